@@ -1,0 +1,24 @@
+# Installs the library, its headers and a CMake package so that other projects can
+# `find_package(hloroof)` and link `hloroof::hloroof`.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS hloroof hloroof_warnings EXPORT hloroofTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY include/hloroof DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET hloroof_cli)
+  install(TARGETS hloroof_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+set(HLOROOF_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/hloroof)
+install(EXPORT hloroofTargets NAMESPACE hloroof:: DESTINATION ${HLOROOF_CMAKE_DIR})
+configure_package_config_file(cmake/hloroofConfig.cmake.in
+                              ${CMAKE_CURRENT_BINARY_DIR}/hloroofConfig.cmake
+                              INSTALL_DESTINATION ${HLOROOF_CMAKE_DIR})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/hloroofConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hloroofConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/hloroofConfigVersion.cmake
+        DESTINATION ${HLOROOF_CMAKE_DIR})

@@ -1,0 +1,12 @@
+# Warnings and sanitizers, applied to every target of the project through this interface target.
+add_library(hloroof_warnings INTERFACE)
+target_compile_options(hloroof_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow
+                       -Wnon-virtual-dtor -Wno-missing-field-initializers)
+if(HLOROOF_WERROR)
+  target_compile_options(hloroof_warnings INTERFACE -Werror)
+endif()
+if(HLOROOF_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all
+                      -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()

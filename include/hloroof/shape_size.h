@@ -1,0 +1,50 @@
+// How many bytes a shape occupies: logically (dense, sub-byte types packed) and physically
+// (padded by its layout's tiles), per memory space. The rules are those of
+// cost-model.md section 6.3 and hlo-text-syntax.md section 4.2.
+#ifndef HLOROOF_SHAPE_SIZE_H_
+#define HLOROOF_SHAPE_SIZE_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "hloroof/shape.h"
+
+namespace hloroof {
+
+// Sizes of one array (bounded dynamic dims count at their bound).
+struct ArraySize {
+  int64_t elements = 0;         // product of the dims
+  int64_t logical_bytes = 0;    // ceil(elements * bits / 8); bits = E(n) if set, else 8 x storage
+  int64_t padded_elements = 0;  // after tiling and L(n)
+  int64_t padded_bytes = 0;     // ceil(padded_elements * bits / 8)
+  int64_t memory_space = 0;     // S(n), 0 when the layout has none
+  // padded_bytes / logical_bytes; 1.0 for empty arrays.
+  double padding_factor() const;
+};
+
+// Sizes of a whole shape: array leaves summed, split by memory space.
+struct ShapeSize {
+  int64_t elements = 0;
+  int64_t logical_bytes = 0;
+  int64_t padded_bytes = 0;
+  int64_t padded_bytes_default = 0;  // memory space 0 (HBM)
+  int64_t padded_bytes_on_chip = 0;  // any space other than 0, 5 and 6
+  int64_t padded_bytes_host = 0;     // spaces 5 and 6
+  double padding_factor() const;
+};
+
+// Sizes of an array shape. Errors (never UB) for unbounded dims, non-array shapes, layouts that
+// do not fit the shape, and counts that overflow 64 bits.
+absl::StatusOr<ArraySize> array_size(const Shape& array);
+
+// Sizes of any shape: tuple and buffer leaves are summed; tokens count 0.
+absl::StatusOr<ShapeSize> shape_size(const Shape& shape);
+
+// Checks that a layout fits its array shape (minor_to_major is a permutation of the dims, tiles
+// are positive or `*`, E(n) within 1..64, split dims in range) and that every size is
+// representable. The shape parser calls this; builders of shapes may too.
+absl::Status validate_array_layout(const Shape& array);
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_SHAPE_SIZE_H_
