@@ -1,0 +1,94 @@
+#include "cli.h"
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
+
+namespace hloroof::cli {
+
+std::string Args::get(std::string_view name, std::string_view fallback) const {
+  auto it = options.find(std::string(name));
+  if (it == options.end() || it->second.empty()) return std::string(fallback);
+  return it->second.back();
+}
+
+absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgSpec& spec) {
+  Args out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      out.flags.insert("--help");
+      continue;
+    }
+    if (!absl::StartsWith(a, "--")) {
+      out.positional.push_back(a);
+      continue;
+    }
+    std::string name = a;
+    std::optional<std::string> value;
+    if (size_t eq = a.find('='); eq != std::string::npos) {
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+    }
+    if (spec.flags.count(name)) {
+      if (value) return absl::InvalidArgumentError(absl::StrCat(name, " takes no value"));
+      out.flags.insert(name);
+      continue;
+    }
+    if (spec.options.count(name) || spec.repeatable_options.count(name)) {
+      if (!value) {
+        if (i + 1 >= args.size()) {
+          return absl::InvalidArgumentError(absl::StrCat(name, " needs a value"));
+        }
+        value = args[++i];
+      }
+      auto& values = out.options[name];
+      if (!values.empty() && !spec.repeatable_options.count(name)) {
+        return absl::InvalidArgumentError(absl::StrCat(name, " given more than once"));
+      }
+      values.push_back(*value);
+      continue;
+    }
+    return absl::InvalidArgumentError(absl::StrCat("unknown option '", name, "'"));
+  }
+  return out;
+}
+
+absl::StatusOr<int64_t> parse_count(std::string_view option, std::string_view value) {
+  int64_t n = 0;
+  if (!absl::SimpleAtoi(value, &n) || n < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(option, " wants a non-negative integer, got '", value, "'"));
+  }
+  return n;
+}
+
+absl::StatusOr<std::string> read_input(const std::string& path) {
+  if (path == "-") {
+    std::ostringstream ss;
+    ss << std::cin.rdbuf();
+    return ss.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read '", path, "'"));
+  return data;
+}
+
+int fail(const absl::Status& status) {
+  std::cerr << "error: " << status.message() << "\n";
+  return kExitBadInput;
+}
+
+int usage_error(std::string_view message, std::string_view usage) {
+  std::cerr << "error: " << message << "\nusage: " << usage << "\n";
+  return kExitUsage;
+}
+
+}  // namespace hloroof::cli

@@ -1,0 +1,56 @@
+// Shared pieces of the command-line tool: argument parsing, exit codes, error printing.
+#ifndef HLOROOF_TOOLS_CLI_H_
+#define HLOROOF_TOOLS_CLI_H_
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace hloroof::cli {
+
+// Exit codes of every command.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitBadInput = 1;
+inline constexpr int kExitUsage = 2;
+
+// What a command accepts: boolean flags (`--json`) and options with a value (`--device D` or
+// `--device=D`). Anything else that starts with `--` is a usage error; `-` alone is positional.
+struct ArgSpec {
+  std::set<std::string> flags;
+  std::set<std::string> options;
+  std::set<std::string> repeatable_options;  // may be given more than once
+};
+
+struct Args {
+  std::vector<std::string> positional;
+  std::set<std::string> flags;
+  std::map<std::string, std::vector<std::string>> options;
+
+  bool flag(std::string_view name) const { return flags.count(std::string(name)) > 0; }
+  bool has(std::string_view name) const { return options.count(std::string(name)) > 0; }
+  // The last value given for an option, or `fallback`.
+  std::string get(std::string_view name, std::string_view fallback = "") const;
+};
+
+// Parses `args` (the words after the command name). `--help`/`-h` sets the flag "--help".
+absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgSpec& spec);
+
+// Parses a non-negative integer option value; a usage error names the option otherwise.
+absl::StatusOr<int64_t> parse_count(std::string_view option, std::string_view value);
+
+// Reads a whole file, or standard input for "-".
+absl::StatusOr<std::string> read_input(const std::string& path);
+
+// Prints `error: MESSAGE` on stderr and returns kExitBadInput.
+int fail(const absl::Status& status);
+// Prints `error: MESSAGE` and the usage line on stderr and returns kExitUsage.
+int usage_error(std::string_view message, std::string_view usage);
+
+}  // namespace hloroof::cli
+
+#endif  // HLOROOF_TOOLS_CLI_H_

@@ -1,0 +1,23 @@
+// The commands of the `hloroof` tool. Each takes the words after its name and returns an exit
+// code (cli.h). Each lives in its own cmd_<name>.cc.
+#ifndef HLOROOF_TOOLS_COMMANDS_H_
+#define HLOROOF_TOOLS_COMMANDS_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hloroof::cli {
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;  // one line for `hloroof --help`
+  std::string_view help;     // full text for `hloroof COMMAND --help`
+  int (*run)(const std::vector<std::string>& args);
+};
+
+extern const Command kShapeCommand;
+
+}  // namespace hloroof::cli
+
+#endif  // HLOROOF_TOOLS_COMMANDS_H_
