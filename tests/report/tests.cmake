@@ -1,0 +1,4 @@
+hloroof_add_test(report_test
+  ${CMAKE_CURRENT_LIST_DIR}/units_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/roofline_svg_test.cc
+)
