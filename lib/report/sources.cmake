@@ -2,3 +2,4 @@ target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/units.cc
 )
 target_sources(hloroof PRIVATE ${CMAKE_CURRENT_LIST_DIR}/roofline_svg.cc)
+target_sources(hloroof PRIVATE ${CMAKE_CURRENT_LIST_DIR}/trace.cc)
