@@ -3,3 +3,4 @@ target_sources(hloroof PRIVATE
 )
 target_sources(hloroof PRIVATE ${CMAKE_CURRENT_LIST_DIR}/roofline_svg.cc)
 target_sources(hloroof PRIVATE ${CMAKE_CURRENT_LIST_DIR}/trace.cc)
+target_sources(hloroof PRIVATE ${CMAKE_CURRENT_LIST_DIR}/text_table.cc)
