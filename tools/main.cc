@@ -12,6 +12,7 @@ using hloroof::cli::Command;
 
 const Command* const kCommands[] = {
     &hloroof::cli::kShapeCommand,
+    &hloroof::cli::kDevicesCommand,
 };
 
 void print_overview(std::ostream& out) {
