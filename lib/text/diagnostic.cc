@@ -1,0 +1,78 @@
+#include "text/diagnostic.h"
+
+#include <algorithm>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "ir/strings.h"
+
+namespace hloroof::text {
+namespace {
+
+constexpr absl::string_view kPayloadUrl = "type.hloroof/diagnostic";
+
+}  // namespace
+
+std::string format_diagnostic(const Diagnostic& d, std::string_view source, std::string_view file,
+                              bool with_source_line) {
+  std::string out;
+  if (!file.empty()) str_append(&out, file, ":");
+  str_append(&out, d.line, ":", d.column, ": error: ", d.message);
+  if (!with_source_line || d.line == 0) return out;
+
+  // Find the line: count newlines up to it.
+  size_t begin = 0;
+  for (uint32_t line = 1; line < d.line; ++line) {
+    size_t nl = source.find('\n', begin);
+    if (nl == std::string_view::npos) return out;
+    begin = nl + 1;
+  }
+  size_t end = source.find('\n', begin);
+  if (end == std::string_view::npos) end = source.size();
+  std::string_view text = source.substr(begin, end - begin);
+  if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  size_t caret = std::min<size_t>(d.column > 0 ? d.column - 1 : 0, text.size());
+
+  // Long lines (dumps have lines of many kilobytes) are cut to a window around the column.
+  constexpr size_t kContext = 80;
+  std::string prefix, suffix;
+  if (caret > kContext) {
+    size_t cut = caret - kContext;
+    text.remove_prefix(cut);
+    caret -= cut;
+    prefix = "...";
+  }
+  if (text.size() > caret + kContext) {
+    text = text.substr(0, caret + kContext);
+    suffix = "...";
+  }
+  std::string pad;
+  for (size_t i = 0; i < prefix.size(); ++i) pad.push_back(' ');
+  for (size_t i = 0; i < caret; ++i) pad.push_back(text[i] == '\t' ? '\t' : ' ');
+  str_append(&out, "\n", prefix, text, suffix, "\n", pad, "^");
+  return out;
+}
+
+absl::Status diagnostic_status(const Diagnostic& d, std::string_view source, std::string_view file,
+                               bool with_source_line) {
+  absl::Status status =
+      absl::InvalidArgumentError(format_diagnostic(d, source, file, with_source_line));
+  status.SetPayload(kPayloadUrl, absl::Cord(str_cat(d.line, ":", d.column, ":", d.message)));
+  return status;
+}
+
+std::optional<Diagnostic> diagnostic_of(const absl::Status& status) {
+  absl::optional<absl::Cord> payload = status.GetPayload(kPayloadUrl);
+  if (!payload) return std::nullopt;
+  std::vector<std::string> parts = absl::StrSplit(std::string(*payload), absl::MaxSplits(':', 2));
+  Diagnostic d;
+  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &d.line) ||
+      !absl::SimpleAtoi(parts[1], &d.column)) {
+    return std::nullopt;
+  }
+  d.message = std::move(parts[2]);
+  return d;
+}
+
+}  // namespace hloroof::text

@@ -1,0 +1,512 @@
+#include "text/lexer.h"
+
+#include <array>
+#include <cstring>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_format.h"
+#include "ir/strings.h"
+
+namespace hloroof::text {
+namespace {
+
+enum CharClass : uint8_t {
+  kIdentStart = 1,  // [A-Za-z_]
+  kIdentChar = 2,   // [A-Za-z0-9_.-]
+  kDigit = 4,
+  kSpace = 8,
+  kHex = 16,
+};
+
+constexpr std::array<uint8_t, 256> make_char_classes() {
+  std::array<uint8_t, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kIdentStart | kIdentChar;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kIdentStart | kIdentChar;
+  t['_'] = kIdentStart | kIdentChar;
+  for (int c = '0'; c <= '9'; ++c) t[c] = kIdentChar | kDigit | kHex;
+  for (int c = 'a'; c <= 'f'; ++c) t[c] |= kHex;
+  for (int c = 'A'; c <= 'F'; ++c) t[c] |= kHex;
+  t['.'] = kIdentChar;
+  t['-'] = kIdentChar;
+  t[' '] = t['\t'] = t['\r'] = t['\n'] = kSpace;
+  return t;
+}
+constexpr std::array<uint8_t, 256> kClasses = make_char_classes();
+
+inline bool is(char c, CharClass cls) { return kClasses[static_cast<unsigned char>(c)] & cls; }
+
+// The sentinel-free matchers below look at most one character past what they accept, always
+// checking `p < end` first.
+struct Cursor {
+  const char* p;
+  const char* end;
+  bool at(char c) const { return p < end && *p == c; }
+  bool at_digit() const { return p < end && is(*p, kDigit); }
+  bool at_digit(size_t ahead) const { return p + ahead < end && is(p[ahead], kDigit); }
+  size_t digits() {
+    const char* s = p;
+    while (p < end && is(*p, kDigit)) ++p;
+    return static_cast<size_t>(p - s);
+  }
+};
+
+// float: -?(\d+|\d+\.\d*|\d*\.\d+)([eE][+-]?\d+) | -?(\d+\.\d*|\d*\.\d+)
+size_t match_float(const char* start, const char* end) {
+  Cursor c{start, end};
+  if (c.at('-')) ++c.p;
+  size_t whole = c.digits();
+  bool has_dot = false;
+  if (c.at('.')) {
+    ++c.p;
+    has_dot = true;
+    if (whole + c.digits() == 0) return 0;
+  } else if (whole == 0) {
+    return 0;
+  }
+  if (c.p < end && (*c.p == 'e' || *c.p == 'E')) {
+    size_t sign = (c.p + 1 < end && (c.p[1] == '+' || c.p[1] == '-')) ? 1 : 0;
+    if (c.at_digit(1 + sign)) {
+      c.p += 1 + sign;
+      c.digits();
+      return static_cast<size_t>(c.p - start);
+    }
+  }
+  return has_dot ? static_cast<size_t>(c.p - start) : 0;
+}
+
+size_t count_in(const char* p, const char* end, std::string_view allowed) {
+  const char* s = p;
+  while (p < end && allowed.find(*p) != std::string_view::npos) ++p;
+  return static_cast<size_t>(p - s);
+}
+
+// dim labels: [0-9bf?]{2,}_[0-9io?]{2,}->[0-9bf?]{2,}
+size_t match_dim_labels(const char* start, const char* end) {
+  const char* p = start;
+  size_t n = count_in(p, end, "0123456789bf?");
+  if (n < 2) return 0;
+  p += n;
+  if (p >= end || *p != '_') return 0;
+  ++p;
+  n = count_in(p, end, "0123456789io?");
+  if (n < 2) return 0;
+  p += n;
+  if (end - p < 2 || p[0] != '-' || p[1] != '>') return 0;
+  p += 2;
+  n = count_in(p, end, "0123456789bf?");
+  if (n < 2) return 0;
+  return static_cast<size_t>(p + n - start);
+}
+
+// DxD: \d+(x\d+)+
+size_t match_dxd(const char* start, const char* end) {
+  Cursor c{start, end};
+  if (c.digits() == 0) return 0;
+  bool any = false;
+  while (c.at('x') && c.at_digit(1)) {
+    ++c.p;
+    c.digits();
+    any = true;
+  }
+  return any ? static_cast<size_t>(c.p - start) : 0;
+}
+
+// One padding group: -?\d+_-?\d+(_\d+)?
+size_t match_pad_group(const char* start, const char* end) {
+  Cursor c{start, end};
+  if (c.at('-')) ++c.p;
+  if (c.digits() == 0 || !c.at('_')) return 0;
+  ++c.p;
+  if (c.at('-')) ++c.p;
+  if (c.digits() == 0) return 0;
+  if (c.at('_') && c.at_digit(1)) {
+    ++c.p;
+    c.digits();
+  }
+  return static_cast<size_t>(c.p - start);
+}
+
+// PAD: groups joined by 'x'.
+size_t match_pad(const char* start, const char* end) {
+  size_t n = match_pad_group(start, end);
+  if (n == 0) return 0;
+  const char* p = start + n;
+  while (p < end && *p == 'x') {
+    size_t g = match_pad_group(p + 1, end);
+    if (g == 0) break;
+    p += 1 + g;
+  }
+  return static_cast<size_t>(p - start);
+}
+
+// nan(0xHEX) payload suffix after "nan"; 0 if absent or malformed.
+size_t match_nan_payload(const char* p, const char* end) {
+  const char* s = p;
+  if (end - p < 4 || p[0] != '(' || p[1] != '0' || p[2] != 'x') return 0;
+  p += 3;
+  const char* digits = p;
+  while (p < end && is(*p, kHex)) ++p;
+  if (p == digits || p >= end || *p != ')') return 0;
+  return static_cast<size_t>(p + 1 - s);
+}
+
+struct Reserved {
+  TokenKind kind;
+  PrimitiveType prim = PrimitiveType::kInvalid;
+};
+
+const absl::flat_hash_map<std::string_view, Reserved>& reserved_words() {
+  static const auto* const kWords = [] {
+    auto* m = new absl::flat_hash_map<std::string_view, Reserved>();
+#define HLOROOF_KEYWORD(spelling) m->emplace(#spelling, Reserved{TokenKind::kw_##spelling});
+#include "text/token_kinds.def"
+#define HLOROOF_PRIMITIVE(e, text, bits, bytes, cls) \
+  m->emplace(text, Reserved{TokenKind::kPrim, PrimitiveType::e});
+#include "hloroof/primitive_types.def"
+#undef HLOROOF_PRIMITIVE
+    m->emplace("nan", Reserved{TokenKind::kDecimal});
+    return m;
+  }();
+  return *kWords;
+}
+
+}  // namespace
+
+std::string_view describe(TokenKind kind) {
+  switch (kind) {
+#define HLOROOF_TOKEN(kind, description) \
+  case TokenKind::kind:                  \
+    return description;
+#define HLOROOF_PUNCT(kind, spelling) \
+  case TokenKind::kind:               \
+    return "'" spelling "'";
+#define HLOROOF_KEYWORD(spelling) \
+  case TokenKind::kw_##spelling:  \
+    return "'" #spelling "'";
+#include "text/token_kinds.def"
+  }
+  return "token";
+}
+
+std::string_view Token::name() const {
+  switch (kind) {
+    case TokenKind::kName:
+      return text[0] == '%' ? text.substr(1) : text.substr(0, text.size() - 1);
+    case TokenKind::kAttr:
+      return text.substr(0, text.size() - 1);
+    default:
+      return text;
+  }
+}
+
+Lexer::Lexer(std::string_view source)
+    : begin_(source.data()),
+      end_(source.data() + source.size()),
+      pos_(begin_),
+      line_start_(begin_) {}
+
+Token Lexer::make(TokenKind kind, const char* start, uint32_t line, uint32_t column) {
+  Token t;
+  t.kind = kind;
+  t.line = line;
+  t.column = column;
+  t.text = std::string_view(start, static_cast<size_t>(pos_ - start));
+  return t;
+}
+
+Token Lexer::fail(const char* start, uint32_t line, uint32_t column, std::string message) {
+  error_ = std::move(message);
+  Token t;
+  t.kind = TokenKind::kError;
+  t.line = line;
+  t.column = column;
+  t.text = std::string_view(start, static_cast<size_t>(std::max(pos_, start + 1) - start));
+  if (start >= end_) t.text = {};
+  return t;
+}
+
+void Lexer::count_lines(const char* from, const char* to) {
+  for (const char* p = from; p < to; ++p) {
+    p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(to - p)));
+    if (p == nullptr) break;
+    ++line_;
+    line_start_ = p + 1;
+  }
+}
+
+bool Lexer::skip_trivia(const char** comment_start) {
+  while (pos_ < end_) {
+    char c = *pos_;
+    if (c == '\n') {
+      ++line_;
+      line_start_ = ++pos_;
+    } else if (is(c, kSpace)) {
+      ++pos_;
+    } else if (c == '/' && pos_ + 1 < end_ && pos_[1] == '*') {
+      const char* close = nullptr;
+      for (const char* p = pos_ + 2; p + 1 < end_; ++p) {
+        if (p[0] == '*' && p[1] == '/') {
+          close = p;
+          break;
+        }
+      }
+      if (close == nullptr) {
+        *comment_start = pos_;
+        return false;
+      }
+      count_lines(pos_, close);
+      pos_ = close + 2;
+    } else if (c == '/' && pos_ + 1 < end_ && pos_[1] == '/') {
+      while (pos_ < end_ && *pos_ != '\n' && *pos_ != '\r') ++pos_;
+    } else {
+      break;
+    }
+  }
+  return true;
+}
+
+Token Lexer::next() {
+  const char* comment = nullptr;
+  if (!skip_trivia(&comment)) {
+    uint32_t column = static_cast<uint32_t>(comment - line_start_) + 1;
+    pos_ = end_;
+    Token t = fail(comment, line_, column, "unterminated block comment");
+    t.text = std::string_view(comment, 2);
+    return t;
+  }
+  const char* start = pos_;
+  uint32_t line = line_;
+  uint32_t column = static_cast<uint32_t>(start - line_start_) + 1;
+  if (pos_ >= end_) return make(TokenKind::kEof, start, line, column);
+
+  char c = *pos_;
+  if (is(c, kIdentStart)) return lex_identifier(start, line, column);
+  if (is(c, kDigit) || c == '-' || c == '?') return lex_number_like(start, line, column);
+
+  auto punct = [&](TokenKind kind, size_t length) {
+    pos_ += length;
+    return make(kind, start, line, column);
+  };
+  switch (c) {
+    case '%':
+      return lex_percent_name(start, line, column);
+    case '"':
+    case '\'':
+      return lex_string(start, line, column);
+    case '=':
+      return punct(TokenKind::kEqual, 1);
+    case ',':
+      return punct(TokenKind::kComma, 1);
+    case ':':
+      return punct(TokenKind::kColon, 1);
+    case '*':
+      return punct(TokenKind::kStar, 1);
+    case '#':
+      return punct(TokenKind::kHash, 1);
+    case '+':
+      return punct(TokenKind::kPlus, 1);
+    case '~':
+      return punct(TokenKind::kTilde, 1);
+    case '[':
+      return punct(TokenKind::kLBracket, 1);
+    case ']':
+      return punct(TokenKind::kRBracket, 1);
+    case '{':
+      return punct(TokenKind::kLBrace, 1);
+    case '}':
+      return punct(TokenKind::kRBrace, 1);
+    case '(':
+      return punct(TokenKind::kLParen, 1);
+    case ')':
+      return punct(TokenKind::kRParen, 1);
+    case '<':
+      if (pos_ + 1 < end_ && pos_[1] == '=') return punct(TokenKind::kLeq, 2);
+      break;
+    case '.':
+      if (end_ - pos_ >= 3 && pos_[1] == '.' && pos_[2] == '.') return punct(TokenKind::kDots, 3);
+      ++pos_;
+      return fail(start, line, column,
+                  "unexpected '.' (a number needs a digit before the point, and '...' three dots)");
+    default:
+      break;
+  }
+  ++pos_;
+  if (c == '\0') return fail(start, line, column, "NUL byte in the input");
+  if (static_cast<unsigned char>(c) >= 0x80 || c < 0x20) {
+    return fail(
+        start, line, column,
+        absl::StrFormat("unexpected byte 0x%02x outside a string", static_cast<unsigned char>(c)));
+  }
+  return fail(start, line, column, str_cat("unexpected character '", std::string(1, c), "'"));
+}
+
+Token Lexer::lex_identifier(const char* start, uint32_t line, uint32_t column) {
+  const char* p = start + 1;
+  while (p < end_ && is(*p, kIdentChar)) ++p;
+  if (p < end_ && *p == ':') {
+    pos_ = p + 1;
+    return make(TokenKind::kName, start, line, column);
+  }
+  if (p < end_ && *p == '=') {
+    pos_ = p + 1;
+    return make(TokenKind::kAttr, start, line, column);
+  }
+  std::string_view word(start, static_cast<size_t>(p - start));
+  const auto& words = reserved_words();
+  if (auto it = words.find(word); it != words.end()) {
+    pos_ = p;
+    if (it->second.kind == TokenKind::kDecimal) pos_ += match_nan_payload(p, end_);  // nan(0x..)
+    Token t = make(it->second.kind, start, line, column);
+    t.prim = it->second.prim;
+    return t;
+  }
+  if (*start == 'b' || *start == 'f') {
+    if (size_t n = match_dim_labels(start, end_)) {
+      pos_ = start + n;
+      return make(TokenKind::kDimLabels, start, line, column);
+    }
+  }
+  pos_ = p;
+  return make(TokenKind::kIdent, start, line, column);
+}
+
+Token Lexer::lex_number_like(const char* start, uint32_t line, uint32_t column) {
+  if (*start == '?') {
+    if (size_t n = match_dim_labels(start, end_)) {
+      pos_ = start + n;
+      return make(TokenKind::kDimLabels, start, line, column);
+    }
+    ++pos_;
+    return make(TokenKind::kQuestion, start, line, column);
+  }
+  if (*start == '-' && pos_ + 1 < end_ && pos_[1] == '>') {
+    pos_ += 2;
+    return make(TokenKind::kArrow, start, line, column);
+  }
+  // Upstream's priority: float, dim labels, DxD, pad, int, -inf, -nan (syntax 1.6).
+  if (size_t n = match_float(start, end_)) {
+    pos_ = start + n;
+    return make(TokenKind::kDecimal, start, line, column);
+  }
+  if (size_t n = match_dim_labels(start, end_)) {
+    pos_ = start + n;
+    return make(TokenKind::kDimLabels, start, line, column);
+  }
+  if (size_t n = match_dxd(start, end_)) {
+    pos_ = start + n;
+    return make(TokenKind::kDxD, start, line, column);
+  }
+  if (size_t n = match_pad(start, end_)) {
+    pos_ = start + n;
+    return make(TokenKind::kPad, start, line, column);
+  }
+  Cursor c{start, end_};
+  bool negative = c.at('-');
+  if (negative) ++c.p;
+  const char* digits = c.p;
+  if (c.digits() > 0) {
+    pos_ = c.p;
+    uint64_t value = 0;
+    bool overflow = false;
+    for (const char* d = digits; d < c.p; ++d) {
+      uint64_t digit = static_cast<uint64_t>(*d - '0');
+      if (value > (UINT64_MAX - digit) / 10) overflow = true;
+      value = value * 10 + digit;
+    }
+    if (negative && value > (uint64_t{1} << 63)) overflow = true;
+    if (overflow) {
+      return fail(
+          start, line, column,
+          str_cat("integer ", std::string_view(start, c.p - start), " does not fit in 64 bits"));
+    }
+    Token t = make(TokenKind::kInt, start, line, column);
+    t.negative = negative;
+    t.int_bits = negative ? (~value + 1) : value;
+    return t;
+  }
+  std::string_view rest(start, static_cast<size_t>(end_ - start));
+  if (rest.substr(0, 4) == "-inf") {
+    pos_ = start + 4;
+    return make(TokenKind::kNegInf, start, line, column);
+  }
+  if (rest.substr(0, 4) == "-nan") {
+    pos_ = start + 4;
+    pos_ += match_nan_payload(pos_, end_);
+    return make(TokenKind::kDecimal, start, line, column);
+  }
+  ++pos_;
+  return fail(start, line, column, "unexpected '-'");
+}
+
+Token Lexer::lex_percent_name(const char* start, uint32_t line, uint32_t column) {
+  const char* p = start + 1;
+  if (p >= end_ || !is(*p, kIdentStart)) {
+    pos_ = p;
+    return fail(start, line, column, "expected a name after '%'");
+  }
+  while (p < end_ && is(*p, kIdentChar)) ++p;
+  pos_ = p;
+  return make(TokenKind::kName, start, line, column);
+}
+
+Token Lexer::lex_string(const char* start, uint32_t line, uint32_t column) {
+  const char quote = *start;
+  bool escapes = false;
+  const char* p = start + 1;
+  while (p < end_ && *p != quote) {
+    if (*p == '\\') {
+      escapes = true;
+      ++p;
+    }
+    ++p;
+  }
+  if (p >= end_) {
+    pos_ = end_;
+    Token t = fail(start, line, column, "unterminated string");
+    t.text = std::string_view(start, 1);
+    return t;
+  }
+  pos_ = p + 1;
+  count_lines(start, pos_);
+  Token t = make(TokenKind::kString, start, line, column);
+  t.has_escapes = escapes;
+  if (escapes) {
+    std::string decoded, error;
+    if (!absl::CUnescape(absl_view(t.string_body()), &decoded, &error)) {
+      if (!error.empty()) error[0] = static_cast<char>(std::tolower(error[0]));
+      return fail(start, line, column, str_cat("invalid string: ", error));
+    }
+  }
+  return t;
+}
+
+Token Lexer::balanced_braces(const Token& open) {
+  const char* start = open.begin();
+  int depth = 0;
+  const char* p = start;
+  for (; p < end_; ++p) {
+    char c = *p;
+    if (c == '{') {
+      ++depth;
+    } else if (c == '}') {
+      if (--depth == 0) break;
+    } else if (c == '"') {
+      for (++p; p < end_ && *p != '"'; ++p) {
+        if (*p == '\\') ++p;
+      }
+      if (p >= end_) break;
+    }
+  }
+  if (p >= end_) {
+    pos_ = end_;
+    Token t = fail(start, open.line, open.column, "unbalanced '{' (no matching '}')");
+    t.text = std::string_view(start, 1);
+    return t;
+  }
+  pos_ = p + 1;
+  count_lines(start, pos_);
+  return make(TokenKind::kBlob, start, open.line, open.column);
+}
+
+}  // namespace hloroof::text

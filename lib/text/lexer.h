@@ -1,0 +1,66 @@
+// The HLO text lexer (hlo-text-syntax.md section 1): one token at a time, no copies.
+#ifndef HLOROOF_TEXT_LEXER_H_
+#define HLOROOF_TEXT_LEXER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "text/token.h"
+
+namespace hloroof::text {
+
+class Lexer {
+ public:
+  explicit Lexer(std::string_view source);
+  Lexer(const Lexer&) = delete;
+  Lexer& operator=(const Lexer&) = delete;
+
+  // The next token; kEof at the end, kError (see error()) on text that is not a token.
+  Token next();
+
+  // A raw balanced-brace blob (hlo-text-syntax.md 1.8). Call right after next() returned the
+  // `{` token `open`: consumes up to the matching `}` and returns a kString-like token whose
+  // text is the whole blob, braces included; kError if the braces never balance.
+  Token balanced_braces(const Token& open);
+
+  // Position to return to, for the rare two-token look-ahead.
+  struct State {
+    const char* pos;
+    const char* line_start;
+    uint32_t line;
+  };
+  State state() const { return {pos_, line_start_, line_}; }
+  void restore(const State& s) {
+    pos_ = s.pos;
+    line_start_ = s.line_start;
+    line_ = s.line;
+  }
+
+  // What was wrong with the last kError token.
+  const std::string& error() const { return error_; }
+  std::string_view source() const { return {begin_, static_cast<size_t>(end_ - begin_)}; }
+
+ private:
+  Token make(TokenKind kind, const char* start, uint32_t line, uint32_t column);
+  Token fail(const char* start, uint32_t line, uint32_t column, std::string message);
+  // Skips whitespace and comments; false (with error_ set) on an unterminated block comment.
+  bool skip_trivia(const char** comment_start);
+  void count_lines(const char* from, const char* to);
+
+  Token lex_identifier(const char* start, uint32_t line, uint32_t column);
+  Token lex_number_like(const char* start, uint32_t line, uint32_t column);
+  Token lex_percent_name(const char* start, uint32_t line, uint32_t column);
+  Token lex_string(const char* start, uint32_t line, uint32_t column);
+
+  const char* begin_;
+  const char* end_;
+  const char* pos_;
+  const char* line_start_;
+  uint32_t line_ = 1;
+  std::string error_;
+};
+
+}  // namespace hloroof::text
+
+#endif  // HLOROOF_TEXT_LEXER_H_

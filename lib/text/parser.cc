@@ -1,0 +1,94 @@
+#include "text/parser.h"
+
+#include <algorithm>
+
+#include "absl/strings/escaping.h"
+#include "ir/strings.h"
+
+namespace hloroof::text {
+
+Parser::Parser(std::string_view source) : lexer_(source) { advance(); }
+
+void Parser::advance() {
+  tok_ = lexer_.next();
+  if (tok_.kind == TokenKind::kError) error(tok_, lexer_.error());
+}
+
+bool Parser::consume_if(TokenKind kind) {
+  if (tok_.kind != kind) return false;
+  advance();
+  return true;
+}
+
+bool Parser::expect(TokenKind kind, std::string_view context) {
+  if (consume_if(kind)) return true;
+  return error_here(
+      str_cat("expected ", describe(kind), " ", context, ", got ", describe_current()));
+}
+
+bool Parser::expected(std::string_view what) {
+  return error_here(str_cat("expected ", what, ", got ", describe_current()));
+}
+
+Token Parser::peek() {
+  Lexer::State saved = lexer_.state();
+  Token next = lexer_.next();
+  lexer_.restore(saved);
+  return next;
+}
+
+std::string Parser::describe_current() const {
+  switch (tok_.kind) {
+    case TokenKind::kEof:
+      return "end of input";
+    case TokenKind::kError:
+      return "invalid text";
+    default:
+      break;
+  }
+  std::string_view text = tok_.text;
+  if (text.size() > 40) return str_cat("'", text.substr(0, 37), "...'");
+  return str_cat("'", text, "'");
+}
+
+bool Parser::error(const Token& at, std::string message) {
+  return error(at.line, at.column, std::move(message));
+}
+
+bool Parser::error(uint32_t line, uint32_t column, std::string message) {
+  if (!diagnostic_) diagnostic_ = Diagnostic{line, column, std::move(message)};
+  return false;
+}
+
+bool Parser::parse_int(int64_t* out, std::string_view what) {
+  if (!at(TokenKind::kInt)) return expected(str_cat("an integer (", what, ")"));
+  if (!tok_.negative && tok_.int_bits > static_cast<uint64_t>(INT64_MAX)) {
+    return error_here(str_cat("integer ", tok_.text, " is too large for ", what));
+  }
+  *out = tok_.int_value();
+  advance();
+  return true;
+}
+
+bool Parser::parse_bool(bool* out, std::string_view what) {
+  if (at(TokenKind::kw_true) || at(TokenKind::kw_false)) {
+    *out = at(TokenKind::kw_true);
+    advance();
+    return true;
+  }
+  return expected(str_cat("true or false (", what, ")"));
+}
+
+bool Parser::parse_string(std::string* out, std::string_view what) {
+  if (!at(TokenKind::kString)) return expected(str_cat("a string (", what, ")"));
+  if (tok_.has_escapes) {
+    std::string error;
+    if (!absl::CUnescape(absl_view(tok_.string_body()), out, &error)) return error_here(error);
+  } else {
+    out->assign(tok_.string_body());
+  }
+  advance();
+  return true;
+}
+
+}  // namespace hloroof::text

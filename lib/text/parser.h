@@ -1,0 +1,98 @@
+// The parser core shared by every production: a one-token cursor over the lexer, first-error
+// diagnostics, and the value syntaxes used all over HLO text (shapes, layouts, integer lists).
+// Productions return false after reporting an error; the first error is the one kept.
+#ifndef HLOROOF_TEXT_PARSER_H_
+#define HLOROOF_TEXT_PARSER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "hloroof/shape.h"
+#include "text/diagnostic.h"
+#include "text/lexer.h"
+
+namespace hloroof::text {
+
+class Parser {
+ public:
+  explicit Parser(std::string_view source);
+  Parser(const Parser&) = delete;
+  Parser& operator=(const Parser&) = delete;
+
+  // ---- Token cursor.
+  const Token& tok() const { return tok_; }
+  bool at(TokenKind kind) const { return tok_.kind == kind; }
+  void advance();
+  bool consume_if(TokenKind kind);
+  // Consumes a token of `kind`, or reports "expected <kind> <context>, got <token>".
+  [[nodiscard]] bool expect(TokenKind kind, std::string_view context);
+  // The token after the current one, without consuming anything.
+  Token peek();
+
+  // ---- Diagnostics. Each returns false so that `return error(...)` reads naturally.
+  bool error(const Token& at, std::string message);
+  bool error(uint32_t line, uint32_t column, std::string message);
+  bool error_here(std::string message) { return error(tok_, std::move(message)); }
+  // "expected WHAT, got 'x'" at the current token.
+  bool expected(std::string_view what);
+  bool failed() const { return diagnostic_.has_value(); }
+  const std::optional<Diagnostic>& diagnostic() const { return diagnostic_; }
+  // How the current token reads in a message: `'foo'`, or "end of input".
+  std::string describe_current() const;
+
+  // ---- Shapes and layouts (shape_parser.cc), hlo-text-syntax.md sections 3 and 4.1.
+  // shape ::= array_shape | tuple_shape | buffer_shape
+  [[nodiscard]] bool parse_shape(Shape* out);
+  // True when the current token can start a shape.
+  bool at_shape_start();
+
+  // ---- Small value syntaxes (values.cc).
+  // INT, with the sign rules of a signed 64-bit value.
+  [[nodiscard]] bool parse_int(int64_t* out, std::string_view what);
+  // '{' (INT (',' INT)*)? '}'
+  template <typename Container>
+  [[nodiscard]] bool parse_int_list(Container* out, std::string_view what);
+  // 'true' | 'false'
+  [[nodiscard]] bool parse_bool(bool* out, std::string_view what);
+  // A STRING token, escapes decoded into `out`.
+  [[nodiscard]] bool parse_string(std::string* out, std::string_view what);
+
+ protected:
+  Lexer lexer_;
+  Token tok_;
+
+ private:
+  [[nodiscard]] bool parse_shape_at_depth(Shape* out, int depth);
+  [[nodiscard]] bool parse_array_shape(Shape* out);
+  [[nodiscard]] bool parse_layout(Shape* array);
+  [[nodiscard]] bool parse_layout_properties(Layout* layout, int depth);
+  [[nodiscard]] bool parse_tiles(Layout* layout);
+  [[nodiscard]] bool parse_dim_levels(Layout* layout);
+  [[nodiscard]] bool parse_split_configs(Layout* layout);
+  [[nodiscard]] bool parse_paren_int(int64_t* out, std::string_view what);
+  [[nodiscard]] bool parse_paren_prim(PrimitiveType* out, std::string_view what);
+
+  std::optional<Diagnostic> diagnostic_;
+};
+
+template <typename Container>
+bool Parser::parse_int_list(Container* out, std::string_view what) {
+  out->clear();
+  if (!expect(TokenKind::kLBrace, what)) return false;
+  if (consume_if(TokenKind::kRBrace)) return true;
+  do {
+    int64_t v;
+    if (!parse_int(&v, what)) return false;
+    out->push_back(v);
+  } while (consume_if(TokenKind::kComma));
+  return expect(TokenKind::kRBrace, what);
+}
+
+}  // namespace hloroof::text
+
+#endif  // HLOROOF_TEXT_PARSER_H_

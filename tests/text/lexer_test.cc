@@ -1,0 +1,216 @@
+// The lexer against hlo-text-syntax.md section 1.
+#include "text/lexer.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+namespace hloroof::text {
+namespace {
+
+struct Lexed {
+  TokenKind kind;
+  std::string text;
+};
+
+std::vector<Lexed> lex_all(std::string_view source) {
+  Lexer lexer(source);
+  std::vector<Lexed> out;
+  for (;;) {
+    Token t = lexer.next();
+    if (t.is(TokenKind::kEof)) break;
+    out.push_back({t.kind, std::string(t.text)});
+    if (t.is(TokenKind::kError)) break;
+  }
+  return out;
+}
+
+Token lex_one(std::string_view source) {
+  Lexer lexer(source);
+  return lexer.next();
+}
+
+std::string lex_error(std::string_view source) {
+  Lexer lexer(source);
+  for (;;) {
+    Token t = lexer.next();
+    if (t.is(TokenKind::kError)) {
+      return std::to_string(t.line) + ":" + std::to_string(t.column) + ": " + lexer.error();
+    }
+    if (t.is(TokenKind::kEof)) return "no error";
+  }
+}
+
+TEST_CASE("names glue a following colon, attribute names a following equals sign") {
+  auto tokens = lex_all("%p0: p0: dims= %x = x =");
+  REQUIRE(tokens.size() == 8);
+  CHECK(tokens[0].kind == TokenKind::kName);  // %p0 never absorbs the colon (syntax 1.4)
+  CHECK(tokens[1].kind == TokenKind::kColon);
+  CHECK(tokens[2].kind == TokenKind::kName);
+  CHECK(tokens[2].text == "p0:");
+  CHECK(tokens[3].kind == TokenKind::kAttr);
+  CHECK(tokens[4].kind == TokenKind::kName);
+  CHECK(tokens[5].kind == TokenKind::kEqual);
+  CHECK(tokens[6].kind == TokenKind::kIdent);
+  CHECK(tokens[7].kind == TokenKind::kEqual);
+
+  Lexer lexer("%add.1 x: dimensions=");
+  CHECK(lexer.next().name() == "add.1");
+  CHECK(lexer.next().name() == "x");
+  CHECK(lexer.next().name() == "dimensions");
+}
+
+TEST_CASE("identifiers keep dots and dashes") {
+  auto tokens = lex_all("get-tuple-element.3 fusion.12.remat2 may-alias");
+  REQUIRE(tokens.size() == 3);
+  for (const auto& t : tokens) CHECK(t.kind == TokenKind::kIdent);
+  CHECK(tokens[0].text == "get-tuple-element.3");
+}
+
+TEST_CASE("element types and keywords are reserved only without a percent sign") {
+  CHECK(lex_one("f32").kind == TokenKind::kPrim);
+  CHECK(lex_one("f32").prim == PrimitiveType::kF32);
+  CHECK(lex_one("token").prim == PrimitiveType::kToken);
+  CHECK(lex_one("tuple").kind == TokenKind::kIdent);  // not reserved (syntax 1.3)
+  CHECK(lex_one("buffer").kind == TokenKind::kIdent);
+  CHECK(lex_one("ROOT").kind == TokenKind::kw_ROOT);
+  CHECK(lex_one("replicated").kind == TokenKind::kw_replicated);
+  CHECK(lex_one("%replicated").kind == TokenKind::kName);
+  CHECK(lex_one("last_tile_dim_replicate").kind == TokenKind::kw_last_tile_dim_replicate);
+  CHECK(lex_one("StackFrames").kind == TokenKind::kw_StackFrames);
+}
+
+TEST_CASE("number-like tokens follow upstream's pattern priority") {
+  struct Case {
+    const char* text;
+    TokenKind kind;
+  };
+  const Case cases[] = {
+      {"1.5", TokenKind::kDecimal},
+      {"5.", TokenKind::kDecimal},
+      {"1e-05", TokenKind::kDecimal},
+      {"3E+8", TokenKind::kDecimal},
+      {"-2.5e3", TokenKind::kDecimal},
+      {"-.5", TokenKind::kDecimal},
+      {"nan", TokenKind::kDecimal},
+      {"-nan", TokenKind::kDecimal},
+      {"nan(0x7f)", TokenKind::kDecimal},
+      {"-nan(0x1)", TokenKind::kDecimal},
+      {"inf", TokenKind::kw_inf},
+      {"-inf", TokenKind::kNegInf},
+      {"3x3", TokenKind::kDxD},
+      {"2x1x1", TokenKind::kDxD},
+      {"1_1", TokenKind::kPad},
+      {"0_1x-1_2", TokenKind::kPad},
+      {"0_0_1x2_3_0", TokenKind::kPad},
+      {"-1_2", TokenKind::kPad},
+      {"42", TokenKind::kInt},
+      {"-7", TokenKind::kInt},
+      {"b01f_01io->b01f", TokenKind::kDimLabels},
+      {"bf01_oi01->bf01", TokenKind::kDimLabels},
+      {"0bf_0io->0bf", TokenKind::kDimLabels},
+      {"?", TokenKind::kQuestion},
+      {"->", TokenKind::kArrow},
+      {"<=", TokenKind::kLeq},
+      {"...", TokenKind::kDots},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    Token t = lex_one(c.text);
+    CHECK(t.kind == c.kind);
+    CHECK(t.text == c.text);
+  }
+  // `0x10` is DxD (digits x digits), never hex (syntax 8.2 #19).
+  CHECK(lex_one("0x10").kind == TokenKind::kDxD);
+  // A DxD needs digits after each `x`: `3x` is an integer then an identifier.
+  auto tokens = lex_all("3x");
+  REQUIRE(tokens.size() == 2);
+  CHECK(tokens[0].kind == TokenKind::kInt);
+  CHECK(tokens[1].kind == TokenKind::kIdent);
+  // A pad group needs digits after `x` too: `1_1x` is a pad then an identifier.
+  tokens = lex_all("1_1xy");
+  REQUIRE(tokens.size() == 2);
+  CHECK(tokens[0].text == "1_1");
+}
+
+TEST_CASE("integers cover the u64 and s64 ranges and reject overflow") {
+  Token max = lex_one("18446744073709551615");
+  CHECK(max.kind == TokenKind::kInt);
+  CHECK(max.int_bits == UINT64_MAX);
+  Token min = lex_one("-9223372036854775808");
+  CHECK(min.kind == TokenKind::kInt);
+  CHECK(min.int_value() == INT64_MIN);
+  CHECK(lex_one("-12").int_value() == -12);
+  CHECK(lex_error("18446744073709551616") ==
+        "1:1: integer 18446744073709551616 does not fit in 64 bits");
+  CHECK(lex_error("-9223372036854775809") ==
+        "1:1: integer -9223372036854775809 does not fit in 64 bits");
+}
+
+TEST_CASE("strings take both quotes, C escapes, and raw newlines") {
+  Token t = lex_one(R"("a\"b\n")");
+  CHECK(t.kind == TokenKind::kString);
+  CHECK(t.has_escapes);
+  CHECK(t.string_body() == R"(a\"b\n)");
+  CHECK(lex_one("'x'").kind == TokenKind::kString);
+  CHECK(lex_one(R"("caf\303\251")").kind == TokenKind::kString);
+
+  Lexer lexer("\"two\nlines\" next");
+  CHECK(lexer.next().is(TokenKind::kString));
+  Token next = lexer.next();
+  CHECK(next.line == 2);
+  CHECK(next.column == 8);
+
+  CHECK(lex_error(R"(x = "a\qb")") == "1:5: invalid string: unknown escape sequence: \\q");
+  CHECK(lex_error("  \"never closed") == "1:3: unterminated string");
+}
+
+TEST_CASE("comments are skipped; an unterminated block comment is an error at its start") {
+  auto tokens = lex_all("a /*index=5*/b // rest of line\n c");
+  REQUIRE(tokens.size() == 3);
+  CHECK(tokens[1].text == "b");
+  CHECK(tokens[2].text == "c");
+  CHECK(lex_error("x\n  /* never closed") == "2:3: unterminated block comment");
+}
+
+TEST_CASE("tokens carry 1-based line and column") {
+  Lexer lexer("HloModule m\n\nENTRY %e {\n  ROOT");
+  Token t = lexer.next();
+  CHECK((t.line == 1 && t.column == 1));
+  lexer.next();
+  t = lexer.next();
+  CHECK((t.kind == TokenKind::kw_ENTRY && t.line == 3 && t.column == 1));
+  t = lexer.next();
+  CHECK((t.line == 3 && t.column == 7));
+  lexer.next();
+  t = lexer.next();
+  CHECK((t.kind == TokenKind::kw_ROOT && t.line == 4 && t.column == 3));
+}
+
+TEST_CASE("bytes that start no token are errors") {
+  CHECK(lex_error("a .5") ==
+        "1:3: unexpected '.' (a number needs a digit before the point, "
+        "and '...' three dots)");
+  CHECK(lex_error(std::string_view("a\0b", 3)) == "1:2: NUL byte in the input");
+  CHECK(lex_error("@") == "1:1: unexpected character '@'");
+  CHECK(lex_error("% x") == "1:1: expected a name after '%'");
+}
+
+TEST_CASE("balanced-brace blobs skip braces inside strings") {
+  std::string_view source = R"({"a":"}{","b":{"c":"\"x\""},"n":[1,{}]}, next)";
+  Lexer lexer(source);
+  Token open = lexer.next();
+  REQUIRE(open.is(TokenKind::kLBrace));
+  Token blob = lexer.balanced_braces(open);
+  CHECK(blob.kind == TokenKind::kBlob);
+  CHECK(blob.text == R"({"a":"}{","b":{"c":"\"x\""},"n":[1,{}]})");
+  CHECK(lexer.next().is(TokenKind::kComma));
+  CHECK(lexer.next().text == "next");
+
+  Lexer bad("{ {x: 1}");
+  Token bad_open = bad.next();
+  CHECK(bad.balanced_braces(bad_open).is(TokenKind::kError));
+}
+
+}  // namespace
+}  // namespace hloroof::text

@@ -1,0 +1,6 @@
+hloroof_add_test(text_test
+  ${CMAKE_CURRENT_LIST_DIR}/lexer_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/shape_text_test.cc
+)
+# The lexer and parser internals are tested directly.
+target_include_directories(text_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
