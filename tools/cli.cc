@@ -3,11 +3,13 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "re2/re2.h"
 
 namespace hloroof::cli {
 
@@ -59,7 +61,7 @@ absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgS
   return out;
 }
 
-absl::StatusOr<int64_t> parse_count(std::string_view option, std::string_view value) {
+absl::StatusOr<int64_t> parse_count(absl::string_view option, absl::string_view value) {
   int64_t n = 0;
   if (!absl::SimpleAtoi(value, &n) || n < 0) {
     return absl::InvalidArgumentError(
@@ -82,11 +84,20 @@ absl::StatusOr<std::string> read_input(const std::string& path) {
 }
 
 int fail(const absl::Status& status) {
-  std::cerr << "error: " << status.message() << "\n";
+  static const RE2 kFileDiagnostic(R"(^[^\s:][^:\n]*:\d+:\d+: error: )");
+  static const RE2 kBareLocation(R"(^(\d+:\d+): error: )");
+  std::string message(status.message());
+  if (RE2::PartialMatch(message, kFileDiagnostic)) {
+    // Already `file:line:column: error: ...`, the form editors and tools understand.
+    std::cerr << message << "\n";
+  } else {
+    RE2::Replace(&message, kBareLocation, "\\1: ");
+    std::cerr << "error: " << message << "\n";
+  }
   return kExitBadInput;
 }
 
-int usage_error(std::string_view message, std::string_view usage) {
+int usage_error(absl::string_view message, std::string_view usage) {
   std::cerr << "error: " << message << "\nusage: " << usage << "\n";
   return kExitUsage;
 }

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace hloroof::cli {
 
@@ -41,15 +42,17 @@ struct Args {
 absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgSpec& spec);
 
 // Parses a non-negative integer option value; a usage error names the option otherwise.
-absl::StatusOr<int64_t> parse_count(std::string_view option, std::string_view value);
+absl::StatusOr<int64_t> parse_count(absl::string_view option, absl::string_view value);
 
 // Reads a whole file, or standard input for "-".
 absl::StatusOr<std::string> read_input(const std::string& path);
 
-// Prints `error: MESSAGE` on stderr and returns kExitBadInput.
+// Prints the error on stderr and returns kExitBadInput: `error: MESSAGE`, except that a
+// diagnostic located in a file (`model.hlo:3:5: error: ...`) prints unchanged, and a bare
+// `3:5: error: ...` becomes `error: 3:5: ...`.
 int fail(const absl::Status& status);
 // Prints `error: MESSAGE` and the usage line on stderr and returns kExitUsage.
-int usage_error(std::string_view message, std::string_view usage);
+int usage_error(absl::string_view message, std::string_view usage);
 
 }  // namespace hloroof::cli
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "hloroof/shape.h"
 
 namespace hloroof {
@@ -17,6 +18,10 @@ struct ArraySize {
   int64_t logical_bytes = 0;    // ceil(elements * bits / 8); bits = E(n) if set, else 8 x storage
   int64_t padded_elements = 0;  // after tiling and L(n)
   int64_t padded_bytes = 0;     // ceil(padded_elements * bits / 8)
+  // The same by XLA's open-source size helper, which pads by the first tile level only. It
+  // differs from the above only where a later level pads again (bf16 scalar `T(512)(2,1)`).
+  int64_t first_tile_padded_elements = 0;
+  int64_t first_tile_padded_bytes = 0;
   int64_t memory_space = 0;     // S(n), 0 when the layout has none
   // padded_bytes / logical_bytes; 1.0 for empty arrays.
   double padding_factor() const;
@@ -40,9 +45,17 @@ absl::StatusOr<ArraySize> array_size(const Shape& array);
 // Sizes of any shape: tuple and buffer leaves are summed; tokens count 0.
 absl::StatusOr<ShapeSize> shape_size(const Shape& shape);
 
-// Checks that a layout fits its array shape (minor_to_major is a permutation of the dims, tiles
-// are positive or `*`, E(n) within 1..64, split dims in range) and that every size is
-// representable. The shape parser calls this; builders of shapes may too.
+// Position of element `index` (logical dims) in memory, counted in elements from the start of
+// the buffer: tiles in row-major order over the tile grid, elements row-major inside each
+// tile, recursively for each level (hlo-text-syntax.md 4.2). Errors for an index of the wrong
+// rank or out of bounds.
+absl::StatusOr<int64_t> physical_element_index(const Shape& array,
+                                               absl::Span<const int64_t> index);
+
+// Checks that an array shape is well formed: dims not negative, the layout fits (minor_to_major
+// is a permutation of the dims, tile entries positive or `*` but not ending in `*`, E(n) within
+// 0..128, split indices inside their dim, index/pointer types unsigned) and every size, padded
+// ones included, fits in 64 bits. The shape parser calls this; builders of shapes may too.
 absl::Status validate_array_layout(const Shape& array);
 
 }  // namespace hloroof

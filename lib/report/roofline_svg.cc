@@ -1,0 +1,201 @@
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hloroof/roofline_chart.h"
+#include "hloroof/units.h"
+
+namespace hloroof {
+namespace {
+
+constexpr double kWidth = 900, kHeight = 600;
+constexpr double kLeft = 90, kRight = 200, kTop = 50, kBottom = 70;  // margins
+constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
+constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+std::string escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default:
+        // Control characters are not allowed in XML 1.0 text.
+        if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') out += c;
+    }
+  }
+  return out;
+}
+
+// A log10 axis spanning whole decades.
+struct LogAxis {
+  double lo_decade, hi_decade;  // exponents
+  double to(double v, double pixels) const {
+    return (std::log10(v) - lo_decade) / (hi_decade - lo_decade) * pixels;
+  }
+};
+
+LogAxis axis_covering(double lo, double hi) {
+  double a = std::floor(std::log10(lo)), b = std::ceil(std::log10(hi));
+  if (b <= a) b = a + 1;
+  return {a, b};
+}
+
+bool plottable(const RooflineChart::Point& p) {
+  return p.intensity > 0 && p.flop_rate > 0 && std::isfinite(p.intensity) &&
+         std::isfinite(p.flop_rate);
+}
+
+std::string decade_label(double exponent, bool rate) {
+  double v = std::pow(10.0, exponent);
+  if (rate) return format_flop_rate(v);
+  return exponent >= 0 && exponent < 5 ? absl::StrFormat("%.0f", v)
+                                       : absl::StrFormat("1e%d", static_cast<int>(exponent));
+}
+
+}  // namespace
+
+std::string render_roofline_svg(const RooflineChart& chart) {
+  double peak = 0;
+  for (const auto& r : chart.roofs) peak = std::max(peak, r.flop_rate);
+  const double bw = chart.memory_bandwidth > 0 ? chart.memory_bandwidth : 1;
+  const double ridge = peak > 0 ? peak / bw : 1;
+
+  // Axis ranges: the ridge point with two decades either side, widened to every point.
+  double x_lo = ridge / 100, x_hi = ridge * 100, y_lo = peak > 0 ? peak / 1e4 : 1,
+         y_hi = peak > 0 ? peak * 2 : 10;
+  size_t unplotted = 0;
+  for (const auto& p : chart.points) {
+    if (!plottable(p)) {
+      ++unplotted;
+      continue;
+    }
+    x_lo = std::min(x_lo, p.intensity);
+    x_hi = std::max(x_hi, p.intensity);
+    y_lo = std::min(y_lo, p.flop_rate);
+    y_hi = std::max(y_hi, p.flop_rate);
+  }
+  const LogAxis xa = axis_covering(x_lo, x_hi), ya = axis_covering(y_lo, y_hi);
+  auto px = [&](double x) { return kLeft + xa.to(x, kPlotW); };
+  auto py = [&](double y) { return kTop + kPlotH - ya.to(y, kPlotH); };
+
+  std::string svg = absl::StrFormat(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+      "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
+      "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+      "<text x=\"%.0f\" y=\"28\" font-size=\"16\" font-weight=\"bold\">%s</text>\n",
+      kWidth, kHeight, kWidth, kHeight, kLeft, escape(chart.title));
+
+  // Grid and tick labels, one per decade.
+  for (double e = xa.lo_decade; e <= xa.hi_decade; ++e) {
+    double x = px(std::pow(10.0, e));
+    absl::StrAppendFormat(&svg,
+                          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+                          "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+                          x, kTop, x, kTop + kPlotH, x, kTop + kPlotH + 18,
+                          decade_label(e, false));
+  }
+  for (double e = ya.lo_decade; e <= ya.hi_decade; ++e) {
+    double y = py(std::pow(10.0, e));
+    absl::StrAppendFormat(&svg,
+                          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+                          "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                          kLeft, y, kLeft + kPlotW, y, kLeft - 6, y + 4, decade_label(e, true));
+  }
+  absl::StrAppendFormat(
+      &svg,
+      "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
+      "stroke=\"#333\"/>\n"
+      "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">arithmetic intensity (FLOP/B of "
+      "HBM traffic)</text>\n"
+      "<text transform=\"translate(18,%.0f) rotate(-90)\" text-anchor=\"middle\">FLOP/s</text>\n",
+      kLeft, kTop, kPlotW, kPlotH, kLeft + kPlotW / 2, kHeight - 20, kTop + kPlotH / 2);
+
+  // Roofs: the memory slope up to each compute roof, then the flat roof. Clipped to the plot.
+  svg += "<g clip-path=\"url(#plot)\">\n";
+  absl::StrAppendFormat(&svg,
+                        "<clipPath id=\"plot\"><rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
+                        "height=\"%.0f\"/></clipPath>\n",
+                        kLeft, kTop, kPlotW, kPlotH);
+  const double x_min = std::pow(10.0, xa.lo_decade), x_max = std::pow(10.0, xa.hi_decade);
+  for (const auto& roof : chart.roofs) {
+    if (roof.flop_rate <= 0) continue;
+    const double knee = roof.flop_rate / bw;
+    absl::StrAppendFormat(&svg,
+                          "<polyline fill=\"none\" stroke=\"#222\" stroke-width=\"2\" "
+                          "points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
+                          px(x_min), py(x_min * bw), px(knee), py(roof.flop_rate), px(x_max),
+                          py(roof.flop_rate));
+    absl::StrAppendFormat(&svg,
+                          "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#222\">%s: "
+                          "%s</text>\n",
+                          kLeft + kPlotW - 4, py(roof.flop_rate) - 5, escape(roof.label),
+                          format_flop_rate(roof.flop_rate));
+  }
+  absl::StrAppendFormat(&svg,
+                        "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222\" transform=\"rotate(-%.1f "
+                        "%.1f %.1f)\">HBM %s</text>\n",
+                        px(x_min) + 8, py(x_min * bw * 2) - 4,
+                        std::atan2(py(x_min) - py(x_min * 10), px(x_min * 10) - px(x_min)) *
+                            180 / M_PI,
+                        px(x_min) + 8, py(x_min * bw * 2) - 4, format_byte_rate(bw));
+
+  // Points, largest first so small ones stay visible on top.
+  std::map<std::string, size_t> colours;
+  std::vector<const RooflineChart::Point*> order;
+  for (const auto& p : chart.points) {
+    if (!colours.count(p.category)) {
+      size_t next = colours.size();
+      colours[p.category] = next;
+    }
+    if (plottable(p)) order.push_back(&p);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](auto* a, auto* b) { return a->share > b->share; });
+  for (const auto* p : order) {
+    const double r = 3 + 22 * std::sqrt(std::clamp(p->share, 0.0, 1.0));
+    absl::StrAppendFormat(&svg,
+                          "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" "
+                          "fill-opacity=\"0.6\" stroke=\"%s\"><title>%s (%s): %.3g FLOP/B, "
+                          "%s, %s of step</title></circle>\n",
+                          px(p->intensity), py(p->flop_rate), r,
+                          kPalette[colours[p->category] % std::size(kPalette)],
+                          kPalette[colours[p->category] % std::size(kPalette)],
+                          escape(p->label), escape(p->category), p->intensity,
+                          format_flop_rate(p->flop_rate), format_percent(p->share));
+  }
+  const size_t labelled = std::min<size_t>(order.size(), std::max(0, chart.labelled_points));
+  for (size_t i = 0; i < labelled; ++i) {
+    const auto* p = order[i];
+    absl::StrAppendFormat(&svg, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%s</text>\n",
+                          px(p->intensity) + 6, py(p->flop_rate) - 6, escape(p->label));
+  }
+  svg += "</g>\n";
+
+  // Legend: one entry per category, then the note about points that cannot be drawn.
+  double ly = kTop + 10;
+  for (const auto& [category, index] : colours) {
+    absl::StrAppendFormat(&svg,
+                          "<circle cx=\"%.0f\" cy=\"%.0f\" r=\"6\" fill=\"%s\" "
+                          "fill-opacity=\"0.6\"/><text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+                          kWidth - kRight + 20, ly, kPalette[index % std::size(kPalette)],
+                          kWidth - kRight + 32, ly + 4, escape(category));
+    ly += 20;
+  }
+  if (unplotted > 0) {
+    absl::StrAppendFormat(&svg,
+                          "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" fill=\"#555\">%d ops "
+                          "without FLOPs or</text><text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" "
+                          "fill=\"#555\">HBM bytes not shown</text>\n",
+                          kWidth - kRight + 14, ly + 10, unplotted, kWidth - kRight + 14, ly + 24);
+  }
+  svg += "</svg>\n";
+  return svg;
+}
+
+}  // namespace hloroof

@@ -1,0 +1,6 @@
+target_sources(hloroof PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/units.cc
+)
+target_sources(hloroof PRIVATE ${CMAKE_CURRENT_LIST_DIR}/roofline_svg.cc)
+target_sources(hloroof PRIVATE ${CMAKE_CURRENT_LIST_DIR}/trace.cc)
+target_sources(hloroof PRIVATE ${CMAKE_CURRENT_LIST_DIR}/text_table.cc)

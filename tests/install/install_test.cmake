@@ -1,0 +1,28 @@
+# Run by CTest (see tests.cmake) in script mode.
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+set(flags "")
+if(SANITIZE)
+  set(flags "-fsanitize=address,undefined")
+endif()
+run(${CMAKE_COMMAND} -S ${EXAMPLES_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
+    -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_PREFIX_PATH=${prefix}
+    "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}")
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+# bf16 [4,512,512,64] with a 64-wide minor dim: 128 MiB logical, 256 MiB padded
+# (cost-model.md 5.5 P3).
+run(${WORK_DIR}/build/padded_bytes "bf16[4,512,512,64]{3,0,2,1:T(4,128)(2,1)}")
+if(NOT last_output MATCHES "134217728 B logical, 268435456 B padded")
+  message(FATAL_ERROR "unexpected output from the installed example: ${last_output}")
+endif()
+message(STATUS "installed package works: ${last_output}")

@@ -1,0 +1,11 @@
+# Installs the library into a scratch prefix, then builds examples/ out of tree against the
+# installed package and runs the program: proof that find_package(hloroof) works.
+add_test(NAME install_and_build_example
+         COMMAND ${CMAKE_COMMAND}
+                 -DBUILD_DIR=${PROJECT_BINARY_DIR}
+                 -DEXAMPLES_DIR=${PROJECT_SOURCE_DIR}/examples
+                 -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/install_test
+                 -DGENERATOR=${CMAKE_GENERATOR}
+                 -DCXX_COMPILER=${CMAKE_CXX_COMPILER}
+                 -DSANITIZE=${HLOROOF_SANITIZE}
+                 -P ${CMAKE_CURRENT_LIST_DIR}/install_test.cmake)

@@ -1,0 +1,67 @@
+// The roofline plot is a valid SVG document with the roofs, the points and their labels.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "hloroof/roofline_chart.h"
+
+namespace hloroof {
+namespace {
+
+RooflineChart sample_chart() {
+  RooflineChart c;
+  c.title = "tpu_v5e: step 1.23 ms <&>";
+  c.memory_bandwidth = 8.19e11;  // tpu_v5e HBM (cost-model.md 2.1)
+  c.roofs = {{"bf16 matrix", 1.97e14}, {"vector", 1.4e13}};
+  // A matmul at 240 FLOP/B running at 150 TFLOP/s, an elementwise fusion at 0.25 FLOP/B
+  // running at its memory roof (0.25 x 819 GB/s), and a copy without FLOPs.
+  c.points = {{"fusion.dot", "convolution fusion", 240, 1.5e14, 0.6},
+              {"fusion.add", "loop fusion", 0.25, 0.25 * 8.19e11, 0.3},
+              {"copy.1", "data movement", 0, 0, 0.1}};
+  return c;
+}
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_CASE("roofline SVG has roofs, points, labels and escapes text") {
+  std::string svg = render_roofline_svg(sample_chart());
+  CHECK(svg.rfind("<svg", 0) == 0);
+  CHECK(count(svg, "<polyline") == 2);  // one per roof
+  CHECK(count(svg, "<circle") == 2 + 3);  // two plotted points + three legend entries
+  CHECK_THAT(svg, Catch::Contains("fusion.dot"));
+  CHECK_THAT(svg, Catch::Contains("197 TFLOP/s"));
+  CHECK_THAT(svg, Catch::Contains("HBM 819 GB/s"));
+  CHECK_THAT(svg, Catch::Contains("1 ops without FLOPs"));
+  CHECK_THAT(svg, Catch::Contains("&lt;&amp;&gt;"));
+  CHECK_THAT(svg, !Catch::Contains("<&>"));
+}
+
+TEST_CASE("roofline SVG renders with rsvg-convert") {
+  if (std::system("command -v rsvg-convert >/dev/null 2>&1") != 0) {
+    WARN("rsvg-convert not installed (Debian librsvg2-bin); rendering not checked");
+    return;
+  }
+  const std::string svg_path = "roofline_test.svg", png_path = "roofline_test.png";
+  std::ofstream(svg_path) << render_roofline_svg(sample_chart());
+  const std::string cmd = "rsvg-convert -o " + png_path + " " + svg_path;
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::ifstream png(png_path, std::ios::binary);
+  char magic[4] = {};
+  png.read(magic, 4);
+  CHECK(std::string(magic + 1, 3) == "PNG");
+}
+
+TEST_CASE("an empty chart is still a valid document") {
+  RooflineChart empty;
+  std::string svg = render_roofline_svg(empty);
+  CHECK(svg.rfind("<svg", 0) == 0);
+  CHECK_THAT(svg, Catch::EndsWith("</svg>\n"));
+}
+
+}  // namespace
+}  // namespace hloroof

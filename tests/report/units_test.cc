@@ -1,0 +1,39 @@
+// Figures for people always carry a unit and three significant digits.
+#include <catch2/catch.hpp>
+
+#include "hloroof/units.h"
+
+namespace hloroof {
+namespace {
+
+TEST_CASE("durations pick ns, us, ms or s") {
+  CHECK(format_seconds(0) == "0 s");
+  CHECK(format_seconds(850e-9) == "850 ns");
+  CHECK(format_seconds(12.5e-6) == "12.5 us");
+  CHECK(format_seconds(3.2149e-3) == "3.21 ms");
+  CHECK(format_seconds(1.5) == "1.5 s");
+  CHECK(format_seconds(120) == "120 s");
+  CHECK(format_seconds(1e-12) == "0.001 ns");
+}
+
+TEST_CASE("bytes use binary units") {
+  CHECK(format_bytes(0) == "0 B");
+  CHECK(format_bytes(512) == "512 B");
+  CHECK(format_bytes(1536) == "1.5 KiB");           // 1536 / 1024
+  CHECK(format_bytes(268435456) == "256 MiB");      // 2^28
+  CHECK(format_bytes(17179869184.0) == "16 GiB");   // 2^34
+  CHECK(format_bytes(1023) == "1023 B");            // %.3g would say 1.02e+03
+}
+
+TEST_CASE("FLOPs and rates use decimal units") {
+  CHECK(format_flops(3000) == "3 kFLOP");
+  CHECK(format_flops(1.7592e13) == "17.6 TFLOP");
+  CHECK(format_flop_rate(1.97e14) == "197 TFLOP/s");
+  CHECK(format_flop_rate(8.5e11) == "850 GFLOP/s");
+  CHECK(format_byte_rate(8.19e11) == "819 GB/s");
+  CHECK(format_byte_rate(1.638e12) == "1.64 TB/s");
+  CHECK(format_percent(0.4231) == "42.3%");
+}
+
+}  // namespace
+}  // namespace hloroof

@@ -1,0 +1,101 @@
+// `hloroof shape TEXT [--json]`: what a shape really occupies.
+#include <iostream>
+
+#include "absl/strings/str_format.h"
+#include "cli.h"
+#include "commands.h"
+#include "hloroof/shape_size.h"
+#include "hloroof/shape_text.h"
+#include "nlohmann/json.hpp"
+
+namespace hloroof::cli {
+namespace {
+
+constexpr std::string_view kUsage = "hloroof shape TEXT [--json]";
+
+std::string_view memory_space_name(int64_t space) {
+  switch (space) {
+    case kDefaultMemorySpace:
+      return "device (HBM)";
+    case kOnChipMemorySpace:
+      return "on-chip (VMEM-class)";
+    case kHostMemorySpace:
+      return "host (pinned)";
+    case kUnpinnedHostMemorySpace:
+      return "host (unpinned)";
+    default:
+      return "backend-specific";
+  }
+}
+
+// The memory space of a shape: its leaves' if they agree, else -1 ("mixed").
+int64_t common_memory_space(const Shape& shape) {
+  int64_t space = -2;
+  for_each_array_leaf(shape, [&](const Shape& leaf) {
+    int64_t s = leaf.layout ? leaf.layout->memory_space : 0;
+    space = (space == -2 || space == s) ? s : -1;
+  });
+  return space == -2 ? 0 : space;
+}
+
+int run(const std::vector<std::string>& words) {
+  absl::StatusOr<Args> args = parse_args(words, {.flags = {"--json"}});
+  if (!args.ok()) return usage_error(args.status().message(), kUsage);
+  if (args->flag("--help")) {
+    std::cout << kShapeCommand.help;
+    return kExitOk;
+  }
+  if (args->positional.size() != 1) return usage_error("expected one shape", kUsage);
+  absl::StatusOr<Shape> shape = parse_shape(args->positional[0]);
+  if (!shape.ok()) return fail(shape.status());
+  absl::StatusOr<ShapeSize> size = shape_size(*shape);
+  if (!size.ok()) return fail(size.status());
+  const int64_t space = common_memory_space(*shape);
+
+  if (args->flag("--json")) {
+    nlohmann::ordered_json j;
+    j["shape"] = to_string(*shape);
+    j["elements"] = size->elements;
+    j["logical_bytes"] = size->logical_bytes;
+    j["padded_bytes"] = size->padded_bytes;
+    j["padding_factor"] = size->padding_factor();
+    j["memory_space"] = space;
+    j["memory_space_name"] = space < 0 ? "mixed" : memory_space_name(space);
+    j["padded_bytes_by_memory_space"] = {{"device", size->padded_bytes_default},
+                                         {"on_chip", size->padded_bytes_on_chip},
+                                         {"host", size->padded_bytes_host}};
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << absl::StrFormat(
+      "shape           %s\n"
+      "elements        %d\n"
+      "logical bytes   %d B\n"
+      "padded bytes    %d B\n"
+      "padding factor  %.4gx\n"
+      "memory space    %s\n",
+      to_string(*shape), size->elements, size->logical_bytes, size->padded_bytes,
+      size->padding_factor(),
+      space < 0 ? std::string("mixed")
+                : absl::StrFormat("S(%d) %s", space, memory_space_name(space)));
+  return kExitOk;
+}
+
+}  // namespace
+
+const Command kShapeCommand = {
+    "shape",
+    "how many bytes a shape really occupies (tiling, padding, memory space)",
+    "usage: hloroof shape TEXT [--json]\n\n"
+    "Prints the canonical shape, its element count, logical bytes (dense, sub-byte types\n"
+    "packed), padded bytes (the layout's tiles applied, cost-model.md 6.3), the padding factor\n"
+    "and the memory space (S(n)).\n\n"
+    "options:\n"
+    "  --json   one JSON object: shape, elements, logical_bytes, padded_bytes,\n"
+    "           padding_factor, memory_space\n\n"
+    "example:\n"
+    "  hloroof shape 'bf16[3,5]{1,0:T(8,128)(2,1)}'\n",
+    run,
+};
+
+}  // namespace hloroof::cli
