@@ -10,7 +10,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "predict/collective_models.h"
-#include "util/absl_compat.h"
 
 namespace hloroof::internal {
 namespace {
