@@ -20,22 +20,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hloroof/collective_kind.h"
 #include "hloroof/device.h"
 #include "hloroof/topology.h"
 
 namespace hloroof {
-
-enum class CollectiveKind {
-  kAllReduce,
-  kAllGather,
-  kReduceScatter,
-  kAllToAll,
-  kRaggedAllToAll,
-  kCollectivePermute,
-  kCollectiveBroadcast,
-  kSendRecv,
-};
-std::string_view collective_kind_name(CollectiveKind kind);  // the HLO opcode: "all-gather"
 
 enum class CollectiveFormula { kNetwork, kXlaGpuNccl, kXlaGpuSol };
 std::string_view collective_formula_name(CollectiveFormula formula);

@@ -12,10 +12,6 @@
 namespace hloroof {
 namespace {
 
-bool is_point_to_point(CollectiveKind kind) {
-  return kind == CollectiveKind::kCollectivePermute || kind == CollectiveKind::kSendRecv;
-}
-
 absl::StatusOr<CollectiveEstimate> pair_time(const DeviceSpec& device, const Topology& topology,
                                              std::pair<int64_t, int64_t> pair,
                                              const CollectiveInput& input,
@@ -81,28 +77,6 @@ absl::StatusOr<CollectiveEstimate> group_time(const DeviceSpec& device, const To
 }
 
 }  // namespace
-
-std::string_view collective_kind_name(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce:
-      return "all-reduce";
-    case CollectiveKind::kAllGather:
-      return "all-gather";
-    case CollectiveKind::kReduceScatter:
-      return "reduce-scatter";
-    case CollectiveKind::kAllToAll:
-      return "all-to-all";
-    case CollectiveKind::kRaggedAllToAll:
-      return "ragged-all-to-all";
-    case CollectiveKind::kCollectivePermute:
-      return "collective-permute";
-    case CollectiveKind::kCollectiveBroadcast:
-      return "collective-broadcast";
-    case CollectiveKind::kSendRecv:
-      return "send/recv";
-  }
-  return "?";
-}
 
 std::string_view collective_formula_name(CollectiveFormula formula) {
   switch (formula) {

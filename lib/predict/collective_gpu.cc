@@ -71,7 +71,8 @@ absl::StatusOr<CollectiveEstimate> gpu_group_time(const DeviceSpec& device,
       e.formula = "pipelined broadcast (derived): V / min(W_gpu, L W_so)";
       break;
     case CollectiveKind::kCollectivePermute:
-    case CollectiveKind::kSendRecv:
+    case CollectiveKind::kSend:
+    case CollectiveKind::kRecv:
       return absl::InvalidArgumentError("point-to-point collectives take source-target pairs");
   }
   if (repeats == 2) e.formula = absl::StrCat("2 x ", e.formula);

@@ -194,7 +194,8 @@ absl::StatusOr<CollectiveEstimate> tpu_group_time(const DeviceSpec& device,
       additive_latency = true;
       break;
     case CollectiveKind::kCollectivePermute:
-    case CollectiveKind::kSendRecv:
+    case CollectiveKind::kSend:
+    case CollectiveKind::kRecv:
       return absl::InvalidArgumentError("point-to-point collectives take source-target pairs");
   }
 

@@ -94,7 +94,7 @@ TEST_CASE("all-to-all, broadcast and point to point on GPUs") {
   // Point to point: NVLink inside a node, the NIC across nodes.
   CollectiveInput inside{CollectiveKind::kCollectivePermute, v, {}, {{0, 1}}};
   CHECK(collective_time(two.spec, two.topology, inside)->time_s == Approx(v / 4.5e11 + kLaunch));
-  CollectiveInput across{CollectiveKind::kSendRecv, v, {}, {{0, 8}}};
+  CollectiveInput across{CollectiveKind::kSend, v, {}, {{0, 8}}};
   CHECK(collective_time(two.spec, two.topology, across)->time_s == Approx(v / 5e10 + kLaunch));
   // A group of one moves nothing.
   CHECK(run(node, CollectiveKind::kAllReduce, v, {3}).time_s == 0);
@@ -161,7 +161,7 @@ TEST_CASE("XLA's SoL model: all-to-all, symmetric-memory all-reduce, send/recv, 
   CHECK(run(node, CollectiveKind::kAllReduce, 1048576, ids(8), sol).time_s ==
         Approx(1e-6 + 2 * (7 * 1048576 / (8 * 3.6e11) + 1.5e-6)));
   // Send/recv across nodes: a ring of 2 with one GPU per node and the whole buffer per step.
-  CollectiveInput sr{CollectiveKind::kSendRecv, kGiB, {}, {{0, 8}}};
+  CollectiveInput sr{CollectiveKind::kSend, kGiB, {}, {{0, 8}}};
   CHECK(collective_time(two.spec, two.topology, sr, sol)->time_s ==
         Approx(45e-6 + kGiB * 1.025 / 25e9 + 256 * 6e-6 + 31e-6));
   // Gaps are errors, not guesses.
