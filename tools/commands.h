@@ -17,6 +17,7 @@ struct Command {
 };
 
 extern const Command kShapeCommand;
+extern const Command kParseCommand;
 
 }  // namespace hloroof::cli
 
