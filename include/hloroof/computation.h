@@ -9,6 +9,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "hloroof/detail/string_view_hash.h"
 #include "hloroof/instruction.h"
 
 namespace hloroof {
@@ -64,7 +65,7 @@ class Computation {
   Instruction* root_ = nullptr;
   std::vector<Instruction*> instructions_;
   std::vector<Instruction*> parameters_;
-  absl::flat_hash_map<std::string_view, Instruction*> by_name_;
+  detail::StringViewMap<Instruction*> by_name_;
   absl::InlinedVector<Instruction*, 1> callers_;
 };
 

@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "hloroof/computation.h"
+#include "hloroof/detail/string_view_hash.h"
 #include "hloroof/instruction.h"
 #include "hloroof/module.h"
 #include "ir/arena.h"
@@ -28,7 +29,7 @@ struct ModuleState {
   ModuleAttributes attributes;
   StackFrameTables stack_frames;
   std::vector<Computation*> computations;  // printed order
-  absl::flat_hash_map<std::string_view, Computation*> computations_by_name;
+  detail::StringViewMap<Computation*> computations_by_name;
   Computation* entry = nullptr;
 };
 

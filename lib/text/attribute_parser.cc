@@ -256,19 +256,19 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
 
 bool ModuleParser::parse_int_list_value(IntList* out, std::string_view what) {
   absl::InlinedVector<int64_t, 8> values;
-  if (!parse_int_list(&values, str_cat("in ", what))) return false;
+  if (!parse_int_list(&values, what)) return false;
   *out = state_->arena.copy<int64_t>(values);
   return true;
 }
 
 // int_list_list ::= '{' (int_list (',' int_list)*)? '}'
 bool ModuleParser::parse_int_list_list(IntListList* out, std::string_view what) {
-  if (!expect(TokenKind::kLBrace, str_cat("to open ", what))) return false;
+  if (!expect(TokenKind::kLBrace, "to open ", what)) return false;
   if (consume_if(TokenKind::kRBrace)) return true;
   do {
-    if (!parse_int_list(&out->emplace_back(), str_cat("in ", what))) return false;
+    if (!parse_int_list(&out->emplace_back(), what)) return false;
   } while (consume_if(TokenKind::kComma));
-  return expect(TokenKind::kRBrace, str_cat("to close ", what));
+  return expect(TokenKind::kRBrace, "to close ", what);
 }
 
 bool ModuleParser::parse_word(AttrId id, std::string_view* out) {
@@ -284,14 +284,14 @@ bool ModuleParser::parse_word(AttrId id, std::string_view* out) {
 
 // '{' IDENT (',' IDENT)* '}'
 bool ModuleParser::parse_word_list(AttrId id, WordList* out) {
-  if (!expect(TokenKind::kLBrace, str_cat("to open ", attribute_name(id)))) return false;
+  if (!expect(TokenKind::kLBrace, "to open ", attribute_name(id))) return false;
   if (consume_if(TokenKind::kRBrace)) return true;
   do {
     std::string_view w;
     if (!parse_word(id, &w)) return false;
     out->push_back(w);
   } while (consume_if(TokenKind::kComma));
-  return expect(TokenKind::kRBrace, str_cat("to close ", attribute_name(id)));
+  return expect(TokenKind::kRBrace, "to close ", attribute_name(id));
 }
 
 bool ModuleParser::parse_decoded_string(std::string_view* out, std::string_view what) {

@@ -45,15 +45,12 @@ bool ModuleParser::parse_instruction() {
   if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("an instruction name");
   if (!check_instruction_name(name)) return false;
   advance();
-  if (!expect(TokenKind::kEqual, str_cat("after the instruction name ", name.name()))) {
+  if (!expect(TokenKind::kEqual, "after the instruction name ", name.name())) {
     return false;
   }
 
   const Shape* shape = nullptr;
-  if (at_shape_start()) {
-    if (!parse_shape(&shape_scratch_)) return false;
-    shape = state_->shapes.intern(shape_scratch_);
-  }
+  if (at_shape_start() && !parse_cached_shape(&shape)) return false;
   if (at(TokenKind::kLBrace) && peek().is(TokenKind::kRBrace)) {
     return error_here("'{}' is not a layout here; a scalar's layout is omitted or written {:...}");
   }
@@ -61,7 +58,7 @@ bool ModuleParser::parse_instruction() {
   Token op_token = tok_;
   OpcodeSpelling op;
   if (!parse_opcode(&op)) return false;
-  if (!expect(TokenKind::kLParen, str_cat("after the opcode ", op_token.text))) return false;
+  if (!expect(TokenKind::kLParen, "after the opcode ", op_token.text)) return false;
 
   Instruction* instruction = nullptr;
   if (op.opcode == Opcode::kParameter || op.opcode == Opcode::kConstant) {
@@ -114,6 +111,68 @@ bool ModuleParser::report_duplicate_name(const Token& name, const Instruction* p
   std::string where = at ? position_of(lexer_.source(), at) : std::string();
   return error(name, str_cat("instruction already exists: ", name.name(),
                              where.empty() ? "" : str_cat(" (first defined at ", where, ")")));
+}
+
+// The length of the shape text starting at `p` (`f32[8,128]{1,0:T(8,128)}`, `(f32[], s32[])`)
+// when it can be told from the characters alone: one line, no strings, no operand names.
+// Returns 0 otherwise; the shape is then parsed in full (and the result is only cached when
+// the parse consumed exactly this text).
+static size_t shape_extent(const char* p, const char* end) {
+  const char* s = p;
+  if (*p == '(') {
+    int depth = 0;
+    for (; p < end; ++p) {
+      char c = *p;
+      if (c == '(') {
+        ++depth;
+      } else if (c == ')') {
+        if (--depth == 0) return static_cast<size_t>(p + 1 - s);
+      } else if (c == '\n' || c == '"' || c == '%' || c == '\'') {
+        return 0;
+      }
+    }
+    return 0;
+  }
+  while (p < end && ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))) ++p;
+  if (p >= end || *p != '[') return 0;
+  for (++p; p < end && *p != ']'; ++p) {
+    char c = *p;
+    if (!((c >= '0' && c <= '9') || c == ',' || c == '<' || c == '=' || c == '?')) return 0;
+  }
+  if (p >= end) return 0;
+  ++p;
+  if (p + 1 < end && *p == '{' && ((p[1] >= '0' && p[1] <= '9') || p[1] == ':')) {
+    for (++p; p < end && *p != '}'; ++p) {
+      char c = *p;
+      if (c == '{' || c == '[' || c == ' ' || c == '\n' || c == '/' || c == '"') return 0;
+    }
+    if (p >= end) return 0;
+    ++p;
+  }
+  return static_cast<size_t>(p - s);
+}
+
+bool ModuleParser::parse_cached_shape(const Shape** out) {
+  if (at(TokenKind::kPrim) || at(TokenKind::kLParen)) {
+    std::string_view source = lexer_.source();
+    const char* begin = tok_.begin();
+    size_t length = shape_extent(begin, source.data() + source.size());
+    if (length > 0) {
+      std::string_view text(begin, length);
+      if (auto it = shapes_by_text_.find(text); it != shapes_by_text_.end()) {
+        skip_to(begin + length);
+        *out = it->second;
+        return true;
+      }
+      if (!parse_shape(&shape_scratch_)) return false;
+      *out = state_->shapes.intern(shape_scratch_);
+      if (text_since(begin).size() == length) shapes_by_text_.emplace(text, *out);
+      return true;
+    }
+  }
+  if (!parse_shape(&shape_scratch_)) return false;
+  *out = state_->shapes.intern(shape_scratch_);
+  return true;
 }
 
 // Upstream rejects instruction names that its own name sanitizer would change (syntax 1.4).
@@ -185,16 +244,11 @@ bool ModuleParser::parse_operands(absl::InlinedVector<Instruction*, 8>* out) {
 
 // operand ::= shape? name ('#' INT)* | shape? opcode '(' operand_list? ')'
 bool ModuleParser::parse_operand(Instruction** out) {
-  Shape declared;
-  bool typed = false;
-  if (at_shape_start()) {
-    if (!parse_shape(&declared)) return false;
-    typed = true;
-  }
+  const Shape* declared = nullptr;
+  if (at_shape_start() && !parse_cached_shape(&declared)) return false;
   Token name = tok_;
   if (at(TokenKind::kIdent) && peek().is(TokenKind::kLParen)) {
-    const Shape* shape = typed ? state_->shapes.intern(declared) : nullptr;
-    return parse_nested_instruction(shape, out, nesting_ + 1);
+    return parse_nested_instruction(declared, out, nesting_ + 1);
   }
   if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("an operand");
   if (!resolve_instruction(name, out)) return false;
@@ -203,10 +257,11 @@ bool ModuleParser::parse_operand(Instruction** out) {
     Token index = tok_;
     if (!compact_gte(*out, index, out)) return false;
   }
-  if (typed && !detail::same_ignoring_layout(declared, (*out)->shape())) {
+  if (declared != nullptr && declared != &(*out)->shape() &&
+      !detail::same_ignoring_layout(*declared, (*out)->shape())) {
     return error(name,
                  str_cat("operand ", (*out)->name(), " has shape ", to_string((*out)->shape()),
-                         ", not ", to_string(declared), " as written"));
+                         ", not ", to_string(*declared), " as written"));
   }
   return true;
 }
@@ -267,7 +322,7 @@ bool ModuleParser::parse_nested_instruction(const Shape* shape, Instruction** ou
   Token op_token = tok_;
   OpcodeSpelling op;
   if (!parse_opcode(&op)) return false;
-  if (!expect(TokenKind::kLParen, str_cat("after the opcode ", op_token.text))) return false;
+  if (!expect(TokenKind::kLParen, "after the opcode ", op_token.text)) return false;
   // Named once its own nested operands have taken their names.
   auto anon_name = [&] {
     return IrAccess::unique_name(computation_, str_cat(opcode_name(op.opcode), ".anon"));
@@ -325,10 +380,15 @@ bool ModuleParser::parse_attributes(Instruction* instruction) {
     if (!parse_attribute_value(instruction, *id, &a)) return false;
   }
   if (attributes.empty()) return true;
-  std::stable_sort(attributes.begin(), attributes.end(),
-                   [](const Attribute& a, const Attribute& b) {
-                     return attribute_print_group(a.id) < attribute_print_group(b.id);
-                   });
+  // Opcode-specific attributes first in their written order, then the common ones in print
+  // order (syntax 2.8): a stable insertion sort, as lists are short.
+  for (size_t k = 1; k < attributes.size(); ++k) {
+    for (size_t j = k; j > 0 && attribute_print_group(attributes[j - 1].id) >
+                                    attribute_print_group(attributes[j].id);
+         --j) {
+      std::swap(attributes[j - 1], attributes[j]);
+    }
+  }
   IrAccess::set_attributes(instruction, state_->arena.copy<Attribute>(attributes));
   return true;
 }

@@ -73,9 +73,10 @@ bool ModuleParser::parse_literal(const Shape& shape, int depth) {
   }
   switch (shape.kind) {
     case Shape::Kind::kTuple: {
-      if (!expect(TokenKind::kLParen, str_cat("to open the tuple literal of ", to_string(shape)))) {
-        return false;
+      if (!at(TokenKind::kLParen)) {
+        return expected(str_cat("'(' to open the tuple literal of ", to_string(shape)));
       }
+      advance();
       for (size_t i = 0; i < shape.elements.size(); ++i) {
         if (i > 0 && !expect(TokenKind::kComma, "between tuple literal elements")) return false;
         if (!parse_literal(shape.elements[i], depth + 1)) return false;
@@ -109,10 +110,11 @@ bool ModuleParser::parse_literal(const Shape& shape, int depth) {
 bool ModuleParser::parse_array_literal(const Shape& shape, size_t dim,
                                        std::vector<int64_t>& index) {
   Token open = tok_;
-  if (!expect(TokenKind::kLBrace, str_cat("to open sub-array ", index_path(index), " of the ",
-                                          to_string(shape), " literal"))) {
-    return false;
+  if (!at(TokenKind::kLBrace)) {
+    return expected(str_cat("'{' to open sub-array ", index_path(index), " of the ",
+                            to_string(shape), " literal"));
   }
+  advance();
   const bool last = dim + 1 == shape.dims.size();
   const Dimension& d = shape.dims[dim];
   int64_t count = 0;
@@ -138,9 +140,10 @@ bool ModuleParser::parse_array_literal(const Shape& shape, size_t dim,
       consume_if(TokenKind::kComma);
     } while (!at(TokenKind::kRBrace) && !at(TokenKind::kEof));
   }
-  if (!expect(TokenKind::kRBrace, str_cat("to close sub-array ", index_path(index)))) {
-    return false;
+  if (!at(TokenKind::kRBrace)) {
+    return expected(str_cat("'}' to close sub-array ", index_path(index)));
   }
+  advance();
   bool fits = d.kind == Dimension::Kind::kStatic    ? count == d.size
               : d.kind == Dimension::Kind::kBounded ? count <= d.size
                                                     : true;

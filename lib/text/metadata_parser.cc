@@ -1,6 +1,8 @@
 // Op metadata (hlo-text-syntax.md 5.24) and the module's stack-frame tables (2.3).
 #include <array>
 
+#include "absl/container/flat_hash_map.h"
+#include "hloroof/detail/string_view_hash.h"
 #include "ir/strings.h"
 #include "text/module_parser.h"
 
@@ -42,10 +44,13 @@ bool ModuleParser::parse_metadata(OpMetadata* out) {
     first = false;
     if (!at(TokenKind::kAttr)) return expected("a metadata field (op_name=..., ...) or '}'");
     Token field_token = tok_;
-    size_t field = kMetadataFields.size();
-    for (size_t f = 0; f < kMetadataFields.size(); ++f) {
-      if (kMetadataFields[f] == tok_.name()) field = f;
-    }
+    static const auto* const kFieldIndex = [] {
+      auto* index = new detail::StringViewMap<size_t>();
+      for (size_t f = 0; f < kMetadataFields.size(); ++f) index->emplace(kMetadataFields[f], f);
+      return index;
+    }();
+    auto found = kFieldIndex->find(tok_.name());
+    size_t field = found == kFieldIndex->end() ? kMetadataFields.size() : found->second;
     if (field == kMetadataFields.size()) {
       return error_here(str_cat("unknown metadata field '", tok_.name(), "'"));
     }
@@ -78,7 +83,7 @@ bool ModuleParser::parse_metadata(OpMetadata* out) {
         break;
       case MetadataField::kProfileType: {
         Token list = tok_;
-        ok = parse_int_list(&out->profile_type, "in profile_type");
+        ok = parse_int_list(&out->profile_type, "profile_type");
         for (int64_t t : out->profile_type) {
           if (ok && (t < 0 || t > 3)) {
             return error(list, str_cat("profile_type ", t,

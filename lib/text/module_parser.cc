@@ -89,7 +89,7 @@ bool ModuleParser::parse_module_attribute(std::vector<bool>* seen) {
 
 // shape_index ::= '{' (INT (',' INT)*)? '}'
 bool ModuleParser::parse_shape_index(ShapeIndex* out) {
-  return parse_int_list(out, "in a shape index like {0,1}");
+  return parse_int_list(out, "a shape index like {0,1}");
 }
 
 // debug_table ::= '{' (orig_array ':' debug_list (',' ...)*)? '}'
@@ -252,7 +252,7 @@ bool ModuleParser::parse_computation() {
     if (!expect(TokenKind::kArrow, "before the result shape of the computation")) return false;
     if (!parse_shape(&declared_result)) return false;
   }
-  if (!expect(TokenKind::kLBrace, str_cat("to open the body of computation ", name.name()))) {
+  if (!expect(TokenKind::kLBrace, "to open the body of computation ", name.name())) {
     return false;
   }
 
@@ -434,7 +434,9 @@ absl::Status set_attribute_from_text(Instruction& instruction, std::string_view 
     return absl::FailedPreconditionError("the instruction is not in a computation");
   }
   detail::ModuleState& state = detail::IrAccess::state(*instruction.parent());
-  std::string_view saved = state.arena.save(value_text);
+  // Saved with a NUL after it, which the lexer wants.
+  std::string_view saved = state.arena.save(str_cat(value_text, std::string_view("\0", 1)));
+  saved.remove_suffix(1);
   text::ModuleParser parser(&state, saved);
   Attribute attribute;
   if (!parser.parse_single_attribute(&instruction, *id, &attribute)) {

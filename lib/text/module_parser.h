@@ -18,6 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "hloroof/attributes.h"
+#include "hloroof/detail/string_view_hash.h"
 #include "hloroof/metadata.h"
 #include "hloroof/module.h"
 #include "hloroof/replica_groups.h"
@@ -95,6 +96,9 @@ class ModuleParser : public Parser {
   [[nodiscard]] bool parse_frontend_attributes(FrontendAttributes* out);
   [[nodiscard]] bool parse_backend_config(std::string_view* out);
   [[nodiscard]] bool parse_interned_shape(const Shape** out);
+  // An array shape, looked up by its text first: modules repeat a few hundred shapes across
+  // many instructions, so most are recognized without being parsed again.
+  [[nodiscard]] bool parse_cached_shape(const Shape** out);
   [[nodiscard]] bool parse_result_accuracy();
   [[nodiscard]] bool parse_operand_layout_constraints(Instruction* instruction);
   [[nodiscard]] bool parse_debug_attributes();
@@ -150,6 +154,7 @@ class ModuleParser : public Parser {
   // Compact GTE results per (tuple, index), so that `%t#0` twice is one get-tuple-element.
   absl::flat_hash_map<std::pair<Instruction*, int64_t>, Instruction*> compact_gtes_;
   Shape shape_scratch_;
+  detail::StringViewMap<const Shape*> shapes_by_text_;
   int nesting_ = 0;       // nested instruction operands
   int inline_depth_ = 0;  // inline computations
 };
