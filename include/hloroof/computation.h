@@ -42,7 +42,8 @@ class Computation {
   absl::Span<Instruction* const> callers() const { return callers_; }
 
   // ---- Edits.
-  // Adds `opcode(operands...)` with `shape` before `before` (at the end when null). The name
+  // Adds `opcode(operands...)` with `shape` before `before` (at the end when null); the order is
+  // the schedule, so place it after its operands and before its future users. The name
   // is made unique within the computation by a `.N` suffix when taken. Attributes can then be
   // set with Instruction::set_attribute. A kParameter instruction takes the next free number.
   absl::StatusOr<Instruction*> add_instruction(Opcode opcode, std::string_view name,
