@@ -78,9 +78,11 @@ absl::StatusOr<std::string> read_input(const std::string& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // One read of the whole file: HLO dumps can be hundreds of megabytes.
+  std::ostringstream data;
+  data << in.rdbuf();
   if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read '", path, "'"));
-  return data;
+  return std::move(data).str();
 }
 
 int fail(const absl::Status& status) {

@@ -9,6 +9,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "hloroof/detail/string_view_hash.h"
 #include "hloroof/instruction.h"
 
 namespace hloroof {
@@ -17,7 +18,7 @@ class Module;
 namespace detail {
 struct ModuleState;
 class Arena;
-}
+}  // namespace detail
 
 class Computation {
  public:
@@ -41,7 +42,8 @@ class Computation {
   absl::Span<Instruction* const> callers() const { return callers_; }
 
   // ---- Edits.
-  // Adds `opcode(operands...)` with `shape` before `before` (at the end when null). The name
+  // Adds `opcode(operands...)` with `shape` before `before` (at the end when null); the order is
+  // the schedule, so place it after its operands and before its future users. The name
   // is made unique within the computation by a `.N` suffix when taken. Attributes can then be
   // set with Instruction::set_attribute. A kParameter instruction takes the next free number.
   absl::StatusOr<Instruction*> add_instruction(Opcode opcode, std::string_view name,
@@ -64,7 +66,7 @@ class Computation {
   Instruction* root_ = nullptr;
   std::vector<Instruction*> instructions_;
   std::vector<Instruction*> parameters_;
-  absl::flat_hash_map<std::string_view, Instruction*> by_name_;
+  detail::StringViewMap<Instruction*> by_name_;
   absl::InlinedVector<Instruction*, 1> callers_;
 };
 

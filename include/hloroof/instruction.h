@@ -12,8 +12,11 @@
 #include "absl/types/span.h"
 #include "hloroof/attributes.h"
 #include "hloroof/backend_config.h"
+#include "hloroof/metadata.h"
 #include "hloroof/opcode.h"
+#include "hloroof/replica_groups.h"
 #include "hloroof/shape.h"
+#include "hloroof/sharding.h"
 
 namespace hloroof {
 
@@ -21,7 +24,7 @@ class Computation;
 namespace detail {
 struct IrAccess;
 class Arena;
-}
+}  // namespace detail
 
 class Instruction {
  public:

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "absl/container/flat_hash_map.h"
+#include "hloroof/detail/string_view_hash.h"
 
 namespace hloroof {
 namespace {
@@ -30,7 +31,7 @@ int attribute_print_group(AttrId id) { return info(id).group; }
 
 std::optional<AttrId> attribute_from_name(std::string_view name) {
   static const auto* const kByName = [] {
-    auto* m = new absl::flat_hash_map<std::string_view, AttrId>();
+    auto* m = new detail::StringViewMap<AttrId>();
     for (size_t i = 0; i < std::size(kAttributes); ++i) {
       m->emplace(kAttributes[i].name, static_cast<AttrId>(i));
     }

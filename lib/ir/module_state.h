@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "hloroof/computation.h"
+#include "hloroof/detail/string_view_hash.h"
 #include "hloroof/instruction.h"
 #include "hloroof/module.h"
 #include "ir/arena.h"
@@ -28,7 +29,7 @@ struct ModuleState {
   ModuleAttributes attributes;
   StackFrameTables stack_frames;
   std::vector<Computation*> computations;  // printed order
-  absl::flat_hash_map<std::string_view, Computation*> computations_by_name;
+  detail::StringViewMap<Computation*> computations_by_name;
   Computation* entry = nullptr;
 };
 
@@ -51,9 +52,7 @@ struct IrAccess {
   static void detach(Instruction* i);
   static void set_root(Computation* c, Instruction* root) { c->root_ = root; }
   static void set_entry(Computation* c, bool entry) { c->is_entry_ = entry; }
-  static void set_execution_thread(Computation* c, std::string_view t) {
-    c->execution_thread_ = t;
-  }
+  static void set_execution_thread(Computation* c, std::string_view t) { c->execution_thread_ = t; }
   // Installs the attribute list and links what it references (called computations, control
   // predecessors). Unlinks the previous list's references first.
   static void set_attributes(Instruction* i, absl::Span<Attribute> attributes);

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "absl/container/flat_hash_map.h"
+#include "hloroof/detail/string_view_hash.h"
 
 namespace hloroof {
 namespace {
@@ -29,7 +30,7 @@ int opcode_arity(Opcode op) { return info(op).arity; }
 
 std::optional<Opcode> opcode_from_name(std::string_view name) {
   static const auto* const kByName = [] {
-    auto* m = new absl::flat_hash_map<std::string_view, Opcode>();
+    auto* m = new detail::StringViewMap<Opcode>();
     for (size_t i = 0; i < kOpcodes.size(); ++i) {
       m->emplace(kOpcodes[i].name, static_cast<Opcode>(i));
     }
@@ -42,20 +43,34 @@ std::optional<Opcode> opcode_from_name(std::string_view name) {
 
 std::string_view category_name(OpCategory category) {
   switch (category) {
-    case OpCategory::kElementwise: return "elementwise";
-    case OpCategory::kTranscendental: return "transcendental";
-    case OpCategory::kContraction: return "contraction";
-    case OpCategory::kReduction: return "reduction";
-    case OpCategory::kDataMovement: return "data movement";
-    case OpCategory::kLeaf: return "leaf";
-    case OpCategory::kControlFlow: return "control flow";
-    case OpCategory::kFusion: return "fusion";
-    case OpCategory::kCustom: return "custom";
-    case OpCategory::kAsync: return "async";
-    case OpCategory::kCollective: return "collective";
-    case OpCategory::kCommunication: return "communication";
-    case OpCategory::kOrdering: return "ordering";
-    case OpCategory::kRandom: return "random";
+    case OpCategory::kElementwise:
+      return "elementwise";
+    case OpCategory::kTranscendental:
+      return "transcendental";
+    case OpCategory::kContraction:
+      return "contraction";
+    case OpCategory::kReduction:
+      return "reduction";
+    case OpCategory::kDataMovement:
+      return "data movement";
+    case OpCategory::kLeaf:
+      return "leaf";
+    case OpCategory::kControlFlow:
+      return "control flow";
+    case OpCategory::kFusion:
+      return "fusion";
+    case OpCategory::kCustom:
+      return "custom";
+    case OpCategory::kAsync:
+      return "async";
+    case OpCategory::kCollective:
+      return "collective";
+    case OpCategory::kCommunication:
+      return "communication";
+    case OpCategory::kOrdering:
+      return "ordering";
+    case OpCategory::kRandom:
+      return "random";
   }
   return "unknown";
 }

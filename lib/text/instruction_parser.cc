@@ -1,8 +1,8 @@
 // Instructions and operands (hlo-text-syntax.md 2.5 - 2.7).
 #include <algorithm>
 
-#include "ir/shape_util.h"
 #include "hloroof/shape_text.h"
+#include "ir/shape_util.h"
 #include "ir/strings.h"
 #include "text/module_parser.h"
 
@@ -21,8 +21,8 @@ std::string position_of(std::string_view source, const char* p) {
   size_t offset = static_cast<size_t>(p - source.data());
   size_t line = 1 + static_cast<size_t>(std::count(source.begin(), source.begin() + offset, '\n'));
   size_t line_start = source.rfind('\n', offset == 0 ? 0 : offset - 1);
-  size_t column = line_start == std::string_view::npos || offset == 0 ? offset + 1
-                                                                       : offset - line_start;
+  size_t column =
+      line_start == std::string_view::npos || offset == 0 ? offset + 1 : offset - line_start;
   return str_cat(line, ":", column);
 }
 
@@ -39,21 +39,18 @@ bool ModuleParser::parse_instruction() {
                               " = ...` or `%", name.name(), "=...`)"));
   }
   if (at(TokenKind::kName) && tok_.text.back() == ':') {
-    return error_here(str_cat("expected '=' after the instruction name ", name.name(),
-                              ", got ':'"));
+    return error_here(
+        str_cat("expected '=' after the instruction name ", name.name(), ", got ':'"));
   }
   if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("an instruction name");
   if (!check_instruction_name(name)) return false;
   advance();
-  if (!expect(TokenKind::kEqual, str_cat("after the instruction name ", name.name()))) {
+  if (!expect(TokenKind::kEqual, "after the instruction name ", name.name())) {
     return false;
   }
 
   const Shape* shape = nullptr;
-  if (at_shape_start()) {
-    if (!parse_shape(&shape_scratch_)) return false;
-    shape = state_->shapes.intern(shape_scratch_);
-  }
+  if (at_shape_start() && !parse_cached_shape(&shape)) return false;
   if (at(TokenKind::kLBrace) && peek().is(TokenKind::kRBrace)) {
     return error_here("'{}' is not a layout here; a scalar's layout is omitted or written {:...}");
   }
@@ -61,7 +58,7 @@ bool ModuleParser::parse_instruction() {
   Token op_token = tok_;
   OpcodeSpelling op;
   if (!parse_opcode(&op)) return false;
-  if (!expect(TokenKind::kLParen, str_cat("after the opcode ", op_token.text))) return false;
+  if (!expect(TokenKind::kLParen, "after the opcode ", op_token.text)) return false;
 
   Instruction* instruction = nullptr;
   if (op.opcode == Opcode::kParameter || op.opcode == Opcode::kConstant) {
@@ -73,8 +70,7 @@ bool ModuleParser::parse_instruction() {
       if (n < 0) return error(number, "a parameter number cannot be negative");
       for (Instruction* p : computation_->parameters()) {
         if (p->parameter_number() == n) {
-          return error(number, str_cat("parameter number ", n, " is already taken by ",
-                                       p->name()));
+          return error(number, str_cat("parameter number ", n, " is already taken by ", p->name()));
         }
       }
       IrAccess::set_parameter_number(instruction, n);
@@ -109,10 +105,74 @@ bool ModuleParser::parse_instruction() {
 }
 
 bool ModuleParser::report_duplicate_name(const Token& name, const Instruction* previous) {
-  std::string where =
-      previous ? position_of(lexer_.source(), previous->name().data()) : std::string();
+  // Point at the `%` when the name has one.
+  const char* at = previous ? previous->name().data() : nullptr;
+  if (at != nullptr && at > lexer_.source().data() && at[-1] == '%') --at;
+  std::string where = at ? position_of(lexer_.source(), at) : std::string();
   return error(name, str_cat("instruction already exists: ", name.name(),
                              where.empty() ? "" : str_cat(" (first defined at ", where, ")")));
+}
+
+// The length of the shape text starting at `p` (`f32[8,128]{1,0:T(8,128)}`, `(f32[], s32[])`)
+// when it can be told from the characters alone: one line, no strings, no operand names.
+// Returns 0 otherwise; the shape is then parsed in full (and the result is only cached when
+// the parse consumed exactly this text).
+static size_t shape_extent(const char* p, const char* end) {
+  const char* s = p;
+  if (*p == '(') {
+    int depth = 0;
+    for (; p < end; ++p) {
+      char c = *p;
+      if (c == '(') {
+        ++depth;
+      } else if (c == ')') {
+        if (--depth == 0) return static_cast<size_t>(p + 1 - s);
+      } else if (c == '\n' || c == '"' || c == '%' || c == '\'') {
+        return 0;
+      }
+    }
+    return 0;
+  }
+  while (p < end && ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))) ++p;
+  if (p >= end || *p != '[') return 0;
+  for (++p; p < end && *p != ']'; ++p) {
+    char c = *p;
+    if (!((c >= '0' && c <= '9') || c == ',' || c == '<' || c == '=' || c == '?')) return 0;
+  }
+  if (p >= end) return 0;
+  ++p;
+  if (p + 1 < end && *p == '{' && ((p[1] >= '0' && p[1] <= '9') || p[1] == ':')) {
+    for (++p; p < end && *p != '}'; ++p) {
+      char c = *p;
+      if (c == '{' || c == '[' || c == ' ' || c == '\n' || c == '/' || c == '"') return 0;
+    }
+    if (p >= end) return 0;
+    ++p;
+  }
+  return static_cast<size_t>(p - s);
+}
+
+bool ModuleParser::parse_cached_shape(const Shape** out) {
+  if (at(TokenKind::kPrim) || at(TokenKind::kLParen)) {
+    std::string_view source = lexer_.source();
+    const char* begin = tok_.begin();
+    size_t length = shape_extent(begin, source.data() + source.size());
+    if (length > 0) {
+      std::string_view text(begin, length);
+      if (auto it = shapes_by_text_.find(text); it != shapes_by_text_.end()) {
+        skip_to(begin + length);
+        *out = it->second;
+        return true;
+      }
+      if (!parse_shape(&shape_scratch_)) return false;
+      *out = state_->shapes.intern(shape_scratch_);
+      if (text_since(begin).size() == length) shapes_by_text_.emplace(text, *out);
+      return true;
+    }
+  }
+  if (!parse_shape(&shape_scratch_)) return false;
+  *out = state_->shapes.intern(shape_scratch_);
+  return true;
 }
 
 // Upstream rejects instruction names that its own name sanitizer would change (syntax 1.4).
@@ -122,8 +182,8 @@ bool ModuleParser::check_instruction_name(const Token& name) {
     return error(name, str_cat("illegal instruction name: ", n, "; suggest renaming to: ", n, "_"));
   }
   if (n.substr(0, 2) == "__" && n.substr(0, 6) != "__xla_") {
-    return error(name, str_cat("illegal instruction name: ", n, "; suggest renaming to: a_",
-                               n.substr(2)));
+    return error(
+        name, str_cat("illegal instruction name: ", n, "; suggest renaming to: a_", n.substr(2)));
   }
   return true;
 }
@@ -184,16 +244,11 @@ bool ModuleParser::parse_operands(absl::InlinedVector<Instruction*, 8>* out) {
 
 // operand ::= shape? name ('#' INT)* | shape? opcode '(' operand_list? ')'
 bool ModuleParser::parse_operand(Instruction** out) {
-  Shape declared;
-  bool typed = false;
-  if (at_shape_start()) {
-    if (!parse_shape(&declared)) return false;
-    typed = true;
-  }
+  const Shape* declared = nullptr;
+  if (at_shape_start() && !parse_cached_shape(&declared)) return false;
   Token name = tok_;
   if (at(TokenKind::kIdent) && peek().is(TokenKind::kLParen)) {
-    const Shape* shape = typed ? state_->shapes.intern(declared) : nullptr;
-    return parse_nested_instruction(shape, out, nesting_ + 1);
+    return parse_nested_instruction(declared, out, nesting_ + 1);
   }
   if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("an operand");
   if (!resolve_instruction(name, out)) return false;
@@ -202,10 +257,11 @@ bool ModuleParser::parse_operand(Instruction** out) {
     Token index = tok_;
     if (!compact_gte(*out, index, out)) return false;
   }
-  if (typed && !detail::same_ignoring_layout(declared, (*out)->shape())) {
-    return error(name, str_cat("operand ", (*out)->name(), " has shape ",
-                               to_string((*out)->shape()), ", not ", to_string(declared),
-                               " as written"));
+  if (declared != nullptr && declared != &(*out)->shape() &&
+      !detail::same_ignoring_layout(*declared, (*out)->shape())) {
+    return error(name,
+                 str_cat("operand ", (*out)->name(), " has shape ", to_string((*out)->shape()),
+                         ", not ", to_string(*declared), " as written"));
   }
   return true;
 }
@@ -246,8 +302,7 @@ bool ModuleParser::compact_gte(Instruction* tuple, const Token& index_token, Ins
   }
   std::string_view name = IrAccess::unique_name(computation_, str_cat(tuple->name(), "_", index));
   const Shape* element = state_->shapes.intern(shape.elements[static_cast<size_t>(index)]);
-  Instruction* gte =
-      IrAccess::new_instruction(*state_, Opcode::kGetTupleElement, name, element);
+  Instruction* gte = IrAccess::new_instruction(*state_, Opcode::kGetTupleElement, name, element);
   IrAccess::add_operand(gte, tuple);
   IrAccess::add_to_computation(computation_, gte);
   Attribute attribute{AttrId::kIndex, save(str_cat(index)), AttrValue(index)};
@@ -261,26 +316,28 @@ bool ModuleParser::compact_gte(Instruction* tuple, const Token& index_token, Ins
 // named `<opcode>.anon`, placed before its user (syntax 2.6).
 bool ModuleParser::parse_nested_instruction(const Shape* shape, Instruction** out, int depth) {
   if (depth > kMaxNesting) {
-    return error_here(str_cat("instruction operands nested more than ", kMaxNesting,
-                              " levels deep"));
+    return error_here(
+        str_cat("instruction operands nested more than ", kMaxNesting, " levels deep"));
   }
   Token op_token = tok_;
   OpcodeSpelling op;
   if (!parse_opcode(&op)) return false;
-  if (!expect(TokenKind::kLParen, str_cat("after the opcode ", op_token.text))) return false;
-  std::string_view name =
-      IrAccess::unique_name(computation_, str_cat(opcode_name(op.opcode), ".anon"));
+  if (!expect(TokenKind::kLParen, "after the opcode ", op_token.text)) return false;
+  // Named once its own nested operands have taken their names.
+  auto anon_name = [&] {
+    return IrAccess::unique_name(computation_, str_cat(opcode_name(op.opcode), ".anon"));
+  };
   Instruction* instruction = nullptr;
   if (op.opcode == Opcode::kParameter || op.opcode == Opcode::kConstant) {
     if (shape == nullptr) return error(op_token, "a nested parameter or constant needs a shape");
-    instruction = create_instruction(op, name, shape);
+    instruction = create_instruction(op, anon_name(), shape);
     if (op.opcode == Opcode::kParameter) {
       int64_t n;
       if (!parse_int(&n, "the parameter number")) return false;
       for (Instruction* p : computation_->parameters()) {
         if (p->parameter_number() == n) {
-          return error(op_token, str_cat("parameter number ", n, " is already taken by ",
-                                         p->name()));
+          return error(op_token,
+                       str_cat("parameter number ", n, " is already taken by ", p->name()));
         }
       }
       IrAccess::set_parameter_number(instruction, n);
@@ -298,7 +355,7 @@ bool ModuleParser::parse_nested_instruction(const Shape* shape, Instruction** ou
     bool ok = parse_operands(&operands);
     nesting_ = saved;
     if (!ok) return false;
-    instruction = create_instruction(op, name, shape);
+    instruction = create_instruction(op, anon_name(), shape);
     for (Instruction* operand : operands) IrAccess::add_operand(instruction, operand);
   }
   IrAccess::add_to_computation(computation_, instruction);
@@ -309,25 +366,30 @@ bool ModuleParser::parse_nested_instruction(const Shape* shape, Instruction** ou
 
 // (',' ATTR value)*: any order, each name once.
 bool ModuleParser::parse_attributes(Instruction* instruction) {
-  attribute_scratch_.clear();
+  absl::InlinedVector<Attribute, 8> attributes;
   while (consume_if(TokenKind::kComma)) {
     if (!at(TokenKind::kAttr)) return expected("an attribute (name=value)");
     Token name = tok_;
     std::optional<AttrId> id = attribute_from_name(name.name());
     if (!id) return error_here(str_cat("unknown attribute '", name.name(), "'"));
-    for (const Attribute& a : attribute_scratch_) {
+    for (const Attribute& a : attributes) {
       if (a.id == *id) return error_here(str_cat("attribute '", name.name(), "' is given twice"));
     }
     advance();
-    Attribute& a = attribute_scratch_.emplace_back();
+    Attribute& a = attributes.emplace_back();
     if (!parse_attribute_value(instruction, *id, &a)) return false;
   }
-  if (attribute_scratch_.empty()) return true;
-  std::stable_sort(attribute_scratch_.begin(), attribute_scratch_.end(),
-                   [](const Attribute& a, const Attribute& b) {
-                     return attribute_print_group(a.id) < attribute_print_group(b.id);
-                   });
-  IrAccess::set_attributes(instruction, state_->arena.copy<Attribute>(attribute_scratch_));
+  if (attributes.empty()) return true;
+  // Opcode-specific attributes first in their written order, then the common ones in print
+  // order (syntax 2.8): a stable insertion sort, as lists are short.
+  for (size_t k = 1; k < attributes.size(); ++k) {
+    for (size_t j = k; j > 0 && attribute_print_group(attributes[j - 1].id) >
+                                    attribute_print_group(attributes[j].id);
+         --j) {
+      std::swap(attributes[j - 1], attributes[j]);
+    }
+  }
+  IrAccess::set_attributes(instruction, state_->arena.copy<Attribute>(attributes));
   return true;
 }
 

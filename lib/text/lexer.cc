@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
+#include "hloroof/detail/string_view_hash.h"
 #include "ir/strings.h"
 
 namespace hloroof::text {
@@ -156,9 +157,9 @@ struct Reserved {
   PrimitiveType prim = PrimitiveType::kInvalid;
 };
 
-const absl::flat_hash_map<std::string_view, Reserved>& reserved_words() {
+const detail::StringViewMap<Reserved>& reserved_words() {
   static const auto* const kWords = [] {
-    auto* m = new absl::flat_hash_map<std::string_view, Reserved>();
+    auto* m = new detail::StringViewMap<Reserved>();
 #define HLOROOF_KEYWORD(spelling) m->emplace(#spelling, Reserved{TokenKind::kw_##spelling});
 #include "text/token_kinds.def"
 #define HLOROOF_PRIMITIVE(e, text, bits, bytes, cls) \
@@ -236,8 +237,8 @@ void Lexer::count_lines(const char* from, const char* to) {
 }
 
 bool Lexer::skip_trivia(const char** comment_start) {
-  while (pos_ < end_) {
-    char c = *pos_;
+  for (;;) {
+    char c = *pos_;  // the NUL after the source ends the loop at the end
     if (c == '\n') {
       ++line_;
       line_start_ = ++pos_;
@@ -343,23 +344,28 @@ Token Lexer::next() {
 
 Token Lexer::lex_identifier(const char* start, uint32_t line, uint32_t column) {
   const char* p = start + 1;
-  while (p < end_ && is(*p, kIdentChar)) ++p;
-  if (p < end_ && *p == ':') {
+  while (is(*p, kIdentChar)) ++p;  // stops at the NUL after the source
+  if (*p == ':') {
     pos_ = p + 1;
     return make(TokenKind::kName, start, line, column);
   }
-  if (p < end_ && *p == '=') {
+  if (*p == '=') {
     pos_ = p + 1;
     return make(TokenKind::kAttr, start, line, column);
   }
   std::string_view word(start, static_cast<size_t>(p - start));
-  const auto& words = reserved_words();
-  if (auto it = words.find(word); it != words.end()) {
-    pos_ = p;
-    if (it->second.kind == TokenKind::kDecimal) pos_ += match_nan_payload(p, end_);  // nan(0x..)
-    Token t = make(it->second.kind, start, line, column);
-    t.prim = it->second.prim;
-    return t;
+  // Reserved words are short and start with one of a few letters, so most identifiers
+  // (opcodes, names) skip the lookup.
+  constexpr std::string_view kFirstLetters = "EFHRSbcfilmnoprstu";
+  if (word.size() <= 23 && kFirstLetters.find(word[0]) != std::string_view::npos) {
+    const auto& words = reserved_words();
+    if (auto it = words.find(word); it != words.end()) {
+      pos_ = p;
+      if (it->second.kind == TokenKind::kDecimal) pos_ += match_nan_payload(p, end_);  // nan(0x.)
+      Token t = make(it->second.kind, start, line, column);
+      t.prim = it->second.prim;
+      return t;
+    }
   }
   if (*start == 'b' || *start == 'f') {
     if (size_t n = match_dim_labels(start, end_)) {
@@ -384,6 +390,18 @@ Token Lexer::lex_number_like(const char* start, uint32_t line, uint32_t column) 
     pos_ += 2;
     return make(TokenKind::kArrow, start, line, column);
   }
+  // Most number-like tokens are plain integers: when the digits are followed by nothing that
+  // could continue a float, dim labels, DxD or pad, skip the pattern chain.
+  {
+    const char* p = start + (*start == '-' ? 1 : 0);
+    const char* digits = p;
+    while (is(*p, kDigit)) ++p;
+    char next = *p;
+    if (p > digits &&
+        (next == '\0' || std::string_view(".eE_xbf?").find(next) == std::string_view::npos)) {
+      return lex_int(start, digits, p, line, column);
+    }
+  }
   // Upstream's priority: float, dim labels, DxD, pad, int, -inf, -nan (syntax 1.6).
   if (size_t n = match_float(start, end_)) {
     pos_ = start + n;
@@ -402,29 +420,9 @@ Token Lexer::lex_number_like(const char* start, uint32_t line, uint32_t column) 
     return make(TokenKind::kPad, start, line, column);
   }
   Cursor c{start, end_};
-  bool negative = c.at('-');
-  if (negative) ++c.p;
+  if (c.at('-')) ++c.p;
   const char* digits = c.p;
-  if (c.digits() > 0) {
-    pos_ = c.p;
-    uint64_t value = 0;
-    bool overflow = false;
-    for (const char* d = digits; d < c.p; ++d) {
-      uint64_t digit = static_cast<uint64_t>(*d - '0');
-      if (value > (UINT64_MAX - digit) / 10) overflow = true;
-      value = value * 10 + digit;
-    }
-    if (negative && value > (uint64_t{1} << 63)) overflow = true;
-    if (overflow) {
-      return fail(
-          start, line, column,
-          str_cat("integer ", std::string_view(start, c.p - start), " does not fit in 64 bits"));
-    }
-    Token t = make(TokenKind::kInt, start, line, column);
-    t.negative = negative;
-    t.int_bits = negative ? (~value + 1) : value;
-    return t;
-  }
+  if (c.digits() > 0) return lex_int(start, digits, c.p, line, column);
   std::string_view rest(start, static_cast<size_t>(end_ - start));
   if (rest.substr(0, 4) == "-inf") {
     pos_ = start + 4;
@@ -439,13 +437,36 @@ Token Lexer::lex_number_like(const char* start, uint32_t line, uint32_t column) 
   return fail(start, line, column, "unexpected '-'");
 }
 
+Token Lexer::lex_int(const char* start, const char* digits, const char* end, uint32_t line,
+                     uint32_t column) {
+  pos_ = end;
+  const bool negative = *start == '-';
+  uint64_t value = 0;
+  bool overflow = false;
+  for (const char* d = digits; d < end; ++d) {
+    uint64_t digit = static_cast<uint64_t>(*d - '0');
+    if (value > (UINT64_MAX - digit) / 10) overflow = true;
+    value = value * 10 + digit;
+  }
+  if (negative && value > (uint64_t{1} << 63)) overflow = true;
+  if (overflow) {
+    return fail(start, line, column,
+                str_cat("integer ", std::string_view(start, static_cast<size_t>(end - start)),
+                        " does not fit in 64 bits"));
+  }
+  Token t = make(TokenKind::kInt, start, line, column);
+  t.negative = negative;
+  t.int_bits = negative ? (~value + 1) : value;
+  return t;
+}
+
 Token Lexer::lex_percent_name(const char* start, uint32_t line, uint32_t column) {
   const char* p = start + 1;
   if (p >= end_ || !is(*p, kIdentStart)) {
     pos_ = p;
     return fail(start, line, column, "expected a name after '%'");
   }
-  while (p < end_ && is(*p, kIdentChar)) ++p;
+  while (is(*p, kIdentChar)) ++p;
   pos_ = p;
   return make(TokenKind::kName, start, line, column);
 }
@@ -454,12 +475,23 @@ Token Lexer::lex_string(const char* start, uint32_t line, uint32_t column) {
   const char quote = *start;
   bool escapes = false;
   const char* p = start + 1;
-  while (p < end_ && *p != quote) {
-    if (*p == '\\') {
-      escapes = true;
-      ++p;
+  // Find the closing quote with memchr; only a backslash before it needs a closer look.
+  for (;;) {
+    const char* close =
+        static_cast<const char*>(std::memchr(p, quote, static_cast<size_t>(end_ - p)));
+    if (close == nullptr) {
+      p = end_;
+      break;
     }
-    ++p;
+    const char* backslash =
+        static_cast<const char*>(std::memchr(p, '\\', static_cast<size_t>(close - p)));
+    if (backslash == nullptr) {
+      p = close;
+      break;
+    }
+    escapes = true;
+    p = backslash + 2;  // skip the escaped character, which may be the quote
+    if (p > end_) p = end_;
   }
   if (p >= end_) {
     pos_ = end_;

@@ -12,6 +12,8 @@ namespace hloroof::text {
 
 class Lexer {
  public:
+  // `source` must be followed by a NUL byte, as the text of a std::string or a string literal
+  // is: the scanning loops stop at it instead of checking the end at every character.
   explicit Lexer(std::string_view source);
   Lexer(const Lexer&) = delete;
   Lexer& operator=(const Lexer&) = delete;
@@ -37,6 +39,9 @@ class Lexer {
     line_ = s.line;
   }
 
+  // Moves the cursor forward to `p` on the same line (the caller has read the text in between).
+  void skip_to(const char* p) { pos_ = p; }
+
   // What was wrong with the last kError token.
   const std::string& error() const { return error_; }
   std::string_view source() const { return {begin_, static_cast<size_t>(end_ - begin_)}; }
@@ -51,6 +56,9 @@ class Lexer {
   Token lex_identifier(const char* start, uint32_t line, uint32_t column);
   Token lex_number_like(const char* start, uint32_t line, uint32_t column);
   Token lex_percent_name(const char* start, uint32_t line, uint32_t column);
+  // An integer whose digits are [digits, end); start is `-` or the first digit.
+  Token lex_int(const char* start, const char* digits, const char* end, uint32_t line,
+                uint32_t column);
   Token lex_string(const char* start, uint32_t line, uint32_t column);
 
   const char* begin_;

@@ -24,12 +24,6 @@ bool Parser::consume_if(TokenKind kind) {
   return true;
 }
 
-bool Parser::expect(TokenKind kind, std::string_view context) {
-  if (consume_if(kind)) return true;
-  return error_here(
-      str_cat("expected ", describe(kind), " ", context, ", got ", describe_current()));
-}
-
 bool Parser::expected(std::string_view what) {
   return error_here(str_cat("expected ", what, ", got ", describe_current()));
 }

@@ -13,6 +13,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "hloroof/shape.h"
+#include "ir/strings.h"
 #include "text/diagnostic.h"
 #include "text/lexer.h"
 
@@ -29,10 +30,38 @@ class Parser {
   bool at(TokenKind kind) const { return tok_.kind == kind; }
   void advance();
   bool consume_if(TokenKind kind);
-  // Consumes a token of `kind`, or reports "expected <kind> <context>, got <token>".
-  [[nodiscard]] bool expect(TokenKind kind, std::string_view context);
+  // Consumes a token of `kind`, or reports "expected <kind> <context...>, got <token>"; the
+  // context is only formatted on failure.
+  template <typename... Context>
+  [[nodiscard]] bool expect(TokenKind kind, const Context&... context) {
+    if (consume_if(kind)) return true;
+    return error_here(
+        str_cat("expected ", describe(kind), " ", context..., ", got ", describe_current()));
+  }
   // The token after the current one, without consuming anything.
   Token peek();
+  // A position to rewind to after a look-ahead parse; rewinding also forgets an error reported
+  // after the checkpoint.
+  struct Checkpoint {
+    Lexer::State lexer;
+    Token tok;
+    const char* prev_end;
+    bool had_error;
+  };
+  Checkpoint checkpoint() const { return {lexer_.state(), tok_, prev_end_, failed()}; }
+  void rewind(const Checkpoint& c) {
+    lexer_.restore(c.lexer);
+    tok_ = c.tok;
+    prev_end_ = c.prev_end;
+    if (!c.had_error) diagnostic_.reset();
+  }
+  // Consumes everything up to `end` (on the current line, starting at the current token) as if
+  // it had been parsed.
+  void skip_to(const char* end) {
+    lexer_.skip_to(end);
+    tok_.text = std::string_view(end, 0);
+    advance();
+  }
   // The source text from `begin` to the end of the last consumed token.
   std::string_view text_since(const char* begin) const {
     return std::string_view(begin, static_cast<size_t>(prev_end_ - begin));
@@ -58,7 +87,7 @@ class Parser {
   // ---- Small value syntaxes (values.cc).
   // INT, with the sign rules of a signed 64-bit value.
   [[nodiscard]] bool parse_int(int64_t* out, std::string_view what);
-  // '{' (INT (',' INT)*)? '}'
+  // '{' (INT (',' INT)*)? '}'; `what` names the list in messages ("dimensions").
   template <typename Container>
   [[nodiscard]] bool parse_int_list(Container* out, std::string_view what);
   // 'true' | 'false'
@@ -93,14 +122,14 @@ class Parser {
 template <typename Container>
 bool Parser::parse_int_list(Container* out, std::string_view what) {
   out->clear();
-  if (!expect(TokenKind::kLBrace, what)) return false;
+  if (!expect(TokenKind::kLBrace, "to open ", what)) return false;
   if (consume_if(TokenKind::kRBrace)) return true;
   do {
     int64_t v;
     if (!parse_int(&v, what)) return false;
     out->push_back(v);
   } while (consume_if(TokenKind::kComma));
-  return expect(TokenKind::kRBrace, what);
+  return expect(TokenKind::kRBrace, "to close ", what);
 }
 
 }  // namespace hloroof::text

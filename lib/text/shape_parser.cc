@@ -88,7 +88,7 @@ bool Parser::parse_array_shape(Shape* out) {
   advance();
   out->element_type = type;
   if (type == PrimitiveType::kToken) out->kind = Shape::Kind::kToken;
-  if (!expect(TokenKind::kLBracket, str_cat("after the element type ", start.text))) {
+  if (!expect(TokenKind::kLBracket, "after the element type ", start.text)) {
     return false;
   }
   if (!at(TokenKind::kRBracket)) {
@@ -303,30 +303,31 @@ bool Parser::parse_split_configs(Layout* layout) {
 }
 
 bool Parser::parse_paren_int(int64_t* out, std::string_view what) {
-  if (!expect(TokenKind::kLParen, str_cat("to open ", what))) return false;
+  if (!expect(TokenKind::kLParen, "to open ", what)) return false;
   if (at(TokenKind::kInt) && tok_.negative && tok_.int_bits != 0) {
     return error_here(str_cat(what, " cannot be negative"));
   }
   if (!parse_int(out, what)) return false;
-  return expect(TokenKind::kRParen, str_cat("to close ", what));
+  return expect(TokenKind::kRParen, "to close ", what);
 }
 
 bool Parser::parse_paren_prim(PrimitiveType* out, std::string_view what) {
-  if (!expect(TokenKind::kLParen, str_cat("to open ", what))) return false;
+  if (!expect(TokenKind::kLParen, "to open ", what)) return false;
   if (!at(TokenKind::kPrim)) return expected(str_cat("an element type (", what, ")"));
   if (!is_unsigned_integral(tok_.prim)) {
     return error_here(str_cat(what, " must be an unsigned integer type, got ", tok_.text));
   }
   *out = tok_.prim;
   advance();
-  return expect(TokenKind::kRParen, str_cat("to close ", what));
+  return expect(TokenKind::kRParen, "to close ", what);
 }
 
 }  // namespace hloroof::text
 
 namespace hloroof {
 
-absl::StatusOr<Shape> parse_shape(std::string_view text) {
+absl::StatusOr<Shape> parse_shape(std::string_view view) {
+  const std::string text(view);  // the lexer wants a NUL after the text
   text::Parser parser(text);
   Shape shape;
   if (parser.parse_shape(&shape)) {
