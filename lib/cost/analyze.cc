@@ -133,7 +133,12 @@ OpCost instruction_cost(const Instruction& i, CostRole role, Context& context,
       add_bytes(op, tally);
   }
   tally.add_to(cost);
-  record.collective = collective_cost(op, is_async_start(i.opcode()), context);
+  // An async-start spelled out with calls= performs its wrapped computation's collective.
+  const Computation* wrapped =
+      op.opcode == Opcode::kAsyncStart ? i.computation_attribute(AttrId::kCalls) : nullptr;
+  const OpView performed =
+      wrapped != nullptr && wrapped->root() != nullptr ? view_of(*wrapped->root()) : op;
+  record.collective = collective_cost(performed, is_async_start(i.opcode()), context);
   if (role != CostRole::kScheduled) strip_bytes(cost);
   return cost;
 }
