@@ -108,7 +108,6 @@ OpCost instruction_cost(const Instruction& i, CostRole role, Context& context,
       if (callee == nullptr && !i.called_computations().empty()) {
         callee = i.called_computations()[0];
       }
-      if (op.instruction != &i) callee = op.instruction->to_apply();
       cost = context.cost_of(callee);
       break;
     }

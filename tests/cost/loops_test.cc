@@ -92,6 +92,19 @@ TEST_CASE("nested loops multiply by known and derived trip counts") {
   CHECK(c.cost.find(c.module.find_computation("inner_body"))->multiplier == 12);
   CHECK(c.cost.find(c.module.find_computation("inner_body"))->per_execution.flops == 9);
 
+  // Summing cost x multiplier over the scheduled instructions that call nothing gives the
+  // total too (docs/cost-conventions.md): entry 16 B, outer body 44 B x 4, inner body 124 B
+  // x 12, inner condition 9 B x 16, outer condition 9 B x 5 = 1869 B.
+  double flat_bytes = 0, flat_flops = 0;
+  for (const InstructionCost& r : c.cost.instructions) {
+    if (r.role == CostRole::kScheduled && r.instruction->opcode() != Opcode::kWhile) {
+      flat_bytes += r.cost.bytes() * r.multiplier;
+      flat_flops += r.cost.flops * r.multiplier;
+    }
+  }
+  CHECK(flat_bytes == 1869);
+  CHECK(flat_flops == 133);
+
   // XLA counts one iteration of each loop: inner 9 + 1, outer body 10 + 1, condition 1.
   CHECK(inner.cost.xla_flops == 10);
   CHECK(c["outer"].cost.xla_flops == 12);
