@@ -138,6 +138,9 @@ void print_totals(const ModuleCost& cost) {
 }
 
 nlohmann::ordered_json collective_json(const CollectiveCost& c) {
+  // A permute's pairs also read as groups of two, so that every kind has `groups`.
+  std::vector<std::vector<int64_t>> groups = c.groups;
+  for (const auto& [source, target] : c.pairs) groups.push_back({source, target});
   return {{"kind", collective_kind_name(c.kind)},
           {"async", c.is_async},
           {"host_transfer", c.is_host_transfer},
@@ -145,7 +148,8 @@ nlohmann::ordered_json collective_json(const CollectiveCost& c) {
           {"channel_id", c.channel_id ? nlohmann::ordered_json(*c.channel_id) : nullptr},
           {"payload_bytes", c.payload_bytes},
           {"group_size", c.group_size},
-          {"groups", c.groups}};
+          {"groups", groups},
+          {"pairs", c.pairs}};
 }
 
 nlohmann::ordered_json cost_json(const OpCost& c) {

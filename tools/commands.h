@@ -17,6 +17,7 @@ struct Command {
 };
 
 extern const Command kCostCommand;
+extern const Command kDevicesCommand;
 extern const Command kShapeCommand;
 
 }  // namespace hloroof::cli

@@ -13,6 +13,7 @@ using hloroof::cli::Command;
 const Command* const kCommands[] = {
     &hloroof::cli::kCostCommand,
     &hloroof::cli::kShapeCommand,
+    &hloroof::cli::kDevicesCommand,
 };
 
 void print_overview(std::ostream& out) {

@@ -10,11 +10,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
+#include "hloroof/collective_kind.h"
 #include "hloroof/module.h"
 #include "hloroof/shape.h"
 
@@ -74,19 +76,6 @@ struct OpCost {
 // Field-by-field maximum: XLA's bound for a conditional (cost-model.md 1.4).
 OpCost max_each(const OpCost& a, const OpCost& b);
 
-enum class CollectiveKind : uint8_t {
-  kAllReduce,
-  kAllGather,
-  kReduceScatter,
-  kAllToAll,
-  kRaggedAllToAll,
-  kCollectivePermute,
-  kCollectiveBroadcast,
-  kSend,
-  kRecv,
-};
-std::string_view collective_kind_name(CollectiveKind kind);  // "all-reduce", ...
-
 // What replica_groups ids mean (cost-model.md 3.7 item 1; XLA's CollectiveOpGroupMode).
 enum class CollectiveIdMode : uint8_t {
   kCrossReplica,              // replica ids; each group repeats in every partition
@@ -103,14 +92,17 @@ struct CollectiveCost {
   CollectiveIdMode id_mode = CollectiveIdMode::kCrossReplica;
   std::optional<int64_t> channel_id;
   // V of cost-model.md 3.7 item 5: the full (gathered, unreduced) array of one group; for
-  // all-to-all N times one device's input; for collective-permute, send and recv one transfer.
-  // Padded by tiles when CostOptions::use_padded_sizes.
+  // all-to-all N times one device's input (ragged: N times its output buffer); for
+  // collective-permute, send and recv one transfer. Padded by tiles when
+  // CostOptions::use_padded_sizes.
   double payload_bytes = 0;
-  int64_t group_size = 0;  // N: devices per group (the largest group)
+  int64_t group_size = 0;  // N: devices per group (the largest group); 2 for point-to-point
   // Every group as global device ids (replica * num_partitions + partition), each group once
-  // per replica or partition it repeats in. collective-permute: each source-target pair is a
-  // group of two, source first. Empty when the expansion would be too large (see notes).
+  // per replica or partition it repeats in. Empty for point-to-point kinds, and when the
+  // expansion would be too large (see notes).
   std::vector<std::vector<int64_t>> groups;
+  // collective-permute: source -> target global device ids, repeated like groups.
+  std::vector<std::pair<int64_t, int64_t>> pairs;
 };
 
 // Where a while loop's trip count came from.

@@ -1,5 +1,6 @@
 // What a collective moves and between whom (cost-model.md 3.7): its kind, payload V, group
-// size N, how its replica_groups ids name devices, and the groups as global device ids.
+// size N, how its replica_groups ids name devices, and the groups (or a permute's pairs) as
+// global device ids.
 #include <algorithm>
 
 #include "cost/cost_internal.h"
@@ -167,11 +168,15 @@ std::optional<CollectiveCost> collective_cost(const OpView& op, bool is_async, C
   if (c.kind == CollectiveKind::kSend || c.kind == CollectiveKind::kRecv) {
     c.group_size = 2;
   } else if (c.kind == CollectiveKind::kCollectivePermute) {
-    // Each source-target pair is a group of two; a pair list is never empty in valid HLO.
+    c.group_size = 2;
+    // Expand each (source, target) like a group of two, then read the pairs back.
     std::vector<std::vector<int64_t>> pairs;
     if (const IntListList* p = i.source_target_pairs()) pairs = *p;
-    if (!pairs.empty()) expand_groups(c.id_mode, std::move(pairs), grid, c.groups);
-    c.group_size = 2;
+    std::vector<std::vector<int64_t>> expanded;
+    if (!pairs.empty()) expand_groups(c.id_mode, std::move(pairs), grid, expanded);
+    for (const std::vector<int64_t>& pair : expanded) {
+      if (pair.size() == 2) c.pairs.emplace_back(pair[0], pair[1]);
+    }
   } else {
     std::vector<std::vector<int64_t>> groups;
     if (const ReplicaGroups* g = i.replica_groups()) groups = g->groups;
@@ -203,9 +208,9 @@ std::optional<CollectiveCost> collective_cost(const OpView& op, bool is_async, C
       c.payload_bytes = static_cast<double>(c.group_size) * meter.operands(op);
       break;
     case CollectiveKind::kRaggedAllToAll:
-      // The input buffer bounds what is sent; the real sizes are only known at run time.
-      if (const Shape* input = op.operand_shape(0)) {
-        c.payload_bytes = static_cast<double>(c.group_size) * meter.leaves(*input);
+      // The output buffer bounds what arrives; the real sizes are only known at run time.
+      if (const Shape* output = op.operand_shape(1)) {
+        c.payload_bytes = static_cast<double>(c.group_size) * meter.leaves(*output);
       }
       break;
     case CollectiveKind::kCollectivePermute:

@@ -7,6 +7,7 @@ namespace {
 
 using testing::analyze;
 using Groups = std::vector<std::vector<int64_t>>;
+using Pairs = std::vector<std::pair<int64_t, int64_t>>;
 
 constexpr std::string_view kSpmd = R"(
 HloModule spmd, replica_count=1, num_partitions=8
@@ -77,7 +78,8 @@ TEST_CASE("every collective kind: payload, group size and groups") {
   CHECK(cp->id_mode == CollectiveIdMode::kCrossPartition);
   CHECK(cp->payload_bytes == 128);
   CHECK(cp->group_size == 2);
-  CHECK(cp->groups == Groups{{0, 1}, {1, 2}});
+  CHECK(cp->groups.empty());
+  CHECK(cp->pairs == Pairs{{0, 1}, {1, 2}});
 
   const auto& cb = c["cb"].collective;
   REQUIRE(cb);
@@ -89,7 +91,7 @@ TEST_CASE("every collective kind: payload, group size and groups") {
   REQUIRE(ra2a);
   CHECK(ra2a->kind == CollectiveKind::kRaggedAllToAll);
   CHECK(ra2a->group_size == 8);
-  CHECK(ra2a->payload_bytes == 8 * 256);  // bounded by the input buffer
+  CHECK(ra2a->payload_bytes == 8 * 256);  // N times the output buffer, a bound
 
   CHECK_FALSE(c["t"].collective);
   // XLA's byte rule for collectives: operands and outputs.
@@ -137,6 +139,20 @@ TEST_CASE("replica group ids become device ids by the collective's mode") {
     auto c = analyze(all_reduce_module("is_scheduled=false", "replica_groups={}"));
     CHECK(c["ar"].collective->group_size == 1);
   }
+}
+
+TEST_CASE("permute pairs repeat like groups") {
+  // No channel id: replica ids, one transfer per partition. Device = replica * 2 + partition.
+  auto c = analyze(R"(
+HloModule m, replica_count=2, num_partitions=2
+ENTRY e {
+  p = f32[16] parameter(0)
+  ROOT cp = f32[16] collective-permute(p), source_target_pairs={{0,1}}
+})");
+  const auto& cp = *c["cp"].collective;
+  CHECK(cp.id_mode == CollectiveIdMode::kCrossReplica);
+  CHECK(cp.pairs == Pairs{{0, 2}, {1, 3}});
+  CHECK(cp.payload_bytes == 64);
 }
 
 TEST_CASE("cross-partition empty groups span each replica's partitions") {
@@ -228,7 +244,7 @@ TEST_CASE("async collectives: the start carries the collective and the data move
   REQUIRE(cp);
   CHECK(cp->kind == CollectiveKind::kCollectivePermute);
   CHECK(cp->payload_bytes == 1024);
-  CHECK(cp->groups == Groups{{0, 1}, {1, 2}, {2, 3}, {3, 0}});
+  CHECK(cp->pairs == Pairs{{0, 1}, {1, 2}, {2, 3}, {3, 0}});
   CHECK(c["cps"].cost.bytes() == 2048);  // read the operand, write the received copy
 
   // An async-start wrapping a computation carries the wrapped collective.

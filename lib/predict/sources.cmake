@@ -1,0 +1,8 @@
+target_sources(hloroof PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/collective.cc
+  ${CMAKE_CURRENT_LIST_DIR}/collective_gpu.cc
+  ${CMAKE_CURRENT_LIST_DIR}/collective_tpu.cc
+  ${CMAKE_CURRENT_LIST_DIR}/collective_xla_gpu.cc
+  ${CMAKE_CURRENT_LIST_DIR}/roofline.cc
+  ${CMAKE_CURRENT_LIST_DIR}/schedule_clock.cc
+)
