@@ -2,6 +2,7 @@ hloroof_add_test(cost_test
   ${CMAKE_CURRENT_LIST_DIR}/collectives_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/convolution_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/custom_calls_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/examples_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/fusion_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/golden_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/loops_test.cc
