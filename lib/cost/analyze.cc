@@ -174,41 +174,49 @@ absl::StatusOr<ModuleCost> analyze_cost(const Module& module, const CostOptions&
     }
   }
 
-  // Callees first: every instruction's cost, and each computation's sum.
-  absl::flat_hash_map<const Computation*, std::vector<InstructionCost>> records;
+  // Records go callers first (the entry at the top); each computation's block starts at its
+  // offset.
   ModuleCost result;
+  absl::flat_hash_map<const Computation*, size_t> first_record;
+  size_t count = 0;
+  for (auto it = computations.rbegin(); it != computations.rend(); ++it) {
+    first_record[*it] = count;
+    count += (*it)->instruction_count();
+  }
+  result.instructions.resize(count);
+
+  // Callees first: every instruction's cost, and each computation's sum.
   for (const Computation* c : computations) {
     const CostRole role = roles[c];
-    auto& list = records[c];
-    list.reserve(c->instruction_count());
+    const double runs = multipliers[c];
+    InstructionCost* record = &result.instructions[first_record[c]];
     OpCost sum;
     for (const Instruction* i : c->instructions()) {
-      InstructionCost& record = list.emplace_back();
-      record.computation = c;
-      record.instruction = i;
-      record.role = role;
-      record.multiplier = multipliers[c];
-      record.cost = cost::instruction_cost(*i, role, context, record);
-      sum += record.cost;
+      record->computation = c;
+      record->instruction = i;
+      record->role = role;
+      record->multiplier = runs;
+      record->cost = cost::instruction_cost(*i, role, context, *record);
+      sum += record->cost;
+      ++record;
     }
     context.computation_costs[c] = sum;
   }
 
-  // Records callers first, the entry at the top.
   for (auto it = computations.rbegin(); it != computations.rend(); ++it) {
     const Computation* c = *it;
     result.computation_index[c] = result.computations.size();
     result.computations.push_back({c, roles[c], multipliers[c], context.computation_costs[c]});
-    for (InstructionCost& record : records[c]) {
-      if (record.unknown) result.unknown.push_back(record.instruction);
-      const bool reached = record.multiplier > 0;
-      if (reached && record.trip_count && record.trip_count->source == TripCountSource::kAssumed) {
-        result.is_lower_bound = true;
-      }
-      if (reached && record.unknown) result.is_lower_bound = true;
-      result.instruction_index[record.instruction] = result.instructions.size();
-      result.instructions.push_back(std::move(record));
-    }
+  }
+  result.instruction_index.reserve(count);
+  for (size_t k = 0; k < count; ++k) {
+    const InstructionCost& record = result.instructions[k];
+    result.instruction_index[record.instruction] = k;
+    if (record.unknown) result.unknown.push_back(record.instruction);
+    const bool reached = record.multiplier > 0;
+    const bool assumed_trips =
+        record.trip_count && record.trip_count->source == TripCountSource::kAssumed;
+    if (reached && (record.unknown || assumed_trips)) result.is_lower_bound = true;
   }
   result.totals = context.computation_costs[module.entry()];
   if (context.sizes.failures() > 0) {
