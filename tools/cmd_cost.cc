@@ -125,9 +125,9 @@ void print_totals(const ModuleCost& cost) {
        absl::StrCat("HBM ", format_bytes(t.hbm_bytes()), ", on-chip ",
                     format_bytes(t.on_chip_bytes()), ", host ", format_bytes(t.host_bytes()))});
   totals.add_row({"XLA-compatible", format_flops(t.xla_flops),
-                  absl::StrCat(format_count(t.xla_transcendentals, "transcendentals"), ", ",
-                               format_bytes(t.xla_bytes_accessed),
-                               " accessed (loops once, as cost_analysis())")});
+                  absl::StrCat("transcendentals ", format_count(t.xla_transcendentals, "ops"),
+                               ", bytes accessed ", format_bytes(t.xla_bytes_accessed),
+                               " (loops once, as cost_analysis())")});
   totals.add_row(
       {"unknown ops", format_count(static_cast<double>(cost.unknown.size()), "ops"), ""});
   std::cout << totals.render();
