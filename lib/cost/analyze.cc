@@ -34,6 +34,22 @@ CostRole callee_role(const OpView& caller, CostRole caller_role) {
   }
 }
 
+// A computation called in two ways (malformed, but parsable) is treated as the more general:
+// scheduled over fused or applied, fused over applied.
+CostRole merged_role(CostRole a, CostRole b) {
+  if (a == CostRole::kScheduled || b == CostRole::kScheduled) return CostRole::kScheduled;
+  if (a == CostRole::kFused || b == CostRole::kFused) return CostRole::kFused;
+  return CostRole::kApplied;
+}
+
+// The work (FLOPs and transcendentals) of `from`, without its bytes.
+void add_work(OpCost& to, const OpCost& from) {
+  OpCost work = from;
+  work.bytes_read = work.bytes_written = work.xla_bytes_accessed = 0;
+  work.padded_read = work.padded_written = SpaceBytes{};
+  to += work;
+}
+
 // Executions of `callee` per execution of `caller`.
 double calls_per_execution(const Instruction& caller, const Computation* callee,
                            const Context& context) {
@@ -62,14 +78,8 @@ void fusion_cost(const OpView& op, Context& context, OpCost& cost, ByteTally& ta
     add_flops(gather_or_scatter, context, cost);
     return add_bytes(gather_or_scatter, tally);
   }
-  cost += context.cost_of(fused);  // FLOPs only: a fused body charges no bytes
+  add_work(cost, context.cost_of(fused));  // the bytes are the boundary's
   add_fusion_bytes(op, *fused, tally);
-}
-
-void strip_bytes(OpCost& cost) {
-  cost.bytes_read = cost.bytes_written = 0;
-  cost.padded_read = cost.padded_written = SpaceBytes{};
-  cost.xla_bytes_accessed = 0;
 }
 
 OpCost instruction_cost(const Instruction& i, CostRole role, Context& context,
@@ -138,8 +148,10 @@ OpCost instruction_cost(const Instruction& i, CostRole role, Context& context,
   const OpView performed =
       wrapped != nullptr && wrapped->root() != nullptr ? view_of(*wrapped->root()) : op;
   record.collective = collective_cost(performed, is_async_start(i.opcode()), context);
-  if (role != CostRole::kScheduled) strip_bytes(cost);
-  return cost;
+  if (role == CostRole::kScheduled) return cost;
+  OpCost work;
+  add_work(work, cost);
+  return work;
 }
 
 }  // namespace
@@ -168,7 +180,9 @@ absl::StatusOr<ModuleCost> analyze_cost(const Module& module, const CostOptions&
       }
       const cost::OpView op = cost::view_of(*i);
       for (const Computation* callee : i->called_computations()) {
-        roles.try_emplace(callee, cost::callee_role(op, role));
+        const CostRole callee_role = cost::callee_role(op, role);
+        auto [at, inserted] = roles.try_emplace(callee, callee_role);
+        if (!inserted) at->second = cost::merged_role(at->second, callee_role);
         multipliers[callee] += runs * cost::calls_per_execution(*i, callee, context);
       }
     }
@@ -221,8 +235,8 @@ absl::StatusOr<ModuleCost> analyze_cost(const Module& module, const CostOptions&
   result.totals = context.computation_costs[module.entry()];
   if (context.sizes.failures() > 0) {
     context.notes.push_back(absl::StrCat(context.sizes.failures(),
-                                         " shape(s) have no static size (unbounded dimensions) "
-                                         "and count 0 bytes"));
+                                         " shape(s) have no size (unbounded dimensions, or too "
+                                         "many elements to count) and count 0 bytes"));
   }
   result.notes = std::move(context.notes);
   return result;

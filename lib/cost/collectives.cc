@@ -177,6 +177,10 @@ std::optional<CollectiveCost> collective_cost(const OpView& op, bool is_async, C
     for (const std::vector<int64_t>& pair : expanded) {
       if (pair.size() == 2) c.pairs.emplace_back(pair[0], pair[1]);
     }
+    if (c.pairs.empty() && i.source_target_pairs() != nullptr &&
+        !i.source_target_pairs()->empty()) {
+      context.notes.push_back(std::string(i.name()) + ": too many devices to list its pairs");
+    }
   } else {
     std::vector<std::vector<int64_t>> groups;
     if (const ReplicaGroups* g = i.replica_groups()) groups = g->groups;
