@@ -201,10 +201,8 @@ std::optional<int64_t> derive_trip_count(const Instruction& while_op) {
 }
 
 TripCount while_trip_count(const Instruction& while_op, int64_t default_count) {
-  if (std::optional<int64_t> n = while_op.backend_config().find_int("/known_trip_count/n");
-      n && *n >= 0) {
-    return {*n, TripCountSource::kBackendConfig};
-  }
+  const int64_t known = while_op.backend_config().find_int("/known_trip_count/n").value_or(-1);
+  if (known >= 0) return {known, TripCountSource::kBackendConfig};
   if (std::optional<int64_t> n = derive_trip_count(while_op)) {
     return {*n, TripCountSource::kDerived};
   }
