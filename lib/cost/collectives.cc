@@ -69,11 +69,24 @@ class PayloadMeter {
   ShapeSizes& sizes_;
 };
 
+// Products of header counts and ids from the text may not fit: saturate instead of wrapping.
+int64_t saturating_mul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+int64_t saturating_add(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 // Global device id of (replica, partition), as XLA numbers devices in flattened mode.
 struct DeviceGrid {
   int64_t replicas = 1;
   int64_t partitions = 1;
-  int64_t id(int64_t replica, int64_t partition) const { return replica * partitions + partition; }
+  int64_t id(int64_t replica, int64_t partition) const {
+    return saturating_add(saturating_mul(replica, partitions), partition);
+  }
 };
 
 // Expands `groups` (empty: one group of every participant the mode names) into global device
@@ -95,18 +108,19 @@ int64_t expand_groups(CollectiveIdMode mode, std::vector<std::vector<int64_t>> g
       widen = grid.partitions;
       break;
     case CollectiveIdMode::kFlattenedId:
-      participants = grid.replicas * grid.partitions;
+      participants = saturating_mul(grid.replicas, grid.partitions);
       break;
   }
   int64_t largest = 0;
   double listed = 0;
   if (groups.empty()) {
-    largest = participants * widen;
+    largest = saturating_mul(participants, widen);
     listed = static_cast<double>(largest) * static_cast<double>(repeats);
   }
   for (const auto& g : groups) {
-    largest = std::max<int64_t>(largest, static_cast<int64_t>(g.size()) * widen);
-    listed += static_cast<double>(g.size()) * static_cast<double>(widen * repeats);
+    largest = std::max(largest, saturating_mul(static_cast<int64_t>(g.size()), widen));
+    listed +=
+        static_cast<double>(g.size()) * static_cast<double>(widen) * static_cast<double>(repeats);
   }
   if (listed > static_cast<double>(kMaxListedDevices)) return largest;
   if (groups.empty()) {

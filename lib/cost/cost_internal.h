@@ -119,7 +119,8 @@ struct Context {
   absl::flat_hash_map<const Instruction*, TripCount> trip_counts;
   std::vector<std::string> notes;
 
-  // A computation's per-execution cost; zero for one not analysed (a call cycle), noted.
+  // A computation's per-execution cost; zero for none (a missing callee) or one not yet
+  // analysed (only possible in a call cycle, which the parser rejects).
   const OpCost& cost_of(const Computation* computation);
 };
 
