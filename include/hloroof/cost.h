@@ -132,8 +132,9 @@ struct InstructionCost {
   const Computation* computation = nullptr;
   const Instruction* instruction = nullptr;
   CostRole role = CostRole::kScheduled;
-  // Executions per step: the product of enclosing loops' trip counts (a conditional's branches
-  // count as taken). Fused and applied instructions take their caller's.
+  // Executions per step: the product of the enclosing loops' trip counts (a loop condition runs
+  // once more than its body), summed over call sites; a conditional's branches count as taken.
+  // Fused and applied instructions take their caller's.
   double multiplier = 0;
   OpCost cost;           // one execution, called computations included
   bool unknown = false;  // this instruction's own cost could not be told (counted 0)
@@ -164,7 +165,7 @@ struct ModuleCost {
   OpCost totals;
   // Instructions whose own cost could not be told, in the order of `instructions`.
   std::vector<const Instruction*> unknown;
-  // Assumptions made, one line each ("while.3: trip count unknown, counted once (lower
+  // Assumptions made, one line each ("while.3: trip count unknown, counted 1 time (lower
   // bound)").
   std::vector<std::string> notes;
   // True when a trip count was assumed or an op's cost is unknown: the totals are a floor.
@@ -173,6 +174,7 @@ struct ModuleCost {
   const InstructionCost* find(const Instruction* instruction) const;
   const ComputationCost* find(const Computation* computation) const;
 
+  // Positions in `instructions` and `computations`, behind find().
   absl::flat_hash_map<const Instruction*, size_t> instruction_index;
   absl::flat_hash_map<const Computation*, size_t> computation_index;
 };
