@@ -1,4 +1,18 @@
 target_sources(hloroof PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/arena.cc
+  ${CMAKE_CURRENT_LIST_DIR}/attributes.cc
+  ${CMAKE_CURRENT_LIST_DIR}/backend_config.cc
+  ${CMAKE_CURRENT_LIST_DIR}/computation.cc
+  ${CMAKE_CURRENT_LIST_DIR}/graph.cc
+  ${CMAKE_CURRENT_LIST_DIR}/instruction.cc
+  ${CMAKE_CURRENT_LIST_DIR}/metadata.cc
+  ${CMAKE_CURRENT_LIST_DIR}/module.cc
+  ${CMAKE_CURRENT_LIST_DIR}/module_compare.cc
+  ${CMAKE_CURRENT_LIST_DIR}/opcode.cc
+  ${CMAKE_CURRENT_LIST_DIR}/replica_groups.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape_size.cc
+  ${CMAKE_CURRENT_LIST_DIR}/shape_table.cc
+  ${CMAKE_CURRENT_LIST_DIR}/shape_util.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sharding.cc
 )

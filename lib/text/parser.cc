@@ -7,9 +7,13 @@
 
 namespace hloroof::text {
 
-Parser::Parser(std::string_view source) : lexer_(source) { advance(); }
+Parser::Parser(std::string_view source) : lexer_(source) {
+  tok_.text = std::string_view(source.data(), 0);
+  advance();
+}
 
 void Parser::advance() {
+  prev_end_ = tok_.end();
   tok_ = lexer_.next();
   if (tok_.kind == TokenKind::kError) error(tok_, lexer_.error());
 }
@@ -35,6 +39,45 @@ Token Parser::peek() {
   Token next = lexer_.next();
   lexer_.restore(saved);
   return next;
+}
+
+bool Parser::parse_blob(std::string_view* out) {
+  if (!at(TokenKind::kLBrace)) return expected("'{'");
+  Token blob = lexer_.balanced_braces(tok_);
+  if (blob.is(TokenKind::kError)) return error(blob, lexer_.error());
+  *out = blob.text;
+  tok_ = blob;
+  advance();
+  return true;
+}
+
+bool Parser::skip_value(std::string_view what) {
+  auto opens = [](TokenKind k) {
+    return k == TokenKind::kLBrace || k == TokenKind::kLParen || k == TokenKind::kLBracket;
+  };
+  auto closes = [](TokenKind k) {
+    return k == TokenKind::kRBrace || k == TokenKind::kRParen || k == TokenKind::kRBracket;
+  };
+  if (at(TokenKind::kEof) || at(TokenKind::kComma) || closes(tok_.kind)) {
+    return expected(str_cat("a value for ", what));
+  }
+  std::vector<TokenKind> stack;
+  do {
+    if (at(TokenKind::kEof)) return error_here(str_cat("unbalanced brackets in ", what));
+    if (opens(tok_.kind)) {
+      stack.push_back(tok_.kind);
+    } else if (closes(tok_.kind)) {
+      TokenKind open = stack.back();
+      bool match = (open == TokenKind::kLBrace && at(TokenKind::kRBrace)) ||
+                   (open == TokenKind::kLParen && at(TokenKind::kRParen)) ||
+                   (open == TokenKind::kLBracket && at(TokenKind::kRBracket));
+      if (!match) return error_here(str_cat("mismatched ", describe(tok_.kind), " in ", what));
+      stack.pop_back();
+    }
+    advance();
+    if (failed()) return false;
+  } while (!stack.empty());
+  return true;
 }
 
 std::string Parser::describe_current() const {

@@ -33,6 +33,10 @@ class Parser {
   [[nodiscard]] bool expect(TokenKind kind, std::string_view context);
   // The token after the current one, without consuming anything.
   Token peek();
+  // The source text from `begin` to the end of the last consumed token.
+  std::string_view text_since(const char* begin) const {
+    return std::string_view(begin, static_cast<size_t>(prev_end_ - begin));
+  }
 
   // ---- Diagnostics. Each returns false so that `return error(...)` reads naturally.
   bool error(const Token& at, std::string message);
@@ -61,10 +65,16 @@ class Parser {
   [[nodiscard]] bool parse_bool(bool* out, std::string_view what);
   // A STRING token, escapes decoded into `out`.
   [[nodiscard]] bool parse_string(std::string* out, std::string_view what);
+  // At a `{`: consumes the raw brace-balanced text up to its matching `}` (syntax 1.8).
+  [[nodiscard]] bool parse_blob(std::string_view* out);
+  // Consumes one value without interpreting it: a single token, or a bracketed group with
+  // everything up to its matching bracket.
+  [[nodiscard]] bool skip_value(std::string_view what);
 
  protected:
   Lexer lexer_;
   Token tok_;
+  const char* prev_end_ = nullptr;  // end of the last consumed token
 
  private:
   [[nodiscard]] bool parse_shape_at_depth(Shape* out, int depth);

@@ -1,7 +1,16 @@
 target_sources(hloroof PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/attribute_parser.cc
+  ${CMAKE_CURRENT_LIST_DIR}/collective_parser.cc
   ${CMAKE_CURRENT_LIST_DIR}/diagnostic.cc
+  ${CMAKE_CURRENT_LIST_DIR}/instruction_checks.cc
+  ${CMAKE_CURRENT_LIST_DIR}/instruction_parser.cc
   ${CMAKE_CURRENT_LIST_DIR}/lexer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/literal_parser.cc
+  ${CMAKE_CURRENT_LIST_DIR}/metadata_parser.cc
+  ${CMAKE_CURRENT_LIST_DIR}/module_parser.cc
+  ${CMAKE_CURRENT_LIST_DIR}/module_printer.cc
   ${CMAKE_CURRENT_LIST_DIR}/parser.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape_parser.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape_printer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sharding_parser.cc
 )

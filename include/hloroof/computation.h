@@ -1,0 +1,73 @@
+// A computation: a named list of instructions, in schedule (printed) order, with one root.
+#ifndef HLOROOF_COMPUTATION_H_
+#define HLOROOF_COMPUTATION_H_
+
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "hloroof/instruction.h"
+
+namespace hloroof {
+
+class Module;
+namespace detail {
+struct ModuleState;
+class Arena;
+}
+
+class Computation {
+ public:
+  Computation(const Computation&) = delete;
+  Computation& operator=(const Computation&) = delete;
+
+  std::string_view name() const { return name_; }
+  bool is_entry() const { return is_entry_; }
+  // "main" unless the text said `}, execution_thread="..."`.
+  std::string_view execution_thread() const;
+
+  // Every instruction in schedule order, which is the printed order (is_scheduled=true makes
+  // it the execution order outside fusions).
+  absl::Span<Instruction* const> instructions() const { return instructions_; }
+  size_t instruction_count() const { return instructions_.size(); }
+  Instruction* root() const { return root_; }
+  // Parameter instructions, indexed by parameter number.
+  absl::Span<Instruction* const> parameters() const { return parameters_; }
+  Instruction* find_instruction(std::string_view name) const;
+  // Instructions that call this computation (fusion, while, reduce, ...).
+  absl::Span<Instruction* const> callers() const { return callers_; }
+
+  // ---- Edits.
+  // Adds `opcode(operands...)` with `shape` before `before` (at the end when null). The name
+  // is made unique within the computation by a `.N` suffix when taken. Attributes can then be
+  // set with Instruction::set_attribute. A kParameter instruction takes the next free number.
+  absl::StatusOr<Instruction*> add_instruction(Opcode opcode, std::string_view name,
+                                               const Shape& shape,
+                                               absl::Span<Instruction* const> operands,
+                                               Instruction* before = nullptr);
+  // Removes an instruction that has no users and is not the root.
+  absl::Status remove_instruction(Instruction* instruction);
+  absl::Status set_root(Instruction* instruction);
+
+ private:
+  friend struct detail::IrAccess;
+  friend class detail::Arena;
+  Computation() = default;
+
+  detail::ModuleState* module_ = nullptr;
+  std::string_view name_;
+  std::string_view execution_thread_;
+  bool is_entry_ = false;
+  Instruction* root_ = nullptr;
+  std::vector<Instruction*> instructions_;
+  std::vector<Instruction*> parameters_;
+  absl::flat_hash_map<std::string_view, Instruction*> by_name_;
+  absl::InlinedVector<Instruction*, 1> callers_;
+};
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_COMPUTATION_H_

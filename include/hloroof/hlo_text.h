@@ -1,0 +1,47 @@
+// Reading and writing whole HLO modules as text.
+#ifndef HLOROOF_HLO_TEXT_H_
+#define HLOROOF_HLO_TEXT_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "hloroof/module.h"
+
+namespace hloroof {
+
+struct ParseOptions {
+  // Named at the start of error messages (`model.hlo:3:5: error: ...`); empty: no file part.
+  std::string file_name;
+  // Follow the error line with the offending source line and a caret under the column.
+  bool show_source_line = true;
+};
+
+// Parses a module in any of the printer profiles of hlo-text-syntax.md section 0 (with or
+// without `%`, signatures, operand shapes, compact GTE operands; headerless modules too).
+// Errors read `FILE:LINE:COLUMN: error: MESSAGE`, then the source line and a caret.
+absl::StatusOr<Module> parse_module(std::string_view text, const ParseOptions& options = {});
+// Same, taking ownership of the text without copying it.
+absl::StatusOr<Module> parse_module(std::string&& text, const ParseOptions& options = {});
+
+// Canonical text: the current dump profile (`%` names, computation signatures, `/*index=N*/`
+// comments, explicit get-tuple-element lines). print(parse(print(m))) == print(m).
+std::string print(const Module& module);
+
+// Sets (or replaces) an attribute of `instruction` from its value text, read exactly as in a
+// module: set_attribute_from_text(*i, "dimensions", "{0,1}"), (*i, "to_apply", "%add").
+absl::Status set_attribute_from_text(Instruction& instruction, std::string_view name,
+                                     std::string_view value_text);
+
+// Where a parse_module error points, read back from its status.
+struct ParseErrorLocation {
+  int line = 0;
+  int column = 0;
+  std::string message;  // without the location prefix and the source line
+};
+std::optional<ParseErrorLocation> parse_error_location(const absl::Status& status);
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_HLO_TEXT_H_

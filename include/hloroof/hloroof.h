@@ -1,0 +1,19 @@
+// Everything public in hloroof.
+#ifndef HLOROOF_HLOROOF_H_
+#define HLOROOF_HLOROOF_H_
+
+#include "hloroof/attributes.h"
+#include "hloroof/backend_config.h"
+#include "hloroof/computation.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/instruction.h"
+#include "hloroof/metadata.h"
+#include "hloroof/module.h"
+#include "hloroof/opcode.h"
+#include "hloroof/replica_groups.h"
+#include "hloroof/shape.h"
+#include "hloroof/shape_size.h"
+#include "hloroof/shape_text.h"
+#include "hloroof/sharding.h"
+
+#endif  // HLOROOF_HLOROOF_H_

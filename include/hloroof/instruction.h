@@ -1,0 +1,136 @@
+// One HLO instruction: opcode, result shape, operands and users, typed attributes.
+#ifndef HLOROOF_INSTRUCTION_H_
+#define HLOROOF_INSTRUCTION_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "hloroof/attributes.h"
+#include "hloroof/backend_config.h"
+#include "hloroof/opcode.h"
+#include "hloroof/shape.h"
+
+namespace hloroof {
+
+class Computation;
+namespace detail {
+struct IrAccess;
+class Arena;
+}
+
+class Instruction {
+ public:
+  Instruction(const Instruction&) = delete;
+  Instruction& operator=(const Instruction&) = delete;
+
+  Opcode opcode() const { return opcode_; }
+  std::string_view name() const { return name_; }
+  const Shape& shape() const { return *shape_; }
+  Computation* parent() const { return parent_; }
+  bool is_root() const;
+
+  // For async-start/-update/-done: the opcode of the wrapped operation (the sugared
+  // `custom-call-start` wraps kCustomCall; an explicit `async-start(...), calls=%c` wraps the
+  // root of %c). nullopt for other opcodes or when it cannot be told.
+  std::optional<Opcode> async_wrapped_opcode() const;
+  // True when the text spelled this op with async sugar (`custom-call-start`).
+  bool uses_async_sugar() const { return async_sugar_; }
+
+  absl::Span<Instruction* const> operands() const { return operands_; }
+  Instruction* operand(size_t i) const { return operands_[i]; }
+  size_t operand_count() const { return operands_.size(); }
+  // Instructions that use this one as an operand, each once, in the order they were added.
+  absl::Span<Instruction* const> users() const { return users_; }
+  absl::Span<Instruction* const> control_predecessors() const;
+  absl::Span<Instruction* const> control_successors() const { return control_successors_; }
+  // Every computation this instruction calls, in attribute order (to_apply, calls, condition
+  // and body, branches, ...).
+  absl::Span<Computation* const> called_computations() const { return called_; }
+
+  // kParameter: the parameter number; -1 otherwise.
+  int64_t parameter_number() const { return parameter_number_; }
+  // kConstant: the literal as written, e.g. `{1, 2}`, `0.5`, `{...}` (elided).
+  std::string_view literal_text() const { return literal_; }
+
+  // ---- Attributes.
+  absl::Span<const Attribute> attributes() const { return attributes_; }
+  const Attribute* attribute(AttrId id) const;
+  bool has_attribute(AttrId id) const { return attribute(id) != nullptr; }
+  // Typed reads; absent attributes give empty spans, nullopt, nullptr, false or "".
+  IntList int_list(AttrId id) const;
+  std::optional<int64_t> int_attribute(AttrId id) const;
+  bool bool_attribute(AttrId id) const;
+  // kString, kWord and kBackendConfig attributes, decoded.
+  std::string_view string_attribute(AttrId id) const;
+  Computation* computation_attribute(AttrId id) const;
+
+  IntList dimensions() const { return int_list(AttrId::kDimensions); }
+  const Slice* slice() const;
+  const Padding* padding() const;
+  const Window* window() const;
+  const ConvDimLabels* conv_dim_labels() const;
+  int64_t feature_group_count() const;  // 1 when absent
+  int64_t batch_group_count() const;    // 1 when absent
+  DotDimensionNumbers dot_dimensions() const;
+  GatherDimensionNumbers gather_dimensions() const;
+  ScatterDimensionNumbers scatter_dimensions() const;
+  const WordList* operand_precision() const;
+  const ReplicaGroups* replica_groups() const;
+  const IntListList* source_target_pairs() const;
+  std::optional<int64_t> channel_id() const { return int_attribute(AttrId::kChannelId); }
+  bool use_global_device_ids() const { return bool_attribute(AttrId::kUseGlobalDeviceIds); }
+  Computation* to_apply() const { return computation_attribute(AttrId::kToApply); }
+  std::string_view fusion_kind() const { return string_attribute(AttrId::kFusionKind); }
+  std::string_view custom_call_target() const {
+    return string_attribute(AttrId::kCustomCallTarget);
+  }
+  std::string_view comparison_direction() const { return string_attribute(AttrId::kDirection); }
+  IntList fft_length() const { return int_list(AttrId::kFftLength); }
+  BackendConfig backend_config() const {
+    return BackendConfig(string_attribute(AttrId::kBackendConfig));
+  }
+  const Sharding* sharding() const;
+  const OpMetadata* metadata() const;
+  const FrontendAttributes* frontend_attributes() const;
+
+  // ---- Edits. Names and attribute text given here are copied into the module.
+  // Replaces the result shape (e.g. to try another layout or memory space).
+  void set_shape(const Shape& shape);
+  // (Attributes are set from text with set_attribute_from_text, hlo_text.h.)
+  void remove_attribute(AttrId id);
+  // Makes `operand` the i-th operand, updating both instructions' operand and user lists.
+  absl::Status replace_operand(size_t i, Instruction* operand);
+  // Makes every user of this instruction use `other` instead (and `other` the root where this
+  // was). Both must be in the same computation.
+  absl::Status replace_all_uses_with(Instruction* other);
+
+ private:
+  friend struct detail::IrAccess;
+  friend class detail::Arena;
+  Instruction() = default;
+
+  Opcode opcode_ = Opcode::kParameter;
+  Opcode wrapped_opcode_ = Opcode::kParameter;  // valid when has_wrapped_opcode_
+  bool has_wrapped_opcode_ = false;
+  bool async_sugar_ = false;
+  bool removed_ = false;
+  int64_t parameter_number_ = -1;
+  std::string_view name_;
+  std::string_view literal_;
+  const Shape* shape_ = nullptr;
+  Computation* parent_ = nullptr;
+  absl::InlinedVector<Instruction*, 2> operands_;
+  absl::InlinedVector<Instruction*, 2> users_;
+  absl::InlinedVector<Computation*, 1> called_;
+  std::vector<Instruction*> control_successors_;
+  absl::Span<Attribute> attributes_;
+};
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_INSTRUCTION_H_

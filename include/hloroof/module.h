@@ -1,0 +1,101 @@
+// An HLO module: computations (callees before callers), the entry computation, header
+// attributes and stack-frame tables. The module owns the text it was parsed from; names and
+// attribute text are views into it.
+#ifndef HLOROOF_MODULE_H_
+#define HLOROOF_MODULE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "hloroof/computation.h"
+#include "hloroof/instruction.h"
+#include "hloroof/metadata.h"
+#include "hloroof/shape.h"
+
+namespace hloroof {
+
+namespace detail {
+struct ModuleState;
+}
+
+using ShapeIndex = std::vector<int64_t>;
+
+// `input_output_alias={ {0}: (1, {}, may-alias) }`: output {0} may reuse parameter 1's buffer.
+struct InputOutputAlias {
+  ShapeIndex output_index;
+  int64_t parameter_number = 0;
+  ShapeIndex parameter_index;
+  bool must_alias = false;
+  friend bool operator==(const InputOutputAlias&, const InputOutputAlias&) = default;
+};
+
+// `buffer_donor={ (0, {}) }`: parameter 0 may be donated.
+struct BufferDonor {
+  int64_t parameter_number = 0;
+  ShapeIndex parameter_index;
+  friend bool operator==(const BufferDonor&, const BufferDonor&) = default;
+};
+
+// A header attribute kept as written, e.g. frontend_attributes or
+// allow_spmd_sharding_propagation_to_output.
+struct RawModuleAttribute {
+  std::string_view name;
+  std::string_view text;
+  friend bool operator==(const RawModuleAttribute&, const RawModuleAttribute&) = default;
+};
+
+// The attributes of the `HloModule` line (hlo-text-syntax.md 2.2).
+struct ModuleAttributes {
+  bool is_scheduled = false;
+  int64_t replica_count = 1;
+  int64_t num_partitions = 1;
+  bool has_entry_computation_layout = false;
+  std::vector<Shape> entry_parameter_layouts;
+  Shape entry_result_layout;
+  bool has_input_output_alias = false;
+  std::vector<InputOutputAlias> input_output_alias;
+  bool has_buffer_donor = false;
+  std::vector<BufferDonor> buffer_donor;
+  std::vector<RawModuleAttribute> others;  // in print order
+  friend bool operator==(const ModuleAttributes&, const ModuleAttributes&) = default;
+};
+
+class Module {
+ public:
+  Module();
+  ~Module();
+  Module(Module&&) noexcept;
+  Module& operator=(Module&&) noexcept;
+
+  std::string_view name() const;
+  const ModuleAttributes& attributes() const;
+  ModuleAttributes& mutable_attributes();
+  const StackFrameTables& stack_frames() const;
+
+  // Computations in printed order: every callee before its callers.
+  absl::Span<Computation* const> computations() const;
+  Computation* entry() const;
+  Computation* find_computation(std::string_view name) const;
+  // Instructions over all computations.
+  int64_t instruction_count() const;
+  // The text the module was parsed from.
+  std::string_view source() const;
+  // Bytes held by the module's arena and source text (for memory accounting).
+  size_t memory_bytes() const;
+
+ private:
+  friend struct detail::IrAccess;
+  std::unique_ptr<detail::ModuleState> state_;
+};
+
+// True when two modules have the same computations, instructions (names, opcodes, shapes,
+// operands, attributes) and header; `difference` (if not null) says where they first differ.
+bool structurally_equal(const Module& a, const Module& b, std::string* difference = nullptr);
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_MODULE_H_

@@ -1,0 +1,67 @@
+// A bump allocator for a module's instructions, attribute values and strings: few large
+// allocations instead of many small ones, and everything freed together with the module.
+#ifndef HLOROOF_IR_ARENA_H_
+#define HLOROOF_IR_ARENA_H_
+
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/types/span.h"
+
+namespace hloroof::detail {
+
+class Arena {
+ public:
+  Arena() = default;
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  ~Arena();
+
+  void* allocate(size_t size, size_t align);
+
+  // Constructs a T in the arena; its destructor runs when the arena is destroyed.
+  template <typename T, typename... Args>
+  T* create(Args&&... args) {
+    T* object = new (allocate(sizeof(T), alignof(T))) T(std::forward<Args>(args)...);
+    if constexpr (!std::is_trivially_destructible_v<T>) {
+      destructors_.push_back({object, [](void* p) { static_cast<T*>(p)->~T(); }});
+    }
+    return object;
+  }
+
+  // Copies trivially copyable elements into the arena.
+  template <typename T>
+  absl::Span<T> copy(absl::Span<const T> items) {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+    if (items.empty()) return {};
+    T* data = static_cast<T*>(allocate(sizeof(T) * items.size(), alignof(T)));
+    std::memcpy(static_cast<void*>(data), items.data(), sizeof(T) * items.size());
+    return absl::Span<T>(data, items.size());
+  }
+
+  std::string_view save(std::string_view text);
+
+  // Bytes taken from the system so far.
+  size_t reserved_bytes() const { return reserved_; }
+
+ private:
+  struct Destructor {
+    void* object;
+    void (*destroy)(void*);
+  };
+  char* cursor_ = nullptr;
+  char* end_ = nullptr;
+  size_t reserved_ = 0;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  std::vector<Destructor> destructors_;
+};
+
+}  // namespace hloroof::detail
+
+#endif  // HLOROOF_IR_ARENA_H_

@@ -1,0 +1,51 @@
+#include "hloroof/attributes.h"
+
+#include <algorithm>
+#include <array>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace hloroof {
+namespace {
+
+struct AttrInfo {
+  std::string_view name;
+  AttrKind kind;
+  int group;
+};
+
+constexpr AttrInfo kAttributes[] = {
+#define HLOROOF_ATTRIBUTE(e, text, kind, group) {text, AttrKind::kind, group},
+#include "hloroof/attributes.def"
+#undef HLOROOF_ATTRIBUTE
+};
+
+const AttrInfo& info(AttrId id) { return kAttributes[static_cast<size_t>(id)]; }
+
+}  // namespace
+
+std::string_view attribute_name(AttrId id) { return info(id).name; }
+AttrKind attribute_kind(AttrId id) { return info(id).kind; }
+int attribute_print_group(AttrId id) { return info(id).group; }
+
+std::optional<AttrId> attribute_from_name(std::string_view name) {
+  static const auto* const kByName = [] {
+    auto* m = new absl::flat_hash_map<std::string_view, AttrId>();
+    for (size_t i = 0; i < std::size(kAttributes); ++i) {
+      m->emplace(kAttributes[i].name, static_cast<AttrId>(i));
+    }
+    return m;
+  }();
+  auto it = kByName->find(name);
+  if (it == kByName->end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::string_view> FrontendAttributes::find(std::string_view key) const {
+  for (const FrontendAttribute& e : entries) {
+    if (e.key == key) return e.value;
+  }
+  return std::nullopt;
+}
+
+}  // namespace hloroof

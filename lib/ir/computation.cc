@@ -1,0 +1,80 @@
+#include "hloroof/computation.h"
+
+#include <algorithm>
+
+#include "ir/module_state.h"
+#include "ir/strings.h"
+
+namespace hloroof {
+
+std::string_view Computation::execution_thread() const {
+  return execution_thread_.empty() ? std::string_view("main") : execution_thread_;
+}
+
+Instruction* Computation::find_instruction(std::string_view name) const {
+  return detail::IrAccess::find(this, name);
+}
+
+absl::StatusOr<Instruction*> Computation::add_instruction(Opcode opcode, std::string_view name,
+                                                         const Shape& shape,
+                                                         absl::Span<Instruction* const> operands,
+                                                         Instruction* before) {
+  using detail::IrAccess;
+  for (Instruction* operand : operands) {
+    if (operand == nullptr || operand->parent() != this) {
+      return absl::InvalidArgumentError(
+          str_cat("every operand of a new instruction must be in computation ", name_));
+    }
+  }
+  if (before != nullptr && before->parent() != this) {
+    return absl::InvalidArgumentError(str_cat(before->name(), " is not in computation ", name_));
+  }
+  detail::ModuleState& m = *module_;
+  Instruction* i =
+      IrAccess::new_instruction(m, opcode, IrAccess::unique_name(this, name), m.shapes.intern(shape));
+  IrAccess::add_to_computation(this, i, before);
+  for (Instruction* operand : operands) IrAccess::add_operand(i, operand);
+  if (opcode == Opcode::kParameter) {
+    IrAccess::set_parameter_number(i, static_cast<int64_t>(parameters_.size()));
+    parameters_.push_back(i);
+  }
+  if (root_ == nullptr) root_ = i;
+  return i;
+}
+
+absl::Status Computation::remove_instruction(Instruction* instruction) {
+  if (instruction == nullptr || instruction->parent() != this) {
+    return absl::InvalidArgumentError(str_cat("no such instruction in computation ", name_));
+  }
+  if (!instruction->users().empty()) {
+    return absl::FailedPreconditionError(
+        str_cat("cannot remove ", instruction->name(), ": it has ", instruction->users().size(),
+                " users (replace its uses first)"));
+  }
+  if (instruction == root_) {
+    return absl::FailedPreconditionError(
+        str_cat("cannot remove ", instruction->name(), ": it is the root of ", name_));
+  }
+  if (!instruction->control_successors().empty()) {
+    return absl::FailedPreconditionError(
+        str_cat("cannot remove ", instruction->name(), ": other instructions are ordered after it"));
+  }
+  if (instruction->opcode() == Opcode::kParameter) {
+    return absl::FailedPreconditionError(
+        str_cat("cannot remove parameter ", instruction->name(), " of ", name_));
+  }
+  detail::IrAccess::detach(instruction);
+  instructions_.erase(std::find(instructions_.begin(), instructions_.end(), instruction));
+  by_name_.erase(instruction->name());
+  return absl::OkStatus();
+}
+
+absl::Status Computation::set_root(Instruction* instruction) {
+  if (instruction == nullptr || instruction->parent() != this) {
+    return absl::InvalidArgumentError(str_cat("the root of ", name_, " must be one of its own"));
+  }
+  root_ = instruction;
+  return absl::OkStatus();
+}
+
+}  // namespace hloroof

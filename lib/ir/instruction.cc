@@ -1,0 +1,200 @@
+#include "hloroof/instruction.h"
+
+#include <algorithm>
+
+#include "hloroof/computation.h"
+#include "ir/module_state.h"
+#include "ir/strings.h"
+
+namespace hloroof {
+
+bool Instruction::is_root() const { return parent_ != nullptr && parent_->root() == this; }
+
+std::optional<Opcode> Instruction::async_wrapped_opcode() const {
+  if (has_wrapped_opcode_) return wrapped_opcode_;
+  const Instruction* start = this;
+  // async-update and async-done name their start (through any updates) as operand 0.
+  while ((start->opcode_ == Opcode::kAsyncUpdate || start->opcode_ == Opcode::kAsyncDone) &&
+         !start->operands_.empty()) {
+    start = start->operands_[0];
+    if (start->has_wrapped_opcode_) return start->wrapped_opcode_;
+  }
+  if (start->opcode_ != Opcode::kAsyncStart) return std::nullopt;
+  Computation* wrapped = start->computation_attribute(AttrId::kCalls);
+  if (wrapped == nullptr || wrapped->root() == nullptr) return std::nullopt;
+  return wrapped->root()->opcode();
+}
+
+absl::Span<Instruction* const> Instruction::control_predecessors() const {
+  const Attribute* a = attribute(AttrId::kControlPredecessors);
+  if (a == nullptr) return {};
+  const InstructionList* list = a->get<InstructionList>();
+  return list ? *list : absl::Span<Instruction* const>();
+}
+
+const Attribute* Instruction::attribute(AttrId id) const {
+  for (const Attribute& a : attributes_) {
+    if (a.id == id) return &a;
+  }
+  return nullptr;
+}
+
+namespace {
+
+template <typename T>
+T value_or(const Instruction& i, AttrId id, T fallback) {
+  const Attribute* a = i.attribute(id);
+  if (a == nullptr) return fallback;
+  const T* v = a->get<T>();
+  return v ? *v : fallback;
+}
+
+}  // namespace
+
+IntList Instruction::int_list(AttrId id) const { return value_or<IntList>(*this, id, {}); }
+
+std::optional<int64_t> Instruction::int_attribute(AttrId id) const {
+  const Attribute* a = attribute(id);
+  if (a == nullptr) return std::nullopt;
+  const int64_t* v = a->get<int64_t>();
+  if (v == nullptr) return std::nullopt;
+  return *v;
+}
+
+bool Instruction::bool_attribute(AttrId id) const { return value_or<bool>(*this, id, false); }
+
+std::string_view Instruction::string_attribute(AttrId id) const {
+  return value_or<std::string_view>(*this, id, {});
+}
+
+Computation* Instruction::computation_attribute(AttrId id) const {
+  return value_or<Computation*>(*this, id, nullptr);
+}
+
+const Slice* Instruction::slice() const {
+  return value_or<const Slice*>(*this, AttrId::kSlice, nullptr);
+}
+const Padding* Instruction::padding() const {
+  return value_or<const Padding*>(*this, AttrId::kPadding, nullptr);
+}
+const Window* Instruction::window() const {
+  return value_or<const Window*>(*this, AttrId::kWindow, nullptr);
+}
+const ConvDimLabels* Instruction::conv_dim_labels() const {
+  return value_or<const ConvDimLabels*>(*this, AttrId::kDimLabels, nullptr);
+}
+int64_t Instruction::feature_group_count() const {
+  return int_attribute(AttrId::kFeatureGroupCount).value_or(1);
+}
+int64_t Instruction::batch_group_count() const {
+  return int_attribute(AttrId::kBatchGroupCount).value_or(1);
+}
+const WordList* Instruction::operand_precision() const {
+  return value_or<const WordList*>(*this, AttrId::kOperandPrecision, nullptr);
+}
+const ReplicaGroups* Instruction::replica_groups() const {
+  return value_or<const ReplicaGroups*>(*this, AttrId::kReplicaGroups, nullptr);
+}
+const IntListList* Instruction::source_target_pairs() const {
+  return value_or<const IntListList*>(*this, AttrId::kSourceTargetPairs, nullptr);
+}
+const Sharding* Instruction::sharding() const {
+  return value_or<const Sharding*>(*this, AttrId::kSharding, nullptr);
+}
+const OpMetadata* Instruction::metadata() const {
+  return value_or<const OpMetadata*>(*this, AttrId::kMetadata, nullptr);
+}
+const FrontendAttributes* Instruction::frontend_attributes() const {
+  return value_or<const FrontendAttributes*>(*this, AttrId::kFrontendAttributes, nullptr);
+}
+
+DotDimensionNumbers Instruction::dot_dimensions() const {
+  DotDimensionNumbers d;
+  d.lhs_batch = int_list(AttrId::kLhsBatchDims);
+  d.lhs_contracting = int_list(AttrId::kLhsContractingDims);
+  d.rhs_batch = int_list(AttrId::kRhsBatchDims);
+  d.rhs_contracting = int_list(AttrId::kRhsContractingDims);
+  d.lhs_ragged = int_list(AttrId::kLhsRaggedDims);
+  d.rhs_group = int_list(AttrId::kRhsGroupDims);
+  return d;
+}
+
+GatherDimensionNumbers Instruction::gather_dimensions() const {
+  GatherDimensionNumbers d;
+  d.offset_dims = int_list(AttrId::kOffsetDims);
+  d.collapsed_slice_dims = int_list(AttrId::kCollapsedSliceDims);
+  d.start_index_map = int_list(AttrId::kStartIndexMap);
+  d.operand_batching_dims = int_list(AttrId::kOperandBatchingDims);
+  d.start_indices_batching_dims = int_list(AttrId::kStartIndicesBatchingDims);
+  d.slice_sizes = int_list(AttrId::kSliceSizes);
+  d.index_vector_dim = int_attribute(AttrId::kIndexVectorDim).value_or(0);
+  return d;
+}
+
+ScatterDimensionNumbers Instruction::scatter_dimensions() const {
+  ScatterDimensionNumbers d;
+  d.update_window_dims = int_list(AttrId::kUpdateWindowDims);
+  d.inserted_window_dims = int_list(AttrId::kInsertedWindowDims);
+  d.scatter_dims_to_operand_dims = int_list(AttrId::kScatterDimsToOperandDims);
+  d.input_batching_dims = int_list(AttrId::kInputBatchingDims);
+  d.scatter_indices_batching_dims = int_list(AttrId::kScatterIndicesBatchingDims);
+  d.index_vector_dim = int_attribute(AttrId::kIndexVectorDim).value_or(0);
+  return d;
+}
+
+// ---- Edits.
+
+void Instruction::set_shape(const Shape& shape) {
+  shape_ = detail::IrAccess::state(*parent_).shapes.intern(shape);
+}
+
+void Instruction::remove_attribute(AttrId id) {
+  detail::ModuleState& m = detail::IrAccess::state(*parent_);
+  std::vector<Attribute> kept;
+  for (const Attribute& a : attributes_) {
+    if (a.id != id) kept.push_back(a);
+  }
+  detail::IrAccess::set_attributes(this, m.arena.copy<Attribute>(kept));
+}
+
+absl::Status Instruction::replace_operand(size_t i, Instruction* operand) {
+  if (i >= operands_.size()) {
+    return absl::OutOfRangeError(
+        str_cat(name_, " has ", operands_.size(), " operands; there is no operand ", i));
+  }
+  if (operand == nullptr || operand->parent_ != parent_) {
+    return absl::InvalidArgumentError(
+        str_cat("the new operand of ", name_, " must be in computation ", parent_->name()));
+  }
+  Instruction* old = operands_[i];
+  operands_[i] = operand;
+  if (std::find(operands_.begin(), operands_.end(), old) == operands_.end()) {
+    auto& users = old->users_;
+    users.erase(std::find(users.begin(), users.end(), this));
+  }
+  if (std::find(operand->users_.begin(), operand->users_.end(), this) == operand->users_.end()) {
+    operand->users_.push_back(this);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Instruction::replace_all_uses_with(Instruction* other) {
+  if (other == nullptr || other->parent_ != parent_) {
+    return absl::InvalidArgumentError(
+        str_cat("the replacement of ", name_, " must be in computation ", parent_->name()));
+  }
+  if (other == this) return absl::OkStatus();
+  std::vector<Instruction*> users(users_.begin(), users_.end());
+  for (Instruction* user : users) {
+    if (user == other) continue;  // other may itself use this (e.g. a copy inserted after it)
+    for (size_t k = 0; k < user->operands_.size(); ++k) {
+      if (user->operands_[k] == this) {
+        if (absl::Status s = user->replace_operand(k, other); !s.ok()) return s;
+      }
+    }
+  }
+  if (is_root()) detail::IrAccess::set_root(parent_, other);
+  return absl::OkStatus();
+}
+
+}  // namespace hloroof

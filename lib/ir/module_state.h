@@ -1,0 +1,85 @@
+// The storage behind a Module, and the one door (IrAccess) through which the library builds and
+// edits the graph. The state lives on the heap so that moving a Module moves one pointer and
+// every pointer into the graph stays valid.
+#ifndef HLOROOF_IR_MODULE_STATE_H_
+#define HLOROOF_IR_MODULE_STATE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "hloroof/computation.h"
+#include "hloroof/instruction.h"
+#include "hloroof/module.h"
+#include "ir/arena.h"
+#include "ir/shape_table.h"
+
+namespace hloroof::detail {
+
+struct ModuleState {
+  ModuleState() : shapes(&arena) {}
+
+  std::string source;  // the parsed text; names and attribute text point into it
+  Arena arena;         // instructions, computations, attribute values, edited names
+  ShapeTable shapes;
+  std::string_view name;
+  ModuleAttributes attributes;
+  StackFrameTables stack_frames;
+  std::vector<Computation*> computations;  // printed order
+  absl::flat_hash_map<std::string_view, Computation*> computations_by_name;
+  Computation* entry = nullptr;
+};
+
+// Build and edit operations that keep both directions of every edge in step: operands and
+// users, called computations and callers, control predecessors and successors.
+struct IrAccess {
+  static ModuleState& state(Module& m) { return *m.state_; }
+  static const ModuleState& state(const Module& m) { return *m.state_; }
+  static void set_state(Module& m, std::unique_ptr<ModuleState> s) { m.state_ = std::move(s); }
+  static ModuleState& state(const Computation& c) { return *c.module_; }
+
+  static Computation* new_computation(ModuleState& m, std::string_view name);
+  static Instruction* new_instruction(ModuleState& m, Opcode opcode, std::string_view name,
+                                      const Shape* shape);
+
+  // Appends (or inserts before `before`) and registers the name; false if the name is taken.
+  static bool add_to_computation(Computation* c, Instruction* i, Instruction* before = nullptr);
+  static void add_operand(Instruction* user, Instruction* operand);
+  // Drops an instruction's operand, attribute and control edges (before removing it).
+  static void detach(Instruction* i);
+  static void set_root(Computation* c, Instruction* root) { c->root_ = root; }
+  static void set_entry(Computation* c, bool entry) { c->is_entry_ = entry; }
+  static void set_execution_thread(Computation* c, std::string_view t) {
+    c->execution_thread_ = t;
+  }
+  // Installs the attribute list and links what it references (called computations, control
+  // predecessors). Unlinks the previous list's references first.
+  static void set_attributes(Instruction* i, absl::Span<Attribute> attributes);
+  static absl::Span<Attribute> attributes(Instruction* i) { return i->attributes_; }
+  // False only while the parser has not yet inferred an omitted shape.
+  static bool has_shape(const Instruction* i) { return i->shape_ != nullptr; }
+  static void set_parameter_number(Instruction* i, int64_t n) { i->parameter_number_ = n; }
+  static void set_literal(Instruction* i, std::string_view text) { i->literal_ = text; }
+  static void set_async_sugar(Instruction* i, Opcode wrapped) {
+    i->async_sugar_ = true;
+    i->has_wrapped_opcode_ = true;
+    i->wrapped_opcode_ = wrapped;
+  }
+  static void set_wrapped_opcode(Instruction* i, Opcode wrapped) {
+    i->has_wrapped_opcode_ = true;
+    i->wrapped_opcode_ = wrapped;
+  }
+  static std::vector<Instruction*>& parameters(Computation* c) { return c->parameters_; }
+  static Instruction* find(const Computation* c, std::string_view name) {
+    auto it = c->by_name_.find(name);
+    return it == c->by_name_.end() ? nullptr : it->second;
+  }
+  // A name not yet used in `c`: `base`, else `base.1`, `base.2`, ... (saved in the arena).
+  static std::string_view unique_name(Computation* c, std::string_view base);
+};
+
+}  // namespace hloroof::detail
+
+#endif  // HLOROOF_IR_MODULE_STATE_H_

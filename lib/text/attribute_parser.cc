@@ -1,0 +1,573 @@
+// Attribute values (hlo-text-syntax.md section 5), by AttrKind.
+#include <algorithm>
+#include <charconv>
+
+#include "absl/strings/match.h"
+#include "absl/strings/escaping.h"
+#include "hloroof/metadata.h"
+#include "ir/strings.h"
+#include "text/module_parser.h"
+
+namespace hloroof::text {
+
+using detail::IrAccess;
+
+namespace {
+
+// Allowed spellings of enumerated attribute values; empty means any identifier.
+struct WordSet {
+  AttrId id;
+  bool case_insensitive;
+  std::initializer_list<std::string_view> words;
+};
+
+const WordSet kWordSets[] = {
+    {AttrId::kDirection, false, {"EQ", "NE", "GE", "GT", "LE", "LT"}},
+    {AttrId::kComparisonType, false, {"FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"}},
+    {AttrId::kFftType, false, {"FFT", "IFFT", "RFFT", "IRFFT"}},
+    {AttrId::kFusionKind, false, {"kLoop", "kInput", "kOutput", "kCustom"}},
+    {AttrId::kDistribution, false, {"rng_uniform", "rng_normal"}},
+    {AttrId::kTransposeA, false, {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}},
+    {AttrId::kSchedule, false, {"SCHEDULE_NONE", "SCHEDULE_LATEST", "SCHEDULE_EARLIEST"}},
+    {AttrId::kPaddingType, false, {"PADDING_INVALID", "PADDING_VALID", "PADDING_SAME"}},
+    {AttrId::kConvolutionKind, false, {"fprop", "dgrad", "wgrad", "unset"}},
+    {AttrId::kApiVersion,
+     true,
+     {"API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
+      "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI"}},
+    {AttrId::kOperandPrecision, true, {"default", "high", "highest"}},
+};
+
+const WordSet* word_set(AttrId id) {
+  for (const WordSet& s : kWordSets) {
+    if (s.id == id) return &s;
+  }
+  return nullptr;
+}
+
+bool allowed(const WordSet& set, std::string_view word) {
+  for (std::string_view w : set.words) {
+    if (set.case_insensitive ? absl::EqualsIgnoreCase(absl_view(w), absl_view(word)) : w == word) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string join_words(const WordSet& set) {
+  std::string out;
+  for (std::string_view w : set.words) str_append(&out, out.empty() ? "" : ", ", w);
+  return out;
+}
+
+// Splits `text` at `sep`.
+std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t pos = text.find(sep, start);
+    parts.push_back(text.substr(start, pos - start));
+    if (pos == std::string_view::npos) return parts;
+    start = pos + 1;
+  }
+}
+
+bool to_int(std::string_view text, int64_t* out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, Attribute* out) {
+  out->id = id;
+  const char* begin = tok_.begin();
+  std::string_view what = attribute_name(id);
+  detail::Arena& arena = state_->arena;
+  switch (attribute_kind(id)) {
+    case AttrKind::kBool: {
+      bool b;
+      if (!parse_bool(&b, what)) return false;
+      out->value = b;
+      break;
+    }
+    case AttrKind::kInt: {
+      int64_t v;
+      if (!parse_int(&v, what)) return false;
+      out->value = v;
+      break;
+    }
+    case AttrKind::kFloat: {
+      if (!at(TokenKind::kInt) && !at(TokenKind::kDecimal)) return expected("a number");
+      double v = 0;
+      if (!absl::SimpleAtod(absl_view(tok_.text), &v)) {
+        return error_here(str_cat("cannot read ", tok_.text, " as a number"));
+      }
+      advance();
+      out->value = v;
+      break;
+    }
+    case AttrKind::kIntList: {
+      IntList list;
+      if (!parse_int_list_value(&list, what)) return false;
+      out->value = list;
+      break;
+    }
+    case AttrKind::kIntListList: {
+      auto* lists = arena.create<IntListList>();
+      if (!parse_int_list_list(lists, what)) return false;
+      out->value = static_cast<const IntListList*>(lists);
+      break;
+    }
+    case AttrKind::kSliceSizes: {
+      if (at(TokenKind::kLBrace) && peek().is(TokenKind::kLBrace)) {
+        auto* lists = arena.create<IntListList>();
+        if (!parse_int_list_list(lists, what)) return false;
+        out->value = static_cast<const IntListList*>(lists);
+      } else {
+        IntList list;
+        if (!parse_int_list_value(&list, what)) return false;
+        out->value = list;
+      }
+      break;
+    }
+    case AttrKind::kString: {
+      std::string_view s;
+      if (!parse_decoded_string(&s, what)) return false;
+      out->value = s;
+      break;
+    }
+    case AttrKind::kWord: {
+      std::string_view w;
+      if (!parse_word(id, &w)) return false;
+      out->value = w;
+      break;
+    }
+    case AttrKind::kWordList: {
+      auto* words = arena.create<WordList>();
+      if (!parse_word_list(id, words)) return false;
+      out->value = static_cast<const WordList*>(words);
+      break;
+    }
+    case AttrKind::kComputation: {
+      Computation* c;
+      if (!parse_computation_ref(&c)) return false;
+      out->value = c;
+      break;
+    }
+    case AttrKind::kComputationList: {
+      ComputationList list;
+      if (!parse_computation_list(&list)) return false;
+      out->value = list;
+      break;
+    }
+    case AttrKind::kInstructionList: {
+      Token start = tok_;
+      InstructionList list;
+      if (!parse_instruction_list(&list)) return false;
+      for (Instruction* pred : list) {
+        if (pred == instruction) {
+          return error(start, str_cat(instruction->name(),
+                                      " cannot be its own control predecessor"));
+        }
+      }
+      out->value = list;
+      break;
+    }
+    case AttrKind::kSlice: {
+      auto* slice = arena.create<Slice>();
+      if (!parse_slice(slice)) return false;
+      out->value = static_cast<const Slice*>(slice);
+      break;
+    }
+    case AttrKind::kPadding: {
+      auto* padding = arena.create<Padding>();
+      if (!parse_padding(padding)) return false;
+      out->value = static_cast<const Padding*>(padding);
+      break;
+    }
+    case AttrKind::kWindow: {
+      auto* window = arena.create<Window>();
+      if (!parse_window(window)) return false;
+      out->value = static_cast<const Window*>(window);
+      break;
+    }
+    case AttrKind::kDimLabels: {
+      auto* labels = arena.create<ConvDimLabels>();
+      if (!parse_dim_labels(labels)) return false;
+      out->value = static_cast<const ConvDimLabels*>(labels);
+      break;
+    }
+    case AttrKind::kReplicaGroups: {
+      auto* groups = arena.create<ReplicaGroups>();
+      if (!parse_replica_groups(groups)) return false;
+      out->value = static_cast<const ReplicaGroups*>(groups);
+      break;
+    }
+    case AttrKind::kSharding: {
+      auto* sharding = arena.create<Sharding>();
+      if (!parse_sharding(sharding)) return false;
+      out->value = static_cast<const Sharding*>(sharding);
+      break;
+    }
+    case AttrKind::kMetadata: {
+      auto* metadata = arena.create<OpMetadata>();
+      if (!parse_metadata(metadata)) return false;
+      out->value = static_cast<const OpMetadata*>(metadata);
+      break;
+    }
+    case AttrKind::kFrontendAttributes: {
+      auto* attrs = arena.create<FrontendAttributes>();
+      if (!parse_frontend_attributes(attrs)) return false;
+      out->value = static_cast<const FrontendAttributes*>(attrs);
+      break;
+    }
+    case AttrKind::kBackendConfig: {
+      std::string_view config;
+      if (!parse_backend_config(&config)) return false;
+      out->value = config;
+      break;
+    }
+    case AttrKind::kShape: {
+      const Shape* shape;
+      if (!parse_interned_shape(&shape)) return false;
+      out->value = shape;
+      break;
+    }
+    case AttrKind::kLiteral: {
+      Shape shape;
+      if (!parse_shape(&shape)) return false;
+      if (!parse_literal(shape, 0)) return false;
+      break;
+    }
+    case AttrKind::kRaw:
+      if (!skip_value(what)) return false;
+      break;
+  }
+  out->text = text_since(begin);
+  return true;
+}
+
+bool ModuleParser::parse_int_list_value(IntList* out, std::string_view what) {
+  absl::InlinedVector<int64_t, 8> values;
+  if (!parse_int_list(&values, str_cat("in ", what))) return false;
+  *out = state_->arena.copy<int64_t>(values);
+  return true;
+}
+
+// int_list_list ::= '{' (int_list (',' int_list)*)? '}'
+bool ModuleParser::parse_int_list_list(IntListList* out, std::string_view what) {
+  if (!expect(TokenKind::kLBrace, str_cat("to open ", what))) return false;
+  if (consume_if(TokenKind::kRBrace)) return true;
+  do {
+    if (!parse_int_list(&out->emplace_back(), str_cat("in ", what))) return false;
+  } while (consume_if(TokenKind::kComma));
+  return expect(TokenKind::kRBrace, str_cat("to close ", what));
+}
+
+bool ModuleParser::parse_word(AttrId id, std::string_view* out) {
+  if (!at(TokenKind::kIdent)) return expected(str_cat("a value for ", attribute_name(id)));
+  if (const WordSet* set = word_set(id); set && !allowed(*set, tok_.text)) {
+    return error_here(str_cat("'", tok_.text, "' is not a valid ", attribute_name(id),
+                              "; expected one of ", join_words(*set)));
+  }
+  *out = tok_.text;
+  advance();
+  return true;
+}
+
+// '{' IDENT (',' IDENT)* '}'
+bool ModuleParser::parse_word_list(AttrId id, WordList* out) {
+  if (!expect(TokenKind::kLBrace, str_cat("to open ", attribute_name(id)))) return false;
+  if (consume_if(TokenKind::kRBrace)) return true;
+  do {
+    std::string_view w;
+    if (!parse_word(id, &w)) return false;
+    out->push_back(w);
+  } while (consume_if(TokenKind::kComma));
+  return expect(TokenKind::kRBrace, str_cat("to close ", attribute_name(id)));
+}
+
+bool ModuleParser::parse_decoded_string(std::string_view* out, std::string_view what) {
+  if (!at(TokenKind::kString)) return expected(str_cat("a string (", what, ")"));
+  if (tok_.has_escapes) {
+    std::string decoded;
+    if (!parse_string(&decoded, what)) return false;
+    *out = save(decoded);
+    return true;
+  }
+  *out = tok_.string_body();
+  advance();
+  return true;
+}
+
+bool ModuleParser::parse_computation_ref(Computation** out) {
+  if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("a computation name");
+  auto it = state_->computations_by_name.find(tok_.name());
+  if (it == state_->computations_by_name.end()) {
+    if (computation_ != nullptr && tok_.name() == computation_->name()) {
+      return error_here(str_cat("computation ", tok_.name(), " cannot call itself"));
+    }
+    if (find_later_definition(tok_.name(), /*computation=*/true)) {
+      return error_here(str_cat("computation ", tok_.name(),
+                                " is used before its definition (callees must come first)"));
+    }
+    return error_here(str_cat("computation does not exist: ", tok_.name()));
+  }
+  *out = it->second;
+  advance();
+  return true;
+}
+
+// comp_list ::= '{' (comp_ref (',' comp_ref)*)? '}'
+bool ModuleParser::parse_computation_list(ComputationList* out) {
+  if (!expect(TokenKind::kLBrace, "to open a computation list")) return false;
+  absl::InlinedVector<Computation*, 4> list;
+  if (!at(TokenKind::kRBrace)) {
+    do {
+      Computation* c;
+      if (!parse_computation_ref(&c)) return false;
+      list.push_back(c);
+    } while (consume_if(TokenKind::kComma));
+  }
+  if (!expect(TokenKind::kRBrace, "to close the computation list")) return false;
+  *out = state_->arena.copy<Computation*>(list);
+  return true;
+}
+
+// '{' (name (',' name)*)? '}'
+bool ModuleParser::parse_instruction_list(InstructionList* out) {
+  if (!expect(TokenKind::kLBrace, "to open an instruction list")) return false;
+  absl::InlinedVector<Instruction*, 4> list;
+  if (!at(TokenKind::kRBrace)) {
+    do {
+      if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("an instruction name");
+      Instruction* i;
+      if (!resolve_instruction(tok_, &i)) return false;
+      advance();
+      list.push_back(i);
+    } while (consume_if(TokenKind::kComma));
+  }
+  if (!expect(TokenKind::kRBrace, "to close the instruction list")) return false;
+  *out = state_->arena.copy<Instruction*>(list);
+  return true;
+}
+
+// slice ::= '{' ('[' INT ':' INT (':' INT)? ']' (',' ...)*)? '}'
+bool ModuleParser::parse_slice(Slice* out) {
+  if (!expect(TokenKind::kLBrace, "to open the slice")) return false;
+  if (consume_if(TokenKind::kRBrace)) return true;
+  do {
+    SliceDim& d = out->dims.emplace_back();
+    if (!expect(TokenKind::kLBracket, "to open a slice dimension [start:limit]")) return false;
+    if (!parse_int(&d.start, "the slice start")) return false;
+    if (!expect(TokenKind::kColon, "after the slice start")) return false;
+    if (!parse_int(&d.limit, "the slice limit")) return false;
+    if (consume_if(TokenKind::kColon)) {
+      Token stride = tok_;
+      if (!parse_int(&d.stride, "the slice stride")) return false;
+      if (d.stride <= 0) return error(stride, "a slice stride must be positive");
+    }
+    if (!expect(TokenKind::kRBracket, "to close a slice dimension")) return false;
+  } while (consume_if(TokenKind::kComma));
+  return expect(TokenKind::kRBrace, "to close the slice");
+}
+
+// padding ::= PAD (low_high or low_high_interior per dimension, joined by 'x')
+bool ModuleParser::parse_padding(Padding* out) {
+  if (!at(TokenKind::kPad)) return expected("a padding like 0_0x1_2 (low_high per dimension)");
+  for (std::string_view group : split(tok_.text, 'x')) {
+    std::vector<std::string_view> parts = split(group, '_');
+    PaddingDim& d = out->dims.emplace_back();
+    if (!to_int(parts[0], &d.low) || !to_int(parts[1], &d.high) ||
+        (parts.size() == 3 && !to_int(parts[2], &d.interior))) {
+      return error_here(str_cat("cannot read padding ", group));
+    }
+  }
+  advance();
+  return true;
+}
+
+// window ::= '{' (field=value)* '}', fields separated by spaces, each once
+bool ModuleParser::parse_window(Window* out) {
+  if (!expect(TokenKind::kLBrace, "to open the window")) return false;
+  enum Field { kSize, kStride, kPad, kLhsDilate, kRhsDilate, kRhsReversal, kFieldCount };
+  constexpr std::string_view kNames[kFieldCount] = {"size",       "stride",     "pad",
+                                                    "lhs_dilate", "rhs_dilate", "rhs_reversal"};
+  std::vector<std::vector<int64_t>> values(kFieldCount);
+  std::vector<std::pair<int64_t, int64_t>> pads;
+  std::vector<bool> seen(kFieldCount, false);
+  Token size_token;
+  while (!consume_if(TokenKind::kRBrace)) {
+    if (!at(TokenKind::kAttr)) return expected("a window field (size=, stride=, pad=, ...) or '}'");
+    int field = -1;
+    for (int f = 0; f < kFieldCount; ++f) {
+      if (tok_.name() == kNames[f]) field = f;
+    }
+    if (field < 0) return error_here(str_cat("unknown window field '", tok_.name(), "'"));
+    if (seen[static_cast<size_t>(field)]) {
+      return error_here(str_cat("window field '", tok_.name(), "' is given twice"));
+    }
+    seen[static_cast<size_t>(field)] = true;
+    if (field == kSize) size_token = tok_;
+    advance();
+    if (field == kPad) {
+      if (!at(TokenKind::kPad)) return expected("a padding like 0_1x0_1");
+      for (std::string_view group : split(tok_.text, 'x')) {
+        std::vector<std::string_view> parts = split(group, '_');
+        std::pair<int64_t, int64_t> p;
+        if (parts.size() != 2 || !to_int(parts[0], &p.first) || !to_int(parts[1], &p.second)) {
+          return error_here(str_cat("window padding ", group, " must be low_high"));
+        }
+        pads.push_back(p);
+      }
+      advance();
+      continue;
+    }
+    if (!at(TokenKind::kDxD) && !at(TokenKind::kInt)) {
+      return expected(str_cat("a value like 3x3 for window field ", kNames[field]));
+    }
+    for (std::string_view part : split(tok_.text, 'x')) {
+      int64_t v;
+      if (!to_int(part, &v)) return error_here(str_cat("cannot read ", part, " as an integer"));
+      values[static_cast<size_t>(field)].push_back(v);
+    }
+    advance();
+  }
+  const size_t rank = values[kSize].size();
+  if (!seen[kSize] && (seen[kStride] || seen[kPad] || seen[kLhsDilate] || seen[kRhsDilate] ||
+                       seen[kRhsReversal])) {
+    return error_here("a window needs size= when it has other fields");
+  }
+  auto check = [&](size_t count, std::string_view field) {
+    if (count == rank) return true;
+    return error(size_token, str_cat("window ", field, " has ", count,
+                                      count == 1 ? " entry" : " entries", ", size has ", rank));
+  };
+  for (int f = kStride; f < kFieldCount; ++f) {
+    if (f == kPad) {
+      if (seen[kPad] && !check(pads.size(), "pad")) return false;
+    } else if (seen[static_cast<size_t>(f)] &&
+               !check(values[static_cast<size_t>(f)].size(), kNames[f])) {
+      return false;
+    }
+  }
+  out->dims.resize(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    WindowDim& d = out->dims[i];
+    d.size = values[kSize][i];
+    if (seen[kStride]) d.stride = values[kStride][i];
+    if (seen[kPad]) std::tie(d.pad_low, d.pad_high) = pads[i];
+    if (seen[kLhsDilate]) d.lhs_dilation = values[kLhsDilate][i];
+    if (seen[kRhsDilate]) d.rhs_dilation = values[kRhsDilate][i];
+    if (seen[kRhsReversal]) d.reversal = values[kRhsReversal][i] != 0;
+  }
+  return true;
+}
+
+// dim_labels ::= DIMLABELS, e.g. b01f_01io->b01f (syntax 5.5)
+bool ModuleParser::parse_dim_labels(ConvDimLabels* out) {
+  if (!at(TokenKind::kDimLabels)) return expected("dimension labels like b01f_01io->b01f");
+  std::string_view text = tok_.text;
+  out->text = text;
+  size_t underscore = text.find('_');
+  size_t arrow = text.find("->");
+  std::string_view groups[3] = {text.substr(0, underscore),
+                                text.substr(underscore + 1, arrow - underscore - 1),
+                                text.substr(arrow + 2)};
+  constexpr std::string_view kGroupNames[3] = {"input", "kernel", "output"};
+  constexpr std::string_view kLetters[3] = {"bf", "io", "bf"};
+  int64_t* letter_slots[3][2] = {{&out->input_batch, &out->input_feature},
+                                 {&out->kernel_input_feature, &out->kernel_output_feature},
+                                 {&out->output_batch, &out->output_feature}};
+  absl::InlinedVector<int64_t, 3>* spatial[3] = {&out->input_spatial, &out->kernel_spatial,
+                                                 &out->output_spatial};
+  size_t counts[3];
+  for (int g = 0; g < 3; ++g) {
+    std::string_view group = groups[g];
+    std::string_view seen_chars;
+    size_t digits = 0;
+    for (char c : group) {
+      if (c >= '0' && c <= '9') ++digits;
+    }
+    counts[g] = digits;
+    spatial[g]->assign(digits, -1);
+    for (size_t pos = 0; pos < group.size(); ++pos) {
+      char c = group[pos];
+      if (c == '?') continue;
+      if (group.find(c) != pos) {
+        return error_here(str_cat("'", std::string(1, c), "' appears twice in the ",
+                                  kGroupNames[g], " labels of ", text));
+      }
+      auto index = static_cast<int64_t>(pos);
+      if (c >= '0' && c <= '9') {
+        size_t n = static_cast<size_t>(c - '0');
+        if (n >= digits) {
+          return error_here(str_cat("spatial dimension ", std::string(1, c), " in the ",
+                                    kGroupNames[g], " labels of ", text, " exceeds the ",
+                                    digits, " spatial dimensions"));
+        }
+        (*spatial[g])[n] = index;
+      } else if (c == kLetters[g][0]) {
+        *letter_slots[g][0] = index;
+      } else if (c == kLetters[g][1]) {
+        *letter_slots[g][1] = index;
+      } else {
+        return error_here(str_cat("'", std::string(1, c), "' is not a valid ", kGroupNames[g],
+                                  " label in ", text));
+      }
+    }
+    for (int k = 0; k < 2; ++k) {
+      if (*letter_slots[g][k] < 0) {
+        return error_here(str_cat("the ", kGroupNames[g], " labels of ", text, " lack '",
+                                  std::string(1, kLetters[g][k]), "'"));
+      }
+    }
+  }
+  if (counts[0] != counts[1] || counts[1] != counts[2]) {
+    return error_here(str_cat("input, kernel and output must have the same number of spatial "
+                              "dimensions (",
+                              counts[0], ", ", counts[1], ", ", counts[2], ")"));
+  }
+  advance();
+  return true;
+}
+
+// frontend_attrs ::= '{' (ATTR (STRING | RAW_BLOB) (',' ...)*)? '}'
+bool ModuleParser::parse_frontend_attributes(FrontendAttributes* out) {
+  if (!expect(TokenKind::kLBrace, "to open frontend_attributes")) return false;
+  if (!at(TokenKind::kRBrace)) {
+    do {
+      if (!at(TokenKind::kAttr)) return expected("a frontend attribute (key=\"value\")");
+      FrontendAttribute& e = out->entries.emplace_back();
+      e.key = tok_.name();
+      advance();
+      if (at(TokenKind::kLBrace)) {
+        e.is_blob = true;
+        if (!parse_blob(&e.value)) return false;
+      } else if (!parse_decoded_string(&e.value, "a frontend attribute value")) {
+        return false;
+      }
+    } while (consume_if(TokenKind::kComma));
+  }
+  std::stable_sort(out->entries.begin(), out->entries.end(),
+                   [](const FrontendAttribute& a, const FrontendAttribute& b) {
+                     return a.key < b.key;
+                   });
+  return expect(TokenKind::kRBrace, "to close frontend_attributes");
+}
+
+// backend_config ::= STRING | RAW_BLOB
+bool ModuleParser::parse_backend_config(std::string_view* out) {
+  if (at(TokenKind::kLBrace)) return parse_blob(out);
+  return parse_decoded_string(out, "backend_config");
+}
+
+bool ModuleParser::parse_interned_shape(const Shape** out) {
+  Shape shape;
+  if (!parse_shape(&shape)) return false;
+  *out = state_->shapes.intern(shape);
+  return true;
+}
+
+}  // namespace hloroof::text

@@ -1,0 +1,328 @@
+// Replica groups, iota device lists and device meshes (hlo-text-syntax.md 5.12).
+#include <algorithm>
+#include <numeric>
+
+#include "absl/strings/str_join.h"
+#include "hloroof/shape_text.h"
+#include "ir/strings.h"
+#include "text/module_parser.h"
+
+namespace hloroof::text {
+namespace {
+
+int64_t product(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0 || (d > 0 && n > (int64_t{1} << 40) / d)) return -1;
+    n *= d;
+  }
+  return n;
+}
+
+std::string bracketed(const std::vector<int64_t>& dims) {
+  return str_cat("[", absl::StrJoin(dims, ","), "]");
+}
+
+// Expands mesh replica groups: the devices form the mesh; one group per combination of the
+// axes not listed, varying over the listed (sub-)axes in the order given.
+template <typename AxisRef>
+std::vector<std::vector<int64_t>> mesh_groups(const std::vector<int64_t>& axis_sizes,
+                                              const std::vector<int64_t>& device_ids,
+                                              const std::vector<AxisRef>& refs) {
+  // Split every axis into factors at the boundaries of the sub-axes referenced on it.
+  struct Factor {
+    size_t axis;
+    int64_t prefix;  // product of the more major factors of the same axis
+    int64_t size;
+    int group_position = -1;  // order among the listed factors, -1 when not listed
+  };
+  std::vector<Factor> factors;
+  for (size_t a = 0; a < axis_sizes.size(); ++a) {
+    std::vector<int64_t> cuts = {1, axis_sizes[a]};
+    for (const AxisRef& r : refs) {
+      if (r.axis == a) {
+        cuts.push_back(r.pre);
+        cuts.push_back(r.pre * r.size);
+      }
+    }
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+      factors.push_back({a, cuts[i], cuts[i + 1] / cuts[i]});
+    }
+  }
+  int position = 0;
+  for (const AxisRef& r : refs) {
+    for (Factor& f : factors) {
+      if (f.axis == r.axis && f.prefix >= r.pre && f.prefix < r.pre * r.size) {
+        f.group_position = position++;
+      }
+    }
+  }
+  std::vector<size_t> grouped(static_cast<size_t>(position));
+  std::vector<size_t> batch;
+  for (size_t i = 0; i < factors.size(); ++i) {
+    if (factors[i].group_position >= 0) {
+      grouped[static_cast<size_t>(factors[i].group_position)] = i;
+    } else {
+      batch.push_back(i);
+    }
+  }
+  // Row-major strides of the factors in mesh order.
+  std::vector<int64_t> stride(factors.size(), 1);
+  for (size_t i = factors.size(); i-- > 1;) stride[i - 1] = stride[i] * factors[i].size;
+
+  auto enumerate = [&](const std::vector<size_t>& which, auto&& visit) {
+    std::vector<int64_t> index(which.size(), 0);
+    for (;;) {
+      visit(index);
+      size_t k = which.size();
+      while (k > 0) {
+        --k;
+        if (++index[k] < factors[which[k]].size) break;
+        index[k] = 0;
+        if (k == 0) return;
+      }
+      if (which.empty()) return;
+    }
+  };
+  std::vector<std::vector<int64_t>> groups;
+  enumerate(batch, [&](const std::vector<int64_t>& batch_index) {
+    int64_t base = 0;
+    for (size_t k = 0; k < batch.size(); ++k) base += batch_index[k] * stride[batch[k]];
+    std::vector<int64_t>& group = groups.emplace_back();
+    enumerate(grouped, [&](const std::vector<int64_t>& group_index) {
+      int64_t linear = base;
+      for (size_t k = 0; k < grouped.size(); ++k) linear += group_index[k] * stride[grouped[k]];
+      group.push_back(device_ids.empty() ? linear : device_ids[static_cast<size_t>(linear)]);
+    });
+  });
+  return groups;
+}
+
+}  // namespace
+
+// replica_groups ::= int_list_list | '[' INT ',' INT ']' '<=' iota_array | mesh axis_list
+bool ModuleParser::parse_replica_groups(ReplicaGroups* out) {
+  if (at(TokenKind::kLBrace)) {
+    out->form = ReplicaGroups::Form::kList;
+    IntListList groups;
+    if (!parse_int_list_list(&groups, "replica_groups")) return false;
+    out->groups = std::move(groups);
+    return true;
+  }
+  if (consume_if(TokenKind::kLBracket)) {
+    out->form = ReplicaGroups::Form::kIota;
+    if (!parse_int(&out->num_groups, "the number of replica groups")) return false;
+    if (!expect(TokenKind::kComma, "between the group count and the group size")) return false;
+    if (!parse_int(&out->group_size, "the replica group size")) return false;
+    if (!expect(TokenKind::kRBracket, "after [groups,size]")) return false;
+    if (!expect(TokenKind::kLeq, "before the iota device list")) return false;
+    Token list = tok_;
+    if (!parse_iota_list(&out->iota_dims, &out->iota_transpose)) return false;
+    int64_t ids = product(out->iota_dims);
+    if (out->num_groups < 0 || out->group_size < 0 ||
+        ids != out->num_groups * out->group_size) {
+      return error(list, str_cat("iota device list has ", ids, " ids but [", out->num_groups,
+                                 ",", out->group_size, "] needs ",
+                                 out->num_groups * out->group_size));
+    }
+    absl::StatusOr<std::vector<int64_t>> ids_in_order =
+        expand_iota(out->iota_dims, out->iota_transpose);
+    if (!ids_in_order.ok()) return error(list, std::string(ids_in_order.status().message()));
+    for (int64_t g = 0; g < out->num_groups; ++g) {
+      auto first = ids_in_order->begin() + g * out->group_size;
+      out->groups.emplace_back(first, first + out->group_size);
+    }
+    return true;
+  }
+  if (at(TokenKind::kIdent) && tok_.text == "mesh") {
+    out->form = ReplicaGroups::Form::kMesh;
+    Mesh mesh;
+    if (!parse_mesh(&mesh)) return false;
+    std::vector<AxisRef> refs;
+    if (!parse_axis_list(mesh, &refs, /*allow_open=*/false, nullptr)) return false;
+    std::vector<int64_t> sizes;
+    for (const Sharding::MeshAxis& a : mesh.axes) sizes.push_back(a.size);
+    out->groups = mesh_groups(sizes, mesh.device_ids, refs);
+    return true;
+  }
+  return expected("replica groups ({{0,1},...}, [G,S]<=[N], or mesh[...] {...})");
+}
+
+// iota_array ::= '[' INT (',' INT)* ']' ('T' '(' INT (',' INT)* ')')?
+bool ModuleParser::parse_iota_list(std::vector<int64_t>* dims, std::vector<int64_t>* perm) {
+  Token start = tok_;
+  if (!expect(TokenKind::kLBracket, "to open the iota reshape dims")) return false;
+  do {
+    int64_t d;
+    if (!parse_int(&d, "an iota reshape dimension")) return false;
+    if (d < 0) return error(start, "iota reshape dimensions cannot be negative");
+    dims->push_back(d);
+  } while (consume_if(TokenKind::kComma));
+  if (!expect(TokenKind::kRBracket, "to close the iota reshape dims")) return false;
+  bool has_transpose = at(TokenKind::kIdent) && tok_.text == "T" && peek().is(TokenKind::kLParen);
+  if (dims->size() == 1) {
+    // `[8]T(0)` is not accepted upstream: the T is left over (syntax 5.12).
+    return true;
+  }
+  if (!has_transpose) {
+    return error(start, str_cat("a multi-dimensional iota reshape ", bracketed(*dims),
+                                " needs a T(...) permutation"));
+  }
+  advance();
+  Token list = tok_;
+  advance();
+  do {
+    int64_t p;
+    if (!parse_int(&p, "a transpose entry")) return false;
+    perm->push_back(p);
+  } while (consume_if(TokenKind::kComma));
+  if (!expect(TokenKind::kRParen, "to close T(...)")) return false;
+  std::vector<int64_t> sorted = *perm;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (sorted.size() != dims->size() || sorted[i] != static_cast<int64_t>(i)) {
+      return error(list, str_cat("T(", absl::StrJoin(*perm, ","),
+                                 ") is not a permutation of the iota reshape dims ",
+                                 bracketed(*dims)));
+    }
+  }
+  return true;
+}
+
+// mesh ::= 'mesh' '[' (axis '=' INT (',' axis '=' INT)*)? (',' device_ids)? ']'
+//          (',' ATTR(device_ids) '(' (INT (',' INT)* | iota_array) ')')?
+// Axis names are quoted ('x'=2) since [2026-03], plain (x=2) before.
+bool ModuleParser::parse_mesh(Mesh* out) {
+  Token start = tok_;
+  advance();
+  if (!expect(TokenKind::kLBracket, "after mesh")) return false;
+  auto parse_device_ids = [&]() {
+    advance();  // device_ids=
+    Token list = tok_;
+    if (!expect(TokenKind::kLParen, "to open device_ids")) return false;
+    if (at(TokenKind::kLBracket)) {
+      std::vector<int64_t> dims, perm;
+      if (!parse_iota_list(&dims, &perm)) return false;
+      absl::StatusOr<std::vector<int64_t>> ids = expand_iota(dims, perm);
+      if (!ids.ok()) return error(list, std::string(ids.status().message()));
+      out->device_ids = *std::move(ids);
+    } else {
+      do {
+        int64_t id;
+        if (!parse_int(&id, "a device id")) return false;
+        out->device_ids.push_back(id);
+      } while (consume_if(TokenKind::kComma));
+    }
+    return expect(TokenKind::kRParen, "to close device_ids");
+  };
+  if (!at(TokenKind::kRBracket)) {
+    do {
+      if (at(TokenKind::kAttr) && tok_.name() == "device_ids") {
+        if (!parse_device_ids()) return false;
+        break;
+      }
+      Sharding::MeshAxis& axis = out->axes.emplace_back();
+      if (at(TokenKind::kString)) {
+        axis.name = tok_.string_body();
+        advance();
+        if (!expect(TokenKind::kEqual, "after a mesh axis name")) return false;
+      } else if (at(TokenKind::kAttr)) {
+        axis.name = tok_.name();
+        advance();
+      } else {
+        return expected("a mesh axis like 'x'=2");
+      }
+      for (size_t a = 0; a + 1 < out->axes.size(); ++a) {
+        if (out->axes[a].name == axis.name) {
+          return error(start, str_cat("mesh axis '", axis.name, "' is declared twice"));
+        }
+      }
+      if (!parse_int(&axis.size, "a mesh axis size")) return false;
+      if (axis.size < 1) return error(start, str_cat("mesh axis '", axis.name, "' has size ",
+                                                     axis.size, "; sizes must be positive"));
+    } while (consume_if(TokenKind::kComma));
+  }
+  if (!expect(TokenKind::kRBracket, "to close the mesh axes")) return false;
+  if (at(TokenKind::kComma)) {
+    Token next = peek();
+    if (next.is(TokenKind::kAttr) && next.name() == "device_ids") {
+      advance();
+      if (!parse_device_ids()) return false;
+    }
+  }
+  int64_t devices = 1;
+  for (const Sharding::MeshAxis& a : out->axes) {
+    if (devices > (int64_t{1} << 40) / a.size) return error(start, "mesh has too many devices");
+    devices *= a.size;
+  }
+  if (!out->device_ids.empty() && static_cast<int64_t>(out->device_ids.size()) != devices) {
+    return error(start, str_cat("mesh device_ids has ", out->device_ids.size(),
+                                " ids but the mesh has ", devices, " devices"));
+  }
+  return true;
+}
+
+// axis_list ::= '{' (axis_ref (',' axis_ref)*)? '}'    axis_ref ::= STRING (':' '(' INT ')' INT)?
+bool ModuleParser::parse_axis_list(const Mesh& mesh, std::vector<AxisRef>* out, bool allow_open,
+                                   bool* open) {
+  if (!expect(TokenKind::kLBrace, "to open a list of mesh axes")) return false;
+  if (consume_if(TokenKind::kRBrace)) return true;
+  do {
+    if (allow_open && at(TokenKind::kQuestion)) {
+      advance();
+      *open = true;
+      break;
+    }
+    Token ref_token = tok_;
+    AxisRef ref;
+    std::string_view name;
+    if (at(TokenKind::kString)) {
+      name = tok_.string_body();
+    } else if (at(TokenKind::kIdent)) {
+      name = tok_.text;
+    } else {
+      return expected("a mesh axis name like 'x'");
+    }
+    advance();
+    bool found = false;
+    for (size_t a = 0; a < mesh.axes.size() && !found; ++a) {
+      if (mesh.axes[a].name == name) {
+        ref.axis = a;
+        found = true;
+      }
+    }
+    if (!found && !name.empty() && std::all_of(name.begin(), name.end(), ::isdigit)) {
+      size_t index = std::stoul(std::string(name.substr(0, 9)));
+      if (index >= mesh.axes.size()) {
+        return error(ref_token, str_cat("mesh axis index ", name, " is out of range: the mesh has ",
+                                        mesh.axes.size(), " axes"));
+      }
+      ref.axis = index;
+      found = true;
+    }
+    if (!found) return error(ref_token, str_cat("'", name, "' is not an axis of the mesh"));
+    ref.size = mesh.axes[ref.axis].size;
+    if (consume_if(TokenKind::kColon)) {
+      if (!expect(TokenKind::kLParen, "to open a sub-axis (pre)size")) return false;
+      if (!parse_int(&ref.pre, "the sub-axis prefix size")) return false;
+      if (!expect(TokenKind::kRParen, "after the sub-axis prefix size")) return false;
+      if (!parse_int(&ref.size, "the sub-axis size")) return false;
+      int64_t axis_size = mesh.axes[ref.axis].size;
+      if (ref.pre < 1 || ref.size < 1 || axis_size % ref.pre != 0 ||
+          (axis_size / ref.pre) % ref.size != 0) {
+        return error(ref_token, str_cat("sub-axis ", name, ":(", ref.pre, ")", ref.size,
+                                        " does not divide axis '", name, "' of size ", axis_size));
+      }
+    }
+    ref.text = text_since(ref_token.begin());
+    if (ref.text.size() >= 2 && (ref.text[0] == '\'' || ref.text[0] == '"')) {
+      ref.text = name;  // sub-axis text keeps its quotes; the plain name does not
+    }
+    out->push_back(ref);
+  } while (consume_if(TokenKind::kComma));
+  return expect(TokenKind::kRBrace, "to close the list of mesh axes");
+}
+
+}  // namespace hloroof::text

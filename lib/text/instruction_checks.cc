@@ -1,0 +1,428 @@
+// Per-opcode rules the text must follow (operand counts, required attributes, a few shape
+// rules upstream's parser enforces) and shape inference for the instructions whose shape the
+// text omits (hand-written tests do; upstream infers it).
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "hloroof/shape_text.h"
+#include "ir/shape_util.h"
+#include "ir/strings.h"
+#include "text/module_parser.h"
+
+namespace hloroof::text {
+namespace {
+
+// Attributes every instruction of an opcode must carry.
+const std::vector<AttrId>& required_attributes(Opcode op) {
+  static const auto* const kTable = [] {
+    auto* table = new std::array<std::vector<AttrId>, kOpcodeCount>();
+    auto require = [&](std::initializer_list<Opcode> ops, std::initializer_list<AttrId> ids) {
+      for (Opcode o : ops) (*table)[static_cast<size_t>(o)] = ids;
+    };
+    using A = AttrId;
+    using O = Opcode;
+    require({O::kReduce, O::kSort, O::kReduceScatter}, {A::kDimensions, A::kToApply});
+    require({O::kReduceWindow, O::kMap, O::kCall, O::kAllReduce, O::kAllReduceStart},
+            {A::kToApply});
+    require({O::kSelectAndScatter}, {A::kSelectComputation, A::kScatterComputation});
+    require({O::kScatter}, {A::kUpdateWindowDims, A::kInsertedWindowDims,
+                            A::kScatterDimsToOperandDims, A::kIndexVectorDim, A::kToApply});
+    require({O::kGather}, {A::kOffsetDims, A::kCollapsedSliceDims, A::kStartIndexMap,
+                           A::kIndexVectorDim, A::kSliceSizes});
+    require({O::kTranspose, O::kReverse, O::kConcatenate, O::kGetDimensionSize,
+             O::kSetDimensionSize, O::kAllGather, O::kAllGatherStart},
+            {A::kDimensions});
+    require({O::kSlice}, {A::kSlice});
+    require({O::kDynamicSlice}, {A::kDynamicSliceSizes});
+    require({O::kPad}, {A::kPadding});
+    require({O::kIota}, {A::kIotaDimension});
+    require({O::kGetTupleElement}, {A::kIndex});
+    require({O::kConvolution}, {A::kDimLabels});
+    require({O::kFusion}, {A::kFusionKind, A::kCalls});
+    require({O::kWhile}, {A::kCondition, A::kBody});
+    require({O::kCustomCall}, {A::kCustomCallTarget});
+    require({O::kCollectivePermute, O::kCollectivePermuteStart}, {A::kSourceTargetPairs});
+    require({O::kCompare}, {A::kDirection});
+    require({O::kRng}, {A::kDistribution});
+    require({O::kRngBitGenerator}, {A::kAlgorithm});
+    require({O::kFft}, {A::kFftType, A::kFftLength});
+    require({O::kReducePrecision}, {A::kExponentBits, A::kMantissaBits});
+    require({O::kBatchNormTraining, O::kBatchNormInference, O::kBatchNormGrad},
+            {A::kEpsilon, A::kFeatureIndex});
+    require({O::kDomain}, {A::kDomain});
+    require({O::kSend, O::kRecv, O::kSendDone, O::kRecvDone}, {A::kChannelId});
+    require({O::kTopK}, {A::kK});
+    return table;
+  }();
+  return (*kTable)[static_cast<size_t>(op)];
+}
+
+bool is_pred_or_s32_scalar(const Shape& s, PrimitiveType type) {
+  return s.is_array() && s.dims.empty() && s.element_type == type;
+}
+
+// Dot result: batch dims, then lhs free dims, then rhs free dims.
+Shape dot_shape(const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& d) {
+  Shape out;
+  out.element_type = lhs.element_type;
+  auto contains = [](IntList list, int64_t v) {
+    return std::find(list.begin(), list.end(), v) != list.end();
+  };
+  for (int64_t b : d.lhs_batch) out.dims.push_back(lhs.dims[static_cast<size_t>(b)]);
+  for (int64_t i = 0; i < lhs.rank(); ++i) {
+    if (!contains(d.lhs_batch, i) && !contains(d.lhs_contracting, i)) {
+      out.dims.push_back(lhs.dims[static_cast<size_t>(i)]);
+    }
+  }
+  for (int64_t i = 0; i < rhs.rank(); ++i) {
+    if (!contains(d.rhs_batch, i) && !contains(d.rhs_contracting, i)) {
+      out.dims.push_back(rhs.dims[static_cast<size_t>(i)]);
+    }
+  }
+  return out;
+}
+
+bool dims_in_range(IntList dims, int64_t rank) {
+  return std::all_of(dims.begin(), dims.end(), [&](int64_t d) { return d >= 0 && d < rank; });
+}
+
+}  // namespace
+
+bool ModuleParser::infer_shape(Instruction* i, const Token& at, Shape* out) {
+  const Opcode op = i->opcode();
+  auto operand_shape = [&](size_t k) -> const Shape& { return i->operand(k)->shape(); };
+  auto fail = [&]() {
+    return error(at, str_cat("cannot infer the shape of ", opcode_name(op),
+                             "; write the shape before the opcode"));
+  };
+  if (op == Opcode::kTuple) {
+    out->kind = Shape::Kind::kTuple;
+    for (Instruction* operand : i->operands()) out->elements.push_back(operand->shape());
+    return true;
+  }
+  if (op == Opcode::kAfterAll) {
+    *out = Shape::Token();
+    return true;
+  }
+  if (op == Opcode::kCall || op == Opcode::kConditional) {
+    if (i->called_computations().empty()) return fail();
+    *out = i->called_computations()[0]->root()->shape();
+    return true;
+  }
+  if (i->operand_count() == 0) return fail();
+  const Shape& first = operand_shape(0);
+  switch (op) {
+    case Opcode::kGetTupleElement: {
+      std::optional<int64_t> index = i->int_attribute(AttrId::kIndex);
+      if (!first.is_tuple() || !index || *index < 0 ||
+          *index >= static_cast<int64_t>(first.elements.size())) {
+        return fail();
+      }
+      *out = first.elements[static_cast<size_t>(*index)];
+      return true;
+    }
+    case Opcode::kWhile:
+    case Opcode::kCopy:
+    case Opcode::kOptimizationBarrier:
+      *out = first;
+      return true;
+    case Opcode::kCompare:
+      *out = first;
+      out->element_type = PrimitiveType::kPred;
+      out->layout.reset();
+      return true;
+    case Opcode::kSelect:
+    case Opcode::kClamp:
+      if (i->operand_count() < 2) return fail();
+      *out = operand_shape(1);
+      return true;
+    case Opcode::kSort:
+      if (i->operand_count() == 1) {
+        *out = first;
+      } else {
+        out->kind = Shape::Kind::kTuple;
+        for (Instruction* operand : i->operands()) out->elements.push_back(operand->shape());
+      }
+      return true;
+    case Opcode::kPad: {
+      const Padding* padding = i->padding();
+      if (padding == nullptr || !first.is_array() ||
+          padding->dims.size() != first.dims.size()) {
+        return fail();
+      }
+      *out = first;
+      out->layout.reset();
+      for (size_t d = 0; d < out->dims.size(); ++d) {
+        const PaddingDim& p = padding->dims[d];
+        int64_t n = out->dims[d].size;
+        out->dims[d].size = p.low + p.high + n + std::max<int64_t>(n - 1, 0) * p.interior;
+      }
+      return true;
+    }
+    case Opcode::kDot: {
+      if (i->operand_count() != 2) return fail();
+      DotDimensionNumbers d = i->dot_dimensions();
+      const Shape& rhs = operand_shape(1);
+      if (!dims_in_range(d.lhs_batch, first.rank()) ||
+          !dims_in_range(d.lhs_contracting, first.rank()) ||
+          !dims_in_range(d.rhs_batch, rhs.rank()) ||
+          !dims_in_range(d.rhs_contracting, rhs.rank())) {
+        return fail();
+      }
+      *out = dot_shape(first, rhs, d);
+      return true;
+    }
+    case Opcode::kConvolution: {
+      const ConvDimLabels* labels = i->conv_dim_labels();
+      if (labels == nullptr || i->operand_count() != 2) return fail();
+      const Shape& kernel = operand_shape(1);
+      const Window* window = i->window();
+      size_t spatial = labels->input_spatial.size();
+      if (first.rank() != static_cast<int64_t>(spatial + 2) ||
+          kernel.rank() != static_cast<int64_t>(spatial + 2) ||
+          (window != nullptr && window->dims.size() != spatial)) {
+        return fail();
+      }
+      out->element_type = first.element_type;
+      out->dims.resize(spatial + 2);
+      auto dim = [](const Shape& s, int64_t k) { return s.dims[static_cast<size_t>(k)].size; };
+      out->dims[static_cast<size_t>(labels->output_batch)].size =
+          dim(first, labels->input_batch) / i->batch_group_count();
+      out->dims[static_cast<size_t>(labels->output_feature)].size =
+          dim(kernel, labels->kernel_output_feature);
+      for (size_t s = 0; s < spatial; ++s) {
+        WindowDim w = window ? window->dims[s] : WindowDim{dim(kernel, labels->kernel_spatial[s])};
+        int64_t in = dim(first, labels->input_spatial[s]);
+        int64_t padded = (in > 0 ? (in - 1) * w.lhs_dilation + 1 : 0) + w.pad_low + w.pad_high;
+        int64_t window_size = (w.size - 1) * w.rhs_dilation + 1;
+        int64_t size = padded >= window_size && w.stride > 0
+                           ? (padded - window_size) / w.stride + 1
+                           : 0;
+        out->dims[static_cast<size_t>(labels->output_spatial[s])].size = size;
+      }
+      return true;
+    }
+    default:
+      break;
+  }
+  if (is_elementwise(op) && op != Opcode::kConvert && op != Opcode::kBitcastConvert &&
+      op != Opcode::kStochasticConvert && op != Opcode::kReal && op != Opcode::kImag &&
+      op != Opcode::kComplex && op != Opcode::kIsFinite) {
+    // Elementwise: the shape of the operands (a scalar operand may broadcast).
+    *out = first;
+    for (Instruction* operand : i->operands()) {
+      if (operand->shape().rank() > out->rank()) *out = operand->shape();
+    }
+    return true;
+  }
+  return fail();
+}
+
+bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
+  const Opcode op = i->opcode();
+  const std::string_view name = opcode_name(op);
+  const size_t count = i->operand_count();
+
+  // Operand counts fixed by the grammar (section 6). Sugared async ops take the wrapped op's
+  // operands.
+  int arity = opcode_arity(op);
+  if (i->uses_async_sugar() && op == Opcode::kAsyncStart) arity = -1;
+  if (arity >= 0 && count != static_cast<size_t>(arity)) {
+    return error(at, str_cat(i->uses_async_sugar() ? i->name() : name, " takes ", arity,
+                             arity == 1 ? " operand" : " operands", ", got ", count));
+  }
+  auto at_least = [&](size_t n) {
+    if (count >= n) return true;
+    return error(at, str_cat(name, " takes at least ", n, n == 1 ? " operand" : " operands",
+                             ", got ", count));
+  };
+  switch (op) {
+    case Opcode::kReduce:
+    case Opcode::kReduceWindow:
+      if (!at_least(2)) return false;
+      if (count % 2 != 0) {
+        return error(at, str_cat(name, " takes as many init values as inputs, got ", count,
+                                 " operands"));
+      }
+      break;
+    case Opcode::kConditional:
+    case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kConcatenate:
+    case Opcode::kSort:
+    case Opcode::kDynamicReshape:
+    case Opcode::kAsyncStart:
+      if (!at_least(1)) return false;
+      break;
+    default:
+      break;
+  }
+
+  // Attributes every instance of the opcode needs (the sugared form checks the wrapped op's).
+  Opcode rules = i->uses_async_sugar() && op == Opcode::kAsyncStart ? *i->async_wrapped_opcode()
+                                                                     : op;
+  if (!i->uses_async_sugar() || op == Opcode::kAsyncStart) {
+    for (AttrId id : required_attributes(rules)) {
+      if (!i->has_attribute(id)) {
+        return error(at, str_cat("attribute '", attribute_name(id), "' is required for ",
+                                 opcode_name(rules)));
+      }
+    }
+  }
+  if (op == Opcode::kAsyncStart && !i->uses_async_sugar() && !i->has_attribute(AttrId::kCalls)) {
+    return error(at, "attribute 'calls' is required for async-start");
+  }
+  if (i->has_attribute(AttrId::kResultAccuracy) && opcode_category(rules) !=
+                                                      OpCategory::kTranscendental) {
+    return error(at, str_cat("result_accuracy is only allowed on transcendental ops, not ",
+                             opcode_name(rules)));
+  }
+  if (i->has_attribute(AttrId::kToApply) && i->has_attribute(AttrId::kCalledComputations)) {
+    return error(at, "a custom-call takes to_apply or called_computations, not both");
+  }
+
+  // The shape, inferred when the text left it out.
+  if (!detail::IrAccess::has_shape(i)) {
+    Shape inferred;
+    if (!infer_shape(i, at, &inferred)) return false;
+    i->set_shape(inferred);
+  }
+  const Shape& shape = i->shape();
+
+  switch (op) {
+    case Opcode::kGetTupleElement: {
+      const Shape& tuple = i->operand(0)->shape();
+      int64_t index = *i->int_attribute(AttrId::kIndex);
+      if (!tuple.is_tuple()) {
+        return error(at, str_cat("get-tuple-element needs a tuple operand, but ",
+                                 i->operand(0)->name(), " has shape ", to_string(tuple)));
+      }
+      if (index < 0 || index >= static_cast<int64_t>(tuple.elements.size())) {
+        return error(at, str_cat("tuple index ", index, " is out of range: ",
+                                 i->operand(0)->name(), " has ", tuple.elements.size(),
+                                 " elements"));
+      }
+      if (!detail::same_ignoring_layout(tuple.elements[static_cast<size_t>(index)], shape)) {
+        return error(at, str_cat("get-tuple-element index ", index, " of ", i->operand(0)->name(),
+                                 " has shape ",
+                                 to_string(tuple.elements[static_cast<size_t>(index)]), ", not ",
+                                 to_string(shape)));
+      }
+      break;
+    }
+    case Opcode::kConditional: {
+      const Shape& index = i->operand(0)->shape();
+      bool has_branches = i->has_attribute(AttrId::kBranchComputations);
+      if (is_pred_or_s32_scalar(index, PrimitiveType::kPred)) {
+        if (!i->has_attribute(AttrId::kTrueComputation) ||
+            !i->has_attribute(AttrId::kFalseComputation)) {
+          return error(at, "a conditional on a pred needs true_computation and "
+                           "false_computation");
+        }
+        if (count != 3) {
+          return error(at, str_cat("a conditional on a pred takes 3 operands, got ", count));
+        }
+      } else if (is_pred_or_s32_scalar(index, PrimitiveType::kS32)) {
+        if (!has_branches) return error(at, "a conditional on an s32 needs branch_computations");
+        size_t branches = i->called_computations().size();
+        if (count != branches + 1) {
+          return error(at, str_cat("a conditional with ", branches,
+                                   " branches takes the index and one operand per branch (",
+                                   branches + 1, " operands), got ", count));
+        }
+      } else {
+        return error(at, str_cat("the branch index of a conditional must be pred[] or s32[], "
+                                 "got ",
+                                 to_string(index)));
+      }
+      break;
+    }
+    case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
+    case Opcode::kReduceScatter:
+    case Opcode::kGetDimensionSize:
+    case Opcode::kSetDimensionSize:
+      if (i->dimensions().size() != 1) {
+        return error(at, str_cat(name, " takes exactly one dimension in dimensions={...}, got ",
+                                 i->dimensions().size()));
+      }
+      if (op == Opcode::kReduceScatter && i->use_global_device_ids() && !i->channel_id() &&
+          !i->has_attribute(AttrId::kMode)) {
+        return error(at, "use_global_device_ids=true needs a channel_id");
+      }
+      break;
+    case Opcode::kInfeed:
+    case Opcode::kRecv:
+      if (!shape.is_tuple()) {
+        return error(at, str_cat(name, " returns a tuple (data, ...), not ", to_string(shape)));
+      }
+      break;
+    case Opcode::kReshape: {
+      const Shape& from = i->operand(0)->shape();
+      if (from.is_array() && shape.is_array() &&
+          detail::element_count(from) != detail::element_count(shape) &&
+          detail::element_count(from) >= 0 && detail::element_count(shape) >= 0) {
+        return error(at, str_cat("reshape from ", to_string(from), " to ", to_string(shape),
+                                 " changes the element count"));
+      }
+      break;
+    }
+    case Opcode::kDynamicReshape:
+      if (shape.is_array() && count != static_cast<size_t>(shape.rank()) + 1) {
+        return error(at, str_cat("dynamic-reshape to rank ", shape.rank(), " takes ",
+                                 shape.rank() + 1, " operands (the input and one size per "
+                                 "dimension), got ", count));
+      }
+      break;
+    case Opcode::kScan: {
+      IntList dims = i->dimensions();
+      const Shape& input = i->operand(0)->shape();
+      if (dims.size() != 1 || !dims_in_range(dims, input.rank())) {
+        return error(at, str_cat("scan needs one dimension within the rank ", input.rank(),
+                                 " of its input"));
+      }
+      break;
+    }
+    case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
+      if (i->use_global_device_ids() && !i->channel_id() && !i->has_attribute(AttrId::kMode)) {
+        return error(at, "use_global_device_ids=true needs a channel_id");
+      }
+      break;
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone: {
+      Instruction* start = i->operand(0);
+      Opcode from = start->opcode();
+      if (from != Opcode::kAsyncStart && from != Opcode::kAsyncUpdate) {
+        return error(at, str_cat(i->uses_async_sugar() ? i->name() : name,
+                                 " must take an async-start or async-update, not ",
+                                 start->name()));
+      }
+      if (i->uses_async_sugar() != start->uses_async_sugar() ||
+          (i->uses_async_sugar() && i->async_wrapped_opcode() != start->async_wrapped_opcode())) {
+        return error(at, str_cat(name, " wraps a different operation than its start ",
+                                 start->name()));
+      }
+      Computation* calls = i->computation_attribute(AttrId::kCalls);
+      if (calls != nullptr && calls != start->computation_attribute(AttrId::kCalls) &&
+          start->computation_attribute(AttrId::kCalls) != nullptr) {
+        return error(at, str_cat(name, " calls ", calls->name(), " but its start calls ",
+                                 start->computation_attribute(AttrId::kCalls)->name()));
+      }
+      std::string_view thread = i->string_attribute(AttrId::kAsyncExecutionThread);
+      std::string_view start_thread = start->string_attribute(AttrId::kAsyncExecutionThread);
+      if (!thread.empty() && thread != (start_thread.empty() ? "main" : start_thread)) {
+        return error(at, str_cat(name, " runs on thread ", thread, " but its start on ",
+                                 start_thread.empty() ? "main" : start_thread));
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return true;
+}
+
+}  // namespace hloroof::text

@@ -1,0 +1,341 @@
+// Instructions and operands (hlo-text-syntax.md 2.5 - 2.7).
+#include <algorithm>
+
+#include "ir/shape_util.h"
+#include "hloroof/shape_text.h"
+#include "ir/strings.h"
+#include "text/module_parser.h"
+
+namespace hloroof::text {
+
+using detail::IrAccess;
+
+namespace {
+
+// Nested instruction operands recurse; hostile input must not exhaust the stack.
+constexpr int kMaxNesting = 64;
+
+// Where `p` (a pointer into `source`) is, as "line L, column C"; empty when outside.
+std::string position_of(std::string_view source, const char* p) {
+  if (p < source.data() || p >= source.data() + source.size()) return "";
+  size_t offset = static_cast<size_t>(p - source.data());
+  size_t line = 1 + static_cast<size_t>(std::count(source.begin(), source.begin() + offset, '\n'));
+  size_t line_start = source.rfind('\n', offset == 0 ? 0 : offset - 1);
+  size_t column = line_start == std::string_view::npos || offset == 0 ? offset + 1
+                                                                       : offset - line_start;
+  return str_cat(line, ":", column);
+}
+
+}  // namespace
+
+// instruction ::= 'ROOT'? name '=' shape? opcode '(' operand_list? ')' (',' attribute)*
+bool ModuleParser::parse_instruction() {
+  Token root_token = tok_;
+  bool is_root = consume_if(TokenKind::kw_ROOT);
+  Token name = tok_;
+  if (at(TokenKind::kAttr)) {
+    return error_here(str_cat("expected an instruction name; `", tok_.text,
+                              "` was read as an attribute name (write `", name.name(),
+                              " = ...` or `%", name.name(), "=...`)"));
+  }
+  if (at(TokenKind::kName) && tok_.text.back() == ':') {
+    return error_here(str_cat("expected '=' after the instruction name ", name.name(),
+                              ", got ':'"));
+  }
+  if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("an instruction name");
+  if (!check_instruction_name(name)) return false;
+  advance();
+  if (!expect(TokenKind::kEqual, str_cat("after the instruction name ", name.name()))) {
+    return false;
+  }
+
+  const Shape* shape = nullptr;
+  if (at_shape_start()) {
+    if (!parse_shape(&shape_scratch_)) return false;
+    shape = state_->shapes.intern(shape_scratch_);
+  }
+  if (at(TokenKind::kLBrace) && peek().is(TokenKind::kRBrace)) {
+    return error_here("'{}' is not a layout here; a scalar's layout is omitted or written {:...}");
+  }
+
+  Token op_token = tok_;
+  OpcodeSpelling op;
+  if (!parse_opcode(&op)) return false;
+  if (!expect(TokenKind::kLParen, str_cat("after the opcode ", op_token.text))) return false;
+
+  Instruction* instruction = nullptr;
+  if (op.opcode == Opcode::kParameter || op.opcode == Opcode::kConstant) {
+    instruction = create_instruction(op, name.name(), shape);
+    if (op.opcode == Opcode::kParameter) {
+      Token number = tok_;
+      int64_t n;
+      if (!parse_int(&n, "the parameter number")) return false;
+      if (n < 0) return error(number, "a parameter number cannot be negative");
+      for (Instruction* p : computation_->parameters()) {
+        if (p->parameter_number() == n) {
+          return error(number, str_cat("parameter number ", n, " is already taken by ",
+                                       p->name()));
+        }
+      }
+      IrAccess::set_parameter_number(instruction, n);
+      IrAccess::parameters(computation_).push_back(instruction);
+    } else {
+      if (shape == nullptr) return error(op_token, "a constant needs its shape written");
+      const char* begin = tok_.begin();
+      if (!parse_literal(*shape, 0)) return false;
+      IrAccess::set_literal(instruction, text_since(begin));
+    }
+    if (!expect(TokenKind::kRParen, "to close the operand list")) return false;
+  } else {
+    absl::InlinedVector<Instruction*, 8> operands;
+    if (!parse_operands(&operands)) return false;
+    instruction = create_instruction(op, name.name(), shape);
+    for (Instruction* operand : operands) IrAccess::add_operand(instruction, operand);
+  }
+  if (!IrAccess::add_to_computation(computation_, instruction)) {
+    return report_duplicate_name(name, computation_->find_instruction(name.name()));
+  }
+  if (!parse_attributes(instruction)) return false;
+  if (!check_instruction(instruction, op_token)) return false;
+
+  if (is_root) {
+    if (root_ != nullptr) {
+      return error(root_token, str_cat("a computation can have only one ROOT (", root_->name(),
+                                       " is already the root)"));
+    }
+    root_ = instruction;
+  }
+  return true;
+}
+
+bool ModuleParser::report_duplicate_name(const Token& name, const Instruction* previous) {
+  std::string where =
+      previous ? position_of(lexer_.source(), previous->name().data()) : std::string();
+  return error(name, str_cat("instruction already exists: ", name.name(),
+                             where.empty() ? "" : str_cat(" (first defined at ", where, ")")));
+}
+
+// Upstream rejects instruction names that its own name sanitizer would change (syntax 1.4).
+bool ModuleParser::check_instruction_name(const Token& name) {
+  std::string_view n = name.name();
+  if (primitive_type_from_name(n).has_value()) {
+    return error(name, str_cat("illegal instruction name: ", n, "; suggest renaming to: ", n, "_"));
+  }
+  if (n.substr(0, 2) == "__" && n.substr(0, 6) != "__xla_") {
+    return error(name, str_cat("illegal instruction name: ", n, "; suggest renaming to: a_",
+                               n.substr(2)));
+  }
+  return true;
+}
+
+Instruction* ModuleParser::create_instruction(const OpcodeSpelling& op, std::string_view name,
+                                              const Shape* shape) {
+  Instruction* i = IrAccess::new_instruction(*state_, op.opcode, name, shape);
+  if (op.sugar) IrAccess::set_async_sugar(i, op.wrapped);
+  return i;
+}
+
+// opcode ::= IDENT, or <op>-start / -update / -done for ops without native async forms.
+bool ModuleParser::parse_opcode(OpcodeSpelling* out) {
+  if (!at(TokenKind::kIdent)) return expected("an opcode");
+  std::string_view text = tok_.text;
+  if (std::optional<Opcode> op = opcode_from_name(text)) {
+    out->opcode = *op;
+    advance();
+    return true;
+  }
+  struct Suffix {
+    std::string_view text;
+    Opcode async;
+  };
+  constexpr Suffix kSuffixes[] = {{"-start", Opcode::kAsyncStart},
+                                  {"-update", Opcode::kAsyncUpdate},
+                                  {"-done", Opcode::kAsyncDone}};
+  for (const Suffix& s : kSuffixes) {
+    if (text.size() <= s.text.size() || text.substr(text.size() - s.text.size()) != s.text) {
+      continue;
+    }
+    std::string_view base = text.substr(0, text.size() - s.text.size());
+    std::optional<Opcode> wrapped = opcode_from_name(base);
+    if (!wrapped) break;
+    if (has_native_async_forms(*wrapped) || opcode_category(*wrapped) == OpCategory::kAsync) {
+      return error_here(str_cat(base, " cannot be async-wrapped as ", text,
+                                " (it has native -start/-done opcodes)"));
+    }
+    out->opcode = s.async;
+    out->sugar = true;
+    out->wrapped = *wrapped;
+    advance();
+    return true;
+  }
+  return error_here(str_cat("unknown opcode '", text, "'"));
+}
+
+// operand_list ::= operand (',' operand)*      (after '(', up to and including ')')
+bool ModuleParser::parse_operands(absl::InlinedVector<Instruction*, 8>* out) {
+  if (consume_if(TokenKind::kRParen)) return true;
+  do {
+    Instruction* operand;
+    if (!parse_operand(&operand)) return false;
+    out->push_back(operand);
+  } while (consume_if(TokenKind::kComma));
+  return expect(TokenKind::kRParen, "to close the operand list");
+}
+
+// operand ::= shape? name ('#' INT)* | shape? opcode '(' operand_list? ')'
+bool ModuleParser::parse_operand(Instruction** out) {
+  Shape declared;
+  bool typed = false;
+  if (at_shape_start()) {
+    if (!parse_shape(&declared)) return false;
+    typed = true;
+  }
+  Token name = tok_;
+  if (at(TokenKind::kIdent) && peek().is(TokenKind::kLParen)) {
+    const Shape* shape = typed ? state_->shapes.intern(declared) : nullptr;
+    return parse_nested_instruction(shape, out, nesting_ + 1);
+  }
+  if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("an operand");
+  if (!resolve_instruction(name, out)) return false;
+  advance();
+  while (consume_if(TokenKind::kHash)) {
+    Token index = tok_;
+    if (!compact_gte(*out, index, out)) return false;
+  }
+  if (typed && !detail::same_ignoring_layout(declared, (*out)->shape())) {
+    return error(name, str_cat("operand ", (*out)->name(), " has shape ",
+                               to_string((*out)->shape()), ", not ", to_string(declared),
+                               " as written"));
+  }
+  return true;
+}
+
+bool ModuleParser::resolve_instruction(const Token& name, Instruction** out) {
+  *out = IrAccess::find(computation_, name.name());
+  if (*out != nullptr) return true;
+  if (find_later_definition(name.name(), /*computation=*/false)) {
+    return error(name, str_cat("instruction ", name.name(),
+                               " is used before its definition (operands must be defined "
+                               "earlier in the computation)"));
+  }
+  return error(name, str_cat("instruction does not exist: ", name.name()));
+}
+
+// `%t#1#0`: element 0 of element 1 of %t, through get-tuple-element instructions that are
+// created once per (tuple, index) and named t_1, t_1_0 (syntax 2.6).
+bool ModuleParser::compact_gte(Instruction* tuple, const Token& index_token, Instruction** out) {
+  if (!at(TokenKind::kInt)) return expected("a tuple index after '#'");
+  if (tok_.negative && tok_.int_bits != 0) {
+    return error_here(str_cat("tuple index ", tok_.text, " cannot be negative"));
+  }
+  int64_t index;
+  if (!parse_int(&index, "a tuple index")) return false;
+  const Shape& shape = tuple->shape();
+  if (!shape.is_tuple()) {
+    return error(index_token, str_cat(tuple->name(), " has shape ", to_string(shape),
+                                      ", which is not a tuple, so it has no element ", index));
+  }
+  if (index >= static_cast<int64_t>(shape.elements.size())) {
+    return error(index_token, str_cat("tuple index ", index, " is out of range: ", tuple->name(),
+                                      " has ", shape.elements.size(), " elements"));
+  }
+  auto [it, inserted] = compact_gtes_.try_emplace({tuple, index}, nullptr);
+  if (!inserted) {
+    *out = it->second;
+    return true;
+  }
+  std::string_view name = IrAccess::unique_name(computation_, str_cat(tuple->name(), "_", index));
+  const Shape* element = state_->shapes.intern(shape.elements[static_cast<size_t>(index)]);
+  Instruction* gte =
+      IrAccess::new_instruction(*state_, Opcode::kGetTupleElement, name, element);
+  IrAccess::add_operand(gte, tuple);
+  IrAccess::add_to_computation(computation_, gte);
+  Attribute attribute{AttrId::kIndex, save(str_cat(index)), AttrValue(index)};
+  IrAccess::set_attributes(gte, state_->arena.copy<Attribute>({&attribute, 1}));
+  it->second = gte;
+  *out = gte;
+  return true;
+}
+
+// A nested operand `f32[] parameter(0)` or `add(x, y)` becomes an instruction of its own,
+// named `<opcode>.anon`, placed before its user (syntax 2.6).
+bool ModuleParser::parse_nested_instruction(const Shape* shape, Instruction** out, int depth) {
+  if (depth > kMaxNesting) {
+    return error_here(str_cat("instruction operands nested more than ", kMaxNesting,
+                              " levels deep"));
+  }
+  Token op_token = tok_;
+  OpcodeSpelling op;
+  if (!parse_opcode(&op)) return false;
+  if (!expect(TokenKind::kLParen, str_cat("after the opcode ", op_token.text))) return false;
+  std::string_view name =
+      IrAccess::unique_name(computation_, str_cat(opcode_name(op.opcode), ".anon"));
+  Instruction* instruction = nullptr;
+  if (op.opcode == Opcode::kParameter || op.opcode == Opcode::kConstant) {
+    if (shape == nullptr) return error(op_token, "a nested parameter or constant needs a shape");
+    instruction = create_instruction(op, name, shape);
+    if (op.opcode == Opcode::kParameter) {
+      int64_t n;
+      if (!parse_int(&n, "the parameter number")) return false;
+      for (Instruction* p : computation_->parameters()) {
+        if (p->parameter_number() == n) {
+          return error(op_token, str_cat("parameter number ", n, " is already taken by ",
+                                         p->name()));
+        }
+      }
+      IrAccess::set_parameter_number(instruction, n);
+      IrAccess::parameters(computation_).push_back(instruction);
+    } else {
+      const char* begin = tok_.begin();
+      if (!parse_literal(*shape, 0)) return false;
+      IrAccess::set_literal(instruction, text_since(begin));
+    }
+    if (!expect(TokenKind::kRParen, "to close the operand list")) return false;
+  } else {
+    absl::InlinedVector<Instruction*, 8> operands;
+    int saved = nesting_;
+    nesting_ = depth;
+    bool ok = parse_operands(&operands);
+    nesting_ = saved;
+    if (!ok) return false;
+    instruction = create_instruction(op, name, shape);
+    for (Instruction* operand : operands) IrAccess::add_operand(instruction, operand);
+  }
+  IrAccess::add_to_computation(computation_, instruction);
+  if (!check_instruction(instruction, op_token)) return false;
+  *out = instruction;
+  return true;
+}
+
+// (',' ATTR value)*: any order, each name once.
+bool ModuleParser::parse_attributes(Instruction* instruction) {
+  attribute_scratch_.clear();
+  while (consume_if(TokenKind::kComma)) {
+    if (!at(TokenKind::kAttr)) return expected("an attribute (name=value)");
+    Token name = tok_;
+    std::optional<AttrId> id = attribute_from_name(name.name());
+    if (!id) return error_here(str_cat("unknown attribute '", name.name(), "'"));
+    for (const Attribute& a : attribute_scratch_) {
+      if (a.id == *id) return error_here(str_cat("attribute '", name.name(), "' is given twice"));
+    }
+    advance();
+    Attribute& a = attribute_scratch_.emplace_back();
+    if (!parse_attribute_value(instruction, *id, &a)) return false;
+  }
+  if (attribute_scratch_.empty()) return true;
+  std::stable_sort(attribute_scratch_.begin(), attribute_scratch_.end(),
+                   [](const Attribute& a, const Attribute& b) {
+                     return attribute_print_group(a.id) < attribute_print_group(b.id);
+                   });
+  IrAccess::set_attributes(instruction, state_->arena.copy<Attribute>(attribute_scratch_));
+  return true;
+}
+
+bool ModuleParser::parse_single_attribute(Instruction* instruction, AttrId id, Attribute* out) {
+  computation_ = instruction->parent();
+  if (!parse_attribute_value(instruction, id, out)) return false;
+  if (!at(TokenKind::kEof)) return expected("the end of the attribute value");
+  return true;
+}
+
+}  // namespace hloroof::text

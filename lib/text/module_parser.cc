@@ -1,0 +1,362 @@
+// Modules: header, computations and the entry (hlo-text-syntax.md 2.1 - 2.4), and the public
+// parse_module entry points.
+#include "text/module_parser.h"
+
+#include <algorithm>
+
+#include "hloroof/hlo_text.h"
+#include "ir/shape_util.h"
+#include "hloroof/shape_text.h"
+#include "ir/strings.h"
+#include "text/module_attributes.h"
+
+namespace hloroof::text {
+
+using detail::IrAccess;
+
+ModuleParser::ModuleParser(detail::ModuleState* state)
+    : Parser(state->source), state_(state) {}
+
+ModuleParser::ModuleParser(detail::ModuleState* state, std::string_view text)
+    : Parser(text), state_(state) {}
+
+// module ::= header stack_frames? computation+ EOF | computation+ EOF
+bool ModuleParser::parse_module() {
+  if (at(TokenKind::kw_HloModule) && !parse_header()) return false;
+  if (at(TokenKind::kw_FileNames) && !parse_stack_frames()) return false;
+  if (at(TokenKind::kEof)) return expected("a computation");
+  while (!at(TokenKind::kEof)) {
+    if (!parse_computation()) return false;
+  }
+  return finish_module();
+}
+
+// header ::= 'HloModule' name (',' module_attr)*
+bool ModuleParser::parse_header() {
+  advance();
+  if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("the module name");
+  state_->name = tok_.name();
+  advance();
+  std::vector<bool> seen(kModuleAttributeOrder.size(), false);
+  while (consume_if(TokenKind::kComma)) {
+    if (!parse_module_attribute(&seen)) return false;
+  }
+  return true;
+}
+
+bool ModuleParser::parse_module_attribute(std::vector<bool>* seen) {
+  if (!at(TokenKind::kAttr)) return expected("a module attribute (name=value)");
+  Token name = tok_;
+  int rank = module_attribute_rank(name.name());
+  if (rank < 0) return error_here(str_cat("unknown module attribute '", name.name(), "'"));
+  if ((*seen)[static_cast<size_t>(rank)]) {
+    return error_here(str_cat("module attribute '", name.name(), "' is given twice"));
+  }
+  (*seen)[static_cast<size_t>(rank)] = true;
+  advance();
+  ModuleAttributes& attrs = state_->attributes;
+  std::string_view key = name.name();
+  if (key == "is_scheduled") return parse_bool(&attrs.is_scheduled, "is_scheduled");
+  if (key == "replica_count" || key == "num_partitions") {
+    int64_t* target = key == "replica_count" ? &attrs.replica_count : &attrs.num_partitions;
+    Token value = tok_;
+    if (!parse_int(target, key)) return false;
+    if (*target < 1) return error(value, str_cat(key, " must be at least 1"));
+    return true;
+  }
+  if (key == "entry_computation_layout") return parse_entry_computation_layout();
+  if (key == "input_output_alias") return parse_input_output_alias();
+  if (key == "buffer_donor") return parse_buffer_donor();
+
+  // Kept as written; frontend attributes are read properly since their values may be raw
+  // blobs that are not tokens.
+  const char* begin = tok_.begin();
+  if (key == "frontend_attributes") {
+    FrontendAttributes ignored;
+    if (!parse_frontend_attributes(&ignored)) return false;
+  } else if (!skip_value(key)) {
+    return false;
+  }
+  RawModuleAttribute raw{key, text_since(begin)};
+  auto& others = attrs.others;
+  auto pos = std::find_if(others.begin(), others.end(), [&](const RawModuleAttribute& o) {
+    return module_attribute_rank(o.name) > rank;
+  });
+  others.insert(pos, raw);
+  return true;
+}
+
+// shape_index ::= '{' (INT (',' INT)*)? '}'
+bool ModuleParser::parse_shape_index(ShapeIndex* out) {
+  return parse_int_list(out, "in a shape index like {0,1}");
+}
+
+// '{' '(' (shape (',' shape)*)? ')' '->' shape '}'
+bool ModuleParser::parse_entry_computation_layout() {
+  ModuleAttributes& attrs = state_->attributes;
+  attrs.has_entry_computation_layout = true;
+  if (!expect(TokenKind::kLBrace, "to open entry_computation_layout")) return false;
+  if (!expect(TokenKind::kLParen, "before the entry parameter layouts")) return false;
+  if (!at(TokenKind::kRParen)) {
+    do {
+      Shape& s = attrs.entry_parameter_layouts.emplace_back();
+      if (!parse_shape(&s)) return false;
+    } while (consume_if(TokenKind::kComma));
+  }
+  if (!expect(TokenKind::kRParen, "after the entry parameter layouts")) return false;
+  if (!expect(TokenKind::kArrow, "before the entry result layout")) return false;
+  if (!parse_shape(&attrs.entry_result_layout)) return false;
+  return expect(TokenKind::kRBrace, "to close entry_computation_layout");
+}
+
+// '{' (shape_index ':' '(' INT ',' shape_index (',' IDENT)? ')' (',' ...)*)? '}'
+bool ModuleParser::parse_input_output_alias() {
+  ModuleAttributes& attrs = state_->attributes;
+  attrs.has_input_output_alias = true;
+  if (!expect(TokenKind::kLBrace, "to open input_output_alias")) return false;
+  if (consume_if(TokenKind::kRBrace)) return true;
+  do {
+    InputOutputAlias& alias = attrs.input_output_alias.emplace_back();
+    if (!parse_shape_index(&alias.output_index)) return false;
+    if (!expect(TokenKind::kColon, "after the output shape index of an alias")) return false;
+    if (!expect(TokenKind::kLParen, "to open an alias target (parameter, {index}, kind)")) {
+      return false;
+    }
+    if (!parse_int(&alias.parameter_number, "the aliased parameter number")) return false;
+    if (!expect(TokenKind::kComma, "after the aliased parameter number")) return false;
+    if (!parse_shape_index(&alias.parameter_index)) return false;
+    if (consume_if(TokenKind::kComma)) {
+      if (at(TokenKind::kIdent) && (tok_.text == "may-alias" || tok_.text == "must-alias")) {
+        alias.must_alias = tok_.text == "must-alias";
+        advance();
+      } else {
+        return expected("may-alias or must-alias");
+      }
+    }
+    if (!expect(TokenKind::kRParen, "to close an alias target")) return false;
+  } while (consume_if(TokenKind::kComma));
+  return expect(TokenKind::kRBrace, "to close input_output_alias");
+}
+
+// '{' ('(' INT ',' shape_index ')' (',' ...)*)? '}'
+bool ModuleParser::parse_buffer_donor() {
+  ModuleAttributes& attrs = state_->attributes;
+  attrs.has_buffer_donor = true;
+  if (!expect(TokenKind::kLBrace, "to open buffer_donor")) return false;
+  if (consume_if(TokenKind::kRBrace)) return true;
+  do {
+    BufferDonor& donor = attrs.buffer_donor.emplace_back();
+    if (!expect(TokenKind::kLParen, "to open a buffer donor (parameter, {index})")) return false;
+    if (!parse_int(&donor.parameter_number, "the donated parameter number")) return false;
+    if (!expect(TokenKind::kComma, "after the donated parameter number")) return false;
+    if (!parse_shape_index(&donor.parameter_index)) return false;
+    if (!expect(TokenKind::kRParen, "to close a buffer donor")) return false;
+  } while (consume_if(TokenKind::kComma));
+  return expect(TokenKind::kRBrace, "to close buffer_donor");
+}
+
+// computation ::= 'ENTRY'? name signature? body (',' ATTR(execution_thread) STRING)?
+// signature   ::= '(' (param (',' param)*)? ')' '->' shape
+bool ModuleParser::parse_computation() {
+  Token entry = tok_;
+  bool is_entry = consume_if(TokenKind::kw_ENTRY);
+  if (is_entry && saw_entry_) {
+    return error(entry, str_cat("only one ENTRY computation is allowed (the first is at line ",
+                                entry_token_.line, ")"));
+  }
+  if (is_entry) {
+    saw_entry_ = true;
+    entry_token_ = entry;
+  }
+  Token name = tok_;
+  if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("a computation name");
+  if (state_->computations_by_name.contains(name.name())) {
+    return error_here(str_cat("computation already exists: ", name.name()));
+  }
+  advance();
+
+  Shape declared_result;
+  bool has_signature = false;
+  if (consume_if(TokenKind::kLParen)) {
+    has_signature = true;
+    if (!at(TokenKind::kRParen)) {
+      do {
+        // `p0: f32[]` lexes as NAME `p0:`; upstream also takes `p0 f32[]` and we take `%p0:`.
+        if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("a parameter name");
+        advance();
+        consume_if(TokenKind::kColon);
+        if (!parse_shape(&shape_scratch_)) return false;
+      } while (consume_if(TokenKind::kComma));
+    }
+    if (!expect(TokenKind::kRParen, "to close the parameter list")) return false;
+    if (!expect(TokenKind::kArrow, "before the result shape of the computation")) return false;
+    if (!parse_shape(&declared_result)) return false;
+  }
+  if (!expect(TokenKind::kLBrace, str_cat("to open the body of computation ", name.name()))) {
+    return false;
+  }
+
+  computation_ = IrAccess::new_computation(*state_, name.name());
+  IrAccess::set_entry(computation_, is_entry);
+  root_ = nullptr;
+  compact_gtes_.clear();
+  if (at(TokenKind::kRBrace)) {
+    return error_here(str_cat("computation ", name.name(), " has no instructions"));
+  }
+  while (!at(TokenKind::kRBrace)) {
+    if (at(TokenKind::kEof)) {
+      return expected(str_cat("'}' to close computation ", name.name()));
+    }
+    if (!parse_instruction()) return false;
+  }
+  advance();
+  if (at(TokenKind::kComma)) {
+    Token next = peek();
+    if (next.is(TokenKind::kAttr) && next.name() == "execution_thread") {
+      advance();
+      advance();
+      std::string_view thread;
+      if (!parse_decoded_string(&thread, "the execution thread")) return false;
+      IrAccess::set_execution_thread(computation_, thread);
+    }
+  }
+  return finish_computation(name, has_signature ? &declared_result : nullptr);
+}
+
+bool ModuleParser::finish_computation(const Token& name, const Shape* declared_result) {
+  Computation* c = computation_;
+  IrAccess::set_root(c, root_ != nullptr ? root_ : c->instructions().back());
+
+  // Parameters must be numbered 0..n-1, each once.
+  std::vector<Instruction*>& params = IrAccess::parameters(c);
+  std::sort(params.begin(), params.end(), [](Instruction* a, Instruction* b) {
+    return a->parameter_number() < b->parameter_number();
+  });
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (params[i]->parameter_number() != static_cast<int64_t>(i)) {
+      return error(name, str_cat("computation ", name.name(), " has ", params.size(),
+                                 " parameters but no parameter(", i, ")"));
+    }
+  }
+  if (declared_result != nullptr &&
+      !detail::same_ignoring_layout(*declared_result, c->root()->shape())) {
+    return error(name, str_cat("computation ", name.name(), " declares result shape ",
+                               to_string(*declared_result), " but its root ", c->root()->name(),
+                               " has shape ", to_string(c->root()->shape())));
+  }
+  state_->computations.push_back(c);
+  state_->computations_by_name.emplace(c->name(), c);
+  computation_ = nullptr;
+  return true;
+}
+
+bool ModuleParser::finish_module() {
+  Computation* entry = nullptr;
+  for (Computation* c : state_->computations) {
+    if (c->is_entry()) entry = c;
+  }
+  if (entry == nullptr) {
+    entry = state_->computations.back();
+    IrAccess::set_entry(entry, true);
+  }
+  state_->entry = entry;
+  if (state_->name.empty()) state_->name = save(str_cat("module_", entry->name()));
+  return true;
+}
+
+bool ModuleParser::find_later_definition(std::string_view name, bool computation) const {
+  std::string_view source = lexer_.source();
+  size_t from = static_cast<size_t>(prev_end_ - source.data());
+  size_t end = source.size();
+  if (!computation) {
+    // Instructions are scoped to their computation: stop at the next line starting with '}'.
+    size_t close = source.find("\n}", from);
+    if (close != std::string_view::npos) end = close;
+  }
+  auto is_name_char = [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-';
+  };
+  for (size_t pos = source.find(name, from); pos != std::string_view::npos && pos < end;
+       pos = source.find(name, pos + 1)) {
+    if (pos > 0 && is_name_char(source[pos - 1])) continue;
+    size_t after = pos + name.size();
+    if (after < source.size() && is_name_char(source[after])) continue;
+    while (after < source.size() && (source[after] == ' ' || source[after] == '\t')) ++after;
+    if (after >= source.size()) break;
+    char next = source[after];
+    if (!computation && next == '=') return true;
+    if (computation && (next == '(' || next == '{')) return true;
+  }
+  return false;
+}
+
+}  // namespace hloroof::text
+
+namespace hloroof {
+namespace {
+
+absl::StatusOr<Module> parse_owned(std::string text, const ParseOptions& options) {
+  Module module;
+  detail::ModuleState& state = detail::IrAccess::state(module);
+  state.source = std::move(text);
+  text::ModuleParser parser(&state);
+  if (!parser.parse_module()) {
+    return text::diagnostic_status(*parser.diagnostic(), state.source, options.file_name,
+                                   options.show_source_line);
+  }
+  return module;
+}
+
+}  // namespace
+
+absl::StatusOr<Module> parse_module(std::string_view text, const ParseOptions& options) {
+  return parse_owned(std::string(text), options);
+}
+
+absl::StatusOr<Module> parse_module(std::string&& text, const ParseOptions& options) {
+  return parse_owned(std::move(text), options);
+}
+
+std::optional<ParseErrorLocation> parse_error_location(const absl::Status& status) {
+  std::optional<text::Diagnostic> d = text::diagnostic_of(status);
+  if (!d) return std::nullopt;
+  return ParseErrorLocation{static_cast<int>(d->line), static_cast<int>(d->column),
+                            std::move(d->message)};
+}
+
+absl::Status set_attribute_from_text(Instruction& instruction, std::string_view name,
+                                     std::string_view value_text) {
+  std::optional<AttrId> id = attribute_from_name(name);
+  if (!id) return absl::InvalidArgumentError(str_cat("unknown attribute '", name, "'"));
+  if (instruction.parent() == nullptr) {
+    return absl::FailedPreconditionError("the instruction is not in a computation");
+  }
+  detail::ModuleState& state = detail::IrAccess::state(*instruction.parent());
+  std::string_view saved = state.arena.save(value_text);
+  text::ModuleParser parser(&state, saved);
+  Attribute attribute;
+  if (!parser.parse_single_attribute(&instruction, *id, &attribute)) {
+    return text::diagnostic_status(*parser.diagnostic(), saved,
+                                   str_cat("value of ", name), /*with_source_line=*/true);
+  }
+  std::vector<Attribute> attributes;
+  bool replaced = false;
+  for (const Attribute& a : instruction.attributes()) {
+    if (a.id == *id) {
+      attributes.push_back(attribute);
+      replaced = true;
+    } else {
+      attributes.push_back(a);
+    }
+  }
+  if (!replaced) {
+    auto pos = std::find_if(attributes.begin(), attributes.end(), [&](const Attribute& a) {
+      return attribute_print_group(a.id) > attribute_print_group(*id);
+    });
+    attributes.insert(pos, attribute);
+  }
+  detail::IrAccess::set_attributes(&instruction, state.arena.copy<Attribute>(attributes));
+  return absl::OkStatus();
+}
+
+}  // namespace hloroof

@@ -1,0 +1,154 @@
+// The module parser: hlo-text-syntax.md section 2 (module, computations, instructions, operands)
+// on top of the Parser core, with one file per area of the language:
+//   module_parser.cc        header, stack-frame tables, computations, entry
+//   instruction_parser.cc   instructions, opcodes, operands, compact GTE, nested instructions
+//   attribute_parser.cc     attribute values (section 5) other than the ones below
+//   collective_parser.cc    replica groups and mesh device lists
+//   sharding_parser.cc      shardings
+//   metadata_parser.cc      op metadata
+//   literal_parser.cc       constant literals, checked against their shape
+//   instruction_checks.cc   per-opcode attribute and operand rules, shape inference
+#ifndef HLOROOF_TEXT_MODULE_PARSER_H_
+#define HLOROOF_TEXT_MODULE_PARSER_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "hloroof/attributes.h"
+#include "hloroof/metadata.h"
+#include "hloroof/module.h"
+#include "hloroof/replica_groups.h"
+#include "hloroof/sharding.h"
+#include "ir/module_state.h"
+#include "text/parser.h"
+
+namespace hloroof::text {
+
+class ModuleParser : public Parser {
+ public:
+  // Parses `state->source`, filling `state`.
+  explicit ModuleParser(detail::ModuleState* state);
+  // Parses `text` as one attribute value for `instruction` (which lives in `state`); the text
+  // must outlive the module (callers save it in the arena first).
+  ModuleParser(detail::ModuleState* state, std::string_view text);
+
+  [[nodiscard]] bool parse_module();
+  [[nodiscard]] bool parse_single_attribute(Instruction* instruction, AttrId id, Attribute* out);
+
+ private:
+  // ---- module_parser.cc
+  [[nodiscard]] bool parse_header();
+  [[nodiscard]] bool parse_module_attribute(std::vector<bool>* seen);
+  [[nodiscard]] bool parse_shape_index(ShapeIndex* out);
+  [[nodiscard]] bool parse_entry_computation_layout();
+  [[nodiscard]] bool parse_input_output_alias();
+  [[nodiscard]] bool parse_buffer_donor();
+  [[nodiscard]] bool parse_computation();
+  [[nodiscard]] bool parse_computation_body(const Shape* declared_result, const Token& name);
+  [[nodiscard]] bool finish_computation(const Token& name, const Shape* declared_result);
+  [[nodiscard]] bool finish_module();
+
+  // ---- metadata_parser.cc
+  [[nodiscard]] bool parse_stack_frames();
+  [[nodiscard]] bool parse_metadata(OpMetadata* out);
+
+  // ---- instruction_parser.cc
+  // Opcode as spelled, with the async sugar of syntax 5.20 resolved.
+  struct OpcodeSpelling {
+    Opcode opcode = Opcode::kParameter;
+    bool sugar = false;
+    Opcode wrapped = Opcode::kParameter;
+  };
+  [[nodiscard]] bool parse_instruction();
+  [[nodiscard]] bool parse_opcode(OpcodeSpelling* out);
+  [[nodiscard]] bool check_instruction_name(const Token& name);
+  // The operand list after `(`, consuming the `)`; nested instructions and compact GTEs are
+  // added to the computation as they are met.
+  [[nodiscard]] bool parse_operands(absl::InlinedVector<Instruction*, 8>* out);
+  [[nodiscard]] bool parse_operand(Instruction** out);
+  [[nodiscard]] bool parse_nested_instruction(const Shape* shape, Instruction** out, int depth);
+  [[nodiscard]] bool resolve_instruction(const Token& name, Instruction** out);
+  [[nodiscard]] bool compact_gte(Instruction* tuple, const Token& index, Instruction** out);
+  [[nodiscard]] bool parse_attributes(Instruction* instruction);
+  Instruction* create_instruction(const OpcodeSpelling& op, std::string_view name,
+                                  const Shape* shape);
+  bool report_duplicate_name(const Token& name, const Instruction* previous);
+
+  // ---- attribute_parser.cc
+  [[nodiscard]] bool parse_attribute_value(Instruction* instruction, AttrId id, Attribute* out);
+  [[nodiscard]] bool parse_int_list_value(IntList* out, std::string_view what);
+  [[nodiscard]] bool parse_int_list_list(IntListList* out, std::string_view what);
+  [[nodiscard]] bool parse_word(AttrId id, std::string_view* out);
+  [[nodiscard]] bool parse_word_list(AttrId id, WordList* out);
+  [[nodiscard]] bool parse_decoded_string(std::string_view* out, std::string_view what);
+  [[nodiscard]] bool parse_computation_ref(Computation** out);
+  [[nodiscard]] bool parse_computation_list(ComputationList* out);
+  [[nodiscard]] bool parse_instruction_list(InstructionList* out);
+  [[nodiscard]] bool parse_slice(Slice* out);
+  [[nodiscard]] bool parse_padding(Padding* out);
+  [[nodiscard]] bool parse_window(Window* out);
+  [[nodiscard]] bool parse_dim_labels(ConvDimLabels* out);
+  [[nodiscard]] bool parse_frontend_attributes(FrontendAttributes* out);
+  [[nodiscard]] bool parse_backend_config(std::string_view* out);
+  [[nodiscard]] bool parse_interned_shape(const Shape** out);
+
+  // ---- collective_parser.cc
+  [[nodiscard]] bool parse_replica_groups(ReplicaGroups* out);
+  [[nodiscard]] bool parse_iota_list(std::vector<int64_t>* dims, std::vector<int64_t>* perm);
+  struct Mesh {
+    std::vector<Sharding::MeshAxis> axes;
+    std::vector<int64_t> device_ids;  // empty: 0..N-1
+  };
+  // A reference to a mesh axis, `'x'`, or to the sub-axis `'x':(pre)size` of it.
+  struct AxisRef {
+    std::string_view text;  // as written, quotes removed, e.g. x or x:(2)4
+    size_t axis = 0;
+    int64_t pre = 1;
+    int64_t size = 0;
+  };
+  [[nodiscard]] bool parse_mesh(Mesh* out);
+  // axis_list ::= '{' (axis_ref (',' axis_ref)*)? '}'; with allow_open a final '?' sets *open.
+  [[nodiscard]] bool parse_axis_list(const Mesh& mesh, std::vector<AxisRef>* out,
+                                     bool allow_open, bool* open);
+
+  // ---- sharding_parser.cc
+  [[nodiscard]] bool parse_sharding(Sharding* out);
+  [[nodiscard]] bool parse_single_sharding_body(Sharding* out);
+  [[nodiscard]] bool parse_named_sharding_body(Sharding* out);
+  [[nodiscard]] bool parse_sharding_metadata();
+
+  // ---- literal_parser.cc
+  [[nodiscard]] bool parse_literal(const Shape& shape, int depth);
+  [[nodiscard]] bool parse_array_literal(const Shape& shape, size_t dim,
+                                         std::vector<int64_t>& index);
+  [[nodiscard]] bool parse_scalar_literal(PrimitiveType type);
+
+  // ---- instruction_checks.cc
+  // Checks attribute and operand rules of the opcode, and infers the shape when the text
+  // omitted it. `at` locates errors.
+  [[nodiscard]] bool check_instruction(Instruction* instruction, const Token& at);
+  [[nodiscard]] bool infer_shape(Instruction* instruction, const Token& at, Shape* out);
+
+  std::string_view save(std::string_view text) { return state_->arena.save(text); }
+  // When `name` is defined later in the text: the position of that definition.
+  bool find_later_definition(std::string_view name, bool computation) const;
+
+  detail::ModuleState* state_;
+  Computation* computation_ = nullptr;  // being parsed
+  Instruction* root_ = nullptr;         // marked ROOT in the current computation
+  Token root_token_;
+  bool saw_entry_ = false;
+  Token entry_token_;
+  // Compact GTE results per (tuple, index), so that `%t#0` twice is one get-tuple-element.
+  absl::flat_hash_map<std::pair<Instruction*, int64_t>, Instruction*> compact_gtes_;
+  std::vector<Attribute> attribute_scratch_;
+  Shape shape_scratch_;
+  int nesting_ = 0;  // nested instruction operands
+};
+
+}  // namespace hloroof::text
+
+#endif  // HLOROOF_TEXT_MODULE_PARSER_H_
