@@ -18,6 +18,7 @@ struct Command {
 
 extern const Command kDevicesCommand;
 extern const Command kShapeCommand;
+extern const Command kMemoryCommand;
 
 }  // namespace hloroof::cli
 

@@ -13,6 +13,7 @@ using hloroof::cli::Command;
 const Command* const kCommands[] = {
     &hloroof::cli::kShapeCommand,
     &hloroof::cli::kDevicesCommand,
+    &hloroof::cli::kMemoryCommand,
 };
 
 void print_overview(std::ostream& out) {
