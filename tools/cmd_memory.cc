@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/device.h"
@@ -33,9 +34,15 @@ std::string share_text(int64_t part, int64_t whole) {
   return s;
 }
 
+// Capacities as vendors quote them: binary when a whole number of MiB ("95 GiB"), else decimal
+// ("16 GB").
+std::string capacity_text(int64_t bytes) {
+  if (bytes % (int64_t{1} << 20) == 0) return format_bytes(static_cast<double>(bytes));
+  return absl::StrReplaceAll(format_byte_rate(static_cast<double>(bytes)), {{"B/s", "B"}});
+}
+
 std::string verdict_text(const CapacityCheck& c) {
-  std::string capacity =
-      absl::StrCat(c.device, " HBM ", format_bytes(static_cast<double>(c.capacity_bytes)));
+  std::string capacity = absl::StrCat(c.device, " HBM ", capacity_text(c.capacity_bytes));
   if (c.fits) {
     return absl::StrCat(capacity, ": fits, ", format_percent(c.headroom), " headroom (",
                         format_bytes(static_cast<double>(c.capacity_bytes - c.peak_bytes)),

@@ -7,6 +7,7 @@
 #include "hloroof/computation.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/instruction.h"
+#include "hloroof/memory.h"
 #include "hloroof/metadata.h"
 #include "hloroof/module.h"
 #include "hloroof/opcode.h"

@@ -116,7 +116,7 @@ struct MemoryReport {
   // constant_bytes.
   int64_t argument_bytes = 0;        // every entry parameter leaf
   int64_t output_bytes = 0;          // every buffer reaching the entry root
-  int64_t alias_bytes = 0;           // parameters donated to outputs (counted in both above)
+  int64_t alias_bytes = 0;           // parameters donated to outputs (in both of the above)
   int64_t temporary_peak_bytes = 0;  // the most temporaries live at once
   int64_t constant_bytes = 0;
   int64_t padding_waste_bytes = 0;  // padded - logical over every device buffer

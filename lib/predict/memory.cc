@@ -54,17 +54,25 @@ MemoryBuffer describe(const Buffer& b, const Computation& entry) {
   return m;
 }
 
-// Largest padded size first; ties in a stable, readable order.
-void sort_largest_first(std::vector<MemoryBuffer>& buffers) {
-  std::stable_sort(buffers.begin(), buffers.end(),
-                   [](const MemoryBuffer& a, const MemoryBuffer& b) {
-                     if (a.padded_bytes != b.padded_bytes) return a.padded_bytes > b.padded_bytes;
-                     return a.name < b.name;
-                   });
-}
-
-void keep_top(std::vector<MemoryBuffer>& buffers, size_t top) {
-  if (top > 0 && buffers.size() > top) buffers.resize(top);
+// The ids of the `top` largest buffers (all when `top` is 0), largest padded size first; ties
+// in schedule order. Only these are described: naming and printing shapes costs more than the
+// analysis on large modules.
+std::vector<int32_t> largest_first(std::vector<int32_t> ids, const std::vector<Buffer>& buffers,
+                                   size_t top) {
+  auto larger = [&](int32_t a, int32_t b) {
+    if (buffers[a].padded_bytes != buffers[b].padded_bytes) {
+      return buffers[a].padded_bytes > buffers[b].padded_bytes;
+    }
+    return a < b;
+  };
+  if (top == 0 || top >= ids.size()) {
+    std::sort(ids.begin(), ids.end(), larger);
+  } else {
+    std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(top), ids.end(),
+                      larger);
+    ids.resize(top);
+  }
+  return ids;
 }
 
 // Entry first, then the body with the largest peak of each loop or call running at the peak.
@@ -193,28 +201,29 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOp
     r.peak_buffer_count = static_cast<int64_t>(live.size());
     for (int32_t id : live) {
       r.peak_padding_waste_bytes += buffers[id].padded_bytes - buffers[id].logical_bytes;
+    }
+    for (int32_t id : largest_first(std::move(live), buffers, options.top_buffers)) {
       r.peak_buffers.push_back(describe(buffers[id], entry_computation));
     }
-    sort_largest_first(r.peak_buffers);
-    keep_top(r.peak_buffers, options.top_buffers);
   }
 
   // Whole-step totals and the largest buffers.
-  std::vector<MemoryBuffer> all;
-  for (const Buffer& b : buffers) {
+  std::vector<int32_t> counted;
+  for (size_t id = 0; id < buffers.size(); ++id) {
+    const Buffer& b = buffers[id];
     if (!b.counted) continue;
-    ++r.buffer_count;
-    all.push_back(describe(b, entry_computation));
+    counted.push_back(static_cast<int32_t>(id));
     if (b.tier() != MemoryTier::kDevice) continue;
     r.padding_waste_bytes += b.padded_bytes - b.logical_bytes;
     if (b.kind == BufferKind::kParameter) r.argument_bytes += b.padded_bytes;
     if (b.kind == BufferKind::kConstant) r.constant_bytes += b.padded_bytes;
     if (b.is_output) r.output_bytes += b.padded_bytes;
-    if (b.kind == BufferKind::kParameter && b.is_output) r.alias_bytes += b.padded_bytes;
+    if (b.donated) r.alias_bytes += b.padded_bytes;
   }
-  sort_largest_first(all);
-  keep_top(all, options.top_buffers);
-  r.largest_buffers = std::move(all);
+  r.buffer_count = static_cast<int64_t>(counted.size());
+  for (int32_t id : largest_first(std::move(counted), buffers, options.top_buffers)) {
+    r.largest_buffers.push_back(describe(buffers[id], entry_computation));
+  }
 
   // What shaped the numbers.
   if (!r.scheduled) {
