@@ -121,7 +121,8 @@ void print_json(const MemoryReport& r) {
     j["live_bytes"].push_back({{"instruction", p.instruction}, {"device_bytes", p.device_bytes}});
   }
   j["notes"] = r.notes;
-  std::cout << j.dump(2) << "\n";
+  // Names are ASCII in practice; replace rather than throw on any byte that is not UTF-8.
+  std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
 std::string buffer_table(const std::vector<MemoryBuffer>& buffers) {
