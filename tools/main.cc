@@ -11,6 +11,7 @@ namespace {
 using hloroof::cli::Command;
 
 const Command* const kCommands[] = {
+    &hloroof::cli::kParseCommand,
     &hloroof::cli::kShapeCommand,
     &hloroof::cli::kDevicesCommand,
     &hloroof::cli::kMemoryCommand,

@@ -155,12 +155,11 @@ struct ScatterDimensionNumbers {
 
 // A decoded attribute value; which alternative is held follows from the attribute's AttrKind.
 // std::monostate: the attribute is kept only as text.
-using AttrValue =
-    std::variant<std::monostate, bool, int64_t, double, std::string_view, IntList,
-                 const IntListList*, const WordList*, Computation*, ComputationList,
-                 InstructionList, const Slice*, const Padding*, const Window*,
-                 const ConvDimLabels*, const ReplicaGroups*, const Sharding*, const OpMetadata*,
-                 const FrontendAttributes*, const Shape*>;
+using AttrValue = std::variant<std::monostate, bool, int64_t, double, std::string_view, IntList,
+                               const IntListList*, const WordList*, Computation*, ComputationList,
+                               InstructionList, const Slice*, const Padding*, const Window*,
+                               const ConvDimLabels*, const ReplicaGroups*, const Sharding*,
+                               const OpMetadata*, const FrontendAttributes*, const Shape*>;
 
 struct Attribute {
   AttrId id;

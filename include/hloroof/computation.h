@@ -17,7 +17,7 @@ class Module;
 namespace detail {
 struct ModuleState;
 class Arena;
-}
+}  // namespace detail
 
 class Computation {
  public:

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "hloroof/module.h"
+#include "hloroof/shape_text.h"
 
 namespace hloroof {
 
@@ -24,6 +25,9 @@ struct ParseOptions {
 absl::StatusOr<Module> parse_module(std::string_view text, const ParseOptions& options = {});
 // Same, taking ownership of the text without copying it.
 absl::StatusOr<Module> parse_module(std::string&& text, const ParseOptions& options = {});
+inline absl::StatusOr<Module> parse_module(const char* text, const ParseOptions& options = {}) {
+  return parse_module(std::string_view(text), options);
+}
 
 // Canonical text: the current dump profile (`%` names, computation signatures, `/*index=N*/`
 // comments, explicit get-tuple-element lines). print(parse(print(m))) == print(m).

@@ -21,7 +21,7 @@ class Computation;
 namespace detail {
 struct IrAccess;
 class Arena;
-}
+}  // namespace detail
 
 class Instruction {
  public:

@@ -16,9 +16,9 @@ Instruction* Computation::find_instruction(std::string_view name) const {
 }
 
 absl::StatusOr<Instruction*> Computation::add_instruction(Opcode opcode, std::string_view name,
-                                                         const Shape& shape,
-                                                         absl::Span<Instruction* const> operands,
-                                                         Instruction* before) {
+                                                          const Shape& shape,
+                                                          absl::Span<Instruction* const> operands,
+                                                          Instruction* before) {
   using detail::IrAccess;
   for (Instruction* operand : operands) {
     if (operand == nullptr || operand->parent() != this) {
@@ -30,8 +30,8 @@ absl::StatusOr<Instruction*> Computation::add_instruction(Opcode opcode, std::st
     return absl::InvalidArgumentError(str_cat(before->name(), " is not in computation ", name_));
   }
   detail::ModuleState& m = *module_;
-  Instruction* i =
-      IrAccess::new_instruction(m, opcode, IrAccess::unique_name(this, name), m.shapes.intern(shape));
+  Instruction* i = IrAccess::new_instruction(m, opcode, IrAccess::unique_name(this, name),
+                                             m.shapes.intern(shape));
   IrAccess::add_to_computation(this, i, before);
   for (Instruction* operand : operands) IrAccess::add_operand(i, operand);
   if (opcode == Opcode::kParameter) {
@@ -47,17 +47,17 @@ absl::Status Computation::remove_instruction(Instruction* instruction) {
     return absl::InvalidArgumentError(str_cat("no such instruction in computation ", name_));
   }
   if (!instruction->users().empty()) {
-    return absl::FailedPreconditionError(
-        str_cat("cannot remove ", instruction->name(), ": it has ", instruction->users().size(),
-                " users (replace its uses first)"));
+    return absl::FailedPreconditionError(str_cat("cannot remove ", instruction->name(), ": it has ",
+                                                 instruction->users().size(),
+                                                 " users (replace its uses first)"));
   }
   if (instruction == root_) {
     return absl::FailedPreconditionError(
         str_cat("cannot remove ", instruction->name(), ": it is the root of ", name_));
   }
   if (!instruction->control_successors().empty()) {
-    return absl::FailedPreconditionError(
-        str_cat("cannot remove ", instruction->name(), ": other instructions are ordered after it"));
+    return absl::FailedPreconditionError(str_cat("cannot remove ", instruction->name(),
+                                                 ": other instructions are ordered after it"));
   }
   if (instruction->opcode() == Opcode::kParameter) {
     return absl::FailedPreconditionError(

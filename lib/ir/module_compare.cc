@@ -24,9 +24,8 @@ bool same_value(const Attribute& a, const Attribute& b) {
           return std::equal(x.begin(), x.end(), y.begin(), y.end(),
                             [](Computation* p, Computation* q) { return p->name() == q->name(); });
         } else if constexpr (std::is_same_v<T, InstructionList>) {
-          return std::equal(
-              x.begin(), x.end(), y.begin(), y.end(),
-              [](Instruction* p, Instruction* q) { return p->name() == q->name(); });
+          return std::equal(x.begin(), x.end(), y.begin(), y.end(),
+                            [](Instruction* p, Instruction* q) { return p->name() == q->name(); });
         } else if constexpr (std::is_pointer_v<T>) {
           return *x == *y;
         } else {

@@ -51,9 +51,7 @@ struct IrAccess {
   static void detach(Instruction* i);
   static void set_root(Computation* c, Instruction* root) { c->root_ = root; }
   static void set_entry(Computation* c, bool entry) { c->is_entry_ = entry; }
-  static void set_execution_thread(Computation* c, std::string_view t) {
-    c->execution_thread_ = t;
-  }
+  static void set_execution_thread(Computation* c, std::string_view t) { c->execution_thread_ = t; }
   // Installs the attribute list and links what it references (called computations, control
   // predecessors). Unlinks the previous list's references first.
   static void set_attributes(Instruction* i, absl::Span<Attribute> attributes);

@@ -42,20 +42,34 @@ std::optional<Opcode> opcode_from_name(std::string_view name) {
 
 std::string_view category_name(OpCategory category) {
   switch (category) {
-    case OpCategory::kElementwise: return "elementwise";
-    case OpCategory::kTranscendental: return "transcendental";
-    case OpCategory::kContraction: return "contraction";
-    case OpCategory::kReduction: return "reduction";
-    case OpCategory::kDataMovement: return "data movement";
-    case OpCategory::kLeaf: return "leaf";
-    case OpCategory::kControlFlow: return "control flow";
-    case OpCategory::kFusion: return "fusion";
-    case OpCategory::kCustom: return "custom";
-    case OpCategory::kAsync: return "async";
-    case OpCategory::kCollective: return "collective";
-    case OpCategory::kCommunication: return "communication";
-    case OpCategory::kOrdering: return "ordering";
-    case OpCategory::kRandom: return "random";
+    case OpCategory::kElementwise:
+      return "elementwise";
+    case OpCategory::kTranscendental:
+      return "transcendental";
+    case OpCategory::kContraction:
+      return "contraction";
+    case OpCategory::kReduction:
+      return "reduction";
+    case OpCategory::kDataMovement:
+      return "data movement";
+    case OpCategory::kLeaf:
+      return "leaf";
+    case OpCategory::kControlFlow:
+      return "control flow";
+    case OpCategory::kFusion:
+      return "fusion";
+    case OpCategory::kCustom:
+      return "custom";
+    case OpCategory::kAsync:
+      return "async";
+    case OpCategory::kCollective:
+      return "collective";
+    case OpCategory::kCommunication:
+      return "communication";
+    case OpCategory::kOrdering:
+      return "ordering";
+    case OpCategory::kRandom:
+      return "random";
   }
   return "unknown";
 }

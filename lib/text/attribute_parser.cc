@@ -2,9 +2,11 @@
 #include <algorithm>
 #include <charconv>
 
-#include "absl/strings/match.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "hloroof/metadata.h"
+#include "hloroof/shape_text.h"
+#include "ir/shape_util.h"
 #include "ir/strings.h"
 #include "text/module_parser.h"
 
@@ -31,9 +33,10 @@ const WordSet kWordSets[] = {
     {AttrId::kSchedule, false, {"SCHEDULE_NONE", "SCHEDULE_LATEST", "SCHEDULE_EARLIEST"}},
     {AttrId::kPaddingType, false, {"PADDING_INVALID", "PADDING_VALID", "PADDING_SAME"}},
     {AttrId::kConvolutionKind, false, {"fprop", "dgrad", "wgrad", "unset"}},
+    // API_VERSION_UNSPECIFIED is rejected upstream but older torch-xla dumps carry it.
     {AttrId::kApiVersion,
      true,
-     {"API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
+     {"API_VERSION_UNSPECIFIED", "API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
       "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI"}},
     {AttrId::kOperandPrecision, true, {"default", "high", "highest"}},
 };
@@ -167,8 +170,8 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
       if (!parse_instruction_list(&list)) return false;
       for (Instruction* pred : list) {
         if (pred == instruction) {
-          return error(start, str_cat(instruction->name(),
-                                      " cannot be its own control predecessor"));
+          return error(start,
+                       str_cat(instruction->name(), " cannot be its own control predecessor"));
         }
       }
       out->value = list;
@@ -234,14 +237,17 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
       out->value = shape;
       break;
     }
-    case AttrKind::kLiteral: {
-      Shape shape;
-      if (!parse_shape(&shape)) return false;
-      if (!parse_literal(shape, 0)) return false;
+    case AttrKind::kLiteral:
+      if (!parse_typed_literal(0)) return false;
       break;
-    }
     case AttrKind::kRaw:
-      if (!skip_value(what)) return false;
+      if (id == AttrId::kResultAccuracy) {
+        if (!parse_result_accuracy()) return false;
+      } else if (id == AttrId::kOperandLayoutConstraints) {
+        if (!parse_operand_layout_constraints(instruction)) return false;
+      } else if (!skip_value(what)) {
+        return false;
+      }
       break;
   }
   out->text = text_since(begin);
@@ -302,6 +308,7 @@ bool ModuleParser::parse_decoded_string(std::string_view* out, std::string_view 
 }
 
 bool ModuleParser::parse_computation_ref(Computation** out) {
+  if (at(TokenKind::kLBrace)) return parse_inline_computation(out);
   if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("a computation name");
   auto it = state_->computations_by_name.find(tok_.name());
   if (it == state_->computations_by_name.end()) {
@@ -435,14 +442,14 @@ bool ModuleParser::parse_window(Window* out) {
     advance();
   }
   const size_t rank = values[kSize].size();
-  if (!seen[kSize] && (seen[kStride] || seen[kPad] || seen[kLhsDilate] || seen[kRhsDilate] ||
-                       seen[kRhsReversal])) {
+  if (!seen[kSize] &&
+      (seen[kStride] || seen[kPad] || seen[kLhsDilate] || seen[kRhsDilate] || seen[kRhsReversal])) {
     return error_here("a window needs size= when it has other fields");
   }
   auto check = [&](size_t count, std::string_view field) {
     if (count == rank) return true;
     return error(size_token, str_cat("window ", field, " has ", count,
-                                      count == 1 ? " entry" : " entries", ", size has ", rank));
+                                     count == 1 ? " entry" : " entries", ", size has ", rank));
   };
   for (int f = kStride; f < kFieldCount; ++f) {
     if (f == kPad) {
@@ -496,16 +503,16 @@ bool ModuleParser::parse_dim_labels(ConvDimLabels* out) {
       char c = group[pos];
       if (c == '?') continue;
       if (group.find(c) != pos) {
-        return error_here(str_cat("'", std::string(1, c), "' appears twice in the ",
-                                  kGroupNames[g], " labels of ", text));
+        return error_here(str_cat("'", std::string(1, c), "' appears twice in the ", kGroupNames[g],
+                                  " labels of ", text));
       }
       auto index = static_cast<int64_t>(pos);
       if (c >= '0' && c <= '9') {
         size_t n = static_cast<size_t>(c - '0');
         if (n >= digits) {
           return error_here(str_cat("spatial dimension ", std::string(1, c), " in the ",
-                                    kGroupNames[g], " labels of ", text, " exceeds the ",
-                                    digits, " spatial dimensions"));
+                                    kGroupNames[g], " labels of ", text, " exceeds the ", digits,
+                                    " spatial dimensions"));
         }
         (*spatial[g])[n] = index;
       } else if (c == kLetters[g][0]) {
@@ -525,9 +532,10 @@ bool ModuleParser::parse_dim_labels(ConvDimLabels* out) {
     }
   }
   if (counts[0] != counts[1] || counts[1] != counts[2]) {
-    return error_here(str_cat("input, kernel and output must have the same number of spatial "
-                              "dimensions (",
-                              counts[0], ", ", counts[1], ", ", counts[2], ")"));
+    return error_here(
+        str_cat("input, kernel and output must have the same number of spatial "
+                "dimensions (",
+                counts[0], ", ", counts[1], ", ", counts[2], ")"));
   }
   advance();
   return true;
@@ -550,10 +558,9 @@ bool ModuleParser::parse_frontend_attributes(FrontendAttributes* out) {
       }
     } while (consume_if(TokenKind::kComma));
   }
-  std::stable_sort(out->entries.begin(), out->entries.end(),
-                   [](const FrontendAttribute& a, const FrontendAttribute& b) {
-                     return a.key < b.key;
-                   });
+  std::stable_sort(
+      out->entries.begin(), out->entries.end(),
+      [](const FrontendAttribute& a, const FrontendAttribute& b) { return a.key < b.key; });
   return expect(TokenKind::kRBrace, "to close frontend_attributes");
 }
 
@@ -561,6 +568,73 @@ bool ModuleParser::parse_frontend_attributes(FrontendAttributes* out) {
 bool ModuleParser::parse_backend_config(std::string_view* out) {
   if (at(TokenKind::kLBrace)) return parse_blob(out);
   return parse_decoded_string(out, "backend_config");
+}
+
+// result_accuracy ::= '{' ATTR(mode) IDENT '}'
+//                   | '{' ATTR(tolerance) '{' (ATTR(atol|rtol|ulps) number (',' ...)*)? '}' '}'
+bool ModuleParser::parse_result_accuracy() {
+  if (!expect(TokenKind::kLBrace, "to open result_accuracy")) return false;
+  if (!at(TokenKind::kAttr)) return expected("mode= or tolerance= in result_accuracy");
+  std::string_view key = tok_.name();
+  advance();
+  if (key == "mode") {
+    if (!at(TokenKind::kIdent) || (tok_.text != "default" && tok_.text != "highest")) {
+      return expected("default or highest (the result_accuracy mode)");
+    }
+    advance();
+  } else if (key == "tolerance") {
+    if (!expect(TokenKind::kLBrace, "to open the tolerance")) return false;
+    std::vector<std::string_view> seen;
+    if (!at(TokenKind::kRBrace)) {
+      do {
+        if (!at(TokenKind::kAttr) ||
+            (tok_.name() != "atol" && tok_.name() != "rtol" && tok_.name() != "ulps")) {
+          return expected("atol=, rtol= or ulps= in the tolerance");
+        }
+        if (std::find(seen.begin(), seen.end(), tok_.name()) != seen.end()) {
+          return error_here(str_cat(tok_.name(), " is given twice"));
+        }
+        seen.push_back(tok_.name());
+        bool ulps = tok_.name() == "ulps";
+        advance();
+        if (!at(TokenKind::kInt) && (ulps || !at(TokenKind::kDecimal))) {
+          return expected(ulps ? "an integer" : "a number");
+        }
+        advance();
+      } while (consume_if(TokenKind::kComma));
+    }
+    if (!expect(TokenKind::kRBrace, "to close the tolerance")) return false;
+  } else {
+    return error_here(str_cat("result_accuracy has mode= or tolerance=, not ", key, "="));
+  }
+  return expect(TokenKind::kRBrace, "to close result_accuracy");
+}
+
+// operand_layout_constraints ::= '{' shape (',' shape)* '}', one per operand, with layouts.
+bool ModuleParser::parse_operand_layout_constraints(Instruction* instruction) {
+  Token open = tok_;
+  if (!expect(TokenKind::kLBrace, "to open operand_layout_constraints")) return false;
+  size_t k = 0;
+  if (!at(TokenKind::kRBrace)) {
+    do {
+      Token at_shape = tok_;
+      Shape shape;
+      if (!parse_shape(&shape)) return false;
+      if (k < instruction->operand_count() &&
+          !detail::same_ignoring_layout(shape, instruction->operand(k)->shape())) {
+        return error(at_shape, str_cat("operand layout constraint ", to_string(shape),
+                                       " does not match operand ", k, ", ",
+                                       to_string(instruction->operand(k)->shape())));
+      }
+      ++k;
+    } while (consume_if(TokenKind::kComma));
+  }
+  if (!expect(TokenKind::kRBrace, "to close operand_layout_constraints")) return false;
+  if (k != instruction->operand_count()) {
+    return error(open, str_cat("operand_layout_constraints lists ", k, " shapes for ",
+                               instruction->operand_count(), " operands"));
+  }
+  return true;
 }
 
 bool ModuleParser::parse_interned_shape(const Shape** out) {

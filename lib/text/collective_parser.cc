@@ -121,11 +121,9 @@ bool ModuleParser::parse_replica_groups(ReplicaGroups* out) {
     Token list = tok_;
     if (!parse_iota_list(&out->iota_dims, &out->iota_transpose)) return false;
     int64_t ids = product(out->iota_dims);
-    if (out->num_groups < 0 || out->group_size < 0 ||
-        ids != out->num_groups * out->group_size) {
-      return error(list, str_cat("iota device list has ", ids, " ids but [", out->num_groups,
-                                 ",", out->group_size, "] needs ",
-                                 out->num_groups * out->group_size));
+    if (out->num_groups < 0 || out->group_size < 0 || ids != out->num_groups * out->group_size) {
+      return error(list, str_cat("iota device list has ", ids, " ids but [", out->num_groups, ",",
+                                 out->group_size, "] needs ", out->num_groups * out->group_size));
     }
     absl::StatusOr<std::vector<int64_t>> ids_in_order =
         expand_iota(out->iota_dims, out->iota_transpose);
@@ -183,9 +181,9 @@ bool ModuleParser::parse_iota_list(std::vector<int64_t>* dims, std::vector<int64
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 0; i < sorted.size(); ++i) {
     if (sorted.size() != dims->size() || sorted[i] != static_cast<int64_t>(i)) {
-      return error(list, str_cat("T(", absl::StrJoin(*perm, ","),
-                                 ") is not a permutation of the iota reshape dims ",
-                                 bracketed(*dims)));
+      return error(list,
+                   str_cat("T(", absl::StrJoin(*perm, ","),
+                           ") is not a permutation of the iota reshape dims ", bracketed(*dims)));
     }
   }
   return true;
@@ -240,8 +238,9 @@ bool ModuleParser::parse_mesh(Mesh* out) {
         }
       }
       if (!parse_int(&axis.size, "a mesh axis size")) return false;
-      if (axis.size < 1) return error(start, str_cat("mesh axis '", axis.name, "' has size ",
-                                                     axis.size, "; sizes must be positive"));
+      if (axis.size < 1)
+        return error(start, str_cat("mesh axis '", axis.name, "' has size ", axis.size,
+                                    "; sizes must be positive"));
     } while (consume_if(TokenKind::kComma));
   }
   if (!expect(TokenKind::kRBracket, "to close the mesh axes")) return false;

@@ -52,7 +52,6 @@ const std::vector<AttrId>& required_attributes(Opcode op) {
     require({O::kBatchNormTraining, O::kBatchNormInference, O::kBatchNormGrad},
             {A::kEpsilon, A::kFeatureIndex});
     require({O::kDomain}, {A::kDomain});
-    require({O::kSend, O::kRecv, O::kSendDone, O::kRecvDone}, {A::kChannelId});
     require({O::kTopK}, {A::kK});
     return table;
   }();
@@ -148,8 +147,7 @@ bool ModuleParser::infer_shape(Instruction* i, const Token& at, Shape* out) {
       return true;
     case Opcode::kPad: {
       const Padding* padding = i->padding();
-      if (padding == nullptr || !first.is_array() ||
-          padding->dims.size() != first.dims.size()) {
+      if (padding == nullptr || !first.is_array() || padding->dims.size() != first.dims.size()) {
         return fail();
       }
       *out = first;
@@ -197,9 +195,8 @@ bool ModuleParser::infer_shape(Instruction* i, const Token& at, Shape* out) {
         int64_t in = dim(first, labels->input_spatial[s]);
         int64_t padded = (in > 0 ? (in - 1) * w.lhs_dilation + 1 : 0) + w.pad_low + w.pad_high;
         int64_t window_size = (w.size - 1) * w.rhs_dilation + 1;
-        int64_t size = padded >= window_size && w.stride > 0
-                           ? (padded - window_size) / w.stride + 1
-                           : 0;
+        int64_t size =
+            padded >= window_size && w.stride > 0 ? (padded - window_size) / w.stride + 1 : 0;
         out->dims[static_cast<size_t>(labels->output_spatial[s])].size = size;
       }
       return true;
@@ -243,8 +240,8 @@ bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
     case Opcode::kReduceWindow:
       if (!at_least(2)) return false;
       if (count % 2 != 0) {
-        return error(at, str_cat(name, " takes as many init values as inputs, got ", count,
-                                 " operands"));
+        return error(
+            at, str_cat(name, " takes as many init values as inputs, got ", count, " operands"));
       }
       break;
     case Opcode::kConditional:
@@ -253,7 +250,7 @@ bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
     case Opcode::kConcatenate:
     case Opcode::kSort:
     case Opcode::kDynamicReshape:
-    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
       if (!at_least(1)) return false;
       break;
     default:
@@ -261,8 +258,8 @@ bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
   }
 
   // Attributes every instance of the opcode needs (the sugared form checks the wrapped op's).
-  Opcode rules = i->uses_async_sugar() && op == Opcode::kAsyncStart ? *i->async_wrapped_opcode()
-                                                                     : op;
+  Opcode rules =
+      i->uses_async_sugar() && op == Opcode::kAsyncStart ? *i->async_wrapped_opcode() : op;
   if (!i->uses_async_sugar() || op == Opcode::kAsyncStart) {
     for (AttrId id : required_attributes(rules)) {
       if (!i->has_attribute(id)) {
@@ -274,8 +271,8 @@ bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
   if (op == Opcode::kAsyncStart && !i->uses_async_sugar() && !i->has_attribute(AttrId::kCalls)) {
     return error(at, "attribute 'calls' is required for async-start");
   }
-  if (i->has_attribute(AttrId::kResultAccuracy) && opcode_category(rules) !=
-                                                      OpCategory::kTranscendental) {
+  if (i->has_attribute(AttrId::kResultAccuracy) &&
+      opcode_category(rules) != OpCategory::kTranscendental) {
     return error(at, str_cat("result_accuracy is only allowed on transcendental ops, not ",
                              opcode_name(rules)));
   }
@@ -300,15 +297,14 @@ bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
                                  i->operand(0)->name(), " has shape ", to_string(tuple)));
       }
       if (index < 0 || index >= static_cast<int64_t>(tuple.elements.size())) {
-        return error(at, str_cat("tuple index ", index, " is out of range: ",
-                                 i->operand(0)->name(), " has ", tuple.elements.size(),
-                                 " elements"));
+        return error(at, str_cat("tuple index ", index, " is out of range: ", i->operand(0)->name(),
+                                 " has ", tuple.elements.size(), " elements"));
       }
       if (!detail::same_ignoring_layout(tuple.elements[static_cast<size_t>(index)], shape)) {
-        return error(at, str_cat("get-tuple-element index ", index, " of ", i->operand(0)->name(),
-                                 " has shape ",
-                                 to_string(tuple.elements[static_cast<size_t>(index)]), ", not ",
-                                 to_string(shape)));
+        return error(at,
+                     str_cat("get-tuple-element index ", index, " of ", i->operand(0)->name(),
+                             " has shape ", to_string(tuple.elements[static_cast<size_t>(index)]),
+                             ", not ", to_string(shape)));
       }
       break;
     }
@@ -318,15 +314,16 @@ bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
       if (is_pred_or_s32_scalar(index, PrimitiveType::kPred)) {
         if (!i->has_attribute(AttrId::kTrueComputation) ||
             !i->has_attribute(AttrId::kFalseComputation)) {
-          return error(at, "a conditional on a pred needs true_computation and "
-                           "false_computation");
+          return error(at,
+                       "a conditional on a pred needs true_computation and "
+                       "false_computation");
         }
         if (count != 3) {
           return error(at, str_cat("a conditional on a pred takes 3 operands, got ", count));
         }
       } else if (is_pred_or_s32_scalar(index, PrimitiveType::kS32)) {
         if (!has_branches) return error(at, "a conditional on an s32 needs branch_computations");
-        size_t branches = i->called_computations().size();
+        size_t branches = i->attribute(AttrId::kBranchComputations)->get<ComputationList>()->size();
         if (count != branches + 1) {
           return error(at, str_cat("a conditional with ", branches,
                                    " branches takes the index and one operand per branch (",
@@ -369,53 +366,70 @@ bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
       }
       break;
     }
-    case Opcode::kDynamicReshape:
+    case Opcode::kDynamicReshape: {
       if (shape.is_array() && count != static_cast<size_t>(shape.rank()) + 1) {
-        return error(at, str_cat("dynamic-reshape to rank ", shape.rank(), " takes ",
-                                 shape.rank() + 1, " operands (the input and one size per "
-                                 "dimension), got ", count));
+        return error(at,
+                     str_cat("dynamic-reshape to rank ", shape.rank(), " takes ", shape.rank() + 1,
+                             " operands (the input and one size per "
+                             "dimension), got ",
+                             count));
       }
-      break;
-    case Opcode::kScan: {
-      IntList dims = i->dimensions();
-      const Shape& input = i->operand(0)->shape();
-      if (dims.size() != 1 || !dims_in_range(dims, input.rank())) {
-        return error(at, str_cat("scan needs one dimension within the rank ", input.rank(),
-                                 " of its input"));
+      // Bounded dims count at their bound on both sides.
+      const Shape& from = i->operand(0)->shape();
+      if (from.is_array() && shape.is_array() &&
+          detail::element_count(from) != detail::element_count(shape)) {
+        return error(at, str_cat("dynamic-reshape from ", to_string(from), " to ", to_string(shape),
+                                 " changes the (bounded) element count"));
       }
       break;
     }
-    case Opcode::kAllReduce:
-    case Opcode::kAllReduceStart:
-      if (i->use_global_device_ids() && !i->channel_id() && !i->has_attribute(AttrId::kMode)) {
-        return error(at, "use_global_device_ids=true needs a channel_id");
+    case Opcode::kAsyncStart:
+      // ((operand shapes...), result, context...): syntax 5.20. Upstream checks the form only.
+      if (!shape.is_tuple() || shape.elements.size() < 2 || !shape.elements[0].is_tuple()) {
+        return error(
+            at, str_cat(i->uses_async_sugar() ? i->name() : name,
+                        " returns ((operand shapes), result shape, ...), not ", to_string(shape)));
       }
       break;
     case Opcode::kAsyncUpdate:
     case Opcode::kAsyncDone: {
-      Instruction* start = i->operand(0);
-      Opcode from = start->opcode();
-      if (from != Opcode::kAsyncStart && from != Opcode::kAsyncUpdate) {
-        return error(at, str_cat(i->uses_async_sugar() ? i->name() : name,
-                                 " must take an async-start or async-update, not ",
-                                 start->name()));
+      // The operand is usually the start (or an update); when it is, both must describe the
+      // same asynchronous operation. (A tuple or parameter of the right shape is accepted.)
+      Instruction* previous = i->operand(0);
+      if (previous->opcode() == Opcode::kAsyncDone) {
+        return error(at, str_cat(name, " cannot take the async-done ", previous->name(),
+                                 "; it takes the async-start or an async-update"));
       }
-      if (i->uses_async_sugar() != start->uses_async_sugar() ||
-          (i->uses_async_sugar() && i->async_wrapped_opcode() != start->async_wrapped_opcode())) {
-        return error(at, str_cat(name, " wraps a different operation than its start ",
-                                 start->name()));
+      if (previous->opcode() != Opcode::kAsyncStart && previous->opcode() != Opcode::kAsyncUpdate) {
+        break;
+      }
+      if (op == Opcode::kAsyncUpdate &&
+          (!shape.is_tuple() || shape.elements.size() < 2 || !shape.elements[0].is_tuple())) {
+        return error(at, str_cat(name, " returns ((operand shapes), result shape, ...), not ",
+                                 to_string(shape)));
+      }
+      Instruction* start = previous;
+      while (start->opcode() == Opcode::kAsyncUpdate && start->operand_count() > 0) {
+        start = start->operand(0);
+      }
+      if (i->uses_async_sugar() && start->uses_async_sugar() &&
+          i->async_wrapped_opcode() != start->async_wrapped_opcode()) {
+        return error(at, str_cat(i->name(), " wraps ", opcode_name(*i->async_wrapped_opcode()),
+                                 " but its start ", start->name(), " wraps ",
+                                 opcode_name(*start->async_wrapped_opcode())));
       }
       Computation* calls = i->computation_attribute(AttrId::kCalls);
-      if (calls != nullptr && calls != start->computation_attribute(AttrId::kCalls) &&
-          start->computation_attribute(AttrId::kCalls) != nullptr) {
+      Computation* start_calls = start->computation_attribute(AttrId::kCalls);
+      if (calls != nullptr && start_calls != nullptr && calls != start_calls) {
         return error(at, str_cat(name, " calls ", calls->name(), " but its start calls ",
-                                 start->computation_attribute(AttrId::kCalls)->name()));
+                                 start_calls->name()));
       }
       std::string_view thread = i->string_attribute(AttrId::kAsyncExecutionThread);
       std::string_view start_thread = start->string_attribute(AttrId::kAsyncExecutionThread);
-      if (!thread.empty() && thread != (start_thread.empty() ? "main" : start_thread)) {
-        return error(at, str_cat(name, " runs on thread ", thread, " but its start on ",
-                                 start_thread.empty() ? "main" : start_thread));
+      if (start_thread.empty()) start_thread = "main";
+      if (!thread.empty() && thread != start_thread) {
+        return error(at,
+                     str_cat(name, " runs on thread ", thread, " but its start on ", start_thread));
       }
       break;
     }

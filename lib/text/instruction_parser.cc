@@ -1,8 +1,8 @@
 // Instructions and operands (hlo-text-syntax.md 2.5 - 2.7).
 #include <algorithm>
 
-#include "ir/shape_util.h"
 #include "hloroof/shape_text.h"
+#include "ir/shape_util.h"
 #include "ir/strings.h"
 #include "text/module_parser.h"
 
@@ -21,8 +21,8 @@ std::string position_of(std::string_view source, const char* p) {
   size_t offset = static_cast<size_t>(p - source.data());
   size_t line = 1 + static_cast<size_t>(std::count(source.begin(), source.begin() + offset, '\n'));
   size_t line_start = source.rfind('\n', offset == 0 ? 0 : offset - 1);
-  size_t column = line_start == std::string_view::npos || offset == 0 ? offset + 1
-                                                                       : offset - line_start;
+  size_t column =
+      line_start == std::string_view::npos || offset == 0 ? offset + 1 : offset - line_start;
   return str_cat(line, ":", column);
 }
 
@@ -39,8 +39,8 @@ bool ModuleParser::parse_instruction() {
                               " = ...` or `%", name.name(), "=...`)"));
   }
   if (at(TokenKind::kName) && tok_.text.back() == ':') {
-    return error_here(str_cat("expected '=' after the instruction name ", name.name(),
-                              ", got ':'"));
+    return error_here(
+        str_cat("expected '=' after the instruction name ", name.name(), ", got ':'"));
   }
   if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("an instruction name");
   if (!check_instruction_name(name)) return false;
@@ -73,8 +73,7 @@ bool ModuleParser::parse_instruction() {
       if (n < 0) return error(number, "a parameter number cannot be negative");
       for (Instruction* p : computation_->parameters()) {
         if (p->parameter_number() == n) {
-          return error(number, str_cat("parameter number ", n, " is already taken by ",
-                                       p->name()));
+          return error(number, str_cat("parameter number ", n, " is already taken by ", p->name()));
         }
       }
       IrAccess::set_parameter_number(instruction, n);
@@ -109,8 +108,10 @@ bool ModuleParser::parse_instruction() {
 }
 
 bool ModuleParser::report_duplicate_name(const Token& name, const Instruction* previous) {
-  std::string where =
-      previous ? position_of(lexer_.source(), previous->name().data()) : std::string();
+  // Point at the `%` when the name has one.
+  const char* at = previous ? previous->name().data() : nullptr;
+  if (at != nullptr && at > lexer_.source().data() && at[-1] == '%') --at;
+  std::string where = at ? position_of(lexer_.source(), at) : std::string();
   return error(name, str_cat("instruction already exists: ", name.name(),
                              where.empty() ? "" : str_cat(" (first defined at ", where, ")")));
 }
@@ -122,8 +123,8 @@ bool ModuleParser::check_instruction_name(const Token& name) {
     return error(name, str_cat("illegal instruction name: ", n, "; suggest renaming to: ", n, "_"));
   }
   if (n.substr(0, 2) == "__" && n.substr(0, 6) != "__xla_") {
-    return error(name, str_cat("illegal instruction name: ", n, "; suggest renaming to: a_",
-                               n.substr(2)));
+    return error(
+        name, str_cat("illegal instruction name: ", n, "; suggest renaming to: a_", n.substr(2)));
   }
   return true;
 }
@@ -203,9 +204,9 @@ bool ModuleParser::parse_operand(Instruction** out) {
     if (!compact_gte(*out, index, out)) return false;
   }
   if (typed && !detail::same_ignoring_layout(declared, (*out)->shape())) {
-    return error(name, str_cat("operand ", (*out)->name(), " has shape ",
-                               to_string((*out)->shape()), ", not ", to_string(declared),
-                               " as written"));
+    return error(name,
+                 str_cat("operand ", (*out)->name(), " has shape ", to_string((*out)->shape()),
+                         ", not ", to_string(declared), " as written"));
   }
   return true;
 }
@@ -246,8 +247,7 @@ bool ModuleParser::compact_gte(Instruction* tuple, const Token& index_token, Ins
   }
   std::string_view name = IrAccess::unique_name(computation_, str_cat(tuple->name(), "_", index));
   const Shape* element = state_->shapes.intern(shape.elements[static_cast<size_t>(index)]);
-  Instruction* gte =
-      IrAccess::new_instruction(*state_, Opcode::kGetTupleElement, name, element);
+  Instruction* gte = IrAccess::new_instruction(*state_, Opcode::kGetTupleElement, name, element);
   IrAccess::add_operand(gte, tuple);
   IrAccess::add_to_computation(computation_, gte);
   Attribute attribute{AttrId::kIndex, save(str_cat(index)), AttrValue(index)};
@@ -261,26 +261,28 @@ bool ModuleParser::compact_gte(Instruction* tuple, const Token& index_token, Ins
 // named `<opcode>.anon`, placed before its user (syntax 2.6).
 bool ModuleParser::parse_nested_instruction(const Shape* shape, Instruction** out, int depth) {
   if (depth > kMaxNesting) {
-    return error_here(str_cat("instruction operands nested more than ", kMaxNesting,
-                              " levels deep"));
+    return error_here(
+        str_cat("instruction operands nested more than ", kMaxNesting, " levels deep"));
   }
   Token op_token = tok_;
   OpcodeSpelling op;
   if (!parse_opcode(&op)) return false;
   if (!expect(TokenKind::kLParen, str_cat("after the opcode ", op_token.text))) return false;
-  std::string_view name =
-      IrAccess::unique_name(computation_, str_cat(opcode_name(op.opcode), ".anon"));
+  // Named once its own nested operands have taken their names.
+  auto anon_name = [&] {
+    return IrAccess::unique_name(computation_, str_cat(opcode_name(op.opcode), ".anon"));
+  };
   Instruction* instruction = nullptr;
   if (op.opcode == Opcode::kParameter || op.opcode == Opcode::kConstant) {
     if (shape == nullptr) return error(op_token, "a nested parameter or constant needs a shape");
-    instruction = create_instruction(op, name, shape);
+    instruction = create_instruction(op, anon_name(), shape);
     if (op.opcode == Opcode::kParameter) {
       int64_t n;
       if (!parse_int(&n, "the parameter number")) return false;
       for (Instruction* p : computation_->parameters()) {
         if (p->parameter_number() == n) {
-          return error(op_token, str_cat("parameter number ", n, " is already taken by ",
-                                         p->name()));
+          return error(op_token,
+                       str_cat("parameter number ", n, " is already taken by ", p->name()));
         }
       }
       IrAccess::set_parameter_number(instruction, n);
@@ -298,7 +300,7 @@ bool ModuleParser::parse_nested_instruction(const Shape* shape, Instruction** ou
     bool ok = parse_operands(&operands);
     nesting_ = saved;
     if (!ok) return false;
-    instruction = create_instruction(op, name, shape);
+    instruction = create_instruction(op, anon_name(), shape);
     for (Instruction* operand : operands) IrAccess::add_operand(instruction, operand);
   }
   IrAccess::add_to_computation(computation_, instruction);
@@ -309,25 +311,25 @@ bool ModuleParser::parse_nested_instruction(const Shape* shape, Instruction** ou
 
 // (',' ATTR value)*: any order, each name once.
 bool ModuleParser::parse_attributes(Instruction* instruction) {
-  attribute_scratch_.clear();
+  absl::InlinedVector<Attribute, 8> attributes;
   while (consume_if(TokenKind::kComma)) {
     if (!at(TokenKind::kAttr)) return expected("an attribute (name=value)");
     Token name = tok_;
     std::optional<AttrId> id = attribute_from_name(name.name());
     if (!id) return error_here(str_cat("unknown attribute '", name.name(), "'"));
-    for (const Attribute& a : attribute_scratch_) {
+    for (const Attribute& a : attributes) {
       if (a.id == *id) return error_here(str_cat("attribute '", name.name(), "' is given twice"));
     }
     advance();
-    Attribute& a = attribute_scratch_.emplace_back();
+    Attribute& a = attributes.emplace_back();
     if (!parse_attribute_value(instruction, *id, &a)) return false;
   }
-  if (attribute_scratch_.empty()) return true;
-  std::stable_sort(attribute_scratch_.begin(), attribute_scratch_.end(),
+  if (attributes.empty()) return true;
+  std::stable_sort(attributes.begin(), attributes.end(),
                    [](const Attribute& a, const Attribute& b) {
                      return attribute_print_group(a.id) < attribute_print_group(b.id);
                    });
-  IrAccess::set_attributes(instruction, state_->arena.copy<Attribute>(attribute_scratch_));
+  IrAccess::set_attributes(instruction, state_->arena.copy<Attribute>(attributes));
   return true;
 }
 

@@ -1,8 +1,8 @@
 // Constant literals, checked against their shape (hlo-text-syntax.md 5.13). The literal is kept
 // as written; parsing it only validates nesting, element counts and value ranges.
 #include <charconv>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "absl/strings/str_join.h"
@@ -80,8 +80,8 @@ bool ModuleParser::parse_literal(const Shape& shape, int depth) {
         if (i > 0 && !expect(TokenKind::kComma, "between tuple literal elements")) return false;
         if (!parse_literal(shape.elements[i], depth + 1)) return false;
       }
-      return expect(TokenKind::kRParen, str_cat("to close the tuple literal of ",
-                                                to_string(shape)));
+      return expect(TokenKind::kRParen,
+                    str_cat("to close the tuple literal of ", to_string(shape)));
     }
     case Shape::Kind::kBuffer:
     case Shape::Kind::kToken:
@@ -92,10 +92,14 @@ bool ModuleParser::parse_literal(const Shape& shape, int depth) {
   if (shape.element_type == PrimitiveType::kOpaque) {
     return error_here("a constant cannot have an opaque shape");
   }
-  if (shape.dims.empty()) return parse_scalar_literal(shape.element_type);
+  // A bare scalar for an array is accepted as upstream does (its tests use it, e.g.
+  // `f32[8] constant(0)`); the literal is kept as written.
+  if (shape.dims.empty() || !at(TokenKind::kLBrace)) {
+    return parse_scalar_literal(shape.element_type);
+  }
   if (!at(TokenKind::kLBrace)) {
-    return expected(str_cat("'{' to open the literal of ", to_string(shape), " (rank ",
-                            shape.rank(), ")"));
+    return expected(
+        str_cat("'{' to open the literal of ", to_string(shape), " (rank ", shape.rank(), ")"));
   }
   std::vector<int64_t> index;
   return parse_array_literal(shape, 0, index);
@@ -116,32 +120,33 @@ bool ModuleParser::parse_array_literal(const Shape& shape, size_t dim,
     do {
       if (last) {
         if (at(TokenKind::kLBrace)) {
-          return error_here(str_cat("the literal nests deeper than the rank ", shape.rank(),
-                                    " of ", to_string(shape)));
+          return error_here(str_cat("the literal nests deeper than the rank ", shape.rank(), " of ",
+                                    to_string(shape)));
         }
         if (!parse_scalar_literal(shape.element_type)) return false;
       } else {
         index.push_back(count);
         if (!at(TokenKind::kLBrace)) {
           return expected(str_cat("'{' to open sub-array ", index_path(index), " (the ",
-                                  to_string(shape), " literal nests ", shape.rank(),
-                                  " levels)"));
+                                  to_string(shape), " literal nests ", shape.rank(), " levels)"));
         }
         if (!parse_array_literal(shape, dim + 1, index)) return false;
         index.pop_back();
       }
       ++count;
-    } while (consume_if(TokenKind::kComma));
+      // Upstream does not insist on the commas between elements; some of its tests omit them.
+      consume_if(TokenKind::kComma);
+    } while (!at(TokenKind::kRBrace) && !at(TokenKind::kEof));
   }
   if (!expect(TokenKind::kRBrace, str_cat("to close sub-array ", index_path(index)))) {
     return false;
   }
-  bool fits = d.kind == Dimension::Kind::kStatic ? count == d.size
+  bool fits = d.kind == Dimension::Kind::kStatic    ? count == d.size
               : d.kind == Dimension::Kind::kBounded ? count <= d.size
                                                     : true;
   if (!fits) {
-    std::string where = index.empty() ? std::string("the literal")
-                                      : str_cat("sub-array ", index_path(index));
+    std::string where =
+        index.empty() ? std::string("the literal") : str_cat("sub-array ", index_path(index));
     return error(open, str_cat("expected ", d.size, " elements in ", where, ", found ", count));
   }
   return true;
@@ -169,13 +174,14 @@ bool ModuleParser::parse_scalar_literal(PrimitiveType type) {
     std::string range;
     if (is_unsigned_integral(type)) {
       uint64_t max = bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
-      in_range = (!tok_.negative || tok_.int_bits == 0) && tok_.int_bits <= max;
+      // u64 takes negative values and wraps them, as upstream does (its tests rely on it).
+      in_range = bits == 64 || ((!tok_.negative || tok_.int_bits == 0) && tok_.int_bits <= max);
       range = str_cat("[0, ", max, "]");
     } else {
       int64_t min = bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
       int64_t max = bits == 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1;
-      in_range = tok_.negative ? tok_.int_value() >= min
-                               : tok_.int_bits <= static_cast<uint64_t>(max);
+      in_range =
+          tok_.negative ? tok_.int_value() >= min : tok_.int_bits <= static_cast<uint64_t>(max);
       range = str_cat("[", min, ", ", max, "]");
     }
     if (!in_range) {
@@ -187,8 +193,8 @@ bool ModuleParser::parse_scalar_literal(PrimitiveType type) {
   }
   if (is_complex(type)) {
     PrimitiveType part = type == PrimitiveType::kC64 ? PrimitiveType::kF32 : PrimitiveType::kF64;
-    if (!expect(TokenKind::kLParen, str_cat("to open a ", primitive_type_name(type),
-                                            " value (real, imag)"))) {
+    if (!expect(TokenKind::kLParen,
+                str_cat("to open a ", primitive_type_name(type), " value (real, imag)"))) {
       return false;
     }
     if (!parse_scalar_literal(part)) return false;
@@ -237,6 +243,34 @@ bool ModuleParser::parse_scalar_literal(PrimitiveType type) {
   }
   advance();
   return true;
+}
+
+// typed_literal ::= shape literal | '(' typed_literal (',' typed_literal)* ')'
+// (custom-call `literal=`: a tuple prints each element with its own shape).
+bool ModuleParser::parse_typed_literal(int depth) {
+  if (depth > kMaxLiteralDepth) {
+    return error_here(str_cat("literal nested more than ", kMaxLiteralDepth, " levels deep"));
+  }
+  if (at(TokenKind::kLParen)) {
+    // `(s32[2]{0} {1, 2}, ...)` or a tuple shape `(s32[2], ...) (...)`: a shape followed by
+    // ',' or ')' means the latter.
+    Checkpoint start = checkpoint();
+    advance();
+    Shape first;
+    bool tuple_shape = consume_if(TokenKind::kRParen) ||
+                       (parse_shape(&first) && (at(TokenKind::kComma) || at(TokenKind::kRParen)));
+    rewind(start);
+    if (!tuple_shape) {
+      advance();
+      do {
+        if (!parse_typed_literal(depth + 1)) return false;
+      } while (consume_if(TokenKind::kComma));
+      return expect(TokenKind::kRParen, "to close the tuple literal");
+    }
+  }
+  Shape shape;
+  if (!parse_shape(&shape)) return false;
+  return parse_literal(shape, depth + 1);
 }
 
 }  // namespace hloroof::text

@@ -23,11 +23,10 @@ enum class MetadataField {
   kCount,
 };
 
-constexpr std::array<std::string_view, static_cast<size_t>(MetadataField::kCount)>
-    kMetadataFields = {"op_type",           "op_name",           "source_file",
-                       "source_line",       "source_end_line",   "source_column",
-                       "source_end_column", "profile_type",      "deduplicated_name",
-                       "scheduling_name",   "stack_frame_id",    "metadata_payload"};
+constexpr std::array<std::string_view, static_cast<size_t>(MetadataField::kCount)> kMetadataFields =
+    {"op_type",           "op_name",         "source_file",       "source_line",
+     "source_end_line",   "source_column",   "source_end_column", "profile_type",
+     "deduplicated_name", "scheduling_name", "stack_frame_id",    "metadata_payload"};
 
 }  // namespace
 
@@ -56,19 +55,34 @@ bool ModuleParser::parse_metadata(OpMetadata* out) {
     std::string_view what = kMetadataFields[field];
     bool ok = true;
     switch (static_cast<MetadataField>(field)) {
-      case MetadataField::kOpType: ok = parse_decoded_string(&out->op_type, what); break;
-      case MetadataField::kOpName: ok = parse_decoded_string(&out->op_name, what); break;
-      case MetadataField::kSourceFile: ok = parse_decoded_string(&out->source_file, what); break;
-      case MetadataField::kSourceLine: ok = parse_int(&out->source_line, what); break;
-      case MetadataField::kSourceEndLine: ok = parse_int(&out->source_end_line, what); break;
-      case MetadataField::kSourceColumn: ok = parse_int(&out->source_column, what); break;
-      case MetadataField::kSourceEndColumn: ok = parse_int(&out->source_end_column, what); break;
+      case MetadataField::kOpType:
+        ok = parse_decoded_string(&out->op_type, what);
+        break;
+      case MetadataField::kOpName:
+        ok = parse_decoded_string(&out->op_name, what);
+        break;
+      case MetadataField::kSourceFile:
+        ok = parse_decoded_string(&out->source_file, what);
+        break;
+      case MetadataField::kSourceLine:
+        ok = parse_int(&out->source_line, what);
+        break;
+      case MetadataField::kSourceEndLine:
+        ok = parse_int(&out->source_end_line, what);
+        break;
+      case MetadataField::kSourceColumn:
+        ok = parse_int(&out->source_column, what);
+        break;
+      case MetadataField::kSourceEndColumn:
+        ok = parse_int(&out->source_end_column, what);
+        break;
       case MetadataField::kProfileType: {
         Token list = tok_;
         ok = parse_int_list(&out->profile_type, "in profile_type");
         for (int64_t t : out->profile_type) {
           if (ok && (t < 0 || t > 3)) {
-            return error(list, str_cat("profile_type ", t, " is not one of 0 (invalid), "
+            return error(list, str_cat("profile_type ", t,
+                                       " is not one of 0 (invalid), "
                                        "1 (window), 2 (flag), 3 (integer)"));
           }
         }
@@ -80,11 +94,14 @@ bool ModuleParser::parse_metadata(OpMetadata* out) {
       case MetadataField::kSchedulingName:
         ok = parse_decoded_string(&out->scheduling_name, what);
         break;
-      case MetadataField::kStackFrameId: ok = parse_int(&out->stack_frame_id, what); break;
+      case MetadataField::kStackFrameId:
+        ok = parse_int(&out->stack_frame_id, what);
+        break;
       case MetadataField::kMetadataPayload:
         ok = parse_decoded_string(&out->metadata_payload, what);
         break;
-      case MetadataField::kCount: break;
+      case MetadataField::kCount:
+        break;
     }
     if (!ok) return false;
     (void)field_token;
@@ -107,9 +124,9 @@ bool ModuleParser::parse_stack_frames() {
     }
     return true;
   };
-  // '{' (','? ATTR INT)* '}' with exactly the given fields, each once, in any order.
+  // '{' (','? ATTR INT)* '}' with the given fields, each at most once, in any order (absent
+  // ones stay 0).
   auto parse_row = [&](std::initializer_list<std::pair<std::string_view, int64_t*>> fields) {
-    Token open = tok_;
     if (!expect(TokenKind::kLBrace, "to open a table row")) return false;
     std::vector<bool> seen(fields.size(), false);
     bool first = true;
@@ -130,10 +147,6 @@ bool ModuleParser::parse_stack_frames() {
       advance();
       const auto& [name, target] = *(fields.begin() + static_cast<ptrdiff_t>(index));
       if (!parse_int(target, name)) return false;
-    }
-    size_t index = 0;
-    for (const auto& [name, target] : fields) {
-      if (!seen[index++]) return error(open, str_cat("table row lacks ", name, "="));
     }
     return true;
   };

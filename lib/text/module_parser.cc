@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "hloroof/hlo_text.h"
-#include "ir/shape_util.h"
 #include "hloroof/shape_text.h"
+#include "ir/shape_util.h"
 #include "ir/strings.h"
 #include "text/module_attributes.h"
 
@@ -14,8 +14,7 @@ namespace hloroof::text {
 
 using detail::IrAccess;
 
-ModuleParser::ModuleParser(detail::ModuleState* state)
-    : Parser(state->source), state_(state) {}
+ModuleParser::ModuleParser(detail::ModuleState* state) : Parser(state->source), state_(state) {}
 
 ModuleParser::ModuleParser(detail::ModuleState* state, std::string_view text)
     : Parser(text), state_(state) {}
@@ -74,6 +73,8 @@ bool ModuleParser::parse_module_attribute(std::vector<bool>* seen) {
   if (key == "frontend_attributes") {
     FrontendAttributes ignored;
     if (!parse_frontend_attributes(&ignored)) return false;
+  } else if (key == "debug_attributes") {
+    if (!parse_debug_attributes()) return false;
   } else if (!skip_value(key)) {
     return false;
   }
@@ -89,6 +90,65 @@ bool ModuleParser::parse_module_attribute(std::vector<bool>* seen) {
 // shape_index ::= '{' (INT (',' INT)*)? '}'
 bool ModuleParser::parse_shape_index(ShapeIndex* out) {
   return parse_int_list(out, "in a shape index like {0,1}");
+}
+
+// debug_table ::= '{' (orig_array ':' debug_list (',' ...)*)? '}'
+// debug_list  ::= '(' (debug_attrs (',' debug_attrs)*)? ')' | debug_attrs
+// debug_attrs ::= '{' debug_attr (',' debug_attr)* '}'
+// orig_array  ::= '{' (STRING shape_index?)? '}'
+bool ModuleParser::parse_debug_attributes() {
+  auto parse_origin = [&] {
+    if (!expect(TokenKind::kLBrace, "to open an original value like {\"name\" {0}}")) {
+      return false;
+    }
+    if (at(TokenKind::kString)) {
+      advance();
+      ShapeIndex index;
+      if (at(TokenKind::kLBrace) && !parse_shape_index(&index)) return false;
+    }
+    return expect(TokenKind::kRBrace, "to close the original value");
+  };
+  auto parse_attrs = [&] {
+    if (!expect(TokenKind::kLBrace, "to open debug attributes")) return false;
+    do {
+      if (!at(TokenKind::kAttr)) return expected("a debug attribute (log_mode=, ...)");
+      std::string_view key = tok_.name();
+      advance();
+      if (key == "log_mode") {
+        if (!at(TokenKind::kIdent) || (tok_.text != "default" && tok_.text != "fusion_debugger")) {
+          return expected("default or fusion_debugger (the log mode)");
+        }
+        advance();
+      } else if (key == "partitioned") {
+        bool ignored;
+        if (!parse_bool(&ignored, key)) return false;
+      } else if (key == "callback_id" || key == "op_id") {
+        int64_t ignored;
+        if (!parse_int(&ignored, key)) return false;
+      } else {
+        return error_here(str_cat("unknown debug attribute '", key, "'"));
+      }
+    } while (consume_if(TokenKind::kComma));
+    return expect(TokenKind::kRBrace, "to close debug attributes");
+  };
+  if (!expect(TokenKind::kLBrace, "to open debug_attributes")) return false;
+  if (!at(TokenKind::kRBrace)) {
+    do {
+      if (!parse_origin()) return false;
+      if (!expect(TokenKind::kColon, "after an original value")) return false;
+      if (consume_if(TokenKind::kLParen)) {
+        if (!at(TokenKind::kRParen)) {
+          do {
+            if (!parse_attrs()) return false;
+          } while (consume_if(TokenKind::kComma));
+        }
+        if (!expect(TokenKind::kRParen, "to close the debug attribute list")) return false;
+      } else if (!parse_attrs()) {
+        return false;
+      }
+    } while (consume_if(TokenKind::kComma));
+  }
+  return expect(TokenKind::kRBrace, "to close debug_attributes");
 }
 
 // '{' '(' (shape (',' shape)*)? ')' '->' shape '}'
@@ -223,8 +283,50 @@ bool ModuleParser::parse_computation() {
   return finish_computation(name, has_signature ? &declared_result : nullptr);
 }
 
-bool ModuleParser::finish_computation(const Token& name, const Shape* declared_result) {
+bool ModuleParser::parse_inline_computation(Computation** out) {
+  constexpr int kMaxInlineDepth = 32;
+  if (inline_depth_ >= kMaxInlineDepth) {
+    return error_here(
+        str_cat("inline computations nested more than ", kMaxInlineDepth, " levels deep"));
+  }
+  Token open = tok_;
+  advance();
+  // The enclosing computation is mid-instruction: set its state aside.
+  Computation* outer = computation_;
+  Instruction* outer_root = root_;
+  auto outer_gtes = std::move(compact_gtes_);
+  compact_gtes_.clear();
+  std::string name = "inline_computation";
+  for (int n = 1; state_->computations_by_name.contains(name); ++n) {
+    name = str_cat("inline_computation.", n);
+  }
+  computation_ = IrAccess::new_computation(*state_, save(name));
+  root_ = nullptr;
+  ++inline_depth_;
+  bool ok = true;
+  if (at(TokenKind::kRBrace)) ok = error_here("an inline computation needs instructions");
+  while (ok && !at(TokenKind::kRBrace)) {
+    if (at(TokenKind::kEof)) {
+      ok = error(open, "this inline computation is never closed");
+      break;
+    }
+    ok = parse_instruction();
+  }
+  if (ok) {
+    advance();
+    *out = computation_;
+    ok = finish_computation(open, nullptr);
+  }
+  --inline_depth_;
+  computation_ = outer;
+  root_ = outer_root;
+  compact_gtes_ = std::move(outer_gtes);
+  return ok;
+}
+
+bool ModuleParser::finish_computation(const Token& at, const Shape* declared_result) {
   Computation* c = computation_;
+  std::string_view name = c->name();
   IrAccess::set_root(c, root_ != nullptr ? root_ : c->instructions().back());
 
   // Parameters must be numbered 0..n-1, each once.
@@ -234,15 +336,15 @@ bool ModuleParser::finish_computation(const Token& name, const Shape* declared_r
   });
   for (size_t i = 0; i < params.size(); ++i) {
     if (params[i]->parameter_number() != static_cast<int64_t>(i)) {
-      return error(name, str_cat("computation ", name.name(), " has ", params.size(),
-                                 " parameters but no parameter(", i, ")"));
+      return error(at, str_cat("computation ", name, " has ", params.size(),
+                               " parameters but no parameter(", i, ")"));
     }
   }
   if (declared_result != nullptr &&
       !detail::same_ignoring_layout(*declared_result, c->root()->shape())) {
-    return error(name, str_cat("computation ", name.name(), " declares result shape ",
-                               to_string(*declared_result), " but its root ", c->root()->name(),
-                               " has shape ", to_string(c->root()->shape())));
+    return error(at, str_cat("computation ", name, " declares result shape ",
+                             to_string(*declared_result), " but its root ", c->root()->name(),
+                             " has shape ", to_string(c->root()->shape())));
   }
   state_->computations.push_back(c);
   state_->computations_by_name.emplace(c->name(), c);
@@ -336,8 +438,8 @@ absl::Status set_attribute_from_text(Instruction& instruction, std::string_view 
   text::ModuleParser parser(&state, saved);
   Attribute attribute;
   if (!parser.parse_single_attribute(&instruction, *id, &attribute)) {
-    return text::diagnostic_status(*parser.diagnostic(), saved,
-                                   str_cat("value of ", name), /*with_source_line=*/true);
+    return text::diagnostic_status(*parser.diagnostic(), saved, str_cat("value of ", name),
+                                   /*with_source_line=*/true);
   }
   std::vector<Attribute> attributes;
   bool replaced = false;

@@ -47,8 +47,7 @@ class ModuleParser : public Parser {
   [[nodiscard]] bool parse_input_output_alias();
   [[nodiscard]] bool parse_buffer_donor();
   [[nodiscard]] bool parse_computation();
-  [[nodiscard]] bool parse_computation_body(const Shape* declared_result, const Token& name);
-  [[nodiscard]] bool finish_computation(const Token& name, const Shape* declared_result);
+  [[nodiscard]] bool finish_computation(const Token& at, const Shape* declared_result);
   [[nodiscard]] bool finish_module();
 
   // ---- metadata_parser.cc
@@ -85,6 +84,8 @@ class ModuleParser : public Parser {
   [[nodiscard]] bool parse_word_list(AttrId id, WordList* out);
   [[nodiscard]] bool parse_decoded_string(std::string_view* out, std::string_view what);
   [[nodiscard]] bool parse_computation_ref(Computation** out);
+  // `{ instruction+ }` in place of a computation name (canonical text prints these).
+  [[nodiscard]] bool parse_inline_computation(Computation** out);
   [[nodiscard]] bool parse_computation_list(ComputationList* out);
   [[nodiscard]] bool parse_instruction_list(InstructionList* out);
   [[nodiscard]] bool parse_slice(Slice* out);
@@ -94,6 +95,9 @@ class ModuleParser : public Parser {
   [[nodiscard]] bool parse_frontend_attributes(FrontendAttributes* out);
   [[nodiscard]] bool parse_backend_config(std::string_view* out);
   [[nodiscard]] bool parse_interned_shape(const Shape** out);
+  [[nodiscard]] bool parse_result_accuracy();
+  [[nodiscard]] bool parse_operand_layout_constraints(Instruction* instruction);
+  [[nodiscard]] bool parse_debug_attributes();
 
   // ---- collective_parser.cc
   [[nodiscard]] bool parse_replica_groups(ReplicaGroups* out);
@@ -111,8 +115,8 @@ class ModuleParser : public Parser {
   };
   [[nodiscard]] bool parse_mesh(Mesh* out);
   // axis_list ::= '{' (axis_ref (',' axis_ref)*)? '}'; with allow_open a final '?' sets *open.
-  [[nodiscard]] bool parse_axis_list(const Mesh& mesh, std::vector<AxisRef>* out,
-                                     bool allow_open, bool* open);
+  [[nodiscard]] bool parse_axis_list(const Mesh& mesh, std::vector<AxisRef>* out, bool allow_open,
+                                     bool* open);
 
   // ---- sharding_parser.cc
   [[nodiscard]] bool parse_sharding(Sharding* out);
@@ -125,6 +129,7 @@ class ModuleParser : public Parser {
   [[nodiscard]] bool parse_array_literal(const Shape& shape, size_t dim,
                                          std::vector<int64_t>& index);
   [[nodiscard]] bool parse_scalar_literal(PrimitiveType type);
+  [[nodiscard]] bool parse_typed_literal(int depth);
 
   // ---- instruction_checks.cc
   // Checks attribute and operand rules of the opcode, and infers the shape when the text
@@ -144,9 +149,9 @@ class ModuleParser : public Parser {
   Token entry_token_;
   // Compact GTE results per (tuple, index), so that `%t#0` twice is one get-tuple-element.
   absl::flat_hash_map<std::pair<Instruction*, int64_t>, Instruction*> compact_gtes_;
-  std::vector<Attribute> attribute_scratch_;
   Shape shape_scratch_;
-  int nesting_ = 0;  // nested instruction operands
+  int nesting_ = 0;       // nested instruction operands
+  int inline_depth_ = 0;  // inline computations
 };
 
 }  // namespace hloroof::text

@@ -80,18 +80,24 @@ void append_window(std::string* out, const Window& w) {
       get(w.dims[i]);
     }
   };
-  field("size", [&](const WindowDim& d) { str_append(out, d.size); },
-        [](const WindowDim&) { return false; });
-  field("stride", [&](const WindowDim& d) { str_append(out, d.stride); },
-        [](const WindowDim& d) { return d.stride == 1; });
-  field("pad", [&](const WindowDim& d) { str_append(out, d.pad_low, "_", d.pad_high); },
-        [](const WindowDim& d) { return d.pad_low == 0 && d.pad_high == 0; });
-  field("lhs_dilate", [&](const WindowDim& d) { str_append(out, d.lhs_dilation); },
-        [](const WindowDim& d) { return d.lhs_dilation == 1; });
-  field("rhs_dilate", [&](const WindowDim& d) { str_append(out, d.rhs_dilation); },
-        [](const WindowDim& d) { return d.rhs_dilation == 1; });
-  field("rhs_reversal", [&](const WindowDim& d) { str_append(out, d.reversal ? 1 : 0); },
-        [](const WindowDim& d) { return !d.reversal; });
+  field(
+      "size", [&](const WindowDim& d) { str_append(out, d.size); },
+      [](const WindowDim&) { return false; });
+  field(
+      "stride", [&](const WindowDim& d) { str_append(out, d.stride); },
+      [](const WindowDim& d) { return d.stride == 1; });
+  field(
+      "pad", [&](const WindowDim& d) { str_append(out, d.pad_low, "_", d.pad_high); },
+      [](const WindowDim& d) { return d.pad_low == 0 && d.pad_high == 0; });
+  field(
+      "lhs_dilate", [&](const WindowDim& d) { str_append(out, d.lhs_dilation); },
+      [](const WindowDim& d) { return d.lhs_dilation == 1; });
+  field(
+      "rhs_dilate", [&](const WindowDim& d) { str_append(out, d.rhs_dilation); },
+      [](const WindowDim& d) { return d.rhs_dilation == 1; });
+  field(
+      "rhs_reversal", [&](const WindowDim& d) { str_append(out, d.reversal ? 1 : 0); },
+      [](const WindowDim& d) { return !d.reversal; });
   out->push_back('}');
 }
 
@@ -329,9 +335,7 @@ void append_computation(std::string* out, const Computation& c) {
   }
 }
 
-void append_shape_index(std::string* out, const ShapeIndex& index) {
-  append_int_list(out, index);
-}
+void append_shape_index(std::string* out, const ShapeIndex& index) { append_int_list(out, index); }
 
 void append_header(std::string* out, const Module& m) {
   const ModuleAttributes& a = m.attributes();
@@ -403,9 +407,8 @@ void append_stack_frames(std::string* out, const StackFrameTables& t) {
   for (size_t k = 0; k < t.file_locations.size(); ++k) {
     const FileLocation& l = t.file_locations[k];
     str_append(out, k + 1, " {file_name_id=", l.file_name_id,
-               " function_name_id=", l.function_name_id, " line=", l.line,
-               " end_line=", l.end_line, " column=", l.column, " end_column=", l.end_column,
-               "}\n");
+               " function_name_id=", l.function_name_id, " line=", l.line, " end_line=", l.end_line,
+               " column=", l.column, " end_column=", l.end_column, "}\n");
   }
   out->append("\nStackFrames\n");
   for (size_t k = 0; k < t.frames.size(); ++k) {

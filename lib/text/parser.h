@@ -33,6 +33,21 @@ class Parser {
   [[nodiscard]] bool expect(TokenKind kind, std::string_view context);
   // The token after the current one, without consuming anything.
   Token peek();
+  // A position to rewind to after a look-ahead parse; rewinding also forgets an error reported
+  // after the checkpoint.
+  struct Checkpoint {
+    Lexer::State lexer;
+    Token tok;
+    const char* prev_end;
+    bool had_error;
+  };
+  Checkpoint checkpoint() const { return {lexer_.state(), tok_, prev_end_, failed()}; }
+  void rewind(const Checkpoint& c) {
+    lexer_.restore(c.lexer);
+    tok_ = c.tok;
+    prev_end_ = c.prev_end;
+    if (!c.had_error) diagnostic_.reset();
+  }
   // The source text from `begin` to the end of the last consumed token.
   std::string_view text_since(const char* begin) const {
     return std::string_view(begin, static_cast<size_t>(prev_end_ - begin));

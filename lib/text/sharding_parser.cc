@@ -14,11 +14,20 @@ constexpr int kMaxTupleEntries = 1 << 20;
 
 bool subgroup_type(TokenKind kind, Sharding::Type* out) {
   switch (kind) {
-    case TokenKind::kw_manual: *out = Sharding::Type::kManual; return true;
-    case TokenKind::kw_replicated: *out = Sharding::Type::kReplicated; return true;
-    case TokenKind::kw_maximal: *out = Sharding::Type::kMaximal; return true;
-    case TokenKind::kw_unreduced: *out = Sharding::Type::kUnreduced; return true;
-    default: return false;
+    case TokenKind::kw_manual:
+      *out = Sharding::Type::kManual;
+      return true;
+    case TokenKind::kw_replicated:
+      *out = Sharding::Type::kReplicated;
+      return true;
+    case TokenKind::kw_maximal:
+      *out = Sharding::Type::kMaximal;
+      return true;
+    case TokenKind::kw_unreduced:
+      *out = Sharding::Type::kUnreduced;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -54,8 +63,10 @@ bool ModuleParser::parse_single_sharding_body(Sharding* out) {
   bool has_last_tile_dims = false;
   bool iota = false;
   auto set_type = [&](Sharding::Type type) {
-    if (has_type) return error_here("a sharding has only one of replicated, manual, unknown, "
-                                    "unreduced, maximal and devices=");
+    if (has_type)
+      return error_here(
+          "a sharding has only one of replicated, manual, unknown, "
+          "unreduced, maximal and devices=");
     has_type = true;
     out->type = type;
     return true;
