@@ -25,7 +25,7 @@ std::string read_file(const fs::path& path) {
 }
 
 fs::path corpus_dir() {
-  if (const char* env = std::getenv("HLOROOF_CORPUS")) return env;
+  if (const char* env = std::getenv("HLOROOF_CORPUS"); env != nullptr && *env != '\0') return env;
   return HLOROOF_DEFAULT_CORPUS;
 }
 
