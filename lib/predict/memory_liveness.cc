@@ -141,8 +141,10 @@ class ModuleLiveness::Builder {
     if (!e.ok()) return e.status();
     out_.entry_ = *e;
     if (unsized_ > 0) {
-      out_.notes_.push_back(absl::StrCat(
-          unsized_, " array leaves have no static size (unbounded dimensions); counted as 0 B"));
+      out_.notes_.push_back(
+          absl::StrCat(unsized_,
+                       " array shapes have no static size (unbounded dimensions); their buffers "
+                       "count 0 B"));
     }
     return absl::OkStatus();
   }
@@ -160,7 +162,7 @@ class ModuleLiveness::Builder {
   bool first_tile_padding_;
   ModuleLiveness& out_;
   int64_t entry_size_ = 0;
-  int64_t unsized_ = 0;
+  int64_t unsized_ = 0;  // distinct array leaf shapes without a static size
   absl::flat_hash_map<const Computation*, const ComputationLiveness*> analyzed_;
   absl::flat_hash_set<const Computation*> in_progress_;
   absl::flat_hash_map<const Shape*, std::vector<LeafSize>> sizes_;
@@ -176,7 +178,6 @@ const std::vector<ModuleLiveness::LeafSize>& ModuleLiveness::Builder::sizes_of(c
       size.padded = first_tile_padding_ ? s->first_tile_padded_bytes : s->padded_bytes;
       size.memory_space = s->memory_space;
     } else {
-      size.sized = false;
       size.memory_space = leaf->layout ? leaf->layout->memory_space : 0;
       ++unsized_;
     }

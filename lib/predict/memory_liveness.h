@@ -93,7 +93,6 @@ class ModuleLiveness {
     int64_t logical = 0;
     int64_t padded = 0;
     int64_t memory_space = 0;
-    bool sized = true;
   };
   class Builder;
 

@@ -200,6 +200,63 @@ TEST_CASE("dynamic-update-slice and DUS fusions update their operand in place") 
   CHECK(r.live_curve[6].device_bytes == 17416 + 16384);
 }
 
+TEST_CASE("declared operand aliasing and all-reduce-start write in place") {
+  // p, a, cc: 4096 B each, r 1024. The custom-call declares its result to be operand 0's
+  // buffer, so cc is a: 8192 at a and cc, then p + a + r = 9216 at r. As a new buffer cc
+  // would make 12288 at cc.
+  constexpr std::string_view kCustomCall = R"(
+HloModule declared, is_scheduled=true
+ENTRY e {
+  p = f32[1024]{0} parameter(0)
+  a = f32[1024]{0} negate(p)
+  cc = f32[1024]{0} custom-call(a), custom_call_target="update", output_to_operand_aliasing={{}: (0, {})}
+  ROOT r = f32[256]{0} slice(cc), slice={[0:256]}
+}
+)";
+  MemoryReport declared = analyze(kCustomCall);
+  CHECK(declared.peak_bytes == 9216);
+  CHECK(declared.peak_at == "r");
+  CHECK(declared.buffer_count == 3);
+
+  // all-reduce-start reduces into its operand (XLA's default in-place pairs), and the done
+  // returns the start's buffer: the same numbers.
+  constexpr std::string_view kAllReduce = R"(
+HloModule all_reduce, is_scheduled=true
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  p = f32[1024]{0} parameter(0)
+  a = f32[1024]{0} negate(p)
+  ars = f32[1024]{0} all-reduce-start(a), replica_groups={}, to_apply=add
+  ard = f32[1024]{0} all-reduce-done(ars)
+  ROOT r = f32[256]{0} slice(ard), slice={[0:256]}
+}
+)";
+  MemoryReport all_reduce = analyze(kAllReduce);
+  CHECK(all_reduce.peak_bytes == 9216);
+  CHECK(all_reduce.buffer_count == 3);
+  const MemoryBuffer* a = find(all_reduce.largest_buffers, "a");
+  REQUIRE(a != nullptr);
+  CHECK(a->live_to == "r");
+}
+
+TEST_CASE("a leaf without a static size counts 0 B, with a note") {
+  // f32[?] has no size; the f32[8] result is 32 B.
+  constexpr std::string_view kText = R"(
+HloModule dynamic, is_scheduled=true
+ENTRY e {
+  p = f32[?]{0} parameter(0)
+  ROOT r = f32[8]{0} slice(p), slice={[0:8]}
+}
+)";
+  MemoryReport r = analyze(kText);
+  CHECK(r.peak_bytes == 32);
+  CHECK(has_note(r, "no static size"));
+}
+
 constexpr std::string_view kWhileLoop = R"(
 HloModule loop, is_scheduled=true
 
