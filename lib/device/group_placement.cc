@@ -8,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hloroof/topology.h"
-#include "util/absl_compat.h"
 
 namespace hloroof {
 namespace {

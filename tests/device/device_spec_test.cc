@@ -323,3 +323,62 @@ TEST_CASE("GPU specs check their NVLink fields") {
 
 }  // namespace
 }  // namespace hloroof
+
+namespace hloroof {
+namespace {
+
+// Calls `visit(path, node)` for every value of `j`, depth first.
+template <typename Visit>
+void for_each_node(nlohmann::json& j, const std::string& path, Visit&& visit) {
+  visit(path, j);
+  if (j.is_object()) {
+    for (auto& [key, child] : j.items()) for_each_node(child, path + "/" + key, visit);
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i)
+      for_each_node(j[i], path + "/" + std::to_string(i), visit);
+  }
+}
+
+TEST_CASE("every mutation of a built-in spec parses or fails with an error naming the file") {
+  // Removing any member, or replacing any value by a string, a negative number, null or an
+  // empty object, must never crash: the result is a spec or an error that starts with the
+  // file's name.
+  const std::vector<nlohmann::json> replacements = {
+      "x", -1, nullptr, nlohmann::json::object(), 1e308, nlohmann::json::array()};
+  int mutations = 0, rejected = 0;
+  for (const std::string& name : builtin_device_names()) {
+    nlohmann::json original = nlohmann::json::parse(
+        std::ifstream(std::string(HLOROOF_SOURCE_DIR) + "/data/hardware/" + name + ".json"));
+    std::vector<std::string> paths;
+    for_each_node(original, "", [&](const std::string& path, nlohmann::json&) {
+      if (!path.empty()) paths.push_back(path);
+    });
+    for (const std::string& path : paths) {
+      const nlohmann::json::json_pointer pointer(path);
+      auto check = [&](const nlohmann::json& mutated) {
+        ++mutations;
+        absl::StatusOr<DeviceSpec> d = parse_device_spec(mutated.dump(), "m.json");
+        if (!d.ok()) {
+          ++rejected;
+          INFO(path << ": " << d.status().message());
+          CHECK_THAT(std::string(d.status().message()), StartsWith("m.json: "));
+        }
+      };
+      for (const nlohmann::json& r : replacements) {
+        nlohmann::json mutated = original;
+        mutated[pointer] = r;
+        check(mutated);
+      }
+      nlohmann::json removed = original;
+      removed[pointer.parent_pointer()].is_object()
+          ? void(removed[pointer.parent_pointer()].erase(pointer.back()))
+          : void(removed[pointer.parent_pointer()].erase(std::stoul(pointer.back())));
+      check(removed);
+    }
+  }
+  CHECK(mutations > 5000);
+  CHECK(rejected > mutations / 2);  // most mutations break a required, typed field
+}
+
+}  // namespace
+}  // namespace hloroof
