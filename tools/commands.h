@@ -19,6 +19,7 @@ struct Command {
 extern const Command kCostCommand;
 extern const Command kDevicesCommand;
 extern const Command kShapeCommand;
+extern const Command kMemoryCommand;
 extern const Command kParseCommand;
 
 }  // namespace hloroof::cli

@@ -15,6 +15,7 @@ const Command* const kCommands[] = {
     &hloroof::cli::kCostCommand,
     &hloroof::cli::kShapeCommand,
     &hloroof::cli::kDevicesCommand,
+    &hloroof::cli::kMemoryCommand,
 };
 
 void print_overview(std::ostream& out) {

@@ -8,6 +8,7 @@
 #include "hloroof/cost.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/instruction.h"
+#include "hloroof/memory.h"
 #include "hloroof/metadata.h"
 #include "hloroof/module.h"
 #include "hloroof/opcode.h"
