@@ -7,10 +7,13 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/types/span.h"
+
 namespace hloroof {
 
 // `metadata={op_type="dot" op_name="jit(f)/dot_general" source_file="m.py" source_line=7}`.
-// Absent fields are empty or 0. Strings are decoded (escapes resolved).
+// Absent fields are empty or 0. Strings are decoded (escapes resolved). Views point into the
+// module, which owns the text.
 struct OpMetadata {
   std::string_view op_type;
   std::string_view op_name;
@@ -19,7 +22,7 @@ struct OpMetadata {
   int64_t source_end_line = 0;
   int64_t source_column = 0;
   int64_t source_end_column = 0;
-  std::vector<int64_t> profile_type;
+  absl::Span<const int64_t> profile_type;
   std::string_view deduplicated_name;
   std::string_view scheduling_name;
   int64_t stack_frame_id = 0;  // 1-based row of the StackFrames table; 0 = none

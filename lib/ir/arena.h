@@ -58,7 +58,7 @@ class Arena {
   char* cursor_ = nullptr;
   char* end_ = nullptr;
   size_t reserved_ = 0;
-  std::vector<std::unique_ptr<char[]>> blocks_;
+  std::vector<char*> blocks_;  // from malloc
   std::vector<Destructor> destructors_;
 };
 

@@ -48,7 +48,9 @@ std::string TraceBuilder::to_json() const {
   for (const Slice* s : order) {
     json args = json::object();
     for (const auto& [key, value] : s->args) {
-      std::visit([&](const auto& v) { args[key] = v; }, value);
+      // Clang before 16 cannot capture a structured binding; name it first.
+      const auto& name = key;
+      std::visit([&](const auto& v) { args[name] = v; }, value);
     }
     events.push_back({{"ph", "X"},
                       {"pid", kPid},

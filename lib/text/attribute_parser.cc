@@ -492,7 +492,6 @@ bool ModuleParser::parse_dim_labels(ConvDimLabels* out) {
   size_t counts[3];
   for (int g = 0; g < 3; ++g) {
     std::string_view group = groups[g];
-    std::string_view seen_chars;
     size_t digits = 0;
     for (char c : group) {
       if (c >= '0' && c <= '9') ++digits;

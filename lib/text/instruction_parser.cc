@@ -231,8 +231,57 @@ bool ModuleParser::parse_opcode(OpcodeSpelling* out) {
   return error_here(str_cat("unknown opcode '", text, "'"));
 }
 
+// The usual operand list of dumps, `%a, %b)`, read straight from the text; anything else
+// (shapes, bare names, `#` indices, comments, nested instructions, unknown names) makes it
+// return false having consumed nothing, and parse_operands reads the list token by token.
+bool ModuleParser::scan_operands(absl::InlinedVector<Instruction*, 8>* out) {
+  auto ident_start = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  auto ident_char = [&](char c) {
+    return ident_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
+  };
+  const char* p = tok_.begin();
+  const char* end = lexer_.source().data() + lexer_.source().size();
+  for (;;) {
+    // A typed operand (`f32[8]{0} %x`, older dumps) whose shape text is already known.
+    const Shape* declared = nullptr;
+    if (*p != '%') {
+      size_t length = shape_extent(p, end);
+      if (length == 0) break;
+      auto it = shapes_by_text_.find(std::string_view(p, length));
+      if (it == shapes_by_text_.end() || p[length] != ' ') break;
+      declared = it->second;
+      p += length + 1;
+    }
+    if (*p != '%' || !ident_start(p[1])) break;
+    const char* name = ++p;
+    while (ident_char(*p)) ++p;
+    Instruction* operand =
+        IrAccess::find(computation_, std::string_view(name, static_cast<size_t>(p - name)));
+    if (operand == nullptr) break;
+    if (declared != nullptr && declared != &operand->shape() &&
+        !detail::same_ignoring_layout(*declared, operand->shape())) {
+      break;  // parse_operand reports the mismatch
+    }
+    out->push_back(operand);
+    if (*p == ')') {
+      skip_to(p + 1);
+      return true;
+    }
+    if (p[0] != ',' || p[1] != ' ') break;
+    p += 2;
+  }
+  out->clear();
+  return false;
+}
+
 // operand_list ::= operand (',' operand)*      (after '(', up to and including ')')
 bool ModuleParser::parse_operands(absl::InlinedVector<Instruction*, 8>* out) {
+  if ((at(TokenKind::kName) || at(TokenKind::kPrim) || at(TokenKind::kLParen)) &&
+      scan_operands(out)) {
+    return true;
+  }
   if (consume_if(TokenKind::kRParen)) return true;
   do {
     Instruction* operand;

@@ -190,17 +190,6 @@ std::string_view describe(TokenKind kind) {
   return "token";
 }
 
-std::string_view Token::name() const {
-  switch (kind) {
-    case TokenKind::kName:
-      return text[0] == '%' ? text.substr(1) : text.substr(0, text.size() - 1);
-    case TokenKind::kAttr:
-      return text.substr(0, text.size() - 1);
-    default:
-      return text;
-  }
-}
-
 Lexer::Lexer(std::string_view source)
     : begin_(source.data()),
       end_(source.data() + source.size()),
@@ -269,12 +258,16 @@ bool Lexer::skip_trivia(const char** comment_start) {
 
 Token Lexer::next() {
   const char* comment = nullptr;
-  if (!skip_trivia(&comment)) {
-    uint32_t column = static_cast<uint32_t>(comment - line_start_) + 1;
-    pos_ = end_;
-    Token t = fail(comment, line_, column, "unterminated block comment");
-    t.text = std::string_view(comment, 2);
-    return t;
+  // Most tokens follow a single space or nothing.
+  if (*pos_ == ' ') ++pos_;
+  if (is(*pos_, kSpace) || *pos_ == '/') {
+    if (!skip_trivia(&comment)) {
+      uint32_t column = static_cast<uint32_t>(comment - line_start_) + 1;
+      pos_ = end_;
+      Token t = fail(comment, line_, column, "unterminated block comment");
+      t.text = std::string_view(comment, 2);
+      return t;
+    }
   }
   const char* start = pos_;
   uint32_t line = line_;

@@ -1,5 +1,7 @@
 // Op metadata (hlo-text-syntax.md 5.24) and the module's stack-frame tables (2.3).
 #include <array>
+#include <charconv>
+#include <cstring>
 
 #include "absl/container/flat_hash_map.h"
 #include "hloroof/detail/string_view_hash.h"
@@ -32,8 +34,80 @@ constexpr std::array<std::string_view, static_cast<size_t>(MetadataField::kCount
 
 }  // namespace
 
+// Metadata as printers write it, `{op_name="..." source_line=3}` with plain strings, is read by
+// this scanner straight from the text: it is on most instructions of real dumps, and going
+// token by token costs a fifth of the parse. Anything else (escapes, commas, profile_type,
+// errors) makes it return false having consumed nothing, and parse_metadata takes over.
+bool ModuleParser::scan_metadata(OpMetadata* out) {
+  const char* p = tok_.begin() + 1;  // after '{'
+  const char* end = lexer_.source().data() + lexer_.source().size();
+  uint32_t seen = 0;
+  OpMetadata m;
+  for (bool first = true;; first = false) {
+    if (*p == '}') break;
+    if (!first) {
+      if (*p != ' ') return false;
+      ++p;
+    }
+    const char* name = p;
+    while ((*p >= 'a' && *p <= 'z') || *p == '_') ++p;
+    if (*p != '=' || p == name) return false;
+    std::string_view field(name, static_cast<size_t>(p - name));
+    ++p;
+    std::string_view* text = nullptr;
+    int64_t* number = nullptr;
+    uint32_t bit = 0;
+    if (field == "op_name") {
+      text = &m.op_name, bit = 1;
+    } else if (field == "op_type") {
+      text = &m.op_type, bit = 2;
+    } else if (field == "source_file") {
+      text = &m.source_file, bit = 4;
+    } else if (field == "source_line") {
+      number = &m.source_line, bit = 8;
+    } else if (field == "source_end_line") {
+      number = &m.source_end_line, bit = 16;
+    } else if (field == "source_column") {
+      number = &m.source_column, bit = 32;
+    } else if (field == "source_end_column") {
+      number = &m.source_end_column, bit = 64;
+    } else if (field == "stack_frame_id") {
+      number = &m.stack_frame_id, bit = 128;
+    } else if (field == "deduplicated_name") {
+      text = &m.deduplicated_name, bit = 256;
+    } else if (field == "scheduling_name") {
+      text = &m.scheduling_name, bit = 512;
+    } else {
+      return false;
+    }
+    if (seen & bit) return false;
+    seen |= bit;
+    if (text != nullptr) {
+      if (*p != '"') return false;
+      const char* close =
+          static_cast<const char*>(std::memchr(p + 1, '"', static_cast<size_t>(end - p - 1)));
+      if (close == nullptr) return false;
+      std::string_view value(p + 1, static_cast<size_t>(close - p - 1));
+      if (std::memchr(value.data(), '\\', value.size()) != nullptr ||
+          std::memchr(value.data(), '\n', value.size()) != nullptr) {
+        return false;
+      }
+      *text = value;
+      p = close + 1;
+    } else {
+      auto [after, ec] = std::from_chars(p, end, *number);
+      if (ec != std::errc() || after == p) return false;
+      p = after;
+    }
+  }
+  *out = m;
+  skip_to(p + 1);
+  return true;
+}
+
 // op_metadata ::= '{' (','? md_field)* '}'   (no comma before the closing brace)
 bool ModuleParser::parse_metadata(OpMetadata* out) {
+  if (at(TokenKind::kLBrace) && scan_metadata(out)) return true;
   if (!expect(TokenKind::kLBrace, "to open metadata")) return false;
   std::array<bool, kMetadataFields.size()> seen{};
   bool first = true;
@@ -83,7 +157,7 @@ bool ModuleParser::parse_metadata(OpMetadata* out) {
         break;
       case MetadataField::kProfileType: {
         Token list = tok_;
-        ok = parse_int_list(&out->profile_type, "profile_type");
+        ok = parse_int_list_value(&out->profile_type, "profile_type");
         for (int64_t t : out->profile_type) {
           if (ok && (t < 0 || t > 3)) {
             return error(list, str_cat("profile_type ", t,

@@ -54,6 +54,7 @@ class ModuleParser : public Parser {
   // ---- metadata_parser.cc
   [[nodiscard]] bool parse_stack_frames();
   [[nodiscard]] bool parse_metadata(OpMetadata* out);
+  [[nodiscard]] bool scan_metadata(OpMetadata* out);
 
   // ---- instruction_parser.cc
   // Opcode as spelled, with the async sugar of syntax 5.20 resolved.
@@ -68,6 +69,7 @@ class ModuleParser : public Parser {
   // The operand list after `(`, consuming the `)`; nested instructions and compact GTEs are
   // added to the computation as they are met.
   [[nodiscard]] bool parse_operands(absl::InlinedVector<Instruction*, 8>* out);
+  [[nodiscard]] bool scan_operands(absl::InlinedVector<Instruction*, 8>* out);
   [[nodiscard]] bool parse_operand(Instruction** out);
   [[nodiscard]] bool parse_nested_instruction(const Shape* shape, Instruction** out, int depth);
   [[nodiscard]] bool resolve_instruction(const Token& name, Instruction** out);

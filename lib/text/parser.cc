@@ -12,17 +12,7 @@ Parser::Parser(std::string_view source) : lexer_(source) {
   advance();
 }
 
-void Parser::advance() {
-  prev_end_ = tok_.end();
-  tok_ = lexer_.next();
-  if (tok_.kind == TokenKind::kError) error(tok_, lexer_.error());
-}
-
-bool Parser::consume_if(TokenKind kind) {
-  if (tok_.kind != kind) return false;
-  advance();
-  return true;
-}
+void Parser::report_lexer_error() { error(tok_, lexer_.error()); }
 
 bool Parser::expected(std::string_view what) {
   return error_here(str_cat("expected ", what, ", got ", describe_current()));

@@ -28,8 +28,16 @@ class Parser {
   // ---- Token cursor.
   const Token& tok() const { return tok_; }
   bool at(TokenKind kind) const { return tok_.kind == kind; }
-  void advance();
-  bool consume_if(TokenKind kind);
+  void advance() {
+    prev_end_ = tok_.end();
+    tok_ = lexer_.next();
+    if (tok_.kind == TokenKind::kError) report_lexer_error();
+  }
+  bool consume_if(TokenKind kind) {
+    if (tok_.kind != kind) return false;
+    advance();
+    return true;
+  }
   // Consumes a token of `kind`, or reports "expected <kind> <context...>, got <token>"; the
   // context is only formatted on failure.
   template <typename... Context>
@@ -115,6 +123,7 @@ class Parser {
   [[nodiscard]] bool parse_split_configs(Layout* layout);
   [[nodiscard]] bool parse_paren_int(int64_t* out, std::string_view what);
   [[nodiscard]] bool parse_paren_prim(PrimitiveType* out, std::string_view what);
+  void report_lexer_error();
 
   std::optional<Diagnostic> diagnostic_;
 };

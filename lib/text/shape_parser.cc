@@ -177,6 +177,9 @@ bool Parser::parse_layout(Shape* array) {
   if (absl::Status s = validate_array_layout(*array); !s.ok()) {
     return error(open, std::string(s.message()));
   }
+  // A scalar layout that says nothing (`{:}`, `{:S(0)}`) is the default layout, which the
+  // printer leaves out: drop it so that a shape equals its reparsed printout.
+  if (rank == 0 && layout.has_only_minor_to_major()) array->layout.reset();
   return true;
 }
 

@@ -31,7 +31,13 @@ struct Token {
 
   bool is(TokenKind k) const { return kind == k; }
   // kName: without `%` or the glued `:`; kAttr: without `=`; otherwise the text.
-  std::string_view name() const;
+  std::string_view name() const {
+    if (kind == TokenKind::kName) {
+      return text[0] == '%' ? text.substr(1) : text.substr(0, text.size() - 1);
+    }
+    if (kind == TokenKind::kAttr) return text.substr(0, text.size() - 1);
+    return text;
+  }
   // kString: the text between the quotes, escapes not decoded.
   std::string_view string_body() const { return text.substr(1, text.size() - 2); }
   int64_t int_value() const { return static_cast<int64_t>(int_bits); }

@@ -124,6 +124,9 @@ TEST_CASE("non-canonical spellings print canonically") {
   // A scalar layout with nothing but defaults is omitted.
   CHECK(to_string(parsed("f32[]{:S(0)}")) == "f32[]");
   CHECK(to_string(parsed("f32[3]{0:L(1)}")) == "f32[3]{0}");
+  // ... and is dropped, so that the shape equals its reparsed printout.
+  CHECK_FALSE(parsed("f32[]{:}").layout.has_value());
+  CHECK(parsed("f32[]{:S(0)}") == parsed("f32[]"));
   CHECK(to_string(parsed("// comment\nf32[1]")) == "f32[1]");
 }
 
@@ -177,6 +180,15 @@ TEST_CASE("invalid shapes are rejected with the location and the offending text"
         "1:14: error: expected a layout property (D T L # * E S SC P M, in that order) or '}', "
         "got end of input");
   CHECK(parse_error("") == "1:1: error: expected a shape, got end of input");
+  // Layouts that do not fit their shape (validate_array_layout, shape_size.h).
+  CHECK(parse_error("f32[8]{0:SC(3:1)}") ==
+        "1:7: error: split config dimension 3 is out of range for rank 1");
+  CHECK(parse_error("f32[8]{0:T(*)}") ==
+        "1:7: error: tile (*) ends in '*', which has no more minor dimension to merge into");
+  // 2^61 elements fit in int64, but 2^61 x 32 bits do not.
+  CHECK(parse_error("f32[2305843009213693952]{0:T(1024)}") ==
+        "1:25: error: the size in bits does not fit in 64 bits; the shape is too large to be "
+        "real");
   CHECK(parse_error("f32[2]{0} /* open") == "1:11: error: unterminated block comment");
   std::string deep(100, '(');
   CHECK(parse_error(deep) == "1:66: error: shape nested more than 64 levels deep");
