@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
+#include "hloroof/collective_kind.h"
 #include "hloroof/module.h"
 #include "hloroof/shape.h"
 
@@ -74,18 +75,6 @@ struct OpCost {
 // Field-by-field maximum: XLA's bound for a conditional (cost-model.md 1.4).
 OpCost max_each(const OpCost& a, const OpCost& b);
 
-enum class CollectiveKind : uint8_t {
-  kAllReduce,
-  kAllGather,
-  kReduceScatter,
-  kAllToAll,
-  kRaggedAllToAll,
-  kCollectivePermute,
-  kCollectiveBroadcast,
-  kSend,
-  kRecv,
-};
-std::string_view collective_kind_name(CollectiveKind kind);  // "all-reduce", ...
 
 // What replica_groups ids mean (cost-model.md 3.7 item 1; XLA's CollectiveOpGroupMode).
 enum class CollectiveIdMode : uint8_t {

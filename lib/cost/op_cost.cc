@@ -102,30 +102,6 @@ OpCost max_each(const OpCost& a, const OpCost& b) {
   return m;
 }
 
-std::string_view collective_kind_name(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce:
-      return "all-reduce";
-    case CollectiveKind::kAllGather:
-      return "all-gather";
-    case CollectiveKind::kReduceScatter:
-      return "reduce-scatter";
-    case CollectiveKind::kAllToAll:
-      return "all-to-all";
-    case CollectiveKind::kRaggedAllToAll:
-      return "ragged-all-to-all";
-    case CollectiveKind::kCollectivePermute:
-      return "collective-permute";
-    case CollectiveKind::kCollectiveBroadcast:
-      return "collective-broadcast";
-    case CollectiveKind::kSend:
-      return "send";
-    case CollectiveKind::kRecv:
-      return "recv";
-  }
-  return "collective";
-}
-
 std::string_view id_mode_name(CollectiveIdMode mode) {
   switch (mode) {
     case CollectiveIdMode::kCrossReplica:
