@@ -108,7 +108,6 @@ OpCost instruction_cost(const Instruction& i, CostRole role, Context& context,
       if (callee == nullptr && !i.called_computations().empty()) {
         callee = i.called_computations()[0];
       }
-      if (op.instruction != &i) callee = op.instruction->to_apply();
       cost = context.cost_of(callee);
       break;
     }
@@ -133,7 +132,12 @@ OpCost instruction_cost(const Instruction& i, CostRole role, Context& context,
       add_bytes(op, tally);
   }
   tally.add_to(cost);
-  record.collective = collective_cost(op, is_async_start(i.opcode()), context);
+  // An async-start spelled out with calls= performs its wrapped computation's collective.
+  const Computation* wrapped =
+      op.opcode == Opcode::kAsyncStart ? i.computation_attribute(AttrId::kCalls) : nullptr;
+  const OpView performed =
+      wrapped != nullptr && wrapped->root() != nullptr ? view_of(*wrapped->root()) : op;
+  record.collective = collective_cost(performed, is_async_start(i.opcode()), context);
   if (role != CostRole::kScheduled) strip_bytes(cost);
   return cost;
 }

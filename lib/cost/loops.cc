@@ -1,5 +1,6 @@
 // While-loop trip counts (cost-model.md 1.4 and 1.8 item 2): the count XLA records in the
 // backend config, else the count of a canonical counted loop, else an assumed count.
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/numbers.h"
@@ -207,7 +208,7 @@ TripCount while_trip_count(const Instruction& while_op, int64_t default_count) {
   if (std::optional<int64_t> n = derive_trip_count(while_op)) {
     return {*n, TripCountSource::kDerived};
   }
-  return {default_count, TripCountSource::kAssumed};
+  return {std::max<int64_t>(0, default_count), TripCountSource::kAssumed};
 }
 
 }  // namespace hloroof::cost
