@@ -11,6 +11,7 @@ namespace {
 using hloroof::cli::Command;
 
 const Command* const kCommands[] = {
+    &hloroof::cli::kPredictCommand,
     &hloroof::cli::kCostCommand,
     &hloroof::cli::kShapeCommand,
     &hloroof::cli::kDevicesCommand,
