@@ -130,10 +130,12 @@ struct Prediction {
   double flops = 0;  // per step, on one device
   double matrix_flops = 0;
   double hbm_bytes = 0;
-  double peak_flop_rate = 0;             // the matrix peak MFU is measured against (FLOP/s)
-  std::string peak_flop_rate_type;       // its element type class, e.g. "bf16"
-  double mfu = 0;                        // flops / (step_time x peak_flop_rate)
-  std::vector<OpPrediction> ops;         // sorted by total_time_s, largest first
+  double peak_flop_rate = 0;        // the matrix peak MFU is measured against (FLOP/s)
+  std::string peak_flop_rate_type;  // its element type class, e.g. "bf16"
+  double mfu = 0;                   // flops / (step_time x peak_flop_rate)
+  // Every op of the step once (loops, conditionals and calls through their callees' ops; the
+  // ops of branches not taken are left out), sorted by total_time_s, largest first.
+  std::vector<OpPrediction> ops;
   std::vector<TimelineEvent> timeline;   // in start order
   std::vector<std::string> unknown_ops;  // instructions whose cost could not be told
   std::vector<std::string> assumptions;  // inferred topology, assumed trip counts, ...
@@ -142,7 +144,11 @@ struct Prediction {
 };
 
 // Predicts one step. `device` is a built-in name ("tpu_v5e"), optionally with a topology
-// ("tpu_v5e:4x4", "h100:2x8"), or a path to a device JSON file.
+// ("tpu_v5e:4x4", "h100:2x8"), or a path to a device JSON file. The text overload parses the
+// module and lets it go: its records carry no instruction pointers (they are null).
+// Errors: text that does not parse, an unknown device, a topology that does not fit the device
+// or holds fewer devices than the module runs on, a collective whose groups do not fit the
+// topology, XLA's GPU collective formulas on a TPU.
 absl::StatusOr<Prediction> predict_step_time(std::string_view hlo_text, std::string_view device,
                                              const PredictOptions& options = {});
 absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_view device,

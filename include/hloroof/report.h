@@ -24,7 +24,7 @@ namespace hloroof {
 std::string prediction_to_json(const Prediction& prediction);
 
 struct SummaryOptions {
-  size_t top_ops = 10;  // rows of the op table; 0 leaves the table out
+  size_t top_ops = 10;  // rows of the op and collective tables; 0 leaves them out
 };
 
 // Device, topology, step time, its breakdown, MFU, unknown ops, assumptions, the collectives

@@ -159,6 +159,9 @@ void gather_ops(const Module& module, predict::TimingMap& timings, Prediction& p
                 std::map<PrimitiveType, double>& matrix_by_type) {
   const absl::flat_hash_map<const Computation*, double> runs =
       predict::executions_per_step(module, timings);
+  size_t most = 0;
+  for (const auto& [c, timing] : timings) most += timing.instructions.size();
+  p.ops.reserve(most);
   for (const Computation* c : module.computations()) {
     auto timing = timings.find(c);
     auto count = runs.find(c);

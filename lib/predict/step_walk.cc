@@ -48,8 +48,8 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
       const double n = static_cast<double>(t.trip_count);
       const double body = total_of(timings, t.body), condition = total_of(timings, t.condition);
       t.time_s = n * body + (n + 1) * condition;
-      t.explanation = absl::StrFormat("%d x body %.4g s + %d x condition %.4g s = %.4g s",
-                                      t.trip_count, body, t.trip_count + 1, condition, t.time_s);
+      t.explanation = absl::StrFormat("%.0f x body %.4g s + %.0f x condition %.4g s = %.4g s", n,
+                                      body, n + 1, condition, t.time_s);
       break;
     }
     case Opcode::kConditional: {

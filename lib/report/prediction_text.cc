@@ -47,7 +47,16 @@ std::string summary_table(const Prediction& p) {
   return t.render();
 }
 
-std::string collectives_table(const Prediction& p) {
+// The collectives with the most time per step, at most `top`.
+std::string collectives_table(const Prediction& p, size_t top) {
+  std::vector<const OpPrediction*> list;
+  for (const OpPrediction& op : p.ops) {
+    if (op.collective) list.push_back(&op);
+  }
+  if (list.empty() || top == 0) return "";
+  std::stable_sort(list.begin(), list.end(), [](const OpPrediction* a, const OpPrediction* b) {
+    return a->collective->time_s * a->multiplier > b->collective->time_s * b->multiplier;
+  });
   TextTable t({{"collective", Align::kLeft, 40},
                {"kind", Align::kLeft},
                {"N"},
@@ -57,17 +66,19 @@ std::string collectives_table(const Prediction& p) {
                {"exposed"},
                {"hidden"},
                {"formula", Align::kLeft, 48}});
-  size_t rows = 0;
-  for (const OpPrediction& op : p.ops) {
-    if (!op.collective) continue;
+  const size_t shown = std::min(top, list.size());
+  for (size_t k = 0; k < shown; ++k) {
+    const OpPrediction& op = *list[k];
     const CollectivePrediction& c = *op.collective;
     t.add_row({op.name, absl::StrCat(c.kind, c.is_async ? " (async)" : ""),
                absl::StrCat(c.group_size), format_bytes(c.payload_bytes), runs(op.multiplier),
                format_seconds(c.time_s), format_seconds(c.exposed_s), format_seconds(c.hidden_s),
                c.formula});
-    ++rows;
   }
-  return rows == 0 ? "" : absl::StrCat("\ncollectives (per execution):\n", t.render());
+  return absl::StrFormat(
+      "\n%d of %d collectives by time per step (time, exposed and hidden per "
+      "execution):\n%s",
+      shown, list.size(), t.render());
 }
 
 std::string ops_table(const Prediction& p, size_t top) {
@@ -93,7 +104,7 @@ std::string ops_table(const Prediction& p, size_t top) {
 
 std::string prediction_summary(const Prediction& p, const SummaryOptions& options) {
   std::string out = absl::StrCat("device ", p.device, ", topology ", p.topology, "\n");
-  absl::StrAppend(&out, summary_table(p), collectives_table(p));
+  absl::StrAppend(&out, summary_table(p), collectives_table(p, options.top_ops));
   if (options.top_ops > 0) absl::StrAppend(&out, ops_table(p, options.top_ops));
   absl::StrAppend(&out, "\nunknown ops: ",
                   p.unknown_ops.empty() ? "none" : absl::StrJoin(p.unknown_ops, ", "), "\n");

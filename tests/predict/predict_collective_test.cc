@@ -298,6 +298,53 @@ ENTRY e {
   CHECK(p->step_time_s == Approx(4194304 / 1.6e10));
 }
 
+TEST_CASE("a collective-broadcast pipelines the buffer round a ring") {
+  // bf16[2048,8192] = 33,554,432 B from the root of a v5e 16-ring: half each way, V / W_bi, plus
+  // 8 hops of 1 us.
+  auto p = predict(module(256, "bf16[2048,8192]",
+                          "ROOT b = bf16[2048,8192] collective-broadcast(p), channel_id=1, "
+                          "replica_groups=[16,16]<=[256]"),
+                   "tpu_v5e:16x16");
+  CHECK(collective(p, "b").kind == "collective-broadcast");
+  CHECK(collective(p, "b").time_s == Approx(33554432 / 9e10 + 8e-6));
+}
+
+TEST_CASE("across two v5e slices an all-gather crosses the data-center network") {
+  // f32[268435456] = 1 GiB gathered by devices 0 and 16, one per slice of 4x4: only DCN,
+  // V / 2 / 3.125e9 + 20 us of DCN latency. That latency is an assumed figure: said so.
+  auto p = predict(module(32, "f32[134217728]",
+                          "ROOT ag = f32[268435456] all-gather(p), channel_id=1, "
+                          "replica_groups=[16,2]<=[2,16]T(1,0), use_global_device_ids=true, "
+                          "dimensions={0}"),
+                   "tpu_v5e:4x4,slices=2");
+  CHECK(collective(p, "ag").time_s == Approx(kGiB / 2 / 3.125e9 + 20e-6));
+  CHECK(p.assumes("interconnect.dcn_latency"));
+  // Inside one slice the DCN figures play no part.
+  auto one = predict(module(16, "f32[1024]",
+                            "ROOT ag = f32[4096] all-gather(p), channel_id=1, "
+                            "replica_groups=[4,4]<=[16], use_global_device_ids=true, "
+                            "dimensions={0}"),
+                     "tpu_v5e:4x4");
+  CHECK(!one.assumes("dcn"));
+}
+
+TEST_CASE("recv takes its peers from the frontend attribute too") {
+  const char* text = R"(HloModule m, num_partitions=4
+ENTRY e {
+  t = token[] after-all()
+  r = (f32[1048576], u32[], token[]) recv(t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs={{1,2}}}
+  rd = (f32[1048576], token[]) recv-done(r), channel_id=1
+  ROOT x = f32[1048576] get-tuple-element(rd), index=0
+})";
+  // 4 MiB between neighbours of a v5e 4x1 line: one link, one hop.
+  auto p = predict(text, "tpu_v5e:4x1");
+  CHECK(collective(p, "r").kind == "recv");
+  CHECK(collective(p, "r").payload_bytes == 4194304);
+  CHECK(collective(p, "r").time_s == Approx(4194304 / 4.5e10 + 1e-6));
+  CHECK(p->step_time_s == Approx(collective(p, "r").time_s));
+  CHECK(p.op("rd").time_s == Approx(collective(p, "r").time_s));
+}
+
 TEST_CASE("a strided group is a conservative bound, flagged") {
   // Every second chip of a v5e 8-line: the span is the whole line, bounded as a line of 8.
   auto p = predict(module(8, "f32[1048576]",
