@@ -18,6 +18,7 @@ struct Command {
 
 extern const Command kCostCommand;
 extern const Command kDevicesCommand;
+extern const Command kPredictCommand;
 extern const Command kShapeCommand;
 extern const Command kMemoryCommand;
 extern const Command kParseCommand;

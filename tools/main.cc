@@ -12,6 +12,7 @@ using hloroof::cli::Command;
 
 const Command* const kCommands[] = {
     &hloroof::cli::kParseCommand,
+    &hloroof::cli::kPredictCommand,
     &hloroof::cli::kCostCommand,
     &hloroof::cli::kShapeCommand,
     &hloroof::cli::kDevicesCommand,
