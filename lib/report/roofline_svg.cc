@@ -13,6 +13,8 @@ namespace {
 constexpr double kWidth = 900, kHeight = 600;
 constexpr double kLeft = 90, kRight = 200, kTop = 50, kBottom = 70;  // margins
 constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
+// A white outline under text keeps labels readable where they cross lines or markers.
+constexpr const char* kHalo = " stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\"";
 constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
@@ -54,8 +56,8 @@ bool plottable(const RooflineChart::Point& p) {
 std::string decade_label(double exponent, bool rate) {
   double v = std::pow(10.0, exponent);
   if (rate) return format_flop_rate(v);
-  return exponent >= 0 && exponent < 5 ? absl::StrFormat("%.0f", v)
-                                       : absl::StrFormat("1e%d", static_cast<int>(exponent));
+  return exponent >= -3 && exponent < 5 ? absl::StrFormat("%g", v)
+                                        : absl::StrFormat("1e%d", static_cast<int>(exponent));
 }
 
 }  // namespace
@@ -132,10 +134,10 @@ std::string render_roofline_svg(const RooflineChart& chart) {
                           px(x_min), py(x_min * bw), px(knee), py(roof.flop_rate), px(x_max),
                           py(roof.flop_rate));
     absl::StrAppendFormat(&svg,
-                          "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#222\">%s: "
+                          "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#222\"%s>%s: "
                           "%s</text>\n",
-                          kLeft + kPlotW - 4, py(roof.flop_rate) - 5, escape(roof.label),
-                          format_flop_rate(roof.flop_rate));
+                          kLeft + kPlotW - 4, py(roof.flop_rate) - 5, kHalo,
+                          escape(roof.label), format_flop_rate(roof.flop_rate));
   }
   absl::StrAppendFormat(&svg,
                         "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222\" transform=\"rotate(-%.1f "
@@ -172,8 +174,8 @@ std::string render_roofline_svg(const RooflineChart& chart) {
   const size_t labelled = std::min<size_t>(order.size(), std::max(0, chart.labelled_points));
   for (size_t i = 0; i < labelled; ++i) {
     const auto* p = order[i];
-    absl::StrAppendFormat(&svg, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%s</text>\n",
-                          px(p->intensity) + 6, py(p->flop_rate) - 6, escape(p->label));
+    absl::StrAppendFormat(&svg, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\"%s>%s</text>\n",
+                          px(p->intensity) + 6, py(p->flop_rate) - 6, kHalo, escape(p->label));
   }
   svg += "</g>\n";
 

@@ -1,0 +1,136 @@
+// The op stats as two tables that fit a 100-column terminal: time (XProf's HLO Op Stats
+// columns) and rates (its Roofline Model columns), joined by the rank.
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hloroof/report.h"
+#include "hloroof/text_table.h"
+#include "hloroof/units.h"
+#include "util/absl_compat.h"
+
+namespace hloroof {
+namespace {
+
+using Align = TextTable::Align;
+
+constexpr size_t kOpWidth = 28;        // op names past this are cut at the end
+constexpr size_t kCategoryWidth = 18;  // "convolution fusion"
+constexpr size_t kScopeWidth = 46;     // scopes are cut at the start: the tail says the most
+
+// Keeps the end of a long scope: "~layer_3/attention".
+std::string tail(const std::string& text, size_t width) {
+  if (text.size() <= width) return text;
+  return "~" + text.substr(text.size() - (width - 1));
+}
+
+std::string count(double n) {
+  if (n == std::floor(n) && std::fabs(n) < 1e15) return absl::StrFormat("%.0f", n);
+  return absl::StrFormat("%.3g", n);
+}
+
+std::string intensity(double flop_per_byte) {
+  if (flop_per_byte <= 0) return "-";
+  if (flop_per_byte >= 1000) return absl::StrFormat("%.0f", flop_per_byte);
+  return absl::StrFormat("%.3g", flop_per_byte);
+}
+
+std::string rate_or_dash(double rate, std::string (*format)(double)) {
+  return rate > 0 ? format(rate) : "-";
+}
+
+std::string title(const OpStats& stats) {
+  std::string_view unit = stats.by == OpGrouping::kOp         ? "ops"
+                          : stats.by == OpGrouping::kCategory ? "categories"
+                                                              : "scopes";
+  std::string s = stats.rows.size() < stats.matched
+                      ? absl::StrCat("top ", stats.rows.size(), " of ", stats.matched)
+                      : absl::StrCat(stats.matched);
+  absl::StrAppend(&s, " ", sv(unit));
+  if (!stats.filter.empty()) {
+    absl::StrAppend(&s, " matching '", stats.filter, "' (of ", stats.total_ops, " ops)");
+  }
+  return s;
+}
+
+std::string row_name(const OpStats& stats, const OpStatsRow& row, size_t width) {
+  return stats.by == OpGrouping::kScope ? tail(row.name, width) : row.name;
+}
+
+std::string time_table(const OpStats& stats) {
+  const bool by_op = stats.by == OpGrouping::kOp;
+  std::vector<TextTable::Column> columns = {{"#"}};
+  if (by_op) {
+    columns.push_back({"category", Align::kLeft, kCategoryWidth});
+    columns.push_back({"op", Align::kLeft, kOpWidth});
+  } else if (stats.by == OpGrouping::kCategory) {
+    columns.push_back({"category", Align::kLeft, kOpWidth});
+    columns.push_back({"ops"});
+  } else {
+    columns.push_back({"scope", Align::kLeft});
+    columns.push_back({"ops"});
+  }
+  for (const char* header : {"occ", "total", "avg", "% step", "cum %"}) {
+    columns.push_back({header});
+  }
+  TextTable table(std::move(columns));
+  for (const OpStatsRow& r : stats.rows) {
+    std::vector<std::string> cells = {absl::StrCat(r.rank)};
+    if (by_op) {
+      cells.push_back(r.category);
+      cells.push_back(r.name);
+    } else {
+      cells.push_back(row_name(stats, r, kScopeWidth));
+      cells.push_back(absl::StrCat(r.ops));
+    }
+    cells.push_back(count(r.occurrences));
+    cells.push_back(format_seconds(r.total_time_s));
+    cells.push_back(format_seconds(r.avg_time_s));
+    cells.push_back(format_percent(r.step_share));
+    cells.push_back(format_percent(r.cumulative_share));
+    table.add_row(std::move(cells));
+  }
+  return table.render();
+}
+
+std::string roofline_table(const OpStats& stats) {
+  const std::string_view what = op_grouping_name(stats.by);
+  TextTable table({{"#"},
+                   {std::string(what), Align::kLeft, kOpWidth},
+                   {"FLOP rate"},
+                   {"HBM BW"},
+                   {"FLOP/B"},
+                   {"bound by", Align::kLeft},
+                   {"roofline eff."}});
+  for (const OpStatsRow& r : stats.rows) {
+    table.add_row({absl::StrCat(r.rank), row_name(stats, r, kOpWidth),
+                   rate_or_dash(r.flop_rate, format_flop_rate),
+                   rate_or_dash(r.hbm_bandwidth, format_byte_rate), intensity(r.intensity), r.bound,
+                   r.roofline_efficiency ? format_percent(*r.roofline_efficiency) : "-"});
+  }
+  return table.render();
+}
+
+}  // namespace
+
+std::string render_op_stats(const OpStats& stats) {
+  std::string out = absl::StrCat("HLO op stats by ", sv(op_grouping_name(stats.by)), ": ",
+                                 title(stats), ", ranked by share of the step\n\n");
+  if (stats.rows.empty()) return out + "(no ops)\n";
+  absl::StrAppend(&out, time_table(stats),
+                  "\nocc: occurrences per step; total: time the ops run over all occurrences; "
+                  "% step:\nthe part of the step they account for (async collectives count only "
+                  "what they do not\nhide behind other work); cum %: the rows down to this one."
+                  "\n\n");
+  absl::StrAppend(&out, "Roofline\n\n", roofline_table(stats));
+  absl::StrAppend(
+      &out,
+      "\nFLOP rate and HBM bandwidth: per step FLOPs and bytes over total time. "
+      "Roofline eff.:\nmax(FLOPs / ",
+      format_flop_rate(stats.peak_flop_rate),
+      stats.peak_flop_rate_type.empty() ? "" : absl::StrCat(" ", stats.peak_flop_rate_type),
+      ", HBM bytes / ", format_byte_rate(stats.hbm_bandwidth), ") over total time.\n");
+  return out;
+}
+
+}  // namespace hloroof
