@@ -11,6 +11,9 @@ namespace {
 using hloroof::cli::Command;
 
 const Command* const kCommands[] = {
+    &hloroof::cli::kPredictCommand,
+    &hloroof::cli::kCompareCommand,
+    &hloroof::cli::kCostCommand,
     &hloroof::cli::kShapeCommand,
     &hloroof::cli::kDevicesCommand,
 };

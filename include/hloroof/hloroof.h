@@ -5,6 +5,7 @@
 #include "hloroof/attributes.h"
 #include "hloroof/backend_config.h"
 #include "hloroof/computation.h"
+#include "hloroof/cost.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/instruction.h"
 #include "hloroof/metadata.h"

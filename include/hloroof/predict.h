@@ -35,6 +35,9 @@ struct PredictOptions {
   // Explicit coordinates of device i (overrides the default row-major mapping).
   std::vector<std::vector<int64_t>> device_coordinates;
   CollectiveFormula collective_formula = CollectiveFormula::kNetwork;
+  // The scaling book's large-N collective forms (V / W_bi rather than V (N-1) / (N W_bi)), as
+  // its worked examples write them (CollectiveOptions::large_n).
+  bool collective_large_n = false;
   // Trip count for while loops whose count is neither recorded nor derivable.
   int64_t default_trip_count = 1;
   // Bytes padded by the layout's tiles (TPU); GPU layouts have none.
@@ -54,11 +57,23 @@ struct CollectivePrediction {
   std::string kind;          // "all-gather", ...
   double payload_bytes = 0;  // V (cost-model.md 3.7 item 5)
   int64_t group_size = 0;
-  std::string formula;       // e.g. "ring: V (N-1) / (N W_bi)"
-  double time_s = 0;         // the collective's own duration
-  double exposed_s = 0;      // per execution: the part the schedule waits for
-  double hidden_s = 0;       // per execution: the part overlapped with other work
+  std::string formula;   // e.g. "ring: V (N-1) / (N W_bi)"
+  double time_s = 0;     // the collective's own duration
+  double exposed_s = 0;  // per execution: the part the schedule waits for
+  double hidden_s = 0;   // per execution: the part overlapped with other work
   bool is_async = false;
+  bool approximate = false;  // a conservative bound (partial or strided groups, ...)
+};
+
+// An asynchronous pair (cost-model.md 4.2): the start launches work on a stream of its own, the
+// done waits for whatever of it is still running. Both ops of the pair carry it.
+struct AsyncPrediction {
+  std::string stream;  // the timeline track: "async all-gather", "async copy", ...
+  std::string start;   // the start's and the done's names
+  std::string done;
+  double latency_s = 0;  // per execution: how long the async work runs
+  double hidden_s = 0;   // per execution: overlapped with the ops between start and done
+  double exposed_s = 0;  // per execution: the done's wait (latency_s = hidden_s + exposed_s)
 };
 
 struct OpPrediction {
@@ -66,21 +81,26 @@ struct OpPrediction {
   std::string name;
   std::string opcode;
   std::string computation;
-  std::string category;  // XProf-like: "convolution fusion", "loop fusion", "all-gather", ...
-  std::string op_name;   // metadata op_name, e.g. "jit(train_step)/layer_3/attention/dot"
+  std::string category;   // XProf-like: "convolution fusion", "loop fusion", "all-gather", ...
+  std::string op_name;    // metadata op_name, e.g. "jit(train_step)/layer_3/attention/dot"
   double multiplier = 1;  // executions per step
-  double time_s = 0;      // one execution: roofline (or collective) time
+  // One execution, on the step's critical path: the roofline time (with the per-op overhead),
+  // a synchronous collective's time, an async done's wait. An async start takes no time of its
+  // own: its work runs on a stream (see `async`). Every op of the step is listed once, so the
+  // ops' total times add up to the step time.
+  double time_s = 0;
   double total_time_s = 0;  // time_s x multiplier
   BoundBy bound = BoundBy::kOverhead;
   Bound resource = Bound::kOverhead;  // the roofline term behind `bound`
-  double flops = 0;  // one execution
+  double flops = 0;                   // one execution
   double matrix_flops = 0;
   double transcendentals = 0;
   double hbm_bytes = 0;
   double on_chip_bytes = 0;
   double host_bytes = 0;
-  std::string explanation;  // the formula with the device numbers
-  std::optional<CollectivePrediction> collective;
+  std::string explanation;                         // the formula with the device numbers
+  std::optional<CollectivePrediction> collective;  // collectives (on the start of a pair)
+  std::optional<AsyncPrediction> async;            // both ops of an async pair
 };
 
 // A slice of the predicted timeline (the trace view draws these).
@@ -98,22 +118,27 @@ struct Prediction {
   std::string topology;  // e.g. "2x2"
   double step_time_s = 0;
   struct Breakdown {
-    double compute_s = 0;               // ops bound by FLOPs
-    double memory_s = 0;                // ops bound by memory bandwidth
-    double collective_exposed_s = 0;    // collective time the schedule waits for
-    double collective_hidden_s = 0;     // collective time overlapped with other work
-    double overhead_s = 0;              // ops bound by the fixed per-op overhead
-  } breakdown;  // compute + memory + collective_exposed + overhead = step_time
-  double flops = 0;         // per step, on one device
+    double compute_s = 0;             // ops bound by FLOPs
+    double memory_s = 0;              // ops bound by memory bandwidth
+    double collective_exposed_s = 0;  // collective time the schedule waits for
+    double collective_hidden_s = 0;   // collective time overlapped with other work
+    double overhead_s = 0;            // ops bound by the fixed per-op overhead
+    // Other async work (copy-start/done, async computations) overlapped with other work; its
+    // waits count as memory (copies) or compute.
+    double async_hidden_s = 0;
+  } breakdown;       // compute + memory + collective_exposed + overhead = step_time
+  double flops = 0;  // per step, on one device
   double matrix_flops = 0;
   double hbm_bytes = 0;
-  double peak_flop_rate = 0;  // the matrix peak MFU is measured against (FLOP/s)
-  std::string peak_flop_rate_type;  // its element type class, e.g. "bf16"
-  double mfu = 0;             // flops / (step_time x peak_flop_rate)
-  std::vector<OpPrediction> ops;          // sorted by total_time_s, largest first
-  std::vector<TimelineEvent> timeline;    // in start order
-  std::vector<std::string> unknown_ops;   // instructions whose cost could not be told
-  std::vector<std::string> assumptions;   // inferred topology, assumed trip counts, ...
+  double peak_flop_rate = 0;             // the matrix peak MFU is measured against (FLOP/s)
+  std::string peak_flop_rate_type;       // its element type class, e.g. "bf16"
+  double mfu = 0;                        // flops / (step_time x peak_flop_rate)
+  std::vector<OpPrediction> ops;         // sorted by total_time_s, largest first
+  std::vector<TimelineEvent> timeline;   // in start order
+  std::vector<std::string> unknown_ops;  // instructions whose cost could not be told
+  std::vector<std::string> assumptions;  // inferred topology, assumed trip counts, ...
+  // An assumed trip count or an op of unknown cost: the step time is a floor.
+  bool is_lower_bound = false;
 };
 
 // Predicts one step. `device` is a built-in name ("tpu_v5e"), optionally with a topology

@@ -14,7 +14,6 @@ namespace {
 
 using Align = TextTable::Align;
 using report_internal::bound_label;
-using report_internal::step_contribution;
 
 std::string label(const Prediction& p) {
   return p.topology.empty() ? p.device : absl::StrCat(p.device, ":", p.topology);
@@ -24,35 +23,25 @@ std::string ratio(double value, double first) {
   return first > 0 ? absl::StrFormat("%.2fx", value / first) : "-";
 }
 
-// The ops that account for the most of the step, as the op stats rank them.
-std::vector<const OpPrediction*> top_ops(const Prediction& p, size_t top) {
-  std::vector<const OpPrediction*> ops;
-  for (const OpPrediction& op : p.ops) ops.push_back(&op);
-  std::stable_sort(ops.begin(), ops.end(), [](const OpPrediction* a, const OpPrediction* b) {
-    return step_contribution(*a) > step_contribution(*b);
-  });
-  if (ops.size() > top) ops.resize(top);
-  return ops;
-}
-
 std::string top_ops_table(const Prediction& p, const Prediction& first, size_t top) {
   const bool is_first = &p == &first;
   absl::flat_hash_map<std::string_view, double> first_time;
-  for (const OpPrediction& op : first.ops) first_time.emplace(op.name, step_contribution(op));
+  for (const OpPrediction& op : first.ops) first_time.emplace(op.name, op.total_time_s);
   std::vector<TextTable::Column> columns = {
-      {"#"}, {"op", Align::kLeft, 32}, {"% step"}, {"in step"}, {"bound by", Align::kLeft}};
+      {"#"}, {"op", Align::kLeft, 32}, {"% step"}, {"time"}, {"bound by", Align::kLeft}};
   if (!is_first) columns.push_back({absl::StrCat("vs ", label(first))});
   TextTable table(std::move(columns));
-  int rank = 0;
-  for (const OpPrediction* op : top_ops(p, top)) {
-    const double time = step_contribution(*op);
+  // Ops come sorted by their time in the step, as the op stats rank them.
+  for (size_t k = 0; k < std::min(top, p.ops.size()); ++k) {
+    const OpPrediction& op = p.ops[k];
+    const double time = op.total_time_s;
     std::vector<std::string> cells = {
-        absl::StrCat(++rank), op->name,
+        absl::StrCat(k + 1), op.name,
         p.step_time_s > 0 ? format_percent(time / p.step_time_s) : "-", format_seconds(time),
-        bound_label(*op)};
+        bound_label(op)};
     if (!is_first) {
       // The same HLO runs on every device, so an op is found by its name.
-      auto it = first_time.find(op->name);
+      auto it = first_time.find(op.name);
       cells.push_back(it == first_time.end() ? "-" : ratio(time, it->second));
     }
     table.add_row(std::move(cells));

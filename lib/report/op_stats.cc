@@ -6,14 +6,14 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "hloroof/report.h"
-#include "re2/re2.h"
 #include "report/op_terms.h"
 
 namespace hloroof {
 namespace {
 
 using report_internal::bound_label;
-using report_internal::step_contribution;
+using report_internal::off_roofline;
+using report_internal::run_time;
 
 // The framework scope of an op_name: its first `depth` components (0: all but the last),
 // split at '/' outside parentheses, never including the primitive itself.
@@ -35,7 +35,7 @@ std::string scope_of(std::string_view op_name, int depth) {
 // Sums of the ops of one row, before rates and shares are derived.
 struct Group {
   OpStatsRow row;
-  double ideal_s = 0;   // roofline time of the non-collective ops
+  double ideal_s = 0;   // roofline time of the ops on the roofline
   double roofed_s = 0;  // their predicted time
   std::map<std::string, double> time_by_category, time_by_bound;
 };
@@ -68,23 +68,16 @@ std::string_view op_grouping_name(OpGrouping by) {
 
 absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec& device,
                                  const OpStatsOptions& options) {
-  std::optional<RE2> filter;
-  if (!options.filter.empty()) {
-    filter.emplace(options.filter, RE2::Quiet);
-    if (!filter->ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("bad filter '", options.filter, "': ", filter->error()));
-    }
-  }
-  const double peak = prediction.peak_flop_rate, bandwidth = device.hbm_bandwidth;
+  absl::StatusOr<report_internal::OpFilter> filter =
+      report_internal::OpFilter::compile(options.filter);
+  if (!filter.ok()) return filter.status();
+  const double peak = prediction.peak_flop_rate, vector = device.vector_flops_per_s,
+               bandwidth = device.hbm_bandwidth;
 
   std::vector<Group> groups;
   absl::flat_hash_map<std::string, size_t> index;
   for (const OpPrediction& op : prediction.ops) {
-    if (filter && !RE2::PartialMatch(op.name, *filter) && !RE2::PartialMatch(op.opcode, *filter) &&
-        !RE2::PartialMatch(op.op_name, *filter)) {
-      continue;
-    }
+    if (!filter->keeps(op)) continue;
     std::string key = op.name;
     if (options.by == OpGrouping::kCategory) key = op.category;
     if (options.by == OpGrouping::kScope) key = scope_of(op.op_name, options.scope_depth);
@@ -98,15 +91,16 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
     OpStatsRow& r = g.row;
     r.ops += 1;
     r.occurrences += op.multiplier;
-    r.total_time_s += op.total_time_s;
-    r.step_time_s += step_contribution(op);
+    r.total_time_s += run_time(op);
+    r.step_time_s += op.total_time_s;
     r.flops += op.flops * op.multiplier;
     r.hbm_bytes += op.hbm_bytes * op.multiplier;
-    g.time_by_category[op.category] += op.total_time_s;
-    g.time_by_bound[bound_label(op)] += op.total_time_s;
-    if (!op.collective && op.total_time_s > 0) {
+    g.time_by_category[op.category] += run_time(op);
+    g.time_by_bound[bound_label(op)] += run_time(op);
+    if (!off_roofline(op) && op.total_time_s > 0) {
       double ideal = 0;
-      if (peak > 0) ideal = std::max(ideal, op.flops / peak);
+      if (peak > 0) ideal = std::max(ideal, op.matrix_flops / peak);
+      if (vector > 0) ideal = std::max(ideal, (op.flops - op.matrix_flops) / vector);
       if (bandwidth > 0) ideal = std::max(ideal, op.hbm_bytes / bandwidth);
       g.ideal_s += ideal * op.multiplier;
       g.roofed_s += op.total_time_s;
@@ -120,6 +114,7 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
   stats.by = options.by;
   stats.peak_flop_rate = peak;
   stats.peak_flop_rate_type = prediction.peak_flop_rate_type;
+  stats.vector_flop_rate = vector;
   stats.hbm_bandwidth = bandwidth;
   for (Group& g : groups) {
     OpStatsRow& r = g.row;

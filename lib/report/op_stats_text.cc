@@ -14,7 +14,7 @@ namespace {
 
 using Align = TextTable::Align;
 
-constexpr size_t kOpWidth = 28;        // op names past this are cut at the end
+constexpr size_t kOpWidth = 30;        // op names past this are cut at the end
 constexpr size_t kCategoryWidth = 18;  // "convolution fusion"
 constexpr size_t kScopeWidth = 46;     // scopes are cut at the start: the tail says the most
 
@@ -40,9 +40,10 @@ std::string rate_or_dash(double rate, std::string (*format)(double)) {
 }
 
 std::string title(const OpStats& stats) {
-  std::string_view unit = stats.by == OpGrouping::kOp         ? "ops"
-                          : stats.by == OpGrouping::kCategory ? "categories"
-                                                              : "scopes";
+  const bool one = stats.matched == 1;
+  std::string_view unit = stats.by == OpGrouping::kOp         ? (one ? "op" : "ops")
+                          : stats.by == OpGrouping::kCategory ? (one ? "category" : "categories")
+                                                              : (one ? "scope" : "scopes");
   std::string s = stats.rows.size() < stats.matched
                       ? absl::StrCat("top ", stats.rows.size(), " of ", stats.matched)
                       : absl::StrCat(stats.matched);
@@ -123,13 +124,14 @@ std::string render_op_stats(const OpStats& stats) {
                   "what they do not\nhide behind other work); cum %: the rows down to this one."
                   "\n\n");
   absl::StrAppend(&out, "Roofline\n\n", roofline_table(stats));
-  absl::StrAppend(
-      &out,
-      "\nFLOP rate and HBM bandwidth: per step FLOPs and bytes over total time. "
-      "Roofline eff.:\nmax(FLOPs / ",
-      format_flop_rate(stats.peak_flop_rate),
-      stats.peak_flop_rate_type.empty() ? "" : absl::StrCat(" ", stats.peak_flop_rate_type),
-      ", HBM bytes / ", format_byte_rate(stats.hbm_bandwidth), ") over total time.\n");
+  absl::StrAppend(&out,
+                  "\nFLOP rate and HBM bandwidth: FLOPs and bytes per step over total time. "
+                  "Roofline eff.:\nmax(matrix FLOPs / ",
+                  format_flop_rate(stats.peak_flop_rate),
+                  stats.peak_flop_rate_type.empty() ? "" : " " + stats.peak_flop_rate_type,
+                  ", other FLOPs / ", format_flop_rate(stats.vector_flop_rate),
+                  " vector, HBM bytes / ", format_byte_rate(stats.hbm_bandwidth),
+                  ")\nover total time.\n");
   return out;
 }
 

@@ -49,9 +49,44 @@ struct TraceSlice {
   bool leaf = true;
 };
 
+// Counter tracks of the work done so far, sampled as each op ends. Loop iterations past the
+// expanded ones are one slice without ops: the work the ops' slices leave out of the step's
+// totals is spread over those slices by their duration (every iteration does the same work).
+void add_work_counters(const Prediction& p, std::vector<const TraceSlice*> leaves,
+                       TraceBuilder& trace) {
+  double op_flops = 0, op_bytes = 0, collapsed_s = 0;
+  for (const TraceSlice* s : leaves) {
+    if (s->op != nullptr) {
+      op_flops += s->op->flops;
+      op_bytes += s->op->hbm_bytes;
+    } else {
+      collapsed_s += s->end_s - s->start_s;
+    }
+  }
+  const double flops_per_s = collapsed_s > 0 ? std::max(0.0, p.flops - op_flops) / collapsed_s : 0;
+  const double bytes_per_s =
+      collapsed_s > 0 ? std::max(0.0, p.hbm_bytes - op_bytes) / collapsed_s : 0;
+
+  std::stable_sort(leaves.begin(), leaves.end(),
+                   [](const TraceSlice* a, const TraceSlice* b) { return a->end_s < b->end_s; });
+  double flops = 0, bytes = 0;
+  trace.add_counter("cumulative FLOPs", 0, 0);
+  trace.add_counter("cumulative HBM bytes", 0, 0);
+  for (const TraceSlice* s : leaves) {
+    const double duration = s->end_s - s->start_s;
+    const double added_flops = s->op != nullptr ? s->op->flops : flops_per_s * duration;
+    const double added_bytes = s->op != nullptr ? s->op->hbm_bytes : bytes_per_s * duration;
+    if (added_flops == 0 && added_bytes == 0) continue;
+    flops += added_flops;
+    bytes += added_bytes;
+    trace.add_counter("cumulative FLOPs", s->end_s, flops);
+    trace.add_counter("cumulative HBM bytes", s->end_s, bytes);
+  }
+}
+
 }  // namespace
 
-std::string render_trace(const Prediction& p) {
+std::string prediction_to_trace_json(const Prediction& p) {
   absl::flat_hash_map<const Instruction*, const OpPrediction*> by_instruction;
   absl::flat_hash_map<std::string_view, const OpPrediction*> by_name;
   for (const OpPrediction& op : p.ops) {
@@ -111,22 +146,10 @@ std::string render_trace(const Prediction& p) {
     for (const TraceSlice& s : slices) {
       trace.add_slice(tracks[track], s.event->name, s.start_s, s.end_s - s.start_s,
                       s.op != nullptr ? op_args(*s.op) : Args{{"depth", int64_t{s.event->depth}}});
-      if (s.leaf && s.op != nullptr) leaves.push_back(&s);
+      if (s.leaf) leaves.push_back(&s);
     }
   }
-
-  // Cumulative work, counted when each op finishes.
-  std::stable_sort(leaves.begin(), leaves.end(),
-                   [](const TraceSlice* a, const TraceSlice* b) { return a->end_s < b->end_s; });
-  double flops = 0, bytes = 0;
-  trace.add_counter("cumulative FLOPs", 0, 0);
-  trace.add_counter("cumulative HBM bytes", 0, 0);
-  for (const TraceSlice* s : leaves) {
-    flops += s->op->flops;
-    bytes += s->op->hbm_bytes;
-    trace.add_counter("cumulative FLOPs", s->end_s, flops);
-    trace.add_counter("cumulative HBM bytes", s->end_s, bytes);
-  }
+  add_work_counters(p, std::move(leaves), trace);
   return trace.to_json();
 }
 

@@ -39,21 +39,21 @@ void check_aligned(const std::string& text, const std::string& header_line_part,
   CHECK(head.find(header) + header.size() == row.find(value) + value.size());
 }
 
-TEST_CASE("summary gives the step, its breakdown, MFU and bandwidth used") {
-  std::string s = render_summary(sample_prediction(), *device("tpu_v5e"));
+TEST_CASE("overview gives the step, its breakdown, MFU and bandwidth used") {
+  std::string s = render_overview(sample_prediction(), *device("tpu_v5e"));
   CHECK_THAT(s, Catch::Contains("Google TPU v5e (tpu_v5e:2x2)"));
-  CHECK_THAT(row_with(s, "step time"), Catch::Contains("10.5 ms"));
-  CHECK_THAT(row_with(s, "compute"), Catch::Contains("4 ms") && Catch::Contains("38.1%"));
-  CHECK_THAT(row_with(s, "memory"), Catch::Contains("6 ms") && Catch::Contains("57.1%"));
-  CHECK_THAT(row_with(s, "exposed"), Catch::Contains("500 us") && Catch::Contains("4.8%"));
+  CHECK_THAT(row_with(s, "step time"), Catch::Contains("12 ms") && Catch::Contains("lower bound"));
+  CHECK_THAT(row_with(s, "compute"), Catch::Contains("4 ms") && Catch::Contains("33.3%"));
+  CHECK_THAT(row_with(s, "memory"), Catch::Contains("7.5 ms") && Catch::Contains("62.5%"));
+  CHECK_THAT(row_with(s, "exposed"), Catch::Contains("500 us") && Catch::Contains("4.2%"));
   CHECK_THAT(row_with(s, "hidden"), Catch::Contains("1.5 ms"));
-  // MFU 7.9004e11 FLOP / (10.502 ms x 1.97e14 FLOP/s) = 38.2%; 7.9004e11 / 10.502 ms =
-  // 75.2 TFLOP/s.
-  CHECK_THAT(row_with(s, "MFU"), Catch::Contains("38.2%") && Catch::Contains("75.2 TFLOP/s") &&
+  // MFU 7.9004e11 FLOP / (12.002 ms x 1.97e14 FLOP/s) = 33.4%; 7.9004e11 / 12.002 ms =
+  // 65.8 TFLOP/s.
+  CHECK_THAT(row_with(s, "MFU"), Catch::Contains("33.4%") && Catch::Contains("65.8 TFLOP/s") &&
                                      Catch::Contains("197 TFLOP/s bf16"));
-  // 5.733819e9 B / 10.502 ms = 546 GB/s = 66.7% of 819 GB/s.
-  CHECK_THAT(row_with(s, "HBM bandwidth used"), Catch::Contains("66.7%") &&
-                                                    Catch::Contains("546 GB/s") &&
+  // 6.962319e9 B / 12.002 ms = 580 GB/s = 70.8% of 819 GB/s.
+  CHECK_THAT(row_with(s, "HBM bandwidth used"), Catch::Contains("70.8%") &&
+                                                    Catch::Contains("580 GB/s") &&
                                                     Catch::Contains("819 GB/s"));
   CHECK_THAT(s, Catch::Contains("Unknown ops (1") && Catch::Contains("custom-call.9"));
   CHECK_THAT(s, Catch::Contains("  - topology 2x2 inferred"));
@@ -64,11 +64,11 @@ TEST_CASE("op stats print aligned time and roofline tables") {
   REQUIRE(report.ok());
   const std::string& r = *report;
   check_fits(r);
-  CHECK_THAT(r, Catch::Contains("HLO op stats by op: 5 ops"));
+  CHECK_THAT(r, Catch::Contains("HLO op stats by op: 7 ops"));
   const std::string add = row_with(r, "loop fusion");
   CHECK_THAT(add, Catch::Contains("fusion.add") && Catch::Contains("5 ms") &&
-                      Catch::Contains("1.25 ms") && Catch::Contains("47.6%"));
-  check_aligned(r, "cum %", "% step", "loop fusion", "47.6%");
+                      Catch::Contains("1.25 ms") && Catch::Contains("41.7%"));
+  check_aligned(r, "cum %", "% step", "loop fusion", "41.7%");
   check_aligned(r, "cum %", "total", "loop fusion", "5 ms");
   // Roofline row: 4e8 FLOP / 5 ms = 80 GFLOP/s; 3.276e9 B / 5 ms = 655 GB/s; 0.122 FLOP/B;
   // 1 ms of roofline time per 1.25 ms.
@@ -77,9 +77,28 @@ TEST_CASE("op stats print aligned time and roofline tables") {
                         Catch::Contains("655 GB/s") && Catch::Contains("0.122") &&
                         Catch::Contains("HBM") && Catch::Contains("80.0%"));
   check_aligned(r, "roofline eff.", "roofline eff.", "80 GFLOP/s", "80.0%");
-  // The hidden collective shows its 2 ms but only its exposed 0.5 ms as a share: 4.8%.
-  CHECK_THAT(row_with(r, "all-gather-start.1"), Catch::Contains("2 ms") && Catch::Contains("4.8%"));
-  CHECK_THAT(r, Catch::Contains("max(FLOPs / 197 TFLOP/s bf16, HBM bytes / 819 GB/s)"));
+  // The start runs 1.5 ms hidden, none of it in the step; its done waits 0.5 ms: 4.2%.
+  CHECK_THAT(row_with(r, "all-gather-start.1"),
+             Catch::Contains("1.5 ms") && Catch::Contains("0.0%"));
+  CHECK_THAT(row_with(r, "all-gather-done.1"),
+             Catch::Contains("500 us") && Catch::Contains("4.2%"));
+  CHECK_THAT(r, Catch::Contains("max(matrix FLOPs / 197 TFLOP/s bf16, other FLOPs / 6 TFLOP/s "
+                                "vector, HBM bytes / 819 GB/s)"));
+}
+
+TEST_CASE("collectives list group size, payload, and what the step waits for") {
+  auto r = render_collectives(sample_prediction());
+  REQUIRE(r.ok());
+  check_fits(*r);
+  // 3.2e7 B = 30.5 MiB over 4 devices; 2 ms, of which 0.5 exposed and 1.5 hidden.
+  CHECK_THAT(row_with(*r, "all-gather-start.1"),
+             Catch::Contains("all-gather") && Catch::Contains(" 4 ") &&
+                 Catch::Contains("30.5 MiB") && Catch::Contains("2 ms") &&
+                 Catch::Contains("500 us") && Catch::Contains("1.5 ms"));
+  CHECK(row_with(*r, "all-gather-done.1").empty());  // the pair is one collective
+  auto report = render_text_report(sample_prediction(), *device("tpu_v5e"));
+  CHECK_THAT(*report, Catch::Contains("Collectives: 1, ranked"));
+  CHECK(render_collectives(sample_prediction(), {.filter = "fusion"})->empty());
 }
 
 TEST_CASE("grouped tables name their groups") {
@@ -87,7 +106,7 @@ TEST_CASE("grouped tables name their groups") {
   auto by_category = render_text_report(sample_prediction(), v5e, {.by = OpGrouping::kCategory});
   REQUIRE(by_category.ok());
   check_fits(*by_category);
-  CHECK_THAT(*by_category, Catch::Contains("HLO op stats by category: 4 categories"));
+  CHECK_THAT(*by_category, Catch::Contains("HLO op stats by category: 5 categories"));
   const std::string roofline = by_category->substr(by_category->find("Roofline"));
   CHECK_THAT(row_with(roofline, "data formatting"), Catch::Contains("overhead"));
 
@@ -95,11 +114,11 @@ TEST_CASE("grouped tables name their groups") {
       render_text_report(sample_prediction(), v5e, {.by = OpGrouping::kScope, .top = 1});
   REQUIRE(by_scope.ok());
   check_fits(*by_scope);
-  CHECK_THAT(*by_scope, Catch::Contains("top 1 of 3 scopes"));
+  CHECK_THAT(*by_scope, Catch::Contains("top 1 of 4 scopes"));
   CHECK_THAT(*by_scope, Catch::Contains("jit(train_step)/layer_0/mlp"));
 
   auto filtered = render_text_report(sample_prediction(), v5e, {.filter = "tanh"});
-  CHECK_THAT(*filtered, Catch::Contains("1 ops matching 'tanh' (of 5 ops)"));
+  CHECK_THAT(*filtered, Catch::Contains("1 op matching 'tanh' (of 7 ops)"));
   CHECK_FALSE(render_text_report(sample_prediction(), v5e, {.filter = "["}).ok());
 }
 

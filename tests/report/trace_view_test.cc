@@ -67,7 +67,7 @@ std::vector<json> slices_named(const Parsed& p, const std::string& name) {
 }
 
 TEST_CASE("trace has the compute and async tracks and a step slice") {
-  Parsed p = parse(render_trace(sample_prediction()));
+  Parsed p = parse(prediction_to_trace_json(sample_prediction()));
   REQUIRE(p.tracks.size() == 3);
   CHECK(p.tracks.at(0) == "Steps");
   CHECK(p.tracks.at(1) == "compute");
@@ -75,19 +75,19 @@ TEST_CASE("trace has the compute and async tracks and a step slice") {
   check_well_formed(p);
   auto step = slices_named(p, "predicted step");
   REQUIRE(step.size() == 1);
-  CHECK(step[0]["dur"].get<double>() == Approx(10502));  // 10.502 ms in us
+  CHECK(step[0]["dur"].get<double>() == Approx(12002));  // 12.002 ms in us
   CHECK(step[0]["args"]["device"] == "tpu_v5e");
-  // while.1, 4 iterations of 3 ops, copy.3; one all-gather.
-  CHECK(p.slices.at(1).size() == 1 + 4 * 4 + 1);
+  // fusion.embed, the done, while.1, 4 iterations of 3 ops, copy.3; the all-gather's stream.
+  CHECK(p.slices.at(1).size() == 2 + 1 + 4 * 4 + 1);
   CHECK(p.slices.at(2).size() == 1);
 }
 
 TEST_CASE("op slices carry their cost records, iteration slices their depth") {
-  Parsed p = parse(render_trace(sample_prediction()));
+  Parsed p = parse(prediction_to_trace_json(sample_prediction()));
   auto conv = slices_named(p, "convolution.1");
   REQUIRE(conv.size() == 4);
   const json& args = conv[1]["args"];
-  CHECK(conv[1]["ts"].get<double>() == Approx(3000));  // 0.5 ms + one 2.5 ms iteration
+  CHECK(conv[1]["ts"].get<double>() == Approx(4500));  // 2 ms + one 2.5 ms iteration
   CHECK(conv[1]["dur"].get<double>() == Approx(1000));
   CHECK(args["bound"] == "matrix");
   CHECK(args["category"] == "convolution fusion");
@@ -112,13 +112,13 @@ TEST_CASE("op slices carry their cost records, iteration slices their depth") {
 
 TEST_CASE("counters accumulate FLOPs and HBM bytes to the step's totals") {
   const Prediction prediction = sample_prediction();
-  Parsed p = parse(render_trace(prediction));
+  Parsed p = parse(prediction_to_trace_json(prediction));
   for (const char* name : {"cumulative FLOPs", "cumulative HBM bytes"}) {
     INFO(name);
     const auto& samples = p.counters[name];
-    // A zero at the start, then one sample as each of the 4 x 3 loop ops, the all-gather and
-    // copy.3 ends.
-    REQUIRE(samples.size() == 1 + 12 + 1 + 1);
+    // A zero at the start, then one sample as each op with work ends: fusion.embed, the
+    // 4 x 3 loop ops and copy.3 (the all-gather's ops move no HBM bytes of their own).
+    REQUIRE(samples.size() == 1 + 1 + 12 + 1);
     double last_ts = -1, last = -1;
     for (const json& s : samples) {
       CHECK(s["ts"].get<double>() >= last_ts);
@@ -134,24 +134,51 @@ TEST_CASE("counters accumulate FLOPs and HBM bytes to the step's totals") {
         Approx(prediction.hbm_bytes));
 }
 
+TEST_CASE("collapsed iterations carry the work their ops' slices leave out") {
+  Prediction prediction = sample_prediction();
+  // Iterations 3 and 4 as one slice from 7 ms to 12 ms, as with max_expanded_iterations = 2.
+  std::vector<TimelineEvent> timeline;
+  for (const TimelineEvent& e : prediction.timeline) {
+    if (e.track == "compute" && e.depth > 0 && e.start_s >= 7e-3 - 1e-12) continue;
+    timeline.push_back(e);
+  }
+  timeline.push_back({"while.1 iterations 3-4", "compute", 7e-3, 5e-3, 1, nullptr});
+  prediction.timeline = timeline;
+  Parsed p = parse(prediction_to_trace_json(prediction));
+  check_well_formed(p);
+  const auto& flops = p.counters["cumulative FLOPs"];
+  CHECK(flops.back()["args"]["value"].get<double>() == Approx(prediction.flops));
+  // Two iterations of 1.9751e11 FLOPs by 7 ms, where the expanded ones end; the other two as the
+  // collapsed slice ends at 12 ms.
+  REQUIRE(flops.size() >= 3);
+  const json& before = flops[flops.size() - 3];
+  const json& collapsed = flops[flops.size() - 2];
+  CHECK(before["ts"].get<double>() == Approx(7000));
+  CHECK(before["args"]["value"].get<double>() == Approx(2 * 1.9751e11));
+  CHECK(collapsed["ts"].get<double>() == Approx(12000));
+  CHECK(collapsed["args"]["value"].get<double>() == Approx(4 * 1.9751e11));
+  CHECK(p.counters["cumulative HBM bytes"].back()["args"]["value"].get<double>() ==
+        Approx(prediction.hbm_bytes));
+}
+
 TEST_CASE("a slice that rounding pushed past its parent is kept inside it") {
   Prediction prediction = sample_prediction();
-  // The last fusion.tanh ends 1 ns after its iteration and the loop (10.5 ms).
+  // The last fusion.tanh ends 1 ns after its iteration and the loop (12 ms).
   for (TimelineEvent& e : prediction.timeline) {
-    if (e.name == "fusion.tanh" && e.start_s > 10e-3) e.duration_s += 1e-9;
+    if (e.name == "fusion.tanh" && e.start_s > 11e-3) e.duration_s += 1e-9;
   }
   // And an event with a negative duration lasts no time.
-  prediction.timeline.push_back({"copy.3", "compute", 10.6e-3, -1e-6, 0, nullptr});
-  Parsed p = parse(render_trace(prediction));
+  prediction.timeline.push_back({"copy.3", "compute", 12.1e-3, -1e-6, 0, nullptr});
+  Parsed p = parse(prediction_to_trace_json(prediction));
   check_well_formed(p);
   auto tanh = slices_named(p, "fusion.tanh");
   CHECK(tanh.back()["ts"].get<double>() + tanh.back()["dur"].get<double>() ==
-        Approx(10500).margin(kSlackUs));
+        Approx(12000).margin(kSlackUs));
   CHECK(slices_named(p, "copy.3").back()["dur"] == 0);
 }
 
 TEST_CASE("a prediction without a timeline still makes a loadable trace") {
-  Parsed p = parse(render_trace(Prediction{}));
+  Parsed p = parse(prediction_to_trace_json(Prediction{}));
   CHECK(p.tracks.at(1) == "compute");
   CHECK(p.counters["cumulative FLOPs"].size() == 1);
 }

@@ -56,12 +56,13 @@ void line(std::string& out, std::string_view label, const std::string& value,
 
 }  // namespace
 
-std::string render_summary(const Prediction& p, const DeviceSpec& device) {
+std::string render_overview(const Prediction& p, const DeviceSpec& device) {
   std::string out = absl::StrCat("Predicted step of one device: ", device.display_name, " (",
                                  p.device, p.topology.empty() ? "" : ":", p.topology, ")\n\n");
   const double step = p.step_time_s;
   const auto& b = p.breakdown;
-  line(out, "step time", format_seconds(step));
+  line(out, "step time", format_seconds(step),
+       p.is_lower_bound ? "a lower bound: see the unknown ops and assumptions below" : "");
   line(out, "compute", format_seconds(b.compute_s), share(b.compute_s, step));
   line(out, "memory", format_seconds(b.memory_s), share(b.memory_s, step));
   line(out, "collectives, exposed", format_seconds(b.collective_exposed_s),
@@ -69,6 +70,10 @@ std::string render_summary(const Prediction& p, const DeviceSpec& device) {
   line(out, "overhead", format_seconds(b.overhead_s), share(b.overhead_s, step));
   line(out, "collectives, hidden", format_seconds(b.collective_hidden_s),
        "overlapped with the above, not in the step");
+  if (b.async_hidden_s > 0) {
+    line(out, "other async, hidden", format_seconds(b.async_hidden_s),
+         "copies and async computations overlapped, not in the step");
+  }
   out += "\n";
 
   const double flop_rate = step > 0 ? p.flops / step : 0;
@@ -95,8 +100,7 @@ std::string render_summary(const Prediction& p, const DeviceSpec& device) {
     }
     absl::StrAppend(
         &out, "\n",
-        wrap(list, absl::StrCat("Unknown ops (", p.unknown_ops.size(), ", cost not known): "),
-             "  "));
+        wrap(list, absl::StrCat("Unknown ops (", p.unknown_ops.size(), ", not costed): "), "  "));
   }
   if (!p.assumptions.empty()) {
     out += "\nAssumptions:\n";
@@ -110,7 +114,10 @@ absl::StatusOr<std::string> render_text_report(const Prediction& prediction,
                                                const OpStatsOptions& options) {
   absl::StatusOr<OpStats> stats = op_stats(prediction, device, options);
   if (!stats.ok()) return stats.status();
-  return absl::StrCat(render_summary(prediction, device), "\n", render_op_stats(*stats));
+  absl::StatusOr<std::string> collectives = render_collectives(prediction, options);
+  if (!collectives.ok()) return collectives.status();
+  return absl::StrCat(render_overview(prediction, device), "\n", render_op_stats(*stats),
+                      collectives->empty() ? "" : "\n", *collectives);
 }
 
 }  // namespace hloroof
