@@ -14,9 +14,9 @@ namespace {
 
 using Align = TextTable::Align;
 
-constexpr size_t kOpWidth = 30;        // op names past this are cut at the end
+constexpr size_t kWidth = 100;         // a terminal's columns
 constexpr size_t kCategoryWidth = 18;  // "convolution fusion"
-constexpr size_t kScopeWidth = 46;     // scopes are cut at the start: the tail says the most
+constexpr size_t kMinNameWidth = 16;
 
 // Keeps the end of a long scope: "~layer_3/attention".
 std::string tail(const std::string& text, size_t width) {
@@ -54,62 +54,65 @@ std::string title(const OpStats& stats) {
   return s;
 }
 
-std::string row_name(const OpStats& stats, const OpStatsRow& row, size_t width) {
-  return stats.by == OpGrouping::kScope ? tail(row.name, width) : row.name;
+// A table whose name column (column 1) gets the width the others leave of kWidth. Names are cut
+// at the end, scopes at the start (their tail says the most).
+std::string render_fitted(std::vector<TextTable::Column> columns,
+                          std::vector<std::vector<std::string>> rows, bool keep_tail) {
+  size_t used = 2 * (columns.size() - 1);  // the gaps
+  for (size_t c = 0; c < columns.size(); ++c) {
+    if (c == 1) continue;
+    size_t width = columns[c].header.size();
+    for (const auto& row : rows) width = std::max(width, row[c].size());
+    used += columns[c].max_width > 0 ? std::min(width, columns[c].max_width) : width;
+  }
+  const size_t room = std::max(kMinNameWidth, kWidth > used ? kWidth - used : 0);
+  TextTable table(std::move(columns));
+  for (auto& row : rows) {
+    row[1] = keep_tail ? tail(row[1], room) : row[1];
+    if (row[1].size() > room) row[1] = row[1].substr(0, room - 1) + "~";
+    table.add_row(std::move(row));
+  }
+  return table.render();
 }
 
 std::string time_table(const OpStats& stats) {
   const bool by_op = stats.by == OpGrouping::kOp;
-  std::vector<TextTable::Column> columns = {{"#"}};
+  std::vector<TextTable::Column> columns = {{"#"}, {"", Align::kLeft}};
   if (by_op) {
+    columns[1].header = "op";
     columns.push_back({"category", Align::kLeft, kCategoryWidth});
-    columns.push_back({"op", Align::kLeft, kOpWidth});
-  } else if (stats.by == OpGrouping::kCategory) {
-    columns.push_back({"category", Align::kLeft, kOpWidth});
-    columns.push_back({"ops"});
   } else {
-    columns.push_back({"scope", Align::kLeft});
+    columns[1].header = std::string(op_grouping_name(stats.by));
     columns.push_back({"ops"});
   }
   for (const char* header : {"occ", "total", "avg", "% step", "cum %"}) {
     columns.push_back({header});
   }
-  TextTable table(std::move(columns));
+  std::vector<std::vector<std::string>> rows;
   for (const OpStatsRow& r : stats.rows) {
-    std::vector<std::string> cells = {absl::StrCat(r.rank)};
-    if (by_op) {
-      cells.push_back(r.category);
-      cells.push_back(r.name);
-    } else {
-      cells.push_back(row_name(stats, r, kScopeWidth));
-      cells.push_back(absl::StrCat(r.ops));
-    }
-    cells.push_back(count(r.occurrences));
-    cells.push_back(format_seconds(r.total_time_s));
-    cells.push_back(format_seconds(r.avg_time_s));
-    cells.push_back(format_percent(r.step_share));
-    cells.push_back(format_percent(r.cumulative_share));
-    table.add_row(std::move(cells));
+    rows.push_back({absl::StrCat(r.rank), r.name, by_op ? r.category : absl::StrCat(r.ops),
+                    count(r.occurrences), format_seconds(r.total_time_s),
+                    format_seconds(r.avg_time_s), format_percent(r.step_share),
+                    format_percent(r.cumulative_share)});
   }
-  return table.render();
+  return render_fitted(std::move(columns), std::move(rows), stats.by == OpGrouping::kScope);
 }
 
 std::string roofline_table(const OpStats& stats) {
-  const std::string_view what = op_grouping_name(stats.by);
-  TextTable table({{"#"},
-                   {std::string(what), Align::kLeft, kOpWidth},
-                   {"FLOP rate"},
-                   {"HBM BW"},
-                   {"FLOP/B"},
-                   {"bound by", Align::kLeft},
-                   {"roofline eff."}});
+  std::vector<TextTable::Column> columns = {{"#"},
+                                            {std::string(op_grouping_name(stats.by)), Align::kLeft},
+                                            {"FLOP rate"},
+                                            {"HBM BW"},
+                                            {"FLOP/B"},
+                                            {"bound by", Align::kLeft},
+                                            {"roofline eff."}};
+  std::vector<std::vector<std::string>> rows;
   for (const OpStatsRow& r : stats.rows) {
-    table.add_row({absl::StrCat(r.rank), row_name(stats, r, kOpWidth),
-                   rate_or_dash(r.flop_rate, format_flop_rate),
-                   rate_or_dash(r.hbm_bandwidth, format_byte_rate), intensity(r.intensity), r.bound,
-                   r.roofline_efficiency ? format_percent(*r.roofline_efficiency) : "-"});
+    rows.push_back({absl::StrCat(r.rank), r.name, rate_or_dash(r.flop_rate, format_flop_rate),
+                    rate_or_dash(r.hbm_bandwidth, format_byte_rate), intensity(r.intensity),
+                    r.bound, r.roofline_efficiency ? format_percent(*r.roofline_efficiency) : "-"});
   }
-  return table.render();
+  return render_fitted(std::move(columns), std::move(rows), stats.by == OpGrouping::kScope);
 }
 
 }  // namespace
