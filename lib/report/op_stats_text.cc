@@ -48,9 +48,6 @@ std::string title(const OpStats& stats) {
                       ? absl::StrCat("top ", stats.rows.size(), " of ", stats.matched)
                       : absl::StrCat(stats.matched);
   absl::StrAppend(&s, " ", sv(unit));
-  if (!stats.filter.empty()) {
-    absl::StrAppend(&s, " matching '", stats.filter, "' (of ", stats.total_ops, " ops)");
-  }
   return s;
 }
 
@@ -119,7 +116,12 @@ std::string roofline_table(const OpStats& stats) {
 
 std::string render_op_stats(const OpStats& stats) {
   std::string out = absl::StrCat("HLO op stats by ", sv(op_grouping_name(stats.by)), ": ",
-                                 title(stats), ", ranked by share of the step\n\n");
+                                 title(stats), ", ranked by share of the step\n");
+  if (!stats.filter.empty()) {
+    absl::StrAppend(&out, "of the ops matching '", stats.filter, "' (", stats.total_ops,
+                    " ops in all)\n");
+  }
+  out += "\n";
   if (stats.rows.empty()) return out + "(no ops)\n";
   absl::StrAppend(&out, time_table(stats),
                   "\nocc: occurrences per step; total: time the ops run over all occurrences; "

@@ -246,10 +246,11 @@ std::string render_roofline_svg(const RooflineChart& chart) {
   }
   if (unplotted > 0) {
     absl::StrAppendFormat(&svg,
-                          "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" fill=\"#555\">%d ops "
+                          "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" fill=\"#555\">%d %s "
                           "without FLOPs or</text><text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" "
                           "fill=\"#555\">HBM bytes not shown</text>\n",
-                          kWidth - kRight + 14, ly + 10, unplotted, kWidth - kRight + 14, ly + 24);
+                          kWidth - kRight + 14, ly + 10, unplotted,
+                          unplotted == 1 ? "point" : "points", kWidth - kRight + 14, ly + 24);
   }
   svg += "</svg>\n";
   return svg;

@@ -76,7 +76,7 @@ TEST_CASE("predict groups by category or scope, keeps the top rows and filters")
 
   auto top = run_cli("predict " + kTrainStep + " --top 3 --filter 'dot_'");
   REQUIRE(top.exit_code == 0);
-  CHECK_THAT(top.out, Catch::Contains("top 3 of") && Catch::Contains("matching 'dot_'"));
+  CHECK_THAT(top.out, Catch::Contains("top 3 of") && Catch::Contains("of the ops matching 'dot_'"));
   // Rows 1 to 3 name dot fusions, and there is no row 4.
   const std::string table = top.out.substr(top.out.find("HLO op stats"));
   CHECK_THAT(table, !Catch::Contains("\n4  "));
