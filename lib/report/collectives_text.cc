@@ -8,6 +8,7 @@
 #include "hloroof/text_table.h"
 #include "hloroof/units.h"
 #include "report/op_terms.h"
+#include "report/wrap.h"
 
 namespace hloroof {
 namespace {
@@ -59,10 +60,11 @@ absl::StatusOr<std::string> render_collectives(const Prediction& prediction,
   }
   std::string out = absl::StrCat(
       "Collectives: ", ops.size() < total ? absl::StrCat("top ", ops.size(), " of ") : "", total,
-      ", ranked by the time the step waits for them\n\n", table.render(),
-      "\nN: devices in a group; payload: the buffer it moves (all-gather output, reduce-scatter\n"
-      "input, all-reduce buffer); time, exposed (the step waits) and hidden (overlapped with\n"
-      "other ops): one execution.\n");
+      ", ranked by the time the step waits for them\n\n", table.render(), "\n",
+      report_internal::wrap("N: devices in a group; payload: the buffer it moves (all-gather "
+                            "output, reduce-scatter input, all-reduce buffer); time, exposed (the "
+                            "step waits) and hidden (overlapped with other ops): one execution.",
+                            "", ""));
   if (approximate) out += "* a conservative bound: the group is not a whole axis of the slice.\n";
   return out;
 }

@@ -7,14 +7,16 @@
 #include "hloroof/report.h"
 #include "hloroof/text_table.h"
 #include "hloroof/units.h"
+#include "report/wrap.h"
 #include "util/absl_compat.h"
 
 namespace hloroof {
 namespace {
 
 using Align = TextTable::Align;
+using report_internal::kTerminalWidth;
+using report_internal::wrap;
 
-constexpr size_t kWidth = 100;         // a terminal's columns
 constexpr size_t kCategoryWidth = 18;  // "convolution fusion"
 constexpr size_t kMinNameWidth = 16;
 
@@ -51,8 +53,8 @@ std::string title(const OpStats& stats) {
   return s;
 }
 
-// A table whose name column (column 1) gets the width the others leave of kWidth. Names are cut
-// at the end, scopes at the start (their tail says the most).
+// A table whose name column (column 1) gets the width the others leave of kTerminalWidth. Names are
+// cut at the end, scopes at the start (their tail says the most).
 std::string render_fitted(std::vector<TextTable::Column> columns,
                           std::vector<std::vector<std::string>> rows, bool keep_tail) {
   size_t used = 2 * (columns.size() - 1);  // the gaps
@@ -62,7 +64,7 @@ std::string render_fitted(std::vector<TextTable::Column> columns,
     for (const auto& row : rows) width = std::max(width, row[c].size());
     used += columns[c].max_width > 0 ? std::min(width, columns[c].max_width) : width;
   }
-  const size_t room = std::max(kMinNameWidth, kWidth > used ? kWidth - used : 0);
+  const size_t room = std::max(kMinNameWidth, kTerminalWidth > used ? kTerminalWidth - used : 0);
   TextTable table(std::move(columns));
   for (auto& row : rows) {
     row[1] = keep_tail ? tail(row[1], room) : row[1];
@@ -123,20 +125,22 @@ std::string render_op_stats(const OpStats& stats) {
   }
   out += "\n";
   if (stats.rows.empty()) return out + "(no ops)\n";
-  absl::StrAppend(&out, time_table(stats),
-                  "\nocc: occurrences per step; total: time the ops run over all occurrences; "
-                  "% step:\nthe part of the step they account for (async collectives count only "
-                  "what they do not\nhide behind other work); cum %: the rows down to this one."
-                  "\n\n");
-  absl::StrAppend(&out, "Roofline\n\n", roofline_table(stats));
-  absl::StrAppend(&out,
-                  "\nFLOP rate and HBM bandwidth: FLOPs and bytes per step over total time. "
-                  "Roofline eff.:\nmax(matrix FLOPs / ",
-                  format_flop_rate(stats.peak_flop_rate),
-                  stats.peak_flop_rate_type.empty() ? "" : " " + stats.peak_flop_rate_type,
-                  ", other FLOPs / ", format_flop_rate(stats.vector_flop_rate),
-                  " vector, HBM bytes / ", format_byte_rate(stats.hbm_bandwidth),
-                  ")\nover total time.\n");
+  absl::StrAppend(
+      &out, time_table(stats), "\n",
+      wrap("occ: occurrences per step; total: time the ops run over all occurrences; "
+           "% step: the part of the step they account for (async collectives count "
+           "only what they do not hide behind other work); cum %: the rows down to "
+           "this one.",
+           "", ""),
+      "\nRoofline\n\n", roofline_table(stats), "\n",
+      wrap(absl::StrCat("FLOP rate and HBM bandwidth: FLOPs and bytes per step over total "
+                        "time. Roofline eff.: max(matrix FLOPs / ",
+                        format_flop_rate(stats.peak_flop_rate),
+                        stats.peak_flop_rate_type.empty() ? "" : " ", stats.peak_flop_rate_type,
+                        ", other FLOPs / ", format_flop_rate(stats.vector_flop_rate),
+                        " vector, HBM bytes / ", format_byte_rate(stats.hbm_bandwidth),
+                        ") over total time."),
+           "", ""));
   return out;
 }
 

@@ -1,46 +1,18 @@
-// The step at a glance, and the whole text report (summary, then op stats).
+// The step at a glance (XProf's Overview), and the whole text report: overview, op stats,
+// collectives.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "hloroof/report.h"
 #include "hloroof/units.h"
+#include "report/wrap.h"
 
 namespace hloroof {
 namespace {
 
-constexpr size_t kUnknownOpsShown = 10;
-constexpr size_t kWidth = 100;
+using report_internal::wrap;
 
-// Word-wraps `text` to kWidth columns; lines after the first start with `indent`.
-std::string wrap(std::string_view text, std::string_view first, std::string_view indent) {
-  std::string out(first), word;
-  size_t column = first.size();
-  bool line_empty = true;
-  auto flush = [&] {
-    if (word.empty()) return;
-    if (!line_empty && column + 1 + word.size() > kWidth) {
-      out += '\n';
-      out += indent;
-      column = indent.size();
-    } else if (!line_empty) {
-      out += ' ';
-      ++column;
-    }
-    out += word;
-    column += word.size();
-    line_empty = false;
-    word.clear();
-  };
-  for (char c : text) {
-    if (c == ' ' || c == '\n') {
-      flush();
-    } else {
-      word += c;
-    }
-  }
-  flush();
-  return out + "\n";
-}
+constexpr size_t kUnknownOpsShown = 10;
 
 std::string share(double part, double whole) {
   return whole > 0 ? format_percent(part / whole) : "-";
@@ -49,9 +21,12 @@ std::string share(double part, double whole) {
 // "  label ........ value   share  note" with the values aligned.
 void line(std::string& out, std::string_view label, const std::string& value,
           const std::string& rest = "") {
-  std::string text = absl::StrFormat("  %-22s %10s", label, value);
-  if (!rest.empty()) absl::StrAppend(&text, "  ", rest);
-  absl::StrAppend(&out, text, "\n");
+  const std::string head = absl::StrFormat("  %-22s %10s", label, value);
+  if (rest.empty()) {
+    absl::StrAppend(&out, head, "\n");
+  } else {
+    out += wrap(rest, head + "  ", std::string(head.size() + 2, ' '));
+  }
 }
 
 }  // namespace
