@@ -108,7 +108,7 @@ struct OpStats {
 absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec& device,
                                  const OpStatsOptions& options = {});
 
-// "op" style name of a grouping: "op", "category", "scope".
+// The name of a grouping as `hloroof predict --by` takes it: "op", "category", "scope".
 std::string_view op_grouping_name(OpGrouping by);
 
 // The step at a glance: device and topology, step time and its breakdown, MFU, the share of
