@@ -64,30 +64,36 @@ BoundBy bound_by(Bound b) {
   return BoundBy::kOverhead;
 }
 
-// The device figure behind a roofline term.
-std::string figure_path(Bound b, const OpWork& w) {
+// Notes the device figure behind a roofline term as used.
+void use_figure(Bound b, const OpWork& w, Target& target) {
   switch (b) {
     case Bound::kMatrix:
-      return absl::StrCat("matrix_flops_per_s.", sv(matrix_class(w.matrix_type)));
+      target.matrix_classes_used.insert(matrix_class(w.matrix_type));
+      return;
     case Bound::kVector:
-      return "vector_flops_per_s";
+      target.figures_used.insert("vector_flops_per_s");
+      return;
     case Bound::kTranscendental:
-      return "transcendentals_per_s";
+      target.figures_used.insert("transcendentals_per_s");
+      return;
     case Bound::kHbm:
-      return "hbm.bandwidth";
+      target.figures_used.insert("hbm.bandwidth");
+      return;
     case Bound::kOnChip:
-      return "on_chip_memory.bandwidth";
+      target.figures_used.insert("on_chip_memory.bandwidth");
+      return;
     case Bound::kHost:
-      return "host_link.bandwidth";
+      target.figures_used.insert("host_link.bandwidth");
+      return;
     case Bound::kOverhead:
-      return "per_op_overhead";
+      target.figures_used.insert("per_op_overhead");
+      return;
   }
-  return "";
 }
 
 RooflineEstimate roofline(const OpWork& work, bool include_overhead, Target& target) {
   RooflineEstimate e = roofline_time(target.device, work, {.include_overhead = include_overhead});
-  target.figures_used.insert(figure_path(e.bound, work));
+  use_figure(e.bound, work, target);
   if (e.overhead_s > 0) target.figures_used.insert("per_op_overhead");
   for (std::string& note : e.notes) target.assume(std::move(note));
   e.notes.clear();

@@ -92,7 +92,8 @@ absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost&
   return topology;
 }
 
-OpPrediction op_record(const InstructionTiming& t, double runs) {
+// Moves the timing's explanation and collective into the record: each op is listed once.
+OpPrediction op_record(InstructionTiming& t, double runs) {
   const Instruction& i = *t.instruction;
   OpPrediction op;
   op.instruction = &i;
@@ -115,8 +116,8 @@ OpPrediction op_record(const InstructionTiming& t, double runs) {
     op.on_chip_bytes = c.on_chip_bytes();
     op.host_bytes = c.host_bytes();
   }
-  op.explanation = t.explanation;
-  op.collective = t.collective;
+  op.explanation = std::move(t.explanation);
+  op.collective = std::move(t.collective);
   return op;
 }
 
@@ -154,7 +155,7 @@ void set_peak(const DeviceSpec& device, const std::map<PrimitiveType, double>& m
   }
 }
 
-void gather_ops(const Module& module, const predict::TimingMap& timings, Prediction& p,
+void gather_ops(const Module& module, predict::TimingMap& timings, Prediction& p,
                 std::map<PrimitiveType, double>& matrix_by_type) {
   const absl::flat_hash_map<const Computation*, double> runs =
       predict::executions_per_step(module, timings);
@@ -163,8 +164,8 @@ void gather_ops(const Module& module, const predict::TimingMap& timings, Predict
     auto count = runs.find(c);
     if (timing == timings.end() || count == runs.end() || count->second <= 0) continue;
     const double m = count->second;
-    const std::vector<InstructionTiming>& list = timing->second.instructions;
-    for (const InstructionTiming& t : list) {
+    std::vector<InstructionTiming>& list = timing->second.instructions;
+    for (InstructionTiming& t : list) {
       if (t.role == Role::kFree || t.role == Role::kWhile || t.role == Role::kConditional ||
           t.role == Role::kCall) {
         continue;
@@ -201,9 +202,16 @@ void gather_ops(const Module& module, const predict::TimingMap& timings, Predict
       }
     }
   }
-  std::stable_sort(p.ops.begin(), p.ops.end(), [](const OpPrediction& a, const OpPrediction& b) {
-    return a.total_time_s > b.total_time_s;
+  // Sorted through an index, so each record (strings and all) moves once.
+  std::vector<size_t> order(p.ops.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return p.ops[a].total_time_s > p.ops[b].total_time_s;
   });
+  std::vector<OpPrediction> sorted;
+  sorted.reserve(order.size());
+  for (size_t k : order) sorted.push_back(std::move(p.ops[k]));
+  p.ops = std::move(sorted);
 }
 
 // Unverified device figures that shaped the estimates (cost-model.md 7: treat them as
@@ -211,6 +219,9 @@ void gather_ops(const Module& module, const predict::TimingMap& timings, Predict
 void add_unverified_figures(const DeviceSpec& device, const predict::Target& target,
                             std::vector<std::string>& out) {
   std::vector<std::string> paths(target.figures_used.begin(), target.figures_used.end());
+  for (std::string_view cls : target.matrix_classes_used) {
+    paths.push_back(absl::StrCat("matrix_flops_per_s.", sv(cls)));
+  }
   std::sort(paths.begin(), paths.end());
   for (const std::string& path : paths) {
     const DeviceFigure* f = device.figure(path);

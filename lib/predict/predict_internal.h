@@ -26,8 +26,10 @@ struct Target {
 
   std::vector<std::string> assumptions;
   absl::flat_hash_set<std::string> seen;  // assumptions already recorded
-  // Device figures the estimates used (DeviceFigure::path), to list the unverified ones.
-  absl::flat_hash_set<std::string> figures_used;
+  // Device figures the estimates used (DeviceFigure::path, or the matrix classes of
+  // matrix_flops_per_s), to list the unverified ones. Views of static strings or of `device`.
+  absl::flat_hash_set<std::string_view> figures_used;
+  absl::flat_hash_set<std::string_view> matrix_classes_used;
 
   void assume(std::string line);
 };

@@ -99,9 +99,10 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
   ct.computation = &c;
   absl::Span<Instruction* const> instructions = c.instructions();
   ct.instructions.reserve(instructions.size());
-  absl::flat_hash_map<const Instruction*, int64_t> index;
+  // Async starts seen so far, by instruction: what a done looks its start up in.
+  absl::flat_hash_map<const Instruction*, int64_t> starts;
   for (const Instruction* i : instructions) {
-    index[i] = static_cast<int64_t>(ct.instructions.size());
+    const auto position = static_cast<int64_t>(ct.instructions.size());
     const Opcode op = i->opcode();
     if (op == Opcode::kWhile || op == Opcode::kConditional || op == Opcode::kCall) {
       ct.instructions.push_back(time_control_flow(*i, timings, target));
@@ -113,11 +114,11 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
       t.cost = target.cost.find(i);
       t.role = Role::kAsyncDone;
       const Instruction* start = start_of(*i);
-      auto it = start ? index.find(start) : index.end();
-      if (it != index.end() && ct.instructions[it->second].role == Role::kAsyncStart &&
+      auto it = start ? starts.find(start) : starts.end();
+      if (it != starts.end() && ct.instructions[it->second].role == Role::kAsyncStart &&
           ct.instructions[it->second].partner < 0) {
         InstructionTiming& s = ct.instructions[it->second];
-        s.partner = static_cast<int64_t>(ct.instructions.size());
+        s.partner = position;
         t.partner = it->second;
         t.bound = s.bound;
         t.stream = s.stream;
@@ -132,6 +133,7 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
     }
     absl::StatusOr<InstructionTiming> t = time_instruction(*i, timings, target);
     if (!t.ok()) return t.status();
+    if (t->role == Role::kAsyncStart) starts.emplace(i, position);
     ct.instructions.push_back(*std::move(t));
   }
 

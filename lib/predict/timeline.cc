@@ -41,9 +41,14 @@ class TimelineBuilder {
   }
 
   std::vector<TimelineEvent> take() && {
-    std::stable_sort(
-        events_.begin(), events_.end(),
-        [](const TimelineEvent& a, const TimelineEvent& b) { return a.start_s < b.start_s; });
+    // Placed depth first, the slices are already in start order but for rounding: sort only
+    // then.
+    auto by_start = [](const TimelineEvent& a, const TimelineEvent& b) {
+      return a.start_s < b.start_s;
+    };
+    if (!std::is_sorted(events_.begin(), events_.end(), by_start)) {
+      std::stable_sort(events_.begin(), events_.end(), by_start);
+    }
     return std::move(events_);
   }
   bool truncated() const { return truncated_; }

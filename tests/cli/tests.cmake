@@ -1,5 +1,6 @@
 hloroof_add_test(cli_test ${CMAKE_CURRENT_LIST_DIR}/cli_test.cc
-                          ${CMAKE_CURRENT_LIST_DIR}/cost_cli_test.cc)
+                          ${CMAKE_CURRENT_LIST_DIR}/cost_cli_test.cc
+                          ${CMAKE_CURRENT_LIST_DIR}/predict_cli_test.cc)
 target_compile_definitions(cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
 add_dependencies(cli_test hloroof_cli)
 
