@@ -56,15 +56,17 @@ absl::StatusOr<std::string> render_collectives(const Prediction& prediction,
     table.add_row({absl::StrCat(++rank), op->name, c.kind, absl::StrCat(c.group_size),
                    format_bytes(c.payload_bytes), occurrences(op->multiplier),
                    format_seconds(c.time_s) + (c.approximate ? "*" : ""),
-                   format_seconds(c.exposed_s), format_seconds(c.hidden_s)});
+                   format_seconds(c.exposed_s), c.is_async ? format_seconds(c.hidden_s) : "sync"});
   }
   std::string out = absl::StrCat(
       "Collectives: ", ops.size() < total ? absl::StrCat("top ", ops.size(), " of ") : "", total,
       ", ranked by the time the step waits for them\n\n", table.render(), "\n",
-      report_internal::wrap("N: devices in a group; payload: the buffer it moves (all-gather "
-                            "output, reduce-scatter input, all-reduce buffer); time, exposed (the "
-                            "step waits) and hidden (overlapped with other ops): one execution.",
-                            "", ""));
+      report_internal::wrap(
+          "N: devices in a group; payload: the buffer it moves (all-gather "
+          "output, reduce-scatter input, all-reduce buffer); time, exposed (the "
+          "step waits) and hidden (overlapped with other ops; sync: a synchronous collective hides "
+          "nothing): one execution.",
+          "", ""));
   if (approximate) out += "* a conservative bound: the group is not a whole axis of the slice.\n";
   return out;
 }
