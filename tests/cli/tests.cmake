@@ -7,3 +7,7 @@ add_dependencies(cli_test hloroof_cli)
 hloroof_add_test(memory_cli_test ${CMAKE_CURRENT_LIST_DIR}/memory_cli_test.cc)
 target_compile_definitions(memory_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
 add_dependencies(memory_cli_test hloroof_cli)
+
+hloroof_add_test(report_cli_test ${CMAKE_CURRENT_LIST_DIR}/report_cli_test.cc)
+target_compile_definitions(report_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
+add_dependencies(report_cli_test hloroof_cli)
