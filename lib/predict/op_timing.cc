@@ -147,9 +147,7 @@ absl::StatusOr<CollectiveInput> collective_input(const Instruction& i, const Col
   const std::string name(i.name());
   if (is_point_to_point(c.kind)) {
     if (c.kind == CollectiveKind::kCollectivePermute) {
-      for (const std::vector<int64_t>& g : c.groups) {
-        if (g.size() == 2) in.pairs.emplace_back(g[0], g[1]);
-      }
+      in.pairs = c.pairs;
     } else {
       in.pairs = send_recv_pairs(i);
     }
