@@ -22,5 +22,5 @@ fi
 cmake -S . -B build -G Ninja -DHLOROOF_WERROR=ON >/dev/null
 cmake --build build -j2
 
-# The main job.
-build/tools/hloroof shape 'bf16[4,512,512,64]{3,0,2,1:T(4,128)(2,1)}'
+# The main job: predict one train step of the bundled example on the default device.
+build/tools/hloroof predict examples/tpu_v5e_train_step.hlo --device tpu_v5e:2x2 --top 10

@@ -104,9 +104,10 @@ RooflineEstimate roofline_time(const DeviceSpec& device, const OpWork& work,
   };
 
   if (work.matrix_flops > 0) {
-    auto [peak, source] = matrix_rate(device, work.matrix_type, e.notes);
-    add(Bound::kMatrix, work.matrix_flops, peak * device.matmul_efficiency,
-        [&source] { return std::move(source); });
+    // Not a structured binding: clang 14 cannot capture those in a lambda.
+    auto rate = matrix_rate(device, work.matrix_type, e.notes);
+    add(Bound::kMatrix, work.matrix_flops, rate.first * device.matmul_efficiency,
+        [&rate] { return std::move(rate.second); });
   }
   add(Bound::kVector, work.vector_flops, device.vector_flops_per_s, cited("vector_flops_per_s"));
   add(Bound::kTranscendental, work.transcendentals, device.transcendentals_per_s,

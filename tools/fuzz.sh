@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for a bounded time.
+#   tools/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
+# Needs Debian's clang and libclang-rt-14-dev (installed here when missing and running as root).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+
+missing=()
+for p in clang libclang-rt-14-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DHLOROOF_FUZZ=ON -DHLOROOF_BUILD_TESTS=OFF \
+  -DHLOROOF_BUILD_TOOLS=OFF -DHLOROOF_BUILD_BENCH=OFF >/dev/null
+cmake --build build-fuzz -j2
+
+for target in module shape; do
+  # The fuzzer adds what it finds to its corpus folder: start from a copy of the seeds.
+  corpus=build-fuzz/corpus/$target
+  rm -rf "$corpus"
+  mkdir -p "$corpus"
+  cp tests/fuzz/seeds/$target/* "$corpus"/
+  echo "fuzzing parse_$target for $seconds s"
+  build-fuzz/tests/fuzz/parse_${target}_fuzzer "$corpus" -dict=tests/fuzz/hlo.dict \
+    -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix=build-fuzz/ 2>&1 |
+    grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|ERROR)" || true
+  # libFuzzer exits non-zero on a finding; pipefail would hide it behind grep, so check again.
+  if ls build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* >/dev/null 2>&1; then
+    echo "fuzzing found a failing input:" build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* 2>/dev/null
+    exit 1
+  fi
+done
