@@ -21,8 +21,8 @@ TEST_CASE("tpu_v5e_train_step: the README's FLOPs") {
   CHECK(t.matrix_flops() == 11544872091648.0);
   CHECK(t.matrix_type() == PrimitiveType::kBF16);
   CHECK(t.transcendentals == 4026826752.0);
-  // The README's total, 11,593,180,221,489, counts each loop condition trip-count times; it
-  // runs once more (the evaluation that ends the loop): 3 loops, one compare each, + 3.
+  // examples/README.md: 11,593,180,221,489 with each loop condition counted trip-count times;
+  // a condition runs once more (the evaluation that ends the loop): 3 loops, one compare each.
   CHECK(t.flops == 11593180221489.0 + 3);
   // XLA's HloCostAnalysis visits each loop body once: the README's 4,553,224,884,237.
   CHECK(t.xla_flops == 4553224884237.0);
