@@ -124,21 +124,6 @@ const CollectiveCost* collective_of(const Instruction& i, const ModuleCost& cost
   return nullptr;
 }
 
-// send/recv name their peers only in a frontend attribute, e.g.
-// `_xla_send_recv_source_target_pairs={{0,1},{1,2}}`.
-std::vector<std::pair<int64_t, int64_t>> send_recv_pairs(const Instruction& i) {
-  std::vector<std::pair<int64_t, int64_t>> pairs;
-  const FrontendAttributes* attributes = i.frontend_attributes();
-  if (attributes == nullptr) return pairs;
-  std::optional<std::string_view> value = attributes->find("_xla_send_recv_source_target_pairs");
-  if (!value) return pairs;
-  static const LazyRE2 kPair = {R"(\{\s*(\d+)\s*,\s*(\d+)\s*\})"};
-  re2::StringPiece rest(value->data(), value->size());
-  int64_t source = 0, target = 0;
-  while (RE2::FindAndConsume(&rest, *kPair, &source, &target)) pairs.emplace_back(source, target);
-  return pairs;
-}
-
 absl::StatusOr<CollectiveInput> collective_input(const Instruction& i, const CollectiveCost& c,
                                                  Target& target) {
   CollectiveInput in;
@@ -229,8 +214,8 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
   p.group_size = e->group_size;
   p.approximate = e->approximate;
   if (e->approximate) {
-    target.assume(absl::StrCat(sv(i.name()), ": ", e->placement.description,
-                               " is not a full axis; its time is a conservative bound"));
+    target.assume(absl::StrCat(sv(i.name()), ": its group (", e->placement.description,
+                               ") does not fill whole axes; its time is a conservative bound"));
   }
   for (const std::string& note : e->notes) {
     target.assume(absl::StrCat(sv(i.name()), ": ", note));
@@ -312,6 +297,19 @@ absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Target& 
 }
 
 }  // namespace
+
+std::vector<std::pair<int64_t, int64_t>> send_recv_pairs(const Instruction& i) {
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  const FrontendAttributes* attributes = i.frontend_attributes();
+  if (attributes == nullptr) return pairs;
+  std::optional<std::string_view> value = attributes->find("_xla_send_recv_source_target_pairs");
+  if (!value) return pairs;
+  static const LazyRE2 kPair = {R"(\{\s*(\d+)\s*,\s*(\d+)\s*\})"};
+  re2::StringPiece rest(value->data(), value->size());
+  int64_t source = 0, target = 0;
+  while (RE2::FindAndConsume(&rest, *kPair, &source, &target)) pairs.emplace_back(source, target);
+  return pairs;
+}
 
 void Target::assume(std::string line) {
   if (seen.insert(line).second) assumptions.push_back(std::move(line));

@@ -40,15 +40,23 @@ int64_t header_devices(const ModuleAttributes& header) {
 }
 
 // Devices the module names: num_partitions x replica_count, or more when a collective's groups
-// name higher ids (test modules often leave the header out).
+// or send/recv peers name higher ids (test modules often leave the header out).
 int64_t devices_named(const Module& module, const ModuleCost& cost) {
   int64_t n = header_devices(module.attributes());
+  auto name = [&n](int64_t id) {
+    if (id >= n) n = id < std::numeric_limits<int64_t>::max() ? id + 1 : id;
+  };
   for (const InstructionCost& r : cost.instructions) {
     if (!r.collective) continue;
     n = std::max(n, r.collective->group_size);
     for (const std::vector<int64_t>& g : r.collective->groups) {
-      for (int64_t id : g) {
-        if (id >= n) n = id < std::numeric_limits<int64_t>::max() ? id + 1 : id;
+      for (int64_t id : g) name(id);
+    }
+    if (r.collective->kind == CollectiveKind::kSend ||
+        r.collective->kind == CollectiveKind::kRecv) {
+      for (const auto& [source, target] : predict::send_recv_pairs(*r.instruction)) {
+        name(source);
+        name(target);
       }
     }
   }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -88,6 +89,10 @@ using TimingMap = absl::flat_hash_map<const Computation*, ComputationTiming>;
 // already timed (an async-start's wrapped computation).
 absl::StatusOr<InstructionTiming> time_instruction(const Instruction& instruction,
                                                    const TimingMap& timings, Target& target);
+
+// The peers of a send or recv, from its `_xla_send_recv_source_target_pairs` frontend
+// attribute (source, target); empty when it has none (op_timing.cc).
+std::vector<std::pair<int64_t, int64_t>> send_recv_pairs(const Instruction& instruction);
 
 // Times every computation that runs as a schedule, callees first (step_walk.cc).
 absl::StatusOr<TimingMap> time_computations(const Module& module, Target& target);

@@ -270,6 +270,20 @@ ENTRY e {
   CHECK(!p.assumes("does not list its peers"));
 }
 
+TEST_CASE("send/recv peers count when the topology is inferred") {
+  // No num_partitions: the peers {0,3} name 4 devices, so a 2x2 is inferred, not 1x1.
+  auto p = predict(R"(HloModule m
+ENTRY e {
+  p = f32[1024] parameter(0)
+  t = token[] after-all()
+  s = (f32[1024], u32[], token[]) send(p, t), channel_id=1, frontend_attributes={_xla_send_recv_source_target_pairs={{0,3}}}
+  ROOT sd = token[] send-done(s), channel_id=1
+})",
+                   "tpu_v5e");
+  CHECK(p->topology == "2x2");
+  CHECK(collective(p, "s").time_s > 0);
+}
+
 TEST_CASE("a send without peers is timed as a neighbour transfer, and says so") {
   const char* text = R"(HloModule m, num_partitions=4
 ENTRY e {
