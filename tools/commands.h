@@ -16,7 +16,12 @@ struct Command {
   int (*run)(const std::vector<std::string>& args);
 };
 
+extern const Command kCompareCommand;
+extern const Command kCostCommand;
+extern const Command kDevicesCommand;
+extern const Command kPredictCommand;
 extern const Command kShapeCommand;
+extern const Command kMemoryCommand;
 extern const Command kParseCommand;
 
 }  // namespace hloroof::cli

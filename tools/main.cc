@@ -12,7 +12,12 @@ using hloroof::cli::Command;
 
 const Command* const kCommands[] = {
     &hloroof::cli::kParseCommand,
+    &hloroof::cli::kPredictCommand,
+    &hloroof::cli::kCompareCommand,
+    &hloroof::cli::kCostCommand,
     &hloroof::cli::kShapeCommand,
+    &hloroof::cli::kDevicesCommand,
+    &hloroof::cli::kMemoryCommand,
 };
 
 void print_overview(std::ostream& out) {

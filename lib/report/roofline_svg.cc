@@ -13,6 +13,8 @@ namespace {
 constexpr double kWidth = 900, kHeight = 600;
 constexpr double kLeft = 90, kRight = 200, kTop = 50, kBottom = 70;  // margins
 constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
+// A white outline under text keeps labels readable where they cross lines or markers.
+constexpr const char* kHalo = " stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\"";
 constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
@@ -20,16 +22,38 @@ std::string escape(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
       default:
         // Control characters are not allowed in XML 1.0 text.
         if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') out += c;
     }
   }
   return out;
+}
+
+// Where a label's text lies, to keep labels from covering each other.
+struct Box {
+  double x0, y0, x1, y1;
+  bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+
+// The box of `text` drawn at baseline (x, y), anchored at its start or end; sans-serif glyphs
+// average about 0.6 em.
+Box text_box(std::string_view text, double x, double y, double font_px, bool anchor_end) {
+  const double width = 0.6 * font_px * static_cast<double>(text.size());
+  const double x0 = anchor_end ? x - width : x;
+  return {x0, y - 0.8 * font_px, x0 + width, y + 0.2 * font_px};
 }
 
 // A log10 axis spanning whole decades.
@@ -51,11 +75,16 @@ bool plottable(const RooflineChart::Point& p) {
          std::isfinite(p.flop_rate);
 }
 
+// Marker radius: its area grows with the point's share of the step.
+double radius(const RooflineChart::Point& p) {
+  return 3 + 22 * std::sqrt(std::clamp(p.share, 0.0, 1.0));
+}
+
 std::string decade_label(double exponent, bool rate) {
   double v = std::pow(10.0, exponent);
   if (rate) return format_flop_rate(v);
-  return exponent >= 0 && exponent < 5 ? absl::StrFormat("%.0f", v)
-                                       : absl::StrFormat("1e%d", static_cast<int>(exponent));
+  return exponent >= -3 && exponent < 5 ? absl::StrFormat("%g", v)
+                                        : absl::StrFormat("1e%d", static_cast<int>(exponent));
 }
 
 }  // namespace
@@ -97,8 +126,7 @@ std::string render_roofline_svg(const RooflineChart& chart) {
     absl::StrAppendFormat(&svg,
                           "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
                           "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-                          x, kTop, x, kTop + kPlotH, x, kTop + kPlotH + 18,
-                          decade_label(e, false));
+                          x, kTop, x, kTop + kPlotH, x, kTop + kPlotH + 18, decade_label(e, false));
   }
   for (double e = ya.lo_decade; e <= ya.hi_decade; ++e) {
     double y = py(std::pow(10.0, e));
@@ -123,6 +151,8 @@ std::string render_roofline_svg(const RooflineChart& chart) {
                         "height=\"%.0f\"/></clipPath>\n",
                         kLeft, kTop, kPlotW, kPlotH);
   const double x_min = std::pow(10.0, xa.lo_decade), x_max = std::pow(10.0, xa.hi_decade);
+  std::vector<Box> taken;   // labels placed so far
+  std::string roof_labels;  // drawn over the points
   for (const auto& roof : chart.roofs) {
     if (roof.flop_rate <= 0) continue;
     const double knee = roof.flop_rate / bw;
@@ -131,19 +161,21 @@ std::string render_roofline_svg(const RooflineChart& chart) {
                           "points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
                           px(x_min), py(x_min * bw), px(knee), py(roof.flop_rate), px(x_max),
                           py(roof.flop_rate));
-    absl::StrAppendFormat(&svg,
-                          "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#222\">%s: "
+    absl::StrAppendFormat(&roof_labels,
+                          "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#222\"%s>%s: "
                           "%s</text>\n",
-                          kLeft + kPlotW - 4, py(roof.flop_rate) - 5, escape(roof.label),
+                          kLeft + kPlotW - 4, py(roof.flop_rate) - 5, kHalo, escape(roof.label),
                           format_flop_rate(roof.flop_rate));
+    taken.push_back(text_box(absl::StrCat(roof.label, ": ", format_flop_rate(roof.flop_rate)),
+                             kLeft + kPlotW - 4, py(roof.flop_rate) - 5, 12, true));
   }
-  absl::StrAppendFormat(&svg,
-                        "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222\" transform=\"rotate(-%.1f "
-                        "%.1f %.1f)\">HBM %s</text>\n",
-                        px(x_min) + 8, py(x_min * bw * 2) - 4,
-                        std::atan2(py(x_min) - py(x_min * 10), px(x_min * 10) - px(x_min)) *
-                            180 / M_PI,
-                        px(x_min) + 8, py(x_min * bw * 2) - 4, format_byte_rate(bw));
+  absl::StrAppendFormat(
+      &svg,
+      "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222\" transform=\"rotate(-%.1f "
+      "%.1f %.1f)\">HBM %s</text>\n",
+      px(x_min) + 8, py(x_min * bw * 2) - 4,
+      std::atan2(py(x_min) - py(x_min * 10), px(x_min * 10) - px(x_min)) * 180 / M_PI,
+      px(x_min) + 8, py(x_min * bw * 2) - 4, format_byte_rate(bw));
 
   // Points, largest first so small ones stay visible on top.
   std::map<std::string, size_t> colours;
@@ -158,23 +190,48 @@ std::string render_roofline_svg(const RooflineChart& chart) {
   std::stable_sort(order.begin(), order.end(),
                    [](auto* a, auto* b) { return a->share > b->share; });
   for (const auto* p : order) {
-    const double r = 3 + 22 * std::sqrt(std::clamp(p->share, 0.0, 1.0));
-    absl::StrAppendFormat(&svg,
-                          "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" "
-                          "fill-opacity=\"0.6\" stroke=\"%s\"><title>%s (%s): %.3g FLOP/B, "
-                          "%s, %s of step</title></circle>\n",
-                          px(p->intensity), py(p->flop_rate), r,
-                          kPalette[colours[p->category] % std::size(kPalette)],
-                          kPalette[colours[p->category] % std::size(kPalette)],
-                          escape(p->label), escape(p->category), p->intensity,
-                          format_flop_rate(p->flop_rate), format_percent(p->share));
+    const double r = radius(*p);
+    absl::StrAppendFormat(
+        &svg,
+        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" "
+        "fill-opacity=\"0.6\" stroke=\"%s\"><title>%s (%s): %.3g FLOP/B, "
+        "%s, %s of step</title></circle>\n",
+        px(p->intensity), py(p->flop_rate), r, kPalette[colours[p->category] % std::size(kPalette)],
+        kPalette[colours[p->category] % std::size(kPalette)], escape(p->label), escape(p->category),
+        p->intensity, format_flop_rate(p->flop_rate), format_percent(p->share));
   }
+  // Labels for the largest points: right of the marker, else above, below, or on its left,
+  // wherever no other label is and the plot still holds it; a point with no room goes without.
+  const Box plot = {kLeft, kTop, kLeft + kPlotW, kTop + kPlotH};
   const size_t labelled = std::min<size_t>(order.size(), std::max(0, chart.labelled_points));
   for (size_t i = 0; i < labelled; ++i) {
     const auto* p = order[i];
-    absl::StrAppendFormat(&svg, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%s</text>\n",
-                          px(p->intensity) + 6, py(p->flop_rate) - 6, escape(p->label));
+    const double cx = px(p->intensity), cy = py(p->flop_rate), r = radius(*p);
+    const struct {
+      double x, y;
+      bool anchor_end;
+    } candidates[] = {{cx + r + 3, cy + 4, false},
+                      {cx + r * 0.7, cy - r * 0.7 - 3, false},
+                      {cx + r * 0.7, cy + r * 0.7 + 11, false},
+                      {cx - r - 3, cy + 4, true},
+                      {cx - r * 0.7, cy - r * 0.7 - 3, true},
+                      {cx - r * 0.7, cy + r * 0.7 + 11, true}};
+    for (const auto& c : candidates) {
+      const Box box = text_box(p->label, c.x, c.y, 11, c.anchor_end);
+      const bool inside =
+          box.x0 >= plot.x0 && box.x1 <= plot.x1 && box.y0 >= plot.y0 && box.y1 <= plot.y1;
+      if (!inside ||
+          std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(box); })) {
+        continue;
+      }
+      absl::StrAppendFormat(&svg, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\"%s%s>%s</text>\n",
+                            c.x, c.y, c.anchor_end ? " text-anchor=\"end\"" : "", kHalo,
+                            escape(p->label));
+      taken.push_back(box);
+      break;
+    }
   }
+  svg += roof_labels;
   svg += "</g>\n";
 
   // Legend: one entry per category, then the note about points that cannot be drawn.
@@ -189,10 +246,11 @@ std::string render_roofline_svg(const RooflineChart& chart) {
   }
   if (unplotted > 0) {
     absl::StrAppendFormat(&svg,
-                          "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" fill=\"#555\">%d ops "
+                          "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" fill=\"#555\">%d %s "
                           "without FLOPs or</text><text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" "
                           "fill=\"#555\">HBM bytes not shown</text>\n",
-                          kWidth - kRight + 14, ly + 10, unplotted, kWidth - kRight + 14, ly + 24);
+                          kWidth - kRight + 14, ly + 10, unplotted,
+                          unplotted == 1 ? "point" : "points", kWidth - kRight + 14, ly + 24);
   }
   svg += "</svg>\n";
   return svg;

@@ -4,3 +4,17 @@ target_sources(hloroof PRIVATE
 target_sources(hloroof PRIVATE ${CMAKE_CURRENT_LIST_DIR}/roofline_svg.cc)
 target_sources(hloroof PRIVATE ${CMAKE_CURRENT_LIST_DIR}/trace.cc)
 target_sources(hloroof PRIVATE ${CMAKE_CURRENT_LIST_DIR}/text_table.cc)
+target_sources(hloroof PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/prediction_json.cc
+  ${CMAKE_CURRENT_LIST_DIR}/prediction_text.cc
+)
+target_sources(hloroof PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/op_filter.cc
+  ${CMAKE_CURRENT_LIST_DIR}/op_stats.cc
+  ${CMAKE_CURRENT_LIST_DIR}/op_stats_text.cc
+  ${CMAKE_CURRENT_LIST_DIR}/overview_text.cc
+  ${CMAKE_CURRENT_LIST_DIR}/collectives_text.cc
+  ${CMAKE_CURRENT_LIST_DIR}/trace_view.cc
+  ${CMAKE_CURRENT_LIST_DIR}/roofline_view.cc
+  ${CMAKE_CURRENT_LIST_DIR}/comparison.cc
+)

@@ -1,3 +1,13 @@
-hloroof_add_test(cli_test ${CMAKE_CURRENT_LIST_DIR}/cli_test.cc)
+hloroof_add_test(cli_test ${CMAKE_CURRENT_LIST_DIR}/cli_test.cc
+                          ${CMAKE_CURRENT_LIST_DIR}/cost_cli_test.cc
+                          ${CMAKE_CURRENT_LIST_DIR}/predict_cli_test.cc)
 target_compile_definitions(cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
 add_dependencies(cli_test hloroof_cli)
+
+hloroof_add_test(memory_cli_test ${CMAKE_CURRENT_LIST_DIR}/memory_cli_test.cc)
+target_compile_definitions(memory_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
+add_dependencies(memory_cli_test hloroof_cli)
+
+hloroof_add_test(report_cli_test ${CMAKE_CURRENT_LIST_DIR}/report_cli_test.cc)
+target_compile_definitions(report_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
+add_dependencies(report_cli_test hloroof_cli)

@@ -26,3 +26,8 @@ if(NOT last_output MATCHES "134217728 B logical, 268435456 B padded")
   message(FATAL_ERROR "unexpected output from the installed example: ${last_output}")
 endif()
 message(STATUS "installed package works: ${last_output}")
+# The step of the v5e example: its summary names the device and the step time.
+run(${WORK_DIR}/build/predict_step ${EXAMPLES_DIR}/tpu_v5e_train_step.hlo tpu_v5e:2x2)
+if(NOT last_output MATCHES "device tpu_v5e, topology 2x2" OR NOT last_output MATCHES "step time")
+  message(FATAL_ERROR "unexpected output from predict_step: ${last_output}")
+endif()

@@ -36,7 +36,7 @@ TEST_CASE("roofline SVG has roofs, points, labels and escapes text") {
   CHECK_THAT(svg, Catch::Contains("fusion.dot"));
   CHECK_THAT(svg, Catch::Contains("197 TFLOP/s"));
   CHECK_THAT(svg, Catch::Contains("HBM 819 GB/s"));
-  CHECK_THAT(svg, Catch::Contains("1 ops without FLOPs"));
+  CHECK_THAT(svg, Catch::Contains("1 point without FLOPs"));
   CHECK_THAT(svg, Catch::Contains("&lt;&amp;&gt;"));
   CHECK_THAT(svg, !Catch::Contains("<&>"));
 }

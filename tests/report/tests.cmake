@@ -3,4 +3,9 @@ hloroof_add_test(report_test
   ${CMAKE_CURRENT_LIST_DIR}/roofline_svg_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/trace_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/text_table_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/op_stats_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/text_report_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/trace_view_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/roofline_view_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/comparison_test.cc
 )

@@ -1,0 +1,154 @@
+// What an accelerator can do, as data: peak rates, memories, interconnect and per-op overheads
+// of one JAX device. Built-in specs come from data/hardware/*.json, compiled into the library;
+// a user's JSON file in the same schema (data/hardware/README.md) works too.
+//
+//   absl::StatusOr<hloroof::DeviceSpec> d = hloroof::device("tpu_v5e");
+//   d->hbm_bandwidth;                     // 8.19e11 B/s
+//   d->matrix_peak(PrimitiveType::kBF16);  // 1.97e14 FLOP/s
+//
+// Every number is in base units (B, B/s, FLOP/s, s) whatever unit the JSON used; `figures`
+// keeps each one's source tag (cost-model.md 0.2) so an estimate can cite it.
+#ifndef HLOROOF_DEVICE_H_
+#define HLOROOF_DEVICE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "hloroof/shape.h"
+
+namespace hloroof {
+
+// One numeric fact of a spec and where it came from.
+struct DeviceFigure {
+  std::string path;          // JSON path, e.g. "hbm.bandwidth", "matrix_flops_per_s.bf16"
+  double value = 0;          // in `unit`
+  std::string unit;          // base unit: "B", "B/s", "FLOP/s", "op/s", "s", or a count word
+  std::string source;        // cost-model.md 0.2 tags, or "derived", "assumed", "placeholder"
+  bool verified = true;      // false: treat as a configurable default, not as truth
+  std::string note;          // derivation, or what a per-device figure was halved from
+  std::string alternatives;  // other published values, not used
+};
+
+// How a TPU slice closes its torus axes into rings (cost-model.md 2.1, "wraparound rule").
+struct Wraparound {
+  enum class Rule {
+    kNone,        // no axis wraps
+    kAxisSizes,   // an axis wraps when its size is listed (v5e, v6e: only 16)
+    kWholeCubes,  // every axis wraps when every axis is a multiple of `cube` (v4, v5p)
+  };
+  Rule rule = Rule::kNone;
+  std::vector<int64_t> axis_sizes;
+  int64_t cube = 4;
+
+  // Whether axis `axis` of a slice of `dims` chips is a ring. An axis of 1 or 2 chips never
+  // counts as a ring: both neighbours are the same chip, so there is no second direction.
+  bool wraps(absl::Span<const int64_t> dims, size_t axis) const;
+};
+
+// ICI torus of a TPU (cost-model.md 2.1, 3.1, 3.2).
+struct TorusSpec {
+  int rank = 2;               // torus axes
+  int devices_per_chip = 1;   // TensorCores exposed as separate JAX devices (v2, v3, TPU7x: 2)
+  double link_bandwidth = 0;  // W_uni: one direction of one link, B/s
+  int links_per_chip = 0;
+  Wraparound wraparound;
+  double hop_latency_s = 0;  // T_hop
+  // One direction between the devices of one chip, B/s (only when devices_per_chip > 1).
+  std::optional<double> core_link_bandwidth;
+  std::optional<double> dcn_bandwidth_per_chip;  // B/s egress per chip to other slices
+  double dcn_latency_s = 0;
+  std::vector<int64_t> host_shape;  // chips per host, per axis
+  std::vector<int64_t> max_slice;   // chips per axis of the largest slice; empty when unknown
+  int64_t pod_chips = 0;            // chips in one pod (product of max_slice when not given)
+};
+
+// Constants of XLA's speed-of-light GPU collective model for one device (cost-model.md 3.5),
+// with XLA's 0.45 coefficient already applied.
+struct SolModelSpec {
+  double nccl_op_launch_s = 0;
+  double nic_speed = 0;  // B/s
+  double chunk_prep_s = 0;
+  double rtt_s = 0;
+  int64_t gpus_per_node = 8;
+  double chunk_size_bytes = 0;
+  double nvlink_barrier_s = 0;
+};
+
+// NVLink domains joined by a scale-out network (cost-model.md 2.2, 3.3).
+struct GpuFabricSpec {
+  int64_t nvlink_domain_size = 8;  // GPUs per NVLink domain ("node")
+  double nvlink_bandwidth = 0;     // W_gpu: one way, per GPU, B/s
+  int nvlink_links = 0;            // links per GPU (XLA's NCCL model caps channels by it)
+  double scale_out_bandwidth = 0;  // one way, per GPU, B/s
+  double collective_launch_latency_s = 0;
+  int compute_capability_major = 0;
+  int compute_capability_minor = 0;
+  std::optional<SolModelSpec> xla_sol;
+};
+
+enum class DeviceKind { kTpu, kGpu };
+std::string_view device_kind_name(DeviceKind kind);  // "tpu", "gpu"
+
+struct DeviceSpec {
+  std::string name;          // "tpu_v5e"
+  std::string display_name;  // "Google TPU v5e"
+  std::vector<std::string> aliases;
+  DeviceKind kind = DeviceKind::kTpu;
+  std::string origin;       // "built-in tpu_v5e.json" or the path it was read from
+  std::string device_note;  // what one JAX device is (a chip, one TensorCore, a GPU)
+
+  // Peak matrix-unit rates, keyed by the classes of data/hardware/README.md: "bf16", "f16",
+  // "f32", "f64", "int8", "int4", "fp8", "fp6", "fp4".
+  std::map<std::string, double, std::less<>> matrix_flops_per_s;
+  double vector_flops_per_s = 0;     // C_vpu (GPU: fp32 CUDA cores)
+  double transcendentals_per_s = 0;  // C_eup
+  double hbm_capacity_bytes = 0;
+  double hbm_bandwidth = 0;         // W_hbm, B/s
+  std::string on_chip_memory_name;  // "VMEM", "L2"; empty when unknown
+  double on_chip_capacity_bytes = 0;
+  std::optional<double> on_chip_bandwidth;  // B/s; unknown: S(1) traffic is not charged
+  std::optional<double> host_bandwidth;     // host<->device, each way, B/s
+  double per_op_overhead_s = 0;             // GPU: kernel launch
+  double matmul_efficiency = 1.0;           // fraction of matrix peak reached; 1 = roofline
+  double hbm_efficiency = 1.0;              // fraction of HBM bandwidth reached
+
+  std::optional<TorusSpec> torus;    // TPU
+  std::optional<GpuFabricSpec> gpu;  // GPU
+
+  // Tiles for layouts that carry none (cost-model.md 6.2), keyed by element bit width.
+  std::map<int, std::vector<Tile>> default_tiles;
+
+  std::vector<DeviceFigure> figures;  // every numeric fact, in file order
+  std::vector<std::string> notes;
+
+  // Peak matrix FLOP/s for a dot whose operands have element type `type`; nullopt when the
+  // device lists no rate for that type's class (see matrix_class).
+  std::optional<double> matrix_peak(PrimitiveType type) const;
+  // The figure at `path`, or nullptr.
+  const DeviceFigure* figure(std::string_view path) const;
+};
+
+// The key of matrix_flops_per_s for an element type: bf16 -> "bf16", s8/u8 -> "int8",
+// f8e4m3fn -> "fp8", ...; empty for types no matrix unit takes (pred, s32, c64, ...).
+std::string_view matrix_class(PrimitiveType type);
+
+// Parses a spec from JSON text. `origin` names it in errors: a bad file gets
+// `ORIGIN: field 'hbm.bandwidth': ...` (missing field, wrong type, unit, negative value...).
+absl::StatusOr<DeviceSpec> parse_device_spec(std::string_view json, std::string_view origin);
+
+// A built-in spec by name or alias ("tpu_v5e", "v5e"), or a spec read from a JSON file when
+// `name_or_path` names no built-in one (a path contains '/' or ends in ".json").
+absl::StatusOr<DeviceSpec> device(std::string_view name_or_path);
+
+// Names of the built-in specs, sorted.
+std::vector<std::string> builtin_device_names();
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_DEVICE_H_

@@ -1,0 +1,163 @@
+// Peak memory before anything runs: buffer liveness over a module's schedule.
+//
+//   absl::StatusOr<hloroof::Module> m = hloroof::parse_module(text);
+//   absl::StatusOr<hloroof::DeviceSpec> d = hloroof::device("tpu_v5e");
+//   absl::StatusOr<hloroof::MemoryReport> r = hloroof::analyze_memory(*m, {.device = &*d});
+//   r->peak_bytes;          // device memory (HBM) high-water mark, padded bytes
+//   r->peak_at;             // the entry instruction where it happens
+//   r->capacity->fits;      // against the device's HBM capacity
+//
+// The model (docs/memory.md): every array leaf an instruction defines is a buffer, sized by its
+// layout's tiles. Entry parameters and constants live for the whole step; a temporary lives from
+// its definition to its last use; outputs live to the end. tuple, get-tuple-element and bitcast
+// make no buffer; in-place ops (dynamic-update-slice, scatter, DUS fusions, declared operand
+// aliasing) write into their operand's; a while loop's state is its operand's buffers. The
+// temporaries of a while, conditional or call body are added at the point the body runs.
+#ifndef HLOROOF_MEMORY_H_
+#define HLOROOF_MEMORY_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace hloroof {
+
+class Module;
+struct DeviceSpec;
+
+// Where a memory space lives (cost-model.md 6.1). Only kDevice counts against HBM capacity.
+enum class MemoryTier : uint8_t {
+  kDevice,  // S(0): HBM / GPU device memory
+  kOnChip,  // S(1) and other backend spaces: VMEM-class memory, sync flags
+  kHost,    // S(5), S(6): pinned and unpinned host memory
+};
+MemoryTier memory_tier(int64_t memory_space);
+std::string_view memory_tier_name(MemoryTier tier);  // "device", "on_chip", "host"
+
+// What a buffer holds, in the terms of XLA's memory_analysis().
+enum class BufferKind : uint8_t {
+  kParameter,  // an entry parameter leaf (also when donated to an output)
+  kOutput,     // reaches the entry root and is not a parameter
+  kTemporary,  // everything else a computation defines
+  kConstant,   // a literal; XLA allocates these for the whole program
+};
+std::string_view buffer_kind_name(BufferKind kind);  // "parameter", "output", ...
+
+struct MemoryBuffer {
+  std::string name;         // defining instruction, with the leaf's index in a tuple: "ag.1{1}"
+  std::string computation;  // the computation that defines it
+  std::string shape;        // the array leaf, as text
+  BufferKind kind = BufferKind::kTemporary;
+  bool is_output = false;  // reaches the entry root (a donated parameter does)
+  bool donated = false;    // a parameter whose buffer an output reuses
+  int64_t logical_bytes = 0;
+  int64_t padded_bytes = 0;
+  int64_t memory_space = 0;  // S(n)
+  // Live range: first and last instruction of `computation` during which the buffer holds
+  // memory (both inclusive); for parameters and constants the whole entry computation.
+  std::string live_from;
+  std::string live_to;
+  int64_t live_from_index = 0;
+  int64_t live_to_index = 0;
+
+  int64_t padding_waste_bytes() const { return padded_bytes - logical_bytes; }
+  MemoryTier tier() const { return memory_tier(memory_space); }
+};
+
+// Device (HBM) bytes split by buffer kind. Body temporaries of loops and calls count as
+// temporaries.
+struct MemoryBreakdown {
+  int64_t parameters = 0;
+  int64_t outputs = 0;
+  int64_t temporaries = 0;
+  int64_t constants = 0;
+  int64_t total() const { return parameters + outputs + temporaries + constants; }
+};
+
+// One level of where the peak happens: the instruction of `computation` running at that point.
+struct PeakFrame {
+  std::string computation;
+  std::string instruction;
+};
+
+// Live device bytes while one entry instruction runs (the counter a trace view plots).
+struct LiveBytesPoint {
+  std::string instruction;
+  int64_t device_bytes = 0;
+};
+
+// The peak against a device's HBM capacity.
+struct CapacityCheck {
+  std::string device;  // the spec's name, e.g. "tpu_v5e"
+  int64_t capacity_bytes = 0;
+  int64_t peak_bytes = 0;
+  bool fits = false;            // peak_bytes <= capacity_bytes
+  double headroom = 0;          // (capacity - peak) / capacity; negative when it does not fit
+  int64_t shortfall_bytes = 0;  // peak - capacity when it does not fit, else 0
+};
+
+struct MemoryReport {
+  std::string module_name;
+  bool scheduled = false;  // is_scheduled=true: the printed order is the execution order
+
+  // Device memory (memory space 0). The peak is the largest sum of padded bytes live at once.
+  int64_t peak_bytes = 0;
+  std::string peak_at;               // the entry instruction running at the peak
+  std::vector<PeakFrame> peak_path;  // entry first, then into loop and call bodies
+  MemoryBreakdown peak_breakdown;    // of peak_bytes
+  int64_t peak_padding_waste_bytes = 0;
+
+  // Whole-step figures in the terms of XLA's memory_analysis() (device memory only):
+  // peak_bytes <= argument_bytes + output_bytes - alias_bytes + temporary_peak_bytes +
+  // constant_bytes.
+  int64_t argument_bytes = 0;        // every entry parameter leaf
+  int64_t output_bytes = 0;          // every buffer reaching the entry root
+  int64_t alias_bytes = 0;           // parameters donated to outputs (in both of the above)
+  int64_t temporary_peak_bytes = 0;  // the most temporaries live at once
+  int64_t constant_bytes = 0;
+  int64_t padding_waste_bytes = 0;  // padded - logical over every device buffer
+
+  // Other memories, never added to the device peak.
+  int64_t peak_on_chip_bytes = 0;
+  int64_t peak_host_bytes = 0;
+
+  int64_t buffer_count = 0;       // distinct buffers, all memories
+  int64_t peak_buffer_count = 0;  // device buffers live at the peak
+  // The largest buffers (padded bytes, all memories), largest first; at most
+  // MemoryOptions::top_buffers of them.
+  std::vector<MemoryBuffer> largest_buffers;
+  // Device buffers live at the peak, largest first, at most MemoryOptions::top_buffers.
+  std::vector<MemoryBuffer> peak_buffers;
+  // One point per entry instruction, in schedule order.
+  std::vector<LiveBytesPoint> live_curve;
+
+  std::optional<CapacityCheck> capacity;  // when MemoryOptions::device was given
+  std::vector<std::string> notes;         // assumptions that shaped the numbers
+};
+
+struct MemoryOptions {
+  // When set, the report carries a capacity check against this device's HBM.
+  const DeviceSpec* device = nullptr;
+  // How many buffers largest_buffers and peak_buffers keep; 0 keeps all.
+  size_t top_buffers = 20;
+  // Padded size by the first tile level only, as XLA's own size helper computes it
+  // (cost-model.md 6.3); false applies every tile level (the `hloroof shape` figure). The two
+  // differ only where a later level pads again, e.g. a bf16 scalar under T(512)(2,1).
+  bool first_tile_padding = true;
+};
+
+// Analyzes the module's entry computation and everything it runs. Errors only for a module
+// that cannot be analyzed (no entry computation, a computation that calls itself).
+absl::StatusOr<MemoryReport> analyze_memory(const Module& module,
+                                            const MemoryOptions& options = {});
+
+// `peak_bytes` against `device`'s HBM capacity.
+CapacityCheck check_capacity(int64_t peak_bytes, const DeviceSpec& device);
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_MEMORY_H_

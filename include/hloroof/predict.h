@@ -1,0 +1,161 @@
+// predict_step_time: how long one step of an HLO module takes on a device, and why.
+//
+//   absl::StatusOr<hloroof::Prediction> p =
+//       hloroof::predict_step_time(hlo_text, "tpu_v5e:2x2");
+//   p->step_time_s;               // the predicted step
+//   p->breakdown.compute_s;       // what the step is made of
+//   p->ops.front().explanation;   // the most expensive op's formula, with the device numbers
+//
+// The model (cost-model.md sections 3 and 4): each op's roofline time on the device, each
+// collective's time on the slice's topology, composed along the module's schedule with async
+// start/done pairs overlapping the work between them; while loops run their body trip-count
+// times, a conditional its slowest branch, a call its callee.
+#ifndef HLOROOF_PREDICT_H_
+#define HLOROOF_PREDICT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hloroof/collective.h"
+#include "hloroof/device.h"
+#include "hloroof/module.h"
+#include "hloroof/roofline.h"
+
+namespace hloroof {
+
+struct PredictOptions {
+  // The slice, e.g. "2x2", "4x4x4" (TPU chips per axis) or "2x8" (GPU nodes x GPUs per node).
+  // Empty: taken from a "device:topology" name, else inferred from num_partitions x
+  // replica_count as the smallest valid slice (an assumption the result records).
+  std::string topology;
+  // Explicit coordinates of device i (overrides the default row-major mapping).
+  std::vector<std::vector<int64_t>> device_coordinates;
+  CollectiveFormula collective_formula = CollectiveFormula::kNetwork;
+  // The scaling book's large-N collective forms (V / W_bi rather than V (N-1) / (N W_bi)), as
+  // its worked examples write them (CollectiveOptions::large_n).
+  bool collective_large_n = false;
+  // Trip count for while loops whose count is neither recorded nor derivable.
+  int64_t default_trip_count = 1;
+  // Bytes padded by the layout's tiles (TPU); GPU layouts have none.
+  bool use_padded_sizes = true;
+  // Add the device's fixed per-op overhead to every op that does work.
+  bool include_overhead = true;
+  // Trace timeline: iterations of a while loop laid out one by one up to this many; the rest
+  // are one slice.
+  int64_t max_expanded_iterations = 4;
+};
+
+// What bounds an op, in XProf's terms.
+enum class BoundBy { kCompute, kMemory, kCollective, kOverhead };
+std::string_view bound_by_name(BoundBy bound);  // "compute", "memory", "collective", "overhead"
+
+struct CollectivePrediction {
+  std::string kind;          // "all-gather", ...
+  double payload_bytes = 0;  // V (cost-model.md 3.7 item 5)
+  int64_t group_size = 0;
+  std::string formula;   // e.g. "ring: V (N-1) / (N W_bi)"
+  double time_s = 0;     // the collective's own duration
+  double exposed_s = 0;  // per execution: the part the schedule waits for
+  double hidden_s = 0;   // per execution: the part overlapped with other work
+  bool is_async = false;
+  bool approximate = false;  // a conservative bound (partial or strided groups, ...)
+};
+
+// An asynchronous pair (cost-model.md 4.2): the start launches work on a stream of its own, the
+// done waits for whatever of it is still running. Both ops of the pair carry it.
+struct AsyncPrediction {
+  std::string stream;  // the timeline track: "async all-gather", "async copy", ...
+  std::string start;   // the start's and the done's names
+  std::string done;
+  double latency_s = 0;  // per execution: how long the async work runs
+  double hidden_s = 0;   // per execution: overlapped with the ops between start and done
+  double exposed_s = 0;  // per execution: the done's wait (latency_s = hidden_s + exposed_s)
+};
+
+struct OpPrediction {
+  const Instruction* instruction = nullptr;  // valid while the module lives
+  std::string name;
+  std::string opcode;
+  std::string computation;
+  std::string category;   // XProf-like: "convolution fusion", "loop fusion", "all-gather", ...
+  std::string op_name;    // metadata op_name, e.g. "jit(train_step)/layer_3/attention/dot"
+  double multiplier = 1;  // executions per step
+  // One execution, on the step's critical path: the roofline time (with the per-op overhead),
+  // a synchronous collective's time, an async done's wait. An async start takes no time of its
+  // own: its work runs on a stream (see `async`). Every op of the step is listed once, so the
+  // ops' total times add up to the step time.
+  double time_s = 0;
+  double total_time_s = 0;  // time_s x multiplier
+  BoundBy bound = BoundBy::kOverhead;
+  Bound resource = Bound::kOverhead;  // the roofline term behind `bound`
+  double flops = 0;                   // one execution
+  double matrix_flops = 0;
+  double transcendentals = 0;
+  double hbm_bytes = 0;
+  double on_chip_bytes = 0;
+  double host_bytes = 0;
+  std::string explanation;                         // the formula with the device numbers
+  std::optional<CollectivePrediction> collective;  // collectives (on the start of a pair)
+  std::optional<AsyncPrediction> async;            // both ops of an async pair
+};
+
+// A slice of the predicted timeline (the trace view draws these).
+struct TimelineEvent {
+  std::string name;
+  std::string track;  // "compute", or the async stream, e.g. "async all-gather"
+  double start_s = 0;
+  double duration_s = 0;
+  int depth = 0;  // nesting: 0 top level, 1 inside a while iteration slice, ...
+  const Instruction* instruction = nullptr;  // null for iteration and summary slices
+};
+
+struct Prediction {
+  std::string device;    // the spec's name, e.g. "tpu_v5e"
+  std::string topology;  // e.g. "2x2"
+  double step_time_s = 0;
+  struct Breakdown {
+    double compute_s = 0;             // ops bound by FLOPs
+    double memory_s = 0;              // ops bound by memory bandwidth
+    double collective_exposed_s = 0;  // collective time the schedule waits for
+    double collective_hidden_s = 0;   // collective time overlapped with other work
+    double overhead_s = 0;            // ops bound by the fixed per-op overhead
+    // Other async work (copy-start/done, async computations) overlapped with other work; its
+    // waits count as memory (copies) or compute.
+    double async_hidden_s = 0;
+  } breakdown;       // compute + memory + collective_exposed + overhead = step_time
+  double flops = 0;  // per step, on one device
+  double matrix_flops = 0;
+  double hbm_bytes = 0;
+  double peak_flop_rate = 0;        // the matrix peak MFU is measured against (FLOP/s)
+  std::string peak_flop_rate_type;  // its element type class, e.g. "bf16"
+  double mfu = 0;                   // flops / (step_time x peak_flop_rate)
+  // Every op of the step once (loops, conditionals and calls through their callees' ops; the
+  // ops of branches not taken are left out), sorted by total_time_s, largest first.
+  std::vector<OpPrediction> ops;
+  std::vector<TimelineEvent> timeline;   // in start order
+  std::vector<std::string> unknown_ops;  // instructions whose cost could not be told
+  std::vector<std::string> assumptions;  // inferred topology, assumed trip counts, ...
+  // An assumed trip count or an op of unknown cost: the step time is a floor.
+  bool is_lower_bound = false;
+};
+
+// Predicts one step. `device` is a built-in name ("tpu_v5e"), optionally with a topology
+// ("tpu_v5e:4x4", "h100:2x8"), or a path to a device JSON file. The text overload parses the
+// module and lets it go: its records carry no instruction pointers (they are null).
+// Errors: text that does not parse, an unknown device, a topology that does not fit the device
+// or holds fewer devices than the module runs on, a collective whose groups do not fit the
+// topology, XLA's GPU collective formulas on a TPU.
+absl::StatusOr<Prediction> predict_step_time(std::string_view hlo_text, std::string_view device,
+                                             const PredictOptions& options = {});
+absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_view device,
+                                             const PredictOptions& options = {});
+absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
+                                             const PredictOptions& options = {});
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_PREDICT_H_

@@ -1,0 +1,83 @@
+// The roofline time of one op on one device (cost-model.md 4.1): each kind of work divided by
+// the rate the device does it at, the slowest term bounds the op, plus a fixed per-op overhead.
+//
+//   OpWork w;  w.matrix_flops = 1e12;  w.matrix_type = PrimitiveType::kBF16;
+//   RooflineEstimate e = roofline_time(*device("h100"), w);
+//   e.time_s;        // 1.011 ms + 1 us overhead
+//   e.explain();     // "matrix 1 TFLOP / 989 TFLOP/s (SB-roof, SB-gpu) = 1.01 ms <- bound; ..."
+#ifndef HLOROOF_ROOFLINE_H_
+#define HLOROOF_ROOFLINE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "hloroof/device.h"
+#include "hloroof/shape.h"
+
+namespace hloroof {
+
+// The work of one op, as the cost layer counts it.
+struct OpWork {
+  double matrix_flops = 0;                           // dot / convolution FLOPs, on the matrix unit
+  PrimitiveType matrix_type = PrimitiveType::kBF16;  // operand element type of those FLOPs
+  double vector_flops = 0;     // elementwise and reduction FLOPs, on the vector unit
+  double transcendentals = 0;  // exp, log, tanh, ...
+  double hbm_bytes = 0;        // bytes read and written in device memory (HBM)
+  double on_chip_bytes = 0;    // bytes in on-chip memory (S(1), VMEM)
+  double host_bytes = 0;       // bytes moved to or from host memory (S(5), S(6))
+};
+
+// The resource a term measures; the one with the largest time bounds the op.
+enum class Bound {
+  kMatrix,          // matrix-unit FLOPs
+  kVector,          // vector-unit FLOPs
+  kTranscendental,  // transcendental unit
+  kHbm,             // HBM bandwidth
+  kOnChip,          // on-chip memory bandwidth
+  kHost,            // host link (PCIe) bandwidth
+  kOverhead,        // the fixed per-op overhead exceeds every term
+};
+std::string_view bound_name(Bound bound);      // "matrix", "HBM", "overhead", ...
+std::string_view bound_category(Bound bound);  // "compute", "memory" or "overhead"
+
+struct RooflineTerm {
+  Bound bound = Bound::kMatrix;
+  double amount = 0;        // FLOPs, transcendentals or bytes
+  double rate = 0;          // per second, with the device's efficiency factor applied
+  double time_s = 0;        // amount / rate
+  std::string rate_source;  // the device figure behind `rate`, e.g. "hbm.bandwidth (GC-v5e)"
+};
+
+struct RooflineEstimate {
+  double time_s = 0;      // roofline_s + overhead_s
+  double roofline_s = 0;  // max over terms
+  double overhead_s = 0;  // the device's per-op overhead
+  // Sum of the terms plus overhead: the time when nothing overlaps (SB-roof's upper bound).
+  double upper_bound_s = 0;
+  Bound bound = Bound::kOverhead;
+  // Every kind of work the op has, in Bound order; terms with no rate (an unknown on-chip or
+  // host bandwidth) are left out and named in `notes`.
+  absl::InlinedVector<RooflineTerm, 6> terms;
+  std::vector<std::string> notes;  // fallbacks taken, e.g. "no fp8 peak; used bf16"
+
+  // The formula with the device numbers, one term per line, the bounding term marked.
+  std::string explain() const;
+};
+
+struct RooflineOptions {
+  bool include_overhead = true;  // add DeviceSpec::per_op_overhead_s
+};
+
+// max(matrix / C_type, vector / C_vpu, transcendentals / C_eup, hbm / W_hbm,
+//     on_chip / W_vmem, host / W_host) + overhead.
+// C_type is the matrix peak for `matrix_type` times matmul_efficiency; when the device lists no
+// peak for that type, the bf16 peak is used (or the largest listed) and a note says so. W_hbm
+// is multiplied by hbm_efficiency.
+RooflineEstimate roofline_time(const DeviceSpec& device, const OpWork& work,
+                               const RooflineOptions& options = {});
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_ROOFLINE_H_

@@ -1,0 +1,62 @@
+// Sequential composition with async overlap (cost-model.md 4.2): the clock XLA's
+// LatencyHidingStatistics keeps over a scheduled instruction sequence.
+//
+// Walk the events in order with a clock t = 0. Every event adds its own cost to t. An async
+// start then records t. At the matching done, after the done's own cost, the collective has run
+// for (t - t_start); if its latency is longer, the done waits for the rest:
+//   t += max(0, latency - (t - t_start)).
+// Work between a start and its done hides the latency; the wait is exposed.
+//
+//   {start(1), op(3), op(2), done(1, latency 6), op(4)} -> 0, 3, 5, wait 1 -> 6, 10.
+#ifndef HLOROOF_SCHEDULE_CLOCK_H_
+#define HLOROOF_SCHEDULE_CLOCK_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+namespace hloroof {
+
+struct ScheduledEvent {
+  enum class Kind { kOp, kAsyncStart, kAsyncDone };
+  Kind kind = Kind::kOp;
+  double cost_s = 0;     // the event's own time on the device
+  int64_t async_id = 0;  // pairs a start with its done (any id, unique among open pairs)
+  double latency_s = 0;  // done only: how long the async work takes after its start
+  std::string label;     // optional, for reports
+
+  static ScheduledEvent op(double cost_s, std::string label = "");
+  static ScheduledEvent start(int64_t id, double cost_s = 0, std::string label = "");
+  static ScheduledEvent done(int64_t id, double latency_s, double cost_s = 0,
+                             std::string label = "");
+};
+
+// The timing of one async pair.
+struct AsyncPairTiming {
+  int64_t async_id = 0;
+  double start_s = 0;  // clock when the start finished
+  double done_s = 0;   // clock when the done finished its own cost, before any wait
+  double latency_s = 0;
+  double hidden_s = 0;   // latency overlapped with other work: min(latency, done_s - start_s)
+  double exposed_s = 0;  // the wait at the done: latency - hidden_s
+};
+
+struct ScheduleTiming {
+  double total_s = 0;                  // the final clock
+  double busy_s = 0;                   // sum of every event's own cost
+  double exposed_s = 0;                // sum of waits (total_s = busy_s + exposed_s)
+  double hidden_s = 0;                 // async latency hidden behind other work
+  std::vector<AsyncPairTiming> pairs;  // in the order their dones appear
+  std::vector<double> end_s;           // clock after each event, waits included
+};
+
+// Errors: a done without an open start of its id, a start whose id is already open, a start
+// never done, a negative or non-finite cost or latency.
+absl::StatusOr<ScheduleTiming> time_schedule(absl::Span<const ScheduledEvent> events);
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_SCHEDULE_CLOCK_H_

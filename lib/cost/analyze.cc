@@ -1,0 +1,245 @@
+// analyze_cost: who calls what and how often, then every instruction's cost, callees first,
+// composed through fusions, loops, conditionals, calls and async wrappers.
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "cost/cost_internal.h"
+#include "util/absl_compat.h"
+
+namespace hloroof {
+namespace cost {
+
+const OpCost& Context::cost_of(const Computation* computation) {
+  static const OpCost kNothing;
+  auto it = computation_costs.find(computation);
+  return it == computation_costs.end() ? kNothing : it->second;
+}
+
+namespace {
+
+// How an instruction runs the computations it calls.
+CostRole callee_role(const OpView& caller, CostRole caller_role) {
+  switch (caller.opcode) {
+    case Opcode::kFusion:
+      return CostRole::kFused;
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kCall:
+    case Opcode::kAsyncStart:
+      return caller_role;
+    default:  // reduce, map, sort, scatter, all-reduce, custom-call, ...
+      return CostRole::kApplied;
+  }
+}
+
+// A computation called in two ways (malformed, but parsable) is treated as the more general:
+// scheduled over fused or applied, fused over applied.
+CostRole merged_role(CostRole a, CostRole b) {
+  if (a == CostRole::kScheduled || b == CostRole::kScheduled) return CostRole::kScheduled;
+  if (a == CostRole::kFused || b == CostRole::kFused) return CostRole::kFused;
+  return CostRole::kApplied;
+}
+
+// The work (FLOPs and transcendentals) of `from`, without its bytes.
+void add_work(OpCost& to, const OpCost& from) {
+  OpCost work = from;
+  work.bytes_read = work.bytes_written = work.xla_bytes_accessed = 0;
+  work.padded_read = work.padded_written = SpaceBytes{};
+  to += work;
+}
+
+// Executions of `callee` per execution of `caller`.
+double calls_per_execution(const Instruction& caller, const Computation* callee,
+                           const Context& context) {
+  if (caller.opcode() != Opcode::kWhile) return 1;
+  const double n = static_cast<double>(context.trip_counts.at(&caller).count);
+  // The condition runs once more than the body: the last time it says stop.
+  return callee == caller.computation_attribute(AttrId::kBody) ? n : n + 1;
+}
+
+// A loop's cost: body and condition repeated; XLA's figures keep one iteration.
+OpCost loop_cost(const OpCost& body, const OpCost& condition, int64_t trip_count) {
+  const double n = static_cast<double>(trip_count);
+  OpCost cost = body.scaled(n);
+  cost += condition.scaled(n + 1);
+  cost.xla_flops = body.xla_flops + condition.xla_flops;
+  cost.xla_transcendentals = body.xla_transcendentals + condition.xla_transcendentals;
+  cost.xla_bytes_accessed = body.xla_bytes_accessed + condition.xla_bytes_accessed;
+  return cost;
+}
+
+void fusion_cost(const OpView& op, Context& context, OpCost& cost, ByteTally& tally) {
+  const Computation* fused = op.instruction->computation_attribute(AttrId::kCalls);
+  if (fused == nullptr) return add_default_bytes(op, tally);
+  if (const Instruction* stand_in = custom_fusion_stand_in(op, *fused)) {
+    const OpView gather_or_scatter = view_of(*stand_in);
+    add_flops(gather_or_scatter, context, cost);
+    return add_bytes(gather_or_scatter, tally);
+  }
+  add_work(cost, context.cost_of(fused));  // the bytes are the boundary's
+  add_fusion_bytes(op, *fused, tally);
+}
+
+OpCost instruction_cost(const Instruction& i, CostRole role, Context& context,
+                        InstructionCost& record) {
+  const OpView op = view_of(i);
+  OpCost cost;
+  ByteTally tally(context.sizes);
+  switch (op.opcode) {
+    case Opcode::kWhile: {
+      const TripCount trip = context.trip_counts.at(&i);
+      record.trip_count = trip;
+      cost = loop_cost(context.cost_of(i.computation_attribute(AttrId::kBody)),
+                       context.cost_of(i.computation_attribute(AttrId::kCondition)), trip.count);
+      if (trip.source == TripCountSource::kAssumed) {
+        context.notes.push_back(
+            absl::StrFormat("%s: trip count unknown, counted %d time%s (lower bound)", sv(i.name()),
+                            trip.count, trip.count == 1 ? "" : "s"));
+      }
+      break;
+    }
+    case Opcode::kConditional: {
+      absl::Span<Computation* const> branches = i.called_computations();
+      for (size_t b = 0; b < branches.size(); ++b) {
+        const OpCost& branch = context.cost_of(branches[b]);
+        cost = b == 0 ? branch : max_each(cost, branch);
+      }
+      if (branches.size() > 1) {
+        context.notes.push_back(
+            absl::StrFormat("%s: counted as the costliest of its %d branches, figure by figure",
+                            sv(i.name()), branches.size()));
+      }
+      break;
+    }
+    case Opcode::kCall: {
+      const Computation* callee = i.to_apply();
+      if (callee == nullptr && !i.called_computations().empty()) {
+        callee = i.called_computations()[0];
+      }
+      cost = context.cost_of(callee);
+      break;
+    }
+    case Opcode::kAsyncStart:  // spelled out with calls=: the wrapped computation runs
+      cost = context.cost_of(i.computation_attribute(AttrId::kCalls));
+      break;
+    case Opcode::kFusion:
+      fusion_cost(op, context, cost, tally);
+      break;
+    case Opcode::kCustomCall:
+      if (!add_custom_call_cost(op, context, cost, tally)) {
+        record.unknown = true;
+        cost.unknown_ops += 1;
+        context.notes.push_back(absl::StrFormat(
+            "%s: custom call target \"%s\" is not understood; FLOPs count 0, bytes count its "
+            "operands and results",
+            sv(i.name()), sv(op.instruction->custom_call_target())));
+      }
+      break;
+    default:
+      add_flops(op, context, cost);
+      add_bytes(op, tally);
+  }
+  tally.add_to(cost);
+  // An async-start spelled out with calls= performs its wrapped computation's collective.
+  const Computation* wrapped =
+      op.opcode == Opcode::kAsyncStart ? i.computation_attribute(AttrId::kCalls) : nullptr;
+  const OpView performed =
+      wrapped != nullptr && wrapped->root() != nullptr ? view_of(*wrapped->root()) : op;
+  record.collective = collective_cost(performed, is_async_start(i.opcode()), context);
+  if (role == CostRole::kScheduled) return cost;
+  OpCost work;
+  add_work(work, cost);
+  return work;
+}
+
+}  // namespace
+}  // namespace cost
+
+absl::StatusOr<ModuleCost> analyze_cost(const Module& module, const CostOptions& options) {
+  using cost::Context;
+  if (module.entry() == nullptr) {
+    return absl::InvalidArgumentError("the module has no entry computation to cost");
+  }
+  Context context(module, options);
+  absl::Span<Computation* const> computations = module.computations();
+
+  // Callers first: roles, trip counts and how often each computation runs per step.
+  absl::flat_hash_map<const Computation*, CostRole> roles;
+  absl::flat_hash_map<const Computation*, double> multipliers;
+  roles[module.entry()] = CostRole::kScheduled;
+  multipliers[module.entry()] = 1;
+  for (auto it = computations.rbegin(); it != computations.rend(); ++it) {
+    const Computation* c = *it;
+    const CostRole role = roles.try_emplace(c, CostRole::kScheduled).first->second;
+    const double runs = multipliers[c];
+    for (const Instruction* i : c->instructions()) {
+      if (i->opcode() == Opcode::kWhile) {
+        context.trip_counts[i] = cost::while_trip_count(*i, options.default_trip_count);
+      }
+      const cost::OpView op = cost::view_of(*i);
+      for (const Computation* callee : i->called_computations()) {
+        const CostRole callee_role = cost::callee_role(op, role);
+        auto [at, inserted] = roles.try_emplace(callee, callee_role);
+        if (!inserted) at->second = cost::merged_role(at->second, callee_role);
+        multipliers[callee] += runs * cost::calls_per_execution(*i, callee, context);
+      }
+    }
+  }
+
+  // Records go callers first (the entry at the top); each computation's block starts at its
+  // offset.
+  ModuleCost result;
+  absl::flat_hash_map<const Computation*, size_t> first_record;
+  size_t count = 0;
+  for (auto it = computations.rbegin(); it != computations.rend(); ++it) {
+    first_record[*it] = count;
+    count += (*it)->instruction_count();
+  }
+  result.instructions.resize(count);
+
+  // Callees first: every instruction's cost, and each computation's sum.
+  for (const Computation* c : computations) {
+    const CostRole role = roles[c];
+    const double runs = multipliers[c];
+    InstructionCost* record = &result.instructions[first_record[c]];
+    OpCost sum;
+    for (const Instruction* i : c->instructions()) {
+      record->computation = c;
+      record->instruction = i;
+      record->role = role;
+      record->multiplier = runs;
+      record->cost = cost::instruction_cost(*i, role, context, *record);
+      sum += record->cost;
+      ++record;
+    }
+    context.computation_costs[c] = sum;
+  }
+
+  for (auto it = computations.rbegin(); it != computations.rend(); ++it) {
+    const Computation* c = *it;
+    result.computation_index[c] = result.computations.size();
+    result.computations.push_back({c, roles[c], multipliers[c], context.computation_costs[c]});
+  }
+  result.instruction_index.reserve(count);
+  for (size_t k = 0; k < count; ++k) {
+    const InstructionCost& record = result.instructions[k];
+    result.instruction_index[record.instruction] = k;
+    if (record.unknown) result.unknown.push_back(record.instruction);
+    const bool reached = record.multiplier > 0;
+    const bool assumed_trips =
+        record.trip_count && record.trip_count->source == TripCountSource::kAssumed;
+    if (reached && (record.unknown || assumed_trips)) result.is_lower_bound = true;
+  }
+  result.totals = context.computation_costs[module.entry()];
+  if (context.sizes.failures() > 0) {
+    context.notes.push_back(absl::StrCat(context.sizes.failures(),
+                                         " shape(s) have no size (unbounded dimensions, or too "
+                                         "many elements to count) and count 0 bytes"));
+  }
+  result.notes = std::move(context.notes);
+  return result;
+}
+
+}  // namespace hloroof

@@ -1,0 +1,173 @@
+// Pieces the cost layer's files share: the operation an instruction performs (seen through
+// async sugar), shape sizes under the options, the byte tally every rule writes to, and the
+// context that holds the costs of computations already analysed.
+#ifndef HLOROOF_LIB_COST_COST_INTERNAL_H_
+#define HLOROOF_LIB_COST_COST_INTERNAL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
+#include "hloroof/computation.h"
+#include "hloroof/cost.h"
+#include "hloroof/instruction.h"
+#include "hloroof/module.h"
+
+namespace hloroof::cost {
+
+// The operation an instruction performs. A sugared `all-to-all-start(...)` performs an
+// all-to-all whose attributes and operands are the start's and whose result is element 1 of
+// the start's shape; every other instruction performs itself.
+struct OpView {
+  Opcode opcode = Opcode::kParameter;
+  const Instruction* instruction = nullptr;  // carries the attributes and the operands
+  const Shape* result = nullptr;
+
+  size_t operand_count() const { return instruction->operand_count(); }
+  // Operand i's shape; nullptr when there is no operand i (malformed input).
+  const Shape* operand_shape(size_t i) const;
+};
+OpView view_of(const Instruction& instruction);
+
+// Elements of an array (product of dims, bounds for bounded dims); 0 for non-arrays.
+double elements(const Shape& shape);
+// Elements of every array leaf.
+double leaf_elements(const Shape& shape);
+// The memory space an array lives in: its layout's S(n), 0 without one.
+int64_t memory_space(const Shape& array);
+// The type that sets a matrix unit's peak for operands of types a and b: the wider one
+// (bf16 x s8 runs at the bf16 rate), `a` on a tie.
+PrimitiveType matrix_operand_type(PrimitiveType a, PrimitiveType b);
+
+// Sizes of one array under the options, cached by the shape's address: every shape measured
+// lives in the module, so the addresses are stable for the whole analysis.
+struct ArrayBytes {
+  double logical = 0;  // dense
+  double padded = 0;   // tiles applied (CostOptions::use_padded_sizes), else dense
+  double xla = 0;      // XLA's first-tile padding (use_padded_sizes), else dense
+  int64_t space = 0;   // memory space
+};
+
+class ShapeSizes {
+ public:
+  explicit ShapeSizes(bool use_padded_sizes) : padded_(use_padded_sizes) {}
+  // Sizes of an array leaf (a buffer's array); zero, and counted in failures(), when the shape
+  // has no size (unbounded dims).
+  ArrayBytes array(const Shape& array);
+  int64_t failures() const { return failures_; }
+
+ private:
+  bool padded_;
+  int64_t failures_ = 0;
+  absl::flat_hash_map<const Shape*, ArrayBytes> cache_;
+};
+
+// Which byte figures a charge goes to: both models, or one of them where they differ on purpose.
+enum class Model : uint8_t { kBoth, kOurs, kXla };
+
+// Bytes read and written by one instruction, as logical, padded (by memory space) and
+// XLA-compatible figures. Rules charge shapes; the tally measures them.
+class ByteTally {
+ public:
+  explicit ByteTally(ShapeSizes& sizes) : sizes_(sizes) {}
+
+  // `shape` taken whole, as XLA measures an operand: an array's bytes, a tuple's pointer table
+  // (8 bytes per element), a token nothing.
+  void read(const Shape& shape, Model model = Model::kBoth, double scale = 1.0);
+  void write(const Shape& shape, Model model = Model::kBoth, double scale = 1.0);
+  // Every array leaf of `shape`.
+  void read_leaves(const Shape& shape, Model model = Model::kBoth);
+  void write_leaves(const Shape& shape, Model model = Model::kBoth);
+  // `measured`'s bytes, located in memory space `space` (a slice is measured by its result but
+  // read from its operand's memory).
+  void read_in(const Shape& measured, int64_t space, Model model = Model::kBoth,
+               double scale = 1.0);
+  void write_in(const Shape& measured, int64_t space, Model model = Model::kBoth,
+                double scale = 1.0);
+
+  // Adds the tally's figures to `cost` (bytes and xla_bytes_accessed).
+  void add_to(OpCost& cost) const;
+
+ private:
+  void charge(bool is_write, const Shape& measured, std::optional<int64_t> space, Model model,
+              double scale);
+
+  ShapeSizes& sizes_;
+  double logical_read_ = 0;
+  double logical_written_ = 0;
+  SpaceBytes padded_read_;
+  SpaceBytes padded_written_;
+  double xla_ = 0;
+};
+
+// Adds `bytes` to the figure of `space`'s class (0 device, 5 and 6 host, anything else on-chip).
+void add_to_space(SpaceBytes& to, int64_t space, double bytes);
+
+// What the analysis knows while it walks the module: options, sizes, the per-execution cost of
+// every computation analysed so far (callees come first) and the trip count of every loop.
+struct Context {
+  Context(const Module& m, const CostOptions& o)
+      : module(m), options(o), sizes(o.use_padded_sizes) {}
+
+  const Module& module;
+  CostOptions options;
+  ShapeSizes sizes;
+  absl::flat_hash_map<const Computation*, OpCost> computation_costs;
+  absl::flat_hash_map<const Instruction*, TripCount> trip_counts;
+  std::vector<std::string> notes;
+
+  // A computation's per-execution cost; zero for none (a missing callee) or one not yet
+  // analysed (only possible in a call cycle, which the parser rejects).
+  const OpCost& cost_of(const Computation* computation);
+};
+
+// ---- Rules. Each file owns one concern.
+
+// FLOPs and transcendentals of an operation that calls nothing whole (flops.cc): elementwise,
+// contractions, reductions (per application of their computation), random numbers,
+// all-reduce. Adds to `cost`; ops without arithmetic add nothing.
+void add_flops(const OpView& op, Context& context, OpCost& cost);
+// Bytes of an operation by table 1.2 of cost-model.md and hloroof's async rules (bytes.cc).
+void add_bytes(const OpView& op, ByteTally& tally);
+// XLA's default charge: every operand whole, every result leaf (bytes.cc).
+void add_default_bytes(const OpView& op, ByteTally& tally, Model model = Model::kBoth);
+// A transpose whose layouts make it a relabelling of the same bytes (bytes.cc).
+bool transpose_is_bitcast(const Shape& operand, const Shape& result, IntList permutation);
+
+// Bytes at a fusion's boundary: results, parameters by how the fused code reads them, large
+// constants (cost-model.md 1.3; fusion.cc).
+void add_fusion_bytes(const OpView& fusion, const Computation& fused, ByteTally& tally);
+// The gather or scatter a custom fusion is costed as (cost-model.md 1.3), if any.
+const Instruction* custom_fusion_stand_in(const OpView& fusion, const Computation& fused);
+
+// FLOPs of a convolution (convolution.cc): 2 * (IF / feature groups) * OF * (B / batch groups)
+// * the valid (output position, kernel tap) pairs of every spatial dimension. nullopt when the
+// dimension labels do not fit the shapes.
+std::optional<double> convolution_flops(const Shape& lhs, const Shape& rhs, const Shape& result,
+                                        const Window* window, const ConvDimLabels& labels,
+                                        int64_t feature_group_count, int64_t batch_group_count);
+// (output position, kernel tap) pairs of one spatial dimension whose input index is in bounds
+// and not a hole of base dilation.
+int64_t valid_window_positions(int64_t input_size, int64_t kernel_size, int64_t output_size,
+                               const WindowDim& window);
+
+// A custom call's cost (custom_calls.cc). Returns false when the target is not understood:
+// then only its operands and results are charged, as a floor.
+bool add_custom_call_cost(const OpView& op, Context& context, OpCost& cost, ByteTally& tally);
+
+// The collective an operation performs, if any (collectives.cc). `is_async` for -start ops and
+// async wrappers.
+std::optional<CollectiveCost> collective_cost(const OpView& op, bool is_async, Context& context);
+
+// The trip count of a while loop (loops.cc).
+TripCount while_trip_count(const Instruction& while_op, int64_t default_count);
+// The count derived from the loop's condition, body and initial value, if the loop has the
+// canonical shape `for (i = c0; i CMP bound; i += step)`.
+std::optional<int64_t> derive_trip_count(const Instruction& while_op);
+
+}  // namespace hloroof::cost
+
+#endif  // HLOROOF_LIB_COST_COST_INTERNAL_H_

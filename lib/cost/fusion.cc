@@ -1,0 +1,172 @@
+// Bytes at a fusion's boundary (cost-model.md 1.3, XLA's FusionParameterReadBytes): the
+// intermediates stay on chip; each result leaf is written once (only the update when the root
+// is an in-place dynamic-update-slice); each parameter is read as its users read it.
+#include "cost/cost_internal.h"
+
+namespace hloroof::cost {
+namespace {
+
+using ShapePath = absl::InlinedVector<int64_t, 2>;
+
+template <typename Fn>
+void for_each_leaf_path(const Shape& shape, ShapePath& path, Fn&& fn) {
+  if (shape.is_tuple()) {
+    for (size_t i = 0; i < shape.elements.size(); ++i) {
+      path.push_back(static_cast<int64_t>(i));
+      for_each_leaf_path(shape.elements[i], path, fn);
+      path.pop_back();
+    }
+  } else if (shape.kind != Shape::Kind::kToken) {
+    fn(path, shape);
+  }
+}
+
+class ParameterReads {
+ public:
+  explicit ParameterReads(ByteTally& tally) : tally_(tally) {}
+
+  // Charges the reads of `value`, a fused parameter or a get-tuple-element of one, whose data
+  // lives in memory space `space`.
+  void charge(const Instruction& value, int64_t space, Model model) {
+    // Ordinary users share one read ("reads can be shared").
+    bool shared_read = false;
+    auto read_shared = [&] {
+      if (shared_read) return;
+      shared_read = true;
+      tally_.read_in(value.shape(), space, model);
+    };
+    for (const Instruction* user : value.users()) {
+      switch (user->opcode()) {
+        case Opcode::kFusion:
+          for (size_t slot = 0; slot < user->operand_count(); ++slot) {
+            if (user->operand(slot) == &value) charge_nested(*user, slot, space, model);
+          }
+          break;
+        case Opcode::kSlice:
+          tally_.read_in(user->shape(), space, model);
+          break;
+        case Opcode::kDynamicSlice:
+          if (user->operand(0) == &value) {
+            tally_.read_in(user->shape(), space, model);
+          } else {
+            read_shared();
+          }
+          break;
+        case Opcode::kDynamicUpdateSlice:
+          // As the buffer (operand 0) the parameter is aliased to the result: not read.
+          if (user->operand(0) != &value) read_shared();
+          break;
+        case Opcode::kBroadcast:
+        case Opcode::kReshape:
+          tally_.read_in(value.shape(), space, model);
+          break;
+        default:
+          read_shared();
+      }
+    }
+  }
+
+ private:
+  // `value` fills `slot` of nested fusion `nested`. When the nested fusion merely forwards that
+  // parameter (its root has no operands or reads the parameter first), slicing users of the
+  // nested fusion read only their slice; any other use reads the nested parameter, once.
+  void charge_nested(const Instruction& nested, size_t slot, int64_t space, Model model) {
+    const Computation* body = nested.computation_attribute(AttrId::kCalls);
+    if (body == nullptr || slot >= body->parameters().size()) return;
+    const Instruction& parameter = *body->parameters()[slot];
+    const Instruction* root = body->root();
+    const bool forwards =
+        root != nullptr && (root->operand_count() == 0 || root->operand(0) == &parameter);
+    if (nested.users().empty()) {
+      // XLA charges nothing here (it looks only at the nested fusion's users); the data is
+      // read all the same.
+      if (model != Model::kXla) charge(parameter, space, Model::kOurs);
+      return;
+    }
+    bool recursed = false;
+    for (const Instruction* user : nested.users()) {
+      const bool sliced_here = user->operand_count() > 0 && user->operand(0) == &nested;
+      if (forwards && user->opcode() == Opcode::kSlice) {
+        tally_.read_in(user->shape(), space, model);
+      } else if (forwards && sliced_here && user->opcode() == Opcode::kDynamicSlice) {
+        tally_.read_in(user->shape(), space, model);
+      } else if (forwards && sliced_here && user->opcode() == Opcode::kDynamicUpdateSlice) {
+        // aliased
+      } else if (!recursed) {
+        recursed = true;
+        charge(parameter, space, model);
+      }
+    }
+  }
+
+  ByteTally& tally_;
+};
+
+// The instruction a tuple parameter's leaf at `path` is read through: XLA follows the
+// get-tuple-element users down and stops where none matches.
+const Instruction& leaf_reader(const Instruction& parameter, const ShapePath& path) {
+  const Instruction* node = &parameter;
+  for (int64_t index : path) {
+    for (const Instruction* user : node->users()) {
+      if (user->opcode() == Opcode::kGetTupleElement &&
+          user->int_attribute(AttrId::kIndex) == index) {
+        node = user;
+        break;
+      }
+    }
+  }
+  return *node;
+}
+
+const Instruction* in_place_update(const Instruction* root, const ShapePath& path) {
+  if (root == nullptr) return nullptr;
+  if (path.empty() && root->opcode() == Opcode::kDynamicUpdateSlice) return root;
+  if (path.size() == 1 && root->opcode() == Opcode::kTuple &&
+      path[0] < static_cast<int64_t>(root->operand_count())) {
+    const Instruction* element = root->operand(static_cast<size_t>(path[0]));
+    if (element->opcode() == Opcode::kDynamicUpdateSlice) return element;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void add_fusion_bytes(const OpView& fusion, const Computation& fused, ByteTally& tally) {
+  const Instruction* root = fused.root();
+  ShapePath path;
+  for_each_leaf_path(*fusion.result, path, [&](const ShapePath& at, const Shape& leaf) {
+    const Instruction* update = in_place_update(root, at);
+    if (update != nullptr && update->operand_count() > 1) {
+      tally.write_in(update->operand(1)->shape(), memory_space(leaf));
+    } else {
+      tally.write(leaf);
+    }
+  });
+
+  // Constants of more than one element are read from memory; scalars are immediates.
+  for (const Instruction* i : fused.instructions()) {
+    if (i->opcode() == Opcode::kConstant && leaf_elements(i->shape()) > 1) tally.read(i->shape());
+  }
+
+  ParameterReads reads(tally);
+  for (const Instruction* parameter : fused.parameters()) {
+    if (parameter == nullptr) continue;
+    if (!parameter->shape().is_tuple()) {
+      reads.charge(*parameter, memory_space(parameter->shape()), Model::kBoth);
+      continue;
+    }
+    for_each_leaf_path(parameter->shape(), path, [&](const ShapePath& at, const Shape& leaf) {
+      reads.charge(leaf_reader(*parameter, at), memory_space(leaf), Model::kBoth);
+    });
+  }
+}
+
+const Instruction* custom_fusion_stand_in(const OpView& fusion, const Computation& fused) {
+  if (fusion.instruction->fusion_kind() != "kCustom") return nullptr;
+  for (const Instruction* i : fused.instructions()) {
+    if (i->opcode() == Opcode::kGather || i->opcode() == Opcode::kScatter) return i;
+  }
+  return nullptr;
+}
+
+}  // namespace hloroof::cost

@@ -1,0 +1,13 @@
+target_sources(hloroof PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/analyze.cc
+  ${CMAKE_CURRENT_LIST_DIR}/byte_tally.cc
+  ${CMAKE_CURRENT_LIST_DIR}/bytes.cc
+  ${CMAKE_CURRENT_LIST_DIR}/collectives.cc
+  ${CMAKE_CURRENT_LIST_DIR}/convolution.cc
+  ${CMAKE_CURRENT_LIST_DIR}/custom_calls.cc
+  ${CMAKE_CURRENT_LIST_DIR}/flops.cc
+  ${CMAKE_CURRENT_LIST_DIR}/fusion.cc
+  ${CMAKE_CURRENT_LIST_DIR}/loops.cc
+  ${CMAKE_CURRENT_LIST_DIR}/op_cost.cc
+  ${CMAKE_CURRENT_LIST_DIR}/op_view.cc
+)

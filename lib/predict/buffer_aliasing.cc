@@ -1,0 +1,251 @@
+// The rules follow XLA's dataflow and alias analyses (hlo_dataflow_analysis.cc, alias_info.cc):
+// which ops define new values, which forward their operands' values, and which must write in
+// place.
+#include "predict/buffer_aliasing.h"
+
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "hloroof/computation.h"
+#include "predict/shape_leaves.h"
+#include "re2/re2.h"
+#include "util/absl_compat.h"
+
+namespace hloroof::detail {
+namespace {
+
+using ShapeIndex = std::vector<int64_t>;
+
+// Fusions nest fusions; a malformed module could nest them without end.
+constexpr int kMaxFusionDepth = 32;
+
+ShapeIndex parse_index(const std::string& text) {
+  ShapeIndex index;
+  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    int64_t v = 0;
+    if (absl::SimpleAtoi(part, &v)) index.push_back(v);
+  }
+  return index;
+}
+
+// `output_to_operand_aliasing={{0}: (1, {}), {1}: (0, {0})}` (hlo-text-syntax.md 5.11).
+std::vector<InPlacePair> declared_aliasing(const Instruction& instruction) {
+  std::vector<InPlacePair> pairs;
+  const Attribute* attribute = instruction.attribute(AttrId::kOutputToOperandAliasing);
+  if (attribute == nullptr) return pairs;
+  static const RE2 kEntry(R"(\{([0-9,\s]*)\}\s*:\s*\(\s*(\d+)\s*,\s*\{([0-9,\s]*)\}\s*\))");
+  re2::StringPiece text(attribute->text.data(), attribute->text.size());
+  std::string output, operand, operand_index;
+  while (RE2::FindAndConsume(&text, kEntry, &output, &operand, &operand_index)) {
+    InPlacePair pair;
+    if (!absl::SimpleAtoi(operand, &pair.operand)) continue;
+    pair.output_index = parse_index(output);
+    pair.operand_index = parse_index(operand_index);
+    pairs.push_back(std::move(pair));
+  }
+  return pairs;
+}
+
+// Follows tuple, get-tuple-element and bitcast back to the instruction that defines the value
+// at `index` of `instruction` (XLA's FollowTupleIndirection and FollowNoOpIndirection).
+const Instruction* follow_indirections(const Instruction* instruction, ShapeIndex& index) {
+  while (instruction->opcode() == Opcode::kTuple && !index.empty()) {
+    if (index.front() < 0 || index.front() >= static_cast<int64_t>(instruction->operand_count())) {
+      return instruction;
+    }
+    instruction = instruction->operand(index.front());
+    index.erase(index.begin());
+  }
+  while (instruction->opcode() == Opcode::kGetTupleElement && instruction->operand_count() == 1) {
+    index.insert(index.begin(), instruction->int_attribute(AttrId::kIndex).value_or(0));
+    instruction = instruction->operand(0);
+  }
+  while (index.empty() && instruction->opcode() == Opcode::kBitcast &&
+         instruction->operand_count() == 1) {
+    instruction = instruction->operand(0);
+  }
+  return instruction;
+}
+
+std::vector<InPlacePair> pairs_at_depth(const Instruction& instruction, int depth);
+
+// A fusion output is written in place when, followed back from the fused root, it comes from
+// an in-place op whose overwritten operand is (through indirections) a fusion parameter.
+std::vector<InPlacePair> fusion_pairs(const Instruction& fusion, int depth) {
+  std::vector<InPlacePair> pairs;
+  Computation* fused = fusion.computation_attribute(AttrId::kCalls);
+  if (fused == nullptr || fused->root() == nullptr || depth > kMaxFusionDepth) return pairs;
+  const int64_t leaves = leaf_count(fusion.shape());
+  for (int64_t leaf = 0; leaf < leaves; ++leaf) {
+    const ShapeIndex output_index = leaf_index(fusion.shape(), leaf);
+    ShapeIndex source_index = output_index;
+    const Instruction* source = follow_indirections(fused->root(), source_index);
+    for (const InPlacePair& inner : pairs_at_depth(*source, depth + 1)) {
+      if (inner.output_index != source_index ||
+          inner.operand >= static_cast<int64_t>(source->operand_count())) {
+        continue;
+      }
+      ShapeIndex input_index = inner.operand_index;
+      const Instruction* input = follow_indirections(source->operand(inner.operand), input_index);
+      if (input->opcode() == Opcode::kParameter && input->parameter_number() >= 0) {
+        pairs.push_back({input->parameter_number(), input_index, output_index});
+      }
+      break;
+    }
+  }
+  return pairs;
+}
+
+// Operand i overwritten into result {i}, or operand 0 into the whole result when there is one.
+std::vector<InPlacePair> leading_operands_in_place(int64_t count) {
+  if (count == 1) return {{0, {}, {}}};
+  std::vector<InPlacePair> pairs;
+  for (int64_t i = 0; i < count; ++i) pairs.push_back({i, {}, {i}});
+  return pairs;
+}
+
+std::vector<InPlacePair> pairs_at_depth(const Instruction& instruction, int depth) {
+  const int64_t operands = static_cast<int64_t>(instruction.operand_count());
+  switch (instruction.opcode()) {
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kSetDimensionSize:
+      return {{0, {}, {}}};
+    case Opcode::kScatter:  // N inputs, one indices operand, N updates
+      return leading_operands_in_place((operands - 1) / 2);
+    case Opcode::kAllReduceStart:
+      // XLA gives NVSHMEM all-reduces separate input and output buffers.
+      if (absl::StrContains(
+              absl::AsciiStrToLower(sv(instruction.string_attribute(AttrId::kBackendConfig))),
+              "nvshmem")) {
+        return {};
+      }
+      return leading_operands_in_place(operands);
+    case Opcode::kCollectivePermute:
+    case Opcode::kRaggedAllToAll:
+      // The combined collective-permute form writes into its second operand.
+      if (instruction.opcode() == Opcode::kCollectivePermute && operands != 4) return {};
+      return {{1, {}, {}}};
+    case Opcode::kCollectivePermuteStart:
+      if (operands != 4) return {};
+      return {{1, {}, {1}}};
+    case Opcode::kCustomCall:
+    case Opcode::kAsyncStart:
+      return declared_aliasing(instruction);
+    case Opcode::kFusion: {
+      std::vector<InPlacePair> pairs = fusion_pairs(instruction, depth);
+      for (InPlacePair& p : declared_aliasing(instruction)) pairs.push_back(std::move(p));
+      return pairs;
+    }
+    default:
+      return {};
+  }
+}
+
+// Makes the leaves of result subshape `output_index` those of operand `operand`'s subshape
+// `operand_index`, when both exist and hold the same number of leaves.
+void forward(const Instruction& instruction, const ShapeIndex& output_index, int64_t operand,
+             const ShapeIndex& operand_index, std::vector<LeafSource>& sources) {
+  if (operand < 0 || operand >= static_cast<int64_t>(instruction.operand_count())) return;
+  std::optional<LeafRange> out = leaf_range(instruction.shape(), output_index);
+  std::optional<LeafRange> in = leaf_range(instruction.operand(operand)->shape(), operand_index);
+  if (!out || !in || out->count != in->count) return;
+  for (int64_t k = 0; k < out->count; ++k) {
+    sources[out->first + k] = {static_cast<int32_t>(operand), in->first + k};
+  }
+}
+
+// Makes the leaves of result subshape `output_index` the leaves of all operands, in order
+// (a tuple, or the operand tuple of an async start), when the counts agree.
+void forward_all_operands(const Instruction& instruction, const ShapeIndex& output_index,
+                          std::vector<LeafSource>& sources) {
+  std::optional<LeafRange> out = leaf_range(instruction.shape(), output_index);
+  if (!out) return;
+  int64_t total = 0;
+  for (const Instruction* o : instruction.operands()) total += leaf_count(o->shape());
+  if (total != out->count) return;
+  int64_t k = out->first;
+  for (size_t i = 0; i < instruction.operand_count(); ++i) {
+    const int64_t n = leaf_count(instruction.operand(i)->shape());
+    for (int64_t j = 0; j < n; ++j) sources[k++] = {static_cast<int32_t>(i), j};
+  }
+}
+
+}  // namespace
+
+bool only_forwards_buffers(Opcode op) {
+  switch (op) {
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kBitcast:
+    case Opcode::kOptimizationBarrier:
+    case Opcode::kDomain:
+    case Opcode::kAsyncUpdate:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::vector<InPlacePair> in_place_pairs(const Instruction& instruction) {
+  return pairs_at_depth(instruction, 0);
+}
+
+std::vector<LeafSource> leaf_sources(const Instruction& instruction) {
+  std::vector<LeafSource> sources(leaf_count(instruction.shape()));
+  switch (instruction.opcode()) {
+    case Opcode::kTuple:
+      forward_all_operands(instruction, {}, sources);
+      break;
+    case Opcode::kGetTupleElement:
+      if (std::optional<int64_t> index = instruction.int_attribute(AttrId::kIndex)) {
+        forward(instruction, {}, 0, {*index}, sources);
+      }
+      break;
+    // A loop's state lives in its operand's buffers for the whole loop (XLA colocates the
+    // while operand, body parameter, body root and result).
+    case Opcode::kWhile:
+    case Opcode::kBitcast:
+    case Opcode::kOptimizationBarrier:
+    case Opcode::kDomain:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAddDependency:
+    case Opcode::kAllReduceDone:
+      forward(instruction, {}, 0, {}, sources);
+      break;
+    // Asynchronous starts carry their operands in element {0} (copy-start: {1}) until the done.
+    case Opcode::kAllGatherStart:
+    case Opcode::kAsyncStart:
+      forward_all_operands(instruction, {0}, sources);
+      break;
+    case Opcode::kCollectivePermuteStart:
+    case Opcode::kSend:
+      forward(instruction, {0}, 0, {}, sources);
+      break;
+    case Opcode::kCopyStart:
+      forward(instruction, {1}, 0, {}, sources);
+      break;
+    // A done's result is the buffer its start allocated.
+    case Opcode::kAllGatherDone:
+    case Opcode::kCollectivePermuteDone:
+    case Opcode::kAsyncDone:
+      forward(instruction, {}, 0, {1}, sources);
+      break;
+    case Opcode::kCopyDone:
+      forward(instruction, {}, 0, {0}, sources);
+      break;
+    case Opcode::kRecvDone:
+      forward(instruction, {0}, 0, {0}, sources);
+      break;
+    default:
+      break;
+  }
+  for (const InPlacePair& pair : in_place_pairs(instruction)) {
+    forward(instruction, pair.output_index, pair.operand, pair.operand_index, sources);
+  }
+  return sources;
+}
+
+}  // namespace hloroof::detail

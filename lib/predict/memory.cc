@@ -1,0 +1,257 @@
+// analyze_memory: the liveness of memory_liveness.cc summarised for people and tools.
+#include "hloroof/memory.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "hloroof/computation.h"
+#include "hloroof/device.h"
+#include "hloroof/module.h"
+#include "hloroof/shape_text.h"
+#include "predict/memory_liveness.h"
+#include "predict/shape_leaves.h"
+#include "util/absl_compat.h"
+
+namespace hloroof {
+namespace {
+
+using detail::Buffer;
+using detail::ComputationLiveness;
+using detail::ModuleLiveness;
+
+std::string buffer_name(const Buffer& b) {
+  std::string name(b.instruction->name());
+  if (b.instruction->shape().is_tuple()) {
+    absl::StrAppend(&name, "{",
+                    absl::StrJoin(detail::leaf_index(b.instruction->shape(), b.leaf), ","), "}");
+  }
+  return name;
+}
+
+MemoryBuffer describe(const Buffer& b, const Computation& entry) {
+  MemoryBuffer m;
+  m.name = buffer_name(b);
+  m.computation = std::string(b.computation->name());
+  m.shape = to_string(*b.shape);
+  m.kind = b.kind;
+  m.is_output = b.is_output;
+  m.donated = b.donated;
+  m.logical_bytes = b.logical_bytes;
+  m.padded_bytes = b.padded_bytes;
+  m.memory_space = b.memory_space;
+  const Computation& schedule = b.whole_step ? entry : *b.computation;
+  const auto instructions = schedule.instructions();
+  if (!instructions.empty()) {
+    const int64_t last = static_cast<int64_t>(instructions.size()) - 1;
+    m.live_from_index = std::clamp<int64_t>(b.from, 0, last);
+    m.live_to_index = std::clamp<int64_t>(b.to, 0, last);
+    m.live_from = std::string(instructions[m.live_from_index]->name());
+    m.live_to = std::string(instructions[m.live_to_index]->name());
+  }
+  return m;
+}
+
+// The ids of the `top` largest buffers (all when `top` is 0), largest padded size first; ties
+// in schedule order. Only these are described: naming and printing shapes costs more than the
+// analysis on large modules.
+std::vector<int32_t> largest_first(std::vector<int32_t> ids, const std::vector<Buffer>& buffers,
+                                   size_t top) {
+  auto larger = [&](int32_t a, int32_t b) {
+    if (buffers[a].padded_bytes != buffers[b].padded_bytes) {
+      return buffers[a].padded_bytes > buffers[b].padded_bytes;
+    }
+    return a < b;
+  };
+  if (top == 0 || top >= ids.size()) {
+    std::sort(ids.begin(), ids.end(), larger);
+  } else {
+    std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(top), ids.end(),
+                      larger);
+    ids.resize(top);
+  }
+  return ids;
+}
+
+// Entry first, then the body with the largest peak of each loop or call running at the peak.
+std::vector<PeakFrame> peak_path(const ComputationLiveness& entry) {
+  std::vector<PeakFrame> path;
+  const ComputationLiveness* at = &entry;
+  int64_t position = entry.peak_position;
+  while (at != nullptr && !at->computation->instructions().empty()) {
+    path.push_back({std::string(at->computation->name()),
+                    std::string(at->computation->instructions()[position]->name())});
+    const ComputationLiveness* next = nullptr;
+    int64_t most = 0;
+    for (const ComputationLiveness::Window& w : at->windows) {
+      if (position < w.from || position > w.to) continue;
+      const ComputationLiveness* body = ComputationLiveness::largest_body(w);
+      if (body != nullptr && body->peak[0] > most) {
+        most = body->peak[0];
+        next = body;
+      }
+    }
+    at = next;
+    if (at != nullptr) position = at->peak_position;
+  }
+  return path;
+}
+
+// Device array leaves whose layout has no tiles: on a TPU their real size is padded.
+int64_t untiled_device_arrays(const std::vector<Buffer>& buffers) {
+  int64_t n = 0;
+  for (const Buffer& b : buffers) {
+    if (!b.counted || b.tier() != MemoryTier::kDevice || b.shape->rank() == 0) continue;
+    if (!b.shape->layout || b.shape->layout->tiles.empty()) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+MemoryTier memory_tier(int64_t memory_space) {
+  if (memory_space == kDefaultMemorySpace) return MemoryTier::kDevice;
+  if (memory_space == kHostMemorySpace || memory_space == kUnpinnedHostMemorySpace) {
+    return MemoryTier::kHost;
+  }
+  return MemoryTier::kOnChip;
+}
+
+std::string_view memory_tier_name(MemoryTier tier) {
+  switch (tier) {
+    case MemoryTier::kDevice:
+      return "device";
+    case MemoryTier::kOnChip:
+      return "on_chip";
+    case MemoryTier::kHost:
+      return "host";
+  }
+  return "device";
+}
+
+std::string_view buffer_kind_name(BufferKind kind) {
+  switch (kind) {
+    case BufferKind::kParameter:
+      return "parameter";
+    case BufferKind::kOutput:
+      return "output";
+    case BufferKind::kTemporary:
+      return "temporary";
+    case BufferKind::kConstant:
+      return "constant";
+  }
+  return "temporary";
+}
+
+CapacityCheck check_capacity(int64_t peak_bytes, const DeviceSpec& device) {
+  CapacityCheck c;
+  c.device = device.name;
+  c.capacity_bytes =
+      device.hbm_capacity_bytes >= 9.2e18
+          ? std::numeric_limits<int64_t>::max()
+          : static_cast<int64_t>(std::llround(std::max(0.0, device.hbm_capacity_bytes)));
+  c.peak_bytes = peak_bytes;
+  c.fits = peak_bytes <= c.capacity_bytes;
+  c.shortfall_bytes = c.fits ? 0 : peak_bytes - c.capacity_bytes;
+  c.headroom = c.capacity_bytes > 0
+                   ? (static_cast<double>(c.capacity_bytes) - static_cast<double>(peak_bytes)) /
+                         static_cast<double>(c.capacity_bytes)
+                   : (c.fits ? 0.0 : -1.0);
+  return c;
+}
+
+absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOptions& options) {
+  absl::StatusOr<ModuleLiveness> liveness =
+      ModuleLiveness::analyze(module, options.first_tile_padding);
+  if (!liveness.ok()) return liveness.status();
+  const ComputationLiveness& entry = liveness->entry();
+  const Computation& entry_computation = *entry.computation;
+  const std::vector<Buffer>& buffers = liveness->buffers();
+
+  MemoryReport r;
+  r.module_name = std::string(module.name());
+  r.scheduled = module.attributes().is_scheduled;
+
+  // The curve and the peak.
+  const auto schedule = entry_computation.instructions();
+  r.live_curve.reserve(schedule.size());
+  for (size_t p = 0; p < schedule.size(); ++p) {
+    r.live_curve.push_back({std::string(schedule[p]->name()), entry.device_bytes(p)});
+  }
+  r.peak_bytes = entry.peak[0];
+  r.peak_on_chip_bytes = entry.peak[1];
+  r.peak_host_bytes = entry.peak[2];
+  if (!schedule.empty()) {
+    const int64_t p = entry.peak_position;
+    r.peak_at = std::string(schedule[p]->name());
+    r.peak_path = peak_path(entry);
+    r.peak_breakdown = {
+        entry.curve[detail::kDeviceParameters][p], entry.curve[detail::kDeviceOutputs][p],
+        entry.curve[detail::kDeviceTemporaries][p], entry.curve[detail::kDeviceConstants][p]};
+    for (size_t q = 0; q < schedule.size(); ++q) {
+      r.temporary_peak_bytes =
+          std::max(r.temporary_peak_bytes, entry.curve[detail::kDeviceTemporaries][q]);
+    }
+    // Buffers live at the peak; a body run by two overlapping windows is listed once.
+    std::vector<int32_t> live = liveness->live_at(entry, p);
+    std::sort(live.begin(), live.end());
+    live.erase(std::unique(live.begin(), live.end()), live.end());
+    r.peak_buffer_count = static_cast<int64_t>(live.size());
+    for (int32_t id : live) {
+      r.peak_padding_waste_bytes += buffers[id].padded_bytes - buffers[id].logical_bytes;
+    }
+    for (int32_t id : largest_first(std::move(live), buffers, options.top_buffers)) {
+      r.peak_buffers.push_back(describe(buffers[id], entry_computation));
+    }
+  }
+
+  // Whole-step totals and the largest buffers.
+  std::vector<int32_t> counted;
+  for (size_t id = 0; id < buffers.size(); ++id) {
+    const Buffer& b = buffers[id];
+    if (!b.counted) continue;
+    counted.push_back(static_cast<int32_t>(id));
+    if (b.tier() != MemoryTier::kDevice) continue;
+    r.padding_waste_bytes += b.padded_bytes - b.logical_bytes;
+    if (b.kind == BufferKind::kParameter) r.argument_bytes += b.padded_bytes;
+    if (b.kind == BufferKind::kConstant) r.constant_bytes += b.padded_bytes;
+    if (b.is_output) r.output_bytes += b.padded_bytes;
+    if (b.donated) r.alias_bytes += b.padded_bytes;
+  }
+  r.buffer_count = static_cast<int64_t>(counted.size());
+  for (int32_t id : largest_first(std::move(counted), buffers, options.top_buffers)) {
+    r.largest_buffers.push_back(describe(buffers[id], entry_computation));
+  }
+
+  // What shaped the numbers.
+  if (!r.scheduled) {
+    r.notes.push_back(
+        "the module is not scheduled (no is_scheduled=true): liveness follows the printed "
+        "order, which XLA's scheduler may change");
+  }
+  for (const std::string& note : liveness->notes()) r.notes.push_back(note);
+  if (options.device != nullptr) {
+    r.capacity = check_capacity(r.peak_bytes, *options.device);
+    if (options.device->kind == DeviceKind::kTpu) {
+      if (int64_t n = untiled_device_arrays(buffers); n > 0) {
+        r.notes.push_back(
+            absl::StrCat(n,
+                         " device buffers have layouts without tiles; a TPU pads them to its tiles "
+                         "(cost-model.md 6.2), so their sizes here are lower bounds"));
+      }
+    }
+    if (options.device->on_chip_capacity_bytes > 0 &&
+        static_cast<double>(r.peak_on_chip_bytes) > options.device->on_chip_capacity_bytes) {
+      r.notes.push_back(absl::StrCat("on-chip buffers (S(1) and up) peak above the device's ",
+                                     options.device->on_chip_memory_name.empty()
+                                         ? std::string("on-chip memory")
+                                         : options.device->on_chip_memory_name,
+                                     " capacity"));
+    }
+  }
+  return r;
+}
+
+}  // namespace hloroof

@@ -1,0 +1,512 @@
+#include "predict/memory_liveness.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/numeric/int128.h"
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "hloroof/computation.h"
+#include "hloroof/shape_size.h"
+#include "predict/buffer_aliasing.h"
+#include "predict/shape_leaves.h"
+#include "util/absl_compat.h"
+
+namespace hloroof::detail {
+namespace {
+
+// Loops and calls nest a few levels in real programs; this bounds recursion on malformed input.
+constexpr int kMaxNesting = 200;
+
+// Marks a leaf whose buffer belongs to the caller (a body's parameters).
+constexpr int32_t kExternal = -1;
+
+int64_t clamp_to_int64(absl::int128 v) {
+  if (v > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
+  if (v < 0) return 0;
+  return static_cast<int64_t>(v);
+}
+
+Channel tier_channel(MemoryTier tier) {
+  switch (tier) {
+    case MemoryTier::kDevice:
+      return kDeviceTemporaries;
+    case MemoryTier::kOnChip:
+      return kOnChip;
+    case MemoryTier::kHost:
+      return kHost;
+  }
+  return kDeviceTemporaries;
+}
+
+// The bodies an instruction runs whose temporaries need memory of their own. Fusions, and the
+// scalar computations of reduce, sort, scatter and the like, run without buffers of their own.
+bool runs_bodies_with_memory(const Instruction& i) {
+  switch (i.opcode()) {
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kCall:
+      return true;
+    case Opcode::kAsyncStart:
+      // `fusion-start(...), calls=%fused` wraps a fusion; `call-start` or an explicit
+      // `async-start(...), calls=%c` runs a computation.
+      return !i.uses_async_sugar() || i.async_wrapped_opcode() == Opcode::kCall;
+    default:
+      return false;
+  }
+}
+
+// Instructions of one computation by schedule position, with the buffer of every result leaf
+// (flattened: the leaves of instruction p are ids[offset[p] .. offset[p+1])).
+struct ScheduledLeaves {
+  absl::flat_hash_map<const Instruction*, int32_t> position;
+  std::vector<int64_t> offset;
+  std::vector<int32_t> ids;
+
+  absl::Span<const int32_t> of(int64_t p) const {
+    return absl::MakeConstSpan(ids).subspan(offset[p], offset[p + 1] - offset[p]);
+  }
+  absl::Span<const int32_t> of(const Instruction* i) const {
+    auto it = position.find(i);
+    if (it == position.end()) return {};
+    return of(it->second);
+  }
+};
+
+// The last position of the async-done that ends `start` (through async-updates), or `start`'s.
+int64_t async_window_end(const Instruction& start, const ScheduledLeaves& leaves) {
+  int64_t end = leaves.position.at(&start);
+  std::vector<const Instruction*> stack = {&start};
+  absl::flat_hash_set<const Instruction*> seen;
+  while (!stack.empty()) {
+    const Instruction* i = stack.back();
+    stack.pop_back();
+    for (const Instruction* user : i->users()) {
+      if (!seen.insert(user).second) continue;
+      auto it = leaves.position.find(user);
+      if (it == leaves.position.end()) continue;
+      if (user->opcode() == Opcode::kAsyncUpdate) stack.push_back(user);
+      if (user->opcode() == Opcode::kAsyncUpdate || user->opcode() == Opcode::kAsyncDone) {
+        end = std::max<int64_t>(end, it->second);
+      }
+    }
+  }
+  return end;
+}
+
+}  // namespace
+
+Channel Buffer::channel() const {
+  if (tier() != MemoryTier::kDevice) return tier_channel(tier());
+  switch (kind) {
+    case BufferKind::kParameter:
+      return kDeviceParameters;
+    case BufferKind::kOutput:
+      return kDeviceOutputs;
+    case BufferKind::kConstant:
+      return kDeviceConstants;
+    case BufferKind::kTemporary:
+      return kDeviceTemporaries;
+  }
+  return kDeviceTemporaries;
+}
+
+int64_t ComputationLiveness::device_bytes(int64_t position) const {
+  absl::int128 sum = 0;
+  for (Channel c : {kDeviceParameters, kDeviceOutputs, kDeviceTemporaries, kDeviceConstants}) {
+    sum += curve[c][position];
+  }
+  return clamp_to_int64(sum);
+}
+
+const ComputationLiveness* ComputationLiveness::largest_body(const Window& window) {
+  const ComputationLiveness* best = nullptr;
+  for (const ComputationLiveness* body : window.bodies) {
+    if (best == nullptr || body->peak[0] > best->peak[0]) best = body;
+  }
+  return best;
+}
+
+class ModuleLiveness::Builder {
+ public:
+  Builder(const Module& module, bool first_tile_padding, ModuleLiveness& out)
+      : module_(module), first_tile_padding_(first_tile_padding), out_(out) {}
+
+  absl::Status run() {
+    const Computation* entry = module_.entry();
+    if (entry == nullptr) return absl::InvalidArgumentError("the module has no entry computation");
+    entry_size_ = static_cast<int64_t>(entry->instruction_count());
+    absl::StatusOr<const ComputationLiveness*> e = analyze(*entry, /*depth=*/0);
+    if (!e.ok()) return e.status();
+    out_.entry_ = *e;
+    if (unsized_ > 0) {
+      out_.notes_.push_back(
+          absl::StrCat(unsized_,
+                       " array shapes have no static size (unbounded dimensions); their buffers "
+                       "count 0 B"));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::StatusOr<const ComputationLiveness*> analyze(const Computation& c, int depth);
+  void define_leaves(const Computation& c, bool is_entry, int64_t p, const Instruction& i,
+                     ScheduledLeaves& leaves);
+  void mark_entry_outputs(const Computation& c, const ScheduledLeaves& leaves);
+  void apply_donation(const Computation& c, const ScheduledLeaves& leaves);
+  void sweep(ComputationLiveness& liveness, int64_t n, bool is_entry);
+  const std::vector<LeafSize>& sizes_of(const Shape& shape);
+
+  const Module& module_;
+  bool first_tile_padding_;
+  ModuleLiveness& out_;
+  int64_t entry_size_ = 0;
+  int64_t unsized_ = 0;  // distinct array leaf shapes without a static size
+  absl::flat_hash_map<const Computation*, const ComputationLiveness*> analyzed_;
+  absl::flat_hash_set<const Computation*> in_progress_;
+  absl::flat_hash_map<const Shape*, std::vector<LeafSize>> sizes_;
+};
+
+const std::vector<ModuleLiveness::LeafSize>& ModuleLiveness::Builder::sizes_of(const Shape& shape) {
+  auto [it, inserted] = sizes_.try_emplace(&shape);
+  if (!inserted) return it->second;
+  for (const Shape* leaf : leaf_shapes(shape)) {
+    LeafSize size;
+    if (absl::StatusOr<ArraySize> s = array_size(*leaf); s.ok()) {
+      size.logical = s->logical_bytes;
+      size.padded = first_tile_padding_ ? s->first_tile_padded_bytes : s->padded_bytes;
+      size.memory_space = s->memory_space;
+    } else {
+      size.memory_space = leaf->layout ? leaf->layout->memory_space : 0;
+      ++unsized_;
+    }
+    it->second.push_back(size);
+  }
+  return it->second;
+}
+
+void ModuleLiveness::Builder::define_leaves(const Computation& c, bool is_entry, int64_t p,
+                                            const Instruction& i, ScheduledLeaves& leaves) {
+  const std::vector<LeafSource> sources = leaf_sources(i);
+  const std::vector<LeafSize>& sizes = sizes_of(i.shape());
+  const std::vector<const Shape*> shapes = leaf_shapes(i.shape());
+  for (size_t k = 0; k < sources.size(); ++k) {
+    const LeafSource& source = sources[k];
+    if (source.operand != LeafSource::kNewBuffer) {
+      absl::Span<const int32_t> operand_leaves = leaves.of(i.operand(source.operand));
+      leaves.ids.push_back(source.leaf < static_cast<int64_t>(operand_leaves.size())
+                               ? operand_leaves[source.leaf]
+                               : kExternal);
+      continue;
+    }
+    if (i.opcode() == Opcode::kParameter && !is_entry) {
+      leaves.ids.push_back(kExternal);  // the caller's buffer
+      continue;
+    }
+    Buffer b;
+    b.computation = &c;
+    b.instruction = &i;
+    b.leaf = static_cast<int64_t>(k);
+    b.shape = k < shapes.size() ? shapes[k] : &i.shape();
+    if (k < sizes.size()) {
+      b.logical_bytes = sizes[k].logical;
+      b.padded_bytes = sizes[k].padded;
+      b.memory_space = sizes[k].memory_space;
+    }
+    b.from = b.to = p;
+    const int32_t id = static_cast<int32_t>(out_.buffers_.size());
+    if (i.opcode() == Opcode::kParameter || i.opcode() == Opcode::kConstant) {
+      b.kind = i.opcode() == Opcode::kParameter ? BufferKind::kParameter : BufferKind::kConstant;
+      b.whole_step = true;
+      b.from = 0;
+      b.to = std::max<int64_t>(0, entry_size_ - 1);
+      out_.whole_step_.push_back(id);
+    }
+    out_.buffers_.push_back(b);
+    leaves.ids.push_back(id);
+  }
+}
+
+absl::StatusOr<const ComputationLiveness*> ModuleLiveness::Builder::analyze(const Computation& c,
+                                                                            int depth) {
+  if (auto it = analyzed_.find(&c); it != analyzed_.end()) return it->second;
+  if (depth > kMaxNesting) {
+    return absl::InvalidArgumentError(absl::StrCat("computations nest more than ", kMaxNesting,
+                                                   " levels deep at %", sv(c.name())));
+  }
+  if (!in_progress_.insert(&c).second) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("computation %", sv(c.name()), " runs itself (a call cycle)"));
+  }
+  const bool is_entry = depth == 0;
+  auto liveness = std::make_unique<ComputationLiveness>();
+  liveness->computation = &c;
+  const absl::Span<Instruction* const> schedule = c.instructions();
+  const int64_t n = static_cast<int64_t>(schedule.size());
+
+  ScheduledLeaves leaves;
+  leaves.position.reserve(n);
+  for (int64_t p = 0; p < n; ++p) leaves.position[schedule[p]] = static_cast<int32_t>(p);
+  leaves.offset.reserve(n + 1);
+  leaves.offset.push_back(0);
+  const size_t first_buffer = out_.buffers_.size();
+
+  for (int64_t p = 0; p < n; ++p) {
+    const Instruction& i = *schedule[p];
+    define_leaves(c, is_entry, p, i, leaves);
+    leaves.offset.push_back(static_cast<int64_t>(leaves.ids.size()));
+    // A real use keeps every operand buffer alive up to here.
+    if (!only_forwards_buffers(i.opcode())) {
+      for (const Instruction* operand : i.operands()) {
+        for (int32_t id : leaves.of(operand)) {
+          if (id >= 0) out_.buffers_[id].to = std::max(out_.buffers_[id].to, p);
+        }
+      }
+    }
+    if (runs_bodies_with_memory(i) && !i.called_computations().empty()) {
+      ComputationLiveness::Window window;
+      window.from = p;
+      window.to = i.opcode() == Opcode::kAsyncStart ? async_window_end(i, leaves) : p;
+      for (const Computation* body : i.called_computations()) {
+        absl::StatusOr<const ComputationLiveness*> b = analyze(*body, depth + 1);
+        if (!b.ok()) return b.status();
+        window.bodies.push_back(*b);
+      }
+      liveness->windows.push_back(std::move(window));
+    }
+  }
+
+  if (is_entry) {
+    mark_entry_outputs(c, leaves);
+    apply_donation(c, leaves);
+  } else if (c.root() != nullptr) {
+    // A body's result is its caller's buffer (a loop's state, a call's result).
+    for (int32_t id : leaves.of(c.root())) {
+      if (id >= 0 && !out_.buffers_[id].whole_step) out_.buffers_[id].counted = false;
+    }
+  }
+  for (size_t id = first_buffer; id < out_.buffers_.size(); ++id) {
+    const Buffer& b = out_.buffers_[id];
+    if (b.computation == &c && !b.whole_step) liveness->buffers.push_back(static_cast<int32_t>(id));
+  }
+  sweep(*liveness, n, is_entry);
+
+  in_progress_.erase(&c);
+  const ComputationLiveness* result = liveness.get();
+  out_.computations_.push_back(std::move(liveness));
+  analyzed_[&c] = result;
+  return result;
+}
+
+void ModuleLiveness::Builder::mark_entry_outputs(const Computation& c,
+                                                 const ScheduledLeaves& leaves) {
+  if (c.root() == nullptr) return;
+  const int64_t last = static_cast<int64_t>(c.instruction_count()) - 1;
+  for (int32_t id : leaves.of(c.root())) {
+    if (id < 0) continue;
+    Buffer& b = out_.buffers_[id];
+    b.is_output = true;
+    b.to = std::max(b.to, last);
+    if (b.kind == BufferKind::kTemporary) b.kind = BufferKind::kOutput;
+  }
+}
+
+// input_output_alias pairs parameter leaves with output leaves; buffer_donor leaves are
+// paired with outputs of the same memory space and size, largest first, as XLA's
+// OptimizeInputOutputBufferAlias does when it compiles. A paired output's memory is the
+// parameter's.
+void ModuleLiveness::Builder::apply_donation(const Computation& c, const ScheduledLeaves& leaves) {
+  const ModuleAttributes& attributes = module_.attributes();
+  if (c.root() == nullptr) return;
+  if (attributes.input_output_alias.empty() && attributes.buffer_donor.empty()) return;
+  const Shape& result = c.root()->shape();
+  absl::Span<const int32_t> outputs = leaves.of(c.root());
+  std::vector<bool> output_taken(outputs.size(), false);
+  absl::flat_hash_set<int32_t> aliased_parameter_buffers;
+  int64_t bad_entries = 0;
+
+  auto parameter_leaves = [&](int64_t number, const ShapeIndex& index)
+      -> std::optional<std::pair<absl::Span<const int32_t>, LeafRange>> {
+    if (number < 0 || number >= static_cast<int64_t>(c.parameters().size()) ||
+        c.parameters()[number] == nullptr) {
+      return std::nullopt;
+    }
+    const Instruction* parameter = c.parameters()[number];
+    std::optional<LeafRange> range = leaf_range(parameter->shape(), index);
+    if (!range) return std::nullopt;
+    return std::make_pair(leaves.of(parameter), *range);
+  };
+  auto merge = [&](int32_t parameter_id, size_t output_leaf) {
+    output_taken[output_leaf] = true;
+    aliased_parameter_buffers.insert(parameter_id);
+    const int32_t output_id = outputs[output_leaf];
+    Buffer& p = out_.buffers_[parameter_id];
+    p.donated = true;
+    p.is_output = true;
+    if (output_id < 0 || output_id == parameter_id) return;
+    Buffer& o = out_.buffers_[output_id];
+    if (o.whole_step) return;  // another parameter or a constant: XLA copies it
+    o.counted = false;
+    p.padded_bytes = std::max(p.padded_bytes, o.padded_bytes);
+    p.logical_bytes = std::max(p.logical_bytes, o.logical_bytes);
+  };
+
+  for (const InputOutputAlias& alias : attributes.input_output_alias) {
+    std::optional<LeafRange> out = leaf_range(result, alias.output_index);
+    auto in = parameter_leaves(alias.parameter_number, alias.parameter_index);
+    if (!out || !in || out->count != in->second.count ||
+        in->second.first + in->second.count > static_cast<int64_t>(in->first.size()) ||
+        out->first + out->count > static_cast<int64_t>(outputs.size())) {
+      ++bad_entries;
+      continue;
+    }
+    for (int64_t k = 0; k < out->count; ++k) {
+      merge(in->first[in->second.first + k], static_cast<size_t>(out->first + k));
+    }
+  }
+
+  // Donors and free outputs by memory space, largest first; equal sizes pair up.
+  struct Candidate {
+    int64_t bytes;
+    int64_t index;  // buffer id (donors) or output leaf (outputs)
+  };
+  absl::flat_hash_map<int64_t, std::vector<Candidate>> donors, donees;
+  int64_t donor_leaves = 0;
+  for (const BufferDonor& donor : attributes.buffer_donor) {
+    auto in = parameter_leaves(donor.parameter_number, donor.parameter_index);
+    if (!in || in->second.first + in->second.count > static_cast<int64_t>(in->first.size())) {
+      ++bad_entries;
+      continue;
+    }
+    for (int64_t k = 0; k < in->second.count; ++k) {
+      const int32_t id = in->first[in->second.first + k];
+      if (id < 0 || aliased_parameter_buffers.contains(id)) continue;
+      const Buffer& b = out_.buffers_[id];
+      donors[b.memory_space].push_back({b.padded_bytes, id});
+      ++donor_leaves;
+    }
+  }
+  for (size_t k = 0; k < outputs.size() && !donors.empty(); ++k) {
+    if (output_taken[k] || outputs[k] < 0) continue;
+    const Buffer& b = out_.buffers_[outputs[k]];
+    donees[b.memory_space].push_back({b.padded_bytes, static_cast<int64_t>(k)});
+  }
+  int64_t matched = 0;
+  for (auto& [space, donor_list] : donors) {
+    auto it = donees.find(space);
+    if (it == donees.end()) continue;
+    std::vector<Candidate>& donee_list = it->second;
+    auto larger = [](const Candidate& a, const Candidate& b) { return a.bytes > b.bytes; };
+    std::stable_sort(donor_list.begin(), donor_list.end(), larger);
+    std::stable_sort(donee_list.begin(), donee_list.end(), larger);
+    size_t d = 0, e = 0;
+    while (d < donor_list.size() && e < donee_list.size()) {
+      if (donor_list[d].bytes > donee_list[e].bytes) {
+        ++d;
+      } else if (donor_list[d].bytes < donee_list[e].bytes) {
+        ++e;
+      } else {
+        merge(static_cast<int32_t>(donor_list[d].index), static_cast<size_t>(donee_list[e].index));
+        ++matched;
+        ++d;
+        ++e;
+      }
+    }
+  }
+  if (bad_entries > 0) {
+    out_.notes_.push_back(
+        absl::StrCat(bad_entries,
+                     " input_output_alias or buffer_donor entries name no parameter or output "
+                     "leaf of matching shape; ignored"));
+  }
+  if (donor_leaves > matched) {
+    out_.notes_.push_back(absl::StrCat(
+        donor_leaves - matched,
+        " buffer_donor leaves match no output of the same size and memory space; they stay "
+        "allocated for the whole step"));
+  }
+}
+
+void ModuleLiveness::Builder::sweep(ComputationLiveness& liveness, int64_t n, bool is_entry) {
+  std::array<std::vector<absl::int128>, kChannelCount> diff;
+  for (auto& d : diff) d.assign(n + 1, 0);
+  auto add = [&](Channel channel, int64_t from, int64_t to, int64_t bytes) {
+    if (n == 0 || bytes == 0) return;
+    from = std::clamp<int64_t>(from, 0, n - 1);
+    to = std::clamp<int64_t>(to, from, n - 1);
+    diff[channel][from] += bytes;
+    diff[channel][to + 1] -= bytes;
+  };
+  for (int32_t id : liveness.buffers) {
+    const Buffer& b = out_.buffers_[id];
+    if (b.counted) add(b.channel(), b.from, b.to, b.padded_bytes);
+  }
+  if (is_entry) {
+    for (int32_t id : out_.whole_step_) {
+      const Buffer& b = out_.buffers_[id];
+      if (b.counted) add(b.channel(), 0, n - 1, b.padded_bytes);
+    }
+  }
+  for (const ComputationLiveness::Window& window : liveness.windows) {
+    for (MemoryTier tier : {MemoryTier::kDevice, MemoryTier::kOnChip, MemoryTier::kHost}) {
+      int64_t most = 0;
+      for (const ComputationLiveness* body : window.bodies) {
+        most = std::max(most, body->peak[static_cast<int>(tier)]);
+      }
+      add(tier_channel(tier), window.from, window.to, most);
+    }
+  }
+  for (int c = 0; c < kChannelCount; ++c) {
+    liveness.curve[c].resize(n);
+    absl::int128 running = 0;
+    for (int64_t p = 0; p < n; ++p) {
+      running += diff[c][p];
+      liveness.curve[c][p] = clamp_to_int64(running);
+    }
+  }
+  for (int64_t p = 0; p < n; ++p) {
+    const int64_t device = liveness.device_bytes(p);
+    if (device > liveness.peak[0]) {
+      liveness.peak[0] = device;
+      liveness.peak_position = p;
+    }
+    liveness.peak[1] = std::max(liveness.peak[1], liveness.curve[kOnChip][p]);
+    liveness.peak[2] = std::max(liveness.peak[2], liveness.curve[kHost][p]);
+  }
+}
+
+absl::StatusOr<ModuleLiveness> ModuleLiveness::analyze(const Module& module,
+                                                       bool first_tile_padding) {
+  ModuleLiveness liveness;
+  Builder builder(module, first_tile_padding, liveness);
+  if (absl::Status s = builder.run(); !s.ok()) return s;
+  return liveness;
+}
+
+std::vector<int32_t> ModuleLiveness::live_at(const ComputationLiveness& liveness,
+                                             int64_t position) const {
+  std::vector<int32_t> live;
+  for (int32_t id : liveness.buffers) {
+    const Buffer& b = buffers_[id];
+    if (b.counted && b.tier() == MemoryTier::kDevice && b.from <= position && position <= b.to) {
+      live.push_back(id);
+    }
+  }
+  if (&liveness == entry_) {
+    for (int32_t id : whole_step_) {
+      const Buffer& b = buffers_[id];
+      if (b.counted && b.tier() == MemoryTier::kDevice) live.push_back(id);
+    }
+  }
+  for (const ComputationLiveness::Window& window : liveness.windows) {
+    if (position < window.from || position > window.to) continue;
+    if (const ComputationLiveness* body = ComputationLiveness::largest_body(window)) {
+      std::vector<int32_t> inner = live_at(*body, body->peak_position);
+      live.insert(live.end(), inner.begin(), inner.end());
+    }
+  }
+  return live;
+}
+
+}  // namespace hloroof::detail

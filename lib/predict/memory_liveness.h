@@ -1,0 +1,108 @@
+// Buffer liveness over the schedule of a module (docs/memory.md): which buffers each
+// instruction defines, how long each lives, and the live bytes at every position of every
+// computation that runs. analyze_memory (memory.cc) turns this into a MemoryReport.
+#ifndef HLOROOF_PREDICT_MEMORY_LIVENESS_H_
+#define HLOROOF_PREDICT_MEMORY_LIVENESS_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "hloroof/memory.h"
+#include "hloroof/module.h"
+
+namespace hloroof::detail {
+
+// What live bytes are tracked per position: device memory by buffer kind, then the other
+// memories as a whole.
+enum Channel : int {
+  kDeviceParameters,
+  kDeviceOutputs,
+  kDeviceTemporaries,
+  kDeviceConstants,
+  kOnChip,
+  kHost,
+  kChannelCount,
+};
+using TierBytes = std::array<int64_t, 3>;  // indexed by MemoryTier
+
+struct Buffer {
+  const Computation* computation = nullptr;  // where it is defined
+  const Instruction* instruction = nullptr;  // which instruction defines it
+  int64_t leaf = 0;                          // which array leaf of its result
+  const Shape* shape = nullptr;              // that leaf
+  int64_t logical_bytes = 0;
+  int64_t padded_bytes = 0;
+  int64_t memory_space = 0;
+  BufferKind kind = BufferKind::kTemporary;
+  bool is_output = false;
+  bool donated = false;
+  // Live range in `computation`'s schedule, both ends inclusive. Parameters and constants
+  // live for the whole entry computation instead (`whole_step`).
+  int64_t from = 0;
+  int64_t to = 0;
+  bool whole_step = false;
+  // False when another buffer accounts for this memory: a body's result, which is its
+  // caller's buffer, or an output written into a donated parameter.
+  bool counted = true;
+
+  MemoryTier tier() const { return memory_tier(memory_space); }
+  Channel channel() const;
+};
+
+// The live bytes of one computation, its own buffers plus the bodies it runs.
+struct ComputationLiveness {
+  const Computation* computation = nullptr;
+  std::vector<int32_t> buffers;  // counted buffers defined here (not the whole-step ones)
+  // A body running from position `from` to `to` (a loop or call: one position; an async
+  // computation: its start to its done). It adds the largest peak among `bodies`.
+  struct Window {
+    int64_t from = 0;
+    int64_t to = 0;
+    std::vector<const ComputationLiveness*> bodies;
+  };
+  std::vector<Window> windows;
+  std::array<std::vector<int64_t>, kChannelCount> curve;  // live bytes per position
+  TierBytes peak = {0, 0, 0};                             // largest live bytes per tier
+  int64_t peak_position = 0;                              // where the device peak is
+
+  int64_t device_bytes(int64_t position) const;
+  // The body of `window` with the largest device peak.
+  static const ComputationLiveness* largest_body(const Window& window);
+};
+
+class ModuleLiveness {
+ public:
+  static absl::StatusOr<ModuleLiveness> analyze(const Module& module, bool first_tile_padding);
+
+  const std::vector<Buffer>& buffers() const { return buffers_; }
+  const ComputationLiveness& entry() const { return *entry_; }
+  // Buffers live for the whole entry computation (parameters and constants, wherever defined).
+  const std::vector<int32_t>& whole_step_buffers() const { return whole_step_; }
+  // Counted device buffers live at `position` of `liveness`, including those of the bodies
+  // running there at their own peaks.
+  std::vector<int32_t> live_at(const ComputationLiveness& liveness, int64_t position) const;
+  const std::vector<std::string>& notes() const { return notes_; }
+
+ private:
+  struct LeafSize {
+    int64_t logical = 0;
+    int64_t padded = 0;
+    int64_t memory_space = 0;
+  };
+  class Builder;
+
+  std::vector<Buffer> buffers_;
+  std::vector<int32_t> whole_step_;
+  std::vector<std::unique_ptr<ComputationLiveness>> computations_;
+  const ComputationLiveness* entry_ = nullptr;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace hloroof::detail
+
+#endif  // HLOROOF_PREDICT_MEMORY_LIVENESS_H_

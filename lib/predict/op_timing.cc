@@ -1,0 +1,399 @@
+// How long one scheduled instruction takes on the target: its roofline (cost-model.md 4.1), a
+// collective's network time (section 3), or the latency an async start launches.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hloroof/collective.h"
+#include "hloroof/roofline.h"
+#include "predict/predict_internal.h"
+#include "re2/re2.h"
+#include "util/absl_compat.h"
+
+namespace hloroof::predict {
+namespace {
+
+// Ops that only name buffers: no code runs for them.
+bool is_pointer_only(Opcode op) {
+  switch (op) {
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kBitcast:
+    case Opcode::kAfterAll:
+    case Opcode::kAddDependency:
+    case Opcode::kDomain:
+    case Opcode::kOptimizationBarrier:
+      return true;
+    default:
+      return false;
+  }
+}
+
+OpWork work_of(const OpCost& c) {
+  OpWork w;
+  w.matrix_flops = c.matrix_flops();
+  if (c.matrix_type() != PrimitiveType::kInvalid) w.matrix_type = c.matrix_type();
+  w.vector_flops = std::max(0.0, c.vector_flops());
+  w.transcendentals = c.transcendentals;
+  w.hbm_bytes = c.hbm_bytes();
+  w.on_chip_bytes = c.on_chip_bytes();
+  w.host_bytes = c.host_bytes();
+  return w;
+}
+
+bool has_work(const OpWork& w) {
+  return w.matrix_flops > 0 || w.vector_flops > 0 || w.transcendentals > 0 || w.hbm_bytes > 0 ||
+         w.on_chip_bytes > 0 || w.host_bytes > 0;
+}
+
+BoundBy bound_by(Bound b) {
+  switch (b) {
+    case Bound::kMatrix:
+    case Bound::kVector:
+    case Bound::kTranscendental:
+      return BoundBy::kCompute;
+    case Bound::kHbm:
+    case Bound::kOnChip:
+    case Bound::kHost:
+      return BoundBy::kMemory;
+    case Bound::kOverhead:
+      return BoundBy::kOverhead;
+  }
+  return BoundBy::kOverhead;
+}
+
+// Notes the device figure behind a roofline term as used.
+void use_figure(Bound b, const OpWork& w, Target& target) {
+  switch (b) {
+    case Bound::kMatrix:
+      target.matrix_classes_used.insert(matrix_class(w.matrix_type));
+      return;
+    case Bound::kVector:
+      target.figures_used.insert("vector_flops_per_s");
+      return;
+    case Bound::kTranscendental:
+      target.figures_used.insert("transcendentals_per_s");
+      return;
+    case Bound::kHbm:
+      target.figures_used.insert("hbm.bandwidth");
+      return;
+    case Bound::kOnChip:
+      target.figures_used.insert("on_chip_memory.bandwidth");
+      return;
+    case Bound::kHost:
+      target.figures_used.insert("host_link.bandwidth");
+      return;
+    case Bound::kOverhead:
+      target.figures_used.insert("per_op_overhead");
+      return;
+  }
+}
+
+RooflineEstimate roofline(const OpWork& work, bool include_overhead, Target& target) {
+  RooflineEstimate e = roofline_time(target.device, work, {.include_overhead = include_overhead});
+  use_figure(e.bound, work, target);
+  if (e.overhead_s > 0) target.figures_used.insert("per_op_overhead");
+  for (std::string& note : e.notes) target.assume(std::move(note));
+  e.notes.clear();
+  return e;
+}
+
+void set_roofline(InstructionTiming& t, const RooflineEstimate& e) {
+  t.time_s = e.time_s;
+  t.resource = e.bound;
+  t.bound = bound_by(e.bound);
+  t.explanation = e.explain();
+}
+
+// The collective an instruction performs: its own, or for `async-start(...), calls=%c` the one
+// at the root of %c.
+const CollectiveCost* collective_of(const Instruction& i, const ModuleCost& cost) {
+  if (const InstructionCost* r = cost.find(&i); r != nullptr && r->collective) {
+    return &*r->collective;
+  }
+  if (i.opcode() == Opcode::kAsyncStart && !i.uses_async_sugar()) {
+    const Computation* wrapped = i.computation_attribute(AttrId::kCalls);
+    if (wrapped != nullptr && wrapped->root() != nullptr) {
+      if (const InstructionCost* r = cost.find(wrapped->root()); r != nullptr && r->collective) {
+        return &*r->collective;
+      }
+    }
+  }
+  return nullptr;
+}
+
+// send/recv name their peers only in a frontend attribute, e.g.
+// `_xla_send_recv_source_target_pairs={{0,1},{1,2}}`.
+std::vector<std::pair<int64_t, int64_t>> send_recv_pairs(const Instruction& i) {
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  const FrontendAttributes* attributes = i.frontend_attributes();
+  if (attributes == nullptr) return pairs;
+  std::optional<std::string_view> value = attributes->find("_xla_send_recv_source_target_pairs");
+  if (!value) return pairs;
+  static const LazyRE2 kPair = {R"(\{\s*(\d+)\s*,\s*(\d+)\s*\})"};
+  re2::StringPiece rest(value->data(), value->size());
+  int64_t source = 0, target = 0;
+  while (RE2::FindAndConsume(&rest, *kPair, &source, &target)) pairs.emplace_back(source, target);
+  return pairs;
+}
+
+absl::StatusOr<CollectiveInput> collective_input(const Instruction& i, const CollectiveCost& c,
+                                                 Target& target) {
+  CollectiveInput in;
+  in.kind = c.kind;
+  in.bytes = c.payload_bytes;
+  const std::string name(i.name());
+  if (is_point_to_point(c.kind)) {
+    if (c.kind == CollectiveKind::kCollectivePermute) {
+      for (const std::vector<int64_t>& g : c.groups) {
+        if (g.size() == 2) in.pairs.emplace_back(g[0], g[1]);
+      }
+    } else {
+      in.pairs = send_recv_pairs(i);
+    }
+    if (in.pairs.empty()) {
+      const int64_t peer = target.topology.num_devices() > 1 ? 1 : 0;
+      in.pairs.emplace_back(0, peer);
+      target.assume(absl::StrCat(name,
+                                 ": the HLO does not list its peers; timed as a transfer "
+                                 "from device 0 to device ",
+                                 peer));
+    }
+    return in;
+  }
+  in.groups = c.groups;
+  if (in.groups.empty()) {
+    if (c.group_size > target.topology.num_devices()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: its replica groups hold %d devices, more than the topology %s has (%d)", name,
+          c.group_size, target.topology.to_string(), target.topology.num_devices()));
+    }
+    std::vector<int64_t>& everyone = in.groups.emplace_back();
+    for (int64_t d = 0; d < std::max<int64_t>(1, c.group_size); ++d) everyone.push_back(d);
+    target.assume(absl::StrCat(name,
+                               ": too many devices to list its groups; timed as one group "
+                               "of devices 0..",
+                               everyone.size() - 1));
+  }
+  return in;
+}
+
+// Figures of the interconnect a collective estimate rests on.
+void use_interconnect_figures(const CollectiveEstimate& e, Target& target) {
+  for (const DeviceFigure& f : target.device.figures) {
+    if (f.path.rfind("interconnect.", 0) != 0) continue;
+    const bool dcn = f.path.find("dcn") != std::string::npos;
+    const bool sol = f.path.find("xla_sol") != std::string::npos;
+    if (dcn && e.placement.domains <= 1) continue;
+    if (sol != (target.options.collective_formula == CollectiveFormula::kXlaGpuSol)) continue;
+    target.figures_used.insert(f.path);
+  }
+}
+
+absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const CollectiveCost& c,
+                                                     Target& target, std::string& explanation) {
+  CollectivePrediction p;
+  p.kind = std::string(collective_kind_name(c.kind));
+  p.payload_bytes = c.payload_bytes;
+  p.group_size = c.group_size;
+  p.is_async = c.is_async || is_async_start(i.opcode());
+  if (c.is_host_transfer) {
+    // A host transfer crosses the host link (PCIe), not the network.
+    const double rate = target.device.host_bandwidth.value_or(0);
+    p.formula = "host transfer: V / W_host";
+    p.time_s = rate > 0 ? c.payload_bytes / rate : 0;
+    if (rate > 0) {
+      target.figures_used.insert("host_link.bandwidth");
+    } else {
+      target.assume(absl::StrCat(target.device.name,
+                                 " has no host link bandwidth; host "
+                                 "transfers take no time"));
+    }
+    explanation = absl::StrFormat("%s\n  V = %.6g B, W_host = %.4g B/s -> %.4g s", p.formula,
+                                  c.payload_bytes, rate, p.time_s);
+    return p;
+  }
+  absl::StatusOr<CollectiveInput> input = collective_input(i, c, target);
+  if (!input.ok()) return input.status();
+  CollectiveOptions options;
+  options.formula = target.options.collective_formula;
+  options.large_n = target.options.collective_large_n;
+  options.async_start = i.opcode() == Opcode::kAllReduceStart;
+  absl::StatusOr<CollectiveEstimate> e =
+      collective_time(target.device, target.topology, *input, options);
+  if (!e.ok()) {
+    return absl::Status(e.status().code(), absl::StrCat(sv(i.name()), ": ", e.status().message()));
+  }
+  p.formula = e->formula;
+  p.time_s = e->time_s;
+  p.group_size = e->group_size;
+  p.approximate = e->approximate;
+  if (e->approximate) {
+    target.assume(absl::StrCat(sv(i.name()), ": ", e->placement.description,
+                               " is not a full axis; its time is a conservative bound"));
+  }
+  for (const std::string& note : e->notes) {
+    target.assume(absl::StrCat(sv(i.name()), ": ", note));
+  }
+  use_interconnect_figures(*e, target);
+  explanation = e->explain();
+  return p;
+}
+
+std::string stream_of(const Instruction& i, const CollectiveCost* c) {
+  if (c != nullptr) return absl::StrCat("async ", sv(collective_kind_name(c->kind)));
+  if (i.opcode() == Opcode::kCopyStart) return "async copy";
+  std::optional<Opcode> wrapped = i.async_wrapped_opcode();
+  return absl::StrCat("async ", wrapped ? sv(opcode_name(*wrapped)) : "computation");
+}
+
+// An async start: what it launches and how long that runs.
+absl::Status time_async_start(const Instruction& i, const InstructionCost& record,
+                              const TimingMap& timings, Target& target, InstructionTiming& t) {
+  t.role = Role::kAsyncStart;
+  const CollectiveCost* c = collective_of(i, target.cost);
+  t.stream = stream_of(i, c);
+  if (c != nullptr) {
+    absl::StatusOr<CollectivePrediction> p = time_collective(i, *c, target, t.explanation);
+    if (!p.ok()) return p.status();
+    p->is_async = true;
+    t.latency_s = p->time_s;
+    t.bound = BoundBy::kCollective;
+    t.collective = *std::move(p);
+    return absl::OkStatus();
+  }
+  if (i.opcode() == Opcode::kCopyStart) {
+    // A DMA between memories: its bytes over the slower memory's bandwidth, no launch overhead.
+    RooflineEstimate e = roofline(work_of(record.cost), /*include_overhead=*/false, target);
+    t.latency_s = e.time_s;
+    t.bound = BoundBy::kMemory;
+    t.resource = e.bound;
+    t.explanation = absl::StrCat("asynchronous copy: ", e.explain());
+    return absl::OkStatus();
+  }
+  // A wrapped computation: its own predicted time; a sugared op (custom-call-start): its
+  // roofline.
+  const Computation* wrapped =
+      i.uses_async_sugar() ? nullptr : i.computation_attribute(AttrId::kCalls);
+  if (auto it = wrapped ? timings.find(wrapped) : timings.end(); it != timings.end()) {
+    t.latency_s = it->second.total_s;
+    t.bound = BoundBy::kCompute;
+    t.explanation =
+        absl::StrFormat("runs %s asynchronously: %.4g s", sv(wrapped->name()), t.latency_s);
+    return absl::OkStatus();
+  }
+  RooflineEstimate e = roofline(work_of(record.cost), target.options.include_overhead, target);
+  t.latency_s = e.time_s;
+  t.bound = bound_by(e.bound);
+  t.resource = e.bound;
+  t.explanation = absl::StrCat("asynchronous ", e.explain());
+  return absl::OkStatus();
+}
+
+// Collectives inside a fusion (TPU fuses some, e.g. `kind=kCustom` all-reduce-scatter fusions)
+// run as part of it.
+absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Target& target,
+                                             InstructionTiming& t) {
+  const Computation* fused = fusion.computation_attribute(AttrId::kCalls);
+  if (fused == nullptr) return 0.0;
+  double total = 0;
+  for (const Instruction* inner : fused->instructions()) {
+    const InstructionCost* r = target.cost.find(inner);
+    if (r == nullptr || !r->collective) continue;
+    std::string explanation;
+    absl::StatusOr<CollectivePrediction> p =
+        time_collective(*inner, *r->collective, target, explanation);
+    if (!p.ok()) return p.status();
+    total += p->time_s;
+    absl::StrAppend(&t.explanation, "\nfused ", sv(inner->name()), ": ", explanation);
+    if (!t.collective) t.collective = *std::move(p);
+  }
+  return total;
+}
+
+}  // namespace
+
+void Target::assume(std::string line) {
+  if (seen.insert(line).second) assumptions.push_back(std::move(line));
+}
+
+absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const TimingMap& timings,
+                                                   Target& target) {
+  InstructionTiming t;
+  t.instruction = &i;
+  t.cost = target.cost.find(&i);
+  if (t.cost == nullptr || is_pointer_only(i.opcode())) return t;  // kFree
+  const InstructionCost& record = *t.cost;
+  if (is_async_start(i.opcode())) {
+    absl::Status s = time_async_start(i, record, timings, target, t);
+    if (!s.ok()) return s;
+    return t;
+  }
+  if (record.collective) {
+    t.role = Role::kCollective;
+    absl::StatusOr<CollectivePrediction> p =
+        time_collective(i, *record.collective, target, t.explanation);
+    if (!p.ok()) return p.status();
+    t.time_s = p->time_s;
+    t.bound = BoundBy::kCollective;
+    t.collective = *std::move(p);
+    return t;
+  }
+  const OpWork work = work_of(record.cost);
+  if (!has_work(work)) return t;  // e.g. a transpose that only relabels its operand's bytes
+  t.role = Role::kOp;
+  set_roofline(t, roofline(work, target.options.include_overhead, target));
+  if (record.cost.matrix.size() > 1) {
+    absl::StrAppend(&t.explanation,
+                    "\n  note: matrix FLOPs of several element types, all "
+                    "charged at the ",
+                    sv(primitive_type_name(work.matrix_type)), " peak");
+  }
+  if (i.opcode() == Opcode::kFusion) {
+    absl::StatusOr<double> collective_s = fused_collective_time(i, target, t);
+    if (!collective_s.ok()) return collective_s.status();
+    // The fused collective moves the data the fusion's bytes describe: the slower one bounds.
+    if (*collective_s > t.time_s) {
+      t.time_s = *collective_s;
+      t.bound = BoundBy::kCollective;
+      t.role = Role::kCollective;
+    }
+  }
+  return t;
+}
+
+std::string op_category(const InstructionTiming& t) {
+  const Instruction& i = *t.instruction;
+  if (t.collective) return t.collective->kind;
+  if (!t.stream.empty()) return t.stream.substr(t.stream.find(' ') + 1);
+  switch (i.opcode()) {
+    case Opcode::kFusion: {
+      if (t.cost != nullptr && t.cost->cost.matrix_flops() > 0) return "convolution fusion";
+      const std::string_view kind = i.fusion_kind();
+      if (kind == "kLoop") return "loop fusion";
+      if (kind == "kInput") return "input fusion";
+      if (kind == "kOutput") return "output fusion";
+      if (kind == "kCustom") return "custom fusion";
+      return "fusion";
+    }
+    case Opcode::kCustomCall:
+      return "custom-call";
+    default:
+      break;
+  }
+  switch (opcode_category(i.opcode())) {
+    case OpCategory::kElementwise:
+    case OpCategory::kTranscendental:
+      return "non-fusion elementwise";
+    case OpCategory::kDataMovement:
+      return "data formatting";
+    case OpCategory::kContraction:
+      return std::string(opcode_name(i.opcode()));
+    default:
+      return std::string(category_name(opcode_category(i.opcode())));
+  }
+}
+
+}  // namespace hloroof::predict

@@ -1,0 +1,319 @@
+// predict_step_time: the device and its topology, the cost of every instruction, every schedule
+// timed, then the step gathered into a Prediction: per-op records, breakdown, MFU, timeline.
+#include "hloroof/predict.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hloroof/hlo_text.h"
+#include "predict/predict_internal.h"
+#include "util/absl_compat.h"
+
+namespace hloroof {
+namespace {
+
+using predict::InstructionTiming;
+using predict::Role;
+
+// The opcode as the text spells it: sugared async ops read `all-to-all-start`.
+std::string spelled_opcode(const Instruction& i) {
+  if (!i.uses_async_sugar() || !i.async_wrapped_opcode()) {
+    return std::string(opcode_name(i.opcode()));
+  }
+  const std::string_view suffix = i.opcode() == Opcode::kAsyncStart    ? "-start"
+                                  : i.opcode() == Opcode::kAsyncUpdate ? "-update"
+                                                                       : "-done";
+  return absl::StrCat(sv(opcode_name(*i.async_wrapped_opcode())), sv(suffix));
+}
+
+// num_partitions x replica_count, saturated rather than overflowing on absurd headers.
+int64_t header_devices(const ModuleAttributes& header) {
+  int64_t n = 0;
+  if (__builtin_mul_overflow(std::max<int64_t>(1, header.num_partitions),
+                             std::max<int64_t>(1, header.replica_count), &n)) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return n;
+}
+
+// Devices the module names: num_partitions x replica_count, or more when a collective's groups
+// name higher ids (test modules often leave the header out).
+int64_t devices_named(const Module& module, const ModuleCost& cost) {
+  int64_t n = header_devices(module.attributes());
+  for (const InstructionCost& r : cost.instructions) {
+    if (!r.collective) continue;
+    n = std::max(n, r.collective->group_size);
+    for (const std::vector<int64_t>& g : r.collective->groups) {
+      for (int64_t id : g) {
+        if (id >= n) n = id < std::numeric_limits<int64_t>::max() ? id + 1 : id;
+      }
+    }
+  }
+  return n;
+}
+
+absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost& cost,
+                                         const DeviceSpec& device, const PredictOptions& options,
+                                         std::vector<std::string>& assumptions) {
+  const int64_t needed = devices_named(module, cost);
+  absl::StatusOr<Topology> topology;
+  if (options.topology.empty()) {
+    topology = infer_topology(device, needed);
+    if (!topology.ok()) return topology.status();
+    assumptions.push_back(absl::StrFormat(
+        "topology %s (%s) inferred for the %d device%s the module names; give another as "
+        "DEVICE:SHAPE or with the topology option",
+        topology->shape, topology->describe(), needed, needed == 1 ? "" : "s"));
+  } else {
+    topology = make_topology(device, options.topology);
+    if (!topology.ok()) return topology.status();
+    const ModuleAttributes& header = module.attributes();
+    const int64_t devices = header_devices(header);
+    if (topology->num_devices() < devices) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "topology %s has %d devices, but the module runs on %d (num_partitions=%d x "
+          "replica_count=%d)",
+          topology->to_string(), topology->num_devices(), devices, header.num_partitions,
+          header.replica_count));
+    }
+  }
+  if (!options.device_coordinates.empty()) {
+    std::vector<DeviceCoords> coords;
+    coords.reserve(options.device_coordinates.size());
+    for (const std::vector<int64_t>& c : options.device_coordinates) {
+      coords.emplace_back(c.begin(), c.end());
+    }
+    absl::Status s = set_device_coords(*topology, std::move(coords));
+    if (!s.ok()) return s;
+  }
+  return topology;
+}
+
+// Moves the timing's explanation and collective into the record: each op is listed once.
+OpPrediction op_record(InstructionTiming& t, double runs) {
+  const Instruction& i = *t.instruction;
+  OpPrediction op;
+  op.instruction = &i;
+  op.name = std::string(i.name());
+  op.opcode = spelled_opcode(i);
+  op.computation = std::string(i.parent()->name());
+  op.category = predict::op_category(t);
+  if (const OpMetadata* m = i.metadata()) op.op_name = std::string(m->op_name);
+  op.multiplier = runs;
+  op.time_s = t.time_s;
+  op.total_time_s = t.time_s * runs;
+  op.bound = t.bound;
+  op.resource = t.resource;
+  if (t.cost != nullptr) {
+    const OpCost& c = t.cost->cost;
+    op.flops = c.flops;
+    op.matrix_flops = c.matrix_flops();
+    op.transcendentals = c.transcendentals;
+    op.hbm_bytes = c.hbm_bytes();
+    op.on_chip_bytes = c.on_chip_bytes();
+    op.host_bytes = c.host_bytes();
+  }
+  op.explanation = std::move(t.explanation);
+  op.collective = std::move(t.collective);
+  return op;
+}
+
+AsyncPrediction async_record(const InstructionTiming& start, const InstructionTiming& done) {
+  return {start.stream,
+          std::string(start.instruction->name()),
+          std::string(done.instruction->name()),
+          start.latency_s,
+          start.hidden_s,
+          start.exposed_s};
+}
+
+// The matrix peak MFU is measured against: that of the element type with the most matrix
+// FLOPs, bf16 when there are none (or the device lists no peak for the type).
+void set_peak(const DeviceSpec& device, const std::map<PrimitiveType, double>& matrix_by_type,
+              Prediction& p) {
+  PrimitiveType dominant = PrimitiveType::kBF16;
+  double most = 0;
+  for (const auto& [type, flops] : matrix_by_type) {
+    if (flops > most) dominant = type, most = flops;
+  }
+  if (std::optional<double> peak = device.matrix_peak(dominant)) {
+    p.peak_flop_rate = *peak;
+    p.peak_flop_rate_type = std::string(matrix_class(dominant));
+    return;
+  }
+  auto it = device.matrix_flops_per_s.find("bf16");
+  if (it == device.matrix_flops_per_s.end()) {
+    it = std::max_element(device.matrix_flops_per_s.begin(), device.matrix_flops_per_s.end(),
+                          [](const auto& a, const auto& b) { return a.second < b.second; });
+  }
+  if (it != device.matrix_flops_per_s.end()) {
+    p.peak_flop_rate = it->second;
+    p.peak_flop_rate_type = it->first;
+  }
+}
+
+void gather_ops(const Module& module, predict::TimingMap& timings, Prediction& p,
+                std::map<PrimitiveType, double>& matrix_by_type) {
+  const absl::flat_hash_map<const Computation*, double> runs =
+      predict::executions_per_step(module, timings);
+  size_t most = 0;
+  for (const auto& [c, timing] : timings) most += timing.instructions.size();
+  p.ops.reserve(most);
+  for (const Computation* c : module.computations()) {
+    auto timing = timings.find(c);
+    auto count = runs.find(c);
+    if (timing == timings.end() || count == runs.end() || count->second <= 0) continue;
+    const double m = count->second;
+    std::vector<InstructionTiming>& list = timing->second.instructions;
+    for (InstructionTiming& t : list) {
+      if (t.role == Role::kFree || t.role == Role::kWhile || t.role == Role::kConditional ||
+          t.role == Role::kCall) {
+        continue;
+      }
+      OpPrediction& op = p.ops.emplace_back(op_record(t, m));
+      if (t.partner >= 0) {
+        const bool is_start = t.role == Role::kAsyncStart;
+        const InstructionTiming& start = is_start ? t : list[t.partner];
+        op.async = async_record(start, is_start ? list[t.partner] : t);
+        if (is_start) {
+          (t.bound == BoundBy::kCollective ? p.breakdown.collective_hidden_s
+                                           : p.breakdown.async_hidden_s) += t.hidden_s * m;
+        }
+      }
+      switch (op.bound) {
+        case BoundBy::kCompute:
+          p.breakdown.compute_s += op.total_time_s;
+          break;
+        case BoundBy::kMemory:
+          p.breakdown.memory_s += op.total_time_s;
+          break;
+        case BoundBy::kCollective:
+          p.breakdown.collective_exposed_s += op.total_time_s;
+          break;
+        case BoundBy::kOverhead:
+          p.breakdown.overhead_s += op.total_time_s;
+          break;
+      }
+      p.flops += op.flops * m;
+      p.matrix_flops += op.matrix_flops * m;
+      p.hbm_bytes += op.hbm_bytes * m;
+      if (t.cost != nullptr) {
+        for (const MatrixFlops& f : t.cost->cost.matrix) matrix_by_type[f.type] += f.flops * m;
+      }
+    }
+  }
+  // Sorted through an index, so each record (strings and all) moves once.
+  std::vector<size_t> order(p.ops.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return p.ops[a].total_time_s > p.ops[b].total_time_s;
+  });
+  std::vector<OpPrediction> sorted;
+  sorted.reserve(order.size());
+  for (size_t k : order) sorted.push_back(std::move(p.ops[k]));
+  p.ops = std::move(sorted);
+}
+
+// Unverified device figures that shaped the estimates (cost-model.md 7: treat them as
+// configurable defaults).
+void add_unverified_figures(const DeviceSpec& device, const predict::Target& target,
+                            std::vector<std::string>& out) {
+  std::vector<std::string> paths(target.figures_used.begin(), target.figures_used.end());
+  for (std::string_view cls : target.matrix_classes_used) {
+    paths.push_back(absl::StrCat("matrix_flops_per_s.", sv(cls)));
+  }
+  std::sort(paths.begin(), paths.end());
+  for (const std::string& path : paths) {
+    const DeviceFigure* f = device.figure(path);
+    if (f == nullptr || f->verified) continue;
+    out.push_back(absl::StrFormat("%s figure %s = %g %s is %s, not verified%s%s", device.name, path,
+                                  f->value, f->unit, f->source.empty() ? "unsourced" : f->source,
+                                  f->note.empty() ? "" : ": ", f->note));
+  }
+}
+
+}  // namespace
+
+std::string_view bound_by_name(BoundBy bound) {
+  switch (bound) {
+    case BoundBy::kCompute:
+      return "compute";
+    case BoundBy::kMemory:
+      return "memory";
+    case BoundBy::kCollective:
+      return "collective";
+    case BoundBy::kOverhead:
+      return "overhead";
+  }
+  return "?";
+}
+
+absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
+                                             const PredictOptions& options) {
+  if (options.collective_formula != CollectiveFormula::kNetwork &&
+      device.kind != DeviceKind::kGpu) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the ", sv(collective_formula_name(options.collective_formula)),
+                     " collective formula is XLA's GPU model; ", device.name, " is not a GPU"));
+  }
+  absl::StatusOr<ModuleCost> cost =
+      analyze_cost(module, {.use_padded_sizes = options.use_padded_sizes,
+                            .default_trip_count = options.default_trip_count});
+  if (!cost.ok()) return cost.status();
+
+  Prediction p;
+  p.device = device.name;
+  absl::StatusOr<Topology> topology =
+      choose_topology(module, *cost, device, options, p.assumptions);
+  if (!topology.ok()) return topology.status();
+  p.topology = topology->shape;
+
+  predict::Target target{device, *topology, options, *cost, {}, {}, {}};
+  absl::StatusOr<predict::TimingMap> timings = predict::time_computations(module, target);
+  if (!timings.ok()) return timings.status();
+  p.step_time_s = timings->at(module.entry()).total_s;
+
+  std::map<PrimitiveType, double> matrix_by_type;
+  gather_ops(module, *timings, p, matrix_by_type);
+  set_peak(device, matrix_by_type, p);
+  if (p.step_time_s > 0 && p.peak_flop_rate > 0) {
+    p.mfu = p.flops / (p.step_time_s * p.peak_flop_rate);
+  }
+  p.timeline = predict::build_timeline(module, *timings, options, target);
+
+  for (const Instruction* i : cost->unknown) p.unknown_ops.emplace_back(i->name());
+  p.is_lower_bound = cost->is_lower_bound;
+  for (std::string& line : target.assumptions) p.assumptions.push_back(std::move(line));
+  add_unverified_figures(device, target, p.assumptions);
+  return p;
+}
+
+absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_view device,
+                                             const PredictOptions& options) {
+  const TopologyText named = split_topology_text(device);
+  absl::StatusOr<DeviceSpec> spec = hloroof::device(named.device);
+  if (!spec.ok()) return spec.status();
+  if (options.topology.empty() && !named.shape.empty()) {
+    PredictOptions with_topology = options;
+    with_topology.topology = named.shape;
+    return predict_step_time(module, *spec, with_topology);
+  }
+  return predict_step_time(module, *spec, options);
+}
+
+absl::StatusOr<Prediction> predict_step_time(std::string_view hlo_text, std::string_view device,
+                                             const PredictOptions& options) {
+  absl::StatusOr<Module> module = parse_module(hlo_text);
+  if (!module.ok()) return module.status();
+  absl::StatusOr<Prediction> p = predict_step_time(*module, device, options);
+  if (!p.ok()) return p;
+  // The module ends here: no record may point into it.
+  for (OpPrediction& op : p->ops) op.instruction = nullptr;
+  for (TimelineEvent& e : p->timeline) e.instruction = nullptr;
+  return p;
+}
+
+}  // namespace hloroof

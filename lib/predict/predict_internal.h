@@ -1,0 +1,109 @@
+// Pieces predict_step_time's files share: the target (device, topology, options), how each
+// scheduled instruction runs, and the timing of every computation that runs as a schedule.
+#ifndef HLOROOF_LIB_PREDICT_PREDICT_INTERNAL_H_
+#define HLOROOF_LIB_PREDICT_PREDICT_INTERNAL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "hloroof/cost.h"
+#include "hloroof/predict.h"
+#include "hloroof/topology.h"
+
+namespace hloroof::predict {
+
+// What the ops run on, and the lines the prediction will report as assumptions.
+struct Target {
+  const DeviceSpec& device;
+  const Topology& topology;
+  const PredictOptions& options;
+  const ModuleCost& cost;
+
+  std::vector<std::string> assumptions;
+  absl::flat_hash_set<std::string> seen;  // assumptions already recorded
+  // Device figures the estimates used (DeviceFigure::path, or the matrix classes of
+  // matrix_flops_per_s), to list the unverified ones. Views of static strings or of `device`.
+  absl::flat_hash_set<std::string_view> figures_used;
+  absl::flat_hash_set<std::string_view> matrix_classes_used;
+
+  void assume(std::string line);
+};
+
+// How a scheduled instruction takes part in its computation's schedule.
+enum class Role : uint8_t {
+  kFree,         // moves pointers only: parameter, tuple, bitcast, ...; or does no work at all
+  kOp,           // runs on the device for its roofline time
+  kCollective,   // a synchronous collective: its network time
+  kAsyncStart,   // launches work on a stream; takes no time of its own
+  kAsyncDone,    // waits for its start's work
+  kWhile,        // body and condition, trip count times
+  kConditional,  // the slowest branch
+  kCall,         // the callee
+};
+
+struct InstructionTiming {
+  const Instruction* instruction = nullptr;
+  const InstructionCost* cost = nullptr;
+  Role role = Role::kFree;
+  // One execution's own time on the compute track (a loop: every iteration; a done: its wait,
+  // set by the schedule).
+  double time_s = 0;
+  BoundBy bound = BoundBy::kOverhead;
+  Bound resource = Bound::kOverhead;
+  std::string explanation;
+  std::optional<CollectivePrediction> collective;
+
+  // Async starts: the work launched, and where it runs. Dones: the start they wait for.
+  double latency_s = 0;
+  std::string stream;
+  int64_t partner = -1;  // index of the other op of the pair in its computation; -1 unpaired
+  double hidden_s = 0;
+  double exposed_s = 0;
+
+  // Control flow: the computations run (a while's body and condition; the slowest branch; a
+  // call's callee) and the loop's trip count.
+  const Computation* body = nullptr;
+  const Computation* condition = nullptr;
+  int64_t trip_count = 1;
+};
+
+// One computation run as a schedule (cost-model.md 4.2): its instructions in order, where each
+// starts on the clock, and the total.
+struct ComputationTiming {
+  const Computation* computation = nullptr;
+  double total_s = 0;
+  std::vector<InstructionTiming> instructions;
+  std::vector<double> begin_s;  // clock when instruction i begins (its own time, then any wait)
+};
+
+using TimingMap = absl::flat_hash_map<const Computation*, ComputationTiming>;
+
+// How `instruction` runs on the target when it is not control flow and not the done of a pair
+// (op_timing.cc). Async starts get their latency and stream; `timings` holds the computations
+// already timed (an async-start's wrapped computation).
+absl::StatusOr<InstructionTiming> time_instruction(const Instruction& instruction,
+                                                   const TimingMap& timings, Target& target);
+
+// Times every computation that runs as a schedule, callees first (step_walk.cc).
+absl::StatusOr<TimingMap> time_computations(const Module& module, Target& target);
+
+// Executions per step of each timed computation under the model: loops repeat their body and
+// condition, a conditional runs its slowest branch, a call its callee (step_walk.cc).
+absl::flat_hash_map<const Computation*, double> executions_per_step(const Module& module,
+                                                                    const TimingMap& timings);
+
+// The trace timeline of one step (timeline.cc).
+std::vector<TimelineEvent> build_timeline(const Module& module, const TimingMap& timings,
+                                          const PredictOptions& options, Target& target);
+
+// XProf-like category of an op: "convolution fusion", "loop fusion", "all-gather", ...
+std::string op_category(const InstructionTiming& timing);
+
+}  // namespace hloroof::predict
+
+#endif  // HLOROOF_LIB_PREDICT_PREDICT_INTERNAL_H_

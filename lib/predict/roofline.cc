@@ -1,0 +1,152 @@
+#include "hloroof/roofline.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "util/absl_compat.h"
+
+namespace hloroof {
+namespace {
+
+// "hbm.bandwidth (GC-v5e)", or just the path when the spec has no such figure.
+std::string cite(const DeviceSpec& device, std::string_view path) {
+  const DeviceFigure* f = device.figure(path);
+  if (f == nullptr || f->source.empty()) return std::string(path);
+  return absl::StrCat(sv(path), " (", f->source, f->verified ? "" : ", unverified", ")");
+}
+
+std::string_view amount_unit(Bound b) {
+  switch (b) {
+    case Bound::kMatrix:
+    case Bound::kVector:
+      return "FLOP";
+    case Bound::kTranscendental:
+      return "op";
+    default:
+      return "B";
+  }
+}
+
+// The matrix rate for `type` and where it came from; falls back to bf16, then to the largest
+// listed rate, when the device lists none for the type.
+std::pair<double, std::string> matrix_rate(const DeviceSpec& device, PrimitiveType type,
+                                           std::vector<std::string>& notes) {
+  const std::string_view cls = matrix_class(type);
+  if (std::optional<double> peak = device.matrix_peak(type)) {
+    return {*peak, cite(device, absl::StrCat("matrix_flops_per_s.", sv(cls)))};
+  }
+  std::string fallback = "bf16";
+  auto it = device.matrix_flops_per_s.find(fallback);
+  if (it == device.matrix_flops_per_s.end()) {
+    it = std::max_element(device.matrix_flops_per_s.begin(), device.matrix_flops_per_s.end(),
+                          [](const auto& a, const auto& b) { return a.second < b.second; });
+    fallback = it->first;
+  }
+  notes.push_back(absl::StrCat(device.name, " lists no matrix peak for ",
+                               sv(primitive_type_name(type)), cls.empty() ? "" : " (", sv(cls),
+                               cls.empty() ? "" : ")", "; charged at its ", fallback, " peak"));
+  return {it->second, cite(device, absl::StrCat("matrix_flops_per_s.", fallback))};
+}
+
+}  // namespace
+
+std::string_view bound_name(Bound bound) {
+  switch (bound) {
+    case Bound::kMatrix:
+      return "matrix";
+    case Bound::kVector:
+      return "vector";
+    case Bound::kTranscendental:
+      return "transcendental";
+    case Bound::kHbm:
+      return "HBM";
+    case Bound::kOnChip:
+      return "on-chip memory";
+    case Bound::kHost:
+      return "host link";
+    case Bound::kOverhead:
+      return "overhead";
+  }
+  return "?";
+}
+
+std::string_view bound_category(Bound bound) {
+  switch (bound) {
+    case Bound::kMatrix:
+    case Bound::kVector:
+    case Bound::kTranscendental:
+      return "compute";
+    case Bound::kHbm:
+    case Bound::kOnChip:
+    case Bound::kHost:
+      return "memory";
+    case Bound::kOverhead:
+      return "overhead";
+  }
+  return "?";
+}
+
+RooflineEstimate roofline_time(const DeviceSpec& device, const OpWork& work,
+                               const RooflineOptions& options) {
+  RooflineEstimate e;
+  // The citation is built only for terms the op has: most ops have two or three.
+  auto add = [&](Bound bound, double amount, std::optional<double> rate, auto source) {
+    if (amount <= 0) return;
+    if (!rate || *rate <= 0) {
+      e.notes.push_back(absl::StrCat(device.name, " has no ", sv(bound_name(bound)), " rate; its ",
+                                     amount, " ", sv(amount_unit(bound)), " are not charged"));
+      return;
+    }
+    e.terms.push_back({bound, amount, *rate, amount / *rate, source()});
+  };
+  auto cited = [&](std::string_view path) {
+    return [&device, path] { return cite(device, path); };
+  };
+
+  if (work.matrix_flops > 0) {
+    auto [peak, source] = matrix_rate(device, work.matrix_type, e.notes);
+    add(Bound::kMatrix, work.matrix_flops, peak * device.matmul_efficiency,
+        [&source] { return std::move(source); });
+  }
+  add(Bound::kVector, work.vector_flops, device.vector_flops_per_s, cited("vector_flops_per_s"));
+  add(Bound::kTranscendental, work.transcendentals, device.transcendentals_per_s,
+      cited("transcendentals_per_s"));
+  add(Bound::kHbm, work.hbm_bytes, device.hbm_bandwidth * device.hbm_efficiency,
+      cited("hbm.bandwidth"));
+  add(Bound::kOnChip, work.on_chip_bytes, device.on_chip_bandwidth,
+      cited("on_chip_memory.bandwidth"));
+  add(Bound::kHost, work.host_bytes, device.host_bandwidth, cited("host_link.bandwidth"));
+
+  e.overhead_s = options.include_overhead ? device.per_op_overhead_s : 0.0;
+  double sum = 0;
+  for (const RooflineTerm& t : e.terms) {
+    sum += t.time_s;
+    if (t.time_s > e.roofline_s) {
+      e.roofline_s = t.time_s;
+      e.bound = t.bound;
+    }
+  }
+  // An op whose every term is below the fixed overhead is overhead bound.
+  if (e.overhead_s > e.roofline_s) e.bound = Bound::kOverhead;
+  e.time_s = e.roofline_s + e.overhead_s;
+  e.upper_bound_s = sum + e.overhead_s;
+  return e;
+}
+
+// StrCat writes doubles with six significant digits, several times faster than a printf
+// format: every op of a large module explains itself.
+std::string RooflineEstimate::explain() const {
+  std::string out = absl::StrCat("time = max(terms) + overhead = ", roofline_s, " s + ", overhead_s,
+                                 " s = ", time_s, " s (", sv(bound_category(bound)),
+                                 " bound: ", sv(bound_name(bound)), ")");
+  for (const RooflineTerm& t : terms) {
+    const absl::string_view unit = sv(amount_unit(t.bound));
+    absl::StrAppend(&out, "\n  ", sv(bound_name(t.bound)), ": ", t.amount, " ", unit, " / ", t.rate,
+                    " ", unit, "/s = ", t.time_s, " s [", t.rate_source, "]",
+                    t.bound == bound ? " <- bound" : "");
+  }
+  for (const std::string& n : notes) absl::StrAppend(&out, "\n  note: ", n);
+  return out;
+}
+
+}  // namespace hloroof

@@ -1,0 +1,34 @@
+// Array leaves of a shape, numbered in depth-first order (the order of for_each_array_leaf):
+// buffers are tracked per leaf, and tuple shape indices name ranges of leaves.
+#ifndef HLOROOF_PREDICT_SHAPE_LEAVES_H_
+#define HLOROOF_PREDICT_SHAPE_LEAVES_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "hloroof/shape.h"
+
+namespace hloroof::detail {
+
+// Array leaves under `shape` (tokens have none, a buffer shape has one).
+int64_t leaf_count(const Shape& shape);
+
+// The leaves under the subshape at `index`: leaves [first, first + count).
+struct LeafRange {
+  int64_t first = 0;
+  int64_t count = 0;
+};
+// nullopt when `index` names no subshape of `shape`.
+std::optional<LeafRange> leaf_range(const Shape& shape, absl::Span<const int64_t> index);
+
+// The shape index of leaf number `leaf` ({} for an array shape).
+std::vector<int64_t> leaf_index(const Shape& shape, int64_t leaf);
+
+// The array leaves themselves, in leaf order.
+std::vector<const Shape*> leaf_shapes(const Shape& shape);
+
+}  // namespace hloroof::detail
+
+#endif  // HLOROOF_PREDICT_SHAPE_LEAVES_H_

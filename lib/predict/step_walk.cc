@@ -1,0 +1,232 @@
+// The step as XLA schedules it (cost-model.md 4.2): every computation that runs as a schedule is
+// walked in printed order with the LatencyHidingStatistics clock, async pairs overlapping the
+// ops between them; while loops, conditionals and calls take their callees' times.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hloroof/schedule_clock.h"
+#include "predict/predict_internal.h"
+#include "util/absl_compat.h"
+
+namespace hloroof::predict {
+namespace {
+
+double total_of(const TimingMap& timings, const Computation* c) {
+  auto it = c ? timings.find(c) : timings.end();
+  return it == timings.end() ? 0 : it->second.total_s;
+}
+
+// The start a done waits for: its operand, through any async-update.
+const Instruction* start_of(const Instruction& done) {
+  const Instruction* s = done.operand_count() > 0 ? done.operand(0) : nullptr;
+  while (s != nullptr && s->opcode() == Opcode::kAsyncUpdate) {
+    s = s->operand_count() > 0 ? s->operand(0) : nullptr;
+  }
+  return s != nullptr && is_async_start(s->opcode()) ? s : nullptr;
+}
+
+InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timings,
+                                    Target& target) {
+  InstructionTiming t;
+  t.instruction = &i;
+  t.cost = target.cost.find(&i);
+  t.bound = BoundBy::kCompute;
+  switch (i.opcode()) {
+    case Opcode::kWhile: {
+      t.role = Role::kWhile;
+      t.body = i.computation_attribute(AttrId::kBody);
+      t.condition = i.computation_attribute(AttrId::kCondition);
+      if (t.cost != nullptr && t.cost->trip_count) {
+        t.trip_count = t.cost->trip_count->count;
+        if (t.cost->trip_count->source == TripCountSource::kAssumed) {
+          target.assume(
+              absl::StrFormat("%s: trip count unknown; assumed %d (the step time is a lower bound)",
+                              sv(i.name()), t.trip_count));
+        }
+      }
+      const double n = static_cast<double>(t.trip_count);
+      const double body = total_of(timings, t.body), condition = total_of(timings, t.condition);
+      t.time_s = n * body + (n + 1) * condition;
+      t.explanation = absl::StrFormat("%.0f x body %.4g s + %.0f x condition %.4g s = %.4g s", n,
+                                      body, n + 1, condition, t.time_s);
+      break;
+    }
+    case Opcode::kConditional: {
+      t.role = Role::kConditional;
+      for (const Computation* branch : i.called_computations()) {
+        if (t.body == nullptr || total_of(timings, branch) > total_of(timings, t.body)) {
+          t.body = branch;
+        }
+      }
+      t.time_s = total_of(timings, t.body);
+      if (t.body != nullptr) {
+        t.explanation =
+            absl::StrFormat("the slowest of %d branches, %s: %.4g s",
+                            i.called_computations().size(), sv(t.body->name()), t.time_s);
+      }
+      break;
+    }
+    default: {  // kCall
+      t.role = Role::kCall;
+      t.body = i.to_apply();
+      if (t.body == nullptr && !i.called_computations().empty()) {
+        t.body = i.called_computations()[0];
+      }
+      t.time_s = total_of(timings, t.body);
+      if (t.body != nullptr) {
+        t.explanation = absl::StrFormat("calls %s: %.4g s", sv(t.body->name()), t.time_s);
+      }
+    }
+  }
+  return t;
+}
+
+// A start whose done is not in the same computation runs synchronously: the schedule cannot
+// hide what it cannot see end.
+void run_synchronously(InstructionTiming& t, Target& target) {
+  target.assume(absl::StrCat(sv(t.instruction->name()),
+                             ": no matching done in its computation; its latency is exposed"));
+  t.role = t.collective ? Role::kCollective : Role::kOp;
+  t.time_s = t.latency_s;
+  t.exposed_s = t.latency_s;
+  t.stream.clear();
+}
+
+absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const TimingMap& timings,
+                                                   Target& target) {
+  ComputationTiming ct;
+  ct.computation = &c;
+  absl::Span<Instruction* const> instructions = c.instructions();
+  ct.instructions.reserve(instructions.size());
+  // Async starts seen so far, by instruction: what a done looks its start up in.
+  absl::flat_hash_map<const Instruction*, int64_t> starts;
+  for (const Instruction* i : instructions) {
+    const auto position = static_cast<int64_t>(ct.instructions.size());
+    const Opcode op = i->opcode();
+    if (op == Opcode::kWhile || op == Opcode::kConditional || op == Opcode::kCall) {
+      ct.instructions.push_back(time_control_flow(*i, timings, target));
+      continue;
+    }
+    if (is_async_done(op)) {
+      InstructionTiming t;
+      t.instruction = i;
+      t.cost = target.cost.find(i);
+      t.role = Role::kAsyncDone;
+      const Instruction* start = start_of(*i);
+      auto it = start ? starts.find(start) : starts.end();
+      if (it != starts.end() && ct.instructions[it->second].role == Role::kAsyncStart &&
+          ct.instructions[it->second].partner < 0) {
+        InstructionTiming& s = ct.instructions[it->second];
+        s.partner = position;
+        t.partner = it->second;
+        t.bound = s.bound;
+        t.stream = s.stream;
+      } else {
+        t.role = Role::kFree;
+        target.assume(absl::StrCat(sv(i->name()),
+                                   ": its start is not in the same computation; it waits for "
+                                   "nothing"));
+      }
+      ct.instructions.push_back(std::move(t));
+      continue;
+    }
+    absl::StatusOr<InstructionTiming> t = time_instruction(*i, timings, target);
+    if (!t.ok()) return t.status();
+    if (t->role == Role::kAsyncStart) starts.emplace(i, position);
+    ct.instructions.push_back(*std::move(t));
+  }
+
+  std::vector<ScheduledEvent> events;
+  events.reserve(ct.instructions.size());
+  for (size_t k = 0; k < ct.instructions.size(); ++k) {
+    InstructionTiming& t = ct.instructions[k];
+    if (t.role == Role::kAsyncStart && t.partner < 0) run_synchronously(t, target);
+    const auto id = static_cast<int64_t>(k);
+    switch (t.role) {
+      case Role::kAsyncStart:
+        events.push_back(ScheduledEvent::start(id));
+        break;
+      case Role::kAsyncDone:
+        events.push_back(ScheduledEvent::done(t.partner, ct.instructions[t.partner].latency_s));
+        break;
+      default:
+        events.push_back(ScheduledEvent::op(t.time_s));
+    }
+  }
+  absl::StatusOr<ScheduleTiming> clock = time_schedule(events);
+  if (!clock.ok()) {
+    return absl::InternalError(
+        absl::StrCat("schedule of ", sv(c.name()), ": ", clock.status().message()));
+  }
+  for (const AsyncPairTiming& p : clock->pairs) {
+    InstructionTiming& start = ct.instructions[p.async_id];
+    InstructionTiming& done = ct.instructions[start.partner];
+    start.hidden_s = done.hidden_s = p.hidden_s;
+    start.exposed_s = done.exposed_s = p.exposed_s;
+    done.time_s = p.exposed_s;  // the wait is the done's time on the compute track
+    if (start.collective) {
+      start.collective->hidden_s = p.hidden_s;
+      start.collective->exposed_s = p.exposed_s;
+    }
+    done.explanation = absl::StrFormat(
+        "waits for %s: latency %.4g s, %.4g s hidden behind the ops in between, %.4g s "
+        "exposed",
+        sv(start.instruction->name()), p.latency_s, p.hidden_s, p.exposed_s);
+  }
+  for (InstructionTiming& t : ct.instructions) {
+    if (t.role == Role::kCollective && t.collective) t.collective->exposed_s = t.time_s;
+  }
+  ct.begin_s.resize(ct.instructions.size());
+  for (size_t k = 0; k < ct.instructions.size(); ++k) {
+    const InstructionTiming& t = ct.instructions[k];
+    ct.begin_s[k] = clock->end_s[k] - t.time_s;
+  }
+  ct.total_s = clock->total_s;
+  return ct;
+}
+
+}  // namespace
+
+absl::StatusOr<TimingMap> time_computations(const Module& module, Target& target) {
+  TimingMap timings;
+  // Callees come before their callers, so every callee is timed when its caller is.
+  for (const Computation* c : module.computations()) {
+    const ComputationCost* role = target.cost.find(c);
+    if (role == nullptr || role->role != CostRole::kScheduled) continue;
+    absl::StatusOr<ComputationTiming> t = time_computation(*c, timings, target);
+    if (!t.ok()) return t.status();
+    timings.emplace(c, *std::move(t));
+  }
+  return timings;
+}
+
+absl::flat_hash_map<const Computation*, double> executions_per_step(const Module& module,
+                                                                    const TimingMap& timings) {
+  absl::flat_hash_map<const Computation*, double> runs;
+  runs[module.entry()] = 1;
+  absl::Span<Computation* const> computations = module.computations();
+  for (auto it = computations.rbegin(); it != computations.rend(); ++it) {
+    const double m = runs.contains(*it) ? runs[*it] : 0;
+    auto timing = timings.find(*it);
+    if (m <= 0 || timing == timings.end()) continue;
+    for (const InstructionTiming& t : timing->second.instructions) {
+      const double n = static_cast<double>(t.trip_count);
+      switch (t.role) {
+        case Role::kWhile:
+          if (t.body) runs[t.body] += m * n;
+          if (t.condition) runs[t.condition] += m * (n + 1);
+          break;
+        case Role::kConditional:
+        case Role::kCall:
+          if (t.body) runs[t.body] += m;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  return runs;
+}
+
+}  // namespace hloroof::predict

@@ -1,0 +1,113 @@
+// The predicted step as trace slices: the compute track in schedule order, one track per async
+// stream, loops opened up iteration by iteration (up to PredictOptions::max_expanded_iterations;
+// the rest as one slice), a conditional's slowest branch and a call's callee nested inside them.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "predict/predict_internal.h"
+#include "util/absl_compat.h"
+
+namespace hloroof::predict {
+namespace {
+
+// Bounds on what one trace holds, so that deep or wide loop nests stay drawable.
+constexpr size_t kMaxEvents = 200000;
+constexpr int kMaxDepth = 32;
+
+class TimelineBuilder {
+ public:
+  TimelineBuilder(const TimingMap& timings, const PredictOptions& options)
+      : timings_(timings), options_(options) {}
+
+  void place(const Computation* c, double offset, int depth) {
+    auto it = c ? timings_.find(c) : timings_.end();
+    if (it == timings_.end()) return;
+    const ComputationTiming& ct = it->second;
+    for (size_t k = 0; k < ct.instructions.size(); ++k) {
+      const InstructionTiming& t = ct.instructions[k];
+      const double begin = offset + ct.begin_s[k];
+      if (t.role == Role::kAsyncStart && t.partner >= 0) {
+        add(std::string(t.instruction->name()), t.stream, begin, t.latency_s, depth, t.instruction);
+      }
+      if (t.role == Role::kFree || t.role == Role::kAsyncStart || t.time_s <= 0) continue;
+      add(std::string(t.instruction->name()), "compute", begin, t.time_s, depth, t.instruction);
+      if (depth + 1 >= kMaxDepth) continue;
+      if (t.role == Role::kWhile) {
+        place_loop(t, begin, depth);
+      } else if (t.role == Role::kConditional || t.role == Role::kCall) {
+        place(t.body, begin, depth + 1);
+      }
+    }
+  }
+
+  std::vector<TimelineEvent> take() && {
+    // Placed depth first, the slices are already in start order but for rounding: sort only
+    // then.
+    auto by_start = [](const TimelineEvent& a, const TimelineEvent& b) {
+      return a.start_s < b.start_s;
+    };
+    if (!std::is_sorted(events_.begin(), events_.end(), by_start)) {
+      std::stable_sort(events_.begin(), events_.end(), by_start);
+    }
+    return std::move(events_);
+  }
+  bool truncated() const { return truncated_; }
+
+ private:
+  // Iteration k runs the condition, then the body; the last condition ends the loop.
+  void place_loop(const InstructionTiming& loop, double begin, int depth) {
+    const double body = total(loop.body), condition = total(loop.condition);
+    const double iteration = body + condition;
+    const int64_t shown =
+        std::min(loop.trip_count, std::max<int64_t>(0, options_.max_expanded_iterations));
+    const std::string name(loop.instruction->name());
+    double t = begin;
+    for (int64_t k = 0; k < shown && !truncated_; ++k) {
+      add(absl::StrCat(name, " iteration ", k + 1), "compute", t, iteration, depth + 1, nullptr);
+      place(loop.condition, t, depth + 2);
+      place(loop.body, t + condition, depth + 2);
+      t += iteration;
+    }
+    const double rest = begin + loop.time_s - t;
+    if (shown < loop.trip_count) {
+      add(absl::StrCat(name, " iterations ", shown + 1, "-", loop.trip_count), "compute", t, rest,
+          depth + 1, nullptr);
+    } else if (rest > 0) {
+      place(loop.condition, t, depth + 1);
+    }
+  }
+
+  double total(const Computation* c) const {
+    auto it = c ? timings_.find(c) : timings_.end();
+    return it == timings_.end() ? 0 : it->second.total_s;
+  }
+
+  void add(std::string name, std::string_view track, double start, double duration, int depth,
+           const Instruction* instruction) {
+    if (events_.size() >= kMaxEvents) {
+      truncated_ = true;
+      return;
+    }
+    events_.push_back({std::move(name), std::string(track), start, duration, depth, instruction});
+  }
+
+  const TimingMap& timings_;
+  const PredictOptions& options_;
+  std::vector<TimelineEvent> events_;
+  bool truncated_ = false;
+};
+
+}  // namespace
+
+std::vector<TimelineEvent> build_timeline(const Module& module, const TimingMap& timings,
+                                          const PredictOptions& options, Target& target) {
+  TimelineBuilder builder(timings, options);
+  builder.place(module.entry(), 0, 0);
+  if (builder.truncated()) {
+    target.assume(absl::StrCat("the timeline holds its first ", kMaxEvents,
+                               " slices; later ones are left out"));
+  }
+  return std::move(builder).take();
+}
+
+}  // namespace hloroof::predict

@@ -1,0 +1,97 @@
+// One module's predicted step on several devices, side by side.
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hloroof/report.h"
+#include "hloroof/text_table.h"
+#include "hloroof/units.h"
+#include "report/op_terms.h"
+
+namespace hloroof {
+namespace {
+
+using Align = TextTable::Align;
+using report_internal::bound_label;
+
+std::string label(const Prediction& p) {
+  return p.topology.empty() ? p.device : absl::StrCat(p.device, ":", p.topology);
+}
+
+std::string ratio(double value, double first) {
+  return first > 0 ? absl::StrFormat("%.2fx", value / first) : "-";
+}
+
+std::string top_ops_table(const Prediction& p, const Prediction& first, size_t top) {
+  const bool is_first = &p == &first;
+  absl::flat_hash_map<std::string_view, double> first_time;
+  for (const OpPrediction& op : first.ops) first_time.emplace(op.name, op.total_time_s);
+  std::vector<TextTable::Column> columns = {
+      {"#"}, {"op", Align::kLeft, 32}, {"% step"}, {"time"}, {"bound by", Align::kLeft}};
+  if (!is_first) columns.push_back({absl::StrCat("vs ", label(first))});
+  TextTable table(std::move(columns));
+  // Ops come sorted by their time in the step, as the op stats rank them.
+  for (size_t k = 0; k < std::min(top, p.ops.size()); ++k) {
+    const OpPrediction& op = p.ops[k];
+    const double time = op.total_time_s;
+    std::vector<std::string> cells = {
+        absl::StrCat(k + 1), op.name,
+        p.step_time_s > 0 ? format_percent(time / p.step_time_s) : "-", format_seconds(time),
+        bound_label(op)};
+    if (!is_first) {
+      // The same HLO runs on every device, so an op is found by its name.
+      auto it = first_time.find(op.name);
+      cells.push_back(it == first_time.end() ? "-" : ratio(time, it->second));
+    }
+    table.add_row(std::move(cells));
+  }
+  return table.render();
+}
+
+}  // namespace
+
+std::string render_comparison(absl::Span<const Prediction> predictions, size_t top) {
+  if (predictions.empty()) return "(no devices)\n";
+  const Prediction& first = predictions.front();
+  std::vector<TextTable::Column> columns = {{"", Align::kLeft}};
+  for (const Prediction& p : predictions) columns.push_back({label(p)});
+  TextTable table(std::move(columns));
+
+  // A row of durations; after the first device's, each with its ratio to it.
+  auto times = [&](std::string name, double (*value)(const Prediction&)) {
+    std::vector<std::string> cells = {std::move(name)};
+    for (const Prediction& p : predictions) {
+      std::string cell = format_seconds(value(p));
+      if (&p != &first) absl::StrAppend(&cell, " (", ratio(value(p), value(first)), ")");
+      cells.push_back(std::move(cell));
+    }
+    table.add_row(std::move(cells));
+  };
+  times("step time", [](const Prediction& p) { return p.step_time_s; });
+  times("  compute", [](const Prediction& p) { return p.breakdown.compute_s; });
+  times("  memory", [](const Prediction& p) { return p.breakdown.memory_s; });
+  times("  collectives, exposed",
+        [](const Prediction& p) { return p.breakdown.collective_exposed_s; });
+  times("  overhead", [](const Prediction& p) { return p.breakdown.overhead_s; });
+  times("collectives, hidden", [](const Prediction& p) { return p.breakdown.collective_hidden_s; });
+  std::vector<std::string> mfu = {"MFU"}, peak = {"peak FLOP/s"};
+  for (const Prediction& p : predictions) {
+    mfu.push_back(format_percent(p.mfu));
+    peak.push_back(absl::StrCat(format_flop_rate(p.peak_flop_rate),
+                                p.peak_flop_rate_type.empty() ? "" : " ", p.peak_flop_rate_type));
+  }
+  table.add_row(std::move(mfu));
+  table.add_row(std::move(peak));
+
+  std::string out =
+      absl::StrCat("Predicted step on ", predictions.size(),
+                   " devices; (0.50x) is half the time on ", label(first), ".\n\n", table.render());
+  for (const Prediction& p : predictions) {
+    absl::StrAppend(&out, "\nTop ", std::min(top, p.ops.size()), " ops on ", label(p), "\n",
+                    top_ops_table(p, first, top));
+  }
+  return out;
+}
+
+}  // namespace hloroof

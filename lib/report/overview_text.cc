@@ -1,0 +1,98 @@
+// The step at a glance (XProf's Overview), and the whole text report: overview, op stats,
+// collectives.
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "hloroof/report.h"
+#include "hloroof/units.h"
+#include "report/wrap.h"
+
+namespace hloroof {
+namespace {
+
+using report_internal::wrap;
+
+constexpr size_t kUnknownOpsShown = 10;
+
+std::string share(double part, double whole) {
+  return whole > 0 ? format_percent(part / whole) : "-";
+}
+
+// "  label ........ value   share  note" with the values aligned.
+void line(std::string& out, std::string_view label, const std::string& value,
+          const std::string& rest = "") {
+  const std::string head = absl::StrFormat("  %-22s %10s", label, value);
+  if (rest.empty()) {
+    absl::StrAppend(&out, head, "\n");
+  } else {
+    out += wrap(rest, head + "  ", std::string(head.size() + 2, ' '));
+  }
+}
+
+}  // namespace
+
+std::string render_overview(const Prediction& p, const DeviceSpec& device) {
+  std::string out = absl::StrCat("Predicted step of one device: ", device.display_name, " (",
+                                 p.device, p.topology.empty() ? "" : ":", p.topology, ")\n\n");
+  const double step = p.step_time_s;
+  const auto& b = p.breakdown;
+  line(out, "step time", format_seconds(step),
+       p.is_lower_bound ? "a lower bound: see the unknown ops and assumptions below" : "");
+  line(out, "compute", format_seconds(b.compute_s), share(b.compute_s, step));
+  line(out, "memory", format_seconds(b.memory_s), share(b.memory_s, step));
+  line(out, "collectives, exposed", format_seconds(b.collective_exposed_s),
+       share(b.collective_exposed_s, step));
+  line(out, "overhead", format_seconds(b.overhead_s), share(b.overhead_s, step));
+  line(out, "collectives, hidden", format_seconds(b.collective_hidden_s),
+       "overlapped with the above, not in the step");
+  if (b.async_hidden_s > 0) {
+    line(out, "other async, hidden", format_seconds(b.async_hidden_s),
+         "copies and async computations overlapped, not in the step");
+  }
+  out += "\n";
+
+  const double flop_rate = step > 0 ? p.flops / step : 0;
+  const double hbm_rate = step > 0 ? p.hbm_bytes / step : 0;
+  const std::string peak_type = p.peak_flop_rate_type.empty() ? "" : " " + p.peak_flop_rate_type;
+  line(out, "MFU", format_percent(p.mfu),
+       absl::StrCat(format_flop_rate(flop_rate), " of the ", format_flop_rate(p.peak_flop_rate),
+                    peak_type, " peak (", format_flops(p.flops), " per step)"));
+  line(out, "HBM bandwidth used", share(hbm_rate, device.hbm_bandwidth),
+       absl::StrCat(format_byte_rate(hbm_rate), " of ", format_byte_rate(device.hbm_bandwidth),
+                    " (", format_bytes(p.hbm_bytes), " per step)"));
+  if (p.matrix_flops > 0) {
+    line(out, "matrix FLOPs", format_flops(p.matrix_flops),
+         absl::StrCat(share(p.matrix_flops, p.flops), " of all FLOPs"));
+  }
+
+  if (!p.unknown_ops.empty()) {
+    std::vector<std::string> shown(
+        p.unknown_ops.begin(),
+        p.unknown_ops.begin() + std::min(p.unknown_ops.size(), kUnknownOpsShown));
+    std::string list = absl::StrJoin(shown, ", ");
+    if (p.unknown_ops.size() > shown.size()) {
+      absl::StrAppend(&list, " and ", p.unknown_ops.size() - shown.size(), " more");
+    }
+    absl::StrAppend(
+        &out, "\n",
+        wrap(list, absl::StrCat("Unknown ops (", p.unknown_ops.size(), ", not costed): "), "  "));
+  }
+  if (!p.assumptions.empty()) {
+    out += "\nAssumptions:\n";
+    for (const std::string& a : p.assumptions) out += wrap(a, "  - ", "    ");
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> render_text_report(const Prediction& prediction,
+                                               const DeviceSpec& device,
+                                               const OpStatsOptions& options) {
+  absl::StatusOr<OpStats> stats = op_stats(prediction, device, options);
+  if (!stats.ok()) return stats.status();
+  absl::StatusOr<std::string> collectives = render_collectives(prediction, options);
+  if (!collectives.ok()) return collectives.status();
+  return absl::StrCat(render_overview(prediction, device), "\n", render_op_stats(*stats),
+                      collectives->empty() ? "" : "\n", *collectives);
+}
+
+}  // namespace hloroof

@@ -1,0 +1,156 @@
+// The predicted timeline as a Chrome trace: what Trace Viewer shows of a profiled step, drawn
+// from the prediction before anything runs.
+#include <algorithm>
+#include <map>
+
+#include "absl/container/flat_hash_map.h"
+#include "hloroof/report.h"
+#include "hloroof/trace.h"
+#include "report/op_terms.h"
+
+namespace hloroof {
+namespace {
+
+using Args = std::vector<TraceBuilder::Arg>;
+
+// Event times are sums of op times; differences below a picosecond are rounding.
+constexpr double kRoundingSeconds = 1e-12;
+
+Args op_args(const OpPrediction& op) {
+  Args args = {{"opcode", op.opcode},
+               {"category", op.category},
+               {"bound", report_internal::bound_label(op)},
+               {"occurrences", op.multiplier},
+               {"flops", op.flops},
+               {"hbm_bytes", op.hbm_bytes}};
+  if (!op.op_name.empty()) args.push_back({"op_name", op.op_name});
+  if (!op.computation.empty()) args.push_back({"computation", op.computation});
+  if (op.transcendentals > 0) args.push_back({"transcendentals", op.transcendentals});
+  if (op.on_chip_bytes > 0) args.push_back({"on_chip_bytes", op.on_chip_bytes});
+  if (op.host_bytes > 0) args.push_back({"host_bytes", op.host_bytes});
+  if (op.collective) {
+    const CollectivePrediction& c = *op.collective;
+    args.push_back({"collective", c.kind});
+    args.push_back({"payload_bytes", c.payload_bytes});
+    args.push_back({"group_size", c.group_size});
+    args.push_back({"formula", c.formula});
+    args.push_back({"exposed_s", c.exposed_s});
+    args.push_back({"hidden_s", c.hidden_s});
+  }
+  if (!op.explanation.empty()) args.push_back({"explanation", op.explanation});
+  return args;
+}
+
+// A timeline event made ready for the trace: clamped into its parent, with its op record.
+struct TraceSlice {
+  const TimelineEvent* event;
+  const OpPrediction* op;  // null for iteration and summary slices
+  double start_s, end_s;
+  bool leaf = true;
+};
+
+// Counter tracks of the work done so far, sampled as each op ends. Loop iterations past the
+// expanded ones are one slice without ops: the work the ops' slices leave out of the step's
+// totals is spread over those slices by their duration (every iteration does the same work).
+void add_work_counters(const Prediction& p, std::vector<const TraceSlice*> leaves,
+                       TraceBuilder& trace) {
+  double op_flops = 0, op_bytes = 0, collapsed_s = 0;
+  for (const TraceSlice* s : leaves) {
+    if (s->op != nullptr) {
+      op_flops += s->op->flops;
+      op_bytes += s->op->hbm_bytes;
+    } else {
+      collapsed_s += s->end_s - s->start_s;
+    }
+  }
+  const double flops_per_s = collapsed_s > 0 ? std::max(0.0, p.flops - op_flops) / collapsed_s : 0;
+  const double bytes_per_s =
+      collapsed_s > 0 ? std::max(0.0, p.hbm_bytes - op_bytes) / collapsed_s : 0;
+
+  std::stable_sort(leaves.begin(), leaves.end(),
+                   [](const TraceSlice* a, const TraceSlice* b) { return a->end_s < b->end_s; });
+  double flops = 0, bytes = 0;
+  trace.add_counter("cumulative FLOPs", 0, 0);
+  trace.add_counter("cumulative HBM bytes", 0, 0);
+  for (const TraceSlice* s : leaves) {
+    const double duration = s->end_s - s->start_s;
+    const double added_flops = s->op != nullptr ? s->op->flops : flops_per_s * duration;
+    const double added_bytes = s->op != nullptr ? s->op->hbm_bytes : bytes_per_s * duration;
+    if (added_flops == 0 && added_bytes == 0) continue;
+    flops += added_flops;
+    bytes += added_bytes;
+    trace.add_counter("cumulative FLOPs", s->end_s, flops);
+    trace.add_counter("cumulative HBM bytes", s->end_s, bytes);
+  }
+}
+
+}  // namespace
+
+std::string prediction_to_trace_json(const Prediction& p) {
+  absl::flat_hash_map<const Instruction*, const OpPrediction*> by_instruction;
+  absl::flat_hash_map<std::string_view, const OpPrediction*> by_name;
+  for (const OpPrediction& op : p.ops) {
+    if (op.instruction != nullptr) by_instruction.emplace(op.instruction, &op);
+    by_name.emplace(op.name, &op);
+  }
+  auto op_of = [&](const TimelineEvent& e) -> const OpPrediction* {
+    if (e.instruction != nullptr) {
+      auto it = by_instruction.find(e.instruction);
+      if (it != by_instruction.end()) return it->second;
+    }
+    auto it = by_name.find(e.name);
+    return it == by_name.end() ? nullptr : it->second;
+  };
+
+  TraceBuilder trace;
+  const int steps = trace.add_track("Steps");
+  trace.add_slice(steps, "predicted step", 0, std::max(0.0, p.step_time_s),
+                  {{"device", p.device},
+                   {"topology", p.topology},
+                   {"step_time_s", p.step_time_s},
+                   {"mfu", p.mfu},
+                   {"flops", p.flops},
+                   {"hbm_bytes", p.hbm_bytes}});
+
+  // The compute stream first, then the async streams in order of first use.
+  std::map<std::string, int, std::less<>> tracks;
+  tracks["compute"] = trace.add_track("compute");
+  std::map<std::string, std::vector<TraceSlice>, std::less<>> by_track;
+  for (const TimelineEvent& e : p.timeline) {
+    if (!tracks.count(e.track)) tracks[e.track] = trace.add_track(e.track);
+    const double start = std::max(0.0, e.start_s);
+    by_track[e.track].push_back({&e, op_of(e), start, start + std::max(0.0, e.duration_s)});
+  }
+
+  // Nest each track's slices, keeping a child within its parent when rounding pushed it out
+  // (viewers nest by time alone); a slice that encloses another is no leaf.
+  std::vector<const TraceSlice*> leaves;
+  for (auto& [track, slices] : by_track) {
+    std::stable_sort(slices.begin(), slices.end(), [](const TraceSlice& a, const TraceSlice& b) {
+      if (a.start_s != b.start_s) return a.start_s < b.start_s;
+      return a.end_s - a.start_s > b.end_s - b.start_s;
+    });
+    std::vector<TraceSlice*> open;
+    for (TraceSlice& s : slices) {
+      // A slice starting within rounding of an open one's end follows it: trim that one.
+      while (!open.empty() && s.start_s >= open.back()->end_s - kRoundingSeconds) {
+        open.back()->end_s = std::min(open.back()->end_s, s.start_s);
+        open.pop_back();
+      }
+      if (!open.empty()) {
+        open.back()->leaf = false;
+        s.end_s = std::min(s.end_s, open.back()->end_s);
+      }
+      open.push_back(&s);
+    }
+    for (const TraceSlice& s : slices) {
+      trace.add_slice(tracks[track], s.event->name, s.start_s, s.end_s - s.start_s,
+                      s.op != nullptr ? op_args(*s.op) : Args{{"depth", int64_t{s.event->depth}}});
+      if (s.leaf) leaves.push_back(&s);
+    }
+  }
+  add_work_counters(p, std::move(leaves), trace);
+  return trace.to_json();
+}
+
+}  // namespace hloroof

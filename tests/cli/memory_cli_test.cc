@@ -1,0 +1,122 @@
+// `hloroof memory` as a user runs it: the summary, the JSON keys and the exit codes.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "cli_runner.h"
+#include "nlohmann/json.hpp"
+
+namespace {
+
+using hloroof::testing::run_cli;
+
+// Straight-line code whose peak is derived in tests/predict/memory_test.cc: p 1024 B, then
+// temporaries a 2048, b 2048, c 4096; at c all four are live: 9216 B.
+constexpr const char* kModule = R"(
+HloModule straight, is_scheduled=true
+ENTRY e {
+  p = f32[256]{0} parameter(0)
+  a = f32[512]{0} concatenate(p, p), dimensions={0}
+  b = f32[512]{0} exponential(a)
+  c = f32[1024]{0} concatenate(a, b), dimensions={0}
+  d = f32[256]{0} slice(c), slice={[0:256]}
+  ROOT r = f32[256]{0} add(d, p)
+}
+)";
+
+// Two 20 GiB arrays live together: 42949672960 B, more than a v5e's 16 GB.
+constexpr const char* kTooBig = R"(
+HloModule big, is_scheduled=true
+ENTRY e {
+  p = f32[5,1024,1024,1024]{3,2,1,0} parameter(0)
+  ROOT r = f32[5,1024,1024,1024]{3,2,1,0} negate(p)
+}
+)";
+
+TEST_CASE("memory prints the peak, where it is and the verdict, with units") {
+  auto r = run_cli("memory - --device tpu_v5e", kModule);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("9 KiB (9216 B)"));
+  CHECK_THAT(r.out, Catch::Contains("at c"));
+  CHECK_THAT(r.out, Catch::Contains("tpu_v5e HBM"));
+  CHECK_THAT(r.out, Catch::Contains("fits"));
+  // Breakdown at the peak: parameters 1 KiB of 9 KiB = 11.1%, temporaries 8 KiB = 88.9%.
+  CHECK_THAT(r.out, Catch::Contains("parameters 1 KiB (11.1%)"));
+  CHECK_THAT(r.out, Catch::Contains("temporaries 8 KiB (88.9%)"));
+  CHECK_THAT(r.out, Catch::Contains("largest buffers live at the peak"));
+  CHECK_THAT(r.out, Catch::Contains("live from"));
+}
+
+TEST_CASE("memory says when a module does not fit, and by how much") {
+  auto r = run_cli("memory - --device v5e", kTooBig);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("DOES NOT FIT"));
+  // 42949672960 - 16e9 = 26949672960 B = 25.1 GiB over.
+  CHECK_THAT(r.out, Catch::Contains("25.1 GiB over"));
+  auto p = run_cli("memory - --device tpu_v5p", kTooBig);
+  REQUIRE(p.exit_code == 0);
+  CHECK_THAT(p.out, Catch::Contains("fits, 57.9% headroom"));  // 1 - 40/95
+}
+
+TEST_CASE("memory --json has the documented keys") {
+  auto r = run_cli("memory - --device tpu_v5e --json --top 2", kModule);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["peak_bytes"] == 9216);
+  CHECK(j["peak_at"] == "c");
+  CHECK(j["capacity_bytes"] == 16000000000LL);
+  CHECK(j["fits"] == true);
+  CHECK(j["breakdown"]["parameters"] == 1024);
+  CHECK(j["breakdown"]["outputs"] == 0);
+  CHECK(j["breakdown"]["temporaries"] == 8192);
+  CHECK(j["padding_waste_bytes"] == 0);
+  REQUIRE(j["buffers"].size() == 2);  // --top 2
+  const auto& first = j["buffers"][0];
+  CHECK(first["name"] == "c");
+  CHECK(first["logical_bytes"] == 4096);
+  CHECK(first["padded_bytes"] == 4096);
+  CHECK(first["memory_space"] == 0);
+  CHECK(first["live_from"] == "c");
+  CHECK(first["live_to"] == "d");
+  CHECK(j["live_bytes"].size() == 6);
+  CHECK(j["live_bytes"][3]["device_bytes"] == 9216);
+}
+
+TEST_CASE("memory --json without a device leaves the capacity null") {
+  auto r = run_cli("memory - --json", kModule);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["capacity_bytes"].is_null());
+  CHECK(j["fits"].is_null());
+  CHECK(j["peak_bytes"] == 9216);
+}
+
+TEST_CASE("memory on the TPU example reads the file and its tiles") {
+  auto r = run_cli(std::string("memory '") + HLOROOF_SOURCE_DIR +
+                   "/examples/tpu_v5e_train_step.hlo' --device tpu_v5e --json");
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  // Arguments derived in tests/predict/memory_corpus_test.cc: 235085824 B.
+  CHECK(j["memory_analysis"]["argument_bytes"] == 235085824);
+  CHECK(j["peak_bytes"].get<int64_t>() > 235085824);
+  CHECK(j["fits"] == true);
+}
+
+TEST_CASE("memory: bad input exits 1, bad usage exits 2") {
+  auto missing = run_cli("memory /no/such/file.hlo");
+  CHECK(missing.exit_code == 1);
+  CHECK_THAT(missing.err, Catch::StartsWith("error:"));
+  auto bad_device = run_cli("memory - --device no_such_chip", kModule);
+  CHECK(bad_device.exit_code == 1);
+  CHECK_THAT(bad_device.err, Catch::Contains("no_such_chip"));
+  auto bad_text = run_cli("memory -", "HloModule m\nENTRY e {\n  ROOT p = f33[] parameter(0)\n}\n");
+  CHECK(bad_text.exit_code == 1);
+  CHECK_THAT(bad_text.err, Catch::Contains("3:"));  // located at the bad line
+  CHECK(run_cli("memory").exit_code == 2);
+  CHECK(run_cli("memory - --top many", kModule).exit_code == 2);
+  CHECK(run_cli("memory a.hlo b.hlo").exit_code == 2);
+  auto help = run_cli("memory --help");
+  CHECK(help.exit_code == 0);
+  CHECK_THAT(help.out, Catch::Contains("example"));
+}
+
+}  // namespace

@@ -1,0 +1,149 @@
+// `hloroof predict`: the report, the JSON keys, the trace and exit codes.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cli_runner.h"
+#include "nlohmann/json.hpp"
+
+namespace {
+
+using hloroof::testing::run_cli;
+
+// An all-gather of f32[67500] -> f32[135000] (540,000 B, 6 us along a v5e line of 2) started
+// before an add of 12 x 204750 B (3 us, plus the 1 us per-op overhead) and waited for after it:
+// 4 us of the 6 are hidden, 2 exposed; the step is 6 us.
+constexpr const char* kStep = R"(HloModule step, num_partitions=2, is_scheduled=true
+ENTRY main {
+  x = f32[67500] parameter(0)
+  a0 = f32[204750] parameter(1)
+  ags = (f32[67500], f32[135000]) all-gather-start(x), channel_id=1, replica_groups={{0,1}}, use_global_device_ids=true, dimensions={0}
+  a = f32[204750] add(a0, a0)
+  agd = f32[135000] all-gather-done(ags)
+  ROOT t = (f32[135000], f32[204750]) tuple(agd, a)
+}
+)";
+
+std::string example(const char* name) {
+  return std::string(HLOROOF_SOURCE_DIR) + "/examples/" + name;
+}
+
+TEST_CASE("predict prints the step, its breakdown, MFU and the costliest ops") {
+  auto r = run_cli("predict - --device tpu_v5e:1x2", kStep);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("(tpu_v5e:1x2)"));
+  CHECK_THAT(r.out, Catch::Contains("step time"));
+  CHECK_THAT(r.out, Catch::Contains("6 us"));
+  CHECK_THAT(r.out, Catch::Contains("MFU"));
+  // The collectives table: the all-gather's 6 us, 2 exposed, 4 hidden behind the add.
+  const std::string collectives = r.out.substr(r.out.find("Collectives:"));
+  CHECK_THAT(collectives, Catch::Contains("ags") && Catch::Contains("all-gather") &&
+                              Catch::Contains("6 us") && Catch::Contains("2 us") &&
+                              Catch::Contains("4 us"));
+  CHECK_THAT(r.out, Catch::Contains("HLO op stats by op: 3 ops"));
+  CHECK_THAT(r.out, Catch::Contains("per_op_overhead"));  // an assumed figure, said so
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("predict --json has the documented keys") {
+  auto r = run_cli("predict - --device tpu_v5e --topology 1x2 --json", kStep);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["device"] == "tpu_v5e");
+  CHECK(j["topology"] == "1x2");
+  CHECK(j["step_time_s"].get<double>() == Approx(6e-6));
+  const nlohmann::json& b = j["breakdown"];
+  CHECK(b["collective_exposed_s"].get<double>() == Approx(2e-6));
+  CHECK(b["collective_hidden_s"].get<double>() == Approx(4e-6));
+  CHECK(b["compute_s"].get<double>() + b["memory_s"].get<double>() +
+            b["collective_exposed_s"].get<double>() + b["overhead_s"].get<double>() ==
+        Approx(j["step_time_s"].get<double>()));
+  for (const char* key : {"mfu", "flops", "hbm_bytes", "unknown_ops", "assumptions", "ops"}) {
+    CHECK(j.contains(key));
+  }
+  REQUIRE(j["ops"].size() == 3);
+  const nlohmann::json& top = j["ops"][0];  // the add: 4 us
+  CHECK(top["name"] == "a");
+  CHECK(top["opcode"] == "add");
+  CHECK(top["bound"] == "memory");
+  CHECK(top["multiplier"] == 1);
+  CHECK(top["time_s"].get<double>() == Approx(4e-6));
+  CHECK(top["total_time_s"].get<double>() == Approx(4e-6));
+  CHECK(top["flops"] == 204750);
+  CHECK(top["hbm_bytes"] == 12 * 204750);
+  CHECK(top["collective"].is_null());
+  bool start = false;
+  for (const nlohmann::json& op : j["ops"]) {
+    if (op["name"] != "ags") continue;
+    start = true;
+    CHECK(op["bound"] == "collective");
+    CHECK(op["collective"]["kind"] == "all-gather");
+    CHECK(op["collective"]["payload_bytes"] == 540000);
+    CHECK(op["collective"]["group_size"] == 2);
+    CHECK(op["collective"]["time_s"].get<double>() == Approx(6e-6));
+    CHECK(op["collective"]["exposed_s"].get<double>() == Approx(2e-6));
+    CHECK(!op["collective"]["formula"].get<std::string>().empty());
+  }
+  CHECK(start);
+}
+
+TEST_CASE("predict on the examples, with the device's topology inferred or named") {
+  auto tpu =
+      run_cli("predict " + example("tpu_v5e_train_step.hlo") + " --device tpu_v5e:2x2 --top 5");
+  REQUIRE(tpu.exit_code == 0);
+  CHECK_THAT(tpu.out, Catch::Contains("top 5 of"));
+  CHECK_THAT(tpu.out, Catch::Contains("collective-permute"));
+  // Without --device the default is tpu_v5e; the topology is then inferred and said so.
+  auto inferred = run_cli("predict " + example("tpu_v5e_train_step.hlo") + " --top 0");
+  REQUIRE(inferred.exit_code == 0);
+  CHECK_THAT(inferred.out, Catch::Contains("(tpu_v5e:2x2)"));
+  CHECK_THAT(inferred.out, Catch::Contains("topology 2x2 (x:2 ICI line, y:2 ICI line) inferred"));
+  CHECK_THAT(inferred.out, !Catch::Contains("top 0"));
+  auto gpu =
+      run_cli("predict " + example("h100_gemm_step.hlo") + " --device h100 --formula xla-gpu-nccl");
+  REQUIRE(gpu.exit_code == 0);
+  CHECK_THAT(gpu.out, Catch::Contains("(h100:1x8)"));
+}
+
+TEST_CASE("predict --trace writes a Chrome trace of the timeline") {
+  char path[] = "/tmp/hloroof_trace_XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  auto r = run_cli(std::string("predict - --device tpu_v5e:1x2 --trace ") + path, kStep);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::remove(path);
+  const nlohmann::json trace = nlohmann::json::parse(text.str());
+  bool stream = false;
+  for (const nlohmann::json& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["args"].contains("name") && e["args"]["name"] == "async all-gather") {
+      stream = true;
+    }
+  }
+  CHECK(stream);
+}
+
+TEST_CASE("predict errors: bad input exits 1, bad usage 2") {
+  auto unknown = run_cli("predict - --device tpu_v99", kStep);
+  CHECK(unknown.exit_code == 1);
+  CHECK_THAT(unknown.err, Catch::StartsWith("error: unknown device 'tpu_v99'"));
+  auto small = run_cli("predict - --device tpu_v5e --topology 1x1", kStep);
+  CHECK(small.exit_code == 1);
+  CHECK_THAT(small.err, Catch::Contains("has 1 devices, but the module runs on 2"));
+  auto garbled = run_cli("predict - --device tpu_v5e", "HloModule m\nENTRY e {\n  x = f32[");
+  CHECK(garbled.exit_code == 1);
+  CHECK_THAT(garbled.err, Catch::Contains("error"));
+  CHECK(run_cli("predict").exit_code == 2);
+  CHECK(run_cli("predict - --top lots", kStep).exit_code == 2);
+  CHECK(run_cli("predict - --formula magic", kStep).exit_code == 2);
+  CHECK(run_cli("predict - --bogus", kStep).exit_code == 2);
+  auto help = run_cli("predict --help");
+  CHECK(help.exit_code == 0);
+  CHECK_THAT(help.out, Catch::Contains("default tpu_v5e"));
+}
+
+}  // namespace

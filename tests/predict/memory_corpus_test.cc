@@ -1,0 +1,118 @@
+// Memory analysis over real modules: the examples (with hand-derived totals) and every
+// parseable module of the shared corpus (no error, numbers that add up).
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/memory.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using hloroof::MemoryReport;
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path corpus_dir() {
+  if (const char* env = std::getenv("HLOROOF_CORPUS"); env != nullptr && *env != '\0') return env;
+  return HLOROOF_DEFAULT_CORPUS;
+}
+
+// What must hold for any report.
+void check_consistent(const MemoryReport& r) {
+  int64_t curve_max = 0;
+  for (const hloroof::LiveBytesPoint& p : r.live_curve) {
+    REQUIRE(p.device_bytes >= 0);
+    curve_max = std::max(curve_max, p.device_bytes);
+  }
+  CHECK(curve_max == r.peak_bytes);
+  CHECK(r.peak_breakdown.total() == r.peak_bytes);
+  CHECK(r.peak_padding_waste_bytes >= 0);
+  CHECK(r.padding_waste_bytes >= 0);
+  CHECK(r.alias_bytes <= r.argument_bytes);
+  CHECK(r.peak_bytes <= r.argument_bytes + r.output_bytes - r.alias_bytes + r.temporary_peak_bytes +
+                            r.constant_bytes);
+  for (const hloroof::MemoryBuffer& b : r.largest_buffers) {
+    CHECK(b.padded_bytes >= b.logical_bytes);
+    CHECK(b.live_from_index <= b.live_to_index);
+  }
+}
+
+TEST_CASE("example: the TPU v5e train step's arguments and donated outputs") {
+  absl::StatusOr<hloroof::Module> m = hloroof::parse_module(
+      read_file(fs::path(HLOROOF_SOURCE_DIR) / "examples" / "tpu_v5e_train_step.hlo"));
+  REQUIRE(m.ok());
+  absl::StatusOr<MemoryReport> r = hloroof::analyze_memory(*m);
+  REQUIRE(r.ok());
+  check_consistent(*r);
+  // Parameters, from entry_computation_layout, padded by their tiles (f32 (8,128) adds
+  // nothing to these dims; f32[4,1024] under (4,128) neither):
+  //   2 x (f32[8192,1024] 32 MiB + [4,256,3072] 12 MiB + [4,256,1024] 4 MiB
+  //        + [4,256,4096] 16 MiB + [4,1024,1024] 16 MiB + [256,32768] 32 MiB) = 224 MiB
+  //   + 4 x f32[4,1024] 16 KiB + 2 x f32[1024] 4 KiB + 2 x s32[8,2048] 64 KiB
+  //   = 234881024 + 65536 + 8192 + 131072 = 235085824 B.
+  CHECK(r->argument_bytes == 235085824);
+  // The 18 weights and momenta (all but the two s32 token arrays) are donated to outputs
+  // 0..17; output 18 is the f32[]{:T(128)} loss, 512 B.
+  CHECK(r->alias_bytes == 235085824 - 131072);
+  CHECK(r->output_bytes == r->alias_bytes + 512);
+  // The peak is inside the step, above everything the step keeps (parameters).
+  CHECK(r->peak_bytes > r->argument_bytes);
+  CHECK(r->peak_buffer_count > 0);
+}
+
+TEST_CASE("example: the H100 GEMM step") {
+  absl::StatusOr<hloroof::Module> m = hloroof::parse_module(
+      read_file(fs::path(HLOROOF_SOURCE_DIR) / "examples" / "h100_gemm_step.hlo"));
+  REQUIRE(m.ok());
+  absl::StatusOr<MemoryReport> r = hloroof::analyze_memory(*m);
+  REQUIRE(r.ok());
+  check_consistent(*r);
+  // GPU layouts have no tiles: nothing is padding.
+  CHECK(r->padding_waste_bytes == 0);
+  // x bf16[8192,4096] (64 MiB) and the f32 weights W1 [4096,16384], W2 [16384,4096]
+  // (256 MiB each) are parameters.
+  CHECK(r->argument_bytes >= (64 + 256 + 256) * (int64_t{1} << 20));
+}
+
+TEST_CASE("every parseable corpus module analyzes to consistent numbers") {
+  const fs::path dir = corpus_dir();
+  const fs::path index = dir / "INDEX.tsv";
+  if (!fs::exists(index)) {
+    WARN("no corpus at " << dir.string() << "; set HLOROOF_CORPUS");
+    return;
+  }
+  std::istringstream rows(read_file(index));
+  std::string line;
+  std::getline(rows, line);  // header
+  int analyzed = 0;
+  int with_loops = 0;
+  while (std::getline(rows, line)) {
+    std::vector<std::string> cells = absl::StrSplit(line, '\t');
+    if (cells.size() < 5 || cells[4] != "0") continue;  // likely_invalid
+    absl::StatusOr<hloroof::Module> m = hloroof::parse_module(read_file(dir / cells[0]));
+    if (!m.ok()) continue;  // the parser's own conformance tests cover these
+    absl::StatusOr<MemoryReport> r = hloroof::analyze_memory(*m);
+    INFO(cells[0] << ": " << r.status().ToString());
+    REQUIRE(r.ok());
+    check_consistent(*r);
+    ++analyzed;
+    if (r->peak_path.size() > 1) ++with_loops;
+  }
+  INFO("analyzed " << analyzed << ", peak inside a body in " << with_loops);
+  CHECK(analyzed > 1000);
+  CHECK(with_loops > 0);
+}
+
+}  // namespace

@@ -1,0 +1,358 @@
+// Composing a step (cost-model.md 4.2): schedule order, async pairs overlapping the ops between
+// start and done (S1), loops, conditionals, calls, async copies and computations; the
+// breakdown, the op records, the timeline, the topology and the assumptions.
+#include <catch2/catch.hpp>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "hloroof/report.h"
+#include "nlohmann/json.hpp"
+#include "predict_test_util.h"
+
+namespace hloroof {
+namespace {
+
+using testing::no_overhead;
+using testing::predict;
+
+// S1 in microseconds on a TPU v5e 1x2, without per-op overhead: each add reads two f32
+// operands and writes one, 12 B per element at 8.19e11 B/s, so f32[204750] takes 3 us,
+// f32[136500] 2 us, f32[273000] 4 us. The all-gather of f32[67500] -> f32[135000]
+// (V = 540,000 B) runs along a line of 2: V (2-1) / (2 x 4.5e10) = 6 us.
+constexpr char kS1[] = R"(HloModule overlap, num_partitions=2, is_scheduled=true
+ENTRY main {
+  x = f32[67500] parameter(0)
+  a0 = f32[204750] parameter(1)
+  b0 = f32[136500] parameter(2)
+  c0 = f32[273000] parameter(3)
+  ORDER
+  ROOT t = (f32[135000], f32[204750], f32[136500], f32[273000]) tuple(agd, a, b, c)
+})";
+constexpr char kStart[] =
+    "ags = (f32[67500], f32[135000]) all-gather-start(x), channel_id=1, "
+    "replica_groups={{0,1}}, use_global_device_ids=true, dimensions={0}\n";
+constexpr char kA[] = "a = f32[204750] add(a0, a0)\n";
+constexpr char kB[] = "b = f32[136500] add(b0, b0)\n";
+constexpr char kC[] = "c = f32[273000] add(c0, c0)\n";
+constexpr char kDone[] = "agd = f32[135000] all-gather-done(ags)\n";
+
+testing::Predicted s1(std::vector<const char*> order) {
+  std::string body;
+  for (const char* line : order) body += line;
+  return predict(absl::StrReplaceAll(kS1, {{"ORDER", body}}), "tpu_v5e:1x2", no_overhead());
+}
+
+constexpr double kUs = 1e-6;
+
+TEST_CASE("S1: the done waits only for what the ops in between did not hide") {
+  // start, A (3), B (2), done, C (4); latency 6: clock 0, 3, 5, wait 1 -> 6, 10.
+  auto p = s1({kStart, kA, kB, kDone, kC});
+  CHECK(p.op("a").time_s == Approx(3 * kUs));
+  CHECK(p.op("ags").collective->time_s == Approx(6 * kUs));
+  CHECK(p->step_time_s == Approx(10 * kUs));  // serial would be 15, perfect overlap 9
+  CHECK(p.op("agd").time_s == Approx(1 * kUs));
+  CHECK(p.op("agd").bound == BoundBy::kCollective);
+  CHECK(p.op("ags").time_s == 0);
+  CHECK(p.op("ags").collective->exposed_s == Approx(1 * kUs));
+  CHECK(p.op("ags").collective->hidden_s == Approx(5 * kUs));
+  CHECK(p->breakdown.collective_exposed_s == Approx(1 * kUs));
+  CHECK(p->breakdown.collective_hidden_s == Approx(5 * kUs));
+  CHECK(p->breakdown.memory_s == Approx(9 * kUs));
+  REQUIRE(p.op("agd").async.has_value());
+  CHECK(p.op("agd").async->start == "ags");
+  CHECK(p.op("agd").async->stream == "async all-gather");
+}
+
+TEST_CASE("S1 variants: fully hidden and fully exposed") {
+  // Done after C: 9 us of work hide all 6 us.
+  auto hidden = s1({kStart, kA, kB, kC, kDone});
+  CHECK(hidden->step_time_s == Approx(9 * kUs));
+  CHECK(hidden->breakdown.collective_exposed_s == 0);
+  CHECK(hidden->breakdown.collective_hidden_s == Approx(6 * kUs));
+  // Done right after the start: nothing hides it, 6 + 9 = 15.
+  auto exposed = s1({kStart, kDone, kA, kB, kC});
+  CHECK(exposed->step_time_s == Approx(15 * kUs));
+  CHECK(exposed->breakdown.collective_exposed_s == Approx(6 * kUs));
+  CHECK(exposed->breakdown.collective_hidden_s == 0);
+}
+
+TEST_CASE("S1 timeline: compute track in order, the all-gather on its own stream") {
+  auto p = s1({kStart, kA, kB, kDone, kC});
+  std::vector<std::string> compute;
+  const TimelineEvent* stream = nullptr;
+  for (const TimelineEvent& e : p->timeline) {
+    if (e.track == "compute") compute.push_back(e.name);
+    if (e.track == "async all-gather") stream = &e;
+  }
+  CHECK(compute == std::vector<std::string>{"a", "b", "agd", "c"});
+  REQUIRE(stream != nullptr);
+  CHECK(stream->name == "ags");
+  CHECK(stream->start_s == 0);
+  CHECK(stream->duration_s == Approx(6 * kUs));
+  // The trace view renders it.
+  const nlohmann::json trace = nlohmann::json::parse(prediction_to_trace_json(p.prediction));
+  CHECK(trace["traceEvents"].size() > 4);
+}
+
+// A loop of 5 iterations (known_trip_count) whose body adds f32[1024] (12,288 B) and bumps
+// an s32 counter (12 B); the condition compares the counter with a constant (9 B).
+constexpr char kLoop[] = R"(HloModule m, is_scheduled=true
+cond {
+  s = (s32[], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[1024] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  x1 = f32[1024] add(x, x)
+  ROOT r = (s32[], f32[1024]) tuple(i1, x1)
+}
+ENTRY e {
+  x = f32[1024] parameter(0)
+  zero = s32[] constant(0)
+  s = (s32[], f32[1024]) tuple(zero, x)
+  ROOT w = (s32[], f32[1024]) while(s), condition=cond, body=body, backend_config={"known_trip_count":{"n":"5"}}
+})";
+
+TEST_CASE("a while loop runs its body trip-count times and its condition once more") {
+  auto p = predict(kLoop, "tpu_v5e", no_overhead());
+  const double body = (12288.0 + 12) / 8.19e11, condition = 9 / 8.19e11;
+  CHECK(p->step_time_s == Approx(5 * body + 6 * condition));
+  CHECK(p.op("x1").multiplier == 5);
+  CHECK(p.op("lt").multiplier == 6);
+  CHECK(!p.has_op("w"));  // the loop is its body's and condition's ops, not an op itself
+  CHECK(!p->is_lower_bound);
+}
+
+TEST_CASE("a loop's timeline: iterations up to the limit, then one slice") {
+  PredictOptions o = no_overhead();
+  o.max_expanded_iterations = 2;
+  auto p = predict(kLoop, "tpu_v5e", o);
+  std::vector<std::string> names;
+  for (const TimelineEvent& e : p->timeline) {
+    if (e.instruction == nullptr) names.push_back(e.name);
+  }
+  CHECK(names == std::vector<std::string>{"w iteration 1", "w iteration 2", "w iterations 3-5"});
+  double x1_slices = 0;
+  for (const TimelineEvent& e : p->timeline) {
+    if (e.name == "x1") {
+      ++x1_slices;
+      CHECK(e.depth == 2);
+    }
+    if (e.name == "w") CHECK(e.duration_s == Approx(p->step_time_s));
+  }
+  CHECK(x1_slices == 2);
+}
+
+TEST_CASE("an unknown trip count is assumed, and the step is a lower bound") {
+  // The bound is loop state, not a constant: the count cannot be told.
+  auto p = predict(R"(HloModule m, is_scheduled=true
+cond {
+  s = (s32[], s32[], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] get-tuple-element(s), index=1
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], s32[], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] get-tuple-element(s), index=1
+  x = f32[1024] get-tuple-element(s), index=2
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  x1 = f32[1024] add(x, x)
+  ROOT r = (s32[], s32[], f32[1024]) tuple(i1, n, x1)
+}
+ENTRY e {
+  x = f32[1024] parameter(0)
+  n = s32[] parameter(1)
+  zero = s32[] constant(0)
+  s = (s32[], s32[], f32[1024]) tuple(zero, n, x)
+  ROOT w = (s32[], s32[], f32[1024]) while(s), condition=cond, body=body
+})",
+                   "tpu_v5e", [] {
+                     PredictOptions o = no_overhead();
+                     o.default_trip_count = 3;
+                     return o;
+                   }());
+  CHECK(p->is_lower_bound);
+  CHECK(p.assumes("w: trip count unknown; assumed 3"));
+  CHECK(p.op("x1").multiplier == 3);
+  CHECK(p.op("lt").multiplier == 4);
+}
+
+TEST_CASE("a conditional takes its slowest branch; a call its callee") {
+  // Branch `small` adds f32[1024] (12,288 B), `large` f32[4096] (49,152 B).
+  auto p = predict(R"(HloModule m, is_scheduled=true
+small { x = f32[4096] parameter(0)  s = f32[1024] slice(x), slice={[0:1024]}  ROOT ys = f32[1024] add(s, s) }
+large { x = f32[4096] parameter(0)  y = f32[4096] add(x, x)  ROOT z = f32[1024] slice(y), slice={[0:1024]} }
+callee { x = f32[4096] parameter(0)  ROOT mm = f32[4096] multiply(x, x) }
+ENTRY e {
+  x = f32[4096] parameter(0)
+  k = s32[] parameter(1)
+  c = f32[1024] conditional(k, x, x), branch_computations={small, large}
+  m = f32[4096] call(x), to_apply=callee
+  ROOT t = (f32[1024], f32[4096]) tuple(c, m)
+})",
+                   "tpu_v5e", no_overhead());
+  // large: add 49,152 B + slice 2 x 4,096 B; call: multiply 49,152 B.
+  CHECK(p->step_time_s == Approx((49152.0 + 8192 + 49152) / 8.19e11));
+  CHECK(p.op("z").multiplier == 1);
+  CHECK(!p.has_op("ys"));  // the branch not taken runs no op
+  CHECK(p.op("mm").computation == "callee");
+  CHECK(p.op("mm").multiplier == 1);
+}
+
+TEST_CASE("async copies and async computations overlap like collectives") {
+  // copy-start moves f32[1048576] (4 MiB) from host memory (S(5)) over PCIe at 1.6e10 B/s
+  // (262 us) while a 4 MiB-per-operand add runs (12 MiB at 8.19e11 = 15.4 us): 247 us exposed.
+  auto copy = predict(R"(HloModule m, is_scheduled=true
+ENTRY e {
+  h = f32[1048576]{0:S(5)} parameter(0)
+  a = f32[1048576] parameter(1)
+  cs = (f32[1048576], f32[1048576]{0:S(5)}, u32[]) copy-start(h)
+  s = f32[1048576] add(a, a)
+  cd = f32[1048576] copy-done(cs)
+  ROOT t = (f32[1048576], f32[1048576]) tuple(cd, s)
+})",
+                      "tpu_v5e", no_overhead());
+  const double pcie = 4194304 / 1.6e10, add = 3 * 4194304 / 8.19e11;
+  CHECK(copy->step_time_s == Approx(pcie));
+  CHECK(copy.op("cd").time_s == Approx(pcie - add));
+  CHECK(copy.op("cd").bound == BoundBy::kMemory);
+  CHECK(copy->breakdown.async_hidden_s == Approx(add));
+  CHECK(copy->breakdown.memory_s == Approx(pcie));
+
+  // An async computation runs its own schedule; here it hides behind a longer add.
+  auto computation = predict(R"(HloModule m, is_scheduled=true
+wrapped { x = f32[1024] parameter(0)  ROOT y = f32[1024] negate(x) }
+ENTRY e {
+  x = f32[1024] parameter(0)
+  a = f32[1048576] parameter(1)
+  st = ((f32[1024]), f32[1024], s32[]) async-start(x), calls=wrapped
+  s = f32[1048576] add(a, a)
+  dn = f32[1024] async-done(st)
+  ROOT t = (f32[1024], f32[1048576]) tuple(dn, s)
+})",
+                             "tpu_v5e", no_overhead());
+  CHECK(computation->step_time_s == Approx(add));
+  CHECK(computation.op("st").async->latency_s == Approx(8192 / 8.19e11));
+  CHECK(computation.op("st").async->stream == "async negate");
+  CHECK(computation.op("dn").time_s == 0);
+}
+
+TEST_CASE("an async reduce-scatter wrapped in a computation is a collective") {
+  auto p = predict(R"(HloModule m, num_partitions=4, is_scheduled=true
+add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
+wrapped { x = f32[4096] parameter(0)  ROOT rs = f32[1024] reduce-scatter(x), channel_id=1, replica_groups={{0,1,2,3}}, use_global_device_ids=true, dimensions={0}, to_apply=add }
+ENTRY e {
+  x = f32[4096] parameter(0)
+  st = ((f32[4096]), f32[1024], u32[]) async-start(x), calls=wrapped
+  ROOT dn = f32[1024] async-done(st)
+})",
+                   "tpu_v5e:4x1");
+  REQUIRE(p.op("st").collective.has_value());
+  CHECK(p.op("st").collective->kind == "reduce-scatter");
+  CHECK(p.op("st").collective->is_async);
+  CHECK(p.op("st").collective->payload_bytes == 16384);
+  CHECK(p->step_time_s == Approx(p.op("st").collective->time_s));
+  CHECK(p.op("dn").bound == BoundBy::kCollective);
+}
+
+TEST_CASE("pointer-only ops take no time and no overhead") {
+  auto p = predict(R"(HloModule m
+ENTRY e {
+  x = f32[1024]{0} parameter(0)
+  c = f32[] constant(1)
+  b = f32[32,32]{1,0} bitcast(x)
+  t = (f32[32,32], f32[]) tuple(b, c)
+  ROOT g = f32[32,32] get-tuple-element(t), index=0
+})",
+                   "h100");
+  CHECK(p->step_time_s == 0);
+  CHECK(p->ops.empty());
+  CHECK(p->mfu == 0);
+}
+
+TEST_CASE("the topology: inferred from the module, named with the device, or given") {
+  constexpr char kText[] = R"(HloModule m, num_partitions=8
+ENTRY e { ROOT x = f32[8] parameter(0) })";
+  auto inferred = predict(kText, "tpu_v5e");
+  CHECK(inferred->topology == "2x4");
+  CHECK(inferred.assumes("topology 2x4"));
+  auto named = predict(kText, "tpu_v5e:4x2");
+  CHECK(named->topology == "4x2");
+  CHECK(!named.assumes("inferred"));
+  PredictOptions o;
+  o.topology = "8x1";
+  CHECK(predict(kText, "tpu_v5e:4x2", o)->topology == "8x1");  // the option wins
+  absl::StatusOr<Prediction> bad = predict_step_time(kText, "tpu_v5e:3x3x3");
+  CHECK(!bad.ok());
+  absl::StatusOr<Prediction> unknown = predict_step_time(kText, "tpu_v99");
+  REQUIRE(!unknown.ok());
+  CHECK_THAT(std::string(unknown.status().message()), Catch::Contains("unknown device"));
+  absl::StatusOr<Prediction> garbled = predict_step_time("HloModule m\nENTRY {", "tpu_v5e");
+  CHECK(!garbled.ok());
+}
+
+TEST_CASE("the text overload keeps no pointers into the module it parsed") {
+  absl::StatusOr<Prediction> p = predict_step_time(
+      absl::StrReplaceAll(kS1, {{"ORDER", std::string(kStart) + kA + kB + kDone + kC}}),
+      "tpu_v5e:1x2");
+  REQUIRE(p.ok());
+  REQUIRE(!p->ops.empty());
+  for (const OpPrediction& op : p->ops) CHECK(op.instruction == nullptr);
+  for (const TimelineEvent& e : p->timeline) CHECK(e.instruction == nullptr);
+}
+
+TEST_CASE("the JSON rendering carries the contract's fields") {
+  auto p = s1({kStart, kA, kB, kDone, kC});
+  const nlohmann::json j = nlohmann::json::parse(prediction_to_json(p.prediction));
+  CHECK(j["device"] == "tpu_v5e");
+  CHECK(j["topology"] == "1x2");
+  CHECK(j["step_time_s"].get<double>() == Approx(10 * kUs));
+  CHECK(j["breakdown"]["collective_exposed_s"].get<double>() == Approx(1 * kUs));
+  CHECK(j["breakdown"]["collective_hidden_s"].get<double>() == Approx(5 * kUs));
+  for (const char* key : {"compute_s", "memory_s", "overhead_s"}) {
+    CHECK(j["breakdown"].contains(key));
+  }
+  for (const char* key : {"mfu", "flops", "hbm_bytes", "unknown_ops", "assumptions"}) {
+    CHECK(j.contains(key));
+  }
+  REQUIRE(j["ops"].size() == p->ops.size());
+  bool found = false;
+  for (const nlohmann::json& op : j["ops"]) {
+    for (const char* key : {"name", "opcode", "multiplier", "time_s", "total_time_s", "bound",
+                            "flops", "hbm_bytes"}) {
+      CHECK(op.contains(key));
+    }
+    if (op["name"] == "ags") {
+      found = true;
+      CHECK(op["collective"]["kind"] == "all-gather");
+      CHECK(op["collective"]["payload_bytes"] == 540000);
+      CHECK(op["collective"]["group_size"] == 2);
+      CHECK(op["collective"]["time_s"].get<double>() == Approx(6 * kUs));
+      CHECK(op["collective"]["exposed_s"].get<double>() == Approx(1 * kUs));
+      CHECK(op["collective"]["formula"].get<std::string>().find("line") != std::string::npos);
+    }
+  }
+  CHECK(found);
+}
+
+TEST_CASE("the text summary gives every number its unit") {
+  auto p = s1({kStart, kA, kB, kDone, kC});
+  const std::string text = prediction_summary(p.prediction, {.top_ops = 3});
+  CHECK_THAT(text, Catch::Contains("device tpu_v5e, topology 1x2"));
+  CHECK_THAT(text, Catch::Contains("10 us"));
+  CHECK_THAT(text, Catch::Contains("top 3 of 5 ops"));
+  CHECK_THAT(text, Catch::Contains("all-gather (async)"));
+  CHECK_THAT(text, Catch::Contains("unknown ops: none"));
+}
+
+}  // namespace
+}  // namespace hloroof

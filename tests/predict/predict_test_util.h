@@ -1,0 +1,81 @@
+// Test helpers: predict a module written in the test, find an op's record, and check the
+// invariants every prediction keeps.
+#ifndef HLOROOF_TESTS_PREDICT_PREDICT_TEST_UTIL_H_
+#define HLOROOF_TESTS_PREDICT_PREDICT_TEST_UTIL_H_
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <string_view>
+
+#include "hloroof/hlo_text.h"
+#include "hloroof/predict.h"
+
+namespace hloroof::testing {
+
+// What every prediction must satisfy: the breakdown adds up to the step, and so do the ops'
+// total times (each op of the step is listed once; loops, branches and calls only through
+// their callees' ops).
+inline void check_invariants(const Prediction& p) {
+  const Prediction::Breakdown& b = p.breakdown;
+  CHECK(b.compute_s + b.memory_s + b.collective_exposed_s + b.overhead_s ==
+        Approx(p.step_time_s).epsilon(1e-9).margin(1e-15));
+  double ops = 0;
+  for (const OpPrediction& op : p.ops) {
+    ops += op.total_time_s;
+    CHECK(op.total_time_s == Approx(op.time_s * op.multiplier));
+  }
+  CHECK(ops == Approx(p.step_time_s).epsilon(1e-9).margin(1e-15));
+  for (size_t k = 1; k < p.ops.size(); ++k) {
+    CHECK(p.ops[k - 1].total_time_s >= p.ops[k].total_time_s);
+  }
+}
+
+struct Predicted {
+  Module module;  // the records point into it
+  Prediction prediction;
+
+  const Prediction* operator->() const { return &prediction; }
+  // The record of the op named `name`.
+  const OpPrediction& op(std::string_view name) const {
+    for (const OpPrediction& o : prediction.ops) {
+      if (o.name == name) return o;
+    }
+    FAIL("no op named " << std::string(name));
+    return prediction.ops.front();
+  }
+  bool has_op(std::string_view name) const {
+    for (const OpPrediction& o : prediction.ops) {
+      if (o.name == name) return true;
+    }
+    return false;
+  }
+  bool assumes(std::string_view text) const {
+    for (const std::string& a : prediction.assumptions) {
+      if (a.find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
+};
+
+inline Predicted predict(std::string_view text, std::string_view device,
+                         const PredictOptions& options = {}) {
+  absl::StatusOr<Module> module = parse_module(text);
+  INFO(module.status().ToString());
+  REQUIRE(module.ok());
+  absl::StatusOr<Prediction> p = predict_step_time(*module, device, options);
+  INFO(p.status().ToString());
+  REQUIRE(p.ok());
+  check_invariants(*p);
+  return Predicted{*std::move(module), *std::move(p)};
+}
+
+// Pure roofline, as the worked examples of cost-model.md 5.2 compute it.
+inline PredictOptions no_overhead() {
+  PredictOptions o;
+  o.include_overhead = false;
+  return o;
+}
+
+}  // namespace hloroof::testing
+
+#endif  // HLOROOF_TESTS_PREDICT_PREDICT_TEST_UTIL_H_

@@ -1,0 +1,84 @@
+// The async overlap clock (cost-model.md 4.2), as XLA's LatencyHidingStatistics keeps it.
+#include "hloroof/schedule_clock.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+namespace hloroof {
+namespace {
+
+using Catch::Matchers::Contains;
+using E = ScheduledEvent;
+
+ScheduleTiming timing(std::vector<ScheduledEvent> events) {
+  absl::StatusOr<ScheduleTiming> t = time_schedule(events);
+  INFO(t.status().ToString());
+  REQUIRE(t.ok());
+  return *std::move(t);
+}
+
+std::string error(std::vector<ScheduledEvent> events) {
+  absl::StatusOr<ScheduleTiming> t = time_schedule(events);
+  REQUIRE(!t.ok());
+  return std::string(t.status().message());
+}
+
+TEST_CASE("S1: a done waits only for what is left of its collective") {
+  // cost-model.md 5.4 S1: ag-start (0), A (3), B (2), ag-done, C (4), latency 6:
+  // clock 0, 3, 5, wait max(0, 6 - 5) = 1 -> 6, then 10. Serial: 15; perfect overlap: 9.
+  ScheduleTiming t =
+      timing({E::start(1), E::op(3, "A"), E::op(2, "B"), E::done(1, 6), E::op(4, "C")});
+  CHECK(t.total_s == 10);
+  CHECK(t.end_s == std::vector<double>{0, 3, 5, 6, 10});
+  CHECK(t.busy_s == 9);
+  CHECK(t.exposed_s == 1);
+  CHECK(t.hidden_s == 5);
+  REQUIRE(t.pairs.size() == 1);
+  CHECK(t.pairs[0].start_s == 0);
+  CHECK(t.pairs[0].done_s == 5);
+  CHECK(t.pairs[0].exposed_s == 1);
+}
+
+TEST_CASE("enough work between start and done hides the whole latency") {
+  // start, 7 s of work, done (latency 6): no wait; total 7.
+  ScheduleTiming t = timing({E::start(1), E::op(7), E::done(1, 6)});
+  CHECK(t.total_s == 7);
+  CHECK(t.exposed_s == 0);
+  CHECK(t.pairs[0].hidden_s == 6);
+}
+
+TEST_CASE("start and done costs count, and the start's own cost is not overlap") {
+  // start costs 1 (recorded at t = 1), done costs 2 (t = 3 before the wait): 2 s of overlap,
+  // latency 5 leaves 3 s to wait: total 6.
+  ScheduleTiming t = timing({E::start(7, 1), E::done(7, 5, 2)});
+  CHECK(t.pairs[0].start_s == 1);
+  CHECK(t.pairs[0].done_s == 3);
+  CHECK(t.pairs[0].exposed_s == 3);
+  CHECK(t.total_s == 6);
+}
+
+TEST_CASE("several collectives in flight overlap each other and the work") {
+  // a-start, b-start, op 4, a-done (latency 3: hidden), op 1, b-done (latency 8: 5 s elapsed,
+  // waits 3): total 8. Then a back-to-back pair with no work exposes its whole latency 2: 10.
+  ScheduleTiming t = timing({E::start(1), E::start(2), E::op(4), E::done(1, 3), E::op(1),
+                             E::done(2, 8), E::start(1), E::done(1, 2)});
+  CHECK(t.total_s == 10);
+  REQUIRE(t.pairs.size() == 3);
+  CHECK(t.pairs[0].exposed_s == 0);
+  CHECK(t.pairs[1].exposed_s == 3);
+  CHECK(t.pairs[2].exposed_s == 2);
+  CHECK(t.exposed_s == 5);
+  CHECK(t.total_s == t.busy_s + t.exposed_s);
+  CHECK(timing({}).total_s == 0);
+}
+
+TEST_CASE("malformed schedules are errors") {
+  CHECK_THAT(error({E::done(3, 1)}), Contains("event 0: done of async id 3 has no open start"));
+  CHECK_THAT(error({E::start(3), E::start(3)}), Contains("async id 3 is started again"));
+  CHECK_THAT(error({E::start(3), E::op(1)}), Contains("async id 3 is started but never done"));
+  CHECK_THAT(error({E::op(-1)}), Contains("event 0: cost and latency must be finite"));
+  CHECK_THAT(error({E::start(1), E::done(1, std::nan(""))}), Contains("event 1"));
+}
+
+}  // namespace
+}  // namespace hloroof

@@ -1,0 +1,19 @@
+hloroof_add_test(predict_test
+  ${CMAKE_CURRENT_LIST_DIR}/collective_gpu_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/collective_tpu_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/roofline_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/schedule_clock_test.cc
+)
+hloroof_add_test(memory_test
+  ${CMAKE_CURRENT_LIST_DIR}/memory_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/memory_corpus_test.cc
+)
+hloroof_add_test(predict_step_test
+  ${CMAKE_CURRENT_LIST_DIR}/predict_collective_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/predict_examples_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/predict_roofline_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/predict_step_test.cc
+)
+
+# The whole corpus, as its own test so that its time and output stand apart.
+hloroof_add_test(predict_corpus_test ${CMAKE_CURRENT_LIST_DIR}/predict_corpus_test.cc)

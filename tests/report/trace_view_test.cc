@@ -1,0 +1,187 @@
+// The predicted timeline is a well-formed Chrome trace: tracks, nested slices with their cost
+// records, and counters of cumulative work (figures from sample_prediction.h).
+#include <catch2/catch.hpp>
+#include <map>
+
+#include "hloroof/report.h"
+#include "nlohmann/json.hpp"
+#include "sample_prediction.h"
+
+namespace hloroof {
+namespace {
+
+using nlohmann::json;
+using testing::sample_prediction;
+
+// Rounding slack when comparing microsecond sums: a picosecond.
+constexpr double kSlackUs = 1e-6;
+
+struct Parsed {
+  std::map<int, std::string> tracks;        // tid -> name
+  std::map<int, std::vector<json>> slices;  // tid -> slices in file order
+  std::map<std::string, std::vector<json>> counters;
+};
+
+Parsed parse(const std::string& text) {
+  Parsed p;
+  json trace = json::parse(text);
+  for (const json& e : trace.at("traceEvents")) {
+    const std::string ph = e.at("ph");
+    if (ph == "M" && e.at("name") == "thread_name") p.tracks[e.at("tid")] = e["args"]["name"];
+    if (ph == "X") p.slices[e.at("tid")].push_back(e);
+    if (ph == "C") p.counters[e.at("name")].push_back(e);
+  }
+  return p;
+}
+
+// Every slice lasts a non-negative time, starts no earlier than the one before it on its track,
+// and lies within every open slice it starts inside (slices nest, never straddle).
+void check_well_formed(const Parsed& p) {
+  for (const auto& [tid, slices] : p.slices) {
+    std::vector<std::pair<double, double>> open;  // [start, end] of enclosing slices
+    double last_start = -1;
+    for (const json& s : slices) {
+      const double start = s.at("ts"), dur = s.at("dur"), end = start + dur;
+      INFO("track " << p.tracks.at(tid) << " slice " << s.at("name") << " at " << start);
+      CHECK(dur >= 0);
+      CHECK(start >= last_start);
+      last_start = start;
+      while (!open.empty() && start >= open.back().second - kSlackUs) open.pop_back();
+      if (!open.empty()) {
+        CHECK(start >= open.back().first - kSlackUs);
+        CHECK(end <= open.back().second + kSlackUs);
+      }
+      open.push_back({start, end});
+    }
+  }
+}
+
+std::vector<json> slices_named(const Parsed& p, const std::string& name) {
+  std::vector<json> out;
+  for (const auto& [tid, slices] : p.slices) {
+    for (const json& s : slices) {
+      if (s.at("name") == name) out.push_back(s);
+    }
+  }
+  return out;
+}
+
+TEST_CASE("trace has the compute and async tracks and a step slice") {
+  Parsed p = parse(prediction_to_trace_json(sample_prediction()));
+  REQUIRE(p.tracks.size() == 3);
+  CHECK(p.tracks.at(0) == "Steps");
+  CHECK(p.tracks.at(1) == "compute");
+  CHECK(p.tracks.at(2) == "async all-gather");
+  check_well_formed(p);
+  auto step = slices_named(p, "predicted step");
+  REQUIRE(step.size() == 1);
+  CHECK(step[0]["dur"].get<double>() == Approx(12002));  // 12.002 ms in us
+  CHECK(step[0]["args"]["device"] == "tpu_v5e");
+  // fusion.embed, the done, while.1, 4 iterations of 3 ops, copy.3; the all-gather's stream.
+  CHECK(p.slices.at(1).size() == 2 + 1 + 4 * 4 + 1);
+  CHECK(p.slices.at(2).size() == 1);
+}
+
+TEST_CASE("op slices carry their cost records, iteration slices their depth") {
+  Parsed p = parse(prediction_to_trace_json(sample_prediction()));
+  auto conv = slices_named(p, "convolution.1");
+  REQUIRE(conv.size() == 4);
+  const json& args = conv[1]["args"];
+  CHECK(conv[1]["ts"].get<double>() == Approx(4500));  // 2 ms + one 2.5 ms iteration
+  CHECK(conv[1]["dur"].get<double>() == Approx(1000));
+  CHECK(args["bound"] == "matrix");
+  CHECK(args["category"] == "convolution fusion");
+  CHECK(args["flops"].get<double>() == Approx(1.97e11));
+  CHECK(args["hbm_bytes"].get<double>() == Approx(4.095e8));
+  CHECK(args["occurrences"].get<double>() == 4);
+  CHECK(args["op_name"] == "jit(train_step)/layer_0/attention/dot_general");
+  CHECK_THAT(args["explanation"].get<std::string>(), Catch::Contains("1.97e14"));
+
+  auto gather = slices_named(p, "all-gather-start.1");
+  REQUIRE(gather.size() == 1);
+  CHECK(gather[0]["args"]["collective"] == "all-gather");
+  CHECK(gather[0]["args"]["group_size"] == 4);
+  CHECK(gather[0]["args"]["exposed_s"].get<double>() == Approx(0.5e-3));
+  CHECK(gather[0]["args"]["bound"] == "collective");
+
+  auto iteration = slices_named(p, "while.1 iteration 2");
+  REQUIRE(iteration.size() == 1);
+  CHECK(iteration[0]["args"]["depth"] == 1);
+  CHECK_FALSE(iteration[0]["args"].contains("flops"));
+}
+
+TEST_CASE("counters accumulate FLOPs and HBM bytes to the step's totals") {
+  const Prediction prediction = sample_prediction();
+  Parsed p = parse(prediction_to_trace_json(prediction));
+  for (const char* name : {"cumulative FLOPs", "cumulative HBM bytes"}) {
+    INFO(name);
+    const auto& samples = p.counters[name];
+    // A zero at the start, then one sample as each op with work ends: fusion.embed, the
+    // 4 x 3 loop ops and copy.3 (the all-gather's ops move no HBM bytes of their own).
+    REQUIRE(samples.size() == 1 + 1 + 12 + 1);
+    double last_ts = -1, last = -1;
+    for (const json& s : samples) {
+      CHECK(s["ts"].get<double>() >= last_ts);
+      CHECK(s["args"]["value"].get<double>() >= last);
+      last_ts = s["ts"];
+      last = s["args"]["value"];
+    }
+  }
+  // The while loop's slices enclose its ops and add nothing of their own.
+  CHECK(p.counters["cumulative FLOPs"].back()["args"]["value"].get<double>() ==
+        Approx(prediction.flops));
+  CHECK(p.counters["cumulative HBM bytes"].back()["args"]["value"].get<double>() ==
+        Approx(prediction.hbm_bytes));
+}
+
+TEST_CASE("collapsed iterations carry the work their ops' slices leave out") {
+  Prediction prediction = sample_prediction();
+  // Iterations 3 and 4 as one slice from 7 ms to 12 ms, as with max_expanded_iterations = 2.
+  std::vector<TimelineEvent> timeline;
+  for (const TimelineEvent& e : prediction.timeline) {
+    if (e.track == "compute" && e.depth > 0 && e.start_s >= 7e-3 - 1e-12) continue;
+    timeline.push_back(e);
+  }
+  timeline.push_back({"while.1 iterations 3-4", "compute", 7e-3, 5e-3, 1, nullptr});
+  prediction.timeline = timeline;
+  Parsed p = parse(prediction_to_trace_json(prediction));
+  check_well_formed(p);
+  const auto& flops = p.counters["cumulative FLOPs"];
+  CHECK(flops.back()["args"]["value"].get<double>() == Approx(prediction.flops));
+  // Two iterations of 1.9751e11 FLOPs by 7 ms, where the expanded ones end; the other two as the
+  // collapsed slice ends at 12 ms.
+  REQUIRE(flops.size() >= 3);
+  const json& before = flops[flops.size() - 3];
+  const json& collapsed = flops[flops.size() - 2];
+  CHECK(before["ts"].get<double>() == Approx(7000));
+  CHECK(before["args"]["value"].get<double>() == Approx(2 * 1.9751e11));
+  CHECK(collapsed["ts"].get<double>() == Approx(12000));
+  CHECK(collapsed["args"]["value"].get<double>() == Approx(4 * 1.9751e11));
+  CHECK(p.counters["cumulative HBM bytes"].back()["args"]["value"].get<double>() ==
+        Approx(prediction.hbm_bytes));
+}
+
+TEST_CASE("a slice that rounding pushed past its parent is kept inside it") {
+  Prediction prediction = sample_prediction();
+  // The last fusion.tanh ends 1 ns after its iteration and the loop (12 ms).
+  for (TimelineEvent& e : prediction.timeline) {
+    if (e.name == "fusion.tanh" && e.start_s > 11e-3) e.duration_s += 1e-9;
+  }
+  // And an event with a negative duration lasts no time.
+  prediction.timeline.push_back({"copy.3", "compute", 12.1e-3, -1e-6, 0, nullptr});
+  Parsed p = parse(prediction_to_trace_json(prediction));
+  check_well_formed(p);
+  auto tanh = slices_named(p, "fusion.tanh");
+  CHECK(tanh.back()["ts"].get<double>() + tanh.back()["dur"].get<double>() ==
+        Approx(12000).margin(kSlackUs));
+  CHECK(slices_named(p, "copy.3").back()["dur"] == 0);
+}
+
+TEST_CASE("a prediction without a timeline still makes a loadable trace") {
+  Parsed p = parse(prediction_to_trace_json(Prediction{}));
+  CHECK(p.tracks.at(1) == "compute");
+  CHECK(p.counters["cumulative FLOPs"].size() == 1);
+}
+
+}  // namespace
+}  // namespace hloroof

@@ -1,0 +1,107 @@
+// `hloroof compare FILE --devices D1,D2,...`: one module's predicted step on several devices,
+// side by side, with the ratio to the first.
+#include <iostream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "cli.h"
+#include "commands.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/predict.h"
+#include "hloroof/report.h"
+
+namespace hloroof::cli {
+namespace {
+
+constexpr std::string_view kUsage =
+    "hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--json]";
+
+// "tpu_v5e:2x2,tpu_v4:4x4x4,slices=2,h100:1x8": a comma starts a new device unless what follows
+// is a topology's ",slices=S".
+absl::StatusOr<std::vector<std::string>> split_devices(const std::string& list) {
+  std::vector<std::string> devices;
+  for (absl::string_view piece : absl::StrSplit(list, ',')) {
+    if (absl::StartsWith(piece, "slices=") && !devices.empty()) {
+      absl::StrAppend(&devices.back(), ",", piece);
+    } else if (piece.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("--devices: empty name in '", list, "'"));
+    } else {
+      devices.emplace_back(piece);
+    }
+  }
+  return devices;
+}
+
+int run(const std::vector<std::string>& words) {
+  absl::StatusOr<Args> args =
+      parse_args(words, {.flags = {"--json"}, .options = {"--devices", "--top", "--trip-count"}});
+  if (!args.ok()) return usage_error(args.status().message(), kUsage);
+  if (args->flag("--help")) {
+    std::cout << kCompareCommand.help;
+    return kExitOk;
+  }
+  if (args->positional.size() != 1) return usage_error("expected one HLO file", kUsage);
+  if (!args->has("--devices")) return usage_error("--devices is required", kUsage);
+  absl::StatusOr<std::vector<std::string>> devices = split_devices(args->get("--devices"));
+  if (!devices.ok()) return usage_error(devices.status().message(), kUsage);
+  PredictOptions options;
+  if (args->has("--trip-count")) {
+    absl::StatusOr<int64_t> n = parse_count("--trip-count", args->get("--trip-count"));
+    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    options.default_trip_count = *n;
+  }
+  size_t top = 5;
+  if (args->has("--top")) {
+    absl::StatusOr<int64_t> n = parse_count("--top", args->get("--top"));
+    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    top = static_cast<size_t>(*n);
+  }
+
+  const std::string& path = args->positional[0];
+  absl::StatusOr<std::string> text = read_input(path);
+  if (!text.ok()) return fail(text.status());
+  absl::StatusOr<Module> module =
+      parse_module(*std::move(text), ParseOptions{.file_name = path == "-" ? "" : path});
+  if (!module.ok()) return fail(module.status());
+  std::vector<Prediction> predictions;
+  for (const std::string& d : *devices) {
+    absl::StatusOr<Prediction> p = predict_step_time(*module, d, options);
+    if (!p.ok())
+      return fail(absl::Status(p.status().code(), absl::StrCat(d, ": ", p.status().message())));
+    predictions.push_back(*std::move(p));
+  }
+
+  if (args->flag("--json")) {
+    std::vector<std::string> objects;
+    for (const Prediction& p : predictions) objects.push_back(prediction_to_json(p));
+    std::cout << "[" << absl::StrJoin(objects, ",\n") << "]\n";
+  } else {
+    std::cout << render_comparison(predictions, top);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+const Command kCompareCommand = {
+    "compare",
+    "one module's predicted step on several devices, side by side",
+    "usage: hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--json]\n\n"
+    "Predicts one step of an HLO module (FILE, or - for standard input) on each device and\n"
+    "shows them side by side: step time and its breakdown with the ratio to the first device,\n"
+    "MFU and the peak it is measured against, then each device's costliest ops, what bounds\n"
+    "them and how their time compares with the first device's.\n\n"
+    "options:\n"
+    "  --devices D1,...  devices as `hloroof predict --device` takes them, each with its own\n"
+    "                    topology if needed (tpu_v5e:2x2,tpu_v5p:2x2x1,h100:1x4)\n"
+    "  --top N           ops listed per device (default 5)\n"
+    "  --trip-count N    trip count assumed for loops whose count cannot be told (default 1)\n"
+    "  --json            a JSON array with one `hloroof predict --json` object per device\n\n"
+    "example:\n"
+    "  hloroof compare train_step.hlo --devices tpu_v5e:2x2,tpu_v5p:2x2x1,tpu_v6e:2x2\n",
+    run,
+};
+
+}  // namespace hloroof::cli

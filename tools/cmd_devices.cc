@@ -1,0 +1,220 @@
+// `hloroof devices [NAME|PATH] [--json]`: the built-in device specs, or every figure of one.
+#include <cmath>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "cli.h"
+#include "commands.h"
+#include "hloroof/device.h"
+#include "hloroof/text_table.h"
+#include "hloroof/units.h"
+#include "nlohmann/json.hpp"
+
+namespace hloroof::cli {
+namespace {
+
+constexpr std::string_view kUsage = "hloroof devices [NAME|PATH] [--json]";
+
+// Capacities in the units vendors quote them in: binary when a whole number of MiB
+// ("95 GiB", "128 MiB"), decimal otherwise ("80 GB").
+std::string format_capacity(double bytes) {
+  if (std::fmod(bytes, 1024.0 * 1024) == 0) return format_bytes(bytes);
+  return absl::StrReplaceAll(format_byte_rate(bytes), {{"B/s", "B"}});
+}
+
+// A figure for people: its value in a readable unit, '*' when unverified.
+std::string format_figure(const DeviceSpec& d, const DeviceFigure& f) {
+  std::string text;
+  if (f.unit == "B") {
+    text = format_capacity(f.value);
+  } else if (f.unit == "B/s") {
+    text = format_byte_rate(f.value);
+  } else if (f.unit == "FLOP/s" || f.unit == "OP/s") {
+    text = absl::StrReplaceAll(format_flop_rate(f.value),
+                               {{"FLOP", f.unit.substr(0, f.unit.find('/'))}});
+  } else if (f.unit == "op/s") {
+    text = absl::StrReplaceAll(format_flop_rate(f.value), {{"FLOP", "op"}});
+  } else if (f.unit == "s") {
+    text = format_seconds(f.value);
+  } else if (f.path == "interconnect.host_shape" && d.torus) {
+    text = absl::StrCat(absl::StrJoin(d.torus->host_shape, "x"), " chips");
+  } else if (f.path == "interconnect.max_slice" && d.torus) {
+    text = absl::StrCat(absl::StrJoin(d.torus->max_slice, "x"), " chips");
+  } else {
+    text = absl::StrFormat("%g %s", f.value, f.unit);
+  }
+  return f.verified ? text : text + "*";
+}
+
+std::string headline(const DeviceSpec& d, std::string_view path) {
+  const DeviceFigure* f = d.figure(path);
+  return f == nullptr ? "-" : format_figure(d, *f);
+}
+
+std::string wrap_rule(const Wraparound& w) {
+  switch (w.rule) {
+    case Wraparound::Rule::kNone:
+      return "no wraparound";
+    case Wraparound::Rule::kAxisSizes:
+      return absl::StrCat("wraps on axes of ", absl::StrJoin(w.axis_sizes, " or "));
+    case Wraparound::Rule::kWholeCubes:
+      return absl::StrCat("wraps on whole ", w.cube, "x", w.cube, "x", w.cube, " cubes");
+  }
+  return "";
+}
+
+std::string interconnect_summary(const DeviceSpec& d) {
+  if (d.torus) {
+    const TorusSpec& t = *d.torus;
+    std::string s = absl::StrCat("ICI ", t.rank, "D torus, ", t.links_per_chip, " links x ",
+                                 headline(d, "interconnect.link_bandwidth"), " one way, ",
+                                 wrap_rule(t.wraparound));
+    if (t.devices_per_chip > 1) absl::StrAppend(&s, "; ", t.devices_per_chip, " devices per chip");
+    if (t.dcn_bandwidth_per_chip) {
+      absl::StrAppend(&s, "; DCN ", headline(d, "interconnect.dcn_bandwidth_per_chip"),
+                      " per chip");
+    }
+    return s;
+  }
+  if (d.gpu) {
+    return absl::StrCat("NVLink ", d.gpu->nvlink_domain_size, " GPUs x ",
+                        headline(d, "interconnect.nvlink_bandwidth"), " one way; scale-out ",
+                        headline(d, "interconnect.scale_out_bandwidth"), " per GPU");
+  }
+  return "-";
+}
+
+nlohmann::ordered_json figure_json(const DeviceFigure& f) {
+  nlohmann::ordered_json j = {{"path", f.path},
+                              {"value", f.value},
+                              {"unit", f.unit},
+                              {"source", f.source},
+                              {"verified", f.verified}};
+  if (!f.note.empty()) j["note"] = f.note;
+  if (!f.alternatives.empty()) j["alternatives"] = f.alternatives;
+  return j;
+}
+
+nlohmann::ordered_json summary_json(const DeviceSpec& d) {
+  nlohmann::ordered_json j;
+  j["name"] = d.name;
+  j["display_name"] = d.display_name;
+  j["kind"] = std::string(device_kind_name(d.kind));
+  j["bf16_peak_flop_per_s"] = d.matrix_flops_per_s.at("bf16");
+  j["hbm_capacity_bytes"] = d.hbm_capacity_bytes;
+  j["hbm_bandwidth_bytes_per_s"] = d.hbm_bandwidth;
+  if (d.torus) {
+    j["interconnect"] = {{"type", "ici_torus"},
+                         {"torus_rank", d.torus->rank},
+                         {"links_per_chip", d.torus->links_per_chip},
+                         {"link_bandwidth_bytes_per_s", d.torus->link_bandwidth},
+                         {"devices_per_chip", d.torus->devices_per_chip},
+                         {"wraparound", wrap_rule(d.torus->wraparound)}};
+  } else if (d.gpu) {
+    j["interconnect"] = {{"type", "nvlink"},
+                         {"nvlink_domain_gpus", d.gpu->nvlink_domain_size},
+                         {"nvlink_bandwidth_bytes_per_s", d.gpu->nvlink_bandwidth},
+                         {"scale_out_bandwidth_bytes_per_s", d.gpu->scale_out_bandwidth}};
+  }
+  return j;
+}
+
+int list_devices(bool json) {
+  std::vector<DeviceSpec> specs;
+  for (const std::string& name : builtin_device_names()) {
+    absl::StatusOr<DeviceSpec> d = device(name);
+    if (!d.ok()) return fail(d.status());
+    specs.push_back(*std::move(d));
+  }
+  if (json) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (const DeviceSpec& d : specs) j.push_back(summary_json(d));
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  TextTable table({{"name", TextTable::Align::kLeft},
+                   {"bf16 peak"},
+                   {"HBM"},
+                   {"HBM bandwidth"},
+                   {"interconnect", TextTable::Align::kLeft}});
+  for (const DeviceSpec& d : specs) {
+    table.add_row({d.name, headline(d, "matrix_flops_per_s.bf16"), headline(d, "hbm.capacity"),
+                   headline(d, "hbm.bandwidth"), interconnect_summary(d)});
+  }
+  std::cout << "Built-in devices; figures are per JAX device (a TPU7x, v3 or v2 device is one "
+               "TensorCore).\n\n"
+            << table.render()
+            << "\n* unverified figure: a configurable default, not a published number.\n"
+               "`hloroof devices NAME` lists every figure of a device with its source.\n";
+  return kExitOk;
+}
+
+int show_device(const std::string& name_or_path, bool json) {
+  absl::StatusOr<DeviceSpec> d = device(name_or_path);
+  if (!d.ok()) return fail(d.status());
+  if (json) {
+    nlohmann::ordered_json j = summary_json(*d);
+    j["origin"] = d->origin;
+    j["device_note"] = d->device_note;
+    j["figures"] = nlohmann::ordered_json::array();
+    for (const DeviceFigure& f : d->figures) j["figures"].push_back(figure_json(f));
+    j["notes"] = d->notes;
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << d->display_name << " (" << d->name << ", " << d->origin << ")\n"
+            << d->device_note << "\n"
+            << "interconnect: " << interconnect_summary(*d) << "\n\n";
+  TextTable table({{"figure", TextTable::Align::kLeft},
+                   {"value"},
+                   {"source", TextTable::Align::kLeft},
+                   {"note", TextTable::Align::kLeft, 70}});
+  for (const DeviceFigure& f : d->figures) {
+    std::string note = f.note;
+    if (!f.alternatives.empty()) {
+      note = note.empty() ? "alternatives: " + f.alternatives
+                          : note + "; alternatives: " + f.alternatives;
+    }
+    table.add_row({f.path, format_figure(*d, f), f.source, note});
+  }
+  std::cout << table.render() << "\n* unverified figure: a configurable default.\n";
+  for (const std::string& n : d->notes) std::cout << "note: " << n << "\n";
+  return kExitOk;
+}
+
+int run(const std::vector<std::string>& words) {
+  absl::StatusOr<Args> args = parse_args(words, {.flags = {"--json"}});
+  if (!args.ok()) return usage_error(args.status().message(), kUsage);
+  if (args->flag("--help")) {
+    std::cout << kDevicesCommand.help;
+    return kExitOk;
+  }
+  if (args->positional.size() > 1) return usage_error("expected at most one device", kUsage);
+  if (args->positional.empty()) return list_devices(args->flag("--json"));
+  return show_device(args->positional[0], args->flag("--json"));
+}
+
+}  // namespace
+
+const Command kDevicesCommand = {
+    "devices",
+    "the built-in device specs: peak rates, memory, interconnect",
+    "usage: hloroof devices [NAME|PATH] [--json]\n\n"
+    "Without NAME, lists the built-in devices with their headline figures (bf16 peak, HBM\n"
+    "capacity and bandwidth, interconnect). With a device name, alias or the path of a JSON\n"
+    "spec (schema: data/hardware/README.md), lists every figure with its unit and source.\n"
+    "Figures marked * are unverified defaults.\n\n"
+    "options:\n"
+    "  --json   the same as JSON; numbers in base units named in the keys\n"
+    "           (bf16_peak_flop_per_s, hbm_bandwidth_bytes_per_s, ...)\n\n"
+    "examples:\n"
+    "  hloroof devices\n"
+    "  hloroof devices tpu_v5e\n"
+    "  hloroof devices my_accelerator.json --json\n",
+    run,
+};
+
+}  // namespace hloroof::cli

@@ -1,0 +1,179 @@
+// `hloroof predict FILE [--device D] [--topology T] [--json] [--top N] [--by B] [--filter RE]
+// [--trace OUT] [--roofline OUT]`: the predicted step time of an HLO module on a device, and
+// what it is made of, as XProf would show a profile of it.
+#include <fstream>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "cli.h"
+#include "commands.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/predict.h"
+#include "hloroof/report.h"
+#include "hloroof/topology.h"
+#include "re2/re2.h"
+
+namespace hloroof::cli {
+namespace {
+
+constexpr std::string_view kUsage =
+    "hloroof predict FILE [--device D] [--topology T] [--json] [--top N] [--by op|category|scope]\n"
+    "       [--depth N] [--filter RE] [--trace OUT.json] [--roofline OUT.svg] [--formula F]\n"
+    "       [--trip-count N]";
+constexpr std::string_view kDefaultDevice = "tpu_v5e";
+
+absl::StatusOr<CollectiveFormula> parse_formula(std::string_view name) {
+  for (CollectiveFormula f : {CollectiveFormula::kNetwork, CollectiveFormula::kXlaGpuNccl,
+                              CollectiveFormula::kXlaGpuSol}) {
+    if (collective_formula_name(f) == name) return f;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("--formula: unknown formula '", std::string(name),
+                   "'; expected network, xla-gpu-nccl or xla-gpu-sol"));
+}
+
+absl::StatusOr<OpGrouping> parse_grouping(std::string_view name) {
+  for (OpGrouping by : {OpGrouping::kOp, OpGrouping::kCategory, OpGrouping::kScope}) {
+    if (op_grouping_name(by) == name) return by;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("--by: unknown grouping '", std::string(name),
+                                                 "'; expected op, category or scope"));
+}
+
+absl::Status write_file(const std::string& path, const std::string& contents,
+                        std::string_view what) {
+  std::ofstream file(path, std::ios::binary);
+  if (!(file << contents) || !file.flush()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot write the ", std::string(what), " to '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+int run(const std::vector<std::string>& words) {
+  absl::StatusOr<Args> args = parse_args(
+      words, {.flags = {"--json"},
+              .options = {"--device", "--topology", "--top", "--by", "--depth", "--filter",
+                          "--trace", "--roofline", "--formula", "--trip-count"}});
+  if (!args.ok()) return usage_error(args.status().message(), kUsage);
+  if (args->flag("--help")) {
+    std::cout << kPredictCommand.help;
+    return kExitOk;
+  }
+  if (args->positional.size() != 1) return usage_error("expected one HLO file", kUsage);
+
+  PredictOptions options;
+  options.topology = args->get("--topology");
+  if (args->has("--formula")) {
+    absl::StatusOr<CollectiveFormula> f = parse_formula(args->get("--formula"));
+    if (!f.ok()) return usage_error(f.status().message(), kUsage);
+    options.collective_formula = *f;
+  }
+  if (args->has("--trip-count")) {
+    absl::StatusOr<int64_t> n = parse_count("--trip-count", args->get("--trip-count"));
+    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    options.default_trip_count = *n;
+  }
+  OpStatsOptions stats;
+  stats.filter = args->get("--filter");
+  if (const RE2 filter(stats.filter, RE2::Quiet); !filter.ok()) {
+    return usage_error(absl::StrCat("--filter: bad pattern '", stats.filter, "': ", filter.error()),
+                       kUsage);
+  }
+  if (args->has("--top")) {
+    absl::StatusOr<int64_t> n = parse_count("--top", args->get("--top"));
+    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    stats.top = static_cast<size_t>(*n);
+  }
+  if (args->has("--by")) {
+    absl::StatusOr<OpGrouping> by = parse_grouping(args->get("--by"));
+    if (!by.ok()) return usage_error(by.status().message(), kUsage);
+    stats.by = *by;
+  }
+  if (args->has("--depth")) {
+    absl::StatusOr<int64_t> n = parse_count("--depth", args->get("--depth"));
+    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    if (stats.by != OpGrouping::kScope) return usage_error("--depth needs --by scope", kUsage);
+    stats.scope_depth = static_cast<int>(std::min<int64_t>(*n, 1 << 20));
+  }
+
+  // The device spec is needed for the report's roofs as well as for the prediction.
+  const TopologyText named = split_topology_text(args->get("--device", kDefaultDevice));
+  absl::StatusOr<DeviceSpec> spec = device(named.device);
+  if (!spec.ok()) return fail(spec.status());
+  if (options.topology.empty()) options.topology = named.shape;
+
+  const std::string& path = args->positional[0];
+  absl::StatusOr<std::string> text = read_input(path);
+  if (!text.ok()) return fail(text.status());
+  absl::StatusOr<Module> module =
+      parse_module(*std::move(text), ParseOptions{.file_name = path == "-" ? "" : path});
+  if (!module.ok()) return fail(module.status());
+  absl::StatusOr<Prediction> prediction = predict_step_time(*module, *spec, options);
+  if (!prediction.ok()) return fail(prediction.status());
+
+  absl::StatusOr<std::string> report = render_text_report(*prediction, *spec, stats);
+  if (!report.ok()) return fail(report.status());
+  if (args->has("--trace")) {
+    absl::Status s =
+        write_file(args->get("--trace"), prediction_to_trace_json(*prediction), "trace");
+    if (!s.ok()) return fail(s);
+  }
+  if (args->has("--roofline")) {
+    const RooflineChart chart =
+        roofline_chart(*prediction, *spec, {.by_category = stats.by == OpGrouping::kCategory});
+    absl::Status s = write_file(args->get("--roofline"), render_roofline_svg(chart), "roofline");
+    if (!s.ok()) return fail(s);
+  }
+  if (args->flag("--json")) {
+    std::cout << prediction_to_json(*prediction) << "\n";
+  } else {
+    std::cout << *report;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+const Command kPredictCommand = {
+    "predict",
+    "predicted step time on a device: breakdown, MFU, op stats, trace and roofline",
+    "usage: hloroof predict FILE [--device D] [--topology T] [--json] [--top N]\n"
+    "                       [--by op|category|scope] [--depth N] [--filter RE]\n"
+    "                       [--trace OUT.json] [--roofline OUT.svg] [--formula F]\n"
+    "                       [--trip-count N]\n\n"
+    "Predicts how long one step of an HLO module (FILE, or - for standard input) takes on a\n"
+    "device, without running it: every op's roofline time, every collective's time on the\n"
+    "slice's network, composed along the module's schedule with async collectives overlapping\n"
+    "the work between their start and done; loops run trip-count times. Prints what XProf\n"
+    "shows of a profiled step: an overview (step time, its breakdown into compute, memory,\n"
+    "exposed collectives and overhead, MFU, HBM bandwidth used, unknown ops, assumptions), the\n"
+    "HLO op stats (time, share of the step, FLOP rate, HBM bandwidth, arithmetic intensity,\n"
+    "bound by, roofline efficiency) and the collectives.\n\n"
+    "options:\n"
+    "  --device D         a built-in device (`hloroof devices` lists them), optionally with\n"
+    "                     its topology (tpu_v5e:4x4, h100:2x8), or a device JSON file;\n"
+    "                     default tpu_v5e\n"
+    "  --topology T       the slice: chips per torus axis (4x4, 4x4x4) or GPU nodes x GPUs\n"
+    "                     per node (2x8); default: the smallest that holds the module's devices\n"
+    "  --json             one JSON object instead: step, breakdown, MFU, assumptions, every op\n"
+    "  --top N            rows of the op stats and collectives (default 20; 0: all)\n"
+    "  --by B             one row per op (default), per category (\"loop fusion\", ...) or\n"
+    "                     per scope (the framework op_name without its last part)\n"
+    "  --depth N          with --by scope: keep the first N parts of op_name\n"
+    "  --filter RE        keep ops whose name, opcode or op_name matches the RE2 pattern\n"
+    "  --trace OUT.json   write the predicted timeline as a Chrome trace (Perfetto,\n"
+    "                     chrome://tracing): ops with their costs, loops, counters of work\n"
+    "  --roofline OUT.svg write a roofline plot: one point per op (per category with\n"
+    "                     --by category) under the device's roofs\n"
+    "  --formula F        collective model: network (default), xla-gpu-nccl, xla-gpu-sol\n"
+    "  --trip-count N     trip count assumed for loops whose count cannot be told (default 1)\n\n"
+    "examples:\n"
+    "  hloroof predict train_step.hlo --device tpu_v5e:2x2 --top 10\n"
+    "  hloroof predict train_step.hlo --by scope --depth 4 --filter attention\n"
+    "  hloroof predict train_step.hlo --trace step.json --roofline roofline.svg\n"
+    "  hloroof predict gemm.hlo --device h100:1x8 --formula xla-gpu-nccl --json\n",
+    run,
+};
+
+}  // namespace hloroof::cli
