@@ -69,13 +69,7 @@ bool ModuleParser::parse_instruction() {
       int64_t n;
       if (!parse_int(&n, "the parameter number")) return false;
       if (n < 0) return error(number, "a parameter number cannot be negative");
-      for (Instruction* p : computation_->parameters()) {
-        if (p->parameter_number() == n) {
-          return error(number, str_cat("parameter number ", n, " is already taken by ", p->name()));
-        }
-      }
-      IrAccess::set_parameter_number(instruction, n);
-      IrAccess::parameters(computation_).push_back(instruction);
+      if (!add_parameter(instruction, n, number)) return false;
     } else {
       if (shape == nullptr) return error(op_token, "a constant needs its shape written");
       const char* begin = tok_.begin();
@@ -102,6 +96,17 @@ bool ModuleParser::parse_instruction() {
     }
     root_ = instruction;
   }
+  return true;
+}
+
+bool ModuleParser::add_parameter(Instruction* parameter, int64_t number, const Token& at) {
+  auto [it, inserted] = parameter_numbers_.try_emplace(number, parameter);
+  if (!inserted) {
+    return error(at,
+                 str_cat("parameter number ", number, " is already taken by ", it->second->name()));
+  }
+  IrAccess::set_parameter_number(parameter, number);
+  IrAccess::parameters(computation_).push_back(parameter);
   return true;
 }
 
@@ -195,7 +200,8 @@ bool ModuleParser::parse_cached_shape(const Shape** out) {
 // Upstream rejects instruction names that its own name sanitizer would change (syntax 1.4).
 bool ModuleParser::check_instruction_name(const Token& name) {
   std::string_view n = name.name();
-  if (primitive_type_from_name(n).has_value()) {
+  // Element type names have no '.', which most instruction names end in (`add.3`).
+  if (n.find('.') == std::string_view::npos && primitive_type_from_name(n).has_value()) {
     return error(name, str_cat("illegal instruction name: ", n, "; suggest renaming to: ", n, "_"));
   }
   if (n.substr(0, 2) == "__" && n.substr(0, 6) != "__xla_") {
@@ -400,14 +406,8 @@ bool ModuleParser::parse_nested_instruction(const Shape* shape, Instruction** ou
     if (op.opcode == Opcode::kParameter) {
       int64_t n;
       if (!parse_int(&n, "the parameter number")) return false;
-      for (Instruction* p : computation_->parameters()) {
-        if (p->parameter_number() == n) {
-          return error(op_token,
-                       str_cat("parameter number ", n, " is already taken by ", p->name()));
-        }
-      }
-      IrAccess::set_parameter_number(instruction, n);
-      IrAccess::parameters(computation_).push_back(instruction);
+      if (n < 0) return error(op_token, "a parameter number cannot be negative");
+      if (!add_parameter(instruction, n, op_token)) return false;
     } else {
       const char* begin = tok_.begin();
       if (!parse_literal(*shape, 0)) return false;

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
+#include "ir/name_table.h"
 #include "ir/strings.h"
 
 namespace hloroof::text {
@@ -153,41 +154,23 @@ size_t match_nan_payload(const char* p, const char* end) {
 }
 
 struct Reserved {
-  std::string_view word;
   TokenKind kind;
   PrimitiveType prim = PrimitiveType::kInvalid;
 };
 
-// Keywords, element types and `nan`, grouped by first letter: a lookup compares a handful of
-// lengths and rarely a few bytes, which is cheaper than hashing every identifier.
-class ReservedWords {
- public:
-  ReservedWords() {
-#define HLOROOF_KEYWORD(spelling) add({#spelling, TokenKind::kw_##spelling});
+// Keywords, element types and `nan`.
+const detail::NameTable<Reserved>& reserved_words() {
+  static const auto* const kWords = [] {
+    auto* table = new detail::NameTable<Reserved>();
+#define HLOROOF_KEYWORD(spelling) table->add(#spelling, Reserved{TokenKind::kw_##spelling});
 #include "text/token_kinds.def"
 #define HLOROOF_PRIMITIVE(e, text, bits, bytes, cls) \
-  add({text, TokenKind::kPrim, PrimitiveType::e});
+  table->add(text, Reserved{TokenKind::kPrim, PrimitiveType::e});
 #include "hloroof/primitive_types.def"
 #undef HLOROOF_PRIMITIVE
-    add({"nan", TokenKind::kDecimal});
-  }
-  const Reserved* find(std::string_view word) const {
-    for (const Reserved& r : by_first_[static_cast<unsigned char>(word[0])]) {
-      if (r.word.size() == word.size() &&
-          std::memcmp(r.word.data(), word.data(), word.size()) == 0) {
-        return &r;
-      }
-    }
-    return nullptr;
-  }
-
- private:
-  void add(Reserved r) { by_first_[static_cast<unsigned char>(r.word[0])].push_back(r); }
-  std::array<std::vector<Reserved>, 256> by_first_;
-};
-
-const ReservedWords& reserved_words() {
-  static const auto* const kWords = new ReservedWords();
+    table->add("nan", Reserved{TokenKind::kDecimal});
+    return table;
+  }();
   return *kWords;
 }
 
