@@ -33,8 +33,13 @@ struct ReplicaGroups {
   friend bool operator==(const ReplicaGroups&, const ReplicaGroups&) = default;
 };
 
+// The most devices an iota list, mesh or tile assignment may describe (2^24): the device
+// lists are expanded in memory, and no machine comes near this.
+inline constexpr int64_t kMaxDevices = int64_t{1} << 24;
+
 // Expands an iota device list: 0..N-1 (N = product of `dims`) reshaped to `dims`, transposed
-// by `perm` (empty: identity), flattened. Errors when perm is not a permutation of the dims.
+// by `perm` (empty: identity), flattened. Errors when perm is not a permutation of the dims or
+// N exceeds kMaxDevices.
 absl::StatusOr<std::vector<int64_t>> expand_iota(absl::Span<const int64_t> dims,
                                                  absl::Span<const int64_t> perm);
 

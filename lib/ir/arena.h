@@ -58,7 +58,11 @@ class Arena {
   char* cursor_ = nullptr;
   char* end_ = nullptr;
   size_t reserved_ = 0;
-  std::vector<char*> blocks_;  // from malloc
+  struct Block {
+    char* memory;
+    size_t size;
+  };
+  std::vector<Block> blocks_;
   std::vector<Destructor> destructors_;
 };
 

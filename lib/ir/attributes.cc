@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "absl/container/flat_hash_map.h"
-#include "hloroof/detail/string_view_hash.h"
+#include "ir/name_table.h"
 
 namespace hloroof {
 namespace {
@@ -31,15 +30,15 @@ int attribute_print_group(AttrId id) { return info(id).group; }
 
 std::optional<AttrId> attribute_from_name(std::string_view name) {
   static const auto* const kByName = [] {
-    auto* m = new detail::StringViewMap<AttrId>();
+    auto* table = new detail::NameTable<AttrId>();
     for (size_t i = 0; i < std::size(kAttributes); ++i) {
-      m->emplace(kAttributes[i].name, static_cast<AttrId>(i));
+      table->add(kAttributes[i].name, static_cast<AttrId>(i));
     }
-    return m;
+    return table;
   }();
-  auto it = kByName->find(name);
-  if (it == kByName->end()) return std::nullopt;
-  return it->second;
+  const AttrId* id = kByName->find(name);
+  if (id == nullptr) return std::nullopt;
+  return *id;
 }
 
 std::optional<std::string_view> FrontendAttributes::find(std::string_view key) const {

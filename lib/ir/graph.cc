@@ -78,13 +78,20 @@ void IrAccess::set_attributes(Instruction* i, absl::Span<Attribute> attributes) 
       [&](Instruction* pred) { erase_one(pred->control_successors_, i); });
   i->called_.clear();
   i->attributes_ = attributes;
+  // An instruction adds itself to a callee's callers (and a predecessor's successors) only
+  // here, all at once, so a repeat (branch_computations={%a, %a}) is always the last entry:
+  // checking the back keeps this linear for computations called from thousands of places.
   for_each_reference(
       i->attributes_,
       [&](Computation* c) {
         push_unique(i->called_, c);
-        push_unique(c->callers_, i);
+        if (c->callers_.empty() || c->callers_.back() != i) c->callers_.push_back(i);
       },
-      [&](Instruction* pred) { push_unique(pred->control_successors_, i); });
+      [&](Instruction* pred) {
+        if (pred->control_successors_.empty() || pred->control_successors_.back() != i) {
+          pred->control_successors_.push_back(i);
+        }
+      });
 }
 
 void IrAccess::detach(Instruction* i) {

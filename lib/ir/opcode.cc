@@ -2,8 +2,7 @@
 
 #include <array>
 
-#include "absl/container/flat_hash_map.h"
-#include "hloroof/detail/string_view_hash.h"
+#include "ir/name_table.h"
 
 namespace hloroof {
 namespace {
@@ -30,15 +29,15 @@ int opcode_arity(Opcode op) { return info(op).arity; }
 
 std::optional<Opcode> opcode_from_name(std::string_view name) {
   static const auto* const kByName = [] {
-    auto* m = new detail::StringViewMap<Opcode>();
+    auto* table = new detail::NameTable<Opcode>();
     for (size_t i = 0; i < kOpcodes.size(); ++i) {
-      m->emplace(kOpcodes[i].name, static_cast<Opcode>(i));
+      table->add(kOpcodes[i].name, static_cast<Opcode>(i));
     }
-    return m;
+    return table;
   }();
-  auto it = kByName->find(name);
-  if (it == kByName->end()) return std::nullopt;
-  return it->second;
+  const Opcode* op = kByName->find(name);
+  if (op == nullptr) return std::nullopt;
+  return *op;
 }
 
 std::string_view category_name(OpCategory category) {

@@ -15,8 +15,9 @@ absl::StatusOr<std::vector<int64_t>> expand_iota(absl::Span<const int64_t> dims,
   int64_t total = 1;
   for (int64_t d : dims) {
     if (d < 0) return absl::InvalidArgumentError(str_cat("negative iota dimension ", d));
-    if (d > 0 && total > (int64_t{1} << 40) / d) {
-      return absl::InvalidArgumentError("iota device list has more than 2^40 devices");
+    if (d > 0 && total > kMaxDevices / d) {
+      return absl::InvalidArgumentError(
+          str_cat("iota device list has more than ", kMaxDevices, " devices"));
     }
     total *= d;
   }

@@ -13,7 +13,7 @@ namespace {
 int64_t product(const std::vector<int64_t>& dims) {
   int64_t n = 1;
   for (int64_t d : dims) {
-    if (d < 0 || (d > 0 && n > (int64_t{1} << 40) / d)) return -1;
+    if (d < 0 || (d > 0 && n > kMaxDevices / d)) return -1;
     n *= d;
   }
   return n;
@@ -121,9 +121,15 @@ bool ModuleParser::parse_replica_groups(ReplicaGroups* out) {
     Token list = tok_;
     if (!parse_iota_list(&out->iota_dims, &out->iota_transpose)) return false;
     int64_t ids = product(out->iota_dims);
-    if (out->num_groups < 0 || out->group_size < 0 || ids != out->num_groups * out->group_size) {
+    if (ids < 0) {
+      return error(list, str_cat("iota device list has more than ", kMaxDevices, " ids"));
+    }
+    int64_t needed = 0;
+    if (out->num_groups < 0 || out->group_size < 0 ||
+        __builtin_mul_overflow(out->num_groups, out->group_size, &needed) || ids != needed) {
       return error(list, str_cat("iota device list has ", ids, " ids but [", out->num_groups, ",",
-                                 out->group_size, "] needs ", out->num_groups * out->group_size));
+                                 out->group_size, "] needs ",
+                                 needed > 0 ? str_cat(needed) : std::string("more")));
     }
     absl::StatusOr<std::vector<int64_t>> ids_in_order =
         expand_iota(out->iota_dims, out->iota_transpose);
@@ -253,7 +259,9 @@ bool ModuleParser::parse_mesh(Mesh* out) {
   }
   int64_t devices = 1;
   for (const Sharding::MeshAxis& a : out->axes) {
-    if (devices > (int64_t{1} << 40) / a.size) return error(start, "mesh has too many devices");
+    if (devices > kMaxDevices / a.size) {
+      return error(start, str_cat("mesh has more than ", kMaxDevices, " devices"));
+    }
     devices *= a.size;
   }
   if (!out->device_ids.empty() && static_cast<int64_t>(out->device_ids.size()) != devices) {

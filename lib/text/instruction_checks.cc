@@ -155,7 +155,14 @@ bool ModuleParser::infer_shape(Instruction* i, const Token& at, Shape* out) {
       for (size_t d = 0; d < out->dims.size(); ++d) {
         const PaddingDim& p = padding->dims[d];
         int64_t n = out->dims[d].size;
-        out->dims[d].size = p.low + p.high + n + std::max<int64_t>(n - 1, 0) * p.interior;
+        // low + high + n + (n - 1) * interior, refusing what does not fit.
+        int64_t size;
+        if (__builtin_mul_overflow(std::max<int64_t>(n - 1, 0), p.interior, &size) ||
+            __builtin_add_overflow(size, n, &size) || __builtin_add_overflow(size, p.low, &size) ||
+            __builtin_add_overflow(size, p.high, &size) || size < 0) {
+          return fail();
+        }
+        out->dims[d].size = size;
       }
       return true;
     }
@@ -174,14 +181,26 @@ bool ModuleParser::infer_shape(Instruction* i, const Token& at, Shape* out) {
     }
     case Opcode::kConvolution: {
       const ConvDimLabels* labels = i->conv_dim_labels();
-      if (labels == nullptr || i->operand_count() != 2) return fail();
+      if (labels == nullptr || i->operand_count() != 2 || i->batch_group_count() < 1) return fail();
       const Shape& kernel = operand_shape(1);
       const Window* window = i->window();
-      size_t spatial = labels->input_spatial.size();
-      if (first.rank() != static_cast<int64_t>(spatial + 2) ||
-          kernel.rank() != static_cast<int64_t>(spatial + 2) ||
+      const size_t spatial = labels->input_spatial.size();
+      const auto rank = static_cast<int64_t>(spatial + 2);
+      if (first.rank() != rank || kernel.rank() != rank ||
           (window != nullptr && window->dims.size() != spatial)) {
         return fail();
+      }
+      // Labels may carry '?' positions; every index used must be a dimension.
+      auto in_range = [&](int64_t k) { return k >= 0 && k < rank; };
+      for (int64_t k : {labels->input_batch, labels->input_feature, labels->kernel_output_feature,
+                        labels->output_batch, labels->output_feature}) {
+        if (!in_range(k)) return fail();
+      }
+      for (size_t s = 0; s < spatial; ++s) {
+        if (!in_range(labels->input_spatial[s]) || !in_range(labels->kernel_spatial[s]) ||
+            !in_range(labels->output_spatial[s])) {
+          return fail();
+        }
       }
       out->element_type = first.element_type;
       out->dims.resize(spatial + 2);
@@ -193,8 +212,17 @@ bool ModuleParser::infer_shape(Instruction* i, const Token& at, Shape* out) {
       for (size_t s = 0; s < spatial; ++s) {
         WindowDim w = window ? window->dims[s] : WindowDim{dim(kernel, labels->kernel_spatial[s])};
         int64_t in = dim(first, labels->input_spatial[s]);
-        int64_t padded = (in > 0 ? (in - 1) * w.lhs_dilation + 1 : 0) + w.pad_low + w.pad_high;
-        int64_t window_size = (w.size - 1) * w.rhs_dilation + 1;
+        if (w.size < 1) return fail();
+        // padded = (in - 1) * lhs_dilation + 1 + pads; window = (size - 1) * rhs_dilation + 1.
+        int64_t padded = 0, window_size = 0;
+        if ((in > 0 && (__builtin_mul_overflow(in - 1, w.lhs_dilation, &padded) ||
+                        __builtin_add_overflow(padded, 1, &padded))) ||
+            __builtin_add_overflow(padded, w.pad_low, &padded) ||
+            __builtin_add_overflow(padded, w.pad_high, &padded) ||
+            __builtin_mul_overflow(w.size - 1, w.rhs_dilation, &window_size) ||
+            __builtin_add_overflow(window_size, 1, &window_size)) {
+          return fail();
+        }
         int64_t size =
             padded >= window_size && w.stride > 0 ? (padded - window_size) / w.stride + 1 : 0;
         out->dims[static_cast<size_t>(labels->output_spatial[s])].size = size;

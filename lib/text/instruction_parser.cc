@@ -1,5 +1,6 @@
 // Instructions and operands (hlo-text-syntax.md 2.5 - 2.7).
 #include <algorithm>
+#include <array>
 
 #include "hloroof/shape_text.h"
 #include "ir/shape_util.h"
@@ -68,13 +69,7 @@ bool ModuleParser::parse_instruction() {
       int64_t n;
       if (!parse_int(&n, "the parameter number")) return false;
       if (n < 0) return error(number, "a parameter number cannot be negative");
-      for (Instruction* p : computation_->parameters()) {
-        if (p->parameter_number() == n) {
-          return error(number, str_cat("parameter number ", n, " is already taken by ", p->name()));
-        }
-      }
-      IrAccess::set_parameter_number(instruction, n);
-      IrAccess::parameters(computation_).push_back(instruction);
+      if (!add_parameter(instruction, n, number)) return false;
     } else {
       if (shape == nullptr) return error(op_token, "a constant needs its shape written");
       const char* begin = tok_.begin();
@@ -104,6 +99,17 @@ bool ModuleParser::parse_instruction() {
   return true;
 }
 
+bool ModuleParser::add_parameter(Instruction* parameter, int64_t number, const Token& at) {
+  auto [it, inserted] = parameter_numbers_.try_emplace(number, parameter);
+  if (!inserted) {
+    return error(at,
+                 str_cat("parameter number ", number, " is already taken by ", it->second->name()));
+  }
+  IrAccess::set_parameter_number(parameter, number);
+  IrAccess::parameters(computation_).push_back(parameter);
+  return true;
+}
+
 bool ModuleParser::report_duplicate_name(const Token& name, const Instruction* previous) {
   // Point at the `%` when the name has one.
   const char* at = previous ? previous->name().data() : nullptr;
@@ -117,6 +123,24 @@ bool ModuleParser::report_duplicate_name(const Token& name, const Instruction* p
 // when it can be told from the characters alone: one line, no strings, no operand names.
 // Returns 0 otherwise; the shape is then parsed in full (and the result is only cached when
 // the parse consumed exactly this text).
+enum ShapeChar : uint8_t { kTypeChar = 1, kDimChar = 2, kLayoutChar = 4, kTupleStop = 8 };
+
+constexpr std::array<uint8_t, 256> make_shape_chars() {
+  std::array<uint8_t, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[c] |= kTypeChar;
+  for (int c = '0'; c <= '9'; ++c) t[c] |= kTypeChar | kDimChar;
+  for (char c : {',', '<', '=', '?'}) t[static_cast<uint8_t>(c)] |= kDimChar;
+  for (int c = 0x21; c < 0x7f; ++c) t[c] |= kLayoutChar;  // printable, not space
+  for (char c : {'{', '[', '/', '"'}) t[static_cast<uint8_t>(c)] &= ~kLayoutChar;
+  for (char c : {'\n', '"', '%', '\'', '\0'}) t[static_cast<uint8_t>(c)] |= kTupleStop;
+  return t;
+}
+constexpr std::array<uint8_t, 256> kShapeChars = make_shape_chars();
+
+inline bool is_shape_char(char c, ShapeChar cls) {
+  return kShapeChars[static_cast<uint8_t>(c)] & cls;
+}
+
 static size_t shape_extent(const char* p, const char* end) {
   const char* s = p;
   if (*p == '(') {
@@ -127,28 +151,26 @@ static size_t shape_extent(const char* p, const char* end) {
         ++depth;
       } else if (c == ')') {
         if (--depth == 0) return static_cast<size_t>(p + 1 - s);
-      } else if (c == '\n' || c == '"' || c == '%' || c == '\'') {
+      } else if (is_shape_char(c, kTupleStop)) {
         return 0;
       }
     }
     return 0;
   }
-  while (p < end && ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))) ++p;
-  if (p >= end || *p != '[') return 0;
-  for (++p; p < end && *p != ']'; ++p) {
-    char c = *p;
-    if (!((c >= '0' && c <= '9') || c == ',' || c == '<' || c == '=' || c == '?')) return 0;
+  // The source is followed by a NUL, which no class includes, so these loops stop at the end.
+  while (is_shape_char(*p, kTypeChar)) ++p;
+  if (*p != '[') return 0;
+  for (++p; is_shape_char(*p, kDimChar); ++p) {
   }
-  if (p >= end) return 0;
+  if (*p != ']') return 0;
   ++p;
-  if (p + 1 < end && *p == '{' && ((p[1] >= '0' && p[1] <= '9') || p[1] == ':')) {
-    for (++p; p < end && *p != '}'; ++p) {
-      char c = *p;
-      if (c == '{' || c == '[' || c == ' ' || c == '\n' || c == '/' || c == '"') return 0;
+  if (*p == '{' && ((p[1] >= '0' && p[1] <= '9') || p[1] == ':')) {
+    for (++p; *p != '}' && is_shape_char(*p, kLayoutChar); ++p) {
     }
-    if (p >= end) return 0;
+    if (*p != '}') return 0;
     ++p;
   }
+  (void)end;
   return static_cast<size_t>(p - s);
 }
 
@@ -178,7 +200,8 @@ bool ModuleParser::parse_cached_shape(const Shape** out) {
 // Upstream rejects instruction names that its own name sanitizer would change (syntax 1.4).
 bool ModuleParser::check_instruction_name(const Token& name) {
   std::string_view n = name.name();
-  if (primitive_type_from_name(n).has_value()) {
+  // Element type names have no '.', which most instruction names end in (`add.3`).
+  if (n.find('.') == std::string_view::npos && primitive_type_from_name(n).has_value()) {
     return error(name, str_cat("illegal instruction name: ", n, "; suggest renaming to: ", n, "_"));
   }
   if (n.substr(0, 2) == "__" && n.substr(0, 6) != "__xla_") {
@@ -383,14 +406,8 @@ bool ModuleParser::parse_nested_instruction(const Shape* shape, Instruction** ou
     if (op.opcode == Opcode::kParameter) {
       int64_t n;
       if (!parse_int(&n, "the parameter number")) return false;
-      for (Instruction* p : computation_->parameters()) {
-        if (p->parameter_number() == n) {
-          return error(op_token,
-                       str_cat("parameter number ", n, " is already taken by ", p->name()));
-        }
-      }
-      IrAccess::set_parameter_number(instruction, n);
-      IrAccess::parameters(computation_).push_back(instruction);
+      if (n < 0) return error(op_token, "a parameter number cannot be negative");
+      if (!add_parameter(instruction, n, op_token)) return false;
     } else {
       const char* begin = tok_.begin();
       if (!parse_literal(*shape, 0)) return false;

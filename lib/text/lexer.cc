@@ -2,11 +2,12 @@
 
 #include <array>
 #include <cstring>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
-#include "hloroof/detail/string_view_hash.h"
+#include "ir/name_table.h"
 #include "ir/strings.h"
 
 namespace hloroof::text {
@@ -157,17 +158,18 @@ struct Reserved {
   PrimitiveType prim = PrimitiveType::kInvalid;
 };
 
-const detail::StringViewMap<Reserved>& reserved_words() {
+// Keywords, element types and `nan`.
+const detail::NameTable<Reserved>& reserved_words() {
   static const auto* const kWords = [] {
-    auto* m = new detail::StringViewMap<Reserved>();
-#define HLOROOF_KEYWORD(spelling) m->emplace(#spelling, Reserved{TokenKind::kw_##spelling});
+    auto* table = new detail::NameTable<Reserved>();
+#define HLOROOF_KEYWORD(spelling) table->add(#spelling, Reserved{TokenKind::kw_##spelling});
 #include "text/token_kinds.def"
 #define HLOROOF_PRIMITIVE(e, text, bits, bytes, cls) \
-  m->emplace(text, Reserved{TokenKind::kPrim, PrimitiveType::e});
+  table->add(text, Reserved{TokenKind::kPrim, PrimitiveType::e});
 #include "hloroof/primitive_types.def"
 #undef HLOROOF_PRIMITIVE
-    m->emplace("nan", Reserved{TokenKind::kDecimal});
-    return m;
+    table->add("nan", Reserved{TokenKind::kDecimal});
+    return table;
   }();
   return *kWords;
 }
@@ -195,15 +197,6 @@ Lexer::Lexer(std::string_view source)
       end_(source.data() + source.size()),
       pos_(begin_),
       line_start_(begin_) {}
-
-Token Lexer::make(TokenKind kind, const char* start, uint32_t line, uint32_t column) {
-  Token t;
-  t.kind = kind;
-  t.line = line;
-  t.column = column;
-  t.text = std::string_view(start, static_cast<size_t>(pos_ - start));
-  return t;
-}
 
 Token Lexer::fail(const char* start, uint32_t line, uint32_t column, std::string message) {
   error_ = std::move(message);
@@ -347,18 +340,12 @@ Token Lexer::lex_identifier(const char* start, uint32_t line, uint32_t column) {
     return make(TokenKind::kAttr, start, line, column);
   }
   std::string_view word(start, static_cast<size_t>(p - start));
-  // Reserved words are short and start with one of a few letters, so most identifiers
-  // (opcodes, names) skip the lookup.
-  constexpr std::string_view kFirstLetters = "EFHRSbcfilmnoprstu";
-  if (word.size() <= 23 && kFirstLetters.find(word[0]) != std::string_view::npos) {
-    const auto& words = reserved_words();
-    if (auto it = words.find(word); it != words.end()) {
-      pos_ = p;
-      if (it->second.kind == TokenKind::kDecimal) pos_ += match_nan_payload(p, end_);  // nan(0x.)
-      Token t = make(it->second.kind, start, line, column);
-      t.prim = it->second.prim;
-      return t;
-    }
+  if (const Reserved* r = reserved_words().find(word)) {
+    pos_ = p;
+    if (r->kind == TokenKind::kDecimal) pos_ += match_nan_payload(p, end_);  // nan(0x7f)
+    Token t = make(r->kind, start, line, column);
+    t.prim = r->prim;
+    return t;
   }
   if (*start == 'b' || *start == 'f') {
     if (size_t n = match_dim_labels(start, end_)) {

@@ -47,7 +47,14 @@ class Lexer {
   std::string_view source() const { return {begin_, static_cast<size_t>(end_ - begin_)}; }
 
  private:
-  Token make(TokenKind kind, const char* start, uint32_t line, uint32_t column);
+  Token make(TokenKind kind, const char* start, uint32_t line, uint32_t column) {
+    Token t;
+    t.kind = kind;
+    t.line = line;
+    t.column = column;
+    t.text = std::string_view(start, static_cast<size_t>(pos_ - start));
+    return t;
+  }
   Token fail(const char* start, uint32_t line, uint32_t column, std::string message);
   // Skips whitespace and comments; false (with error_ set) on an unterminated block comment.
   bool skip_trivia(const char** comment_start);

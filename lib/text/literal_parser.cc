@@ -109,6 +109,9 @@ bool ModuleParser::parse_literal(const Shape& shape, int depth) {
 // array ::= '{' (elem (',' elem)*)? '}', nested to exactly the rank, with dims[d] elements.
 bool ModuleParser::parse_array_literal(const Shape& shape, size_t dim,
                                        std::vector<int64_t>& index) {
+  if (dim > static_cast<size_t>(kMaxLiteralDepth)) {
+    return error_here(str_cat("literal nested more than ", kMaxLiteralDepth, " levels deep"));
+  }
   Token open = tok_;
   if (!at(TokenKind::kLBrace)) {
     return expected(str_cat("'{' to open sub-array ", index_path(index), " of the ",

@@ -159,13 +159,16 @@ bool ModuleParser::parse_entry_computation_layout() {
   if (!expect(TokenKind::kLParen, "before the entry parameter layouts")) return false;
   if (!at(TokenKind::kRParen)) {
     do {
-      Shape& s = attrs.entry_parameter_layouts.emplace_back();
-      if (!parse_shape(&s)) return false;
+      const Shape* shape;
+      if (!parse_cached_shape(&shape)) return false;
+      attrs.entry_parameter_layouts.push_back(*shape);
     } while (consume_if(TokenKind::kComma));
   }
   if (!expect(TokenKind::kRParen, "after the entry parameter layouts")) return false;
   if (!expect(TokenKind::kArrow, "before the entry result layout")) return false;
-  if (!parse_shape(&attrs.entry_result_layout)) return false;
+  const Shape* result;
+  if (!parse_cached_shape(&result)) return false;
+  attrs.entry_result_layout = *result;
   return expect(TokenKind::kRBrace, "to close entry_computation_layout");
 }
 
@@ -235,22 +238,21 @@ bool ModuleParser::parse_computation() {
   }
   advance();
 
-  Shape declared_result;
-  bool has_signature = false;
+  const Shape* declared_result = nullptr;
   if (consume_if(TokenKind::kLParen)) {
-    has_signature = true;
     if (!at(TokenKind::kRParen)) {
       do {
         // `p0: f32[]` lexes as NAME `p0:`; upstream also takes `p0 f32[]` and we take `%p0:`.
         if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("a parameter name");
         advance();
         consume_if(TokenKind::kColon);
-        if (!parse_shape(&shape_scratch_)) return false;
+        const Shape* ignored;  // signature shapes are not checked against the parameters
+        if (!parse_cached_shape(&ignored)) return false;
       } while (consume_if(TokenKind::kComma));
     }
     if (!expect(TokenKind::kRParen, "to close the parameter list")) return false;
     if (!expect(TokenKind::kArrow, "before the result shape of the computation")) return false;
-    if (!parse_shape(&declared_result)) return false;
+    if (!parse_cached_shape(&declared_result)) return false;
   }
   if (!expect(TokenKind::kLBrace, "to open the body of computation ", name.name())) {
     return false;
@@ -260,6 +262,7 @@ bool ModuleParser::parse_computation() {
   IrAccess::set_entry(computation_, is_entry);
   root_ = nullptr;
   compact_gtes_.clear();
+  parameter_numbers_.clear();
   if (at(TokenKind::kRBrace)) {
     return error_here(str_cat("computation ", name.name(), " has no instructions"));
   }
@@ -280,7 +283,7 @@ bool ModuleParser::parse_computation() {
       IrAccess::set_execution_thread(computation_, thread);
     }
   }
-  return finish_computation(name, has_signature ? &declared_result : nullptr);
+  return finish_computation(name, declared_result);
 }
 
 bool ModuleParser::parse_inline_computation(Computation** out) {
@@ -295,7 +298,9 @@ bool ModuleParser::parse_inline_computation(Computation** out) {
   Computation* outer = computation_;
   Instruction* outer_root = root_;
   auto outer_gtes = std::move(compact_gtes_);
+  auto outer_parameters = std::move(parameter_numbers_);
   compact_gtes_.clear();
+  parameter_numbers_.clear();
   std::string name = "inline_computation";
   for (int n = 1; state_->computations_by_name.contains(name); ++n) {
     name = str_cat("inline_computation.", n);
@@ -321,6 +326,7 @@ bool ModuleParser::parse_inline_computation(Computation** out) {
   computation_ = outer;
   root_ = outer_root;
   compact_gtes_ = std::move(outer_gtes);
+  parameter_numbers_ = std::move(outer_parameters);
   return ok;
 }
 

@@ -78,6 +78,7 @@ class ModuleParser : public Parser {
   Instruction* create_instruction(const OpcodeSpelling& op, std::string_view name,
                                   const Shape* shape);
   bool report_duplicate_name(const Token& name, const Instruction* previous);
+  [[nodiscard]] bool add_parameter(Instruction* parameter, int64_t number, const Token& at);
 
   // ---- attribute_parser.cc
   [[nodiscard]] bool parse_attribute_value(Instruction* instruction, AttrId id, Attribute* out);
@@ -155,6 +156,8 @@ class ModuleParser : public Parser {
   Token entry_token_;
   // Compact GTE results per (tuple, index), so that `%t#0` twice is one get-tuple-element.
   absl::flat_hash_map<std::pair<Instruction*, int64_t>, Instruction*> compact_gtes_;
+  // Parameter numbers of the current computation.
+  absl::flat_hash_map<int64_t, Instruction*> parameter_numbers_;
   Shape shape_scratch_;
   detail::StringViewMap<const Shape*> shapes_by_text_;
   int nesting_ = 0;       // nested instruction operands

@@ -121,6 +121,9 @@ bool ModuleParser::parse_single_sharding_body(Sharding* out) {
         int64_t d;
         if (!parse_int(&d, "a tile assignment dimension")) return false;
         if (d < 1) return error(part, "tile assignment dimensions must be positive");
+        if (out->tile_count() > kMaxDevices / d) {
+          return error(part, str_cat("tile assignment has more than ", kMaxDevices, " tiles"));
+        }
         out->tile_shape.push_back(d);
       } while (consume_if(TokenKind::kComma));
       if (!expect(TokenKind::kRBracket, "to close the tile assignment shape")) return false;

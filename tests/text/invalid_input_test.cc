@@ -227,3 +227,48 @@ TEST_CASE("empty and garbage inputs are errors, not crashes") {
 
 }  // namespace
 }  // namespace hloroof
+
+namespace hloroof {
+namespace {
+
+using testing::parse_error;
+
+TEST_CASE("hostile inputs are errors, not crashes or huge allocations") {
+  auto in_entry = [](std::string_view body) {
+    return "HloModule m\nENTRY %e {\n" + std::string(body) + "\n}\n";
+  };
+  // 2^40 devices would need terabytes once expanded.
+  CHECK(parse_error(
+            in_entry(
+                "  %p = f32[4] parameter(0), sharding={devices=[1099511627776]<=[1099511627776]}"))
+            .find("tile assignment has more than 16777216 tiles") != std::string::npos);
+  CHECK(parse_error(in_entry("  %a = f32[] parameter(0)\n  %r = f32[] all-reduce(%a), "
+                             "replica_groups=[1,4294967296]<=[4294967296], to_apply=%x"))
+            .find("iota device list has more than 16777216 ids") != std::string::npos);
+  CHECK(parse_error(in_entry("  %a = f32[] parameter(0)\n  %r = f32[] all-reduce(%a), "
+                             "replica_groups=[4611686018427387904,4]<=[8], to_apply=%x"))
+            .find("needs more") != std::string::npos);
+  // Inferring the shape of a pad whose size overflows fails cleanly.
+  CHECK(parse_error(
+            in_entry("  %a = f32[9223372036854775807] parameter(0)\n  %z = f32[] constant(0)\n"
+                     "  %q = pad(%a, %z), padding=9223372036854775807_1")) ==
+        "5:8: error: cannot infer the shape of pad; write the shape before the opcode");
+  // Deep nesting of literals, shapes and nested instructions is bounded.
+  std::string deep_shape =
+      "  %p = " + std::string(200, '(') + "f32[]" + std::string(200, ')') + " parameter(0)";
+  CHECK(parse_error(in_entry(deep_shape)).find("nested more than 64 levels deep") !=
+        std::string::npos);
+  std::string nested = "  %r = f32[] ";
+  for (int k = 0; k < 100; ++k) nested += "negate(";
+  nested += "f32[] parameter(0)" + std::string(100, ')');
+  CHECK(parse_error(in_entry(nested)).find("nested more than 64 levels deep") != std::string::npos);
+  std::string rank100 = "f32[1";
+  for (int k = 1; k < 100; ++k) rank100 += ",1";
+  rank100 += "]";
+  CHECK(parse_error(in_entry("  %c = " + rank100 + " constant(" + std::string(100, '{') + "0" +
+                             std::string(100, '}') + ")"))
+            .find("literal nested more than 64 levels deep") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace hloroof
