@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/hlo_text.h"
+#include "hloroof/memory.h"
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
 #include "hloroof/topology.h"
@@ -115,8 +116,11 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<std::string> report = render_text_report(*prediction, *spec, stats);
   if (!report.ok()) return fail(report.status());
   if (args->has("--trace")) {
+    // The trace's live-HBM counter comes from the memory analysis of the same module.
+    absl::StatusOr<MemoryReport> memory = analyze_memory(*module, {.device = &*spec});
+    if (!memory.ok()) return fail(memory.status());
     absl::Status s =
-        write_file(args->get("--trace"), prediction_to_trace_json(*prediction), "trace");
+        write_file(args->get("--trace"), prediction_to_trace_json(*prediction, &*memory), "trace");
     if (!s.ok()) return fail(s);
   }
   if (args->has("--roofline")) {
@@ -164,6 +168,7 @@ const Command kPredictCommand = {
     "  --filter RE        keep ops whose name, opcode or op_name matches the RE2 pattern\n"
     "  --trace OUT.json   write the predicted timeline as a Chrome trace (Perfetto,\n"
     "                     chrome://tracing): ops with their costs, loops, counters of work\n"
+    "                     done and of live HBM bytes (the memory analysis of the module)\n"
     "  --roofline OUT.svg write a roofline plot: one point per op (per category with\n"
     "                     --by category) under the device's roofs\n"
     "  --formula F        collective model: network (default), xla-gpu-nccl, xla-gpu-sol\n"

@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "hloroof/device.h"
+#include "hloroof/memory.h"
 #include "hloroof/predict.h"
 #include "hloroof/roofline_chart.h"
 
@@ -134,7 +135,10 @@ absl::StatusOr<std::string> render_text_report(const Prediction& prediction,
 // track per async stream; slices named like the HLO ops with their cost record in `args`, while
 // loops and their iterations as enclosing slices; counter tracks of cumulative FLOPs and HBM
 // bytes.
-std::string prediction_to_trace_json(const Prediction& prediction);
+// With `memory` (analyze_memory of the same module), the trace also gets a counter track of
+// the live device-memory (HBM) bytes, sampled as each entry instruction starts.
+std::string prediction_to_trace_json(const Prediction& prediction,
+                                     const MemoryReport* memory = nullptr);
 
 struct RooflineViewOptions {
   bool by_category = false;  // one point per category instead of one per op

@@ -84,9 +84,24 @@ void add_work_counters(const Prediction& p, std::vector<const TraceSlice*> leave
   }
 }
 
+// The live HBM bytes of the memory analysis, one sample where each entry instruction starts
+// on the compute track; instructions without a slice of their own (parameters, tuples...)
+// take the time of the last one that had one.
+void add_live_bytes_counter(const Prediction& p, const MemoryReport& memory, TraceBuilder& trace) {
+  absl::flat_hash_map<std::string_view, double> start_of;
+  for (const TimelineEvent& e : p.timeline) {
+    if (e.depth == 0 && e.track == "compute") start_of.emplace(e.name, std::max(0.0, e.start_s));
+  }
+  double t = 0;
+  for (const LiveBytesPoint& point : memory.live_curve) {
+    if (auto it = start_of.find(point.instruction); it != start_of.end()) t = it->second;
+    trace.add_counter("live HBM bytes", t, static_cast<double>(point.device_bytes));
+  }
+}
+
 }  // namespace
 
-std::string prediction_to_trace_json(const Prediction& p) {
+std::string prediction_to_trace_json(const Prediction& p, const MemoryReport* memory) {
   absl::flat_hash_map<const Instruction*, const OpPrediction*> by_instruction;
   absl::flat_hash_map<std::string_view, const OpPrediction*> by_name;
   for (const OpPrediction& op : p.ops) {
@@ -150,6 +165,7 @@ std::string prediction_to_trace_json(const Prediction& p) {
     }
   }
   add_work_counters(p, std::move(leaves), trace);
+  if (memory != nullptr) add_live_bytes_counter(p, *memory, trace);
   return trace.to_json();
 }
 

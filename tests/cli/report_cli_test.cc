@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -100,13 +101,20 @@ TEST_CASE("predict writes the trace and the roofline plot") {
   auto j = nlohmann::json::parse(trace.read());
   std::set<std::string> tracks;
   size_t slices = 0;
+  double live_peak = 0;
   for (const auto& e : j["traceEvents"]) {
     if (e["ph"] == "M" && e["name"] == "thread_name") tracks.insert(e["args"]["name"]);
     if (e["ph"] == "X") {
       ++slices;
       CHECK(e["dur"].get<double>() >= 0);
     }
+    if (e["ph"] == "C" && e["name"] == "live HBM bytes") {
+      live_peak = std::max(live_peak, e["args"]["value"].get<double>());
+    }
   }
+  // The live-HBM counter peaks where `hloroof memory` says the step peaks.
+  auto memory = nlohmann::json::parse(run_cli("memory " + kTrainStep + " --json").out);
+  CHECK(live_peak == memory["peak_bytes"].get<double>());
   CHECK(tracks.count("compute") == 1);
   CHECK(tracks.count("async all-gather") == 1);
   CHECK(slices > 100);

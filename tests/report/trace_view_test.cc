@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <map>
 
+#include "hloroof/hlo_text.h"
+#include "hloroof/memory.h"
 #include "hloroof/report.h"
 #include "nlohmann/json.hpp"
 #include "sample_prediction.h"
@@ -181,6 +183,41 @@ TEST_CASE("a prediction without a timeline still makes a loadable trace") {
   Parsed p = parse(prediction_to_trace_json(Prediction{}));
   CHECK(p.tracks.at(1) == "compute");
   CHECK(p.counters["cumulative FLOPs"].size() == 1);
+}
+
+TEST_CASE("with the memory analysis, the trace counts live HBM bytes") {
+  // Straight-line code on 4 MiB arrays (f32[1024,1024], no tiles): while b is defined, p (a
+  // parameter, live all step), a (read by b) and b are live: 3 x 4,194,304 B = 12,582,912 B;
+  // at c, a is dead and p, b, c are live: 12,582,912 B again. That is the peak.
+  absl::StatusOr<Module> module = parse_module(R"(
+HloModule m, is_scheduled=true
+ENTRY e {
+  p = f32[1024,1024]{1,0} parameter(0)
+  a = f32[1024,1024]{1,0} exponential(p)
+  b = f32[1024,1024]{1,0} negate(a)
+  ROOT c = f32[1024,1024]{1,0} add(b, p)
+})");
+  REQUIRE(module.ok());
+  absl::StatusOr<Prediction> prediction = predict_step_time(*module, "h100");
+  REQUIRE(prediction.ok());
+  absl::StatusOr<MemoryReport> memory = analyze_memory(*module);
+  REQUIRE(memory.ok());
+  CHECK(memory->peak_bytes == 12582912);
+
+  Parsed p = parse(prediction_to_trace_json(*prediction, &*memory));
+  check_well_formed(p);
+  const auto& live = p.counters["live HBM bytes"];
+  REQUIRE(live.size() == 4);  // one sample per entry instruction
+  double peak = 0, last_ts = 0;
+  for (const auto& sample : live) {
+    CHECK(sample["ts"].get<double>() >= last_ts);  // in schedule order
+    last_ts = sample["ts"].get<double>();
+    peak = std::max(peak, sample["args"]["value"].get<double>());
+  }
+  CHECK(peak == 12582912);
+  CHECK(last_ts <= prediction->step_time_s * 1e6);
+  // Without the memory analysis there is no such track.
+  CHECK(parse(prediction_to_trace_json(*prediction)).counters.count("live HBM bytes") == 0);
 }
 
 }  // namespace
