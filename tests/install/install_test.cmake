@@ -31,3 +31,14 @@ run(${WORK_DIR}/build/predict_step ${EXAMPLES_DIR}/tpu_v5e_train_step.hlo tpu_v5
 if(NOT last_output MATCHES "device tpu_v5e, topology 2x2" OR NOT last_output MATCHES "step time")
   message(FATAL_ERROR "unexpected output from predict_step: ${last_output}")
 endif()
+
+# The Python package, when it was built: imported from the prefix, it predicts the same step.
+if(PYTHON)
+  run(${CMAKE_COMMAND} -E env PYTHONPATH=${prefix}/${PYTHON_DIR} PYTHONDONTWRITEBYTECODE=1
+      ${PYTHON} ${CMAKE_CURRENT_LIST_DIR}/installed_package.py ${prefix}
+      ${EXAMPLES_DIR}/tpu_v5e_train_step.hlo)
+  if(NOT last_output MATCHES "tpu_v5e 2x2 True")
+    message(FATAL_ERROR "unexpected output from the installed Python package: ${last_output}")
+  endif()
+  message(STATUS "installed Python package works: ${last_output}")
+endif()

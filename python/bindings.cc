@@ -1,0 +1,806 @@
+// The compiled half of the `hloroof` Python package: the library's records as Python classes.
+// The pure-Python half (hloroof/__init__.py) accepts text, JAX objects and options, and adds
+// to_dict() and to_pandas(); its type stubs are hloroof/_hloroof.pyi.
+//
+// Every record field is registered through Record::field, which binds it read-only and lists its
+// name in the class's `_fields` tuple (to_dict() and the tests walk that tuple): a new C++ field
+// is one line here, plus one in _hloroof.pyi.
+// Results that point into a module (instructions, computations) keep it alive; the GIL is
+// released while the library parses, costs, predicts or prints.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl_bind.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hloroof/cost.h"
+#include "hloroof/device.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/memory.h"
+#include "hloroof/predict.h"
+#include "hloroof/report.h"
+
+namespace py = pybind11;
+
+// Vectors of records that point into a module or a prediction stay C++ vectors, indexed in
+// place: their elements keep their owner alive, and a long list is not copied on each access.
+PYBIND11_MAKE_OPAQUE(std::vector<hloroof::OpPrediction>)
+PYBIND11_MAKE_OPAQUE(std::vector<hloroof::TimelineEvent>)
+PYBIND11_MAKE_OPAQUE(std::vector<hloroof::InstructionCost>)
+PYBIND11_MAKE_OPAQUE(std::vector<hloroof::ComputationCost>)
+
+namespace hloroof::python {
+namespace {
+
+constexpr auto kInternal = py::return_value_policy::reference_internal;
+
+// A library error on its way to Python: a ParseError when it points into the text, else a
+// ValueError, either with the message the command-line tool prints.
+class StatusError : public std::exception {
+ public:
+  explicit StatusError(absl::Status status)
+      : status_(std::move(status)), message_(status_.message()) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+  const absl::Status& status() const { return status_; }
+
+ private:
+  absl::Status status_;
+  std::string message_;
+};
+
+// Debian's abseil has its own string_view, which StrCat does not take: text is built here.
+template <typename T>
+void append_one(std::string* out, const T& piece) {
+  if constexpr (std::is_integral_v<T>) {
+    out->append(std::to_string(piece));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%.4g", static_cast<double>(piece));
+    out->append(buffer);
+  } else {
+    out->append(std::string_view(piece));
+  }
+}
+template <typename... Parts>
+void append(std::string* out, const Parts&... parts) {
+  (append_one(out, parts), ...);
+}
+template <typename... Parts>
+std::string cat(const Parts&... parts) {
+  std::string out;
+  append(&out, parts...);
+  return out;
+}
+
+template <typename T>
+T value_or_raise(absl::StatusOr<T> result) {
+  if (!result.ok()) throw StatusError(result.status());
+  return *std::move(result);
+}
+
+py::object& parse_error_type() {
+  static py::object* type = nullptr;  // set once at import, lives with the interpreter
+  if (type == nullptr) type = new py::object();
+  return *type;
+}
+
+void raise_status(const StatusError& error) {
+  const absl::Status& status = error.status();
+  std::optional<ParseErrorLocation> where = parse_error_location(status);
+  if (!where) {
+    PyErr_SetString(PyExc_ValueError, error.what());
+    return;
+  }
+  py::object exception = parse_error_type()(error.what());
+  exception.attr("line") = where->line;
+  exception.attr("column") = where->column;
+  exception.attr("reason") = where->message;
+  PyErr_SetObject(parse_error_type().ptr(), exception.ptr());
+}
+
+// Binds a record: each field read-only, its name listed in `_fields`.
+template <typename T, typename... Extra>
+class Record {
+ public:
+  Record(py::handle scope, const char* name, const char* doc) : class_(scope, name, doc) {}
+
+  template <typename M>
+  Record& field(const char* name, M T::*member, const char* doc) {
+    class_.def_readonly(name, member, doc);
+    names_.push_back(name);
+    return *this;
+  }
+  // A field Python may set (options).
+  template <typename M>
+  Record& option(const char* name, M T::*member, const char* doc) {
+    class_.def_readwrite(name, member, doc);
+    names_.push_back(name);
+    return *this;
+  }
+  // A settable field with its own conversion (an enum read and written by name).
+  template <typename Getter, typename Setter>
+  Record& property(const char* name, Getter getter, Setter setter, const char* doc) {
+    class_.def_property(name, getter, setter, doc);
+    names_.push_back(name);
+    return *this;
+  }
+  // A field computed from the record (a name for an enum, a list for a span, ...).
+  template <typename Getter>
+  Record& computed(const char* name, Getter getter, const char* doc,
+                   py::return_value_policy policy = py::return_value_policy::automatic) {
+    class_.def_property_readonly(name, py::cpp_function(getter, policy), doc);
+    names_.push_back(name);
+    return *this;
+  }
+  py::class_<T, Extra...>& cls() { return class_; }
+  // Call last: publishes `_fields`.
+  py::class_<T, Extra...>& done() {
+    class_.attr("_fields") = py::tuple(py::cast(names_));
+    return class_;
+  }
+
+ private:
+  py::class_<T, Extra...> class_;
+  std::vector<std::string> names_;
+};
+
+template <typename Span>
+py::list pointer_list(const Span& items, py::handle parent) {
+  py::list out(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    out[i] = py::cast(items[i], kInternal, parent);
+  }
+  return out;
+}
+
+std::string shape_text(const Instruction& i) { return to_string(i.shape()); }
+
+std::string instruction_repr(const Instruction& i) {
+  std::string operands;
+  for (const Instruction* o : i.operands()) {
+    append(&operands, operands.empty() ? "" : ", ", "%", o->name());
+  }
+  return cat("<hloroof.Instruction %", i.name(), " = ", shape_text(i), " ", opcode_name(i.opcode()),
+             "(", operands, ")>");
+}
+
+// ---- The module.
+
+void bind_module(py::module_& m) {
+  Record<OpMetadata>(m, "OpMetadata", "Source metadata of an instruction (`metadata={...}`).")
+      .field("op_type", &OpMetadata::op_type, "framework op type, e.g. 'dot_general'")
+      .field("op_name", &OpMetadata::op_name, "framework op name, e.g. 'jit(f)/layer_0/dot'")
+      .field("source_file", &OpMetadata::source_file, "Python file of the op")
+      .field("source_line", &OpMetadata::source_line, "line in source_file (0: none)")
+      .field("source_end_line", &OpMetadata::source_end_line, "last line (0: none)")
+      .field("source_column", &OpMetadata::source_column, "column (0: none)")
+      .field("source_end_column", &OpMetadata::source_end_column, "last column (0: none)")
+      .field("deduplicated_name", &OpMetadata::deduplicated_name, "XLA's deduplicated name")
+      .field("scheduling_name", &OpMetadata::scheduling_name, "XLA's scheduling name")
+      .field("stack_frame_id", &OpMetadata::stack_frame_id,
+             "1-based row of the module's StackFrames table (0: none)")
+      .done();
+
+  auto instruction = py::class_<Instruction>(m, "Instruction", "One HLO instruction.");
+  auto computation =
+      py::class_<Computation>(m, "Computation", "A named list of instructions in schedule order.");
+  instruction.def_property_readonly("name", &Instruction::name, "the name, without '%'")
+      .def_property_readonly(
+          "opcode", [](const Instruction& i) { return opcode_name(i.opcode()); },
+          "the opcode as HLO text spells it, e.g. 'fusion', 'all-gather-start'")
+      .def_property_readonly("shape", &shape_text, "the result shape as HLO text")
+      .def_property_readonly(
+          "operands",
+          [](py::handle self) { return pointer_list(self.cast<Instruction&>().operands(), self); },
+          "operand instructions, in order")
+      .def_property_readonly(
+          "users",
+          [](py::handle self) { return pointer_list(self.cast<Instruction&>().users(), self); },
+          "instructions that use this one")
+      .def_property_readonly(
+          "called_computations",
+          [](py::handle self) {
+            return pointer_list(self.cast<Instruction&>().called_computations(), self);
+          },
+          "computations it calls (fusion body, loop condition and body, to_apply, ...)")
+      .def_property_readonly("computation", &Instruction::parent, kInternal,
+                             "the computation it belongs to")
+      .def_property_readonly("is_root", &Instruction::is_root, "the root of its computation")
+      .def_property_readonly("parameter_number", &Instruction::parameter_number,
+                             "parameter: its number; -1 otherwise")
+      .def_property_readonly("metadata", &Instruction::metadata, kInternal,
+                             "source metadata, or None")
+      .def_property_readonly(
+          "attributes",
+          [](const Instruction& i) {
+            py::dict out;
+            for (const Attribute& a : i.attributes()) out[py::str(a.name())] = py::str(a.text);
+            return out;
+          },
+          "attribute name -> value text as written, e.g. {'dimensions': '{0,1}'}")
+      .def("__repr__", &instruction_repr);
+
+  computation.def_property_readonly("name", &Computation::name, "the name, without '%'")
+      .def_property_readonly("is_entry", &Computation::is_entry, "the ENTRY computation")
+      .def_property_readonly("execution_thread", &Computation::execution_thread,
+                             "'main' unless the text names another thread")
+      .def_property_readonly(
+          "instructions",
+          [](py::handle self) {
+            return pointer_list(self.cast<Computation&>().instructions(), self);
+          },
+          "instructions in schedule (printed) order")
+      .def_property_readonly("root", &Computation::root, kInternal, "the root instruction")
+      .def_property_readonly(
+          "parameters",
+          [](py::handle self) {
+            return pointer_list(self.cast<Computation&>().parameters(), self);
+          },
+          "parameter instructions by number")
+      .def("instruction", &Computation::find_instruction, kInternal, py::arg("name"),
+           "the instruction named `name` (without '%'), or None")
+      .def("__len__", &Computation::instruction_count)
+      .def("__repr__", [](const Computation& c) {
+        return cat("<hloroof.Computation %", c.name(), ": ", c.instruction_count(),
+                   " instructions>");
+      });
+
+  py::class_<Module>(m, "Module", "A parsed HLO module. str() and print() give its text.")
+      .def_property_readonly("name", &Module::name, "the HloModule name")
+      .def_property_readonly(
+          "computations",
+          [](py::handle self) { return pointer_list(self.cast<Module&>().computations(), self); },
+          "computations, every callee before its callers")
+      .def_property_readonly("entry", &Module::entry, kInternal, "the ENTRY computation")
+      .def_property_readonly("instruction_count", &Module::instruction_count,
+                             "instructions over all computations")
+      .def_property_readonly(
+          "is_scheduled", [](const Module& mod) { return mod.attributes().is_scheduled; },
+          "is_scheduled=true: the printed order is the execution order")
+      .def_property_readonly(
+          "replica_count", [](const Module& mod) { return mod.attributes().replica_count; },
+          "replica_count of the header (1 when absent)")
+      .def_property_readonly(
+          "num_partitions", [](const Module& mod) { return mod.attributes().num_partitions; },
+          "num_partitions of the header (1 when absent)")
+      .def("computation", &Module::find_computation, kInternal, py::arg("name"),
+           "the computation named `name` (without '%'), or None")
+      .def(
+          "print",
+          [](const Module& mod) {
+            py::gil_scoped_release release;
+            return print(mod);
+          },
+          "the canonical HLO text of the module (parse(m.print()) gives the same module)")
+      .def(
+          "as_text",
+          [](const Module& mod) {
+            py::gil_scoped_release release;
+            return print(mod);
+          },
+          "the same as print(), so that a Module goes wherever text does")
+      .def("__str__",
+           [](const Module& mod) {
+             py::gil_scoped_release release;
+             return print(mod);
+           })
+      .def("__repr__", [](const Module& mod) {
+        return cat("<hloroof.Module ", mod.name(), ": ", mod.computations().size(),
+                   " computations, ", mod.instruction_count(), " instructions>");
+      });
+
+  m.def(
+      "_parse",
+      [](std::string_view text, const std::string& file_name) {
+        absl::StatusOr<Module> module;
+        {
+          py::gil_scoped_release release;
+          module = parse_module(text, ParseOptions{.file_name = file_name});
+        }
+        return value_or_raise(std::move(module));
+      },
+      py::arg("text"), py::arg("file_name") = "");
+}
+
+// ---- Devices.
+
+void bind_device(py::module_& m) {
+  Record<DeviceFigure>(m, "DeviceFigure", "One numeric fact of a device spec and its source.")
+      .field("path", &DeviceFigure::path, "JSON path, e.g. 'hbm.bandwidth'")
+      .field("value", &DeviceFigure::value, "the value, in `unit`")
+      .field("unit", &DeviceFigure::unit, "base unit: 'B', 'B/s', 'FLOP/s', 's', ...")
+      .field("source", &DeviceFigure::source, "where it comes from (a source tag, 'assumed', ...)")
+      .field("verified", &DeviceFigure::verified, "False: a configurable default, not a fact")
+      .field("note", &DeviceFigure::note, "derivation or remark")
+      .field("alternatives", &DeviceFigure::alternatives, "other published values, not used")
+      .done();
+
+  Record<DeviceSpec>(m, "DeviceSpec",
+                     "What an accelerator can do. Every number in base units (B, B/s, FLOP/s, s).")
+      .field("name", &DeviceSpec::name, "e.g. 'tpu_v5e'")
+      .field("display_name", &DeviceSpec::display_name, "e.g. 'Google TPU v5e'")
+      .field("aliases", &DeviceSpec::aliases, "other names it goes by")
+      .computed(
+          "kind", [](const DeviceSpec& d) { return device_kind_name(d.kind); }, "'tpu' or 'gpu'")
+      .field("origin", &DeviceSpec::origin, "built-in file or the path it was read from")
+      .field("device_note", &DeviceSpec::device_note, "what one JAX device is")
+      .field("matrix_flops_per_s", &DeviceSpec::matrix_flops_per_s,
+             "peak matrix FLOP/s by type class ('bf16', 'int8', 'fp8', ...)")
+      .field("vector_flops_per_s", &DeviceSpec::vector_flops_per_s, "vector unit, FLOP/s")
+      .field("transcendentals_per_s", &DeviceSpec::transcendentals_per_s, "op/s")
+      .field("hbm_capacity_bytes", &DeviceSpec::hbm_capacity_bytes, "B")
+      .field("hbm_bandwidth", &DeviceSpec::hbm_bandwidth, "B/s")
+      .field("on_chip_memory_name", &DeviceSpec::on_chip_memory_name, "'VMEM', 'L2', ...")
+      .field("on_chip_capacity_bytes", &DeviceSpec::on_chip_capacity_bytes, "B")
+      .field("on_chip_bandwidth", &DeviceSpec::on_chip_bandwidth, "B/s, or None when unknown")
+      .field("host_bandwidth", &DeviceSpec::host_bandwidth, "host<->device B/s each way, or None")
+      .field("per_op_overhead_s", &DeviceSpec::per_op_overhead_s, "fixed cost of each op, s")
+      .field("matmul_efficiency", &DeviceSpec::matmul_efficiency, "fraction of matrix peak")
+      .field("hbm_efficiency", &DeviceSpec::hbm_efficiency, "fraction of HBM bandwidth")
+      .field("figures", &DeviceSpec::figures, "every numeric fact with its source")
+      .field("notes", &DeviceSpec::notes, "remarks of the spec")
+      .done()
+      .def("__repr__", [](const DeviceSpec& d) {
+        return cat("<hloroof.DeviceSpec ", d.name, ": ", d.display_name, ">");
+      });
+
+  m.def(
+      "_device", [](std::string_view name) { return value_or_raise(device(name)); },
+      py::arg("name"));
+  m.def("devices", &builtin_device_names, "Names of the built-in device specs, sorted.");
+}
+
+// ---- Cost.
+
+void bind_cost(py::module_& m) {
+  Record<CostOptions>(m, "CostOptions", "Options of cost(); pass them as keywords.")
+      .option("use_padded_sizes", &CostOptions::use_padded_sizes,
+              "measure bytes with the layout's tiles applied")
+      .option("default_trip_count", &CostOptions::default_trip_count,
+              "trip count assumed for a loop whose count cannot be told")
+      .done()
+      .def(py::init<>());
+
+  Record<SpaceBytes>(m, "SpaceBytes", "Bytes by memory space.")
+      .field("device", &SpaceBytes::device, "S(0): HBM")
+      .field("on_chip", &SpaceBytes::on_chip, "S(1) and other on-chip spaces")
+      .field("host", &SpaceBytes::host, "S(5), S(6): host memory")
+      .done();
+
+  Record<OpCost>(m, "OpCost", "The work of one execution of an instruction, callees included.")
+      .field("flops", &OpCost::flops, "all FLOPs")
+      .computed("matrix_flops", &OpCost::matrix_flops, "matrix-unit FLOPs")
+      .computed("vector_flops", &OpCost::vector_flops, "other FLOPs")
+      .computed(
+          "matrix_flops_by_type",
+          [](const OpCost& c) {
+            py::dict out;
+            for (const MatrixFlops& f : c.matrix) {
+              out[py::str(primitive_type_name(f.type))] = f.flops;
+            }
+            return out;
+          },
+          "matrix FLOPs by operand element type, e.g. {'bf16': 2.1e9}")
+      .field("transcendentals", &OpCost::transcendentals, "exp, log, tanh, ...")
+      .computed("bytes", &OpCost::bytes, "logical bytes read and written, every memory space")
+      .field("bytes_read", &OpCost::bytes_read, "logical bytes read")
+      .field("bytes_written", &OpCost::bytes_written, "logical bytes written")
+      .field("padded_read", &OpCost::padded_read, "bytes read, padded by tiles, by space")
+      .field("padded_written", &OpCost::padded_written, "bytes written, padded, by space")
+      .computed("padded_bytes", &OpCost::padded_bytes, "padded bytes, every space")
+      .computed("hbm_bytes", &OpCost::hbm_bytes, "padded bytes in device memory (HBM)")
+      .computed("on_chip_bytes", &OpCost::on_chip_bytes, "padded bytes in on-chip memory")
+      .computed("host_bytes", &OpCost::host_bytes, "padded bytes in host memory")
+      .field("xla_flops", &OpCost::xla_flops, "XLA's cost_analysis() count (loops once)")
+      .field("xla_transcendentals", &OpCost::xla_transcendentals, "XLA's count")
+      .field("xla_bytes_accessed", &OpCost::xla_bytes_accessed, "XLA's count")
+      .field("unknown_ops", &OpCost::unknown_ops, "instructions whose cost could not be told")
+      .done();
+
+  Record<CollectiveCost>(m, "CollectiveCost", "A collective's payload and groups.")
+      .computed(
+          "kind", [](const CollectiveCost& c) { return collective_kind_name(c.kind); },
+          "'all-gather', 'all-reduce', ...")
+      .field("is_async", &CollectiveCost::is_async, "started here, finished by a -done")
+      .field("is_host_transfer", &CollectiveCost::is_host_transfer, "send/recv to the host")
+      .computed(
+          "id_mode", [](const CollectiveCost& c) { return id_mode_name(c.id_mode); },
+          "what replica_groups ids mean: 'cross-replica', 'flattened-id', ...")
+      .field("channel_id", &CollectiveCost::channel_id, "channel_id, or None")
+      .field("payload_bytes", &CollectiveCost::payload_bytes, "V: the full array of one group, B")
+      .field("group_size", &CollectiveCost::group_size, "N: devices per group")
+      .field("groups", &CollectiveCost::groups, "every group as global device ids")
+      .field("pairs", &CollectiveCost::pairs, "collective-permute: (source, target) ids")
+      .done();
+
+  Record<TripCount>(m, "TripCount", "A while loop's trip count and where it came from.")
+      .field("count", &TripCount::count, "executions of the body")
+      .computed(
+          "source", [](const TripCount& t) { return trip_count_source_name(t.source); },
+          "'backend_config', 'derived' or 'assumed'")
+      .done();
+
+  Record<InstructionCost>(m, "InstructionCost", "The cost of one instruction.")
+      .computed(
+          "computation", [](const InstructionCost& c) { return c.computation; }, "its computation",
+          kInternal)
+      .computed(
+          "instruction", [](const InstructionCost& c) { return c.instruction; }, "the instruction",
+          kInternal)
+      .computed(
+          "role", [](const InstructionCost& c) { return cost_role_name(c.role); },
+          "'scheduled', 'fused' or 'applied'")
+      .field("multiplier", &InstructionCost::multiplier, "executions per step")
+      .field("cost", &InstructionCost::cost, "one execution")
+      .field("unknown", &InstructionCost::unknown, "its own cost could not be told")
+      .field("collective", &InstructionCost::collective, "collectives: payload and groups")
+      .field("trip_count", &InstructionCost::trip_count, "while loops: the trip count")
+      .done();
+
+  Record<ComputationCost>(m, "ComputationCost", "The cost of one computation.")
+      .computed(
+          "computation", [](const ComputationCost& c) { return c.computation; }, "the computation",
+          kInternal)
+      .computed(
+          "role", [](const ComputationCost& c) { return cost_role_name(c.role); },
+          "'scheduled', 'fused' or 'applied'")
+      .field("multiplier", &ComputationCost::multiplier, "executions per step")
+      .field("per_execution", &ComputationCost::per_execution, "sum of its instructions")
+      .done();
+
+  py::bind_vector<std::vector<InstructionCost>>(m, "InstructionCostList");
+  py::bind_vector<std::vector<ComputationCost>>(m, "ComputationCostList");
+
+  Record<ModuleCost>(m, "ModuleCost", "The static cost of a module: every instruction and a step.")
+      .field("instructions", &ModuleCost::instructions,
+             "callers first (entry first), instructions in schedule order")
+      .field("computations", &ModuleCost::computations, "every computation")
+      .field("totals", &ModuleCost::totals, "one step, loops expanded by their trip counts")
+      .field("unknown", &ModuleCost::unknown, "instructions whose cost could not be told")
+      .field("notes", &ModuleCost::notes, "assumptions made, one line each")
+      .field("is_lower_bound", &ModuleCost::is_lower_bound,
+             "a trip count was assumed or a cost is unknown: the totals are a floor")
+      .done();
+
+  m.def(
+      "_cost",
+      [](const Module& module, const CostOptions& options) {
+        absl::StatusOr<ModuleCost> cost;
+        {
+          py::gil_scoped_release release;
+          cost = analyze_cost(module, options);
+        }
+        return value_or_raise(std::move(cost));
+      },
+      py::arg("module"), py::arg("options"), py::keep_alive<0, 1>());
+}
+
+// ---- Memory.
+
+void bind_memory(py::module_& m) {
+  Record<MemoryBuffer>(m, "MemoryBuffer", "One array buffer and its live range.")
+      .field("name", &MemoryBuffer::name, "defining instruction, with a tuple index: 'ag.1{1}'")
+      .field("computation", &MemoryBuffer::computation, "where it is defined")
+      .field("shape", &MemoryBuffer::shape, "the array, as text")
+      .computed(
+          "kind", [](const MemoryBuffer& b) { return buffer_kind_name(b.kind); },
+          "'parameter', 'output', 'temporary' or 'constant'")
+      .field("is_output", &MemoryBuffer::is_output, "reaches the entry root")
+      .field("donated", &MemoryBuffer::donated, "a parameter whose buffer an output reuses")
+      .field("logical_bytes", &MemoryBuffer::logical_bytes, "B")
+      .field("padded_bytes", &MemoryBuffer::padded_bytes, "B, padded by the layout's tiles")
+      .computed("padding_waste_bytes", &MemoryBuffer::padding_waste_bytes, "padded - logical, B")
+      .field("memory_space", &MemoryBuffer::memory_space, "S(n)")
+      .computed(
+          "memory", [](const MemoryBuffer& b) { return memory_tier_name(b.tier()); },
+          "'device', 'on_chip' or 'host'")
+      .field("live_from", &MemoryBuffer::live_from, "first instruction it is live at")
+      .field("live_to", &MemoryBuffer::live_to, "last instruction it is live at")
+      .done();
+
+  Record<MemoryBreakdown>(m, "MemoryBreakdown", "Device bytes by buffer kind.")
+      .field("parameters", &MemoryBreakdown::parameters, "B")
+      .field("outputs", &MemoryBreakdown::outputs, "B")
+      .field("temporaries", &MemoryBreakdown::temporaries, "B")
+      .field("constants", &MemoryBreakdown::constants, "B")
+      .computed("total", &MemoryBreakdown::total, "B")
+      .done();
+
+  Record<PeakFrame>(m, "PeakFrame", "One level of where the peak happens.")
+      .field("computation", &PeakFrame::computation, "computation name")
+      .field("instruction", &PeakFrame::instruction, "the instruction running at the peak")
+      .done();
+
+  Record<LiveBytesPoint>(m, "LiveBytesPoint", "Live device bytes while an entry op runs.")
+      .field("instruction", &LiveBytesPoint::instruction, "entry instruction")
+      .field("device_bytes", &LiveBytesPoint::device_bytes, "B")
+      .done();
+
+  Record<CapacityCheck>(m, "CapacityCheck", "The peak against a device's HBM capacity.")
+      .field("device", &CapacityCheck::device, "the spec's name")
+      .field("capacity_bytes", &CapacityCheck::capacity_bytes, "B")
+      .field("peak_bytes", &CapacityCheck::peak_bytes, "B")
+      .field("fits", &CapacityCheck::fits, "peak_bytes <= capacity_bytes")
+      .field("headroom", &CapacityCheck::headroom, "(capacity - peak) / capacity")
+      .field("shortfall_bytes", &CapacityCheck::shortfall_bytes, "B missing; 0 when it fits")
+      .done();
+
+  Record<MemoryReport>(m, "MemoryReport", "Peak device memory from buffer liveness.")
+      .field("module_name", &MemoryReport::module_name, "the HloModule name")
+      .field("scheduled", &MemoryReport::scheduled, "the printed order is the execution order")
+      .field("peak_bytes", &MemoryReport::peak_bytes, "device-memory high-water mark, B")
+      .field("peak_at", &MemoryReport::peak_at, "the entry instruction running at the peak")
+      .field("peak_path", &MemoryReport::peak_path, "entry first, then into loop and call bodies")
+      .field("peak_breakdown", &MemoryReport::peak_breakdown, "the peak by buffer kind")
+      .field("peak_padding_waste_bytes", &MemoryReport::peak_padding_waste_bytes, "B")
+      .field("argument_bytes", &MemoryReport::argument_bytes, "B (XLA memory_analysis terms)")
+      .field("output_bytes", &MemoryReport::output_bytes, "B")
+      .field("alias_bytes", &MemoryReport::alias_bytes, "B of parameters donated to outputs")
+      .field("temporary_peak_bytes", &MemoryReport::temporary_peak_bytes, "B")
+      .field("constant_bytes", &MemoryReport::constant_bytes, "B")
+      .field("padding_waste_bytes", &MemoryReport::padding_waste_bytes, "B")
+      .field("peak_on_chip_bytes", &MemoryReport::peak_on_chip_bytes, "B")
+      .field("peak_host_bytes", &MemoryReport::peak_host_bytes, "B")
+      .field("buffer_count", &MemoryReport::buffer_count, "distinct buffers, all memories")
+      .field("peak_buffer_count", &MemoryReport::peak_buffer_count, "device buffers at the peak")
+      .field("largest_buffers", &MemoryReport::largest_buffers, "largest first")
+      .field("peak_buffers", &MemoryReport::peak_buffers, "device buffers live at the peak")
+      .field("live_curve", &MemoryReport::live_curve, "one point per entry instruction")
+      .field("capacity", &MemoryReport::capacity, "check against the device, or None")
+      .field("notes", &MemoryReport::notes, "assumptions that shaped the numbers")
+      .done();
+
+  m.def(
+      "_memory",
+      [](const Module& module, const DeviceSpec* spec, size_t top_buffers,
+         bool first_tile_padding) {
+        absl::StatusOr<MemoryReport> report;
+        {
+          py::gil_scoped_release release;
+          report = analyze_memory(module, {.device = spec,
+                                           .top_buffers = top_buffers,
+                                           .first_tile_padding = first_tile_padding});
+        }
+        return value_or_raise(std::move(report));
+      },
+      py::arg("module"), py::arg("device").none(true), py::arg("top_buffers"),
+      py::arg("first_tile_padding"));
+}
+
+// ---- Prediction.
+
+CollectiveFormula formula_from_name(std::string_view name) {
+  for (CollectiveFormula f : {CollectiveFormula::kNetwork, CollectiveFormula::kXlaGpuNccl,
+                              CollectiveFormula::kXlaGpuSol}) {
+    if (collective_formula_name(f) == name) return f;
+  }
+  throw py::value_error(cat("collective_formula: unknown formula '", name,
+                            "'; expected network, xla-gpu-nccl or xla-gpu-sol"));
+}
+
+void bind_predict(py::module_& m) {
+  Record<PredictOptions>(m, "PredictOptions",
+                         "Options of predict(); pass them as keywords: "
+                         "predict(m, 'tpu_v5e:4x4', default_trip_count=4).")
+      .option("topology", &PredictOptions::topology,
+              "the slice, e.g. '4x4' or '2x8'; empty: from the device name or inferred")
+      .option("device_coordinates", &PredictOptions::device_coordinates,
+              "explicit coordinates of each device id (default: row-major)")
+      .property(
+          "collective_formula",
+          [](const PredictOptions& o) { return collective_formula_name(o.collective_formula); },
+          [](PredictOptions& o, std::string_view name) {
+            o.collective_formula = formula_from_name(name);
+          },
+          "'network' (default), 'xla-gpu-nccl' or 'xla-gpu-sol'")
+      .option("collective_large_n", &PredictOptions::collective_large_n,
+              "the scaling book's large-N collective forms")
+      .option("default_trip_count", &PredictOptions::default_trip_count,
+              "trip count for loops whose count cannot be told")
+      .option("use_padded_sizes", &PredictOptions::use_padded_sizes, "bytes padded by tiles")
+      .option("include_overhead", &PredictOptions::include_overhead, "add the per-op overhead")
+      .option("max_expanded_iterations", &PredictOptions::max_expanded_iterations,
+              "loop iterations laid out one by one in the timeline")
+      .done()
+      .def(py::init<>());
+
+  Record<CollectivePrediction>(m, "CollectivePrediction", "A collective's predicted time.")
+      .field("kind", &CollectivePrediction::kind, "'all-gather', ...")
+      .field("payload_bytes", &CollectivePrediction::payload_bytes, "V, B")
+      .field("group_size", &CollectivePrediction::group_size, "N")
+      .field("formula", &CollectivePrediction::formula, "e.g. 'ring: V (N-1) / (N W_bi)'")
+      .field("time_s", &CollectivePrediction::time_s, "its own duration, s")
+      .field("exposed_s", &CollectivePrediction::exposed_s, "per execution, waited for, s")
+      .field("hidden_s", &CollectivePrediction::hidden_s, "per execution, overlapped, s")
+      .field("is_async", &CollectivePrediction::is_async, "a start/done pair")
+      .field("approximate", &CollectivePrediction::approximate, "a conservative bound")
+      .done();
+
+  Record<AsyncPrediction>(m, "AsyncPrediction", "An asynchronous start/done pair.")
+      .field("stream", &AsyncPrediction::stream, "timeline track, e.g. 'async all-gather'")
+      .field("start", &AsyncPrediction::start, "the start's name")
+      .field("done", &AsyncPrediction::done, "the done's name")
+      .field("latency_s", &AsyncPrediction::latency_s, "per execution: how long it runs, s")
+      .field("hidden_s", &AsyncPrediction::hidden_s, "per execution: overlapped, s")
+      .field("exposed_s", &AsyncPrediction::exposed_s, "per execution: the done's wait, s")
+      .done();
+
+  Record<OpPrediction>(m, "OpPrediction", "One op of the predicted step.")
+      .field("instruction", &OpPrediction::instruction,
+             "the instruction when predicted from a Module, else None")
+      .field("name", &OpPrediction::name, "instruction name")
+      .field("opcode", &OpPrediction::opcode, "opcode")
+      .field("computation", &OpPrediction::computation, "computation name")
+      .field("category", &OpPrediction::category, "XProf-like: 'loop fusion', 'all-gather', ...")
+      .field("op_name", &OpPrediction::op_name, "metadata op_name")
+      .field("multiplier", &OpPrediction::multiplier, "executions per step")
+      .field("time_s", &OpPrediction::time_s, "one execution on the critical path, s")
+      .field("total_time_s", &OpPrediction::total_time_s, "time_s x multiplier, s")
+      .computed(
+          "bound", [](const OpPrediction& o) { return bound_by_name(o.bound); },
+          "'compute', 'memory', 'collective' or 'overhead'")
+      .computed(
+          "resource", [](const OpPrediction& o) { return bound_name(o.resource); },
+          "the roofline term behind `bound`: 'matrix', 'HBM', ...")
+      .field("flops", &OpPrediction::flops, "one execution")
+      .field("matrix_flops", &OpPrediction::matrix_flops, "one execution")
+      .field("transcendentals", &OpPrediction::transcendentals, "one execution")
+      .field("hbm_bytes", &OpPrediction::hbm_bytes, "one execution, B")
+      .field("on_chip_bytes", &OpPrediction::on_chip_bytes, "one execution, B")
+      .field("host_bytes", &OpPrediction::host_bytes, "one execution, B")
+      .field("explanation", &OpPrediction::explanation, "the formula with the device numbers")
+      .field("collective", &OpPrediction::collective, "collectives: the network time, or None")
+      .computed(
+          "async_", [](const OpPrediction& o) -> const auto& { return o.async; },
+          "both ops of an async pair, or None ('async' in to_dict())", kInternal)
+      .done();
+
+  Record<TimelineEvent>(m, "TimelineEvent", "A slice of the predicted timeline.")
+      .field("name", &TimelineEvent::name, "op, loop or iteration name")
+      .field("track", &TimelineEvent::track, "'compute' or an async stream")
+      .field("start_s", &TimelineEvent::start_s, "s from the step's start")
+      .field("duration_s", &TimelineEvent::duration_s, "s")
+      .field("depth", &TimelineEvent::depth, "nesting: 0 top level, 1 inside an iteration, ...")
+      .field("instruction", &TimelineEvent::instruction, "the instruction, or None")
+      .done();
+
+  Record<Prediction::Breakdown>(m, "Breakdown",
+                                "What the step is made of: compute + memory + "
+                                "collective_exposed + overhead = step time.")
+      .field("compute_s", &Prediction::Breakdown::compute_s, "ops bound by FLOPs, s")
+      .field("memory_s", &Prediction::Breakdown::memory_s, "ops bound by memory bandwidth, s")
+      .field("collective_exposed_s", &Prediction::Breakdown::collective_exposed_s,
+             "collective time waited for, s")
+      .field("collective_hidden_s", &Prediction::Breakdown::collective_hidden_s,
+             "collective time overlapped with other work, s")
+      .field("overhead_s", &Prediction::Breakdown::overhead_s, "ops bound by the overhead, s")
+      .field("async_hidden_s", &Prediction::Breakdown::async_hidden_s,
+             "other async work overlapped, s")
+      .done();
+
+  py::bind_vector<std::vector<OpPrediction>>(m, "OpPredictionList");
+  py::bind_vector<std::vector<TimelineEvent>>(m, "TimelineEventList");
+
+  Record<Prediction>(m, "Prediction", "One predicted step on one device.")
+      .field("device", &Prediction::device, "the spec's name, e.g. 'tpu_v5e'")
+      .field("topology", &Prediction::topology, "e.g. '2x2'")
+      .field("step_time_s", &Prediction::step_time_s, "the predicted step, s")
+      .field("breakdown", &Prediction::breakdown, "what the step is made of")
+      .field("flops", &Prediction::flops, "per step, one device")
+      .field("matrix_flops", &Prediction::matrix_flops, "per step, one device")
+      .field("hbm_bytes", &Prediction::hbm_bytes, "per step, one device, B")
+      .field("peak_flop_rate", &Prediction::peak_flop_rate, "the matrix peak of MFU, FLOP/s")
+      .field("peak_flop_rate_type", &Prediction::peak_flop_rate_type, "its type class, e.g. 'bf16'")
+      .field("mfu", &Prediction::mfu, "flops / (step_time_s x peak_flop_rate)")
+      .field("ops", &Prediction::ops, "every op of the step once, largest total_time_s first")
+      .field("timeline", &Prediction::timeline, "the predicted timeline, in start order")
+      .field("unknown_ops", &Prediction::unknown_ops, "instructions whose cost is unknown")
+      .field("assumptions", &Prediction::assumptions, "inferred topology, assumed trip counts, ...")
+      .field("is_lower_bound", &Prediction::is_lower_bound, "the step time is a floor")
+      .done()
+      .def("to_json", &prediction_to_json,
+           "The JSON object of `hloroof predict --json` (the keys of to_dict()).")
+      .def(
+          "summary",
+          [](const Prediction& p, size_t top) { return prediction_summary(p, {.top_ops = top}); },
+          py::arg("top") = 10,
+          "The text summary: device, step time, breakdown, MFU, assumptions, top ops.")
+      .def("__str__", [](const Prediction& p) { return prediction_summary(p, {.top_ops = 10}); })
+      .def("__repr__", [](const Prediction& p) {
+        return cat("<hloroof.Prediction ", p.device, ":", p.topology, " step ", p.step_time_s * 1e3,
+                   " ms, ", p.ops.size(), " ops>");
+      });
+
+  m.def(
+      "_predict_text",
+      [](std::string_view text, std::string_view device, const PredictOptions& options) {
+        absl::StatusOr<Prediction> p;
+        {
+          py::gil_scoped_release release;
+          p = predict_step_time(text, device, options);
+        }
+        return value_or_raise(std::move(p));
+      },
+      py::arg("text"), py::arg("device"), py::arg("options"));
+  m.def(
+      "_predict_module",
+      [](const Module& module, std::string_view device, const PredictOptions& options) {
+        absl::StatusOr<Prediction> p;
+        {
+          py::gil_scoped_release release;
+          p = predict_step_time(module, device, options);
+        }
+        return value_or_raise(std::move(p));
+      },
+      py::arg("module"), py::arg("device"), py::arg("options"), py::keep_alive<0, 1>());
+  m.def(
+      "_predict_module_spec",
+      [](const Module& module, const DeviceSpec& device, const PredictOptions& options) {
+        absl::StatusOr<Prediction> p;
+        {
+          py::gil_scoped_release release;
+          p = predict_step_time(module, device, options);
+        }
+        return value_or_raise(std::move(p));
+      },
+      py::arg("module"), py::arg("device"), py::arg("options"), py::keep_alive<0, 1>());
+}
+
+// CPU time of this thread, ms: what bench/python_parse_bench.py compares Python's call with.
+double thread_cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+}  // namespace
+}  // namespace hloroof::python
+
+PYBIND11_MODULE(_hloroof, m) {
+  using namespace hloroof;
+  using namespace hloroof::python;
+  m.doc() = "hloroof's compiled bindings; use the `hloroof` package.";
+  parse_error_type() = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
+      "hloroof.ParseError",
+      "HLO text that does not parse. str() is the located message of the command-line tool "
+      "(LINE:COLUMN: error: ..., the source line and a caret); `line`, `column` and `reason` "
+      "say the same as data.",
+      PyExc_ValueError, nullptr));
+  m.attr("ParseError") = parse_error_type();
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const StatusError& e) {
+      raise_status(e);
+    }
+  });
+
+  bind_module(m);
+  bind_device(m);
+  bind_cost(m);
+  bind_memory(m);
+  bind_predict(m);
+
+  m.def(
+      "_parse_cpu_ms",
+      [](std::string_view text) {
+        py::gil_scoped_release release;
+        const double t0 = thread_cpu_ms();
+        const bool ok = parse_module(text).ok();
+        const double ms = thread_cpu_ms() - t0;
+        return std::make_pair(ms, ok);
+      },
+      py::arg("text"),
+      "Thread CPU ms of one parse_module call made from C++ (for the parse benchmark).");
+}

@@ -1,0 +1,261 @@
+"""hloroof: static step-time prediction from XLA HLO text, without running anything.
+
+Right after JAX compiles a function::
+
+    import hloroof
+    compiled = jax.jit(step).lower(*args).compile()
+    p = hloroof.predict(compiled, "tpu_v5e:2x2")   # or compiled.as_text()
+    p.step_time_s, p.breakdown.memory_s, p.mfu
+    p.ops[0].explanation                          # the most expensive op, and why
+    p.to_pandas()                                 # one row per op (needs pandas)
+
+Wherever HLO text goes, a parsed `Module` or anything with an ``as_text()`` method (a JAX
+``Compiled`` or ``Lowered``) goes too; ``bytes`` are read as UTF-8. Figures are in base units:
+seconds, bytes, FLOPs, per second. Every estimate says how it was made (``explanation``,
+``assumptions``, ``notes``, ``DeviceSpec.figures`` with their sources).
+
+Errors raise `ParseError` (a `ValueError`) for text that does not parse, with the located
+message of the command-line tool, and `ValueError` for anything else the library rejects
+(an unknown device, a topology too small for the module, ...).
+"""
+
+from __future__ import annotations
+
+import json as _json
+from typing import Any, Dict, List, Optional, Union
+
+from . import _hloroof
+from ._hloroof import (  # noqa: F401  (re-exported)
+    AsyncPrediction,
+    Breakdown,
+    CapacityCheck,
+    CollectiveCost,
+    CollectivePrediction,
+    Computation,
+    ComputationCost,
+    CostOptions,
+    DeviceFigure,
+    DeviceSpec,
+    Instruction,
+    InstructionCost,
+    LiveBytesPoint,
+    MemoryBreakdown,
+    MemoryBuffer,
+    MemoryReport,
+    Module,
+    ModuleCost,
+    OpCost,
+    OpMetadata,
+    OpPrediction,
+    ParseError,
+    PeakFrame,
+    Prediction,
+    PredictOptions,
+    SpaceBytes,
+    TimelineEvent,
+    TripCount,
+    devices,
+)
+
+__all__ = [
+    "parse", "cost", "predict", "memory", "devices", "device", "ParseError",
+    "Module", "Computation", "Instruction", "OpMetadata", "ModuleCost", "InstructionCost",
+    "ComputationCost", "OpCost", "MemoryReport", "MemoryBuffer", "DeviceSpec", "Prediction",
+    "OpPrediction", "Breakdown", "PredictOptions", "CostOptions",
+]
+
+DEFAULT_DEVICE = "tpu_v5e:2x2"
+
+Text = Union[str, bytes, Module, Any]  # Any: an object with as_text()
+
+
+def _text_of(source: Any) -> Union[str, bytes]:
+    """The HLO text of `source`: str or bytes as they are, else `source.as_text()`."""
+    if isinstance(source, (str, bytes)):
+        return source
+    as_text = getattr(source, "as_text", None)
+    if callable(as_text):
+        text = as_text()
+        if isinstance(text, (str, bytes)):
+            return text
+        raise TypeError(f"{type(source).__name__}.as_text() returned "
+                        f"{type(text).__name__}, not HLO text")
+    raise TypeError(f"expected HLO text, a hloroof.Module or an object with as_text(), "
+                    f"got {type(source).__name__}")
+
+
+def _module_of(source: Text) -> Module:
+    return source if isinstance(source, Module) else parse(source)
+
+
+def _set_options(options_type: type, what: str, values: Dict[str, Any]):
+    options = options_type()
+    known = options_type._fields
+    for name, value in values.items():
+        if name not in known:
+            raise TypeError(f"{what}() got an unknown option {name!r}; "
+                            f"options: {', '.join(known)}")
+        setattr(options, name, value)
+    return options
+
+
+def parse(text: Text, file_name: str = "") -> Module:
+    """Parses HLO text (any of XLA's printed forms) into a `Module`.
+
+    `file_name`, when given, starts error messages as the command-line tool's do
+    (``model.hlo:3:5: error: ...``). Raises `ParseError` with the location.
+    """
+    if isinstance(text, Module):
+        return text
+    return _hloroof._parse(_text_of(text), file_name)
+
+
+def cost(module_or_text: Text, **options: Any) -> ModuleCost:
+    """FLOPs, transcendentals and bytes of every instruction and of one step (`ModuleCost`).
+
+    Options (`CostOptions`): ``use_padded_sizes`` (True), ``default_trip_count`` (1).
+    """
+    return _hloroof._cost(_module_of(module_or_text), _set_options(CostOptions, "cost", options))
+
+
+def predict(module_or_text: Text, device: Union[str, DeviceSpec] = DEFAULT_DEVICE,
+            **options: Any) -> Prediction:
+    """Predicts one step of the module on `device` (`Prediction`).
+
+    `device` is a built-in name (``devices()`` lists them) with an optional topology
+    (``"tpu_v5e:4x4"``, ``"h100:2x8"``), a device JSON file, or a `DeviceSpec`.
+    Options (`PredictOptions`): ``topology``, ``collective_formula`` ("network",
+    "xla-gpu-nccl", "xla-gpu-sol"), ``collective_large_n``, ``default_trip_count``,
+    ``use_padded_sizes``, ``include_overhead``, ``max_expanded_iterations``,
+    ``device_coordinates``.
+
+    Predicted from a `Module`, each op's ``instruction`` is the module's instruction; from text,
+    it is None (the text's module is not kept).
+    """
+    opts = _set_options(PredictOptions, "predict", options)
+    if isinstance(device, DeviceSpec):
+        return _hloroof._predict_module_spec(_module_of(module_or_text), device, opts)
+    if isinstance(module_or_text, Module):
+        return _hloroof._predict_module(module_or_text, device, opts)
+    return _hloroof._predict_text(_text_of(module_or_text), device, opts)
+
+
+def memory(module_or_text: Text, device: Union[str, DeviceSpec, None] = None,
+           top_buffers: int = 20, first_tile_padding: bool = True) -> MemoryReport:
+    """Peak device memory from buffer liveness (`MemoryReport`).
+
+    With `device` (a name or `DeviceSpec`), ``capacity`` checks the peak against its HBM.
+    `top_buffers` bounds ``largest_buffers`` and ``peak_buffers`` (0 keeps all).
+    """
+    spec = device if isinstance(device, DeviceSpec) or device is None else _device_spec(device)
+    return _hloroof._memory(_module_of(module_or_text), spec, top_buffers, first_tile_padding)
+
+
+def _device_spec(name: str) -> DeviceSpec:
+    # "tpu_v5e:2x2" names a device with its topology; the spec is the device's.
+    head, sep, tail = name.rpartition(":")
+    if sep and "/" not in tail and not tail.endswith(".json"):
+        name = head
+    return _hloroof._device(name)
+
+
+def device(name: str) -> DeviceSpec:
+    """The spec of a built-in device by name or alias ("tpu_v5e", "v5e", "h100"), or of a
+    device JSON file. Raises ValueError for an unknown name."""
+    return _device_spec(name)
+
+
+# ---- Plain data.
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (Instruction, Computation)):
+        return value.name
+    if isinstance(value, (str, bytes, int, float, bool)) or value is None:
+        return value
+    fields = getattr(type(value), "_fields", None)
+    if fields is not None:
+        # A field named like a Python keyword ends in "_" (``async_``); its key does not.
+        return {name.rstrip("_"): _plain(getattr(value, name)) for name in fields}
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return [_plain(item) for item in value]
+
+
+def _to_dict(self) -> Dict[str, Any]:
+    """Every field as plain Python data (dicts, lists, numbers, strings); instructions and
+    computations by name."""
+    return _plain(self)
+
+
+def _prediction_to_dict(self: Prediction) -> Dict[str, Any]:
+    """The object of `hloroof predict --json`, as Python data: the same keys (``async`` for
+    ``async_``, ``lower_bound`` for ``is_lower_bound``); the timeline is left out."""
+    return _json.loads(self.to_json())
+
+
+def _flat_rows(records: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    rows = []
+    for record in records:
+        row: Dict[str, Any] = {}
+        for key, value in record.items():
+            if isinstance(value, dict):
+                for inner, item in value.items():
+                    row[f"{key}.{inner}"] = item
+            else:
+                row[key] = value
+        rows.append(row)
+    return rows
+
+
+def _data_frame(rows: List[Dict[str, Any]]):
+    try:
+        import pandas
+    except ImportError as error:
+        raise ImportError("to_pandas() needs pandas (Debian: python3-pandas; "
+                          "pip install pandas)") from error
+    return pandas.DataFrame(_flat_rows(rows))
+
+
+def _prediction_to_pandas(self: Prediction):
+    """A pandas DataFrame with one row per op, in the order of ``ops`` (largest total time
+    first); columns are the keys of ``to_dict()["ops"]``, nested records flattened as
+    ``collective.time_s``, ``async.stream``, ..."""
+    return _data_frame(self.to_dict()["ops"])
+
+
+def _cost_to_pandas(self: ModuleCost):
+    """A pandas DataFrame with one row per instruction (as ``instructions``): its name,
+    computation, role, multiplier and costs (``cost.flops``, ``cost.hbm_bytes``, ...)."""
+    rows = []
+    for record in self.instructions:
+        row = _plain(record)
+        row["cost"].pop("matrix_flops_by_type")
+        rows.append(row)
+    return _data_frame(rows)
+
+
+def _memory_to_pandas(self: MemoryReport):
+    """A pandas DataFrame with one row per buffer of ``largest_buffers``."""
+    return _data_frame([_plain(b) for b in self.largest_buffers])
+
+
+def _record_repr(self) -> str:
+    """The record's name and its number and short text fields."""
+    parts = []
+    for name in type(self)._fields:
+        value = getattr(self, name)
+        if isinstance(value, (int, float)) or (isinstance(value, str) and len(value) <= 60):
+            parts.append(f"{name}={value!r}")
+    return f"<hloroof.{type(self).__name__} {' '.join(parts)}>"
+
+
+for _type in vars(_hloroof).values():
+    if isinstance(_type, type) and hasattr(_type, "_fields"):
+        _type.to_dict = _to_dict
+        if _type.__repr__ is object.__repr__:
+            _type.__repr__ = _record_repr
+Prediction.to_dict = _prediction_to_dict
+Prediction.to_pandas = _prediction_to_pandas
+ModuleCost.to_pandas = _cost_to_pandas
+MemoryReport.to_pandas = _memory_to_pandas
+del _type

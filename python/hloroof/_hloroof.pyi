@@ -1,0 +1,401 @@
+# Type stubs of the compiled bindings (python/bindings.cc), for editors and type checkers.
+# Figures are in base units: s, B, FLOP, per second. to_dict() and to_pandas() are added by
+# hloroof/__init__.py.
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union, overload
+
+import pandas
+
+class ParseError(ValueError):
+    """HLO text that does not parse; str() is the located message of the command-line tool."""
+    line: int
+    column: int
+    reason: str
+
+# ---- The module.
+
+class OpMetadata:
+    _fields: Tuple[str, ...]
+    op_type: str
+    op_name: str
+    source_file: str
+    source_line: int
+    source_end_line: int
+    source_column: int
+    source_end_column: int
+    deduplicated_name: str
+    scheduling_name: str
+    stack_frame_id: int
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class Instruction:
+    name: str
+    opcode: str
+    shape: str
+    operands: List[Instruction]
+    users: List[Instruction]
+    called_computations: List[Computation]
+    computation: Computation
+    is_root: bool
+    parameter_number: int
+    metadata: Optional[OpMetadata]
+    attributes: Dict[str, str]
+
+class Computation:
+    name: str
+    is_entry: bool
+    execution_thread: str
+    instructions: List[Instruction]
+    root: Instruction
+    parameters: List[Instruction]
+    def instruction(self, name: str) -> Optional[Instruction]: ...
+    def __len__(self) -> int: ...
+
+class Module:
+    name: str
+    computations: List[Computation]
+    entry: Computation
+    instruction_count: int
+    is_scheduled: bool
+    replica_count: int
+    num_partitions: int
+    def computation(self, name: str) -> Optional[Computation]: ...
+    def print(self) -> str: ...
+    def as_text(self) -> str: ...
+
+# ---- Devices.
+
+class DeviceFigure:
+    _fields: Tuple[str, ...]
+    path: str
+    value: float
+    unit: str
+    source: str
+    verified: bool
+    note: str
+    alternatives: str
+
+class DeviceSpec:
+    _fields: Tuple[str, ...]
+    name: str
+    display_name: str
+    aliases: List[str]
+    kind: str
+    origin: str
+    device_note: str
+    matrix_flops_per_s: Dict[str, float]
+    vector_flops_per_s: float
+    transcendentals_per_s: float
+    hbm_capacity_bytes: float
+    hbm_bandwidth: float
+    on_chip_memory_name: str
+    on_chip_capacity_bytes: float
+    on_chip_bandwidth: Optional[float]
+    host_bandwidth: Optional[float]
+    per_op_overhead_s: float
+    matmul_efficiency: float
+    hbm_efficiency: float
+    figures: List[DeviceFigure]
+    notes: List[str]
+    def to_dict(self) -> Dict[str, Any]: ...
+
+def devices() -> List[str]: ...
+
+# ---- Cost.
+
+class CostOptions:
+    _fields: Tuple[str, ...]
+    use_padded_sizes: bool
+    default_trip_count: int
+    def __init__(self) -> None: ...
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class SpaceBytes:
+    _fields: Tuple[str, ...]
+    device: float
+    on_chip: float
+    host: float
+
+class OpCost:
+    _fields: Tuple[str, ...]
+    flops: float
+    matrix_flops: float
+    vector_flops: float
+    matrix_flops_by_type: Dict[str, float]
+    transcendentals: float
+    bytes: float
+    bytes_read: float
+    bytes_written: float
+    padded_read: SpaceBytes
+    padded_written: SpaceBytes
+    padded_bytes: float
+    hbm_bytes: float
+    on_chip_bytes: float
+    host_bytes: float
+    xla_flops: float
+    xla_transcendentals: float
+    xla_bytes_accessed: float
+    unknown_ops: int
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class CollectiveCost:
+    _fields: Tuple[str, ...]
+    kind: str
+    is_async: bool
+    is_host_transfer: bool
+    id_mode: str
+    channel_id: Optional[int]
+    payload_bytes: float
+    group_size: int
+    groups: List[List[int]]
+    pairs: List[Tuple[int, int]]
+
+class TripCount:
+    _fields: Tuple[str, ...]
+    count: int
+    source: str
+
+class InstructionCost:
+    _fields: Tuple[str, ...]
+    computation: Computation
+    instruction: Instruction
+    role: str
+    multiplier: float
+    cost: OpCost
+    unknown: bool
+    collective: Optional[CollectiveCost]
+    trip_count: Optional[TripCount]
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class ComputationCost:
+    _fields: Tuple[str, ...]
+    computation: Computation
+    role: str
+    multiplier: float
+    per_execution: OpCost
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class InstructionCostList:
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[InstructionCost]: ...
+    @overload
+    def __getitem__(self, i: int) -> InstructionCost: ...
+    @overload
+    def __getitem__(self, s: slice) -> InstructionCostList: ...
+
+class ComputationCostList:
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[ComputationCost]: ...
+    def __getitem__(self, i: int) -> ComputationCost: ...
+
+class ModuleCost:
+    _fields: Tuple[str, ...]
+    instructions: InstructionCostList
+    computations: ComputationCostList
+    totals: OpCost
+    unknown: List[Instruction]
+    notes: List[str]
+    is_lower_bound: bool
+    def to_dict(self) -> Dict[str, Any]: ...
+    def to_pandas(self) -> pandas.DataFrame: ...
+
+# ---- Memory.
+
+class MemoryBuffer:
+    _fields: Tuple[str, ...]
+    name: str
+    computation: str
+    shape: str
+    kind: str
+    is_output: bool
+    donated: bool
+    logical_bytes: int
+    padded_bytes: int
+    padding_waste_bytes: int
+    memory_space: int
+    memory: str
+    live_from: str
+    live_to: str
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class MemoryBreakdown:
+    _fields: Tuple[str, ...]
+    parameters: int
+    outputs: int
+    temporaries: int
+    constants: int
+    total: int
+
+class PeakFrame:
+    _fields: Tuple[str, ...]
+    computation: str
+    instruction: str
+
+class LiveBytesPoint:
+    _fields: Tuple[str, ...]
+    instruction: str
+    device_bytes: int
+
+class CapacityCheck:
+    _fields: Tuple[str, ...]
+    device: str
+    capacity_bytes: int
+    peak_bytes: int
+    fits: bool
+    headroom: float
+    shortfall_bytes: int
+
+class MemoryReport:
+    _fields: Tuple[str, ...]
+    module_name: str
+    scheduled: bool
+    peak_bytes: int
+    peak_at: str
+    peak_path: List[PeakFrame]
+    peak_breakdown: MemoryBreakdown
+    peak_padding_waste_bytes: int
+    argument_bytes: int
+    output_bytes: int
+    alias_bytes: int
+    temporary_peak_bytes: int
+    constant_bytes: int
+    padding_waste_bytes: int
+    peak_on_chip_bytes: int
+    peak_host_bytes: int
+    buffer_count: int
+    peak_buffer_count: int
+    largest_buffers: List[MemoryBuffer]
+    peak_buffers: List[MemoryBuffer]
+    live_curve: List[LiveBytesPoint]
+    capacity: Optional[CapacityCheck]
+    notes: List[str]
+    def to_dict(self) -> Dict[str, Any]: ...
+    def to_pandas(self) -> pandas.DataFrame: ...
+
+# ---- Prediction.
+
+class PredictOptions:
+    _fields: Tuple[str, ...]
+    topology: str
+    device_coordinates: List[List[int]]
+    collective_formula: str
+    collective_large_n: bool
+    default_trip_count: int
+    use_padded_sizes: bool
+    include_overhead: bool
+    max_expanded_iterations: int
+    def __init__(self) -> None: ...
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class CollectivePrediction:
+    _fields: Tuple[str, ...]
+    kind: str
+    payload_bytes: float
+    group_size: int
+    formula: str
+    time_s: float
+    exposed_s: float
+    hidden_s: float
+    is_async: bool
+    approximate: bool
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class AsyncPrediction:
+    _fields: Tuple[str, ...]
+    stream: str
+    start: str
+    done: str
+    latency_s: float
+    hidden_s: float
+    exposed_s: float
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class OpPrediction:
+    _fields: Tuple[str, ...]
+    instruction: Optional[Instruction]
+    name: str
+    opcode: str
+    computation: str
+    category: str
+    op_name: str
+    multiplier: float
+    time_s: float
+    total_time_s: float
+    bound: str
+    resource: str
+    flops: float
+    matrix_flops: float
+    transcendentals: float
+    hbm_bytes: float
+    on_chip_bytes: float
+    host_bytes: float
+    explanation: str
+    collective: Optional[CollectivePrediction]
+    async_: Optional[AsyncPrediction]
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class TimelineEvent:
+    _fields: Tuple[str, ...]
+    name: str
+    track: str
+    start_s: float
+    duration_s: float
+    depth: int
+    instruction: Optional[Instruction]
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class Breakdown:
+    _fields: Tuple[str, ...]
+    compute_s: float
+    memory_s: float
+    collective_exposed_s: float
+    collective_hidden_s: float
+    overhead_s: float
+    async_hidden_s: float
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class OpPredictionList:
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[OpPrediction]: ...
+    @overload
+    def __getitem__(self, i: int) -> OpPrediction: ...
+    @overload
+    def __getitem__(self, s: slice) -> OpPredictionList: ...
+
+class TimelineEventList:
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[TimelineEvent]: ...
+    def __getitem__(self, i: int) -> TimelineEvent: ...
+
+class Prediction:
+    _fields: Tuple[str, ...]
+    device: str
+    topology: str
+    step_time_s: float
+    breakdown: Breakdown
+    flops: float
+    matrix_flops: float
+    hbm_bytes: float
+    peak_flop_rate: float
+    peak_flop_rate_type: str
+    mfu: float
+    ops: OpPredictionList
+    timeline: TimelineEventList
+    unknown_ops: List[str]
+    assumptions: List[str]
+    is_lower_bound: bool
+    def to_json(self) -> str: ...
+    def summary(self, top: int = 10) -> str: ...
+    def to_dict(self) -> Dict[str, Any]: ...
+    def to_pandas(self) -> pandas.DataFrame: ...
+
+# Private entry points behind hloroof.parse, cost, memory, predict and device.
+def _parse(text: Union[str, bytes], file_name: str = "") -> Module: ...
+def _cost(module: Module, options: CostOptions) -> ModuleCost: ...
+def _memory(module: Module, device: Optional[DeviceSpec], top_buffers: int,
+            first_tile_padding: bool) -> MemoryReport: ...
+def _device(name: str) -> DeviceSpec: ...
+def _predict_text(text: Union[str, bytes], device: str, options: PredictOptions) -> Prediction: ...
+def _predict_module(module: Module, device: str, options: PredictOptions) -> Prediction: ...
+def _predict_module_spec(module: Module, device: DeviceSpec,
+                         options: PredictOptions) -> Prediction: ...
+def _parse_cpu_ms(text: Union[str, bytes]) -> Tuple[float, bool]: ...

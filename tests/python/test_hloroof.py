@@ -1,0 +1,303 @@
+"""Tests of the hloroof Python module on the bundled examples.
+
+The reference is the library itself through another door: the command-line tool's --json
+output (HLOROOF_CLI) and the figures examples/README.md derives by hand.
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+import hloroof
+
+SOURCE = pathlib.Path(os.environ.get("HLOROOF_SOURCE_DIR",
+                                     pathlib.Path(__file__).resolve().parents[2]))
+CLI = os.environ.get("HLOROOF_CLI")
+V5E = SOURCE / "examples" / "tpu_v5e_train_step.hlo"
+H100 = SOURCE / "examples" / "h100_gemm_step.hlo"
+EXAMPLES = [(V5E, "tpu_v5e:2x2"), (H100, "h100")]
+
+BAD_TEXT = ("HloModule bad\n\nENTRY %main {\n  %p = f32[4] parameter(0)\n"
+            "  ROOT %r = f32[4] frobnicate(%p)\n}\n")
+
+
+def run_cli(*args):
+    if CLI is None:
+        pytest.skip("the hloroof command-line tool was not built (HLOROOF_CLI unset)")
+    return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True, check=False)
+
+
+class Compiled:
+    """Stands for a JAX Compiled object: all hloroof needs is as_text()."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def as_text(self):
+        return self.text
+
+
+@pytest.fixture(scope="module")
+def v5e_text():
+    return V5E.read_text()
+
+
+@pytest.fixture(scope="module")
+def h100_text():
+    return H100.read_text()
+
+
+# ---- Predictions: the same as the C++ API's.
+
+@pytest.mark.parametrize("path,device", EXAMPLES, ids=["v5e", "h100"])
+def test_predict_matches_the_cli_json(path, device):
+    result = run_cli("predict", path, "--device", device, "--json")
+    assert result.returncode == 0, result.stderr
+    expected = json.loads(result.stdout)
+    p = hloroof.predict(path.read_text(), device)
+    assert p.to_dict() == expected
+    assert json.loads(p.to_json()) == expected
+
+
+@pytest.mark.parametrize("path,device", EXAMPLES, ids=["v5e", "h100"])
+def test_attributes_match_to_dict(path, device):
+    p = hloroof.predict(path.read_text(), device)
+    d = p.to_dict()
+    assert p.step_time_s == d["step_time_s"] > 0
+    assert p.mfu == d["mfu"]
+    assert p.is_lower_bound == d["lower_bound"]
+    assert p.assumptions == d["assumptions"]
+    assert p.breakdown.to_dict() == d["breakdown"]
+    assert len(p.ops) == len(d["ops"])
+    # Every key of the JSON record is a field of the op, with the same value; the JSON names a
+    # collective's is_async "async".
+    aliases = {"async": "is_async"}
+    for op, record in zip(p.ops, d["ops"]):
+        mine = op.to_dict()
+        for key, value in record.items():
+            if isinstance(value, dict):
+                for inner, item in value.items():
+                    assert mine[key][aliases.get(inner, inner) if key == "collective" else inner] \
+                        == item, (op.name, key, inner)
+            else:
+                assert mine[key] == value, (op.name, key)
+        assert op.instruction is None  # predicted from text: the module is not kept
+
+
+def test_v5e_train_step_figures_of_the_examples_readme(v5e_text):
+    p = hloroof.predict(v5e_text, "tpu_v5e:2x2")
+    # examples/README.md: 336 U = 11,544,872,091,648 matmul FLOPs; 11,593,180,221,492 in all.
+    assert p.matrix_flops == 11544872091648.0
+    assert p.flops == 11593180221492.0
+    assert (p.device, p.topology) == ("tpu_v5e", "2x2")
+    # The breakdown adds up to the step, and so do the ops' total times.
+    b = p.breakdown
+    assert b.compute_s + b.memory_s + b.collective_exposed_s + b.overhead_s == \
+        pytest.approx(p.step_time_s, rel=1e-9)
+    assert sum(op.total_time_s for op in p.ops) == pytest.approx(p.step_time_s, rel=1e-9)
+    # MFU against the v5e bf16 peak of 1.97e14 FLOP/s.
+    assert p.peak_flop_rate == 1.97e14
+    assert p.mfu == pytest.approx(p.flops / (p.step_time_s * 1.97e14))
+    # The compute floor: 11.545e12 / 1.97e14 = 58.6 ms.
+    assert p.step_time_s >= 11544872091648.0 / 1.97e14
+    gathers = [op for op in p.ops
+               if op.collective and op.collective.kind == "all-gather"
+               and op.computation != "main.100"]
+    assert len(gathers) == 8
+    assert all(op.collective.exposed_s == 0 for op in gathers)
+
+
+def test_h100_all_reduce_of_the_examples_readme(h100_text):
+    p = hloroof.predict(h100_text, "h100")
+    assert p.matrix_flops == 5 * 2**40  # five GEMMs of 2*8192*4096*16384
+    start = next(op for op in p.ops if op.name == "all-reduce-start")
+    # V = 2 x 4096 x 16384 x 4 + 4 B; ring on 8 GPUs at 4.5e11 B/s plus 5 us.
+    assert start.collective.payload_bytes == 536870916
+    assert start.collective.time_s == pytest.approx(2 * 536870916 * 7 / (8 * 4.5e11) + 5e-6)
+    assert start.async_.done == "all-reduce-done"
+    assert p.topology == "1x8"
+    assert any("topology 1x8" in a for a in p.assumptions)
+
+
+def test_predict_a_module_keeps_its_instructions(h100_text):
+    module = hloroof.parse(h100_text)
+    from_text = hloroof.predict(h100_text, "h100")
+    from_module = hloroof.predict(module, "h100")
+    assert from_module.to_dict() == from_text.to_dict()
+    del module  # the prediction keeps it alive
+    op = from_module.ops[0]
+    assert op.instruction is not None and op.instruction.name == op.name
+    assert op.instruction.computation.name == op.computation
+
+
+def test_predict_options_and_device_spec(h100_text):
+    spec = hloroof.device("h100")
+    by_spec = hloroof.predict(h100_text, spec, topology="1x8")
+    assert by_spec.to_dict() == hloroof.predict(h100_text, "h100:1x8").to_dict()
+    # XLA's NCCL formula gives the all-reduce another time than the network model.
+    nccl = hloroof.predict(h100_text, "h100", collective_formula="xla-gpu-nccl")
+    start = next(op for op in nccl.ops if op.name == "all-reduce-start")
+    assert start.collective.formula != next(
+        op for op in by_spec.ops if op.name == "all-reduce-start").collective.formula
+    no_overhead = hloroof.predict(h100_text, "h100", include_overhead=False)
+    assert no_overhead.step_time_s < by_spec.step_time_s
+    with pytest.raises(TypeError, match="unknown option 'trip_count'"):
+        hloroof.predict(h100_text, "h100", trip_count=3)
+    with pytest.raises(ValueError, match="unknown formula 'ring'"):
+        hloroof.predict(h100_text, "h100", collective_formula="ring")
+
+
+# ---- Anything with as_text().
+
+def test_duck_typed_compiled_object(h100_text):
+    compiled = Compiled(h100_text)
+    assert hloroof.predict(compiled, "h100").to_dict() == \
+        hloroof.predict(h100_text, "h100").to_dict()
+    assert hloroof.parse(compiled).print() == hloroof.parse(h100_text).print()
+    assert hloroof.cost(compiled).totals.flops == hloroof.cost(h100_text).totals.flops
+    assert hloroof.memory(compiled).peak_bytes == hloroof.memory(h100_text).peak_bytes
+    # bytes are text too; a Module is text (its as_text() prints it).
+    assert hloroof.parse(h100_text.encode()).instruction_count == \
+        hloroof.parse(compiled).instruction_count
+    with pytest.raises(TypeError, match="as_text"):
+        hloroof.predict(42)
+    with pytest.raises(TypeError, match="returned int"):
+        hloroof.parse(Compiled(7))
+
+
+# ---- Errors.
+
+def test_parse_error_is_located_like_the_cli(tmp_path):
+    path = tmp_path / "bad.hlo"
+    path.write_text(BAD_TEXT)
+    result = run_cli("parse", path)
+    assert result.returncode == 1
+    with pytest.raises(hloroof.ParseError) as caught:
+        hloroof.parse(BAD_TEXT, file_name=str(path))
+    assert str(caught.value) == result.stderr.rstrip("\n")
+    assert isinstance(caught.value, ValueError)
+    assert (caught.value.line, caught.value.column) == (5, 20)
+    assert "frobnicate" in caught.value.reason
+
+
+def test_predict_and_cost_raise_parse_errors():
+    for call in (hloroof.predict, hloroof.cost, hloroof.memory, hloroof.parse):
+        with pytest.raises(hloroof.ParseError) as caught:
+            call(BAD_TEXT)
+        assert str(caught.value).startswith("5:20: error: ")
+        assert caught.value.line == 5
+
+
+def test_other_errors_are_value_errors_with_the_cli_message(h100_text):
+    result = run_cli("predict", H100, "--device", "tpu_v9")
+    assert result.returncode == 1
+    with pytest.raises(ValueError) as caught:
+        hloroof.predict(h100_text, "tpu_v9")
+    assert not isinstance(caught.value, hloroof.ParseError)
+    assert result.stderr.rstrip("\n") == "error: " + str(caught.value)
+    with pytest.raises(ValueError, match="tpu_v9"):
+        hloroof.device("tpu_v9")
+    # The module runs on 8 devices: a 2x2 slice cannot hold it.
+    with pytest.raises(ValueError):
+        hloroof.predict(h100_text, "tpu_v5e:2x2")
+
+
+# ---- The module.
+
+def test_module_structure_and_round_trip(h100_text):
+    m = hloroof.parse(h100_text)
+    assert m.name == "jit_train_step"
+    assert m.num_partitions == 8 and m.is_scheduled
+    assert m.entry.name == "main.42" and m.entry.is_entry
+    assert m.computations[-1].name == "main.42"  # callees first
+    start = m.entry.instruction("all-reduce-start")
+    assert start.opcode == "all-reduce-start"
+    assert start.shape == "(f32[4096,16384]{1,0}, f32[16384,4096]{1,0}, f32[])"
+    assert [o.name for o in start.operands] == \
+        ["get-tuple-element.4", "get-tuple-element.2", "input_reduce_fusion"]
+    assert [u.name for u in start.users] == ["all-reduce-done"]
+    assert start.metadata.op_name == "jit(train_step)/jit(main)/psum"
+    assert start.metadata.source_line == 20
+    assert start.attributes["channel_id"] == "1"
+    assert start.called_computations[0].name == "region_0.1"
+    assert m.entry.root.name == "tuple.41" and m.entry.root.is_root
+    assert m.computation("nope") is None
+    text = m.print()
+    assert str(m) == text == m.as_text()
+    assert hloroof.parse(text).print() == text
+    assert sum(len(c) for c in m.computations) == m.instruction_count
+
+
+def test_instructions_keep_their_module_alive(h100_text):
+    instruction = hloroof.parse(h100_text).entry.instruction("all-reduce-done")
+    assert instruction.operands[0].operands[2].name == "input_reduce_fusion"
+
+
+# ---- Cost, memory, devices.
+
+def test_cost_matches_the_cli_json(v5e_text):
+    result = run_cli("cost", V5E, "--json")
+    assert result.returncode == 0, result.stderr
+    expected = json.loads(result.stdout)
+    c = hloroof.cost(v5e_text)
+    assert c.totals.flops == expected["totals"]["flops"] == 11593180221492.0
+    assert c.totals.matrix_flops == 11544872091648.0
+    assert c.totals.hbm_bytes == expected["totals"]["hbm_bytes"]
+    assert len(c.instructions) == len(expected["instructions"])
+    for mine, theirs in zip(c.instructions, expected["instructions"]):
+        assert (mine.instruction.name, mine.computation.name, mine.role, mine.multiplier) == \
+            (theirs["name"], theirs["computation"], theirs["role"], theirs["multiplier"])
+        assert mine.cost.flops == theirs["flops"]
+    d = c.to_dict()
+    assert d["totals"]["flops"] == c.totals.flops
+    assert d["instructions"][0]["instruction"] == c.instructions[0].instruction.name
+    dense = hloroof.cost(v5e_text, use_padded_sizes=False)
+    assert dense.totals.hbm_bytes < c.totals.hbm_bytes  # TPU tiles pad
+
+
+def test_memory_matches_the_cli_json(v5e_text):
+    result = run_cli("memory", V5E, "--device", "tpu_v5e", "--json")
+    assert result.returncode == 0, result.stderr
+    expected = json.loads(result.stdout)
+    r = hloroof.memory(v5e_text, "tpu_v5e")
+    assert r.peak_bytes == expected["peak_bytes"] > 0
+    assert r.peak_at == expected["peak_at"]
+    assert r.capacity.device == "tpu_v5e"
+    assert r.capacity.fits == expected["fits"]
+    assert [b.name for b in r.largest_buffers] == [b["name"] for b in expected["buffers"]]
+    assert r.to_dict()["peak_breakdown"]["total"] == r.peak_breakdown.total
+
+
+def test_devices():
+    names = hloroof.devices()
+    assert "tpu_v5e" in names and "h100" in names
+    assert names == sorted(names)
+    v5e = hloroof.device("v5e")
+    assert v5e.name == "tpu_v5e" and v5e.kind == "tpu"
+    assert v5e.hbm_bandwidth == 8.19e11
+    assert v5e.matrix_flops_per_s["bf16"] == 1.97e14
+    assert hloroof.device("tpu_v5e:4x4").name == "tpu_v5e"
+    assert any(f.path == "hbm.bandwidth" for f in v5e.figures)
+
+
+# ---- Plain data.
+
+def test_to_pandas(v5e_text):
+    pandas = pytest.importorskip("pandas")
+    p = hloroof.predict(v5e_text, "tpu_v5e:2x2")
+    df = p.to_pandas()
+    assert isinstance(df, pandas.DataFrame)
+    assert len(df) == len(p.ops)
+    assert list(df["name"]) == [op.name for op in p.ops]
+    assert df["total_time_s"].sum() == pytest.approx(p.step_time_s, rel=1e-9)
+    assert df["total_time_s"].is_monotonic_decreasing
+    # Nested records are flattened: one column per collective field.
+    gathers = df[df["collective.kind"] == "all-gather"]
+    assert len(gathers) > 0 and (gathers["collective.group_size"] == 4).all()
+    assert set(df["bound"]) <= {"compute", "memory", "collective", "overhead"}
+    costs = hloroof.cost(v5e_text).to_pandas()
+    assert len(costs) == len(hloroof.cost(v5e_text).instructions)
+    assert costs["cost.flops"].max() > 0

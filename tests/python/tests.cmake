@@ -1,0 +1,20 @@
+# The Python module's tests: pytest under the Python the module was built for, importing the
+# package from the build tree. The command-line tool's output is their reference.
+execute_process(COMMAND ${Python3_EXECUTABLE} -c "import pytest"
+                RESULT_VARIABLE hloroof_no_pytest OUTPUT_QUIET ERROR_QUIET)
+if(hloroof_no_pytest)
+  message(STATUS "pytest not found for ${Python3_EXECUTABLE} (Debian: python3-pytest): "
+                 "the Python tests are not registered")
+else()
+  add_test(NAME python_test
+           COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider
+                   ${CMAKE_CURRENT_LIST_DIR})
+  set(hloroof_python_env
+      "PYTHONPATH=${PROJECT_BINARY_DIR}/python"
+      "PYTHONDONTWRITEBYTECODE=1"
+      "HLOROOF_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  if(TARGET hloroof_cli)
+    list(APPEND hloroof_python_env "HLOROOF_CLI=$<TARGET_FILE:hloroof_cli>")
+  endif()
+  set_tests_properties(python_test PROPERTIES ENVIRONMENT "${hloroof_python_env}")
+endif()
