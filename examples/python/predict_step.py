@@ -11,6 +11,7 @@ later cell is the same. In a notebook, paste each cell into its own cell.
 
 # %% 1. HLO text of a compiled step: from JAX when it is here, else the bundled example.
 import pathlib
+import textwrap
 
 import hloroof
 
@@ -38,13 +39,13 @@ print(f"  compute {b.compute_s * 1e3:.1f} ms, memory {b.memory_s * 1e3:.1f} ms, 
       f"exposed collectives {b.collective_exposed_s * 1e3:.2f} ms, "
       f"hidden collectives {b.collective_hidden_s * 1e3:.2f} ms")
 for line in p.assumptions:
-    print("  assumed:", line)
+    print(textwrap.fill(line, 98, initial_indent="  assumed: ", subsequent_indent="    "))
 
 # %% 3. The costliest op, and why it takes what it takes.
 top = p.ops[0]
 print(f"\n{top.name} ({top.category}, {top.bound}-bound, x{top.multiplier:g} per step): "
       f"{top.total_time_s * 1e3:.2f} ms per step")
-print(" ", top.explanation)
+print(top.explanation)
 
 # %% 4. Op stats as a table (pandas is optional: to_dict() gives the same as plain data).
 try:

@@ -9,8 +9,9 @@ Right after JAX compiles a function::
     p.ops[0].explanation                          # the most expensive op, and why
     p.to_pandas()                                 # one row per op (needs pandas)
 
-Wherever HLO text goes, a parsed `Module` or anything with an ``as_text()`` method (a JAX
-``Compiled`` or ``Lowered``) goes too; ``bytes`` are read as UTF-8. Figures are in base units:
+Wherever HLO text goes, a parsed `Module` or anything with an ``as_text()`` method that
+returns HLO text (a JAX ``Compiled``) goes too; ``bytes`` are read as UTF-8. A ``Lowered``
+prints StableHLO by default: compile it first, or pass ``lowered.as_text(dialect="hlo")``. Figures are in base units:
 seconds, bytes, FLOPs, per second. Every estimate says how it was made (``explanation``,
 ``assumptions``, ``notes``, ``DeviceSpec.figures`` with their sources).
 
@@ -22,6 +23,7 @@ message of the command-line tool, and `ValueError` for anything else the library
 from __future__ import annotations
 
 import json as _json
+import re as _re
 from typing import Any, Dict, List, Optional, Union
 
 from . import _hloroof
@@ -68,20 +70,31 @@ DEFAULT_DEVICE = "tpu_v5e:2x2"
 
 Text = Union[str, bytes, Module, Any]  # Any: an object with as_text()
 
+# The start of an MLIR module (what a JAX Lowered prints by default).
+_MLIR_MODULE = _re.compile(r"\s*module\s*(@|attributes\b|\{)")
+
 
 def _text_of(source: Any) -> Union[str, bytes]:
     """The HLO text of `source`: str or bytes as they are, else `source.as_text()`."""
     if isinstance(source, (str, bytes)):
-        return source
-    as_text = getattr(source, "as_text", None)
-    if callable(as_text):
+        text = source
+    else:
+        as_text = getattr(source, "as_text", None)
+        if not callable(as_text):
+            raise TypeError(f"expected HLO text, a hloroof.Module or an object with as_text(), "
+                            f"got {type(source).__name__}")
         text = as_text()
-        if isinstance(text, (str, bytes)):
-            return text
-        raise TypeError(f"{type(source).__name__}.as_text() returned "
-                        f"{type(text).__name__}, not HLO text")
-    raise TypeError(f"expected HLO text, a hloroof.Module or an object with as_text(), "
-                    f"got {type(source).__name__}")
+        if not isinstance(text, (str, bytes)):
+            raise TypeError(f"{type(source).__name__}.as_text() returned "
+                            f"{type(text).__name__}, not HLO text")
+    head = text[:256]
+    if isinstance(head, bytes):
+        head = head.decode("utf-8", "replace")
+    if _MLIR_MODULE.match(head):
+        raise ValueError("this is MLIR (StableHLO), not HLO text: pass the compiled "
+                         "object (jax.jit(f).lower(...).compile()) or "
+                         "lowered.as_text(dialect=\"hlo\")")
+    return text
 
 
 def _module_of(source: Text) -> Module:

@@ -166,6 +166,10 @@ def test_duck_typed_compiled_object(h100_text):
         hloroof.predict(42)
     with pytest.raises(TypeError, match="returned int"):
         hloroof.parse(Compiled(7))
+    # What jax.jit(f).lower(x).as_text() prints by default: StableHLO, not HLO.
+    lowered = Compiled('module @jit_f attributes {mhlo.num_partitions = 1 : i32} {\n}\n')
+    with pytest.raises(ValueError, match="dialect=\"hlo\""):
+        hloroof.predict(lowered)
 
 
 # ---- Errors.
