@@ -305,3 +305,19 @@ def test_to_pandas(v5e_text):
     costs = hloroof.cost(v5e_text).to_pandas()
     assert len(costs) == len(hloroof.cost(v5e_text).instructions)
     assert costs["cost.flops"].max() > 0
+
+
+def test_stubs_list_every_field():
+    # _hloroof.pyi is what editors complete from: each bound field must be in it.
+    import ast
+    stubs = pathlib.Path(hloroof._hloroof.__file__).with_name("_hloroof.pyi")
+    classes = {node.name: {item.target.id for item in node.body
+                           if isinstance(item, ast.AnnAssign)}
+               for node in ast.parse(stubs.read_text()).body
+               if isinstance(node, ast.ClassDef)}
+    bound = {name: cls for name, cls in vars(hloroof._hloroof).items()
+             if isinstance(cls, type) and hasattr(cls, "_fields")}
+    assert len(bound) > 20
+    for name, cls in bound.items():
+        assert name in classes, name
+        assert set(cls._fields) <= classes[name], (name, set(cls._fields) - classes[name])
