@@ -42,6 +42,9 @@ struct AdviseThresholds {
   double padding_min_factor = 1.25;
   // padding-waste: the padding live at the memory peak is reported from this share of the peak.
   double padding_min_peak_share = 0.10;
+  // ... and is at least this share of the device's HBM capacity (a few KiB of padding in a
+  // small program is nothing to fix).
+  double padding_min_capacity_share = 0.01;
   // serial-loop-collective: a collective in a loop body counts when the body's work that
   // neither feeds it nor uses it is at least this share of its exposed time per iteration
   // (else it is an exposed-collective: there is little to overlap it with).

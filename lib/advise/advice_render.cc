@@ -63,15 +63,18 @@ std::string render_advice_text(const Advice& advice) {
                              " (docs/advise.md lists the rules and their thresholds)"),
                 "", "  ");
   }
-  std::string out = wrap(
-      absl::StrCat(
-          "advice: ", advice.findings.size(), " finding", advice.findings.size() == 1 ? "" : "s",
-          ", ", format_seconds(advice.time_at_stake_s), " of the ",
-          format_seconds(advice.step_time_s), advice.step_is_lower_bound ? " (floor)" : "",
-          " step on ", advice.device, " at stake (",
-          format_percent(advice.step_time_s > 0 ? advice.time_at_stake_s / advice.step_time_s : 0),
-          ")"),
-      "", "  ");
+  const std::string count = absl::StrCat("advice: ", advice.findings.size(), " finding",
+                                         advice.findings.size() == 1 ? "" : "s");
+  const std::string step =
+      absl::StrCat(format_seconds(advice.step_time_s), advice.step_is_lower_bound ? " (floor)" : "",
+                   " step on ", advice.device);
+  const double share = advice.step_time_s > 0 ? advice.time_at_stake_s / advice.step_time_s : 0;
+  std::string out =
+      wrap_figures(advice.time_at_stake_s > 0
+                       ? absl::StrCat(count, ", ", format_seconds(advice.time_at_stake_s),
+                                      " of the ", step, " at stake (", format_percent(share), ")")
+                       : absl::StrCat(count, " about the ", step, ", none with step time at stake"),
+                   "", "  ");
   int rank = 0;
   for (const AdviceFinding& f : advice.findings) {
     absl::StrAppend(&out, "\n",
@@ -90,11 +93,12 @@ std::string render_advice_text(const Advice& advice) {
       absl::StrAppend(
           &out,
           labelled("", absl::StrCat("... ", f.op_count - static_cast<int64_t>(f.evidence.size()),
-                                    " more (--top, --json for all)")));
+                                    " more (advise --evidence 0 lists all)")));
     }
     absl::StrAppend(&out, labelled("fix", f.fix));
   }
-  for (const std::string& n : advice.notes) absl::StrAppend(&out, "\n", wrap(n, "note: ", "  "));
+  out += "\n";
+  for (const std::string& n : advice.notes) absl::StrAppend(&out, wrap_figures(n, "note: ", "  "));
   return out;
 }
 

@@ -381,8 +381,9 @@ void unknown_cost(const Context& ctx, std::vector<Candidate>& out) {
   c.finding.title = "Ops of unknown cost: the step time is a floor";
   c.finding.what = absl::StrCat(
       ctx.prediction.unknown_ops.size(), " op", ctx.prediction.unknown_ops.size() == 1 ? "" : "s",
-      " (", plural(targets.size(), "target"), ") have no cost model and count 0 s in the ",
-      format_seconds(ctx.step_s()),
+      " (", plural(targets.size(), "target"), ")",
+      ctx.prediction.unknown_ops.size() == 1 ? " has" : " have",
+      " no cost model and count 0 s in the ", format_seconds(ctx.step_s()),
       " step. Reading their operands and writing their results "
       "once would take at least ",
       format_seconds(floor_s), " (",

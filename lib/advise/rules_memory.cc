@@ -157,7 +157,9 @@ void padding_waste(const Context& ctx, std::vector<Candidate>& out) {
   const std::string traffic_sum = timed ? sum_text(items, total) : "";
   const double peak = static_cast<double>(memory_peak_bytes(ctx.memory));
   const double peak_waste = static_cast<double>(ctx.memory.peak_padding_waste_bytes);
-  const bool at_peak = peak > 0 && peak_waste >= ctx.limits.padding_min_peak_share * peak;
+  const bool at_peak =
+      peak > 0 && peak_waste >= ctx.limits.padding_min_peak_share * peak &&
+      peak_waste >= ctx.limits.padding_min_capacity_share * ctx.device.hbm_capacity_bytes;
   if (!timed && !at_peak) return;
   if (at_peak) {
     for (const MemoryBuffer& b : ctx.memory.peak_buffers) {
