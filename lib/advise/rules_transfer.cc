@@ -193,6 +193,16 @@ void exposed_collectives(const Context& ctx, std::vector<Candidate>& out) {
     } else {
       const double saving = exposed * r.multiplier;
       e.detail = collective_detail(*r.collective, exposed, r.multiplier);
+      // A weight gathered inside a loop is gathered again every iteration.
+      const Instruction* param =
+          is_all_gather(*op.instruction) && op.instruction->operand_count() > 0
+              ? source_parameter(*op.instruction->operand(0))
+              : nullptr;
+      if (param != nullptr) {
+        absl::StrAppend(&e.detail, "; it gathers ",
+                        param->parent()->is_entry() ? "parameter " : "loop state ",
+                        sv(param->name()), r.multiplier > 1 ? ", again every iteration" : "");
+      }
       e.time_at_stake_s = saving;
       plain.claims.push_back({wait, saving});
       plain_total += saving;

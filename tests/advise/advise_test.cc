@@ -156,7 +156,25 @@ TEST_CASE("replicated-weight-gather: a parameter gathered whole for a matmul") {
   auto b = advise_text(gather_module("src = bf16[256,1024]{1,0} exponential(w)"), "tpu_v5e:2x2",
                        no_overhead());
   CHECK(b.find("replicated-weight-gather") == nullptr);
-  CHECK(b.find("exposed-collective") != nullptr);
+  const AdviceFinding* e = b.find("exposed-collective");
+  REQUIRE(e != nullptr);
+  CHECK_THAT(e->evidence[0].detail, !Catch::Contains("gathers parameter"));
+
+  // A weight gathered for something other than a matmul: an exposed collective that says
+  // which parameter it gathers.
+  auto c = advise_text(R"(HloModule m, num_partitions=4
+ENTRY e {
+  w = bf16[256,1024]{1,0} parameter(0)
+  ag = bf16[1024,1024]{1,0} all-gather(w), channel_id=1, replica_groups={{0,1,2,3}},
+    use_global_device_ids=true, dimensions={0}
+  ROOT n = bf16[1024,1024]{1,0} negate(ag)
+})",
+                       "tpu_v5e:2x2", no_overhead());
+  CHECK(c.find("replicated-weight-gather") == nullptr);
+  const AdviceFinding* g = c.find("exposed-collective");
+  REQUIRE(g != nullptr);
+  CHECK(g->time_at_stake_s == Approx(c.op("ag").time_s));
+  CHECK_THAT(g->evidence[0].detail, Catch::Contains("it gathers parameter w"));
 }
 
 // ---- layout-copy
