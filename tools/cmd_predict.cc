@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli.h"
 #include "commands.h"
+#include "hloroof/advise.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 #include "hloroof/predict.h"
@@ -131,9 +132,15 @@ int run(const std::vector<std::string>& words) {
   }
   if (args->flag("--json")) {
     std::cout << prediction_to_json(*prediction) << "\n";
-  } else {
-    std::cout << *report;
+    return kExitOk;
   }
+  // The report ends with what to fix (`hloroof advise` gives every finding).
+  absl::StatusOr<MemoryReport> memory = analyze_memory(*module, {.device = &*spec});
+  if (!memory.ok()) return fail(memory.status());
+  absl::StatusOr<Advice> advice =
+      advise(*module, *prediction, *memory, {.device = &*spec, .top = 5, .evidence_rows = 3});
+  if (!advice.ok()) return fail(advice.status());
+  std::cout << *report << "\n" << render_advice_text(*advice);
   return kExitOk;
 }
 
@@ -153,7 +160,8 @@ const Command kPredictCommand = {
     "shows of a profiled step: an overview (step time, its breakdown into compute, memory,\n"
     "exposed collectives and overhead, MFU, HBM bandwidth used, unknown ops, assumptions), the\n"
     "HLO op stats (time, share of the step, FLOP rate, HBM bandwidth, arithmetic intensity,\n"
-    "bound by, roofline efficiency) and the collectives.\n\n"
+    "bound by, roofline efficiency), the collectives, and the five findings of `hloroof\n"
+    "advise` with the most step time at stake.\n\n"
     "options:\n"
     "  --device D         a built-in device (`hloroof devices` lists them), optionally with\n"
     "                     its topology (tpu_v5e:4x4, h100:2x8), or a device JSON file;\n"

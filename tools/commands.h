@@ -16,6 +16,7 @@ struct Command {
   int (*run)(const std::vector<std::string>& args);
 };
 
+extern const Command kAdviseCommand;
 extern const Command kCompareCommand;
 extern const Command kCostCommand;
 extern const Command kDevicesCommand;

@@ -13,6 +13,7 @@ using hloroof::cli::Command;
 const Command* const kCommands[] = {
     &hloroof::cli::kParseCommand,
     &hloroof::cli::kPredictCommand,
+    &hloroof::cli::kAdviseCommand,
     &hloroof::cli::kCompareCommand,
     &hloroof::cli::kCostCommand,
     &hloroof::cli::kShapeCommand,

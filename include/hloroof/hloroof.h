@@ -2,6 +2,7 @@
 #ifndef HLOROOF_HLOROOF_H_
 #define HLOROOF_HLOROOF_H_
 
+#include "hloroof/advise.h"
 #include "hloroof/attributes.h"
 #include "hloroof/backend_config.h"
 #include "hloroof/computation.h"

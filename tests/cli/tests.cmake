@@ -11,3 +11,7 @@ add_dependencies(memory_cli_test hloroof_cli)
 hloroof_add_test(report_cli_test ${CMAKE_CURRENT_LIST_DIR}/report_cli_test.cc)
 target_compile_definitions(report_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
 add_dependencies(report_cli_test hloroof_cli)
+
+hloroof_add_test(advise_cli_test ${CMAKE_CURRENT_LIST_DIR}/advise_cli_test.cc)
+target_compile_definitions(advise_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
+add_dependencies(advise_cli_test hloroof_cli)

@@ -1,0 +1,163 @@
+// advise: runs the rules, then ranks their findings so that no op's time is counted twice.
+#include "hloroof/advise.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "advise/advise_internal.h"
+#include "hloroof/units.h"
+#include "util/absl_compat.h"
+
+namespace hloroof {
+namespace {
+
+using advise_internal::Candidate;
+using advise_internal::Claim;
+using advise_internal::Context;
+
+// What a candidate's claims add up to once the ops of findings ranked above it are left out.
+struct Count {
+  double counted_s = 0;
+  double elsewhere_s = 0;
+  std::vector<std::string> elsewhere_ids;  // the findings that already count the rest
+};
+
+Count count(const Candidate& c,
+            const absl::flat_hash_map<const Instruction*, std::string>& claimed) {
+  Count n;
+  for (const Claim& claim : c.claims) {
+    auto it = claimed.find(claim.op);
+    if (it == claimed.end()) {
+      n.counted_s += claim.saving_s;
+      continue;
+    }
+    n.elsewhere_s += claim.saving_s;
+    if (std::find(n.elsewhere_ids.begin(), n.elsewhere_ids.end(), it->second) ==
+        n.elsewhere_ids.end()) {
+      n.elsewhere_ids.push_back(it->second);
+    }
+  }
+  return n;
+}
+
+// Greedy: the finding that keeps the step from running, then the one with the most time not
+// yet counted, claims its ops; the rest are counted again without them. Findings about time
+// whose remaining time falls below the threshold say nothing new and are dropped.
+std::vector<AdviceFinding> rank(const Context& ctx, std::vector<Candidate>& candidates) {
+  absl::flat_hash_map<const Instruction*, std::string> claimed;
+  std::vector<bool> used(candidates.size(), false);
+  std::vector<AdviceFinding> out;
+  for (;;) {
+    int best = -1;
+    std::tuple<bool, bool, double, double> best_key;
+    for (size_t k = 0; k < candidates.size(); ++k) {
+      if (used[k]) continue;
+      const Candidate& c = candidates[k];
+      const std::tuple<bool, bool, double, double> key = {
+          c.blocks_step, !c.untimed, count(c, claimed).counted_s, c.finding.bytes_at_stake};
+      if (best < 0 || key > best_key) best = static_cast<int>(k), best_key = key;
+    }
+    if (best < 0) break;
+    used[best] = true;
+    Candidate& c = candidates[best];
+    const Count n = count(c, claimed);
+    if (!c.untimed && !c.blocks_step && (n.counted_s <= 0 || n.counted_s < ctx.min_time_s())) {
+      continue;
+    }
+    for (const Claim& claim : c.claims) claimed.emplace(claim.op, c.finding.id);
+    AdviceFinding f = std::move(c.finding);
+    f.time_at_stake_s = n.counted_s;
+    f.counted_elsewhere_s = n.elsewhere_s;
+    f.step_share = ctx.step_s() > 0 ? n.counted_s / ctx.step_s() : 0;
+    f.arithmetic = c.arithmetic;
+    if (n.elsewhere_s > 0) {
+      absl::StrAppend(&f.arithmetic, "; less ", format_seconds(n.elsewhere_s),
+                      " already counted under ", absl::StrJoin(n.elsewhere_ids, ", "), " = ",
+                      format_seconds(n.counted_s));
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> advice_rule_ids() {
+  return {"exposed-collective",
+          "replicated-weight-gather",
+          "layout-copy",
+          "padding-waste",
+          "small-ops",
+          "f32-matmul",
+          "unfused-elementwise",
+          "host-transfer",
+          "memory-headroom",
+          "unknown-cost",
+          "serial-loop-collective"};
+}
+
+absl::StatusOr<Advice> advise(const Module& module, const Prediction& prediction,
+                              const MemoryReport& memory, const AdviseOptions& options) {
+  if (options.device == nullptr) {
+    return absl::InvalidArgumentError(
+        "advise needs the device the prediction was made for (AdviseOptions::device)");
+  }
+  Context ctx(module, prediction, memory, *options.device, options.thresholds);
+  ctx.ops.reserve(prediction.ops.size());
+  for (const OpPrediction& op : prediction.ops) {
+    const Instruction* i = op.instruction;
+    if (i == nullptr) {
+      const Computation* c = module.find_computation(op.computation);
+      i = c != nullptr ? c->find_instruction(op.name) : nullptr;
+    }
+    if (i == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the prediction's op '", op.name, "' (computation '", op.computation,
+                       "') is not in module '", sv(module.name()),
+                       "': advise needs the prediction and memory report of this module"));
+    }
+    ctx.ops.push_back({&op, i});
+    ctx.by_instruction.emplace(i, &op);
+  }
+
+  std::vector<Candidate> candidates;
+  advise_internal::memory_headroom(ctx, candidates);
+  advise_internal::replicated_weight_gather(ctx, candidates);
+  advise_internal::exposed_collectives(ctx, candidates);
+  advise_internal::host_transfer(ctx, candidates);
+  advise_internal::layout_copy(ctx, candidates);
+  advise_internal::f32_matmul(ctx, candidates);
+  advise_internal::unfused_elementwise(ctx, candidates);
+  advise_internal::padding_waste(ctx, candidates);
+  advise_internal::small_ops(ctx, candidates);
+  advise_internal::unknown_cost(ctx, candidates);
+
+  Advice advice;
+  advice.device = options.device->name;
+  advice.module_name = std::string(module.name());
+  advice.step_time_s = prediction.step_time_s;
+  advice.step_is_lower_bound = prediction.is_lower_bound;
+  advice.findings = rank(ctx, candidates);
+  if (options.top > 0 && advice.findings.size() > options.top) {
+    advice.findings.resize(options.top);
+  }
+  for (AdviceFinding& f : advice.findings) {
+    if (options.evidence_rows > 0 && f.evidence.size() > options.evidence_rows) {
+      f.evidence.resize(options.evidence_rows);
+    }
+    advice.time_at_stake_s += f.time_at_stake_s;
+  }
+  advice.notes.push_back(
+      "times at stake are predicted seconds per step on one device (hloroof's roofline with "
+      "the per-op overhead), what the fix could save at most; no op's time is counted twice");
+  if (prediction.is_lower_bound) {
+    advice.notes.push_back(
+        "the predicted step is a floor (ops of unknown cost or assumed trip counts)");
+  }
+  return advice;
+}
+
+}  // namespace hloroof

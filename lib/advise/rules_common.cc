@@ -1,0 +1,176 @@
+// What the rules of advise share: scopes, sizes, and walks over the IR.
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "advise/advise_internal.h"
+#include "hloroof/computation.h"
+#include "hloroof/shape_size.h"
+#include "hloroof/shape_text.h"
+#include "hloroof/units.h"
+
+namespace hloroof::advise_internal {
+
+AdviceEvidence Context::evidence(const IndexedOp& op) const {
+  AdviceEvidence e;
+  e.op = op.record->name;
+  e.computation = op.record->computation;
+  e.scope = scope_of(op.record->op_name);
+  e.shape = to_string(op.instruction->shape());
+  e.multiplier = op.record->multiplier;
+  return e;
+}
+
+std::string scope_of(std::string_view op_name) {
+  const size_t slash = op_name.rfind('/');
+  if (slash == std::string_view::npos) return "";
+  return std::string(op_name.substr(0, slash));
+}
+
+Bytes result_bytes(const Shape& shape) {
+  Bytes b;
+  for_each_array_leaf(shape, [&b](const Shape& leaf) {
+    absl::StatusOr<ArraySize> s = array_size(leaf);
+    if (!s.ok() || memory_tier(s->memory_space) != MemoryTier::kDevice) return;
+    b.logical += static_cast<double>(s->logical_bytes);
+    b.padded += static_cast<double>(s->padded_bytes);
+  });
+  return b;
+}
+
+bool in_host_memory(const Shape& shape) {
+  bool host = false;
+  for_each_array_leaf(shape, [&host](const Shape& leaf) {
+    if (leaf.layout && memory_tier(leaf.layout->memory_space) == MemoryTier::kHost) host = true;
+  });
+  return host;
+}
+
+namespace {
+
+bool computation_does_matmul(const Computation& c, int depth) {
+  if (depth > 8) return false;
+  for (const Instruction* i : c.instructions()) {
+    if (i->opcode() == Opcode::kDot || i->opcode() == Opcode::kConvolution) return true;
+    if (i->opcode() == Opcode::kFusion || i->opcode() == Opcode::kCall) {
+      for (const Computation* callee : i->called_computations()) {
+        if (computation_does_matmul(*callee, depth + 1)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+void collect_matmuls(const Computation& c, int depth, std::vector<const Instruction*>& out) {
+  if (depth > 8) return;
+  for (const Instruction* i : c.instructions()) {
+    if (i->opcode() == Opcode::kDot || i->opcode() == Opcode::kConvolution) out.push_back(i);
+    if (i->opcode() == Opcode::kFusion) {
+      for (const Computation* callee : i->called_computations()) {
+        collect_matmuls(*callee, depth + 1, out);
+      }
+    }
+  }
+}
+
+// Ops that hand a value on without doing work a rule is about.
+bool passes_value_on(const Instruction& i) {
+  switch (i.opcode()) {
+    case Opcode::kBitcast:
+    case Opcode::kReshape:
+    case Opcode::kGetTupleElement:
+    case Opcode::kTuple:
+    case Opcode::kOptimizationBarrier:
+      return true;
+    default:
+      return is_async_done(i.opcode());
+  }
+}
+
+}  // namespace
+
+bool does_matmul(const Instruction& i) {
+  if (i.opcode() == Opcode::kDot || i.opcode() == Opcode::kConvolution) return true;
+  if (i.opcode() != Opcode::kFusion && i.opcode() != Opcode::kCall) return false;
+  for (const Computation* callee : i.called_computations()) {
+    if (computation_does_matmul(*callee, 0)) return true;
+  }
+  return false;
+}
+
+std::vector<const Instruction*> matmuls_of(const Instruction& i) {
+  std::vector<const Instruction*> out;
+  if (i.opcode() == Opcode::kDot || i.opcode() == Opcode::kConvolution) {
+    out.push_back(&i);
+  } else if (i.opcode() == Opcode::kFusion) {
+    for (const Computation* callee : i.called_computations()) collect_matmuls(*callee, 0, out);
+  }
+  return out;
+}
+
+std::vector<const Instruction*> consumers(const Instruction& i) {
+  std::vector<const Instruction*> out;
+  absl::flat_hash_set<const Instruction*> seen;
+  std::vector<const Instruction*> stack(i.users().begin(), i.users().end());
+  while (!stack.empty() && seen.size() < 256) {
+    const Instruction* u = stack.back();
+    stack.pop_back();
+    if (!seen.insert(u).second) continue;
+    if (passes_value_on(*u)) {
+      stack.insert(stack.end(), u->users().begin(), u->users().end());
+    } else {
+      out.push_back(u);
+    }
+  }
+  return out;
+}
+
+bool is_loop_body(const Computation& c) {
+  for (const Instruction* caller : c.callers()) {
+    if (caller->opcode() == Opcode::kWhile && caller->computation_attribute(AttrId::kBody) == &c) {
+      return true;
+    }
+  }
+  return false;
+}
+
+const Instruction* done_of(const Instruction& start) {
+  for (const Instruction* u : start.users()) {
+    if (is_async_done(u->opcode())) return u;
+    // An async-update sits between the start and the done.
+    if (u->opcode() == Opcode::kAsyncUpdate) return done_of(*u);
+  }
+  return nullptr;
+}
+
+std::string times_text(double time_s, double multiplier) {
+  if (multiplier == 1) return format_seconds(time_s);
+  return absl::StrCat(format_seconds(time_s), " x ", multiplier);
+}
+
+std::string sum_text(const std::vector<AdviceEvidence>& items, double total) {
+  constexpr size_t kShown = 4;
+  if (items.size() == 1 && items[0].multiplier == 1) return format_seconds(total);
+  std::string out;
+  for (size_t k = 0; k < items.size() && k < kShown; ++k) {
+    const AdviceEvidence& e = items[k];
+    absl::StrAppend(
+        &out, k == 0 ? "" : " + ",
+        times_text(e.multiplier > 0 ? e.time_at_stake_s / e.multiplier : 0, e.multiplier));
+  }
+  if (items.size() > kShown) absl::StrAppend(&out, " + ", items.size() - kShown, " more");
+  absl::StrAppend(&out, " = ", format_seconds(total));
+  return out;
+}
+
+void sort_evidence(std::vector<AdviceEvidence>& items) {
+  std::stable_sort(items.begin(), items.end(),
+                   [](const AdviceEvidence& a, const AdviceEvidence& b) {
+                     if (a.time_at_stake_s != b.time_at_stake_s) {
+                       return a.time_at_stake_s > b.time_at_stake_s;
+                     }
+                     return a.bytes > b.bytes;
+                   });
+}
+
+}  // namespace hloroof::advise_internal

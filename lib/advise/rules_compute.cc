@@ -1,0 +1,404 @@
+// The rules about the ops' own work: layout-copy, f32-matmul, unfused-elementwise, small-ops,
+// unknown-cost.
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "advise/advise_internal.h"
+#include "hloroof/computation.h"
+#include "hloroof/shape_text.h"
+#include "hloroof/units.h"
+#include "util/absl_compat.h"
+
+namespace hloroof::advise_internal {
+namespace {
+
+std::string plural(size_t n, std::string_view word) {
+  return absl::StrCat(n, " ", sv(word), n == 1 ? "" : "s");
+}
+
+// A copy or transpose, or a fusion that does nothing else: it only rewrites a value in another
+// layout or tiling.
+bool only_changes_layout(const Instruction& i) {
+  if (i.opcode() == Opcode::kCopy || i.opcode() == Opcode::kTranspose) return true;
+  if (i.opcode() != Opcode::kFusion || i.called_computations().empty()) return false;
+  bool moves = false;
+  for (const Instruction* f : i.called_computations()[0]->instructions()) {
+    switch (f->opcode()) {
+      case Opcode::kCopy:
+      case Opcode::kTranspose:
+        moves = true;
+        break;
+      case Opcode::kParameter:
+      case Opcode::kBitcast:
+      case Opcode::kReshape:
+        break;
+      default:
+        return false;
+    }
+  }
+  return moves;
+}
+
+std::string layout_text(const Shape& shape) {
+  if (!shape.is_array() || !shape.layout) return "{default}";
+  return to_string(*shape.layout);
+}
+
+bool wide_float(PrimitiveType t) { return t == PrimitiveType::kF32 || t == PrimitiveType::kF64; }
+bool narrow_float(PrimitiveType t) { return is_floating_point(t) && primitive_bit_width(t) <= 16; }
+
+// A matmul in f32 (or f64) operands, or one asking for HIGHEST precision.
+bool is_wide_matmul(const Instruction& m, bool* highest) {
+  *highest = false;
+  if (const WordList* p = m.operand_precision()) {
+    for (std::string_view w : *p) {
+      if (w == "highest" || w == "HIGHEST") *highest = true;
+    }
+  }
+  bool wide = *highest;
+  for (const Instruction* o : m.operands()) {
+    if (o->shape().is_array() && wide_float(o->shape().element_type)) wide = true;
+  }
+  return wide;
+}
+
+bool is_narrow_matmul(const Instruction& m) {
+  return m.operand_count() > 0 && m.operand(0)->shape().is_array() &&
+         narrow_float(m.operand(0)->shape().element_type);
+}
+
+// An elementwise op on its own, or a loop fusion: each reads its inputs from HBM and writes
+// its result back.
+bool elementwise_like(const Instruction& i) {
+  if (is_elementwise(i.opcode())) return true;
+  return i.opcode() == Opcode::kFusion && i.fusion_kind() == "kLoop" && !does_matmul(i);
+}
+
+}  // namespace
+
+void layout_copy(const Context& ctx, std::vector<Candidate>& out) {
+  Candidate c;
+  std::vector<AdviceEvidence> items;
+  double total = 0, bytes = 0;
+  for (const IndexedOp& op : ctx.ops) {
+    const OpPrediction& r = *op.record;
+    const Instruction& i = *op.instruction;
+    if (op_time_s(r) <= 0 || !only_changes_layout(i) || i.operand_count() == 0) continue;
+    if (in_host_memory(i.shape()) || in_host_memory(i.operand(0)->shape())) continue;
+    const Instruction* consumer = nullptr;
+    for (const Instruction* u : consumers(i)) {
+      if (does_matmul(*u)) {
+        consumer = u;
+        break;
+      }
+    }
+    if (consumer == nullptr) continue;
+    const double saving = op_step_time_s(r);
+    AdviceEvidence e = ctx.evidence(op);
+    e.detail = absl::StrCat(sv(opcode_name(i.opcode())), " ", layout_text(i.operand(0)->shape()),
+                            " -> ", layout_text(i.shape()), ", ", format_bytes(r.hbm_bytes),
+                            " through HBM in ", times_text(op_time_s(r), r.multiplier), ", for ",
+                            sv(consumer->name()), " (", sv(opcode_name(consumer->opcode())), ")");
+    e.bytes = r.hbm_bytes * r.multiplier;
+    e.time_s = saving;
+    e.time_at_stake_s = saving;
+    items.push_back(std::move(e));
+    c.claims.push_back({&i, saving});
+    total += saving;
+    bytes += r.hbm_bytes * r.multiplier;
+  }
+  if (items.empty() || total < ctx.min_time_s()) return;
+  sort_evidence(items);
+  c.finding.id = "layout-copy";
+  c.finding.title = "Copies re-lay out matmul operands every step";
+  c.finding.what = absl::StrCat(
+      items.size(),
+      items.size() == 1 ? " copy or transpose only changes" : " copies or transposes only change",
+      " the layout or tiling of a value right before a dot or convolution: ", format_bytes(bytes),
+      " moved, ", format_seconds(total), " per step.");
+  c.finding.fix =
+      "Store the operand in the layout the matmul reads. Let XLA choose the layouts of the "
+      "step's inputs and outputs with AUTO layouts (jax.experimental.layout: compile with "
+      "Layout.AUTO, DeviceLocalLayout.AUTO in older JAX, and keep the weights in the layout "
+      "the compiled step reports); or transpose the weight once, outside the step, into the "
+      "order the einsum contracts.";
+  c.finding.bytes_at_stake = bytes;
+  c.finding.op_count = static_cast<int64_t>(items.size());
+  c.arithmetic = absl::StrCat("time of the copies: ", sum_text(items, total));
+  c.finding.evidence = std::move(items);
+  out.push_back(std::move(c));
+}
+
+void f32_matmul(const Context& ctx, std::vector<Candidate>& out) {
+  const std::optional<double> bf16 = ctx.device.matrix_peak(PrimitiveType::kBF16);
+  if (!bf16 || *bf16 <= 0) return;
+  // Only where the rest of the program already runs its matmuls in 16 bits or fewer.
+  bool narrow_elsewhere = false;
+  for (const IndexedOp& op : ctx.ops) {
+    if (op.record->matrix_flops <= 0) continue;
+    for (const Instruction* m : matmuls_of(*op.instruction)) {
+      if (is_narrow_matmul(*m)) narrow_elsewhere = true;
+    }
+  }
+  if (!narrow_elsewhere) return;
+  const double f32_peak = ctx.device.matrix_peak(PrimitiveType::kF32).value_or(*bf16);
+  const double eff = ctx.device.matmul_efficiency;
+  const double bw = ctx.device.hbm_bandwidth * ctx.device.hbm_efficiency;
+  const double vector = ctx.device.vector_flops_per_s;
+  Candidate c;
+  std::vector<AdviceEvidence> items;
+  double total = 0, flops = 0;
+  for (const IndexedOp& op : ctx.ops) {
+    const OpPrediction& r = *op.record;
+    if (r.matrix_flops <= 0 || op_time_s(r) <= 0) continue;
+    bool wide = false, highest = false;
+    for (const Instruction* m : matmuls_of(*op.instruction)) {
+      bool h = false;
+      if (is_wide_matmul(*m, &h)) wide = true;
+      highest = highest || h;
+    }
+    if (!wide) continue;
+    // The same roofline twice: as predicted, and with the matmul at the bf16 peak and its f32
+    // operands read in half the bytes.
+    double f32_operand_bytes = 0;
+    for (const Instruction* o : op.instruction->operands()) {
+      if (o->shape().is_array() && wide_float(o->shape().element_type)) {
+        f32_operand_bytes += result_bytes(o->shape()).padded;
+      }
+    }
+    const double other = vector > 0 ? (r.flops - r.matrix_flops) / vector : 0;
+    const double hbm_now = bw > 0 ? r.hbm_bytes / bw : 0;
+    const double hbm_bf16 = bw > 0 ? std::max(0.0, r.hbm_bytes - f32_operand_bytes / 2) / bw : 0;
+    const double now = std::max({r.matrix_flops / (f32_peak * eff), hbm_now, other});
+    const double then = std::max({r.matrix_flops / (*bf16 * eff), hbm_bf16, other});
+    const double per_run = std::min(op_time_s(r), std::max(0.0, now - then));
+    if (per_run <= 0) continue;
+    const double saving = per_run * r.multiplier;
+    AdviceEvidence e = ctx.evidence(op);
+    e.detail = absl::StrCat(highest ? "precision HIGHEST, " : "f32 operands, ",
+                            format_flops(r.matrix_flops), ": ", format_seconds(now), " at ",
+                            format_flop_rate(f32_peak * eff), " and ", format_bytes(r.hbm_bytes),
+                            " vs ", format_seconds(then), " in bf16 (",
+                            format_flop_rate(*bf16 * eff), ", f32 operands in half the bytes)");
+    e.bytes = r.hbm_bytes * r.multiplier;
+    e.time_s = op_step_time_s(r);
+    e.time_at_stake_s = saving;
+    items.push_back(std::move(e));
+    c.claims.push_back({op.instruction, saving});
+    total += saving;
+    flops += r.matrix_flops * r.multiplier;
+  }
+  if (items.empty() || total < ctx.min_time_s()) return;
+  sort_evidence(items);
+  c.finding.id = "f32-matmul";
+  c.finding.title = "Some matmuls run in f32 while the rest of the model is bf16";
+  c.finding.what = absl::StrCat(plural(items.size(), "matmul"), " (", format_flops(flops),
+                                " per step) take f32 operands or HIGHEST precision; in bf16 "
+                                "they would take ",
+                                format_seconds(total), " less.");
+  c.finding.fix =
+      "Run them in bf16 with f32 accumulation: cast both operands with .astype(jnp.bfloat16) "
+      "and pass preferred_element_type=jnp.float32 to jnp.einsum / jax.lax.dot_general (keep "
+      "f32 master weights outside the matmul); drop precision=jax.lax.Precision.HIGHEST or "
+      "jax.default_matmul_precision('highest') where the default is accurate enough.";
+  c.finding.bytes_at_stake = 0;
+  c.finding.op_count = static_cast<int64_t>(items.size());
+  c.arithmetic = absl::StrCat(
+      "per op, max(matrix FLOPs / peak, HBM bytes / bandwidth, other FLOPs / vector rate) in "
+      "f32 minus the same in bf16, x executions: ",
+      sum_text(items, total));
+  c.finding.evidence = std::move(items);
+  out.push_back(std::move(c));
+}
+
+void unfused_elementwise(const Context& ctx, std::vector<Candidate>& out) {
+  const double bw = ctx.device.hbm_bandwidth * ctx.device.hbm_efficiency;
+  if (bw <= 0) return;
+  Candidate c;
+  std::vector<AdviceEvidence> items;
+  double total = 0, bytes = 0;
+  for (const IndexedOp& op : ctx.ops) {
+    const OpPrediction& r = *op.record;
+    const Instruction& p = *op.instruction;
+    if (op_time_s(r) <= 0 || !elementwise_like(p) || p.is_root() || p.users().size() != 1) {
+      continue;
+    }
+    const Instruction& user = *p.users()[0];
+    const OpPrediction* u = ctx.record(&user);
+    if (u == nullptr || op_time_s(*u) <= 0 || !elementwise_like(user)) continue;
+    // Written by p, read back by its only user: fused, the value would stay on chip.
+    const double round_trip = 2 * result_bytes(p.shape()).padded;
+    const double per_run = std::min(op_time_s(r), round_trip / bw);
+    if (per_run <= 0) continue;
+    const double saving = per_run * r.multiplier;
+    AdviceEvidence e = ctx.evidence(op);
+    e.detail = absl::StrCat(sv(opcode_name(p.opcode())), " -> ", sv(user.name()), " (",
+                            sv(opcode_name(user.opcode())), "): ", format_bytes(round_trip),
+                            " written and read back through HBM");
+    e.bytes = round_trip * r.multiplier;
+    e.time_s = op_step_time_s(r);
+    e.time_at_stake_s = saving;
+    items.push_back(std::move(e));
+    c.claims.push_back({&p, saving});
+    total += saving;
+    bytes += round_trip * r.multiplier;
+  }
+  if (items.empty() || total < ctx.min_time_s()) return;
+  sort_evidence(items);
+  c.finding.id = "unfused-elementwise";
+  c.finding.title = "Elementwise ops are not fused";
+  c.finding.what = absl::StrCat(plural(items.size(), "elementwise op"),
+                                " write a result that only the next elementwise "
+                                "op reads: ",
+                                format_bytes(bytes),
+                                " per step go to HBM and back that fusion would keep "
+                                "on chip.");
+  c.finding.fix =
+      "If this HLO was not optimized (jax.jit(f).lower(...).as_text()), advise the compiled "
+      "module instead: jax.jit(f).lower(...).compile().as_text(). Otherwise find what splits "
+      "the chain: a host callback (jax.pure_callback) or custom call in between, "
+      "jax.lax.optimization_barrier or a jax.checkpoint boundary, or a value used twice.";
+  c.finding.bytes_at_stake = bytes;
+  c.finding.op_count = static_cast<int64_t>(items.size());
+  c.arithmetic = absl::StrCat("per op, min(its time, 2 x result bytes / ", format_byte_rate(bw),
+                              ") x executions: ", sum_text(items, total));
+  c.finding.evidence = std::move(items);
+  out.push_back(std::move(c));
+}
+
+void small_ops(const Context& ctx, std::vector<Candidate>& out) {
+  const double overhead = ctx.device.per_op_overhead_s;
+  if (overhead <= 0) return;
+  Candidate c;
+  std::vector<AdviceEvidence> items;
+  double total = 0, runs = 0;
+  std::map<std::string, double> by_category;
+  for (const IndexedOp& op : ctx.ops) {
+    const OpPrediction& r = *op.record;
+    if (r.bound != BoundBy::kOverhead || op_time_s(r) <= 0) continue;
+    const double per_run = std::min(op_time_s(r), overhead);
+    const double saving = per_run * r.multiplier;
+    AdviceEvidence e = ctx.evidence(op);
+    e.detail = absl::StrCat(r.category, ": ", times_text(op_time_s(r), r.multiplier),
+                            ", of which overhead ", format_seconds(per_run));
+    e.bytes = r.hbm_bytes * r.multiplier;
+    e.time_s = op_step_time_s(r);
+    e.time_at_stake_s = saving;
+    items.push_back(std::move(e));
+    c.claims.push_back({op.instruction, saving});
+    total += saving;
+    runs += r.multiplier;
+    by_category[r.category] += r.multiplier;
+  }
+  if (runs < static_cast<double>(ctx.limits.small_ops_min_count) ||
+      total < ctx.limits.small_ops_min_step_share * ctx.step_s() || total <= 0) {
+    return;
+  }
+  sort_evidence(items);
+  std::vector<std::pair<double, std::string>> categories;
+  for (const auto& [name, n] : by_category) categories.push_back({n, name});
+  std::sort(categories.rbegin(), categories.rend());
+  std::vector<std::string> parts;
+  for (size_t k = 0; k < categories.size() && k < 3; ++k) {
+    parts.push_back(absl::StrCat(categories[k].first, " ", categories[k].second));
+  }
+  c.finding.id = "small-ops";
+  c.finding.title = "Many tiny ops: launch overhead dominates";
+  c.finding.what =
+      absl::StrCat(runs, " op executions per step do less work than the fixed per-op overhead (",
+                   format_seconds(overhead), " each): ", format_seconds(total), " of overhead (",
+                   format_percent(total / ctx.step_s()),
+                   " of the step). Most: ", absl::StrJoin(parts, ", "), ".");
+  c.finding.fix =
+      "Give each op more work: jit the whole step rather than calling small jitted functions, "
+      "batch small computations with jax.vmap, loop with jax.lax.scan / fori_loop rather than "
+      "a Python loop over tiny arrays, raise the per-device batch; on GPU let XLA put the step "
+      "in CUDA graphs (XLA_FLAGS=--xla_gpu_enable_command_buffer).";
+  c.finding.op_count = static_cast<int64_t>(items.size());
+  c.arithmetic = absl::StrCat(runs, " executions x min(op time, ", format_seconds(overhead),
+                              " overhead) = ", format_seconds(total));
+  c.finding.evidence = std::move(items);
+  out.push_back(std::move(c));
+}
+
+void unknown_cost(const Context& ctx, std::vector<Candidate>& out) {
+  if (ctx.prediction.unknown_ops.empty()) return;
+  absl::flat_hash_map<std::string_view, const Instruction*> by_name;
+  for (const Computation* comp : ctx.module.computations()) {
+    for (const Instruction* i : comp->instructions()) by_name.emplace(i->name(), i);
+  }
+  const double bw = ctx.device.hbm_bandwidth * ctx.device.hbm_efficiency;
+  struct Target {
+    int64_t count = 0;
+    double bytes = 0;
+    std::vector<std::string> names;
+    const Instruction* first = nullptr;
+  };
+  std::map<std::string, Target> targets;
+  for (const std::string& name : ctx.prediction.unknown_ops) {
+    auto it = by_name.find(name);
+    const Instruction* i = it == by_name.end() ? nullptr : it->second;
+    std::string target = "unknown";
+    double bytes = 0;
+    if (i != nullptr) {
+      target = i->opcode() == Opcode::kCustomCall ? std::string(i->custom_call_target())
+                                                  : std::string(opcode_name(i->opcode()));
+      bytes = result_bytes(i->shape()).padded;
+      for (const Instruction* o : i->operands()) bytes += result_bytes(o->shape()).padded;
+    }
+    Target& t = targets[target];
+    ++t.count;
+    t.bytes += bytes;
+    if (t.names.size() < 3) t.names.push_back(name);
+    if (t.first == nullptr) t.first = i;
+  }
+  Candidate c;
+  std::vector<AdviceEvidence> items;
+  double floor_s = 0;
+  for (const auto& [target, t] : targets) {
+    AdviceEvidence e;
+    e.op = t.names.front();
+    if (t.first != nullptr) {
+      e.computation = std::string(t.first->parent()->name());
+      if (const OpMetadata* m = t.first->metadata()) e.scope = scope_of(m->op_name);
+      e.shape = to_string(t.first->shape());
+    }
+    const double min_s = bw > 0 ? t.bytes / bw : 0;
+    e.detail = absl::StrCat(target, ": ", t.count, " op", t.count == 1 ? "" : "s", " (",
+                            absl::StrJoin(t.names, ", "), t.count > 3 ? ", ..." : "",
+                            "); reading operands and writing results once takes at least ",
+                            format_seconds(min_s));
+    e.bytes = t.bytes;
+    items.push_back(std::move(e));
+    floor_s += min_s;
+  }
+  sort_evidence(items);
+  c.finding.id = "unknown-cost";
+  c.finding.title = "Ops of unknown cost: the step time is a floor";
+  c.finding.what = absl::StrCat(
+      ctx.prediction.unknown_ops.size(), " op", ctx.prediction.unknown_ops.size() == 1 ? "" : "s",
+      " (", plural(targets.size(), "target"), ")",
+      ctx.prediction.unknown_ops.size() == 1 ? " has" : " have",
+      " no cost model and count 0 s in the ", format_seconds(ctx.step_s()),
+      " step. Reading their operands and writing their results "
+      "once would take at least ",
+      format_seconds(floor_s), " (",
+      format_percent(ctx.step_s() > 0 ? floor_s / (ctx.step_s() + floor_s) : 0),
+      " of a step that included it); they may hide much more.");
+  c.finding.fix =
+      "Measure them once on the device (jax.profiler.trace) and weigh the prediction by "
+      "them; move host callbacks (jax.pure_callback, io_callback) out of the step; prefer "
+      "jnp / lax code that XLA can cost and fuse to opaque custom calls where the speed "
+      "allows.";
+  c.finding.op_count = static_cast<int64_t>(ctx.prediction.unknown_ops.size());
+  c.untimed = true;
+  c.arithmetic = "no step time counted: their time is unknown";
+  c.finding.evidence = std::move(items);
+  out.push_back(std::move(c));
+}
+
+}  // namespace hloroof::advise_internal

@@ -1,0 +1,323 @@
+// The rules about data that crosses a link: exposed-collective, serial-loop-collective,
+// replicated-weight-gather, host-transfer.
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "advise/advise_internal.h"
+#include "hloroof/computation.h"
+#include "hloroof/shape_size.h"
+#include "hloroof/units.h"
+#include "util/absl_compat.h"
+
+namespace hloroof::advise_internal {
+namespace {
+
+bool is_all_gather(const Instruction& i) {
+  if (i.opcode() == Opcode::kAllGather || i.opcode() == Opcode::kAllGatherStart) return true;
+  return i.opcode() == Opcode::kAsyncStart && i.async_wrapped_opcode() == Opcode::kAllGather;
+}
+
+// Follows operand 0 through ops that slice, retype or relabel a value, up to a parameter: the
+// entry's (a weight) or a loop body's (a weight carried through the loop).
+const Instruction* source_parameter(const Instruction& i) {
+  const Instruction* at = &i;
+  for (int steps = 0; steps < 16 && at != nullptr; ++steps) {
+    switch (at->opcode()) {
+      case Opcode::kParameter:
+        return at;
+      case Opcode::kBitcast:
+      case Opcode::kReshape:
+      case Opcode::kCopy:
+      case Opcode::kConvert:
+      case Opcode::kGetTupleElement:
+      case Opcode::kDynamicSlice:
+      case Opcode::kSlice:
+      case Opcode::kTranspose:
+      case Opcode::kOptimizationBarrier:
+        at = at->operand_count() > 0 ? at->operand(0) : nullptr;
+        break;
+      default:
+        return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+// The op that carries a collective's wait on the critical path: an async pair's done, else the
+// collective itself.
+const Instruction* waiting_op(const Instruction& i) {
+  if (is_async_start(i.opcode())) return done_of(i);
+  return &i;
+}
+
+// Seconds per execution of the ops of `c` that neither feed `start` nor use `done`'s result:
+// work the collective could overlap.
+double independent_work_s(const Context& ctx, const Computation& c, const Instruction& start,
+                          const Instruction& done) {
+  absl::flat_hash_set<const Instruction*> related = {&start, &done};
+  std::vector<const Instruction*> stack(start.operands().begin(), start.operands().end());
+  while (!stack.empty()) {
+    const Instruction* i = stack.back();
+    stack.pop_back();
+    if (!related.insert(i).second) continue;
+    stack.insert(stack.end(), i->operands().begin(), i->operands().end());
+  }
+  stack.assign(done.users().begin(), done.users().end());
+  for (const Instruction* u : start.users()) stack.push_back(u);
+  while (!stack.empty()) {
+    const Instruction* i = stack.back();
+    stack.pop_back();
+    if (!related.insert(i).second) continue;
+    stack.insert(stack.end(), i->users().begin(), i->users().end());
+  }
+  double work = 0;
+  for (const Instruction* i : c.instructions()) {
+    if (related.contains(i)) continue;
+    const OpPrediction* r = ctx.record(i);
+    // Ops bound by the per-op overhead are not work a collective can hide behind.
+    if (r != nullptr && !r->collective && !r->async && r->bound != BoundBy::kOverhead) {
+      work += op_time_s(*r);
+    }
+  }
+  return work;
+}
+
+std::string collective_detail(const CollectivePrediction& c, double exposed_s, double multiplier) {
+  return absl::StrCat(c.kind, " of ", format_bytes(c.payload_bytes), " over ", c.group_size,
+                      " devices", c.is_async ? " (async)" : " (synchronous)", ": takes ",
+                      format_seconds(c.time_s), ", the step waits ",
+                      times_text(exposed_s, multiplier));
+}
+
+}  // namespace
+
+bool is_replicated_weight_gather(const Context& ctx, const Instruction& i) {
+  if (!is_all_gather(i) || i.operand_count() == 0) return false;
+  if (source_parameter(*i.operand(0)) == nullptr) return false;
+  const Instruction* out = waiting_op(i);
+  if (out == nullptr) return false;
+  if (result_bytes(out->shape()).padded < static_cast<double>(ctx.limits.weight_gather_min_bytes)) {
+    return false;
+  }
+  for (const Instruction* u : consumers(*out)) {
+    if (does_matmul(*u)) return true;
+  }
+  return false;
+}
+
+void replicated_weight_gather(const Context& ctx, std::vector<Candidate>& out) {
+  Candidate c;
+  double total = 0, gathered = 0;
+  std::vector<AdviceEvidence> items;
+  for (const IndexedOp& op : ctx.ops) {
+    const OpPrediction& r = *op.record;
+    if (!r.collective || !is_replicated_weight_gather(ctx, *op.instruction)) continue;
+    const double saving = r.collective->exposed_s * r.multiplier;
+    const Instruction* wait = waiting_op(*op.instruction);
+    if (saving <= 0 || wait == nullptr) continue;
+    const Instruction* param = source_parameter(*op.instruction->operand(0));
+    const double shard = result_bytes(op.instruction->operand(0)->shape()).padded;
+    const double full = result_bytes(wait->shape()).padded;
+    std::string consumer;
+    for (const Instruction* u : consumers(*wait)) {
+      if (does_matmul(*u)) {
+        consumer = std::string(u->name());
+        break;
+      }
+    }
+    AdviceEvidence e = ctx.evidence(op);
+    e.detail = absl::StrCat("gathers ", param->parent()->is_entry() ? "parameter " : "loop state ",
+                            sv(param->name()), " from its ", format_bytes(shard),
+                            " shard to the full ", format_bytes(full), " on each of ",
+                            r.collective->group_size, " devices for ", consumer,
+                            "; the step waits ", times_text(r.collective->exposed_s, r.multiplier));
+    e.bytes = full;
+    e.time_s = r.collective->time_s * r.multiplier;
+    e.time_at_stake_s = saving;
+    items.push_back(std::move(e));
+    c.claims.push_back({wait, saving});
+    total += saving;
+    gathered += full * r.multiplier;
+  }
+  if (items.empty() || total < ctx.min_time_s()) return;
+  sort_evidence(items);
+  c.finding.id = "replicated-weight-gather";
+  c.finding.title = "Whole weights are all-gathered before the matmul, and the step waits";
+  c.finding.what = absl::StrCat(
+      items.size(), " all-gather", items.size() == 1 ? "" : "s",
+      " rebuild full weights from their shards (", format_bytes(gathered),
+      " per step) right before a dot or convolution; the step waits ", format_seconds(total),
+      " for them. This is the \"giant AllGather\": XLA chose to replicate the weight instead of "
+      "keeping the matmul sharded.");
+  c.finding.fix =
+      "Keep the weight sharded through the matmul (tensor parallelism): give the weight a "
+      "NamedSharding over the model axis and pin the activations with "
+      "jax.lax.with_sharding_constraint so that XLA moves activations, not weights. If FSDP is "
+      "intended, let the gather of the next layer overlap this one's compute: scan over layers "
+      "(jax.lax.scan) and keep collectives async.";
+  c.finding.bytes_at_stake = gathered;
+  c.finding.op_count = static_cast<int64_t>(items.size());
+  c.arithmetic = absl::StrCat("exposed all-gather time: ", sum_text(items, total));
+  c.finding.evidence = std::move(items);
+  out.push_back(std::move(c));
+}
+
+void exposed_collectives(const Context& ctx, std::vector<Candidate>& out) {
+  Candidate plain, loop;
+  std::vector<AdviceEvidence> plain_items, loop_items;
+  double plain_total = 0, loop_total = 0, loop_exposed = 0;
+  for (const IndexedOp& op : ctx.ops) {
+    const OpPrediction& r = *op.record;
+    if (!r.collective || r.collective->exposed_s <= 0) continue;
+    if (is_replicated_weight_gather(ctx, *op.instruction)) continue;
+    const Instruction* wait = waiting_op(*op.instruction);
+    if (wait == nullptr) continue;
+    const Computation& body = *op.instruction->parent();
+    const double exposed = r.collective->exposed_s;
+    AdviceEvidence e = ctx.evidence(op);
+    e.bytes = r.collective->payload_bytes;
+    e.time_s = r.collective->time_s * r.multiplier;
+    const double independent =
+        is_loop_body(body) ? independent_work_s(ctx, body, *op.instruction, *wait) : 0;
+    if (independent > 0 && independent >= ctx.limits.loop_min_independent_share * exposed) {
+      const double saving = std::min(exposed, independent) * r.multiplier;
+      e.detail = absl::StrCat(collective_detail(*r.collective, exposed, r.multiplier),
+                              "; each iteration has ", format_seconds(independent),
+                              " of work that does not depend on it");
+      e.time_at_stake_s = saving;
+      loop.claims.push_back({wait, saving});
+      loop_total += saving;
+      loop_exposed += exposed * r.multiplier;
+      loop_items.push_back(std::move(e));
+    } else {
+      const double saving = exposed * r.multiplier;
+      e.detail = collective_detail(*r.collective, exposed, r.multiplier);
+      // A weight gathered inside a loop is gathered again every iteration.
+      const Instruction* param =
+          is_all_gather(*op.instruction) && op.instruction->operand_count() > 0
+              ? source_parameter(*op.instruction->operand(0))
+              : nullptr;
+      if (param != nullptr) {
+        absl::StrAppend(&e.detail, "; it gathers ",
+                        param->parent()->is_entry() ? "parameter " : "loop state ",
+                        sv(param->name()), r.multiplier > 1 ? ", again every iteration" : "");
+      }
+      e.time_at_stake_s = saving;
+      plain.claims.push_back({wait, saving});
+      plain_total += saving;
+      plain_items.push_back(std::move(e));
+    }
+  }
+  if (!plain_items.empty() && plain_total >= ctx.min_time_s()) {
+    sort_evidence(plain_items);
+    plain.finding.id = "exposed-collective";
+    plain.finding.title = "The step waits for collectives";
+    plain.finding.what = absl::StrCat(
+        plain_items.size(), " collective", plain_items.size() == 1 ? "" : "s",
+        " are not hidden behind other work: the step waits ", format_seconds(plain_total),
+        " for them (", format_percent(plain_total / ctx.step_s()), " of the step).");
+    plain.finding.fix =
+        "Overlap them with work or make them smaller. XLA overlaps only async collectives with "
+        "work that does not depend on them: on GPU turn on the latency-hiding scheduler "
+        "(XLA_FLAGS=--xla_gpu_enable_latency_hiding_scheduler=true); on TPU it is on, so give it "
+        "independent work (microbatches, a scan over layers). Send fewer bytes: reduce "
+        "gradients in bf16, or reshard with jax.lax.with_sharding_constraint so that less "
+        "crosses the network.";
+    plain.finding.op_count = static_cast<int64_t>(plain_items.size());
+    plain.arithmetic =
+        absl::StrCat("exposed time x executions: ", sum_text(plain_items, plain_total));
+    plain.finding.evidence = std::move(plain_items);
+    out.push_back(std::move(plain));
+  }
+  if (!loop_items.empty() && loop_total >= ctx.min_time_s()) {
+    sort_evidence(loop_items);
+    loop.finding.id = "serial-loop-collective";
+    loop.finding.title = "A loop waits for its collectives although it has other work";
+    loop.finding.what =
+        absl::StrCat(loop_items.size(), " collective", loop_items.size() == 1 ? "" : "s",
+                     " inside while loops stall every iteration (", format_seconds(loop_exposed),
+                     " per step in all) while work that does not depend on them could run; up to ",
+                     format_seconds(loop_total), " could be hidden.");
+    loop.finding.fix =
+        "Let each iteration's collective run under independent work: unroll the loop "
+        "(jax.lax.scan(..., unroll=2)) so the next iteration's collective can start early; "
+        "on TPU enable async collective fusion and collective matmul "
+        "(LIBTPU_INIT_ARGS=--xla_tpu_enable_async_collective_fusion=true); on GPU "
+        "XLA_FLAGS=--xla_gpu_enable_latency_hiding_scheduler=true. For FSDP over layers, "
+        "prefetch the next layer's weights.";
+    loop.finding.op_count = static_cast<int64_t>(loop_items.size());
+    loop.arithmetic = absl::StrCat("min(exposed, independent work) per iteration x trips: ",
+                                   sum_text(loop_items, loop_total));
+    loop.finding.evidence = std::move(loop_items);
+    out.push_back(std::move(loop));
+  }
+}
+
+void host_transfer(const Context& ctx, std::vector<Candidate>& out) {
+  Candidate c;
+  std::vector<AdviceEvidence> items;
+  double total = 0, bytes = 0;
+  const double host_bw = ctx.device.host_bandwidth.value_or(0);
+  for (const IndexedOp& op : ctx.ops) {
+    const OpPrediction& r = *op.record;
+    const Instruction& i = *op.instruction;
+    const Instruction* wait = nullptr;
+    double moved = 0, saving = 0;
+    if (i.opcode() == Opcode::kCopyStart || i.opcode() == Opcode::kCopyDone) {
+      // The pair's wait is on the done; the start carries the shapes either way.
+      if (i.opcode() != Opcode::kCopyDone || i.operand_count() == 0) continue;
+      const Instruction& start = *i.operand(0);
+      const bool host = in_host_memory(i.shape()) ||
+                        (start.operand_count() > 0 && in_host_memory(start.operand(0)->shape()));
+      if (!host) continue;
+      wait = &i;
+      absl::StatusOr<ShapeSize> s = shape_size(i.shape());
+      moved = s.ok() ? static_cast<double>(s->padded_bytes) : 0;
+      saving = op_step_time_s(r);
+    } else if (i.opcode() == Opcode::kInfeed || i.opcode() == Opcode::kOutfeed) {
+      wait = &i;
+      moved = r.host_bytes > 0 ? r.host_bytes : result_bytes(i.shape()).padded;
+      saving = op_step_time_s(r);
+    } else if (r.host_bytes > 0 && !r.collective && !r.async) {
+      wait = &i;
+      moved = r.host_bytes;
+      const double host_s = host_bw > 0 ? r.host_bytes / host_bw : op_time_s(r);
+      saving = std::min(op_time_s(r), host_s) * r.multiplier;
+    } else {
+      continue;
+    }
+    if (saving <= 0) continue;
+    AdviceEvidence e = ctx.evidence(op);
+    e.detail = absl::StrCat(format_bytes(moved), " between host and device; the step waits ",
+                            times_text(saving / r.multiplier, r.multiplier));
+    e.bytes = moved;
+    e.time_s = op_step_time_s(r);
+    e.time_at_stake_s = saving;
+    items.push_back(std::move(e));
+    c.claims.push_back({wait, saving});
+    total += saving;
+    bytes += moved * r.multiplier;
+  }
+  if (items.empty() || total < ctx.min_time_s()) return;
+  sort_evidence(items);
+  c.finding.id = "host-transfer";
+  c.finding.title = "The step waits for host transfers";
+  c.finding.what = absl::StrCat(items.size(), " transfer", items.size() == 1 ? "" : "s",
+                                " between host and device memory (", format_bytes(bytes),
+                                " per step) are on the critical path: the step waits ",
+                                format_seconds(total), ".");
+  c.finding.fix =
+      "Start host copies earlier or offload less: with activation offload, choose a remat "
+      "policy that offloads only what compute can hide "
+      "(jax.checkpoint(policy=jax.checkpoint_policies.save_and_offload_only_these_names(...))); "
+      "keep optimizer state offloaded with memory_kind='pinned_host' out of the inner loop; keep "
+      "in device memory what fits (see memory-headroom); feed input with a prefetching loader.";
+  c.finding.bytes_at_stake = bytes;
+  c.finding.op_count = static_cast<int64_t>(items.size());
+  c.arithmetic = absl::StrCat("waits on host transfers: ", sum_text(items, total));
+  c.finding.evidence = std::move(items);
+  out.push_back(std::move(c));
+}
+
+}  // namespace hloroof::advise_internal

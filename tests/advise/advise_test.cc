@@ -1,0 +1,459 @@
+// Every rule of advise on a small module that triggers it and on one that must not, with the
+// time at stake derived by hand. Device figures: tpu_v5e HBM 8.19e11 B/s, bf16 peak 1.97e14
+// FLOP/s, PCIe 1.6e10 B/s, 16e9 B HBM, per-op overhead 1 us; h100 HBM 3.35e12 B/s, bf16 peak
+// 9.89e14 FLOP/s, f32 peak 6.7e13 FLOP/s, per-op overhead 1 us (data/hardware/*.json).
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "advise_test_util.h"
+
+namespace hloroof {
+namespace {
+
+using testing::advise_text;
+using testing::no_overhead;
+
+constexpr double kV5eHbm = 8.19e11;
+constexpr double kH100Hbm = 3.35e12;
+
+// ---- exposed-collective
+
+// A synchronous all-reduce of f32[1024,1024] (4 MiB) over the 4 chips of a v5e 2x2: the step
+// waits for all of it, so the time at stake is its whole time.
+constexpr const char* kSyncAllReduce = R"(HloModule m, num_partitions=4
+add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
+ENTRY e {
+  p = f32[1024,1024]{1,0} parameter(0)
+  ROOT ar = f32[1024,1024]{1,0} all-reduce(p), channel_id=1, replica_groups={{0,1,2,3}},
+    use_global_device_ids=true, to_apply=add
+})";
+
+// The same all-reduce, async, with a bf16 4096^3 dot between start and done that does not
+// depend on it: 2 x 4096^3 / 1.97e14 = 698 us of work hides it whole.
+constexpr const char* kHiddenAllReduce = R"(HloModule m, num_partitions=4, is_scheduled=true
+add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
+ENTRY e {
+  p = f32[1024,1024]{1,0} parameter(0)
+  a = bf16[4096,4096]{1,0} parameter(1)
+  ars = f32[1024,1024]{1,0} all-reduce-start(p), channel_id=1, replica_groups={{0,1,2,3}},
+    use_global_device_ids=true, to_apply=add
+  d = bf16[4096,4096]{1,0} dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ard = f32[1024,1024]{1,0} all-reduce-done(ars)
+  ROOT t = (f32[1024,1024]{1,0}, bf16[4096,4096]{1,0}) tuple(ard, d)
+})";
+
+TEST_CASE("exposed-collective: a collective the step waits for, and one it hides") {
+  auto a = advise_text(kSyncAllReduce, "tpu_v5e:2x2", no_overhead());
+  const AdviceFinding* f = a.find("exposed-collective");
+  REQUIRE(f != nullptr);
+  // Synchronous: exposed = the all-reduce's whole time, once per step.
+  const double ar = a.op("ar").time_s;
+  REQUIRE(ar > 0);
+  CHECK(f->time_at_stake_s == Approx(ar));
+  CHECK(f->time_at_stake_s == Approx(a.prediction.step_time_s));
+  REQUIRE(f->evidence.size() == 1);
+  CHECK(f->evidence[0].op == "ar");
+  CHECK(f->evidence[0].bytes == 4194304);  // the payload
+  CHECK_THAT(f->evidence[0].detail, Catch::Contains("all-reduce of 4 MiB over 4 devices"));
+
+  auto hidden = advise_text(kHiddenAllReduce, "tpu_v5e:2x2", no_overhead());
+  CHECK(hidden.op("ard").time_s == 0);
+  CHECK(hidden.find("exposed-collective") == nullptr);
+  CHECK(hidden.find("serial-loop-collective") == nullptr);
+}
+
+// ---- serial-loop-collective
+
+// A loop of 4 trips whose body all-reduces x (synchronous) and, independently, multiplies two
+// bf16 2048x2048 weights: 2 x 2048^3 / 1.97e14 = 87.2 us of work the all-reduce could hide.
+std::string loop_module(bool independent) {
+  const std::string work = independent
+                               ? "d = bf16[2048,2048]{1,0} dot(w, w), lhs_contracting_dims={1}, "
+                                 "rhs_contracting_dims={0}"
+                               : "d = bf16[2048,2048]{1,0} convert(ar)";
+  return absl::StrCat(R"(HloModule m, num_partitions=4
+add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
+cond {
+  s = (s32[], f32[2048,2048]{1,0}, bf16[2048,2048]{1,0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[2048,2048]{1,0}, bf16[2048,2048]{1,0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[2048,2048]{1,0} get-tuple-element(s), index=1
+  w = bf16[2048,2048]{1,0} get-tuple-element(s), index=2
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ar = f32[2048,2048]{1,0} all-reduce(x), channel_id=1, replica_groups={{0,1,2,3}},
+    use_global_device_ids=true, to_apply=add
+  )",
+                      work, R"(
+  ROOT r = (s32[], f32[2048,2048]{1,0}, bf16[2048,2048]{1,0}) tuple(i1, ar, d)
+}
+ENTRY e {
+  x = f32[2048,2048]{1,0} parameter(0)
+  w = bf16[2048,2048]{1,0} parameter(1)
+  zero = s32[] constant(0)
+  s = (s32[], f32[2048,2048]{1,0}, bf16[2048,2048]{1,0}) tuple(zero, x, w)
+  ROOT loop = (s32[], f32[2048,2048]{1,0}, bf16[2048,2048]{1,0}) while(s), condition=cond,
+    body=body, backend_config={"known_trip_count":{"n":"4"}}
+})");
+}
+
+TEST_CASE("serial-loop-collective: per-iteration exposed time x trips, capped by the work") {
+  auto a = advise_text(loop_module(true), "tpu_v5e:2x2", no_overhead());
+  const AdviceFinding* f = a.find("serial-loop-collective");
+  REQUIRE(f != nullptr);
+  const OpPrediction& ar = a.op("ar");
+  CHECK(ar.multiplier == 4);
+  // Independent work per iteration: the dot and the counter's add (neither feeds nor uses the
+  // all-reduce). At stake: min(all-reduce time, that work) x 4 trips.
+  const double work = a.op("d").time_s + a.op("i1").time_s;
+  CHECK(a.op("d").time_s == Approx(2.0 * 2048 * 2048 * 2048 / 1.97e14));
+  CHECK(f->time_at_stake_s == Approx(std::min(ar.time_s, work) * 4));
+  CHECK(f->evidence[0].op == "ar");
+  CHECK(a.find("exposed-collective") == nullptr);  // the same op is not reported twice
+
+  // No independent work (the only other op uses the all-reduce's result): nothing to overlap,
+  // so it is an exposed collective, not a serial loop.
+  auto b = advise_text(loop_module(false), "tpu_v5e:2x2", no_overhead());
+  CHECK(b.find("serial-loop-collective") == nullptr);
+  const AdviceFinding* e = b.find("exposed-collective");
+  REQUIRE(e != nullptr);
+  CHECK(e->time_at_stake_s == Approx(b.op("ar").time_s * 4));
+}
+
+// ---- replicated-weight-gather
+
+// A weight parameter's bf16[256,1024] shard (512 KiB) is all-gathered to the full [1024,1024]
+// (2 MiB) right before a dot: synchronous, so the step waits the gather's whole time.
+std::string gather_module(std::string_view source) {
+  return absl::StrCat(R"(HloModule m, num_partitions=4
+ENTRY e {
+  w = bf16[256,1024]{1,0} parameter(0)
+  x = bf16[8192,1024]{1,0} parameter(1)
+  )",
+                      std::string(source), R"(
+  ag = bf16[1024,1024]{1,0} all-gather(src), channel_id=1, replica_groups={{0,1,2,3}},
+    use_global_device_ids=true, dimensions={0}
+  ROOT d = bf16[8192,1024]{1,0} dot(x, ag), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+}
+
+TEST_CASE("replicated-weight-gather: a parameter gathered whole for a matmul") {
+  auto a = advise_text(gather_module("src = bf16[256,1024]{1,0} bitcast(w)"), "tpu_v5e:2x2",
+                       no_overhead());
+  const AdviceFinding* f = a.find("replicated-weight-gather");
+  REQUIRE(f != nullptr);
+  CHECK(f->time_at_stake_s == Approx(a.op("ag").time_s));
+  CHECK(f->bytes_at_stake == 2097152);  // 1024 x 1024 x 2 B gathered
+  CHECK_THAT(f->evidence[0].detail, Catch::Contains("parameter w from its 512 KiB shard"));
+  CHECK(a.find("exposed-collective") == nullptr);
+
+  // The gathered value is computed (an activation), not a weight: an exposed collective.
+  auto b = advise_text(gather_module("src = bf16[256,1024]{1,0} exponential(w)"), "tpu_v5e:2x2",
+                       no_overhead());
+  CHECK(b.find("replicated-weight-gather") == nullptr);
+  const AdviceFinding* e = b.find("exposed-collective");
+  REQUIRE(e != nullptr);
+  CHECK_THAT(e->evidence[0].detail, !Catch::Contains("gathers parameter"));
+
+  // A weight gathered for something other than a matmul: an exposed collective that says
+  // which parameter it gathers.
+  auto c = advise_text(R"(HloModule m, num_partitions=4
+ENTRY e {
+  w = bf16[256,1024]{1,0} parameter(0)
+  ag = bf16[1024,1024]{1,0} all-gather(w), channel_id=1, replica_groups={{0,1,2,3}},
+    use_global_device_ids=true, dimensions={0}
+  ROOT n = bf16[1024,1024]{1,0} negate(ag)
+})",
+                       "tpu_v5e:2x2", no_overhead());
+  CHECK(c.find("replicated-weight-gather") == nullptr);
+  const AdviceFinding* g = c.find("exposed-collective");
+  REQUIRE(g != nullptr);
+  CHECK(g->time_at_stake_s == Approx(c.op("ag").time_s));
+  CHECK_THAT(g->evidence[0].detail, Catch::Contains("it gathers parameter w"));
+}
+
+// ---- layout-copy
+
+// b is copied from {1,0} to {0,1} for the dot: 16 MiB read + 16 MiB written =
+// 33554432 / 8.19e11 = 40.97 us at stake.
+std::string copy_module(std::string_view consumer) {
+  return absl::StrCat(R"(HloModule m
+ENTRY e {
+  a = f32[2048,2048]{1,0} parameter(0)
+  b = f32[2048,2048]{1,0} parameter(1)
+  t = f32[2048,2048]{0,1} copy(b)
+  ROOT d = f32[2048,2048]{1,0} )",
+                      std::string(consumer), "\n}");
+}
+
+TEST_CASE("layout-copy: a copy that only re-lays out a dot operand") {
+  auto a = advise_text(copy_module("dot(a, t), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+                       "tpu_v5e", no_overhead());
+  const AdviceFinding* f = a.find("layout-copy");
+  REQUIRE(f != nullptr);
+  CHECK(f->time_at_stake_s == Approx(33554432 / kV5eHbm));
+  CHECK(f->evidence[0].op == "t");
+  CHECK_THAT(f->evidence[0].detail, Catch::Contains("{1,0} -> {0,1}"));
+  CHECK_THAT(f->evidence[0].detail, Catch::Contains("for d (dot)"));
+
+  auto b = advise_text(copy_module("add(a, t)"), "tpu_v5e", no_overhead());
+  CHECK(b.find("layout-copy") == nullptr);
+}
+
+// ---- padding-waste
+
+// f32[4096,2] under T(8,128) pads each row of 2 to 128: 4096 x 128 x 4 = 2 MiB padded for
+// 32 KiB logical. negate reads and writes it: HBM 4194304 / 8.19e11 = 5.121 us, of which the
+// padding share 1 - 65536 / 4194304 = 0.984375 is at stake: 5.041 us.
+TEST_CASE("padding-waste: tensors that are mostly tile padding") {
+  auto a = advise_text(R"(HloModule m
+ENTRY e {
+  p = f32[4096,2]{1,0:T(8,128)} parameter(0)
+  ROOT n = f32[4096,2]{1,0:T(8,128)} negate(p)
+})",
+                       "tpu_v5e", no_overhead());
+  const AdviceFinding* f = a.find("padding-waste");
+  REQUIRE(f != nullptr);
+  CHECK(f->time_at_stake_s == Approx(4194304 / kV5eHbm * 0.984375));
+  // Traffic and peak waste alike: 2 x (2097152 - 32768) = 4128768 B.
+  CHECK(f->bytes_at_stake == 4128768);
+  CHECK(f->evidence[0].op == "n");
+
+  auto b = advise_text(R"(HloModule m
+ENTRY e {
+  p = f32[4096,128]{1,0:T(8,128)} parameter(0)
+  ROOT n = f32[4096,128]{1,0:T(8,128)} negate(p)
+})",
+                       "tpu_v5e", no_overhead());
+  CHECK(b.find("padding-waste") == nullptr);
+}
+
+// ---- small-ops
+
+// A chain of N negates of f32[8] on an H100: each moves 64 B (19 ps) and pays the 1 us launch
+// overhead, so each is overhead bound; at stake N x 1 us.
+std::string negate_chain(int n) {
+  std::string s = "HloModule m\nENTRY e {\n  v0 = f32[8]{0} parameter(0)\n";
+  for (int k = 1; k <= n; ++k) {
+    absl::StrAppend(&s, k == n ? "  ROOT " : "  ", "v", k, " = f32[8]{0} negate(v", k - 1, ")\n");
+  }
+  return s + "}\n";
+}
+
+TEST_CASE("small-ops: many ops below the per-op overhead") {
+  auto a = advise_text(negate_chain(30), "h100");
+  const AdviceFinding* f = a.find("small-ops");
+  REQUIRE(f != nullptr);
+  CHECK(f->time_at_stake_s == Approx(30 * 1e-6));
+  CHECK(f->op_count == 30);
+  CHECK_THAT(f->what, Catch::Contains("30 op executions"));
+  // Each negate also feeds the next one, but fusing saves only 2 x 32 B / 3.35e12 = 19 ps
+  // each: below the threshold, so nothing is said about it.
+  CHECK(a.find("unfused-elementwise") == nullptr);
+
+  // 10 ops: below the 20 the rule asks for.
+  auto b = advise_text(negate_chain(10), "h100");
+  CHECK(b.find("small-ops") == nullptr);
+}
+
+// ---- f32-matmul
+
+// d32: 2 x 1024^3 = 2147483648 FLOP at the f32 peak 6.7e13 = 32.05 us (HBM 12 MiB / 3.35e12 =
+// 3.76 us). In bf16: max(2147483648 / 9.89e14 = 2.17 us, (12582912 - 8388608 / 2) / 3.35e12 =
+// 2.50 us) = 2.50 us. At stake 32.05 - 2.50 = 29.55 us.
+std::string matmul_module(bool with_bf16) {
+  std::string s = R"(HloModule m
+ENTRY e {
+  a = f32[1024,1024]{1,0} parameter(0)
+  b = f32[1024,1024]{1,0} parameter(1)
+  x = bf16[1024,1024]{1,0} parameter(2)
+  d32 = f32[1024,1024]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+)";
+  if (with_bf16) {
+    s +=
+        R"(  d16 = bf16[1024,1024]{1,0} dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[1024,1024]{1,0}, bf16[1024,1024]{1,0}) tuple(d32, d16)
+})";
+  } else {
+    s += "  ROOT t = (f32[1024,1024]{1,0}, bf16[1024,1024]{1,0}) tuple(d32, x)\n}";
+  }
+  return s;
+}
+
+TEST_CASE("f32-matmul: an f32 dot in a bf16 program") {
+  auto a = advise_text(matmul_module(true), "h100", no_overhead());
+  const AdviceFinding* f = a.find("f32-matmul");
+  REQUIRE(f != nullptr);
+  const double flops = 2.0 * 1024 * 1024 * 1024;
+  const double now = flops / 6.7e13;
+  const double then = std::max(flops / 9.89e14, (12582912 - 8388608 / 2.0) / kH100Hbm);
+  CHECK(a.op("d32").time_s == Approx(now));
+  CHECK(f->time_at_stake_s == Approx(now - then));
+  CHECK(f->evidence[0].op == "d32");
+
+  // Every matmul in f32: nothing in the program is bf16, so nothing to compare with.
+  auto b = advise_text(matmul_module(false), "h100", no_overhead());
+  CHECK(b.find("f32-matmul") == nullptr);
+}
+
+// ---- unfused-elementwise
+
+// exp -> add -> multiply on f32[2048,2048] (16 MiB), each its own op: a and b are written and
+// read back, 2 x 16 MiB = 33554432 B / 8.19e11 = 40.97 us each (each op takes longer than
+// that: exp 32 MiB, add 48 MiB of traffic), 81.94 us in all.
+TEST_CASE("unfused-elementwise: chains that round-trip HBM") {
+  auto a = advise_text(R"(HloModule m
+ENTRY e {
+  p = f32[2048,2048]{1,0} parameter(0)
+  a = f32[2048,2048]{1,0} exponential(p)
+  b = f32[2048,2048]{1,0} add(a, a)
+  ROOT c = f32[2048,2048]{1,0} multiply(b, p)
+})",
+                       "tpu_v5e", no_overhead());
+  const AdviceFinding* f = a.find("unfused-elementwise");
+  REQUIRE(f != nullptr);
+  CHECK(f->time_at_stake_s == Approx(2 * 33554432 / kV5eHbm));
+  CHECK(f->op_count == 2);
+  CHECK(f->bytes_at_stake == 2 * 33554432);
+
+  // The same chain fused: one op, nothing round-trips.
+  auto b = advise_text(R"(HloModule m
+fused {
+  p = f32[2048,2048]{1,0} parameter(0)
+  a = f32[2048,2048]{1,0} exponential(p)
+  b = f32[2048,2048]{1,0} add(a, a)
+  ROOT c = f32[2048,2048]{1,0} multiply(b, p)
+}
+ENTRY e {
+  p = f32[2048,2048]{1,0} parameter(0)
+  ROOT f = f32[2048,2048]{1,0} fusion(p), kind=kLoop, calls=fused
+})",
+                       "tpu_v5e", no_overhead());
+  CHECK(b.find("unfused-elementwise") == nullptr);
+}
+
+// ---- host-transfer
+
+// copy-start brings f32[1048576] (4 MiB) from host memory over PCIe: 4194304 / 1.6e10 =
+// 262.1 us, of which an add of 12 MiB (15.36 us) hides some: 262.1 - 15.36 = 246.8 us exposed.
+std::string host_copy_module(int memory_space) {
+  return absl::StrCat(R"(HloModule m, is_scheduled=true
+ENTRY e {
+  h = f32[1048576]{0:S()",
+                      memory_space, R"()} parameter(0)
+  a = f32[1048576] parameter(1)
+  cs = (f32[1048576], f32[1048576]{0:S()",
+                      memory_space, R"()}, u32[]) copy-start(h)
+  s = f32[1048576] add(a, a)
+  cd = f32[1048576] copy-done(cs)
+  ROOT t = (f32[1048576], f32[1048576]) tuple(cd, s)
+})");
+}
+
+TEST_CASE("host-transfer: the step waits for a copy from host memory") {
+  auto a = advise_text(host_copy_module(5), "tpu_v5e", no_overhead());
+  const AdviceFinding* f = a.find("host-transfer");
+  REQUIRE(f != nullptr);
+  CHECK(f->time_at_stake_s == Approx(4194304 / 1.6e10 - 3 * 4194304 / kV5eHbm));
+  CHECK(f->evidence[0].op == "cd");
+
+  // The same copy within device memory: no host transfer.
+  auto b = advise_text(host_copy_module(0), "tpu_v5e", no_overhead());
+  CHECK(b.find("host-transfer") == nullptr);
+}
+
+// ---- memory-headroom
+
+// p and its negation, f32[N,1024,1024] each (N x 4 MiB), are live together.
+std::string big_module(int n) {
+  return absl::StrCat("HloModule m\nENTRY e {\n  p = f32[", n,
+                      ",1024,1024]{2,1,0} parameter(0)\n  ROOT r = f32[", n,
+                      ",1024,1024]{2,1,0} negate(p)\n}\n");
+}
+
+TEST_CASE("memory-headroom: a peak within 10% of capacity, or over it") {
+  // N = 1800: 2 x 7549747200 = 15099494400 B, 94.4% of 16e9; freeing down to 90% needs
+  // 15099494400 - 14400000000 = 699494400 B.
+  auto a = advise_text(big_module(1800), "tpu_v5e");
+  const AdviceFinding* f = a.find("memory-headroom");
+  REQUIRE(f != nullptr);
+  CHECK(f->bytes_at_stake == 699494400);
+  CHECK(f->time_at_stake_s == 0);
+  CHECK_THAT(f->title, Catch::Contains("nearly full"));
+
+  // N = 2000: 16777216000 B does not fit: ranked first whatever the time of other findings.
+  auto b = advise_text(big_module(2000), "tpu_v5e");
+  REQUIRE(!b.advice.findings.empty());
+  CHECK(b.advice.findings.front().id == "memory-headroom");
+  CHECK_THAT(b.advice.findings.front().title, Catch::Contains("does not fit"));
+
+  // N = 1000: 8388608000 B, 52% of capacity.
+  auto c = advise_text(big_module(1000), "tpu_v5e");
+  CHECK(c.find("memory-headroom") == nullptr);
+}
+
+// ---- unknown-cost
+
+TEST_CASE("unknown-cost: custom calls hloroof cannot cost") {
+  auto a = advise_text(R"(HloModule m
+ENTRY e {
+  p = f32[1024]{0} parameter(0)
+  ROOT k = f32[1024]{0} custom-call(p), custom_call_target="my_fancy_kernel"
+})",
+                       "tpu_v5e");
+  const AdviceFinding* f = a.find("unknown-cost");
+  REQUIRE(f != nullptr);
+  CHECK(f->time_at_stake_s == 0);
+  // Reading 4 KiB and writing 4 KiB takes at least 8192 / 8.19e11 = 10 ns.
+  CHECK(f->evidence[0].bytes == 8192);
+  CHECK_THAT(f->evidence[0].detail, Catch::Contains("my_fancy_kernel: 1 op (k)"));
+
+  auto b = advise_text(
+      "HloModule m\nENTRY e {\n  p = f32[1024]{0} parameter(0)\n"
+      "  ROOT k = f32[1024]{0} negate(p)\n}\n",
+      "tpu_v5e");
+  CHECK(b.find("unknown-cost") == nullptr);
+}
+
+// ---- the ranking
+
+// a = exp(p) and b = negate(a) on padded f32[4096,2]: padding-waste claims both ops (5.04 us
+// each), unfused-elementwise would claim a (2 x 2 MiB / 8.19e11 = 5.12 us): a is counted once,
+// under the finding ranked higher, and what remains of the other is below the threshold.
+TEST_CASE("the ranking never counts an op's time twice") {
+  auto a = advise_text(R"(HloModule m
+ENTRY e {
+  p = f32[4096,2]{1,0:T(8,128)} parameter(0)
+  a = f32[4096,2]{1,0:T(8,128)} exponential(p)
+  ROOT b = f32[4096,2]{1,0:T(8,128)} negate(a)
+})",
+                       "tpu_v5e", no_overhead());
+  REQUIRE(!a.advice.findings.empty());
+  CHECK(a.advice.findings.front().id == "padding-waste");
+  CHECK(a.find("unfused-elementwise") == nullptr);
+  CHECK(a.advice.time_at_stake_s <= a.prediction.step_time_s);
+  // Nothing to say about a clean module.
+  auto clean = advise_text(
+      "HloModule m\nENTRY e {\n  p = f32[1024,1024]{1,0} parameter(0)\n"
+      "  ROOT n = f32[1024,1024]{1,0} negate(p)\n}\n",
+      "tpu_v5e");
+  CHECK(clean.advice.findings.empty());
+  CHECK_THAT(render_advice_text(clean.advice), Catch::Contains("nothing to fix"));
+}
+
+TEST_CASE("every rule has a documented id, and advise needs a device") {
+  CHECK(advice_rule_ids().size() == 11);
+  absl::StatusOr<Module> m = parse_module("HloModule m\nENTRY e { ROOT p = f32[] parameter(0) }");
+  REQUIRE(m.ok());
+  absl::StatusOr<Advice> a = advise(*m, Prediction{}, MemoryReport{}, {});
+  CHECK(!a.ok());
+  CHECK_THAT(std::string(a.status().message()), Catch::Contains("device"));
+}
+
+}  // namespace
+}  // namespace hloroof
