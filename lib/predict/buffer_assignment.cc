@@ -19,8 +19,6 @@
 namespace hloroof::detail {
 namespace {
 
-// Loop fusions nest a few levels; a malformed module could nest them without end.
-constexpr int kMaxFusionDepth = 32;
 // The best-fit heap compares every buffer with those placed before it; past this many
 // temporaries in one memory space only one order is tried.
 constexpr size_t kSecondOrderLimit = 20000;
@@ -41,16 +39,17 @@ struct Times {
 };
 
 // True when every transitive user of `i` inside a fusion reads it elementwise or passes it
-// on in a tuple (XLA's AreTransitiveUsesElementwiseOrTuple).
-bool uses_elementwise_or_tuple(const Instruction& i, int depth) {
-  if (depth > kMaxFusionDepth) return false;
-  for (const Instruction* user : i.users()) {
-    if (user->opcode() == Opcode::kTuple) {
-      if (!uses_elementwise_or_tuple(*user, depth + 1)) return false;
-      continue;
+// on in a tuple (XLA's AreTransitiveUsesElementwiseOrTuple). Each instruction is visited once.
+bool uses_elementwise_or_tuple(const Instruction& i) {
+  std::vector<const Instruction*> stack = {&i};
+  absl::flat_hash_set<const Instruction*> seen = {&i};
+  while (!stack.empty()) {
+    const Instruction* at = stack.back();
+    stack.pop_back();
+    for (const Instruction* user : at->users()) {
+      if (user->opcode() != Opcode::kTuple && !is_elementwise(user->opcode())) return false;
+      if (seen.insert(user).second) stack.push_back(user);
     }
-    if (!is_elementwise(user->opcode())) return false;
-    if (!uses_elementwise_or_tuple(*user, depth + 1)) return false;
   }
   return true;
 }
@@ -66,7 +65,7 @@ bool elementwise_in_operand(const Instruction& user, int64_t operand_number) {
   if (fused == nullptr) return false;
   for (const Instruction* parameter : fused->parameters()) {
     if (parameter != nullptr && parameter->parameter_number() == operand_number) {
-      return uses_elementwise_or_tuple(*parameter, 0);
+      return uses_elementwise_or_tuple(*parameter);
     }
   }
   return false;
