@@ -4,13 +4,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/device.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 #include "hloroof/text_table.h"
+#include "hloroof/topology.h"
 #include "hloroof/units.h"
 #include "nlohmann/json.hpp"
 
@@ -34,23 +34,25 @@ std::string share_text(int64_t part, int64_t whole) {
   return s;
 }
 
-// Capacities as vendors quote them: binary when a whole number of MiB ("95 GiB"), else decimal
-// ("16 GB").
-std::string capacity_text(int64_t bytes) {
-  if (bytes % (int64_t{1} << 20) == 0) return format_bytes(static_cast<double>(bytes));
-  return absl::StrReplaceAll(format_byte_rate(static_cast<double>(bytes)), {{"B/s", "B"}});
-}
-
+// "tpu_v5e HBM 14.9 GiB: fits, footprint 3.6 GiB is 24.2% of it, 11.3 GiB free": the figure
+// checked over the capacity, every size in one unit family (binary).
 std::string verdict_text(const CapacityCheck& c) {
-  std::string capacity = absl::StrCat(c.device, " HBM ", capacity_text(c.capacity_bytes));
+  const std::string figure =
+      c.basis == CapacityBasis::kFootprint ? "footprint" : "liveness peak";
+  const double share = c.capacity_bytes > 0 ? static_cast<double>(c.checked_bytes) /
+                                                  static_cast<double>(c.capacity_bytes)
+                                            : 0.0;
+  std::string s = absl::StrCat(c.device, " HBM ", format_bytes(static_cast<double>(c.capacity_bytes)),
+                               c.fits ? ": fits, " : ": DOES NOT FIT, ", figure, " ",
+                               format_bytes(static_cast<double>(c.checked_bytes)), " is ",
+                               format_percent(share), " of it, ");
   if (c.fits) {
-    return absl::StrCat(capacity, ": fits, ", format_percent(c.headroom), " headroom (",
-                        format_bytes(static_cast<double>(c.capacity_bytes - c.peak_bytes)),
-                        " free)");
+    absl::StrAppend(&s, format_bytes(static_cast<double>(c.capacity_bytes - c.checked_bytes)),
+                    " free");
+  } else {
+    absl::StrAppend(&s, format_bytes(static_cast<double>(c.shortfall_bytes)), " over");
   }
-  return absl::StrCat(capacity, ": DOES NOT FIT, ",
-                      format_bytes(static_cast<double>(c.shortfall_bytes)), " over (",
-                      format_percent(-c.headroom), " of capacity)");
+  return s;
 }
 
 std::string where_text(const MemoryReport& r) {
@@ -72,6 +74,8 @@ nlohmann::ordered_json buffer_json(const MemoryBuffer& b) {
           {"memory", std::string(memory_tier_name(b.tier()))},
           {"is_output", b.is_output},
           {"donated", b.donated},
+          {"allocation", b.allocation},
+          {"allocation_offset", b.allocation_offset},
           {"live_from", b.live_from},
           {"live_to", b.live_to}};
 }
@@ -82,6 +86,12 @@ void print_json(const MemoryReport& r) {
   j["scheduled"] = r.scheduled;
   j["peak_bytes"] = r.peak_bytes;
   j["peak_at"] = r.peak_at;
+  j["argument_bytes"] = r.argument_bytes;
+  j["output_bytes"] = r.output_bytes;
+  j["alias_bytes"] = r.alias_bytes;
+  j["temp_bytes"] = r.temp_bytes;
+  j["constant_bytes"] = r.constant_bytes;
+  j["footprint_bytes"] = r.footprint_bytes;
   j["peak_path"] = nlohmann::ordered_json::array();
   for (const PeakFrame& f : r.peak_path) {
     j["peak_path"].push_back({{"computation", f.computation}, {"instruction", f.instruction}});
@@ -89,12 +99,16 @@ void print_json(const MemoryReport& r) {
   if (r.capacity) {
     j["device"] = r.capacity->device;
     j["capacity_bytes"] = r.capacity->capacity_bytes;
+    j["capacity_basis"] = std::string(capacity_basis_name(r.capacity->basis));
+    j["checked_bytes"] = r.capacity->checked_bytes;
     j["fits"] = r.capacity->fits;
     j["headroom"] = r.capacity->headroom;
     j["shortfall_bytes"] = r.capacity->shortfall_bytes;
   } else {
     j["device"] = nullptr;
     j["capacity_bytes"] = nullptr;
+    j["capacity_basis"] = nullptr;
+    j["checked_bytes"] = nullptr;
     j["fits"] = nullptr;
   }
   j["breakdown"] = {{"parameters", r.peak_breakdown.parameters},
@@ -106,8 +120,24 @@ void print_json(const MemoryReport& r) {
   j["memory_analysis"] = {{"argument_bytes", r.argument_bytes},
                           {"output_bytes", r.output_bytes},
                           {"alias_bytes", r.alias_bytes},
+                          {"temp_bytes", r.temp_bytes},
                           {"temporary_peak_bytes", r.temporary_peak_bytes},
-                          {"constant_bytes", r.constant_bytes}};
+                          {"constant_bytes", r.constant_bytes},
+                          {"footprint_bytes", r.footprint_bytes}};
+  j["temps_in_live_out"] = r.temps_in_live_out;
+  j["shared_with_operand"] = r.shared_with_operand;
+  j["allocations"] = nlohmann::ordered_json::array();
+  for (const MemoryAllocation& a : r.allocations) {
+    nlohmann::ordered_json allocation = {{"index", a.index},
+                                         {"kind", std::string(allocation_kind_name(a.kind))},
+                                         {"bytes", a.bytes},
+                                         {"memory_space", a.memory_space},
+                                         {"maybe_live_out", a.maybe_live_out},
+                                         {"buffer_count", a.buffer_count},
+                                         {"buffers", a.buffers}};
+    if (a.parameter_number >= 0) allocation["parameter_number"] = a.parameter_number;
+    j["allocations"].push_back(std::move(allocation));
+  }
   j["peak_on_chip_bytes"] = r.peak_on_chip_bytes;
   j["peak_host_bytes"] = r.peak_host_bytes;
   j["buffer_count"] = r.buffer_count;
@@ -119,6 +149,13 @@ void print_json(const MemoryReport& r) {
   j["live_bytes"] = nlohmann::ordered_json::array();
   for (const LiveBytesPoint& p : r.live_curve) {
     j["live_bytes"].push_back({{"instruction", p.instruction}, {"device_bytes", p.device_bytes}});
+  }
+  j["live_timeline"] = nlohmann::ordered_json::array();
+  for (const LiveBytesPoint& p : r.live_timeline) {
+    j["live_timeline"].push_back({{"computation", p.computation},
+                                  {"instruction", p.instruction},
+                                  {"depth", p.depth},
+                                  {"device_bytes", p.device_bytes}});
   }
   j["notes"] = r.notes;
   // Names are ASCII in practice; replace rather than throw on any byte that is not UTF-8.
@@ -149,25 +186,36 @@ void print_text(const MemoryReport& r, size_t top) {
   const MemoryBreakdown& b = r.peak_breakdown;
   std::cout << absl::StrFormat("module       %s (%s)\n", r.module_name,
                                r.scheduled ? "scheduled" : "not scheduled: printed order")
-            << absl::StrFormat("peak         %s of device memory at %s\n", bytes_text(r.peak_bytes),
-                               r.peak_at.empty() ? "-" : r.peak_at);
+            << absl::StrFormat("peak         %s of device memory live at %s (liveness)\n",
+                               bytes_text(r.peak_bytes), r.peak_at.empty() ? "-" : r.peak_at);
   if (r.peak_path.size() > 1) std::cout << "  where      " << where_text(r) << "\n";
-  if (r.capacity) std::cout << "capacity     " << verdict_text(*r.capacity) << "\n";
   std::cout << absl::StrFormat(
-      "at the peak  parameters %s, outputs %s, temporaries %s, constants %s\n"
-      "padding      %s of the peak is padding; %s over every device buffer\n"
-      "XLA terms    arguments %s, outputs %s, aliased %s, temporaries at most %s, constants %s\n"
-      "other        on-chip peak %s, host peak %s (not part of the device peak)\n"
-      "buffers      %d, %d of them in device memory at the peak\n",
-      share_text(b.parameters, r.peak_bytes), share_text(b.outputs, r.peak_bytes),
-      share_text(b.temporaries, r.peak_bytes), share_text(b.constants, r.peak_bytes),
-      share_text(r.peak_padding_waste_bytes, r.peak_bytes),
-      format_bytes(static_cast<double>(r.padding_waste_bytes)),
-      format_bytes(static_cast<double>(r.argument_bytes)),
+      "footprint    %s held for the whole step (buffer assignment)\n"
+      "XLA terms    argument %s + output %s - alias %s + temp %s + constant %s\n",
+      bytes_text(r.footprint_bytes), format_bytes(static_cast<double>(r.argument_bytes)),
       format_bytes(static_cast<double>(r.output_bytes)),
       format_bytes(static_cast<double>(r.alias_bytes)),
-      format_bytes(static_cast<double>(r.temporary_peak_bytes)),
-      format_bytes(static_cast<double>(r.constant_bytes)),
+      format_bytes(static_cast<double>(r.temp_bytes)),
+      format_bytes(static_cast<double>(r.constant_bytes)));
+  if (r.capacity) std::cout << "capacity     " << verdict_text(*r.capacity) << "\n";
+  int64_t counts[4] = {0, 0, 0, 0};
+  for (const MemoryAllocation& a : r.allocations) ++counts[static_cast<int>(a.kind)];
+  std::cout << absl::StrFormat(
+      "allocations  %d parameter, %d output, %d temp, %d constant\n"
+      "reuse        temporaries in output or donated allocations: %d; results over a dying "
+      "operand: %d\n"
+      "at the peak  parameters %s, outputs %s, temporaries %s, constants %s\n"
+      "padding      %s of the peak is padding; %s over every device buffer\n"
+      "other        on-chip peak %s, host peak %s (not part of the device peak)\n"
+      "buffers      %d, %d of them in device memory at the peak\n",
+      counts[static_cast<int>(AllocationKind::kParameter)],
+      counts[static_cast<int>(AllocationKind::kOutput)],
+      counts[static_cast<int>(AllocationKind::kTemp)],
+      counts[static_cast<int>(AllocationKind::kConstant)], r.temps_in_live_out,
+      r.shared_with_operand, share_text(b.parameters, r.peak_bytes),
+      share_text(b.outputs, r.peak_bytes), share_text(b.temporaries, r.peak_bytes),
+      share_text(b.constants, r.peak_bytes), share_text(r.peak_padding_waste_bytes, r.peak_bytes),
+      format_bytes(static_cast<double>(r.padding_waste_bytes)),
       format_bytes(static_cast<double>(r.peak_on_chip_bytes)),
       format_bytes(static_cast<double>(r.peak_host_bytes)), r.buffer_count, r.peak_buffer_count);
   if (!r.peak_buffers.empty()) {
@@ -209,8 +257,16 @@ int run(const std::vector<std::string>& words) {
   }
   std::optional<DeviceSpec> spec;
   if (args->has("--device")) {
-    absl::StatusOr<DeviceSpec> d = device(args->get("--device"));
+    // NAME:TOPOLOGY as `predict` takes it; the report is per device, so a topology only has to
+    // be one the device can form.
+    const TopologyText named = split_topology_text(args->get("--device"));
+    absl::StatusOr<DeviceSpec> d = device(named.device);
     if (!d.ok()) return fail(d.status());
+    if (!named.shape.empty()) {
+      if (absl::StatusOr<Topology> t = make_topology(*d, named.shape); !t.ok()) {
+        return fail(t.status());
+      }
+    }
     spec = *std::move(d);
     options.device = &*spec;
   }
@@ -234,24 +290,30 @@ int run(const std::vector<std::string>& words) {
 
 const Command kMemoryCommand = {
     "memory",
-    "peak device memory from buffer liveness: will it fit, what is padding",
+    "device memory: liveness peak, XLA-style allocations, will it fit, what is padding",
     "usage: hloroof memory FILE [--device D] [--json] [--top N]\n\n"
     "Walks the entry computation in schedule order and tracks every buffer from its\n"
     "definition to its last use (parameters and constants for the whole step, outputs to the\n"
     "end; while, conditional and call bodies add their own peak where they run). Sizes are\n"
     "padded by the layout's tiles. Prints the device-memory peak, where it happens, what is\n"
-    "live there (parameters, outputs, temporaries, constants), how much is padding, the\n"
-    "figures of XLA's memory_analysis(), and the largest buffers. FILE '-' reads stdin.\n"
+    "live there (parameters, outputs, temporaries, constants), how much is padding, and the\n"
+    "largest buffers. Then models XLA's buffer assignment: parameter, output, temp and\n"
+    "constant allocations, the figures of memory_analysis() (argument, output, alias, temp)\n"
+    "and the footprint a step holds when every allocation lives for the whole step, as on\n"
+    "GPU; the capacity check uses the footprint. FILE '-' reads stdin.\n"
     "How the model works and where it differs from XLA: docs/memory.md.\n\n"
     "options:\n"
-    "  --device D  check the peak against device D's HBM capacity (a name from\n"
-    "              `hloroof devices`, or a JSON spec path)\n"
+    "  --device D  check against device D's HBM capacity (a name from `hloroof devices`,\n"
+    "              optionally with its topology as `predict` takes it, tpu_v5e:4x4, or a\n"
+    "              JSON spec path); the figures are per device\n"
     "  --top N     list N buffers in each table (default 20; 0 lists all)\n"
-    "  --json      one JSON object: peak_bytes, peak_at, capacity_bytes, fits, breakdown\n"
-    "              {parameters, outputs, temporaries, constants}, padding_waste_bytes,\n"
-    "              buffers (largest first: name, logical_bytes, padded_bytes, memory_space,\n"
-    "              live_from, live_to, ...), peak_buffers, live_bytes (per entry\n"
-    "              instruction) and notes\n\n"
+    "  --json      one JSON object: peak_bytes, peak_at, argument_bytes, output_bytes,\n"
+    "              alias_bytes, temp_bytes, constant_bytes, footprint_bytes, capacity_bytes,\n"
+    "              capacity_basis, checked_bytes, fits, breakdown {parameters, outputs,\n"
+    "              temporaries, constants}, padding_waste_bytes, allocations, buffers\n"
+    "              (largest first: name, logical_bytes, padded_bytes, memory_space,\n"
+    "              allocation, live_from, live_to, ...), peak_buffers, live_bytes (per entry\n"
+    "              instruction), live_timeline (every instruction, bodies included) and notes\n\n"
     "example:\n"
     "  hloroof memory examples/tpu_v5e_train_step.hlo --device tpu_v5e --top 10\n",
     run,

@@ -20,9 +20,9 @@ std::string_view memory_space_name(int64_t space) {
     case kOnChipMemorySpace:
       return "on-chip (VMEM-class)";
     case kHostMemorySpace:
-      return "host (pinned)";
-    case kUnpinnedHostMemorySpace:
-      return "host (unpinned)";
+      return "host";
+    case kScalarMemorySpace:
+      return "on-chip (TPU SMEM, scalars)";
     default:
       return "backend-specific";
   }

@@ -26,7 +26,7 @@ namespace hloroof {
 struct SpaceBytes {
   double device = 0;   // S(0): HBM, device memory
   double on_chip = 0;  // S(1) and every space other than 0, 5 and 6 (VMEM-class memories)
-  double host = 0;     // S(5), S(6): host memory, reached over PCIe
+  double host = 0;     // S(5): host memory, reached over PCIe
   double total() const { return device + on_chip + host; }
   SpaceBytes& operator+=(const SpaceBytes& other);
   friend bool operator==(const SpaceBytes&, const SpaceBytes&) = default;

@@ -1,11 +1,13 @@
-// Peak memory before anything runs: buffer liveness over a module's schedule.
+// Memory before anything runs: buffer liveness over a module's schedule (the peak), and a
+// model of XLA's buffer assignment (the allocations a compiled program holds).
 //
 //   absl::StatusOr<hloroof::Module> m = hloroof::parse_module(text);
 //   absl::StatusOr<hloroof::DeviceSpec> d = hloroof::device("tpu_v5e");
 //   absl::StatusOr<hloroof::MemoryReport> r = hloroof::analyze_memory(*m, {.device = &*d});
 //   r->peak_bytes;          // device memory (HBM) high-water mark, padded bytes
 //   r->peak_at;             // the entry instruction where it happens
-//   r->capacity->fits;      // against the device's HBM capacity
+//   r->footprint_bytes;     // arguments + outputs - aliased + temp allocation + constants
+//   r->capacity->fits;      // against the device's HBM capacity (basis: which figure)
 //
 // The model (docs/memory.md): every array leaf an instruction defines is a buffer, sized by its
 // layout's tiles. Entry parameters and constants live for the whole step; a temporary lives from
@@ -32,8 +34,8 @@ struct DeviceSpec;
 // Where a memory space lives (cost-model.md 6.1). Only kDevice counts against HBM capacity.
 enum class MemoryTier : uint8_t {
   kDevice,  // S(0): HBM / GPU device memory
-  kOnChip,  // S(1) and other backend spaces: VMEM-class memory, sync flags
-  kHost,    // S(5), S(6): pinned and unpinned host memory
+  kOnChip,  // S(1) VMEM-class memory, S(6) TPU SMEM (scalars), other backend spaces
+  kHost,    // S(5): host memory
 };
 MemoryTier memory_tier(int64_t memory_space);
 std::string_view memory_tier_name(MemoryTier tier);  // "device", "on_chip", "host"
@@ -46,6 +48,29 @@ enum class BufferKind : uint8_t {
   kConstant,   // a literal; XLA allocates these for the whole program
 };
 std::string_view buffer_kind_name(BufferKind kind);  // "parameter", "output", ...
+
+// What an allocation of XLA's buffer assignment is for.
+enum class AllocationKind : uint8_t {
+  kParameter,  // one entry parameter leaf (writable when donated)
+  kOutput,     // one output leaf; temporaries may share it when their lives do not overlap
+  kTemp,       // the temp allocation of one memory space: every other temporary, packed
+  kConstant,   // one literal
+};
+std::string_view allocation_kind_name(AllocationKind kind);  // "parameter", "output", ...
+
+// One allocation, as XLA's BufferAssignment would make it (docs/memory.md).
+struct MemoryAllocation {
+  int64_t index = 0;
+  AllocationKind kind = AllocationKind::kTemp;
+  int64_t bytes = 0;
+  int64_t memory_space = 0;
+  bool maybe_live_out = false;    // an output, or a parameter donated to one
+  int64_t parameter_number = -1;  // parameter allocations
+  int64_t buffer_count = 0;       // buffers assigned to it
+  // Those buffers' names, in assignment order (largest first), at most
+  // MemoryOptions::top_buffers of them.
+  std::vector<std::string> buffers;
+};
 
 struct MemoryBuffer {
   std::string name;         // defining instruction, with the leaf's index in a tuple: "ag.1{1}"
@@ -63,6 +88,11 @@ struct MemoryBuffer {
   std::string live_to;
   int64_t live_from_index = 0;
   int64_t live_to_index = 0;
+
+  // Where buffer assignment puts it: MemoryReport::allocations index (-1: none of its own,
+  // e.g. an output written into a donated parameter) and the offset inside.
+  int64_t allocation = -1;
+  int64_t allocation_offset = 0;
 
   int64_t padding_waste_bytes() const { return padded_bytes - logical_bytes; }
   MemoryTier tier() const { return memory_tier(memory_space); }
@@ -84,20 +114,30 @@ struct PeakFrame {
   std::string instruction;
 };
 
-// Live device bytes while one entry instruction runs (the counter a trace view plots).
+// Live device bytes while one instruction runs (the counter a trace view plots).
 struct LiveBytesPoint {
   std::string instruction;
   int64_t device_bytes = 0;
+  std::string computation;  // where the instruction is (the entry, or a body)
+  int depth = 0;            // 0: the entry; 1: a body the entry runs; ...
 };
 
-// The peak against a device's HBM capacity.
+// Which figure a capacity check compares with the device's memory.
+enum class CapacityBasis : uint8_t {
+  kFootprint,  // footprint_bytes: the platform allocates every allocation up front
+  kPeak,       // peak_bytes: the liveness high-water mark
+};
+std::string_view capacity_basis_name(CapacityBasis basis);  // "footprint_bytes", "peak_bytes"
+
+// A figure against a device's HBM capacity.
 struct CapacityCheck {
   std::string device;  // the spec's name, e.g. "tpu_v5e"
   int64_t capacity_bytes = 0;
-  int64_t peak_bytes = 0;
-  bool fits = false;            // peak_bytes <= capacity_bytes
-  double headroom = 0;          // (capacity - peak) / capacity; negative when it does not fit
-  int64_t shortfall_bytes = 0;  // peak - capacity when it does not fit, else 0
+  CapacityBasis basis = CapacityBasis::kPeak;
+  int64_t checked_bytes = 0;    // the figure `basis` names
+  bool fits = false;            // checked_bytes <= capacity_bytes
+  double headroom = 0;          // (capacity - checked) / capacity; negative when it does not fit
+  int64_t shortfall_bytes = 0;  // checked - capacity when it does not fit, else 0
 };
 
 struct MemoryReport {
@@ -121,6 +161,16 @@ struct MemoryReport {
   int64_t constant_bytes = 0;
   int64_t padding_waste_bytes = 0;  // padded - logical over every device buffer
 
+  // Buffer assignment (device memory): the temp allocation's size after XLA's reuse rules
+  // (XLA's temp_size_in_bytes), and what a step holds when every allocation exists for the
+  // whole execution, as on GPU: argument + output - alias + temp + constant bytes.
+  int64_t temp_bytes = 0;
+  int64_t footprint_bytes = 0;
+  // Every allocation, all memory spaces: parameters, outputs, temp allocations, constants.
+  std::vector<MemoryAllocation> allocations;
+  int64_t temps_in_live_out = 0;    // temporaries placed in output or donated allocations
+  int64_t shared_with_operand = 0;  // results written over a dying operand's bytes
+
   // Other memories, never added to the device peak.
   int64_t peak_on_chip_bytes = 0;
   int64_t peak_host_bytes = 0;
@@ -134,6 +184,10 @@ struct MemoryReport {
   std::vector<MemoryBuffer> peak_buffers;
   // One point per entry instruction, in schedule order.
   std::vector<LiveBytesPoint> live_curve;
+  // One point per instruction that runs, in order: the entry's, and inside a loop, call or
+  // conditional body the body's own (one iteration; bodies' instructions follow the one that
+  // runs them). At most MemoryOptions::max_timeline_points.
+  std::vector<LiveBytesPoint> live_timeline;
 
   std::optional<CapacityCheck> capacity;  // when MemoryOptions::device was given
   std::vector<std::string> notes;         // assumptions that shaped the numbers
@@ -148,6 +202,8 @@ struct MemoryOptions {
   // (cost-model.md 6.3); false applies every tile level (the `hloroof shape` figure). The two
   // differ only where a later level pads again, e.g. a bf16 scalar under T(512)(2,1).
   bool first_tile_padding = true;
+  // Bounds live_timeline (bodies called from many places repeat).
+  size_t max_timeline_points = 200000;
 };
 
 // Analyzes the module's entry computation and everything it runs. Errors only for a module
@@ -155,8 +211,9 @@ struct MemoryOptions {
 absl::StatusOr<MemoryReport> analyze_memory(const Module& module,
                                             const MemoryOptions& options = {});
 
-// `peak_bytes` against `device`'s HBM capacity.
-CapacityCheck check_capacity(int64_t peak_bytes, const DeviceSpec& device);
+// `bytes` (the figure `basis` names) against `device`'s HBM capacity.
+CapacityCheck check_capacity(int64_t bytes, const DeviceSpec& device,
+                             CapacityBasis basis = CapacityBasis::kPeak);
 
 }  // namespace hloroof
 

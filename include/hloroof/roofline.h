@@ -26,7 +26,7 @@ struct OpWork {
   double transcendentals = 0;  // exp, log, tanh, ...
   double hbm_bytes = 0;        // bytes read and written in device memory (HBM)
   double on_chip_bytes = 0;    // bytes in on-chip memory (S(1), VMEM)
-  double host_bytes = 0;       // bytes moved to or from host memory (S(5), S(6))
+  double host_bytes = 0;       // bytes moved to or from host memory (S(5))
 };
 
 // The resource a term measures; the one with the largest time bounds the op.

@@ -12,6 +12,10 @@
 
 namespace hloroof {
 
+// TPU scalar memory (SMEM), on chip: where public TPU dumps keep loop counters and slice
+// indices (s32[]{:T(128)S(6)}). It is not host memory: only kHostMemorySpace (S(5)) is.
+inline constexpr int64_t kScalarMemorySpace = 6;
+
 // Sizes of one array (bounded dynamic dims count at their bound).
 struct ArraySize {
   int64_t elements = 0;         // product of the dims
@@ -33,8 +37,8 @@ struct ShapeSize {
   int64_t logical_bytes = 0;
   int64_t padded_bytes = 0;
   int64_t padded_bytes_default = 0;  // memory space 0 (HBM)
-  int64_t padded_bytes_on_chip = 0;  // any space other than 0, 5 and 6
-  int64_t padded_bytes_host = 0;     // spaces 5 and 6
+  int64_t padded_bytes_on_chip = 0;  // any space other than 0 and 5 (S(6) is TPU SMEM)
+  int64_t padded_bytes_host = 0;     // space 5
   double padding_factor() const;
 };
 

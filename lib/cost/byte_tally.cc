@@ -40,7 +40,7 @@ PrimitiveType matrix_operand_type(PrimitiveType a, PrimitiveType b) {
 void add_to_space(SpaceBytes& to, int64_t space, double bytes) {
   if (space == kDefaultMemorySpace) {
     to.device += bytes;
-  } else if (space == kHostMemorySpace || space == kUnpinnedHostMemorySpace) {
+  } else if (space == kHostMemorySpace) {
     to.host += bytes;
   } else {
     to.on_chip += bytes;

@@ -352,10 +352,8 @@ absl::StatusOr<ShapeSize> shape_size(const Shape& shape) {
       return;
     }
     int64_t& bucket = a->memory_space == kDefaultMemorySpace ? total.padded_bytes_default
-                      : (a->memory_space == kHostMemorySpace ||
-                         a->memory_space == kUnpinnedHostMemorySpace)
-                          ? total.padded_bytes_host
-                          : total.padded_bytes_on_chip;
+                      : a->memory_space == kHostMemorySpace ? total.padded_bytes_host
+                                                            : total.padded_bytes_on_chip;
     bucket += a->padded_bytes;  // bounded by padded_bytes, which did not overflow
   });
   if (!status.ok()) return status;

@@ -1,4 +1,5 @@
-// analyze_memory: the liveness of memory_liveness.cc summarised for people and tools.
+// analyze_memory: the liveness of memory_liveness.cc and the buffer assignment of
+// buffer_assignment.cc summarised for people and tools.
 #include "hloroof/memory.h"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "hloroof/device.h"
 #include "hloroof/module.h"
 #include "hloroof/shape_text.h"
+#include "predict/buffer_assignment.h"
 #include "predict/memory_liveness.h"
 #include "predict/shape_leaves.h"
 #include "util/absl_compat.h"
@@ -20,6 +22,7 @@ namespace {
 
 using detail::Buffer;
 using detail::ComputationLiveness;
+using detail::ModuleAssignment;
 using detail::ModuleLiveness;
 
 std::string buffer_name(const Buffer& b) {
@@ -31,8 +34,11 @@ std::string buffer_name(const Buffer& b) {
   return name;
 }
 
-MemoryBuffer describe(const Buffer& b, const Computation& entry) {
+MemoryBuffer describe(const Buffer& b, const Computation& entry, const ModuleAssignment& assignment,
+                      int32_t id) {
   MemoryBuffer m;
+  m.allocation = assignment.allocation_of[id];
+  m.allocation_offset = assignment.offset_of[id];
   m.name = buffer_name(b);
   m.computation = std::string(b.computation->name());
   m.shape = to_string(*b.shape);
@@ -99,6 +105,28 @@ std::vector<PeakFrame> peak_path(const ComputationLiveness& entry) {
   return path;
 }
 
+// Live bytes at every instruction of `c` and, for a loop, call or conditional running there,
+// at every instruction of its bodies (the caller's bytes less the body's peak, plus the body's
+// own curve).
+void add_timeline(const ComputationLiveness& c, int64_t base, int depth, size_t limit,
+                  std::vector<LiveBytesPoint>& out) {
+  const auto instructions = c.computation->instructions();
+  for (size_t p = 0; p < instructions.size() && out.size() < limit; ++p) {
+    const int64_t here = base + c.device_bytes(static_cast<int64_t>(p));
+    out.push_back({std::string(instructions[p]->name()), here, std::string(c.computation->name()),
+                   depth});
+    if (depth >= 64) continue;
+    for (const ComputationLiveness::Window& w : c.windows) {
+      if (w.from != static_cast<int64_t>(p) || w.to != w.from) continue;
+      int64_t most = 0;
+      for (const ComputationLiveness* body : w.bodies) most = std::max(most, body->peak[0]);
+      for (const ComputationLiveness* body : w.bodies) {
+        add_timeline(*body, here - most, depth + 1, limit, out);
+      }
+    }
+  }
+}
+
 // Device array leaves whose layout has no tiles: on a TPU their real size is padded.
 int64_t untiled_device_arrays(const std::vector<Buffer>& buffers) {
   int64_t n = 0;
@@ -113,9 +141,7 @@ int64_t untiled_device_arrays(const std::vector<Buffer>& buffers) {
 
 MemoryTier memory_tier(int64_t memory_space) {
   if (memory_space == kDefaultMemorySpace) return MemoryTier::kDevice;
-  if (memory_space == kHostMemorySpace || memory_space == kUnpinnedHostMemorySpace) {
-    return MemoryTier::kHost;
-  }
+  if (memory_space == kHostMemorySpace) return MemoryTier::kHost;
   return MemoryTier::kOnChip;
 }
 
@@ -129,6 +155,24 @@ std::string_view memory_tier_name(MemoryTier tier) {
       return "host";
   }
   return "device";
+}
+
+std::string_view allocation_kind_name(AllocationKind kind) {
+  switch (kind) {
+    case AllocationKind::kParameter:
+      return "parameter";
+    case AllocationKind::kOutput:
+      return "output";
+    case AllocationKind::kTemp:
+      return "temp";
+    case AllocationKind::kConstant:
+      return "constant";
+  }
+  return "temp";
+}
+
+std::string_view capacity_basis_name(CapacityBasis basis) {
+  return basis == CapacityBasis::kFootprint ? "footprint_bytes" : "peak_bytes";
 }
 
 std::string_view buffer_kind_name(BufferKind kind) {
@@ -145,14 +189,15 @@ std::string_view buffer_kind_name(BufferKind kind) {
   return "temporary";
 }
 
-CapacityCheck check_capacity(int64_t peak_bytes, const DeviceSpec& device) {
+CapacityCheck check_capacity(int64_t peak_bytes, const DeviceSpec& device, CapacityBasis basis) {
   CapacityCheck c;
   c.device = device.name;
+  c.basis = basis;
   c.capacity_bytes =
       device.hbm_capacity_bytes >= 9.2e18
           ? std::numeric_limits<int64_t>::max()
           : static_cast<int64_t>(std::llround(std::max(0.0, device.hbm_capacity_bytes)));
-  c.peak_bytes = peak_bytes;
+  c.checked_bytes = peak_bytes;
   c.fits = peak_bytes <= c.capacity_bytes;
   c.shortfall_bytes = c.fits ? 0 : peak_bytes - c.capacity_bytes;
   c.headroom = c.capacity_bytes > 0
@@ -169,6 +214,7 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOp
   const ComputationLiveness& entry = liveness->entry();
   const Computation& entry_computation = *entry.computation;
   const std::vector<Buffer>& buffers = liveness->buffers();
+  const ModuleAssignment assignment = detail::assign_buffers(*liveness);
 
   MemoryReport r;
   r.module_name = std::string(module.name());
@@ -178,7 +224,8 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOp
   const auto schedule = entry_computation.instructions();
   r.live_curve.reserve(schedule.size());
   for (size_t p = 0; p < schedule.size(); ++p) {
-    r.live_curve.push_back({std::string(schedule[p]->name()), entry.device_bytes(p)});
+    r.live_curve.push_back({std::string(schedule[p]->name()), entry.device_bytes(p),
+                            std::string(entry_computation.name()), 0});
   }
   r.peak_bytes = entry.peak[0];
   r.peak_on_chip_bytes = entry.peak[1];
@@ -203,7 +250,7 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOp
       r.peak_padding_waste_bytes += buffers[id].padded_bytes - buffers[id].logical_bytes;
     }
     for (int32_t id : largest_first(std::move(live), buffers, options.top_buffers)) {
-      r.peak_buffers.push_back(describe(buffers[id], entry_computation));
+      r.peak_buffers.push_back(describe(buffers[id], entry_computation, assignment, id));
     }
   }
 
@@ -221,8 +268,40 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOp
     if (b.donated) r.alias_bytes += b.padded_bytes;
   }
   r.buffer_count = static_cast<int64_t>(counted.size());
+
+  // Buffer assignment.
+  r.temps_in_live_out = assignment.temps_in_live_out;
+  r.shared_with_operand = assignment.shared_with_operand;
+  for (size_t a = 0; a < assignment.allocations.size(); ++a) {
+    const detail::Allocation& in = assignment.allocations[a];
+    MemoryAllocation m;
+    m.index = static_cast<int64_t>(a);
+    m.kind = in.kind;
+    m.bytes = in.bytes;
+    m.memory_space = in.memory_space;
+    m.maybe_live_out = in.maybe_live_out;
+    m.parameter_number = in.parameter_number;
+    m.buffer_count = static_cast<int64_t>(in.buffers.size());
+    for (int32_t id : in.buffers) {
+      if (options.top_buffers != 0 && m.buffers.size() >= options.top_buffers) break;
+      m.buffers.push_back(buffer_name(buffers[id]));
+    }
+    if (in.kind == AllocationKind::kTemp && memory_tier(in.memory_space) == MemoryTier::kDevice) {
+      r.temp_bytes += in.bytes;
+    }
+    r.allocations.push_back(std::move(m));
+  }
+  r.footprint_bytes =
+      r.argument_bytes + r.output_bytes - r.alias_bytes + r.temp_bytes + r.constant_bytes;
+  if (!schedule.empty()) {
+    add_timeline(entry, 0, 0, std::max<size_t>(1, options.max_timeline_points), r.live_timeline);
+    if (r.live_timeline.size() >= options.max_timeline_points) {
+      r.notes.push_back(absl::StrCat("the live-bytes timeline stops after ",
+                                     r.live_timeline.size(), " points"));
+    }
+  }
   for (int32_t id : largest_first(std::move(counted), buffers, options.top_buffers)) {
-    r.largest_buffers.push_back(describe(buffers[id], entry_computation));
+    r.largest_buffers.push_back(describe(buffers[id], entry_computation, assignment, id));
   }
 
   // What shaped the numbers.
@@ -233,7 +312,14 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOp
   }
   for (const std::string& note : liveness->notes()) r.notes.push_back(note);
   if (options.device != nullptr) {
-    r.capacity = check_capacity(r.peak_bytes, *options.device);
+    // A GPU executable allocates its output and temp allocations before the first kernel runs
+    // and holds them to the end (gpu_executable.cc); a TPU program is assumed to do the same.
+    r.capacity = check_capacity(r.footprint_bytes, *options.device, CapacityBasis::kFootprint);
+    if (options.device->kind == DeviceKind::kTpu) {
+      r.notes.push_back(
+          "TPU: buffer assignment and allocation are not public; the footprint assumes the TPU "
+          "runtime holds every allocation for the whole step as the GPU runtime does");
+    }
     if (options.device->kind == DeviceKind::kTpu) {
       if (int64_t n = untiled_device_arrays(buffers); n > 0) {
         r.notes.push_back(

@@ -19,9 +19,6 @@ namespace {
 // Loops and calls nest a few levels in real programs; this bounds recursion on malformed input.
 constexpr int kMaxNesting = 200;
 
-// Marks a leaf whose buffer belongs to the caller (a body's parameters).
-constexpr int32_t kExternal = -1;
-
 int64_t clamp_to_int64(absl::int128 v) {
   if (v > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
   if (v < 0) return 0;
@@ -56,23 +53,6 @@ bool runs_bodies_with_memory(const Instruction& i) {
       return false;
   }
 }
-
-// Instructions of one computation by schedule position, with the buffer of every result leaf
-// (flattened: the leaves of instruction p are ids[offset[p] .. offset[p+1])).
-struct ScheduledLeaves {
-  absl::flat_hash_map<const Instruction*, int32_t> position;
-  std::vector<int64_t> offset;
-  std::vector<int32_t> ids;
-
-  absl::Span<const int32_t> of(int64_t p) const {
-    return absl::MakeConstSpan(ids).subspan(offset[p], offset[p + 1] - offset[p]);
-  }
-  absl::Span<const int32_t> of(const Instruction* i) const {
-    auto it = position.find(i);
-    if (it == position.end()) return {};
-    return of(it->second);
-  }
-};
 
 // The last position of the async-done that ends `start` (through async-updates), or `start`'s.
 int64_t async_window_end(const Instruction& start, const ScheduledLeaves& leaves) {
@@ -260,7 +240,9 @@ absl::StatusOr<const ComputationLiveness*> ModuleLiveness::Builder::analyze(cons
     if (!only_forwards_buffers(i.opcode())) {
       for (const Instruction* operand : i.operands()) {
         for (int32_t id : leaves.of(operand)) {
-          if (id >= 0) out_.buffers_[id].to = std::max(out_.buffers_[id].to, p);
+          if (id < 0) continue;
+          out_.buffers_[id].to = std::max(out_.buffers_[id].to, p);
+          out_.buffers_[id].last_use = std::max(out_.buffers_[id].last_use, p);
         }
       }
     }
@@ -291,11 +273,13 @@ absl::StatusOr<const ComputationLiveness*> ModuleLiveness::Builder::analyze(cons
     if (b.computation == &c && !b.whole_step) liveness->buffers.push_back(static_cast<int32_t>(id));
   }
   sweep(*liveness, n, is_entry);
+  liveness->leaves = std::move(leaves);
 
   in_progress_.erase(&c);
   const ComputationLiveness* result = liveness.get();
   out_.computations_.push_back(std::move(liveness));
   analyzed_[&c] = result;
+  out_.by_computation_[&c] = result;
   return result;
 }
 
@@ -348,6 +332,7 @@ void ModuleLiveness::Builder::apply_donation(const Computation& c, const Schedul
     Buffer& o = out_.buffers_[output_id];
     if (o.whole_step) return;  // another parameter or a constant: XLA copies it
     o.counted = false;
+    p.aliased_output = output_id;
     p.padded_bytes = std::max(p.padded_bytes, o.padded_bytes);
     p.logical_bytes = std::max(p.logical_bytes, o.logical_bytes);
   };
@@ -482,6 +467,16 @@ absl::StatusOr<ModuleLiveness> ModuleLiveness::analyze(const Module& module,
   Builder builder(module, first_tile_padding, liveness);
   if (absl::Status s = builder.run(); !s.ok()) return s;
   return liveness;
+}
+
+const ComputationLiveness* ModuleLiveness::of(const Computation* c) const {
+  auto it = by_computation_.find(c);
+  return it == by_computation_.end() ? nullptr : it->second;
+}
+
+absl::Span<const int32_t> ModuleLiveness::leaves_of(const Instruction& i) const {
+  const ComputationLiveness* c = of(i.parent());
+  return c == nullptr ? absl::Span<const int32_t>() : c->leaves.of(&i);
 }
 
 std::vector<int32_t> ModuleLiveness::live_at(const ComputationLiveness& liveness,

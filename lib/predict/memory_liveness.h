@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
 #include "absl/status/statusor.h"
 #include "hloroof/memory.h"
 #include "hloroof/module.h"
@@ -30,6 +31,9 @@ enum Channel : int {
 };
 using TierBytes = std::array<int64_t, 3>;  // indexed by MemoryTier
 
+// Marks a leaf whose buffer belongs to the caller (a body's parameters).
+inline constexpr int32_t kExternal = -1;
+
 struct Buffer {
   const Computation* computation = nullptr;  // where it is defined
   const Instruction* instruction = nullptr;  // which instruction defines it
@@ -46,12 +50,34 @@ struct Buffer {
   int64_t from = 0;
   int64_t to = 0;
   bool whole_step = false;
+  // The last position of `computation` that reads the buffer, -1 when none does. For a
+  // whole-step buffer `to` is the end of the step; this is where its value dies.
+  int64_t last_use = -1;
+  // A donated parameter: the output buffer written into it (not counted itself), or -1.
+  int32_t aliased_output = -1;
   // False when another buffer accounts for this memory: a body's result, which is its
   // caller's buffer, or an output written into a donated parameter.
   bool counted = true;
 
   MemoryTier tier() const { return memory_tier(memory_space); }
   Channel channel() const;
+};
+
+// Instructions of one computation by schedule position, with the buffer of every result leaf
+// (flattened: the leaves of instruction p are ids[offset[p] .. offset[p+1])).
+struct ScheduledLeaves {
+  absl::flat_hash_map<const Instruction*, int32_t> position;
+  std::vector<int64_t> offset;
+  std::vector<int32_t> ids;
+
+  absl::Span<const int32_t> of(int64_t p) const {
+    return absl::MakeConstSpan(ids).subspan(offset[p], offset[p + 1] - offset[p]);
+  }
+  absl::Span<const int32_t> of(const Instruction* i) const {
+    auto it = position.find(i);
+    if (it == position.end()) return {};
+    return of(it->second);
+  }
 };
 
 // The live bytes of one computation, its own buffers plus the bodies it runs.
@@ -66,6 +92,7 @@ struct ComputationLiveness {
     std::vector<const ComputationLiveness*> bodies;
   };
   std::vector<Window> windows;
+  ScheduledLeaves leaves;  // the buffer of every result leaf, kExternal for the caller's
   std::array<std::vector<int64_t>, kChannelCount> curve;  // live bytes per position
   TierBytes peak = {0, 0, 0};                             // largest live bytes per tier
   int64_t peak_position = 0;                              // where the device peak is
@@ -87,6 +114,10 @@ class ModuleLiveness {
   // running there at their own peaks.
   std::vector<int32_t> live_at(const ComputationLiveness& liveness, int64_t position) const;
   const std::vector<std::string>& notes() const { return notes_; }
+  // The analysis of `c`, or nullptr when it does not run with memory of its own.
+  const ComputationLiveness* of(const Computation* c) const;
+  // The buffers of `i`'s result leaves (kExternal where the caller's), empty when unknown.
+  absl::Span<const int32_t> leaves_of(const Instruction& i) const;
 
  private:
   struct LeafSize {
@@ -100,6 +131,7 @@ class ModuleLiveness {
   std::vector<int32_t> whole_step_;
   std::vector<std::unique_ptr<ComputationLiveness>> computations_;
   const ComputationLiveness* entry_ = nullptr;
+  absl::flat_hash_map<const Computation*, const ComputationLiveness*> by_computation_;
   std::vector<std::string> notes_;
 };
 

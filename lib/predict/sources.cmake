@@ -1,5 +1,6 @@
 target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/buffer_aliasing.cc
+  ${CMAKE_CURRENT_LIST_DIR}/buffer_assignment.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_gpu.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_tpu.cc

@@ -84,17 +84,23 @@ void add_work_counters(const Prediction& p, std::vector<const TraceSlice*> leave
   }
 }
 
-// The live HBM bytes of the memory analysis, one sample where each entry instruction starts
-// on the compute track; instructions without a slice of their own (parameters, tuples...)
-// take the time of the last one that had one.
+// The live HBM bytes of the memory analysis' timeline, one sample where each instruction
+// starts on the compute track (a body's instructions where their first slice starts);
+// instructions without a slice of their own (parameters, tuples...) take the time of the last
+// one that had one, so the counter never goes back in time.
 void add_live_bytes_counter(const Prediction& p, const MemoryReport& memory, TraceBuilder& trace) {
+  // Instruction names are unique in a module; a body's first iteration comes first.
   absl::flat_hash_map<std::string_view, double> start_of;
   for (const TimelineEvent& e : p.timeline) {
-    if (e.depth == 0 && e.track == "compute") start_of.emplace(e.name, std::max(0.0, e.start_s));
+    if (e.track == "compute") start_of.emplace(e.name, std::max(0.0, e.start_s));
   }
   double t = 0;
-  for (const LiveBytesPoint& point : memory.live_curve) {
-    if (auto it = start_of.find(point.instruction); it != start_of.end()) t = it->second;
+  const std::vector<LiveBytesPoint>& points =
+      memory.live_timeline.empty() ? memory.live_curve : memory.live_timeline;
+  for (const LiveBytesPoint& point : points) {
+    if (auto it = start_of.find(point.instruction); it != start_of.end()) {
+      t = std::max(t, it->second);
+    }
     trace.add_counter("live HBM bytes", t, static_cast<double>(point.device_bytes));
   }
 }

@@ -1,7 +1,9 @@
 // `hloroof memory` as a user runs it: the summary, the JSON keys and the exit codes.
 #include <catch2/catch.hpp>
 #include <string>
+#include <string_view>
 
+#include "absl/strings/str_split.h"
 #include "cli_runner.h"
 #include "nlohmann/json.hpp"
 
@@ -11,6 +13,10 @@ using hloroof::testing::run_cli;
 
 // Straight-line code whose peak is derived in tests/predict/memory_test.cc: p 1024 B, then
 // temporaries a 2048, b 2048, c 4096; at c all four are live: 9216 B.
+// Buffer assignment: r (1024 B) gets the output allocation; d [4,5] goes into it, since
+// r = add(d, p) writes over d; a [1,3], b [2,3] and c [3,4] all meet at c and share nothing
+// (b's operand a lives on to c): temp 2048 + 2048 + 4096 = 8192 B.
+// Footprint: 1024 + 1024 + 8192 = 10240 B.
 constexpr const char* kModule = R"(
 HloModule straight, is_scheduled=true
 ENTRY e {
@@ -39,6 +45,13 @@ TEST_CASE("memory prints the peak, where it is and the verdict, with units") {
   CHECK_THAT(r.out, Catch::Contains("at c"));
   CHECK_THAT(r.out, Catch::Contains("tpu_v5e HBM"));
   CHECK_THAT(r.out, Catch::Contains("fits"));
+  CHECK_THAT(r.out, Catch::Contains("10 KiB (10240 B) held for the whole step"));
+  CHECK_THAT(r.out, Catch::Contains("temp 8 KiB"));
+  // The verdict names the figure it checked, over the capacity, in one unit family.
+  CHECK_THAT(r.out, Catch::Contains("footprint 10 KiB is 0.0% of it"));
+  for (const std::string& line : std::vector<std::string>(absl::StrSplit(r.out, '\n'))) {
+    if (line.find("capacity") == 0) CHECK(line.find(" GB") == std::string::npos);
+  }
   // Breakdown at the peak: parameters 1 KiB of 9 KiB = 11.1%, temporaries 8 KiB = 88.9%.
   CHECK_THAT(r.out, Catch::Contains("parameters 1 KiB (11.1%)"));
   CHECK_THAT(r.out, Catch::Contains("temporaries 8 KiB (88.9%)"));
@@ -54,7 +67,8 @@ TEST_CASE("memory says when a module does not fit, and by how much") {
   CHECK_THAT(r.out, Catch::Contains("25.1 GiB over"));
   auto p = run_cli("memory - --device tpu_v5p", kTooBig);
   REQUIRE(p.exit_code == 0);
-  CHECK_THAT(p.out, Catch::Contains("fits, 57.9% headroom"));  // 1 - 40/95
+  // The footprint is p and r, each in its own allocation: 40 GiB of 95 GiB = 42.1%.
+  CHECK_THAT(p.out, Catch::Contains("fits, footprint 40 GiB is 42.1% of it, 55 GiB free"));
 }
 
 TEST_CASE("memory --json has the documented keys") {
@@ -79,6 +93,33 @@ TEST_CASE("memory --json has the documented keys") {
   CHECK(first["live_to"] == "d");
   CHECK(j["live_bytes"].size() == 6);
   CHECK(j["live_bytes"][3]["device_bytes"] == 9216);
+  CHECK(j["argument_bytes"] == 1024);
+  CHECK(j["output_bytes"] == 1024);
+  CHECK(j["alias_bytes"] == 0);
+  CHECK(j["temp_bytes"] == 8192);
+  CHECK(j["footprint_bytes"] == 10240);
+  CHECK(j["capacity_basis"] == "footprint_bytes");
+  CHECK(j["checked_bytes"] == 10240);
+  CHECK(j["memory_analysis"]["temp_bytes"] == 8192);
+  // Allocations: parameter p, output r (holding d), one temp.
+  REQUIRE(j["allocations"].size() == 3);
+  CHECK(first["allocation"].is_number_integer());
+  REQUIRE(j["live_timeline"].size() == 6);
+  CHECK(j["live_timeline"][3]["instruction"] == "c");
+  CHECK(j["live_timeline"][3]["depth"] == 0);
+  CHECK(j["live_timeline"][3]["device_bytes"] == 9216);
+  REQUIRE(!j["peak_buffers"].empty());
+}
+
+TEST_CASE("memory --device takes a topology as predict does") {
+  auto r = run_cli("memory - --device tpu_v5e:2x2 --json", kModule);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["device"] == "tpu_v5e");
+  CHECK(j["fits"] == true);
+  auto bad = run_cli("memory - --device tpu_v5e:banana", kModule);
+  CHECK(bad.exit_code == 1);
+  CHECK_THAT(bad.err, Catch::StartsWith("error:"));
 }
 
 TEST_CASE("memory --json without a device leaves the capacity null") {

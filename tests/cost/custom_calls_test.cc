@@ -79,6 +79,19 @@ ENTRY e {
         "operands and results");
 }
 
+TEST_CASE("an S(6) index is read from on-chip scalar memory, not from the host") {
+  // The index i is an s32[] in TPU scalar memory (S(6)); nothing here touches host memory.
+  auto c = analyze(R"(
+ENTRY e {
+  i = s32[]{:T(128)S(6)} parameter(0)
+  p = f32[1024]{0} parameter(1)
+  ROOT d = f32[128]{0} dynamic-slice(p, i), dynamic_slice_sizes={128}
+})");
+  CHECK(c["d"].cost.host_bytes() == 0);
+  CHECK(c.cost.totals.host_bytes() == 0);
+  CHECK(c.cost.totals.on_chip_bytes() > 0);
+}
+
 TEST_CASE("partitioner markers and host moves are known") {
   auto c = analyze(R"(
 ENTRY e {

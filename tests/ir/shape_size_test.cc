@@ -209,6 +209,17 @@ TEST_CASE("tuples sum their leaves per memory space") {
   CHECK(s->padded_bytes_host == 8);
 }
 
+TEST_CASE("S(6) is TPU scalar memory on chip; only S(5) is host memory") {
+  // s32[] under T(128): one 128-element tile, 512 B, in S(6); f32[2] in S(5): 8 B.
+  absl::StatusOr<Shape> shape = parse_shape("(s32[]{:T(128)S(6)}, f32[2]{0:S(5)})");
+  REQUIRE(shape.ok());
+  absl::StatusOr<ShapeSize> s = shape_size(*shape);
+  REQUIRE(s.ok());
+  CHECK(s->padded_bytes_on_chip == 512);
+  CHECK(s->padded_bytes_host == 8);
+  CHECK(s->padded_bytes_default == 0);
+}
+
 TEST_CASE("sizes that cannot be computed are errors, not guesses") {
   Shape unbounded = *parse_shape("f32[?,4]");
   CHECK(!array_size(unbounded).ok());

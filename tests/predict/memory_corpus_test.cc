@@ -47,6 +47,21 @@ void check_consistent(const MemoryReport& r) {
     CHECK(b.padded_bytes >= b.logical_bytes);
     CHECK(b.live_from_index <= b.live_to_index);
   }
+  // Buffer assignment: the footprint is its terms' sum; the allocations hold what the terms
+  // say (device memory), and a device buffer with memory of its own has an allocation.
+  CHECK(r.footprint_bytes ==
+        r.argument_bytes + r.output_bytes - r.alias_bytes + r.temp_bytes + r.constant_bytes);
+  int64_t arguments = 0, temp = 0, live_out = 0;
+  for (const hloroof::MemoryAllocation& a : r.allocations) {
+    if (hloroof::memory_tier(a.memory_space) != hloroof::MemoryTier::kDevice) continue;
+    if (a.kind == hloroof::AllocationKind::kParameter) arguments += a.bytes;
+    if (a.kind == hloroof::AllocationKind::kTemp) temp += a.bytes;
+    if (a.maybe_live_out) live_out += a.bytes;
+  }
+  CHECK(arguments == r.argument_bytes);
+  CHECK(temp == r.temp_bytes);
+  CHECK(live_out <= r.output_bytes);
+  for (const hloroof::MemoryBuffer& b : r.largest_buffers) CHECK(b.allocation >= 0);
 }
 
 TEST_CASE("example: the TPU v5e train step's arguments and donated outputs") {

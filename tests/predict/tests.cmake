@@ -5,6 +5,7 @@ hloroof_add_test(predict_test
   ${CMAKE_CURRENT_LIST_DIR}/schedule_clock_test.cc
 )
 hloroof_add_test(memory_test
+  ${CMAKE_CURRENT_LIST_DIR}/buffer_assignment_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/memory_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/memory_corpus_test.cc
 )

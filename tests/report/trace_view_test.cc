@@ -220,5 +220,45 @@ ENTRY e {
   CHECK(parse(prediction_to_trace_json(*prediction)).counters.count("live HBM bytes") == 0);
 }
 
+TEST_CASE("the live HBM counter goes into loop bodies, never back in time") {
+  // Entry p, t, w (the loop), x, o: 5 instructions; the body's 5 (s, v, g, h, r) follow the
+  // loop's sample and the condition's 2, so 12 samples in all. The body's temporary g
+  // (4 MiB) shows inside: at g, p (4 MiB, whose buffer is the loop state) and g are live.
+  absl::StatusOr<Module> module = parse_module(R"(
+HloModule loop, is_scheduled=true
+%cond (s: (f32[1024,1024])) -> pred[] {
+  %s = (f32[1024,1024]{1,0}) parameter(0)
+  ROOT %t = pred[] constant(true)
+}
+%body (s: (f32[1024,1024])) -> (f32[1024,1024]) {
+  %s = (f32[1024,1024]{1,0}) parameter(0)
+  %v = f32[1024,1024]{1,0} get-tuple-element(%s), index=0
+  %g = f32[1024,1024]{1,0} negate(%v)
+  %h = f32[1024,1024]{1,0} exponential(%g)
+  ROOT %r = (f32[1024,1024]{1,0}) tuple(%h)
+}
+ENTRY e {
+  p = f32[1024,1024]{1,0} parameter(0)
+  t = (f32[1024,1024]{1,0}) tuple(p)
+  w = (f32[1024,1024]{1,0}) while(t), condition=%cond, body=%body, backend_config={"known_trip_count":{"n":"3"}}
+  x = f32[1024,1024]{1,0} get-tuple-element(w), index=0
+  ROOT o = f32[1024,1024]{1,0} negate(x)
+})");
+  REQUIRE(module.ok());
+  absl::StatusOr<Prediction> prediction = predict_step_time(*module, "h100");
+  REQUIRE(prediction.ok());
+  absl::StatusOr<MemoryReport> memory = analyze_memory(*module);
+  REQUIRE(memory.ok());
+  REQUIRE(memory->live_timeline.size() == 12);
+  Parsed p = parse(prediction_to_trace_json(*prediction, &*memory));
+  const auto& live = p.counters["live HBM bytes"];
+  REQUIRE(live.size() == 12);
+  double last_ts = 0;
+  for (const auto& sample : live) {
+    CHECK(sample["ts"].get<double>() >= last_ts);
+    last_ts = sample["ts"].get<double>();
+  }
+}
+
 }  // namespace
 }  // namespace hloroof

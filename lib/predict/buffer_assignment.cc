@@ -1,0 +1,418 @@
+// The rules follow XLA's buffer_assignment.cc (BufferAssigner::AssignBuffersForComputations,
+// AssignSingleHloBuffer, MaybeAssignBuffer, LiveRangeInterferes), heap_simulator.cc
+// (HeapSimulator::RunComputation's operand sharing, the global decreasing-size best-fit heap)
+// and hlo_dataflow_analysis.cc (CanShareOperandBufferWithUser), read for their rules.
+#include "predict/buffer_assignment.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <tuple>
+#include <unordered_map>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "hloroof/computation.h"
+#include "hloroof/instruction.h"
+#include "hloroof/opcode.h"
+
+namespace hloroof::detail {
+namespace {
+
+// The best-fit heap compares every buffer with those placed before it; past this many
+// temporaries in one memory space only one order is tried.
+constexpr size_t kSecondOrderLimit = 20000;
+
+// One value: a buffer over a range of global time (the schedule with bodies flattened in).
+struct Value {
+  int32_t buffer = -1;
+  int64_t start = 0;
+  int64_t end = 0;
+};
+
+// Global time of every position: the schedule of the entry, each loop, call or conditional
+// body laid out where it runs (as XLA's HloLiveRange flattens a module).
+struct Times {
+  std::vector<int64_t> start;  // when the instruction at a position starts
+  std::vector<int64_t> end;    // when it ends, after the bodies it runs
+  int64_t stretch = -1;        // an async body: its buffers live until the caller's done
+};
+
+// True when every transitive user of `i` inside a fusion reads it elementwise or passes it
+// on in a tuple (XLA's AreTransitiveUsesElementwiseOrTuple). Each instruction is visited once.
+bool uses_elementwise_or_tuple(const Instruction& i) {
+  std::vector<const Instruction*> stack = {&i};
+  absl::flat_hash_set<const Instruction*> seen = {&i};
+  while (!stack.empty()) {
+    const Instruction* at = stack.back();
+    stack.pop_back();
+    for (const Instruction* user : at->users()) {
+      if (user->opcode() != Opcode::kTuple && !is_elementwise(user->opcode())) return false;
+      if (seen.insert(user).second) stack.push_back(user);
+    }
+  }
+  return true;
+}
+
+// May `user` write its result over operand `operand_number` (XLA: elementwise ops, and loop
+// or input fusions whose parameter is only read elementwise)?
+bool elementwise_in_operand(const Instruction& user, int64_t operand_number) {
+  if (is_elementwise(user.opcode())) return true;
+  if (user.opcode() != Opcode::kFusion) return false;
+  const std::string_view kind = user.fusion_kind();
+  if (kind != "kLoop" && kind != "kInput") return false;
+  const Computation* fused = user.computation_attribute(AttrId::kCalls);
+  if (fused == nullptr) return false;
+  for (const Instruction* parameter : fused->parameters()) {
+    if (parameter != nullptr && parameter->parameter_number() == operand_number) {
+      return uses_elementwise_or_tuple(*parameter);
+    }
+  }
+  return false;
+}
+
+class Assigner {
+ public:
+  explicit Assigner(const ModuleLiveness& liveness) : liveness_(liveness) {}
+
+  ModuleAssignment run();
+
+ private:
+  void flatten(const ComputationLiveness& c, int depth);
+  std::optional<Value> value_of(int32_t id) const;
+  bool can_share(const Value& operand, const Value& user) const;
+  bool interferes(const Value& a, const Value& b) const;
+  bool try_assign(int32_t allocation, int32_t id, const Value& v);
+  void assign(int32_t allocation, int32_t id, const Value& v, int64_t offset);
+  int32_t new_allocation(AllocationKind kind, const Buffer& b);
+  void pack_temporaries(int64_t memory_space, std::vector<Value> values);
+
+  const ModuleLiveness& liveness_;
+  ModuleAssignment out_;
+  std::unordered_map<const ComputationLiveness*, Times> times_;
+  int64_t clock_ = 0;
+  std::vector<std::vector<Value>> values_in_;  // per allocation
+};
+
+void Assigner::flatten(const ComputationLiveness& c, int depth) {
+  const int64_t n = static_cast<int64_t>(c.curve[0].size());
+  Times& t = times_[&c];  // unordered_map: references stay valid while bodies are added
+  t.start.assign(n, 0);
+  t.end.assign(n, 0);
+  std::vector<std::pair<const ComputationLiveness*, int64_t>> async_bodies;
+  for (int64_t p = 0; p < n; ++p) {
+    t.start[p] = clock_++;
+    for (const ComputationLiveness::Window& w : c.windows) {
+      if (w.from != p) continue;
+      for (const ComputationLiveness* body : w.bodies) {
+        if (depth < 200 && !times_.contains(body)) flatten(*body, depth + 1);
+        if (w.to > w.from) async_bodies.push_back({body, w.to});
+      }
+    }
+    t.end[p] = std::max(t.start[p], clock_ - 1);
+  }
+  for (const auto& [body, to] : async_bodies) {
+    auto it = times_.find(body);
+    if (it != times_.end() && to < n) it->second.stretch = std::max(it->second.stretch, t.end[to]);
+  }
+}
+
+std::optional<Value> Assigner::value_of(int32_t id) const {
+  const Buffer& b = liveness_.buffers()[id];
+  const ComputationLiveness* c =
+      b.whole_step ? &liveness_.entry() : liveness_.of(b.computation);
+  if (c == nullptr) return std::nullopt;
+  auto it = times_.find(c);
+  if (it == times_.end() || it->second.start.empty()) return std::nullopt;
+  const Times& t = it->second;
+  const int64_t last = static_cast<int64_t>(t.start.size()) - 1;
+  Value v{id, 0, 0};
+  if (b.whole_step) {
+    v.end = b.last_use >= 0 ? t.end[std::min(b.last_use, last)] : 0;
+    return v;
+  }
+  v.start = t.start[std::clamp<int64_t>(b.from, 0, last)];
+  v.end = std::max(t.end[std::clamp<int64_t>(b.to, 0, last)], t.stretch);
+  if (b.is_output) v.end = clock_;  // live out: to the end of the program
+  return v;
+}
+
+// XLA's CanShareOperandBufferWithUser as the heap simulator and LiveRangeInterferes use it:
+// the user reads the operand's buffer directly, is not a copy, and is elementwise in it with
+// the same shape and layout.
+bool Assigner::can_share(const Value& operand, const Value& user) const {
+  const Buffer& o = liveness_.buffers()[operand.buffer];
+  const Buffer& u = liveness_.buffers()[user.buffer];
+  const Instruction* i = u.instruction;
+  if (i == nullptr || i->opcode() == Opcode::kCopy || o.shape == nullptr || u.shape == nullptr) {
+    return false;
+  }
+  if (!(*o.shape == *u.shape)) return false;
+  for (size_t k = 0; k < i->operand_count(); ++k) {
+    for (int32_t id : liveness_.leaves_of(*i->operand(k))) {
+      if (id == operand.buffer) return elementwise_in_operand(*i, static_cast<int64_t>(k));
+    }
+  }
+  return false;
+}
+
+bool Assigner::interferes(const Value& a, const Value& b) const {
+  if (a.start > b.end || b.start > a.end) return false;
+  if (a.end == b.start) return !can_share(a, b);
+  if (b.end == a.start) return !can_share(b, a);
+  return true;
+}
+
+void Assigner::assign(int32_t allocation, int32_t id, const Value& v, int64_t offset) {
+  out_.allocations[allocation].buffers.push_back(id);
+  out_.allocation_of[id] = allocation;
+  out_.offset_of[id] = offset;
+  values_in_[allocation].push_back(v);
+}
+
+// MaybeAssignBuffer: same memory space, not larger, a writable allocation (an output or a
+// donated parameter), no live range overlap, and a live-out buffer only into its exact size.
+bool Assigner::try_assign(int32_t allocation, int32_t id, const Value& v) {
+  const Allocation& a = out_.allocations[allocation];
+  const Buffer& b = liveness_.buffers()[id];
+  if (a.memory_space != b.memory_space || b.padded_bytes > a.bytes || !a.maybe_live_out) {
+    return false;
+  }
+  if (b.is_output && b.padded_bytes != a.bytes) return false;
+  for (const Value& other : values_in_[allocation]) {
+    if (interferes(v, other)) return false;
+  }
+  assign(allocation, id, v, 0);
+  return true;
+}
+
+int32_t Assigner::new_allocation(AllocationKind kind, const Buffer& b) {
+  Allocation a;
+  a.kind = kind;
+  a.memory_space = b.memory_space;
+  a.bytes = b.padded_bytes;
+  out_.allocations.push_back(std::move(a));
+  values_in_.emplace_back();
+  return static_cast<int32_t>(out_.allocations.size()) - 1;
+}
+
+// The heap simulator over the temporaries of one memory space: results take over a dying
+// operand's bytes where XLA allows it, then a best-fit heap places the groups, largest first
+// or longest-lived first, whichever needs less (XLA's ChooseBestHeapAlgorithm).
+void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values) {
+  const std::vector<Buffer>& buffers = liveness_.buffers();
+  std::sort(values.begin(), values.end(), [](const Value& a, const Value& b) {
+    return std::tie(a.start, a.end, a.buffer) < std::tie(b.start, b.end, b.buffer);
+  });
+  struct Group {
+    int64_t start = 0;
+    int64_t end = 0;
+    int64_t bytes = 0;
+    std::vector<size_t> members;  // indices into values
+  };
+  std::vector<Group> groups;
+  absl::flat_hash_map<int32_t, size_t> value_index, group_of;
+  for (size_t k = 0; k < values.size(); ++k) value_index[values[k].buffer] = k;
+  absl::flat_hash_set<int32_t> taken;  // operands already shared at their last use
+  for (size_t k = 0; k < values.size(); ++k) {
+    const Value& v = values[k];
+    const Buffer& b = buffers[v.buffer];
+    std::optional<size_t> shared;
+    if (b.instruction != nullptr) {
+      for (const Instruction* operand : b.instruction->operands()) {
+        for (int32_t id : liveness_.leaves_of(*operand)) {
+          auto it = value_index.find(id);
+          if (it == value_index.end() || taken.contains(id)) continue;
+          const Value& o = values[it->second];
+          if (o.end != v.start || !can_share(o, v)) continue;
+          shared = group_of.at(id);
+          taken.insert(id);
+          break;
+        }
+        if (shared) break;
+      }
+    }
+    if (shared) {
+      Group& g = groups[*shared];
+      g.end = std::max(g.end, v.end);
+      g.bytes = std::max(g.bytes, b.padded_bytes);
+      g.members.push_back(k);
+      group_of[v.buffer] = *shared;
+      ++out_.shared_with_operand;
+    } else {
+      group_of[v.buffer] = groups.size();
+      groups.push_back({v.start, v.end, b.padded_bytes, {k}});
+    }
+  }
+
+  struct Placed {
+    int64_t start, end, offset, bytes;
+  };
+  auto best_fit = [&](const std::vector<size_t>& order, std::vector<int64_t>& offsets) {
+    std::vector<Placed> placed;
+    placed.reserve(order.size());
+    offsets.assign(groups.size(), 0);
+    int64_t heap = 0;
+    std::vector<std::pair<int64_t, int64_t>> busy;
+    for (size_t g : order) {
+      const Group& group = groups[g];
+      busy.clear();
+      for (const Placed& p : placed) {
+        if (p.start <= group.end && group.start <= p.end) busy.push_back({p.offset, p.bytes});
+      }
+      std::sort(busy.begin(), busy.end());
+      int64_t at = 0, best = -1, best_gap = std::numeric_limits<int64_t>::max();
+      for (const auto& [offset, bytes] : busy) {
+        if (offset > at && offset - at >= group.bytes && offset - at < best_gap) {
+          best = at;
+          best_gap = offset - at;
+        }
+        at = std::max(at, offset + bytes);
+      }
+      if (best < 0) best = at;
+      offsets[g] = best;
+      placed.push_back({group.start, group.end, best, group.bytes});
+      heap = std::max(heap, best + group.bytes);
+    }
+    return heap;
+  };
+  std::vector<size_t> spatial(groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) spatial[g] = g;
+  std::vector<size_t> temporal = spatial;
+  std::sort(spatial.begin(), spatial.end(), [&](size_t a, size_t b) {
+    const Group &x = groups[a], &y = groups[b];
+    if (x.bytes != y.bytes) return x.bytes > y.bytes;
+    if (x.end - x.start != y.end - y.start) return x.end - x.start > y.end - y.start;
+    return a < b;
+  });
+  std::sort(temporal.begin(), temporal.end(), [&](size_t a, size_t b) {
+    const Group &x = groups[a], &y = groups[b];
+    if (x.end - x.start != y.end - y.start) return x.end - x.start > y.end - y.start;
+    if (x.bytes != y.bytes) return x.bytes > y.bytes;
+    return a < b;
+  });
+  std::vector<int64_t> offsets, other;
+  int64_t heap = best_fit(spatial, offsets);
+  if (groups.size() <= kSecondOrderLimit) {
+    const int64_t second = best_fit(temporal, other);
+    if (second < heap) {
+      heap = second;
+      offsets.swap(other);
+    }
+  }
+
+  Allocation temp;
+  temp.kind = AllocationKind::kTemp;
+  temp.memory_space = memory_space;
+  temp.bytes = heap;
+  out_.allocations.push_back(std::move(temp));
+  values_in_.emplace_back();
+  const int32_t index = static_cast<int32_t>(out_.allocations.size()) - 1;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (size_t k : groups[g].members) assign(index, values[k].buffer, values[k], offsets[g]);
+  }
+}
+
+ModuleAssignment Assigner::run() {
+  const std::vector<Buffer>& buffers = liveness_.buffers();
+  out_.allocation_of.assign(buffers.size(), -1);
+  out_.offset_of.assign(buffers.size(), 0);
+  flatten(liveness_.entry(), 0);
+
+  // Every buffer with memory of its own, with its value(s).
+  struct Item {
+    int32_t id;
+    Value value;
+  };
+  std::vector<Item> items;
+  for (size_t id = 0; id < buffers.size(); ++id) {
+    const Buffer& b = buffers[id];
+    if (!b.counted) continue;
+    std::optional<Value> v = value_of(static_cast<int32_t>(id));
+    if (!v) continue;
+    items.push_back({static_cast<int32_t>(id), *v});
+  }
+  // Largest first; live-out first among equals; then by where the value is defined.
+  std::stable_sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
+    const Buffer &x = buffers[a.id], &y = buffers[b.id];
+    if (x.padded_bytes != y.padded_bytes) return x.padded_bytes > y.padded_bytes;
+    if (x.is_output != y.is_output) return x.is_output;
+    if (a.value.start != b.value.start) return a.value.start < b.value.start;
+    return a.id < b.id;
+  });
+
+  std::vector<int32_t> reusable;  // output and donated allocations, in creation order
+  std::unordered_map<int64_t, std::vector<Value>> deferred;  // by memory space
+  for (const Item& item : items) {
+    const Buffer& b = buffers[item.id];
+    if (b.kind == BufferKind::kConstant) {
+      assign(new_allocation(AllocationKind::kConstant, b), item.id, item.value, 0);
+      continue;
+    }
+    if (b.kind == BufferKind::kParameter) {
+      const int32_t a = new_allocation(AllocationKind::kParameter, b);
+      out_.allocations[a].parameter_number = b.instruction->parameter_number();
+      Value param = item.value;
+      if (b.donated) {
+        out_.allocations[a].maybe_live_out = true;
+        reusable.push_back(a);
+        if (b.aliased_output >= 0) {
+          // The output written into the donated buffer is a second value of it.
+          if (std::optional<Value> o = value_of(b.aliased_output)) {
+            o->buffer = b.aliased_output;
+            o->end = clock_;
+            values_in_[a].push_back(*o);
+          }
+        } else {
+          param.end = clock_;  // returned as it is
+        }
+      } else {
+        param.end = clock_;  // read-only: nothing else goes there
+      }
+      assign(a, item.id, param, 0);
+      continue;
+    }
+    bool done = false;
+    // First the allocations of its operands, then the smallest reusable allocation first.
+    if (b.instruction != nullptr && !b.instruction->shape().is_tuple()) {
+      for (const Instruction* operand : b.instruction->operands()) {
+        absl::Span<const int32_t> leaves = liveness_.leaves_of(*operand);
+        if (operand->shape().is_tuple() || leaves.size() != 1 || leaves[0] < 0) continue;
+        const int32_t a = out_.allocation_of[leaves[0]];
+        if (a >= 0 && try_assign(a, item.id, item.value)) {
+          done = true;
+          break;
+        }
+      }
+    }
+    for (size_t k = reusable.size(); !done && k > 0; --k) {
+      done = try_assign(reusable[k - 1], item.id, item.value);
+    }
+    if (done) {
+      if (!b.is_output) ++out_.temps_in_live_out;
+      continue;
+    }
+    if (b.is_output) {
+      const int32_t a = new_allocation(AllocationKind::kOutput, b);
+      out_.allocations[a].maybe_live_out = true;
+      assign(a, item.id, item.value, 0);
+      reusable.push_back(a);
+      continue;
+    }
+    deferred[b.memory_space].push_back(item.value);
+  }
+  std::vector<int64_t> spaces;
+  for (const auto& [space, values] : deferred) spaces.push_back(space);
+  std::sort(spaces.begin(), spaces.end());
+  for (int64_t space : spaces) pack_temporaries(space, std::move(deferred[space]));
+  return std::move(out_);
+}
+
+}  // namespace
+
+ModuleAssignment assign_buffers(const ModuleLiveness& liveness) {
+  Assigner assigner(liveness);
+  return assigner.run();
+}
+
+}  // namespace hloroof::detail

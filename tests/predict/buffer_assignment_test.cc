@@ -1,0 +1,363 @@
+// Buffer assignment of hand-written modules: which allocations XLA would make, which buffers
+// share one, and the temp allocation's size. Every expected number is derived in the comments
+// (f32 is 4 B; positions are schedule positions; "[a,b]" is a live range, END the end of the
+// program) or is stated by XLA's own tests (xla/service/buffer_assignment_test.cc, cited by
+// test name).
+#include <catch2/catch.hpp>
+#include <string>
+#include <string_view>
+
+#include "hloroof/device.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/memory.h"
+
+namespace {
+
+using hloroof::AllocationKind;
+using hloroof::MemoryAllocation;
+using hloroof::MemoryBuffer;
+using hloroof::MemoryOptions;
+using hloroof::MemoryReport;
+
+MemoryReport analyze(std::string_view text, const MemoryOptions& options = {.top_buffers = 0}) {
+  absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text);
+  INFO(module.status().ToString());
+  REQUIRE(module.ok());
+  absl::StatusOr<MemoryReport> report = hloroof::analyze_memory(*module, options);
+  INFO(report.status().ToString());
+  REQUIRE(report.ok());
+  return *std::move(report);
+}
+
+const MemoryBuffer& buffer(const MemoryReport& r, std::string_view name) {
+  for (const MemoryBuffer& b : r.largest_buffers) {
+    if (b.name == name) return b;
+  }
+  FAIL("no buffer " << name);
+  return r.largest_buffers.front();
+}
+
+int64_t count(const MemoryReport& r, AllocationKind kind) {
+  int64_t n = 0;
+  for (const MemoryAllocation& a : r.allocations) n += a.kind == kind ? 1 : 0;
+  return n;
+}
+
+const MemoryAllocation& allocation_of(const MemoryReport& r, std::string_view name) {
+  const MemoryBuffer& b = buffer(r, name);
+  REQUIRE(b.allocation >= 0);
+  REQUIRE(b.allocation < static_cast<int64_t>(r.allocations.size()));
+  return r.allocations[b.allocation];
+}
+
+TEST_CASE("a temporary is placed in the output allocation when their lives do not overlap") {
+  // p 1024 B; t 2048 B temp [1,2]; u 1024 B temp [2,3]; o 4096 B output [3,END].
+  // Largest first: o gets the output allocation (4096 B). t (2048 <= 4096) is dead before o
+  // is defined: it goes into o's allocation. u overlaps t at 2 (a slice does not write over
+  // its operand) and o at 3 (a concatenate neither): u goes to the temp allocation, 1024 B.
+  MemoryReport r = analyze(R"(
+HloModule reuse_output, is_scheduled=true
+ENTRY e {
+  p = f32[256]{0} parameter(0)
+  t = f32[512]{0} concatenate(p, p), dimensions={0}
+  u = f32[256]{0} slice(t), slice={[0:256]}
+  ROOT o = f32[1024]{0} concatenate(u, u, u, u), dimensions={0}
+}
+)");
+  CHECK(r.argument_bytes == 1024);
+  CHECK(r.output_bytes == 4096);
+  CHECK(r.alias_bytes == 0);
+  CHECK(r.temp_bytes == 1024);
+  CHECK(r.footprint_bytes == 1024 + 4096 + 1024);
+  CHECK(allocation_of(r, "t").kind == AllocationKind::kOutput);
+  CHECK(buffer(r, "t").allocation == buffer(r, "o").allocation);
+  CHECK(allocation_of(r, "u").kind == AllocationKind::kTemp);
+  CHECK(r.temps_in_live_out == 1);
+  // Liveness alone: t and u are live together at 2 (3072 B of temporaries), and the peak is
+  // p + u + o = 6144 B at o.
+  CHECK(r.temporary_peak_bytes == 3072);
+  CHECK(r.peak_bytes == 6144);
+  // Allocations: one parameter, one output, one temp.
+  CHECK(count(r, AllocationKind::kParameter) == 1);
+  CHECK(count(r, AllocationKind::kOutput) == 1);
+  CHECK(count(r, AllocationKind::kTemp) == 1);
+}
+
+TEST_CASE("a temporary larger than the output stays in the temp allocation") {
+  // p 1024 B; t 4096 B temp [1,2]; u 512 B temp [2,3]; o 2048 B output [3,END].
+  // t is taken first (largest) while no allocation can hold it, and o's allocation (2048 B)
+  // is smaller than t anyway: t is a temporary of the temp allocation. u overlaps t at 2 and o
+  // at 3 (neither slice nor concatenate writes over its operand): temp too. The heap holds t
+  // at offset 0 and u above it (they overlap at 2): 4096 + 512 = 4608 B.
+  MemoryReport r = analyze(R"(
+HloModule no_reuse, is_scheduled=true
+ENTRY e {
+  p = f32[256]{0} parameter(0)
+  t = f32[1024]{0} concatenate(p, p, p, p), dimensions={0}
+  u = f32[128]{0} slice(t), slice={[0:128]}
+  ROOT o = f32[512]{0} concatenate(u, u, u, u), dimensions={0}
+}
+)");
+  CHECK(r.output_bytes == 2048);
+  CHECK(r.temp_bytes == 4608);
+  CHECK(allocation_of(r, "t").kind == AllocationKind::kTemp);
+  CHECK(buffer(r, "t").allocation_offset == 0);
+  CHECK(buffer(r, "u").allocation_offset == 4096);
+  CHECK(r.temps_in_live_out == 0);
+  CHECK(r.footprint_bytes == 1024 + 2048 + 4608);
+  // Liveness peak at u: p + t + u = 1024 + 4096 + 512 = 5632 B; the footprint is above it.
+  CHECK(r.peak_bytes == 5632);
+  CHECK(r.footprint_bytes >= r.peak_bytes);
+}
+
+TEST_CASE("a donated parameter's allocation takes a temporary between its two values") {
+  // p (1024 B) is donated to the output o = add(t, u), so p's allocation holds two values:
+  // p [0,2] (its last use is s) and o [5,END]. q 2048 B, read-only.
+  // Sizes: s 512 B [2,3], t 1024 B [3,4], u 1024 B [4,5].
+  // Largest first: q, then p (1024, live out), t, u, then s.
+  //   t [3,4] touches neither p's value nor o's: it goes into p's allocation.
+  //   u [4,5] meets t at 4, and u = slice(q) does not read t: temp allocation.
+  //   s [2,3] meets p at 2, and a slice does not write over its operand: temp allocation.
+  // Temp heap: u [4,5] and s [2,3] never overlap, so both sit at offset 0: 1024 B.
+  MemoryReport r = analyze(R"(
+HloModule donated, is_scheduled=true, input_output_alias={ {}: (0, {}, may-alias) }
+ENTRY e {
+  p = f32[256]{0} parameter(0)
+  q = f32[512]{0} parameter(1)
+  s = f32[128]{0} slice(p), slice={[0:128]}
+  t = f32[256]{0} concatenate(s, s), dimensions={0}
+  u = f32[256]{0} slice(q), slice={[0:256]}
+  ROOT o = f32[256]{0} add(t, u)
+}
+)");
+  CHECK(r.argument_bytes == 1024 + 2048);
+  CHECK(r.output_bytes == 1024);
+  CHECK(r.alias_bytes == 1024);
+  CHECK(r.temp_bytes == 1024);
+  CHECK(r.footprint_bytes == 3072 + 1024 - 1024 + 1024);
+  const MemoryAllocation& donated = allocation_of(r, "p");
+  CHECK(donated.kind == AllocationKind::kParameter);
+  CHECK(donated.maybe_live_out);
+  CHECK(buffer(r, "t").allocation == buffer(r, "p").allocation);
+  CHECK(allocation_of(r, "u").kind == AllocationKind::kTemp);
+  CHECK(allocation_of(r, "s").kind == AllocationKind::kTemp);
+  CHECK(buffer(r, "u").allocation_offset == 0);
+  CHECK(buffer(r, "s").allocation_offset == 0);
+}
+
+TEST_CASE("an elementwise op writes over its dying operand, also as a loop fusion") {
+  // p 1024 B; a 4096 B [1,2]; b = exponential(a) 4096 B [2,3]; c = loop fusion computing
+  // negate(b), 4096 B [3,4]; o 1024 B output.
+  // a's last use is b, same shape: b takes a's bytes; c, elementwise in b, takes them again.
+  // One 4096 B chunk instead of three (liveness: a and b, then b and c, live together).
+  MemoryReport r = analyze(R"(
+HloModule in_place, is_scheduled=true
+%neg (x: f32[1024]) -> f32[1024] {
+  %x = f32[1024]{0} parameter(0)
+  ROOT %n = f32[1024]{0} negate(%x)
+}
+ENTRY e {
+  p = f32[256]{0} parameter(0)
+  a = f32[1024]{0} concatenate(p, p, p, p), dimensions={0}
+  b = f32[1024]{0} exponential(a)
+  c = f32[1024]{0} fusion(b), kind=kLoop, calls=%neg
+  ROOT o = f32[256]{0} slice(c), slice={[0:256]}
+}
+)");
+  CHECK(r.temp_bytes == 4096);
+  CHECK(r.shared_with_operand == 2);
+  CHECK(buffer(r, "a").allocation_offset == buffer(r, "b").allocation_offset);
+  CHECK(buffer(r, "b").allocation_offset == buffer(r, "c").allocation_offset);
+  // Liveness: at b, p + a + b = 1024 + 8192 = 9216 B.
+  CHECK(r.peak_bytes == 9216);
+  CHECK(r.footprint_bytes == 1024 + 1024 + 4096);
+
+  // A copy never writes over its operand, nor does an op whose result has another shape:
+  // here b = copy(a) needs its own 4096 B (a [1,2] and b [2,3] overlap at 2).
+  MemoryReport copied = analyze(R"(
+HloModule copied, is_scheduled=true
+ENTRY e {
+  p = f32[256]{0} parameter(0)
+  a = f32[1024]{0} concatenate(p, p, p, p), dimensions={0}
+  b = f32[1024]{0} copy(a)
+  ROOT o = f32[256]{0} slice(b), slice={[0:256]}
+}
+)");
+  CHECK(copied.temp_bytes == 8192);
+  CHECK(copied.shared_with_operand == 0);
+}
+
+TEST_CASE("an async collective's buffers stay allocated over its whole window") {
+  // p 1024 B; x = exponential(p) 1024 B, held by the all-gather until its done: [1,4];
+  // ags{1} the gathered 4096 B [2,5]; y = negate(p) 1024 B [3,6]; s = slice of the gather
+  // 1024 B [5,6]; o = add(s, y) 1024 B output [6,END].
+  //   o gets the output allocation. x [1,4] is dead before o: it goes there.
+  //   y [3,6] overlaps x (1..4 against 3..6): it cannot reuse x's bytes although they have
+  //   the same shape, since x is alive until the done: temp allocation.
+  //   s [5,6] meets o at 6, and o = add(s, y) writes over s: s goes into o's allocation too.
+  //   Temp heap: ags{1} [2,5] and y [3,6] overlap: 4096 + 1024 = 5120 B.
+  MemoryReport r = analyze(R"(
+HloModule async, is_scheduled=true
+ENTRY e {
+  p = f32[256]{0} parameter(0)
+  x = f32[256]{0} exponential(p)
+  ags = (f32[256]{0}, f32[1024]{0}) all-gather-start(x), dimensions={0}, replica_groups={{0,1,2,3}}
+  y = f32[256]{0} negate(p)
+  agd = f32[1024]{0} all-gather-done(ags)
+  s = f32[256]{0} slice(agd), slice={[0:256]}
+  ROOT o = f32[256]{0} add(s, y)
+}
+)");
+  CHECK(buffer(r, "x").allocation == buffer(r, "o").allocation);
+  CHECK(buffer(r, "s").allocation == buffer(r, "o").allocation);
+  CHECK(allocation_of(r, "y").kind == AllocationKind::kTemp);
+  CHECK(allocation_of(r, "ags{1}").kind == AllocationKind::kTemp);
+  CHECK(r.temp_bytes == 5120);
+  CHECK(r.footprint_bytes == 1024 + 1024 + 5120);
+  // Liveness: from the start to the done p, x, the gather and y are live: 7168 B.
+  CHECK(r.peak_bytes == 7168);
+  CHECK(r.footprint_bytes >= r.peak_bytes);
+}
+
+TEST_CASE("an S(6) scalar is TPU scalar memory on chip, not host memory") {
+  // i: s32[] under T(128) occupies one 128-element tile: 512 B in S(6). p 4096 B, d 512 B.
+  absl::StatusOr<hloroof::DeviceSpec> v5e = hloroof::device("tpu_v5e");
+  REQUIRE(v5e.ok());
+  MemoryReport r = analyze(R"(
+HloModule smem, is_scheduled=true
+ENTRY e {
+  i = s32[]{:T(128)S(6)} parameter(0)
+  p = f32[1024]{0} parameter(1)
+  ROOT d = f32[128]{0} dynamic-slice(p, i), dynamic_slice_sizes={128}
+}
+)",
+                           {.device = &*v5e});
+  CHECK(r.peak_host_bytes == 0);
+  CHECK(r.peak_on_chip_bytes == 512);
+  CHECK(r.argument_bytes == 4096);  // device memory only
+  CHECK(buffer(r, "i").memory_space == 6);
+  CHECK(hloroof::memory_tier(6) == hloroof::MemoryTier::kOnChip);
+  CHECK(hloroof::memory_tier(5) == hloroof::MemoryTier::kHost);
+  // The footprint counts device memory: 4096 + 512 (d's output allocation).
+  CHECK(r.footprint_bytes == 4608);
+  REQUIRE(r.capacity.has_value());
+  CHECK(r.capacity->basis == hloroof::CapacityBasis::kFootprint);
+  CHECK(r.capacity->checked_bytes == 4608);
+}
+
+// XLA's BufferAssignmentTest.OneTempAllocation: parameters f32[2,3], f32[3,4], f32[4,4], two
+// dots f32[2,4] and f32[3,4] concatenated into f32[5,4]. The test states 5 allocations
+// (3 parameters, 1 output, 1 temp), the dots in one temp allocation of 80 B with alignment 1
+// (32 + 48 B: both are live at the concatenate).
+TEST_CASE("XLA fact: OneTempAllocation has 5 allocations and an 80 B temp allocation") {
+  MemoryReport r = analyze(R"(
+HloModule one_temp, is_scheduled=true
+ENTRY e {
+  a = f32[2,3]{1,0} parameter(0)
+  b = f32[3,4]{1,0} parameter(1)
+  c = f32[4,4]{1,0} parameter(2)
+  ab = f32[2,4]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bc = f32[3,4]{1,0} dot(b, c), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = f32[5,4]{1,0} concatenate(ab, bc), dimensions={0}
+}
+)");
+  CHECK(r.allocations.size() == 5);
+  CHECK(count(r, AllocationKind::kParameter) == 3);
+  CHECK(count(r, AllocationKind::kOutput) == 1);
+  CHECK(count(r, AllocationKind::kTemp) == 1);
+  CHECK(r.temp_bytes == 80);
+  CHECK(buffer(r, "ab").allocation == buffer(r, "bc").allocation);
+  CHECK(buffer(r, "ab").allocation_offset != buffer(r, "bc").allocation_offset);
+  CHECK(r.argument_bytes == 24 + 48 + 64);
+  CHECK(r.output_bytes == 80);
+}
+
+// XLA's BufferAssignmentTest.AliasedParamCanBeReused: p0 f32[100] aliased with the output,
+// neg1 = negate(p0), neg2 = negate(neg1) the root: "Everything use one buffer".
+TEST_CASE("XLA fact: AliasedParamCanBeReused puts everything in the parameter's buffer") {
+  MemoryReport r = analyze(R"(
+HloModule aliased, is_scheduled=true, input_output_alias={ {}: (0, {}, may-alias) }
+ENTRY e {
+  p0 = f32[100]{0} parameter(0)
+  neg1 = f32[100]{0} negate(p0)
+  ROOT neg2 = f32[100]{0} negate(neg1)
+}
+)");
+  REQUIRE(r.allocations.size() == 1);
+  CHECK(r.allocations[0].kind == AllocationKind::kParameter);
+  CHECK(buffer(r, "neg1").allocation == buffer(r, "p0").allocation);
+  CHECK(r.argument_bytes == 400);
+  CHECK(r.output_bytes == 400);
+  CHECK(r.alias_bytes == 400);
+  CHECK(r.temp_bytes == 0);
+  CHECK(r.footprint_bytes == 400);
+}
+
+// XLA's BufferAssignmentTest.Basic: broadcast(p) * p1 + p2 - p2; the test states that mul does
+// not share a parameter's allocation and that add reuses mul's. Here, scheduled, all three
+// temporaries (broadcast [1,4], mul [4,5], add [5,6], each 400 B) chain into the output's
+// allocation: each is elementwise over the one before, and the subtract over add.
+TEST_CASE("XLA fact: Basic has add reusing mul's allocation") {
+  MemoryReport r = analyze(R"(
+HloModule basic, is_scheduled=true
+ENTRY e {
+  p = f32[] parameter(0)
+  bc = f32[100]{0} broadcast(p), dimensions={}
+  p1 = f32[100]{0} parameter(1)
+  p2 = f32[100]{0} parameter(2)
+  mul = f32[100]{0} multiply(bc, p1)
+  add = f32[100]{0} add(mul, p2)
+  ROOT sub = f32[100]{0} subtract(add, p2)
+}
+)");
+  CHECK(buffer(r, "add").allocation == buffer(r, "mul").allocation);
+  CHECK(buffer(r, "mul").allocation != buffer(r, "p1").allocation);
+  CHECK(r.argument_bytes == 4 + 400 + 400);
+  CHECK(r.output_bytes == 400);
+  CHECK(r.temp_bytes == 0);
+  CHECK(count(r, AllocationKind::kTemp) == 0);
+}
+
+TEST_CASE("the live timeline goes into a loop body, one iteration") {
+  // Entry: p 1024 B, the loop (state is p's buffer), o = negate(w) 1024 B output.
+  // Body: g = negate(gte) 1024 B [1,2] is its temporary; its root is the loop state.
+  // The body's peak (1024 B) is added at the while: 1024 + 1024 = 2048 B there. Inside, the
+  // timeline shows the caller's bytes without the body (1024 B) plus the body's curve:
+  // param 0, gte 0, g 1024, tuple 1024 (g reaches the root, which is the caller's: only the
+  // body's own temporaries count).
+  MemoryReport r = analyze(R"(
+HloModule loop, is_scheduled=true
+%cond (s: (f32[256])) -> pred[] {
+  %s = (f32[256]{0}) parameter(0)
+  ROOT %t = pred[] constant(true)
+}
+%body (s: (f32[256])) -> (f32[256]) {
+  %s = (f32[256]{0}) parameter(0)
+  %v = f32[256]{0} get-tuple-element(%s), index=0
+  %g = f32[256]{0} negate(%v)
+  %h = f32[256]{0} exponential(%g)
+  ROOT %r = (f32[256]{0}) tuple(%h)
+}
+ENTRY e {
+  p = f32[256]{0} parameter(0)
+  t = (f32[256]{0}) tuple(p)
+  w = (f32[256]{0}) while(t), condition=%cond, body=%body
+  x = f32[256]{0} get-tuple-element(w), index=0
+  ROOT o = f32[256]{0} negate(x)
+}
+)");
+  bool saw_body = false;
+  for (const hloroof::LiveBytesPoint& point : r.live_timeline) {
+    if (point.computation == "body") {
+      saw_body = true;
+      CHECK(point.depth == 1);
+    }
+  }
+  CHECK(saw_body);
+  // Entry points come in schedule order around the bodies' points.
+  CHECK(r.live_timeline.front().instruction == "p");
+  CHECK(r.live_timeline.back().instruction == "o");
+  CHECK(r.live_timeline.size() > r.live_curve.size());
+}
+
+}  // namespace
