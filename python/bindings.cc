@@ -527,12 +527,16 @@ void bind_memory(py::module_& m) {
       .field("device_bytes", &LiveBytesPoint::device_bytes, "B")
       .done();
 
-  Record<CapacityCheck>(m, "CapacityCheck", "The peak against a device's HBM capacity.")
+  Record<CapacityCheck>(m, "CapacityCheck", "A memory figure against a device's HBM capacity.")
       .field("device", &CapacityCheck::device, "the spec's name")
       .field("capacity_bytes", &CapacityCheck::capacity_bytes, "B")
-      .field("peak_bytes", &CapacityCheck::peak_bytes, "B")
-      .field("fits", &CapacityCheck::fits, "peak_bytes <= capacity_bytes")
-      .field("headroom", &CapacityCheck::headroom, "(capacity - peak) / capacity")
+      .computed(
+          "basis",
+          [](const CapacityCheck& c) { return std::string(capacity_basis_name(c.basis)); },
+          "the figure checked: 'footprint_bytes' or 'peak_bytes'")
+      .field("checked_bytes", &CapacityCheck::checked_bytes, "B, the figure `basis` names")
+      .field("fits", &CapacityCheck::fits, "checked_bytes <= capacity_bytes")
+      .field("headroom", &CapacityCheck::headroom, "(capacity - checked) / capacity")
       .field("shortfall_bytes", &CapacityCheck::shortfall_bytes, "B missing; 0 when it fits")
       .done();
 
@@ -548,6 +552,9 @@ void bind_memory(py::module_& m) {
       .field("output_bytes", &MemoryReport::output_bytes, "B")
       .field("alias_bytes", &MemoryReport::alias_bytes, "B of parameters donated to outputs")
       .field("temporary_peak_bytes", &MemoryReport::temporary_peak_bytes, "B")
+      .field("temp_bytes", &MemoryReport::temp_bytes, "B of XLA's temp allocation, as assigned")
+      .field("footprint_bytes", &MemoryReport::footprint_bytes,
+             "B held by a step: arguments + outputs - aliased + temp + constants")
       .field("constant_bytes", &MemoryReport::constant_bytes, "B")
       .field("padding_waste_bytes", &MemoryReport::padding_waste_bytes, "B")
       .field("peak_on_chip_bytes", &MemoryReport::peak_on_chip_bytes, "B")

@@ -85,7 +85,6 @@ struct Layout {
 inline constexpr int64_t kDefaultMemorySpace = 0;  // HBM / device memory
 inline constexpr int64_t kOnChipMemorySpace = 1;   // VMEM-class fast memory
 inline constexpr int64_t kHostMemorySpace = 5;     // pinned host memory
-inline constexpr int64_t kUnpinnedHostMemorySpace = 6;
 
 struct Dimension {
   enum class Kind : uint8_t { kStatic, kBounded, kUnbounded };

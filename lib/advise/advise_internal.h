@@ -24,8 +24,13 @@ namespace hloroof::advise_internal {
 inline double op_time_s(const OpPrediction& op) { return op.time_s; }
 // The op's part of the step, seconds (one execution x executions per step).
 inline double op_step_time_s(const OpPrediction& op) { return op_time_s(op) * op.multiplier; }
-// The device-memory high-water mark the capacity is checked against, bytes.
+// The device-memory high-water mark of buffer liveness, bytes.
 inline int64_t memory_peak_bytes(const MemoryReport& memory) { return memory.peak_bytes; }
+// What a step holds, the figure the capacity is checked against: XLA's footprint (every
+// allocation made up front), or the liveness peak when no footprint was computed.
+inline int64_t memory_held_bytes(const MemoryReport& memory) {
+  return memory.footprint_bytes > 0 ? memory.footprint_bytes : memory.peak_bytes;
+}
 
 // A candidate's claim on an op's time: what the fix would save of it, per step.
 struct Claim {

@@ -36,9 +36,11 @@ AdviceEvidence buffer_evidence(const MemoryBuffer& b, std::string detail) {
 }  // namespace
 
 void memory_headroom(const Context& ctx, std::vector<Candidate>& out) {
-  const int64_t peak = memory_peak_bytes(ctx.memory);
+  const int64_t peak = memory_held_bytes(ctx.memory);
   if (ctx.device.hbm_capacity_bytes <= 0) return;
-  const CapacityCheck check = check_capacity(peak, ctx.device);
+  const CapacityCheck check = check_capacity(
+      peak, ctx.device,
+      ctx.memory.footprint_bytes > 0 ? CapacityBasis::kFootprint : CapacityBasis::kPeak);
   if (check.headroom >= ctx.limits.memory_min_headroom) return;
   const MemoryBreakdown& b = ctx.memory.peak_breakdown;
   const double whole = static_cast<double>(peak);

@@ -240,7 +240,8 @@ class CapacityCheck:
     _fields: Tuple[str, ...]
     device: str
     capacity_bytes: int
-    peak_bytes: int
+    basis: str
+    checked_bytes: int
     fits: bool
     headroom: float
     shortfall_bytes: int
@@ -258,6 +259,8 @@ class MemoryReport:
     output_bytes: int
     alias_bytes: int
     temporary_peak_bytes: int
+    temp_bytes: int
+    footprint_bytes: int
     constant_bytes: int
     padding_waste_bytes: int
     peak_on_chip_bytes: int
