@@ -187,13 +187,13 @@ bool ModuleParser::parse_cached_shape(const Shape** out) {
         return true;
       }
       if (!parse_shape(&shape_scratch_)) return false;
-      *out = state_->shapes.intern(shape_scratch_);
+      *out = state_->shapes.intern(std::move(shape_scratch_));
       if (text_since(begin).size() == length) shapes_by_text_.emplace(text, *out);
       return true;
     }
   }
   if (!parse_shape(&shape_scratch_)) return false;
-  *out = state_->shapes.intern(shape_scratch_);
+  *out = state_->shapes.intern(std::move(shape_scratch_));
   return true;
 }
 
