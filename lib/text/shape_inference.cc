@@ -242,6 +242,44 @@ std::optional<Shape> topk(const Instruction& i) {
   return Shape::Tuple({values, retyped(values, PrimitiveType::kS32)});
 }
 
+// ragged-dot(lhs, rhs, group_sizes): a dot whose rhs has group dimensions (rhs_group_dims) that
+// do not reach the result. When the lhs ragged dimension is a contracting one, each group gives
+// its own result: the number of groups (group_sizes' last dimension) leads the result.
+std::optional<Shape> ragged_dot(const Instruction& i) {
+  const Shape& lhs = i.operand(0)->shape();
+  const Shape& rhs = i.operand(1)->shape();
+  const Shape& groups = i.operand(2)->shape();
+  DotDimensionNumbers d = i.dot_dimensions();
+  IntList ragged = i.int_list(AttrId::kLhsRaggedDims);
+  IntList group_dims = i.int_list(AttrId::kRhsGroupDims);
+  auto in_range = [](IntList dims, int64_t rank) {
+    return std::all_of(dims.begin(), dims.end(), [&](int64_t k) { return k >= 0 && k < rank; });
+  };
+  if (!lhs.is_array() || !rhs.is_array() || !groups.is_array() || ragged.size() != 1 ||
+      !in_range(d.lhs_batch, lhs.rank()) || !in_range(d.lhs_contracting, lhs.rank()) ||
+      !in_range(d.rhs_batch, rhs.rank()) || !in_range(d.rhs_contracting, rhs.rank()) ||
+      !in_range(ragged, lhs.rank()) || !in_range(group_dims, rhs.rank())) {
+    return std::nullopt;
+  }
+  Shape out = scalar(lhs.element_type);
+  if (contains(d.lhs_contracting, ragged[0])) {
+    if (groups.rank() < 1) return std::nullopt;
+    out.dims.push_back(groups.dims.back());
+  }
+  for (int64_t b : d.lhs_batch) out.dims.push_back(lhs.dims[static_cast<size_t>(b)]);
+  for (int64_t k = 0; k < lhs.rank(); ++k) {
+    if (!contains(d.lhs_batch, k) && !contains(d.lhs_contracting, k)) {
+      out.dims.push_back(lhs.dims[static_cast<size_t>(k)]);
+    }
+  }
+  for (int64_t k = 0; k < rhs.rank(); ++k) {
+    if (!contains(d.rhs_batch, k) && !contains(d.rhs_contracting, k) && !contains(group_dims, k)) {
+      out.dims.push_back(rhs.dims[static_cast<size_t>(k)]);
+    }
+  }
+  return out;
+}
+
 std::optional<Shape> unary(Opcode op, const Shape& a) {
   if (!a.is_array()) return std::nullopt;
   switch (op) {
@@ -351,6 +389,9 @@ std::optional<bool> infer_shape_from_operands(const Instruction& i, Shape* out) 
       return done(batch_norm(i, /*with_statistics=*/false));
     case Opcode::kTopK:
       return done(topk(i));
+    case Opcode::kRaggedDot:
+      if (i.operand_count() != 3) return false;
+      return done(ragged_dot(i));
     case Opcode::kGetDimensionSize:
       return done(scalar(PrimitiveType::kS32));
     case Opcode::kSetDimensionSize: {

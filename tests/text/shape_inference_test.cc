@@ -174,6 +174,24 @@ TEST_CASE("batch norm: the operand, and per-feature statistics") {
                  "b") == "(f32[2,3,4], f32[3], f32[3])");
 }
 
+TEST_CASE("ragged-dot: the rhs group dimension leaves the result; ragged contraction adds one") {
+  // Ragged non-contracting lhs dim 0: lhs [11,5] x rhs [3,5,7] (group dim 0, contracting 1):
+  // lhs free 11, rhs free 7.
+  CHECK(inferred("",
+                 "l = f32[11,5] parameter(0)\nr = f32[3,5,7] parameter(1)\n"
+                 "g = s32[3] parameter(2)\n"
+                 "ROOT d = ragged-dot(l, r, g), lhs_contracting_dims={1}, "
+                 "rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}",
+                 "d") == "f32[11,7]");
+  // Ragged contracting lhs dim 1: lhs [11,5] x rhs [5,7]: one [11,7] result per group (3).
+  CHECK(inferred("",
+                 "l = f32[11,5] parameter(0)\nr = f32[5,7] parameter(1)\n"
+                 "g = s32[3] parameter(2)\n"
+                 "ROOT d = ragged-dot(l, r, g), lhs_contracting_dims={1}, "
+                 "rhs_contracting_dims={0}, lhs_ragged_dims={1}",
+                 "d") == "f32[3,11,7]");
+}
+
 TEST_CASE("topk: the k largest values and their s32 indices") {
   CHECK(inferred("", "p = f32[6,10] parameter(0)\nROOT t = topk(p), k=3", "t") ==
         "(f32[6,3], s32[6,3])");
