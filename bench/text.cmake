@@ -3,3 +3,13 @@ add_executable(parse_bench ${CMAKE_CURRENT_LIST_DIR}/parse_bench.cc)
 target_link_libraries(parse_bench PRIVATE hloroof hloroof_warnings)
 target_compile_definitions(parse_bench PRIVATE
   HLOROOF_DEFAULT_CORPUS="${PROJECT_SOURCE_DIR}/../shared/corpus")
+
+# parse_command_bench: `hloroof parse FILES` as a whole command beside the in-process parse.
+if(TARGET hloroof_cli)
+  add_executable(parse_command_bench ${CMAKE_CURRENT_LIST_DIR}/parse_command_bench.cc)
+  target_link_libraries(parse_command_bench PRIVATE hloroof hloroof_warnings)
+  target_compile_definitions(parse_command_bench PRIVATE
+    HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>"
+    HLOROOF_DEFAULT_CORPUS="${PROJECT_SOURCE_DIR}/../shared/corpus")
+  add_dependencies(parse_command_bench hloroof_cli)
+endif()

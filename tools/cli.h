@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "hloroof/input_file.h"
 
 namespace hloroof::cli {
 
@@ -44,8 +45,8 @@ absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgS
 // Parses a non-negative integer option value; a usage error names the option otherwise.
 absl::StatusOr<int64_t> parse_count(absl::string_view option, absl::string_view value);
 
-// Reads a whole file, or standard input for "-".
-absl::StatusOr<std::string> read_input(const std::string& path);
+// Reads a whole input file, or standard input for "-", with the checks of read_input_file.
+absl::StatusOr<InputFile> read_input(const std::string& path);
 
 // Prints the error on stderr and returns kExitBadInput: `error: MESSAGE`, except that a
 // diagnostic located in a file (`model.hlo:3:5: error: ...`) prints unchanged, and a bare

@@ -22,14 +22,18 @@ CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DHLOROOF_FUZZ=ON -DHLOROOF_BUILD_
   -DHLOROOF_BUILD_TOOLS=OFF -DHLOROOF_BUILD_BENCH=OFF >/dev/null
 cmake --build build-fuzz -j2
 
-for target in module shape; do
+# Each target with its seed folder under tests/fuzz/seeds (keep in step with
+# tests/fuzz/CMakeLists.txt).
+for entry in parse_module_fuzzer:module parse_shape_fuzzer:shape print_module_fuzzer:module; do
+  target=${entry%%:*}
+  seeds=${entry##*:}
   # The fuzzer adds what it finds to its corpus folder: start from a copy of the seeds.
   corpus=build-fuzz/corpus/$target
   rm -rf "$corpus"
   mkdir -p "$corpus"
-  cp tests/fuzz/seeds/$target/* "$corpus"/
-  echo "fuzzing parse_$target for $seconds s"
-  build-fuzz/tests/fuzz/parse_${target}_fuzzer "$corpus" -dict=tests/fuzz/hlo.dict \
+  cp tests/fuzz/seeds/$seeds/* "$corpus"/
+  echo "fuzzing $target for $seconds s"
+  build-fuzz/tests/fuzz/$target "$corpus" -dict=tests/fuzz/hlo.dict \
     -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix=build-fuzz/ 2>&1 |
     grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|ERROR)" || true
   # libFuzzer exits non-zero on a finding; pipefail would hide it behind grep, so check again.

@@ -1,6 +1,7 @@
 #include "ir/shape_table.h"
 
 #include <cstdint>
+#include <utility>
 
 namespace hloroof::detail {
 namespace {
@@ -42,6 +43,14 @@ const Shape* ShapeTable::intern(const Shape& shape) {
   const Shape* copy = arena_->create<Shape>(shape);
   shapes_.insert(copy);
   return copy;
+}
+
+const Shape* ShapeTable::intern(Shape&& shape) {
+  auto it = shapes_.find(&shape);
+  if (it != shapes_.end()) return *it;
+  const Shape* moved = arena_->create<Shape>(std::move(shape));
+  shapes_.insert(moved);
+  return moved;
 }
 
 }  // namespace hloroof::detail

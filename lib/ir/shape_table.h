@@ -18,6 +18,9 @@ class ShapeTable {
   explicit ShapeTable(Arena* arena) : arena_(arena) {}
   // The module's copy of `shape`, created on first use.
   const Shape* intern(const Shape& shape);
+  // Same, moving `shape` into the module when it is new (a wide tuple is then never copied);
+  // `shape` is left valid but unspecified.
+  const Shape* intern(Shape&& shape);
   size_t size() const { return shapes_.size(); }
 
  private:

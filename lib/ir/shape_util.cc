@@ -13,6 +13,23 @@ bool same_ignoring_layout(const Shape& a, const Shape& b) {
   return true;
 }
 
+bool compatible(const Shape& a, const Shape& b) {
+  if (a.kind != b.kind || a.elements.size() != b.elements.size()) return false;
+  if (a.kind == Shape::Kind::kArray) {
+    if (a.element_type != b.element_type || a.dims.size() != b.dims.size()) return false;
+    for (size_t d = 0; d < a.dims.size(); ++d) {
+      const Dimension& x = a.dims[d];
+      const Dimension& y = b.dims[d];
+      if (x.kind == Dimension::Kind::kUnbounded || y.kind == Dimension::Kind::kUnbounded) continue;
+      if (x.size != y.size) return false;
+    }
+  }
+  for (size_t i = 0; i < a.elements.size(); ++i) {
+    if (!compatible(a.elements[i], b.elements[i])) return false;
+  }
+  return true;
+}
+
 int64_t element_count(const Shape& array) {
   int64_t n = 1;
   for (const Dimension& d : array.dims) {

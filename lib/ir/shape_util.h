@@ -12,6 +12,11 @@ namespace hloroof::detail {
 // and signature shapes are compared this way).
 bool same_ignoring_layout(const Shape& a, const Shape& b);
 
+// XLA's ShapeUtil::Compatible: same kind, element types and dimension sizes, recursively,
+// ignoring layouts and whether a dimension is dynamic (`s32[3]` and `s32[<=3]` are compatible;
+// an unbounded `?` dimension is compatible with any size).
+bool compatible(const Shape& a, const Shape& b);
+
 // Product of the static dims (bounds for bounded dims); -1 for unbounded dims or overflow.
 int64_t element_count(const Shape& array);
 

@@ -569,7 +569,7 @@ bool ModuleParser::parse_backend_config(std::string_view* out) {
   return parse_decoded_string(out, "backend_config");
 }
 
-// result_accuracy ::= '{' ATTR(mode) IDENT '}'
+// result_accuracy ::= '{' ATTR(mode) IDENT '}'   (IDENT: default, highest, tolerance; any case)
 //                   | '{' ATTR(tolerance) '{' (ATTR(atol|rtol|ulps) number (',' ...)*)? '}' '}'
 bool ModuleParser::parse_result_accuracy() {
   if (!expect(TokenKind::kLBrace, "to open result_accuracy")) return false;
@@ -577,8 +577,20 @@ bool ModuleParser::parse_result_accuracy() {
   std::string_view key = tok_.name();
   advance();
   if (key == "mode") {
-    if (!at(TokenKind::kIdent) || (tok_.text != "default" && tok_.text != "highest")) {
-      return expected("default or highest (the result_accuracy mode)");
+    // Any letter case, as XLA reads the mode (it upper-cases the word before looking it up).
+    auto is_mode = [](std::string_view word) {
+      for (std::string_view mode : {"default", "highest", "tolerance"}) {
+        if (word.size() == mode.size() &&
+            std::equal(word.begin(), word.end(), mode.begin(), [](char a, char b) {
+              return (a >= 'A' && a <= 'Z' ? static_cast<char>(a - 'A' + 'a') : a) == b;
+            })) {
+          return true;
+        }
+      }
+      return false;
+    };
+    if (!at(TokenKind::kIdent) || !is_mode(tok_.text)) {
+      return expected("default, highest or tolerance (the result_accuracy mode, any case)");
     }
     advance();
   } else if (key == "tolerance") {
@@ -620,7 +632,7 @@ bool ModuleParser::parse_operand_layout_constraints(Instruction* instruction) {
       Shape shape;
       if (!parse_shape(&shape)) return false;
       if (k < instruction->operand_count() &&
-          !detail::same_ignoring_layout(shape, instruction->operand(k)->shape())) {
+          !detail::compatible(shape, instruction->operand(k)->shape())) {
         return error(at_shape, str_cat("operand layout constraint ", to_string(shape),
                                        " does not match operand ", k, ", ",
                                        to_string(instruction->operand(k)->shape())));

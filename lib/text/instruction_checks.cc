@@ -10,6 +10,7 @@
 #include "ir/shape_util.h"
 #include "ir/strings.h"
 #include "text/module_parser.h"
+#include "text/shape_inference.h"
 
 namespace hloroof::text {
 namespace {
@@ -109,6 +110,9 @@ bool ModuleParser::infer_shape(Instruction* i, const Token& at, Shape* out) {
     if (i->called_computations().empty()) return fail();
     *out = i->called_computations()[0]->root()->shape();
     return true;
+  }
+  if (std::optional<bool> inferred = infer_shape_from_operands(*i, out)) {
+    return *inferred || fail();
   }
   if (i->operand_count() == 0) return fail();
   const Shape& first = operand_shape(0);

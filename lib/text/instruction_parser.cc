@@ -187,13 +187,13 @@ bool ModuleParser::parse_cached_shape(const Shape** out) {
         return true;
       }
       if (!parse_shape(&shape_scratch_)) return false;
-      *out = state_->shapes.intern(shape_scratch_);
+      *out = state_->shapes.intern(std::move(shape_scratch_));
       if (text_since(begin).size() == length) shapes_by_text_.emplace(text, *out);
       return true;
     }
   }
   if (!parse_shape(&shape_scratch_)) return false;
-  *out = state_->shapes.intern(shape_scratch_);
+  *out = state_->shapes.intern(std::move(shape_scratch_));
   return true;
 }
 
@@ -284,7 +284,7 @@ bool ModuleParser::scan_operands(absl::InlinedVector<Instruction*, 8>* out) {
         IrAccess::find(computation_, std::string_view(name, static_cast<size_t>(p - name)));
     if (operand == nullptr) break;
     if (declared != nullptr && declared != &operand->shape() &&
-        !detail::same_ignoring_layout(*declared, operand->shape())) {
+        !detail::compatible(*declared, operand->shape())) {
       break;  // parse_operand reports the mismatch
     }
     out->push_back(operand);
@@ -330,7 +330,7 @@ bool ModuleParser::parse_operand(Instruction** out) {
     if (!compact_gte(*out, index, out)) return false;
   }
   if (declared != nullptr && declared != &(*out)->shape() &&
-      !detail::same_ignoring_layout(*declared, (*out)->shape())) {
+      !detail::compatible(*declared, (*out)->shape())) {
     return error(name,
                  str_cat("operand ", (*out)->name(), " has shape ", to_string((*out)->shape()),
                          ", not ", to_string(*declared), " as written"));

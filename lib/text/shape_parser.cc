@@ -15,6 +15,29 @@ namespace {
 // Tuple shapes nest; a bound keeps hostile input from exhausting the stack.
 constexpr int kMaxShapeDepth = 64;
 
+// The number of elements of the tuple whose text starts at `p` (just after its '('), counted
+// up to the matching ')'. Only a hint to size the element list once, so that a wide tuple is
+// never regrown and moved. An element counts only if it spans at least 4 characters, as the
+// shortest element shape (`u8[]`) does, so that a text of bare commas cannot make the hint
+// reserve more than a valid tuple of the same length would; stops early at a newline.
+size_t count_tuple_elements(const char* p, const char* end) {
+  size_t count = 0, length = 0;
+  int depth = 0;
+  for (; p < end && *p != '\n'; ++p) {
+    const char c = *p;
+    if (c == ')' && depth == 0) break;
+    if (c == ',' && depth == 0) {
+      count += length >= 4 ? 1 : 0;
+      length = 0;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    if (c != ' ') ++length;
+  }
+  return count + (length >= 4 ? 1 : 0);
+}
+
 // Layout properties, in the only order the text may list them (syntax 4.1).
 enum class LayoutProperty : uint8_t { kD, kT, kL, kIndex, kPointer, kE, kS, kSC, kP, kM, kNone };
 constexpr std::array<std::string_view, 10> kPropertyNames = {"D", "T", "L",  "#", "*",
@@ -53,6 +76,8 @@ bool Parser::parse_shape_at_depth(Shape* out, int depth) {
   if (consume_if(TokenKind::kLParen)) {
     out->kind = Shape::Kind::kTuple;
     if (consume_if(TokenKind::kRParen)) return true;
+    const std::string_view source = lexer_.source();
+    out->elements.reserve(count_tuple_elements(tok_.begin(), source.data() + source.size()));
     do {
       out->elements.emplace_back();
       if (!parse_shape_at_depth(&out->elements.back(), depth + 1)) return false;

@@ -11,6 +11,7 @@ target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/module_printer.cc
   ${CMAKE_CURRENT_LIST_DIR}/parser.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape_parser.cc
+  ${CMAKE_CURRENT_LIST_DIR}/shape_inference.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape_printer.cc
   ${CMAKE_CURRENT_LIST_DIR}/sharding_parser.cc
 )

@@ -5,6 +5,8 @@ hloroof_add_test(text_test
   ${CMAKE_CURRENT_LIST_DIR}/invalid_input_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/module_graph_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/printer_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/shape_inference_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/wide_tuple_test.cc
 )
 # The lexer and parser internals are tested directly.
 target_include_directories(text_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)

@@ -1,0 +1,199 @@
+// The parser as users feel it: `hloroof parse FILES` timed as a whole command (process start,
+// reading the files, parsing, exit) beside the in-process parse of the same files, in one run.
+//
+//   parse_command_bench [FILE...]
+//
+// With no FILE: the three largest valid modules of the shared corpus (../shared/corpus or
+// $HLOROOF_CORPUS). Prints, per input, MB/s of the whole command (wall time, best of five) and
+// of the in-process parse (read_input_file + parse_module; CPU and wall time, best of five), and
+// the peak resident memory of each in bytes per input byte (B/B: the command's from wait4, the
+// in-process one from VmHWM, above what the benchmark held before). Targets, one core: >= 400 MB/s whole command, >= 500 MB/s in process, <= 3 bytes
+// of peak resident memory per input byte.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/input_file.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kRuns = 5;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double cpu_seconds() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+// Peak resident bytes of this process (VmHWM), after resetting it to the current size.
+void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+int64_t peak_resident() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6) * 1024;
+  }
+  return 0;
+}
+
+struct CommandRun {
+  double wall = 0;
+  int64_t peak_bytes = 0;  // the child's peak resident set
+  int status = -1;
+};
+
+// Runs `hloroof parse FILES...` with its output to /dev/null.
+CommandRun run_command(const std::vector<std::string>& files) {
+  std::vector<std::string> words = {HLOROOF_CLI, "parse"};
+  words.insert(words.end(), files.begin(), files.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  CommandRun run;
+  auto start = Clock::now();
+  pid_t pid = 0;
+  if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) {
+    posix_spawn_file_actions_destroy(&actions);
+    return run;
+  }
+  rusage usage{};
+  wait4(pid, &run.status, 0, &usage);
+  run.wall = seconds_since(start);
+  run.peak_bytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+  posix_spawn_file_actions_destroy(&actions);
+  return run;
+}
+
+struct InProcess {
+  double wall = 1e30, cpu = 1e30;
+  int64_t peak_bytes = 0;
+  int64_t instructions = 0;
+  bool ok = true;
+};
+
+InProcess parse_in_process(const std::vector<std::string>& files) {
+  InProcess best;
+  for (int run = 0; run < kRuns; ++run) {
+    reset_peak();
+    const int64_t before = peak_resident();
+    auto start = Clock::now();
+    double cpu_start = cpu_seconds();
+    int64_t instructions = 0;
+    for (const std::string& f : files) {
+      absl::StatusOr<hloroof::InputFile> in = hloroof::read_input_file(f);
+      if (!in.ok()) {
+        best.ok = false;
+        continue;
+      }
+      absl::StatusOr<hloroof::Module> m = hloroof::parse_module(*std::move(in));
+      if (!m.ok()) best.ok = false;
+      instructions += m.ok() ? m->instruction_count() : 0;
+    }
+    best.cpu = std::min(best.cpu, cpu_seconds() - cpu_start);
+    best.wall = std::min(best.wall, seconds_since(start));
+    // Memory above what the process held before: the text and the module of one file at a time.
+    best.peak_bytes = std::max(best.peak_bytes, peak_resident() - before);
+    best.instructions = instructions;
+  }
+  return best;
+}
+
+std::vector<std::string> largest_corpus_modules(const fs::path& dir, size_t count) {
+  std::vector<std::pair<int64_t, std::string>> sized;
+  std::ifstream index(dir / "INDEX.tsv");
+  std::string line;
+  std::getline(index, line);
+  while (std::getline(index, line)) {
+    std::vector<std::string> cols = absl::StrSplit(line, '\t');
+    if (cols.size() < 12 || cols[4] != "0") continue;
+    const fs::path path = dir / cols[0];
+    std::error_code ec;
+    const auto bytes = static_cast<int64_t>(fs::file_size(path, ec));
+    if (ec) continue;
+    absl::StatusOr<hloroof::InputFile> in = hloroof::read_input_file(path.string());
+    if (!in.ok() || !hloroof::parse_module(*std::move(in)).ok()) continue;
+    sized.emplace_back(bytes, path.string());
+  }
+  std::sort(sized.begin(), sized.end(), [](const auto& a, const auto& b) { return a > b; });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < sized.size() && i < count; ++i) out.push_back(sized[i].second);
+  return out;
+}
+
+void bench(const std::string& label, const std::vector<std::string>& files) {
+  int64_t bytes = 0;
+  for (const std::string& f : files) bytes += static_cast<int64_t>(fs::file_size(f));
+  const double mb = static_cast<double>(bytes) / 1e6;
+  CommandRun best;
+  best.wall = 1e30;
+  for (int run = 0; run < kRuns; ++run) {
+    CommandRun r = run_command(files);
+    if (r.status != 0) {
+      std::printf("%s: `hloroof parse` failed (status %d)\n", label.c_str(), r.status);
+      return;
+    }
+    if (r.wall < best.wall) best.wall = r.wall;
+    best.peak_bytes = std::max(best.peak_bytes, r.peak_bytes);
+  }
+  InProcess in = parse_in_process(files);
+  if (!in.ok) {
+    std::printf("%s: an input does not parse\n", label.c_str());
+    return;
+  }
+  std::printf("%s: %.1f MB in %zu file(s), %lld instructions\n", label.c_str(), mb, files.size(),
+              static_cast<long long>(in.instructions));
+  std::printf("  whole command %7.1f MB/s wall (%.3f s)                    peak %.2f B/B\n",
+              mb / best.wall, best.wall, static_cast<double>(best.peak_bytes) / bytes);
+  // The in-process peak is what parsing adds above the benchmark's own memory.
+  std::printf("  in process    %7.1f MB/s wall (%.3f s) %7.1f MB/s cpu  peak %.2f B/B\n",
+              mb / in.wall, in.wall, mb / in.cpu, static_cast<double>(in.peak_bytes) / bytes);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> files(argv + 1, argv + argc);
+  if (!files.empty()) {
+    for (const std::string& f : files) bench(f, {f});
+    if (files.size() > 1) bench("all files in one command", files);
+    return 0;
+  }
+  fs::path dir = HLOROOF_DEFAULT_CORPUS;
+  if (const char* env = std::getenv("HLOROOF_CORPUS"); env != nullptr && *env != '\0') dir = env;
+  if (!fs::exists(dir / "INDEX.tsv")) {
+    std::printf("corpus not found at %s (set HLOROOF_CORPUS) and no FILE given\n",
+                dir.string().c_str());
+    return 1;
+  }
+  files = largest_corpus_modules(dir, 3);
+  for (const std::string& f : files) bench(fs::path(f).filename().string(), {f});
+  bench("the three in one command", files);
+  return 0;
+}
