@@ -5,6 +5,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/device.h"
@@ -12,7 +13,9 @@
 #include "hloroof/memory.h"
 #include "hloroof/text_table.h"
 #include "hloroof/units.h"
+#include "input.h"
 #include "nlohmann/json.hpp"
+#include "report/wrap.h"
 
 namespace hloroof::cli {
 namespace {
@@ -41,16 +44,23 @@ std::string capacity_text(int64_t bytes) {
   return absl::StrReplaceAll(format_byte_rate(static_cast<double>(bytes)), {{"B/s", "B"}});
 }
 
+// One unit family per line: the capacity's (decimal "16 GB" or binary "95 GiB") for every figure.
 std::string verdict_text(const CapacityCheck& c) {
+  const bool decimal = c.capacity_bytes % (int64_t{1} << 20) != 0;
+  auto amount = [&](int64_t bytes) {
+    const double b = static_cast<double>(bytes);
+    return decimal ? absl::StrReplaceAll(format_byte_rate(b), {{"B/s", "B"}}) : format_bytes(b);
+  };
   std::string capacity = absl::StrCat(c.device, " HBM ", capacity_text(c.capacity_bytes));
   if (c.fits) {
     return absl::StrCat(capacity, ": fits, ", format_percent(c.headroom), " headroom (",
-                        format_bytes(static_cast<double>(c.capacity_bytes - c.peak_bytes)),
-                        " free)");
+                        amount(c.capacity_bytes - c.peak_bytes), " free)");
   }
-  return absl::StrCat(capacity, ": DOES NOT FIT, ",
-                      format_bytes(static_cast<double>(c.shortfall_bytes)), " over (",
-                      format_percent(-c.headroom), " of capacity)");
+  // The peak as a share of the capacity: 150% is half as much again as fits.
+  const double share =
+      c.capacity_bytes > 0 ? static_cast<double>(c.peak_bytes) / c.capacity_bytes : 0;
+  return absl::StrCat(capacity, ": DOES NOT FIT, ", amount(c.shortfall_bytes), " over (peak ",
+                      format_percent(share), " of capacity)");
 }
 
 std::string where_text(const MemoryReport& r) {
@@ -125,40 +135,53 @@ void print_json(const MemoryReport& r) {
   std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
+// Two tables sharing their `#` column, so that each fits 100 columns: the buffers, then their
+// sizes and live ranges.
 std::string buffer_table(const std::vector<MemoryBuffer>& buffers) {
-  TextTable table({{"buffer", TextTable::Align::kLeft, 40},
-                   {"kind", TextTable::Align::kLeft},
-                   {"shape", TextTable::Align::kLeft, 48},
+  TextTable what({{"#"},
+                  {"buffer", TextTable::Align::kLeft, 30},
+                  {"kind", TextTable::Align::kLeft, 20},
+                  {"shape", TextTable::Align::kLeft, 38}});
+  TextTable sizes({{"#"},
                    {"logical"},
                    {"padded"},
                    {"waste"},
                    {"space"},
-                   {"live from", TextTable::Align::kLeft, 32},
-                   {"live to", TextTable::Align::kLeft, 32}});
+                   {"live from", TextTable::Align::kLeft, 24},
+                   {"live to", TextTable::Align::kLeft, 24}});
+  size_t row = 0;
   for (const MemoryBuffer& b : buffers) {
-    table.add_row({b.name, std::string(buffer_kind_name(b.kind)) + (b.donated ? " (donated)" : ""),
-                   b.shape, format_bytes(static_cast<double>(b.logical_bytes)),
+    const std::string rank = std::to_string(++row);
+    what.add_row({rank, b.name,
+                  std::string(buffer_kind_name(b.kind)) + (b.donated ? " (donated)" : ""),
+                  b.shape});
+    sizes.add_row({rank, format_bytes(static_cast<double>(b.logical_bytes)),
                    format_bytes(static_cast<double>(b.padded_bytes)),
                    format_bytes(static_cast<double>(b.padding_waste_bytes())),
                    absl::StrCat("S(", b.memory_space, ")"), b.live_from, b.live_to});
   }
-  return table.render();
+  return what.render() + "\n" + sizes.render();
 }
 
 void print_text(const MemoryReport& r, size_t top) {
   const MemoryBreakdown& b = r.peak_breakdown;
-  std::cout << absl::StrFormat("module       %s (%s)\n", r.module_name,
-                               r.scheduled ? "scheduled" : "not scheduled: printed order")
-            << absl::StrFormat("peak         %s of device memory at %s\n", bytes_text(r.peak_bytes),
-                               r.peak_at.empty() ? "-" : r.peak_at);
-  if (r.peak_path.size() > 1) std::cout << "  where      " << where_text(r) << "\n";
-  if (r.capacity) std::cout << "capacity     " << verdict_text(*r.capacity) << "\n";
-  std::cout << absl::StrFormat(
-      "at the peak  parameters %s, outputs %s, temporaries %s, constants %s\n"
-      "padding      %s of the peak is padding; %s over every device buffer\n"
-      "XLA terms    arguments %s, outputs %s, aliased %s, temporaries at most %s, constants %s\n"
-      "other        on-chip peak %s, host peak %s (not part of the device peak)\n"
-      "buffers      %d, %d of them in device memory at the peak\n",
+  // Each line wraps at 100 columns under its label.
+  const std::string indent(13, ' ');
+  auto line = [&](const std::string& label, const std::string& text) {
+    std::cout << report_internal::wrap(text, absl::StrFormat("%-13s", label), indent);
+  };
+  line("module", absl::StrFormat("%s (%s)", r.module_name,
+                                 r.scheduled ? "scheduled" : "not scheduled: printed order"));
+  line("peak", absl::StrFormat("%s of device memory at %s", bytes_text(r.peak_bytes),
+                               r.peak_at.empty() ? "-" : r.peak_at));
+  if (r.peak_path.size() > 1) line("  where", where_text(r));
+  if (r.capacity) line("capacity", verdict_text(*r.capacity));
+  const std::string figures = absl::StrFormat(
+      "parameters %s, outputs %s, temporaries %s, constants %s\n"
+      "%s of the peak is padding; %s over every device buffer\n"
+      "arguments %s, outputs %s, aliased %s, temporaries at most %s, constants %s\n"
+      "on-chip peak %s, host peak %s (not part of the device peak)\n"
+      "%d, %d of them in device memory at the peak",
       share_text(b.parameters, r.peak_bytes), share_text(b.outputs, r.peak_bytes),
       share_text(b.temporaries, r.peak_bytes), share_text(b.constants, r.peak_bytes),
       share_text(r.peak_padding_waste_bytes, r.peak_bytes),
@@ -170,6 +193,9 @@ void print_text(const MemoryReport& r, size_t top) {
       format_bytes(static_cast<double>(r.constant_bytes)),
       format_bytes(static_cast<double>(r.peak_on_chip_bytes)),
       format_bytes(static_cast<double>(r.peak_host_bytes)), r.buffer_count, r.peak_buffer_count);
+  const std::vector<std::string> texts = absl::StrSplit(figures, '\n');
+  const char* labels[] = {"at the peak", "padding", "XLA terms", "other", "buffers"};
+  for (size_t i = 0; i < texts.size() && i < 5; ++i) line(labels[i], texts[i]);
   if (!r.peak_buffers.empty()) {
     std::cout << "\nlargest buffers live at the peak"
               << (r.peak_buffer_count > static_cast<int64_t>(r.peak_buffers.size())
@@ -188,13 +214,13 @@ void print_text(const MemoryReport& r, size_t top) {
   }
   if (!r.notes.empty()) {
     std::cout << "\nnotes:\n";
-    for (const std::string& n : r.notes) std::cout << "  - " << n << "\n";
+    for (const std::string& n : r.notes) std::cout << report_internal::wrap(n, "  - ", "    ");
   }
 }
 
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
-      parse_args(words, {.flags = {"--json"}, .options = {"--device", "--top"}});
+      parse_args(words, {.flags = {"--json"}, .options = {"--device", "--top", "--module"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kMemoryCommand.help;
@@ -207,21 +233,22 @@ int run(const std::vector<std::string>& words) {
     if (!top.ok()) return usage_error(top.status().message(), kUsage);
     options.top_buffers = static_cast<size_t>(*top);
   }
-  std::optional<DeviceSpec> spec;
+  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"));
+  if (!loaded.ok()) return fail(loaded.status());
+  print_input_messages(*loaded);
+  std::optional<DeviceChoice> choice;
   if (args->has("--device")) {
-    absl::StatusOr<DeviceSpec> d = device(args->get("--device"));
+    absl::StatusOr<DeviceChoice> d = resolve_device(args->get("--device"), "", &loaded->module);
     if (!d.ok()) return fail(d.status());
-    spec = *std::move(d);
-    options.device = &*spec;
+    choice = *std::move(d);
+    options.device = &choice->spec;
   }
-  const std::string& path = args->positional[0];
-  absl::StatusOr<std::string> text = read_input(path);
-  if (!text.ok()) return fail(text.status());
-  absl::StatusOr<Module> module =
-      parse_module(*std::move(text), {.file_name = path == "-" ? "<stdin>" : path});
-  if (!module.ok()) return fail(module.status());
-  absl::StatusOr<MemoryReport> report = analyze_memory(*module, options);
+  absl::StatusOr<MemoryReport> report = analyze_memory(loaded->module, options);
   if (!report.ok()) return fail(report.status());
+  for (size_t i = 0; i < loaded->warnings.size(); ++i) {
+    report->notes.insert(report->notes.begin() + i, "warning: " + loaded->warnings[i]);
+  }
+  if (choice) report->notes.insert(report->notes.end(), choice->notes.begin(), choice->notes.end());
   if (args->flag("--json")) {
     print_json(*report);
   } else {
@@ -245,8 +272,11 @@ const Command kMemoryCommand = {
     "How the model works and where it differs from XLA: docs/memory.md.\n\n"
     "options:\n"
     "  --device D  check the peak against device D's HBM capacity (a name from\n"
-    "              `hloroof devices`, or a JSON spec path)\n"
+    "              `hloroof devices`, optionally :TOPOLOGY as predict takes it, or a JSON\n"
+    "              spec path)\n"
     "  --top N     list N buffers in each table (default 20; 0 lists all)\n"
+    "  --module M  FILE is an XLA dump directory: read its module M (default: the largest\n"
+    "              jit_* module after optimizations)\n"
     "  --json      one JSON object: peak_bytes, peak_at, capacity_bytes, fits, breakdown\n"
     "              {parameters, outputs, temporaries, constants}, padding_waste_bytes,\n"
     "              buffers (largest first: name, logical_bytes, padded_bytes, memory_space,\n"
