@@ -25,8 +25,9 @@ inline std::filesystem::path corpus_dir() {
 inline std::filesystem::path corpus_or_skip(const std::filesystem::path& required = "INDEX.tsv") {
   const std::filesystem::path dir = corpus_dir();
   if (!std::filesystem::exists(dir / required)) {
-    std::cerr << "SKIPPED: no corpus at " << dir.string() << " (" << required.string()
-              << " missing); set HLOROOF_CORPUS\n";
+    std::cerr << "SKIPPED: no corpus at " << dir.string();
+    if (required != ".") std::cerr << " (" << required.string() << " missing)";
+    std::cerr << "; set HLOROOF_CORPUS\n";
     std::exit(kCorpusSkipCode);
   }
   return dir;
