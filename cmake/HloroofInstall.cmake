@@ -22,3 +22,8 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/hloroofConfigVersio
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hloroofConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/hloroofConfigVersion.cmake
         DESTINATION ${HLOROOF_CMAKE_DIR})
+
+# The same package from the build tree, without installing: find_package(hloroof) with
+# hloroof_DIR (or CMAKE_PREFIX_PATH) set to this build directory.
+export(EXPORT hloroofTargets NAMESPACE hloroof::
+       FILE ${CMAKE_CURRENT_BINARY_DIR}/hloroofTargets.cmake)

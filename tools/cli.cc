@@ -1,11 +1,17 @@
 #include "cli.h"
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "hloroof/topology.h"
+#include "util/absl_compat.h"
 #include "re2/re2.h"
 
 namespace hloroof::cli {
@@ -86,6 +92,153 @@ int fail(const absl::Status& status) {
 int usage_error(absl::string_view message, std::string_view usage) {
   std::cerr << "error: " << message << "\nusage: " << usage << "\n";
   return kExitUsage;
+}
+
+namespace {
+
+bool is_gpu_target(std::string_view target) {
+  for (std::string_view prefix :
+       {"__cublas", "__cudnn", "__triton", "__gpu", "xla.gpu.", "__nccl", "mosaic_gpu"}) {
+    if (absl::StartsWith(sv(target), sv(prefix))) return true;
+  }
+  return false;
+}
+
+bool has_gpu_backend_config(const Instruction& i) {
+  const std::string_view config = i.backend_config().text();
+  for (std::string_view key : {"\"operation_queue_id\"", "\"fusion_backend_config\"",
+                               "\"gemm_backend_config\"", "\"cudnn_"}) {
+    if (absl::StrContains(sv(config), sv(key))) return true;
+  }
+  return false;
+}
+
+bool has_tpu_layout(const Shape& shape) {
+  bool found = false;
+  for_each_array_leaf(shape, [&](const Shape& leaf) {
+    if (leaf.layout && (!leaf.layout->tiles.empty() || leaf.layout->memory_space != 0)) {
+      found = true;
+    }
+  });
+  return found;
+}
+
+bool is_power_of_two(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// Slices of a 2D-torus TPU (v5e, v6e) come in powers of two, the long side at most twice the
+// short one: 1x1, 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 (either order).
+bool is_2d_slice(int64_t a, int64_t b) {
+  const int64_t lo = std::min(a, b), hi = std::max(a, b);
+  return is_power_of_two(a) && is_power_of_two(b) && (hi == lo || hi == 2 * lo);
+}
+
+std::string valid_2d_slices(const DeviceSpec& spec) {
+  std::vector<std::string> shapes;
+  const int64_t limit = spec.torus->max_slice.empty()
+                            ? 16
+                            : *std::max_element(spec.torus->max_slice.begin(),
+                                                spec.torus->max_slice.end());
+  for (int64_t a = 1; a <= limit; a *= 2) {
+    for (int64_t b : {a, 2 * a}) {
+      if (b <= limit) shapes.push_back(absl::StrCat(a, "x", b));
+    }
+  }
+  return absl::StrJoin(shapes, ", ");
+}
+
+// Rejects a shape no real slice of `spec` has, before the topology model sees it.
+absl::Status check_slice_shape(const DeviceSpec& spec, std::string_view shape) {
+  if (!spec.torus || spec.torus->rank != 2) return absl::OkStatus();
+  std::vector<absl::string_view> parts = absl::StrSplit(sv(shape), ',');
+  std::vector<absl::string_view> dims = absl::StrSplit(parts[0], 'x');
+  int64_t a = 0, b = 0;
+  if (dims.size() != 2 || !absl::SimpleAtoi(dims[0], &a) || !absl::SimpleAtoi(dims[1], &b)) {
+    return absl::OkStatus();  // make_topology explains malformed shapes
+  }
+  if (is_2d_slice(a, b)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "no ", spec.name, " slice is ", parts[0], ": its slices are ", valid_2d_slices(spec),
+      " chips (either order)"));
+}
+
+}  // namespace
+
+std::string infer_platform(const Module& module) {
+  bool tpu = false;
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* i : c->instructions()) {
+      if (i->opcode() == Opcode::kCustomCall && is_gpu_target(i->custom_call_target())) {
+        return "gpu";
+      }
+      if (has_gpu_backend_config(*i)) return "gpu";
+      if (!tpu && has_tpu_layout(i->shape())) tpu = true;
+    }
+  }
+  return tpu ? "tpu" : "";
+}
+
+absl::StatusOr<DeviceChoice> resolve_device(std::string_view device_text,
+                                            std::string_view topology_option,
+                                            const Module* module) {
+  DeviceChoice choice;
+  std::string text(absl::StripAsciiWhitespace(sv(device_text)));
+  if (text.empty()) {
+    const std::string platform = module != nullptr ? infer_platform(*module) : "";
+    text = std::string(platform == "gpu" ? kDefaultGpuDevice : kDefaultTpuDevice);
+    choice.notes.push_back(
+        platform.empty()
+            ? absl::StrCat("no --device given and nothing in the module tells its platform: "
+                           "predicted on ", text, ", the default device")
+            : absl::StrCat("no --device given: the module was compiled for ",
+                           platform == "gpu" ? "GPU" : "TPU", " (",
+                           platform == "gpu" ? "GPU custom calls or backend configs"
+                                             : "tiled layouts or memory spaces",
+                           "), so it is predicted on ", text, ", the default ", platform,
+                           " device; --device picks another"));
+  }
+  const TopologyText named = split_topology_text(text);
+  absl::StatusOr<DeviceSpec> spec = device(named.device);
+  if (!spec.ok()) return spec.status();
+  choice.spec = *std::move(spec);
+  const std::string option(absl::StripAsciiWhitespace(sv(topology_option)));
+  if (!option.empty() && !named.shape.empty() && option != named.shape) {
+    return absl::InvalidArgumentError(absl::StrCat("--device ", text, " says topology ",
+                                                   named.shape, " but --topology says ", option,
+                                                   "; give one"));
+  }
+  choice.topology = option.empty() ? named.shape : option;
+  if (choice.topology.empty()) return choice;
+  if (absl::Status s = check_slice_shape(choice.spec, choice.topology); !s.ok()) return s;
+  absl::StatusOr<Topology> topology = make_topology(choice.spec, choice.topology);
+  if (!topology.ok()) return topology.status();
+  if (module != nullptr) {
+    const int64_t used =
+        module->attributes().replica_count * module->attributes().num_partitions;
+    const int64_t idle = topology->num_devices() - used;
+    if (used > 0 && idle > 0) {
+      choice.notes.push_back(absl::StrCat(
+          "topology ", choice.topology, " holds ", topology->num_devices(),
+          " devices; the module runs on ", used, " (replica_count x num_partitions), so ", idle,
+          " sit idle"));
+    }
+  }
+  return choice;
+}
+
+absl::StatusOr<std::vector<std::string>> split_device_list(std::string_view list) {
+  std::vector<std::string> devices;
+  for (absl::string_view piece : absl::StrSplit(sv(list), ',')) {
+    piece = absl::StripAsciiWhitespace(piece);
+    if (absl::StartsWith(piece, "slices=") && !devices.empty()) {
+      absl::StrAppend(&devices.back(), ",", piece);
+    } else if (piece.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--devices: empty name in '", std::string(list), "'"));
+    } else {
+      devices.emplace_back(piece);
+    }
+  }
+  return devices;
 }
 
 }  // namespace hloroof::cli

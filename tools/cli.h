@@ -11,6 +11,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "hloroof/device.h"
+#include "hloroof/module.h"
 #include "hloroof/input_file.h"
 
 namespace hloroof::cli {
@@ -54,6 +56,39 @@ absl::StatusOr<InputFile> read_input(const std::string& path);
 int fail(const absl::Status& status);
 // Prints `error: MESSAGE` and the usage line on stderr and returns kExitUsage.
 int usage_error(absl::string_view message, std::string_view usage);
+
+// ---- Devices: one syntax for every command, `DEVICE[:TOPOLOGY]`.
+
+// The device a command runs a module on.
+struct DeviceChoice {
+  DeviceSpec spec;
+  std::string topology;  // "4x4", "2x8"; empty: the smallest that holds the module
+  // What the user should know: the device chosen by default for the module's platform, chips of
+  // the topology that sit idle. One sentence each, for the assumptions.
+  std::vector<std::string> notes;
+};
+
+// The platform a module was compiled for, from what the compiler left in it: "gpu" (cuBLAS,
+// cuDNN, Triton or other GPU custom calls; GPU backend-config keys), "tpu" (tiled layouts
+// `T(...)`, memory spaces `S(n)`), or "" when nothing tells.
+std::string infer_platform(const Module& module);
+
+// The device used when none is given: h100 for a GPU module, tpu_v5e otherwise.
+inline constexpr std::string_view kDefaultGpuDevice = "h100";
+inline constexpr std::string_view kDefaultTpuDevice = "tpu_v5e";
+
+// Resolves `device_text` (`NAME[:TOPOLOGY]`: a built-in name or alias, or a JSON spec path, as
+// `hloroof devices` lists them) with an optional `--topology` value. Errors: an unknown device, a
+// `--topology` that contradicts the name's, a topology the device cannot have (the valid slice
+// shapes are listed). With `module`, an empty `device_text` picks the default device of the
+// module's platform, and a topology with more devices than the module runs on is noted.
+absl::StatusOr<DeviceChoice> resolve_device(std::string_view device_text,
+                                            std::string_view topology_option,
+                                            const Module* module = nullptr);
+
+// The devices of `--devices "a, b:2x2,c"`: comma-separated, spaces around names ignored; a
+// piece `slices=S` belongs to the topology before it. Errors: an empty name.
+absl::StatusOr<std::vector<std::string>> split_device_list(std::string_view list);
 
 }  // namespace hloroof::cli
 

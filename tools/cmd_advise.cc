@@ -9,17 +9,18 @@
 #include "hloroof/memory.h"
 #include "hloroof/predict.h"
 #include "hloroof/topology.h"
+#include "input.h"
 
 namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof advise FILE [--device D] [--topology T] [--json] [--top N] [--evidence N]";
-constexpr std::string_view kDefaultDevice = "tpu_v5e";
+    "hloroof advise FILE [--device D] [--topology T] [--module M] [--json] [--top N] "
+    "[--evidence N]";
 
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args = parse_args(
-      words, {.flags = {"--json"}, .options = {"--device", "--topology", "--top", "--evidence"}});
+      words, {.flags = {"--json"}, .options = {"--device", "--topology", "--top", "--evidence", "--module"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kAdviseCommand.help;
@@ -35,24 +36,25 @@ int run(const std::vector<std::string>& words) {
     *field = static_cast<size_t>(*n);
   }
 
-  const TopologyText named = split_topology_text(args->get("--device", kDefaultDevice));
-  absl::StatusOr<DeviceSpec> spec = device(named.device);
-  if (!spec.ok()) return fail(spec.status());
+  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"));
+  if (!loaded.ok()) return fail(loaded.status());
+  print_input_messages(*loaded);
+  const Module& module = loaded->module;
+  absl::StatusOr<DeviceChoice> choice =
+      resolve_device(args->get("--device"), args->get("--topology"), &module);
+  if (!choice.ok()) return fail(choice.status());
+  const DeviceSpec* spec = &choice->spec;
   PredictOptions predict_options;
-  predict_options.topology = args->get("--topology", named.shape);
-
-  const std::string& path = args->positional[0];
-  absl::StatusOr<std::string> text = read_input(path);
-  if (!text.ok()) return fail(text.status());
-  absl::StatusOr<Module> module =
-      parse_module(*std::move(text), ParseOptions{.file_name = path == "-" ? "" : path});
-  if (!module.ok()) return fail(module.status());
-  absl::StatusOr<Prediction> prediction = predict_step_time(*module, *spec, predict_options);
+  predict_options.topology = choice->topology;
+  absl::StatusOr<Prediction> prediction = predict_step_time(module, *spec, predict_options);
   if (!prediction.ok()) return fail(prediction.status());
-  absl::StatusOr<MemoryReport> memory = analyze_memory(*module, {.device = &*spec});
+  std::vector<std::string> said = loaded->warnings;
+  said.insert(said.end(), choice->notes.begin(), choice->notes.end());
+  prediction->assumptions.insert(prediction->assumptions.begin(), said.begin(), said.end());
+  absl::StatusOr<MemoryReport> memory = analyze_memory(module, {.device = spec});
   if (!memory.ok()) return fail(memory.status());
-  options.device = &*spec;
-  absl::StatusOr<Advice> advice = advise(*module, *prediction, *memory, options);
+  options.device = spec;
+  absl::StatusOr<Advice> advice = advise(module, *prediction, *memory, options);
   if (!advice.ok()) return fail(advice.status());
   if (args->flag("--json")) {
     std::cout << advice_to_json(*advice) << "\n";
@@ -67,7 +69,8 @@ int run(const std::vector<std::string>& words) {
 const Command kAdviseCommand = {
     "advise",
     "what to fix before running: findings ranked by the step time at stake",
-    "usage: hloroof advise FILE [--device D] [--topology T] [--json] [--top N] [--evidence N]\n\n"
+    "usage: hloroof advise FILE [--device D] [--topology T] [--module M] [--json] [--top N]\n"
+    "                      [--evidence N]\n\n"
     "Reads an HLO module (FILE, or - for standard input), predicts its step on a device and\n"
     "its memory peak, and reports what a profile would show is worth fixing: collectives the\n"
     "step waits for, whole weights all-gathered before a matmul, layout copies in front of\n"
@@ -79,8 +82,11 @@ const Command kAdviseCommand = {
     "rules and their thresholds.\n\n"
     "options:\n"
     "  --device D      a built-in device (`hloroof devices`), optionally with its topology\n"
-    "                  (tpu_v5e:2x2, h100:1x8), or a device JSON file; default tpu_v5e\n"
+    "                  (tpu_v5e:2x2, h100:1x8), or a device JSON file; default: h100 for a\n"
+    "                  GPU module, tpu_v5e otherwise (said in the assumptions)\n"
     "  --topology T    the slice (as for predict); default: the smallest that holds the module\n"
+    "  --module M      FILE is an XLA dump directory: read its module M (default: the\n"
+    "                  largest jit_* module after optimizations)\n"
     "  --json          one JSON object instead (keys in docs/advise.md)\n"
     "  --top N         findings kept, best ranked first (default all)\n"
     "  --evidence N    evidence rows per finding (default 5; 0: all)\n\n"

@@ -11,6 +11,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
+#include "input.h"
 
 namespace hloroof::cli {
 namespace {
@@ -18,25 +19,10 @@ namespace {
 constexpr std::string_view kUsage =
     "hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--json]";
 
-// "tpu_v5e:2x2,tpu_v4:4x4x4,slices=2,h100:1x8": a comma starts a new device unless what follows
-// is a topology's ",slices=S".
-absl::StatusOr<std::vector<std::string>> split_devices(const std::string& list) {
-  std::vector<std::string> devices;
-  for (absl::string_view piece : absl::StrSplit(list, ',')) {
-    if (absl::StartsWith(piece, "slices=") && !devices.empty()) {
-      absl::StrAppend(&devices.back(), ",", piece);
-    } else if (piece.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("--devices: empty name in '", list, "'"));
-    } else {
-      devices.emplace_back(piece);
-    }
-  }
-  return devices;
-}
-
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
-      parse_args(words, {.flags = {"--json"}, .options = {"--devices", "--top", "--trip-count"}});
+      parse_args(words, {.flags = {"--json"},
+                         .options = {"--devices", "--top", "--trip-count", "--module"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kCompareCommand.help;
@@ -44,7 +30,7 @@ int run(const std::vector<std::string>& words) {
   }
   if (args->positional.size() != 1) return usage_error("expected one HLO file", kUsage);
   if (!args->has("--devices")) return usage_error("--devices is required", kUsage);
-  absl::StatusOr<std::vector<std::string>> devices = split_devices(args->get("--devices"));
+  absl::StatusOr<std::vector<std::string>> devices = split_device_list(args->get("--devices"));
   if (!devices.ok()) return usage_error(devices.status().message(), kUsage);
   PredictOptions options;
   if (args->has("--trip-count")) {
@@ -59,17 +45,25 @@ int run(const std::vector<std::string>& words) {
     top = static_cast<size_t>(*n);
   }
 
-  const std::string& path = args->positional[0];
-  absl::StatusOr<InputFile> text = read_input(path);
-  if (!text.ok()) return fail(text.status());
-  absl::StatusOr<Module> module =
-      parse_module(*std::move(text), ParseOptions{.file_name = path == "-" ? "" : path});
-  if (!module.ok()) return fail(module.status());
+  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"));
+  if (!loaded.ok()) return fail(loaded.status());
+  print_input_messages(*loaded);
+  const Module* module = &loaded->module;
   std::vector<Prediction> predictions;
   for (const std::string& d : *devices) {
-    absl::StatusOr<Prediction> p = predict_step_time(*module, d, options);
+    absl::StatusOr<DeviceChoice> choice = resolve_device(d, "", module);
+    if (!choice.ok()) {
+      return fail(
+          absl::Status(choice.status().code(), absl::StrCat(d, ": ", choice.status().message())));
+    }
+    PredictOptions with_topology = options;
+    with_topology.topology = choice->topology;
+    absl::StatusOr<Prediction> p = predict_step_time(*module, choice->spec, with_topology);
     if (!p.ok())
       return fail(absl::Status(p.status().code(), absl::StrCat(d, ": ", p.status().message())));
+    std::vector<std::string> said = loaded->warnings;
+    said.insert(said.end(), choice->notes.begin(), choice->notes.end());
+    p->assumptions.insert(p->assumptions.begin(), said.begin(), said.end());
     predictions.push_back(*std::move(p));
   }
 
@@ -91,13 +85,16 @@ const Command kCompareCommand = {
     "usage: hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--json]\n\n"
     "Predicts one step of an HLO module (FILE, or - for standard input) on each device and\n"
     "shows them side by side: step time and its breakdown with the ratio to the first device,\n"
-    "MFU and the peak it is measured against, then each device's costliest ops, what bounds\n"
+    "HFU and the peak it is measured against, then each device's costliest ops, what bounds\n"
     "them and how their time compares with the first device's.\n\n"
     "options:\n"
     "  --devices D1,...  devices as `hloroof predict --device` takes them, each with its own\n"
-    "                    topology if needed (tpu_v5e:2x2,tpu_v5p:2x2x1,h100:1x4)\n"
+    "                    topology if needed (tpu_v5e:2x2,tpu_v5p:2x2x1,h100:1x4); spaces\n"
+    "                    after the commas are fine\n"
     "  --top N           ops listed per device (default 5)\n"
     "  --trip-count N    trip count assumed for loops whose count cannot be told (default 1)\n"
+    "  --module NAME     FILE is an XLA dump directory: read its module NAME (default: the\n"
+    "                    largest jit_* module after optimizations)\n"
     "  --json            a JSON array with one `hloroof predict --json` object per device\n\n"
     "example:\n"
     "  hloroof compare train_step.hlo --devices tpu_v5e:2x2,tpu_v5p:2x2x1,tpu_v6e:2x2\n",

@@ -11,12 +11,15 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/text_table.h"
 #include "hloroof/units.h"
+#include "input.h"
 #include "nlohmann/json.hpp"
+#include "report/wrap.h"
 
 namespace hloroof::cli {
 namespace {
 
-constexpr std::string_view kUsage = "hloroof cost FILE [--json] [--all] [--dense] [--trip-count N]";
+constexpr std::string_view kUsage =
+    "hloroof cost FILE|DUMP_DIR [--module NAME] [--json] [--all] [--dense] [--trip-count N]";
 
 // The opcode as the text spells it: sugared async ops read `all-to-all-start`.
 std::string spelled_opcode(const Instruction& i) {
@@ -61,40 +64,62 @@ std::string describe(const InstructionCost& r) {
   return "";
 }
 
+// Two tables sharing their `#` column, so that each fits 100 columns: what runs (computation,
+// instruction, opcode, runs, note), then its figures per execution.
 void print_table(const Module& module, const ModuleCost& cost, bool all) {
-  TextTable table({{"computation", TextTable::Align::kLeft, 28},
-                   {"instruction", TextTable::Align::kLeft, 32},
-                   {"opcode", TextTable::Align::kLeft, 24},
-                   {"runs"},
-                   {"FLOPs"},
-                   {"matrix"},
-                   {"transcendentals"},
-                   {"read"},
-                   {"written"},
-                   {"HBM"},
-                   {"on-chip"},
-                   {"host"},
-                   {"note", TextTable::Align::kLeft}});
-  size_t hidden = 0;
+  TextTable what({{"#"},
+                  {"computation", TextTable::Align::kLeft, 18},
+                  {"instruction", TextTable::Align::kLeft, 26},
+                  {"opcode", TextTable::Align::kLeft, 18},
+                  {"runs"},
+                  {"note", TextTable::Align::kLeft, 20}});
+  TextTable figures({{"#"},
+                     {"FLOPs"},
+                     {"matrix"},
+                     {"transc."},
+                     {"read"},
+                     {"written"},
+                     {"HBM"},
+                     {"on-chip"},
+                     {"host"}});
+  std::vector<std::string> notes;
+  size_t hidden = 0, row = 0;
   for (const InstructionCost& r : cost.instructions) {
     if (!all && (r.role != CostRole::kScheduled || !has_cost(r))) {
       ++hidden;
       continue;
     }
     const OpCost& c = r.cost;
+    const std::string rank = std::to_string(++row);
     std::string name(r.instruction->name());
     if (r.role != CostRole::kScheduled)
       name = absl::StrCat("  ", name, " (", std::string(cost_role_name(r.role)), ")");
-    table.add_row({std::string(r.computation->name()), name, spelled_opcode(*r.instruction),
-                   format_runs(r.multiplier), format_flops(c.flops), format_flops(c.matrix_flops()),
-                   format_count(c.transcendentals, "ops"), format_bytes(c.bytes_read),
-                   format_bytes(c.bytes_written), format_bytes(c.hbm_bytes()),
-                   format_bytes(c.on_chip_bytes()), format_bytes(c.host_bytes()), describe(r)});
+    std::string note = describe(r);
+    if (note.size() > 20) {
+      notes.push_back(report_internal::wrap(
+          absl::StrCat(std::string(r.instruction->name()), ": ", note),
+          absl::StrCat("  #", rank, " "), "    "));
+      note = "see below";
+    }
+    what.add_row({rank, std::string(r.computation->name()), name, spelled_opcode(*r.instruction),
+                  format_runs(r.multiplier), note});
+    figures.add_row({rank, format_flops(c.flops), format_flops(c.matrix_flops()),
+                     format_count(c.transcendentals, "ops"), format_bytes(c.bytes_read),
+                     format_bytes(c.bytes_written), format_bytes(c.hbm_bytes()),
+                     format_bytes(c.on_chip_bytes()), format_bytes(c.host_bytes())});
   }
   std::cout << absl::StrFormat("module %s: %d instructions in %d computations\n\n",
                                std::string(module.name()), cost.instructions.size(),
                                cost.computations.size());
-  std::cout << "per execution (runs: executions per step)\n" << table.render();
+  std::cout << "what runs (runs: executions per step)\n"
+            << what.render()
+            << "\nper execution (transc.: transcendental ops; read, written: logical bytes;\n"
+            << "HBM, on-chip, host: padded bytes)\n"
+            << figures.render();
+  if (!notes.empty()) {
+    std::cout << "\nnotes by row:\n";
+    for (const std::string& n : notes) std::cout << n;
+  }
   if (hidden > 0) {
     std::cout << absl::StrFormat(
         "(%d fused, applied or cost-free instructions not shown; --all shows them)\n", hidden);
@@ -110,8 +135,9 @@ void print_totals(const ModuleCost& cost) {
     by_type.push_back(
         absl::StrCat(std::string(primitive_type_name(m.type)), " ", format_flops(m.flops)));
   }
-  TextTable totals(
-      {{"figure", TextTable::Align::kLeft}, {"value"}, {"detail", TextTable::Align::kLeft}});
+  TextTable totals({{"figure", TextTable::Align::kLeft},
+                    {"value"},
+                    {"detail", TextTable::Align::kLeft, 64}});
   totals.add_row({"FLOPs", format_flops(t.flops),
                   absl::StrCat("matrix ", format_flops(t.matrix_flops()),
                                by_type.empty() ? "" : " (" + absl::StrJoin(by_type, ", ") + ")",
@@ -133,7 +159,9 @@ void print_totals(const ModuleCost& cost) {
   std::cout << totals.render();
   if (!cost.notes.empty()) {
     std::cout << "\nnotes:\n";
-    for (const std::string& note : cost.notes) std::cout << "  " << note << "\n";
+    for (const std::string& note : cost.notes) {
+      std::cout << report_internal::wrap(note, "  ", "    ");
+    }
   }
 }
 
@@ -207,7 +235,8 @@ void print_json(const Module& module, const ModuleCost& cost) {
 
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
-      parse_args(words, {.flags = {"--json", "--all", "--dense"}, .options = {"--trip-count"}});
+      parse_args(words, {.flags = {"--json", "--all", "--dense"},
+                         .options = {"--trip-count", "--module"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kCostCommand.help;
@@ -221,14 +250,15 @@ int run(const std::vector<std::string>& words) {
     if (!n.ok()) return usage_error(n.status().message(), kUsage);
     options.default_trip_count = *n;
   }
-  const std::string& path = args->positional[0];
-  absl::StatusOr<InputFile> text = read_input(path);
-  if (!text.ok()) return fail(text.status());
-  absl::StatusOr<Module> module =
-      parse_module(*std::move(text), ParseOptions{.file_name = path == "-" ? "" : path});
-  if (!module.ok()) return fail(module.status());
+  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"));
+  if (!loaded.ok()) return fail(loaded.status());
+  print_input_messages(*loaded);
+  const Module* module = &loaded->module;
   absl::StatusOr<ModuleCost> cost = analyze_cost(*module, options);
   if (!cost.ok()) return fail(cost.status());
+  for (size_t i = 0; i < loaded->warnings.size(); ++i) {
+    cost->notes.insert(cost->notes.begin() + i, "warning: " + loaded->warnings[i]);
+  }
   if (args->flag("--json")) {
     print_json(*module, *cost);
   } else {
@@ -243,7 +273,8 @@ int run(const std::vector<std::string>& words) {
 const Command kCostCommand = {
     "cost",
     "FLOPs, transcendentals and bytes of every instruction and of one step",
-    "usage: hloroof cost FILE [--json] [--all] [--dense] [--trip-count N]\n\n"
+    "usage: hloroof cost FILE|DUMP_DIR [--module NAME] [--json] [--all] [--dense]\n"
+    "                    [--trip-count N]\n\n"
     "Costs every instruction of an HLO module (FILE, or - for standard input): FLOPs (matrix\n"
     "and vector), transcendentals, bytes read and written (logical, and padded by the layout's\n"
     "tiles, split into HBM, on-chip and host memory), collective payloads and groups, and loop\n"
@@ -254,7 +285,8 @@ const Command kCostCommand = {
     "  --json           one JSON object: totals, notes and every instruction\n"
     "  --all            also list fused and applied instructions and those that cost nothing\n"
     "  --dense          measure bytes without tile padding\n"
-    "  --trip-count N   trip count assumed for loops whose count cannot be told (default 1)\n\n"
+    "  --trip-count N   trip count assumed for loops whose count cannot be told (default 1)\n"
+    "  --module NAME    with a dump directory: the module to read (default: the largest jit_*)\n\n"
     "example:\n"
     "  hloroof cost model.hlo --json\n",
     run,

@@ -1,6 +1,7 @@
 // `hloroof devices [NAME|PATH] [--json]`: the built-in device specs, or every figure of one.
 #include <cmath>
 #include <iostream>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -9,14 +10,16 @@
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/device.h"
+#include "hloroof/topology.h"
 #include "hloroof/text_table.h"
 #include "hloroof/units.h"
 #include "nlohmann/json.hpp"
+#include "report/wrap.h"
 
 namespace hloroof::cli {
 namespace {
 
-constexpr std::string_view kUsage = "hloroof devices [NAME|PATH] [--json]";
+constexpr std::string_view kUsage = "hloroof devices [NAME[:TOPOLOGY]|PATH] [--json]";
 
 // Capacities in the units vendors quote them in: binary when a whole number of MiB
 // ("95 GiB", "128 MiB"), decimal otherwise ("80 GB").
@@ -136,27 +139,45 @@ int list_devices(bool json) {
     return kExitOk;
   }
   TextTable table({{"name", TextTable::Align::kLeft},
+                   {"kind", TextTable::Align::kLeft},
                    {"bf16 peak"},
                    {"HBM"},
-                   {"HBM bandwidth"},
-                   {"interconnect", TextTable::Align::kLeft}});
+                   {"HBM bandwidth"}});
+  std::string interconnects;
   for (const DeviceSpec& d : specs) {
-    table.add_row({d.name, headline(d, "matrix_flops_per_s.bf16"), headline(d, "hbm.capacity"),
-                   headline(d, "hbm.bandwidth"), interconnect_summary(d)});
+    table.add_row({d.name, std::string(device_kind_name(d.kind)),
+                   headline(d, "matrix_flops_per_s.bf16"), headline(d, "hbm.capacity"),
+                   headline(d, "hbm.bandwidth")});
+    interconnects +=
+        report_internal::wrap(interconnect_summary(d), absl::StrFormat("  %-9s ", d.name),
+                              std::string(12, ' '));
   }
-  std::cout << "Built-in devices; figures are per JAX device (a TPU7x, v3 or v2 device is one "
+  std::cout << "Built-in devices; figures are per JAX device (a TPU7x, v3 or v2 device is one\n"
                "TensorCore).\n\n"
-            << table.render()
+            << table.render() << "\ninterconnect:\n"
+            << interconnects
             << "\n* unverified figure: a configurable default, not a published number.\n"
                "`hloroof devices NAME` lists every figure of a device with its source.\n";
   return kExitOk;
 }
 
-int show_device(const std::string& name_or_path, bool json) {
-  absl::StatusOr<DeviceSpec> d = device(name_or_path);
-  if (!d.ok()) return fail(d.status());
+int show_device(const std::string& text, bool json) {
+  absl::StatusOr<DeviceChoice> choice = resolve_device(text, "");
+  if (!choice.ok()) return fail(choice.status());
+  const DeviceSpec* d = &choice->spec;
+  std::optional<Topology> topology;
+  if (!choice->topology.empty()) {
+    absl::StatusOr<Topology> t = make_topology(*d, choice->topology);
+    if (!t.ok()) return fail(t.status());
+    topology = *std::move(t);
+  }
   if (json) {
     nlohmann::ordered_json j = summary_json(*d);
+    if (topology) {
+      j["topology"] = {{"shape", topology->shape},
+                       {"devices", topology->num_devices()},
+                       {"axes", topology->describe()}};
+    }
     j["origin"] = d->origin;
     j["device_note"] = d->device_note;
     j["figures"] = nlohmann::ordered_json::array();
@@ -165,23 +186,41 @@ int show_device(const std::string& name_or_path, bool json) {
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << d->display_name << " (" << d->name << ", " << d->origin << ")\n"
-            << d->device_note << "\n"
-            << "interconnect: " << interconnect_summary(*d) << "\n\n";
-  TextTable table({{"figure", TextTable::Align::kLeft},
+  std::cout << report_internal::wrap(
+                   absl::StrCat(d->display_name, " (", d->name, ", ", d->origin, ")"), "", "  ")
+            << report_internal::wrap(d->device_note, "", "")
+            << report_internal::wrap(interconnect_summary(*d), "interconnect: ", "  ");
+  if (topology) {
+    std::cout << report_internal::wrap(
+        absl::StrCat(topology->num_devices(), " devices, ", topology->describe()),
+        absl::StrCat("topology ", topology->shape, ": "), "  ");
+  }
+  std::cout << "\n";
+  // Notes are footnotes, wrapped, so that the table fits 100 columns.
+  TextTable table({{"figure", TextTable::Align::kLeft, 40},
                    {"value"},
-                   {"source", TextTable::Align::kLeft},
-                   {"note", TextTable::Align::kLeft, 70}});
+                   {"source", TextTable::Align::kLeft, 24},
+                   {"note"}});
+  std::string footnotes;
+  int footnote = 0;
   for (const DeviceFigure& f : d->figures) {
     std::string note = f.note;
     if (!f.alternatives.empty()) {
       note = note.empty() ? "alternatives: " + f.alternatives
                           : note + "; alternatives: " + f.alternatives;
     }
-    table.add_row({f.path, format_figure(*d, f), f.source, note});
+    std::string mark;
+    if (!note.empty()) {
+      mark = absl::StrCat("[", ++footnote, "]");
+      footnotes += report_internal::wrap(absl::StrCat(f.path, ": ", note),
+                                         absl::StrFormat("%5s ", mark), std::string(6, ' '));
+    }
+    table.add_row({f.path, format_figure(*d, f), f.source, mark});
   }
-  std::cout << table.render() << "\n* unverified figure: a configurable default.\n";
-  for (const std::string& n : d->notes) std::cout << "note: " << n << "\n";
+  std::cout << table.render()
+            << "\n* unverified figure: a configurable default. Sources: docs/sources.md.\n";
+  if (!footnotes.empty()) std::cout << "\nnotes:\n" << footnotes;
+  for (const std::string& n : d->notes) std::cout << report_internal::wrap(n, "note: ", "  ");
   return kExitOk;
 }
 
@@ -202,17 +241,19 @@ int run(const std::vector<std::string>& words) {
 const Command kDevicesCommand = {
     "devices",
     "the built-in device specs: peak rates, memory, interconnect",
-    "usage: hloroof devices [NAME|PATH] [--json]\n\n"
+    "usage: hloroof devices [NAME[:TOPOLOGY]|PATH] [--json]\n\n"
     "Without NAME, lists the built-in devices with their headline figures (bf16 peak, HBM\n"
     "capacity and bandwidth, interconnect). With a device name, alias or the path of a JSON\n"
-    "spec (schema: data/hardware/README.md), lists every figure with its unit and source.\n"
+    "spec (schema: data/hardware/README.md), lists every figure with its unit and source;\n"
+    "with :TOPOLOGY (tpu_v5e:4x4, h100:2x8, as predict takes it) also the slice's devices and\n"
+    "axes, or why no such slice exists. Sources: docs/sources.md.\n"
     "Figures marked * are unverified defaults.\n\n"
     "options:\n"
     "  --json   the same as JSON; numbers in base units named in the keys\n"
     "           (bf16_peak_flop_per_s, hbm_bandwidth_bytes_per_s, ...)\n\n"
     "examples:\n"
     "  hloroof devices\n"
-    "  hloroof devices tpu_v5e\n"
+    "  hloroof devices tpu_v5e:4x4\n"
     "  hloroof devices my_accelerator.json --json\n",
     run,
 };

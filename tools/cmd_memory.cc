@@ -4,6 +4,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/device.h"
@@ -12,7 +14,9 @@
 #include "hloroof/text_table.h"
 #include "hloroof/topology.h"
 #include "hloroof/units.h"
+#include "input.h"
 #include "nlohmann/json.hpp"
+#include "report/wrap.h"
 
 namespace hloroof::cli {
 namespace {
@@ -162,52 +166,64 @@ void print_json(const MemoryReport& r) {
   std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
+// Two tables sharing their `#` column, so that each fits 100 columns: the buffers, then their
+// sizes and live ranges.
 std::string buffer_table(const std::vector<MemoryBuffer>& buffers) {
-  TextTable table({{"buffer", TextTable::Align::kLeft, 40},
-                   {"kind", TextTable::Align::kLeft},
-                   {"shape", TextTable::Align::kLeft, 48},
+  TextTable what({{"#"},
+                  {"buffer", TextTable::Align::kLeft, 30},
+                  {"kind", TextTable::Align::kLeft, 20},
+                  {"shape", TextTable::Align::kLeft, 38}});
+  TextTable sizes({{"#"},
                    {"logical"},
                    {"padded"},
                    {"waste"},
                    {"space"},
-                   {"live from", TextTable::Align::kLeft, 32},
-                   {"live to", TextTable::Align::kLeft, 32}});
+                   {"live from", TextTable::Align::kLeft, 24},
+                   {"live to", TextTable::Align::kLeft, 24}});
+  size_t row = 0;
   for (const MemoryBuffer& b : buffers) {
-    table.add_row({b.name, std::string(buffer_kind_name(b.kind)) + (b.donated ? " (donated)" : ""),
-                   b.shape, format_bytes(static_cast<double>(b.logical_bytes)),
+    const std::string rank = std::to_string(++row);
+    what.add_row({rank, b.name,
+                  std::string(buffer_kind_name(b.kind)) + (b.donated ? " (donated)" : ""),
+                  b.shape});
+    sizes.add_row({rank, format_bytes(static_cast<double>(b.logical_bytes)),
                    format_bytes(static_cast<double>(b.padded_bytes)),
                    format_bytes(static_cast<double>(b.padding_waste_bytes())),
                    absl::StrCat("S(", b.memory_space, ")"), b.live_from, b.live_to});
   }
-  return table.render();
+  return what.render() + "\n" + sizes.render();
 }
 
 void print_text(const MemoryReport& r, size_t top) {
   const MemoryBreakdown& b = r.peak_breakdown;
-  std::cout << absl::StrFormat("module       %s (%s)\n", r.module_name,
-                               r.scheduled ? "scheduled" : "not scheduled: printed order")
-            << absl::StrFormat("peak         %s of device memory live at %s (liveness)\n",
-                               bytes_text(r.peak_bytes), r.peak_at.empty() ? "-" : r.peak_at);
-  if (r.peak_path.size() > 1) std::cout << "  where      " << where_text(r) << "\n";
-  std::cout << absl::StrFormat(
-      "footprint    %s held for the whole step (buffer assignment)\n"
-      "XLA terms    argument %s + output %s - alias %s + temp %s + constant %s\n",
-      bytes_text(r.footprint_bytes), format_bytes(static_cast<double>(r.argument_bytes)),
+  // Each line wraps at 100 columns under its label.
+  const std::string indent(13, ' ');
+  auto line = [&](const std::string& label, const std::string& text) {
+    std::cout << report_internal::wrap(text, absl::StrFormat("%-13s", label), indent);
+  };
+  line("module", absl::StrFormat("%s (%s)", r.module_name,
+                                 r.scheduled ? "scheduled" : "not scheduled: printed order"));
+  line("peak", absl::StrFormat("%s of device memory live at %s (liveness)",
+                               bytes_text(r.peak_bytes), r.peak_at.empty() ? "-" : r.peak_at));
+  if (r.peak_path.size() > 1) line("  where", where_text(r));
+  line("footprint", absl::StrFormat("%s held for the whole step (buffer assignment)",
+                                    bytes_text(r.footprint_bytes)));
+  if (r.capacity) line("capacity", verdict_text(*r.capacity));
+  int64_t counts[4] = {0, 0, 0, 0};
+  for (const MemoryAllocation& a : r.allocations) ++counts[static_cast<int>(a.kind)];
+  const std::string figures = absl::StrFormat(
+      "argument %s + output %s - alias %s + temp %s + constant %s\n"
+      "%d parameter, %d output, %d temp, %d constant\n"
+      "temporaries in output or donated allocations: %d; results over a dying operand: %d\n"
+      "parameters %s, outputs %s, temporaries %s, constants %s\n"
+      "%s of the peak is padding; %s over every device buffer\n"
+      "on-chip peak %s, host peak %s (not part of the device peak)\n"
+      "%d, %d of them in device memory at the peak",
+      format_bytes(static_cast<double>(r.argument_bytes)),
       format_bytes(static_cast<double>(r.output_bytes)),
       format_bytes(static_cast<double>(r.alias_bytes)),
       format_bytes(static_cast<double>(r.temp_bytes)),
-      format_bytes(static_cast<double>(r.constant_bytes)));
-  if (r.capacity) std::cout << "capacity     " << verdict_text(*r.capacity) << "\n";
-  int64_t counts[4] = {0, 0, 0, 0};
-  for (const MemoryAllocation& a : r.allocations) ++counts[static_cast<int>(a.kind)];
-  std::cout << absl::StrFormat(
-      "allocations  %d parameter, %d output, %d temp, %d constant\n"
-      "reuse        temporaries in output or donated allocations: %d; results over a dying "
-      "operand: %d\n"
-      "at the peak  parameters %s, outputs %s, temporaries %s, constants %s\n"
-      "padding      %s of the peak is padding; %s over every device buffer\n"
-      "other        on-chip peak %s, host peak %s (not part of the device peak)\n"
-      "buffers      %d, %d of them in device memory at the peak\n",
+      format_bytes(static_cast<double>(r.constant_bytes)),
       counts[static_cast<int>(AllocationKind::kParameter)],
       counts[static_cast<int>(AllocationKind::kOutput)],
       counts[static_cast<int>(AllocationKind::kTemp)],
@@ -218,6 +234,10 @@ void print_text(const MemoryReport& r, size_t top) {
       format_bytes(static_cast<double>(r.padding_waste_bytes)),
       format_bytes(static_cast<double>(r.peak_on_chip_bytes)),
       format_bytes(static_cast<double>(r.peak_host_bytes)), r.buffer_count, r.peak_buffer_count);
+  const std::vector<std::string> texts = absl::StrSplit(figures, '\n');
+  const char* labels[] = {"XLA terms", "allocations", "reuse",  "at the peak",
+                          "padding",   "other",       "buffers"};
+  for (size_t i = 0; i < texts.size() && i < std::size(labels); ++i) line(labels[i], texts[i]);
   if (!r.peak_buffers.empty()) {
     std::cout << "\nlargest buffers live at the peak"
               << (r.peak_buffer_count > static_cast<int64_t>(r.peak_buffers.size())
@@ -236,13 +256,13 @@ void print_text(const MemoryReport& r, size_t top) {
   }
   if (!r.notes.empty()) {
     std::cout << "\nnotes:\n";
-    for (const std::string& n : r.notes) std::cout << "  - " << n << "\n";
+    for (const std::string& n : r.notes) std::cout << report_internal::wrap(n, "  - ", "    ");
   }
 }
 
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
-      parse_args(words, {.flags = {"--json"}, .options = {"--device", "--top"}});
+      parse_args(words, {.flags = {"--json"}, .options = {"--device", "--top", "--module"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kMemoryCommand.help;
@@ -255,29 +275,22 @@ int run(const std::vector<std::string>& words) {
     if (!top.ok()) return usage_error(top.status().message(), kUsage);
     options.top_buffers = static_cast<size_t>(*top);
   }
-  std::optional<DeviceSpec> spec;
+  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"));
+  if (!loaded.ok()) return fail(loaded.status());
+  print_input_messages(*loaded);
+  std::optional<DeviceChoice> choice;
   if (args->has("--device")) {
-    // NAME:TOPOLOGY as `predict` takes it; the report is per device, so a topology only has to
-    // be one the device can form.
-    const TopologyText named = split_topology_text(args->get("--device"));
-    absl::StatusOr<DeviceSpec> d = device(named.device);
+    absl::StatusOr<DeviceChoice> d = resolve_device(args->get("--device"), "", &loaded->module);
     if (!d.ok()) return fail(d.status());
-    if (!named.shape.empty()) {
-      if (absl::StatusOr<Topology> t = make_topology(*d, named.shape); !t.ok()) {
-        return fail(t.status());
-      }
-    }
-    spec = *std::move(d);
-    options.device = &*spec;
+    choice = *std::move(d);
+    options.device = &choice->spec;
   }
-  const std::string& path = args->positional[0];
-  absl::StatusOr<InputFile> text = read_input(path);
-  if (!text.ok()) return fail(text.status());
-  absl::StatusOr<Module> module =
-      parse_module(*std::move(text), {.file_name = path == "-" ? "<stdin>" : path});
-  if (!module.ok()) return fail(module.status());
-  absl::StatusOr<MemoryReport> report = analyze_memory(*module, options);
+  absl::StatusOr<MemoryReport> report = analyze_memory(loaded->module, options);
   if (!report.ok()) return fail(report.status());
+  for (size_t i = 0; i < loaded->warnings.size(); ++i) {
+    report->notes.insert(report->notes.begin() + i, "warning: " + loaded->warnings[i]);
+  }
+  if (choice) report->notes.insert(report->notes.end(), choice->notes.begin(), choice->notes.end());
   if (args->flag("--json")) {
     print_json(*report);
   } else {
@@ -307,6 +320,8 @@ const Command kMemoryCommand = {
     "              optionally with its topology as `predict` takes it, tpu_v5e:4x4, or a\n"
     "              JSON spec path); the figures are per device\n"
     "  --top N     list N buffers in each table (default 20; 0 lists all)\n"
+    "  --module M  FILE is an XLA dump directory: read its module M (default: the largest\n"
+    "              jit_* module after optimizations)\n"
     "  --json      one JSON object: peak_bytes, peak_at, argument_bytes, output_bytes,\n"
     "              alias_bytes, temp_bytes, constant_bytes, footprint_bytes, capacity_bytes,\n"
     "              capacity_basis, checked_bytes, fits, breakdown {parameters, outputs,\n"

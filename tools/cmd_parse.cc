@@ -1,4 +1,5 @@
 // `hloroof parse FILE... [--print | --json]`: does HLO text load, and what is in it.
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -6,6 +7,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/hlo_text.h"
+#include "input.h"
 #include "nlohmann/json.hpp"
 
 namespace hloroof::cli {
@@ -24,6 +26,8 @@ nlohmann::ordered_json summary(const std::string& file, const Module& m) {
   j["module"] = std::string(m.name());
   j["computations"] = m.computations().size();
   j["instructions"] = m.instruction_count();
+  j["entry_marked"] = entry_marked(m);
+  j["warnings"] = input_warnings(m, file);
   j["opcodes"] = opcodes;
   return j;
 }
@@ -56,8 +60,21 @@ int run(const std::vector<std::string>& words) {
   const bool print_text = args->flag("--print");
   if (json && print_text) return usage_error("--print and --json exclude each other", kUsage);
 
+  // A dump directory stands for its modules after optimization, largest first.
+  std::vector<std::string> files;
+  for (const std::string& path : args->positional) {
+    std::error_code error;
+    if (path == "-" || !std::filesystem::is_directory(path, error)) {
+      files.push_back(path);
+      continue;
+    }
+    absl::StatusOr<std::vector<DumpModule>> modules = dump_modules(path);
+    if (!modules.ok()) return fail(modules.status());
+    for (const DumpModule& m : *modules) files.push_back(m.file);
+  }
+
   int exit_code = kExitOk;
-  for (const std::string& file : args->positional) {
+  for (const std::string& file : files) {
     absl::StatusOr<Module> module = absl::UnknownError("unread");
     if (absl::StatusOr<InputFile> text = read_input(file); text.ok()) {
       ParseOptions options;
@@ -83,6 +100,9 @@ int run(const std::vector<std::string>& words) {
       std::cout << absl::StrFormat("%s: ok, module %s, %d computations, %d instructions\n", file,
                                    std::string(module->name()), module->computations().size(),
                                    module->instruction_count());
+      for (const std::string& w : input_warnings(*module, file)) {
+        std::cerr << "warning: " << file << ": " << w << "\n";
+      }
     }
   }
   return exit_code;
@@ -95,11 +115,16 @@ const Command kParseCommand = {
     "check that HLO text parses; print it canonically or summarize it",
     "usage: hloroof parse FILE... [--print | --json]\n\n"
     "Parses each file (`-` reads standard input) and reports success or the first error as\n"
-    "FILE:LINE:COLUMN: error: MESSAGE with the offending line. Exits 1 if any file fails.\n\n"
+    "FILE:LINE:COLUMN: error: MESSAGE with the offending line. Exits 1 if any file fails.\n"
+    "A directory that XLA_FLAGS=--xla_dump_to wrote stands for its modules after optimization\n"
+    "(*after_optimizations.txt), largest first: `hloroof parse DIR` lists them. Warns when a\n"
+    "module marks no ENTRY computation or looks like HLO before optimization.\n\n"
     "options:\n"
     "  --print  write each module as canonical HLO text (the current dump profile)\n"
     "  --json   one JSON object per file: file, ok, module, computations, instructions,\n"
-    "           opcodes (opcode -> count); on failure error {line, column, message}\n\n"
+    "           opcodes (opcode -> count), entry_marked (false: no computation is marked\n"
+    "           ENTRY and the last one is taken), warnings; on failure error {line, column,\n"
+    "           message}\n\n"
     "example:\n"
     "  hloroof parse model.hlo --json\n",
     run,

@@ -13,6 +13,7 @@
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
 #include "hloroof/topology.h"
+#include "input.h"
 #include "re2/re2.h"
 
 namespace hloroof::cli {
@@ -22,7 +23,6 @@ constexpr std::string_view kUsage =
     "hloroof predict FILE [--device D] [--topology T] [--json] [--top N] [--by op|category|scope]\n"
     "       [--depth N] [--filter RE] [--trace OUT.json] [--roofline OUT.svg] [--formula F]\n"
     "       [--trip-count N]";
-constexpr std::string_view kDefaultDevice = "tpu_v5e";
 
 absl::StatusOr<CollectiveFormula> parse_formula(std::string_view name) {
   for (CollectiveFormula f : {CollectiveFormula::kNetwork, CollectiveFormula::kXlaGpuNccl,
@@ -56,7 +56,7 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args = parse_args(
       words, {.flags = {"--json"},
               .options = {"--device", "--topology", "--top", "--by", "--depth", "--filter",
-                          "--trace", "--roofline", "--formula", "--trip-count"}});
+                          "--trace", "--roofline", "--formula", "--trip-count", "--module"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kPredictCommand.help;
@@ -65,7 +65,6 @@ int run(const std::vector<std::string>& words) {
   if (args->positional.size() != 1) return usage_error("expected one HLO file", kUsage);
 
   PredictOptions options;
-  options.topology = args->get("--topology");
   if (args->has("--formula")) {
     absl::StatusOr<CollectiveFormula> f = parse_formula(args->get("--formula"));
     if (!f.ok()) return usage_error(f.status().message(), kUsage);
@@ -99,26 +98,27 @@ int run(const std::vector<std::string>& words) {
     stats.scope_depth = static_cast<int>(std::min<int64_t>(*n, 1 << 20));
   }
 
+  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"));
+  if (!loaded.ok()) return fail(loaded.status());
+  print_input_messages(*loaded);
+  const Module* module = &loaded->module;
   // The device spec is needed for the report's roofs as well as for the prediction.
-  const TopologyText named = split_topology_text(args->get("--device", kDefaultDevice));
-  absl::StatusOr<DeviceSpec> spec = device(named.device);
-  if (!spec.ok()) return fail(spec.status());
-  if (options.topology.empty()) options.topology = named.shape;
-
-  const std::string& path = args->positional[0];
-  absl::StatusOr<InputFile> text = read_input(path);
-  if (!text.ok()) return fail(text.status());
-  absl::StatusOr<Module> module =
-      parse_module(*std::move(text), ParseOptions{.file_name = path == "-" ? "" : path});
-  if (!module.ok()) return fail(module.status());
+  absl::StatusOr<DeviceChoice> choice =
+      resolve_device(args->get("--device"), args->get("--topology"), module);
+  if (!choice.ok()) return fail(choice.status());
+  const DeviceSpec* spec = &choice->spec;
+  options.topology = choice->topology;
   absl::StatusOr<Prediction> prediction = predict_step_time(*module, *spec, options);
   if (!prediction.ok()) return fail(prediction.status());
+  std::vector<std::string> said = loaded->warnings;
+  said.insert(said.end(), choice->notes.begin(), choice->notes.end());
+  prediction->assumptions.insert(prediction->assumptions.begin(), said.begin(), said.end());
 
   absl::StatusOr<std::string> report = render_text_report(*prediction, *spec, stats);
   if (!report.ok()) return fail(report.status());
   if (args->has("--trace")) {
     // The trace's live-HBM counter comes from the memory analysis of the same module.
-    absl::StatusOr<MemoryReport> memory = analyze_memory(*module, {.device = &*spec});
+    absl::StatusOr<MemoryReport> memory = analyze_memory(*module, {.device = spec});
     if (!memory.ok()) return fail(memory.status());
     absl::Status s =
         write_file(args->get("--trace"), prediction_to_trace_json(*prediction, &*memory), "trace");
@@ -148,7 +148,7 @@ int run(const std::vector<std::string>& words) {
 
 const Command kPredictCommand = {
     "predict",
-    "predicted step time on a device: breakdown, MFU, op stats, trace and roofline",
+    "predicted step time on a device: breakdown, HFU, op stats, trace and roofline",
     "usage: hloroof predict FILE [--device D] [--topology T] [--json] [--top N]\n"
     "                       [--by op|category|scope] [--depth N] [--filter RE]\n"
     "                       [--trace OUT.json] [--roofline OUT.svg] [--formula F]\n"
@@ -158,29 +158,40 @@ const Command kPredictCommand = {
     "slice's network, composed along the module's schedule with async collectives overlapping\n"
     "the work between their start and done; loops run trip-count times. Prints what XProf\n"
     "shows of a profiled step: an overview (step time, its breakdown into compute, memory,\n"
-    "exposed collectives and overhead, MFU, HBM bandwidth used, unknown ops, assumptions), the\n"
+    "exposed collectives and overhead, HFU (hardware FLOP utilization: every FLOP that runs,\n"
+    "rematerialized ones included, over the peak of the type that runs most), HBM bandwidth\n"
+    "used, unknown work, assumptions), the\n"
     "HLO op stats (time, share of the step, FLOP rate, HBM bandwidth, arithmetic intensity,\n"
     "bound by, roofline efficiency), the collectives, and the five findings of `hloroof\n"
     "advise` with the most step time at stake.\n\n"
     "options:\n"
     "  --device D         a built-in device (`hloroof devices` lists them), optionally with\n"
     "                     its topology (tpu_v5e:4x4, h100:2x8), or a device JSON file;\n"
-    "                     default tpu_v5e\n"
+    "                     default: h100 for a GPU module (cuBLAS/cuDNN/Triton custom calls,\n"
+    "                     GPU backend configs), else tpu_v5e (said in the assumptions)\n"
     "  --topology T       the slice: chips per torus axis (4x4, 4x4x4) or GPU nodes x GPUs\n"
-    "                     per node (2x8); default: the smallest that holds the module's devices\n"
-    "  --json             one JSON object instead: step, breakdown, MFU, assumptions, every op\n"
+    "                     per node (2x8), as after --device's ':'; the two must agree;\n"
+    "                     default: the smallest that holds the module's devices\n"
+    "  --json             one JSON object instead: step, breakdown, mfu (the HFU), assumptions,\n"
+    "                     unknown_work, every op (bound: compute, memory, collective or\n"
+    "                     overhead; resource: the roofline term)\n"
     "  --top N            rows of the op stats and collectives (default 20; 0: all)\n"
     "  --by B             one row per op (default), per category (\"loop fusion\", ...) or\n"
     "                     per scope (the framework op_name without its last part)\n"
     "  --depth N          with --by scope: keep the first N parts of op_name\n"
     "  --filter RE        keep ops whose name, opcode or op_name matches the RE2 pattern\n"
+    "                     (--top, --by, --depth and --filter shape the text tables only;\n"
+    "                     --json and --trace hold every op, --roofline draws every op but\n"
+    "                     collectives, or one point per category with --by category)\n"
     "  --trace OUT.json   write the predicted timeline as a Chrome trace (Perfetto,\n"
     "                     chrome://tracing): ops with their costs, loops, counters of work\n"
     "                     done and of live HBM bytes (the memory analysis of the module)\n"
     "  --roofline OUT.svg write a roofline plot: one point per op (per category with\n"
     "                     --by category) under the device's roofs\n"
     "  --formula F        collective model: network (default), xla-gpu-nccl, xla-gpu-sol\n"
-    "  --trip-count N     trip count assumed for loops whose count cannot be told (default 1)\n\n"
+    "  --trip-count N     trip count assumed for loops whose count cannot be told (default 1)\n"
+    "  --module NAME      FILE is an XLA dump directory (--xla_dump_to): read its module NAME\n"
+    "                     (default: the largest jit_* module after optimizations)\n\n"
     "examples:\n"
     "  hloroof predict train_step.hlo --device tpu_v5e:2x2 --top 10\n"
     "  hloroof predict train_step.hlo --by scope --depth 4 --filter attention\n"

@@ -88,7 +88,7 @@ const Command kShapeCommand = {
     "how many bytes a shape really occupies (tiling, padding, memory space)",
     "usage: hloroof shape TEXT [--json]\n\n"
     "Prints the canonical shape, its element count, logical bytes (dense, sub-byte types\n"
-    "packed), padded bytes (the layout's tiles applied, cost-model.md 6.3), the padding factor\n"
+    "packed), padded bytes (the layout's tiles applied, docs/sources.md), the padding factor\n"
     "and the memory space (S(n)).\n\n"
     "options:\n"
     "  --json   one JSON object: shape, elements, logical_bytes, padded_bytes,\n"

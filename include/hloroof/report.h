@@ -82,7 +82,7 @@ struct OpStatsRow {
   double flop_rate = 0;      // flops / total time
   double hbm_bandwidth = 0;  // HBM bytes / total time
   double intensity = 0;      // FLOP per HBM byte; 0 without HBM traffic
-  std::string bound;         // "matrix", "HBM", "collective", ...: what bounds most of its time
+  std::string bound;         // "compute", "memory", "collective", "overhead": most of its time
   // The roofline's time for its work on the device's peaks, max(matrix FLOPs / matrix peak,
   // other FLOPs / vector rate, HBM bytes / HBM bandwidth), over its time (XProf's roofline
   // efficiency; below 100% where the per-op overhead, an efficiency factor or a

@@ -1,7 +1,9 @@
-// Custom calls whose cost can be told from their target and shapes (cost-model.md 1.6 and 1.8
-// item 7): cuBLAS GEMMs, cuDNN convolutions, compiler markers and host transfers. Any other
-// target is unknown: FLOPs 0, and its operands and results charged as a floor.
+// Custom calls whose cost can be told from their target and shapes (docs/cost-conventions.md,
+// "Custom calls"): cuBLAS GEMMs, cuDNN convolutions and fused attention, TopK, kernels that carry
+// their own cost estimate (Pallas Mosaic), compiler markers and host transfers. Any other target
+// is unknown: FLOPs 0, and its operands and results charged as a floor.
 #include <array>
+#include <cmath>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -21,9 +23,10 @@ bool is_cudnn_convolution(std::string_view target) {
 
 // Partitioner and layout annotations that generate no code.
 bool is_marker(std::string_view target) {
-  static constexpr std::array<std::string_view, 6> kMarkers = {
-      "Sharding",       "SPMDFullToShardShape", "SPMDShardToFullShape",
-      "AllocateBuffer", "LayoutConstraint",     "annotate_device_placement"};
+  static constexpr std::array<std::string_view, 7> kMarkers = {
+      "Sharding",         "SPMDFullToShardShape",      "SPMDShardToFullShape",
+      "AllocateBuffer",   "LayoutConstraint",          "annotate_device_placement",
+      "AssumeGatherIndicesInBound"};
   for (std::string_view m : kMarkers) {
     if (target == m) return true;
   }
@@ -78,8 +81,97 @@ bool gemm_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
     cost.matrix.push_back({matrix_operand_type(lhs->element_type, rhs->element_type), flops});
   cost.flops += flops;
   cost.xla_flops += flops;
-  add_default_bytes(op, tally, Model::kXla);
-  charge_result_only(op, tally, Model::kOurs);
+  // The workspace (tuple element 1) is scratch, not output: XLA's GPU analysis counts only
+  // element 0 too.
+  charge_result_only(op, tally, Model::kBoth);
+  return true;
+}
+
+bool is_cudnn_attention(std::string_view target) {
+  return absl::StartsWith(sv(target), "__cudnn$fmha");
+}
+
+// cuDNN fused attention (flash attention). With Q rows of D elements and S_kv keys, the forward
+// pass is two GEMMs, S = Q K^T and O = P V: 2 S_kv (E(Q) + E(O)) FLOPs. The backward pass
+// recomputes S and runs four more (dV, dP, dQ, dK): with D_v = D, 2.5 times the forward's
+// 4 S_kv E(Q), so 10 S_kv E(Q). A causal mask skips half of the score matrix. S_kv is the last
+// dimension of the config's intermediate (score) tensor shape [B, H, S_q, S_kv].
+bool attention_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
+  const BackendConfig config = op.instruction->backend_config();
+  const std::string dims = "/cudnn_fmha_backend_config/intermediate_tensor_shape/dimensions";
+  int64_t rank = 0;
+  while (config.find_int(dims + "/" + std::to_string(rank))) ++rank;
+  const Shape* q = op.operand_shape(0);
+  if (rank < 2 || q == nullptr || !q->is_array()) return false;
+  const double s_kv = static_cast<double>(*config.find_int(dims + "/" + std::to_string(rank - 1)));
+  if (s_kv <= 0) return false;
+  const Shape& out = first_result(*op.result);
+  const bool backward = absl::StrContains(sv(op.instruction->custom_call_target()), "Backward");
+  double flops = backward ? 10 * s_kv * elements(*q) : 2 * s_kv * (elements(*q) + elements(out));
+  if (std::optional<std::string> mask = config.find_string("/cudnn_fmha_backend_config/mask_type");
+      mask && absl::StrContains(*mask, "CAUSAL")) {
+    flops /= 2;
+  }
+  if (flops > 0) cost.matrix.push_back({q->element_type, flops});
+  cost.flops += flops;
+  cost.xla_flops += flops;
+  // Operands are read; the results are written except the u8 scratch buffer.
+  for (size_t i = 0; i < op.operand_count(); ++i) tally.read(*op.operand_shape(i), Model::kBoth);
+  if (op.result->is_tuple()) {
+    for (const Shape& e : op.result->elements) {
+      if (!(e.is_array() && e.element_type == PrimitiveType::kU8)) tally.write_leaves(e);
+    }
+  } else {
+    tally.write_leaves(*op.result);
+  }
+  return true;
+}
+
+// TopK of the last dimension: each input element is compared against a heap of the k best,
+// ceil(log2 k) comparisons, counted as FLOPs.
+bool top_k_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
+  const Shape* input = op.operand_shape(0);
+  const Shape& values = first_result(*op.result);
+  if (input == nullptr || !input->is_array() || values.rank() == 0) return false;
+  const double k = static_cast<double>(values.dims.back().size);
+  const double flops = elements(*input) * (k > 1 ? std::ceil(std::log2(k)) : 1);
+  cost.flops += flops;
+  cost.xla_flops += flops;
+  add_default_bytes(op, tally);
+  return true;
+}
+
+// A kernel that states its own cost: Pallas Mosaic kernels (`tpu_custom_call`) put
+// `cost_estimate: {flops, transcendentals, bytes_accessed}` in `custom_call_config`. The
+// estimate does not split matrix from vector FLOPs: they count as matrix FLOPs of the first
+// operand's type (at the matrix peak, so the time is a floor).
+bool stated_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
+  const BackendConfig config = op.instruction->backend_config();
+  const std::string key = "/custom_call_config/cost_estimate";
+  std::optional<double> flops = config.find_double(key + "/flops");
+  if (!flops) return false;
+  const double transcendentals = config.find_double(key + "/transcendentals").value_or(0);
+  if (!std::isfinite(*flops) || !std::isfinite(transcendentals) || *flops < 0 ||
+      transcendentals < 0) {
+    return false;
+  }
+  const Shape* first = op.operand_shape(0);
+  if (*flops > 0) {
+    cost.matrix.push_back({first != nullptr && first->is_array() ? first->element_type
+                                                                 : PrimitiveType::kF32,
+                           *flops});
+  }
+  cost.flops += *flops;
+  cost.xla_flops += *flops;
+  cost.transcendentals += transcendentals;
+  cost.xla_transcendentals += transcendentals;
+  add_default_bytes(op, tally, Model::kOurs);
+  if (std::optional<double> bytes = config.find_double(key + "/bytes_accessed");
+      bytes && std::isfinite(*bytes) && *bytes >= 0) {
+    cost.xla_bytes_accessed += *bytes;
+  } else {
+    add_default_bytes(op, tally, Model::kXla);
+  }
   return true;
 }
 
@@ -107,6 +199,9 @@ bool add_custom_call_cost(const OpView& op, Context&, OpCost& cost, ByteTally& t
   const std::string_view target = op.instruction->custom_call_target();
   if (is_cublas_gemm(target) && gemm_cost(op, cost, tally)) return true;
   if (is_cudnn_convolution(target) && convolution_cost(op, cost, tally)) return true;
+  if (is_cudnn_attention(target) && attention_cost(op, cost, tally)) return true;
+  if (target == "TopK" && top_k_cost(op, cost, tally)) return true;
+  if (stated_cost(op, cost, tally)) return true;
   if (is_marker(target)) return true;
   if (is_host_transfer(target)) {
     add_default_bytes(op, tally);

@@ -243,7 +243,7 @@ absl::StatusOr<CollectiveEstimate> tpu_group_time(const DeviceSpec& device,
     time += dcn_time + dcn_latency;
     e.bandwidth_time_s += dcn_time;
     e.latency_s += dcn_latency;
-    absl::StrAppend(&e.formula, " inside each slice, then over DCN (derived, cost-model.md 3.2): ",
+    absl::StrAppend(&e.formula, " inside each slice, then over DCN (derived, docs/sources.md): ",
                     repeats == 2 ? "2 x " : "", dcn_formula, " + DCN latency");
     e.notes.push_back(absl::StrFormat("DCN: %d slices, %d members each, W_dcn %.4g B/s per device",
                                       group.domains, group.members_per_domain, w_dcn));

@@ -325,7 +325,7 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOp
         r.notes.push_back(
             absl::StrCat(n,
                          " device buffers have layouts without tiles; a TPU pads them to its tiles "
-                         "(cost-model.md 6.2), so their sizes here are lower bounds"));
+                         "(docs/sources.md), so their sizes here are lower bounds"));
       }
     }
     if (options.device->on_chip_capacity_bytes > 0 &&

@@ -49,19 +49,16 @@ std::string top_ops_table(const Prediction& p, const Prediction& first, size_t t
   return table.render();
 }
 
-}  // namespace
-
-std::string render_comparison(absl::Span<const Prediction> predictions, size_t top) {
-  if (predictions.empty()) return "(no devices)\n";
-  const Prediction& first = predictions.front();
+// The side-by-side table of `group`, whose ratios are to `first`.
+std::string side_by_side(absl::Span<const Prediction> group, const Prediction& first) {
   std::vector<TextTable::Column> columns = {{"", Align::kLeft}};
-  for (const Prediction& p : predictions) columns.push_back({label(p)});
+  for (const Prediction& p : group) columns.push_back({label(p)});
   TextTable table(std::move(columns));
 
   // A row of durations; after the first device's, each with its ratio to it.
   auto times = [&](std::string name, double (*value)(const Prediction&)) {
     std::vector<std::string> cells = {std::move(name)};
-    for (const Prediction& p : predictions) {
+    for (const Prediction& p : group) {
       std::string cell = format_seconds(value(p));
       if (&p != &first) absl::StrAppend(&cell, " (", ratio(value(p), value(first)), ")");
       cells.push_back(std::move(cell));
@@ -75,18 +72,32 @@ std::string render_comparison(absl::Span<const Prediction> predictions, size_t t
         [](const Prediction& p) { return p.breakdown.collective_exposed_s; });
   times("  overhead", [](const Prediction& p) { return p.breakdown.overhead_s; });
   times("collectives, hidden", [](const Prediction& p) { return p.breakdown.collective_hidden_s; });
-  std::vector<std::string> mfu = {"MFU"}, peak = {"peak FLOP/s"};
-  for (const Prediction& p : predictions) {
+  std::vector<std::string> mfu = {"HFU"}, peak = {"peak FLOP/s"};
+  for (const Prediction& p : group) {
     mfu.push_back(format_percent(p.mfu));
     peak.push_back(absl::StrCat(format_flop_rate(p.peak_flop_rate),
                                 p.peak_flop_rate_type.empty() ? "" : " ", p.peak_flop_rate_type));
   }
   table.add_row(std::move(mfu));
   table.add_row(std::move(peak));
+  return table.render();
+}
 
+}  // namespace
+
+std::string render_comparison(absl::Span<const Prediction> predictions, size_t top) {
+  if (predictions.empty()) return "(no devices)\n";
+  const Prediction& first = predictions.front();
+  // At most four devices side by side, so that a table fits 100 columns.
+  constexpr size_t kPerTable = 4;
+  std::string tables;
+  for (size_t i = 0; i < predictions.size(); i += kPerTable) {
+    if (i > 0) tables += "\n";
+    tables += side_by_side(predictions.subspan(i, kPerTable), first);
+  }
   std::string out =
       absl::StrCat("Predicted step on ", predictions.size(),
-                   " devices; (0.50x) is half the time on ", label(first), ".\n\n", table.render());
+                   " devices; (0.50x) is half the time on ", label(first), ".\n\n", tables);
   for (const Prediction& p : predictions) {
     absl::StrAppend(&out, "\nTop ", std::min(top, p.ops.size()), " ops on ", label(p), "\n",
                     top_ops_table(p, first, top));

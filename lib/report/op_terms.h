@@ -12,9 +12,18 @@
 
 namespace hloroof::report_internal {
 
-// XProf's "bound by": the roofline term ("matrix", "HBM", "overhead", ...) or "collective".
+// What bounds an op, in the one vocabulary of text, JSON and trace (bound_by_name): "compute",
+// "memory", "collective" or "overhead". The roofline term behind it ("matrix", "HBM", ...) is
+// the op's `resource` (resource_label).
 inline std::string bound_label(const OpPrediction& op) {
   if (op.bound == BoundBy::kCollective || op.collective) return "collective";
+  return std::string(bound_by_name(op.bound));
+}
+
+// The roofline term that bounds an op: "matrix", "vector", "HBM", "on-chip memory", ... or
+// "network" for collectives.
+inline std::string resource_label(const OpPrediction& op) {
+  if (op.bound == BoundBy::kCollective || op.collective) return "network";
   return std::string(bound_name(op.resource));
 }
 

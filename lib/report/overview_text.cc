@@ -5,11 +5,14 @@
 #include "absl/strings/str_join.h"
 #include "hloroof/report.h"
 #include "hloroof/units.h"
+#include "report/unknown_work.h"
 #include "report/wrap.h"
 
 namespace hloroof {
 namespace {
 
+using report_internal::UnknownWork;
+using report_internal::unknown_work;
 using report_internal::wrap;
 
 constexpr size_t kUnknownOpsShown = 10;
@@ -37,7 +40,7 @@ std::string render_overview(const Prediction& p, const DeviceSpec& device) {
   const double step = p.step_time_s;
   const auto& b = p.breakdown;
   line(out, "step time", format_seconds(step),
-       p.is_lower_bound ? "a lower bound: see the unknown ops and assumptions below" : "");
+       p.is_lower_bound ? "a lower bound: see the unknown work and assumptions below" : "");
   line(out, "compute", format_seconds(b.compute_s), share(b.compute_s, step));
   line(out, "memory", format_seconds(b.memory_s), share(b.memory_s, step));
   line(out, "collectives, exposed", format_seconds(b.collective_exposed_s),
@@ -54,9 +57,13 @@ std::string render_overview(const Prediction& p, const DeviceSpec& device) {
   const double flop_rate = step > 0 ? p.flops / step : 0;
   const double hbm_rate = step > 0 ? p.hbm_bytes / step : 0;
   const std::string peak_type = p.peak_flop_rate_type.empty() ? "" : " " + p.peak_flop_rate_type;
-  line(out, "MFU", format_percent(p.mfu),
+  // Every FLOP that runs counts, rematerialized ones included: hardware FLOP utilization, not
+  // the model FLOP utilization of the training literature.
+  line(out, "HFU", format_percent(p.mfu),
        absl::StrCat(format_flop_rate(flop_rate), " of the ", format_flop_rate(p.peak_flop_rate),
-                    peak_type, " peak (", format_flops(p.flops), " per step)"));
+                    peak_type, " peak (", format_flops(p.flops),
+                    " per step; hardware FLOP utilization: every FLOP run, rematerialized ones "
+                    "included)"));
   line(out, "HBM bandwidth used", share(hbm_rate, device.hbm_bandwidth),
        absl::StrCat(format_byte_rate(hbm_rate), " of ", format_byte_rate(device.hbm_bandwidth),
                     " (", format_bytes(p.hbm_bytes), " per step)"));
@@ -73,9 +80,15 @@ std::string render_overview(const Prediction& p, const DeviceSpec& device) {
     if (p.unknown_ops.size() > shown.size()) {
       absl::StrAppend(&list, " and ", p.unknown_ops.size() - shown.size(), " more");
     }
-    absl::StrAppend(
-        &out, "\n",
-        wrap(list, absl::StrCat("Unknown ops (", p.unknown_ops.size(), ", not costed): "), "  "));
+    absl::StrAppend(&out, "\nUnknown work (", p.unknown_ops.size(),
+                    " ops not costed: their time below only moves their operands and results,\n"
+                    "the step may hide more):\n");
+    for (const UnknownWork& w : unknown_work(p)) {
+      absl::StrAppend(&out, absl::StrFormat("  %-40s %5d ops %10s %7s of the step\n",
+                                            w.target.substr(0, 40), w.count,
+                                            format_seconds(w.time_s), share(w.time_s, step)));
+    }
+    out += wrap(list, "  ops: ", "    ");
   }
   if (!p.assumptions.empty()) {
     out += "\nAssumptions:\n";

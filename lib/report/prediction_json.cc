@@ -1,6 +1,8 @@
 // prediction_to_json: a Prediction as one JSON object, for programs.
 #include "hloroof/report.h"
 #include "nlohmann/json.hpp"
+#include "report/op_terms.h"
+#include "report/unknown_work.h"
 
 namespace hloroof {
 namespace {
@@ -33,7 +35,8 @@ Json op_json(const OpPrediction& op) {
           {"multiplier", op.multiplier},
           {"time_s", op.time_s},
           {"total_time_s", op.total_time_s},
-          {"bound", bound_by_name(op.bound)},
+          {"bound", report_internal::bound_label(op)},
+          {"resource", report_internal::resource_label(op)},
           {"flops", op.flops},
           {"matrix_flops", op.matrix_flops},
           {"transcendentals", op.transcendentals},
@@ -43,6 +46,17 @@ Json op_json(const OpPrediction& op) {
           {"collective", op.collective ? collective_json(*op.collective) : Json(nullptr)},
           {"async", op.async ? async_json(*op.async) : Json(nullptr)},
           {"explanation", op.explanation}};
+}
+
+Json unknown_work_json(const Prediction& p) {
+  Json list = Json::array();
+  for (const report_internal::UnknownWork& w : report_internal::unknown_work(p)) {
+    list.push_back({{"target", w.target},
+                    {"count", w.count},
+                    {"time_s", w.time_s},
+                    {"step_share", w.step_share}});
+  }
+  return list;
 }
 
 }  // namespace
@@ -69,6 +83,7 @@ std::string prediction_to_json(const Prediction& p) {
             {"peak_flop_rate_type", p.peak_flop_rate_type},
             {"lower_bound", p.is_lower_bound},
             {"unknown_ops", p.unknown_ops},
+            {"unknown_work", unknown_work_json(p)},
             {"assumptions", p.assumptions},
             {"ops", std::move(ops)}};
   // Replace, not throw, on text that is not UTF-8 (names come from the user's file).

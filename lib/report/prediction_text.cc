@@ -41,7 +41,7 @@ std::string summary_table(const Prediction& p) {
   t.add_row(
       {"FLOPs", format_flops(p.flops), "", absl::StrCat("matrix ", format_flops(p.matrix_flops))});
   t.add_row({"HBM traffic", format_bytes(p.hbm_bytes), "", ""});
-  t.add_row({"MFU", format_percent(p.mfu), "",
+  t.add_row({"HFU", format_percent(p.mfu), "",
              absl::StrCat("of ", format_flop_rate(p.peak_flop_rate), " (", p.peak_flop_rate_type,
                           " peak)")});
   return t.render();

@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -54,6 +56,48 @@ Box text_box(std::string_view text, double x, double y, double font_px, bool anc
   const double width = 0.6 * font_px * static_cast<double>(text.size());
   const double x0 = anchor_end ? x - width : x;
   return {x0, y - 0.8 * font_px, x0 + width, y + 0.2 * font_px};
+}
+
+// True when the segment (ax, ay)-(bx, by) crosses or touches the box: a label there would be
+// struck through by a roof line.
+bool crosses(const Box& box, double ax, double ay, double bx, double by) {
+  // Clip the segment's parameter range to the box, one slab at a time (Liang-Barsky).
+  double t0 = 0, t1 = 1;
+  const double dx = bx - ax, dy = by - ay;
+  const double p[] = {-dx, dx, -dy, dy};
+  const double q[] = {ax - box.x0, box.x1 - ax, ay - box.y0, box.y1 - ay};
+  for (int i = 0; i < 4; ++i) {
+    if (p[i] == 0) {
+      if (q[i] < 0) return false;
+      continue;
+    }
+    const double t = q[i] / p[i];
+    if (p[i] < 0) {
+      t0 = std::max(t0, t);
+    } else {
+      t1 = std::min(t1, t);
+    }
+    if (t0 > t1) return false;
+  }
+  return true;
+}
+
+// A category keeps its colour from chart to chart: the XProf categories have fixed ones, any
+// other takes one from a hash of its name.
+const char* category_colour(std::string_view category) {
+  static constexpr std::pair<std::string_view, size_t> kFixed[] = {
+      {"convolution fusion", 0}, {"loop fusion", 1},     {"input fusion", 2},
+      {"output fusion", 3},      {"data formatting", 4}, {"non-fusion elementwise", 5},
+      {"custom-call", 6},        {"reduce", 8},          {"convolution", 9}};
+  for (const auto& [name, index] : kFixed) {
+    if (category == name) return kPalette[index];
+  }
+  // Lighter shades, so that no hashed category takes a fixed one's colour.
+  static constexpr const char* kMore[] = {"#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5",
+                                          "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5"};
+  uint32_t hash = 2166136261u;  // FNV-1a: the same on every platform and run
+  for (char c : category) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  return kMore[hash % std::size(kMore)];
 }
 
 // A log10 axis spanning whole decades.
@@ -117,8 +161,14 @@ std::string render_roofline_svg(const RooflineChart& chart) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
       "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
       "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-      "<text x=\"%.0f\" y=\"28\" font-size=\"16\" font-weight=\"bold\">%s</text>\n",
-      kWidth, kHeight, kWidth, kHeight, kLeft, escape(chart.title));
+      "<text x=\"%.0f\" y=\"22\" font-size=\"16\" font-weight=\"bold\">%s</text>\n",
+      kWidth, kHeight, kWidth, kHeight, kLeft,
+      escape(chart.title.substr(0, chart.title.find("; "))));
+  // What follows the title's first "; " (ops left out, ...) goes on a second, smaller line.
+  if (const size_t more = chart.title.find("; "); more != std::string::npos) {
+    absl::StrAppendFormat(&svg, "<text x=\"%.0f\" y=\"40\" fill=\"#555\">%s</text>\n", kLeft,
+                          escape(chart.title.substr(more + 2)));
+  }
 
   // Grid and tick labels, one per decade.
   for (double e = xa.lo_decade; e <= xa.hi_decade; ++e) {
@@ -153,6 +203,21 @@ std::string render_roofline_svg(const RooflineChart& chart) {
   const double x_min = std::pow(10.0, xa.lo_decade), x_max = std::pow(10.0, xa.hi_decade);
   std::vector<Box> taken;   // labels placed so far
   std::string roof_labels;  // drawn over the points
+  struct Segment {
+    double ax, ay, bx, by;
+  };
+  std::vector<Segment> lines;  // the roofs, which labels must not cross
+  for (const auto& roof : chart.roofs) {
+    if (roof.flop_rate <= 0) continue;
+    const double knee = roof.flop_rate / bw;
+    lines.push_back({px(x_min), py(x_min * bw), px(knee), py(roof.flop_rate)});
+    lines.push_back({px(knee), py(roof.flop_rate), px(x_max), py(roof.flop_rate)});
+  }
+  auto crosses_a_line = [&](const Box& box) {
+    return std::any_of(lines.begin(), lines.end(), [&](const Segment& s) {
+      return crosses(box, s.ax, s.ay, s.bx, s.by);
+    });
+  };
   for (const auto& roof : chart.roofs) {
     if (roof.flop_rate <= 0) continue;
     const double knee = roof.flop_rate / bw;
@@ -161,13 +226,30 @@ std::string render_roofline_svg(const RooflineChart& chart) {
                           "points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
                           px(x_min), py(x_min * bw), px(knee), py(roof.flop_rate), px(x_max),
                           py(roof.flop_rate));
+    // Right-aligned above the roof, else below it, else further left: wherever the label
+    // crosses no roof line and no other label.
+    const std::string text = absl::StrCat(roof.label, ": ", format_flop_rate(roof.flop_rate));
+    const double y = py(roof.flop_rate);
+    double lx = kLeft + kPlotW - 4, ly = y - 5;
+    const std::pair<double, double> spots[] = {{kLeft + kPlotW - 4, y - 5},
+                                               {kLeft + kPlotW - 4, y + 14},
+                                               {kLeft + kPlotW - 120, y - 5},
+                                               {kLeft + kPlotW - 120, y + 14}};
+    for (const auto& [sx, sy] : spots) {
+      const Box box = text_box(text, sx, sy, 12, true);
+      if (box.x0 < px(knee) || box.y0 < kTop || box.y1 > kTop + kPlotH || crosses_a_line(box) ||
+          std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(box); })) {
+        continue;
+      }
+      lx = sx;
+      ly = sy;
+      break;
+    }
     absl::StrAppendFormat(&roof_labels,
-                          "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#222\"%s>%s: "
-                          "%s</text>\n",
-                          kLeft + kPlotW - 4, py(roof.flop_rate) - 5, kHalo, escape(roof.label),
-                          format_flop_rate(roof.flop_rate));
-    taken.push_back(text_box(absl::StrCat(roof.label, ": ", format_flop_rate(roof.flop_rate)),
-                             kLeft + kPlotW - 4, py(roof.flop_rate) - 5, 12, true));
+                          "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#222\"%s>%s"
+                          "</text>\n",
+                          lx, ly, kHalo, escape(text));
+    taken.push_back(text_box(text, lx, ly, 12, true));
   }
   absl::StrAppendFormat(
       &svg,
@@ -178,14 +260,12 @@ std::string render_roofline_svg(const RooflineChart& chart) {
       px(x_min) + 8, py(x_min * bw * 2) - 4, format_byte_rate(bw));
 
   // Points, largest first so small ones stay visible on top.
-  std::map<std::string, size_t> colours;
+  std::map<std::string, const char*> colours;
   std::vector<const RooflineChart::Point*> order;
   for (const auto& p : chart.points) {
-    if (!colours.count(p.category)) {
-      size_t next = colours.size();
-      colours[p.category] = next;
-    }
-    if (plottable(p)) order.push_back(&p);
+    if (!plottable(p)) continue;  // the legend lists what is drawn
+    colours.emplace(p.category, category_colour(p.category));
+    order.push_back(&p);
   }
   std::stable_sort(order.begin(), order.end(),
                    [](auto* a, auto* b) { return a->share > b->share; });
@@ -196,8 +276,8 @@ std::string render_roofline_svg(const RooflineChart& chart) {
         "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" "
         "fill-opacity=\"0.6\" stroke=\"%s\"><title>%s (%s): %.3g FLOP/B, "
         "%s, %s of step</title></circle>\n",
-        px(p->intensity), py(p->flop_rate), r, kPalette[colours[p->category] % std::size(kPalette)],
-        kPalette[colours[p->category] % std::size(kPalette)], escape(p->label), escape(p->category),
+        px(p->intensity), py(p->flop_rate), r, colours[p->category], colours[p->category],
+        escape(p->label), escape(p->category),
         p->intensity, format_flop_rate(p->flop_rate), format_percent(p->share));
   }
   // Labels for the largest points: right of the marker, else above, below, or on its left,
@@ -221,7 +301,8 @@ std::string render_roofline_svg(const RooflineChart& chart) {
       const bool inside =
           box.x0 >= plot.x0 && box.x1 <= plot.x1 && box.y0 >= plot.y0 && box.y1 <= plot.y1;
       if (!inside ||
-          std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(box); })) {
+          std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(box); }) ||
+          crosses_a_line(box)) {
         continue;
       }
       absl::StrAppendFormat(&svg, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\"%s%s>%s</text>\n",
@@ -236,12 +317,14 @@ std::string render_roofline_svg(const RooflineChart& chart) {
 
   // Legend: one entry per category, then the note about points that cannot be drawn.
   double ly = kTop + 10;
-  for (const auto& [category, index] : colours) {
+  for (const auto& [category, colour] : colours) {
     absl::StrAppendFormat(&svg,
                           "<circle cx=\"%.0f\" cy=\"%.0f\" r=\"6\" fill=\"%s\" "
                           "fill-opacity=\"0.6\"/><text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
-                          kWidth - kRight + 20, ly, kPalette[index % std::size(kPalette)],
-                          kWidth - kRight + 32, ly + 4, escape(category));
+                          kWidth - kRight + 20, ly, colour,
+                          kWidth - kRight + 32, ly + 4,
+                          // The margin holds about 24 characters; a longer name is cut with "~".
+                          escape(category.size() > 24 ? category.substr(0, 23) + "~" : category));
     ly += 20;
   }
   if (unplotted > 0) {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "hloroof/report.h"
 #include "hloroof/units.h"
+#include "report/op_terms.h"
 
 namespace hloroof {
 namespace {
@@ -51,7 +52,7 @@ RooflineChart roofline_chart(const Prediction& prediction, const DeviceSpec& dev
   RooflineChart chart;
   chart.title = absl::StrCat(device.display_name, " (", prediction.device,
                              prediction.topology.empty() ? "" : ":", prediction.topology,
-                             "): predicted step ", format_seconds(prediction.step_time_s), ", MFU ",
+                             "): predicted step ", format_seconds(prediction.step_time_s), ", HFU ",
                              format_percent(prediction.mfu));
   chart.memory_bandwidth = device.hbm_bandwidth;
   chart.roofs = compute_roofs(device);
@@ -59,8 +60,14 @@ RooflineChart roofline_chart(const Prediction& prediction, const DeviceSpec& dev
 
   const double step = prediction.step_time_s;
   if (options.by_category) {
+    // Collectives and async waits spend network time, which no FLOP/byte roof describes.
     std::map<std::string, Work> by_category;
+    size_t off_roof = 0;
     for (const OpPrediction& op : prediction.ops) {
+      if (report_internal::off_roofline(op)) {
+        ++off_roof;
+        continue;
+      }
       Work& w = by_category[op.category];
       w.flops += op.flops * op.multiplier;
       w.hbm_bytes += op.hbm_bytes * op.multiplier;
@@ -69,14 +76,35 @@ RooflineChart roofline_chart(const Prediction& prediction, const DeviceSpec& dev
     for (const auto& [category, work] : by_category) {
       chart.points.push_back(point(category, category, work, step));
     }
+    if (off_roof > 0) {
+      absl::StrAppend(&chart.title, "; ", off_roof, " collective/async ops left out");
+    }
     return chart;
   }
+  // Collectives and async waits spend network time, which no FLOP/byte roof describes: they are
+  // left out, and so are the smallest ops beyond max_points; the title says how many.
   std::vector<const OpPrediction*> ops;
-  for (const OpPrediction& op : prediction.ops) ops.push_back(&op);
+  size_t off_roof = 0;
+  for (const OpPrediction& op : prediction.ops) {
+    if (report_internal::off_roofline(op)) {
+      ++off_roof;
+    } else {
+      ops.push_back(&op);
+    }
+  }
   std::stable_sort(ops.begin(), ops.end(), [](const OpPrediction* a, const OpPrediction* b) {
     return a->total_time_s > b->total_time_s;
   });
-  if (options.max_points > 0 && ops.size() > options.max_points) ops.resize(options.max_points);
+  size_t capped = 0;
+  if (options.max_points > 0 && ops.size() > options.max_points) {
+    capped = ops.size() - options.max_points;
+    ops.resize(options.max_points);
+  }
+  if (off_roof + capped > 0) {
+    absl::StrAppend(&chart.title, "; ", ops.size(), " of ", prediction.ops.size(), " ops drawn");
+    if (capped > 0) absl::StrAppend(&chart.title, ", ", capped, " smallest left out");
+    if (off_roof > 0) absl::StrAppend(&chart.title, ", ", off_roof, " collective/async left out");
+  }
   for (const OpPrediction* op : ops) {
     // Per execution and per step give the same intensity and rate; per step sizes the point.
     chart.points.push_back(point(

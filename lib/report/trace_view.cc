@@ -20,6 +20,7 @@ Args op_args(const OpPrediction& op) {
   Args args = {{"opcode", op.opcode},
                {"category", op.category},
                {"bound", report_internal::bound_label(op)},
+               {"resource", report_internal::resource_label(op)},
                {"occurrences", op.multiplier},
                {"flops", op.flops},
                {"hbm_bytes", op.hbm_bytes}};

@@ -63,8 +63,9 @@ TEST_CASE("memory says when a module does not fit, and by how much") {
   auto r = run_cli("memory - --device v5e", kTooBig);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("DOES NOT FIT"));
-  // 42949672960 - 16e9 = 26949672960 B = 25.1 GiB over.
-  CHECK_THAT(r.out, Catch::Contains("25.1 GiB over"));
+  // 42949672960 - 16e9 = 26949672960 B = 26.9 GB over (the capacity's decimal units); the peak
+  // is 42949672960 / 16e9 = 268.4% of the capacity.
+  CHECK_THAT(r.out, Catch::Contains("26.9 GB over (peak 268.4% of capacity)"));
   auto p = run_cli("memory - --device tpu_v5p", kTooBig);
   REQUIRE(p.exit_code == 0);
   // The footprint is p and r, each in its own allocation: 40 GiB of 95 GiB = 42.1%.

@@ -36,7 +36,7 @@ TEST_CASE("predict prints the step, its breakdown, MFU and the costliest ops") {
   CHECK_THAT(r.out, Catch::Contains("(tpu_v5e:1x2)"));
   CHECK_THAT(r.out, Catch::Contains("step time"));
   CHECK_THAT(r.out, Catch::Contains("6 us"));
-  CHECK_THAT(r.out, Catch::Contains("MFU"));
+  CHECK_THAT(r.out, Catch::Contains("hardware FLOP utilization"));
   // The collectives table: the all-gather's 6 us, 2 exposed, 4 hidden behind the add.
   const std::string collectives = r.out.substr(r.out.find("Collectives:"));
   CHECK_THAT(collectives, Catch::Contains("ags") && Catch::Contains("all-gather") &&
@@ -143,7 +143,8 @@ TEST_CASE("predict errors: bad input exits 1, bad usage 2") {
   CHECK(run_cli("predict - --bogus", kStep).exit_code == 2);
   auto help = run_cli("predict --help");
   CHECK(help.exit_code == 0);
-  CHECK_THAT(help.out, Catch::Contains("default tpu_v5e"));
+  CHECK_THAT(help.out,
+             Catch::Contains("h100 for a GPU module") && Catch::Contains("else tpu_v5e"));
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ TEST_CASE("predict prints the overview, op stats, roofline and collectives in 10
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.empty());
   CHECK_THAT(r.out, Catch::Contains("Predicted step of one device: Google TPU v5e (tpu_v5e:2x2)"));
-  CHECK_THAT(r.out, Catch::Contains("MFU"));
+  CHECK_THAT(r.out, Catch::Contains("HFU"));
   CHECK_THAT(r.out, Catch::Contains("HLO op stats by op: top 20 of"));
   CHECK_THAT(r.out, Catch::Contains("roofline eff."));
   // 10 all-gather-start, 3 all-reduce-start, 1 all-reduce, 1 collective-permute-start,

@@ -15,3 +15,12 @@ add_dependencies(report_cli_test hloroof_cli)
 hloroof_add_test(advise_cli_test ${CMAKE_CURRENT_LIST_DIR}/advise_cli_test.cc)
 target_compile_definitions(advise_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
 add_dependencies(advise_cli_test hloroof_cli)
+
+hloroof_add_test(input_cli_test ${CMAKE_CURRENT_LIST_DIR}/input_cli_test.cc)
+target_compile_definitions(input_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>"
+                                                  HLOROOF_TEST_OUT="${CMAKE_CURRENT_BINARY_DIR}")
+add_dependencies(input_cli_test hloroof_cli)
+
+hloroof_add_test(output_cli_test ${CMAKE_CURRENT_LIST_DIR}/output_cli_test.cc)
+target_compile_definitions(output_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
+add_dependencies(output_cli_test hloroof_cli)

@@ -10,16 +10,12 @@
 #include <vector>
 
 #include "cost_test_util.h"
+#include "corpus.h"
 
 namespace hloroof {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path corpus_dir() {
-  const char* env = std::getenv("HLOROOF_CORPUS");
-  return env != nullptr && *env != '\0' ? fs::path(env) : fs::path(HLOROOF_DEFAULT_CORPUS);
-}
 
 bool sane(double x) { return std::isfinite(x) && x >= 0; }
 
@@ -31,11 +27,7 @@ bool sane(const OpCost& c) {
 }
 
 TEST_CASE("the corpus costs without errors and with finite figures") {
-  const fs::path dir = corpus_dir();
-  if (!fs::is_directory(dir)) {
-    WARN("corpus not found at " << dir.string() << "; set HLOROOF_CORPUS");
-    return;
-  }
+  const fs::path dir = testing::corpus_or_skip(".");
   std::vector<fs::path> files;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
     if (entry.is_regular_file() && entry.path().extension() == ".hlo") {

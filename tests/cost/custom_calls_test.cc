@@ -21,12 +21,78 @@ ENTRY e {
   CHECK(gemm.cost.matrix_flops() == gemm.cost.flops);
   CHECK(gemm.cost.matrix_type() == PrimitiveType::kF32);
   // Reads a (32 KiB) and b (128 KiB); writes the f32[64,256] result (64 KiB), not the 4 MiB
-  // workspace. XLA charges the workspace too.
+  // workspace, in both models.
   CHECK(gemm.cost.bytes_read == 32768 + 131072);
   CHECK(gemm.cost.bytes_written == 65536);
-  CHECK(gemm.cost.xla_bytes_accessed == 32768 + 131072 + 65536 + 4194304);
+  CHECK(gemm.cost.xla_bytes_accessed == 32768 + 131072 + 65536);
   CHECK(c.cost.unknown.empty());
   CHECK_FALSE(c.cost.is_lower_bound);
+}
+
+TEST_CASE("a cuBLASLt GEMM's XLA bytes count tuple element 0 only, as XLA's GPU analysis") {
+  // XLA's GpuHloCostAnalysisTest.CublasCustomCall: three f32[100,100] arrays of 40000 bytes
+  // (two operands, the output) = 120000 bytes; the s8 workspace does not count.
+  auto c = analyze(R"(
+ENTRY e {
+  a = f32[100,100]{1,0} parameter(0)
+  b = f32[100,100]{1,0} parameter(1)
+  gemm = (f32[100,100]{1,0}, s8[80000]{0}) custom-call(a, b), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]}}}
+  ROOT r = f32[100,100]{1,0} get-tuple-element(gemm), index=0
+})");
+  CHECK(c["gemm"].cost.xla_bytes_accessed == 120000);
+  CHECK(c["gemm"].cost.flops == 2.0 * 100 * 100 * 100);
+}
+
+TEST_CASE("cuDNN fused attention: FLOPs from the operand shapes") {
+  // Q, K, V bf16[2,128,4,64] (B=2, S=128, H=4, D=64): E(Q) = E(O) = 65536, S_kv = 128.
+  // Forward: 2 S_kv (E(Q) + E(O)) = 2 * 128 * 131072 = 33554432 = 4 B H S_q S_kv D.
+  // Backward: 10 S_kv E(Q) = 83886080 (2.5 times the forward).
+  auto c = analyze(R"(
+ENTRY e {
+  q = bf16[2,128,4,64]{3,2,1,0} parameter(0)
+  k = bf16[2,128,4,64]{3,2,1,0} parameter(1)
+  v = bf16[2,128,4,64]{3,2,1,0} parameter(2)
+  do = bf16[2,128,4,64]{3,2,1,0} parameter(3)
+  fwd = (bf16[2,128,4,64]{3,2,1,0}, u8[1024]{0}) custom-call(q, k, v), custom_call_target="__cudnn$fmhaSoftmax", backend_config={"cudnn_fmha_backend_config":{"mask_type":"NO_MASK","intermediate_tensor_shape":{"element_type":"BF16","dimensions":["2","4","128","128"]}}}
+  o = bf16[2,128,4,64]{3,2,1,0} get-tuple-element(fwd), index=0
+  bwd = (bf16[2,128,4,64]{3,2,1,0}, bf16[2,128,4,64]{3,2,1,0}, bf16[2,128,4,64]{3,2,1,0}, u8[1024]{0}) custom-call(q, k, v, do, o), custom_call_target="__cudnn$fmhaSoftmaxBackward", backend_config={"cudnn_fmha_backend_config":{"mask_type":"CAUSAL","intermediate_tensor_shape":{"element_type":"BF16","dimensions":["2","4","128","128"]}}}
+  ROOT r = bf16[2,128,4,64]{3,2,1,0} get-tuple-element(bwd), index=0
+})");
+  CHECK_FALSE(c["fwd"].unknown);
+  CHECK(c["fwd"].cost.flops == 33554432);
+  CHECK(c["fwd"].cost.matrix_type() == PrimitiveType::kBF16);
+  // Reads Q, K, V (3 x 131072 bytes); writes O (131072 bytes), not the u8 scratch.
+  CHECK(c["fwd"].cost.bytes() == 4 * 131072);
+  // Causal: half of 83886080.
+  CHECK(c["bwd"].cost.flops == 41943040);
+  CHECK(c["bwd"].cost.bytes_written == 3 * 131072);
+  CHECK(c.cost.unknown.empty());
+}
+
+TEST_CASE("TopK, gather bound markers and kernels with a stated cost are known") {
+  auto c = analyze(R"(
+ENTRY e {
+  x = f32[8,1024]{1,0} parameter(0)
+  i = s32[16,1]{1,0} parameter(1)
+  topk = (f32[8,16]{1,0}, s32[8,16]{1,0}) custom-call(x), custom_call_target="TopK"
+  assume = s32[16,1]{1,0} custom-call(i), custom_call_target="AssumeGatherIndicesInBound"
+  kernel = f32[8,1024]{1,0} custom-call(x), custom_call_target="tpu_custom_call", backend_config={"custom_call_config":{"body":"","cost_estimate":{"flops":1000000,"transcendentals":8192,"bytes_accessed":65536}}}
+  values = f32[8,16]{1,0} get-tuple-element(topk), index=0
+  ROOT t = (f32[8,16]{1,0}, s32[16,1]{1,0}, f32[8,1024]{1,0}) tuple(values, assume, kernel)
+})");
+  // TopK: 8192 elements x ceil(log2 16) = 4 comparisons.
+  CHECK_FALSE(c["topk"].unknown);
+  CHECK(c["topk"].cost.flops == 8192 * 4);
+  // Reads x (32768 bytes), writes values and indices (512 + 512 bytes).
+  CHECK(c["topk"].cost.bytes() == 32768 + 1024);
+  CHECK_FALSE(c["assume"].unknown);
+  CHECK(c["assume"].cost.bytes() == 0);
+  CHECK_FALSE(c["kernel"].unknown);
+  CHECK(c["kernel"].cost.flops == 1000000);
+  CHECK(c["kernel"].cost.transcendentals == 8192);
+  CHECK(c["kernel"].cost.xla_bytes_accessed == 65536);
+  CHECK(c["kernel"].cost.bytes() == 2 * 32768);  // its operand and result
+  CHECK(c.cost.unknown.empty());
 }
 
 TEST_CASE("a cuBLASLt batched GEMM with the older flat config") {

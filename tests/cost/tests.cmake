@@ -12,4 +12,4 @@ hloroof_add_test(cost_test
 target_include_directories(cost_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 
 # The whole corpus, as its own test so that its time and output stand apart.
-hloroof_add_test(cost_corpus_test ${CMAKE_CURRENT_LIST_DIR}/corpus_test.cc)
+hloroof_add_corpus_test(cost_corpus_test ${CMAKE_CURRENT_LIST_DIR}/corpus_test.cc)

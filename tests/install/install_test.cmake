@@ -32,6 +32,17 @@ if(NOT last_output MATCHES "device tpu_v5e, topology 2x2" OR NOT last_output MAT
   message(FATAL_ERROR "unexpected output from predict_step: ${last_output}")
 endif()
 
+# The package from the build tree (export()), without installing.
+run(${CMAKE_COMMAND} -S ${EXAMPLES_DIR} -B ${WORK_DIR}/build_tree -G ${GENERATOR}
+    -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -Dhloroof_DIR=${BUILD_DIR}
+    "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}")
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/build_tree --target padded_bytes)
+run(${WORK_DIR}/build_tree/padded_bytes "bf16[4,512,512,64]{3,0,2,1:T(4,128)(2,1)}")
+if(NOT last_output MATCHES "134217728 B logical, 268435456 B padded")
+  message(FATAL_ERROR "unexpected output from the build-tree example: ${last_output}")
+endif()
+message(STATUS "build-tree package works: ${last_output}")
+
 # The Python package, when it was built: imported from the prefix, it predicts the same step.
 if(PYTHON)
   run(${CMAKE_COMMAND} -E env PYTHONPATH=${prefix}/${PYTHON_DIR} PYTHONDONTWRITEBYTECODE=1

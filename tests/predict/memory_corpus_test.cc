@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
+#include "corpus.h"
 
 namespace {
 
@@ -22,11 +23,6 @@ std::string read_file(const fs::path& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-fs::path corpus_dir() {
-  if (const char* env = std::getenv("HLOROOF_CORPUS"); env != nullptr && *env != '\0') return env;
-  return HLOROOF_DEFAULT_CORPUS;
 }
 
 // What must hold for any report.
@@ -102,12 +98,8 @@ TEST_CASE("example: the H100 GEMM step") {
 }
 
 TEST_CASE("every parseable corpus module analyzes to consistent numbers") {
-  const fs::path dir = corpus_dir();
+  const fs::path dir = hloroof::testing::corpus_or_skip("INDEX.tsv");
   const fs::path index = dir / "INDEX.tsv";
-  if (!fs::exists(index)) {
-    WARN("no corpus at " << dir.string() << "; set HLOROOF_CORPUS");
-    return;
-  }
   std::istringstream rows(read_file(index));
   std::string line;
   std::getline(rows, line);  // header

@@ -12,16 +12,12 @@
 #include <vector>
 
 #include "predict_test_util.h"
+#include "corpus.h"
 
 namespace hloroof {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path corpus_dir() {
-  const char* env = std::getenv("HLOROOF_CORPUS");
-  return env != nullptr && *env != '\0' ? fs::path(env) : fs::path(HLOROOF_DEFAULT_CORPUS);
-}
 
 bool sane(double x) { return std::isfinite(x) && x >= 0; }
 
@@ -44,11 +40,7 @@ std::string problem(const Prediction& p) {
 }
 
 TEST_CASE("the corpus predicts without crashing, and every prediction adds up") {
-  const fs::path dir = corpus_dir() / "real";
-  if (!fs::is_directory(dir)) {
-    WARN("corpus not found at " << dir.string() << "; set HLOROOF_CORPUS");
-    return;
-  }
+  const fs::path dir = testing::corpus_or_skip("real") / "real";
   std::vector<fs::path> files;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
     if (entry.is_regular_file() && entry.path().extension() == ".hlo") {

@@ -7,8 +7,8 @@ hloroof_add_test(predict_test
 hloroof_add_test(memory_test
   ${CMAKE_CURRENT_LIST_DIR}/buffer_assignment_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/memory_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/memory_corpus_test.cc
 )
+hloroof_add_corpus_test(memory_corpus_test ${CMAKE_CURRENT_LIST_DIR}/memory_corpus_test.cc)
 hloroof_add_test(predict_step_test
   ${CMAKE_CURRENT_LIST_DIR}/predict_collective_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/predict_examples_test.cc
@@ -17,4 +17,4 @@ hloroof_add_test(predict_step_test
 )
 
 # The whole corpus, as its own test so that its time and output stand apart.
-hloroof_add_test(predict_corpus_test ${CMAKE_CURRENT_LIST_DIR}/predict_corpus_test.cc)
+hloroof_add_corpus_test(predict_corpus_test ${CMAKE_CURRENT_LIST_DIR}/predict_corpus_test.cc)

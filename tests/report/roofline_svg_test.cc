@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <string>
+#include <utility>
 
 #include "hloroof/roofline_chart.h"
 
@@ -32,7 +34,8 @@ TEST_CASE("roofline SVG has roofs, points, labels and escapes text") {
   std::string svg = render_roofline_svg(sample_chart());
   CHECK(svg.rfind("<svg", 0) == 0);
   CHECK(count(svg, "<polyline") == 2);  // one per roof
-  CHECK(count(svg, "<circle") == 2 + 3);  // two plotted points + three legend entries
+  // Two plotted points and their two legend entries; the copy, not drawn, has none.
+  CHECK(count(svg, "<circle") == 2 + 2);
   CHECK_THAT(svg, Catch::Contains("fusion.dot"));
   CHECK_THAT(svg, Catch::Contains("197 TFLOP/s"));
   CHECK_THAT(svg, Catch::Contains("HBM 819 GB/s"));
@@ -46,7 +49,9 @@ TEST_CASE("roofline SVG renders with rsvg-convert") {
     WARN("rsvg-convert not installed (Debian librsvg2-bin); rendering not checked");
     return;
   }
-  const std::string svg_path = "roofline_test.svg", png_path = "roofline_test.png";
+  // Under the build tree, never the source tree.
+  const std::string svg_path = std::string(HLOROOF_TEST_OUT) + "/roofline_test.svg";
+  const std::string png_path = std::string(HLOROOF_TEST_OUT) + "/roofline_test.png";
   std::ofstream(svg_path) << render_roofline_svg(sample_chart());
   const std::string cmd = "rsvg-convert -o " + png_path + " " + svg_path;
   REQUIRE(std::system(cmd.c_str()) == 0);
@@ -54,6 +59,27 @@ TEST_CASE("roofline SVG renders with rsvg-convert") {
   char magic[4] = {};
   png.read(magic, 4);
   CHECK(std::string(magic + 1, 3) == "PNG");
+}
+
+TEST_CASE("a category keeps its colour from chart to chart") {
+  RooflineChart a = sample_chart();
+  RooflineChart b = sample_chart();
+  // b lists its categories the other way round, and has one more.
+  std::swap(b.points[0], b.points[1]);
+  b.points.push_back({"fusion.x", "some new category", 1, 1e11, 0.1});
+  const std::string loop = R"(fill="#ff7f0e")";  // the fixed colour of "loop fusion"
+  const std::string sa = render_roofline_svg(a), sb = render_roofline_svg(b);
+  CHECK(count(sa, loop) == 2);  // its point and its legend entry
+  CHECK(count(sb, loop) == 2);
+}
+
+TEST_CASE("a long title's tail goes on a second line, not off the chart") {
+  RooflineChart c = sample_chart();
+  c.title = "Google TPU v5e (tpu_v5e:2x2): predicted step 146 ms, HFU 40.3%; 100 of 136 ops drawn";
+  const std::string svg = render_roofline_svg(c);
+  CHECK_THAT(svg, Catch::Contains(">Google TPU v5e (tpu_v5e:2x2): predicted step 146 ms, HFU "
+                                  "40.3%</text>"));
+  CHECK_THAT(svg, Catch::Contains(">100 of 136 ops drawn</text>"));
 }
 
 TEST_CASE("an empty chart is still a valid document") {

@@ -91,7 +91,8 @@ TEST_CASE("op slices carry their cost records, iteration slices their depth") {
   const json& args = conv[1]["args"];
   CHECK(conv[1]["ts"].get<double>() == Approx(4500));  // 2 ms + one 2.5 ms iteration
   CHECK(conv[1]["dur"].get<double>() == Approx(1000));
-  CHECK(args["bound"] == "matrix");
+  CHECK(args["bound"] == "compute");
+  CHECK(args["resource"] == "matrix");
   CHECK(args["category"] == "convolution fusion");
   CHECK(args["flops"].get<double>() == Approx(1.97e11));
   CHECK(args["hbm_bytes"].get<double>() == Approx(4.095e8));

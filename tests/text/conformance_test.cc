@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_split.h"
 #include "hloroof/hlo_text.h"
+#include "corpus.h"
 
 namespace hloroof {
 namespace {
@@ -32,13 +33,6 @@ std::string read_file(const fs::path& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-fs::path corpus_dir() {
-  if (const char* env = std::getenv("HLOROOF_CORPUS"); env != nullptr && *env != '\0') {
-    return env;
-  }
-  return HLOROOF_DEFAULT_CORPUS;
 }
 
 // INDEX.tsv columns: file, source_repo, source_path, source_commit, likely_invalid, has_checks,
@@ -91,12 +85,7 @@ std::string check_valid(const std::string& text) {
 }
 
 TEST_CASE("the corpus parses, round-trips, and its negative tests are rejected") {
-  const fs::path dir = corpus_dir();
-  if (!fs::exists(dir / "INDEX.tsv")) {
-    WARN("corpus not found at " << dir.string()
-                                << " (set HLOROOF_CORPUS); skipping the conformance test");
-    return;
-  }
+  const fs::path dir = testing::corpus_or_skip("INDEX.tsv");
   const std::vector<Entry> entries = read_index(dir / "INDEX.tsv");
   std::map<std::string, std::string> known = read_known_failures();
   REQUIRE(!entries.empty());

@@ -11,8 +11,8 @@ hloroof_add_test(text_test
 # The lexer and parser internals are tested directly.
 target_include_directories(text_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 
-# Conformance over the shared corpus; skips (with a warning) when the corpus is absent.
-hloroof_add_test(text_conformance_test ${CMAKE_CURRENT_LIST_DIR}/conformance_test.cc)
+# Conformance over the shared corpus; SKIPPED when the corpus is absent.
+hloroof_add_corpus_test(text_conformance_test ${CMAKE_CURRENT_LIST_DIR}/conformance_test.cc)
 
 # The `hloroof parse` command, run as a user would.
 if(TARGET hloroof_cli)

@@ -1,0 +1,237 @@
+// What the commands say about their input and their device: no ENTRY computation, HLO before
+// optimization, XLA dump directories, unknown work by target, one DEVICE[:TOPOLOGY] syntax.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli_runner.h"
+#include "nlohmann/json.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using hloroof::testing::run_cli;
+
+// Only a fused computation: the text was cut off before its ENTRY.
+constexpr const char* kNoEntry = R"(HloModule cut, is_scheduled=true
+fused_negate {
+  p = f32[1024] parameter(0)
+  ROOT n = f32[1024] negate(p)
+}
+)";
+
+// Unfused elementwise chains, not scheduled: what XLA dumps before optimization.
+constexpr const char* kUnfused = R"(HloModule jit_f
+ENTRY main {
+  a = f32[1024] parameter(0)
+  b = f32[1024] exponential(a)
+  c = f32[1024] add(b, a)
+  ROOT d = f32[1024] multiply(c, c)
+}
+)";
+
+// A scheduled module with a fusion: what XLA dumps after optimization.
+constexpr const char* kFused = R"(HloModule jit_g, is_scheduled=true
+fused {
+  p = f32[1024] parameter(0)
+  e = f32[1024] exponential(p)
+  ROOT m = f32[1024] multiply(e, p)
+}
+ENTRY main {
+  a = f32[1024] parameter(0)
+  ROOT f = f32[1024] fusion(a), kind=kLoop, calls=fused
+}
+)";
+
+// Two kinds of kernel hloroof cannot cost, three ops in all.
+constexpr const char* kUnknownKernels = R"(HloModule kernels, is_scheduled=true
+ENTRY main {
+  a = f32[65536] parameter(0)
+  k1 = f32[65536] custom-call(a), custom_call_target="my_kernel"
+  k2 = f32[65536] custom-call(k1), custom_call_target="my_kernel"
+  ROOT k3 = f32[65536] custom-call(k2), custom_call_target="other_kernel"
+}
+)";
+
+// A cuBLAS GEMM: a GPU module.
+constexpr const char* kGpu = R"(HloModule gpu, is_scheduled=true
+ENTRY main {
+  a = f32[64,128]{1,0} parameter(0)
+  b = f32[128,256]{1,0} parameter(1)
+  g = (f32[64,256]{1,0}, s8[1024]{0}) custom-call(a, b), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]}}}
+  ROOT r = f32[64,256]{1,0} get-tuple-element(g), index=0
+}
+)";
+
+// Tiled layouts: a TPU module, on 4 devices.
+constexpr const char* kTpu = R"(HloModule tpu, is_scheduled=true, num_partitions=4
+ENTRY main {
+  a = bf16[256,256]{1,0:T(8,128)(2,1)} parameter(0)
+  ROOT n = bf16[256,256]{1,0:T(8,128)(2,1)} negate(a)
+}
+)";
+
+std::string out_dir() {
+  const std::string dir = std::string(HLOROOF_TEST_OUT) + "/input_cli_test_files";
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+nlohmann::json json_of(const std::string& text) { return nlohmann::json::parse(text); }
+
+bool any_contains(const nlohmann::json& list, const std::string& part) {
+  for (const auto& s : list) {
+    if (s.get<std::string>().find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+constexpr const char* kNoEntryWords = "no computation is marked ENTRY";
+
+TEST_CASE("no ENTRY computation: every command warns, parse --json says entry_marked false") {
+  auto parse = run_cli("parse - --json", kNoEntry);
+  REQUIRE(parse.exit_code == 0);
+  CHECK(json_of(parse.out)["entry_marked"] == false);
+  CHECK(json_of(run_cli("parse - --json", kFused).out)["entry_marked"] == true);
+
+  auto predict = run_cli("predict - --json", kNoEntry);
+  REQUIRE(predict.exit_code == 0);
+  CHECK_THAT(predict.err, Catch::Contains(kNoEntryWords) && Catch::Contains("fused_negate"));
+  CHECK(any_contains(json_of(predict.out)["assumptions"], kNoEntryWords));
+
+  auto memory = run_cli("memory - --json", kNoEntry);
+  REQUIRE(memory.exit_code == 0);
+  CHECK_THAT(memory.err, Catch::Contains(kNoEntryWords));
+  CHECK(any_contains(json_of(memory.out)["notes"], kNoEntryWords));
+
+  auto cost = run_cli("cost - --json", kNoEntry);
+  REQUIRE(cost.exit_code == 0);
+  CHECK_THAT(cost.err, Catch::Contains(kNoEntryWords));
+  CHECK(any_contains(json_of(cost.out)["notes"], kNoEntryWords));
+
+  auto compare = run_cli("compare - --devices tpu_v5e,tpu_v6e --json", kNoEntry);
+  REQUIRE(compare.exit_code == 0);
+  CHECK_THAT(compare.err, Catch::Contains(kNoEntryWords));
+  CHECK(any_contains(json_of(compare.out)[1]["assumptions"], kNoEntryWords));
+}
+
+TEST_CASE("HLO before optimization is detected by its shape and by its file name") {
+  auto unfused = run_cli("predict - --json", kUnfused);
+  REQUIRE(unfused.exit_code == 0);
+  CHECK_THAT(unfused.err, Catch::Contains("looks like HLO before optimization") &&
+                              Catch::Contains("after_optimizations.txt"));
+  CHECK(any_contains(json_of(unfused.out)["assumptions"], "before optimization"));
+
+  const std::string named =
+      write(out_dir() + "/module_0001.jit_g.before_optimizations.txt", kFused);
+  auto by_name = run_cli("memory " + named);
+  REQUIRE(by_name.exit_code == 0);
+  CHECK_THAT(by_name.err, Catch::Contains("named as XLA's dump before optimization"));
+
+  // Fused and scheduled: nothing to say.
+  auto fused = run_cli("predict -", kFused);
+  REQUIRE(fused.exit_code == 0);
+  CHECK(fused.err.empty());
+}
+
+TEST_CASE("a dump directory: its optimized modules, the largest jit_* by default, --module") {
+  const std::string dir = out_dir() + "/dump";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  write(dir + "/module_0001.jit_g.before_optimizations.txt", kUnfused);
+  write(dir + "/module_0001.jit_g.tpu_after_optimizations.txt", kFused);
+  write(dir + "/module_0002.jit_f.tpu_after_optimizations.txt", kUnfused);
+  write(dir + "/module_0001.jit_g.tpu_after_optimizations-buffer-assignment.txt", "not HLO");
+
+  // kFused is the larger file of the two optimized modules.
+  auto chosen = run_cli("cost " + dir);
+  REQUIRE(chosen.exit_code == 0);
+  CHECK_THAT(chosen.err, Catch::Contains("read module jit_g") &&
+                             Catch::Contains("2 optimized module(s)") &&
+                             Catch::Contains("--module NAME"));
+  CHECK_THAT(chosen.out, Catch::Contains("module jit_g"));
+
+  auto picked = run_cli("predict " + dir + " --module jit_f --json");
+  REQUIRE(picked.exit_code == 0);
+  CHECK_THAT(picked.err, Catch::Contains("read module jit_f"));
+
+  auto missing = run_cli("memory " + dir + " --module jit_h");
+  CHECK(missing.exit_code == 1);
+  CHECK_THAT(missing.err, Catch::Contains("no module named 'jit_h'") &&
+                              Catch::Contains("jit_g") && Catch::Contains("jit_f"));
+
+  // parse lists every optimized module of the directory.
+  auto listed = run_cli("parse " + dir);
+  REQUIRE(listed.exit_code == 0);
+  CHECK_THAT(listed.out, Catch::Contains("module jit_g") && Catch::Contains("module jit_f"));
+  CHECK_THAT(listed.out, !Catch::Contains("before_optimizations"));
+
+  auto not_a_dump = run_cli("predict " + out_dir() + "/nothing_here_" + " --module x");
+  CHECK(not_a_dump.exit_code == 1);
+}
+
+TEST_CASE("unknown work is reported by custom-call target with its count and share") {
+  auto text = run_cli("predict - --device tpu_v5e", kUnknownKernels);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("Unknown work (3 ops not costed"));
+  CHECK_THAT(text.out, Catch::Contains("my_kernel") && Catch::Contains("2 ops") &&
+                           Catch::Contains("other_kernel") && Catch::Contains("of the step"));
+  auto json = json_of(run_cli("predict - --device tpu_v5e --json", kUnknownKernels).out);
+  const nlohmann::json& work = json["unknown_work"];
+  REQUIRE(work.size() == 2);
+  // my_kernel's two ops take twice other_kernel's time: it comes first.
+  CHECK(work[0]["target"] == "my_kernel");
+  CHECK(work[0]["count"] == 2);
+  CHECK(work[1]["count"] == 1);
+  CHECK(work[0]["step_share"].get<double>() + work[1]["step_share"].get<double>() <= 1.0);
+  CHECK(work[0]["step_share"].get<double>() > work[1]["step_share"].get<double>());
+}
+
+TEST_CASE("no --device: the platform's default device, said in the assumptions") {
+  auto gpu = json_of(run_cli("predict - --json", kGpu).out);
+  CHECK(gpu["device"] == "h100");
+  CHECK(any_contains(gpu["assumptions"], "compiled for GPU"));
+  auto tpu = json_of(run_cli("predict - --json", kTpu).out);
+  CHECK(tpu["device"] == "tpu_v5e");
+  CHECK(any_contains(tpu["assumptions"], "compiled for TPU"));
+}
+
+TEST_CASE("DEVICE[:TOPOLOGY] means the same in every command") {
+  auto contradiction = run_cli("predict - --device tpu_v5e:2x2 --topology 4x4", kTpu);
+  CHECK(contradiction.exit_code == 1);
+  CHECK_THAT(contradiction.err, Catch::Contains("says topology 2x2 but --topology says 4x4"));
+
+  auto impossible = run_cli("predict - --device tpu_v5e:3x3", kTpu);
+  CHECK(impossible.exit_code == 1);
+  CHECK_THAT(impossible.err, Catch::Contains("no tpu_v5e slice is 3x3") &&
+                                 Catch::Contains("2x4") && Catch::Contains("16x16"));
+
+  // 4x4 holds 16 chips; the module runs on 4: 12 idle.
+  auto idle = json_of(run_cli("predict - --device tpu_v5e:4x4 --json", kTpu).out);
+  CHECK(idle["topology"] == "4x4");
+  CHECK(any_contains(idle["assumptions"], "so 12 sit idle"));
+
+  auto memory = run_cli("memory - --device tpu_v5e:2x2 --json", kTpu);
+  REQUIRE(memory.exit_code == 0);
+  CHECK(json_of(memory.out)["device"] == "tpu_v5e");
+  CHECK(run_cli("memory - --device tpu_v5e:3x3", kTpu).exit_code == 1);
+
+  auto devices = run_cli("devices tpu_v5e:4x4");
+  REQUIRE(devices.exit_code == 0);
+  CHECK_THAT(devices.out, Catch::Contains("topology 4x4: 16 devices"));
+  CHECK(run_cli("devices tpu_v5e:3x3").exit_code == 1);
+
+  auto compare = run_cli("compare - --devices 'tpu_v5e:2x2, h100:1x4' --json", kTpu);
+  REQUIRE(compare.exit_code == 0);
+  const nlohmann::json both = json_of(compare.out);
+  CHECK(both[0]["topology"] == "2x2");
+  CHECK(both[1]["device"] == "h100");
+}
+
+}  // namespace

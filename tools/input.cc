@@ -1,0 +1,188 @@
+#include "input.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <system_error>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cli.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/units.h"
+#include "re2/re2.h"
+#include "util/absl_compat.h"
+
+namespace hloroof::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kOptimizedSuffix = "after_optimizations.txt";
+constexpr size_t kModulesListed = 8;
+
+// "module_0004.jit_train_step.tpu_after_optimizations.txt" -> "jit_train_step": XLA names dump
+// files module_<id>.<module name>.<suffix>.
+std::string module_name_of(std::string_view file_name) {
+  if (absl::StartsWith(sv(file_name), "module_")) {
+    const size_t first = file_name.find('.');
+    if (first != std::string_view::npos) {
+      const size_t second = file_name.find('.', first + 1);
+      if (second != std::string_view::npos) {
+        return std::string(file_name.substr(first + 1, second - first - 1));
+      }
+    }
+  }
+  return std::string(file_name.substr(0, file_name.size() - kOptimizedSuffix.size()));
+}
+
+std::string module_list(const std::vector<DumpModule>& modules) {
+  std::vector<std::string> names;
+  for (const DumpModule& m : modules) {
+    if (names.size() == kModulesListed) break;
+    names.push_back(absl::StrCat(m.name, " (", format_bytes(static_cast<double>(m.bytes)), ")"));
+  }
+  std::string list = absl::StrJoin(names, ", ");
+  if (modules.size() > names.size()) {
+    absl::StrAppend(&list, " and ", modules.size() - names.size(), " more");
+  }
+  return list;
+}
+
+// An elementwise op fed by another elementwise op outside any fusion: XLA's fusion passes
+// would have merged the two.
+bool has_unfused_elementwise_chain(const Module& module) {
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* i : c->instructions()) {
+      if (!is_elementwise(i->opcode())) continue;
+      for (const Instruction* operand : i->operands()) {
+        if (is_elementwise(operand->opcode())) return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool has_fusion(const Module& module) {
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* i : c->instructions()) {
+      if (i->opcode() == Opcode::kFusion) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool entry_marked(const Module& module) {
+  // The keyword starts a line (after indentation) wherever a computation is marked.
+  static const RE2 kEntry(R"((?m)^[ \t]*ENTRY[ \t{])");
+  const std::string_view text = module.source();
+  return RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), kEntry);
+}
+
+absl::StatusOr<std::vector<DumpModule>> dump_modules(const std::string& directory) {
+  std::error_code error;
+  fs::directory_iterator it(directory, error);
+  if (error) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot list the directory '", directory, "': ", error.message()));
+  }
+  std::vector<DumpModule> modules;
+  for (const fs::directory_entry& entry : it) {
+    const std::string file_name = entry.path().filename().string();
+    if (!absl::EndsWith(file_name, sv(kOptimizedSuffix)) || !entry.is_regular_file(error)) continue;
+    const uintmax_t size = entry.file_size(error);
+    modules.push_back({module_name_of(file_name), entry.path().string(),
+                       error ? 0 : static_cast<int64_t>(size)});
+  }
+  if (modules.empty()) {
+    return absl::NotFoundError(absl::StrCat(
+        "'", directory, "' holds no *", sv(kOptimizedSuffix),
+        " file: give the directory XLA_FLAGS=--xla_dump_to=DIR wrote (with --xla_dump_hlo_as_text,"
+        " the default), or one HLO file"));
+  }
+  std::sort(modules.begin(), modules.end(), [](const DumpModule& a, const DumpModule& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.file < b.file;
+  });
+  return modules;
+}
+
+absl::StatusOr<DumpModule> pick_dump_module(const std::vector<DumpModule>& modules,
+                                            std::string_view module_name) {
+  if (modules.empty()) return absl::NotFoundError("no optimized module to pick from");
+  if (!module_name.empty()) {
+    // Largest first: the largest of several compilations of one name.
+    for (const DumpModule& m : modules) {
+      if (m.name == module_name) return m;
+    }
+    return absl::NotFoundError(absl::StrCat("--module: no module named '", sv(module_name),
+                                            "'; the dump holds ", module_list(modules)));
+  }
+  for (const DumpModule& m : modules) {
+    if (absl::StartsWith(m.name, "jit_")) return m;
+  }
+  return modules.front();
+}
+
+std::vector<std::string> input_warnings(const Module& module, std::string_view file) {
+  std::vector<std::string> warnings;
+  if (!entry_marked(module)) {
+    warnings.push_back(absl::StrCat(
+        "no computation is marked ENTRY (a dump cut off before its end?): as XLA does, the last "
+        "one, ",
+        sv(module.entry()->name()), ", is taken as the entry, so the figures are those of ",
+        sv(module.entry()->name()), " alone, not of a whole step"));
+  }
+  // The dump's file name says which it is; otherwise the module's shape tells.
+  const bool named_before = absl::StrContains(sv(file), "before_optimizations");
+  const bool named_after = absl::StrContains(sv(file), "after_optimizations");
+  if (named_before ||
+      (!named_after && !module.attributes().is_scheduled && !has_fusion(module) &&
+       has_unfused_elementwise_chain(module))) {
+    warnings.push_back(absl::StrCat(
+        named_before ? "the file is named as XLA's dump before optimization"
+                     : "the module looks like HLO before optimization (no fusion, not scheduled, "
+                       "chains of elementwise ops)",
+        ": its ops are not fused, so memory traffic is overstated, and collectives run in "
+        "printed order without overlap; give the *after_optimizations.txt file of the same "
+        "dump (or its directory) instead"));
+  }
+  return warnings;
+}
+
+absl::StatusOr<LoadedModule> load_module(const std::string& path, std::string_view module_name) {
+  LoadedModule loaded;
+  loaded.file = path;
+  std::error_code error;
+  if (path != "-" && fs::is_directory(path, error)) {
+    absl::StatusOr<std::vector<DumpModule>> modules = dump_modules(path);
+    if (!modules.ok()) return modules.status();
+    absl::StatusOr<DumpModule> picked = pick_dump_module(*modules, module_name);
+    if (!picked.ok()) return picked.status();
+    loaded.file = picked->file;
+    loaded.notes.push_back(absl::StrCat(
+        "read module ", picked->name, " (", loaded.file, ") of the ", modules->size(),
+        " optimized module(s) in ", path, ": ", module_list(*modules),
+        module_name.empty() ? "; --module NAME reads another" : ""));
+  } else if (!module_name.empty()) {
+    return absl::InvalidArgumentError("--module picks a module of a dump directory; '" + path +
+                                      "' is not a directory");
+  }
+  absl::StatusOr<InputFile> text = read_input(loaded.file);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<Module> module = parse_module(
+      *std::move(text), ParseOptions{.file_name = loaded.file == "-" ? "" : loaded.file});
+  if (!module.ok()) return module.status();
+  loaded.module = *std::move(module);
+  loaded.warnings = input_warnings(loaded.module, loaded.file);
+  return loaded;
+}
+
+void print_input_messages(const LoadedModule& loaded) {
+  for (const std::string& n : loaded.notes) std::cerr << "note: " << n << "\n";
+  for (const std::string& w : loaded.warnings) std::cerr << "warning: " << w << "\n";
+}
+
+}  // namespace hloroof::cli
