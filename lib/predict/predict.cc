@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -101,7 +102,7 @@ absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost&
 }
 
 // Moves the timing's explanation and collective into the record: each op is listed once.
-OpPrediction op_record(InstructionTiming& t, double runs) {
+OpPrediction op_record(InstructionTiming& t, double runs, double roofline_s) {
   const Instruction& i = *t.instruction;
   OpPrediction op;
   op.instruction = &i;
@@ -113,6 +114,10 @@ OpPrediction op_record(InstructionTiming& t, double runs) {
   op.multiplier = runs;
   op.time_s = t.time_s;
   op.total_time_s = t.time_s * runs;
+  op.roofline_time_s = std::min(roofline_s, t.time_s);
+  op.total_roofline_time_s = op.roofline_time_s * runs;
+  op.efficiency = op.time_s > 0 ? op.roofline_time_s / op.time_s : 1.0;
+  op.model = std::move(t.model);
   op.bound = t.bound;
   op.resource = t.resource;
   if (t.cost != nullptr) {
@@ -138,18 +143,26 @@ AsyncPrediction async_record(const InstructionTiming& start, const InstructionTi
           start.exposed_s};
 }
 
-// The matrix peak MFU is measured against: that of the element type with the most matrix
-// FLOPs, bf16 when there are none (or the device lists no peak for the type).
-void set_peak(const DeviceSpec& device, const std::map<PrimitiveType, double>& matrix_by_type,
+// The matrix peak MFU is measured against: that of the class with the most matrix FLOPs
+// (the class they ran on: tf32 for f32 dots on tensor cores), bf16 when there are none (or
+// the device lists no peak for the class).
+void set_peak(const DeviceSpec& device, const std::map<std::string, double>& matrix_by_class,
               Prediction& p) {
-  PrimitiveType dominant = PrimitiveType::kBF16;
+  std::string dominant = "bf16";
   double most = 0;
-  for (const auto& [type, flops] : matrix_by_type) {
-    if (flops > most) dominant = type, most = flops;
+  for (const auto& [cls, flops] : matrix_by_class) {
+    if (flops > most) dominant = cls, most = flops;
   }
-  if (std::optional<double> peak = device.matrix_peak(dominant)) {
-    p.peak_flop_rate = *peak;
-    p.peak_flop_rate_type = std::string(matrix_class(dominant));
+  if (auto listed = device.matrix_flops_per_s.find(dominant);
+      listed != device.matrix_flops_per_s.end()) {
+    p.peak_flop_rate = listed->second;
+    p.peak_flop_rate_type = dominant;
+    return;
+  }
+  if (device.kind == DeviceKind::kGpu &&
+      (dominant == "f32" || dominant == "tf32" || dominant == "f64")) {
+    p.peak_flop_rate = device.vector_flops_per_s;  // what such dots run on without a peak
+    p.peak_flop_rate_type = dominant;
     return;
   }
   auto it = device.matrix_flops_per_s.find("bf16");
@@ -163,8 +176,16 @@ void set_peak(const DeviceSpec& device, const std::map<PrimitiveType, double>& m
   }
 }
 
-void gather_ops(const Module& module, predict::TimingMap& timings, Prediction& p,
-                std::map<PrimitiveType, double>& matrix_by_type) {
+// The roofline time of instruction `k` of computation `c` in the roofline walk.
+double roofline_of(const predict::TimingMap& roofline, const Computation* c, size_t k) {
+  auto it = roofline.find(c);
+  if (it == roofline.end() || k >= it->second.instructions.size()) return 0;
+  return it->second.instructions[k].time_s;
+}
+
+void gather_ops(const Module& module, predict::TimingMap& timings,
+                const predict::TimingMap* roofline, Prediction& p,
+                std::map<std::string, double>& matrix_by_class) {
   const absl::flat_hash_map<const Computation*, double> runs =
       predict::executions_per_step(module, timings);
   size_t most = 0;
@@ -176,12 +197,21 @@ void gather_ops(const Module& module, predict::TimingMap& timings, Prediction& p
     if (timing == timings.end() || count == runs.end() || count->second <= 0) continue;
     const double m = count->second;
     std::vector<InstructionTiming>& list = timing->second.instructions;
-    for (InstructionTiming& t : list) {
+    for (size_t k = 0; k < list.size(); ++k) {
+      InstructionTiming& t = list[k];
       if (t.role == Role::kFree || t.role == Role::kWhile || t.role == Role::kConditional ||
           t.role == Role::kCall) {
         continue;
       }
-      OpPrediction& op = p.ops.emplace_back(op_record(t, m));
+      if (t.cost != nullptr) {
+        for (const MatrixFlops& f : t.cost->cost.matrix) {
+          const std::string_view cls =
+              t.matrix_unit.empty() ? matrix_class(f.type) : t.matrix_unit;
+          matrix_by_class[std::string(cls)] += f.flops * m;
+        }
+      }
+      const double roofline_s = roofline ? roofline_of(*roofline, c, k) : t.time_s;
+      OpPrediction& op = p.ops.emplace_back(op_record(t, m, roofline_s));
       if (t.partner >= 0) {
         const bool is_start = t.role == Role::kAsyncStart;
         const InstructionTiming& start = is_start ? t : list[t.partner];
@@ -208,9 +238,6 @@ void gather_ops(const Module& module, predict::TimingMap& timings, Prediction& p
       p.flops += op.flops * m;
       p.matrix_flops += op.matrix_flops * m;
       p.hbm_bytes += op.hbm_bytes * m;
-      if (t.cost != nullptr) {
-        for (const MatrixFlops& f : t.cost->cost.matrix) matrix_by_type[f.type] += f.flops * m;
-      }
     }
   }
   // Sorted through an index, so each record (strings and all) moves once.
@@ -279,14 +306,26 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
   if (!topology.ok()) return topology.status();
   p.topology = topology->shape;
 
-  predict::Target target{device, *topology, options, *cost, {}, {}, {}};
+  // The schedule walked twice: every op at its roofline time, then at its expected time (the
+  // async overlaps differ). The roofline walk's assumptions repeat the expected walk's.
+  std::optional<predict::TimingMap> roofline;
+  if (!options.roofline_only) {
+    predict::Target floor{device, *topology, options, *cost, {}, {}, {}, {}, true};
+    absl::StatusOr<predict::TimingMap> t = predict::time_computations(module, floor);
+    if (!t.ok()) return t.status();
+    roofline = *std::move(t);
+  }
+  predict::Target target{device, *topology, options, *cost, {}, {}, {}, {},
+                         options.roofline_only};
   absl::StatusOr<predict::TimingMap> timings = predict::time_computations(module, target);
   if (!timings.ok()) return timings.status();
   p.step_time_s = timings->at(module.entry()).total_s;
+  p.roofline_step_time_s =
+      roofline ? std::min(p.step_time_s, roofline->at(module.entry()).total_s) : p.step_time_s;
 
-  std::map<PrimitiveType, double> matrix_by_type;
-  gather_ops(module, *timings, p, matrix_by_type);
-  set_peak(device, matrix_by_type, p);
+  std::map<std::string, double> matrix_by_class;
+  gather_ops(module, *timings, roofline ? &*roofline : nullptr, p, matrix_by_class);
+  set_peak(device, matrix_by_class, p);
   if (p.step_time_s > 0 && p.peak_flop_rate > 0) {
     p.mfu = p.flops / (p.step_time_s * p.peak_flop_rate);
   }

@@ -21,6 +21,9 @@ Args op_args(const OpPrediction& op) {
                {"category", op.category},
                {"bound", report_internal::bound_label(op)},
                {"occurrences", op.multiplier},
+               {"roofline_time_s", op.roofline_time_s},
+               {"efficiency", op.efficiency},
+               {"model", op.model},
                {"flops", op.flops},
                {"hbm_bytes", op.hbm_bytes}};
   if (!op.op_name.empty()) args.push_back({"op_name", op.op_name});
@@ -123,6 +126,7 @@ std::string prediction_to_trace_json(const Prediction& p, const MemoryReport* me
                   {{"device", p.device},
                    {"topology", p.topology},
                    {"step_time_s", p.step_time_s},
+                   {"roofline_step_time_s", p.roofline_step_time_s},
                    {"mfu", p.mfu},
                    {"flops", p.flops},
                    {"hbm_bytes", p.hbm_bytes}});
