@@ -101,7 +101,8 @@ struct OpPrediction {
   // added; the model of cost-model.md 4.1). Never above time_s: a done's wait at the roofline
   // is capped at its expected wait (the ops between it and its start grow too).
   double roofline_time_s = 0;
-  // roofline_time_s / time_s, in (0, 1]; 1 when both are 0.
+  // roofline_time_s / time_s, in (0, 1]; 1 when both are 0. For an async done (whose wait
+  // depends on the schedule), that of the pair's work: roofline latency / expected latency.
   double efficiency = 1;
   // The model behind time_s, e.g. "gemm table h100 (measured, interpolated)",
   // "collective fit h100 (measured, fitted)", "roofline (no measured model)".

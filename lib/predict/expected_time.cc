@@ -417,7 +417,7 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
     return e;
   }
   // The measured group size nearest `inside` (in log), scaled by the bus factor.
-  const measured::LatencyBandwidth* fit = nullptr;
+  const measured::CollectiveCurve* fit = nullptr;
   int64_t fit_size = 0;
   for (const auto& [key, f] : tables->collectives) {
     if (key.op != op) continue;
@@ -433,7 +433,10 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
     e.model = "roofline (no measured model)";
     return e;
   }
-  measured::LatencyBandwidth model = *fit;
+  // The table's size: the all-to-all buffer of one device is V / N.
+  const double bytes =
+      op == "all-to-all" ? roofline.bytes / static_cast<double>(n) : roofline.bytes;
+  measured::LatencyBandwidth model = fit->at(bytes);
   double scale = pair ? 1.0
                       : bus_factor(op, static_cast<double>(inside)) /
                             bus_factor(op, static_cast<double>(fit_size));
@@ -448,9 +451,6 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
   }
   model.seconds_per_byte *= scale;
   model.max_bytes_per_s /= scale;
-  // The table's size: the all-to-all buffer of one device is V / N.
-  const double bytes =
-      op == "all-to-all" ? roofline.bytes / static_cast<double>(n) : roofline.bytes;
   const double in_domain = model.time_s(bytes);
   double across = 0;
   if (domains > 1 && device.gpu && roofline.bandwidth != device.gpu->nvlink_bandwidth) {
@@ -460,7 +460,8 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
   e.model = absl::StrCat("collective fit ", source.name,
                          source.borrowed ? " (measured, borrowed)" : " (measured, fitted)");
   e.explanation = absl::StrFormat(
-      "expected = fitted %s of %d in one NVLink domain: %s + %.4g B x %.4g s/B = %s%s -> %s",
+      "expected = fitted %s of %d in one NVLink domain: %s + %.4g B x %.4g s/B (fit to the "
+      "4 nearest measured sizes) = %s%s -> %s",
       sv(op), pair ? 2 : inside, seconds(model.latency_s), bytes, model.seconds_per_byte,
       seconds(in_domain),
       across > 0 ? absl::StrCat(", + cross-domain term ", seconds(across)) : std::string(),

@@ -192,6 +192,42 @@ absl::StatusOr<LatencyBandwidth> fit_latency_bandwidth(absl::Span<const Collecti
   return f;
 }
 
+absl::StatusOr<CollectiveCurve> CollectiveCurve::from_points(std::vector<CollectivePoint> points) {
+  if (points.size() < 2) {
+    return absl::InvalidArgumentError("a collective curve needs two measurements");
+  }
+  CollectiveCurve c;
+  c.min_time_s_ = std::numeric_limits<double>::infinity();
+  for (const CollectivePoint& p : points) {
+    if (!(p.bytes > 0 && p.time_s > 0)) {
+      return absl::InvalidArgumentError("collective measurements need positive sizes and times");
+    }
+    c.min_time_s_ = std::min(c.min_time_s_, p.time_s);
+    c.max_bytes_per_s_ = std::max(c.max_bytes_per_s_, p.bytes / p.time_s);
+  }
+  std::sort(points.begin(), points.end(),
+            [](const CollectivePoint& a, const CollectivePoint& b) { return a.bytes < b.bytes; });
+  c.points_ = std::move(points);
+  return c;
+}
+
+LatencyBandwidth CollectiveCurve::at(double bytes) const {
+  const double x = std::log2(std::max(bytes, 1.0));
+  std::vector<std::pair<double, size_t>> near(points_.size());
+  for (size_t i = 0; i < points_.size(); ++i) {
+    near[i] = {std::abs(std::log2(points_[i].bytes) - x), i};
+  }
+  const size_t k = std::min(kLocalSizes, near.size());
+  std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), near.end());
+  std::vector<CollectivePoint> local;
+  for (size_t r = 0; r < k; ++r) local.push_back(points_[near[r].second]);
+  absl::StatusOr<LatencyBandwidth> fit = fit_latency_bandwidth(local);
+  LatencyBandwidth f = fit.ok() ? *fit : LatencyBandwidth{};
+  f.min_time_s = min_time_s_;
+  f.max_bytes_per_s = max_bytes_per_s_;
+  return f;
+}
+
 bool in_fit_half(std::string_view shape_key) {
   // FNV-1a, 64 bits, with a fixed offset basis (the "seed").
   uint64_t h = 0xcbf29ce484222325ull;
@@ -261,9 +297,9 @@ absl::StatusOr<DeviceTables> build_tables(std::string_view device, bool fit_half
   }
   for (const auto& [key, list] : points) {
     if (list.size() < 2) continue;
-    absl::StatusOr<LatencyBandwidth> fit = fit_latency_bandwidth(list);
-    if (!fit.ok()) return fit.status();
-    t.collectives.emplace(key, *fit);
+    absl::StatusOr<CollectiveCurve> curve = CollectiveCurve::from_points(list);
+    if (!curve.ok()) return curve.status();
+    t.collectives.emplace(key, *std::move(curve));
   }
   return t;
 }

@@ -81,6 +81,28 @@ struct LatencyBandwidth {
 // non-negative (a negative one is dropped and the other refitted). Needs two points.
 absl::StatusOr<LatencyBandwidth> fit_latency_bandwidth(absl::Span<const CollectivePoint> points);
 
+// Measured times of one collective at many sizes. The time at a size is the latency-bandwidth
+// fit (fit_latency_bandwidth) to the kLocalSizes measured sizes nearest it in log size: NCCL
+// changes protocol and algorithm with the size, so one line for 1 KiB .. 2 GiB misses both
+// ends (the median error of one line on the test half is 2-4 times that of the local fits),
+// while four neighbours still average out the noise of one measurement. The floors of the
+// whole curve hold everywhere: never below the shortest measured time, never faster than the
+// best measured throughput.
+class CollectiveCurve {
+ public:
+  static constexpr size_t kLocalSizes = 4;
+  // Needs two points; sizes and times must be positive.
+  static absl::StatusOr<CollectiveCurve> from_points(std::vector<CollectivePoint> points);
+  LatencyBandwidth at(double bytes) const;  // the local fit at `bytes`, with the floors
+  double time_s(double bytes) const { return at(bytes).time_s(bytes); }
+  size_t size() const { return points_.size(); }
+
+ private:
+  std::vector<CollectivePoint> points_;  // by size
+  double min_time_s_ = 0;
+  double max_bytes_per_s_ = 0;
+};
+
 // What the measured tables hold for one device (data/measured/*.tsv).
 struct CollectiveKey {
   std::string op;  // "all-reduce", ... as the table spells it
@@ -90,7 +112,7 @@ struct CollectiveKey {
 
 struct DeviceTables {
   std::map<std::string, GemmTable, std::less<>> gemm;  // by operand types, "bf16xbf16->bf16"
-  std::map<CollectiveKey, LatencyBandwidth> collectives;
+  std::map<CollectiveKey, CollectiveCurve> collectives;
 };
 
 // Whether a measured row belongs to the fit half (the model is fitted on it) or the test half

@@ -102,7 +102,8 @@ absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost&
 }
 
 // Moves the timing's explanation and collective into the record: each op is listed once.
-OpPrediction op_record(InstructionTiming& t, double runs, double roofline_s) {
+OpPrediction op_record(InstructionTiming& t, double runs, double roofline_s,
+                       double efficiency) {
   const Instruction& i = *t.instruction;
   OpPrediction op;
   op.instruction = &i;
@@ -116,7 +117,7 @@ OpPrediction op_record(InstructionTiming& t, double runs, double roofline_s) {
   op.total_time_s = t.time_s * runs;
   op.roofline_time_s = std::min(roofline_s, t.time_s);
   op.total_roofline_time_s = op.roofline_time_s * runs;
-  op.efficiency = op.time_s > 0 ? op.roofline_time_s / op.time_s : 1.0;
+  op.efficiency = efficiency;
   op.model = std::move(t.model);
   op.bound = t.bound;
   op.resource = t.resource;
@@ -176,11 +177,21 @@ void set_peak(const DeviceSpec& device, const std::map<std::string, double>& mat
   }
 }
 
-// The roofline time of instruction `k` of computation `c` in the roofline walk.
-double roofline_of(const predict::TimingMap& roofline, const Computation* c, size_t k) {
+// Instruction `k` of computation `c` in the roofline walk; null when absent.
+const InstructionTiming* roofline_of(const predict::TimingMap& roofline, const Computation* c,
+                                     int64_t k) {
   auto it = roofline.find(c);
-  if (it == roofline.end() || k >= it->second.instructions.size()) return 0;
-  return it->second.instructions[k].time_s;
+  if (it == roofline.end() || k < 0 ||
+      static_cast<size_t>(k) >= it->second.instructions.size()) {
+    return nullptr;
+  }
+  return &it->second.instructions[static_cast<size_t>(k)];
+}
+
+// roofline / expected in (0, 1]; 1 when both are 0.
+double ratio(double roofline_s, double expected_s) {
+  if (expected_s <= 0) return 1.0;
+  return std::clamp(roofline_s / expected_s, std::numeric_limits<double>::min(), 1.0);
 }
 
 void gather_ops(const Module& module, predict::TimingMap& timings,
@@ -210,8 +221,17 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
           matrix_by_class[std::string(cls)] += f.flops * m;
         }
       }
-      const double roofline_s = roofline ? roofline_of(*roofline, c, k) : t.time_s;
-      OpPrediction& op = p.ops.emplace_back(op_record(t, m, roofline_s));
+      const InstructionTiming* floor =
+          roofline ? roofline_of(*roofline, c, static_cast<int64_t>(k)) : &t;
+      const double roofline_s = floor != nullptr ? std::min(floor->time_s, t.time_s) : 0.0;
+      // A done's wait depends on the schedule: its efficiency is that of the pair's work.
+      double efficiency = ratio(roofline_s, t.time_s);
+      if (t.role == Role::kAsyncDone && t.partner >= 0) {
+        const InstructionTiming* start =
+            roofline ? roofline_of(*roofline, c, t.partner) : &list[t.partner];
+        efficiency = ratio(start != nullptr ? start->latency_s : 0.0, list[t.partner].latency_s);
+      }
+      OpPrediction& op = p.ops.emplace_back(op_record(t, m, roofline_s, efficiency));
       if (t.partner >= 0) {
         const bool is_start = t.role == Role::kAsyncStart;
         const InstructionTiming& start = is_start ? t : list[t.partner];
