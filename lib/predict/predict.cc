@@ -327,9 +327,12 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
   p.topology = topology->shape;
 
   // The schedule walked twice: every op at its roofline time, then at its expected time (the
-  // async overlaps differ). The roofline walk's assumptions repeat the expected walk's.
+  // async overlaps differ). The roofline walk's assumptions repeat the expected walk's. A TPU
+  // without calibration has no measured model: one walk gives both.
+  const bool calibrated = device.matmul_efficiency_set || device.hbm_efficiency_set ||
+                          device.collective_bandwidth_efficiency || device.collective_latency_s;
   std::optional<predict::TimingMap> roofline;
-  if (!options.roofline_only) {
+  if (!options.roofline_only && (device.kind == DeviceKind::kGpu || calibrated)) {
     predict::Target floor{device, *topology, options, *cost, {}, {}, {}, {}, true};
     absl::StatusOr<predict::TimingMap> t = predict::time_computations(module, floor);
     if (!t.ok()) return t.status();
