@@ -104,7 +104,7 @@ struct DeviceSpec {
   std::string device_note;  // what one JAX device is (a chip, one TensorCore, a GPU)
 
   // Peak matrix-unit rates, keyed by the classes of data/hardware/README.md: "bf16", "f16",
-  // "f32", "f64", "int8", "int4", "fp8", "fp6", "fp4".
+  // "tf32", "f32", "f64", "int8", "int4", "fp8", "fp6", "fp4".
   std::map<std::string, double, std::less<>> matrix_flops_per_s;
   double vector_flops_per_s = 0;     // C_vpu (GPU: fp32 CUDA cores)
   double transcendentals_per_s = 0;  // C_eup
@@ -115,8 +115,17 @@ struct DeviceSpec {
   std::optional<double> on_chip_bandwidth;  // B/s; unknown: S(1) traffic is not charged
   std::optional<double> host_bandwidth;     // host<->device, each way, B/s
   double per_op_overhead_s = 0;             // GPU: kernel launch
-  double matmul_efficiency = 1.0;           // fraction of matrix peak reached; 1 = roofline
-  double hbm_efficiency = 1.0;              // fraction of HBM bandwidth reached
+  // Calibration (data/hardware/README.md): the fraction of matrix peak and of HBM bandwidth
+  // reached. roofline_time applies them; a prediction's roofline does not, and uses them for
+  // the expected time in place of the measured models when the file sets them (`*_set`).
+  double matmul_efficiency = 1.0;
+  double hbm_efficiency = 1.0;
+  bool matmul_efficiency_set = false;
+  bool hbm_efficiency_set = false;
+  // Calibration of collectives' expected time, in place of the measured fits when set: the
+  // fraction of the roofline's bandwidth reached, and the fixed time per collective (s).
+  std::optional<double> collective_bandwidth_efficiency;
+  std::optional<double> collective_latency_s;
 
   std::optional<TorusSpec> torus;    // TPU
   std::optional<GpuFabricSpec> gpu;  // GPU

@@ -2,14 +2,17 @@
 //
 //   absl::StatusOr<hloroof::Prediction> p =
 //       hloroof::predict_step_time(hlo_text, "tpu_v5e:2x2");
-//   p->step_time_s;               // the predicted step
+//   p->step_time_s;               // the expected step
+//   p->roofline_step_time_s;      // the same at the roofline (speed of light)
 //   p->breakdown.compute_s;       // what the step is made of
 //   p->ops.front().explanation;   // the most expensive op's formula, with the device numbers
 //
 // The model (cost-model.md sections 3 and 4): each op's roofline time on the device, each
 // collective's time on the slice's topology, composed along the module's schedule with async
 // start/done pairs overlapping the work between them; while loops run their body trip-count
-// times, a conditional its slowest branch, a call its callee.
+// times, a conditional its slowest branch, a call its callee. The expected time raises each
+// op to what measurements say the device reaches (docs/prediction-model.md); the schedule is
+// composed twice, once with expected and once with roofline times.
 #ifndef HLOROOF_PREDICT_H_
 #define HLOROOF_PREDICT_H_
 
@@ -44,6 +47,9 @@ struct PredictOptions {
   bool use_padded_sizes = true;
   // Add the device's fixed per-op overhead to every op that does work.
   bool include_overhead = true;
+  // The pure roofline: the expected time of every op is its roofline time (no measured
+  // model, no calibration), so step_time_s == roofline_step_time_s.
+  bool roofline_only = false;
   // Trace timeline: iterations of a while loop laid out one by one up to this many; the rest
   // are one slice.
   int64_t max_expanded_iterations = 4;
@@ -84,12 +90,25 @@ struct OpPrediction {
   std::string category;   // XProf-like: "convolution fusion", "loop fusion", "all-gather", ...
   std::string op_name;    // metadata op_name, e.g. "jit(train_step)/layer_3/attention/dot"
   double multiplier = 1;  // executions per step
-  // One execution, on the step's critical path: the roofline time (with the per-op overhead),
-  // a synchronous collective's time, an async done's wait. An async start takes no time of its
-  // own: its work runs on a stream (see `async`). Every op of the step is listed once, so the
-  // ops' total times add up to the step time.
+  // One execution, on the step's critical path, as expected (docs/prediction-model.md): the
+  // op's time from the measured models (its roofline time raised to what the device is
+  // measured to reach, per-op overhead included), a synchronous collective's time, an async
+  // done's wait. An async start takes no time of its own: its work runs on a stream (see
+  // `async`). Every op of the step is listed once, so the ops' total times add up to the step
+  // time.
   double time_s = 0;
-  double total_time_s = 0;  // time_s x multiplier
+  // The same at the roofline (speed of light: every unit at its peak, the per-op overhead
+  // added; the model of cost-model.md 4.1). Never above time_s: a done's wait at the roofline
+  // is capped at its expected wait (the ops between it and its start grow too).
+  double roofline_time_s = 0;
+  // roofline_time_s / time_s, in (0, 1]; 1 when both are 0. For an async done (whose wait
+  // depends on the schedule), that of the pair's work: roofline latency / expected latency.
+  double efficiency = 1;
+  // The model behind time_s, e.g. "gemm table h100 (measured, interpolated)",
+  // "collective fit h100 (measured, fitted)", "roofline (no measured model)".
+  std::string model;
+  double total_time_s = 0;           // time_s x multiplier
+  double total_roofline_time_s = 0;  // roofline_time_s x multiplier
   BoundBy bound = BoundBy::kOverhead;
   Bound resource = Bound::kOverhead;  // the roofline term behind `bound`
   double flops = 0;                   // one execution
@@ -116,7 +135,8 @@ struct TimelineEvent {
 struct Prediction {
   std::string device;    // the spec's name, e.g. "tpu_v5e"
   std::string topology;  // e.g. "2x2"
-  double step_time_s = 0;
+  double step_time_s = 0;           // expected (docs/prediction-model.md)
+  double roofline_step_time_s = 0;  // the step with every op at its roofline time
   struct Breakdown {
     double compute_s = 0;             // ops bound by FLOPs
     double memory_s = 0;              // ops bound by memory bandwidth
@@ -130,8 +150,10 @@ struct Prediction {
   double flops = 0;  // per step, on one device
   double matrix_flops = 0;
   double hbm_bytes = 0;
-  double peak_flop_rate = 0;        // the matrix peak MFU is measured against (FLOP/s)
-  std::string peak_flop_rate_type;  // its element type class, e.g. "bf16"
+  // The matrix peak MFU is measured against (FLOP/s): that of the class most matrix FLOPs
+  // ran on (an f32 dot on TF32 tensor cores counts against the tf32 peak).
+  double peak_flop_rate = 0;
+  std::string peak_flop_rate_type;  // its class, e.g. "bf16", "tf32"
   double mfu = 0;                   // flops / (step_time x peak_flop_rate)
   // Every op of the step once (loops, conditionals and calls through their callees' ops; the
   // ops of branches not taken are left out), sorted by total_time_s, largest first.

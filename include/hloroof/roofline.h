@@ -22,6 +22,9 @@ namespace hloroof {
 struct OpWork {
   double matrix_flops = 0;                           // dot / convolution FLOPs, on the matrix unit
   PrimitiveType matrix_type = PrimitiveType::kBF16;  // operand element type of those FLOPs
+  // The matrix_flops_per_s class the FLOPs run on when not matrix_class(matrix_type), e.g.
+  // "tf32" for an f32 dot on tensor cores (the precision rules, prediction-model.md).
+  std::string_view matrix_class;
   double vector_flops = 0;     // elementwise and reduction FLOPs, on the vector unit
   double transcendentals = 0;  // exp, log, tanh, ...
   double hbm_bytes = 0;        // bytes read and written in device memory (HBM)
@@ -68,13 +71,17 @@ struct RooflineEstimate {
 
 struct RooflineOptions {
   bool include_overhead = true;  // add DeviceSpec::per_op_overhead_s
+  // Scale the rates by matmul_efficiency and hbm_efficiency; off, the roofline is the speed
+  // of light (a prediction's roofline time, which leaves calibration to the expected time).
+  bool apply_efficiency = true;
 };
 
 // max(matrix / C_type, vector / C_vpu, transcendentals / C_eup, hbm / W_hbm,
 //     on_chip / W_vmem, host / W_host) + overhead.
-// C_type is the matrix peak for `matrix_type` times matmul_efficiency; when the device lists no
-// peak for that type, the bf16 peak is used (or the largest listed) and a note says so. W_hbm
-// is multiplied by hbm_efficiency.
+// C_type is the matrix peak for `matrix_class` (or the class of `matrix_type`) times
+// matmul_efficiency; when the device lists no peak for it, a GPU runs f32, tf32 and f64 on its
+// vector units (vector_flops_per_s), anything else takes the bf16 peak (or the largest listed),
+// and a note says so. W_hbm is multiplied by hbm_efficiency.
 RooflineEstimate roofline_time(const DeviceSpec& device, const OpWork& work,
                                const RooflineOptions& options = {});
 

@@ -303,7 +303,8 @@ absl::Status SpecReader::read(const json& root) {
                      {"schema_version", "name", "display_name", "aliases", "kind", "device_note",
                       "matrix_flops_per_s", "vector_flops_per_s", "transcendentals_per_s", "hbm",
                       "on_chip_memory", "host_link", "per_op_overhead", "matmul_efficiency",
-                      "hbm_efficiency", "interconnect", "default_tiles", "notes"});
+                      "hbm_efficiency", "collective_bandwidth_efficiency",
+                      "collective_latency", "interconnect", "default_tiles", "notes"});
       !s.ok()) {
     return s;
   }
@@ -363,6 +364,21 @@ absl::Status SpecReader::read(const json& root) {
   if (absl::Status s = read_efficiency(root, "hbm_efficiency", &spec_->hbm_efficiency); !s.ok()) {
     return s;
   }
+  spec_->matmul_efficiency_set = root.contains("matmul_efficiency");
+  spec_->hbm_efficiency_set = root.contains("hbm_efficiency");
+  if (root.contains("collective_bandwidth_efficiency")) {
+    double e = 1;
+    if (absl::Status s = read_efficiency(root, "collective_bandwidth_efficiency", &e); !s.ok()) {
+      return s;
+    }
+    spec_->collective_bandwidth_efficiency = e;
+  }
+  if (root.contains("collective_latency")) {
+    absl::StatusOr<double> latency =
+        required_figure(root, "", "collective_latency", Quantity::kTime, Sign::kNonNegative);
+    if (!latency.ok()) return latency.status();
+    spec_->collective_latency_s = *latency;
+  }
 
   absl::StatusOr<const json*> ic = member(root, "", "interconnect", /*required=*/true);
   if (!ic.ok()) return ic.status();
@@ -386,7 +402,7 @@ absl::Status SpecReader::read_matrix_rates(const json& root) {
   if (absl::Status s = expect_object(**rates, "matrix_flops_per_s"); !s.ok()) return s;
   if (absl::Status s =
           check_keys(**rates, "matrix_flops_per_s",
-                     {"bf16", "f16", "f32", "f64", "int8", "int4", "fp8", "fp6", "fp4"});
+                     {"bf16", "f16", "tf32", "f32", "f64", "int8", "int4", "fp8", "fp6", "fp4"});
       !s.ok()) {
     return s;
   }

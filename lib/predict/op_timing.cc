@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "hloroof/collective.h"
 #include "hloroof/roofline.h"
+#include "predict/expected_time.h"
 #include "predict/predict_internal.h"
 #include "re2/re2.h"
 #include "util/absl_compat.h"
@@ -68,7 +69,8 @@ BoundBy bound_by(Bound b) {
 void use_figure(Bound b, const OpWork& w, Target& target) {
   switch (b) {
     case Bound::kMatrix:
-      target.matrix_classes_used.insert(matrix_class(w.matrix_type));
+      target.matrix_classes_used.insert(w.matrix_class.empty() ? matrix_class(w.matrix_type)
+                                                               : w.matrix_class);
       return;
     case Bound::kVector:
       target.figures_used.insert("vector_flops_per_s");
@@ -91,8 +93,10 @@ void use_figure(Bound b, const OpWork& w, Target& target) {
   }
 }
 
+// The speed of light: calibration knobs are left to the expected time.
 RooflineEstimate roofline(const OpWork& work, bool include_overhead, Target& target) {
-  RooflineEstimate e = roofline_time(target.device, work, {.include_overhead = include_overhead});
+  RooflineEstimate e = roofline_time(
+      target.device, work, {.include_overhead = include_overhead, .apply_efficiency = false});
   use_figure(e.bound, work, target);
   if (e.overhead_s > 0) target.figures_used.insert("per_op_overhead");
   for (std::string& note : e.notes) target.assume(std::move(note));
@@ -105,6 +109,29 @@ void set_roofline(InstructionTiming& t, const RooflineEstimate& e) {
   t.resource = e.bound;
   t.bound = bound_by(e.bound);
   t.explanation = e.explain();
+  t.model = "roofline";
+}
+
+// The op's expected time in place of its roofline time (unless this is the roofline walk).
+void set_expected(InstructionTiming& t, const Instruction& i, const OpWork& work,
+                  const RooflineEstimate& e, bool include_overhead, Target& target) {
+  if (target.roofline_walk) return;
+  std::vector<std::string> notes;
+  const std::vector<GemmCall> gemms =
+      work.matrix_flops > 0 ? gemms_of(i, target.device) : std::vector<GemmCall>();
+  ExpectedTime x = expected_op_time(gemms, work, e, target.device, include_overhead, notes);
+  target.assume_all(notes);
+  t.model = std::move(x.model);
+  if (x.time_s > t.time_s) {
+    t.time_s = x.time_s;
+    absl::StrAppend(&t.explanation, "\n", x.explanation);
+  }
+}
+
+// The class the op's matrix FLOPs run on, under the precision rules.
+void set_matrix_unit(OpWork& work, const Instruction& i, const Target& target) {
+  if (work.matrix_flops <= 0) return;
+  work.matrix_class = op_matrix_unit(i, target.device, work.matrix_type);
 }
 
 // The collective an instruction performs: its own, or for `async-start(...), calls=%c` the one
@@ -176,7 +203,8 @@ void use_interconnect_figures(const CollectiveEstimate& e, Target& target) {
 }
 
 absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const CollectiveCost& c,
-                                                     Target& target, std::string& explanation) {
+                                                     Target& target, std::string& explanation,
+                                                     std::string& model) {
   CollectivePrediction p;
   p.kind = std::string(collective_kind_name(c.kind));
   p.payload_bytes = c.payload_bytes;
@@ -196,6 +224,7 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
     }
     explanation = absl::StrFormat("%s\n  V = %.6g B, W_host = %.4g B/s -> %.4g s", p.formula,
                                   c.payload_bytes, rate, p.time_s);
+    model = "roofline (no measured model)";
     return p;
   }
   absl::StatusOr<CollectiveInput> input = collective_input(i, c, target);
@@ -211,6 +240,18 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
   }
   p.formula = e->formula;
   p.time_s = e->time_s;
+  explanation = e->explain();
+  model = "roofline";
+  if (!target.roofline_walk) {
+    std::vector<std::string> notes;
+    ExpectedTime x = expected_collective_time(c.kind, *e, target.device, notes);
+    target.assume_all(notes);
+    model = std::move(x.model);
+    if (x.time_s > p.time_s) {
+      p.time_s = x.time_s;
+      absl::StrAppend(&explanation, "\n", x.explanation);
+    }
+  }
   p.group_size = e->group_size;
   p.approximate = e->approximate;
   if (e->approximate) {
@@ -221,7 +262,6 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
     target.assume(absl::StrCat(sv(i.name()), ": ", note));
   }
   use_interconnect_figures(*e, target);
-  explanation = e->explain();
   return p;
 }
 
@@ -239,7 +279,8 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
   const CollectiveCost* c = collective_of(i, target.cost);
   t.stream = stream_of(i, c);
   if (c != nullptr) {
-    absl::StatusOr<CollectivePrediction> p = time_collective(i, *c, target, t.explanation);
+    absl::StatusOr<CollectivePrediction> p =
+        time_collective(i, *c, target, t.explanation, t.model);
     if (!p.ok()) return p.status();
     p->is_async = true;
     t.latency_s = p->time_s;
@@ -249,11 +290,14 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
   }
   if (i.opcode() == Opcode::kCopyStart) {
     // A DMA between memories: its bytes over the slower memory's bandwidth, no launch overhead.
-    RooflineEstimate e = roofline(work_of(record.cost), /*include_overhead=*/false, target);
-    t.latency_s = e.time_s;
+    const OpWork work = work_of(record.cost);
+    RooflineEstimate e = roofline(work, /*include_overhead=*/false, target);
+    set_roofline(t, e);
+    set_expected(t, i, work, e, /*include_overhead=*/false, target);
+    t.latency_s = t.time_s;
+    t.time_s = 0;
     t.bound = BoundBy::kMemory;
-    t.resource = e.bound;
-    t.explanation = absl::StrCat("asynchronous copy: ", e.explain());
+    t.explanation = absl::StrCat("asynchronous copy: ", t.explanation);
     return absl::OkStatus();
   }
   // A wrapped computation: its own predicted time; a sugared op (custom-call-start): its
@@ -263,15 +307,20 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
   if (auto it = wrapped ? timings.find(wrapped) : timings.end(); it != timings.end()) {
     t.latency_s = it->second.total_s;
     t.bound = BoundBy::kCompute;
+    t.model = target.roofline_walk ? "roofline" : "the wrapped computation's ops";
     t.explanation =
         absl::StrFormat("runs %s asynchronously: %.4g s", sv(wrapped->name()), t.latency_s);
     return absl::OkStatus();
   }
-  RooflineEstimate e = roofline(work_of(record.cost), target.options.include_overhead, target);
-  t.latency_s = e.time_s;
-  t.bound = bound_by(e.bound);
-  t.resource = e.bound;
-  t.explanation = absl::StrCat("asynchronous ", e.explain());
+  OpWork work = work_of(record.cost);
+  set_matrix_unit(work, i, target);
+  t.matrix_unit = work.matrix_class;
+  RooflineEstimate e = roofline(work, target.options.include_overhead, target);
+  set_roofline(t, e);
+  set_expected(t, i, work, e, target.options.include_overhead, target);
+  t.latency_s = t.time_s;
+  t.time_s = 0;
+  t.explanation = absl::StrCat("asynchronous ", t.explanation);
   return absl::OkStatus();
 }
 
@@ -285,9 +334,9 @@ absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Target& 
   for (const Instruction* inner : fused->instructions()) {
     const InstructionCost* r = target.cost.find(inner);
     if (r == nullptr || !r->collective) continue;
-    std::string explanation;
+    std::string explanation, model;
     absl::StatusOr<CollectivePrediction> p =
-        time_collective(*inner, *r->collective, target, explanation);
+        time_collective(*inner, *r->collective, target, explanation, model);
     if (!p.ok()) return p.status();
     total += p->time_s;
     absl::StrAppend(&t.explanation, "\nfused ", sv(inner->name()), ": ", explanation);
@@ -315,6 +364,11 @@ void Target::assume(std::string line) {
   if (seen.insert(line).second) assumptions.push_back(std::move(line));
 }
 
+void Target::assume_all(std::vector<std::string>& lines) {
+  for (std::string& line : lines) assume(std::move(line));
+  lines.clear();
+}
+
 absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const TimingMap& timings,
                                                    Target& target) {
   InstructionTiming t;
@@ -330,22 +384,28 @@ absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const T
   if (record.collective) {
     t.role = Role::kCollective;
     absl::StatusOr<CollectivePrediction> p =
-        time_collective(i, *record.collective, target, t.explanation);
+        time_collective(i, *record.collective, target, t.explanation, t.model);
     if (!p.ok()) return p.status();
     t.time_s = p->time_s;
     t.bound = BoundBy::kCollective;
     t.collective = *std::move(p);
     return t;
   }
-  const OpWork work = work_of(record.cost);
+  OpWork work = work_of(record.cost);
   if (!has_work(work)) return t;  // e.g. a transpose that only relabels its operand's bytes
   t.role = Role::kOp;
-  set_roofline(t, roofline(work, target.options.include_overhead, target));
+  set_matrix_unit(work, i, target);
+  t.matrix_unit = work.matrix_class;
+  const RooflineEstimate e = roofline(work, target.options.include_overhead, target);
+  set_roofline(t, e);
+  set_expected(t, i, work, e, target.options.include_overhead, target);
   if (record.cost.matrix.size() > 1) {
     absl::StrAppend(&t.explanation,
                     "\n  note: matrix FLOPs of several element types, all "
                     "charged at the ",
-                    sv(primitive_type_name(work.matrix_type)), " peak");
+                    work.matrix_class.empty() ? sv(primitive_type_name(work.matrix_type))
+                                              : sv(work.matrix_class),
+                    " peak");
   }
   if (i.opcode() == Opcode::kFusion) {
     absl::StatusOr<double> collective_s = fused_collective_time(i, target, t);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -101,7 +102,8 @@ absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost&
 }
 
 // Moves the timing's explanation and collective into the record: each op is listed once.
-OpPrediction op_record(InstructionTiming& t, double runs) {
+OpPrediction op_record(InstructionTiming& t, double runs, double roofline_s,
+                       double efficiency) {
   const Instruction& i = *t.instruction;
   OpPrediction op;
   op.instruction = &i;
@@ -113,6 +115,10 @@ OpPrediction op_record(InstructionTiming& t, double runs) {
   op.multiplier = runs;
   op.time_s = t.time_s;
   op.total_time_s = t.time_s * runs;
+  op.roofline_time_s = std::min(roofline_s, t.time_s);
+  op.total_roofline_time_s = op.roofline_time_s * runs;
+  op.efficiency = efficiency;
+  op.model = std::move(t.model);
   op.bound = t.bound;
   op.resource = t.resource;
   if (t.cost != nullptr) {
@@ -138,18 +144,26 @@ AsyncPrediction async_record(const InstructionTiming& start, const InstructionTi
           start.exposed_s};
 }
 
-// The matrix peak MFU is measured against: that of the element type with the most matrix
-// FLOPs, bf16 when there are none (or the device lists no peak for the type).
-void set_peak(const DeviceSpec& device, const std::map<PrimitiveType, double>& matrix_by_type,
+// The matrix peak MFU is measured against: that of the class with the most matrix FLOPs
+// (the class they ran on: tf32 for f32 dots on tensor cores), bf16 when there are none (or
+// the device lists no peak for the class).
+void set_peak(const DeviceSpec& device, const std::map<std::string, double>& matrix_by_class,
               Prediction& p) {
-  PrimitiveType dominant = PrimitiveType::kBF16;
+  std::string dominant = "bf16";
   double most = 0;
-  for (const auto& [type, flops] : matrix_by_type) {
-    if (flops > most) dominant = type, most = flops;
+  for (const auto& [cls, flops] : matrix_by_class) {
+    if (flops > most) dominant = cls, most = flops;
   }
-  if (std::optional<double> peak = device.matrix_peak(dominant)) {
-    p.peak_flop_rate = *peak;
-    p.peak_flop_rate_type = std::string(matrix_class(dominant));
+  if (auto listed = device.matrix_flops_per_s.find(dominant);
+      listed != device.matrix_flops_per_s.end()) {
+    p.peak_flop_rate = listed->second;
+    p.peak_flop_rate_type = dominant;
+    return;
+  }
+  if (device.kind == DeviceKind::kGpu &&
+      (dominant == "f32" || dominant == "tf32" || dominant == "f64")) {
+    p.peak_flop_rate = device.vector_flops_per_s;  // what such dots run on without a peak
+    p.peak_flop_rate_type = dominant;
     return;
   }
   auto it = device.matrix_flops_per_s.find("bf16");
@@ -163,8 +177,26 @@ void set_peak(const DeviceSpec& device, const std::map<PrimitiveType, double>& m
   }
 }
 
-void gather_ops(const Module& module, predict::TimingMap& timings, Prediction& p,
-                std::map<PrimitiveType, double>& matrix_by_type) {
+// Instruction `k` of computation `c` in the roofline walk; null when absent.
+const InstructionTiming* roofline_of(const predict::TimingMap& roofline, const Computation* c,
+                                     int64_t k) {
+  auto it = roofline.find(c);
+  if (it == roofline.end() || k < 0 ||
+      static_cast<size_t>(k) >= it->second.instructions.size()) {
+    return nullptr;
+  }
+  return &it->second.instructions[static_cast<size_t>(k)];
+}
+
+// roofline / expected in (0, 1]; 1 when both are 0.
+double ratio(double roofline_s, double expected_s) {
+  if (expected_s <= 0) return 1.0;
+  return std::clamp(roofline_s / expected_s, std::numeric_limits<double>::min(), 1.0);
+}
+
+void gather_ops(const Module& module, predict::TimingMap& timings,
+                const predict::TimingMap* roofline, Prediction& p,
+                std::map<std::string, double>& matrix_by_class) {
   const absl::flat_hash_map<const Computation*, double> runs =
       predict::executions_per_step(module, timings);
   size_t most = 0;
@@ -176,12 +208,30 @@ void gather_ops(const Module& module, predict::TimingMap& timings, Prediction& p
     if (timing == timings.end() || count == runs.end() || count->second <= 0) continue;
     const double m = count->second;
     std::vector<InstructionTiming>& list = timing->second.instructions;
-    for (InstructionTiming& t : list) {
+    for (size_t k = 0; k < list.size(); ++k) {
+      InstructionTiming& t = list[k];
       if (t.role == Role::kFree || t.role == Role::kWhile || t.role == Role::kConditional ||
           t.role == Role::kCall) {
         continue;
       }
-      OpPrediction& op = p.ops.emplace_back(op_record(t, m));
+      if (t.cost != nullptr) {
+        for (const MatrixFlops& f : t.cost->cost.matrix) {
+          const std::string_view cls =
+              t.matrix_unit.empty() ? matrix_class(f.type) : t.matrix_unit;
+          matrix_by_class[std::string(cls)] += f.flops * m;
+        }
+      }
+      const InstructionTiming* floor =
+          roofline ? roofline_of(*roofline, c, static_cast<int64_t>(k)) : &t;
+      const double roofline_s = floor != nullptr ? std::min(floor->time_s, t.time_s) : 0.0;
+      // A done's wait depends on the schedule: its efficiency is that of the pair's work.
+      double efficiency = ratio(roofline_s, t.time_s);
+      if (t.role == Role::kAsyncDone && t.partner >= 0) {
+        const InstructionTiming* start =
+            roofline ? roofline_of(*roofline, c, t.partner) : &list[t.partner];
+        efficiency = ratio(start != nullptr ? start->latency_s : 0.0, list[t.partner].latency_s);
+      }
+      OpPrediction& op = p.ops.emplace_back(op_record(t, m, roofline_s, efficiency));
       if (t.partner >= 0) {
         const bool is_start = t.role == Role::kAsyncStart;
         const InstructionTiming& start = is_start ? t : list[t.partner];
@@ -208,9 +258,6 @@ void gather_ops(const Module& module, predict::TimingMap& timings, Prediction& p
       p.flops += op.flops * m;
       p.matrix_flops += op.matrix_flops * m;
       p.hbm_bytes += op.hbm_bytes * m;
-      if (t.cost != nullptr) {
-        for (const MatrixFlops& f : t.cost->cost.matrix) matrix_by_type[f.type] += f.flops * m;
-      }
     }
   }
   // Sorted through an index, so each record (strings and all) moves once.
@@ -279,14 +326,29 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
   if (!topology.ok()) return topology.status();
   p.topology = topology->shape;
 
-  predict::Target target{device, *topology, options, *cost, {}, {}, {}};
+  // The schedule walked twice: every op at its roofline time, then at its expected time (the
+  // async overlaps differ). The roofline walk's assumptions repeat the expected walk's. A TPU
+  // without calibration has no measured model: one walk gives both.
+  const bool calibrated = device.matmul_efficiency_set || device.hbm_efficiency_set ||
+                          device.collective_bandwidth_efficiency || device.collective_latency_s;
+  std::optional<predict::TimingMap> roofline;
+  if (!options.roofline_only && (device.kind == DeviceKind::kGpu || calibrated)) {
+    predict::Target floor{device, *topology, options, *cost, {}, {}, {}, {}, true};
+    absl::StatusOr<predict::TimingMap> t = predict::time_computations(module, floor);
+    if (!t.ok()) return t.status();
+    roofline = *std::move(t);
+  }
+  predict::Target target{device, *topology, options, *cost, {}, {}, {}, {},
+                         options.roofline_only};
   absl::StatusOr<predict::TimingMap> timings = predict::time_computations(module, target);
   if (!timings.ok()) return timings.status();
   p.step_time_s = timings->at(module.entry()).total_s;
+  p.roofline_step_time_s =
+      roofline ? std::min(p.step_time_s, roofline->at(module.entry()).total_s) : p.step_time_s;
 
-  std::map<PrimitiveType, double> matrix_by_type;
-  gather_ops(module, *timings, p, matrix_by_type);
-  set_peak(device, matrix_by_type, p);
+  std::map<std::string, double> matrix_by_class;
+  gather_ops(module, *timings, roofline ? &*roofline : nullptr, p, matrix_by_class);
+  set_peak(device, matrix_by_class, p);
   if (p.step_time_s > 0 && p.peak_flop_rate > 0) {
     p.mfu = p.flops / (p.step_time_s * p.peak_flop_rate);
   }

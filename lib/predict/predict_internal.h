@@ -31,8 +31,12 @@ struct Target {
   // matrix_flops_per_s), to list the unverified ones. Views of static strings or of `device`.
   absl::flat_hash_set<std::string_view> figures_used;
   absl::flat_hash_set<std::string_view> matrix_classes_used;
+  // Time every op at its roofline (the roofline walk, or PredictOptions::roofline_only);
+  // otherwise at its expected time.
+  bool roofline_walk = false;
 
   void assume(std::string line);
+  void assume_all(std::vector<std::string>& lines);
 };
 
 // How a scheduled instruction takes part in its computation's schedule.
@@ -57,6 +61,8 @@ struct InstructionTiming {
   BoundBy bound = BoundBy::kOverhead;
   Bound resource = Bound::kOverhead;
   std::string explanation;
+  std::string model;             // the model behind time_s or latency_s (OpPrediction::model)
+  std::string_view matrix_unit;  // the matrix class its matrix FLOPs ran on ("bf16", "tf32")
   std::optional<CollectivePrediction> collective;
 
   // Async starts: the work launched, and where it runs. Dones: the start they wait for.

@@ -30,10 +30,17 @@ std::string_view amount_unit(Bound b) {
 // The matrix rate for `type` and where it came from; falls back to bf16, then to the largest
 // listed rate, when the device lists none for the type.
 std::pair<double, std::string> matrix_rate(const DeviceSpec& device, PrimitiveType type,
+                                           std::string_view unit,
                                            std::vector<std::string>& notes) {
-  const std::string_view cls = matrix_class(type);
-  if (std::optional<double> peak = device.matrix_peak(type)) {
-    return {*peak, cite(device, absl::StrCat("matrix_flops_per_s.", sv(cls)))};
+  const std::string_view cls = unit.empty() ? matrix_class(type) : unit;
+  if (auto listed = device.matrix_flops_per_s.find(cls);
+      !cls.empty() && listed != device.matrix_flops_per_s.end()) {
+    return {listed->second, cite(device, absl::StrCat("matrix_flops_per_s.", sv(cls)))};
+  }
+  if (device.kind == DeviceKind::kGpu && (cls == "f32" || cls == "tf32" || cls == "f64")) {
+    notes.push_back(absl::StrCat(device.name, " lists no matrix peak for ", sv(cls),
+                                 "; run on its vector units"));
+    return {device.vector_flops_per_s, cite(device, "vector_flops_per_s")};
   }
   std::string fallback = "bf16";
   auto it = device.matrix_flops_per_s.find(fallback);
@@ -105,14 +112,16 @@ RooflineEstimate roofline_time(const DeviceSpec& device, const OpWork& work,
 
   if (work.matrix_flops > 0) {
     // Not a structured binding: clang 14 cannot capture those in a lambda.
-    auto rate = matrix_rate(device, work.matrix_type, e.notes);
-    add(Bound::kMatrix, work.matrix_flops, rate.first * device.matmul_efficiency,
+    auto rate = matrix_rate(device, work.matrix_type, work.matrix_class, e.notes);
+    add(Bound::kMatrix, work.matrix_flops,
+        rate.first * (options.apply_efficiency ? device.matmul_efficiency : 1.0),
         [&rate] { return std::move(rate.second); });
   }
   add(Bound::kVector, work.vector_flops, device.vector_flops_per_s, cited("vector_flops_per_s"));
   add(Bound::kTranscendental, work.transcendentals, device.transcendentals_per_s,
       cited("transcendentals_per_s"));
-  add(Bound::kHbm, work.hbm_bytes, device.hbm_bandwidth * device.hbm_efficiency,
+  add(Bound::kHbm, work.hbm_bytes,
+      device.hbm_bandwidth * (options.apply_efficiency ? device.hbm_efficiency : 1.0),
       cited("hbm.bandwidth"));
   add(Bound::kOnChip, work.on_chip_bytes, device.on_chip_bandwidth,
       cited("on_chip_memory.bandwidth"));

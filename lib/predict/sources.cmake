@@ -5,6 +5,8 @@ target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/collective_gpu.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_tpu.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_xla_gpu.cc
+  ${CMAKE_CURRENT_LIST_DIR}/expected_time.cc
+  ${CMAKE_CURRENT_LIST_DIR}/measured_models.cc
   ${CMAKE_CURRENT_LIST_DIR}/memory.cc
   ${CMAKE_CURRENT_LIST_DIR}/memory_liveness.cc
   ${CMAKE_CURRENT_LIST_DIR}/roofline.cc
@@ -15,3 +17,14 @@ target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/step_walk.cc
   ${CMAKE_CURRENT_LIST_DIR}/timeline.cc
 )
+
+# The measured GPU tables (data/measured, derived from openxla/xla by tools/measured_tables.py)
+# are compiled in like the device specs; Eigen fits the models to them.
+file(GLOB hloroof_measured_tables CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/data/measured/*.tsv)
+hloroof_embed_files(TARGET hloroof OUTPUT measured_table_files.cc
+                    FUNCTION measured_table_files HEADER predict/measured_files.h
+                    FILES ${hloroof_measured_tables})
+# Header-only: its include directory alone, so installed packages need no Eigen.
+find_package(Eigen3 3.3 REQUIRED NO_MODULE)
+get_target_property(hloroof_eigen_includes Eigen3::Eigen INTERFACE_INCLUDE_DIRECTORIES)
+target_include_directories(hloroof SYSTEM PRIVATE ${hloroof_eigen_includes})

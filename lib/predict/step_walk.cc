@@ -122,6 +122,7 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
         t.partner = it->second;
         t.bound = s.bound;
         t.stream = s.stream;
+        t.model = s.model;
       } else {
         t.role = Role::kFree;
         target.assume(absl::StrCat(sv(i->name()),

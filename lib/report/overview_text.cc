@@ -40,7 +40,10 @@ std::string render_overview(const Prediction& p, const DeviceSpec& device) {
   const double step = p.step_time_s;
   const auto& b = p.breakdown;
   line(out, "step time", format_seconds(step),
-       p.is_lower_bound ? "a lower bound: see the unknown work and assumptions below" : "");
+       absl::StrCat("expected, ", format_seconds(p.roofline_step_time_s), " at the roofline",
+                    p.is_lower_bound
+                        ? " (lower bounds: see the unknown work and assumptions below)"
+                        : ""));
   line(out, "compute", format_seconds(b.compute_s), share(b.compute_s, step));
   line(out, "memory", format_seconds(b.memory_s), share(b.memory_s, step));
   line(out, "collectives, exposed", format_seconds(b.collective_exposed_s),

@@ -23,7 +23,9 @@ std::string summary_table(const Prediction& p) {
   const Prediction::Breakdown& b = p.breakdown;
   TextTable t({{"figure", Align::kLeft}, {"value"}, {"of step"}, {"meaning", Align::kLeft}});
   t.add_row({"step time", format_seconds(p.step_time_s), "",
-             p.is_lower_bound ? "a lower bound (see the assumptions)" : ""});
+             p.is_lower_bound ? "expected; a lower bound (see the assumptions)" : "expected"});
+  t.add_row({"  at the roofline", format_seconds(p.roofline_step_time_s),
+             share(p.roofline_step_time_s, p.step_time_s), "every op at its roofline time"});
   t.add_row({"  compute", format_seconds(b.compute_s), share(b.compute_s, p.step_time_s),
              "ops bound by FLOPs"});
   t.add_row({"  memory", format_seconds(b.memory_s), share(b.memory_s, p.step_time_s),

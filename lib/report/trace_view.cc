@@ -22,6 +22,9 @@ Args op_args(const OpPrediction& op) {
                {"bound", report_internal::bound_label(op)},
                {"resource", report_internal::resource_label(op)},
                {"occurrences", op.multiplier},
+               {"roofline_time_s", op.roofline_time_s},
+               {"efficiency", op.efficiency},
+               {"model", op.model},
                {"flops", op.flops},
                {"hbm_bytes", op.hbm_bytes}};
   if (!op.op_name.empty()) args.push_back({"op_name", op.op_name});
@@ -130,6 +133,7 @@ std::string prediction_to_trace_json(const Prediction& p, const MemoryReport* me
                   {{"device", p.device},
                    {"topology", p.topology},
                    {"step_time_s", p.step_time_s},
+                   {"roofline_step_time_s", p.roofline_step_time_s},
                    {"mfu", p.mfu},
                    {"flops", p.flops},
                    {"hbm_bytes", p.hbm_bytes}});

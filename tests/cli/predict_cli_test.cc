@@ -68,6 +68,12 @@ TEST_CASE("predict --json has the documented keys") {
   CHECK(top["name"] == "a");
   CHECK(top["opcode"] == "add");
   CHECK(top["bound"] == "memory");
+  // Expected and roofline side by side; a TPU has no measured model, so they agree.
+  CHECK(j["roofline_step_time_s"].get<double>() == Approx(6e-6));
+  CHECK(top["roofline_time_s"].get<double>() == top["time_s"].get<double>());
+  CHECK(top["total_roofline_time_s"].get<double>() == top["total_time_s"].get<double>());
+  CHECK(top["efficiency"].get<double>() == 1.0);
+  CHECK(top["model"] == "roofline (no measured model for TPUs)");
   CHECK(top["multiplier"] == 1);
   CHECK(top["time_s"].get<double>() == Approx(4e-6));
   CHECK(top["total_time_s"].get<double>() == Approx(4e-6));

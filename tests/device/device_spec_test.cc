@@ -380,5 +380,35 @@ TEST_CASE("every mutation of a built-in spec parses or fails with an error namin
   CHECK(rejected > mutations / 2);  // most mutations break a required, typed field
 }
 
+TEST_CASE("calibration fields: set or not, and checked") {
+  absl::StatusOr<DeviceSpec> plain = parse_device_spec(minimal_tpu().dump(), "test.json");
+  REQUIRE(plain.ok());
+  CHECK(!plain->matmul_efficiency_set);
+  CHECK(!plain->hbm_efficiency_set);
+  CHECK(!plain->collective_bandwidth_efficiency);
+  CHECK(!plain->collective_latency_s);
+  nlohmann::json j = minimal_tpu();
+  j["matmul_efficiency"] = 0.8;
+  j["collective_bandwidth_efficiency"] = 0.75;
+  j["collective_latency"] = {{"value", 20}, {"unit", "us"}, {"source", "my profile"}};
+  absl::StatusOr<DeviceSpec> d = parse_device_spec(j.dump(), "test.json");
+  INFO(d.status().ToString());
+  REQUIRE(d.ok());
+  CHECK(d->matmul_efficiency_set);
+  CHECK(d->matmul_efficiency == 0.8);
+  CHECK(!d->hbm_efficiency_set);
+  CHECK(d->collective_bandwidth_efficiency == 0.75);
+  CHECK(d->collective_latency_s == Approx(20e-6));
+  CHECK_THAT(error_after([](nlohmann::json& e) { e["collective_bandwidth_efficiency"] = 0; }),
+             Contains("field 'collective_bandwidth_efficiency': expected a fraction in (0, 1]"));
+  // The built-in specs set none: their expected times come from the measured models.
+  for (const std::string& name : builtin_device_names()) {
+    absl::StatusOr<DeviceSpec> b = device(name);
+    REQUIRE(b.ok());
+    CHECK(!b->matmul_efficiency_set);
+    CHECK(!b->hbm_efficiency_set);
+  }
+}
+
 }  // namespace
 }  // namespace hloroof

@@ -30,16 +30,26 @@ std::string problem(const Prediction& p) {
   }
   const double sum = b.compute_s + b.memory_s + b.collective_exposed_s + b.overhead_s;
   if (std::fabs(sum - p.step_time_s) > 1e-9 * std::max(1e-12, p.step_time_s)) return "breakdown";
+  // The expected time never beats the roofline: not for an op, not for the step.
+  if (!sane(p.roofline_step_time_s) || p.roofline_step_time_s > p.step_time_s) {
+    return "roofline step above the expected step";
+  }
   double ops = 0;
   for (const OpPrediction& op : p.ops) {
     if (!sane(op.time_s) || !sane(op.multiplier)) return "op " + op.name;
+    if (!sane(op.roofline_time_s) || op.roofline_time_s > op.time_s) {
+      return "op " + op.name + ": expected below its roofline";
+    }
+    if (!(op.efficiency > 0 && op.efficiency <= 1)) return "op " + op.name + ": efficiency";
+    if (op.time_s > 0 && op.model.empty()) return "op " + op.name + ": no model";
     ops += op.total_time_s;
   }
   if (std::fabs(ops - p.step_time_s) > 1e-9 * std::max(1e-12, p.step_time_s)) return "op sum";
   return "";
 }
 
-TEST_CASE("the corpus predicts without crashing, and every prediction adds up") {
+TEST_CASE("the corpus predicts without crashing, every prediction adds up, and no op's "
+          "expected time is below its roofline") {
   const fs::path dir = testing::corpus_or_skip("real") / "real";
   std::vector<fs::path> files;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {

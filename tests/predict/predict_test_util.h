@@ -25,6 +25,15 @@ inline void check_invariants(const Prediction& p) {
     CHECK(op.total_time_s == Approx(op.time_s * op.multiplier));
   }
   CHECK(ops == Approx(p.step_time_s).epsilon(1e-9).margin(1e-15));
+  // The expected time is the roofline raised, never lowered.
+  CHECK(p.roofline_step_time_s <= p.step_time_s);
+  for (const OpPrediction& op : p.ops) {
+    CHECK(op.roofline_time_s <= op.time_s);
+    CHECK(op.total_roofline_time_s == Approx(op.roofline_time_s * op.multiplier));
+    CHECK(op.efficiency > 0);
+    CHECK(op.efficiency <= 1);
+    if (op.time_s > 0) CHECK(!op.model.empty());
+  }
   for (size_t k = 1; k < p.ops.size(); ++k) {
     CHECK(p.ops[k - 1].total_time_s >= p.ops[k].total_time_s);
   }
@@ -73,6 +82,14 @@ inline Predicted predict(std::string_view text, std::string_view device,
 inline PredictOptions no_overhead() {
   PredictOptions o;
   o.include_overhead = false;
+  o.roofline_only = true;
+  return o;
+}
+
+// The roofline with the per-op overhead (cost-model.md 4.1), no measured model.
+inline PredictOptions roofline_only() {
+  PredictOptions o;
+  o.roofline_only = true;
   return o;
 }
 

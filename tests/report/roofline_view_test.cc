@@ -31,12 +31,13 @@ TEST_CASE("roofs are the device's matrix peaks, its vector rate and its HBM slop
   CHECK(c.roofs[2].label == "vector");
   CHECK(c.roofs[2].flop_rate == v5e.vector_flops_per_s);
 
-  // h100: bf16 and f16 share 9.89e14, fp8 and int8 1.979e15; the vector rate equals f32's.
+  // h100: bf16 and f16 share 9.89e14, fp8 and int8 1.979e15, tf32 is 4.945e14; the vector
+  // rate equals f32's and f64's (6.7e13).
   RooflineChart h = roofline_chart(sample_prediction(), *device("h100"));
   std::vector<std::string> labels;
   for (const auto& r : h.roofs) labels.push_back(r.label);
-  CHECK(labels ==
-        std::vector<std::string>{"fp8/int8 matrix", "bf16/f16 matrix", "f32 matrix, vector"});
+  CHECK(labels == std::vector<std::string>{"fp8/int8 matrix", "bf16/f16 matrix", "tf32 matrix",
+                                           "f32/f64 matrix, vector"});
 }
 
 TEST_CASE("each op is a point at its intensity and FLOP rate, sized by its time") {

@@ -1,0 +1,189 @@
+// accuracy_bench: how close the roofline and the expected time come to the measured GPU tables
+// (data/measured/*.tsv, from openxla/xla).
+//
+// Every measured row is in the fit half or the test half (by shape, a fixed hash:
+// measured::in_fit_half); the shipped model is fitted on the fit half only. For each device and
+// op class this prints, on the test half (or the fit half with --fit), for the roofline and for
+// the expected time: the median of |predicted / measured - 1|, the median ratio
+// predicted / measured, and the share of rows within 10% and 25%.
+//
+//   accuracy_bench          # test half
+//   accuracy_bench --fit    # fit half, for comparison
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "hloroof/collective.h"
+#include "hloroof/device.h"
+#include "hloroof/roofline.h"
+#include "hloroof/topology.h"
+#include "predict/expected_time.h"
+#include "predict/measured_models.h"
+
+namespace {
+
+using hloroof::PrimitiveType;
+namespace measured = hloroof::measured;
+namespace predict = hloroof::predict;
+
+struct Ratios {
+  std::vector<double> roofline, expected;  // predicted / measured
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+std::string summary(const std::vector<double>& ratios) {
+  std::vector<double> err;
+  int in10 = 0, in25 = 0;
+  for (double r : ratios) {
+    err.push_back(std::abs(r - 1));
+    in10 += std::abs(r - 1) <= 0.10;
+    in25 += std::abs(r - 1) <= 0.25;
+  }
+  const double n = static_cast<double>(ratios.size());
+  return absl::StrFormat("%6.1f%% %6.3f %4.0f%% %4.0f%%", 100 * median(err), median(ratios),
+                         100 * in10 / n, 100 * in25 / n);
+}
+
+PrimitiveType type_named(std::string_view name) {
+  if (name == "bf16") return PrimitiveType::kBF16;
+  if (name == "f32") return PrimitiveType::kF32;
+  if (name == "f8e4m3fn") return PrimitiveType::kF8E4M3FN;
+  if (name == "f8e5m2") return PrimitiveType::kF8E5M2;
+  return PrimitiveType::kInvalid;
+}
+
+// "bf16xbf16->bf16" -> lhs, rhs, out types.
+bool parse_dtypes(const std::string& s, PrimitiveType& lhs, PrimitiveType& rhs,
+                  PrimitiveType& out) {
+  const size_t x = s.find('x'), arrow = s.find("->");
+  if (x == std::string::npos || arrow == std::string::npos) return false;
+  lhs = type_named(s.substr(0, x));
+  rhs = type_named(s.substr(x + 1, arrow - x - 1));
+  out = type_named(s.substr(arrow + 2));
+  return lhs != PrimitiveType::kInvalid && rhs != PrimitiveType::kInvalid &&
+         out != PrimitiveType::kInvalid;
+}
+
+double bytes_of(PrimitiveType t) {
+  return t == PrimitiveType::kF32 ? 4 : t == PrimitiveType::kBF16 ? 2 : 1;
+}
+
+std::string size_class(double flops) {
+  if (flops < std::exp2(30)) return "small";
+  if (flops < std::exp2(35)) return "medium";
+  return "large";
+}
+
+void gemms(bool test_half, std::map<std::string, Ratios>& out) {
+  std::map<std::string, hloroof::DeviceSpec> specs;
+  for (const measured::GemmRecord& r : measured::gemm_records()) {
+    if (measured::in_fit_half(r.shape_key()) == test_half) continue;
+    if (!specs.contains(r.device)) {
+      absl::StatusOr<hloroof::DeviceSpec> d = hloroof::device(r.device);
+      if (!d.ok()) continue;
+      specs.emplace(r.device, *d);
+    }
+    const hloroof::DeviceSpec& device = specs.at(r.device);
+    PrimitiveType lhs, rhs, result;
+    if (!parse_dtypes(r.dtypes, lhs, rhs, result)) continue;
+    const measured::GemmShape& s = r.row.shape;
+    const double measured_s = s.flops() / r.row.flop_per_s;
+    hloroof::OpWork work;
+    work.matrix_flops = s.flops();
+    work.matrix_type = lhs;  // the tables pair like types, or two fp8 types
+    work.matrix_class = predict::matrix_unit(device, work.matrix_type, false, false);
+    work.hbm_bytes = s.b * (s.m * s.k * bytes_of(lhs) + s.k * s.n * bytes_of(rhs) +
+                            s.m * s.n * bytes_of(result));
+    // Kernel durations: no launch overhead.
+    const hloroof::RooflineEstimate roof = hloroof::roofline_time(
+        device, work, {.include_overhead = false, .apply_efficiency = false});
+    const predict::GemmCall call{s, lhs, rhs, work.matrix_class};
+    std::vector<std::string> notes;
+    const predict::ExpectedTime e =
+        predict::expected_op_time({&call, 1}, work, roof, device, false, notes);
+    const std::string dtype = lhs == PrimitiveType::kF32    ? "f32 (tf32)"
+                              : lhs == PrimitiveType::kBF16 ? "bf16"
+                                                            : "fp8";
+    Ratios& k = out[absl::StrFormat("%-6s gemm %-6s %s", r.device, size_class(s.flops()), dtype)];
+    k.roofline.push_back(roof.time_s / measured_s);
+    k.expected.push_back(e.time_s / measured_s);
+  }
+}
+
+void collectives(bool test_half, std::map<std::string, Ratios>& out) {
+  std::map<std::string, hloroof::DeviceSpec> specs;
+  for (const measured::CollectiveRecord& r : measured::collective_records()) {
+    if (measured::in_fit_half(r.shape_key()) == test_half) continue;
+    if (!specs.contains(r.device)) {
+      absl::StatusOr<hloroof::DeviceSpec> d = hloroof::device(r.device);
+      if (!d.ok()) continue;  // gb300: measured, but no device spec
+      specs.emplace(r.device, *d);
+    }
+    const hloroof::DeviceSpec& device = specs.at(r.device);
+    const int64_t total =
+        r.op == "collective-permute" ? 8 : std::max<int64_t>(8, r.groups * r.group_size);
+    absl::StatusOr<hloroof::Topology> topology =
+        hloroof::make_topology(device, absl::StrFormat("1x%d", total));
+    if (!topology.ok()) continue;
+    hloroof::CollectiveInput in;
+    in.bytes = r.point.bytes;
+    if (r.op == "collective-permute") {
+      in.kind = hloroof::CollectiveKind::kCollectivePermute;
+      const int64_t shift = r.group_size == 4 ? 4 : 1;
+      for (int64_t i = 0; i < r.group_size; ++i) in.pairs.emplace_back(i, (i + shift) % 8);
+    } else {
+      in.kind = r.op == "all-reduce"       ? hloroof::CollectiveKind::kAllReduce
+                : r.op == "all-gather"     ? hloroof::CollectiveKind::kAllGather
+                : r.op == "reduce-scatter" ? hloroof::CollectiveKind::kReduceScatter
+                                           : hloroof::CollectiveKind::kAllToAll;
+      // The table's all-to-all size is one device's buffer; V is N of them.
+      if (in.kind == hloroof::CollectiveKind::kAllToAll) {
+        in.bytes *= static_cast<double>(r.group_size);
+      }
+      for (int64_t g = 0; g < r.groups; ++g) {
+        std::vector<int64_t>& group = in.groups.emplace_back();
+        for (int64_t d = 0; d < r.group_size; ++d) group.push_back(g * r.group_size + d);
+      }
+    }
+    absl::StatusOr<hloroof::CollectiveEstimate> roof =
+        hloroof::collective_time(device, *topology, in);
+    if (!roof.ok()) continue;
+    std::vector<std::string> notes;
+    const predict::ExpectedTime e =
+        predict::expected_collective_time(in.kind, *roof, device, notes);
+    Ratios& k = out[absl::StrFormat("%-6s %-18s", r.device, r.op)];
+    k.roofline.push_back(roof->time_s / r.point.time_s);
+    k.expected.push_back(e.time_s / r.point.time_s);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool test_half = !(argc > 1 && std::strcmp(argv[1], "--fit") == 0);
+  std::map<std::string, Ratios> classes;
+  gemms(test_half, classes);
+  collectives(test_half, classes);
+  std::printf("accuracy on the %s half of data/measured (predicted / measured time)\n",
+              test_half ? "test" : "fit");
+  std::printf("%-32s %4s | %-29s | %-29s\n", "device, class", "rows", "roofline", "expected");
+  std::printf("%-32s %4s | %7s %6s %5s %5s | %7s %6s %5s %5s\n", "", "", "|err|", "ratio",
+              "<10%", "<25%", "|err|", "ratio", "<10%", "<25%");
+  for (const auto& [name, r] : classes) {
+    std::printf("%-32s %4zu | %s | %s\n", name.c_str(), r.roofline.size(),
+                summary(r.roofline).c_str(), summary(r.expected).c_str());
+  }
+  std::printf("|err|: median |predicted / measured - 1|; ratio: median predicted / measured\n");
+  return 0;
+}

@@ -1,0 +1,472 @@
+#include "predict/expected_time.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "cost/cost_internal.h"
+#include "hloroof/computation.h"
+#include "util/absl_compat.h"
+
+namespace hloroof::predict {
+namespace {
+
+// The device whose measured tables stand in for `device`, and how: its own ("h100"), or a
+// borrowed one, read in units of each device's own peak.
+struct Source {
+  std::string name;  // tables' device, e.g. "h100"
+  bool borrowed = false;
+};
+
+Source gemm_source(const DeviceSpec& device) {
+  if (device.kind != DeviceKind::kGpu) return {};
+  if (device.name == "h100" || device.name == "b200") return {device.name, false};
+  if (device.name == "h200") return {"h100", true};  // same Hopper die, more HBM
+  if (device.name == "gb200") return {"b200", true};
+  const int major = device.gpu ? device.gpu->compute_capability_major : 0;
+  if (major >= 10) return {"b200", true};
+  if (major >= 8) return {"h100", true};
+  return {};
+}
+
+Source collective_source(const DeviceSpec& device) {
+  if (device.kind != DeviceKind::kGpu) return {};
+  if (device.name == "h100" || device.name == "b200" || device.name == "gb200") {
+    return {device.name, false};
+  }
+  if (device.name == "h200") return {"h100", true};
+  const int major = device.gpu ? device.gpu->compute_capability_major : 0;
+  if (major >= 10) return {"b200", true};
+  if (major >= 8) return {"h100", true};
+  return {};
+}
+
+// The built-in spec of a table's device, for its peaks and NVLink bandwidth.
+const DeviceSpec* source_spec(std::string_view name) {
+  static const auto* h100 = new absl::StatusOr<DeviceSpec>(device("h100"));
+  static const auto* b200 = new absl::StatusOr<DeviceSpec>(device("b200"));
+  static const auto* gb200 = new absl::StatusOr<DeviceSpec>(device("gb200"));
+  const absl::StatusOr<DeviceSpec>* s = name == "h100"   ? h100
+                                        : name == "b200" ? b200
+                                        : name == "gb200" ? gb200
+                                                          : nullptr;
+  return s != nullptr && s->ok() ? &**s : nullptr;
+}
+
+std::optional<double> peak(const DeviceSpec& device, std::string_view cls) {
+  auto it = device.matrix_flops_per_s.find(cls);
+  if (it == device.matrix_flops_per_s.end()) return std::nullopt;
+  return it->second;
+}
+
+// The measured table for a GEMM of `call`'s class and types, and the class its rates are in
+// units of (the table is read as efficiency relative to that peak).
+const measured::GemmTable* table_for(const measured::DeviceTables& t, const GemmCall& call,
+                                     std::string_view& table_class) {
+  auto find = [&t](std::string_view key) -> const measured::GemmTable* {
+    auto it = t.gemm.find(key);
+    return it == t.gemm.end() ? nullptr : &it->second;
+  };
+  if (call.unit == "tf32") {
+    table_class = "tf32";
+    return find("f32xf32->f32");
+  }
+  if (call.unit == "fp8") {
+    table_class = "fp8";
+    const std::string key =
+        absl::StrCat(sv(primitive_type_name(call.lhs)), "x", sv(primitive_type_name(call.rhs)),
+                     "->bf16");
+    if (const measured::GemmTable* exact = find(key)) return exact;
+    return find("f8e4m3fnxf8e4m3fn->bf16");
+  }
+  // bf16, f16 and every class without a table of its own: the bf16 table's efficiency.
+  table_class = "bf16";
+  return find("bf16xbf16->bf16");
+}
+
+std::string seconds(double s) { return absl::StrFormat("%.4g s", s); }
+
+void note_once(std::vector<std::string>& assumptions, std::string line) {
+  if (std::find(assumptions.begin(), assumptions.end(), line) == assumptions.end()) {
+    assumptions.push_back(std::move(line));
+  }
+}
+
+// The table's name for a collective kind; empty when no table measures it.
+std::string_view table_op(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce:
+      return "all-reduce";
+    case CollectiveKind::kAllGather:
+      return "all-gather";
+    case CollectiveKind::kReduceScatter:
+      return "reduce-scatter";
+    case CollectiveKind::kAllToAll:
+    case CollectiveKind::kRaggedAllToAll:
+      return "all-to-all";
+    case CollectiveKind::kCollectivePermute:
+    case CollectiveKind::kSend:
+    case CollectiveKind::kRecv:
+      return "collective-permute";
+    default:
+      return {};
+  }
+}
+
+// Bus-bandwidth factor of a group of n: what each device sends, per byte of the table's size.
+double bus_factor(std::string_view op, double n) {
+  if (n <= 1) return 0;
+  if (op == "all-reduce") return 2 * (n - 1) / n;
+  if (op == "collective-permute") return 1;
+  return (n - 1) / n;
+}
+
+}  // namespace
+
+std::string_view matrix_unit(const DeviceSpec& device, PrimitiveType type, bool highest,
+                             bool tf32) {
+  if (type == PrimitiveType::kC64) return "f32";
+  if (type == PrimitiveType::kC128) return "f64";
+  const std::string_view cls = matrix_class(type);
+  if (cls != "f32" || device.kind != DeviceKind::kGpu || !device.gpu) return cls;
+  const bool ampere = device.gpu->compute_capability_major >= 8;
+  if (ampere && (tf32 || !highest) && peak(device, "tf32")) return "tf32";
+  return cls;
+}
+
+namespace {
+
+// Precision a dot asks for: HIGHEST (or the f32 algorithm) keeps f32 units; the tf32 algorithm
+// asks for TF32.
+void dot_precision(const Instruction& dot, bool& highest, bool& tf32) {
+  const std::string_view algorithm = dot.string_attribute(AttrId::kAlgorithm);
+  if (absl::StartsWithIgnoreCase(sv(algorithm), "dot_f32_f32_f32")) highest = true;
+  if (absl::StartsWithIgnoreCase(sv(algorithm), "dot_tf32")) tf32 = true;
+  if (const WordList* p = dot.operand_precision()) {
+    for (std::string_view w : *p) {
+      if (absl::EqualsIgnoreCase(sv(w), "highest")) highest = true;
+    }
+  }
+}
+
+void gemm_precision(const Instruction& call, bool& highest, bool& tf32) {
+  const BackendConfig config = call.backend_config();
+  for (std::string_view prefix : {"/gemm_backend_config", ""}) {
+    for (int i = 0; i < 2; ++i) {
+      std::optional<std::string> p = config.find_string(
+          absl::StrCat(sv(prefix), "/precision_config/operand_precision/", i));
+      if (p && absl::EqualsIgnoreCase(*p, "HIGHEST")) highest = true;
+    }
+    if (std::optional<std::string> a =
+            config.find_string(absl::StrCat(sv(prefix), "/precision_config/algorithm"))) {
+      const std::string upper = absl::AsciiStrToUpper(*a);
+      if (absl::StrContains(upper, "F32_F32_F32")) highest = true;
+      if (absl::StrContains(upper, "TF32")) tf32 = true;
+    }
+  }
+}
+
+double product(const Shape& s, absl::Span<const int64_t> dims) {
+  double p = 1;
+  for (int64_t d : dims) {
+    if (d >= 0 && d < s.rank()) p *= static_cast<double>(s.dims[static_cast<size_t>(d)].size);
+  }
+  return p;
+}
+
+double elements_of(const Shape& s) {
+  double p = 1;
+  for (const Dimension& d : s.dims) p *= static_cast<double>(d.size);
+  return p;
+}
+
+// b, m, n, k of dot(lhs, rhs) with the given batch and contracting dims of the lhs.
+std::optional<measured::GemmShape> gemm_shape(const Shape& lhs, const Shape& rhs,
+                                              absl::Span<const int64_t> lhs_batch,
+                                              absl::Span<const int64_t> lhs_contracting) {
+  measured::GemmShape g;
+  g.b = product(lhs, lhs_batch);
+  g.k = product(lhs, lhs_contracting);
+  if (!(g.b >= 1 && g.k >= 1)) return std::nullopt;
+  g.m = elements_of(lhs) / (g.b * g.k);
+  g.n = elements_of(rhs) / (g.b * g.k);
+  if (!(g.m >= 1 && g.n >= 1)) return std::nullopt;
+  return g;
+}
+
+void add_dot(const Instruction& dot, const DeviceSpec& device, std::vector<GemmCall>& out) {
+  if (dot.operand_count() < 2) return;
+  const Shape& lhs = dot.operand(0)->shape();
+  const Shape& rhs = dot.operand(1)->shape();
+  if (!lhs.is_array() || !rhs.is_array()) return;
+  const DotDimensionNumbers dims = dot.dot_dimensions();
+  std::optional<measured::GemmShape> g =
+      gemm_shape(lhs, rhs, dims.lhs_batch, dims.lhs_contracting);
+  if (!g) return;
+  bool highest = false, tf32 = false;
+  dot_precision(dot, highest, tf32);
+  const PrimitiveType type = cost::matrix_operand_type(lhs.element_type, rhs.element_type);
+  out.push_back({*g, lhs.element_type, rhs.element_type, matrix_unit(device, type, highest, tf32)});
+}
+
+std::vector<int64_t> int_list(const BackendConfig& config, const std::string& pointer) {
+  std::vector<int64_t> out;
+  while (std::optional<int64_t> d = config.find_int(absl::StrCat(pointer, "/", out.size()))) {
+    out.push_back(*d);
+    if (out.size() > 64) break;
+  }
+  return out;
+}
+
+void add_cublas(const Instruction& call, const DeviceSpec& device, std::vector<GemmCall>& out) {
+  if (call.operand_count() < 2) return;
+  const Shape& lhs = call.operand(0)->shape();
+  const Shape& rhs = call.operand(1)->shape();
+  if (!lhs.is_array() || !rhs.is_array()) return;
+  const BackendConfig config = call.backend_config();
+  for (std::string_view prefix : {"/gemm_backend_config", ""}) {
+    const std::string base = absl::StrCat(sv(prefix), "/dot_dimension_numbers/");
+    if (!config.find_json(base + "lhs_contracting_dimensions")) continue;
+    const std::vector<int64_t> contracting = int_list(config, base + "lhs_contracting_dimensions");
+    const std::vector<int64_t> batch = int_list(config, base + "lhs_batch_dimensions");
+    std::optional<measured::GemmShape> g = gemm_shape(lhs, rhs, batch, contracting);
+    if (!g) return;
+    bool highest = false, tf32 = false;
+    gemm_precision(call, highest, tf32);
+    const PrimitiveType type = cost::matrix_operand_type(lhs.element_type, rhs.element_type);
+    out.push_back(
+        {*g, lhs.element_type, rhs.element_type, matrix_unit(device, type, highest, tf32)});
+    return;
+  }
+}
+
+void collect_gemms(const Instruction& i, const DeviceSpec& device, std::vector<GemmCall>& out,
+                   int depth) {
+  switch (i.opcode()) {
+    case Opcode::kDot:
+      add_dot(i, device, out);
+      return;
+    case Opcode::kCustomCall: {
+      const std::string_view target = i.custom_call_target();
+      if (target == "__cublas$gemm" || absl::StartsWith(sv(target), "__cublas$lt$matmul")) {
+        add_cublas(i, device, out);
+      }
+      return;
+    }
+    case Opcode::kFusion: {
+      const Computation* fused = i.computation_attribute(AttrId::kCalls);
+      if (fused == nullptr || depth > 4) return;
+      for (const Instruction* inner : fused->instructions()) {
+        collect_gemms(*inner, device, out, depth + 1);
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+}  // namespace
+
+std::vector<GemmCall> gemms_of(const Instruction& instruction, const DeviceSpec& device) {
+  std::vector<GemmCall> out;
+  collect_gemms(instruction, device, out, 0);
+  return out;
+}
+
+std::string_view op_matrix_unit(const Instruction& instruction, const DeviceSpec& device,
+                                PrimitiveType type) {
+  if (type == PrimitiveType::kInvalid) return {};
+  const std::vector<GemmCall> gemms = gemms_of(instruction, device);
+  const std::string_view fallback = matrix_unit(device, type, false, false);
+  if (gemms.empty()) return fallback;
+  for (const GemmCall& g : gemms) {
+    if (g.unit != gemms.front().unit) return fallback;
+  }
+  return gemms.front().unit;
+}
+
+ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
+                              const RooflineEstimate& roofline, const DeviceSpec& device,
+                              bool include_overhead, std::vector<std::string>& assumptions) {
+  ExpectedTime e{roofline.time_s, "", ""};
+  const bool gpu = device.kind == DeviceKind::kGpu;
+  const bool matmul_knob = device.matmul_efficiency_set;
+  const bool hbm_knob = device.hbm_efficiency_set;
+  if (!gpu && !matmul_knob && !hbm_knob) {
+    e.model = "roofline (no measured model for TPUs)";
+    return e;
+  }
+  const double overhead = include_overhead ? device.per_op_overhead_s : 0.0;
+  std::vector<std::string> how;
+  // The slowest term as expected, and the model behind it.
+  double terms = 0;
+  std::string model = "roofline";
+  auto consider = [&terms, &model](double s, std::string_view name) {
+    if (s > terms) terms = s, model = std::string(name);
+  };
+  for (const RooflineTerm& t : roofline.terms) {
+    if (t.bound == Bound::kHbm && (hbm_knob || gpu)) {
+      const double fraction = hbm_knob ? device.hbm_efficiency : kGpuHbmFraction;
+      const double s = t.time_s / fraction;
+      how.push_back(absl::StrFormat("HBM at %.2f of its bandwidth (%s): %s", fraction,
+                                    hbm_knob ? "hbm_efficiency, calibrated" : "measured",
+                                    seconds(s)));
+      consider(s, hbm_knob ? "calibrated hbm_efficiency" : "achievable HBM (measured)");
+    } else if (t.bound == Bound::kMatrix && matmul_knob) {
+      const double s = t.time_s / device.matmul_efficiency;
+      how.push_back(absl::StrFormat("matrix at %.2f of peak (matmul_efficiency, calibrated): %s",
+                                    device.matmul_efficiency, seconds(s)));
+      consider(s, "calibrated matmul_efficiency");
+    } else {
+      consider(t.time_s, "roofline");
+    }
+  }
+
+  // GEMMs: the measured tables.
+  const Source source = gemm_source(device);
+  const measured::DeviceTables* tables =
+      source.name.empty() ? nullptr : measured::tables_for(source.name);
+  const DeviceSpec* src = source.name.empty() ? nullptr : source_spec(source.name);
+  if (!matmul_knob && work.matrix_flops > 0 && tables != nullptr && src != nullptr) {
+    double gemm_s = 0;
+    int used = 0;
+    for (const GemmCall& g : gemms) {
+      std::string_view table_class;
+      const measured::GemmTable* table = table_for(*tables, g, table_class);
+      const std::optional<double> own = peak(device, g.unit);
+      const std::optional<double> theirs = peak(*src, table_class);
+      if (table == nullptr || !own || !theirs) continue;
+      // Efficiency at this shape relative to the table's peak, applied to this device's peak
+      // of the class that runs: exact for the table's own device and class.
+      const bool same = !source.borrowed && table_class == g.unit;
+      const double rate = same ? table->flop_per_s(g.shape)
+                               : table->flop_per_s(g.shape) / *theirs * *own;
+      gemm_s += g.shape.flops() / rate;
+      ++used;
+      if (!same) {
+        note_once(assumptions,
+                  absl::StrFormat("%s %s GEMMs: efficiency borrowed from the measured %s %s "
+                                  "table, relative to each device's own peak",
+                                  device.name, sv(g.unit), source.name, sv(table_class)));
+      }
+    }
+    if (used > 0) {
+      how.insert(how.begin(),
+                 absl::StrFormat("%d GEMM%s from the measured %s table: %s", used,
+                                 used == 1 ? "" : "s", source.name, seconds(gemm_s)));
+      consider(gemm_s, absl::StrCat("gemm table ", source.name,
+                                    source.borrowed ? " (measured, borrowed)"
+                                                    : " (measured, interpolated)"));
+    }
+  }
+  if (model == "roofline" || terms + overhead <= roofline.time_s) {
+    model = gpu ? "roofline (no measured model)" : "roofline";
+  }
+  e.model = model;
+  e.time_s = std::max(roofline.time_s, terms + overhead);
+  if (!how.empty() && e.time_s > roofline.time_s) {
+    e.explanation =
+        absl::StrCat("expected = max(terms as measured) + overhead = ", seconds(e.time_s), " (",
+                     absl::StrJoin(how, "; "), ")");
+  }
+  return e;
+}
+
+ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstimate& roofline,
+                                      const DeviceSpec& device,
+                                      std::vector<std::string>& assumptions) {
+  ExpectedTime e{roofline.time_s, "", ""};
+  if (device.kind != DeviceKind::kGpu) {
+    e.model = "roofline (no measured model for TPUs)";
+    return e;
+  }
+  if (device.collective_bandwidth_efficiency || device.collective_latency_s) {
+    const double eff = device.collective_bandwidth_efficiency.value_or(1.0);
+    const double latency = device.collective_latency_s.value_or(roofline.latency_s);
+    e.time_s =
+        std::max(roofline.time_s, latency + roofline.bandwidth_time_s / eff);
+    e.model = "calibrated collective_bandwidth_efficiency / collective_latency";
+    e.explanation = absl::StrFormat(
+        "expected = latency %s + bandwidth term %s / %.2f = %s", seconds(latency),
+        seconds(roofline.bandwidth_time_s), eff, seconds(e.time_s));
+    return e;
+  }
+  const std::string_view op = table_op(kind);
+  const Source source = collective_source(device);
+  const measured::DeviceTables* tables =
+      source.name.empty() || op.empty() ? nullptr : measured::tables_for(source.name);
+  if (tables == nullptr || roofline.group_size <= 1) {
+    e.model = "roofline (no measured model)";
+    return e;
+  }
+  // The part inside one NVLink domain.
+  const bool pair = op == "collective-permute";
+  const int64_t n = roofline.group_size;
+  const int64_t domains = std::max<int64_t>(1, roofline.placement.domains);
+  const int64_t inside = pair ? 2
+                         : roofline.placement.members_per_domain > 0
+                             ? roofline.placement.members_per_domain
+                             : n;
+  if (inside <= 1) {
+    e.model = "roofline (no measured model across NVLink domains)";
+    return e;
+  }
+  // The measured group size nearest `inside` (in log), scaled by the bus factor.
+  const measured::CollectiveCurve* fit = nullptr;
+  int64_t fit_size = 0;
+  for (const auto& [key, f] : tables->collectives) {
+    if (key.op != op) continue;
+    if (fit == nullptr || std::abs(std::log2(static_cast<double>(key.group_size)) -
+                                   std::log2(static_cast<double>(inside))) <
+                              std::abs(std::log2(static_cast<double>(fit_size)) -
+                                       std::log2(static_cast<double>(inside)))) {
+      fit = &f;
+      fit_size = key.group_size;
+    }
+  }
+  if (fit == nullptr) {
+    e.model = "roofline (no measured model)";
+    return e;
+  }
+  // The table's size: the all-to-all buffer of one device is V / N.
+  const double bytes =
+      op == "all-to-all" ? roofline.bytes / static_cast<double>(n) : roofline.bytes;
+  measured::LatencyBandwidth model = fit->at(bytes);
+  double scale = pair ? 1.0
+                      : bus_factor(op, static_cast<double>(inside)) /
+                            bus_factor(op, static_cast<double>(fit_size));
+  if (source.borrowed) {
+    const DeviceSpec* src = source_spec(source.name);
+    if (src != nullptr && src->gpu && device.gpu && device.gpu->nvlink_bandwidth > 0) {
+      scale *= src->gpu->nvlink_bandwidth / device.gpu->nvlink_bandwidth;
+    }
+    note_once(assumptions, absl::StrFormat("%s collectives: latency and bandwidth borrowed from "
+                                           "the measured %s fit, bandwidth scaled by NVLink",
+                                           device.name, source.name));
+  }
+  model.seconds_per_byte *= scale;
+  model.max_bytes_per_s /= scale;
+  const double in_domain = model.time_s(bytes);
+  double across = 0;
+  if (domains > 1 && device.gpu && roofline.bandwidth != device.gpu->nvlink_bandwidth) {
+    across = roofline.bandwidth_time_s;  // the roofline's cross-domain term bounds it
+  }
+  e.time_s = std::max(roofline.time_s, in_domain + across);
+  e.model = absl::StrCat("collective fit ", source.name,
+                         source.borrowed ? " (measured, borrowed)" : " (measured, fitted)");
+  e.explanation = absl::StrFormat(
+      "expected = fitted %s of %d in one NVLink domain: %s + %.4g B x %.4g s/B (fit to the "
+      "4 nearest measured sizes) = %s%s -> %s",
+      sv(op), pair ? 2 : inside, seconds(model.latency_s), bytes, model.seconds_per_byte,
+      seconds(in_domain),
+      across > 0 ? absl::StrCat(", + cross-domain term ", seconds(across)) : std::string(),
+      seconds(e.time_s));
+  return e;
+}
+
+}  // namespace hloroof::predict

@@ -1,0 +1,70 @@
+// The expected time of an op or a collective (docs/prediction-model.md, "Expected time"): the
+// roofline raised to what measurements say the device reaches. Never below the roofline.
+#ifndef HLOROOF_LIB_PREDICT_EXPECTED_TIME_H_
+#define HLOROOF_LIB_PREDICT_EXPECTED_TIME_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "hloroof/collective.h"
+#include "hloroof/device.h"
+#include "hloroof/instruction.h"
+#include "hloroof/roofline.h"
+#include "predict/measured_models.h"
+
+namespace hloroof::predict {
+
+// The share of HBM bandwidth a memory-bound GPU kernel is expected to reach. Measured lower
+// bound: in the H100 GEMM table, dot(bf16[4,256,4096], bf16[4,4096,4096]) moves
+// 2 x 4 x (256 x 4096 + 4096 x 4096 + 256 x 4096) = 142.6 MB in 52.0 us = 2.74 TB/s, 0.82 of
+// its 3.35 TB/s, while the table's best memory-heavy shape reaches 0.87 (docs/
+// prediction-model.md shows the arithmetic). 0.87 is used for every GPU.
+inline constexpr double kGpuHbmFraction = 0.87;
+
+// One GEMM an instruction runs: its shape and the matrix class it runs on.
+struct GemmCall {
+  measured::GemmShape shape;
+  PrimitiveType lhs = PrimitiveType::kInvalid;
+  PrimitiveType rhs = PrimitiveType::kInvalid;
+  std::string_view unit;  // matrix_flops_per_s class the FLOPs run on: "bf16", "tf32", "f32", ...
+};
+
+// The GEMMs `instruction` runs: a dot, the dots of a fusion, a cuBLAS GEMM custom call. Empty
+// for anything else (convolutions included).
+std::vector<GemmCall> gemms_of(const Instruction& instruction, const DeviceSpec& device);
+
+// The matrix class dots of `type` run on for `device` (the precision rules of
+// docs/prediction-model.md): on Ampere and later GPUs, f32 dots at DEFAULT or HIGH precision
+// run on TF32 tensor cores ("tf32") unless the device lists no tf32 peak; HIGHEST, or the
+// dot_f32_f32_f32 algorithm, keeps them on f32 units; c64 and c128 run as f32 and f64.
+// `highest` says the dot asked for f32 units, `tf32` that it asked for TF32 explicitly.
+std::string_view matrix_unit(const DeviceSpec& device, PrimitiveType type, bool highest,
+                             bool tf32);
+
+// The matrix class of the op's FLOPs: that of its GEMMs when they agree, else the class of
+// `type` under the precision rules at DEFAULT precision.
+std::string_view op_matrix_unit(const Instruction& instruction, const DeviceSpec& device,
+                                PrimitiveType type);
+
+struct ExpectedTime {
+  double time_s = 0;
+  std::string model;        // which model gave it, e.g. "gemm table h100 (measured, interpolated)"
+  std::string explanation;  // how, with the numbers; empty when expected == roofline
+};
+
+// An op that is not a collective: `roofline` is its roofline estimate (overhead included),
+// `gemms` the GEMMs it runs (gemms_of). Assumptions made (borrowed tables) are added once.
+ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
+                              const RooflineEstimate& roofline, const DeviceSpec& device,
+                              bool include_overhead, std::vector<std::string>& assumptions);
+
+// A collective whose roofline estimate is `roofline` (kind as in the HLO).
+ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstimate& roofline,
+                                      const DeviceSpec& device,
+                                      std::vector<std::string>& assumptions);
+
+}  // namespace hloroof::predict
+
+#endif  // HLOROOF_LIB_PREDICT_EXPECTED_TIME_H_

@@ -1,0 +1,321 @@
+#include "predict/measured_models.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <numeric>
+
+#include <Eigen/Dense>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "predict/measured_files.h"
+#include "util/absl_compat.h"
+
+namespace hloroof::measured {
+namespace {
+
+// Nearest measured shapes a GEMM estimate regresses over: enough to pin the 5 coefficients of
+// a linear function of 4 log sizes with some averaging of the measurement noise, few enough to
+// stay local (the 16 corners of the query's cell on a full grid).
+constexpr size_t kNeighbours = 16;
+// Added to squared log2 distances in the weights: at a measured shape (distance 0) its own
+// weight is 1 / kNearby = 100 times that of a neighbour one doubling away.
+constexpr double kNearby = 0.01;
+
+std::array<double, 4> log2_of(const GemmShape& s) {
+  return {std::log2(s.b), std::log2(s.m), std::log2(s.n), std::log2(s.k)};
+}
+
+std::string_view file_text(std::string_view name) {
+  for (const internal::EmbeddedFile& f : internal::measured_table_files()) {
+    if (f.name == name) return f.contents;
+  }
+  return {};
+}
+
+// Non-comment lines split on spaces.
+std::vector<std::vector<std::string_view>> table_rows(std::string_view text) {
+  std::vector<std::vector<std::string_view>> rows;
+  for (absl::string_view line : absl::StrSplit(sv(text), '\n')) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string_view>& row = rows.emplace_back();
+    for (absl::string_view field : absl::StrSplit(line, ' ', absl::SkipEmpty())) {
+      row.push_back(sv(field));
+    }
+  }
+  return rows;
+}
+
+double number(std::string_view text) {
+  double v = 0;
+  return absl::SimpleAtod(sv(text), &v) ? v : 0;
+}
+
+}  // namespace
+
+absl::StatusOr<GemmTable> GemmTable::from_rows(absl::Span<const GemmRow> rows) {
+  if (rows.empty()) return absl::InvalidArgumentError("a GEMM table needs one row at least");
+  GemmTable t;
+  t.lo_.fill(std::numeric_limits<double>::infinity());
+  t.hi_.fill(-std::numeric_limits<double>::infinity());
+  t.min_time_s_ = std::numeric_limits<double>::infinity();
+  for (const GemmRow& r : rows) {
+    const GemmShape& s = r.shape;
+    if (!(s.b >= 1 && s.m >= 1 && s.n >= 1 && s.k >= 1 && r.flop_per_s > 0) ||
+        !std::isfinite(r.flop_per_s)) {
+      return absl::InvalidArgumentError(absl::StrCat("GEMM row ", s.b, "x", s.m, "x", s.n, "x",
+                                                     s.k, ": sizes must be >= 1 and the rate "
+                                                     "positive"));
+    }
+    const std::array<double, 4> x = log2_of(s);
+    for (size_t a = 0; a < 4; ++a) {
+      t.lo_[a] = std::min(t.lo_[a], x[a]);
+      t.hi_[a] = std::max(t.hi_[a], x[a]);
+    }
+    t.points_.push_back(x);
+    t.log_rate_.push_back(std::log(r.flop_per_s));
+    t.min_time_s_ = std::min(t.min_time_s_, s.flops() / r.flop_per_s);
+    t.max_rate_ = std::max(t.max_rate_, r.flop_per_s);
+  }
+  return t;
+}
+
+double GemmTable::time_inside(const std::array<double, 4>& x) const {
+  // The nearest measured shapes, by squared distance in log2 space.
+  const size_t n = points_.size();
+  std::vector<std::pair<double, size_t>> near(n);
+  for (size_t i = 0; i < n; ++i) {
+    double d = 0;
+    for (size_t a = 0; a < 4; ++a) d += (points_[i][a] - x[a]) * (points_[i][a] - x[a]);
+    near[i] = {d, i};
+  }
+  const size_t k = std::min(kNeighbours, n);
+  std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), near.end());
+
+  // Weighted least squares: log rate = c0 + c . x, rows scaled by sqrt(weight).
+  Eigen::MatrixXd a(static_cast<Eigen::Index>(k), 5);
+  Eigen::VectorXd y(static_cast<Eigen::Index>(k));
+  double weights = 0, mean = 0;
+  for (size_t r = 0; r < k; ++r) {
+    const auto row = static_cast<Eigen::Index>(r);
+    const double w = 1.0 / (near[r].first + kNearby);
+    const double sw = std::sqrt(w);
+    a(row, 0) = sw;
+    for (size_t c = 0; c < 4; ++c) {
+      a(row, static_cast<Eigen::Index>(c + 1)) = sw * (points_[near[r].second][c] - x[c]);
+    }
+    y(row) = sw * log_rate_[near[r].second];
+    weights += w;
+    mean += w * log_rate_[near[r].second];
+  }
+  // Centred on x, the value at x is the intercept. A rank-deficient system (every neighbour
+  // shares a size) leaves that axis out; QR with column pivoting copes.
+  double log_rate = mean / weights;
+  if (k >= 5) {
+    const Eigen::VectorXd c = a.colPivHouseholderQr().solve(y);
+    if (std::isfinite(c(0))) log_rate = c(0);
+  }
+  // Never above the best measured throughput: the regression may not invent speed.
+  return std::min(std::exp(log_rate), max_rate_);
+}
+
+double GemmTable::flop_per_s(const GemmShape& shape) const {
+  const double t = time_s(shape);
+  return t > 0 ? shape.flops() / t : max_rate_;
+}
+
+double GemmTable::time_s(const GemmShape& shape) const {
+  GemmShape s = shape;
+  s.b = std::max(1.0, s.b);
+  s.m = std::max(1.0, s.m);
+  s.n = std::max(1.0, s.n);
+  s.k = std::max(1.0, s.k);
+  // A batch beyond the box joins m.
+  const double b_max = std::exp2(hi_[0]);
+  if (s.b > b_max) {
+    s.m *= s.b / b_max;
+    s.b = b_max;
+  }
+  std::array<double, 4> x = log2_of(s);
+  double stretch = 1;  // the work beyond the box, run at the edge's throughput
+  for (size_t a = 0; a < 4; ++a) {
+    if (x[a] > hi_[a]) {
+      stretch *= std::exp2(x[a] - hi_[a]);
+      x[a] = hi_[a];
+    } else if (x[a] < lo_[a]) {
+      x[a] = lo_[a];  // the edge's time: smaller is not faster
+    }
+  }
+  const GemmShape edge{std::exp2(x[0]), std::exp2(x[1]), std::exp2(x[2]), std::exp2(x[3])};
+  return stretch * edge.flops() / time_inside(x);
+}
+
+double LatencyBandwidth::time_s(double bytes) const {
+  return std::max({latency_s + bytes * seconds_per_byte, min_time_s,
+                   max_bytes_per_s > 0 ? bytes / max_bytes_per_s : 0.0});
+}
+
+absl::StatusOr<LatencyBandwidth> fit_latency_bandwidth(absl::Span<const CollectivePoint> points) {
+  if (points.size() < 2) {
+    return absl::InvalidArgumentError("a latency-bandwidth fit needs two measurements");
+  }
+  const auto n = static_cast<Eigen::Index>(points.size());
+  Eigen::MatrixXd a(n, 2);
+  Eigen::VectorXd ones = Eigen::VectorXd::Ones(n);
+  LatencyBandwidth f;
+  f.min_time_s = std::numeric_limits<double>::infinity();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const CollectivePoint& p = points[static_cast<size_t>(i)];
+    if (!(p.bytes > 0 && p.time_s > 0)) {
+      return absl::InvalidArgumentError("collective measurements need positive sizes and times");
+    }
+    // Relative error: (a + b x) / t - 1, so row i is [1/t, x/t] against 1.
+    a(i, 0) = 1.0 / p.time_s;
+    a(i, 1) = p.bytes / p.time_s;
+    f.min_time_s = std::min(f.min_time_s, p.time_s);
+    f.max_bytes_per_s = std::max(f.max_bytes_per_s, p.bytes / p.time_s);
+  }
+  Eigen::Vector2d c = a.colPivHouseholderQr().solve(ones);
+  if (!(c(0) >= 0)) {  // no latency: time = b x
+    c(0) = 0;
+    c(1) = a.col(1).dot(ones) / a.col(1).squaredNorm();
+  } else if (!(c(1) >= 0)) {  // no bandwidth term: time = a
+    c(1) = 0;
+    c(0) = a.col(0).dot(ones) / a.col(0).squaredNorm();
+  }
+  f.latency_s = c(0);
+  f.seconds_per_byte = c(1);
+  return f;
+}
+
+absl::StatusOr<CollectiveCurve> CollectiveCurve::from_points(std::vector<CollectivePoint> points) {
+  if (points.size() < 2) {
+    return absl::InvalidArgumentError("a collective curve needs two measurements");
+  }
+  CollectiveCurve c;
+  c.min_time_s_ = std::numeric_limits<double>::infinity();
+  for (const CollectivePoint& p : points) {
+    if (!(p.bytes > 0 && p.time_s > 0)) {
+      return absl::InvalidArgumentError("collective measurements need positive sizes and times");
+    }
+    c.min_time_s_ = std::min(c.min_time_s_, p.time_s);
+    c.max_bytes_per_s_ = std::max(c.max_bytes_per_s_, p.bytes / p.time_s);
+  }
+  std::sort(points.begin(), points.end(),
+            [](const CollectivePoint& a, const CollectivePoint& b) { return a.bytes < b.bytes; });
+  c.points_ = std::move(points);
+  return c;
+}
+
+LatencyBandwidth CollectiveCurve::at(double bytes) const {
+  const double x = std::log2(std::max(bytes, 1.0));
+  std::vector<std::pair<double, size_t>> near(points_.size());
+  for (size_t i = 0; i < points_.size(); ++i) {
+    near[i] = {std::abs(std::log2(points_[i].bytes) - x), i};
+  }
+  const size_t k = std::min(kLocalSizes, near.size());
+  std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), near.end());
+  std::vector<CollectivePoint> local;
+  for (size_t r = 0; r < k; ++r) local.push_back(points_[near[r].second]);
+  absl::StatusOr<LatencyBandwidth> fit = fit_latency_bandwidth(local);
+  LatencyBandwidth f = fit.ok() ? *fit : LatencyBandwidth{};
+  f.min_time_s = min_time_s_;
+  f.max_bytes_per_s = max_bytes_per_s_;
+  return f;
+}
+
+bool in_fit_half(std::string_view shape_key) {
+  // FNV-1a, 64 bits, with a fixed offset basis (the "seed").
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char ch : shape_key) {
+    h ^= ch;
+    h *= 0x100000001b3ull;
+  }
+  // The high bits mix best.
+  return (h >> 63) == 0;
+}
+
+std::string GemmRecord::shape_key() const {
+  return absl::StrCat(row.shape.b, ",", row.shape.m, ",", row.shape.n, ",", row.shape.k);
+}
+
+std::string CollectiveRecord::shape_key() const {
+  return absl::StrCat(op, " ", groups, "x", group_size, " ", point.bytes);
+}
+
+const std::vector<GemmRecord>& gemm_records() {
+  static const std::vector<GemmRecord>* records = [] {
+    auto* out = new std::vector<GemmRecord>;
+    for (const std::vector<std::string_view>& f : table_rows(file_text("gemm.tsv"))) {
+      if (f.size() != 7) continue;
+      out->push_back({std::string(f[0]), std::string(f[1]),
+                      {{number(f[2]), number(f[3]), number(f[4]), number(f[5])}, number(f[6])}});
+    }
+    return out;
+  }();
+  return *records;
+}
+
+const std::vector<CollectiveRecord>& collective_records() {
+  static const std::vector<CollectiveRecord>* records = [] {
+    auto* out = new std::vector<CollectiveRecord>;
+    for (const std::vector<std::string_view>& f : table_rows(file_text("collectives.tsv"))) {
+      if (f.size() != 6) continue;
+      const double bytes = number(f[4]), rate = number(f[5]);
+      if (!(bytes > 0 && rate > 0)) continue;
+      out->push_back({std::string(f[0]), std::string(f[1]), static_cast<int64_t>(number(f[2])),
+                      static_cast<int64_t>(number(f[3])), {bytes, bytes / rate}});
+    }
+    return out;
+  }();
+  return *records;
+}
+
+absl::StatusOr<DeviceTables> build_tables(std::string_view device, bool fit_half_only) {
+  DeviceTables t;
+  std::map<std::string, std::vector<GemmRow>, std::less<>> gemm_rows;
+  for (const GemmRecord& r : gemm_records()) {
+    if (r.device != device || (fit_half_only && !in_fit_half(r.shape_key()))) continue;
+    gemm_rows[r.dtypes].push_back(r.row);
+  }
+  for (const auto& [dtypes, rows] : gemm_rows) {
+    absl::StatusOr<GemmTable> table = GemmTable::from_rows(rows);
+    if (!table.ok()) return table.status();
+    t.gemm.emplace(dtypes, *std::move(table));
+  }
+  // collective-permute is keyed by its pairs, whatever their pattern: each device sends one
+  // buffer to one peer in every measured pattern.
+  std::map<CollectiveKey, std::vector<CollectivePoint>> points;
+  for (const CollectiveRecord& r : collective_records()) {
+    if (r.device != device || (fit_half_only && !in_fit_half(r.shape_key()))) continue;
+    const int64_t size = r.op == "collective-permute" ? 2 : r.group_size;
+    points[{r.op, size}].push_back(r.point);
+  }
+  for (const auto& [key, list] : points) {
+    if (list.size() < 2) continue;
+    absl::StatusOr<CollectiveCurve> curve = CollectiveCurve::from_points(list);
+    if (!curve.ok()) return curve.status();
+    t.collectives.emplace(key, *std::move(curve));
+  }
+  return t;
+}
+
+const DeviceTables* tables_for(std::string_view device) {
+  static std::mutex mu;
+  static auto* cache = new std::map<std::string, std::optional<DeviceTables>, std::less<>>;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache->find(device);
+  if (it == cache->end()) {
+    absl::StatusOr<DeviceTables> t = build_tables(device);
+    std::optional<DeviceTables> entry;
+    if (t.ok() && (!t->gemm.empty() || !t->collectives.empty())) entry = *std::move(t);
+    it = cache->emplace(std::string(device), std::move(entry)).first;
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+}  // namespace hloroof::measured
