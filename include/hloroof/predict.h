@@ -47,6 +47,8 @@ struct PredictOptions {
   // Trace timeline: iterations of a while loop laid out one by one up to this many; the rest
   // are one slice.
   int64_t max_expanded_iterations = 4;
+  // Predict the roofline alone: every op's expected time is its roofline time.
+  bool roofline_only = false;
 };
 
 // What bounds an op, in XProf's terms.
@@ -88,8 +90,13 @@ struct OpPrediction {
   // a synchronous collective's time, an async done's wait. An async start takes no time of its
   // own: its work runs on a stream (see `async`). Every op of the step is listed once, so the
   // ops' total times add up to the step time.
+  // time_s is the EXPECTED time of one execution; roofline_time_s the roofline time (the
+  // same figure while the roofline is the only model).
   double time_s = 0;
   double total_time_s = 0;  // time_s x multiplier
+  double roofline_time_s = 0;
+  double efficiency = 1;           // roofline_time_s / time_s: the fraction of the roofline
+  std::string model = "roofline";  // the model behind time_s
   BoundBy bound = BoundBy::kOverhead;
   Bound resource = Bound::kOverhead;  // the roofline term behind `bound`
   double flops = 0;                   // one execution
@@ -116,7 +123,8 @@ struct TimelineEvent {
 struct Prediction {
   std::string device;    // the spec's name, e.g. "tpu_v5e"
   std::string topology;  // e.g. "2x2"
-  double step_time_s = 0;
+  double step_time_s = 0;           // expected
+  double roofline_step_time_s = 0;  // the step with every op at its roofline time
   struct Breakdown {
     double compute_s = 0;             // ops bound by FLOPs
     double memory_s = 0;              // ops bound by memory bandwidth

@@ -113,6 +113,9 @@ OpPrediction op_record(InstructionTiming& t, double runs) {
   op.multiplier = runs;
   op.time_s = t.time_s;
   op.total_time_s = t.time_s * runs;
+  op.roofline_time_s = t.time_s;
+  op.efficiency = 1;
+  op.model = "roofline";
   op.bound = t.bound;
   op.resource = t.resource;
   if (t.cost != nullptr) {
@@ -283,6 +286,7 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
   absl::StatusOr<predict::TimingMap> timings = predict::time_computations(module, target);
   if (!timings.ok()) return timings.status();
   p.step_time_s = timings->at(module.entry()).total_s;
+  p.roofline_step_time_s = p.step_time_s;
 
   std::map<PrimitiveType, double> matrix_by_type;
   gather_ops(module, *timings, p, matrix_by_type);
