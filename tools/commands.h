@@ -16,6 +16,7 @@ struct Command {
   int (*run)(const std::vector<std::string>& args);
 };
 
+extern const Command kCalibrateCommand;
 extern const Command kCompareCommand;
 extern const Command kCostCommand;
 extern const Command kDevicesCommand;
@@ -23,6 +24,7 @@ extern const Command kPredictCommand;
 extern const Command kShapeCommand;
 extern const Command kMemoryCommand;
 extern const Command kParseCommand;
+extern const Command kProfileCommand;
 
 }  // namespace hloroof::cli
 

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config libabsl-dev libre2-dev libeigen3-dev catch2
-          nlohmann-json3-dev librsvg2-bin)
+          nlohmann-json3-dev librsvg2-bin libprotobuf-dev protobuf-compiler zlib1g-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
