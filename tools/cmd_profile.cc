@@ -25,10 +25,10 @@ constexpr std::string_view kUsage =
 constexpr char kCapturedModule[] = "module.hlo";
 
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args = parse_args(
-      words, {.flags = {"--json"},
-              .options = {"--device", "--topology", "--device-index", "--module", "--top",
-                          "--trace", "--trip-count"}});
+  absl::StatusOr<Args> args =
+      parse_args(words, {.flags = {"--json"},
+                         .options = {"--device", "--topology", "--device-index", "--module",
+                                     "--top", "--trace", "--trip-count"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kProfileCommand.help;
@@ -43,9 +43,9 @@ int run(const std::vector<std::string>& words) {
     hlo_path = (std::filesystem::path(profile_path) / kCapturedModule).string();
     std::error_code ec;
     if (!std::filesystem::is_regular_file(hlo_path, ec)) {
-      return usage_error(absl::StrCat("expected HLO and PROFILE, or a capture folder holding ",
-                                      kCapturedModule),
-                         kUsage);
+      return usage_error(
+          absl::StrCat("expected HLO and PROFILE, or a capture folder holding ", kCapturedModule),
+          kUsage);
     }
   } else {
     return usage_error("expected an HLO file and a profile", kUsage);
@@ -96,8 +96,8 @@ int run(const std::vector<std::string>& words) {
     const std::string out = args->get("--trace");
     std::ofstream file(out, std::ios::binary);
     if (!(file << profile_comparison_to_trace_json(*comparison, *prediction)) || !file.flush()) {
-      return fail(absl::InvalidArgumentError(absl::StrCat("cannot write the trace to '", out,
-                                                          "'")));
+      return fail(
+          absl::InvalidArgumentError(absl::StrCat("cannot write the trace to '", out, "'")));
     }
   }
   if (args->flag("--json")) {

@@ -71,30 +71,30 @@ absl::StatusOr<const ProfilePlane*> device_plane(const Profile& profile, int ind
 
 // One execution of an op on the device, for the trace.
 struct MeasuredEvent {
-  std::string op;     // the HLO instruction
-  std::string name;   // the kernel's or event's own name
-  std::string track;  // the profile line it ran on
+  std::string op;      // the HLO instruction
+  std::string name;    // the kernel's or event's own name
+  std::string track;   // the profile line it ran on
   double start_s = 0;  // from the start of its step
   double duration_s = 0;
 };
 
 struct MeasuredOp {
-  std::string name;         // the HLO instruction
-  double time_s = 0;        // per step: every kernel of every execution, summed
-  double occurrences = 0;   // events per step
-  int64_t kernels = 0;      // distinct kernel (event) names
+  std::string name;        // the HLO instruction
+  double time_s = 0;       // per step: every kernel of every execution, summed
+  double occurrences = 0;  // events per step
+  int64_t kernels = 0;     // distinct kernel (event) names
 };
 
 // The module's executions in one device plane.
 struct MeasuredModule {
   std::string plane;
   std::string module;
-  int64_t steps = 0;             // executions of the module seen
-  std::vector<double> steps_s;   // each one's duration, in order
-  double step_s = 0;             // the median (the lower of the middle two)
+  int64_t steps = 0;            // executions of the module seen
+  std::vector<double> steps_s;  // each one's duration, in order
+  double step_s = 0;            // the median (the lower of the middle two)
   // The median step's time with some op of the module running (the union of its events).
   double busy_s = 0;
-  std::vector<MeasuredOp> ops;           // by name
+  std::vector<MeasuredOp> ops;             // by name
   std::vector<MeasuredEvent> median_step;  // the events of the median step, by start
   std::vector<std::string> notes;          // how steps were found
 };
@@ -118,22 +118,22 @@ absl::StatusOr<MeasuredModule> measure_module(const Profile& profile, std::strin
 struct JoinedOp {
   std::string name;
   std::string opcode;
-  std::string category;     // the prediction's ("loop fusion", "all-gather", ...)
-  std::string bound;        // bound_by_name of the prediction
+  std::string category;  // the prediction's ("loop fusion", "all-gather", ...)
+  std::string bound;     // bound_by_name of the prediction
   double measured_s = 0;
-  double expected_s = 0;    // an async collective's start: its own latency, not the wait
+  double expected_s = 0;  // an async collective's start: its own latency, not the wait
   double roofline_s = 0;
-  double occurrences = 0;   // measured, per step
+  double occurrences = 0;  // measured, per step
   double predicted_occurrences = 0;
   int64_t kernels = 0;
-  double lost_s = 0;        // measured - expected
+  double lost_s = 0;  // measured - expected
 };
 
 // An op seen on one side only: in the profile but not predicted ("measured"), or predicted
 // but never seen in the profile ("predicted").
 struct UnmatchedOp {
   std::string name;
-  std::string side;  // "measured" or "predicted"
+  std::string side;    // "measured" or "predicted"
   std::string opcode;  // predicted side only
   double time_s = 0;   // per step, on its side
   double occurrences = 0;
@@ -145,8 +145,8 @@ struct GapRow {
   std::string category;
   double measured_s = 0;
   double expected_s = 0;
-  double gap_s = 0;    // measured - expected
-  double share = 0;    // gap_s / (measured step - expected step); 0 when the step gap is 0
+  double gap_s = 0;  // measured - expected
+  double share = 0;  // gap_s / (measured step - expected step); 0 when the step gap is 0
 };
 
 struct ProfileComparison {
@@ -158,9 +158,9 @@ struct ProfileComparison {
   double measured_step_s = 0;  // median
   double expected_step_s = 0;
   double roofline_step_s = 0;
-  double busy_s = 0;  // the median step's union of op events
-  double idle_s = 0;  // median step - busy
-  std::vector<JoinedOp> ops;          // ranked by lost_s, most first
+  double busy_s = 0;                   // the median step's union of op events
+  double idle_s = 0;                   // median step - busy
+  std::vector<JoinedOp> ops;           // ranked by lost_s, most first
   std::vector<UnmatchedOp> unmatched;  // by time, most first
   std::vector<GapRow> gaps;
   std::vector<std::string> notes;

@@ -44,7 +44,7 @@ struct Sample {
   double measured_s = 0;  // one execution
   bool collective = false;
   double matrix_s = 0, hbm_s = 0, rest_s = 0;  // terms at peak (non-collective ops)
-  double bandwidth_s = 0;                       // collectives: the bandwidth term
+  double bandwidth_s = 0;                      // collectives: the bandwidth term
 };
 
 struct Figures {
@@ -94,8 +94,7 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
                          const CalibrationOptions& options, std::vector<Sample>& out) {
   ProfileOptions po = options.profile;
   po.module_name.clear();
-  absl::StatusOr<MeasuredModule> measured =
-      measure_module(*run.profile, run.module->name(), po);
+  absl::StatusOr<MeasuredModule> measured = measure_module(*run.profile, run.module->name(), po);
   if (!measured.ok()) return measured.status();
   const DeviceSpec unit = unit_spec(base);
   absl::StatusOr<Prediction> p0 = predict_step_time(*run.module, unit, options.predict);
@@ -103,8 +102,8 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
   std::vector<absl::flat_hash_map<std::string, double>> terms;
   for (auto [m, h, r] : {std::tuple{true, false, false}, std::tuple{false, true, false},
                          std::tuple{false, false, true}}) {
-    absl::StatusOr<Prediction> p = predict_step_time(*run.module, only(unit, m, h, r),
-                                                     options.predict);
+    absl::StatusOr<Prediction> p =
+        predict_step_time(*run.module, only(unit, m, h, r), options.predict);
     if (!p.ok()) return p.status();
     terms.push_back(execution_times(*p));
   }
@@ -206,8 +205,8 @@ Fit fit(const std::vector<Sample>& samples, const DeviceSpec& base, bool collect
     for (const Sample& s : samples) {
       if (s.collective) continue;
       const OpClass k = sample_class(s, f);
-      x.push_back({k == OpClass::kMatmul ? s.matrix_s : 0, k == OpClass::kMemory ? s.hbm_s : 0,
-                   1, k == OpClass::kOther ? s.rest_s : 0});
+      x.push_back({k == OpClass::kMatmul ? s.matrix_s : 0, k == OpClass::kMemory ? s.hbm_s : 0, 1,
+                   k == OpClass::kOther ? s.rest_s : 0});
       y.push_back(s.measured_s);
       any_matmul |= k == OpClass::kMatmul;
       any_memory |= k == OpClass::kMemory;
@@ -257,19 +256,17 @@ Fit fit(const std::vector<Sample>& samples, const DeviceSpec& base, bool collect
         break;
     }
   }
-  auto figure = [&](std::string field, double before, double after, bool fitted,
-                    std::string why) {
+  auto figure = [&](std::string field, double before, double after, bool fitted, std::string why) {
     out.report.push_back({std::move(field), before, after, fitted, std::move(why)});
   };
   figure("matmul_efficiency", base.matmul_efficiency, 1 / f.u, matmul > 0,
-         matmul > 0 ? absl::StrCat(matmul, " matrix-bound ops") : "no matrix-bound op measured");
+         matmul > 0 ? absl::StrCat(matmul, " matrix-bound ops") : "no matrix-bound op");
   figure("hbm_efficiency", base.hbm_efficiency, 1 / f.v, memory > 0,
-         memory > 0 ? absl::StrCat(memory, " HBM-bound ops") : "no HBM-bound op measured");
-  const bool overhead_fitted = matmul + memory + other >= 2 && determined &&
-                               !overhead_undetermined;
+         memory > 0 ? absl::StrCat(memory, " HBM-bound ops") : "no HBM-bound op");
+  const bool overhead_fitted = matmul + memory + other >= 2 && determined && !overhead_undetermined;
   figure("per_op_overhead", base.per_op_overhead_s, f.overhead_s, overhead_fitted,
          overhead_fitted ? absl::StrCat(matmul + memory + other, " ops")
-                         : "too few distinct ops to tell it from the rates");
+                         : "too few ops to tell it apart");
 
   // Collectives: latency + w x bandwidth term.
   if (base.gpu) {
@@ -287,11 +284,10 @@ Fit fit(const std::vector<Sample>& samples, const DeviceSpec& base, bool collect
       b[0] = 0;
       ok = solve(x, y, {true, false}, b) && b[1] > 0;
     }
-    std::string why = !collectives ? "XLA's collective formulas are not fitted"
-                      : y.size() < 2
-                          ? absl::StrCat(y.size(), " collective measured; 2 or more needed")
-                      : ok ? absl::StrCat(y.size(), " collectives")
-                           : "the collectives do not determine latency and bandwidth";
+    std::string why = !collectives   ? "XLA's GPU formulas: not fitted"
+                      : y.size() < 2 ? absl::StrCat(y.size(), " collectives; 2 or more needed")
+                      : ok           ? absl::StrCat(y.size(), " collectives")
+                                     : "collectives do not determine it";
     if (ok) f.latency_s = b[0], f.w = b[1];
     figure("interconnect.collective_launch_latency", latency_before, f.latency_s, ok, why);
     figure("interconnect.nvlink_bandwidth", base.gpu->nvlink_bandwidth,
@@ -330,8 +326,8 @@ absl::StatusOr<std::string> fitted_json(const DeviceSpec& base, const Fit& fit,
     return absl::InvalidArgumentError(absl::StrCat(base.origin, ": not a JSON object"));
   }
   const std::string how =
-      absl::StrFormat("fitted by hloroof calibrate to %d measured ops of %d profile%s", ops,
-                      runs, runs == 1 ? "" : "s");
+      absl::StrFormat("fitted by hloroof calibrate to %d measured ops of %d profile%s", ops, runs,
+                      runs == 1 ? "" : "s");
   doc["name"] = name;
   doc["display_name"] = absl::StrCat(base.display_name, " (fitted)");
   doc.erase("aliases");
@@ -340,20 +336,28 @@ absl::StatusOr<std::string> fitted_json(const DeviceSpec& base, const Fit& fit,
   doc["hbm_efficiency"] = 1 / f.v;
   for (const FittedFigure& r : fit.report) {
     if (r.field == "per_op_overhead" && r.fitted) {
-      doc["per_op_overhead"] = {{"value", f.overhead_s}, {"unit", "s"}, {"source", "fitted"},
-                                {"verified", false},     {"note", how}};
+      doc["per_op_overhead"] = {{"value", f.overhead_s},
+                                {"unit", "s"},
+                                {"source", "fitted"},
+                                {"verified", false},
+                                {"note", how}};
     }
   }
   for (const FittedFigure& r : fit.report) {
     if (!r.fitted || !absl::StartsWith(r.field, "interconnect.")) continue;
     const std::string key = r.field.substr(std::string_view("interconnect.").size());
     const bool time = key == "collective_launch_latency";
-    doc["interconnect"][key] = {{"value", r.after}, {"unit", time ? "s" : "B/s"},
-                                {"source", "fitted"}, {"verified", false}, {"note", how}};
+    doc["interconnect"][key] = {{"value", r.after},
+                                {"unit", time ? "s" : "B/s"},
+                                {"source", "fitted"},
+                                {"verified", false},
+                                {"note", how}};
   }
-  if (!doc.contains("notes") || !doc["notes"].is_array()) doc["notes"] = nlohmann::ordered_json::array();
-  doc["notes"].push_back(absl::StrCat(how, "; matmul_efficiency, hbm_efficiency and the figures "
-                                           "marked 'fitted' come from it"));
+  if (!doc.contains("notes") || !doc["notes"].is_array())
+    doc["notes"] = nlohmann::ordered_json::array();
+  doc["notes"].push_back(absl::StrCat(how,
+                                      "; matmul_efficiency, hbm_efficiency and the figures "
+                                      "marked 'fitted' come from it"));
   return doc.dump(2) + "\n";
 }
 
@@ -376,8 +380,8 @@ void add_errors(const std::vector<Sample>& samples, const Figures& before, const
       sum.after += a * a;
     }
   }
-  for (std::string_view cls : {"matmul", "memory-bound", "other ops", "collectives exposed",
-                               "all"}) {
+  for (std::string_view cls :
+       {"matmul", "memory-bound", "other ops", "collectives exposed", "all"}) {
     auto it = sums.find(std::string(cls));
     if (it == sums.end()) continue;
     const Sum& s = it->second;
@@ -455,22 +459,21 @@ absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> run
 
 std::string render_calibration(const CalibrationResult& r) {
   std::string out = absl::StrFormat("fitted %s to %d measured ops\n\n", r.device.name, r.ops_used);
-  TextTable figures({{"figure", Align::kLeft}, {"given"}, {"fitted"}, {"", Align::kLeft, 36}});
+  TextTable figures({{"figure", Align::kLeft}, {"given"}, {"fitted"}, {"why", Align::kLeft, 36}});
   auto value = [](const FittedFigure& f, double v) {
     if (absl::StrContains(f.field, "bandwidth")) return format_byte_rate(v);
     if (absl::StrContains(f.field, "efficiency")) return format_percent(v);
     return format_seconds(v);
   };
   for (const FittedFigure& f : r.figures) {
-    figures.add_row({f.field, value(f, f.before), f.fitted ? value(f, f.after) : "(kept)",
-                     f.why});
+    figures.add_row({f.field, value(f, f.before), f.fitted ? value(f, f.after) : "(kept)", f.why});
   }
   out += figures.render();
   out += "\nError per op class: RMS of (predicted - measured) / measured, one execution each\n";
   TextTable errors({{"class", Align::kLeft}, {"ops"}, {"given"}, {"fitted"}});
   for (const ClassError& e : r.errors) {
-    errors.add_row({e.op_class, absl::StrCat(e.ops), format_percent(e.before),
-                    format_percent(e.after)});
+    errors.add_row(
+        {e.op_class, absl::StrCat(e.ops), format_percent(e.before), format_percent(e.after)});
   }
   out += errors.render();
   if (!r.held_out.empty()) {

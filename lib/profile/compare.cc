@@ -123,9 +123,9 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
     c.unmatched.push_back({op.name, "predicted", op.opcode, expected, op.multiplier});
   }
   if (silent > 0) {
-    c.notes.push_back(absl::StrFormat(
-        "%d predicted op%s of no predicted time not in the profile, not listed", silent,
-        silent == 1 ? "" : "s"));
+    c.notes.push_back(
+        absl::StrFormat("%d predicted op%s of no predicted time not in the profile, not listed",
+                        silent, silent == 1 ? "" : "s"));
   }
 
   // Exposed collective time of the median step: when a collective runs and nothing else does.

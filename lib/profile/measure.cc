@@ -53,8 +53,8 @@ std::vector<const ProfileEvent*> leaf_events(const ProfileLine& line) {
   std::vector<const ProfileEvent*> leaves;
   for (size_t k = 0; k < sorted.size(); ++k) {
     const ProfileEvent* e = sorted[k];
-    const bool parent = k + 1 < sorted.size() && sorted[k + 1]->start_s < e->start_s +
-                                                                              e->duration_s;
+    const bool parent =
+        k + 1 < sorted.size() && sorted[k + 1]->start_s < e->start_s + e->duration_s;
     if (!parent) leaves.push_back(e);
   }
   return leaves;
@@ -87,8 +87,7 @@ absl::StatusOr<MeasuredModule> measure_module(const Profile& profile, std::strin
   absl::StatusOr<const ProfilePlane*> found = device_plane(profile, options.device_index);
   if (!found.ok()) return found.status();
   const ProfilePlane& plane = **found;
-  const std::string name = options.module_name.empty() ? std::string(module)
-                                                       : options.module_name;
+  const std::string name = options.module_name.empty() ? std::string(module) : options.module_name;
   MeasuredModule out;
   out.plane = plane.name;
   out.module = name;
@@ -145,9 +144,9 @@ absl::StatusOr<MeasuredModule> measure_module(const Profile& profile, std::strin
     out.notes.push_back("GPU kernels joined to HLO ops through their hlo_op stat");
   }
   if (events.empty()) {
-    return absl::NotFoundError(absl::StrCat(
-        profile.origin, ": ", plane.name, " has no op events of module '", name,
-        "': no kernels with an hlo_op stat and no '", sv(kOpsLine), "' line"));
+    return absl::NotFoundError(
+        absl::StrCat(profile.origin, ": ", plane.name, " has no op events of module '", name,
+                     "': no kernels with an hlo_op stat and no '", sv(kOpsLine), "' line"));
   }
   if (windows.empty()) {
     double start = events.front().event->start_s, end = start;
@@ -219,13 +218,12 @@ absl::StatusOr<MeasuredModule> measure_module(const Profile& profile, std::strin
     const double s = e->event->start_s - origin;
     const double end = std::min(s + e->event->duration_s, windows[chosen].second - origin);
     busy.emplace_back(s, std::max(s, end));
-    out.median_step.push_back({std::string(e->op), e->event->name, std::string(e->track), s,
-                               e->event->duration_s});
+    out.median_step.push_back(
+        {std::string(e->op), e->event->name, std::string(e->track), s, e->event->duration_s});
   }
-  std::stable_sort(out.median_step.begin(), out.median_step.end(),
-                   [](const MeasuredEvent& a, const MeasuredEvent& b) {
-                     return a.start_s < b.start_s;
-                   });
+  std::stable_sort(
+      out.median_step.begin(), out.median_step.end(),
+      [](const MeasuredEvent& a, const MeasuredEvent& b) { return a.start_s < b.start_s; });
   out.busy_s = profile_internal::union_length(std::move(busy));
   return out;
 }

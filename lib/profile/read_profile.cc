@@ -55,9 +55,8 @@ absl::StatusOr<std::string> gunzip(std::string_view bytes, std::string_view orig
     rc = inflate(&z, Z_NO_FLUSH);
     if (rc != Z_OK && rc != Z_STREAM_END) {
       inflateEnd(&z);
-      return absl::InvalidArgumentError(
-          absl::StrCat(sv(origin), ": not a valid gzip stream (", z.msg ? z.msg : "truncated",
-                       ")"));
+      return absl::InvalidArgumentError(absl::StrCat(sv(origin), ": not a valid gzip stream (",
+                                                     z.msg ? z.msg : "truncated", ")"));
     }
     out.append(buffer, sizeof buffer - z.avail_out);
     if (out.size() > kMaxInflated) {
@@ -137,8 +136,8 @@ ProfilePlane convert_plane(const xplane::XPlane& plane) {
       event.duration_s = static_cast<double>(e.duration_ps()) * 1e-12;
       auto meta = plane.event_metadata().find(e.metadata_id());
       if (meta != plane.event_metadata().end()) {
-        event.name = meta->second.name().empty() ? meta->second.display_name()
-                                                 : meta->second.name();
+        event.name =
+            meta->second.name().empty() ? meta->second.display_name() : meta->second.name();
         read_stats(meta->second.stats(), plane, stat_names, event);
       }
       read_stats(e.stats(), plane, stat_names, event);
@@ -257,8 +256,8 @@ absl::StatusOr<Profile> parse_trace_json(std::string_view bytes, std::string_vie
     auto [plane, new_plane] = plane_index.try_emplace(pid, p.planes.size());
     if (new_plane) {
       auto name = process_names.find(pid);
-      p.planes.push_back({name != process_names.end() ? name->second : absl::StrCat("pid ", pid),
-                          {}});
+      p.planes.push_back(
+          {name != process_names.end() ? name->second : absl::StrCat("pid ", pid), {}});
     }
     ProfilePlane& pl = p.planes[plane->second];
     auto [line, new_line] = line_index.try_emplace({pid, tid}, pl.lines.size());
@@ -375,10 +374,10 @@ absl::StatusOr<const ProfilePlane*> device_plane(const Profile& profile, int ind
   for (const ProfilePlane& plane : profile.planes) {
     absl::StrAppend(&names, names.empty() ? "" : ", ", "'", plane.name, "'");
   }
-  return absl::NotFoundError(absl::StrCat(
-      profile.origin, ": no plane for device ", index, " (GPU", suffix, " or TPU", suffix,
-      "); the profile has ", profile.planes.empty() ? "no planes" : names,
-      ". Pick another with --device-index"));
+  return absl::NotFoundError(absl::StrCat(profile.origin, ": no plane for device ", index, " (GPU",
+                                          suffix, " or TPU", suffix, "); the profile has ",
+                                          profile.planes.empty() ? "no planes" : names,
+                                          ". Pick another with --device-index"));
 }
 
 }  // namespace hloroof

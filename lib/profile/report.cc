@@ -134,9 +134,11 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
                           "\nUnmatched ops (%d): measured = in the profile only, predicted = "
                           "never seen in the profile\n",
                           c.unmatched.size());
-    TextTable unmatched(
-        {{"op", Align::kLeft, 40}, {"side", Align::kLeft}, {"opcode", Align::kLeft, 20},
-         {"n"}, {"time"}});
+    TextTable unmatched({{"op", Align::kLeft, 40},
+                         {"side", Align::kLeft},
+                         {"opcode", Align::kLeft, 20},
+                         {"n"},
+                         {"time"}});
     const size_t rows = top == 0 ? c.unmatched.size() : std::min(top, c.unmatched.size());
     for (size_t k = 0; k < rows; ++k) {
       const UnmatchedOp& op = c.unmatched[k];

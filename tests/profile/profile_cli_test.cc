@@ -56,8 +56,8 @@ TEST_CASE("hloroof profile joins the profile with the prediction") {
   CHECK(j["unmatched"].size() == 1);
 
   const std::string trace = (f.dir.path() / "out.trace.json").string();
-  testing::CliResult traced = run_cli(
-      absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100 --trace ", trace));
+  testing::CliResult traced =
+      run_cli(absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100 --trace ", trace));
   REQUIRE(traced.exit_code == 0);
   std::ifstream in(trace);
   const nlohmann::json t = nlohmann::json::parse(in, nullptr, false);
@@ -79,8 +79,8 @@ TEST_CASE("hloroof profile: usage and input errors") {
       run_cli(absl::StrCat("profile ", f.hlo, " /nonexistent/x.xplane.pb --device h100"));
   CHECK(missing.exit_code == 1);
   CHECK(absl::StrContains(missing.err, "cannot open"));
-  testing::CliResult module = run_cli(
-      absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100 --module jit_other"));
+  testing::CliResult module =
+      run_cli(absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100 --module jit_other"));
   CHECK(module.exit_code == 1);
   CHECK(absl::StrContains(module.err, "jit_step"));
 }

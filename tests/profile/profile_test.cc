@@ -1,10 +1,11 @@
 // Reading profiles and joining them with predictions, on small profiles written by hand.
+#include "hloroof/profile.h"
+
 #include <catch2/catch.hpp>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "hloroof/hlo_text.h"
-#include "hloroof/profile.h"
 #include "nlohmann/json.hpp"
 #include "profile_test_util.h"
 
@@ -168,8 +169,8 @@ TEST_CASE("JSON and trace outputs of the join") {
   CHECK(j["step"]["roofline_s"].get<double>() == prediction->roofline_step_time_s);
   CHECK(j["idle_s"].get<double>() == Approx(28 * us));
   REQUIRE(j["ops"].size() == 2);
-  for (const char* key : {"name", "opcode", "measured_s", "expected_s", "roofline_s",
-                          "occurrences", "bound"}) {
+  for (const char* key :
+       {"name", "opcode", "measured_s", "expected_s", "roofline_s", "occurrences", "bound"}) {
     CHECK(j["ops"][0].contains(key));
   }
   CHECK(j["ops"][1]["occurrences"].get<double>() == 2);
@@ -246,8 +247,7 @@ TEST_CASE("read_profile takes the file, the run folder, the profile directory, a
   write_file(dir.path() / "trace" / "plugins" / "profile" / "2025_01_01_00_00_00" /
                  "perfetto_trace.json.gz",
              testing::gzip(std::string(kStepTraceJson)));
-  for (const std::filesystem::path& path :
-       {run / "host0.xplane.pb", run, dir.path() / "trace"}) {
+  for (const std::filesystem::path& path : {run / "host0.xplane.pb", run, dir.path() / "trace"}) {
     absl::StatusOr<Profile> p = read_profile(path.string());
     REQUIRE(p.ok());
     CHECK(p->format == "xplane");

@@ -150,8 +150,7 @@ inline std::string step_xspace() {
     for (int s = 0; s < 3; ++s) {
       const double t = starts[s];
       gpu.event(modules, "jit_step(3)", t, lengths[s]);
-      gpu.event(stream, "sm90_gemm_bf16", t + 1, (s == 1 ? 26 : 20) * scale, "dot.1",
-                "jit_step");
+      gpu.event(stream, "sm90_gemm_bf16", t + 1, (s == 1 ? 26 : 20) * scale, "dot.1", "jit_step");
       gpu.event(stream, "loop_add_fusion", t + 25, 4 * scale, "add.fusion", "jit_step");
       gpu.event(stream, "loop_add_fusion_tail", t + 30, 2 * scale, "%add.fusion", "jit_step");
       gpu.event(stream, "memset_kernel", t + 40, 1 * scale, "memset.7", "jit_step");
