@@ -62,8 +62,10 @@ std::string synthetic_profile(const Module& module, const Prediction& truth) {
   xplane::XLine* stream = gpu.line("Stream #1");
   double t = 1;  // us
   for (const OpPrediction& op : truth.ops) {
-    gpu.event(stream, absl::StrCat("kernel_", op.name), t, op.time_s * 1e6, op.name);
-    t += op.time_s * 1e6 + 1;
+    // A collective's kernel runs for the collective's own time.
+    const double us = (op.collective ? op.collective->time_s : op.time_s) * 1e6;
+    gpu.event(stream, absl::StrCat("kernel_", op.name), t, us, op.name);
+    t += us + 1;
   }
   gpu.event(modules, absl::StrCat(std::string(module.name()), "(1)"), 0, t);
   std::string bytes;
@@ -86,10 +88,11 @@ struct Run {
   Profile profile;
 };
 
-Run make_run(std::string_view name, const std::vector<int>& dots, const std::vector<int>& adds) {
-  absl::StatusOr<Module> m = parse_module(module_text(name, dots, adds));
+Run make_run(std::string_view name, const std::vector<int>& dots, const std::vector<int>& adds,
+             std::string text = "", DeviceSpec spec = truth_device(), PredictOptions options = {}) {
+  absl::StatusOr<Module> m = parse_module(text.empty() ? module_text(name, dots, adds) : text);
   REQUIRE(m.ok());
-  absl::StatusOr<Prediction> truth = predict_step_time(*m, truth_device());
+  absl::StatusOr<Prediction> truth = predict_step_time(*m, spec, options);
   REQUIRE(truth.ok());
   absl::StatusOr<Profile> p = parse_xspace(synthetic_profile(*m, *truth), std::string(name));
   REQUIRE(p.ok());
@@ -184,6 +187,46 @@ TEST_CASE("calibrate keeps what the ops cannot tell") {
   const std::vector<CalibrationRun> mismatched = {{&a.module, &other.profile, "other"}};
   absl::StatusOr<CalibrationResult> bad = calibrate(mismatched, "h100");
   CHECK(!bad.ok());
+}
+
+TEST_CASE("calibrate fits GPU collective latency and bandwidth") {
+  // Three all-reduces over the 8 GPUs of one NVLink domain, measured with a 8 us launch
+  // latency and 60% of H100's NVLink and scale-out bandwidths.
+  constexpr std::string_view kText = R"(HloModule jit_ar, replica_count=8
+
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  p0 = f32[262144]{0} parameter(0)
+  p1 = f32[1048576]{0} parameter(1)
+  p2 = f32[4194304]{0} parameter(2)
+  ar.0 = f32[262144]{0} all-reduce(p0), replica_groups={{0,1,2,3,4,5,6,7}}, to_apply=sum
+  ar.1 = f32[1048576]{0} all-reduce(p1), replica_groups={{0,1,2,3,4,5,6,7}}, to_apply=sum
+  ar.2 = f32[4194304]{0} all-reduce(p2), replica_groups={{0,1,2,3,4,5,6,7}}, to_apply=sum
+  ROOT t = (f32[262144]{0}, f32[1048576]{0}, f32[4194304]{0}) tuple(ar.0, ar.1, ar.2)
+}
+)";
+  DeviceSpec truth = *device("h100");
+  truth.gpu->collective_launch_latency_s = 8e-6;
+  truth.gpu->nvlink_bandwidth *= 0.6;
+  truth.gpu->scale_out_bandwidth *= 0.6;
+  PredictOptions options;
+  options.topology = "8";
+  Run run = make_run("jit_ar", {}, {}, std::string(kText), truth, options);
+  const std::vector<CalibrationRun> runs = {{&run.module, &run.profile, "ar"}};
+  absl::StatusOr<CalibrationResult> r = calibrate(runs, "h100:8");
+  REQUIRE(r.ok());
+  CHECK(figure(*r, "interconnect.collective_launch_latency").fitted);
+  CHECK(figure(*r, "interconnect.collective_launch_latency").after == Approx(8e-6).epsilon(1e-6));
+  // 0.6 x 450 GB/s = 270 GB/s.
+  CHECK(figure(*r, "interconnect.nvlink_bandwidth").after == Approx(2.7e11).epsilon(1e-6));
+  CHECK(r->device.gpu->nvlink_bandwidth == Approx(2.7e11).epsilon(1e-6));
+  CHECK(r->device.gpu->scale_out_bandwidth == Approx(0.6 * 5e10).epsilon(1e-6));
+  CHECK(!figure(*r, "per_op_overhead").fitted);  // no compute op measured
 }
 
 }  // namespace
