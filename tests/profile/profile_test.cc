@@ -154,6 +154,56 @@ TEST_CASE("the join: measured, expected and roofline per op, gaps per category")
   CHECK(share == Approx((57 * us - c->expected_step_s) / (55 * us - c->expected_step_s)));
 }
 
+TEST_CASE("an async collective is measured on its start, expected to take its latency") {
+  constexpr std::string_view kText = R"(HloModule jit_ar, replica_count=8
+
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  p0 = f32[1048576]{0} parameter(0)
+  ars = f32[1048576]{0} all-reduce-start(p0), replica_groups={{0,1,2,3,4,5,6,7}}, to_apply=sum
+  ROOT ard = f32[1048576]{0} all-reduce-done(ars)
+}
+)";
+  absl::StatusOr<Module> module = parse_module(kText);
+  REQUIRE(module.ok());
+  absl::StatusOr<Prediction> prediction = predict_step_time(*module, "h100:8");
+  REQUIRE(prediction.ok());
+  const OpPrediction* start = find_predicted(*prediction, "ars");
+  REQUIRE(start != nullptr);
+  REQUIRE(start->async.has_value());
+  REQUIRE(start->async->latency_s > 0);
+
+  // One step of 40 us; the NCCL kernel runs 30 us from +1 us, nothing else runs.
+  xplane::XSpace space;
+  testing::PlaneWriter gpu(space.add_planes(), "/device:GPU:0");
+  xplane::XLine* modules = gpu.line("XLA Modules");
+  xplane::XLine* stream = gpu.line("Stream #9(nccl)");
+  gpu.event(modules, "jit_ar(1)", 0, 40);
+  gpu.event(stream, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1, 30, "ars");
+  std::string bytes;
+  REQUIRE(space.SerializeToString(&bytes));
+  absl::StatusOr<Profile> profile = parse_xspace(bytes, "ar.xplane.pb");
+  REQUIRE(profile.ok());
+  absl::StatusOr<ProfileComparison> c = compare_with_profile(*module, *prediction, *profile);
+  REQUIRE(c.ok());
+  REQUIRE(c->ops.size() == 1);
+  CHECK(c->ops[0].name == "ars");
+  CHECK(c->ops[0].measured_s == Approx(30 * us));
+  CHECK(c->ops[0].expected_s == start->async->latency_s);
+  CHECK(c->ops[0].bound == "collective");
+  CHECK(c->unmatched.empty());  // the done's wait is part of the start's work
+  const GapRow& collectives = c->gaps[3];
+  CHECK(collectives.category == "collectives exposed");
+  CHECK(collectives.measured_s == Approx(30 * us));  // nothing else runs beside it
+  CHECK(collectives.expected_s == Approx(prediction->breakdown.collective_exposed_s));
+  CHECK(c->idle_s == Approx(10 * us));  // 40 - 30
+}
+
 TEST_CASE("JSON and trace outputs of the join") {
   absl::StatusOr<Module> module = parse_module(kStepModule);
   REQUIRE(module.ok());
