@@ -17,6 +17,7 @@ struct Command {
 };
 
 extern const Command kAdviseCommand;
+extern const Command kCalibrateCommand;
 extern const Command kCompareCommand;
 extern const Command kCostCommand;
 extern const Command kDevicesCommand;
@@ -24,6 +25,7 @@ extern const Command kPredictCommand;
 extern const Command kShapeCommand;
 extern const Command kMemoryCommand;
 extern const Command kParseCommand;
+extern const Command kProfileCommand;
 
 }  // namespace hloroof::cli
 

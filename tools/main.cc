@@ -19,6 +19,8 @@ const Command* const kCommands[] = {
     &hloroof::cli::kShapeCommand,
     &hloroof::cli::kDevicesCommand,
     &hloroof::cli::kMemoryCommand,
+    &hloroof::cli::kProfileCommand,
+    &hloroof::cli::kCalibrateCommand,
 };
 
 void print_overview(std::ostream& out) {

@@ -14,6 +14,7 @@
 #include "hloroof/module.h"
 #include "hloroof/opcode.h"
 #include "hloroof/predict.h"
+#include "hloroof/profile.h"
 #include "hloroof/replica_groups.h"
 #include "hloroof/report.h"
 #include "hloroof/shape.h"

@@ -1,0 +1,252 @@
+// The experiment beside the hypothesis: a measured JAX profile read and joined, op by op, with
+// the prediction for the same module, and device efficiencies fitted to such profiles.
+//
+//   absl::StatusOr<hloroof::Profile> prof = hloroof::read_profile("/tmp/jax-trace");
+//   absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(module, "h100");
+//   absl::StatusOr<hloroof::ProfileComparison> c =
+//       hloroof::compare_with_profile(module, *p, *prof);
+//   c->measured_step_s;        // the median measured step
+//   c->ops.front().lost_s;     // the op that lost the most time against its expectation
+//
+// Profiles: the XSpace protobuf that jax.profiler.trace writes
+// (DIR/plugins/profile/RUN/HOST.xplane.pb), and Chrome trace-event JSON (perfetto_trace.json.gz
+// from create_perfetto_trace=True, TensorBoard's *.trace.json.gz), gzipped or not.
+// Times are in seconds, per step on one device.
+#ifndef HLOROOF_PROFILE_H_
+#define HLOROOF_PROFILE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "hloroof/device.h"
+#include "hloroof/module.h"
+#include "hloroof/predict.h"
+
+namespace hloroof {
+
+// One timed event of a profile, on the profile's clock.
+struct ProfileEvent {
+  std::string name;  // a kernel, an HLO op ("fusion.3"), a module ("jit_step(12)")
+  double start_s = 0;
+  double duration_s = 0;
+  std::string hlo_op;      // the event's `hlo_op` stat: the HLO instruction a GPU kernel runs
+  std::string hlo_module;  // the event's `hlo_module` stat
+};
+
+// A timeline row: "XLA Modules", "XLA Ops", a GPU stream "Stream #7(...)".
+struct ProfileLine {
+  std::string name;
+  std::vector<ProfileEvent> events;
+};
+
+// A device or a host: "/device:GPU:0", "/device:TPU:0", "/host:CPU".
+struct ProfilePlane {
+  std::string name;
+  std::vector<ProfileLine> lines;
+};
+
+struct Profile {
+  std::string origin;  // the file read
+  std::string format;  // "xplane" or "trace-json"
+  std::vector<ProfilePlane> planes;
+};
+
+// Reads a profile from a file (.xplane.pb, .json, .json.gz), a run folder holding one, a
+// profile directory (DIR/plugins/profile/RUN/, the newest run), or a capture folder of
+// tools/capture (its profile/ subfolder). An XSpace file is preferred to a JSON one.
+absl::StatusOr<Profile> read_profile(std::string_view path);
+// An XSpace protobuf.
+absl::StatusOr<Profile> parse_xspace(std::string_view bytes, std::string_view origin);
+// Chrome trace-event JSON, gzipped or not: "X" events grouped by process (plane) and thread
+// (line) names; `args.hlo_op` and `args.hlo_module` as the XSpace stats.
+absl::StatusOr<Profile> parse_trace_json(std::string_view bytes, std::string_view origin);
+
+// The plane of device `index`: the one named "/device:GPU:N" or "/device:TPU:N" (or naming
+// "GPU:N" / "TPU:N"). Errors list the planes there are.
+absl::StatusOr<const ProfilePlane*> device_plane(const Profile& profile, int index = 0);
+
+// One execution of an op on the device, for the trace.
+struct MeasuredEvent {
+  std::string op;      // the HLO instruction
+  std::string name;    // the kernel's or event's own name
+  std::string track;   // the profile line it ran on
+  double start_s = 0;  // from the start of its step
+  double duration_s = 0;
+};
+
+struct MeasuredOp {
+  std::string name;        // the HLO instruction
+  double time_s = 0;       // per step: every kernel of every execution, summed
+  double occurrences = 0;  // events per step
+  int64_t kernels = 0;     // distinct kernel (event) names
+};
+
+// The module's executions in one device plane.
+struct MeasuredModule {
+  std::string plane;
+  std::string module;
+  int64_t steps = 0;            // executions of the module seen
+  std::vector<double> steps_s;  // each one's duration, in order
+  double step_s = 0;            // the median (the lower of the middle two)
+  // The median step's time with some op of the module running (the union of its events).
+  double busy_s = 0;
+  std::vector<MeasuredOp> ops;             // by name
+  std::vector<MeasuredEvent> median_step;  // the events of the median step, by start
+  std::vector<std::string> notes;          // how steps were found
+};
+
+struct ProfileOptions {
+  int device_index = 0;  // the plane "/device:GPU:N" / "/device:TPU:N"
+  // The module's name in the profile; empty: the module's own name (Module::name()).
+  std::string module_name;
+};
+
+// Finds the module's executions (steps) on the device plane, then the time of each HLO op
+// within them. GPU kernels map to ops through their `hlo_op` stat, several kernels of one op
+// adding up; without such stats (TPU) the events of the "XLA Ops" line are ops by name, and an
+// event enclosing others of its line (a loop) counts as its children. Steps are the module's
+// events on the "XLA Modules" line ("NAME" or "NAME(ID)", or an `hlo_module` stat of NAME); a
+// profile without that line counts as one step from the first op to the end of the last.
+absl::StatusOr<MeasuredModule> measure_module(const Profile& profile, std::string_view module,
+                                              const ProfileOptions& options = {});
+
+// An HLO op measured and predicted. Times per step (one execution times occurrences).
+struct JoinedOp {
+  std::string name;
+  std::string opcode;
+  std::string category;  // the prediction's ("loop fusion", "all-gather", ...)
+  std::string bound;     // bound_by_name of the prediction
+  double measured_s = 0;
+  double expected_s = 0;  // an async collective's start: its own latency, not the wait
+  double roofline_s = 0;
+  double occurrences = 0;  // measured, per step
+  double predicted_occurrences = 0;
+  int64_t kernels = 0;
+  double lost_s = 0;  // measured - expected
+};
+
+// An op seen on one side only: in the profile but not predicted ("measured"), or predicted
+// but never seen in the profile ("predicted").
+struct UnmatchedOp {
+  std::string name;
+  std::string side;    // "measured" or "predicted"
+  std::string opcode;  // predicted side only
+  double time_s = 0;   // per step, on its side
+  double occurrences = 0;
+};
+
+// A category of the step gap: "matmul", "memory-bound", "other ops", "collectives exposed",
+// "idle". Measured op rows are kernel time; expected ones the prediction's critical-path time.
+struct GapRow {
+  std::string category;
+  double measured_s = 0;
+  double expected_s = 0;
+  double gap_s = 0;  // measured - expected
+  double share = 0;  // gap_s / (measured step - expected step); 0 when the step gap is 0
+};
+
+struct ProfileComparison {
+  std::string device;
+  std::string plane;
+  std::string module;
+  std::string profile;  // the file read
+  int64_t steps = 0;
+  double measured_step_s = 0;  // median
+  double expected_step_s = 0;
+  double roofline_step_s = 0;
+  double busy_s = 0;                   // the median step's union of op events
+  double idle_s = 0;                   // median step - busy
+  std::vector<JoinedOp> ops;           // ranked by lost_s, most first
+  std::vector<UnmatchedOp> unmatched;  // by time, most first
+  std::vector<GapRow> gaps;
+  std::vector<std::string> notes;
+  MeasuredModule measured;  // what the profile held
+};
+
+// Joins the prediction of `module` with its measured executions in `profile`.
+absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
+                                                       const Prediction& prediction,
+                                                       const Profile& profile,
+                                                       const ProfileOptions& options = {});
+
+// {"device", "plane", "module", "profile", "steps", "step": {"measured_s", "expected_s",
+//  "roofline_s"}, "busy_s", "idle_s", "ops": [{"name", "opcode", "category", "bound",
+//  "measured_s", "expected_s", "roofline_s", "occurrences", "predicted_occurrences",
+//  "kernels", "lost_s", "measured_over_expected", "measured_over_roofline"}],
+//  "unmatched": [{"name", "side", "opcode", "time_s", "occurrences"}],
+//  "gaps": [{"category", "measured_s", "expected_s", "gap_s", "share"}], "notes"}.
+std::string profile_comparison_to_json(const ProfileComparison& comparison);
+// The summary, the gap per category, the top ops by time lost and the unmatched ones; lines
+// of at most 100 columns.
+std::string render_profile_comparison(const ProfileComparison& comparison, size_t top = 20);
+// One Perfetto trace: the median measured step ("measured: LINE" tracks) and the predicted
+// step ("predicted: TRACK" tracks) from time 0, slices named by the HLO op.
+std::string profile_comparison_to_trace_json(const ProfileComparison& comparison,
+                                             const Prediction& prediction);
+
+// ---- Calibration -------------------------------------------------------------------------
+
+// One profiled run: its module and profile.
+struct CalibrationRun {
+  const Module* module = nullptr;
+  const Profile* profile = nullptr;
+  std::string label;  // for the report, e.g. the profile's path
+};
+
+struct CalibrationOptions {
+  ProfileOptions profile;  // module_name is ignored: each run's module names itself
+  PredictOptions predict;
+  std::string name;  // the fitted device's name; empty: DEVICE_fitted
+};
+
+// Error of a model against the measured ops of one class: the root mean square of
+// (predicted - measured) / measured over the class's ops (per execution).
+struct ClassError {
+  std::string op_class;  // "matmul", "memory", "collective", "other", "all"
+  int64_t ops = 0;
+  double before = 0;  // with the device as given
+  double after = 0;   // with the fitted figures
+};
+
+struct FittedFigure {
+  std::string field;  // "matmul_efficiency", "hbm_efficiency", "per_op_overhead", ...
+  double before = 0;
+  double after = 0;
+  bool fitted = false;  // false: kept as given (`why` says why)
+  std::string why;
+};
+
+struct CalibrationResult {
+  DeviceSpec device;  // the fitted device
+  std::string json;   // the fitted device as a device JSON file (data/hardware/README.md)
+  std::vector<FittedFigure> figures;
+  std::vector<ClassError> errors;  // in-sample
+  // With several runs: each run's error ("all" class) predicted by the figures fitted to the
+  // others (leave one out).
+  struct HeldOut {
+    std::string label;
+    double before = 0;
+    double after = 0;
+  };
+  std::vector<HeldOut> held_out;
+  int64_t ops_used = 0;
+  std::vector<std::string> notes;
+};
+
+// Fits matmul_efficiency, hbm_efficiency and per_op_overhead (and on GPUs the collective
+// launch latency and a factor on the NVLink and scale-out bandwidths) to the measured ops of
+// the runs by weighted least squares: each op's execution time against the roofline terms of
+// the bound the fitted figures give it, weighted by 1 / measured so every op counts alike.
+// `device` is a built-in name or a JSON path, as predict_step_time takes it.
+absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> runs,
+                                            std::string_view device,
+                                            const CalibrationOptions& options = {});
+std::string render_calibration(const CalibrationResult& result);
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_PROFILE_H_

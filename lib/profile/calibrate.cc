@@ -1,0 +1,491 @@
+// calibrate: device efficiencies fitted to measured ops by weighted least squares (Eigen).
+//
+// An op's expected time is max(M u, H v, R) + o (roofline.h): M its matrix term at peak, H its
+// HBM term at full bandwidth, R its largest other term, u = 1 / matmul_efficiency,
+// v = 1 / hbm_efficiency, o the per-op overhead. Once each op's bounding term is known the
+// model is linear in (u, v, o); the fit alternates solving for them and re-reading which term
+// bounds each op until no op changes side. The terms come from predictions with the other
+// rates made unlimited, so they are exactly what predict_step_time charges.
+// GPU collectives: time = latency + w T, T the bandwidth term at the given NVLink and
+// scale-out bandwidths; L and w are fitted likewise and the bandwidths divided by w.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "device/embedded_files.h"
+#include "hloroof/profile.h"
+#include "hloroof/text_table.h"
+#include "hloroof/topology.h"
+#include "hloroof/units.h"
+#include "nlohmann/json.hpp"
+#include "profile/profile_internal.h"
+#include "util/absl_compat.h"
+
+namespace hloroof {
+namespace {
+
+using profile_internal::OpClass;
+using Align = TextTable::Align;
+
+constexpr double kUnlimited = 1e300;
+
+// One measured op execution and the terms the model charges it.
+struct Sample {
+  size_t run = 0;
+  std::string name;
+  double measured_s = 0;  // one execution
+  bool collective = false;
+  double matrix_s = 0, hbm_s = 0, rest_s = 0;  // terms at peak (non-collective ops)
+  double bandwidth_s = 0;                      // collectives: the bandwidth term
+};
+
+struct Figures {
+  double u = 1, v = 1, overhead_s = 0;
+  double latency_s = 0, w = 1;  // GPU collectives
+};
+
+DeviceSpec unit_spec(const DeviceSpec& base) {
+  DeviceSpec d = base;
+  d.matmul_efficiency = 1;
+  d.hbm_efficiency = 1;
+  d.per_op_overhead_s = 0;
+  if (d.gpu) d.gpu->collective_launch_latency_s = 0;
+  return d;
+}
+
+// Only the matrix term, only the HBM term, or only the others left finite.
+DeviceSpec only(const DeviceSpec& unit, bool matrix, bool hbm, bool rest) {
+  DeviceSpec d = unit;
+  if (!matrix) {
+    for (auto& [cls, rate] : d.matrix_flops_per_s) rate = kUnlimited;
+  }
+  if (!hbm) d.hbm_bandwidth = kUnlimited;
+  if (!rest) {
+    d.vector_flops_per_s = kUnlimited;
+    d.transcendentals_per_s = kUnlimited;
+    if (d.on_chip_bandwidth) d.on_chip_bandwidth = kUnlimited;
+    if (d.host_bandwidth) d.host_bandwidth = kUnlimited;
+  }
+  return d;
+}
+
+absl::flat_hash_map<std::string, double> execution_times(const Prediction& p) {
+  absl::flat_hash_map<std::string, double> out;
+  for (const OpPrediction& op : p.ops) {
+    out[op.name] = op.collective ? op.collective->time_s : op.time_s;
+  }
+  return out;
+}
+
+bool fits_collectives(const DeviceSpec& d, const PredictOptions& o) {
+  return d.gpu.has_value() && o.collective_formula == CollectiveFormula::kNetwork;
+}
+
+// The samples of one run: its measured ops that the prediction knows, with their terms.
+absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSpec& base,
+                         const CalibrationOptions& options, std::vector<Sample>& out) {
+  ProfileOptions po = options.profile;
+  po.module_name.clear();
+  absl::StatusOr<MeasuredModule> measured = measure_module(*run.profile, run.module->name(), po);
+  if (!measured.ok()) return measured.status();
+  const DeviceSpec unit = unit_spec(base);
+  absl::StatusOr<Prediction> p0 = predict_step_time(*run.module, unit, options.predict);
+  if (!p0.ok()) return p0.status();
+  std::vector<absl::flat_hash_map<std::string, double>> terms;
+  for (auto [m, h, r] : {std::tuple{true, false, false}, std::tuple{false, true, false},
+                         std::tuple{false, false, true}}) {
+    absl::StatusOr<Prediction> p =
+        predict_step_time(*run.module, only(unit, m, h, r), options.predict);
+    if (!p.ok()) return p.status();
+    terms.push_back(execution_times(*p));
+  }
+  absl::flat_hash_map<std::string_view, const OpPrediction*> predicted;
+  for (const OpPrediction& op : p0->ops) predicted[op.name] = &op;
+  for (const MeasuredOp& m : measured->ops) {
+    auto it = predicted.find(m.name);
+    if (it == predicted.end() || m.occurrences <= 0 || m.time_s <= 0) continue;
+    const OpPrediction& op = *it->second;
+    Sample s;
+    s.run = index;
+    s.name = m.name;
+    s.measured_s = m.time_s / m.occurrences;
+    if (op.collective) {
+      if (!fits_collectives(base, options.predict)) continue;
+      s.collective = true;
+      s.bandwidth_s = op.collective->time_s;
+    } else if (op.async) {
+      continue;  // copy-start / done and async computations: no roofline of their own
+    } else {
+      s.matrix_s = terms[0][op.name];
+      s.hbm_s = terms[1][op.name];
+      s.rest_s = terms[2][op.name];
+      // Unlimited rates leave a term of ~1e-300 s: none.
+      for (double* t : {&s.matrix_s, &s.hbm_s, &s.rest_s}) {
+        if (*t < 1e-30) *t = 0;
+      }
+    }
+    out.push_back(std::move(s));
+  }
+  return absl::OkStatus();
+}
+
+OpClass sample_class(const Sample& s, const Figures& f) {
+  if (s.collective) return OpClass::kCollective;
+  const double m = s.matrix_s * f.u, h = s.hbm_s * f.v;
+  if (m > 0 && m >= h && m >= s.rest_s) return OpClass::kMatmul;
+  if (h > 0 && h >= s.rest_s) return OpClass::kMemory;
+  return OpClass::kOther;
+}
+
+double model_s(const Sample& s, const Figures& f) {
+  if (s.collective) return f.latency_s + f.w * s.bandwidth_s;
+  return std::max({s.matrix_s * f.u, s.hbm_s * f.v, s.rest_s}) + f.overhead_s;
+}
+
+// Weighted least squares of y ~ X b with weights 1 / y; columns `fixed` keep `b`'s value.
+// Returns false when the free columns do not determine their coefficients.
+bool solve(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
+           const std::vector<bool>& fixed, std::vector<double>& b) {
+  const size_t cols = b.size();
+  std::vector<size_t> free;
+  for (size_t j = 0; j < cols; ++j) {
+    if (!fixed[j]) free.push_back(j);
+  }
+  if (free.empty()) return true;
+  Eigen::MatrixXd a(static_cast<Eigen::Index>(y.size()), static_cast<Eigen::Index>(free.size()));
+  Eigen::VectorXd rhs(static_cast<Eigen::Index>(y.size()));
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double w = 1 / y[i];
+    double target = y[i];
+    for (size_t j = 0; j < cols; ++j) {
+      if (fixed[j]) target -= x[i][j] * b[j];
+    }
+    rhs(static_cast<Eigen::Index>(i)) = target * w;
+    for (size_t k = 0; k < free.size(); ++k) {
+      a(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)) = x[i][free[k]] * w;
+    }
+  }
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
+  if (qr.rank() < static_cast<Eigen::Index>(free.size())) return false;
+  const Eigen::VectorXd solution = qr.solve(rhs);
+  for (size_t k = 0; k < free.size(); ++k) {
+    b[free[k]] = solution(static_cast<Eigen::Index>(k));
+  }
+  return true;
+}
+
+struct Fit {
+  Figures figures;
+  std::vector<FittedFigure> report;
+  std::vector<std::string> notes;
+};
+
+Fit fit(const std::vector<Sample>& samples, const DeviceSpec& base, bool collectives) {
+  Fit out;
+  Figures& f = out.figures;
+  f.u = 1 / base.matmul_efficiency;
+  f.v = 1 / base.hbm_efficiency;
+  f.overhead_s = base.per_op_overhead_s;
+  if (base.gpu) f.latency_s = base.gpu->collective_launch_latency_s;
+
+  // Compute ops: columns u, v, o, and R (an op bound by the other terms) held at 1.
+  bool determined = true, overhead_undetermined = false;
+  for (int round = 0; round < 20; ++round) {
+    std::vector<std::vector<double>> x;
+    std::vector<double> y;
+    bool any_matmul = false, any_memory = false;
+    for (const Sample& s : samples) {
+      if (s.collective) continue;
+      const OpClass k = sample_class(s, f);
+      x.push_back({k == OpClass::kMatmul ? s.matrix_s : 0, k == OpClass::kMemory ? s.hbm_s : 0, 1,
+                   k == OpClass::kOther ? s.rest_s : 0});
+      y.push_back(s.measured_s);
+      any_matmul |= k == OpClass::kMatmul;
+      any_memory |= k == OpClass::kMemory;
+    }
+    if (y.empty()) break;
+    std::vector<double> b = {f.u, f.v, f.overhead_s, 1};
+    std::vector<bool> fix = {!any_matmul, !any_memory, false, true};
+    overhead_undetermined = false;
+    // Bounds: efficiencies at most 1 (u, v >= 1), overhead >= 0; a coefficient out of bounds
+    // is pinned to its bound and the rest solved again.
+    for (int pass = 0; pass < 4; ++pass) {
+      determined = solve(x, y, fix, b);
+      if (!determined && !fix[2]) {
+        fix[2] = true;  // too few distinct ops to tell the overhead apart
+        overhead_undetermined = true;
+        b[2] = base.per_op_overhead_s;
+        determined = solve(x, y, fix, b);
+      }
+      bool pinned = false;
+      if (!fix[0] && b[0] < 1) b[0] = 1, fix[0] = pinned = true;
+      if (!fix[1] && b[1] < 1) b[1] = 1, fix[1] = pinned = true;
+      if (!fix[2] && b[2] < 0) b[2] = 0, fix[2] = pinned = true;
+      if (!pinned) break;
+    }
+    const Figures before = f;
+    f.u = b[0], f.v = b[1], f.overhead_s = b[2];
+    bool same = true;
+    for (const Sample& s : samples) {
+      if (!s.collective && sample_class(s, f) != sample_class(s, before)) same = false;
+    }
+    if (same) break;
+  }
+  int64_t matmul = 0, memory = 0, other = 0, collective = 0;
+  for (const Sample& s : samples) {
+    switch (sample_class(s, f)) {
+      case OpClass::kMatmul:
+        ++matmul;
+        break;
+      case OpClass::kMemory:
+        ++memory;
+        break;
+      case OpClass::kOther:
+        ++other;
+        break;
+      case OpClass::kCollective:
+        ++collective;
+        break;
+    }
+  }
+  auto figure = [&](std::string field, double before, double after, bool fitted, std::string why) {
+    out.report.push_back({std::move(field), before, after, fitted, std::move(why)});
+  };
+  figure("matmul_efficiency", base.matmul_efficiency, 1 / f.u, matmul > 0,
+         matmul > 0 ? absl::StrCat(matmul, " matrix-bound ops") : "no matrix-bound op");
+  figure("hbm_efficiency", base.hbm_efficiency, 1 / f.v, memory > 0,
+         memory > 0 ? absl::StrCat(memory, " HBM-bound ops") : "no HBM-bound op");
+  const bool overhead_fitted = matmul + memory + other >= 2 && determined && !overhead_undetermined;
+  figure("per_op_overhead", base.per_op_overhead_s, f.overhead_s, overhead_fitted,
+         overhead_fitted ? absl::StrCat(matmul + memory + other, " ops")
+                         : "too few ops to tell it apart");
+
+  // Collectives: latency + w x bandwidth term.
+  if (base.gpu) {
+    const double latency_before = base.gpu->collective_launch_latency_s;
+    std::vector<std::vector<double>> x;
+    std::vector<double> y;
+    for (const Sample& s : samples) {
+      if (!s.collective) continue;
+      x.push_back({1, s.bandwidth_s});
+      y.push_back(s.measured_s);
+    }
+    std::vector<double> b = {f.latency_s, 1};
+    bool ok = collectives && y.size() >= 2 && solve(x, y, {false, false}, b) && b[1] > 0;
+    if (ok && b[0] < 0) {
+      b[0] = 0;
+      ok = solve(x, y, {true, false}, b) && b[1] > 0;
+    }
+    std::string why = !collectives   ? "XLA's GPU formulas: not fitted"
+                      : y.size() < 2 ? absl::StrCat(y.size(), " collectives; 2 or more needed")
+                      : ok           ? absl::StrCat(y.size(), " collectives")
+                                     : "collectives do not determine it";
+    if (ok) f.latency_s = b[0], f.w = b[1];
+    figure("interconnect.collective_launch_latency", latency_before, f.latency_s, ok, why);
+    figure("interconnect.nvlink_bandwidth", base.gpu->nvlink_bandwidth,
+           base.gpu->nvlink_bandwidth / f.w, ok, why);
+    figure("interconnect.scale_out_bandwidth", base.gpu->scale_out_bandwidth,
+           base.gpu->scale_out_bandwidth / f.w, ok, why);
+  } else {
+    out.notes.push_back(
+        "TPU collectives are not fitted (their time depends on hops and links, not one "
+        "latency and bandwidth)");
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> original_json(const DeviceSpec& spec) {
+  constexpr std::string_view kBuiltin = "built-in ";
+  if (absl::StartsWith(spec.origin, sv(kBuiltin))) {
+    const std::string_view file = std::string_view(spec.origin).substr(kBuiltin.size());
+    for (const internal::EmbeddedFile& f : internal::builtin_device_files()) {
+      if (f.name == file) return std::string(f.contents);
+    }
+  }
+  std::ifstream in(spec.origin, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot reopen '", spec.origin, "'"));
+  std::ostringstream data;
+  data << in.rdbuf();
+  return std::move(data).str();
+}
+
+absl::StatusOr<std::string> fitted_json(const DeviceSpec& base, const Fit& fit,
+                                        const std::string& name, int64_t ops, size_t runs) {
+  absl::StatusOr<std::string> text = original_json(base);
+  if (!text.ok()) return text.status();
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(*text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(base.origin, ": not a JSON object"));
+  }
+  const std::string how =
+      absl::StrFormat("fitted by hloroof calibrate to %d measured ops of %d profile%s", ops, runs,
+                      runs == 1 ? "" : "s");
+  doc["name"] = name;
+  doc["display_name"] = absl::StrCat(base.display_name, " (fitted)");
+  doc.erase("aliases");
+  const Figures& f = fit.figures;
+  doc["matmul_efficiency"] = 1 / f.u;
+  doc["hbm_efficiency"] = 1 / f.v;
+  for (const FittedFigure& r : fit.report) {
+    if (r.field == "per_op_overhead" && r.fitted) {
+      doc["per_op_overhead"] = {{"value", f.overhead_s},
+                                {"unit", "s"},
+                                {"source", "fitted"},
+                                {"verified", false},
+                                {"note", how}};
+    }
+  }
+  for (const FittedFigure& r : fit.report) {
+    if (!r.fitted || !absl::StartsWith(r.field, "interconnect.")) continue;
+    const std::string key = r.field.substr(std::string_view("interconnect.").size());
+    const bool time = key == "collective_launch_latency";
+    doc["interconnect"][key] = {{"value", r.after},
+                                {"unit", time ? "s" : "B/s"},
+                                {"source", "fitted"},
+                                {"verified", false},
+                                {"note", how}};
+  }
+  if (!doc.contains("notes") || !doc["notes"].is_array())
+    doc["notes"] = nlohmann::ordered_json::array();
+  doc["notes"].push_back(absl::StrCat(how,
+                                      "; matmul_efficiency, hbm_efficiency and the figures "
+                                      "marked 'fitted' come from it"));
+  return doc.dump(2) + "\n";
+}
+
+// Root mean square of relative errors, by class and over all.
+void add_errors(const std::vector<Sample>& samples, const Figures& before, const Figures& after,
+                std::vector<ClassError>& out) {
+  struct Sum {
+    int64_t n = 0;
+    double before = 0, after = 0;
+  };
+  std::map<std::string, Sum> sums;
+  for (const Sample& s : samples) {
+    const double b = (model_s(s, before) - s.measured_s) / s.measured_s;
+    const double a = (model_s(s, after) - s.measured_s) / s.measured_s;
+    for (std::string cls : {std::string(profile_internal::op_class_name(sample_class(s, after))),
+                            std::string("all")}) {
+      Sum& sum = sums[cls];
+      ++sum.n;
+      sum.before += b * b;
+      sum.after += a * a;
+    }
+  }
+  for (std::string_view cls :
+       {"matmul", "memory-bound", "other ops", "collectives exposed", "all"}) {
+    auto it = sums.find(std::string(cls));
+    if (it == sums.end()) continue;
+    const Sum& s = it->second;
+    const double n = static_cast<double>(s.n);
+    out.push_back({std::string(cls == "collectives exposed" ? "collective" : cls), s.n,
+                   std::sqrt(s.before / n), std::sqrt(s.after / n)});
+  }
+}
+
+Figures given(const DeviceSpec& d) {
+  Figures f;
+  f.u = 1 / d.matmul_efficiency;
+  f.v = 1 / d.hbm_efficiency;
+  f.overhead_s = d.per_op_overhead_s;
+  if (d.gpu) f.latency_s = d.gpu->collective_launch_latency_s;
+  return f;
+}
+
+}  // namespace
+
+absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> runs,
+                                            std::string_view device,
+                                            const CalibrationOptions& options) {
+  if (runs.empty()) return absl::InvalidArgumentError("calibrate needs at least one profile");
+  const TopologyText named = split_topology_text(device);
+  absl::StatusOr<DeviceSpec> base = hloroof::device(named.device);
+  if (!base.ok()) return base.status();
+  CalibrationOptions opts = options;
+  if (opts.predict.topology.empty()) opts.predict.topology = named.shape;
+  const bool collectives = fits_collectives(*base, opts.predict);
+
+  std::vector<Sample> samples;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    if (runs[k].module == nullptr || runs[k].profile == nullptr) {
+      return absl::InvalidArgumentError("a calibration run without a module or a profile");
+    }
+    absl::Status s = add_samples(runs[k], k, *base, opts, samples);
+    if (!s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(runs[k].label, ": ", s.message()));
+    }
+  }
+  if (samples.empty()) {
+    return absl::InvalidArgumentError(
+        "no measured op matches a predicted one: nothing to fit (do the profiles and the HLO "
+        "files belong together?)");
+  }
+
+  CalibrationResult r;
+  r.ops_used = static_cast<int64_t>(samples.size());
+  const Fit all = fit(samples, *base, collectives);
+  r.figures = all.report;
+  r.notes = all.notes;
+  const std::string name = opts.name.empty() ? absl::StrCat(base->name, "_fitted") : opts.name;
+  absl::StatusOr<std::string> json = fitted_json(*base, all, name, r.ops_used, runs.size());
+  if (!json.ok()) return json.status();
+  absl::StatusOr<DeviceSpec> fitted = parse_device_spec(*json, absl::StrCat(name, ".json"));
+  if (!fitted.ok()) return fitted.status();
+  r.json = *std::move(json);
+  r.device = *std::move(fitted);
+  add_errors(samples, given(*base), all.figures, r.errors);
+
+  if (runs.size() >= 2) {
+    for (size_t k = 0; k < runs.size(); ++k) {
+      std::vector<Sample> train, test;
+      for (const Sample& s : samples) (s.run == k ? test : train).push_back(s);
+      if (test.empty() || train.empty()) continue;
+      const Fit others = fit(train, *base, collectives);
+      std::vector<ClassError> e;
+      add_errors(test, given(*base), others.figures, e);
+      r.held_out.push_back({runs[k].label, e.back().before, e.back().after});
+    }
+  }
+  return r;
+}
+
+std::string render_calibration(const CalibrationResult& r) {
+  std::string out = absl::StrFormat("fitted %s to %d measured ops\n\n", r.device.name, r.ops_used);
+  TextTable figures({{"figure", Align::kLeft}, {"given"}, {"fitted"}, {"why", Align::kLeft, 36}});
+  auto value = [](const FittedFigure& f, double v) {
+    if (absl::StrContains(f.field, "bandwidth")) return format_byte_rate(v);
+    if (absl::StrContains(f.field, "efficiency")) return format_percent(v);
+    return format_seconds(v);
+  };
+  for (const FittedFigure& f : r.figures) {
+    figures.add_row({f.field, value(f, f.before), f.fitted ? value(f, f.after) : "(kept)", f.why});
+  }
+  out += figures.render();
+  out += "\nError per op class: RMS of (predicted - measured) / measured, one execution each\n";
+  TextTable errors({{"class", Align::kLeft}, {"ops"}, {"given"}, {"fitted"}});
+  for (const ClassError& e : r.errors) {
+    errors.add_row(
+        {e.op_class, absl::StrCat(e.ops), format_percent(e.before), format_percent(e.after)});
+  }
+  out += errors.render();
+  if (!r.held_out.empty()) {
+    out += "\nHeld out (leave one out): each profile predicted by the fit to the others\n";
+    TextTable held({{"profile", Align::kLeft, 50}, {"given"}, {"fitted on the others"}});
+    for (const CalibrationResult::HeldOut& h : r.held_out) {
+      held.add_row({h.label, format_percent(h.before), format_percent(h.after)});
+    }
+    out += held.render();
+  }
+  for (const std::string& n : r.notes) absl::StrAppend(&out, "note: ", n, "\n");
+  return out;
+}
+
+}  // namespace hloroof

@@ -1,0 +1,231 @@
+// measure_module: a module's steps in a device plane and the time of each of its HLO ops.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "hloroof/profile.h"
+#include "profile/profile_internal.h"
+#include "util/absl_compat.h"
+
+namespace hloroof {
+namespace {
+
+constexpr std::string_view kModulesLine = "XLA Modules";
+constexpr std::string_view kOpsLine = "XLA Ops";
+
+// "jit_step(12)" names the execution of module "jit_step" with program id 12.
+bool names_module(const ProfileEvent& e, std::string_view module) {
+  if (e.hlo_module == module) return true;
+  if (!absl::StartsWith(e.name, sv(module))) return false;
+  return e.name.size() == module.size() || e.name[module.size()] == '(';
+}
+
+std::string_view module_of(std::string_view event_name) {
+  const size_t paren = event_name.find('(');
+  return paren == std::string_view::npos ? event_name : event_name.substr(0, paren);
+}
+
+std::string_view strip_percent(std::string_view name) {
+  return absl::StartsWith(sv(name), "%") ? name.substr(1) : name;
+}
+
+struct OpEvent {
+  const ProfileEvent* event;
+  std::string_view op;
+  std::string_view track;
+};
+
+// The events of an "XLA Ops" line that enclose no other event of the line (a while loop's
+// event encloses its body's ops).
+std::vector<const ProfileEvent*> leaf_events(const ProfileLine& line) {
+  std::vector<const ProfileEvent*> sorted;
+  sorted.reserve(line.events.size());
+  for (const ProfileEvent& e : line.events) sorted.push_back(&e);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const ProfileEvent* a, const ProfileEvent* b) {
+    if (a->start_s != b->start_s) return a->start_s < b->start_s;
+    return a->duration_s > b->duration_s;
+  });
+  std::vector<const ProfileEvent*> leaves;
+  for (size_t k = 0; k < sorted.size(); ++k) {
+    const ProfileEvent* e = sorted[k];
+    const bool parent =
+        k + 1 < sorted.size() && sorted[k + 1]->start_s < e->start_s + e->duration_s;
+    if (!parent) leaves.push_back(e);
+  }
+  return leaves;
+}
+
+}  // namespace
+
+namespace profile_internal {
+
+double union_length(std::vector<std::pair<double, double>> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  double total = 0, start = 0, end = 0;
+  bool open = false;
+  for (const auto& [s, e] : intervals) {
+    if (!open || s > end) {
+      if (open) total += end - start;
+      start = s, end = e, open = true;
+    } else {
+      end = std::max(end, e);
+    }
+  }
+  if (open) total += end - start;
+  return total;
+}
+
+}  // namespace profile_internal
+
+absl::StatusOr<MeasuredModule> measure_module(const Profile& profile, std::string_view module,
+                                              const ProfileOptions& options) {
+  absl::StatusOr<const ProfilePlane*> found = device_plane(profile, options.device_index);
+  if (!found.ok()) return found.status();
+  const ProfilePlane& plane = **found;
+  const std::string name = options.module_name.empty() ? std::string(module) : options.module_name;
+  MeasuredModule out;
+  out.plane = plane.name;
+  out.module = name;
+
+  // Steps: the module's executions.
+  const ProfileLine* modules_line = nullptr;
+  for (const ProfileLine& line : plane.lines) {
+    if (line.name == kModulesLine) modules_line = &line;
+  }
+  std::vector<std::pair<double, double>> windows;  // start, end
+  if (modules_line != nullptr) {
+    std::set<std::string_view> seen;
+    for (const ProfileEvent& e : modules_line->events) {
+      if (names_module(e, name)) {
+        windows.emplace_back(e.start_s, e.start_s + e.duration_s);
+      } else {
+        seen.insert(module_of(e.name));
+      }
+    }
+    if (windows.empty()) {
+      std::vector<std::string> names(seen.begin(), seen.end());
+      if (names.size() > 10) names.resize(10);
+      return absl::NotFoundError(absl::StrCat(
+          profile.origin, ": module '", name, "' never runs on ", plane.name, "; its '",
+          sv(kModulesLine), "' line has ",
+          names.empty() ? "no modules" : absl::StrCat("'", absl::StrJoin(names, "', '"), "'"),
+          ". Give the profile's name with --module"));
+    }
+    std::sort(windows.begin(), windows.end());
+  }
+
+  // The op events: kernels with an hlo_op stat, else the "XLA Ops" line by name.
+  std::vector<OpEvent> events;
+  for (const ProfileLine& line : plane.lines) {
+    if (line.name == kModulesLine || line.name == kOpsLine) continue;
+    for (const ProfileEvent& e : line.events) {
+      if (e.hlo_op.empty() || (!e.hlo_module.empty() && e.hlo_module != name)) continue;
+      events.push_back({&e, strip_percent(e.hlo_op), line.name});
+    }
+  }
+  if (events.empty()) {
+    for (const ProfileLine& line : plane.lines) {
+      if (line.name != kOpsLine) continue;
+      for (const ProfileEvent* e : leaf_events(line)) {
+        if (!e->hlo_module.empty() && e->hlo_module != name) continue;
+        const std::string_view op = e->hlo_op.empty() ? e->name : e->hlo_op;
+        events.push_back({e, strip_percent(op), line.name});
+      }
+    }
+    if (!events.empty()) {
+      out.notes.push_back(absl::StrCat("ops by the event names of the '", sv(kOpsLine), "' line"));
+    }
+  } else {
+    out.notes.push_back("GPU kernels joined to HLO ops through their hlo_op stat");
+  }
+  if (events.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat(profile.origin, ": ", plane.name, " has no op events of module '", name,
+                     "': no kernels with an hlo_op stat and no '", sv(kOpsLine), "' line"));
+  }
+  if (windows.empty()) {
+    double start = events.front().event->start_s, end = start;
+    for (const OpEvent& e : events) {
+      start = std::min(start, e.event->start_s);
+      end = std::max(end, e.event->start_s + e.event->duration_s);
+    }
+    windows.emplace_back(start, end);
+    out.notes.push_back(absl::StrCat("no '", sv(kModulesLine),
+                                     "' line: one step, from the first op to the end of the last"));
+  }
+
+  // Each event to the step it starts in.
+  std::vector<std::vector<const OpEvent*>> by_step(windows.size());
+  int64_t outside = 0;
+  for (const OpEvent& e : events) {
+    const double t = e.event->start_s;
+    auto it = std::upper_bound(windows.begin(), windows.end(), std::pair{t, 1e300});
+    if (it == windows.begin()) {
+      ++outside;
+      continue;
+    }
+    const size_t k = static_cast<size_t>(it - windows.begin()) - 1;
+    // A nanosecond of slack: JSON traces round times to the microsecond's fraction.
+    if (t > windows[k].second + 1e-9) {
+      ++outside;
+      continue;
+    }
+    by_step[k].push_back(&e);
+  }
+  if (outside > 0) {
+    out.notes.push_back(absl::StrFormat("%d op event%s outside the module's steps left out",
+                                        outside, outside == 1 ? "" : "s"));
+  }
+
+  out.steps = static_cast<int64_t>(windows.size());
+  for (const auto& [s, e] : windows) out.steps_s.push_back(e - s);
+
+  struct Tally {
+    double time_s = 0;
+    int64_t count = 0;
+    std::set<std::string_view> kernels;
+  };
+  std::map<std::string_view, Tally> tallies;
+  for (const std::vector<const OpEvent*>& step : by_step) {
+    for (const OpEvent* e : step) {
+      Tally& t = tallies[e->op];
+      t.time_s += e->event->duration_s;
+      ++t.count;
+      t.kernels.insert(e->event->name);
+    }
+  }
+  const double steps = static_cast<double>(out.steps);
+  for (const auto& [op, t] : tallies) {
+    out.ops.push_back({std::string(op), t.time_s / steps, static_cast<double>(t.count) / steps,
+                       static_cast<int64_t>(t.kernels.size())});
+  }
+
+  // The median step: the one whose duration is the median's (the lower of the middle two).
+  std::vector<size_t> order(windows.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return out.steps_s[a] < out.steps_s[b]; });
+  const size_t chosen = order[(order.size() - 1) / 2];
+  out.step_s = out.steps_s[chosen];
+  const double origin = windows[chosen].first;
+  std::vector<std::pair<double, double>> busy;
+  for (const OpEvent* e : by_step[chosen]) {
+    const double s = e->event->start_s - origin;
+    const double end = std::min(s + e->event->duration_s, windows[chosen].second - origin);
+    busy.emplace_back(s, std::max(s, end));
+    out.median_step.push_back(
+        {std::string(e->op), e->event->name, std::string(e->track), s, e->event->duration_s});
+  }
+  std::stable_sort(
+      out.median_step.begin(), out.median_step.end(),
+      [](const MeasuredEvent& a, const MeasuredEvent& b) { return a.start_s < b.start_s; });
+  out.busy_s = profile_internal::union_length(std::move(busy));
+  return out;
+}
+
+}  // namespace hloroof

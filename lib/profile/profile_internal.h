@@ -1,0 +1,29 @@
+// Helpers shared by the files of the profile layer.
+#ifndef HLOROOF_LIB_PROFILE_PROFILE_INTERNAL_H_
+#define HLOROOF_LIB_PROFILE_PROFILE_INTERNAL_H_
+
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hloroof/predict.h"
+
+namespace hloroof::profile_internal {
+
+// The length of the union of [start, end) intervals.
+double union_length(std::vector<std::pair<double, double>> intervals);
+
+// The classes of the step gap and of the calibration's errors.
+enum class OpClass { kMatmul, kMemory, kOther, kCollective };
+OpClass op_class(const OpPrediction& op);
+std::string_view op_class_name(OpClass c);  // "matmul", "memory-bound", ...
+
+bool is_async_start(const OpPrediction& op);
+bool is_async_done(const OpPrediction& op);
+// One execution's own time: an async start's work on its stream, else the op's time.
+double expected_execution_s(const OpPrediction& op);
+double roofline_execution_s(const OpPrediction& op);
+
+}  // namespace hloroof::profile_internal
+
+#endif  // HLOROOF_LIB_PROFILE_PROFILE_INTERNAL_H_

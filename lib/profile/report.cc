@@ -1,0 +1,181 @@
+// Views of a profile comparison: text for people, JSON for programs, a Perfetto trace.
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hloroof/profile.h"
+#include "hloroof/text_table.h"
+#include "hloroof/trace.h"
+#include "hloroof/units.h"
+#include "nlohmann/json.hpp"
+
+namespace hloroof {
+namespace {
+
+using Align = TextTable::Align;
+
+std::string ratio(double value, double base) {
+  return base > 0 ? absl::StrFormat("%.2fx", value / base) : "-";
+}
+
+std::optional<double> json_ratio(double value, double base) {
+  if (base > 0) return value / base;
+  return std::nullopt;
+}
+
+std::string signed_seconds(double s) {
+  return s < 0 ? absl::StrCat("-", format_seconds(-s)) : format_seconds(s);
+}
+
+std::string occurrences(double n) { return absl::StrFormat("%.4g", n); }
+
+}  // namespace
+
+std::string profile_comparison_to_json(const ProfileComparison& c) {
+  using nlohmann::json;
+  auto maybe = [](std::optional<double> v) { return v ? json(*v) : json(nullptr); };
+  json ops = json::array();
+  for (const JoinedOp& op : c.ops) {
+    ops.push_back({{"name", op.name},
+                   {"opcode", op.opcode},
+                   {"category", op.category},
+                   {"bound", op.bound},
+                   {"measured_s", op.measured_s},
+                   {"expected_s", op.expected_s},
+                   {"roofline_s", op.roofline_s},
+                   {"occurrences", op.occurrences},
+                   {"predicted_occurrences", op.predicted_occurrences},
+                   {"kernels", op.kernels},
+                   {"lost_s", op.lost_s},
+                   {"measured_over_expected", maybe(json_ratio(op.measured_s, op.expected_s))},
+                   {"measured_over_roofline", maybe(json_ratio(op.measured_s, op.roofline_s))}});
+  }
+  json unmatched = json::array();
+  for (const UnmatchedOp& op : c.unmatched) {
+    unmatched.push_back({{"name", op.name},
+                         {"side", op.side},
+                         {"opcode", op.opcode},
+                         {"time_s", op.time_s},
+                         {"occurrences", op.occurrences}});
+  }
+  json gaps = json::array();
+  for (const GapRow& r : c.gaps) {
+    gaps.push_back({{"category", r.category},
+                    {"measured_s", r.measured_s},
+                    {"expected_s", r.expected_s},
+                    {"gap_s", r.gap_s},
+                    {"share", r.share}});
+  }
+  json out = {{"device", c.device},
+              {"plane", c.plane},
+              {"module", c.module},
+              {"profile", c.profile},
+              {"steps", c.steps},
+              {"step",
+               {{"measured_s", c.measured_step_s},
+                {"expected_s", c.expected_step_s},
+                {"roofline_s", c.roofline_step_s}}},
+              {"busy_s", c.busy_s},
+              {"idle_s", c.idle_s},
+              {"ops", std::move(ops)},
+              {"unmatched", std::move(unmatched)},
+              {"gaps", std::move(gaps)},
+              {"notes", c.notes}};
+  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
+  std::string out = absl::StrFormat("module %s on %s, profile plane %s\nprofile %s\n", c.module,
+                                    c.device, c.plane, c.profile);
+  absl::StrAppendFormat(&out, "measured step %s (median of %d), expected %s, roofline %s\n",
+                        format_seconds(c.measured_step_s), c.steps,
+                        format_seconds(c.expected_step_s), format_seconds(c.roofline_step_s));
+  absl::StrAppendFormat(&out, "measured/expected %s, measured/roofline %s, ",
+                        ratio(c.measured_step_s, c.expected_step_s),
+                        ratio(c.measured_step_s, c.roofline_step_s));
+  absl::StrAppendFormat(&out, "busy %s, idle %s (step - busy)\n\n", format_seconds(c.busy_s),
+                        format_seconds(c.idle_s));
+
+  out += "Where the step gap comes from (measured kernel time; expected critical-path time)\n";
+  TextTable gaps({{"category", Align::kLeft}, {"measured"}, {"expected"}, {"gap"}, {"% of gap"}});
+  for (const GapRow& r : c.gaps) {
+    gaps.add_row({r.category, format_seconds(r.measured_s), format_seconds(r.expected_s),
+                  signed_seconds(r.gap_s),
+                  c.measured_step_s != c.expected_step_s ? format_percent(r.share) : "-"});
+  }
+  out += gaps.render();
+
+  absl::StrAppendFormat(&out, "\nOps by time lost against the expectation (%d joined; per step)\n",
+                        c.ops.size());
+  TextTable ops({{"#"},
+                 {"op", Align::kLeft, 28},
+                 {"bound", Align::kLeft},
+                 {"n"},
+                 {"measured"},
+                 {"expected"},
+                 {"roofline"},
+                 {"meas/exp"},
+                 {"meas/roof"},
+                 {"lost"}});
+  const size_t shown = top == 0 ? c.ops.size() : std::min(top, c.ops.size());
+  for (size_t k = 0; k < shown; ++k) {
+    const JoinedOp& op = c.ops[k];
+    ops.add_row({absl::StrCat(k + 1), op.name, op.bound, occurrences(op.occurrences),
+                 format_seconds(op.measured_s), format_seconds(op.expected_s),
+                 format_seconds(op.roofline_s), ratio(op.measured_s, op.expected_s),
+                 ratio(op.measured_s, op.roofline_s), signed_seconds(op.lost_s)});
+  }
+  out += ops.render();
+
+  if (!c.unmatched.empty()) {
+    absl::StrAppendFormat(&out,
+                          "\nUnmatched ops (%d): measured = in the profile only, predicted = "
+                          "never seen in the profile\n",
+                          c.unmatched.size());
+    TextTable unmatched({{"op", Align::kLeft, 40},
+                         {"side", Align::kLeft},
+                         {"opcode", Align::kLeft, 20},
+                         {"n"},
+                         {"time"}});
+    const size_t rows = top == 0 ? c.unmatched.size() : std::min(top, c.unmatched.size());
+    for (size_t k = 0; k < rows; ++k) {
+      const UnmatchedOp& op = c.unmatched[k];
+      unmatched.add_row({op.name, op.side, op.opcode.empty() ? "-" : op.opcode,
+                         occurrences(op.occurrences), format_seconds(op.time_s)});
+    }
+    out += unmatched.render();
+    if (rows < c.unmatched.size()) {
+      absl::StrAppendFormat(&out, "(%d more; --top 0 lists all)\n", c.unmatched.size() - rows);
+    }
+  }
+  if (!c.notes.empty()) {
+    out += "\nnotes:\n";
+    for (const std::string& n : c.notes) absl::StrAppend(&out, "  ", n, "\n");
+  }
+  return out;
+}
+
+std::string profile_comparison_to_trace_json(const ProfileComparison& c,
+                                             const Prediction& prediction) {
+  TraceBuilder trace;
+  std::map<std::string, int> tracks;
+  auto track = [&](const std::string& name) {
+    auto [it, added] = tracks.try_emplace(name, 0);
+    if (added) it->second = trace.add_track(name);
+    return it->second;
+  };
+  // Measured tracks first, in the order their first event starts.
+  for (const MeasuredEvent& e : c.measured.median_step) {
+    trace.add_slice(track(absl::StrCat("measured: ", e.track)), e.op, e.start_s, e.duration_s,
+                    {{"kernel", e.name}, {"side", std::string("measured")}});
+  }
+  for (const TimelineEvent& e : prediction.timeline) {
+    trace.add_slice(track(absl::StrCat("predicted: ", e.track)), e.name, e.start_s, e.duration_s,
+                    {{"side", std::string("predicted")}});
+  }
+  return trace.to_json();
+}
+
+}  // namespace hloroof

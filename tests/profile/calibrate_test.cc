@@ -1,0 +1,233 @@
+// Calibration on synthetic measurements: profiles whose kernel times are what the model gives
+// with known figures; the fit must find those figures again.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/profile.h"
+#include "profile_test_util.h"
+
+namespace hloroof {
+namespace {
+
+using testing::PlaneWriter;
+
+// Square bf16 dots of the sizes in `dots` and f32 add fusions of n x 1024 elements for the n
+// in `adds`, all on the entry's parameters.
+std::string module_text(std::string_view name, const std::vector<int>& dots,
+                        const std::vector<int>& adds) {
+  std::string fused, entry, results, types;
+  int param = 0;
+  for (size_t k = 0; k < adds.size(); ++k) {
+    const std::string shape = absl::StrFormat("f32[%d,1024]{1,0}", adds[k]);
+    absl::StrAppendFormat(&fused,
+                          "fused_add.%d {\n  p0 = %s parameter(0)\n  p1 = %s parameter(1)\n"
+                          "  ROOT add = %s add(p0, p1)\n}\n\n",
+                          k, shape, shape, shape);
+  }
+  auto result = [&](const std::string& op, const std::string& shape) {
+    absl::StrAppend(&results, results.empty() ? "" : ", ", op);
+    absl::StrAppend(&types, types.empty() ? "" : ", ", shape);
+  };
+  for (size_t k = 0; k < dots.size(); ++k) {
+    const std::string shape = absl::StrFormat("bf16[%d,%d]{1,0}", dots[k], dots[k]);
+    absl::StrAppendFormat(&entry,
+                          "  a.%d = %s parameter(%d)\n  b.%d = %s parameter(%d)\n"
+                          "  dot.%d = %s dot(a.%d, b.%d), lhs_contracting_dims={1}, "
+                          "rhs_contracting_dims={0}\n",
+                          k, shape, param, k, shape, param + 1, k, shape, k, k);
+    param += 2;
+    result(absl::StrCat("dot.", k), shape);
+  }
+  for (size_t k = 0; k < adds.size(); ++k) {
+    const std::string shape = absl::StrFormat("f32[%d,1024]{1,0}", adds[k]);
+    absl::StrAppendFormat(&entry,
+                          "  x.%d = %s parameter(%d)\n  y.%d = %s parameter(%d)\n"
+                          "  fusion.%d = %s fusion(x.%d, y.%d), kind=kLoop, calls=fused_add.%d\n",
+                          k, shape, param, k, shape, param + 1, k, shape, k, k, k);
+    param += 2;
+    result(absl::StrCat("fusion.", k), shape);
+  }
+  return absl::StrCat("HloModule ", std::string(name), "\n\n", fused, "ENTRY main {\n", entry,
+                      "  ROOT t = (", types, ") tuple(", results, ")\n}\n");
+}
+
+// A one-step GPU profile whose kernels last what `truth` predicts for each op.
+std::string synthetic_profile(const Module& module, const Prediction& truth) {
+  xplane::XSpace space;
+  PlaneWriter gpu(space.add_planes(), "/device:GPU:0");
+  xplane::XLine* modules = gpu.line("XLA Modules");
+  xplane::XLine* stream = gpu.line("Stream #1");
+  double t = 1;  // us
+  for (const OpPrediction& op : truth.ops) {
+    // A collective's kernel runs for the collective's own time.
+    const double us = (op.collective ? op.collective->time_s : op.time_s) * 1e6;
+    gpu.event(stream, absl::StrCat("kernel_", op.name), t, us, op.name);
+    t += us + 1;
+  }
+  gpu.event(modules, absl::StrCat(std::string(module.name()), "(1)"), 0, t);
+  std::string bytes;
+  REQUIRE(space.SerializeToString(&bytes));
+  return bytes;
+}
+
+// H100 reaching 80% of its matrix peak and 70% of its HBM bandwidth, 3 us per kernel.
+DeviceSpec truth_device() {
+  DeviceSpec d = *device("h100");
+  d.matmul_efficiency = 0.8;
+  d.hbm_efficiency = 0.7;
+  d.per_op_overhead_s = 3e-6;
+  return d;
+}
+
+struct Run {
+  Module module;
+  Prediction truth;
+  Profile profile;
+};
+
+Run make_run(std::string_view name, const std::vector<int>& dots, const std::vector<int>& adds,
+             std::string text = "", DeviceSpec spec = truth_device(), PredictOptions options = {}) {
+  absl::StatusOr<Module> m = parse_module(text.empty() ? module_text(name, dots, adds) : text);
+  REQUIRE(m.ok());
+  absl::StatusOr<Prediction> truth = predict_step_time(*m, spec, options);
+  REQUIRE(truth.ok());
+  absl::StatusOr<Profile> p = parse_xspace(synthetic_profile(*m, *truth), std::string(name));
+  REQUIRE(p.ok());
+  return {*std::move(m), *std::move(truth), *std::move(p)};
+}
+
+const FittedFigure& figure(const CalibrationResult& r, std::string_view field) {
+  for (const FittedFigure& f : r.figures) {
+    if (f.field == field) return f;
+  }
+  FAIL("no figure " << std::string(field));
+  return r.figures.front();
+}
+
+TEST_CASE("calibrate finds the efficiencies and overhead the measurements were made with") {
+  // The dots stay matrix bound and the adds HBM bound at either set of figures: bf16 n^3 dots
+  // have 2n^3 / 6n^2 = n/3 FLOP/B (683 for n = 2048) against H100's 9.89e14 / 3.35e12 = 295
+  // (337 at 80% / 70%); the adds 1 FLOP per 12 B.
+  // Kernel times are written in whole picoseconds: a relative rounding of at most
+  // 0.5 ps / 8 us = 6e-8 on the shortest op, so the figures come back to 1e-6.
+  Run a = make_run("jit_a", {2048, 4096}, {1024, 4096});
+  Run b = make_run("jit_b", {3072, 2560}, {2048, 8192});
+  const std::vector<CalibrationRun> runs = {{&a.module, &a.profile, "a"},
+                                            {&b.module, &b.profile, "b"}};
+  absl::StatusOr<CalibrationResult> r = calibrate(runs, "h100");
+  REQUIRE(r.ok());
+  CHECK(r->ops_used == 8);
+  CHECK(figure(*r, "matmul_efficiency").after == Approx(0.8).epsilon(1e-6));
+  CHECK(figure(*r, "hbm_efficiency").after == Approx(0.7).epsilon(1e-6));
+  CHECK(figure(*r, "per_op_overhead").after == Approx(3e-6).epsilon(1e-6));
+  CHECK(figure(*r, "per_op_overhead").before == 1e-6);  // H100's launch overhead
+  CHECK(figure(*r, "per_op_overhead").fitted);
+  CHECK(r->device.name == "h100_fitted");
+  CHECK(r->device.matmul_efficiency == Approx(0.8).epsilon(1e-6));
+  // No collective was measured: the interconnect stays as given, and says why.
+  CHECK(!figure(*r, "interconnect.collective_launch_latency").fitted);
+
+  // Errors: the given H100 (100%, 100%, 1 us) is too fast on every op; the fit is exact.
+  REQUIRE(!r->errors.empty());
+  const ClassError& all = r->errors.back();
+  CHECK(all.op_class == "all");
+  CHECK(all.ops == 8);
+  CHECK(all.before > 0.1);
+  CHECK(all.after < 1e-6);
+  // Leave one out: each run predicted by the fit to the other alone is exact too.
+  REQUIRE(r->held_out.size() == 2);
+  for (const CalibrationResult::HeldOut& h : r->held_out) {
+    CHECK(h.before > 0.1);
+    CHECK(h.after < 1e-6);
+  }
+
+  // Predicting with the written JSON reproduces the fit: its error against the measured ops is
+  // the fit's error, and every op takes its true time.
+  absl::StatusOr<DeviceSpec> written = parse_device_spec(r->json, "fitted.json");
+  REQUIRE(written.ok());
+  double squares = 0;
+  int ops = 0;
+  for (const Run* run : {&a, &b}) {
+    absl::StatusOr<Prediction> p = predict_step_time(run->module, *written);
+    REQUIRE(p.ok());
+    absl::StatusOr<MeasuredModule> measured = measure_module(run->profile, run->module.name());
+    REQUIRE(measured.ok());
+    REQUIRE(p->ops.size() == run->truth.ops.size());
+    for (size_t k = 0; k < p->ops.size(); ++k) {
+      CHECK(p->ops[k].name == run->truth.ops[k].name);
+      CHECK(p->ops[k].time_s == Approx(run->truth.ops[k].time_s).epsilon(1e-6));
+      for (const MeasuredOp& m : measured->ops) {
+        if (m.name != p->ops[k].name) continue;
+        const double e = (p->ops[k].time_s - m.time_s) / m.time_s;
+        squares += e * e;
+        ++ops;
+      }
+    }
+  }
+  CHECK(ops == 8);
+  CHECK(std::sqrt(squares / ops) == Approx(all.after).margin(1e-12));
+}
+
+TEST_CASE("calibrate keeps what the ops cannot tell") {
+  // Only matmuls: hbm_efficiency stays as given.
+  Run a = make_run("jit_dots", {2048, 3072, 4096}, {});
+  const std::vector<CalibrationRun> runs = {{&a.module, &a.profile, "dots"}};
+  absl::StatusOr<CalibrationResult> r = calibrate(runs, "h100");
+  REQUIRE(r.ok());
+  CHECK(figure(*r, "matmul_efficiency").after == Approx(0.8).epsilon(1e-6));
+  CHECK(!figure(*r, "hbm_efficiency").fitted);
+  CHECK(figure(*r, "hbm_efficiency").after == 1);
+  CHECK(r->held_out.empty());  // one profile: nothing to hold out
+
+  // A profile of another module: nothing joins.
+  Run other = make_run("jit_other", {1024}, {});
+  const std::vector<CalibrationRun> mismatched = {{&a.module, &other.profile, "other"}};
+  absl::StatusOr<CalibrationResult> bad = calibrate(mismatched, "h100");
+  CHECK(!bad.ok());
+}
+
+TEST_CASE("calibrate fits GPU collective latency and bandwidth") {
+  // Three all-reduces over the 8 GPUs of one NVLink domain, measured with a 8 us launch
+  // latency and 60% of H100's NVLink and scale-out bandwidths.
+  constexpr std::string_view kText = R"(HloModule jit_ar, replica_count=8
+
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  p0 = f32[262144]{0} parameter(0)
+  p1 = f32[1048576]{0} parameter(1)
+  p2 = f32[4194304]{0} parameter(2)
+  ar.0 = f32[262144]{0} all-reduce(p0), replica_groups={{0,1,2,3,4,5,6,7}}, to_apply=sum
+  ar.1 = f32[1048576]{0} all-reduce(p1), replica_groups={{0,1,2,3,4,5,6,7}}, to_apply=sum
+  ar.2 = f32[4194304]{0} all-reduce(p2), replica_groups={{0,1,2,3,4,5,6,7}}, to_apply=sum
+  ROOT t = (f32[262144]{0}, f32[1048576]{0}, f32[4194304]{0}) tuple(ar.0, ar.1, ar.2)
+}
+)";
+  DeviceSpec truth = *device("h100");
+  truth.gpu->collective_launch_latency_s = 8e-6;
+  truth.gpu->nvlink_bandwidth *= 0.6;
+  truth.gpu->scale_out_bandwidth *= 0.6;
+  PredictOptions options;
+  options.topology = "8";
+  Run run = make_run("jit_ar", {}, {}, std::string(kText), truth, options);
+  const std::vector<CalibrationRun> runs = {{&run.module, &run.profile, "ar"}};
+  absl::StatusOr<CalibrationResult> r = calibrate(runs, "h100:8");
+  REQUIRE(r.ok());
+  CHECK(figure(*r, "interconnect.collective_launch_latency").fitted);
+  CHECK(figure(*r, "interconnect.collective_launch_latency").after == Approx(8e-6).epsilon(1e-6));
+  // 0.6 x 450 GB/s = 270 GB/s.
+  CHECK(figure(*r, "interconnect.nvlink_bandwidth").after == Approx(2.7e11).epsilon(1e-6));
+  CHECK(r->device.gpu->nvlink_bandwidth == Approx(2.7e11).epsilon(1e-6));
+  CHECK(r->device.gpu->scale_out_bandwidth == Approx(0.6 * 5e10).epsilon(1e-6));
+  CHECK(!figure(*r, "per_op_overhead").fitted);  // no compute op measured
+}
+
+}  // namespace
+}  // namespace hloroof

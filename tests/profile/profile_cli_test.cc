@@ -1,0 +1,107 @@
+// `hloroof profile` and `hloroof calibrate` on small hand-made profiles.
+#include <catch2/catch.hpp>
+
+#include "../cli/cli_runner.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
+#include "profile_test_util.h"
+
+namespace hloroof {
+namespace {
+
+using testing::run_cli;
+using testing::TempDir;
+using testing::write_file;
+
+struct Files {
+  TempDir dir;
+  std::string hlo, profile;
+  Files() {
+    hlo = (dir.path() / "module.hlo").string();
+    profile = (dir.path() / "profile" / "plugins" / "profile" / "r1" / "host0.xplane.pb").string();
+    write_file(hlo, std::string(testing::kStepModule));
+    write_file(profile, testing::step_xspace());
+  }
+};
+
+void check_width(const std::string& text) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    INFO(std::string(line));
+    CHECK(line.size() <= 100);
+  }
+}
+
+TEST_CASE("hloroof profile joins the profile with the prediction") {
+  Files f;
+  testing::CliResult r = run_cli(absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(absl::StrContains(r.out, "median of 3"));
+  CHECK(absl::StrContains(r.out, "dot.1"));
+  CHECK(absl::StrContains(r.out, "memset.7"));
+  CHECK(absl::StrContains(r.out, "idle"));
+  check_width(r.out);
+
+  // The capture folder: module.hlo beside profile/.
+  testing::CliResult folder =
+      run_cli(absl::StrCat("profile ", f.dir.path().string(), " --device h100 --json"));
+  INFO(folder.err);
+  REQUIRE(folder.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(folder.out);
+  CHECK(j["step"]["measured_s"].get<double>() == Approx(55e-6));  // the median of 50, 60, 55 us
+  CHECK(j["idle_s"].get<double>() == Approx(28e-6));              // 55 - 27 us busy
+  CHECK(j["ops"].size() == 2);
+  CHECK(j["unmatched"].size() == 1);
+
+  const std::string trace = (f.dir.path() / "out.trace.json").string();
+  testing::CliResult traced =
+      run_cli(absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100 --trace ", trace));
+  REQUIRE(traced.exit_code == 0);
+  std::ifstream in(trace);
+  const nlohmann::json t = nlohmann::json::parse(in, nullptr, false);
+  REQUIRE(!t.is_discarded());
+  CHECK(t["traceEvents"].size() > 4);
+
+  // Device 1 of the profile.
+  testing::CliResult one = run_cli(
+      absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100 --device-index 1 --json"));
+  REQUIRE(one.exit_code == 0);
+  CHECK(nlohmann::json::parse(one.out)["plane"] == "/device:GPU:1");
+}
+
+TEST_CASE("hloroof profile: usage and input errors") {
+  Files f;
+  CHECK(run_cli(absl::StrCat("profile ", f.hlo, " ", f.profile)).exit_code == 2);  // no --device
+  CHECK(run_cli("profile --device h100").exit_code == 2);
+  testing::CliResult missing =
+      run_cli(absl::StrCat("profile ", f.hlo, " /nonexistent/x.xplane.pb --device h100"));
+  CHECK(missing.exit_code == 1);
+  CHECK(absl::StrContains(missing.err, "cannot open"));
+  testing::CliResult module =
+      run_cli(absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100 --module jit_other"));
+  CHECK(module.exit_code == 1);
+  CHECK(absl::StrContains(module.err, "jit_step"));
+}
+
+TEST_CASE("hloroof calibrate writes a device that predict reads") {
+  Files f;
+  const std::string out = (f.dir.path() / "my_h100.json").string();
+  testing::CliResult r = run_cli(absl::StrCat("calibrate ", f.profile, " --hlo ", f.hlo,
+                                              " --device h100 -o ", out, " --name my_h100"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(absl::StrContains(r.out, "matmul_efficiency"));
+  CHECK(absl::StrContains(r.out, "per_op_overhead"));
+  check_width(r.out);
+  testing::CliResult devices = run_cli(absl::StrCat("devices ", out));
+  INFO(devices.err);
+  CHECK(devices.exit_code == 0);
+  CHECK(absl::StrContains(devices.out, "my_h100"));
+  CHECK(run_cli(absl::StrCat("predict ", f.hlo, " --device ", out)).exit_code == 0);
+  CHECK(run_cli(absl::StrCat("calibrate ", f.profile, " --device h100")).exit_code == 2);  // no -o
+}
+
+}  // namespace
+}  // namespace hloroof

@@ -1,0 +1,355 @@
+// Reading profiles and joining them with predictions, on small profiles written by hand.
+#include "hloroof/profile.h"
+
+#include <catch2/catch.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "hloroof/hlo_text.h"
+#include "nlohmann/json.hpp"
+#include "profile_test_util.h"
+
+namespace hloroof {
+namespace {
+
+using testing::kStepModule;
+using testing::kStepTraceJson;
+using testing::step_xspace;
+using testing::TempDir;
+using testing::write_file;
+
+constexpr double us = 1e-6;
+
+const MeasuredOp* find_op(const MeasuredModule& m, std::string_view name) {
+  for (const MeasuredOp& op : m.ops) {
+    if (op.name == name) return &op;
+  }
+  return nullptr;
+}
+
+const JoinedOp* find_joined(const ProfileComparison& c, std::string_view name) {
+  for (const JoinedOp& op : c.ops) {
+    if (op.name == name) return &op;
+  }
+  return nullptr;
+}
+
+const OpPrediction* find_predicted(const Prediction& p, std::string_view name) {
+  for (const OpPrediction& op : p.ops) {
+    if (op.name == name) return &op;
+  }
+  return nullptr;
+}
+
+TEST_CASE("XSpace: GPU kernels join their ops through hlo_op, steps by module executions") {
+  absl::StatusOr<Profile> p = parse_xspace(step_xspace(), "step.xplane.pb");
+  REQUIRE(p.ok());
+  CHECK(p->format == "xplane");
+  CHECK(p->planes.size() == 3);
+  absl::StatusOr<MeasuredModule> m = measure_module(*p, "jit_step");
+  REQUIRE(m.ok());
+  CHECK(m->plane == "/device:GPU:0");
+  CHECK(m->steps == 3);
+  REQUIRE(m->steps_s.size() == 3);
+  CHECK(m->steps_s[1] == Approx(60 * us));
+  CHECK(m->step_s == Approx(55 * us));  // the median of 50, 60, 55
+  REQUIRE(m->ops.size() == 3);
+  // dot.1: (20 + 26 + 20) / 3 = 22 us per step, one kernel.
+  const MeasuredOp* dot = find_op(*m, "dot.1");
+  REQUIRE(dot != nullptr);
+  CHECK(dot->time_s == Approx(22 * us));
+  CHECK(dot->occurrences == 1);
+  CHECK(dot->kernels == 1);
+  // add.fusion: two kernels (one hlo_op written "%add.fusion"), 4 + 2 = 6 us, twice a step.
+  const MeasuredOp* add = find_op(*m, "add.fusion");
+  REQUIRE(add != nullptr);
+  CHECK(add->time_s == Approx(6 * us));
+  CHECK(add->occurrences == 2);
+  CHECK(add->kernels == 2);
+  CHECK(find_op(*m, "memset.7")->time_s == Approx(1 * us));
+  CHECK(find_op(*m, "fusion.9") == nullptr);  // another module's kernel
+  // The median step (at 200 us): busy [1,21] + [25,29] + [30,32] + [40,41] = 27 us.
+  CHECK(m->busy_s == Approx(27 * us));
+  REQUIRE(m->median_step.size() == 4);
+  CHECK(m->median_step[0].op == "dot.1");
+  CHECK(m->median_step[0].start_s == Approx(1 * us));
+  CHECK(m->median_step[0].track == "Stream #7(compute)");
+
+  // Device 1: every kernel twice as long; dot.1 (40 + 52 + 40) / 3 = 44 us.
+  absl::StatusOr<MeasuredModule> m1 = measure_module(*p, "jit_step", {.device_index = 1});
+  REQUIRE(m1.ok());
+  CHECK(m1->plane == "/device:GPU:1");
+  CHECK(find_op(*m1, "dot.1")->time_s == Approx(44 * us));
+}
+
+TEST_CASE("the join: measured, expected and roofline per op, gaps per category") {
+  absl::StatusOr<Module> module = parse_module(kStepModule);
+  REQUIRE(module.ok());
+  absl::StatusOr<Prediction> prediction = predict_step_time(*module, "h100");
+  REQUIRE(prediction.ok());
+  absl::StatusOr<Profile> profile = parse_xspace(step_xspace(), "step.xplane.pb");
+  REQUIRE(profile.ok());
+  absl::StatusOr<ProfileComparison> c = compare_with_profile(*module, *prediction, *profile);
+  REQUIRE(c.ok());
+  CHECK(c->steps == 3);
+  CHECK(c->measured_step_s == Approx(55 * us));
+  CHECK(c->expected_step_s == prediction->step_time_s);
+  CHECK(c->roofline_step_s == prediction->roofline_step_time_s);
+  CHECK(c->busy_s == Approx(27 * us));
+  CHECK(c->idle_s == Approx(28 * us));  // 55 - 27
+
+  const OpPrediction* pdot = find_predicted(*prediction, "dot.1");
+  const OpPrediction* padd = find_predicted(*prediction, "add.fusion");
+  REQUIRE(pdot != nullptr);
+  REQUIRE(padd != nullptr);
+  // H100: dot 2 x 2048^3 / 9.89e14 = 17.37 us + 1 us launch = 18.37 us, lost 22 - 18.37 =
+  // 3.63 us; add 3 x 4 MiB / 3.35e12 = 3.756 us + 1 us = 4.756 us, lost 6 - 4.756 = 1.244 us.
+  CHECK(pdot->time_s == Approx(2.0 * 2048 * 2048 * 2048 / 9.89e14 + 1e-6));
+  CHECK(padd->time_s == Approx(3.0 * 4 * 1024 * 1024 / 3.35e12 + 1e-6));
+  REQUIRE(c->ops.size() == 2);
+  CHECK(c->ops[0].name == "dot.1");  // ranked by time lost
+  CHECK(c->ops[1].name == "add.fusion");
+  const JoinedOp* dot = find_joined(*c, "dot.1");
+  CHECK(dot->measured_s == Approx(22 * us));
+  CHECK(dot->expected_s == pdot->time_s);
+  CHECK(dot->roofline_s == pdot->roofline_time_s);
+  CHECK(dot->lost_s == Approx(22 * us - pdot->time_s));
+  CHECK(dot->lost_s == Approx(3.63 * us).epsilon(0.01));
+  CHECK(dot->bound == "compute");
+  CHECK(dot->opcode == "dot");
+  const JoinedOp* add = find_joined(*c, "add.fusion");
+  CHECK(add->measured_s == Approx(6 * us));
+  CHECK(add->occurrences == 2);
+  CHECK(add->predicted_occurrences == 1);
+  CHECK(add->kernels == 2);
+  CHECK(add->lost_s == Approx(1.244 * us).epsilon(0.01));
+  CHECK(add->bound == "memory");
+
+  // memset.7 is in the profile only.
+  REQUIRE(c->unmatched.size() == 1);
+  CHECK(c->unmatched[0].name == "memset.7");
+  CHECK(c->unmatched[0].side == "measured");
+  CHECK(c->unmatched[0].time_s == Approx(1 * us));
+
+  // Gaps: matmul 22 us vs dot's expectation, memory-bound 6 us vs add's, other ops the
+  // unmatched 1 us, no collectives, idle 28 us.
+  REQUIRE(c->gaps.size() == 5);
+  CHECK(c->gaps[0].category == "matmul");
+  CHECK(c->gaps[0].measured_s == Approx(22 * us));
+  CHECK(c->gaps[0].expected_s == Approx(pdot->total_time_s));
+  CHECK(c->gaps[1].category == "memory-bound");
+  CHECK(c->gaps[1].measured_s == Approx(6 * us));
+  CHECK(c->gaps[2].category == "other ops");
+  CHECK(c->gaps[2].measured_s == Approx(1 * us));
+  CHECK(c->gaps[3].category == "collectives exposed");
+  CHECK(c->gaps[3].measured_s == Approx(0).margin(1e-15));
+  CHECK(c->gaps[4].category == "idle");
+  CHECK(c->gaps[4].measured_s == Approx(28 * us));
+  double expected = 0, share = 0;
+  for (const GapRow& r : c->gaps) expected += r.expected_s, share += r.share;
+  CHECK(expected == Approx(c->expected_step_s));  // the expected rows make up the step
+  // The measured rows add up to the step too here (one stream): 22 + 6 + 1 + 0 + 28 = 57 us
+  // of kernel time and idle against a 55 us step, because dot.1's mean (22 us) is not its
+  // time in the median step (20 us).
+  CHECK(share == Approx((57 * us - c->expected_step_s) / (55 * us - c->expected_step_s)));
+}
+
+TEST_CASE("an async collective is measured on its start, expected to take its latency") {
+  constexpr std::string_view kText = R"(HloModule jit_ar, replica_count=8
+
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  p0 = f32[1048576]{0} parameter(0)
+  ars = f32[1048576]{0} all-reduce-start(p0), replica_groups={{0,1,2,3,4,5,6,7}}, to_apply=sum
+  ROOT ard = f32[1048576]{0} all-reduce-done(ars)
+}
+)";
+  absl::StatusOr<Module> module = parse_module(kText);
+  REQUIRE(module.ok());
+  absl::StatusOr<Prediction> prediction = predict_step_time(*module, "h100:8");
+  REQUIRE(prediction.ok());
+  const OpPrediction* start = find_predicted(*prediction, "ars");
+  REQUIRE(start != nullptr);
+  REQUIRE(start->async.has_value());
+  REQUIRE(start->async->latency_s > 0);
+
+  // One step of 40 us; the NCCL kernel runs 30 us from +1 us, nothing else runs.
+  xplane::XSpace space;
+  testing::PlaneWriter gpu(space.add_planes(), "/device:GPU:0");
+  xplane::XLine* modules = gpu.line("XLA Modules");
+  xplane::XLine* stream = gpu.line("Stream #9(nccl)");
+  gpu.event(modules, "jit_ar(1)", 0, 40);
+  gpu.event(stream, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1, 30, "ars");
+  std::string bytes;
+  REQUIRE(space.SerializeToString(&bytes));
+  absl::StatusOr<Profile> profile = parse_xspace(bytes, "ar.xplane.pb");
+  REQUIRE(profile.ok());
+  absl::StatusOr<ProfileComparison> c = compare_with_profile(*module, *prediction, *profile);
+  REQUIRE(c.ok());
+  REQUIRE(c->ops.size() == 1);
+  CHECK(c->ops[0].name == "ars");
+  CHECK(c->ops[0].measured_s == Approx(30 * us));
+  CHECK(c->ops[0].expected_s == start->async->latency_s);
+  CHECK(c->ops[0].bound == "collective");
+  CHECK(c->unmatched.empty());  // the done's wait is part of the start's work
+  const GapRow& collectives = c->gaps[3];
+  CHECK(collectives.category == "collectives exposed");
+  CHECK(collectives.measured_s == Approx(30 * us));  // nothing else runs beside it
+  CHECK(collectives.expected_s == Approx(prediction->breakdown.collective_exposed_s));
+  CHECK(c->idle_s == Approx(10 * us));  // 40 - 30
+}
+
+TEST_CASE("JSON and trace outputs of the join") {
+  absl::StatusOr<Module> module = parse_module(kStepModule);
+  REQUIRE(module.ok());
+  absl::StatusOr<Prediction> prediction = predict_step_time(*module, "h100");
+  REQUIRE(prediction.ok());
+  absl::StatusOr<Profile> profile = parse_xspace(step_xspace(), "step.xplane.pb");
+  REQUIRE(profile.ok());
+  absl::StatusOr<ProfileComparison> c = compare_with_profile(*module, *prediction, *profile);
+  REQUIRE(c.ok());
+  const nlohmann::json j = nlohmann::json::parse(profile_comparison_to_json(*c));
+  CHECK(j["step"]["measured_s"].get<double>() == Approx(55 * us));
+  CHECK(j["step"]["expected_s"].get<double>() == prediction->step_time_s);
+  CHECK(j["step"]["roofline_s"].get<double>() == prediction->roofline_step_time_s);
+  CHECK(j["idle_s"].get<double>() == Approx(28 * us));
+  REQUIRE(j["ops"].size() == 2);
+  for (const char* key :
+       {"name", "opcode", "measured_s", "expected_s", "roofline_s", "occurrences", "bound"}) {
+    CHECK(j["ops"][0].contains(key));
+  }
+  CHECK(j["ops"][1]["occurrences"].get<double>() == 2);
+  CHECK(j["unmatched"][0]["name"] == "memset.7");
+
+  const nlohmann::json trace =
+      nlohmann::json::parse(profile_comparison_to_trace_json(*c, *prediction));
+  std::map<int64_t, std::string> tracks;
+  std::vector<std::pair<std::string, std::string>> slices;  // track, name
+  for (const nlohmann::json& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") {
+      tracks[e["tid"].get<int64_t>()] = e["args"]["name"].get<std::string>();
+    }
+  }
+  for (const nlohmann::json& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") slices.emplace_back(tracks[e["tid"].get<int64_t>()], e["name"]);
+  }
+  auto has = [&](std::string_view track, std::string_view name) {
+    return std::find(slices.begin(), slices.end(),
+                     std::pair{std::string(track), std::string(name)}) != slices.end();
+  };
+  CHECK(has("measured: Stream #7(compute)", "dot.1"));
+  CHECK(has("predicted: compute", "dot.1"));
+  CHECK(has("measured: Stream #7(compute)", "add.fusion"));
+  CHECK(has("predicted: compute", "add.fusion"));
+
+  const std::string text = render_profile_comparison(*c);
+  CHECK(absl::StrContains(text, "memset.7"));
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    CHECK(line.size() <= 100);
+  }
+}
+
+TEST_CASE("trace-event JSON, gzipped: TPU ops by name, loop events count as their children") {
+  TempDir dir;
+  const auto run = dir.path() / "plugins" / "profile" / "2026_01_01_00_00_00";
+  write_file(run / "perfetto_trace.json.gz", testing::gzip(std::string(kStepTraceJson)));
+  absl::StatusOr<Profile> p = read_profile(dir.path().string());
+  REQUIRE(p.ok());
+  CHECK(p->format == "trace-json");
+  absl::StatusOr<MeasuredModule> m = measure_module(*p, "jit_step");
+  REQUIRE(m.ok());
+  CHECK(m->plane == "/device:TPU:0");
+  CHECK(m->steps == 2);
+  CHECK(m->step_s == Approx(40 * us));  // the lower of 40 and 44
+  REQUIRE(m->ops.size() == 2);          // while.3 encloses ops: not an op of its own
+  CHECK(find_op(*m, "dot.1")->time_s == Approx(32 * us));  // (30 + 34) / 2
+  CHECK(find_op(*m, "add.fusion")->time_s == Approx(5 * us));
+  CHECK(m->busy_s == Approx(35 * us));  // step 0: [2,32] + [33,38]
+
+  absl::StatusOr<Module> module = parse_module(kStepModule);
+  REQUIRE(module.ok());
+  absl::StatusOr<Prediction> prediction = predict_step_time(*module, "tpu_v5e");
+  REQUIRE(prediction.ok());
+  absl::StatusOr<ProfileComparison> c = compare_with_profile(*module, *prediction, *p);
+  REQUIRE(c.ok());
+  CHECK(c->idle_s == Approx(5 * us));  // 40 - 35
+  CHECK(c->unmatched.empty());
+  CHECK(find_joined(*c, "dot.1")->measured_s == Approx(32 * us));
+
+  // The same text, not gzipped, read as a file.
+  write_file(dir.path() / "plain.trace.json", std::string(kStepTraceJson));
+  absl::StatusOr<Profile> plain = read_profile((dir.path() / "plain.trace.json").string());
+  REQUIRE(plain.ok());
+  CHECK(plain->planes.size() == p->planes.size());
+}
+
+TEST_CASE("read_profile takes the file, the run folder, the profile directory, a capture") {
+  TempDir dir;
+  const std::string bytes = step_xspace();
+  const auto run = dir.path() / "trace" / "plugins" / "profile" / "2026_05_01_10_00_00";
+  write_file(run / "host0.xplane.pb", bytes);
+  // An older run with a JSON trace only: the newest run is read.
+  write_file(dir.path() / "trace" / "plugins" / "profile" / "2025_01_01_00_00_00" /
+                 "perfetto_trace.json.gz",
+             testing::gzip(std::string(kStepTraceJson)));
+  for (const std::filesystem::path& path : {run / "host0.xplane.pb", run, dir.path() / "trace"}) {
+    absl::StatusOr<Profile> p = read_profile(path.string());
+    REQUIRE(p.ok());
+    CHECK(p->format == "xplane");
+    CHECK(absl::EndsWith(p->origin, "host0.xplane.pb"));
+  }
+  // A capture folder: DIR/profile/plugins/profile/RUN.
+  const auto capture = dir.path() / "capture";
+  write_file(capture / "profile" / "plugins" / "profile" / "r1" / "h.xplane.pb", bytes);
+  absl::StatusOr<Profile> p = read_profile(capture.string());
+  REQUIRE(p.ok());
+  CHECK(p->format == "xplane");
+
+  std::filesystem::create_directories(dir.path() / "empty");
+  absl::StatusOr<Profile> none = read_profile((dir.path() / "empty").string());
+  CHECK(none.status().code() == absl::StatusCode::kNotFound);
+  CHECK(absl::StrContains(none.status().message(), "xplane.pb"));
+}
+
+TEST_CASE("profile errors say what is wrong") {
+  absl::StatusOr<Profile> p = parse_xspace(step_xspace(), "step.xplane.pb");
+  REQUIRE(p.ok());
+  absl::StatusOr<MeasuredModule> m = measure_module(*p, "jit_train");
+  REQUIRE(!m.ok());
+  CHECK(absl::StrContains(m.status().message(), "'jit_step'"));  // the modules there are
+  CHECK(absl::StrContains(m.status().message(), "--module"));
+  m = measure_module(*p, "jit_train", {.module_name = "jit_step"});
+  CHECK(m.ok());
+  m = measure_module(*p, "jit_step", {.device_index = 7});
+  REQUIRE(!m.ok());
+  CHECK(absl::StrContains(m.status().message(), "'/device:GPU:1'"));
+  CHECK(absl::StrContains(m.status().message(), "--device-index"));
+
+  CHECK(!parse_xspace("\xff\xff\xff\xff garbage", "bad.xplane.pb").ok());
+  CHECK(!parse_trace_json("{\"traceEvents\": 3}", "bad.json").ok());
+  CHECK(!parse_trace_json("{\"other\": []}", "bad.json").ok());
+  CHECK(!parse_trace_json("{not json", "bad.json").ok());
+  const std::string gz = testing::gzip(std::string(kStepTraceJson));
+  absl::StatusOr<Profile> cut = parse_trace_json(gz.substr(0, gz.size() / 2), "cut.json.gz");
+  REQUIRE(!cut.ok());
+  CHECK(absl::StrContains(cut.status().message(), "gzip"));
+  std::string corrupt = gz;
+  corrupt[gz.size() / 2] ^= 0x55;
+  corrupt[gz.size() / 2 + 1] ^= 0x55;
+  CHECK(!parse_trace_json(corrupt, "corrupt.json.gz").ok());
+  // Events of odd shapes are skipped, not trusted.
+  absl::StatusOr<Profile> odd = parse_trace_json(
+      R"([{"ph": "X", "ts": "soon", "dur": 1}, {"ph": "X", "ts": 1, "dur": -5}, 7, null,
+          {"ph": 5, "name": 3}, {"ph": "M", "name": "process_name", "args": "x"}])",
+      "odd.json");
+  REQUIRE(odd.ok());
+  CHECK(odd->planes.empty());
+}
+
+}  // namespace
+}  // namespace hloroof

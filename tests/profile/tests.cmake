@@ -1,0 +1,15 @@
+hloroof_add_test(profile_test
+  ${CMAKE_CURRENT_LIST_DIR}/calibrate_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/profile_test.cc
+)
+# The test helpers write XSpace files with the library's generated messages, and gzip.
+target_include_directories(profile_test PRIVATE
+  $<TARGET_PROPERTY:hloroof_xplane_proto,INTERFACE_INCLUDE_DIRECTORIES>)
+target_link_libraries(profile_test PRIVATE protobuf::libprotobuf ZLIB::ZLIB)
+
+hloroof_add_test(profile_cli_test ${CMAKE_CURRENT_LIST_DIR}/profile_cli_test.cc)
+target_include_directories(profile_cli_test PRIVATE
+  $<TARGET_PROPERTY:hloroof_xplane_proto,INTERFACE_INCLUDE_DIRECTORIES>)
+target_link_libraries(profile_cli_test PRIVATE protobuf::libprotobuf ZLIB::ZLIB)
+target_compile_definitions(profile_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
+add_dependencies(profile_cli_test hloroof_cli)

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Capture a jitted JAX function for `hloroof profile` and `hloroof calibrate`.
+
+Compiles the function once and writes, into one folder:
+  module.hlo            the optimized HLO text of the executable that ran
+  cost_analysis.json    XLA's compiled.cost_analysis()
+  memory_analysis.json  XLA's compiled.memory_analysis() (the *_in_bytes fields)
+  timings.json          wall-clock time of each timed step, and their median
+  meta.json             JAX version, device kind, the module's name, the step count
+  profile/              a jax.profiler trace of the steps (plugins/profile/RUN/HOST.xplane.pb,
+                        and perfetto_trace.json.gz)
+`hloroof profile FOLDER --device D` and `hloroof calibrate FOLDER... --device D -o OUT.json`
+read the folder as it is.
+
+From Python:
+    from capture import capture
+    capture(train_step, params, batch, out="runs/train_step", steps=5)
+
+From the shell, on one of the bundled examples:
+    python3 tools/capture/capture.py runs/gemm --example gemm
+    python3 tools/capture/capture.py runs/mlp --example mlp --steps 10
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import jax
+import jax.numpy as jnp
+
+
+def _block(x):
+    return jax.block_until_ready(x)
+
+
+def _module_name(hlo_text):
+    first = hlo_text.split("\n", 1)[0]
+    if first.startswith("HloModule "):
+        return first[len("HloModule "):].split(",", 1)[0].strip()
+    return ""
+
+
+def capture(fn, *args, out, steps=5, warmup=2, jit_kwargs=None):
+    """Compiles fn(*args), runs it warmup + steps times, writes the capture folder `out`."""
+    os.makedirs(out, exist_ok=True)
+    compiled = jax.jit(fn, **(jit_kwargs or {})).lower(*args).compile()
+    hlo = compiled.as_text()
+    with open(os.path.join(out, "module.hlo"), "w") as f:
+        f.write(hlo)
+
+    cost = compiled.cost_analysis()
+    if isinstance(cost, (list, tuple)):  # older JAX: one dict per computation
+        cost = cost[0] if cost else {}
+    with open(os.path.join(out, "cost_analysis.json"), "w") as f:
+        json.dump({k: float(v) for k, v in (cost or {}).items()}, f, indent=1, sort_keys=True)
+
+    memory = compiled.memory_analysis()
+    fields = {}
+    if memory is not None:
+        for name in dir(memory):
+            if name.endswith("_in_bytes"):
+                fields[name] = int(getattr(memory, name))
+    with open(os.path.join(out, "memory_analysis.json"), "w") as f:
+        json.dump(fields, f, indent=1, sort_keys=True)
+
+    for _ in range(warmup):
+        _block(compiled(*args))
+    times = []
+    for _ in range(steps):
+        start = time.perf_counter()
+        _block(compiled(*args))
+        times.append(time.perf_counter() - start)
+    with open(os.path.join(out, "timings.json"), "w") as f:
+        json.dump({"unit": "s", "steps_s": times, "median_s": statistics.median(times),
+                   "note": "wall clock per step on the host, dispatch included"}, f, indent=1)
+
+    # The profiled steps run the same executable; each one is an "XLA Modules" event.
+    with jax.profiler.trace(os.path.join(out, "profile"), create_perfetto_trace=True):
+        for _ in range(steps):
+            _block(compiled(*args))
+
+    device = jax.devices()[0]
+    meta = {"jax": jax.__version__, "platform": device.platform,
+            "device_kind": device.device_kind, "module": _module_name(hlo), "steps": steps,
+            "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    with open(os.path.join(out, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    return meta
+
+
+def _examples():
+    key = jax.random.key(0)
+
+    def rnd(shape, dtype=jnp.bfloat16):
+        return jax.random.normal(key, shape, jnp.float32).astype(dtype)
+
+    def gemm(a, b):
+        return a @ b
+
+    def mlp_train_step(params, x):
+        def loss(p, x):
+            def layer(h, w):
+                return h + jax.nn.gelu(h @ w[0]) @ w[1], None
+            h, _ = jax.lax.scan(layer, x, (p["w1"], p["w2"]))
+            return (h.astype(jnp.float32) ** 2).mean()
+        value, grads = jax.value_and_grad(loss)(params, x)
+        return value, jax.tree.map(lambda p, g: p - 1e-3 * g, params, grads)
+
+    def attention(q, k, v):
+        s = jnp.einsum("bhqd,bhkd->bhqk", q, k) / jnp.sqrt(q.shape[-1]).astype(q.dtype)
+        return jnp.einsum("bhqk,bhkd->bhqd", jax.nn.softmax(s, axis=-1), v)
+
+    layers, d, f = 4, 1024, 4096
+    return {
+        "gemm": (gemm, (rnd((4096, 4096)), rnd((4096, 4096)))),
+        "mlp": (mlp_train_step, ({"w1": rnd((layers, d, f)) * 0.02,
+                                  "w2": rnd((layers, f, d)) * 0.02}, rnd((4096, d)))),
+        "attention": (attention, tuple(rnd((4, 16, 2048, 128)) for _ in range(3))),
+    }
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("out", help="the capture folder to write")
+    parser.add_argument("--example", required=True, choices=["gemm", "mlp", "attention"])
+    parser.add_argument("--steps", type=int, default=5, help="steps timed and profiled")
+    parser.add_argument("--warmup", type=int, default=2)
+    a = parser.parse_args(argv)
+    fn, args = _examples()[a.example]
+    meta = capture(fn, *args, out=a.out, steps=a.steps, warmup=a.warmup)
+    print(f"captured {meta['module']} on {meta['device_kind']} into {a.out}")
+    print(f"next: hloroof profile {a.out} --device DEVICE")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+// `hloroof calibrate PROFILE... --hlo HLO... --device D -o OUT.json`: the device's efficiency
+// figures fitted to measured profiles, written as a device JSON.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "cli.h"
+#include "commands.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/profile.h"
+
+namespace hloroof::cli {
+namespace {
+
+constexpr std::string_view kUsage =
+    "hloroof calibrate PROFILE... [--hlo HLO...] --device D -o OUT.json [--name NAME]\n"
+    "       [--topology T] [--device-index N] [--trip-count N]";
+
+int run(const std::vector<std::string>& given) {
+  // `-o FILE` as compilers take it; the shared parser knows only long options.
+  std::vector<std::string> words = given;
+  for (std::string& w : words) {
+    if (w == "-o") w = "--output";
+  }
+  absl::StatusOr<Args> args =
+      parse_args(words, {.options = {"--device", "--output", "--name", "--topology",
+                                     "--device-index", "--trip-count"},
+                         .repeatable_options = {"--hlo"}});
+  if (!args.ok()) return usage_error(args.status().message(), kUsage);
+  if (args->flag("--help")) {
+    std::cout << kCalibrateCommand.help;
+    return kExitOk;
+  }
+  const std::vector<std::string>& profiles = args->positional;
+  if (profiles.empty()) return usage_error("expected one or more profiles", kUsage);
+  if (!args->has("--device")) return usage_error("--device is required", kUsage);
+  const std::string output = args->get("--output");
+  if (output.empty()) return usage_error("-o OUT.json is required", kUsage);
+  std::vector<std::string> hlos;
+  if (auto it = args->options.find("--hlo"); it != args->options.end()) hlos = it->second;
+  if (hlos.empty()) {
+    // Capture folders hold their module.
+    for (const std::string& p : profiles) {
+      hlos.push_back((std::filesystem::path(p) / "module.hlo").string());
+    }
+  } else if (hlos.size() == 1) {
+    hlos.resize(profiles.size(), hlos.front());
+  } else if (hlos.size() != profiles.size()) {
+    return usage_error(absl::StrCat("give one --hlo for every profile (", profiles.size(),
+                                    " profiles, ", hlos.size(), " --hlo), or one for all"),
+                       kUsage);
+  }
+
+  CalibrationOptions options;
+  options.name = args->get("--name");
+  options.predict.topology = args->get("--topology");
+  if (args->has("--trip-count")) {
+    absl::StatusOr<int64_t> n = parse_count("--trip-count", args->get("--trip-count"));
+    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    options.predict.default_trip_count = *n;
+  }
+  if (args->has("--device-index")) {
+    absl::StatusOr<int64_t> n = parse_count("--device-index", args->get("--device-index"));
+    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    if (*n > 1 << 20) return usage_error("--device-index: too large", kUsage);
+    options.profile.device_index = static_cast<int>(*n);
+  }
+
+  std::vector<Module> modules;
+  std::vector<Profile> read;
+  modules.reserve(profiles.size());
+  read.reserve(profiles.size());
+  for (size_t k = 0; k < profiles.size(); ++k) {
+    absl::StatusOr<std::string> text = read_input(hlos[k]);
+    if (!text.ok()) return fail(text.status());
+    absl::StatusOr<Module> module =
+        parse_module(*std::move(text), ParseOptions{.file_name = hlos[k]});
+    if (!module.ok()) return fail(module.status());
+    modules.push_back(*std::move(module));
+    absl::StatusOr<Profile> profile = read_profile(profiles[k]);
+    if (!profile.ok()) return fail(profile.status());
+    read.push_back(*std::move(profile));
+  }
+  std::vector<CalibrationRun> runs;
+  for (size_t k = 0; k < profiles.size(); ++k) runs.push_back({&modules[k], &read[k], profiles[k]});
+  absl::StatusOr<CalibrationResult> result = calibrate(runs, args->get("--device"), options);
+  if (!result.ok()) return fail(result.status());
+  std::ofstream file(output, std::ios::binary);
+  if (!(file << result->json) || !file.flush()) {
+    return fail(absl::InvalidArgumentError(absl::StrCat("cannot write '", output, "'")));
+  }
+  std::cout << render_calibration(*result) << "\ndevice written to " << output
+            << "\nuse it as: hloroof predict HLO --device " << output << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+const Command kCalibrateCommand = {
+    "calibrate",
+    "fit a device's efficiencies to measured profiles; write a device JSON",
+    "usage: hloroof calibrate PROFILE... [--hlo HLO...] --device D -o OUT.json [--name NAME]\n"
+    "                         [--topology T] [--device-index N] [--trip-count N]\n\n"
+    "Joins each profile with its HLO module (as `hloroof profile` does) and fits, by weighted\n"
+    "least squares over the measured ops (each op's relative error counts alike),\n"
+    "matmul_efficiency, hbm_efficiency and per_op_overhead, and on GPUs the collective launch\n"
+    "latency and a factor on the NVLink and scale-out bandwidths. Writes the device with the\n"
+    "fitted figures (marked source \"fitted\", unverified) to OUT.json and reports the error\n"
+    "per op class before and after, and with several profiles the error of each one predicted\n"
+    "by the fit to the others (leave one out).\n\n"
+    "options:\n"
+    "  --hlo HLO         the module of each profile, in order (or one for all); without it each\n"
+    "                    PROFILE is a capture folder of tools/capture holding module.hlo\n"
+    "  --device D        the device to start from, as `hloroof predict` takes it\n"
+    "  -o, --output OUT.json  where the fitted device goes\n"
+    "  --name NAME       the fitted device's name (default DEVICE_fitted)\n"
+    "  --topology T      the slice, when --device does not give it\n"
+    "  --device-index N  the profiles' device plane GPU:N or TPU:N (default 0)\n"
+    "  --trip-count N    trip count assumed for loops whose count cannot be told (default 1)\n\n"
+    "example:\n"
+    "  hloroof calibrate runs/gemm runs/mlp runs/attention --device h100 -o my_h100.json\n"
+    "  hloroof predict train_step.hlo --device my_h100.json\n",
+    run,
+};
+
+}  // namespace hloroof::cli
