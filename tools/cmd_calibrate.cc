@@ -72,7 +72,7 @@ int run(const std::vector<std::string>& given) {
   modules.reserve(profiles.size());
   read.reserve(profiles.size());
   for (size_t k = 0; k < profiles.size(); ++k) {
-    absl::StatusOr<std::string> text = read_input(hlos[k]);
+    absl::StatusOr<InputFile> text = read_input(hlos[k]);
     if (!text.ok()) return fail(text.status());
     absl::StatusOr<Module> module =
         parse_module(*std::move(text), ParseOptions{.file_name = hlos[k]});

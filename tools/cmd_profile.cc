@@ -74,16 +74,16 @@ int run(const std::vector<std::string>& words) {
     top = static_cast<size_t>(*n);
   }
 
-  const TopologyText named = split_topology_text(args->get("--device"));
-  absl::StatusOr<DeviceSpec> spec = device(named.device);
-  if (!spec.ok()) return fail(spec.status());
-  if (options.topology.empty()) options.topology = named.shape;
-
-  absl::StatusOr<std::string> text = read_input(hlo_path);
+  absl::StatusOr<InputFile> text = read_input(hlo_path);
   if (!text.ok()) return fail(text.status());
   absl::StatusOr<Module> module =
       parse_module(*std::move(text), ParseOptions{.file_name = hlo_path});
   if (!module.ok()) return fail(module.status());
+  absl::StatusOr<DeviceChoice> choice =
+      resolve_device(args->get("--device"), options.topology, &*module);
+  if (!choice.ok()) return fail(choice.status());
+  const DeviceSpec* spec = &choice->spec;
+  options.topology = choice->topology;
   absl::StatusOr<Prediction> prediction = predict_step_time(*module, *spec, options);
   if (!prediction.ok()) return fail(prediction.status());
   absl::StatusOr<Profile> profile = read_profile(profile_path);

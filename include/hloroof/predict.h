@@ -53,8 +53,6 @@ struct PredictOptions {
   // Trace timeline: iterations of a while loop laid out one by one up to this many; the rest
   // are one slice.
   int64_t max_expanded_iterations = 4;
-  // Predict the roofline alone: every op's expected time is its roofline time.
-  bool roofline_only = false;
 };
 
 // What bounds an op, in XProf's terms.
