@@ -85,6 +85,10 @@ absl::StatusOr<std::string> read_input(const std::string& path) {
   return std::move(data).str();
 }
 
+std::string json_text(const nlohmann::ordered_json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 int fail(const absl::Status& status) {
   static const RE2 kFileDiagnostic(R"(^[^\s:][^:\n]*:\d+:\d+: error: )");
   static const RE2 kBareLocation(R"(^(\d+:\d+): error: )");

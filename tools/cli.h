@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "nlohmann/json.hpp"
 
 namespace hloroof::cli {
 
@@ -46,6 +47,10 @@ absl::StatusOr<int64_t> parse_count(absl::string_view option, absl::string_view 
 
 // Reads a whole file, or standard input for "-".
 absl::StatusOr<std::string> read_input(const std::string& path);
+
+// JSON text of `j` (`indent` < 0: one line). Bytes that are not UTF-8 (names and strings of
+// the input keep whatever bytes it had) become U+FFFD instead of throwing.
+std::string json_text(const nlohmann::ordered_json& j, int indent = 2);
 
 // Prints the error on stderr and returns kExitBadInput: `error: MESSAGE`, except that a
 // diagnostic located in a file (`model.hlo:3:5: error: ...`) prints unchanged, and a bare
