@@ -1,10 +1,7 @@
 #include "cli.h"
 
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <optional>
-#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -70,20 +67,7 @@ absl::StatusOr<int64_t> parse_count(absl::string_view option, absl::string_view 
   return n;
 }
 
-absl::StatusOr<std::string> read_input(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    return ss.str();
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
-  // One read of the whole file: HLO dumps can be hundreds of megabytes.
-  std::ostringstream data;
-  data << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read '", path, "'"));
-  return std::move(data).str();
-}
+absl::StatusOr<InputFile> read_input(const std::string& path) { return read_input_file(path); }
 
 std::string json_text(const nlohmann::ordered_json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);

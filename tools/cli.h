@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "hloroof/input_file.h"
 #include "nlohmann/json.hpp"
 
 namespace hloroof::cli {
@@ -45,8 +46,8 @@ absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgS
 // Parses a non-negative integer option value; a usage error names the option otherwise.
 absl::StatusOr<int64_t> parse_count(absl::string_view option, absl::string_view value);
 
-// Reads a whole file, or standard input for "-".
-absl::StatusOr<std::string> read_input(const std::string& path);
+// Reads a whole input file, or standard input for "-", with the checks of read_input_file.
+absl::StatusOr<InputFile> read_input(const std::string& path);
 
 // JSON text of `j` (`indent` < 0: one line). Bytes that are not UTF-8 (names and strings of
 // the input keep whatever bytes it had) become U+FFFD instead of throwing.

@@ -215,7 +215,7 @@ int run(const std::vector<std::string>& words) {
     options.device = &*spec;
   }
   const std::string& path = args->positional[0];
-  absl::StatusOr<std::string> text = read_input(path);
+  absl::StatusOr<InputFile> text = read_input(path);
   if (!text.ok()) return fail(text.status());
   absl::StatusOr<Module> module =
       parse_module(*std::move(text), {.file_name = path == "-" ? "<stdin>" : path});

@@ -59,7 +59,7 @@ int run(const std::vector<std::string>& words) {
   int exit_code = kExitOk;
   for (const std::string& file : args->positional) {
     absl::StatusOr<Module> module = absl::UnknownError("unread");
-    if (absl::StatusOr<std::string> text = read_input(file); text.ok()) {
+    if (absl::StatusOr<InputFile> text = read_input(file); text.ok()) {
       ParseOptions options;
       options.file_name = file == "-" ? "<stdin>" : file;
       module = parse_module(*std::move(text), options);

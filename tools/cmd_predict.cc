@@ -105,7 +105,7 @@ int run(const std::vector<std::string>& words) {
   if (options.topology.empty()) options.topology = named.shape;
 
   const std::string& path = args->positional[0];
-  absl::StatusOr<std::string> text = read_input(path);
+  absl::StatusOr<InputFile> text = read_input(path);
   if (!text.ok()) return fail(text.status());
   absl::StatusOr<Module> module =
       parse_module(*std::move(text), ParseOptions{.file_name = path == "-" ? "" : path});

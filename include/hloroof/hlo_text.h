@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "hloroof/input_file.h"
 #include "hloroof/module.h"
 #include "hloroof/shape_text.h"
 
@@ -25,6 +26,8 @@ struct ParseOptions {
 absl::StatusOr<Module> parse_module(std::string_view text, const ParseOptions& options = {});
 // Same, taking ownership of the text without copying it.
 absl::StatusOr<Module> parse_module(std::string&& text, const ParseOptions& options = {});
+// Same, keeping the file (often a mapping) as the module's text: no copy at all.
+absl::StatusOr<Module> parse_module(InputFile&& file, const ParseOptions& options = {});
 inline absl::StatusOr<Module> parse_module(const char* text, const ParseOptions& options = {}) {
   return parse_module(std::string_view(text), options);
 }

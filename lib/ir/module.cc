@@ -31,7 +31,8 @@ int64_t Module::instruction_count() const {
 }
 
 size_t Module::memory_bytes() const {
-  return state_->arena.reserved_bytes() + state_->source.capacity();
+  return state_->arena.reserved_bytes() + state_->owned_source.capacity() +
+         state_->input.text().size();
 }
 
 }  // namespace hloroof

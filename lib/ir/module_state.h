@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "hloroof/computation.h"
 #include "hloroof/detail/string_view_hash.h"
+#include "hloroof/input_file.h"
 #include "hloroof/instruction.h"
 #include "hloroof/module.h"
 #include "ir/arena.h"
@@ -22,7 +23,11 @@ namespace hloroof::detail {
 struct ModuleState {
   ModuleState() : shapes(&arena) {}
 
-  std::string source;  // the parsed text; names and attribute text point into it
+  // The parsed text, followed by a NUL byte; names and attribute text point into it. It lives in
+  // `owned_source` or in `input` (a mapped file).
+  std::string_view source;
+  std::string owned_source;
+  InputFile input;
   Arena arena;         // instructions, computations, attribute values, edited names
   ShapeTable shapes;
   std::string_view name;

@@ -403,16 +403,23 @@ bool ModuleParser::find_later_definition(std::string_view name, bool computation
 namespace hloroof {
 namespace {
 
-absl::StatusOr<Module> parse_owned(std::string text, const ParseOptions& options) {
-  Module module;
+// Parses `state.source` (set by the caller) into `module`.
+absl::StatusOr<Module> parse_state(Module module, const ParseOptions& options) {
   detail::ModuleState& state = detail::IrAccess::state(module);
-  state.source = std::move(text);
   text::ModuleParser parser(&state);
   if (!parser.parse_module()) {
     return text::diagnostic_status(*parser.diagnostic(), state.source, options.file_name,
                                    options.show_source_line);
   }
   return module;
+}
+
+absl::StatusOr<Module> parse_owned(std::string text, const ParseOptions& options) {
+  Module module;
+  detail::ModuleState& state = detail::IrAccess::state(module);
+  state.owned_source = std::move(text);
+  state.source = state.owned_source;
+  return parse_state(std::move(module), options);
 }
 
 }  // namespace
@@ -423,6 +430,14 @@ absl::StatusOr<Module> parse_module(std::string_view text, const ParseOptions& o
 
 absl::StatusOr<Module> parse_module(std::string&& text, const ParseOptions& options) {
   return parse_owned(std::move(text), options);
+}
+
+absl::StatusOr<Module> parse_module(InputFile&& file, const ParseOptions& options) {
+  Module module;
+  detail::ModuleState& state = detail::IrAccess::state(module);
+  state.input = std::move(file);
+  state.source = state.input.text();  // followed by a NUL, as InputFile promises
+  return parse_state(std::move(module), options);
 }
 
 std::optional<ParseErrorLocation> parse_error_location(const absl::Status& status) {

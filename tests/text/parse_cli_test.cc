@@ -85,4 +85,16 @@ TEST_CASE("parse usage errors exit 2") {
   CHECK(run_cli("parse /nonexistent/file.hlo").exit_code == 1);
 }
 
+TEST_CASE("parse refuses what is not a regular file, with a clear error and exit 1") {
+  auto dir = run_cli("parse /");
+  CHECK(dir.exit_code == 1);
+  CHECK(dir.err == "error: cannot read '/': it is a directory; name a file in it\n");
+  auto missing = run_cli("parse /nonexistent/file.hlo");
+  CHECK(missing.err == "error: cannot read '/nonexistent/file.hlo': no such file; check the path\n");
+  // A device would be read forever: it is refused before any read.
+  auto zero = run_cli("parse /dev/zero");
+  CHECK(zero.exit_code == 1);
+  CHECK(zero.err.rfind("error: cannot read '/dev/zero': it is a character device;", 0) == 0);
+}
+
 }  // namespace

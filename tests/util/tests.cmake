@@ -1,0 +1,3 @@
+hloroof_add_test(util_test
+  ${CMAKE_CURRENT_LIST_DIR}/input_file_test.cc
+)
