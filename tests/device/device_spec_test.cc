@@ -216,7 +216,20 @@ TEST_CASE("a spec file on disk loads by path") {
   absl::StatusOr<DeviceSpec> missing = device("/nonexistent/dir/spec.json");
   REQUIRE(!missing.ok());
   CHECK_THAT(std::string(missing.status().message()),
-             Contains("cannot open device spec '/nonexistent/dir/spec.json'"));
+             Contains("device spec: cannot read '/nonexistent/dir/spec.json'"));
+  // Not a regular file, or larger than a spec could be (1 MiB): refused before reading.
+  absl::StatusOr<DeviceSpec> directory = device("/");
+  REQUIRE(!directory.ok());
+  CHECK_THAT(std::string(directory.status().message()), Contains("it is a directory"));
+  absl::StatusOr<DeviceSpec> zeros = device("/dev/zero");
+  REQUIRE(!zeros.ok());
+  CHECK_THAT(std::string(zeros.status().message()), Contains("it is a character device"));
+  const std::string big = "/tmp/hloroof_device_spec_big.json";
+  std::ofstream(big) << std::string((1 << 20) + 1, ' ');
+  absl::StatusOr<DeviceSpec> too_big = device(big);
+  std::remove(big.c_str());
+  REQUIRE(!too_big.ok());
+  CHECK_THAT(std::string(too_big.status().message()), Contains("1048577 bytes, over the input limit of 1048576 bytes"));
 }
 
 // Applies `edit` to the minimal spec and returns the parse error message.

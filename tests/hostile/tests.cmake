@@ -110,3 +110,10 @@ hostile_device(device_number_1e999 ${HOSTILE_GENERATED}/device_number_1e999.json
 hostile_device(device_number_400_digits ${HOSTILE_GENERATED}/device_number_400_digits.json
                "beyond a double")
 hostile_device(device_array_deep ${HOSTILE_GENERATED}/device_array_deep.json "field 'x'")
+# Files that are not regular files.
+hostile_device(device_directory / "it is a directory")
+hostile_device(device_dev_zero /dev/zero "it is a character device")
+hostile_device(device_proc_mem /proc/self/mem "cannot read '/proc/self/mem'")
+hostile_run(parse_directory error "it is a directory" parse /)
+hostile_run(parse_dev_zero error "it is a character device" parse /dev/zero)
+hostile_run(cost_dev_zero error "it is a character device" cost /dev/zero)
