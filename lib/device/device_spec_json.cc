@@ -230,10 +230,10 @@ absl::StatusOr<std::optional<double>> SpecReader::figure(const json& obj, std::s
   if (sign == Sign::kNonNegative && v < 0) return error(value_path, "must not be negative");
   if (const internal::SanityRange range = internal::sanity_range(q);
       (v != 0 && v < range.min) || v > range.max) {
-    return error(value_path,
-                 absl::StrCat("must be from ", range.min, " to ", range.max, " ",
-                              sv(internal::base_unit(q)), " (physical sanity range), got ", v,
-                              " ", sv(internal::base_unit(q))));
+    return error(
+        value_path,
+        absl::StrCat("must be from ", range.min, " to ", range.max, " ", sv(internal::base_unit(q)),
+                     " (physical sanity range), got ", v, " ", sv(internal::base_unit(q))));
   }
   fig.value = v;
   fig.unit = std::string(internal::base_unit(q));

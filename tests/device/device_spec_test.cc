@@ -229,7 +229,8 @@ TEST_CASE("a spec file on disk loads by path") {
   absl::StatusOr<DeviceSpec> too_big = device(big);
   std::remove(big.c_str());
   REQUIRE(!too_big.ok());
-  CHECK_THAT(std::string(too_big.status().message()), Contains("1048577 bytes, over the input limit of 1048576 bytes"));
+  CHECK_THAT(std::string(too_big.status().message()),
+             Contains("1048577 bytes, over the input limit of 1048576 bytes"));
 }
 
 // Applies `edit` to the minimal spec and returns the parse error message.
@@ -307,12 +308,15 @@ TEST_CASE("figures outside the physical sanity ranges are refused, naming the fi
   CHECK_THAT(error_after([](J& j) { j["hbm"]["bandwidth"]["value"] = 1e-300; }),
              Contains("field 'hbm.bandwidth.value': must be from 1e+06 to 1e+16 B/s"));
   // 2e4 PB/s = 2e19 B/s: the unit is applied before the range is checked.
-  CHECK_THAT(error_after([](J& j) { j["interconnect"]["link_bandwidth"] = {
-                                        {"value", 2e5}, {"unit", "TB/s"}}; }),
+  CHECK_THAT(error_after([](J& j) {
+               j["interconnect"]["link_bandwidth"] = {{"value", 2e5}, {"unit", "TB/s"}};
+             }),
              Contains("field 'interconnect.link_bandwidth.value': must be from"));
   CHECK_THAT(error_after([](J& j) { j["hbm"]["capacity"]["value"] = 1e-7; }),  // 100 B
              Contains("field 'hbm.capacity.value': must be from 1000 to 1e+15 B"));
-  CHECK_THAT(error_after([](J& j) { j["per_op_overhead"] = {{"value", 2}, {"unit", "s"}}; }),
+  CHECK_THAT(error_after([](J& j) {
+               j["per_op_overhead"] = {{"value", 2}, {"unit", "s"}};
+             }),
              Contains("field 'per_op_overhead.value': must be from 0 to 1 s"));
   // The edges themselves are accepted; zero stays valid for times.
   nlohmann::json edge = minimal_tpu();
@@ -324,8 +328,8 @@ TEST_CASE("figures outside the physical sanity ranges are refused, naming the fi
 
 TEST_CASE("numbers beyond a double are an error wherever they are, not an exception") {
   const std::string spec = minimal_tpu().dump();
-  for (const std::string& number : {std::string("1e999"), std::string("-1e999"),
-                                    std::string(400, '9')}) {
+  for (const std::string& number :
+       {std::string("1e999"), std::string("-1e999"), std::string(400, '9')}) {
     INFO(number);
     // Under an unknown key and in place of a known figure's value.
     std::string text = spec;

@@ -42,9 +42,9 @@ std::string call_fan_out(int levels) {
        "  ROOT %exp = f32[1024] exponential(%p0)\n}\n";
   for (int i = 1; i <= levels; ++i) {
     t << "%c" << i << " (p" << i << ": f32[1024]) -> f32[1024] {\n  %p" << i
-      << " = f32[1024] parameter(0)\n  %x" << i << " = f32[1024] call(%p" << i
-      << "), to_apply=%c" << i - 1 << "\n  ROOT %y" << i << " = f32[1024] call(%x" << i
-      << "), to_apply=%c" << i - 1 << "\n}\n";
+      << " = f32[1024] parameter(0)\n  %x" << i << " = f32[1024] call(%p" << i << "), to_apply=%c"
+      << i - 1 << "\n  ROOT %y" << i << " = f32[1024] call(%x" << i << "), to_apply=%c" << i - 1
+      << "\n}\n";
   }
   t << "ENTRY %e (a: f32[1024]) -> f32[1024] {\n  %a = f32[1024] parameter(0)\n"
     << "  ROOT %r = f32[1024] call(%a), to_apply=%c" << levels << "\n}\n";

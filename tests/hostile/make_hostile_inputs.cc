@@ -124,8 +124,8 @@ int main(int argc, char** argv) {
               module_with_root("ROOT %t = f32[8]{0:" + repeat("P(f32[8]{0:", kDeep) + "T(8)" +
                                repeat("})", kDeep) + "} negate(%a)"));
   ok &= write(out, "brackets_deep.hlo",
-              module_with_root("ROOT %t = f32[8] negate(%a), backend_config=" +
-                               repeat("{", kDeep) + repeat("}", kDeep)));
+              module_with_root("ROOT %t = f32[8] negate(%a), backend_config=" + repeat("{", kDeep) +
+                               repeat("}", kDeep)));
   ok &= write(out, "json_deep.hlo",
               module_with_root("ROOT %t = f32[8] negate(%a), backend_config={\"x\":" +
                                repeat("[", kDeep) + repeat("]", kDeep) + "}"));
