@@ -75,6 +75,10 @@ absl::StatusOr<int64_t> parse_count(absl::string_view option, absl::string_view 
 
 absl::StatusOr<InputFile> read_input(const std::string& path) { return read_input_file(path); }
 
+std::string json_text(const nlohmann::ordered_json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 int fail(const absl::Status& status) {
   static const RE2 kFileDiagnostic(R"(^[^\s:][^:\n]*:\d+:\d+: error: )");
   static const RE2 kBareLocation(R"(^(\d+:\d+): error: )");

@@ -12,8 +12,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "hloroof/device.h"
-#include "hloroof/module.h"
 #include "hloroof/input_file.h"
+#include "hloroof/module.h"
+#include "nlohmann/json.hpp"
 
 namespace hloroof::cli {
 
@@ -49,6 +50,10 @@ absl::StatusOr<int64_t> parse_count(absl::string_view option, absl::string_view 
 
 // Reads a whole input file, or standard input for "-", with the checks of read_input_file.
 absl::StatusOr<InputFile> read_input(const std::string& path);
+
+// JSON text of `j` (`indent` < 0: one line). Bytes that are not UTF-8 (names and strings of
+// the input keep whatever bytes it had) become U+FFFD instead of throwing.
+std::string json_text(const nlohmann::ordered_json& j, int indent = 2);
 
 // Prints the error on stderr and returns kExitBadInput: `error: MESSAGE`, except that a
 // diagnostic located in a file (`model.hlo:3:5: error: ...`) prints unchanged, and a bare

@@ -230,7 +230,7 @@ void print_json(const Module& module, const ModuleCost& cost) {
     list.push_back(std::move(i));
   }
   j["instructions"] = std::move(list);
-  std::cout << j.dump(2) << "\n";
+  std::cout << json_text(j) << "\n";
 }
 
 int run(const std::vector<std::string>& words) {

@@ -135,7 +135,7 @@ int list_devices(bool json) {
   if (json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (const DeviceSpec& d : specs) j.push_back(summary_json(d));
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j) << "\n";
     return kExitOk;
   }
   TextTable table({{"name", TextTable::Align::kLeft},
@@ -183,7 +183,7 @@ int show_device(const std::string& text, bool json) {
     j["figures"] = nlohmann::ordered_json::array();
     for (const DeviceFigure& f : d->figures) j["figures"].push_back(figure_json(f));
     j["notes"] = d->notes;
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j) << "\n";
     return kExitOk;
   }
   std::cout << report_internal::wrap(

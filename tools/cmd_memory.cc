@@ -163,7 +163,7 @@ void print_json(const MemoryReport& r) {
   }
   j["notes"] = r.notes;
   // Names are ASCII in practice; replace rather than throw on any byte that is not UTF-8.
-  std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+  std::cout << json_text(j) << "\n";
 }
 
 // Two tables sharing their `#` column, so that each fits 100 columns: the buffers, then their

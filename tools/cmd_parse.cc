@@ -86,14 +86,14 @@ int run(const std::vector<std::string>& words) {
     if (!module.ok()) {
       exit_code = kExitBadInput;
       if (json) {
-        std::cout << failure(file, module.status()).dump() << "\n";
+        std::cout << json_text(failure(file, module.status()), -1) << "\n";
       } else {
         fail(module.status());
       }
       continue;
     }
     if (json) {
-      std::cout << summary(file, *module).dump() << "\n";
+      std::cout << json_text(summary(file, *module), -1) << "\n";
     } else if (print_text) {
       std::cout << print(*module);
     } else {

@@ -64,7 +64,7 @@ int run(const std::vector<std::string>& words) {
     j["padded_bytes_by_memory_space"] = {{"device", size->padded_bytes_default},
                                          {"on_chip", size->padded_bytes_on_chip},
                                          {"host", size->padded_bytes_host}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j) << "\n";
     return kExitOk;
   }
   std::cout << absl::StrFormat(

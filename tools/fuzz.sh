@@ -22,23 +22,34 @@ CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DHLOROOF_FUZZ=ON -DHLOROOF_BUILD_
   -DHLOROOF_BUILD_TOOLS=OFF -DHLOROOF_BUILD_BENCH=OFF >/dev/null
 cmake --build build-fuzz -j2
 
-# Each target with its seed folder under tests/fuzz/seeds (keep in step with
-# tests/fuzz/CMakeLists.txt).
-for entry in parse_module_fuzzer:module parse_shape_fuzzer:shape print_module_fuzzer:module; do
-  target=${entry%%:*}
-  seeds=${entry##*:}
+# Each target with its seed folder and dictionary (keep in step with tests/fuzz/CMakeLists.txt).
+# -timeout flags any input that takes longer than that many seconds as a hang (a finding, like a
+# crash).
+targets=(
+  "parse_module_fuzzer module tests/fuzz/hlo.dict"
+  "parse_shape_fuzzer shape tests/fuzz/hlo.dict"
+  "print_module_fuzzer module tests/fuzz/hlo.dict"
+  "pipeline_fuzzer module tests/fuzz/hlo.dict"
+  "device_spec_fuzzer device -"
+)
+for entry in "${targets[@]}"; do
+  read -r target seeds dict <<<"$entry"
   # The fuzzer adds what it finds to its corpus folder: start from a copy of the seeds.
   corpus=build-fuzz/corpus/$target
   rm -rf "$corpus"
   mkdir -p "$corpus"
   cp tests/fuzz/seeds/$seeds/* "$corpus"/
+  dict_option=()
+  [[ $dict == - ]] || dict_option=(-dict="$dict")
   echo "fuzzing $target for $seconds s"
-  build-fuzz/tests/fuzz/$target "$corpus" -dict=tests/fuzz/hlo.dict \
-    -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix=build-fuzz/ 2>&1 |
+  build-fuzz/tests/fuzz/$target "$corpus" "${dict_option[@]}" -max_total_time="$seconds" \
+    -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=build-fuzz/ 2>&1 |
     grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|ERROR)" || true
   # libFuzzer exits non-zero on a finding; pipefail would hide it behind grep, so check again.
-  if ls build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* >/dev/null 2>&1; then
-    echo "fuzzing found a failing input:" build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* 2>/dev/null
+  if ls build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* build-fuzz/oom-* \
+    >/dev/null 2>&1; then
+    echo "fuzzing found a failing input:" build-fuzz/crash-* build-fuzz/leak-* \
+      build-fuzz/timeout-* build-fuzz/oom-* 2>/dev/null
     exit 1
   fi
 done

@@ -33,9 +33,10 @@ struct ReplicaGroups {
   friend bool operator==(const ReplicaGroups&, const ReplicaGroups&) = default;
 };
 
-// The most devices an iota list, mesh or tile assignment may describe (2^24): the device
-// lists are expanded in memory, and no machine comes near this.
-inline constexpr int64_t kMaxDevices = int64_t{1} << 24;
+// The most devices an iota list, mesh or tile assignment may describe (2^20, as many as a
+// topology may hold): the device lists are expanded in memory when parsed, and no machine comes
+// near this. Larger lists are refused at the text, before anything is expanded.
+inline constexpr int64_t kMaxDevices = int64_t{1} << 20;
 
 // Expands an iota device list: 0..N-1 (N = product of `dims`) reshaped to `dims`, transposed
 // by `perm` (empty: identity), flattened. Errors when perm is not a permutation of the dims or

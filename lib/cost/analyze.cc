@@ -79,7 +79,7 @@ void fusion_cost(const OpView& op, Context& context, OpCost& cost, ByteTally& ta
     return add_bytes(gather_or_scatter, tally);
   }
   add_work(cost, context.cost_of(fused));  // the bytes are the boundary's
-  add_fusion_bytes(op, *fused, tally);
+  add_fusion_bytes(op, *fused, context, tally);
 }
 
 OpCost instruction_cost(const Instruction& i, CostRole role, Context& context,

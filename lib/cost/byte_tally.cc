@@ -125,4 +125,12 @@ void ByteTally::add_to(OpCost& cost) const {
   cost.xla_bytes_accessed += xla_;
 }
 
+void ByteTally::add(const ByteTally& other) {
+  logical_read_ += other.logical_read_;
+  logical_written_ += other.logical_written_;
+  padded_read_ += other.padded_read_;
+  padded_written_ += other.padded_written_;
+  xla_ += other.xla_;
+}
+
 }  // namespace hloroof::cost

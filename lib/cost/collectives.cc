@@ -5,6 +5,7 @@
 
 #include "cost/cost_internal.h"
 #include "hloroof/replica_groups.h"
+#include "util/checked_math.h"
 
 namespace hloroof::cost {
 namespace {
@@ -69,18 +70,8 @@ class PayloadMeter {
   ShapeSizes& sizes_;
 };
 
-// Products of header counts and ids from the text may not fit: saturate instead of wrapping.
-int64_t saturating_mul(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
-}
-
-int64_t saturating_add(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
-}
-
-// Global device id of (replica, partition), as XLA numbers devices in flattened mode.
+// Global device id of (replica, partition), as XLA numbers devices in flattened mode. Products
+// of header counts and ids from the text may not fit: they saturate instead of wrapping.
 struct DeviceGrid {
   int64_t replicas = 1;
   int64_t partitions = 1;

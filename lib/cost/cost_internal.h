@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/types/span.h"
 #include "hloroof/computation.h"
 #include "hloroof/cost.h"
@@ -90,6 +92,8 @@ class ByteTally {
 
   // Adds the tally's figures to `cost` (bytes and xla_bytes_accessed).
   void add_to(OpCost& cost) const;
+  // Adds another tally's figures to this one.
+  void add(const ByteTally& other);
 
  private:
   void charge(bool is_write, const Shape& measured, std::optional<int64_t> space, Model model,
@@ -118,6 +122,10 @@ struct Context {
   absl::flat_hash_map<const Computation*, OpCost> computation_costs;
   absl::flat_hash_map<const Instruction*, TripCount> trip_counts;
   std::vector<std::string> notes;
+  // The reads charged for a fused parameter (or a get-tuple-element of one) in a memory space
+  // under a model, including those of the nested fusions it feeds: each is walked once, so
+  // that fusions nested in fusions cost time linear in the module (fusion.cc).
+  absl::node_hash_map<std::tuple<const Instruction*, int64_t, Model>, ByteTally> fused_reads;
 
   // A computation's per-execution cost; zero for none (a missing callee) or one not yet
   // analysed (only possible in a call cycle, which the parser rejects).
@@ -139,7 +147,8 @@ bool transpose_is_bitcast(const Shape& operand, const Shape& result, IntList per
 
 // Bytes at a fusion's boundary: results, parameters by how the fused code reads them, large
 // constants (cost-model.md 1.3; fusion.cc).
-void add_fusion_bytes(const OpView& fusion, const Computation& fused, ByteTally& tally);
+void add_fusion_bytes(const OpView& fusion, const Computation& fused, Context& context,
+                      ByteTally& tally);
 // The gather or scatter a custom fusion is costed as (cost-model.md 1.3), if any.
 const Instruction* custom_fusion_stand_in(const OpView& fusion, const Computation& fused);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cost/cost_internal.h"
+#include "util/checked_math.h"
 
 namespace hloroof::cost {
 namespace {
@@ -133,9 +134,11 @@ double reduce_window_applications(const OpView& op) {
   if (reducing != 1 || padded != 1) return applications;
   for (size_t i = 0; i < window->dims.size() && static_cast<int64_t>(i) < out.rank(); ++i) {
     const WindowDim& d = window->dims[i];
-    if (d.size != 1 && d.pad_low != 0 && d.pad_low == d.pad_high && d.size == 2 * d.pad_low + 1) {
+    const std::optional<int64_t> twice_pad = checked_mul(2, d.pad_low);
+    if (d.size != 1 && d.pad_low != 0 && d.pad_low == d.pad_high && twice_pad &&
+        checked_add(*twice_pad, 1) == d.size) {
       const int64_t n = out.dims[i].size;
-      if (d.pad_low == n - 1 && n > 0) {
+      if (n > 0 && d.pad_low == n - 1) {
         return out_elements / static_cast<double>(n) + static_cast<double>(n - 1);
       }
       break;

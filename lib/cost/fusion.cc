@@ -23,31 +23,46 @@ void for_each_leaf_path(const Shape& shape, ShapePath& path, Fn&& fn) {
 
 class ParameterReads {
  public:
-  explicit ParameterReads(ByteTally& tally) : tally_(tally) {}
+  explicit ParameterReads(Context& context) : context_(context) {}
 
-  // Charges the reads of `value`, a fused parameter or a get-tuple-element of one, whose data
-  // lives in memory space `space`.
-  void charge(const Instruction& value, int64_t space, Model model) {
+  // Charges to `into` the reads of `value`, a fused parameter or a get-tuple-element of one,
+  // whose data lives in memory space `space`. Each (value, space, model) is walked once and
+  // its figures reused: a chain of nested fusions costs time linear in its length (the parser
+  // bounds its depth, and so this recursion).
+  void charge(const Instruction& value, int64_t space, Model model, ByteTally& into) {
+    const auto key = std::make_tuple(&value, space, model);
+    if (auto it = context_.fused_reads.find(key); it != context_.fused_reads.end()) {
+      into.add(it->second);
+      return;
+    }
+    ByteTally reads(context_.sizes);
+    charge_uncached(value, space, model, reads);
+    into.add(reads);
+    context_.fused_reads.try_emplace(key, reads);
+  }
+
+ private:
+  void charge_uncached(const Instruction& value, int64_t space, Model model, ByteTally& tally) {
     // Ordinary users share one read ("reads can be shared").
     bool shared_read = false;
     auto read_shared = [&] {
       if (shared_read) return;
       shared_read = true;
-      tally_.read_in(value.shape(), space, model);
+      tally.read_in(value.shape(), space, model);
     };
     for (const Instruction* user : value.users()) {
       switch (user->opcode()) {
         case Opcode::kFusion:
           for (size_t slot = 0; slot < user->operand_count(); ++slot) {
-            if (user->operand(slot) == &value) charge_nested(*user, slot, space, model);
+            if (user->operand(slot) == &value) charge_nested(*user, slot, space, model, tally);
           }
           break;
         case Opcode::kSlice:
-          tally_.read_in(user->shape(), space, model);
+          tally.read_in(user->shape(), space, model);
           break;
         case Opcode::kDynamicSlice:
           if (user->operand(0) == &value) {
-            tally_.read_in(user->shape(), space, model);
+            tally.read_in(user->shape(), space, model);
           } else {
             read_shared();
           }
@@ -58,7 +73,7 @@ class ParameterReads {
           break;
         case Opcode::kBroadcast:
         case Opcode::kReshape:
-          tally_.read_in(value.shape(), space, model);
+          tally.read_in(value.shape(), space, model);
           break;
         default:
           read_shared();
@@ -66,11 +81,11 @@ class ParameterReads {
     }
   }
 
- private:
   // `value` fills `slot` of nested fusion `nested`. When the nested fusion merely forwards that
   // parameter (its root has no operands or reads the parameter first), slicing users of the
   // nested fusion read only their slice; any other use reads the nested parameter, once.
-  void charge_nested(const Instruction& nested, size_t slot, int64_t space, Model model) {
+  void charge_nested(const Instruction& nested, size_t slot, int64_t space, Model model,
+                     ByteTally& tally) {
     const Computation* body = nested.computation_attribute(AttrId::kCalls);
     if (body == nullptr || slot >= body->parameters().size()) return;
     const Instruction& parameter = *body->parameters()[slot];
@@ -80,26 +95,26 @@ class ParameterReads {
     if (nested.users().empty()) {
       // XLA charges nothing here (it looks only at the nested fusion's users); the data is
       // read all the same.
-      if (model != Model::kXla) charge(parameter, space, Model::kOurs);
+      if (model != Model::kXla) charge(parameter, space, Model::kOurs, tally);
       return;
     }
     bool recursed = false;
     for (const Instruction* user : nested.users()) {
       const bool sliced_here = user->operand_count() > 0 && user->operand(0) == &nested;
       if (forwards && user->opcode() == Opcode::kSlice) {
-        tally_.read_in(user->shape(), space, model);
+        tally.read_in(user->shape(), space, model);
       } else if (forwards && sliced_here && user->opcode() == Opcode::kDynamicSlice) {
-        tally_.read_in(user->shape(), space, model);
+        tally.read_in(user->shape(), space, model);
       } else if (forwards && sliced_here && user->opcode() == Opcode::kDynamicUpdateSlice) {
         // aliased
       } else if (!recursed) {
         recursed = true;
-        charge(parameter, space, model);
+        charge(parameter, space, model, tally);
       }
     }
   }
 
-  ByteTally& tally_;
+  Context& context_;
 };
 
 // The instruction a tuple parameter's leaf at `path` is read through: XLA follows the
@@ -131,7 +146,8 @@ const Instruction* in_place_update(const Instruction* root, const ShapePath& pat
 
 }  // namespace
 
-void add_fusion_bytes(const OpView& fusion, const Computation& fused, ByteTally& tally) {
+void add_fusion_bytes(const OpView& fusion, const Computation& fused, Context& context,
+                      ByteTally& tally) {
   const Instruction* root = fused.root();
   ShapePath path;
   for_each_leaf_path(*fusion.result, path, [&](const ShapePath& at, const Shape& leaf) {
@@ -148,15 +164,15 @@ void add_fusion_bytes(const OpView& fusion, const Computation& fused, ByteTally&
     if (i->opcode() == Opcode::kConstant && leaf_elements(i->shape()) > 1) tally.read(i->shape());
   }
 
-  ParameterReads reads(tally);
+  ParameterReads reads(context);
   for (const Instruction* parameter : fused.parameters()) {
     if (parameter == nullptr) continue;
     if (!parameter->shape().is_tuple()) {
-      reads.charge(*parameter, memory_space(parameter->shape()), Model::kBoth);
+      reads.charge(*parameter, memory_space(parameter->shape()), Model::kBoth, tally);
       continue;
     }
     for_each_leaf_path(parameter->shape(), path, [&](const ShapePath& at, const Shape& leaf) {
-      reads.charge(leaf_reader(*parameter, at), memory_space(leaf), Model::kBoth);
+      reads.charge(leaf_reader(*parameter, at), memory_space(leaf), Model::kBoth, tally);
     });
   }
 }

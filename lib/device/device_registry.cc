@@ -1,7 +1,4 @@
 // Built-in device specs (data/hardware/*.json compiled in) and user spec files.
-#include <fstream>
-#include <iterator>
-#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -9,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "device/embedded_files.h"
 #include "hloroof/device.h"
+#include "hloroof/input_file.h"
 #include "util/absl_compat.h"
 
 namespace hloroof {
@@ -22,14 +20,18 @@ absl::StatusOr<DeviceSpec> parse_builtin(const internal::EmbeddedFile& file) {
   return parse_device_spec(file.contents, absl::StrCat("built-in ", sv(file.name)));
 }
 
+// A device spec is a few kilobytes (the built-in ones about 3 KB); anything much larger is not
+// one (data/hardware/README.md).
+constexpr int64_t kMaxDeviceSpecBytes = int64_t{1} << 20;
+
 absl::StatusOr<DeviceSpec> read_spec_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat("cannot open device spec '", path, "'"));
+  // One reader for every input: regular files only, size known, bounded.
+  absl::StatusOr<InputFile> file = read_input_file(path, kMaxDeviceSpecBytes);
+  if (!file.ok()) {
+    return absl::Status(file.status().code(),
+                        absl::StrCat("device spec: ", file.status().message()));
   }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read '", path, "'"));
-  return parse_device_spec(text, path);
+  return parse_device_spec(file->text(), path);
 }
 
 }  // namespace

@@ -228,6 +228,13 @@ absl::StatusOr<std::optional<double>> SpecReader::figure(const json& obj, std::s
   if (!std::isfinite(v)) return error(value_path, "must be finite");
   if (sign == Sign::kPositive && !(v > 0)) return error(value_path, "must be positive");
   if (sign == Sign::kNonNegative && v < 0) return error(value_path, "must not be negative");
+  if (const internal::SanityRange range = internal::sanity_range(q);
+      (v != 0 && v < range.min) || v > range.max) {
+    return error(
+        value_path,
+        absl::StrCat("must be from ", range.min, " to ", range.max, " ", sv(internal::base_unit(q)),
+                     " (physical sanity range), got ", v, " ", sv(internal::base_unit(q))));
+  }
   fig.value = v;
   fig.unit = std::string(internal::base_unit(q));
   spec_->figures.push_back(std::move(fig));
@@ -727,11 +734,22 @@ absl::StatusOr<DeviceSpec> parse_device_spec(std::string_view text, std::string_
     }
     return absl::InvalidArgumentError(
         absl::StrCat(sv(origin), ": invalid JSON at ", position_of(text, e.byte), ": ", sv(what)));
+  } catch (const json::out_of_range& e) {
+    // A number beyond double ("1e999", 400 digits), under any key.
+    return absl::InvalidArgumentError(absl::StrCat(
+        sv(origin), ": invalid JSON: a number is out of range (beyond a double): ", e.what()));
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(sv(origin), ": invalid JSON: ", e.what()));
   }
   DeviceSpec spec;
   spec.origin = std::string(origin);
   SpecReader reader(origin, &spec);
-  if (absl::Status s = reader.read(root); !s.ok()) return s;
+  try {
+    if (absl::Status s = reader.read(root); !s.ok()) return s;
+  } catch (const json::exception& e) {
+    // The reader checks every type before reading a value; this is a safety net.
+    return absl::InvalidArgumentError(absl::StrCat(sv(origin), ": unexpected JSON: ", e.what()));
+  }
   return spec;
 }
 

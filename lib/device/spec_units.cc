@@ -55,6 +55,21 @@ std::optional<double> unit_factor(Quantity q, std::string_view unit) {
 
 std::string_view base_unit(Quantity q) { return units_of(q).front().name; }
 
+SanityRange sanity_range(Quantity q) {
+  switch (q) {
+    case Quantity::kBytes:
+      return {1e3, 1e15};  // 1 KB to 1 PB
+    case Quantity::kBandwidth:
+      return {1e6, 1e16};  // 1 MB/s to 10 PB/s
+    case Quantity::kFlopRate:
+    case Quantity::kOpRate:
+      return {1e6, 1e19};  // 1 MFLOP/s to 10 EFLOP/s
+    case Quantity::kTime:
+      return {0, 1};  // 0 to 1 s
+  }
+  return {0, 0};
+}
+
 std::string accepted_units(Quantity q) {
   return absl::StrJoin(units_of(q), ", ",
                        [](std::string* out, const Unit& u) { out->append(u.name); });

@@ -22,6 +22,14 @@ std::optional<double> unit_factor(Quantity q, std::string_view unit);
 
 std::string_view base_unit(Quantity q);
 
+// The physical sanity range of a figure of `q`, in its base unit (data/hardware/README.md,
+// "Sanity ranges"): a spec outside it is refused, since no real device is there and the models
+// and charts are only exact for finite, moderate figures.
+struct SanityRange {
+  double min, max;
+};
+SanityRange sanity_range(Quantity q);
+
 // "B, KB, MB, ..." for error messages.
 std::string accepted_units(Quantity q);
 

@@ -71,7 +71,7 @@ std::optional<std::string> BackendConfig::find_string(std::string_view json_poin
 std::optional<std::string> BackendConfig::find_json(std::string_view json_pointer) const {
   std::optional<json> v = find(text_, json_pointer);
   if (!v) return std::nullopt;
-  return v->dump();
+  return v->dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace hloroof

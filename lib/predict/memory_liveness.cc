@@ -482,6 +482,14 @@ absl::Span<const int32_t> ModuleLiveness::leaves_of(const Instruction& i) const 
 std::vector<int32_t> ModuleLiveness::live_at(const ComputationLiveness& liveness,
                                              int64_t position) const {
   std::vector<int32_t> live;
+  absl::flat_hash_set<const ComputationLiveness*> visited;
+  collect_live(liveness, position, visited, live);
+  return live;
+}
+
+void ModuleLiveness::collect_live(const ComputationLiveness& liveness, int64_t position,
+                                  absl::flat_hash_set<const ComputationLiveness*>& visited,
+                                  std::vector<int32_t>& live) const {
   for (int32_t id : liveness.buffers) {
     const Buffer& b = buffers_[id];
     if (b.counted && b.tier() == MemoryTier::kDevice && b.from <= position && position <= b.to) {
@@ -496,12 +504,11 @@ std::vector<int32_t> ModuleLiveness::live_at(const ComputationLiveness& liveness
   }
   for (const ComputationLiveness::Window& window : liveness.windows) {
     if (position < window.from || position > window.to) continue;
-    if (const ComputationLiveness* body = ComputationLiveness::largest_body(window)) {
-      std::vector<int32_t> inner = live_at(*body, body->peak_position);
-      live.insert(live.end(), inner.begin(), inner.end());
+    const ComputationLiveness* body = ComputationLiveness::largest_body(window);
+    if (body != nullptr && visited.insert(body).second) {
+      collect_live(*body, body->peak_position, visited, live);
     }
   }
-  return live;
 }
 
 }  // namespace hloroof::detail

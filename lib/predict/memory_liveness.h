@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
 #include "absl/status/statusor.h"
@@ -120,6 +122,11 @@ class ModuleLiveness {
   absl::Span<const int32_t> leaves_of(const Instruction& i) const;
 
  private:
+  // live_at's walk: each body (always taken at its own peak) is visited once, however many
+  // windows run it, so a body reached along 2^k call paths costs one visit.
+  void collect_live(const ComputationLiveness& liveness, int64_t position,
+                    absl::flat_hash_set<const ComputationLiveness*>& visited,
+                    std::vector<int32_t>& live) const;
   struct LeafSize {
     int64_t logical = 0;
     int64_t padded = 0;

@@ -23,7 +23,10 @@ class TimelineBuilder {
     auto it = c ? timings_.find(c) : timings_.end();
     if (it == timings_.end()) return;
     const ComputationTiming& ct = it->second;
-    for (size_t k = 0; k < ct.instructions.size(); ++k) {
+    // Once the trace is full, nothing more is placed: the walk stops too, so a computation
+    // reached along 2^k paths (k levels each calling the next twice) costs at most kMaxEvents
+    // placements, not 2^k.
+    for (size_t k = 0; k < ct.instructions.size() && !truncated_; ++k) {
       const InstructionTiming& t = ct.instructions[k];
       const double begin = offset + ct.begin_s[k];
       if (t.role == Role::kAsyncStart && t.partner >= 0) {

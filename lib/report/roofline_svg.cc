@@ -100,29 +100,44 @@ const char* category_colour(std::string_view category) {
   return kMore[hash % std::size(kMore)];
 }
 
+// Every value drawn is first brought into [kTiny, kHuge]: a chart of any finite (or infinite)
+// figures has finite coordinates and a bounded number of ticks.
+constexpr double kTiny = 1e-300, kHuge = 1e300;
+// At most this many grid lines per axis; wider axes draw every few decades.
+constexpr double kMaxTicks = 12;
+
+double bounded(double v) {
+  if (std::isnan(v)) return kTiny;
+  return std::clamp(v, kTiny, kHuge);
+}
+
 // A log10 axis spanning whole decades.
 struct LogAxis {
   double lo_decade, hi_decade;  // exponents
+  double step;                  // decades between grid lines
   double to(double v, double pixels) const {
-    return (std::log10(v) - lo_decade) / (hi_decade - lo_decade) * pixels;
+    return (std::log10(bounded(v)) - lo_decade) / (hi_decade - lo_decade) * pixels;
   }
 };
 
 LogAxis axis_covering(double lo, double hi) {
-  double a = std::floor(std::log10(lo)), b = std::ceil(std::log10(hi));
+  double a = std::floor(std::log10(bounded(lo))), b = std::ceil(std::log10(bounded(hi)));
   if (b <= a) b = a + 1;
-  return {a, b};
+  return {a, b, std::max(1.0, std::ceil((b - a) / kMaxTicks))};
 }
 
 bool plottable(const RooflineChart::Point& p) {
-  return p.intensity > 0 && p.flop_rate > 0 && std::isfinite(p.intensity) &&
-         std::isfinite(p.flop_rate);
+  return p.intensity >= kTiny && p.flop_rate >= kTiny && p.intensity <= kHuge &&
+         p.flop_rate <= kHuge;
+}
+
+// The point's share of the step in [0, 1] (0 for a share that is not a number).
+double share_of(const RooflineChart::Point& p) {
+  return std::isnan(p.share) ? 0 : std::clamp(p.share, 0.0, 1.0);
 }
 
 // Marker radius: its area grows with the point's share of the step.
-double radius(const RooflineChart::Point& p) {
-  return 3 + 22 * std::sqrt(std::clamp(p.share, 0.0, 1.0));
-}
+double radius(const RooflineChart::Point& p) { return 3 + 22 * std::sqrt(share_of(p)); }
 
 std::string decade_label(double exponent, bool rate) {
   double v = std::pow(10.0, exponent);
@@ -135,13 +150,15 @@ std::string decade_label(double exponent, bool rate) {
 
 std::string render_roofline_svg(const RooflineChart& chart) {
   double peak = 0;
-  for (const auto& r : chart.roofs) peak = std::max(peak, r.flop_rate);
-  const double bw = chart.memory_bandwidth > 0 ? chart.memory_bandwidth : 1;
-  const double ridge = peak > 0 ? peak / bw : 1;
+  for (const auto& r : chart.roofs) {
+    if (std::isfinite(r.flop_rate)) peak = std::max(peak, bounded(r.flop_rate));
+  }
+  const double bw = chart.memory_bandwidth > 0 ? bounded(chart.memory_bandwidth) : 1;
+  const double ridge = peak > 0 ? bounded(peak / bw) : 1;
 
   // Axis ranges: the ridge point with two decades either side, widened to every point.
-  double x_lo = ridge / 100, x_hi = ridge * 100, y_lo = peak > 0 ? peak / 1e4 : 1,
-         y_hi = peak > 0 ? peak * 2 : 10;
+  double x_lo = bounded(ridge / 100), x_hi = bounded(ridge * 100),
+         y_lo = peak > 0 ? bounded(peak / 1e4) : 1, y_hi = peak > 0 ? bounded(peak * 2) : 10;
   size_t unplotted = 0;
   for (const auto& p : chart.points) {
     if (!plottable(p)) {
@@ -171,14 +188,14 @@ std::string render_roofline_svg(const RooflineChart& chart) {
   }
 
   // Grid and tick labels, one per decade.
-  for (double e = xa.lo_decade; e <= xa.hi_decade; ++e) {
+  for (double e = xa.lo_decade; e <= xa.hi_decade; e += xa.step) {
     double x = px(std::pow(10.0, e));
     absl::StrAppendFormat(&svg,
                           "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
                           "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
                           x, kTop, x, kTop + kPlotH, x, kTop + kPlotH + 18, decade_label(e, false));
   }
-  for (double e = ya.lo_decade; e <= ya.hi_decade; ++e) {
+  for (double e = ya.lo_decade; e <= ya.hi_decade; e += ya.step) {
     double y = py(std::pow(10.0, e));
     absl::StrAppendFormat(&svg,
                           "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
@@ -219,8 +236,8 @@ std::string render_roofline_svg(const RooflineChart& chart) {
     });
   };
   for (const auto& roof : chart.roofs) {
-    if (roof.flop_rate <= 0) continue;
-    const double knee = roof.flop_rate / bw;
+    if (!(roof.flop_rate > 0) || !std::isfinite(roof.flop_rate)) continue;
+    const double knee = bounded(roof.flop_rate / bw);
     absl::StrAppendFormat(&svg,
                           "<polyline fill=\"none\" stroke=\"#222\" stroke-width=\"2\" "
                           "points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
@@ -268,7 +285,7 @@ std::string render_roofline_svg(const RooflineChart& chart) {
     order.push_back(&p);
   }
   std::stable_sort(order.begin(), order.end(),
-                   [](auto* a, auto* b) { return a->share > b->share; });
+                   [](auto* a, auto* b) { return share_of(*a) > share_of(*b); });
   for (const auto* p : order) {
     const double r = radius(*p);
     absl::StrAppendFormat(
@@ -278,7 +295,7 @@ std::string render_roofline_svg(const RooflineChart& chart) {
         "%s, %s of step</title></circle>\n",
         px(p->intensity), py(p->flop_rate), r, colours[p->category], colours[p->category],
         escape(p->label), escape(p->category),
-        p->intensity, format_flop_rate(p->flop_rate), format_percent(p->share));
+        p->intensity, format_flop_rate(p->flop_rate), format_percent(share_of(*p)));
   }
   // Labels for the largest points: right of the marker, else above, below, or on its left,
   // wherever no other label is and the plot still holds it; a point with no room goes without.

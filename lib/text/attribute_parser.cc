@@ -308,6 +308,25 @@ bool ModuleParser::parse_decoded_string(std::string_view* out, std::string_view 
 }
 
 bool ModuleParser::parse_computation_ref(Computation** out) {
+  const Token at_ref = tok_;
+  if (!parse_callee(out)) return false;
+  // Every analysis walks calls recursively; a chain of calls (fusions, loops, calls,
+  // conditionals, appliers) deeper than this is refused here, where the text is.
+  constexpr int kMaxCallDepth = 128;
+  auto callee = call_height_.find(*out);
+  const int height = (callee == call_height_.end() ? 0 : callee->second) + 1;
+  if (height > kMaxCallDepth) {
+    return error(at_ref, str_cat("calls nest more than ", kMaxCallDepth,
+                                 " levels deep (a computation calling one that calls ...)"));
+  }
+  if (computation_ != nullptr) {
+    int& mine = call_height_[computation_];
+    mine = std::max(mine, height);
+  }
+  return true;
+}
+
+bool ModuleParser::parse_callee(Computation** out) {
   if (at(TokenKind::kLBrace)) return parse_inline_computation(out);
   if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("a computation name");
   auto it = state_->computations_by_name.find(tok_.name());

@@ -88,6 +88,7 @@ class ModuleParser : public Parser {
   [[nodiscard]] bool parse_word_list(AttrId id, WordList* out);
   [[nodiscard]] bool parse_decoded_string(std::string_view* out, std::string_view what);
   [[nodiscard]] bool parse_computation_ref(Computation** out);
+  [[nodiscard]] bool parse_callee(Computation** out);  // a name or an inline computation
   // `{ instruction+ }` in place of a computation name (canonical text prints these).
   [[nodiscard]] bool parse_inline_computation(Computation** out);
   [[nodiscard]] bool parse_computation_list(ComputationList* out);
@@ -162,6 +163,9 @@ class ModuleParser : public Parser {
   detail::StringViewMap<const Shape*> shapes_by_text_;
   int nesting_ = 0;       // nested instruction operands
   int inline_depth_ = 0;  // inline computations
+  // The longest chain of calls below each computation parsed so far (1: it calls only
+  // computations that call nothing), so that call nesting stays bounded for every later walk.
+  absl::flat_hash_map<const Computation*, int> call_height_;
 };
 
 }  // namespace hloroof::text

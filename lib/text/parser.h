@@ -115,8 +115,9 @@ class Parser {
 
  private:
   [[nodiscard]] bool parse_shape_at_depth(Shape* out, int depth);
-  [[nodiscard]] bool parse_array_shape(Shape* out);
-  [[nodiscard]] bool parse_layout(Shape* array);
+  // `depth`: shapes enclosing this one (a layout's P(...) holds a shape).
+  [[nodiscard]] bool parse_array_shape(Shape* out, int depth = 0);
+  [[nodiscard]] bool parse_layout(Shape* array, int depth = 0);
   [[nodiscard]] bool parse_layout_properties(Layout* layout, int depth);
   [[nodiscard]] bool parse_tiles(Layout* layout);
   [[nodiscard]] bool parse_dim_levels(Layout* layout);

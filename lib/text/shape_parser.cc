@@ -70,7 +70,7 @@ bool Parser::parse_shape_at_depth(Shape* out, int depth) {
     return error_here(str_cat("shape nested more than ", kMaxShapeDepth, " levels deep"));
   }
   *out = Shape();
-  if (at(TokenKind::kPrim)) return parse_array_shape(out);
+  if (at(TokenKind::kPrim)) return parse_array_shape(out, depth);
 
   // tuple_shape ::= '(' (shape (',' shape)*)? ')'
   if (consume_if(TokenKind::kLParen)) {
@@ -107,7 +107,7 @@ bool Parser::parse_shape_at_depth(Shape* out, int depth) {
 
 // array_shape ::= PRIM '[' (dim (',' dim)*)? ']' layout?
 // dim         ::= INT | '<=' INT | '?'
-bool Parser::parse_array_shape(Shape* out) {
+bool Parser::parse_array_shape(Shape* out, int depth) {
   Token start = tok_;
   PrimitiveType type = tok_.prim;
   advance();
@@ -155,14 +155,14 @@ bool Parser::parse_array_shape(Shape* out) {
       if (out->kind == Shape::Kind::kToken || type == PrimitiveType::kOpaque) {
         return error_here(str_cat(start.text, " shapes have no layout"));
       }
-      return parse_layout(out);
+      return parse_layout(out, depth);
     }
   }
   return true;
 }
 
 // layout ::= '{' minor_to_major? (':' properties)? '}'
-bool Parser::parse_layout(Shape* array) {
+bool Parser::parse_layout(Shape* array, int depth) {
   Token open = tok_;
   advance();
   Layout& layout = array->layout.emplace();
@@ -174,7 +174,7 @@ bool Parser::parse_layout(Shape* array) {
     } while (consume_if(TokenKind::kComma));
   }
   if (consume_if(TokenKind::kColon)) {
-    if (!parse_layout_properties(&layout, 0)) return false;
+    if (!parse_layout_properties(&layout, depth)) return false;
   }
   if (!at(TokenKind::kRBrace)) {
     return expected("a layout property (D T L # * E S SC P M, in that order) or '}'");

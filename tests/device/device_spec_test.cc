@@ -216,7 +216,21 @@ TEST_CASE("a spec file on disk loads by path") {
   absl::StatusOr<DeviceSpec> missing = device("/nonexistent/dir/spec.json");
   REQUIRE(!missing.ok());
   CHECK_THAT(std::string(missing.status().message()),
-             Contains("cannot open device spec '/nonexistent/dir/spec.json'"));
+             Contains("device spec: cannot read '/nonexistent/dir/spec.json'"));
+  // Not a regular file, or larger than a spec could be (1 MiB): refused before reading.
+  absl::StatusOr<DeviceSpec> directory = device("/");
+  REQUIRE(!directory.ok());
+  CHECK_THAT(std::string(directory.status().message()), Contains("it is a directory"));
+  absl::StatusOr<DeviceSpec> zeros = device("/dev/zero");
+  REQUIRE(!zeros.ok());
+  CHECK_THAT(std::string(zeros.status().message()), Contains("it is a character device"));
+  const std::string big = "/tmp/hloroof_device_spec_big.json";
+  std::ofstream(big) << std::string((1 << 20) + 1, ' ');
+  absl::StatusOr<DeviceSpec> too_big = device(big);
+  std::remove(big.c_str());
+  REQUIRE(!too_big.ok());
+  CHECK_THAT(std::string(too_big.status().message()),
+             Contains("1048577 bytes, over the input limit of 1048576 bytes"));
 }
 
 // Applies `edit` to the minimal spec and returns the parse error message.
@@ -282,6 +296,61 @@ TEST_CASE("bad spec files get errors naming the file and the field") {
              Contains("field 'hbm.bandwidth.verified': expected true or false"));
   CHECK_THAT(error_after([](J& j) { j = J::array(); }),
              Contains("test.json: expected an object, got an array"));
+}
+
+TEST_CASE("figures outside the physical sanity ranges are refused, naming the field") {
+  using J = nlohmann::json;
+  // data/hardware/README.md, "Sanity ranges": FLOP/s 1e6..1e19, B/s 1e6..1e16, B 1e3..1e15,
+  // s 0..1.
+  CHECK_THAT(error_after([](J& j) { j["matrix_flops_per_s"]["bf16"]["value"] = 1e308; }),
+             Contains("field 'matrix_flops_per_s.bf16.value': must be from 1e+06 to 1e+19 "
+                      "FLOP/s (physical sanity range), got 1e+308 FLOP/s"));
+  CHECK_THAT(error_after([](J& j) { j["hbm"]["bandwidth"]["value"] = 1e-300; }),
+             Contains("field 'hbm.bandwidth.value': must be from 1e+06 to 1e+16 B/s"));
+  // 2e4 PB/s = 2e19 B/s: the unit is applied before the range is checked.
+  CHECK_THAT(error_after([](J& j) {
+               j["interconnect"]["link_bandwidth"] = {{"value", 2e5}, {"unit", "TB/s"}};
+             }),
+             Contains("field 'interconnect.link_bandwidth.value': must be from"));
+  CHECK_THAT(error_after([](J& j) { j["hbm"]["capacity"]["value"] = 1e-7; }),  // 100 B
+             Contains("field 'hbm.capacity.value': must be from 1000 to 1e+15 B"));
+  CHECK_THAT(error_after([](J& j) {
+               j["per_op_overhead"] = {{"value", 2}, {"unit", "s"}};
+             }),
+             Contains("field 'per_op_overhead.value': must be from 0 to 1 s"));
+  // The edges themselves are accepted; zero stays valid for times.
+  nlohmann::json edge = minimal_tpu();
+  edge["matrix_flops_per_s"]["bf16"]["value"] = 1e19;
+  edge["hbm"]["bandwidth"] = {{"value", 1e6}, {"unit", "B/s"}};
+  edge["per_op_overhead"]["value"] = 0;
+  CHECK(parse_device_spec(edge.dump(), "edge.json").ok());
+}
+
+TEST_CASE("numbers beyond a double are an error wherever they are, not an exception") {
+  const std::string spec = minimal_tpu().dump();
+  for (const std::string& number :
+       {std::string("1e999"), std::string("-1e999"), std::string(400, '9')}) {
+    INFO(number);
+    // Under an unknown key and in place of a known figure's value.
+    std::string text = spec;
+    text.insert(1, "\"unknown\": " + number + ", ");
+    absl::StatusOr<DeviceSpec> d = parse_device_spec(text, "big.json");
+    REQUIRE(!d.ok());
+    CHECK_THAT(std::string(d.status().message()),
+               StartsWith("big.json: invalid JSON: a number is out of range (beyond a double)"));
+    text = spec;
+    const std::string value = "\"value\":819.0";
+    const size_t at = text.find(value);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, value.size(), "\"value\":" + number);
+    CHECK(!parse_device_spec(text, "big.json").ok());
+  }
+  // Deep nesting under an unknown key: read without recursion, refused by name.
+  std::string deep = spec;
+  deep.insert(1, "\"x\": " + std::string(100000, '[') + std::string(100000, ']') + ", ");
+  absl::StatusOr<DeviceSpec> d = parse_device_spec(deep, "deep.json");
+  REQUIRE(!d.ok());
+  CHECK_THAT(std::string(d.status().message()), Contains("field 'x': unknown field"));
 }
 
 TEST_CASE("malformed JSON is reported with its position") {

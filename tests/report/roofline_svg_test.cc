@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -42,6 +43,30 @@ TEST_CASE("roofline SVG has roofs, points, labels and escapes text") {
   CHECK_THAT(svg, Catch::Contains("1 point without FLOPs"));
   CHECK_THAT(svg, Catch::Contains("&lt;&amp;&gt;"));
   CHECK_THAT(svg, !Catch::Contains("<&>"));
+}
+
+TEST_CASE("roofline SVG stays small and finite for any figures") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double huge = std::numeric_limits<double>::max();
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  for (double peak : {1e308, huge, inf, nan, tiny, 0.0, -1.0}) {
+    for (double bandwidth : {1e-300, tiny, huge, inf, nan, 0.0}) {
+      RooflineChart c = sample_chart();
+      c.roofs.push_back({"extreme", peak});
+      c.memory_bandwidth = bandwidth;
+      c.points.push_back({"far", "extreme", huge, huge, 0.5});
+      c.points.push_back({"near", "extreme", tiny, tiny, nan});
+      c.points.push_back({"nowhere", "extreme", inf, nan, inf});
+      INFO("peak " << peak << ", bandwidth " << bandwidth);
+      const std::string svg = render_roofline_svg(c);
+      // Ticks are bounded (at most 13 grid lines per axis: kMaxTicks + 1), so is the text.
+      CHECK(svg.size() < 20000);
+      CHECK(count(svg, "stroke=\"#ddd\"") <= 26);
+      CHECK_THAT(svg, !Catch::Contains("inf") && !Catch::Contains("nan"));
+      CHECK(svg.rfind("</svg>\n") == svg.size() - 7);
+    }
+  }
 }
 
 TEST_CASE("roofline SVG renders with rsvg-convert") {

@@ -241,10 +241,10 @@ TEST_CASE("hostile inputs are errors, not crashes or huge allocations") {
   CHECK(parse_error(
             in_entry(
                 "  %p = f32[4] parameter(0), sharding={devices=[1099511627776]<=[1099511627776]}"))
-            .find("tile assignment has more than 16777216 tiles") != std::string::npos);
+            .find("tile assignment has more than 1048576 tiles") != std::string::npos);
   CHECK(parse_error(in_entry("  %a = f32[] parameter(0)\n  %r = f32[] all-reduce(%a), "
                              "replica_groups=[1,4294967296]<=[4294967296], to_apply=%x"))
-            .find("iota device list has more than 16777216 ids") != std::string::npos);
+            .find("iota device list has more than 1048576 ids") != std::string::npos);
   CHECK(parse_error(in_entry("  %a = f32[] parameter(0)\n  %r = f32[] all-reduce(%a), "
                              "replica_groups=[4611686018427387904,4]<=[8], to_apply=%x"))
             .find("needs more") != std::string::npos);

@@ -1,0 +1,119 @@
+# The hostile-input corpus (tests/hostile/README.md): inputs that once crashed, hung or grew
+# without bound, each run through every command that reads it, with a timeout per run. Small
+# inputs live in inputs/; make_hostile_inputs writes the big ones into the build tree first.
+hloroof_add_test(hostile_test ${CMAKE_CURRENT_LIST_DIR}/hostile_test.cc)
+target_include_directories(hostile_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
+
+if(NOT TARGET hloroof_cli)
+  return()
+endif()
+
+add_executable(make_hostile_inputs ${CMAKE_CURRENT_LIST_DIR}/make_hostile_inputs.cc)
+target_link_libraries(make_hostile_inputs PRIVATE hloroof_warnings)
+add_dependencies(make_hostile_inputs hloroof_cli)
+
+set(HOSTILE_INPUTS ${CMAKE_CURRENT_LIST_DIR}/inputs)
+set(HOSTILE_GENERATED ${CMAKE_CURRENT_BINARY_DIR}/hostile)
+add_test(NAME hostile.generate
+         COMMAND make_hostile_inputs ${PROJECT_SOURCE_DIR} ${HOSTILE_GENERATED})
+set_tests_properties(hostile.generate PROPERTIES FIXTURES_SETUP hostile_inputs)
+
+# hostile_run(NAME EXPECT MESSAGE COMMAND_ARGS...): `hloroof COMMAND_ARGS...` must end as EXPECT
+# says ("ok", "json" = ok with JSON on standard output, or "error" with MESSAGE in it).
+function(hostile_run name expect message)
+  list(JOIN ARGN "|" words)
+  set(defines -DCOMMAND=$<TARGET_FILE:hloroof_cli>|${words} -DTIMEOUT=60)
+  if(expect STREQUAL "json")
+    list(APPEND defines -DEXPECT=ok -DJSON=ON)
+  else()
+    list(APPEND defines -DEXPECT=${expect})
+  endif()
+  if(NOT message STREQUAL "")
+    list(APPEND defines "-DMESSAGE=${message}")
+  endif()
+  add_test(NAME hostile.${name}
+           COMMAND ${CMAKE_COMMAND} ${defines} -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/run_hostile.cmake)
+  set_tests_properties(hostile.${name} PROPERTIES TIMEOUT 90 FIXTURES_REQUIRED hostile_inputs)
+endfunction()
+
+# hostile_module(NAME FILE EXPECT MESSAGE): every command that reads an HLO module, on FILE.
+function(hostile_module name file expect message)
+  set(out ${HOSTILE_GENERATED}/${name})
+  if(expect STREQUAL "error")
+    hostile_run(${name}.parse error "${message}" parse ${file})
+    hostile_run(${name}.cost error "${message}" cost ${file} --json)
+    hostile_run(${name}.memory error "${message}" memory ${file})
+    hostile_run(${name}.predict error "${message}" predict ${file})
+    hostile_run(${name}.compare error "${message}" compare ${file} --devices tpu_v5e,h100)
+  else()
+    hostile_run(${name}.parse json "" parse ${file} --json)
+    hostile_run(${name}.cost json "" cost ${file} --json --all)
+    hostile_run(${name}.cost_text ok "" cost ${file} --all)
+    hostile_run(${name}.memory json "" memory ${file} --json)
+    hostile_run(${name}.predict json "" predict ${file} --json --top 0)
+    hostile_run(${name}.predict_files ok "" predict ${file} --trace ${out}.trace.json
+                --roofline ${out}.svg)
+    hostile_run(${name}.compare json "" compare ${file} --devices tpu_v5e,h100 --json)
+  endif()
+endfunction()
+
+# hostile_device(NAME FILE MESSAGE): a device spec every command must refuse, saying MESSAGE.
+function(hostile_device name file message)
+  hostile_run(${name}.devices error "${message}" devices ${file})
+  hostile_run(${name}.devices_json error "${message}" devices ${file} --json)
+  hostile_run(${name}.predict error "${message}" predict ${HOSTILE_INPUTS}/small.hlo
+              --device ${file} --roofline ${HOSTILE_GENERATED}/${name}.svg)
+  hostile_run(${name}.memory error "${message}" memory ${HOSTILE_INPUTS}/small.hlo
+              --device ${file})
+  hostile_run(${name}.compare error "${message}" compare ${HOSTILE_INPUTS}/small.hlo
+              --devices tpu_v5e,${file})
+endfunction()
+
+# Call nesting: refused past the bound (was 3.3 s at 20k levels, a stack overflow at 100k);
+# linear below it.
+hostile_module(fusion_chain_20000 ${HOSTILE_GENERATED}/fusion_chain_20000.hlo error
+               "calls nest more than 128 levels deep")
+hostile_module(fusion_chain_120 ${HOSTILE_GENERATED}/fusion_chain_120.hlo ok "")
+# Fan-out: 2^30 paths; each computation is timed and costed once.
+hostile_module(call_fan_out_30 ${HOSTILE_GENERATED}/call_fan_out_30.hlo ok "")
+hostile_module(conditional_fan_out_30 ${HOSTILE_GENERATED}/conditional_fan_out_30.hlo ok "")
+# Nesting in the text.
+hostile_module(tuple_deep ${HOSTILE_GENERATED}/tuple_deep.hlo error "nested more than 64")
+hostile_module(physical_shape_deep ${HOSTILE_GENERATED}/physical_shape_deep.hlo error
+               "nested more than 64")
+hostile_module(literal_deep ${HOSTILE_GENERATED}/literal_deep.hlo error "nests deeper")
+hostile_module(operands_deep ${HOSTILE_GENERATED}/operands_deep.hlo error "nested more than 64")
+# Brace-balanced blobs are skipped without recursion; JSON in them is parsed without recursion.
+hostile_module(brackets_deep ${HOSTILE_GENERATED}/brackets_deep.hlo ok "")
+hostile_module(json_deep ${HOSTILE_GENERATED}/json_deep.hlo ok "")
+# Values whose arithmetic overflows int64 (undefined behaviour that UBSan reports).
+hostile_module(reduce_window_pad ${HOSTILE_INPUTS}/reduce_window_pad_2p62.hlo ok "")
+# Bytes that are not UTF-8 in strings: JSON stays JSON.
+hostile_module(invalid_utf8 ${HOSTILE_INPUTS}/invalid_utf8.hlo ok "")
+# Replica groups in iota form: 2^24 devices (took seconds per command, expanded) are refused
+# at the text; 2^20, the most a topology holds, parses and costs quickly.
+hostile_module(iota_groups_2p24 ${HOSTILE_INPUTS}/iota_groups_2p24.hlo error
+               "iota device list has more than 1048576 ids")
+hostile_run(iota_groups_2p20.parse json "" parse ${HOSTILE_INPUTS}/iota_groups_2p20.hlo --json)
+hostile_run(iota_groups_2p20.cost json "" cost ${HOSTILE_INPUTS}/iota_groups_2p20.hlo --json)
+hostile_run(iota_groups_2p20.memory json "" memory ${HOSTILE_INPUTS}/iota_groups_2p20.hlo --json)
+hostile_run(iota_groups_2p20.predict error "holds 1048576 devices" predict
+            ${HOSTILE_INPUTS}/iota_groups_2p20.hlo)
+
+# Device specs.
+hostile_device(device_peak_1e308 ${HOSTILE_GENERATED}/device_peak_1e308.json
+               "field 'matrix_flops_per_s.bf16.value': must be from")
+hostile_device(device_hbm_1e-300 ${HOSTILE_GENERATED}/device_hbm_1e-300.json
+               "field 'hbm.bandwidth.value': must be from")
+hostile_device(device_number_1e999 ${HOSTILE_GENERATED}/device_number_1e999.json
+               "beyond a double")
+hostile_device(device_number_400_digits ${HOSTILE_GENERATED}/device_number_400_digits.json
+               "beyond a double")
+hostile_device(device_array_deep ${HOSTILE_GENERATED}/device_array_deep.json "field 'x'")
+# Files that are not regular files.
+hostile_device(device_directory / "it is a directory")
+hostile_device(device_dev_zero /dev/zero "it is a character device")
+hostile_device(device_proc_mem /proc/self/mem "cannot read '/proc/self/mem'")
+hostile_run(parse_directory error "it is a directory" parse /)
+hostile_run(parse_dev_zero error "it is a character device" parse /dev/zero)
+hostile_run(cost_dev_zero error "it is a character device" cost /dev/zero)
