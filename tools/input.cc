@@ -99,9 +99,9 @@ absl::StatusOr<std::vector<DumpModule>> dump_modules(const std::string& director
   }
   if (modules.empty()) {
     return absl::NotFoundError(absl::StrCat(
-        "'", directory, "' holds no *", sv(kOptimizedSuffix),
-        " file: give the directory XLA_FLAGS=--xla_dump_to=DIR wrote (with --xla_dump_hlo_as_text,"
-        " the default), or one HLO file"));
+        "cannot read '", directory, "': it is a directory with no *", sv(kOptimizedSuffix),
+        " file; give the directory XLA_FLAGS=--xla_dump_to=DIR wrote (with"
+        " --xla_dump_hlo_as_text, the default), or one HLO file"));
   }
   std::sort(modules.begin(), modules.end(), [](const DumpModule& a, const DumpModule& b) {
     return a.bytes != b.bytes ? a.bytes > b.bytes : a.file < b.file;

@@ -63,9 +63,10 @@ TEST_CASE("memory says when a module does not fit, and by how much") {
   auto r = run_cli("memory - --device v5e", kTooBig);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("DOES NOT FIT"));
-  // 42949672960 - 16e9 = 26949672960 B = 26.9 GB over (the capacity's decimal units); the peak
-  // is 42949672960 / 16e9 = 268.4% of the capacity.
-  CHECK_THAT(r.out, Catch::Contains("26.9 GB over (peak 268.4% of capacity)"));
+  // The footprint is p and r, 40 GiB = 42949672960 B, against v5e's 16e9 B = 14.9 GiB:
+  // 42949672960 / 16e9 = 268.4% of the capacity, 26949672960 B = 25.1 GiB over.
+  CHECK_THAT(r.out,
+             Catch::Contains("DOES NOT FIT, footprint 40 GiB is 268.4% of it, 25.1 GiB over"));
   auto p = run_cli("memory - --device tpu_v5p", kTooBig);
   REQUIRE(p.exit_code == 0);
   // The footprint is p and r, each in its own allocation: 40 GiB of 95 GiB = 42.1%.
