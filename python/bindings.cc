@@ -617,6 +617,8 @@ void bind_predict(py::module_& m) {
               "trip count for loops whose count cannot be told")
       .option("use_padded_sizes", &PredictOptions::use_padded_sizes, "bytes padded by tiles")
       .option("include_overhead", &PredictOptions::include_overhead, "add the per-op overhead")
+      .option("roofline_only", &PredictOptions::roofline_only,
+              "expected time = roofline time everywhere (no measured model)")
       .option("max_expanded_iterations", &PredictOptions::max_expanded_iterations,
               "loop iterations laid out one by one in the timeline")
       .done()
@@ -652,14 +654,24 @@ void bind_predict(py::module_& m) {
       .field("category", &OpPrediction::category, "XProf-like: 'loop fusion', 'all-gather', ...")
       .field("op_name", &OpPrediction::op_name, "metadata op_name")
       .field("multiplier", &OpPrediction::multiplier, "executions per step")
-      .field("time_s", &OpPrediction::time_s, "one execution on the critical path, s")
+      .field("time_s", &OpPrediction::time_s, "one execution on the critical path, expected, s")
+      .field("roofline_time_s", &OpPrediction::roofline_time_s, "the same at the roofline, s")
+      .field("efficiency", &OpPrediction::efficiency, "roofline_time_s / time_s, in (0, 1]")
+      .field("model", &OpPrediction::model, "the model behind time_s")
       .field("total_time_s", &OpPrediction::total_time_s, "time_s x multiplier, s")
+      .field("total_roofline_time_s", &OpPrediction::total_roofline_time_s,
+             "roofline_time_s x multiplier, s")
       .computed(
           "bound", [](const OpPrediction& o) { return bound_by_name(o.bound); },
           "'compute', 'memory', 'collective' or 'overhead'")
       .computed(
-          "resource", [](const OpPrediction& o) { return bound_name(o.resource); },
-          "the roofline term behind `bound`: 'matrix', 'HBM', ...")
+          "resource",
+          // As the JSON report names it: a collective's resource is the network.
+          [](const OpPrediction& o) -> std::string_view {
+            if (o.bound == BoundBy::kCollective || o.collective) return "network";
+            return bound_name(o.resource);
+          },
+          "the roofline term behind `bound`: 'matrix', 'HBM', ..., 'network'")
       .field("flops", &OpPrediction::flops, "one execution")
       .field("matrix_flops", &OpPrediction::matrix_flops, "one execution")
       .field("transcendentals", &OpPrediction::transcendentals, "one execution")
@@ -702,7 +714,9 @@ void bind_predict(py::module_& m) {
   Record<Prediction>(m, "Prediction", "One predicted step on one device.")
       .field("device", &Prediction::device, "the spec's name, e.g. 'tpu_v5e'")
       .field("topology", &Prediction::topology, "e.g. '2x2'")
-      .field("step_time_s", &Prediction::step_time_s, "the predicted step, s")
+      .field("step_time_s", &Prediction::step_time_s, "the predicted step, expected, s")
+      .field("roofline_step_time_s", &Prediction::roofline_step_time_s,
+             "the step with every op at its roofline time, s")
       .field("breakdown", &Prediction::breakdown, "what the step is made of")
       .field("flops", &Prediction::flops, "per step, one device")
       .field("matrix_flops", &Prediction::matrix_flops, "per step, one device")

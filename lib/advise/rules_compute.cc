@@ -146,6 +146,9 @@ void f32_matmul(const Context& ctx, std::vector<Candidate>& out) {
   }
   if (!narrow_elsewhere) return;
   const double f32_peak = ctx.device.matrix_peak(PrimitiveType::kF32).value_or(*bf16);
+  // Where the device lists TF32 tensor cores, f32 dots below HIGHEST precision run there, as
+  // the predictor runs them.
+  const auto tf32 = ctx.device.matrix_flops_per_s.find("tf32");
   const double eff = ctx.device.matmul_efficiency;
   const double bw = ctx.device.hbm_bandwidth * ctx.device.hbm_efficiency;
   const double vector = ctx.device.vector_flops_per_s;
@@ -173,7 +176,9 @@ void f32_matmul(const Context& ctx, std::vector<Candidate>& out) {
     const double other = vector > 0 ? (r.flops - r.matrix_flops) / vector : 0;
     const double hbm_now = bw > 0 ? r.hbm_bytes / bw : 0;
     const double hbm_bf16 = bw > 0 ? std::max(0.0, r.hbm_bytes - f32_operand_bytes / 2) / bw : 0;
-    const double now = std::max({r.matrix_flops / (f32_peak * eff), hbm_now, other});
+    const double wide_peak =
+        !highest && tf32 != ctx.device.matrix_flops_per_s.end() ? tf32->second : f32_peak;
+    const double now = std::max({r.matrix_flops / (wide_peak * eff), hbm_now, other});
     const double then = std::max({r.matrix_flops / (*bf16 * eff), hbm_bf16, other});
     const double per_run = std::min(op_time_s(r), std::max(0.0, now - then));
     if (per_run <= 0) continue;
@@ -181,7 +186,7 @@ void f32_matmul(const Context& ctx, std::vector<Candidate>& out) {
     AdviceEvidence e = ctx.evidence(op);
     e.detail = absl::StrCat(highest ? "precision HIGHEST, " : "f32 operands, ",
                             format_flops(r.matrix_flops), ": ", format_seconds(now), " at ",
-                            format_flop_rate(f32_peak * eff), " and ", format_bytes(r.hbm_bytes),
+                            format_flop_rate(wide_peak * eff), " and ", format_bytes(r.hbm_bytes),
                             " vs ", format_seconds(then), " in bf16 (",
                             format_flop_rate(*bf16 * eff), ", f32 operands in half the bytes)");
     e.bytes = r.hbm_bytes * r.multiplier;

@@ -286,6 +286,7 @@ class PredictOptions:
     default_trip_count: int
     use_padded_sizes: bool
     include_overhead: bool
+    roofline_only: bool
     max_expanded_iterations: int
     def __init__(self) -> None: ...
     def to_dict(self) -> Dict[str, Any]: ...
@@ -323,7 +324,11 @@ class OpPrediction:
     op_name: str
     multiplier: float
     time_s: float
+    roofline_time_s: float
+    efficiency: float
+    model: str
     total_time_s: float
+    total_roofline_time_s: float
     bound: str
     resource: str
     flops: float
@@ -375,6 +380,7 @@ class Prediction:
     device: str
     topology: str
     step_time_s: float
+    roofline_step_time_s: float
     breakdown: Breakdown
     flops: float
     matrix_flops: float

@@ -11,7 +11,7 @@ namespace hloroof {
 namespace {
 
 using testing::advise_text;
-using testing::no_overhead;
+using testing::roofline_without_overhead;
 
 constexpr double kV5eHbm = 8.19e11;
 constexpr double kH100Hbm = 3.35e12;
@@ -43,7 +43,7 @@ ENTRY e {
 })";
 
 TEST_CASE("exposed-collective: a collective the step waits for, and one it hides") {
-  auto a = advise_text(kSyncAllReduce, "tpu_v5e:2x2", no_overhead());
+  auto a = advise_text(kSyncAllReduce, "tpu_v5e:2x2", roofline_without_overhead());
   const AdviceFinding* f = a.find("exposed-collective");
   REQUIRE(f != nullptr);
   // Synchronous: exposed = the all-reduce's whole time, once per step.
@@ -56,7 +56,7 @@ TEST_CASE("exposed-collective: a collective the step waits for, and one it hides
   CHECK(f->evidence[0].bytes == 4194304);  // the payload
   CHECK_THAT(f->evidence[0].detail, Catch::Contains("all-reduce of 4 MiB over 4 devices"));
 
-  auto hidden = advise_text(kHiddenAllReduce, "tpu_v5e:2x2", no_overhead());
+  auto hidden = advise_text(kHiddenAllReduce, "tpu_v5e:2x2", roofline_without_overhead());
   CHECK(hidden.op("ard").time_s == 0);
   CHECK(hidden.find("exposed-collective") == nullptr);
   CHECK(hidden.find("serial-loop-collective") == nullptr);
@@ -103,7 +103,7 @@ ENTRY e {
 }
 
 TEST_CASE("serial-loop-collective: per-iteration exposed time x trips, capped by the work") {
-  auto a = advise_text(loop_module(true), "tpu_v5e:2x2", no_overhead());
+  auto a = advise_text(loop_module(true), "tpu_v5e:2x2", roofline_without_overhead());
   const AdviceFinding* f = a.find("serial-loop-collective");
   REQUIRE(f != nullptr);
   const OpPrediction& ar = a.op("ar");
@@ -118,7 +118,7 @@ TEST_CASE("serial-loop-collective: per-iteration exposed time x trips, capped by
 
   // No independent work (the only other op uses the all-reduce's result): nothing to overlap,
   // so it is an exposed collective, not a serial loop.
-  auto b = advise_text(loop_module(false), "tpu_v5e:2x2", no_overhead());
+  auto b = advise_text(loop_module(false), "tpu_v5e:2x2", roofline_without_overhead());
   CHECK(b.find("serial-loop-collective") == nullptr);
   const AdviceFinding* e = b.find("exposed-collective");
   REQUIRE(e != nullptr);
@@ -144,7 +144,7 @@ ENTRY e {
 
 TEST_CASE("replicated-weight-gather: a parameter gathered whole for a matmul") {
   auto a = advise_text(gather_module("src = bf16[256,1024]{1,0} bitcast(w)"), "tpu_v5e:2x2",
-                       no_overhead());
+                       roofline_without_overhead());
   const AdviceFinding* f = a.find("replicated-weight-gather");
   REQUIRE(f != nullptr);
   CHECK(f->time_at_stake_s == Approx(a.op("ag").time_s));
@@ -154,7 +154,7 @@ TEST_CASE("replicated-weight-gather: a parameter gathered whole for a matmul") {
 
   // The gathered value is computed (an activation), not a weight: an exposed collective.
   auto b = advise_text(gather_module("src = bf16[256,1024]{1,0} exponential(w)"), "tpu_v5e:2x2",
-                       no_overhead());
+                       roofline_without_overhead());
   CHECK(b.find("replicated-weight-gather") == nullptr);
   const AdviceFinding* e = b.find("exposed-collective");
   REQUIRE(e != nullptr);
@@ -169,7 +169,7 @@ ENTRY e {
     use_global_device_ids=true, dimensions={0}
   ROOT n = bf16[1024,1024]{1,0} negate(ag)
 })",
-                       "tpu_v5e:2x2", no_overhead());
+                       "tpu_v5e:2x2", roofline_without_overhead());
   CHECK(c.find("replicated-weight-gather") == nullptr);
   const AdviceFinding* g = c.find("exposed-collective");
   REQUIRE(g != nullptr);
@@ -193,7 +193,7 @@ ENTRY e {
 
 TEST_CASE("layout-copy: a copy that only re-lays out a dot operand") {
   auto a = advise_text(copy_module("dot(a, t), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
-                       "tpu_v5e", no_overhead());
+                       "tpu_v5e", roofline_without_overhead());
   const AdviceFinding* f = a.find("layout-copy");
   REQUIRE(f != nullptr);
   CHECK(f->time_at_stake_s == Approx(33554432 / kV5eHbm));
@@ -201,7 +201,7 @@ TEST_CASE("layout-copy: a copy that only re-lays out a dot operand") {
   CHECK_THAT(f->evidence[0].detail, Catch::Contains("{1,0} -> {0,1}"));
   CHECK_THAT(f->evidence[0].detail, Catch::Contains("for d (dot)"));
 
-  auto b = advise_text(copy_module("add(a, t)"), "tpu_v5e", no_overhead());
+  auto b = advise_text(copy_module("add(a, t)"), "tpu_v5e", roofline_without_overhead());
   CHECK(b.find("layout-copy") == nullptr);
 }
 
@@ -216,7 +216,7 @@ ENTRY e {
   p = f32[4096,2]{1,0:T(8,128)} parameter(0)
   ROOT n = f32[4096,2]{1,0:T(8,128)} negate(p)
 })",
-                       "tpu_v5e", no_overhead());
+                       "tpu_v5e", roofline_without_overhead());
   const AdviceFinding* f = a.find("padding-waste");
   REQUIRE(f != nullptr);
   CHECK(f->time_at_stake_s == Approx(4194304 / kV5eHbm * 0.984375));
@@ -229,7 +229,7 @@ ENTRY e {
   p = f32[4096,128]{1,0:T(8,128)} parameter(0)
   ROOT n = f32[4096,128]{1,0:T(8,128)} negate(p)
 })",
-                       "tpu_v5e", no_overhead());
+                       "tpu_v5e", roofline_without_overhead());
   CHECK(b.find("padding-waste") == nullptr);
 }
 
@@ -286,18 +286,20 @@ ENTRY e {
 }
 
 TEST_CASE("f32-matmul: an f32 dot in a bf16 program") {
-  auto a = advise_text(matmul_module(true), "h100", no_overhead());
+  auto a = advise_text(matmul_module(true), "h100", roofline_without_overhead());
   const AdviceFinding* f = a.find("f32-matmul");
   REQUIRE(f != nullptr);
   const double flops = 2.0 * 1024 * 1024 * 1024;
-  const double now = flops / 6.7e13;
+  // H100 runs f32 dots at DEFAULT precision on its TF32 tensor cores (4.945e14 FLOP/s):
+  // 2^31 / 4.945e14 = 4.34 us, above the 12582912 B / 3.35e12 B/s = 3.76 us of HBM traffic.
+  const double now = std::max(flops / 4.945e14, 12582912 / kH100Hbm);
   const double then = std::max(flops / 9.89e14, (12582912 - 8388608 / 2.0) / kH100Hbm);
   CHECK(a.op("d32").time_s == Approx(now));
   CHECK(f->time_at_stake_s == Approx(now - then));
   CHECK(f->evidence[0].op == "d32");
 
   // Every matmul in f32: nothing in the program is bf16, so nothing to compare with.
-  auto b = advise_text(matmul_module(false), "h100", no_overhead());
+  auto b = advise_text(matmul_module(false), "h100", roofline_without_overhead());
   CHECK(b.find("f32-matmul") == nullptr);
 }
 
@@ -314,7 +316,7 @@ ENTRY e {
   b = f32[2048,2048]{1,0} add(a, a)
   ROOT c = f32[2048,2048]{1,0} multiply(b, p)
 })",
-                       "tpu_v5e", no_overhead());
+                       "tpu_v5e", roofline_without_overhead());
   const AdviceFinding* f = a.find("unfused-elementwise");
   REQUIRE(f != nullptr);
   CHECK(f->time_at_stake_s == Approx(2 * 33554432 / kV5eHbm));
@@ -333,7 +335,7 @@ ENTRY e {
   p = f32[2048,2048]{1,0} parameter(0)
   ROOT f = f32[2048,2048]{1,0} fusion(p), kind=kLoop, calls=fused
 })",
-                       "tpu_v5e", no_overhead());
+                       "tpu_v5e", roofline_without_overhead());
   CHECK(b.find("unfused-elementwise") == nullptr);
 }
 
@@ -356,14 +358,14 @@ ENTRY e {
 }
 
 TEST_CASE("host-transfer: the step waits for a copy from host memory") {
-  auto a = advise_text(host_copy_module(5), "tpu_v5e", no_overhead());
+  auto a = advise_text(host_copy_module(5), "tpu_v5e", roofline_without_overhead());
   const AdviceFinding* f = a.find("host-transfer");
   REQUIRE(f != nullptr);
   CHECK(f->time_at_stake_s == Approx(4194304 / 1.6e10 - 3 * 4194304 / kV5eHbm));
   CHECK(f->evidence[0].op == "cd");
 
   // The same copy within device memory: no host transfer.
-  auto b = advise_text(host_copy_module(0), "tpu_v5e", no_overhead());
+  auto b = advise_text(host_copy_module(0), "tpu_v5e", roofline_without_overhead());
   CHECK(b.find("host-transfer") == nullptr);
 }
 
@@ -432,7 +434,7 @@ ENTRY e {
   a = f32[4096,2]{1,0:T(8,128)} exponential(p)
   ROOT b = f32[4096,2]{1,0:T(8,128)} negate(a)
 })",
-                       "tpu_v5e", no_overhead());
+                       "tpu_v5e", roofline_without_overhead());
   REQUIRE(!a.advice.findings.empty());
   CHECK(a.advice.findings.front().id == "padding-waste");
   CHECK(a.find("unfused-elementwise") == nullptr);

@@ -76,9 +76,11 @@ inline Advised advise_text(std::string_view text, std::string_view device_name,
   return a;
 }
 
-inline PredictOptions no_overhead() {
+// The hand arithmetic of these tests is the roofline's: no measured model, no per-op overhead.
+inline PredictOptions roofline_without_overhead() {
   PredictOptions o;
   o.include_overhead = false;
+  o.roofline_only = true;
   return o;
 }
 
