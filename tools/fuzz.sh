@@ -18,8 +18,10 @@ if ((${#missing[@]})); then
     "${missing[@]}" >/dev/null
 fi
 
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DHLOROOF_FUZZ=ON -DHLOROOF_BUILD_TESTS=OFF \
-  -DHLOROOF_BUILD_TOOLS=OFF -DHLOROOF_BUILD_BENCH=OFF >/dev/null
+  -DHLOROOF_BUILD_TOOLS=OFF -DHLOROOF_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
 cmake --build build-fuzz -j2
 
 # Each target with its seed folder and dictionary (keep in step with tests/fuzz/CMakeLists.txt).

@@ -21,7 +21,9 @@ if ((${#missing[@]})); then
     "${missing[@]}" >/dev/null
 fi
 
-cmake -S . -B build -G Ninja -DHLOROOF_WERROR=ON >/dev/null
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B build -G Ninja -DHLOROOF_WERROR=ON "${launcher[@]}" >/dev/null
 cmake --build build -j2
 
 # The main job: predict one train step of the bundled example on the default device.

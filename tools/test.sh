@@ -11,6 +11,8 @@ if [[ ${1:-} == --sanitize ]]; then
   build=build-asan
   options+=(-DHLOROOF_SANITIZE=ON -DHLOROOF_BUILD_BENCH=OFF)
 fi
+# A compiler cache, where one is installed, makes rebuilds in fresh clones fast.
+command -v ccache >/dev/null && options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -G Ninja "${options[@]}" >/dev/null
 cmake --build "$build" -j2
 ctest --test-dir "$build" --output-on-failure -j2
