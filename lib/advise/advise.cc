@@ -151,8 +151,9 @@ absl::StatusOr<Advice> advise(const Module& module, const Prediction& prediction
     advice.time_at_stake_s += f.time_at_stake_s;
   }
   advice.notes.push_back(
-      "times at stake are predicted seconds per step on one device (hloroof's roofline with "
-      "the per-op overhead), what the fix could save at most; no op's time is counted twice");
+      "times at stake are predicted seconds per step on one device (hloroof's expected times: "
+      "the roofline and the per-op overhead, raised to what measurements say the device "
+      "reaches), what the fix could save at most; no op's time is counted twice");
   if (prediction.is_lower_bound) {
     advice.notes.push_back(
         "the predicted step is a floor (ops of unknown cost or assumed trip counts)");

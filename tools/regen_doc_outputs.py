@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Rewrites the sample outputs in Markdown docs from the command as it is now.
+
+    tools/regen_doc_outputs.py [--check] [--cli build/tools/hloroof] docs/reports.md ...
+
+A fenced block whose first line is `$ hloroof ARGS` is run as `CLI ARGS` from the repository
+root and the lines after the command are replaced by what it prints. A block that ends in a
+line `...` keeps its length: the output is cut to as many lines, then `...`. With --check
+nothing is written; the exit status is 1 when a block differs (a test runs it that way).
+"""
+import argparse
+import pathlib
+import shlex
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def render(cli: str, args: list[str]) -> list[str]:
+    run = subprocess.run([cli, *args], cwd=ROOT, capture_output=True, text=True,
+                         errors="replace", check=False)
+    return run.stdout.rstrip("\n").split("\n") if run.stdout else []
+
+
+def rewrite(text: str, cli: str) -> str:
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        out.append(line)
+        i += 1
+        if not (line.startswith("```") and i < len(lines) and
+                lines[i].startswith("$ hloroof ")):
+            continue
+        command = lines[i]
+        end = i + 1
+        while end < len(lines) and not lines[end].startswith("```"):
+            end += 1
+        body = lines[i + 1:end]
+        out.append(command)
+        if body:  # a block showing the command alone stays so
+            fresh = render(cli, shlex.split(command[len("$ hloroof "):]))
+            if body[-1] == "...":
+                fresh = fresh[:len(body) - 1] + ["..."]
+            out.extend(fresh)
+        i = end
+    return "\n".join(out)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("files", nargs="+", type=pathlib.Path)
+    parser.add_argument("--cli", default=str(ROOT / "build/tools/hloroof"))
+    parser.add_argument("--check", action="store_true")
+    options = parser.parse_args()
+    stale = []
+    for path in options.files:
+        old = path.read_text()
+        new = rewrite(old, options.cli)
+        if new == old:
+            continue
+        stale.append(str(path))
+        if not options.check:
+            path.write_text(new)
+    if stale:
+        print(("out of date: " if options.check else "rewrote: ") + ", ".join(stale))
+    return 1 if stale and options.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
