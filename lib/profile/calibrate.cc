@@ -1,13 +1,16 @@
 // calibrate: device efficiencies fitted to measured ops by weighted least squares (Eigen).
 //
-// An op's expected time is max(M u, H v, R) + o (roofline.h): M its matrix term at peak, H its
-// HBM term at full bandwidth, R its largest other term, u = 1 / matmul_efficiency,
-// v = 1 / hbm_efficiency, o the per-op overhead. Once each op's bounding term is known the
-// model is linear in (u, v, o); the fit alternates solving for them and re-reading which term
-// bounds each op until no op changes side. The terms come from predictions with the other
-// rates made unlimited, so they are exactly what predict_step_time charges.
-// GPU collectives: time = latency + w T, T the bandwidth term at the given NVLink and
-// scale-out bandwidths; L and w are fitted likewise and the bandwidths divided by w.
+// With matmul_efficiency and hbm_efficiency set, an op's expected time is max(M u, H v, R) + o
+// (lib/predict/expected_time.h): M its matrix term at peak, H its HBM term at full bandwidth, R
+// its largest other term, u = 1 / matmul_efficiency, v = 1 / hbm_efficiency, o the per-op
+// overhead. Once each op's bounding term is known the model is linear in (u, v, o); the fit
+// alternates solving for them and re-reading which term bounds each op until no op changes
+// side. The terms come from roofline predictions with the other rates made unlimited, so they
+// are exactly what predict_step_time charges.
+// GPU collectives: with collective_latency L and collective_bandwidth_efficiency 1 / w set, a
+// collective's expected time is L + w T, T its roofline bandwidth term; L and w are fitted
+// likewise. The written device file sets the fitted knobs, so predicting with it reproduces
+// the fit.
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -20,6 +23,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "device/embedded_files.h"
 #include "hloroof/profile.h"
 #include "hloroof/text_table.h"
@@ -42,6 +46,7 @@ struct Sample {
   size_t run = 0;
   std::string name;
   double measured_s = 0;  // one execution
+  double given_s = 0;     // one execution, as the given device predicts it (expected time)
   bool collective = false;
   double matrix_s = 0, hbm_s = 0, rest_s = 0;  // terms at peak (non-collective ops)
   double bandwidth_s = 0;                      // collectives: the bandwidth term
@@ -49,7 +54,7 @@ struct Sample {
 
 struct Figures {
   double u = 1, v = 1, overhead_s = 0;
-  double latency_s = 0, w = 1;  // GPU collectives
+  double latency_s = 0, w = 1;  // GPU collectives: collective_latency, 1 / bandwidth efficiency
 };
 
 DeviceSpec unit_spec(const DeviceSpec& base) {
@@ -96,14 +101,19 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
   po.module_name.clear();
   absl::StatusOr<MeasuredModule> measured = measure_module(*run.profile, run.module->name(), po);
   if (!measured.ok()) return measured.status();
+  absl::StatusOr<Prediction> given = predict_step_time(*run.module, base, options.predict);
+  if (!given.ok()) return given.status();
+  const absl::flat_hash_map<std::string, double> given_s = execution_times(*given);
+  // The terms at the roofline: no measured model, no calibration.
+  PredictOptions roofline = options.predict;
+  roofline.roofline_only = true;
   const DeviceSpec unit = unit_spec(base);
-  absl::StatusOr<Prediction> p0 = predict_step_time(*run.module, unit, options.predict);
+  absl::StatusOr<Prediction> p0 = predict_step_time(*run.module, unit, roofline);
   if (!p0.ok()) return p0.status();
   std::vector<absl::flat_hash_map<std::string, double>> terms;
   for (auto [m, h, r] : {std::tuple{true, false, false}, std::tuple{false, true, false},
                          std::tuple{false, false, true}}) {
-    absl::StatusOr<Prediction> p =
-        predict_step_time(*run.module, only(unit, m, h, r), options.predict);
+    absl::StatusOr<Prediction> p = predict_step_time(*run.module, only(unit, m, h, r), roofline);
     if (!p.ok()) return p.status();
     terms.push_back(execution_times(*p));
   }
@@ -117,10 +127,11 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
     s.run = index;
     s.name = m.name;
     s.measured_s = m.time_s / m.occurrences;
+    s.given_s = given_s.at(op.name);
     if (op.collective) {
       if (!fits_collectives(base, options.predict)) continue;
       s.collective = true;
-      s.bandwidth_s = op.collective->time_s;
+      s.bandwidth_s = op.collective->time_s;  // the unit spec has no launch latency
     } else if (op.async) {
       continue;  // copy-start / done and async computations: no roofline of their own
     } else {
@@ -194,7 +205,10 @@ Fit fit(const std::vector<Sample>& samples, const DeviceSpec& base, bool collect
   f.u = 1 / base.matmul_efficiency;
   f.v = 1 / base.hbm_efficiency;
   f.overhead_s = base.per_op_overhead_s;
-  if (base.gpu) f.latency_s = base.gpu->collective_launch_latency_s;
+  if (base.gpu) {
+    f.latency_s = base.collective_latency_s.value_or(base.gpu->collective_launch_latency_s);
+    f.w = 1 / base.collective_bandwidth_efficiency.value_or(1.0);
+  }
 
   // Compute ops: columns u, v, o, and R (an op bound by the other terms) held at 1.
   bool determined = true, overhead_undetermined = false;
@@ -268,9 +282,10 @@ Fit fit(const std::vector<Sample>& samples, const DeviceSpec& base, bool collect
          overhead_fitted ? absl::StrCat(matmul + memory + other, " ops")
                          : "too few ops to tell it apart");
 
-  // Collectives: latency + w x bandwidth term.
+  // Collectives: latency + w x bandwidth term; the efficiency 1 / w at most 1 (w >= 1), the
+  // latency at least 0.
   if (base.gpu) {
-    const double latency_before = base.gpu->collective_launch_latency_s;
+    const double latency_before = f.latency_s, efficiency_before = 1 / f.w;
     std::vector<std::vector<double>> x;
     std::vector<double> y;
     for (const Sample& s : samples) {
@@ -278,22 +293,24 @@ Fit fit(const std::vector<Sample>& samples, const DeviceSpec& base, bool collect
       x.push_back({1, s.bandwidth_s});
       y.push_back(s.measured_s);
     }
-    std::vector<double> b = {f.latency_s, 1};
+    std::vector<double> b = {f.latency_s, f.w};
     bool ok = collectives && y.size() >= 2 && solve(x, y, {false, false}, b) && b[1] > 0;
     if (ok && b[0] < 0) {
       b[0] = 0;
       ok = solve(x, y, {true, false}, b) && b[1] > 0;
+    }
+    if (ok && b[1] < 1) {
+      b[1] = 1;
+      ok = solve(x, y, {false, true}, b);
+      if (ok && b[0] < 0) b[0] = 0;
     }
     std::string why = !collectives   ? "XLA's GPU formulas: not fitted"
                       : y.size() < 2 ? absl::StrCat(y.size(), " collectives; 2 or more needed")
                       : ok           ? absl::StrCat(y.size(), " collectives")
                                      : "collectives do not determine it";
     if (ok) f.latency_s = b[0], f.w = b[1];
-    figure("interconnect.collective_launch_latency", latency_before, f.latency_s, ok, why);
-    figure("interconnect.nvlink_bandwidth", base.gpu->nvlink_bandwidth,
-           base.gpu->nvlink_bandwidth / f.w, ok, why);
-    figure("interconnect.scale_out_bandwidth", base.gpu->scale_out_bandwidth,
-           base.gpu->scale_out_bandwidth / f.w, ok, why);
+    figure("collective_latency", latency_before, f.latency_s, ok, why);
+    figure("collective_bandwidth_efficiency", efficiency_before, 1 / f.w, ok, why);
   } else {
     out.notes.push_back(
         "TPU collectives are not fitted (their time depends on hops and links, not one "
@@ -331,38 +348,33 @@ absl::StatusOr<std::string> fitted_json(const DeviceSpec& base, const Fit& fit,
   doc["name"] = name;
   doc["display_name"] = absl::StrCat(base.display_name, " (fitted)");
   doc.erase("aliases");
-  const Figures& f = fit.figures;
-  doc["matmul_efficiency"] = 1 / f.u;
-  doc["hbm_efficiency"] = 1 / f.v;
+  // Each fitted knob is written, so the predictor applies it in place of its measured model; a
+  // knob not fitted stays as the file had it (absent: the measured model).
+  std::vector<std::string> written;
   for (const FittedFigure& r : fit.report) {
-    if (r.field == "per_op_overhead" && r.fitted) {
-      doc["per_op_overhead"] = {{"value", f.overhead_s},
-                                {"unit", "s"},
-                                {"source", "fitted"},
-                                {"verified", false},
-                                {"note", how}};
+    if (!r.fitted) continue;
+    written.push_back(r.field);
+    if (r.field == "per_op_overhead" || r.field == "collective_latency") {
+      doc[r.field] = {{"value", r.after},
+                      {"unit", "s"},
+                      {"source", "fitted"},
+                      {"verified", false},
+                      {"note", how}};
+    } else {
+      doc[r.field] = r.after;  // an efficiency: a plain fraction
     }
-  }
-  for (const FittedFigure& r : fit.report) {
-    if (!r.fitted || !absl::StartsWith(r.field, "interconnect.")) continue;
-    const std::string key = r.field.substr(std::string_view("interconnect.").size());
-    const bool time = key == "collective_launch_latency";
-    doc["interconnect"][key] = {{"value", r.after},
-                                {"unit", time ? "s" : "B/s"},
-                                {"source", "fitted"},
-                                {"verified", false},
-                                {"note", how}};
   }
   if (!doc.contains("notes") || !doc["notes"].is_array())
     doc["notes"] = nlohmann::ordered_json::array();
-  doc["notes"].push_back(absl::StrCat(how,
-                                      "; matmul_efficiency, hbm_efficiency and the figures "
-                                      "marked 'fitted' come from it"));
+  doc["notes"].push_back(absl::StrCat(
+      how, written.empty() ? "; nothing could be fitted"
+                           : absl::StrCat("; ", absl::StrJoin(written, ", "), " come from it")));
   return doc.dump(2) + "\n";
 }
 
 // Root mean square of relative errors, by class and over all.
-void add_errors(const std::vector<Sample>& samples, const Figures& before, const Figures& after,
+// `before`: the given device's expected time (measured models unless the file calibrates it).
+void add_errors(const std::vector<Sample>& samples, const Figures& after,
                 std::vector<ClassError>& out) {
   struct Sum {
     int64_t n = 0;
@@ -370,7 +382,7 @@ void add_errors(const std::vector<Sample>& samples, const Figures& before, const
   };
   std::map<std::string, Sum> sums;
   for (const Sample& s : samples) {
-    const double b = (model_s(s, before) - s.measured_s) / s.measured_s;
+    const double b = (s.given_s - s.measured_s) / s.measured_s;
     const double a = (model_s(s, after) - s.measured_s) / s.measured_s;
     for (std::string cls : {std::string(profile_internal::op_class_name(sample_class(s, after))),
                             std::string("all")}) {
@@ -389,15 +401,6 @@ void add_errors(const std::vector<Sample>& samples, const Figures& before, const
     out.push_back({std::string(cls == "collectives exposed" ? "collective" : cls), s.n,
                    std::sqrt(s.before / n), std::sqrt(s.after / n)});
   }
-}
-
-Figures given(const DeviceSpec& d) {
-  Figures f;
-  f.u = 1 / d.matmul_efficiency;
-  f.v = 1 / d.hbm_efficiency;
-  f.overhead_s = d.per_op_overhead_s;
-  if (d.gpu) f.latency_s = d.gpu->collective_launch_latency_s;
-  return f;
 }
 
 }  // namespace
@@ -441,7 +444,7 @@ absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> run
   if (!fitted.ok()) return fitted.status();
   r.json = *std::move(json);
   r.device = *std::move(fitted);
-  add_errors(samples, given(*base), all.figures, r.errors);
+  add_errors(samples, all.figures, r.errors);
 
   if (runs.size() >= 2) {
     for (size_t k = 0; k < runs.size(); ++k) {
@@ -450,7 +453,7 @@ absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> run
       if (test.empty() || train.empty()) continue;
       const Fit others = fit(train, *base, collectives);
       std::vector<ClassError> e;
-      add_errors(test, given(*base), others.figures, e);
+      add_errors(test, others.figures, e);
       r.held_out.push_back({runs[k].label, e.back().before, e.back().after});
     }
   }

@@ -73,11 +73,14 @@ std::string synthetic_profile(const Module& module, const Prediction& truth) {
   return bytes;
 }
 
-// H100 reaching 80% of its matrix peak and 70% of its HBM bandwidth, 3 us per kernel.
+// H100 reaching 80% of its matrix peak and 70% of its HBM bandwidth, 3 us per kernel: the
+// knobs a device file sets, in place of the measured GEMM table and HBM fraction.
 DeviceSpec truth_device() {
   DeviceSpec d = *device("h100");
   d.matmul_efficiency = 0.8;
   d.hbm_efficiency = 0.7;
+  d.matmul_efficiency_set = true;
+  d.hbm_efficiency_set = true;
   d.per_op_overhead_s = 3e-6;
   return d;
 }
@@ -127,10 +130,18 @@ TEST_CASE("calibrate finds the efficiencies and overhead the measurements were m
   CHECK(figure(*r, "per_op_overhead").fitted);
   CHECK(r->device.name == "h100_fitted");
   CHECK(r->device.matmul_efficiency == Approx(0.8).epsilon(1e-6));
-  // No collective was measured: the interconnect stays as given, and says why.
-  CHECK(!figure(*r, "interconnect.collective_launch_latency").fitted);
+  CHECK(r->device.hbm_efficiency == Approx(0.7).epsilon(1e-6));
+  // The fitted knobs are set, so the predictor uses them in place of its measured models.
+  CHECK(r->device.matmul_efficiency_set);
+  CHECK(r->device.hbm_efficiency_set);
+  // No collective was measured: the collective knobs stay unset, and say why.
+  CHECK(!figure(*r, "collective_latency").fitted);
+  CHECK(!figure(*r, "collective_bandwidth_efficiency").fitted);
+  CHECK(!r->device.collective_latency_s);
+  CHECK(!r->device.collective_bandwidth_efficiency);
 
-  // Errors: the given H100 (100%, 100%, 1 us) is too fast on every op; the fit is exact.
+  // Errors: the given H100 (its measured GEMM table, 87% of HBM bandwidth, 1 us) is too fast:
+  // its RMS error is above 10%; the fit is exact.
   REQUIRE(!r->errors.empty());
   const ClassError& all = r->errors.back();
   CHECK(all.op_class == "all");
@@ -190,8 +201,10 @@ TEST_CASE("calibrate keeps what the ops cannot tell") {
 }
 
 TEST_CASE("calibrate fits GPU collective latency and bandwidth") {
-  // Three all-reduces over the 8 GPUs of one NVLink domain, measured with a 8 us launch
-  // latency and 60% of H100's NVLink and scale-out bandwidths.
+  // Three all-reduces over the 8 GPUs of one NVLink domain, measured with a fixed 8 us per
+  // collective and 60% of the roofline's bandwidth (the device file's collective_latency and
+  // collective_bandwidth_efficiency). 8 us + T / 0.6 is above H100's roofline 5 us + T, so
+  // the truth is the calibrated time.
   constexpr std::string_view kText = R"(HloModule jit_ar, replica_count=8
 
 sum {
@@ -211,22 +224,42 @@ ENTRY main {
 }
 )";
   DeviceSpec truth = *device("h100");
-  truth.gpu->collective_launch_latency_s = 8e-6;
-  truth.gpu->nvlink_bandwidth *= 0.6;
-  truth.gpu->scale_out_bandwidth *= 0.6;
+  truth.collective_latency_s = 8e-6;
+  truth.collective_bandwidth_efficiency = 0.6;
   PredictOptions options;
   options.topology = "8";
   Run run = make_run("jit_ar", {}, {}, std::string(kText), truth, options);
   const std::vector<CalibrationRun> runs = {{&run.module, &run.profile, "ar"}};
   absl::StatusOr<CalibrationResult> r = calibrate(runs, "h100:8");
   REQUIRE(r.ok());
-  CHECK(figure(*r, "interconnect.collective_launch_latency").fitted);
-  CHECK(figure(*r, "interconnect.collective_launch_latency").after == Approx(8e-6).epsilon(1e-6));
-  // 0.6 x 450 GB/s = 270 GB/s.
-  CHECK(figure(*r, "interconnect.nvlink_bandwidth").after == Approx(2.7e11).epsilon(1e-6));
-  CHECK(r->device.gpu->nvlink_bandwidth == Approx(2.7e11).epsilon(1e-6));
-  CHECK(r->device.gpu->scale_out_bandwidth == Approx(0.6 * 5e10).epsilon(1e-6));
+  CHECK(figure(*r, "collective_latency").fitted);
+  CHECK(figure(*r, "collective_latency").before == 5e-6);  // H100's NCCL launch latency
+  CHECK(figure(*r, "collective_latency").after == Approx(8e-6).epsilon(1e-6));
+  CHECK(figure(*r, "collective_bandwidth_efficiency").fitted);
+  CHECK(figure(*r, "collective_bandwidth_efficiency").after == Approx(0.6).epsilon(1e-6));
+  REQUIRE(r->device.collective_latency_s);
+  CHECK(*r->device.collective_latency_s == Approx(8e-6).epsilon(1e-6));
+  REQUIRE(r->device.collective_bandwidth_efficiency);
+  CHECK(*r->device.collective_bandwidth_efficiency == Approx(0.6).epsilon(1e-6));
+  // The bandwidths stay as given: the efficiency applies to them.
+  CHECK(r->device.gpu->nvlink_bandwidth == device("h100")->gpu->nvlink_bandwidth);
   CHECK(!figure(*r, "per_op_overhead").fitted);  // no compute op measured
+
+  // Predicting with the written JSON gives every all-reduce its true time.
+  absl::StatusOr<DeviceSpec> written = parse_device_spec(r->json, "fitted.json");
+  REQUIRE(written.ok());
+  absl::StatusOr<Prediction> p = predict_step_time(run.module, *written, options);
+  REQUIRE(p.ok());
+  REQUIRE(p->ops.size() == run.truth.ops.size());
+  int collectives = 0;
+  for (size_t k = 0; k < p->ops.size(); ++k) {
+    if (!p->ops[k].collective) continue;
+    REQUIRE(run.truth.ops[k].collective);
+    CHECK(p->ops[k].collective->time_s ==
+          Approx(run.truth.ops[k].collective->time_s).epsilon(1e-6));
+    ++collectives;
+  }
+  CHECK(collectives == 3);
 }
 
 }  // namespace
