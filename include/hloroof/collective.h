@@ -1,4 +1,5 @@
-// The time of one collective on a topology (cost-model.md section 3).
+// The time of one collective on a topology (docs/prediction-model.md, "One op", and
+// docs/sources.md, "Collective formulas").
 //
 //   CollectiveInput c{CollectiveKind::kAllGather, /*bytes=*/33554432, {{0, 1, 2, 3}}};
 //   absl::StatusOr<CollectiveEstimate> e = collective_time(spec, topology, c);
@@ -6,10 +7,11 @@
 //
 // Models, chosen by CollectiveOptions::formula:
 //   kNetwork    the scaling book's models: TPU ICI rings, lines and multi-axis groups with a
-//               hop-latency floor (3.1), DCN between slices (3.2), GPU NVLink domains and the
-//               scale-out network (3.3).
-//   kXlaGpuNccl XLA's GPU collective model (3.4), what XLA's analytical latency estimator uses.
-//   kXlaGpuSol  XLA's speed-of-light GPU model (3.5).
+//               hop-latency floor, DCN between slices, GPU NVLink domains and the scale-out
+//               network (docs/sources.md, "Collective formulas").
+//   kXlaGpuNccl XLA's GPU collective model, what XLA's analytical latency estimator uses.
+//   kXlaGpuSol  XLA's speed-of-light GPU model (both: docs/sources.md, "XLA's GPU collective
+//               models").
 #ifndef HLOROOF_COLLECTIVE_H_
 #define HLOROOF_COLLECTIVE_H_
 
@@ -38,14 +40,15 @@ struct CollectiveOptions {
   // kXlaGpuNccl: the instruction is the async `all-reduce-start` (charged V, not 2V).
   bool async_start = false;
   // kXlaGpuNccl: the device description reports its active NVLink links, which caps the
-  // channel count; without it XLA falls back to its bandwidth ladder (cost-model.md 3.4).
+  // channel count; without it XLA falls back to its bandwidth ladder (docs/sources.md, "XLA's GPU
+  // collective models").
   bool nvlink_links_known = true;
 };
 
 struct CollectiveInput {
   CollectiveKind kind = CollectiveKind::kAllReduce;
-  // V, as cost-model.md 3.7 item 5 takes it from the shapes: the all-gather output, the
-  // reduce-scatter input, the all-reduce buffer, N x the per-device all-to-all input (for
+  // V, as docs/cost-conventions.md, "Collectives" takes it from the shapes: the all-gather output,
+  // the reduce-scatter input, the all-reduce buffer, N x the per-device all-to-all input (for
   // ragged all-to-all, its output buffer); for collective-permute and send/recv, the bytes each
   // pair moves; for collective-broadcast, the broadcast buffer.
   double bytes = 0;

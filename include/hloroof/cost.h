@@ -1,8 +1,8 @@
 // The static cost of an HLO module: FLOPs (matrix and vector), transcendentals and bytes read
 // and written for every instruction, split by memory space; collective payloads and groups;
 // loop trip counts and how many times each instruction runs per step. The conventions are
-// XLA's HloCostAnalysis ones (cost-model.md section 1) with the corrections of its section 1.8;
-// docs/cost-conventions.md lists every rule and where it departs from XLA.
+// XLA's HloCostAnalysis ones with the corrections of docs/cost-conventions.md, "Where hloroof
+// departs from XLA, and why"; that file lists every rule.
 #ifndef HLOROOF_COST_H_
 #define HLOROOF_COST_H_
 
@@ -22,7 +22,8 @@
 
 namespace hloroof {
 
-// Bytes by the memory space they live in (cost-model.md 1.8 item 4 and 6.1).
+// Bytes by the memory space they live in (docs/cost-conventions.md, "Where hloroof departs from
+// XLA, and why").
 struct SpaceBytes {
   double device = 0;   // S(0): HBM, device memory
   double on_chip = 0;  // S(1) and every space other than 0, 5 and 6 (VMEM-class memories)
@@ -50,8 +51,9 @@ struct OpCost {
   SpaceBytes padded_read;  // sizes padded by the layout's tiles (CostOptions::use_padded_sizes)
   SpaceBytes padded_written;
   // What XLA's HloCostAnalysis reports, where hloroof departs from it on purpose
-  // (cost-model.md 1.8): loops counted once, ragged-dot's count, async -done ops charged their
-  // result again, optimization barriers charged, bytes padded by the first tile level only.
+  // (docs/cost-conventions.md, "Where hloroof departs from XLA, and why"): loops counted once,
+  // ragged-dot's count, async -done ops charged their result again, optimization barriers charged,
+  // bytes padded by the first tile level only.
   double xla_flops = 0;
   double xla_transcendentals = 0;
   double xla_bytes_accessed = 0;
@@ -73,10 +75,11 @@ struct OpCost {
   OpCost scaled(double factor) const;
 };
 
-// Field-by-field maximum: XLA's bound for a conditional (cost-model.md 1.4).
+// Field-by-field maximum: XLA's bound for a conditional (docs/cost-conventions.md,
+// "XLA-compatible figures").
 OpCost max_each(const OpCost& a, const OpCost& b);
 
-// What replica_groups ids mean (cost-model.md 3.7 item 1; XLA's CollectiveOpGroupMode).
+// What replica_groups ids mean (docs/sources.md, "Replica groups"; XLA's CollectiveOpGroupMode).
 enum class CollectiveIdMode : uint8_t {
   kCrossReplica,              // replica ids; each group repeats in every partition
   kCrossPartition,            // partition ids; each group repeats in every replica
@@ -91,8 +94,8 @@ struct CollectiveCost {
   bool is_host_transfer = false;  // send/recv with is_host_transfer=true (PCIe, not the network)
   CollectiveIdMode id_mode = CollectiveIdMode::kCrossReplica;
   std::optional<int64_t> channel_id;
-  // V of cost-model.md 3.7 item 5: the full (gathered, unreduced) array of one group; for
-  // all-to-all N times one device's input (ragged: N times its output buffer); for
+  // V of docs/cost-conventions.md, "Collectives": the full (gathered, unreduced) array of one
+  // group; for all-to-all N times one device's input (ragged: N times its output buffer); for
   // collective-permute, send and recv one transfer. Padded by tiles when
   // CostOptions::use_padded_sizes.
   double payload_bytes = 0;
@@ -150,8 +153,8 @@ struct ComputationCost {
 };
 
 struct CostOptions {
-  // Measure bytes with the layout's tiles applied (cost-model.md 6.3). Layouts without tiles,
-  // as on GPU, are dense either way.
+  // Measure bytes with the layout's tiles applied (docs/sources.md, "TPU tiling and padding").
+  // Layouts without tiles, as on GPU, are dense either way.
   bool use_padded_sizes = true;
   // Trip count assumed for a while loop whose count is neither recorded nor derivable.
   int64_t default_trip_count = 1;

@@ -7,7 +7,7 @@
 //   d->matrix_peak(PrimitiveType::kBF16);  // 1.97e14 FLOP/s
 //
 // Every number is in base units (B, B/s, FLOP/s, s) whatever unit the JSON used; `figures`
-// keeps each one's source tag (cost-model.md 0.2) so an estimate can cite it.
+// keeps each one's source tag (docs/sources.md, "Source tags") so an estimate can cite it.
 #ifndef HLOROOF_DEVICE_H_
 #define HLOROOF_DEVICE_H_
 
@@ -29,13 +29,13 @@ struct DeviceFigure {
   std::string path;          // JSON path, e.g. "hbm.bandwidth", "matrix_flops_per_s.bf16"
   double value = 0;          // in `unit`
   std::string unit;          // base unit: "B", "B/s", "FLOP/s", "op/s", "s", or a count word
-  std::string source;        // cost-model.md 0.2 tags, or "derived", "assumed", "placeholder"
+  std::string source;        // a tag of docs/sources.md, "Source tags" ("derived", "assumed", ...)
   bool verified = true;      // false: treat as a configurable default, not as truth
   std::string note;          // derivation, or what a per-device figure was halved from
   std::string alternatives;  // other published values, not used
 };
 
-// How a TPU slice closes its torus axes into rings (cost-model.md 2.1, "wraparound rule").
+// How a TPU slice closes its torus axes into rings (data/hardware/README.md, `wraparound`).
 struct Wraparound {
   enum class Rule {
     kNone,        // no axis wraps
@@ -51,7 +51,7 @@ struct Wraparound {
   bool wraps(absl::Span<const int64_t> dims, size_t axis) const;
 };
 
-// ICI torus of a TPU (cost-model.md 2.1, 3.1, 3.2).
+// ICI torus of a TPU (docs/sources.md, "Hardware figures" and "Collective formulas").
 struct TorusSpec {
   int rank = 2;               // torus axes
   int devices_per_chip = 1;   // TensorCores exposed as separate JAX devices (v2, v3, TPU7x: 2)
@@ -68,8 +68,8 @@ struct TorusSpec {
   int64_t pod_chips = 0;            // chips in one pod (product of max_slice when not given)
 };
 
-// Constants of XLA's speed-of-light GPU collective model for one device (cost-model.md 3.5),
-// with XLA's 0.45 coefficient already applied.
+// Constants of XLA's speed-of-light GPU collective model for one device (docs/sources.md, "XLA's
+// GPU collective models"), with XLA's 0.45 coefficient already applied.
 struct SolModelSpec {
   double nccl_op_launch_s = 0;
   double nic_speed = 0;  // B/s
@@ -80,7 +80,8 @@ struct SolModelSpec {
   double nvlink_barrier_s = 0;
 };
 
-// NVLink domains joined by a scale-out network (cost-model.md 2.2, 3.3).
+// NVLink domains joined by a scale-out network (docs/sources.md, "Hardware figures" and "Collective
+// formulas").
 struct GpuFabricSpec {
   int64_t nvlink_domain_size = 8;  // GPUs per NVLink domain ("node")
   double nvlink_bandwidth = 0;     // W_gpu: one way, per GPU, B/s
@@ -130,7 +131,8 @@ struct DeviceSpec {
   std::optional<TorusSpec> torus;    // TPU
   std::optional<GpuFabricSpec> gpu;  // GPU
 
-  // Tiles for layouts that carry none (cost-model.md 6.2), keyed by element bit width.
+  // Tiles for layouts that carry none (docs/sources.md, "TPU tiling and padding"), keyed by element
+  // bit width.
   std::map<int, std::vector<Tile>> default_tiles;
 
   std::vector<DeviceFigure> figures;  // every numeric fact, in file order

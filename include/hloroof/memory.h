@@ -31,7 +31,8 @@ namespace hloroof {
 class Module;
 struct DeviceSpec;
 
-// Where a memory space lives (cost-model.md 6.1). Only kDevice counts against HBM capacity.
+// Where a memory space lives (docs/sources.md, "TPU tiling and padding"). Only kDevice counts
+// against HBM capacity.
 enum class MemoryTier : uint8_t {
   kDevice,  // S(0): HBM / GPU device memory
   kOnChip,  // S(1) VMEM-class memory, S(6) TPU SMEM (scalars), other backend spaces
@@ -199,8 +200,9 @@ struct MemoryOptions {
   // How many buffers largest_buffers and peak_buffers keep; 0 keeps all.
   size_t top_buffers = 20;
   // Padded size by the first tile level only, as XLA's own size helper computes it
-  // (cost-model.md 6.3); false applies every tile level (the `hloroof shape` figure). The two
-  // differ only where a later level pads again, e.g. a bf16 scalar under T(512)(2,1).
+  // (docs/sources.md, "TPU tiling and padding"); false applies every tile level (the `hloroof
+  // shape` figure). The two differ only where a later level pads again, e.g. a bf16 scalar under
+  // T(512)(2,1).
   bool first_tile_padding = true;
   // Bounds live_timeline (bodies called from many places repeat).
   size_t max_timeline_points = 200000;

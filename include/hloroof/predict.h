@@ -7,7 +7,7 @@
 //   p->breakdown.compute_s;       // what the step is made of
 //   p->ops.front().explanation;   // the most expensive op's formula, with the device numbers
 //
-// The model (cost-model.md sections 3 and 4): each op's roofline time on the device, each
+// The model (docs/prediction-model.md): each op's roofline time on the device, each
 // collective's time on the slice's topology, composed along the module's schedule with async
 // start/done pairs overlapping the work between them; while loops run their body trip-count
 // times, a conditional its slowest branch, a call its callee. The expected time raises each
@@ -61,7 +61,7 @@ std::string_view bound_by_name(BoundBy bound);  // "compute", "memory", "collect
 
 struct CollectivePrediction {
   std::string kind;          // "all-gather", ...
-  double payload_bytes = 0;  // V (cost-model.md 3.7 item 5)
+  double payload_bytes = 0;  // V (docs/cost-conventions.md, "Collectives")
   int64_t group_size = 0;
   std::string formula;   // e.g. "ring: V (N-1) / (N W_bi)"
   double time_s = 0;     // the collective's own duration
@@ -71,8 +71,9 @@ struct CollectivePrediction {
   bool approximate = false;  // a conservative bound (partial or strided groups, ...)
 };
 
-// An asynchronous pair (cost-model.md 4.2): the start launches work on a stream of its own, the
-// done waits for whatever of it is still running. Both ops of the pair carry it.
+// An asynchronous pair (docs/prediction-model.md, "Async pairs and the schedule"): the start
+// launches work on a stream of its own, the done waits for whatever of it is still running. Both
+// ops of the pair carry it.
 struct AsyncPrediction {
   std::string stream;  // the timeline track: "async all-gather", "async copy", ...
   std::string start;   // the start's and the done's names
@@ -98,8 +99,8 @@ struct OpPrediction {
   // time.
   double time_s = 0;
   // The same at the roofline (speed of light: every unit at its peak, the per-op overhead
-  // added; the model of cost-model.md 4.1). Never above time_s: a done's wait at the roofline
-  // is capped at its expected wait (the ops between it and its start grow too).
+  // added; the model of docs/prediction-model.md, "One op"). Never above time_s: a done's wait at
+  // the roofline is capped at its expected wait (the ops between it and its start grow too).
   double roofline_time_s = 0;
   // roofline_time_s / time_s, in (0, 1]; 1 when both are 0. For an async done (whose wait
   // depends on the schedule), that of the pair's work: roofline latency / expected latency.

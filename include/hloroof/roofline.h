@@ -1,5 +1,6 @@
-// The roofline time of one op on one device (cost-model.md 4.1): each kind of work divided by
-// the rate the device does it at, the slowest term bounds the op, plus a fixed per-op overhead.
+// The roofline time of one op on one device (docs/prediction-model.md, "One op"): each kind of work
+// divided by the rate the device does it at, the slowest term bounds the op, plus a fixed per-op
+// overhead.
 //
 //   OpWork w;  w.matrix_flops = 1e12;  w.matrix_type = PrimitiveType::kBF16;
 //   RooflineEstimate e = roofline_time(*device("h100"), w);

@@ -1,5 +1,5 @@
-// Sequential composition with async overlap (cost-model.md 4.2): the clock XLA's
-// LatencyHidingStatistics keeps over a scheduled instruction sequence.
+// Sequential composition with async overlap (docs/prediction-model.md, "Async pairs and the
+// schedule"): the clock XLA's LatencyHidingStatistics keeps over a scheduled instruction sequence.
 //
 // Walk the events in order with a clock t = 0. Every event adds its own cost to t. An async
 // start then records t. At the matching done, after the done's own cost, the collective has run

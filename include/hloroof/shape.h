@@ -81,7 +81,8 @@ struct Layout {
   friend bool operator==(const Layout&, const Layout&);
 };
 
-// Memory spaces with a meaning the cost model relies on (cost-model.md 6.1).
+// Memory spaces with a meaning the cost model relies on (docs/sources.md, "TPU tiling and
+// padding").
 inline constexpr int64_t kDefaultMemorySpace = 0;  // HBM / device memory
 inline constexpr int64_t kOnChipMemorySpace = 1;   // VMEM-class fast memory
 inline constexpr int64_t kHostMemorySpace = 5;     // pinned host memory

@@ -1,6 +1,6 @@
 // How many bytes a shape occupies: logically (dense, sub-byte types packed) and physically
 // (padded by its layout's tiles), per memory space. The rules are those of
-// cost-model.md section 6.3 and hlo-text-syntax.md section 4.2.
+// docs/sources.md, "TPU tiling and padding".
 #ifndef HLOROOF_SHAPE_SIZE_H_
 #define HLOROOF_SHAPE_SIZE_H_
 

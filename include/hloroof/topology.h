@@ -70,7 +70,7 @@ TopologyText split_topology_text(std::string_view text);
 //        Chips holding several devices get a leading "core" axis.
 //   GPU  "MxG": M NVLink domains of G GPUs each; "G" alone is one domain.
 // Device ids map to coordinates row-major with the first axis fastest: core, x, y, z, slice;
-// gpu, node (cost-model.md 3.7 item 3; the TPU order is an assumption [unverified]).
+// gpu, node (docs/sources.md, "Replica groups"; the TPU order is an assumption [unverified]).
 // Wraparound per axis follows the device's rule (Wraparound::wraps).
 absl::StatusOr<Topology> make_topology(const DeviceSpec& device, std::string_view shape);
 
@@ -91,11 +91,11 @@ absl::Status set_device_coords(Topology& topology, std::vector<DeviceCoords> coo
 // Hops between positions `a` and `b` of `axis`: the shorter way round a ring.
 int64_t axis_distance(const TopologyAxis& axis, int64_t a, int64_t b);
 
-// Where a replica group sits (cost-model.md 3.7 item 4).
+// Where a replica group sits (docs/sources.md, "Group placement").
 enum class GroupShape {
   kSingleDevice,  // one member: nothing to move
-  kRing,          // exactly one full axis, which wraps: 3.1 with W_bi
-  kLine,          // exactly one full axis without wraparound: 3.1 line, W_uni, N-1 hops
+  kRing,          // exactly one full axis, which wraps: the ring formula with W_bi
+  kLine,          // exactly one full axis without wraparound: W_uni, N-1 hops
   kMultiAxis,     // several full axes: bandwidth adds up over the axes
   kPartial,       // a partial or strided subset: conservative bound, flagged approximate
   kSwitch,        // GPU: several GPUs of one switched NVLink domain

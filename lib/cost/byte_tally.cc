@@ -5,7 +5,8 @@
 namespace hloroof::cost {
 namespace {
 
-// XLA measures a tuple operand by its table of element pointers (cost-model.md 1.1).
+// XLA measures a tuple operand by its table of element pointers (docs/cost-conventions.md, "Where
+// hloroof follows XLA").
 constexpr double kPointerBytes = 8;
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Bytes read and written by operations (cost-model.md 1.1-1.3 and table 1.2), and hloroof's
-// rules for asynchronous pairs: the start moves the data, the -done moves none (1.8 item 8).
+// Bytes read and written by operations (docs/cost-conventions.md, "Where hloroof follows XLA"), and
+// hloroof's rules for asynchronous pairs: the start moves the data, the -done moves none (same
+// file, "Where hloroof departs from XLA, and why").
 #include "cost/cost_internal.h"
 
 namespace hloroof::cost {
@@ -144,7 +145,8 @@ void add_bytes(const OpView& op, ByteTally& tally) {
     case Opcode::kCopyDone:
     case Opcode::kSendDone:
     case Opcode::kRecvDone:
-      // The start moved the data; XLA charges the result again (cost-model.md 1.4).
+      // The start moved the data; XLA charges the result again (docs/cost-conventions.md, "Where
+      // hloroof departs from XLA, and why").
       return add_default_bytes(op, tally, Model::kXla);
     case Opcode::kAllGatherStart:
     case Opcode::kCollectivePermuteStart:

@@ -1,6 +1,6 @@
-// What a collective moves and between whom (cost-model.md 3.7): its kind, payload V, group
-// size N, how its replica_groups ids name devices, and the groups (or a permute's pairs) as
-// global device ids.
+// What a collective moves and between whom (docs/cost-conventions.md, "Collectives"): its kind,
+// payload V, group size N, how its replica_groups ids name devices, and the groups (or a permute's
+// pairs) as global device ids.
 #include <algorithm>
 
 #include "cost/cost_internal.h"

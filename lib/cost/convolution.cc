@@ -1,6 +1,7 @@
 // Convolution FLOPs by counting, per spatial dimension, the (output position, kernel tap) pairs
-// that touch a real input element (cost-model.md 1.2). The count is closed-form per tap (or per
-// output position, whichever is fewer), so huge windows cost microseconds, not hours.
+// that touch a real input element (docs/cost-conventions.md, "Where hloroof follows XLA"). The
+// count is closed-form per tap (or per output position, whichever is fewer), so huge windows cost
+// microseconds, not hours.
 #include <algorithm>
 #include <numeric>
 

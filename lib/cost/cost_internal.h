@@ -138,7 +138,8 @@ struct Context {
 // contractions, reductions (per application of their computation), random numbers,
 // all-reduce. Adds to `cost`; ops without arithmetic add nothing.
 void add_flops(const OpView& op, Context& context, OpCost& cost);
-// Bytes of an operation by table 1.2 of cost-model.md and hloroof's async rules (bytes.cc).
+// Bytes of an operation by docs/cost-conventions.md, "Where hloroof follows XLA" and hloroof's
+// async rules (bytes.cc).
 void add_bytes(const OpView& op, ByteTally& tally);
 // XLA's default charge: every operand whole, every result leaf (bytes.cc).
 void add_default_bytes(const OpView& op, ByteTally& tally, Model model = Model::kBoth);
@@ -146,10 +147,11 @@ void add_default_bytes(const OpView& op, ByteTally& tally, Model model = Model::
 bool transpose_is_bitcast(const Shape& operand, const Shape& result, IntList permutation);
 
 // Bytes at a fusion's boundary: results, parameters by how the fused code reads them, large
-// constants (cost-model.md 1.3; fusion.cc).
+// constants (docs/cost-conventions.md, "Where hloroof follows XLA"; fusion.cc).
 void add_fusion_bytes(const OpView& fusion, const Computation& fused, Context& context,
                       ByteTally& tally);
-// The gather or scatter a custom fusion is costed as (cost-model.md 1.3), if any.
+// The gather or scatter a custom fusion is costed as (docs/cost-conventions.md, "Where hloroof
+// follows XLA"), if any.
 const Instruction* custom_fusion_stand_in(const OpView& fusion, const Computation& fused);
 
 // FLOPs of a convolution (convolution.cc): 2 * (IF / feature groups) * OF * (B / batch groups)

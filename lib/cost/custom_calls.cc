@@ -188,7 +188,8 @@ bool convolution_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
     cost.matrix.push_back({matrix_operand_type(lhs->element_type, rhs->element_type), *flops});
   cost.flops += *flops;
   cost.xla_flops += *flops;
-  // XLA's GPU analysis also charges only the real output (cost-model.md 1.6).
+  // XLA's GPU analysis also charges only the real output (docs/cost-conventions.md, "Where
+  // hloroof follows XLA", GEMMs and cuDNN convolutions).
   charge_result_only(op, tally, Model::kBoth);
   return true;
 }

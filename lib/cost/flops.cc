@@ -1,5 +1,6 @@
-// FLOPs and transcendentals of operations (cost-model.md 1.2, with the ragged-dot correction of
-// 1.8 item 8). k = 2 FLOPs per fused multiply-add, as in XLA.
+// FLOPs and transcendentals of operations (docs/cost-conventions.md, "Where hloroof follows XLA",
+// with the ragged-dot correction of its "Where hloroof departs from XLA, and why"). k = 2 FLOPs per
+// fused multiply-add, as in XLA.
 #include <algorithm>
 #include <cmath>
 
@@ -82,7 +83,8 @@ void dot_flops(const OpView& op, size_t lhs_index, size_t rhs_index, OpCost& cos
 // ragged-dot: lhs [.., m, k], rhs [g, k, n] (or ragged along k or a batch dim), group sizes.
 // Every lhs row meets one group's matrix, so the true count is 2*m*k*n; in the ragged-
 // contracting mode the output holds one [m, n] per group and each covers 1/g of k. XLA drops
-// the output's first (rhs group dim count) dims instead (cost-model.md 1.2).
+// the output's first (rhs group dim count) dims instead (docs/cost-conventions.md, "Where hloroof
+// follows XLA").
 void ragged_dot_flops(const OpView& op, OpCost& cost) {
   const Shape* lhs = op.operand_shape(0);
   const Shape* rhs = op.operand_shape(1);
@@ -229,7 +231,8 @@ void add_flops(const OpView& op, Context& context, OpCost& cost) {
     }
     case Opcode::kAllReduce:
     case Opcode::kAllReduceStart:
-      // XLA assumes two replicas: one addition per output element (cost-model.md 1.2).
+      // XLA assumes two replicas: one addition per output element (docs/cost-conventions.md, "Where
+      // hloroof follows XLA").
       return add_vector(cost, leaf_elements(out));
     case Opcode::kRng:
       return add_transcendentals(cost, elements(out));

@@ -1,6 +1,7 @@
-// Bytes at a fusion's boundary (cost-model.md 1.3, XLA's FusionParameterReadBytes): the
-// intermediates stay on chip; each result leaf is written once (only the update when the root
-// is an in-place dynamic-update-slice); each parameter is read as its users read it.
+// Bytes at a fusion's boundary (docs/cost-conventions.md, "Where hloroof follows XLA", XLA's
+// FusionParameterReadBytes): the intermediates stay on chip; each result leaf is written once (only
+// the update when the root is an in-place dynamic-update-slice); each parameter is read as its
+// users read it.
 #include "cost/cost_internal.h"
 
 namespace hloroof::cost {

@@ -1,5 +1,6 @@
-// While-loop trip counts (cost-model.md 1.4 and 1.8 item 2): the count XLA records in the
-// backend config, else the count of a canonical counted loop, else an assumed count.
+// While-loop trip counts (docs/cost-conventions.md, "Where hloroof departs from XLA, and why"): the
+// count XLA records in the backend config, else the count of a canonical counted loop, else an
+// assumed count.
 #include <algorithm>
 #include <string>
 

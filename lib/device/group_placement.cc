@@ -1,4 +1,5 @@
-// Classifying a replica group by which axes its members vary along (cost-model.md 3.7 item 4).
+// Classifying a replica group by which axes its members vary along (docs/sources.md, "Group
+// placement").
 #include <algorithm>
 #include <map>
 #include <optional>

@@ -1,4 +1,4 @@
-// Logical and padded sizes of shapes (cost-model.md 6.3, hlo-text-syntax.md 4.2).
+// Logical and padded sizes of shapes (docs/sources.md, "TPU tiling and padding").
 //
 // The padded element count applies every tile level in turn: each level rounds the dims it
 // covers up to its entries and appends the tile as new most-minor dims, so a later level can
@@ -76,7 +76,7 @@ absl::InlinedVector<int64_t, 6> physical_dims(const Shape& array) {
   return dims;
 }
 
-// Applies one tile level to `dims` (cost-model.md 6.3 step 2): covered dims become
+// Applies one tile level to `dims` (docs/sources.md, "TPU tiling and padding"): covered dims become
 // (ceil(d / t)..., t...). When `index` is given, the position of one element is carried
 // through the same transformation: i becomes (i / t..., i % t...).
 absl::Status apply_tile(const Tile& tile, absl::InlinedVector<int64_t, 6>& dims,

@@ -1,7 +1,7 @@
-// GPU collectives in NVLink domains and across them, the scaling book's model (cost-model.md
-// 3.3): every GPU of a domain reaches every other through NVSwitches at W_gpu one way, and a
-// domain's L GPUs reach other domains through L NICs of W_so each (full bisection assumed).
-// The collective's launch latency is added to the bandwidth term.
+// GPU collectives in NVLink domains and across them, the scaling book's model (docs/sources.md,
+// "Collective formulas"): every GPU of a domain reaches every other through NVSwitches at W_gpu one
+// way, and a domain's L GPUs reach other domains through L NICs of W_so each (full bisection
+// assumed). The collective's launch latency is added to the bandwidth term.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"

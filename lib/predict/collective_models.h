@@ -16,7 +16,7 @@ namespace hloroof::internal {
 // are divided by devices_per_chip.
 double axis_bandwidth(const DeviceSpec& device, const TopologyAxis& axis);
 
-// The scaling book's models (cost-model.md 3.1-3.3) for one group.
+// The scaling book's models (docs/sources.md, "Collective formulas") for one group.
 absl::StatusOr<CollectiveEstimate> tpu_group_time(const DeviceSpec& device,
                                                   const Topology& topology,
                                                   const GroupPlacement& group, CollectiveKind kind,
@@ -31,12 +31,13 @@ CollectiveEstimate tpu_pair_time(const DeviceSpec& device, const Topology& topol
 CollectiveEstimate gpu_pair_time(const DeviceSpec& device, const Topology& topology, int64_t source,
                                  int64_t target, double bytes);
 
-// XLA's GPU collective model (cost-model.md 3.4) for a group of `n` devices.
+// XLA's GPU collective model (docs/sources.md, "XLA's GPU collective models") for a group of `n`
+// devices.
 absl::StatusOr<CollectiveEstimate> xla_nccl_time(const DeviceSpec& device, CollectiveKind kind,
                                                  double bytes, int64_t n,
                                                  const CollectiveOptions& options);
 
-// XLA's speed-of-light GPU model (cost-model.md 3.5).
+// XLA's speed-of-light GPU model (docs/sources.md, "XLA's GPU collective models").
 absl::StatusOr<CollectiveEstimate> xla_sol_group_time(const DeviceSpec& device,
                                                       const GroupPlacement& group,
                                                       CollectiveKind kind, double bytes);

@@ -1,4 +1,4 @@
-// TPU collectives over ICI tori and DCN (cost-model.md 3.1, 3.2).
+// TPU collectives over ICI tori and DCN (docs/sources.md, "Collective formulas").
 //
 // Inside a slice the time is max(bandwidth term, hops x T_hop): the hop latency is a floor, as
 // in 3.1. Point-to-point transfers and broadcasts are pipelined chains, so their latency adds

@@ -1,5 +1,6 @@
 // XLA's own GPU collective models, kept selectable so predictions can be compared with what
-// XLA's scheduler assumes: the NCCL model (cost-model.md 3.4) and the speed-of-light model (3.5).
+// XLA's scheduler assumes: the NCCL model (docs/sources.md, "XLA's GPU collective models") and the
+// speed-of-light model (same section).
 #include <cmath>
 
 #include "absl/strings/str_cat.h"

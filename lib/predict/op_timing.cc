@@ -1,5 +1,6 @@
-// How long one scheduled instruction takes on the target: its roofline (cost-model.md 4.1), a
-// collective's network time (section 3), or the latency an async start launches.
+// How long one scheduled instruction takes on the target: its roofline (docs/prediction-model.md,
+// "One op"), a collective's network time ("Collectives" there), or the latency an async start
+// launches.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"

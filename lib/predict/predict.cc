@@ -272,8 +272,8 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
   p.ops = std::move(sorted);
 }
 
-// Unverified device figures that shaped the estimates (cost-model.md 7: treat them as
-// configurable defaults).
+// Unverified device figures that shaped the estimates (docs/sources.md, "Open questions": treat
+// them as configurable defaults).
 void add_unverified_figures(const DeviceSpec& device, const predict::Target& target,
                             std::vector<std::string>& out) {
   std::vector<std::string> paths(target.figures_used.begin(), target.figures_used.end());

@@ -79,8 +79,8 @@ struct InstructionTiming {
   int64_t trip_count = 1;
 };
 
-// One computation run as a schedule (cost-model.md 4.2): its instructions in order, where each
-// starts on the clock, and the total.
+// One computation run as a schedule (docs/prediction-model.md, "Async pairs and the schedule"): its
+// instructions in order, where each starts on the clock, and the total.
 struct ComputationTiming {
   const Computation* computation = nullptr;
   double total_s = 0;

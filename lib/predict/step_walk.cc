@@ -1,6 +1,7 @@
-// The step as XLA schedules it (cost-model.md 4.2): every computation that runs as a schedule is
-// walked in printed order with the LatencyHidingStatistics clock, async pairs overlapping the
-// ops between them; while loops, conditionals and calls take their callees' times.
+// The step as XLA schedules it (docs/prediction-model.md, "Async pairs and the schedule"): every
+// computation that runs as a schedule is walked in printed order with the LatencyHidingStatistics
+// clock, async pairs overlapping the ops between them; while loops, conditionals and calls take
+// their callees' times.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"

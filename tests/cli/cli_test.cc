@@ -21,7 +21,7 @@ TEST_CASE("shape prints sizes with units") {
 }
 
 TEST_CASE("shape --json has the documented keys") {
-  // f32[3,5]{1,0:T(2,2)} in on-chip memory: 60 B logical, 96 B padded (cost-model.md P1).
+  // f32[3,5]{1,0:T(2,2)} in on-chip memory: 60 B logical, 96 B padded (worked example P1).
   auto r = run_cli("shape --json 'f32[3,5]{1,0:T(2,2)S(1)}'");
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);

@@ -1,5 +1,6 @@
-// Collectives (cost-model.md 3.7): kind, payload V, group size, device groups and id modes,
-// sync and async forms; and the bytes of async pairs (the -done moves none in our model).
+// Collectives (docs/cost-conventions.md, "Collectives"): kind, payload V, group size, device groups
+// and id modes, sync and async forms; and the bytes of async pairs (the -done moves none in our
+// model).
 #include "cost_test_util.h"
 
 namespace hloroof {

@@ -1,5 +1,5 @@
-// Fusion boundaries (cost-model.md 1.3): how parameters are read, in-place results, tuple
-// parameters, nested fusions; and bytes by memory space and padding.
+// Fusion boundaries (docs/cost-conventions.md, "Where hloroof follows XLA"): how parameters are
+// read, in-place results, tuple parameters, nested fusions; and bytes by memory space and padding.
 #include "cost_test_util.h"
 
 namespace hloroof {
@@ -191,7 +191,7 @@ ENTRY e {
 }
 
 TEST_CASE("padded bytes follow the layout's tiles; logical bytes do not") {
-  // f32[3,5] under T(2,2) pads to [4,6]: 96 B against 60 B (cost-model.md P1).
+  // f32[3,5] under T(2,2) pads to [4,6]: 96 B against 60 B (worked example P1).
   auto c = analyze(R"(
 fused {
   p = f32[3,5]{1,0:T(2,2)} parameter(0)
@@ -211,7 +211,7 @@ ENTRY e {
 
 TEST_CASE("XLA-compatible bytes pad by the first tile level only") {
   // A bf16 scalar under T(512)(2,1): the first tile gives 512 elements (1 KiB); applying
-  // (2,1) too pads to 1024 elements (2 KiB) (cost-model.md 6.3).
+  // (2,1) too pads to 1024 elements (2 KiB) (docs/sources.md, "TPU tiling and padding").
   auto c = analyze(R"(
 ENTRY e {
   p = bf16[]{:T(512)(2,1)} parameter(0)

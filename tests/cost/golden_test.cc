@@ -1,4 +1,4 @@
-// The per-op goldens of cost-model.md 5.1 (G1-G21, from XLA's HloCostAnalysis tests). They use
+// The per-op goldens (G1-G21, from XLA's HloCostAnalysis tests). They use
 // dense sizes and 8-byte tuple pointers; layouts here have no tiles, so padded == logical,
 // except in G20 whose tiles pad an s32 scalar (checked both ways).
 #include "cost_test_util.h"

@@ -1,4 +1,4 @@
-// The remaining rows of cost-model.md table 1.2, one op at a time.
+// The remaining rows of docs/cost-conventions.md, "Where hloroof follows XLA", one op at a time.
 #include "cost_test_util.h"
 
 namespace hloroof {
@@ -15,7 +15,7 @@ ENTRY e {
   ROOT rd = f32[64,16] ragged-dot(lhs, rhs, groups), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
 })");
   CHECK(c["rd"].cost.flops == 2.0 * 64 * 32 * 16);  // every row meets one group's [32,16]
-  CHECK(c["rd"].cost.xla_flops == 2.0 * 16 * 32);   // XLA drops the m dim (cost-model.md 1.2)
+  CHECK(c["rd"].cost.xla_flops == 2.0 * 16 * 32);   // XLA drops the m dim (cost-conventions.md)
   CHECK(c["rd"].cost.matrix_flops() == c["rd"].cost.flops);
 }
 

@@ -1,5 +1,5 @@
 // Device specs: every built-in file loads and carries its sources; figures match
-// cost-model.md section 2; user files load; bad files get errors naming file and field.
+// data/hardware/*.json; user files load; bad files get errors naming file and field.
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
@@ -44,7 +44,7 @@ TEST_CASE("every built-in device spec loads and cites a source for every figure"
       INFO(f.path);
       CHECK(!f.unit.empty());
       CHECK(!f.source.empty());
-      // Figures not backed by a cost-model.md source tag must say they are unverified.
+      // Figures not backed by a source tag of docs/sources.md must say they are unverified.
       if (f.source == "derived" || f.source == "assumed" || f.source == "placeholder" ||
           f.source == "third-party") {
         CHECK(!f.verified);
@@ -53,7 +53,7 @@ TEST_CASE("every built-in device spec loads and cites a source for every figure"
   }
 }
 
-TEST_CASE("built-in figures are those of cost-model.md 2.1 and 2.2, per JAX device") {
+TEST_CASE("built-in figures are those of data/hardware/*.json, per JAX device") {
   DeviceSpec v5e = load("tpu_v5e");
   CHECK(v5e.matrix_peak(PrimitiveType::kBF16) == 1.97e14);
   CHECK(v5e.matrix_peak(PrimitiveType::kS8) == 3.94e14);
@@ -88,7 +88,7 @@ TEST_CASE("built-in figures are those of cost-model.md 2.1 and 2.2, per JAX devi
   CHECK(v3.matrix_peak(PrimitiveType::kBF16) == 1.4e14 / 2);
   CHECK(v3.hbm_bandwidth == 9e11 / 2);
 
-  // v2: 23e12 per core (cost-model.md 5.2 R3).
+  // v2: 23e12 per core (worked example R3).
   CHECK(load("tpu_v2").matrix_peak(PrimitiveType::kBF16) == 2.3e13);
 
   DeviceSpec h100 = load("h100");
@@ -106,7 +106,7 @@ TEST_CASE("built-in figures are those of cost-model.md 2.1 and 2.2, per JAX devi
 }
 
 TEST_CASE("figures reproduce the scaling book's critical intensities and batch sizes") {
-  // cost-model.md 5.2 R2: C / W_hbm = 240 (v5e; 1.97e14 / 8.2e11 in the book), 295 (H100),
+  // worked example R2: C / W_hbm = 240 (v5e; 1.97e14 / 8.2e11 in the book), 295 (H100),
   // 281 (B200).
   auto intensity = [](const DeviceSpec& d) {
     return *d.matrix_peak(PrimitiveType::kBF16) / d.hbm_bandwidth;

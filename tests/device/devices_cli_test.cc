@@ -12,7 +12,7 @@ namespace {
 using hloroof::testing::run_cli;
 
 // Every number in `text` is followed by a unit (or is part of a word such as "tpu_v5e",
-// "2D", "4x4x4" or "cost-model.md 2.1").
+// "2D" or "4x4x4").
 void check_numbers_have_units(const std::string& text) {
   static const std::regex number(R"((^|[\s(;,])([0-9]+(\.[0-9]+)?)(\s+(\S+)|$))");
   std::istringstream lines(text);

@@ -1,5 +1,5 @@
 // Topologies from shape strings and device counts, id -> coordinate maps, and replica group
-// classification (cost-model.md 3.7 items 3 and 4).
+// classification (docs/sources.md, "Replica groups" and "Group placement").
 #include "hloroof/topology.h"
 
 #include <catch2/catch.hpp>

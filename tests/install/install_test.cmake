@@ -20,7 +20,7 @@ run(${CMAKE_COMMAND} -S ${EXAMPLES_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
     "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 # bf16 [4,512,512,64] with a 64-wide minor dim: 128 MiB logical, 256 MiB padded
-# (cost-model.md 5.5 P3).
+# (worked example P3).
 run(${WORK_DIR}/build/padded_bytes "bf16[4,512,512,64]{3,0,2,1:T(4,128)(2,1)}")
 if(NOT last_output MATCHES "134217728 B logical, 268435456 B padded")
   message(FATAL_ERROR "unexpected output from the installed example: ${last_output}")

@@ -1,4 +1,4 @@
-// Logical and padded sizes (cost-model.md 5.5 and 6.3, hlo-text-syntax.md 4.2).
+// Logical and padded sizes (docs/sources.md, "TPU tiling and padding", hlo-text-syntax.md 4.2).
 #include <catch2/catch.hpp>
 
 #include "hloroof/shape_size.h"
@@ -20,7 +20,7 @@ ArraySize size_of(std::string_view text) {
 }
 
 TEST_CASE("P1: f32[3,5] tiled (2,2) pads to [4,6]") {
-  // cost-model.md 5.5 P1: padded to [4,6] = 24 elements = 96 B; logical 15 x 4 = 60 B.
+  // worked example P1: padded to [4,6] = 24 elements = 96 B; logical 15 x 4 = 60 B.
   ArraySize s = size_of("f32[3,5]{1,0:T(2,2)}");
   CHECK(s.elements == 15);
   CHECK(s.logical_bytes == 60);
@@ -30,7 +30,7 @@ TEST_CASE("P1: f32[3,5] tiled (2,2) pads to [4,6]") {
 }
 
 TEST_CASE("P2: small minor dims under T(8,128) pad 12.6x") {
-  // cost-model.md 5.5 P2: physical (128,128,4,9,18); (9,18) -> (16,128);
+  // worked example P2: physical (128,128,4,9,18); (9,18) -> (16,128);
   // 128*128*4*16*128*4 B = 512 MiB. Logical 4*128*128*9*18*4 B = 40.5 MiB.
   ArraySize s = size_of("f32[4,128,128,9,18]{4,3,0,2,1:T(8,128)}");
   CHECK(s.padded_bytes == 512 * kMiB);
@@ -39,7 +39,7 @@ TEST_CASE("P2: small minor dims under T(8,128) pad 12.6x") {
 }
 
 TEST_CASE("P3: bf16 with a 64-wide minor dim doubles") {
-  // cost-model.md 5.5 P3: physical (512,512,4,64); (4,128) on (4,64) -> (4,128); (2,1) adds
+  // worked example P3: physical (512,512,4,64); (4,128) on (4,64) -> (4,128); (2,1) adds
   // nothing: 512*512*4*128*2 B = 256 MiB vs 4*512*512*64*2 B = 128 MiB.
   ArraySize s = size_of("bf16[4,512,512,64]{3,0,2,1:T(4,128)(2,1)}");
   CHECK(s.padded_bytes == 256 * kMiB);
@@ -62,7 +62,7 @@ TEST_CASE("P4 and P5: 64 wide pads, 256 wide does not") {
 }
 
 TEST_CASE("P6: element (2,3) of f32[3,5] under T(2,2) sits at linear index 17") {
-  // cost-model.md 5.5 P6: tile (1,1) of a 2x3 grid, in-tile (0,1): (1*3+1)*4 + (0*2+1) = 17.
+  // worked example P6: tile (1,1) of a 2x3 grid, in-tile (0,1): (1*3+1)*4 + (0*2+1) = 17.
   absl::StatusOr<Shape> shape = parse_shape("f32[3,5]{1,0:T(2,2)}");
   REQUIRE(shape.ok());
   absl::StatusOr<int64_t> index = physical_element_index(*shape, {2, 3});
@@ -112,7 +112,7 @@ TEST_CASE("tiled scalars occupy a whole tile") {
   CHECK(size_of("s32[]{:T(128)}").padded_bytes == 512);
   // bf16[]{:T(512)(2,1)}: every level applied, [1] -> [1,512] -> (2,1) pads 1 to 2:
   // [1,512,2,1] = 1024 elements = 2048 B. XLA's first-tile rule stops at 512 elements = 1 KiB
-  // (cost-model.md 6.3, the end of the section).
+  // (docs/sources.md, "TPU tiling and padding", the end of the section).
   ArraySize b = size_of("bf16[]{:T(512)(2,1)}");
   CHECK(b.padded_bytes == 2048);
   CHECK(b.first_tile_padded_bytes == 1024);

@@ -1,5 +1,6 @@
-// GPU collectives: the scaling book's NVLink / scale-out model (cost-model.md 3.3) and XLA's
-// NCCL (3.4) and speed-of-light (3.5) models, against 5.3 C10-C14 and hand-derived cases.
+// GPU collectives: the scaling book's NVLink / scale-out model (docs/sources.md, "Collective
+// formulas") and XLA's NCCL (3.4) and speed-of-light (3.5) models, against 5.3 C10-C14 and
+// hand-derived cases.
 #include <catch2/catch.hpp>
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// TPU collectives (cost-model.md 3.1, 3.2) against the worked examples of 5.3, plus
+// TPU collectives (docs/sources.md, "Collective formulas") against the worked examples of 5.3, plus
 // hand-derived cases for each kind and topology shape.
 #include <catch2/catch.hpp>
 
@@ -50,7 +50,7 @@ std::vector<int64_t> ids(int64_t n, int64_t first = 0, int64_t step = 1) {
 constexpr CollectiveOptions kLargeN{.large_n = true};
 
 TEST_CASE("C1: reduce-scatter over the 2-way axis of a TPU v2 4x2") {
-  // cost-model.md 5.3 C1: bf16[8,1024,8192] = 134,217,728 B over 2 devices at W_bi = 1.2e11:
+  // worked example C1: bf16[8,1024,8192] = 134,217,728 B over 2 devices at W_bi = 1.2e11:
   // 1.342e8 / 1.2e11 = 1.118 ms (profile: 1.13 ms). The two cores of a v2 chip form a line of
   // 2 at 6e10 one way: V (2-1) / (2 x 6e10) = 1.118 ms.
   Setup s = setup("tpu_v2", "2x2");  // 4 chips, 8 TensorCores

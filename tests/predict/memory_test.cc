@@ -421,10 +421,10 @@ ENTRY e {
 )";
 
 TEST_CASE("tiled layouts: padded sizes count, and the waste is reported") {
-  // f32[9,18] under (8,128): 16 x 128 x 4 = 8192 B for 648 logical (cost-model.md 6.3 step 2).
-  // bf16[16,64] under (8,128)(2,1): 16 x 128 x 2 = 4096 B for 2048 (the [..., 64] doubling of
-  // cost-model.md 6.4). All three are live at r: 8192 + 4096 + 8192 = 20480 B.
-  // Waste: (8192 - 648) x 2 + (4096 - 2048) = 17136 B.
+  // f32[9,18] under (8,128): 16 x 128 x 4 = 8192 B for 648 logical (docs/sources.md, "TPU tiling
+  // and padding"). bf16[16,64] under (8,128)(2,1): 16 x 128 x 2 = 4096 B for 2048 (the [..., 64]
+  // doubling of docs/sources.md, "TPU tiling and padding"). All three are live at r: 8192 + 4096 +
+  // 8192 = 20480 B. Waste: (8192 - 648) x 2 + (4096 - 2048) = 17136 B.
   MemoryReport r = analyze(kPadded);
   CHECK(r.peak_bytes == 20480);
   CHECK(r.padding_waste_bytes == 17136);
@@ -439,7 +439,8 @@ TEST_CASE("tiled layouts: padded sizes count, and the waste is reported") {
 
 TEST_CASE("the padding rule: XLA's first tile level, or every level") {
   // bf16[]{:T(512)(2,1)}: the first level gives 512 elements = 1 KiB; applying (2,1) to the
-  // [1,512] result pads again to 1024 elements = 2 KiB (cost-model.md 6.3, last paragraph).
+  // [1,512] result pads again to 1024 elements = 2 KiB (docs/sources.md, "TPU tiling and padding",
+  // last paragraph).
   constexpr std::string_view kText = R"(
 HloModule scalar, is_scheduled=true
 ENTRY e {

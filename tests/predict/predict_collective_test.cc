@@ -1,5 +1,5 @@
 // Collectives through the whole pipeline: payload and groups read from the HLO, placed on the
-// slice's topology and timed. The worked examples C1-C14 of cost-model.md 5.3, written as HLO,
+// slice's topology and timed. The worked examples C1-C14, written as HLO,
 // and hand-derived cases for each kind.
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
-// Single ops through the whole pipeline (parse, cost, roofline): the worked examples R1-R11 of
-// cost-model.md 5.2, written as HLO. Shapes carry no layouts, so bytes are dense.
+// Single ops through the whole pipeline (parse, cost, roofline): the worked examples R1-R11,
+// written as HLO. Shapes carry no layouts, so bytes are dense.
 #include <catch2/catch.hpp>
 
 #include "absl/strings/str_cat.h"

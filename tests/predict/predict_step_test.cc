@@ -1,6 +1,7 @@
-// Composing a step (cost-model.md 4.2): schedule order, async pairs overlapping the ops between
-// start and done (S1), loops, conditionals, calls, async copies and computations; the
-// breakdown, the op records, the timeline, the topology and the assumptions.
+// Composing a step (docs/prediction-model.md, "Async pairs and the schedule"): schedule order,
+// async pairs overlapping the ops between start and done (S1), loops, conditionals, calls, async
+// copies and computations; the breakdown, the op records, the timeline, the topology and the
+// assumptions.
 #include <catch2/catch.hpp>
 
 #include "absl/strings/str_format.h"

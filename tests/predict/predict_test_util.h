@@ -78,7 +78,7 @@ inline Predicted predict(std::string_view text, std::string_view device,
   return Predicted{*std::move(module), *std::move(p)};
 }
 
-// Pure roofline, as the worked examples of cost-model.md 5.2 compute it.
+// Pure roofline, as the worked examples compute it.
 inline PredictOptions no_overhead() {
   PredictOptions o;
   o.include_overhead = false;
@@ -86,7 +86,7 @@ inline PredictOptions no_overhead() {
   return o;
 }
 
-// The roofline with the per-op overhead (cost-model.md 4.1), no measured model.
+// The roofline with the per-op overhead (docs/prediction-model.md, "One op"), no measured model.
 inline PredictOptions roofline_only() {
   PredictOptions o;
   o.roofline_only = true;

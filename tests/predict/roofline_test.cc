@@ -1,4 +1,5 @@
-// Roofline per op (cost-model.md 4.1), checked against the worked examples of 5.1 and 5.2.
+// Roofline per op (docs/prediction-model.md, "One op"), checked against the worked examples of 5.1
+// and 5.2.
 #include "hloroof/roofline.h"
 
 #include <catch2/catch.hpp>
@@ -23,7 +24,7 @@ OpWork matmul(double flops, PrimitiveType type, double bytes) {
 }
 
 TEST_CASE("R1: 1e12 FLOPs take ~1 ms on H100 and TPU v6e") {
-  // cost-model.md 5.2 R1: 1e12 / 9.89e14 = 1.01 ms; 1e12 / 9.1e14 = 1.10 ms (the book rounds
+  // worked example R1: 1e12 / 9.89e14 = 1.01 ms; 1e12 / 9.1e14 = 1.10 ms (the book rounds
   // v6e to 9.1e14; the spec's GC-v6e figure 9.18e14 gives 1.089 ms).
   RooflineEstimate h100 = roofline_time(spec("h100"), matmul(1e12, PrimitiveType::kBF16, 0));
   CHECK(h100.roofline_s == Approx(1.01e-3).epsilon(0.002));
@@ -130,7 +131,7 @@ TEST_CASE("R11: a bf16 dot product has intensity ~0.5 FLOP/B and is memory bound
 }
 
 TEST_CASE("G19: the slowest of several terms bounds the op") {
-  // cost-model.md 5.1 G19: 16 FLOPs, 4 transcendentals, 64 bytes at rates 16/s, 4/s, 64/s take
+  // worked example G19: 16 FLOPs, 4 transcendentals, 64 bytes at rates 16/s, 4/s, 64/s take
   // 1 s; dividing one rate at a time by 2, 4 or 8 gives 2, 4 and 8 s.
   DeviceSpec d = spec("tpu_v5e");
   d.vector_flops_per_s = 16;

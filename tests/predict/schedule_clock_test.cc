@@ -1,4 +1,5 @@
-// The async overlap clock (cost-model.md 4.2), as XLA's LatencyHidingStatistics keeps it.
+// The async overlap clock (docs/prediction-model.md, "Async pairs and the schedule"), as XLA's
+// LatencyHidingStatistics keeps it.
 #include "hloroof/schedule_clock.h"
 
 #include <catch2/catch.hpp>
@@ -24,7 +25,7 @@ std::string error(std::vector<ScheduledEvent> events) {
 }
 
 TEST_CASE("S1: a done waits only for what is left of its collective") {
-  // cost-model.md 5.4 S1: ag-start (0), A (3), B (2), ag-done, C (4), latency 6:
+  // worked example S1: ag-start (0), A (3), B (2), ag-done, C (4), latency 6:
   // clock 0, 3, 5, wait max(0, 6 - 5) = 1 -> 6, then 10. Serial: 15; perfect overlap: 9.
   ScheduleTiming t =
       timing({E::start(1), E::op(3, "A"), E::op(2, "B"), E::done(1, 6), E::op(4, "C")});

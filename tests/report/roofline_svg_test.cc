@@ -15,7 +15,7 @@ namespace {
 RooflineChart sample_chart() {
   RooflineChart c;
   c.title = "tpu_v5e: step 1.23 ms <&>";
-  c.memory_bandwidth = 8.19e11;  // tpu_v5e HBM (cost-model.md 2.1)
+  c.memory_bandwidth = 8.19e11;  // tpu_v5e HBM (data/hardware/tpu_v5e.json)
   c.roofs = {{"bf16 matrix", 1.97e14}, {"vector", 1.4e13}};
   // A matmul at 240 FLOP/B running at 150 TFLOP/s, an elementwise fusion at 0.25 FLOP/B
   // running at its memory roof (0.25 x 819 GB/s), and a copy without FLOPs.

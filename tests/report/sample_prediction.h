@@ -1,6 +1,6 @@
 // A hand-made prediction of a small train step on tpu_v5e (bf16 peak P = 1.97e14 FLOP/s, HBM
-// W = 8.19e11 B/s, cost-model.md 2.1), with numbers chosen so that every figure of the reports
-// can be derived by hand. Test-only.
+// W = 8.19e11 B/s, data/hardware/tpu_v5e.json), with numbers chosen so that every figure of the
+// reports can be derived by hand. Test-only.
 //
 //   op                  category            x   one run  FLOPs      HBM bytes  bound
 //   fusion.embed        input fusion        1   1.5 ms   0          1.2285e9   HBM (W: 1.5 ms)
