@@ -150,11 +150,54 @@ std::string valid_2d_slices(const DeviceSpec& spec) {
   return absl::StrJoin(shapes, ", ");
 }
 
+// Slices of a 3D-torus TPU whose axes wrap in whole cubes (v4, v5p): below one cube the shapes
+// 2x2x1, 2x2x2, 2x2x4 and 2x4x4 (and one or two chips, what a one- or two-device module is
+// given), above it whole cubes, every side a multiple of the cube's (4). The largest slice is
+// make_topology's check.
+constexpr int64_t kSmall3dSlices[][3] = {{1, 1, 1}, {1, 1, 2}, {1, 2, 2},
+                                         {2, 2, 2}, {2, 2, 4}, {2, 4, 4}};
+
+bool is_3d_slice(int64_t a, int64_t b, int64_t c, int64_t cube) {
+  int64_t d[3] = {a, b, c};
+  std::sort(d, d + 3);
+  if (d[0] > 0 && d[0] % cube == 0 && d[1] % cube == 0 && d[2] % cube == 0) return true;
+  for (const auto& s : kSmall3dSlices) {
+    if (d[0] == s[0] && d[1] == s[1] && d[2] == s[2]) return true;
+  }
+  return false;
+}
+
+std::string valid_3d_slices(const DeviceSpec& spec) {
+  std::vector<std::string> small;
+  for (const auto& s : kSmall3dSlices) small.push_back(absl::StrCat(s[0], "x", s[1], "x", s[2]));
+  const int64_t cube = spec.torus->wraparound.cube;
+  std::string text = absl::StrCat(absl::StrJoin(small, ", "), ", then every side a multiple of ",
+                                  cube, " (", cube, "x", cube, "x", cube, ", ", cube, "x", cube,
+                                  "x", 2 * cube, ", ...");
+  if (!spec.torus->max_slice.empty()) {
+    absl::StrAppend(&text, " up to ", absl::StrJoin(spec.torus->max_slice, "x"));
+  }
+  return text + ")";
+}
+
 // Rejects a shape no real slice of `spec` has, before the topology model sees it.
 absl::Status check_slice_shape(const DeviceSpec& spec, std::string_view shape) {
-  if (!spec.torus || spec.torus->rank != 2) return absl::OkStatus();
+  if (!spec.torus) return absl::OkStatus();
   std::vector<absl::string_view> parts = absl::StrSplit(sv(shape), ',');
   std::vector<absl::string_view> dims = absl::StrSplit(parts[0], 'x');
+  if (spec.torus->rank == 3 && spec.torus->wraparound.rule == Wraparound::Rule::kWholeCubes &&
+      spec.torus->wraparound.cube > 0) {
+    int64_t a = 0, b = 0, c = 0;
+    if (dims.size() != 3 || !absl::SimpleAtoi(dims[0], &a) || !absl::SimpleAtoi(dims[1], &b) ||
+        !absl::SimpleAtoi(dims[2], &c)) {
+      return absl::OkStatus();  // make_topology explains malformed shapes
+    }
+    if (is_3d_slice(a, b, c, spec.torus->wraparound.cube)) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("no ", spec.name, " slice is ", parts[0],
+                                                   ": its slices are ", valid_3d_slices(spec),
+                                                   " chips, in any order"));
+  }
+  if (spec.torus->rank != 2) return absl::OkStatus();
   int64_t a = 0, b = 0;
   if (dims.size() != 2 || !absl::SimpleAtoi(dims[0], &a) || !absl::SimpleAtoi(dims[1], &b)) {
     return absl::OkStatus();  // make_topology explains malformed shapes

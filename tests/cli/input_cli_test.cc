@@ -212,6 +212,20 @@ TEST_CASE("DEVICE[:TOPOLOGY] means the same in every command") {
   CHECK_THAT(impossible.err, Catch::Contains("no tpu_v5e slice is 3x3") &&
                                  Catch::Contains("2x4") && Catch::Contains("16x16"));
 
+  // 3D tori: below the 4x4x4 cube only 2x2x1, 2x2x2, 2x2x4, 2x4x4 (and 1 or 2 chips); above it
+  // whole cubes, every side a multiple of 4.
+  auto odd_cube = run_cli("predict - --device tpu_v5p:3x4x4", kTpu);
+  CHECK(odd_cube.exit_code == 1);
+  CHECK_THAT(odd_cube.err, Catch::Contains("no tpu_v5p slice is 3x4x4") &&
+                               Catch::Contains("2x4x4") && Catch::Contains("multiple of 4") &&
+                               Catch::Contains("16x20x28"));
+  CHECK(run_cli("predict - --device tpu_v4:4x4x6", kTpu).exit_code == 1);
+  CHECK(run_cli("predict - --device tpu_v4:1x1x4", kTpu).exit_code == 1);
+  CHECK(run_cli("devices tpu_v4:2x2x3").exit_code == 1);
+  CHECK(run_cli("predict - --device tpu_v5p:1x2x2", kTpu).exit_code == 0);
+  auto cubes = json_of(run_cli("predict - --device tpu_v4:4x8x12 --json", kTpu).out);
+  CHECK(cubes["topology"] == "4x8x12");
+
   // 4x4 holds 16 chips; the module runs on 4: 12 idle.
   auto idle = json_of(run_cli("predict - --device tpu_v5e:4x4 --json", kTpu).out);
   CHECK(idle["topology"] == "4x4");
