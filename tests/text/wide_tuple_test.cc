@@ -59,9 +59,9 @@ double parse_bytes_per_input_byte(int64_t n, int64_t* elements) {
 
 TEST_CASE("a tuple of a million scalars parses in memory linear in its text") {
   int64_t elements = 0;
-  const double small = parse_bytes_per_input_byte(250000, &elements);
+  [[maybe_unused]] const double small = parse_bytes_per_input_byte(250000, &elements);
   CHECK(elements == 250000);
-  const double large = parse_bytes_per_input_byte(1000000, &elements);
+  [[maybe_unused]] const double large = parse_bytes_per_input_byte(1000000, &elements);
   CHECK(elements == 1000000);
 #ifndef HLOROOF_UNDER_ASAN
   if (status_field("VmHWM:") < 0) return;  // no /proc: nothing to measure
