@@ -10,10 +10,9 @@ if(HLOROOF_SANITIZE)
                       -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
   # GCC's flow analysis misfires under sanitizer instrumentation (e.g. on absl::InlinedVector's
-  # inline storage, or std::string assignment, GCC bug 105329): its maybe-uninitialized and
-  # restrict warnings are noise there, and -Werror would stop the build on them. ASan and UBSan
-  # check the real thing at run time.
+  # inline storage): its maybe-uninitialized warning is noise there, and -Werror would stop
+  # the build on it. ASan and UBSan check the real thing at run time.
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-    add_compile_options(-Wno-maybe-uninitialized -Wno-restrict)
+    add_compile_options(-Wno-maybe-uninitialized)
   endif()
 endif()
