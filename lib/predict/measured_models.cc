@@ -184,12 +184,16 @@ absl::StatusOr<LatencyBandwidth> fit_latency_bandwidth(absl::Span<const Collecti
   f.min_time_s = std::numeric_limits<double>::infinity();
   for (Eigen::Index i = 0; i < n; ++i) {
     const CollectivePoint& p = points[static_cast<size_t>(i)];
-    if (!(p.bytes > 0 && p.time_s > 0)) {
-      return absl::InvalidArgumentError("collective measurements need positive sizes and times");
+    if (!(p.bytes > 0 && p.time_s > 0 && p.weight > 0) || !std::isfinite(p.weight)) {
+      return absl::InvalidArgumentError(
+          "collective measurements need positive sizes, times and weights");
     }
-    // Relative error: (a + b x) / t - 1, so row i is [1/t, x/t] against 1.
-    a(i, 0) = 1.0 / p.time_s;
-    a(i, 1) = p.bytes / p.time_s;
+    // Relative error: (a + b x) / t - 1, so row i is [1/t, x/t] against 1, all scaled by
+    // sqrt(weight).
+    const double sw = std::sqrt(p.weight);
+    a(i, 0) = sw / p.time_s;
+    a(i, 1) = sw * p.bytes / p.time_s;
+    ones(i) = sw;
     f.min_time_s = std::min(f.min_time_s, p.time_s);
     f.max_bytes_per_s = std::max(f.max_bytes_per_s, p.bytes / p.time_s);
   }
@@ -225,20 +229,57 @@ absl::StatusOr<CollectiveCurve> CollectiveCurve::from_points(std::vector<Collect
   return c;
 }
 
-LatencyBandwidth CollectiveCurve::at(double bytes) const {
+std::vector<CollectivePoint> CollectiveCurve::nearest(double bytes, size_t count) const {
   const double x = std::log2(std::max(bytes, 1.0));
   std::vector<std::pair<double, size_t>> near(points_.size());
   for (size_t i = 0; i < points_.size(); ++i) {
     near[i] = {std::abs(std::log2(points_[i].bytes) - x), i};
   }
-  const size_t k = std::min(kLocalSizes, near.size());
+  const size_t k = std::min(count, near.size());
   std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), near.end());
   std::vector<CollectivePoint> local;
   for (size_t r = 0; r < k; ++r) local.push_back(points_[near[r].second]);
-  absl::StatusOr<LatencyBandwidth> fit = fit_latency_bandwidth(local);
+  return local;
+}
+
+LatencyBandwidth CollectiveCurve::at(double bytes) const {
+  absl::StatusOr<LatencyBandwidth> fit = fit_latency_bandwidth(nearest(bytes, kLocalSizes));
   LatencyBandwidth f = fit.ok() ? *fit : LatencyBandwidth{};
   f.min_time_s = min_time_s_;
   f.max_bytes_per_s = max_bytes_per_s_;
+  return f;
+}
+
+LatencyBandwidth pooled_fit(const CollectiveCurve& own, double own_bus,
+                            absl::Span<const PooledCurve> others, double bytes) {
+  if (!(own_bus > 0)) return own.at(bytes);
+  std::vector<CollectivePoint> points;
+  auto add = [&points, bytes](const CollectiveCurve& c, double bus, double weight) {
+    for (CollectivePoint p : c.nearest(bytes, CollectiveCurve::kLocalSizes)) {
+      p.bytes *= bus;  // bus bytes: what one device sends
+      p.weight = weight;
+      points.push_back(p);
+    }
+  };
+  add(own, own_bus, 1.0);
+  for (const PooledCurve& o : others) {
+    if (o.curve != nullptr && o.bus_factor > 0 && o.weight > 0) {
+      add(*o.curve, o.bus_factor, o.weight);
+    }
+  }
+  absl::StatusOr<LatencyBandwidth> fit = fit_latency_bandwidth(points);
+  if (!fit.ok()) return own.at(bytes);
+  LatencyBandwidth f = *fit;
+  f.seconds_per_byte *= own_bus;  // back to the size of `own`
+  f.min_time_s = own.min_time_s();
+  // No device sends faster than the best bus throughput measured in any of the curves.
+  double bus_rate = own.max_bytes_per_s() * own_bus;
+  for (const PooledCurve& o : others) {
+    if (o.curve != nullptr && o.bus_factor > 0 && o.weight > 0) {
+      bus_rate = std::max(bus_rate, o.curve->max_bytes_per_s() * o.bus_factor);
+    }
+  }
+  f.max_bytes_per_s = bus_rate / own_bus;
   return f;
 }
 

@@ -65,6 +65,7 @@ class GemmTable {
 struct CollectivePoint {
   double bytes = 0;   // the table's tensor size
   double time_s = 0;  // measured time of one collective
+  double weight = 1;  // its weight in a fit (fit_latency_bandwidth)
 };
 
 // time = latency_s + bytes * seconds_per_byte, never below what the data allows.
@@ -76,9 +77,10 @@ struct LatencyBandwidth {
   double time_s(double bytes) const;
 };
 
-// Least-squares fit of time = a + b x bytes (Eigen, QR), minimising the relative error
-// sum ((a + b x_i) / t_i - 1)^2 so that small and large sizes weigh alike. a and b are kept
-// non-negative (a negative one is dropped and the other refitted). Needs two points.
+// Least-squares fit of time = a + b x bytes (Eigen, QR), minimising the weighted relative error
+// sum w_i ((a + b x_i) / t_i - 1)^2 so that small and large sizes weigh alike. a and b are kept
+// non-negative (a negative one is dropped and the other refitted). Needs two points, weights
+// positive.
 absl::StatusOr<LatencyBandwidth> fit_latency_bandwidth(absl::Span<const CollectivePoint> points);
 
 // Measured times of one collective at many sizes. The time at a size is the latency-bandwidth
@@ -96,12 +98,35 @@ class CollectiveCurve {
   LatencyBandwidth at(double bytes) const;  // the local fit at `bytes`, with the floors
   double time_s(double bytes) const { return at(bytes).time_s(bytes); }
   size_t size() const { return points_.size(); }
+  // The `count` measured points nearest `bytes` in log size.
+  std::vector<CollectivePoint> nearest(double bytes, size_t count) const;
+  double min_time_s() const { return min_time_s_; }
+  double max_bytes_per_s() const { return max_bytes_per_s_; }
 
  private:
   std::vector<CollectivePoint> points_;  // by size
   double min_time_s_ = 0;
   double max_bytes_per_s_ = 0;
 };
+
+// A curve of the same collective at another group size, lent to a pooled fit: `bus_factor` is
+// what each device sends per byte of that curve's size, `weight` that of its points.
+struct PooledCurve {
+  const CollectiveCurve* curve = nullptr;
+  double bus_factor = 1;
+  double weight = 1;
+};
+
+// The local latency-bandwidth fit of `own` at `bytes` (as CollectiveCurve::at) with the
+// kLocalSizes nearest points of every curve in `others` joining it. Sizes are compared in bus
+// bytes (size x bus factor: what one device sends), so the fitted seconds per byte is that of
+// the links, shared by every group size; the result is in `own`'s size (its seconds per byte
+// times `own_bus`). Floors: never below `own`'s shortest measured time, never faster than the
+// best bus throughput measured in any of the curves. For collectives whose time per device follows the
+// bytes each device sends whatever the group (all-to-all: N-1 point-to-point sends at once),
+// the neighbours average out the noise of one group's measurements.
+LatencyBandwidth pooled_fit(const CollectiveCurve& own, double own_bus,
+                            absl::Span<const PooledCurve> others, double bytes);
 
 // What the measured tables hold for one device (data/measured/*.tsv).
 struct CollectiveKey {

@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "hloroof/collective.h"
+#include "hloroof/device.h"
+#include "hloroof/topology.h"
 #include "predict/measured_models.h"
 #include "predict_test_util.h"
 
@@ -110,6 +113,84 @@ TEST_CASE("collective curve: local fits follow two regimes") {
   // Beyond the data: 1.6 GB at the best measured throughput, 1e11 B/s: 16 ms.
   CHECK(c->time_s(1.6e9) == Approx(16e-3).epsilon(1e-6));
   CHECK_FALSE(measured::CollectiveCurve::from_points({{1e3, 1e-5}}).ok());
+}
+
+TEST_CASE("latency-bandwidth fit: weights") {
+  // (1e6 B, 1 ms) at weight 1 and (2e6 B, 2.2 ms) at weight 3: the line through both still has
+  // a negative latency (-0.2 ms), so t = b x, with b = sum(w x/t) / sum(w (x/t)^2)
+  // = (1e9 + 3 x 0.909091e9) / (1e18 + 3 x 0.826446e18) = 3.727273e9 / 3.479339e18
+  // = 1.071259e-9 s/B (1.04525e-9 unweighted: the heavier point pulls towards 1.1e-9).
+  absl::StatusOr<measured::LatencyBandwidth> f =
+      measured::fit_latency_bandwidth({{{1e6, 1e-3, 1}, {2e6, 2.2e-3, 3}}});
+  REQUIRE(f.ok());
+  CHECK(f->latency_s == 0);
+  CHECK(f->seconds_per_byte == Approx(1.071259e-9).epsilon(1e-5));
+  CHECK_FALSE(measured::fit_latency_bandwidth({{{1e6, 1e-3, 1}, {2e6, 2e-3, 0}}}).ok());
+}
+
+TEST_CASE("pooled fit: another group size extends the curve in bus bytes") {
+  // Every point lies on t = 5 us + X / 1e11 B/s, X the bus bytes (size x bus factor). Own
+  // curve (a group of 2, bus factor 1/2): sizes 1e6, 2e6, 1e8, 2e8 B. Another (a group of 4,
+  // bus factor 3/4): sizes 4e8, 8e8, 1.6e9, 3.2e9 B.
+  auto line = [](double x, double bus) { return CollectivePoint{x, 5e-6 + x * bus / 1e11}; };
+  std::vector<CollectivePoint> own_points, other_points;
+  for (double x : {1e6, 2e6, 1e8, 2e8}) own_points.push_back(line(x, 0.5));
+  for (double x : {4e8, 8e8, 1.6e9, 3.2e9}) other_points.push_back(line(x, 0.75));
+  absl::StatusOr<measured::CollectiveCurve> own =
+      measured::CollectiveCurve::from_points(own_points);
+  absl::StatusOr<measured::CollectiveCurve> other =
+      measured::CollectiveCurve::from_points(other_points);
+  REQUIRE(own.ok());
+  REQUIRE(other.ok());
+  // At 1.6e9 B, beyond the own data. Alone: the line gives 5 us + 0.8e9 / 1e11 = 8.005 ms, but
+  // the own curve's best throughput, 2e8 B / 1.005 ms = 1.99005e11 B/s, floors it at
+  // 1.6e9 / 1.99005e11 = 8.04 ms.
+  CHECK(own->time_s(1.6e9) == Approx(8.04e-3).epsilon(1e-6));
+  // Pooled (weight 0.1): all eight points are on the line, so the fit is exact: latency 5 us,
+  // 1e-11 s per bus byte = 0.5e-11 s per own byte. The floor is now the best bus throughput of
+  // either curve: 2.4e9 / 24.005 ms = 9.99792e10 B/s, 1.99958e11 per own byte, 8.0017 ms at
+  // 1.6e9 B, below the line's 8.005 ms.
+  const measured::PooledCurve lent{&*other, 0.75, 0.1};
+  const measured::LatencyBandwidth f = measured::pooled_fit(*own, 0.5, {&lent, 1}, 1.6e9);
+  CHECK(f.latency_s == Approx(5e-6).epsilon(1e-6));
+  CHECK(f.seconds_per_byte == Approx(0.5e-11).epsilon(1e-6));
+  CHECK(f.max_bytes_per_s == Approx(1.99958e11).epsilon(1e-5));
+  CHECK(f.time_s(1.6e9) == Approx(8.005e-3).epsilon(1e-6));
+  // Never below the own curve's shortest measurement: 5 us + 0.5e6 / 1e11 = 10 us.
+  CHECK(f.time_s(1) == Approx(10e-6));
+}
+
+TEST_CASE("no measured gb200 collective beats the roofline by more than noise") {
+  // The gb200 collective latency (1 us, the shortest measured gb200 collective rounded down)
+  // keeps the roofline below every measured reduce-scatter; XLA's 5 us NCCL launch was above
+  // 151 of 259. All-reduces of 1 GiB and more beat the ring's bandwidth term by up to 4.3%
+  // (in-switch reduction, not modelled): the allowance is 5%.
+  absl::StatusOr<DeviceSpec> gb200 = device("gb200");
+  REQUIRE(gb200.ok());
+  int checked = 0;
+  for (const measured::CollectiveRecord& r : measured::collective_records()) {
+    if (r.device != "gb200" || r.op == "collective-permute") continue;
+    absl::StatusOr<Topology> topology = make_topology(*gb200, "1x72");
+    REQUIRE(topology.ok());
+    CollectiveInput in;
+    in.kind = r.op == "all-reduce"       ? CollectiveKind::kAllReduce
+              : r.op == "all-gather"     ? CollectiveKind::kAllGather
+              : r.op == "reduce-scatter" ? CollectiveKind::kReduceScatter
+                                         : CollectiveKind::kAllToAll;
+    // V: the table's size, or N of them for all-to-all (one device's buffer upstream).
+    in.bytes = r.point.bytes * (in.kind == CollectiveKind::kAllToAll
+                                    ? static_cast<double>(r.group_size)
+                                    : 1.0);
+    for (int64_t g = 0; g < r.groups; ++g) {
+      std::vector<int64_t>& group = in.groups.emplace_back();
+      for (int64_t d = 0; d < r.group_size; ++d) group.push_back(g * r.group_size + d);
+    }
+    absl::StatusOr<CollectiveEstimate> roof = collective_time(*gb200, *topology, in);
+    REQUIRE(roof.ok());
+    CHECK(roof->time_s <= r.point.time_s * 1.05);
+    ++checked;
+  }
+  CHECK(checked == 1041);  // 259 + 264 + 259 + 259 rows (data/measured/collectives.tsv)
 }
 
 TEST_CASE("the fit half is fixed and about half") {
