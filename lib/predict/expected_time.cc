@@ -297,9 +297,86 @@ std::string_view op_matrix_unit(const Instruction& instruction, const DeviceSpec
   return gemms.front().unit;
 }
 
+namespace {
+
+// The profiled device whose op cycles stand in for `device`'s: H100 (sm_90) for Hopper and
+// Ampere GPUs, B200 (sm_100) for Blackwell ones. Only ratios of cycles are used.
+std::string_view profile_source(const DeviceSpec& device) {
+  if (device.kind != DeviceKind::kGpu || !device.gpu) return {};
+  const int major = device.gpu->compute_capability_major;
+  if (major >= 10) return "b200";
+  if (major >= 8) return "h100";
+  return {};
+}
+
+// Issue slots per element by opcode and element type for one profiled device: cycles over
+// those of an f32 add, at least 1. Built once per device.
+using SlotTable = absl::flat_hash_map<std::pair<Opcode, PrimitiveType>, double>;
+
+const SlotTable* slot_table(std::string_view profile) {
+  auto build = [](std::string_view device) {
+    auto* table = new SlotTable;
+    const std::optional<double> unit = measured::op_profile_cycles(device, "add", "f32");
+    if (!unit || !(*unit > 0)) return table;
+    for (const measured::OpProfileRecord& r : measured::op_profile_records()) {
+      if (r.device != device) continue;
+      const std::optional<Opcode> op = opcode_from_name(r.opcode);
+      const std::optional<PrimitiveType> type = primitive_type_from_name(r.type);
+      if (op && type) (*table)[{*op, *type}] = std::max(1.0, r.cycles / *unit);
+    }
+    return table;
+  };
+  static const SlotTable* h100 = build("h100");
+  static const SlotTable* b200 = build("b200");
+  if (profile == "h100") return h100;
+  if (profile == "b200") return b200;
+  return nullptr;
+}
+
+void add_issue(const Instruction& i, const SlotTable& slots, IssueTime& out, int depth) {
+  if (i.opcode() == Opcode::kFusion) {
+    const Computation* fused = i.computation_attribute(AttrId::kCalls);
+    if (fused == nullptr || depth > 4) return;
+    for (const Instruction* inner : fused->instructions()) {
+      add_issue(*inner, slots, out, depth + 1);
+    }
+    return;
+  }
+  const OpCategory category = opcode_category(i.opcode());
+  if (category != OpCategory::kElementwise && category != OpCategory::kTranscendental) return;
+  const Shape& shape = i.shape();
+  if (!shape.is_array()) return;
+  const double elements = elements_of(shape);
+  auto it = slots.find({i.opcode(), shape.element_type});
+  out.element_ops += elements;
+  out.slots += elements * (it == slots.end() ? 1.0 : it->second);
+}
+
+}  // namespace
+
+IssueTime elementwise_issue_time(const Instruction& instruction, const DeviceSpec& device) {
+  IssueTime t;
+  const std::string_view profile = profile_source(device);
+  const SlotTable* slots = profile.empty() ? nullptr : slot_table(profile);
+  if (slots == nullptr || slots->empty() || !(device.vector_flops_per_s > 0)) return t;
+  add_issue(instruction, *slots, t, 0);
+  if (t.element_ops <= 0) return t;
+  t.profile = std::string(profile);
+  t.time_s = t.slots / (device.vector_flops_per_s / 2);
+  return t;
+}
+
+double GemmTimeCache::time_s(const measured::GemmTable& table, const measured::GemmShape& shape) {
+  const Key key{&table, shape.b, shape.m, shape.n, shape.k};
+  auto it = times_.find(key);
+  if (it == times_.end()) it = times_.emplace(key, table.time_s(shape)).first;
+  return it->second;
+}
+
 ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
                               const RooflineEstimate& roofline, const DeviceSpec& device,
-                              bool include_overhead, std::vector<std::string>& assumptions) {
+                              bool include_overhead, std::vector<std::string>& assumptions,
+                              GemmTimeCache* cache, const IssueTime& issue) {
   ExpectedTime e{roofline.time_s, "", ""};
   const bool gpu = device.kind == DeviceKind::kGpu;
   const bool matmul_knob = device.matmul_efficiency_set;
@@ -351,8 +428,11 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
       // Efficiency at this shape relative to the table's peak, applied to this device's peak
       // of the class that runs: exact for the table's own device and class.
       const bool same = !source.borrowed && table_class == g.unit;
-      const double rate = same ? table->flop_per_s(g.shape)
-                               : table->flop_per_s(g.shape) / *theirs * *own;
+      const double table_s =
+          cache != nullptr ? cache->time_s(*table, g.shape) : table->time_s(g.shape);
+      const double table_rate =
+          table_s > 0 ? g.shape.flops() / table_s : table->max_flop_per_s();
+      const double rate = same ? table_rate : table_rate / *theirs * *own;
       gemm_s += g.shape.flops() / rate;
       ++used;
       if (!same) {
@@ -370,6 +450,16 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
                                     source.borrowed ? " (measured, borrowed)"
                                                     : " (measured, interpolated)"));
     }
+  }
+  // Elementwise work at the lanes' issue rate, each op costed by its measured profile; said
+  // only when it is the slowest term (it then sets the expected time).
+  if (gpu && !issue.profile.empty() && issue.time_s > terms) {
+    how.push_back(absl::StrFormat(
+        "%.4g element ops at %.3g issue slots each (op profiles %s) on %.4g lane slots/s: %s",
+        issue.element_ops, issue.slots / issue.element_ops, issue.profile,
+        device.vector_flops_per_s / 2, seconds(issue.time_s)));
+    consider(issue.time_s, absl::StrCat("elementwise issue (op profiles ", issue.profile,
+                                        ", measured)"));
   }
   if (model == "roofline" || terms + overhead <= roofline.time_s) {
     model = gpu ? "roofline (no measured model)" : "roofline";

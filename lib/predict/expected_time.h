@@ -5,8 +5,10 @@
 
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
 #include "hloroof/collective.h"
 #include "hloroof/device.h"
@@ -48,6 +50,36 @@ std::string_view matrix_unit(const DeviceSpec& device, PrimitiveType type, bool 
 std::string_view op_matrix_unit(const Instruction& instruction, const DeviceSpec& device,
                                 PrimitiveType type);
 
+// Issue slots of one element of an elementwise op: its op-profile cycles over those of an f32
+// add on the same profiled device, at least 1 (docs/prediction-model.md, "Elementwise"). The
+// profile is a latency; for an op the compiler expands into a long sequence of dependent
+// instructions (sine, f64 and complex arithmetic, integer division) the latency counts the
+// instructions, and so the lane issue slots one element takes.
+struct IssueTime {
+  double time_s = 0;       // slots / (lanes x clock), lanes x clock = vector_flops_per_s / 2
+  double element_ops = 0;  // elements x elementwise ops
+  double slots = 0;        // issue slots of them all
+  std::string profile;     // the profiled device whose cycles were read ("h100"); empty: none
+};
+
+// The issue time of the elementwise ops `instruction` runs: itself, or the ops of its fusion
+// (nested fusions included). Zero on TPUs and GPUs without a profile; ops without a profile
+// count 1 slot per element.
+IssueTime elementwise_issue_time(const Instruction& instruction, const DeviceSpec& device);
+
+// Measured GEMM times already estimated in one prediction, by table (device and operand types)
+// and shape: a model repeats the same few GEMM shapes in every layer, and each estimate is a
+// regression over the table.
+class GemmTimeCache {
+ public:
+  double time_s(const measured::GemmTable& table, const measured::GemmShape& shape);
+  size_t size() const { return times_.size(); }
+
+ private:
+  using Key = std::tuple<const measured::GemmTable*, double, double, double, double>;
+  absl::flat_hash_map<Key, double> times_;
+};
+
 struct ExpectedTime {
   double time_s = 0;
   std::string model;        // which model gave it, e.g. "gemm table h100 (measured, interpolated)"
@@ -56,9 +88,12 @@ struct ExpectedTime {
 
 // An op that is not a collective: `roofline` is its roofline estimate (overhead included),
 // `gemms` the GEMMs it runs (gemms_of). Assumptions made (borrowed tables) are added once.
+// `cache`, when given, keeps the GEMM estimates for the rest of the prediction; `issue` is the
+// op's elementwise issue time (elementwise_issue_time), a compute term of its own.
 ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
                               const RooflineEstimate& roofline, const DeviceSpec& device,
-                              bool include_overhead, std::vector<std::string>& assumptions);
+                              bool include_overhead, std::vector<std::string>& assumptions,
+                              GemmTimeCache* cache = nullptr, const IssueTime& issue = {});
 
 // A collective whose roofline estimate is `roofline` (kind as in the HLO).
 ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstimate& roofline,

@@ -330,6 +330,26 @@ const std::vector<CollectiveRecord>& collective_records() {
   return *records;
 }
 
+const std::vector<OpProfileRecord>& op_profile_records() {
+  static const std::vector<OpProfileRecord>* records = [] {
+    auto* out = new std::vector<OpProfileRecord>;
+    for (const std::vector<std::string_view>& f : table_rows(file_text("op_profiles.tsv"))) {
+      if (f.size() != 4 || !(number(f[3]) > 0)) continue;
+      out->push_back({std::string(f[0]), std::string(f[1]), std::string(f[2]), number(f[3])});
+    }
+    return out;
+  }();
+  return *records;
+}
+
+std::optional<double> op_profile_cycles(std::string_view device, std::string_view opcode,
+                                        std::string_view type) {
+  for (const OpProfileRecord& r : op_profile_records()) {
+    if (r.device == device && r.opcode == opcode && r.type == type) return r.cycles;
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<DeviceTables> build_tables(std::string_view device, bool fit_half_only) {
   DeviceTables t;
   std::map<std::string, std::vector<GemmRow>, std::less<>> gemm_rows;

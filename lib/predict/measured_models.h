@@ -160,6 +160,17 @@ struct CollectiveRecord {
 const std::vector<GemmRecord>& gemm_records();
 const std::vector<CollectiveRecord>& collective_records();
 
+// Clock cycles of one elementwise op on one element in a dependent chain (op_profiles.tsv, a
+// latency), by device ("h100", "b200", "gb300"), opcode and element type as HLO spells them
+// ("exponential", "f32"); nullopt when not profiled.
+std::optional<double> op_profile_cycles(std::string_view device, std::string_view opcode,
+                                        std::string_view type);
+struct OpProfileRecord {
+  std::string device, opcode, type;
+  double cycles = 0;
+};
+const std::vector<OpProfileRecord>& op_profile_records();
+
 // Models of `device`'s tables, fitted on the fit half of the rows (the shipped model) or on
 // every row. Empty maps when the device has no table.
 absl::StatusOr<DeviceTables> build_tables(std::string_view device, bool fit_half_only = true);

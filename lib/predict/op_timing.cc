@@ -120,7 +120,9 @@ void set_expected(InstructionTiming& t, const Instruction& i, const OpWork& work
   std::vector<std::string> notes;
   const std::vector<GemmCall> gemms =
       work.matrix_flops > 0 ? gemms_of(i, target.device) : std::vector<GemmCall>();
-  ExpectedTime x = expected_op_time(gemms, work, e, target.device, include_overhead, notes);
+  const IssueTime issue = elementwise_issue_time(i, target.device);
+  ExpectedTime x = expected_op_time(gemms, work, e, target.device, include_overhead, notes,
+                                    &target.gemm_times, issue);
   target.assume_all(notes);
   t.model = std::move(x.model);
   if (x.time_s > t.time_s) {
@@ -205,7 +207,7 @@ void use_interconnect_figures(const CollectiveEstimate& e, Target& target) {
 
 absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const CollectiveCost& c,
                                                      Target& target, std::string& explanation,
-                                                     std::string& model) {
+                                                     std::string& model, double& roofline_s) {
   CollectivePrediction p;
   p.kind = std::string(collective_kind_name(c.kind));
   p.payload_bytes = c.payload_bytes;
@@ -226,6 +228,7 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
     explanation = absl::StrFormat("%s\n  V = %.6g B, W_host = %.4g B/s -> %.4g s", p.formula,
                                   c.payload_bytes, rate, p.time_s);
     model = "roofline (no measured model)";
+    roofline_s = p.time_s;
     return p;
   }
   absl::StatusOr<CollectiveInput> input = collective_input(i, c, target);
@@ -241,6 +244,7 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
   }
   p.formula = e->formula;
   p.time_s = e->time_s;
+  roofline_s = e->time_s;
   explanation = e->explain();
   model = "roofline";
   if (!target.roofline_walk) {
@@ -281,7 +285,7 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
   t.stream = stream_of(i, c);
   if (c != nullptr) {
     absl::StatusOr<CollectivePrediction> p =
-        time_collective(i, *c, target, t.explanation, t.model);
+        time_collective(i, *c, target, t.explanation, t.model, t.roofline_latency_s);
     if (!p.ok()) return p.status();
     p->is_async = true;
     t.latency_s = p->time_s;
@@ -295,6 +299,7 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
     RooflineEstimate e = roofline(work, /*include_overhead=*/false, target);
     set_roofline(t, e);
     set_expected(t, i, work, e, /*include_overhead=*/false, target);
+    t.roofline_latency_s = e.time_s;
     t.latency_s = t.time_s;
     t.time_s = 0;
     t.bound = BoundBy::kMemory;
@@ -307,6 +312,7 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
       i.uses_async_sugar() ? nullptr : i.computation_attribute(AttrId::kCalls);
   if (auto it = wrapped ? timings.find(wrapped) : timings.end(); it != timings.end()) {
     t.latency_s = it->second.total_s;
+    t.async_computation = wrapped;
     t.bound = BoundBy::kCompute;
     t.model = target.roofline_walk ? "roofline" : "the wrapped computation's ops";
     t.explanation =
@@ -319,6 +325,7 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
   RooflineEstimate e = roofline(work, target.options.include_overhead, target);
   set_roofline(t, e);
   set_expected(t, i, work, e, target.options.include_overhead, target);
+  t.roofline_latency_s = e.time_s;
   t.latency_s = t.time_s;
   t.time_s = 0;
   t.explanation = absl::StrCat("asynchronous ", t.explanation);
@@ -328,7 +335,7 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
 // Collectives inside a fusion (TPU fuses some, e.g. `kind=kCustom` all-reduce-scatter fusions)
 // run as part of it.
 absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Target& target,
-                                             InstructionTiming& t) {
+                                             InstructionTiming& t, double& roofline_total) {
   const Computation* fused = fusion.computation_attribute(AttrId::kCalls);
   if (fused == nullptr) return 0.0;
   double total = 0;
@@ -336,10 +343,12 @@ absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Target& 
     const InstructionCost* r = target.cost.find(inner);
     if (r == nullptr || !r->collective) continue;
     std::string explanation, model;
+    double roofline_s = 0;
     absl::StatusOr<CollectivePrediction> p =
-        time_collective(*inner, *r->collective, target, explanation, model);
+        time_collective(*inner, *r->collective, target, explanation, model, roofline_s);
     if (!p.ok()) return p.status();
     total += p->time_s;
+    roofline_total += roofline_s;
     absl::StrAppend(&t.explanation, "\nfused ", sv(inner->name()), ": ", explanation);
     if (!t.collective) t.collective = *std::move(p);
   }
@@ -384,8 +393,9 @@ absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const T
   }
   if (record.collective) {
     t.role = Role::kCollective;
-    absl::StatusOr<CollectivePrediction> p =
-        time_collective(i, *record.collective, target, t.explanation, t.model);
+    absl::StatusOr<CollectivePrediction> p = time_collective(i, *record.collective, target,
+                                                             t.explanation, t.model,
+                                                             t.roofline_time_s);
     if (!p.ok()) return p.status();
     t.time_s = p->time_s;
     t.bound = BoundBy::kCollective;
@@ -400,6 +410,7 @@ absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const T
   const RooflineEstimate e = roofline(work, target.options.include_overhead, target);
   set_roofline(t, e);
   set_expected(t, i, work, e, target.options.include_overhead, target);
+  t.roofline_time_s = e.time_s;
   if (record.cost.matrix.size() > 1) {
     absl::StrAppend(&t.explanation,
                     "\n  note: matrix FLOPs of several element types, all "
@@ -409,9 +420,12 @@ absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const T
                     " peak");
   }
   if (i.opcode() == Opcode::kFusion) {
-    absl::StatusOr<double> collective_s = fused_collective_time(i, target, t);
+    double collective_roofline_s = 0;
+    absl::StatusOr<double> collective_s =
+        fused_collective_time(i, target, t, collective_roofline_s);
     if (!collective_s.ok()) return collective_s.status();
     // The fused collective moves the data the fusion's bytes describe: the slower one bounds.
+    t.roofline_time_s = std::max(t.roofline_time_s, collective_roofline_s);
     if (*collective_s > t.time_s) {
       t.time_s = *collective_s;
       t.bound = BoundBy::kCollective;

@@ -326,22 +326,21 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
   if (!topology.ok()) return topology.status();
   p.topology = topology->shape;
 
-  // The schedule walked twice: every op at its roofline time, then at its expected time (the
-  // async overlaps differ). The roofline walk's assumptions repeat the expected walk's. A TPU
-  // without calibration has no measured model: one walk gives both.
+  // The schedule walked once at the expected times, each op keeping its roofline too; then
+  // scheduled again with the roofline times (the async overlaps differ), nothing costed anew.
+  // A TPU without calibration has no measured model: the one schedule gives both.
   const bool calibrated = device.matmul_efficiency_set || device.hbm_efficiency_set ||
                           device.collective_bandwidth_efficiency || device.collective_latency_s;
-  std::optional<predict::TimingMap> roofline;
-  if (!options.roofline_only && (device.kind == DeviceKind::kGpu || calibrated)) {
-    predict::Target floor{device, *topology, options, *cost, {}, {}, {}, {}, true};
-    absl::StatusOr<predict::TimingMap> t = predict::time_computations(module, floor);
-    if (!t.ok()) return t.status();
-    roofline = *std::move(t);
-  }
   predict::Target target{device, *topology, options, *cost, {}, {}, {}, {},
                          options.roofline_only};
   absl::StatusOr<predict::TimingMap> timings = predict::time_computations(module, target);
   if (!timings.ok()) return timings.status();
+  std::optional<predict::TimingMap> roofline;
+  if (!options.roofline_only && (device.kind == DeviceKind::kGpu || calibrated)) {
+    absl::StatusOr<predict::TimingMap> t = predict::roofline_schedule(module, *timings);
+    if (!t.ok()) return t.status();
+    roofline = *std::move(t);
+  }
   p.step_time_s = timings->at(module.entry()).total_s;
   p.roofline_step_time_s =
       roofline ? std::min(p.step_time_s, roofline->at(module.entry()).total_s) : p.step_time_s;

@@ -15,6 +15,7 @@
 #include "hloroof/cost.h"
 #include "hloroof/predict.h"
 #include "hloroof/topology.h"
+#include "predict/expected_time.h"
 
 namespace hloroof::predict {
 
@@ -34,6 +35,7 @@ struct Target {
   // Time every op at its roofline (the roofline walk, or PredictOptions::roofline_only);
   // otherwise at its expected time.
   bool roofline_walk = false;
+  GemmTimeCache gemm_times;  // measured GEMM estimates of this prediction
 
   void assume(std::string line);
   void assume_all(std::vector<std::string>& lines);
@@ -72,6 +74,13 @@ struct InstructionTiming {
   double hidden_s = 0;
   double exposed_s = 0;
 
+  // The roofline of time_s (an op, a collective) and of latency_s (an async start), kept by
+  // the expected walk for roofline_schedule; an async start that runs a computation names it
+  // (its roofline latency is that computation's roofline total).
+  double roofline_time_s = 0;
+  double roofline_latency_s = 0;
+  const Computation* async_computation = nullptr;
+
   // Control flow: the computations run (a while's body and condition; the slowest branch; a
   // call's callee) and the loop's trip count.
   const Computation* body = nullptr;
@@ -102,6 +111,11 @@ std::vector<std::pair<int64_t, int64_t>> send_recv_pairs(const Instruction& inst
 
 // Times every computation that runs as a schedule, callees first (step_walk.cc).
 absl::StatusOr<TimingMap> time_computations(const Module& module, Target& target);
+
+// The same computations scheduled again with every op at its roofline (roofline_time_s,
+// roofline_latency_s), without costing anything anew: the async overlaps of the roofline are
+// its own. Only the times, latencies, pairs and totals of the result are set (step_walk.cc).
+absl::StatusOr<TimingMap> roofline_schedule(const Module& module, const TimingMap& expected);
 
 // Executions per step of each timed computation under the model: loops repeat their body and
 // condition, a conditional runs its slowest branch, a call its callee (step_walk.cc).

@@ -90,6 +90,7 @@ void run_synchronously(InstructionTiming& t, Target& target) {
                              ": no matching done in its computation; its latency is exposed"));
   t.role = t.collective ? Role::kCollective : Role::kOp;
   t.time_s = t.latency_s;
+  t.roofline_time_s = t.roofline_latency_s;
   t.exposed_s = t.latency_s;
   t.stream.clear();
 }
@@ -188,7 +189,100 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
   return ct;
 }
 
+// One computation of the expected walk scheduled with roofline times; `done` holds the
+// roofline schedules of its callees.
+absl::StatusOr<ComputationTiming> roofline_computation(const ComputationTiming& expected,
+                                                       const TimingMap& done) {
+  ComputationTiming ct;
+  ct.computation = expected.computation;
+  const size_t n = expected.instructions.size();
+  ct.instructions.resize(n);
+  std::vector<ScheduledEvent> events;
+  events.reserve(n);
+  for (size_t k = 0; k < n; ++k) {
+    const InstructionTiming& x = expected.instructions[k];
+    InstructionTiming& t = ct.instructions[k];
+    t.instruction = x.instruction;
+    t.cost = x.cost;
+    t.role = x.role;
+    t.partner = x.partner;
+    t.trip_count = x.trip_count;
+    t.body = x.body;
+    t.condition = x.condition;
+    switch (x.role) {
+      case Role::kWhile: {
+        const double trips = static_cast<double>(x.trip_count);
+        t.time_s = trips * total_of(done, x.body) + (trips + 1) * total_of(done, x.condition);
+        break;
+      }
+      case Role::kConditional:
+        // The slowest branch at the roofline, which need not be the expected one.
+        for (const Computation* branch : x.instruction->called_computations()) {
+          t.time_s = std::max(t.time_s, total_of(done, branch));
+        }
+        break;
+      case Role::kCall:
+        t.time_s = total_of(done, x.body);
+        break;
+      case Role::kAsyncStart:
+        t.latency_s = x.async_computation != nullptr ? total_of(done, x.async_computation)
+                                                     : x.roofline_latency_s;
+        break;
+      case Role::kAsyncDone:
+      case Role::kFree:
+        break;
+      case Role::kOp:
+      case Role::kCollective:
+        // A start run synchronously that runs a computation takes that computation's time.
+        t.time_s = x.async_computation != nullptr ? total_of(done, x.async_computation)
+                                                  : x.roofline_time_s;
+        break;
+    }
+    const auto id = static_cast<int64_t>(k);
+    switch (t.role) {
+      case Role::kAsyncStart:
+        events.push_back(ScheduledEvent::start(id));
+        break;
+      case Role::kAsyncDone:
+        events.push_back(ScheduledEvent::done(t.partner, ct.instructions[t.partner].latency_s));
+        break;
+      default:
+        events.push_back(ScheduledEvent::op(t.time_s));
+    }
+  }
+  absl::StatusOr<ScheduleTiming> clock = time_schedule(events);
+  if (!clock.ok()) {
+    return absl::InternalError(absl::StrCat("roofline schedule of ",
+                                            sv(expected.computation->name()), ": ",
+                                            clock.status().message()));
+  }
+  for (const AsyncPairTiming& p : clock->pairs) {
+    InstructionTiming& start = ct.instructions[p.async_id];
+    InstructionTiming& wait = ct.instructions[start.partner];
+    start.hidden_s = wait.hidden_s = p.hidden_s;
+    start.exposed_s = wait.exposed_s = p.exposed_s;
+    wait.time_s = p.exposed_s;
+  }
+  ct.begin_s.resize(n);
+  for (size_t k = 0; k < n; ++k) ct.begin_s[k] = clock->end_s[k] - ct.instructions[k].time_s;
+  ct.total_s = clock->total_s;
+  return ct;
+}
+
 }  // namespace
+
+absl::StatusOr<TimingMap> roofline_schedule(const Module& module, const TimingMap& expected) {
+  TimingMap timings;
+  // Callees before callers, as in time_computations.
+  for (const Computation* c : module.computations()) {
+    auto it = expected.find(c);
+    if (it == expected.end()) continue;
+    absl::StatusOr<ComputationTiming> t = roofline_computation(it->second, timings);
+    if (!t.ok()) return t.status();
+    timings.emplace(c, *std::move(t));
+  }
+  return timings;
+}
 
 absl::StatusOr<TimingMap> time_computations(const Module& module, Target& target) {
   TimingMap timings;

@@ -6,6 +6,7 @@
 #include "hloroof/collective.h"
 #include "hloroof/device.h"
 #include "hloroof/topology.h"
+#include "predict/expected_time.h"
 #include "predict/measured_models.h"
 #include "predict_test_util.h"
 
@@ -193,6 +194,20 @@ TEST_CASE("no measured gb200 collective beats the roofline by more than noise") 
   CHECK(checked == 1041);  // 259 + 264 + 259 + 259 rows (data/measured/collectives.tsv)
 }
 
+TEST_CASE("GEMM time cache: one estimate per table and shape") {
+  const GemmTable t = hand_table();
+  const GemmTable other = hand_table();
+  predict::GemmTimeCache cache;
+  // 2 x 512 x 512 x 256 FLOP at 2.828e12 FLOP/s (hand_table): 47.45 us, estimated once.
+  CHECK(cache.time_s(t, {1, 512, 512, 256}) == Approx(47.4534e-6).epsilon(1e-5));
+  CHECK(cache.time_s(t, {1, 512, 512, 256}) == t.time_s({1, 512, 512, 256}));
+  CHECK(cache.size() == 1);
+  // Another shape, or the same shape in another table, is a new entry.
+  CHECK(cache.time_s(t, {1, 256, 512, 256}) == t.time_s({1, 256, 512, 256}));
+  CHECK(cache.time_s(other, {1, 512, 512, 256}) == other.time_s({1, 512, 512, 256}));
+  CHECK(cache.size() == 3);
+}
+
 TEST_CASE("the fit half is fixed and about half") {
   int fit = 0, total = 0;
   for (const measured::GemmRecord& r : measured::gemm_records()) {
@@ -309,6 +324,69 @@ TEST_CASE("calibration knobs replace the measured GEMM model") {
   CHECK(p->step_time_s == Approx(flops / (0.5 * 9.89e14) + 1e-6));
   CHECK(p->roofline_step_time_s == Approx(flops / 9.89e14 + 1e-6));
   CHECK(p->ops.front().model == "calibrated matmul_efficiency");
+}
+
+TEST_CASE("roofline schedule: an async all-gather exposed at the roofline as at the expected") {
+  // One schedule, two clocks. The all-gather's output is 8 x 1048576 f32 = 33554432 B over 8
+  // H100s: roofline 5 us + 33554432 x 7/8 / 4.5e11 B/s = 70.25 us. The dot between start and
+  // done, 2 x 1024^3 = 2.147e9 FLOP, takes 2.147e9 / 9.89e14 + 1 us = 3.171 us at the roofline.
+  // The roofline step: the dot, then the rest of the all-gather's latency, 70.25 us in all.
+  constexpr std::string_view kModule = R"(HloModule m, num_partitions=8
+ENTRY e {
+  x = f32[1048576] parameter(0)
+  a = bf16[1024,1024] parameter(1)
+  ags = (f32[1048576], f32[8388608]) all-gather-start(x), channel_id=1, replica_groups={{0,1,2,3,4,5,6,7}}, dimensions={0}, use_global_device_ids=true
+  d = bf16[1024,1024] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  agd = f32[8388608] all-gather-done(ags)
+  ROOT t = (f32[8388608], bf16[1024,1024]) tuple(agd, d)
+})";
+  auto p = testing::predict(kModule, "h100");
+  const double collective = 5e-6 + 33554432.0 * 7 / 8 / 4.5e11;
+  const double dot = 2.0 * 1024 * 1024 * 1024 / 9.89e14 + 1e-6;
+  CHECK(p.op("d").roofline_time_s == Approx(dot));
+  CHECK(p->roofline_step_time_s == Approx(collective).epsilon(1e-9));
+  // The done's roofline wait: 70.25 - 3.171 = 67.08 us.
+  CHECK(p.op("agd").roofline_time_s == Approx(collective - dot).epsilon(1e-9));
+  // The expected step is longer (measured all-gather and GEMM), and both keep the invariants.
+  CHECK(p->step_time_s > p->roofline_step_time_s);
+}
+
+TEST_CASE("elementwise issue: a chain of sines is compute bound, an add is not") {
+  // sine of f32[16777216] on h100: 958 cycles in the H100 op profile over 7 for an f32 add,
+  // 136.857 issue slots per element: 16777216 x 136.857 = 2.2961e9 slots at 6.7e13 / 2 =
+  // 3.35e13 lane slots/s = 68.54 us. Its memory: 2 x 4 B x 16777216 = 134217728 B at 0.87 x
+  // 3.35e12 B/s = 46.05 us. Expected: 68.54 us + 1 us launch; the roofline is the HBM term,
+  // 134217728 / 3.35e12 + 1 us = 41.06 us.
+  constexpr std::string_view kSine = R"(HloModule m
+ENTRY e {
+  x = f32[16777216] parameter(0)
+  ROOT s = f32[16777216] sine(x)
+})";
+  auto sine = testing::predict(kSine, "h100");
+  CHECK(sine.op("s").roofline_time_s == Approx(134217728 / 3.35e12 + 1e-6));
+  CHECK(sine.op("s").time_s == Approx(16777216 * (958.0 / 7) / 3.35e13 + 1e-6).epsilon(1e-6));
+  CHECK(sine.op("s").model == "elementwise issue (op profiles h100, measured)");
+  // An add: 1 slot per element, 0.5 us of issue; its 3 x 4 B x 16777216 = 201.3 MB at 0.87 x
+  // 3.35e12 B/s = 69.07 us: memory bound as before.
+  constexpr std::string_view kAdd = R"(HloModule m
+ENTRY e {
+  x = f32[16777216] parameter(0)
+  y = f32[16777216] parameter(1)
+  ROOT s = f32[16777216] add(x, y)
+})";
+  auto add = testing::predict(kAdd, "h100");
+  CHECK(add.op("s").time_s == Approx(201326592 / (0.87 * 3.35e12) + 1e-6).epsilon(1e-6));
+  CHECK(add.op("s").model == "achievable HBM (measured)");
+  // gb200 reads the B200 profile (Blackwell): sine f32 990 cycles over 7, 141.43 slots per
+  // element at 8e13 / 2 = 4e13 lane slots/s: 16777216 x 141.43 / 4e13 = 59.32 us + 1 us; its
+  // memory, 134217728 B at 0.87 x 8e12 B/s, is 19.28 us.
+  auto gb200 = testing::predict(kSine, "gb200");
+  CHECK(gb200.op("s").time_s == Approx(16777216 * (990.0 / 7) / 4e13 + 1e-6).epsilon(1e-6));
+  CHECK(gb200.op("s").model == "elementwise issue (op profiles b200, measured)");
+  // TPUs: no profile, the roofline.
+  auto v5e = testing::predict(kSine, "tpu_v5e");
+  CHECK(v5e.op("s").time_s == v5e.op("s").roofline_time_s);
+  CHECK_FALSE(measured::op_profile_cycles("tpu_v5e", "sine", "f32"));
 }
 
 }  // namespace
