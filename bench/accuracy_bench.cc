@@ -141,8 +141,8 @@ void collectives(bool test_half, std::map<std::string, Ratios>& out) {
     const hloroof::DeviceSpec& device = specs.at(r.device);
     // collective-permute: group_size is the number of source-target pairs (8 devices on an
     // 8-GPU node; one pair per device on the larger NVLink domains).
-    const int64_t total = r.op == "collective-permute" ? std::max<int64_t>(8, r.group_size)
-                                                       : std::max<int64_t>(8, r.groups * r.group_size);
+    const int64_t total = std::max<int64_t>(
+        8, r.op == "collective-permute" ? r.group_size : r.groups * r.group_size);
     absl::StatusOr<hloroof::Topology> topology =
         hloroof::make_topology(device, absl::StrFormat("1x%d", total));
     if (!topology.ok()) continue;

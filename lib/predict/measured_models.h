@@ -117,14 +117,14 @@ struct PooledCurve {
   double weight = 1;
 };
 
-// The local latency-bandwidth fit of `own` at `bytes` (as CollectiveCurve::at) with the
-// kLocalSizes nearest points of every curve in `others` joining it. Sizes are compared in bus
-// bytes (size x bus factor: what one device sends), so the fitted seconds per byte is that of
-// the links, shared by every group size; the result is in `own`'s size (its seconds per byte
-// times `own_bus`). Floors: never below `own`'s shortest measured time, never faster than the
-// best bus throughput measured in any of the curves. For collectives whose time per device follows the
-// bytes each device sends whatever the group (all-to-all: N-1 point-to-point sends at once),
-// the neighbours average out the noise of one group's measurements.
+// The local latency-bandwidth fit of `own` at `bytes` (as CollectiveCurve::at) with the kLocalSizes
+// nearest points of every curve in `others` joining it. Sizes are compared in bus bytes (size x bus
+// factor: what one device sends), so the fitted seconds per byte is that of the links, shared by
+// every group size; the result is in `own`'s size (its seconds per byte times `own_bus`). Floors:
+// never below `own`'s shortest measured time, never faster than the best bus throughput measured in
+// any of the curves. For collectives whose time per device follows the bytes each device sends
+// whatever the group (all-to-all: N-1 point-to-point sends at once), the neighbours average out the
+// noise of one group's measurements.
 LatencyBandwidth pooled_fit(const CollectiveCurve& own, double own_bus,
                             absl::Span<const PooledCurve> others, double bytes);
 

@@ -335,7 +335,8 @@ TEST_CASE("roofline schedule: an async all-gather exposed at the roofline as at 
 ENTRY e {
   x = f32[1048576] parameter(0)
   a = bf16[1024,1024] parameter(1)
-  ags = (f32[1048576], f32[8388608]) all-gather-start(x), channel_id=1, replica_groups={{0,1,2,3,4,5,6,7}}, dimensions={0}, use_global_device_ids=true
+  ags = (f32[1048576], f32[8388608]) all-gather-start(x), channel_id=1,
+    replica_groups={{0,1,2,3,4,5,6,7}}, dimensions={0}, use_global_device_ids=true
   d = bf16[1024,1024] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   agd = f32[8388608] all-gather-done(ags)
   ROOT t = (f32[8388608], bf16[1024,1024]) tuple(agd, d)
