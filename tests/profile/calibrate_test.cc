@@ -203,7 +203,7 @@ TEST_CASE("calibrate keeps what the ops cannot tell") {
 TEST_CASE("calibrate fits GPU collective latency and bandwidth") {
   // Three all-reduces over the 8 GPUs of one NVLink domain, measured with a fixed 8 us per
   // collective and 60% of the roofline's bandwidth (the device file's collective_latency and
-  // collective_bandwidth_efficiency). 8 us + T / 0.6 is above H100's roofline 5 us + T, so
+  // collective_bandwidth_efficiency). 8 us + T / 0.6 is above H100's roofline 2 us + T, so
   // the truth is the calibrated time.
   constexpr std::string_view kText = R"(HloModule jit_ar, replica_count=8
 
@@ -234,7 +234,7 @@ ENTRY main {
   absl::StatusOr<CalibrationResult> r = calibrate(runs, "h100:8");
   REQUIRE(r.ok());
   CHECK(figure(*r, "collective_latency").fitted);
-  CHECK(figure(*r, "collective_latency").before == 5e-6);  // H100's NCCL launch latency
+  CHECK(figure(*r, "collective_latency").before == 2e-6);  // h100.json's collective latency
   CHECK(figure(*r, "collective_latency").after == Approx(8e-6).epsilon(1e-6));
   CHECK(figure(*r, "collective_bandwidth_efficiency").fitted);
   CHECK(figure(*r, "collective_bandwidth_efficiency").after == Approx(0.6).epsilon(1e-6));
