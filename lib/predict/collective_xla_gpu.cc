@@ -32,6 +32,9 @@ constexpr double kSolHeaderOverhead = 0.025;
 constexpr double kSolOneShotLimit = 256 * 1024;       // symmetric-memory one-shot all-reduce
 constexpr double kSolTwoShotLimit = 4 * 1024 * 1024;  // and two-shot
 constexpr double kSolSymmetricLaunch = 1e-6;
+// XLA's NCCL kernel launch overhead: one figure for every GPU (gpu_performance_model_base.h).
+// Not the device's own collective_launch_latency, which our models take from measurements.
+constexpr double kXlaNcclLaunch = 5e-6;
 
 absl::StatusOr<const SolModelSpec*> sol_spec(const DeviceSpec& device) {
   if (!device.gpu || !device.gpu->xla_sol) {
@@ -56,7 +59,7 @@ absl::StatusOr<CollectiveEstimate> xla_nccl_time(const DeviceSpec& device, Colle
   CollectiveEstimate e;
   e.group_size = n;
   e.bytes = bytes;
-  e.latency_s = gpu.collective_launch_latency_s;
+  e.latency_s = kXlaNcclLaunch;
   const bool modelled = kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kAllGather ||
                         kind == CollectiveKind::kReduceScatter;
   if (!modelled || n <= 1) {

@@ -218,7 +218,7 @@ TEST_CASE("C12: an all-gather over two H100 nodes is bound inside the nodes") {
 TEST_CASE("C13: XLA's NCCL model for an all-reduce of 1 GiB over 8 H100") {
   PredictOptions nccl = testing::roofline_only();
   nccl.collective_formula = CollectiveFormula::kXlaGpuNccl;
-  // Sync: 2 us (h100.json's launch latency) + 2^31 B / 189.26e9 = 11.35 ms.
+  // Sync: XLA's 5 us launch overhead + 2^31 B / 189.26e9 = 11.35 ms.
   auto sync = predict(module(8, "f32[268435456]",
                              "ROOT ar = f32[268435456] all-reduce(p), channel_id=1, "
                              "replica_groups={{0,1,2,3,4,5,6,7}}, use_global_device_ids=true, "
