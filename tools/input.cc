@@ -11,7 +11,6 @@
 #include "cli.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/units.h"
-#include "re2/re2.h"
 #include "util/absl_compat.h"
 
 namespace hloroof::cli {
@@ -76,10 +75,22 @@ bool has_fusion(const Module& module) {
 }  // namespace
 
 bool entry_marked(const Module& module) {
-  // The keyword starts a line (after indentation) wherever a computation is marked.
-  static const RE2 kEntry(R"((?m)^[ \t]*ENTRY[ \t{])");
+  // The keyword starts a line (after spaces and tabs) and is followed by a space, a tab or `{`.
+  // A scan for the keyword (memchr for its first letter, rare in HLO text) rather than a regular
+  // expression: this runs on every module a command reads, over the whole text.
+  constexpr std::string_view kKeyword = "ENTRY";
   const std::string_view text = module.source();
-  return RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), kEntry);
+  for (size_t at = text.find(kKeyword); at != std::string_view::npos;
+       at = text.find(kKeyword, at + 1)) {
+    const size_t after = at + kKeyword.size();
+    if (after >= text.size() || (text[after] != ' ' && text[after] != '\t' && text[after] != '{')) {
+      continue;
+    }
+    size_t before = at;
+    while (before > 0 && (text[before - 1] == ' ' || text[before - 1] == '\t')) --before;
+    if (before == 0 || text[before - 1] == '\n') return true;
+  }
+  return false;
 }
 
 absl::StatusOr<std::vector<DumpModule>> dump_modules(const std::string& directory) {

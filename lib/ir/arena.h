@@ -30,7 +30,7 @@ class Arena {
   T* create(Args&&... args) {
     T* object = new (allocate(sizeof(T), alignof(T))) T(std::forward<Args>(args)...);
     if constexpr (!std::is_trivially_destructible_v<T>) {
-      destructors_.push_back({object, [](void* p) { static_cast<T*>(p)->~T(); }});
+      add_destructor(object, [](void* p) { static_cast<T*>(p)->~T(); });
     }
     return object;
   }
@@ -55,15 +55,34 @@ class Arena {
     void* object;
     void (*destroy)(void*);
   };
+  // Destructors are recorded in chunks taken from the arena itself: no vector to regrow and copy
+  // while a module's instructions are created.
+  struct DestructorChunk {
+    static constexpr size_t kCapacity = 254;
+    DestructorChunk* previous;
+    size_t count;
+    Destructor items[kCapacity];
+  };
+  void add_destructor(void* object, void (*destroy)(void*)) {
+    if (destructors_ == nullptr || destructors_->count == DestructorChunk::kCapacity) {
+      new_destructor_chunk();
+    }
+    destructors_->items[destructors_->count++] = {object, destroy};
+  }
+  void new_destructor_chunk();
+  // Makes the pages up to the cursor (and a step beyond) resident.
+  void populate();
+
   char* cursor_ = nullptr;
   char* end_ = nullptr;
+  char* populated_ = nullptr;  // pages of the current block below this are resident
   size_t reserved_ = 0;
   struct Block {
     char* memory;
     size_t size;
   };
   std::vector<Block> blocks_;
-  std::vector<Destructor> destructors_;
+  DestructorChunk* destructors_ = nullptr;  // the newest chunk
 };
 
 }  // namespace hloroof::detail
