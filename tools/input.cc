@@ -11,7 +11,6 @@
 #include "cli.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/units.h"
-#include "re2/re2.h"
 #include "util/absl_compat.h"
 
 namespace hloroof::cli {
@@ -75,13 +74,6 @@ bool has_fusion(const Module& module) {
 
 }  // namespace
 
-bool entry_marked(const Module& module) {
-  // The keyword starts a line (after indentation) wherever a computation is marked.
-  static const RE2 kEntry(R"((?m)^[ \t]*ENTRY[ \t{])");
-  const std::string_view text = module.source();
-  return RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), kEntry);
-}
-
 absl::StatusOr<std::vector<DumpModule>> dump_modules(const std::string& directory) {
   std::error_code error;
   fs::directory_iterator it(directory, error);
@@ -128,7 +120,7 @@ absl::StatusOr<DumpModule> pick_dump_module(const std::vector<DumpModule>& modul
 
 std::vector<std::string> input_warnings(const Module& module, std::string_view file) {
   std::vector<std::string> warnings;
-  if (!entry_marked(module)) {
+  if (!module.entry_marked()) {
     warnings.push_back(absl::StrCat(
         "no computation is marked ENTRY (a dump cut off before its end?): as XLA does, the last "
         "one, ",

@@ -166,6 +166,14 @@ struct Prediction {
   bool is_lower_bound = false;
 };
 
+// What bounds an op, in the one vocabulary of text, JSON, trace and the Python bindings:
+// bound_by_name(op.bound) ("compute", "memory", "overhead"), or "collective" for any op that
+// carries a collective.
+std::string_view op_bound_name(const OpPrediction& op);
+// The roofline term behind it: bound_name(op.resource) ("matrix", "vector", "HBM",
+// "on-chip memory", ...), or "network" for an op that carries a collective.
+std::string_view resource_name(const OpPrediction& op);
+
 // Predicts one step. `device` is a built-in name ("tpu_v5e"), optionally with a topology
 // ("tpu_v5e:4x4", "h100:2x8"), or a path to a device JSON file. The text overload parses the
 // module and lets it go: its records carry no instruction pointers (they are null).

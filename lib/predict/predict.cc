@@ -306,6 +306,16 @@ std::string_view bound_by_name(BoundBy bound) {
   return "?";
 }
 
+std::string_view op_bound_name(const OpPrediction& op) {
+  if (op.bound == BoundBy::kCollective || op.collective) return "collective";
+  return bound_by_name(op.bound);
+}
+
+std::string_view resource_name(const OpPrediction& op) {
+  if (op.bound == BoundBy::kCollective || op.collective) return "network";
+  return bound_name(op.resource);
+}
+
 absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
                                              const PredictOptions& options) {
   if (options.collective_formula != CollectiveFormula::kNetwork &&
