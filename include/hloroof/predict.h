@@ -152,9 +152,10 @@ struct Prediction {
   double matrix_flops = 0;
   double hbm_bytes = 0;
   // The matrix peak MFU is measured against (FLOP/s): that of the class most matrix FLOPs
-  // ran on (an f32 dot on TF32 tensor cores counts against the tf32 peak).
+  // ran on (an f32 dot on TF32 tensor cores counts against the tf32 peak); the vector rate
+  // ("vector") when no FLOP ran on matrix units.
   double peak_flop_rate = 0;
-  std::string peak_flop_rate_type;  // its class, e.g. "bf16", "tf32"
+  std::string peak_flop_rate_type;  // its class, e.g. "bf16", "tf32", "vector"
   double mfu = 0;                   // flops / (step_time x peak_flop_rate)
   // Every op of the step once (loops, conditionals and calls through their callees' ops; the
   // ops of branches not taken are left out), sorted by total_time_s, largest first.
