@@ -11,7 +11,6 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/text_table.h"
 #include "hloroof/units.h"
-#include "report/wrap.h"
 #include "input.h"
 #include "nlohmann/json.hpp"
 #include "report/wrap.h"
