@@ -662,15 +662,10 @@ void bind_predict(py::module_& m) {
       .field("total_roofline_time_s", &OpPrediction::total_roofline_time_s,
              "roofline_time_s x multiplier, s")
       .computed(
-          "bound", [](const OpPrediction& o) { return bound_by_name(o.bound); },
+          "bound", [](const OpPrediction& o) { return op_bound_name(o); },
           "'compute', 'memory', 'collective' or 'overhead'")
       .computed(
-          "resource",
-          // As the JSON report names it: a collective's resource is the network.
-          [](const OpPrediction& o) -> std::string_view {
-            if (o.bound == BoundBy::kCollective || o.collective) return "network";
-            return bound_name(o.resource);
-          },
+          "resource", [](const OpPrediction& o) { return resource_name(o); },
           "the roofline term behind `bound`: 'matrix', 'HBM', ..., 'network'")
       .field("flops", &OpPrediction::flops, "one execution")
       .field("matrix_flops", &OpPrediction::matrix_flops, "one execution")

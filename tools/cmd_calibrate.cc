@@ -7,15 +7,15 @@
 #include "absl/strings/str_cat.h"
 #include "cli.h"
 #include "commands.h"
-#include "hloroof/hlo_text.h"
 #include "hloroof/profile.h"
+#include "input.h"
 
 namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
     "hloroof calibrate PROFILE... [--hlo HLO...] --device D -o OUT.json [--name NAME]\n"
-    "       [--topology T] [--device-index N] [--trip-count N]";
+    "       [--topology T] [--device-index N] [--trip-count N] [--module NAME]";
 
 int run(const std::vector<std::string>& given) {
   // `-o FILE` as compilers take it; the shared parser knows only long options.
@@ -25,7 +25,7 @@ int run(const std::vector<std::string>& given) {
   }
   absl::StatusOr<Args> args =
       parse_args(words, {.options = {"--device", "--output", "--name", "--topology",
-                                     "--device-index", "--trip-count"},
+                                     "--device-index", "--trip-count", "--module"},
                          .repeatable_options = {"--hlo"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
@@ -72,12 +72,17 @@ int run(const std::vector<std::string>& given) {
   modules.reserve(profiles.size());
   read.reserve(profiles.size());
   for (size_t k = 0; k < profiles.size(); ++k) {
-    absl::StatusOr<InputFile> text = read_input(hlos[k]);
-    if (!text.ok()) return fail(text.status());
-    absl::StatusOr<Module> module =
-        parse_module(*std::move(text), ParseOptions{.file_name = hlos[k]});
-    if (!module.ok()) return fail(module.status());
-    modules.push_back(*std::move(module));
+    std::error_code error;
+    const bool dump_directory = std::filesystem::is_directory(hlos[k], error);
+    if (args->has("--module") && !dump_directory) {
+      return usage_error(absl::StrCat("--module picks a module of a dump directory; '", hlos[k],
+                                      "' is not a directory"),
+                         kUsage);
+    }
+    absl::StatusOr<LoadedModule> loaded = load_module(hlos[k], args->get("--module"));
+    if (!loaded.ok()) return fail(loaded.status());
+    print_input_messages(*loaded);
+    modules.push_back(std::move(loaded->module));
     absl::StatusOr<Profile> profile = read_profile(profiles[k]);
     if (!profile.ok()) return fail(profile.status());
     read.push_back(*std::move(profile));
@@ -101,7 +106,8 @@ const Command kCalibrateCommand = {
     "calibrate",
     "fit a device's efficiencies to measured profiles; write a device JSON",
     "usage: hloroof calibrate PROFILE... [--hlo HLO...] --device D -o OUT.json [--name NAME]\n"
-    "                         [--topology T] [--device-index N] [--trip-count N]\n\n"
+    "                         [--topology T] [--device-index N] [--trip-count N]\n"
+    "                         [--module NAME]\n\n"
     "Joins each profile with its HLO module (as `hloroof profile` does) and fits, by weighted\n"
     "least squares over the measured ops (each op's relative error counts alike),\n"
     "matmul_efficiency, hbm_efficiency and per_op_overhead, and on GPUs collective_latency and\n"
@@ -110,8 +116,11 @@ const Command kCalibrateCommand = {
     "reports the error per op class of the given device and of the fit, and with several\n"
     "profiles the error of each one predicted by the fit to the others (leave one out).\n\n"
     "options:\n"
-    "  --hlo HLO         the module of each profile, in order (or one for all); without it each\n"
-    "                    PROFILE is a capture folder of tools/capture holding module.hlo\n"
+    "  --hlo HLO         the module of each profile, in order (or one for all): a file or an\n"
+    "                    XLA dump directory; without it each PROFILE is a capture folder of\n"
+    "                    tools/capture holding module.hlo\n"
+    "  --module NAME     with dump directories: the module of each to read (default: the\n"
+    "                    largest jit_* one)\n"
     "  --device D        the device to start from, as `hloroof predict` takes it\n"
     "  -o, --output OUT.json  where the fitted device goes\n"
     "  --name NAME       the fitted device's name (default DEVICE_fitted)\n"

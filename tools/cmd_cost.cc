@@ -108,9 +108,12 @@ void print_table(const Module& module, const ModuleCost& cost, bool all) {
                      format_bytes(c.bytes_written), format_bytes(c.hbm_bytes()),
                      format_bytes(c.on_chip_bytes()), format_bytes(c.host_bytes())});
   }
-  std::cout << absl::StrFormat("module %s: %d instructions in %d computations\n\n",
-                               std::string(module.name()), cost.instructions.size(),
-                               cost.computations.size());
+  std::cout << report_internal::wrap(
+                   absl::StrFormat("module %s: %d instructions in %d computations",
+                                   std::string(module.name()), cost.instructions.size(),
+                                   cost.computations.size()),
+                   "", "  ")
+            << "\n";
   std::cout << "what runs (runs: executions per step)\n"
             << what.render()
             << "\nper execution (transc.: transcendental ops; read, written: logical bytes;\n"

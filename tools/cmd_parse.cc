@@ -28,7 +28,7 @@ nlohmann::ordered_json summary(const std::string& file, const Module& m) {
   j["module"] = std::string(m.name());
   j["computations"] = m.computations().size();
   j["instructions"] = m.instruction_count();
-  j["entry_marked"] = entry_marked(m);
+  j["entry_marked"] = m.entry_marked();
   j["warnings"] = input_warnings(m, file);
   j["opcodes"] = opcodes;
   return j;

@@ -8,17 +8,17 @@
 #include "absl/strings/str_cat.h"
 #include "cli.h"
 #include "commands.h"
-#include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "hloroof/topology.h"
+#include "input.h"
 
 namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof profile HLO PROFILE --device D [--topology T] [--device-index N] [--module NAME]\n"
-    "       [--json] [--top N] [--trace OUT.json] [--trip-count N]\n"
+    "hloroof profile HLO|DUMP_DIR PROFILE --device D [--topology T] [--device-index N]\n"
+    "       [--module NAME] [--json] [--top N] [--trace OUT.json] [--trip-count N]\n"
     "       hloroof profile CAPTURE_DIR --device D ...";
 
 // A capture folder (tools/capture) holds the module as module.hlo beside its profile.
@@ -74,18 +74,24 @@ int run(const std::vector<std::string>& words) {
     top = static_cast<size_t>(*n);
   }
 
-  absl::StatusOr<InputFile> text = read_input(hlo_path);
-  if (!text.ok()) return fail(text.status());
-  absl::StatusOr<Module> module =
-      parse_module(*std::move(text), ParseOptions{.file_name = hlo_path});
-  if (!module.ok()) return fail(module.status());
+  // With a dump directory, --module picks its module, which is also the profile's module.
+  std::error_code error;
+  const bool dump_directory = std::filesystem::is_directory(hlo_path, error);
+  absl::StatusOr<LoadedModule> loaded =
+      load_module(hlo_path, dump_directory ? args->get("--module") : "");
+  if (!loaded.ok()) return fail(loaded.status());
+  print_input_messages(*loaded);
+  const Module* module = &loaded->module;
   absl::StatusOr<DeviceChoice> choice =
-      resolve_device(args->get("--device"), options.topology, &*module);
+      resolve_device(args->get("--device"), options.topology, module);
   if (!choice.ok()) return fail(choice.status());
   const DeviceSpec* spec = &choice->spec;
   options.topology = choice->topology;
   absl::StatusOr<Prediction> prediction = predict_step_time(*module, *spec, options);
   if (!prediction.ok()) return fail(prediction.status());
+  std::vector<std::string> said = loaded->warnings;
+  said.insert(said.end(), choice->notes.begin(), choice->notes.end());
+  prediction->assumptions.insert(prediction->assumptions.begin(), said.begin(), said.end());
   absl::StatusOr<Profile> profile = read_profile(profile_path);
   if (!profile.ok()) return fail(profile.status());
   absl::StatusOr<ProfileComparison> comparison =
@@ -114,11 +120,12 @@ int run(const std::vector<std::string>& words) {
 const Command kProfileCommand = {
     "profile",
     "a measured JAX profile beside the prediction, op by op",
-    "usage: hloroof profile HLO PROFILE --device D [--topology T] [--device-index N]\n"
+    "usage: hloroof profile HLO|DUMP_DIR PROFILE --device D [--topology T] [--device-index N]\n"
     "                       [--module NAME] [--json] [--top N] [--trace OUT.json]\n"
     "                       [--trip-count N]\n"
     "       hloroof profile CAPTURE_DIR --device D ...   (a folder of tools/capture)\n\n"
-    "Predicts one step of the HLO module on the device and joins it, per HLO op, with the\n"
+    "Predicts one step of the HLO module (a file, or the module of an XLA dump directory, as\n"
+    "`hloroof predict` reads it) on the device and joins it, per HLO op, with the\n"
     "measured run in PROFILE: the .xplane.pb that jax.profiler.trace writes, a perfetto or\n"
     "TensorBoard *.trace.json.gz, the run folder holding one, or the profile directory\n"
     "(DIR/plugins/profile/RUN/). GPU kernels map to ops through their hlo_op stat; TPU ops by\n"
@@ -130,7 +137,9 @@ const Command kProfileCommand = {
     "  --device D        device as `hloroof predict` takes it (h100, tpu_v5e:2x2, my.json)\n"
     "  --topology T      the slice, when --device does not give it\n"
     "  --device-index N  the profile's device plane GPU:N or TPU:N (default 0)\n"
-    "  --module NAME     the module's name in the profile (default: the HLO module's name)\n"
+    "  --module NAME     the module's name in the profile (default: the HLO module's name);\n"
+    "                    with a dump directory, also the module of it to read (default: the\n"
+    "                    largest jit_* one)\n"
     "  --top N           ops listed (default 20; 0 lists all)\n"
     "  --trace OUT.json  a Perfetto trace: the median measured step and the predicted one on\n"
     "                    parallel tracks, slices named by HLO op\n"

@@ -74,25 +74,6 @@ bool has_fusion(const Module& module) {
 
 }  // namespace
 
-bool entry_marked(const Module& module) {
-  // The keyword starts a line (after spaces and tabs) and is followed by a space, a tab or `{`.
-  // A scan for the keyword (memchr for its first letter, rare in HLO text) rather than a regular
-  // expression: this runs on every module a command reads, over the whole text.
-  constexpr std::string_view kKeyword = "ENTRY";
-  const std::string_view text = module.source();
-  for (size_t at = text.find(kKeyword); at != std::string_view::npos;
-       at = text.find(kKeyword, at + 1)) {
-    const size_t after = at + kKeyword.size();
-    if (after >= text.size() || (text[after] != ' ' && text[after] != '\t' && text[after] != '{')) {
-      continue;
-    }
-    size_t before = at;
-    while (before > 0 && (text[before - 1] == ' ' || text[before - 1] == '\t')) --before;
-    if (before == 0 || text[before - 1] == '\n') return true;
-  }
-  return false;
-}
-
 absl::StatusOr<std::vector<DumpModule>> dump_modules(const std::string& directory) {
   std::error_code error;
   fs::directory_iterator it(directory, error);
@@ -139,7 +120,7 @@ absl::StatusOr<DumpModule> pick_dump_module(const std::vector<DumpModule>& modul
 
 std::vector<std::string> input_warnings(const Module& module, std::string_view file) {
   std::vector<std::string> warnings;
-  if (!entry_marked(module)) {
+  if (!module.entry_marked()) {
     warnings.push_back(absl::StrCat(
         "no computation is marked ENTRY (a dump cut off before its end?): as XLA does, the last "
         "one, ",

@@ -42,10 +42,6 @@ struct LoadedModule {
 // module; outside a directory `module_name` must be empty).
 absl::StatusOr<LoadedModule> load_module(const std::string& path, std::string_view module_name);
 
-// False when the module's text marks no computation ENTRY: as XLA does, the parser then takes
-// the last computation as the entry (a dump cut off mid-file leaves only fused computations).
-bool entry_marked(const Module& module);
-
 // What about a parsed module the figures do not assume, one sentence each: no computation
 // marked ENTRY; HLO before optimization (`file` named `*before_optimizations*`, or, unless it
 // is named `*after_optimizations*`, unscheduled with unfused chains of elementwise ops).

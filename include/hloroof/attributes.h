@@ -58,7 +58,8 @@ enum class AttrKind : uint8_t {
 
 std::string_view attribute_name(AttrId id);
 AttrKind attribute_kind(AttrId id);
-// 0: opcode-specific; 1..8: common attributes in their print order (hlo-text-syntax.md 2.8).
+// 0: opcode-specific; 1..8: common attributes in their print order (docs/hlo-text.md, "Common
+// attributes").
 int attribute_print_group(AttrId id);
 std::optional<AttrId> attribute_from_name(std::string_view name);
 

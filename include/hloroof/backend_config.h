@@ -1,4 +1,5 @@
-// An instruction's backend_config: opaque text, usually JSON (hlo-text-syntax.md 5.29).
+// An instruction's backend_config: opaque text, usually JSON (docs/sources.md, "HLO text"), and
+// the figures in it that XLA's backends leave for cost models.
 #ifndef HLOROOF_BACKEND_CONFIG_H_
 #define HLOROOF_BACKEND_CONFIG_H_
 
@@ -8,6 +9,17 @@
 #include <string_view>
 
 namespace hloroof {
+
+// A kernel's run time as a cost model of XLA's GPU backend estimated it and recorded it in the
+// instruction's backend_config: a `ReificationCost` message (docs/sources.md, "Kernel cost
+// estimates"). Times are in seconds (the config gives microseconds).
+struct KernelTimeEstimate {
+  double exec_time_s = 0;           // the whole kernel (> 0)
+  double compute_time_s = 0;        // its compute part, 0 when not given
+  double memory_access_time_s = 0;  // its memory reads and writes, 0 when not given
+  std::string model;                // the estimating model's name ("sol", ...), may be empty
+  std::string key;                  // where it sat, e.g. "fusion_backend_config.reification_cost"
+};
 
 // A view of the decoded backend_config text. Lookups decode it as JSON on each call and answer
 // nullopt when it is not JSON or the value is missing, so callers never fail on odd configs.
@@ -28,6 +40,13 @@ class BackendConfig {
   std::optional<std::string> find_string(std::string_view json_pointer) const;
   // The JSON text of any value (object, array, scalar) at the pointer.
   std::optional<std::string> find_json(std::string_view json_pointer) const;
+
+  // The first kernel time estimate with a positive, finite exec_time_us, looked up at the top
+  // level (`reification_cost`, a list), then under fusion_backend_config (one object),
+  // gemm_backend_config and collective_backend_config (lists). nullopt when there is none:
+  // XLA writes `"reification_cost":[]` on most instructions, and older versions only
+  // end_to_end_cycles, which needs the clock the estimate assumed.
+  std::optional<KernelTimeEstimate> kernel_time_estimate() const;
 
  private:
   std::string_view text_;

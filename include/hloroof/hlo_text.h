@@ -20,7 +20,7 @@ struct ParseOptions {
   bool show_source_line = true;
 };
 
-// Parses a module in any of the printer profiles of hlo-text-syntax.md section 0 (with or
+// Parses a module in any of the printer profiles of docs/hlo-text.md (with or
 // without `%`, signatures, operand shapes, compact GTE operands; headerless modules too).
 // Errors read `FILE:LINE:COLUMN: error: MESSAGE`, then the source line and a caret.
 absl::StatusOr<Module> parse_module(std::string_view text, const ParseOptions& options = {});

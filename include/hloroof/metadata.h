@@ -1,5 +1,5 @@
-// Source metadata of instructions (hlo-text-syntax.md 5.24) and the module's stack-frame tables
-// (2.3).
+// Source metadata of instructions (docs/hlo-text.md, "Attributes") and the module's stack-frame
+// tables (2.3).
 #ifndef HLOROOF_METADATA_H_
 #define HLOROOF_METADATA_H_
 
@@ -42,7 +42,7 @@ struct FileLocation {
 };
 
 // One row of StackFrames. `parent_frame_id` is as written: 1 means no parent, k >= 2 means
-// frame k-1 (the text stores the id plus one; hlo-text-syntax.md 2.3).
+// frame k-1 (the text stores the id plus one; docs/hlo-text.md, "Stack-frame tables").
 struct StackFrame {
   int64_t file_location_id = 0;
   int64_t parent_frame_id = 0;

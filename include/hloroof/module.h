@@ -48,7 +48,7 @@ struct RawModuleAttribute {
   friend bool operator==(const RawModuleAttribute&, const RawModuleAttribute&) = default;
 };
 
-// The attributes of the `HloModule` line (hlo-text-syntax.md 2.2).
+// The attributes of the `HloModule` line (docs/hlo-text.md, "Module header").
 struct ModuleAttributes {
   bool is_scheduled = false;
   int64_t replica_count = 1;
@@ -79,6 +79,9 @@ class Module {
   // Computations in printed order: every callee before its callers.
   absl::Span<Computation* const> computations() const;
   Computation* entry() const;
+  // False when the text marked no computation ENTRY: as XLA does, the parser then takes the
+  // last computation as the entry (a dump cut off mid-file leaves only fused computations).
+  bool entry_marked() const;
   Computation* find_computation(std::string_view name) const;
   // Instructions over all computations.
   int64_t instruction_count() const;

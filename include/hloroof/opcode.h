@@ -44,7 +44,7 @@ std::string_view opcode_name(Opcode op);
 std::optional<Opcode> opcode_from_name(std::string_view name);
 OpCategory opcode_category(Opcode op);
 std::string_view category_name(OpCategory category);
-// The fixed operand count, or -1 when it varies (section 6 of hlo-text-syntax.md).
+// The fixed operand count, or -1 when it varies (docs/hlo-text.md, "Opcodes").
 int opcode_arity(Opcode op);
 
 // Elementwise or transcendental.

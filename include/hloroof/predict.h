@@ -152,9 +152,10 @@ struct Prediction {
   double matrix_flops = 0;
   double hbm_bytes = 0;
   // The matrix peak MFU is measured against (FLOP/s): that of the class most matrix FLOPs
-  // ran on (an f32 dot on TF32 tensor cores counts against the tf32 peak).
+  // ran on (an f32 dot on TF32 tensor cores counts against the tf32 peak); the vector rate
+  // ("vector") when no FLOP ran on matrix units.
   double peak_flop_rate = 0;
-  std::string peak_flop_rate_type;  // its class, e.g. "bf16", "tf32"
+  std::string peak_flop_rate_type;  // its class, e.g. "bf16", "tf32", "vector"
   double mfu = 0;                   // flops / (step_time x peak_flop_rate)
   // Every op of the step once (loops, conditionals and calls through their callees' ops; the
   // ops of branches not taken are left out), sorted by total_time_s, largest first.
@@ -165,6 +166,14 @@ struct Prediction {
   // An assumed trip count or an op of unknown cost: the step time is a floor.
   bool is_lower_bound = false;
 };
+
+// What bounds an op, in the one vocabulary of text, JSON, trace and the Python bindings:
+// bound_by_name(op.bound) ("compute", "memory", "overhead"), or "collective" for any op that
+// carries a collective.
+std::string_view op_bound_name(const OpPrediction& op);
+// The roofline term behind it: bound_name(op.resource) ("matrix", "vector", "HBM",
+// "on-chip memory", ...), or "network" for an op that carries a collective.
+std::string_view resource_name(const OpPrediction& op);
 
 // Predicts one step. `device` is a built-in name ("tpu_v5e"), optionally with a topology
 // ("tpu_v5e:4x4", "h100:2x8"), or a path to a device JSON file. The text overload parses the

@@ -119,7 +119,7 @@ struct JoinedOp {
   std::string name;
   std::string opcode;
   std::string category;  // the prediction's ("loop fusion", "all-gather", ...)
-  std::string bound;     // bound_by_name of the prediction
+  std::string bound;     // op_bound_name of the prediction
   double measured_s = 0;
   double expected_s = 0;  // an async collective's start: its own latency, not the wait
   double roofline_s = 0;

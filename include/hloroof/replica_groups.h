@@ -1,5 +1,5 @@
-// Replica groups of collectives (hlo-text-syntax.md 5.12), always expanded to explicit device
-// lists so that the collective model can map each group onto physical links.
+// Replica groups of collectives (docs/hlo-text.md, "Attributes"), always expanded to explicit
+// device lists so that the collective model can map each group onto physical links.
 #ifndef HLOROOF_REPLICA_GROUPS_H_
 #define HLOROOF_REPLICA_GROUPS_H_
 

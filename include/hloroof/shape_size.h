@@ -51,8 +51,8 @@ absl::StatusOr<ShapeSize> shape_size(const Shape& shape);
 
 // Position of element `index` (logical dims) in memory, counted in elements from the start of
 // the buffer: tiles in row-major order over the tile grid, elements row-major inside each
-// tile, recursively for each level (hlo-text-syntax.md 4.2). Errors for an index of the wrong
-// rank or out of bounds.
+// tile, recursively for each level (docs/hlo-text.md, "Layouts and tiles"). Errors for an index
+// of the wrong rank or out of bounds.
 absl::StatusOr<int64_t> physical_element_index(const Shape& array,
                                                absl::Span<const int64_t> index);
 

@@ -1,4 +1,4 @@
-// Shardings (hlo-text-syntax.md 5.22): classic tile assignments and named (mesh) shardings,
+// Shardings (docs/hlo-text.md, "Attributes"): classic tile assignments and named (mesh) shardings,
 // decoded; the text as written is kept for printing.
 #ifndef HLOROOF_SHARDING_H_
 #define HLOROOF_SHARDING_H_

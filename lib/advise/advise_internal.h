@@ -106,10 +106,26 @@ const Instruction* done_of(const Instruction& start);
 // Text for a time in seconds with a multiplier: "1.2 ms x 4".
 std::string times_text(double time_s, double multiplier);
 
-// "a x 4 + b + c + 2 more = total": the evidence's times at stake, largest first.
+// "a x 4 + b + c + 2 more = total": the evidence's times at stake, largest first (in any order
+// given).
 std::string sum_text(const std::vector<AdviceEvidence>& items, double total);
 // Largest time at stake first, then most bytes.
 void sort_evidence(std::vector<AdviceEvidence>& items);
+
+// What a rule says of its finding.
+struct FindingText {
+  std::string_view id;     // AdviceFinding::id
+  std::string title;       // AdviceFinding::title
+  std::string what;        // AdviceFinding::what
+  std::string fix;         // AdviceFinding::fix
+  std::string arithmetic;  // Candidate::arithmetic: how its claims add up
+};
+
+// The end of every rule: the candidate `c` (its claims and flags set) gets the texts, the bytes
+// at stake and the evidence, sorted (sort_evidence); the finding's op count is `op_count`, or
+// the evidence's size when it is negative. Appends the candidate to `out`.
+void add_candidate(Candidate c, FindingText text, std::vector<AdviceEvidence> items,
+                   double bytes_at_stake, std::vector<Candidate>& out, int64_t op_count = -1);
 
 // ---- The rules (rules_*.cc). Each appends its candidates, or nothing.
 void exposed_collectives(const Context& ctx, std::vector<Candidate>& out);  // and serial-loop

@@ -151,9 +151,21 @@ std::string times_text(double time_s, double multiplier) {
 std::string sum_text(const std::vector<AdviceEvidence>& items, double total) {
   constexpr size_t kShown = 4;
   if (items.size() == 1 && items[0].multiplier == 1) return format_seconds(total);
+  std::vector<const AdviceEvidence*> largest;
+  largest.reserve(items.size());
+  for (const AdviceEvidence& e : items) largest.push_back(&e);
+  // The order of sort_evidence.
+  std::stable_sort(largest.begin(), largest.end(),
+                   [](const AdviceEvidence* a, const AdviceEvidence* b) {
+                     if (a->time_at_stake_s != b->time_at_stake_s) {
+                       return a->time_at_stake_s > b->time_at_stake_s;
+                     }
+                     return a->bytes > b->bytes;
+                   });
+  const size_t shown = std::min(kShown, largest.size());
   std::string out;
-  for (size_t k = 0; k < items.size() && k < kShown; ++k) {
-    const AdviceEvidence& e = items[k];
+  for (size_t k = 0; k < shown; ++k) {
+    const AdviceEvidence& e = *largest[k];
     absl::StrAppend(
         &out, k == 0 ? "" : " + ",
         times_text(e.multiplier > 0 ? e.time_at_stake_s / e.multiplier : 0, e.multiplier));
@@ -171,6 +183,20 @@ void sort_evidence(std::vector<AdviceEvidence>& items) {
                      }
                      return a.bytes > b.bytes;
                    });
+}
+
+void add_candidate(Candidate c, FindingText text, std::vector<AdviceEvidence> items,
+                   double bytes_at_stake, std::vector<Candidate>& out, int64_t op_count) {
+  sort_evidence(items);
+  c.finding.id = std::string(text.id);
+  c.finding.title = std::move(text.title);
+  c.finding.what = std::move(text.what);
+  c.finding.fix = std::move(text.fix);
+  c.arithmetic = std::move(text.arithmetic);
+  c.finding.bytes_at_stake = bytes_at_stake;
+  c.finding.op_count = op_count >= 0 ? op_count : static_cast<int64_t>(items.size());
+  c.finding.evidence = std::move(items);
+  out.push_back(std::move(c));
 }
 
 }  // namespace hloroof::advise_internal

@@ -112,25 +112,22 @@ void layout_copy(const Context& ctx, std::vector<Candidate>& out) {
     bytes += r.hbm_bytes * r.multiplier;
   }
   if (items.empty() || total < ctx.min_time_s()) return;
-  sort_evidence(items);
-  c.finding.id = "layout-copy";
-  c.finding.title = "Copies re-lay out matmul operands every step";
-  c.finding.what = absl::StrCat(
+  FindingText text;
+  text.id = "layout-copy";
+  text.title = "Copies re-lay out matmul operands every step";
+  text.what = absl::StrCat(
       items.size(),
       items.size() == 1 ? " copy or transpose only changes" : " copies or transposes only change",
       " the layout or tiling of a value right before a dot or convolution: ", format_bytes(bytes),
       " moved, ", format_seconds(total), " per step.");
-  c.finding.fix =
+  text.fix =
       "Store the operand in the layout the matmul reads. Let XLA choose the layouts of the "
       "step's inputs and outputs with AUTO layouts (jax.experimental.layout: compile with "
       "Layout.AUTO, DeviceLocalLayout.AUTO in older JAX, and keep the weights in the layout "
       "the compiled step reports); or transpose the weight once, outside the step, into the "
       "order the einsum contracts.";
-  c.finding.bytes_at_stake = bytes;
-  c.finding.op_count = static_cast<int64_t>(items.size());
-  c.arithmetic = absl::StrCat("time of the copies: ", sum_text(items, total));
-  c.finding.evidence = std::move(items);
-  out.push_back(std::move(c));
+  text.arithmetic = absl::StrCat("time of the copies: ", sum_text(items, total));
+  add_candidate(std::move(c), std::move(text), std::move(items), bytes, out);
 }
 
 void f32_matmul(const Context& ctx, std::vector<Candidate>& out) {
@@ -198,26 +195,23 @@ void f32_matmul(const Context& ctx, std::vector<Candidate>& out) {
     flops += r.matrix_flops * r.multiplier;
   }
   if (items.empty() || total < ctx.min_time_s()) return;
-  sort_evidence(items);
-  c.finding.id = "f32-matmul";
-  c.finding.title = "Some matmuls run in f32 while the rest of the model is bf16";
-  c.finding.what = absl::StrCat(plural(items.size(), "matmul"), " (", format_flops(flops),
-                                " per step) take f32 operands or HIGHEST precision; in bf16 "
-                                "they would take ",
-                                format_seconds(total), " less.");
-  c.finding.fix =
+  FindingText text;
+  text.id = "f32-matmul";
+  text.title = "Some matmuls run in f32 while the rest of the model is bf16";
+  text.what = absl::StrCat(plural(items.size(), "matmul"), " (", format_flops(flops),
+                           " per step) take f32 operands or HIGHEST precision; in bf16 "
+                           "they would take ",
+                           format_seconds(total), " less.");
+  text.fix =
       "Run them in bf16 with f32 accumulation: cast both operands with .astype(jnp.bfloat16) "
       "and pass preferred_element_type=jnp.float32 to jnp.einsum / jax.lax.dot_general (keep "
       "f32 master weights outside the matmul); drop precision=jax.lax.Precision.HIGHEST or "
       "jax.default_matmul_precision('highest') where the default is accurate enough.";
-  c.finding.bytes_at_stake = 0;
-  c.finding.op_count = static_cast<int64_t>(items.size());
-  c.arithmetic = absl::StrCat(
+  text.arithmetic = absl::StrCat(
       "per op, max(matrix FLOPs / peak, HBM bytes / bandwidth, other FLOPs / vector rate) in "
       "f32 minus the same in bf16, x executions: ",
       sum_text(items, total));
-  c.finding.evidence = std::move(items);
-  out.push_back(std::move(c));
+  add_candidate(std::move(c), std::move(text), std::move(items), 0, out);
 }
 
 void unfused_elementwise(const Context& ctx, std::vector<Candidate>& out) {
@@ -253,26 +247,23 @@ void unfused_elementwise(const Context& ctx, std::vector<Candidate>& out) {
     bytes += round_trip * r.multiplier;
   }
   if (items.empty() || total < ctx.min_time_s()) return;
-  sort_evidence(items);
-  c.finding.id = "unfused-elementwise";
-  c.finding.title = "Elementwise ops are not fused";
-  c.finding.what = absl::StrCat(plural(items.size(), "elementwise op"),
-                                " write a result that only the next elementwise "
-                                "op reads: ",
-                                format_bytes(bytes),
-                                " per step go to HBM and back that fusion would keep "
-                                "on chip.");
-  c.finding.fix =
+  FindingText text;
+  text.id = "unfused-elementwise";
+  text.title = "Elementwise ops are not fused";
+  text.what = absl::StrCat(plural(items.size(), "elementwise op"),
+                           " write a result that only the next elementwise "
+                           "op reads: ",
+                           format_bytes(bytes),
+                           " per step go to HBM and back that fusion would keep "
+                           "on chip.");
+  text.fix =
       "If this HLO was not optimized (jax.jit(f).lower(...).as_text()), advise the compiled "
       "module instead: jax.jit(f).lower(...).compile().as_text(). Otherwise find what splits "
       "the chain: a host callback (jax.pure_callback) or custom call in between, "
       "jax.lax.optimization_barrier or a jax.checkpoint boundary, or a value used twice.";
-  c.finding.bytes_at_stake = bytes;
-  c.finding.op_count = static_cast<int64_t>(items.size());
-  c.arithmetic = absl::StrCat("per op, min(its time, 2 x result bytes / ", format_byte_rate(bw),
-                              ") x executions: ", sum_text(items, total));
-  c.finding.evidence = std::move(items);
-  out.push_back(std::move(c));
+  text.arithmetic = absl::StrCat("per op, min(its time, 2 x result bytes / ", format_byte_rate(bw),
+                                 ") x executions: ", sum_text(items, total));
+  add_candidate(std::move(c), std::move(text), std::move(items), bytes, out);
 }
 
 void small_ops(const Context& ctx, std::vector<Candidate>& out) {
@@ -303,7 +294,6 @@ void small_ops(const Context& ctx, std::vector<Candidate>& out) {
       total < ctx.limits.small_ops_min_step_share * ctx.step_s() || total <= 0) {
     return;
   }
-  sort_evidence(items);
   std::vector<std::pair<double, std::string>> categories;
   for (const auto& [name, n] : by_category) categories.push_back({n, name});
   std::sort(categories.rbegin(), categories.rend());
@@ -311,23 +301,22 @@ void small_ops(const Context& ctx, std::vector<Candidate>& out) {
   for (size_t k = 0; k < categories.size() && k < 3; ++k) {
     parts.push_back(absl::StrCat(categories[k].first, " ", categories[k].second));
   }
-  c.finding.id = "small-ops";
-  c.finding.title = "Many tiny ops: launch overhead dominates";
-  c.finding.what =
+  FindingText text;
+  text.id = "small-ops";
+  text.title = "Many tiny ops: launch overhead dominates";
+  text.what =
       absl::StrCat(runs, " op executions per step do less work than the fixed per-op overhead (",
                    format_seconds(overhead), " each): ", format_seconds(total), " of overhead (",
                    format_percent(total / ctx.step_s()),
                    " of the step). Most: ", absl::StrJoin(parts, ", "), ".");
-  c.finding.fix =
+  text.fix =
       "Give each op more work: jit the whole step rather than calling small jitted functions, "
       "batch small computations with jax.vmap, loop with jax.lax.scan / fori_loop rather than "
       "a Python loop over tiny arrays, raise the per-device batch; on GPU let XLA put the step "
       "in CUDA graphs (XLA_FLAGS=--xla_gpu_enable_command_buffer).";
-  c.finding.op_count = static_cast<int64_t>(items.size());
-  c.arithmetic = absl::StrCat(runs, " executions x min(op time, ", format_seconds(overhead),
-                              " overhead) = ", format_seconds(total));
-  c.finding.evidence = std::move(items);
-  out.push_back(std::move(c));
+  text.arithmetic = absl::StrCat(runs, " executions x min(op time, ", format_seconds(overhead),
+                                 " overhead) = ", format_seconds(total));
+  add_candidate(std::move(c), std::move(text), std::move(items), 0, out);
 }
 
 void unknown_cost(const Context& ctx, std::vector<Candidate>& out) {
@@ -381,10 +370,10 @@ void unknown_cost(const Context& ctx, std::vector<Candidate>& out) {
     items.push_back(std::move(e));
     floor_s += min_s;
   }
-  sort_evidence(items);
-  c.finding.id = "unknown-cost";
-  c.finding.title = "Ops of unknown cost: the step time is a floor";
-  c.finding.what = absl::StrCat(
+  FindingText text;
+  text.id = "unknown-cost";
+  text.title = "Ops of unknown cost: the step time is a floor";
+  text.what = absl::StrCat(
       ctx.prediction.unknown_ops.size(), " op", ctx.prediction.unknown_ops.size() == 1 ? "" : "s",
       " (", plural(targets.size(), "target"), ")",
       ctx.prediction.unknown_ops.size() == 1 ? " has" : " have",
@@ -394,16 +383,15 @@ void unknown_cost(const Context& ctx, std::vector<Candidate>& out) {
       format_seconds(floor_s), " (",
       format_percent(ctx.step_s() > 0 ? floor_s / (ctx.step_s() + floor_s) : 0),
       " of a step that included it); they may hide much more.");
-  c.finding.fix =
+  text.fix =
       "Measure them once on the device (jax.profiler.trace) and weigh the prediction by "
       "them; move host callbacks (jax.pure_callback, io_callback) out of the step; prefer "
       "jnp / lax code that XLA can cost and fuse to opaque custom calls where the speed "
       "allows.";
-  c.finding.op_count = static_cast<int64_t>(ctx.prediction.unknown_ops.size());
   c.untimed = true;
-  c.arithmetic = "no step time counted: their time is unknown";
-  c.finding.evidence = std::move(items);
-  out.push_back(std::move(c));
+  text.arithmetic = "no step time counted: their time is unknown";
+  add_candidate(std::move(c), std::move(text), std::move(items), 0, out,
+                static_cast<int64_t>(ctx.prediction.unknown_ops.size()));
 }
 
 }  // namespace hloroof::advise_internal

@@ -56,14 +56,14 @@ void memory_headroom(const Context& ctx, std::vector<Candidate>& out) {
     e.bytes = static_cast<double>(buffer.padded_bytes);
     items.push_back(std::move(e));
   }
-  sort_evidence(items);
   const double capacity = static_cast<double>(check.capacity_bytes);
   const double target = (1 - ctx.limits.memory_min_headroom) * capacity;
   Candidate c;
-  c.finding.id = "memory-headroom";
-  c.finding.title = check.fits ? "Memory is nearly full: little room left"
-                               : "Out of memory: the step does not fit";
-  c.finding.what = absl::StrCat(
+  FindingText text;
+  text.id = "memory-headroom";
+  text.title = check.fits ? "Memory is nearly full: little room left"
+                          : "Out of memory: the step does not fit";
+  text.what = absl::StrCat(
       "The peak of ", format_bytes(whole), " (at ", ctx.memory.peak_at, ") is ",
       format_percent(capacity > 0 ? whole / capacity : 0), " of ", check.device, "'s ",
       format_bytes(capacity), " HBM",
@@ -99,18 +99,17 @@ void memory_headroom(const Context& ctx, std::vector<Candidate>& out) {
         "jax.checkpoint the largest temporaries listed below, and donate (donate_argnums) "
         "every input the step replaces");
   }
-  c.finding.fix = absl::StrCat(absl::StrJoin(fixes, "; "), ".");
-  c.finding.bytes_at_stake = std::max(0.0, whole - target);
-  c.finding.op_count = static_cast<int64_t>(ctx.memory.peak_buffer_count);
+  text.fix = absl::StrCat(absl::StrJoin(fixes, "; "), ".");
+  const double to_free = std::max(0.0, whole - target);
   c.blocks_step = !check.fits;
   c.untimed = true;
-  c.arithmetic =
+  text.arithmetic =
       absl::StrCat("no step time; bytes to free for ",
                    format_percent(ctx.limits.memory_min_headroom), " headroom: peak ",
                    format_bytes(whole), " - ", format_percent(1 - ctx.limits.memory_min_headroom),
-                   " x ", format_bytes(capacity), " = ", format_bytes(c.finding.bytes_at_stake));
-  c.finding.evidence = std::move(items);
-  out.push_back(std::move(c));
+                   " x ", format_bytes(capacity), " = ", format_bytes(to_free));
+  add_candidate(std::move(c), std::move(text), std::move(items), to_free, out,
+                static_cast<int64_t>(ctx.memory.peak_buffer_count));
 }
 
 void padding_waste(const Context& ctx, std::vector<Candidate>& out) {
@@ -155,7 +154,6 @@ void padding_waste(const Context& ctx, std::vector<Candidate>& out) {
     total = 0;
     traffic = 0;
   }
-  sort_evidence(items);
   const std::string traffic_sum = timed ? sum_text(items, total) : "";
   const double peak = static_cast<double>(memory_peak_bytes(ctx.memory));
   const double peak_waste = static_cast<double>(ctx.memory.peak_padding_waste_bytes);
@@ -180,9 +178,9 @@ void padding_waste(const Context& ctx, std::vector<Candidate>& out) {
       items.push_back(std::move(e));
     }
   }
-  sort_evidence(items);
-  c.finding.id = "padding-waste";
-  c.finding.title = "Tensors are mostly padding";
+  FindingText text;
+  text.id = "padding-waste";
+  text.title = "Tensors are mostly padding";
   std::vector<std::string> parts;
   if (timed) {
     parts.push_back(absl::StrCat(c.claims.size(), " memory-bound op",
@@ -195,24 +193,22 @@ void padding_waste(const Context& ctx, std::vector<Candidate>& out) {
                                  " memory peak (", format_percent(peak_waste / peak),
                                  ") is tile padding"));
   }
-  c.finding.what = absl::StrCat(absl::StrJoin(parts, "; "),
-                                ". Dimensions that do not fill the layout's tiles are padded "
-                                "to whole tiles.");
-  c.finding.fix =
+  text.what = absl::StrCat(absl::StrJoin(parts, "; "),
+                           ". Dimensions that do not fill the layout's tiles are padded "
+                           "to whole tiles.");
+  text.fix =
       "Choose shapes that fill the tiles: on TPU make the minor dimension a multiple of 128 and "
       "the second-minor a multiple of 8 (f32) or 16 (bf16): pad the vocabulary to a multiple "
       "of 128, use head_dim 128, a per-device batch that is a multiple of 8; move small "
       "dimensions (heads, a batch of 1) out of the two minor positions by reordering the "
       "einsum or a reshape.";
-  c.finding.bytes_at_stake = std::max(traffic, at_peak ? peak_waste : 0.0);
-  c.finding.op_count = static_cast<int64_t>(items.size());
   c.untimed = !timed;
-  c.arithmetic =
+  text.arithmetic =
       timed ? absl::StrCat("per op, min(its time, HBM bytes / ", format_byte_rate(bw),
                            ") x the padding share of its bytes, x executions: ", traffic_sum)
             : "no step time: padding at the memory peak only";
-  c.finding.evidence = std::move(items);
-  out.push_back(std::move(c));
+  add_candidate(std::move(c), std::move(text), std::move(items),
+                std::max(traffic, at_peak ? peak_waste : 0.0), out);
 }
 
 }  // namespace hloroof::advise_internal

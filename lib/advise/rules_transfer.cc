@@ -141,26 +141,23 @@ void replicated_weight_gather(const Context& ctx, std::vector<Candidate>& out) {
     gathered += full * r.multiplier;
   }
   if (items.empty() || total < ctx.min_time_s()) return;
-  sort_evidence(items);
-  c.finding.id = "replicated-weight-gather";
-  c.finding.title = "Whole weights are all-gathered before the matmul, and the step waits";
-  c.finding.what = absl::StrCat(
+  FindingText text;
+  text.id = "replicated-weight-gather";
+  text.title = "Whole weights are all-gathered before the matmul, and the step waits";
+  text.what = absl::StrCat(
       items.size(), " all-gather", items.size() == 1 ? "" : "s",
       " rebuild full weights from their shards (", format_bytes(gathered),
       " per step) right before a dot or convolution; the step waits ", format_seconds(total),
       " for them. This is the \"giant AllGather\": XLA chose to replicate the weight instead of "
       "keeping the matmul sharded.");
-  c.finding.fix =
+  text.fix =
       "Keep the weight sharded through the matmul (tensor parallelism): give the weight a "
       "NamedSharding over the model axis and pin the activations with "
       "jax.lax.with_sharding_constraint so that XLA moves activations, not weights. If FSDP is "
       "intended, let the gather of the next layer overlap this one's compute: scan over layers "
       "(jax.lax.scan) and keep collectives async.";
-  c.finding.bytes_at_stake = gathered;
-  c.finding.op_count = static_cast<int64_t>(items.size());
-  c.arithmetic = absl::StrCat("exposed all-gather time: ", sum_text(items, total));
-  c.finding.evidence = std::move(items);
-  out.push_back(std::move(c));
+  text.arithmetic = absl::StrCat("exposed all-gather time: ", sum_text(items, total));
+  add_candidate(std::move(c), std::move(text), std::move(items), gathered, out);
 }
 
 void exposed_collectives(const Context& ctx, std::vector<Candidate>& out) {
@@ -210,47 +207,43 @@ void exposed_collectives(const Context& ctx, std::vector<Candidate>& out) {
     }
   }
   if (!plain_items.empty() && plain_total >= ctx.min_time_s()) {
-    sort_evidence(plain_items);
-    plain.finding.id = "exposed-collective";
-    plain.finding.title = "The step waits for collectives";
-    plain.finding.what = absl::StrCat(
-        plain_items.size(), " collective", plain_items.size() == 1 ? "" : "s",
-        " are not hidden behind other work: the step waits ", format_seconds(plain_total),
-        " for them (", format_percent(plain_total / ctx.step_s()), " of the step).");
-    plain.finding.fix =
+    FindingText text;
+    text.id = "exposed-collective";
+    text.title = "The step waits for collectives";
+    text.what = absl::StrCat(plain_items.size(), " collective", plain_items.size() == 1 ? "" : "s",
+                             " are not hidden behind other work: the step waits ",
+                             format_seconds(plain_total), " for them (",
+                             format_percent(plain_total / ctx.step_s()), " of the step).");
+    text.fix =
         "Overlap them with work or make them smaller. XLA overlaps only async collectives with "
         "work that does not depend on them: on GPU turn on the latency-hiding scheduler "
         "(XLA_FLAGS=--xla_gpu_enable_latency_hiding_scheduler=true); on TPU it is on, so give it "
         "independent work (microbatches, a scan over layers). Send fewer bytes: reduce "
         "gradients in bf16, or reshard with jax.lax.with_sharding_constraint so that less "
         "crosses the network.";
-    plain.finding.op_count = static_cast<int64_t>(plain_items.size());
-    plain.arithmetic =
+    text.arithmetic =
         absl::StrCat("exposed time x executions: ", sum_text(plain_items, plain_total));
-    plain.finding.evidence = std::move(plain_items);
-    out.push_back(std::move(plain));
+    add_candidate(std::move(plain), std::move(text), std::move(plain_items), 0, out);
   }
   if (!loop_items.empty() && loop_total >= ctx.min_time_s()) {
-    sort_evidence(loop_items);
-    loop.finding.id = "serial-loop-collective";
-    loop.finding.title = "A loop waits for its collectives although it has other work";
-    loop.finding.what =
+    FindingText text;
+    text.id = "serial-loop-collective";
+    text.title = "A loop waits for its collectives although it has other work";
+    text.what =
         absl::StrCat(loop_items.size(), " collective", loop_items.size() == 1 ? "" : "s",
                      " inside while loops stall every iteration (", format_seconds(loop_exposed),
                      " per step in all) while work that does not depend on them could run; up to ",
                      format_seconds(loop_total), " could be hidden.");
-    loop.finding.fix =
+    text.fix =
         "Let each iteration's collective run under independent work: unroll the loop "
         "(jax.lax.scan(..., unroll=2)) so the next iteration's collective can start early; "
         "on TPU enable async collective fusion and collective matmul "
         "(LIBTPU_INIT_ARGS=--xla_tpu_enable_async_collective_fusion=true); on GPU "
         "XLA_FLAGS=--xla_gpu_enable_latency_hiding_scheduler=true. For FSDP over layers, "
         "prefetch the next layer's weights.";
-    loop.finding.op_count = static_cast<int64_t>(loop_items.size());
-    loop.arithmetic = absl::StrCat("min(exposed, independent work) per iteration x trips: ",
+    text.arithmetic = absl::StrCat("min(exposed, independent work) per iteration x trips: ",
                                    sum_text(loop_items, loop_total));
-    loop.finding.evidence = std::move(loop_items);
-    out.push_back(std::move(loop));
+    add_candidate(std::move(loop), std::move(text), std::move(loop_items), 0, out);
   }
 }
 
@@ -300,24 +293,21 @@ void host_transfer(const Context& ctx, std::vector<Candidate>& out) {
     bytes += moved * r.multiplier;
   }
   if (items.empty() || total < ctx.min_time_s()) return;
-  sort_evidence(items);
-  c.finding.id = "host-transfer";
-  c.finding.title = "The step waits for host transfers";
-  c.finding.what = absl::StrCat(items.size(), " transfer", items.size() == 1 ? "" : "s",
-                                " between host and device memory (", format_bytes(bytes),
-                                " per step) are on the critical path: the step waits ",
-                                format_seconds(total), ".");
-  c.finding.fix =
+  FindingText text;
+  text.id = "host-transfer";
+  text.title = "The step waits for host transfers";
+  text.what = absl::StrCat(items.size(), " transfer", items.size() == 1 ? "" : "s",
+                           " between host and device memory (", format_bytes(bytes),
+                           " per step) are on the critical path: the step waits ",
+                           format_seconds(total), ".");
+  text.fix =
       "Start host copies earlier or offload less: with activation offload, choose a remat "
       "policy that offloads only what compute can hide "
       "(jax.checkpoint(policy=jax.checkpoint_policies.save_and_offload_only_these_names(...))); "
       "keep optimizer state offloaded with memory_kind='pinned_host' out of the inner loop; keep "
       "in device memory what fits (see memory-headroom); feed input with a prefetching loader.";
-  c.finding.bytes_at_stake = bytes;
-  c.finding.op_count = static_cast<int64_t>(items.size());
-  c.arithmetic = absl::StrCat("waits on host transfers: ", sum_text(items, total));
-  c.finding.evidence = std::move(items);
-  out.push_back(std::move(c));
+  text.arithmetic = absl::StrCat("waits on host transfers: ", sum_text(items, total));
+  add_candidate(std::move(c), std::move(text), std::move(items), bytes, out);
 }
 
 }  // namespace hloroof::advise_internal

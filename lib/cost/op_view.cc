@@ -1,4 +1,5 @@
-// The operation an instruction performs, seen through async sugar (hlo-text-syntax.md 5.20).
+// The operation an instruction performs, seen through async sugar (docs/hlo-text.md, "Attributes":
+// async wrappers).
 #include "cost/cost_internal.h"
 
 namespace hloroof::cost {

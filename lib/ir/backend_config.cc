@@ -1,6 +1,9 @@
 #include "hloroof/backend_config.h"
 
+#include <array>
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "ir/strings.h"
@@ -29,7 +32,67 @@ std::optional<json> find(std::string_view text, std::string_view pointer) {
   }
 }
 
+// One ReificationCost message, or nullopt when it gives no usable exec_time_us. Microseconds
+// may be JSON numbers or strings.
+std::optional<KernelTimeEstimate> estimate_from(const json& cost, std::string_view key) {
+  if (!cost.is_object()) return std::nullopt;
+  auto micros = [&cost](const char* field) -> double {
+    auto it = cost.find(field);
+    if (it == cost.end()) return 0;
+    double v = 0;
+    if (it->is_number()) {
+      v = it->get<double>();
+    } else if (!it->is_string() ||
+               !absl::SimpleAtod(absl_view(it->get_ref<const std::string&>()), &v)) {
+      return 0;
+    }
+    return std::isfinite(v) && v > 0 ? v * 1e-6 : 0;
+  };
+  KernelTimeEstimate e;
+  e.exec_time_s = micros("exec_time_us");
+  if (e.exec_time_s <= 0) return std::nullopt;
+  e.compute_time_s = micros("compute_time_us");
+  e.memory_access_time_s = micros("memory_access_time_us");
+  if (auto it = cost.find("name"); it != cost.end() && it->is_string()) {
+    e.model = it->get<std::string>();
+  }
+  e.key = std::string(key);
+  return e;
+}
+
 }  // namespace
+
+std::optional<KernelTimeEstimate> BackendConfig::kernel_time_estimate() const {
+  const json doc = parse(text_);
+  if (!doc.is_object()) return std::nullopt;
+  // Where XLA's backend_configs.proto has a ReificationCost field: GpuBackendConfig (repeated,
+  // newer versions), FusionBackendConfig (one), GemmBackendConfig and CollectiveBackendConfig
+  // (repeated).
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kPlaces = {{
+      {"", "reification_cost"},
+      {"fusion_backend_config", "fusion_backend_config.reification_cost"},
+      {"gemm_backend_config", "gemm_backend_config.reification_cost"},
+      {"collective_backend_config", "collective_backend_config.reification_cost"},
+  }};
+  for (const auto& [parent, key] : kPlaces) {
+    const json* holder = &doc;
+    if (!parent.empty()) {
+      auto it = doc.find(std::string(parent));
+      if (it == doc.end() || !it->is_object()) continue;
+      holder = &*it;
+    }
+    auto it = holder->find("reification_cost");
+    if (it == holder->end()) continue;
+    if (it->is_array()) {
+      for (const json& cost : *it) {
+        if (std::optional<KernelTimeEstimate> e = estimate_from(cost, key)) return e;
+      }
+    } else if (std::optional<KernelTimeEstimate> e = estimate_from(*it, key)) {
+      return e;
+    }
+  }
+  return std::nullopt;
+}
 
 bool BackendConfig::is_json() const { return !parse(text_).is_discarded(); }
 

@@ -15,6 +15,7 @@ ModuleAttributes& Module::mutable_attributes() { return state_->attributes; }
 const StackFrameTables& Module::stack_frames() const { return state_->stack_frames; }
 absl::Span<Computation* const> Module::computations() const { return state_->computations; }
 Computation* Module::entry() const { return state_->entry; }
+bool Module::entry_marked() const { return state_->entry_marked; }
 std::string_view Module::source() const { return state_->source; }
 
 Computation* Module::find_computation(std::string_view name) const {

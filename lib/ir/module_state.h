@@ -36,6 +36,7 @@ struct ModuleState {
   std::vector<Computation*> computations;  // printed order
   detail::StringViewMap<Computation*> computations_by_name;
   Computation* entry = nullptr;
+  bool entry_marked = true;  // false: no computation was marked ENTRY (the last one is taken)
 };
 
 // Build and edit operations that keep both directions of every edge in step: operands and

@@ -270,7 +270,8 @@ absl::StatusOr<ArraySize> array_size(const Shape& array) {
   const Layout* layout = array.layout ? &*array.layout : nullptr;
   size.memory_space = layout ? layout->memory_space : 0;
   if (layout == nullptr || layout->tiles.empty()) {
-    // Untiled: dense; L(n) and split configs do not apply (hlo-text-syntax.md 4.2 step 0).
+    // Untiled: dense; L(n) and split configs do not apply (docs/hlo-text.md, "Layouts and
+    // tiles").
     size.padded_elements = size.first_tile_padded_elements = size.elements;
   } else {
     absl::InlinedVector<int64_t, 6> dims = physical_dims(array);

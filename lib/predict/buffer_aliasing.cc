@@ -31,7 +31,7 @@ ShapeIndex parse_index(const std::string& text) {
   return index;
 }
 
-// `output_to_operand_aliasing={{0}: (1, {}), {1}: (0, {0})}` (hlo-text-syntax.md 5.11).
+// `output_to_operand_aliasing={{0}: (1, {}), {1}: (0, {0})}` (docs/hlo-text.md, "Attributes").
 std::vector<InPlacePair> declared_aliasing(const Instruction& instruction) {
   std::vector<InPlacePair> pairs;
   const Attribute* attribute = instruction.attribute(AttrId::kOutputToOperandAliasing);

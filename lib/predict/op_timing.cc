@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "hloroof/backend_config.h"
 #include "hloroof/collective.h"
 #include "hloroof/roofline.h"
 #include "predict/expected_time.h"
@@ -113,10 +114,40 @@ void set_roofline(InstructionTiming& t, const RooflineEstimate& e) {
   t.model = "roofline";
 }
 
+// A GPU kernel that carries XLA's estimate of its own run time (docs/prediction-model.md,
+// "Kernel estimates"): that estimate is its expected time, never below its roofline. False
+// when the op carries none, or the target is not a GPU.
+bool set_kernel_estimate(InstructionTiming& t, const Instruction& i, Target& target) {
+  if (target.device.kind != DeviceKind::kGpu) return false;
+  const std::optional<KernelTimeEstimate> k = i.backend_config().kernel_time_estimate();
+  if (!k) return false;
+  target.assume(
+      "kernels with a run-time estimate in their backend_config (reification_cost) are "
+      "expected to take it: XLA's own cost model, for the GPU the module was compiled for");
+  t.model = absl::StrCat("kernel's own estimate (XLA cost model",
+                         k->model.empty() ? "" : absl::StrCat(" ", k->model), ")");
+  std::string parts;
+  if (k->compute_time_s > 0 || k->memory_access_time_s > 0) {
+    parts = absl::StrFormat(" (compute %.4g s, memory %.4g s)", k->compute_time_s,
+                            k->memory_access_time_s);
+  }
+  absl::StrAppend(&t.explanation, "\n",
+                  absl::StrFormat("expected = the kernel's own estimate in its backend_config "
+                                  "(%s, exec_time_us): %.4g s%s",
+                                  k->key, k->exec_time_s, parts));
+  if (k->exec_time_s > t.time_s) {
+    t.time_s = k->exec_time_s;
+  } else {
+    absl::StrAppend(&t.explanation, "; below the roofline, which is kept");
+  }
+  return true;
+}
+
 // The op's expected time in place of its roofline time (unless this is the roofline walk).
 void set_expected(InstructionTiming& t, const Instruction& i, const OpWork& work,
                   const RooflineEstimate& e, bool include_overhead, Target& target) {
   if (target.roofline_walk) return;
+  if (set_kernel_estimate(t, i, target)) return;
   std::vector<std::string> notes;
   const std::vector<GemmCall> gemms =
       work.matrix_flops > 0 ? gemms_of(i, target.device) : std::vector<GemmCall>();

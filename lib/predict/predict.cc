@@ -144,15 +144,21 @@ AsyncPrediction async_record(const InstructionTiming& start, const InstructionTi
           start.exposed_s};
 }
 
-// The matrix peak MFU is measured against: that of the class with the most matrix FLOPs
-// (the class they ran on: tf32 for f32 dots on tensor cores), bf16 when there are none (or
-// the device lists no peak for the class).
+// The peak the FLOP rate is measured against: that of the class with the most matrix FLOPs
+// (the class they ran on: tf32 for f32 dots on tensor cores; bf16 when the device lists no
+// peak for the class); the vector rate when no FLOP ran on matrix units (an FFT or an f64
+// elementwise step is not measured against a bf16 matrix peak).
 void set_peak(const DeviceSpec& device, const std::map<std::string, double>& matrix_by_class,
               Prediction& p) {
   std::string dominant = "bf16";
   double most = 0;
   for (const auto& [cls, flops] : matrix_by_class) {
     if (flops > most) dominant = cls, most = flops;
+  }
+  if (most <= 0 && p.flops > 0 && device.vector_flops_per_s > 0) {
+    p.peak_flop_rate = device.vector_flops_per_s;
+    p.peak_flop_rate_type = "vector";
+    return;
   }
   if (auto listed = device.matrix_flops_per_s.find(dominant);
       listed != device.matrix_flops_per_s.end()) {
@@ -304,6 +310,16 @@ std::string_view bound_by_name(BoundBy bound) {
       return "overhead";
   }
   return "?";
+}
+
+std::string_view op_bound_name(const OpPrediction& op) {
+  if (op.bound == BoundBy::kCollective || op.collective) return "collective";
+  return bound_by_name(op.bound);
+}
+
+std::string_view resource_name(const OpPrediction& op) {
+  if (op.bound == BoundBy::kCollective || op.collective) return "network";
+  return bound_name(op.resource);
 }
 
 absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,

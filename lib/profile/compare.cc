@@ -98,7 +98,7 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
     j.name = m.name;
     j.opcode = op.opcode;
     j.category = op.category;
-    j.bound = std::string(bound_by_name(op.bound));
+    j.bound = std::string(op_bound_name(op));
     j.measured_s = m.time_s;
     j.expected_s = profile_internal::expected_execution_s(op) * op.multiplier;
     j.roofline_s = profile_internal::roofline_execution_s(op) * op.multiplier;

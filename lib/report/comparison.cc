@@ -13,7 +13,6 @@ namespace hloroof {
 namespace {
 
 using Align = TextTable::Align;
-using report_internal::bound_label;
 
 std::string label(const Prediction& p) {
   return p.topology.empty() ? p.device : absl::StrCat(p.device, ":", p.topology);
@@ -38,7 +37,7 @@ std::string top_ops_table(const Prediction& p, const Prediction& first, size_t t
     std::vector<std::string> cells = {
         absl::StrCat(k + 1), op.name,
         p.step_time_s > 0 ? format_percent(time / p.step_time_s) : "-", format_seconds(time),
-        bound_label(op)};
+        std::string(op_bound_name(op))};
     if (!is_first) {
       // The same HLO runs on every device, so an op is found by its name.
       auto it = first_time.find(op.name);

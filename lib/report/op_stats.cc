@@ -11,7 +11,6 @@
 namespace hloroof {
 namespace {
 
-using report_internal::bound_label;
 using report_internal::off_roofline;
 using report_internal::run_time;
 
@@ -96,7 +95,7 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
     r.flops += op.flops * op.multiplier;
     r.hbm_bytes += op.hbm_bytes * op.multiplier;
     g.time_by_category[op.category] += run_time(op);
-    g.time_by_bound[bound_label(op)] += run_time(op);
+    g.time_by_bound[std::string(op_bound_name(op))] += run_time(op);
     if (!off_roofline(op) && op.total_time_s > 0) {
       double ideal = 0;
       if (peak > 0) ideal = std::max(ideal, op.matrix_flops / peak);

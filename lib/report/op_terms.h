@@ -1,5 +1,5 @@
-// How every report names what bounds an op and how long its work runs, so that the text report,
-// the trace and the comparison agree.
+// How every report tells how long an op's work runs and which ops it keeps, so that the text
+// report, the trace and the comparison agree (what bounds an op: op_bound_name, resource_name).
 #ifndef HLOROOF_LIB_REPORT_OP_TERMS_H_
 #define HLOROOF_LIB_REPORT_OP_TERMS_H_
 
@@ -11,21 +11,6 @@
 #include "re2/re2.h"
 
 namespace hloroof::report_internal {
-
-// What bounds an op, in the one vocabulary of text, JSON and trace (bound_by_name): "compute",
-// "memory", "collective" or "overhead". The roofline term behind it ("matrix", "HBM", ...) is
-// the op's `resource` (resource_label).
-inline std::string bound_label(const OpPrediction& op) {
-  if (op.bound == BoundBy::kCollective || op.collective) return "collective";
-  return std::string(bound_by_name(op.bound));
-}
-
-// The roofline term that bounds an op: "matrix", "vector", "HBM", "on-chip memory", ... or
-// "network" for collectives.
-inline std::string resource_label(const OpPrediction& op) {
-  if (op.bound == BoundBy::kCollective || op.collective) return "network";
-  return std::string(bound_name(op.resource));
-}
 
 inline bool is_async_start(const OpPrediction& op) {
   return op.async && op.async->start == op.name;

@@ -19,8 +19,8 @@ constexpr double kRoundingSeconds = 1e-12;
 Args op_args(const OpPrediction& op) {
   Args args = {{"opcode", op.opcode},
                {"category", op.category},
-               {"bound", report_internal::bound_label(op)},
-               {"resource", report_internal::resource_label(op)},
+               {"bound", std::string(op_bound_name(op))},
+               {"resource", std::string(resource_name(op))},
                {"occurrences", op.multiplier},
                {"roofline_time_s", op.roofline_time_s},
                {"efficiency", op.efficiency},

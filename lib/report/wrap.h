@@ -10,14 +10,17 @@ namespace hloroof::report_internal {
 
 inline constexpr size_t kTerminalWidth = 100;
 
-// Word-wraps `text` to kTerminalWidth columns; lines after the first start with `indent`.
+// Word-wraps `text` to kTerminalWidth columns; lines after the first start with `indent`. A
+// word longer than a line (a generated module name) is cut at the right edge.
 inline std::string wrap(std::string_view text, std::string_view first, std::string_view indent) {
   std::string out(first), word;
   size_t column = first.size();
   bool line_empty = true;
   auto flush = [&] {
     if (word.empty()) return;
-    if (!line_empty && column + 1 + word.size() > kTerminalWidth) {
+    // A word no line can hold starts where it is and is cut; others move to a new line.
+    const bool too_long = indent.size() + word.size() > kTerminalWidth;
+    if (!line_empty && !too_long && column + 1 + word.size() > kTerminalWidth) {
       out += '\n';
       out += indent;
       column = indent.size();
@@ -25,8 +28,17 @@ inline std::string wrap(std::string_view text, std::string_view first, std::stri
       out += ' ';
       ++column;
     }
-    out += word;
-    column += word.size();
+    std::string_view rest = word;
+    while (column + rest.size() > kTerminalWidth && column < kTerminalWidth) {
+      const size_t room = kTerminalWidth - column;
+      out.append(rest.substr(0, room));
+      rest.remove_prefix(room);
+      out += '\n';
+      out += indent;
+      column = indent.size();
+    }
+    out += rest;
+    column += rest.size();
     line_empty = false;
     word.clear();
   };

@@ -1,4 +1,4 @@
-// Attribute values (hlo-text-syntax.md section 5), by AttrKind.
+// Attribute values (docs/hlo-text.md, "Attributes"), by AttrKind.
 #include <algorithm>
 #include <charconv>
 

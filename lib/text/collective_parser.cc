@@ -1,4 +1,4 @@
-// Replica groups, iota device lists and device meshes (hlo-text-syntax.md 5.12).
+// Replica groups, iota device lists and device meshes (docs/hlo-text.md, "Attributes").
 #include <algorithm>
 #include <numeric>
 

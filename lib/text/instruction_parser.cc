@@ -1,4 +1,4 @@
-// Instructions and operands (hlo-text-syntax.md 2.5 - 2.7).
+// Instructions and operands (docs/hlo-text.md, "Instructions and operands").
 #include <algorithm>
 #include <array>
 

@@ -1,4 +1,4 @@
-// The HLO text lexer (hlo-text-syntax.md section 1): one token at a time, no copies.
+// The HLO text lexer (docs/hlo-text.md, "Lexical structure"): one token at a time, no copies.
 #ifndef HLOROOF_TEXT_LEXER_H_
 #define HLOROOF_TEXT_LEXER_H_
 
@@ -21,7 +21,8 @@ class Lexer {
   // The next token; kEof at the end, kError (see error()) on text that is not a token.
   Token next();
 
-  // A raw balanced-brace blob (hlo-text-syntax.md 1.8). Call right after next() returned the
+  // A raw balanced-brace blob (docs/hlo-text.md, "Lexical structure"). Call right after next()
+  // returned the
   // `{` token `open`: consumes up to the matching `}` and returns a kString-like token whose
   // text is the whole blob, braces included; kError if the braces never balance.
   Token balanced_braces(const Token& open);

@@ -1,5 +1,5 @@
-// Constant literals, checked against their shape (hlo-text-syntax.md 5.13). The literal is kept
-// as written; parsing it only validates nesting, element counts and value ranges.
+// Constant literals, checked against their shape (docs/hlo-text.md, "Attributes"). The literal is
+// kept as written; parsing it only validates nesting, element counts and value ranges.
 #include <charconv>
 #include <cmath>
 #include <cstdlib>

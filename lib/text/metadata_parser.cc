@@ -1,4 +1,5 @@
-// Op metadata (hlo-text-syntax.md 5.24) and the module's stack-frame tables (2.3).
+// Op metadata (docs/hlo-text.md, "Attributes") and the module's stack-frame tables ("Stack-frame
+// tables").
 #include <array>
 #include <charconv>
 #include <cstring>

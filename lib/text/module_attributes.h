@@ -1,4 +1,5 @@
-// Module header attributes (hlo-text-syntax.md 2.2), in the order the printer writes them.
+// Module header attributes (docs/hlo-text.md, "Module header"), in the order the printer writes
+// them.
 #ifndef HLOROOF_TEXT_MODULE_ATTRIBUTES_H_
 #define HLOROOF_TEXT_MODULE_ATTRIBUTES_H_
 

@@ -1,5 +1,5 @@
-// Modules: header, computations and the entry (hlo-text-syntax.md 2.1 - 2.4), and the public
-// parse_module entry points.
+// Modules: header, computations and the entry (docs/hlo-text.md, "Module header" to "Computations
+// and the entry"), and the public parse_module entry points.
 #include "text/module_parser.h"
 
 #include <algorithm>
@@ -363,6 +363,7 @@ bool ModuleParser::finish_module() {
   for (Computation* c : state_->computations) {
     if (c->is_entry()) entry = c;
   }
+  state_->entry_marked = entry != nullptr;
   if (entry == nullptr) {
     entry = state_->computations.back();
     IrAccess::set_entry(entry, true);

@@ -1,5 +1,6 @@
-// The module parser: hlo-text-syntax.md section 2 (module, computations, instructions, operands)
-// on top of the Parser core, with one file per area of the language:
+// The module parser: docs/hlo-text.md, "Module header" to "Instructions and operands" (module,
+// computations, instructions, operands) on top of the Parser core, with one file per area of the
+// language:
 //   module_parser.cc        header, stack-frame tables, computations, entry
 //   instruction_parser.cc   instructions, opcodes, operands, compact GTE, nested instructions
 //   attribute_parser.cc     attribute values (section 5) other than the ones below

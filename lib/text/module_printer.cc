@@ -1,4 +1,4 @@
-// The canonical printer: the current dump profile (hlo-text-syntax.md section 0) with `%`
+// The canonical printer: the current dump profile (docs/hlo-text.md, "Printer profiles") with `%`
 // names, computation signatures, `/*index=N*/` comments and explicit get-tuple-element lines.
 #include <cmath>
 #include <cstdlib>

@@ -86,7 +86,7 @@ class Parser {
   // How the current token reads in a message: `'foo'`, or "end of input".
   std::string describe_current() const;
 
-  // ---- Shapes and layouts (shape_parser.cc), hlo-text-syntax.md sections 3 and 4.1.
+  // ---- Shapes and layouts (shape_parser.cc), docs/hlo-text.md, "Shapes" and "Layouts and tiles".
   // shape ::= array_shape | tuple_shape | buffer_shape
   [[nodiscard]] bool parse_shape(Shape* out);
   // True when the current token can start a shape.

@@ -1,4 +1,4 @@
-// Shapes and layouts: hlo-text-syntax.md sections 3 and 4.1.
+// Shapes and layouts: docs/hlo-text.md, "Shapes" and "Layouts and tiles".
 #include <algorithm>
 #include <array>
 

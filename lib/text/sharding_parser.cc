@@ -1,4 +1,4 @@
-// Shardings (hlo-text-syntax.md 5.22): classic, tuple and named (mesh) forms.
+// Shardings (docs/hlo-text.md, "Attributes"): classic, tuple and named (mesh) forms.
 #include <algorithm>
 
 #include "absl/strings/str_join.h"

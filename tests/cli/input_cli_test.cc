@@ -99,6 +99,10 @@ TEST_CASE("no ENTRY computation: every command warns, parse --json says entry_ma
   REQUIRE(parse.exit_code == 0);
   CHECK(json_of(parse.out)["entry_marked"] == false);
   CHECK(json_of(run_cli("parse - --json", kFused).out)["entry_marked"] == true);
+  // What the parser saw, not the text's look: a commented-out ENTRY line marks nothing.
+  const std::string commented = std::string("HloModule cut\n/*\nENTRY main {\n*/\n") +
+                                (std::string(kNoEntry).substr(std::string(kNoEntry).find('\n')));
+  CHECK(json_of(run_cli("parse - --json", commented).out)["entry_marked"] == false);
 
   auto predict = run_cli("predict - --json", kNoEntry);
   REQUIRE(predict.exit_code == 0);

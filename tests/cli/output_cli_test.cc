@@ -72,6 +72,29 @@ TEST_CASE("parse and shape fit 100 columns") {
   check_width("shape 'bf16[4,512,512,64]{3,0,2,1:T(4,128)(2,1)}'");
 }
 
+TEST_CASE("a generated module name longer than a line is cut at the edge, not overflowing") {
+  // TensorFlow names XLA clusters like this one: 111 characters without a space.
+  const std::string name =
+      "cluster_0__XlaCompiledKernel_true__XlaHasReferenceVars_false__XlaNumConstantArgs_1__"
+      "XlaNumResourceArgs_0_.566";
+  const std::string module = "HloModule " + name +
+                             "\nENTRY e {\n  a = f32[1024]{0} parameter(0)\n"
+                             "  ROOT n = f32[1024]{0} negate(a)\n}\n";
+  for (const char* command :
+       {"cost -", "cost - --all", "memory - --device h100", "predict - --device h100",
+        "advise - --device h100", "compare - --devices h100,b200"}) {
+    check_width(command, module);
+  }
+  // The name is all there, over two lines.
+  auto cost = run_cli("cost -", module);
+  std::string joined;
+  std::istringstream lines(cost.out);
+  for (std::string line; std::getline(lines, line) && !line.empty();) {
+    joined += line.substr(line.rfind("  ", 0) == 0 ? 2 : 0);
+  }
+  CHECK_THAT(joined, Catch::Contains("module " + name + ": 2 instructions"));
+}
+
 TEST_CASE("the README's sample output is what predict prints") {
   std::ifstream readme(source("README.md"));
   std::stringstream text;

@@ -2,12 +2,13 @@
 // `hloroof compare`, on the bundled examples.
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -124,6 +125,46 @@ TEST_CASE("predict writes the trace and the roofline plot") {
   if (std::system("command -v rsvg-convert >/dev/null 2>&1") == 0) {
     TempFile png("roofline.png");
     CHECK(std::system(("rsvg-convert -o " + png.path + " " + plot.path).c_str()) == 0);
+  }
+}
+
+TEST_CASE("an op's bound and resource are the same words in text, JSON and trace") {
+  TempFile trace("vocabulary.json");
+  auto text = run_cli("predict " + kTrainStep + " --top 0 --trace " + trace.path);
+  REQUIRE(text.exit_code == 0);
+  auto json = nlohmann::json::parse(run_cli("predict " + kTrainStep + " --json").out);
+  std::map<std::string, std::pair<std::string, std::string>> by_name;
+  const std::set<std::string> bounds = {"compute", "memory", "collective", "overhead"};
+  for (const auto& op : json["ops"]) {
+    CHECK(bounds.count(op["bound"].get<std::string>()) == 1);
+    by_name[op["name"]] = {op["bound"], op["resource"]};
+  }
+  size_t compared = 0;
+  std::set<std::string> collective_resources;
+  const nlohmann::json events = nlohmann::json::parse(trace.read())["traceEvents"];
+  for (const auto& e : events) {
+    if (e["ph"] != "X" || !e.contains("args") || !e["args"].contains("bound")) continue;
+    auto it = by_name.find(e["name"]);
+    REQUIRE(it != by_name.end());
+    CHECK(e["args"]["bound"] == it->second.first);
+    CHECK(e["args"]["resource"] == it->second.second);
+    if (it->second.first == "collective") collective_resources.insert(it->second.second);
+    ++compared;
+  }
+  CHECK(compared > 50);
+  CHECK(collective_resources == std::set<std::string>{"network"});
+  // The text op table names each op's bound with the same words: every op row of the full
+  // table (--top 0) carries its JSON bound.
+  for (const auto& [name, words] : by_name) {
+    bool found = false;
+    for (const std::string& line : lines_of(text.out)) {
+      if (line.find(" " + name + " ") != std::string::npos &&
+          line.find(words.first) != std::string::npos) {
+        found = true;
+      }
+    }
+    INFO(name << " bound " << words.first);
+    CHECK(found);
   }
 }
 

@@ -1,4 +1,5 @@
-// Logical and padded sizes (docs/sources.md, "TPU tiling and padding", hlo-text-syntax.md 4.2).
+// Logical and padded sizes (docs/sources.md, "TPU tiling and padding"; docs/hlo-text.md,
+// "Layouts and tiles").
 #include <catch2/catch.hpp>
 
 #include "hloroof/shape_size.h"
@@ -71,7 +72,7 @@ TEST_CASE("P6: element (2,3) of f32[3,5] under T(2,2) sits at linear index 17") 
 }
 
 TEST_CASE("bf16 (8,128)(2,1) packs row pairs into words") {
-  // hlo-text-syntax.md 4.2 worked example 2: in-tile offset ((i/2)*128 + j)*2 + i%2.
+  // In-tile offset of the (2,1) level ((i/2)*128 + j)*2 + i%2.
   absl::StatusOr<Shape> shape = parse_shape("bf16[3,5]{1,0:T(8,128)(2,1)}");
   REQUIRE(shape.ok());
   CHECK(*physical_element_index(*shape, {1, 0}) == 1);
@@ -94,7 +95,7 @@ TEST_CASE("rank-1 arrays under one and three tile levels") {
   CHECK(f.padded_bytes == 4096);
   CHECK(f.logical_bytes == 4000);
   // bf16[1000] under T(1024)(128)(2,1): [1,1024] -> (128) [1,8,128] -> (2,1) [1,4,128,2,1]
-  // = 1024 elements x 2 B = 2048 B (hlo-text-syntax.md 4.2 worked example 6).
+  // = 1024 elements x 2 B = 2048 B.
   ArraySize b = size_of("bf16[1000]{0:T(1024)(128)(2,1)}");
   CHECK(b.padded_bytes == 2048);
   CHECK(b.first_tile_padded_bytes == 2048);
@@ -127,7 +128,7 @@ TEST_CASE("bf16 (8,128)(2,1) with odd dims") {
 
 TEST_CASE("sub-byte types: packed with E(n), a byte each without") {
   // s4[123,456]{1,0:T(2,128)E(4)}: 456 -> 512, 123 -> 124: 63488 x 4 bits = 31744 B
-  // (hlo-text-syntax.md 4.2 worked example 5); logical 123*456*4/8 = 28044 B.
+  // (logical 123*456*4/8 = 28044 B).
   ArraySize packed = size_of("s4[123,456]{1,0:T(2,128)E(4)}");
   CHECK(packed.padded_bytes == 31744);
   CHECK(packed.logical_bytes == 28044);
@@ -147,7 +148,7 @@ TEST_CASE("int8 (32,128)(4,1)") {
 }
 
 TEST_CASE("minor_to_major decides which dims the tile covers") {
-  // hlo-text-syntax.md 4.2 worked example 3: physical [3,200] -> 8 x 256 x 4 B = 8192 B;
+  // physical [3,200] -> 8 x 256 x 4 B = 8192 B;
   // physical [200,3] -> 200 x 128 x 4 B = 102400 B.
   CHECK(size_of("f32[200,3]{0,1:T(8,128)}").padded_bytes == 8192);
   CHECK(size_of("f32[200,3]{1,0:T(8,128)}").padded_bytes == 102400);
@@ -159,7 +160,7 @@ TEST_CASE("a tile of higher rank than the shape") {
 }
 
 TEST_CASE("combined dims '*' merge into the next more minor dim") {
-  // hlo-text-syntax.md 4.2 worked example 7: [112,110] tiled by (2,3): 112 x 111 = 12432
+  // [112,110] tiled by (2,3): 112 x 111 = 12432
   // elements x 4 B = 49728 B.
   ArraySize s = size_of("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}");
   CHECK(s.padded_elements == 12432);

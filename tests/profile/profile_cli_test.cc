@@ -103,5 +103,47 @@ TEST_CASE("hloroof calibrate writes a device that predict reads") {
   CHECK(run_cli(absl::StrCat("calibrate ", f.profile, " --device h100")).exit_code == 2);  // no -o
 }
 
+TEST_CASE("profile and calibrate read XLA dump directories as the other commands do") {
+  Files f;
+  // A dump: the step after optimization, a smaller module, and the step before optimization.
+  const std::filesystem::path dump = f.dir.path() / "dump";
+  write_file((dump / "module_0001.jit_step.gpu_after_optimizations.txt").string(),
+             std::string(testing::kStepModule));
+  write_file((dump / "module_0001.jit_step.before_optimizations.txt").string(),
+             std::string(testing::kStepModule));
+  write_file((dump / "module_0002.jit_tiny.gpu_after_optimizations.txt").string(),
+             "HloModule jit_tiny\nENTRY e {\n  ROOT p = f32[4] parameter(0)\n}\n");
+
+  testing::CliResult profiled =
+      run_cli(absl::StrCat("profile ", dump.string(), " ", f.profile, " --device h100 --json"));
+  INFO(profiled.err);
+  REQUIRE(profiled.exit_code == 0);
+  CHECK(absl::StrContains(profiled.err, "note: read module jit_step"));
+  CHECK(nlohmann::json::parse(profiled.out)["ops"].size() == 2);
+  // --module picks the dump's module, which is also the profile's: jit_tiny is not in it.
+  testing::CliResult tiny = run_cli(
+      absl::StrCat("profile ", dump.string(), " ", f.profile, " --device h100 --module jit_tiny"));
+  CHECK(tiny.exit_code == 1);
+  CHECK(absl::StrContains(tiny.err, "note: read module jit_tiny"));
+
+  const std::string out = (f.dir.path() / "fitted.json").string();
+  testing::CliResult calibrated = run_cli(
+      absl::StrCat("calibrate ", f.profile, " --hlo ", dump.string(), " --device h100 -o ", out));
+  INFO(calibrated.err);
+  REQUIRE(calibrated.exit_code == 0);
+  CHECK(absl::StrContains(calibrated.err, "note: read module jit_step"));
+  // The file before optimization is read, with the warning every command gives.
+  testing::CliResult before =
+      run_cli(absl::StrCat("calibrate ", f.profile, " --hlo ",
+                           (dump / "module_0001.jit_step.before_optimizations.txt").string(),
+                           " --device h100 -o ", out));
+  CHECK(before.exit_code == 0);
+  CHECK(absl::StrContains(before.err, "warning: the file is named as XLA's dump before"));
+  // --module needs a directory.
+  CHECK(run_cli(absl::StrCat("calibrate ", f.profile, " --hlo ", f.hlo, " --device h100 -o ", out,
+                             " --module jit_step"))
+            .exit_code == 2);
+}
+
 }  // namespace
 }  // namespace hloroof

@@ -1,5 +1,5 @@
-// The invalid inputs of hlo-text-syntax.md 8.2: each is rejected with a message that says what
-// is wrong and where; and the shape of error messages.
+// The invalid inputs of docs/hlo-text.md, "Conformance cases": each is rejected with a message that
+// says what is wrong and where; and the shape of error messages.
 #include <catch2/catch.hpp>
 
 #include "module_test_util.h"

@@ -1,4 +1,4 @@
-// The lexer against hlo-text-syntax.md section 1.
+// The lexer against docs/hlo-text.md, "Lexical structure".
 #include "text/lexer.h"
 
 #include <catch2/catch.hpp>

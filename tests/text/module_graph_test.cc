@@ -35,7 +35,7 @@ ENTRY %main (a: f32[8], b: f32[8]) -> (f32[], f32[8]) {
 }
 )";
 
-TEST_CASE("the opcode table has the 133 spellings of hlo-text-syntax.md section 6") {
+TEST_CASE("the opcode table has the 133 spellings XLA prints") {
   CHECK(kOpcodeCount == 133);
   for (int k = 0; k < kOpcodeCount; ++k) {
     auto op = static_cast<Opcode>(k);
@@ -118,6 +118,24 @@ TEST_CASE("a module can be moved and keeps its graph") {
   CHECK(assigned.entry()->root() == root);
   CHECK(root->operand(0)->name() == "r");
   CHECK(assigned.source().find("HloModule m") == 0);
+}
+
+TEST_CASE("the module says whether its text marked a computation ENTRY") {
+  CHECK(parse_ok(kModule).entry_marked());
+  // Cut off before its ENTRY: the last computation is taken as the entry, as XLA does. The
+  // word ENTRY at the start of a line inside a comment marks nothing.
+  Module cut = parse_ok(R"(HloModule cut
+/*
+ENTRY main {
+*/
+fused {
+  p = f32[8] parameter(0)
+  ROOT n = f32[8] negate(p)
+}
+)");
+  CHECK_FALSE(cut.entry_marked());
+  REQUIRE(cut.entry() != nullptr);
+  CHECK(cut.entry()->name() == "fused");
 }
 
 TEST_CASE("edits: add, replace uses, change a layout and an attribute, remove, print again") {

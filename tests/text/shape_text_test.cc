@@ -1,4 +1,4 @@
-// parse_shape and to_string against hlo-text-syntax.md sections 3 and 4.1.
+// parse_shape and to_string against docs/hlo-text.md, "Shapes" and "Layouts and tiles".
 #include "hloroof/shape_text.h"
 
 #include <catch2/catch.hpp>

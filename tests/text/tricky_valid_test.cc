@@ -1,5 +1,5 @@
-// The tricky-but-valid snippets of hlo-text-syntax.md 8.1, each inside a minimal module: they
-// parse, mean what the text says, and round-trip.
+// The tricky-but-valid snippets of docs/hlo-text.md, "Conformance cases", each inside a minimal
+// module: they parse, mean what the text says, and round-trip.
 #include <catch2/catch.hpp>
 
 #include "hloroof/replica_groups.h"
