@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <iterator>
 #include <memory>
@@ -233,18 +234,32 @@ struct Shape {
 struct TupleElements::Rep {
   size_t size = 0;
   std::vector<Shape> distinct;
-  // Element i's entry in `distinct`; empty when all elements are equal (one distinct) or all
-  // distinct (entry i).
-  std::vector<uint32_t> index;
-  int64_t leaves = 0;                 // saturates at INT64_MAX
-  int64_t leaves_per_element = -1;    // -1: not the same for every element
+  // Element i's entry in `distinct`, in `index_width` bytes (native order): 1 while there are at
+  // most 256 distinct elements, 2 up to 65536, else 4. Empty when all elements are equal (one
+  // distinct) or all distinct (entry i).
+  std::vector<uint8_t> index;
+  uint8_t index_width = 1;
+  int64_t leaves = 0;               // saturates at INT64_MAX
+  int64_t leaves_per_element = -1;  // -1: not the same for every element
   size_t hash = 0;
+
+  size_t entry(size_t i) const {
+    if (index_width == 1) return index[i];
+    if (index_width == 2) {
+      uint16_t v;
+      std::memcpy(&v, &index[2 * i], 2);
+      return v;
+    }
+    uint32_t v;
+    std::memcpy(&v, &index[4 * i], 4);
+    return v;
+  }
 };
 
 inline size_t TupleElements::size() const { return rep_ ? rep_->size : 0; }
 inline size_t TupleElements::distinct_index(size_t i) const {
   const Rep& r = *rep_;
-  if (!r.index.empty()) return r.index[i];
+  if (!r.index.empty()) return r.entry(i);
   return r.distinct.size() == 1 ? 0 : i;
 }
 inline const Shape& TupleElements::operator[](size_t i) const {

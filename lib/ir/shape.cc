@@ -1,6 +1,7 @@
 #include "hloroof/shape.h"
 
 #include <array>
+#include <cstring>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -135,7 +136,8 @@ bool operator==(const TupleElements& a, const TupleElements& b) {
   const TupleElements::Rep& x = *a.rep_;
   const TupleElements::Rep& y = *b.rep_;
   // Both lists are canonical: equal lists have equal distinct elements and equal indices.
-  return x.size == y.size && x.hash == y.hash && x.index == y.index && x.distinct == y.distinct;
+  return x.size == y.size && x.hash == y.hash && x.index_width == y.index_width &&
+         x.index == y.index && x.distinct == y.distinct;
 }
 
 // Deduplicates by hash: `slots` holds indices into `distinct`, looked up by shape.
@@ -173,6 +175,37 @@ struct TupleBuilder::State {
     return it == slots.end() ? rep.distinct.size() : *it;
   }
 
+  // Bytes per entry that hold entries of `count` distinct elements.
+  static uint8_t width_for(size_t count) {
+    return count <= 0x100 ? 1 : count <= 0x10000 ? 2 : 4;
+  }
+  static void store(uint8_t* at, uint8_t width, size_t entry) {
+    if (width == 1) {
+      *at = static_cast<uint8_t>(entry);
+    } else if (width == 2) {
+      const auto value = static_cast<uint16_t>(entry);
+      std::memcpy(at, &value, 2);
+    } else {
+      const auto value = static_cast<uint32_t>(entry);
+      std::memcpy(at, &value, 4);
+    }
+  }
+  void append(size_t entry) {
+    const size_t at = rep.index.size();
+    rep.index.resize(at + rep.index_width);
+    store(&rep.index[at], rep.index_width, entry);
+  }
+  // Re-encodes the entries written so far, in place from the last, when `count` distinct
+  // elements need wider ones (at most twice per list: linear overall).
+  void widen(size_t count) {
+    const uint8_t width = width_for(count);
+    if (width <= rep.index_width) return;
+    const size_t n = rep.index.size() / rep.index_width;
+    rep.index.resize(n * width);
+    for (size_t k = n; k-- > 0;) store(&rep.index[k * width], width, rep.entry(k));
+    rep.index_width = width;
+  }
+
   template <typename S>
   void add(S&& element) {
     const int64_t leaves = element.array_leaf_count();
@@ -190,11 +223,15 @@ struct TupleBuilder::State {
     const bool identity = d == i;
     if (!rep.index.empty() || (!(all_same && same) && !(all_distinct && identity))) {
       if (rep.index.empty()) {
-        // The first element that breaks both patterns: write out the indices so far.
-        rep.index.reserve(i + 1);
-        for (size_t k = 0; k < i; ++k) rep.index.push_back(all_same ? 0 : static_cast<uint32_t>(k));
+        // The first element that breaks both patterns: write out the entries so far.
+        widen(rep.distinct.size());
+        for (size_t k = 0; k < i; ++k) append(all_same ? 0 : k);
+      } else {
+        widen(rep.distinct.size());
       }
-      rep.index.push_back(static_cast<uint32_t>(d));
+      append(d);
+    } else if (rep.index.empty()) {
+      rep.index_width = width_for(rep.distinct.size());
     }
     all_same = all_same && same;
     all_distinct = all_distinct && identity;
@@ -223,7 +260,8 @@ TupleElements TupleBuilder::build() {
     rep->distinct.shrink_to_fit();
     size_t h = mix(0x7e1e, rep->size);
     for (const Shape& d : rep->distinct) h = mix(h, d.hash());
-    for (uint32_t i : rep->index) h = mix(h, i);
+    h = mix(h, rep->index_width);
+    for (uint8_t b : rep->index) h = mix(h, b);
     rep->hash = h;
     out.rep_ = std::move(rep);
   }

@@ -59,6 +59,23 @@ TEST_CASE("equal tuple elements are stored once") {
   CHECK(distinct.elements.back().dims[0].size == 3);
 }
 
+TEST_CASE("a tuple of many distinct elements keeps every element") {
+  // (f32[1], f32[1], f32[2], ..., f32[n]): element 0 and 1 are equal, element k >= 1 is
+  // f32[k]. Past 256 and 65536 distinct elements the stored entries widen; each must survive.
+  for (int n : {300, 70000}) {
+    std::string text = "(f32[1]";
+    for (int k = 1; k <= n; ++k) text += ", f32[" + std::to_string(k) + "]";
+    const Shape s = parsed(text + ")");
+    REQUIRE(s.elements.size() == static_cast<size_t>(n) + 1);
+    CHECK(s.elements.distinct().size() == static_cast<size_t>(n));
+    bool all_right = s.elements[0].dims[0].size == 1;
+    for (int k = 1; k <= n; ++k) all_right = all_right && s.elements[k].dims[0].size == k;
+    CHECK(all_right);
+    CHECK(s == parsed(to_string(s)));
+    CHECK(s.hash() == parsed(to_string(s)).hash());
+  }
+}
+
 TEST_CASE("shapes compare and hash by value, however they were built") {
   std::vector<Shape> list(3, Shape::Array(PrimitiveType::kF32, {8}));
   list[1] = Shape::Token();
