@@ -522,3 +522,20 @@ TEST_CASE("a module without entry computation is an error, not a crash") {
 }
 
 }  // namespace
+
+TEST_CASE("a parameter that is a tuple of 50,000 arrays: one buffer and allocation per leaf") {
+  // Every leaf is a parameter buffer of its own, in its own allocation (XLA gives each entry
+  // parameter leaf one): 50,000 buffers of f32[2] = 8 B each, 400,000 B of arguments, all live
+  // at the parameter. Naming leaf k `p{k}` must not walk the tuple for every leaf.
+  constexpr int kLeaves = 50000;
+  std::string text = "HloModule wide\n\nENTRY e {\n  ROOT p = (";
+  for (int k = 0; k < kLeaves; ++k) text += k == 0 ? "f32[2]{0}" : ", f32[2]{0}";
+  text += ") parameter(0)\n}\n";
+  const MemoryReport r = analyze(text);
+  CHECK(r.buffer_count == kLeaves);
+  CHECK(r.argument_bytes == 8 * kLeaves);
+  CHECK(r.peak_bytes == 8 * kLeaves);
+  REQUIRE(r.allocations.size() == static_cast<size_t>(kLeaves));
+  REQUIRE(r.allocations.back().buffers.size() == 1);
+  CHECK(r.allocations.back().buffers[0] == "p{49999}");
+}
