@@ -1,5 +1,7 @@
 #include "predict/shape_leaves.h"
 
+#include <algorithm>
+
 namespace hloroof::detail {
 namespace {
 
@@ -46,6 +48,35 @@ std::vector<int64_t> leaf_index(const Shape& shape, int64_t leaf) {
         if (leaf < n) break;
         leaf -= n;
       }
+    }
+    if (i >= size) break;  // out of range: stop here
+    index.push_back(i);
+    s = &s->elements[static_cast<size_t>(i)];
+  }
+  return index;
+}
+
+std::vector<int64_t> LeafIndexer::index(const Shape& shape, int64_t leaf) {
+  std::vector<int64_t> index;
+  const Shape* s = &shape;
+  while (s->is_tuple()) {
+    const auto size = static_cast<int64_t>(s->elements.size());
+    const int64_t per_element = s->elements.array_leaves_per_element();
+    int64_t i = size;
+    if (per_element > 0) {
+      i = leaf >= 0 ? leaf / per_element : size;
+      if (i < size) leaf -= i * per_element;
+    } else if (per_element < 0) {
+      auto [it, added] = ends_.try_emplace(s);
+      std::vector<int64_t>& ends = it->second;
+      if (added) {
+        ends.reserve(static_cast<size_t>(size));
+        int64_t n = 0;
+        for (const Shape& e : s->elements) ends.push_back(n += e.array_leaf_count());
+      }
+      // The first element whose leaves end past `leaf`.
+      i = std::upper_bound(ends.begin(), ends.end(), leaf) - ends.begin();
+      if (i < size && i > 0) leaf -= ends[static_cast<size_t>(i) - 1];
     }
     if (i >= size) break;  // out of range: stop here
     index.push_back(i);
