@@ -1,5 +1,7 @@
-// Replica groups of collectives (docs/hlo-text.md, "Attributes"), always expanded to explicit
-// device lists so that the collective model can map each group onto physical links.
+// Replica groups of collectives (docs/hlo-text.md, "Attributes"). Groups written as lists, and mesh
+// groups, are held as explicit device lists; groups in iota form (`[G,S]<=[dims]T(perm)`) keep
+// that form, whatever their size, and their members are computed on demand: reading the group
+// count and size costs nothing, and only a consumer that needs every id expands them.
 #ifndef HLOROOF_REPLICA_GROUPS_H_
 #define HLOROOF_REPLICA_GROUPS_H_
 
@@ -12,6 +14,16 @@
 
 namespace hloroof {
 
+// The most devices a mesh or a tile assignment may describe (2^20, as many as a topology may
+// hold): those device lists are expanded in memory when parsed, and no machine comes near this.
+// Larger lists are refused at the text, before anything is expanded.
+inline constexpr int64_t kMaxDevices = int64_t{1} << 20;
+
+// The most device ids replica groups in iota form may name (2^32). They are never expanded
+// when parsed; the bound keeps every product of ids with the module's replica and partition
+// counts far from overflow.
+inline constexpr int64_t kMaxIotaDevices = int64_t{1} << 32;
+
 struct ReplicaGroups {
   enum class Form : uint8_t {
     kList,  // {{0,1},{2,3}}, or {} (one group of every participant)
@@ -19,7 +31,8 @@ struct ReplicaGroups {
     kMesh,  // mesh['x'=2,'y'=4] {'y'}
   };
   Form form = Form::kList;
-  // The groups, expanded for every form. Empty means one group holding every participant.
+  // kList and kMesh: the groups. Empty means one group holding every participant. Empty for
+  // kIota, whose groups are computed on demand (id_at, group, expand).
   std::vector<std::vector<int64_t>> groups;
   // kIota: [num_groups, group_size] <= [iota_dims] T(iota_transpose).
   int64_t num_groups = 0;
@@ -27,22 +40,39 @@ struct ReplicaGroups {
   std::vector<int64_t> iota_dims;
   std::vector<int64_t> iota_transpose;  // empty: identity
 
+  // True when no groups are written (`{}`): one group of every participant.
+  bool all_participants() const { return form != Form::kIota && groups.empty(); }
+  // Groups written; 0 when all_participants().
+  int64_t group_count() const;
   // Size of every group; `participants` when all participants form one group. Groups of
   // different sizes (never produced by XLA) report the first group's size.
   int64_t size_of_groups(int64_t participants) const;
+  // The largest group; 0 when all_participants().
+  int64_t largest_group() const;
+  // Device ids written over all groups; 0 when all_participants().
+  int64_t id_count() const;
+  // Member `k` of group `g` (0 <= g < group_count(), 0 <= k < that group's size), in time
+  // independent of the number of groups.
+  int64_t id_at(int64_t g, int64_t k) const;
+  // The members of group `g`.
+  std::vector<int64_t> group(int64_t g) const;
+  // Every group as explicit device lists (empty when all_participants()). Errors when they
+  // would hold more than `max_ids` ids, before anything is expanded.
+  absl::StatusOr<std::vector<std::vector<int64_t>>> expand(int64_t max_ids = kMaxDevices) const;
+
   friend bool operator==(const ReplicaGroups&, const ReplicaGroups&) = default;
 };
-
-// The most devices an iota list, mesh or tile assignment may describe (2^20, as many as a
-// topology may hold): the device lists are expanded in memory when parsed, and no machine comes
-// near this. Larger lists are refused at the text, before anything is expanded.
-inline constexpr int64_t kMaxDevices = int64_t{1} << 20;
 
 // Expands an iota device list: 0..N-1 (N = product of `dims`) reshaped to `dims`, transposed
 // by `perm` (empty: identity), flattened. Errors when perm is not a permutation of the dims or
 // N exceeds kMaxDevices.
 absl::StatusOr<std::vector<int64_t>> expand_iota(absl::Span<const int64_t> dims,
                                                  absl::Span<const int64_t> perm);
+
+// Element `position` (0 <= position < N) of that list, in time linear in the rank, without
+// expanding it. `dims` and `perm` must be valid (as expand_iota checks them).
+int64_t iota_element(absl::Span<const int64_t> dims, absl::Span<const int64_t> perm,
+                     int64_t position);
 
 }  // namespace hloroof
 

@@ -3,10 +3,21 @@
 // A Shape is a value type: an array (element type, dimensions, optional layout), a tuple of
 // shapes, a buffer wrapping an array (`b(f32[8]{0})`), or a token. Everything the text can say
 // about a layout is kept, so a shape prints back exactly as it was read (in canonical form).
+//
+// Shapes are compact: the dimensions of an array up to rank 4 are held inline, a layout is held
+// out of line (shared between copies, copied only when written), and the elements of a tuple are
+// an immutable list shared between copies that stores each distinct element once: a tuple of a
+// million `f32[]` holds one `f32[]` and costs a few bytes, whatever its width.
 #ifndef HLOROOF_SHAPE_H_
 #define HLOROOF_SHAPE_H_
 
+#include <compare>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -94,22 +105,186 @@ struct Dimension {
   friend bool operator==(const Dimension&, const Dimension&) = default;
 };
 
+// A layout or none (`std::optional<Layout>` in use), held out of line: copying a shape shares its
+// layout, and writing through a non-const accessor first gives this shape its own copy.
+class OptionalLayout {
+ public:
+  OptionalLayout() = default;
+  OptionalLayout(std::nullopt_t) {}  // NOLINT(google-explicit-constructor): as std::optional
+  OptionalLayout(Layout layout);     // NOLINT(google-explicit-constructor): as std::optional
+
+  bool has_value() const { return layout_ != nullptr; }
+  explicit operator bool() const { return has_value(); }
+  const Layout& operator*() const { return *layout_; }
+  const Layout* operator->() const { return layout_.get(); }
+  Layout& operator*() { return mutable_layout(); }
+  Layout* operator->() { return &mutable_layout(); }
+  // A default layout (no minor_to_major, no properties), this shape's own; returns it.
+  Layout& emplace();
+  void reset() { layout_.reset(); }
+
+  friend bool operator==(const OptionalLayout& a, const OptionalLayout& b);
+
+ private:
+  Layout& mutable_layout();
+  std::shared_ptr<Layout> layout_;  // shared with copies until one of them writes
+};
+
+// The elements of a tuple shape (or the one array of a buffer shape): a read-only, random-access
+// list of shapes, shared between copies. Each distinct element is stored once, so the list costs
+// a few bytes per element at most, and none when all elements are equal or all distinct.
+// Build one with TupleBuilder or Shape::Tuple. The representation is canonical (elements
+// deduplicated, distinct ones in order of first appearance), so equality and hashing take time
+// linear in what is stored, not in the width.
+class TupleElements {
+ public:
+  class iterator {
+   public:
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = Shape;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Shape*;
+    using reference = const Shape&;
+
+    iterator() = default;
+    reference operator*() const;
+    pointer operator->() const { return &**this; }
+    reference operator[](difference_type n) const { return *(*this + n); }
+    iterator& operator++() { ++i_; return *this; }
+    iterator operator++(int) { iterator t = *this; ++i_; return t; }
+    iterator& operator--() { --i_; return *this; }
+    iterator operator--(int) { iterator t = *this; --i_; return t; }
+    iterator& operator+=(difference_type n) { i_ += static_cast<size_t>(n); return *this; }
+    iterator& operator-=(difference_type n) { i_ -= static_cast<size_t>(n); return *this; }
+    friend iterator operator+(iterator it, difference_type n) { return it += n; }
+    friend iterator operator+(difference_type n, iterator it) { return it += n; }
+    friend iterator operator-(iterator it, difference_type n) { return it -= n; }
+    friend difference_type operator-(const iterator& a, const iterator& b) {
+      return static_cast<difference_type>(a.i_) - static_cast<difference_type>(b.i_);
+    }
+    friend bool operator==(const iterator& a, const iterator& b) { return a.i_ == b.i_; }
+    friend auto operator<=>(const iterator& a, const iterator& b) { return a.i_ <=> b.i_; }
+
+   private:
+    friend class TupleElements;
+    iterator(const TupleElements* list, size_t i) : list_(list), i_(i) {}
+    const TupleElements* list_ = nullptr;
+    size_t i_ = 0;
+  };
+  using const_iterator = iterator;
+  using value_type = Shape;
+  using size_type = size_t;
+
+  TupleElements() = default;
+
+  size_t size() const;
+  bool empty() const { return size() == 0; }
+  const Shape& operator[](size_t i) const;
+  const Shape& front() const { return (*this)[0]; }
+  const Shape& back() const { return (*this)[size() - 1]; }
+  iterator begin() const { return iterator(this, 0); }
+  iterator end() const { return iterator(this, size()); }
+
+  // The distinct elements, in order of first appearance; element i is
+  // distinct()[distinct_index(i)]. Lets a consumer do per-distinct work once.
+  const std::vector<Shape>& distinct() const;
+  size_t distinct_index(size_t i) const;
+
+  // Array leaves under all the elements (for_each_array_leaf's count), in constant time.
+  int64_t array_leaf_count() const;
+  // The array leaves under each element when every element has the same number; -1 otherwise.
+  int64_t array_leaves_per_element() const;
+
+  friend bool operator==(const TupleElements& a, const TupleElements& b);
+
+ private:
+  friend class TupleBuilder;
+  friend struct Shape;
+  struct Rep;
+  std::shared_ptr<const Rep> rep_;  // null: no elements
+};
+
 struct Shape {
   enum class Kind : uint8_t { kArray, kTuple, kBuffer, kToken };
   Kind kind = Kind::kArray;
   PrimitiveType element_type = PrimitiveType::kInvalid;  // arrays only (opaque is an array)
-  absl::InlinedVector<Dimension, 6> dims;                 // arrays only
-  std::optional<Layout> layout;                           // arrays only; nullopt: none written
-  std::vector<Shape> elements;                            // tuple elements; buffer: one array
+  absl::InlinedVector<Dimension, 4> dims;                 // arrays only
+  OptionalLayout layout;                                  // arrays only; none: none written
+  TupleElements elements;                                 // tuple elements; buffer: one array
 
   static Shape Array(PrimitiveType type, std::initializer_list<int64_t> dims);
-  static Shape Tuple(std::vector<Shape> elements);
+  static Shape Tuple(const std::vector<Shape>& elements);
+  static Shape Tuple(TupleElements elements);
+  static Shape Buffer(Shape array);
   static Shape Token();
 
   bool is_array() const { return kind == Kind::kArray; }
   bool is_tuple() const { return kind == Kind::kTuple; }
   int64_t rank() const { return static_cast<int64_t>(dims.size()); }
+  // Array leaves (tuples flattened, buffers unwrapped, tokens none), in constant time.
+  int64_t array_leaf_count() const;
+  // A hash consistent with ==, in time linear in the stored size (not in a tuple's width).
+  size_t hash() const;
   friend bool operator==(const Shape&, const Shape&);
+  template <typename H>
+  friend H AbslHashValue(H h, const Shape& s) {
+    return H::combine(std::move(h), s.hash());
+  }
+};
+
+struct TupleElements::Rep {
+  size_t size = 0;
+  std::vector<Shape> distinct;
+  // Element i's entry in `distinct`, in `index_width` bytes (native order): 1 while there are at
+  // most 256 distinct elements, 2 up to 65536, else 4. Empty when all elements are equal (one
+  // distinct) or all distinct (entry i).
+  std::vector<uint8_t> index;
+  uint8_t index_width = 1;
+  int64_t leaves = 0;               // saturates at INT64_MAX
+  int64_t leaves_per_element = -1;  // -1: not the same for every element
+  size_t hash = 0;
+
+  size_t entry(size_t i) const {
+    if (index_width == 1) return index[i];
+    if (index_width == 2) {
+      uint16_t v;
+      std::memcpy(&v, &index[2 * i], 2);
+      return v;
+    }
+    uint32_t v;
+    std::memcpy(&v, &index[4 * i], 4);
+    return v;
+  }
+};
+
+inline size_t TupleElements::size() const { return rep_ ? rep_->size : 0; }
+inline size_t TupleElements::distinct_index(size_t i) const {
+  const Rep& r = *rep_;
+  if (!r.index.empty()) return r.entry(i);
+  return r.distinct.size() == 1 ? 0 : i;
+}
+inline const Shape& TupleElements::operator[](size_t i) const {
+  return rep_->distinct[distinct_index(i)];
+}
+inline const Shape& TupleElements::iterator::operator*() const { return (*list_)[i_]; }
+
+// Builds a tuple's elements, storing each distinct element once.
+class TupleBuilder {
+ public:
+  TupleBuilder();
+  ~TupleBuilder();
+  TupleBuilder(const TupleBuilder&) = delete;
+  TupleBuilder& operator=(const TupleBuilder&) = delete;
+
+  void add(const Shape& element);
+  void add(Shape&& element);
+  size_t size() const;
+  // The elements added so far; the builder is left empty.
+  TupleElements build();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 // Calls `fn(const Shape& leaf)` for every array leaf (tuples flattened depth first, buffers

@@ -80,10 +80,11 @@ struct DeviceGrid {
   }
 };
 
-// Expands `groups` (empty: one group of every participant the mode names) into global device
-// ids. Returns the group size; fills `out` unless the listing would be too long.
-int64_t expand_groups(CollectiveIdMode mode, std::vector<std::vector<int64_t>> groups,
-                      const DeviceGrid& grid, std::vector<std::vector<int64_t>>& out) {
+// Expands `groups` (none, or no groups written: one group of every participant the mode names)
+// into global device ids. Returns the group size; fills `out` unless the listing would be too
+// long, which is known before anything is expanded (groups in iota form stay lazy).
+int64_t expand_groups(CollectiveIdMode mode, const ReplicaGroups* written, const DeviceGrid& grid,
+                      std::vector<std::vector<int64_t>>& out) {
   int64_t participants = 0, repeats = 1, widen = 1;
   switch (mode) {
     case CollectiveIdMode::kCrossReplica:
@@ -102,21 +103,21 @@ int64_t expand_groups(CollectiveIdMode mode, std::vector<std::vector<int64_t>> g
       participants = saturating_mul(grid.replicas, grid.partitions);
       break;
   }
-  int64_t largest = 0;
-  double listed = 0;
-  if (groups.empty()) {
-    largest = saturating_mul(participants, widen);
-    listed = static_cast<double>(largest) * static_cast<double>(repeats);
-  }
-  for (const auto& g : groups) {
-    largest = std::max(largest, saturating_mul(static_cast<int64_t>(g.size()), widen));
-    listed +=
-        static_cast<double>(g.size()) * static_cast<double>(widen) * static_cast<double>(repeats);
-  }
+  const bool everyone = written == nullptr || written->all_participants();
+  const int64_t largest = saturating_mul(everyone ? participants : written->largest_group(), widen);
+  const double listed = static_cast<double>(everyone ? participants : written->id_count()) *
+                        static_cast<double>(widen) * static_cast<double>(repeats);
   if (listed > static_cast<double>(kMaxListedDevices)) return largest;
+  std::vector<std::vector<int64_t>> groups;
+  if (!everyone) {
+    absl::StatusOr<std::vector<std::vector<int64_t>>> expanded =
+        written->expand(kMaxListedDevices);
+    if (!expanded.ok()) return largest;
+    groups = *std::move(expanded);
+  }
   if (groups.empty()) {
-    auto& everyone = groups.emplace_back(static_cast<size_t>(participants));
-    for (int64_t k = 0; k < participants; ++k) everyone[static_cast<size_t>(k)] = k;
+    auto& all = groups.emplace_back(static_cast<size_t>(participants));
+    for (int64_t k = 0; k < participants; ++k) all[static_cast<size_t>(k)] = k;
   }
   for (const auto& g : groups) {
     switch (mode) {
@@ -175,10 +176,10 @@ std::optional<CollectiveCost> collective_cost(const OpView& op, bool is_async, C
   } else if (c.kind == CollectiveKind::kCollectivePermute) {
     c.group_size = 2;
     // Expand each (source, target) like a group of two, then read the pairs back.
-    std::vector<std::vector<int64_t>> pairs;
-    if (const IntListList* p = i.source_target_pairs()) pairs = *p;
+    ReplicaGroups pairs;
+    if (const IntListList* p = i.source_target_pairs()) pairs.groups = *p;
     std::vector<std::vector<int64_t>> expanded;
-    if (!pairs.empty()) expand_groups(c.id_mode, std::move(pairs), grid, expanded);
+    if (!pairs.groups.empty()) expand_groups(c.id_mode, &pairs, grid, expanded);
     for (const std::vector<int64_t>& pair : expanded) {
       if (pair.size() == 2) c.pairs.emplace_back(pair[0], pair[1]);
     }
@@ -187,14 +188,14 @@ std::optional<CollectiveCost> collective_cost(const OpView& op, bool is_async, C
       context.notes.push_back(std::string(i.name()) + ": too many devices to list its pairs");
     }
   } else {
-    std::vector<std::vector<int64_t>> groups;
-    if (const ReplicaGroups* g = i.replica_groups()) groups = g->groups;
-    if (c.id_mode == CollectiveIdMode::kFlattenedId && groups.empty()) {
+    const ReplicaGroups* groups = i.replica_groups();
+    if (c.id_mode == CollectiveIdMode::kFlattenedId &&
+        (groups == nullptr || groups->all_participants())) {
       context.notes.push_back(std::string(i.name()) +
                               ": empty replica_groups with global device ids; taken as every "
                               "device");
     }
-    c.group_size = expand_groups(c.id_mode, std::move(groups), grid, c.groups);
+    c.group_size = expand_groups(c.id_mode, groups, grid, c.groups);
     if (c.groups.empty()) {
       context.notes.push_back(std::string(i.name()) +
                               ": too many devices to list its groups; group size only");

@@ -79,8 +79,9 @@ std::vector<InPlacePair> fusion_pairs(const Instruction& fusion, int depth) {
   Computation* fused = fusion.computation_attribute(AttrId::kCalls);
   if (fused == nullptr || fused->root() == nullptr || depth > kMaxFusionDepth) return pairs;
   const int64_t leaves = leaf_count(fusion.shape());
+  LeafIndexer indexer;
   for (int64_t leaf = 0; leaf < leaves; ++leaf) {
-    const ShapeIndex output_index = leaf_index(fusion.shape(), leaf);
+    const ShapeIndex output_index = indexer.index(fusion.shape(), leaf);
     ShapeIndex source_index = output_index;
     const Instruction* source = follow_indirections(fused->root(), source_index);
     for (const InPlacePair& inner : pairs_at_depth(*source, depth + 1)) {

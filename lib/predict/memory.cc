@@ -25,21 +25,21 @@ using detail::ComputationLiveness;
 using detail::ModuleAssignment;
 using detail::ModuleLiveness;
 
-std::string buffer_name(const Buffer& b) {
+std::string buffer_name(const Buffer& b, detail::LeafIndexer& leaves) {
   std::string name(b.instruction->name());
   if (b.instruction->shape().is_tuple()) {
     absl::StrAppend(&name, "{",
-                    absl::StrJoin(detail::leaf_index(b.instruction->shape(), b.leaf), ","), "}");
+                    absl::StrJoin(leaves.index(b.instruction->shape(), b.leaf), ","), "}");
   }
   return name;
 }
 
 MemoryBuffer describe(const Buffer& b, const Computation& entry, const ModuleAssignment& assignment,
-                      int32_t id) {
+                      int32_t id, detail::LeafIndexer& leaves) {
   MemoryBuffer m;
   m.allocation = assignment.allocation_of[id];
   m.allocation_offset = assignment.offset_of[id];
-  m.name = buffer_name(b);
+  m.name = buffer_name(b, leaves);
   m.computation = std::string(b.computation->name());
   m.shape = to_string(*b.shape);
   m.kind = b.kind;
@@ -215,6 +215,7 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOp
   const Computation& entry_computation = *entry.computation;
   const std::vector<Buffer>& buffers = liveness->buffers();
   const ModuleAssignment assignment = detail::assign_buffers(*liveness);
+  detail::LeafIndexer leaves;  // names buffers by their leaf's index
 
   MemoryReport r;
   r.module_name = std::string(module.name());
@@ -250,7 +251,7 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOp
       r.peak_padding_waste_bytes += buffers[id].padded_bytes - buffers[id].logical_bytes;
     }
     for (int32_t id : largest_first(std::move(live), buffers, options.top_buffers)) {
-      r.peak_buffers.push_back(describe(buffers[id], entry_computation, assignment, id));
+      r.peak_buffers.push_back(describe(buffers[id], entry_computation, assignment, id, leaves));
     }
   }
 
@@ -284,7 +285,7 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOp
     m.buffer_count = static_cast<int64_t>(in.buffers.size());
     for (int32_t id : in.buffers) {
       if (options.top_buffers != 0 && m.buffers.size() >= options.top_buffers) break;
-      m.buffers.push_back(buffer_name(buffers[id]));
+      m.buffers.push_back(buffer_name(buffers[id], leaves));
     }
     if (in.kind == AllocationKind::kTemp && memory_tier(in.memory_space) == MemoryTier::kDevice) {
       r.temp_bytes += in.bytes;
@@ -301,7 +302,7 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOp
     }
   }
   for (int32_t id : largest_first(std::move(counted), buffers, options.top_buffers)) {
-    r.largest_buffers.push_back(describe(buffers[id], entry_computation, assignment, id));
+    r.largest_buffers.push_back(describe(buffers[id], entry_computation, assignment, id, leaves));
   }
 
   // What shaped the numbers.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
 #include "hloroof/shape.h"
 
@@ -23,8 +24,22 @@ struct LeafRange {
 // nullopt when `index` names no subshape of `shape`.
 std::optional<LeafRange> leaf_range(const Shape& shape, absl::Span<const int64_t> index);
 
-// The shape index of leaf number `leaf` ({} for an array shape).
+// The shape index of leaf number `leaf` ({} for an array shape). Constant time per level of
+// a tuple whose elements hold the same number of leaves; otherwise a walk over the elements
+// before the leaf's (use a LeafIndexer to ask for many leaves).
 std::vector<int64_t> leaf_index(const Shape& shape, int64_t leaf);
+
+// leaf_index for many leaves: a tuple whose elements hold different numbers of leaves is
+// walked once, then searched (logarithmic time per level), so that naming every leaf of a wide
+// tuple takes time linear in its width. Holds pointers to the shapes it was asked about.
+class LeafIndexer {
+ public:
+  std::vector<int64_t> index(const Shape& shape, int64_t leaf);
+
+ private:
+  // Per tuple: the leaves under its elements [0, i], for each i.
+  absl::flat_hash_map<const Shape*, std::vector<int64_t>> ends_;
+};
 
 // The array leaves themselves, in leaf order.
 std::vector<const Shape*> leaf_shapes(const Shape& shape);

@@ -10,10 +10,11 @@
 namespace hloroof::text {
 namespace {
 
-int64_t product(const std::vector<int64_t>& dims) {
+// The product of `dims`; -1 when one is negative or the product exceeds `limit`.
+int64_t product(const std::vector<int64_t>& dims, int64_t limit) {
   int64_t n = 1;
   for (int64_t d : dims) {
-    if (d < 0 || (d > 0 && n > kMaxDevices / d)) return -1;
+    if (d < 0 || (d > 0 && n > limit / d)) return -1;
     n *= d;
   }
   return n;
@@ -120,9 +121,9 @@ bool ModuleParser::parse_replica_groups(ReplicaGroups* out) {
     if (!expect(TokenKind::kLeq, "before the iota device list")) return false;
     Token list = tok_;
     if (!parse_iota_list(&out->iota_dims, &out->iota_transpose)) return false;
-    int64_t ids = product(out->iota_dims);
+    int64_t ids = product(out->iota_dims, kMaxIotaDevices);
     if (ids < 0) {
-      return error(list, str_cat("iota device list has more than ", kMaxDevices, " ids"));
+      return error(list, str_cat("iota device list has more than ", kMaxIotaDevices, " ids"));
     }
     int64_t needed = 0;
     if (out->num_groups < 0 || out->group_size < 0 ||
@@ -131,13 +132,7 @@ bool ModuleParser::parse_replica_groups(ReplicaGroups* out) {
                                  out->group_size, "] needs ",
                                  needed > 0 ? str_cat(needed) : std::string("more")));
     }
-    absl::StatusOr<std::vector<int64_t>> ids_in_order =
-        expand_iota(out->iota_dims, out->iota_transpose);
-    if (!ids_in_order.ok()) return error(list, std::string(ids_in_order.status().message()));
-    for (int64_t g = 0; g < out->num_groups; ++g) {
-      auto first = ids_in_order->begin() + g * out->group_size;
-      out->groups.emplace_back(first, first + out->group_size);
-    }
+    // Kept in iota form: members are computed on demand (ReplicaGroups::id_at).
     return true;
   }
   if (at(TokenKind::kIdent) && tok_.text == "mesh") {

@@ -97,9 +97,13 @@ bool ModuleParser::infer_shape(Instruction* i, const Token& at, Shape* out) {
     return error(at, str_cat("cannot infer the shape of ", opcode_name(op),
                              "; write the shape before the opcode"));
   };
+  auto tuple_of_operands = [&]() {
+    TupleBuilder elements;
+    for (Instruction* operand : i->operands()) elements.add(operand->shape());
+    return Shape::Tuple(elements.build());
+  };
   if (op == Opcode::kTuple) {
-    out->kind = Shape::Kind::kTuple;
-    for (Instruction* operand : i->operands()) out->elements.push_back(operand->shape());
+    *out = tuple_of_operands();
     return true;
   }
   if (op == Opcode::kAfterAll) {
@@ -145,8 +149,7 @@ bool ModuleParser::infer_shape(Instruction* i, const Token& at, Shape* out) {
       if (i->operand_count() == 1) {
         *out = first;
       } else {
-        out->kind = Shape::Kind::kTuple;
-        for (Instruction* operand : i->operands()) out->elements.push_back(operand->shape());
+        *out = tuple_of_operands();
       }
       return true;
     case Opcode::kPad: {

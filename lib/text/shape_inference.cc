@@ -112,7 +112,7 @@ std::optional<Shape> reduce_window(const Instruction& i) {
   if ((window == nullptr && rank != 0) || (window != nullptr && window->dims.size() != rank)) {
     return std::nullopt;
   }
-  absl::InlinedVector<Dimension, 6> dims(rank);
+  decltype(Shape::dims) dims(rank);
   for (size_t d = 0; d < rank; ++d) {
     std::optional<int64_t> size = window_output(first.dims[d].size, window->dims[d]);
     if (!size) return std::nullopt;

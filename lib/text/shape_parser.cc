@@ -15,29 +15,6 @@ namespace {
 // Tuple shapes nest; a bound keeps hostile input from exhausting the stack.
 constexpr int kMaxShapeDepth = 64;
 
-// The number of elements of the tuple whose text starts at `p` (just after its '('), counted
-// up to the matching ')'. Only a hint to size the element list once, so that a wide tuple is
-// never regrown and moved. An element counts only if it spans at least 4 characters, as the
-// shortest element shape (`u8[]`) does, so that a text of bare commas cannot make the hint
-// reserve more than a valid tuple of the same length would; stops early at a newline.
-size_t count_tuple_elements(const char* p, const char* end) {
-  size_t count = 0, length = 0;
-  int depth = 0;
-  for (; p < end && *p != '\n'; ++p) {
-    const char c = *p;
-    if (c == ')' && depth == 0) break;
-    if (c == ',' && depth == 0) {
-      count += length >= 4 ? 1 : 0;
-      length = 0;
-      continue;
-    }
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
-    if (c != ' ') ++length;
-  }
-  return count + (length >= 4 ? 1 : 0);
-}
-
 // Layout properties, in the only order the text may list them (syntax 4.1).
 enum class LayoutProperty : uint8_t { kD, kT, kL, kIndex, kPointer, kE, kS, kSC, kP, kM, kNone };
 constexpr std::array<std::string_view, 10> kPropertyNames = {"D", "T", "L",  "#", "*",
@@ -69,19 +46,26 @@ bool Parser::parse_shape_at_depth(Shape* out, int depth) {
   if (depth > kMaxShapeDepth) {
     return error_here(str_cat("shape nested more than ", kMaxShapeDepth, " levels deep"));
   }
-  *out = Shape();
+  // Reset field by field: `out` is often a scratch shape whose dims are reused.
+  out->kind = Shape::Kind::kArray;
+  out->element_type = PrimitiveType::kInvalid;
+  out->dims.clear();
+  out->layout.reset();
+  out->elements = TupleElements();
   if (at(TokenKind::kPrim)) return parse_array_shape(out, depth);
 
   // tuple_shape ::= '(' (shape (',' shape)*)? ')'
   if (consume_if(TokenKind::kLParen)) {
     out->kind = Shape::Kind::kTuple;
     if (consume_if(TokenKind::kRParen)) return true;
-    const std::string_view source = lexer_.source();
-    out->elements.reserve(count_tuple_elements(tok_.begin(), source.data() + source.size()));
+    // Each element is parsed into one scratch shape and stored once per distinct value.
+    TupleBuilder elements;
+    Shape element;
     do {
-      out->elements.emplace_back();
-      if (!parse_shape_at_depth(&out->elements.back(), depth + 1)) return false;
+      if (!parse_shape_at_depth(&element, depth + 1)) return false;
+      elements.add(std::move(element));
     } while (consume_if(TokenKind::kComma));
+    out->elements = elements.build();
     return expect(TokenKind::kRParen, "to close the tuple shape");
   }
 
@@ -89,13 +73,11 @@ bool Parser::parse_shape_at_depth(Shape* out, int depth) {
   if (at(TokenKind::kIdent) && tok_.text == "b" && peek().is(TokenKind::kLParen)) {
     advance();
     advance();
-    out->kind = Shape::Kind::kBuffer;
-    out->elements.emplace_back();
     Token inner = tok_;
-    if (!parse_shape_at_depth(&out->elements.back(), depth + 1)) return false;
-    if (!out->elements.back().is_array()) {
-      return error(inner, "only an array shape can be wrapped in b(...)");
-    }
+    Shape array;
+    if (!parse_shape_at_depth(&array, depth + 1)) return false;
+    if (!array.is_array()) return error(inner, "only an array shape can be wrapped in b(...)");
+    *out = Shape::Buffer(std::move(array));
     return expect(TokenKind::kRParen, "to close the buffer shape b(...)");
   }
 

@@ -112,6 +112,32 @@ ENTRY e {
          std::string(attributes) + "\n}\n";
 }
 
+TEST_CASE("replica groups in iota form over 2^24 devices are read, not listed") {
+  // [4096,4096]<=[4096,4096]T(1,0): iota(2^24) as a 4096 x 4096 array (row r holds
+  // 4096r .. 4096r + 4095), transposed: group g is column g of it, {g, 4096 + g, 8192 + g, ...}.
+  auto c = analyze(all_reduce_module(
+      "num_partitions=16777216",
+      "channel_id=1, replica_groups=[4096,4096]<=[4096,4096]T(1,0), use_global_device_ids=true"));
+  const ReplicaGroups* written = c.module.entry()->find_instruction("ar")->replica_groups();
+  REQUIRE(written != nullptr);
+  CHECK(written->form == ReplicaGroups::Form::kIota);
+  CHECK(written->groups.empty());  // nothing expanded
+  CHECK(written->group_count() == 4096);
+  CHECK(written->size_of_groups(16777216) == 4096);
+  CHECK(written->id_count() == 16777216);
+  CHECK(written->id_at(1, 0) == 1);
+  CHECK(written->id_at(1, 1) == 4097);
+  CHECK(written->id_at(4095, 4095) == 16777215);  // 4095 + 4096 * 4095
+  CHECK_FALSE(written->expand().ok());            // 2^24 ids, more than 2^20 to list
+  const auto& ar = *c["ar"].collective;
+  CHECK(ar.id_mode == CollectiveIdMode::kFlattenedId);
+  CHECK(ar.group_size == 4096);
+  CHECK(ar.groups.empty());  // 2^24 ids: not listed
+  bool noted = false;
+  for (const std::string& n : c.cost.notes) noted = noted || n.find("too many devices") != n.npos;
+  CHECK(noted);
+}
+
 TEST_CASE("replica group ids become device ids by the collective's mode") {
   SECTION("no channel id: replica ids, repeated in every partition") {
     auto c = analyze(

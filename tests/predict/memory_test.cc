@@ -522,3 +522,27 @@ TEST_CASE("a module without entry computation is an error, not a crash") {
 }
 
 }  // namespace
+
+TEST_CASE("a parameter that is a tuple of 50,000 arrays: one buffer and allocation per leaf") {
+  // Every leaf is a parameter buffer of its own, in its own allocation (XLA gives each entry
+  // parameter leaf one). Element 0 is a pair, the 49,999 others single arrays, all f32[2] (8 B):
+  // 2 + 49,999 = 50,001 leaves, 400,008 B of arguments, all live at the parameter. Naming leaf
+  // k by its index must not walk the tuple for every leaf.
+  constexpr int kElements = 50000;
+  std::string text = "HloModule wide\n\nENTRY e {\n  ROOT p = ((f32[2]{0}, f32[2]{0})";
+  for (int k = 1; k < kElements; ++k) text += ", f32[2]{0}";
+  text += ") parameter(0)\n}\n";
+  const MemoryReport r = analyze(text);
+  CHECK(r.buffer_count == kElements + 1);
+  CHECK(r.argument_bytes == 8 * (kElements + 1));
+  CHECK(r.peak_bytes == 8 * (kElements + 1));
+  REQUIRE(r.allocations.size() == static_cast<size_t>(kElements) + 1);
+  auto name_of = [&](size_t allocation) {
+    REQUIRE(r.allocations[allocation].buffers.size() == 1);
+    return r.allocations[allocation].buffers[0];
+  };
+  CHECK(name_of(0) == "p{0,0}");
+  CHECK(name_of(1) == "p{0,1}");
+  CHECK(name_of(2) == "p{1}");
+  CHECK(name_of(kElements) == "p{49999}");
+}

@@ -243,8 +243,8 @@ TEST_CASE("hostile inputs are errors, not crashes or huge allocations") {
                 "  %p = f32[4] parameter(0), sharding={devices=[1099511627776]<=[1099511627776]}"))
             .find("tile assignment has more than 1048576 tiles") != std::string::npos);
   CHECK(parse_error(in_entry("  %a = f32[] parameter(0)\n  %r = f32[] all-reduce(%a), "
-                             "replica_groups=[1,4294967296]<=[4294967296], to_apply=%x"))
-            .find("iota device list has more than 1048576 ids") != std::string::npos);
+                             "replica_groups=[1,8589934592]<=[8589934592], to_apply=%x"))
+            .find("iota device list has more than 4294967296 ids") != std::string::npos);
   CHECK(parse_error(in_entry("  %a = f32[] parameter(0)\n  %r = f32[] all-reduce(%a), "
                              "replica_groups=[4611686018427387904,4]<=[8], to_apply=%x"))
             .find("needs more") != std::string::npos);

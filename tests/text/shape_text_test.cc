@@ -115,7 +115,7 @@ TEST_CASE("parsed shapes hold what the text says") {
 
   Shape buffer = parsed("b(f32[8,16]{1,0})");
   CHECK(buffer.kind == Shape::Kind::kBuffer);
-  CHECK(buffer.elements.at(0).dims.size() == 2);
+  CHECK(buffer.elements[0].dims.size() == 2);
 }
 
 TEST_CASE("non-canonical spellings print canonically") {

@@ -113,17 +113,25 @@ ENTRY %e {
   CHECK(groups->form == ReplicaGroups::Form::kIota);
   // [3,10]<=[6,5]T(1,0): iota(30) as 6x5 (row r = 5r..5r+4), transposed to 5x6 (row a =
   // a, 5+a, ..., 25+a), flattened and cut into 3 groups of 10.
-  REQUIRE(groups->groups.size() == 3);
-  CHECK(groups->groups[0] == std::vector<int64_t>{0, 5, 10, 15, 20, 25, 1, 6, 11, 16});
-  CHECK(groups->groups[1] == std::vector<int64_t>{21, 26, 2, 7, 12, 17, 22, 27, 3, 8});
-  CHECK(groups->groups[2] == std::vector<int64_t>{13, 18, 23, 28, 4, 9, 14, 19, 24, 29});
+  REQUIRE(groups->group_count() == 3);
+  CHECK(groups->size_of_groups(30) == 10);
+  CHECK(groups->group(0) == std::vector<int64_t>{0, 5, 10, 15, 20, 25, 1, 6, 11, 16});
+  CHECK(groups->group(1) == std::vector<int64_t>{21, 26, 2, 7, 12, 17, 22, 27, 3, 8});
+  CHECK(groups->group(2) == std::vector<int64_t>{13, 18, 23, 28, 4, 9, 14, 19, 24, 29});
+  CHECK(groups->id_at(2, 9) == 29);
+  absl::StatusOr<std::vector<std::vector<int64_t>>> listed = groups->expand();
+  REQUIRE(listed.ok());
+  CHECK(listed->size() == 3);
+  CHECK((*listed)[1] == groups->group(1));
+  CHECK_FALSE(groups->expand(29).ok());  // 30 ids
   CHECK(ag.channel_id() == 1);
   CHECK(ag.use_global_device_ids());
   CHECK(ag.dimensions() == IntList{1});
 
   const Instruction& ar = find(m, "e", "ar");
   REQUIRE(ar.replica_groups() != nullptr);
-  CHECK(ar.replica_groups()->groups.empty());  // one group of every participant
+  CHECK(ar.replica_groups()->all_participants());  // one group of every participant
+  CHECK(ar.replica_groups()->group_count() == 0);
   CHECK(ar.replica_groups()->size_of_groups(8) == 8);
   CHECK(ar.to_apply() == m.find_computation("add"));
   CHECK(m.find_computation("add")->callers().size() == 1);
