@@ -194,6 +194,10 @@ class TupleElements {
   int64_t array_leaf_count() const;
   // The array leaves under each element when every element has the same number; -1 otherwise.
   int64_t array_leaves_per_element() const;
+  // Shapes under all the elements, counted as a tree (each element and everything under it,
+  // repeats included; saturates at INT64_MAX), and the deepest element's nesting depth.
+  int64_t tree_size() const;
+  int depth() const;
 
   friend bool operator==(const TupleElements& a, const TupleElements& b);
 
@@ -223,6 +227,12 @@ struct Shape {
   int64_t rank() const { return static_cast<int64_t>(dims.size()); }
   // Array leaves (tuples flattened, buffers unwrapped, tokens none), in constant time.
   int64_t array_leaf_count() const;
+  // Shapes in this one counted as a tree (itself, its elements, theirs...; a tuple of a million
+  // `f32[]` is 1,000,001), and how deeply tuples nest (an array 0, a tuple of arrays 1), both in
+  // constant time: a shape built from others (an inferred tuple) can be checked against limits
+  // before anything walks it.
+  int64_t tree_size() const;
+  int depth() const;
   // A hash consistent with ==, in time linear in the stored size (not in a tuple's width).
   size_t hash() const;
   friend bool operator==(const Shape&, const Shape&);
@@ -242,6 +252,8 @@ struct TupleElements::Rep {
   uint8_t index_width = 1;
   int64_t leaves = 0;               // saturates at INT64_MAX
   int64_t leaves_per_element = -1;  // -1: not the same for every element
+  int64_t tree_size = 0;            // shapes under the elements, as a tree; saturates
+  int depth = 0;                    // the deepest element's depth
   size_t hash = 0;
 
   size_t entry(size_t i) const {

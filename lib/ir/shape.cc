@@ -1,5 +1,6 @@
 #include "hloroof/shape.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <utility>
@@ -125,6 +126,8 @@ const std::vector<Shape>& TupleElements::distinct() const {
 }
 
 int64_t TupleElements::array_leaf_count() const { return rep_ ? rep_->leaves : 0; }
+int64_t TupleElements::tree_size() const { return rep_ ? rep_->tree_size : 0; }
+int TupleElements::depth() const { return rep_ ? rep_->depth : 0; }
 
 int64_t TupleElements::array_leaves_per_element() const {
   return rep_ ? rep_->leaves_per_element : -1;
@@ -241,6 +244,8 @@ struct TupleBuilder::State {
       rep.leaves_per_element = -1;
     }
     rep.leaves = saturating_add(rep.leaves, leaves);
+    rep.tree_size = saturating_add(rep.tree_size, element.tree_size());
+    rep.depth = std::max(rep.depth, element.depth());
     ++rep.size;
   }
 };
@@ -290,6 +295,13 @@ int64_t Shape::array_leaf_count() const {
       return elements.array_leaf_count();
   }
   return 0;
+}
+
+int64_t Shape::tree_size() const { return saturating_add(1, elements.tree_size()); }
+
+int Shape::depth() const {
+  if (kind != Kind::kTuple && kind != Kind::kBuffer) return 0;
+  return 1 + elements.depth();
 }
 
 bool operator==(const Shape& a, const Shape& b) {

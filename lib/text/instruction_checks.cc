@@ -88,6 +88,11 @@ bool dims_in_range(IntList dims, int64_t rank) {
   return std::all_of(dims.begin(), dims.end(), [&](int64_t d) { return d >= 0 && d < rank; });
 }
 
+// Limits on a shape built from operands rather than read (docs/limits.md): the depth of a shape
+// the text may write, and a million shapes in its tree (a 7 MB tuple shape in text).
+constexpr int kMaxInferredShapeDepth = 64;
+constexpr int64_t kMaxInferredShapeTreeSize = int64_t{1} << 20;
+
 }  // namespace
 
 bool ModuleParser::infer_shape(Instruction* i, const Token& at, Shape* out) {
@@ -319,6 +324,19 @@ bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
   if (!detail::IrAccess::has_shape(i)) {
     Shape inferred;
     if (!infer_shape(i, at, &inferred)) return false;
+    // A shape written in text is bounded by the text; one built from operands is not: tuples of
+    // tuples of ... double at each step without the text growing. Everything that walks shapes
+    // (printing, costs, memory) walks them as trees, so bound the tree as the text would.
+    if (inferred.depth() > kMaxInferredShapeDepth) {
+      return error(at, str_cat("the inferred shape of ", opcode_name(op), " nests tuples ",
+                               inferred.depth(), " levels deep, more than the limit of ",
+                               kMaxInferredShapeDepth, "; write the shape before the opcode"));
+    }
+    if (inferred.tree_size() > kMaxInferredShapeTreeSize) {
+      return error(at, str_cat("the inferred shape of ", opcode_name(op), " has more than ",
+                               kMaxInferredShapeTreeSize, " shapes in it (tuples counted with ",
+                               "their repeats); write the shape before the opcode"));
+    }
     i->set_shape(inferred);
   }
   const Shape& shape = i->shape();

@@ -243,5 +243,42 @@ ENTRY e {
             .find("operand p has shape s32[<=3], not s32[4] as written") != std::string::npos);
 }
 
+// A chain of `levels` tuples without written shapes, each holding the previous one `width`
+// times; t0 is `tuple()` when `empty`, else tuple(p).
+std::string tuple_chain(int levels, int width, bool empty) {
+  std::string body = empty ? "  t0 = tuple()\n" : "  p = f32[] parameter(0)\n  t0 = tuple(p)\n";
+  for (int k = 1; k <= levels; ++k) {
+    std::string operands;
+    for (int w = 0; w < width; ++w) operands += (w ? ", t" : "t") + std::to_string(k - 1);
+    body += "  " + std::string(k == levels ? "ROOT " : "") + "t" + std::to_string(k) +
+            " = tuple(" + operands + ")\n";
+  }
+  return "HloModule m\nENTRY e {\n" + body + "}\n";
+}
+
+TEST_CASE("an inferred tuple is bounded like a written one: depth and tree size") {
+  // Depth: t0 = tuple(p) is 1 deep, t_k is k + 1: 63 levels make 64 (the limit), 64 make 65.
+  Module ok = parse_ok(tuple_chain(63, 1, false));
+  CHECK(ok.entry()->root()->shape().depth() == 64);
+  CHECK(parse_error(tuple_chain(64, 1, false)).find("nests tuples 65 levels deep") !=
+        std::string::npos);
+  // Tree size: t_k of two t_{k-1}: s_k = 1 + 2 s_{k-1}, s_0 = 2 (tuple(p)): s_k = 3 * 2^k - 1.
+  // k = 18: 786,431 shapes (under 2^20 = 1,048,576); k = 19: 1,572,863, refused. With
+  // t0 = tuple() (no array at all, so no leaf count to stop it): s_0 = 1, s_k = 2^(k+1) - 1;
+  // k = 19: 1,048,575 (accepted), k = 20: 2,097,151 (refused).
+  Module wide = parse_ok(tuple_chain(18, 2, false));
+  CHECK(wide.entry()->root()->shape().tree_size() == 3 * (int64_t{1} << 18) - 1);
+  CHECK(wide.entry()->root()->shape().array_leaf_count() == int64_t{1} << 18);
+  CHECK(parse_error(tuple_chain(19, 2, false)).find("more than 1048576 shapes") !=
+        std::string::npos);
+  CHECK(parse_ok(tuple_chain(19, 2, true)).entry()->root()->shape().tree_size() ==
+        (int64_t{1} << 20) - 1);
+  CHECK(parse_error(tuple_chain(20, 2, true)).find("more than 1048576 shapes") !=
+        std::string::npos);
+  // 60 levels of doubling (2^61 shapes as a tree) are refused as fast, at level 19.
+  CHECK(parse_error(tuple_chain(60, 2, false)).find("more than 1048576 shapes") !=
+        std::string::npos);
+}
+
 }  // namespace
 }  // namespace hloroof
