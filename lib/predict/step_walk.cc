@@ -13,6 +13,20 @@
 namespace hloroof::predict {
 namespace {
 
+// The clock's event for instruction k of a computation's timings: a start, a done waiting on its
+// start's latency, or an op taking its time.
+ScheduledEvent schedule_event(const std::vector<InstructionTiming>& timings, size_t k) {
+  const InstructionTiming& t = timings[k];
+  switch (t.role) {
+    case Role::kAsyncStart:
+      return ScheduledEvent::start(static_cast<int64_t>(k));
+    case Role::kAsyncDone:
+      return ScheduledEvent::done(t.partner, timings[t.partner].latency_s);
+    default:
+      return ScheduledEvent::op(t.time_s);
+  }
+}
+
 double total_of(const TimingMap& timings, const Computation* c) {
   auto it = c ? timings.find(c) : timings.end();
   return it == timings.end() ? 0 : it->second.total_s;
@@ -145,17 +159,7 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
   for (size_t k = 0; k < ct.instructions.size(); ++k) {
     InstructionTiming& t = ct.instructions[k];
     if (t.role == Role::kAsyncStart && t.partner < 0) run_synchronously(t, target);
-    const auto id = static_cast<int64_t>(k);
-    switch (t.role) {
-      case Role::kAsyncStart:
-        events.push_back(ScheduledEvent::start(id));
-        break;
-      case Role::kAsyncDone:
-        events.push_back(ScheduledEvent::done(t.partner, ct.instructions[t.partner].latency_s));
-        break;
-      default:
-        events.push_back(ScheduledEvent::op(t.time_s));
-    }
+    events.push_back(schedule_event(ct.instructions, k));
   }
   absl::StatusOr<ScheduleTiming> clock = time_schedule(events);
   if (!clock.ok()) {
@@ -238,17 +242,7 @@ absl::StatusOr<ComputationTiming> roofline_computation(const ComputationTiming& 
                                                   : x.roofline_time_s;
         break;
     }
-    const auto id = static_cast<int64_t>(k);
-    switch (t.role) {
-      case Role::kAsyncStart:
-        events.push_back(ScheduledEvent::start(id));
-        break;
-      case Role::kAsyncDone:
-        events.push_back(ScheduledEvent::done(t.partner, ct.instructions[t.partner].latency_s));
-        break;
-      default:
-        events.push_back(ScheduledEvent::op(t.time_s));
-    }
+    events.push_back(schedule_event(ct.instructions, k));
   }
   absl::StatusOr<ScheduleTiming> clock = time_schedule(events);
   if (!clock.ok()) {
