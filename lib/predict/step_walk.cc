@@ -13,18 +13,44 @@
 namespace hloroof::predict {
 namespace {
 
-// The clock's event for instruction k of a computation's timings: a start, a done waiting on its
-// start's latency, or an op taking its time.
-ScheduledEvent schedule_event(const std::vector<InstructionTiming>& timings, size_t k) {
-  const InstructionTiming& t = timings[k];
-  switch (t.role) {
-    case Role::kAsyncStart:
-      return ScheduledEvent::start(static_cast<int64_t>(k));
-    case Role::kAsyncDone:
-      return ScheduledEvent::done(t.partner, timings[t.partner].latency_s);
-    default:
-      return ScheduledEvent::op(t.time_s);
+// Runs the clock over `ct`'s instructions as they stand (a start launches its latency, a done
+// waits for it, any other op takes its time): sets each async pair's hidden and exposed time (a
+// done's time becomes its exposed wait), every instruction's begin and the total. `what` names
+// the walk in an error. Returns the pairs, in the order of their dones.
+absl::StatusOr<std::vector<AsyncPairTiming>> run_clock(ComputationTiming& ct,
+                                                       std::string_view what) {
+  std::vector<InstructionTiming>& timings = ct.instructions;
+  std::vector<ScheduledEvent> events;
+  events.reserve(timings.size());
+  for (size_t k = 0; k < timings.size(); ++k) {
+    const InstructionTiming& t = timings[k];
+    switch (t.role) {
+      case Role::kAsyncStart:
+        events.push_back(ScheduledEvent::start(static_cast<int64_t>(k)));
+        break;
+      case Role::kAsyncDone:
+        events.push_back(ScheduledEvent::done(t.partner, timings[t.partner].latency_s));
+        break;
+      default:
+        events.push_back(ScheduledEvent::op(t.time_s));
+    }
   }
+  absl::StatusOr<ScheduleTiming> clock = time_schedule(events);
+  if (!clock.ok()) {
+    return absl::InternalError(absl::StrCat(sv(what), " of ", sv(ct.computation->name()), ": ",
+                                            clock.status().message()));
+  }
+  for (const AsyncPairTiming& p : clock->pairs) {
+    InstructionTiming& start = timings[p.async_id];
+    InstructionTiming& done = timings[start.partner];
+    start.hidden_s = done.hidden_s = p.hidden_s;
+    start.exposed_s = done.exposed_s = p.exposed_s;
+    done.time_s = p.exposed_s;  // the wait is the done's time on the compute track
+  }
+  ct.begin_s.resize(timings.size());
+  for (size_t k = 0; k < timings.size(); ++k) ct.begin_s[k] = clock->end_s[k] - timings[k].time_s;
+  ct.total_s = clock->total_s;
+  return std::move(clock->pairs);
 }
 
 double total_of(const TimingMap& timings, const Computation* c) {
@@ -154,24 +180,14 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
     ct.instructions.push_back(*std::move(t));
   }
 
-  std::vector<ScheduledEvent> events;
-  events.reserve(ct.instructions.size());
-  for (size_t k = 0; k < ct.instructions.size(); ++k) {
-    InstructionTiming& t = ct.instructions[k];
+  for (InstructionTiming& t : ct.instructions) {
     if (t.role == Role::kAsyncStart && t.partner < 0) run_synchronously(t, target);
-    events.push_back(schedule_event(ct.instructions, k));
   }
-  absl::StatusOr<ScheduleTiming> clock = time_schedule(events);
-  if (!clock.ok()) {
-    return absl::InternalError(
-        absl::StrCat("schedule of ", sv(c.name()), ": ", clock.status().message()));
-  }
-  for (const AsyncPairTiming& p : clock->pairs) {
+  absl::StatusOr<std::vector<AsyncPairTiming>> pairs = run_clock(ct, "schedule");
+  if (!pairs.ok()) return pairs.status();
+  for (const AsyncPairTiming& p : *pairs) {
     InstructionTiming& start = ct.instructions[p.async_id];
     InstructionTiming& done = ct.instructions[start.partner];
-    start.hidden_s = done.hidden_s = p.hidden_s;
-    start.exposed_s = done.exposed_s = p.exposed_s;
-    done.time_s = p.exposed_s;  // the wait is the done's time on the compute track
     if (start.collective) {
       start.collective->hidden_s = p.hidden_s;
       start.collective->exposed_s = p.exposed_s;
@@ -184,12 +200,6 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
   for (InstructionTiming& t : ct.instructions) {
     if (t.role == Role::kCollective && t.collective) t.collective->exposed_s = t.time_s;
   }
-  ct.begin_s.resize(ct.instructions.size());
-  for (size_t k = 0; k < ct.instructions.size(); ++k) {
-    const InstructionTiming& t = ct.instructions[k];
-    ct.begin_s[k] = clock->end_s[k] - t.time_s;
-  }
-  ct.total_s = clock->total_s;
   return ct;
 }
 
@@ -201,8 +211,6 @@ absl::StatusOr<ComputationTiming> roofline_computation(const ComputationTiming& 
   ct.computation = expected.computation;
   const size_t n = expected.instructions.size();
   ct.instructions.resize(n);
-  std::vector<ScheduledEvent> events;
-  events.reserve(n);
   for (size_t k = 0; k < n; ++k) {
     const InstructionTiming& x = expected.instructions[k];
     InstructionTiming& t = ct.instructions[k];
@@ -242,24 +250,9 @@ absl::StatusOr<ComputationTiming> roofline_computation(const ComputationTiming& 
                                                   : x.roofline_time_s;
         break;
     }
-    events.push_back(schedule_event(ct.instructions, k));
   }
-  absl::StatusOr<ScheduleTiming> clock = time_schedule(events);
-  if (!clock.ok()) {
-    return absl::InternalError(absl::StrCat("roofline schedule of ",
-                                            sv(expected.computation->name()), ": ",
-                                            clock.status().message()));
-  }
-  for (const AsyncPairTiming& p : clock->pairs) {
-    InstructionTiming& start = ct.instructions[p.async_id];
-    InstructionTiming& wait = ct.instructions[start.partner];
-    start.hidden_s = wait.hidden_s = p.hidden_s;
-    start.exposed_s = wait.exposed_s = p.exposed_s;
-    wait.time_s = p.exposed_s;
-  }
-  ct.begin_s.resize(n);
-  for (size_t k = 0; k < n; ++k) ct.begin_s[k] = clock->end_s[k] - ct.instructions[k].time_s;
-  ct.total_s = clock->total_s;
+  absl::StatusOr<std::vector<AsyncPairTiming>> pairs = run_clock(ct, "roofline schedule");
+  if (!pairs.ok()) return pairs.status();
   return ct;
 }
 
