@@ -251,29 +251,27 @@ void add_cublas(const Instruction& call, const DeviceSpec& device, std::vector<G
   }
 }
 
-void collect_gemms(const Instruction& i, const DeviceSpec& device, std::vector<GemmCall>& out,
-                   int depth) {
-  switch (i.opcode()) {
-    case Opcode::kDot:
-      add_dot(i, device, out);
-      return;
-    case Opcode::kCustomCall: {
-      const std::string_view target = i.custom_call_target();
-      if (target == "__cublas$gemm" || absl::StartsWith(sv(target), "__cublas$lt$matmul")) {
-        add_cublas(i, device, out);
-      }
-      return;
+// Calls fn(op) for `i`, or, when `i` is a fusion, for every op its fused computation runs
+// (fusions nested in it included, down to 4 levels).
+template <typename Fn>
+void for_each_fused_op(const Instruction& i, Fn&& fn, int depth = 0) {
+  if (i.opcode() != Opcode::kFusion) {
+    fn(i);
+    return;
+  }
+  const Computation* fused = i.computation_attribute(AttrId::kCalls);
+  if (fused == nullptr || depth > 4) return;
+  for (const Instruction* inner : fused->instructions()) for_each_fused_op(*inner, fn, depth + 1);
+}
+
+void add_gemm(const Instruction& i, const DeviceSpec& device, std::vector<GemmCall>& out) {
+  if (i.opcode() == Opcode::kDot) {
+    add_dot(i, device, out);
+  } else if (i.opcode() == Opcode::kCustomCall) {
+    const std::string_view target = i.custom_call_target();
+    if (target == "__cublas$gemm" || absl::StartsWith(sv(target), "__cublas$lt$matmul")) {
+      add_cublas(i, device, out);
     }
-    case Opcode::kFusion: {
-      const Computation* fused = i.computation_attribute(AttrId::kCalls);
-      if (fused == nullptr || depth > 4) return;
-      for (const Instruction* inner : fused->instructions()) {
-        collect_gemms(*inner, device, out, depth + 1);
-      }
-      return;
-    }
-    default:
-      return;
   }
 }
 
@@ -281,7 +279,8 @@ void collect_gemms(const Instruction& i, const DeviceSpec& device, std::vector<G
 
 std::vector<GemmCall> gemms_of(const Instruction& instruction, const DeviceSpec& device) {
   std::vector<GemmCall> out;
-  collect_gemms(instruction, device, out, 0);
+  for_each_fused_op(instruction,
+                    [&](const Instruction& op) { add_gemm(op, device, out); });
   return out;
 }
 
@@ -333,15 +332,7 @@ const SlotTable* slot_table(std::string_view profile) {
   return nullptr;
 }
 
-void add_issue(const Instruction& i, const SlotTable& slots, IssueTime& out, int depth) {
-  if (i.opcode() == Opcode::kFusion) {
-    const Computation* fused = i.computation_attribute(AttrId::kCalls);
-    if (fused == nullptr || depth > 4) return;
-    for (const Instruction* inner : fused->instructions()) {
-      add_issue(*inner, slots, out, depth + 1);
-    }
-    return;
-  }
+void add_issue(const Instruction& i, const SlotTable& slots, IssueTime& out) {
   const OpCategory category = opcode_category(i.opcode());
   if (category != OpCategory::kElementwise && category != OpCategory::kTranscendental) return;
   const Shape& shape = i.shape();
@@ -359,7 +350,7 @@ IssueTime elementwise_issue_time(const Instruction& instruction, const DeviceSpe
   const std::string_view profile = profile_source(device);
   const SlotTable* slots = profile.empty() ? nullptr : slot_table(profile);
   if (slots == nullptr || slots->empty() || !(device.vector_flops_per_s > 0)) return t;
-  add_issue(instruction, *slots, t, 0);
+  for_each_fused_op(instruction, [&](const Instruction& op) { add_issue(op, *slots, t); });
   if (t.element_ops <= 0) return t;
   t.profile = std::string(profile);
   t.time_s = t.slots / (device.vector_flops_per_s / 2);
