@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "util/checked_math.h"
 
 namespace hloroof {
 namespace {
@@ -92,11 +93,6 @@ size_t hash_layout(size_t h, const Layout& l) {
   h = mix(h, static_cast<uint64_t>(l.tail_padding_alignment));
   h = mix(h, l.split_configs.size());
   return h;
-}
-
-int64_t saturating_add(int64_t a, int64_t b) {
-  int64_t sum;
-  return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
 }
 
 }  // namespace
@@ -211,7 +207,10 @@ struct TupleBuilder::State {
 
   template <typename S>
   void add(S&& element) {
+    // Read before `element` may be moved into `distinct`.
     const int64_t leaves = element.array_leaf_count();
+    const int64_t tree_size = element.tree_size();
+    const int depth = element.depth();
     size_t d = find(element);
     if (d == rep.distinct.size()) {
       rep.distinct.push_back(std::forward<S>(element));
@@ -244,8 +243,8 @@ struct TupleBuilder::State {
       rep.leaves_per_element = -1;
     }
     rep.leaves = saturating_add(rep.leaves, leaves);
-    rep.tree_size = saturating_add(rep.tree_size, element.tree_size());
-    rep.depth = std::max(rep.depth, element.depth());
+    rep.tree_size = saturating_add(rep.tree_size, tree_size);
+    rep.depth = std::max(rep.depth, depth);
     ++rep.size;
   }
 };

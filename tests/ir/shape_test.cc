@@ -129,5 +129,29 @@ TEST_CASE("a buffer shape holds its one array") {
   CHECK(buffer.array_leaf_count() == 1);
 }
 
+TEST_CASE("tree size and depth are counted whether an element is copied or moved in") {
+  // (f32[], (f32[], f32[])): the outer tuple, its two elements and the inner pair's two arrays
+  // are 5 shapes in the tree; tuples nest 2 deep.
+  const Shape pair = Shape::Tuple({Shape::Array(PrimitiveType::kF32, {}),
+                                   Shape::Array(PrimitiveType::kF32, {})});
+  CHECK(pair.tree_size() == 3);
+  CHECK(pair.depth() == 1);
+  for (bool move : {false, true}) {
+    INFO((move ? "moved" : "copied"));
+    TupleBuilder builder;
+    builder.add(Shape::Array(PrimitiveType::kF32, {}));
+    Shape inner = pair;
+    if (move) {
+      builder.add(std::move(inner));
+    } else {
+      builder.add(inner);
+    }
+    const Shape outer = Shape::Tuple(builder.build());
+    CHECK(outer.tree_size() == 5);
+    CHECK(outer.depth() == 2);
+    CHECK(outer.array_leaf_count() == 3);
+  }
+}
+
 }  // namespace
 }  // namespace hloroof
