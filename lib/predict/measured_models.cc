@@ -262,9 +262,12 @@ LatencyBandwidth pooled_fit(const CollectiveCurve& own, double own_bus,
     }
   };
   add(own, own_bus, 1.0);
+  // No device sends faster than the best bus throughput measured in any of the curves.
+  double bus_rate = own.max_bytes_per_s() * own_bus;
   for (const PooledCurve& o : others) {
     if (o.curve != nullptr && o.bus_factor > 0 && o.weight > 0) {
       add(*o.curve, o.bus_factor, o.weight);
+      bus_rate = std::max(bus_rate, o.curve->max_bytes_per_s() * o.bus_factor);
     }
   }
   absl::StatusOr<LatencyBandwidth> fit = fit_latency_bandwidth(points);
@@ -272,13 +275,6 @@ LatencyBandwidth pooled_fit(const CollectiveCurve& own, double own_bus,
   LatencyBandwidth f = *fit;
   f.seconds_per_byte *= own_bus;  // back to the size of `own`
   f.min_time_s = own.min_time_s();
-  // No device sends faster than the best bus throughput measured in any of the curves.
-  double bus_rate = own.max_bytes_per_s() * own_bus;
-  for (const PooledCurve& o : others) {
-    if (o.curve != nullptr && o.bus_factor > 0 && o.weight > 0) {
-      bus_rate = std::max(bus_rate, o.curve->max_bytes_per_s() * o.bus_factor);
-    }
-  }
   f.max_bytes_per_s = bus_rate / own_bus;
   return f;
 }
