@@ -86,10 +86,7 @@ absl::StatusOr<std::vector<int64_t>> expand_iota(absl::Span<const int64_t> dims,
     }
     total *= d;
   }
-  std::vector<size_t> order(rank);
-  if (perm.empty()) {
-    for (size_t i = 0; i < rank; ++i) order[i] = i;
-  } else {
+  if (!perm.empty()) {
     if (perm.size() != rank) {
       return absl::InvalidArgumentError(str_cat("transpose T(...) has ", perm.size(),
                                                 " entries but the iota reshape has ", rank));
@@ -101,24 +98,11 @@ absl::StatusOr<std::vector<int64_t>> expand_iota(absl::Span<const int64_t> dims,
         return absl::InvalidArgumentError("transpose T(...) is not a permutation of the dims");
       }
       seen[static_cast<size_t>(perm[i])] = true;
-      order[i] = static_cast<size_t>(perm[i]);
     }
   }
-  // Row-major strides of the reshaped iota, then walk the transposed index space.
-  std::vector<int64_t> stride(rank, 1);
-  for (size_t i = rank; i-- > 1;) stride[i - 1] = stride[i] * dims[i];
   std::vector<int64_t> out;
   out.reserve(static_cast<size_t>(total));
-  std::vector<int64_t> index(rank, 0);  // index in the transposed space
-  for (int64_t n = 0; n < total; ++n) {
-    int64_t source = 0;
-    for (size_t i = 0; i < rank; ++i) source += index[i] * stride[order[i]];
-    out.push_back(source);
-    for (size_t i = rank; i-- > 0;) {
-      if (++index[i] < dims[order[i]]) break;
-      index[i] = 0;
-    }
-  }
+  for (int64_t n = 0; n < total; ++n) out.push_back(iota_element(dims, perm, n));
   return out;
 }
 
