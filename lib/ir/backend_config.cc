@@ -63,6 +63,9 @@ std::optional<KernelTimeEstimate> estimate_from(const json& cost, std::string_vi
 }  // namespace
 
 std::optional<KernelTimeEstimate> BackendConfig::kernel_time_estimate() const {
+  // Asked of every op of a GPU prediction: most configs name no run time at all (or only
+  // `"reification_cost":[]`), and a scan for the field is far cheaper than decoding them.
+  if (text_.find("exec_time_us") == std::string_view::npos) return std::nullopt;
   const json doc = parse(text_);
   if (!doc.is_object()) return std::nullopt;
   // Where XLA's backend_configs.proto has a ReificationCost field: GpuBackendConfig (repeated,
