@@ -48,9 +48,7 @@ int run(const std::vector<std::string>& words) {
   predict_options.topology = choice->topology;
   absl::StatusOr<Prediction> prediction = predict_step_time(module, *spec, predict_options);
   if (!prediction.ok()) return fail(prediction.status());
-  std::vector<std::string> said = loaded->warnings;
-  said.insert(said.end(), choice->notes.begin(), choice->notes.end());
-  prediction->assumptions.insert(prediction->assumptions.begin(), said.begin(), said.end());
+  prepend_input_notes(*loaded, *choice, prediction->assumptions);
   absl::StatusOr<MemoryReport> memory = analyze_memory(module, {.device = spec});
   if (!memory.ok()) return fail(memory.status());
   options.device = spec;

@@ -61,9 +61,7 @@ int run(const std::vector<std::string>& words) {
     absl::StatusOr<Prediction> p = predict_step_time(*module, choice->spec, with_topology);
     if (!p.ok())
       return fail(absl::Status(p.status().code(), absl::StrCat(d, ": ", p.status().message())));
-    std::vector<std::string> said = loaded->warnings;
-    said.insert(said.end(), choice->notes.begin(), choice->notes.end());
-    p->assumptions.insert(p->assumptions.begin(), said.begin(), said.end());
+    prepend_input_notes(*loaded, *choice, p->assumptions);
     predictions.push_back(*std::move(p));
   }
 

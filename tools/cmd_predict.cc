@@ -110,9 +110,7 @@ int run(const std::vector<std::string>& words) {
   options.topology = choice->topology;
   absl::StatusOr<Prediction> prediction = predict_step_time(*module, *spec, options);
   if (!prediction.ok()) return fail(prediction.status());
-  std::vector<std::string> said = loaded->warnings;
-  said.insert(said.end(), choice->notes.begin(), choice->notes.end());
-  prediction->assumptions.insert(prediction->assumptions.begin(), said.begin(), said.end());
+  prepend_input_notes(*loaded, *choice, prediction->assumptions);
 
   absl::StatusOr<std::string> report = render_text_report(*prediction, *spec, stats);
   if (!report.ok()) return fail(report.status());

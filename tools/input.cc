@@ -177,4 +177,11 @@ void print_input_messages(const LoadedModule& loaded) {
   for (const std::string& w : loaded.warnings) std::cerr << "warning: " << w << "\n";
 }
 
+void prepend_input_notes(const LoadedModule& loaded, const DeviceChoice& choice,
+                         std::vector<std::string>& assumptions) {
+  std::vector<std::string> said = loaded.warnings;
+  said.insert(said.end(), choice.notes.begin(), choice.notes.end());
+  assumptions.insert(assumptions.begin(), said.begin(), said.end());
+}
+
 }  // namespace hloroof::cli

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "cli.h"
 #include "hloroof/module.h"
 
 namespace hloroof::cli {
@@ -49,6 +50,11 @@ std::vector<std::string> input_warnings(const Module& module, std::string_view f
 
 // Prints `note: ...` for each note and `warning: ...` for each warning on stderr.
 void print_input_messages(const LoadedModule& loaded);
+
+// Puts the input's warnings, then the device choice's notes, before `assumptions` (a
+// prediction's): what its reader should know first.
+void prepend_input_notes(const LoadedModule& loaded, const DeviceChoice& choice,
+                         std::vector<std::string>& assumptions);
 
 }  // namespace hloroof::cli
 
