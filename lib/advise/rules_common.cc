@@ -148,19 +148,25 @@ std::string times_text(double time_s, double multiplier) {
   return absl::StrCat(format_seconds(time_s), " x ", multiplier);
 }
 
+namespace {
+
+// The order of evidence: largest time at stake first, then most bytes.
+bool comes_first(const AdviceEvidence& a, const AdviceEvidence& b) {
+  if (a.time_at_stake_s != b.time_at_stake_s) return a.time_at_stake_s > b.time_at_stake_s;
+  return a.bytes > b.bytes;
+}
+
+}  // namespace
+
 std::string sum_text(const std::vector<AdviceEvidence>& items, double total) {
   constexpr size_t kShown = 4;
   if (items.size() == 1 && items[0].multiplier == 1) return format_seconds(total);
   std::vector<const AdviceEvidence*> largest;
   largest.reserve(items.size());
   for (const AdviceEvidence& e : items) largest.push_back(&e);
-  // The order of sort_evidence.
   std::stable_sort(largest.begin(), largest.end(),
                    [](const AdviceEvidence* a, const AdviceEvidence* b) {
-                     if (a->time_at_stake_s != b->time_at_stake_s) {
-                       return a->time_at_stake_s > b->time_at_stake_s;
-                     }
-                     return a->bytes > b->bytes;
+                     return comes_first(*a, *b);
                    });
   const size_t shown = std::min(kShown, largest.size());
   std::string out;
@@ -176,13 +182,7 @@ std::string sum_text(const std::vector<AdviceEvidence>& items, double total) {
 }
 
 void sort_evidence(std::vector<AdviceEvidence>& items) {
-  std::stable_sort(items.begin(), items.end(),
-                   [](const AdviceEvidence& a, const AdviceEvidence& b) {
-                     if (a.time_at_stake_s != b.time_at_stake_s) {
-                       return a.time_at_stake_s > b.time_at_stake_s;
-                     }
-                     return a.bytes > b.bytes;
-                   });
+  std::stable_sort(items.begin(), items.end(), comes_first);
 }
 
 void add_candidate(Candidate c, FindingText text, std::vector<AdviceEvidence> items,
