@@ -56,6 +56,11 @@ struct IrAccess {
   static void add_operand(Instruction* user, Instruction* operand);
   // Drops an instruction's operand, attribute and control edges (before removing it).
   static void detach(Instruction* i);
+  // Room for about `n` instructions, so that the list and the name map do not grow in steps.
+  static void reserve_instructions(Computation* c, size_t n) {
+    c->instructions_.reserve(n);
+    c->by_name_.reserve(n);
+  }
   static void set_root(Computation* c, Instruction* root) { c->root_ = root; }
   static void set_entry(Computation* c, bool entry) { c->is_entry_ = entry; }
   static void set_execution_thread(Computation* c, std::string_view t) { c->execution_thread_ = t; }

@@ -46,6 +46,8 @@ class Lexer {
   // What was wrong with the last kError token.
   const std::string& error() const { return error_; }
   std::string_view source() const { return {begin_, static_cast<size_t>(end_ - begin_)}; }
+  // The text after the cursor.
+  std::string_view rest() const { return {pos_, static_cast<size_t>(end_ - pos_)}; }
 
  private:
   Token make(TokenKind kind, const char* start, uint32_t line, uint32_t column) {
