@@ -288,31 +288,22 @@ bool ModuleParser::parse_computation() {
   return finish_computation(name, declared_result);
 }
 
-size_t ModuleParser::NewlineCursor::count_before(const char* p) {
-  while (at_ < p) {
-    const void* nl = std::memchr(at_, '\n', static_cast<size_t>(p - at_));
-    if (nl == nullptr) {
-      at_ = p;
-      break;
-    }
-    ++count_;
-    at_ = static_cast<const char*>(nl) + 1;
-  }
-  return count_;
-}
-
 // Printed modules put one instruction on a line and close a body with `}` at the start of a
 // line: the lines up to there estimate the body's size. It is a hint only: text laid out
-// otherwise just costs a map that grows as it goes. Both ends only move forward, so the whole
-// module is scanned about twice, however its computations are laid out.
+// otherwise just costs a map that grows as it goes. A body that starts inside the text an earlier
+// estimate already scanned gets no hint, so no byte is scanned twice.
 size_t ModuleParser::estimated_instruction_count() {
   std::string_view rest = lexer_.rest();
-  const char* body = rest.data();
-  if (body_end_ < body) {
-    size_t close = rest.find("\n}");
-    body_end_ = close == std::string_view::npos ? body + rest.size() : body + close;
+  const char* p = rest.data();
+  const char* end = p + rest.size();
+  if (p < scanned_to_) return 0;
+  size_t lines = 0;
+  while (const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p))) {
+    p = static_cast<const char*>(nl) + 1;
+    if (p < end && *p == '}') break;
+    ++lines;
   }
-  size_t lines = lines_to_end_.count_before(body_end_) - lines_to_body_.count_before(body);
+  scanned_to_ = p;
   constexpr size_t kMaxHint = size_t{1} << 20;
   return std::min(lines, kMaxHint);
 }

@@ -148,17 +148,6 @@ class ModuleParser : public Parser {
 
   // About how many instructions the body that starts at the cursor holds (to size its maps).
   size_t estimated_instruction_count();
-  // Newlines between the start of the text and a position that only moves forward.
-  class NewlineCursor {
-   public:
-    explicit NewlineCursor(const char* start) : at_(start) {}
-    size_t count_before(const char* p);
-
-   private:
-    const char* at_;
-    size_t count_ = 0;
-  };
-
   std::string_view save(std::string_view text) { return state_->arena.save(text); }
   // When `name` is defined later in the text: the position of that definition.
   bool find_later_definition(std::string_view name, bool computation) const;
@@ -175,9 +164,7 @@ class ModuleParser : public Parser {
   absl::flat_hash_map<int64_t, Instruction*> parameter_numbers_;
   Shape shape_scratch_;
   detail::StringViewMap<const Shape*> shapes_by_text_;
-  const char* body_end_ = nullptr;  // see estimated_instruction_count()
-  NewlineCursor lines_to_body_{lexer_.source().data()};
-  NewlineCursor lines_to_end_{lexer_.source().data()};
+  const char* scanned_to_ = nullptr;  // see estimated_instruction_count()
   int nesting_ = 0;       // nested instruction operands
   int inline_depth_ = 0;  // inline computations
   // The longest chain of calls below each computation parsed so far (1: it calls only
