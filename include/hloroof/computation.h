@@ -9,6 +9,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "hloroof/detail/populated_allocator.h"
 #include "hloroof/detail/string_view_hash.h"
 #include "hloroof/instruction.h"
 
@@ -64,9 +65,12 @@ class Computation {
   std::string_view execution_thread_;
   bool is_entry_ = false;
   Instruction* root_ = nullptr;
-  std::vector<Instruction*> instructions_;
+  std::vector<Instruction*, detail::PopulatedAllocator<Instruction*>> instructions_;
   std::vector<Instruction*> parameters_;
-  detail::StringViewMap<Instruction*> by_name_;
+  absl::flat_hash_map<std::string_view, Instruction*, detail::StringViewHash,
+                      std::equal_to<std::string_view>,
+                      detail::PopulatedAllocator<std::pair<const std::string_view, Instruction*>>>
+      by_name_;
   absl::InlinedVector<Instruction*, 1> callers_;
 };
 
