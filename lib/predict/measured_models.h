@@ -30,13 +30,16 @@ struct GemmRow {
 };
 
 // Measured GEMM throughput of one device and one operand type combination at scattered
-// (b, m, n, k). The estimate is a locally weighted linear regression of log(throughput) on
-// log2(b), log2(m), log2(n), log2(k) over the nearest measured shapes (Eigen least squares):
-// the measured sizes double from one to the next, so log space spaces them evenly, and
-// throughput changes smoothly and nearly linearly there (it rises with every dimension until
-// the kernel saturates the tensor cores). Unlike multilinear interpolation it needs no full
-// grid, so it works on the fit half of a table as well as on the whole. Weights fall with the
-// squared distance, so at a measured shape it returns (nearly) the measurement.
+// (b, m, n, k). The estimate is a locally weighted linear regression of log(throughput) on the
+// log2 sizes over the nearest measured shapes (Eigen least squares): the measured sizes double
+// from one to the next, so log space spaces them evenly, and throughput changes smoothly and
+// nearly linearly there (it rises with every dimension until the kernel saturates the tensor
+// cores). Nearness is measured mostly in the output size b x m x n and in k: how the output is
+// split between b, m and n weighs a tenth as much (measured times follow the tiles and the
+// steps per tile, not the aspect; measured_models.cc, kAspect). Unlike multilinear
+// interpolation it needs no full grid, so it works on the fit half of a table as well as on
+// the whole. Weights fall with the squared distance, so at a measured shape it returns
+// (nearly) the measurement.
 // Outside the measured box: a batch larger than the largest measured one joins m (b x m rows
 // of one larger GEMM); a dimension above the box keeps the throughput of the edge (the time
 // grows with the work); a dimension below the box keeps the time of the edge (a smaller kernel
@@ -53,9 +56,10 @@ class GemmTable {
   size_t size() const { return log_rate_.size(); }
 
  private:
-  double time_inside(const std::array<double, 4>& x) const;  // x: log2 sizes inside the box
+  // log2 sizes (b, m, n, k) inside the box.
+  double time_inside(const std::array<double, 4>& log2_sizes) const;
 
-  std::vector<std::array<double, 4>> points_;  // log2 of b, m, n, k
+  std::vector<std::array<double, 4>> points_;  // the regression's coordinates of each row
   std::vector<double> log_rate_;               // natural log of FLOP/s
   std::array<double, 4> lo_{}, hi_{};          // the box, per axis (log2)
   double min_time_s_ = 0;

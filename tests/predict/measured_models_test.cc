@@ -66,6 +66,27 @@ TEST_CASE("GEMM table: outside the box") {
   CHECK(t.time_s({4, 256, 256, 256}) == Approx(67.108864e-6).epsilon(1e-6));
 }
 
+TEST_CASE("GEMM table: nearness follows the output size and k, not the aspect") {
+  // Two measured shapes around the query q = [1, 256, 512, 256] (b, m, n, k), inside the box
+  // m, n, k in [256, 512]:
+  //   a = [1, 512, 256, 256] at 1e12 FLOP/s: the same output size (2^17) and k, m and n swapped;
+  //   c = [1, 256, 512, 512] at 4e12 FLOP/s: the same m and n, k doubled.
+  // Coordinates (log2 b m n, log2 k, 0.1 log2 b, 0.1 log2(m / n)): q = (17, 8, 0, -0.1),
+  // a = (17, 8, 0, 0.1), c = (17, 9, 0, -0.1). Squared distances 0.2^2 = 0.04 and 1; weights
+  // 1 / (0.04 + 0.01) = 20 and 1 / (1 + 0.01) = 0.990. Fewer than 5 rows: the weighted mean of
+  // log rates, 1e12 x 4^(0.990 / 20.990) = 1e12 x 4^0.04717 = 1.0676e12 FLOP/s: a counts, c
+  // barely. (Plain log2 distances, 2 and 1, would give 1e12 x 4^0.666 = 2.52e12.)
+  absl::StatusOr<GemmTable> t = GemmTable::from_rows(
+      {{GemmRow{{1, 512, 256, 256}, 1e12}, GemmRow{{1, 256, 512, 512}, 4e12}}});
+  REQUIRE(t.ok());
+  CHECK(t->flop_per_s({1, 256, 512, 256}) == Approx(1.067577e12).epsilon(1e-6));
+  // 2 x 256 x 512 x 256 = 67108864 FLOP / 1.0676e12 FLOP/s = 62.86 us.
+  CHECK(t->time_s({1, 256, 512, 256}) == Approx(62.86093e-6).epsilon(1e-6));
+  // At a itself (distance 0, weight 1 / 0.01 = 100; c at 1^2 + 0.2^2 = 1.04, weight 1 / 1.05
+  // = 0.952): 1e12 x 4^(0.952 / 100.952) = 1e12 x 4^0.009434 = 1.0132e12, nearly a's rate.
+  CHECK(t->flop_per_s({1, 512, 256, 256}) == Approx(1.013164e12).epsilon(1e-5));
+}
+
 TEST_CASE("GEMM table: bad rows are errors") {
   CHECK_FALSE(GemmTable::from_rows({}).ok());
   CHECK_FALSE(GemmTable::from_rows({{GemmRow{{1, 0, 1, 1}, 1e12}}}).ok());
@@ -315,8 +336,8 @@ std::string dot_module(int size, std::string_view type = "bf16",
 TEST_CASE("a held-out GEMM on h100 comes within 15% of its measurement") {
   // The shape 2048^3 is in the test half: the shipped model never saw it. Measured
   // (data/measured/gemm.tsv): 6.4104e14 FLOP/s, so 2 x 2048^3 = 1.718e10 FLOP take 26.8 us;
-  // the roofline is 1.718e10 / 9.89e14 = 17.4 us (+ 1 us launch). The model says 29.6 us,
-  // 10% slow (the median over the medium bf16 GEMMs of the test half is 9.3%,
+  // the roofline is 1.718e10 / 9.89e14 = 17.4 us (+ 1 us launch). The model says 26.9 us,
+  // 0.3% slow (the median over the medium bf16 GEMMs of the test half is 1.7%,
   // bench/accuracy_bench); the roofline is 35% fast.
   auto p = testing::predict(dot_module(2048), "h100");
   const OpPrediction& d = p.op("d");
