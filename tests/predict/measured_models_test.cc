@@ -359,8 +359,9 @@ TEST_CASE("a held-out GEMM on h100 comes within 15% of its measurement") {
 }
 
 TEST_CASE("a held-out small fp8 GEMM on h100 follows the shapes of its output size and k") {
-  // The e4m3 x e4m3 GEMM [1, 1024, 256, 512] is in the test half. Measured (data/measured/gemm.tsv):
-  // 2 x 1024 x 256 x 512 = 268435456 FLOP at 4.72598e13 FLOP/s = 5.680 us. In the fit half,
+  // The e4m3 x e4m3 GEMM [1, 1024, 256, 512] is in the test half. Measured
+  // (data/measured/gemm.tsv): 2 x 1024 x 256 x 512 = 268435456 FLOP at 4.72598e13 FLOP/s
+  // = 5.680 us. In the fit half,
   // the same output size (2^18) and k: [1, 256, 1024, 512] at 4.76625e13 = 5.632 us and
   // [1, 512, 512, 512] at 4.79349e13 = 5.600 us; k halved, [1, 1024, 256, 256] takes 8.096 us
   // (the autotuner's kernel changes with k). Weighing the aspect at a tenth, the estimate
