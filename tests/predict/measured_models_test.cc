@@ -85,12 +85,27 @@ TEST_CASE("GEMM table: nearness follows the output size and k, not the aspect") 
   // At a itself (distance 0, weight 1 / 0.01 = 100; c at 1^2 + 0.2^2 = 1.04, weight 1 / 1.05
   // = 0.952): 1e12 x 4^(0.952 / 100.952) = 1e12 x 4^0.009434 = 1.0132e12, nearly a's rate.
   CHECK(t->flop_per_s({1, 512, 256, 256}) == Approx(1.013164e12).epsilon(1e-5));
+  // The aspect at full weight (GemmFitOptions): a = (17, 8, 0, 1) and c = (17, 9, 0, -1) from
+  // q = (17, 8, 0, -1), squared distances 2^2 = 4 and 1, weights 1 / 4.01 = 0.2494 and
+  // 1 / 1.01 = 0.9901: 1e12 x 4^(0.9901 / 1.2394) = 1e12 x 4^0.7988 = 3.026e12 FLOP/s, c now
+  // counts most.
+  absl::StatusOr<GemmTable> full = GemmTable::from_rows(
+      {{GemmRow{{1, 512, 256, 256}, 1e12}, GemmRow{{1, 256, 512, 512}, 4e12}}},
+      measured::GemmFitOptions{.neighbours = 24, .aspect = 1.0});
+  REQUIRE(full.ok());
+  CHECK(full->flop_per_s({1, 256, 512, 256}) == Approx(3.026414e12).epsilon(1e-6));
 }
 
 TEST_CASE("GEMM table: bad rows are errors") {
   CHECK_FALSE(GemmTable::from_rows({}).ok());
   CHECK_FALSE(GemmTable::from_rows({{GemmRow{{1, 0, 1, 1}, 1e12}}}).ok());
   CHECK_FALSE(GemmTable::from_rows({{GemmRow{{1, 1, 1, 1}, -1}}}).ok());
+  // Options: no neighbour, a negative or infinite aspect weight.
+  const GemmRow one{{1, 1, 1, 1}, 1e12};
+  CHECK_FALSE(GemmTable::from_rows({&one, 1}, {.neighbours = 0, .aspect = 0.1}).ok());
+  CHECK_FALSE(GemmTable::from_rows({&one, 1}, {.neighbours = 24, .aspect = -1}).ok());
+  CHECK_FALSE(GemmTable::from_rows({&one, 1}, {.neighbours = 24, .aspect = INFINITY}).ok());
+  CHECK(GemmTable::from_rows({&one, 1}, {.neighbours = 1, .aspect = 0}).ok());
 }
 
 TEST_CASE("latency-bandwidth fit: exact points, and the floors of the data") {
