@@ -9,6 +9,12 @@
 //
 //   accuracy_bench          # test half
 //   accuracy_bench --fit    # fit half, for comparison
+//   accuracy_bench --loo    # how the GEMM tables' options were chosen, on the fit half alone
+//
+// --loo predicts every fit-half GEMM row from the other fit-half rows of its table (leave one
+// shape out) with each GemmFitOptions of a grid around the shipped one, and prints per option
+// the worst and the mean of the classes' median |expected / measured - 1| (the expected time
+// of a lone GEMM: the slowest of the table's time, HBM at kGpuHbmFraction and the roofline).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -85,6 +91,32 @@ std::string size_class(double flops) {
   return "large";
 }
 
+std::string dtype_label(PrimitiveType lhs) {
+  return lhs == PrimitiveType::kF32    ? "f32 (tf32)"
+         : lhs == PrimitiveType::kBF16 ? "bf16"
+                                       : "fp8";
+}
+
+// A measured GEMM row as a prediction sees it: its work, and its roofline as a kernel duration
+// (no launch overhead).
+struct GemmCase {
+  hloroof::OpWork work;
+  hloroof::RooflineEstimate roof;
+};
+
+GemmCase gemm_case(const hloroof::DeviceSpec& device, const measured::GemmShape& s,
+                   PrimitiveType lhs, PrimitiveType rhs, PrimitiveType result) {
+  GemmCase c;
+  c.work.matrix_flops = s.flops();
+  c.work.matrix_type = lhs;  // the tables pair like types, or two fp8 types
+  c.work.matrix_class = predict::matrix_unit(device, c.work.matrix_type, false, false);
+  c.work.hbm_bytes = s.b * (s.m * s.k * bytes_of(lhs) + s.k * s.n * bytes_of(rhs) +
+                            s.m * s.n * bytes_of(result));
+  c.roof = hloroof::roofline_time(device, c.work,
+                                  {.include_overhead = false, .apply_efficiency = false});
+  return c;
+}
+
 void gemms(bool test_half, std::map<std::string, Ratios>& out) {
   std::map<std::string, hloroof::DeviceSpec> specs;
   for (const measured::GemmRecord& r : measured::gemm_records()) {
@@ -99,22 +131,14 @@ void gemms(bool test_half, std::map<std::string, Ratios>& out) {
     if (!parse_dtypes(r.dtypes, lhs, rhs, result)) continue;
     const measured::GemmShape& s = r.row.shape;
     const double measured_s = s.flops() / r.row.flop_per_s;
-    hloroof::OpWork work;
-    work.matrix_flops = s.flops();
-    work.matrix_type = lhs;  // the tables pair like types, or two fp8 types
-    work.matrix_class = predict::matrix_unit(device, work.matrix_type, false, false);
-    work.hbm_bytes = s.b * (s.m * s.k * bytes_of(lhs) + s.k * s.n * bytes_of(rhs) +
-                            s.m * s.n * bytes_of(result));
-    // Kernel durations: no launch overhead.
-    const hloroof::RooflineEstimate roof = hloroof::roofline_time(
-        device, work, {.include_overhead = false, .apply_efficiency = false});
+    const GemmCase c = gemm_case(device, s, lhs, rhs, result);
+    const hloroof::OpWork& work = c.work;
+    const hloroof::RooflineEstimate& roof = c.roof;
     const predict::GemmCall call{s, lhs, rhs, work.matrix_class};
     std::vector<std::string> notes;
     const predict::ExpectedTime e =
         predict::expected_op_time({&call, 1}, work, roof, device, false, notes);
-    const std::string dtype = lhs == PrimitiveType::kF32    ? "f32 (tf32)"
-                              : lhs == PrimitiveType::kBF16 ? "bf16"
-                                                            : "fp8";
+    const std::string dtype = dtype_label(lhs);
     // A row faster than the dense peak of its class cannot be a dense GEMM as measured (87 H100
     // fp8 rows upstream, up to 1.32 x peak): the model leaves it out of its fit, and here it is
     // scored on a line of its own, not in its size class.
@@ -178,9 +202,88 @@ void collectives(bool test_half, std::map<std::string, Ratios>& out) {
   }
 }
 
+void leave_one_out() {
+  // The fit half of every table, above-peak rows left out as the shipped model does; with each
+  // row, the slowest of its other terms as the expected time takes them (the roofline, HBM at
+  // kGpuHbmFraction), so that a row is scored as a prediction of it would be.
+  std::map<std::pair<std::string, std::string>, std::vector<measured::GemmRow>> tables;
+  std::map<std::pair<std::string, std::string>, std::vector<double>> other_terms;
+  std::map<std::string, hloroof::DeviceSpec> specs;
+  for (const measured::GemmRecord& r : measured::gemm_records()) {
+    if (!measured::in_fit_half(r.shape_key())) continue;
+    if (!specs.contains(r.device)) {
+      absl::StatusOr<hloroof::DeviceSpec> d = hloroof::device(r.device);
+      if (!d.ok()) continue;
+      specs.emplace(r.device, *d);
+    }
+    PrimitiveType lhs, rhs, result;
+    if (!parse_dtypes(r.dtypes, lhs, rhs, result)) continue;
+    const hloroof::DeviceSpec& device = specs.at(r.device);
+    const auto peak =
+        device.matrix_flops_per_s.find(predict::matrix_unit(device, lhs, false, false));
+    if (peak != device.matrix_flops_per_s.end() && r.row.flop_per_s > peak->second) continue;
+    tables[{r.device, r.dtypes}].push_back(r.row);
+    const GemmCase c = gemm_case(device, r.row.shape, lhs, rhs, result);
+    double other = c.roof.time_s;
+    for (const hloroof::RooflineTerm& t : c.roof.terms) {
+      if (t.bound == hloroof::Bound::kHbm) {
+        other = std::max(other, t.time_s / predict::kGpuHbmFraction);
+      }
+    }
+    other_terms[{r.device, r.dtypes}].push_back(other);
+  }
+  std::printf("leave-one-shape-out on the fit half of data/measured GEMM tables: per option, the\n"
+              "worst and the mean over classes (device, size, type) of the median "
+              "|expected / measured - 1|\n");
+  std::printf("%10s %6s | %6s  %-28s | %6s\n", "neighbours", "aspect", "worst", "(class)",
+              "mean");
+  const measured::GemmFitOptions shipped;
+  for (size_t neighbours : {12, 16, 24, 32}) {
+    for (double aspect : {0.05, 0.1, 0.15, 0.2, 0.5, 1.0}) {
+      const measured::GemmFitOptions options{neighbours, aspect};
+      std::map<std::string, std::vector<double>> errors;
+      for (const auto& [key, rows] : tables) {
+        PrimitiveType lhs, rhs, result;
+        if (!parse_dtypes(key.second, lhs, rhs, result)) continue;
+        for (size_t i = 0; i < rows.size(); ++i) {
+          std::vector<measured::GemmRow> others = rows;
+          others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+          absl::StatusOr<measured::GemmTable> table =
+              measured::GemmTable::from_rows(others, options);
+          if (!table.ok()) continue;
+          const measured::GemmShape& s = rows[i].shape;
+          const double measured_s = s.flops() / rows[i].flop_per_s;
+          const double expected_s = std::max(other_terms.at(key)[i], table->time_s(s));
+          errors[absl::StrFormat("%s %s %s", key.first, size_class(s.flops()), dtype_label(lhs))]
+              .push_back(std::abs(expected_s / measured_s - 1));
+        }
+      }
+      double worst = 0, sum = 0;
+      std::string worst_class;
+      for (const auto& [name, e] : errors) {
+        const double m = median(e);
+        sum += m;
+        if (m > worst) {
+          worst = m;
+          worst_class = name;
+        }
+      }
+      const bool is_shipped = neighbours == shipped.neighbours && aspect == shipped.aspect;
+      std::printf("%10zu %6.2f | %5.1f%%  %-28s | %5.2f%%%s\n", neighbours, aspect, 100 * worst,
+                  ("(" + worst_class + ")").c_str(),
+                  errors.empty() ? 0.0 : 100 * sum / static_cast<double>(errors.size()),
+                  is_shipped ? "  shipped" : "");
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--loo") == 0) {
+    leave_one_out();
+    return 0;
+  }
   const bool test_half = !(argc > 1 && std::strcmp(argv[1], "--fit") == 0);
   std::map<std::string, Ratios> classes;
   gemms(test_half, classes);

@@ -20,12 +20,8 @@
 namespace hloroof::measured {
 namespace {
 
-// Nearest measured shapes a GEMM estimate regresses over: enough to pin the 5 coefficients of
-// a linear function of 4 log sizes with some averaging of the measurement noise, few enough to
-// stay local (the 16 corners of the query's cell on a full grid).
-constexpr size_t kNeighbours = 16;
-// Added to squared log2 distances in the weights: at a measured shape (distance 0) its own
-// weight is 1 / kNearby = 100 times that of a neighbour one doubling away.
+// Added to squared distances in the weights: at a measured shape (distance 0) its own weight is
+// 1 / kNearby = 100 times that of a neighbour one doubling away.
 constexpr double kNearby = 0.01;
 
 std::array<double, 4> log2_of(const GemmShape& s) {
@@ -71,9 +67,31 @@ double table_peak(std::string_view device_name, std::string_view dtypes) {
 
 }  // namespace
 
-absl::StatusOr<GemmTable> GemmTable::from_rows(absl::Span<const GemmRow> rows) {
+// GemmFitOptions. The neighbours: enough to pin the 5 coefficients of a linear function of 4
+// log sizes with some averaging of the measurement noise, few enough to stay local. The aspect
+// weight: a GEMM's kernel time follows its output size b x m x n (the tiles it computes) and k
+// (the steps each tile takes) far more than how the output is split between b, m and n:
+// measured shapes with the same output size and k differ by a few percent, while one doubling
+// of either changes the time by up to 2x (small fp8 GEMMs on H100, where the autotuner changes
+// kernel from one k to the next). Distances are therefore taken in (log2 b m n, log2 k,
+// aspect log2 b, aspect log2(m / n)); the aspect axes break ties between neighbours. 24
+// neighbours and 0.1 gave the lowest worst-class median error of leave-one-shape-out
+// predictions on the fit half of the H100 and B200 tables, among 12-32 neighbours and weights
+// 0.05-1 (`accuracy_bench --loo`).
+std::array<double, 4> GemmTable::coordinates(const std::array<double, 4>& x) const {
+  const double a = options_.aspect;
+  return {x[0] + x[1] + x[2], x[3], a * x[0], a * (x[1] - x[2])};
+}
+
+absl::StatusOr<GemmTable> GemmTable::from_rows(absl::Span<const GemmRow> rows,
+                                               const GemmFitOptions& options) {
   if (rows.empty()) return absl::InvalidArgumentError("a GEMM table needs one row at least");
+  if (options.neighbours < 1 || !(options.aspect >= 0) || !std::isfinite(options.aspect)) {
+    return absl::InvalidArgumentError(
+        "a GEMM table needs one neighbour at least and a finite, non-negative aspect weight");
+  }
   GemmTable t;
+  t.options_ = options;
   t.lo_.fill(std::numeric_limits<double>::infinity());
   t.hi_.fill(-std::numeric_limits<double>::infinity());
   t.min_time_s_ = std::numeric_limits<double>::infinity();
@@ -90,7 +108,7 @@ absl::StatusOr<GemmTable> GemmTable::from_rows(absl::Span<const GemmRow> rows) {
       t.lo_[a] = std::min(t.lo_[a], x[a]);
       t.hi_[a] = std::max(t.hi_[a], x[a]);
     }
-    t.points_.push_back(x);
+    t.points_.push_back(t.coordinates(x));
     t.log_rate_.push_back(std::log(r.flop_per_s));
     t.min_time_s_ = std::min(t.min_time_s_, s.flops() / r.flop_per_s);
     t.max_rate_ = std::max(t.max_rate_, r.flop_per_s);
@@ -98,8 +116,9 @@ absl::StatusOr<GemmTable> GemmTable::from_rows(absl::Span<const GemmRow> rows) {
   return t;
 }
 
-double GemmTable::time_inside(const std::array<double, 4>& x) const {
-  // The nearest measured shapes, by squared distance in log2 space.
+double GemmTable::time_inside(const std::array<double, 4>& log2_sizes) const {
+  // The nearest measured shapes, by squared distance in the coordinates.
+  const std::array<double, 4> x = coordinates(log2_sizes);
   const size_t n = points_.size();
   std::vector<std::pair<double, size_t>> near(n);
   for (size_t i = 0; i < n; ++i) {
@@ -107,7 +126,7 @@ double GemmTable::time_inside(const std::array<double, 4>& x) const {
     for (size_t a = 0; a < 4; ++a) d += (points_[i][a] - x[a]) * (points_[i][a] - x[a]);
     near[i] = {d, i};
   }
-  const size_t k = std::min(kNeighbours, n);
+  const size_t k = std::min(options_.neighbours, n);
   std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), near.end());
 
   // Weighted least squares: log rate = c0 + c . x, rows scaled by sqrt(weight).

@@ -30,21 +30,35 @@ struct GemmRow {
 };
 
 // Measured GEMM throughput of one device and one operand type combination at scattered
-// (b, m, n, k). The estimate is a locally weighted linear regression of log(throughput) on
-// log2(b), log2(m), log2(n), log2(k) over the nearest measured shapes (Eigen least squares):
-// the measured sizes double from one to the next, so log space spaces them evenly, and
-// throughput changes smoothly and nearly linearly there (it rises with every dimension until
-// the kernel saturates the tensor cores). Unlike multilinear interpolation it needs no full
-// grid, so it works on the fit half of a table as well as on the whole. Weights fall with the
-// squared distance, so at a measured shape it returns (nearly) the measurement.
+// (b, m, n, k). The estimate is a locally weighted linear regression of log(throughput) on the
+// log2 sizes over the nearest measured shapes (Eigen least squares): the measured sizes double
+// from one to the next, so log space spaces them evenly, and throughput changes smoothly and
+// nearly linearly there (it rises with every dimension until the kernel saturates the tensor
+// cores). Nearness is measured mostly in the output size b x m x n and in k: how the output is
+// split between b, m and n weighs a tenth as much (measured times follow the tiles and the
+// steps per tile, not the aspect; GemmFitOptions). Unlike multilinear
+// interpolation it needs no full grid, so it works on the fit half of a table as well as on
+// the whole. Weights fall with the squared distance, so at a measured shape it returns
+// (nearly) the measurement.
 // Outside the measured box: a batch larger than the largest measured one joins m (b x m rows
 // of one larger GEMM); a dimension above the box keeps the throughput of the edge (the time
 // grows with the work); a dimension below the box keeps the time of the edge (a smaller kernel
 // is no faster than the smallest measured one of its kind).
+// How a GemmTable chooses the measured shapes it regresses over. The defaults are the shipped
+// model's, chosen by leave-one-shape-out on the fit half (measured_models.cc says how;
+// `accuracy_bench --loo` reruns it).
+struct GemmFitOptions {
+  size_t neighbours = 24;  // the nearest measured shapes in one estimate
+  // The weight of log2 b and log2(m / n) in distances, beside log2 b m n and log2 k at 1.
+  double aspect = 0.1;
+};
+
 class GemmTable {
  public:
-  // Needs one row at least; sizes and rates must be positive.
-  static absl::StatusOr<GemmTable> from_rows(absl::Span<const GemmRow> rows);
+  // Needs one row at least; sizes and rates must be positive; at least one neighbour and a
+  // finite, non-negative aspect weight.
+  static absl::StatusOr<GemmTable> from_rows(absl::Span<const GemmRow> rows,
+                                             const GemmFitOptions& options = {});
 
   double flop_per_s(const GemmShape& shape) const;  // throughput at `shape`
   double time_s(const GemmShape& shape) const;      // shape.flops() / flop_per_s(shape)
@@ -53,9 +67,13 @@ class GemmTable {
   size_t size() const { return log_rate_.size(); }
 
  private:
-  double time_inside(const std::array<double, 4>& x) const;  // x: log2 sizes inside the box
+  // log2 sizes (b, m, n, k) inside the box.
+  double time_inside(const std::array<double, 4>& log2_sizes) const;
 
-  std::vector<std::array<double, 4>> points_;  // log2 of b, m, n, k
+  std::array<double, 4> coordinates(const std::array<double, 4>& log2_sizes) const;
+
+  GemmFitOptions options_;
+  std::vector<std::array<double, 4>> points_;  // the regression's coordinates of each row
   std::vector<double> log_rate_;               // natural log of FLOP/s
   std::array<double, 4> lo_{}, hi_{};          // the box, per axis (log2)
   double min_time_s_ = 0;
