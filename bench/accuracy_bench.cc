@@ -300,5 +300,8 @@ int main(int argc, char** argv) {
   std::printf("|err|: median |predicted / measured - 1|; ratio: median predicted / measured\n");
   std::printf("above-peak: rows measured faster than the dense peak of their class (suspect; "
               "left out\nof the fit and of the size classes)\n");
+  std::printf("elementwise: not scored; data/measured holds no elementwise kernel time (the op "
+              "profiles\nare per-op latencies in cycles, an input of the model, not a check of "
+              "it)\n");
   return 0;
 }
