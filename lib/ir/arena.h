@@ -50,6 +50,12 @@ class Arena {
   // Bytes taken from the system so far.
   size_t reserved_bytes() const { return reserved_; }
 
+  // Destroyed arenas leave their large blocks (up to 64 MiB in all) resident for the next arena,
+  // so that parsing file after file does not make fresh pages resident each time.
+  static size_t pooled_bytes();
+  // Returns the pooled blocks to the system.
+  static void release_pooled();
+
  private:
   struct Destructor {
     void* object;

@@ -62,5 +62,27 @@ TEST_CASE("arena memory past the mapped-block size is writable and not shared be
   CHECK(big[(24 << 20) - 1] == 7);
 }
 
+TEST_CASE("a destroyed arena's large blocks serve the next arena") {
+  Arena::release_pooled();
+  REQUIRE(Arena::pooled_bytes() == 0);
+  constexpr size_t kPiece = 2 << 20;  // past the 64 KiB from which blocks are mapped
+  {
+    Arena first;
+    std::memset(first.allocate(kPiece, 8), 1, kPiece);
+  }
+  const size_t kept = Arena::pooled_bytes();
+  CHECK(kept >= kPiece);
+  {
+    Arena second;
+    auto* p = static_cast<char*>(second.allocate(kPiece, 8));
+    CHECK(Arena::pooled_bytes() < kept);  // taken from the pool, not mapped afresh
+    std::memset(p, 2, kPiece);
+    CHECK(p[kPiece - 1] == 2);
+  }
+  CHECK(Arena::pooled_bytes() == kept);
+  Arena::release_pooled();
+  CHECK(Arena::pooled_bytes() == 0);
+}
+
 }  // namespace
 }  // namespace hloroof::detail
