@@ -159,20 +159,15 @@ struct Reserved {
 };
 
 // Keywords, element types and `nan`.
-const detail::NameTable<Reserved>& reserved_words() {
-  static const auto* const kWords = [] {
-    auto* table = new detail::NameTable<Reserved>();
-#define HLOROOF_KEYWORD(spelling) table->add(#spelling, Reserved{TokenKind::kw_##spelling});
+constexpr detail::NameEntry<Reserved> kReservedList[] = {
+#define HLOROOF_KEYWORD(spelling) {#spelling, {TokenKind::kw_##spelling}},
 #include "text/token_kinds.def"
-#define HLOROOF_PRIMITIVE(e, text, bits, bytes, cls) \
-  table->add(text, Reserved{TokenKind::kPrim, PrimitiveType::e});
+#define HLOROOF_PRIMITIVE(e, text, bits, bytes, cls) {text, {TokenKind::kPrim, PrimitiveType::e}},
 #include "hloroof/primitive_types.def"
 #undef HLOROOF_PRIMITIVE
-    table->add("nan", Reserved{TokenKind::kDecimal});
-    return table;
-  }();
-  return *kWords;
-}
+    {"nan", {TokenKind::kDecimal}},
+};
+constexpr auto kReserved = detail::make_name_table(kReservedList);
 
 }  // namespace
 
@@ -340,7 +335,7 @@ Token Lexer::lex_identifier(const char* start, uint32_t line, uint32_t column) {
     return make(TokenKind::kAttr, start, line, column);
   }
   std::string_view word(start, static_cast<size_t>(p - start));
-  if (const Reserved* r = reserved_words().find(word)) {
+  if (const Reserved* r = kReserved.find(word)) {
     pos_ = p;
     if (r->kind == TokenKind::kDecimal) pos_ += match_nan_payload(p, end_);  // nan(0x7f)
     Token t = make(r->kind, start, line, column);
