@@ -157,7 +157,7 @@ class NameTable {
   }
 
   std::array<Entry, N> entries_{};
-  std::array<uint16_t, size_t{1} << kSlotBits> slots_{};      // index + 1; 0 when empty
+  std::array<uint16_t, size_t{1} << kSlotBits> slots_{};    // index + 1; 0 when empty
   std::array<uint16_t, size_t{1} << kBucketBits> seeds_{};  // per bucket
 };
 

@@ -19,12 +19,8 @@ constexpr int kMaxNesting = 64;
 // Where `p` (a pointer into `source`) is, as "line L, column C"; empty when outside.
 std::string position_of(std::string_view source, const char* p) {
   if (p < source.data() || p >= source.data() + source.size()) return "";
-  size_t offset = static_cast<size_t>(p - source.data());
-  size_t line = 1 + static_cast<size_t>(std::count(source.begin(), source.begin() + offset, '\n'));
-  size_t line_start = source.rfind('\n', offset == 0 ? 0 : offset - 1);
-  size_t column =
-      line_start == std::string_view::npos || offset == 0 ? offset + 1 : offset - line_start;
-  return str_cat(line, ":", column);
+  SourcePosition pos = position_in(source, p);
+  return str_cat(pos.line, ":", pos.column);
 }
 
 }  // namespace

@@ -30,17 +30,11 @@ class Lexer {
   // Position to return to, for the rare two-token look-ahead.
   struct State {
     const char* pos;
-    const char* line_start;
-    uint32_t line;
   };
-  State state() const { return {pos_, line_start_, line_}; }
-  void restore(const State& s) {
-    pos_ = s.pos;
-    line_start_ = s.line_start;
-    line_ = s.line;
-  }
+  State state() const { return {pos_}; }
+  void restore(const State& s) { pos_ = s.pos; }
 
-  // Moves the cursor forward to `p` on the same line (the caller has read the text in between).
+  // Moves the cursor forward to `p` (the caller has read the text in between).
   void skip_to(const char* p) { pos_ = p; }
 
   // What was wrong with the last kError token.
@@ -48,32 +42,28 @@ class Lexer {
   std::string_view source() const { return {begin_, static_cast<size_t>(end_ - begin_)}; }
 
  private:
-  Token make(TokenKind kind, const char* start, uint32_t line, uint32_t column) {
+  Token make(TokenKind kind, const char* start) const {
     Token t;
     t.kind = kind;
-    t.line = line;
-    t.column = column;
     t.text = std::string_view(start, static_cast<size_t>(pos_ - start));
     return t;
   }
-  Token fail(const char* start, uint32_t line, uint32_t column, std::string message);
+  Token fail(const char* start, std::string message);
   // Skips whitespace and comments; false (with error_ set) on an unterminated block comment.
   bool skip_trivia(const char** comment_start);
-  void count_lines(const char* from, const char* to);
 
-  Token lex_identifier(const char* start, uint32_t line, uint32_t column);
-  Token lex_number_like(const char* start, uint32_t line, uint32_t column);
-  Token lex_percent_name(const char* start, uint32_t line, uint32_t column);
+  Token lex_identifier(const char* start);
+  Token lex_number_like(const char* start);
+  Token lex_percent_name(const char* start);
   // An integer whose digits are [digits, end); start is `-` or the first digit.
-  Token lex_int(const char* start, const char* digits, const char* end, uint32_t line,
-                uint32_t column);
-  Token lex_string(const char* start, uint32_t line, uint32_t column);
+  Token lex_int(const char* start, const char* digits, const char* end);
+  Token lex_string(const char* start);
+  // The end of input, and the rare tokens and errors that the dispatch of next() leaves.
+  Token lex_other(const char* start);
 
   const char* begin_;
   const char* end_;
   const char* pos_;
-  const char* line_start_;
-  uint32_t line_ = 1;
   std::string error_;
 };
 

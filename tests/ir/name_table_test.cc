@@ -3,7 +3,6 @@
 #include "ir/name_table.h"
 
 #include <catch2/catch.hpp>
-
 #include <set>
 #include <string>
 #include <string_view>
