@@ -241,7 +241,7 @@ Token Lexer::fail(const char* start, std::string message) {
   return t;
 }
 
-bool Lexer::skip_trivia(const char** comment_start) {
+const char* Lexer::skip_trivia() {
   for (;;) {
     char c = *pos_;  // the NUL after the source ends the loop at the end
     if (is(c, kSpace)) {
@@ -254,51 +254,52 @@ bool Lexer::skip_trivia(const char** comment_start) {
           break;
         }
       }
-      if (close == nullptr) {
-        *comment_start = pos_;
-        return false;
-      }
+      if (close == nullptr) return pos_;
       pos_ = close + 2;
     } else if (c == '/' && pos_ + 1 < end_ && pos_[1] == '/') {
       while (pos_ < end_ && *pos_ != '\n' && *pos_ != '\r') ++pos_;
     } else {
-      break;
+      return nullptr;
     }
   }
-  return true;
 }
 
+Token Lexer::unterminated_comment(const char* start) {
+  pos_ = end_;
+  Token t = fail(start, "unterminated block comment");
+  t.text = std::string_view(start, 2);
+  return t;
+}
+
+// Every case returns what another function returns, so that this one needs no stack frame and
+// its calls are jumps.
 Token Lexer::next() {
   if (*pos_ == ' ') ++pos_;  // most tokens follow a single space or nothing
-  for (;;) {
-    const char* start = pos_;
-    switch (kLeads[static_cast<unsigned char>(*start)]) {
-      case kLeadIdent:
-        return lex_identifier(start);
-      case kLeadPunct:
-        pos_ = start + 1;
-        return make(kPunctKinds[static_cast<unsigned char>(*start)], start);
-      case kLeadNumber:
-        return lex_number_like(start);
-      case kLeadPercent:
-        return lex_percent_name(start);
-      case kLeadQuote:
-        return lex_string(start);
-      case kLeadTrivia: {
-        const char* comment = nullptr;
-        if (!skip_trivia(&comment)) {
-          pos_ = end_;
-          Token t = fail(comment, "unterminated block comment");
-          t.text = std::string_view(comment, 2);
-          return t;
-        }
-        if (pos_ != start) continue;
-        return lex_other(start);  // a '/' that starts no comment
-      }
-      case kLeadOther:
-        return lex_other(start);
-    }
+  const char* start = pos_;
+  switch (kLeads[static_cast<unsigned char>(*start)]) {
+    case kLeadIdent:
+      return lex_identifier(start);
+    case kLeadPunct:
+      pos_ = start + 1;
+      return make(kPunctKinds[static_cast<unsigned char>(*start)], start);
+    case kLeadNumber:
+      return lex_number_like(start);
+    case kLeadPercent:
+      return lex_percent_name(start);
+    case kLeadQuote:
+      return lex_string(start);
+    case kLeadTrivia:
+      return lex_after_trivia(start);
+    case kLeadOther:
+      break;
   }
+  return lex_other(start);
+}
+
+Token Lexer::lex_after_trivia(const char* start) {
+  if (const char* comment = skip_trivia()) return unterminated_comment(comment);
+  if (pos_ == start) return lex_other(start);  // a '/' that starts no comment
+  return next();
 }
 
 Token Lexer::lex_other(const char* start) {

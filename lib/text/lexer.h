@@ -48,9 +48,12 @@ class Lexer {
     t.text = std::string_view(start, static_cast<size_t>(pos_ - start));
     return t;
   }
-  Token fail(const char* start, std::string message);
-  // Skips whitespace and comments; false (with error_ set) on an unterminated block comment.
-  bool skip_trivia(const char** comment_start);
+  [[gnu::noinline]] Token fail(const char* start, std::string message);
+  // Skips whitespace and comments; the start of an unterminated block comment, else null.
+  const char* skip_trivia();
+  [[gnu::noinline]] Token unterminated_comment(const char* start);
+  // Skips trivia at `start`, then lexes the token after it.
+  [[gnu::noinline]] Token lex_after_trivia(const char* start);
 
   Token lex_identifier(const char* start);
   Token lex_number_like(const char* start);
@@ -59,7 +62,7 @@ class Lexer {
   Token lex_int(const char* start, const char* digits, const char* end);
   Token lex_string(const char* start);
   // The end of input, and the rare tokens and errors that the dispatch of next() leaves.
-  Token lex_other(const char* start);
+  [[gnu::noinline]] Token lex_other(const char* start);
 
   const char* begin_;
   const char* end_;
