@@ -1,7 +1,8 @@
 // Look-up tables for fixed sets of names (opcodes, attribute names, reserved words), built at
 // compile time: a perfect hash sends each name of the set to its own slot, so that a look-up is
 // one hash of two word-sized loads, one table read and one comparison, with no search. The parser
-// looks up such a name for almost every token.
+// looks up such a name for almost every token; most identifiers are in no set, and a first test
+// of their first byte and length turns them away before the hash.
 //
 // A name is summed up by its length and two loads that together cover all of its bytes when it
 // is at most 16 bytes long (the first and last 8 bytes, or 4 and 4, or three single bytes); a
@@ -89,6 +90,10 @@ class NameTable {
     for (size_t i = 0; i < N; ++i) {
       const std::string_view name = entries[i].name;
       entries_[i] = {name, entries[i].value, name_key(name.data(), name.size())};
+      if (name.empty()) throw "a name table holds no empty name";
+      if (name.size() < 32) {
+        lengths_[static_cast<unsigned char>(name[0])] |= uint32_t{1} << name.size();
+      }
       bucket[i] = bucket_of(name_hash(entries_[i].key, name.size()));
       largest = std::max(largest, ++bucket_size[bucket[i]]);
     }
@@ -103,6 +108,9 @@ class NameTable {
 
   const Value* find(std::string_view name) const {
     const size_t n = name.size();
+    // Most names that are not in the set have a first byte and length that no name has.
+    if (n == 0) return nullptr;
+    if (n < 32 && !(lengths_[static_cast<unsigned char>(name[0])] >> n & 1)) return nullptr;
     const NameKey key = name_key(name.data(), n);
     const uint64_t h = name_hash(key, n);
     const uint16_t index = slots_[slot_of(h, seeds_[bucket_of(h)])];
@@ -110,7 +118,9 @@ class NameTable {
     const Entry& e = entries_[index - 1];
     if (e.name.size() != n || !(e.key == key)) return nullptr;
     // Head and tail cover the first and last 8 bytes; only longer names have bytes between.
-    if (n > 16 && std::memcmp(e.name.data() + 8, name.data() + 8, n - 16) != 0) return nullptr;
+    for (size_t i = 8; i + 8 < n; i += 8) {
+      if (load_le(e.name.data() + i, 8) != load_le(name.data() + i, 8)) return nullptr;
+    }
     return &e.value;
   }
 
@@ -159,6 +169,8 @@ class NameTable {
   std::array<Entry, N> entries_{};
   std::array<uint16_t, size_t{1} << kSlotBits> slots_{};    // index + 1; 0 when empty
   std::array<uint16_t, size_t{1} << kBucketBits> seeds_{};  // per bucket
+  // Bit n of lengths_[c]: some name of n < 32 bytes starts with byte c.
+  std::array<uint32_t, 256> lengths_{};
 };
 
 template <typename Value, size_t N>

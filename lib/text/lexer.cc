@@ -80,6 +80,18 @@ constexpr std::array<TokenKind, 256> kPunctKinds = make_punct_kinds();
 
 inline bool is(char c, CharClass cls) { return kClasses[static_cast<unsigned char>(c)] & cls; }
 
+// The end of a run of [A-Za-z0-9_.-] from `p`, four bytes a step. A byte is read only after an
+// identifier byte, so the NUL after the source stops it.
+inline const char* skip_ident_chars(const char* p) {
+  for (;;) {
+    if (!is(p[0], kIdentChar)) return p;
+    if (!is(p[1], kIdentChar)) return p + 1;
+    if (!is(p[2], kIdentChar)) return p + 2;
+    if (!is(p[3], kIdentChar)) return p + 3;
+    p += 4;
+  }
+}
+
 // The sentinel-free matchers below look at most one character past what they accept, always
 // checking `p < end` first.
 struct Cursor {
@@ -232,8 +244,8 @@ std::string_view describe(TokenKind kind) {
 Lexer::Lexer(std::string_view source)
     : begin_(source.data()), end_(source.data() + source.size()), pos_(begin_) {}
 
-Token Lexer::fail(const char* start, std::string message) {
-  error_ = std::move(message);
+Token Lexer::fail(const char* start, std::string_view message) {
+  error_ = message;
   Token t;
   t.kind = TokenKind::kError;
   t.text = std::string_view(
@@ -328,8 +340,7 @@ Token Lexer::lex_other(const char* start) {
 }
 
 Token Lexer::lex_identifier(const char* start) {
-  const char* p = start + 1;
-  while (is(*p, kIdentChar)) ++p;  // stops at the NUL after the source
+  const char* p = skip_ident_chars(start + 1);
   if (*p == ':') {
     pos_ = p + 1;
     return make(TokenKind::kName, start);
@@ -421,21 +432,26 @@ Token Lexer::lex_int(const char* start, const char* digits, const char* end) {
   const bool negative = *start == '-';
   uint64_t value = 0;
   bool overflow = false;
-  for (const char* d = digits; d < end; ++d) {
-    uint64_t digit = static_cast<uint64_t>(*d - '0');
-    if (value > (UINT64_MAX - digit) / 10) overflow = true;
-    value = value * 10 + digit;
+  if (end - digits <= 19) {  // 19 digits are below 10^19 < 2^64: no check needed
+    for (const char* d = digits; d < end; ++d) value = value * 10 + static_cast<uint64_t>(*d - '0');
+  } else {
+    for (const char* d = digits; d < end; ++d) {
+      uint64_t digit = static_cast<uint64_t>(*d - '0');
+      if (value > (UINT64_MAX - digit) / 10) overflow = true;
+      value = value * 10 + digit;
+    }
   }
   if (negative && value > (uint64_t{1} << 63)) overflow = true;
-  if (overflow) {
-    return fail(start,
-                str_cat("integer ", std::string_view(start, static_cast<size_t>(end - start)),
-                        " does not fit in 64 bits"));
-  }
+  if (overflow) return int_overflow(start, end);
   Token t = make(TokenKind::kInt, start);
   t.negative = negative;
   t.int_bits = negative ? (~value + 1) : value;
   return t;
+}
+
+Token Lexer::int_overflow(const char* start, const char* end) {
+  return fail(start, str_cat("integer ", std::string_view(start, static_cast<size_t>(end - start)),
+                             " does not fit in 64 bits"));
 }
 
 Token Lexer::lex_percent_name(const char* start) {
@@ -444,7 +460,7 @@ Token Lexer::lex_percent_name(const char* start) {
     pos_ = p;
     return fail(start, "expected a name after '%'");
   }
-  while (is(*p, kIdentChar)) ++p;
+  p = skip_ident_chars(p);
   pos_ = p;
   return make(TokenKind::kName, start);
 }

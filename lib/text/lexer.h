@@ -48,7 +48,7 @@ class Lexer {
     t.text = std::string_view(start, static_cast<size_t>(pos_ - start));
     return t;
   }
-  [[gnu::noinline]] Token fail(const char* start, std::string message);
+  [[gnu::noinline]] Token fail(const char* start, std::string_view message);
   // Skips whitespace and comments; the start of an unterminated block comment, else null.
   const char* skip_trivia();
   [[gnu::noinline]] Token unterminated_comment(const char* start);
@@ -60,6 +60,7 @@ class Lexer {
   Token lex_percent_name(const char* start);
   // An integer whose digits are [digits, end); start is `-` or the first digit.
   Token lex_int(const char* start, const char* digits, const char* end);
+  [[gnu::noinline]] Token int_overflow(const char* start, const char* end);
   Token lex_string(const char* start);
   // The end of input, and the rare tokens and errors that the dispatch of next() leaves.
   [[gnu::noinline]] Token lex_other(const char* start);

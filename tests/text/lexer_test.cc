@@ -149,6 +149,11 @@ TEST_CASE("integers cover the u64 and s64 ranges and reject overflow") {
         "1:1: integer 18446744073709551616 does not fit in 64 bits");
   CHECK(lex_error("-9223372036854775809") ==
         "1:1: integer -9223372036854775809 does not fit in 64 bits");
+  // 19 digits always fit (10^19 - 1 < 2^64 - 1); 20 digits are checked digit by digit.
+  CHECK(lex_one("9999999999999999999").int_bits == 9999999999999999999u);
+  CHECK(lex_one("00000000000000000000000042").int_bits == 42);
+  CHECK(lex_error("99999999999999999999") ==
+        "1:1: integer 99999999999999999999 does not fit in 64 bits");
 }
 
 TEST_CASE("strings take both quotes, C escapes, and raw newlines") {
