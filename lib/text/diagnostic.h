@@ -17,12 +17,14 @@ struct Diagnostic {
   std::string message;
 };
 
-// Where `at`, a pointer into `source`, is: lines end at '\n'. Scans the source up to `at`, so
-// it is for diagnostics, not for every token. A null `at` is 1:1; one past the end is the end.
 struct SourcePosition {
   uint32_t line = 1;    // 1-based
   uint32_t column = 1;  // 1-based, in bytes
 };
+
+// Where `at`, a pointer into `source`, is: lines end at '\n'. Scans the source up to `at`, so
+// it is for diagnostics, not for every token. A null `at` is 1:1; a pointer outside the source
+// is taken as its nearer end.
 SourcePosition position_in(std::string_view source, const char* at);
 
 // `LINE:COLUMN: error: MESSAGE`, with `FILE:` first when `file` is not empty, and then the

@@ -65,8 +65,7 @@ class Parser {
     prev_end_ = c.prev_end;
     if (!c.had_error) error_message_.reset();
   }
-  // Consumes everything up to `end` (on the current line, starting at the current token) as if
-  // it had been parsed.
+  // Consumes everything up to `end` (starting at the current token) as if it had been parsed.
   void skip_to(const char* end) {
     lexer_.skip_to(end);
     tok_.text = std::string_view(end, 0);
