@@ -106,7 +106,8 @@ class NameTable {
     }
   }
 
-  const Value* find(std::string_view name) const {
+  // Inlined: the callers are few and hot.
+  [[gnu::always_inline]] const Value* find(std::string_view name) const {
     const size_t n = name.size();
     // Most names that are not in the set have a first byte and length that no name has.
     if (n == 0) return nullptr;

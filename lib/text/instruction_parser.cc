@@ -196,8 +196,7 @@ bool ModuleParser::parse_cached_shape(const Shape** out) {
 // Upstream rejects instruction names that its own name sanitizer would change (syntax 1.4).
 bool ModuleParser::check_instruction_name(const Token& name) {
   std::string_view n = name.name();
-  // Element type names have no '.', which most instruction names end in (`add.3`).
-  if (n.find('.') == std::string_view::npos && primitive_type_from_name(n).has_value()) {
+  if (is_element_type_name(n)) {
     return error(name, str_cat("illegal instruction name: ", n, "; suggest renaming to: ", n, "_"));
   }
   if (n.substr(0, 2) == "__" && n.substr(0, 6) != "__xla_") {

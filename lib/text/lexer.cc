@@ -241,6 +241,11 @@ std::string_view describe(TokenKind kind) {
   return "token";
 }
 
+bool is_element_type_name(std::string_view word) {
+  const Reserved* r = kReserved.find(word);
+  return r != nullptr && r->kind == TokenKind::kPrim;
+}
+
 Lexer::Lexer(std::string_view source)
     : begin_(source.data()), end_(source.data() + source.size()), pos_(begin_) {}
 

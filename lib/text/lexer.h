@@ -10,6 +10,10 @@
 
 namespace hloroof::text {
 
+// True when `word` is an element type's name (`f32`, `bf16`, `pred`...), which the lexer reads
+// as a kPrim token.
+bool is_element_type_name(std::string_view word);
+
 class Lexer {
  public:
   // `source` must be followed by a NUL byte, as the text of a std::string or a string literal
