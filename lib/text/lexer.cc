@@ -391,10 +391,14 @@ Token Lexer::lex_number_like(const char* start) {
   {
     const char* p = start + (*start == '-' ? 1 : 0);
     const char* digits = p;
-    while (is(*p, kDigit)) ++p;
-    char next = *p;
-    if (p > digits && !is(next, kNumberTail)) {
-      return lex_int(start, digits, p);
+    uint64_t value = 0;  // wraps past 19 digits, when lex_int reads them again with checks
+    for (; is(*p, kDigit); ++p) value = value * 10 + static_cast<uint64_t>(*p - '0');
+    if (p > digits && !is(*p, kNumberTail)) {
+      if (p - digits > 19 || *start == '-') return lex_int(start, digits, p);
+      pos_ = p;
+      Token t = make(TokenKind::kInt, start);
+      t.int_bits = value;
+      return t;
     }
   }
   // Upstream's priority: float, dim labels, DxD, pad, int, -inf, -nan (syntax 1.6).
