@@ -22,6 +22,15 @@ constexpr AttrInfo kAttributes[] = {
 
 const AttrInfo& info(AttrId id) { return kAttributes[static_cast<size_t>(id)]; }
 
+constexpr size_t kAttributeCount = std::size(kAttributes);
+constexpr auto kByName = [] {
+  std::array<detail::NameEntry<AttrId>, kAttributeCount> list{};
+  for (size_t i = 0; i < kAttributeCount; ++i) {
+    list[i] = {kAttributes[i].name, static_cast<AttrId>(i)};
+  }
+  return detail::NameTable<AttrId, kAttributeCount>(list);
+}();
+
 }  // namespace
 
 std::string_view attribute_name(AttrId id) { return info(id).name; }
@@ -29,14 +38,7 @@ AttrKind attribute_kind(AttrId id) { return info(id).kind; }
 int attribute_print_group(AttrId id) { return info(id).group; }
 
 std::optional<AttrId> attribute_from_name(std::string_view name) {
-  static const auto* const kByName = [] {
-    auto* table = new detail::NameTable<AttrId>();
-    for (size_t i = 0; i < std::size(kAttributes); ++i) {
-      table->add(kAttributes[i].name, static_cast<AttrId>(i));
-    }
-    return table;
-  }();
-  const AttrId* id = kByName->find(name);
+  const AttrId* id = kByName.find(name);
   if (id == nullptr) return std::nullopt;
   return *id;
 }

@@ -21,6 +21,12 @@ constexpr std::array<OpcodeInfo, kOpcodeCount> kOpcodes = {{
 
 const OpcodeInfo& info(Opcode op) { return kOpcodes[static_cast<size_t>(op)]; }
 
+constexpr auto kByName = [] {
+  std::array<detail::NameEntry<Opcode>, kOpcodes.size()> list{};
+  for (size_t i = 0; i < list.size(); ++i) list[i] = {kOpcodes[i].name, static_cast<Opcode>(i)};
+  return detail::NameTable<Opcode, kOpcodes.size()>(list);
+}();
+
 }  // namespace
 
 std::string_view opcode_name(Opcode op) { return info(op).name; }
@@ -28,14 +34,7 @@ OpCategory opcode_category(Opcode op) { return info(op).category; }
 int opcode_arity(Opcode op) { return info(op).arity; }
 
 std::optional<Opcode> opcode_from_name(std::string_view name) {
-  static const auto* const kByName = [] {
-    auto* table = new detail::NameTable<Opcode>();
-    for (size_t i = 0; i < kOpcodes.size(); ++i) {
-      table->add(kOpcodes[i].name, static_cast<Opcode>(i));
-    }
-    return table;
-  }();
-  const Opcode* op = kByName->find(name);
+  const Opcode* op = kByName.find(name);
   if (op == nullptr) return std::nullopt;
   return *op;
 }

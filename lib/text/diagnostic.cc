@@ -1,6 +1,8 @@
 #include "text/diagnostic.h"
 
 #include <algorithm>
+#include <cstring>
+#include <functional>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
@@ -13,6 +15,20 @@ namespace {
 constexpr absl::string_view kPayloadUrl = "type.hloroof/diagnostic";
 
 }  // namespace
+
+SourcePosition position_in(std::string_view source, const char* at) {
+  SourcePosition pos;
+  if (at == nullptr) return pos;
+  const char* p = source.data();
+  const char* end = std::clamp(at, p, source.data() + source.size(), std::less<>());
+  const char* line_start = p;
+  while ((p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p))))) {
+    ++pos.line;
+    line_start = ++p;
+  }
+  pos.column = static_cast<uint32_t>(end - line_start) + 1;
+  return pos;
+}
 
 std::string format_diagnostic(const Diagnostic& d, std::string_view source, std::string_view file,
                               bool with_source_line) {

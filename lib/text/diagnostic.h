@@ -17,6 +17,16 @@ struct Diagnostic {
   std::string message;
 };
 
+struct SourcePosition {
+  uint32_t line = 1;    // 1-based
+  uint32_t column = 1;  // 1-based, in bytes
+};
+
+// Where `at`, a pointer into `source`, is: lines end at '\n'. Scans the source up to `at`, so
+// it is for diagnostics, not for every token. A null `at` is 1:1; a pointer outside the source
+// is taken as its nearer end.
+SourcePosition position_in(std::string_view source, const char* at);
+
 // `LINE:COLUMN: error: MESSAGE`, with `FILE:` first when `file` is not empty, and then the
 // source line and a caret under the column when `with_source_line`.
 std::string format_diagnostic(const Diagnostic& d, std::string_view source, std::string_view file,

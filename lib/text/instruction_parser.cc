@@ -19,12 +19,8 @@ constexpr int kMaxNesting = 64;
 // Where `p` (a pointer into `source`) is, as "line L, column C"; empty when outside.
 std::string position_of(std::string_view source, const char* p) {
   if (p < source.data() || p >= source.data() + source.size()) return "";
-  size_t offset = static_cast<size_t>(p - source.data());
-  size_t line = 1 + static_cast<size_t>(std::count(source.begin(), source.begin() + offset, '\n'));
-  size_t line_start = source.rfind('\n', offset == 0 ? 0 : offset - 1);
-  size_t column =
-      line_start == std::string_view::npos || offset == 0 ? offset + 1 : offset - line_start;
-  return str_cat(line, ":", column);
+  SourcePosition pos = position_in(source, p);
+  return str_cat(pos.line, ":", pos.column);
 }
 
 }  // namespace
@@ -200,8 +196,7 @@ bool ModuleParser::parse_cached_shape(const Shape** out) {
 // Upstream rejects instruction names that its own name sanitizer would change (syntax 1.4).
 bool ModuleParser::check_instruction_name(const Token& name) {
   std::string_view n = name.name();
-  // Element type names have no '.', which most instruction names end in (`add.3`).
-  if (n.find('.') == std::string_view::npos && primitive_type_from_name(n).has_value()) {
+  if (is_element_type_name(n)) {
     return error(name, str_cat("illegal instruction name: ", n, "; suggest renaming to: ", n, "_"));
   }
   if (n.substr(0, 2) == "__" && n.substr(0, 6) != "__xla_") {

@@ -19,6 +19,9 @@ enum CharClass : uint8_t {
   kDigit = 4,
   kSpace = 8,
   kHex = 16,
+  kNumberTail = 32,  // [.eE_xbf?]: after digits, may continue a float, dim labels, DxD or pad
+  kDimBF = 64,       // [0-9bf?]: batch/feature dim labels
+  kDimIO = 128,      // [0-9io?]: kernel dim labels
 };
 
 constexpr std::array<uint8_t, 256> make_char_classes() {
@@ -32,11 +35,62 @@ constexpr std::array<uint8_t, 256> make_char_classes() {
   t['.'] = kIdentChar;
   t['-'] = kIdentChar;
   t[' '] = t['\t'] = t['\r'] = t['\n'] = kSpace;
+  for (char c : std::string_view(".eE_xbf?")) t[static_cast<unsigned char>(c)] |= kNumberTail;
+  for (char c : std::string_view("0123456789bf?")) t[static_cast<unsigned char>(c)] |= kDimBF;
+  for (char c : std::string_view("0123456789io?")) t[static_cast<unsigned char>(c)] |= kDimIO;
   return t;
 }
 constexpr std::array<uint8_t, 256> kClasses = make_char_classes();
 
+// What the first byte of a token says about the token, for the dispatch in Lexer::next.
+enum Lead : uint8_t {
+  kLeadOther,    // the end, rare punctuation and bytes that start no token
+  kLeadTrivia,   // whitespace, or '/' that may start a comment
+  kLeadIdent,    // [A-Za-z_]
+  kLeadNumber,   // [0-9?-]
+  kLeadPercent,  // %name
+  kLeadQuote,    // "string" or 'string'
+  kLeadPunct,    // one-byte punctuation: its kind is in kPunctKinds
+};
+
+constexpr std::array<Lead, 256> make_leads() {
+  std::array<Lead, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    if (kClasses[c] & kIdentStart) t[c] = kLeadIdent;
+    if (kClasses[c] & kDigit) t[c] = kLeadNumber;
+    if (kClasses[c] & kSpace) t[c] = kLeadTrivia;
+  }
+  t['/'] = kLeadTrivia;
+  t['-'] = t['?'] = kLeadNumber;
+  t['%'] = kLeadPercent;
+  t['"'] = t['\''] = kLeadQuote;
+  for (char c : std::string_view("=,:*#+~[]{}()")) t[static_cast<unsigned char>(c)] = kLeadPunct;
+  return t;
+}
+constexpr std::array<Lead, 256> kLeads = make_leads();
+
+constexpr std::array<TokenKind, 256> make_punct_kinds() {
+  std::array<TokenKind, 256> t{};
+#define HLOROOF_PUNCT(kind, spelling) \
+  if (sizeof(spelling) == 2) t[static_cast<unsigned char>(spelling[0])] = TokenKind::kind;
+#include "text/token_kinds.def"
+  return t;
+}
+constexpr std::array<TokenKind, 256> kPunctKinds = make_punct_kinds();
+
 inline bool is(char c, CharClass cls) { return kClasses[static_cast<unsigned char>(c)] & cls; }
+
+// The end of a run of [A-Za-z0-9_.-] from `p`, four bytes a step. A byte is read only after an
+// identifier byte, so the NUL after the source stops it.
+inline const char* skip_ident_chars(const char* p) {
+  for (;;) {
+    if (!is(p[0], kIdentChar)) return p;
+    if (!is(p[1], kIdentChar)) return p + 1;
+    if (!is(p[2], kIdentChar)) return p + 2;
+    if (!is(p[3], kIdentChar)) return p + 3;
+    p += 4;
+  }
+}
 
 // The sentinel-free matchers below look at most one character past what they accept, always
 // checking `p < end` first.
@@ -77,26 +131,26 @@ size_t match_float(const char* start, const char* end) {
   return has_dot ? static_cast<size_t>(c.p - start) : 0;
 }
 
-size_t count_in(const char* p, const char* end, std::string_view allowed) {
+size_t count_in(const char* p, const char* end, CharClass cls) {
   const char* s = p;
-  while (p < end && allowed.find(*p) != std::string_view::npos) ++p;
+  while (p < end && is(*p, cls)) ++p;
   return static_cast<size_t>(p - s);
 }
 
 // dim labels: [0-9bf?]{2,}_[0-9io?]{2,}->[0-9bf?]{2,}
 size_t match_dim_labels(const char* start, const char* end) {
   const char* p = start;
-  size_t n = count_in(p, end, "0123456789bf?");
+  size_t n = count_in(p, end, kDimBF);
   if (n < 2) return 0;
   p += n;
   if (p >= end || *p != '_') return 0;
   ++p;
-  n = count_in(p, end, "0123456789io?");
+  n = count_in(p, end, kDimIO);
   if (n < 2) return 0;
   p += n;
   if (end - p < 2 || p[0] != '-' || p[1] != '>') return 0;
   p += 2;
-  n = count_in(p, end, "0123456789bf?");
+  n = count_in(p, end, kDimBF);
   if (n < 2) return 0;
   return static_cast<size_t>(p + n - start);
 }
@@ -159,20 +213,15 @@ struct Reserved {
 };
 
 // Keywords, element types and `nan`.
-const detail::NameTable<Reserved>& reserved_words() {
-  static const auto* const kWords = [] {
-    auto* table = new detail::NameTable<Reserved>();
-#define HLOROOF_KEYWORD(spelling) table->add(#spelling, Reserved{TokenKind::kw_##spelling});
+constexpr detail::NameEntry<Reserved> kReservedList[] = {
+#define HLOROOF_KEYWORD(spelling) {#spelling, {TokenKind::kw_##spelling}},
 #include "text/token_kinds.def"
-#define HLOROOF_PRIMITIVE(e, text, bits, bytes, cls) \
-  table->add(text, Reserved{TokenKind::kPrim, PrimitiveType::e});
+#define HLOROOF_PRIMITIVE(e, text, bits, bytes, cls) {text, {TokenKind::kPrim, PrimitiveType::e}},
 #include "hloroof/primitive_types.def"
 #undef HLOROOF_PRIMITIVE
-    table->add("nan", Reserved{TokenKind::kDecimal});
-    return table;
-  }();
-  return *kWords;
-}
+    {"nan", {TokenKind::kDecimal}},
+};
+constexpr auto kReserved = detail::make_name_table(kReservedList);
 
 }  // namespace
 
@@ -192,39 +241,27 @@ std::string_view describe(TokenKind kind) {
   return "token";
 }
 
-Lexer::Lexer(std::string_view source)
-    : begin_(source.data()),
-      end_(source.data() + source.size()),
-      pos_(begin_),
-      line_start_(begin_) {}
+bool is_element_type_name(std::string_view word) {
+  const Reserved* r = kReserved.find(word);
+  return r != nullptr && r->kind == TokenKind::kPrim;
+}
 
-Token Lexer::fail(const char* start, uint32_t line, uint32_t column, std::string message) {
-  error_ = std::move(message);
+Lexer::Lexer(std::string_view source)
+    : begin_(source.data()), end_(source.data() + source.size()), pos_(begin_) {}
+
+Token Lexer::fail(const char* start, std::string_view message) {
+  error_ = message;
   Token t;
   t.kind = TokenKind::kError;
-  t.line = line;
-  t.column = column;
-  t.text = std::string_view(start, static_cast<size_t>(std::max(pos_, start + 1) - start));
-  if (start >= end_) t.text = {};
+  t.text = std::string_view(
+      start, start < end_ ? static_cast<size_t>(std::max(pos_, start + 1) - start) : 0);
   return t;
 }
 
-void Lexer::count_lines(const char* from, const char* to) {
-  for (const char* p = from; p < to; ++p) {
-    p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(to - p)));
-    if (p == nullptr) break;
-    ++line_;
-    line_start_ = p + 1;
-  }
-}
-
-bool Lexer::skip_trivia(const char** comment_start) {
+const char* Lexer::skip_trivia() {
   for (;;) {
     char c = *pos_;  // the NUL after the source ends the loop at the end
-    if (c == '\n') {
-      ++line_;
-      line_start_ = ++pos_;
-    } else if (is(c, kSpace)) {
+    if (is(c, kSpace)) {
       ++pos_;
     } else if (c == '/' && pos_ + 1 < end_ && pos_[1] == '*') {
       const char* close = nullptr;
@@ -234,224 +271,210 @@ bool Lexer::skip_trivia(const char** comment_start) {
           break;
         }
       }
-      if (close == nullptr) {
-        *comment_start = pos_;
-        return false;
-      }
-      count_lines(pos_, close);
+      if (close == nullptr) return pos_;
       pos_ = close + 2;
     } else if (c == '/' && pos_ + 1 < end_ && pos_[1] == '/') {
       while (pos_ < end_ && *pos_ != '\n' && *pos_ != '\r') ++pos_;
     } else {
-      break;
+      return nullptr;
     }
   }
-  return true;
 }
 
+Token Lexer::unterminated_comment(const char* start) {
+  pos_ = end_;
+  Token t = fail(start, "unterminated block comment");
+  t.text = std::string_view(start, 2);
+  return t;
+}
+
+// Every case returns what another function returns, so that this one needs no stack frame and
+// its calls are jumps.
 Token Lexer::next() {
-  const char* comment = nullptr;
-  // Most tokens follow a single space or nothing.
-  if (*pos_ == ' ') ++pos_;
-  if (is(*pos_, kSpace) || *pos_ == '/') {
-    if (!skip_trivia(&comment)) {
-      uint32_t column = static_cast<uint32_t>(comment - line_start_) + 1;
-      pos_ = end_;
-      Token t = fail(comment, line_, column, "unterminated block comment");
-      t.text = std::string_view(comment, 2);
-      return t;
-    }
-  }
+  if (*pos_ == ' ') ++pos_;  // most tokens follow a single space or nothing
   const char* start = pos_;
-  uint32_t line = line_;
-  uint32_t column = static_cast<uint32_t>(start - line_start_) + 1;
-  if (pos_ >= end_) return make(TokenKind::kEof, start, line, column);
-
-  char c = *pos_;
-  if (is(c, kIdentStart)) return lex_identifier(start, line, column);
-  if (is(c, kDigit) || c == '-' || c == '?') return lex_number_like(start, line, column);
-
-  auto punct = [&](TokenKind kind, size_t length) {
-    pos_ += length;
-    return make(kind, start, line, column);
-  };
-  switch (c) {
-    case '%':
-      return lex_percent_name(start, line, column);
-    case '"':
-    case '\'':
-      return lex_string(start, line, column);
-    case '=':
-      return punct(TokenKind::kEqual, 1);
-    case ',':
-      return punct(TokenKind::kComma, 1);
-    case ':':
-      return punct(TokenKind::kColon, 1);
-    case '*':
-      return punct(TokenKind::kStar, 1);
-    case '#':
-      return punct(TokenKind::kHash, 1);
-    case '+':
-      return punct(TokenKind::kPlus, 1);
-    case '~':
-      return punct(TokenKind::kTilde, 1);
-    case '[':
-      return punct(TokenKind::kLBracket, 1);
-    case ']':
-      return punct(TokenKind::kRBracket, 1);
-    case '{':
-      return punct(TokenKind::kLBrace, 1);
-    case '}':
-      return punct(TokenKind::kRBrace, 1);
-    case '(':
-      return punct(TokenKind::kLParen, 1);
-    case ')':
-      return punct(TokenKind::kRParen, 1);
-    case '<':
-      if (pos_ + 1 < end_ && pos_[1] == '=') return punct(TokenKind::kLeq, 2);
+  switch (kLeads[static_cast<unsigned char>(*start)]) {
+    case kLeadIdent:
+      return lex_identifier(start);
+    case kLeadPunct:
+      pos_ = start + 1;
+      return make(kPunctKinds[static_cast<unsigned char>(*start)], start);
+    case kLeadNumber:
+      return lex_number_like(start);
+    case kLeadPercent:
+      return lex_percent_name(start);
+    case kLeadQuote:
+      return lex_string(start);
+    case kLeadTrivia:
+      return lex_after_trivia(start);
+    case kLeadOther:
       break;
-    case '.':
-      if (end_ - pos_ >= 3 && pos_[1] == '.' && pos_[2] == '.') return punct(TokenKind::kDots, 3);
-      ++pos_;
-      return fail(start, line, column,
-                  "unexpected '.' (a number needs a digit before the point, and '...' three dots)");
-    default:
-      break;
+  }
+  return lex_other(start);
+}
+
+Token Lexer::lex_after_trivia(const char* start) {
+  if (const char* comment = skip_trivia()) return unterminated_comment(comment);
+  if (pos_ == start) return lex_other(start);  // a '/' that starts no comment
+  return next();
+}
+
+Token Lexer::lex_other(const char* start) {
+  if (start >= end_) return make(TokenKind::kEof, start);
+  const char c = *start;
+  if (c == '<' && pos_ + 1 < end_ && pos_[1] == '=') {
+    pos_ += 2;
+    return make(TokenKind::kLeq, start);
+  }
+  if (c == '.') {
+    if (end_ - pos_ >= 3 && pos_[1] == '.' && pos_[2] == '.') {
+      pos_ += 3;
+      return make(TokenKind::kDots, start);
+    }
+    ++pos_;
+    return fail(start,
+                "unexpected '.' (a number needs a digit before the point, and '...' three dots)");
   }
   ++pos_;
-  if (c == '\0') return fail(start, line, column, "NUL byte in the input");
+  if (c == '\0') return fail(start, "NUL byte in the input");
   if (static_cast<unsigned char>(c) >= 0x80 || c < 0x20) {
-    return fail(
-        start, line, column,
-        absl::StrFormat("unexpected byte 0x%02x outside a string", static_cast<unsigned char>(c)));
+    return fail(start, absl::StrFormat("unexpected byte 0x%02x outside a string",
+                                       static_cast<unsigned char>(c)));
   }
-  return fail(start, line, column, str_cat("unexpected character '", std::string(1, c), "'"));
+  return fail(start, str_cat("unexpected character '", std::string(1, c), "'"));
 }
 
-Token Lexer::lex_identifier(const char* start, uint32_t line, uint32_t column) {
-  const char* p = start + 1;
-  while (is(*p, kIdentChar)) ++p;  // stops at the NUL after the source
+Token Lexer::lex_identifier(const char* start) {
+  const char* p = skip_ident_chars(start + 1);
   if (*p == ':') {
     pos_ = p + 1;
-    return make(TokenKind::kName, start, line, column);
+    return make(TokenKind::kName, start);
   }
   if (*p == '=') {
     pos_ = p + 1;
-    return make(TokenKind::kAttr, start, line, column);
+    return make(TokenKind::kAttr, start);
   }
   std::string_view word(start, static_cast<size_t>(p - start));
-  if (const Reserved* r = reserved_words().find(word)) {
+  if (const Reserved* r = kReserved.find(word)) {
     pos_ = p;
     if (r->kind == TokenKind::kDecimal) pos_ += match_nan_payload(p, end_);  // nan(0x7f)
-    Token t = make(r->kind, start, line, column);
+    Token t = make(r->kind, start);
     t.prim = r->prim;
     return t;
   }
-  if (*start == 'b' || *start == 'f') {
+  // Dim labels such as b01f_01io->b01f: the identifier stops at their first '?' or at the '>'.
+  if ((*start == 'b' || *start == 'f') && (*p == '>' || *p == '?')) {
     if (size_t n = match_dim_labels(start, end_)) {
       pos_ = start + n;
-      return make(TokenKind::kDimLabels, start, line, column);
+      return make(TokenKind::kDimLabels, start);
     }
   }
   pos_ = p;
-  return make(TokenKind::kIdent, start, line, column);
+  return make(TokenKind::kIdent, start);
 }
 
-Token Lexer::lex_number_like(const char* start, uint32_t line, uint32_t column) {
+Token Lexer::lex_number_like(const char* start) {
   if (*start == '?') {
     if (size_t n = match_dim_labels(start, end_)) {
       pos_ = start + n;
-      return make(TokenKind::kDimLabels, start, line, column);
+      return make(TokenKind::kDimLabels, start);
     }
     ++pos_;
-    return make(TokenKind::kQuestion, start, line, column);
+    return make(TokenKind::kQuestion, start);
   }
   if (*start == '-' && pos_ + 1 < end_ && pos_[1] == '>') {
     pos_ += 2;
-    return make(TokenKind::kArrow, start, line, column);
+    return make(TokenKind::kArrow, start);
   }
   // Most number-like tokens are plain integers: when the digits are followed by nothing that
   // could continue a float, dim labels, DxD or pad, skip the pattern chain.
   {
     const char* p = start + (*start == '-' ? 1 : 0);
     const char* digits = p;
-    while (is(*p, kDigit)) ++p;
-    char next = *p;
-    if (p > digits &&
-        (next == '\0' || std::string_view(".eE_xbf?").find(next) == std::string_view::npos)) {
-      return lex_int(start, digits, p, line, column);
+    uint64_t value = 0;  // wraps past 19 digits, when lex_int reads them again with checks
+    for (; is(*p, kDigit); ++p) value = value * 10 + static_cast<uint64_t>(*p - '0');
+    if (p > digits && !is(*p, kNumberTail)) {
+      if (p - digits > 19 || *start == '-') return lex_int(start, digits, p);
+      pos_ = p;
+      Token t = make(TokenKind::kInt, start);
+      t.int_bits = value;
+      return t;
     }
   }
   // Upstream's priority: float, dim labels, DxD, pad, int, -inf, -nan (syntax 1.6).
   if (size_t n = match_float(start, end_)) {
     pos_ = start + n;
-    return make(TokenKind::kDecimal, start, line, column);
+    return make(TokenKind::kDecimal, start);
   }
   if (size_t n = match_dim_labels(start, end_)) {
     pos_ = start + n;
-    return make(TokenKind::kDimLabels, start, line, column);
+    return make(TokenKind::kDimLabels, start);
   }
   if (size_t n = match_dxd(start, end_)) {
     pos_ = start + n;
-    return make(TokenKind::kDxD, start, line, column);
+    return make(TokenKind::kDxD, start);
   }
   if (size_t n = match_pad(start, end_)) {
     pos_ = start + n;
-    return make(TokenKind::kPad, start, line, column);
+    return make(TokenKind::kPad, start);
   }
   Cursor c{start, end_};
   if (c.at('-')) ++c.p;
   const char* digits = c.p;
-  if (c.digits() > 0) return lex_int(start, digits, c.p, line, column);
+  if (c.digits() > 0) return lex_int(start, digits, c.p);
   std::string_view rest(start, static_cast<size_t>(end_ - start));
   if (rest.substr(0, 4) == "-inf") {
     pos_ = start + 4;
-    return make(TokenKind::kNegInf, start, line, column);
+    return make(TokenKind::kNegInf, start);
   }
   if (rest.substr(0, 4) == "-nan") {
     pos_ = start + 4;
     pos_ += match_nan_payload(pos_, end_);
-    return make(TokenKind::kDecimal, start, line, column);
+    return make(TokenKind::kDecimal, start);
   }
   ++pos_;
-  return fail(start, line, column, "unexpected '-'");
+  return fail(start, "unexpected '-'");
 }
 
-Token Lexer::lex_int(const char* start, const char* digits, const char* end, uint32_t line,
-                     uint32_t column) {
+Token Lexer::lex_int(const char* start, const char* digits, const char* end) {
   pos_ = end;
   const bool negative = *start == '-';
   uint64_t value = 0;
   bool overflow = false;
-  for (const char* d = digits; d < end; ++d) {
-    uint64_t digit = static_cast<uint64_t>(*d - '0');
-    if (value > (UINT64_MAX - digit) / 10) overflow = true;
-    value = value * 10 + digit;
+  if (end - digits <= 19) {  // 19 digits are below 10^19 < 2^64: no check needed
+    for (const char* d = digits; d < end; ++d) value = value * 10 + static_cast<uint64_t>(*d - '0');
+  } else {
+    for (const char* d = digits; d < end; ++d) {
+      uint64_t digit = static_cast<uint64_t>(*d - '0');
+      if (value > (UINT64_MAX - digit) / 10) overflow = true;
+      value = value * 10 + digit;
+    }
   }
   if (negative && value > (uint64_t{1} << 63)) overflow = true;
-  if (overflow) {
-    return fail(start, line, column,
-                str_cat("integer ", std::string_view(start, static_cast<size_t>(end - start)),
-                        " does not fit in 64 bits"));
-  }
-  Token t = make(TokenKind::kInt, start, line, column);
+  if (overflow) return int_overflow(start, end);
+  Token t = make(TokenKind::kInt, start);
   t.negative = negative;
   t.int_bits = negative ? (~value + 1) : value;
   return t;
 }
 
-Token Lexer::lex_percent_name(const char* start, uint32_t line, uint32_t column) {
+Token Lexer::int_overflow(const char* start, const char* end) {
+  return fail(start, str_cat("integer ", std::string_view(start, static_cast<size_t>(end - start)),
+                             " does not fit in 64 bits"));
+}
+
+Token Lexer::lex_percent_name(const char* start) {
   const char* p = start + 1;
   if (p >= end_ || !is(*p, kIdentStart)) {
     pos_ = p;
-    return fail(start, line, column, "expected a name after '%'");
+    return fail(start, "expected a name after '%'");
   }
-  while (is(*p, kIdentChar)) ++p;
+  p = skip_ident_chars(p);
   pos_ = p;
-  return make(TokenKind::kName, start, line, column);
+  return make(TokenKind::kName, start);
 }
 
-Token Lexer::lex_string(const char* start, uint32_t line, uint32_t column) {
+Token Lexer::lex_string(const char* start) {
   const char quote = *start;
   bool escapes = false;
   const char* p = start + 1;
@@ -475,19 +498,18 @@ Token Lexer::lex_string(const char* start, uint32_t line, uint32_t column) {
   }
   if (p >= end_) {
     pos_ = end_;
-    Token t = fail(start, line, column, "unterminated string");
+    Token t = fail(start, "unterminated string");
     t.text = std::string_view(start, 1);
     return t;
   }
   pos_ = p + 1;
-  count_lines(start, pos_);
-  Token t = make(TokenKind::kString, start, line, column);
+  Token t = make(TokenKind::kString, start);
   t.has_escapes = escapes;
   if (escapes) {
     std::string decoded, error;
     if (!absl::CUnescape(absl_view(t.string_body()), &decoded, &error)) {
       if (!error.empty()) error[0] = static_cast<char>(std::tolower(error[0]));
-      return fail(start, line, column, str_cat("invalid string: ", error));
+      return fail(start, str_cat("invalid string: ", error));
     }
   }
   return t;
@@ -512,13 +534,12 @@ Token Lexer::balanced_braces(const Token& open) {
   }
   if (p >= end_) {
     pos_ = end_;
-    Token t = fail(start, open.line, open.column, "unbalanced '{' (no matching '}')");
+    Token t = fail(start, "unbalanced '{' (no matching '}')");
     t.text = std::string_view(start, 1);
     return t;
   }
   pos_ = p + 1;
-  count_lines(start, pos_);
-  return make(TokenKind::kBlob, start, open.line, open.column);
+  return make(TokenKind::kBlob, start);
 }
 
 }  // namespace hloroof::text

@@ -10,6 +10,10 @@
 
 namespace hloroof::text {
 
+// True when `word` is an element type's name (`f32`, `bf16`, `pred`...), which the lexer reads
+// as a kPrim token.
+bool is_element_type_name(std::string_view word);
+
 class Lexer {
  public:
   // `source` must be followed by a NUL byte, as the text of a std::string or a string literal
@@ -30,17 +34,11 @@ class Lexer {
   // Position to return to, for the rare two-token look-ahead.
   struct State {
     const char* pos;
-    const char* line_start;
-    uint32_t line;
   };
-  State state() const { return {pos_, line_start_, line_}; }
-  void restore(const State& s) {
-    pos_ = s.pos;
-    line_start_ = s.line_start;
-    line_ = s.line;
-  }
+  State state() const { return {pos_}; }
+  void restore(const State& s) { pos_ = s.pos; }
 
-  // Moves the cursor forward to `p` on the same line (the caller has read the text in between).
+  // Moves the cursor forward to `p` (the caller has read the text in between).
   void skip_to(const char* p) { pos_ = p; }
 
   // What was wrong with the last kError token.
@@ -50,32 +48,32 @@ class Lexer {
   std::string_view rest() const { return {pos_, static_cast<size_t>(end_ - pos_)}; }
 
  private:
-  Token make(TokenKind kind, const char* start, uint32_t line, uint32_t column) {
+  Token make(TokenKind kind, const char* start) const {
     Token t;
     t.kind = kind;
-    t.line = line;
-    t.column = column;
     t.text = std::string_view(start, static_cast<size_t>(pos_ - start));
     return t;
   }
-  Token fail(const char* start, uint32_t line, uint32_t column, std::string message);
-  // Skips whitespace and comments; false (with error_ set) on an unterminated block comment.
-  bool skip_trivia(const char** comment_start);
-  void count_lines(const char* from, const char* to);
+  [[gnu::noinline]] Token fail(const char* start, std::string_view message);
+  // Skips whitespace and comments; the start of an unterminated block comment, else null.
+  const char* skip_trivia();
+  [[gnu::noinline]] Token unterminated_comment(const char* start);
+  // Skips trivia at `start`, then lexes the token after it.
+  [[gnu::noinline]] Token lex_after_trivia(const char* start);
 
-  Token lex_identifier(const char* start, uint32_t line, uint32_t column);
-  Token lex_number_like(const char* start, uint32_t line, uint32_t column);
-  Token lex_percent_name(const char* start, uint32_t line, uint32_t column);
+  Token lex_identifier(const char* start);
+  Token lex_number_like(const char* start);
+  Token lex_percent_name(const char* start);
   // An integer whose digits are [digits, end); start is `-` or the first digit.
-  Token lex_int(const char* start, const char* digits, const char* end, uint32_t line,
-                uint32_t column);
-  Token lex_string(const char* start, uint32_t line, uint32_t column);
+  Token lex_int(const char* start, const char* digits, const char* end);
+  [[gnu::noinline]] Token int_overflow(const char* start, const char* end);
+  Token lex_string(const char* start);
+  // The end of input, and the rare tokens and errors that the dispatch of next() leaves.
+  [[gnu::noinline]] Token lex_other(const char* start);
 
   const char* begin_;
   const char* end_;
   const char* pos_;
-  const char* line_start_;
-  uint32_t line_ = 1;
   std::string error_;
 };
 

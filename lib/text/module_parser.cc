@@ -226,7 +226,7 @@ bool ModuleParser::parse_computation() {
   bool is_entry = consume_if(TokenKind::kw_ENTRY);
   if (is_entry && saw_entry_) {
     return error(entry, str_cat("only one ENTRY computation is allowed (the first is at line ",
-                                entry_token_.line, ")"));
+                                line_of(entry_token_), ")"));
   }
   if (is_entry) {
     saw_entry_ = true;

@@ -78,13 +78,18 @@ std::string Parser::describe_current() const {
   return str_cat("'", text, "'");
 }
 
-bool Parser::error(const Token& at, std::string message) {
-  return error(at.line, at.column, std::move(message));
+bool Parser::error_at(const char* at, std::string message) {
+  if (!error_message_) {
+    error_at_ = at;
+    error_message_ = std::move(message);
+  }
+  return false;
 }
 
-bool Parser::error(uint32_t line, uint32_t column, std::string message) {
-  if (!diagnostic_) diagnostic_ = Diagnostic{line, column, std::move(message)};
-  return false;
+std::optional<Diagnostic> Parser::diagnostic() const {
+  if (!error_message_) return std::nullopt;
+  SourcePosition pos = position_in(lexer_.source(), error_at_);
+  return Diagnostic{pos.line, pos.column, *error_message_};
 }
 
 bool Parser::parse_int(int64_t* out, std::string_view what) {

@@ -5,6 +5,7 @@
 #define HLOROOF_TEXT_PARSER_H_
 
 #include <cstdint>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,7 +31,8 @@ class Parser {
   bool at(TokenKind kind) const { return tok_.kind == kind; }
   void advance() {
     prev_end_ = tok_.end();
-    tok_ = lexer_.next();
+    // Constructed in place, so that the lexer writes the token where it is kept, without a copy.
+    ::new (&tok_) Token(lexer_.next());
     if (tok_.kind == TokenKind::kError) report_lexer_error();
   }
   bool consume_if(TokenKind kind) {
@@ -61,10 +63,9 @@ class Parser {
     lexer_.restore(c.lexer);
     tok_ = c.tok;
     prev_end_ = c.prev_end;
-    if (!c.had_error) diagnostic_.reset();
+    if (!c.had_error) error_message_.reset();
   }
-  // Consumes everything up to `end` (on the current line, starting at the current token) as if
-  // it had been parsed.
+  // Consumes everything up to `end` (starting at the current token) as if it had been parsed.
   void skip_to(const char* end) {
     lexer_.skip_to(end);
     tok_.text = std::string_view(end, 0);
@@ -76,13 +77,19 @@ class Parser {
   }
 
   // ---- Diagnostics. Each returns false so that `return error(...)` reads naturally.
-  bool error(const Token& at, std::string message);
-  bool error(uint32_t line, uint32_t column, std::string message);
+  bool error(const Token& at, std::string message) {
+    return error_at(at.begin(), std::move(message));
+  }
+  // At `at`, a pointer into the source.
+  bool error_at(const char* at, std::string message);
   bool error_here(std::string message) { return error(tok_, std::move(message)); }
   // "expected WHAT, got 'x'" at the current token.
   bool expected(std::string_view what);
-  bool failed() const { return diagnostic_.has_value(); }
-  const std::optional<Diagnostic>& diagnostic() const { return diagnostic_; }
+  bool failed() const { return error_message_.has_value(); }
+  // The first error, with its line and column (computed here, from the source).
+  std::optional<Diagnostic> diagnostic() const;
+  // The 1-based line of a token.
+  uint32_t line_of(const Token& t) const { return position_in(lexer_.source(), t.begin()).line; }
   // How the current token reads in a message: `'foo'`, or "end of input".
   std::string describe_current() const;
 
@@ -126,7 +133,9 @@ class Parser {
   [[nodiscard]] bool parse_paren_prim(PrimitiveType* out, std::string_view what);
   void report_lexer_error();
 
-  std::optional<Diagnostic> diagnostic_;
+  // The first error: where it is and what it says.
+  const char* error_at_ = nullptr;
+  std::optional<std::string> error_message_;
 };
 
 template <typename Container>

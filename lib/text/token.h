@@ -1,4 +1,5 @@
-// Tokens of HLO text: a kind, the exact source text, and where it starts.
+// Tokens of HLO text: a kind and the exact source text, which says where the token is: the line
+// and column are computed from the source only when a diagnostic needs them (diagnostic.h).
 #ifndef HLOROOF_TEXT_TOKEN_H_
 #define HLOROOF_TEXT_TOKEN_H_
 
@@ -24,8 +25,6 @@ struct Token {
   PrimitiveType prim = PrimitiveType::kInvalid;  // kPrim: which type
   bool negative = false;                         // kInt: written with a leading '-'
   bool has_escapes = false;                      // kString: contains a backslash
-  uint32_t line = 1;
-  uint32_t column = 1;
   std::string_view text;  // exactly as written, e.g. `%add.1`, `dims=`, `"a\n"`
   uint64_t int_bits = 0;  // kInt: the value as a 64-bit pattern (u64 max and s64 min both fit)
 

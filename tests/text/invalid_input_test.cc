@@ -216,6 +216,35 @@ TEST_CASE("long lines are cut around the error") {
   CHECK(message.substr(0, message.find('\n')) == "3:355: error: unknown attribute 'bogus'");
 }
 
+TEST_CASE("line and column count the newlines of comments, strings and blobs before the error") {
+  // Line 4 is `  second */ %a = f32[2]{0} foo(%a)`: 12 bytes before %a, 15 more before foo.
+  CHECK(parse_error("HloModule m\nENTRY %e {\n  /* first\n  second */ %a = f32[2]{0} foo(%a)\n}") ==
+        "4:28: error: unknown opcode 'foo'");
+  // A comment of three lines before ENTRY moves everything down by two lines; on line 6,
+  // `  %a = f32[2]{0} ` is 17 bytes.
+  CHECK(parse_error("HloModule m\n/* a\n b\n c */\nENTRY %e {\n  %a = f32[2]{0} foo(%a)\n}") ==
+        "6:18: error: unknown opcode 'foo'");
+  // Line 4 is `y"}, bogus={}`: bogus starts at byte 6.
+  CHECK(
+      parse_error(module("  %a = f32[2]{0} parameter(0), metadata={op_name=\"x\ny\"}, bogus={}")) ==
+      "4:6: error: unknown attribute 'bogus'");
+  // A string of 50 newlines opened on line 3: the error is on line 53, `"}, bogus={}`.
+  std::string lines;
+  for (int i = 0; i < 50; ++i) lines += "line\n";
+  CHECK(parse_error(module("  %a = f32[2]{0} parameter(0), metadata={op_name=\"" + lines +
+                           "\"}, bogus={}")) == "53:5: error: unknown attribute 'bogus'");
+  // Line 5 is `"b": 2}, bogus={}`: bogus starts at byte 10.
+  CHECK(parse_error(module("  %a = f32[2]{0} parameter(0), backend_config={\n\"a\": 1,\n"
+                           "\"b\": 2}, bogus={}")) == "5:10: error: unknown attribute 'bogus'");
+  // A line comment ends at the newline; the error is at the start of the next line.
+  CHECK(parse_error("HloModule m // the name\nENTRY %e {\n%a = f32[2]{0} foo(%a)\n}") ==
+        "3:16: error: unknown opcode 'foo'");
+  // An error inside a string of several lines is at the string's opening quote: line 3,
+  // after the 49 bytes of `  %a = f32[2]{0} parameter(0), metadata={op_name=`.
+  CHECK(parse_error(module("  %a = f32[2]{0} parameter(0), metadata={op_name=\"x\n\\q\"}")) ==
+        "3:50: error: invalid string: unknown escape sequence: \\q");
+}
+
 TEST_CASE("empty and garbage inputs are errors, not crashes") {
   CHECK(parse_error("") == "1:1: error: expected a computation, got end of input");
   CHECK(parse_error("HloModule") == "1:10: error: expected the module name, got end of input");

@@ -3,7 +3,10 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "text/diagnostic.h"
 
 namespace hloroof::text {
 namespace {
@@ -35,7 +38,8 @@ std::string lex_error(std::string_view source) {
   for (;;) {
     Token t = lexer.next();
     if (t.is(TokenKind::kError)) {
-      return std::to_string(t.line) + ":" + std::to_string(t.column) + ": " + lexer.error();
+      SourcePosition pos = position_in(source, t.begin());
+      return std::to_string(pos.line) + ":" + std::to_string(pos.column) + ": " + lexer.error();
     }
     if (t.is(TokenKind::kEof)) return "no error";
   }
@@ -145,6 +149,11 @@ TEST_CASE("integers cover the u64 and s64 ranges and reject overflow") {
         "1:1: integer 18446744073709551616 does not fit in 64 bits");
   CHECK(lex_error("-9223372036854775809") ==
         "1:1: integer -9223372036854775809 does not fit in 64 bits");
+  // 19 digits always fit (10^19 - 1 < 2^64 - 1); 20 digits are checked digit by digit.
+  CHECK(lex_one("9999999999999999999").int_bits == 9999999999999999999u);
+  CHECK(lex_one("00000000000000000000000042").int_bits == 42);
+  CHECK(lex_error("99999999999999999999") ==
+        "1:1: integer 99999999999999999999 does not fit in 64 bits");
 }
 
 TEST_CASE("strings take both quotes, C escapes, and raw newlines") {
@@ -155,11 +164,12 @@ TEST_CASE("strings take both quotes, C escapes, and raw newlines") {
   CHECK(lex_one("'x'").kind == TokenKind::kString);
   CHECK(lex_one(R"("caf\303\251")").kind == TokenKind::kString);
 
-  Lexer lexer("\"two\nlines\" next");
+  std::string_view two_lines = "\"two\nlines\" next";
+  Lexer lexer(two_lines);
   CHECK(lexer.next().is(TokenKind::kString));
   Token next = lexer.next();
-  CHECK(next.line == 2);
-  CHECK(next.column == 8);
+  SourcePosition pos = position_in(two_lines, next.begin());
+  CHECK((pos.line == 2 && pos.column == 8));
 
   CHECK(lex_error(R"(x = "a\qb")") == "1:5: invalid string: unknown escape sequence: \\q");
   CHECK(lex_error("  \"never closed") == "1:3: unterminated string");
@@ -173,18 +183,66 @@ TEST_CASE("comments are skipped; an unterminated block comment is an error at it
   CHECK(lex_error("x\n  /* never closed") == "2:3: unterminated block comment");
 }
 
-TEST_CASE("tokens carry 1-based line and column") {
-  Lexer lexer("HloModule m\n\nENTRY %e {\n  ROOT");
+TEST_CASE("a token's 1-based line and column are computed from the source") {
+  std::string_view source = "HloModule m\n\nENTRY %e {\n  ROOT";
+  Lexer lexer(source);
+  auto where = [&](const Token& t) {
+    SourcePosition pos = position_in(source, t.begin());
+    return std::to_string(pos.line) + ":" + std::to_string(pos.column);
+  };
   Token t = lexer.next();
-  CHECK((t.line == 1 && t.column == 1));
+  CHECK(where(t) == "1:1");
   lexer.next();
   t = lexer.next();
-  CHECK((t.kind == TokenKind::kw_ENTRY && t.line == 3 && t.column == 1));
+  CHECK(t.kind == TokenKind::kw_ENTRY);
+  CHECK(where(t) == "3:1");
   t = lexer.next();
-  CHECK((t.line == 3 && t.column == 7));
+  CHECK(where(t) == "3:7");
   lexer.next();
   t = lexer.next();
-  CHECK((t.kind == TokenKind::kw_ROOT && t.line == 4 && t.column == 3));
+  CHECK(t.kind == TokenKind::kw_ROOT);
+  CHECK(where(t) == "4:3");
+  t = lexer.next();
+  CHECK(t.kind == TokenKind::kEof);
+  CHECK(where(t) == "4:7");  // just past ROOT
+  // A null pointer (no token yet) is 1:1; a position past the end is the end.
+  CHECK((position_in(source, nullptr).line == 1 && position_in(source, nullptr).column == 1));
+  std::string_view head = source.substr(0, 14);  // "HloModule m\n\nE"
+  CHECK(position_in(head, source.data() + 20).line == 3);
+  CHECK(position_in(head, source.data() + 20).column == 2);
+}
+
+TEST_CASE("every reserved word and element type is its own token; near misses are identifiers") {
+  std::vector<std::pair<std::string, TokenKind>> words = {
+#define HLOROOF_KEYWORD(spelling) {#spelling, TokenKind::kw_##spelling},
+#include "text/token_kinds.def"
+  };
+  for (const auto& [word, kind] : words) {
+    INFO(word);
+    CHECK(lex_one(word).kind == kind);
+    CHECK(lex_one(word + "x").kind == TokenKind::kIdent);
+    CHECK(lex_one(word.substr(0, word.size() - 1)).kind != kind);
+    std::string upper = word;
+    upper[0] = static_cast<char>(upper[0] ^ 0x20);
+    CHECK(lex_one(upper).kind != kind);
+  }
+  std::vector<std::pair<std::string, PrimitiveType>> types = {
+#define HLOROOF_PRIMITIVE(e, text, bits, bytes, cls) {text, PrimitiveType::e},
+#include "hloroof/primitive_types.def"
+#undef HLOROOF_PRIMITIVE
+  };
+  for (const auto& [name, type] : types) {
+    INFO(name);
+    Token t = lex_one(name);
+    CHECK(t.kind == TokenKind::kPrim);
+    CHECK(t.prim == type);
+    CHECK(lex_one(name + "0").kind == TokenKind::kIdent);
+    CHECK(lex_one("x" + name).kind == TokenKind::kIdent);
+  }
+  CHECK(lex_one("nan").kind == TokenKind::kDecimal);
+  CHECK(lex_one("nanx").kind == TokenKind::kIdent);
+  CHECK(lex_one("f33").kind == TokenKind::kIdent);
+  CHECK(lex_one("f8e4m3fnx").kind == TokenKind::kIdent);
 }
 
 TEST_CASE("bytes that start no token are errors") {
