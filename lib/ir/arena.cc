@@ -141,7 +141,7 @@ void Arena::populate() {
   populated_ = to;
 }
 
-void* Arena::allocate(size_t size, size_t align) {
+void* Arena::allocate_slow(size_t size, size_t align) {
   auto aligned = [&](char* p) {
     auto address = reinterpret_cast<uintptr_t>(p);
     return reinterpret_cast<char*>((address + align - 1) & ~(uintptr_t{align} - 1));

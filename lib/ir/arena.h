@@ -4,6 +4,7 @@
 #define HLOROOF_IR_ARENA_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -23,7 +24,20 @@ class Arena {
   Arena& operator=(const Arena&) = delete;
   ~Arena();
 
-  void* allocate(size_t size, size_t align);
+  // `align` is a power of two.
+  void* allocate(size_t size, size_t align) {
+    if (cursor_ != nullptr) {
+      const uintptr_t at = reinterpret_cast<uintptr_t>(cursor_);
+      const uintptr_t p = (at + align - 1) & ~(uintptr_t{align} - 1);
+      // The common case: room in the part of the block that is already resident.
+      if (size <= static_cast<size_t>(populated_ - cursor_) &&
+          p - at <= static_cast<size_t>(populated_ - cursor_) - size) {
+        cursor_ = reinterpret_cast<char*>(p + size);
+        return reinterpret_cast<void*>(p);
+      }
+    }
+    return allocate_slow(size, align);
+  }
 
   // Constructs a T in the arena; its destructor runs when the arena is destroyed.
   template <typename T, typename... Args>
@@ -76,6 +90,7 @@ class Arena {
     destructors_->items[destructors_->count++] = {object, destroy};
   }
   void new_destructor_chunk();
+  void* allocate_slow(size_t size, size_t align);
   // Makes the pages up to the cursor (and a step beyond) resident.
   void populate();
 
