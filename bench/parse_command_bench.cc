@@ -29,6 +29,7 @@
 #include "absl/strings/str_split.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/input_file.h"
+#include "hloroof/module.h"
 
 extern char** environ;
 
@@ -80,7 +81,9 @@ CommandRun run_command(const std::vector<std::string>& files) {
   // The child's peak as wait4 reports it is at least the peak of the memory it was spawned from
   // (the kernel carries the spawning image's high-water mark across exec, and posix_spawn runs
   // the child in this process's memory until exec): reset this process's high-water mark to
-  // its current size first, or the benchmark's own earlier parses would count as the command's.
+  // its current size first, or the benchmark's own earlier parses would count as the command's
+  // (and give back the memory that destroyed modules keep for the next one).
+  hloroof::release_unused_module_memory();
   reset_peak();
   auto start = Clock::now();
   pid_t pid = 0;
@@ -106,6 +109,8 @@ struct InProcess {
 InProcess parse_in_process(const std::vector<std::string>& files) {
   InProcess best;
   for (int run = 0; run < kRuns; ++run) {
+    // Each run starts as a fresh process would: no memory kept from the previous run's modules.
+    hloroof::release_unused_module_memory();
     reset_peak();
     const int64_t before = peak_resident();
     auto start = Clock::now();

@@ -36,4 +36,10 @@ size_t Module::memory_bytes() const {
          state_->input.text().size();
 }
 
+size_t release_unused_module_memory() {
+  const size_t bytes = detail::Arena::pooled_bytes();
+  detail::Arena::release_pooled();
+  return bytes;
+}
+
 }  // namespace hloroof

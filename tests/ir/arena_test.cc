@@ -9,6 +9,8 @@
 #include <cstring>
 #include <vector>
 
+#include "hloroof/module.h"
+
 
 namespace hloroof::detail {
 namespace {
@@ -81,6 +83,17 @@ TEST_CASE("a destroyed arena's large blocks serve the next arena") {
   }
   CHECK(Arena::pooled_bytes() == kept);
   Arena::release_pooled();
+  CHECK(Arena::pooled_bytes() == 0);
+}
+
+TEST_CASE("release_unused_module_memory gives back what destroyed arenas kept") {
+  Arena::release_pooled();
+  {
+    Arena arena;
+    std::memset(arena.allocate(1 << 20, 8), 3, 1 << 20);  // one mapped block of at least 1 MiB
+  }
+  CHECK(release_unused_module_memory() >= size_t{1} << 20);
+  CHECK(release_unused_module_memory() == 0);  // nothing left the second time
   CHECK(Arena::pooled_bytes() == 0);
 }
 
