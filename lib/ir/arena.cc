@@ -8,6 +8,7 @@
 
 #include "absl/base/const_init.h"
 #include "absl/synchronization/mutex.h"
+#include "ir/mapped_memory.h"
 
 #ifdef __linux__
 #include <sys/mman.h>
@@ -27,7 +28,6 @@ constexpr size_t kMaxBlock = 16 * 1024 * 1024;
 // (before Linux 5.14), pages fault in on first touch. (Transparent huge pages were tried too:
 // fewer faults, but the kernel's compaction made parsing slower.) A fault costs 10-20 us on a
 // virtual machine, populating about 1-2 us a page: a 4 MB module took 240 fewer faults.
-constexpr size_t kMappedBlock = 64 * 1024;
 constexpr size_t kPopulateStep = 256 * 1024;
 
 // Mapped blocks of destroyed arenas, kept for the next arena up to kPoolBytes in all: parsing
@@ -70,7 +70,7 @@ bool give_to_pool(const PooledBlock& block) {
 
 char* map_block(size_t size) {
 #ifdef __linux__
-  if (size >= kMappedBlock) {
+  if (is_mapped_size(size)) {
     void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? nullptr : static_cast<char*>(p);
   }
@@ -80,7 +80,7 @@ char* map_block(size_t size) {
 
 void unmap_block(char* block, size_t size) {
 #ifdef __linux__
-  if (size >= kMappedBlock) {
+  if (is_mapped_size(size)) {
     munmap(block, size);
     return;
   }
@@ -108,7 +108,7 @@ Arena::~Arena() {
     for (size_t i = chunk->count; i-- > 0;) chunk->items[i].destroy(chunk->items[i].object);
   }
   for (const Block& block : blocks_) {
-    if (block.size >= kMappedBlock) {
+    if (is_mapped_size(block.size)) {
       // Blocks before the current one were filled nearly to their end.
       const bool current = block.memory <= cursor_ && cursor_ <= block.memory + block.size;
       const size_t populated =
@@ -152,7 +152,7 @@ void* Arena::allocate_slow(size_t size, size_t align) {
     block = std::max(block, size + align);
     char* memory;
     PooledBlock pooled;
-    if (block >= kMappedBlock && take_pooled(block, &pooled)) {
+    if (is_mapped_size(block) && take_pooled(block, &pooled)) {
       memory = pooled.memory;
       block = pooled.size;
       populated_ = memory + pooled.populated;
@@ -160,7 +160,7 @@ void* Arena::allocate_slow(size_t size, size_t align) {
       memory = map_block(block);
       if (memory == nullptr) throw std::bad_alloc();
       // Malloc'ed blocks need no populating: mark them populated to the end.
-      populated_ = block >= kMappedBlock ? memory : memory + block;
+      populated_ = is_mapped_size(block) ? memory : memory + block;
     }
     blocks_.push_back({memory, block});
     reserved_ += block;

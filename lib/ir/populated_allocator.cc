@@ -1,19 +1,16 @@
 #include "hloroof/detail/populated_allocator.h"
 
+#include "ir/mapped_memory.h"
+
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
 
 namespace hloroof::detail {
-namespace {
-
-constexpr size_t kMappedBytes = 64 * 1024;
-
-}  // namespace
 
 void* allocate_populated(size_t bytes) {
 #ifdef __linux__
-  if (bytes >= kMappedBytes) {
+  if (is_mapped_size(bytes)) {
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
 #ifdef MADV_POPULATE_WRITE
@@ -28,7 +25,7 @@ void* allocate_populated(size_t bytes) {
 
 void free_populated(void* p, size_t bytes) {
 #ifdef __linux__
-  if (bytes >= kMappedBytes) {
+  if (is_mapped_size(bytes)) {
     munmap(p, bytes);
     return;
   }

@@ -1,0 +1,36 @@
+// Which allocations of a module are mapped (and made resident a step at a time, see arena.cc)
+// rather than taken from malloc: those of 64 KiB and more, except under AddressSanitizer, whose
+// leak checker looks for pointers only in memory it handed out (a module kept until exit would
+// show as leaked) and whose checks cover only that memory.
+#ifndef HLOROOF_IR_MAPPED_MEMORY_H_
+#define HLOROOF_IR_MAPPED_MEMORY_H_
+
+#include <cstddef>
+
+namespace hloroof::detail {
+
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kMapLargeAllocations = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kMapLargeAllocations = false;
+#else
+inline constexpr bool kMapLargeAllocations = true;
+#endif
+#else
+inline constexpr bool kMapLargeAllocations = true;
+#endif
+
+inline constexpr size_t kMappedBytes = 64 * 1024;
+
+inline bool is_mapped_size(size_t bytes) {
+#ifdef __linux__
+  return kMapLargeAllocations && bytes >= kMappedBytes;
+#else
+  return false;
+#endif
+}
+
+}  // namespace hloroof::detail
+
+#endif  // HLOROOF_IR_MAPPED_MEMORY_H_
