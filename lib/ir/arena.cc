@@ -87,6 +87,7 @@ void* Arena::allocate(size_t size, size_t align) {
     block = std::max(block, size + align);
     char* memory = map_block(block);
     if (memory == nullptr) throw std::bad_alloc();
+    abandoned_ += static_cast<size_t>(end_ - cursor_);
     blocks_.push_back({memory, block});
     reserved_ += block;
     cursor_ = memory;

@@ -16,6 +16,7 @@
 #include "hloroof/instruction.h"
 #include "hloroof/module.h"
 #include "ir/arena.h"
+#include "ir/memory_breakdown.h"
 #include "ir/shape_table.h"
 
 namespace hloroof::detail {
@@ -81,6 +82,7 @@ struct IrAccess {
     auto it = c->by_name_.find(name);
     return it == c->by_name_.end() ? nullptr : it->second;
   }
+  static MemoryBreakdown memory_breakdown(const Module& module);
   // A name not yet used in `c`: `base`, else `base.1`, `base.2`, ... (saved in the arena).
   static std::string_view unique_name(Computation* c, std::string_view base);
 };
