@@ -98,7 +98,9 @@ class Instruction {
     return BackendConfig(string_attribute(AttrId::kBackendConfig));
   }
   const Sharding* sharding() const;
-  const OpMetadata* metadata() const;
+  // `metadata={...}`, decoded on each call from the attribute's text (views point into the
+  // module); nullopt when absent.
+  std::optional<OpMetadata> metadata() const;
   const FrontendAttributes* frontend_attributes() const;
 
   // ---- Edits. Names and attribute text given here are copied into the module.

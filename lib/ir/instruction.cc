@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hloroof/computation.h"
+#include "ir/metadata_scan.h"
 #include "ir/module_state.h"
 #include "ir/strings.h"
 
@@ -101,8 +102,8 @@ const IntListList* Instruction::source_target_pairs() const {
 const Sharding* Instruction::sharding() const {
   return value_or<const Sharding*>(*this, AttrId::kSharding, nullptr);
 }
-const OpMetadata* Instruction::metadata() const {
-  return value_or<const OpMetadata*>(*this, AttrId::kMetadata, nullptr);
+std::optional<OpMetadata> Instruction::metadata() const {
+  return detail::decode_metadata(attribute(AttrId::kMetadata));
 }
 const FrontendAttributes* Instruction::frontend_attributes() const {
   return value_or<const FrontendAttributes*>(*this, AttrId::kFrontendAttributes, nullptr);

@@ -35,9 +35,11 @@ MemoryBreakdown IrAccess::memory_breakdown(const Module& module) {
       b.nodes += sizeof(Instruction);
       b.attributes += static_cast<int64_t>(i->attributes_.size());
       b.attribute_records += i->attributes_.size() * sizeof(Attribute);
-      if (i->metadata() != nullptr) {
+      if (const Attribute* a = i->attribute(AttrId::kMetadata)) {
         ++b.metadata_attributes;
-        b.metadata_records += sizeof(OpMetadata);
+        if (const auto* decoded = a->get<const OpMetadata*>(); decoded && *decoded) {
+          b.metadata_records += sizeof(OpMetadata);
+        }
       }
       b.edge_heap += spilled(i->operands_, 2) + spilled(i->users_, 2) + spilled(i->called_, 1) +
                      i->control_successors_.capacity() * sizeof(Instruction*);
