@@ -86,7 +86,8 @@ void measure(const std::string& path) {
   auto row = [&](const char* what, double bytes) {
     std::printf("  %-44s %8.1f B/instruction %6.2f B/B\n", what, bytes / n, bytes / text);
   };
-  const size_t known_arena = b.nodes + b.attribute_records + b.metadata_records + b.edge_lists;
+  const size_t known_arena =
+      b.nodes + b.attribute_records + b.metadata_records + b.edge_lists + b.rare_records;
   // Heap blocks the arena took with malloc (blocks under 1 MiB) are in both totals.
   const size_t arena_on_heap = std::min<size_t>(b.arena_reserved, 1u << 20);
   const size_t known_heap = b.edge_heap + b.name_maps + b.order_lists + b.shape_table;
@@ -94,9 +95,10 @@ void measure(const std::string& path) {
   row("arena: attribute records", static_cast<double>(b.attribute_records));
   row("arena: decoded metadata", static_cast<double>(b.metadata_records));
   row("arena: edge lists", static_cast<double>(b.edge_lists));
+  row("arena: rare fields (literal, control, called)", static_cast<double>(b.rare_records));
   row("arena: other (shapes, values, strings...)", static_cast<double>(b.arena_used - known_arena));
   row("arena: unused block ends", static_cast<double>(b.arena_reserved - b.arena_used));
-  row("heap: edge lists spilled", static_cast<double>(b.edge_heap));
+  row("heap: edge lists (callers)", static_cast<double>(b.edge_heap));
   row("heap: name maps", static_cast<double>(b.name_maps));
   row("heap: instruction and parameter lists", static_cast<double>(b.order_lists));
   row("heap: shape table", static_cast<double>(b.shape_table));

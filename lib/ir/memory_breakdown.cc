@@ -17,6 +17,12 @@ size_t spilled(const Vec& v, size_t inline_capacity) {
   return v.capacity() > inline_capacity ? v.capacity() * sizeof(typename Vec::value_type) : 0;
 }
 
+// Arena bytes of an edge list's array (outgrown arrays are not counted).
+template <typename T>
+size_t out_of_line(const EdgeList<T>& list) {
+  return list.capacity() > 1 ? list.capacity() * sizeof(T*) : 0;
+}
+
 }  // namespace
 
 MemoryBreakdown IrAccess::memory_breakdown(const Module& module) {
@@ -33,16 +39,19 @@ MemoryBreakdown IrAccess::memory_breakdown(const Module& module) {
     for (const Instruction* i : c->instructions_) {
       ++b.instructions;
       b.nodes += sizeof(Instruction);
-      b.attributes += static_cast<int64_t>(i->attributes_.size());
-      b.attribute_records += i->attributes_.size() * sizeof(Attribute);
+      b.attributes += static_cast<int64_t>(i->attribute_count_);
+      b.attribute_records += i->attribute_count_ * sizeof(Attribute);
       if (const Attribute* a = i->attribute(AttrId::kMetadata)) {
         ++b.metadata_attributes;
         if (const auto* decoded = a->get<const OpMetadata*>(); decoded && *decoded) {
           b.metadata_records += sizeof(OpMetadata);
         }
       }
-      b.edge_heap += spilled(i->operands_, 2) + spilled(i->users_, 2) + spilled(i->called_, 1) +
-                     i->control_successors_.capacity() * sizeof(Instruction*);
+      b.edge_lists += out_of_line(i->operands_) + out_of_line(i->users_);
+      if (i->rare_ != nullptr) {
+        b.rare_records += sizeof(Instruction::Rare);
+        b.edge_lists += out_of_line(i->rare_->control_successors) + out_of_line(i->rare_->called);
+      }
     }
   }
   return b;

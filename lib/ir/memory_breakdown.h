@@ -18,12 +18,13 @@ struct MemoryBreakdown {
   size_t nodes = 0;  // instruction nodes
   size_t computation_nodes = 0;
   size_t attribute_records = 0;  // attributes * sizeof(Attribute)
-  size_t metadata_records = 0;   // decoded metadata kept beside the attribute
-  size_t edge_lists = 0;         // operand, user, caller, called and control lists out of line
+  size_t metadata_records = 0;   // decoded metadata kept beside the attribute text
+  size_t edge_lists = 0;         // operand, user, called and control lists out of line
+  size_t rare_records = 0;       // literals, control successors and called lists, out of line
   size_t arena_used = 0;         // all of the above, shapes, attribute values, saved strings
   size_t arena_reserved = 0;     // arena_used plus the unused ends of blocks
   // On the heap, outside the arena.
-  size_t edge_heap = 0;    // operand, user, called and control lists spilled to the heap
+  size_t edge_heap = 0;    // callers lists of computations spilled to the heap
   size_t name_maps = 0;    // each computation's name -> instruction map
   size_t order_lists = 0;  // each computation's instruction and parameter lists
   size_t shape_table = 0;  // the interned shapes' hash set (the shapes are in the arena)

@@ -3,6 +3,7 @@ target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/attributes.cc
   ${CMAKE_CURRENT_LIST_DIR}/backend_config.cc
   ${CMAKE_CURRENT_LIST_DIR}/computation.cc
+  ${CMAKE_CURRENT_LIST_DIR}/edge_list.cc
   ${CMAKE_CURRENT_LIST_DIR}/graph.cc
   ${CMAKE_CURRENT_LIST_DIR}/instruction.cc
   ${CMAKE_CURRENT_LIST_DIR}/memory_breakdown.cc
