@@ -12,20 +12,18 @@
 namespace hloroof::detail {
 
 template <typename T>
-void EdgeList<T>::push_back(Arena& arena, T* item) {
-  if (size_ == capacity_) {
-    if (capacity_ == std::numeric_limits<uint32_t>::max() / 2) throw std::bad_alloc();
-    const uint32_t capacity = capacity_ * 2;
-    auto** grown = static_cast<T**>(arena.allocate(sizeof(T*) * capacity, alignof(T*)));
-    std::memcpy(static_cast<void*>(grown), data(), sizeof(T*) * size_);
-    many_ = grown;
-    capacity_ = capacity;
-  }
-  mutable_data()[size_++] = item;
+void EdgeList<T>::grow_and_push_back(Arena& arena, T* item) {
+  if (capacity_ >= std::numeric_limits<uint32_t>::max() / 2) throw std::bad_alloc();
+  const uint32_t capacity = capacity_ * 2;
+  auto** grown = static_cast<T**>(arena.allocate(sizeof(T*) * capacity, alignof(T*)));
+  std::memcpy(static_cast<void*>(grown), data(), sizeof(T*) * size_);
+  many_ = grown;
+  capacity_ = capacity;
+  many_[size_++] = item;
 }
 
 template <typename T>
-void EdgeList<T>::assign(Arena& arena, absl::Span<T* const> items) {
+void EdgeList<T>::assign_out_of_line(Arena& arena, absl::Span<T* const> items) {
   if (items.size() > std::numeric_limits<uint32_t>::max() / 2) throw std::bad_alloc();
   if (items.size() > capacity_) {
     many_ = static_cast<T**>(arena.allocate(sizeof(T*) * items.size(), alignof(T*)));

@@ -86,11 +86,13 @@ void IrAccess::set_operands(ModuleState& m, Instruction* user,
 
 void IrAccess::set_attributes(Instruction* i, absl::Span<Attribute> attributes) {
   ModuleState& m = state(*i->parent_);
-  for_each_reference(
-      i->attributes(), [&](Computation* c) { erase_one(c->callers_, i); },
-      [&](Instruction* pred) {
-        if (pred->rare_ != nullptr) pred->rare_->control_successors.erase_one(i);
-      });
+  if (i->attribute_count_ > 0) {
+    for_each_reference(
+        i->attributes(), [&](Computation* c) { erase_one(c->callers_, i); },
+        [&](Instruction* pred) {
+          if (pred->rare_ != nullptr) pred->rare_->control_successors.erase_one(i);
+        });
+  }
   if (i->rare_ != nullptr) {
     i->rare_->called.clear();
     i->rare_->has_called = false;
@@ -105,23 +107,28 @@ void IrAccess::set_attributes(Instruction* i, absl::Span<Attribute> attributes) 
   // An instruction adds itself to a callee's callers (and a predecessor's successors) only
   // here, all at once, so a repeat (branch_computations={%a, %a}) is always the last entry:
   // checking the back keeps this linear for computations called from thousands of places.
+  auto add_callee = [&](Computation* c) {
+    if (std::find(called.begin(), called.end(), c) == called.end()) {
+      called.push_back(c);
+    } else {
+      repeats = true;
+    }
+    if (c->callers_.empty() || c->callers_.back() != i) c->callers_.push_back(i);
+  };
   for (const Attribute& a : attributes) {
-    if (a.get<Computation*>() != nullptr || a.get<ComputationList>() != nullptr) ++holders;
-  }
-  for_each_reference(
-      i->attributes(),
-      [&](Computation* c) {
-        if (std::find(called.begin(), called.end(), c) == called.end()) {
-          called.push_back(c);
-        } else {
-          repeats = true;
-        }
-        if (c->callers_.empty() || c->callers_.back() != i) c->callers_.push_back(i);
-      },
-      [&](Instruction* pred) {
+    if (Computation* const* one = a.get<Computation*>()) {
+      ++holders;
+      add_callee(*one);
+    } else if (const ComputationList* callees = a.get<ComputationList>()) {
+      ++holders;
+      for (Computation* c : *callees) add_callee(c);
+    } else if (const InstructionList* preds = a.get<InstructionList>()) {
+      for (Instruction* pred : *preds) {
         EdgeList<Instruction>& successors = rare(m, pred).control_successors;
         if (successors.empty() || successors.back() != i) successors.push_back(m.arena, i);
-      });
+      }
+    }
+  }
   if (holders > 1 || repeats) {
     Instruction::Rare& r = rare(m, i);
     r.called.assign(m.arena, called);

@@ -32,14 +32,29 @@ class EdgeList {
 
   void set(size_t i, T* item) { mutable_data()[i] = item; }
   // Appends, growing into the arena when full.
-  void push_back(Arena& arena, T* item);
+  void push_back(Arena& arena, T* item) {
+    if (size_ < capacity_) {
+      mutable_data()[size_++] = item;
+    } else {
+      grow_and_push_back(arena, item);
+    }
+  }
   // Replaces the contents with `items`, taking exactly the room they need.
-  void assign(Arena& arena, absl::Span<T* const> items);
+  void assign(Arena& arena, absl::Span<T* const> items) {
+    if (capacity_ <= 1 && items.size() <= 1) {
+      one_ = items.empty() ? nullptr : items[0];
+      size_ = static_cast<uint32_t>(items.size());
+    } else {
+      assign_out_of_line(arena, items);
+    }
+  }
   // Removes the first occurrence of `item`, keeping the order of the rest; false if absent.
   bool erase_one(T* item);
   void clear() { size_ = 0; }
 
  private:
+  void grow_and_push_back(Arena& arena, T* item);
+  void assign_out_of_line(Arena& arena, absl::Span<T* const> items);
   T* const* data() const { return capacity_ <= 1 ? &one_ : many_; }
   T** mutable_data() { return capacity_ <= 1 ? &one_ : many_; }
 
