@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -18,6 +19,26 @@ class Module;
 namespace detail {
 struct ModuleState;
 class Arena;
+}  // namespace detail
+
+namespace detail {
+// A computation's instructions by name: the set holds the instruction pointers (8 bytes a
+// slot) and hashes and compares their names, so a name can be looked up directly.
+struct InstructionNameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view name) const { return StringViewHash{}(name); }
+  size_t operator()(const Instruction* i) const { return StringViewHash{}(i->name()); }
+};
+struct InstructionNameEq {
+  using is_transparent = void;
+  bool operator()(const Instruction* a, const Instruction* b) const {
+    return a->name() == b->name();
+  }
+  bool operator()(const Instruction* a, std::string_view b) const { return a->name() == b; }
+  bool operator()(std::string_view a, const Instruction* b) const { return a == b->name(); }
+};
+using InstructionsByName =
+    absl::flat_hash_set<Instruction*, InstructionNameHash, InstructionNameEq>;
 }  // namespace detail
 
 class Computation {
@@ -66,7 +87,7 @@ class Computation {
   Instruction* root_ = nullptr;
   std::vector<Instruction*> instructions_;
   std::vector<Instruction*> parameters_;
-  detail::StringViewMap<Instruction*> by_name_;
+  detail::InstructionsByName by_name_;
   absl::InlinedVector<Instruction*, 1> callers_;
 };
 

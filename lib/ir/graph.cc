@@ -61,7 +61,7 @@ void IrAccess::set_literal(ModuleState& m, Instruction* i, std::string_view text
 }
 
 bool IrAccess::add_to_computation(Computation* c, Instruction* i, Instruction* before) {
-  if (!c->by_name_.try_emplace(i->name(), i).second) return false;
+  if (!c->by_name_.insert(i).second) return false;
   i->parent_ = c;
   if (before == nullptr) {
     c->instructions_.push_back(i);
@@ -146,7 +146,9 @@ std::string_view IrAccess::unique_name(Computation* c, std::string_view base) {
   if (!c->by_name_.contains(base)) return c->module_->arena.save(base);
   for (int n = 1;; ++n) {
     std::string candidate = str_cat(base, ".", n);
-    if (!c->by_name_.contains(candidate)) return c->module_->arena.save(candidate);
+    if (!c->by_name_.contains(std::string_view(candidate))) {
+      return c->module_->arena.save(candidate);
+    }
   }
 }
 

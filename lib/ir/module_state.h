@@ -89,7 +89,7 @@ struct IrAccess {
   static std::vector<Instruction*>& parameters(Computation* c) { return c->parameters_; }
   static Instruction* find(const Computation* c, std::string_view name) {
     auto it = c->by_name_.find(name);
-    return it == c->by_name_.end() ? nullptr : it->second;
+    return it == c->by_name_.end() ? nullptr : *it;
   }
   static MemoryBreakdown memory_breakdown(const Module& module);
   // A name not yet used in `c`: `base`, else `base.1`, `base.2`, ... (saved in the arena).
