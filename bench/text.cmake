@@ -13,3 +13,10 @@ if(TARGET hloroof_cli)
     HLOROOF_DEFAULT_CORPUS="${PROJECT_SOURCE_DIR}/../shared/corpus")
   add_dependencies(parse_command_bench hloroof_cli)
 endif()
+
+# module_memory_bench: bytes per instruction of a parsed module, by kind of object.
+add_executable(module_memory_bench ${CMAKE_CURRENT_LIST_DIR}/module_memory_bench.cc)
+target_link_libraries(module_memory_bench PRIVATE hloroof hloroof_warnings)
+target_include_directories(module_memory_bench PRIVATE ${PROJECT_SOURCE_DIR}/lib)
+target_compile_definitions(module_memory_bench PRIVATE
+  HLOROOF_DEFAULT_CORPUS="${PROJECT_SOURCE_DIR}/../shared/corpus")

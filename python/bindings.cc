@@ -219,8 +219,12 @@ void bind_module(py::module_& m) {
       .def_property_readonly("is_root", &Instruction::is_root, "the root of its computation")
       .def_property_readonly("parameter_number", &Instruction::parameter_number,
                              "parameter: its number; -1 otherwise")
-      .def_property_readonly("metadata", &Instruction::metadata, kInternal,
-                             "source metadata, or None")
+      .def_property_readonly(
+          "metadata",
+          // Decoded on each read; the record's strings point into the module, which it keeps.
+          py::cpp_function([](const Instruction& i) { return i.metadata(); },
+                           py::keep_alive<0, 1>()),
+          "source metadata, or None")
       .def_property_readonly(
           "attributes",
           [](const Instruction& i) {

@@ -48,7 +48,8 @@ enum class AttrKind : uint8_t {
   kDimLabels,           // b01f_01io->b01f                  -> const ConvDimLabels*
   kReplicaGroups,       // {{0,1}}, [2,4]<=[8], mesh[...]   -> const ReplicaGroups*
   kSharding,            // {devices=[2,1]0,1}               -> const Sharding*
-  kMetadata,            // {op_name="..." source_line=3}    -> const OpMetadata*
+  kMetadata,            // {op_name="..." source_line=3}    -> kept as text (plain strings,
+                        //   Instruction::metadata() decodes it) or const OpMetadata*
   kFrontendAttributes,  // {key="value",k2={blob}}          -> const FrontendAttributes*
   kBackendConfig,       // "string" or {balanced blob}      -> std::string_view (decoded)
   kShape,               // f32[4]{0}                        -> const Shape*

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -19,6 +20,26 @@ class Module;
 namespace detail {
 struct ModuleState;
 class Arena;
+}  // namespace detail
+
+namespace detail {
+// A computation's instructions by name: the set holds the instruction pointers (8 bytes a
+// slot) and hashes and compares their names, so a name can be looked up directly.
+struct InstructionNameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view name) const { return StringViewHash{}(name); }
+  size_t operator()(const Instruction* i) const { return StringViewHash{}(i->name()); }
+};
+struct InstructionNameEq {
+  using is_transparent = void;
+  bool operator()(const Instruction* a, const Instruction* b) const {
+    return a->name() == b->name();
+  }
+  bool operator()(const Instruction* a, std::string_view b) const { return a->name() == b; }
+  bool operator()(std::string_view a, const Instruction* b) const { return a == b->name(); }
+};
+using InstructionsByName = absl::flat_hash_set<Instruction*, InstructionNameHash,
+                                               InstructionNameEq, PopulatedAllocator<Instruction*>>;
 }  // namespace detail
 
 class Computation {
@@ -67,10 +88,7 @@ class Computation {
   Instruction* root_ = nullptr;
   std::vector<Instruction*, detail::PopulatedAllocator<Instruction*>> instructions_;
   std::vector<Instruction*> parameters_;
-  absl::flat_hash_map<std::string_view, Instruction*, detail::StringViewHash,
-                      std::equal_to<std::string_view>,
-                      detail::PopulatedAllocator<std::pair<const std::string_view, Instruction*>>>
-      by_name_;
+  detail::InstructionsByName by_name_;
   absl::InlinedVector<Instruction*, 1> callers_;
 };
 

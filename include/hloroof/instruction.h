@@ -7,11 +7,11 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "hloroof/attributes.h"
 #include "hloroof/backend_config.h"
+#include "hloroof/detail/edge_list.h"
 #include "hloroof/metadata.h"
 #include "hloroof/opcode.h"
 #include "hloroof/replica_groups.h"
@@ -32,7 +32,7 @@ class Instruction {
   Instruction& operator=(const Instruction&) = delete;
 
   Opcode opcode() const { return opcode_; }
-  std::string_view name() const { return name_; }
+  std::string_view name() const { return std::string_view(name_, name_size_); }
   const Shape& shape() const { return *shape_; }
   Computation* parent() const { return parent_; }
   bool is_root() const;
@@ -44,24 +44,28 @@ class Instruction {
   // True when the text spelled this op with async sugar (`custom-call-start`).
   bool uses_async_sugar() const { return async_sugar_; }
 
-  absl::Span<Instruction* const> operands() const { return operands_; }
+  absl::Span<Instruction* const> operands() const { return operands_.span(); }
   Instruction* operand(size_t i) const { return operands_[i]; }
   size_t operand_count() const { return operands_.size(); }
   // Instructions that use this one as an operand, each once, in the order they were added.
-  absl::Span<Instruction* const> users() const { return users_; }
+  absl::Span<Instruction* const> users() const { return users_.span(); }
   absl::Span<Instruction* const> control_predecessors() const;
-  absl::Span<Instruction* const> control_successors() const { return control_successors_; }
-  // Every computation this instruction calls, in attribute order (to_apply, calls, condition
-  // and body, branches, ...).
-  absl::Span<Computation* const> called_computations() const { return called_; }
+  absl::Span<Instruction* const> control_successors() const {
+    return rare_ ? rare_->control_successors.span() : absl::Span<Instruction* const>();
+  }
+  // Every computation this instruction calls, each once, in attribute order (to_apply, calls,
+  // condition and body, branches, ...).
+  absl::Span<Computation* const> called_computations() const;
 
   // kParameter: the parameter number; -1 otherwise.
   int64_t parameter_number() const { return parameter_number_; }
   // kConstant: the literal as written, e.g. `{1, 2}`, `0.5`, `{...}` (elided).
-  std::string_view literal_text() const { return literal_; }
+  std::string_view literal_text() const { return rare_ ? rare_->literal : std::string_view(); }
 
   // ---- Attributes.
-  absl::Span<const Attribute> attributes() const { return attributes_; }
+  absl::Span<const Attribute> attributes() const {
+    return absl::Span<const Attribute>(attributes_, attribute_count_);
+  }
   const Attribute* attribute(AttrId id) const;
   bool has_attribute(AttrId id) const { return attribute(id) != nullptr; }
   // Typed reads; absent attributes give empty spans, nullopt, nullptr, false or "".
@@ -98,7 +102,9 @@ class Instruction {
     return BackendConfig(string_attribute(AttrId::kBackendConfig));
   }
   const Sharding* sharding() const;
-  const OpMetadata* metadata() const;
+  // `metadata={...}`, decoded on each call from the attribute's text (views point into the
+  // module); nullopt when absent.
+  std::optional<OpMetadata> metadata() const;
   const FrontendAttributes* frontend_attributes() const;
 
   // ---- Edits. Names and attribute text given here are copied into the module.
@@ -117,21 +123,32 @@ class Instruction {
   friend class detail::Arena;
   Instruction() = default;
 
+  // What few instructions have, out of line (null when none of it is set).
+  struct Rare {
+    std::string_view literal;  // kConstant
+    detail::EdgeList<Instruction> control_successors;
+    // The called computations when they are not one attribute's own storage (see
+    // called_computations()): several attributes call computations, or a list repeats one.
+    detail::EdgeList<Computation> called;
+    bool has_called = false;
+  };
+
+  // A module holds one node per instruction, so the node is kept small and trivially
+  // destructible (the arena records no destructor for it): 88 bytes on 64-bit targets.
   Opcode opcode_ = Opcode::kParameter;
   Opcode wrapped_opcode_ = Opcode::kParameter;  // valid when has_wrapped_opcode_
   bool has_wrapped_opcode_ = false;
   bool async_sugar_ = false;
-  bool removed_ = false;
-  int64_t parameter_number_ = -1;
-  std::string_view name_;
-  std::string_view literal_;
+  int32_t parameter_number_ = -1;  // the parser refuses numbers past 2^31 - 1
+  uint32_t name_size_ = 0;         // inputs are at most 4 GiB; edits check the length
+  uint16_t attribute_count_ = 0;   // at most one attribute of each AttrId
+  const char* name_ = nullptr;
+  Attribute* attributes_ = nullptr;
   const Shape* shape_ = nullptr;
   Computation* parent_ = nullptr;
-  absl::InlinedVector<Instruction*, 2> operands_;
-  absl::InlinedVector<Instruction*, 2> users_;
-  absl::InlinedVector<Computation*, 1> called_;
-  std::vector<Instruction*> control_successors_;
-  absl::Span<Attribute> attributes_;
+  detail::EdgeList<Instruction> operands_;
+  detail::EdgeList<Instruction> users_;
+  Rare* rare_ = nullptr;
 };
 
 }  // namespace hloroof

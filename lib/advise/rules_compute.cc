@@ -358,7 +358,7 @@ void unknown_cost(const Context& ctx, std::vector<Candidate>& out) {
     e.op = t.names.front();
     if (t.first != nullptr) {
       e.computation = std::string(t.first->parent()->name());
-      if (const OpMetadata* m = t.first->metadata()) e.scope = scope_of(m->op_name);
+      if (std::optional<OpMetadata> m = t.first->metadata()) e.scope = scope_of(m->op_name);
       e.shape = to_string(t.first->shape());
     }
     const double min_s = bw > 0 ? t.bytes / bw : 0;

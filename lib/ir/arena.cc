@@ -150,6 +150,7 @@ void* Arena::allocate_slow(size_t size, size_t align) {
   if (p == nullptr || p + size > end_) {
     size_t block = std::clamp(reserved_, kFirstBlock, kMaxBlock);
     block = std::max(block, size + align);
+    abandoned_ += static_cast<size_t>(end_ - cursor_);
     char* memory;
     PooledBlock pooled;
     if (is_mapped_size(block) && take_pooled(block, &pooled)) {

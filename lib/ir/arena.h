@@ -63,6 +63,9 @@ class Arena {
 
   // Bytes taken from the system so far.
   size_t reserved_bytes() const { return reserved_; }
+  // Bytes handed out so far, alignment padding included: reserved_bytes() less the unused ends
+  // of blocks.
+  size_t used_bytes() const { return reserved_ - abandoned_ - static_cast<size_t>(end_ - cursor_); }
 
   // Destroyed arenas leave their large blocks (up to 64 MiB in all) resident for the next arena,
   // so that parsing file after file does not make fresh pages resident each time.
@@ -98,6 +101,7 @@ class Arena {
   char* end_ = nullptr;
   char* populated_ = nullptr;  // pages of the current block below this are resident
   size_t reserved_ = 0;
+  size_t abandoned_ = 0;  // unused ends of blocks left for a new one
   struct Block {
     char* memory;
     size_t size;

@@ -29,11 +29,15 @@ absl::StatusOr<Instruction*> Computation::add_instruction(Opcode opcode, std::st
   if (before != nullptr && before->parent() != this) {
     return absl::InvalidArgumentError(str_cat(before->name(), " is not in computation ", name_));
   }
+  // Instruction names, like inputs, are shorter than 4 GiB (with room for a `.N` suffix).
+  if (name.size() >= (size_t{1} << 32) - 32) {
+    return absl::InvalidArgumentError("an instruction name must be shorter than 4 GiB");
+  }
   detail::ModuleState& m = *module_;
   Instruction* i = IrAccess::new_instruction(m, opcode, IrAccess::unique_name(this, name),
                                              m.shapes.intern(shape));
   IrAccess::add_to_computation(this, i, before);
-  for (Instruction* operand : operands) IrAccess::add_operand(i, operand);
+  IrAccess::set_operands(m, i, operands);
   if (opcode == Opcode::kParameter) {
     IrAccess::set_parameter_number(i, static_cast<int64_t>(parameters_.size()));
     parameters_.push_back(i);

@@ -1,16 +1,12 @@
 // IrAccess: building the graph, with both directions of every edge kept in step.
 #include <algorithm>
+#include <type_traits>
 
 #include "ir/module_state.h"
 #include "ir/strings.h"
 
 namespace hloroof::detail {
 namespace {
-
-template <typename Vec, typename T>
-void push_unique(Vec& v, T* item) {
-  if (std::find(v.begin(), v.end(), item) == v.end()) v.push_back(item);
-}
 
 template <typename Vec, typename T>
 void erase_one(Vec& v, T* item) {
@@ -44,15 +40,28 @@ Computation* IrAccess::new_computation(ModuleState& m, std::string_view name) {
 
 Instruction* IrAccess::new_instruction(ModuleState& m, Opcode opcode, std::string_view name,
                                        const Shape* shape) {
+  static_assert(std::is_trivially_destructible_v<Instruction>,
+                "the arena would record a destructor for every instruction");
   Instruction* i = m.arena.create<Instruction>();
   i->opcode_ = opcode;
-  i->name_ = name;
+  i->name_ = name.data();
+  i->name_size_ = static_cast<uint32_t>(name.size());  // callers check the length
   i->shape_ = shape;
   return i;
 }
 
+Instruction::Rare& IrAccess::rare(ModuleState& m, Instruction* i) {
+  static_assert(std::is_trivially_destructible_v<Instruction::Rare>);
+  if (i->rare_ == nullptr) i->rare_ = m.arena.create<Instruction::Rare>();
+  return *i->rare_;
+}
+
+void IrAccess::set_literal(ModuleState& m, Instruction* i, std::string_view text) {
+  rare(m, i).literal = text;
+}
+
 bool IrAccess::add_to_computation(Computation* c, Instruction* i, Instruction* before) {
-  if (!c->by_name_.try_emplace(i->name_, i).second) return false;
+  if (!c->by_name_.insert(i).second) return false;
   i->parent_ = c;
   if (before == nullptr) {
     c->instructions_.push_back(i);
@@ -63,49 +72,83 @@ bool IrAccess::add_to_computation(Computation* c, Instruction* i, Instruction* b
   return true;
 }
 
-void IrAccess::add_operand(Instruction* user, Instruction* operand) {
-  user->operands_.push_back(operand);
+void IrAccess::set_operands(ModuleState& m, Instruction* user,
+                            absl::Span<Instruction* const> operands) {
+  user->operands_.assign(m.arena, operands);
   // A user's operands are all added before any other instruction's, so a repeated operand
   // (add(x, x)) finds its user at the back of the list.
-  if (operand->users_.empty() || operand->users_.back() != user) {
-    operand->users_.push_back(user);
+  for (Instruction* operand : operands) {
+    if (operand->users_.empty() || operand->users_.back() != user) {
+      operand->users_.push_back(m.arena, user);
+    }
   }
 }
 
 void IrAccess::set_attributes(Instruction* i, absl::Span<Attribute> attributes) {
-  for_each_reference(
-      i->attributes_, [&](Computation* c) { erase_one(c->callers_, i); },
-      [&](Instruction* pred) { erase_one(pred->control_successors_, i); });
-  i->called_.clear();
-  i->attributes_ = attributes;
+  ModuleState& m = state(*i->parent_);
+  if (i->attribute_count_ > 0) {
+    for_each_reference(
+        i->attributes(), [&](Computation* c) { erase_one(c->callers_, i); },
+        [&](Instruction* pred) {
+          if (pred->rare_ != nullptr) pred->rare_->control_successors.erase_one(i);
+        });
+  }
+  if (i->rare_ != nullptr) {
+    i->rare_->called.clear();
+    i->rare_->has_called = false;
+  }
+  i->attributes_ = attributes.data();
+  i->attribute_count_ = static_cast<uint16_t>(attributes.size());  // one of each AttrId at most
+  // called_computations() reads the computations from the attribute that holds them when one
+  // attribute does and it names each once; otherwise they are listed in the rare fields.
+  size_t holders = 0;
+  bool repeats = false;
+  absl::InlinedVector<Computation*, 4> called;
   // An instruction adds itself to a callee's callers (and a predecessor's successors) only
   // here, all at once, so a repeat (branch_computations={%a, %a}) is always the last entry:
   // checking the back keeps this linear for computations called from thousands of places.
-  for_each_reference(
-      i->attributes_,
-      [&](Computation* c) {
-        push_unique(i->called_, c);
-        if (c->callers_.empty() || c->callers_.back() != i) c->callers_.push_back(i);
-      },
-      [&](Instruction* pred) {
-        if (pred->control_successors_.empty() || pred->control_successors_.back() != i) {
-          pred->control_successors_.push_back(i);
-        }
-      });
+  auto add_callee = [&](Computation* c) {
+    if (std::find(called.begin(), called.end(), c) == called.end()) {
+      called.push_back(c);
+    } else {
+      repeats = true;
+    }
+    if (c->callers_.empty() || c->callers_.back() != i) c->callers_.push_back(i);
+  };
+  for (const Attribute& a : attributes) {
+    if (Computation* const* one = a.get<Computation*>()) {
+      ++holders;
+      add_callee(*one);
+    } else if (const ComputationList* callees = a.get<ComputationList>()) {
+      ++holders;
+      for (Computation* c : *callees) add_callee(c);
+    } else if (const InstructionList* preds = a.get<InstructionList>()) {
+      for (Instruction* pred : *preds) {
+        EdgeList<Instruction>& successors = rare(m, pred).control_successors;
+        if (successors.empty() || successors.back() != i) successors.push_back(m.arena, i);
+      }
+    }
+  }
+  if (holders > 1 || repeats) {
+    Instruction::Rare& r = rare(m, i);
+    r.called.assign(m.arena, called);
+    r.has_called = true;
+  }
 }
 
 void IrAccess::detach(Instruction* i) {
   set_attributes(i, {});
-  for (Instruction* operand : i->operands_) erase_one(operand->users_, i);
+  for (Instruction* operand : i->operands_) operand->users_.erase_one(i);
   i->operands_.clear();
-  i->removed_ = true;
 }
 
 std::string_view IrAccess::unique_name(Computation* c, std::string_view base) {
   if (!c->by_name_.contains(base)) return c->module_->arena.save(base);
   for (int n = 1;; ++n) {
     std::string candidate = str_cat(base, ".", n);
-    if (!c->by_name_.contains(candidate)) return c->module_->arena.save(candidate);
+    if (!c->by_name_.contains(std::string_view(candidate))) {
+      return c->module_->arena.save(candidate);
+    }
   }
 }
 

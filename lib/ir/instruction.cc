@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hloroof/computation.h"
+#include "ir/metadata_scan.h"
 #include "ir/module_state.h"
 #include "ir/strings.h"
 
@@ -25,6 +26,16 @@ std::optional<Opcode> Instruction::async_wrapped_opcode() const {
   return wrapped->root()->opcode();
 }
 
+absl::Span<Computation* const> Instruction::called_computations() const {
+  if (rare_ != nullptr && rare_->has_called) return rare_->called.span();
+  // Otherwise at most one attribute holds computations, each once (IrAccess::set_attributes).
+  for (const Attribute& a : attributes()) {
+    if (Computation* const* c = a.get<Computation*>()) return absl::Span<Computation* const>(c, 1);
+    if (const ComputationList* list = a.get<ComputationList>()) return *list;
+  }
+  return {};
+}
+
 absl::Span<Instruction* const> Instruction::control_predecessors() const {
   const Attribute* a = attribute(AttrId::kControlPredecessors);
   if (a == nullptr) return {};
@@ -33,7 +44,7 @@ absl::Span<Instruction* const> Instruction::control_predecessors() const {
 }
 
 const Attribute* Instruction::attribute(AttrId id) const {
-  for (const Attribute& a : attributes_) {
+  for (const Attribute& a : attributes()) {
     if (a.id == id) return &a;
   }
   return nullptr;
@@ -101,8 +112,8 @@ const IntListList* Instruction::source_target_pairs() const {
 const Sharding* Instruction::sharding() const {
   return value_or<const Sharding*>(*this, AttrId::kSharding, nullptr);
 }
-const OpMetadata* Instruction::metadata() const {
-  return value_or<const OpMetadata*>(*this, AttrId::kMetadata, nullptr);
+std::optional<OpMetadata> Instruction::metadata() const {
+  return detail::decode_metadata(attribute(AttrId::kMetadata));
 }
 const FrontendAttributes* Instruction::frontend_attributes() const {
   return value_or<const FrontendAttributes*>(*this, AttrId::kFrontendAttributes, nullptr);
@@ -151,7 +162,7 @@ void Instruction::set_shape(const Shape& shape) {
 void Instruction::remove_attribute(AttrId id) {
   detail::ModuleState& m = detail::IrAccess::state(*parent_);
   std::vector<Attribute> kept;
-  for (const Attribute& a : attributes_) {
+  for (const Attribute& a : attributes()) {
     if (a.id != id) kept.push_back(a);
   }
   detail::IrAccess::set_attributes(this, m.arena.copy<Attribute>(kept));
@@ -160,20 +171,19 @@ void Instruction::remove_attribute(AttrId id) {
 absl::Status Instruction::replace_operand(size_t i, Instruction* operand) {
   if (i >= operands_.size()) {
     return absl::OutOfRangeError(
-        str_cat(name_, " has ", operands_.size(), " operands; there is no operand ", i));
+        str_cat(name(), " has ", operands_.size(), " operands; there is no operand ", i));
   }
   if (operand == nullptr || operand->parent_ != parent_) {
     return absl::InvalidArgumentError(
-        str_cat("the new operand of ", name_, " must be in computation ", parent_->name()));
+        str_cat("the new operand of ", name(), " must be in computation ", parent_->name()));
   }
   Instruction* old = operands_[i];
-  operands_[i] = operand;
+  operands_.set(i, operand);
   if (std::find(operands_.begin(), operands_.end(), old) == operands_.end()) {
-    auto& users = old->users_;
-    users.erase(std::find(users.begin(), users.end(), this));
+    old->users_.erase_one(this);
   }
   if (std::find(operand->users_.begin(), operand->users_.end(), this) == operand->users_.end()) {
-    operand->users_.push_back(this);
+    operand->users_.push_back(detail::IrAccess::state(*parent_).arena, this);
   }
   return absl::OkStatus();
 }
@@ -181,7 +191,7 @@ absl::Status Instruction::replace_operand(size_t i, Instruction* operand) {
 absl::Status Instruction::replace_all_uses_with(Instruction* other) {
   if (other == nullptr || other->parent_ != parent_) {
     return absl::InvalidArgumentError(
-        str_cat("the replacement of ", name_, " must be in computation ", parent_->name()));
+        str_cat("the replacement of ", name(), " must be in computation ", parent_->name()));
   }
   if (other == this) return absl::OkStatus();
   std::vector<Instruction*> users(users_.begin(), users_.end());

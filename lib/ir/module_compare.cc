@@ -2,6 +2,7 @@
 #include "hloroof/module.h"
 #include "hloroof/replica_groups.h"
 #include "hloroof/sharding.h"
+#include "ir/metadata_scan.h"
 #include "ir/strings.h"
 
 namespace hloroof {
@@ -9,6 +10,8 @@ namespace {
 
 // Equal decoded values; attributes kept only as text compare their text.
 bool same_value(const Attribute& a, const Attribute& b) {
+  // Metadata is kept as text or as a decoded record, depending on how it was spelled.
+  if (a.id == AttrId::kMetadata) return detail::decode_metadata(&a) == detail::decode_metadata(&b);
   if (a.value.index() != b.value.index()) return false;
   return std::visit(
       [&](const auto& x) -> bool {

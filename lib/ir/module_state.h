@@ -16,6 +16,7 @@
 #include "hloroof/instruction.h"
 #include "hloroof/module.h"
 #include "ir/arena.h"
+#include "ir/memory_breakdown.h"
 #include "ir/shape_table.h"
 
 namespace hloroof::detail {
@@ -53,7 +54,9 @@ struct IrAccess {
 
   // Appends (or inserts before `before`) and registers the name; false if the name is taken.
   static bool add_to_computation(Computation* c, Instruction* i, Instruction* before = nullptr);
-  static void add_operand(Instruction* user, Instruction* operand);
+  // Sets the operands of an instruction that has none yet, and adds it to their users.
+  static void set_operands(ModuleState& m, Instruction* user,
+                           absl::Span<Instruction* const> operands);
   // Drops an instruction's operand, attribute and control edges (before removing it).
   static void detach(Instruction* i);
   // Room for about `n` instructions, so that the list and the name map do not grow in steps.
@@ -67,11 +70,18 @@ struct IrAccess {
   // Installs the attribute list and links what it references (called computations, control
   // predecessors). Unlinks the previous list's references first.
   static void set_attributes(Instruction* i, absl::Span<Attribute> attributes);
-  static absl::Span<Attribute> attributes(Instruction* i) { return i->attributes_; }
+  static absl::Span<Attribute> attributes(Instruction* i) {
+    return absl::Span<Attribute>(i->attributes_, i->attribute_count_);
+  }
   // False only while the parser has not yet inferred an omitted shape.
   static bool has_shape(const Instruction* i) { return i->shape_ != nullptr; }
-  static void set_parameter_number(Instruction* i, int64_t n) { i->parameter_number_ = n; }
-  static void set_literal(Instruction* i, std::string_view text) { i->literal_ = text; }
+  // 0 <= n < 2^31.
+  static void set_parameter_number(Instruction* i, int64_t n) {
+    i->parameter_number_ = static_cast<int32_t>(n);
+  }
+  static void set_literal(ModuleState& m, Instruction* i, std::string_view text);
+  // The instruction's rare fields, created on first use.
+  static Instruction::Rare& rare(ModuleState& m, Instruction* i);
   static void set_async_sugar(Instruction* i, Opcode wrapped) {
     i->async_sugar_ = true;
     i->has_wrapped_opcode_ = true;
@@ -84,8 +94,9 @@ struct IrAccess {
   static std::vector<Instruction*>& parameters(Computation* c) { return c->parameters_; }
   static Instruction* find(const Computation* c, std::string_view name) {
     auto it = c->by_name_.find(name);
-    return it == c->by_name_.end() ? nullptr : it->second;
+    return it == c->by_name_.end() ? nullptr : *it;
   }
+  static MemoryBreakdown memory_breakdown(const Module& module);
   // A name not yet used in `c`: `base`, else `base.1`, `base.2`, ... (saved in the arena).
   static std::string_view unique_name(Computation* c, std::string_view base);
 };

@@ -22,6 +22,10 @@ class ShapeTable {
   // `shape` is left valid but unspecified.
   const Shape* intern(Shape&& shape);
   size_t size() const { return shapes_.size(); }
+  // Heap bytes of the hash set (one pointer and one control byte per bucket).
+  size_t table_bytes() const {
+    return shapes_.capacity() == 0 ? 0 : shapes_.capacity() * (sizeof(const Shape*) + 1);
+  }
 
  private:
   struct Hash {

@@ -3,8 +3,10 @@ target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/attributes.cc
   ${CMAKE_CURRENT_LIST_DIR}/backend_config.cc
   ${CMAKE_CURRENT_LIST_DIR}/computation.cc
+  ${CMAKE_CURRENT_LIST_DIR}/edge_list.cc
   ${CMAKE_CURRENT_LIST_DIR}/graph.cc
   ${CMAKE_CURRENT_LIST_DIR}/instruction.cc
+  ${CMAKE_CURRENT_LIST_DIR}/memory_breakdown.cc
   ${CMAKE_CURRENT_LIST_DIR}/metadata.cc
   ${CMAKE_CURRENT_LIST_DIR}/module.cc
   ${CMAKE_CURRENT_LIST_DIR}/module_compare.cc

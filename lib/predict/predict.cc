@@ -111,7 +111,7 @@ OpPrediction op_record(InstructionTiming& t, double runs, double roofline_s,
   op.opcode = spelled_opcode(i);
   op.computation = std::string(i.parent()->name());
   op.category = predict::op_category(t);
-  if (const OpMetadata* m = i.metadata()) op.op_name = std::string(m->op_name);
+  if (std::optional<OpMetadata> m = i.metadata()) op.op_name = std::string(m->op_name);
   op.multiplier = runs;
   op.time_s = t.time_s;
   op.total_time_s = t.time_s * runs;

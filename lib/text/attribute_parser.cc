@@ -214,6 +214,10 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
       break;
     }
     case AttrKind::kMetadata: {
+      // Metadata in the printers' plain form stays text, read again by Instruction::metadata();
+      // only other spellings keep a decoded record.
+      OpMetadata plain;
+      if (at(TokenKind::kLBrace) && scan_metadata(&plain)) break;
       auto* metadata = arena.create<OpMetadata>();
       if (!parse_metadata(metadata)) return false;
       out->value = static_cast<const OpMetadata*>(metadata);

@@ -1,6 +1,7 @@
 // Instructions and operands (docs/hlo-text.md, "Instructions and operands").
 #include <algorithm>
 #include <array>
+#include <limits>
 
 #include "hloroof/shape_text.h"
 #include "ir/shape_util.h"
@@ -70,14 +71,14 @@ bool ModuleParser::parse_instruction() {
       if (shape == nullptr) return error(op_token, "a constant needs its shape written");
       const char* begin = tok_.begin();
       if (!parse_literal(*shape, 0)) return false;
-      IrAccess::set_literal(instruction, text_since(begin));
+      IrAccess::set_literal(*state_, instruction, text_since(begin));
     }
     if (!expect(TokenKind::kRParen, "to close the operand list")) return false;
   } else {
     absl::InlinedVector<Instruction*, 8> operands;
     if (!parse_operands(&operands)) return false;
     instruction = create_instruction(op, name.name(), shape);
-    for (Instruction* operand : operands) IrAccess::add_operand(instruction, operand);
+    IrAccess::set_operands(*state_, instruction, operands);
   }
   if (!IrAccess::add_to_computation(computation_, instruction)) {
     return report_duplicate_name(name, computation_->find_instruction(name.name()));
@@ -96,6 +97,12 @@ bool ModuleParser::parse_instruction() {
 }
 
 bool ModuleParser::add_parameter(Instruction* parameter, int64_t number, const Token& at) {
+  // Parameters are numbered 0..n-1 (checked at the end of the computation), and no text of at
+  // most 4 GiB declares 2^31 of them.
+  if (number > std::numeric_limits<int32_t>::max()) {
+    return error(at, str_cat("parameter number ", number,
+                             " is out of range (a computation has fewer than 2^31 parameters)"));
+  }
   auto [it, inserted] = parameter_numbers_.try_emplace(number, parameter);
   if (!inserted) {
     return error(at,
@@ -370,7 +377,7 @@ bool ModuleParser::compact_gte(Instruction* tuple, const Token& index_token, Ins
   std::string_view name = IrAccess::unique_name(computation_, str_cat(tuple->name(), "_", index));
   const Shape* element = state_->shapes.intern(shape.elements[static_cast<size_t>(index)]);
   Instruction* gte = IrAccess::new_instruction(*state_, Opcode::kGetTupleElement, name, element);
-  IrAccess::add_operand(gte, tuple);
+  IrAccess::set_operands(*state_, gte, absl::Span<Instruction* const>(&tuple, 1));
   IrAccess::add_to_computation(computation_, gte);
   Attribute attribute{AttrId::kIndex, save(str_cat(index)), AttrValue(index)};
   IrAccess::set_attributes(gte, state_->arena.copy<Attribute>({&attribute, 1}));
@@ -406,7 +413,7 @@ bool ModuleParser::parse_nested_instruction(const Shape* shape, Instruction** ou
     } else {
       const char* begin = tok_.begin();
       if (!parse_literal(*shape, 0)) return false;
-      IrAccess::set_literal(instruction, text_since(begin));
+      IrAccess::set_literal(*state_, instruction, text_since(begin));
     }
     if (!expect(TokenKind::kRParen, "to close the operand list")) return false;
   } else {
@@ -417,7 +424,7 @@ bool ModuleParser::parse_nested_instruction(const Shape* shape, Instruction** ou
     nesting_ = saved;
     if (!ok) return false;
     instruction = create_instruction(op, anon_name(), shape);
-    for (Instruction* operand : operands) IrAccess::add_operand(instruction, operand);
+    IrAccess::set_operands(*state_, instruction, operands);
   }
   IrAccess::add_to_computation(computation_, instruction);
   if (!check_instruction(instruction, op_token)) return false;

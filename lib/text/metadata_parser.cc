@@ -1,11 +1,10 @@
 // Op metadata (docs/hlo-text.md, "Attributes") and the module's stack-frame tables ("Stack-frame
 // tables").
 #include <array>
-#include <charconv>
-#include <cstring>
 
 #include "absl/container/flat_hash_map.h"
 #include "hloroof/detail/string_view_hash.h"
+#include "ir/metadata_scan.h"
 #include "ir/strings.h"
 #include "text/module_parser.h"
 
@@ -36,73 +35,17 @@ constexpr std::array<std::string_view, static_cast<size_t>(MetadataField::kCount
 }  // namespace
 
 // Metadata as printers write it, `{op_name="..." source_line=3}` with plain strings, is read by
-// this scanner straight from the text: it is on most instructions of real dumps, and going
-// token by token costs a fifth of the parse. Anything else (escapes, commas, profile_type,
-// errors) makes it return false having consumed nothing, and parse_metadata takes over.
+// one scanner straight from the text (ir/metadata_scan.h): it is on most instructions of real
+// dumps, and going token by token costs a fifth of the parse. Anything else (escapes, commas,
+// profile_type, errors) makes it return false having consumed nothing, and parse_metadata takes
+// over.
 bool ModuleParser::scan_metadata(OpMetadata* out) {
-  const char* p = tok_.begin() + 1;  // after '{'
+  const char* begin = tok_.begin();
   const char* end = lexer_.source().data() + lexer_.source().size();
-  uint32_t seen = 0;
-  OpMetadata m;
-  for (bool first = true;; first = false) {
-    if (*p == '}') break;
-    if (!first) {
-      if (*p != ' ') return false;
-      ++p;
-    }
-    const char* name = p;
-    while ((*p >= 'a' && *p <= 'z') || *p == '_') ++p;
-    if (*p != '=' || p == name) return false;
-    std::string_view field(name, static_cast<size_t>(p - name));
-    ++p;
-    std::string_view* text = nullptr;
-    int64_t* number = nullptr;
-    uint32_t bit = 0;
-    if (field == "op_name") {
-      text = &m.op_name, bit = 1;
-    } else if (field == "op_type") {
-      text = &m.op_type, bit = 2;
-    } else if (field == "source_file") {
-      text = &m.source_file, bit = 4;
-    } else if (field == "source_line") {
-      number = &m.source_line, bit = 8;
-    } else if (field == "source_end_line") {
-      number = &m.source_end_line, bit = 16;
-    } else if (field == "source_column") {
-      number = &m.source_column, bit = 32;
-    } else if (field == "source_end_column") {
-      number = &m.source_end_column, bit = 64;
-    } else if (field == "stack_frame_id") {
-      number = &m.stack_frame_id, bit = 128;
-    } else if (field == "deduplicated_name") {
-      text = &m.deduplicated_name, bit = 256;
-    } else if (field == "scheduling_name") {
-      text = &m.scheduling_name, bit = 512;
-    } else {
-      return false;
-    }
-    if (seen & bit) return false;
-    seen |= bit;
-    if (text != nullptr) {
-      if (*p != '"') return false;
-      const char* close =
-          static_cast<const char*>(std::memchr(p + 1, '"', static_cast<size_t>(end - p - 1)));
-      if (close == nullptr) return false;
-      std::string_view value(p + 1, static_cast<size_t>(close - p - 1));
-      if (std::memchr(value.data(), '\\', value.size()) != nullptr ||
-          std::memchr(value.data(), '\n', value.size()) != nullptr) {
-        return false;
-      }
-      *text = value;
-      p = close + 1;
-    } else {
-      auto [after, ec] = std::from_chars(p, end, *number);
-      if (ec != std::errc() || after == p) return false;
-      p = after;
-    }
-  }
-  *out = m;
-  skip_to(p + 1);
+  const size_t length =
+      detail::scan_plain_metadata(std::string_view(begin, static_cast<size_t>(end - begin)), out);
+  if (length == 0) return false;
+  skip_to(begin + length);
   return true;
 }
 

@@ -100,5 +100,21 @@ TEST_CASE("release_unused_module_memory gives back what destroyed arenas kept") 
   CHECK(Arena::pooled_bytes() == 0);
 }
 
+TEST_CASE("the arena counts the bytes it hands out, alignment padding included") {
+  Arena arena;
+  CHECK(arena.used_bytes() == 0);
+  arena.allocate(10, 1);
+  CHECK(arena.used_bytes() == 10);
+  // The first block is at least 8-aligned, so 8-aligning the cursor at 10 pads 6 bytes:
+  // 10 + 6 + 8 = 24.
+  arena.allocate(8, 8);
+  CHECK(arena.used_bytes() == 24);
+  // A piece too large for the 16 KiB first block opens a new block; the first block's unused
+  // end (16384 - 24) is not counted as used.
+  arena.allocate(20000, 1);
+  CHECK(arena.used_bytes() == 24 + 20000);
+  CHECK(arena.reserved_bytes() >= arena.used_bytes() + (16384 - 24));
+}
+
 }  // namespace
 }  // namespace hloroof::detail

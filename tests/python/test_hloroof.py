@@ -4,6 +4,7 @@ The reference is the library itself through another door: the command-line tool'
 output (HLOROOF_CLI) and the figures examples/README.md derives by hand.
 """
 
+import gc
 import json
 import os
 import pathlib
@@ -241,6 +242,13 @@ def test_module_structure_and_round_trip(h100_text):
 def test_instructions_keep_their_module_alive(h100_text):
     instruction = hloroof.parse(h100_text).entry.instruction("all-reduce-done")
     assert instruction.operands[0].operands[2].name == "input_reduce_fusion"
+
+
+def test_metadata_keeps_its_module_alive(h100_text):
+    # The record is decoded on each read; its strings point into the module's text.
+    metadata = hloroof.parse(h100_text).entry.instruction("all-reduce-start").metadata
+    gc.collect()
+    assert metadata.op_name == "jit(train_step)/jit(main)/psum"
 
 
 # ---- Cost, memory, devices.

@@ -280,8 +280,8 @@ ENTRY %e {
   const StackFrameTables& t = m.stack_frames();
   CHECK(t.present);
   CHECK(t.function_names.size() == 2);
-  const OpMetadata* md = m.entry()->root()->metadata();
-  REQUIRE(md != nullptr);
+  std::optional<OpMetadata> md = m.entry()->root()->metadata();
+  REQUIRE(md.has_value());
   CHECK(md->op_type == "add");
   CHECK(md->op_name == "jit(f)/caf\xc3\xa9");  // octal escapes decoded to UTF-8
   CHECK(md->stack_frame_id == 2);

@@ -1,0 +1,131 @@
+// Where a parsed module's memory goes: `module_memory_bench [FILE...]` (default: the three
+// largest valid modules of the shared corpus, ../shared/corpus or $HLOROOF_CORPUS). For each
+// file, bytes per instruction of each kind of object (nodes, attribute records, decoded metadata,
+// edge lists out of line, name maps, order lists, shape table, other arena contents, unused arena
+// ends, other heap), all measured by walking the module; the heap total from mallinfo2 and the
+// peak resident growth from VmHWM, both measured around the parse.
+#include <malloc.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/input_file.h"
+#include "ir/memory_breakdown.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+int64_t status_bytes(const char* key) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  const size_t n = std::string(key).size();
+  while (std::getline(status, line)) {
+    if (line.rfind(key, 0) == 0) return std::atoll(line.c_str() + n) * 1024;
+  }
+  return 0;
+}
+size_t heap_in_use() {
+  struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd;
+}
+
+std::vector<std::string> largest_corpus_modules(const fs::path& dir, size_t count) {
+  std::vector<std::pair<int64_t, std::string>> sized;
+  std::ifstream index(dir / "INDEX.tsv");
+  std::string line;
+  std::getline(index, line);
+  while (std::getline(index, line)) {
+    std::vector<std::string> cols = absl::StrSplit(line, '\t');
+    if (cols.size() < 12 || cols[4] != "0") continue;
+    std::error_code ec;
+    const auto bytes = static_cast<int64_t>(fs::file_size(dir / cols[0], ec));
+    if (!ec) sized.emplace_back(bytes, (dir / cols[0]).string());
+  }
+  std::sort(sized.begin(), sized.end(), [](const auto& a, const auto& b) { return a > b; });
+  std::vector<std::string> out;
+  for (const auto& [bytes, path] : sized) {
+    if (out.size() == count) break;
+    absl::StatusOr<hloroof::InputFile> in = hloroof::read_input_file(path);
+    if (in.ok() && hloroof::parse_module(*std::move(in)).ok()) out.push_back(path);
+  }
+  return out;
+}
+
+void measure(const std::string& path) {
+  absl::StatusOr<hloroof::InputFile> in = hloroof::read_input_file(path);
+  if (!in.ok()) {
+    std::printf("%s: %s\n", path.c_str(), std::string(in.status().message()).c_str());
+    return;
+  }
+  const double text = static_cast<double>(in->text().size());
+  reset_peak();
+  const int64_t rss_before = status_bytes("VmRSS:");
+  const size_t heap_before = heap_in_use();
+  absl::StatusOr<hloroof::Module> m = hloroof::parse_module(*std::move(in));
+  const size_t heap = heap_in_use() - heap_before;
+  const int64_t peak = status_bytes("VmHWM:") - rss_before;
+  if (!m.ok()) {
+    std::printf("%s: %s\n", path.c_str(), std::string(m.status().message()).c_str());
+    return;
+  }
+  const hloroof::detail::MemoryBreakdown b = hloroof::detail::memory_breakdown(*m);
+  const double n = static_cast<double>(b.instructions);
+  std::printf("%s\n", fs::path(path).filename().c_str());
+  std::printf("  %.0f instructions, %.1f text bytes each, %.2f attributes each (%.2f metadata)\n",
+              n, text / n, static_cast<double>(b.attributes) / n,
+              static_cast<double>(b.metadata_attributes) / n);
+  auto row = [&](const char* what, double bytes) {
+    std::printf("  %-44s %8.1f B/instruction %6.2f B/B\n", what, bytes / n, bytes / text);
+  };
+  const size_t known_arena =
+      b.nodes + b.attribute_records + b.metadata_records + b.edge_lists + b.rare_records;
+  // Heap blocks the arena took with malloc (blocks under 1 MiB) are in both totals.
+  const size_t arena_on_heap = std::min<size_t>(b.arena_reserved, 1u << 20);
+  const size_t known_heap = b.edge_heap + b.name_maps + b.order_lists + b.shape_table;
+  row("arena: instruction nodes", static_cast<double>(b.nodes));
+  row("arena: attribute records", static_cast<double>(b.attribute_records));
+  row("arena: decoded metadata", static_cast<double>(b.metadata_records));
+  row("arena: edge lists", static_cast<double>(b.edge_lists));
+  row("arena: rare fields (literal, control, called)", static_cast<double>(b.rare_records));
+  row("arena: other (shapes, values, strings...)", static_cast<double>(b.arena_used - known_arena));
+  row("arena: unused block ends", static_cast<double>(b.arena_reserved - b.arena_used));
+  row("heap: edge lists (callers)", static_cast<double>(b.edge_heap));
+  row("heap: name maps", static_cast<double>(b.name_maps));
+  row("heap: instruction and parameter lists", static_cast<double>(b.order_lists));
+  row("heap: shape table", static_cast<double>(b.shape_table));
+  const double heap_other = static_cast<double>(heap) - static_cast<double>(arena_on_heap) -
+                            static_cast<double>(known_heap);
+  row("heap: other (measured total less the above)", heap_other);
+  row("module total (arena reserved + heap)", static_cast<double>(b.arena_reserved) +
+                                                  static_cast<double>(heap) -
+                                                  static_cast<double>(arena_on_heap));
+  row("peak resident growth while parsing (VmHWM)", static_cast<double>(peak));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> files(argv + 1, argv + argc);
+  if (files.empty()) {
+    fs::path dir = HLOROOF_DEFAULT_CORPUS;
+    if (const char* env = std::getenv("HLOROOF_CORPUS"); env != nullptr && *env != '\0') {
+      dir = env;
+    }
+    files = largest_corpus_modules(dir, 3);
+    if (files.empty()) {
+      std::printf("corpus not found at %s (set HLOROOF_CORPUS) and no FILE given\n", dir.c_str());
+      return 1;
+    }
+  }
+  for (const std::string& f : files) measure(f);
+  return 0;
+}
