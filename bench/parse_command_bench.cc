@@ -7,8 +7,9 @@
 // $HLOROOF_CORPUS). Prints, per input, MB/s of the whole command (wall time, best of five) and
 // of the in-process parse (read_input_file + parse_module; CPU and wall time, best of five), and
 // the peak resident memory of each in bytes per input byte (B/B: the command's from wait4, the
-// in-process one from VmHWM, above what the benchmark held before). Targets, one core: >= 400 MB/s whole command, >= 500 MB/s in process, <= 3 bytes
-// of peak resident memory per input byte.
+// in-process one from VmHWM, above what the benchmark held before). Targets, one core:
+// >= 400 MB/s whole command, >= 500 MB/s in process, <= 3 bytes of peak resident memory per
+// input byte.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>

@@ -21,13 +21,13 @@ namespace {
 constexpr size_t kFirstBlock = 16 * 1024;
 constexpr size_t kMaxBlock = 16 * 1024 * 1024;
 
-// Blocks from 64 KiB up are mapped without reserving their pages and made resident a step at a time as
-// the cursor reaches them (MADV_POPULATE_WRITE): one system call per step instead of a page
-// fault per 4 KiB, and no resident memory for the part of the last block that is never used
-// (blocks double, so up to half of what is reserved). Where the kernel does not know the advice
-// (before Linux 5.14), pages fault in on first touch. (Transparent huge pages were tried too:
-// fewer faults, but the kernel's compaction made parsing slower.) A fault costs 10-20 us on a
-// virtual machine, populating about 1-2 us a page: a 4 MB module took 240 fewer faults.
+// Blocks from 64 KiB up (mapped_memory.h) are mapped without reserving their pages and made
+// resident a step at a time as the cursor reaches them (MADV_POPULATE_WRITE): one system call per
+// step instead of a page fault per 4 KiB, and no resident memory for the part of the last block
+// that is never used (blocks double, so up to half of what is reserved). Where the kernel does not
+// know the advice (before Linux 5.14), pages fault in on first touch. (Transparent huge pages were
+// tried too: fewer faults, but the kernel's compaction made parsing slower.) A fault costs 10-20
+// us on a virtual machine, populating about 1-2 us a page: a 4 MB module took 240 fewer faults.
 constexpr size_t kPopulateStep = 256 * 1024;
 
 // Mapped blocks of destroyed arenas, kept for the next arena up to kPoolBytes in all: parsing
