@@ -90,6 +90,8 @@ hostile_module(json_deep ${HOSTILE_GENERATED}/json_deep.hlo ok "")
 hostile_module(reduce_window_pad ${HOSTILE_INPUTS}/reduce_window_pad_2p62.hlo ok "")
 # Bytes that are not UTF-8 in strings: JSON stays JSON.
 hostile_module(invalid_utf8 ${HOSTILE_INPUTS}/invalid_utf8.hlo ok "")
+hostile_module(parameter_number_2p31 ${HOSTILE_INPUTS}/parameter_number_2p31.hlo error
+               "parameter number 2147483648 is out of range")
 # Replica groups in iota form stay in that form (2^24 devices took seconds per command when
 # expanded): parse and cost read their count and size only; predict says the topology is too
 # small for them.
