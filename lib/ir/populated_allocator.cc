@@ -30,7 +30,7 @@ void free_populated(void* p, size_t bytes) {
     return;
   }
 #endif
-  ::operator delete(p, bytes);
+  ::operator delete(p);
 }
 
 }  // namespace hloroof::detail
