@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_split.h"
+#include "bench_support.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/input_file.h"
 #include "ir/memory_breakdown.h"
@@ -23,41 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
-int64_t status_bytes(const char* key) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  const size_t n = std::string(key).size();
-  while (std::getline(status, line)) {
-    if (line.rfind(key, 0) == 0) return std::atoll(line.c_str() + n) * 1024;
-  }
-  return 0;
-}
 size_t heap_in_use() {
   struct mallinfo2 info = mallinfo2();
   return info.uordblks + info.hblkhd;
-}
-
-std::vector<std::string> largest_corpus_modules(const fs::path& dir, size_t count) {
-  std::vector<std::pair<int64_t, std::string>> sized;
-  std::ifstream index(dir / "INDEX.tsv");
-  std::string line;
-  std::getline(index, line);
-  while (std::getline(index, line)) {
-    std::vector<std::string> cols = absl::StrSplit(line, '\t');
-    if (cols.size() < 12 || cols[4] != "0") continue;
-    std::error_code ec;
-    const auto bytes = static_cast<int64_t>(fs::file_size(dir / cols[0], ec));
-    if (!ec) sized.emplace_back(bytes, (dir / cols[0]).string());
-  }
-  std::sort(sized.begin(), sized.end(), [](const auto& a, const auto& b) { return a > b; });
-  std::vector<std::string> out;
-  for (const auto& [bytes, path] : sized) {
-    if (out.size() == count) break;
-    absl::StatusOr<hloroof::InputFile> in = hloroof::read_input_file(path);
-    if (in.ok() && hloroof::parse_module(*std::move(in)).ok()) out.push_back(path);
-  }
-  return out;
 }
 
 void measure(const std::string& path) {
@@ -67,12 +35,12 @@ void measure(const std::string& path) {
     return;
   }
   const double text = static_cast<double>(in->text().size());
-  reset_peak();
-  const int64_t rss_before = status_bytes("VmRSS:");
+  hloroof::bench::reset_peak();
+  const int64_t rss_before = hloroof::bench::status_bytes("VmRSS:");
   const size_t heap_before = heap_in_use();
   absl::StatusOr<hloroof::Module> m = hloroof::parse_module(*std::move(in));
   const size_t heap = heap_in_use() - heap_before;
-  const int64_t peak = status_bytes("VmHWM:") - rss_before;
+  const int64_t peak = hloroof::bench::status_bytes("VmHWM:") - rss_before;
   if (!m.ok()) {
     std::printf("%s: %s\n", path.c_str(), std::string(m.status().message()).c_str());
     return;
@@ -116,11 +84,8 @@ void measure(const std::string& path) {
 int main(int argc, char** argv) {
   std::vector<std::string> files(argv + 1, argv + argc);
   if (files.empty()) {
-    fs::path dir = HLOROOF_DEFAULT_CORPUS;
-    if (const char* env = std::getenv("HLOROOF_CORPUS"); env != nullptr && *env != '\0') {
-      dir = env;
-    }
-    files = largest_corpus_modules(dir, 3);
+    const fs::path dir = hloroof::bench::corpus_dir();
+    files = hloroof::bench::largest_corpus_modules(dir, 3);
     if (files.empty()) {
       std::printf("corpus not found at %s (set HLOROOF_CORPUS) and no FILE given\n", dir.c_str());
       return 1;

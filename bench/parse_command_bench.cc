@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_split.h"
+#include "bench_support.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/input_file.h"
 #include "hloroof/module.h"
@@ -49,17 +49,6 @@ double cpu_seconds() {
   timespec t;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
-// Peak resident bytes of this process (VmHWM), after resetting it to the current size.
-void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
-int64_t peak_resident() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6) * 1024;
-  }
-  return 0;
 }
 
 struct CommandRun {
@@ -85,7 +74,7 @@ CommandRun run_command(const std::vector<std::string>& files) {
   // its current size first, or the benchmark's own earlier parses would count as the command's
   // (and give back the memory that destroyed modules keep for the next one).
   hloroof::release_unused_module_memory();
-  reset_peak();
+  hloroof::bench::reset_peak();
   auto start = Clock::now();
   pid_t pid = 0;
   if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) {
@@ -112,8 +101,8 @@ InProcess parse_in_process(const std::vector<std::string>& files) {
   for (int run = 0; run < kRuns; ++run) {
     // Each run starts as a fresh process would: no memory kept from the previous run's modules.
     hloroof::release_unused_module_memory();
-    reset_peak();
-    const int64_t before = peak_resident();
+    hloroof::bench::reset_peak();
+    const int64_t before = hloroof::bench::status_bytes("VmHWM:");
     auto start = Clock::now();
     double cpu_start = cpu_seconds();
     int64_t instructions = 0;
@@ -130,32 +119,10 @@ InProcess parse_in_process(const std::vector<std::string>& files) {
     best.cpu = std::min(best.cpu, cpu_seconds() - cpu_start);
     best.wall = std::min(best.wall, seconds_since(start));
     // Memory above what the process held before: the text and the module of one file at a time.
-    best.peak_bytes = std::max(best.peak_bytes, peak_resident() - before);
+    best.peak_bytes = std::max(best.peak_bytes, hloroof::bench::status_bytes("VmHWM:") - before);
     best.instructions = instructions;
   }
   return best;
-}
-
-std::vector<std::string> largest_corpus_modules(const fs::path& dir, size_t count) {
-  std::vector<std::pair<int64_t, std::string>> sized;
-  std::ifstream index(dir / "INDEX.tsv");
-  std::string line;
-  std::getline(index, line);
-  while (std::getline(index, line)) {
-    std::vector<std::string> cols = absl::StrSplit(line, '\t');
-    if (cols.size() < 12 || cols[4] != "0") continue;
-    const fs::path path = dir / cols[0];
-    std::error_code ec;
-    const auto bytes = static_cast<int64_t>(fs::file_size(path, ec));
-    if (ec) continue;
-    absl::StatusOr<hloroof::InputFile> in = hloroof::read_input_file(path.string());
-    if (!in.ok() || !hloroof::parse_module(*std::move(in)).ok()) continue;
-    sized.emplace_back(bytes, path.string());
-  }
-  std::sort(sized.begin(), sized.end(), [](const auto& a, const auto& b) { return a > b; });
-  std::vector<std::string> out;
-  for (size_t i = 0; i < sized.size() && i < count; ++i) out.push_back(sized[i].second);
-  return out;
 }
 
 void bench(const std::string& label, const std::vector<std::string>& files) {
@@ -196,14 +163,13 @@ int main(int argc, char** argv) {
     if (files.size() > 1) bench("all files in one command", files);
     return 0;
   }
-  fs::path dir = HLOROOF_DEFAULT_CORPUS;
-  if (const char* env = std::getenv("HLOROOF_CORPUS"); env != nullptr && *env != '\0') dir = env;
+  const fs::path dir = hloroof::bench::corpus_dir();
   if (!fs::exists(dir / "INDEX.tsv")) {
     std::printf("corpus not found at %s (set HLOROOF_CORPUS) and no FILE given\n",
                 dir.string().c_str());
     return 1;
   }
-  files = largest_corpus_modules(dir, 3);
+  files = hloroof::bench::largest_corpus_modules(dir, 3);
   for (const std::string& f : files) bench(fs::path(f).filename().string(), {f});
   bench("the three in one command", files);
   return 0;
