@@ -101,34 +101,28 @@ void IrAccess::set_attributes(Instruction* i, absl::Span<Attribute> attributes) 
   i->attribute_count_ = static_cast<uint16_t>(attributes.size());  // one of each AttrId at most
   // called_computations() reads the computations from the attribute that holds them when one
   // attribute does and it names each once; otherwise they are listed in the rare fields.
-  size_t holders = 0;
+  const auto holders = std::count_if(attributes.begin(), attributes.end(), [](const Attribute& a) {
+    return a.get<Computation*>() != nullptr || a.get<ComputationList>() != nullptr;
+  });
   bool repeats = false;
   absl::InlinedVector<Computation*, 4> called;
   // An instruction adds itself to a callee's callers (and a predecessor's successors) only
   // here, all at once, so a repeat (branch_computations={%a, %a}) is always the last entry:
   // checking the back keeps this linear for computations called from thousands of places.
-  auto add_callee = [&](Computation* c) {
-    if (std::find(called.begin(), called.end(), c) == called.end()) {
-      called.push_back(c);
-    } else {
-      repeats = true;
-    }
-    if (c->callers_.empty() || c->callers_.back() != i) c->callers_.push_back(i);
-  };
-  for (const Attribute& a : attributes) {
-    if (Computation* const* one = a.get<Computation*>()) {
-      ++holders;
-      add_callee(*one);
-    } else if (const ComputationList* callees = a.get<ComputationList>()) {
-      ++holders;
-      for (Computation* c : *callees) add_callee(c);
-    } else if (const InstructionList* preds = a.get<InstructionList>()) {
-      for (Instruction* pred : *preds) {
+  for_each_reference(
+      attributes,
+      [&](Computation* c) {
+        if (std::find(called.begin(), called.end(), c) == called.end()) {
+          called.push_back(c);
+        } else {
+          repeats = true;
+        }
+        if (c->callers_.empty() || c->callers_.back() != i) c->callers_.push_back(i);
+      },
+      [&](Instruction* pred) {
         EdgeList<Instruction>& successors = rare(m, pred).control_successors;
         if (successors.empty() || successors.back() != i) successors.push_back(m.arena, i);
-      }
-    }
-  }
+      });
   if (holders > 1 || repeats) {
     Instruction::Rare& r = rare(m, i);
     r.called.assign(m.arena, called);
