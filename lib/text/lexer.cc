@@ -249,142 +249,144 @@ bool is_element_type_name(std::string_view word) {
 Lexer::Lexer(std::string_view source)
     : begin_(source.data()), end_(source.data() + source.size()), pos_(begin_) {}
 
-Token Lexer::fail(const char* start, std::string_view message) {
+void Lexer::fail(Token* out, const char* start, std::string_view message) {
   error_ = message;
-  Token t;
-  t.kind = TokenKind::kError;
-  t.text = std::string_view(
+  emit(out, TokenKind::kError, start);
+  out->text = std::string_view(
       start, start < end_ ? static_cast<size_t>(std::max(pos_, start + 1) - start) : 0);
-  return t;
 }
 
-const char* Lexer::skip_trivia() {
+const char* Lexer::skip_trivia(const char* p) {
   for (;;) {
-    char c = *pos_;  // the NUL after the source ends the loop at the end
-    if (is(c, kSpace)) {
-      ++pos_;
-    } else if (c == '/' && pos_ + 1 < end_ && pos_[1] == '*') {
+    while (is(*p, kSpace)) ++p;  // the NUL after the source ends the loop at the end
+    if (p[0] != '/' || p + 1 >= end_) break;
+    if (p[1] == '*') {
       const char* close = nullptr;
-      for (const char* p = pos_ + 2; p + 1 < end_; ++p) {
-        if (p[0] == '*' && p[1] == '/') {
-          close = p;
+      for (const char* q = p + 2; q + 1 < end_; ++q) {
+        if (q[0] == '*' && q[1] == '/') {
+          close = q;
           break;
         }
       }
-      if (close == nullptr) return pos_;
-      pos_ = close + 2;
-    } else if (c == '/' && pos_ + 1 < end_ && pos_[1] == '/') {
-      while (pos_ < end_ && *pos_ != '\n' && *pos_ != '\r') ++pos_;
+      if (close == nullptr) {
+        pos_ = p;
+        return p;
+      }
+      p = close + 2;
+    } else if (p[1] == '/') {
+      while (p < end_ && *p != '\n' && *p != '\r') ++p;
     } else {
-      return nullptr;
+      break;
     }
   }
+  pos_ = p;
+  return nullptr;
 }
 
-Token Lexer::unterminated_comment(const char* start) {
+void Lexer::unterminated_comment(Token* out, const char* start) {
   pos_ = end_;
-  Token t = fail(start, "unterminated block comment");
-  t.text = std::string_view(start, 2);
-  return t;
+  fail(out, start, "unterminated block comment");
+  out->text = std::string_view(start, 2);
 }
 
-// Every case returns what another function returns, so that this one needs no stack frame and
-// its calls are jumps.
-Token Lexer::next() {
-  if (*pos_ == ' ') ++pos_;  // most tokens follow a single space or nothing
+void Lexer::next(Token* out) {
   const char* start = pos_;
+  if (*start == ' ') ++start;  // most tokens follow a single space or nothing
   switch (kLeads[static_cast<unsigned char>(*start)]) {
     case kLeadIdent:
-      return lex_identifier(start);
+      return lex_identifier(out, start);
     case kLeadPunct:
       pos_ = start + 1;
-      return make(kPunctKinds[static_cast<unsigned char>(*start)], start);
+      return emit(out, kPunctKinds[static_cast<unsigned char>(*start)], start);
     case kLeadNumber:
-      return lex_number_like(start);
+      pos_ = start;
+      return lex_number_like(out, start);
     case kLeadPercent:
-      return lex_percent_name(start);
+      return lex_percent_name(out, start);
     case kLeadQuote:
-      return lex_string(start);
+      pos_ = start;
+      return lex_string(out, start);
     case kLeadTrivia:
-      return lex_after_trivia(start);
+      return lex_after_trivia(out, start);
     case kLeadOther:
       break;
   }
-  return lex_other(start);
+  pos_ = start;
+  return lex_other(out, start);
 }
 
-Token Lexer::lex_after_trivia(const char* start) {
-  if (const char* comment = skip_trivia()) return unterminated_comment(comment);
-  if (pos_ == start) return lex_other(start);  // a '/' that starts no comment
-  return next();
+void Lexer::lex_after_trivia(Token* out, const char* start) {
+  if (const char* comment = skip_trivia(start)) return unterminated_comment(out, comment);
+  if (pos_ == start) return lex_other(out, start);  // a '/' that starts no comment
+  return next(out);
 }
 
-Token Lexer::lex_other(const char* start) {
-  if (start >= end_) return make(TokenKind::kEof, start);
+void Lexer::lex_other(Token* out, const char* start) {
+  if (start >= end_) return emit(out, TokenKind::kEof, start);
   const char c = *start;
   if (c == '<' && pos_ + 1 < end_ && pos_[1] == '=') {
     pos_ += 2;
-    return make(TokenKind::kLeq, start);
+    return emit(out, TokenKind::kLeq, start);
   }
   if (c == '.') {
     if (end_ - pos_ >= 3 && pos_[1] == '.' && pos_[2] == '.') {
       pos_ += 3;
-      return make(TokenKind::kDots, start);
+      return emit(out, TokenKind::kDots, start);
     }
     ++pos_;
-    return fail(start,
+    return fail(out, start,
                 "unexpected '.' (a number needs a digit before the point, and '...' three dots)");
   }
   ++pos_;
-  if (c == '\0') return fail(start, "NUL byte in the input");
+  if (c == '\0') return fail(out, start, "NUL byte in the input");
   if (static_cast<unsigned char>(c) >= 0x80 || c < 0x20) {
-    return fail(start, absl::StrFormat("unexpected byte 0x%02x outside a string",
-                                       static_cast<unsigned char>(c)));
+    return fail(out, start,
+                absl::StrFormat("unexpected byte 0x%02x outside a string",
+                                static_cast<unsigned char>(c)));
   }
-  return fail(start, str_cat("unexpected character '", std::string(1, c), "'"));
+  return fail(out, start, str_cat("unexpected character '", std::string(1, c), "'"));
 }
 
-Token Lexer::lex_identifier(const char* start) {
+void Lexer::lex_identifier(Token* out, const char* start) {
   const char* p = skip_ident_chars(start + 1);
-  if (*p == ':') {
-    pos_ = p + 1;
-    return make(TokenKind::kName, start);
-  }
+  pos_ = p;
   if (*p == '=') {
-    pos_ = p + 1;
-    return make(TokenKind::kAttr, start);
+    ++pos_;
+    return emit(out, TokenKind::kAttr, start);
+  }
+  if (*p == ':') {
+    ++pos_;
+    return emit(out, TokenKind::kName, start);
   }
   std::string_view word(start, static_cast<size_t>(p - start));
   if (const Reserved* r = kReserved.find(word)) {
-    pos_ = p;
     if (r->kind == TokenKind::kDecimal) pos_ += match_nan_payload(p, end_);  // nan(0x7f)
-    Token t = make(r->kind, start);
-    t.prim = r->prim;
-    return t;
+    emit(out, r->kind, start);
+    out->prim = r->prim;
+    return;
   }
   // Dim labels such as b01f_01io->b01f: the identifier stops at their first '?' or at the '>'.
   if ((*start == 'b' || *start == 'f') && (*p == '>' || *p == '?')) {
     if (size_t n = match_dim_labels(start, end_)) {
       pos_ = start + n;
-      return make(TokenKind::kDimLabels, start);
+      return emit(out, TokenKind::kDimLabels, start);
     }
   }
-  pos_ = p;
-  return make(TokenKind::kIdent, start);
+  return emit(out, TokenKind::kIdent, start);
 }
 
-Token Lexer::lex_number_like(const char* start) {
+void Lexer::lex_number_like(Token* out, const char* start) {
   if (*start == '?') {
     if (size_t n = match_dim_labels(start, end_)) {
       pos_ = start + n;
-      return make(TokenKind::kDimLabels, start);
+      return emit(out, TokenKind::kDimLabels, start);
     }
     ++pos_;
-    return make(TokenKind::kQuestion, start);
+    return emit(out, TokenKind::kQuestion, start);
   }
   if (*start == '-' && pos_ + 1 < end_ && pos_[1] == '>') {
     pos_ += 2;
-    return make(TokenKind::kArrow, start);
+    return emit(out, TokenKind::kArrow, start);
   }
   // Most number-like tokens are plain integers: when the digits are followed by nothing that
   // could continue a float, dim labels, DxD or pad, skip the pattern chain.
@@ -394,49 +396,49 @@ Token Lexer::lex_number_like(const char* start) {
     uint64_t value = 0;  // wraps past 19 digits, when lex_int reads them again with checks
     for (; is(*p, kDigit); ++p) value = value * 10 + static_cast<uint64_t>(*p - '0');
     if (p > digits && !is(*p, kNumberTail)) {
-      if (p - digits > 19 || *start == '-') return lex_int(start, digits, p);
+      if (p - digits > 19 || *start == '-') return lex_int(out, start, digits, p);
       pos_ = p;
-      Token t = make(TokenKind::kInt, start);
-      t.int_bits = value;
-      return t;
+      emit(out, TokenKind::kInt, start);
+      out->int_bits = value;
+      return;
     }
   }
   // Upstream's priority: float, dim labels, DxD, pad, int, -inf, -nan (syntax 1.6).
   if (size_t n = match_float(start, end_)) {
     pos_ = start + n;
-    return make(TokenKind::kDecimal, start);
+    return emit(out, TokenKind::kDecimal, start);
   }
   if (size_t n = match_dim_labels(start, end_)) {
     pos_ = start + n;
-    return make(TokenKind::kDimLabels, start);
+    return emit(out, TokenKind::kDimLabels, start);
   }
   if (size_t n = match_dxd(start, end_)) {
     pos_ = start + n;
-    return make(TokenKind::kDxD, start);
+    return emit(out, TokenKind::kDxD, start);
   }
   if (size_t n = match_pad(start, end_)) {
     pos_ = start + n;
-    return make(TokenKind::kPad, start);
+    return emit(out, TokenKind::kPad, start);
   }
   Cursor c{start, end_};
   if (c.at('-')) ++c.p;
   const char* digits = c.p;
-  if (c.digits() > 0) return lex_int(start, digits, c.p);
+  if (c.digits() > 0) return lex_int(out, start, digits, c.p);
   std::string_view rest(start, static_cast<size_t>(end_ - start));
   if (rest.substr(0, 4) == "-inf") {
     pos_ = start + 4;
-    return make(TokenKind::kNegInf, start);
+    return emit(out, TokenKind::kNegInf, start);
   }
   if (rest.substr(0, 4) == "-nan") {
     pos_ = start + 4;
     pos_ += match_nan_payload(pos_, end_);
-    return make(TokenKind::kDecimal, start);
+    return emit(out, TokenKind::kDecimal, start);
   }
   ++pos_;
-  return fail(start, "unexpected '-'");
+  return fail(out, start, "unexpected '-'");
 }
 
-Token Lexer::lex_int(const char* start, const char* digits, const char* end) {
+void Lexer::lex_int(Token* out, const char* start, const char* digits, const char* end) {
   pos_ = end;
   const bool negative = *start == '-';
   uint64_t value = 0;
@@ -451,30 +453,29 @@ Token Lexer::lex_int(const char* start, const char* digits, const char* end) {
     }
   }
   if (negative && value > (uint64_t{1} << 63)) overflow = true;
-  if (overflow) return int_overflow(start, end);
-  Token t = make(TokenKind::kInt, start);
-  t.negative = negative;
-  t.int_bits = negative ? (~value + 1) : value;
-  return t;
+  if (overflow) return int_overflow(out, start, end);
+  emit(out, TokenKind::kInt, start);
+  out->negative = negative;
+  out->int_bits = negative ? (~value + 1) : value;
 }
 
-Token Lexer::int_overflow(const char* start, const char* end) {
-  return fail(start, str_cat("integer ", std::string_view(start, static_cast<size_t>(end - start)),
-                             " does not fit in 64 bits"));
+void Lexer::int_overflow(Token* out, const char* start, const char* end) {
+  return fail(out, start,
+              str_cat("integer ", std::string_view(start, static_cast<size_t>(end - start)),
+                      " does not fit in 64 bits"));
 }
 
-Token Lexer::lex_percent_name(const char* start) {
+void Lexer::lex_percent_name(Token* out, const char* start) {
   const char* p = start + 1;
   if (p >= end_ || !is(*p, kIdentStart)) {
     pos_ = p;
-    return fail(start, "expected a name after '%'");
+    return fail(out, start, "expected a name after '%'");
   }
-  p = skip_ident_chars(p);
-  pos_ = p;
-  return make(TokenKind::kName, start);
+  pos_ = skip_ident_chars(p);
+  return emit(out, TokenKind::kName, start);
 }
 
-Token Lexer::lex_string(const char* start) {
+void Lexer::lex_string(Token* out, const char* start) {
   const char quote = *start;
   bool escapes = false;
   const char* p = start + 1;
@@ -498,21 +499,20 @@ Token Lexer::lex_string(const char* start) {
   }
   if (p >= end_) {
     pos_ = end_;
-    Token t = fail(start, "unterminated string");
-    t.text = std::string_view(start, 1);
-    return t;
+    fail(out, start, "unterminated string");
+    out->text = std::string_view(start, 1);
+    return;
   }
   pos_ = p + 1;
-  Token t = make(TokenKind::kString, start);
-  t.has_escapes = escapes;
+  emit(out, TokenKind::kString, start);
+  out->has_escapes = escapes;
   if (escapes) {
     std::string decoded, error;
-    if (!absl::CUnescape(absl_view(t.string_body()), &decoded, &error)) {
+    if (!absl::CUnescape(absl_view(out->string_body()), &decoded, &error)) {
       if (!error.empty()) error[0] = static_cast<char>(std::tolower(error[0]));
-      return fail(start, str_cat("invalid string: ", error));
+      return fail(out, start, str_cat("invalid string: ", error));
     }
   }
-  return t;
 }
 
 Token Lexer::balanced_braces(const Token& open) {
@@ -532,14 +532,16 @@ Token Lexer::balanced_braces(const Token& open) {
       if (p >= end_) break;
     }
   }
+  Token t;
   if (p >= end_) {
     pos_ = end_;
-    Token t = fail(start, "unbalanced '{' (no matching '}')");
+    fail(&t, start, "unbalanced '{' (no matching '}')");
     t.text = std::string_view(start, 1);
     return t;
   }
   pos_ = p + 1;
-  return make(TokenKind::kBlob, start);
+  emit(&t, TokenKind::kBlob, start);
+  return t;
 }
 
 }  // namespace hloroof::text

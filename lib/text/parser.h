@@ -5,7 +5,6 @@
 #define HLOROOF_TEXT_PARSER_H_
 
 #include <cstdint>
-#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,8 +30,7 @@ class Parser {
   bool at(TokenKind kind) const { return tok_.kind == kind; }
   void advance() {
     prev_end_ = tok_.end();
-    // Constructed in place, so that the lexer writes the token where it is kept, without a copy.
-    ::new (&tok_) Token(lexer_.next());
+    lexer_.next(&tok_);  // the lexer writes the token where it is kept, without a copy
     if (tok_.kind == TokenKind::kError) report_lexer_error();
   }
   bool consume_if(TokenKind kind) {
