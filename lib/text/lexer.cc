@@ -223,6 +223,60 @@ constexpr detail::NameEntry<Reserved> kReservedList[] = {
 };
 constexpr auto kReserved = detail::make_name_table(kReservedList);
 
+// The reserved words of at most 8 bytes, which most reserved words in HLO text are (`f32`,
+// `pred`, `ROOT`), in a table of their own that a look-up reaches with one load and one multiply.
+// A word's bytes, read as one little-endian number, are its key: identifier bytes are never 0,
+// so the key also says the length. A multiplier, searched for at compile time, sends every key
+// to its own slot.
+constexpr size_t kShortWordBytes = 8;
+constexpr int kShortSlotBits = 7;
+
+struct ShortReserved {
+  uint64_t key = 0;  // 0: an empty slot
+  Reserved value{};
+};
+
+struct ShortReservedTable {
+  uint64_t multiplier = 0;
+  std::array<ShortReserved, size_t{1} << kShortSlotBits> slots{};
+
+  static constexpr size_t slot_of(uint64_t key, uint64_t multiplier) {
+    return static_cast<size_t>((key * multiplier) >> (64 - kShortSlotBits));
+  }
+  const ShortReserved& at(uint64_t key) const { return slots[slot_of(key, multiplier)]; }
+};
+
+constexpr uint64_t short_key(std::string_view word) {
+  uint64_t key = 0;
+  for (size_t i = word.size(); i-- > 0;) key = key << 8 | static_cast<unsigned char>(word[i]);
+  return key;
+}
+
+constexpr ShortReservedTable make_short_reserved() {
+  uint64_t state = 0x2545f4914f6cdd1du;
+  for (int attempt = 0; attempt < 100000; ++attempt) {
+    state = state * 6364136223846793005u + 1442695040888963407u;  // a 64-bit LCG step
+    ShortReservedTable table;
+    table.multiplier = state | 1;
+    bool fits = true;
+    for (const auto& entry : kReservedList) {
+      if (entry.name.size() > kShortWordBytes) continue;
+      const uint64_t key = short_key(entry.name);
+      ShortReserved& slot = table.slots[ShortReservedTable::slot_of(key, table.multiplier)];
+      if (slot.key != 0) {
+        fits = false;
+        break;
+      }
+      slot = {key, entry.value};
+    }
+    if (fits) return table;
+  }
+  // Not a constant expression: a set that no multiplier separates does not compile.
+  throw "no multiplier sends every short reserved word to its own slot";
+}
+constexpr ShortReservedTable kShortReserved = make_short_reserved();
+
+
 }  // namespace
 
 std::string_view describe(TokenKind kind) {
@@ -358,15 +412,41 @@ void Lexer::lex_identifier(Token* out, const char* start) {
     ++pos_;
     return emit(out, TokenKind::kName, start);
   }
-  std::string_view word(start, static_cast<size_t>(p - start));
-  if (const Reserved* r = kReserved.find(word)) {
-    if (r->kind == TokenKind::kDecimal) pos_ += match_nan_payload(p, end_);  // nan(0x7f)
+  // This path calls nothing but in tail position, so that it saves no registers.
+  const size_t n = static_cast<size_t>(p - start);
+  if (n > kShortWordBytes || end_ - start < static_cast<ptrdiff_t>(kShortWordBytes) - 1) {
+    return lex_long_word(out, start);
+  }
+  // The 8 bytes from `start` end at the NUL after the source at the latest; keep the word's.
+  const uint64_t key = detail::load_le(start, 8) & (~uint64_t{0} >> (64 - 8 * n));
+  const ShortReserved& slot = kShortReserved.at(key);
+  if (slot.key == key) {
+    if (slot.value.kind == TokenKind::kDecimal) return lex_nan(out, start);
+    emit(out, slot.value.kind, start);
+    out->prim = slot.value.prim;
+    return;
+  }
+  return lex_plain_word(out, start);
+}
+
+void Lexer::lex_long_word(Token* out, const char* start) {
+  if (const Reserved* r = kReserved.find(std::string_view(start, static_cast<size_t>(pos_ - start)))) {
+    if (r->kind == TokenKind::kDecimal) return lex_nan(out, start);
     emit(out, r->kind, start);
     out->prim = r->prim;
     return;
   }
+  return lex_plain_word(out, start);
+}
+
+void Lexer::lex_nan(Token* out, const char* start) {
+  pos_ += match_nan_payload(pos_, end_);  // nan(0x7f)
+  return emit(out, TokenKind::kDecimal, start);
+}
+
+void Lexer::lex_plain_word(Token* out, const char* start) {
   // Dim labels such as b01f_01io->b01f: the identifier stops at their first '?' or at the '>'.
-  if ((*start == 'b' || *start == 'f') && (*p == '>' || *p == '?')) {
+  if ((*start == 'b' || *start == 'f') && (*pos_ == '>' || *pos_ == '?')) {
     if (size_t n = match_dim_labels(start, end_)) {
       pos_ = start + n;
       return emit(out, TokenKind::kDimLabels, start);

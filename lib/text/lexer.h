@@ -75,6 +75,12 @@ class Lexer {
   [[gnu::noinline]] void lex_after_trivia(Token* out, const char* start);
 
   void lex_identifier(Token* out, const char* start);
+  // After lex_identifier has moved the cursor to the end of a word from `start`: a reserved word
+  // of more than 8 bytes or near the end of the source; `nan` and its payload; a word that is
+  // not reserved (an identifier, or dim labels).
+  [[gnu::noinline]] void lex_long_word(Token* out, const char* start);
+  [[gnu::noinline]] void lex_nan(Token* out, const char* start);
+  void lex_plain_word(Token* out, const char* start);
   void lex_number_like(Token* out, const char* start);
   void lex_percent_name(Token* out, const char* start);
   // An integer whose digits are [digits, end); start is `-` or the first digit.
