@@ -346,41 +346,43 @@ void Lexer::unterminated_comment(Token* out, const char* start) {
 void Lexer::next(Token* out) {
   const char* start = pos_;
   if (*start == ' ') ++start;  // most tokens follow a single space or nothing
-  for (;;) {
-    switch (kLeads[static_cast<unsigned char>(*start)]) {
-      case kLeadIdent:
-        return lex_identifier(out, start);
-      case kLeadPunct:
-        pos_ = start + 1;
-        return emit(out, kPunctKinds[static_cast<unsigned char>(*start)], start);
-      case kLeadNumber:
-        pos_ = start;
-        return lex_number_like(out, start);
-      case kLeadPercent:
-        return lex_percent_name(out, start);
-      case kLeadQuote:
-        pos_ = start;
-        return lex_string(out, start);
-      case kLeadTrivia:
-        // Most trivia is a line break and the indentation of the next line.
-        if (*start == '\n') {
-          const char* p = start + 1;
-          while (*p == ' ') ++p;
-          if (kLeads[static_cast<unsigned char>(*p)] != kLeadTrivia) {
-            start = p;
-            continue;
-          }
-        }
-        return lex_after_trivia(out, start);
-      case kLeadOther:
-        pos_ = start;
-        return lex_other(out, start);
-    }
-    __builtin_unreachable();  // kLeads holds only the cases above
+  switch (kLeads[static_cast<unsigned char>(*start)]) {
+    case kLeadIdent:
+      return lex_identifier(out, start);
+    case kLeadPunct:
+      pos_ = start + 1;
+      return emit(out, kPunctKinds[static_cast<unsigned char>(*start)], start);
+    case kLeadNumber:
+      pos_ = start;
+      return lex_number_like(out, start);
+    case kLeadPercent:
+      return lex_percent_name(out, start);
+    case kLeadQuote:
+      pos_ = start;
+      return lex_string(out, start);
+    case kLeadTrivia:
+      return lex_after_trivia(out, start);
+    case kLeadOther:
+      pos_ = start;
+      return lex_other(out, start);
   }
+  __builtin_unreachable();  // kLeads holds only the cases above
 }
 
 void Lexer::lex_after_trivia(Token* out, const char* start) {
+  // Most trivia is a line break and the indentation of the next line.
+  if (*start == '\n') {
+    const char* p = start + 1;
+    while (*p == ' ') ++p;
+    if (kLeads[static_cast<unsigned char>(*p)] != kLeadTrivia) {
+      pos_ = p;
+      return next(out);
+    }
+  }
+  return lex_after_any_trivia(out, start);
+}
+
+void Lexer::lex_after_any_trivia(Token* out, const char* start) {
   if (const char* comment = skip_trivia(start)) return unterminated_comment(out, comment);
   if (pos_ == start) return lex_other(out, start);  // a '/' that starts no comment
   return next(out);

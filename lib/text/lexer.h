@@ -71,8 +71,10 @@ class Lexer {
   // null.
   const char* skip_trivia(const char* p);
   [[gnu::noinline]] void unterminated_comment(Token* out, const char* start);
-  // Skips trivia at `start`, then lexes the token after it.
+  // Skips trivia at `start`, then lexes the token after it: a line break and indentation here,
+  // anything else (comments, other whitespace) in lex_after_any_trivia.
   [[gnu::noinline]] void lex_after_trivia(Token* out, const char* start);
+  [[gnu::noinline]] void lex_after_any_trivia(Token* out, const char* start);
 
   void lex_identifier(Token* out, const char* start);
   // After lex_identifier has moved the cursor to the end of a word from `start`: a reserved word
