@@ -469,6 +469,24 @@ void Lexer::lex_plain_word(Token* out, const char* start) {
 }
 
 void Lexer::lex_number_like(Token* out, const char* start) {
+  // Most number-like tokens are plain integers of a few digits: when no more than 19 digits
+  // (below 2^64) are followed by nothing that could continue a float, dim labels, DxD or pad,
+  // they are read here, in a function that saves no registers.
+  const char* p = start;
+  uint64_t value = 0;
+  for (unsigned d; (d = static_cast<unsigned char>(*p) - unsigned{'0'}) <= 9; ++p) {
+    value = value * 10 + d;
+  }
+  if (p > start && p - start <= 19 && !is(*p, kNumberTail)) {
+    pos_ = p;
+    emit(out, TokenKind::kInt, start);
+    out->int_bits = value;
+    return;
+  }
+  return lex_number_pattern(out, start);
+}
+
+void Lexer::lex_number_pattern(Token* out, const char* start) {
   if (*start == '?') {
     if (size_t n = match_dim_labels(start, end_)) {
       pos_ = start + n;
@@ -481,8 +499,7 @@ void Lexer::lex_number_like(Token* out, const char* start) {
     pos_ += 2;
     return emit(out, TokenKind::kArrow, start);
   }
-  // Most number-like tokens are plain integers: when the digits are followed by nothing that
-  // could continue a float, dim labels, DxD or pad, skip the pattern chain.
+  // A negative integer, or one of more than 19 digits: no pattern chain either.
   {
     const char* p = start + (*start == '-' ? 1 : 0);
     const char* digits = p;

@@ -84,6 +84,8 @@ class Lexer {
   [[gnu::noinline]] void lex_nan(Token* out, const char* start);
   void lex_plain_word(Token* out, const char* start);
   void lex_number_like(Token* out, const char* start);
+  // Every number-like token but a plain non-negative integer of at most 19 digits.
+  [[gnu::noinline]] void lex_number_pattern(Token* out, const char* start);
   void lex_percent_name(Token* out, const char* start);
   // An integer whose digits are [digits, end); start is `-` or the first digit.
   void lex_int(Token* out, const char* start, const char* digits, const char* end);

@@ -156,6 +156,42 @@ TEST_CASE("integers cover the u64 and s64 ranges and reject overflow") {
         "1:1: integer 99999999999999999999 does not fit in 64 bits");
 }
 
+TEST_CASE("plain integers read in one pass agree with the pattern chain") {
+  // Up to 19 digits followed by a byte that cannot continue a float, dim labels, DxD or pad are
+  // read in one pass; any other integer goes through the patterns. Both give the same token.
+  const std::string digits = "12345678901234567890";  // 20 digits still fit in 64 bits
+  for (size_t n = 1; n <= digits.size(); ++n) {
+    const std::string number = digits.substr(0, n);
+    const uint64_t value = std::stoull(number);
+    // Bytes that end a plain integer, then the bytes that may continue a longer pattern but
+    // here do not (nothing valid follows them).
+    for (std::string_view after : {"", " ", ",", "]", "}", ")", "\n", "y", "a", "i", "e ", "E ",
+                                   "x ", "_ ", "b ", "f ", "? ", "x-", "e+"}) {
+      const std::string source = number + std::string(after);
+      INFO(source);
+      Token t = lex_one(source);
+      CHECK(t.kind == TokenKind::kInt);
+      CHECK(t.text == number);
+      CHECK(t.int_bits == value);
+      CHECK(!t.negative);
+      if (n == digits.size()) continue;  // 20 digits do not fit below -2^63
+      const std::string negative = "-" + source;
+      Token neg = lex_one(negative);
+      CHECK(neg.kind == TokenKind::kInt);
+      CHECK(neg.negative);
+      CHECK(neg.int_bits == ~value + 1);  // the two's complement of the value
+    }
+  }
+  CHECK(lex_error("123456789012345678901,") ==
+        "1:1: integer 123456789012345678901 does not fit in 64 bits");
+  CHECK(lex_one("0001 ").int_bits == 1);
+  CHECK(lex_one("12.").kind == TokenKind::kDecimal);
+  CHECK(lex_one("12e3").kind == TokenKind::kDecimal);
+  CHECK(lex_one("12x3").kind == TokenKind::kDxD);
+  CHECK(lex_one("12_3").kind == TokenKind::kPad);
+  CHECK(lex_one("01b_01o->01b").kind == TokenKind::kDimLabels);
+}
+
 TEST_CASE("strings take both quotes, C escapes, and raw newlines") {
   Token t = lex_one(R"("a\"b\n")");
   CHECK(t.kind == TokenKind::kString);
