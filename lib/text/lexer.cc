@@ -577,11 +577,11 @@ void Lexer::int_overflow(Token* out, const char* start, const char* end) {
 
 void Lexer::lex_percent_name(Token* out, const char* start) {
   const char* p = start + 1;
-  if (p >= end_ || !is(*p, kIdentStart)) {
+  if (!is(*p, kIdentStart)) {  // nor is the NUL after the source
     pos_ = p;
     return fail(out, start, "expected a name after '%'");
   }
-  pos_ = skip_ident_chars(p);
+  pos_ = skip_ident_chars(p + 1);
   return emit(out, TokenKind::kName, start);
 }
 

@@ -417,6 +417,11 @@ TEST_CASE("bytes that start no token are errors") {
   CHECK(lex_error(std::string_view("a\0b", 3)) == "1:2: NUL byte in the input");
   CHECK(lex_error("@") == "1:1: unexpected character '@'");
   CHECK(lex_error("% x") == "1:1: expected a name after '%'");
+  CHECK(lex_error("%") == "1:1: expected a name after '%'");  // at the end of input
+  CHECK(lex_error("a %1") == "1:3: expected a name after '%'");
+  CHECK(lex_error("%.a") == "1:1: expected a name after '%'");
+  CHECK(lex_one("%_").text == "%_");
+  CHECK(lex_one("%a").text == "%a");
 }
 
 TEST_CASE("balanced-brace blobs skip braces inside strings") {
