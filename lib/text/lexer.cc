@@ -223,6 +223,60 @@ constexpr detail::NameEntry<Reserved> kReservedList[] = {
 };
 constexpr auto kReserved = detail::make_name_table(kReservedList);
 
+// The reserved words of at most 8 bytes, which most reserved words in HLO text are (`f32`,
+// `pred`, `ROOT`), in a table of their own that a look-up reaches with one load and one multiply.
+// A word's bytes, read as one little-endian number, are its key: identifier bytes are never 0,
+// so the key also says the length. A multiplier, searched for at compile time, sends every key
+// to its own slot.
+constexpr size_t kShortWordBytes = 8;
+constexpr int kShortSlotBits = 7;
+
+struct ShortReserved {
+  uint64_t key = 0;  // 0: an empty slot
+  Reserved value{};
+};
+
+struct ShortReservedTable {
+  uint64_t multiplier = 0;
+  std::array<ShortReserved, size_t{1} << kShortSlotBits> slots{};
+
+  static constexpr size_t slot_of(uint64_t key, uint64_t multiplier) {
+    return static_cast<size_t>((key * multiplier) >> (64 - kShortSlotBits));
+  }
+  const ShortReserved& at(uint64_t key) const { return slots[slot_of(key, multiplier)]; }
+};
+
+constexpr uint64_t short_key(std::string_view word) {
+  uint64_t key = 0;
+  for (size_t i = word.size(); i-- > 0;) key = key << 8 | static_cast<unsigned char>(word[i]);
+  return key;
+}
+
+constexpr ShortReservedTable make_short_reserved() {
+  uint64_t state = 0x2545f4914f6cdd1du;
+  for (int attempt = 0; attempt < 100000; ++attempt) {
+    state = state * 6364136223846793005u + 1442695040888963407u;  // a 64-bit LCG step
+    ShortReservedTable table;
+    table.multiplier = state | 1;
+    bool fits = true;
+    for (const auto& entry : kReservedList) {
+      if (entry.name.size() > kShortWordBytes) continue;
+      const uint64_t key = short_key(entry.name);
+      ShortReserved& slot = table.slots[ShortReservedTable::slot_of(key, table.multiplier)];
+      if (slot.key != 0) {
+        fits = false;
+        break;
+      }
+      slot = {key, entry.value};
+    }
+    if (fits) return table;
+  }
+  // Not a constant expression: a set that no multiplier separates does not compile.
+  throw "no multiplier sends every short reserved word to its own slot";
+}
+constexpr ShortReservedTable kShortReserved = make_short_reserved();
+
+
 }  // namespace
 
 std::string_view describe(TokenKind kind) {
@@ -249,194 +303,252 @@ bool is_element_type_name(std::string_view word) {
 Lexer::Lexer(std::string_view source)
     : begin_(source.data()), end_(source.data() + source.size()), pos_(begin_) {}
 
-Token Lexer::fail(const char* start, std::string_view message) {
+void Lexer::fail(Token* out, const char* start, std::string_view message) {
   error_ = message;
-  Token t;
-  t.kind = TokenKind::kError;
-  t.text = std::string_view(
+  emit(out, TokenKind::kError, start);
+  out->text = std::string_view(
       start, start < end_ ? static_cast<size_t>(std::max(pos_, start + 1) - start) : 0);
-  return t;
 }
 
-const char* Lexer::skip_trivia() {
+const char* Lexer::skip_trivia(const char* p) {
   for (;;) {
-    char c = *pos_;  // the NUL after the source ends the loop at the end
-    if (is(c, kSpace)) {
-      ++pos_;
-    } else if (c == '/' && pos_ + 1 < end_ && pos_[1] == '*') {
+    while (is(*p, kSpace)) ++p;  // the NUL after the source ends the loop at the end
+    if (p[0] != '/' || p + 1 >= end_) break;
+    if (p[1] == '*') {
       const char* close = nullptr;
-      for (const char* p = pos_ + 2; p + 1 < end_; ++p) {
-        if (p[0] == '*' && p[1] == '/') {
-          close = p;
+      for (const char* q = p + 2; q + 1 < end_; ++q) {
+        if (q[0] == '*' && q[1] == '/') {
+          close = q;
           break;
         }
       }
-      if (close == nullptr) return pos_;
-      pos_ = close + 2;
-    } else if (c == '/' && pos_ + 1 < end_ && pos_[1] == '/') {
-      while (pos_ < end_ && *pos_ != '\n' && *pos_ != '\r') ++pos_;
+      if (close == nullptr) {
+        pos_ = p;
+        return p;
+      }
+      p = close + 2;
+    } else if (p[1] == '/') {
+      while (p < end_ && *p != '\n' && *p != '\r') ++p;
     } else {
-      return nullptr;
+      break;
     }
   }
+  pos_ = p;
+  return nullptr;
 }
 
-Token Lexer::unterminated_comment(const char* start) {
+void Lexer::unterminated_comment(Token* out, const char* start) {
   pos_ = end_;
-  Token t = fail(start, "unterminated block comment");
-  t.text = std::string_view(start, 2);
-  return t;
+  fail(out, start, "unterminated block comment");
+  out->text = std::string_view(start, 2);
 }
 
-// Every case returns what another function returns, so that this one needs no stack frame and
-// its calls are jumps.
-Token Lexer::next() {
-  if (*pos_ == ' ') ++pos_;  // most tokens follow a single space or nothing
+void Lexer::next(Token* out) {
   const char* start = pos_;
+  if (*start == ' ') ++start;  // most tokens follow a single space or nothing
   switch (kLeads[static_cast<unsigned char>(*start)]) {
     case kLeadIdent:
-      return lex_identifier(start);
+      return lex_identifier(out, start);
     case kLeadPunct:
       pos_ = start + 1;
-      return make(kPunctKinds[static_cast<unsigned char>(*start)], start);
+      return emit(out, kPunctKinds[static_cast<unsigned char>(*start)], start);
     case kLeadNumber:
-      return lex_number_like(start);
+      pos_ = start;
+      return lex_number_like(out, start);
     case kLeadPercent:
-      return lex_percent_name(start);
+      return lex_percent_name(out, start);
     case kLeadQuote:
-      return lex_string(start);
+      pos_ = start;
+      return lex_string(out, start);
     case kLeadTrivia:
-      return lex_after_trivia(start);
+      return lex_after_trivia(out, start);
     case kLeadOther:
-      break;
+      pos_ = start;
+      return lex_other(out, start);
   }
-  return lex_other(start);
+  __builtin_unreachable();  // kLeads holds only the cases above
 }
 
-Token Lexer::lex_after_trivia(const char* start) {
-  if (const char* comment = skip_trivia()) return unterminated_comment(comment);
-  if (pos_ == start) return lex_other(start);  // a '/' that starts no comment
-  return next();
+void Lexer::lex_after_trivia(Token* out, const char* start) {
+  // Most trivia is a line break and the indentation of the next line.
+  if (*start == '\n') {
+    const char* p = start + 1;
+    while (*p == ' ') ++p;
+    if (kLeads[static_cast<unsigned char>(*p)] != kLeadTrivia) {
+      pos_ = p;
+      return next(out);
+    }
+  }
+  return lex_after_any_trivia(out, start);
 }
 
-Token Lexer::lex_other(const char* start) {
-  if (start >= end_) return make(TokenKind::kEof, start);
+void Lexer::lex_after_any_trivia(Token* out, const char* start) {
+  if (const char* comment = skip_trivia(start)) return unterminated_comment(out, comment);
+  if (pos_ == start) return lex_other(out, start);  // a '/' that starts no comment
+  return next(out);
+}
+
+void Lexer::lex_other(Token* out, const char* start) {
+  if (start >= end_) return emit(out, TokenKind::kEof, start);
   const char c = *start;
   if (c == '<' && pos_ + 1 < end_ && pos_[1] == '=') {
     pos_ += 2;
-    return make(TokenKind::kLeq, start);
+    return emit(out, TokenKind::kLeq, start);
   }
   if (c == '.') {
     if (end_ - pos_ >= 3 && pos_[1] == '.' && pos_[2] == '.') {
       pos_ += 3;
-      return make(TokenKind::kDots, start);
+      return emit(out, TokenKind::kDots, start);
     }
     ++pos_;
-    return fail(start,
+    return fail(out, start,
                 "unexpected '.' (a number needs a digit before the point, and '...' three dots)");
   }
   ++pos_;
-  if (c == '\0') return fail(start, "NUL byte in the input");
+  if (c == '\0') return fail(out, start, "NUL byte in the input");
   if (static_cast<unsigned char>(c) >= 0x80 || c < 0x20) {
-    return fail(start, absl::StrFormat("unexpected byte 0x%02x outside a string",
-                                       static_cast<unsigned char>(c)));
+    return fail(out, start,
+                absl::StrFormat("unexpected byte 0x%02x outside a string",
+                                static_cast<unsigned char>(c)));
   }
-  return fail(start, str_cat("unexpected character '", std::string(1, c), "'"));
+  return fail(out, start, str_cat("unexpected character '", std::string(1, c), "'"));
 }
 
-Token Lexer::lex_identifier(const char* start) {
+void Lexer::lex_identifier(Token* out, const char* start) {
   const char* p = skip_ident_chars(start + 1);
-  if (*p == ':') {
-    pos_ = p + 1;
-    return make(TokenKind::kName, start);
-  }
+  pos_ = p;
   if (*p == '=') {
-    pos_ = p + 1;
-    return make(TokenKind::kAttr, start);
+    ++pos_;
+    return emit(out, TokenKind::kAttr, start);
   }
-  std::string_view word(start, static_cast<size_t>(p - start));
-  if (const Reserved* r = kReserved.find(word)) {
-    pos_ = p;
-    if (r->kind == TokenKind::kDecimal) pos_ += match_nan_payload(p, end_);  // nan(0x7f)
-    Token t = make(r->kind, start);
-    t.prim = r->prim;
-    return t;
+  if (*p == ':') {
+    ++pos_;
+    return emit(out, TokenKind::kName, start);
   }
+  // This path calls nothing but in tail position, so that it saves no registers.
+  const size_t n = static_cast<size_t>(p - start);
+  if (n > kShortWordBytes || end_ - start < static_cast<ptrdiff_t>(kShortWordBytes) - 1) {
+    return lex_long_word(out, start);
+  }
+  // The 8 bytes from `start` end at the NUL after the source at the latest; keep the word's.
+  const uint64_t key = detail::load_le(start, 8) & (~uint64_t{0} >> (64 - 8 * n));
+  const ShortReserved& slot = kShortReserved.at(key);
+  if (slot.key == key) {
+    if (slot.value.kind == TokenKind::kDecimal) return lex_nan(out, start);
+    emit(out, slot.value.kind, start);
+    out->prim = slot.value.prim;
+    return;
+  }
+  return lex_plain_word(out, start);
+}
+
+void Lexer::lex_long_word(Token* out, const char* start) {
+  if (const Reserved* r = kReserved.find(std::string_view(start, static_cast<size_t>(pos_ - start)))) {
+    if (r->kind == TokenKind::kDecimal) return lex_nan(out, start);
+    emit(out, r->kind, start);
+    out->prim = r->prim;
+    return;
+  }
+  return lex_plain_word(out, start);
+}
+
+void Lexer::lex_nan(Token* out, const char* start) {
+  pos_ += match_nan_payload(pos_, end_);  // nan(0x7f)
+  return emit(out, TokenKind::kDecimal, start);
+}
+
+void Lexer::lex_plain_word(Token* out, const char* start) {
   // Dim labels such as b01f_01io->b01f: the identifier stops at their first '?' or at the '>'.
-  if ((*start == 'b' || *start == 'f') && (*p == '>' || *p == '?')) {
+  if ((*start == 'b' || *start == 'f') && (*pos_ == '>' || *pos_ == '?')) {
     if (size_t n = match_dim_labels(start, end_)) {
       pos_ = start + n;
-      return make(TokenKind::kDimLabels, start);
+      return emit(out, TokenKind::kDimLabels, start);
     }
   }
-  pos_ = p;
-  return make(TokenKind::kIdent, start);
+  return emit(out, TokenKind::kIdent, start);
 }
 
-Token Lexer::lex_number_like(const char* start) {
+void Lexer::lex_number_like(Token* out, const char* start) {
+  // Most number-like tokens are plain integers of a few digits: when no more than 19 digits
+  // (below 2^64) are followed by nothing that could continue a float, dim labels, DxD or pad,
+  // they are read here, in a function that saves no registers.
+  const char* p = start;
+  uint64_t value = 0;
+  for (unsigned d; (d = static_cast<unsigned char>(*p) - unsigned{'0'}) <= 9; ++p) {
+    value = value * 10 + d;
+  }
+  if (p > start && p - start <= 19 && !is(*p, kNumberTail)) {
+    pos_ = p;
+    emit(out, TokenKind::kInt, start);
+    out->int_bits = value;
+    return;
+  }
+  return lex_number_pattern(out, start);
+}
+
+void Lexer::lex_number_pattern(Token* out, const char* start) {
   if (*start == '?') {
     if (size_t n = match_dim_labels(start, end_)) {
       pos_ = start + n;
-      return make(TokenKind::kDimLabels, start);
+      return emit(out, TokenKind::kDimLabels, start);
     }
     ++pos_;
-    return make(TokenKind::kQuestion, start);
+    return emit(out, TokenKind::kQuestion, start);
   }
   if (*start == '-' && pos_ + 1 < end_ && pos_[1] == '>') {
     pos_ += 2;
-    return make(TokenKind::kArrow, start);
+    return emit(out, TokenKind::kArrow, start);
   }
-  // Most number-like tokens are plain integers: when the digits are followed by nothing that
-  // could continue a float, dim labels, DxD or pad, skip the pattern chain.
+  // A negative integer, or one of more than 19 digits: no pattern chain either.
   {
     const char* p = start + (*start == '-' ? 1 : 0);
     const char* digits = p;
     uint64_t value = 0;  // wraps past 19 digits, when lex_int reads them again with checks
     for (; is(*p, kDigit); ++p) value = value * 10 + static_cast<uint64_t>(*p - '0');
     if (p > digits && !is(*p, kNumberTail)) {
-      if (p - digits > 19 || *start == '-') return lex_int(start, digits, p);
+      if (p - digits > 19 || *start == '-') return lex_int(out, start, digits, p);
       pos_ = p;
-      Token t = make(TokenKind::kInt, start);
-      t.int_bits = value;
-      return t;
+      emit(out, TokenKind::kInt, start);
+      out->int_bits = value;
+      return;
     }
   }
   // Upstream's priority: float, dim labels, DxD, pad, int, -inf, -nan (syntax 1.6).
   if (size_t n = match_float(start, end_)) {
     pos_ = start + n;
-    return make(TokenKind::kDecimal, start);
+    return emit(out, TokenKind::kDecimal, start);
   }
   if (size_t n = match_dim_labels(start, end_)) {
     pos_ = start + n;
-    return make(TokenKind::kDimLabels, start);
+    return emit(out, TokenKind::kDimLabels, start);
   }
   if (size_t n = match_dxd(start, end_)) {
     pos_ = start + n;
-    return make(TokenKind::kDxD, start);
+    return emit(out, TokenKind::kDxD, start);
   }
   if (size_t n = match_pad(start, end_)) {
     pos_ = start + n;
-    return make(TokenKind::kPad, start);
+    return emit(out, TokenKind::kPad, start);
   }
   Cursor c{start, end_};
   if (c.at('-')) ++c.p;
   const char* digits = c.p;
-  if (c.digits() > 0) return lex_int(start, digits, c.p);
+  if (c.digits() > 0) return lex_int(out, start, digits, c.p);
   std::string_view rest(start, static_cast<size_t>(end_ - start));
   if (rest.substr(0, 4) == "-inf") {
     pos_ = start + 4;
-    return make(TokenKind::kNegInf, start);
+    return emit(out, TokenKind::kNegInf, start);
   }
   if (rest.substr(0, 4) == "-nan") {
     pos_ = start + 4;
     pos_ += match_nan_payload(pos_, end_);
-    return make(TokenKind::kDecimal, start);
+    return emit(out, TokenKind::kDecimal, start);
   }
   ++pos_;
-  return fail(start, "unexpected '-'");
+  return fail(out, start, "unexpected '-'");
 }
 
-Token Lexer::lex_int(const char* start, const char* digits, const char* end) {
+void Lexer::lex_int(Token* out, const char* start, const char* digits, const char* end) {
   pos_ = end;
   const bool negative = *start == '-';
   uint64_t value = 0;
@@ -451,30 +563,29 @@ Token Lexer::lex_int(const char* start, const char* digits, const char* end) {
     }
   }
   if (negative && value > (uint64_t{1} << 63)) overflow = true;
-  if (overflow) return int_overflow(start, end);
-  Token t = make(TokenKind::kInt, start);
-  t.negative = negative;
-  t.int_bits = negative ? (~value + 1) : value;
-  return t;
+  if (overflow) return int_overflow(out, start, end);
+  emit(out, TokenKind::kInt, start);
+  out->negative = negative;
+  out->int_bits = negative ? (~value + 1) : value;
 }
 
-Token Lexer::int_overflow(const char* start, const char* end) {
-  return fail(start, str_cat("integer ", std::string_view(start, static_cast<size_t>(end - start)),
-                             " does not fit in 64 bits"));
+void Lexer::int_overflow(Token* out, const char* start, const char* end) {
+  return fail(out, start,
+              str_cat("integer ", std::string_view(start, static_cast<size_t>(end - start)),
+                      " does not fit in 64 bits"));
 }
 
-Token Lexer::lex_percent_name(const char* start) {
+void Lexer::lex_percent_name(Token* out, const char* start) {
   const char* p = start + 1;
-  if (p >= end_ || !is(*p, kIdentStart)) {
+  if (!is(*p, kIdentStart)) {  // nor is the NUL after the source
     pos_ = p;
-    return fail(start, "expected a name after '%'");
+    return fail(out, start, "expected a name after '%'");
   }
-  p = skip_ident_chars(p);
-  pos_ = p;
-  return make(TokenKind::kName, start);
+  pos_ = skip_ident_chars(p + 1);
+  return emit(out, TokenKind::kName, start);
 }
 
-Token Lexer::lex_string(const char* start) {
+void Lexer::lex_string(Token* out, const char* start) {
   const char quote = *start;
   bool escapes = false;
   const char* p = start + 1;
@@ -498,21 +609,20 @@ Token Lexer::lex_string(const char* start) {
   }
   if (p >= end_) {
     pos_ = end_;
-    Token t = fail(start, "unterminated string");
-    t.text = std::string_view(start, 1);
-    return t;
+    fail(out, start, "unterminated string");
+    out->text = std::string_view(start, 1);
+    return;
   }
   pos_ = p + 1;
-  Token t = make(TokenKind::kString, start);
-  t.has_escapes = escapes;
+  emit(out, TokenKind::kString, start);
+  out->has_escapes = escapes;
   if (escapes) {
     std::string decoded, error;
-    if (!absl::CUnescape(absl_view(t.string_body()), &decoded, &error)) {
+    if (!absl::CUnescape(absl_view(out->string_body()), &decoded, &error)) {
       if (!error.empty()) error[0] = static_cast<char>(std::tolower(error[0]));
-      return fail(start, str_cat("invalid string: ", error));
+      return fail(out, start, str_cat("invalid string: ", error));
     }
   }
-  return t;
 }
 
 Token Lexer::balanced_braces(const Token& open) {
@@ -532,14 +642,16 @@ Token Lexer::balanced_braces(const Token& open) {
       if (p >= end_) break;
     }
   }
+  Token t;
   if (p >= end_) {
     pos_ = end_;
-    Token t = fail(start, "unbalanced '{' (no matching '}')");
+    fail(&t, start, "unbalanced '{' (no matching '}')");
     t.text = std::string_view(start, 1);
     return t;
   }
   pos_ = p + 1;
-  return make(TokenKind::kBlob, start);
+  emit(&t, TokenKind::kBlob, start);
+  return t;
 }
 
 }  // namespace hloroof::text

@@ -22,8 +22,15 @@ class Lexer {
   Lexer(const Lexer&) = delete;
   Lexer& operator=(const Lexer&) = delete;
 
-  // The next token; kEof at the end, kError (see error()) on text that is not a token.
-  Token next();
+  // Lexes the next token into `*out`, every field of it: kEof at the end, kError (see error())
+  // on text that is not a token. The parser's cursor lexes into the token it keeps.
+  void next(Token* out);
+  // The next token, as a value.
+  Token next() {
+    Token t;
+    next(&t);
+    return t;
+  }
 
   // A raw balanced-brace blob (docs/hlo-text.md, "Lexical structure"). Call right after next()
   // returned the
@@ -48,28 +55,44 @@ class Lexer {
   std::string_view rest() const { return {pos_, static_cast<size_t>(end_ - pos_)}; }
 
  private:
-  Token make(TokenKind kind, const char* start) const {
-    Token t;
-    t.kind = kind;
-    t.text = std::string_view(start, static_cast<size_t>(pos_ - start));
-    return t;
+  // Writes a token of `kind` from `start` to the cursor, with no value.
+  void emit(Token* out, TokenKind kind, const char* start) const {
+    out->kind = kind;
+    out->prim = PrimitiveType::kInvalid;
+    out->negative = false;
+    out->has_escapes = false;
+    out->text = std::string_view(start, static_cast<size_t>(pos_ - start));
+    out->int_bits = 0;
   }
-  [[gnu::noinline]] Token fail(const char* start, std::string_view message);
-  // Skips whitespace and comments; the start of an unterminated block comment, else null.
-  const char* skip_trivia();
-  [[gnu::noinline]] Token unterminated_comment(const char* start);
-  // Skips trivia at `start`, then lexes the token after it.
-  [[gnu::noinline]] Token lex_after_trivia(const char* start);
+  // Every lexing function below writes the whole token into `*out`, and every one that
+  // returns returns what another returns: their calls are jumps.
+  [[gnu::noinline]] void fail(Token* out, const char* start, std::string_view message);
+  // Skips whitespace and comments from `p`; the start of an unterminated block comment, else
+  // null.
+  const char* skip_trivia(const char* p);
+  [[gnu::noinline]] void unterminated_comment(Token* out, const char* start);
+  // Skips trivia at `start`, then lexes the token after it: a line break and indentation here,
+  // anything else (comments, other whitespace) in lex_after_any_trivia.
+  [[gnu::noinline]] void lex_after_trivia(Token* out, const char* start);
+  [[gnu::noinline]] void lex_after_any_trivia(Token* out, const char* start);
 
-  Token lex_identifier(const char* start);
-  Token lex_number_like(const char* start);
-  Token lex_percent_name(const char* start);
+  void lex_identifier(Token* out, const char* start);
+  // After lex_identifier has moved the cursor to the end of a word from `start`: a reserved word
+  // of more than 8 bytes or near the end of the source; `nan` and its payload; a word that is
+  // not reserved (an identifier, or dim labels).
+  [[gnu::noinline]] void lex_long_word(Token* out, const char* start);
+  [[gnu::noinline]] void lex_nan(Token* out, const char* start);
+  void lex_plain_word(Token* out, const char* start);
+  void lex_number_like(Token* out, const char* start);
+  // Every number-like token but a plain non-negative integer of at most 19 digits.
+  [[gnu::noinline]] void lex_number_pattern(Token* out, const char* start);
+  void lex_percent_name(Token* out, const char* start);
   // An integer whose digits are [digits, end); start is `-` or the first digit.
-  Token lex_int(const char* start, const char* digits, const char* end);
-  [[gnu::noinline]] Token int_overflow(const char* start, const char* end);
-  Token lex_string(const char* start);
+  void lex_int(Token* out, const char* start, const char* digits, const char* end);
+  [[gnu::noinline]] void int_overflow(Token* out, const char* start, const char* end);
+  void lex_string(Token* out, const char* start);
   // The end of input, and the rare tokens and errors that the dispatch of next() leaves.
-  [[gnu::noinline]] Token lex_other(const char* start);
+  [[gnu::noinline]] void lex_other(Token* out, const char* start);
 
   const char* begin_;
   const char* end_;

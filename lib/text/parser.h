@@ -5,7 +5,6 @@
 #define HLOROOF_TEXT_PARSER_H_
 
 #include <cstdint>
-#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,8 +30,7 @@ class Parser {
   bool at(TokenKind kind) const { return tok_.kind == kind; }
   void advance() {
     prev_end_ = tok_.end();
-    // Constructed in place, so that the lexer writes the token where it is kept, without a copy.
-    ::new (&tok_) Token(lexer_.next());
+    lexer_.next(&tok_);  // the lexer writes the token where it is kept, without a copy
     if (tok_.kind == TokenKind::kError) report_lexer_error();
   }
   bool consume_if(TokenKind kind) {
@@ -45,8 +43,7 @@ class Parser {
   template <typename... Context>
   [[nodiscard]] bool expect(TokenKind kind, const Context&... context) {
     if (consume_if(kind)) return true;
-    return error_here(
-        str_cat("expected ", describe(kind), " ", context..., ", got ", describe_current()));
+    return expect_failed(kind, context...);
   }
   // The token after the current one, without consuming anything.
   Token peek();
@@ -132,6 +129,12 @@ class Parser {
   [[nodiscard]] bool parse_paren_int(int64_t* out, std::string_view what);
   [[nodiscard]] bool parse_paren_prim(PrimitiveType* out, std::string_view what);
   void report_lexer_error();
+  // The error of expect(), out of the way of its inlined fast path.
+  template <typename... Context>
+  [[gnu::noinline, gnu::cold]] bool expect_failed(TokenKind kind, const Context&... context) {
+    return error_here(
+        str_cat("expected ", describe(kind), " ", context..., ", got ", describe_current()));
+  }
 
   // The first error: where it is and what it says.
   const char* error_at_ = nullptr;

@@ -156,6 +156,42 @@ TEST_CASE("integers cover the u64 and s64 ranges and reject overflow") {
         "1:1: integer 99999999999999999999 does not fit in 64 bits");
 }
 
+TEST_CASE("plain integers read in one pass agree with the pattern chain") {
+  // Up to 19 digits followed by a byte that cannot continue a float, dim labels, DxD or pad are
+  // read in one pass; any other integer goes through the patterns. Both give the same token.
+  const std::string digits = "12345678901234567890";  // 20 digits still fit in 64 bits
+  for (size_t n = 1; n <= digits.size(); ++n) {
+    const std::string number = digits.substr(0, n);
+    const uint64_t value = std::stoull(number);
+    // Bytes that end a plain integer, then the bytes that may continue a longer pattern but
+    // here do not (nothing valid follows them).
+    for (std::string_view after : {"", " ", ",", "]", "}", ")", "\n", "y", "a", "i", "e ", "E ",
+                                   "x ", "_ ", "b ", "f ", "? ", "x-", "e+"}) {
+      const std::string source = number + std::string(after);
+      INFO(source);
+      Token t = lex_one(source);
+      CHECK(t.kind == TokenKind::kInt);
+      CHECK(t.text == number);
+      CHECK(t.int_bits == value);
+      CHECK(!t.negative);
+      if (n == digits.size()) continue;  // 20 digits do not fit below -2^63
+      const std::string negative = "-" + source;
+      Token neg = lex_one(negative);
+      CHECK(neg.kind == TokenKind::kInt);
+      CHECK(neg.negative);
+      CHECK(neg.int_bits == ~value + 1);  // the two's complement of the value
+    }
+  }
+  CHECK(lex_error("123456789012345678901,") ==
+        "1:1: integer 123456789012345678901 does not fit in 64 bits");
+  CHECK(lex_one("0001 ").int_bits == 1);
+  CHECK(lex_one("12.").kind == TokenKind::kDecimal);
+  CHECK(lex_one("12e3").kind == TokenKind::kDecimal);
+  CHECK(lex_one("12x3").kind == TokenKind::kDxD);
+  CHECK(lex_one("12_3").kind == TokenKind::kPad);
+  CHECK(lex_one("01b_01o->01b").kind == TokenKind::kDimLabels);
+}
+
 TEST_CASE("strings take both quotes, C escapes, and raw newlines") {
   Token t = lex_one(R"("a\"b\n")");
   CHECK(t.kind == TokenKind::kString);
@@ -245,6 +281,135 @@ TEST_CASE("every reserved word and element type is its own token; near misses ar
   CHECK(lex_one("f8e4m3fnx").kind == TokenKind::kIdent);
 }
 
+TEST_CASE("reserved words are found the same away from and near the end of input") {
+  // Words of at most 8 bytes are looked up with an 8-byte load when 8 bytes from their start lie
+  // within the source and its NUL, otherwise (and for longer words) by the general table: each
+  // word is lexed at the end, and followed by text long enough for the load.
+  std::vector<std::pair<std::string, Token>> words;
+#define HLOROOF_KEYWORD(spelling) words.push_back({#spelling, lex_one(#spelling)});
+#include "text/token_kinds.def"
+#define HLOROOF_PRIMITIVE(e, text, bits, bytes, cls) words.push_back({text, lex_one(text)});
+#include "hloroof/primitive_types.def"
+#undef HLOROOF_PRIMITIVE
+  words.push_back({"nan", lex_one("nan")});
+  for (const auto& [word, at_end] : words) {
+    INFO(word);
+    REQUIRE(at_end.kind != TokenKind::kIdent);
+    for (std::string_view after : {"[1,2]{1,0} x", " = ROOT", ",", "(1)  more text"}) {
+      const std::string source = word + std::string(after);
+      Lexer lexer(source);
+      Token t = lexer.next();
+      CHECK(t.kind == at_end.kind);
+      CHECK(t.prim == at_end.prim);
+      CHECK(t.text == word);
+      // One more identifier byte, or one less, is no longer the reserved word.
+      CHECK(lex_one(word + "x" + std::string(after)).kind == TokenKind::kIdent);
+      CHECK(lex_one(word + "_" + std::string(after)).kind == TokenKind::kIdent);
+      if (word.size() > 1) {
+        const std::string shorter_source = word.substr(0, word.size() - 1) + std::string(after);
+        Token shorter = lex_one(shorter_source);
+        CHECK(shorter.text == word.substr(0, word.size() - 1));
+        CHECK(!(shorter.kind == at_end.kind && shorter.prim == at_end.prim));
+      }
+    }
+  }
+  // `nan` takes its payload wherever it is; a malformed payload is not part of it.
+  Lexer lexer("nan(0x7f) nan(0x) nan");
+  CHECK(lexer.next().text == "nan(0x7f)");
+  Token t = lexer.next();
+  CHECK(t.kind == TokenKind::kDecimal);
+  CHECK(t.text == "nan");
+  CHECK(lexer.next().is(TokenKind::kLParen));
+}
+
+TEST_CASE("identifiers and names end where they should at every distance from the end") {
+  // Lengths around the 4-byte steps of the scan and the 8-byte reserved-word load, with '.',
+  // '-', '_' and digits inside, ended by the end of input or by each kind of byte that stops them.
+  const std::string body = "a.b-c_d0e.1-2_3x9.zz-Q_w8";
+  for (size_t n = 1; n <= body.size(); ++n) {
+    const std::string word = body.substr(0, n);
+    for (std::string_view after :
+         {"", " ", "[", "(", ",", "\n", "\"s\"", "\xc3\xa9", "\x7f", "/", "{", "}", "@"}) {
+      const std::string source = word + std::string(after);
+      INFO(source);
+      for (std::string_view lead : {"", "%"}) {
+        const std::string text = std::string(lead) + source;
+        Token t = lex_one(text);
+        CHECK(t.kind == (lead.empty() ? TokenKind::kIdent : TokenKind::kName));
+        CHECK(t.text == std::string(lead) + word);
+      }
+      const std::string attr_source = word + "=" + std::string(after);
+      Token attr = lex_one(attr_source);
+      CHECK(attr.kind == TokenKind::kAttr);
+      CHECK(attr.name() == word);
+      const std::string name_source = word + ":" + std::string(after);
+      Token name = lex_one(name_source);
+      CHECK(name.kind == TokenKind::kName);
+      CHECK(name.name() == word);
+    }
+  }
+  // Bytes past 0x7f are no identifier bytes: the identifier stops before them, and the next
+  // token is an error at the byte.
+  CHECK(lex_error("abc\xc3\xa9") == "1:4: unexpected byte 0xc3 outside a string");
+  CHECK(lex_error("%abc\xff") == "1:5: unexpected byte 0xff outside a string");
+  // A NUL inside the text ends an identifier as the NUL after it does.
+  auto tokens = lex_all(std::string_view("abc\0def", 7));
+  REQUIRE(tokens.size() == 2);
+  CHECK(tokens[0].text == "abc");
+  CHECK(tokens[1].kind == TokenKind::kError);
+  // Very long names are one token.
+  const std::string long_name(100000, 'n');
+  CHECK(lex_one(long_name).text.size() == long_name.size());
+  CHECK(lex_one("%" + long_name + ".1 = f32[]").text.size() == long_name.size() + 3);
+  CHECK(lex_one(long_name + "=1").kind == TokenKind::kAttr);
+}
+
+TEST_CASE("line breaks, indentation and comments between tokens") {
+  std::string_view source = "a\n  b\n\n    c\n  /* x */ d\n\t e // f\n  g\r\n  h\n  ";
+  auto tokens = lex_all(source);
+  std::string texts;
+  for (const auto& t : tokens) texts += t.text + " ";
+  CHECK(texts == "a b c d e g h ");
+  CHECK(lex_error("a\n  /x") == "2:3: unexpected character '/'");
+  CHECK(lex_error("a\n  /") == "2:3: unexpected character '/'");
+  CHECK(lex_error("a\n  /* open") == "2:3: unterminated block comment");
+  CHECK(lex_error("a\n    \xc3") == "2:5: unexpected byte 0xc3 outside a string");
+  // The end of input after a line break and indentation is the end, where the source ends.
+  Lexer lexer("x\n   ");
+  lexer.next();
+  Token end = lexer.next();
+  CHECK(end.is(TokenKind::kEof));
+  CHECK(end.begin() == lexer.source().data() + 5);
+}
+
+TEST_CASE("lexing into a token writes every field of it") {
+  // The parser's cursor lexes each token into the one it keeps: nothing of the previous token
+  // (an element type, a negative integer, a string with escapes) may stay.
+  Lexer lexer(R"(f32 -5 "a\n" x 7)");
+  Token t;
+  lexer.next(&t);
+  CHECK(t.prim == PrimitiveType::kF32);
+  lexer.next(&t);
+  CHECK(t.kind == TokenKind::kInt);
+  CHECK(t.prim == PrimitiveType::kInvalid);
+  CHECK(t.negative);
+  CHECK(t.int_value() == -5);
+  lexer.next(&t);
+  CHECK(t.kind == TokenKind::kString);
+  CHECK(!t.negative);
+  CHECK(t.int_bits == 0);
+  CHECK(t.has_escapes);
+  lexer.next(&t);
+  CHECK(t.kind == TokenKind::kIdent);
+  CHECK(!t.has_escapes);
+  lexer.next(&t);
+  CHECK(t.int_bits == 7);
+  CHECK(!t.negative);
+  lexer.next(&t);
+  CHECK(t.kind == TokenKind::kEof);
+  CHECK(t.int_bits == 0);
+}
+
 TEST_CASE("bytes that start no token are errors") {
   CHECK(lex_error("a .5") ==
         "1:3: unexpected '.' (a number needs a digit before the point, "
@@ -252,6 +417,11 @@ TEST_CASE("bytes that start no token are errors") {
   CHECK(lex_error(std::string_view("a\0b", 3)) == "1:2: NUL byte in the input");
   CHECK(lex_error("@") == "1:1: unexpected character '@'");
   CHECK(lex_error("% x") == "1:1: expected a name after '%'");
+  CHECK(lex_error("%") == "1:1: expected a name after '%'");  // at the end of input
+  CHECK(lex_error("a %1") == "1:3: expected a name after '%'");
+  CHECK(lex_error("%.a") == "1:1: expected a name after '%'");
+  CHECK(lex_one("%_").text == "%_");
+  CHECK(lex_one("%a").text == "%a");
 }
 
 TEST_CASE("balanced-brace blobs skip braces inside strings") {
