@@ -216,8 +216,7 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
     case AttrKind::kMetadata: {
       // Metadata in the printers' plain form stays text, read again by Instruction::metadata();
       // only other spellings keep a decoded record.
-      OpMetadata plain;
-      if (at(TokenKind::kLBrace) && scan_metadata(&plain)) break;
+      if (at(TokenKind::kLBrace) && scan_metadata(nullptr)) break;
       auto* metadata = arena.create<OpMetadata>();
       if (!parse_metadata(metadata)) return false;
       out->value = static_cast<const OpMetadata*>(metadata);
