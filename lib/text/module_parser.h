@@ -107,6 +107,9 @@ class ModuleParser : public Parser {
   [[nodiscard]] bool parse_result_accuracy();
   [[nodiscard]] bool parse_operand_layout_constraints(Instruction* instruction);
   [[nodiscard]] bool parse_debug_attributes();
+  // The attribute after the current `,` read from the text when in a common form (appended to
+  // *attributes, consuming it); false, having consumed nothing, otherwise.
+  [[nodiscard]] bool scan_attribute(absl::InlinedVector<Attribute, 8>* attributes);
 
   // ---- collective_parser.cc
   [[nodiscard]] bool parse_replica_groups(ReplicaGroups* out);
@@ -165,8 +168,8 @@ class ModuleParser : public Parser {
   Shape shape_scratch_;
   detail::StringViewMap<const Shape*> shapes_by_text_;
   const char* scanned_to_ = nullptr;  // see estimated_instruction_count()
-  int nesting_ = 0;       // nested instruction operands
-  int inline_depth_ = 0;  // inline computations
+  int nesting_ = 0;                   // nested instruction operands
+  int inline_depth_ = 0;              // inline computations
   // The longest chain of calls below each computation parsed so far (1: it calls only
   // computations that call nothing), so that call nesting stays bounded for every later walk.
   absl::flat_hash_map<const Computation*, int> call_height_;
