@@ -1,8 +1,15 @@
 // Attribute values (docs/hlo-text.md, "Attributes"), by AttrKind.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
+#include <iterator>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
@@ -103,6 +110,38 @@ constexpr std::array<bool, 256> kNameChars = [] {
 }();
 bool is_name_char(char c) { return kNameChars[static_cast<unsigned char>(c)]; }
 
+// The first '=' among the 32 bytes at `p` (fewer before `end`), or null. Attribute names are
+// shorter.
+const char* find_equals(const char* p, const char* end) {
+#if defined(__SSE2__)
+  if (end - p >= 32) {
+    const __m128i equals = _mm_set1_epi8('=');
+    const auto low = static_cast<uint32_t>(_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), equals)));
+    const auto high = static_cast<uint32_t>(_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)), equals)));
+    const uint32_t mask = low | high << 16;
+    return mask != 0 ? p + std::countr_zero(mask) : nullptr;
+  }
+#endif
+  const char* stop = end - p > 32 ? p + 32 : end;
+  for (; p != stop; ++p) {
+    if (*p == '=') return p;
+  }
+  return nullptr;
+}
+
+// Whether the lexer reads `word`, an identifier, as something else: a keyword, an element type
+// or `nan`.
+bool is_reserved_word(std::string_view word) {
+  static constexpr std::string_view kKeywords[] = {
+#define HLOROOF_KEYWORD(spelling) #spelling,
+#include "text/token_kinds.def"
+  };
+  if (is_element_type_name(word) || word == "nan") return true;
+  return std::find(std::begin(kKeywords), std::end(kKeywords), word) != std::end(kKeywords);
+}
+
 // [0-9]{1,18} into *out: at most 18 digits, which cannot overflow (longer ones, never printed,
 // take the token path).
 const char* scan_digits(const char* p, const char* end, int64_t* out) {
@@ -164,7 +203,7 @@ const char* scan_slice(const char* p, const char* end, absl::InlinedVector<Slice
 // most instructions carry a few attributes of a few kinds, and going token by token costs more
 // than the rest of the instruction. `metadata={...}` in the plain form, integer lists such as
 // `dimensions={1,0}`, unsigned integers and words of a fixed set followed by `,` or a line end,
-// slices and `%name` computation references. Anything else, including every error, returns false
+// slices and computation references. Anything else, including every error, returns false
 // having consumed nothing, and the token path takes over.
 bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes) {
   const char* end = lexer_.source().data() + lexer_.source().size();
@@ -177,14 +216,15 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
     id = AttrId::kMetadata;
     value = p + 9;
   } else {
-    const char* name = p;
-    while (p != end && ((*p >= 'a' && *p <= 'z') || *p == '_')) ++p;
-    if (p == name || p == end || *p != '=') return false;
+    // Everything before the first '=' must be an attribute's name: such names are made of
+    // identifier bytes only, which the lexer would read as the same attribute token.
+    const char* equals = find_equals(p, end);
+    if (equals == nullptr || equals == p) return false;
     std::optional<AttrId> found =
-        attribute_from_name(std::string_view(name, static_cast<size_t>(p - name)));
+        attribute_from_name(std::string_view(p, static_cast<size_t>(equals - p)));
     if (!found) return false;
     id = *found;
-    value = p + 1;
+    value = equals + 1;
   }
   for (const Attribute& a : *attributes) {
     if (a.id == id) return false;
@@ -241,16 +281,21 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
       break;
     }
     case AttrKind::kComputation: {
-      if (value == end || *value != '%') break;
-      const char* name = value + 1;
-      const char* q = name;
-      while (q != end && is_name_char(*q)) ++q;
-      if (q == name ||
+      // `%name`, or the name alone when the lexer would read it as a plain identifier: not
+      // followed by ':', '=' or what continues dimension labels, and not a reserved word.
+      const bool percent = value != end && *value == '%';
+      const char* name = percent ? value + 1 : value;
+      if (name == end ||
           !((*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z') || *name == '_')) {
         break;
       }
-      auto callee =
-          state_->computations_by_name.find(std::string_view(name, static_cast<size_t>(q - name)));
+      const char* q = name;
+      while (q != end && is_name_char(*q)) ++q;
+      std::string_view callee_name(name, static_cast<size_t>(q - name));
+      if (!percent && (q == end || (*q != ',' && *q != '\n') || is_reserved_word(callee_name))) {
+        break;
+      }
+      auto callee = state_->computations_by_name.find(callee_name);
       if (callee == state_->computations_by_name.end()) break;
       auto below = call_height_.find(callee->second);
       const int height = (below == call_height_.end() ? 0 : below->second) + 1;

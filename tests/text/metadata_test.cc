@@ -245,6 +245,8 @@ TEST_CASE("attributes in the printed form and in other spellings read the same")
            R"(, dimensions= {1}, to_apply=%add, metadata={op_name="r" source_line=3})",
            R"(, dimensions={01}, to_apply=%add, metadata={op_name="r" source_line=3})",
            R"(, dimensions={1}, to_apply=add, metadata={op_name="r" source_line=3})",
+           R"(, dimensions={1}, to_apply=add:, metadata={op_name="r" source_line=3})",
+           "\n    , dimensions={1}, to_apply=add\n    , metadata={op_name=\"r\" source_line=3}",
            R"(, dimensions={1}, to_apply= %add, metadata={op_name="r" source_line=3})",
            R"(, dimensions={1},  to_apply=%add, metadata={op_name="r" source_line=3})",
            R"(, dimensions={1}, to_apply=%add, metadata={op_name="r", source_line=3})",
@@ -325,6 +327,30 @@ TEST_CASE("errors inside attribute values keep their place and wording") {
        "10:70: error: unknown attribute 'Metadata'"},
   };
   for (const auto& [attributes, message] : cases) {
+    INFO(attributes);
+    CHECK(testing::parse_error(entry_line(std::string(kReduce) + std::string(attributes))) ==
+          message);
+  }
+  // A callee without '%' is a name only where the lexer reads an identifier: reserved words
+  // and element types are not names, even of a computation that exists.
+  for (std::string_view reserved : {"true", "f32", "nan", "ROOT", "replicated"}) {
+    INFO(reserved);
+    std::string text =
+        entry_line(std::string(kReduce) + ", dimensions={1}, to_apply=%" + std::string(reserved));
+    const size_t add = text.find("%add");
+    text.replace(add, 4, "%" + std::string(reserved));
+    CHECK(testing::parse_error(text) == "parsed");
+    text.replace(text.rfind("=%") + 1, 1, "");
+    CHECK(testing::parse_error(text) ==
+          "10:64: error: expected a computation name, got '" + std::string(reserved) + "'");
+  }
+  const std::pair<std::string_view, std::string_view> callee_cases[] = {
+      {", dimensions={1}, to_apply=nope", "10:64: error: computation does not exist: nope"},
+      {", dimensions={1}, to_apply=add=", "10:64: error: expected a computation name, got 'add='"},
+      {", dimensions={1}, to_apply=1add", "10:64: error: expected a computation name, got '1'"},
+      {", dimensions={1}, to_apply=e", "10:64: error: computation e cannot call itself"},
+  };
+  for (const auto& [attributes, message] : callee_cases) {
     INFO(attributes);
     CHECK(testing::parse_error(entry_line(std::string(kReduce) + std::string(attributes))) ==
           message);
