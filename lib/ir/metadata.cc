@@ -46,24 +46,9 @@ namespace hloroof::detail {
 
 namespace {
 
-// The first '"', '\\' or '\n' in [p, end), or end: where a string value of the plain form stops
-// (its closing quote) or turns out not to be plain. Sixteen bytes a step where SSE2 is there,
-// eight with word arithmetic elsewhere; metadata strings are long (op names, file paths).
-[[gnu::always_inline]] inline const char* find_string_stop(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i newline = _mm_set1_epi8('\n');
-  for (; end - p >= 16; p += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i stop =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                     _mm_cmpeq_epi8(v, newline));
-    if (const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(stop)); mask != 0) {
-      return p + std::countr_zero(mask);
-    }
-  }
-#else
+// find_string_stop without SSE2, and for the last bytes with it: eight bytes a step with word
+// arithmetic, then one at a time.
+[[gnu::noinline]] const char* find_string_stop_in_words(const char* p, const char* end) {
   if constexpr (std::endian::native == std::endian::little) {
     constexpr uint64_t kOnes = 0x0101010101010101u;
     constexpr uint64_t kHighs = 0x8080808080808080u;
@@ -83,11 +68,31 @@ namespace {
       }
     }
   }
-#endif
   for (; p < end; ++p) {
     if (*p == '"' || *p == '\\' || *p == '\n') return p;
   }
   return end;
+}
+
+// The first '"', '\\' or '\n' in [p, end), or end: where a string value of the plain form stops
+// (its closing quote) or turns out not to be plain. Sixteen bytes a step where SSE2 is there;
+// metadata strings are long (op names, file paths).
+[[gnu::always_inline]] inline const char* find_string_stop(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i newline = _mm_set1_epi8('\n');
+  for (; end - p >= 16; p += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i stop =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                     _mm_cmpeq_epi8(v, newline));
+    if (const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(stop)); mask != 0) {
+      return p + std::countr_zero(mask);
+    }
+  }
+#endif
+  return find_string_stop_in_words(p, end);
 }
 
 // True when [p, end) starts with `literal` (its terminating NUL left out).

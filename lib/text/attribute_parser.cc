@@ -144,7 +144,8 @@ bool is_reserved_word(std::string_view word) {
 
 // [0-9]{1,18} into *out: at most 18 digits, which cannot overflow (longer ones, never printed,
 // take the token path).
-const char* scan_digits(const char* p, const char* end, int64_t* out) {
+[[gnu::always_inline]] inline const char* scan_digits(const char* p, const char* end,
+                                                      int64_t* out) {
   const char* digits = p;
   const char* stop = end - p > 18 ? p + 18 : end;
   int64_t value = 0;

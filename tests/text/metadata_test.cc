@@ -127,10 +127,12 @@ TEST_CASE("the plain metadata scanner reads exactly one record and refuses other
 }
 
 TEST_CASE("the plain metadata scanner finds quotes, escapes and newlines at any offset") {
-  // Strings of 40 bytes put the stop in the first 16-byte block, in the second, and in the
-  // bytes after the last whole block, on both sides of each block boundary.
-  for (size_t at : {size_t{0}, size_t{1}, size_t{15}, size_t{16}, size_t{17}, size_t{31},
-                    size_t{32}, size_t{33}, size_t{39}}) {
+  // Strings of 40 bytes put the stop in the first 16-byte block, in the second, in the 8-byte
+  // step after the last whole block (offsets 32-39) and in the last bytes, on both sides of
+  // each boundary.
+  for (size_t at :
+       {size_t{0}, size_t{1}, size_t{15}, size_t{16}, size_t{17}, size_t{24}, size_t{31},
+        size_t{32}, size_t{33}, size_t{35}, size_t{38}, size_t{39}, size_t{40}}) {
     INFO(at);
     std::string body(40, 'x');
     OpMetadata m;
@@ -146,6 +148,14 @@ TEST_CASE("the plain metadata scanner finds quotes, escapes and newlines at any 
       CHECK(untouched.op_name.empty());
     }
   }
+  // Bytes next to the stops (and bytes with the high bit set) are no stops, in any lane.
+  const std::string near = "\x01\x80\xff#![]\x09\x0b\x21\x23\x5b\x5d\x7f";  // 13 bytes
+  std::string body;
+  while (body.size() < 45) body += near;
+  const std::string text = "{op_name=\"" + body + "\"}";
+  OpMetadata m;
+  CHECK(detail::scan_plain_metadata(text, &m) == text.size());
+  CHECK(m.op_name == body);
   // A string that runs to the end of the text has no closing quote.
   CHECK(detail::scan_plain_metadata("{op_name=\"" + std::string(40, 'x'), nullptr) == 0);
 }
