@@ -168,8 +168,8 @@ class ModuleParser : public Parser {
   Shape shape_scratch_;
   detail::StringViewMap<const Shape*> shapes_by_text_;
   const char* scanned_to_ = nullptr;  // see estimated_instruction_count()
-  int nesting_ = 0;                   // nested instruction operands
-  int inline_depth_ = 0;              // inline computations
+  int nesting_ = 0;       // nested instruction operands
+  int inline_depth_ = 0;  // inline computations
   // The longest chain of calls below each computation parsed so far (1: it calls only
   // computations that call nothing), so that call nesting stays bounded for every later walk.
   absl::flat_hash_map<const Computation*, int> call_height_;
