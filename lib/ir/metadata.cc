@@ -1,8 +1,14 @@
 #include "hloroof/metadata.h"
 
+#include <bit>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "ir/metadata_scan.h"
 
@@ -38,74 +44,179 @@ std::vector<SourceFrame> StackFrameTables::stack(int64_t frame_id) const {
 
 namespace hloroof::detail {
 
-size_t scan_plain_metadata(std::string_view text, OpMetadata* out) {
+namespace {
+
+// find_string_stop without SSE2, and for the last bytes with it: eight bytes a step with word
+// arithmetic, then one at a time.
+[[gnu::noinline]] const char* find_string_stop_in_words(const char* p, const char* end) {
+  if constexpr (std::endian::native == std::endian::little) {
+    constexpr uint64_t kOnes = 0x0101010101010101u;
+    constexpr uint64_t kHighs = 0x8080808080808080u;
+    // High bit of each byte equal to `c`; a false hit only ever follows a true one, so the
+    // lowest hit is exact.
+    auto bytes_equal = [](uint64_t word, unsigned char c) {
+      const uint64_t x = word ^ (kOnes * c);
+      return (x - kOnes) & ~x & kHighs;
+    };
+    for (; end - p >= 8; p += 8) {
+      uint64_t word;
+      std::memcpy(&word, p, 8);
+      if (const uint64_t stop =
+              bytes_equal(word, '"') | bytes_equal(word, '\\') | bytes_equal(word, '\n');
+          stop != 0) {
+        return p + std::countr_zero(stop) / 8;
+      }
+    }
+  }
+  for (; p < end; ++p) {
+    if (*p == '"' || *p == '\\' || *p == '\n') return p;
+  }
+  return end;
+}
+
+// The first '"', '\\' or '\n' in [p, end), or end: where a string value of the plain form stops
+// (its closing quote) or turns out not to be plain. Sixteen bytes a step where SSE2 is there;
+// metadata strings are long (op names, file paths).
+[[gnu::always_inline]] inline const char* find_string_stop(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i newline = _mm_set1_epi8('\n');
+  for (; end - p >= 16; p += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i stop =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                     _mm_cmpeq_epi8(v, newline));
+    if (const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(stop)); mask != 0) {
+      return p + std::countr_zero(mask);
+    }
+  }
+#endif
+  return find_string_stop_in_words(p, end);
+}
+
+// True when [p, end) starts with `literal` (its terminating NUL left out).
+template <size_t N>
+bool starts_with(const char* p, const char* end, const char (&literal)[N]) {
+  return end - p >= static_cast<ptrdiff_t>(N - 1) && std::memcmp(p, literal, N - 1) == 0;
+}
+
+// -?[0-9]+ at `p` into *out, as std::from_chars reads it; the end of the number, or null when
+// there is none or it does not fit. Up to 18 digits cannot overflow; longer ones (never
+// printed) take from_chars.
+[[gnu::always_inline]] inline const char* read_int(const char* p, const char* end, int64_t* out) {
+  const char* start = p;
+  if (p != end && *p == '-') ++p;
+  const char* digits = p;
+  const char* stop = end - p > 18 ? p + 18 : end;
+  int64_t value = 0;
+  for (; p != stop && static_cast<unsigned char>(*p - '0') < 10; ++p)
+    value = value * 10 + (*p - '0');
+  if (p == digits) return nullptr;
+  if (p != end && static_cast<unsigned char>(*p - '0') < 10) {
+    auto [after, ec] = std::from_chars(start, end, *out);
+    return ec == std::errc() ? after : nullptr;
+  }
+  *out = digits != start ? -value : value;
+  return p;
+}
+
+// scan_plain_metadata, storing the fields when kStore (the parser only checks the form).
+template <bool kStore>
+size_t scan_plain(std::string_view text, OpMetadata* out) {
   const char* p = text.data();
   const char* end = p + text.size();
   if (p == end || *p != '{') return 0;
   ++p;
   uint32_t seen = 0;
-  OpMetadata m;
+  struct Empty {};
+  std::conditional_t<kStore, OpMetadata, Empty> m;
+  std::string_view unused_string;
+  int64_t unused_number;
   for (bool first = true;; first = false) {
     if (p == end) return 0;
     if (*p == '}') break;
     if (!first) {
       if (*p != ' ') return 0;
       ++p;
+      if (p == end) return 0;
     }
-    const char* name = p;
-    while (p != end && ((*p >= 'a' && *p <= 'z') || *p == '_')) ++p;
-    if (p == end || *p != '=' || p == name) return 0;
-    std::string_view field(name, static_cast<size_t>(p - name));
-    ++p;
+    // The field, told by its first letters and then compared whole with its `=`.
     std::string_view* string = nullptr;
     int64_t* number = nullptr;
     uint32_t bit = 0;
-    if (field == "op_name") {
-      string = &m.op_name, bit = 1;
-    } else if (field == "op_type") {
-      string = &m.op_type, bit = 2;
-    } else if (field == "source_file") {
-      string = &m.source_file, bit = 4;
-    } else if (field == "source_line") {
-      number = &m.source_line, bit = 8;
-    } else if (field == "source_end_line") {
-      number = &m.source_end_line, bit = 16;
-    } else if (field == "source_column") {
-      number = &m.source_column, bit = 32;
-    } else if (field == "source_end_column") {
-      number = &m.source_end_column, bit = 64;
-    } else if (field == "stack_frame_id") {
-      number = &m.stack_frame_id, bit = 128;
-    } else if (field == "deduplicated_name") {
-      string = &m.deduplicated_name, bit = 256;
-    } else if (field == "scheduling_name") {
-      string = &m.scheduling_name, bit = 512;
-    } else {
-      return 0;
+    size_t length = 0;
+    auto field = [&](const auto& name, auto OpMetadata::*member, uint32_t b) {
+      if (!starts_with(p, end, name)) return;
+      length = sizeof(name) - 1;
+      bit = b;
+      if constexpr (std::is_same_v<decltype(member), std::string_view OpMetadata::*>) {
+        if constexpr (kStore) {
+          string = &(m.*member);
+        } else {
+          string = &unused_string;
+        }
+      } else if constexpr (kStore) {
+        number = &(m.*member);
+      } else {
+        number = &unused_number;
+      }
+    };
+    switch (*p) {
+      case 'o':  // op_name, op_type
+        if (end - p > 3 && p[3] == 'n') {
+          field("op_name=", &OpMetadata::op_name, 1);
+        } else {
+          field("op_type=", &OpMetadata::op_type, 2);
+        }
+        break;
+      case 's':
+        if (end - p < 12) break;
+        if (p[1] == 't') {
+          field("stack_frame_id=", &OpMetadata::stack_frame_id, 128);
+        } else if (p[1] == 'c') {
+          field("scheduling_name=", &OpMetadata::scheduling_name, 512);
+        } else if (p[7] == 'f') {
+          field("source_file=", &OpMetadata::source_file, 4);
+        } else if (p[7] == 'l') {
+          field("source_line=", &OpMetadata::source_line, 8);
+        } else if (p[7] == 'c') {
+          field("source_column=", &OpMetadata::source_column, 32);
+        } else if (p[11] == 'l') {
+          field("source_end_line=", &OpMetadata::source_end_line, 16);
+        } else {
+          field("source_end_column=", &OpMetadata::source_end_column, 64);
+        }
+        break;
+      case 'd':
+        field("deduplicated_name=", &OpMetadata::deduplicated_name, 256);
+        break;
+      default:
+        break;
     }
-    if (seen & bit) return 0;
+    if (length == 0 || (seen & bit)) return 0;
     seen |= bit;
+    p += length;
     if (string != nullptr) {
       if (p == end || *p != '"') return 0;
       ++p;
-      const auto* close =
-          static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
-      if (close == nullptr) return 0;
-      std::string_view value(p, static_cast<size_t>(close - p));
-      if (std::memchr(value.data(), '\\', value.size()) != nullptr ||
-          std::memchr(value.data(), '\n', value.size()) != nullptr) {
-        return 0;
-      }
-      *string = value;
+      const char* close = find_string_stop(p, end);
+      if (close == end || *close != '"') return 0;
+      *string = std::string_view(p, static_cast<size_t>(close - p));
       p = close + 1;
     } else {
-      auto [after, ec] = std::from_chars(p, end, *number);
-      if (ec != std::errc() || after == p) return 0;
-      p = after;
+      p = read_int(p, end, number);
+      if (p == nullptr) return 0;
     }
   }
-  *out = m;
+  if constexpr (kStore) *out = m;
   return static_cast<size_t>(p + 1 - text.data());
+}
+
+}  // namespace
+
+size_t scan_plain_metadata(std::string_view text, OpMetadata* out) {
+  return out != nullptr ? scan_plain<true>(text, out) : scan_plain<false>(text, nullptr);
 }
 
 std::optional<OpMetadata> decode_metadata(const Attribute* metadata) {

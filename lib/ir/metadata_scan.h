@@ -17,7 +17,8 @@ namespace hloroof::detail {
 // Reads `{field=value ...}` at the start of `text`: fields separated by one space, strings
 // without escapes or newlines, integers, each field at most once, no profile_type or
 // metadata_payload. Returns the length read (through the closing brace), or 0 when the text is
-// not in that form (the caller then parses it in full) and leaves *out unchanged.
+// not in that form (the caller then parses it in full) and leaves *out unchanged. With a null
+// `out` the text is only checked.
 size_t scan_plain_metadata(std::string_view text, OpMetadata* out);
 
 // The value of a `metadata` attribute: its decoded record where the parser kept one, else read

@@ -1,11 +1,21 @@
 // Attribute values (docs/hlo-text.md, "Attributes"), by AttrKind.
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "hloroof/metadata.h"
 #include "hloroof/shape_text.h"
+#include "ir/metadata_scan.h"
 #include "ir/shape_util.h"
 #include "ir/strings.h"
 #include "text/module_parser.h"
@@ -80,7 +90,234 @@ bool to_int(std::string_view text, int64_t* out) {
   return ec == std::errc() && end == text.data() + text.size();
 }
 
+// Every analysis walks calls recursively; a chain of calls (fusions, loops, calls, conditionals,
+// appliers) deeper than this is refused where the text is.
+constexpr int kMaxCallDepth = 128;
+
+// ---- Text scanners for scan_attribute: each reads one form at `p`, bounded by `end`, and
+// returns where it stopped, or null when the text is not in that form.
+
+bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+
+// [A-Za-z0-9_.-], the bytes the lexer continues an identifier or a %name with.
+constexpr std::array<bool, 256> kNameChars = [] {
+  std::array<bool, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = true;
+  for (int c = '0'; c <= '9'; ++c) t[c] = true;
+  t['_'] = t['.'] = t['-'] = true;
+  return t;
+}();
+bool is_name_char(char c) { return kNameChars[static_cast<unsigned char>(c)]; }
+
+// The first '=' among the 32 bytes at `p` (fewer before `end`), or null. Attribute names are
+// shorter.
+const char* find_equals(const char* p, const char* end) {
+#if defined(__SSE2__)
+  if (end - p >= 32) {
+    const __m128i equals = _mm_set1_epi8('=');
+    const auto low = static_cast<uint32_t>(_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), equals)));
+    const auto high = static_cast<uint32_t>(_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)), equals)));
+    const uint32_t mask = low | high << 16;
+    return mask != 0 ? p + std::countr_zero(mask) : nullptr;
+  }
+#endif
+  const char* stop = end - p > 32 ? p + 32 : end;
+  for (; p != stop; ++p) {
+    if (*p == '=') return p;
+  }
+  return nullptr;
+}
+
+// Whether the lexer reads `word`, an identifier, as something else: a keyword, an element type
+// or `nan`.
+bool is_reserved_word(std::string_view word) {
+  static constexpr std::string_view kKeywords[] = {
+#define HLOROOF_KEYWORD(spelling) #spelling,
+#include "text/token_kinds.def"
+  };
+  if (is_element_type_name(word) || word == "nan") return true;
+  return std::find(std::begin(kKeywords), std::end(kKeywords), word) != std::end(kKeywords);
+}
+
+// [0-9]{1,18} into *out: at most 18 digits, which cannot overflow (longer ones, never printed,
+// take the token path).
+[[gnu::always_inline]] inline const char* scan_digits(const char* p, const char* end,
+                                                      int64_t* out) {
+  const char* digits = p;
+  const char* stop = end - p > 18 ? p + 18 : end;
+  int64_t value = 0;
+  for (; p != stop && is_digit(*p); ++p) value = value * 10 + (*p - '0');
+  if (p == digits || (p != end && is_digit(*p))) return nullptr;
+  *out = value;
+  return p;
+}
+
+// '{' ([0-9]+ (',' [0-9]+)*)? '}' with nothing else in between, as printers write int lists.
+const char* scan_int_list(const char* p, const char* end, absl::InlinedVector<int64_t, 8>* out) {
+  if (p == end || *p != '{') return nullptr;
+  ++p;
+  if (p != end && *p == '}') return p + 1;
+  for (;;) {
+    int64_t v;
+    p = scan_digits(p, end, &v);
+    if (p == nullptr || p == end) return nullptr;
+    out->push_back(v);
+    if (*p == '}') return p + 1;
+    if (*p != ',') return nullptr;
+    ++p;
+  }
+}
+
+// '{' ('[' INT ':' INT (':' INT)? ']' (',' ' '? ...)*)? '}' with unsigned integers and a
+// positive stride.
+const char* scan_slice(const char* p, const char* end, absl::InlinedVector<SliceDim, 4>* out) {
+  if (p == end || *p != '{') return nullptr;
+  ++p;
+  if (p != end && *p == '}') return p + 1;
+  for (;;) {
+    if (p == end || *p != '[') return nullptr;
+    SliceDim& d = out->emplace_back();
+    p = scan_digits(p + 1, end, &d.start);
+    if (p == nullptr || p == end || *p != ':') return nullptr;
+    p = scan_digits(p + 1, end, &d.limit);
+    if (p == nullptr || p == end) return nullptr;
+    if (*p == ':') {
+      p = scan_digits(p + 1, end, &d.stride);
+      if (p == nullptr || p == end || d.stride == 0) return nullptr;
+    }
+    if (*p != ']') return nullptr;
+    ++p;
+    if (p == end) return nullptr;
+    if (*p == '}') return p + 1;
+    if (*p != ',') return nullptr;
+    ++p;
+    if (p != end && *p == ' ') ++p;
+  }
+}
+
 }  // namespace
+
+// The attribute after the current `,` in the forms printers write, read straight from the text:
+// most instructions carry a few attributes of a few kinds, and going token by token costs more
+// than the rest of the instruction. `metadata={...}` in the plain form, integer lists such as
+// `dimensions={1,0}`, unsigned integers and words of a fixed set followed by `,` or a line end,
+// slices and computation references. Anything else, including every error, returns false
+// having consumed nothing, and the token path takes over.
+bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes) {
+  const char* end = lexer_.source().data() + lexer_.source().size();
+  const char* p = tok_.end();
+  if (p != end && *p == ' ') ++p;  // as the lexer skips one space
+  // The name: [a-z_]+ before `=`, which the lexer would read as the same attribute token.
+  AttrId id;
+  const char* value;
+  if (end - p >= 10 && std::memcmp(p, "metadata={", 10) == 0) {
+    id = AttrId::kMetadata;
+    value = p + 9;
+  } else {
+    // Everything before the first '=' must be an attribute's name: such names are made of
+    // identifier bytes only, which the lexer would read as the same attribute token.
+    const char* equals = find_equals(p, end);
+    if (equals == nullptr || equals == p) return false;
+    std::optional<AttrId> found =
+        attribute_from_name(std::string_view(p, static_cast<size_t>(equals - p)));
+    if (!found) return false;
+    id = *found;
+    value = equals + 1;
+  }
+  for (const Attribute& a : *attributes) {
+    if (a.id == id) return false;
+  }
+  Attribute attribute{id, {}, {}};
+  const char* value_end = nullptr;
+  switch (attribute_kind(id)) {
+    case AttrKind::kMetadata:
+      if (value != end && *value == '{') {
+        size_t length = detail::scan_plain_metadata(
+            std::string_view(value, static_cast<size_t>(end - value)), nullptr);
+        if (length > 0) value_end = value + length;
+      }
+      break;
+    case AttrKind::kIntList:
+    case AttrKind::kSliceSizes: {
+      absl::InlinedVector<int64_t, 8> values;
+      value_end = scan_int_list(value, end, &values);
+      if (value_end != nullptr) attribute.value = state_->arena.copy<int64_t>(values);
+      break;
+    }
+    case AttrKind::kInt: {
+      int64_t v;
+      value_end = scan_digits(value, end, &v);
+      // Only before `,` or a line end: other bytes may continue the number into another token.
+      if (value_end != nullptr && value_end != end && (*value_end == ',' || *value_end == '\n')) {
+        attribute.value = v;
+      } else {
+        value_end = nullptr;
+      }
+      break;
+    }
+    case AttrKind::kSlice: {
+      absl::InlinedVector<SliceDim, 4> dims;
+      value_end = scan_slice(value, end, &dims);
+      if (value_end != nullptr) {
+        auto* slice = state_->arena.create<Slice>();
+        slice->dims.assign(dims.begin(), dims.end());
+        attribute.value = static_cast<const Slice*>(slice);
+      }
+      break;
+    }
+    case AttrKind::kWord: {
+      // A word of a fixed set (direction=GE, kind=kLoop), none of which is a keyword or a type,
+      // before `,` or a line end: the lexer would read it as the same identifier.
+      const WordSet* set = word_set(id);
+      const char* q = value;
+      while (q != end && is_name_char(*q)) ++q;
+      if (set == nullptr || q == value || q == end || (*q != ',' && *q != '\n')) break;
+      std::string_view word(value, static_cast<size_t>(q - value));
+      if (!allowed(*set, word)) break;
+      attribute.value = word;
+      value_end = q;
+      break;
+    }
+    case AttrKind::kComputation: {
+      // `%name`, or the name alone when the lexer would read it as a plain identifier: not
+      // followed by ':', '=' or what continues dimension labels, and not a reserved word.
+      const bool percent = value != end && *value == '%';
+      const char* name = percent ? value + 1 : value;
+      if (name == end ||
+          !((*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z') || *name == '_')) {
+        break;
+      }
+      const char* q = name;
+      while (q != end && is_name_char(*q)) ++q;
+      std::string_view callee_name(name, static_cast<size_t>(q - name));
+      if (!percent && (q == end || (*q != ',' && *q != '\n') || is_reserved_word(callee_name))) {
+        break;
+      }
+      auto callee = state_->computations_by_name.find(callee_name);
+      if (callee == state_->computations_by_name.end()) break;
+      auto below = call_height_.find(callee->second);
+      const int height = (below == call_height_.end() ? 0 : below->second) + 1;
+      if (height > kMaxCallDepth) break;
+      if (computation_ != nullptr) {
+        int& mine = call_height_[computation_];
+        mine = std::max(mine, height);
+      }
+      attribute.value = callee->second;
+      value_end = q;
+      break;
+    }
+    default:
+      break;
+  }
+  if (value_end == nullptr) return false;
+  attribute.text = std::string_view(value, static_cast<size_t>(value_end - value));
+  attributes->push_back(attribute);
+  skip_to(value_end);
+  return true;
+}
 
 bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, Attribute* out) {
   out->id = id;
@@ -216,8 +453,7 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
     case AttrKind::kMetadata: {
       // Metadata in the printers' plain form stays text, read again by Instruction::metadata();
       // only other spellings keep a decoded record.
-      OpMetadata plain;
-      if (at(TokenKind::kLBrace) && scan_metadata(&plain)) break;
+      if (at(TokenKind::kLBrace) && scan_metadata(nullptr)) break;
       auto* metadata = arena.create<OpMetadata>();
       if (!parse_metadata(metadata)) return false;
       out->value = static_cast<const OpMetadata*>(metadata);
@@ -314,9 +550,6 @@ bool ModuleParser::parse_decoded_string(std::string_view* out, std::string_view 
 bool ModuleParser::parse_computation_ref(Computation** out) {
   const Token at_ref = tok_;
   if (!parse_callee(out)) return false;
-  // Every analysis walks calls recursively; a chain of calls (fusions, loops, calls,
-  // conditionals, appliers) deeper than this is refused here, where the text is.
-  constexpr int kMaxCallDepth = 128;
   auto callee = call_height_.find(*out);
   const int height = (callee == call_height_.end() ? 0 : callee->second) + 1;
   if (height > kMaxCallDepth) {

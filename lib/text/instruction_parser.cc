@@ -435,7 +435,9 @@ bool ModuleParser::parse_nested_instruction(const Shape* shape, Instruction** ou
 // (',' ATTR value)*: any order, each name once.
 bool ModuleParser::parse_attributes(Instruction* instruction) {
   absl::InlinedVector<Attribute, 8> attributes;
-  while (consume_if(TokenKind::kComma)) {
+  while (at(TokenKind::kComma)) {
+    if (scan_attribute(&attributes)) continue;
+    advance();
     if (!at(TokenKind::kAttr)) return expected("an attribute (name=value)");
     Token name = tok_;
     std::optional<AttrId> id = attribute_from_name(name.name());

@@ -38,7 +38,7 @@ constexpr std::array<std::string_view, static_cast<size_t>(MetadataField::kCount
 // one scanner straight from the text (ir/metadata_scan.h): it is on most instructions of real
 // dumps, and going token by token costs a fifth of the parse. Anything else (escapes, commas,
 // profile_type, errors) makes it return false having consumed nothing, and parse_metadata takes
-// over.
+// over. A null `out` only checks the form.
 bool ModuleParser::scan_metadata(OpMetadata* out) {
   const char* begin = tok_.begin();
   const char* end = lexer_.source().data() + lexer_.source().size();

@@ -107,6 +107,9 @@ class ModuleParser : public Parser {
   [[nodiscard]] bool parse_result_accuracy();
   [[nodiscard]] bool parse_operand_layout_constraints(Instruction* instruction);
   [[nodiscard]] bool parse_debug_attributes();
+  // The attribute after the current `,` read from the text when in a common form (appended to
+  // *attributes, consuming it); false, having consumed nothing, otherwise.
+  [[nodiscard]] bool scan_attribute(absl::InlinedVector<Attribute, 8>* attributes);
 
   // ---- collective_parser.cc
   [[nodiscard]] bool parse_replica_groups(ReplicaGroups* out);

@@ -1,12 +1,17 @@
 // Instruction metadata: kept as text when written in the printers' plain form and decoded on
-// each read, kept as a decoded record otherwise; both read the same and print as written.
+// each read, kept as a decoded record otherwise; both read the same and print as written. And
+// the attribute forms the parser reads straight from the text (metadata, integer lists,
+// integers, computation references): every other spelling of the same value reads the same, and
+// errors inside them are reported where and as the token-by-token parser reports them.
 #include <catch2/catch.hpp>
 #include <string>
+#include <utility>
 
 #include "hloroof/computation.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/module.h"
 #include "ir/metadata_scan.h"
+#include "module_test_util.h"
 
 namespace hloroof {
 namespace {
@@ -118,6 +123,332 @@ TEST_CASE("the plain metadata scanner reads exactly one record and refuses other
        }) {
     CHECK(detail::scan_plain_metadata(refused, &untouched) == 0);
     CHECK(untouched.source_line == 5);
+  }
+}
+
+TEST_CASE("the plain metadata scanner finds quotes, escapes and newlines at any offset") {
+  // Strings of 40 bytes put the stop in the first 16-byte block, in the second, in the 8-byte
+  // step after the last whole block (offsets 32-39) and in the last bytes, on both sides of
+  // each boundary.
+  for (size_t at :
+       {size_t{0}, size_t{1}, size_t{15}, size_t{16}, size_t{17}, size_t{24}, size_t{31},
+        size_t{32}, size_t{33}, size_t{35}, size_t{38}, size_t{39}, size_t{40}}) {
+    INFO(at);
+    std::string body(40, 'x');
+    OpMetadata m;
+    std::string text = "{op_name=\"" + body.substr(0, at) + "\"}";
+    // `{op_name="` is 10 bytes, then `at` bytes, the quote and the brace.
+    CHECK(detail::scan_plain_metadata(text, &m) == 10 + at + 2);
+    CHECK(m.op_name == body.substr(0, at));
+    for (char stop : {'\\', '\n'}) {
+      std::string refused = "{op_name=\"" + body + "\"}";
+      refused[10 + at] = stop;
+      OpMetadata untouched;
+      CHECK(detail::scan_plain_metadata(refused, &untouched) == 0);
+      CHECK(untouched.op_name.empty());
+    }
+  }
+  // Bytes next to the stops (and bytes with the high bit set) are no stops, in any lane.
+  const std::string near = "\x01\x80\xff#![]\x09\x0b\x21\x23\x5b\x5d\x7f";  // 13 bytes
+  std::string body;
+  while (body.size() < 45) body += near;
+  const std::string text = "{op_name=\"" + body + "\"}";
+  OpMetadata m;
+  CHECK(detail::scan_plain_metadata(text, &m) == text.size());
+  CHECK(m.op_name == body);
+  // A string that runs to the end of the text has no closing quote.
+  CHECK(detail::scan_plain_metadata("{op_name=\"" + std::string(40, 'x'), nullptr) == 0);
+}
+
+TEST_CASE("the plain metadata scanner reads integers as from_chars does") {
+  auto line = [](std::string_view number) -> std::optional<int64_t> {
+    OpMetadata m;
+    std::string text = "{source_line=" + std::string(number) + "}";
+    if (detail::scan_plain_metadata(text, &m) != text.size()) return std::nullopt;
+    return m.source_line;
+  };
+  CHECK(line("0") == 0);
+  CHECK(line("007") == 7);
+  CHECK(line("-5") == -5);
+  CHECK(line("123456789012345678") == 123456789012345678);    // 18 digits
+  CHECK(line("1234567890123456789") == 1234567890123456789);  // 19: the long way
+  CHECK(line("9223372036854775807") == INT64_MAX);
+  CHECK(line("-9223372036854775808") == INT64_MIN);
+  CHECK(line("00000000000000000000001") == 1);
+  CHECK_FALSE(line("9223372036854775808").has_value());  // 2^63 does not fit
+  CHECK_FALSE(line("-").has_value());
+  CHECK_FALSE(line("").has_value());
+  CHECK_FALSE(line("+5").has_value());
+  CHECK_FALSE(line("5x").has_value());
+  CHECK_FALSE(line("1.5").has_value());
+}
+
+TEST_CASE("the plain metadata scanner knows each field by its whole name") {
+  OpMetadata m;
+  // Every field in another order than printers use: same values as kPlain.
+  constexpr std::string_view kShuffled =
+      R"({stack_frame_id=4 scheduling_name="sn" deduplicated_name="dd" source_end_column=12 )"
+      R"(source_column=3 source_end_line=9 source_line=7 source_file="m.py" )"
+      R"(op_name="jit(f)/dot_general" op_type="dot"})";
+  CHECK(detail::scan_plain_metadata(kShuffled, &m) == kShuffled.size());
+  check_every_field(m);
+  CHECK(detail::scan_plain_metadata(kShuffled, nullptr) == kShuffled.size());
+  for (std::string_view refused : {
+           R"({op_nam="x"})",
+           R"({op_namex="x"})",
+           R"({op_typ="x"})",
+           R"({source_fil="x"})",
+           R"({source_lines=1})",
+           R"({source_end_lin=1})",
+           R"({source_end_columns=1})",
+           R"({source_colum=1})",
+           R"({stack_frame_idx=1})",
+           R"({scheduling="x"})",
+           R"({deduplicated_nam="x"})",
+           R"({s=1})",
+           R"({so=1})",
+           R"({o="x"})",
+           R"({op_name ="x"})",
+           R"({op_name= "x"})",
+           R"({op_name="x"  source_line=1})",
+           R"({ op_name="x"})",
+           R"({op_name="x" })",
+           R"({op_name='x'})",
+           R"({Op_name="x"})",
+           R"({op_name="x"source_line=1})",
+           R"({source_line="1"})",
+           R"({op_name=1})",
+       }) {
+    INFO(refused);
+    CHECK(detail::scan_plain_metadata(refused, &m) == 0);
+    CHECK(detail::scan_plain_metadata(refused, nullptr) == 0);
+  }
+}
+
+// A module whose line 10 is `line`, after %add (lines 2-6) and %p, %c (lines 8-9) of the entry.
+std::string entry_line(std::string_view line) {
+  return "HloModule m\n%add (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n"
+         "  %y = f32[] parameter(1)\n  ROOT %s = f32[] add(%x, %y)\n}\nENTRY %e {\n"
+         "  %p = f32[2,3]{1,0} parameter(0)\n  %c = f32[] constant(0)\n" +
+         std::string(line) + "\n}\n";
+}
+
+// `  ROOT %r = f32[2]{0} reduce(%p, %c)` is 36 bytes: what follows starts at column 37.
+constexpr std::string_view kReduce = "  ROOT %r = f32[2]{0} reduce(%p, %c)";
+
+TEST_CASE("attributes in the printed form and in other spellings read the same") {
+  using testing::parse_ok;
+  const std::string printed = std::string(kReduce) +
+                              R"(, dimensions={1}, to_apply=%add, metadata={op_name="r" )"
+                              R"(source_line=3})";
+  Module m = parse_ok(entry_line(printed));
+  const Instruction* r = m.entry()->root();
+  REQUIRE(r->attribute(AttrId::kMetadata) != nullptr);
+  CHECK(r->attribute(AttrId::kMetadata)->text == R"({op_name="r" source_line=3})");
+  CHECK(r->attribute(AttrId::kMetadata)->get<const OpMetadata*>() == nullptr);
+  REQUIRE(r->attribute(AttrId::kDimensions) != nullptr);
+  CHECK(r->attribute(AttrId::kDimensions)->text == "{1}");
+  // Each spelling is the printed one with one thing changed; all but the last take the token
+  // path for the changed attribute.
+  for (std::string_view other : {
+           R"(, dimensions={ 1 }, to_apply=%add, metadata={op_name="r" source_line=3})",
+           R"(, dimensions= {1}, to_apply=%add, metadata={op_name="r" source_line=3})",
+           R"(, dimensions={01}, to_apply=%add, metadata={op_name="r" source_line=3})",
+           R"(, dimensions={1}, to_apply=add, metadata={op_name="r" source_line=3})",
+           R"(, dimensions={1}, to_apply=add:, metadata={op_name="r" source_line=3})",
+           "\n    , dimensions={1}, to_apply=add\n    , metadata={op_name=\"r\" source_line=3}",
+           R"(, dimensions={1}, to_apply= %add, metadata={op_name="r" source_line=3})",
+           R"(, dimensions={1},  to_apply=%add, metadata={op_name="r" source_line=3})",
+           R"(, dimensions={1}, to_apply=%add, metadata={op_name="r", source_line=3})",
+           R"(, dimensions={1}, to_apply=%add, metadata={op_name="r"  source_line=3})",
+           R"(, dimensions={1}, to_apply=%add, metadata={ op_name="r" source_line=3 })",
+           R"(, dimensions={1}, to_apply=%add, metadata= {op_name="r" source_line=3})",
+           R"(, dimensions={1}, to_apply=%add, metadata={op_name="r" source_line=3})",
+           R"(, dimensions={1}, to_apply=%add, metadata={op_name="r" source_line=03})",
+           "\n    , dimensions={1}\n    , to_apply=%add\n    , metadata={op_name=\"r\" "
+           "source_line=3}",
+           R"(,dimensions={1},to_apply=%add,metadata={op_name="r" source_line=3})",
+       }) {
+    INFO(other);
+    Module o = parse_ok(entry_line(std::string(kReduce) + std::string(other)));
+    std::string difference;
+    CHECK(structurally_equal(m, o, &difference));
+    CHECK(difference.empty());
+    const OpMetadata md = *o.entry()->root()->metadata();
+    CHECK(md.op_name == "r");
+    CHECK(md.source_line == 3);
+  }
+  // Integer attributes, with and without a space before the line end.
+  const std::string gte =
+      "  %t = (f32[2,3]{1,0}, f32[]) tuple(%p, %c)\n  ROOT %g = f32[] get-tuple-element(%t)";
+  Module g = parse_ok(entry_line(gte + ", index=1"));
+  REQUIRE(g.entry()->root()->attribute(AttrId::kIndex) != nullptr);
+  CHECK(g.entry()->root()->attribute(AttrId::kIndex)->text == "1");
+  for (std::string_view other : {", index=1 ", ", index= 1", ", index=01", ",index=1"}) {
+    INFO(other);
+    Module o = parse_ok(entry_line(gte + std::string(other)));
+    std::string difference;
+    CHECK(structurally_equal(g, o, &difference));
+    CHECK(difference.empty());
+  }
+}
+
+TEST_CASE("errors inside attribute values keep their place and wording") {
+  // Columns on line 10: kReduce is 36 bytes, `, dimensions={` 14 more, so the first integer is
+  // at column 51; `, dimensions={1}, to_apply=` puts the callee at column 64.
+  const std::pair<std::string_view, std::string_view> cases[] = {
+      {", dimensions={1,}, to_apply=%add",
+       "10:53: error: expected an integer (dimensions), got '}'"},
+      {", dimensions={1 0}, to_apply=%add",
+       "10:53: error: expected '}' to close dimensions, got '0'"},
+      {", dimensions={99999999999999999999}, to_apply=%add",
+       "10:51: error: integer 99999999999999999999 does not fit in 64 bits"},
+      {", dimensions={9223372036854775808}, to_apply=%add",
+       "10:51: error: integer 9223372036854775808 is too large for dimensions"},
+      {", dimensions={1}, to_apply=%nope", "10:64: error: computation does not exist: nope"},
+      {", dimensions={1}, to_apply=%e", "10:64: error: computation e cannot call itself"},
+      {", dimensions={1}, to_apply=%add.", "10:64: error: computation does not exist: add."},
+      {", dimensions={1}, dimensions={1}, to_apply=%add",
+       "10:55: error: attribute 'dimensions' is given twice"},
+      {", dimensions={1}x, to_apply=%add",
+       "10:23: error: attribute 'to_apply' is required for reduce"},
+      // `, dimensions={1}, to_apply=%add, metadata={` ends at column 79: the field at 80.
+      {", dimensions={1}, to_apply=%add, metadata={bogus=1}",
+       "10:80: error: unknown metadata field 'bogus'"},
+      {", dimensions={1}, to_apply=%add, metadata={op_name=\"x\" bogus=1}",
+       "10:92: error: unknown metadata field 'bogus'"},
+      {", dimensions={1}, to_apply=%add, metadata={op_name=\"a\\q\"}",
+       "10:88: error: invalid string: unknown escape sequence: \\q"},
+      {", dimensions={1}, to_apply=%add, metadata={op_name=\"x\" source_line=1.5}",
+       "10:104: error: expected an integer (source_line), got '1.5'"},
+      {", dimensions={1}, to_apply=%add, metadata={op_name=\"x\" source_line=99999999999999999999}",
+       "10:104: error: integer 99999999999999999999 does not fit in 64 bits"},
+      {", dimensions={1}, to_apply=%add, metadata={source_line=9223372036854775808}",
+       "10:92: error: integer 9223372036854775808 is too large for source_line"},
+      {", dimensions={1}, to_apply=%add, metadata={op_name=\"x",
+       "10:88: error: unterminated string"},
+      {", dimensions={1}, to_apply=%add, metadata={op_name=\"x\" op_name=\"y\"}",
+       "10:92: error: metadata field 'op_name' repeated"},
+      {", dimensions={1}, to_apply=%add, metadata={op_name=\"x\"}, metadata={}",
+       "10:94: error: attribute 'metadata' is given twice"},
+      {", dimensions={1}, to_apply=%add, metadata ={}",
+       "10:70: error: expected an attribute (name=value), got 'metadata'"},
+      {", dimensions={1}, to_apply=%add, Metadata={}",
+       "10:70: error: unknown attribute 'Metadata'"},
+  };
+  for (const auto& [attributes, message] : cases) {
+    INFO(attributes);
+    CHECK(testing::parse_error(entry_line(std::string(kReduce) + std::string(attributes))) ==
+          message);
+  }
+  // A callee without '%' is a name only where the lexer reads an identifier: reserved words
+  // and element types are not names, even of a computation that exists.
+  for (std::string_view reserved : {"true", "f32", "nan", "ROOT", "replicated"}) {
+    INFO(reserved);
+    std::string text =
+        entry_line(std::string(kReduce) + ", dimensions={1}, to_apply=%" + std::string(reserved));
+    const size_t add = text.find("%add");
+    text.replace(add, 4, "%" + std::string(reserved));
+    CHECK(testing::parse_error(text) == "parsed");
+    text.replace(text.rfind("=%") + 1, 1, "");
+    CHECK(testing::parse_error(text) ==
+          "10:64: error: expected a computation name, got '" + std::string(reserved) + "'");
+  }
+  const std::pair<std::string_view, std::string_view> callee_cases[] = {
+      {", dimensions={1}, to_apply=nope", "10:64: error: computation does not exist: nope"},
+      {", dimensions={1}, to_apply=add=", "10:64: error: expected a computation name, got 'add='"},
+      {", dimensions={1}, to_apply=1add", "10:64: error: expected a computation name, got '1'"},
+      {", dimensions={1}, to_apply=e", "10:64: error: computation e cannot call itself"},
+  };
+  for (const auto& [attributes, message] : callee_cases) {
+    INFO(attributes);
+    CHECK(testing::parse_error(entry_line(std::string(kReduce) + std::string(attributes))) ==
+          message);
+  }
+  // `  ROOT %g = f32[] get-tuple-element(%t)` is 39 bytes, `, index=` 8 more: the value is at
+  // column 48 of line 11.
+  const std::string gte =
+      "  %t = (f32[2,3]{1,0}, f32[]) tuple(%p, %c)\n  ROOT %g = f32[] get-tuple-element(%t)";
+  const std::pair<std::string_view, std::string_view> index_cases[] = {
+      {", index=1x2", "11:48: error: expected an integer (index), got '1x2'"},
+      {", index=1.", "11:48: error: expected an integer (index), got '1.'"},
+      {", index=", "12:1: error: expected an integer (index), got '}'"},
+      {", index=-1", "11:19: error: tuple index -1 is out of range: t has 2 elements"},
+      {", index=9223372036854775808",
+       "11:48: error: integer 9223372036854775808 is too large for index"},
+      {", index=1, index=1", "11:51: error: attribute 'index' is given twice"},
+  };
+  for (const auto& [attributes, message] : index_cases) {
+    INFO(attributes);
+    CHECK(testing::parse_error(entry_line(gte + std::string(attributes))) == message);
+  }
+  // `  ROOT %s = f32[1,3]{1,0} slice(%p), slice={` is 46 bytes: the first `[` is at column 47.
+  const std::string slice = "  ROOT %s = f32[1,3]{1,0} slice(%p)";
+  const std::pair<std::string_view, std::string_view> slice_cases[] = {
+      {", slice={[0:1:0], [0:3]}", "10:50: error: a slice stride must be positive"},
+      {", slice={[0:1], [0:3:-1]}", "10:57: error: a slice stride must be positive"},
+      {", slice={[0:1], [0:3],}",
+       "10:58: error: expected '[' to open a slice dimension [start:limit], got '}'"},
+      {", slice={[0:1] [0:3]}", "10:51: error: expected '}' to close the slice, got '['"},
+      {", slice={[0:1], [0:x]}", "10:55: error: expected an integer (the slice limit), got 'x'"},
+      {", slice={[0:1], [0;3]}", "10:54: error: unexpected character ';'"},
+      {", slice={[0:1], [0:99999999999999999999]}",
+       "10:55: error: integer 99999999999999999999 does not fit in 64 bits"},
+  };
+  for (const auto& [attributes, message] : slice_cases) {
+    INFO(attributes);
+    CHECK(testing::parse_error(entry_line(slice + std::string(attributes))) == message);
+  }
+  // `  ROOT %q = pred[] compare(%c, %c), direction=` is 46 bytes: the word is at column 47.
+  const std::string compare = "  ROOT %q = pred[] compare(%c, %c)";
+  const std::pair<std::string_view, std::string_view> word_cases[] = {
+      {", direction=ge",
+       "10:47: error: 'ge' is not a valid direction; expected one of EQ, NE, GE, GT, LE, LT"},
+      {", direction=GE:", "10:47: error: expected a value for direction, got 'GE:'"},
+      {", direction=GE=", "10:47: error: expected a value for direction, got 'GE='"},
+      {", direction=", "11:1: error: expected a value for direction, got '}'"},
+      {", direction=GE, direction=LT", "10:51: error: attribute 'direction' is given twice"},
+      {", direction=\"GE\"", "10:47: error: expected a value for direction, got '\"GE\"'"},
+      {", direction=GE, type=FLOAT.",
+       "10:56: error: 'FLOAT.' is not a valid type; expected one of FLOAT, TOTALORDER, SIGNED, "
+       "UNSIGNED"},
+  };
+  for (const auto& [attributes, message] : word_cases) {
+    INFO(attributes);
+    CHECK(testing::parse_error(entry_line(compare + std::string(attributes))) == message);
+  }
+}
+
+TEST_CASE("slices and words in the printed form and in other spellings read the same") {
+  using testing::parse_ok;
+  auto same = [](const std::string& a, const std::string& b) {
+    INFO(a);
+    INFO(b);
+    Module ma = parse_ok(entry_line(a));
+    Module mb = parse_ok(entry_line(b));
+    std::string difference;
+    CHECK(structurally_equal(ma, mb, &difference));
+    CHECK(difference.empty());
+  };
+  const std::string slice = "  ROOT %s = f32[1,2]{1,0} slice(%p), slice=";
+  for (std::string_view other : {"{[0:1],[1:3]}", "{[0:1],  [1:3]}", "{ [0:1], [1:3] }",
+                                 "{[0:1:1], [1:3:1]}", " {[0:1], [1:3]}"}) {
+    same(slice + "{[0:1], [1:3]}", slice + std::string(other));
+  }
+  Module strided =
+      parse_ok(entry_line("  ROOT %s = f32[1,2]{1,0} slice(%p), slice={[0:1], [0:3:2]}"));
+  const Attribute* a = strided.entry()->root()->attribute(AttrId::kSlice);
+  REQUIRE(a != nullptr);
+  CHECK(a->text == "{[0:1], [0:3:2]}");
+  REQUIRE(a->get<const Slice*>() != nullptr);
+  const Slice& s = **a->get<const Slice*>();
+  REQUIRE(s.dims.size() == 2);
+  CHECK(s.dims[0] == SliceDim{0, 1, 1});
+  CHECK(s.dims[1] == SliceDim{0, 3, 2});
+  const std::string compare = "  ROOT %q = pred[] compare(%c, %c), direction=";
+  for (std::string_view other : {"GE ", " GE", "GE\n  , type=FLOAT"}) {
+    same(compare + "GE" + (other.find("type") != std::string_view::npos ? ", type=FLOAT" : ""),
+         compare + std::string(other));
   }
 }
 
