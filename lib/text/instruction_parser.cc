@@ -1,6 +1,8 @@
 // Instructions and operands (docs/hlo-text.md, "Instructions and operands").
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstring>
 #include <limits>
 
 #include "hloroof/shape_text.h"
@@ -186,6 +188,50 @@ static size_t shape_extent(const char* p, const char* end) {
   return static_cast<size_t>(p - s);
 }
 
+// The length of the text from `p` up to its first byte at or below ' ' (a space, a line break,
+// the NUL after the source), eight bytes a step; at most about 256 bytes are looked at.
+static size_t text_before_space(const char* p, const char* end) {
+  const char* s = p;
+  if constexpr (std::endian::native == std::endian::little) {
+    constexpr uint64_t kOnes = 0x0101010101010101ull;
+    constexpr uint64_t kHighs = 0x8080808080808080ull;
+    while (end - p >= 8 && p - s < 256) {
+      uint64_t w;
+      std::memcpy(&w, p, sizeof w);
+      // The lowest set bit marks the first byte below 0x21 (bytes of 0x80 and more never
+      // borrow, and are not marked).
+      if (uint64_t low = (w - kOnes * 0x21) & ~w & kHighs) {
+        return static_cast<size_t>(p - s) + static_cast<size_t>(std::countr_zero(low) / 8);
+      }
+      p += 8;
+    }
+  }
+  while (p < end && static_cast<uint8_t>(*p) > ' ') ++p;
+  return static_cast<size_t>(p - s);
+}
+
+// The cached shape whose text starts at `p` and is followed by a space, with its length; null
+// when there is none. A cached text is one that shape_extent measured where it was first read,
+// and shape_extent decides where a text ends from its own bytes and a following ' ' alike, so
+// when the text up to the first space is cached, shape_extent would measure the same here and
+// the look-up by its result is skipped.
+const Shape* ModuleParser::cached_shape_before_space(const char* p, size_t* length) {
+  const char* end = lexer_.source().data() + lexer_.source().size();
+  size_t n = text_before_space(p, end);
+  if (p[n] == ' ') {
+    if (auto it = shapes_by_text_.find(std::string_view(p, n)); it != shapes_by_text_.end()) {
+      *length = n;
+      return it->second;
+    }
+  }
+  n = shape_extent(p, end);
+  if (n == 0 || p[n] != ' ') return nullptr;
+  auto it = shapes_by_text_.find(std::string_view(p, n));
+  if (it == shapes_by_text_.end()) return nullptr;
+  *length = n;
+  return it->second;
+}
+
 // The lexer's identifier characters: [A-Za-z_] start one, [A-Za-z0-9_.-] continue it.
 enum NameChar : uint8_t { kNameStart = 1, kNameChar = 2 };
 
@@ -231,20 +277,18 @@ const char* ModuleParser::scan_instruction_head(const Shape** shape, OpcodeSpell
   p += 3;
   // A cached shape's text starts with an element type or '(' (parse_cached_shape).
   if (*p != '(' && !(*p >= 'a' && *p <= 'z')) return nullptr;
-  std::string_view source = lexer_.source();
-  const size_t length = shape_extent(p, source.data() + source.size());
-  if (length == 0) return nullptr;
-  auto it = shapes_by_text_.find(std::string_view(p, length));
-  if (it == shapes_by_text_.end()) return nullptr;
+  size_t length = 0;
+  const Shape* found = cached_shape_before_space(p, &length);
+  if (found == nullptr) return nullptr;
   p += length;
-  if (*p != ' ' || !is_name_start(p[1])) return nullptr;
+  if (!is_name_start(p[1])) return nullptr;
   const char* op_begin = p + 1;
   p = skip_name_chars(op_begin);
   if (*p != '(') return nullptr;
   std::string_view text(op_begin, static_cast<size_t>(p - op_begin));
   std::optional<Opcode> opcode = opcode_from_name(text);
   if (!opcode) return nullptr;  // the async sugar, or no opcode: parse_opcode says which
-  *shape = it->second;
+  *shape = found;
   op->opcode = *opcode;
   op_token->kind = TokenKind::kIdent;
   op_token->text = text;
@@ -335,7 +379,6 @@ bool ModuleParser::parse_opcode(OpcodeSpelling* out) {
 // `#` indices, comments, nested instructions, unknown names, other spacing) makes it return
 // false having consumed nothing, and parse_operands reads the list token by token.
 bool ModuleParser::scan_operands(const char* p, absl::InlinedVector<Instruction*, 8>* out) {
-  const char* end = lexer_.source().data() + lexer_.source().size();
   for (;;) {
     const char* name = p;
     const char* name_end = nullptr;
@@ -348,11 +391,9 @@ bool ModuleParser::scan_operands(const char* p, absl::InlinedVector<Instruction*
     // A typed operand (`f32[8]{0} %x`, older dumps) whose shape text is already known.
     const Shape* declared = nullptr;
     if (*p != '%' && name_end == nullptr) {
-      size_t length = shape_extent(p, end);
-      if (length == 0) break;
-      auto it = shapes_by_text_.find(std::string_view(p, length));
-      if (it == shapes_by_text_.end() || p[length] != ' ') break;
-      declared = it->second;
+      size_t length = 0;
+      declared = cached_shape_before_space(p, &length);
+      if (declared == nullptr) break;
       p += length + 1;
       name = *p == '%' ? p + 1 : p;
     }

@@ -164,6 +164,35 @@ TEST_CASE("duplicate names, and names that differ only in their last characters"
   CHECK(e->find_instruction("get-tuple-element.1234568") == e->root());
 }
 
+TEST_CASE("a shape is known by its text only where the text ends as when it was read") {
+  // `f32[8] {0}`: the cached `f32[8]` ends at the space; the layout is then not part of it.
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a.1 = f32[8] parameter(0)\n"
+                      "  ROOT n.2 = f32[8] {0} negate(a.1)\n"
+                      "}\n") == "4:21: expected an opcode, got '{'");
+  // A tuple's text has spaces: it is measured, not cut at the first space.
+  Module tuples = parse_ok(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  a.1 = (f32[8], s32[]) parameter(0)\n"
+      "  b.1 = (f32[8], s32[]) copy(a.1)\n"
+      "  ROOT n.2 = (f32[8], s32[]) copy((f32[8], s32[]) b.1)\n"
+      "}\n");
+  CHECK(&find(tuples, "e", "n.2").shape() == &find(tuples, "e", "a.1").shape());
+  CHECK(operand_names(find(tuples, "e", "n.2")) == "b.1");
+  // Typed operands: a layout the definition does not have, two spaces after the shape.
+  Module typed = parse_ok(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  a.1 = f32[8] parameter(0)\n"
+      "  b.1 = f32[8]{0} negate(f32[8]{0} a.1)\n"
+      "  ROOT d.1 = f32[8]{0}  add(f32[8]  a.1, b.1)\n"
+      "}\n");
+  CHECK(operand_names(find(typed, "e", "b.1")) == "a.1");
+  CHECK(operand_names(find(typed, "e", "d.1")) == "a.1,b.1");
+}
+
 TEST_CASE("names added and removed after parsing are found and freed by name") {
   Module m = parse_ok(
       "HloModule m\n"
