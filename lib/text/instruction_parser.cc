@@ -255,6 +255,27 @@ inline const char* skip_name_chars(const char* p) {
   return p;
 }
 
+// Where an operand's name from `p` ends, for a look-up: at the first byte below '-' (',', ')',
+// ' ', '#', '(', a line break, the NUL after the source), eight bytes a step. The name chars
+// [A-Za-z0-9_.-] are all '-' or above, so this is the lexer's end of the name whenever that
+// end is one of those bytes; otherwise the text taken has a byte no name has, and the
+// look-up, in a computation whose names all came from the lexer or from unique_name (name
+// characters only), finds nothing.
+inline const char* operand_name_end(const char* p, const char* end) {
+  if constexpr (std::endian::native == std::endian::little) {
+    constexpr uint64_t kOnes = 0x0101010101010101ull;
+    constexpr uint64_t kHighs = 0x8080808080808080ull;
+    while (end - p >= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, sizeof w);
+      if (uint64_t low = (w - kOnes * '-') & ~w & kHighs) return p + std::countr_zero(low) / 8;
+      p += 8;
+    }
+  }
+  while (p < end && static_cast<uint8_t>(*p) >= '-') ++p;
+  return p;
+}
+
 // Whether [begin, end) has a '.': no keyword or element type name has one, so a word with one
 // is a name wherever a name may stand (the lexer makes every other word an identifier too).
 inline bool has_dot(const char* begin, const char* end) {
@@ -379,13 +400,14 @@ bool ModuleParser::parse_opcode(OpcodeSpelling* out) {
 // `#` indices, comments, nested instructions, unknown names, other spacing) makes it return
 // false having consumed nothing, and parse_operands reads the list token by token.
 bool ModuleParser::scan_operands(const char* p, absl::InlinedVector<Instruction*, 8>* out) {
+  const char* end = lexer_.source().data() + lexer_.source().size();
   for (;;) {
     const char* name = p;
     const char* name_end = nullptr;
     if (*p == '%') {
       name = p + 1;
     } else if (is_name_start(*p)) {
-      name_end = skip_name_chars(p);
+      name_end = operand_name_end(p, end);
       if (*name_end != ',' && *name_end != ')') name_end = nullptr;  // a shape, or a nested op
     }
     // A typed operand (`f32[8]{0} %x`, older dumps) whose shape text is already known.
@@ -399,7 +421,7 @@ bool ModuleParser::scan_operands(const char* p, absl::InlinedVector<Instruction*
     }
     if (!is_name_start(*name)) break;
     const bool bare = name == p;  // without '%': a keyword unless it has a '.'
-    if (name_end == nullptr) name_end = skip_name_chars(name);
+    if (name_end == nullptr) name_end = operand_name_end(name, end);
     p = name_end;
     Instruction* operand =
         IrAccess::find(computation_, std::string_view(name, static_cast<size_t>(p - name)));
