@@ -80,6 +80,27 @@ TEST_CASE("bare operand names without a '.' and nested or indexed operands still
   CHECK(operand_names(find(m, "e", "z")) == "y,negate.anon");
 }
 
+TEST_CASE("an operand name followed by a comment, a space or a colon") {
+  // The direct reading takes a name up to the first byte below '-'; these end it elsewhere or
+  // later, and are read token by token.
+  Module m = parse_ok(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  a.1 = f32[] parameter(0)\n"
+      "  b.1 = f32[] parameter(1)\n"
+      "  c.1 = f32[] add(a.1/*x*/, b.1)\n"
+      "  ROOT d.1 = f32[] add(a.1 , %b.1 )\n"
+      "}\n");
+  CHECK(operand_names(find(m, "e", "c.1")) == "a.1,b.1");
+  CHECK(operand_names(find(m, "e", "d.1")) == "a.1,b.1");
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a.1 = f32[] parameter(0)\n"
+                      "  b.1 = f32[] parameter(1)\n"
+                      "  ROOT e.1 = f32[] add(a.1:b.1, b.1)\n"
+                      "}\n") == "5:28: expected ')' to close the operand list, got 'b.1'");
+}
+
 TEST_CASE("an instruction named like a keyword is not an operand when written bare") {
   // `true` is a keyword: only `%true` names the instruction.
   CHECK(located_error("HloModule m\n"
