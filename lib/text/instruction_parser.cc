@@ -206,7 +206,7 @@ static size_t text_before_space(const char* p, const char* end) {
       p += 8;
     }
   }
-  while (p < end && static_cast<uint8_t>(*p) > ' ') ++p;
+  while (p != end && static_cast<uint8_t>(*p) > ' ') ++p;
   return static_cast<size_t>(p - s);
 }
 
