@@ -27,16 +27,20 @@ namespace detail {
 // slot) and hashes and compares their names, so a name can be looked up directly.
 struct InstructionNameHash {
   using is_transparent = void;
-  size_t operator()(std::string_view name) const { return StringViewHash{}(name); }
-  size_t operator()(const Instruction* i) const { return StringViewHash{}(i->name()); }
+  size_t operator()(std::string_view name) const { return hash_text(name); }
+  size_t operator()(const Instruction* i) const { return hash_text(i->name()); }
 };
 struct InstructionNameEq {
   using is_transparent = void;
   bool operator()(const Instruction* a, const Instruction* b) const {
-    return a->name() == b->name();
+    return same_text(a->name(), b->name());
   }
-  bool operator()(const Instruction* a, std::string_view b) const { return a->name() == b; }
-  bool operator()(std::string_view a, const Instruction* b) const { return a == b->name(); }
+  bool operator()(const Instruction* a, std::string_view b) const {
+    return same_text(a->name(), b);
+  }
+  bool operator()(std::string_view a, const Instruction* b) const {
+    return same_text(a, b->name());
+  }
 };
 using InstructionsByName = absl::flat_hash_set<Instruction*, InstructionNameHash,
                                                InstructionNameEq, PopulatedAllocator<Instruction*>>;

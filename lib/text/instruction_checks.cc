@@ -59,6 +59,51 @@ const std::vector<AttrId>& required_attributes(Opcode op) {
   return (*kTable)[static_cast<size_t>(op)];
 }
 
+constexpr size_t kAttrIdCount = 0
+#define HLOROOF_ATTRIBUTE(e, text, kind, group) +1
+#include "hloroof/attributes.def"
+#undef HLOROOF_ATTRIBUTE
+    ;
+
+// The attributes an instruction carries, one bit per AttrId.
+class AttrSet {
+ public:
+  AttrSet() = default;
+  explicit AttrSet(absl::Span<const Attribute> attributes) {
+    for (const Attribute& a : attributes) add(a.id);
+  }
+  void add(AttrId id) {
+    const auto k = static_cast<size_t>(id);
+    words_[k / 64] |= uint64_t{1} << (k % 64);
+  }
+  bool has(AttrId id) const {
+    const auto k = static_cast<size_t>(id);
+    return (words_[k / 64] >> (k % 64)) & 1;
+  }
+  bool contains_all(const AttrSet& other) const {
+    for (size_t w = 0; w < kWords; ++w) {
+      if ((other.words_[w] & ~words_[w]) != 0) return false;
+    }
+    return true;
+  }
+
+ private:
+  static constexpr size_t kWords = (kAttrIdCount + 63) / 64;
+  uint64_t words_[kWords] = {};
+};
+
+// required_attributes(op) as a set, to check them all at once.
+const AttrSet& required_attribute_set(Opcode op) {
+  static const auto* const kTable = [] {
+    auto* table = new std::array<AttrSet, kOpcodeCount>();
+    for (size_t o = 0; o < static_cast<size_t>(kOpcodeCount); ++o) {
+      for (AttrId id : required_attributes(static_cast<Opcode>(o))) (*table)[o].add(id);
+    }
+    return table;
+  }();
+  return (*kTable)[static_cast<size_t>(op)];
+}
+
 bool is_pred_or_s32_scalar(const Shape& s, PrimitiveType type) {
   return s.is_array() && s.dims.empty() && s.element_type == type;
 }
@@ -298,25 +343,28 @@ bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
   }
 
   // Attributes every instance of the opcode needs (the sugared form checks the wrapped op's).
+  // One pass over the attributes answers every "has" below.
+  const AttrSet present(i->attributes());
   Opcode rules =
       i->uses_async_sugar() && op == Opcode::kAsyncStart ? *i->async_wrapped_opcode() : op;
-  if (!i->uses_async_sugar() || op == Opcode::kAsyncStart) {
-    for (AttrId id : required_attributes(rules)) {
-      if (!i->has_attribute(id)) {
+  if ((!i->uses_async_sugar() || op == Opcode::kAsyncStart) &&
+      !present.contains_all(required_attribute_set(rules))) {
+    for (AttrId id : required_attributes(rules)) {  // the first missing one, in table order
+      if (!present.has(id)) {
         return error(at, str_cat("attribute '", attribute_name(id), "' is required for ",
                                  opcode_name(rules)));
       }
     }
   }
-  if (op == Opcode::kAsyncStart && !i->uses_async_sugar() && !i->has_attribute(AttrId::kCalls)) {
+  if (op == Opcode::kAsyncStart && !i->uses_async_sugar() && !present.has(AttrId::kCalls)) {
     return error(at, "attribute 'calls' is required for async-start");
   }
-  if (i->has_attribute(AttrId::kResultAccuracy) &&
+  if (present.has(AttrId::kResultAccuracy) &&
       opcode_category(rules) != OpCategory::kTranscendental) {
     return error(at, str_cat("result_accuracy is only allowed on transcendental ops, not ",
                              opcode_name(rules)));
   }
-  if (i->has_attribute(AttrId::kToApply) && i->has_attribute(AttrId::kCalledComputations)) {
+  if (present.has(AttrId::kToApply) && present.has(AttrId::kCalledComputations)) {
     return error(at, "a custom-call takes to_apply or called_computations, not both");
   }
 
@@ -411,9 +459,10 @@ bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
       break;
     case Opcode::kReshape: {
       const Shape& from = i->operand(0)->shape();
-      if (from.is_array() && shape.is_array() &&
-          detail::element_count(from) != detail::element_count(shape) &&
-          detail::element_count(from) >= 0 && detail::element_count(shape) >= 0) {
+      if (&from == &shape || !from.is_array() || !shape.is_array()) break;  // interned: equal
+      const int64_t from_count = detail::element_count(from);
+      const int64_t count_after = detail::element_count(shape);
+      if (from_count != count_after && from_count >= 0 && count_after >= 0) {
         return error(at, str_cat("reshape from ", to_string(from), " to ", to_string(shape),
                                  " changes the element count"));
       }

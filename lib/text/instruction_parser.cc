@@ -1,6 +1,8 @@
 // Instructions and operands (docs/hlo-text.md, "Instructions and operands").
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstring>
 #include <limits>
 
 #include "hloroof/shape_text.h"
@@ -42,24 +44,30 @@ bool ModuleParser::parse_instruction() {
   }
   if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("an instruction name");
   if (!check_instruction_name(name)) return false;
-  advance();
-  if (!expect(TokenKind::kEqual, "after the instruction name ", name.name())) {
-    return false;
-  }
 
   const Shape* shape = nullptr;
-  if (at_shape_start() && !parse_cached_shape(&shape)) return false;
-  if (at(TokenKind::kLBrace) && peek().is(TokenKind::kRBrace)) {
-    return error_here("'{}' is not a layout here; a scalar's layout is omitted or written {:...}");
-  }
-
-  Token op_token = tok_;
+  Token op_token;
   OpcodeSpelling op;
-  if (!parse_opcode(&op)) return false;
-  if (!expect(TokenKind::kLParen, "after the opcode ", op_token.text)) return false;
+  // Read straight from the text when it is laid out as dumps print it, else token by token.
+  const char* operands_begin = scan_instruction_head(&shape, &op, &op_token);
+  if (operands_begin == nullptr) {
+    advance();
+    if (!expect(TokenKind::kEqual, "after the instruction name ", name.name())) {
+      return false;
+    }
+    if (at_shape_start() && !parse_cached_shape(&shape)) return false;
+    if (at(TokenKind::kLBrace) && peek().is(TokenKind::kRBrace)) {
+      return error_here(
+          "'{}' is not a layout here; a scalar's layout is omitted or written {:...}");
+    }
+    op_token = tok_;
+    if (!parse_opcode(&op)) return false;
+    if (!expect(TokenKind::kLParen, "after the opcode ", op_token.text)) return false;
+  }
 
   Instruction* instruction = nullptr;
   if (op.opcode == Opcode::kParameter || op.opcode == Opcode::kConstant) {
+    if (operands_begin != nullptr) skip_to(operands_begin);
     instruction = create_instruction(op, name.name(), shape);
     if (op.opcode == Opcode::kParameter) {
       Token number = tok_;
@@ -76,7 +84,10 @@ bool ModuleParser::parse_instruction() {
     if (!expect(TokenKind::kRParen, "to close the operand list")) return false;
   } else {
     absl::InlinedVector<Instruction*, 8> operands;
-    if (!parse_operands(&operands)) return false;
+    if (operands_begin == nullptr || !scan_operands(operands_begin, &operands)) {
+      if (operands_begin != nullptr) skip_to(operands_begin);
+      if (!parse_operands(&operands)) return false;
+    }
     instruction = create_instruction(op, name.name(), shape);
     IrAccess::set_operands(*state_, instruction, operands);
   }
@@ -177,6 +188,134 @@ static size_t shape_extent(const char* p, const char* end) {
   return static_cast<size_t>(p - s);
 }
 
+// The length of the text from `p` up to its first byte at or below ' ' (a space, a line break,
+// the NUL after the source), eight bytes a step; at most about 256 bytes are looked at.
+static size_t text_before_space(const char* p, const char* end) {
+  const char* s = p;
+  if constexpr (std::endian::native == std::endian::little) {
+    constexpr uint64_t kOnes = 0x0101010101010101ull;
+    constexpr uint64_t kHighs = 0x8080808080808080ull;
+    while (end - p >= 8 && p - s < 256) {
+      uint64_t w;
+      std::memcpy(&w, p, sizeof w);
+      // The lowest set bit marks the first byte below 0x21 (bytes of 0x80 and more never
+      // borrow, and are not marked).
+      if (uint64_t low = (w - kOnes * 0x21) & ~w & kHighs) {
+        return static_cast<size_t>(p - s) + static_cast<size_t>(std::countr_zero(low) / 8);
+      }
+      p += 8;
+    }
+  }
+  while (p != end && static_cast<uint8_t>(*p) > ' ') ++p;
+  return static_cast<size_t>(p - s);
+}
+
+// The cached shape whose text starts at `p` and is followed by a space, with its length; null
+// when there is none. A cached text is one that shape_extent measured where it was first read,
+// and shape_extent decides where a text ends from its own bytes and a following ' ' alike, so
+// when the text up to the first space is cached, shape_extent would measure the same here and
+// the look-up by its result is skipped.
+const Shape* ModuleParser::cached_shape_before_space(const char* p, size_t* length) {
+  const char* end = lexer_.source().data() + lexer_.source().size();
+  size_t n = text_before_space(p, end);
+  if (p[n] == ' ') {
+    if (auto it = shapes_by_text_.find(std::string_view(p, n)); it != shapes_by_text_.end()) {
+      *length = n;
+      return it->second;
+    }
+  }
+  n = shape_extent(p, end);
+  if (n == 0 || p[n] != ' ') return nullptr;
+  auto it = shapes_by_text_.find(std::string_view(p, n));
+  if (it == shapes_by_text_.end()) return nullptr;
+  *length = n;
+  return it->second;
+}
+
+// The lexer's identifier characters: [A-Za-z_] start one, [A-Za-z0-9_.-] continue it.
+enum NameChar : uint8_t { kNameStart = 1, kNameChar = 2 };
+
+constexpr std::array<uint8_t, 256> make_name_chars() {
+  std::array<uint8_t, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kNameStart | kNameChar;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kNameStart | kNameChar;
+  t['_'] = kNameStart | kNameChar;
+  for (int c = '0'; c <= '9'; ++c) t[c] = kNameChar;
+  t['.'] = kNameChar;
+  t['-'] = kNameChar;
+  return t;
+}
+constexpr std::array<uint8_t, 256> kNameChars = make_name_chars();
+
+inline bool is_name_start(char c) { return kNameChars[static_cast<uint8_t>(c)] & kNameStart; }
+
+// The end of the identifier characters from `p`; the NUL after the source stops it.
+inline const char* skip_name_chars(const char* p) {
+  while (kNameChars[static_cast<uint8_t>(*p)] & kNameChar) ++p;
+  return p;
+}
+
+// Where an operand's name from `p` ends, for a look-up: at the first byte below '-' (',', ')',
+// ' ', '#', '(', a line break, the NUL after the source), eight bytes a step. The name chars
+// [A-Za-z0-9_.-] are all '-' or above, so this is the lexer's end of the name whenever that
+// end is one of those bytes; otherwise the text taken has a byte no name has, and the
+// look-up, in a computation whose names all came from the lexer or from unique_name (name
+// characters only), finds nothing.
+inline const char* operand_name_end(const char* p, const char* end) {
+  if constexpr (std::endian::native == std::endian::little) {
+    constexpr uint64_t kOnes = 0x0101010101010101ull;
+    constexpr uint64_t kHighs = 0x8080808080808080ull;
+    while (end - p >= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, sizeof w);
+      if (uint64_t low = (w - kOnes * '-') & ~w & kHighs) return p + std::countr_zero(low) / 8;
+      p += 8;
+    }
+  }
+  while (p < end && static_cast<uint8_t>(*p) >= '-') ++p;
+  return p;
+}
+
+// Whether [begin, end) has a '.': no keyword or element type name has one, so a word with one
+// is a name wherever a name may stand (the lexer makes every other word an identifier too).
+inline bool has_dot(const char* begin, const char* end) {
+  while (end > begin) {
+    if (*--end == '.') return true;  // XLA's names end with `.N`: look from the end
+  }
+  return false;
+}
+
+// `name = SHAPE opcode(` after the instruction name (the current token), read straight from
+// the text when the shape's text is already known, the opcode is a plain one and single spaces
+// separate them, as printed modules have it. Returns where the operands start (just after the
+// `(`), leaving the lexer on the name; null when the text is laid out otherwise, having changed
+// nothing, and the head is then read token by token (which gives the same result wherever this
+// succeeds: the same shape look-up and opcode look-up on the same text).
+const char* ModuleParser::scan_instruction_head(const Shape** shape, OpcodeSpelling* op,
+                                                Token* op_token) {
+  const char* p = tok_.end();
+  if (p[0] != ' ' || p[1] != '=' || p[2] != ' ') return nullptr;
+  p += 3;
+  // A cached shape's text starts with an element type or '(' (parse_cached_shape).
+  if (*p != '(' && !(*p >= 'a' && *p <= 'z')) return nullptr;
+  size_t length = 0;
+  const Shape* found = cached_shape_before_space(p, &length);
+  if (found == nullptr) return nullptr;
+  p += length;
+  if (!is_name_start(p[1])) return nullptr;
+  const char* op_begin = p + 1;
+  p = skip_name_chars(op_begin);
+  if (*p != '(') return nullptr;
+  std::string_view text(op_begin, static_cast<size_t>(p - op_begin));
+  std::optional<Opcode> opcode = opcode_from_name(text);
+  if (!opcode) return nullptr;  // the async sugar, or no opcode: parse_opcode says which
+  *shape = found;
+  op->opcode = *opcode;
+  op_token->kind = TokenKind::kIdent;
+  op_token->text = text;
+  return p + 1;
+}
+
 bool ModuleParser::parse_cached_shape(const Shape** out) {
   if (at(TokenKind::kPrim) || at(TokenKind::kLParen)) {
     std::string_view source = lexer_.source();
@@ -203,7 +342,7 @@ bool ModuleParser::parse_cached_shape(const Shape** out) {
 // Upstream rejects instruction names that its own name sanitizer would change (syntax 1.4).
 bool ModuleParser::check_instruction_name(const Token& name) {
   std::string_view n = name.name();
-  if (is_element_type_name(n)) {
+  if (!has_dot(n.data(), n.data() + n.size()) && is_element_type_name(n)) {
     return error(name, str_cat("illegal instruction name: ", n, "; suggest renaming to: ", n, "_"));
   }
   if (n.substr(0, 2) == "__" && n.substr(0, 6) != "__xla_") {
@@ -256,35 +395,37 @@ bool ModuleParser::parse_opcode(OpcodeSpelling* out) {
   return error_here(str_cat("unknown opcode '", text, "'"));
 }
 
-// The usual operand list of dumps, `%a, %b)`, read straight from the text; anything else
-// (shapes, bare names, `#` indices, comments, nested instructions, unknown names) makes it
-// return false having consumed nothing, and parse_operands reads the list token by token.
-bool ModuleParser::scan_operands(absl::InlinedVector<Instruction*, 8>* out) {
-  auto ident_start = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-  };
-  auto ident_char = [&](char c) {
-    return ident_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
-  };
-  const char* p = tok_.begin();
+// The usual operand list of dumps, `%a, %b)` or `a.1, b.2)`, read straight from the text
+// from `p` (just after the `(`). Anything else (bare names without a '.', which may be keywords,
+// `#` indices, comments, nested instructions, unknown names, other spacing) makes it return
+// false having consumed nothing, and parse_operands reads the list token by token.
+bool ModuleParser::scan_operands(const char* p, absl::InlinedVector<Instruction*, 8>* out) {
   const char* end = lexer_.source().data() + lexer_.source().size();
   for (;;) {
+    const char* name = p;
+    const char* name_end = nullptr;
+    if (*p == '%') {
+      name = p + 1;
+    } else if (is_name_start(*p)) {
+      name_end = operand_name_end(p, end);
+      if (*name_end != ',' && *name_end != ')') name_end = nullptr;  // a shape, or a nested op
+    }
     // A typed operand (`f32[8]{0} %x`, older dumps) whose shape text is already known.
     const Shape* declared = nullptr;
-    if (*p != '%') {
-      size_t length = shape_extent(p, end);
-      if (length == 0) break;
-      auto it = shapes_by_text_.find(std::string_view(p, length));
-      if (it == shapes_by_text_.end() || p[length] != ' ') break;
-      declared = it->second;
+    if (*p != '%' && name_end == nullptr) {
+      size_t length = 0;
+      declared = cached_shape_before_space(p, &length);
+      if (declared == nullptr) break;
       p += length + 1;
+      name = *p == '%' ? p + 1 : p;
     }
-    if (*p != '%' || !ident_start(p[1])) break;
-    const char* name = ++p;
-    while (ident_char(*p)) ++p;
+    if (!is_name_start(*name)) break;
+    const bool bare = name == p;  // without '%': a keyword unless it has a '.'
+    if (name_end == nullptr) name_end = operand_name_end(name, end);
+    p = name_end;
     Instruction* operand =
         IrAccess::find(computation_, std::string_view(name, static_cast<size_t>(p - name)));
-    if (operand == nullptr) break;
+    if (operand == nullptr || (bare && !has_dot(name, p))) break;
     if (declared != nullptr && declared != &operand->shape() &&
         !detail::compatible(*declared, operand->shape())) {
       break;  // parse_operand reports the mismatch
@@ -303,8 +444,9 @@ bool ModuleParser::scan_operands(absl::InlinedVector<Instruction*, 8>* out) {
 
 // operand_list ::= operand (',' operand)*      (after '(', up to and including ')')
 bool ModuleParser::parse_operands(absl::InlinedVector<Instruction*, 8>* out) {
-  if ((at(TokenKind::kName) || at(TokenKind::kPrim) || at(TokenKind::kLParen)) &&
-      scan_operands(out)) {
+  if ((at(TokenKind::kName) || at(TokenKind::kIdent) || at(TokenKind::kPrim) ||
+       at(TokenKind::kLParen)) &&
+      scan_operands(tok_.begin(), out)) {
     return true;
   }
   if (consume_if(TokenKind::kRParen)) return true;

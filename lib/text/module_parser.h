@@ -70,7 +70,9 @@ class ModuleParser : public Parser {
   // The operand list after `(`, consuming the `)`; nested instructions and compact GTEs are
   // added to the computation as they are met.
   [[nodiscard]] bool parse_operands(absl::InlinedVector<Instruction*, 8>* out);
-  [[nodiscard]] bool scan_operands(absl::InlinedVector<Instruction*, 8>* out);
+  [[nodiscard]] bool scan_operands(const char* p, absl::InlinedVector<Instruction*, 8>* out);
+  const char* scan_instruction_head(const Shape** shape, OpcodeSpelling* op, Token* op_token);
+  const Shape* cached_shape_before_space(const char* p, size_t* length);
   [[nodiscard]] bool parse_operand(Instruction** out);
   [[nodiscard]] bool parse_nested_instruction(const Shape* shape, Instruction** out, int depth);
   [[nodiscard]] bool resolve_instruction(const Token& name, Instruction** out);

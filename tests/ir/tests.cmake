@@ -5,5 +5,6 @@ hloroof_add_test(ir_test
   ${CMAKE_CURRENT_LIST_DIR}/name_table_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape_size_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/text_hash_test.cc
 )
 target_include_directories(ir_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)

@@ -4,6 +4,7 @@ hloroof_add_test(text_test
   ${CMAKE_CURRENT_LIST_DIR}/tricky_valid_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/invalid_input_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/instruction_storage_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/instruction_fast_path_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/metadata_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/module_graph_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/printer_test.cc

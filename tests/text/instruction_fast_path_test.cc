@@ -1,0 +1,238 @@
+// The parser reads the usual layout of dumps (`name = SHAPE opcode(%a, b.1)`) straight from the
+// text, and any other layout token by token. Both must build the same graph and report the same
+// errors at the same places: each case here is parsed once as dumps print it and once laid out
+// so that the token-by-token path reads it.
+#include <catch2/catch.hpp>
+#include <string>
+#include <string_view>
+
+#include "hloroof/computation.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/instruction.h"
+#include "hloroof/module.h"
+#include "module_test_util.h"
+
+namespace hloroof {
+namespace {
+
+using testing::find;
+using testing::parse_ok;
+
+// The error of `text`, as "line:column: message".
+std::string located_error(std::string_view text) {
+  absl::StatusOr<Module> module = parse_module(text);
+  if (module.ok()) return "parsed";
+  std::optional<ParseErrorLocation> at = parse_error_location(module.status());
+  REQUIRE(at.has_value());
+  return std::to_string(at->line) + ":" + std::to_string(at->column) + ": " + at->message;
+}
+
+// The names of an instruction's operands, comma-separated.
+std::string operand_names(const Instruction& i) {
+  std::string out;
+  for (const Instruction* o : i.operands()) {
+    if (!out.empty()) out += ",";
+    out += o->name();
+  }
+  return out;
+}
+
+TEST_CASE("operands by bare name, %name and typed name resolve to the same instructions") {
+  // The first module has every layout the direct reading takes; the second the same graph with
+  // two spaces after each comma and around '=', which only the token-by-token reading takes.
+  for (std::string_view text : {
+           "HloModule m\n"
+           "ENTRY e {\n"
+           "  a.1 = f32[8] parameter(0)\n"
+           "  b.1 = f32[8] parameter(1)\n"
+           "  %c.1 = f32[8] add(a.1, %b.1)\n"
+           "  d.1 = f32[8] multiply(f32[8] c.1, f32[8] %a.1)\n"
+           "  ROOT t.1 = (f32[8], f32[8]) tuple(d.1, c.1)\n"
+           "}\n",
+           "HloModule m\n"
+           "ENTRY e {\n"
+           "  a.1  =  f32[8] parameter(0)\n"
+           "  b.1  =  f32[8] parameter(1)\n"
+           "  %c.1  =  f32[8] add(a.1,  %b.1)\n"
+           "  d.1  =  f32[8] multiply(f32[8] c.1,  f32[8] %a.1)\n"
+           "  ROOT t.1  =  (f32[8], f32[8]) tuple(d.1,  c.1)\n"
+           "}\n",
+       }) {
+    Module m = parse_ok(text);
+    CHECK(operand_names(find(m, "e", "c.1")) == "a.1,b.1");
+    CHECK(operand_names(find(m, "e", "d.1")) == "c.1,a.1");
+    CHECK(operand_names(find(m, "e", "t.1")) == "d.1,c.1");
+    CHECK(find(m, "e", "t.1").shape().is_tuple());
+    CHECK(find(m, "e", "a.1").users().size() == 2);  // c.1 and d.1
+  }
+}
+
+TEST_CASE("bare operand names without a '.' and nested or indexed operands still parse") {
+  Module m = parse_ok(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  x = f32[] parameter(0)\n"
+      "  p = (f32[], f32[]) parameter(1)\n"
+      "  y = f32[] add(x, p#1)\n"
+      "  ROOT z = f32[] add(y, f32[] negate(x))\n"
+      "}\n");
+  CHECK(operand_names(find(m, "e", "y")) == "x,p_1");
+  CHECK(operand_names(find(m, "e", "z")) == "y,negate.anon");
+}
+
+TEST_CASE("an operand name followed by a comment, a space or a colon") {
+  // The direct reading takes a name up to the first byte below '-'; these end it elsewhere or
+  // later, and are read token by token.
+  Module m = parse_ok(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  a.1 = f32[] parameter(0)\n"
+      "  b.1 = f32[] parameter(1)\n"
+      "  c.1 = f32[] add(a.1/*x*/, b.1)\n"
+      "  ROOT d.1 = f32[] add(a.1 , %b.1 )\n"
+      "}\n");
+  CHECK(operand_names(find(m, "e", "c.1")) == "a.1,b.1");
+  CHECK(operand_names(find(m, "e", "d.1")) == "a.1,b.1");
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a.1 = f32[] parameter(0)\n"
+                      "  b.1 = f32[] parameter(1)\n"
+                      "  ROOT e.1 = f32[] add(a.1:b.1, b.1)\n"
+                      "}\n") == "5:28: expected ')' to close the operand list, got 'b.1'");
+}
+
+TEST_CASE("an instruction named like a keyword is not an operand when written bare") {
+  // `true` is a keyword: only `%true` names the instruction.
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  %true = f32[] parameter(0)\n"
+                      "  ROOT add.1 = f32[] add(true, true)\n"
+                      "}\n") == "4:26: expected an operand, got 'true'");
+  Module m = parse_ok(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  %true = f32[] parameter(0)\n"
+      "  ROOT add.1 = f32[] add(%true, %true)\n"
+      "}\n");
+  CHECK(operand_names(find(m, "e", "add.1")) == "true,true");
+  // An element type written where an operand stands is read as a shape.
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a.1 = f32[] parameter(0)\n"
+                      "  ROOT n.2 = f32[] add(a.1, f32)\n"
+                      "}\n") == "4:32: expected '[' after the element type f32, got ')'");
+}
+
+TEST_CASE("unknown, later and mistyped operands are reported where they are written") {
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a.1 = f32[] parameter(0)\n"
+                      "  ROOT add.1 = f32[] add(a.1, b.2)\n"
+                      "}\n") == "4:31: instruction does not exist: b.2");
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a.1 = f32[] parameter(0)\n"
+                      "  n.2 = f32[] negate(c.3)\n"
+                      "  c.3 = f32[] negate(a.1)\n"
+                      "  ROOT add.1 = f32[] add(a.1, n.2)\n"
+                      "}\n") ==
+        "4:22: instruction c.3 is used before its definition (operands must be defined earlier "
+        "in the computation)");
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a.1 = f32[] parameter(0)\n"
+                      "  n.2 = f32[] negate(s32[] a.1)\n"
+                      "}\n") == "4:28: operand a.1 has shape f32[], not s32[] as written");
+}
+
+TEST_CASE("opcodes the direct reading does not know are reported as before") {
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a.1 = f32[] parameter(0)\n"
+                      "  n.2 = f32[] frobnicate(a.1)\n"
+                      "}\n") == "4:15: unknown opcode 'frobnicate'");
+  // add-start is the async sugar: read token by token, checked as async-start.
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a.1 = f32[] parameter(0)\n"
+                      "  n.2 = f32[] add-start(a.1, a.1)\n"
+                      "}\n") ==
+        "4:15: n.2 returns ((operand shapes), result shape, ...), not f32[]");
+}
+
+TEST_CASE("duplicate names, and names that differ only in their last characters") {
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a.1 = f32[] parameter(0)\n"
+                      "  a.1 = f32[] negate(a.1)\n"
+                      "  ROOT add.1 = f32[] add(a.1, a.1)\n"
+                      "}\n") == "4:3: instruction already exists: a.1 (first defined at 3:3)");
+  // 24 and 25 bytes: the last eight bytes are compared in an overlapping word.
+  Module m = parse_ok(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  get-tuple-element.123456 = f32[] parameter(0)\n"
+      "  get-tuple-element.123457 = f32[] parameter(1)\n"
+      "  get-tuple-element.1234567 = f32[] subtract(get-tuple-element.123457, "
+      "get-tuple-element.123456)\n"
+      "  ROOT get-tuple-element.1234568 = f32[] negate(get-tuple-element.1234567)\n"
+      "}\n");
+  CHECK(operand_names(find(m, "e", "get-tuple-element.1234567")) ==
+        "get-tuple-element.123457,get-tuple-element.123456");
+  const Computation* e = m.find_computation("e");
+  CHECK(e->find_instruction("get-tuple-element.12345") == nullptr);
+  CHECK(e->find_instruction("get-tuple-element.1234569") == nullptr);
+  CHECK(e->find_instruction("get-tuple-element.1234568") == e->root());
+}
+
+TEST_CASE("a shape is known by its text only where the text ends as when it was read") {
+  // `f32[8] {0}`: the cached `f32[8]` ends at the space; the layout is then not part of it.
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a.1 = f32[8] parameter(0)\n"
+                      "  ROOT n.2 = f32[8] {0} negate(a.1)\n"
+                      "}\n") == "4:21: expected an opcode, got '{'");
+  // A tuple's text has spaces: it is measured, not cut at the first space.
+  Module tuples = parse_ok(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  a.1 = (f32[8], s32[]) parameter(0)\n"
+      "  b.1 = (f32[8], s32[]) copy(a.1)\n"
+      "  ROOT n.2 = (f32[8], s32[]) copy((f32[8], s32[]) b.1)\n"
+      "}\n");
+  CHECK(&find(tuples, "e", "n.2").shape() == &find(tuples, "e", "a.1").shape());
+  CHECK(operand_names(find(tuples, "e", "n.2")) == "b.1");
+  // Typed operands: a layout the definition does not have, two spaces after the shape.
+  Module typed = parse_ok(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  a.1 = f32[8] parameter(0)\n"
+      "  b.1 = f32[8]{0} negate(f32[8]{0} a.1)\n"
+      "  ROOT d.1 = f32[8]{0}  add(f32[8]  a.1, b.1)\n"
+      "}\n");
+  CHECK(operand_names(find(typed, "e", "b.1")) == "a.1");
+  CHECK(operand_names(find(typed, "e", "d.1")) == "a.1,b.1");
+}
+
+TEST_CASE("names added and removed after parsing are found and freed by name") {
+  Module m = parse_ok(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  a.1 = f32[] parameter(0)\n"
+      "  ROOT n.1 = f32[] negate(a.1)\n"
+      "}\n");
+  Computation* e = m.find_computation("e");
+  Instruction* a = e->find_instruction("a.1");
+  REQUIRE(a != nullptr);
+  absl::StatusOr<Instruction*> added =
+      e->add_instruction(Opcode::kNegate, "a.1", a->shape(), {a}, e->root());
+  REQUIRE(added.ok());
+  CHECK((*added)->name() == "a.1.1");  // the name was taken
+  CHECK(e->find_instruction("a.1.1") == *added);
+  REQUIRE(e->remove_instruction(*added).ok());
+  CHECK(e->find_instruction("a.1.1") == nullptr);
+  CHECK(e->find_instruction("a.1") == a);
+}
+
+}  // namespace
+}  // namespace hloroof
