@@ -20,3 +20,9 @@ target_link_libraries(module_memory_bench PRIVATE hloroof hloroof_warnings)
 target_include_directories(module_memory_bench PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 target_compile_definitions(module_memory_bench PRIVATE
   HLOROOF_DEFAULT_CORPUS="${PROJECT_SOURCE_DIR}/../shared/corpus")
+
+# page_cost_bench: what making a 4 KiB page usable costs this machine (the floor under parsing).
+add_executable(page_cost_bench ${CMAKE_CURRENT_LIST_DIR}/page_cost_bench.cc)
+target_link_libraries(page_cost_bench PRIVATE hloroof hloroof_warnings)
+target_compile_definitions(page_cost_bench PRIVATE
+  HLOROOF_DEFAULT_CORPUS="${PROJECT_SOURCE_DIR}/../shared/corpus")
