@@ -6,10 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
+#include "ir/byte_scan.h"
 #include "ir/metadata_scan.h"
 
 namespace hloroof {
@@ -45,55 +42,6 @@ std::vector<SourceFrame> StackFrameTables::stack(int64_t frame_id) const {
 namespace hloroof::detail {
 
 namespace {
-
-// find_string_stop without SSE2, and for the last bytes with it: eight bytes a step with word
-// arithmetic, then one at a time.
-[[gnu::noinline]] const char* find_string_stop_in_words(const char* p, const char* end) {
-  if constexpr (std::endian::native == std::endian::little) {
-    constexpr uint64_t kOnes = 0x0101010101010101u;
-    constexpr uint64_t kHighs = 0x8080808080808080u;
-    // High bit of each byte equal to `c`; a false hit only ever follows a true one, so the
-    // lowest hit is exact.
-    auto bytes_equal = [](uint64_t word, unsigned char c) {
-      const uint64_t x = word ^ (kOnes * c);
-      return (x - kOnes) & ~x & kHighs;
-    };
-    for (; end - p >= 8; p += 8) {
-      uint64_t word;
-      std::memcpy(&word, p, 8);
-      if (const uint64_t stop =
-              bytes_equal(word, '"') | bytes_equal(word, '\\') | bytes_equal(word, '\n');
-          stop != 0) {
-        return p + std::countr_zero(stop) / 8;
-      }
-    }
-  }
-  for (; p < end; ++p) {
-    if (*p == '"' || *p == '\\' || *p == '\n') return p;
-  }
-  return end;
-}
-
-// The first '"', '\\' or '\n' in [p, end), or end: where a string value of the plain form stops
-// (its closing quote) or turns out not to be plain. Sixteen bytes a step where SSE2 is there;
-// metadata strings are long (op names, file paths).
-[[gnu::always_inline]] inline const char* find_string_stop(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i newline = _mm_set1_epi8('\n');
-  for (; end - p >= 16; p += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i stop =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                     _mm_cmpeq_epi8(v, newline));
-    if (const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(stop)); mask != 0) {
-      return p + std::countr_zero(mask);
-    }
-  }
-#endif
-  return find_string_stop_in_words(p, end);
-}
 
 // True when [p, end) starts with `literal` (its terminating NUL left out).
 template <size_t N>
@@ -200,7 +148,9 @@ size_t scan_plain(std::string_view text, OpMetadata* out) {
     if (string != nullptr) {
       if (p == end || *p != '"') return 0;
       ++p;
-      const char* close = find_string_stop(p, end);
+      // The closing quote, or where the value turns out not to be plain (an escape, a line
+      // break). Metadata strings are long (op names, file paths): many bytes a step.
+      const char* close = find_first_of<'"', '\\', '\n'>(p, end);
       if (close == end || *close != '"') return 0;
       *string = std::string_view(p, static_cast<size_t>(close - p));
       p = close + 1;

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
+#include "ir/byte_scan.h"
 #include "ir/name_table.h"
 #include "ir/strings.h"
 
@@ -276,7 +277,6 @@ constexpr ShortReservedTable make_short_reserved() {
 }
 constexpr ShortReservedTable kShortReserved = make_short_reserved();
 
-
 }  // namespace
 
 std::string_view describe(TokenKind kind) {
@@ -407,9 +407,9 @@ void Lexer::lex_other(Token* out, const char* start) {
   ++pos_;
   if (c == '\0') return fail(out, start, "NUL byte in the input");
   if (static_cast<unsigned char>(c) >= 0x80 || c < 0x20) {
-    return fail(out, start,
-                absl::StrFormat("unexpected byte 0x%02x outside a string",
-                                static_cast<unsigned char>(c)));
+    return fail(
+        out, start,
+        absl::StrFormat("unexpected byte 0x%02x outside a string", static_cast<unsigned char>(c)));
   }
   return fail(out, start, str_cat("unexpected character '", std::string(1, c), "'"));
 }
@@ -443,7 +443,8 @@ void Lexer::lex_identifier(Token* out, const char* start) {
 }
 
 void Lexer::lex_long_word(Token* out, const char* start) {
-  if (const Reserved* r = kReserved.find(std::string_view(start, static_cast<size_t>(pos_ - start)))) {
+  if (const Reserved* r =
+          kReserved.find(std::string_view(start, static_cast<size_t>(pos_ - start)))) {
     if (r->kind == TokenKind::kDecimal) return lex_nan(out, start);
     emit(out, r->kind, start);
     out->prim = r->prim;
@@ -628,16 +629,16 @@ void Lexer::lex_string(Token* out, const char* start) {
 Token Lexer::balanced_braces(const Token& open) {
   const char* start = open.begin();
   int depth = 0;
+  // Blobs are mostly long runs of bytes that are none of these (backend configs in JSON):
+  // skipped many bytes a step.
   const char* p = start;
-  for (; p < end_; ++p) {
-    char c = *p;
-    if (c == '{') {
+  for (; (p = detail::find_first_of<'{', '}', '"'>(p, end_)) < end_; ++p) {
+    if (*p == '{') {
       ++depth;
-    } else if (c == '}') {
+    } else if (*p == '}') {
       if (--depth == 0) break;
-    } else if (c == '"') {
-      for (++p; p < end_ && *p != '"'; ++p) {
-        if (*p == '\\') ++p;
+    } else {  // a string: to its closing quote, over escaped characters
+      for (++p; (p = detail::find_first_of<'"', '\\'>(p, end_)) < end_ && *p == '\\'; p += 2) {
       }
       if (p >= end_) break;
     }

@@ -440,5 +440,55 @@ TEST_CASE("balanced-brace blobs skip braces inside strings") {
   CHECK(bad.balanced_braces(bad_open).is(TokenKind::kError));
 }
 
+// The blob's end as a byte-by-byte reading finds it: after the `}` that closes the first `{`,
+// braces inside strings not counted, a backslash in a string escaping the byte after it.
+// 0 when the blob is not closed.
+size_t reference_blob_length(std::string_view s) {
+  int depth = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '{') {
+      ++depth;
+    } else if (s[i] == '}') {
+      if (--depth == 0) return i + 1;
+    } else if (s[i] == '"') {
+      for (++i; i < s.size() && s[i] != '"'; ++i) {
+        if (s[i] == '\\') ++i;
+      }
+      if (i >= s.size()) return 0;
+    }
+  }
+  return 0;
+}
+
+TEST_CASE("balanced-brace blobs end where a byte-by-byte reading ends them, at every offset") {
+  // Long runs (the scan takes 16 and 8 bytes a step) with each special byte placed at every
+  // offset from the blob's start, at the end of the input and before more text.
+  const std::vector<std::string> specials = {"}",          "{}",   "\"}\"",  "\"\\\"}\"",
+                                             "\"a\\\\\"}", "\"\\", "{\"}\"", "\"{\""};
+  int checked = 0;
+  for (const std::string& special : specials) {
+    for (size_t at = 0; at < 40; ++at) {
+      for (const char* tail : {"", "}", "} , x", "x}}"}) {
+        std::string source =
+            "{" + std::string(at, 'a') + special + std::string(45 - at, 'b') + tail;
+        Lexer lexer(source);
+        Token open = lexer.next();
+        REQUIRE(open.is(TokenKind::kLBrace));
+        Token blob = lexer.balanced_braces(open);
+        const size_t expected = reference_blob_length(source);
+        INFO(source);
+        if (expected == 0) {
+          CHECK(blob.is(TokenKind::kError));
+        } else {
+          CHECK(blob.is(TokenKind::kBlob));
+          CHECK(blob.text == std::string_view(source).substr(0, expected));
+        }
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked == 8 * 40 * 4);
+}
+
 }  // namespace
 }  // namespace hloroof::text
