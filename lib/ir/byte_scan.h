@@ -55,6 +55,30 @@ template <char... kStops>
   return find_first_of_in_words<kStops...>(p, end);
 }
 
+// The first byte of [p, end) below kLimit (bytes of 0x80 and more are never below it), or end;
+// eight bytes a step. Where a name or a shape text ends: at a space, a line break, a comma...
+template <unsigned char kLimit>
+const char* find_first_below(const char* p, const char* end) {
+  static_assert(kLimit > 0 && kLimit <= 0x80, "the word step needs a limit of at most 0x80");
+  if constexpr (std::endian::native == std::endian::little) {
+    constexpr uint64_t kOnes = 0x0101010101010101u;
+    constexpr uint64_t kHighs = 0x8080808080808080u;
+    for (; end - p >= 8; p += 8) {
+      uint64_t word;
+      std::memcpy(&word, p, 8);
+      // The high bit of each byte below the limit; a false hit (from the borrow) only ever sits
+      // above a true one, so the lowest hit is exact.
+      if (const uint64_t hit = (word - kOnes * kLimit) & ~word & kHighs; hit != 0) {
+        return p + std::countr_zero(hit) / 8;
+      }
+    }
+  }
+  for (; p < end; ++p) {
+    if (static_cast<unsigned char>(*p) < kLimit) return p;
+  }
+  return end;
+}
+
 }  // namespace hloroof::detail
 
 #endif  // HLOROOF_IR_BYTE_SCAN_H_

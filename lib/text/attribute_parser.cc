@@ -1,24 +1,19 @@
 // Attribute values (docs/hlo-text.md, "Attributes"), by AttrKind.
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
-#include <iterator>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "hloroof/metadata.h"
 #include "hloroof/shape_text.h"
+#include "ir/byte_scan.h"
 #include "ir/metadata_scan.h"
 #include "ir/shape_util.h"
 #include "ir/strings.h"
 #include "text/module_parser.h"
+#include "text/name_chars.h"
 
 namespace hloroof::text {
 
@@ -99,47 +94,12 @@ constexpr int kMaxCallDepth = 128;
 
 bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
 
-// [A-Za-z0-9_.-], the bytes the lexer continues an identifier or a %name with.
-constexpr std::array<bool, 256> kNameChars = [] {
-  std::array<bool, 256> t{};
-  for (int c = 'a'; c <= 'z'; ++c) t[c] = true;
-  for (int c = 'A'; c <= 'Z'; ++c) t[c] = true;
-  for (int c = '0'; c <= '9'; ++c) t[c] = true;
-  t['_'] = t['.'] = t['-'] = true;
-  return t;
-}();
-bool is_name_char(char c) { return kNameChars[static_cast<unsigned char>(c)]; }
-
 // The first '=' among the 32 bytes at `p` (fewer before `end`), or null. Attribute names are
 // shorter.
 const char* find_equals(const char* p, const char* end) {
-#if defined(__SSE2__)
-  if (end - p >= 32) {
-    const __m128i equals = _mm_set1_epi8('=');
-    const auto low = static_cast<uint32_t>(_mm_movemask_epi8(
-        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), equals)));
-    const auto high = static_cast<uint32_t>(_mm_movemask_epi8(
-        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)), equals)));
-    const uint32_t mask = low | high << 16;
-    return mask != 0 ? p + std::countr_zero(mask) : nullptr;
-  }
-#endif
   const char* stop = end - p > 32 ? p + 32 : end;
-  for (; p != stop; ++p) {
-    if (*p == '=') return p;
-  }
-  return nullptr;
-}
-
-// Whether the lexer reads `word`, an identifier, as something else: a keyword, an element type
-// or `nan`.
-bool is_reserved_word(std::string_view word) {
-  static constexpr std::string_view kKeywords[] = {
-#define HLOROOF_KEYWORD(spelling) #spelling,
-#include "text/token_kinds.def"
-  };
-  if (is_element_type_name(word) || word == "nan") return true;
-  return std::find(std::begin(kKeywords), std::end(kKeywords), word) != std::end(kKeywords);
+  const char* equals = detail::find_first_of<'='>(p, stop);
+  return equals != stop ? equals : nullptr;
 }
 
 // [0-9]{1,18} into *out: at most 18 digits, which cannot overflow (longer ones, never printed,
@@ -286,10 +246,7 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
       // followed by ':', '=' or what continues dimension labels, and not a reserved word.
       const bool percent = value != end && *value == '%';
       const char* name = percent ? value + 1 : value;
-      if (name == end ||
-          !((*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z') || *name == '_')) {
-        break;
-      }
+      if (name == end || !is_name_start(*name)) break;
       const char* q = name;
       while (q != end && is_name_char(*q)) ++q;
       std::string_view callee_name(name, static_cast<size_t>(q - name));
@@ -298,13 +255,7 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
       }
       auto callee = state_->computations_by_name.find(callee_name);
       if (callee == state_->computations_by_name.end()) break;
-      auto below = call_height_.find(callee->second);
-      const int height = (below == call_height_.end() ? 0 : below->second) + 1;
-      if (height > kMaxCallDepth) break;
-      if (computation_ != nullptr) {
-        int& mine = call_height_[computation_];
-        mine = std::max(mine, height);
-      }
+      if (!note_call(callee->second)) break;  // the token path reports it
       attribute.value = callee->second;
       value_end = q;
       break;
@@ -550,12 +501,17 @@ bool ModuleParser::parse_decoded_string(std::string_view* out, std::string_view 
 bool ModuleParser::parse_computation_ref(Computation** out) {
   const Token at_ref = tok_;
   if (!parse_callee(out)) return false;
-  auto callee = call_height_.find(*out);
-  const int height = (callee == call_height_.end() ? 0 : callee->second) + 1;
-  if (height > kMaxCallDepth) {
+  if (!note_call(*out)) {
     return error(at_ref, str_cat("calls nest more than ", kMaxCallDepth,
                                  " levels deep (a computation calling one that calls ...)"));
   }
+  return true;
+}
+
+bool ModuleParser::note_call(const Computation* callee) {
+  auto below = call_height_.find(callee);
+  const int height = (below == call_height_.end() ? 0 : below->second) + 1;
+  if (height > kMaxCallDepth) return false;
   if (computation_ != nullptr) {
     int& mine = call_height_[computation_];
     mine = std::max(mine, height);

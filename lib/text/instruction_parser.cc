@@ -1,14 +1,14 @@
 // Instructions and operands (docs/hlo-text.md, "Instructions and operands").
 #include <algorithm>
 #include <array>
-#include <bit>
-#include <cstring>
 #include <limits>
 
 #include "hloroof/shape_text.h"
+#include "ir/byte_scan.h"
 #include "ir/shape_util.h"
 #include "ir/strings.h"
 #include "text/module_parser.h"
+#include "text/name_chars.h"
 
 namespace hloroof::text {
 
@@ -188,28 +188,6 @@ static size_t shape_extent(const char* p, const char* end) {
   return static_cast<size_t>(p - s);
 }
 
-// The length of the text from `p` up to its first byte at or below ' ' (a space, a line break,
-// the NUL after the source), eight bytes a step; at most about 256 bytes are looked at.
-static size_t text_before_space(const char* p, const char* end) {
-  const char* s = p;
-  if constexpr (std::endian::native == std::endian::little) {
-    constexpr uint64_t kOnes = 0x0101010101010101ull;
-    constexpr uint64_t kHighs = 0x8080808080808080ull;
-    while (end - p >= 8 && p - s < 256) {
-      uint64_t w;
-      std::memcpy(&w, p, sizeof w);
-      // The lowest set bit marks the first byte below 0x21 (bytes of 0x80 and more never
-      // borrow, and are not marked).
-      if (uint64_t low = (w - kOnes * 0x21) & ~w & kHighs) {
-        return static_cast<size_t>(p - s) + static_cast<size_t>(std::countr_zero(low) / 8);
-      }
-      p += 8;
-    }
-  }
-  while (p != end && static_cast<uint8_t>(*p) > ' ') ++p;
-  return static_cast<size_t>(p - s);
-}
-
 // The cached shape whose text starts at `p` and is followed by a space, with its length; null
 // when there is none. A cached text is one that shape_extent measured where it was first read,
 // and shape_extent decides where a text ends from its own bytes and a following ' ' alike, so
@@ -217,7 +195,8 @@ static size_t text_before_space(const char* p, const char* end) {
 // the look-up by its result is skipped.
 const Shape* ModuleParser::cached_shape_before_space(const char* p, size_t* length) {
   const char* end = lexer_.source().data() + lexer_.source().size();
-  size_t n = text_before_space(p, end);
+  // The text up to its first byte at or below ' ' (a space, a line break, the NUL after it).
+  size_t n = static_cast<size_t>(detail::find_first_below<' ' + 1>(p, end) - p);
   if (p[n] == ' ') {
     if (auto it = shapes_by_text_.find(std::string_view(p, n)); it != shapes_by_text_.end()) {
       *length = n;
@@ -232,29 +211,6 @@ const Shape* ModuleParser::cached_shape_before_space(const char* p, size_t* leng
   return it->second;
 }
 
-// The lexer's identifier characters: [A-Za-z_] start one, [A-Za-z0-9_.-] continue it.
-enum NameChar : uint8_t { kNameStart = 1, kNameChar = 2 };
-
-constexpr std::array<uint8_t, 256> make_name_chars() {
-  std::array<uint8_t, 256> t{};
-  for (int c = 'a'; c <= 'z'; ++c) t[c] = kNameStart | kNameChar;
-  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kNameStart | kNameChar;
-  t['_'] = kNameStart | kNameChar;
-  for (int c = '0'; c <= '9'; ++c) t[c] = kNameChar;
-  t['.'] = kNameChar;
-  t['-'] = kNameChar;
-  return t;
-}
-constexpr std::array<uint8_t, 256> kNameChars = make_name_chars();
-
-inline bool is_name_start(char c) { return kNameChars[static_cast<uint8_t>(c)] & kNameStart; }
-
-// The end of the identifier characters from `p`; the NUL after the source stops it.
-inline const char* skip_name_chars(const char* p) {
-  while (kNameChars[static_cast<uint8_t>(*p)] & kNameChar) ++p;
-  return p;
-}
-
 // Where an operand's name from `p` ends, for a look-up: at the first byte below '-' (',', ')',
 // ' ', '#', '(', a line break, the NUL after the source), eight bytes a step. The name chars
 // [A-Za-z0-9_.-] are all '-' or above, so this is the lexer's end of the name whenever that
@@ -262,18 +218,7 @@ inline const char* skip_name_chars(const char* p) {
 // look-up, in a computation whose names all came from the lexer or from unique_name (name
 // characters only), finds nothing.
 inline const char* operand_name_end(const char* p, const char* end) {
-  if constexpr (std::endian::native == std::endian::little) {
-    constexpr uint64_t kOnes = 0x0101010101010101ull;
-    constexpr uint64_t kHighs = 0x8080808080808080ull;
-    while (end - p >= 8) {
-      uint64_t w;
-      std::memcpy(&w, p, sizeof w);
-      if (uint64_t low = (w - kOnes * '-') & ~w & kHighs) return p + std::countr_zero(low) / 8;
-      p += 8;
-    }
-  }
-  while (p < end && static_cast<uint8_t>(*p) >= '-') ++p;
-  return p;
+  return detail::find_first_below<'-'>(p, end);
 }
 
 // Whether [begin, end) has a '.': no keyword or element type name has one, so a word with one

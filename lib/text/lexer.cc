@@ -295,6 +295,8 @@ std::string_view describe(TokenKind kind) {
   return "token";
 }
 
+bool is_reserved_word(std::string_view word) { return kReserved.find(word) != nullptr; }
+
 bool is_element_type_name(std::string_view word) {
   const Reserved* r = kReserved.find(word);
   return r != nullptr && r->kind == TokenKind::kPrim;

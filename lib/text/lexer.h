@@ -13,6 +13,9 @@ namespace hloroof::text {
 // True when `word` is an element type's name (`f32`, `bf16`, `pred`...), which the lexer reads
 // as a kPrim token.
 bool is_element_type_name(std::string_view word);
+// True when the lexer reads `word`, made of identifier bytes, as something other than an
+// identifier: a keyword, an element type or `nan`.
+bool is_reserved_word(std::string_view word);
 
 class Lexer {
  public:

@@ -92,6 +92,9 @@ class ModuleParser : public Parser {
   [[nodiscard]] bool parse_decoded_string(std::string_view* out, std::string_view what);
   [[nodiscard]] bool parse_computation_ref(Computation** out);
   [[nodiscard]] bool parse_callee(Computation** out);  // a name or an inline computation
+  // Records that the computation being parsed calls `callee`; false, recording nothing, when
+  // calls would then nest deeper than the parser allows.
+  [[nodiscard]] bool note_call(const Computation* callee);
   // `{ instruction+ }` in place of a computation name (canonical text prints these).
   [[nodiscard]] bool parse_inline_computation(Computation** out);
   [[nodiscard]] bool parse_computation_list(ComputationList* out);
