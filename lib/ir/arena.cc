@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <new>
 #include <vector>
 
@@ -68,26 +67,6 @@ bool give_to_pool(const PooledBlock& block) {
   return true;
 }
 
-char* map_block(size_t size) {
-#ifdef __linux__
-  if (is_mapped_size(size)) {
-    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? nullptr : static_cast<char*>(p);
-  }
-#endif
-  return static_cast<char*>(std::malloc(size));  // not zeroed
-}
-
-void unmap_block(char* block, size_t size) {
-#ifdef __linux__
-  if (is_mapped_size(size)) {
-    munmap(block, size);
-    return;
-  }
-#endif
-  std::free(block);
-}
-
 }  // namespace
 
 size_t Arena::pooled_bytes() {
@@ -98,7 +77,7 @@ size_t Arena::pooled_bytes() {
 void Arena::release_pooled() {
   absl::MutexLock lock(&pool_mutex);
   if (pool == nullptr) return;
-  for (const PooledBlock& block : *pool) unmap_block(block.memory, block.size);
+  for (const PooledBlock& block : *pool) release_memory(block.memory, block.size);
   pool->clear();
   pool_bytes = 0;
 }
@@ -115,7 +94,7 @@ Arena::~Arena() {
           current ? static_cast<size_t>(populated_ - block.memory) : block.size;
       if (give_to_pool({block.memory, block.size, populated})) continue;
     }
-    unmap_block(block.memory, block.size);
+    release_memory(block.memory, block.size);
   }
 }
 
@@ -158,7 +137,7 @@ void* Arena::allocate_slow(size_t size, size_t align) {
       block = pooled.size;
       populated_ = memory + pooled.populated;
     } else {
-      memory = map_block(block);
+      memory = static_cast<char*>(acquire_memory(block, /*populate=*/false));
       if (memory == nullptr) throw std::bad_alloc();
       // Malloc'ed blocks need no populating: mark them populated to the end.
       populated_ = is_mapped_size(block) ? memory : memory + block;

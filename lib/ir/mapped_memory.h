@@ -31,6 +31,12 @@ inline bool is_mapped_size(size_t bytes) {
 #endif
 }
 
+// `bytes` of memory, not zeroed: mapped when is_mapped_size(bytes), its pages made resident at
+// once when `populate`; from malloc otherwise. Null when the system has none. Given back by
+// release_memory with the same size.
+void* acquire_memory(size_t bytes, bool populate);
+void release_memory(void* p, size_t bytes);
+
 }  // namespace hloroof::detail
 
 #endif  // HLOROOF_IR_MAPPED_MEMORY_H_

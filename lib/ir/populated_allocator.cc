@@ -1,5 +1,7 @@
 #include "hloroof/detail/populated_allocator.h"
 
+#include <cstdlib>
+
 #include "ir/mapped_memory.h"
 
 #ifdef __linux__
@@ -8,29 +10,38 @@
 
 namespace hloroof::detail {
 
-void* allocate_populated(size_t bytes) {
+void* acquire_memory(size_t bytes, bool populate) {
 #ifdef __linux__
   if (is_mapped_size(bytes)) {
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
+    if (p == MAP_FAILED) return nullptr;
 #ifdef MADV_POPULATE_WRITE
     // A failure (a kernel before 5.14) only means the pages fault in one by one.
-    (void)madvise(p, bytes, MADV_POPULATE_WRITE);
+    if (populate) (void)madvise(p, bytes, MADV_POPULATE_WRITE);
 #endif
     return p;
   }
 #endif
-  return ::operator new(bytes);
+  (void)populate;
+  return std::malloc(bytes == 0 ? 1 : bytes);
 }
 
-void free_populated(void* p, size_t bytes) {
+void release_memory(void* p, size_t bytes) {
 #ifdef __linux__
   if (is_mapped_size(bytes)) {
     munmap(p, bytes);
     return;
   }
 #endif
-  ::operator delete(p);
+  std::free(p);
 }
+
+void* allocate_populated(size_t bytes) {
+  void* p = acquire_memory(bytes, /*populate=*/true);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+void free_populated(void* p, size_t bytes) { release_memory(p, bytes); }
 
 }  // namespace hloroof::detail

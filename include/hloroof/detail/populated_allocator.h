@@ -1,7 +1,7 @@
 // An allocator for a module's large containers (a computation's instruction list and name map):
 // allocations of 64 KiB and more are mapped and made resident with one system call instead of
 // faulting in 4 KiB at a time, which costs 10-20 us a page on a virtual machine. Smaller ones
-// come from operator new.
+// come from malloc.
 #ifndef HLOROOF_DETAIL_POPULATED_ALLOCATOR_H_
 #define HLOROOF_DETAIL_POPULATED_ALLOCATOR_H_
 
