@@ -11,6 +11,8 @@
 // >= 400 MB/s whole command, >= 500 MB/s in process, <= 3 bytes of peak resident memory per
 // input byte. First it times `hloroof parse` of a one-line module the same way: the part of every
 // whole-command time that does not depend on the input (process start, loading the binary, exit).
+// $HLOROOF_BENCH_CLI names another build of the command to time (e.g. to compare two builds
+// alternately in the same minutes); the default is the one built beside this benchmark.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -59,7 +61,8 @@ struct CommandRun {
 
 // Runs `hloroof parse FILES...` with its output to /dev/null.
 CommandRun run_command(const std::vector<std::string>& files) {
-  std::vector<std::string> words = {HLOROOF_CLI, "parse"};
+  const char* cli = std::getenv("HLOROOF_BENCH_CLI");
+  std::vector<std::string> words = {cli != nullptr && *cli != 0 ? cli : HLOROOF_CLI, "parse"};
   words.insert(words.end(), files.begin(), files.end());
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());

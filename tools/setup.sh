@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ pkg-config libabsl-dev libre2-dev libeigen3-dev catch2
+packages=(cmake ninja-build g++ lld pkg-config libabsl-dev libre2-dev libeigen3-dev catch2
           nlohmann-json3-dev librsvg2-bin libprotobuf-dev protobuf-compiler zlib1g-dev
           # The Python module and its tests (to_pandas() is tested where pandas is installed).
           python3-dev pybind11-dev python3-pytest python3-pandas)

@@ -34,3 +34,13 @@ if(Python3_Interpreter_FOUND)
                    --cli $<TARGET_FILE:hloroof_cli> ${PROJECT_SOURCE_DIR}/docs/reports.md
                    ${PROJECT_SOURCE_DIR}/docs/memory.md)
 endif()
+
+# The command's code is laid out by tools/link_order.txt (tools/CMakeLists.txt): the file must
+# still name the code, and the functions `parse` runs must lie together.
+get_property(link_ordered GLOBAL PROPERTY HLOROOF_CLI_LINK_ORDERED)
+find_package(Python3 COMPONENTS Interpreter)
+if(link_ordered AND Python3_Interpreter_FOUND)
+  add_test(NAME link_order_test
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/link_order.py --check
+                   $<TARGET_FILE:hloroof_cli>)
+endif()
