@@ -159,11 +159,16 @@ bool ModuleParser::parse_entry_computation_layout() {
   if (!expect(TokenKind::kLBrace, "to open entry_computation_layout")) return false;
   if (!expect(TokenKind::kLParen, "before the entry parameter layouts")) return false;
   if (!at(TokenKind::kRParen)) {
+    // Copied once, into a list of the right size: a step's entry takes thousands of parameters,
+    // and growing the list would copy every shape several times into fresh pages.
+    absl::InlinedVector<const Shape*, 16> shapes;
     do {
       const Shape* shape;
       if (!parse_cached_shape(&shape)) return false;
-      attrs.entry_parameter_layouts.push_back(*shape);
+      shapes.push_back(shape);
     } while (consume_if(TokenKind::kComma));
+    attrs.entry_parameter_layouts.reserve(shapes.size());
+    for (const Shape* shape : shapes) attrs.entry_parameter_layouts.push_back(*shape);
   }
   if (!expect(TokenKind::kRParen, "after the entry parameter layouts")) return false;
   if (!expect(TokenKind::kArrow, "before the entry result layout")) return false;
@@ -240,9 +245,11 @@ bool ModuleParser::parse_computation() {
   advance();
 
   const Shape* declared_result = nullptr;
+  size_t declared_parameters = 0;
   if (consume_if(TokenKind::kLParen)) {
     if (!at(TokenKind::kRParen)) {
       do {
+        ++declared_parameters;
         // `p0: f32[]` lexes as NAME `p0:`; upstream also takes `p0 f32[]` and we take `%p0:`.
         if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("a parameter name");
         advance();
@@ -265,6 +272,9 @@ bool ModuleParser::parse_computation() {
   root_ = nullptr;
   compact_gtes_.clear();
   parameter_numbers_.clear();
+  // Sized from the signature (a step's entry computation takes thousands of parameters).
+  parameter_numbers_.reserve(declared_parameters);
+  IrAccess::parameters(computation_).reserve(declared_parameters);
   if (at(TokenKind::kRBrace)) {
     return error_here(str_cat("computation ", name.name(), " has no instructions"));
   }
