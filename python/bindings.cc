@@ -229,7 +229,7 @@ void bind_module(py::module_& m) {
           "attributes",
           [](const Instruction& i) {
             py::dict out;
-            for (const Attribute& a : i.attributes()) out[py::str(a.name())] = py::str(a.text);
+            for (const Attribute& a : i.attributes()) out[py::str(a.name())] = py::str(a.text());
             return out;
           },
           "attribute name -> value text as written, e.g. {'dimensions': '{0,1}'}")

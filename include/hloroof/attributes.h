@@ -4,9 +4,13 @@
 #ifndef HLOROOF_ATTRIBUTES_H_
 #define HLOROOF_ATTRIBUTES_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <optional>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -163,17 +167,102 @@ using AttrValue = std::variant<std::monostate, bool, int64_t, double, std::strin
                                const ConvDimLabels*, const ReplicaGroups*, const Sharding*,
                                const OpMetadata*, const FrontendAttributes*, const Shape*>;
 
-struct Attribute {
-  AttrId id;
-  std::string_view text;  // the value as written (after `name=`), e.g. `{0,1}`
-  AttrValue value;
+// One attribute of an instruction: which one, its value text as written (after `name=`, e.g.
+// `{0,1}`) and its decoded value. Kept in 32 bytes (a module has more attribute records than
+// instructions): the text as a pointer and a 32-bit length, the value in place of a
+// std::variant, with the index of its AttrValue alternative beside it.
+class Attribute {
+  static constexpr size_t kAlternatives = std::variant_size_v<AttrValue>;
+  template <typename T, size_t... I>
+  static constexpr bool is_alternative(std::index_sequence<I...>) {
+    return (std::is_same_v<T, std::variant_alternative_t<I, AttrValue>> || ...);
+  }
+  template <typename T>
+  static constexpr bool is_alternative() {
+    return is_alternative<T>(std::make_index_sequence<kAlternatives>());
+  }
+  template <typename T, size_t I = 0>
+  static constexpr size_t alternative_index() {
+    static_assert(I < kAlternatives, "not an alternative of AttrValue");
+    if constexpr (std::is_same_v<T, std::variant_alternative_t<I, AttrValue>>) {
+      return I;
+    } else {
+      return alternative_index<T, I + 1>();
+    }
+  }
+
+ public:
+  Attribute() = default;
+  // `text` is at most 4 GiB - 1 bytes long (every input is at most 4 GiB).
+  Attribute(AttrId attribute_id, std::string_view text, const AttrValue& value = {})
+      : id(attribute_id) {
+    set_text(text);
+    set_value(value);
+  }
 
   std::string_view name() const { return attribute_name(id); }
+  // The value as written (after `name=`), e.g. `{0,1}`.
+  std::string_view text() const { return std::string_view(text_data_, text_size_); }
+  void set_text(std::string_view text) {
+    text_data_ = text.data();
+    text_size_ = static_cast<uint32_t>(text.size());
+  }
+
+  // The decoded value, or null when the value is of another type.
   template <typename T>
   const T* get() const {
-    return std::get_if<T>(&value);
+    if (index_ != alternative_index<T>()) return nullptr;
+    return std::launder(reinterpret_cast<const T*>(value_));
   }
+  // The decoded value as an AttrValue (std::monostate: kept only as text).
+  AttrValue value() const { return value_at(std::make_index_sequence<kAlternatives>()); }
+  // value().index() without making the AttrValue.
+  size_t value_index() const { return index_; }
+  void set_value(const AttrValue& value) {
+    std::visit([this](const auto& v) { set_value(v); }, value);
+  }
+  template <typename T, typename = std::enable_if_t<is_alternative<T>()>>
+  void set_value(const T& v) {
+    ::new (static_cast<void*>(value_)) T(v);
+    index_ = static_cast<uint8_t>(alternative_index<T>());
+  }
+
+ private:
+  template <size_t... I>
+  AttrValue value_at(std::index_sequence<I...>) const {
+    AttrValue out;
+    ((index_ == I ? (out.emplace<I>(*get<std::variant_alternative_t<I, AttrValue>>()), 0) : 0),
+     ...);
+    return out;
+  }
+
+  const char* text_data_ = nullptr;
+  alignas(8) unsigned char value_[16] = {};  // alternative `index_` of AttrValue
+  uint32_t text_size_ = 0;
+
+ public:
+  AttrId id{};
+
+ private:
+  uint8_t index_ = 0;  // std::monostate
 };
+
+// Every alternative fits the record's value in place and is copied with it byte for byte.
+namespace detail {
+template <typename T>
+constexpr bool fits_attribute_value() {
+  return sizeof(T) <= 16 && alignof(T) <= 8 && std::is_trivially_copyable_v<T> &&
+         std::is_trivially_destructible_v<T>;
+}
+template <size_t... I>
+constexpr bool attribute_values_fit(std::index_sequence<I...>) {
+  return (fits_attribute_value<std::variant_alternative_t<I, AttrValue>>() && ...);
+}
+}  // namespace detail
+static_assert(
+    detail::attribute_values_fit(std::make_index_sequence<std::variant_size_v<AttrValue>>{}));
+static_assert(sizeof(Attribute) == 32);
+static_assert(std::is_trivially_copyable_v<Attribute>);
 
 }  // namespace hloroof
 

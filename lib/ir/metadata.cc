@@ -175,7 +175,7 @@ std::optional<OpMetadata> decode_metadata(const Attribute* metadata) {
     return **decoded;
   }
   OpMetadata m;
-  if (scan_plain_metadata(metadata->text, &m) == 0) return std::nullopt;
+  if (scan_plain_metadata(metadata->text(), &m) == 0) return std::nullopt;
   return m;
 }
 

@@ -12,13 +12,14 @@ namespace {
 bool same_value(const Attribute& a, const Attribute& b) {
   // Metadata is kept as text or as a decoded record, depending on how it was spelled.
   if (a.id == AttrId::kMetadata) return detail::decode_metadata(&a) == detail::decode_metadata(&b);
-  if (a.value.index() != b.value.index()) return false;
+  if (a.value_index() != b.value_index()) return false;
+  const AttrValue b_value = b.value();
   return std::visit(
       [&](const auto& x) -> bool {
         using T = std::decay_t<decltype(x)>;
-        const T& y = std::get<T>(b.value);
+        const T& y = std::get<T>(b_value);
         if constexpr (std::is_same_v<T, std::monostate>) {
-          return a.text == b.text;
+          return a.text() == b.text();
         } else if constexpr (std::is_same_v<T, IntList>) {
           return std::equal(x.begin(), x.end(), y.begin(), y.end());
         } else if constexpr (std::is_same_v<T, Computation*>) {
@@ -35,7 +36,7 @@ bool same_value(const Attribute& a, const Attribute& b) {
           return x == y;
         }
       },
-      a.value);
+      a.value());
 }
 
 bool differ(std::string* difference, std::string message) {

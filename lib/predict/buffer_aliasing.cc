@@ -37,7 +37,7 @@ std::vector<InPlacePair> declared_aliasing(const Instruction& instruction) {
   const Attribute* attribute = instruction.attribute(AttrId::kOutputToOperandAliasing);
   if (attribute == nullptr) return pairs;
   static const RE2 kEntry(R"(\{([0-9,\s]*)\}\s*:\s*\(\s*(\d+)\s*,\s*\{([0-9,\s]*)\}\s*\))");
-  re2::StringPiece text(attribute->text.data(), attribute->text.size());
+  re2::StringPiece text(attribute->text().data(), attribute->text().size());
   std::string output, operand, operand_index;
   while (RE2::FindAndConsume(&text, kEntry, &output, &operand, &operand_index)) {
     InPlacePair pair;

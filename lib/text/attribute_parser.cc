@@ -204,7 +204,7 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
     case AttrKind::kSliceSizes: {
       absl::InlinedVector<int64_t, 8> values;
       value_end = scan_int_list(value, end, &values);
-      if (value_end != nullptr) attribute.value = state_->arena.copy<int64_t>(values);
+      if (value_end != nullptr) attribute.set_value(state_->arena.copy<int64_t>(values));
       break;
     }
     case AttrKind::kInt: {
@@ -212,7 +212,7 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
       value_end = scan_digits(value, end, &v);
       // Only before `,` or a line end: other bytes may continue the number into another token.
       if (value_end != nullptr && value_end != end && (*value_end == ',' || *value_end == '\n')) {
-        attribute.value = v;
+        attribute.set_value(v);
       } else {
         value_end = nullptr;
       }
@@ -224,7 +224,7 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
       if (value_end != nullptr) {
         auto* slice = state_->arena.create<Slice>();
         slice->dims.assign(dims.begin(), dims.end());
-        attribute.value = static_cast<const Slice*>(slice);
+        attribute.set_value(static_cast<const Slice*>(slice));
       }
       break;
     }
@@ -237,7 +237,7 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
       if (set == nullptr || q == value || q == end || (*q != ',' && *q != '\n')) break;
       std::string_view word(value, static_cast<size_t>(q - value));
       if (!allowed(*set, word)) break;
-      attribute.value = word;
+      attribute.set_value(word);
       value_end = q;
       break;
     }
@@ -256,7 +256,7 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
       auto callee = state_->computations_by_name.find(callee_name);
       if (callee == state_->computations_by_name.end()) break;
       if (!note_call(callee->second)) break;  // the token path reports it
-      attribute.value = callee->second;
+      attribute.set_value(callee->second);
       value_end = q;
       break;
     }
@@ -264,7 +264,7 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
       break;
   }
   if (value_end == nullptr) return false;
-  attribute.text = std::string_view(value, static_cast<size_t>(value_end - value));
+  attribute.set_text(std::string_view(value, static_cast<size_t>(value_end - value)));
   attributes->push_back(attribute);
   skip_to(value_end);
   return true;
@@ -279,13 +279,13 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
     case AttrKind::kBool: {
       bool b;
       if (!parse_bool(&b, what)) return false;
-      out->value = b;
+      out->set_value(b);
       break;
     }
     case AttrKind::kInt: {
       int64_t v;
       if (!parse_int(&v, what)) return false;
-      out->value = v;
+      out->set_value(v);
       break;
     }
     case AttrKind::kFloat: {
@@ -295,61 +295,61 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
         return error_here(str_cat("cannot read ", tok_.text, " as a number"));
       }
       advance();
-      out->value = v;
+      out->set_value(v);
       break;
     }
     case AttrKind::kIntList: {
       IntList list;
       if (!parse_int_list_value(&list, what)) return false;
-      out->value = list;
+      out->set_value(list);
       break;
     }
     case AttrKind::kIntListList: {
       auto* lists = arena.create<IntListList>();
       if (!parse_int_list_list(lists, what)) return false;
-      out->value = static_cast<const IntListList*>(lists);
+      out->set_value(static_cast<const IntListList*>(lists));
       break;
     }
     case AttrKind::kSliceSizes: {
       if (at(TokenKind::kLBrace) && peek().is(TokenKind::kLBrace)) {
         auto* lists = arena.create<IntListList>();
         if (!parse_int_list_list(lists, what)) return false;
-        out->value = static_cast<const IntListList*>(lists);
+        out->set_value(static_cast<const IntListList*>(lists));
       } else {
         IntList list;
         if (!parse_int_list_value(&list, what)) return false;
-        out->value = list;
+        out->set_value(list);
       }
       break;
     }
     case AttrKind::kString: {
       std::string_view s;
       if (!parse_decoded_string(&s, what)) return false;
-      out->value = s;
+      out->set_value(s);
       break;
     }
     case AttrKind::kWord: {
       std::string_view w;
       if (!parse_word(id, &w)) return false;
-      out->value = w;
+      out->set_value(w);
       break;
     }
     case AttrKind::kWordList: {
       auto* words = arena.create<WordList>();
       if (!parse_word_list(id, words)) return false;
-      out->value = static_cast<const WordList*>(words);
+      out->set_value(static_cast<const WordList*>(words));
       break;
     }
     case AttrKind::kComputation: {
       Computation* c;
       if (!parse_computation_ref(&c)) return false;
-      out->value = c;
+      out->set_value(c);
       break;
     }
     case AttrKind::kComputationList: {
       ComputationList list;
       if (!parse_computation_list(&list)) return false;
-      out->value = list;
+      out->set_value(list);
       break;
     }
     case AttrKind::kInstructionList: {
@@ -362,43 +362,43 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
                        str_cat(instruction->name(), " cannot be its own control predecessor"));
         }
       }
-      out->value = list;
+      out->set_value(list);
       break;
     }
     case AttrKind::kSlice: {
       auto* slice = arena.create<Slice>();
       if (!parse_slice(slice)) return false;
-      out->value = static_cast<const Slice*>(slice);
+      out->set_value(static_cast<const Slice*>(slice));
       break;
     }
     case AttrKind::kPadding: {
       auto* padding = arena.create<Padding>();
       if (!parse_padding(padding)) return false;
-      out->value = static_cast<const Padding*>(padding);
+      out->set_value(static_cast<const Padding*>(padding));
       break;
     }
     case AttrKind::kWindow: {
       auto* window = arena.create<Window>();
       if (!parse_window(window)) return false;
-      out->value = static_cast<const Window*>(window);
+      out->set_value(static_cast<const Window*>(window));
       break;
     }
     case AttrKind::kDimLabels: {
       auto* labels = arena.create<ConvDimLabels>();
       if (!parse_dim_labels(labels)) return false;
-      out->value = static_cast<const ConvDimLabels*>(labels);
+      out->set_value(static_cast<const ConvDimLabels*>(labels));
       break;
     }
     case AttrKind::kReplicaGroups: {
       auto* groups = arena.create<ReplicaGroups>();
       if (!parse_replica_groups(groups)) return false;
-      out->value = static_cast<const ReplicaGroups*>(groups);
+      out->set_value(static_cast<const ReplicaGroups*>(groups));
       break;
     }
     case AttrKind::kSharding: {
       auto* sharding = arena.create<Sharding>();
       if (!parse_sharding(sharding)) return false;
-      out->value = static_cast<const Sharding*>(sharding);
+      out->set_value(static_cast<const Sharding*>(sharding));
       break;
     }
     case AttrKind::kMetadata: {
@@ -407,25 +407,25 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
       if (at(TokenKind::kLBrace) && scan_metadata(nullptr)) break;
       auto* metadata = arena.create<OpMetadata>();
       if (!parse_metadata(metadata)) return false;
-      out->value = static_cast<const OpMetadata*>(metadata);
+      out->set_value(static_cast<const OpMetadata*>(metadata));
       break;
     }
     case AttrKind::kFrontendAttributes: {
       auto* attrs = arena.create<FrontendAttributes>();
       if (!parse_frontend_attributes(attrs)) return false;
-      out->value = static_cast<const FrontendAttributes*>(attrs);
+      out->set_value(static_cast<const FrontendAttributes*>(attrs));
       break;
     }
     case AttrKind::kBackendConfig: {
       std::string_view config;
       if (!parse_backend_config(&config)) return false;
-      out->value = config;
+      out->set_value(config);
       break;
     }
     case AttrKind::kShape: {
       const Shape* shape;
       if (!parse_interned_shape(&shape)) return false;
-      out->value = shape;
+      out->set_value(shape);
       break;
     }
     case AttrKind::kLiteral:
@@ -441,7 +441,7 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
       }
       break;
   }
-  out->text = text_since(begin);
+  out->set_text(text_since(begin));
   return true;
 }
 

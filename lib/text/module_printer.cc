@@ -240,7 +240,7 @@ void append_attribute_value(std::string* out, const Attribute& a) {
       out->append((*a.get<const ConvDimLabels*>())->text);
       return;
     case AttrKind::kReplicaGroups:
-      append_replica_groups(out, **a.get<const ReplicaGroups*>(), a.text);
+      append_replica_groups(out, **a.get<const ReplicaGroups*>(), a.text());
       return;
     case AttrKind::kFrontendAttributes: {
       const FrontendAttributes& attrs = **a.get<const FrontendAttributes*>();
@@ -274,7 +274,7 @@ void append_attribute_value(std::string* out, const Attribute& a) {
     case AttrKind::kMetadata:
     case AttrKind::kLiteral:
     case AttrKind::kRaw:
-      out->append(a.text);
+      out->append(a.text());
       return;
   }
 }

@@ -51,7 +51,7 @@ TEST_CASE("plain metadata is kept as text and every field reads back") {
   const Instruction* root = m->entry()->root();
   const Attribute* a = root->attribute(AttrId::kMetadata);
   REQUIRE(a != nullptr);
-  CHECK(a->text == kPlain);
+  CHECK(a->text() == kPlain);
   CHECK(a->get<const OpMetadata*>() == nullptr);  // no decoded record
   std::optional<OpMetadata> md = root->metadata();
   REQUIRE(md.has_value());
@@ -244,10 +244,10 @@ TEST_CASE("attributes in the printed form and in other spellings read the same")
   Module m = parse_ok(entry_line(printed));
   const Instruction* r = m.entry()->root();
   REQUIRE(r->attribute(AttrId::kMetadata) != nullptr);
-  CHECK(r->attribute(AttrId::kMetadata)->text == R"({op_name="r" source_line=3})");
+  CHECK(r->attribute(AttrId::kMetadata)->text() == R"({op_name="r" source_line=3})");
   CHECK(r->attribute(AttrId::kMetadata)->get<const OpMetadata*>() == nullptr);
   REQUIRE(r->attribute(AttrId::kDimensions) != nullptr);
-  CHECK(r->attribute(AttrId::kDimensions)->text == "{1}");
+  CHECK(r->attribute(AttrId::kDimensions)->text() == "{1}");
   // Each spelling is the printed one with one thing changed; all but the last take the token
   // path for the changed attribute.
   for (std::string_view other : {
@@ -283,7 +283,7 @@ TEST_CASE("attributes in the printed form and in other spellings read the same")
       "  %t = (f32[2,3]{1,0}, f32[]) tuple(%p, %c)\n  ROOT %g = f32[] get-tuple-element(%t)";
   Module g = parse_ok(entry_line(gte + ", index=1"));
   REQUIRE(g.entry()->root()->attribute(AttrId::kIndex) != nullptr);
-  CHECK(g.entry()->root()->attribute(AttrId::kIndex)->text == "1");
+  CHECK(g.entry()->root()->attribute(AttrId::kIndex)->text() == "1");
   for (std::string_view other : {", index=1 ", ", index= 1", ", index=01", ",index=1"}) {
     INFO(other);
     Module o = parse_ok(entry_line(gte + std::string(other)));
@@ -439,7 +439,7 @@ TEST_CASE("slices and words in the printed form and in other spellings read the 
       parse_ok(entry_line("  ROOT %s = f32[1,2]{1,0} slice(%p), slice={[0:1], [0:3:2]}"));
   const Attribute* a = strided.entry()->root()->attribute(AttrId::kSlice);
   REQUIRE(a != nullptr);
-  CHECK(a->text == "{[0:1], [0:3:2]}");
+  CHECK(a->text() == "{[0:1], [0:3:2]}");
   REQUIRE(a->get<const Slice*>() != nullptr);
   const Slice& s = **a->get<const Slice*>();
   REQUIRE(s.dims.size() == 2);
