@@ -152,6 +152,8 @@ class ModuleParser : public Parser {
   // Checks attribute and operand rules of the opcode, and infers the shape when the text
   // omitted it. `at` locates errors.
   [[nodiscard]] bool check_instruction(Instruction* instruction, const Token& at);
+  // Every check, one by one (check_instruction takes a shortcut for the usual instruction).
+  [[nodiscard]] bool check_instruction_in_full(Instruction* instruction, const Token& at);
   [[nodiscard]] bool infer_shape(Instruction* instruction, const Token& at, Shape* out);
 
   // About how many instructions the body that starts at the cursor holds (to size its maps).

@@ -214,6 +214,52 @@ TEST_CASE("a shape is known by its text only where the text ends as when it was 
   CHECK(operand_names(find(typed, "e", "d.1")) == "a.1,b.1");
 }
 
+// A module with one computation `c` to call and `e` whose last line is `last`: a.1 is f32[8],
+// b.1 is f32[2,3]; the last line is line 11.
+std::string checks_module(std::string_view last) {
+  return "HloModule m\n\nc {\n  p.0 = f32[] parameter(0)\n  ROOT q.0 = f32[] negate(p.0)\n}\n\n"
+         "ENTRY e {\n  a.1 = f32[8] parameter(0)\n  b.1 = f32[2,3] parameter(1)\n" +
+         std::string(last) + "\n}\n";
+}
+
+TEST_CASE("the usual instruction skips the checks one by one, and the rest are reported") {
+  // Each of these fails one condition of the shortcut (operand count, a required attribute,
+  // result_accuracy, to_apply with called_computations): the full checks report it at the opcode.
+  CHECK(located_error(checks_module("  ROOT n.2 = f32[8] add(a.1)")) ==
+        "11:21: add takes 2 operands, got 1");
+  CHECK(located_error(checks_module("  ROOT n.2 = f32[8] transpose(a.1)")) ==
+        "11:21: attribute 'dimensions' is required for transpose");
+  CHECK(located_error(
+            checks_module("  ROOT n.2 = f32[8] add(a.1, a.1), result_accuracy={mode=highest}")) ==
+        "11:21: result_accuracy is only allowed on transcendental ops, not add");
+  CHECK(located_error(checks_module("  ROOT n.2 = f32[8] custom-call(a.1), "
+                                    "custom_call_target=\"x\", to_apply=c, "
+                                    "called_computations={c}")) ==
+        "11:21: a custom-call takes to_apply or called_computations, not both");
+  // Opcodes with checks of their own always take the full checks: 2*3 = 6 elements, not 7.
+  CHECK(located_error(checks_module("  ROOT n.2 = f32[7] reshape(b.1)")) ==
+        "11:21: reshape from f32[2,3] to f32[7] changes the element count");
+  // And the same instructions pass once well formed; an omitted shape is inferred.
+  for (std::string_view last :
+       {"  ROOT n.2 = f32[8] transpose(a.1), dimensions={0}",
+        "  ROOT n.2 = f32[8] exponential(a.1), result_accuracy={mode=highest}",
+        "  ROOT n.2 = f32[6] reshape(b.1)"}) {
+    CHECK(located_error(checks_module(last)) == "parsed");
+  }
+  Module m = parse_ok(checks_module("  ROOT n.2 = add(a.1, a.1)"));
+  CHECK(&find(m, "e", "n.2").shape() == &find(m, "e", "a.1").shape());
+}
+
+TEST_CASE("instruction names an upstream parser would rename") {
+  CHECK(located_error(checks_module("  %s32 = f32[8] negate(a.1)")) ==
+        "11:3: illegal instruction name: s32; suggest renaming to: s32_");
+  CHECK(located_error(checks_module("  %__x = f32[8] negate(a.1)")) ==
+        "11:3: illegal instruction name: __x; suggest renaming to: a_x");
+  // `__xla_` names are upstream's own; a '.' makes a name no element type.
+  CHECK(located_error(checks_module("  %__xla_x = f32[8] negate(a.1)")) == "parsed");
+  CHECK(located_error(checks_module("  %s32.1 = f32[8] negate(a.1)")) == "parsed");
+}
+
 TEST_CASE("names added and removed after parsing are found and freed by name") {
   Module m = parse_ok(
       "HloModule m\n"
