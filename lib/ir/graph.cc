@@ -85,6 +85,21 @@ void IrAccess::set_operands(ModuleState& m, Instruction* user,
 }
 
 void IrAccess::set_attributes(Instruction* i, absl::Span<Attribute> attributes) {
+  // The usual case, as the parser has it: a first list, on an instruction without rare fields,
+  // that references nothing, so that there is nothing to unlink or link.
+  if (i->attribute_count_ == 0 && i->rare_ == nullptr &&
+      std::none_of(attributes.begin(), attributes.end(), [](const Attribute& a) {
+        return a.get<Computation*>() != nullptr || a.get<ComputationList>() != nullptr ||
+               a.get<InstructionList>() != nullptr;
+      })) {
+    i->attributes_ = attributes.data();
+    i->attribute_count_ = static_cast<uint16_t>(attributes.size());
+    return;
+  }
+  relink_attributes(i, attributes);
+}
+
+void IrAccess::relink_attributes(Instruction* i, absl::Span<Attribute> attributes) {
   ModuleState& m = state(*i->parent_);
   if (i->attribute_count_ > 0) {
     for_each_reference(

@@ -70,6 +70,9 @@ struct IrAccess {
   // Installs the attribute list and links what it references (called computations, control
   // predecessors). Unlinks the previous list's references first.
   static void set_attributes(Instruction* i, absl::Span<Attribute> attributes);
+  // set_attributes when there are references to unlink or link.
+  [[gnu::noinline]] static void relink_attributes(Instruction* i,
+                                                  absl::Span<Attribute> attributes);
   static absl::Span<Attribute> attributes(Instruction* i) {
     return absl::Span<Attribute>(i->attributes_, i->attribute_count_);
   }

@@ -59,8 +59,8 @@ int64_t element_count(const Shape& array) {
   int64_t n = 1;
   for (const Dimension& d : array.dims) {
     if (d.kind == Dimension::Kind::kUnbounded) return -1;
-    if (d.size != 0 && n > INT64_MAX / d.size) return -1;
-    n *= d.size;
+    // A multiply that reports overflow, not a division per dimension.
+    if (d.size < 0 || __builtin_mul_overflow(n, d.size, &n)) return -1;
   }
   return n;
 }

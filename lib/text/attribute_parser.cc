@@ -266,7 +266,11 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
   if (value_end == nullptr) return false;
   attribute.set_text(std::string_view(value, static_cast<size_t>(value_end - value)));
   attributes->push_back(attribute);
-  skip_to(value_end);
+  if (*value_end == ',') {
+    skip_to_comma(value_end);  // another attribute follows
+  } else {
+    skip_to(value_end);
+  }
   return true;
 }
 

@@ -92,16 +92,18 @@ class AttrSet {
   uint64_t words_[kWords] = {};
 };
 
-// required_attributes(op) as a set, to check them all at once.
+// required_attributes(op) as a set, to check them all at once; built when the program starts,
+// so that a look-up is one load (no first-use guard).
+const std::array<AttrSet, kOpcodeCount> kRequiredAttributeSets = [] {
+  std::array<AttrSet, kOpcodeCount> table;
+  for (size_t o = 0; o < static_cast<size_t>(kOpcodeCount); ++o) {
+    for (AttrId id : required_attributes(static_cast<Opcode>(o))) table[o].add(id);
+  }
+  return table;
+}();
+
 const AttrSet& required_attribute_set(Opcode op) {
-  static const auto* const kTable = [] {
-    auto* table = new std::array<AttrSet, kOpcodeCount>();
-    for (size_t o = 0; o < static_cast<size_t>(kOpcodeCount); ++o) {
-      for (AttrId id : required_attributes(static_cast<Opcode>(o))) (*table)[o].add(id);
-    }
-    return table;
-  }();
-  return (*kTable)[static_cast<size_t>(op)];
+  return kRequiredAttributeSets[static_cast<size_t>(op)];
 }
 
 bool is_pred_or_s32_scalar(const Shape& s, PrimitiveType type) {
@@ -302,7 +304,77 @@ bool ModuleParser::infer_shape(Instruction* i, const Token& at, Shape* out) {
   return fail();
 }
 
+namespace {
+
+// Operand counts by opcode, inline (opcode_arity() is a call).
+constexpr std::array<int, kOpcodeCount> kArity = {
+#define HLOROOF_OPCODE(e, text, category, arity) arity,
+#include "hloroof/opcodes.def"
+#undef HLOROOF_OPCODE
+};
+
+// Opcodes that check_instruction_in_full checks beyond the operand count, the required
+// attributes and the two attribute conflicts: every opcode named in one of its switches but
+// reshape, and the async ones. Keep in step with those switches.
+constexpr bool has_own_checks(Opcode op) {
+  switch (op) {
+    case Opcode::kReduce:
+    case Opcode::kReduceWindow:
+    case Opcode::kConditional:
+    case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kConcatenate:
+    case Opcode::kSort:
+    case Opcode::kDynamicReshape:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
+    case Opcode::kGetTupleElement:
+    case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
+    case Opcode::kReduceScatter:
+    case Opcode::kGetDimensionSize:
+    case Opcode::kSetDimensionSize:
+    case Opcode::kInfeed:
+    case Opcode::kRecv:
+      return true;
+    default:
+      return false;  // kReshape too: its check is repeated in check_instruction
+  }
+}
+
+// The reshape rule of check_instruction_in_full: the element count is kept (bounded dims at
+// their bound), which interned shapes that are the same shape trivially do.
+bool reshape_keeps_count(const Instruction& i) {
+  const Shape& from = i.operand(0)->shape();
+  const Shape& shape = i.shape();
+  if (&from == &shape || !from.is_array() || !shape.is_array()) return true;
+  const int64_t from_count = detail::element_count(from);
+  const int64_t count_after = detail::element_count(shape);
+  return from_count == count_after || from_count < 0 || count_after < 0;
+}
+
+}  // namespace
+
+// Most instructions pass every check: an opcode with no checks of its own, written without the
+// async sugar, with its shape, the right operand count, its required attributes and neither
+// attribute conflict. Anything else goes through check_instruction_in_full, which reports.
 bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
+  const Opcode op = i->opcode();
+  const int arity = kArity[static_cast<size_t>(op)];
+  if (!has_own_checks(op) && !i->uses_async_sugar() && detail::IrAccess::has_shape(i) &&
+      (arity < 0 || i->operand_count() == static_cast<size_t>(arity))) {
+    const AttrSet present(i->attributes());
+    if (present.contains_all(required_attribute_set(op)) && !present.has(AttrId::kResultAccuracy) &&
+        !(present.has(AttrId::kToApply) && present.has(AttrId::kCalledComputations)) &&
+        (op != Opcode::kReshape || reshape_keeps_count(*i))) {
+      return true;
+    }
+  }
+  return check_instruction_in_full(i, at);
+}
+
+bool ModuleParser::check_instruction_in_full(Instruction* i, const Token& at) {
   const Opcode op = i->opcode();
   const std::string_view name = opcode_name(op);
   const size_t count = i->operand_count();
@@ -457,17 +529,12 @@ bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
         return error(at, str_cat(name, " returns a tuple (data, ...), not ", to_string(shape)));
       }
       break;
-    case Opcode::kReshape: {
-      const Shape& from = i->operand(0)->shape();
-      if (&from == &shape || !from.is_array() || !shape.is_array()) break;  // interned: equal
-      const int64_t from_count = detail::element_count(from);
-      const int64_t count_after = detail::element_count(shape);
-      if (from_count != count_after && from_count >= 0 && count_after >= 0) {
-        return error(at, str_cat("reshape from ", to_string(from), " to ", to_string(shape),
-                                 " changes the element count"));
+    case Opcode::kReshape:
+      if (!reshape_keeps_count(*i)) {
+        return error(at, str_cat("reshape from ", to_string(i->operand(0)->shape()), " to ",
+                                 to_string(shape), " changes the element count"));
       }
       break;
-    }
     case Opcode::kDynamicReshape: {
       if (shape.is_array() && count != static_cast<size_t>(shape.rank()) + 1) {
         return error(at,

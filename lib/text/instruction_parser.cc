@@ -194,6 +194,25 @@ static size_t shape_extent(const char* p, const char* end) {
 // when the text up to the first space is cached, shape_extent would measure the same here and
 // the look-up by its result is skipped.
 const Shape* ModuleParser::cached_shape_before_space(const char* p, size_t* length) {
+  // Neighbouring instructions often have the same shape: the text this found last, compared
+  // byte for byte, answers without a hash. It was found below with a space after it, and the
+  // same bytes with a space after them are found the same way.
+  const size_t last = last_shape_text_.size();
+  const char* end = lexer_.source().data() + lexer_.source().size();
+  if (last != 0 && static_cast<size_t>(end - p) > last && p[last] == ' ' &&
+      detail::same_text(std::string_view(p, last), last_shape_text_)) {
+    *length = last;
+    return last_shape_;
+  }
+  const Shape* found = find_cached_shape_before_space(p, length);
+  if (found != nullptr) {
+    last_shape_text_ = std::string_view(p, *length);
+    last_shape_ = found;
+  }
+  return found;
+}
+
+const Shape* ModuleParser::find_cached_shape_before_space(const char* p, size_t* length) {
   const char* end = lexer_.source().data() + lexer_.source().size();
   // The text up to its first byte at or below ' ' (a space, a line break, the NUL after it).
   size_t n = static_cast<size_t>(detail::find_first_below<' ' + 1>(p, end) - p);
@@ -249,7 +268,10 @@ const char* ModuleParser::scan_instruction_head(const Shape** shape, OpcodeSpell
   p += length;
   if (!is_name_start(p[1])) return nullptr;
   const char* op_begin = p + 1;
-  p = skip_name_chars(op_begin);
+  // Up to the first byte below '-' ('(', ' ', ',', a line break, the NUL after the source):
+  // a byte that is no name byte before it leaves a text that is no opcode's name, as the
+  // look-up below then says.
+  p = detail::find_first_below<'-'>(op_begin, lexer_.source().data() + lexer_.source().size());
   if (*p != '(') return nullptr;
   std::string_view text(op_begin, static_cast<size_t>(p - op_begin));
   std::optional<Opcode> opcode = opcode_from_name(text);
@@ -284,17 +306,47 @@ bool ModuleParser::parse_cached_shape(const Shape** out) {
   return true;
 }
 
+// A known shape ends where the text ends when it was read; before ',' or ')' no layout can
+// follow it (a `{` after a space would continue the shape), so parsing would stop there too.
+const Shape* ModuleParser::take_known_array_shape() {
+  std::string_view source = lexer_.source();
+  const char* begin = tok_.begin();
+  const size_t length = shape_extent(begin, source.data() + source.size());
+  if (length == 0 || (begin[length] != ',' && begin[length] != ')')) return nullptr;
+  auto it = shapes_by_text_.find(std::string_view(begin, length));
+  if (it == shapes_by_text_.end()) return nullptr;
+  skip_to(begin + length);
+  return it->second;
+}
+
+void ModuleParser::remember_array_shape(const char* begin, const Shape& shape) {
+  std::string_view source = lexer_.source();
+  const size_t length = shape_extent(begin, source.data() + source.size());
+  if (length == 0 || text_since(begin).size() != length) return;
+  if (begin[length] != ',' && begin[length] != ')') return;
+  shapes_by_text_.emplace(std::string_view(begin, length), state_->shapes.intern(shape));
+}
+
 // Upstream rejects instruction names that its own name sanitizer would change (syntax 1.4).
 bool ModuleParser::check_instruction_name(const Token& name) {
   std::string_view n = name.name();
-  if (!has_dot(n.data(), n.data() + n.size()) && is_element_type_name(n)) {
-    return error(name, str_cat("illegal instruction name: ", n, "; suggest renaming to: ", n, "_"));
-  }
-  if (n.substr(0, 2) == "__" && n.substr(0, 6) != "__xla_") {
-    return error(
-        name, str_cat("illegal instruction name: ", n, "; suggest renaming to: a_", n.substr(2)));
+  // No element type name has a '.', and the table's first test (first byte and length) turns
+  // away most names, so no test for a '.' comes first.
+  const bool type_name = is_element_type_name(n);
+  const bool reserved = n.size() >= 2 && n[0] == '_' && n[1] == '_' && n.substr(0, 6) != "__xla_";
+  if (type_name || reserved) [[unlikely]] {
+    return report_illegal_instruction_name(name, type_name);
   }
   return true;
+}
+
+bool ModuleParser::report_illegal_instruction_name(const Token& name, bool type_name) {
+  std::string_view n = name.name();
+  if (type_name) {
+    return error(name, str_cat("illegal instruction name: ", n, "; suggest renaming to: ", n, "_"));
+  }
+  return error(name,
+               str_cat("illegal instruction name: ", n, "; suggest renaming to: a_", n.substr(2)));
 }
 
 Instruction* ModuleParser::create_instruction(const OpcodeSpelling& op, std::string_view name,
@@ -346,6 +398,10 @@ bool ModuleParser::parse_opcode(OpcodeSpelling* out) {
 // false having consumed nothing, and parse_operands reads the list token by token.
 bool ModuleParser::scan_operands(const char* p, absl::InlinedVector<Instruction*, 8>* out) {
   const char* end = lexer_.source().data() + lexer_.source().size();
+  // Half the operands of dumps are the instruction just before: its name, compared byte for
+  // byte, answers without a hash (it is what the look-up would find, as names are unique).
+  absl::Span<Instruction* const> defined = computation_->instructions();
+  Instruction* const previous = defined.empty() ? nullptr : defined.back();
   for (;;) {
     const char* name = p;
     const char* name_end = nullptr;
@@ -368,8 +424,10 @@ bool ModuleParser::scan_operands(const char* p, absl::InlinedVector<Instruction*
     const bool bare = name == p;  // without '%': a keyword unless it has a '.'
     if (name_end == nullptr) name_end = operand_name_end(name, end);
     p = name_end;
-    Instruction* operand =
-        IrAccess::find(computation_, std::string_view(name, static_cast<size_t>(p - name)));
+    const std::string_view text(name, static_cast<size_t>(p - name));
+    Instruction* operand = previous != nullptr && detail::same_text(previous->name(), text)
+                               ? previous
+                               : IrAccess::find(computation_, text);
     if (operand == nullptr || (bare && !has_dot(name, p))) break;
     if (declared != nullptr && declared != &operand->shape() &&
         !detail::compatible(*declared, operand->shape())) {
@@ -377,7 +435,11 @@ bool ModuleParser::scan_operands(const char* p, absl::InlinedVector<Instruction*
     }
     out->push_back(operand);
     if (*p == ')') {
-      skip_to(p + 1);
+      if (p[1] == ',') {
+        skip_to_comma(p + 1);  // before the attributes
+      } else {
+        skip_to(p + 1);
+      }
       return true;
     }
     if (p[0] != ',' || p[1] != ' ') break;

@@ -67,12 +67,15 @@ class ModuleParser : public Parser {
   [[nodiscard]] bool parse_instruction();
   [[nodiscard]] bool parse_opcode(OpcodeSpelling* out);
   [[nodiscard]] bool check_instruction_name(const Token& name);
+  [[gnu::cold, gnu::noinline]] bool report_illegal_instruction_name(const Token& name,
+                                                                    bool type_name);
   // The operand list after `(`, consuming the `)`; nested instructions and compact GTEs are
   // added to the computation as they are met.
   [[nodiscard]] bool parse_operands(absl::InlinedVector<Instruction*, 8>* out);
   [[nodiscard]] bool scan_operands(const char* p, absl::InlinedVector<Instruction*, 8>* out);
   const char* scan_instruction_head(const Shape** shape, OpcodeSpelling* op, Token* op_token);
   const Shape* cached_shape_before_space(const char* p, size_t* length);
+  const Shape* find_cached_shape_before_space(const char* p, size_t* length);
   [[nodiscard]] bool parse_operand(Instruction** out);
   [[nodiscard]] bool parse_nested_instruction(const Shape* shape, Instruction** out, int depth);
   [[nodiscard]] bool resolve_instruction(const Token& name, Instruction** out);
@@ -109,6 +112,8 @@ class ModuleParser : public Parser {
   // An array shape, looked up by its text first: modules repeat a few hundred shapes across
   // many instructions, so most are recognized without being parsed again.
   [[nodiscard]] bool parse_cached_shape(const Shape** out);
+  const Shape* take_known_array_shape() override;
+  void remember_array_shape(const char* begin, const Shape& shape) override;
   [[nodiscard]] bool parse_result_accuracy();
   [[nodiscard]] bool parse_operand_layout_constraints(Instruction* instruction);
   [[nodiscard]] bool parse_debug_attributes();
@@ -152,6 +157,8 @@ class ModuleParser : public Parser {
   // Checks attribute and operand rules of the opcode, and infers the shape when the text
   // omitted it. `at` locates errors.
   [[nodiscard]] bool check_instruction(Instruction* instruction, const Token& at);
+  // Every check, one by one (check_instruction takes a shortcut for the usual instruction).
+  [[nodiscard]] bool check_instruction_in_full(Instruction* instruction, const Token& at);
   [[nodiscard]] bool infer_shape(Instruction* instruction, const Token& at, Shape* out);
 
   // About how many instructions the body that starts at the cursor holds (to size its maps).
@@ -172,6 +179,9 @@ class ModuleParser : public Parser {
   absl::flat_hash_map<int64_t, Instruction*> parameter_numbers_;
   Shape shape_scratch_;
   detail::StringViewMap<const Shape*> shapes_by_text_;
+  // What cached_shape_before_space found last, and the text it found it by.
+  std::string_view last_shape_text_;
+  const Shape* last_shape_ = nullptr;
   const char* scanned_to_ = nullptr;  // see estimated_instruction_count()
   int nesting_ = 0;       // nested instruction operands
   int inline_depth_ = 0;  // inline computations

@@ -22,6 +22,7 @@ namespace hloroof::text {
 class Parser {
  public:
   explicit Parser(std::string_view source);
+  virtual ~Parser() = default;
   Parser(const Parser&) = delete;
   Parser& operator=(const Parser&) = delete;
 
@@ -68,6 +69,18 @@ class Parser {
     tok_.text = std::string_view(end, 0);
     advance();
   }
+  // skip_to(end) where the text at `end` is a ',' (which the lexer reads as the one-byte comma
+  // token whatever follows), without lexing it.
+  void skip_to_comma(const char* end) {
+    prev_end_ = end;
+    lexer_.skip_to(end + 1);
+    tok_.kind = TokenKind::kComma;
+    tok_.prim = PrimitiveType::kInvalid;
+    tok_.negative = false;
+    tok_.has_escapes = false;
+    tok_.text = std::string_view(end, 1);
+    tok_.int_bits = 0;
+  }
   // The source text from `begin` to the end of the last consumed token.
   std::string_view text_since(const char* begin) const {
     return std::string_view(begin, static_cast<size_t>(prev_end_ - begin));
@@ -95,6 +108,17 @@ class Parser {
   [[nodiscard]] bool parse_shape(Shape* out);
   // True when the current token can start a shape.
   bool at_shape_start();
+
+  // An array shape already read whose text is exactly the one at the cursor (a PRIM token) up
+  // to a following ',' or ')', consumed; null, consuming nothing, when there is none. A tuple's
+  // elements are looked up this way before being parsed (ModuleParser knows shapes by text).
+  virtual const Shape* take_known_array_shape() { return nullptr; }
+  // After an array shape that take_known_array_shape did not know was parsed from `begin` to the
+  // cursor: lets it know the shape by that text from now on.
+  virtual void remember_array_shape(const char* begin, const Shape& shape) {
+    (void)begin;
+    (void)shape;
+  }
 
   // ---- Small value syntaxes (values.cc).
   // INT, with the sign rules of a signed 64-bit value.

@@ -62,7 +62,17 @@ bool Parser::parse_shape_at_depth(Shape* out, int depth) {
     TupleBuilder elements;
     Shape element;
     do {
+      // Long tuples (a while loop's state) repeat array shapes already read elsewhere.
+      const bool array = depth < kMaxShapeDepth && at(TokenKind::kPrim);
+      const char* begin = tok_.begin();
+      if (array) {
+        if (const Shape* known = take_known_array_shape()) {
+          elements.add(*known);
+          continue;
+        }
+      }
       if (!parse_shape_at_depth(&element, depth + 1)) return false;
+      if (array) remember_array_shape(begin, element);
       elements.add(std::move(element));
     } while (consume_if(TokenKind::kComma));
     out->elements = elements.build();

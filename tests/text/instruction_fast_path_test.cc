@@ -10,6 +10,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/instruction.h"
 #include "hloroof/module.h"
+#include "hloroof/shape_text.h"
 #include "module_test_util.h"
 
 namespace hloroof {
@@ -145,6 +146,28 @@ TEST_CASE("unknown, later and mistyped operands are reported where they are writ
                       "}\n") == "4:28: operand a.1 has shape f32[], not s32[] as written");
 }
 
+TEST_CASE("an opcode followed by other bytes than '(' is read token by token") {
+  // The direct reading takes the opcode up to the first byte below '-'; a comment there, or a
+  // byte no name has, sends the head to the lexer, which reads or reports it.
+  Module m = parse_ok(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  a.1 = f32[] parameter(0)\n"
+      "  ROOT n.2 = f32[] add/*c*/(a.1, a.1)\n"
+      "}\n");
+  CHECK(find(m, "e", "n.2").opcode() == Opcode::kAdd);
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a.1 = f32[] parameter(0)\n"
+                      "  ROOT n.2 = f32[] add.x(a.1, a.1)\n"
+                      "}\n") == "4:20: unknown opcode 'add.x'");
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a.1 = f32[] parameter(0)\n"
+                      "  ROOT n.2 = f32[] add:x(a.1, a.1)\n"
+                      "}\n") == "4:20: expected an opcode, got 'add:'");
+}
+
 TEST_CASE("opcodes the direct reading does not know are reported as before") {
   CHECK(located_error("HloModule m\n"
                       "ENTRY e {\n"
@@ -212,6 +235,136 @@ TEST_CASE("a shape is known by its text only where the text ends as when it was 
       "}\n");
   CHECK(operand_names(find(typed, "e", "b.1")) == "a.1");
   CHECK(operand_names(find(typed, "e", "d.1")) == "a.1,b.1");
+}
+
+// A module with one computation `c` to call and `e` whose last line is `last`: a.1 is f32[8],
+// b.1 is f32[2,3]; the last line is line 11.
+std::string checks_module(std::string_view last) {
+  return "HloModule m\n\nc {\n  p.0 = f32[] parameter(0)\n  ROOT q.0 = f32[] negate(p.0)\n}\n\n"
+         "ENTRY e {\n  a.1 = f32[8] parameter(0)\n  b.1 = f32[2,3] parameter(1)\n" +
+         std::string(last) + "\n}\n";
+}
+
+TEST_CASE("the usual instruction skips the checks one by one, and the rest are reported") {
+  // Each of these fails one condition of the shortcut (operand count, a required attribute,
+  // result_accuracy, to_apply with called_computations): the full checks report it at the opcode.
+  CHECK(located_error(checks_module("  ROOT n.2 = f32[8] add(a.1)")) ==
+        "11:21: add takes 2 operands, got 1");
+  CHECK(located_error(checks_module("  ROOT n.2 = f32[8] transpose(a.1)")) ==
+        "11:21: attribute 'dimensions' is required for transpose");
+  CHECK(located_error(
+            checks_module("  ROOT n.2 = f32[8] add(a.1, a.1), result_accuracy={mode=highest}")) ==
+        "11:21: result_accuracy is only allowed on transcendental ops, not add");
+  CHECK(located_error(checks_module("  ROOT n.2 = f32[8] custom-call(a.1), "
+                                    "custom_call_target=\"x\", to_apply=c, "
+                                    "called_computations={c}")) ==
+        "11:21: a custom-call takes to_apply or called_computations, not both");
+  // Opcodes with checks of their own always take the full checks: 2*3 = 6 elements, not 7.
+  CHECK(located_error(checks_module("  ROOT n.2 = f32[7] reshape(b.1)")) ==
+        "11:21: reshape from f32[2,3] to f32[7] changes the element count");
+  // And the same instructions pass once well formed; an omitted shape is inferred.
+  for (std::string_view last :
+       {"  ROOT n.2 = f32[8] transpose(a.1), dimensions={0}",
+        "  ROOT n.2 = f32[8] exponential(a.1), result_accuracy={mode=highest}",
+        "  ROOT n.2 = f32[6] reshape(b.1)"}) {
+    CHECK(located_error(checks_module(last)) == "parsed");
+  }
+  Module m = parse_ok(checks_module("  ROOT n.2 = add(a.1, a.1)"));
+  CHECK(&find(m, "e", "n.2").shape() == &find(m, "e", "a.1").shape());
+}
+
+TEST_CASE("instruction names an upstream parser would rename") {
+  CHECK(located_error(checks_module("  %s32 = f32[8] negate(a.1)")) ==
+        "11:3: illegal instruction name: s32; suggest renaming to: s32_");
+  CHECK(located_error(checks_module("  %__x = f32[8] negate(a.1)")) ==
+        "11:3: illegal instruction name: __x; suggest renaming to: a_x");
+  // `__xla_` names are upstream's own; a '.' makes a name no element type.
+  CHECK(located_error(checks_module("  %__xla_x = f32[8] negate(a.1)")) == "parsed");
+  CHECK(located_error(checks_module("  %s32.1 = f32[8] negate(a.1)")) == "parsed");
+}
+
+TEST_CASE("a shape like the previous instruction's, and texts that only start like it") {
+  // The shape text found last is compared before any look-up; a longer text that starts with
+  // it, or the same text followed by something other than a space, is looked up as before.
+  Module m = parse_ok(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  a.1 = f32[8] parameter(0)\n"
+      "  b.1 = f32[8] negate(a.1)\n"
+      "  c.1 = f32[8]{0} negate(b.1)\n"
+      "  d.1 = f32[8]{0} negate(c.1)\n"
+      "  e.1 = f32[8] negate(d.1)\n"
+      "  ROOT f.1 = f32[8]{0}  negate(e.1)\n"
+      "}\n");
+  CHECK(&find(m, "e", "b.1").shape() == &find(m, "e", "a.1").shape());
+  CHECK(to_string(find(m, "e", "c.1").shape()) == "f32[8]{0}");
+  CHECK(&find(m, "e", "d.1").shape() == &find(m, "e", "c.1").shape());
+  CHECK(to_string(find(m, "e", "e.1").shape()) == "f32[8]");
+  CHECK(to_string(find(m, "e", "f.1").shape()) == "f32[8]{0}");
+  // The text found last, then the same bytes without the space: read token by token.
+  Module glued = parse_ok(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  a.1 = f32[8] parameter(0)\n"
+      "  ROOT b.1 = f32[8]negate(a.1)\n"
+      "}\n");
+  CHECK(&find(glued, "e", "b.1").shape() == &find(glued, "e", "a.1").shape());
+}
+
+TEST_CASE("an operand that is the instruction just before, or only shares its first bytes") {
+  Module m = parse_ok(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  a.1 = f32[] parameter(0)\n"
+      "  a.10 = f32[] negate(a.1)\n"
+      "  a.100 = f32[] add(a.10, a.1)\n"
+      "  ROOT a.1000 = f32[] add(a.100, a.10)\n"
+      "}\n");
+  CHECK(operand_names(find(m, "e", "a.10")) == "a.1");
+  CHECK(operand_names(find(m, "e", "a.100")) == "a.10,a.1");
+  CHECK(operand_names(find(m, "e", "a.1000")) == "a.100,a.10");
+  // The instruction being defined is not yet known: naming itself is an error.
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a.1 = f32[] parameter(0)\n"
+                      "  ROOT b.1 = f32[] negate(b.1)\n"
+                      "}\n") == "4:27: instruction does not exist: b.1");
+}
+
+TEST_CASE("the comma after the operands, and tuple elements known by their text") {
+  // `),` starts the attributes without the lexer; `) ,` goes through it. Same module, same
+  // errors at the same places.
+  for (std::string_view sep : {",", " ,"}) {
+    std::string text =
+        "HloModule m\nENTRY e {\n  a.1 = f32[8] parameter(0)\n"
+        "  ROOT t.1 = f32[8] negate(a.1)" +
+        std::string(sep) + " metadata={op_name=\"x\"}\n}\n";
+    Module m = parse_ok(text);
+    CHECK(find(m, "e", "t.1").attributes().size() == 1);
+    std::string bad =
+        "HloModule m\nENTRY e {\n  a.1 = f32[8] parameter(0)\n"
+        "  ROOT t.1 = f32[8] negate(a.1)" +
+        std::string(sep) + "\n}\n";
+    CHECK(located_error(bad) == "5:1: expected an attribute (name=value), got '}'");
+  }
+  // Elements already read as instruction shapes are taken by their text; `f32[8] {0}` (a space
+  // before the layout) is parsed, layout included, as before.
+  Module m = parse_ok(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  a.1 = f32[8]{0} parameter(0)\n"
+      "  b.1 = s32[] parameter(1)\n"
+      "  t.1 = (f32[8]{0}, s32[], /*index=2*/f32[8]{0}) tuple(a.1, b.1, a.1)\n"
+      "  ROOT u.1 = (f32[8] {0}, s32[]) tuple(a.1, b.1)\n"
+      "}\n");
+  CHECK(to_string(find(m, "e", "t.1").shape()) == "(f32[8]{0}, s32[], f32[8]{0})");
+  CHECK(to_string(find(m, "e", "u.1").shape()) == "(f32[8]{0}, s32[])");
+  // A known element's text is not taken where parsing would report an error first.
+  CHECK(located_error("HloModule m\n"
+                      "ENTRY e {\n"
+                      "  a.1 = f32[8] parameter(0)\n"
+                      "  ROOT t.1 = (f32[8], f32[8]x) parameter(1)\n"
+                      "}\n") == "4:29: expected ')' to close the tuple shape, got 'x'");
 }
 
 TEST_CASE("names added and removed after parsing are found and freed by name") {

@@ -155,6 +155,27 @@ TEST_CASE("called computations: one attribute's own, several attributes, repeats
   CHECK(pw->called_computations()[0] == cond);
 }
 
+TEST_CASE("attributes that reference nothing are installed without linking, others link") {
+  Module m = parse_ok(kModule);
+  // %lt's direction and %i's index reference nothing: installed as they are.
+  const Instruction& lt = find(m, "cond", "lt");
+  CHECK(lt.attributes().size() == 1);
+  CHECK(lt.called_computations().empty());
+  CHECK(find(m, "cond", "i").int_attribute(AttrId::kIndex) == 0);
+  // A first list that references something (%init's control predecessors) is linked.
+  const Instruction& init = find(m, "main", "init");
+  CHECK(init.control_predecessors().size() == 2);
+  CHECK(find(m, "main", "sum").control_successors().size() == 1);
+  // A list that references nothing, then a reference added to it: linked on the second set.
+  Instruction* sum = m.entry()->find_instruction("sum");
+  REQUIRE(set_attribute_from_text(*sum, "metadata", "{op_name=\"x\"}").ok());
+  CHECK(sum->called_computations().empty());
+  REQUIRE(set_attribute_from_text(*sum, "to_apply", "%branch").ok());
+  REQUIRE(sum->called_computations().size() == 1);
+  CHECK(sum->called_computations()[0] == m.find_computation("branch"));
+  CHECK(m.find_computation("branch")->callers().size() == 2);  // %sel and %sum
+}
+
 TEST_CASE("a parameter number past 2^31 - 1 is refused") {
   CHECK(parse_error("HloModule m\nENTRY %e {\n  ROOT %p = f32[] parameter(2147483648)\n}\n")
             .find("parameter number 2147483648 is out of range") != std::string::npos);
