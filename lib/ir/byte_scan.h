@@ -56,10 +56,22 @@ template <char... kStops>
 }
 
 // The first byte of [p, end) below kLimit (bytes of 0x80 and more are never below it), or end;
-// eight bytes a step. Where a name or a shape text ends: at a space, a line break, a comma...
+// sixteen bytes a step where SSE2 is there, else eight. Where a name or a shape text ends: at a
+// space, a line break, a comma...
 template <unsigned char kLimit>
 const char* find_first_below(const char* p, const char* end) {
   static_assert(kLimit > 0 && kLimit <= 0x80, "the word step needs a limit of at most 0x80");
+#if defined(__SSE2__)
+  for (; end - p >= 16; p += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // Unsigned x < kLimit exactly when min(x, kLimit - 1) is x.
+    const __m128i below =
+        _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(static_cast<char>(kLimit - 1))), v);
+    if (const auto mask = static_cast<unsigned>(_mm_movemask_epi8(below)); mask != 0) {
+      return p + std::countr_zero(mask);
+    }
+  }
+#endif
   if constexpr (std::endian::native == std::endian::little) {
     constexpr uint64_t kOnes = 0x0101010101010101u;
     constexpr uint64_t kHighs = 0x8080808080808080u;

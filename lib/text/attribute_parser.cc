@@ -94,6 +94,13 @@ constexpr int kMaxCallDepth = 128;
 
 bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
 
+// attribute_kind(id), inline (the direct reading asks it for every attribute).
+constexpr AttrKind kAttributeKinds[] = {
+#define HLOROOF_ATTRIBUTE(e, text, kind, group) AttrKind::kind,
+#include "hloroof/attributes.def"
+#undef HLOROOF_ATTRIBUTE
+};
+
 // The first '=' among the 32 bytes at `p` (fewer before `end`), or null. Attribute names are
 // shorter.
 const char* find_equals(const char* p, const char* end) {
@@ -192,7 +199,7 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
   }
   Attribute attribute{id, {}, {}};
   const char* value_end = nullptr;
-  switch (attribute_kind(id)) {
+  switch (kAttributeKinds[static_cast<size_t>(id)]) {
     case AttrKind::kMetadata:
       if (value != end && *value == '{') {
         size_t length = detail::scan_plain_metadata(
