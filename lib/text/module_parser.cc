@@ -162,14 +162,14 @@ bool ModuleParser::parse_entry_computation_layout() {
     do {
       const Shape* shape;
       if (!parse_cached_shape(&shape)) return false;
-      attrs.entry_parameter_layouts.push_back(*shape);
+      attrs.entry_parameter_layouts.push_back(shape);
     } while (consume_if(TokenKind::kComma));
   }
   if (!expect(TokenKind::kRParen, "after the entry parameter layouts")) return false;
   if (!expect(TokenKind::kArrow, "before the entry result layout")) return false;
   const Shape* result;
   if (!parse_cached_shape(&result)) return false;
-  attrs.entry_result_layout = *result;
+  attrs.entry_result_layout = result;
   return expect(TokenKind::kRBrace, "to close entry_computation_layout");
 }
 

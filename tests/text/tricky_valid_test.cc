@@ -358,7 +358,8 @@ ENTRY %e {
   CHECK(a.input_output_alias[0].output_index.empty());
   CHECK_FALSE(a.input_output_alias[0].must_alias);
   CHECK(a.has_entry_computation_layout);
-  CHECK(to_string(a.entry_result_layout) == "f32[8]{0}");
+  REQUIRE(a.entry_result_layout != nullptr);
+  CHECK(to_string(*a.entry_result_layout) == "f32[8]{0}");
 }
 
 TEST_CASE("8.1-19 frontend attribute whose value is a raw non-JSON blob") {
