@@ -20,6 +20,27 @@ ModuleParser::ModuleParser(detail::ModuleState* state) : Parser(state->source), 
 ModuleParser::ModuleParser(detail::ModuleState* state, std::string_view text)
     : Parser(text), state_(state) {}
 
+Instruction* ParameterNumbers::insert(int64_t number, Instruction* parameter) {
+  if (!sparse_.empty()) {
+    if (auto it = sparse_.find(number); it != sparse_.end()) return it->second;
+  }
+  const auto n = static_cast<size_t>(number);
+  if (n < dense_.size()) {
+    if (dense_[n] != nullptr) return dense_[n];
+    dense_[n] = parameter;
+    return nullptr;
+  }
+  // The table grows to at most twice its size and a little more; a number past that goes to the
+  // map, so that `parameter(2000000000)` costs no 16 GB table.
+  if (n <= 2 * dense_.size() + 64) {
+    dense_.resize(n + 1, nullptr);
+    dense_[n] = parameter;
+    return nullptr;
+  }
+  sparse_.emplace(number, parameter);
+  return nullptr;
+}
+
 // module ::= header stack_frames? computation+ EOF | computation+ EOF
 bool ModuleParser::parse_module() {
   if (at(TokenKind::kw_HloModule) && !parse_header()) return false;
