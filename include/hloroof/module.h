@@ -54,14 +54,17 @@ struct ModuleAttributes {
   int64_t replica_count = 1;
   int64_t num_partitions = 1;
   bool has_entry_computation_layout = false;
-  std::vector<Shape> entry_parameter_layouts;
-  Shape entry_result_layout;
+  // Shapes the module holds (a parsed module's interned shapes: one per distinct shape, however
+  // many parameters have it); shapes set by hand must outlive the module.
+  std::vector<const Shape*> entry_parameter_layouts;
+  const Shape* entry_result_layout = nullptr;  // null when there is no entry_computation_layout
   bool has_input_output_alias = false;
   std::vector<InputOutputAlias> input_output_alias;
   bool has_buffer_donor = false;
   std::vector<BufferDonor> buffer_donor;
   std::vector<RawModuleAttribute> others;  // in print order
-  friend bool operator==(const ModuleAttributes&, const ModuleAttributes&) = default;
+  // Compares the layouts' shapes, not their addresses.
+  friend bool operator==(const ModuleAttributes&, const ModuleAttributes&);
 };
 
 class Module {

@@ -19,6 +19,9 @@ namespace hloroof::detail {
 
 class Arena {
  public:
+  // Mapped blocks are made resident this many bytes at a time as the cursor reaches them.
+  static constexpr size_t kPopulateStep = 64 * 1024;
+
   Arena() = default;
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
@@ -66,6 +69,11 @@ class Arena {
   // Bytes handed out so far, alignment padding included: reserved_bytes() less the unused ends
   // of blocks.
   size_t used_bytes() const { return reserved_ - abandoned_ - static_cast<size_t>(end_ - cursor_); }
+  // Bytes of blocks made resident so far: blocks taken from malloc whole, mapped blocks as far as
+  // they were populated (see arena.cc). The unused ends of mapped blocks are mostly not resident.
+  size_t resident_bytes() const { return resident_; }
+  // Bytes of blocks taken from malloc (blocks under 64 KiB; all of them under AddressSanitizer).
+  size_t heap_block_bytes() const { return heap_blocks_; }
 
   // Destroyed arenas leave their large blocks (up to 64 MiB in all) resident for the next arena,
   // so that parsing file after file does not make fresh pages resident each time.
@@ -102,6 +110,8 @@ class Arena {
   char* populated_ = nullptr;  // pages of the current block below this are resident
   size_t reserved_ = 0;
   size_t abandoned_ = 0;  // unused ends of blocks left for a new one
+  size_t resident_ = 0;
+  size_t heap_blocks_ = 0;
   struct Block {
     char* memory;
     size_t size;

@@ -30,6 +30,8 @@ MemoryBreakdown IrAccess::memory_breakdown(const Module& module) {
   MemoryBreakdown b;
   b.arena_used = m.arena.used_bytes();
   b.arena_reserved = m.arena.reserved_bytes();
+  b.arena_resident = m.arena.resident_bytes();
+  b.arena_heap_blocks = m.arena.heap_block_bytes();
   b.shape_table = m.shapes.table_bytes();
   for (const Computation* c : m.computations) {
     b.computation_nodes += sizeof(Computation);

@@ -23,6 +23,8 @@ struct MemoryBreakdown {
   size_t rare_records = 0;       // literals, control successors and called lists, out of line
   size_t arena_used = 0;         // all of the above, shapes, attribute values, saved strings
   size_t arena_reserved = 0;     // arena_used plus the unused ends of blocks
+  size_t arena_resident = 0;     // the part of arena_reserved made resident
+  size_t arena_heap_blocks = 0;  // the part of arena_reserved taken from malloc
   // On the heap, outside the arena.
   size_t edge_heap = 0;    // callers lists of computations spilled to the heap
   size_t name_maps = 0;    // each computation's name -> instruction map

@@ -1,4 +1,6 @@
 // structurally_equal: two modules describe the same graph.
+#include <algorithm>
+
 #include "hloroof/module.h"
 #include "hloroof/replica_groups.h"
 #include "hloroof/sharding.h"
@@ -77,7 +79,25 @@ bool same_instruction(const Instruction& a, const Instruction& b, std::string* d
   return true;
 }
 
+// Both null, or both set to equal shapes.
+bool same_shape(const Shape* a, const Shape* b) {
+  return a == b || (a != nullptr && b != nullptr && *a == *b);
+}
+
 }  // namespace
+
+bool operator==(const ModuleAttributes& a, const ModuleAttributes& b) {
+  return a.is_scheduled == b.is_scheduled && a.replica_count == b.replica_count &&
+         a.num_partitions == b.num_partitions &&
+         a.has_entry_computation_layout == b.has_entry_computation_layout &&
+         std::equal(a.entry_parameter_layouts.begin(), a.entry_parameter_layouts.end(),
+                    b.entry_parameter_layouts.begin(), b.entry_parameter_layouts.end(),
+                    same_shape) &&
+         same_shape(a.entry_result_layout, b.entry_result_layout) &&
+         a.has_input_output_alias == b.has_input_output_alias &&
+         a.input_output_alias == b.input_output_alias && a.has_buffer_donor == b.has_buffer_donor &&
+         a.buffer_donor == b.buffer_donor && a.others == b.others;
+}
 
 bool structurally_equal(const Module& a, const Module& b, std::string* difference) {
   if (a.name() != b.name()) return differ(difference, "module names differ");

@@ -1,5 +1,6 @@
 #include "hloroof/detail/populated_allocator.h"
 
+#include <atomic>
 #include <cstdlib>
 
 #include "ir/mapped_memory.h"
@@ -9,6 +10,9 @@
 #endif
 
 namespace hloroof::detail {
+namespace {
+std::atomic<size_t> mapped_populated{0};
+}  // namespace
 
 void* acquire_memory(size_t bytes, bool populate) {
 #ifdef __linux__
@@ -39,9 +43,15 @@ void release_memory(void* p, size_t bytes) {
 void* allocate_populated(size_t bytes) {
   void* p = acquire_memory(bytes, /*populate=*/true);
   if (p == nullptr) throw std::bad_alloc();
+  if (is_mapped_size(bytes)) mapped_populated.fetch_add(bytes, std::memory_order_relaxed);
   return p;
 }
 
-void free_populated(void* p, size_t bytes) { release_memory(p, bytes); }
+void free_populated(void* p, size_t bytes) {
+  if (is_mapped_size(bytes)) mapped_populated.fetch_sub(bytes, std::memory_order_relaxed);
+  release_memory(p, bytes);
+}
+
+size_t mapped_populated_bytes() { return mapped_populated.load(std::memory_order_relaxed); }
 
 }  // namespace hloroof::detail

@@ -114,10 +114,8 @@ bool ModuleParser::add_parameter(Instruction* parameter, int64_t number, const T
     return error(at, str_cat("parameter number ", number,
                              " is out of range (a computation has fewer than 2^31 parameters)"));
   }
-  auto [it, inserted] = parameter_numbers_.try_emplace(number, parameter);
-  if (!inserted) {
-    return error(at,
-                 str_cat("parameter number ", number, " is already taken by ", it->second->name()));
+  if (Instruction* taken = parameter_numbers_.insert(number, parameter)) {
+    return error(at, str_cat("parameter number ", number, " is already taken by ", taken->name()));
   }
   IrAccess::set_parameter_number(parameter, number);
   IrAccess::parameters(computation_).push_back(parameter);

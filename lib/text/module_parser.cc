@@ -20,6 +20,27 @@ ModuleParser::ModuleParser(detail::ModuleState* state) : Parser(state->source), 
 ModuleParser::ModuleParser(detail::ModuleState* state, std::string_view text)
     : Parser(text), state_(state) {}
 
+Instruction* ParameterNumbers::insert(int64_t number, Instruction* parameter) {
+  if (!sparse_.empty()) {
+    if (auto it = sparse_.find(number); it != sparse_.end()) return it->second;
+  }
+  const auto n = static_cast<size_t>(number);
+  if (n < dense_.size()) {
+    if (dense_[n] != nullptr) return dense_[n];
+    dense_[n] = parameter;
+    return nullptr;
+  }
+  // The table grows to at most twice its size and a little more; a number past that goes to the
+  // map, so that `parameter(2000000000)` costs no 16 GB table.
+  if (n <= 2 * dense_.size() + 64) {
+    dense_.resize(n + 1, nullptr);
+    dense_[n] = parameter;
+    return nullptr;
+  }
+  sparse_.emplace(number, parameter);
+  return nullptr;
+}
+
 // module ::= header stack_frames? computation+ EOF | computation+ EOF
 bool ModuleParser::parse_module() {
   if (at(TokenKind::kw_HloModule) && !parse_header()) return false;
@@ -159,22 +180,17 @@ bool ModuleParser::parse_entry_computation_layout() {
   if (!expect(TokenKind::kLBrace, "to open entry_computation_layout")) return false;
   if (!expect(TokenKind::kLParen, "before the entry parameter layouts")) return false;
   if (!at(TokenKind::kRParen)) {
-    // Copied once, into a list of the right size: a step's entry takes thousands of parameters,
-    // and growing the list would copy every shape several times into fresh pages.
-    absl::InlinedVector<const Shape*, 16> shapes;
     do {
       const Shape* shape;
       if (!parse_cached_shape(&shape)) return false;
-      shapes.push_back(shape);
+      attrs.entry_parameter_layouts.push_back(shape);
     } while (consume_if(TokenKind::kComma));
-    attrs.entry_parameter_layouts.reserve(shapes.size());
-    for (const Shape* shape : shapes) attrs.entry_parameter_layouts.push_back(*shape);
   }
   if (!expect(TokenKind::kRParen, "after the entry parameter layouts")) return false;
   if (!expect(TokenKind::kArrow, "before the entry result layout")) return false;
   const Shape* result;
   if (!parse_cached_shape(&result)) return false;
-  attrs.entry_result_layout = *result;
+  attrs.entry_result_layout = result;
   return expect(TokenKind::kRBrace, "to close entry_computation_layout");
 }
 

@@ -29,6 +29,25 @@
 
 namespace hloroof::text {
 
+// A computation's parameter numbers and their parameters: a table indexed by number while the
+// numbers stay dense (printers number them 0, 1, 2, ...: 8 bytes a parameter), a hash map for a
+// number far past the others (a hash map for all of them took about 50 bytes a parameter).
+class ParameterNumbers {
+ public:
+  // The parameter already numbered `number` (0 <= number < 2^31), else null, having recorded
+  // `parameter` under it.
+  Instruction* insert(int64_t number, Instruction* parameter);
+  void reserve(size_t count) { dense_.reserve(count); }
+  void clear() {
+    dense_.clear();
+    sparse_.clear();
+  }
+
+ private:
+  std::vector<Instruction*> dense_;  // null: not taken
+  absl::flat_hash_map<int64_t, Instruction*> sparse_;
+};
+
 class ModuleParser : public Parser {
  public:
   // Parses `state->source`, filling `state`.
@@ -176,7 +195,7 @@ class ModuleParser : public Parser {
   // Compact GTE results per (tuple, index), so that `%t#0` twice is one get-tuple-element.
   absl::flat_hash_map<std::pair<Instruction*, int64_t>, Instruction*> compact_gtes_;
   // Parameter numbers of the current computation.
-  absl::flat_hash_map<int64_t, Instruction*> parameter_numbers_;
+  ParameterNumbers parameter_numbers_;
   Shape shape_scratch_;
   detail::StringViewMap<const Shape*> shapes_by_text_;
   // What cached_shape_before_space found last, and the text it found it by.

@@ -372,10 +372,10 @@ void append_header(std::string* out, const Module& m) {
       for (size_t k = 0; k < a.entry_parameter_layouts.size(); ++k) {
         if (k > 0) out->append(", ");
         if (k > 0 && k % 5 == 0) str_append(out, "/*index=", k, "*/");
-        append_shape(out, a.entry_parameter_layouts[k]);
+        append_shape(out, *a.entry_parameter_layouts[k]);
       }
       out->append(")->");
-      append_shape(out, a.entry_result_layout);
+      append_shape(out, *a.entry_result_layout);
       out->push_back('}');
     } else if (key == "replica_count") {
       if (a.replica_count != 1) str_append(out, ", replica_count=", a.replica_count);

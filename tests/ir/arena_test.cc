@@ -4,14 +4,12 @@
 #include "ir/arena.h"
 
 #include <catch2/catch.hpp>
-
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "hloroof/module.h"
 #include "ir/mapped_memory.h"
-
 
 namespace hloroof::detail {
 namespace {
@@ -114,6 +112,31 @@ TEST_CASE("the arena counts the bytes it hands out, alignment padding included")
   arena.allocate(20000, 1);
   CHECK(arena.used_bytes() == 24 + 20000);
   CHECK(arena.reserved_bytes() >= arena.used_bytes() + (16384 - 24));
+}
+
+TEST_CASE("the arena makes resident what it hands out, a step at a time, not whole blocks") {
+  // 3 MiB in 4 KiB pieces: blocks of 16 + 16 + 32 KiB from malloc, then mapped blocks of 64 KiB
+  // to 1 MiB (1984 KiB in all, filled), then a 2 MiB block of which about 1 MiB is used.
+  constexpr size_t kPiece = 4096;
+  constexpr size_t kPieces = 3 * 256;
+  Arena arena;
+  for (size_t i = 0; i < kPieces; ++i) arena.allocate(kPiece, 8);
+  CHECK(arena.used_bytes() == kPiece * kPieces);
+  CHECK(arena.resident_bytes() >= arena.used_bytes());
+  CHECK(arena.resident_bytes() <= arena.reserved_bytes());
+  if (!kMapLargeAllocations) {
+    // Under AddressSanitizer every block comes from malloc, resident as a whole.
+    CHECK(arena.resident_bytes() == arena.reserved_bytes());
+    CHECK(arena.heap_block_bytes() == arena.reserved_bytes());
+    return;
+  }
+  CHECK(arena.heap_block_bytes() == (16 + 16 + 32) * 1024);
+  CHECK(arena.reserved_bytes() == 4 << 20);  // 64 KiB + 64 KiB + ... + 2 MiB
+  // Resident but unused: at most one populate step beyond the cursor (the pieces fill every
+  // block exactly, so no block leaves an unused end).
+  CHECK(arena.resident_bytes() - arena.used_bytes() <= Arena::kPopulateStep);
+  // So most of the last block's unused megabyte is not resident.
+  CHECK(arena.reserved_bytes() - arena.resident_bytes() >= (1 << 20) - Arena::kPopulateStep);
 }
 
 }  // namespace

@@ -26,6 +26,10 @@ ENTRY %e (p: f32[4]) -> (f32[4], f32[4], f32[4]) {
   CHECK(b.attribute_records == 3 * sizeof(Attribute));
   CHECK(b.arena_used >= b.nodes + b.attribute_records + b.metadata_records + b.edge_lists);
   CHECK(b.arena_reserved >= b.arena_used);
+  CHECK(b.arena_resident >= b.arena_used);
+  CHECK(b.arena_resident <= b.arena_reserved);
+  // A module this small fits the first block, which comes from malloc.
+  CHECK(b.arena_heap_blocks == b.arena_reserved);
   CHECK(b.name_maps > 0);  // one computation's map of three names
 }
 

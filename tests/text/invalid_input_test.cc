@@ -158,6 +158,24 @@ TEST_CASE("8.2-20 an invalid escape in a string") {
         "4:54: error: invalid string: unknown escape sequence: \\q");
 }
 
+TEST_CASE("a parameter number is taken once, however far it lies from the others") {
+  // 100 lies past the room the table of numbers has at first (64), so it is recorded apart;
+  // parameters 0..39 grow the table past 100, and a second 100 must still be refused. Lines: the
+  // body starts on line 3, so its 42nd line, the second 100, is line 44.
+  std::string body = "  %p100 = f32[] parameter(100)\n";
+  for (int k = 0; k < 40; ++k) {
+    body += "  %p" + std::to_string(k) + " = f32[] parameter(" + std::to_string(k) + ")\n";
+  }
+  CHECK(parse_error(module(body + "  %q = f32[] parameter(100)")) ==
+        "44:24: error: parameter number 100 is already taken by p100");
+  // A number near 2^31 costs no table of 2^31 entries: it is refused as a gap, or as taken.
+  CHECK(parse_error(module("  %a = f32[] parameter(2000000000)")) ==
+        "2:7: error: computation e has 1 parameters but no parameter(0)");
+  CHECK(parse_error(module("  %a = f32[] parameter(2000000000)\n"
+                           "  %b = f32[] parameter(2000000000)")) ==
+        "4:24: error: parameter number 2000000000 is already taken by a");
+}
+
 TEST_CASE("more rules upstream's parser enforces") {
   CHECK(parse_error(module("  %a = f32[] parameter(0)\n  %r = pred[] compare(%a), direction=EQ")) ==
         "4:15: error: compare takes 2 operands, got 1");

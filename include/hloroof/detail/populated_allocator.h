@@ -12,6 +12,9 @@ namespace hloroof::detail {
 
 void* allocate_populated(size_t bytes);
 void free_populated(void* p, size_t bytes);
+// Bytes of the process's live allocate_populated allocations that were mapped rather than taken
+// from malloc (which malloc's own statistics therefore leave out).
+size_t mapped_populated_bytes();
 
 template <typename T>
 struct PopulatedAllocator {
