@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "hloroof/computation.h"
 #include "hloroof/hlo_text.h"
@@ -449,6 +450,68 @@ TEST_CASE("slices and words in the printed form and in other spellings read the 
   for (std::string_view other : {"GE ", " GE", "GE\n  , type=FLOAT"}) {
     same(compare + "GE" + (other.find("type") != std::string_view::npos ? ", type=FLOAT" : ""),
          compare + std::string(other));
+  }
+}
+
+TEST_CASE("backend_config blobs and booleans in the printed form and in other spellings") {
+  using testing::parse_ok;
+  auto same = [](const std::string& a, const std::string& b) {
+    INFO(a);
+    INFO(b);
+    Module ma = parse_ok(entry_line(a));
+    Module mb = parse_ok(entry_line(b));
+    std::string difference;
+    CHECK(structurally_equal(ma, mb, &difference));
+    CHECK(difference.empty());
+  };
+  // A blob with braces and escaped quotes inside strings is kept whole, braces included.
+  const std::string negate = "  ROOT %n = f32[2,3]{1,0} negate(%p), backend_config=";
+  const std::string blob = R"({"a":"}{","b":{"c":"\"x\""},"n":[1,{}]})";
+  Module m = parse_ok(entry_line(negate + blob));
+  const Attribute* config = m.entry()->root()->attribute(AttrId::kBackendConfig);
+  REQUIRE(config != nullptr);
+  CHECK(config->text == blob);
+  CHECK(m.entry()->root()->backend_config().text() == blob);
+  CHECK(m.entry()->root()->backend_config().find_int("/n/0") == 1);
+  // Each other spelling takes the token path for the blob (a space after '=', a comma that is
+  // not the printers', a line break before the next attribute) or reads it directly before
+  // something else than the usual comma.
+  for (std::string_view other :
+       {" {\"a\":1}, metadata={op_name=\"n\"}", "{\"a\":1} , metadata={op_name=\"n\"}",
+        "{\"a\":1}\n    , metadata={op_name=\"n\"}", "{\"a\":1},metadata={op_name=\"n\"}"}) {
+    same(negate + "{\"a\":1}, metadata={op_name=\"n\"}", negate + std::string(other));
+  }
+  const std::string reduce =
+      "  ROOT %r = f32[2,3]{1,0} all-reduce(%p), channel_id=1, replica_groups={{0}}, "
+      "use_global_device_ids=";
+  Module t = parse_ok(entry_line(reduce + "true, to_apply=%add"));
+  REQUIRE(t.entry()->root()->attribute(AttrId::kUseGlobalDeviceIds) != nullptr);
+  CHECK(*t.entry()->root()->attribute(AttrId::kUseGlobalDeviceIds)->get<bool>() == true);
+  CHECK(t.entry()->root()->attribute(AttrId::kUseGlobalDeviceIds)->text == "true");
+  Module f = parse_ok(entry_line(reduce + "false\n    , to_apply=%add"));
+  REQUIRE(f.entry()->root()->attribute(AttrId::kUseGlobalDeviceIds) != nullptr);
+  CHECK(*f.entry()->root()->attribute(AttrId::kUseGlobalDeviceIds)->get<bool>() == false);
+  for (std::string_view other : {"true , to_apply=%add", " true, to_apply=%add",
+                                 "true\n    , to_apply=%add", "true,to_apply=%add"}) {
+    same(reduce + "true, to_apply=%add", reduce + std::string(other));
+  }
+  // Errors, read by the token path, at the places it gives: `negate` above is 53 bytes, so the
+  // blob opens at column 54 of line 10 (a second name at 58, after `{}, `); `reduce` is 100
+  // bytes, the boolean at column 101.
+  const std::pair<std::string, std::string_view> cases[] = {
+      {negate + R"({{"a":1)", "10:54: error: unbalanced '{' (no matching '}')"},
+      {negate + R"({"a":"})", "10:54: error: unbalanced '{' (no matching '}')"},
+      {negate + "{}, backend_config={}", "10:58: error: attribute 'backend_config' is given twice"},
+      {reduce + "True, to_apply=%add",
+       "10:101: error: expected true or false (use_global_device_ids), got 'True'"},
+      {reduce + "true1, to_apply=%add",
+       "10:101: error: expected true or false (use_global_device_ids), got 'true1'"},
+      {reduce + "1, to_apply=%add",
+       "10:101: error: expected true or false (use_global_device_ids), got '1'"},
+  };
+  for (const auto& [text, message] : cases) {
+    INFO(text);
+    CHECK(testing::parse_error(entry_line(text)) == message);
   }
 }
 
