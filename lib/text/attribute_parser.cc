@@ -12,6 +12,7 @@
 #include "ir/metadata_scan.h"
 #include "ir/shape_util.h"
 #include "ir/strings.h"
+#include "text/lexer.h"
 #include "text/module_parser.h"
 #include "text/name_chars.h"
 
@@ -165,14 +166,41 @@ const char* scan_slice(const char* p, const char* end, absl::InlinedVector<Slice
   }
 }
 
+// Replica groups and shardings in their printed forms (scan_iota_replica_groups, scan_sharding)
+// into an arena record held by *attribute: where the value stopped, or null. Out of line, as
+// their records are large and most attributes are neither.
+[[gnu::noinline]] const char* scan_replica_groups_value(const char* value, detail::Arena& arena,
+                                                        Attribute* attribute) {
+  ReplicaGroups groups;
+  const char* value_end = scan_iota_replica_groups(value, &groups);
+  if (value_end != nullptr) {
+    attribute->set_value(
+        static_cast<const ReplicaGroups*>(arena.create<ReplicaGroups>(std::move(groups))));
+  }
+  return value_end;
+}
+
+[[gnu::noinline]] const char* scan_sharding_value(const char* value, detail::Arena& arena,
+                                                  Attribute* attribute) {
+  Sharding sharding;
+  const char* value_end = scan_sharding(value, &sharding);
+  if (value_end != nullptr) {
+    attribute->set_value(
+        static_cast<const Sharding*>(arena.create<Sharding>(std::move(sharding))));
+  }
+  return value_end;
+}
+
 }  // namespace
 
 // The attribute after the current `,` in the forms printers write, read straight from the text:
 // most instructions carry a few attributes of a few kinds, and going token by token costs more
 // than the rest of the instruction. `metadata={...}` in the plain form, integer lists such as
-// `dimensions={1,0}`, unsigned integers and words of a fixed set followed by `,` or a line end,
-// slices and computation references. Anything else, including every error, returns false
-// having consumed nothing, and the token path takes over.
+// `dimensions={1,0}`, unsigned integers, booleans and words of a fixed set followed by `,` or a
+// line end, slices, computation references, replica groups in iota form, common shardings and
+// backend_config blobs in braces.
+// Anything else, including every error, returns false having consumed nothing, and the token
+// path takes over.
 bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes) {
   const char* end = lexer_.source().data() + lexer_.source().size();
   const char* p = tok_.end();
@@ -246,6 +274,34 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
       if (!allowed(*set, word)) break;
       attribute.set_value(word);
       value_end = q;
+      break;
+    }
+    case AttrKind::kBool: {
+      // `true` or `false` before `,` or a line end: the lexer would read the same keyword.
+      const char* q = value;
+      while (q != end && is_name_char(*q)) ++q;
+      if (q == end || (*q != ',' && *q != '\n')) break;
+      std::string_view word(value, static_cast<size_t>(q - value));
+      if (word != "true" && word != "false") break;
+      attribute.set_value(word == "true");
+      value_end = q;
+      break;
+    }
+    case AttrKind::kReplicaGroups:
+      value_end = scan_replica_groups_value(value, state_->arena, &attribute);
+      break;
+    case AttrKind::kSharding:
+      value_end = scan_sharding_value(value, state_->arena, &attribute);
+      break;
+    case AttrKind::kBackendConfig: {
+      // A blob in braces (the JSON that printers write), which the token path also keeps whole.
+      if (value == end || *value != '{') break;
+      value_end = balanced_braces_end(value, end);
+      if (value_end == nullptr || value_end == end) {
+        value_end = nullptr;
+        break;
+      }
+      attribute.set_value(std::string_view(value, static_cast<size_t>(value_end - value)));
       break;
     }
     case AttrKind::kComputation: {

@@ -1,5 +1,6 @@
 // Replica groups, iota device lists and device meshes (docs/hlo-text.md, "Attributes").
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "absl/strings/str_join.h"
@@ -147,6 +148,122 @@ bool ModuleParser::parse_replica_groups(ReplicaGroups* out) {
     return true;
   }
   return expected("replica groups ({{0,1},...}, [G,S]<=[N], or mesh[...] {...})");
+}
+
+namespace {
+
+// [0-9]{1,18} at `p` into *out (no overflow possible), or null; the NUL after the source stops
+// it.
+const char* scan_count(const char* p, int64_t* out) {
+  int64_t value = 0;
+  const char* start = p;
+  for (; static_cast<unsigned char>(*p - '0') < 10; ++p) {
+    if (p - start == 18) return nullptr;
+    value = value * 10 + (*p - '0');
+  }
+  if (p == start) return nullptr;
+  *out = value;
+  return p;
+}
+
+// INT (',' INT)* up to `close`, appended to *out; the byte after `close`, or null.
+const char* scan_counts(const char* p, char close, std::vector<int64_t>* out) {
+  for (;;) {
+    int64_t v;
+    p = scan_count(p, &v);
+    if (p == nullptr) return nullptr;
+    out->push_back(v);
+    if (*p == close) return p + 1;
+    if (*p != ',') return nullptr;
+    ++p;
+  }
+}
+
+}  // namespace
+
+const char* scan_iota_list(const char* p, std::vector<int64_t>* dims, std::vector<int64_t>* perm) {
+  if (*p != '[') return nullptr;
+  p = scan_counts(p + 1, ']', dims);
+  if (p == nullptr || dims->size() == 1) return p;
+  if (p[0] != 'T' || p[1] != '(') return nullptr;
+  p = scan_counts(p + 2, ')', perm);
+  const int64_t rank = static_cast<int64_t>(dims->size());
+  if (p == nullptr || perm->size() != dims->size() || rank > 64) return nullptr;
+  uint64_t seen = 0;
+  for (int64_t k : *perm) {
+    if (k >= rank || (seen >> k & 1) != 0) return nullptr;
+    seen |= uint64_t{1} << k;
+  }
+  return p;
+}
+
+const char* scan_iota_replica_groups(const char* p, ReplicaGroups* out) {
+  if (*p != '[') return nullptr;
+  p = scan_count(p + 1, &out->num_groups);
+  if (p == nullptr || *p != ',') return nullptr;
+  p = scan_count(p + 1, &out->group_size);
+  if (p == nullptr || p[0] != ']' || p[1] != '<' || p[2] != '=') return nullptr;
+  p = scan_iota_list(p + 3, &out->iota_dims, &out->iota_transpose);
+  if (p == nullptr || (*p != ',' && *p != '\n')) return nullptr;
+  int64_t ids = product(out->iota_dims, kMaxIotaDevices);
+  int64_t needed = 0;
+  if (ids < 0 || __builtin_mul_overflow(out->num_groups, out->group_size, &needed) ||
+      ids != needed) {
+    return nullptr;
+  }
+  out->form = ReplicaGroups::Form::kIota;
+  return p;
+}
+
+const char* scan_sharding(const char* p, Sharding* out) {
+  if (*p != '{') return nullptr;
+  ++p;
+  if (std::strncmp(p, "replicated}", 11) == 0) {
+    out->type = Sharding::Type::kReplicated;
+    p += 11;
+  } else if (std::strncmp(p, "maximal device=", 15) == 0) {
+    out->type = Sharding::Type::kMaximal;
+    p = scan_count(p + 15, &out->device);
+    if (p == nullptr || *p != '}') return nullptr;
+    ++p;
+  } else if (std::strncmp(p, "devices=[", 9) == 0) {
+    out->type = Sharding::Type::kTiled;
+    p = scan_counts(p + 9, ']', &out->tile_shape);
+    if (p == nullptr) return nullptr;
+    int64_t tiles = 1;
+    for (int64_t d : out->tile_shape) {
+      if (d < 1 || tiles > kMaxDevices / d) return nullptr;
+      tiles *= d;
+    }
+    if (p[0] == '<' && p[1] == '=') {
+      std::vector<int64_t> dims, perm;
+      p = scan_iota_list(p + 2, &dims, &perm);
+      if (p == nullptr) return nullptr;
+      absl::StatusOr<std::vector<int64_t>> ids = expand_iota(dims, perm);
+      if (!ids.ok()) return nullptr;
+      out->devices = *std::move(ids);
+    } else {
+      for (;;) {
+        int64_t id;
+        p = scan_count(p, &id);
+        if (p == nullptr) return nullptr;
+        out->devices.push_back(id);
+        if (*p != ',') break;
+        ++p;
+      }
+      if (out->devices.size() < 2) return nullptr;
+    }
+    if (static_cast<int64_t>(out->devices.size()) != tiles) return nullptr;
+    if (std::strncmp(p, " last_tile_dim_replicate", 24) == 0) {
+      out->last_tile_dim_replicate = true;
+      p += 24;
+    }
+    if (*p != '}') return nullptr;
+    ++p;
+  } else {
+    return nullptr;
+  }
+  return *p == ',' || *p == '\n' ? p : nullptr;
 }
 
 // iota_array ::= '[' INT (',' INT)* ']' ('T' '(' INT (',' INT)* ')')?

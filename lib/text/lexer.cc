@@ -628,31 +628,36 @@ void Lexer::lex_string(Token* out, const char* start) {
   }
 }
 
-Token Lexer::balanced_braces(const Token& open) {
-  const char* start = open.begin();
+const char* balanced_braces_end(const char* open, const char* end) {
   int depth = 0;
   // Blobs are mostly long runs of bytes that are none of these (backend configs in JSON):
   // skipped many bytes a step.
-  const char* p = start;
-  for (; (p = detail::find_first_of<'{', '}', '"'>(p, end_)) < end_; ++p) {
+  const char* p = open;
+  for (; (p = detail::find_first_of<'{', '}', '"'>(p, end)) < end; ++p) {
     if (*p == '{') {
       ++depth;
     } else if (*p == '}') {
-      if (--depth == 0) break;
+      if (--depth == 0) return p + 1;
     } else {  // a string: to its closing quote, over escaped characters
-      for (++p; (p = detail::find_first_of<'"', '\\'>(p, end_)) < end_ && *p == '\\'; p += 2) {
+      for (++p; (p = detail::find_first_of<'"', '\\'>(p, end)) < end && *p == '\\'; p += 2) {
       }
-      if (p >= end_) break;
+      if (p >= end) break;
     }
   }
+  return nullptr;
+}
+
+Token Lexer::balanced_braces(const Token& open) {
+  const char* start = open.begin();
+  const char* close_end = balanced_braces_end(start, end_);
   Token t;
-  if (p >= end_) {
+  if (close_end == nullptr) {
     pos_ = end_;
     fail(&t, start, "unbalanced '{' (no matching '}')");
     t.text = std::string_view(start, 1);
     return t;
   }
-  pos_ = p + 1;
+  pos_ = close_end;
   emit(&t, TokenKind::kBlob, start);
   return t;
 }

@@ -16,6 +16,10 @@ bool is_element_type_name(std::string_view word);
 // True when the lexer reads `word`, made of identifier bytes, as something other than an
 // identifier: a keyword, an element type or `nan`.
 bool is_reserved_word(std::string_view word);
+// The byte after the `}` that closes the `{` at `open`, over nested braces and over strings
+// (with their escapes) inside, bounded by `end`; null when the braces never balance.
+// Lexer::balanced_braces reads a blob with it, and the parser reads printed blobs directly.
+const char* balanced_braces_end(const char* open, const char* end);
 
 class Lexer {
  public:

@@ -48,6 +48,20 @@ class ParameterNumbers {
   absl::flat_hash_map<int64_t, Instruction*> sparse_;
 };
 
+// Replica groups as printers write the iota form, `[G,S]<=[dims]` or `[G,S]<=[dims]T(perm)`,
+// at `p` and before `,` or a line end: where the value stopped, *out filled in that form. Null
+// on any other text or on one that fails a check (the token path then reports it); *out is
+// then partly written. The source must end with a NUL byte, as for the lexer.
+const char* scan_iota_replica_groups(const char* p, ReplicaGroups* out);
+// An iota device list `[dims]`, or `[dims]T(perm)` with a permutation when there are several
+// dims, at `p`: where it stopped, or null on any other text (dims and perm then partly written).
+const char* scan_iota_list(const char* p, std::vector<int64_t>* dims,
+                           std::vector<int64_t>* perm);
+// A sharding as printers write the common ones, `{replicated}`, `{maximal device=N}` and
+// `{devices=[tiles]<=[dims]T(perm)}` or `{devices=[tiles]0,1,...}` (either with
+// ` last_tile_dim_replicate`), before `,` or a line end: as scan_iota_replica_groups.
+const char* scan_sharding(const char* p, Sharding* out);
+
 class ModuleParser : public Parser {
  public:
   // Parses `state->source`, filling `state`.

@@ -6,10 +6,13 @@
 #include <catch2/catch.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "hloroof/computation.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/module.h"
+#include "hloroof/replica_groups.h"
+#include "hloroof/sharding.h"
 #include "ir/metadata_scan.h"
 #include "module_test_util.h"
 
@@ -449,6 +452,199 @@ TEST_CASE("slices and words in the printed form and in other spellings read the 
   for (std::string_view other : {"GE ", " GE", "GE\n  , type=FLOAT"}) {
     same(compare + "GE" + (other.find("type") != std::string_view::npos ? ", type=FLOAT" : ""),
          compare + std::string(other));
+  }
+}
+
+TEST_CASE("backend_config blobs and booleans in the printed form and in other spellings") {
+  using testing::parse_ok;
+  auto same = [](const std::string& a, const std::string& b) {
+    INFO(a);
+    INFO(b);
+    Module ma = parse_ok(entry_line(a));
+    Module mb = parse_ok(entry_line(b));
+    std::string difference;
+    CHECK(structurally_equal(ma, mb, &difference));
+    CHECK(difference.empty());
+  };
+  // A blob with braces and escaped quotes inside strings is kept whole, braces included.
+  const std::string negate = "  ROOT %n = f32[2,3]{1,0} negate(%p), backend_config=";
+  const std::string blob = R"({"a":"}{","b":{"c":"\"x\""},"n":[1,{}]})";
+  Module m = parse_ok(entry_line(negate + blob));
+  const Attribute* config = m.entry()->root()->attribute(AttrId::kBackendConfig);
+  REQUIRE(config != nullptr);
+  CHECK(config->text() == blob);
+  CHECK(m.entry()->root()->backend_config().text() == blob);
+  CHECK(m.entry()->root()->backend_config().find_int("/n/0") == 1);
+  // Each other spelling takes the token path for the blob (a space after '=', a comma that is
+  // not the printers', a line break before the next attribute) or reads it directly before
+  // something else than the usual comma.
+  for (std::string_view other :
+       {" {\"a\":1}, metadata={op_name=\"n\"}", "{\"a\":1} , metadata={op_name=\"n\"}",
+        "{\"a\":1}\n    , metadata={op_name=\"n\"}", "{\"a\":1},metadata={op_name=\"n\"}"}) {
+    same(negate + "{\"a\":1}, metadata={op_name=\"n\"}", negate + std::string(other));
+  }
+  const std::string reduce =
+      "  ROOT %r = f32[2,3]{1,0} all-reduce(%p), channel_id=1, replica_groups={{0}}, "
+      "use_global_device_ids=";
+  Module t = parse_ok(entry_line(reduce + "true, to_apply=%add"));
+  REQUIRE(t.entry()->root()->attribute(AttrId::kUseGlobalDeviceIds) != nullptr);
+  CHECK(*t.entry()->root()->attribute(AttrId::kUseGlobalDeviceIds)->get<bool>() == true);
+  CHECK(t.entry()->root()->attribute(AttrId::kUseGlobalDeviceIds)->text() == "true");
+  Module f = parse_ok(entry_line(reduce + "false\n    , to_apply=%add"));
+  REQUIRE(f.entry()->root()->attribute(AttrId::kUseGlobalDeviceIds) != nullptr);
+  CHECK(*f.entry()->root()->attribute(AttrId::kUseGlobalDeviceIds)->get<bool>() == false);
+  for (std::string_view other : {"true , to_apply=%add", " true, to_apply=%add",
+                                 "true\n    , to_apply=%add", "true,to_apply=%add"}) {
+    same(reduce + "true, to_apply=%add", reduce + std::string(other));
+  }
+  // Errors, read by the token path, at the places it gives: `negate` above is 53 bytes, so the
+  // blob opens at column 54 of line 10 (a second name at 58, after `{}, `); `reduce` is 100
+  // bytes, the boolean at column 101.
+  const std::pair<std::string, std::string_view> cases[] = {
+      {negate + R"({{"a":1)", "10:54: error: unbalanced '{' (no matching '}')"},
+      {negate + R"({"a":"})", "10:54: error: unbalanced '{' (no matching '}')"},
+      {negate + "{}, backend_config={}", "10:58: error: attribute 'backend_config' is given twice"},
+      {reduce + "True, to_apply=%add",
+       "10:101: error: expected true or false (use_global_device_ids), got 'True'"},
+      {reduce + "true1, to_apply=%add",
+       "10:101: error: expected true or false (use_global_device_ids), got 'true1'"},
+      {reduce + "1, to_apply=%add",
+       "10:101: error: expected true or false (use_global_device_ids), got '1'"},
+  };
+  for (const auto& [text, message] : cases) {
+    INFO(text);
+    CHECK(testing::parse_error(entry_line(text)) == message);
+  }
+}
+
+TEST_CASE("replica groups in iota form as printed and in other spellings read the same") {
+  using testing::parse_ok;
+  const std::string reduce =
+      "  ROOT %r = f32[2,3]{1,0} all-reduce(%p), channel_id=1, replica_groups=";
+  Module m = parse_ok(entry_line(reduce + "[2,2]<=[2,2]T(1,0), to_apply=%add"));
+  const Attribute* a = m.entry()->root()->attribute(AttrId::kReplicaGroups);
+  REQUIRE(a != nullptr);
+  CHECK(a->text() == "[2,2]<=[2,2]T(1,0)");
+  REQUIRE(a->get<const ReplicaGroups*>() != nullptr);
+  const ReplicaGroups& groups = **a->get<const ReplicaGroups*>();
+  CHECK(groups.form == ReplicaGroups::Form::kIota);
+  CHECK(groups.num_groups == 2);
+  CHECK(groups.group_size == 2);
+  CHECK(groups.iota_dims == std::vector<int64_t>{2, 2});
+  CHECK(groups.iota_transpose == std::vector<int64_t>{1, 0});
+  // iota([2,2]) transposed by (1,0) lists 0,2,1,3: groups {0,2} and {1,3}.
+  CHECK(groups.id_at(0, 1) == 2);
+  CHECK(groups.id_at(1, 0) == 1);
+  for (std::string_view printed : {"[2,2]<=[2,2]T(1,0)", "[2,2]<=[4]", "[1,4]<=[4]"}) {
+    for (std::string_view after :
+         {", to_apply=%add", " , to_apply=%add", "\n    , to_apply=%add", ",to_apply=%add"}) {
+      std::string spaced(printed);
+      spaced.replace(spaced.find("<="), 2, " <= ");
+      for (const std::string& other :
+           {std::string(printed) + std::string(after),
+            " " + std::string(printed) + std::string(after), spaced + std::string(after)}) {
+        INFO(other);
+        Module a_module = parse_ok(entry_line(reduce + std::string(printed) + ", to_apply=%add"));
+        Module o = parse_ok(entry_line(reduce + other));
+        std::string difference;
+        CHECK(structurally_equal(a_module, o, &difference));
+        CHECK(difference.empty());
+      }
+    }
+  }
+  // Errors, read by the token path: `reduce` is 71 bytes, so `[` is at column 72, the iota
+  // list at 79 and the transpose list after `T(` at 85.
+  const std::pair<std::string_view, std::string_view> cases[] = {
+      {"[2,2]<=[3]", "10:79: error: iota device list has 3 ids but [2,2] needs 4"},
+      {"[2,2]<=[2,2]T(0,0)",
+       "10:85: error: T(0,0) is not a permutation of the iota reshape dims [2,2]"},
+      {"[2,2]<=[2,2]T(1)",
+       "10:85: error: T(1) is not a permutation of the iota reshape dims [2,2]"},
+      {"[2,2]<=[2,2]T(1,0,2)",
+       "10:85: error: T(1,0,2) is not a permutation of the iota reshape dims [2,2]"},
+      {"[2,2]<=[2,2]",
+       "10:79: error: a multi-dimensional iota reshape [2,2] needs a T(...) permutation"},
+      {"[2,-2]<=[4]", "10:80: error: iota device list has 4 ids but [2,-2] needs more"},
+      {"[2,2]<=[99999999999999999999]",
+       "10:80: error: integer 99999999999999999999 does not fit in 64 bits"},
+      // `[4]T(0)` leaves the T over: the attribute list ends there, without to_apply.
+      {"[2,2]<=[4]T(0)", "10:27: error: attribute 'to_apply' is required for all-reduce"},
+      {"[2,2]<=[4]x", "10:27: error: attribute 'to_apply' is required for all-reduce"},
+  };
+  for (const auto& [value, message] : cases) {
+    INFO(value);
+    CHECK(testing::parse_error(entry_line(reduce + std::string(value) + ", to_apply=%add")) ==
+          message);
+  }
+}
+
+TEST_CASE("common shardings as printed and in other spellings read the same") {
+  using testing::parse_ok;
+  const std::string negate = "  ROOT %n = f32[2,3]{1,0} negate(%p), sharding=";
+  auto sharding_of = [](const Module& m) {
+    const Attribute* a = m.entry()->root()->attribute(AttrId::kSharding);
+    REQUIRE(a != nullptr);
+    REQUIRE(a->get<const Sharding*>() != nullptr);
+    return **a->get<const Sharding*>();
+  };
+  // iota([2,2]) transposed by (1,0) lists devices 0,2,1,3.
+  Module m =
+      parse_ok(entry_line(negate + "{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}"));
+  const Sharding tiled = sharding_of(m);
+  CHECK(tiled.type == Sharding::Type::kTiled);
+  CHECK(tiled.tile_shape == std::vector<int64_t>{2, 1, 2});
+  CHECK(tiled.devices == std::vector<int64_t>{0, 2, 1, 3});
+  CHECK(tiled.last_tile_dim_replicate);
+  CHECK(sharding_of(parse_ok(entry_line(negate + "{maximal device=3}"))).device == 3);
+  CHECK(sharding_of(parse_ok(entry_line(negate + "{replicated}"))).type ==
+        Sharding::Type::kReplicated);
+  // Each printed form against spellings that only the token path reads: spaces inside the
+  // braces, around '<=' or ',', before the value, and other bytes before the next attribute.
+  const std::pair<std::string_view, std::vector<std::string_view>> spellings[] = {
+      {"{replicated}", {"{ replicated }", " {replicated}"}},
+      {"{maximal device=3}", {"{maximal  device=3}", "{ maximal device=3}"}},
+      {"{devices=[2,2]<=[4]}", {"{devices=[2,2] <= [4]}", "{devices=[2, 2]<=[4]}"}},
+      {"{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}",
+       {"{devices=[2,1,2]<=[2,2]T(1,0)  last_tile_dim_replicate}",
+        "{last_tile_dim_replicate devices=[2,1,2]<=[2,2]T(1,0)}",
+        "{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}"}},
+      {"{devices=[2,2]0,1,2,3}", {"{devices=[2,2]0, 1, 2, 3}", "{devices=[2,2]<=[4]}"}},
+  };
+  for (const auto& [printed, others] : spellings) {
+    for (std::string_view after : {", metadata={op_name=\"n\"}", " , metadata={op_name=\"n\"}",
+                                   "\n    , metadata={op_name=\"n\"}"}) {
+      Module a = parse_ok(entry_line(negate + std::string(printed) + std::string(after)));
+      std::vector<std::string_view> all = others;
+      all.push_back(printed);
+      for (std::string_view other : all) {
+        INFO(printed);
+        INFO(other);
+        INFO(after);
+        Module o = parse_ok(entry_line(negate + std::string(other) + ", metadata={op_name=\"n\"}"));
+        CHECK(sharding_of(a) == sharding_of(o));
+      }
+    }
+  }
+  // Errors, read by the token path: `negate` is 47 bytes, so `devices=` is at column 49 and
+  // T's list of `{devices=[2,2]<=[2,2]T(` at column 70.
+  const std::pair<std::string_view, std::string_view> cases[] = {
+      {"{devices=[2,2]<=[3]}",
+       "10:49: error: iota device list has 3 devices but the tile assignment [2,2] needs 4"},
+      {"{devices=[2,2]0,1,2}",
+       "10:49: error: sharding device list has 3 devices but the tile assignment [2,2] needs 4"},
+      {"{devices=[2]0}",
+       "10:49: error: sharding device list has 1 devices but the tile assignment [2] needs 2"},
+      {"{devices=[0,2]<=[4]}", "10:49: error: tile assignment dimensions must be positive"},
+      {"{devices=[2,2]<=[2,2]T(0,0)}",
+       "10:70: error: T(0,0) is not a permutation of the iota reshape dims [2,2]"},
+      {"{devices=[2,2]<=[4]T(0)}",
+       "10:67: error: expected a sharding part (replicated, devices=..., metadata=..., ...) or "
+       "'}', got 'T'"},
+  };
+  for (const auto& [value, message] : cases) {
+    INFO(value);
+    CHECK(testing::parse_error(
+              entry_line(negate + std::string(value) + ", metadata={op_name=\"n\"}")) == message);
   }
 }
 
