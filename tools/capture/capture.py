@@ -19,6 +19,7 @@ From Python:
 From the shell, on one of the bundled examples:
     python3 tools/capture/capture.py runs/gemm --example gemm
     python3 tools/capture/capture.py runs/mlp --example mlp --steps 10
+    python3 tools/capture/capture.py runs --example all     # runs/gemm, runs/mlp, ...
 """
 import argparse
 import json
@@ -84,6 +85,7 @@ def capture(fn, *args, out, steps=5, warmup=2, jit_kwargs=None):
     device = jax.devices()[0]
     meta = {"jax": jax.__version__, "platform": device.platform,
             "device_kind": device.device_kind, "module": _module_name(hlo), "steps": steps,
+            "xla_flags": os.environ.get("XLA_FLAGS", ""),
             "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     with open(os.path.join(out, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
@@ -91,6 +93,7 @@ def capture(fn, *args, out, steps=5, warmup=2, jit_kwargs=None):
 
 
 def _examples():
+    """name -> (function, arguments): GEMMs, memory-bound kernels, attention, an MLP."""
     key = jax.random.key(0)
 
     def rnd(shape, dtype=jnp.bfloat16):
@@ -99,40 +102,87 @@ def _examples():
     def gemm(a, b):
         return a @ b
 
+    def mlp_loss(p, x):
+        def layer(h, w):
+            return h + jax.nn.gelu(h @ w[0]) @ w[1], None
+        h, _ = jax.lax.scan(layer, x, (p["w1"], p["w2"]))
+        return (h.astype(jnp.float32) ** 2).mean()
+
     def mlp_train_step(params, x):
-        def loss(p, x):
-            def layer(h, w):
-                return h + jax.nn.gelu(h @ w[0]) @ w[1], None
-            h, _ = jax.lax.scan(layer, x, (p["w1"], p["w2"]))
-            return (h.astype(jnp.float32) ** 2).mean()
-        value, grads = jax.value_and_grad(loss)(params, x)
+        value, grads = jax.value_and_grad(mlp_loss)(params, x)
         return value, jax.tree.map(lambda p, g: p - 1e-3 * g, params, grads)
 
     def attention(q, k, v):
         s = jnp.einsum("bhqd,bhkd->bhqk", q, k) / jnp.sqrt(q.shape[-1]).astype(q.dtype)
         return jnp.einsum("bhqk,bhkd->bhqd", jax.nn.softmax(s, axis=-1), v)
 
+    def attention_fused(q, k, v):  # cuDNN's fused attention where the backend has it
+        t = (0, 2, 1, 3)
+        return jax.nn.dot_product_attention(q.transpose(t), k.transpose(t), v.transpose(t))
+
+    def layernorm(x, g):
+        mean = x.mean(-1, keepdims=True)
+        return (x - mean) * jax.lax.rsqrt(x.var(-1, keepdims=True) + 1e-6) * g
+
+    def conv3x3(x, f):
+        return jax.lax.conv_general_dilated(x, f, (1, 1), "SAME",
+                                            dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
     layers, d, f = 4, 1024, 4096
+    qkv = tuple(rnd((4, 16, 2048, 128)) for _ in range(3))
+    mlp_params = {"w1": rnd((layers, d, f)) * 0.02, "w2": rnd((layers, f, d)) * 0.02}
     return {
         "gemm": (gemm, (rnd((4096, 4096)), rnd((4096, 4096)))),
-        "mlp": (mlp_train_step, ({"w1": rnd((layers, d, f)) * 0.02,
-                                  "w2": rnd((layers, f, d)) * 0.02}, rnd((4096, d)))),
-        "attention": (attention, tuple(rnd((4, 16, 2048, 128)) for _ in range(3))),
+        "gemm_1024": (gemm, (rnd((1024, 1024)), rnd((1024, 1024)))),
+        "gemm_8192": (gemm, (rnd((8192, 8192)), rnd((8192, 8192)))),
+        "gemm_skinny": (gemm, (rnd((16, 8192)), rnd((8192, 8192)))),
+        "gemm_f32": (gemm, (rnd((4096, 4096), jnp.float32), rnd((4096, 4096), jnp.float32))),
+        "axpy": (lambda x, y: 2.0 * x + y, (rnd((1 << 26,), jnp.float32),
+                                            rnd((1 << 26,), jnp.float32))),
+        "add_small": (lambda x, y: x + y, (rnd((65536,), jnp.float32),
+                                           rnd((65536,), jnp.float32))),
+        "reduce_rows": (lambda x: x.sum(axis=1), (rnd((16384, 16384), jnp.float32),)),
+        "softmax": (lambda x: jax.nn.softmax(x, axis=-1), (rnd((8192, 8192)),)),
+        "layernorm": (layernorm, (rnd((32768, 4096)), rnd((4096,)))),
+        "transpose": (lambda x: x.T.copy(), (rnd((16384, 16384), jnp.float32),)),
+        "conv3x3": (conv3x3, (rnd((64, 56, 56, 256)), rnd((3, 3, 256, 256)))),
+        "attention": (attention, qkv),
+        "attention_fused": (attention_fused, qkv),
+        "mlp_fwd": (mlp_loss, (mlp_params, rnd((4096, d)))),
+        "mlp": (mlp_train_step, (mlp_params, rnd((4096, d)))),
     }
 
 
 def main(argv=None):
+    examples = _examples()
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("out", help="the capture folder to write")
-    parser.add_argument("--example", required=True, choices=["gemm", "mlp", "attention"])
+    parser.add_argument("out", help="the capture folder to write (with several examples, the "
+                        "folder that holds one capture folder per example)")
+    parser.add_argument("--example", required=True,
+                        help="one of %s, several separated by commas, or all" % ", ".join(examples))
     parser.add_argument("--steps", type=int, default=5, help="steps timed and profiled")
     parser.add_argument("--warmup", type=int, default=2)
     a = parser.parse_args(argv)
-    fn, args = _examples()[a.example]
-    meta = capture(fn, *args, out=a.out, steps=a.steps, warmup=a.warmup)
-    print(f"captured {meta['module']} on {meta['device_kind']} into {a.out}")
-    print(f"next: hloroof profile {a.out} --device DEVICE")
-    return 0
+    names = list(examples) if a.example == "all" else a.example.split(",")
+    unknown = [n for n in names if n not in examples]
+    if unknown:
+        parser.error("unknown example %s (known: %s)" % (", ".join(unknown), ", ".join(examples)))
+    failed = 0
+    for name in names:
+        out = a.out if len(names) == 1 else os.path.join(a.out, name)
+        fn, args = examples[name]
+        try:
+            meta = capture(fn, *args, out=out, steps=a.steps, warmup=a.warmup)
+        except Exception as e:  # one example's failure must not lose the others
+            failed += 1
+            print(f"{name}: failed: {type(e).__name__}: {e}", file=sys.stderr)
+            continue
+        with open(os.path.join(out, "timings.json")) as f:
+            median_ms = json.load(f)["median_s"] * 1e3
+        print(f"captured {meta['module']} on {meta['device_kind']} into {out}: "
+              f"median step {median_ms:.3f} ms")
+    print("next: hloroof profile FOLDER --device DEVICE")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
