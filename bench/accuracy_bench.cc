@@ -10,6 +10,7 @@
 //   accuracy_bench          # test half
 //   accuracy_bench --fit    # fit half, for comparison
 //   accuracy_bench --loo    # how the GEMM tables' options were chosen, on the fit half alone
+//   accuracy_bench --captures [DIR]   # against real profiles (default tests/data/h100)
 //
 // --loo predicts every fit-half GEMM row from the other fit-half rows of its table (leave one
 // shape out) with each GemmFitOptions of a grid around the shipped one, and prints per option
@@ -19,13 +20,19 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_format.h"
 #include "hloroof/collective.h"
 #include "hloroof/device.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/predict.h"
+#include "hloroof/profile.h"
 #include "hloroof/roofline.h"
 #include "hloroof/topology.h"
 #include "predict/expected_time.h"
@@ -279,7 +286,83 @@ void leave_one_out() {
 
 }  // namespace
 
+// --captures: each capture folder under DIR/SET/NAME (tools/capture/capture.py) predicted
+// for the H100 and joined with its profile, as `hloroof profile` does. Prints each step's
+// measured, expected and roofline time, and per set and bound the op-level summary (each
+// joined op's per-step time; ops under 2 us left out of the summary, launch noise).
+int captures(const std::string& root) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    std::fprintf(stderr, "accuracy_bench: %s: no such folder of captures\n", root.c_str());
+    return 1;
+  }
+  std::vector<fs::path> sets;
+  for (const auto& e : fs::directory_iterator(root)) {
+    if (e.is_directory()) sets.push_back(e.path());
+  }
+  std::sort(sets.begin(), sets.end());
+  std::printf("real captures under %s, device h100 (time per step)\n", root.c_str());
+  for (const fs::path& set : sets) {
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(set)) {
+      if (e.is_directory()) dirs.push_back(e.path());
+    }
+    std::sort(dirs.begin(), dirs.end());
+    std::printf("\n%s\n%-18s %10s %10s %10s %8s %8s\n", set.filename().c_str(), "capture",
+                "measured", "expected", "roofline", "exp/meas", "roof/meas");
+    std::vector<double> steps_expected, steps_roofline;
+    std::map<std::string, Ratios> bounds;
+    for (const fs::path& dir : dirs) {
+      std::ifstream in(dir / "module.hlo");
+      std::ostringstream text;
+      text << in.rdbuf();
+      absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text.str());
+      absl::StatusOr<hloroof::Profile> profile = hloroof::read_profile(dir.string());
+      if (!module.ok() || !profile.ok()) {
+        std::printf("%-18s unreadable\n", dir.filename().c_str());
+        continue;
+      }
+      absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(*module, "h100");
+      if (!p.ok()) continue;
+      absl::StatusOr<hloroof::ProfileComparison> c =
+          hloroof::compare_with_profile(*module, *p, *profile);
+      if (!c.ok()) {
+        const std::string why(c.status().message());
+        std::printf("%-18s %s\n", dir.filename().c_str(), why.c_str());
+        continue;
+      }
+      const double m = c->measured_step_s;
+      std::printf("%-18s %8.1f us %8.1f us %8.1f us %8.2f %8.2f\n", dir.filename().c_str(),
+                  m * 1e6, c->expected_step_s * 1e6, c->roofline_step_s * 1e6,
+                  c->expected_step_s / m, c->roofline_step_s / m);
+      steps_expected.push_back(c->expected_step_s / m);
+      steps_roofline.push_back(c->roofline_step_s / m);
+      for (const hloroof::JoinedOp& op : c->ops) {
+        if (op.measured_s < 2e-6) continue;
+        Ratios& r = bounds[op.bound];
+        r.expected.push_back(op.expected_s / op.measured_s);
+        r.roofline.push_back(op.roofline_s / op.measured_s);
+      }
+    }
+    std::printf("%-32s %4s | %-29s | %-29s\n", "", "n", "roofline", "expected");
+    std::printf("%-32s %4s | %7s %6s %5s %5s | %7s %6s %5s %5s\n", "", "", "|err|", "ratio",
+                "<10%", "<25%", "|err|", "ratio", "<10%", "<25%");
+    std::printf("%-32s %4zu | %s | %s\n", "steps", steps_expected.size(),
+                summary(steps_roofline).c_str(), summary(steps_expected).c_str());
+    for (const auto& [bound, r] : bounds) {
+      std::printf("%-32s %4zu | %s | %s\n", ("ops bound by " + bound).c_str(), r.expected.size(),
+                  summary(r.roofline).c_str(), summary(r.expected).c_str());
+    }
+  }
+  std::printf("\n|err|: median |predicted / measured - 1|; ratio: median predicted / measured\n");
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--captures") == 0) {
+    return captures(argc > 2 ? argv[2] : HLOROOF_SOURCE_DIR "/tests/data/h100");
+  }
   if (argc > 1 && std::strcmp(argv[1], "--loo") == 0) {
     leave_one_out();
     return 0;

@@ -10,3 +10,4 @@ target_compile_definitions(predict_bench PRIVATE
 add_executable(accuracy_bench ${CMAKE_CURRENT_LIST_DIR}/accuracy_bench.cc)
 target_include_directories(accuracy_bench PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 target_link_libraries(accuracy_bench PRIVATE hloroof hloroof_warnings)
+target_compile_definitions(accuracy_bench PRIVATE HLOROOF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

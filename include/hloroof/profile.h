@@ -35,6 +35,9 @@ struct ProfileEvent {
   double duration_s = 0;
   std::string hlo_op;      // the event's `hlo_op` stat: the HLO instruction a GPU kernel runs
   std::string hlo_module;  // the event's `hlo_module` stat
+  // The `correlation_id` stat: a GPU kernel and the host call that launched it share it.
+  // 0: none.
+  uint64_t correlation_id = 0;
 };
 
 // A timeline row: "XLA Modules", "XLA Ops", a GPU stream "Stream #7(...)".
@@ -108,10 +111,21 @@ struct ProfileOptions {
 // Finds the module's executions (steps) on the device plane, then the time of each HLO op
 // within them. GPU kernels map to ops through their `hlo_op` stat, several kernels of one op
 // adding up; without such stats (TPU) the events of the "XLA Ops" line are ops by name, and an
-// event enclosing others of its line (a loop) counts as its children. Steps are the module's
-// events on the "XLA Modules" line ("NAME" or "NAME(ID)", or an `hlo_module` stat of NAME); a
-// profile without that line counts as one step from the first op to the end of the last.
+// event enclosing others of its line (a loop) counts as its children.
+// Steps are the module's events on the "XLA Modules" line ("NAME" or "NAME(ID)", or an
+// `hlo_module` stat of NAME). Without that line (JAX's GPU profiles have none), the host's
+// "NAME:XLA GPU module" events are the executions, and each kernel belongs to the one that
+// launched it (the launch and the kernel share a `correlation_id`). Without either, the profile
+// is one step from the first op to the end of the last.
 absl::StatusOr<MeasuredModule> measure_module(const Profile& profile, std::string_view module,
+                                              const ProfileOptions& options = {});
+// The same, knowing the module: kernels that ran inside CUDA graphs (XLA's command buffers,
+// whose kernels carry the command buffer's name, "command_buffer_8", as their hlo_op) are given
+// their instructions: by the kernel's name (XLA names a fusion's kernel after it, with
+// characters outside [A-Za-z0-9_] made '_'), and library calls, memcpy and memset nodes between
+// such kernels by launch order against the schedule. What cannot be told keeps the command
+// buffer's name.
+absl::StatusOr<MeasuredModule> measure_module(const Profile& profile, const Module& module,
                                               const ProfileOptions& options = {});
 
 // An HLO op measured and predicted. Times per step (one execution times occurrences).

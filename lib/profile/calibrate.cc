@@ -26,6 +26,7 @@
 #include "absl/strings/str_join.h"
 #include "device/embedded_files.h"
 #include "hloroof/profile.h"
+#include "report/wrap.h"
 #include "hloroof/text_table.h"
 #include "hloroof/topology.h"
 #include "hloroof/units.h"
@@ -99,7 +100,7 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
                          const CalibrationOptions& options, std::vector<Sample>& out) {
   ProfileOptions po = options.profile;
   po.module_name.clear();
-  absl::StatusOr<MeasuredModule> measured = measure_module(*run.profile, run.module->name(), po);
+  absl::StatusOr<MeasuredModule> measured = measure_module(*run.profile, *run.module, po);
   if (!measured.ok()) return measured.status();
   absl::StatusOr<Prediction> given = predict_step_time(*run.module, base, options.predict);
   if (!given.ok()) return given.status();
@@ -487,7 +488,9 @@ std::string render_calibration(const CalibrationResult& r) {
     }
     out += held.render();
   }
-  for (const std::string& n : r.notes) absl::StrAppend(&out, "note: ", n, "\n");
+  for (const std::string& n : r.notes) {
+    out += report_internal::wrap(n, "note: ", "      ");
+  }
   return out;
 }
 

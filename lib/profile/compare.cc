@@ -53,7 +53,7 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
                                                        const Prediction& prediction,
                                                        const Profile& profile,
                                                        const ProfileOptions& options) {
-  absl::StatusOr<MeasuredModule> measured = measure_module(profile, module.name(), options);
+  absl::StatusOr<MeasuredModule> measured = measure_module(profile, module, options);
   if (!measured.ok()) return measured.status();
   ProfileComparison c;
   c.device = prediction.topology.empty()

@@ -4,10 +4,15 @@
 #include <set>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "hloroof/computation.h"
+#include "hloroof/instruction.h"
+#include "hloroof/metadata.h"
 #include "hloroof/profile.h"
 #include "profile/profile_internal.h"
 #include "util/absl_compat.h"
@@ -60,6 +65,441 @@ std::vector<const ProfileEvent*> leaf_events(const ProfileLine& line) {
   return leaves;
 }
 
+// The suffix of the host event that brackets one execution of a module on a GPU
+// ("jit_step:XLA GPU module"); the calls that launch its kernels nest inside it.
+constexpr std::string_view kGpuModuleSuffix = ":XLA GPU module";
+
+// Each op event's step, from the host's view when the device plane has no module line: an
+// execution is a host event NAME:XLA GPU module, and a kernel belongs to the execution whose
+// host event holds the call that launched it (the two share a correlation id). Returns the
+// events of each execution that launched any, in order; empty when the profile holds no
+// such host events.
+std::vector<std::vector<const OpEvent*>> steps_from_host(const Profile& profile,
+                                                         std::string_view module,
+                                                         const std::vector<OpEvent>& events,
+                                                         int64_t& outside) {
+  const std::string execution = absl::StrCat(sv(module), sv(kGpuModuleSuffix));
+  std::vector<std::pair<double, double>> windows;
+  for (const ProfilePlane& plane : profile.planes) {
+    if (!absl::StartsWith(plane.name, "/host")) continue;
+    for (const ProfileLine& line : plane.lines) {
+      for (const ProfileEvent& e : line.events) {
+        if (e.name == execution) windows.emplace_back(e.start_s, e.start_s + e.duration_s);
+      }
+    }
+  }
+  if (windows.empty()) return {};
+  std::sort(windows.begin(), windows.end());
+  absl::flat_hash_map<uint64_t, size_t> launched_in;  // correlation id -> execution
+  for (const ProfilePlane& plane : profile.planes) {
+    if (!absl::StartsWith(plane.name, "/host")) continue;
+    for (const ProfileLine& line : plane.lines) {
+      for (const ProfileEvent& e : line.events) {
+        if (e.correlation_id == 0) continue;
+        auto it = std::upper_bound(windows.begin(), windows.end(), std::pair{e.start_s, 1e300});
+        if (it == windows.begin()) continue;
+        const size_t k = static_cast<size_t>(it - windows.begin()) - 1;
+        if (e.start_s <= windows[k].second) launched_in.emplace(e.correlation_id, k);
+      }
+    }
+  }
+  std::vector<std::vector<const OpEvent*>> by_execution(windows.size());
+  for (const OpEvent& e : events) {
+    auto it = launched_in.find(e.event->correlation_id);
+    if (e.event->correlation_id == 0 || it == launched_in.end()) {
+      ++outside;
+      continue;
+    }
+    by_execution[it->second].push_back(&e);
+  }
+  std::vector<std::vector<const OpEvent*>> steps;
+  for (std::vector<const OpEvent*>& s : by_execution) {
+    if (!s.empty()) steps.push_back(std::move(s));
+  }
+  return steps;
+}
+
+// ---- Kernels of CUDA graphs ----------------------------------------------------------------
+//
+// XLA runs runs of thunks as CUDA graphs (its "command buffers"); the kernels of such a graph
+// carry the command buffer's name as their hlo_op ("command_buffer_8"), not an instruction's.
+// Their own names still tell most of them: XLA names a fusion's kernel after the fusion, with
+// every character outside [A-Za-z0-9_] made '_' ("loop_add_fusion.1" -> loop_add_fusion_1).
+// The rest (library GEMMs, memcpy and memset nodes) lie between such named kernels in launch
+// order, as their instructions lie between the named ones in the schedule: they are aligned
+// with the instructions there that launch work.
+
+std::string kernel_name_of(std::string_view instruction) {
+  std::string out(instruction);
+  for (char& c : out) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  }
+  return out;
+}
+
+// Instructions that launch no kernel of their own.
+bool launches_nothing(const Instruction& i) {
+  switch (i.opcode()) {
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kGetTupleElement:
+    case Opcode::kTuple:
+    case Opcode::kBitcast:
+    case Opcode::kAfterAll:
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kCall:
+      return true;
+    default:
+      return is_async_done(i.opcode());
+  }
+}
+
+// Work a memcpy or memset node does: copies, and fusions that only slice or update a slice.
+bool copies(const Instruction& i) {
+  if (i.opcode() == Opcode::kCopy || i.opcode() == Opcode::kCopyStart) return true;
+  if (i.opcode() != Opcode::kFusion && i.opcode() != Opcode::kAsyncStart) return false;
+  for (const Computation* c : i.called_computations()) {
+    const Instruction* root = c->root();
+    if (root == nullptr) continue;
+    switch (root->opcode()) {
+      case Opcode::kDynamicSlice:
+      case Opcode::kDynamicUpdateSlice:
+      case Opcode::kSlice:
+      case Opcode::kCopy:
+        return true;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+// The kernel-name form of the opcode of the root of what a fusion (or an async wrapper of
+// one) calls: "dynamic_update_slice"; empty for other instructions.
+std::string root_name(const Instruction& i) {
+  if (i.opcode() != Opcode::kFusion && i.opcode() != Opcode::kAsyncStart) return {};
+  for (const Computation* c : i.called_computations()) {
+    if (c->root() != nullptr) return kernel_name_of(opcode_name(c->root()->opcode()));
+  }
+  return {};
+}
+
+enum class KernelKind { kCompute, kCopy, kSet };
+
+KernelKind kernel_kind(std::string_view name) {
+  if (absl::StartsWithIgnoreCase(sv(name), "memcpy")) return KernelKind::kCopy;
+  if (absl::StartsWithIgnoreCase(sv(name), "memset")) return KernelKind::kSet;
+  return KernelKind::kCompute;
+}
+
+// A kernel to place: its kind, and for a hidden operation its name ("loop_dynamic_slice_
+// fusion.6": XLA names a fusion after its root).
+struct Kernel {
+  KernelKind kind;
+  std::string_view hidden;
+};
+
+// A candidate instruction: whether it copies, and the kernel-name form of the opcode of its
+// called computation's root ("dynamic_update_slice"), if any.
+struct Candidate {
+  bool copies = false;
+  std::string root;
+};
+
+// The cost of running kernel `k` for instruction `c`. A memset is usually a library call's
+// workspace clearing, launched just before the call.
+double mismatch(const Kernel& k, const Candidate& c) {
+  double cost = 0;
+  switch (k.kind) {
+    case KernelKind::kCopy:
+      cost = c.copies ? 0 : 1;
+      break;
+    case KernelKind::kSet:
+      cost = c.copies ? 0.75 : 0;
+      break;
+    case KernelKind::kCompute:
+      cost = c.copies ? 1 : 0;
+      break;
+  }
+  if (!k.hidden.empty() && !c.root.empty() &&
+      k.hidden.find(absl::StrCat("_", c.root, "_fusion")) == std::string_view::npos) {
+    cost += 1;
+  }
+  return cost;
+}
+
+// An instruction left without a kernel, and a second kernel for one instruction: both happen
+// (a library call clears its workspace first), both less often than not.
+constexpr double kSkipped = 1;
+constexpr double kRepeated = 0.5;
+
+// Assigns kernels (in launch order) to candidate instructions (in schedule order)
+// monotonically, each kernel to one instruction, at the least total cost: mismatches, repeats,
+// and instructions skipped before the first kernel's, between two kernels' and, when the run
+// ends at a named kernel (`closed`), after the last kernel's. Returns each kernel's
+// instruction. O(kernels x candidates).
+std::vector<size_t> align(const std::vector<Kernel>& kernels,
+                          const std::vector<Candidate>& candidates, bool closed) {
+  const size_t n = kernels.size(), m = candidates.size();
+  constexpr double kInf = 1e300;
+  // best[i][j]: kernels [0, i] placed, kernel i on candidate j.
+  std::vector<std::vector<double>> best(n, std::vector<double>(m, kInf));
+  std::vector<std::vector<size_t>> from(n, std::vector<size_t>(m, 0));
+  for (size_t j = 0; j < m; ++j) {
+    best[0][j] = kSkipped * static_cast<double>(j) + mismatch(kernels[0], candidates[j]);
+  }
+  for (size_t i = 1; i < n; ++i) {
+    // Kernel i on candidate c follows kernel i - 1 on c itself, or on j < c with c - j - 1
+    // candidates skipped: the least of best[i - 1][j] - j over j < c, kept as c grows.
+    double least = kInf;
+    size_t least_at = 0;
+    for (size_t c = 0; c < m; ++c) {
+      double cost = best[i - 1][c] + kRepeated;
+      size_t prev = c;
+      const double moved = least + kSkipped * (static_cast<double>(c) - 1);
+      if (least < kInf && moved < cost) cost = moved, prev = least_at;
+      best[i][c] = cost + mismatch(kernels[i], candidates[c]);
+      from[i][c] = prev;
+      const double here = best[i - 1][c] - kSkipped * static_cast<double>(c);
+      if (here < least) least = here, least_at = c;
+    }
+  }
+  const auto total = [&](size_t j) {
+    return best[n - 1][j] + (closed ? kSkipped * static_cast<double>(m - 1 - j) : 0);
+  };
+  size_t end = 0;
+  for (size_t j = 1; j < m; ++j) {
+    if (total(j) < total(end)) end = j;
+  }
+  std::vector<size_t> out(n);
+  for (size_t i = n; i > 0; --i) {
+    out[i - 1] = end;
+    end = from[i - 1][end];
+  }
+  return out;
+}
+
+// Alignments larger than this (kernels x candidates) are not tried: a hostile profile must not
+// cost quadratic memory.
+constexpr size_t kMaxAlignment = size_t{1} << 20;
+
+// Gives kernels whose hlo_op names no instruction of the module their instructions where
+// they can be told; the rest keep their names. Two cases:
+//  - the kernels of a CUDA graph launch (hlo_op "command_buffer_N", one correlation id per
+//    launch): named kernels anchor; the others are aligned between them;
+//  - the operation an async wrapper runs ("fusion-start" runs a fusion that the text's async
+//    sugar does not name, and its kernels carry that hidden name): aligned between the
+//    kernels launched just before and after it (launch order is correlation id order).
+class KernelResolver {
+ public:
+  explicit KernelResolver(const Module& module) {
+    for (const Computation* c : module.computations()) {
+      const auto instructions = c->instructions();
+      for (size_t k = 0; k < instructions.size(); ++k) {
+        const Instruction* i = instructions[k];
+        by_name_.emplace(i->name(), i);
+        position_.emplace(i, k);
+        by_kernel_[kernel_name_of(i->name())].push_back(i);
+        if (i->opcode() != Opcode::kFusion) continue;
+        // A fusion identical to another runs the other's kernel (metadata deduplicated_name).
+        const std::optional<OpMetadata> metadata = i->metadata();
+        if (metadata && !metadata->deduplicated_name.empty()) {
+          by_kernel_[kernel_name_of(metadata->deduplicated_name)].push_back(i);
+        }
+      }
+    }
+  }
+
+  bool names_instruction(std::string_view op) const { return by_name_.contains(op); }
+
+  // Returns how many events were given an instruction.
+  int64_t resolve(std::vector<OpEvent>& events) {
+    for (const OpEvent& e : events) {
+      if (by_name_.contains(e.op)) taken_.insert(by_name_.at(e.op));
+    }
+    std::map<std::pair<std::string_view, uint64_t>, std::vector<OpEvent*>> graphs;
+    for (OpEvent& e : events) {
+      if (!by_name_.contains(e.op) && absl::StartsWith(sv(e.op), "command_buffer")) {
+        graphs[{e.op, e.event->correlation_id}].push_back(&e);
+      }
+    }
+    int64_t resolved = 0;
+    std::vector<Launch> launches;
+    for (auto& [key, kernels] : graphs) {
+      std::stable_sort(kernels.begin(), kernels.end(), [](const OpEvent* a, const OpEvent* b) {
+        return a->event->start_s < b->event->start_s;
+      });
+      launches.push_back(anchor(std::move(kernels)));
+      for (const Instruction* i : launches.back().anchor) {
+        if (i != nullptr) taken_.insert(i), ++resolved;
+      }
+    }
+    for (Launch& l : launches) resolved += align_between_anchors(l);
+    return resolved + resolve_hidden(events);
+  }
+
+ private:
+  // Kernels in launch order, each with the instruction its name tells (null: none).
+  struct Launch {
+    std::vector<OpEvent*> kernels;
+    const Computation* home = nullptr;
+    std::vector<const Instruction*> anchor;
+  };
+
+  // A graph runs one computation's instructions: the one most kernel names point to alone; a
+  // shared kernel name then means the instruction of that computation.
+  Launch anchor(std::vector<OpEvent*> kernels) {
+    Launch l;
+    l.kernels = std::move(kernels);
+    l.anchor.assign(l.kernels.size(), nullptr);
+    std::vector<const std::vector<const Instruction*>*> named_as(l.kernels.size(), nullptr);
+    std::map<const Computation*, int64_t> votes;
+    for (size_t k = 0; k < l.kernels.size(); ++k) {
+      auto it = by_kernel_.find(l.kernels[k]->event->name);
+      if (it == by_kernel_.end()) continue;
+      named_as[k] = &it->second;
+      if (it->second.size() == 1) ++votes[it->second.front()->parent()];
+    }
+    int64_t most = 0;
+    for (const auto& [c, n] : votes) {
+      if (n > most) l.home = c, most = n;
+    }
+    if (l.home == nullptr) return l;
+    for (size_t k = 0; k < l.kernels.size(); ++k) {
+      if (named_as[k] == nullptr) continue;
+      const Instruction* only = nullptr;
+      for (const Instruction* i : *named_as[k]) {
+        if (i->parent() != l.home) continue;
+        if (only != nullptr) {  // two in one computation: cannot tell
+          only = nullptr;
+          break;
+        }
+        only = i;
+      }
+      if (only == nullptr) continue;
+      l.anchor[k] = only;
+      l.kernels[k]->op = only->name();
+    }
+    return l;
+  }
+
+  int64_t align_between_anchors(Launch& l) {
+    if (l.home == nullptr) return 0;
+    int64_t resolved = 0;
+    const size_t count = l.kernels.size();
+    size_t low = 0;  // schedule positions [low, high) are open to a run
+    for (size_t k = 0; k < count;) {
+      if (l.anchor[k] != nullptr) {
+        low = position_.at(l.anchor[k]) + 1;
+        ++k;
+        continue;
+      }
+      size_t end = k;
+      while (end < count && l.anchor[end] == nullptr) ++end;
+      const size_t high = end < count ? position_.at(l.anchor[end]) : l.home->instruction_count();
+      std::vector<OpEvent*> run(l.kernels.begin() + static_cast<ptrdiff_t>(k),
+                                l.kernels.begin() + static_cast<ptrdiff_t>(end));
+      resolved += align_run(*l.home, low, high, run, k > 0, end < count);
+      k = end;
+    }
+    return resolved;
+  }
+
+  // Gives the kernels of `run` (in launch order) the instructions of `home` at schedule
+  // positions [low, high) that launch work and have no kernel of their own name. `from_low`
+  // and `to_high`: whether a named kernel bounds the run on that side. Open on the left only,
+  // the candidates nearest the right bound are the likely ones: aligned from there backwards.
+  int64_t align_run(const Computation& home, size_t low, size_t high, std::vector<OpEvent*> run,
+                    bool from_low, bool to_high) {
+    const auto schedule = home.instructions();
+    std::vector<const Instruction*> candidates;
+    for (size_t p = low; p < high && p < schedule.size(); ++p) {
+      const Instruction* i = schedule[p];
+      if (!launches_nothing(*i) && !taken_.contains(i)) candidates.push_back(i);
+    }
+    if (candidates.empty() || run.size() * candidates.size() > kMaxAlignment) return 0;
+    const bool backwards = !from_low && to_high;
+    if (backwards) {
+      std::reverse(candidates.begin(), candidates.end());
+      std::reverse(run.begin(), run.end());
+    }
+    std::vector<Kernel> kernels;
+    for (const OpEvent* e : run) {
+      const bool hidden = !absl::StartsWith(sv(e->op), "command_buffer");
+      kernels.push_back({kernel_kind(e->event->name), hidden ? e->op : std::string_view()});
+    }
+    std::vector<Candidate> placed;
+    for (const Instruction* i : candidates) placed.push_back({copies(*i), root_name(*i)});
+    const std::vector<size_t> to = align(kernels, placed, from_low && to_high);
+    for (size_t r = 0; r < run.size(); ++r) run[r]->op = candidates[to[r]]->name();
+    return static_cast<int64_t>(run.size());
+  }
+
+  // Hidden operations: runs of kernels whose names are no instruction's, in launch order,
+  // between kernels that name theirs. Every kernel of one hidden name gets the instruction
+  // its first run gave it.
+  int64_t resolve_hidden(std::vector<OpEvent>& events) {
+    std::vector<OpEvent*> order;
+    for (OpEvent& e : events) {
+      if (e.event->correlation_id != 0) order.push_back(&e);
+    }
+    std::stable_sort(order.begin(), order.end(), [](const OpEvent* a, const OpEvent* b) {
+      return a->event->correlation_id < b->event->correlation_id;
+    });
+    absl::flat_hash_map<std::string_view, std::string_view> given;  // hidden -> instruction
+    int64_t resolved = 0;
+    const auto known = [&](const OpEvent* e) { return by_name_.contains(e->op); };
+    for (size_t k = 0; k < order.size();) {
+      if (known(order[k]) || given.contains(order[k]->op)) {
+        ++k;
+        continue;
+      }
+      size_t end = k;
+      while (end < order.size() && !known(order[end])) ++end;
+      const Instruction* before = k > 0 ? by_name_.at(order[k - 1]->op) : nullptr;
+      const Instruction* after = end < order.size() ? by_name_.at(order[end]->op) : nullptr;
+      std::vector<OpEvent*> run(order.begin() + static_cast<ptrdiff_t>(k),
+                                order.begin() + static_cast<ptrdiff_t>(end));
+      std::vector<std::string_view> hidden;
+      for (const OpEvent* e : run) hidden.push_back(e->op);
+      // Within one computation, between the two; else from the computation's start to the
+      // kernel after, or from the kernel before to the computation's end.
+      int64_t done = 0;
+      if (before != nullptr && after != nullptr && before->parent() == after->parent() &&
+          position_.at(before) < position_.at(after)) {
+        done = align_run(*before->parent(), position_.at(before) + 1, position_.at(after), run,
+                         true, true);
+      } else if (after != nullptr) {
+        done = align_run(*after->parent(), 0, position_.at(after), run, false, true);
+      } else if (before != nullptr) {
+        done = align_run(*before->parent(), position_.at(before) + 1,
+                         before->parent()->instruction_count(), run, true, false);
+      }
+      if (done > 0) {
+        for (size_t r = 0; r < run.size(); ++r) given.emplace(hidden[r], run[r]->op);
+      }
+      resolved += done;
+      k = end;
+    }
+    for (OpEvent& e : events) {
+      if (by_name_.contains(e.op)) continue;
+      auto it = given.find(e.op);
+      if (it == given.end()) continue;
+      e.op = it->second;
+      ++resolved;
+    }
+    return resolved;
+  }
+
+  absl::flat_hash_map<std::string_view, const Instruction*> by_name_;
+  // Kernel name -> the instructions that may run it.
+  absl::flat_hash_map<std::string, std::vector<const Instruction*>> by_kernel_;
+  absl::flat_hash_map<const Instruction*, size_t> position_;
+  // Instructions that some kernel already names: not candidates for another.
+  absl::flat_hash_set<const Instruction*> taken_;
+};
+
 }  // namespace
 
 namespace profile_internal {
@@ -82,8 +522,10 @@ double union_length(std::vector<std::pair<double, double>> intervals) {
 
 }  // namespace profile_internal
 
-absl::StatusOr<MeasuredModule> measure_module(const Profile& profile, std::string_view module,
-                                              const ProfileOptions& options) {
+namespace {
+
+absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view module,
+                                       const Module* hlo, const ProfileOptions& options) {
   absl::StatusOr<const ProfilePlane*> found = device_plane(profile, options.device_index);
   if (!found.ok()) return found.status();
   const ProfilePlane& plane = **found;
@@ -148,6 +590,38 @@ absl::StatusOr<MeasuredModule> measure_module(const Profile& profile, std::strin
         absl::StrCat(profile.origin, ": ", plane.name, " has no op events of module '", name,
                      "': no kernels with an hlo_op stat and no '", sv(kOpsLine), "' line"));
   }
+  if (hlo != nullptr) {
+    KernelResolver resolver(*hlo);
+    int64_t unknown = 0;
+    for (const OpEvent& e : events) unknown += resolver.names_instruction(e.op) ? 0 : 1;
+    if (unknown > 0) {
+      const int64_t resolved = resolver.resolve(events);
+      out.notes.push_back(
+          absl::StrFormat("%d of %d kernels named no instruction of the module (CUDA graphs, async "
+                          "wrappers): %d given theirs by kernel name and launch order",
+                          unknown, events.size(), resolved));
+    }
+  }
+
+  int64_t outside = 0;
+  std::vector<std::vector<const OpEvent*>> by_step;
+  if (windows.empty()) {
+    by_step = steps_from_host(profile, name, events, outside);
+    if (!by_step.empty()) {
+      for (const std::vector<const OpEvent*>& step : by_step) {
+        double start = step.front()->event->start_s, end = start;
+        for (const OpEvent* e : step) {
+          start = std::min(start, e->event->start_s);
+          end = std::max(end, e->event->start_s + e->event->duration_s);
+        }
+        windows.emplace_back(start, end);
+      }
+      out.notes.push_back(absl::StrCat(
+          "steps: the host's '", name, sv(kGpuModuleSuffix),
+          "' events, kernels by the correlation id of their launch; a step runs from its first "
+          "kernel's start to its last one's end"));
+    }
+  }
   if (windows.empty()) {
     double start = events.front().event->start_s, end = start;
     for (const OpEvent& e : events) {
@@ -159,23 +633,24 @@ absl::StatusOr<MeasuredModule> measure_module(const Profile& profile, std::strin
                                      "' line: one step, from the first op to the end of the last"));
   }
 
-  // Each event to the step it starts in.
-  std::vector<std::vector<const OpEvent*>> by_step(windows.size());
-  int64_t outside = 0;
-  for (const OpEvent& e : events) {
-    const double t = e.event->start_s;
-    auto it = std::upper_bound(windows.begin(), windows.end(), std::pair{t, 1e300});
-    if (it == windows.begin()) {
-      ++outside;
-      continue;
+  // Each event to the step it starts in, unless the host told the steps.
+  if (by_step.empty()) {
+    by_step.resize(windows.size());
+    for (const OpEvent& e : events) {
+      const double t = e.event->start_s;
+      auto it = std::upper_bound(windows.begin(), windows.end(), std::pair{t, 1e300});
+      if (it == windows.begin()) {
+        ++outside;
+        continue;
+      }
+      const size_t k = static_cast<size_t>(it - windows.begin()) - 1;
+      // A nanosecond of slack: JSON traces round times to the microsecond's fraction.
+      if (t > windows[k].second + 1e-9) {
+        ++outside;
+        continue;
+      }
+      by_step[k].push_back(&e);
     }
-    const size_t k = static_cast<size_t>(it - windows.begin()) - 1;
-    // A nanosecond of slack: JSON traces round times to the microsecond's fraction.
-    if (t > windows[k].second + 1e-9) {
-      ++outside;
-      continue;
-    }
-    by_step[k].push_back(&e);
   }
   if (outside > 0) {
     out.notes.push_back(absl::StrFormat("%d op event%s outside the module's steps left out",
@@ -226,6 +701,18 @@ absl::StatusOr<MeasuredModule> measure_module(const Profile& profile, std::strin
       [](const MeasuredEvent& a, const MeasuredEvent& b) { return a.start_s < b.start_s; });
   out.busy_s = profile_internal::union_length(std::move(busy));
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<MeasuredModule> measure_module(const Profile& profile, std::string_view module,
+                                              const ProfileOptions& options) {
+  return measure(profile, module, nullptr, options);
+}
+
+absl::StatusOr<MeasuredModule> measure_module(const Profile& profile, const Module& module,
+                                              const ProfileOptions& options) {
+  return measure(profile, module.name(), &module, options);
 }
 
 }  // namespace hloroof

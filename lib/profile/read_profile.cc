@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "hloroof/profile.h"
 #include "nlohmann/json.hpp"
@@ -102,7 +103,21 @@ std::string stat_text(const xplane::XStat& stat, const xplane::XPlane& plane) {
   }
 }
 
-// Fills hlo_op / hlo_module from the stats that carry them.
+// A stat's value as an unsigned number; 0 when it holds none.
+uint64_t stat_number(const xplane::XStat& stat, const xplane::XPlane& plane) {
+  switch (stat.value_case()) {
+    case xplane::XStat::kUint64Value:
+      return stat.uint64_value();
+    case xplane::XStat::kInt64Value:
+      return stat.int64_value() > 0 ? static_cast<uint64_t>(stat.int64_value()) : 0;
+    default: {
+      uint64_t n = 0;
+      return absl::SimpleAtoi(stat_text(stat, plane), &n) ? n : 0;
+    }
+  }
+}
+
+// Fills hlo_op, hlo_module and correlation_id from the stats that carry them.
 template <typename Stats>
 void read_stats(const Stats& stats, const xplane::XPlane& plane,
                 const absl::flat_hash_map<int64_t, std::string_view>& stat_names,
@@ -114,6 +129,8 @@ void read_stats(const Stats& stats, const xplane::XPlane& plane,
       event.hlo_op = stat_text(stat, plane);
     } else if (name->second == "hlo_module") {
       event.hlo_module = stat_text(stat, plane);
+    } else if (name->second == "correlation_id") {
+      event.correlation_id = stat_number(stat, plane);
     }
   }
 }
@@ -273,6 +290,10 @@ absl::StatusOr<Profile> parse_trace_json(std::string_view bytes, std::string_vie
     const nlohmann::json& args = member(e, "args");
     event.hlo_op = string_arg(args, "hlo_op");
     event.hlo_module = string_arg(args, "hlo_module");
+    uint64_t correlation = 0;
+    if (absl::SimpleAtoi(string_arg(args, "correlation_id"), &correlation)) {
+      event.correlation_id = correlation;
+    }
     pl.lines[line->second].events.push_back(std::move(event));
   }
   return p;

@@ -10,6 +10,7 @@
 #include "hloroof/trace.h"
 #include "hloroof/units.h"
 #include "nlohmann/json.hpp"
+#include "report/wrap.h"
 
 namespace hloroof {
 namespace {
@@ -152,7 +153,9 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
   }
   if (!c.notes.empty()) {
     out += "\nnotes:\n";
-    for (const std::string& n : c.notes) absl::StrAppend(&out, "  ", n, "\n");
+    for (const std::string& n : c.notes) {
+      out += report_internal::wrap(n, "  ", "    ");
+    }
   }
   return out;
 }

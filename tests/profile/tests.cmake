@@ -13,3 +13,6 @@ target_include_directories(profile_cli_test PRIVATE
 target_link_libraries(profile_cli_test PRIVATE protobuf::libprotobuf ZLIB::ZLIB)
 target_compile_definitions(profile_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
 add_dependencies(profile_cli_test hloroof_cli)
+
+# Real captures of JAX on an H100 (tests/data/h100), read from the source tree.
+hloroof_add_test(real_capture_test ${CMAKE_CURRENT_LIST_DIR}/real_capture_test.cc)

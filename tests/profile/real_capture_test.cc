@@ -1,0 +1,155 @@
+// Real captures: JAX 0.11.2 on one H100, written by tools/capture/capture.py
+// (tests/data/h100/README.md), read and joined with the prediction as a user would.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "hloroof/hlo_text.h"
+#include "hloroof/predict.h"
+#include "hloroof/profile.h"
+#include "nlohmann/json.hpp"
+
+namespace hloroof {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kData = fs::path(HLOROOF_SOURCE_DIR) / "tests" / "data" / "h100";
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Capture {
+  Module module;
+  Profile profile;
+  ProfileComparison comparison;
+  nlohmann::json meta;
+};
+
+Capture load(const fs::path& dir) {
+  INFO(dir.string());
+  absl::StatusOr<Module> module = parse_module(slurp(dir / "module.hlo"));
+  REQUIRE(module.ok());
+  absl::StatusOr<Profile> profile = read_profile(dir.string());
+  REQUIRE(profile.ok());
+  absl::StatusOr<Prediction> prediction = predict_step_time(*module, "h100");
+  REQUIRE(prediction.ok());
+  absl::StatusOr<ProfileComparison> c = compare_with_profile(*module, *prediction, *profile);
+  INFO(c.status().ToString());
+  REQUIRE(c.ok());
+  return {*std::move(module), *std::move(profile), *std::move(c),
+          nlohmann::json::parse(slurp(dir / "meta.json"))};
+}
+
+const JoinedOp* joined(const ProfileComparison& c, std::string_view name) {
+  for (const JoinedOp& op : c.ops) {
+    if (op.name == name) return &op;
+  }
+  return nullptr;
+}
+
+TEST_CASE("every real H100 capture: its steps found, every kernel joined to an instruction") {
+  int captures = 0;
+  for (const char* set : {"default", "no_command_buffers"}) {
+    for (const fs::directory_entry& entry : fs::directory_iterator(kData / set)) {
+      if (!entry.is_directory()) continue;
+      const Capture cap = load(entry.path());
+      const ProfileComparison& c = cap.comparison;
+      INFO(entry.path().string());
+      // The capture profiled meta.steps executions; JAX's GPU profiles have no "XLA Modules"
+      // line, so each one is found through the host's launches.
+      CHECK(c.steps == cap.meta["steps"].get<int64_t>());
+      for (const UnmatchedOp& u : c.unmatched) {
+        INFO(u.name);
+        CHECK(u.side == "predicted");
+      }
+      CHECK(!c.ops.empty());
+      CHECK(c.measured_step_s > 0);
+      CHECK(c.busy_s <= c.measured_step_s * (1 + 1e-9));
+      ++captures;
+    }
+  }
+  CHECK(captures == 32);  // 16 examples, with and without command buffers
+}
+
+TEST_CASE("a 4096^3 bf16 GEMM on the H100: the cuBLAS call and its workspace memset") {
+  const Capture cap = load(kData / "default" / "gemm");
+  const ProfileComparison& c = cap.comparison;
+  REQUIRE(c.ops.size() == 1);
+  const JoinedOp& op = c.ops.front();
+  CHECK(op.name == "custom-call.1");
+  // Per step: one memset of 4 bytes and one nvjet kernel, two kernel names.
+  CHECK(op.occurrences == 2);
+  CHECK(op.kernels == 2);
+  // The nvjet kernels' durations in the XSpace: 175.0 to 176.1 us (five steps, plus 0.7 us of
+  // memset each). 2 x 4096^3 = 137.4 GFLOP: 785 TFLOP/s, 79% of the H100's 989.
+  CHECK(op.measured_s > 175e-6);
+  CHECK(op.measured_s < 177.5e-6);
+  // The prediction's roofline: 137.4 GFLOP / 989 TFLOP/s = 139 us.
+  CHECK(op.roofline_s == Approx(139e-6).epsilon(0.01));
+}
+
+// In the default capture XLA ran the while loops' bodies as CUDA graphs, whose kernels carry
+// the command buffer's name; without command buffers each kernel names its own instruction
+// (but those of async wrappers, fusion-start). The graph kernels given their instructions must
+// give each op the kernel count and, roughly, the time it has when the kernels name themselves.
+TEST_CASE("the kernels of CUDA graphs get the instructions they have without graphs") {
+  const Capture graphs = load(kData / "default" / "mlp");
+  const Capture plain = load(kData / "no_command_buffers" / "mlp");
+  bool noted = false;
+  for (const std::string& n : graphs.comparison.notes) {
+    noted = noted || n.starts_with("545 of 575 kernels named no instruction");
+  }
+  CHECK(noted);
+  int compared = 0;
+  for (const JoinedOp& op : plain.comparison.ops) {
+    INFO(op.name);
+    // The two compilations name a few instructions differently (one has a cublas-lt-matmul
+    // where the other has a custom-call): those are not compared.
+    const JoinedOp* g = joined(graphs.comparison, op.name);
+    if (g == nullptr) continue;
+    CHECK(g->occurrences == op.occurrences);
+    if (op.opcode == "fusion-start") continue;  // async copies: their time depends on overlap
+    CHECK(g->kernels == op.kernels);
+    if (op.measured_s > 10e-6) CHECK(g->measured_s == Approx(op.measured_s).epsilon(0.25));
+    ++compared;
+  }
+  CHECK(compared >= 20);
+}
+
+TEST_CASE("a capture's XSpace and its Perfetto JSON give the same steps and op times") {
+  const fs::path dir = kData / "default" / "layernorm";
+  const Capture cap = load(dir);
+  fs::path json;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.path().filename() == "perfetto_trace.json.gz") json = e.path();
+  }
+  REQUIRE(!json.empty());
+  absl::StatusOr<Profile> from_json = read_profile(json.string());
+  REQUIRE(from_json.ok());
+  CHECK(from_json->format == "trace-json");
+  absl::StatusOr<Prediction> prediction = predict_step_time(cap.module, "h100");
+  REQUIRE(prediction.ok());
+  absl::StatusOr<ProfileComparison> c = compare_with_profile(cap.module, *prediction, *from_json);
+  REQUIRE(c.ok());
+  CHECK(c->steps == cap.comparison.steps);
+  // JSON times are microseconds with three decimals: a nanosecond apart at most per event.
+  CHECK(c->measured_step_s == Approx(cap.comparison.measured_step_s).margin(2e-9));
+  REQUIRE(c->ops.size() == cap.comparison.ops.size());
+  for (const JoinedOp& op : c->ops) {
+    INFO(op.name);
+    const JoinedOp* x = joined(cap.comparison, op.name);
+    REQUIRE(x != nullptr);
+    CHECK(op.measured_s == Approx(x->measured_s).margin(5e-9));
+  }
+}
+
+}  // namespace
+}  // namespace hloroof
