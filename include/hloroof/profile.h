@@ -82,10 +82,13 @@ struct MeasuredEvent {
 };
 
 struct MeasuredOp {
-  std::string name;        // the HLO instruction
-  double time_s = 0;       // per step: every kernel of every execution, summed
-  double occurrences = 0;  // events per step
-  int64_t kernels = 0;     // distinct kernel (event) names
+  std::string name;   // the HLO instruction
+  double time_s = 0;  // per step: every kernel of every execution, summed
+  // Executions per step: the events of the op's most frequent kernel (one execution may launch
+  // several kernels: a library GEMM clears its workspace first).
+  double occurrences = 0;
+  double launches = 0;  // events (kernels launched) per step
+  int64_t kernels = 0;  // distinct kernel (event) names
 };
 
 // The module's executions in one device plane.
@@ -137,7 +140,8 @@ struct JoinedOp {
   double measured_s = 0;
   double expected_s = 0;  // an async collective's start: its own latency, not the wait
   double roofline_s = 0;
-  double occurrences = 0;  // measured, per step
+  double occurrences = 0;  // measured executions per step (MeasuredOp::occurrences)
+  double launches = 0;     // measured kernel launches per step
   double predicted_occurrences = 0;
   int64_t kernels = 0;
   double lost_s = 0;  // measured - expected
@@ -189,7 +193,7 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
 
 // {"device", "plane", "module", "profile", "steps", "step": {"measured_s", "expected_s",
 //  "roofline_s"}, "busy_s", "idle_s", "ops": [{"name", "opcode", "category", "bound",
-//  "measured_s", "expected_s", "roofline_s", "occurrences", "predicted_occurrences",
+//  "measured_s", "expected_s", "roofline_s", "occurrences", "launches", "predicted_occurrences",
 //  "kernels", "lost_s", "measured_over_expected", "measured_over_roofline"}],
 //  "unmatched": [{"name", "side", "opcode", "time_s", "occurrences"}],
 //  "gaps": [{"category", "measured_s", "expected_s", "gap_s", "share"}], "notes"}.

@@ -103,6 +103,7 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
     j.expected_s = profile_internal::expected_execution_s(op) * op.multiplier;
     j.roofline_s = profile_internal::roofline_execution_s(op) * op.multiplier;
     j.occurrences = m.occurrences;
+    j.launches = m.launches;
     j.predicted_occurrences = op.multiplier;
     j.kernels = m.kernels;
     j.lost_s = j.measured_s - j.expected_s;

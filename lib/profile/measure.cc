@@ -663,7 +663,7 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
   struct Tally {
     double time_s = 0;
     int64_t count = 0;
-    std::set<std::string_view> kernels;
+    std::map<std::string_view, int64_t> kernels;  // name -> events
   };
   std::map<std::string_view, Tally> tallies;
   for (const std::vector<const OpEvent*>& step : by_step) {
@@ -671,12 +671,17 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
       Tally& t = tallies[e->op];
       t.time_s += e->event->duration_s;
       ++t.count;
-      t.kernels.insert(e->event->name);
+      ++t.kernels[e->event->name];
     }
   }
   const double steps = static_cast<double>(out.steps);
   for (const auto& [op, t] : tallies) {
-    out.ops.push_back({std::string(op), t.time_s / steps, static_cast<double>(t.count) / steps,
+    // One execution may launch several kernels (a library GEMM clears its workspace first):
+    // the executions are the launches of its most frequent kernel.
+    int64_t executions = 0;
+    for (const auto& [kernel, n] : t.kernels) executions = std::max(executions, n);
+    out.ops.push_back({std::string(op), t.time_s / steps, static_cast<double>(executions) / steps,
+                       static_cast<double>(t.count) / steps,
                        static_cast<int64_t>(t.kernels.size())});
   }
 

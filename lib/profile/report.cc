@@ -47,6 +47,7 @@ std::string profile_comparison_to_json(const ProfileComparison& c) {
                    {"expected_s", op.expected_s},
                    {"roofline_s", op.roofline_s},
                    {"occurrences", op.occurrences},
+                   {"launches", op.launches},
                    {"predicted_occurrences", op.predicted_occurrences},
                    {"kernels", op.kernels},
                    {"lost_s", op.lost_s},

@@ -60,11 +60,13 @@ TEST_CASE("XSpace: GPU kernels join their ops through hlo_op, steps by module ex
   CHECK(dot->time_s == Approx(22 * us));
   CHECK(dot->occurrences == 1);
   CHECK(dot->kernels == 1);
-  // add.fusion: two kernels (one hlo_op written "%add.fusion"), 4 + 2 = 6 us, twice a step.
+  // add.fusion: two kernels (one hlo_op written "%add.fusion"), 4 + 2 = 6 us: one execution
+  // a step (each kernel runs once), two launches.
   const MeasuredOp* add = find_op(*m, "add.fusion");
   REQUIRE(add != nullptr);
   CHECK(add->time_s == Approx(6 * us));
-  CHECK(add->occurrences == 2);
+  CHECK(add->occurrences == 1);
+  CHECK(add->launches == 2);
   CHECK(add->kernels == 2);
   CHECK(find_op(*m, "memset.7")->time_s == Approx(1 * us));
   CHECK(find_op(*m, "fusion.9") == nullptr);  // another module's kernel
@@ -132,7 +134,8 @@ TEST_CASE("the join: measured, expected and roofline per op, gaps per category")
   CHECK(add->measured_s == Approx(6 * us));
   CHECK(add->expected_s == padd->time_s);
   CHECK(add->roofline_s == padd->roofline_time_s);
-  CHECK(add->occurrences == 2);
+  CHECK(add->occurrences == 1);
+  CHECK(add->launches == 2);
   CHECK(add->predicted_occurrences == 1);
   CHECK(add->kernels == 2);
   CHECK(add->lost_s == Approx(0.683 * us).epsilon(0.01));
@@ -233,12 +236,14 @@ TEST_CASE("JSON and trace outputs of the join") {
   CHECK(j["idle_s"].get<double>() == Approx(28 * us));
   REQUIRE(j["ops"].size() == 2);
   for (const char* key :
-       {"name", "opcode", "measured_s", "expected_s", "roofline_s", "occurrences", "bound"}) {
+       {"name", "opcode", "measured_s", "expected_s", "roofline_s", "occurrences", "launches",
+        "bound"}) {
     CHECK(j["ops"][0].contains(key));
   }
   // Ranked by time lost: add.fusion (6 - 5.317 = 0.683 us) before dot.1 (below its expected).
   CHECK(j["ops"][0]["name"] == "add.fusion");
-  CHECK(j["ops"][0]["occurrences"].get<double>() == 2);
+  CHECK(j["ops"][0]["occurrences"].get<double>() == 1);
+  CHECK(j["ops"][0]["launches"].get<double>() == 2);
   const OpPrediction* pdot = find_predicted(*prediction, "dot.1");
   REQUIRE(pdot != nullptr);
   CHECK(j["ops"][1]["name"] == "dot.1");
