@@ -1,5 +1,6 @@
 // measure_module: a module's steps in a device plane and the time of each of its HLO ops.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -282,7 +283,7 @@ std::vector<size_t> align(const std::vector<Kernel>& kernels,
 
 // Alignments larger than this (kernels x candidates) are not tried: a hostile profile must not
 // cost quadratic memory.
-constexpr size_t kMaxAlignment = size_t{1} << 20;
+constexpr size_t kMaxAlignment = size_t{1} << 22;
 
 // Gives kernels whose hlo_op names no instruction of the module their instructions where
 // they can be told; the rest keep their names. Two cases:
@@ -304,8 +305,11 @@ class KernelResolver {
         if (i->opcode() != Opcode::kFusion) continue;
         // A fusion identical to another runs the other's kernel (metadata deduplicated_name).
         const std::optional<OpMetadata> metadata = i->metadata();
-        if (metadata && !metadata->deduplicated_name.empty()) {
-          by_kernel_[kernel_name_of(metadata->deduplicated_name)].push_back(i);
+        if (metadata && !metadata->deduplicated_name.empty() &&
+            metadata->deduplicated_name != i->name()) {
+          std::string shared = kernel_name_of(metadata->deduplicated_name);
+          by_kernel_[shared].push_back(i);
+          shared_kernel_.emplace(i, std::move(shared));
         }
       }
     }
@@ -325,85 +329,124 @@ class KernelResolver {
       }
     }
     int64_t resolved = 0;
-    std::vector<Launch> launches;
     for (auto& [key, kernels] : graphs) {
       std::stable_sort(kernels.begin(), kernels.end(), [](const OpEvent* a, const OpEvent* b) {
         return a->event->start_s < b->event->start_s;
       });
-      launches.push_back(anchor(std::move(kernels)));
-      for (const Instruction* i : launches.back().anchor) {
-        if (i != nullptr) taken_.insert(i), ++resolved;
-      }
+      resolved += align_launch(kernels);
     }
-    for (Launch& l : launches) resolved += align_between_anchors(l);
+    for (const OpEvent& e : events) {
+      if (by_name_.contains(e.op)) taken_.insert(by_name_.at(e.op));
+    }
     return resolved + resolve_hidden(events);
   }
 
  private:
-  // Kernels in launch order, each with the instruction its name tells (null: none).
-  struct Launch {
-    std::vector<OpEvent*> kernels;
-    const Computation* home = nullptr;
-    std::vector<const Instruction*> anchor;
-  };
-
-  // A graph runs one computation's instructions: the one most kernel names point to alone; a
-  // shared kernel name then means the instruction of that computation.
-  Launch anchor(std::vector<OpEvent*> kernels) {
-    Launch l;
-    l.kernels = std::move(kernels);
-    l.anchor.assign(l.kernels.size(), nullptr);
-    std::vector<const std::vector<const Instruction*>*> named_as(l.kernels.size(), nullptr);
-    std::map<const Computation*, int64_t> votes;
-    for (size_t k = 0; k < l.kernels.size(); ++k) {
-      auto it = by_kernel_.find(l.kernels[k]->event->name);
-      if (it == by_kernel_.end()) continue;
-      named_as[k] = &it->second;
-      if (it->second.size() == 1) ++votes[it->second.front()->parent()];
+  // "gemm_fusion_dot_44" -> "gemm_fusion_dot": a kernel name without its trailing numbers.
+  static std::string_view stem(std::string_view name) {
+    while (!name.empty()) {
+      const size_t end = name.find_last_not_of("0123456789");
+      if (end == std::string_view::npos || end + 1 == name.size() || name[end] != '_') break;
+      name = name.substr(0, end);
     }
-    int64_t most = 0;
-    for (const auto& [c, n] : votes) {
-      if (n > most) l.home = c, most = n;
-    }
-    if (l.home == nullptr) return l;
-    for (size_t k = 0; k < l.kernels.size(); ++k) {
-      if (named_as[k] == nullptr) continue;
-      const Instruction* only = nullptr;
-      for (const Instruction* i : *named_as[k]) {
-        if (i->parent() != l.home) continue;
-        if (only != nullptr) {  // two in one computation: cannot tell
-          only = nullptr;
-          break;
-        }
-        only = i;
-      }
-      if (only == nullptr) continue;
-      l.anchor[k] = only;
-      l.kernels[k]->op = only->name();
-    }
-    return l;
+    return name;
   }
 
-  int64_t align_between_anchors(Launch& l) {
-    if (l.home == nullptr) return 0;
-    int64_t resolved = 0;
-    const size_t count = l.kernels.size();
-    size_t low = 0;  // schedule positions [low, high) are open to a run
-    for (size_t k = 0; k < count;) {
-      if (l.anchor[k] != nullptr) {
-        low = position_.at(l.anchor[k]) + 1;
-        ++k;
-        continue;
-      }
-      size_t end = k;
-      while (end < count && l.anchor[end] == nullptr) ++end;
-      const size_t high = end < count ? position_.at(l.anchor[end]) : l.home->instruction_count();
-      std::vector<OpEvent*> run(l.kernels.begin() + static_cast<ptrdiff_t>(k),
-                                l.kernels.begin() + static_cast<ptrdiff_t>(end));
-      resolved += align_run(*l.home, low, high, run, k > 0, end < count);
-      k = end;
+  // The computation a graph runs: the one most kernel names point to alone.
+  const Computation* home_of(const std::vector<OpEvent*>& kernels) const {
+    std::map<const Computation*, int64_t> votes;
+    for (const OpEvent* e : kernels) {
+      auto it = by_kernel_.find(e->event->name);
+      if (it != by_kernel_.end() && it->second.size() == 1) ++votes[it->second.front()->parent()];
     }
-    return resolved;
+    const Computation* home = nullptr;
+    int64_t most = 0;
+    for (const auto& [c, n] : votes) {
+      if (n > most) home = c, most = n;
+    }
+    return home;
+  }
+
+  // One launch of a CUDA graph: its kernels (in launch order) against the instructions of
+  // the computation it runs (in schedule order) that launch work and whose kernels do not
+  // run outside graphs, aligned monotonically at the least cost. Per kernel and instruction:
+  // 0 when the kernel bears the instruction's name (or the name of the fusion whose kernel it
+  // shares, deduplicated_name); 1 when the names differ only in their numbers (XLA also
+  // shares kernels between identical fusions that say nothing of it); 4 for other names; for
+  // kernels of no instruction's name (library calls, memcpy and memset nodes) the copy/compute
+  // mismatch, and 2 more on a fusion whose own kernel ran in the launch. An instruction
+  // skipped between two kernels' costs 1, a second kernel on one instruction 0.5; skipping
+  // before the first and after the last is free (a computation may run as several graphs).
+  int64_t align_launch(std::vector<OpEvent*>& kernels) {
+    const Computation* home = home_of(kernels);
+    if (home == nullptr) return 0;
+    struct Option {
+      const Instruction* instruction;
+      std::string kernel;  // the instruction's kernel name
+      bool copies;
+      bool named_kernel_ran;  // launches a kernel named after a fusion
+    };
+    absl::flat_hash_set<std::string_view> ran;
+    for (const OpEvent* e : kernels) ran.insert(e->event->name);
+    std::vector<Option> options;
+    for (const Instruction* i : home->instructions()) {
+      if (launches_nothing(*i) || taken_.contains(i)) continue;
+      Option o{i, kernel_name_of(i->name()), copies(*i), false};
+      // A loop or input fusion launches a kernel of its own (or of an identical fusion):
+      // never a library's. Custom fusions (cuBLAS, cuDNN, Triton GEMMs) may.
+      if (i->opcode() == Opcode::kFusion) {
+        auto shared = shared_kernel_.find(i);
+        o.named_kernel_ran = i->fusion_kind() != "kCustom" || ran.contains(o.kernel) ||
+                             (shared != shared_kernel_.end() && ran.contains(shared->second));
+      }
+      options.push_back(std::move(o));
+    }
+    const size_t n = kernels.size(), m = options.size();
+    if (m == 0 || n * m > kMaxAlignment) return 0;
+    std::vector<const std::vector<const Instruction*>*> known(n, nullptr);
+    for (size_t k = 0; k < n; ++k) {
+      auto it = by_kernel_.find(kernels[k]->event->name);
+      if (it != by_kernel_.end()) known[k] = &it->second;
+    }
+    const auto cost = [&](size_t k, size_t j) {
+      const Option& o = options[j];
+      const std::string_view name = kernels[k]->event->name;
+      if (known[k] != nullptr) {
+        for (const Instruction* i : *known[k]) {
+          if (i == o.instruction) return 0.0;
+        }
+        return stem(name) == stem(o.kernel) ? 1.0 : 4.0;
+      }
+      return mismatch({kernel_kind(name), {}}, {o.copies, {}}) + (o.named_kernel_ran ? 2.0 : 0.0);
+    };
+    constexpr double kInf = 1e300;
+    std::vector<double> best(n * m, kInf);
+    std::vector<uint32_t> from(n * m, 0);
+    for (size_t j = 0; j < m; ++j) best[j] = cost(0, j);
+    for (size_t k = 1; k < n; ++k) {
+      const double* prev = &best[(k - 1) * m];
+      double least = kInf;  // the least of prev[j] - kSkipped * j over j < c
+      size_t least_at = 0;
+      for (size_t c = 0; c < m; ++c) {
+        double total = prev[c] + kRepeated;
+        size_t came = c;
+        const double moved = least + kSkipped * (static_cast<double>(c) - 1);
+        if (least < kInf && moved < total) total = moved, came = least_at;
+        best[k * m + c] = total + cost(k, c);
+        from[k * m + c] = static_cast<uint32_t>(came);
+        const double here = prev[c] - kSkipped * static_cast<double>(c);
+        if (here < least) least = here, least_at = c;
+      }
+    }
+    size_t end = 0;
+    for (size_t j = 1; j < m; ++j) {
+      if (best[(n - 1) * m + j] < best[(n - 1) * m + end]) end = j;
+    }
+    for (size_t k = n; k > 0; --k) {
+      kernels[k - 1]->op = options[end].instruction->name();
+      end = from[(k - 1) * m + end];
+    }
+    return static_cast<int64_t>(n);
   }
 
   // Gives the kernels of `run` (in launch order) the instructions of `home` at schedule
@@ -496,6 +539,8 @@ class KernelResolver {
   // Kernel name -> the instructions that may run it.
   absl::flat_hash_map<std::string, std::vector<const Instruction*>> by_kernel_;
   absl::flat_hash_map<const Instruction*, size_t> position_;
+  // A fusion that runs another's kernel -> that kernel's name.
+  absl::flat_hash_map<const Instruction*, std::string> shared_kernel_;
   // Instructions that some kernel already names: not candidates for another.
   absl::flat_hash_set<const Instruction*> taken_;
 };

@@ -135,6 +135,59 @@ def _examples():
     layers, d, f = 4, 1024, 4096
     f32 = jnp.float32
 
+    # A small decoder-only transformer's training step (GPT-like, pre-norm, causal attention
+    # through jax.nn.dot_product_attention, Adam on f32 parameters, bf16 compute), its layers
+    # unrolled as many production programs have them.
+    gpt_layers, gpt_d, gpt_heads, gpt_vocab, gpt_batch, gpt_seq = 4, 1024, 16, 32768, 8, 1024
+
+    def gpt_params():
+        def w(*shape):
+            return rnd(shape, f32, scale=0.02)
+        p = {"embed": w(gpt_vocab, gpt_d), "out": w(gpt_d, gpt_vocab), "layers": []}
+        for _ in range(gpt_layers):
+            p["layers"].append({"qkv": w(gpt_d, 3 * gpt_d), "proj": w(gpt_d, gpt_d),
+                                "up": w(gpt_d, 4 * gpt_d), "down": w(4 * gpt_d, gpt_d),
+                                "ln1": jax.device_put(np.ones(gpt_d, np.float32)),
+                                "ln2": jax.device_put(np.ones(gpt_d, np.float32))})
+        return p
+
+    def rms_norm(x, g):
+        x32 = x.astype(f32)
+        return (x32 * jax.lax.rsqrt((x32 * x32).mean(-1, keepdims=True) + 1e-6) * g).astype(x.dtype)
+
+    def gpt_loss(p, tokens):
+        bf = jnp.bfloat16
+        h = p["embed"].astype(bf)[tokens[:, :-1]]
+        for layer in p["layers"]:
+            x = rms_norm(h, layer["ln1"])
+            q, k, v = jnp.split(x @ layer["qkv"].astype(bf), 3, axis=-1)
+            shape = (gpt_batch, gpt_seq - 1, gpt_heads, gpt_d // gpt_heads)
+            a = jax.nn.dot_product_attention(q.reshape(shape), k.reshape(shape),
+                                             v.reshape(shape), is_causal=True)
+            h = h + a.reshape(h.shape) @ layer["proj"].astype(bf)
+            x = rms_norm(h, layer["ln2"])
+            h = h + jax.nn.gelu(x @ layer["up"].astype(bf)) @ layer["down"].astype(bf)
+        logits = (h @ p["out"].astype(bf)).astype(f32)
+        labels = tokens[:, 1:]
+        logp = jax.nn.log_softmax(logits, axis=-1)
+        return -jnp.take_along_axis(logp, labels[..., None], axis=-1).mean()
+
+    def gpt_train_step(state, tokens):
+        p, m, v = state
+        loss, g = jax.value_and_grad(gpt_loss)(p, tokens)
+        m = jax.tree.map(lambda m_, g_: 0.9 * m_ + 0.1 * g_, m, g)
+        v = jax.tree.map(lambda v_, g_: 0.999 * v_ + 0.001 * g_ * g_, v, g)
+        p = jax.tree.map(lambda p_, m_, v_: p_ - 1e-4 * m_ / (jnp.sqrt(v_) + 1e-8), p, m, v)
+        return loss, (p, m, v)
+
+    def gpt_inputs():
+        p = gpt_params()
+
+        def zeros():
+            return jax.tree.map(lambda x: jax.device_put(np.zeros(x.shape, np.float32)), p)
+        tokens = jax.device_put(rng.integers(0, gpt_vocab, (gpt_batch, gpt_seq), dtype=np.int32))
+        return ((p, zeros(), zeros()), tokens)
+
     def qkv():
         return tuple(rnd((4, 16, 2048, 128)) for _ in range(3))
 
@@ -160,6 +213,7 @@ def _examples():
         "attention_fused": lambda: (attention_fused, qkv()),
         "mlp_fwd": lambda: (mlp_loss, mlp_inputs()),
         "mlp": lambda: (mlp_train_step, mlp_inputs()),
+        "gpt": lambda: (gpt_train_step, gpt_inputs()),
     }
 
 
