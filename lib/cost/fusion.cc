@@ -22,6 +22,30 @@ void for_each_leaf_path(const Shape& shape, ShapePath& path, Fn&& fn) {
   }
 }
 
+// A single-operand scatter whose operand is a fused parameter and whose result is the fused
+// computation's (its root, or an element of a root tuple): XLA's GPU runs it in place on that
+// parameter's buffer.
+bool in_place_scatter(const Instruction& scatter) {
+  if (scatter.opcode() != Opcode::kScatter || scatter.operand_count() != 3) return false;
+  if (scatter.operand(0)->opcode() != Opcode::kParameter) return false;
+  if (scatter.is_root()) return true;
+  const auto users = scatter.users();
+  return users.size() == 1 && users[0]->is_root() && users[0]->opcode() == Opcode::kTuple;
+}
+
+// The in-place scatter that produces the root's leaf at `path`, if any.
+const Instruction* in_place_scatter(const Instruction* root, const ShapePath& path) {
+  if (root == nullptr) return nullptr;
+  const Instruction* leaf = root;
+  if (path.size() == 1 && root->opcode() == Opcode::kTuple &&
+      path[0] < static_cast<int64_t>(root->operand_count())) {
+    leaf = root->operand(static_cast<size_t>(path[0]));
+  } else if (!path.empty()) {
+    return nullptr;
+  }
+  return in_place_scatter(*leaf) ? leaf : nullptr;
+}
+
 class ParameterReads {
  public:
   explicit ParameterReads(Context& context) : context_(context) {}
@@ -44,12 +68,22 @@ class ParameterReads {
 
  private:
   void charge_uncached(const Instruction& value, int64_t space, Model model, ByteTally& tally) {
-    // Ordinary users share one read ("reads can be shared").
-    bool shared_read = false;
-    auto read_shared = [&] {
-      if (shared_read) return;
-      shared_read = true;
-      tally.read_in(value.shape(), space, model);
+    // Ordinary users share one read ("reads can be shared"). Our own figure reads only the
+    // part of the value that reaches the fusion's result (a gather or slice at the end of an
+    // elementwise chain picks a few elements); XLA's reads it whole.
+    bool shared_ours = model == Model::kXla, shared_xla = model == Model::kOurs;
+    auto read_shared = [&](Model only = Model::kBoth) {
+      const bool ours = !shared_ours && only != Model::kXla;
+      const bool xla = !shared_xla && only != Model::kOurs;
+      shared_ours = shared_ours || ours;
+      shared_xla = shared_xla || xla;
+      const double used = ours ? utilization(value) : 1.0;
+      if (ours && xla && used >= 1) {
+        tally.read_in(value.shape(), space, Model::kBoth);
+        return;
+      }
+      if (ours) tally.read_in(value.shape(), space, Model::kOurs, used);
+      if (xla) tally.read_in(value.shape(), space, Model::kXla);
     };
     for (const Instruction* user : value.users()) {
       switch (user->opcode()) {
@@ -71,6 +105,14 @@ class ParameterReads {
         case Opcode::kDynamicUpdateSlice:
           // As the buffer (operand 0) the parameter is aliased to the result: not read.
           if (user->operand(0) != &value) read_shared();
+          break;
+        case Opcode::kScatter:
+          // A scatter at the root updates its operand in place (XLA's GPU scatter shares
+          // operand 0's buffer with the result): our figure does not read it; XLA's does.
+          read_shared(user->operand(0) == &value && value.opcode() == Opcode::kParameter &&
+                              in_place_scatter(*user)
+                          ? Model::kXla
+                          : Model::kBoth);
           break;
         case Opcode::kBroadcast:
         case Opcode::kReshape:
@@ -115,7 +157,64 @@ class ParameterReads {
     }
   }
 
+  // The fraction of `value`'s elements the fusion's result depends on: 1 unless every path
+  // from it ends in a gather or slice, through elementwise ops, converts, bitcasts, reshapes,
+  // which pass their own fraction back (XLA's GPU cost model calls it operand utilization).
+  // Computed for all instructions of the value's computation at once, in reverse order.
+  double utilization(const Instruction& value) {
+    const Computation* fused = value.parent();
+    if (fused == nullptr) return 1;
+    if (fused != utilized_in_) {
+      utilized_in_ = fused;
+      used_.clear();
+      const auto instructions = fused->instructions();
+      for (size_t k = instructions.size(); k > 0; --k) {
+        const Instruction* i = instructions[k - 1];
+        used_[i] = used_by_users(*i);
+      }
+    }
+    auto it = used_.find(&value);
+    return it == used_.end() ? 1 : it->second;
+  }
+
+  double used_by_users(const Instruction& i) const {
+    if (i.is_root() || i.users().empty()) return 1;
+    const double elements = leaf_elements(i.shape());
+    if (elements <= 0) return 1;
+    double most = 0;
+    for (const Instruction* user : i.users()) {
+      auto found = used_.find(user);
+      const double user_used = found == used_.end() ? 1 : found->second;
+      double part = 1;
+      switch (user->opcode()) {
+        case Opcode::kGather:
+        case Opcode::kSlice:
+        case Opcode::kDynamicSlice:
+          if (user->operand(0) == &i) {
+            part = leaf_elements(user->shape()) * user_used / elements;
+          }
+          break;
+        case Opcode::kBitcast:
+        case Opcode::kReshape:
+        case Opcode::kConvert:
+        case Opcode::kCopy:
+          part = user_used;
+          break;
+        default:
+          if (is_elementwise(user->opcode()) &&
+              leaf_elements(user->shape()) == elements) {
+            part = user_used;
+          }
+      }
+      most = std::max(most, std::min(1.0, part));
+      if (most >= 1) break;
+    }
+    return most;
+  }
+
   Context& context_;
+  const Computation* utilized_in_ = nullptr;
+  absl::flat_hash_map<const Instruction*, double> used_;
 };
 
 // The instruction a tuple parameter's leaf at `path` is read through: XLA follows the
@@ -155,6 +254,11 @@ void add_fusion_bytes(const OpView& fusion, const Computation& fused, Context& c
     const Instruction* update = in_place_update(root, at);
     if (update != nullptr && update->operand_count() > 1) {
       tally.write_in(update->operand(1)->shape(), memory_space(leaf));
+    } else if (const Instruction* scatter = in_place_scatter(root, at)) {
+      // Only the updated elements are written (XLA's figure: the whole result).
+      tally.write_in(scatter->operand(scatter->operand_count() - 1)->shape(), memory_space(leaf),
+                     Model::kOurs);
+      tally.write(leaf, Model::kXla);
     } else {
       tally.write(leaf);
     }
