@@ -33,6 +33,7 @@ targets=(
   "print_module_fuzzer module tests/fuzz/hlo.dict"
   "pipeline_fuzzer module tests/fuzz/hlo.dict"
   "device_spec_fuzzer device -"
+  "profile_fuzzer profile -"
 )
 for entry in "${targets[@]}"; do
   read -r target seeds dict <<<"$entry"
