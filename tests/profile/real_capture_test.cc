@@ -1,6 +1,7 @@
 // Real captures: JAX 0.11.2 on one H100, written by tools/capture/capture.py
 // (tests/data/h100/README.md), read and joined with the prediction as a user would.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "hloroof/hlo_text.h"
+#include "hloroof/memory.h"
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "nlohmann/json.hpp"
@@ -77,6 +79,32 @@ TEST_CASE("every real H100 capture: its steps found, every kernel joined to an i
     }
   }
   CHECK(captures == 34);  // 17 examples, with and without command buffers
+}
+
+// memory_analysis.json is what XLA's buffer assignment allocated for the executable that ran
+// (compiled.memory_analysis()); hloroof's buffer assignment is computed from the text alone.
+TEST_CASE("the memory of every real capture: what XLA allocated, from the text alone") {
+  int captures = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(kData / "default")) {
+    if (!entry.is_directory()) continue;
+    INFO(entry.path().string());
+    absl::StatusOr<Module> module = parse_module(slurp(entry.path() / "module.hlo"));
+    REQUIRE(module.ok());
+    absl::StatusOr<MemoryReport> m = analyze_memory(*module);
+    REQUIRE(m.ok());
+    const nlohmann::json xla = nlohmann::json::parse(slurp(entry.path() / "memory_analysis.json"));
+    CHECK(m->argument_bytes == xla["argument_size_in_bytes"].get<int64_t>());
+    // The output tuple's pointer table may be counted or not: within a KiB.
+    CHECK(std::abs(m->output_bytes - xla["output_size_in_bytes"].get<int64_t>()) <= 1024);
+    // XLA rounds its temp allocation up (16 or 256 bytes here); gpt's assignment packs 0.3%
+    // less tightly than XLA's.
+    const double temp = xla["temp_size_in_bytes"].get<double>();
+    CHECK(static_cast<double>(m->temp_bytes) == Approx(temp).epsilon(0.005).margin(1024));
+    CHECK(static_cast<double>(m->footprint_bytes) ==
+          Approx(xla["peak_memory_in_bytes"].get<double>()).epsilon(0.005));
+    ++captures;
+  }
+  CHECK(captures == 17);
 }
 
 TEST_CASE("a 4096^3 bf16 GEMM on the H100: the cuBLAS call and its workspace memset") {
