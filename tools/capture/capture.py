@@ -195,6 +195,21 @@ def _examples():
         return ({"w1": rnd((layers, d, f), scale=0.02), "w2": rnd((layers, f, d), scale=0.02)},
                 rnd((4096, d)))
 
+    # A sweep of GEMM shapes in one step: each dot a kernel of its own, so one profile gives
+    # the measured time of every shape (XLA runs independent dots one after another).
+    sweep = [(m, n, k, jnp.bfloat16) for m in (256, 1024, 4096) for n in (256, 1024, 4096)
+             for k in (256, 1024, 4096)]
+    sweep += [(16, 8192, 8192, jnp.bfloat16), (128, 8192, 8192, jnp.bfloat16),
+              (8192, 128, 8192, jnp.bfloat16), (8192, 8192, 128, jnp.bfloat16),
+              (2048, 2048, 2048, jnp.bfloat16), (8192, 8192, 8192, jnp.bfloat16),
+              (1024, 1024, 1024, f32), (4096, 4096, 4096, f32)]
+
+    def gemm_sweep_inputs():
+        return tuple((rnd((m, k), t), rnd((k, n), t)) for m, n, k, t in sweep)
+
+    def gemm_sweep(pairs):
+        return tuple(a @ b for a, b in pairs)
+
     # Each entry makes its inputs only when asked: name -> () -> (function, arguments).
     return {
         "gemm": lambda: (gemm, (rnd((4096, 4096)), rnd((4096, 4096)))),
@@ -214,6 +229,7 @@ def _examples():
         "mlp_fwd": lambda: (mlp_loss, mlp_inputs()),
         "mlp": lambda: (mlp_train_step, mlp_inputs()),
         "gpt": lambda: (gpt_train_step, gpt_inputs()),
+        "gemm_sweep": lambda: (gemm_sweep, (gemm_sweep_inputs(),)),
     }
 
 
