@@ -465,8 +465,9 @@ std::string render_calibration(const CalibrationResult& r) {
   std::string out = absl::StrFormat("fitted %s to %d measured ops\n\n", r.device.name, r.ops_used);
   TextTable figures({{"figure", Align::kLeft}, {"given"}, {"fitted"}, {"why", Align::kLeft, 36}});
   auto value = [](const FittedFigure& f, double v) {
-    if (absl::StrContains(f.field, "bandwidth")) return format_byte_rate(v);
+    // An efficiency is a fraction, a bandwidth efficiency too.
     if (absl::StrContains(f.field, "efficiency")) return format_percent(v);
+    if (absl::StrContains(f.field, "bandwidth")) return format_byte_rate(v);
     return format_seconds(v);
   };
   for (const FittedFigure& f : r.figures) {

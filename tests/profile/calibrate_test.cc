@@ -238,6 +238,14 @@ ENTRY main {
   CHECK(figure(*r, "collective_latency").after == Approx(8e-6).epsilon(1e-6));
   CHECK(figure(*r, "collective_bandwidth_efficiency").fitted);
   CHECK(figure(*r, "collective_bandwidth_efficiency").after == Approx(0.6).epsilon(1e-6));
+  // The report shows the efficiency as a fraction: given 100%, fitted 60%.
+  const std::string text = render_calibration(*r);
+  const size_t row = text.find("collective_bandwidth_efficiency");
+  REQUIRE(row != std::string::npos);
+  const std::string line = text.substr(row, text.find('\n', row) - row);
+  CHECK(line.find("100.0%") != std::string::npos);
+  CHECK(line.find("60.0%") != std::string::npos);
+  CHECK(line.find("B/s") == std::string::npos);
   REQUIRE(r->device.collective_latency_s);
   CHECK(*r->device.collective_latency_s == Approx(8e-6).epsilon(1e-6));
   REQUIRE(r->device.collective_bandwidth_efficiency);
