@@ -10,7 +10,7 @@
 //   accuracy_bench          # test half
 //   accuracy_bench --fit    # fit half, for comparison
 //   accuracy_bench --loo    # how the GEMM tables' options were chosen, on the fit half alone
-//   accuracy_bench --captures [DIR]   # against real profiles (default tests/data/h100)
+//   accuracy_bench --captures [DIR]   # against real profiles (default tests/data/h100, h200)
 //
 // --loo predicts every fit-half GEMM row from the other fit-half rows of its table (leave one
 // shape out) with each GemmFitOptions of a grid around the shipped one, and prints per option
@@ -286,8 +286,21 @@ void leave_one_out() {
 
 }  // namespace
 
+// The built-in device a capture ran on, from its meta.json's device_kind ("NVIDIA H200").
+std::string device_of(const std::filesystem::path& capture) {
+  std::ifstream in(capture / "meta.json");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string meta = text.str();
+  for (const auto& [kind, device] : {std::pair{"H200", "h200"}, std::pair{"H100", "h100"},
+                                     std::pair{"B200", "b200"}, std::pair{"A100", "a100"}}) {
+    if (meta.find(kind) != std::string::npos) return device;
+  }
+  return "h100";
+}
+
 // --captures: each capture folder under DIR/SET/NAME (tools/capture/capture.py) predicted
-// for the H100 and joined with its profile, as `hloroof profile` does. Prints each step's
+// for the device it ran on and joined with its profile, as `hloroof profile` does. Prints each step's
 // measured, expected and roofline time, and per set and bound the op-level summary (each
 // joined op's per-step time; ops under 2 us left out of the summary, launch noise).
 int captures(const std::string& root) {
@@ -302,14 +315,15 @@ int captures(const std::string& root) {
     if (e.is_directory()) sets.push_back(e.path());
   }
   std::sort(sets.begin(), sets.end());
-  std::printf("real captures under %s, device h100 (time per step)\n", root.c_str());
+  std::printf("real captures under %s (time per step)\n", root.c_str());
   for (const fs::path& set : sets) {
     std::vector<fs::path> dirs;
     for (const auto& e : fs::directory_iterator(set)) {
       if (e.is_directory()) dirs.push_back(e.path());
     }
     std::sort(dirs.begin(), dirs.end());
-    std::printf("\n%s\n%-18s %10s %10s %10s %8s %8s\n", set.filename().c_str(), "capture",
+    std::printf("\n%s/%s\n%-18s %10s %10s %10s %8s %8s\n", fs::path(root).filename().c_str(),
+                set.filename().c_str(), "capture",
                 "measured", "expected", "roofline", "exp/meas", "roof/meas");
     std::vector<double> steps_expected, steps_roofline;
     std::map<std::string, Ratios> bounds;
@@ -323,7 +337,8 @@ int captures(const std::string& root) {
         std::printf("%-18s unreadable\n", dir.filename().c_str());
         continue;
       }
-      absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(*module, "h100");
+      const std::string device = device_of(dir);
+      absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(*module, device);
       if (!p.ok()) continue;
       absl::StatusOr<hloroof::ProfileComparison> c =
           hloroof::compare_with_profile(*module, *p, *profile);
@@ -361,7 +376,12 @@ int captures(const std::string& root) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "--captures") == 0) {
-    return captures(argc > 2 ? argv[2] : HLOROOF_SOURCE_DIR "/tests/data/h100");
+    if (argc > 2) return captures(argv[2]);
+    int failed = 0;
+    for (const char* device : {"h100", "h200"}) {
+      failed += captures(std::string(HLOROOF_SOURCE_DIR "/tests/data/") + device);
+    }
+    return failed;
   }
   if (argc > 1 && std::strcmp(argv[1], "--loo") == 0) {
     leave_one_out();

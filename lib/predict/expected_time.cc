@@ -388,10 +388,14 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
     if (t.bound == Bound::kHbm && (hbm_knob || gpu)) {
       const double fraction = hbm_knob ? device.hbm_efficiency : kGpuHbmFraction;
       const double s = t.time_s / fraction;
+      // The fraction was measured on the H100; other GPUs borrow it.
+      const std::string_view measured =
+          device.name == "h100" ? "measured" : "measured on h100, borrowed";
       how.push_back(absl::StrFormat("HBM at %.2f of its bandwidth (%s): %s", fraction,
-                                    hbm_knob ? "hbm_efficiency, calibrated" : "measured",
+                                    hbm_knob ? "hbm_efficiency, calibrated" : measured,
                                     seconds(s)));
-      consider(s, hbm_knob ? "calibrated hbm_efficiency" : "achievable HBM (measured)");
+      consider(s, hbm_knob ? std::string("calibrated hbm_efficiency")
+                           : absl::StrCat("achievable HBM (", sv(measured), ")"));
     } else if (t.bound == Bound::kMatrix && matmul_knob) {
       const double s = t.time_s / device.matmul_efficiency;
       how.push_back(absl::StrFormat("matrix at %.2f of peak (matmul_efficiency, calibrated): %s",

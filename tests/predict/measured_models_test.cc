@@ -484,6 +484,9 @@ ENTRY e {
   auto add = testing::predict(kAdd, "h100");
   CHECK(add.op("s").time_s == Approx(201326592 / (0.87 * 3.35e12) + 1e-6).epsilon(1e-6));
   CHECK(add.op("s").model == "achievable HBM (measured)");
+  // Another GPU borrows the fraction measured on the H100, and says so.
+  auto h200 = testing::predict(kAdd, "h200");
+  CHECK(h200.op("s").model == "achievable HBM (measured on h100, borrowed)");
   // gb200 reads the B200 profile (Blackwell): sine f32 990 cycles over 7, 141.43 slots per
   // element at 8e13 / 2 = 4e13 lane slots/s: 16777216 x 141.43 / 4e13 = 59.32 us + 1 us; its
   // memory, 134217728 B at 0.87 x 8e12 B/s, is 19.28 us.
