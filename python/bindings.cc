@@ -29,6 +29,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 #include "hloroof/predict.h"
+#include "hloroof/profile.h"
 #include "hloroof/report.h"
 
 namespace py = pybind11;
@@ -742,6 +743,27 @@ void bind_predict(py::module_& m) {
                    " ms, ", p.ops.size(), " ops>");
       });
 
+  m.def(
+      "_compare_profile",
+      [](const Module& module, const Prediction& prediction, std::string_view profile_path,
+         std::string_view module_name, int device_index) {
+        std::string json;
+        {
+          py::gil_scoped_release release;
+          absl::StatusOr<Profile> profile = read_profile(profile_path);
+          absl::StatusOr<ProfileComparison> c =
+              profile.ok() ? compare_with_profile(module, prediction, *profile,
+                                                  {.device_index = device_index,
+                                                   .module_name = std::string(module_name)})
+                           : absl::StatusOr<ProfileComparison>(profile.status());
+          if (c.ok()) json = profile_comparison_to_json(*c);
+          else json = std::string("\x01") + std::string(c.status().message());
+        }
+        if (!json.empty() && json[0] == '\x01') throw py::value_error(json.substr(1));
+        return json;
+      },
+      py::arg("module"), py::arg("prediction"), py::arg("profile"), py::arg("module_name"),
+      py::arg("device_index"));
   m.def(
       "_predict_text",
       [](std::string_view text, std::string_view device, const PredictOptions& options) {

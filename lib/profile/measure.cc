@@ -631,6 +631,21 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
     out.notes.push_back("GPU kernels joined to HLO ops through their hlo_op stat");
   }
   if (events.empty()) {
+    // Kernels of other modules: say which, as for the modules line.
+    std::set<std::string_view> others;
+    for (const ProfileLine& line : plane.lines) {
+      for (const ProfileEvent& e : line.events) {
+        if (!e.hlo_op.empty() && !e.hlo_module.empty()) others.insert(e.hlo_module);
+      }
+    }
+    if (!others.empty()) {
+      std::vector<std::string> names(others.begin(), others.end());
+      if (names.size() > 10) names.resize(10);
+      return absl::NotFoundError(absl::StrCat(
+          profile.origin, ": module '", name, "' never runs on ", plane.name,
+          "; its kernels belong to '", absl::StrJoin(names, "', '"),
+          "'. Give the profile's name with --module"));
+    }
     return absl::NotFoundError(
         absl::StrCat(profile.origin, ": ", plane.name, " has no op events of module '", name,
                      "': no kernels with an hlo_op stat and no '", sv(kOpsLine), "' line"));

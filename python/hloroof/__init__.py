@@ -60,7 +60,7 @@ from ._hloroof import (  # noqa: F401  (re-exported)
 )
 
 __all__ = [
-    "parse", "cost", "predict", "memory", "devices", "device", "ParseError",
+    "parse", "cost", "predict", "memory", "compare_profile", "devices", "device", "ParseError",
     "Module", "Computation", "Instruction", "OpMetadata", "ModuleCost", "InstructionCost",
     "ComputationCost", "OpCost", "MemoryReport", "MemoryBuffer", "DeviceSpec", "Prediction",
     "OpPrediction", "Breakdown", "PredictOptions", "CostOptions",
@@ -162,6 +162,28 @@ def memory(module_or_text: Text, device: Union[str, DeviceSpec, None] = None,
     """
     spec = device if isinstance(device, DeviceSpec) or device is None else _device_spec(device)
     return _hloroof._memory(_module_of(module_or_text), spec, top_buffers, first_tile_padding)
+
+
+def compare_profile(module_or_text: Text, profile: str,
+                    device: Union[str, DeviceSpec] = DEFAULT_DEVICE, module_name: str = "",
+                    device_index: int = 0, **options: Any) -> Dict[str, Any]:
+    """The prediction beside a measured run, op by op, as ``hloroof profile --json`` gives it.
+
+    `profile` is what ``jax.profiler.trace(DIR)`` wrote: DIR, a run folder, an ``.xplane.pb``
+    or a ``perfetto_trace.json.gz``, or a ``tools/capture`` folder. Returns a dict: ``step``
+    (``measured_s``, ``expected_s``, ``roofline_s``), ``ops`` ranked by time lost, ``unmatched``,
+    ``gaps``, ``notes``. `module_name` names the module in the profile when it differs from the
+    text's; `options` are `predict`'s. Raises ValueError when the profile cannot be read or
+    never runs the module::
+
+        with jax.profiler.trace("/tmp/trace"):
+            jax.block_until_ready(compiled(*args))
+        hloroof.compare_profile(compiled, "/tmp/trace", "h100")["step"]
+    """
+    module = _module_of(module_or_text)
+    prediction = predict(module, device, **options)
+    return _json.loads(_hloroof._compare_profile(module, prediction, str(profile), module_name,
+                                                 device_index))
 
 
 def _device_spec(name: str) -> DeviceSpec:

@@ -332,3 +332,25 @@ def test_stubs_list_every_field():
     for name, cls in bound.items():
         assert name in classes, name
         assert set(cls._fields) <= classes[name], (name, set(cls._fields) - classes[name])
+
+
+CAPTURE = SOURCE / "tests" / "data" / "h100" / "default" / "gemm"
+
+
+def test_compare_profile_joins_a_real_capture_as_the_command_does():
+    # A 4096^3 bf16 GEMM captured on an H100 (tests/data/h100/README.md): five steps, one op.
+    c = hloroof.compare_profile((CAPTURE / "module.hlo").read_text(), CAPTURE, "h100")
+    assert c["steps"] == 5
+    assert [op["name"] for op in c["ops"]] == ["custom-call.1"]
+    # The nvjet kernels ran 175.0 to 176.1 us each (the XSpace's durations).
+    assert 175e-6 < c["ops"][0]["measured_s"] < 177.5e-6
+    cli = run_cli("profile", CAPTURE, "--device", "h100", "--json")
+    assert cli.returncode == 0
+    assert json.loads(cli.stdout)["step"] == c["step"]
+
+
+def test_compare_profile_errors_are_value_errors(tmp_path):
+    with pytest.raises(ValueError):
+        hloroof.compare_profile(H100.read_text(), tmp_path, "h100")
+    with pytest.raises(ValueError, match="never runs"):
+        hloroof.compare_profile(H100.read_text(), CAPTURE, "h100")
