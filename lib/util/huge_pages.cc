@@ -1,10 +1,10 @@
 #include "util/huge_pages.h"
 
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 
 #ifdef __linux__
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
@@ -14,13 +14,14 @@ namespace hloroof::detail {
 bool huge_pages_available() {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   static const bool kAvailable = [] {
-    std::FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
-    if (f == nullptr) return false;
+    // With open and read rather than stdio, which the command's start-up does not otherwise run.
+    const int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
     char line[128] = {};
-    const bool read = std::fgets(line, sizeof line, f) != nullptr;
-    std::fclose(f);
+    const ssize_t n = read(fd, line, sizeof line - 1);
+    close(fd);
     // The setting in effect is the word in brackets: "always [madvise] never".
-    return read && std::strstr(line, "[never]") == nullptr;
+    return n > 0 && std::strstr(line, "[never]") == nullptr;
   }();
   return kAvailable;
 #else
