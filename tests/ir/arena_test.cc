@@ -141,6 +141,9 @@ TEST_CASE("the arena makes resident what it hands out, a step at a time, not who
 }
 
 TEST_CASE("an arena told what to expect opens one block that large, in huge pages where given") {
+  // Without huge pages (a kernel that gives none), expect() changes nothing: blocks grow as the
+  // test above shows.
+  if (!huge_pages_available()) return;
   Arena::release_pooled();  // or a pooled block of a destroyed arena would be taken instead
   {
     // 3 MiB rounds to the nearest 2 MiB: one block of 4 MiB holds 3 MiB in 4 KiB pieces.
@@ -154,11 +157,9 @@ TEST_CASE("an arena told what to expect opens one block that large, in huge page
     CHECK(arena.reserved_bytes() == size_t{4} << 20);
     if (!kMapLargeAllocations) {
       CHECK(arena.resident_bytes() == arena.reserved_bytes());  // from malloc, whole
-    } else if (huge_pages_available()) {
+    } else {
       // Made resident a huge page at a time: 3 MiB used, two huge pages resident.
       CHECK(arena.resident_bytes() == size_t{4} << 20);
-    } else {
-      CHECK(arena.resident_bytes() - arena.used_bytes() <= Arena::kPopulateStep);
     }
   }
   Arena::release_pooled();
