@@ -18,8 +18,10 @@ namespace hloroof {
 inline constexpr int64_t kDefaultMaxInputBytes = int64_t{4} << 30;
 
 // The whole contents of one input, read-only. Backed by one private read-only mapping of a
-// regular file, or by one buffer where mapping is not possible (standard input, an empty file,
-// a file system without mmap). Move-only; the text stays valid while the object lives.
+// regular file (whose parts of 2 MiB and more are read into huge pages where the system gives
+// them: see read_input_file), or by one buffer where mapping is not possible (standard input, an
+// empty file, a file system without mmap). Move-only; the text stays valid while the object
+// lives.
 class InputFile {
  public:
   InputFile() = default;
@@ -34,7 +36,8 @@ class InputFile {
   std::string_view text() const { return text_; }
   // The path as given (`-` for standard input).
   const std::string& path() const { return path_; }
-  // True when the text is a mapping of the file rather than a copy in memory.
+  // True when the text lies in memory mapped for it (the file's mapping, or huge pages the file
+  // was read into) rather than in a buffer.
   bool mapped() const { return map_base_ != nullptr; }
 
  private:
@@ -42,9 +45,9 @@ class InputFile {
   void release();
 
   std::string path_;
-  std::string buffer_;          // the text when it is not mapped
-  void* map_base_ = nullptr;    // the mapping, when mapped
-  size_t map_bytes_ = 0;        // its length (the file's size rounded up, plus a page)
+  std::string buffer_;        // the text when it is not mapped
+  void* map_base_ = nullptr;  // the mapping, when mapped
+  size_t map_bytes_ = 0;      // its length (the file's size rounded up, plus a page)
   std::string_view text_{buffer_.c_str(), 0};
 };
 

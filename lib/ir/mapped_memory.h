@@ -7,6 +7,8 @@
 
 #include <cstddef>
 
+#include "util/huge_pages.h"
+
 namespace hloroof::detail {
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -36,6 +38,10 @@ inline bool is_mapped_size(size_t bytes) {
 // release_memory with the same size.
 void* acquire_memory(size_t bytes, bool populate);
 void release_memory(void* p, size_t bytes);
+
+// map_huge_pages(bytes) (util/huge_pages.h) where large allocations are mapped; null otherwise.
+// Given back by release_memory with the same size.
+void* acquire_huge_memory(size_t bytes);
 
 }  // namespace hloroof::detail
 

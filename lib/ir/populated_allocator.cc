@@ -30,6 +30,10 @@ void* acquire_memory(size_t bytes, bool populate) {
   return std::malloc(bytes == 0 ? 1 : bytes);
 }
 
+void* acquire_huge_memory(size_t bytes) {
+  return kMapLargeAllocations ? map_huge_pages(bytes, bytes) : nullptr;
+}
+
 void release_memory(void* p, size_t bytes) {
 #ifdef __linux__
   if (is_mapped_size(bytes)) {

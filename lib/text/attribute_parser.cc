@@ -166,27 +166,16 @@ const char* scan_slice(const char* p, const char* end, absl::InlinedVector<Slice
   }
 }
 
-// Replica groups and shardings in their printed forms (scan_iota_replica_groups, scan_sharding)
-// into an arena record held by *attribute: where the value stopped, or null. Out of line, as
-// their records are large and most attributes are neither.
-[[gnu::noinline]] const char* scan_replica_groups_value(const char* value, detail::Arena& arena,
-                                                        Attribute* attribute) {
-  ReplicaGroups groups;
-  const char* value_end = scan_iota_replica_groups(value, &groups);
+// A record in its printed form, read by `scan` (scan_iota_replica_groups, scan_sharding), into
+// an arena copy held by *attribute: where the value stopped, or null. Out of line, as these
+// records are large and most attributes are neither.
+template <typename Record, const char* (*scan)(const char*, Record*)>
+[[gnu::noinline]] const char* scan_record_value(const char* value, detail::Arena& arena,
+                                                Attribute* attribute) {
+  Record record;
+  const char* value_end = scan(value, &record);
   if (value_end != nullptr) {
-    attribute->set_value(
-        static_cast<const ReplicaGroups*>(arena.create<ReplicaGroups>(std::move(groups))));
-  }
-  return value_end;
-}
-
-[[gnu::noinline]] const char* scan_sharding_value(const char* value, detail::Arena& arena,
-                                                  Attribute* attribute) {
-  Sharding sharding;
-  const char* value_end = scan_sharding(value, &sharding);
-  if (value_end != nullptr) {
-    attribute->set_value(
-        static_cast<const Sharding*>(arena.create<Sharding>(std::move(sharding))));
+    attribute->set_value(static_cast<const Record*>(arena.create<Record>(std::move(record))));
   }
   return value_end;
 }
@@ -288,10 +277,11 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
       break;
     }
     case AttrKind::kReplicaGroups:
-      value_end = scan_replica_groups_value(value, state_->arena, &attribute);
+      value_end = scan_record_value<ReplicaGroups, scan_iota_replica_groups>(value, state_->arena,
+                                                                             &attribute);
       break;
     case AttrKind::kSharding:
-      value_end = scan_sharding_value(value, state_->arena, &attribute);
+      value_end = scan_record_value<Sharding, scan_sharding>(value, state_->arena, &attribute);
       break;
     case AttrKind::kBackendConfig: {
       // A blob in braces (the JSON that printers write), which the token path also keeps whole.

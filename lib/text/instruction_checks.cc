@@ -313,35 +313,88 @@ constexpr std::array<int, kOpcodeCount> kArity = {
 #undef HLOROOF_OPCODE
 };
 
-// Opcodes that check_instruction_in_full checks beyond the operand count, the required
-// attributes and the two attribute conflicts: every opcode named in one of its switches but
-// reshape, and the async ones. Keep in step with those switches.
-constexpr bool has_own_checks(Opcode op) {
+// The checks of check_instruction_in_full beyond the operand count, the required attributes
+// and the two attribute conflicts: a rule on the operand count before the attributes are
+// checked, and a rule on the shape after it is known. This table is the one list of opcodes
+// with checks of their own; check_instruction_in_full and the shortcut both read it.
+enum class CountRule {
+  kNone,
+  kInputsAndInits,  // at least 2, as many init values as inputs
+  kAtLeastOne,
+};
+enum class ShapeRule {
+  kNone,
+  kTupleElement,       // get-tuple-element: the index and the element's shape
+  kConditional,        // the branch index and the operands per branch
+  kOneDimension,       // dimensions={d}; reduce-scatter's use_global_device_ids
+  kTupleResult,        // infeed, recv
+  kElementCount,       // reshape, which the shortcut repeats
+  kDynamicReshape,     // one size operand per dimension, the (bounded) element count
+  kAsyncStart,         // ((operand shapes), result, context...)
+  kAsyncUpdateOrDone,  // the same asynchronous operation as its start
+};
+struct OwnChecks {
+  CountRule count = CountRule::kNone;
+  ShapeRule shape = ShapeRule::kNone;
+};
+
+constexpr OwnChecks own_checks(Opcode op) {
+  using C = CountRule;
+  using S = ShapeRule;
   switch (op) {
     case Opcode::kReduce:
     case Opcode::kReduceWindow:
-    case Opcode::kConditional:
+      return {C::kInputsAndInits, S::kNone};
     case Opcode::kDynamicSlice:
     case Opcode::kDynamicUpdateSlice:
     case Opcode::kConcatenate:
     case Opcode::kSort:
+      return {C::kAtLeastOne, S::kNone};
+    case Opcode::kConditional:
+      return {C::kAtLeastOne, S::kConditional};
     case Opcode::kDynamicReshape:
-    case Opcode::kAsyncStart:
+      return {C::kAtLeastOne, S::kDynamicReshape};
     case Opcode::kAsyncUpdate:
+      return {C::kAtLeastOne, S::kAsyncUpdateOrDone};
     case Opcode::kAsyncDone:
+      return {C::kNone, S::kAsyncUpdateOrDone};
+    case Opcode::kAsyncStart:
+      return {C::kNone, S::kAsyncStart};
     case Opcode::kGetTupleElement:
+      return {C::kNone, S::kTupleElement};
     case Opcode::kAllGather:
     case Opcode::kAllGatherStart:
     case Opcode::kReduceScatter:
     case Opcode::kGetDimensionSize:
     case Opcode::kSetDimensionSize:
+      return {C::kNone, S::kOneDimension};
     case Opcode::kInfeed:
     case Opcode::kRecv:
-      return true;
+      return {C::kNone, S::kTupleResult};
+    case Opcode::kReshape:
+      return {C::kNone, S::kElementCount};
     default:
-      return false;  // kReshape too: its check is repeated in check_instruction
+      return {};
   }
 }
+
+constexpr std::array<OwnChecks, kOpcodeCount> kOwnChecks = [] {
+  std::array<OwnChecks, kOpcodeCount> table{};
+  for (int op = 0; op < kOpcodeCount; ++op) table[static_cast<size_t>(op)] = own_checks(Opcode(op));
+  return table;
+}();
+
+// Whether the shortcut of check_instruction must leave `op` to check_instruction_in_full: any
+// rule of its own but the element count, which the shortcut repeats.
+constexpr std::array<bool, kOpcodeCount> kHasOwnChecks = [] {
+  std::array<bool, kOpcodeCount> table{};
+  for (size_t op = 0; op < table.size(); ++op) {
+    table[op] = kOwnChecks[op].count != CountRule::kNone ||
+                (kOwnChecks[op].shape != ShapeRule::kNone &&
+                 kOwnChecks[op].shape != ShapeRule::kElementCount);
+  }
+  return table;
+}();
 
 // The reshape rule of check_instruction_in_full: the element count is kept (bounded dims at
 // their bound), which interned shapes that are the same shape trivially do.
@@ -362,12 +415,14 @@ bool reshape_keeps_count(const Instruction& i) {
 bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
   const Opcode op = i->opcode();
   const int arity = kArity[static_cast<size_t>(op)];
-  if (!has_own_checks(op) && !i->uses_async_sugar() && detail::IrAccess::has_shape(i) &&
+  if (!kHasOwnChecks[static_cast<size_t>(op)] && !i->uses_async_sugar() &&
+      detail::IrAccess::has_shape(i) &&
       (arity < 0 || i->operand_count() == static_cast<size_t>(arity))) {
     const AttrSet present(i->attributes());
     if (present.contains_all(required_attribute_set(op)) && !present.has(AttrId::kResultAccuracy) &&
         !(present.has(AttrId::kToApply) && present.has(AttrId::kCalledComputations)) &&
-        (op != Opcode::kReshape || reshape_keeps_count(*i))) {
+        (kOwnChecks[static_cast<size_t>(op)].shape != ShapeRule::kElementCount ||
+         reshape_keeps_count(*i))) {
       return true;
     }
   }
@@ -392,25 +447,19 @@ bool ModuleParser::check_instruction_in_full(Instruction* i, const Token& at) {
     return error(at, str_cat(name, " takes at least ", n, n == 1 ? " operand" : " operands",
                              ", got ", count));
   };
-  switch (op) {
-    case Opcode::kReduce:
-    case Opcode::kReduceWindow:
+  const OwnChecks own = kOwnChecks[static_cast<size_t>(op)];
+  switch (own.count) {
+    case CountRule::kInputsAndInits:
       if (!at_least(2)) return false;
       if (count % 2 != 0) {
         return error(
             at, str_cat(name, " takes as many init values as inputs, got ", count, " operands"));
       }
       break;
-    case Opcode::kConditional:
-    case Opcode::kDynamicSlice:
-    case Opcode::kDynamicUpdateSlice:
-    case Opcode::kConcatenate:
-    case Opcode::kSort:
-    case Opcode::kDynamicReshape:
-    case Opcode::kAsyncUpdate:
+    case CountRule::kAtLeastOne:
       if (!at_least(1)) return false;
       break;
-    default:
+    case CountRule::kNone:
       break;
   }
 
@@ -461,8 +510,8 @@ bool ModuleParser::check_instruction_in_full(Instruction* i, const Token& at) {
   }
   const Shape& shape = i->shape();
 
-  switch (op) {
-    case Opcode::kGetTupleElement: {
+  switch (own.shape) {
+    case ShapeRule::kTupleElement: {
       const Shape& tuple = i->operand(0)->shape();
       int64_t index = *i->int_attribute(AttrId::kIndex);
       if (!tuple.is_tuple()) {
@@ -481,7 +530,7 @@ bool ModuleParser::check_instruction_in_full(Instruction* i, const Token& at) {
       }
       break;
     }
-    case Opcode::kConditional: {
+    case ShapeRule::kConditional: {
       const Shape& index = i->operand(0)->shape();
       bool has_branches = i->has_attribute(AttrId::kBranchComputations);
       if (is_pred_or_s32_scalar(index, PrimitiveType::kPred)) {
@@ -509,11 +558,7 @@ bool ModuleParser::check_instruction_in_full(Instruction* i, const Token& at) {
       }
       break;
     }
-    case Opcode::kAllGather:
-    case Opcode::kAllGatherStart:
-    case Opcode::kReduceScatter:
-    case Opcode::kGetDimensionSize:
-    case Opcode::kSetDimensionSize:
+    case ShapeRule::kOneDimension:
       if (i->dimensions().size() != 1) {
         return error(at, str_cat(name, " takes exactly one dimension in dimensions={...}, got ",
                                  i->dimensions().size()));
@@ -523,19 +568,18 @@ bool ModuleParser::check_instruction_in_full(Instruction* i, const Token& at) {
         return error(at, "use_global_device_ids=true needs a channel_id");
       }
       break;
-    case Opcode::kInfeed:
-    case Opcode::kRecv:
+    case ShapeRule::kTupleResult:
       if (!shape.is_tuple()) {
         return error(at, str_cat(name, " returns a tuple (data, ...), not ", to_string(shape)));
       }
       break;
-    case Opcode::kReshape:
+    case ShapeRule::kElementCount:
       if (!reshape_keeps_count(*i)) {
         return error(at, str_cat("reshape from ", to_string(i->operand(0)->shape()), " to ",
                                  to_string(shape), " changes the element count"));
       }
       break;
-    case Opcode::kDynamicReshape: {
+    case ShapeRule::kDynamicReshape: {
       if (shape.is_array() && count != static_cast<size_t>(shape.rank()) + 1) {
         return error(at,
                      str_cat("dynamic-reshape to rank ", shape.rank(), " takes ", shape.rank() + 1,
@@ -552,7 +596,7 @@ bool ModuleParser::check_instruction_in_full(Instruction* i, const Token& at) {
       }
       break;
     }
-    case Opcode::kAsyncStart:
+    case ShapeRule::kAsyncStart:
       // ((operand shapes...), result, context...): syntax 5.20. Upstream checks the form only.
       if (!shape.is_tuple() || shape.elements.size() < 2 || !shape.elements[0].is_tuple()) {
         return error(
@@ -560,8 +604,7 @@ bool ModuleParser::check_instruction_in_full(Instruction* i, const Token& at) {
                         " returns ((operand shapes), result shape, ...), not ", to_string(shape)));
       }
       break;
-    case Opcode::kAsyncUpdate:
-    case Opcode::kAsyncDone: {
+    case ShapeRule::kAsyncUpdateOrDone: {
       // The operand is usually the start (or an update); when it is, both must describe the
       // same asynchronous operation. (A tuple or parameter of the right shape is accepted.)
       Instruction* previous = i->operand(0);
@@ -602,7 +645,7 @@ bool ModuleParser::check_instruction_in_full(Instruction* i, const Token& at) {
       }
       break;
     }
-    default:
+    case ShapeRule::kNone:
       break;
   }
   return true;

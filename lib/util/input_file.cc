@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "util/absl_compat.h"
+#include "util/huge_pages.h"
 
 namespace hloroof {
 namespace {
@@ -65,8 +66,8 @@ std::string_view kind_of(mode_t mode) {
 absl::Status not_regular(std::string_view path, mode_t mode) {
   const std::string_view advice =
       S_ISDIR(mode) ? "name a file in it" : "name a regular file (or '-' for standard input)";
-  return absl::InvalidArgumentError(absl::StrCat("cannot read ", quoted(path), ": it is ",
-                                                 sv(kind_of(mode)), "; ", sv(advice)));
+  return absl::InvalidArgumentError(
+      absl::StrCat("cannot read ", quoted(path), ": it is ", sv(kind_of(mode)), "; ", sv(advice)));
 }
 
 absl::Status too_large(std::string_view what, std::string_view size_words, int64_t max_bytes) {
@@ -98,21 +99,26 @@ absl::Status read_all(int fd, std::string_view path, int64_t max_bytes, std::str
   return absl::OkStatus();
 }
 
-// One read of exactly `size` bytes (where mapping the file failed).
-absl::Status read_exact(int fd, std::string_view path, size_t size, std::string* out) {
-  out->resize(size);
+// Reads exactly `size` bytes into `out`.
+absl::Status read_into(int fd, std::string_view path, size_t size, char* out) {
   size_t used = 0;
   while (used < size) {
-    ssize_t n = ::read(fd, out->data() + used, size - used);
+    ssize_t n = ::read(fd, out + used, size - used);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno_error(path, errno);
     if (n == 0) {
-      return absl::DataLossError(absl::StrCat("cannot read ", quoted(path),
-                                              ": it became shorter while being read"));
+      return absl::DataLossError(
+          absl::StrCat("cannot read ", quoted(path), ": it became shorter while being read"));
     }
     used += static_cast<size_t>(n);
   }
   return absl::OkStatus();
+}
+
+// One read of exactly `size` bytes (where mapping the file failed).
+absl::Status read_exact(int fd, std::string_view path, size_t size, std::string* out) {
+  out->resize(size);
+  return read_into(fd, path, size, out->data());
 }
 
 }  // namespace
@@ -153,8 +159,7 @@ absl::StatusOr<InputFile> read_input_file(std::string_view path, int64_t max_byt
   file.path_ = std::string(path);
   if (path == "-") {
     bool over = false;
-    if (absl::Status s = read_all(STDIN_FILENO, "-", max_bytes, &file.buffer_, &over);
-        !s.ok()) {
+    if (absl::Status s = read_all(STDIN_FILENO, "-", max_bytes, &file.buffer_, &over); !s.ok()) {
       return s;
     }
     if (over) return too_large("standard input", "it is over", max_bytes);
@@ -186,30 +191,56 @@ absl::StatusOr<InputFile> read_input_file(std::string_view path, int64_t max_byt
     } while (n < 0 && errno == EINTR);
     if (n < 0) return errno_error(path, errno);
     if (n > 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "cannot read ", quoted(path),
-          ": its size is unknown (a /proc or /sys file?); copy it to a file first"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot read ", quoted(path),
+                       ": its size is unknown (a /proc or /sys file?); copy it to a file first"));
     }
     return file;
   }
 
-  // Map the file into a reservation one byte longer than the file, rounded up to pages, so that
+  // The text lies in a reservation one byte longer than the file, rounded up to pages, so that
   // the byte after the text is a readable zero: past the file's end within its last page the
   // kernel fills zeros; when the file ends on a page boundary, the reservation's extra page is.
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  // The file's huge pages (2 MiB each) are read into huge pages: one copy, after which
+  // the text costs much less to touch the first time than a mapping of the file in 4 KiB pages
+  // (util/huge_pages.h; about 1 ms less for a 3.6 MB file on a virtual machine). The rest, and
+  // the whole file where huge pages are not given, is a mapping of the file.
   const size_t bytes = static_cast<size_t>(size);
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   const size_t span = (bytes / page + 1) * page;
-  void* base = ::mmap(nullptr, span, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base != MAP_FAILED) {
-    void* mapped = ::mmap(base, bytes, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE,
-                          fd.get(), 0);
-    if (mapped != MAP_FAILED) {
+  // (Reading the last part into a huge page too, when it filled half of one, was no faster and
+  // kept up to 1 MiB more resident.)
+  size_t huge = bytes / detail::kHugePageBytes * detail::kHugePageBytes;
+  void* base = huge > 0 ? detail::map_huge_pages(span, huge) : nullptr;
+  if (base == nullptr) {
+    huge = 0;
+    base = ::mmap(nullptr, span, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) base = nullptr;
+  }
+  if (base != nullptr) {
+    char* text = static_cast<char*>(base);
+    if (huge > 0) {
+      if (absl::Status s = read_into(fd.get(), path, huge, text); !s.ok()) {
+        ::munmap(base, span);
+        return s;
+      }
+      (void)::mprotect(base, huge, PROT_READ);
+    }
+    bool ok = true;
+    if (bytes > huge) {
+      void* mapped =
+          ::mmap(text + huge, bytes - huge, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE,
+                 fd.get(), static_cast<off_t>(huge));
+      ok = mapped != MAP_FAILED;
+    }
+    if (ok) {
       file.map_base_ = base;
       file.map_bytes_ = span;
-      file.text_ = std::string_view(static_cast<const char*>(base), bytes);
+      file.text_ = std::string_view(text, bytes);
       return file;
     }
     ::munmap(base, span);
+    if (huge > 0 && ::lseek(fd.get(), 0, SEEK_SET) != 0) return errno_error(path, errno);
   }
   // No mapping (a file system without mmap): one read of the file's size.
   if (absl::Status s = read_exact(fd.get(), path, bytes, &file.buffer_); !s.ok()) return s;

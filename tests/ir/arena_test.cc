@@ -10,6 +10,7 @@
 
 #include "hloroof/module.h"
 #include "ir/mapped_memory.h"
+#include "util/huge_pages.h"
 
 namespace hloroof::detail {
 namespace {
@@ -137,6 +138,38 @@ TEST_CASE("the arena makes resident what it hands out, a step at a time, not who
   CHECK(arena.resident_bytes() - arena.used_bytes() <= Arena::kPopulateStep);
   // So most of the last block's unused megabyte is not resident.
   CHECK(arena.reserved_bytes() - arena.resident_bytes() >= (1 << 20) - Arena::kPopulateStep);
+}
+
+TEST_CASE("an arena told what to expect opens one block that large, in huge pages where given") {
+  // Without huge pages (a kernel that gives none), expect() changes nothing: blocks grow as the
+  // test above shows.
+  if (!huge_pages_available()) return;
+  Arena::release_pooled();  // or a pooled block of a destroyed arena would be taken instead
+  {
+    // 3 MiB rounds to the nearest 2 MiB: one block of 4 MiB holds 3 MiB in 4 KiB pieces.
+    Arena arena;
+    arena.expect(3 << 20);
+    for (size_t i = 0; i < 3 * 256; ++i) {
+      auto* piece = static_cast<char*>(arena.allocate(4096, 8));
+      piece[0] = piece[4095] = 1;
+    }
+    CHECK(arena.used_bytes() == size_t{3} << 20);
+    CHECK(arena.reserved_bytes() == size_t{4} << 20);
+    if (!kMapLargeAllocations) {
+      CHECK(arena.resident_bytes() == arena.reserved_bytes());  // from malloc, whole
+    } else {
+      // Made resident a huge page at a time: 3 MiB used, two huge pages resident.
+      CHECK(arena.resident_bytes() == size_t{4} << 20);
+    }
+  }
+  Arena::release_pooled();
+  {
+    // Under 1 MiB expected, blocks grow from 16 KiB as usual.
+    Arena arena;
+    arena.expect(512 << 10);
+    arena.allocate(8, 8);
+    CHECK(arena.reserved_bytes() == 16 << 10);
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // errors at the same places: each case here is parsed once as dumps print it and once laid out
 // so that the token-by-token path reads it.
 #include <catch2/catch.hpp>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,14 @@ namespace {
 
 using testing::find;
 using testing::parse_ok;
+
+// A module whose entry computation `e` has `lines`, each indented by two spaces: the first is
+// line 3 of the text.
+std::string entry_with(std::initializer_list<std::string_view> lines) {
+  std::string text = "HloModule m\nENTRY e {\n";
+  for (std::string_view line : lines) text += "  " + std::string(line) + "\n";
+  return text + "}\n";
+}
 
 // The error of `text`, as "line:column: message".
 std::string located_error(std::string_view text) {
@@ -42,22 +51,20 @@ TEST_CASE("operands by bare name, %name and typed name resolve to the same instr
   // The first module has every layout the direct reading takes; the second the same graph with
   // two spaces after each comma and around '=', which only the token-by-token reading takes.
   for (std::string_view text : {
-           "HloModule m\n"
-           "ENTRY e {\n"
-           "  a.1 = f32[8] parameter(0)\n"
-           "  b.1 = f32[8] parameter(1)\n"
-           "  %c.1 = f32[8] add(a.1, %b.1)\n"
-           "  d.1 = f32[8] multiply(f32[8] c.1, f32[8] %a.1)\n"
-           "  ROOT t.1 = (f32[8], f32[8]) tuple(d.1, c.1)\n"
-           "}\n",
-           "HloModule m\n"
-           "ENTRY e {\n"
-           "  a.1  =  f32[8] parameter(0)\n"
-           "  b.1  =  f32[8] parameter(1)\n"
-           "  %c.1  =  f32[8] add(a.1,  %b.1)\n"
-           "  d.1  =  f32[8] multiply(f32[8] c.1,  f32[8] %a.1)\n"
-           "  ROOT t.1  =  (f32[8], f32[8]) tuple(d.1,  c.1)\n"
-           "}\n",
+           entry_with({
+               "a.1 = f32[8] parameter(0)",
+               "b.1 = f32[8] parameter(1)",
+               "%c.1 = f32[8] add(a.1, %b.1)",
+               "d.1 = f32[8] multiply(f32[8] c.1, f32[8] %a.1)",
+               "ROOT t.1 = (f32[8], f32[8]) tuple(d.1, c.1)",
+           }),
+           entry_with({
+               "a.1  =  f32[8] parameter(0)",
+               "b.1  =  f32[8] parameter(1)",
+               "%c.1  =  f32[8] add(a.1,  %b.1)",
+               "d.1  =  f32[8] multiply(f32[8] c.1,  f32[8] %a.1)",
+               "ROOT t.1  =  (f32[8], f32[8]) tuple(d.1,  c.1)",
+           }),
        }) {
     Module m = parse_ok(text);
     CHECK(operand_names(find(m, "e", "c.1")) == "a.1,b.1");
@@ -69,14 +76,12 @@ TEST_CASE("operands by bare name, %name and typed name resolve to the same instr
 }
 
 TEST_CASE("bare operand names without a '.' and nested or indexed operands still parse") {
-  Module m = parse_ok(
-      "HloModule m\n"
-      "ENTRY e {\n"
-      "  x = f32[] parameter(0)\n"
-      "  p = (f32[], f32[]) parameter(1)\n"
-      "  y = f32[] add(x, p#1)\n"
-      "  ROOT z = f32[] add(y, f32[] negate(x))\n"
-      "}\n");
+  Module m = parse_ok(entry_with({
+      "x = f32[] parameter(0)",
+      "p = (f32[], f32[]) parameter(1)",
+      "y = f32[] add(x, p#1)",
+      "ROOT z = f32[] add(y, f32[] negate(x))",
+  }));
   CHECK(operand_names(find(m, "e", "y")) == "x,p_1");
   CHECK(operand_names(find(m, "e", "z")) == "y,negate.anon");
 }
@@ -84,122 +89,87 @@ TEST_CASE("bare operand names without a '.' and nested or indexed operands still
 TEST_CASE("an operand name followed by a comment, a space or a colon") {
   // The direct reading takes a name up to the first byte below '-'; these end it elsewhere or
   // later, and are read token by token.
-  Module m = parse_ok(
-      "HloModule m\n"
-      "ENTRY e {\n"
-      "  a.1 = f32[] parameter(0)\n"
-      "  b.1 = f32[] parameter(1)\n"
-      "  c.1 = f32[] add(a.1/*x*/, b.1)\n"
-      "  ROOT d.1 = f32[] add(a.1 , %b.1 )\n"
-      "}\n");
+  Module m = parse_ok(entry_with({
+      "a.1 = f32[] parameter(0)",
+      "b.1 = f32[] parameter(1)",
+      "c.1 = f32[] add(a.1/*x*/, b.1)",
+      "ROOT d.1 = f32[] add(a.1 , %b.1 )",
+  }));
   CHECK(operand_names(find(m, "e", "c.1")) == "a.1,b.1");
   CHECK(operand_names(find(m, "e", "d.1")) == "a.1,b.1");
-  CHECK(located_error("HloModule m\n"
-                      "ENTRY e {\n"
-                      "  a.1 = f32[] parameter(0)\n"
-                      "  b.1 = f32[] parameter(1)\n"
-                      "  ROOT e.1 = f32[] add(a.1:b.1, b.1)\n"
-                      "}\n") == "5:28: expected ')' to close the operand list, got 'b.1'");
+  CHECK(located_error(entry_with({
+            "a.1 = f32[] parameter(0)",
+            "b.1 = f32[] parameter(1)",
+            "ROOT e.1 = f32[] add(a.1:b.1, b.1)",
+        })) == "5:28: expected ')' to close the operand list, got 'b.1'");
 }
 
 TEST_CASE("an instruction named like a keyword is not an operand when written bare") {
   // `true` is a keyword: only `%true` names the instruction.
-  CHECK(located_error("HloModule m\n"
-                      "ENTRY e {\n"
-                      "  %true = f32[] parameter(0)\n"
-                      "  ROOT add.1 = f32[] add(true, true)\n"
-                      "}\n") == "4:26: expected an operand, got 'true'");
-  Module m = parse_ok(
-      "HloModule m\n"
-      "ENTRY e {\n"
-      "  %true = f32[] parameter(0)\n"
-      "  ROOT add.1 = f32[] add(%true, %true)\n"
-      "}\n");
+  CHECK(located_error(
+            entry_with({"%true = f32[] parameter(0)", "ROOT add.1 = f32[] add(true, true)"})) ==
+        "4:26: expected an operand, got 'true'");
+  Module m =
+      parse_ok(entry_with({"%true = f32[] parameter(0)", "ROOT add.1 = f32[] add(%true, %true)"}));
   CHECK(operand_names(find(m, "e", "add.1")) == "true,true");
   // An element type written where an operand stands is read as a shape.
-  CHECK(located_error("HloModule m\n"
-                      "ENTRY e {\n"
-                      "  a.1 = f32[] parameter(0)\n"
-                      "  ROOT n.2 = f32[] add(a.1, f32)\n"
-                      "}\n") == "4:32: expected '[' after the element type f32, got ')'");
+  CHECK(located_error(entry_with({"a.1 = f32[] parameter(0)", "ROOT n.2 = f32[] add(a.1, f32)"})) ==
+        "4:32: expected '[' after the element type f32, got ')'");
 }
 
 TEST_CASE("unknown, later and mistyped operands are reported where they are written") {
-  CHECK(located_error("HloModule m\n"
-                      "ENTRY e {\n"
-                      "  a.1 = f32[] parameter(0)\n"
-                      "  ROOT add.1 = f32[] add(a.1, b.2)\n"
-                      "}\n") == "4:31: instruction does not exist: b.2");
-  CHECK(located_error("HloModule m\n"
-                      "ENTRY e {\n"
-                      "  a.1 = f32[] parameter(0)\n"
-                      "  n.2 = f32[] negate(c.3)\n"
-                      "  c.3 = f32[] negate(a.1)\n"
-                      "  ROOT add.1 = f32[] add(a.1, n.2)\n"
-                      "}\n") ==
+  CHECK(
+      located_error(entry_with({"a.1 = f32[] parameter(0)", "ROOT add.1 = f32[] add(a.1, b.2)"})) ==
+      "4:31: instruction does not exist: b.2");
+  CHECK(located_error(entry_with({
+            "a.1 = f32[] parameter(0)",
+            "n.2 = f32[] negate(c.3)",
+            "c.3 = f32[] negate(a.1)",
+            "ROOT add.1 = f32[] add(a.1, n.2)",
+        })) ==
         "4:22: instruction c.3 is used before its definition (operands must be defined earlier "
         "in the computation)");
-  CHECK(located_error("HloModule m\n"
-                      "ENTRY e {\n"
-                      "  a.1 = f32[] parameter(0)\n"
-                      "  n.2 = f32[] negate(s32[] a.1)\n"
-                      "}\n") == "4:28: operand a.1 has shape f32[], not s32[] as written");
+  CHECK(located_error(entry_with({"a.1 = f32[] parameter(0)", "n.2 = f32[] negate(s32[] a.1)"})) ==
+        "4:28: operand a.1 has shape f32[], not s32[] as written");
 }
 
 TEST_CASE("an opcode followed by other bytes than '(' is read token by token") {
   // The direct reading takes the opcode up to the first byte below '-'; a comment there, or a
   // byte no name has, sends the head to the lexer, which reads or reports it.
-  Module m = parse_ok(
-      "HloModule m\n"
-      "ENTRY e {\n"
-      "  a.1 = f32[] parameter(0)\n"
-      "  ROOT n.2 = f32[] add/*c*/(a.1, a.1)\n"
-      "}\n");
+  Module m =
+      parse_ok(entry_with({"a.1 = f32[] parameter(0)", "ROOT n.2 = f32[] add/*c*/(a.1, a.1)"}));
   CHECK(find(m, "e", "n.2").opcode() == Opcode::kAdd);
-  CHECK(located_error("HloModule m\n"
-                      "ENTRY e {\n"
-                      "  a.1 = f32[] parameter(0)\n"
-                      "  ROOT n.2 = f32[] add.x(a.1, a.1)\n"
-                      "}\n") == "4:20: unknown opcode 'add.x'");
-  CHECK(located_error("HloModule m\n"
-                      "ENTRY e {\n"
-                      "  a.1 = f32[] parameter(0)\n"
-                      "  ROOT n.2 = f32[] add:x(a.1, a.1)\n"
-                      "}\n") == "4:20: expected an opcode, got 'add:'");
+  CHECK(
+      located_error(entry_with({"a.1 = f32[] parameter(0)", "ROOT n.2 = f32[] add.x(a.1, a.1)"})) ==
+      "4:20: unknown opcode 'add.x'");
+  CHECK(
+      located_error(entry_with({"a.1 = f32[] parameter(0)", "ROOT n.2 = f32[] add:x(a.1, a.1)"})) ==
+      "4:20: expected an opcode, got 'add:'");
 }
 
 TEST_CASE("opcodes the direct reading does not know are reported as before") {
-  CHECK(located_error("HloModule m\n"
-                      "ENTRY e {\n"
-                      "  a.1 = f32[] parameter(0)\n"
-                      "  n.2 = f32[] frobnicate(a.1)\n"
-                      "}\n") == "4:15: unknown opcode 'frobnicate'");
+  CHECK(located_error(entry_with({"a.1 = f32[] parameter(0)", "n.2 = f32[] frobnicate(a.1)"})) ==
+        "4:15: unknown opcode 'frobnicate'");
   // add-start is the async sugar: read token by token, checked as async-start.
-  CHECK(located_error("HloModule m\n"
-                      "ENTRY e {\n"
-                      "  a.1 = f32[] parameter(0)\n"
-                      "  n.2 = f32[] add-start(a.1, a.1)\n"
-                      "}\n") ==
-        "4:15: n.2 returns ((operand shapes), result shape, ...), not f32[]");
+  CHECK(
+      located_error(entry_with({"a.1 = f32[] parameter(0)", "n.2 = f32[] add-start(a.1, a.1)"})) ==
+      "4:15: n.2 returns ((operand shapes), result shape, ...), not f32[]");
 }
 
 TEST_CASE("duplicate names, and names that differ only in their last characters") {
-  CHECK(located_error("HloModule m\n"
-                      "ENTRY e {\n"
-                      "  a.1 = f32[] parameter(0)\n"
-                      "  a.1 = f32[] negate(a.1)\n"
-                      "  ROOT add.1 = f32[] add(a.1, a.1)\n"
-                      "}\n") == "4:3: instruction already exists: a.1 (first defined at 3:3)");
+  CHECK(located_error(entry_with({
+            "a.1 = f32[] parameter(0)",
+            "a.1 = f32[] negate(a.1)",
+            "ROOT add.1 = f32[] add(a.1, a.1)",
+        })) == "4:3: instruction already exists: a.1 (first defined at 3:3)");
   // 24 and 25 bytes: the last eight bytes are compared in an overlapping word.
-  Module m = parse_ok(
-      "HloModule m\n"
-      "ENTRY e {\n"
-      "  get-tuple-element.123456 = f32[] parameter(0)\n"
-      "  get-tuple-element.123457 = f32[] parameter(1)\n"
-      "  get-tuple-element.1234567 = f32[] subtract(get-tuple-element.123457, "
-      "get-tuple-element.123456)\n"
-      "  ROOT get-tuple-element.1234568 = f32[] negate(get-tuple-element.1234567)\n"
-      "}\n");
+  Module m = parse_ok(entry_with({
+      "get-tuple-element.123456 = f32[] parameter(0)",
+      "get-tuple-element.123457 = f32[] parameter(1)",
+      "get-tuple-element.1234567 = f32[] subtract(get-tuple-element.123457, "
+      "get-tuple-element.123456)",
+      "ROOT get-tuple-element.1234568 = f32[] negate(get-tuple-element.1234567)",
+  }));
   CHECK(operand_names(find(m, "e", "get-tuple-element.1234567")) ==
         "get-tuple-element.123457,get-tuple-element.123456");
   const Computation* e = m.find_computation("e");
@@ -210,29 +180,23 @@ TEST_CASE("duplicate names, and names that differ only in their last characters"
 
 TEST_CASE("a shape is known by its text only where the text ends as when it was read") {
   // `f32[8] {0}`: the cached `f32[8]` ends at the space; the layout is then not part of it.
-  CHECK(located_error("HloModule m\n"
-                      "ENTRY e {\n"
-                      "  a.1 = f32[8] parameter(0)\n"
-                      "  ROOT n.2 = f32[8] {0} negate(a.1)\n"
-                      "}\n") == "4:21: expected an opcode, got '{'");
+  CHECK(located_error(
+            entry_with({"a.1 = f32[8] parameter(0)", "ROOT n.2 = f32[8] {0} negate(a.1)"})) ==
+        "4:21: expected an opcode, got '{'");
   // A tuple's text has spaces: it is measured, not cut at the first space.
-  Module tuples = parse_ok(
-      "HloModule m\n"
-      "ENTRY e {\n"
-      "  a.1 = (f32[8], s32[]) parameter(0)\n"
-      "  b.1 = (f32[8], s32[]) copy(a.1)\n"
-      "  ROOT n.2 = (f32[8], s32[]) copy((f32[8], s32[]) b.1)\n"
-      "}\n");
+  Module tuples = parse_ok(entry_with({
+      "a.1 = (f32[8], s32[]) parameter(0)",
+      "b.1 = (f32[8], s32[]) copy(a.1)",
+      "ROOT n.2 = (f32[8], s32[]) copy((f32[8], s32[]) b.1)",
+  }));
   CHECK(&find(tuples, "e", "n.2").shape() == &find(tuples, "e", "a.1").shape());
   CHECK(operand_names(find(tuples, "e", "n.2")) == "b.1");
   // Typed operands: a layout the definition does not have, two spaces after the shape.
-  Module typed = parse_ok(
-      "HloModule m\n"
-      "ENTRY e {\n"
-      "  a.1 = f32[8] parameter(0)\n"
-      "  b.1 = f32[8]{0} negate(f32[8]{0} a.1)\n"
-      "  ROOT d.1 = f32[8]{0}  add(f32[8]  a.1, b.1)\n"
-      "}\n");
+  Module typed = parse_ok(entry_with({
+      "a.1 = f32[8] parameter(0)",
+      "b.1 = f32[8]{0} negate(f32[8]{0} a.1)",
+      "ROOT d.1 = f32[8]{0}  add(f32[8]  a.1, b.1)",
+  }));
   CHECK(operand_names(find(typed, "e", "b.1")) == "a.1");
   CHECK(operand_names(find(typed, "e", "d.1")) == "a.1,b.1");
 }
@@ -286,94 +250,69 @@ TEST_CASE("instruction names an upstream parser would rename") {
 TEST_CASE("a shape like the previous instruction's, and texts that only start like it") {
   // The shape text found last is compared before any look-up; a longer text that starts with
   // it, or the same text followed by something other than a space, is looked up as before.
-  Module m = parse_ok(
-      "HloModule m\n"
-      "ENTRY e {\n"
-      "  a.1 = f32[8] parameter(0)\n"
-      "  b.1 = f32[8] negate(a.1)\n"
-      "  c.1 = f32[8]{0} negate(b.1)\n"
-      "  d.1 = f32[8]{0} negate(c.1)\n"
-      "  e.1 = f32[8] negate(d.1)\n"
-      "  ROOT f.1 = f32[8]{0}  negate(e.1)\n"
-      "}\n");
+  Module m = parse_ok(entry_with({
+      "a.1 = f32[8] parameter(0)",
+      "b.1 = f32[8] negate(a.1)",
+      "c.1 = f32[8]{0} negate(b.1)",
+      "d.1 = f32[8]{0} negate(c.1)",
+      "e.1 = f32[8] negate(d.1)",
+      "ROOT f.1 = f32[8]{0}  negate(e.1)",
+  }));
   CHECK(&find(m, "e", "b.1").shape() == &find(m, "e", "a.1").shape());
   CHECK(to_string(find(m, "e", "c.1").shape()) == "f32[8]{0}");
   CHECK(&find(m, "e", "d.1").shape() == &find(m, "e", "c.1").shape());
   CHECK(to_string(find(m, "e", "e.1").shape()) == "f32[8]");
   CHECK(to_string(find(m, "e", "f.1").shape()) == "f32[8]{0}");
   // The text found last, then the same bytes without the space: read token by token.
-  Module glued = parse_ok(
-      "HloModule m\n"
-      "ENTRY e {\n"
-      "  a.1 = f32[8] parameter(0)\n"
-      "  ROOT b.1 = f32[8]negate(a.1)\n"
-      "}\n");
+  Module glued =
+      parse_ok(entry_with({"a.1 = f32[8] parameter(0)", "ROOT b.1 = f32[8]negate(a.1)"}));
   CHECK(&find(glued, "e", "b.1").shape() == &find(glued, "e", "a.1").shape());
 }
 
 TEST_CASE("an operand that is the instruction just before, or only shares its first bytes") {
-  Module m = parse_ok(
-      "HloModule m\n"
-      "ENTRY e {\n"
-      "  a.1 = f32[] parameter(0)\n"
-      "  a.10 = f32[] negate(a.1)\n"
-      "  a.100 = f32[] add(a.10, a.1)\n"
-      "  ROOT a.1000 = f32[] add(a.100, a.10)\n"
-      "}\n");
+  Module m = parse_ok(entry_with({
+      "a.1 = f32[] parameter(0)",
+      "a.10 = f32[] negate(a.1)",
+      "a.100 = f32[] add(a.10, a.1)",
+      "ROOT a.1000 = f32[] add(a.100, a.10)",
+  }));
   CHECK(operand_names(find(m, "e", "a.10")) == "a.1");
   CHECK(operand_names(find(m, "e", "a.100")) == "a.10,a.1");
   CHECK(operand_names(find(m, "e", "a.1000")) == "a.100,a.10");
   // The instruction being defined is not yet known: naming itself is an error.
-  CHECK(located_error("HloModule m\n"
-                      "ENTRY e {\n"
-                      "  a.1 = f32[] parameter(0)\n"
-                      "  ROOT b.1 = f32[] negate(b.1)\n"
-                      "}\n") == "4:27: instruction does not exist: b.1");
+  CHECK(located_error(entry_with({"a.1 = f32[] parameter(0)", "ROOT b.1 = f32[] negate(b.1)"})) ==
+        "4:27: instruction does not exist: b.1");
 }
 
 TEST_CASE("the comma after the operands, and tuple elements known by their text") {
   // `),` starts the attributes without the lexer; `) ,` goes through it. Same module, same
   // errors at the same places.
   for (std::string_view sep : {",", " ,"}) {
-    std::string text =
-        "HloModule m\nENTRY e {\n  a.1 = f32[8] parameter(0)\n"
-        "  ROOT t.1 = f32[8] negate(a.1)" +
-        std::string(sep) + " metadata={op_name=\"x\"}\n}\n";
-    Module m = parse_ok(text);
+    const std::string root = "ROOT t.1 = f32[8] negate(a.1)" + std::string(sep);
+    Module m =
+        parse_ok(entry_with({"a.1 = f32[8] parameter(0)", root + " metadata={op_name=\"x\"}"}));
     CHECK(find(m, "e", "t.1").attributes().size() == 1);
-    std::string bad =
-        "HloModule m\nENTRY e {\n  a.1 = f32[8] parameter(0)\n"
-        "  ROOT t.1 = f32[8] negate(a.1)" +
-        std::string(sep) + "\n}\n";
+    const std::string bad = entry_with({"a.1 = f32[8] parameter(0)", root});
     CHECK(located_error(bad) == "5:1: expected an attribute (name=value), got '}'");
   }
   // Elements already read as instruction shapes are taken by their text; `f32[8] {0}` (a space
   // before the layout) is parsed, layout included, as before.
-  Module m = parse_ok(
-      "HloModule m\n"
-      "ENTRY e {\n"
-      "  a.1 = f32[8]{0} parameter(0)\n"
-      "  b.1 = s32[] parameter(1)\n"
-      "  t.1 = (f32[8]{0}, s32[], /*index=2*/f32[8]{0}) tuple(a.1, b.1, a.1)\n"
-      "  ROOT u.1 = (f32[8] {0}, s32[]) tuple(a.1, b.1)\n"
-      "}\n");
+  Module m = parse_ok(entry_with({
+      "a.1 = f32[8]{0} parameter(0)",
+      "b.1 = s32[] parameter(1)",
+      "t.1 = (f32[8]{0}, s32[], /*index=2*/f32[8]{0}) tuple(a.1, b.1, a.1)",
+      "ROOT u.1 = (f32[8] {0}, s32[]) tuple(a.1, b.1)",
+  }));
   CHECK(to_string(find(m, "e", "t.1").shape()) == "(f32[8]{0}, s32[], f32[8]{0})");
   CHECK(to_string(find(m, "e", "u.1").shape()) == "(f32[8]{0}, s32[])");
   // A known element's text is not taken where parsing would report an error first.
-  CHECK(located_error("HloModule m\n"
-                      "ENTRY e {\n"
-                      "  a.1 = f32[8] parameter(0)\n"
-                      "  ROOT t.1 = (f32[8], f32[8]x) parameter(1)\n"
-                      "}\n") == "4:29: expected ')' to close the tuple shape, got 'x'");
+  CHECK(located_error(entry_with(
+            {"a.1 = f32[8] parameter(0)", "ROOT t.1 = (f32[8], f32[8]x) parameter(1)"})) ==
+        "4:29: expected ')' to close the tuple shape, got 'x'");
 }
 
 TEST_CASE("names added and removed after parsing are found and freed by name") {
-  Module m = parse_ok(
-      "HloModule m\n"
-      "ENTRY e {\n"
-      "  a.1 = f32[] parameter(0)\n"
-      "  ROOT n.1 = f32[] negate(a.1)\n"
-      "}\n");
+  Module m = parse_ok(entry_with({"a.1 = f32[] parameter(0)", "ROOT n.1 = f32[] negate(a.1)"}));
   Computation* e = m.find_computation("e");
   Instruction* a = e->find_instruction("a.1");
   REQUIRE(a != nullptr);

@@ -239,6 +239,36 @@ std::string entry_line(std::string_view line) {
 // `  ROOT %r = f32[2]{0} reduce(%p, %c)` is 36 bytes: what follows starts at column 37.
 constexpr std::string_view kReduce = "  ROOT %r = f32[2]{0} reduce(%p, %c)";
 
+// Parses `line` as the entry's last line (it must parse and print back) and checks that it
+// builds the same module as `expected`.
+Module parse_same(const Module& expected, std::string_view line) {
+  INFO(line);
+  Module m = testing::parse_ok(entry_line(line));
+  std::string difference;
+  CHECK(structurally_equal(expected, m, &difference));
+  CHECK(difference.empty());
+  return m;
+}
+
+// For each (value, message) case, `prefix + value + suffix` as the entry's last line fails to
+// parse with that message.
+template <size_t n>
+void check_errors(std::string_view prefix,
+                  const std::pair<std::string_view, std::string_view> (&cases)[n],
+                  std::string_view suffix = "") {
+  for (const auto& [value, message] : cases) {
+    INFO(value);
+    CHECK(testing::parse_error(entry_line(std::string(prefix) + std::string(value) +
+                                          std::string(suffix))) == message);
+  }
+}
+
+// Both lines as the entry's last line build the same module.
+void check_same(std::string_view a, std::string_view b) {
+  INFO(a);
+  parse_same(testing::parse_ok(entry_line(a)), b);
+}
+
 TEST_CASE("attributes in the printed form and in other spellings read the same") {
   using testing::parse_ok;
   const std::string printed = std::string(kReduce) +
@@ -272,11 +302,7 @@ TEST_CASE("attributes in the printed form and in other spellings read the same")
            "source_line=3}",
            R"(,dimensions={1},to_apply=%add,metadata={op_name="r" source_line=3})",
        }) {
-    INFO(other);
-    Module o = parse_ok(entry_line(std::string(kReduce) + std::string(other)));
-    std::string difference;
-    CHECK(structurally_equal(m, o, &difference));
-    CHECK(difference.empty());
+    Module o = parse_same(m, std::string(kReduce) + std::string(other));
     const OpMetadata md = *o.entry()->root()->metadata();
     CHECK(md.op_name == "r");
     CHECK(md.source_line == 3);
@@ -288,11 +314,7 @@ TEST_CASE("attributes in the printed form and in other spellings read the same")
   REQUIRE(g.entry()->root()->attribute(AttrId::kIndex) != nullptr);
   CHECK(g.entry()->root()->attribute(AttrId::kIndex)->text() == "1");
   for (std::string_view other : {", index=1 ", ", index= 1", ", index=01", ",index=1"}) {
-    INFO(other);
-    Module o = parse_ok(entry_line(gte + std::string(other)));
-    std::string difference;
-    CHECK(structurally_equal(g, o, &difference));
-    CHECK(difference.empty());
+    parse_same(g, gte + std::string(other));
   }
 }
 
@@ -339,11 +361,7 @@ TEST_CASE("errors inside attribute values keep their place and wording") {
       {", dimensions={1}, to_apply=%add, Metadata={}",
        "10:70: error: unknown attribute 'Metadata'"},
   };
-  for (const auto& [attributes, message] : cases) {
-    INFO(attributes);
-    CHECK(testing::parse_error(entry_line(std::string(kReduce) + std::string(attributes))) ==
-          message);
-  }
+  check_errors(kReduce, cases);
   // A callee without '%' is a name only where the lexer reads an identifier: reserved words
   // and element types are not names, even of a computation that exists.
   for (std::string_view reserved : {"true", "f32", "nan", "ROOT", "replicated"}) {
@@ -363,11 +381,7 @@ TEST_CASE("errors inside attribute values keep their place and wording") {
       {", dimensions={1}, to_apply=1add", "10:64: error: expected a computation name, got '1'"},
       {", dimensions={1}, to_apply=e", "10:64: error: computation e cannot call itself"},
   };
-  for (const auto& [attributes, message] : callee_cases) {
-    INFO(attributes);
-    CHECK(testing::parse_error(entry_line(std::string(kReduce) + std::string(attributes))) ==
-          message);
-  }
+  check_errors(kReduce, callee_cases);
   // `  ROOT %g = f32[] get-tuple-element(%t)` is 39 bytes, `, index=` 8 more: the value is at
   // column 48 of line 11.
   const std::string gte =
@@ -381,10 +395,7 @@ TEST_CASE("errors inside attribute values keep their place and wording") {
        "11:48: error: integer 9223372036854775808 is too large for index"},
       {", index=1, index=1", "11:51: error: attribute 'index' is given twice"},
   };
-  for (const auto& [attributes, message] : index_cases) {
-    INFO(attributes);
-    CHECK(testing::parse_error(entry_line(gte + std::string(attributes))) == message);
-  }
+  check_errors(gte, index_cases);
   // `  ROOT %s = f32[1,3]{1,0} slice(%p), slice={` is 46 bytes: the first `[` is at column 47.
   const std::string slice = "  ROOT %s = f32[1,3]{1,0} slice(%p)";
   const std::pair<std::string_view, std::string_view> slice_cases[] = {
@@ -398,10 +409,7 @@ TEST_CASE("errors inside attribute values keep their place and wording") {
       {", slice={[0:1], [0:99999999999999999999]}",
        "10:55: error: integer 99999999999999999999 does not fit in 64 bits"},
   };
-  for (const auto& [attributes, message] : slice_cases) {
-    INFO(attributes);
-    CHECK(testing::parse_error(entry_line(slice + std::string(attributes))) == message);
-  }
+  check_errors(slice, slice_cases);
   // `  ROOT %q = pred[] compare(%c, %c), direction=` is 46 bytes: the word is at column 47.
   const std::string compare = "  ROOT %q = pred[] compare(%c, %c)";
   const std::pair<std::string_view, std::string_view> word_cases[] = {
@@ -416,27 +424,15 @@ TEST_CASE("errors inside attribute values keep their place and wording") {
        "10:56: error: 'FLOAT.' is not a valid type; expected one of FLOAT, TOTALORDER, SIGNED, "
        "UNSIGNED"},
   };
-  for (const auto& [attributes, message] : word_cases) {
-    INFO(attributes);
-    CHECK(testing::parse_error(entry_line(compare + std::string(attributes))) == message);
-  }
+  check_errors(compare, word_cases);
 }
 
 TEST_CASE("slices and words in the printed form and in other spellings read the same") {
   using testing::parse_ok;
-  auto same = [](const std::string& a, const std::string& b) {
-    INFO(a);
-    INFO(b);
-    Module ma = parse_ok(entry_line(a));
-    Module mb = parse_ok(entry_line(b));
-    std::string difference;
-    CHECK(structurally_equal(ma, mb, &difference));
-    CHECK(difference.empty());
-  };
   const std::string slice = "  ROOT %s = f32[1,2]{1,0} slice(%p), slice=";
   for (std::string_view other : {"{[0:1],[1:3]}", "{[0:1],  [1:3]}", "{ [0:1], [1:3] }",
                                  "{[0:1:1], [1:3:1]}", " {[0:1], [1:3]}"}) {
-    same(slice + "{[0:1], [1:3]}", slice + std::string(other));
+    check_same(slice + "{[0:1], [1:3]}", slice + std::string(other));
   }
   Module strided =
       parse_ok(entry_line("  ROOT %s = f32[1,2]{1,0} slice(%p), slice={[0:1], [0:3:2]}"));
@@ -450,22 +446,14 @@ TEST_CASE("slices and words in the printed form and in other spellings read the 
   CHECK(s.dims[1] == SliceDim{0, 3, 2});
   const std::string compare = "  ROOT %q = pred[] compare(%c, %c), direction=";
   for (std::string_view other : {"GE ", " GE", "GE\n  , type=FLOAT"}) {
-    same(compare + "GE" + (other.find("type") != std::string_view::npos ? ", type=FLOAT" : ""),
-         compare + std::string(other));
+    check_same(
+        compare + "GE" + (other.find("type") != std::string_view::npos ? ", type=FLOAT" : ""),
+        compare + std::string(other));
   }
 }
 
 TEST_CASE("backend_config blobs and booleans in the printed form and in other spellings") {
   using testing::parse_ok;
-  auto same = [](const std::string& a, const std::string& b) {
-    INFO(a);
-    INFO(b);
-    Module ma = parse_ok(entry_line(a));
-    Module mb = parse_ok(entry_line(b));
-    std::string difference;
-    CHECK(structurally_equal(ma, mb, &difference));
-    CHECK(difference.empty());
-  };
   // A blob with braces and escaped quotes inside strings is kept whole, braces included.
   const std::string negate = "  ROOT %n = f32[2,3]{1,0} negate(%p), backend_config=";
   const std::string blob = R"({"a":"}{","b":{"c":"\"x\""},"n":[1,{}]})";
@@ -481,7 +469,7 @@ TEST_CASE("backend_config blobs and booleans in the printed form and in other sp
   for (std::string_view other :
        {" {\"a\":1}, metadata={op_name=\"n\"}", "{\"a\":1} , metadata={op_name=\"n\"}",
         "{\"a\":1}\n    , metadata={op_name=\"n\"}", "{\"a\":1},metadata={op_name=\"n\"}"}) {
-    same(negate + "{\"a\":1}, metadata={op_name=\"n\"}", negate + std::string(other));
+    check_same(negate + "{\"a\":1}, metadata={op_name=\"n\"}", negate + std::string(other));
   }
   const std::string reduce =
       "  ROOT %r = f32[2,3]{1,0} all-reduce(%p), channel_id=1, replica_groups={{0}}, "
@@ -495,7 +483,7 @@ TEST_CASE("backend_config blobs and booleans in the printed form and in other sp
   CHECK(*f.entry()->root()->attribute(AttrId::kUseGlobalDeviceIds)->get<bool>() == false);
   for (std::string_view other : {"true , to_apply=%add", " true, to_apply=%add",
                                  "true\n    , to_apply=%add", "true,to_apply=%add"}) {
-    same(reduce + "true, to_apply=%add", reduce + std::string(other));
+    check_same(reduce + "true, to_apply=%add", reduce + std::string(other));
   }
   // Errors, read by the token path, at the places it gives: `negate` above is 53 bytes, so the
   // blob opens at column 54 of line 10 (a second name at 58, after `{}, `); `reduce` is 100
@@ -543,12 +531,7 @@ TEST_CASE("replica groups in iota form as printed and in other spellings read th
       for (const std::string& other :
            {std::string(printed) + std::string(after),
             " " + std::string(printed) + std::string(after), spaced + std::string(after)}) {
-        INFO(other);
-        Module a_module = parse_ok(entry_line(reduce + std::string(printed) + ", to_apply=%add"));
-        Module o = parse_ok(entry_line(reduce + other));
-        std::string difference;
-        CHECK(structurally_equal(a_module, o, &difference));
-        CHECK(difference.empty());
+        check_same(reduce + std::string(printed) + ", to_apply=%add", reduce + other);
       }
     }
   }
@@ -571,11 +554,7 @@ TEST_CASE("replica groups in iota form as printed and in other spellings read th
       {"[2,2]<=[4]T(0)", "10:27: error: attribute 'to_apply' is required for all-reduce"},
       {"[2,2]<=[4]x", "10:27: error: attribute 'to_apply' is required for all-reduce"},
   };
-  for (const auto& [value, message] : cases) {
-    INFO(value);
-    CHECK(testing::parse_error(entry_line(reduce + std::string(value) + ", to_apply=%add")) ==
-          message);
-  }
+  check_errors(reduce, cases, ", to_apply=%add");
 }
 
 TEST_CASE("common shardings as printed and in other spellings read the same") {
@@ -641,11 +620,7 @@ TEST_CASE("common shardings as printed and in other spellings read the same") {
        "10:67: error: expected a sharding part (replicated, devices=..., metadata=..., ...) or "
        "'}', got 'T'"},
   };
-  for (const auto& [value, message] : cases) {
-    INFO(value);
-    CHECK(testing::parse_error(
-              entry_line(negate + std::string(value) + ", metadata={op_name=\"n\"}")) == message);
-  }
+  check_errors(negate, cases, ", metadata={op_name=\"n\"}");
 }
 
 }  // namespace

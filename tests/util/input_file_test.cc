@@ -39,11 +39,14 @@ class TempDir {
   fs::path path_;
 };
 
-std::string message_of(const absl::StatusOr<InputFile>& f) { return std::string(f.status().message()); }
+std::string message_of(const absl::StatusOr<InputFile>& f) {
+  return std::string(f.status().message());
+}
 
 TEST_CASE("A regular file reads whole, mapped, with a NUL after its text") {
   TempDir dir;
-  const std::string path = dir.write("m.hlo", "HloModule m\n\nENTRY e { ROOT c = f32[] constant(1) }\n");
+  const std::string path =
+      dir.write("m.hlo", "HloModule m\n\nENTRY e { ROOT c = f32[] constant(1) }\n");
   absl::StatusOr<InputFile> f = read_input_file(path);
   REQUIRE(f.ok());
   CHECK(f->text() == "HloModule m\n\nENTRY e { ROOT c = f32[] constant(1) }\n");
@@ -61,6 +64,23 @@ TEST_CASE("A file that ends on a page boundary still has a NUL after its text") 
   CHECK(f->text().size() == 2 * page);
   CHECK(f->text() == contents);
   CHECK(f->text().data()[2 * page] == '\0');
+}
+
+TEST_CASE("A file of several huge pages reads whole, with a NUL after its text") {
+  // 2 MiB and more are read into huge pages, the rest mapped: both parts must read back, whether
+  // the file ends inside a huge page or on its boundary.
+  TempDir dir;
+  for (size_t size : {(size_t{2} << 20) + 100, size_t{4} << 20, (size_t{5} << 20) - 1}) {
+    std::string contents(size, '\0');
+    for (size_t i = 0; i < size; ++i) contents[i] = static_cast<char>('a' + i % 23);
+    absl::StatusOr<InputFile> f = read_input_file(dir.write("big.hlo", contents));
+    REQUIRE(f.ok());
+    INFO(size);
+    CHECK(f->mapped());
+    CHECK(f->text().size() == size);
+    CHECK(f->text() == contents);
+    CHECK(f->text().data()[size] == '\0');
+  }
 }
 
 TEST_CASE("An empty file reads as empty text") {
@@ -96,8 +116,8 @@ TEST_CASE("A directory is refused") {
   TempDir dir;
   absl::StatusOr<InputFile> f = read_input_file(dir.path().string());
   REQUIRE(!f.ok());
-  CHECK(message_of(f) == "cannot read '" + dir.path().string() +
-                             "': it is a directory; name a file in it");
+  CHECK(message_of(f) ==
+        "cannot read '" + dir.path().string() + "': it is a directory; name a file in it");
 }
 
 TEST_CASE("Devices and named pipes are refused without reading them") {
@@ -120,7 +140,8 @@ TEST_CASE("A /proc file, which reports size 0 but has contents, is refused") {
   if (!fs::exists("/proc/self/status")) return;  // not Linux
   absl::StatusOr<InputFile> f = read_input_file("/proc/self/status");
   REQUIRE(!f.ok());
-  CHECK(message_of(f).find("'/proc/self/status': its size is unknown (a /proc or /sys file?)") != std::string::npos);
+  CHECK(message_of(f).find("'/proc/self/status': its size is unknown (a /proc or /sys file?)") !=
+        std::string::npos);
 }
 
 TEST_CASE("An input over the limit is refused; one at the limit is read") {
@@ -129,8 +150,8 @@ TEST_CASE("An input over the limit is refused; one at the limit is read") {
   absl::StatusOr<InputFile> over = read_input_file(path, 99);
   REQUIRE(!over.ok());
   CHECK(absl::IsOutOfRange(over.status()));
-  CHECK(message_of(over) == "cannot read '" + path +
-                                "': it is 100 bytes, over the input limit of 99 bytes");
+  CHECK(message_of(over) ==
+        "cannot read '" + path + "': it is 100 bytes, over the input limit of 99 bytes");
   absl::StatusOr<InputFile> at = read_input_file(path, 100);
   REQUIRE(at.ok());
   CHECK(at->text().size() == 100);
@@ -175,8 +196,7 @@ TEST_CASE("'-' reads standard input, up to the limit") {
   with_stdin(dir, text, [&] {
     absl::StatusOr<InputFile> f = read_input_file("-", 1000);
     REQUIRE(!f.ok());
-    CHECK(message_of(f) ==
-          "cannot read standard input: it is over the input limit of 1000 bytes");
+    CHECK(message_of(f) == "cannot read standard input: it is over the input limit of 1000 bytes");
   });
 }
 

@@ -1,0 +1,58 @@
+#include "util/huge_pages.h"
+
+#include <cstdint>
+#include <cstring>
+
+#ifdef __linux__
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+namespace hloroof::detail {
+
+bool huge_pages_available() {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  static const bool kAvailable = [] {
+    // With open and read rather than stdio, which the command's start-up does not otherwise run.
+    const int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    char line[128] = {};
+    const ssize_t n = read(fd, line, sizeof line - 1);
+    close(fd);
+    // The setting in effect is the word in brackets: "always [madvise] never".
+    return n > 0 && std::strstr(line, "[never]") == nullptr;
+  }();
+  return kAvailable;
+#else
+  return false;
+#endif
+}
+
+void* map_huge_pages(size_t bytes, size_t huge_bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (!huge_pages_available() || huge_bytes == 0 || huge_bytes > bytes ||
+      huge_bytes % kHugePageBytes != 0) {
+    return nullptr;
+  }
+  // Map a huge page more than asked and keep the aligned part.
+  const size_t span = bytes + kHugePageBytes;
+  void* raw = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  const auto start = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t aligned = (start + kHugePageBytes - 1) & ~uintptr_t{kHugePageBytes - 1};
+  if (aligned > start) munmap(raw, aligned - start);
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t tail = (aligned + bytes + page - 1) & ~(page - 1);
+  if (tail < start + span) munmap(reinterpret_cast<void*>(tail), start + span - tail);
+  void* p = reinterpret_cast<void*>(aligned);
+  (void)madvise(p, huge_bytes, MADV_HUGEPAGE);
+  return p;
+#else
+  (void)bytes;
+  (void)huge_bytes;
+  return nullptr;
+#endif
+}
+
+}  // namespace hloroof::detail
