@@ -87,6 +87,21 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
         }
       }
       const double n = static_cast<double>(t.trip_count);
+      // XLA's GPU runtime runs a loop whose trip count the compiler knows (backend_config
+      // known_trip_count) by that count, its condition never; other loops run the condition
+      // once more than the body.
+      const bool counted = target.device.kind == DeviceKind::kGpu && t.cost != nullptr &&
+                           t.cost->trip_count &&
+                           t.cost->trip_count->source == TripCountSource::kBackendConfig;
+      if (counted) {
+        t.condition = nullptr;
+        t.time_s = n * total_of(timings, t.body);
+        t.explanation = absl::StrFormat(
+            "%.0f x body %.4g s = %.4g s (a GPU loop of known trip count: the condition does not "
+            "run)",
+            n, total_of(timings, t.body), t.time_s);
+        break;
+      }
       const double body = total_of(timings, t.body), condition = total_of(timings, t.condition);
       t.time_s = n * body + (n + 1) * condition;
       t.explanation = absl::StrFormat("%.0f x body %.4g s + %.0f x condition %.4g s = %.4g s", n,

@@ -130,6 +130,25 @@ TEST_CASE("a while loop runs its body trip-count times and its condition once mo
   CHECK(!p->is_lower_bound);
 }
 
+// XLA's GPU runtime runs a loop of known trip count by its count, and never its condition
+// (its WhileThunk; the H100 captures of tests/data/h100 hold no kernel of any loop's
+// condition). On a TPU, or without a known trip count, the condition runs.
+TEST_CASE("a GPU loop of known trip count runs its body alone") {
+  auto gpu = predict(kLoop, "h100", no_overhead());
+  const double body = (12288.0 + 12) / 3.35e12;
+  CHECK(gpu->roofline_step_time_s == Approx(5 * body));
+  CHECK(gpu.op("x1").multiplier == 5);
+  CHECK(!gpu.has_op("lt"));  // never runs
+  std::string unknown(kLoop);
+  unknown.erase(unknown.find(", backend_config"));
+  unknown += "\n}";
+  auto counted = predict(unknown, "h100", no_overhead());
+  // The trip count is derived from the counter (5), not known to XLA: the condition runs 6
+  // times, 9 bytes each.
+  CHECK(counted.op("lt").multiplier == 6);
+  CHECK(counted->roofline_step_time_s == Approx(5 * body + 6 * 9 / 3.35e12));
+}
+
 TEST_CASE("a loop's timeline: iterations up to the limit, then one slice") {
   PredictOptions o = no_overhead();
   o.max_expanded_iterations = 2;
