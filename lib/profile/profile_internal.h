@@ -2,13 +2,32 @@
 #ifndef HLOROOF_LIB_PROFILE_PROFILE_INTERNAL_H_
 #define HLOROOF_LIB_PROFILE_PROFILE_INTERNAL_H_
 
+#include <cstdint>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "hloroof/predict.h"
+#include "hloroof/profile.h"
 
 namespace hloroof::profile_internal {
+
+// An op's event in a device plane: the profile's event and the HLO op it ran for.
+struct OpEvent {
+  const ProfileEvent* event;
+  std::string_view op;
+  std::string_view track;
+};
+
+// Kernels whose hlo_op names no instruction of `module` (the kernels of CUDA graphs carry the
+// command buffer's name, those of async-wrapped fusions a name the text does not print) are
+// given their instructions where they can be told, by kernel name and launch order
+// (kernel_resolver.cc). `unknown`: such kernels; `resolved`: those given one.
+struct KernelResolution {
+  int64_t unknown = 0;
+  int64_t resolved = 0;
+};
+KernelResolution resolve_kernels(const Module& module, std::vector<OpEvent>& events);
 
 // The length of the union of [start, end) intervals.
 double union_length(std::vector<std::pair<double, double>> intervals);

@@ -14,6 +14,7 @@ target_include_directories(hloroof_xplane_proto PUBLIC $<BUILD_INTERFACE:${HLORO
 set(HLOROOF_PROFILE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/calibrate.cc
   ${CMAKE_CURRENT_LIST_DIR}/compare.cc
+  ${CMAKE_CURRENT_LIST_DIR}/kernel_resolver.cc
   ${CMAKE_CURRENT_LIST_DIR}/measure.cc
   ${CMAKE_CURRENT_LIST_DIR}/read_profile.cc
   ${CMAKE_CURRENT_LIST_DIR}/report.cc
