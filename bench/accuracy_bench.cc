@@ -351,6 +351,12 @@ int captures(const std::string& root) {
       std::printf("%-18s %8.1f us %8.1f us %8.1f us %8.2f %8.2f\n", dir.filename().c_str(),
                   m * 1e6, c->expected_step_s * 1e6, c->roofline_step_s * 1e6,
                   c->expected_step_s / m, c->roofline_step_s / m);
+      // A prediction that is a lower bound (a loop's trip count assumed) is no estimate of the
+      // step: shown, left out of the summary.
+      if (p->is_lower_bound) {
+        std::printf("%-18s (a lower bound: a trip count was assumed; left out below)\n", "");
+        continue;
+      }
       steps_expected.push_back(c->expected_step_s / m);
       steps_roofline.push_back(c->roofline_step_s / m);
       for (const hloroof::JoinedOp& op : c->ops) {

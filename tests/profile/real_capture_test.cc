@@ -80,7 +80,10 @@ TEST_CASE("every real capture: its steps found, every kernel joined to an instru
       CHECK(c.steps == cap.meta["steps"].get<int64_t>());
       for (const UnmatchedOp& u : c.unmatched) {
         INFO(u.name);
-        CHECK(u.side == "predicted");
+        // A loop of unknown trip count copies its condition's result to the host each
+        // iteration (while_dynamic): a kernel of the while itself, which no predicted op is.
+        const bool loop_copy = u.side == "measured" && u.name.starts_with("while");
+        CHECK((u.side == "predicted" || loop_copy));
       }
       CHECK(!c.ops.empty());
       CHECK(c.measured_step_s > 0);
@@ -90,7 +93,7 @@ TEST_CASE("every real capture: its steps found, every kernel joined to an instru
       ++captures;
     }
   }
-  CHECK(captures == 54);  // 18 examples: H100 with and without command buffers, H200
+  CHECK(captures == 56);  // H100: 19 examples, with and without command buffers; H200: 18
 }
 
 // memory_analysis.json is what XLA's buffer assignment allocated for the executable that ran
@@ -121,7 +124,7 @@ TEST_CASE("the memory of every real capture: what XLA allocated, from the text a
       ++captures;
     }
   }
-  CHECK(captures == 36);
+  CHECK(captures == 37);
 }
 
 TEST_CASE("a 4096^3 bf16 GEMM on the H100: the cuBLAS call and its workspace memset") {

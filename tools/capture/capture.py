@@ -210,6 +210,15 @@ def _examples():
     def gemm_sweep(pairs):
         return tuple(a @ b for a, b in pairs)
 
+    # A loop whose trip count only the data tells (XLA knows none): XLA's GPU runtime runs
+    # its condition on the device each iteration and reads the result back on the host.
+    def while_dynamic(x, n):
+        def cond(c):
+            return c[0] < n
+        def body(c):
+            return c[0] + 1, jnp.tanh(c[1] @ c[1])
+        return jax.lax.while_loop(cond, body, (jnp.int32(0), x))[1]
+
     # Each entry makes its inputs only when asked: name -> () -> (function, arguments).
     return {
         "gemm": lambda: (gemm, (rnd((4096, 4096)), rnd((4096, 4096)))),
@@ -230,6 +239,8 @@ def _examples():
         "mlp": lambda: (mlp_train_step, mlp_inputs()),
         "gpt": lambda: (gpt_train_step, gpt_inputs()),
         "gemm_sweep": lambda: (gemm_sweep, (gemm_sweep_inputs(),)),
+        "while_dynamic": lambda: (while_dynamic, (rnd((1024, 1024)),
+                                                  jax.device_put(np.int32(16)))),
     }
 
 
