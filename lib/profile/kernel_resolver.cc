@@ -137,48 +137,50 @@ double mismatch(const Kernel& k, const Candidate& c) {
 constexpr double kSkipped = 1;
 constexpr double kRepeated = 0.5;
 
-// Assigns kernels (in launch order) to candidate instructions (in schedule order)
-// monotonically, each kernel to one instruction, at the least total cost: mismatches, repeats,
-// and instructions skipped before the first kernel's, between two kernels' and, when the run
-// ends at a named kernel (`closed`), after the last kernel's. Returns each kernel's
-// instruction. O(kernels x candidates).
-std::vector<size_t> align(const std::vector<Kernel>& kernels,
-                          const std::vector<Candidate>& candidates, bool closed) {
-  const size_t n = kernels.size(), m = candidates.size();
+// Assigns n kernels (in launch order) to m candidate instructions (in schedule order)
+// monotonically, each kernel to one instruction, at the least total cost: `cost(k, j)` of
+// kernel k on instruction j, kRepeated for a second kernel on one instruction, and kSkipped for
+// each instruction skipped between two kernels' instructions; also for each one skipped before
+// the first kernel's when `skips_before` counts, and after the last kernel's when
+// `skips_after` does. Returns each kernel's instruction. O(n x m); n, m > 0.
+template <typename Cost>
+std::vector<size_t> align(size_t n, size_t m, const Cost& cost, bool skips_before,
+                          bool skips_after) {
   constexpr double kInf = 1e300;
-  // best[i][j]: kernels [0, i] placed, kernel i on candidate j.
-  std::vector<std::vector<double>> best(n, std::vector<double>(m, kInf));
-  std::vector<std::vector<size_t>> from(n, std::vector<size_t>(m, 0));
+  // best[k * m + j]: kernels [0, k] placed, kernel k on instruction j.
+  std::vector<double> best(n * m, kInf);
+  std::vector<uint32_t> from(n * m, 0);
   for (size_t j = 0; j < m; ++j) {
-    best[0][j] = kSkipped * static_cast<double>(j) + mismatch(kernels[0], candidates[j]);
+    best[j] = (skips_before ? kSkipped * static_cast<double>(j) : 0) + cost(0, j);
   }
-  for (size_t i = 1; i < n; ++i) {
-    // Kernel i on candidate c follows kernel i - 1 on c itself, or on j < c with c - j - 1
-    // candidates skipped: the least of best[i - 1][j] - j over j < c, kept as c grows.
+  for (size_t k = 1; k < n; ++k) {
+    // Kernel k on instruction c follows kernel k - 1 on c itself, or on j < c with c - j - 1
+    // instructions skipped: the least of best[k - 1][j] - j over j < c, kept as c grows.
+    const double* prev = &best[(k - 1) * m];
     double least = kInf;
     size_t least_at = 0;
     for (size_t c = 0; c < m; ++c) {
-      double cost = best[i - 1][c] + kRepeated;
-      size_t prev = c;
+      double total = prev[c] + kRepeated;
+      size_t came = c;
       const double moved = least + kSkipped * (static_cast<double>(c) - 1);
-      if (least < kInf && moved < cost) cost = moved, prev = least_at;
-      best[i][c] = cost + mismatch(kernels[i], candidates[c]);
-      from[i][c] = prev;
-      const double here = best[i - 1][c] - kSkipped * static_cast<double>(c);
+      if (least < kInf && moved < total) total = moved, came = least_at;
+      best[k * m + c] = total + cost(k, c);
+      from[k * m + c] = static_cast<uint32_t>(came);
+      const double here = prev[c] - kSkipped * static_cast<double>(c);
       if (here < least) least = here, least_at = c;
     }
   }
   const auto total = [&](size_t j) {
-    return best[n - 1][j] + (closed ? kSkipped * static_cast<double>(m - 1 - j) : 0);
+    return best[(n - 1) * m + j] + (skips_after ? kSkipped * static_cast<double>(m - 1 - j) : 0);
   };
   size_t end = 0;
   for (size_t j = 1; j < m; ++j) {
     if (total(j) < total(end)) end = j;
   }
   std::vector<size_t> out(n);
-  for (size_t i = n; i > 0; --i) {
-    out[i - 1] = end;
-    end = from[i - 1][end];
+  for (size_t k = n; k > 0; --k) {
+    out[k - 1] = end;
+    end = from[(k - 1) * m + end];
   }
   return out;
 }
@@ -321,33 +323,8 @@ class KernelResolver {
       }
       return mismatch({kernel_kind(name), {}}, {o.copies, {}}) + (o.named_kernel_ran ? 2.0 : 0.0);
     };
-    constexpr double kInf = 1e300;
-    std::vector<double> best(n * m, kInf);
-    std::vector<uint32_t> from(n * m, 0);
-    for (size_t j = 0; j < m; ++j) best[j] = cost(0, j);
-    for (size_t k = 1; k < n; ++k) {
-      const double* prev = &best[(k - 1) * m];
-      double least = kInf;  // the least of prev[j] - kSkipped * j over j < c
-      size_t least_at = 0;
-      for (size_t c = 0; c < m; ++c) {
-        double total = prev[c] + kRepeated;
-        size_t came = c;
-        const double moved = least + kSkipped * (static_cast<double>(c) - 1);
-        if (least < kInf && moved < total) total = moved, came = least_at;
-        best[k * m + c] = total + cost(k, c);
-        from[k * m + c] = static_cast<uint32_t>(came);
-        const double here = prev[c] - kSkipped * static_cast<double>(c);
-        if (here < least) least = here, least_at = c;
-      }
-    }
-    size_t end = 0;
-    for (size_t j = 1; j < m; ++j) {
-      if (best[(n - 1) * m + j] < best[(n - 1) * m + end]) end = j;
-    }
-    for (size_t k = n; k > 0; --k) {
-      kernels[k - 1]->op = options[end].instruction->name();
-      end = from[(k - 1) * m + end];
-    }
+    const std::vector<size_t> to = align(n, m, cost, false, false);
+    for (size_t k = 0; k < n; ++k) kernels[k]->op = options[to[k]].instruction->name();
     return static_cast<int64_t>(n);
   }
 
@@ -376,7 +353,10 @@ class KernelResolver {
     }
     std::vector<Candidate> placed;
     for (const Instruction* i : candidates) placed.push_back({copies(*i), root_name(*i)});
-    const std::vector<size_t> to = align(kernels, placed, from_low && to_high);
+    const std::vector<size_t> to = align(
+        run.size(), placed.size(),
+        [&](size_t k, size_t j) { return mismatch(kernels[k], placed[j]); }, true,
+        from_low && to_high);
     for (size_t r = 0; r < run.size(); ++r) run[r]->op = candidates[to[r]]->name();
     return static_cast<int64_t>(run.size());
   }
