@@ -21,9 +21,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,6 +29,7 @@
 #include "hloroof/collective.h"
 #include "hloroof/device.h"
 #include "hloroof/hlo_text.h"
+#include "hloroof/input_file.h"
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "hloroof/roofline.h"
@@ -288,10 +287,9 @@ void leave_one_out() {
 
 // The built-in device a capture ran on, from its meta.json's device_kind ("NVIDIA H200").
 std::string device_of(const std::filesystem::path& capture) {
-  std::ifstream in(capture / "meta.json");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const std::string meta = text.str();
+  absl::StatusOr<hloroof::InputFile> file =
+      hloroof::read_input_file((capture / "meta.json").string());
+  const std::string_view meta = file.ok() ? file->text() : std::string_view();
   for (const auto& [kind, device] : {std::pair{"H200", "h200"}, std::pair{"H100", "h100"},
                                      std::pair{"B200", "b200"}, std::pair{"A100", "a100"}}) {
     if (meta.find(kind) != std::string::npos) return device;
@@ -300,9 +298,9 @@ std::string device_of(const std::filesystem::path& capture) {
 }
 
 // --captures: each capture folder under DIR/SET/NAME (tools/capture/capture.py) predicted
-// for the device it ran on and joined with its profile, as `hloroof profile` does. Prints each step's
-// measured, expected and roofline time, and per set and bound the op-level summary (each
-// joined op's per-step time; ops under 2 us left out of the summary, launch noise).
+// for the device it ran on and joined with its profile, as `hloroof profile` does. Prints each
+// step's measured, expected and roofline time, and per set and bound the op-level summary
+// (each joined op's per-step time; ops under 2 us left out of the summary, launch noise).
 int captures(const std::string& root) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -328,10 +326,10 @@ int captures(const std::string& root) {
     std::vector<double> steps_expected, steps_roofline;
     std::map<std::string, Ratios> bounds;
     for (const fs::path& dir : dirs) {
-      std::ifstream in(dir / "module.hlo");
-      std::ostringstream text;
-      text << in.rdbuf();
-      absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text.str());
+      absl::StatusOr<hloroof::InputFile> text =
+          hloroof::read_input_file((dir / "module.hlo").string());
+      absl::StatusOr<hloroof::Module> module =
+          text.ok() ? hloroof::parse_module(*std::move(text)) : text.status();
       absl::StatusOr<hloroof::Profile> profile = hloroof::read_profile(dir.string());
       if (!module.ok() || !profile.ok()) {
         std::printf("%-18s unreadable\n", dir.filename().c_str());

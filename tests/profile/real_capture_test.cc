@@ -3,14 +3,13 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "hloroof/hlo_text.h"
+#include "hloroof/input_file.h"
 #include "hloroof/memory.h"
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
@@ -24,11 +23,12 @@ namespace fs = std::filesystem;
 const fs::path kRoot = fs::path(HLOROOF_SOURCE_DIR) / "tests" / "data";
 const fs::path kData = kRoot / "h100";
 
+// A committed file's text, read as the command reads its inputs; a missing file fails the test.
 std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  absl::StatusOr<InputFile> file = read_input_file(path.string());
+  INFO(path.string());
+  REQUIRE(file.ok());
+  return std::string(file->text());
 }
 
 struct Capture {
