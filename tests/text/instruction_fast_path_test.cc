@@ -178,6 +178,63 @@ TEST_CASE("duplicate names, and names that differ only in their last characters"
   CHECK(e->find_instruction("get-tuple-element.1234568") == e->root());
 }
 
+// A chain `p.0 = parameter(0)`, `n.1 = negate(p.0)`, ... of `count` instructions, as the body
+// of ENTRY %e; `repeat` (when not empty) is defined again as the last line.
+std::string chain(int count, std::string_view repeat = {}) {
+  std::string text = "HloModule m\n\nENTRY %e {\n  p.0 = f32[] parameter(0)\n";
+  for (int k = 1; k < count; ++k) {
+    text += "  n." + std::to_string(k) + " = f32[] negate(" + (k == 1 ? std::string("p.0")
+            : "n." + std::to_string(k - 1)) + ")\n";
+  }
+  if (!repeat.empty()) text += "  " + std::string(repeat) + " = f32[] negate(p.0)\n";
+  return text + "}\n";
+}
+
+TEST_CASE("names are found by scanning in small computations and by a map in large ones") {
+  // Up to 16 instructions a computation scans its list for a name; the 17th fills the map.
+  for (int count : {2, 15, 16, 17, 40}) {
+    CAPTURE(count);
+    Module m = parse_ok(chain(count));
+    Computation* e = m.entry();
+    REQUIRE(e->instruction_count() == static_cast<size_t>(count));
+    CHECK(e->find_instruction("p.0") == e->instructions().front());
+    CHECK(e->find_instruction("n." + std::to_string(count - 1)) == e->root());
+    CHECK(e->find_instruction("n." + std::to_string(count)) == nullptr);
+    CHECK(e->find_instruction("n") == nullptr);
+    for (int k = 1; k < count; ++k) {
+      CHECK(e->find_instruction("n." + std::to_string(k))->operand(0) ==
+            e->instructions()[static_cast<size_t>(k - 1)]);
+    }
+    // A name defined twice is an error on either side of the limit: the first, the last
+    // and the middle name again.
+    for (const std::string& again : {std::string("p.0"), "n." + std::to_string(count - 1),
+                                     "n." + std::to_string(count / 2)}) {
+      if (again == "n.0") continue;
+      const std::string text = chain(count, again);
+      CAPTURE(again);
+      CHECK(located_error(text).find("instruction already exists: " + again) !=
+            std::string::npos);
+    }
+    // Edits keep lookups right as a computation crosses the limit: each add takes a free
+    // name, and a removed name can be found no more.
+    const Shape& scalar = e->root()->shape();
+    for (int k = 0; k < 3; ++k) {
+      absl::StatusOr<Instruction*> copy =
+          e->add_instruction(Opcode::kCopy, "p.0", scalar, {e->instructions().front()});
+      REQUIRE(copy.ok());
+      CHECK((*copy)->name() == "p.0." + std::to_string(k + 1));
+      CHECK(e->find_instruction((*copy)->name()) == *copy);
+    }
+    REQUIRE(e->remove_instruction(e->find_instruction("p.0.2")).ok());
+    CHECK(e->find_instruction("p.0.2") == nullptr);
+    CHECK(e->find_instruction("p.0.3") != nullptr);
+    absl::StatusOr<Instruction*> again =
+        e->add_instruction(Opcode::kCopy, "p.0", scalar, {e->instructions().front()});
+    REQUIRE(again.ok());
+    CHECK((*again)->name() == "p.0.2");  // free again
+  }
+}
+
 TEST_CASE("a shape is known by its text only where the text ends as when it was read") {
   // `f32[8] {0}`: the cached `f32[8]` ends at the space; the layout is then not part of it.
   CHECK(located_error(

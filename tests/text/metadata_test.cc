@@ -4,6 +4,7 @@
 // integers, computation references): every other spelling of the same value reads the same, and
 // errors inside them are reported where and as the token-by-token parser reports them.
 #include <catch2/catch.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "hloroof/module.h"
 #include "hloroof/replica_groups.h"
 #include "hloroof/sharding.h"
+#include "ir/arena.h"
 #include "ir/metadata_scan.h"
 #include "module_test_util.h"
 
@@ -161,6 +163,57 @@ TEST_CASE("the plain metadata scanner finds quotes, escapes and newlines at any 
   CHECK(m.op_name == body);
   // A string that runs to the end of the text has no closing quote.
   CHECK(detail::scan_plain_metadata("{op_name=\"" + std::string(40, 'x'), nullptr) == 0);
+}
+
+TEST_CASE("metadata with escaped strings is decoded as the token path decodes it") {
+  // JAX names parameters `params['w']`, printed with escaped quotes.
+  detail::Arena arena;
+  OpMetadata m;
+  const std::string text =
+      R"({op_name="params[\'layers_0\'][\'w\']" source_file="a\\b\"c.py" source_line=3})";
+  CHECK(detail::scan_escaped_metadata(text, arena, &m) == text.size());
+  CHECK(m.op_name == "params['layers_0']['w']");
+  CHECK(m.source_file == "a\\b\"c.py");  // an escaped backslash, then an escaped quote
+  CHECK(m.source_line == 3);
+  // Strings without escapes stay views into the text.
+  OpMetadata plain;
+  const std::string unescaped = R"({op_name="x" source_file="y"})";
+  CHECK(detail::scan_escaped_metadata(unescaped, arena, &plain) == unescaped.size());
+  CHECK(plain.op_name.data() == unescaped.data() + 10);
+  // What the token path must report, or read, is refused: an escape absl::CUnescape does not
+  // know, a backslash at the end, a line break, a field outside the plain form.
+  for (const std::string& refused : {
+           std::string(R"({op_name="a\q"})"),
+           std::string(R"({op_name="a\)"),
+           std::string("{op_name=\"a\\'\nb\"}"),
+           std::string(R"({op_name="a\'" profile_type={1}})"),
+       }) {
+    CAPTURE(refused);
+    OpMetadata untouched;
+    untouched.source_line = 5;
+    CHECK(detail::scan_escaped_metadata(refused, arena, &untouched) == 0);
+    CHECK(untouched.source_line == 5);
+    CHECK(untouched.op_name.empty());
+  }
+  // Parsed, the same record as the token path keeps (the module's printer writes the text as
+  // it was, so both spellings print back unchanged).
+  for (std::string_view separator : {" ", ", "}) {
+    CAPTURE(separator);
+    const std::string module = std::string(R"(HloModule m
+ENTRY %e {
+  ROOT %p = f32[] parameter(0), metadata={op_name="params[\'w\']")") +
+                               std::string(separator) + R"(source_line=7}
+}
+)";
+    Module parsed = testing::parse_ok(module);
+    std::optional<OpMetadata> read = parsed.entry()->root()->metadata();
+    REQUIRE(read.has_value());
+    CHECK(read->op_name == "params['w']");
+    CHECK(read->source_line == 7);
+    CHECK(print(parsed).find(R"(metadata={op_name="params[\'w\']")" +
+                                    std::string(separator) + "source_line=7}") !=
+          std::string::npos);
+  }
 }
 
 TEST_CASE("the plain metadata scanner reads integers as from_chars does") {
