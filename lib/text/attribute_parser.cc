@@ -578,10 +578,7 @@ bool ModuleParser::note_call(const Computation* callee) {
   auto below = call_height_.find(callee);
   const int height = (below == call_height_.end() ? 0 : below->second) + 1;
   if (height > kMaxCallDepth) return false;
-  if (computation_ != nullptr) {
-    int& mine = call_height_[computation_];
-    mine = std::max(mine, height);
-  }
+  if (computation_ != nullptr) call_height_here_ = std::max(call_height_here_, height);
   return true;
 }
 

@@ -218,9 +218,12 @@ class ModuleParser : public Parser {
   const char* scanned_to_ = nullptr;  // see estimated_instruction_count()
   int nesting_ = 0;       // nested instruction operands
   int inline_depth_ = 0;  // inline computations
-  // The longest chain of calls below each computation parsed so far (1: it calls only
-  // computations that call nothing), so that call nesting stays bounded for every later walk.
+  // The longest chain of calls below each computation parsed so far that calls any (1: it
+  // calls only computations that call nothing), so that call nesting stays bounded for every
+  // later walk; and below computation_, which goes into the map when it is finished (most
+  // computations call nothing and stay out of it).
   absl::flat_hash_map<const Computation*, int> call_height_;
+  int call_height_here_ = 0;
 };
 
 }  // namespace hloroof::text
