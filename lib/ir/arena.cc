@@ -35,7 +35,7 @@ constexpr size_t kMaxExpected = size_t{1} << 30;
 // (Arena::kPopulateStep, 64 KiB) bounds what is resident but not yet used; steps of 256 KiB left
 // 128 KiB of that on average.
 // Even populated, each 4 KiB page costs 1-4 us more when first touched on a virtual machine; a
-// huge page does not. So the block a parse expects (expect(), half the text's size) and large
+// huge page does not. So the block a parse expects (expect(), see parse_state) and large
 // blocks of large arenas (kHugeAfter) are in huge pages, made resident 2 MiB at a time: gemma4's
 // 3.6 MB parse took about 2 ms less with the text's huge pages. Huge pages for every block from 2
 // MiB up left most of a huge page unused in modules of 2-4 MB (1.15 bytes per text byte more on
@@ -121,8 +121,8 @@ void Arena::new_destructor_chunk() {
 
 void Arena::expect(size_t bytes) {
   if (bytes < kHugePageBytes * 3 / 4 || !huge_pages_available()) return;
-  expected_ =
-      (std::min(bytes, kMaxExpected) + kHugePageBytes / 2) / kHugePageBytes * kHugePageBytes;
+  expected_ = (std::min(bytes, kMaxExpected) + kHugePageBytes * 3 / 4) / kHugePageBytes *
+              kHugePageBytes;
 }
 
 void Arena::populate() {

@@ -64,10 +64,10 @@ class Arena {
 
   std::string_view save(std::string_view text);
 
-  // Tells the arena that it will hand out at least about `bytes` more: from 1.5 MiB up (rounded
-  // to the nearest 2 MiB), the next block it opens is that large and in huge pages where the kernel
-  // gives them (util/huge_pages.h), which cost much less to touch the first time than 4 KiB
-  // pages.
+  // Tells the arena that it will hand out at least about `bytes` more: from 1.5 MiB up, the
+  // next block it opens is that large, in whole huge pages (rounded up unless the last would be
+  // less than a quarter used), where the kernel gives them (util/huge_pages.h): they cost much
+  // less to touch the first time than 4 KiB pages.
   void expect(size_t bytes);
 
   // Bytes taken from the system so far.

@@ -10,6 +10,7 @@
 #include "hloroof/shape_text.h"
 #include "ir/shape_util.h"
 #include "ir/strings.h"
+#include "util/huge_pages.h"
 #include "text/module_attributes.h"
 
 namespace hloroof::text {
@@ -457,13 +458,31 @@ bool ModuleParser::find_later_definition(std::string_view name, bool computation
 namespace hloroof {
 namespace {
 
+// What parsing `text` will take of its module's arena, for Arena::expect: from 1.5 MiB up, the
+// arena's first block is that large, in huge pages made resident as it fills. Printers write an
+// instruction a line, and a module takes 157-163 bytes of arena per instruction on the corpus's
+// largest modules (module_memory_bench): so 160 bytes a line. Counting the lines costs about a
+// twentieth of the parse, which the huge pages repay on texts of a few MB (gemma3's 3.8 MB: 1.65
+// huge pages' worth, 0.8 ms less with two than with one and 4 KiB pages after it); past 16 MiB,
+// half the text's size is expected instead (the arena takes 0.56-1.2 bytes per text byte),
+// since every block of an arena past 4 MiB is in huge pages anyway.
+size_t expected_arena_bytes(std::string_view text) {
+  constexpr size_t kCountUpTo = size_t{16} << 20;
+  constexpr size_t kBytesPerLine = 160;
+  if (text.size() < detail::kHugePageBytes || text.size() > kCountUpTo) return text.size() / 2;
+  size_t lines = 0;
+  for (const char* p = text.data(); const void* nl = std::memchr(
+           p, '\n', static_cast<size_t>(text.data() + text.size() - p));
+       p = static_cast<const char*>(nl) + 1) {
+    ++lines;
+  }
+  return lines * kBytesPerLine;
+}
+
 // Parses `state.source` (set by the caller) into `module`.
 absl::StatusOr<Module> parse_state(Module module, const ParseOptions& options) {
   detail::ModuleState& state = detail::IrAccess::state(module);
-  // A module takes 0.56-1.2 bytes of arena per byte of text (module_memory_bench on the largest
-  // corpus modules and the generated one): half the text's size is nearly all used, and from
-  // 3 MiB of text up, made resident in huge pages from the start.
-  state.arena.expect(state.source.size() / 2);
+  state.arena.expect(expected_arena_bytes(state.source));
   // Modules of many computations take 2 KB of text or more for each (the generated module's
   // fused computations, 2.0 KB; the corpus's largest modules, 6-8 KB): room for as many
   // computations as that allows, so that the map of their names never grows, rehashing every

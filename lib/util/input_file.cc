@@ -203,14 +203,19 @@ absl::StatusOr<InputFile> read_input_file(std::string_view path, int64_t max_byt
   // kernel fills zeros; when the file ends on a page boundary, the reservation's extra page is.
   // The file's huge pages (2 MiB each) are read into huge pages: one copy, after which
   // the text costs much less to touch the first time than a mapping of the file in 4 KiB pages
-  // (util/huge_pages.h; about 1 ms less for a 3.6 MB file on a virtual machine). The rest, and
-  // the whole file where huge pages are not given, is a mapping of the file.
+  // (util/huge_pages.h; about 1 ms less for a 3.6 MB file on a virtual machine). So is its last
+  // part when the huge page it takes would leave at most an eighth of a byte per text byte
+  // unused (resident all the same): 0.6 ms less for a 3.8 MB file, its last 1.6 MiB in one.
+  // The rest, and the whole file where huge pages are not given, is a mapping of the file.
   const size_t bytes = static_cast<size_t>(size);
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const size_t span = (bytes / page + 1) * page;
-  // (Reading the last part into a huge page too, when it filled half of one, was no faster and
-  // kept up to 1 MiB more resident.)
+  size_t span = (bytes / page + 1) * page;
   size_t huge = bytes / detail::kHugePageBytes * detail::kHugePageBytes;
+  if (const size_t whole = huge + detail::kHugePageBytes;
+      huge > 0 && bytes > huge && (whole - bytes) * 8 <= bytes) {
+    huge = whole;  // whole > bytes: the byte after the text is in it
+    span = whole;
+  }
   void* base = huge > 0 ? detail::map_huge_pages(span, huge) : nullptr;
   if (base == nullptr) {
     huge = 0;
@@ -220,7 +225,7 @@ absl::StatusOr<InputFile> read_input_file(std::string_view path, int64_t max_byt
   if (base != nullptr) {
     char* text = static_cast<char*>(base);
     if (huge > 0) {
-      if (absl::Status s = read_into(fd.get(), path, huge, text); !s.ok()) {
+      if (absl::Status s = read_into(fd.get(), path, std::min(huge, bytes), text); !s.ok()) {
         ::munmap(base, span);
         return s;
       }

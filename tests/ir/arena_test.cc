@@ -4,6 +4,7 @@
 #include "ir/arena.h"
 
 #include <catch2/catch.hpp>
+#include <utility>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -146,7 +147,8 @@ TEST_CASE("an arena told what to expect opens one block that large, in huge page
   if (!huge_pages_available()) return;
   Arena::release_pooled();  // or a pooled block of a destroyed arena would be taken instead
   {
-    // 3 MiB rounds to the nearest 2 MiB: one block of 4 MiB holds 3 MiB in 4 KiB pieces.
+    // 3 MiB would use half of a second huge page: one block of 4 MiB holds 3 MiB in 4 KiB
+    // pieces.
     Arena arena;
     arena.expect(3 << 20);
     for (size_t i = 0; i < 3 * 256; ++i) {
@@ -161,6 +163,17 @@ TEST_CASE("an arena told what to expect opens one block that large, in huge page
       // Made resident a huge page at a time: 3 MiB used, two huge pages resident.
       CHECK(arena.resident_bytes() == size_t{4} << 20);
     }
+  }
+  // Whole huge pages, rounded up unless the last would be less than a quarter used: 2.25 MiB
+  // (the second an eighth used) gives one, 2.5 MiB (a quarter) two.
+  for (auto [expected, block] : {std::pair{size_t{9} << 18, size_t{2} << 20},
+                                 std::pair{size_t{5} << 19, size_t{4} << 20}}) {
+    Arena::release_pooled();
+    CAPTURE(expected);
+    Arena arena;
+    arena.expect(expected);
+    arena.allocate(8, 8);
+    CHECK(arena.reserved_bytes() == block);
   }
   Arena::release_pooled();
   {
