@@ -162,26 +162,24 @@ size_t scan_plain(std::string_view text, OpMetadata* out, Arena* arena = nullptr
       // The closing quote, or where the value turns out not to be plain (an escape, a line
       // break). Metadata strings are long (op names, file paths): many bytes a step.
       const char* close = find_first_of<'"', '\\', '\n'>(p, end);
+      bool escapes = false;
       if constexpr (kMode == ScanMode::kDecode) {
         // An escaped byte, which may be a quote, does not end the string (as the lexer reads
-        // it); the body is then decoded as the token path decodes it (absl::CUnescape).
-        bool escapes = false;
+        // it).
         while (close != end && *close == '\\' && end - close > 1) {
           escapes = true;
           close = find_first_of<'"', '\\', '\n'>(close + 2, end);
         }
-        if (close == end || *close != '"') return 0;
-        const std::string_view body(p, static_cast<size_t>(close - p));
-        if (escapes) {
-          std::string decoded;
-          if (!absl::CUnescape(absl::string_view(body.data(), body.size()), &decoded)) return 0;
-          *string = arena->save(decoded);
-        } else {
-          *string = body;
+      }
+      if (close == end || *close != '"') return 0;
+      *string = std::string_view(p, static_cast<size_t>(close - p));
+      if (escapes) {
+        // Decoded as the token path decodes it.
+        std::string decoded;
+        if (!absl::CUnescape(absl::string_view(string->data(), string->size()), &decoded)) {
+          return 0;
         }
-      } else {
-        if (close == end || *close != '"') return 0;
-        *string = std::string_view(p, static_cast<size_t>(close - p));
+        *string = arena->save(decoded);
       }
       p = close + 1;
     } else {

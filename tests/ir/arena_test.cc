@@ -4,9 +4,9 @@
 #include "ir/arena.h"
 
 #include <catch2/catch.hpp>
-#include <utility>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "hloroof/module.h"

@@ -182,9 +182,11 @@ TEST_CASE("duplicate names, and names that differ only in their last characters"
 // of ENTRY %e; `repeat` (when not empty) is defined again as the last line.
 std::string chain(int count, std::string_view repeat = {}) {
   std::string text = "HloModule m\n\nENTRY %e {\n  p.0 = f32[] parameter(0)\n";
+  std::string previous = "p.0";
   for (int k = 1; k < count; ++k) {
-    text += "  n." + std::to_string(k) + " = f32[] negate(" + (k == 1 ? std::string("p.0")
-            : "n." + std::to_string(k - 1)) + ")\n";
+    const std::string name = "n." + std::to_string(k);
+    text += "  " + name + " = f32[] negate(" + previous + ")\n";
+    previous = name;
   }
   if (!repeat.empty()) text += "  " + std::string(repeat) + " = f32[] negate(p.0)\n";
   return text + "}\n";
