@@ -17,7 +17,11 @@ namespace hloroof::text {
 
 using detail::IrAccess;
 
-ModuleParser::ModuleParser(detail::ModuleState* state) : Parser(state->source), state_(state) {}
+ModuleParser::ModuleParser(detail::ModuleState* state, const TextLines* lines)
+    : Parser(state->source),
+      state_(state),
+      lines_(lines),
+      counted_to_(state->source.data()) {}
 
 ModuleParser::ModuleParser(detail::ModuleState* state, std::string_view text)
     : Parser(text), state_(state) {}
@@ -280,13 +284,14 @@ bool ModuleParser::parse_computation() {
     if (!expect(TokenKind::kArrow, "before the result shape of the computation")) return false;
     if (!parse_cached_shape(&declared_result)) return false;
   }
+  const char* body = tok().begin();
   if (!expect(TokenKind::kLBrace, "to open the body of computation ", name.name())) {
     return false;
   }
 
   computation_ = IrAccess::new_computation(*state_, name.name());
   call_height_here_ = 0;
-  IrAccess::reserve_instructions(computation_, estimated_instruction_count());
+  IrAccess::reserve_instructions(computation_, estimated_instruction_count(body));
   IrAccess::set_entry(computation_, is_entry);
   root_ = nullptr;
   compact_gtes_.clear();
@@ -317,24 +322,45 @@ bool ModuleParser::parse_computation() {
   return finish_computation(name, declared_result);
 }
 
-// Printed modules put one instruction on a line and close a body with `}` at the start of a
-// line: the lines up to there estimate the body's size. It is a hint only: text laid out
-// otherwise just costs a map that grows as it goes. A body that starts inside the text an earlier
-// estimate already scanned gets no hint, so no byte is scanned twice.
-size_t ModuleParser::estimated_instruction_count() {
-  std::string_view rest = lexer_.rest();
-  const char* p = rest.data();
-  const char* end = p + rest.size();
-  if (p < scanned_to_) return 0;
-  size_t lines = 0;
-  while (const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p))) {
-    p = static_cast<const char*>(nl) + 1;
-    if (p < end && *p == '}') break;
-    ++lines;
+TextLines count_lines(std::string_view text) {
+  TextLines lines;
+  const size_t max_ends = 16 + text.size() / 64;
+  const char* end = text.data() + text.size();
+  for (const char* p = text.data();
+       const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+       p = nl + 1) {
+    if (nl + 1 < end && nl[1] == '}' && lines.body_ends.size() < max_ends) {
+      lines.body_ends.push_back({nl, lines.count});
+    }
+    ++lines.count;
   }
-  scanned_to_ = p;
+  return lines;
+}
+
+// Printed modules put one instruction on a line and close a body with `}` at the start of a
+// line: the lines from the body's `{` to the next such line estimate the body's size, from the body ends
+// count_lines found. It is a hint only: text laid out otherwise just costs a map that grows as it
+// goes. A body that starts before the end an earlier estimate used (an inline computation) gets
+// no hint. Only the text between bodies (their headers) is counted here, each byte once.
+size_t ModuleParser::estimated_instruction_count(const char* p) {
+  if (lines_ == nullptr || p < scanned_to_) return 0;
+  const std::vector<TextLines::BodyEnd>& ends = lines_->body_ends;
+  while (next_body_end_ < ends.size() && ends[next_body_end_].newline < p) ++next_body_end_;
+  if (next_body_end_ == ends.size()) return 0;
+  if (next_body_end_ > 0 && ends[next_body_end_ - 1].newline >= counted_to_) {
+    counted_to_ = ends[next_body_end_ - 1].newline;
+    counted_lines_ = ends[next_body_end_ - 1].line;
+  }
+  while (const char* nl = static_cast<const char*>(
+             std::memchr(counted_to_, '\n', static_cast<size_t>(p - counted_to_)))) {
+    ++counted_lines_;
+    counted_to_ = nl + 1;
+  }
+  counted_to_ = p;
+  const TextLines::BodyEnd& body_end = ends[next_body_end_];
+  scanned_to_ = body_end.newline + 1;
   constexpr size_t kMaxHint = size_t{1} << 20;
-  return std::min(lines, kMaxHint);
+  return std::min(body_end.line - counted_lines_, kMaxHint);
 }
 
 bool ModuleParser::parse_inline_computation(Computation** out) {
@@ -458,37 +484,32 @@ bool ModuleParser::find_later_definition(std::string_view name, bool computation
 namespace hloroof {
 namespace {
 
-// What parsing `text` will take of its module's arena, for Arena::expect: from 1.5 MiB up, the
-// arena's first block is that large, in huge pages made resident as it fills. Printers write an
-// instruction a line, and a module takes 157-163 bytes of arena per instruction on the corpus's
-// largest modules (module_memory_bench): so 160 bytes a line. Counting the lines costs 3% of the
-// parse's instructions, which the huge pages repay on texts of a few MB (gemma3's 3.8 MB: 1.65
-// huge pages' worth; with two instead of one and 4 KiB pages after it, its whole command took
-// 1.2-1.5 ms less of 10); past 16 MiB, half the text's size is expected instead (the arena takes
-// 0.56-1.2 bytes per text byte), since every block of an arena past 4 MiB is in huge pages anyway.
-size_t expected_arena_bytes(std::string_view text) {
+// What parsing a text of `text_bytes` bytes and `lines` lines will take of its module's arena,
+// for Arena::expect: from 1.5 MiB up, the arena's first block is that large, in huge pages made
+// resident as it fills. Printers write an instruction a line, and a module takes 157-163 bytes of
+// arena per instruction on the corpus's largest modules (module_memory_bench): so 160 bytes a
+// line. That many huge pages pay on texts of a few MB (gemma3's 3.8 MB: 1.65 huge pages' worth;
+// with two instead of one and 4 KiB pages after it, its whole command took 1.2-1.5 ms less of
+// 10); past 16 MiB, half the text's size is expected instead (the arena takes 0.56-1.2 bytes per
+// text byte), since every block of an arena past 4 MiB is in huge pages anyway.
+size_t expected_arena_bytes(size_t text_bytes, size_t lines) {
   constexpr size_t kCountUpTo = size_t{16} << 20;
   constexpr size_t kBytesPerLine = 160;
-  if (text.size() < detail::kHugePageBytes || text.size() > kCountUpTo) return text.size() / 2;
-  size_t lines = 0;
-  for (const char* p = text.data(); const void* nl = std::memchr(
-           p, '\n', static_cast<size_t>(text.data() + text.size() - p));
-       p = static_cast<const char*>(nl) + 1) {
-    ++lines;
-  }
+  if (text_bytes < detail::kHugePageBytes || text_bytes > kCountUpTo) return text_bytes / 2;
   return lines * kBytesPerLine;
 }
 
 // Parses `state.source` (set by the caller) into `module`.
 absl::StatusOr<Module> parse_state(Module module, const ParseOptions& options) {
   detail::ModuleState& state = detail::IrAccess::state(module);
-  state.arena.expect(expected_arena_bytes(state.source));
+  const text::TextLines lines = text::count_lines(state.source);
+  state.arena.expect(expected_arena_bytes(state.source.size(), lines.count));
   // Modules of many computations take 2 KB of text or more for each (the generated module's
   // fused computations, 2.0 KB; the corpus's largest modules, 6-8 KB): room for as many
   // computations as that allows, so that the map of their names never grows, rehashing every
   // name again (7% of the parse of the generated 105 MB module), for 12 bytes a KB of text.
   state.computations_by_name.reserve(state.source.size() / 2048);
-  text::ModuleParser parser(&state);
+  text::ModuleParser parser(&state, &lines);
   if (!parser.parse_module()) {
     return text::diagnostic_status(*parser.diagnostic(), state.source, options.file_name,
                                    options.show_source_line);

@@ -62,10 +62,25 @@ const char* scan_iota_list(const char* p, std::vector<int64_t>* dims,
 // ` last_tile_dim_replicate`), before `,` or a line end: as scan_iota_replica_groups.
 const char* scan_sharding(const char* p, Sharding* out);
 
+// The lines of a text, counted in one pass before it is parsed: how many there are (which sizes
+// the module's arena) and where printed computation bodies end (a line that starts with `}`),
+// which sizes each computation's instruction list and name map before its first instruction.
+struct TextLines {
+  struct BodyEnd {
+    const char* newline;  // the newline before the `}`
+    size_t line;          // how many newlines come before it
+  };
+  size_t count = 0;  // newlines in the text
+  // In text order. At most 16 and one per 64 bytes of text: bodies past that many get no size
+  // hint (a text of `}` lines would otherwise take 8 bytes of records per byte).
+  std::vector<BodyEnd> body_ends;
+};
+TextLines count_lines(std::string_view text);
+
 class ModuleParser : public Parser {
  public:
-  // Parses `state->source`, filling `state`.
-  explicit ModuleParser(detail::ModuleState* state);
+  // Parses `state->source`, filling `state`; `lines`, when given, are state->source's.
+  explicit ModuleParser(detail::ModuleState* state, const TextLines* lines = nullptr);
   // Parses `text` as one attribute value for `instruction` (which lives in `state`); the text
   // must outlive the module (callers save it in the arena first).
   ModuleParser(detail::ModuleState* state, std::string_view text);
@@ -194,8 +209,8 @@ class ModuleParser : public Parser {
   [[nodiscard]] bool check_instruction_in_full(Instruction* instruction, const Token& at);
   [[nodiscard]] bool infer_shape(Instruction* instruction, const Token& at, Shape* out);
 
-  // About how many instructions the body that starts at the cursor holds (to size its maps).
-  size_t estimated_instruction_count();
+  // About how many instructions the body whose `{` is at `body` holds (to size its lists).
+  size_t estimated_instruction_count(const char* body);
   std::string_view save(std::string_view text) { return state_->arena.save(text); }
   // When `name` is defined later in the text: the position of that definition.
   bool find_later_definition(std::string_view name, bool computation) const;
@@ -215,7 +230,13 @@ class ModuleParser : public Parser {
   // What cached_shape_before_space found last, and the text it found it by.
   std::string_view last_shape_text_;
   const Shape* last_shape_ = nullptr;
-  const char* scanned_to_ = nullptr;  // see estimated_instruction_count()
+  // For estimated_instruction_count(): the text's lines, the first body end not yet used, and
+  // how many newlines come before counted_to_.
+  const TextLines* lines_ = nullptr;
+  size_t next_body_end_ = 0;
+  const char* scanned_to_ = nullptr;
+  const char* counted_to_ = nullptr;
+  size_t counted_lines_ = 0;
   int nesting_ = 0;       // nested instruction operands
   int inline_depth_ = 0;  // inline computations
   // The longest chain of calls below each computation parsed so far that calls any (1: it
