@@ -1,8 +1,8 @@
 // Where a parsed module's memory goes: `module_memory_bench [FILE...]` (default: the three
 // largest valid modules of the shared corpus, ../shared/corpus or $HLOROOF_CORPUS). For each
 // file, bytes per instruction of each kind of object (nodes, attribute records, decoded metadata,
-// edge lists out of line, name maps, order lists, shape table, other arena contents, unused arena
-// ends, other heap), all measured by walking the module; the heap total from mallinfo2 and the
+// edge lists out of line, name maps, order lists, other arena contents, unused arena ends, shape
+// table, other heap), all measured by walking the module; the heap total from mallinfo2 and the
 // peak resident growth from VmHWM, both measured around the parse. The peak is split into
 // anonymous memory (the module and what parsing left) and file pages (the parser's code, read
 // from the binary the first time it runs, and the input's pages when the file was not already
@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "bench_support.h"
-#include "hloroof/detail/populated_allocator.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/input_file.h"
 #include "ir/memory_breakdown.h"
@@ -27,10 +26,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Malloc's bytes in use, and the module's large containers that were mapped instead.
+// Malloc's bytes in use.
 size_t heap_in_use() {
   struct mallinfo2 info = mallinfo2();
-  return info.uordblks + info.hblkhd + hloroof::detail::mapped_populated_bytes();
+  return info.uordblks + info.hblkhd;
 }
 
 void measure(const std::string& path) {
@@ -63,23 +62,23 @@ void measure(const std::string& path) {
   auto row = [&](const char* what, double bytes) {
     std::printf("  %-44s %8.1f B/instruction %6.2f B/B\n", what, bytes / n, bytes / text);
   };
-  const size_t known_arena =
-      b.nodes + b.attribute_records + b.metadata_records + b.edge_lists + b.rare_records;
+  const size_t known_arena = b.nodes + b.attribute_records + b.metadata_records + b.edge_lists +
+                             b.rare_records + b.name_maps + b.order_lists;
   // Blocks the arena took from malloc are in both totals.
   const size_t arena_on_heap = b.arena_heap_blocks;
-  const size_t known_heap = b.edge_heap + b.name_maps + b.order_lists + b.shape_table;
+  const size_t known_heap = b.edge_heap + b.shape_table;
   row("arena: instruction nodes", static_cast<double>(b.nodes));
   row("arena: attribute records", static_cast<double>(b.attribute_records));
   row("arena: decoded metadata", static_cast<double>(b.metadata_records));
   row("arena: edge lists", static_cast<double>(b.edge_lists));
   row("arena: rare fields (literal, control, called)", static_cast<double>(b.rare_records));
+  row("arena: name maps", static_cast<double>(b.name_maps));
+  row("arena: instruction and parameter lists", static_cast<double>(b.order_lists));
   row("arena: other (shapes, values, strings...)", static_cast<double>(b.arena_used - known_arena));
   row("arena: resident, not used (block ends)",
       static_cast<double>(b.arena_resident - b.arena_used));
   row("arena: reserved, not resident", static_cast<double>(b.arena_reserved - b.arena_resident));
   row("heap: edge lists (callers)", static_cast<double>(b.edge_heap));
-  row("heap: name maps", static_cast<double>(b.name_maps));
-  row("heap: instruction and parameter lists", static_cast<double>(b.order_lists));
   row("heap: shape table", static_cast<double>(b.shape_table));
   const double heap_other = static_cast<double>(heap) - static_cast<double>(arena_on_heap) -
                             static_cast<double>(known_heap);

@@ -10,7 +10,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "hloroof/detail/populated_allocator.h"
+#include "hloroof/detail/arena_allocator.h"
 #include "hloroof/detail/string_view_hash.h"
 #include "hloroof/instruction.h"
 
@@ -45,7 +45,8 @@ struct InstructionNameEq {
   }
 };
 using InstructionsByName = absl::flat_hash_set<Instruction*, InstructionNameHash,
-                                               InstructionNameEq, PopulatedAllocator<Instruction*>>;
+                                               InstructionNameEq, ArenaAllocator<Instruction*>>;
+using InstructionVector = std::vector<Instruction*, ArenaAllocator<Instruction*>>;
 }  // namespace detail
 
 class Computation {
@@ -85,15 +86,20 @@ class Computation {
  private:
   friend struct detail::IrAccess;
   friend class detail::Arena;
-  Computation() = default;
+  // Its lists and name map take their memory from `arena`, the module's.
+  explicit Computation(detail::Arena* arena)
+      : instructions_(detail::ArenaAllocator<Instruction*>(arena)),
+        parameters_(detail::ArenaAllocator<Instruction*>(arena)),
+        by_name_(0, detail::InstructionNameHash(), detail::InstructionNameEq(),
+                 detail::ArenaAllocator<Instruction*>(arena)) {}
 
   detail::ModuleState* module_ = nullptr;
   std::string_view name_;
   std::string_view execution_thread_;
   bool is_entry_ = false;
   Instruction* root_ = nullptr;
-  std::vector<Instruction*, detail::PopulatedAllocator<Instruction*>> instructions_;
-  std::vector<Instruction*> parameters_;
+  detail::InstructionVector instructions_;
+  detail::InstructionVector parameters_;
   // Empty while the computation has at most kNameScanLimit instructions and its names are
   // looked up by scanning instructions_; from then on, every instruction by name.
   detail::InstructionsByName by_name_;

@@ -1,5 +1,7 @@
 #include "ir/arena.h"
 
+#include "hloroof/detail/arena_allocator.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <new>
@@ -111,6 +113,10 @@ Arena::~Arena() {
   }
 }
 
+void* arena_allocate(Arena* arena, size_t bytes, size_t align) {
+  return arena->allocate(bytes, align);
+}
+
 void Arena::new_destructor_chunk() {
   auto* chunk =
       static_cast<DestructorChunk*>(allocate(sizeof(DestructorChunk), alignof(DestructorChunk)));
@@ -167,7 +173,7 @@ void* Arena::allocate_slow(size_t size, size_t align) {
         memory = static_cast<char*>(acquire_huge_memory(block));
         huge = memory != nullptr;
       }
-      if (memory == nullptr) memory = static_cast<char*>(acquire_memory(block, /*populate=*/false));
+      if (memory == nullptr) memory = static_cast<char*>(acquire_memory(block));
       if (memory == nullptr) throw std::bad_alloc();
       // Malloc'ed blocks need no populating: mark them populated to the end.
       populated_ = is_mapped_size(block) ? memory : memory + block;

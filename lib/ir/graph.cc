@@ -32,7 +32,7 @@ void for_each_reference(absl::Span<const Attribute> attributes, CompFn&& on_comp
 }  // namespace
 
 Computation* IrAccess::new_computation(ModuleState& m, std::string_view name) {
-  Computation* c = m.arena.create<Computation>();
+  Computation* c = m.arena.create<Computation>(&m.arena);
   c->module_ = &m;
   c->name_ = name;
   return c;

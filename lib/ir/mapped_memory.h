@@ -33,10 +33,10 @@ inline bool is_mapped_size(size_t bytes) {
 #endif
 }
 
-// `bytes` of memory, not zeroed: mapped when is_mapped_size(bytes), its pages made resident at
-// once when `populate`; from malloc otherwise. Null when the system has none. Given back by
-// release_memory with the same size.
-void* acquire_memory(size_t bytes, bool populate);
+// `bytes` of memory, not zeroed: mapped when is_mapped_size(bytes) (its pages not yet resident),
+// from malloc otherwise. Null when the system has none. Given back by release_memory with the
+// same size.
+void* acquire_memory(size_t bytes);
 void release_memory(void* p, size_t bytes);
 
 // map_huge_pages(bytes) (util/huge_pages.h) where large allocations are mapped; null otherwise.

@@ -21,14 +21,14 @@ struct MemoryBreakdown {
   size_t metadata_records = 0;   // decoded metadata kept beside the attribute text
   size_t edge_lists = 0;         // operand, user, called and control lists out of line
   size_t rare_records = 0;       // literals, control successors and called lists, out of line
+  size_t name_maps = 0;          // each computation's name -> instruction map (when it has one)
+  size_t order_lists = 0;        // each computation's instruction and parameter lists
   size_t arena_used = 0;         // all of the above, shapes, attribute values, saved strings
   size_t arena_reserved = 0;     // arena_used plus the unused ends of blocks
   size_t arena_resident = 0;     // the part of arena_reserved made resident
   size_t arena_heap_blocks = 0;  // the part of arena_reserved taken from malloc
   // On the heap, outside the arena.
   size_t edge_heap = 0;    // callers lists of computations spilled to the heap
-  size_t name_maps = 0;    // each computation's name -> instruction map
-  size_t order_lists = 0;  // each computation's instruction and parameter lists
   size_t shape_table = 0;  // the interned shapes' hash set (the shapes are in the arena)
 };
 

@@ -98,7 +98,7 @@ struct IrAccess {
     i->has_wrapped_opcode_ = true;
     i->wrapped_opcode_ = wrapped;
   }
-  static std::vector<Instruction*>& parameters(Computation* c) { return c->parameters_; }
+  static InstructionVector& parameters(Computation* c) { return c->parameters_; }
   static Instruction* find(const Computation* c, std::string_view name) {
     if (c->by_name_.empty()) return scan_for_name(c, name);
     auto it = c->by_name_.find(name);

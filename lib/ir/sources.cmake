@@ -7,11 +7,11 @@ target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/graph.cc
   ${CMAKE_CURRENT_LIST_DIR}/instruction.cc
   ${CMAKE_CURRENT_LIST_DIR}/memory_breakdown.cc
+  ${CMAKE_CURRENT_LIST_DIR}/mapped_memory.cc
   ${CMAKE_CURRENT_LIST_DIR}/metadata.cc
   ${CMAKE_CURRENT_LIST_DIR}/module.cc
   ${CMAKE_CURRENT_LIST_DIR}/module_compare.cc
   ${CMAKE_CURRENT_LIST_DIR}/opcode.cc
-  ${CMAKE_CURRENT_LIST_DIR}/populated_allocator.cc
   ${CMAKE_CURRENT_LIST_DIR}/replica_groups.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_kind.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape.cc

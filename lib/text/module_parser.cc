@@ -415,7 +415,7 @@ bool ModuleParser::finish_computation(const Token& at, const Shape* declared_res
   IrAccess::set_root(c, root_ != nullptr ? root_ : c->instructions().back());
 
   // Parameters must be numbered 0..n-1, each once.
-  std::vector<Instruction*>& params = IrAccess::parameters(c);
+  detail::InstructionVector& params = IrAccess::parameters(c);
   std::sort(params.begin(), params.end(), [](Instruction* a, Instruction* b) {
     return a->parameter_number() < b->parameter_number();
   });

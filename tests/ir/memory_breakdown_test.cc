@@ -88,6 +88,20 @@ TEST_CASE("each computation's instruction list is sized from its lines before it
   CHECK(memory_breakdown(*grown).order_lists >= (20 + 1) * sizeof(void*));
 }
 
+TEST_CASE("a computation's lists and name map are in the module's arena") {
+  // 5,000 instructions of shape f32[] in one computation: its list (5,000 + 1 pointers) and
+  // name map (at least a pointer a name) are in the arena, beside the nodes; what else the arena
+  // holds here (one interned shape, the computation) is far smaller.
+  absl::StatusOr<Module> m = parse_module(chains({5000}));
+  REQUIRE(m.ok());
+  const MemoryBreakdown b = memory_breakdown(*m);
+  CHECK(b.order_lists == (5000 + 1) * sizeof(void*));
+  CHECK(b.name_maps >= 5000 * sizeof(void*));
+  const size_t elsewhere =
+      b.nodes + b.attribute_records + b.metadata_records + b.edge_lists + b.rare_records;
+  CHECK(b.arena_used >= elsewhere + b.order_lists + b.name_maps);
+}
+
 TEST_CASE("the lines counted before parsing: body ends, and at most 16 and one a 64 bytes") {
   // Newlines at 1, 5, 8, 11; the one at 11 is followed by `}`, after 3 newlines.
   const std::string_view text = "H\nc {\n a\n b\n}";
