@@ -4,8 +4,9 @@
 //   parse_command_bench [FILE...]
 //
 // With no FILE: the three largest valid modules of the shared corpus (../shared/corpus or
-// $HLOROOF_CORPUS). Prints, per input, MB/s of the whole command (wall time, best of five) and
-// of the in-process parse (read_input_file + parse_module; CPU and wall time, best of five), and
+// $HLOROOF_CORPUS). Prints, per input, MB/s of the whole command (wall time, best and median of
+// five runs) and of the in-process parse (read_input_file + parse_module; CPU and wall time,
+// best of five), and
 // the peak resident memory of each in bytes per input byte (B/B: the command's own VmHWM, read
 // as it exits, else wait4's figure; the in-process one from VmHWM, above what the benchmark held
 // before). Targets, one core: >= 400 MB/s whole command, >= 500 MB/s in process, <= 3 bytes of
@@ -13,8 +14,10 @@
 // same way: the part of every whole command that does not depend on the input (process start,
 // loading the binary, exit), in time and in memory (about 1.6 MB, most of it what any statically
 // linked C++ program holds); each input's peak is also given above that one.
-// $HLOROOF_BENCH_CLI names another build of the command to time (e.g. to compare two builds
-// alternately in the same minutes); the default is the one built beside this benchmark.
+// $HLOROOF_BENCH_CLI names another build of the command to time; the default is the one built
+// beside this benchmark. $HLOROOF_BENCH_BASELINE names a build to time alternately with it, run
+// for run (two builds compared in the same minutes of a machine whose speed drifts), and
+// $HLOROOF_BENCH_RUNS how many runs of each whole command to make (default 5).
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -46,7 +49,24 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-constexpr int kRuns = 5;
+// Runs of each whole command: $HLOROOF_BENCH_RUNS, else 5.
+int runs() {
+  const char* env = std::getenv("HLOROOF_BENCH_RUNS");
+  const int n = env != nullptr ? std::atoi(env) : 0;
+  return n >= 1 && n <= 1000 ? n : 5;
+}
+
+// The command to time: $HLOROOF_BENCH_CLI, else the one built beside this benchmark.
+std::string current_cli() {
+  const char* cli = std::getenv("HLOROOF_BENCH_CLI");
+  return cli != nullptr && *cli != 0 ? cli : HLOROOF_CLI;
+}
+
+// Another build to time alternately with it, run for run: $HLOROOF_BENCH_BASELINE, else none.
+std::string baseline_cli() {
+  const char* cli = std::getenv("HLOROOF_BENCH_BASELINE");
+  return cli != nullptr ? cli : "";
+}
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -64,17 +84,17 @@ struct CommandRun {
   int status = -1;
 };
 
-// `hloroof parse FILES...`, by the build $HLOROOF_BENCH_CLI names or the one beside this benchmark.
-std::vector<std::string> command_words(const std::vector<std::string>& files) {
-  const char* cli = std::getenv("HLOROOF_BENCH_CLI");
-  std::vector<std::string> words = {cli != nullptr && *cli != 0 ? cli : HLOROOF_CLI, "parse"};
+// `CLI parse FILES...`.
+std::vector<std::string> command_words(const std::string& cli,
+                                       const std::vector<std::string>& files) {
+  std::vector<std::string> words = {cli, "parse"};
   words.insert(words.end(), files.begin(), files.end());
   return words;
 }
 
-// Runs `hloroof parse FILES...` with its output to /dev/null.
-CommandRun run_command(const std::vector<std::string>& files) {
-  std::vector<std::string> words = command_words(files);
+// Runs `CLI parse FILES...` with its output to /dev/null.
+CommandRun run_command(const std::string& cli, const std::vector<std::string>& files) {
+  std::vector<std::string> words = command_words(cli, files);
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
@@ -109,8 +129,8 @@ CommandRun run_command(const std::vector<std::string>& files) {
 // The peak resident set of the command's own image (VmHWM of the memory exec gave it, read from
 // /proc as it exits, under ptrace), in bytes: unlike wait4's figure, it leaves out the memory of
 // the process it was started from. -1 where this process may not trace its child.
-int64_t traced_command_peak(const std::vector<std::string>& files) {
-  std::vector<std::string> words = command_words(files);
+int64_t traced_command_peak(const std::string& cli, const std::vector<std::string>& files) {
+  std::vector<std::string> words = command_words(cli, files);
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
@@ -156,7 +176,7 @@ struct InProcess {
 
 InProcess parse_in_process(const std::vector<std::string>& files) {
   InProcess best;
-  for (int run = 0; run < kRuns; ++run) {
+  for (int run = 0; run < 5; ++run) {
     // Each run starts as a fresh process would: no memory kept from the previous run's modules.
     hloroof::release_unused_module_memory();
     hloroof::bench::reset_peak();
@@ -191,20 +211,26 @@ void bench(const std::string& label, const std::vector<std::string>& files, int6
     bytes += static_cast<int64_t>(fs::file_size(f, error));
   }
   const double mb = static_cast<double>(bytes) / 1e6;
-  CommandRun best;
-  best.wall = 1e30;
-  for (int run = 0; run < kRuns; ++run) {
-    CommandRun r = run_command(files);
-    if (r.status != 0) {
-      std::printf("%s: `hloroof parse` failed (status %d)\n", label.c_str(), r.status);
-      return;
+  // The command and, where one is named, the baseline, run for run in turn.
+  const std::string baseline = baseline_cli();
+  std::vector<std::string> clis = {current_cli()};
+  if (!baseline.empty()) clis.push_back(baseline);
+  std::vector<std::vector<double>> walls(clis.size());
+  for (int run = 0; run < runs(); ++run) {
+    for (size_t c = 0; c < clis.size(); ++c) {
+      CommandRun r = run_command(clis[c], files);
+      if (r.status != 0) {
+        std::printf("%s: `%s parse` failed (status %d)\n", label.c_str(), clis[c].c_str(),
+                    r.status);
+        return;
+      }
+      walls[c].push_back(r.wall);
     }
-    if (r.wall < best.wall) best.wall = r.wall;
-    best.peak_bytes = std::max(best.peak_bytes, r.peak_bytes);
   }
   // wait4's figure is at least what this process held when it started the command (see
   // run_command); the command's own, where it can be read, is exact.
-  if (const int64_t own = traced_command_peak(files); own > 0) best.peak_bytes = own;
+  std::vector<int64_t> peaks;
+  for (const std::string& cli : clis) peaks.push_back(traced_command_peak(cli, files));
   InProcess in = parse_in_process(files);
   if (!in.ok) {
     std::printf("%s: an input does not parse\n", label.c_str());
@@ -212,12 +238,23 @@ void bench(const std::string& label, const std::vector<std::string>& files, int6
   }
   std::printf("%s: %.1f MB in %zu file(s), %lld instructions\n", label.c_str(), mb, files.size(),
               static_cast<long long>(in.instructions));
-  std::printf("  whole command %7.1f MB/s wall (%.3f s)                    peak %.2f B/B\n",
-              mb / best.wall, best.wall, static_cast<double>(best.peak_bytes) / bytes);
-  // What grows with the input: the peak above the command's own on a one-line module.
-  if (floor_peak > 0) {
-    std::printf("  whole command, peak above the one-line module's:                  %.2f B/B\n",
-                static_cast<double>(best.peak_bytes - floor_peak) / bytes);
+  for (size_t c = 0; c < clis.size(); ++c) {
+    std::vector<double>& w = walls[c];
+    std::sort(w.begin(), w.end());
+    std::printf("  %s %7.1f MB/s wall best (%.3f s), median %7.1f of %zu",
+                c == 0 ? "whole command" : "baseline     ", mb / w.front(), w.front(),
+                mb / w[w.size() / 2], w.size());
+    if (peaks[c] <= 0) {
+      std::printf("\n");
+      continue;
+    }
+    std::printf("   peak %.2f B/B\n", static_cast<double>(peaks[c]) / bytes);
+    // What grows with the input: the peak above the command's own on a one-line module.
+    if (floor_peak > 0) {
+      std::printf("  %s peak above the one-line module's:                 %.2f B/B\n",
+                  c == 0 ? "whole command," : "baseline,     ",
+                  static_cast<double>(peaks[c] - floor_peak) / bytes);
+    }
   }
   // The in-process peak is what parsing adds above the benchmark's own memory.
   std::printf("  in process    %7.1f MB/s wall (%.3f s) %7.1f MB/s cpu  peak %.2f B/B\n",
@@ -227,7 +264,7 @@ void bench(const std::string& label, const std::vector<std::string>& files, int6
 }  // namespace
 
 // `hloroof parse` of a one-line module, the part of every run that does not depend on the input
-// (process start, loading the binary, exit): best wall time of kRuns, and its own peak resident
+// (process start, loading the binary, exit): best wall time of runs(), and its own peak resident
 // memory, which it returns (-1 where it cannot be read; see traced_command_peak).
 int64_t bench_floor() {
   char path[] = "/tmp/hloroof_parse_command_bench_XXXXXX";
@@ -239,12 +276,12 @@ int64_t bench_floor() {
   close(fd);
   CommandRun best;
   best.wall = 1e30;
-  for (int run = 0; written && run < kRuns; ++run) {
-    CommandRun r = run_command({path});
+  for (int run = 0; written && run < runs(); ++run) {
+    CommandRun r = run_command(current_cli(), {path});
     if (r.status != 0) break;
     best.wall = std::min(best.wall, r.wall);
   }
-  const int64_t peak = best.wall < 1e30 ? traced_command_peak({path}) : -1;
+  const int64_t peak = best.wall < 1e30 ? traced_command_peak(current_cli(), {path}) : -1;
   unlink(path);
   if (best.wall < 1e30) {
     std::printf("start-up and exit (`hloroof parse` of a one-line module): %.1f ms wall",
