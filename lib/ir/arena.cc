@@ -1,7 +1,5 @@
 #include "ir/arena.h"
 
-#include "hloroof/detail/arena_allocator.h"
-
 #include <algorithm>
 #include <cstdint>
 #include <new>
@@ -9,6 +7,7 @@
 
 #include "absl/base/const_init.h"
 #include "absl/synchronization/mutex.h"
+#include "hloroof/detail/arena_allocator.h"
 #include "ir/mapped_memory.h"
 
 #ifdef __linux__
