@@ -326,22 +326,24 @@ TextLines count_lines(std::string_view text) {
   TextLines lines;
   const size_t max_ends = 16 + text.size() / 64;
   const char* end = text.data() + text.size();
-  for (const char* p = text.data();
-       const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
-       p = nl + 1) {
+  for (const char* p = text.data();;) {
+    const auto* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+    if (nl == nullptr) break;
     if (nl + 1 < end && nl[1] == '}' && lines.body_ends.size() < max_ends) {
       lines.body_ends.push_back({nl, lines.count});
     }
     ++lines.count;
+    p = nl + 1;
   }
   return lines;
 }
 
 // Printed modules put one instruction on a line and close a body with `}` at the start of a
-// line: the lines from the body's `{` to the next such line estimate the body's size, from the body ends
-// count_lines found. It is a hint only: text laid out otherwise just costs a map that grows as it
-// goes. A body that starts before the end an earlier estimate used (an inline computation) gets
-// no hint. Only the text between bodies (their headers) is counted here, each byte once.
+// line: the lines from the body's `{` to the next such line (a body end count_lines found)
+// estimate the body's size. It is a hint only: text laid out otherwise just costs a map that
+// grows as it goes. A body that starts before the end an earlier estimate used (an inline
+// computation) gets no hint. Only the text between bodies (their headers) is counted here, each
+// byte once.
 size_t ModuleParser::estimated_instruction_count(const char* p) {
   if (lines_ == nullptr || p < scanned_to_) return 0;
   const std::vector<TextLines::BodyEnd>& ends = lines_->body_ends;

@@ -230,8 +230,9 @@ class ModuleParser : public Parser {
   // What cached_shape_before_space found last, and the text it found it by.
   std::string_view last_shape_text_;
   const Shape* last_shape_ = nullptr;
-  // For estimated_instruction_count(): the text's lines, the first body end not yet used, and
-  // how many newlines come before counted_to_.
+  // For estimated_instruction_count(): the text's lines; the body end the last hint used (or
+  // the first after it); the text up to that end (a body starting in it gets no hint); and how
+  // many newlines come before counted_to_.
   const TextLines* lines_ = nullptr;
   size_t next_body_end_ = 0;
   const char* scanned_to_ = nullptr;
