@@ -54,9 +54,10 @@ inline std::vector<std::string> largest_corpus_modules(const std::filesystem::pa
 // Resets the process's peak resident size (VmHWM) to its current size.
 inline void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
-// A size line of /proc/self/status ("VmRSS:", "VmHWM:") in bytes; 0 if absent.
-inline int64_t status_bytes(std::string_view key) {
-  std::ifstream status("/proc/self/status");
+// A size line of /proc/self/status ("VmRSS:", "VmHWM:"), or of another process's `status`
+// file, in bytes; 0 if absent.
+inline int64_t status_bytes(std::string_view key, const std::string& file = "/proc/self/status") {
+  std::ifstream status(file);
   std::string line;
   while (std::getline(status, line)) {
     if (line.rfind(key, 0) == 0) return std::atoll(line.c_str() + key.size()) * 1024;

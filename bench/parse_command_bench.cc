@@ -6,14 +6,14 @@
 // With no FILE: the three largest valid modules of the shared corpus (../shared/corpus or
 // $HLOROOF_CORPUS). Prints, per input, MB/s of the whole command (wall time, best and median of
 // five runs) and of the in-process parse (read_input_file + parse_module; CPU and wall time,
-// best of five), and
-// the peak resident memory of each in bytes per input byte (B/B: the command's own VmHWM, read
-// as it exits, else wait4's figure; the in-process one from VmHWM, above what the benchmark held
-// before). Targets, one core: >= 400 MB/s whole command, >= 500 MB/s in process, <= 3 bytes of
-// peak resident memory per input byte. First it runs `hloroof parse` of a one-line module the
-// same way: the part of every whole command that does not depend on the input (process start,
-// loading the binary, exit), in time and in memory (about 1.6 MB, most of it what any statically
-// linked C++ program holds); each input's peak is also given above that one.
+// best of five), and the peak resident memory of each in bytes per input byte (B/B: the
+// command's own VmHWM, read as it exits, else wait4's figure; the in-process one from VmHWM,
+// above what the benchmark held before). Targets, one core: >= 400 MB/s whole command, >= 500
+// MB/s in process, <= 3 bytes of peak resident memory per input byte. First it runs `hloroof
+// parse` of a one-line module the same way: the part of every whole command that does not depend
+// on the input (process start, loading the binary, exit), in time and in memory (about 1.6 MB,
+// most of it what any statically linked C++ program holds); each input's peak is also given
+// above that one.
 // $HLOROOF_BENCH_CLI names another build of the command to time; the default is the one built
 // beside this benchmark. $HLOROOF_BENCH_BASELINE names a build to time alternately with it, run
 // for run (two builds compared in the same minutes of a machine whose speed drifts), and
@@ -32,7 +32,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,20 +83,23 @@ struct CommandRun {
   int status = -1;
 };
 
-// `CLI parse FILES...`.
-std::vector<std::string> command_words(const std::string& cli,
-                                       const std::vector<std::string>& files) {
-  std::vector<std::string> words = {cli, "parse"};
-  words.insert(words.end(), files.begin(), files.end());
-  return words;
-}
+// `CLI parse FILES...`, as words and as the argv that points into them.
+struct Command {
+  Command(const std::string& cli, const std::vector<std::string>& files) : words{cli, "parse"} {
+    words.insert(words.end(), files.begin(), files.end());
+    for (std::string& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+  }
+  Command(const Command&) = delete;
+  Command& operator=(const Command&) = delete;
+  std::vector<std::string> words;
+  std::vector<char*> argv;
+};
 
 // Runs `CLI parse FILES...` with its output to /dev/null.
 CommandRun run_command(const std::string& cli, const std::vector<std::string>& files) {
-  std::vector<std::string> words = command_words(cli, files);
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
+  Command command(cli, files);
+  std::vector<char*>& argv = command.argv;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
@@ -130,10 +132,8 @@ CommandRun run_command(const std::string& cli, const std::vector<std::string>& f
 // /proc as it exits, under ptrace), in bytes: unlike wait4's figure, it leaves out the memory of
 // the process it was started from. -1 where this process may not trace its child.
 int64_t traced_command_peak(const std::string& cli, const std::vector<std::string>& files) {
-  std::vector<std::string> words = command_words(cli, files);
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
+  Command command(cli, files);
+  std::vector<char*>& argv = command.argv;
   const pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
@@ -155,11 +155,7 @@ int64_t traced_command_peak(const std::string& cli, const std::vector<std::strin
       ptrace(PTRACE_SETOPTIONS, pid, nullptr, PTRACE_O_TRACEEXIT);
       signal = 0;
     } else if (status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
-      std::ifstream proc("/proc/" + std::to_string(pid) + "/status");
-      std::string line;
-      while (std::getline(proc, line)) {
-        if (line.rfind("VmHWM:", 0) == 0) peak = std::atoll(line.c_str() + 6) * 1024;
-      }
+      peak = hloroof::bench::status_bytes("VmHWM:", "/proc/" + std::to_string(pid) + "/status");
       signal = 0;
     }
     ptrace(PTRACE_CONT, pid, nullptr, signal);
@@ -175,8 +171,9 @@ struct InProcess {
 };
 
 InProcess parse_in_process(const std::vector<std::string>& files) {
+  constexpr int kRuns = 5;
   InProcess best;
-  for (int run = 0; run < 5; ++run) {
+  for (int run = 0; run < kRuns; ++run) {
     // Each run starts as a fresh process would: no memory kept from the previous run's modules.
     hloroof::release_unused_module_memory();
     hloroof::bench::reset_peak();
