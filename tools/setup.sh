@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 packages=(cmake ninja-build g++ lld pkg-config libabsl-dev libre2-dev libeigen3-dev catch2
           nlohmann-json3-dev librsvg2-bin libprotobuf-dev protobuf-compiler zlib1g-dev
           # The Python module and its tests (to_pandas() is tested where pandas is installed).
-          python3-dev pybind11-dev python3-pytest python3-pandas)
+          python3-dev pybind11-dev python3-pytest python3-pandas
+          # tools/test.sh makes the tests' virtual environment (python/requirements-test.txt).
+          python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

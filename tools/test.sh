@@ -2,6 +2,10 @@
 # Quick start, step 2 (and CI): builds everything and runs every test.
 #   tools/test.sh             the normal build in build/
 #   tools/test.sh --sanitize  AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/
+# The normal build's Python module and its tests use the pinned environment of tools/venv.sh
+# (jax, jaxlib, libtpu, pandas, pytest): created in .venv on first use (about 400 MB from PyPI),
+# or reused from $HLOROOF_VENV. HLOROOF_VENV=off uses the system Python instead, where the tests
+# that need JAX are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +14,10 @@ options=(-DHLOROOF_WERROR=ON)
 if [[ ${1:-} == --sanitize ]]; then
   build=build-asan
   options+=(-DHLOROOF_SANITIZE=ON -DHLOROOF_BUILD_BENCH=OFF)
+elif [[ ${HLOROOF_VENV:-} != off ]]; then
+  # The module is built for the environment's interpreter (made from /usr/bin/python3, so the
+  # same headers and ABI), and pytest runs under it.
+  options+=("-DPython3_EXECUTABLE=$(tools/venv.sh)")
 fi
 # A compiler cache, where one is installed, makes rebuilds in fresh clones fast.
 command -v ccache >/dev/null && options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
