@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -19,8 +20,8 @@
 namespace hloroof::detail {
 namespace {
 
-// The best-fit heap compares every buffer with those placed before it; past this many
-// temporaries in one memory space only one order is tried.
+// Past this many temporaries in one memory space the best-fit heap tries only one order
+// (each order meets every buffer with the placed ones live beside it).
 constexpr size_t kSecondOrderLimit = 20000;
 
 // One value: a buffer over a range of global time (the schedule with bodies flattened in).
@@ -28,6 +29,156 @@ struct Value {
   int32_t buffer = -1;
   int64_t start = 0;
   int64_t end = 0;
+};
+
+// A max tree over a fixed number of slots (each starting at the lowest int64_t) that finds
+// the slots whose figure reaches a bound without visiting the subtrees that hold none.
+class MaxTree {
+ public:
+  explicit MaxTree(size_t slots) {
+    while (leaves_ < slots) leaves_ *= 2;
+    max_.assign(2 * leaves_, kNone);
+  }
+  void set(size_t slot, int64_t figure) {
+    size_t at = leaves_ + slot;
+    max_[at] = figure;
+    for (at /= 2; at >= 1; at /= 2) max_[at] = std::max(max_[2 * at], max_[2 * at + 1]);
+  }
+  // Calls visit(slot) for every slot below `limit` whose figure is at least `bound`.
+  template <typename Visit>
+  void each_at_least(size_t limit, int64_t bound, Visit&& visit) const {
+    descend(1, 0, leaves_, limit, bound, visit);
+  }
+  // The last slot below `limit` whose figure is at least `bound`, or -1.
+  int64_t last_at_least(size_t limit, int64_t bound) const {
+    return last(1, 0, leaves_, limit, bound);
+  }
+
+  static constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+
+ private:
+  int64_t last(size_t node, size_t lo, size_t hi, size_t limit, int64_t bound) const {
+    if (lo >= limit || max_[node] < bound) return -1;
+    if (hi - lo == 1) return static_cast<int64_t>(lo);
+    const size_t mid = lo + (hi - lo) / 2;
+    const int64_t right = last(2 * node + 1, mid, hi, limit, bound);
+    return right >= 0 ? right : last(2 * node, lo, mid, limit, bound);
+  }
+  template <typename Visit>
+  void descend(size_t node, size_t lo, size_t hi, size_t limit, int64_t bound,
+               Visit& visit) const {
+    if (lo >= limit || max_[node] < bound) return;
+    if (hi - lo == 1) {
+      visit(lo);
+      return;
+    }
+    const size_t mid = lo + (hi - lo) / 2;
+    descend(2 * node, lo, mid, limit, bound, visit);
+    descend(2 * node + 1, mid, hi, limit, bound, visit);
+  }
+
+  size_t leaves_ = 1;
+  std::vector<int64_t> max_;
+};
+
+// The values in one output or donated allocation, for the interference test. A value added
+// after the test (`checked`) meets each earlier one at most at a shared end point, so in
+// (start, end) order their ends never decrease: a test walks back from the last value that
+// starts by the new one's end and stops at the first that ends before the new one starts.
+// An allocation's first values, added untested, are tested one by one.
+class AllocationValues {
+ public:
+  void add(const Value& v, bool checked) {
+    if (checked && v.start <= v.end) {
+      ordered_.insert(v);
+    } else {
+      loose_.push_back(v);
+    }
+  }
+  // True when `interferes(v, u)` for a value u of the allocation.
+  template <typename Interferes>
+  bool any_interferes(const Value& v, Interferes&& interferes) const {
+    for (const Value& u : loose_) {
+      if (interferes(v, u)) return true;
+    }
+    auto it = ordered_.upper_bound(Value{std::numeric_limits<int32_t>::max(), v.end,
+                                         std::numeric_limits<int64_t>::max()});
+    while (it != ordered_.begin()) {
+      --it;
+      if (it->end < v.start) break;
+      if (interferes(v, *it)) return true;
+    }
+    return false;
+  }
+  // The untested values: what any later value must fit around.
+  const std::vector<Value>& first_values() const { return loose_; }
+
+ private:
+  struct ByStartEnd {
+    bool operator()(const Value& a, const Value& b) const {
+      return std::tie(a.start, a.end, a.buffer) < std::tie(b.start, b.end, b.buffer);
+    }
+  };
+  std::vector<Value> loose_;
+  std::set<Value, ByStartEnd> ordered_;
+};
+
+// The output and donated allocations of one memory space, in creation order, each with the
+// life [start, end] of its first value that ends last: a value that overlaps that by more
+// than an end point cannot go there, so it may go only if it ends by `start` or starts at
+// `end` or later. A max tree over each bound finds the latest allocation a value may go to,
+// skipping those it surely cannot.
+class ReusableAllocations {
+ public:
+  void add(int32_t allocation, const std::vector<Value>& first_values) {
+    if (allocations_.size() == capacity_) grow();
+    Entry e{allocation, std::numeric_limits<int64_t>::max(), MaxTree::kNone};
+    const Value* last = nullptr;
+    for (const Value& u : first_values) {
+      if (last == nullptr || u.end > last->end) last = &u;
+    }
+    if (last != nullptr && last->start <= last->end) {
+      e.end_by = last->start;
+      e.minus_start_from = -last->end;
+    }
+    set(allocations_.size(), e);
+    allocations_.push_back(e);
+  }
+  // Calls try_one(allocation) from the latest allocation back to the first one that may take
+  // a value living [start, end], until it returns true; false when none did. The allocations
+  // skipped are those try_one would refuse.
+  template <typename TryOne>
+  bool try_latest_first(int64_t start, int64_t end, TryOne&& try_one) const {
+    for (size_t limit = allocations_.size(); limit > 0;) {
+      const int64_t slot = std::max(end_by_.last_at_least(limit, end),
+                                    minus_start_from_.last_at_least(limit, -start));
+      if (slot < 0) return false;
+      if (try_one(allocations_[slot].allocation)) return true;
+      limit = static_cast<size_t>(slot);
+    }
+    return false;
+  }
+
+ private:
+  struct Entry {
+    int32_t allocation;
+    int64_t end_by;
+    int64_t minus_start_from;
+  };
+  void set(size_t slot, const Entry& e) {
+    end_by_.set(slot, e.end_by);
+    minus_start_from_.set(slot, e.minus_start_from);
+  }
+  void grow() {
+    capacity_ = std::max<size_t>(16, 2 * capacity_);
+    end_by_ = MaxTree(capacity_);
+    minus_start_from_ = MaxTree(capacity_);
+    for (size_t slot = 0; slot < allocations_.size(); ++slot) set(slot, allocations_[slot]);
+  }
+
+  std::vector<Entry> allocations_;
+  size_t capacity_ = 0;
+  MaxTree end_by_{1}, minus_start_from_{1};
 };
 
 // Global time of every position: the schedule of the entry, each loop, call or conditional
@@ -83,7 +234,9 @@ class Assigner {
   bool can_share(const Value& operand, const Value& user) const;
   bool interferes(const Value& a, const Value& b) const;
   bool try_assign(int32_t allocation, int32_t id, const Value& v);
-  void assign(int32_t allocation, int32_t id, const Value& v, int64_t offset);
+  // `checked`: v was tested against the allocation's values (try_assign).
+  void assign(int32_t allocation, int32_t id, const Value& v, int64_t offset,
+              bool checked = false);
   int32_t new_allocation(AllocationKind kind, const Buffer& b);
   void pack_temporaries(int64_t memory_space, std::vector<Value> values);
 
@@ -91,7 +244,7 @@ class Assigner {
   ModuleAssignment out_;
   std::unordered_map<const ComputationLiveness*, Times> times_;
   int64_t clock_ = 0;
-  std::vector<std::vector<Value>> values_in_;  // per allocation
+  std::vector<AllocationValues> values_in_;  // per allocation; kept for reusable ones only
 };
 
 void Assigner::flatten(const ComputationLiveness& c, int depth) {
@@ -99,11 +252,20 @@ void Assigner::flatten(const ComputationLiveness& c, int depth) {
   Times& t = times_[&c];  // unordered_map: references stay valid while bodies are added
   t.start.assign(n, 0);
   t.end.assign(n, 0);
+  // The windows by start position, in their order, so each position sees only its own.
+  std::vector<const ComputationLiveness::Window*> windows;
+  windows.reserve(c.windows.size());
+  for (const ComputationLiveness::Window& w : c.windows) {
+    if (w.from >= 0 && w.from < n) windows.push_back(&w);
+  }
+  std::stable_sort(windows.begin(), windows.end(),
+                   [](const auto* a, const auto* b) { return a->from < b->from; });
+  size_t next = 0;
   std::vector<std::pair<const ComputationLiveness*, int64_t>> async_bodies;
   for (int64_t p = 0; p < n; ++p) {
     t.start[p] = clock_++;
-    for (const ComputationLiveness::Window& w : c.windows) {
-      if (w.from != p) continue;
+    for (; next < windows.size() && windows[next]->from == p; ++next) {
+      const ComputationLiveness::Window& w = *windows[next];
       for (const ComputationLiveness* body : w.bodies) {
         if (depth < 200 && !times_.contains(body)) flatten(*body, depth + 1);
         if (w.to > w.from) async_bodies.push_back({body, w.to});
@@ -163,26 +325,31 @@ bool Assigner::interferes(const Value& a, const Value& b) const {
   return true;
 }
 
-void Assigner::assign(int32_t allocation, int32_t id, const Value& v, int64_t offset) {
+void Assigner::assign(int32_t allocation, int32_t id, const Value& v, int64_t offset,
+                      bool checked) {
   out_.allocations[allocation].buffers.push_back(id);
   out_.allocation_of[id] = allocation;
   out_.offset_of[id] = offset;
-  values_in_[allocation].push_back(v);
+  if (out_.allocations[allocation].maybe_live_out) values_in_[allocation].add(v, checked);
 }
 
 // MaybeAssignBuffer: same memory space, not larger, a writable allocation (an output or a
 // donated parameter), no live range overlap, and a live-out buffer only into its exact size.
 bool Assigner::try_assign(int32_t allocation, int32_t id, const Value& v) {
+  ++out_.steps;
   const Allocation& a = out_.allocations[allocation];
   const Buffer& b = liveness_.buffers()[id];
   if (a.memory_space != b.memory_space || b.padded_bytes > a.bytes || !a.maybe_live_out) {
     return false;
   }
   if (b.is_output && b.padded_bytes != a.bytes) return false;
-  for (const Value& other : values_in_[allocation]) {
-    if (interferes(v, other)) return false;
+  if (values_in_[allocation].any_interferes(v, [this](const Value& x, const Value& y) {
+        ++out_.steps;
+        return interferes(x, y);
+      })) {
+    return false;
   }
-  assign(allocation, id, v, 0);
+  assign(allocation, id, v, 0, /*checked=*/true);
   return true;
 }
 
@@ -245,21 +412,25 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
     }
   }
 
-  struct Placed {
-    int64_t start, end, offset, bytes;
-  };
+  // Groups were made in order of their start: the placed groups live at some point of
+  // [start, end] are those among the first (start <= end) whose end reaches start, which a max
+  // tree over the placed groups' ends lists without visiting the others.
+  std::vector<int64_t> starts(groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) starts[g] = groups[g].start;
   auto best_fit = [&](const std::vector<size_t>& order, std::vector<int64_t>& offsets) {
-    std::vector<Placed> placed;
-    placed.reserve(order.size());
+    MaxTree placed_ends(groups.size());
     offsets.assign(groups.size(), 0);
     int64_t heap = 0;
     std::vector<std::pair<int64_t, int64_t>> busy;
     for (size_t g : order) {
       const Group& group = groups[g];
       busy.clear();
-      for (const Placed& p : placed) {
-        if (p.start <= group.end && group.start <= p.end) busy.push_back({p.offset, p.bytes});
-      }
+      const size_t starting_by = static_cast<size_t>(
+          std::upper_bound(starts.begin(), starts.end(), group.end) - starts.begin());
+      placed_ends.each_at_least(starting_by, group.start, [&](size_t p) {
+        busy.push_back({offsets[p], groups[p].bytes});
+      });
+      out_.steps += static_cast<int64_t>(busy.size()) + 1;
       std::sort(busy.begin(), busy.end());
       int64_t at = 0, best = -1, best_gap = std::numeric_limits<int64_t>::max();
       for (const auto& [offset, bytes] : busy) {
@@ -271,7 +442,7 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
       }
       if (best < 0) best = at;
       offsets[g] = best;
-      placed.push_back({group.start, group.end, best, group.bytes});
+      placed_ends.set(g, group.end);
       heap = std::max(heap, best + group.bytes);
     }
     return heap;
@@ -341,7 +512,8 @@ ModuleAssignment Assigner::run() {
     return a.id < b.id;
   });
 
-  std::vector<int32_t> reusable;  // output and donated allocations, in creation order
+  // Output and donated allocations, in creation order, by memory space.
+  absl::flat_hash_map<int64_t, ReusableAllocations> reusable;
   std::unordered_map<int64_t, std::vector<Value>> deferred;  // by memory space
   for (const Item& item : items) {
     const Buffer& b = buffers[item.id];
@@ -355,13 +527,12 @@ ModuleAssignment Assigner::run() {
       Value param = item.value;
       if (b.donated) {
         out_.allocations[a].maybe_live_out = true;
-        reusable.push_back(a);
         if (b.aliased_output >= 0) {
           // The output written into the donated buffer is a second value of it.
           if (std::optional<Value> o = value_of(b.aliased_output)) {
             o->buffer = b.aliased_output;
             o->end = clock_;
-            values_in_[a].push_back(*o);
+            values_in_[a].add(*o, /*checked=*/false);
           }
         } else {
           param.end = clock_;  // returned as it is
@@ -370,6 +541,7 @@ ModuleAssignment Assigner::run() {
         param.end = clock_;  // read-only: nothing else goes there
       }
       assign(a, item.id, param, 0);
+      if (b.donated) reusable[b.memory_space].add(a, values_in_[a].first_values());
       continue;
     }
     bool done = false;
@@ -385,8 +557,12 @@ ModuleAssignment Assigner::run() {
         }
       }
     }
-    for (size_t k = reusable.size(); !done && k > 0; --k) {
-      done = try_assign(reusable[k - 1], item.id, item.value);
+    if (!done) {
+      auto it = reusable.find(b.memory_space);
+      done = it != reusable.end() &&
+             it->second.try_latest_first(item.value.start, item.value.end, [&](int32_t a) {
+               return try_assign(a, item.id, item.value);
+             });
     }
     if (done) {
       if (!b.is_output) ++out_.temps_in_live_out;
@@ -396,7 +572,7 @@ ModuleAssignment Assigner::run() {
       const int32_t a = new_allocation(AllocationKind::kOutput, b);
       out_.allocations[a].maybe_live_out = true;
       assign(a, item.id, item.value, 0);
-      reusable.push_back(a);
+      reusable[b.memory_space].add(a, values_in_[a].first_values());
       continue;
     }
     deferred[b.memory_space].push_back(item.value);

@@ -22,3 +22,6 @@ hloroof_add_test(predict_step_test
 
 # The whole corpus, as its own test so that its time and output stand apart.
 hloroof_add_corpus_test(predict_corpus_test ${CMAKE_CURRENT_LIST_DIR}/predict_corpus_test.cc)
+hloroof_add_test(buffer_assignment_work_test
+  ${CMAKE_CURRENT_LIST_DIR}/buffer_assignment_work_test.cc)
+target_include_directories(buffer_assignment_work_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
