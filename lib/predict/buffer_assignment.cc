@@ -16,6 +16,7 @@
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
 #include "hloroof/opcode.h"
+#include "predict/shape_leaves.h"
 
 namespace hloroof::detail {
 namespace {
@@ -221,6 +222,115 @@ bool elementwise_in_operand(const Instruction& user, int64_t operand_number) {
   }
   return false;
 }
+
+// The order in which XLA's BufferAssigner takes buffers of equal size (live-out ones first):
+// by the post-order position of the instruction that defines them, numbered over the
+// computations in reverse post order of the call graph (the entry first; of two callees, the
+// later-called first) and, within a computation, in its instructions' post order (operands
+// before users, the first operand first). A value an async-start returns (its element {1})
+// is defined in the computation the start wraps, so it comes after every value of its caller
+// (AssignBuffersForComputations' sort, CallGraph::VisitNodes, MakeInstructionPostOrder).
+class ProcessingOrder {
+ public:
+  explicit ProcessingOrder(const ModuleLiveness& liveness) {
+    std::vector<Node> post_order;
+    absl::flat_hash_set<const void*> seen;
+    visit({liveness.entry().computation, nullptr}, 0, seen, post_order);
+    for (auto node = post_order.rbegin(); node != post_order.rend(); ++node) {
+      if (node->computation == nullptr) {
+        wrapped_[node->async_start] = next_++;
+        continue;
+      }
+      // Only computations with buffers of their own (not fused or applied ones) are numbered.
+      if (node->computation != liveness.entry().computation &&
+          liveness.of(node->computation) == nullptr) {
+        continue;
+      }
+      for (const Instruction* i : instruction_post_order(*node->computation)) {
+        position_.emplace(i, next_++);
+      }
+    }
+  }
+
+  // Where `b` comes among buffers of equal size and liveness out.
+  int64_t of(const Buffer& b) const {
+    const Instruction* i = b.instruction;
+    if (i == nullptr) return next_;
+    if (i->opcode() == Opcode::kAsyncStart && i->shape().is_tuple() &&
+        i->shape().elements.size() >= 2) {
+      const int64_t first = leaf_count(i->shape().elements[0]);
+      if (b.leaf >= first && b.leaf < first + leaf_count(i->shape().elements[1])) {
+        if (const Computation* c = i->computation_attribute(AttrId::kCalls)) {
+          if (auto it = position_.find(c->root()); it != position_.end()) return it->second;
+        }
+        if (auto it = wrapped_.find(i); it != wrapped_.end()) return it->second;
+      }
+    }
+    auto it = position_.find(i);
+    return it == position_.end() ? next_ : it->second;
+  }
+
+ private:
+  // A call-graph node: a computation, or the computation an async-start printed without
+  // `calls=` wraps (`all-to-all-start(...)`), which the text does not name.
+  struct Node {
+    const Computation* computation = nullptr;
+    const Instruction* async_start = nullptr;
+  };
+
+  static void visit(const Node& node, int depth, absl::flat_hash_set<const void*>& seen,
+                    std::vector<Node>& post_order) {
+    const void* id = node.computation != nullptr ? static_cast<const void*>(node.computation)
+                                                 : static_cast<const void*>(node.async_start);
+    if (!seen.insert(id).second) return;
+    // Calls nested deeper than the liveness flattens them (Assigner::flatten) are not ordered.
+    if (node.computation != nullptr && depth < 200) {
+      for (const Instruction* i : node.computation->instructions()) {
+        for (const Computation* callee : i->called_computations()) {
+          visit({callee, nullptr}, depth + 1, seen, post_order);
+        }
+        if (i->opcode() == Opcode::kAsyncStart && i->uses_async_sugar() &&
+            i->computation_attribute(AttrId::kCalls) == nullptr) {
+          visit({nullptr, i}, depth + 1, seen, post_order);
+        }
+      }
+    }
+    post_order.push_back(node);
+  }
+
+  // Depth-first post order from each instruction no other uses (in the computation's order),
+  // operands in order, then control predecessors.
+  static std::vector<const Instruction*> instruction_post_order(const Computation& c) {
+    std::vector<const Instruction*> out;
+    out.reserve(c.instructions().size());
+    absl::flat_hash_set<const Instruction*> visited;
+    std::vector<std::pair<const Instruction*, size_t>> stack;  // instruction, next edge
+    for (const Instruction* start : c.instructions()) {
+      if (!start->users().empty() || visited.contains(start)) continue;
+      stack.push_back({start, 0});
+      visited.insert(start);
+      while (!stack.empty()) {
+        auto& [at, next] = stack.back();
+        const size_t operands = at->operand_count();
+        const size_t edges = operands + at->control_predecessors().size();
+        if (next < edges) {
+          const Instruction* to = next < operands ? at->operand(next)
+                                                  : at->control_predecessors()[next - operands];
+          ++next;
+          if (to->parent() == &c && visited.insert(to).second) stack.push_back({to, 0});
+          continue;
+        }
+        out.push_back(at);
+        stack.pop_back();
+      }
+    }
+    return out;
+  }
+
+  absl::flat_hash_map<const Instruction*, int64_t> position_;
+  absl::flat_hash_map<const Instruction*, int64_t> wrapped_;
+  int64_t next_ = 0;
+};
 
 class Assigner {
  public:
@@ -503,11 +613,15 @@ ModuleAssignment Assigner::run() {
     if (!v) continue;
     items.push_back({static_cast<int32_t>(id), *v});
   }
-  // Largest first; live-out first among equals; then by where the value is defined.
+  // Largest first; live-out first among equals; then in XLA's post order of the definitions.
+  const ProcessingOrder order(liveness_);
+  std::vector<int64_t> rank(buffers.size(), 0);
+  for (const Item& item : items) rank[item.id] = order.of(buffers[item.id]);
   std::stable_sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
     const Buffer &x = buffers[a.id], &y = buffers[b.id];
     if (x.padded_bytes != y.padded_bytes) return x.padded_bytes > y.padded_bytes;
     if (x.is_output != y.is_output) return x.is_output;
+    if (rank[a.id] != rank[b.id]) return rank[a.id] < rank[b.id];
     if (a.value.start != b.value.start) return a.value.start < b.value.start;
     return a.id < b.id;
   });

@@ -219,6 +219,102 @@ ENTRY e {
   CHECK(r.footprint_bytes >= r.peak_bytes);
 }
 
+TEST_CASE("an async-start's result is taken after every value of its caller") {
+  // An inverse distributed FFT as XLA's GPU compiler printed it (the all-to-all of a
+  // 16-device slab, 4x smaller here): every buffer is S = c64[4,16,16] = 4*16*16*8 = 8192 B.
+  // Schedule positions: 0 p, 1 f0, 2 t0, 3 b0, 4 a2as, 5 a2ad, 6 lt, 7 b1, 8 f1, 9 t1, 10 f2.
+  // Live ranges: f0 [1,2]; t0 [2,5] (the start holds its operand until the done); the
+  // all-to-all's result [4,6]; lt [6,8] (b1 is lt's buffer); f1 [8,9]; t1 [9,10];
+  // f2 output [10,END].
+  // XLA takes equal sizes live-out first, then in post order of their definitions, numbered
+  // over the entry before the computations it calls. The all-to-all's result is defined in
+  // the computation `all-to-all-start` wraps, so it comes last:
+  //   f2: the output allocation. f0 [1,2]: no overlap with f2, into the output allocation.
+  //   t0 [2,5]: meets f0 at 2 (a transpose fusion does not write over its operand): temp.
+  //   lt [6,8]: its operand's value (the all-to-all's) has no allocation yet; fits the output
+  //   allocation between f0 and f2: there. f1 [8,9] meets lt at 8 (an fft does not write over
+  //   its operand): temp. t1 [9,10] meets f2 at 10: temp.
+  //   The all-to-all's result [4,6] meets lt at 6 (a transpose fusion, again): temp.
+  // Temp heap: t0 [2,5] and the result [4,6] overlap, f1 [8,9] and t1 [9,10] meet at 9 (no
+  // sharing): two slabs, 2 * 8192 = 16384 B, XLA's figure for such programs (16 MiB for the
+  // c64[16,256,256] slab of the original, twice the slab). Taken at the start's position
+  // instead (before lt), the result would go into the output allocation and every temporary
+  // would fit one slab: 8192 B, half of what XLA allocates.
+  MemoryReport r = analyze(R"(
+HloModule jit_do_ifft, is_scheduled=true, num_partitions=4
+
+%fused_transpose (param_0.1: c64[4,16,16]) -> c64[16,4,4,4] {
+  %param_0.1 = c64[4,16,16]{1,0,2} parameter(0)
+  %bitcast.34.1 = c64[4,4,4,16]{3,2,1,0} bitcast(%param_0.1)
+  ROOT %transpose.22.1 = c64[16,4,4,4]{3,2,1,0} transpose(%bitcast.34.1), dimensions={3,1,0,2}
+}
+
+%wrapped_transpose_computation (param_0.3: c64[4,16,16]) -> c64[16,4,16] {
+  %param_0.3 = c64[4,16,16]{2,1,0} parameter(0)
+  ROOT %transpose.20.1 = c64[16,4,16]{2,1,0} transpose(%param_0.3), dimensions={2,0,1}
+}
+
+%wrapped_transpose_computation.1 (param_0.4: c64[16,4,16]) -> c64[4,16,16] {
+  %param_0.4 = c64[16,4,16]{2,1,0} parameter(0)
+  ROOT %transpose.23.1 = c64[4,16,16]{2,1,0} transpose(%param_0.4), dimensions={1,2,0}
+}
+
+ENTRY %main (p: c64[4,16,16]) -> c64[4,16,16] {
+  %p = c64[4,16,16]{2,1,0} parameter(0)
+  %f0 = c64[4,16,16]{2,1,0} fft(%p), fft_type=IFFT, fft_length={16}
+  %t0 = c64[16,4,16]{2,1,0} fusion(%f0), kind=kInput, calls=%wrapped_transpose_computation
+  %b0 = c64[4,16,16]{1,0,2} bitcast(%t0)
+  %a2as = ((c64[4,16,16]{1,0,2}), c64[4,16,16]{1,0,2}) all-to-all-start(%b0), channel_id=1,
+    replica_groups={{0,1,2,3}}, dimensions={2}
+  %a2ad = c64[4,16,16]{1,0,2} all-to-all-done(%a2as)
+  %lt = c64[16,4,4,4]{3,2,1,0} fusion(%a2ad), kind=kLoop, calls=%fused_transpose
+  %b1 = c64[16,4,16]{2,1,0} bitcast(%lt)
+  %f1 = c64[16,4,16]{2,1,0} fft(%b1), fft_type=IFFT, fft_length={16}
+  %t1 = c64[4,16,16]{2,1,0} fusion(%f1), kind=kInput, calls=%wrapped_transpose_computation.1
+  ROOT %f2 = c64[4,16,16]{2,1,0} fft(%t1), fft_type=IFFT, fft_length={16}
+}
+)");
+  CHECK(r.argument_bytes == 8192);
+  CHECK(r.output_bytes == 8192);
+  CHECK(r.temp_bytes == 16384);
+  CHECK(buffer(r, "f0").allocation == buffer(r, "f2").allocation);
+  CHECK(buffer(r, "lt").allocation == buffer(r, "f2").allocation);
+  CHECK(allocation_of(r, "a2as{1}").kind == AllocationKind::kTemp);
+  CHECK(allocation_of(r, "t0").kind == AllocationKind::kTemp);
+  CHECK(allocation_of(r, "f1").kind == AllocationKind::kTemp);
+  CHECK(allocation_of(r, "t1").kind == AllocationKind::kTemp);
+  CHECK(r.temps_in_live_out == 2);
+  CHECK(r.footprint_bytes == 8192 + 8192 + 16384);
+}
+
+TEST_CASE("equal sizes are taken in post order, not in schedule order") {
+  // p 1024 B; a = negate(p) [1,3], b = exponential(p) [2,3], d = add(b, a) [3,4], all
+  // 1024 B; o = concatenate(d, d) 2048 B output [4,END].
+  // Post order from the root: o's operand d, d's first operand b (after p), then a: p, b, a,
+  // d, o. The schedule has a before b; XLA takes b first.
+  //   o: the output allocation (2048 B). b [2,3] ends before o starts: into it.
+  //   a [1,3] overlaps b: temp. d [3,4] meets o at 4 (concatenate does not write over its
+  //   operand): temp, where it takes over a's bytes (add writes over its dying operand).
+  // Temp heap: a and d in one 1024 B slot. In schedule order a would have been the one in the
+  // output allocation and b the temporary.
+  MemoryReport r = analyze(R"(
+HloModule post_order, is_scheduled=true
+ENTRY e {
+  p = f32[256]{0} parameter(0)
+  a = f32[256]{0} negate(p)
+  b = f32[256]{0} exponential(p)
+  d = f32[256]{0} add(b, a)
+  ROOT o = f32[512]{0} concatenate(d, d), dimensions={0}
+}
+)");
+  CHECK(r.output_bytes == 2048);
+  CHECK(buffer(r, "b").allocation == buffer(r, "o").allocation);
+  CHECK(allocation_of(r, "a").kind == AllocationKind::kTemp);
+  CHECK(allocation_of(r, "d").kind == AllocationKind::kTemp);
+  CHECK(buffer(r, "d").allocation_offset == buffer(r, "a").allocation_offset);
+  CHECK(r.temp_bytes == 1024);
+}
+
 TEST_CASE("an S(6) scalar is TPU scalar memory on chip, not host memory") {
   // i: s32[] under T(128) occupies one 128-element tile: 512 B in S(6). p 4096 B, d 512 B.
   absl::StatusOr<hloroof::DeviceSpec> v5e = hloroof::device("tpu_v5e");

@@ -25,3 +25,5 @@ hloroof_add_corpus_test(predict_corpus_test ${CMAKE_CURRENT_LIST_DIR}/predict_co
 hloroof_add_test(buffer_assignment_work_test
   ${CMAKE_CURRENT_LIST_DIR}/buffer_assignment_work_test.cc)
 target_include_directories(buffer_assignment_work_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
+# Buffer assignment against XLA's own on FFT programs it compiled (tests/data/xla_fft).
+hloroof_add_test(xla_fft_memory_test ${CMAKE_CURRENT_LIST_DIR}/xla_fft_memory_test.cc)
