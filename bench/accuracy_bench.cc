@@ -1,5 +1,5 @@
-// accuracy_bench: how close the roofline and the expected time come to the measured GPU tables
-// (data/measured/*.tsv, from openxla/xla).
+// accuracy_bench: how close the roofline and the expected time come to the measured tables
+// (data/measured/*.tsv: GPUs from openxla/xla, TPU7x from accelerator-microbenchmarks).
 //
 // Every measured row is in the fit half or the test half (by shape, a fixed hash:
 // measured::in_fit_half); the shipped model is fitted on the fit half only. For each device and
@@ -36,6 +36,7 @@
 #include "hloroof/topology.h"
 #include "predict/expected_time.h"
 #include "predict/measured_models.h"
+#include "predict/tpu_models.h"
 
 namespace {
 
@@ -205,6 +206,47 @@ void collectives(bool test_half, std::map<std::string, Ratios>& out) {
     Ratios& k = out[absl::StrFormat("%-6s %-18s", r.device, r.op)];
     k.roofline.push_back(roof->time_s / r.point.time_s);
     k.expected.push_back(e.time_s / r.point.time_s);
+  }
+}
+
+// The TPU7x microbenchmarks (data/measured/tpu7x.tsv), each row predicted end to end from the
+// HLO of what the benchmark ran: dot(bf16[m,m], bf16[m,m]), a copy of the array, the all-gather
+// of its even and odd device ids on the slice it names (docs/prediction-model.md, "Measured
+// models (TPUs)"). The measured time is the rate's work over its rate.
+void tpus(bool test_half, std::map<std::string, Ratios>& out) {
+  for (const measured::TpuRecord& r : measured::tpu_records()) {
+    if (r.fit_half == test_half) continue;
+    std::string hlo, device = "tpu7x";
+    const auto size = static_cast<int64_t>(r.size);
+    if (r.table == "gemm") {
+      hlo = absl::StrFormat(
+          "HloModule g\nENTRY e {\n a = bf16[%d,%d] parameter(0)\n b = bf16[%d,%d] parameter(1)\n"
+          " ROOT d = bf16[%d,%d] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}",
+          size, size, size, size, size, size);
+    } else if (r.table == "hbm") {
+      hlo = absl::StrFormat("HloModule c\nENTRY e {\n p = f32[%d] parameter(0)\n"
+                            " ROOT c = f32[%d] copy(p)\n}",
+                            size / 4, size / 4);
+    } else {
+      // One TensorCore of every chip per group: even ids, odd ids (8 devices on 2x2x1, 16 on
+      // 2x2x2: groups of 4 over the first 4 chips' cores, as the benchmark's mesh).
+      const int64_t rows = size / (4 * 8 * 128);
+      hlo = absl::StrFormat(
+          "HloModule ag, num_partitions=8\nENTRY e {\n p = f32[%d,8,128] parameter(0)\n"
+          " ROOT g = f32[%d,8,128] all-gather(p), channel_id=1, replica_groups={{0,2,4,6},"
+          "{1,3,5,7}}, dimensions={0}, use_global_device_ids=true\n}",
+          rows, rows * r.group);
+      device = "tpu7x:" + r.slice;
+    }
+    absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(hlo, device);
+    if (!p.ok()) {
+      std::fprintf(stderr, "tpu7x %s %g: %s\n", r.table.c_str(), r.size,
+                   std::string(p.status().message()).c_str());
+      continue;
+    }
+    Ratios& k = out[absl::StrFormat("%-6s %-18s", "tpu7x", r.table)];
+    k.roofline.push_back(p->roofline_step_time_s / r.time_s());
+    k.expected.push_back(p->step_time_s / r.time_s());
   }
 }
 
@@ -395,6 +437,7 @@ int main(int argc, char** argv) {
   std::map<std::string, Ratios> classes;
   gemms(test_half, classes);
   collectives(test_half, classes);
+  tpus(test_half, classes);
   std::printf("accuracy on the %s half of data/measured (predicted / measured time)\n",
               test_half ? "test" : "fit");
   std::printf("%-32s %4s | %-29s | %-29s\n", "device, class", "rows", "roofline", "expected");

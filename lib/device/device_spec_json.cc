@@ -309,8 +309,8 @@ absl::Status SpecReader::read(const json& root) {
           check_keys(root, "",
                      {"schema_version", "name", "display_name", "aliases", "kind", "device_note",
                       "matrix_flops_per_s", "vector_flops_per_s", "transcendentals_per_s", "hbm",
-                      "on_chip_memory", "host_link", "per_op_overhead", "matmul_efficiency",
-                      "hbm_efficiency", "collective_bandwidth_efficiency",
+                      "on_chip_memory", "host_link", "per_op_overhead", "mxu_size",
+                      "matmul_efficiency", "hbm_efficiency", "collective_bandwidth_efficiency",
                       "collective_latency", "interconnect", "default_tiles", "notes"});
       !s.ok()) {
     return s;
@@ -364,6 +364,10 @@ absl::Status SpecReader::read(const json& root) {
       required_figure(root, "", "per_op_overhead", Quantity::kTime, Sign::kNonNegative);
   if (!overhead.ok()) return overhead.status();
   spec_->per_op_overhead_s = *overhead;
+  // Read by the TPU expected time from `figures` (DeviceSpec::figure("mxu_size")).
+  absl::StatusOr<std::optional<int64_t>> mxu =
+      count_figure(root, "", "mxu_size", "elements", 8, 4096, /*required=*/false);
+  if (!mxu.ok()) return mxu.status();
   if (absl::Status s = read_efficiency(root, "matmul_efficiency", &spec_->matmul_efficiency);
       !s.ok()) {
     return s;
@@ -594,7 +598,8 @@ absl::Status SpecReader::read_gpu_fabric(const json& ic, std::string_view path) 
   if (absl::Status s = check_keys(
           ic, path,
           {"type", "nvlink_domain_size", "nvlink_bandwidth", "nvlink_links", "scale_out_bandwidth",
-           "collective_launch_latency", "compute_capability", "xla_sol"});
+           "nics_per_node", "nic_bandwidth", "collective_launch_latency", "compute_capability",
+           "xla_sol"});
       !s.ok()) {
     return s;
   }
@@ -611,10 +616,27 @@ absl::Status SpecReader::read_gpu_fabric(const json& ic, std::string_view path) 
       count_figure(ic, path, "nvlink_links", "links", 1, 1024, /*required=*/true);
   if (!links.ok()) return links.status();
   gpu.nvlink_links = static_cast<int>(**links);
-  absl::StatusOr<double> scale_out =
-      required_figure(ic, path, "scale_out_bandwidth", Quantity::kBandwidth, Sign::kPositive);
+  // A cluster's own NICs (data/hardware/README.md): the expected time of collectives across
+  // nodes reads them from `figures`; without scale_out_bandwidth they give it, each GPU's share
+  // of its node's NICs.
+  absl::StatusOr<std::optional<int64_t>> nics =
+      count_figure(ic, path, "nics_per_node", "NICs", 1, 1024, /*required=*/false);
+  if (!nics.ok()) return nics.status();
+  absl::StatusOr<std::optional<double>> nic =
+      figure(ic, path, "nic_bandwidth", Quantity::kBandwidth, Sign::kPositive, false);
+  if (!nic.ok()) return nic.status();
+  if (nics->has_value() != nic->has_value()) {
+    return error(join_path(path, nics->has_value() ? "nic_bandwidth" : "nics_per_node"),
+                 "nics_per_node and nic_bandwidth go together; give both or neither");
+  }
+  absl::StatusOr<std::optional<double>> scale_out =
+      figure(ic, path, "scale_out_bandwidth", Quantity::kBandwidth, Sign::kPositive,
+             /*required=*/!nics->has_value());
   if (!scale_out.ok()) return scale_out.status();
-  gpu.scale_out_bandwidth = *scale_out;
+  gpu.scale_out_bandwidth =
+      scale_out->has_value()
+          ? **scale_out
+          : static_cast<double>(**nics) * **nic / static_cast<double>(gpu.nvlink_domain_size);
   absl::StatusOr<double> launch =
       required_figure(ic, path, "collective_launch_latency", Quantity::kTime, Sign::kNonNegative);
   if (!launch.ok()) return launch.status();

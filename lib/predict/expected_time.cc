@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "cost/cost_internal.h"
 #include "hloroof/computation.h"
+#include "predict/tpu_models.h"
 #include "util/absl_compat.h"
 
 namespace hloroof::predict {
@@ -123,6 +124,30 @@ std::string_view table_op(CollectiveKind kind) {
 // this one number): H100 all-to-all median error 26% alone, 15% at 0.1, 16% at 0.3 and 0.5;
 // B200 16% -> 13%; GB200 3.1% -> 4.4% (docs/prediction-model.md).
 constexpr double kPooledWeight = 0.1;
+
+// The share of its NICs' line rate a GPU node reaches across nodes. Measured (not by us):
+// two 8-GPU A100 nodes with 4 x 200 Gb/s HDR each ran NCCL's all-reduce at 86 GB/s bus
+// bandwidth, 0.86 of the 4 x 25 GB/s (NVIDIA/nccl#1048; ib_write_bw reached 24 GB/s per NIC
+// there); three such nodes 84.8 GB/s on average over sizes, 96 at best (NVIDIA/nccl-tests#119);
+// NDR (400 Gb/s) NICs 46-48 of 50 GB/s (NVIDIA/nccl-tests#267, #290, by NVIDIA). The lowest,
+// 0.86, is used: a 2-node ring is where our measurements come from.
+constexpr double kScaleOutEfficiency = 0.86;
+
+// Time of the part of a GPU collective that crosses NVLink domains, as NCCL runs it (bus
+// bandwidth as nccl-tests defines it, doc/PERFORMANCE.md): a ring over all n GPUs whose traffic
+// leaves each node through all its NICs, so all-reduce moves 2 (n-1)/n V and all-gather or
+// reduce-scatter (n-1)/n V through the node's egress (L GPUs x W_so); an all-to-all sends
+// (M-1)/M of each GPU's buffer V / n to other nodes through that GPU's own NIC, which it cannot
+// pool with other NICs (NVIDIA/nccl-tests#130, #267: "the performance of a single NIC"); a
+// point-to-point transfer likewise. `nic` is one NIC's bandwidth, `eff` the share reached.
+double scale_out_time(std::string_view op, double v, double n, double m, double l, double w_so,
+                      double nic, double eff) {
+  const double per_gpu = std::min(w_so, nic) * eff;
+  if (op == "all-reduce") return 2 * (n - 1) / n * v / (eff * l * w_so);
+  if (op == "all-gather" || op == "reduce-scatter") return (n - 1) / n * v / (eff * l * w_so);
+  if (op == "all-to-all") return (m - 1) / m * (v / n) / per_gpu;
+  return v / per_gpu;
+}
 
 // Bus-bandwidth factor of a group of n: what each device sends, per byte of the table's size.
 double bus_factor(std::string_view op, double n) {
@@ -364,6 +389,178 @@ double GemmTimeCache::time_s(const measured::GemmTable& table, const measured::G
   return it->second;
 }
 
+namespace {
+
+// The tpu7x spec, whose peaks the TPU tables are in units of.
+const DeviceSpec* tpu_table_spec() {
+  static const auto* s = new absl::StatusOr<DeviceSpec>(device(measured::kTpuTableDevice));
+  return s->ok() ? &**s : nullptr;
+}
+
+// Whether `device` takes the measured TPU models: a TPU whose file sets no calibration.
+bool tpu_measured(const DeviceSpec& device) {
+  return device.kind == DeviceKind::kTpu && !device.matmul_efficiency_set &&
+         !device.hbm_efficiency_set && measured::tpu_fits() != nullptr &&
+         tpu_table_spec() != nullptr;
+}
+
+// "measured on tpu7x" or "measured on tpu7x, borrowed".
+std::string tpu_provenance(const DeviceSpec& device) {
+  return device.name == measured::kTpuTableDevice
+             ? absl::StrCat("measured on ", measured::kTpuTableDevice)
+             : absl::StrCat("measured on ", measured::kTpuTableDevice, ", borrowed");
+}
+
+// The MXU width of a spec; 128 (and said) when the spec has none.
+int64_t mxu_of(const DeviceSpec& device, std::vector<std::string>& assumptions) {
+  if (const DeviceFigure* f = device.figure("mxu_size"); f != nullptr && f->value >= 1) {
+    return static_cast<int64_t>(f->value);
+  }
+  note_once(assumptions, absl::StrCat(device.name, " gives no mxu_size: GEMMs padded to 128 "
+                                                   "(assumed)"));
+  return 128;
+}
+
+ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
+                                  const RooflineEstimate& roofline, const DeviceSpec& device,
+                                  bool include_overhead, std::vector<std::string>& assumptions) {
+  const measured::TpuFits& fits = *measured::tpu_fits();
+  const std::string from = tpu_provenance(device);
+  ExpectedTime e{roofline.time_s, "", ""};
+  std::vector<std::string> how;
+  double terms = 0;
+  std::string model = "roofline";
+  auto consider = [&terms, &model](double s, std::string_view name) {
+    if (s > terms) terms = s, model = std::string(name);
+  };
+  bool gemm_done = false;
+  if (work.matrix_flops > 0 && !gemms.empty()) {
+    const int64_t mxu = mxu_of(device, assumptions);
+    double gemm_s = 0;
+    for (const GemmCall& g : gemms) {
+      const std::optional<double> own = peak(device, g.unit);
+      const double own_peak = own ? *own : peak(device, "bf16").value_or(0);
+      if (!(own_peak > 0)) continue;
+      // Efficiency at this padded size relative to tpu7x's bf16 peak, applied to this
+      // device's peak: the work part of the measured time (its fixed cost taken out). Another
+      // chip borrows the ramp, relative to tpu7x's plateau: its own large GEMMs are assumed
+      // to reach its peak, as TPU v2's did in the scaling book's profile (README, "TPUs").
+      const double padded = measured::padded_flops(g.shape, mxu);
+      const double work_s = std::max(0.0, fits.gemm_time_s(padded) - fits.hbm.latency_s);
+      const double plateau = device.name == measured::kTpuTableDevice ? 1 : fits.gemm_plateau;
+      gemm_s += std::max(padded / own_peak, work_s * fits.gemm_peak * plateau / own_peak);
+      if (g.unit != "bf16") {
+        note_once(assumptions,
+                  absl::StrFormat("%s %s GEMMs: efficiency of the measured %s bf16 GEMMs, "
+                                  "relative to the %s peak (assumed)",
+                                  device.name, sv(g.unit), measured::kTpuTableDevice,
+                                  sv(g.unit)));
+      }
+    }
+    if (gemm_s > 0) {
+      gemm_done = true;
+      how.push_back(absl::StrFormat("%d GEMM%s by padded size (MXU %d) from the %s table: %s",
+                                    static_cast<int>(gemms.size()), gemms.size() == 1 ? "" : "s",
+                                    static_cast<int>(mxu), from, seconds(gemm_s)));
+      consider(gemm_s, absl::StrCat("gemm table ", measured::kTpuTableDevice, " (", from, ")"));
+    }
+  }
+  for (const RooflineTerm& t : roofline.terms) {
+    if (t.bound == Bound::kHbm) {
+      const double s = t.time_s / fits.hbm_fraction;
+      how.push_back(absl::StrFormat("HBM at %.3f of its bandwidth (%s): %s", fits.hbm_fraction,
+                                    from, seconds(s)));
+      consider(s, absl::StrCat("achievable HBM (", from, ")"));
+    } else if (t.bound == Bound::kHost) {
+      const double s = t.time_s / kTpuHostFraction;
+      how.push_back(absl::StrFormat("host link at %.2f of its bandwidth (measured on tpu_v6e%s): "
+                                    "%s", kTpuHostFraction,
+                                    device.name == "tpu_v6e" ? "" : ", borrowed", seconds(s)));
+      consider(s, "host link (measured on tpu_v6e)");
+    } else if (!(t.bound == Bound::kMatrix && gemm_done)) {
+      consider(t.time_s, "roofline");
+    }
+  }
+  const double fixed = include_overhead ? fits.hbm.latency_s : 0.0;
+  if (fixed > terms) model = absl::StrCat("per-op fixed cost (", from, ")");
+  e.model = model;
+  e.time_s = std::max(roofline.time_s, terms + fixed);
+  if (e.time_s > roofline.time_s) {
+    e.explanation = absl::StrFormat(
+        "expected = per-op fixed cost %s (fitted, %s) + max(terms as measured) = %s (%s)",
+        seconds(fixed), from, seconds(e.time_s),
+        how.empty() ? std::string("no measured term") : absl::StrJoin(how, "; "));
+  }
+  return e;
+}
+
+ExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
+                                          const DeviceSpec& device) {
+  const measured::TpuFits& fits = *measured::tpu_fits();
+  const std::string from = tpu_provenance(device);
+  ExpectedTime e{roofline.time_s, "", ""};
+  if (roofline.group_size <= 1) {
+    e.model = "roofline (nothing crosses a link)";
+    return e;
+  }
+  const double latency = fits.ici.latency_s;
+  const double eff = fits.ici_efficiency;
+  if (roofline.placement.domains > 1) {
+    // Across slices: the roofline's ICI and DCN phases (DCN assumed), plus the fitted latency.
+    e.time_s = roofline.time_s + latency;
+    e.model = absl::StrCat("ICI fit ", measured::kTpuTableDevice, " (", from,
+                           ") + DCN (assumed)");
+    e.explanation = absl::StrFormat(
+        "expected = fitted collective latency %s (%s) + the roofline's ICI and DCN phases %s "
+        "(DCN bandwidth and latency assumed) = %s",
+        seconds(latency), from, seconds(roofline.time_s), seconds(e.time_s));
+    return e;
+  }
+  e.time_s = std::max(roofline.time_s, latency + roofline.bandwidth_time_s / eff);
+  e.model = absl::StrCat("ICI fit ", measured::kTpuTableDevice, " (", from, ")");
+  e.explanation = absl::StrFormat(
+      "expected = fitted latency %s + bandwidth term %s / %.3f of the torus model (fitted to "
+      "%s all-gathers of %g devices, %s) = %s",
+      seconds(latency), seconds(roofline.bandwidth_time_s), eff, measured::kTpuTableDevice,
+      fits.ici_group, from, seconds(e.time_s));
+  return e;
+}
+
+}  // namespace
+
+std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
+  std::vector<std::string> out;
+  if (device.kind != DeviceKind::kTpu) return out;
+  if (!tpu_measured(device)) {
+    out.push_back(absl::StrCat(
+        device.name, " expected times: ",
+        device.matmul_efficiency_set || device.hbm_efficiency_set
+            ? "the file's calibrated efficiencies, other terms at the roofline (assumed)"
+            : "the roofline (no measured TPU model could be built; assumed)"));
+    return out;
+  }
+  const measured::TpuFits& f = *measured::tpu_fits();
+  const bool own = device.name == measured::kTpuTableDevice;
+  out.push_back(absl::StrFormat(
+      "%s expected times %s the %s microbenchmarks (AI-Hypercomputer/"
+      "accelerator-microbenchmarks)%s: GEMM time by MXU-padded size (measured, interpolated%s), "
+      "HBM at %.3f of bandwidth and a %.3g us per-op fixed cost (fitted), ICI collectives "
+      "%.3g us + %.3f of the torus model's bandwidth (fitted to all-gathers of %g devices)",
+      device.name, own ? "rest on" : "borrow", measured::kTpuTableDevice,
+      own ? "" : ", relative to this chip's own peaks",
+      own ? "" : absl::StrFormat("; the ramp to tpu7x's %.2f plateau, this chip's plateau "
+                                 "assumed at its peak", f.gemm_plateau),
+      f.hbm_fraction, f.hbm.latency_s * 1e6,
+      f.ici.latency_s * 1e6, f.ici_efficiency, f.ici_group));
+  out.push_back(absl::StrFormat(
+      "%s assumed, not measured: vector and transcendental rates (roofline), non-square GEMM "
+      "shapes beyond MXU padding, collectives other than all-gather and other group sizes "
+      "(the all-gather fit), DCN bandwidth and latency; host-offload (S(5)) copies at %.2f of "
+      "the host link (measured on tpu_v6e%s)",
+      device.name, kTpuHostFraction, device.name == "tpu_v6e" ? "" : ", borrowed"));
+  return out;
+}
+
 ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
                               const RooflineEstimate& roofline, const DeviceSpec& device,
                               bool include_overhead, std::vector<std::string>& assumptions,
@@ -372,6 +569,9 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
   const bool gpu = device.kind == DeviceKind::kGpu;
   const bool matmul_knob = device.matmul_efficiency_set;
   const bool hbm_knob = device.hbm_efficiency_set;
+  if (tpu_measured(device)) {
+    return expected_tpu_op_time(gemms, work, roofline, device, include_overhead, assumptions);
+  }
   if (!gpu && !matmul_knob && !hbm_knob) {
     e.model = "roofline (no measured model for TPUs)";
     return e;
@@ -473,11 +673,13 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
                                       const DeviceSpec& device,
                                       std::vector<std::string>& assumptions) {
   ExpectedTime e{roofline.time_s, "", ""};
-  if (device.kind != DeviceKind::kGpu) {
+  const bool calibrated = device.collective_bandwidth_efficiency || device.collective_latency_s;
+  if (device.kind != DeviceKind::kGpu && !calibrated) {
+    if (tpu_measured(device)) return expected_tpu_collective_time(roofline, device);
     e.model = "roofline (no measured model for TPUs)";
     return e;
   }
-  if (device.collective_bandwidth_efficiency || device.collective_latency_s) {
+  if (calibrated) {
     const double eff = device.collective_bandwidth_efficiency.value_or(1.0);
     const double latency = device.collective_latency_s.value_or(roofline.latency_s);
     e.time_s =
@@ -504,8 +706,40 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
                          : roofline.placement.members_per_domain > 0
                              ? roofline.placement.members_per_domain
                              : n;
+  // Across NVLink domains: NCCL's algorithms at the measured share of the NICs' line rate.
+  double across = 0;
+  if (domains > 1 && device.gpu) {
+    const DeviceFigure* nic_figure = device.figure("interconnect.nic_bandwidth");
+    const double w_so = device.gpu->scale_out_bandwidth;
+    const double nic = nic_figure != nullptr ? nic_figure->value : w_so;
+    const double l = static_cast<double>(pair ? 1 : std::max<int64_t>(1, inside));
+    across = scale_out_time(op, roofline.bytes, static_cast<double>(n),
+                            static_cast<double>(domains), l, w_so, nic, kScaleOutEfficiency);
+    note_once(assumptions,
+              absl::StrFormat(
+                  "%s across nodes: NCCL's ring (reductions, gathers) and one NIC per GPU "
+                  "(all-to-all, send) at %.2f of line rate (measured on A100 and H100 nodes, "
+                  "NVIDIA/nccl#1048, nccl-tests#119, #267); %s per GPU %s",
+                  device.name, kScaleOutEfficiency,
+                  absl::StrFormat("%.4g B/s", w_so),
+                  nic_figure != nullptr ? "from the file's NICs"
+                                        : "(scale_out_bandwidth, assumed: a node with fewer "
+                                          "NICs runs all-to-alls up to 8x slower; give "
+                                          "nics_per_node and nic_bandwidth)"));
+  }
   if (inside <= 1) {
-    e.model = "roofline (no measured model across NVLink domains)";
+    if (across <= 0) {
+      e.model = "roofline (no measured model across NVLink domains)";
+      return e;
+    }
+    const double latency = device.gpu ? device.gpu->collective_launch_latency_s : 0.0;
+    e.time_s = std::max(roofline.time_s, latency + across);
+    e.model = "scale-out (NCCL across nodes, measured efficiency)";
+    e.explanation = absl::StrFormat(
+        "expected = launch latency %s + %s across %d nodes at %.2f of the NICs' line rate: "
+        "%s -> %s",
+        seconds(latency), sv(op), static_cast<int>(domains), kScaleOutEfficiency,
+        seconds(across), seconds(e.time_s));
     return e;
   }
   // The measured group size nearest `inside` (in log), scaled by the bus factor.
@@ -561,11 +795,9 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
   model.seconds_per_byte *= scale;
   model.max_bytes_per_s /= scale;
   const double in_domain = model.time_s(bytes);
-  double across = 0;
-  if (domains > 1 && device.gpu && roofline.bandwidth != device.gpu->nvlink_bandwidth) {
-    across = roofline.bandwidth_time_s;  // the roofline's cross-domain term bounds it
-  }
-  e.time_s = std::max(roofline.time_s, in_domain + across);
+  // The NVLink and network parts of one NCCL collective run at once (pipelined ring chunks,
+  // concurrent sends): the slower bounds, the network part paying the fitted latency too.
+  e.time_s = std::max({roofline.time_s, in_domain, across > 0 ? model.latency_s + across : 0.0});
   e.model = absl::StrCat("collective fit ", source.name,
                          source.borrowed ? " (measured, borrowed)" : " (measured, fitted)");
   e.explanation = absl::StrFormat(
@@ -573,7 +805,11 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
       "4 nearest measured sizes%s) = %s%s -> %s",
       sv(op), pair ? 2 : inside, seconds(model.latency_s), bytes, model.seconds_per_byte,
       op == "all-to-all" ? ", with those of group sizes within 2 x" : "", seconds(in_domain),
-      across > 0 ? absl::StrCat(", + cross-domain term ", seconds(across)) : std::string(),
+      across > 0 ? absl::StrFormat("; across %d nodes (NCCL ring or one NIC per GPU, at %.2f "
+                                   "of line rate): latency + %s",
+                                   static_cast<int>(domains), kScaleOutEfficiency,
+                                   seconds(across))
+                 : std::string(),
       seconds(e.time_s));
   return e;
 }

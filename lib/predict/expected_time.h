@@ -25,6 +25,14 @@ namespace hloroof::predict {
 // prediction-model.md shows the arithmetic). 0.87 is used for every GPU.
 inline constexpr double kGpuHbmFraction = 0.87;
 
+// The share of the host link (PCIe) a TPU host-offload copy (to or from memory space S(5)) is
+// expected to reach. Measured on the TPU v6e profile (../shared/profiles/tpu_v6e, docs/
+// prediction-model.md): a 5368709120 B f32 array copied host -> device alone took 189.18 ms
+// (28.4 GB/s) and device -> host alone 182.36 ms (29.4 GB/s), 0.89 and 0.92 of the 32 GB/s
+// host link; four such copies, two each way at once, took 412.6 ms (26.0 GB/s each way, 0.81).
+// The lower single-direction figure is used.
+inline constexpr double kTpuHostFraction = 0.89;
+
 // One GEMM an instruction runs: its shape and the matrix class it runs on.
 struct GemmCall {
   measured::GemmShape shape;
@@ -94,6 +102,10 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
                               const RooflineEstimate& roofline, const DeviceSpec& device,
                               bool include_overhead, std::vector<std::string>& assumptions,
                               GemmTimeCache* cache = nullptr, const IssueTime& issue = {});
+
+// What a TPU prediction's expected times rest on, one line each (measured, fitted, borrowed,
+// assumed), for its assumptions; empty for GPUs.
+std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device);
 
 // A collective whose roofline estimate is `roofline` (kind as in the HLO).
 ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstimate& roofline,

@@ -317,6 +317,10 @@ std::string CollectiveRecord::shape_key() const {
   return absl::StrCat(op, " ", groups, "x", group_size, " ", point.bytes);
 }
 
+std::vector<std::vector<std::string_view>> measured_table_rows(std::string_view name) {
+  return table_rows(file_text(name));
+}
+
 const std::vector<GemmRecord>& gemm_records() {
   static const std::vector<GemmRecord>* records = [] {
     auto* out = new std::vector<GemmRecord>;

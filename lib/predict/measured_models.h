@@ -163,6 +163,9 @@ struct DeviceTables {
 // seed, so the halves are the same whatever order the rows come in.
 bool in_fit_half(std::string_view shape_key);
 
+// The rows of the compiled-in table data/measured/NAME: its non-comment lines split on spaces.
+std::vector<std::vector<std::string_view>> measured_table_rows(std::string_view name);
+
 // Raw rows of the compiled-in tables.
 struct GemmRecord {
   std::string device, dtypes;

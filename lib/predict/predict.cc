@@ -344,15 +344,12 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
 
   // The schedule walked once at the expected times, each op keeping its roofline too; then
   // scheduled again with the roofline times (the async overlaps differ), nothing costed anew.
-  // A TPU without calibration has no measured model: the one schedule gives both.
-  const bool calibrated = device.matmul_efficiency_set || device.hbm_efficiency_set ||
-                          device.collective_bandwidth_efficiency || device.collective_latency_s;
   predict::Target target{device, *topology, options, *cost, {}, {}, {}, {},
                          options.roofline_only};
   absl::StatusOr<predict::TimingMap> timings = predict::time_computations(module, target);
   if (!timings.ok()) return timings.status();
   std::optional<predict::TimingMap> roofline;
-  if (!options.roofline_only && (device.kind == DeviceKind::kGpu || calibrated)) {
+  if (!options.roofline_only) {
     absl::StatusOr<predict::TimingMap> t = predict::roofline_schedule(module, *timings);
     if (!t.ok()) return t.status();
     roofline = *std::move(t);
@@ -371,6 +368,11 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
 
   for (const Instruction* i : cost->unknown) p.unknown_ops.emplace_back(i->name());
   p.is_lower_bound = cost->is_lower_bound;
+  if (!options.roofline_only) {
+    for (std::string& line : predict::tpu_model_assumptions(device)) {
+      p.assumptions.push_back(std::move(line));
+    }
+  }
   for (std::string& line : target.assumptions) p.assumptions.push_back(std::move(line));
   add_unverified_figures(device, target, p.assumptions);
   return p;

@@ -16,6 +16,7 @@ target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/predict.cc
   ${CMAKE_CURRENT_LIST_DIR}/step_walk.cc
   ${CMAKE_CURRENT_LIST_DIR}/timeline.cc
+  ${CMAKE_CURRENT_LIST_DIR}/tpu_models.cc
 )
 
 # The measured GPU tables (data/measured, derived from openxla/xla by tools/measured_tables.py)

@@ -173,9 +173,14 @@ TEST_CASE("roofline times are the predictions from before the expected time") {
         Approx(0.0052758884395604395).epsilon(1e-12));
   CHECK(v5e.op("exponential_reduce_fusion.1").roofline_time_s ==
         Approx(0.00196884042979243).epsilon(1e-12));
-  // A TPU has no measured model: expected == roofline, op by op.
-  CHECK(v5e->step_time_s == v5e->roofline_step_time_s);
-  for (const OpPrediction& op : v5e->ops) CHECK(op.time_s == op.roofline_time_s);
+  // The expected time borrows the TPU7x measurements (docs/prediction-model.md, "Measured
+  // models (TPUs)"): above the roofline op by op, and a model named for every op that works.
+  CHECK(v5e->step_time_s > v5e->roofline_step_time_s);
+  for (const OpPrediction& op : v5e->ops) {
+    INFO(op.name);
+    CHECK(op.time_s >= op.roofline_time_s);
+    CHECK(op.model != "roofline (no measured model for TPUs)");
+  }
 }
 
 }  // namespace

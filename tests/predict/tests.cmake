@@ -11,6 +11,8 @@ hloroof_add_test(memory_test
 hloroof_add_corpus_test(memory_corpus_test ${CMAKE_CURRENT_LIST_DIR}/memory_corpus_test.cc)
 hloroof_add_test(measured_models_test ${CMAKE_CURRENT_LIST_DIR}/measured_models_test.cc)
 target_include_directories(measured_models_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
+hloroof_add_test(tpu_models_test ${CMAKE_CURRENT_LIST_DIR}/tpu_models_test.cc)
+target_include_directories(tpu_models_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 hloroof_add_test(predict_step_test
   ${CMAKE_CURRENT_LIST_DIR}/flop_rate_peak_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/kernel_estimate_test.cc

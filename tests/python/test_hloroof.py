@@ -111,6 +111,19 @@ def test_v5e_train_step_figures_of_the_examples_readme(v5e_text):
     assert all(op.collective.exposed_s == 0 for op in gathers)
 
 
+def test_tpu_predictions_say_what_they_rest_on(v5e_text):
+    # Every TPU prediction names what is measured, fitted, borrowed or assumed, in Python and
+    # in the CLI's JSON alike (docs/prediction-model.md, "Measured models (TPUs)").
+    p = hloroof.predict(v5e_text, "tpu_v5e:2x2")
+    lines = [a for a in p.assumptions if "borrow the tpu7x microbenchmarks" in a]
+    assert len(lines) == 1 and "fitted" in lines[0] and "measured" in lines[0]
+    assert any(a.startswith("tpu_v5e assumed, not measured") for a in p.assumptions)
+    assert p.step_time_s > p.roofline_step_time_s
+    result = run_cli("predict", V5E, "--device", "tpu_v5e:2x2", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["assumptions"] == list(p.assumptions)
+
+
 def test_h100_all_reduce_of_the_examples_readme(h100_text):
     # The README's arithmetic is the roofline's; the expected time is never below it.
     p = hloroof.predict(h100_text, "h100", roofline_only=True)
