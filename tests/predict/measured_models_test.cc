@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 #include "hloroof/collective.h"
 #include "hloroof/device.h"
@@ -504,6 +506,51 @@ ENTRY e {
   CHECK(v5e.op("s").time_s > v5e.op("s").roofline_time_s);
   CHECK(v5e.op("s").model.find("elementwise issue") == std::string::npos);
   CHECK_FALSE(measured::op_profile_cycles("tpu_v5e", "sine", "f32"));
+}
+
+}  // namespace
+}  // namespace hloroof
+
+namespace hloroof {
+namespace {
+
+std::string source_file(const std::string& path) {
+  std::ifstream in(std::string(HLOROOF_SOURCE_DIR) + "/" + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from its file") {
+  // examples/README.md: each GPU sends half of its 16 MiB to the other node through its own
+  // NIC at 0.86 of 25e9 B/s: 8388608 / 2.15e10 = 390.2 us, after the in-node fit's latency
+  // (52.1 us): 442.3 us; the roofline 335.5 + 2 us.
+  const std::string hlo = source_file("examples/a100_2node_all_to_all.hlo");
+  auto dgx = testing::predict(hlo, "a100:2x8");
+  CHECK(dgx->roofline_step_time_s == Approx(337.5e-6).epsilon(0.002));
+  CHECK(dgx->step_time_s == Approx(442.3e-6).epsilon(0.002));
+  CHECK(dgx.assumes("a100 across nodes: NCCL's ring"));
+  // 4 NICs of 200 Gb/s per 8 GPUs: 12.5e9 B/s per GPU, so 8388608 / (0.86 x 12.5e9) = 780.3 us
+  // + 52.1 us.
+  absl::StatusOr<DeviceSpec> four = device(std::string(HLOROOF_SOURCE_DIR) +
+                                           "/examples/a100_4nic.json");
+  REQUIRE(four.ok());
+  CHECK(four->gpu->scale_out_bandwidth == Approx(12.5e9));
+  PredictOptions o;
+  o.topology = "2x8";
+  auto cluster = testing::predict(hlo, four->origin, o);
+  CHECK(cluster->step_time_s == Approx(832.4e-6).epsilon(0.002));
+  CHECK(cluster.assumes("from the file's NICs"));
+  // The two NIC figures go together: without nics_per_node (and no scale_out_bandwidth) the
+  // file is an error that names the missing one.
+  std::string json = source_file("examples/a100_4nic.json");
+  const size_t from = json.find("\"nics_per_node\"");
+  const size_t to = json.find("\"nic_bandwidth\"");
+  REQUIRE(from < to);
+  json.erase(from, to - from);
+  absl::StatusOr<DeviceSpec> bad = parse_device_spec(json, "bad.json");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(std::string(bad.status().message()).find("go together") != std::string::npos);
 }
 
 }  // namespace
