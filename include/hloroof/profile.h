@@ -89,6 +89,12 @@ struct MeasuredOp {
   double occurrences = 0;
   double launches = 0;  // events (kernels launched) per step
   int64_t kernels = 0;  // distinct kernel (event) names
+  // The op's time in its fastest and its slowest step: the run-to-run spread.
+  double step_min_s = 0;
+  double step_max_s = 0;
+  // Its kernels were placed by launch order (CUDA graphs, async wrappers), and an equally good
+  // placement gives one of them to another instruction: its time is not certain.
+  bool alignment_uncertain = false;
 };
 
 // The module's executions in one device plane.
@@ -145,6 +151,9 @@ struct JoinedOp {
   double predicted_occurrences = 0;
   int64_t kernels = 0;
   double lost_s = 0;  // measured - expected
+  // MeasuredOp::alignment_uncertain: the measured time may hold another op's kernels; such ops
+  // are not ranked.
+  bool alignment_uncertain = false;
 };
 
 // An op seen on one side only: in the profile but not predicted ("measured"), or predicted
@@ -178,7 +187,8 @@ struct ProfileComparison {
   double roofline_step_s = 0;
   double busy_s = 0;                   // the median step's union of op events
   double idle_s = 0;                   // median step - busy
-  std::vector<JoinedOp> ops;           // ranked by lost_s, most first
+  // Ranked by lost_s, most first; those whose alignment is uncertain after all others.
+  std::vector<JoinedOp> ops;
   std::vector<UnmatchedOp> unmatched;  // by time, most first
   std::vector<GapRow> gaps;
   std::vector<std::string> notes;
@@ -194,7 +204,8 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
 // {"device", "plane", "module", "profile", "steps", "step": {"measured_s", "expected_s",
 //  "roofline_s"}, "busy_s", "idle_s", "ops": [{"name", "opcode", "category", "bound",
 //  "measured_s", "expected_s", "roofline_s", "occurrences", "launches", "predicted_occurrences",
-//  "kernels", "lost_s", "measured_over_expected", "measured_over_roofline"}],
+//  "kernels", "lost_s", "measured_over_expected", "measured_over_roofline",
+//  "alignment_uncertain"}],
 //  "unmatched": [{"name", "side", "opcode", "time_s", "occurrences"}],
 //  "gaps": [{"category", "measured_s", "expected_s", "gap_s", "share"}], "notes"}.
 std::string profile_comparison_to_json(const ProfileComparison& comparison);

@@ -107,6 +107,7 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
     j.predicted_occurrences = op.multiplier;
     j.kernels = m.kernels;
     j.lost_s = j.measured_s - j.expected_s;
+    j.alignment_uncertain = m.alignment_uncertain;
     c.ops.push_back(std::move(j));
     const OpClass k = profile_internal::op_class(op);
     if (k != OpClass::kCollective) rows[k].measured_s += m.time_s;
@@ -148,8 +149,10 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
     r.share = gap != 0 ? r.gap_s / gap : 0;
   }
 
-  std::stable_sort(c.ops.begin(), c.ops.end(),
-                   [](const JoinedOp& a, const JoinedOp& b) { return a.lost_s > b.lost_s; });
+  std::stable_sort(c.ops.begin(), c.ops.end(), [](const JoinedOp& a, const JoinedOp& b) {
+    if (a.alignment_uncertain != b.alignment_uncertain) return b.alignment_uncertain;
+    return a.lost_s > b.lost_s;
+  });
   std::stable_sort(c.unmatched.begin(), c.unmatched.end(),
                    [](const UnmatchedOp& a, const UnmatchedOp& b) { return a.time_s > b.time_s; });
   c.measured = *std::move(measured);

@@ -78,12 +78,14 @@ bool copies(const Instruction& i) {
   return false;
 }
 
-// The kernel-name form of the opcode of the root of what a fusion (or an async wrapper of
-// one) calls: "dynamic_update_slice"; empty for other instructions.
+// "_ROOT_fusion", ROOT the kernel-name form of the opcode of the root of what a fusion (or an
+// async wrapper of one) calls: "_dynamic_update_slice_fusion"; empty for other instructions.
 std::string root_name(const Instruction& i) {
   if (i.opcode() != Opcode::kFusion && i.opcode() != Opcode::kAsyncStart) return {};
   for (const Computation* c : i.called_computations()) {
-    if (c->root() != nullptr) return kernel_name_of(opcode_name(c->root()->opcode()));
+    if (c->root() != nullptr) {
+      return absl::StrCat("_", kernel_name_of(opcode_name(c->root()->opcode())), "_fusion");
+    }
   }
   return {};
 }
@@ -103,15 +105,18 @@ struct Kernel {
   std::string_view hidden;
 };
 
-// A candidate instruction: whether it copies, and the kernel-name form of the opcode of its
-// called computation's root ("dynamic_update_slice"), if any.
+// A candidate instruction: whether it copies, and "_ROOT_fusion" with the kernel-name form of
+// the opcode of its called computation's root ("_dynamic_update_slice_fusion"), if any.
 struct Candidate {
   bool copies = false;
   std::string root;
 };
 
-// The cost of running kernel `k` for instruction `c`. A memset is usually a library call's
-// workspace clearing, launched just before the call.
+// A memset on an instruction that does not copy: a library call's workspace clearing, launched
+// just before the call, and charged so that the call's own kernel goes with it (repeat_cost).
+constexpr double kMemsetAlone = 0.5;
+
+// The cost of running kernel `k` for instruction `c`.
 double mismatch(const Kernel& k, const Candidate& c) {
   double cost = 0;
   switch (k.kind) {
@@ -119,75 +124,128 @@ double mismatch(const Kernel& k, const Candidate& c) {
       cost = c.copies ? 0 : 1;
       break;
     case KernelKind::kSet:
-      cost = c.copies ? 0.75 : 0;
+      cost = c.copies ? 0.75 : kMemsetAlone;
       break;
     case KernelKind::kCompute:
       cost = c.copies ? 1 : 0;
       break;
   }
-  if (!k.hidden.empty() && !c.root.empty() &&
-      k.hidden.find(absl::StrCat("_", c.root, "_fusion")) == std::string_view::npos) {
+  if (!k.hidden.empty() && !c.root.empty() && k.hidden.find(c.root) == std::string_view::npos) {
     cost += 1;
   }
   return cost;
 }
 
 // An instruction left without a kernel, and a second kernel for one instruction: both happen
-// (a library call clears its workspace first), both less often than not.
+// (a library call clears its workspace first), both less often than not. A memset is that
+// clearing, launched before its call: one after another kernel of the same instruction costs
+// kMemsetAfter more, and the kernel after a memset on its instruction kMemsetAlone less (what
+// the memset paid for being alone: a memset and its call cost kRepeated together).
 constexpr double kSkipped = 1;
 constexpr double kRepeated = 0.5;
+constexpr double kMemsetAfter = 1;
+
+// The cost of a kernel of kind `k` following one of kind `before` on the same instruction.
+double repeat_cost(KernelKind before, KernelKind k) {
+  if (k == KernelKind::kSet) return kRepeated + kMemsetAfter;
+  return before == KernelKind::kSet ? kRepeated - kMemsetAlone : kRepeated;
+}
+
+// Costs of two alignments that differ by less than this are equal.
+constexpr double kTie = 1e-9;
+
+// Each kernel's instruction, and the instructions that are not sure of their kernels: those
+// that an alignment of the same least cost gives a kernel that another one places elsewhere.
+struct Alignment {
+  std::vector<size_t> to;
+  std::vector<bool> unsure;  // per instruction
+};
 
 // Assigns n kernels (in launch order) to m candidate instructions (in schedule order)
 // monotonically, each kernel to one instruction, at the least total cost: `cost(k, j)` of
-// kernel k on instruction j, kRepeated for a second kernel on one instruction, and kSkipped for
-// each instruction skipped between two kernels' instructions; also for each one skipped before
-// the first kernel's when `skips_before` counts, and after the last kernel's when
-// `skips_after` does. Returns each kernel's instruction. O(n x m); n, m > 0.
-template <typename Cost>
-std::vector<size_t> align(size_t n, size_t m, const Cost& cost, bool skips_before,
-                          bool skips_after) {
+// kernel k on instruction j, `repeat(k)` for kernel k on the instruction of kernel k - 1, and
+// kSkipped for each instruction skipped between two kernels' instructions; also for each one
+// skipped before the first kernel's when `skips_before` counts, and after the last kernel's
+// when `skips_after` does. A second pass from the end gives each (kernel, instruction) the
+// least cost of a whole alignment through it: where two instructions reach the least for one
+// kernel, both are unsure. O(n x m) time and memory; n, m > 0.
+template <typename Cost, typename Repeat>
+Alignment align(size_t n, size_t m, const Cost& cost, const Repeat& repeat, bool skips_before,
+                bool skips_after) {
   constexpr double kInf = 1e300;
+  const auto skipped = [](size_t count) { return kSkipped * static_cast<double>(count); };
   // best[k * m + j]: kernels [0, k] placed, kernel k on instruction j.
   std::vector<double> best(n * m, kInf);
   std::vector<uint32_t> from(n * m, 0);
-  for (size_t j = 0; j < m; ++j) {
-    best[j] = (skips_before ? kSkipped * static_cast<double>(j) : 0) + cost(0, j);
-  }
+  for (size_t j = 0; j < m; ++j) best[j] = (skips_before ? skipped(j) : 0) + cost(0, j);
   for (size_t k = 1; k < n; ++k) {
     // Kernel k on instruction c follows kernel k - 1 on c itself, or on j < c with c - j - 1
     // instructions skipped: the least of best[k - 1][j] - j over j < c, kept as c grows.
     const double* prev = &best[(k - 1) * m];
+    const double again = repeat(k);
     double least = kInf;
     size_t least_at = 0;
     for (size_t c = 0; c < m; ++c) {
-      double total = prev[c] + kRepeated;
+      double total = prev[c] + again;
       size_t came = c;
-      const double moved = least + kSkipped * (static_cast<double>(c) - 1);
-      if (least < kInf && moved < total) total = moved, came = least_at;
+      if (least < kInf) {
+        const double moved = least + kSkipped * (static_cast<double>(c) - 1);
+        if (moved < total) total = moved, came = least_at;
+      }
       best[k * m + c] = total + cost(k, c);
       from[k * m + c] = static_cast<uint32_t>(came);
-      const double here = prev[c] - kSkipped * static_cast<double>(c);
+      const double here = prev[c] - skipped(c);
       if (here < least) least = here, least_at = c;
     }
   }
-  const auto total = [&](size_t j) {
-    return best[(n - 1) * m + j] + (skips_after ? kSkipped * static_cast<double>(m - 1 - j) : 0);
-  };
+  // rest[k * m + j]: the least cost of kernels (k, n) with kernel k on instruction j.
+  std::vector<double> rest(n * m, kInf);
+  for (size_t j = 0; j < m; ++j) rest[(n - 1) * m + j] = skips_after ? skipped(m - 1 - j) : 0;
+  for (size_t k = n - 1; k > 0; --k) {
+    // Kernel k - 1 on j: kernel k on j itself, or on c > j with c - j - 1 skipped.
+    const double* next = &rest[k * m];
+    const double again = repeat(k);
+    double least = kInf;  // the least of cost(k, c) + next[c] + c over c > j
+    for (size_t j = m; j-- > 0;) {
+      const double here = cost(k, j) + next[j];
+      double total = again + here;
+      if (least < kInf) total = std::min(total, least - skipped(j + 1));
+      rest[(k - 1) * m + j] = total;
+      least = std::min(least, here + skipped(j));
+    }
+  }
   size_t end = 0;
   for (size_t j = 1; j < m; ++j) {
-    if (total(j) < total(end)) end = j;
+    if (best[(n - 1) * m + j] + rest[(n - 1) * m + j] <
+        best[(n - 1) * m + end] + rest[(n - 1) * m + end]) {
+      end = j;
+    }
   }
-  std::vector<size_t> out(n);
+  const double least = best[(n - 1) * m + end] + rest[(n - 1) * m + end];
+  Alignment out;
+  out.to.resize(n);
+  out.unsure.resize(m);
   for (size_t k = n; k > 0; --k) {
-    out[k - 1] = end;
+    out.to[k - 1] = end;
     end = from[(k - 1) * m + end];
+  }
+  std::vector<size_t> equal;
+  for (size_t k = 0; k < n; ++k) {
+    equal.clear();
+    for (size_t j = 0; j < m; ++j) {
+      if (best[k * m + j] + rest[k * m + j] <= least + kTie) equal.push_back(j);
+    }
+    if (equal.size() < 2) continue;
+    for (size_t j : equal) out.unsure[j] = true;
   }
   return out;
 }
 
-// Alignments larger than this (kernels x candidates) are not tried: a hostile profile must not
-// cost quadratic memory.
+// One alignment of more cells (kernels x candidates) than this is not tried: its memory (20
+// bytes a cell) stays under 84 MB.
 constexpr size_t kMaxAlignment = size_t{1} << 22;
+
+bool is_graph_kernel(std::string_view op) { return absl::StartsWith(sv(op), "command_buffer"); }
 
 // Gives kernels whose hlo_op names no instruction of the module their instructions where
 // they can be told; the rest keep their names. Two cases:
@@ -196,9 +254,11 @@ constexpr size_t kMaxAlignment = size_t{1} << 22;
 //  - the operation an async wrapper runs ("fusion-start" runs a fusion that the text's async
 //    sugar does not name, and its kernels carry that hidden name): aligned between the
 //    kernels launched just before and after it (launch order is correlation id order).
+// The work (alignment cells, instructions scanned for candidates) is counted, and what would
+// take it past the limit is not tried.
 class KernelResolver {
  public:
-  explicit KernelResolver(const Module& module) {
+  KernelResolver(const Module& module, int64_t max_work) : max_work_(max_work) {
     for (const Computation* c : module.computations()) {
       const auto instructions = c->instructions();
       for (size_t k = 0; k < instructions.size(); ++k) {
@@ -221,31 +281,63 @@ class KernelResolver {
 
   bool names_instruction(std::string_view op) const { return by_name_.contains(op); }
 
-  // Returns how many events were given an instruction.
-  int64_t resolve(std::vector<OpEvent>& events) {
+  void resolve(std::vector<OpEvent>& events, KernelResolution& out) {
     for (const OpEvent& e : events) {
-      if (by_name_.contains(e.op)) taken_.insert(by_name_.at(e.op));
+      if (auto it = by_name_.find(e.op); it != by_name_.end()) taken_.insert(it->second);
     }
     std::map<std::pair<std::string_view, uint64_t>, std::vector<OpEvent*>> graphs;
     for (OpEvent& e : events) {
-      if (!by_name_.contains(e.op) && absl::StartsWith(sv(e.op), "command_buffer")) {
+      if (!by_name_.contains(e.op) && is_graph_kernel(e.op)) {
         graphs[{e.op, e.event->correlation_id}].push_back(&e);
       }
     }
-    int64_t resolved = 0;
+    // Launches of one graph whose kernels ran in the same order are aligned alike: once.
+    absl::flat_hash_map<std::string, std::vector<const Instruction*>> aligned;
     for (auto& [key, kernels] : graphs) {
       std::stable_sort(kernels.begin(), kernels.end(), [](const OpEvent* a, const OpEvent* b) {
         return a->event->start_s < b->event->start_s;
       });
-      resolved += align_launch(kernels);
+      std::string order(key.first);
+      for (const OpEvent* e : kernels) absl::StrAppend(&order, "\n", e->event->name);
+      auto [it, added] = aligned.try_emplace(std::move(order));
+      if (added) it->second = align_launch(kernels);
+      for (size_t k = 0; k < kernels.size(); ++k) {
+        if (it->second[k] == nullptr) continue;
+        kernels[k]->op = it->second[k]->name();
+        ++out.resolved;
+      }
     }
     for (const OpEvent& e : events) {
-      if (by_name_.contains(e.op)) taken_.insert(by_name_.at(e.op));
+      if (auto it = by_name_.find(e.op); it != by_name_.end()) taken_.insert(it->second);
     }
-    return resolved + resolve_hidden(events);
+    out.resolved += resolve_hidden(events);
+    out.work = work_;
+    out.cut_short = cut_short_;
+    for (const Instruction* i : uncertain_) out.uncertain.emplace_back(i->name());
+    std::sort(out.uncertain.begin(), out.uncertain.end());
   }
 
  private:
+  // Charges `amount` of work when the limit allows it; else notes that resolution was cut
+  // short and returns false.
+  bool charge(size_t amount) {
+    if (amount > static_cast<uint64_t>(max_work_ - work_)) {
+      cut_short_ = true;
+      return false;
+    }
+    work_ += static_cast<int64_t>(amount);
+    return true;
+  }
+
+  // Whether an alignment of n kernels on m candidates may be made (and charges it).
+  bool may_align(size_t n, size_t m) {
+    if (n * m > kMaxAlignment) {
+      cut_short_ = true;
+      return false;
+    }
+    return charge(n * m);
+  }
+
   // "gemm_fusion_dot_44" -> "gemm_fusion_dot": a kernel name without its trailing numbers.
   static std::string_view stem(std::string_view name) {
     while (!name.empty()) {
@@ -279,11 +371,13 @@ class KernelResolver {
   // shares kernels between identical fusions that say nothing of it); 4 for other names; for
   // kernels of no instruction's name (library calls, memcpy and memset nodes) the copy/compute
   // mismatch, and 2 more on a fusion whose own kernel ran in the launch. An instruction
-  // skipped between two kernels' costs 1, a second kernel on one instruction 0.5; skipping
-  // before the first and after the last is free (a computation may run as several graphs).
-  int64_t align_launch(std::vector<OpEvent*>& kernels) {
+  // skipped between two kernels' costs 1, a second kernel on one instruction repeat_cost;
+  // skipping before the first and after the last is free (a computation may run as several
+  // graphs). Returns each kernel's instruction; none (nullptr) when the launch cannot be told.
+  std::vector<const Instruction*> align_launch(const std::vector<OpEvent*>& kernels) {
+    std::vector<const Instruction*> out(kernels.size(), nullptr);
     const Computation* home = home_of(kernels);
-    if (home == nullptr) return 0;
+    if (home == nullptr || !charge(home->instruction_count())) return out;
     struct Option {
       const Instruction* instruction;
       std::string kernel;  // the instruction's kernel name
@@ -306,26 +400,31 @@ class KernelResolver {
       options.push_back(std::move(o));
     }
     const size_t n = kernels.size(), m = options.size();
-    if (m == 0 || n * m > kMaxAlignment) return 0;
+    if (m == 0 || !may_align(n, m)) return out;
     std::vector<const std::vector<const Instruction*>*> known(n, nullptr);
+    std::vector<KernelKind> kinds(n);
     for (size_t k = 0; k < n; ++k) {
       auto it = by_kernel_.find(kernels[k]->event->name);
       if (it != by_kernel_.end()) known[k] = &it->second;
+      kinds[k] = kernel_kind(kernels[k]->event->name);
     }
     const auto cost = [&](size_t k, size_t j) {
       const Option& o = options[j];
-      const std::string_view name = kernels[k]->event->name;
       if (known[k] != nullptr) {
         for (const Instruction* i : *known[k]) {
           if (i == o.instruction) return 0.0;
         }
-        return stem(name) == stem(o.kernel) ? 1.0 : 4.0;
+        return stem(kernels[k]->event->name) == stem(o.kernel) ? 1.0 : 4.0;
       }
-      return mismatch({kernel_kind(name), {}}, {o.copies, {}}) + (o.named_kernel_ran ? 2.0 : 0.0);
+      return mismatch({kinds[k], {}}, {o.copies, {}}) + (o.named_kernel_ran ? 2.0 : 0.0);
     };
-    const std::vector<size_t> to = align(n, m, cost, false, false);
-    for (size_t k = 0; k < n; ++k) kernels[k]->op = options[to[k]].instruction->name();
-    return static_cast<int64_t>(n);
+    const auto repeat = [&](size_t k) { return repeat_cost(kinds[k - 1], kinds[k]); };
+    const Alignment a = align(n, m, cost, repeat, false, false);
+    for (size_t k = 0; k < n; ++k) out[k] = options[a.to[k]].instruction;
+    for (size_t j = 0; j < m; ++j) {
+      if (a.unsure[j]) uncertain_.insert(options[j].instruction);
+    }
+    return out;
   }
 
   // Gives the kernels of `run` (in launch order) the instructions of `home` at schedule
@@ -335,12 +434,14 @@ class KernelResolver {
   int64_t align_run(const Computation& home, size_t low, size_t high, std::vector<OpEvent*> run,
                     bool from_low, bool to_high) {
     const auto schedule = home.instructions();
+    high = std::min(high, schedule.size());
+    if (low >= high || !charge(high - low)) return 0;
     std::vector<const Instruction*> candidates;
-    for (size_t p = low; p < high && p < schedule.size(); ++p) {
+    for (size_t p = low; p < high; ++p) {
       const Instruction* i = schedule[p];
       if (!launches_nothing(*i) && !taken_.contains(i)) candidates.push_back(i);
     }
-    if (candidates.empty() || run.size() * candidates.size() > kMaxAlignment) return 0;
+    if (candidates.empty() || !may_align(run.size(), candidates.size())) return 0;
     const bool backwards = !from_low && to_high;
     if (backwards) {
       std::reverse(candidates.begin(), candidates.end());
@@ -348,26 +449,36 @@ class KernelResolver {
     }
     std::vector<Kernel> kernels;
     for (const OpEvent* e : run) {
-      const bool hidden = !absl::StartsWith(sv(e->op), "command_buffer");
+      const bool hidden = !is_graph_kernel(e->op);
       kernels.push_back({kernel_kind(e->event->name), hidden ? e->op : std::string_view()});
     }
     std::vector<Candidate> placed;
     for (const Instruction* i : candidates) placed.push_back({copies(*i), root_name(*i)});
-    const std::vector<size_t> to = align(
+    // Backwards, a memset follows the kernel of its call.
+    const auto repeat = [&](size_t k) {
+      return backwards ? repeat_cost(kernels[k].kind, kernels[k - 1].kind)
+                       : repeat_cost(kernels[k - 1].kind, kernels[k].kind);
+    };
+    const Alignment a = align(
         run.size(), placed.size(),
-        [&](size_t k, size_t j) { return mismatch(kernels[k], placed[j]); }, true,
+        [&](size_t k, size_t j) { return mismatch(kernels[k], placed[j]); }, repeat, true,
         from_low && to_high);
-    for (size_t r = 0; r < run.size(); ++r) run[r]->op = candidates[to[r]]->name();
+    for (size_t r = 0; r < run.size(); ++r) run[r]->op = candidates[a.to[r]]->name();
+    for (size_t j = 0; j < candidates.size(); ++j) {
+      if (a.unsure[j]) uncertain_.insert(candidates[j]);
+    }
     return static_cast<int64_t>(run.size());
   }
 
   // Hidden operations: runs of kernels whose names are no instruction's, in launch order,
   // between kernels that name theirs. Every kernel of one hidden name gets the instruction
-  // its first run gave it.
+  // its first run gave it. Graph kernels left unplaced take no part.
   int64_t resolve_hidden(std::vector<OpEvent>& events) {
     std::vector<OpEvent*> order;
     for (OpEvent& e : events) {
-      if (e.event->correlation_id != 0) order.push_back(&e);
+      if (e.event->correlation_id != 0 && (by_name_.contains(e.op) || !is_graph_kernel(e.op))) {
+        order.push_back(&e);
+      }
     }
     std::stable_sort(order.begin(), order.end(), [](const OpEvent* a, const OpEvent* b) {
       return a->event->correlation_id < b->event->correlation_id;
@@ -376,16 +487,23 @@ class KernelResolver {
     int64_t resolved = 0;
     const auto known = [&](const OpEvent* e) { return by_name_.contains(e->op); };
     for (size_t k = 0; k < order.size();) {
-      if (known(order[k]) || given.contains(order[k]->op)) {
+      if (known(order[k])) {
         ++k;
         continue;
       }
+      // [k, end): a whole run of kernels of hidden names; aligned unless each name has its
+      // instruction already.
       size_t end = k;
-      while (end < order.size() && !known(order[end])) ++end;
-      const Instruction* before = k > 0 ? by_name_.at(order[k - 1]->op) : nullptr;
-      const Instruction* after = end < order.size() ? by_name_.at(order[end]->op) : nullptr;
+      bool fresh = false;
+      for (; end < order.size() && !known(order[end]); ++end) {
+        fresh = fresh || !given.contains(order[end]->op);
+      }
       std::vector<OpEvent*> run(order.begin() + static_cast<ptrdiff_t>(k),
                                 order.begin() + static_cast<ptrdiff_t>(end));
+      const Instruction* before = k > 0 ? by_name_.at(order[k - 1]->op) : nullptr;
+      const Instruction* after = end < order.size() ? by_name_.at(order[end]->op) : nullptr;
+      k = end;
+      if (!fresh) continue;
       std::vector<std::string_view> hidden;
       for (const OpEvent* e : run) hidden.push_back(e->op);
       // Within one computation, between the two; else from the computation's start to the
@@ -401,11 +519,12 @@ class KernelResolver {
         done = align_run(*before->parent(), position_.at(before) + 1,
                          before->parent()->instruction_count(), run, true, false);
       }
-      if (done > 0) {
-        for (size_t r = 0; r < run.size(); ++r) given.emplace(hidden[r], run[r]->op);
+      if (done == 0) continue;
+      for (size_t r = 0; r < run.size(); ++r) {
+        auto [it, added] = given.emplace(hidden[r], run[r]->op);
+        if (!added) run[r]->op = it->second;  // as its name's first run placed it
       }
       resolved += done;
-      k = end;
     }
     for (OpEvent& e : events) {
       if (by_name_.contains(e.op)) continue;
@@ -417,6 +536,9 @@ class KernelResolver {
     return resolved;
   }
 
+  const int64_t max_work_;
+  int64_t work_ = 0;
+  bool cut_short_ = false;
   absl::flat_hash_map<std::string_view, const Instruction*> by_name_;
   // Kernel name -> the instructions that may run it.
   absl::flat_hash_map<std::string, std::vector<const Instruction*>> by_kernel_;
@@ -425,15 +547,18 @@ class KernelResolver {
   absl::flat_hash_map<const Instruction*, std::string> shared_kernel_;
   // Instructions that some kernel already names: not candidates for another.
   absl::flat_hash_set<const Instruction*> taken_;
+  // Instructions an alignment could not be sure of.
+  absl::flat_hash_set<const Instruction*> uncertain_;
 };
 
 }  // namespace
 
-KernelResolution resolve_kernels(const Module& module, std::vector<OpEvent>& events) {
-  KernelResolver resolver(module);
+KernelResolution resolve_kernels(const Module& module, std::vector<OpEvent>& events,
+                                 int64_t max_work) {
+  KernelResolver resolver(module, max_work);
   KernelResolution r;
   for (const OpEvent& e : events) r.unknown += resolver.names_instruction(e.op) ? 0 : 1;
-  if (r.unknown > 0) r.resolved = resolver.resolve(events);
+  if (r.unknown > 0) resolver.resolve(events, r);
   return r;
 }
 

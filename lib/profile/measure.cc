@@ -5,6 +5,7 @@
 #include <set>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -216,14 +217,29 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
         absl::StrCat(profile.origin, ": ", plane.name, " has no op events of module '", name,
                      "': no kernels with an hlo_op stat and no '", sv(kOpsLine), "' line"));
   }
+  absl::flat_hash_set<std::string> uncertain;
   if (hlo != nullptr) {
-    const profile_internal::KernelResolution r = profile_internal::resolve_kernels(*hlo, events);
+    profile_internal::KernelResolution r = profile_internal::resolve_kernels(*hlo, events);
     if (r.unknown > 0) {
       out.notes.push_back(
           absl::StrFormat("%d of %d kernels named no instruction of the module (CUDA graphs, async "
                           "wrappers): %d given theirs by kernel name and launch order",
                           r.unknown, events.size(), r.resolved));
     }
+    if (r.cut_short) {
+      out.notes.push_back(absl::StrFormat(
+          "kernel resolution cut short at its work limit (%d alignment cells and instructions "
+          "scanned): %d kernels keep the command buffer's or wrapper's name",
+          r.work, r.unknown - r.resolved));
+    }
+    if (!r.uncertain.empty()) {
+      out.notes.push_back(absl::StrFormat(
+          "%d ops whose kernels launch order cannot tell from another op's (an equally good "
+          "alignment places them elsewhere): their times are uncertain",
+          r.uncertain.size()));
+    }
+    uncertain.insert(std::make_move_iterator(r.uncertain.begin()),
+                     std::make_move_iterator(r.uncertain.end()));
   }
 
   int64_t outside = 0;
@@ -287,14 +303,17 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
     double time_s = 0;
     int64_t count = 0;
     std::map<std::string_view, int64_t> kernels;  // name -> events
+    std::vector<double> steps_s;                  // per step
   };
   std::map<std::string_view, Tally> tallies;
-  for (const std::vector<const OpEvent*>& step : by_step) {
-    for (const OpEvent* e : step) {
+  for (size_t k = 0; k < by_step.size(); ++k) {
+    for (const OpEvent* e : by_step[k]) {
       Tally& t = tallies[e->op];
       t.time_s += e->event->duration_s;
       ++t.count;
       ++t.kernels[e->event->name];
+      t.steps_s.resize(by_step.size(), 0.0);
+      t.steps_s[k] += e->event->duration_s;
     }
   }
   const double steps = static_cast<double>(out.steps);
@@ -303,9 +322,13 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
     // the executions are the launches of its most frequent kernel.
     int64_t executions = 0;
     for (const auto& [kernel, n] : t.kernels) executions = std::max(executions, n);
-    out.ops.push_back({std::string(op), t.time_s / steps, static_cast<double>(executions) / steps,
-                       static_cast<double>(t.count) / steps,
-                       static_cast<int64_t>(t.kernels.size())});
+    MeasuredOp m{std::string(op), t.time_s / steps, static_cast<double>(executions) / steps,
+                 static_cast<double>(t.count) / steps, static_cast<int64_t>(t.kernels.size())};
+    const auto [least, most] = std::minmax_element(t.steps_s.begin(), t.steps_s.end());
+    m.step_min_s = *least;
+    m.step_max_s = *most;
+    m.alignment_uncertain = uncertain.contains(sv(op));
+    out.ops.push_back(std::move(m));
   }
 
   // The median step: the one whose duration is the median's (the lower of the middle two).

@@ -3,6 +3,7 @@
 #define HLOROOF_LIB_PROFILE_PROFILE_INTERNAL_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -22,12 +23,20 @@ struct OpEvent {
 // Kernels whose hlo_op names no instruction of `module` (the kernels of CUDA graphs carry the
 // command buffer's name, those of async-wrapped fusions a name the text does not print) are
 // given their instructions where they can be told, by kernel name and launch order
-// (kernel_resolver.cc). `unknown`: such kernels; `resolved`: those given one.
+// (kernel_resolver.cc). The work is bounded: alignment cells computed plus instructions
+// scanned for candidates, at most `max_work`; what would pass it keeps its name.
 struct KernelResolution {
-  int64_t unknown = 0;
-  int64_t resolved = 0;
+  int64_t unknown = 0;   // kernels that named no instruction
+  int64_t resolved = 0;  // of those, given one
+  int64_t work = 0;      // the work done
+  bool cut_short = false;  // some alignment was not tried: it would have passed the limits
+  // Instructions whose kernels the alignment could not tell from another's: an alignment of
+  // the same least cost gives one of their kernels to another instruction. By name.
+  std::vector<std::string> uncertain;
 };
-KernelResolution resolve_kernels(const Module& module, std::vector<OpEvent>& events);
+inline constexpr int64_t kMaxResolutionWork = int64_t{1} << 27;
+KernelResolution resolve_kernels(const Module& module, std::vector<OpEvent>& events,
+                                 int64_t max_work = kMaxResolutionWork);
 
 // The length of the union of [start, end) intervals.
 double union_length(std::vector<std::pair<double, double>> intervals);

@@ -52,7 +52,8 @@ std::string profile_comparison_to_json(const ProfileComparison& c) {
                    {"kernels", op.kernels},
                    {"lost_s", op.lost_s},
                    {"measured_over_expected", maybe(json_ratio(op.measured_s, op.expected_s))},
-                   {"measured_over_roofline", maybe(json_ratio(op.measured_s, op.roofline_s))}});
+                   {"measured_over_roofline", maybe(json_ratio(op.measured_s, op.roofline_s))},
+                   {"alignment_uncertain", op.alignment_uncertain}});
   }
   json unmatched = json::array();
   for (const UnmatchedOp& op : c.unmatched) {
@@ -109,27 +110,40 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
   }
   out += gaps.render();
 
+  // Ops whose alignment is uncertain come last (compare_with_profile) and are not ranked.
+  size_t ranked = 0;
+  while (ranked < c.ops.size() && !c.ops[ranked].alignment_uncertain) ++ranked;
   absl::StrAppendFormat(&out, "\nOps by time lost against the expectation (%d joined; per step)\n",
                         c.ops.size());
-  TextTable ops({{"#"},
-                 {"op", Align::kLeft, 28},
-                 {"bound", Align::kLeft},
-                 {"n"},
-                 {"measured"},
-                 {"expected"},
-                 {"roofline"},
-                 {"meas/exp"},
-                 {"meas/roof"},
-                 {"lost"}});
-  const size_t shown = top == 0 ? c.ops.size() : std::min(top, c.ops.size());
-  for (size_t k = 0; k < shown; ++k) {
-    const JoinedOp& op = c.ops[k];
-    ops.add_row({absl::StrCat(k + 1), op.name, op.bound, occurrences(op.occurrences),
-                 format_seconds(op.measured_s), format_seconds(op.expected_s),
-                 format_seconds(op.roofline_s), ratio(op.measured_s, op.expected_s),
-                 ratio(op.measured_s, op.roofline_s), signed_seconds(op.lost_s)});
+  const auto table = [&](size_t begin, size_t end, bool numbered) {
+    TextTable ops({{"#"},
+                   {"op", Align::kLeft, 28},
+                   {"bound", Align::kLeft},
+                   {"n"},
+                   {"measured"},
+                   {"expected"},
+                   {"roofline"},
+                   {"meas/exp"},
+                   {"meas/roof"},
+                   {"lost"}});
+    for (size_t k = begin; k < end; ++k) {
+      const JoinedOp& op = c.ops[k];
+      ops.add_row({numbered ? absl::StrCat(k + 1) : "?", op.name, op.bound,
+                   occurrences(op.occurrences), format_seconds(op.measured_s),
+                   format_seconds(op.expected_s), format_seconds(op.roofline_s),
+                   ratio(op.measured_s, op.expected_s), ratio(op.measured_s, op.roofline_s),
+                   signed_seconds(op.lost_s)});
+    }
+    return ops.render();
+  };
+  out += table(0, top == 0 ? ranked : std::min(top, ranked), true);
+  if (ranked < c.ops.size()) {
+    absl::StrAppendFormat(&out,
+                          "\nNot ranked (%d): launch order could give their kernels to another op "
+                          "as well; their times are uncertain\n",
+                          c.ops.size() - ranked);
+    out += table(ranked, top == 0 ? c.ops.size() : std::min(c.ops.size(), ranked + top), false);
   }
-  out += ops.render();
 
   if (!c.unmatched.empty()) {
     absl::StrAppendFormat(&out,

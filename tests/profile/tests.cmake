@@ -1,7 +1,10 @@
 hloroof_add_test(profile_test
   ${CMAKE_CURRENT_LIST_DIR}/calibrate_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/kernel_resolver_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_test.cc
 )
+# The kernel resolver is tested directly (lib/profile/profile_internal.h).
+target_include_directories(profile_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 # The test helpers write XSpace files with the library's generated messages, and gzip.
 target_include_directories(profile_test PRIVATE
   $<TARGET_PROPERTY:hloroof_xplane_proto,INTERFACE_INCLUDE_DIRECTORIES>)
