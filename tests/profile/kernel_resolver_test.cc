@@ -29,9 +29,9 @@ ENTRY main {
   first_fusion = f32[1024]{0} fusion(x), kind=kLoop, calls=fused_negate
   cc.1 = (bf16[64,64]{1,0}, s8[1024]{0}) custom-call(w, w), custom_call_target="__cublas$lt$matmul"
   g.1 = bf16[64,64]{1,0} get-tuple-element(cc.1), index=0
-  cc.2 = (bf16[64,64]{1,0}, s8[1024]{0}) custom-call(g.1, w), custom_call_target="__cublas$lt$matmul"
+  cc.2 = (bf16[64,64]{1,0}, s8[64]{0}) custom-call(g.1, w), custom_call_target="__cublas$lt$matmul"
   g.2 = bf16[64,64]{1,0} get-tuple-element(cc.2), index=0
-  cc.3 = (bf16[64,64]{1,0}, s8[1024]{0}) custom-call(g.2, w), custom_call_target="__cublas$lt$matmul"
+  cc.3 = (bf16[64,64]{1,0}, s8[64]{0}) custom-call(g.2, w), custom_call_target="__cublas$lt$matmul"
   g.3 = bf16[64,64]{1,0} get-tuple-element(cc.3), index=0
   negate_fusion = f32[1024]{0} fusion(first_fusion), kind=kLoop, calls=fused_negate
   ROOT t = (bf16[64,64]{1,0}, f32[1024]{0}) tuple(g.3, negate_fusion)
