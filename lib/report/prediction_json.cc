@@ -1,5 +1,10 @@
 // prediction_to_json: a Prediction as one JSON object, for programs.
 #include "hloroof/report.h"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
 #include "nlohmann/json.hpp"
 #include "report/op_terms.h"
 #include "report/unknown_work.h"
@@ -26,30 +31,84 @@ Json async_json(const AsyncPrediction& a) {
           {"latency_s", a.latency_s}, {"hidden_s", a.hidden_s}, {"exposed_s", a.exposed_s}};
 }
 
-Json op_json(const OpPrediction& op) {
-  return {{"name", op.name},
-          {"opcode", op.opcode},
-          {"computation", op.computation},
-          {"category", op.category},
-          {"op_name", op.op_name},
-          {"multiplier", op.multiplier},
-          {"time_s", op.time_s},
-          {"total_time_s", op.total_time_s},
-          {"roofline_time_s", op.roofline_time_s},
-          {"total_roofline_time_s", op.total_roofline_time_s},
-          {"efficiency", op.efficiency},
-          {"model", op.model},
-          {"bound", op_bound_name(op)},
-          {"resource", resource_name(op)},
-          {"flops", op.flops},
-          {"matrix_flops", op.matrix_flops},
-          {"transcendentals", op.transcendentals},
-          {"hbm_bytes", op.hbm_bytes},
-          {"on_chip_bytes", op.on_chip_bytes},
-          {"host_bytes", op.host_bytes},
-          {"collective", op.collective ? collective_json(*op.collective) : Json(nullptr)},
-          {"async", op.async ? async_json(*op.async) : Json(nullptr)},
-          {"explanation", op.explanation}};
+// Appends JSON text to a string exactly as Json::dump(2, ' ', false, replace) writes it, one
+// value or one field at a time: the ops, most of a prediction, are written without first
+// building a document of them all.
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::string& out)
+      : out_(out),
+        serializer_(nlohmann::detail::output_adapter<char>(out), ' ',
+                    Json::error_handler_t::replace) {}
+
+  void value(const Json& j, unsigned indent) { serializer_.dump(j, true, false, 2, indent); }
+  void begin_object() {
+    out_ += '{';
+    first_ = true;
+  }
+  // A field of an object whose brace is at `indent`; the key is plain ASCII.
+  void field(std::string_view key, const Json& j, unsigned indent) {
+    start_field(key, indent);
+    value(j, indent + 2);
+  }
+  // A string field: printable ASCII other than quote and backslash is written as it is (as
+  // the serializer would write it), anything else goes through the serializer.
+  void text_field(std::string_view key, std::string_view text, unsigned indent) {
+    const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+      return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\';
+    });
+    if (!plain) return field(key, Json(text), indent);
+    start_field(key, indent);
+    out_ += '"';
+    out_ += text;
+    out_ += '"';
+  }
+  void start_field(std::string_view key, unsigned indent) {
+    out_ += first_ ? "\n" : ",\n";
+    first_ = false;
+    out_.append(indent + 2, ' ');
+    out_ += '"';
+    out_ += key;
+    out_ += "\": ";
+  }
+  void end_object(unsigned indent) {
+    out_ += '\n';
+    out_.append(indent, ' ');
+    out_ += '}';
+  }
+
+ private:
+  std::string& out_;
+  nlohmann::detail::serializer<Json> serializer_;
+  bool first_ = true;
+};
+
+void write_op(const OpPrediction& op, unsigned indent, JsonWriter& w) {
+  w.begin_object();
+  w.text_field("name", op.name, indent);
+  w.text_field("opcode", op.opcode, indent);
+  w.text_field("computation", op.computation, indent);
+  w.text_field("category", op.category, indent);
+  w.text_field("op_name", op.op_name, indent);
+  w.field("multiplier", op.multiplier, indent);
+  w.field("time_s", op.time_s, indent);
+  w.field("total_time_s", op.total_time_s, indent);
+  w.field("roofline_time_s", op.roofline_time_s, indent);
+  w.field("total_roofline_time_s", op.total_roofline_time_s, indent);
+  w.field("efficiency", op.efficiency, indent);
+  w.text_field("model", op.model, indent);
+  w.text_field("bound", op_bound_name(op), indent);
+  w.text_field("resource", resource_name(op), indent);
+  w.field("flops", op.flops, indent);
+  w.field("matrix_flops", op.matrix_flops, indent);
+  w.field("transcendentals", op.transcendentals, indent);
+  w.field("hbm_bytes", op.hbm_bytes, indent);
+  w.field("on_chip_bytes", op.on_chip_bytes, indent);
+  w.field("host_bytes", op.host_bytes, indent);
+  w.field("collective", op.collective ? collective_json(*op.collective) : Json(nullptr), indent);
+  w.field("async", op.async ? async_json(*op.async) : Json(nullptr), indent);
+  w.text_field("explanation", op.explanation, indent);
+  w.end_object(indent);
 }
 
 Json unknown_work_json(const Prediction& p) {
@@ -66,8 +125,6 @@ Json unknown_work_json(const Prediction& p) {
 }  // namespace
 
 std::string prediction_to_json(const Prediction& p) {
-  Json ops = Json::array();
-  for (const OpPrediction& op : p.ops) ops.push_back(op_json(op));
   const Prediction::Breakdown& b = p.breakdown;
   Json j = {{"device", p.device},
             {"topology", p.topology},
@@ -89,10 +146,25 @@ std::string prediction_to_json(const Prediction& p) {
             {"lower_bound", p.is_lower_bound},
             {"unknown_ops", p.unknown_ops},
             {"unknown_work", unknown_work_json(p)},
-            {"assumptions", p.assumptions},
-            {"ops", std::move(ops)}};
+            {"assumptions", p.assumptions}};
   // Replace, not throw, on text that is not UTF-8 (names come from the user's file).
-  return j.dump(2, ' ', false, Json::error_handler_t::replace);
+  std::string out;
+  JsonWriter w(out);
+  if (p.ops.empty()) {
+    j["ops"] = Json::array();
+    w.value(j, 0);
+    return out;
+  }
+  // The other fields, then the ops as the last field: "ops": [ one object per op ].
+  w.value(j, 0);
+  out.resize(out.size() - 2);  // the object's closing "\n}"
+  out += ",\n  \"ops\": [\n";
+  for (size_t k = 0; k < p.ops.size(); ++k) {
+    out += k ? ",\n    " : "    ";
+    write_op(p.ops[k], 4, w);
+  }
+  out += "\n  ]\n}";
+  return out;
 }
 
 }  // namespace hloroof
