@@ -8,6 +8,7 @@ hloroof_add_test(report_test
   ${CMAKE_CURRENT_LIST_DIR}/trace_view_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/roofline_view_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/comparison_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/prediction_json_test.cc
 )
 # Rendered charts go under the build tree.
 target_compile_definitions(report_test PRIVATE HLOROOF_TEST_OUT="${CMAKE_CURRENT_BINARY_DIR}")
