@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Every command as a user waits for it, beside `parse` of the same module.
+
+    bench/command_speed.py [--cli build/tools/hloroof] [--runs 3] [FILE...]
+    bench/command_speed.py --scaling [--largest N] [--cli ...]
+
+Without --scaling: for each FILE (default: the three largest modules of the shared corpus),
+runs each command as a whole process (start, read, parse, analyse, write, exit) --runs times
+and prints the median wall time in ms, that time over `parse`'s (x parse), and the peak
+resident memory over the input's size (B/B, from wait4). Targets: every command within 5x of
+parse, `predict --trace --roofline` within 10x, at most 10 B/B.
+
+With --scaling: generated modules whose size doubles, each shape stressing one thing (many
+small outputs; a long chain of temporaries with a few live at a time; temporaries of growing
+lifetimes, so that the number live at the peak doubles too; one parameter of many scalar
+leaves; gen_hlo's transformer layers, with collectives); for each size prints instructions,
+the ms of each command and the ratio to the previous size's (at most 2.0 per doubling is
+linear). Sizes double up to --largest instructions (default 1048576).
+The machine's other load moves wall times: compare runs made in the same minutes.
+"""
+import argparse
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+DEVICES = "tpu_v5e:2x2,tpu_v5p:2x2x1,h100:1x4"
+
+
+def commands(out: pathlib.Path) -> list[tuple[str, list[str]]]:
+    return [
+        ("parse", ["parse"]),
+        ("cost", ["cost"]),
+        ("cost --json", ["cost", "--json"]),
+        ("memory", ["memory"]),
+        ("memory --json", ["memory", "--json"]),
+        ("predict", ["predict"]),
+        ("predict --json", ["predict", "--json"]),
+        ("predict --trace --roofline",
+         ["predict", "--trace", str(out / "t.json"), "--roofline", str(out / "r.svg")]),
+        ("advise", ["advise"]),
+        ("compare (3 devices)", ["compare", "--devices", DEVICES]),
+    ]
+
+
+def run_once(cli: str, args: list[str], module: pathlib.Path) -> tuple[float, int, int]:
+    """Wall seconds, peak resident bytes and exit status of one whole command."""
+    start = time.perf_counter()
+    child = subprocess.Popen([cli, args[0], str(module), *args[1:]], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_maxrss * 1024, child.returncode
+
+
+def measure(cli: str, args: list[str], module: pathlib.Path, runs: int) -> tuple[float, int, int]:
+    results = [run_once(cli, args, module) for _ in range(runs)]
+    return (statistics.median(r[0] for r in results), max(r[1] for r in results),
+            max(r[2] for r in results))
+
+
+def largest_corpus_modules(count: int) -> list[pathlib.Path]:
+    corpus = pathlib.Path(os.environ.get("HLOROOF_CORPUS", ROOT.parent / "shared" / "corpus"))
+    modules = sorted(corpus.rglob("*.hlo"), key=lambda p: p.stat().st_size, reverse=True)
+    return modules[:count]
+
+
+def table(cli: str, modules: list[pathlib.Path], runs: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        for module in modules:
+            size = module.stat().st_size
+            print(f"{module.name} ({size / 1e6:.1f} MB)")
+            print(f"  {'command':<28} {'ms':>8} {'x parse':>8} {'B/B':>6}")
+            parse_s = None
+            for name, args in commands(pathlib.Path(tmp)):
+                wall, rss, status = measure(cli, args, module, runs)
+                parse_s = parse_s or wall
+                note = "" if status == 0 else f"  (exit status {status})"
+                print(f"  {name:<28} {wall * 1e3:8.1f} {wall / parse_s:8.1f} "
+                      f"{rss / size:6.1f}{note}")
+
+
+# Generators for --scaling: each writes a module of about n instructions.
+def many_outputs(n: int) -> str:
+    lines = ["HloModule outputs, is_scheduled=true", "ENTRY e {",
+             "  p = f32[4]{0} parameter(0)"]
+    lines += [f"  a{i} = f32[4]{{0}} add(p, p)" for i in range(n)]
+    lines.append("  ROOT t = (" + ", ".join(["f32[4]{0}"] * n) + ") tuple(" +
+                 ", ".join(f"a{i}" for i in range(n)) + ")")
+    return "\n".join(lines) + "\n}\n"
+
+
+def chain(n: int) -> str:
+    lines = ["HloModule chain, is_scheduled=true", "ENTRY e {",
+             "  x0 = f32[64]{0} parameter(0)"]
+    for i in range(1, n // 2 + 1):
+        lines.append(f"  cat{i} = f32[128]{{0}} concatenate(x{i - 1}, x{i - 1}), "
+                     "dimensions={0}")
+        lines.append(f"  x{i} = f32[64]{{0}} slice(cat{i}), slice={{[0:64]}}")
+    lines[-1] = lines[-1].replace(f"  x{n // 2} =", f"  ROOT x{n // 2} =")
+    return "\n".join(lines) + "\n}\n"
+
+
+def live_temporaries(n: int, span: int) -> str:
+    """n instructions: temporaries t_i each read again `span` temporaries later."""
+    lines = ["HloModule lives, is_scheduled=true", "ENTRY e {",
+             "  p = f32[64]{0} parameter(0)"]
+    count = n // 2
+    for i in range(count):
+        copies = 1 + i % 7
+        lines.append(f"  t{i} = f32[{64 * copies}]{{0}} concatenate(" +
+                     ", ".join(["p"] * copies) + "), dimensions={0}")
+        if i >= span:
+            j = i - span
+            lines.append(f"  u{i} = f32[1]{{0}} slice(t{j}), slice={{[0:1]}}")
+    last = [f"u{i}" for i in range(span, count)][-64:]
+    lines.append("  ROOT r = (" + ", ".join(["f32[1]{0}"] * len(last)) + ") tuple(" +
+                 ", ".join(last) + ")")
+    return "\n".join(lines) + "\n}\n"
+
+
+def wide_parameter(n: int) -> str:
+    return ("HloModule wide, is_scheduled=true\nENTRY e {\n  p = (" +
+            ", ".join(["f32[]"] * n) + ") parameter(0)\n"
+            "  g = f32[] get-tuple-element(p), index=0\n  ROOT r = f32[] add(g, g)\n}\n")
+
+
+def scaling(cli: str, largest: int, runs: int) -> None:
+    gen_hlo = pathlib.Path(cli).resolve().parent.parent / "bench" / "gen_hlo"
+    # (name, what doubles, [(size, generator)]); gen_hlo's are made by the program.
+    sizes = []
+    n = 16384
+    while n <= largest:
+        sizes.append(n)
+        n *= 2
+    shapes = [(name, "instructions", [(n, lambda n=n, make=make: make(n)) for n in sizes])
+              for name, make in (("many outputs", many_outputs),
+                                 ("chain of temporaries", chain),
+                                 ("256 live temporaries", lambda n: live_temporaries(n, 256)),
+                                 ("wide parameter", wide_parameter),
+                                 ("gen_hlo layers", None))]
+    # The number live at the peak doubles in a module of 131072 instructions.
+    shapes.append(("live temporaries", "live at the peak",
+                   [(span, lambda span=span: live_temporaries(131072, span))
+                    for span in (256, 512, 1024, 2048, 4096)]))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = pathlib.Path(tmp)
+        chosen = [c for c in commands(out) if c[0] in (
+            "parse", "cost", "memory", "predict", "predict --json", "advise")]
+        print(f"{'module':<22} {'size':>8} " + " ".join(f"{name:>16}" for name, _ in chosen))
+        for shape, doubling, series in shapes:
+            print(f"{shape} (size: {doubling}; ms, and the ratio to the size before)")
+            previous = None
+            for size, make in series:
+                module = out / "m.hlo"
+                if shape != "gen_hlo layers":
+                    module.write_text(make())
+                elif gen_hlo.exists():
+                    # about 5300 instructions per MiB of gen_hlo's text
+                    subprocess.run([str(gen_hlo), str(module), "--mb", f"{size / 5300:.3f}"],
+                                   check=True, stdout=subprocess.DEVNULL)
+                else:
+                    break
+                times = [measure(cli, args, module, runs)[0] for _, args in chosen]
+                cells = []
+                for k, t in enumerate(times):
+                    ratio = f"({t / previous[k]:.2f}x)" if previous else ""
+                    cells.append(f"{t * 1e3:>8.0f}{ratio:>8}")
+                print(f"{'':<22} {size:>8} " + " ".join(cells), flush=True)
+                previous = times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("files", nargs="*", type=pathlib.Path)
+    parser.add_argument("--cli", default=str(ROOT / "build" / "tools" / "hloroof"))
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--scaling", action="store_true")
+    parser.add_argument("--largest", type=int, default=1 << 20)
+    args = parser.parse_args()
+    if args.scaling:
+        scaling(args.cli, args.largest, args.runs)
+    else:
+        table(args.cli, args.files or largest_corpus_modules(3), args.runs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
