@@ -21,6 +21,7 @@ extern const Command kCalibrateCommand;
 extern const Command kCompareCommand;
 extern const Command kCostCommand;
 extern const Command kDevicesCommand;
+extern const Command kDiffCommand;
 extern const Command kPredictCommand;
 extern const Command kShapeCommand;
 extern const Command kMemoryCommand;

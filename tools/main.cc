@@ -15,6 +15,7 @@ const Command* const kCommands[] = {
     &hloroof::cli::kPredictCommand,
     &hloroof::cli::kAdviseCommand,
     &hloroof::cli::kCompareCommand,
+    &hloroof::cli::kDiffCommand,
     &hloroof::cli::kCostCommand,
     &hloroof::cli::kShapeCommand,
     &hloroof::cli::kDevicesCommand,

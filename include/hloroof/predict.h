@@ -88,6 +88,7 @@ struct OpPrediction {
   std::string name;
   std::string opcode;
   std::string computation;
+  bool in_entry = false;  // the computation is the module's entry
   std::string category;   // XProf-like: "convolution fusion", "loop fusion", "all-gather", ...
   std::string op_name;    // metadata op_name, e.g. "jit(train_step)/layer_3/attention/dot"
   double multiplier = 1;  // executions per step

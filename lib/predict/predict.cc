@@ -110,6 +110,7 @@ OpPrediction op_record(InstructionTiming& t, double runs, double roofline_s,
   op.name = std::string(i.name());
   op.opcode = spelled_opcode(i);
   op.computation = std::string(i.parent()->name());
+  op.in_entry = i.parent()->is_entry();
   op.category = predict::op_category(t);
   if (std::optional<OpMetadata> m = i.metadata()) op.op_name = std::string(m->op_name);
   op.multiplier = runs;

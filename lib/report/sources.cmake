@@ -17,5 +17,6 @@ target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/trace_view.cc
   ${CMAKE_CURRENT_LIST_DIR}/roofline_view.cc
   ${CMAKE_CURRENT_LIST_DIR}/comparison.cc
+  ${CMAKE_CURRENT_LIST_DIR}/diff_text.cc
   ${CMAKE_CURRENT_LIST_DIR}/unknown_work.cc
 )

@@ -1,0 +1,149 @@
+// diff_predictions: two predictions of one device matched op by op.
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "hloroof/diff.h"
+
+namespace hloroof {
+namespace {
+
+DiffSide side_of(const Prediction& p, std::optional<int64_t> peak_bytes) {
+  return {.step_time_s = p.step_time_s,
+          .roofline_step_time_s = p.roofline_step_time_s,
+          .flops = p.flops,
+          .hbm_bytes = p.hbm_bytes,
+          .op_count = static_cast<int64_t>(p.ops.size()),
+          .peak_bytes = peak_bytes};
+}
+
+// Per-step figures of one op.
+double flops_of(const OpPrediction& op) { return op.flops * op.multiplier; }
+double bytes_of(const OpPrediction& op) { return op.hbm_bytes * op.multiplier; }
+
+// The computation an op is matched in: the entry's name often differs between two compiles
+// (`main.34_spmd`, `main.2_spmd`), so every entry matches every other.
+std::string_view computation_key(const OpPrediction& op) {
+  return op.in_entry ? std::string_view("ENTRY") : std::string_view(op.computation);
+}
+
+// Equal within the rounding of two computations of one formula (relative 1e-9).
+bool same(double a, double b) {
+  return std::abs(a - b) <= 1e-9 * std::max({std::abs(a), std::abs(b), 1e-30});
+}
+
+}  // namespace
+
+std::string_view op_change_name(OpChange change) {
+  switch (change) {
+    case OpChange::kChanged:
+      return "changed";
+    case OpChange::kUnchanged:
+      return "unchanged";
+    case OpChange::kAdded:
+      return "added";
+    case OpChange::kRemoved:
+      return "removed";
+  }
+  return "changed";
+}
+
+PredictionDiff diff_predictions(const Prediction& before, const Prediction& after,
+                                std::optional<int64_t> before_peak_bytes,
+                                std::optional<int64_t> after_peak_bytes) {
+  PredictionDiff d;
+  d.device = after.topology.empty() ? after.device : absl::StrCat(after.device, ":",
+                                                                  after.topology);
+  d.before = side_of(before, before_peak_bytes);
+  d.after = side_of(after, after_peak_bytes);
+
+  // Four passes, each over the ops the earlier ones left, first come first matched:
+  //   1. the same name and the same figures (the same op);
+  //   2. the same opcode, op_name and figures under another name (renumbered by a pass);
+  //   3. the same name, opcode and op_name (the op whose shape or cost changed);
+  //   4. the same opcode and op_name (renamed and changed).
+  // Two compiles number their instructions apart (`custom-call.46` is one GEMM in one and
+  // another in the other), so a name alone is not enough. All keys include the computation.
+  std::vector<int64_t> match(after.ops.size(), -1);  // after op -> before op
+  std::vector<bool> taken(before.ops.size(), false);
+  auto figures = [](const OpPrediction& op) {
+    return absl::StrCat(op.total_time_s, "/", flops_of(op), "/", bytes_of(op));
+  };
+  auto pass = [&](auto key_of, bool renames) {
+    absl::flat_hash_map<std::string, std::vector<size_t>> open;  // untaken, last first
+    for (size_t k = before.ops.size(); k > 0; --k) {
+      if (!taken[k - 1]) open[key_of(before.ops[k - 1])].push_back(k - 1);
+    }
+    for (size_t k = 0; k < after.ops.size(); ++k) {
+      if (match[k] >= 0) continue;
+      auto it = open.find(key_of(after.ops[k]));
+      if (it == open.end() || it->second.empty()) continue;
+      const size_t b = it->second.back();
+      it->second.pop_back();
+      match[k] = static_cast<int64_t>(b);
+      taken[b] = true;
+      if (renames && before.ops[b].name != after.ops[k].name) ++d.renamed;
+    }
+  };
+  auto kind = [](const OpPrediction& op) {
+    return absl::StrCat(std::string(computation_key(op)), "\n", op.opcode, "\n", op.op_name);
+  };
+  pass([&](const OpPrediction& op) {
+    return absl::StrCat(std::string(computation_key(op)), "\n", op.name, "\n", figures(op));
+  }, false);
+  pass([&](const OpPrediction& op) { return absl::StrCat(kind(op), "\n", figures(op)); }, true);
+  pass([&](const OpPrediction& op) { return absl::StrCat(kind(op), "\n", op.name); }, false);
+  pass([&](const OpPrediction& op) {
+    // Without an op_name, only the name can tell two ops of one opcode apart.
+    return op.op_name.empty() ? absl::StrCat("\x01", op.name) : kind(op);
+  }, true);
+
+  for (size_t k = 0; k < after.ops.size(); ++k) {
+    const OpPrediction& a = after.ops[k];
+    OpDelta delta{.name = a.name,
+                  .computation = a.computation,
+                  .opcode = a.opcode,
+                  .change = OpChange::kAdded,
+                  .after_time_s = a.total_time_s,
+                  .after_flops = flops_of(a),
+                  .after_hbm_bytes = bytes_of(a)};
+    if (match[k] >= 0) {
+      const OpPrediction& b = before.ops[static_cast<size_t>(match[k])];
+      if (b.name != a.name) delta.before_name = b.name;
+      delta.before_time_s = b.total_time_s;
+      delta.before_flops = flops_of(b);
+      delta.before_hbm_bytes = bytes_of(b);
+      const bool unchanged = same(delta.before_time_s, delta.after_time_s) &&
+                             same(delta.before_flops, delta.after_flops) &&
+                             same(delta.before_hbm_bytes, delta.after_hbm_bytes);
+      delta.change = unchanged ? OpChange::kUnchanged : OpChange::kChanged;
+    }
+    ++(delta.change == OpChange::kAdded       ? d.added
+       : delta.change == OpChange::kUnchanged ? d.unchanged
+                                              : d.changed);
+    d.ops.push_back(std::move(delta));
+  }
+  for (size_t k = 0; k < before.ops.size(); ++k) {
+    if (taken[k]) continue;
+    const OpPrediction& b = before.ops[k];
+    d.ops.push_back({.name = b.name,
+                     .computation = b.computation,
+                     .opcode = b.opcode,
+                     .change = OpChange::kRemoved,
+                     .before_time_s = b.total_time_s,
+                     .before_flops = flops_of(b),
+                     .before_hbm_bytes = bytes_of(b)});
+    ++d.removed;
+  }
+  std::stable_sort(d.ops.begin(), d.ops.end(), [](const OpDelta& x, const OpDelta& y) {
+    const double dx = std::abs(x.delta_time_s()), dy = std::abs(y.delta_time_s());
+    if (dx != dy) return dx > dy;
+    return std::tie(x.computation, x.name) < std::tie(y.computation, y.name);
+  });
+  return d;
+}
+
+}  // namespace hloroof

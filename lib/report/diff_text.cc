@@ -1,0 +1,130 @@
+// render_diff and diff_to_json: a PredictionDiff for people and for programs.
+#include <cmath>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hloroof/diff.h"
+#include "hloroof/text_table.h"
+#include "hloroof/units.h"
+#include "nlohmann/json.hpp"
+
+namespace hloroof {
+namespace {
+
+using Align = TextTable::Align;
+using Json = nlohmann::ordered_json;
+
+// A change with its sign, in the unit `format` writes: "-1.20 ms", "+256 MiB", "0 s".
+std::string signed_change(double delta, std::string (*format)(double)) {
+  if (delta == 0) return format(0);
+  return absl::StrCat(delta < 0 ? "-" : "+", format(std::abs(delta)));
+}
+
+std::string relative(double before, double after) {
+  if (before == 0) return after == 0 ? "0.0%" : "new";
+  const double r = (after - before) / before;
+  return absl::StrCat(r > 0 ? "+" : "", format_percent(r));
+}
+
+std::string count(double n) { return absl::StrFormat("%.0f", n); }
+
+Json side_json(const DiffSide& s) {
+  Json j = {{"step_time_s", s.step_time_s},
+            {"roofline_step_time_s", s.roofline_step_time_s},
+            {"flops", s.flops},
+            {"hbm_bytes", s.hbm_bytes},
+            {"op_count", s.op_count}};
+  j["peak_bytes"] = s.peak_bytes ? Json(*s.peak_bytes) : Json(nullptr);
+  return j;
+}
+
+}  // namespace
+
+std::string render_diff(const PredictionDiff& d, size_t top) {
+  std::string out = absl::StrCat("Diff of two predicted steps on ", d.device, "\nops: ",
+                                 d.changed, " changed, ", d.added, " added, ", d.removed,
+                                 " removed, ", d.unchanged, " unchanged");
+  if (d.renamed > 0) absl::StrAppend(&out, " (", d.renamed, " matched by op_name)");
+  out += "\n\n";
+  TextTable step({{"", Align::kLeft}, {"before"}, {"after"}, {"change"}, {"%"}});
+  auto row = [&](std::string name, double b, double a, std::string (*format)(double)) {
+    step.add_row({std::move(name), format(b), format(a), signed_change(a - b, format),
+                  relative(b, a)});
+  };
+  row("step time, expected", d.before.step_time_s, d.after.step_time_s, format_seconds);
+  row("step time, roofline", d.before.roofline_step_time_s, d.after.roofline_step_time_s,
+      format_seconds);
+  row("FLOPs per step", d.before.flops, d.after.flops, format_flops);
+  row("HBM bytes per step", d.before.hbm_bytes, d.after.hbm_bytes, format_bytes);
+  if (d.before.peak_bytes && d.after.peak_bytes) {
+    row("memory peak", static_cast<double>(*d.before.peak_bytes),
+        static_cast<double>(*d.after.peak_bytes), format_bytes);
+  }
+  row("ops", static_cast<double>(d.before.op_count), static_cast<double>(d.after.op_count),
+      count);
+  out += step.render();
+
+  size_t shown = 0;
+  TextTable ops({{"#"},
+                 {"op", Align::kLeft, 30},
+                 {"change", Align::kLeft},
+                 {"before"},
+                 {"after"},
+                 {"time change"},
+                 {"FLOPs change"},
+                 {"bytes change"}});
+  for (const OpDelta& op : d.ops) {
+    if (shown == top || op.change == OpChange::kUnchanged) break;
+    ++shown;
+    ops.add_row({absl::StrCat(shown), op.name, std::string(op_change_name(op.change)),
+                 op.change == OpChange::kAdded ? "-" : format_seconds(op.before_time_s),
+                 op.change == OpChange::kRemoved ? "-" : format_seconds(op.after_time_s),
+                 signed_change(op.delta_time_s(), format_seconds),
+                 signed_change(op.after_flops - op.before_flops, format_flops),
+                 signed_change(op.after_hbm_bytes - op.before_hbm_bytes, format_bytes)});
+  }
+  if (shown == 0) return out + "\nNo op's time, FLOPs or bytes changed.\n";
+  absl::StrAppend(&out, "\nOps whose time per step changed most, ", shown, " of ",
+                  d.changed + d.added + d.removed, " (per step: one execution x executions)\n",
+                  ops.render());
+  // The renamed ops among those listed (the JSON has every one).
+  std::string renamed;
+  for (size_t k = 0; k < shown; ++k) {
+    const OpDelta& op = d.ops[k];
+    if (!op.before_name.empty()) absl::StrAppend(&renamed, " ", op.before_name, "->", op.name);
+  }
+  if (!renamed.empty()) out += "\nmatched by op_name, named before:" + renamed + "\n";
+  return out;
+}
+
+std::string diff_to_json(const PredictionDiff& d) {
+  Json ops = Json::array();
+  for (const OpDelta& op : d.ops) {
+    ops.push_back({{"name", op.name},
+                   {"before_name", op.before_name.empty() ? op.name : op.before_name},
+                   {"computation", op.computation},
+                   {"opcode", op.opcode},
+                   {"change", op_change_name(op.change)},
+                   {"before_time_s", op.before_time_s},
+                   {"after_time_s", op.after_time_s},
+                   {"delta_time_s", op.delta_time_s()},
+                   {"before_flops", op.before_flops},
+                   {"after_flops", op.after_flops},
+                   {"before_hbm_bytes", op.before_hbm_bytes},
+                   {"after_hbm_bytes", op.after_hbm_bytes}});
+  }
+  Json j = {{"device", d.device},
+            {"before", side_json(d.before)},
+            {"after", side_json(d.after)},
+            {"delta_step_time_s", d.after.step_time_s - d.before.step_time_s},
+            {"changed", d.changed},
+            {"unchanged", d.unchanged},
+            {"added", d.added},
+            {"removed", d.removed},
+            {"renamed", d.renamed},
+            {"ops", std::move(ops)}};
+  return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace hloroof

@@ -1,0 +1,101 @@
+// `hloroof diff BEFORE AFTER [--device D]`: two versions of a program on one device, what
+// changed per op and per step.
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "cli.h"
+#include "commands.h"
+#include "hloroof/diff.h"
+#include "hloroof/memory.h"
+#include "hloroof/predict.h"
+#include "input.h"
+
+namespace hloroof::cli {
+namespace {
+
+constexpr std::string_view kUsage =
+    "hloroof diff BEFORE AFTER [--device D[:TOPOLOGY]] [--top N] [--trip-count N] [--json]";
+
+struct Side {
+  LoadedModule loaded;
+  Prediction prediction;
+  int64_t peak_bytes = 0;
+};
+
+absl::StatusOr<Side> predict_side(const std::string& path, std::string_view device,
+                                  const PredictOptions& options) {
+  absl::StatusOr<LoadedModule> loaded = load_module(path, "");
+  if (!loaded.ok()) return loaded.status();
+  print_input_messages(*loaded);
+  absl::StatusOr<DeviceChoice> choice = resolve_device(device, "", &loaded->module);
+  if (!choice.ok()) return choice.status();
+  PredictOptions with_topology = options;
+  with_topology.topology = choice->topology;
+  absl::StatusOr<Prediction> p = predict_step_time(loaded->module, choice->spec, with_topology);
+  if (!p.ok()) return p.status();
+  prepend_input_notes(*loaded, *choice, p->assumptions);
+  absl::StatusOr<MemoryReport> memory = analyze_memory(loaded->module, {.top_buffers = 1});
+  if (!memory.ok()) return memory.status();
+  return Side{*std::move(loaded), *std::move(p), memory->peak_bytes};
+}
+
+int run(const std::vector<std::string>& words) {
+  absl::StatusOr<Args> args = parse_args(
+      words, {.flags = {"--json"}, .options = {"--device", "--top", "--trip-count"}});
+  if (!args.ok()) return usage_error(args.status().message(), kUsage);
+  if (args->flag("--help")) {
+    std::cout << kDiffCommand.help;
+    return kExitOk;
+  }
+  if (args->positional.size() != 2) return usage_error("expected two HLO files", kUsage);
+  PredictOptions options;
+  if (args->has("--trip-count")) {
+    absl::StatusOr<int64_t> n = parse_count("--trip-count", args->get("--trip-count"));
+    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    options.default_trip_count = *n;
+  }
+  size_t top = 10;
+  if (args->has("--top")) {
+    absl::StatusOr<int64_t> n = parse_count("--top", args->get("--top"));
+    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    top = static_cast<size_t>(*n);
+  }
+  // Both sides on the same device; without --device, the one the first module implies.
+  std::string device = args->get("--device");
+  absl::StatusOr<Side> before = predict_side(args->positional[0], device, options);
+  if (!before.ok()) return fail(before.status());
+  if (device.empty()) device = before->prediction.device;
+  absl::StatusOr<Side> after = predict_side(args->positional[1], device, options);
+  if (!after.ok()) return fail(after.status());
+
+  const PredictionDiff diff = diff_predictions(before->prediction, after->prediction,
+                                               before->peak_bytes, after->peak_bytes);
+  std::cout << (args->flag("--json") ? diff_to_json(diff) : render_diff(diff, top));
+  return kExitOk;
+}
+
+}  // namespace
+
+const Command kDiffCommand = {
+    "diff",
+    "two versions of a program on one device: what changed per op and per step",
+    "usage: hloroof diff BEFORE AFTER [--device D[:TOPOLOGY]] [--top N] [--trip-count N]\n"
+    "                    [--json]\n\n"
+    "Predicts one step of each module (HLO files, dump directories or - for standard input)\n"
+    "on the same device and shows what changed: step time (expected and at the roofline),\n"
+    "FLOPs, HBM bytes and the memory peak per step, then the ops whose time per step changed\n"
+    "most. Ops are matched by computation and name, then (a pass renames them) by opcode and\n"
+    "the op_name of their metadata; the rest were added or removed. Use it on a module before\n"
+    "and after a pass, two compiler flag settings, or two dumps of one job.\n\n"
+    "options:\n"
+    "  --device D      the device of both sides, as `hloroof predict --device` takes it\n"
+    "                  (default: the one BEFORE implies, as `predict` infers it)\n"
+    "  --top N         ops listed (default 10)\n"
+    "  --trip-count N  trip count assumed for loops whose count cannot be told (default 1)\n"
+    "  --json          every op's change as JSON (docs/reports.md, \"diff\")\n\n"
+    "example:\n"
+    "  hloroof diff before_pass.hlo after_pass.hlo --device h100:1x8\n",
+    run,
+};
+
+}  // namespace hloroof::cli
