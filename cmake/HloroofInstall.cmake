@@ -10,6 +10,10 @@ install(TARGETS hloroof hloroof_warnings EXPORT hloroofTargets
 install(DIRECTORY include/hloroof DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(TARGET hloroof_cli)
   install(TARGETS hloroof_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # pip install . (pyproject.toml): the command into the environment's bin/, with the package.
+  if(SKBUILD)
+    install(TARGETS hloroof_cli RUNTIME DESTINATION ${SKBUILD_SCRIPTS_DIR} COMPONENT python)
+  endif()
 endif()
 
 set(HLOROOF_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/hloroof)

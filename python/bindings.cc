@@ -24,13 +24,16 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hloroof/advise.h"
 #include "hloroof/cost.h"
 #include "hloroof/device.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
+#include "hloroof/platform.h"
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "hloroof/report.h"
+#include "hloroof/version.h"
 
 namespace py = pybind11;
 
@@ -355,6 +358,13 @@ void bind_device(py::module_& m) {
       .field("hbm_efficiency", &DeviceSpec::hbm_efficiency, "fraction of HBM bandwidth")
       .field("figures", &DeviceSpec::figures, "every numeric fact with its source")
       .field("notes", &DeviceSpec::notes, "remarks of the spec")
+      .computed(
+          "torus_rank", [](const DeviceSpec& d) { return d.torus ? d.torus->rank : 0; },
+          "axes of the TPU's ICI torus (2 or 3); 0 for a GPU")
+      .computed(
+          "devices_per_chip",
+          [](const DeviceSpec& d) { return d.torus ? d.torus->devices_per_chip : 1; },
+          "JAX devices per chip: 2 where each TensorCore is one (TPU v2, v3, TPU7x), else 1")
       .done()
       .def("__repr__", [](const DeviceSpec& d) {
         return cat("<hloroof.DeviceSpec ", d.name, ": ", d.display_name, ">");
@@ -364,6 +374,10 @@ void bind_device(py::module_& m) {
       "_device", [](std::string_view name) { return value_or_raise(device(name)); },
       py::arg("name"));
   m.def("devices", &builtin_device_names, "Names of the built-in device specs, sorted.");
+  m.def("_infer_platform", &infer_platform, py::arg("module"),
+        "'gpu', 'tpu' or '' (nothing tells): what the compiler left in the module says.");
+  m.attr("_DEFAULT_TPU_DEVICE") = std::string(kDefaultTpuDevice);
+  m.attr("_DEFAULT_GPU_DEVICE") = std::string(kDefaultGpuDevice);
 }
 
 // ---- Cost.
@@ -797,6 +811,29 @@ void bind_predict(py::module_& m) {
         return value_or_raise(std::move(p));
       },
       py::arg("module"), py::arg("device"), py::arg("options"), py::keep_alive<0, 1>());
+  m.def(
+      "_add_assumptions",
+      [](Prediction& prediction, const std::vector<std::string>& notes) {
+        prediction.assumptions.insert(prediction.assumptions.begin(), notes.begin(), notes.end());
+      },
+      py::arg("prediction"), py::arg("notes"), "Puts `notes` first in the assumptions.");
+  m.def(
+      "_advise",
+      [](const Module& module, const Prediction& prediction, const DeviceSpec& device,
+         size_t top, size_t evidence_rows) {
+        absl::StatusOr<Advice> advice;
+        {
+          py::gil_scoped_release release;
+          absl::StatusOr<MemoryReport> memory = analyze_memory(module, {.device = &device});
+          advice = memory.ok() ? advise(module, prediction, *memory,
+                                        {.device = &device, .top = top,
+                                         .evidence_rows = evidence_rows})
+                               : absl::StatusOr<Advice>(memory.status());
+        }
+        return advice_to_json(value_or_raise(std::move(advice)));
+      },
+      py::arg("module"), py::arg("prediction"), py::arg("device"), py::arg("top"),
+      py::arg("evidence_rows"), "The object of `hloroof advise --json`, as JSON text.");
 }
 
 // CPU time of this thread, ms: what bench/python_parse_bench.py compares Python's call with.
@@ -813,6 +850,7 @@ PYBIND11_MODULE(_hloroof, m) {
   using namespace hloroof;
   using namespace hloroof::python;
   m.doc() = "hloroof's compiled bindings; use the `hloroof` package.";
+  m.attr("__version__") = std::string(version());
   parse_error_type() = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
       "hloroof.ParseError",
       "HLO text that does not parse. str() is the located message of the command-line tool "

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "hloroof/platform.h"
 #include "hloroof/topology.h"
 #include "util/absl_compat.h"
 #include "re2/re2.h"
@@ -100,33 +101,6 @@ int usage_error(absl::string_view message, std::string_view usage) {
 
 namespace {
 
-bool is_gpu_target(std::string_view target) {
-  for (std::string_view prefix :
-       {"__cublas", "__cudnn", "__triton", "__gpu", "xla.gpu.", "__nccl", "mosaic_gpu"}) {
-    if (absl::StartsWith(sv(target), sv(prefix))) return true;
-  }
-  return false;
-}
-
-bool has_gpu_backend_config(const Instruction& i) {
-  const std::string_view config = i.backend_config().text();
-  for (std::string_view key : {"\"operation_queue_id\"", "\"fusion_backend_config\"",
-                               "\"gemm_backend_config\"", "\"cudnn_"}) {
-    if (absl::StrContains(sv(config), sv(key))) return true;
-  }
-  return false;
-}
-
-bool has_tpu_layout(const Shape& shape) {
-  bool found = false;
-  for_each_array_leaf(shape, [&](const Shape& leaf) {
-    if (leaf.layout && (!leaf.layout->tiles.empty() || leaf.layout->memory_space != 0)) {
-      found = true;
-    }
-  });
-  return found;
-}
-
 bool is_power_of_two(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
 // Slices of a 2D-torus TPU (v5e, v6e) come in powers of two, the long side at most twice the
@@ -209,20 +183,6 @@ absl::Status check_slice_shape(const DeviceSpec& spec, std::string_view shape) {
 }
 
 }  // namespace
-
-std::string infer_platform(const Module& module) {
-  bool tpu = false;
-  for (const Computation* c : module.computations()) {
-    for (const Instruction* i : c->instructions()) {
-      if (i->opcode() == Opcode::kCustomCall && is_gpu_target(i->custom_call_target())) {
-        return "gpu";
-      }
-      if (has_gpu_backend_config(*i)) return "gpu";
-      if (!tpu && has_tpu_layout(i->shape())) tpu = true;
-    }
-  }
-  return tpu ? "tpu" : "";
-}
 
 absl::StatusOr<DeviceChoice> resolve_device(std::string_view device_text,
                                             std::string_view topology_option,

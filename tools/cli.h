@@ -73,15 +73,6 @@ struct DeviceChoice {
   std::vector<std::string> notes;
 };
 
-// The platform a module was compiled for, from what the compiler left in it: "gpu" (cuBLAS,
-// cuDNN, Triton or other GPU custom calls; GPU backend-config keys), "tpu" (tiled layouts
-// `T(...)`, memory spaces `S(n)`), or "" when nothing tells.
-std::string infer_platform(const Module& module);
-
-// The device used when none is given: h100 for a GPU module, tpu_v5e otherwise.
-inline constexpr std::string_view kDefaultGpuDevice = "h100";
-inline constexpr std::string_view kDefaultTpuDevice = "tpu_v5e";
-
 // Resolves `device_text` (`NAME[:TOPOLOGY]`: a built-in name or alias, or a JSON spec path, as
 // `hloroof devices` lists them) with an optional `--topology` value. Errors: an unknown device, a
 // `--topology` that contradicts the name's, a topology the device cannot have (the valid slice

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "hloroof/version.h"
 
 namespace {
 
@@ -31,7 +32,8 @@ void print_overview(std::ostream& out) {
     out << "  " << c->name << std::string(12 - std::min<size_t>(11, c->name.size()), ' ')
         << c->summary << "\n";
   }
-  out << "\n`hloroof COMMAND --help` shows a command's options and an example.\n"
+  out << "\n`hloroof COMMAND --help` shows a command's options and an example;\n"
+         "`hloroof --version` prints the version.\n"
          "Exit codes: 0 success, 1 bad input, 2 bad usage.\n";
 }
 
@@ -45,6 +47,10 @@ int main(int argc, char** argv) {
   }
   if (words[0] == "--help" || words[0] == "-h" || words[0] == "help") {
     print_overview(std::cout);
+    return hloroof::cli::kExitOk;
+  }
+  if (words[0] == "--version" || words[0] == "version") {
+    std::cout << "hloroof " << hloroof::version() << "\n";
     return hloroof::cli::kExitOk;
   }
   for (const Command* c : kCommands) {

@@ -14,6 +14,7 @@
 #include "hloroof/metadata.h"
 #include "hloroof/module.h"
 #include "hloroof/opcode.h"
+#include "hloroof/platform.h"
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "hloroof/replica_groups.h"
@@ -22,5 +23,6 @@
 #include "hloroof/shape_size.h"
 #include "hloroof/shape_text.h"
 #include "hloroof/sharding.h"
+#include "hloroof/version.h"
 
 #endif  // HLOROOF_HLOROOF_H_

@@ -14,6 +14,7 @@ target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/schedule_clock.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape_leaves.cc
   ${CMAKE_CURRENT_LIST_DIR}/op_timing.cc
+  ${CMAKE_CURRENT_LIST_DIR}/platform.cc
   ${CMAKE_CURRENT_LIST_DIR}/predict.cc
   ${CMAKE_CURRENT_LIST_DIR}/step_walk.cc
   ${CMAKE_CURRENT_LIST_DIR}/timeline.cc

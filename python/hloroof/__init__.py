@@ -4,14 +4,16 @@ Right after JAX compiles a function::
 
     import hloroof
     compiled = jax.jit(step).lower(*args).compile()
-    p = hloroof.predict(compiled, "tpu_v5e:2x2")   # or compiled.as_text()
+    p = hloroof.predict(compiled)   # on the device it was compiled for; or compiled.as_text()
     p.step_time_s, p.breakdown.memory_s, p.mfu
     p.ops[0].explanation                          # the most expensive op, and why
     p.to_pandas()                                 # one row per op (needs pandas)
 
 Wherever HLO text goes, a parsed `Module` or anything with an ``as_text()`` method that
-returns HLO text (a JAX ``Compiled``) goes too; ``bytes`` are read as UTF-8. A ``Lowered``
-prints StableHLO by default: compile it first, or pass ``lowered.as_text(dialect="hlo")``. Figures are in base units:
+returns HLO text (a JAX ``Compiled``) goes too; ``bytes`` are read as UTF-8. A JAX ``Lowered``
+is compiled for its backend first. From a ``Compiled``, `predict`, `advise` and `memory` read
+the device kind and the TPU slice too (`hloroof.jax.compile_for` compiles for a TPU slice you
+do not have). Figures are in base units:
 seconds, bytes, FLOPs, per second. Every estimate says how it was made (``explanation``,
 ``assumptions``, ``notes``, ``DeviceSpec.figures`` with their sources).
 
@@ -26,7 +28,7 @@ import json as _json
 import re as _re
 from typing import Any, Dict, List, Optional, Union
 
-from . import _hloroof
+from . import _hloroof, _jax_objects
 from ._hloroof import (  # noqa: F401  (re-exported)
     AsyncPrediction,
     Breakdown,
@@ -60,13 +62,14 @@ from ._hloroof import (  # noqa: F401  (re-exported)
 )
 
 __all__ = [
-    "parse", "cost", "predict", "memory", "compare_profile", "devices", "device", "ParseError",
+    "parse", "cost", "predict", "memory", "advise", "compare_profile", "devices", "device",
+    "ParseError", "__version__",
     "Module", "Computation", "Instruction", "OpMetadata", "ModuleCost", "InstructionCost",
     "ComputationCost", "OpCost", "MemoryReport", "MemoryBuffer", "DeviceSpec", "Prediction",
     "OpPrediction", "Breakdown", "PredictOptions", "CostOptions",
 ]
 
-DEFAULT_DEVICE = "tpu_v5e:2x2"
+__version__: str = _hloroof.__version__
 
 Text = Union[str, bytes, Module, Any]  # Any: an object with as_text()
 
@@ -75,9 +78,12 @@ _MLIR_MODULE = _re.compile(r"\s*module\s*(@|attributes\b|\{)")
 
 
 def _text_of(source: Any) -> Union[str, bytes]:
-    """The HLO text of `source`: str or bytes as they are, else `source.as_text()`."""
+    """The HLO text of `source`: str or bytes as they are, a JAX Lowered compiled, else
+    `source.as_text()`."""
     if isinstance(source, (str, bytes)):
         text = source
+    elif _jax_objects.is_lowered(source):
+        text = source.compile().as_text()
     else:
         as_text = getattr(source, "as_text", None)
         if not callable(as_text):
@@ -131,12 +137,50 @@ def cost(module_or_text: Text, **options: Any) -> ModuleCost:
     return _hloroof._cost(_module_of(module_or_text), _set_options(CostOptions, "cost", options))
 
 
-def predict(module_or_text: Text, device: Union[str, DeviceSpec] = DEFAULT_DEVICE,
+def _resolve_device(source: Any, device: Union[str, DeviceSpec, None],
+                    options: Dict[str, Any]):
+    """What to predict on: (module or text, device, options, notes for the assumptions).
+
+    Without `device`: the device and slice a JAX object was compiled for, else the default of
+    the module's platform (as the command's --device)."""
+    facts = None
+    if not isinstance(source, (str, bytes, Module)):
+        facts = _jax_objects.read(source)
+    notes: List[str] = []
+    if facts is not None:
+        source = facts.text
+    if device is not None:
+        return source, device, options, notes
+    if facts is not None:
+        notes += facts.notes
+        if facts.device is not None:
+            read = {} if "topology" in options else facts.options
+            return source, facts.device, {**read, **options}, notes
+    module = _module_of(source)
+    platform = _hloroof._infer_platform(module)
+    device = _hloroof._DEFAULT_GPU_DEVICE if platform == "gpu" else _hloroof._DEFAULT_TPU_DEVICE
+    if not platform:
+        notes.append(f"no device given and nothing in the module tells its platform: predicted "
+                     f"on {device}, the default device")
+    else:
+        evidence = ("GPU custom calls or backend configs" if platform == "gpu"
+                    else "tiled layouts or memory spaces")
+        notes.append(f"no device given: the module was compiled for {platform.upper()} "
+                     f"({evidence}), so it is predicted on {device}, the default {platform} "
+                     f"device; device= picks another")
+    return module, device, options, notes
+
+
+def predict(module_or_text: Text, device: Union[str, DeviceSpec, None] = None,
             **options: Any) -> Prediction:
     """Predicts one step of the module on `device` (`Prediction`).
 
     `device` is a built-in name (``devices()`` lists them) with an optional topology
-    (``"tpu_v5e:4x4"``, ``"h100:2x8"``), a device JSON file, or a `DeviceSpec`.
+    (``"tpu_v5e:4x4"``, ``"h100:2x8"``), a device JSON file, or a `DeviceSpec`. Without it, a
+    JAX ``Compiled`` (or ``Lowered``, compiled here) gives its own: the device kind and, on TPU,
+    the slice from its devices' coordinates; anything else is predicted on the default device
+    of the module's platform (h100 for GPU modules, tpu_v5e otherwise). ``assumptions`` say
+    which, first.
     Options (`PredictOptions`): ``topology``, ``collective_formula`` ("network",
     "xla-gpu-nccl", "xla-gpu-sol"), ``collective_large_n``, ``default_trip_count``,
     ``use_padded_sizes``, ``include_overhead``, ``max_expanded_iterations``,
@@ -145,27 +189,56 @@ def predict(module_or_text: Text, device: Union[str, DeviceSpec] = DEFAULT_DEVIC
     Predicted from a `Module`, each op's ``instruction`` is the module's instruction; from text,
     it is None (the text's module is not kept).
     """
+    source, device, options, notes = _resolve_device(module_or_text, device, options)
     opts = _set_options(PredictOptions, "predict", options)
     if isinstance(device, DeviceSpec):
-        return _hloroof._predict_module_spec(_module_of(module_or_text), device, opts)
-    if isinstance(module_or_text, Module):
-        return _hloroof._predict_module(module_or_text, device, opts)
-    return _hloroof._predict_text(_text_of(module_or_text), device, opts)
+        prediction = _hloroof._predict_module_spec(_module_of(source), device, opts)
+    elif isinstance(source, Module):
+        prediction = _hloroof._predict_module(source, device, opts)
+    else:
+        prediction = _hloroof._predict_text(_text_of(source), device, opts)
+    _hloroof._add_assumptions(prediction, notes)
+    return prediction
+
+
+def advise(module_or_text: Text, device: Union[str, DeviceSpec, None] = None, top: int = 0,
+           evidence_rows: int = 5, **options: Any) -> Dict[str, Any]:
+    """What to fix before running the step, as ``hloroof advise --json`` gives it: a dict with
+    ``findings`` ranked by the predicted seconds per step each puts at stake (``id``,
+    ``title``, ``what``, ``fix``, ``time_at_stake_s``, ``evidence``, ...), ``step_time_s``
+    and ``notes`` (docs/advise.md). `device` and `options` as for `predict`; `top` findings
+    kept (0: all), `evidence_rows` per finding (0: all).
+    """
+    source, device, options, notes = _resolve_device(module_or_text, device, options)
+    module = _module_of(source)
+    spec = device if isinstance(device, DeviceSpec) else _device_spec(device)
+    if "topology" not in options and not isinstance(device, DeviceSpec):
+        options["topology"] = _split_device(device)[1]
+    prediction = predict(module, spec, **options)
+    advice = _json.loads(_hloroof._advise(module, prediction, spec, top, evidence_rows))
+    advice["notes"] = notes + advice["notes"]
+    return advice
 
 
 def memory(module_or_text: Text, device: Union[str, DeviceSpec, None] = None,
            top_buffers: int = 20, first_tile_padding: bool = True) -> MemoryReport:
     """Peak device memory from buffer liveness (`MemoryReport`).
 
-    With `device` (a name or `DeviceSpec`), ``capacity`` checks the peak against its HBM.
-    `top_buffers` bounds ``largest_buffers`` and ``peak_buffers`` (0 keeps all).
+    With `device` (a name or `DeviceSpec`), ``capacity`` checks the peak against its HBM;
+    without it, a JAX ``Compiled`` (or ``Lowered``) gives the device it was compiled for, when
+    it is a built-in one. `top_buffers` bounds ``largest_buffers`` and ``peak_buffers`` (0
+    keeps all).
     """
+    if device is None and not isinstance(module_or_text, (str, bytes, Module)):
+        facts = _jax_objects.read(module_or_text)
+        if facts is not None:
+            module_or_text, device = facts.text, facts.device
     spec = device if isinstance(device, DeviceSpec) or device is None else _device_spec(device)
     return _hloroof._memory(_module_of(module_or_text), spec, top_buffers, first_tile_padding)
 
 
 def compare_profile(module_or_text: Text, profile: str,
-                    device: Union[str, DeviceSpec] = DEFAULT_DEVICE, module_name: str = "",
+                    device: Union[str, DeviceSpec, None] = None, module_name: str = "",
                     device_index: int = 0, **options: Any) -> Dict[str, Any]:
     """The prediction beside a measured run, op by op, as ``hloroof profile --json`` gives it.
 
@@ -173,25 +246,31 @@ def compare_profile(module_or_text: Text, profile: str,
     or a ``perfetto_trace.json.gz``, or a ``tools/capture`` folder. Returns a dict: ``step``
     (``measured_s``, ``expected_s``, ``roofline_s``), ``ops`` ranked by time lost, ``unmatched``,
     ``gaps``, ``notes``. `module_name` names the module in the profile when it differs from the
-    text's; `options` are `predict`'s. Raises ValueError when the profile cannot be read or
-    never runs the module::
+    text's; `device` and `options` are `predict`'s. Raises ValueError when the profile cannot
+    be read or never runs the module::
 
         with jax.profiler.trace("/tmp/trace"):
             jax.block_until_ready(compiled(*args))
         hloroof.compare_profile(compiled, "/tmp/trace", "h100")["step"]
     """
-    module = _module_of(module_or_text)
+    source, device, options, notes = _resolve_device(module_or_text, device, options)
+    module = _module_of(source)
     prediction = predict(module, device, **options)
+    _hloroof._add_assumptions(prediction, notes)
     return _json.loads(_hloroof._compare_profile(module, prediction, str(profile), module_name,
                                                  device_index))
 
 
-def _device_spec(name: str) -> DeviceSpec:
-    # "tpu_v5e:2x2" names a device with its topology; the spec is the device's.
+def _split_device(name: str):
+    """("tpu_v5e", "2x2") for "tpu_v5e:2x2": a device and its topology ("" when none)."""
     head, sep, tail = name.rpartition(":")
     if sep and "/" not in tail and not tail.endswith(".json"):
-        name = head
-    return _hloroof._device(name)
+        return head, tail
+    return name, ""
+
+
+def _device_spec(name: str) -> DeviceSpec:
+    return _hloroof._device(_split_device(name)[0])
 
 
 def device(name: str) -> DeviceSpec:

@@ -1,0 +1,153 @@
+"""What a JAX ``Lowered`` or ``Compiled`` object says about its program and its devices.
+
+Nothing here imports JAX until it is handed a JAX object: hloroof works without JAX.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+
+from . import _hloroof
+
+# JAX's ``device_kind`` -> hloroof's built-in device. The TPU kinds are those libtpu 0.0.52 gives
+# its offline topologies (jax.experimental.topologies.get_topology_desc): v4 "TPU v4", v5e
+# "TPU v5 lite", v5p "TPU v5", v6e "TPU v6 lite", tpu7x "TPU7x"; the other spellings are the
+# chips' marketing names, taken as the same chip.
+TPU_KINDS = {
+    "TPU v2": "tpu_v2",
+    "TPU v3": "tpu_v3",
+    "TPU v4": "tpu_v4",
+    "TPU v5 lite": "tpu_v5e",
+    "TPU v5e": "tpu_v5e",
+    "TPU v5": "tpu_v5p",
+    "TPU v5p": "tpu_v5p",
+    "TPU v6 lite": "tpu_v6e",
+    "TPU v6e": "tpu_v6e",
+    "TPU7x": "tpu7x",
+    "TPU v7x": "tpu7x",
+    "TPU v7": "tpu7x",
+}
+# CUDA device names: the exact names of the built-in specs' models, then, for other models of the
+# same GPU (H100 PCIe, A100 40GB, ...), the first built-in whose code is in the name, which is
+# then an assumption (another model's memory, clocks and links).
+GPU_KINDS = {
+    "NVIDIA A100-SXM4-80GB": "a100",
+    "NVIDIA H100 80GB HBM3": "h100",
+    "NVIDIA H200": "h200",
+    "NVIDIA B200": "b200",
+    "NVIDIA GB200": "gb200",
+}
+GPU_CODES = (("GB200", "gb200"), ("B200", "b200"), ("H200", "h200"), ("H100", "h100"),
+             ("A100", "a100"))
+
+
+class Facts(NamedTuple):
+    """What the object told: its HLO text, the device and slice, and notes saying so."""
+    text: str
+    device: Optional[str]  # a built-in device name, None when the kind has none
+    options: Dict[str, Any]  # predict options read: topology, device_coordinates
+    notes: List[str]  # how the device and slice were read, and what was assumed
+
+
+def is_lowered(obj: Any) -> bool:
+    return type(obj).__name__ == "Lowered" and callable(getattr(obj, "compile", None))
+
+
+def is_compiled(obj: Any) -> bool:
+    return (callable(getattr(obj, "as_text", None)) and hasattr(obj, "input_shardings")
+            and hasattr(obj, "output_shardings"))
+
+
+def device_for_kind(kind: str) -> Tuple[Optional[str], Optional[str]]:
+    """The built-in device for a JAX device kind, and a note when that is an assumption."""
+    if kind in TPU_KINDS:
+        return TPU_KINDS[kind], None
+    if kind in GPU_KINDS:
+        return GPU_KINDS[kind], None
+    for code, name in GPU_CODES:
+        if code in kind.upper():
+            spec = _hloroof._device(name)
+            return name, (f"device kind {kind!r} has no spec of its own: predicted as {name} "
+                          f"({spec.display_name}), the built-in spec of the same GPU")
+    return None, None
+
+
+def _devices(compiled: Any) -> List[Any]:
+    """The devices of the executable, in the order of its device assignment (the ids that the
+    HLO's replica groups name)."""
+    import jax
+
+    shardings = jax.tree_util.tree_leaves(
+        (compiled.input_shardings, compiled.output_shardings),
+        is_leaf=lambda x: hasattr(x, "device_set"))
+    shardings = [s for s in shardings if hasattr(s, "device_set")]
+    for sharding in shardings:
+        assignment = getattr(sharding, "_device_assignment", None)
+        if assignment:
+            return list(assignment)
+    found = {d for s in shardings for d in s.device_set}
+    return sorted(found, key=lambda d: d.id)
+
+
+def tpu_slice(devices: List[Any], name: str) -> Tuple[Dict[str, Any], Optional[str]]:
+    """The topology and device coordinates of TPU `devices` (each with ``coords`` and
+    ``core_on_chip``), or no options and a note saying why not."""
+    spec = _hloroof._device(name)
+    rank, per_chip = spec.torus_rank, spec.devices_per_chip
+    try:
+        coords = [tuple(int(c) for c in d.coords) for d in devices]
+        cores = [int(getattr(d, "core_on_chip", 0)) for d in devices]
+    except (AttributeError, TypeError, ValueError):
+        return {}, "the devices carry no chip coordinates: the slice is inferred"
+    axes = len(coords[0])
+    low = [min(c[i] for c in coords) for i in range(axes)]
+    high = [max(c[i] for c in coords) for i in range(axes)]
+    bounds = [high[i] - low[i] + 1 for i in range(min(rank, axes))]
+    positions = {(core,) + tuple(c[i] - low[i] for i in range(len(bounds)))
+                 for core, c in zip(cores, coords)}
+    whole = (len(bounds) == rank and all(high[i] == low[i] for i in range(rank, axes))
+             and len(positions) == len(devices) and max(cores) < per_chip
+             and math.prod(bounds) * per_chip == len(devices))
+    if not whole:
+        return {}, (f"the {len(devices)} devices' chip coordinates (bounds "
+                    f"{'x'.join(str(h - l + 1) for l, h in zip(low, high))}, cores per chip "
+                    f"{max(cores) + 1}) are not a whole {name} slice of {per_chip} device(s) per "
+                    f"chip: the slice is inferred from the module's device count")
+    coordinates = [([core] if per_chip > 1 else []) + [c[i] - low[i] for i in range(rank)]
+                   for core, c in zip(cores, coords)]
+    return {"topology": "x".join(map(str, bounds)), "device_coordinates": coordinates}, None
+
+
+def read(obj: Any) -> Optional[Facts]:
+    """Facts of a JAX Lowered (compiled here) or Compiled object; None for anything else."""
+    notes = []
+    if is_lowered(obj):
+        obj = obj.compile()
+        notes.append("the Lowered object was compiled for its backend to read its HLO")
+    if not is_compiled(obj):
+        return None
+    text = obj.as_text()
+    devices = _devices(obj)
+    if not devices:
+        notes.append("the compiled object names no devices")
+        return Facts(text, None, {}, notes)
+    kind = str(devices[0].device_kind)
+    platform = str(getattr(devices[0], "platform", ""))
+    name, assumed = device_for_kind(kind)
+    if name is None:
+        what = "the CPU" if platform == "cpu" else f"device kind {kind!r}"
+        notes.append(f"compiled for {what}, which no built-in device spec describes")
+        return Facts(text, None, {}, notes)
+    if assumed:
+        notes.append(assumed)
+    options: Dict[str, Any] = {}
+    where = f"{len(devices)} device(s) of kind {kind!r}"
+    if _hloroof._device(name).kind == "tpu":
+        options, why_not = tpu_slice(devices, name)
+        if why_not:
+            notes.append(why_not)
+        else:
+            where += f", chips {options['topology']}"
+    notes.append(f"device {name} read from the compiled object ({where})")
+    return Facts(text, name, options, notes)

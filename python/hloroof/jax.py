@@ -1,0 +1,201 @@
+"""Compiling a JAX function for a slice you do not have, to predict it with hloroof.
+
+    import hloroof, hloroof.jax
+    from jax.sharding import PartitionSpec as P
+
+    compiled = hloroof.jax.compile_for(train_step, params, batch, target="tpu_v5p:2x2x2",
+                                       mesh_axes={"fsdp": 8},
+                                       in_specs=(P("fsdp"), P("fsdp")))
+    p = hloroof.predict(compiled)                 # tpu_v5p, 2x2x2, read from `compiled`
+    hloroof.memory(compiled).capacity.fits        # the step's peak against v5p's HBM
+
+TPU targets compile offline with libtpu (``pip install libtpu``; checked with jax 0.10.2,
+jaxlib 0.10.2 and libtpu 0.0.52): jax.experimental.topologies gives the slice's devices, with
+their device kind and chip coordinates, and XLA's TPU compiler compiles for them on any x86
+Linux machine. ``"h100:8"`` compiles for one node of 8 H100s with JAX's CUDA plugin
+(``pip install jax-cuda12-plugin jax-cuda12-pjrt nvidia-cuda-nvcc-cu12``), no GPU needed,
+from the H100 target description below, in a process started with ``JAX_PLATFORMS=cpu``; other GPUs take ``gpu_target_config=`` (a
+GpuTargetConfigProto in text form).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
+
+import jax
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from . import _hloroof
+
+# hloroof's TPU names -> libtpu's topology names (get_topology_desc's topology_name prefix).
+_LIBTPU_NAMES = {"tpu_v4": "v4", "tpu_v5e": "v5e", "tpu_v5p": "v5p", "tpu_v6e": "v6e",
+                 "tpu7x": "tpu7x"}
+
+MeshAxes = Union[Mapping[str, int], Sequence[Tuple[str, int]]]
+
+# What XLA's GPU compiler needs to know of an H100 SXM 80GB (a GpuTargetConfigProto, text form):
+# the figures cudaGetDeviceProperties reports for it (NVIDIA's H100 architecture whitepaper
+# gives the same: 132 SMs, compute capability 9.0, 228 KiB shared memory per SM of which 227 KiB
+# per block, 50 MiB L2, 64K registers and 2048 threads per SM, 1.98 GHz boost clock, 3.35 TB/s).
+H100_TARGET_CONFIG = """
+gpu_device_info {
+  threads_per_block_limit: 1024
+  threads_per_warp: 32
+  shared_memory_per_block: 49152
+  shared_memory_per_core: 233472
+  shared_memory_per_block_optin: 232448
+  threads_per_core_limit: 2048
+  core_count: 132
+  fpus_per_core: 128
+  block_dim_limit_x: 2147483647
+  block_dim_limit_y: 65535
+  block_dim_limit_z: 65535
+  memory_bandwidth: 3352320000000
+  l2_cache_size: 52428800
+  clock_rate_ghz: 1.98
+  device_memory_size: 84942979072
+  cuda_compute_capability { major: 9 }
+  registers_per_core_limit: 65536
+  registers_per_block_limit: 65536
+}
+platform_name: "CUDA"
+dnn_version_info { major: 8 minor: 9 patch: 4 }
+device_description_str: "NVIDIA H100 80GB HBM3"
+"""
+_GPU_TARGET_CONFIGS = {"h100": H100_TARGET_CONFIG}
+
+
+def _split_target(target: str) -> Tuple[str, str]:
+    name, sep, shape = target.partition(":")
+    if not sep or not shape:
+        raise ValueError(f"target {target!r}: expected DEVICE:TOPOLOGY, e.g. 'tpu_v5e:2x2', "
+                         f"'tpu_v5p:2x2x2', 'tpu7x:2x2x1', 'h100:8'")
+    return name, shape
+
+
+def _gpu_devices(spec: Any, shape: str, target_config: Optional[str]) -> Tuple[Any, ...]:
+    config = target_config or _GPU_TARGET_CONFIGS.get(spec.name)
+    if config is None:
+        raise ValueError(f"no GPU target description for {spec.name} here (only "
+                         f"{', '.join(_GPU_TARGET_CONFIGS)}): pass gpu_target_config=")
+    nodes, _, gpus = shape.rpartition("x")
+    from jax.experimental import topologies
+    try:
+        topology = topologies.get_topology_desc(platform="cuda", target_config=config,
+                                                topology=f"1x{nodes or 1}x{gpus}")
+    except Exception as error:  # no CUDA plugin, a bad config: JAX's own message
+        hint = ("; without a GPU, set JAX_PLATFORMS=cpu before importing jax (else the CUDA "
+                "plugin fails to start and registers no topology)"
+                if os.environ.get("JAX_PLATFORMS") != "cpu" else "")
+        raise ValueError(f"JAX does not compile for {spec.name}:{shape} without a GPU here: "
+                         f"{type(error).__name__}: {error}{hint}") from error
+    return tuple(topology.devices)
+
+
+@functools.lru_cache(maxsize=None)
+def topology_devices(target: str, gpu_target_config: Optional[str] = None) -> Tuple[Any, ...]:
+    """The devices of `target` (``"tpu_v5e:2x2"``, ``"h100:8"``: an hloroof device with its
+    slice or node shape), as the compiler describes them without the hardware: each has
+    ``device_kind`` (and, on TPU, ``coords`` and ``core_on_chip``). Raises ValueError for a
+    device hloroof does not know or JAX does not compile for, with the compiler's message."""
+    name, shape = _split_target(target)
+    spec = _hloroof._device(name)
+    if spec.kind == "gpu":
+        return _gpu_devices(spec, shape, gpu_target_config)
+    libtpu_name = _LIBTPU_NAMES.get(spec.name)
+    if libtpu_name is None:
+        raise ValueError(
+            f"target {target!r}: no offline compiler for {spec.name} here; TPU targets are "
+            f"{', '.join(sorted(_LIBTPU_NAMES))}")
+    # libtpu asks the cloud metadata server which TPU it runs on unless told not to.
+    os.environ.setdefault("TPU_SKIP_MDS_QUERY", "1")
+    from jax.experimental import topologies
+    try:
+        topology = topologies.get_topology_desc(platform="tpu",
+                                                topology_name=f"{libtpu_name}:{shape}")
+    except Exception as error:  # JaxRuntimeError, RuntimeError: libtpu's own message
+        raise ValueError(f"libtpu does not compile for {libtpu_name}:{shape}: {error}") from error
+    return tuple(topology.devices)
+
+
+def mesh_for(target: str, mesh_axes: Optional[MeshAxes] = None,
+             gpu_target_config: Optional[str] = None) -> Mesh:
+    """A mesh over `target`'s devices with `mesh_axes` (``{"data": 2, "model": 2}``, sizes
+    multiplying to the device count; default: one axis "data" over all devices), laid out on
+    the chips by JAX's ``mesh_utils.create_device_mesh`` where it can, else in device order."""
+    devices = topology_devices(target, gpu_target_config)
+    axes = list((mesh_axes or {"data": len(devices)}).items()
+                if isinstance(mesh_axes, Mapping) or mesh_axes is None else mesh_axes)
+    names = tuple(name for name, _ in axes)
+    shape = tuple(int(size) for _, size in axes)
+    if int(np.prod(shape)) != len(devices):
+        raise ValueError(f"mesh_axes {dict(axes)} hold {int(np.prod(shape))} devices; "
+                         f"{target} has {len(devices)}")
+    try:
+        from jax.experimental import mesh_utils
+        grid = mesh_utils.create_device_mesh(shape, devices=list(devices))
+    except Exception:  # a shape the physical layout does not take: device order
+        grid = np.array(devices, dtype=object).reshape(shape)
+    return Mesh(grid, names)
+
+
+def _is_spec(x: Any) -> bool:
+    return x is None or isinstance(x, PartitionSpec)
+
+
+def _abstract(mesh: Mesh, specs: Any, args: Sequence[Any]) -> Tuple[Any, ...]:
+    """ShapeDtypeStructs of `args` (arrays, ShapeDtypeStructs, pytrees of them) sharded by
+    `specs`: one entry per argument, each a PartitionSpec (or None: replicated) for the whole
+    argument or a pytree of them matching its structure."""
+    if specs is None:
+        specs = (None,) * len(args)
+    specs = tuple(specs)
+    if len(specs) != len(args):
+        raise ValueError(f"in_specs has {len(specs)} entries for {len(args)} arguments")
+
+    def leaf(spec: Optional[PartitionSpec], subtree: Any) -> Any:
+        sharding = NamedSharding(mesh, spec if spec is not None else PartitionSpec())
+        return jax.tree.map(
+            lambda x: jax.ShapeDtypeStruct(np.shape(x), x.dtype, sharding=sharding), subtree)
+
+    return tuple(jax.tree.map(leaf, spec, arg, is_leaf=_is_spec)
+                 for spec, arg in zip(specs, args))
+
+
+def compile_for(fn: Callable[..., Any], *args: Any, target: str = "tpu_v5p:2x2x2",
+                mesh_axes: Optional[MeshAxes] = None, in_specs: Any = None,
+                out_specs: Any = None, static_argnums: Sequence[int] = (),
+                donate_argnums: Sequence[int] = (),
+                gpu_target_config: Optional[str] = None) -> Any:
+    """Compiles `fn` for `target` without its hardware and returns the ``jax.stages.Compiled``.
+
+    `args` give shapes and dtypes only (arrays, ``jax.ShapeDtypeStruct``, pytrees of them; the
+    static ones as values). `target` is an hloroof device with its slice: ``"tpu_v5e:2x2"``,
+    ``"tpu_v5p:2x2x2"``, ``"tpu_v6e:2x4"``, ``"tpu7x:2x2x1"``, or ``"h100:8"`` (one node of
+    8 GPUs; ``"h100:2x8"`` two nodes) with JAX's CUDA plugin. `mesh_axes` names the mesh
+    over the slice's devices (``{"fsdp": 4, "model": 2}``; default one axis "data").
+    `in_specs`: one PartitionSpec (or pytree of them, or None: replicated) per argument;
+    `out_specs` likewise for the outputs (None: XLA chooses). Inside `fn`,
+    ``jax.lax.with_sharding_constraint(x, PartitionSpec(...))`` refers to the same mesh.
+    Raises ValueError when JAX does not compile for the target here, with its message.
+    """
+    mesh = mesh_for(target, mesh_axes, gpu_target_config)
+    static = set(static_argnums)
+    dynamic = [a for i, a in enumerate(args) if i not in static]
+    if in_specs is not None and len(tuple(in_specs)) == len(args) and static:
+        in_specs = tuple(s for i, s in enumerate(in_specs) if i not in static)
+    abstract = iter(_abstract(mesh, in_specs, dynamic))
+    lowered_args = [a if i in static else next(abstract) for i, a in enumerate(args)]
+    out_shardings = None
+    if out_specs is not None:
+        out_shardings = jax.tree.map(
+            lambda s: NamedSharding(mesh, s if s is not None else PartitionSpec()),
+            out_specs, is_leaf=_is_spec)
+    jitted = jax.jit(fn, out_shardings=out_shardings, static_argnums=tuple(static_argnums),
+                     donate_argnums=tuple(donate_argnums))
+    # The mesh in context: a bare PartitionSpec in `fn`'s sharding constraints refers to it.
+    with jax.set_mesh(mesh):
+        return jitted.lower(*lowered_args).compile()

@@ -1,0 +1,202 @@
+"""hloroof on real JAX objects: Lowered and Compiled, compiled for the CPU here and offline for
+TPU slices (libtpu) and an H100 node (JAX's CUDA plugin), as hloroof.jax.compile_for does.
+
+The tests that need JAX skip without it; tools/test.sh runs them under the pinned environment
+of python/requirements-test.txt.
+"""
+
+import importlib.util
+import os
+import pathlib
+import re
+import subprocess
+
+import pytest
+
+import hloroof
+from hloroof import _jax_objects
+
+# Without a GPU, JAX's CUDA plugin registers its compile-only topologies only when JAX does not
+# try to start a CUDA backend: the CPU alone, chosen before JAX is imported.
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+try:
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import PartitionSpec as P
+
+    import hloroof.jax
+except ImportError:  # outside tools/test.sh's environment: the tests that need JAX skip
+    jax = None
+needs_jax = pytest.mark.skipif(jax is None, reason="needs jax (python/requirements-test.txt)")
+needs_libtpu = pytest.mark.skipif(jax is None or importlib.util.find_spec("libtpu") is None,
+                                  reason="needs jax and libtpu (python/requirements-test.txt)")
+needs_cuda_plugin = pytest.mark.skipif(
+    jax is None or importlib.util.find_spec("jax_plugins.xla_cuda12") is None,
+    reason="needs JAX's CUDA plugin (python/requirements-test.txt)")
+
+SOURCE = pathlib.Path(os.environ.get("HLOROOF_SOURCE_DIR",
+                                     pathlib.Path(__file__).resolve().parents[2]))
+CLI = os.environ.get("HLOROOF_CLI")
+
+
+# ---- One version number.
+
+def test_version_is_the_cmake_project_version():
+    cmake = (SOURCE / "CMakeLists.txt").read_text()
+    project = re.search(r"project\(hloroof VERSION ([0-9.]+)", cmake).group(1)
+    assert hloroof.__version__ == project
+    # pyproject.toml reads the version with this regex: it must find the same number.
+    pyproject = (SOURCE / "pyproject.toml").read_text()
+    regex = re.search(r"^regex = '(.*)'$", pyproject, re.M).group(1)
+    assert re.search(regex, cmake).group("value") == project
+
+
+def test_cli_version_is_the_package_version():
+    if CLI is None:
+        pytest.skip("the hloroof command-line tool was not built (HLOROOF_CLI unset)")
+    for flag in ("--version", "version"):
+        out = subprocess.run([CLI, flag], capture_output=True, text=True, check=True).stdout
+        assert out == f"hloroof {hloroof.__version__}\n"
+
+
+# ---- Device kinds and slices, from stand-ins for JAX devices.
+
+@pytest.mark.parametrize("kind, name", [
+    ("TPU v4", "tpu_v4"), ("TPU v5 lite", "tpu_v5e"), ("TPU v5e", "tpu_v5e"),
+    ("TPU v5", "tpu_v5p"), ("TPU v5p", "tpu_v5p"), ("TPU v6 lite", "tpu_v6e"),
+    ("TPU7x", "tpu7x"), ("NVIDIA H100 80GB HBM3", "h100"), ("NVIDIA A100-SXM4-80GB", "a100"),
+    ("NVIDIA H200", "h200"), ("NVIDIA B200", "b200")])
+def test_device_kinds_name_their_device(kind, name):
+    assert _jax_objects.device_for_kind(kind) == (name, None)
+    assert hloroof.device(name).name == name
+
+
+def test_other_models_of_a_gpu_are_assumed_and_the_cpu_has_no_spec():
+    name, note = _jax_objects.device_for_kind("NVIDIA H100 PCIe")
+    assert name == "h100" and "'NVIDIA H100 PCIe' has no spec of its own" in note
+    assert _jax_objects.device_for_kind("cpu") == (None, None)
+    assert _jax_objects.device_for_kind("TPU v4 lite") == (None, None)
+
+
+class Device:
+    def __init__(self, coords, core=0):
+        self.coords, self.core_on_chip = coords, core
+
+
+def test_a_2d_slice_from_chip_coordinates():
+    # v5e 2x2 as libtpu lists it: ids 0..3 at (0,0,0), (1,0,0), (0,1,0), (1,1,0).
+    devices = [Device((0, 0, 0)), Device((1, 0, 0)), Device((0, 1, 0)), Device((1, 1, 0))]
+    options, note = _jax_objects.tpu_slice(devices, "tpu_v5e")
+    assert note is None
+    assert options == {"topology": "2x2",
+                       "device_coordinates": [[0, 0], [1, 0], [0, 1], [1, 1]]}
+
+
+def test_a_3d_slice_with_two_devices_per_chip():
+    # tpu7x 2x2x1: two TensorCores (core_on_chip 0, 1) per chip, 8 devices.
+    chips = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)]
+    devices = [Device(c, core) for c in chips for core in (0, 1)]
+    options, note = _jax_objects.tpu_slice(devices, "tpu7x")
+    assert note is None and options["topology"] == "2x2x1"
+    assert options["device_coordinates"][:3] == [[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0]]
+
+
+def test_devices_that_are_not_a_whole_slice_are_said_so():
+    devices = [Device((0, 0, 0)), Device((1, 0, 0)), Device((0, 1, 0))]  # an L of 3 chips
+    options, note = _jax_objects.tpu_slice(devices, "tpu_v5e")
+    assert options == {} and "not a whole tpu_v5e slice" in note
+
+
+# ---- Real JAX objects.
+
+def _step(x, w):
+    return jnp.tanh(x @ w).sum()
+
+
+def _abstract_args():
+    return (jax.ShapeDtypeStruct((256, 512), jnp.bfloat16),
+            jax.ShapeDtypeStruct((512, 128), jnp.bfloat16))
+
+
+@pytest.fixture(scope="module")
+def cpu_lowered():
+    return jax.jit(_step).lower(jnp.ones((256, 512), jnp.float32),
+                                jnp.ones((512, 128), jnp.float32))
+
+
+@needs_jax
+def test_a_cpu_compiled_object_is_predicted_on_the_default_device(cpu_lowered):
+    p = hloroof.predict(cpu_lowered.compile())
+    assert p.device == "tpu_v5e"
+    assert "compiled for the CPU, which no built-in device spec describes" in p.assumptions[0]
+    assert "predicted on tpu_v5e, the default device" in p.assumptions[1]
+
+
+@needs_jax
+def test_a_lowered_object_is_compiled_first(cpu_lowered):
+    p = hloroof.predict(cpu_lowered, "h100")
+    assert p.device == "h100" and p.step_time_s > 0
+    # f32[256,512] x f32[512,128]: 2 * 256 * 512 * 128 = 33,554,432 FLOPs.
+    assert hloroof.cost(cpu_lowered).totals.flops >= 33_554_432
+
+
+@pytest.fixture(scope="module")
+def v5e_compiled():
+    return hloroof.jax.compile_for(_step, *_abstract_args(), target="tpu_v5e:2x2",
+                                   mesh_axes={"data": 4}, in_specs=(P("data"), None))
+
+
+@needs_libtpu
+def test_a_tpu_compiled_object_names_its_device_and_slice(v5e_compiled):
+    p = hloroof.predict(v5e_compiled)
+    assert (p.device, p.topology) == ("tpu_v5e", "2x2")
+    assert ("device tpu_v5e read from the compiled object (4 device(s) of kind 'TPU v5 lite', "
+            "chips 2x2)") in p.assumptions
+    assert not any("the default device" in a for a in p.assumptions)
+    # A device named by the caller wins.
+    assert hloroof.predict(v5e_compiled, "tpu_v6e:2x2").device == "tpu_v6e"
+
+
+@needs_libtpu
+def test_memory_and_advise_of_a_tpu_compiled_object(v5e_compiled):
+    m = hloroof.memory(v5e_compiled)
+    assert m.capacity.capacity_bytes == hloroof.device("tpu_v5e").hbm_capacity_bytes
+    advice = hloroof.advise(v5e_compiled)
+    assert advice["device"] == "tpu_v5e" and advice["step_time_s"] > 0
+    assert any("read from the compiled object" in n for n in advice["notes"])
+
+
+@needs_libtpu
+def test_compile_for_a_slice_with_two_devices_per_chip():
+    compiled = hloroof.jax.compile_for(_step, *_abstract_args(), target="tpu7x:2x2x1")
+    p = hloroof.predict(compiled)
+    assert (p.device, p.topology) == ("tpu7x", "2x2x1")
+
+
+@needs_libtpu
+def test_compile_for_errors_say_what_the_compiler_said():
+    with pytest.raises(ValueError, match="libtpu does not compile for v5e:3x3"):
+        hloroof.jax.topology_devices("tpu_v5e:3x3")
+    with pytest.raises(ValueError, match="no GPU target description for a100"):
+        hloroof.jax.topology_devices("a100:8")
+    with pytest.raises(ValueError, match="expected DEVICE:TOPOLOGY"):
+        hloroof.jax.topology_devices("tpu_v5e")
+
+
+@needs_cuda_plugin
+def test_compile_for_an_h100_node_without_a_gpu():
+    compiled = hloroof.jax.compile_for(_step, *_abstract_args(), target="h100:8")
+    p = hloroof.predict(compiled)
+    assert p.device == "h100"
+    assert any("8 device(s) of kind 'NVIDIA H100 80GB HBM3'" in a for a in p.assumptions)
+
+
+@needs_libtpu
+def test_the_whatif_example_on_one_slice():
+    path = SOURCE / "examples" / "python" / "whatif.py"
+    spec = importlib.util.spec_from_file_location("whatif", path)
+    whatif = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(whatif)
+    rows = whatif.main(["--targets", "tpu_v5e:2x2", "--small"])
+    assert [r[:2] for r in rows] == [["tpu_v5e:2x2", "FSDP"], ["tpu_v5e:2x2", "FSDP+TP"]]
+    assert all(float(r[2]) > 0 and r[5] in ("yes", "no") for r in rows)
