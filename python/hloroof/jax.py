@@ -110,8 +110,11 @@ def topology_devices(target: str, gpu_target_config: Optional[str] = None) -> Tu
         raise ValueError(
             f"target {target!r}: no offline compiler for {spec.name} here; TPU targets are "
             f"{', '.join(sorted(_LIBTPU_NAMES))}")
-    # libtpu asks the cloud metadata server which TPU it runs on unless told not to.
+    # libtpu asks the cloud metadata server which TPU it runs on unless told not to, and holds
+    # /tmp/libtpu_lockfile (one process per machine) unless multiple loads are allowed: the
+    # offline compiler touches no TPU, so processes that compile side by side need not wait.
     os.environ.setdefault("TPU_SKIP_MDS_QUERY", "1")
+    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
     from jax.experimental import topologies
     try:
         topology = topologies.get_topology_desc(platform="tpu",
