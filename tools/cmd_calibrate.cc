@@ -14,7 +14,7 @@ namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof calibrate PROFILE... [--hlo HLO...] --device D -o OUT.json [--name NAME]\n"
+    "hloroof calibrate PROFILE... [--hlo HLO...] --device D [-o OUT.json] [--name NAME]\n"
     "       [--topology T] [--device-index N] [--trip-count N] [--module NAME]";
 
 int run(const std::vector<std::string>& given) {
@@ -36,9 +36,9 @@ int run(const std::vector<std::string>& given) {
   if (profiles.empty()) return usage_error("expected one or more profiles", kUsage);
   if (!args->has("--device")) return usage_error("--device is required", kUsage);
   const std::string output = args->get("--output");
-  if (output.empty()) return usage_error("-o OUT.json is required", kUsage);
   std::vector<std::string> hlos;
   if (auto it = args->options.find("--hlo"); it != args->options.end()) hlos = it->second;
+  const bool shared = hlos.size() == 1;  // one module for every profile: read once
   if (hlos.empty()) {
     // Capture folders hold their module.
     for (const std::string& p : profiles) {
@@ -72,31 +72,40 @@ int run(const std::vector<std::string>& given) {
   modules.reserve(profiles.size());
   read.reserve(profiles.size());
   for (size_t k = 0; k < profiles.size(); ++k) {
-    std::error_code error;
-    const bool dump_directory = std::filesystem::is_directory(hlos[k], error);
-    if (args->has("--module") && !dump_directory) {
-      return usage_error(absl::StrCat("--module picks a module of a dump directory; '", hlos[k],
-                                      "' is not a directory"),
-                         kUsage);
+    if (!shared || k == 0) {
+      std::error_code error;
+      const bool dump_directory = std::filesystem::is_directory(hlos[k], error);
+      if (args->has("--module") && !dump_directory) {
+        return usage_error(absl::StrCat("--module picks a module of a dump directory; '",
+                                        hlos[k], "' is not a directory"),
+                           kUsage);
+      }
+      absl::StatusOr<LoadedModule> loaded = load_module(hlos[k], args->get("--module"));
+      if (!loaded.ok()) return fail(loaded.status());
+      print_input_messages(*loaded);
+      modules.push_back(std::move(loaded->module));
     }
-    absl::StatusOr<LoadedModule> loaded = load_module(hlos[k], args->get("--module"));
-    if (!loaded.ok()) return fail(loaded.status());
-    print_input_messages(*loaded);
-    modules.push_back(std::move(loaded->module));
     absl::StatusOr<Profile> profile = read_profile(profiles[k]);
     if (!profile.ok()) return fail(profile.status());
     read.push_back(*std::move(profile));
   }
   std::vector<CalibrationRun> runs;
-  for (size_t k = 0; k < profiles.size(); ++k) runs.push_back({&modules[k], &read[k], profiles[k]});
+  for (size_t k = 0; k < profiles.size(); ++k) {
+    runs.push_back({&modules[shared ? 0 : k], &read[k], profiles[k]});
+  }
   absl::StatusOr<CalibrationResult> result = calibrate(runs, args->get("--device"), options);
   if (!result.ok()) return fail(result.status());
+  std::cout << render_calibration(*result);
+  if (output.empty()) {
+    std::cout << "\nnot written (no -o OUT.json)\n";
+    return kExitOk;
+  }
   std::ofstream file(output, std::ios::binary);
   if (!(file << result->json) || !file.flush()) {
     return fail(absl::InvalidArgumentError(absl::StrCat("cannot write '", output, "'")));
   }
-  std::cout << render_calibration(*result) << "\ndevice written to " << output
-            << "\nuse it as: hloroof predict HLO --device " << output << "\n";
+  std::cout << "\ndevice written to " << output << "\nuse it as: hloroof predict HLO --device "
+            << output << "\n";
   return kExitOk;
 }
 
@@ -105,7 +114,7 @@ int run(const std::vector<std::string>& given) {
 const Command kCalibrateCommand = {
     "calibrate",
     "fit a device's efficiencies to measured profiles; write a device JSON",
-    "usage: hloroof calibrate PROFILE... [--hlo HLO...] --device D -o OUT.json [--name NAME]\n"
+    "usage: hloroof calibrate PROFILE... [--hlo HLO...] --device D [-o OUT.json] [--name NAME]\n"
     "                         [--topology T] [--device-index N] [--trip-count N]\n"
     "                         [--module NAME]\n\n"
     "Joins each profile with its HLO module (as `hloroof profile` does) and fits, by weighted\n"
@@ -122,7 +131,7 @@ const Command kCalibrateCommand = {
     "  --module NAME     with dump directories: the module of each to read (default: the\n"
     "                    largest jit_* one)\n"
     "  --device D        the device to start from, as `hloroof predict` takes it\n"
-    "  -o, --output OUT.json  where the fitted device goes\n"
+    "  -o, --output OUT.json  where the fitted device goes (without it: the report only)\n"
     "  --name NAME       the fitted device's name (default DEVICE_fitted)\n"
     "  --topology T      the slice, when --device does not give it\n"
     "  --device-index N  the profiles' device plane GPU:N or TPU:N (default 0)\n"

@@ -57,7 +57,8 @@ struct Topology {
 };
 
 // Splits "tpu_v5e:4x4" into the device ("tpu_v5e") and the shape ("4x4"); text without ':'
-// is a device alone (empty shape). The last ':' splits, so a path may hold ':' too.
+// is a device alone (empty shape). A regular file named by the whole text is a device alone;
+// else the last ':' splits, so a path may hold ':' too.
 struct TopologyText {
   std::string device;
   std::string shape;

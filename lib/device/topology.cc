@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
@@ -179,6 +180,11 @@ std::string Topology::describe() const {
 }
 
 TopologyText split_topology_text(std::string_view text) {
+  // A device file whose path holds a ':' ("runs:3/h100.json") is the whole text.
+  std::error_code error;
+  if (std::filesystem::is_regular_file(std::filesystem::path(text), error)) {
+    return {std::string(text), ""};
+  }
   size_t colon = text.rfind(':');
   if (colon == std::string_view::npos) return {std::string(text), ""};
   return {std::string(text.substr(0, colon)), std::string(text.substr(colon + 1))};

@@ -370,7 +370,8 @@ absl::StatusOr<std::string> fitted_json(const DeviceSpec& base, const Fit& fit,
   doc["notes"].push_back(absl::StrCat(
       how, written.empty() ? "; nothing could be fitted"
                            : absl::StrCat("; ", absl::StrJoin(written, ", "), " come from it")));
-  return doc.dump(2) + "\n";
+  // A name of invalid UTF-8 (--name) is written with its bad bytes replaced.
+  return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 // Root mean square of relative errors, by class and over all.
@@ -424,6 +425,8 @@ absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> run
     }
     absl::Status s = add_samples(runs[k], k, *base, opts, samples);
     if (!s.ok()) {
+      // Profile errors name their file already.
+      if (absl::StartsWith(s.message(), runs[k].profile->origin)) return s;
       return absl::Status(s.code(), absl::StrCat(runs[k].label, ": ", s.message()));
     }
   }
@@ -441,7 +444,7 @@ absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> run
   const std::string name = opts.name.empty() ? absl::StrCat(base->name, "_fitted") : opts.name;
   absl::StatusOr<std::string> json = fitted_json(*base, all, name, r.ops_used, runs.size());
   if (!json.ok()) return json.status();
-  absl::StatusOr<DeviceSpec> fitted = parse_device_spec(*json, absl::StrCat(name, ".json"));
+  absl::StatusOr<DeviceSpec> fitted = parse_device_spec(*json, "the fitted device");
   if (!fitted.ok()) return fitted.status();
   r.json = *std::move(json);
   r.device = *std::move(fitted);

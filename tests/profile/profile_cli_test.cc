@@ -100,7 +100,45 @@ TEST_CASE("hloroof calibrate writes a device that predict reads") {
   CHECK(devices.exit_code == 0);
   CHECK(absl::StrContains(devices.out, "my_h100"));
   CHECK(run_cli(absl::StrCat("predict ", f.hlo, " --device ", out)).exit_code == 0);
-  CHECK(run_cli(absl::StrCat("calibrate ", f.profile, " --device h100")).exit_code == 2);  // no -o
+  // Without -o: the report alone.
+  testing::CliResult report = run_cli(absl::StrCat("calibrate ", f.profile, " --hlo ", f.hlo,
+                                                   " --device h100"));
+  CHECK(report.exit_code == 0);
+  CHECK(absl::StrContains(report.out, "not written (no -o OUT.json)"));
+}
+
+TEST_CASE("calibrate: a name of invalid UTF-8, an output path with ':', one module read once") {
+  Files f;
+  // The fitted device is written with the bad byte replaced, not an abort.
+  const std::string out = (f.dir.path() / "named.json").string();
+  testing::CliResult named = run_cli(absl::StrCat("calibrate ", f.profile, " --hlo ", f.hlo,
+                                                  " --device h100 -o ", out,
+                                                  " --name 'bad\xff" "name'"));
+  INFO(named.err);
+  CHECK(named.exit_code == 0);
+  // The device text of a path holding ':' is the whole path when that is a file.
+  std::filesystem::create_directories(f.dir.path() / "dir:x");
+  const std::string colon = (f.dir.path() / "dir:x" / "a:b.json").string();
+  testing::CliResult written = run_cli(absl::StrCat("calibrate ", f.profile, " --hlo ", f.hlo,
+                                                    " --device h100 -o '", colon, "'"));
+  INFO(written.err);
+  REQUIRE(written.exit_code == 0);
+  CHECK(absl::StrContains(written.out, absl::StrCat("--device ", colon)));
+  testing::CliResult used =
+      run_cli(absl::StrCat("predict ", f.hlo, " --device '", colon, "'"));
+  INFO(used.err);
+  CHECK(used.exit_code == 0);
+  // One --hlo for two profiles: read (and noted) once.
+  const std::filesystem::path dump = f.dir.path() / "dump";
+  write_file((dump / "module_0001.jit_step.gpu_after_optimizations.txt").string(),
+             std::string(testing::kStepModule));
+  testing::CliResult twice = run_cli(absl::StrCat("calibrate ", f.profile, " ", f.profile,
+                                                  " --hlo ", dump.string(), " --device h100"));
+  INFO(twice.err);
+  CHECK(twice.exit_code == 0);
+  const size_t first = twice.err.find("note: read module jit_step");
+  CHECK(first != std::string::npos);
+  CHECK(twice.err.find("note: read module jit_step", first + 1) == std::string::npos);
 }
 
 TEST_CASE("profile and calibrate read XLA dump directories as the other commands do") {
