@@ -23,6 +23,50 @@ std::string Args::get(std::string_view name, std::string_view fallback) const {
   return it->second.back();
 }
 
+namespace {
+
+// Edits (insert, delete, substitute one character) from `a` to `b`.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "; did you mean '--device'?" for the option of `spec` that `name` is a prefix of, or is at
+// most two edits from; "" when none is that close or two are.
+std::string did_you_mean(std::string_view name, const ArgSpec& spec) {
+  std::vector<std::string_view> known;
+  for (const std::set<std::string>* s : {&spec.flags, &spec.options, &spec.repeatable_options}) {
+    known.insert(known.end(), s->begin(), s->end());
+  }
+  std::string_view best;
+  size_t best_distance = 3;
+  bool tie = false;
+  for (std::string_view k : known) {
+    const size_t d = absl::StartsWith(sv(k), sv(name)) ? 1 : edit_distance(name, k);
+    if (d < best_distance) {
+      best = k;
+      best_distance = d;
+      tie = false;
+    } else if (d == best_distance) {
+      tie = true;
+    }
+  }
+  if (best.empty() || tie) return "";
+  return absl::StrCat("; did you mean '", sv(best), "'?");
+}
+
+}  // namespace
+
 absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgSpec& spec) {
   Args out;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -60,7 +104,8 @@ absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgS
       values.push_back(*value);
       continue;
     }
-    return absl::InvalidArgumentError(absl::StrCat("unknown option '", name, "'"));
+    return absl::InvalidArgumentError(absl::StrCat("unknown option '", name, "'",
+                                                   did_you_mean(name, spec)));
   }
   return out;
 }
@@ -190,18 +235,13 @@ absl::StatusOr<DeviceChoice> resolve_device(std::string_view device_text,
   DeviceChoice choice;
   std::string text(absl::StripAsciiWhitespace(sv(device_text)));
   if (text.empty()) {
-    const std::string platform = module != nullptr ? infer_platform(*module) : "";
-    text = std::string(platform == "gpu" ? kDefaultGpuDevice : kDefaultTpuDevice);
-    choice.notes.push_back(
-        platform.empty()
-            ? absl::StrCat("no --device given and nothing in the module tells its platform: "
-                           "predicted on ", text, ", the default device")
-            : absl::StrCat("no --device given: the module was compiled for ",
-                           platform == "gpu" ? "GPU" : "TPU", " (",
-                           platform == "gpu" ? "GPU custom calls or backend configs"
-                                             : "tiled layouts or memory spaces",
-                           "), so it is predicted on ", text, ", the default ", platform,
-                           " device; --device picks another"));
+    if (module == nullptr) {
+      text = std::string(kDefaultTpuDevice);
+    } else {
+      DefaultDevice picked = default_device(*module);
+      text = picked.device;
+      (picked.decided ? choice.notes : choice.warnings).push_back(std::move(picked.note));
+    }
   }
   const TopologyText named = split_topology_text(text);
   absl::StatusOr<DeviceSpec> spec = device(named.device);

@@ -71,6 +71,9 @@ struct DeviceChoice {
   // What the user should know: the device chosen by default for the module's platform, chips of
   // the topology that sit idle. One sentence each, for the assumptions.
   std::vector<std::string> notes;
+  // What the reader must know before the figures: the device is a guess (no --device, and
+  // nothing in the module tells its platform). Reports show it at their top.
+  std::vector<std::string> warnings;
 };
 
 // Resolves `device_text` (`NAME[:TOPOLOGY]`: a built-in name or alias, or a JSON spec path, as

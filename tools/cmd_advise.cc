@@ -48,7 +48,7 @@ int run(const std::vector<std::string>& words) {
   predict_options.topology = choice->topology;
   absl::StatusOr<Prediction> prediction = predict_step_time(module, *spec, predict_options);
   if (!prediction.ok()) return fail(prediction.status());
-  prepend_input_notes(*loaded, *choice, prediction->assumptions);
+  prepend_input_notes(*loaded, *choice, *prediction);
   absl::StatusOr<MemoryReport> memory = analyze_memory(module, {.device = spec});
   if (!memory.ok()) return fail(memory.status());
   options.device = spec;

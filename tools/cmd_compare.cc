@@ -17,7 +17,7 @@ namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--json]";
+    "hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--module M] [--json]";
 
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
@@ -61,7 +61,7 @@ int run(const std::vector<std::string>& words) {
     absl::StatusOr<Prediction> p = predict_step_time(*module, choice->spec, with_topology);
     if (!p.ok())
       return fail(absl::Status(p.status().code(), absl::StrCat(d, ": ", p.status().message())));
-    prepend_input_notes(*loaded, *choice, p->assumptions);
+    prepend_input_notes(*loaded, *choice, *p);
     predictions.push_back(*std::move(p));
   }
 
@@ -80,7 +80,8 @@ int run(const std::vector<std::string>& words) {
 const Command kCompareCommand = {
     "compare",
     "one module's predicted step on several devices, side by side",
-    "usage: hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--json]\n\n"
+    "usage: hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--module M]\n"
+    "                       [--json]\n\n"
     "Predicts one step of an HLO module (FILE, or - for standard input) on each device and\n"
     "shows them side by side: step time and its breakdown with the ratio to the first device,\n"
     "HFU and the peak it is measured against, then each device's costliest ops, what bounds\n"

@@ -33,7 +33,7 @@ absl::StatusOr<Side> predict_side(const std::string& path, std::string_view devi
   with_topology.topology = choice->topology;
   absl::StatusOr<Prediction> p = predict_step_time(loaded->module, choice->spec, with_topology);
   if (!p.ok()) return p.status();
-  prepend_input_notes(*loaded, *choice, p->assumptions);
+  prepend_input_notes(*loaded, *choice, *p);
   absl::StatusOr<MemoryReport> memory = analyze_memory(loaded->module, {.top_buffers = 1});
   if (!memory.ok()) return memory.status();
   return Side{*std::move(loaded), *std::move(p), memory->peak_bytes};

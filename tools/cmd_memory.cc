@@ -1,4 +1,5 @@
-// `hloroof memory FILE [--device D] [--json] [--top N]`: will it fit, and what is padding.
+// `hloroof memory FILE [--device D] [--module M] [--json] [--top N]`: will it fit, and what is
+// padding.
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -21,7 +22,8 @@
 namespace hloroof::cli {
 namespace {
 
-constexpr std::string_view kUsage = "hloroof memory FILE [--device D] [--json] [--top N]";
+constexpr std::string_view kUsage =
+    "hloroof memory FILE|DUMP_DIR [--device D] [--module M] [--json] [--top N]";
 
 // "12.5 GiB (13421772800 B)": readable, and exact for checking.
 std::string bytes_text(int64_t bytes) {
@@ -84,7 +86,7 @@ nlohmann::ordered_json buffer_json(const MemoryBuffer& b) {
           {"live_to", b.live_to}};
 }
 
-void print_json(const MemoryReport& r) {
+void print_json(const MemoryReport& r, const DeviceChoice& choice) {
   nlohmann::ordered_json j;
   j["module"] = r.module_name;
   j["scheduled"] = r.scheduled;
@@ -162,6 +164,7 @@ void print_json(const MemoryReport& r) {
                                   {"device_bytes", p.device_bytes}});
   }
   j["notes"] = r.notes;
+  j["warnings"] = choice.warnings;
   // Names are ASCII in practice; replace rather than throw on any byte that is not UTF-8.
   std::cout << json_text(j) << "\n";
 }
@@ -194,7 +197,10 @@ std::string buffer_table(const std::vector<MemoryBuffer>& buffers) {
   return what.render() + "\n" + sizes.render();
 }
 
-void print_text(const MemoryReport& r, size_t top) {
+void print_text(const MemoryReport& r, const DeviceChoice& choice, size_t top) {
+  for (const std::string& w : choice.warnings) {
+    std::cout << report_internal::wrap(w, "warning: ", "  ");
+  }
   const MemoryBreakdown& b = r.peak_breakdown;
   // Each line wraps at 100 columns under its label.
   const std::string indent(13, ' ');
@@ -209,6 +215,7 @@ void print_text(const MemoryReport& r, size_t top) {
   line("footprint", absl::StrFormat("%s held for the whole step (buffer assignment)",
                                     bytes_text(r.footprint_bytes)));
   if (r.capacity) line("capacity", verdict_text(*r.capacity));
+  for (const std::string& n : choice.notes) line("  device", n);
   int64_t counts[4] = {0, 0, 0, 0};
   for (const MemoryAllocation& a : r.allocations) ++counts[static_cast<int>(a.kind)];
   const std::string figures = absl::StrFormat(
@@ -278,23 +285,21 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"));
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
-  std::optional<DeviceChoice> choice;
-  if (args->has("--device")) {
-    absl::StatusOr<DeviceChoice> d = resolve_device(args->get("--device"), "", &loaded->module);
-    if (!d.ok()) return fail(d.status());
-    choice = *std::move(d);
-    options.device = &choice->spec;
-  }
+  // Without --device, the module's platform picks it, as for `predict`.
+  absl::StatusOr<DeviceChoice> choice =
+      resolve_device(args->get("--device"), "", &loaded->module);
+  if (!choice.ok()) return fail(choice.status());
+  options.device = &choice->spec;
   absl::StatusOr<MemoryReport> report = analyze_memory(loaded->module, options);
   if (!report.ok()) return fail(report.status());
   for (size_t i = 0; i < loaded->warnings.size(); ++i) {
     report->notes.insert(report->notes.begin() + i, "warning: " + loaded->warnings[i]);
   }
-  if (choice) report->notes.insert(report->notes.end(), choice->notes.begin(), choice->notes.end());
   if (args->flag("--json")) {
-    print_json(*report);
+    report->notes.insert(report->notes.end(), choice->notes.begin(), choice->notes.end());
+    print_json(*report, *choice);
   } else {
-    print_text(*report, options.top_buffers);
+    print_text(*report, *choice, options.top_buffers);
   }
   return kExitOk;
 }
@@ -304,7 +309,7 @@ int run(const std::vector<std::string>& words) {
 const Command kMemoryCommand = {
     "memory",
     "device memory: liveness peak, XLA-style allocations, will it fit, what is padding",
-    "usage: hloroof memory FILE [--device D] [--json] [--top N]\n\n"
+    "usage: hloroof memory FILE|DUMP_DIR [--device D] [--module M] [--json] [--top N]\n\n"
     "Walks the entry computation in schedule order and tracks every buffer from its\n"
     "definition to its last use (parameters and constants for the whole step, outputs to the\n"
     "end; while, conditional and call bodies add their own peak where they run). Sizes are\n"
@@ -318,7 +323,9 @@ const Command kMemoryCommand = {
     "options:\n"
     "  --device D  check against device D's HBM capacity (a name from `hloroof devices`,\n"
     "              optionally with its topology as `predict` takes it, tpu_v5e:4x4, or a\n"
-    "              JSON spec path); the figures are per device\n"
+    "              JSON spec path); the figures are per device; default: the device\n"
+    "              `predict` picks, h100 for a GPU module, else tpu_v5e (said below the\n"
+    "              capacity line)\n"
     "  --top N     list N buffers in each table (default 20; 0 lists all)\n"
     "  --module M  FILE is an XLA dump directory: read its module M (default: the largest\n"
     "              jit_* module after optimizations)\n"

@@ -22,7 +22,7 @@ namespace {
 constexpr std::string_view kUsage =
     "hloroof predict FILE [--device D] [--topology T] [--json] [--top N] [--by op|category|scope]\n"
     "       [--depth N] [--filter RE] [--trace OUT.json] [--roofline OUT.svg] [--formula F]\n"
-    "       [--trip-count N]";
+    "       [--trip-count N] [--module M]";
 
 absl::StatusOr<CollectiveFormula> parse_formula(std::string_view name) {
   for (CollectiveFormula f : {CollectiveFormula::kNetwork, CollectiveFormula::kXlaGpuNccl,
@@ -110,7 +110,7 @@ int run(const std::vector<std::string>& words) {
   options.topology = choice->topology;
   absl::StatusOr<Prediction> prediction = predict_step_time(*module, *spec, options);
   if (!prediction.ok()) return fail(prediction.status());
-  prepend_input_notes(*loaded, *choice, prediction->assumptions);
+  prepend_input_notes(*loaded, *choice, *prediction);
 
   absl::StatusOr<std::string> report = render_text_report(*prediction, *spec, stats);
   if (!report.ok()) return fail(report.status());
@@ -138,6 +138,7 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<Advice> advice =
       advise(*module, *prediction, *memory, {.device = &*spec, .top = 5, .evidence_rows = 3});
   if (!advice.ok()) return fail(advice.status());
+  advice->warnings.clear();  // the overview said them
   std::cout << *report << "\n" << render_advice_text(*advice);
   return kExitOk;
 }
@@ -150,7 +151,7 @@ const Command kPredictCommand = {
     "usage: hloroof predict FILE [--device D] [--topology T] [--json] [--top N]\n"
     "                       [--by op|category|scope] [--depth N] [--filter RE]\n"
     "                       [--trace OUT.json] [--roofline OUT.svg] [--formula F]\n"
-    "                       [--trip-count N]\n\n"
+    "                       [--trip-count N] [--module M]\n\n"
     "Predicts how long one step of an HLO module (FILE, or - for standard input) takes on a\n"
     "device, without running it: every op's roofline time, every collective's time on the\n"
     "slice's network, composed along the module's schedule with async collectives overlapping\n"

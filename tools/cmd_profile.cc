@@ -89,7 +89,7 @@ int run(const std::vector<std::string>& words) {
   options.topology = choice->topology;
   absl::StatusOr<Prediction> prediction = predict_step_time(*module, *spec, options);
   if (!prediction.ok()) return fail(prediction.status());
-  prepend_input_notes(*loaded, *choice, prediction->assumptions);
+  prepend_input_notes(*loaded, *choice, *prediction);
   absl::StatusOr<Profile> profile = read_profile(profile_path);
   if (!profile.ok()) return fail(profile.status());
   absl::StatusOr<ProfileComparison> comparison =

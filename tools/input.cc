@@ -21,8 +21,16 @@ namespace fs = std::filesystem;
 constexpr std::string_view kOptimizedSuffix = "after_optimizations.txt";
 constexpr size_t kModulesListed = 8;
 
-// "module_0004.jit_train_step.tpu_after_optimizations.txt" -> "jit_train_step": XLA names dump
-// files module_<id>.<module name>.<suffix>.
+// "module_0004.jit_train_step.tpu_after_optimizations.txt" -> "0004": XLA names dump files
+// module_<id>.<module name>.<suffix>.
+std::string module_id_of(std::string_view file_name) {
+  if (!absl::StartsWith(sv(file_name), "module_")) return "";
+  const size_t first = file_name.find('.');
+  if (first == std::string_view::npos) return "";
+  return std::string(file_name.substr(7, first - 7));
+}
+
+// "module_0004.jit_train_step.tpu_after_optimizations.txt" -> "jit_train_step".
 std::string module_name_of(std::string_view file_name) {
   if (absl::StartsWith(sv(file_name), "module_")) {
     const size_t first = file_name.find('.');
@@ -40,7 +48,8 @@ std::string module_list(const std::vector<DumpModule>& modules) {
   std::vector<std::string> names;
   for (const DumpModule& m : modules) {
     if (names.size() == kModulesListed) break;
-    names.push_back(absl::StrCat(m.name, " (", format_bytes(static_cast<double>(m.bytes)), ")"));
+    names.push_back(absl::StrCat(m.name, " (", m.id.empty() ? "" : absl::StrCat(m.id, ", "),
+                                 format_bytes(static_cast<double>(m.bytes)), ")"));
   }
   std::string list = absl::StrJoin(names, ", ");
   if (modules.size() > names.size()) {
@@ -86,7 +95,7 @@ absl::StatusOr<std::vector<DumpModule>> dump_modules(const std::string& director
     const std::string file_name = entry.path().filename().string();
     if (!absl::EndsWith(file_name, sv(kOptimizedSuffix)) || !entry.is_regular_file(error)) continue;
     const uintmax_t size = entry.file_size(error);
-    modules.push_back({module_name_of(file_name), entry.path().string(),
+    modules.push_back({module_name_of(file_name), module_id_of(file_name), entry.path().string(),
                        error ? 0 : static_cast<int64_t>(size)});
   }
   if (modules.empty()) {
@@ -104,18 +113,33 @@ absl::StatusOr<std::vector<DumpModule>> dump_modules(const std::string& director
 absl::StatusOr<DumpModule> pick_dump_module(const std::vector<DumpModule>& modules,
                                             std::string_view module_name) {
   if (modules.empty()) return absl::NotFoundError("no optimized module to pick from");
-  if (!module_name.empty()) {
-    // Largest first: the largest of several compilations of one name.
+  // The latest compilation of `name`: ids are zero-padded, and the longer is the later.
+  auto latest = [&](std::string_view name) {
+    const DumpModule* best = nullptr;
     for (const DumpModule& m : modules) {
-      if (m.name == module_name) return m;
+      if (m.name != name) continue;
+      if (best == nullptr || m.id.size() > best->id.size() ||
+          (m.id.size() == best->id.size() && m.id > best->id)) {
+        best = &m;
+      }
     }
-    return absl::NotFoundError(absl::StrCat("--module: no module named '", sv(module_name),
-                                            "'; the dump holds ", module_list(modules)));
+    return best;
+  };
+  if (!module_name.empty()) {
+    std::string_view id = module_name;
+    if (absl::StartsWith(sv(id), "module_")) id.remove_prefix(7);
+    for (const DumpModule& m : modules) {
+      if (!m.id.empty() && m.id == id) return m;
+    }
+    if (const DumpModule* m = latest(module_name)) return *m;
+    return absl::NotFoundError(absl::StrCat("--module: no module named or numbered '",
+                                            sv(module_name), "'; the dump holds ",
+                                            module_list(modules)));
   }
-  for (const DumpModule& m : modules) {
-    if (absl::StartsWith(m.name, "jit_")) return m;
+  for (const DumpModule& m : modules) {  // largest first
+    if (absl::StartsWith(m.name, "jit_")) return *latest(m.name);
   }
-  return modules.front();
+  return *latest(modules.front().name);
 }
 
 std::vector<std::string> input_warnings(const Module& module, std::string_view file) {
@@ -178,10 +202,12 @@ void print_input_messages(const LoadedModule& loaded) {
 }
 
 void prepend_input_notes(const LoadedModule& loaded, const DeviceChoice& choice,
-                         std::vector<std::string>& assumptions) {
+                         Prediction& prediction) {
   std::vector<std::string> said = loaded.warnings;
   said.insert(said.end(), choice.notes.begin(), choice.notes.end());
-  assumptions.insert(assumptions.begin(), said.begin(), said.end());
+  prediction.assumptions.insert(prediction.assumptions.begin(), said.begin(), said.end());
+  prediction.warnings.insert(prediction.warnings.end(), choice.warnings.begin(),
+                             choice.warnings.end());
 }
 
 }  // namespace hloroof::cli

@@ -12,12 +12,14 @@
 #include "absl/status/statusor.h"
 #include "cli.h"
 #include "hloroof/module.h"
+#include "hloroof/predict.h"
 
 namespace hloroof::cli {
 
 // One module of a dump directory: `module_0004.jit_train_step.tpu_after_optimizations.txt`.
 struct DumpModule {
   std::string name;  // "jit_train_step"
+  std::string id;    // "0004": XLA numbers modules in the order it compiles them; "" if none
   std::string file;  // the path of its `*after_optimizations.txt`
   int64_t bytes = 0;
 };
@@ -26,9 +28,10 @@ struct DumpModule {
 // largest first. Errors: not a directory, or no such file in it.
 absl::StatusOr<std::vector<DumpModule>> dump_modules(const std::string& directory);
 
-// The module of a dump directory to read: the one named `module_name` (the largest file when
-// the module was compiled more than once), by default the largest `jit_*` module (the largest
-// module when none is `jit_*`). Errors list the modules there are.
+// The module of a dump directory to read: the one named `module_name`, or numbered so ("0004",
+// "module_0004"), by default the largest `jit_*` module (the largest module when none is
+// `jit_*`). A name compiled more than once (a recompile) reads its latest compilation, the
+// highest id. Errors list the modules there are.
 absl::StatusOr<DumpModule> pick_dump_module(const std::vector<DumpModule>& modules,
                                             std::string_view module_name);
 
@@ -53,8 +56,9 @@ void print_input_messages(const LoadedModule& loaded);
 
 // Puts the input's warnings, then the device choice's notes, before `assumptions` (a
 // prediction's): what its reader should know first.
+// The device choice's warnings go to the prediction's warnings.
 void prepend_input_notes(const LoadedModule& loaded, const DeviceChoice& choice,
-                         std::vector<std::string>& assumptions);
+                         Prediction& prediction);
 
 }  // namespace hloroof::cli
 

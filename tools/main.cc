@@ -32,7 +32,8 @@ void print_overview(std::ostream& out) {
     out << "  " << c->name << std::string(12 - std::min<size_t>(11, c->name.size()), ' ')
         << c->summary << "\n";
   }
-  out << "\n`hloroof COMMAND --help` shows a command's options and an example;\n"
+  out << "\n`hloroof COMMAND --help` (or `hloroof help COMMAND`) shows a command's options and\n"
+         "an example;\n"
          "`hloroof --version` prints the version.\n"
          "Exit codes: 0 success, 1 bad input, 2 bad usage.\n";
 }
@@ -46,6 +47,15 @@ int main(int argc, char** argv) {
     return hloroof::cli::kExitUsage;
   }
   if (words[0] == "--help" || words[0] == "-h" || words[0] == "help") {
+    // `hloroof help COMMAND` is `hloroof COMMAND --help`.
+    if (words.size() > 1) {
+      for (const Command* c : kCommands) {
+        if (words[1] == c->name) return c->run({"--help"});
+      }
+      std::cerr << "error: unknown command '" << words[1] << "'\n\n";
+      print_overview(std::cerr);
+      return hloroof::cli::kExitUsage;
+    }
     print_overview(std::cout);
     return hloroof::cli::kExitOk;
   }

@@ -104,6 +104,8 @@ struct Advice {
   std::vector<AdviceFinding> findings;
   double time_at_stake_s = 0;      // sum over the findings (no time counted twice)
   std::vector<std::string> notes;  // what the figures rest on
+  // The prediction's warnings (Prediction::warnings), shown before the findings.
+  std::vector<std::string> warnings;
 };
 
 // Runs every rule over `module`, its prediction and its memory report (both of this module, on
@@ -115,7 +117,7 @@ absl::StatusOr<Advice> advise(const Module& module, const Prediction& prediction
 // most 100 columns; a line saying nothing was found when there are no findings.
 std::string render_advice_text(const Advice& advice);
 
-// {"device", "module", "step_time_s", "lower_bound", "time_at_stake_s", "notes",
+// {"device", "module", "warnings", "step_time_s", "lower_bound", "time_at_stake_s", "notes",
 //  "findings": [{"id", "title", "what", "fix", "time_at_stake_s", "step_share",
 //                "counted_elsewhere_s", "arithmetic", "bytes_at_stake", "op_count",
 //                "evidence": [{"op", "computation", "scope", "shape", "detail", "bytes",

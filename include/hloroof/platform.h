@@ -9,15 +9,41 @@
 
 namespace hloroof {
 
-// The platform a module was compiled for, from what the compiler left in it: "gpu" (cuBLAS,
-// cuDNN, Triton or other GPU custom calls; GPU backend-config keys), "tpu" (tiled layouts
-// `T(...)`, memory spaces `S(n)`), or "" when nothing tells.
+// What the compiler left in a module that only one platform's compiler leaves (docs/limits.md,
+// "Which platform a module is for", lists every marker): custom-call targets and backend-config
+// keys of one platform, TPU tiled layouts and memory spaces.
+struct PlatformInference {
+  // "gpu", "tpu", "cpu" (XLA:CPU, oneDNN, LAPACK), "neuron" (AWS Neuron); "" when nothing
+  // tells.
+  std::string platform;
+  // The first marker found: `custom call "te_fused_attn_forward_ffi"`, `backend config
+  // "operation_queue_id"`, `tiled layout`; empty when nothing tells.
+  std::string marker;
+  std::string instruction;  // the instruction that holds it
+};
+
+// A custom-call target or backend config decides at once (GPU before TPU where a module holds
+// both); TPU tiled layouts and memory spaces decide when no marker does.
+PlatformInference infer_platform_of(const Module& module);
+// infer_platform_of(module).platform.
 std::string infer_platform(const Module& module);
 
 // The device a module is predicted on when none is named (the command's --device, Python's
 // device=): h100 for a GPU module, tpu_v5e otherwise.
 inline constexpr std::string_view kDefaultGpuDevice = "h100";
 inline constexpr std::string_view kDefaultTpuDevice = "tpu_v5e";
+
+// The device picked for a module when none is named, and why.
+struct DefaultDevice {
+  std::string device;  // kDefaultGpuDevice or kDefaultTpuDevice
+  // True when a marker of a platform that has built-in devices (GPU, TPU) decided it; false
+  // when it is a guess, which reports say above their figures.
+  bool decided = false;
+  // One sentence: what decided, or that nothing did and what to give instead. `option` is how
+  // the caller names the device ("--device", "device=").
+  std::string note;
+};
+DefaultDevice default_device(const Module& module, std::string_view option = "--device");
 
 }  // namespace hloroof
 

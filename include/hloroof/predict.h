@@ -164,6 +164,10 @@ struct Prediction {
   std::vector<TimelineEvent> timeline;   // in start order
   std::vector<std::string> unknown_ops;  // instructions whose cost could not be told
   std::vector<std::string> assumptions;  // inferred topology, assumed trip counts, ...
+  // What to know before reading any figure, one sentence each (reports show them first): the
+  // device is a guess because nothing in the module tells its platform. Set by the callers that
+  // pick the device (the command, Python).
+  std::vector<std::string> warnings;
   // An assumed trip count or an op of unknown cost: the step time is a floor.
   bool is_lower_bound = false;
 };

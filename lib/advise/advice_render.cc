@@ -57,11 +57,13 @@ std::string evidence_text(const AdviceEvidence& e) {
 }  // namespace
 
 std::string render_advice_text(const Advice& advice) {
+  std::string out;
+  for (const std::string& w : advice.warnings) out += wrap_figures(w, "warning: ", "  ");
   if (advice.findings.empty()) {
-    return wrap(absl::StrCat("advice: nothing to fix found in the ",
-                             format_seconds(advice.step_time_s), " step on ", advice.device,
-                             " (docs/advise.md lists the rules and their thresholds)"),
-                "", "  ");
+    return out + wrap(absl::StrCat("advice: nothing to fix found in the ",
+                                   format_seconds(advice.step_time_s), " step on ", advice.device,
+                                   " (docs/advise.md lists the rules and their thresholds)"),
+                      "", "  ");
   }
   const std::string count = absl::StrCat("advice: ", advice.findings.size(), " finding",
                                          advice.findings.size() == 1 ? "" : "s");
@@ -69,12 +71,12 @@ std::string render_advice_text(const Advice& advice) {
       absl::StrCat(format_seconds(advice.step_time_s), advice.step_is_lower_bound ? " (floor)" : "",
                    " step on ", advice.device);
   const double share = advice.step_time_s > 0 ? advice.time_at_stake_s / advice.step_time_s : 0;
-  std::string out =
-      wrap_figures(advice.time_at_stake_s > 0
-                       ? absl::StrCat(count, ", ", format_seconds(advice.time_at_stake_s),
-                                      " of the ", step, " at stake (", format_percent(share), ")")
-                       : absl::StrCat(count, " about the ", step, ", none with step time at stake"),
-                   "", "  ");
+  out += wrap_figures(
+      advice.time_at_stake_s > 0
+          ? absl::StrCat(count, ", ", format_seconds(advice.time_at_stake_s), " of the ", step,
+                         " at stake (", format_percent(share), ")")
+          : absl::StrCat(count, " about the ", step, ", none with step time at stake"),
+      "", "  ");
   int rank = 0;
   for (const AdviceFinding& f : advice.findings) {
     absl::StrAppend(&out, "\n",
@@ -131,6 +133,7 @@ std::string advice_to_json(const Advice& advice) {
   }
   Json j = {{"device", advice.device},
             {"module", advice.module_name},
+            {"warnings", advice.warnings},
             {"step_time_s", advice.step_time_s},
             {"lower_bound", advice.step_is_lower_bound},
             {"time_at_stake_s", advice.time_at_stake_s},

@@ -140,6 +140,7 @@ absl::StatusOr<Advice> advise(const Module& module, const Prediction& prediction
   advice.module_name = std::string(module.name());
   advice.step_time_s = prediction.step_time_s;
   advice.step_is_lower_bound = prediction.is_lower_bound;
+  advice.warnings = prediction.warnings;
   advice.findings = rank(ctx, candidates);
   if (options.top > 0 && advice.findings.size() > options.top) {
     advice.findings.resize(options.top);

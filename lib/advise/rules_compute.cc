@@ -20,15 +20,38 @@ std::string plural(size_t n, std::string_view word) {
   return absl::StrCat(n, " ", sv(word), n == 1 ? "" : "s");
 }
 
-// A copy or transpose, or a fusion that does nothing else: it only rewrites a value in another
-// layout or tiling.
+// The layout of an array shape, the default (major to minor, no tiles) when it prints none.
+Layout layout_or_default(const Shape& shape) {
+  if (shape.layout) return *shape.layout;
+  Layout layout;
+  for (int64_t d = shape.rank() - 1; d >= 0; --d) {
+    layout.minor_to_major.push_back(d);
+  }
+  return layout;
+}
+
+// A copy whose result keeps its operand's layout (`copy {2,1,0} -> {2,1,0}`, as HLO before
+// layout assignment has) moves no value into another layout.
+bool copy_changes_layout(const Instruction& copy) {
+  if (copy.operand_count() == 0) return false;
+  const Shape& from = copy.operand(0)->shape();
+  const Shape& to = copy.shape();
+  if (!from.is_array() || !to.is_array()) return true;
+  return !(layout_or_default(from) == layout_or_default(to));
+}
+
+// A copy that changes the layout, a transpose, or a fusion that does nothing else: it only
+// rewrites a value in another layout or tiling.
 bool only_changes_layout(const Instruction& i) {
-  if (i.opcode() == Opcode::kCopy || i.opcode() == Opcode::kTranspose) return true;
+  if (i.opcode() == Opcode::kCopy) return copy_changes_layout(i);
+  if (i.opcode() == Opcode::kTranspose) return true;
   if (i.opcode() != Opcode::kFusion || i.called_computations().empty()) return false;
   bool moves = false;
   for (const Instruction* f : i.called_computations()[0]->instructions()) {
     switch (f->opcode()) {
       case Opcode::kCopy:
+        if (copy_changes_layout(*f)) moves = true;
+        break;
       case Opcode::kTranspose:
         moves = true;
         break;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cost/cost_internal.h"
+#include "ir/op_notes.h"
 #include "util/absl_compat.h"
 
 namespace hloroof {
@@ -238,7 +239,7 @@ absl::StatusOr<ModuleCost> analyze_cost(const Module& module, const CostOptions&
                                          " shape(s) have no size (unbounded dimensions, or too "
                                          "many elements to count) and count 0 bytes"));
   }
-  result.notes = std::move(context.notes);
+  result.notes = group_op_notes(context.notes, &module);
   return result;
 }
 

@@ -11,6 +11,7 @@ target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/metadata.cc
   ${CMAKE_CURRENT_LIST_DIR}/module.cc
   ${CMAKE_CURRENT_LIST_DIR}/module_compare.cc
+  ${CMAKE_CURRENT_LIST_DIR}/op_notes.cc
   ${CMAKE_CURRENT_LIST_DIR}/opcode.cc
   ${CMAKE_CURRENT_LIST_DIR}/replica_groups.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_kind.cc

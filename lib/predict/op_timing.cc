@@ -314,8 +314,11 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
   p.group_size = e->group_size;
   p.approximate = e->approximate;
   if (e->approximate) {
-    target.assume(absl::StrCat(sv(i.name()), ": its group (", e->placement.description,
-                               ") does not fill whole axes; its time is a conservative bound"));
+    // The same words for every such op, so that they group (group_op_notes); the op's
+    // explanation names its group.
+    target.assume(absl::StrCat(sv(i.name()),
+                               ": its group does not fill whole axes of the slice; its time is a "
+                               "conservative bound"));
   }
   for (const std::string& note : e->notes) {
     target.assume(absl::StrCat(sv(i.name()), ": ", note));

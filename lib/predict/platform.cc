@@ -1,7 +1,10 @@
-// The platform a module was compiled for, read from what the compiler left in it.
+// The platform a module was compiled for, read from what the compiler left in it. Every marker
+// here is one only that platform's compiler or runtime leaves; docs/limits.md lists them with
+// their sources.
 #include "hloroof/platform.h"
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
 #include "hloroof/shape.h"
@@ -10,21 +13,85 @@
 namespace hloroof {
 namespace {
 
-bool is_gpu_target(std::string_view target) {
-  for (std::string_view prefix :
-       {"__cublas", "__cudnn", "__triton", "__gpu", "xla.gpu.", "__nccl", "mosaic_gpu"}) {
-    if (absl::StartsWith(sv(target), sv(prefix))) return true;
+struct Marker {
+  std::string_view prefix;
+  std::string_view platform;
+};
+
+// Custom-call targets, by prefix.
+constexpr Marker kTargetMarkers[] = {
+    // XLA:GPU's own library calls and rewrites (xla/service/gpu/cublas_cudnn.cc).
+    {"__cublas$", "gpu"},
+    {"__cudnn$", "gpu"},
+    {"__triton", "gpu"},
+    {"__gpu$", "gpu"},
+    {"xla.gpu.", "gpu"},
+    {"__nccl", "gpu"},
+    // JAX's GPU kernels (jax-ml/jax jaxlib/gpu/gpu_kernels.cc: cublas_*, cudnn_rnn, cusolver_*,
+    // cusparse_*, cu_threefry2x32, cu_lu_pivots_to_permutation; hip* on ROCm), Mosaic GPU and
+    // Triton kernels called from JAX.
+    {"cublas_", "gpu"},
+    {"cudnn_", "gpu"},
+    {"cusolver_", "gpu"},
+    {"cusparse_", "gpu"},
+    {"cu_threefry", "gpu"},
+    {"cu_lu_pivots", "gpu"},
+    {"hipblas_", "gpu"},
+    {"hipsolver_", "gpu"},
+    {"hipsparse_", "gpu"},
+    {"hip_threefry", "gpu"},
+    {"hip_lu_pivots", "gpu"},
+    {"mosaic_gpu", "gpu"},
+    {"triton_kernel_call", "gpu"},
+    // NVIDIA TransformerEngine's JAX extension: te_fused_attn_forward_ffi, te_gemm_ffi, ...
+    {"te_", "gpu"},
+    // Pallas and Mosaic kernels on TPU, and the TPU compiler's own calls (MaxText's TPU dumps).
+    {"tpu_custom_call", "tpu"},
+    {"AssumeGatherIndicesInBound", "tpu"},
+    {"GatherScatterIndicesBitpacked", "tpu"},
+    {"ConcatBitcast", "tpu"},
+    {"SparseDenseMatmul", "tpu"},
+    // XLA:CPU (oneDNN rewrites) and JAX's CPU kernels (jaxlib/cpu/cpu_kernels.cc: lapack_*).
+    {"__onednn$", "cpu"},
+    {"lapack_", "cpu"},
+    {"ducc_fft", "cpu"},
+    // AWS Neuron's compiler.
+    {"AwsNeuron", "neuron"},
+};
+
+// Backend-config keys (a JSON key, quoted), by the platform whose compiler writes them.
+constexpr Marker kConfigMarkers[] = {
+    // xla/service/gpu/backend_configs.proto (GpuBackendConfig and what it holds).
+    {"\"operation_queue_id\"", "gpu"},
+    {"\"wait_on_operation_queues\"", "gpu"},
+    {"\"fusion_backend_config\"", "gpu"},
+    {"\"gemm_backend_config\"", "gpu"},
+    {"\"cudnn_", "gpu"},
+    {"\"collective_backend_config\"", "gpu"},
+    {"\"force_earliest_schedule\"", "gpu"},
+    {"\"block_scaled_dot_backend_config\"", "gpu"},
+    // The TPU compiler's (MaxText's TPU dumps).
+    {"\"scoped_memory_configs\"", "tpu"},
+    {"\"used_scoped_memory_configs\"", "tpu"},
+    // xla/service/cpu/backend_config.proto.
+    {"\"outer_dimension_partitions\"", "cpu"},
+    {"\"onednn_", "cpu"},
+};
+
+std::string_view target_platform(std::string_view target) {
+  for (const Marker& m : kTargetMarkers) {
+    if (absl::StartsWith(sv(target), sv(m.prefix))) return m.platform;
   }
-  return false;
+  return {};
 }
 
-bool has_gpu_backend_config(const Instruction& i) {
+const Marker* config_marker(const Instruction& i) {
   const std::string_view config = i.backend_config().text();
-  for (std::string_view key : {"\"operation_queue_id\"", "\"fusion_backend_config\"",
-                               "\"gemm_backend_config\"", "\"cudnn_"}) {
-    if (absl::StrContains(sv(config), sv(key))) return true;
+  if (config.empty()) return nullptr;
+  for (const Marker& m : kConfigMarkers) {
+    if (absl::StrContains(sv(config), sv(m.prefix))) return &m;
   }
-  return false;
+  return nullptr;
 }
 
 bool has_tpu_layout(const Shape& shape) {
@@ -37,20 +104,78 @@ bool has_tpu_layout(const Shape& shape) {
   return found;
 }
 
+std::string_view platform_title(std::string_view platform) {
+  if (platform == "gpu") return "GPU";
+  if (platform == "tpu") return "TPU";
+  if (platform == "cpu") return "CPU";
+  if (platform == "neuron") return "AWS Neuron";
+  return platform;
+}
+
 }  // namespace
 
-std::string infer_platform(const Module& module) {
-  bool tpu = false;
+PlatformInference infer_platform_of(const Module& module) {
+  PlatformInference found;      // the first GPU marker ends the search
+  PlatformInference tpu_layout;  // tiled layouts decide only when no marker does
   for (const Computation* c : module.computations()) {
     for (const Instruction* i : c->instructions()) {
-      if (i->opcode() == Opcode::kCustomCall && is_gpu_target(i->custom_call_target())) {
-        return "gpu";
+      std::string_view platform;
+      std::string marker;
+      if (i->opcode() == Opcode::kCustomCall) {
+        platform = target_platform(i->custom_call_target());
+        if (!platform.empty()) {
+          marker = absl::StrCat("custom call \"", sv(i->custom_call_target()), "\"");
+        }
       }
-      if (has_gpu_backend_config(*i)) return "gpu";
-      if (!tpu && has_tpu_layout(i->shape())) tpu = true;
+      if (platform.empty()) {
+        if (const Marker* m = config_marker(*i)) {
+          platform = m->platform;
+          std::string_view key = m->prefix.substr(1);
+          if (absl::EndsWith(sv(key), "\"")) key.remove_suffix(1);
+          marker = absl::StrCat("backend config \"", sv(key), "\"");
+        }
+      }
+      if (!platform.empty()) {
+        if (found.platform.empty() || (platform == "gpu" && found.platform != "gpu")) {
+          found = {std::string(platform), std::move(marker), std::string(i->name())};
+          if (platform == "gpu") return found;
+        }
+        continue;
+      }
+      if (tpu_layout.platform.empty() && has_tpu_layout(i->shape())) {
+        tpu_layout = {"tpu", "tiled layout or memory space", std::string(i->name())};
+      }
     }
   }
-  return tpu ? "tpu" : "";
+  return found.platform.empty() ? tpu_layout : found;
+}
+
+std::string infer_platform(const Module& module) { return infer_platform_of(module).platform; }
+
+DefaultDevice default_device(const Module& module, std::string_view option) {
+  const PlatformInference p = infer_platform_of(module);
+  DefaultDevice d;
+  d.device = std::string(p.platform == "gpu" ? kDefaultGpuDevice : kDefaultTpuDevice);
+  const std::string opt(option);
+  if (p.platform == "gpu" || p.platform == "tpu") {
+    d.decided = true;
+    d.note = absl::StrCat("no ", opt, " given: the module was compiled for ",
+                          sv(platform_title(p.platform)), " (", p.marker, " in ", p.instruction,
+                          "), so it is predicted on ", d.device, ", the default ", p.platform,
+                          " device; ", opt, " picks another");
+  } else if (!p.platform.empty()) {
+    d.note = absl::StrCat("no ", opt, " given: the module was compiled for ",
+                          sv(platform_title(p.platform)), " (", p.marker, " in ", p.instruction,
+                          "), which has no built-in device, so it is predicted on ", d.device,
+                          " as if compiled for it; ", opt, " names the device to predict on");
+  } else {
+    d.note = absl::StrCat("no ", opt,
+                          " given and nothing in the module tells its platform (no custom call, "
+                          "backend config or layout of one platform): predicted on ",
+                          d.device, ", the default device, a guess; ", opt,
+                          " names the device it runs on");
+  }
+  return d;
 }
 
 }  // namespace hloroof

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hloroof/hlo_text.h"
+#include "ir/op_notes.h"
 #include "predict/predict_internal.h"
 #include "util/absl_compat.h"
 
@@ -376,6 +377,7 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
   }
   for (std::string& line : target.assumptions) p.assumptions.push_back(std::move(line));
   add_unverified_figures(device, target, p.assumptions);
+  p.assumptions = group_op_notes(p.assumptions, &module);
   return p;
 }
 

@@ -36,7 +36,9 @@ void line(std::string& out, std::string_view label, const std::string& value,
 
 std::string render_overview(const Prediction& p, const DeviceSpec& device) {
   std::string out = absl::StrCat("Predicted step of one device: ", device.display_name, " (",
-                                 p.device, p.topology.empty() ? "" : ":", p.topology, ")\n\n");
+                                 p.device, p.topology.empty() ? "" : ":", p.topology, ")\n");
+  for (const std::string& w : p.warnings) out += wrap(w, "warning: ", "  ");
+  out += "\n";
   const double step = p.step_time_s;
   const auto& b = p.breakdown;
   line(out, "step time", format_seconds(step),

@@ -128,6 +128,7 @@ std::string prediction_to_json(const Prediction& p) {
   const Prediction::Breakdown& b = p.breakdown;
   Json j = {{"device", p.device},
             {"topology", p.topology},
+            {"warnings", p.warnings},
             {"step_time_s", p.step_time_s},
             {"roofline_step_time_s", p.roofline_step_time_s},
             {"breakdown",

@@ -44,3 +44,8 @@ if(link_ordered AND Python3_Interpreter_FOUND)
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/link_order.py --check
                    $<TARGET_FILE:hloroof_cli>)
 endif()
+
+hloroof_add_test(first_run_cli_test ${CMAKE_CURRENT_LIST_DIR}/first_run_cli_test.cc)
+target_compile_definitions(first_run_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>"
+                                                      HLOROOF_TEST_OUT="${CMAKE_CURRENT_BINARY_DIR}")
+add_dependencies(first_run_cli_test hloroof_cli)

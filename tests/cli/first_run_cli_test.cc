@@ -1,0 +1,231 @@
+// What a first run-through trips over: the platform a module is for, grouped notes, `memory`
+// without a device, layout copies that keep the layout, help, mistyped options and dump
+// directories compiled twice.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli_runner.h"
+#include "nlohmann/json.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using hloroof::testing::run_cli;
+
+nlohmann::json json_of(const std::string& text) { return nlohmann::json::parse(text); }
+
+bool any_contains(const nlohmann::json& list, const std::string& part) {
+  for (const auto& s : list) {
+    if (s.get<std::string>().find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+int count_containing(const nlohmann::json& list, const std::string& part) {
+  int n = 0;
+  for (const auto& s : list) n += s.get<std::string>().find(part) != std::string::npos;
+  return n;
+}
+
+// A module whose only GPU marker is a TransformerEngine custom call, as in XLA's LLM benchmark
+// modules.
+std::string with_target(const std::string& target) {
+  return "HloModule m, is_scheduled=true\nENTRY main {\n"
+         "  q = bf16[8,1024,128]{2,1,0} parameter(0)\n"
+         "  ROOT o = bf16[8,1024,128]{2,1,0} custom-call(q), custom_call_target=\"" +
+         target + "\"\n}\n";
+}
+
+// Nothing in it tells its platform.
+constexpr const char* kPlain = R"(HloModule plain, is_scheduled=true
+ENTRY main {
+  a = f32[1024]{0} parameter(0)
+  ROOT n = f32[1024]{0} negate(a)
+}
+)";
+
+// XLA:CPU's backend config.
+constexpr const char* kCpu = R"(HloModule cpu, is_scheduled=true
+ENTRY main {
+  a = f32[1024]{0} parameter(0)
+  ROOT n = f32[1024]{0} negate(a), backend_config={"outer_dimension_partitions":["2"]}
+}
+)";
+
+TEST_CASE("a custom call only one platform has decides the platform") {
+  for (const std::string gpu : {"te_fused_attn_forward_ffi", "te_fused_attn_backward_ffi",
+                                "__cudnn$fmhaSoftmax", "cu_threefry2x32_ffi"}) {
+    INFO(gpu);
+    auto p = run_cli("predict - --json", with_target(gpu));
+    REQUIRE(p.exit_code == 0);
+    const nlohmann::json j = json_of(p.out);
+    CHECK(j["device"] == "h100");
+    CHECK(any_contains(j["assumptions"], "compiled for GPU (custom call \"" + gpu + "\""));
+    CHECK(j["warnings"].empty());
+  }
+  auto tpu = json_of(run_cli("predict - --json", with_target("tpu_custom_call")).out);
+  CHECK(tpu["device"] == "tpu_v5e");
+  CHECK(any_contains(tpu["assumptions"], "compiled for TPU (custom call \"tpu_custom_call\""));
+  CHECK(tpu["warnings"].empty());
+  // memory infers the device the same way, and gives the fit verdict on it.
+  auto memory = run_cli("memory - --json", with_target("te_fused_attn_forward_ffi"));
+  REQUIRE(memory.exit_code == 0);
+  const nlohmann::json m = json_of(memory.out);
+  CHECK(m["device"] == "h100");
+  CHECK(m["fits"] == true);
+  CHECK(any_contains(m["notes"], "compiled for GPU"));
+  auto memory_text = run_cli("memory -", with_target("te_fused_attn_forward_ffi"));
+  CHECK_THAT(memory_text.out, Catch::Contains("capacity     h100 HBM") &&
+                                  Catch::Contains("so it is predicted on h100"));
+}
+
+TEST_CASE("when nothing decides the platform, the reports say so at their top") {
+  auto text = run_cli("predict -", kPlain);
+  REQUIRE(text.exit_code == 0);
+  // The line after the device's: before any figure.
+  const std::string second = text.out.substr(text.out.find('\n') + 1, 60);
+  CHECK_THAT(second, Catch::StartsWith("warning: no --device given and nothing in the module"));
+  auto json = json_of(run_cli("predict - --json", kPlain).out);
+  CHECK(count_containing(json["warnings"], "a guess") == 1);
+  auto advise = run_cli("advise -", kPlain);
+  CHECK_THAT(advise.out, Catch::StartsWith("warning: no --device given"));
+  auto memory = run_cli("memory -", kPlain);
+  CHECK_THAT(memory.out, Catch::StartsWith("warning: no --device given"));
+  // A CPU module has no built-in device: predicted on the default, and said first.
+  auto cpu = json_of(run_cli("predict - --json", kCpu).out);
+  CHECK(any_contains(cpu["warnings"], "compiled for CPU (backend config "
+                                      "\"outer_dimension_partitions\""));
+  // A device named: nothing to warn about.
+  CHECK(json_of(run_cli("predict - --json --device tpu_v6e", kPlain).out)["warnings"].empty());
+}
+
+// Three loops whose trip count cannot be told.
+constexpr const char* kLoops = R"(HloModule loops, is_scheduled=true
+cond {
+  s = (s32[], s32[], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] get-tuple-element(s), index=1
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], s32[], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  n = s32[] get-tuple-element(s), index=1
+  x = f32[1024] get-tuple-element(s), index=2
+  y = f32[1024] negate(x)
+  ROOT t = (s32[], s32[], f32[1024]) tuple(i2, n, y)
+}
+ENTRY main {
+  x = f32[1024] parameter(0)
+  n = s32[] parameter(1)
+  zero = s32[] constant(0)
+  t0 = (s32[], s32[], f32[1024]) tuple(zero, n, x)
+  w1 = (s32[], s32[], f32[1024]) while(t0), condition=cond, body=body
+  w2 = (s32[], s32[], f32[1024]) while(w1), condition=cond, body=body
+  w3 = (s32[], s32[], f32[1024]) while(w2), condition=cond, body=body
+  ROOT r = f32[1024] get-tuple-element(w3), index=2
+}
+)";
+
+// Three custom calls hloroof cannot cost, all of one target.
+constexpr const char* kKernels = R"(HloModule kernels, is_scheduled=true
+ENTRY main {
+  a = f32[1024] parameter(0)
+  k1 = f32[1024] custom-call(a), custom_call_target="my_kernel"
+  k2 = f32[1024] custom-call(k1), custom_call_target="my_kernel"
+  ROOT k3 = f32[1024] custom-call(k2), custom_call_target="my_kernel"
+}
+)";
+
+TEST_CASE("the same assumption about many ops is one line, in text and JSON") {
+  auto p = json_of(run_cli("predict - --device tpu_v5e --json", kLoops).out);
+  CHECK(count_containing(p["assumptions"], "trip count unknown") == 1);
+  CHECK(any_contains(p["assumptions"], "3 loops: trip count unknown; assumed 1"));
+  CHECK(any_contains(p["assumptions"], "e.g. w1, w2, w3"));
+  auto text = run_cli("predict - --device tpu_v5e", kLoops);
+  CHECK_THAT(text.out, Catch::Contains("3 loops: trip count unknown"));
+  CHECK_THAT(text.out, !Catch::Contains("w2: trip count"));
+
+  auto cost = json_of(run_cli("cost - --json", kKernels).out);
+  CHECK(count_containing(cost["notes"], "is not understood") == 1);
+  CHECK(any_contains(cost["notes"], "3 custom calls: custom call target \"my_kernel\""));
+  auto cost_loops = json_of(run_cli("cost - --json", kLoops).out);
+  CHECK(any_contains(cost_loops["notes"], "3 loops: trip count unknown, counted 1 time"));
+}
+
+// HLO before layout assignment: `same` copies `a` into the layout it has; `moved` re-lays out
+// `b` for the second dot.
+constexpr const char* kCopies = R"(HloModule jit_copies
+ENTRY main {
+  a = f32[2048,2048]{1,0} parameter(0)
+  b = f32[2048,2048]{1,0} parameter(1)
+  same = f32[2048,2048]{1,0} copy(a)
+  d1 = f32[2048,2048]{1,0} dot(same, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  moved = f32[2048,2048]{0,1} copy(b)
+  ROOT d2 = f32[2048,2048]{1,0} dot(d1, moved), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)";
+
+TEST_CASE("advise: a copy that keeps the layout is not a layout copy") {
+  auto advice = json_of(run_cli("advise - --device tpu_v5e --json", kCopies).out);
+  const nlohmann::json* layout = nullptr;
+  for (const auto& f : advice["findings"]) {
+    if (f["id"] == "layout-copy") layout = &f;
+  }
+  REQUIRE(layout != nullptr);
+  CHECK((*layout)["op_count"] == 1);
+  REQUIRE((*layout)["evidence"].size() == 1);
+  CHECK((*layout)["evidence"][0]["op"] == "moved");
+}
+
+TEST_CASE("help COMMAND, mistyped options and usage lines") {
+  auto help = run_cli("help predict");
+  CHECK(help.exit_code == 0);
+  CHECK_THAT(help.out, Catch::StartsWith("usage: hloroof predict"));
+  CHECK(run_cli("help nothing").exit_code == 2);
+
+  auto typo = run_cli("predict - --devic h100", kPlain);
+  CHECK(typo.exit_code == 2);
+  CHECK_THAT(typo.err, Catch::Contains("unknown option '--devic'; did you mean '--device'?"));
+  auto far = run_cli("predict - --colour", kPlain);
+  CHECK_THAT(far.err, !Catch::Contains("did you mean"));
+
+  // Every command that takes --module says so in its usage line.
+  for (const std::string command : {"predict", "memory", "cost", "advise", "compare"}) {
+    INFO(command);
+    auto usage = run_cli(command + " a b c");
+    CHECK(usage.exit_code == 2);
+    CHECK_THAT(usage.err, Catch::Contains("[--module"));
+  }
+}
+
+TEST_CASE("a dump directory with a module compiled twice reads the latest; --module takes ids") {
+  const std::string dir = std::string(HLOROOF_TEST_OUT) + "/first_run_recompiled";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // The first compilation is the larger file; the recompile is the one that ran last.
+  std::ofstream(dir + "/module_0001.jit_step.tpu_after_optimizations.txt")
+      << "HloModule jit_step, is_scheduled=true\n// the first compilation, a longer file\n"
+      << "ENTRY main {\n  a = f32[8] parameter(0)\n  ROOT n = f32[8] negate(a)\n}\n";
+  std::ofstream(dir + "/module_0004.jit_step.tpu_after_optimizations.txt")
+      << "HloModule jit_step, is_scheduled=true\n"
+      << "ENTRY main {\n  a = f32[16] parameter(0)\n  ROOT n = f32[16] negate(a)\n}\n";
+  auto latest = run_cli("cost " + dir + " --json");
+  REQUIRE(latest.exit_code == 0);
+  CHECK_THAT(latest.err, Catch::Contains("module_0004"));
+  // f32[16]: 64 B written, the recompile's.
+  CHECK(json_of(latest.out)["totals"]["bytes_written"] == 64);
+  auto by_id = run_cli("cost " + dir + " --module 0001 --json");
+  REQUIRE(by_id.exit_code == 0);
+  CHECK(json_of(by_id.out)["totals"]["bytes_written"] == 32);
+  CHECK(run_cli("cost " + dir + " --module module_0004 --json").exit_code == 0);
+  auto missing = run_cli("cost " + dir + " --module 0009");
+  CHECK(missing.exit_code == 1);
+  CHECK_THAT(missing.err, Catch::Contains("0001") && Catch::Contains("0004"));
+}
+
+}  // namespace
