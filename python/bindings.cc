@@ -375,7 +375,16 @@ void bind_device(py::module_& m) {
       py::arg("name"));
   m.def("devices", &builtin_device_names, "Names of the built-in device specs, sorted.");
   m.def("_infer_platform", &infer_platform, py::arg("module"),
-        "'gpu', 'tpu' or '' (nothing tells): what the compiler left in the module says.");
+        "'gpu', 'tpu', 'cpu', 'neuron' or '' (nothing tells): what the compiler left in the "
+        "module says.");
+  m.def(
+      "_default_device",
+      [](const Module& module) {
+        DefaultDevice d = default_device(module, "device=");
+        return py::make_tuple(d.device, d.decided, d.note);
+      },
+      py::arg("module"),
+      "(device, decided, note): the device a module is predicted on when none is given.");
   m.attr("_DEFAULT_TPU_DEVICE") = std::string(kDefaultTpuDevice);
   m.attr("_DEFAULT_GPU_DEVICE") = std::string(kDefaultGpuDevice);
 }
@@ -742,6 +751,8 @@ void bind_predict(py::module_& m) {
       .field("timeline", &Prediction::timeline, "the predicted timeline, in start order")
       .field("unknown_ops", &Prediction::unknown_ops, "instructions whose cost is unknown")
       .field("assumptions", &Prediction::assumptions, "inferred topology, assumed trip counts, ...")
+      .field("warnings", &Prediction::warnings,
+             "what to know before any figure: the device is a guess, ...")
       .field("is_lower_bound", &Prediction::is_lower_bound, "the step time is a floor")
       .done()
       .def("to_json", &prediction_to_json,
@@ -817,6 +828,12 @@ void bind_predict(py::module_& m) {
         prediction.assumptions.insert(prediction.assumptions.begin(), notes.begin(), notes.end());
       },
       py::arg("prediction"), py::arg("notes"), "Puts `notes` first in the assumptions.");
+  m.def(
+      "_add_warnings",
+      [](Prediction& prediction, const std::vector<std::string>& warnings) {
+        prediction.warnings.insert(prediction.warnings.end(), warnings.begin(), warnings.end());
+      },
+      py::arg("prediction"), py::arg("warnings"), "Adds `warnings` to the prediction's.");
   m.def(
       "_advise",
       [](const Module& module, const Prediction& prediction, const DeviceSpec& device,

@@ -9,9 +9,9 @@
 
 namespace hloroof {
 
-// What the compiler left in a module that only one platform's compiler leaves (docs/limits.md,
-// "Which platform a module is for", lists every marker): custom-call targets and backend-config
-// keys of one platform, TPU tiled layouts and memory spaces.
+// What the compiler left in a module that only one platform's compiler leaves (every marker is
+// listed in docs/prediction-model.md, "Which platform a module is for"): custom-call targets and
+// backend-config keys of one platform, TPU tiled layouts and memory spaces.
 struct PlatformInference {
   // "gpu", "tpu", "cpu" (XLA:CPU, oneDNN, LAPACK), "neuron" (AWS Neuron); "" when nothing
   // tells.

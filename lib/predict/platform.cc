@@ -1,6 +1,6 @@
 // The platform a module was compiled for, read from what the compiler left in it. Every marker
-// here is one only that platform's compiler or runtime leaves; docs/limits.md lists them with
-// their sources.
+// here is one only that platform's compiler or runtime leaves; docs/prediction-model.md lists
+// them with their sources.
 #include "hloroof/platform.h"
 
 #include "absl/strings/match.h"

@@ -139,7 +139,8 @@ def cost(module_or_text: Text, **options: Any) -> ModuleCost:
 
 def _resolve_device(source: Any, device: Union[str, DeviceSpec, None],
                     options: Dict[str, Any]):
-    """What to predict on: (module or text, device, options, notes for the assumptions).
+    """What to predict on: (module or text, device, options, notes for the assumptions,
+    warnings: the device is a guess).
 
     Without `device`: the device and slice a JAX object was compiled for, else the default of
     the module's platform (as the command's --device)."""
@@ -147,28 +148,26 @@ def _resolve_device(source: Any, device: Union[str, DeviceSpec, None],
     if not isinstance(source, (str, bytes, Module)):
         facts = _jax_objects.read(source)
     notes: List[str] = []
+    warnings: List[str] = []
     if facts is not None:
         source = facts.text
     if device is not None:
-        return source, device, options, notes
+        return source, device, options, notes, warnings
     if facts is not None:
         notes += facts.notes
         if facts.device is not None:
             read = {} if "topology" in options else facts.options
-            return source, facts.device, {**read, **options}, notes
+            return source, facts.device, {**read, **options}, notes, warnings
     module = _module_of(source)
-    platform = _hloroof._infer_platform(module)
-    device = _hloroof._DEFAULT_GPU_DEVICE if platform == "gpu" else _hloroof._DEFAULT_TPU_DEVICE
-    if not platform:
-        notes.append(f"no device given and nothing in the module tells its platform: predicted "
-                     f"on {device}, the default device")
-    else:
-        evidence = ("GPU custom calls or backend configs" if platform == "gpu"
-                    else "tiled layouts or memory spaces")
-        notes.append(f"no device given: the module was compiled for {platform.upper()} "
-                     f"({evidence}), so it is predicted on {device}, the default {platform} "
-                     f"device; device= picks another")
-    return module, device, options, notes
+    device, decided, note = _hloroof._default_device(module)
+    # A guessed device is a warning (Prediction.warnings), which reports show first.
+    (notes if decided else warnings).append(note)
+    return module, device, options, notes, warnings
+
+
+def _add_notes(prediction: Prediction, notes: List[str], warnings: List[str]) -> None:
+    _hloroof._add_assumptions(prediction, notes)
+    _hloroof._add_warnings(prediction, warnings)
 
 
 def predict(module_or_text: Text, device: Union[str, DeviceSpec, None] = None,
@@ -189,7 +188,7 @@ def predict(module_or_text: Text, device: Union[str, DeviceSpec, None] = None,
     Predicted from a `Module`, each op's ``instruction`` is the module's instruction; from text,
     it is None (the text's module is not kept).
     """
-    source, device, options, notes = _resolve_device(module_or_text, device, options)
+    source, device, options, notes, warnings = _resolve_device(module_or_text, device, options)
     opts = _set_options(PredictOptions, "predict", options)
     if isinstance(device, DeviceSpec):
         prediction = _hloroof._predict_module_spec(_module_of(source), device, opts)
@@ -197,7 +196,7 @@ def predict(module_or_text: Text, device: Union[str, DeviceSpec, None] = None,
         prediction = _hloroof._predict_module(source, device, opts)
     else:
         prediction = _hloroof._predict_text(_text_of(source), device, opts)
-    _hloroof._add_assumptions(prediction, notes)
+    _add_notes(prediction, notes, warnings)
     return prediction
 
 
@@ -209,7 +208,7 @@ def advise(module_or_text: Text, device: Union[str, DeviceSpec, None] = None, to
     and ``notes`` (docs/advise.md). `device` and `options` as for `predict`; `top` findings
     kept (0: all), `evidence_rows` per finding (0: all).
     """
-    source, device, options, notes = _resolve_device(module_or_text, device, options)
+    source, device, options, notes, warnings = _resolve_device(module_or_text, device, options)
     module = _module_of(source)
     spec = device if isinstance(device, DeviceSpec) else _device_spec(device)
     if "topology" not in options and not isinstance(device, DeviceSpec):
@@ -217,6 +216,7 @@ def advise(module_or_text: Text, device: Union[str, DeviceSpec, None] = None, to
     prediction = predict(module, spec, **options)
     advice = _json.loads(_hloroof._advise(module, prediction, spec, top, evidence_rows))
     advice["notes"] = notes + advice["notes"]
+    advice["warnings"] = warnings + advice["warnings"]
     return advice
 
 
@@ -253,10 +253,10 @@ def compare_profile(module_or_text: Text, profile: str,
             jax.block_until_ready(compiled(*args))
         hloroof.compare_profile(compiled, "/tmp/trace", "h100")["step"]
     """
-    source, device, options, notes = _resolve_device(module_or_text, device, options)
+    source, device, options, notes, warnings = _resolve_device(module_or_text, device, options)
     module = _module_of(source)
     prediction = predict(module, device, **options)
-    _hloroof._add_assumptions(prediction, notes)
+    _add_notes(prediction, notes, warnings)
     return _json.loads(_hloroof._compare_profile(module, prediction, str(profile), module_name,
                                                  device_index))
 

@@ -47,5 +47,5 @@ endif()
 
 hloroof_add_test(first_run_cli_test ${CMAKE_CURRENT_LIST_DIR}/first_run_cli_test.cc)
 target_compile_definitions(first_run_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>"
-                                                      HLOROOF_TEST_OUT="${CMAKE_CURRENT_BINARY_DIR}")
+  HLOROOF_TEST_OUT="${CMAKE_CURRENT_BINARY_DIR}")
 add_dependencies(first_run_cli_test hloroof_cli)

@@ -129,7 +129,8 @@ def test_a_cpu_compiled_object_is_predicted_on_the_default_device(cpu_lowered):
     p = hloroof.predict(cpu_lowered.compile())
     assert p.device == "tpu_v5e"
     assert "compiled for the CPU, which no built-in device spec describes" in p.assumptions[0]
-    assert "predicted on tpu_v5e, the default device" in p.assumptions[1]
+    # The device is a guess: a warning, which the report shows above its figures.
+    assert any("predicted on tpu_v5e" in w for w in p.warnings)
 
 
 @needs_jax
