@@ -132,8 +132,8 @@ absl::StatusOr<DumpModule> pick_dump_module(const std::vector<DumpModule>& modul
       if (!m.id.empty() && m.id == id) return m;
     }
     if (const DumpModule* m = latest(module_name)) return *m;
-    return absl::NotFoundError(absl::StrCat("--module: no module named or numbered '",
-                                            sv(module_name), "'; the dump holds ",
+    return absl::NotFoundError(absl::StrCat("--module: no module named '", sv(module_name),
+                                            "' or numbered so; the dump holds ",
                                             module_list(modules)));
   }
   for (const DumpModule& m : modules) {  // largest first

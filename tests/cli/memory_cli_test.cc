@@ -124,12 +124,15 @@ TEST_CASE("memory --device takes a topology as predict does") {
   CHECK_THAT(bad.err, Catch::StartsWith("error:"));
 }
 
-TEST_CASE("memory --json without a device leaves the capacity null") {
+TEST_CASE("memory without a device checks the device predict would pick, and says so") {
   auto r = run_cli("memory - --json", kModule);
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);
-  CHECK(j["capacity_bytes"].is_null());
-  CHECK(j["fits"].is_null());
+  // Nothing in kModule tells its platform: tpu_v5e, the default, a guess said first.
+  CHECK(j["device"] == "tpu_v5e");
+  CHECK(j["fits"] == true);
+  REQUIRE(j["warnings"].size() == 1);
+  CHECK(j["warnings"][0].get<std::string>().find("a guess") != std::string::npos);
   CHECK(j["peak_bytes"] == 9216);
 }
 
