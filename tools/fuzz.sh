@@ -34,6 +34,7 @@ targets=(
   "pipeline_fuzzer module tests/fuzz/hlo.dict"
   "device_spec_fuzzer device -"
   "profile_fuzzer profile -"
+  "hlo_proto_fuzzer hlo_proto -"
 )
 for entry in "${targets[@]}"; do
   read -r target seeds dict <<<"$entry"

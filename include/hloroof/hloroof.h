@@ -8,6 +8,7 @@
 #include "hloroof/computation.h"
 #include "hloroof/cost.h"
 #include "hloroof/diff.h"
+#include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/instruction.h"
 #include "hloroof/memory.h"

@@ -1,0 +1,79 @@
+// Reading and writing XLA's serialized HLO: `HloModuleProto` (the `*.hlo.pb` files of
+// `--xla_dump_hlo_as_proto`) and `HloProto` (the module with XLA's buffer assignment, as profiles
+// carry it). The schema is lib/proto/hlo.proto, a subset of XLA's with its field numbers;
+// docs/profiles.md says which fields map to which attribute.
+#ifndef HLOROOF_HLO_PROTO_H_
+#define HLOROOF_HLO_PROTO_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/module.h"
+
+namespace hloroof {
+
+// Parses a serialized `HloProto` or `HloModuleProto` (told apart by their contents) into the
+// module the text parser builds from the text XLA prints for it: the same names, shapes and
+// layouts, attributes, called computations, schedule order, metadata and stack frames, so that
+// print(module) is that text. Every instruction goes through the text parser's checks.
+// Malformed bytes, dangling ids and values the text cannot hold are errors that name the
+// computation and instruction; nothing in the bytes can crash the reader.
+// As XLA's dumps do, constants of more than 10 elements print as `{...}`. Header attributes
+// that live in XLA's module config rather than in the proto
+// (`allow_spmd_sharding_propagation_*`) are absent; `replica_count` and `num_partitions` come
+// from the proto's device assignment.
+absl::StatusOr<Module> parse_hlo_proto(std::string_view bytes, const ParseOptions& options = {});
+
+// True when `bytes` parse as an `HloProto` or `HloModuleProto` with at least one computation
+// (how inputs are recognized by content).
+bool is_hlo_proto(std::string_view bytes);
+
+// A serialized `HloModuleProto` of `module`: ids numbered from 1 in print order, the schedule
+// when the module is scheduled, the entry layout as the host program shape, the header's
+// aliasing, frontend attributes and stack frames, and each instruction's attributes in XLA's
+// fields. An async op written with sugar (`fusion-start`) gets its wrapped computation, as XLA
+// holds it. parse_hlo_proto(write_hlo_module_proto(m)) prints as m does.
+std::string write_hlo_module_proto(const Module& module);
+// The same inside an `HloProto` (field 1; no buffer assignment), as XSpace metadata holds it.
+std::string write_hlo_proto(const Module& module);
+
+// XLA's own buffer assignment (`HloProto.buffer_assignment`), summarized per allocation.
+struct XlaAllocation {
+  int64_t index = 0;
+  int64_t size_bytes = 0;
+  int64_t color = 0;  // the memory space: 0 device memory, 5 pinned host on TPU
+  bool is_entry_parameter = false;
+  int64_t parameter_number = -1;  // when is_entry_parameter
+  bool maybe_live_out = false;    // holds (part of) the output
+  bool is_constant = false;
+  bool is_thread_local = false;
+  bool is_tuple = false;
+  // What kind of allocation this is: "parameter", "output", "constant", "thread-local", "temp".
+  std::string_view kind() const;
+  // The instructions whose buffers it holds (names, each once, largest buffer first).
+  std::vector<std::string> buffers;
+};
+struct XlaBufferAssignment {
+  std::vector<XlaAllocation> allocations;  // in XLA's index order
+  // Sums over allocations of each kind, in bytes; an allocation that is both a parameter and
+  // live out counts as a parameter.
+  int64_t parameter_bytes = 0;
+  int64_t output_bytes = 0;
+  int64_t constant_bytes = 0;
+  int64_t temp_bytes = 0;
+  int64_t thread_local_bytes = 0;
+  int64_t total_bytes() const {
+    return parameter_bytes + output_bytes + constant_bytes + temp_bytes;
+  }
+};
+// The buffer assignment of a serialized `HloProto`; nullopt-like empty allocations when it has
+// none (an `HloModuleProto`, or an `HloProto` without field 3). Errors on malformed bytes.
+absl::StatusOr<XlaBufferAssignment> read_xla_buffer_assignment(std::string_view bytes);
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_HLO_PROTO_H_

@@ -1,0 +1,24 @@
+# The proto layer: XLA's serialized HLO (HloModuleProto, HloProto with its buffer assignment),
+# read into and written from modules. The messages come from our own hlo.proto (a subset of
+# XLA's, same field numbers), compiled by protoc into an object library of its own, as the
+# profile layer's xplane.proto is: generated code is not held to our warning flags.
+set(HLOROOF_HLO_PROTO_OUT ${CMAKE_CURRENT_BINARY_DIR}/hlo_proto)
+get_filename_component(HLOROOF_HLO_PROTO_ROOT ${CMAKE_CURRENT_LIST_DIR} DIRECTORY)
+add_library(hloroof_hlo_proto OBJECT ${CMAKE_CURRENT_LIST_DIR}/hlo.proto)
+target_link_libraries(hloroof_hlo_proto PUBLIC protobuf::libprotobuf)
+set_target_properties(hloroof_hlo_proto PROPERTIES POSITION_INDEPENDENT_CODE ON)
+protobuf_generate(TARGET hloroof_hlo_proto LANGUAGE cpp
+                  IMPORT_DIRS ${HLOROOF_HLO_PROTO_ROOT} PROTOC_OUT_DIR ${HLOROOF_HLO_PROTO_OUT})
+target_include_directories(hloroof_hlo_proto PUBLIC
+                           $<BUILD_INTERFACE:${HLOROOF_HLO_PROTO_OUT}>)
+
+set(HLOROOF_HLO_PROTO_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/hlo_proto_reader.cc
+  ${CMAKE_CURRENT_LIST_DIR}/hlo_proto_writer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/xla_buffer_assignment.cc
+)
+target_sources(hloroof PRIVATE $<TARGET_OBJECTS:hloroof_hlo_proto> ${HLOROOF_HLO_PROTO_SOURCES})
+add_dependencies(hloroof hloroof_hlo_proto)
+set_source_files_properties(${HLOROOF_HLO_PROTO_SOURCES} PROPERTIES
+  INCLUDE_DIRECTORIES ${HLOROOF_HLO_PROTO_OUT})
+target_link_libraries(hloroof PRIVATE protobuf::libprotobuf)

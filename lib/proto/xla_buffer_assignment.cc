@@ -1,0 +1,88 @@
+// read_xla_buffer_assignment: XLA's BufferAssignmentProto, per allocation.
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "hloroof/hlo_proto.h"
+#include "ir/strings.h"
+#include "proto/hlo.pb.h"
+#include "proto/hlo_proto_internal.h"
+
+namespace hloroof {
+
+std::string_view XlaAllocation::kind() const {
+  if (is_entry_parameter) return "parameter";
+  if (maybe_live_out) return "output";
+  if (is_constant) return "constant";
+  if (is_thread_local) return "thread-local";
+  return "temp";
+}
+
+absl::StatusOr<XlaBufferAssignment> read_xla_buffer_assignment(std::string_view bytes) {
+  xla_proto::HloModuleProto module;
+  xla_proto::BufferAssignmentProto proto;
+  std::string kind;
+  if (!proto_internal::parse_module_proto(bytes, &module, &proto, &kind)) {
+    return absl::InvalidArgumentError(
+        "the bytes are neither an xla.HloProto nor an xla.HloModuleProto");
+  }
+  // Instruction names by id, for buffers whose location names only the id (XLA since 2023).
+  absl::flat_hash_map<int64_t, std::string> names;
+  for (const auto& c : module.computations()) {
+    for (const auto& i : c.instructions()) names.emplace(i.id(), i.name());
+  }
+  absl::flat_hash_map<int64_t, const xla_proto::LogicalBufferProto*> buffers;
+  for (const auto& b : proto.logical_buffers()) buffers.emplace(b.id(), &b);
+  XlaBufferAssignment out;
+  for (const auto& a : proto.buffer_allocations()) {
+    XlaAllocation x;
+    x.index = a.index();
+    x.size_bytes = a.size();
+    x.color = a.color();
+    x.is_entry_parameter = a.is_entry_computation_parameter();
+    x.parameter_number = x.is_entry_parameter ? a.parameter_number() : -1;
+    x.maybe_live_out = a.maybe_live_out();
+    x.is_constant = a.is_constant();
+    x.is_thread_local = a.is_thread_local();
+    x.is_tuple = a.is_tuple();
+    if (x.size_bytes < 0) {
+      return absl::InvalidArgumentError(
+          str_cat("buffer allocation ", a.index(), " has a negative size"));
+    }
+    std::vector<std::pair<int64_t, std::string>> held;
+    for (const auto& assigned : a.assigned()) {
+      auto it = buffers.find(assigned.logical_buffer_id());
+      if (it == buffers.end()) continue;
+      const auto& loc = it->second->defined_at();
+      std::string name = loc.instruction_name();
+      if (name.empty()) {
+        auto n = names.find(loc.instruction_id());
+        if (n != names.end()) name = n->second;
+      }
+      if (name.empty()) continue;
+      held.emplace_back(assigned.size(), std::move(name));
+    }
+    std::stable_sort(held.begin(), held.end(),
+                     [](const auto& p, const auto& q) { return p.first > q.first; });
+    for (auto& [size, name] : held) {
+      if (std::find(x.buffers.begin(), x.buffers.end(), name) == x.buffers.end()) {
+        x.buffers.push_back(std::move(name));
+      }
+    }
+    int64_t* sum = x.is_entry_parameter ? &out.parameter_bytes
+                   : x.maybe_live_out   ? &out.output_bytes
+                   : x.is_constant      ? &out.constant_bytes
+                   : x.is_thread_local  ? &out.thread_local_bytes
+                                        : &out.temp_bytes;
+    if (*sum > std::numeric_limits<int64_t>::max() - x.size_bytes) {
+      return absl::InvalidArgumentError("buffer allocation sizes overflow 64 bits");
+    }
+    *sum += x.size_bytes;
+    out.allocations.push_back(std::move(x));
+  }
+  return out;
+}
+
+}  // namespace hloroof

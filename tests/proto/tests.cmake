@@ -1,0 +1,1 @@
+hloroof_add_test(hlo_proto_test ${CMAKE_CURRENT_LIST_DIR}/hlo_proto_test.cc)
