@@ -96,6 +96,12 @@ int run(const std::vector<std::string>& given) {
   absl::StatusOr<CalibrationResult> result = calibrate(runs, args->get("--device"), options);
   if (!result.ok()) return fail(result.status());
   std::cout << render_calibration(*result);
+  if (!result->accepted) {
+    if (output.empty()) return kExitOk;
+    return fail(absl::FailedPreconditionError(absl::StrCat(
+        "'", output, "' not written: the fit predicts steps worse than --device ",
+        args->get("--device"), " (above); keep using it")));
+  }
   if (output.empty()) {
     std::cout << "\nnot written (no -o OUT.json)\n";
     return kExitOk;
@@ -122,8 +128,13 @@ const Command kCalibrateCommand = {
     "matmul_efficiency, hbm_efficiency and per_op_overhead, and on GPUs collective_latency and\n"
     "collective_bandwidth_efficiency. Writes the device with the fitted fields (they replace\n"
     "the measured models; times marked source \"fitted\", unverified) to OUT.json and\n"
-    "reports the error per op class of the given device and of the fit, and with several\n"
-    "profiles the error of each one predicted by the fit to the others (leave one out).\n\n"
+    "reports the error per op class and per step of the given device and of the fit, and\n"
+    "with several profiles the error of each one predicted by the fit to the others (leave\n"
+    "one out). Ops whose kernels' placement is uncertain, of unknown cost, or more than 4x\n"
+    "from what the other ops agree on are left out. A second fit keeps the device's\n"
+    "measured models and moves only the overhead; the one that predicts steps better is\n"
+    "proposed, and written only if it predicts the held-out steps (one profile: its own\n"
+    "step) better than the given device; otherwise nothing is written (exit 1 with -o).\n\n"
     "options:\n"
     "  --hlo HLO         the module of each profile, in order (or one for all): a file or an\n"
     "                    XLA dump directory; without it each PROFILE is a capture folder of\n"

@@ -243,26 +243,53 @@ struct ClassError {
 
 struct FittedFigure {
   std::string field;  // "matmul_efficiency", "hbm_efficiency", "per_op_overhead", ...
-  double before = 0;
+  double before = 0;  // the given device's figure
   double after = 0;
   bool fitted = false;  // false: kept as given (`why` says why)
   std::string why;
+  // The model the given device really applies to these ops in place of `before`, when it has
+  // one: e.g. "gemm table h100 (measured, interpolated)" for matmul_efficiency on an H100.
+  std::string given_model;
+};
+
+// One capture's step: measured (the median step), as the given device predicts it, and as the
+// fitted figures predict it.
+struct CalibrationStep {
+  std::string label;
+  double measured_s = 0;
+  double given_s = 0;
+  double fitted_s = 0;
+  // The prediction is a floor (an assumed trip count, an op of unknown cost): not counted in
+  // the verdict.
+  bool lower_bound = false;
 };
 
 struct CalibrationResult {
+  // Whether the fit is kept: false when it predicts the held-out steps (with one profile: the
+  // profile's own step) worse than the given device does. `device` and `json` are then empty,
+  // and `rejected_why` says what the fit would have done.
+  bool accepted = true;
+  std::string rejected_why;
   DeviceSpec device;  // the fitted device
   std::string json;   // the fitted device as a device JSON file (data/hardware/README.md)
   std::vector<FittedFigure> figures;
-  std::vector<ClassError> errors;  // in-sample
-  // With several runs: each run's error ("all" class) predicted by the figures fitted to the
-  // others (leave one out).
+  std::vector<ClassError> errors;  // in-sample, per op
+  std::vector<CalibrationStep> steps;  // in-sample, per capture
+  // With several runs: each run predicted by the figures fitted to the others (leave one
+  // out): the RMS op error ("all" class) and the step error, |predicted / measured - 1|.
   struct HeldOut {
     std::string label;
     double before = 0;
     double after = 0;
+    double step_before = 0;
+    double step_after = 0;
+    bool lower_bound = false;  // not counted in the verdict
   };
   std::vector<HeldOut> held_out;
   int64_t ops_used = 0;
+  // Measured ops left out of the fit: their kernels' placement is uncertain, their cost is
+  // unknown, or they are outliers (more than 4x from the model that the other ops agree on).
+  int64_t ops_left_out = 0;
   std::vector<std::string> notes;
 };
 
@@ -270,6 +297,12 @@ struct CalibrationResult {
 // launch latency and a factor on the NVLink and scale-out bandwidths) to the measured ops of
 // the runs by weighted least squares: each op's execution time against the roofline terms of
 // the bound the fitted figures give it, weighted by 1 / measured so every op counts alike.
+// Ops whose kernels were placed uncertainly, ops of unknown cost and outliers (an op more than
+// 4x, or 4 median absolute deviations, from what the given model and then the fit predict,
+// relative to the other ops: a mis-joined kernel) are left out.
+// The fit is kept only if it predicts steps better than the given device: with several runs,
+// each run's step predicted by the fit to the others (leave one out), their mean |error|; with
+// one, the run's own step. Otherwise `accepted` is false and the given device stays.
 // `device` is a built-in name or a JSON path, as predict_step_time takes it.
 absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> runs,
                                             std::string_view device,

@@ -15,11 +15,14 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -51,11 +54,27 @@ struct Sample {
   bool collective = false;
   double matrix_s = 0, hbm_s = 0, rest_s = 0;  // terms at peak (non-collective ops)
   double bandwidth_s = 0;                      // collectives: the bandwidth term
+  std::string given_model;                     // the given device's model of the op
+  bool uncertain = false;                      // its kernels' placement is uncertain
+  bool unknown = false;                        // the prediction cannot tell its cost
+};
+
+// One run's step: measured and as the given device predicts it.
+struct RunStep {
+  double measured_s = 0;
+  double given_s = 0;
+  bool lower_bound = false;
 };
 
 struct Figures {
   double u = 1, v = 1, overhead_s = 0;
   double latency_s = 0, w = 1;  // GPU collectives: collective_latency, 1 / bandwidth efficiency
+  // The given device's measured models kept for matrix-bound ops, for HBM-bound ops (by their
+  // terms at peak), or both: such an op (and, when either is kept, an op bound by neither)
+  // takes its given time with the fitted overhead in place of the given one; collectives (when
+  // kept_collectives) their given time.
+  bool keep_matmul = false, keep_hbm = false, kept_collectives = false;
+  double given_overhead_s = 0;
 };
 
 DeviceSpec unit_spec(const DeviceSpec& base) {
@@ -97,7 +116,8 @@ bool fits_collectives(const DeviceSpec& d, const PredictOptions& o) {
 
 // The samples of one run: its measured ops that the prediction knows, with their terms.
 absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSpec& base,
-                         const CalibrationOptions& options, std::vector<Sample>& out) {
+                         const CalibrationOptions& options, std::vector<Sample>& out,
+                         RunStep& step) {
   ProfileOptions po = options.profile;
   po.module_name.clear();
   absl::StatusOr<MeasuredModule> measured = measure_module(*run.profile, *run.module, po);
@@ -105,6 +125,11 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
   absl::StatusOr<Prediction> given = predict_step_time(*run.module, base, options.predict);
   if (!given.ok()) return given.status();
   const absl::flat_hash_map<std::string, double> given_s = execution_times(*given);
+  step = {measured->step_s, given->step_time_s, given->is_lower_bound};
+  absl::flat_hash_map<std::string_view, const OpPrediction*> given_ops;
+  for (const OpPrediction& op : given->ops) given_ops[op.name] = &op;
+  const absl::flat_hash_set<std::string_view> unknown(given->unknown_ops.begin(),
+                                                      given->unknown_ops.end());
   // The terms at the roofline: no measured model, no calibration.
   PredictOptions roofline = options.predict;
   roofline.roofline_only = true;
@@ -129,6 +154,9 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
     s.name = m.name;
     s.measured_s = m.time_s / m.occurrences;
     s.given_s = given_s.at(op.name);
+    s.given_model = given_ops.at(op.name)->model;
+    s.uncertain = m.alignment_uncertain;
+    s.unknown = unknown.contains(op.name);
     if (op.collective) {
       if (!fits_collectives(base, options.predict)) continue;
       s.collective = true;
@@ -149,8 +177,27 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
   return absl::OkStatus();
 }
 
+// The class by the terms at peak.
+OpClass raw_class(const Sample& s) {
+  if (s.collective) return OpClass::kCollective;
+  const double m = s.matrix_s, h = s.hbm_s;
+  if (m > 0 && m >= h && m >= s.rest_s) return OpClass::kMatmul;
+  if (h > 0 && h >= s.rest_s) return OpClass::kMemory;
+  return OpClass::kOther;
+}
+
+bool kept_any(const Figures& f) { return f.keep_matmul || f.keep_hbm; }
+
+// Whether the op takes its given time (plus the overhead's change) under `f`.
+bool given_form(const Sample& s, const Figures& f) {
+  if (s.collective || !kept_any(f)) return false;
+  const OpClass k = raw_class(s);
+  return !((k == OpClass::kMatmul && !f.keep_matmul) || (k == OpClass::kMemory && !f.keep_hbm));
+}
+
 OpClass sample_class(const Sample& s, const Figures& f) {
   if (s.collective) return OpClass::kCollective;
+  if (kept_any(f)) return raw_class(s);
   const double m = s.matrix_s * f.u, h = s.hbm_s * f.v;
   if (m > 0 && m >= h && m >= s.rest_s) return OpClass::kMatmul;
   if (h > 0 && h >= s.rest_s) return OpClass::kMemory;
@@ -158,14 +205,19 @@ OpClass sample_class(const Sample& s, const Figures& f) {
 }
 
 double model_s(const Sample& s, const Figures& f) {
-  if (s.collective) return f.latency_s + f.w * s.bandwidth_s;
+  if (s.collective) {
+    return f.kept_collectives ? s.given_s : f.latency_s + f.w * s.bandwidth_s;
+  }
+  if (given_form(s, f)) return std::max(s.given_s - f.given_overhead_s + f.overhead_s, 0.0);
   return std::max({s.matrix_s * f.u, s.hbm_s * f.v, s.rest_s}) + f.overhead_s;
 }
 
-// Weighted least squares of y ~ X b with weights 1 / y; columns `fixed` keep `b`'s value.
+// Weighted least squares of y ~ offset + X b with weights 1 / y; columns `fixed` keep `b`'s
+// value.
 // Returns false when the free columns do not determine their coefficients.
 bool solve(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
-           const std::vector<bool>& fixed, std::vector<double>& b) {
+           const std::vector<bool>& fixed, std::vector<double>& b,
+           const std::vector<double>& offset = {}) {
   const size_t cols = b.size();
   std::vector<size_t> free;
   for (size_t j = 0; j < cols; ++j) {
@@ -176,7 +228,7 @@ bool solve(const std::vector<std::vector<double>>& x, const std::vector<double>&
   Eigen::VectorXd rhs(static_cast<Eigen::Index>(y.size()));
   for (size_t i = 0; i < y.size(); ++i) {
     const double w = 1 / y[i];
-    double target = y[i];
+    double target = y[i] - (offset.empty() ? 0.0 : offset[i]);
     for (size_t j = 0; j < cols; ++j) {
       if (fixed[j]) target -= x[i][j] * b[j];
     }
@@ -200,29 +252,67 @@ struct Fit {
   std::vector<std::string> notes;
 };
 
-Fit fit(const std::vector<Sample>& samples, const DeviceSpec& base, bool collectives) {
+// The model the given device applies to the samples of `cls` (under `f`'s classes) when it is
+// a measured one: the most frequent such model; empty when they are rooflines or calibrated.
+std::string measured_model(const std::vector<Sample>& samples, const Figures& f, OpClass cls) {
+  std::map<std::string, int64_t> count;
+  for (const Sample& s : samples) {
+    if (sample_class(s, f) == cls && absl::StrContains(s.given_model, "measured")) {
+      ++count[s.given_model];
+    }
+  }
+  std::string best;
+  int64_t n = 0;
+  for (const auto& [model, k] : count) {
+    if (k > n) best = model, n = k;
+  }
+  return best;
+}
+
+void fit_collectives(const std::vector<Sample>& samples, const DeviceSpec& base, bool collectives,
+                     Fit& out);
+
+// The efficiencies that replace the given device's measured models (GEMM tables, HBM
+// fraction) and the per-op overhead, fitted together; with keep_matmul / keep_hbm, the
+// measured models of those ops stay (each such op its given time, the overhead moved), and
+// with both kept only the overhead moves. Collectives: fitted, except that with both kept a
+// measured collective model stays too.
+Fit fit(const std::vector<Sample>& samples, const DeviceSpec& base, bool collectives,
+        bool keep_matmul, bool keep_hbm) {
   Fit out;
   Figures& f = out.figures;
   f.u = 1 / base.matmul_efficiency;
   f.v = 1 / base.hbm_efficiency;
   f.overhead_s = base.per_op_overhead_s;
+  f.given_overhead_s = base.per_op_overhead_s;
   if (base.gpu) {
     f.latency_s = base.collective_latency_s.value_or(base.gpu->collective_launch_latency_s);
     f.w = 1 / base.collective_bandwidth_efficiency.value_or(1.0);
   }
+  auto figure = [&](std::string field, double before, double after, bool fitted, std::string why) {
+    out.report.push_back({std::move(field), before, after, fitted, std::move(why), ""});
+  };
+  f.keep_matmul = keep_matmul;
+  f.keep_hbm = keep_hbm;
 
   // Compute ops: columns u, v, o, and R (an op bound by the other terms) held at 1.
   bool determined = true, overhead_undetermined = false;
   for (int round = 0; round < 20; ++round) {
     std::vector<std::vector<double>> x;
-    std::vector<double> y;
+    std::vector<double> y, offset;
     bool any_matmul = false, any_memory = false;
     for (const Sample& s : samples) {
       if (s.collective) continue;
+      y.push_back(s.measured_s);
+      if (given_form(s, f)) {
+        x.push_back({0, 0, 1, 0});
+        offset.push_back(s.given_s - f.given_overhead_s);
+        continue;
+      }
       const OpClass k = sample_class(s, f);
       x.push_back({k == OpClass::kMatmul ? s.matrix_s : 0, k == OpClass::kMemory ? s.hbm_s : 0, 1,
                    k == OpClass::kOther ? s.rest_s : 0});
-      y.push_back(s.measured_s);
+      offset.push_back(0);
       any_matmul |= k == OpClass::kMatmul;
       any_memory |= k == OpClass::kMemory;
     }
@@ -233,12 +323,12 @@ Fit fit(const std::vector<Sample>& samples, const DeviceSpec& base, bool collect
     // Bounds: efficiencies at most 1 (u, v >= 1), overhead >= 0; a coefficient out of bounds
     // is pinned to its bound and the rest solved again.
     for (int pass = 0; pass < 4; ++pass) {
-      determined = solve(x, y, fix, b);
+      determined = solve(x, y, fix, b, offset);
       if (!determined && !fix[2]) {
         fix[2] = true;  // too few distinct ops to tell the overhead apart
         overhead_undetermined = true;
         b[2] = base.per_op_overhead_s;
-        determined = solve(x, y, fix, b);
+        determined = solve(x, y, fix, b, offset);
       }
       bool pinned = false;
       if (!fix[0] && b[0] < 1) b[0] = 1, fix[0] = pinned = true;
@@ -271,20 +361,40 @@ Fit fit(const std::vector<Sample>& samples, const DeviceSpec& base, bool collect
         break;
     }
   }
-  auto figure = [&](std::string field, double before, double after, bool fitted, std::string why) {
-    out.report.push_back({std::move(field), before, after, fitted, std::move(why)});
-  };
-  figure("matmul_efficiency", base.matmul_efficiency, 1 / f.u, matmul > 0,
-         matmul > 0 ? absl::StrCat(matmul, " matrix-bound ops") : "no matrix-bound op");
-  figure("hbm_efficiency", base.hbm_efficiency, 1 / f.v, memory > 0,
-         memory > 0 ? absl::StrCat(memory, " HBM-bound ops") : "no HBM-bound op");
+  const std::string kept = "kept: the given model";
+  figure("matmul_efficiency", base.matmul_efficiency, 1 / f.u, !keep_matmul && matmul > 0,
+         keep_matmul  ? kept
+         : matmul > 0 ? absl::StrCat(matmul, " matrix-bound ops")
+                      : "no matrix-bound op");
+  figure("hbm_efficiency", base.hbm_efficiency, 1 / f.v, !keep_hbm && memory > 0,
+         keep_hbm     ? kept
+         : memory > 0 ? absl::StrCat(memory, " HBM-bound ops")
+                      : "no HBM-bound op");
   const bool overhead_fitted = matmul + memory + other >= 2 && determined && !overhead_undetermined;
   figure("per_op_overhead", base.per_op_overhead_s, f.overhead_s, overhead_fitted,
          overhead_fitted ? absl::StrCat(matmul + memory + other, " ops")
                          : "too few ops to tell it apart");
 
-  // Collectives: latency + w x bandwidth term; the efficiency 1 / w at most 1 (w >= 1), the
-  // latency at least 0.
+  if (keep_matmul && keep_hbm && !measured_model(samples, f, OpClass::kCollective).empty()) {
+    f.kept_collectives = true;
+    for (std::string field : {"collective_latency", "collective_bandwidth_efficiency"}) {
+      const double v = field == "collective_latency" ? f.latency_s : 1 / f.w;
+      figure(field, v, v, false, kept);
+    }
+  } else {
+    fit_collectives(samples, base, collectives, out);
+  }
+  return out;
+}
+
+// Collectives: latency + w x bandwidth term; the efficiency 1 / w at most 1 (w >= 1), the
+// latency at least 0.
+void fit_collectives(const std::vector<Sample>& samples, const DeviceSpec& base, bool collectives,
+                     Fit& out) {
+  Figures& f = out.figures;
+  auto figure = [&](std::string field, double before, double after, bool fitted, std::string why) {
+    out.report.push_back({std::move(field), before, after, fitted, std::move(why), ""});
+  };
   if (base.gpu) {
     const double latency_before = f.latency_s, efficiency_before = 1 / f.w;
     std::vector<std::vector<double>> x;
@@ -317,7 +427,6 @@ Fit fit(const std::vector<Sample>& samples, const DeviceSpec& base, bool collect
         "TPU collectives are not fitted (their time depends on hops and links, not one "
         "latency and bandwidth)");
   }
-  return out;
 }
 
 absl::StatusOr<std::string> original_json(const DeviceSpec& spec) {
@@ -405,6 +514,98 @@ void add_errors(const std::vector<Sample>& samples, const Figures& after,
   }
 }
 
+// The samples a fit may use, and how many were left out for each reason.
+struct Selection {
+  std::vector<Sample> kept;
+  int64_t uncertain = 0, unknown = 0;
+  std::vector<std::string> outliers;  // their names
+};
+
+// Samples whose ln(measured / model) lies more than max(ln 4, 4 x 1.4826 x MAD) from the
+// median of their group (compute ops, collectives): a kernel credited to the wrong op, or work
+// the model does not see. Groups of fewer than 4 are left as they are.
+std::vector<bool> outliers(const std::vector<Sample>& samples,
+                           const std::function<double(const Sample&)>& model) {
+  std::vector<bool> out(samples.size(), false);
+  for (bool collective : {false, true}) {
+    std::vector<size_t> index;
+    std::vector<double> r;
+    for (size_t k = 0; k < samples.size(); ++k) {
+      const double m = model(samples[k]);
+      if (samples[k].collective != collective || !(m > 0)) continue;
+      index.push_back(k);
+      r.push_back(std::log(samples[k].measured_s / m));
+    }
+    if (r.size() < 4) continue;
+    auto median = [](std::vector<double> v) {
+      std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+      return v[v.size() / 2];
+    };
+    const double mid = median(r);
+    std::vector<double> deviation;
+    for (double x : r) deviation.push_back(std::abs(x - mid));
+    const double limit = std::max(std::log(4.0), 4 * 1.4826 * median(deviation));
+    for (size_t j = 0; j < r.size(); ++j) {
+      if (std::abs(r[j] - mid) > limit) out[index[j]] = true;
+    }
+  }
+  return out;
+}
+
+// Leaves out uncertain placements and unknown costs, then outliers: first against the given
+// device's times, then against the fit to what is left (whose figures the others agree on).
+Selection select(const std::vector<Sample>& samples, const DeviceSpec& base, bool collectives) {
+  Selection out;
+  std::vector<Sample> known;
+  for (const Sample& s : samples) {
+    if (s.uncertain) {
+      ++out.uncertain;
+    } else if (s.unknown) {
+      ++out.unknown;
+    } else {
+      known.push_back(s);
+    }
+  }
+  const std::vector<bool> against_given =
+      outliers(known, [](const Sample& s) { return s.given_s; });
+  std::vector<Sample> first_pass;
+  for (size_t k = 0; k < known.size(); ++k) {
+    if (!against_given[k]) first_pass.push_back(known[k]);
+  }
+  const Figures f = fit(first_pass, base, collectives, false, false).figures;
+  const std::vector<bool> against_fit =
+      outliers(known, [&](const Sample& s) { return model_s(s, f); });
+  for (size_t k = 0; k < known.size(); ++k) {
+    if (against_fit[k]) {
+      out.outliers.push_back(known[k].name);
+    } else {
+      out.kept.push_back(known[k]);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> first(const std::vector<std::string>& v, size_t n) {
+  return {v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(n, v.size()))};
+}
+
+double relative_error(double predicted, double measured) {
+  return measured > 0 ? predicted / measured - 1 : std::numeric_limits<double>::quiet_NaN();
+}
+
+// The run's step as the device with `fit`'s figures predicts it.
+absl::StatusOr<double> fitted_step(const CalibrationRun& run, const DeviceSpec& base,
+                                   const Fit& fit, const std::string& name,
+                                   const CalibrationOptions& options) {
+  absl::StatusOr<std::string> json = fitted_json(base, fit, name, 0, 0);
+  if (!json.ok()) return json.status();
+  absl::StatusOr<DeviceSpec> spec = parse_device_spec(*json, "the fitted device");
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<Prediction> p = predict_step_time(*run.module, *spec, options.predict);
+  if (!p.ok()) return p.status();
+  return p->step_time_s;
+}
+
 }  // namespace
 
 absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> runs,
@@ -419,11 +620,12 @@ absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> run
   const bool collectives = fits_collectives(*base, opts.predict);
 
   std::vector<Sample> samples;
+  std::vector<RunStep> run_steps(runs.size());
   for (size_t k = 0; k < runs.size(); ++k) {
     if (runs[k].module == nullptr || runs[k].profile == nullptr) {
       return absl::InvalidArgumentError("a calibration run without a module or a profile");
     }
-    absl::Status s = add_samples(runs[k], k, *base, opts, samples);
+    absl::Status s = add_samples(runs[k], k, *base, opts, samples, run_steps[k]);
     if (!s.ok()) {
       // Profile errors name their file already.
       if (absl::StartsWith(s.message(), runs[k].profile->origin)) return s;
@@ -436,36 +638,183 @@ absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> run
         "files belong together?)");
   }
 
+  // What the fit may use: kernels placed with certainty, ops of known cost, no outliers.
   CalibrationResult r;
-  r.ops_used = static_cast<int64_t>(samples.size());
-  const Fit all = fit(samples, *base, collectives);
-  r.figures = all.report;
-  r.notes = all.notes;
+  Selection chosen = select(samples, *base, collectives);
+  r.ops_used = static_cast<int64_t>(chosen.kept.size());
+  r.ops_left_out = static_cast<int64_t>(samples.size() - chosen.kept.size());
+  if (chosen.uncertain > 0) {
+    r.notes.push_back(absl::StrFormat(
+        "%d op(s) left out: their kernels ran in CUDA graphs or async wrappers and another "
+        "instruction could own them equally well",
+        chosen.uncertain));
+  }
+  if (chosen.unknown > 0) {
+    r.notes.push_back(absl::StrFormat("%d op(s) left out: their cost is not known",
+                                      chosen.unknown));
+  }
+  if (!chosen.outliers.empty()) {
+    r.notes.push_back(absl::StrFormat(
+        "%d op%s left out as outlier%s, more than 4x from what the other ops agree on "
+        "(mis-joined kernels, or work the model does not see), e.g. %s",
+        chosen.outliers.size(), chosen.outliers.size() == 1 ? "" : "s",
+        chosen.outliers.size() == 1 ? "" : "s", absl::StrJoin(first(chosen.outliers, 3), ", ")));
+  }
+  if (chosen.kept.empty()) {
+    return absl::InvalidArgumentError(
+        "every measured op was left out (uncertain placement, unknown cost or outlier): "
+        "nothing to fit");
+  }
+
+  // Both fits, in sample and held out; the one that predicts steps better is proposed, and
+  // kept only if it predicts them better than the given device.
   const std::string name = opts.name.empty() ? absl::StrCat(base->name, "_fitted") : opts.name;
-  absl::StatusOr<std::string> json = fitted_json(*base, all, name, r.ops_used, runs.size());
+  struct Candidate {
+    Fit fit;
+    std::vector<CalibrationResult::HeldOut> held_out;
+    double score = 0, given_score = 0;  // mean |step error|: the fit's and the given device's
+    int64_t counted = 0, worse = 0;
+  };
+  std::vector<Candidate> candidates;
+  for (auto [keep_matmul, keep_hbm] : {std::pair{false, false}, std::pair{true, false},
+                                        std::pair{false, true}, std::pair{true, true}}) {
+    Candidate c;
+    c.fit = fit(chosen.kept, *base, collectives, keep_matmul, keep_hbm);
+    if (runs.size() >= 2) {
+      for (size_t k = 0; k < runs.size(); ++k) {
+        std::vector<Sample> train, test;
+        for (const Sample& s : chosen.kept) (s.run == k ? test : train).push_back(s);
+        if (test.empty() || train.empty()) continue;
+        const Fit others = fit(train, *base, collectives, keep_matmul, keep_hbm);
+        std::vector<ClassError> e;
+        add_errors(test, others.figures, e);
+        absl::StatusOr<double> step = fitted_step(runs[k], *base, others, name, opts);
+        if (!step.ok()) return step.status();
+        const RunStep& given = run_steps[k];
+        c.held_out.push_back({runs[k].label, e.back().before, e.back().after,
+                              relative_error(given.given_s, given.measured_s),
+                              relative_error(*step, given.measured_s), given.lower_bound});
+      }
+      for (const CalibrationResult::HeldOut& h : c.held_out) {
+        if (h.lower_bound || !std::isfinite(h.step_before) || !std::isfinite(h.step_after)) {
+          continue;
+        }
+        c.given_score += std::abs(h.step_before);
+        c.score += std::abs(h.step_after);
+        c.worse += std::abs(h.step_after) > std::abs(h.step_before);
+        ++c.counted;
+      }
+    }
+    if (c.counted == 0) {
+      // One run, or none held out: the runs' own steps.
+      c.score = c.given_score = 0;
+      for (size_t k = 0; k < runs.size(); ++k) {
+        const RunStep& given = run_steps[k];
+        if (given.lower_bound || given.measured_s <= 0) continue;
+        absl::StatusOr<double> step = fitted_step(runs[k], *base, c.fit, name, opts);
+        if (!step.ok()) return step.status();
+        c.given_score += std::abs(relative_error(given.given_s, given.measured_s));
+        c.score += std::abs(relative_error(*step, given.measured_s));
+        c.worse += std::abs(relative_error(*step, given.measured_s)) >
+                   std::abs(relative_error(given.given_s, given.measured_s));
+        ++c.counted;
+      }
+    }
+    if (c.counted > 0) {
+      c.score /= static_cast<double>(c.counted);
+      c.given_score /= static_cast<double>(c.counted);
+    }
+    candidates.push_back(std::move(c));
+  }
+  // Of the fits that predict steps better than the given device (on average, and no worse
+  // for more than half of them), the best; none: nothing is kept.
+  auto passes = [](const Candidate& c) {
+    return c.counted > 0 && c.score < c.given_score && 2 * c.worse <= c.counted;
+  };
+  size_t best = 0;
+  for (size_t k = 1; k < candidates.size(); ++k) {
+    const Candidate &a = candidates[k], &b = candidates[best];
+    if (passes(a) != passes(b) ? passes(a) : a.score < b.score) best = k;
+  }
+  Candidate& c = candidates[best];
+  const bool held_out = !c.held_out.empty() && c.counted > 0 && runs.size() >= 2;
+  r.figures = c.fit.report;
+  r.notes.insert(r.notes.end(), c.fit.notes.begin(), c.fit.notes.end());
+  r.held_out = c.held_out;
+  // The models the given device really applies, beside its figures.
+  Figures raw;
+  raw.keep_matmul = raw.keep_hbm = true;
+  for (FittedFigure& f : r.figures) {
+    if (f.field == "matmul_efficiency" && !base->matmul_efficiency_set) {
+      f.given_model = measured_model(chosen.kept, raw, OpClass::kMatmul);
+    } else if (f.field == "hbm_efficiency" && !base->hbm_efficiency_set) {
+      f.given_model = measured_model(chosen.kept, raw, OpClass::kMemory);
+    } else if (absl::StartsWith(f.field, "collective_") && !base->collective_latency_s &&
+               !base->collective_bandwidth_efficiency) {
+      f.given_model = measured_model(chosen.kept, raw, OpClass::kCollective);
+    }
+  }
+  add_errors(chosen.kept, c.fit.figures, r.errors);
+  for (size_t k = 0; k < runs.size(); ++k) {
+    absl::StatusOr<double> step = fitted_step(runs[k], *base, c.fit, name, opts);
+    if (!step.ok()) return step.status();
+    r.steps.push_back({runs[k].label, run_steps[k].measured_s, run_steps[k].given_s, *step,
+                       run_steps[k].lower_bound});
+  }
+  const std::string scope = held_out ? "held-out steps" : "the profiled steps";
+  const std::string figures = absl::StrFormat(
+      "mean |step error| over %d %s: given %s, fitted %s (%d of %d worse)", c.counted,
+      held_out ? "held-out steps" : "steps", format_percent(c.given_score),
+      format_percent(c.score), c.worse, c.counted);
+  if (!passes(c)) {
+    r.accepted = false;
+    r.rejected_why = absl::StrCat("the fit predicts ", scope, " worse than the given device: ",
+                                  figures, "; the given device stays");
+    return r;
+  }
+  r.notes.push_back(c.counted > 0 ? figures
+                                  : "no step could be compared (each is a lower bound)");
+  if (kept_any(c.fit.figures)) {
+    r.notes.push_back(absl::StrCat(
+        "the given device's measured models of ",
+        c.fit.figures.keep_matmul && c.fit.figures.keep_hbm ? "matrix- and HBM-bound ops are"
+        : c.fit.figures.keep_matmul                          ? "matrix-bound ops are"
+                                                             : "HBM-bound ops are",
+        " kept: an efficiency fitted in their place predicts steps worse"));
+  }
+  absl::StatusOr<std::string> json =
+      fitted_json(*base, c.fit, name, r.ops_used, runs.size());
   if (!json.ok()) return json.status();
   absl::StatusOr<DeviceSpec> fitted = parse_device_spec(*json, "the fitted device");
   if (!fitted.ok()) return fitted.status();
   r.json = *std::move(json);
   r.device = *std::move(fitted);
-  add_errors(samples, all.figures, r.errors);
-
-  if (runs.size() >= 2) {
-    for (size_t k = 0; k < runs.size(); ++k) {
-      std::vector<Sample> train, test;
-      for (const Sample& s : samples) (s.run == k ? test : train).push_back(s);
-      if (test.empty() || train.empty()) continue;
-      const Fit others = fit(train, *base, collectives);
-      std::vector<ClassError> e;
-      add_errors(test, others.figures, e);
-      r.held_out.push_back({runs[k].label, e.back().before, e.back().after});
-    }
-  }
   return r;
 }
 
+// The labels less the folder they all share (said once above the tables).
+std::vector<std::string> short_labels(std::vector<std::string> labels, std::string& shared) {
+  shared.clear();
+  if (labels.size() < 2) return labels;
+  std::string_view prefix = labels.front();
+  for (const std::string& l : labels) {
+    size_t n = 0;
+    while (n < prefix.size() && n < l.size() && prefix[n] == l[n]) ++n;
+    prefix = prefix.substr(0, n);
+  }
+  const size_t slash = prefix.rfind('/');
+  if (slash == std::string_view::npos) return labels;
+  shared = std::string(prefix.substr(0, slash + 1));
+  for (std::string& l : labels) l = l.substr(shared.size());
+  return labels;
+}
+
 std::string render_calibration(const CalibrationResult& r) {
-  std::string out = absl::StrFormat("fitted %s to %d measured ops\n\n", r.device.name, r.ops_used);
+  std::string out =
+      r.accepted ? absl::StrFormat("fitted %s to %d measured ops", r.device.name, r.ops_used)
+                 : absl::StrFormat("fit to %d measured ops NOT KEPT", r.ops_used);
+  if (r.ops_left_out > 0) absl::StrAppendFormat(&out, " (%d left out)", r.ops_left_out);
+  out += "\n\n";
   TextTable figures({{"figure", Align::kLeft}, {"given"}, {"fitted"}, {"why", Align::kLeft, 36}});
   auto value = [](const FittedFigure& f, double v) {
     // An efficiency is a fraction, a bandwidth efficiency too.
@@ -473,10 +822,17 @@ std::string render_calibration(const CalibrationResult& r) {
     if (absl::StrContains(f.field, "bandwidth")) return format_byte_rate(v);
     return format_seconds(v);
   };
+  std::vector<std::string> models;
   for (const FittedFigure& f : r.figures) {
-    figures.add_row({f.field, value(f, f.before), f.fitted ? value(f, f.after) : "(kept)", f.why});
+    std::string given = value(f, f.before);
+    if (!f.given_model.empty()) {
+      given = "measured*";
+      models.push_back(absl::StrCat(f.field, ": ", f.given_model));
+    }
+    figures.add_row({f.field, given, f.fitted ? value(f, f.after) : "(kept)", f.why});
   }
   out += figures.render();
+  for (const std::string& m : models) out += report_internal::wrap(m, "* ", "  ");
   out += "\nError per op class: RMS of (predicted - measured) / measured, one execution each\n";
   TextTable errors({{"class", Align::kLeft}, {"ops"}, {"given"}, {"fitted"}});
   for (const ClassError& e : r.errors) {
@@ -484,17 +840,45 @@ std::string render_calibration(const CalibrationResult& r) {
         {e.op_class, absl::StrCat(e.ops), format_percent(e.before), format_percent(e.after)});
   }
   out += errors.render();
+  auto step_error = [](double e) {
+    return std::isfinite(e) ? absl::StrFormat("%+.1f%%", 100 * e) : std::string("-");
+  };
+  std::vector<std::string> labels;
+  for (const CalibrationStep& s : r.steps) labels.push_back(s.label);
+  for (const CalibrationResult::HeldOut& h : r.held_out) labels.push_back(h.label);
+  std::string shared;
+  labels = short_labels(std::move(labels), shared);
+  size_t label = 0;
+  if (!r.steps.empty()) {
+    out += "\nStep per profile: measured (median step), and predicted / measured - 1\n";
+    if (!shared.empty()) out += report_internal::wrap(shared, "profiles in ", "  ");
+    TextTable steps({{"profile", Align::kLeft, 40}, {"measured"}, {"given"}, {"fitted"}});
+    for (const CalibrationStep& s : r.steps) {
+      steps.add_row({absl::StrCat(labels[label++], s.lower_bound ? " (floor)" : ""),
+                     format_seconds(s.measured_s),
+                     step_error(s.measured_s > 0 ? s.given_s / s.measured_s - 1 : NAN),
+                     step_error(s.measured_s > 0 ? s.fitted_s / s.measured_s - 1 : NAN)});
+    }
+    out += steps.render();
+  }
   if (!r.held_out.empty()) {
     out += "\nHeld out (leave one out): each profile predicted by the fit to the others\n";
-    TextTable held({{"profile", Align::kLeft, 50}, {"given"}, {"fitted on the others"}});
+    TextTable held({{"profile", Align::kLeft, 34},
+                    {"op RMS given"},
+                    {"fitted"},
+                    {"step given"},
+                    {"fitted"}});
     for (const CalibrationResult::HeldOut& h : r.held_out) {
-      held.add_row({h.label, format_percent(h.before), format_percent(h.after)});
+      held.add_row({absl::StrCat(labels[label++], h.lower_bound ? " (floor)" : ""),
+                    format_percent(h.before), format_percent(h.after), step_error(h.step_before),
+                    step_error(h.step_after)});
     }
     out += held.render();
   }
   for (const std::string& n : r.notes) {
     out += report_internal::wrap(n, "note: ", "      ");
   }
+  if (!r.accepted) out += report_internal::wrap(r.rejected_why, "not kept: ", "          ");
   return out;
 }
 
