@@ -1,5 +1,6 @@
 // `hloroof profile` and `hloroof calibrate` on small hand-made profiles.
 #include <catch2/catch.hpp>
+#include <fstream>
 
 #include "../cli/cli_runner.h"
 #include "absl/strings/match.h"
@@ -105,6 +106,28 @@ TEST_CASE("hloroof calibrate writes a device that predict reads") {
                                                    " --device h100"));
   CHECK(report.exit_code == 0);
   CHECK(absl::StrContains(report.out, "not written (no -o OUT.json)"));
+}
+
+TEST_CASE("calibrate writes nothing when the fit predicts the step worse") {
+  // The H100 capture of one 4096^3 GEMM (tests/data/h100/default/gemm): the given device
+  // predicts its step 10.8% fast (README, "Measured on an H100"), and none of the four fits
+  // does better on it (the GEMM table is already within 1% of its op). The file that was at
+  // the output path stays as it was.
+  Files f;
+  const std::string capture = std::string(HLOROOF_SOURCE_DIR) + "/tests/data/h100/default/gemm";
+  const std::string out = (f.dir.path() / "kept.json").string();
+  write_file(out, "previous contents\n");
+  testing::CliResult r = run_cli(absl::StrCat("calibrate ", capture, " --device h100 -o ", out));
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(absl::StrContains(r.out, "NOT KEPT"));
+  CHECK(absl::StrContains(r.out, "not kept: the fit predicts the profiled steps worse"));
+  CHECK(absl::StrContains(r.err, "not written"));
+  std::ifstream kept(out);
+  std::string line;
+  std::getline(kept, line);
+  CHECK(line == "previous contents");
+  check_width(r.out);
 }
 
 TEST_CASE("calibrate: a name of invalid UTF-8, an output path with ':', one module read once") {
