@@ -13,6 +13,7 @@
 #include "hloroof/platform.h"
 #include "hloroof/topology.h"
 #include "util/absl_compat.h"
+#include "util/checked_math.h"
 #include "re2/re2.h"
 
 namespace hloroof::cli {
@@ -259,8 +260,9 @@ absl::StatusOr<DeviceChoice> resolve_device(std::string_view device_text,
   absl::StatusOr<Topology> topology = make_topology(choice.spec, choice.topology);
   if (!topology.ok()) return topology.status();
   if (module != nullptr) {
-    const int64_t used =
-        module->attributes().replica_count * module->attributes().num_partitions;
+    // Both counts come from the text: their product may not fit in int64.
+    const int64_t used = saturating_mul(module->attributes().replica_count,
+                                        module->attributes().num_partitions);
     const int64_t idle = topology->num_devices() - used;
     if (used > 0 && idle > 0) {
       choice.notes.push_back(absl::StrCat(

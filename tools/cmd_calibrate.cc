@@ -1,12 +1,12 @@
 // `hloroof calibrate PROFILE... --hlo HLO... --device D -o OUT.json`: the device's efficiency
 // figures fitted to measured profiles, written as a device JSON.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
 #include "cli.h"
 #include "commands.h"
+#include "hloroof/output_file.h"
 #include "hloroof/profile.h"
 #include "input.h"
 
@@ -68,6 +68,7 @@ int run(const std::vector<std::string>& given) {
   }
 
   std::vector<Module> modules;
+  std::vector<std::string> module_files;  // the files parsed (a dump directory's module)
   std::vector<Profile> read;
   modules.reserve(profiles.size());
   read.reserve(profiles.size());
@@ -83,6 +84,7 @@ int run(const std::vector<std::string>& given) {
       absl::StatusOr<LoadedModule> loaded = load_module(hlos[k], args->get("--module"));
       if (!loaded.ok()) return fail(loaded.status());
       print_input_messages(*loaded);
+      module_files.push_back(loaded->file);
       modules.push_back(std::move(loaded->module));
     }
     absl::StatusOr<Profile> profile = read_profile(profiles[k]);
@@ -106,9 +108,15 @@ int run(const std::vector<std::string>& given) {
     std::cout << "\nnot written (no -o OUT.json)\n";
     return kExitOk;
   }
-  std::ofstream file(output, std::ios::binary);
-  if (!(file << result->json) || !file.flush()) {
-    return fail(absl::InvalidArgumentError(absl::StrCat("cannot write '", output, "'")));
+  // Every file read: the profiles (and the file found in a profile folder), the modules, the
+  // device spec.
+  std::vector<std::string> inputs = profiles;
+  for (const Profile& p : read) inputs.push_back(p.origin);
+  inputs.insert(inputs.end(), hlos.begin(), hlos.end());
+  inputs.insert(inputs.end(), module_files.begin(), module_files.end());
+  inputs.push_back(args->get("--device"));
+  if (absl::Status s = write_output_file(output, result->json, "the device", inputs); !s.ok()) {
+    return fail(s);
   }
   std::cout << "\ndevice written to " << output << "\nuse it as: hloroof predict HLO --device "
             << output << "\n";

@@ -1,7 +1,6 @@
 // `hloroof predict FILE [--device D] [--topology T] [--json] [--top N] [--by B] [--filter RE]
 // [--trace OUT] [--roofline OUT]`: the predicted step time of an HLO module on a device, and
 // what it is made of, as XProf would show a profile of it.
-#include <fstream>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +9,7 @@
 #include "hloroof/advise.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
+#include "hloroof/output_file.h"
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
 #include "hloroof/topology.h"
@@ -40,16 +40,6 @@ absl::StatusOr<OpGrouping> parse_grouping(std::string_view name) {
   }
   return absl::InvalidArgumentError(absl::StrCat("--by: unknown grouping '", std::string(name),
                                                  "'; expected op, category or scope"));
-}
-
-absl::Status write_file(const std::string& path, const std::string& contents,
-                        std::string_view what) {
-  std::ofstream file(path, std::ios::binary);
-  if (!(file << contents) || !file.flush()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot write the ", std::string(what), " to '", path, "'"));
-  }
-  return absl::OkStatus();
 }
 
 int run(const std::vector<std::string>& words) {
@@ -112,20 +102,25 @@ int run(const std::vector<std::string>& words) {
   if (!prediction.ok()) return fail(prediction.status());
   prepend_input_notes(*loaded, *choice, *prediction);
 
+  // What an output must not overwrite: the module read, and a device spec file.
+  const std::vector<std::string> inputs = {args->positional[0], loaded->file,
+                                           args->get("--device")};
   absl::StatusOr<std::string> report = render_text_report(*prediction, *spec, stats);
   if (!report.ok()) return fail(report.status());
   if (args->has("--trace")) {
     // The trace's live-HBM counter comes from the memory analysis of the same module.
     absl::StatusOr<MemoryReport> memory = analyze_memory(*module, {.device = spec});
     if (!memory.ok()) return fail(memory.status());
-    absl::Status s =
-        write_file(args->get("--trace"), prediction_to_trace_json(*prediction, &*memory), "trace");
+    absl::Status s = write_output_file(args->get("--trace"),
+                                       prediction_to_trace_json(*prediction, &*memory),
+                                       "the trace", inputs);
     if (!s.ok()) return fail(s);
   }
   if (args->has("--roofline")) {
     const RooflineChart chart =
         roofline_chart(*prediction, *spec, {.by_category = stats.by == OpGrouping::kCategory});
-    absl::Status s = write_file(args->get("--roofline"), render_roofline_svg(chart), "roofline");
+    absl::Status s = write_output_file(args->get("--roofline"), render_roofline_svg(chart),
+                                       "the roofline", inputs);
     if (!s.ok()) return fail(s);
   }
   if (args->flag("--json")) {

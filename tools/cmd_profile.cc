@@ -1,13 +1,13 @@
 // `hloroof profile HLO PROFILE --device D [--json] [--top N] [--trace OUT.json]`: a measured
 // JAX profile of a module beside its prediction, joined per HLO op.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli.h"
 #include "commands.h"
+#include "hloroof/output_file.h"
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "hloroof/topology.h"
@@ -97,12 +97,13 @@ int run(const std::vector<std::string>& words) {
   if (!comparison.ok()) return fail(comparison.status());
 
   if (args->has("--trace")) {
-    const std::string out = args->get("--trace");
-    std::ofstream file(out, std::ios::binary);
-    if (!(file << profile_comparison_to_trace_json(*comparison, *prediction)) || !file.flush()) {
-      return fail(
-          absl::InvalidArgumentError(absl::StrCat("cannot write the trace to '", out, "'")));
-    }
+    const std::vector<std::string> inputs = {hlo_path, loaded->file, profile_path,
+                                             profile->origin, args->get("--device")};
+    absl::Status s =
+        write_output_file(args->get("--trace"),
+                          profile_comparison_to_trace_json(*comparison, *prediction),
+                          "the trace", inputs);
+    if (!s.ok()) return fail(s);
   }
   if (args->flag("--json")) {
     std::cout << profile_comparison_to_json(*comparison);

@@ -1,5 +1,5 @@
 // The one reader for every input file (HLO text, device specs, profiles): one set of checks,
-// one mapping of the file, errors that name the path and say what to do.
+// one read of the file into memory of its own, errors that name the path and say what to do.
 #ifndef HLOROOF_INPUT_FILE_H_
 #define HLOROOF_INPUT_FILE_H_
 
@@ -17,11 +17,12 @@ namespace hloroof {
 // image, a log) from exhausting memory.
 inline constexpr int64_t kDefaultMaxInputBytes = int64_t{4} << 30;
 
-// The whole contents of one input, read-only. Backed by one private read-only mapping of a
-// regular file (whose parts of 2 MiB and more are read into huge pages where the system gives
-// them: see read_input_file), or by one buffer where mapping is not possible (standard input, an
-// empty file, a file system without mmap). Move-only; the text stays valid while the object
-// lives.
+// The whole contents of one input, read-only. Backed by memory mapped for it, into which a
+// regular file is read (its parts of 2 MiB and more in huge pages where the system gives them:
+// see read_input_file), or by one buffer (standard input, an empty file, no memory to map).
+// Never by a mapping of the file itself: a file rewritten or truncated while mapped kills the
+// reader with SIGBUS. Move-only; the text stays valid while the object lives, whatever happens
+// to the file.
 class InputFile {
  public:
   InputFile() = default;
@@ -36,8 +37,8 @@ class InputFile {
   std::string_view text() const { return text_; }
   // The path as given (`-` for standard input).
   const std::string& path() const { return path_; }
-  // True when the text lies in memory mapped for it (the file's mapping, or huge pages the file
-  // was read into) rather than in a buffer.
+  // True when the text lies in memory mapped for it (pages, huge where given, that the file was
+  // read into) rather than in a buffer.
   bool mapped() const { return map_base_ != nullptr; }
 
  private:
@@ -54,7 +55,10 @@ class InputFile {
 // Reads `path` (`-`: standard input, up to `max_bytes`). Refuses, with an error that names the
 // path: a missing or unreadable file, a directory, anything that is not a regular file (devices
 // such as /dev/zero, pipes, sockets), a file whose size is not known (/proc and /sys files report
-// size 0 but are not empty), and an input over `max_bytes`.
+// size 0 but are not empty), an input over `max_bytes`, and a file whose size or modification
+// time changed while it was read ("changed while being read": it may have given part old, part
+// new bytes). Standard input is refused when it is a character device (a terminal, /dev/zero)
+// and when it holds a NUL byte (the read stops there).
 absl::StatusOr<InputFile> read_input_file(std::string_view path,
                                           int64_t max_bytes = kDefaultMaxInputBytes);
 

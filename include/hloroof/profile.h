@@ -58,9 +58,14 @@ struct Profile {
   std::vector<ProfilePlane> planes;
 };
 
+// The largest profile file read (an .xplane.pb, a trace JSON, gzipped or not): 1 GiB. The
+// profiles JAX writes for one step of a large model are tens of megabytes.
+inline constexpr int64_t kMaxProfileFileBytes = int64_t{1} << 30;
+
 // Reads a profile from a file (.xplane.pb, .json, .json.gz), a run folder holding one, a
 // profile directory (DIR/plugins/profile/RUN/, the newest run), or a capture folder of
-// tools/capture (its profile/ subfolder). An XSpace file is preferred to a JSON one.
+// tools/capture (its profile/ subfolder). An XSpace file is preferred to a JSON one. The file
+// gets the checks of read_input_file (a regular file, at most kMaxProfileFileBytes).
 absl::StatusOr<Profile> read_profile(std::string_view path);
 // An XSpace protobuf.
 absl::StatusOr<Profile> parse_xspace(std::string_view bytes, std::string_view origin);

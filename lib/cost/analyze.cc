@@ -159,6 +159,10 @@ OpCost instruction_cost(const Instruction& i, CostRole role, Context& context,
 }  // namespace cost
 
 absl::StatusOr<ModuleCost> analyze_cost(const Module& module, const CostOptions& options) {
+  if (options.default_trip_count < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "default_trip_count wants a non-negative integer, got ", options.default_trip_count));
+  }
   using cost::Context;
   if (module.entry() == nullptr) {
     return absl::InvalidArgumentError("the module has no entry computation to cost");

@@ -479,8 +479,11 @@ absl::Status SpecReader::read_efficiency(const json& root, std::string_view key,
                                          double* out) const {
   auto it = root.find(key);
   if (it == root.end()) return absl::OkStatus();
-  if (!it->is_number() || !(it->get<double>() > 0 && it->get<double>() <= 1)) {
-    return error(key, "expected a fraction in (0, 1]");
+  const double v = it->is_number() ? it->get<double>() : 0;
+  if (!it->is_number() || !(v >= internal::kMinEfficiency && v <= 1)) {
+    return error(key, absl::StrCat("expected a fraction from ", internal::kMinEfficiency,
+                                   " to 1 (a thousandth of the peak to all of it)",
+                                   it->is_number() ? absl::StrCat(", got ", v) : std::string()));
   }
   *out = it->get<double>();
   return absl::OkStatus();

@@ -30,6 +30,11 @@ struct SanityRange {
 };
 SanityRange sanity_range(Quantity q);
 
+// The smallest efficiency a device spec may give (matmul_efficiency, hbm_efficiency,
+// collective_bandwidth_efficiency): a thousandth of the peak. Below it a figure says the device
+// is not doing the work the model describes, and at 5e-324 an op's time is no longer finite.
+inline constexpr double kMinEfficiency = 1e-3;
+
 // "B, KB, MB, ..." for error messages.
 std::string accepted_units(Quantity q);
 

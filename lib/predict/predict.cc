@@ -326,6 +326,11 @@ std::string_view resource_name(const OpPrediction& op) {
 
 absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
                                              const PredictOptions& options) {
+  if (options.max_expanded_iterations < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_expanded_iterations wants a non-negative integer, got ",
+                     options.max_expanded_iterations));
+  }
   if (options.collective_formula != CollectiveFormula::kNetwork &&
       device.kind != DeviceKind::kGpu) {
     return absl::InvalidArgumentError(

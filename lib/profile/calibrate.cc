@@ -28,6 +28,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "device/embedded_files.h"
+#include "device/spec_units.h"
 #include "hloroof/profile.h"
 #include "report/wrap.h"
 #include "hloroof/text_table.h"
@@ -41,6 +42,11 @@ namespace hloroof {
 namespace {
 
 using profile_internal::OpClass;
+
+// The largest slowdown a fit may give (1 / the smallest efficiency a device spec takes), and the
+// longest overhead or latency (a device spec's times run to 1 s): a fitted device must read back.
+constexpr double kMaxSlowdown = 1 / internal::kMinEfficiency;
+constexpr double kMaxFittedTime = 1;
 using Align = TextTable::Align;
 
 constexpr double kUnlimited = 1e300;
@@ -320,8 +326,9 @@ Fit fit(const std::vector<Sample>& samples, const DeviceSpec& base, bool collect
     std::vector<double> b = {f.u, f.v, f.overhead_s, 1};
     std::vector<bool> fix = {!any_matmul, !any_memory, false, true};
     overhead_undetermined = false;
-    // Bounds: efficiencies at most 1 (u, v >= 1), overhead >= 0; a coefficient out of bounds
-    // is pinned to its bound and the rest solved again.
+    // Bounds, those a device spec may give: efficiencies from kMinEfficiency to 1 (u, v from 1
+    // to 1 / kMinEfficiency), overhead from 0 to 1 s; a coefficient out of bounds is pinned to
+    // its bound and the rest solved again.
     for (int pass = 0; pass < 4; ++pass) {
       determined = solve(x, y, fix, b, offset);
       if (!determined && !fix[2]) {
@@ -334,6 +341,9 @@ Fit fit(const std::vector<Sample>& samples, const DeviceSpec& base, bool collect
       if (!fix[0] && b[0] < 1) b[0] = 1, fix[0] = pinned = true;
       if (!fix[1] && b[1] < 1) b[1] = 1, fix[1] = pinned = true;
       if (!fix[2] && b[2] < 0) b[2] = 0, fix[2] = pinned = true;
+      if (!fix[0] && b[0] > kMaxSlowdown) b[0] = kMaxSlowdown, fix[0] = pinned = true;
+      if (!fix[1] && b[1] > kMaxSlowdown) b[1] = kMaxSlowdown, fix[1] = pinned = true;
+      if (!fix[2] && b[2] > kMaxFittedTime) b[2] = kMaxFittedTime, fix[2] = pinned = true;
       if (!pinned) break;
     }
     const Figures before = f;
@@ -419,7 +429,8 @@ void fit_collectives(const std::vector<Sample>& samples, const DeviceSpec& base,
                       : y.size() < 2 ? absl::StrCat(y.size(), " collectives; 2 or more needed")
                       : ok           ? absl::StrCat(y.size(), " collectives")
                                      : "collectives do not determine it";
-    if (ok) f.latency_s = b[0], f.w = b[1];
+    // A device spec's ranges (see above).
+    if (ok) f.latency_s = std::min(b[0], kMaxFittedTime), f.w = std::min(b[1], kMaxSlowdown);
     figure("collective_latency", latency_before, f.latency_s, ok, why);
     figure("collective_bandwidth_efficiency", efficiency_before, 1 / f.w, ok, why);
   } else {

@@ -6,16 +6,15 @@
 #include <climits>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "hloroof/input_file.h"
 #include "hloroof/profile.h"
 #include "nlohmann/json.hpp"
 #include "profile/xplane.pb.h"
@@ -72,15 +71,6 @@ absl::StatusOr<std::string> gunzip(std::string_view bytes, std::string_view orig
   }
   inflateEnd(&z);
   return out;
-}
-
-absl::StatusOr<std::string> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open '", path.string(), "'"));
-  std::ostringstream data;
-  data << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read '", path.string(), "'"));
-  return std::move(data).str();
 }
 
 // ---- XSpace ------------------------------------------------------------------------------
@@ -362,14 +352,17 @@ absl::StatusOr<Profile> read_profile(std::string_view path_text) {
     }
     file = *found;
   }
-  absl::StatusOr<std::string> bytes = read_file(file);
-  if (!bytes.ok()) return bytes.status();
+  // The checks every input gets: a regular file (not /dev/zero, not a named pipe), its size
+  // known and within the limit.
+  absl::StatusOr<InputFile> read = read_input_file(file.string(), kMaxProfileFileBytes);
+  if (!read.ok()) return read.status();
+  const std::string_view bytes = read->text();
   const std::string name = file.filename().string();
   const std::string origin = file.string();
   const bool json_name = absl::EndsWith(name, ".json") || absl::EndsWith(name, ".json.gz");
-  const bool looks_json = !bytes->empty() && ((*bytes)[0] == '{' || (*bytes)[0] == '[');
-  if (json_name || is_gzip(*bytes) || looks_json) return parse_trace_json(*bytes, origin);
-  return parse_xspace(*bytes, origin);
+  const bool looks_json = !bytes.empty() && (bytes[0] == '{' || bytes[0] == '[');
+  if (json_name || is_gzip(bytes) || looks_json) return parse_trace_json(bytes, origin);
+  return parse_xspace(bytes, origin);
 }
 
 absl::StatusOr<const ProfilePlane*> device_plane(const Profile& profile, int index) {

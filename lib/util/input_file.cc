@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -75,20 +76,30 @@ absl::Status too_large(std::string_view what, std::string_view size_words, int64
                                             " the input limit of ", max_bytes, " bytes"));
 }
 
-// Reads until end of file or until more than `max_bytes` were read (then `*over` is set).
+// Reads standard input until its end, or until more than `max_bytes` were read (then `*over` is
+// set). The buffer doubles up to the limit and a page past it, never beyond. A NUL byte ends the
+// read with an error: no text holds one, and a stream of them (`< /dev/zero`) would otherwise be
+// read to the limit.
 absl::Status read_all(int fd, std::string_view path, int64_t max_bytes, std::string* out,
                       bool* over) {
   *over = false;
+  const size_t cap = static_cast<size_t>(max_bytes) + 4096;
   size_t used = out->size();
   for (;;) {
     if (out->size() - used < 4096) {
       size_t grown = out->size() < 65536 ? 65536 : out->size() * 2;
-      out->resize(grown);
+      out->resize(std::min(grown, cap));
     }
     ssize_t n = ::read(fd, out->data() + used, out->size() - used);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno_error(path, errno);
     if (n == 0) break;
+    if (const void* nul = std::memchr(out->data() + used, '\0', static_cast<size_t>(n))) {
+      const size_t at = static_cast<size_t>(static_cast<const char*>(nul) - out->data());
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot read standard input: it holds a NUL byte (at byte ", at,
+                       "), which no text holds; give a text file"));
+    }
     used += static_cast<size_t>(n);
     if (static_cast<int64_t>(used) > max_bytes) {
       *over = true;
@@ -99,6 +110,20 @@ absl::Status read_all(int fd, std::string_view path, int64_t max_bytes, std::str
   return absl::OkStatus();
 }
 
+absl::Status changed_while_read(std::string_view path) {
+  return absl::DataLossError(absl::StrCat(
+      "cannot read ", quoted(path),
+      ": it changed while being read (another program is writing it?); read it again when it is "
+      "written, or copy it first"));
+}
+
+// Whether `a` and `b` (fstat of one file before and after reading it) show the same contents:
+// the same size and modification time.
+bool same_contents(const struct stat& a, const struct stat& b) {
+  return a.st_size == b.st_size && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
+         a.st_mtim.tv_nsec == b.st_mtim.tv_nsec && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
 // Reads exactly `size` bytes into `out`.
 absl::Status read_into(int fd, std::string_view path, size_t size, char* out) {
   size_t used = 0;
@@ -106,10 +131,7 @@ absl::Status read_into(int fd, std::string_view path, size_t size, char* out) {
     ssize_t n = ::read(fd, out + used, size - used);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno_error(path, errno);
-    if (n == 0) {
-      return absl::DataLossError(
-          absl::StrCat("cannot read ", quoted(path), ": it became shorter while being read"));
-    }
+    if (n == 0) return changed_while_read(path);  // it became shorter
     used += static_cast<size_t>(n);
   }
   return absl::OkStatus();
@@ -158,6 +180,13 @@ absl::StatusOr<InputFile> read_input_file(std::string_view path, int64_t max_byt
   InputFile file;
   file.path_ = std::string(path);
   if (path == "-") {
+    struct stat in;
+    if (::fstat(STDIN_FILENO, &in) == 0 && S_ISCHR(in.st_mode)) {
+      // A terminal, /dev/zero, /dev/urandom: no HLO text comes from a character device.
+      return absl::InvalidArgumentError(
+          "cannot read standard input: it is a character device (a terminal, /dev/zero?); "
+          "redirect a file into it (`< FILE`) or pipe one");
+    }
     bool over = false;
     if (absl::Status s = read_all(STDIN_FILENO, "-", max_bytes, &file.buffer_, &over); !s.ok()) {
       return s;
@@ -198,15 +227,15 @@ absl::StatusOr<InputFile> read_input_file(std::string_view path, int64_t max_byt
     return file;
   }
 
-  // The text lies in a reservation one byte longer than the file, rounded up to pages, so that
-  // the byte after the text is a readable zero: past the file's end within its last page the
-  // kernel fills zeros; when the file ends on a page boundary, the reservation's extra page is.
-  // The file's huge pages (2 MiB each) are read into huge pages: one copy, after which
-  // the text costs much less to touch the first time than a mapping of the file in 4 KiB pages
-  // (util/huge_pages.h; about 1 ms less for a 3.6 MB file on a virtual machine). So is its last
-  // part when the huge page it takes would leave at most an eighth of a byte per text byte
-  // unused (resident all the same): 0.6 ms less for a 3.8 MB file, its last 1.6 MiB in one.
-  // The rest, and the whole file where huge pages are not given, is a mapping of the file.
+  // The text is read (read(2), not mapped: a file rewritten or cut short while mapped would
+  // kill the process with SIGBUS when a page of it is touched) into memory of its own, one byte
+  // longer than the file and rounded up to pages, so that the byte after the text is a readable
+  // zero. Its parts of 2 MiB are huge pages where the system gives them: one copy, after which
+  // the text costs much less to touch the first time than 4 KiB pages (util/huge_pages.h); so is
+  // its last part when the huge page it takes would leave at most an eighth of a byte per text
+  // byte unused (resident all the same). After the read, the file must still have the size and
+  // modification time it had before: a file rewritten meanwhile (`cp` over it) may have given
+  // part old, part new bytes, so it is an error rather than a mixture.
   const size_t bytes = static_cast<size_t>(size);
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   size_t span = (bytes / page + 1) * page;
@@ -218,37 +247,29 @@ absl::StatusOr<InputFile> read_input_file(std::string_view path, int64_t max_byt
   }
   void* base = huge > 0 ? detail::map_huge_pages(span, huge) : nullptr;
   if (base == nullptr) {
-    huge = 0;
-    base = ::mmap(nullptr, span, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    base = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED) base = nullptr;
   }
+  const struct stat before = st;
   if (base != nullptr) {
     char* text = static_cast<char*>(base);
-    if (huge > 0) {
-      if (absl::Status s = read_into(fd.get(), path, std::min(huge, bytes), text); !s.ok()) {
-        ::munmap(base, span);
-        return s;
-      }
-      (void)::mprotect(base, huge, PROT_READ);
+    absl::Status s = read_into(fd.get(), path, bytes, text);
+    if (s.ok() && (::fstat(fd.get(), &st) != 0 || !same_contents(before, st))) {
+      s = changed_while_read(path);
     }
-    bool ok = true;
-    if (bytes > huge) {
-      void* mapped =
-          ::mmap(text + huge, bytes - huge, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE,
-                 fd.get(), static_cast<off_t>(huge));
-      ok = mapped != MAP_FAILED;
+    if (!s.ok()) {
+      ::munmap(base, span);
+      return s;
     }
-    if (ok) {
-      file.map_base_ = base;
-      file.map_bytes_ = span;
-      file.text_ = std::string_view(text, bytes);
-      return file;
-    }
-    ::munmap(base, span);
-    if (huge > 0 && ::lseek(fd.get(), 0, SEEK_SET) != 0) return errno_error(path, errno);
+    (void)::mprotect(base, span, PROT_READ);
+    file.map_base_ = base;
+    file.map_bytes_ = span;
+    file.text_ = std::string_view(text, bytes);
+    return file;
   }
-  // No mapping (a file system without mmap): one read of the file's size.
+  // No memory mapped for it: one read of the file's size into a buffer.
   if (absl::Status s = read_exact(fd.get(), path, bytes, &file.buffer_); !s.ok()) return s;
+  if (::fstat(fd.get(), &st) != 0 || !same_contents(before, st)) return changed_while_read(path);
   file.text_ = std::string_view(file.buffer_);
   return file;
 }

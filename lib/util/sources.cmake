@@ -1,6 +1,8 @@
 target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/huge_pages.cc
   ${CMAKE_CURRENT_LIST_DIR}/input_file.cc
+  ${CMAKE_CURRENT_LIST_DIR}/output_file.cc
+  ${CMAKE_CURRENT_LIST_DIR}/text_safety.cc
   ${CMAKE_CURRENT_LIST_DIR}/version.cc
 )
 set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/version.cc APPEND PROPERTY COMPILE_DEFINITIONS

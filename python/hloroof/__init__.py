@@ -25,6 +25,7 @@ message of the command-line tool, and `ValueError` for anything else the library
 from __future__ import annotations
 
 import json as _json
+import os as _os
 import re as _re
 from typing import Any, Dict, List, Optional, Union
 
@@ -253,12 +254,24 @@ def compare_profile(module_or_text: Text, profile: str,
             jax.block_until_ready(compiled(*args))
         hloroof.compare_profile(compiled, "/tmp/trace", "h100")["step"]
     """
+    profile_path = _path_argument("compare_profile", "profile", profile)
     source, device, options, notes, warnings = _resolve_device(module_or_text, device, options)
     module = _module_of(source)
     prediction = predict(module, device, **options)
     _add_notes(prediction, notes, warnings)
-    return _json.loads(_hloroof._compare_profile(module, prediction, str(profile), module_name,
+    return _json.loads(_hloroof._compare_profile(module, prediction, profile_path, module_name,
                                                  device_index))
+
+
+def _path_argument(function: str, name: str, value: Any) -> str:
+    """`value` as a path (a str or an os.PathLike); TypeError naming the argument otherwise,
+    rather than a file named "None"."""
+    if isinstance(value, (str, _os.PathLike)):
+        path = _os.fspath(value)
+        if isinstance(path, str):
+            return path
+    raise TypeError(f"{function}() wants {name} as a path (str or os.PathLike), got "
+                    f"{type(value).__name__} {value!r}")
 
 
 def _split_device(name: str):
@@ -270,7 +283,10 @@ def _split_device(name: str):
 
 
 def _device_spec(name: str) -> DeviceSpec:
-    return _hloroof._device(_split_device(name)[0])
+    if not isinstance(name, (str, _os.PathLike)):
+        raise TypeError(f"device wants a device name (as `hloroof devices` lists them) or a "
+                        f"device JSON path, got {type(name).__name__} {name!r}")
+    return _hloroof._device(_split_device(_os.fspath(name))[0])
 
 
 def device(name: str) -> DeviceSpec:

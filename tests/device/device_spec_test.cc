@@ -284,7 +284,11 @@ TEST_CASE("bad spec files get errors naming the file and the field") {
   CHECK_THAT(error_after([](J& j) { j["matrix_flops_per_s"] = J::object(); }),
              Contains("field 'matrix_flops_per_s': lists no element type"));
   CHECK_THAT(error_after([](J& j) { j["matmul_efficiency"] = 1.5; }),
-             Contains("field 'matmul_efficiency': expected a fraction in (0, 1]"));
+             Contains("field 'matmul_efficiency': expected a fraction from 0.001 to 1"));
+  // The smallest double above 0 passed once, and made every op's time infinite.
+  CHECK_THAT(error_after([](J& j) { j["hbm_efficiency"] = 5e-324; }),
+             Contains("field 'hbm_efficiency': expected a fraction from 0.001 to 1 (a thousandth "
+                      "of the peak to all of it), got 4.94066e-324"));
   CHECK_THAT(error_after([](J& j) { j["schema_version"] = 2; }),
              Contains("field 'schema_version': expected 1"));
   CHECK_THAT(error_after([](J& j) { j["name"] = "tpu:v5e"; }), Contains("field 'name'"));
@@ -469,7 +473,7 @@ TEST_CASE("calibration fields: set or not, and checked") {
   CHECK(d->collective_bandwidth_efficiency == 0.75);
   CHECK(d->collective_latency_s == Approx(20e-6));
   CHECK_THAT(error_after([](nlohmann::json& e) { e["collective_bandwidth_efficiency"] = 0; }),
-             Contains("field 'collective_bandwidth_efficiency': expected a fraction in (0, 1]"));
+             Contains("field 'collective_bandwidth_efficiency': expected a fraction from 0.001"));
   // The built-in specs set none: their expected times come from the measured models.
   for (const std::string& name : builtin_device_names()) {
     absl::StatusOr<DeviceSpec> b = device(name);

@@ -3,6 +3,8 @@
 // a command (a crash, a hang, unbounded memory) before the command learned to refuse or handle
 // it.
 //   make_hostile_inputs SOURCE_DIR OUT_DIR
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -145,6 +147,20 @@ int main(int argc, char** argv) {
   ok &= write(out, "device_array_deep.json",
               replaced(spec, first_key,
                        first_key + " \"x\": " + repeat("[", kDeep) + repeat("]", kDeep) + ","));
+  // Efficiency figures: the smallest double above 0.
+  ok &= write(out, "device_efficiency_5e-324.json",
+              replaced(spec, first_key, first_key + " \"matmul_efficiency\": 5e-324,"));
+  // Standard input: text, then a NUL byte at byte 11 ("HloModule m" is 11 bytes), then more.
+  ok &= write(out, "nul_bytes.hlo", std::string("HloModule m\0\nENTRY e {}\n", 24));
+  // A named pipe where a profile should be (nothing ever writes it).
+  const std::string fifo = out + "/profile.fifo.trace.json";
+  std::filesystem::remove(fifo, made);
+  ok &= ::mkfifo(fifo.c_str(), 0600) == 0;
+  // A module that an output path names too.
+  std::ifstream small_file(source_dir + "/tests/hostile/inputs/small.hlo", std::ios::binary);
+  std::ostringstream small;
+  small << small_file.rdbuf();
+  ok &= write(out, "output_is_input.hlo", small.str());
   if (!ok) {
     std::cerr << "make_hostile_inputs: cannot write to " << out << "\n";
     return 1;

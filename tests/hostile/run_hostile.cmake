@@ -1,14 +1,18 @@
 # Runs one command of the hostile-input corpus and checks how it ends (tests/hostile/README.md).
 #   cmake -DCOMMAND=prog|arg|... -DEXPECT=ok|error [-DMESSAGE=text] [-DJSON=ON] [-DTIMEOUT=s]
-#         -P run_hostile.cmake
+#         [-DSTDIN=file] -P run_hostile.cmake
 # ok: exit 0 (and, with JSON, standard output is one JSON value). error: exit 1 with an
 # `error:` line containing MESSAGE. Either way: no signal, no hang, no sanitizer report.
 if(NOT DEFINED TIMEOUT)
   set(TIMEOUT 30)
 endif()
 string(REPLACE "|" ";" command "${COMMAND}")
+set(stdin_option)
+if(DEFINED STDIN)
+  set(stdin_option INPUT_FILE ${STDIN})
+endif()
 execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
-                TIMEOUT ${TIMEOUT})
+                TIMEOUT ${TIMEOUT} ${stdin_option})
 string(SUBSTRING "${err}" 0 2000 err_head)
 if(NOT rc MATCHES "^[0-9]+$")
   message(FATAL_ERROR "did not finish (${rc}) within ${TIMEOUT} s: ${COMMAND}\n${err_head}")

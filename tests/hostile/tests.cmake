@@ -19,10 +19,14 @@ add_test(NAME hostile.generate
 set_tests_properties(hostile.generate PROPERTIES FIXTURES_SETUP hostile_inputs)
 
 # hostile_run(NAME EXPECT MESSAGE COMMAND_ARGS...): `hloroof COMMAND_ARGS...` must end as EXPECT
-# says ("ok", "json" = ok with JSON on standard output, or "error" with MESSAGE in it).
+# says ("ok", "json" = ok with JSON on standard output, or "error" with MESSAGE in it). With
+# HOSTILE_STDIN set, standard input reads that file.
 function(hostile_run name expect message)
   list(JOIN ARGN "|" words)
   set(defines -DCOMMAND=$<TARGET_FILE:hloroof_cli>|${words} -DTIMEOUT=60)
+  if(DEFINED HOSTILE_STDIN)
+    list(APPEND defines -DSTDIN=${HOSTILE_STDIN})
+  endif()
   if(expect STREQUAL "json")
     list(APPEND defines -DEXPECT=ok -DJSON=ON)
   else()
@@ -123,3 +127,45 @@ hostile_device(device_proc_mem /proc/self/mem "cannot read '/proc/self/mem'")
 hostile_run(parse_directory error "it is a directory" parse /)
 hostile_run(parse_dev_zero error "it is a character device" parse /dev/zero)
 hostile_run(cost_dev_zero error "it is a character device" cost /dev/zero)
+
+# Module attributes whose product overflows int64 (2^62 x 4): the CLI's note on idle devices
+# multiplied them (undefined behaviour that UBSan reports); the topology cannot hold them.
+hostile_run(replica_count_overflow.predict error "devices" predict
+            ${HOSTILE_INPUTS}/replica_count_overflow.hlo --device tpu_v5e:2x2)
+hostile_run(replica_count_overflow.memory ok "" memory
+            ${HOSTILE_INPUTS}/replica_count_overflow.hlo --device tpu_v5e:2x2)
+
+# Standard input that never ends (was 8.4 GB of memory and 27 s, read to the 4 GiB limit).
+set(HOSTILE_STDIN /dev/zero)
+hostile_run(stdin_dev_zero.parse error "standard input: it is a character device" parse -)
+hostile_run(stdin_dev_zero.predict error "standard input: it is a character device" predict -)
+unset(HOSTILE_STDIN)
+set(HOSTILE_STDIN ${HOSTILE_GENERATED}/nul_bytes.hlo)
+hostile_run(stdin_nul.parse error "it holds a NUL byte (at byte 11)" parse -)
+unset(HOSTILE_STDIN)
+
+# Efficiencies: the smallest double above 0 made every op's time infinite.
+hostile_device(device_efficiency_5e-324 ${HOSTILE_GENERATED}/device_efficiency_5e-324.json
+               "field 'matmul_efficiency': expected a fraction from 0.001 to 1")
+
+# Profiles that are not regular files: /dev/zero grew without bound, a named pipe hung.
+foreach(profile dev_zero fifo)
+  if(profile STREQUAL "dev_zero")
+    set(path /dev/zero)
+    set(what "it is a character device")
+  else()
+    set(path ${HOSTILE_GENERATED}/profile.fifo.trace.json)
+    set(what "it is a named pipe")
+  endif()
+  hostile_run(profile_${profile}.profile error "${what}" profile ${HOSTILE_INPUTS}/small.hlo
+              ${path} --device h100)
+  hostile_run(profile_${profile}.calibrate error "${what}" calibrate ${path}
+              --hlo ${HOSTILE_INPUTS}/small.hlo --device h100)
+endforeach()
+
+# Outputs that name an input are refused (they overwrote the input).
+hostile_run(output_is_input.trace error "it is an input of this command" predict
+            ${HOSTILE_GENERATED}/output_is_input.hlo --trace ${HOSTILE_GENERATED}/output_is_input.hlo)
+hostile_run(output_is_input.roofline error "it is an input of this command" predict
+            ${HOSTILE_GENERATED}/output_is_input.hlo
+            --roofline ${HOSTILE_GENERATED}/../hostile/output_is_input.hlo)

@@ -226,6 +226,28 @@ def test_other_errors_are_value_errors_with_the_cli_message(h100_text):
         hloroof.predict(h100_text, "tpu_v5e:2x2")
 
 
+def test_what_the_cli_refuses_python_refuses(h100_text, tmp_path, monkeypatch):
+    # A negative trip count gave a 0 s step; the CLI's --trip-count refuses it.
+    assert run_cli("predict", H100, "--device", "h100", "--trip-count", "-1").returncode == 2
+    with pytest.raises(ValueError, match="default_trip_count wants a non-negative integer, "
+                                         "got -1"):
+        hloroof.predict(h100_text, "h100", default_trip_count=-1)
+    with pytest.raises(ValueError, match="default_trip_count wants a non-negative integer"):
+        hloroof.cost(h100_text, default_trip_count=-3)
+    with pytest.raises(ValueError, match="max_expanded_iterations wants a non-negative integer, "
+                                         "got -1"):
+        hloroof.predict(h100_text, "h100", max_expanded_iterations=-1)
+    # None is no device and no profile (it raised AttributeError, and opened a file "None").
+    with pytest.raises(TypeError, match="device wants a device name .* got NoneType None"):
+        hloroof.device(None)
+    (tmp_path / "None").write_text("not a profile")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(TypeError, match="compare_profile\\(\\) wants profile as a path"):
+        hloroof.compare_profile(h100_text, None, "h100")
+    # A path object is a path.
+    assert hloroof.device(SOURCE / "data" / "hardware" / "h100.json").name == "h100"
+
+
 # ---- The module.
 
 def test_module_structure_and_round_trip(h100_text):

@@ -67,7 +67,8 @@ TEST_CASE("A file that ends on a page boundary still has a NUL after its text") 
 }
 
 TEST_CASE("A file of several huge pages reads whole, with a NUL after its text") {
-  // 2 MiB and more are read into huge pages, the rest mapped: both parts must read back, whether
+  // 2 MiB and more are read into huge pages, the rest into 4 KiB pages: both parts must read
+  // back, whether
   // the file ends inside a huge page or on its boundary. A last part that leaves at most an
   // eighth of the file's size of its huge page unused is read into one too: 4 MiB - 1 (one
   // byte unused, the NUL) and 4 MiB - 100 KB (800 KB <= 3.9 MB) are; 5 MiB - 1 (1 MiB + 1
@@ -84,6 +85,23 @@ TEST_CASE("A file of several huge pages reads whole, with a NUL after its text")
     CHECK(f->text().size() == size);
     CHECK(f->text() == contents);
     CHECK(f->text().data()[size] == '\0');
+  }
+}
+
+TEST_CASE("A file cut short and rewritten after it was read leaves the text as it was") {
+  // The text is the file's bytes as read, not a mapping of the file: a mapping would raise
+  // SIGBUS on the first touch of a page past the file's new end.
+  TempDir dir;
+  for (size_t size : {size_t{100} << 10, (size_t{3} << 20) + 5}) {
+    INFO(size);
+    const std::string contents(size, 'a');
+    const std::string path = dir.write("changing.hlo", contents);
+    absl::StatusOr<InputFile> f = read_input_file(path);
+    REQUIRE(f.ok());
+    REQUIRE(truncate(path.c_str(), 0) == 0);
+    dir.write("changing.hlo", "b");
+    CHECK(f->text().size() == size);
+    CHECK(f->text() == contents);
   }
 }
 
@@ -202,6 +220,29 @@ TEST_CASE("'-' reads standard input, up to the limit") {
     REQUIRE(!f.ok());
     CHECK(message_of(f) == "cannot read standard input: it is over the input limit of 1000 bytes");
   });
+}
+
+TEST_CASE("Standard input stops at its first NUL byte and refuses a character device") {
+  TempDir dir;
+  // "abc" and a NUL at byte 3 (counting from 0), then more text that is never used.
+  with_stdin(dir, std::string("abc\0def", 7), [&] {
+    absl::StatusOr<InputFile> f = read_input_file("-");
+    REQUIRE(!f.ok());
+    CHECK(message_of(f) ==
+          "cannot read standard input: it holds a NUL byte (at byte 3), which no text holds; "
+          "give a text file");
+  });
+  if (!fs::exists("/dev/zero")) return;
+  FILE* zero = std::fopen("/dev/zero", "rb");
+  REQUIRE(zero != nullptr);
+  const int saved = dup(STDIN_FILENO);
+  REQUIRE(dup2(fileno(zero), STDIN_FILENO) == STDIN_FILENO);
+  absl::StatusOr<InputFile> f = read_input_file("-");
+  dup2(saved, STDIN_FILENO);
+  close(saved);
+  std::fclose(zero);
+  REQUIRE(!f.ok());
+  CHECK(message_of(f).find("standard input: it is a character device") != std::string::npos);
 }
 
 }  // namespace

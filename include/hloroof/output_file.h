@@ -1,0 +1,29 @@
+// The one writer for every output file (traces, roofline charts, fitted devices): the old file
+// stays as it was unless the new one was written whole.
+#ifndef HLOROOF_OUTPUT_FILE_H_
+#define HLOROOF_OUTPUT_FILE_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+
+namespace hloroof {
+
+// Writes `contents` to `path`: into a temporary file beside it (same directory, so the same
+// file system), flushed to the disk, then renamed over `path` in one step. A failure (a full
+// disk, a file-size limit, a directory that cannot be written) leaves any old file at `path` as
+// it was and no temporary behind; two writers of one path leave one whole file. A symbolic link
+// at `path` is followed: the file it names is replaced. A path that exists and is not a regular
+// file (/dev/null, /dev/stdout, a named pipe) is written in place, as it cannot be replaced.
+// Refused: an empty path, a directory, and a path that names one of `inputs` (the same file:
+// the same device and inode, whatever the spelling), which would destroy what was read. `what`
+// names the output in errors ("the trace"): "cannot write the trace to 'PATH': ...".
+absl::Status write_output_file(std::string_view path, std::string_view contents,
+                               std::string_view what,
+                               absl::Span<const std::string> inputs = {});
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_OUTPUT_FILE_H_

@@ -1,0 +1,114 @@
+#include "hloroof/output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "util/absl_compat.h"
+
+namespace hloroof {
+namespace {
+
+std::string target_words(std::string_view what, std::string_view path) {
+  return absl::StrCat("cannot write ", sv(what), " to '", sv(path), "'");
+}
+
+absl::Status errno_status(std::string_view what, std::string_view path, int error,
+                          bool old_kept) {
+  return absl::UnavailableError(
+      absl::StrCat(target_words(what, path), ": ", std::strerror(error),
+                   old_kept ? " (the file already there is left as it was)" : ""));
+}
+
+// Writes all of `contents` to `fd`; 0 or the errno of the failure.
+int write_all(int fd, std::string_view contents) {
+  size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return EIO;
+    done += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+// The directory part of `path` ("." when it has none) and the file name.
+std::pair<std::string, std::string> split_path(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return {".", path};
+  return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
+}
+
+}  // namespace
+
+absl::Status write_output_file(std::string_view path_text, std::string_view contents,
+                               std::string_view what, absl::Span<const std::string> inputs) {
+  if (path_text.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(target_words(what, ""), ": the path is empty"));
+  }
+  std::string path(path_text);
+  struct stat target;
+  const bool exists = ::stat(path.c_str(), &target) == 0;
+  if (exists) {
+    if (S_ISDIR(target.st_mode)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(target_words(what, path), ": it is a directory; name a file in it"));
+    }
+    for (const std::string& input : inputs) {
+      struct stat read;
+      if (input.empty() || input == "-" || ::stat(input.c_str(), &read) != 0) continue;
+      if (read.st_dev == target.st_dev && read.st_ino == target.st_ino) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            target_words(what, path), ": it is an input of this command ('", input,
+            "'), which would be overwritten; write to another file"));
+      }
+    }
+    if (!S_ISREG(target.st_mode)) {
+      // /dev/null, /dev/stdout, a named pipe: written in place (not replaced by a file).
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+      if (fd < 0) return errno_status(what, path, errno, false);
+      int error = write_all(fd, contents);
+      if (::close(fd) != 0 && error == 0) error = errno;
+      return error == 0 ? absl::OkStatus() : errno_status(what, path, error, false);
+    }
+    // A symbolic link: replace the file it names, not the link.
+    if (char* resolved = ::realpath(path.c_str(), nullptr); resolved != nullptr) {
+      path = resolved;
+      std::free(resolved);
+    }
+  }
+  // A new name beside the target, created as any new file is (0666 less the umask).
+  static std::atomic<uint64_t> counter{0};
+  const auto [directory, name] = split_path(path);
+  std::string temporary;
+  int fd = -1;
+  for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
+    temporary = absl::StrCat(directory, "/.", name, ".tmp.", ::getpid(), ".", counter++);
+    fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) return errno_status(what, path_text, errno, exists);
+  int error = write_all(fd, contents);
+  // A replaced file keeps its permissions.
+  if (error == 0 && exists && ::fchmod(fd, target.st_mode & 07777) != 0) error = errno;
+  if (error == 0 && ::fsync(fd) != 0 && errno != EINVAL) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
+  if (error != 0) {
+    ::unlink(temporary.c_str());
+    return errno_status(what, path_text, error, exists);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hloroof

@@ -1,0 +1,140 @@
+#include "hloroof/output_file.h"
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "util/text_safety.h"
+
+namespace hloroof {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "hloroof_output_XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::permissions(path_, fs::perms::owner_all, ignored);
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string contents_of(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+size_t files_in(const fs::path& dir) {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir)) ++n;
+  return n;
+}
+
+TEST_CASE("An output replaces the old file whole and leaves nothing beside it") {
+  TempDir dir;
+  const fs::path out = dir.path() / "step.trace.json";
+  std::ofstream(out) << "old";
+  fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  REQUIRE(write_output_file(out.string(), "new contents", "the trace").ok());
+  CHECK(contents_of(out) == "new contents");
+  CHECK(files_in(dir.path()) == 1);  // no temporary left
+  // The replaced file keeps its permissions.
+  CHECK(fs::status(out).permissions() ==
+        (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
+  // A new file.
+  REQUIRE(write_output_file((dir.path() / "new.svg").string(), "<svg/>", "the roofline").ok());
+  CHECK(contents_of(dir.path() / "new.svg") == "<svg/>");
+}
+
+TEST_CASE("A write that fails leaves the old file as it was") {
+  TempDir dir;
+  const fs::path out = dir.path() / "device.json";
+  std::ofstream(out) << "{\"old\": true}";
+  // A file-size limit of 1000 bytes: writing 5000 fails (EFBIG). In a child process, so that
+  // the limit does not outlive the test.
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{1000, 1000};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    const absl::Status s = write_output_file(out.string(), std::string(5000, 'x'), "the device");
+    const bool said = !s.ok() && s.message().find("cannot write the device to '") == 0 &&
+                      s.message().find("the file already there is left as it was") !=
+                          std::string::npos;
+    _exit(said ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(contents_of(out) == "{\"old\": true}");
+  CHECK(files_in(dir.path()) == 1);
+  // A directory that does not exist.
+  const absl::Status missing =
+      write_output_file((dir.path() / "no" / "x.json").string(), "x", "the trace");
+  CHECK(missing.message().find("No such file or directory") != std::string_view::npos);
+}
+
+TEST_CASE("An output that names an input is refused, however it is spelled") {
+  TempDir dir;
+  const fs::path in = dir.path() / "in.hlo";
+  std::ofstream(in) << "HloModule m";
+  fs::create_symlink(in, dir.path() / "link.hlo");
+  const std::string inputs[] = {in.string()};
+  for (const fs::path& out : {in, dir.path() / "." / "in.hlo", dir.path() / "link.hlo"}) {
+    INFO(out.string());
+    const absl::Status s = write_output_file(out.string(), "trace", "the trace", inputs);
+    CHECK(s.message() == "cannot write the trace to '" + out.string() +
+                             "': it is an input of this command ('" + in.string() +
+                             "'), which would be overwritten; write to another file");
+  }
+  CHECK(contents_of(in) == "HloModule m");
+  // A link to another file: the file it names is replaced, the link stays a link.
+  const fs::path target = dir.path() / "target.json";
+  std::ofstream(target) << "old";
+  fs::create_symlink(target, dir.path() / "out.json");
+  REQUIRE(write_output_file((dir.path() / "out.json").string(), "new", "the trace", inputs).ok());
+  CHECK(fs::is_symlink(dir.path() / "out.json"));
+  CHECK(contents_of(target) == "new");
+  // What cannot be replaced is written in place, and a directory is refused.
+  CHECK(write_output_file("/dev/null", "x", "the trace").ok());
+  CHECK(write_output_file(dir.path().string(), "x", "the trace").message().find(
+            "it is a directory") != std::string_view::npos);
+}
+
+TEST_CASE("Names from outside print without control characters") {
+  // ESC [ 2 J clears a terminal; ESC ] 0 ; ... BEL sets its title.
+  CHECK(printable("\x1b[2J\x1b]0;pwn\a") == "\\x1b[2J\\x1b]0;pwn\\x07");
+  CHECK(printable("fusion.1\nfusion.2\t\r") == "fusion.1\\nfusion.2\\t\\r");
+  // U+009B (CSI in some terminals) as UTF-8, and the same byte alone (not UTF-8).
+  CHECK(printable("a\xc2\x9b" "b\x9b" "c") == "a\\xc2\\x9bb\\x9bc");
+  CHECK(printable("caf\xc3\xa9 \xe2\x88\x9e") == "caf\xc3\xa9 \xe2\x88\x9e");  // unchanged
+  CHECK(utf8_replaced("ok\xff\xfe" "ok") == "ok\xef\xbf\xbd\xef\xbf\xbdok");
+  CHECK(utf8_replaced("\xed\xa0\x80") == "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // surrogate
+  CHECK(utf8_replaced("\xf0\x9f\x98\x80") == "\xf0\x9f\x98\x80");
+}
+
+}  // namespace
+}  // namespace hloroof
