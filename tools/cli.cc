@@ -14,6 +14,7 @@
 #include "hloroof/topology.h"
 #include "util/absl_compat.h"
 #include "util/checked_math.h"
+#include "util/text_safety.h"
 #include "re2/re2.h"
 
 namespace hloroof::cli {
@@ -129,7 +130,14 @@ std::string json_text(const nlohmann::ordered_json& j, int indent) {
 int fail(const absl::Status& status) {
   static const RE2 kFileDiagnostic(R"(^[^\s:][^:\n]*:\d+:\d+: error: )");
   static const RE2 kBareLocation(R"(^(\d+:\d+): error: )");
-  std::string message(status.message());
+  // Names in messages come from files (ops, planes, paths): their control characters print
+  // escaped, line by line, so that no message can drive the terminal.
+  std::string message;
+  bool first = true;
+  for (absl::string_view line : absl::StrSplit(status.message(), '\n')) {
+    absl::StrAppend(&message, first ? "" : "\n", printable(sv(line)));
+    first = false;
+  }
   if (RE2::PartialMatch(message, kFileDiagnostic)) {
     // Already `file:line:column: error: ...`, the form editors and tools understand.
     std::cerr << message << "\n";

@@ -12,6 +12,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/units.h"
 #include "util/absl_compat.h"
+#include "util/text_safety.h"
 
 namespace hloroof::cli {
 namespace {
@@ -48,7 +49,8 @@ std::string module_list(const std::vector<DumpModule>& modules) {
   std::vector<std::string> names;
   for (const DumpModule& m : modules) {
     if (names.size() == kModulesListed) break;
-    names.push_back(absl::StrCat(m.name, " (", m.id.empty() ? "" : absl::StrCat(m.id, ", "),
+    names.push_back(absl::StrCat(printable(m.name), " (",
+                                 m.id.empty() ? "" : absl::StrCat(printable(m.id), ", "),
                                  format_bytes(static_cast<double>(m.bytes)), ")"));
   }
   std::string list = absl::StrJoin(names, ", ");
@@ -197,8 +199,9 @@ absl::StatusOr<LoadedModule> load_module(const std::string& path, std::string_vi
 }
 
 void print_input_messages(const LoadedModule& loaded) {
-  for (const std::string& n : loaded.notes) std::cerr << "note: " << n << "\n";
-  for (const std::string& w : loaded.warnings) std::cerr << "warning: " << w << "\n";
+  // File and module names print with their control characters escaped.
+  for (const std::string& n : loaded.notes) std::cerr << "note: " << printable(n) << "\n";
+  for (const std::string& w : loaded.warnings) std::cerr << "warning: " << printable(w) << "\n";
 }
 
 void prepend_input_notes(const LoadedModule& loaded, const DeviceChoice& choice,

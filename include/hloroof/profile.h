@@ -61,16 +61,26 @@ struct Profile {
 // The largest profile file read (an .xplane.pb, a trace JSON, gzipped or not): 1 GiB. The
 // profiles JAX writes for one step of a large model are tens of megabytes.
 inline constexpr int64_t kMaxProfileFileBytes = int64_t{1} << 30;
+// What one profile may hold (docs/limits.md), checked as it is read, before the memory is taken:
+// the JSON text a trace may be or inflate to (1 GiB), its planes (devices and hosts: 4096),
+// lines (timeline rows: 2^20), events (2^23, about 8.4 million; a step of a large model has tens
+// of thousands), and the memory its planes, lines and events take (1 GiB).
+inline constexpr int64_t kMaxTraceTextBytes = int64_t{1} << 30;
+inline constexpr int64_t kMaxProfilePlanes = 4096;
+inline constexpr int64_t kMaxProfileLines = int64_t{1} << 20;
+inline constexpr int64_t kMaxProfileEvents = int64_t{1} << 23;
+inline constexpr int64_t kMaxProfileHeldBytes = int64_t{1} << 30;
 
 // Reads a profile from a file (.xplane.pb, .json, .json.gz), a run folder holding one, a
 // profile directory (DIR/plugins/profile/RUN/, the newest run), or a capture folder of
 // tools/capture (its profile/ subfolder). An XSpace file is preferred to a JSON one. The file
 // gets the checks of read_input_file (a regular file, at most kMaxProfileFileBytes).
 absl::StatusOr<Profile> read_profile(std::string_view path);
-// An XSpace protobuf.
+// An XSpace protobuf. Bytes of names and strings that are not UTF-8 are replaced by U+FFFD.
 absl::StatusOr<Profile> parse_xspace(std::string_view bytes, std::string_view origin);
-// Chrome trace-event JSON, gzipped or not: "X" events grouped by process (plane) and thread
-// (line) names; `args.hlo_op` and `args.hlo_module` as the XSpace stats.
+// Chrome trace-event JSON, gzipped (one member or several, as `cat a.gz b.gz` makes) or not:
+// "X" events grouped by process (plane) and thread (line) names; `args.hlo_op` and
+// `args.hlo_module` as the XSpace stats. Read as a stream: only the events used are kept.
 absl::StatusOr<Profile> parse_trace_json(std::string_view bytes, std::string_view origin);
 
 // The plane of device `index`: the one named "/device:GPU:N" or "/device:TPU:N" (or naming

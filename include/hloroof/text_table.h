@@ -17,8 +17,10 @@ class TextTable {
   };
 
   explicit TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
-  // Missing cells print empty; extra cells are ignored.
-  void add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  // Missing cells print empty; extra cells are ignored. Control characters in a cell (a
+  // newline, an escape sequence from a name in a profile) print escaped (`\n`, `\x1b`): a
+  // cell never breaks its line or drives the terminal.
+  void add_row(std::vector<std::string> cells);
   // Header, a rule, then the rows; columns separated by two spaces, no trailing spaces.
   std::string render() const;
 

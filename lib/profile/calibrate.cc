@@ -47,6 +47,10 @@ using profile_internal::OpClass;
 // longest overhead or latency (a device spec's times run to 1 s): a fitted device must read back.
 constexpr double kMaxSlowdown = 1 / internal::kMinEfficiency;
 constexpr double kMaxFittedTime = 1;
+constexpr double kMaxRelativeError = 1e100;
+// Ops measured shorter than a picosecond (the resolution of an XSpace) are not fitted: their
+// relative errors say nothing.
+constexpr double kMinMeasuredSeconds = 1e-12;
 using Align = TextTable::Align;
 
 constexpr double kUnlimited = 1e300;
@@ -154,6 +158,7 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
   for (const MeasuredOp& m : measured->ops) {
     auto it = predicted.find(m.name);
     if (it == predicted.end() || m.occurrences <= 0 || m.time_s <= 0) continue;
+    if (!(m.time_s / m.occurrences >= kMinMeasuredSeconds)) continue;
     const OpPrediction& op = *it->second;
     Sample s;
     s.run = index;
@@ -504,8 +509,15 @@ void add_errors(const std::vector<Sample>& samples, const Figures& after,
   };
   std::map<std::string, Sum> sums;
   for (const Sample& s : samples) {
-    const double b = (s.given_s - s.measured_s) / s.measured_s;
-    const double a = (model_s(s, after) - s.measured_s) / s.measured_s;
+    // Relative errors held below 1e100 so that their squares stay finite: a hostile profile's
+    // op may take a picosecond against a prediction of 1e300 s.
+    const auto relative = [&](double predicted_s) {
+      const double e = (predicted_s - s.measured_s) / s.measured_s;
+      if (std::isnan(e)) return kMaxRelativeError;
+      return std::clamp(e, -kMaxRelativeError, kMaxRelativeError);
+    };
+    const double b = relative(s.given_s);
+    const double a = relative(model_s(s, after));
     for (std::string cls : {std::string(profile_internal::op_class_name(sample_class(s, after))),
                             std::string("all")}) {
       Sum& sum = sums[cls];

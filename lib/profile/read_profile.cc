@@ -1,13 +1,20 @@
 // Reading profiles: the XSpace protobuf through our xplane.proto, trace-event JSON through
-// nlohmann_json, gzip through zlib; and finding the file in the folders JAX writes.
+// nlohmann_json's SAX reader, gzip through zlib; and finding the file in the folders JAX writes.
+// Every reader is bounded (docs/limits.md): what a file may inflate to, how many planes, lines
+// and events it may hold and the memory they take are checked as the file is read, so that a
+// hostile file ends in an error long before memory runs out.
 #include <zlib.h>
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <filesystem>
+#include <istream>
 #include <map>
 #include <optional>
+#include <streambuf>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
@@ -19,70 +26,228 @@
 #include "nlohmann/json.hpp"
 #include "profile/xplane.pb.h"
 #include "util/absl_compat.h"
+#include "util/text_safety.h"
 
 namespace hloroof {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A gzip stream inflates to at most this much: a hostile file cannot exhaust memory.
-constexpr size_t kMaxInflated = size_t{1} << 32;
+// A JSON string or number longer than this is refused (names and arguments of real traces are
+// at most a few kilobytes): the JSON reader holds a token twice while reading it.
+constexpr int64_t kMaxJsonToken = int64_t{16} << 20;
+// Brackets, braces, commas and colons in a row without a value between them: the JSON reader
+// keeps them all until the next value (a trace's events each hold several values).
+constexpr int64_t kMaxJsonStructureRun = int64_t{1} << 20;
+// Planes named in an error message; the rest are counted.
+constexpr size_t kPlanesListed = 16;
 
 bool is_gzip(std::string_view bytes) {
   return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-absl::StatusOr<std::string> gunzip(std::string_view bytes, std::string_view origin) {
-  z_stream z{};
-  // 15 + 16: a gzip header and trailer around the deflate stream.
-  if (inflateInit2(&z, 15 + 16) != Z_OK) {
-    return absl::InternalError(absl::StrCat(sv(origin), ": zlib failed to start"));
-  }
-  std::string out;
-  char buffer[1 << 16];
-  size_t offset = 0;
-  int rc = Z_OK;
-  while (rc != Z_STREAM_END) {
-    if (z.avail_in == 0 && offset < bytes.size()) {
-      const size_t n = std::min<size_t>(bytes.size() - offset, UINT_MAX);
-      z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data() + offset));
-      z.avail_in = static_cast<uInt>(n);
-      offset += n;
-    }
-    z.next_out = reinterpret_cast<Bytef*>(buffer);
-    z.avail_out = sizeof buffer;
-    rc = inflate(&z, Z_NO_FLUSH);
-    if (rc != Z_OK && rc != Z_STREAM_END) {
-      inflateEnd(&z);
-      return absl::InvalidArgumentError(absl::StrCat(sv(origin), ": not a valid gzip stream (",
-                                                     z.msg ? z.msg : "truncated", ")"));
-    }
-    out.append(buffer, sizeof buffer - z.avail_out);
-    if (out.size() > kMaxInflated) {
-      inflateEnd(&z);
-      return absl::InvalidArgumentError(
-          absl::StrCat(sv(origin), ": inflates to more than 4 GiB; not read"));
-    }
-    if (rc == Z_OK && z.avail_in == 0 && offset >= bytes.size() && z.avail_out != 0) {
-      inflateEnd(&z);
-      return absl::InvalidArgumentError(absl::StrCat(sv(origin), ": gzip stream is truncated"));
-    }
-  }
-  inflateEnd(&z);
-  return out;
+std::string size_words(int64_t bytes) {
+  return absl::StrCat(bytes >> 30, " GiB");
 }
 
-// ---- XSpace ------------------------------------------------------------------------------
+// What a profile holds, counted as it is read: events, and the bytes of memory its planes,
+// lines and events take (the objects and their strings).
+class Budget {
+ public:
+  explicit Budget(std::string_view origin) : origin_(origin) {}
 
-// A stat's value as text: strings as they are, references through the stat metadata.
+  absl::Status add_event(const ProfileEvent& e) {
+    ++events_;
+    bytes_ += static_cast<int64_t>(sizeof(ProfileEvent)) + heap(e.name) + heap(e.hlo_op) +
+              heap(e.hlo_module);
+    return check();
+  }
+  absl::Status add(int64_t bytes) {
+    bytes_ += bytes;
+    return check();
+  }
+  static int64_t heap(const std::string& s) {
+    return s.size() > 15 ? static_cast<int64_t>(s.size()) + 1 : 0;
+  }
+
+ private:
+  absl::Status check() const {
+    if (events_ > kMaxProfileEvents) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          origin_, ": holds more than ", kMaxProfileEvents,
+          " events, more than hloroof reads from one profile; profile fewer steps"));
+    }
+    if (bytes_ > kMaxProfileHeldBytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          origin_, ": its events take more than ", size_words(kMaxProfileHeldBytes),
+          " of memory, more than hloroof holds for one profile; profile fewer steps"));
+    }
+    return absl::OkStatus();
+  }
+
+  std::string origin_;
+  int64_t events_ = 0;
+  int64_t bytes_ = 0;
+};
+
+// ---- XSpace ------------------------------------------------------------------------------
+//
+// The file is walked in its wire format first, counting planes, lines, events and the memory
+// their messages would take, and refused before anything is decoded when it holds too many.
+// Then each plane is decoded without its lines (its name and metadata), and its lines one at a
+// time: at most one line's messages are held beside what was read.
+
+// One field of a message in the protobuf wire format.
+struct WireField {
+  uint64_t number = 0;
+  int type = 0;               // 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32
+  std::string_view payload;   // type 2: the bytes
+  std::string_view raw;       // the whole field, tag included
+};
+
+bool read_varint(std::string_view bytes, size_t* at, uint64_t* value) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (*at >= bytes.size()) return false;
+    const uint8_t b = static_cast<uint8_t>(bytes[(*at)++]);
+    v |= static_cast<uint64_t>(b & 0x7F) << shift;
+    if ((b & 0x80) == 0) {
+      *value = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Calls fn(field) for each field of `message`; fn returns false to stop. False when the bytes
+// are not a well-formed message (or fn stopped).
+template <typename Fn>
+bool for_each_field(std::string_view message, Fn fn) {
+  size_t at = 0;
+  int64_t groups = 0;  // open groups of unknown fields (wire types 3 and 4), skipped
+  while (at < message.size()) {
+    const size_t start = at;
+    uint64_t tag = 0;
+    if (!read_varint(message, &at, &tag)) return false;
+    WireField field;
+    field.number = tag >> 3;
+    field.type = static_cast<int>(tag & 7);
+    if (field.number == 0) return false;
+    switch (field.type) {
+      case 0: {
+        uint64_t ignored = 0;
+        if (!read_varint(message, &at, &ignored)) return false;
+        break;
+      }
+      case 1:
+      case 5: {
+        const size_t n = field.type == 1 ? 8 : 4;
+        if (message.size() - at < n) return false;
+        at += n;
+        break;
+      }
+      case 2: {
+        uint64_t length = 0;
+        if (!read_varint(message, &at, &length) || length > message.size() - at) return false;
+        field.payload = message.substr(at, static_cast<size_t>(length));
+        at += static_cast<size_t>(length);
+        break;
+      }
+      case 3:
+        ++groups;
+        continue;
+      case 4:
+        if (--groups < 0) return false;
+        continue;
+      default:
+        return false;
+    }
+    if (groups > 0) continue;
+    field.raw = message.substr(start, at - start);
+    if (!fn(field)) return false;
+  }
+  return groups == 0;
+}
+
+// Field numbers of xplane.proto.
+constexpr uint64_t kSpacePlanes = 1;
+constexpr uint64_t kPlaneLines = 3, kPlaneEventMetadata = 4, kPlaneStatMetadata = 5;
+constexpr uint64_t kLineEvents = 4;
+constexpr uint64_t kEventStats = 4;
+constexpr uint64_t kMapValue = 2;
+constexpr uint64_t kEventMetadataStats = 5;
+
+// The memory, in bytes, that decoding a message takes: its objects and the strings in it.
+// Approximate (a map entry's node, allocator overhead), within a small factor.
+int64_t decoded_bytes(int64_t objects_bytes, std::string_view payload) {
+  return objects_bytes + static_cast<int64_t>(payload.size());
+}
+
+// What one plane holds, counted in its wire format.
+struct PlaneCount {
+  std::vector<std::string_view> lines;
+  int64_t events = 0;
+  int64_t shell_bytes = 0;     // decoded memory of the plane without its lines
+  int64_t max_line_bytes = 0;  // decoded memory of its largest line
+};
+
+// Counts what `plane` holds; false when its wire format is broken.
+bool count_plane(std::string_view plane, PlaneCount* count) {
+  count->shell_bytes = decoded_bytes(sizeof(xplane::XPlane), plane);
+  return for_each_field(plane, [&](const WireField& f) {
+    if (f.type != 2) return true;
+    if (f.number == kPlaneLines) {
+      count->lines.push_back(f.payload);
+      int64_t line_bytes = decoded_bytes(sizeof(xplane::XLine), f.payload);
+      const bool ok = for_each_field(f.payload, [&](const WireField& e) {
+        if (e.number != kLineEvents || e.type != 2) return true;
+        ++count->events;
+        line_bytes += sizeof(xplane::XEvent);
+        return for_each_field(e.payload, [&](const WireField& st) {
+          if (st.number == kEventStats && st.type == 2) line_bytes += sizeof(xplane::XStat);
+          return true;
+        });
+      });
+      count->max_line_bytes = std::max(count->max_line_bytes, line_bytes);
+      return ok;
+    }
+    if (f.number == kPlaneEventMetadata || f.number == kPlaneStatMetadata) {
+      // A map entry: a node holding the key and the metadata message, and its stats.
+      constexpr int64_t kNode = 64;
+      count->shell_bytes += kNode + static_cast<int64_t>(sizeof(xplane::XEventMetadata));
+      if (f.number == kPlaneStatMetadata) return true;
+      return for_each_field(f.payload, [&](const WireField& v) {
+        if (v.number != kMapValue || v.type != 2) return true;
+        return for_each_field(v.payload, [&](const WireField& st) {
+          if (st.number == kEventMetadataStats && st.type == 2) {
+            count->shell_bytes += sizeof(xplane::XStat);
+          }
+          return true;
+        });
+      });
+    }
+    return true;
+  });
+}
+
+// An event's fields that come from its metadata: its name and the metadata's stats.
+struct EventTemplate {
+  std::string name;
+  std::string hlo_op;
+  std::string hlo_module;
+  uint64_t correlation_id = 0;
+};
+
+// A stat's value as text: strings as they are (bytes that are not UTF-8 replaced), references
+// through the stat metadata.
 std::string stat_text(const xplane::XStat& stat, const xplane::XPlane& plane) {
   switch (stat.value_case()) {
     case xplane::XStat::kStrValue:
-      return stat.str_value();
+      return utf8_replaced(stat.str_value());
     case xplane::XStat::kRefValue: {
       auto it = plane.stat_metadata().find(static_cast<int64_t>(stat.ref_value()));
-      return it == plane.stat_metadata().end() ? std::string() : it->second.name();
+      return it == plane.stat_metadata().end() ? std::string() : utf8_replaced(it->second.name());
     }
     case xplane::XStat::kInt64Value:
       return absl::StrCat(stat.int64_value());
@@ -108,10 +273,9 @@ uint64_t stat_number(const xplane::XStat& stat, const xplane::XPlane& plane) {
 }
 
 // Fills hlo_op, hlo_module and correlation_id from the stats that carry them.
-template <typename Stats>
+template <typename Stats, typename Event>
 void read_stats(const Stats& stats, const xplane::XPlane& plane,
-                const absl::flat_hash_map<int64_t, std::string_view>& stat_names,
-                ProfileEvent& event) {
+                const absl::flat_hash_map<int64_t, std::string>& stat_names, Event& event) {
   for (const xplane::XStat& stat : stats) {
     auto name = stat_names.find(stat.metadata_id());
     if (name == stat_names.end()) continue;
@@ -125,14 +289,45 @@ void read_stats(const Stats& stats, const xplane::XPlane& plane,
   }
 }
 
-ProfilePlane convert_plane(const xplane::XPlane& plane) {
-  ProfilePlane out;
-  out.name = plane.name();
-  absl::flat_hash_map<int64_t, std::string_view> stat_names;
-  for (const auto& [id, m] : plane.stat_metadata()) stat_names[id] = m.name();
-  for (const xplane::XLine& line : plane.lines()) {
+absl::Status not_xspace(std::string_view origin) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      sv(origin), ": not an XSpace protobuf (the .xplane.pb that jax.profiler.trace writes)"));
+}
+
+// Decodes one plane: `count` from count_plane, `shell` the plane's bytes without its lines.
+absl::Status convert_plane(std::string_view shell, const PlaneCount& count,
+                           std::string_view origin, Budget& budget, ProfilePlane& out) {
+  xplane::XPlane plane;
+  if (!plane.ParseFromArray(shell.data(), static_cast<int>(shell.size()))) {
+    return not_xspace(origin);
+  }
+  out.name = utf8_replaced(plane.name());
+  absl::flat_hash_map<int64_t, std::string> stat_names;
+  for (const auto& [id, m] : plane.stat_metadata()) stat_names[id] = utf8_replaced(m.name());
+  absl::flat_hash_map<int64_t, EventTemplate> templates;
+  for (const auto& [id, m] : plane.event_metadata()) {
+    EventTemplate& t = templates[id];
+    t.name = utf8_replaced(m.name().empty() ? m.display_name() : m.name());
+    read_stats(m.stats(), plane, stat_names, t);
+    if (absl::Status s = budget.add(128 + Budget::heap(t.name) + Budget::heap(t.hlo_op) +
+                                    Budget::heap(t.hlo_module));
+        !s.ok()) {
+      return s;
+    }
+  }
+  out.lines.reserve(count.lines.size());
+  for (std::string_view bytes : count.lines) {
+    xplane::XLine line;
+    if (!line.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+      return not_xspace(origin);
+    }
     ProfileLine& l = out.lines.emplace_back();
-    l.name = line.display_name().empty() ? line.name() : line.display_name();
+    l.name = utf8_replaced(line.display_name().empty() ? line.name() : line.display_name());
+    if (absl::Status s =
+            budget.add(static_cast<int64_t>(sizeof(ProfileLine)) + Budget::heap(l.name));
+        !s.ok()) {
+      return s;
+    }
     const double origin_s = static_cast<double>(line.timestamp_ns()) * 1e-9;
     l.events.reserve(static_cast<size_t>(line.events_size()));
     for (const xplane::XEvent& e : line.events()) {
@@ -141,152 +336,592 @@ ProfilePlane convert_plane(const xplane::XPlane& plane) {
       ProfileEvent event;
       event.start_s = origin_s + static_cast<double>(e.offset_ps()) * 1e-12;
       event.duration_s = static_cast<double>(e.duration_ps()) * 1e-12;
-      auto meta = plane.event_metadata().find(e.metadata_id());
-      if (meta != plane.event_metadata().end()) {
-        event.name =
-            meta->second.name().empty() ? meta->second.display_name() : meta->second.name();
-        read_stats(meta->second.stats(), plane, stat_names, event);
+      if (auto t = templates.find(e.metadata_id()); t != templates.end()) {
+        event.name = t->second.name;
+        event.hlo_op = t->second.hlo_op;
+        event.hlo_module = t->second.hlo_module;
+        event.correlation_id = t->second.correlation_id;
       }
       read_stats(e.stats(), plane, stat_names, event);
+      if (absl::Status s = budget.add_event(event); !s.ok()) return s;
       l.events.push_back(std::move(event));
     }
   }
-  return out;
+  return absl::OkStatus();
 }
 
 // ---- Trace-event JSON ----------------------------------------------------------------------
+//
+// The text streams from the file (inflated 64 KiB at a time when gzipped) through a filter
+// into nlohmann_json's SAX reader, which calls TraceReader for each key and value; only the
+// fields of the events that are used are kept. The filter bounds the text and what the reader
+// holds: it counts the text against kMaxTraceTextBytes, writes each run of whitespace outside
+// strings as one space (the reader keeps every character between two values, and a 4 GiB
+// whitespace bomb took 8.4 GB), and refuses a token longer than kMaxJsonToken and a run of
+// structure longer than kMaxJsonStructureRun.
 
-// pid and tid are numbers in Chrome's format, sometimes strings.
-std::string id_text(const nlohmann::json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_integer()) return absl::StrCat(v.get<int64_t>());
-  if (v.is_number()) return absl::StrCat(v.get<double>());
-  return "";
-}
+class TraceText : public std::streambuf {
+ public:
+  TraceText(std::string_view bytes, std::string_view origin)
+      : bytes_(bytes), origin_(origin), gzip_(is_gzip(bytes)) {}
+  ~TraceText() override {
+    if (inflating_) inflateEnd(&z_);
+  }
+  TraceText(const TraceText&) = delete;
+  TraceText& operator=(const TraceText&) = delete;
 
-// A member of an object, or null: hostile files may hold any type anywhere, and json::value
-// throws on a type it does not expect.
-const nlohmann::json& member(const nlohmann::json& object, const char* key) {
-  static const nlohmann::json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(key);
-  return it == object.end() ? kNull : *it;
-}
+  const absl::Status& status() const { return status_; }
 
-std::string string_member(const nlohmann::json& object, const char* key) {
-  const nlohmann::json& v = member(object, key);
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    out_.clear();
+    while (out_.empty()) {
+      if (!status_.ok() || done_) return traits_type::eof();
+      filter(next_piece());
+    }
+    if (!status_.ok()) return traits_type::eof();
+    setg(out_.data(), out_.data(), out_.data() + out_.size());
+    return traits_type::to_int_type(*gptr());
+  }
 
-std::string string_arg(const nlohmann::json& args, const char* key) {
-  if (!args.is_object()) return {};
-  auto it = args.find(key);
-  if (it == args.end()) return {};
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_number()) return it->dump();
-  return {};
-}
+ private:
+  static constexpr size_t kPiece = size_t{1} << 16;
+
+  // The next piece of the text, from the file or inflated; empty (and done_ or an error set)
+  // at the end.
+  std::string_view next_piece() {
+    if (!gzip_) {
+      const std::string_view piece = bytes_.substr(offset_, kPiece);
+      offset_ += piece.size();
+      done_ = offset_ >= bytes_.size();
+      return piece;
+    }
+    if (!inflating_) {
+      // 15 + 16: a gzip header and trailer around the deflate stream.
+      if (inflateInit2(&z_, 15 + 16) != Z_OK) {
+        status_ = absl::InternalError(absl::StrCat(origin_, ": zlib failed to start"));
+        return {};
+      }
+      inflating_ = true;
+      inflated_.resize(kPiece);
+    }
+    if (z_.avail_in == 0 && offset_ < bytes_.size()) {
+      const size_t n = std::min<size_t>(bytes_.size() - offset_, UINT_MAX);
+      z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes_.data() + offset_));
+      z_.avail_in = static_cast<uInt>(n);
+      offset_ += n;
+    }
+    z_.next_out = reinterpret_cast<Bytef*>(inflated_.data());
+    z_.avail_out = static_cast<uInt>(inflated_.size());
+    const int rc = inflate(&z_, Z_NO_FLUSH);
+    const size_t produced = inflated_.size() - z_.avail_out;
+    if (rc == Z_STREAM_END) {
+      // Another member may follow (`cat a.gz b.gz`), read on as zcat does; bytes after the
+      // last member that start none are ignored, as zcat does.
+      const size_t at = static_cast<size_t>(reinterpret_cast<const char*>(z_.next_in) -
+                                            bytes_.data());
+      if (is_gzip(bytes_.substr(at))) {
+        inflateReset(&z_);
+      } else {
+        done_ = true;
+      }
+    } else if (rc != Z_OK && !(rc == Z_BUF_ERROR && z_.avail_in == 0)) {
+      status_ = absl::InvalidArgumentError(absl::StrCat(
+          origin_, ": not a valid gzip stream (", z_.msg ? z_.msg : "corrupt", ")"));
+      return {};
+    } else if (produced == 0 && z_.avail_in == 0 && offset_ >= bytes_.size()) {
+      status_ = absl::InvalidArgumentError(absl::StrCat(origin_, ": gzip stream is truncated"));
+      return {};
+    }
+    return std::string_view(inflated_.data(), produced);
+  }
+
+  void fail(std::string_view why) {
+    status_ = absl::InvalidArgumentError(absl::StrCat(origin_, ": ", sv(why)));
+    out_.clear();
+  }
+
+  void filter(std::string_view piece) {
+    text_bytes_ += static_cast<int64_t>(piece.size());
+    if (text_bytes_ > kMaxTraceTextBytes) {
+      return fail(absl::StrCat(gzip_ ? "inflates to" : "is", " more than ",
+                               size_words(kMaxTraceTextBytes),
+                               " of JSON text, more than hloroof reads from one trace; not read"));
+    }
+    for (const char c : piece) {
+      if (in_string_) {
+        out_.push_back(c);
+        if (++token_ > kMaxJsonToken) {
+          return fail(absl::StrCat("holds a string longer than ", kMaxJsonToken >> 20,
+                                   " MiB: not a trace hloroof reads"));
+        }
+        if (escape_) {
+          escape_ = false;
+        } else if (c == '\\') {
+          escape_ = true;
+        } else if (c == '"') {
+          in_string_ = false;
+        }
+        continue;
+      }
+      switch (c) {
+        case ' ':
+        case '\t':
+        case '\n':
+        case '\r':
+          if (!space_) out_.push_back(' ');
+          space_ = true;
+          token_ = 0;
+          continue;
+        case '[':
+        case ']':
+        case '{':
+        case '}':
+        case ',':
+        case ':':
+          token_ = 0;
+          if (++structure_ > kMaxJsonStructureRun) {
+            return fail(absl::StrCat("holds more than ", kMaxJsonStructureRun,
+                                     " brackets, braces, commas and colons in a row without a "
+                                     "value: not a trace"));
+          }
+          break;
+        case '"':
+          in_string_ = true;
+          token_ = 1;
+          structure_ = 0;
+          break;
+        default:
+          structure_ = 0;
+          if (++token_ > kMaxJsonToken) {
+            return fail(absl::StrCat("holds a number or word longer than ", kMaxJsonToken >> 20,
+                                     " MiB: not a trace hloroof reads"));
+          }
+      }
+      space_ = false;
+      out_.push_back(c);
+    }
+  }
+
+  std::string_view bytes_;
+  std::string origin_;
+  bool gzip_;
+  z_stream z_{};
+  bool inflating_ = false;
+  size_t offset_ = 0;  // bytes of the file handed on (to zlib, or as text)
+  bool done_ = false;
+  std::vector<char> inflated_;
+  std::vector<char> out_;  // the filtered piece the reader reads from
+  int64_t text_bytes_ = 0;
+  bool in_string_ = false, escape_ = false, space_ = false;
+  int64_t token_ = 0, structure_ = 0;
+  absl::Status status_;
+};
+
+// The trace's events as nlohmann_json's SAX reader gives them: "X" events placed on their
+// plane (pid) and line (tid) as they come, "M" events' process and thread names kept. Values of
+// unexpected types are ignored as absent, never trusted; a key given twice keeps its last
+// value (as the JSON document would).
+class TraceReader {
+ public:
+  TraceReader(std::string_view origin, Budget* budget) : origin_(origin), budget_(budget) {}
+
+  // nlohmann_json's SAX interface.
+  bool null() { return scalar({}); }
+  bool boolean(bool) { return scalar({}); }
+  bool number_integer(int64_t v) {
+    return scalar({.kind = Kind::kInteger, .number = static_cast<double>(v), .integer = v});
+  }
+  bool number_unsigned(uint64_t v) {
+    return scalar({.kind = Kind::kUnsigned, .number = static_cast<double>(v), .unsigned_ = v});
+  }
+  bool number_float(double v, const std::string&) {
+    return scalar({.kind = Kind::kFloat, .number = v});
+  }
+  bool string(std::string& v) { return scalar({.kind = Kind::kString, .text = &v}); }
+  bool binary(std::vector<uint8_t>&) { return scalar({}); }
+  bool start_object(size_t) { return open(/*object=*/true); }
+  bool start_array(size_t) { return open(/*object=*/false); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(std::string& k) {
+    field_ = Field::kNone;
+    if (depth_ == 1 && root_ == Root::kObject) {
+      trace_events_key_ = k == "traceEvents";
+    } else if (event_depth_ >= 0 && depth_ == event_depth_) {
+      field_ = k == "ph"    ? Field::kPh
+               : k == "name" ? Field::kName
+               : k == "pid"  ? Field::kPid
+               : k == "tid"  ? Field::kTid
+               : k == "ts"   ? Field::kTs
+               : k == "dur"  ? Field::kDur
+               : k == "args" ? Field::kArgs
+                             : Field::kNone;
+    } else if (args_depth_ >= 0 && depth_ == args_depth_) {
+      field_ = k == "hlo_op"           ? Field::kHloOp
+               : k == "hlo_module"     ? Field::kHloModule
+               : k == "correlation_id" ? Field::kCorrelation
+               : k == "name"           ? Field::kLabel
+                                       : Field::kNone;
+    }
+    return true;
+  }
+  bool parse_error(size_t, const std::string&, const nlohmann::detail::exception&) {
+    invalid_ = true;
+    return false;
+  }
+
+  // The profile read, or what is wrong with the trace.
+  absl::StatusOr<Profile> finish() {
+    if (!status_.ok()) return status_;
+    if (invalid_) return absl::InvalidArgumentError(absl::StrCat(origin_, ": not valid JSON"));
+    if (root_ == Root::kObject && !saw_trace_events_) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(origin_, ": a JSON object without 'traceEvents': not a trace"));
+    }
+    if (root_ != Root::kArray && (root_ != Root::kObject || !trace_events_array_)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(origin_, ": 'traceEvents' is not an array of events"));
+    }
+    for (size_t k = 0; k < profile_.planes.size(); ++k) {
+      const std::string& pid = plane_pids_[k];
+      auto name = process_names_.find(pid);
+      profile_.planes[k].name =
+          name != process_names_.end() ? name->second : absl::StrCat("pid ", pid);
+    }
+    for (const auto& [key, at] : line_index_) {
+      auto name = thread_names_.find(key);
+      profile_.planes[at.first].lines[at.second].name =
+          name != thread_names_.end() ? name->second : absl::StrCat("tid ", key.second);
+    }
+    profile_.origin = origin_;
+    profile_.format = "trace-json";
+    return std::move(profile_);
+  }
+
+ private:
+  enum class Root { kUnknown, kArray, kObject, kScalar };
+  enum class Field {
+    kNone, kPh, kName, kPid, kTid, kTs, kDur, kArgs,              // of an event
+    kHloOp, kHloModule, kCorrelation, kLabel,                     // of its args
+  };
+  enum class Kind { kOther, kInteger, kUnsigned, kFloat, kString };
+  struct Scalar {
+    Kind kind = Kind::kOther;
+    double number = 0;
+    int64_t integer = 0;
+    uint64_t unsigned_ = 0;
+    std::string* text = nullptr;
+  };
+  // The fields of the event being read.
+  struct Event {
+    std::string ph, name, pid, tid;
+    std::optional<double> ts, dur;
+    std::string hlo_op, hlo_module, correlation, label;
+  };
+
+  // pid and tid: numbers in Chrome's format, sometimes strings.
+  static std::string id_text(const Scalar& v) {
+    switch (v.kind) {
+      case Kind::kString:
+        return std::move(*v.text);
+      case Kind::kInteger:
+        return absl::StrCat(v.integer);
+      case Kind::kUnsigned:
+        return absl::StrCat(v.unsigned_);
+      case Kind::kFloat:
+        return absl::StrCat(v.number);
+      default:
+        return {};
+    }
+  }
+  // An argument: a string, or a number as JSON writes it.
+  static std::string arg_text(const Scalar& v) {
+    switch (v.kind) {
+      case Kind::kString:
+        return std::move(*v.text);
+      case Kind::kInteger:
+        return absl::StrCat(v.integer);
+      case Kind::kUnsigned:
+        return absl::StrCat(v.unsigned_);
+      case Kind::kFloat:
+        return nlohmann::json(v.number).dump();
+      default:
+        return {};
+    }
+  }
+
+  void clear_args() {
+    event_.hlo_op.clear();
+    event_.hlo_module.clear();
+    event_.correlation.clear();
+    event_.label.clear();
+  }
+
+  // A value for `field_` (a container: `v` of kind kOther, the field absent).
+  void assign(const Scalar& v) {
+    const bool number = v.kind == Kind::kInteger || v.kind == Kind::kUnsigned ||
+                        v.kind == Kind::kFloat;
+    switch (field_) {
+      case Field::kNone:
+        break;
+      case Field::kPh:
+        event_.ph = v.kind == Kind::kString ? std::move(*v.text) : std::string();
+        break;
+      case Field::kName:
+        event_.name = v.kind == Kind::kString ? std::move(*v.text) : std::string();
+        break;
+      case Field::kPid:
+        event_.pid = id_text(v);
+        break;
+      case Field::kTid:
+        event_.tid = id_text(v);
+        break;
+      case Field::kTs:
+        event_.ts = number ? std::optional<double>(v.number) : std::nullopt;
+        break;
+      case Field::kDur:
+        event_.dur = number ? std::optional<double>(v.number) : std::nullopt;
+        break;
+      case Field::kArgs:
+        clear_args();
+        break;
+      case Field::kHloOp:
+        event_.hlo_op = arg_text(v);
+        break;
+      case Field::kHloModule:
+        event_.hlo_module = arg_text(v);
+        break;
+      case Field::kCorrelation:
+        event_.correlation = arg_text(v);
+        break;
+      case Field::kLabel:
+        event_.label = arg_text(v);
+        break;
+    }
+    field_ = Field::kNone;
+  }
+
+  bool scalar(const Scalar& v) {
+    if (depth_ == 0) {
+      root_ = Root::kScalar;
+    } else if (depth_ == 1 && root_ == Root::kObject && trace_events_key_) {
+      saw_trace_events_ = true;
+      trace_events_array_ = false;
+      trace_events_key_ = false;
+    } else {
+      assign(v);
+    }
+    return true;
+  }
+
+  bool open(bool object) {
+    if (depth_ == 0) {
+      root_ = object ? Root::kObject : Root::kArray;
+      if (!object) events_depth_ = 1;
+    } else if (depth_ == 1 && root_ == Root::kObject && trace_events_key_) {
+      // 'traceEvents' given twice: the last one counts, as in the JSON document.
+      if (saw_trace_events_) restart();
+      saw_trace_events_ = true;
+      trace_events_array_ = !object;
+      trace_events_key_ = false;
+      if (!object) events_depth_ = 2;
+    } else if (events_depth_ >= 0 && depth_ == events_depth_ && object) {
+      event_depth_ = depth_ + 1;
+      event_ = Event();
+    } else if (field_ == Field::kArgs && depth_ == event_depth_ && object) {
+      args_depth_ = depth_ + 1;
+      clear_args();
+      field_ = Field::kNone;
+    } else {
+      assign({});  // a container where a value was expected: the field is absent
+    }
+    field_ = Field::kNone;
+    ++depth_;
+    return true;
+  }
+
+  bool close() {
+    --depth_;
+    if (depth_ + 1 == args_depth_) {
+      args_depth_ = -1;
+    } else if (depth_ + 1 == event_depth_) {
+      event_depth_ = -1;
+      if (absl::Status s = finish_event(); !s.ok()) {
+        status_ = s;
+        return false;
+      }
+    } else if (depth_ + 1 == events_depth_) {
+      events_depth_ = -1;
+    }
+    field_ = Field::kNone;
+    return true;
+  }
+
+  void restart() {
+    profile_.planes.clear();
+    plane_pids_.clear();
+    plane_index_.clear();
+    line_index_.clear();
+    process_names_.clear();
+    thread_names_.clear();
+  }
+
+  absl::Status finish_event() {
+    Event& e = event_;
+    if (e.ph == "M") {
+      if (e.name == "process_name") {
+        if (absl::Status s = budget_->add(96 + Budget::heap(e.pid) + Budget::heap(e.label));
+            !s.ok()) {
+          return s;
+        }
+        process_names_[e.pid] = std::move(e.label);
+      } else if (e.name == "thread_name") {
+        if (absl::Status s = budget_->add(128 + Budget::heap(e.pid) + Budget::heap(e.tid) +
+                                          Budget::heap(e.label));
+            !s.ok()) {
+          return s;
+        }
+        thread_names_[{e.pid, e.tid}] = std::move(e.label);
+      }
+      return absl::OkStatus();
+    }
+    if (e.ph != "X" || !e.ts || !e.dur) return absl::OkStatus();
+    const double start_us = *e.ts, duration_us = *e.dur;
+    if (!std::isfinite(start_us) || !std::isfinite(duration_us) || duration_us < 0) {
+      return absl::OkStatus();
+    }
+    auto [plane, new_plane] = plane_index_.try_emplace(e.pid, profile_.planes.size());
+    if (new_plane) {
+      profile_.planes.emplace_back();
+      plane_pids_.push_back(e.pid);
+      if (absl::Status s =
+              budget_->add(static_cast<int64_t>(sizeof(ProfilePlane)) + 2 * Budget::heap(e.pid));
+          !s.ok()) {
+        return s;
+      }
+    }
+    ProfilePlane& pl = profile_.planes[plane->second];
+    auto [line, new_line] =
+        line_index_.try_emplace({e.pid, e.tid}, std::make_pair(plane->second, pl.lines.size()));
+    if (new_line) {
+      pl.lines.emplace_back();
+      if (absl::Status s = budget_->add(static_cast<int64_t>(sizeof(ProfileLine)) + 64 +
+                                        Budget::heap(e.pid) + 2 * Budget::heap(e.tid));
+          !s.ok()) {
+        return s;
+      }
+    }
+    ProfileEvent event;
+    event.name = std::move(e.name);
+    event.start_s = start_us * 1e-6;
+    event.duration_s = duration_us * 1e-6;
+    event.hlo_op = std::move(e.hlo_op);
+    event.hlo_module = std::move(e.hlo_module);
+    uint64_t correlation = 0;
+    if (absl::SimpleAtoi(e.correlation, &correlation)) event.correlation_id = correlation;
+    if (absl::Status s = budget_->add_event(event); !s.ok()) return s;
+    pl.lines[line->second.second].events.push_back(std::move(event));
+    return absl::OkStatus();
+  }
+
+  std::string origin_;
+  Budget* budget_;
+  absl::Status status_;
+  bool invalid_ = false;
+  int64_t depth_ = 0;  // containers open
+  Root root_ = Root::kUnknown;
+  bool trace_events_key_ = false;  // the root object's last key was "traceEvents"
+  bool saw_trace_events_ = false;
+  bool trace_events_array_ = false;
+  int64_t events_depth_ = -1;  // depth inside the events array, while it is open
+  int64_t event_depth_ = -1;   // depth inside the event being read
+  int64_t args_depth_ = -1;    // depth inside its args
+  Field field_ = Field::kNone;
+  Event event_;
+  Profile profile_;
+  std::vector<std::string> plane_pids_;
+  std::map<std::string, size_t> plane_index_;
+  std::map<std::pair<std::string, std::string>, std::pair<size_t, size_t>> line_index_;
+  std::map<std::string, std::string> process_names_;
+  std::map<std::pair<std::string, std::string>, std::string> thread_names_;
+};
 
 }  // namespace
 
 absl::StatusOr<Profile> parse_xspace(std::string_view bytes, std::string_view origin) {
-  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(sv(origin), ": larger than 2 GiB, more than protobuf reads"));
+  if (static_cast<int64_t>(bytes.size()) > kMaxProfileFileBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(sv(origin), ": larger than ",
+                                                   size_words(kMaxProfileFileBytes),
+                                                   ", more than hloroof reads from one profile"));
   }
-  xplane::XSpace space;
-  if (!space.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        sv(origin), ": not an XSpace protobuf (the .xplane.pb that jax.profiler.trace writes)"));
+  // Count first, decode nothing yet.
+  std::vector<std::string_view> planes;
+  bool too_many_planes = false;
+  if (!for_each_field(bytes, [&](const WireField& f) {
+        if (f.number != kSpacePlanes || f.type != 2) return true;
+        planes.push_back(f.payload);
+        too_many_planes = static_cast<int64_t>(planes.size()) > kMaxProfilePlanes;
+        return !too_many_planes;
+      })) {
+    if (!too_many_planes) return not_xspace(origin);
+    return absl::ResourceExhaustedError(
+        absl::StrCat(sv(origin), ": holds more than ", kMaxProfilePlanes,
+                     " planes (devices and hosts), more than hloroof reads from one profile"));
+  }
+  std::vector<PlaneCount> counts(planes.size());
+  int64_t lines = 0, events = 0;
+  for (size_t k = 0; k < planes.size(); ++k) {
+    if (!count_plane(planes[k], &counts[k])) return not_xspace(origin);
+    lines += static_cast<int64_t>(counts[k].lines.size());
+    events += counts[k].events;
+    const int64_t decoded = std::max(counts[k].shell_bytes, counts[k].max_line_bytes);
+    if (decoded > kMaxProfileHeldBytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          sv(origin), ": plane ", k, " would take more than ", size_words(kMaxProfileHeldBytes),
+          " of memory to decode, more than hloroof holds for one profile"));
+    }
+  }
+  if (lines > kMaxProfileLines) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(sv(origin), ": holds more than ", kMaxProfileLines,
+                     " lines (timeline rows), more than hloroof reads from one profile"));
+  }
+  if (events > kMaxProfileEvents) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        sv(origin), ": holds more than ", kMaxProfileEvents,
+        " events, more than hloroof reads from one profile; profile fewer steps"));
   }
   Profile p;
   p.origin = std::string(origin);
   p.format = "xplane";
-  for (const xplane::XPlane& plane : space.planes()) p.planes.push_back(convert_plane(plane));
+  Budget budget(origin);
+  p.planes.reserve(planes.size());
+  for (size_t k = 0; k < planes.size(); ++k) {
+    // The plane without its lines: a copy of its other fields.
+    std::string shell;
+    for_each_field(planes[k], [&](const WireField& f) {
+      if (!(f.number == kPlaneLines && f.type == 2)) shell.append(f.raw);
+      return true;
+    });
+    if (absl::Status s = convert_plane(shell, counts[k], origin, budget, p.planes.emplace_back());
+        !s.ok()) {
+      return s;
+    }
+  }
   return p;
 }
 
 absl::StatusOr<Profile> parse_trace_json(std::string_view bytes, std::string_view origin) {
-  std::string inflated;
-  if (is_gzip(bytes)) {
-    absl::StatusOr<std::string> text = gunzip(bytes, origin);
-    if (!text.ok()) return text.status();
-    inflated = *std::move(text);
-    bytes = inflated;
-  }
-  const nlohmann::json doc = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-  if (doc.is_discarded()) {
-    return absl::InvalidArgumentError(absl::StrCat(sv(origin), ": not valid JSON"));
-  }
-  const nlohmann::json* events = &doc;
-  if (doc.is_object()) {
-    auto it = doc.find("traceEvents");
-    if (it == doc.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(sv(origin), ": a JSON object without 'traceEvents': not a trace"));
-    }
-    events = &*it;
-  }
-  if (!events->is_array()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(sv(origin), ": 'traceEvents' is not an array of events"));
-  }
-  // Names first (metadata events may come after the events they name).
-  std::map<std::string, std::string> process_names;
-  std::map<std::pair<std::string, std::string>, std::string> thread_names;
-  for (const nlohmann::json& e : *events) {
-    if (string_member(e, "ph") != "M") continue;
-    const std::string name = string_member(e, "name");
-    const std::string pid = id_text(member(e, "pid"));
-    const std::string label = string_arg(member(e, "args"), "name");
-    if (name == "process_name") {
-      process_names[pid] = label;
-    } else if (name == "thread_name") {
-      thread_names[{pid, id_text(member(e, "tid"))}] = label;
-    }
-  }
-  Profile p;
-  p.origin = std::string(origin);
-  p.format = "trace-json";
-  std::map<std::string, size_t> plane_index;
-  std::map<std::pair<std::string, std::string>, size_t> line_index;
-  for (const nlohmann::json& e : *events) {
-    if (string_member(e, "ph") != "X") continue;
-    const nlohmann::json& ts = member(e, "ts");
-    const nlohmann::json& dur = member(e, "dur");
-    if (!ts.is_number() || !dur.is_number()) continue;
-    const double start_us = ts.get<double>();
-    const double duration_us = dur.get<double>();
-    if (!std::isfinite(start_us) || !std::isfinite(duration_us) || duration_us < 0) continue;
-    const std::string pid = id_text(member(e, "pid"));
-    const std::string tid = id_text(member(e, "tid"));
-    auto [plane, new_plane] = plane_index.try_emplace(pid, p.planes.size());
-    if (new_plane) {
-      auto name = process_names.find(pid);
-      p.planes.push_back(
-          {name != process_names.end() ? name->second : absl::StrCat("pid ", pid), {}});
-    }
-    ProfilePlane& pl = p.planes[plane->second];
-    auto [line, new_line] = line_index.try_emplace({pid, tid}, pl.lines.size());
-    if (new_line) {
-      auto name = thread_names.find({pid, tid});
-      pl.lines.push_back(
-          {name != thread_names.end() ? name->second : absl::StrCat("tid ", tid), {}});
-    }
-    ProfileEvent event;
-    event.name = string_member(e, "name");
-    event.start_s = start_us * 1e-6;
-    event.duration_s = duration_us * 1e-6;
-    const nlohmann::json& args = member(e, "args");
-    event.hlo_op = string_arg(args, "hlo_op");
-    event.hlo_module = string_arg(args, "hlo_module");
-    uint64_t correlation = 0;
-    if (absl::SimpleAtoi(string_arg(args, "correlation_id"), &correlation)) {
-      event.correlation_id = correlation;
-    }
-    pl.lines[line->second].events.push_back(std::move(event));
-  }
-  return p;
+  Budget budget(origin);
+  TraceText text(bytes, origin);
+  std::istream stream(&text);
+  TraceReader reader(origin, &budget);
+  nlohmann::json::sax_parse(stream, &reader);
+  // The text's own error (too long, not gzip) comes first: the reader saw its end as a cut.
+  if (!text.status().ok()) return text.status();
+  return reader.finish();
 }
 
 namespace {
@@ -384,9 +1019,13 @@ absl::StatusOr<const ProfilePlane*> device_plane(const Profile& profile, int ind
     }
   }
   if (loose != nullptr) return loose;
+  // The planes there are, the first kPlanesListed of them (a hostile file may hold thousands).
   std::string names;
-  for (const ProfilePlane& plane : profile.planes) {
-    absl::StrAppend(&names, names.empty() ? "" : ", ", "'", plane.name, "'");
+  for (size_t k = 0; k < profile.planes.size() && k < kPlanesListed; ++k) {
+    absl::StrAppend(&names, names.empty() ? "" : ", ", "'", printable(profile.planes[k].name), "'");
+  }
+  if (profile.planes.size() > kPlanesListed) {
+    absl::StrAppend(&names, " and ", profile.planes.size() - kPlanesListed, " more");
   }
   return absl::NotFoundError(absl::StrCat(profile.origin, ": no plane for device ", index, " (GPU",
                                           suffix, " or TPU", suffix, "); the profile has ",

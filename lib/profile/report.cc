@@ -11,6 +11,7 @@
 #include "hloroof/units.h"
 #include "nlohmann/json.hpp"
 #include "report/wrap.h"
+#include "util/text_safety.h"
 
 namespace hloroof {
 namespace {
@@ -90,8 +91,11 @@ std::string profile_comparison_to_json(const ProfileComparison& c) {
 }
 
 std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
-  std::string out = absl::StrFormat("module %s on %s, profile plane %s\nprofile %s\n", c.module,
-                                    c.device, c.plane, c.profile);
+  // Names from the profile and the file system print with their control characters escaped
+  // (an op named "\e[2J" must not clear the screen); table cells are escaped by TextTable.
+  std::string out =
+      absl::StrFormat("module %s on %s, profile plane %s\nprofile %s\n", printable(c.module),
+                      printable(c.device), printable(c.plane), printable(c.profile));
   absl::StrAppendFormat(&out, "measured step %s (median of %d), expected %s, roofline %s\n",
                         format_seconds(c.measured_step_s), c.steps,
                         format_seconds(c.expected_step_s), format_seconds(c.roofline_step_s));
@@ -169,7 +173,7 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
   if (!c.notes.empty()) {
     out += "\nnotes:\n";
     for (const std::string& n : c.notes) {
-      out += report_internal::wrap(n, "  ", "    ");
+      out += report_internal::wrap(printable(n), "  ", "    ");
     }
   }
   return out;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/text_safety.h"
+
 namespace hloroof {
 namespace {
 
@@ -11,6 +13,19 @@ std::string fit(const std::string& cell, size_t max_width) {
 }
 
 }  // namespace
+
+void TextTable::add_row(std::vector<std::string> cells) {
+  for (std::string& cell : cells) {
+    for (const char c : cell) {
+      const auto b = static_cast<unsigned char>(c);
+      if (b < 0x20 || b >= 0x7F) {  // a control, or not ASCII: escape what must be
+        cell = printable(cell);
+        break;
+      }
+    }
+  }
+  rows_.push_back(std::move(cells));
+}
 
 std::string TextTable::render() const {
   std::vector<size_t> width(columns_.size());

@@ -2,6 +2,7 @@
 // from the prediction before anything runs.
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "hloroof/report.h"
@@ -88,6 +89,9 @@ void add_work_counters(const Prediction& p, std::vector<const TraceSlice*> leave
   }
 }
 
+// Samples of the live HBM counter written one per instruction; beyond, one per time.
+constexpr size_t kMaxLiveSamples = 50000;
+
 // The live HBM bytes of the memory analysis' timeline, one sample where each instruction
 // starts on the compute track (a body's instructions where their first slice starts);
 // instructions without a slice of their own (parameters, tuples...) take the time of the last
@@ -98,15 +102,24 @@ void add_live_bytes_counter(const Prediction& p, const MemoryReport& memory, Tra
   for (const TimelineEvent& e : p.timeline) {
     if (e.track == "compute") start_of.emplace(e.name, std::max(0.0, e.start_s));
   }
+  // More samples than a trace holds slices (a module fanning out 3 ways 20 deep: 200,000
+  // samples at 20 times): of samples at one time only the last is written, the one a viewer
+  // shows.
   double t = 0;
+  std::optional<double> pending;
   const std::vector<LiveBytesPoint>& points =
       memory.live_timeline.empty() ? memory.live_curve : memory.live_timeline;
+  const bool one_per_time = points.size() > kMaxLiveSamples;
   for (const LiveBytesPoint& point : points) {
+    double at = t;
     if (auto it = start_of.find(point.instruction); it != start_of.end()) {
-      t = std::max(t, it->second);
+      at = std::max(t, it->second);
     }
-    trace.add_counter("live HBM bytes", t, static_cast<double>(point.device_bytes));
+    if (pending && (at != t || !one_per_time)) trace.add_counter("live HBM bytes", t, *pending);
+    t = at;
+    pending = static_cast<double>(point.device_bytes);
   }
+  if (pending) trace.add_counter("live HBM bytes", t, *pending);
 }
 
 }  // namespace

@@ -8,10 +8,14 @@
 namespace hloroof {
 namespace {
 
-// Three significant digits, trailing zeros dropped: 1.50 -> "1.5", 512 -> "512".
+// Three significant digits, trailing zeros dropped: 1.50 -> "1.5", 512 -> "512"; whole numbers
+// up to a million in full ("1234"), beyond it and below 0.001 in exponent form ("1e+308", not
+// a 309-digit number).
 std::string three_digits(double v) {
   std::string s = absl::StrFormat("%.3g", v);
-  if (s.find('e') != std::string::npos) s = absl::StrFormat("%.0f", v);
+  if (s.find('e') != std::string::npos && std::fabs(v) >= 1 && std::fabs(v) < 1e6) {
+    s = absl::StrFormat("%.0f", v);
+  }
   return s;
 }
 
@@ -23,7 +27,7 @@ struct Unit {
 // Picks the largest unit not above |v| (the first one when none is).
 template <size_t N>
 std::string scaled(double v, const Unit (&units)[N]) {
-  if (!std::isfinite(v)) return absl::StrFormat("%f %s", v, units[0].name);
+  if (!std::isfinite(v)) return absl::StrFormat("%f %s", v, units[0].name);  // "inf s"
   const Unit* pick = &units[0];
   for (const Unit& u : units) {
     if (std::fabs(v) >= u.scale) pick = &u;
@@ -67,7 +71,11 @@ std::string format_byte_rate(double bytes_per_second) {
 }
 
 std::string format_percent(double fraction) {
-  return absl::StrFormat("%.1f%%", 100.0 * fraction);
+  const double percent = 100.0 * fraction;
+  // Not a number a reader can use ("inf%"): a dash. Beyond a million percent, three digits.
+  if (!std::isfinite(percent)) return "-";
+  if (std::fabs(percent) >= 1e6) return absl::StrFormat("%.3g%%", percent);
+  return absl::StrFormat("%.1f%%", percent);
 }
 
 }  // namespace hloroof

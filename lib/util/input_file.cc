@@ -231,25 +231,36 @@ absl::StatusOr<InputFile> read_input_file(std::string_view path, int64_t max_byt
   // kill the process with SIGBUS when a page of it is touched) into memory of its own, one byte
   // longer than the file and rounded up to pages, so that the byte after the text is a readable
   // zero. Its parts of 2 MiB are huge pages where the system gives them: one copy, after which
-  // the text costs much less to touch the first time than 4 KiB pages (util/huge_pages.h); so is
-  // its last part when the huge page it takes would leave at most an eighth of a byte per text
-  // byte unused (resident all the same). After the read, the file must still have the size and
-  // modification time it had before: a file rewritten meanwhile (`cp` over it) may have given
-  // part old, part new bytes, so it is an error rather than a mixture.
+  // the text costs much less to touch the first time than 4 KiB pages (util/huge_pages.h). So is
+  // its last part (or the whole text, under 2 MiB) when the huge page it takes would leave at
+  // most half a byte per text byte unused (resident all the same): memory of its own costs a
+  // fault and a zeroing per 4 KiB page where a mapping of the file took pages already in the
+  // page cache, 0.37 ms for the last 1.5 MB of a 3.6 MB module (0.17 ms to read it all mapped);
+  // in a huge page the whole read takes 0.14 ms. After the read, the file must still have the
+  // size and modification time it had before: a file rewritten meanwhile (`cp` over it) may
+  // have given part old, part new bytes, so it is an error rather than a mixture.
   const size_t bytes = static_cast<size_t>(size);
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   size_t span = (bytes / page + 1) * page;
   size_t huge = bytes / detail::kHugePageBytes * detail::kHugePageBytes;
   if (const size_t whole = huge + detail::kHugePageBytes;
-      huge > 0 && bytes > huge && (whole - bytes) * 8 <= bytes) {
+      bytes > huge && (whole - bytes) * 2 <= bytes) {
     huge = whole;  // whole > bytes: the byte after the text is in it
     span = whole;
   }
   void* base = huge > 0 ? detail::map_huge_pages(span, huge) : nullptr;
   if (base == nullptr) {
+    huge = 0;
     base = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED) base = nullptr;
   }
+  // The part in 4 KiB pages is made resident in one call before the read, rather than one
+  // fault at a time as the read reaches each page.
+#ifdef MADV_POPULATE_WRITE
+  if (base != nullptr && span > huge) {
+    (void)::madvise(static_cast<char*>(base) + huge, span - huge, MADV_POPULATE_WRITE);
+  }
+#endif
   const struct stat before = st;
   if (base != nullptr) {
     char* text = static_cast<char*>(base);

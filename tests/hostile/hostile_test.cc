@@ -11,6 +11,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 #include "hloroof/predict.h"
+#include "hloroof/report.h"
 #include "util/checked_math.h"
 
 namespace hloroof {
@@ -34,17 +35,20 @@ std::string fusion_chain(int levels) {
   return t.str();
 }
 
-// c0 exponentiates f32[1024]; c<i> calls c<i-1> twice, one after the other.
-std::string call_fan_out(int levels) {
+// c0 exponentiates f32[1024]; c<i> calls c<i-1> `ways` times, one after the other.
+std::string call_fan_out(int levels, int ways = 2) {
   std::ostringstream t;
   t << "HloModule fan_out\n"
        "%c0 (p0: f32[1024]) -> f32[1024] {\n  %p0 = f32[1024] parameter(0)\n"
        "  ROOT %exp = f32[1024] exponential(%p0)\n}\n";
   for (int i = 1; i <= levels; ++i) {
-    t << "%c" << i << " (p" << i << ": f32[1024]) -> f32[1024] {\n  %p" << i
-      << " = f32[1024] parameter(0)\n  %x" << i << " = f32[1024] call(%p" << i << "), to_apply=%c"
-      << i - 1 << "\n  ROOT %y" << i << " = f32[1024] call(%x" << i << "), to_apply=%c" << i - 1
-      << "\n}\n";
+    t << "%c" << i << " (p" << i << ": f32[1024]) -> f32[1024] {\n  %x" << i << "_0"
+      << " = f32[1024] parameter(0)\n";
+    for (int w = 1; w <= ways; ++w) {
+      t << "  " << (w == ways ? "ROOT " : "") << "%x" << i << "_" << w << " = f32[1024] call(%x"
+        << i << "_" << w - 1 << "), to_apply=%c" << i - 1 << "\n";
+    }
+    t << "}\n";
   }
   t << "ENTRY %e (a: f32[1024]) -> f32[1024] {\n  %a = f32[1024] parameter(0)\n"
     << "  ROOT %r = f32[1024] call(%a), to_apply=%c" << levels << "\n}\n";
@@ -104,7 +108,12 @@ TEST_CASE("a computation reached along 2^30 call paths is timed once, the trace 
   }
   REQUIRE(exp != nullptr);
   CHECK(exp->multiplier == std::ldexp(1.0, 30));  // c0 runs 2^30 times per step
-  CHECK(p->timeline.size() <= 200000);
+  // 50,000 slices, and first the slice that says the timeline was cut.
+  REQUIRE(p->timeline.size() == 50001);
+  CHECK(p->timeline.front().track == "timeline cut");
+  CHECK(p->timeline.front().name ==
+        "timeline cut: the timeline holds its first 50000 slices; later ones are left out");
+  CHECK(p->timeline.front().duration_s == p->step_time_s);
   bool said_truncated = false;
   for (const std::string& a : p->assumptions) {
     said_truncated = said_truncated || a.find("the timeline holds its first") != std::string::npos;
@@ -118,6 +127,25 @@ TEST_CASE("a computation reached along 2^30 call paths is timed once, the trace 
   REQUIRE(memory.ok());
   // At least the entry's parameter f32[1024] (4096 B) is live at the peak.
   CHECK(memory->peak_bytes >= 4096);
+}
+
+TEST_CASE("a small module fanning out 3 ways 20 deep writes a bounded trace that says so") {
+  // 3^20 (3.5e9) paths through 21 computations of a few KB of text: the trace was 98 MB
+  // (200,000 slices and their counters) and took 1 GB to write.
+  const std::string text = call_fan_out(20, 3);
+  CHECK(text.size() < 5000);
+  absl::StatusOr<Module> m = parse_module(text);
+  REQUIRE(m.ok());
+  absl::StatusOr<Prediction> p = predict_step_time(*m, "tpu_v5e");
+  REQUIRE(p.ok());
+  REQUIRE(p->timeline.size() == 50001);
+  absl::StatusOr<MemoryReport> memory = analyze_memory(*m);
+  REQUIRE(memory.ok());
+  const std::string trace = prediction_to_trace_json(*p, &*memory);
+  // A quarter of the slices: about a quarter of the 98 MB, with room for the counters.
+  CHECK(trace.size() < (size_t{32} << 20));
+  CHECK(trace.find("timeline cut: the timeline holds its first 50000 slices") !=
+        std::string::npos);
 }
 
 }  // namespace

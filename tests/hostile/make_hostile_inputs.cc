@@ -4,6 +4,7 @@
 // it.
 //   make_hostile_inputs SOURCE_DIR OUT_DIR
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -70,6 +71,49 @@ std::string fan_out(int levels, bool conditional) {
   t << "ENTRY %e (a: f32[1024]) -> f32[1024] {\n  %a = f32[1024] parameter(0)\n"
     << "  ROOT %r = f32[1024] call(%a), to_apply=%c" << levels << "\n}\n";
   return t.str();
+}
+
+// `text` gzipped: one member.
+std::string gzip(const std::string& text) {
+  z_stream z{};
+  // 15 + 16: a gzip header and trailer.
+  if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) std::exit(2);
+  std::string out(deflateBound(&z, text.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END) std::exit(2);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// A gzip bomb: `head`, then `chunk` `copies` times, as gzip members one after the other (`cat
+// a.gz b.gz`, which zcat reads whole): a small file that inflates to head + copies x chunk.
+std::string gzip_bomb(const std::string& head, const std::string& chunk, int copies) {
+  std::string out = gzip(head);
+  const std::string member = gzip(chunk);
+  out.reserve(out.size() + member.size() * static_cast<size_t>(copies));
+  for (int i = 0; i < copies; ++i) out += member;
+  return out;
+}
+
+// Protobuf wire format: a length-delimited field (type 2) and a varint field (type 0).
+std::string varint(uint64_t v) {
+  std::string out;
+  while (v >= 0x80) {
+    out += static_cast<char>((v & 0x7F) | 0x80);
+    v >>= 7;
+  }
+  out += static_cast<char>(v);
+  return out;
+}
+std::string field(int number, const std::string& payload) {
+  return varint(static_cast<uint64_t>(number) << 3 | 2) + varint(payload.size()) + payload;
+}
+std::string varint_field(int number, uint64_t value) {
+  return varint(static_cast<uint64_t>(number) << 3) + varint(value);
 }
 
 std::string module_with_root(const std::string& root_line) {
@@ -161,6 +205,55 @@ int main(int argc, char** argv) {
   std::ostringstream small;
   small << small_file.rdbuf();
   ok &= write(out, "output_is_input.hlo", small.str());
+  // Trace JSON. Events: 8,388,608 are read at most (about 344 MB of this text, from a file of
+  // about 400 KB); the file holds 25,575 x 330 = 8.44 million.
+  const std::string event = R"({"ph":"X","ts":0,"dur":0,"pid":0,"tid":0},)";
+  ok &= write(out, "events_bomb.trace.json.gz",
+              gzip_bomb("{\"traceEvents\": [", repeat(event, 25575), 330));
+  // Whitespace: 1 GiB of text is read at most; this inflates to 1.1 GiB of spaces.
+  ok &= write(out, "whitespace_bomb.trace.json.gz",
+              gzip_bomb("[", std::string(size_t{1} << 20, ' '), 1100));
+  // Structure without values: [[]],[[]],... a million brackets in a row and more.
+  ok &= write(out, "brackets_bomb.trace.json.gz", gzip_bomb("[", repeat("[],", 1 << 18), 8));
+  // A string of 17 MiB, one more than a token may be.
+  ok &= write(out, "long_string.trace.json.gz",
+              gzip_bomb("[{\"name\": \"", std::string(size_t{1} << 20, 'a'), 17));
+  // Two members: the trace's first half and its second (`cat a.gz b.gz`). The op named with an
+  // escape sequence that clears the screen and sets the title, and one with a newline.
+  const std::string trace =
+      R"({"traceEvents": [)"
+      R"({"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/device:GPU:0"}},)"
+      R"({"ph": "X", "pid": 1, "tid": 1, "name": "jit_step", "ts": 0, "dur": 100,)"
+      R"( "args": {"hlo_module": "jit_step"}},)"
+      R"({"ph": "X", "pid": 1, "tid": 2, "name": "k\u001b[2J\u001b]0;pwn\u0007", "ts": 1,)"
+      R"( "dur": 10, "args": {"hlo_op": "\u001b[2J\u001b]0;pwn\u0007",)"
+      R"( "hlo_module": "jit_step"}},)"
+      R"({"ph": "X", "pid": 1, "tid": 2, "name": "k2", "ts": 20, "dur": 10,)"
+      R"( "args": {"hlo_op": "line\nbreak", "hlo_module": "jit_step"}}]})";
+  ok &= write(out, "jit_step.hlo",
+              "HloModule jit_step\n\nENTRY %main (a: f32[1024]) -> f32[1024] {\n"
+              "  %a = f32[1024] parameter(0)\n  ROOT %k2 = f32[1024] exponential(%a)\n}\n");
+  const size_t half = trace.size() / 2;
+  ok &= write(out, "two_members.trace.json.gz",
+              gzip(trace.substr(0, half)) + gzip(trace.substr(half)));
+  // XSpace: 10,000 empty planes (4096 are read at most); 20 MB of them took 2.8 GB.
+  ok &= write(out, "planes_bomb.xplane.pb", repeat(field(1, ""), 10000));
+  // 100 planes named p0..p99: an error lists 16 of them.
+  std::string planes;
+  for (int i = 0; i < 100; ++i) planes += field(1, field(2, "p" + std::to_string(i)));
+  ok &= write(out, "planes_100.xplane.pb", planes);
+  // One line of 8,388,609 empty events (16.8 MB): one more than are read.
+  ok &= write(out, "events_bomb.xplane.pb",
+              field(1, field(3, repeat(field(4, ""), (1 << 23) + 1))));
+  // Names that are not UTF-8: a plane "/device:GPU:0" and bytes 0xFF 0xFE in a line's name and
+  // an event's metadata name. Protobuf refused the whole file.
+  const std::string metadata = field(4, varint_field(1, 7) + field(2, varint_field(1, 7) +
+                                                                       field(2, "k\xff\xfe")));
+  const std::string line = field(3, field(2, "stream\xff") + field(4, varint_field(1, 7) +
+                                                                         varint_field(2, 1000) +
+                                                                         varint_field(3, 5000)));
+  ok &= write(out, "invalid_utf8.xplane.pb",
+              field(1, field(2, "/device:GPU:0\xfe") + line + metadata));
   if (!ok) {
     std::cerr << "make_hostile_inputs: cannot write to " << out << "\n";
     return 1;

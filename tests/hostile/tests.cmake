@@ -9,7 +9,7 @@ if(NOT TARGET hloroof_cli)
 endif()
 
 add_executable(make_hostile_inputs ${CMAKE_CURRENT_LIST_DIR}/make_hostile_inputs.cc)
-target_link_libraries(make_hostile_inputs PRIVATE hloroof_warnings)
+target_link_libraries(make_hostile_inputs PRIVATE hloroof_warnings ZLIB::ZLIB)
 add_dependencies(make_hostile_inputs hloroof_cli)
 
 set(HOSTILE_INPUTS ${CMAKE_CURRENT_LIST_DIR}/inputs)
@@ -165,7 +165,45 @@ endforeach()
 
 # Outputs that name an input are refused (they overwrote the input).
 hostile_run(output_is_input.trace error "it is an input of this command" predict
-            ${HOSTILE_GENERATED}/output_is_input.hlo --trace ${HOSTILE_GENERATED}/output_is_input.hlo)
+            ${HOSTILE_GENERATED}/output_is_input.hlo
+            --trace ${HOSTILE_GENERATED}/output_is_input.hlo)
 hostile_run(output_is_input.roofline error "it is an input of this command" predict
             ${HOSTILE_GENERATED}/output_is_input.hlo
             --roofline ${HOSTILE_GENERATED}/../hostile/output_is_input.hlo)
+
+# Profiles (docs/limits.md, "Profiles"). Trace JSON: a gzip bomb of events (5.3 MB took
+# 15 GB and ended in bad_alloc), of whitespace (8.4 GB), of brackets, a string too long.
+set(P ${HOSTILE_GENERATED})
+foreach(command profile calibrate)
+  if(command STREQUAL "profile")
+    set(head profile ${HOSTILE_INPUTS}/small.hlo)
+    set(tail --device h100)
+  else()
+    set(head calibrate)
+    set(tail --hlo ${HOSTILE_INPUTS}/small.hlo --device h100)
+  endif()
+  hostile_run(events_bomb_json.${command} error "holds more than 8388608 events" ${head}
+              ${P}/events_bomb.trace.json.gz ${tail})
+  hostile_run(whitespace_bomb.${command} error "inflates to more than 1 GiB of JSON text"
+              ${head} ${P}/whitespace_bomb.trace.json.gz ${tail})
+  hostile_run(brackets_bomb.${command} error "brackets, braces, commas and colons in a row"
+              ${head} ${P}/brackets_bomb.trace.json.gz ${tail})
+  hostile_run(long_string.${command} error "holds a string longer than 16 MiB" ${head}
+              ${P}/long_string.trace.json.gz ${tail})
+  # XSpace: planes and events past the bounds, refused before they are decoded.
+  hostile_run(planes_bomb.${command} error "holds more than 4096 planes" ${head}
+              ${P}/planes_bomb.xplane.pb ${tail})
+  hostile_run(events_bomb_xplane.${command} error "holds more than 8388608 events" ${head}
+              ${P}/events_bomb.xplane.pb ${tail})
+  # An error lists 16 planes of 100 (it listed every one: 40 MB of stderr for 20 MB of planes).
+  hostile_run(planes_100.${command} error "'p15' and 84 more" ${head} ${P}/planes_100.xplane.pb
+              ${tail})
+  # Bytes that are not UTF-8 in names: read (the module is not in it), no protobuf ERROR line.
+  hostile_run(invalid_utf8_xplane.${command} error "has no op events of module 'small'" ${head}
+              ${P}/invalid_utf8.xplane.pb ${tail})
+endforeach()
+# Two gzip members read whole; op names holding escape sequences and newlines print escaped.
+hostile_run(two_members.profile ok "" profile ${P}/jit_step.hlo ${P}/two_members.trace.json.gz
+            --device h100)
+hostile_run(two_members.profile_json json "" profile ${P}/jit_step.hlo
+            ${P}/two_members.trace.json.gz --device h100 --json)

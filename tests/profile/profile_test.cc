@@ -12,6 +12,7 @@
 namespace hloroof {
 namespace {
 
+using Catch::Matchers::Contains;
 using testing::kStepModule;
 using testing::kStepTraceJson;
 using testing::step_xspace;
@@ -339,6 +340,161 @@ TEST_CASE("read_profile takes the file, the run folder, the profile directory, a
   absl::StatusOr<Profile> none = read_profile((dir.path() / "empty").string());
   CHECK(none.status().code() == absl::StatusCode::kNotFound);
   CHECK(absl::StrContains(none.status().message(), "xplane.pb"));
+}
+
+// Every plane, line and event of two profiles, field by field.
+void check_same_profile(const Profile& a, const Profile& b) {
+  REQUIRE(a.planes.size() == b.planes.size());
+  for (size_t k = 0; k < a.planes.size(); ++k) {
+    CHECK(a.planes[k].name == b.planes[k].name);
+    REQUIRE(a.planes[k].lines.size() == b.planes[k].lines.size());
+    for (size_t l = 0; l < a.planes[k].lines.size(); ++l) {
+      const ProfileLine& x = a.planes[k].lines[l];
+      const ProfileLine& y = b.planes[k].lines[l];
+      CHECK(x.name == y.name);
+      REQUIRE(x.events.size() == y.events.size());
+      for (size_t e = 0; e < x.events.size(); ++e) {
+        CHECK(x.events[e].name == y.events[e].name);
+        CHECK(x.events[e].start_s == y.events[e].start_s);
+        CHECK(x.events[e].duration_s == y.events[e].duration_s);
+        CHECK(x.events[e].hlo_op == y.events[e].hlo_op);
+        CHECK(x.events[e].hlo_module == y.events[e].hlo_module);
+        CHECK(x.events[e].correlation_id == y.events[e].correlation_id);
+      }
+    }
+  }
+}
+
+TEST_CASE("a trace gzipped in several members reads whole, as zcat reads it") {
+  const std::string text(kStepTraceJson);
+  absl::StatusOr<Profile> whole = parse_trace_json(testing::gzip(text), "one.json.gz");
+  REQUIRE(whole.ok());
+  // `cat a.gz b.gz c.gz`: the members' texts one after the other. Its later members were
+  // ignored (the first third alone is not JSON).
+  const size_t third = text.size() / 3;
+  const std::string members = testing::gzip(text.substr(0, third)) +
+                              testing::gzip(text.substr(third, third)) +
+                              testing::gzip(text.substr(2 * third));
+  absl::StatusOr<Profile> cat = parse_trace_json(members, "cat.json.gz");
+  INFO(cat.status().ToString());
+  REQUIRE(cat.ok());
+  check_same_profile(*whole, *cat);
+  CHECK(!whole->planes.empty());
+  // A member cut short is still an error.
+  absl::StatusOr<Profile> cut =
+      parse_trace_json(members.substr(0, members.size() - 10), "cut.json.gz");
+  REQUIRE(!cut.ok());
+  CHECK_THAT(std::string(cut.status().message()), Contains("gzip stream is truncated"));
+}
+
+TEST_CASE("trace JSON: keys given twice keep their last value, odd types are absent") {
+  // As the JSON document reads: the last "ph", "args" and "ts" count; a "name" that is an
+  // object is no name; "pid" numbers print as integers; an args that is not an object has no
+  // fields; a second "traceEvents" replaces the first.
+  absl::StatusOr<Profile> p = parse_trace_json(
+      R"({"traceEvents": [{"ph": "X", "pid": 1, "tid": 1, "ts": 1, "dur": 1}],
+          "traceEvents": [
+            {"ph": "B", "ph": "X", "pid": 7, "tid": "t", "ts": "x", "ts": 3, "dur": 2,
+             "name": {"a": [1, {"b": 2}]}, "args": {"hlo_op": "old"},
+             "args": {"hlo_op": "fusion.1", "hlo_module": 12, "correlation_id": 99,
+                      "deep": [{"hlo_op": "no"}]}},
+            {"ph": "X", "pid": 7.5, "tid": true, "ts": 0, "dur": 0, "name": "k",
+             "args": "not an object"},
+            {"ph": "M", "pid": 7, "name": "process_name", "args": {"name": "/device:GPU:0"}},
+            {"ph": "M", "pid": 7, "tid": "t", "name": "thread_name", "args": {"name": "s1"}}
+          ]})",
+      "dup.json");
+  INFO(p.status().ToString());
+  REQUIRE(p.ok());
+  REQUIRE(p->planes.size() == 2);
+  CHECK(p->planes[0].name == "/device:GPU:0");
+  REQUIRE(p->planes[0].lines.size() == 1);
+  CHECK(p->planes[0].lines[0].name == "s1");
+  const ProfileEvent& e = p->planes[0].lines[0].events.at(0);
+  CHECK(e.name.empty());
+  CHECK(e.start_s == Approx(3e-6));
+  CHECK(e.duration_s == Approx(2e-6));
+  CHECK(e.hlo_op == "fusion.1");
+  CHECK(e.hlo_module == "12");
+  CHECK(e.correlation_id == 99);
+  CHECK(p->planes[1].name == "pid 7.5");
+  CHECK(p->planes[1].lines[0].name == "tid ");
+  CHECK(p->planes[1].lines[0].events.at(0).hlo_op.empty());
+}
+
+TEST_CASE("XSpace: names that are not UTF-8 are read, their bad bytes replaced") {
+  xplane::XSpace space;
+  testing::PlaneWriter gpu(space.add_planes(), "/device:GPU:0\xfe");
+  xplane::XLine* line = gpu.line("stream\xff");
+  gpu.event(line, "kernel\xff\xfe", 1, 2, "fusion\xc3");
+  const std::string bytes = space.SerializeAsString();
+  absl::StatusOr<Profile> p = parse_xspace(bytes, "bad.xplane.pb");
+  INFO(p.status().ToString());
+  REQUIRE(p.ok());
+  const std::string kBad = "\xef\xbf\xbd";  // U+FFFD
+  CHECK(p->planes.at(0).name == "/device:GPU:0" + kBad);
+  CHECK(p->planes[0].lines.at(0).name == "stream" + kBad);
+  const ProfileEvent& e = p->planes[0].lines[0].events.at(0);
+  CHECK(e.name == "kernel" + kBad + kBad);
+  CHECK(e.hlo_op == "fusion" + kBad);
+  CHECK(device_plane(*p, 0).ok());
+}
+
+TEST_CASE("profiles past the bounds are refused before they are decoded") {
+  // Planes: 4097 empty ones (2 bytes each: field 1, length 0).
+  std::string planes;
+  for (int i = 0; i < 4097; ++i) planes += std::string("\x0a\x00", 2);
+  absl::StatusOr<Profile> p = parse_xspace(planes, "planes.xplane.pb");
+  REQUIRE(!p.ok());
+  CHECK(std::string(p.status().message()) ==
+        "planes.xplane.pb: holds more than 4096 planes (devices and hosts), more than hloroof "
+        "reads from one profile");
+  CHECK(parse_xspace(planes.substr(2), "planes.xplane.pb").ok());  // 4096 are read
+  // Events: 2^23 + 1 empty events in one line of one plane. The line (field 3 of the plane)
+  // and the plane (field 1) are each a tag, a length and the bytes.
+  const std::string events = [] {
+    std::string e;
+    for (int i = 0; i < (1 << 23) + 1; ++i) e += std::string("\x22\x00", 2);
+    return e;
+  }();
+  auto wrap = [](int field, const std::string& payload) {
+    std::string out(1, static_cast<char>(field << 3 | 2));
+    for (uint64_t n = payload.size(); ; n >>= 7) {
+      out += static_cast<char>((n & 0x7F) | (n >= 0x80 ? 0x80 : 0));
+      if (n < 0x80) break;
+    }
+    return out + payload;
+  };
+  p = parse_xspace(wrap(1, wrap(3, events)), "events.xplane.pb");
+  REQUIRE(!p.ok());
+  CHECK_THAT(std::string(p.status().message()), Contains("holds more than 8388608 events"));
+  // An error about a device lists 16 planes and counts the rest.
+  std::string named;
+  for (int i = 0; i < 20; ++i) named += wrap(1, wrap(2, "p" + std::to_string(i)));
+  p = parse_xspace(named, "named.xplane.pb");
+  REQUIRE(p.ok());
+  absl::StatusOr<const ProfilePlane*> plane = device_plane(*p, 0);
+  REQUIRE(!plane.ok());
+  CHECK_THAT(std::string(plane.status().message()), Contains("'p14', 'p15' and 4 more."));
+}
+
+TEST_CASE("trace JSON past the bounds is refused, with what it passed") {
+  // Text: a gzip bomb of whitespace is cut at 1 GiB of text, with constant memory. Members of
+  // 64 MiB of spaces each, 17 of them: 1088 MiB.
+  const std::string spaces = testing::gzip(std::string(size_t{64} << 20, ' '));
+  std::string bomb = testing::gzip("[");
+  for (int i = 0; i < 17; ++i) bomb += spaces;
+  absl::StatusOr<Profile> p = parse_trace_json(bomb, "ws.json.gz");
+  REQUIRE(!p.ok());
+  CHECK(std::string(p.status().message()) ==
+        "ws.json.gz: inflates to more than 1 GiB of JSON text, more than hloroof reads from one "
+        "trace; not read");
+  // A string of 16 MiB + 1 byte (the quotes count).
+  const std::string long_string = "[\"" + std::string(size_t{16} << 20, 'a') + "\"]";
+  p = parse_trace_json(long_string, "s.json");
+  REQUIRE(!p.ok());
+  CHECK_THAT(std::string(p.status().message()), Contains("holds a string longer than 16 MiB"));
+  CHECK(parse_trace_json("[\"" + std::string((size_t{16} << 20) - 2, 'a') + "\"]", "s.json").ok());
 }
 
 TEST_CASE("profile errors say what is wrong") {

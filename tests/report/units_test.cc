@@ -1,6 +1,9 @@
 // Figures for people always carry a unit and three significant digits.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
+
 #include "hloroof/units.h"
 
 namespace hloroof {
@@ -14,6 +17,19 @@ TEST_CASE("durations pick ns, us, ms or s") {
   CHECK(format_seconds(1.5) == "1.5 s");
   CHECK(format_seconds(120) == "120 s");
   CHECK(format_seconds(1e-12) == "0.001 ns");
+}
+
+TEST_CASE("absurd figures print in a few columns") {
+  // 1e308 s was printed in full: 309 digits and " s".
+  CHECK(format_seconds(1e308) == "1e+308 s");
+  CHECK(format_seconds(123456) == "123456 s");    // whole below a million: %.0f
+  CHECK(format_seconds(2.5e6) == "2.5e+06 s");
+  CHECK(format_bytes(1e300) == "9.09e+287 TiB");  // 1e300 / 2^40 = 9.09e287
+  // A relative error of an op measured at 0 s was printed "inf%".
+  CHECK(format_percent(std::numeric_limits<double>::infinity()) == "-");
+  CHECK(format_percent(std::nan("")) == "-");
+  CHECK(format_percent(2e5) == "2e+07%");  // 2e5 x 100
+  CHECK(format_percent(-0.5) == "-50.0%");
 }
 
 TEST_CASE("bytes use binary units") {

@@ -68,14 +68,15 @@ TEST_CASE("A file that ends on a page boundary still has a NUL after its text") 
 
 TEST_CASE("A file of several huge pages reads whole, with a NUL after its text") {
   // 2 MiB and more are read into huge pages, the rest into 4 KiB pages: both parts must read
-  // back, whether
-  // the file ends inside a huge page or on its boundary. A last part that leaves at most an
-  // eighth of the file's size of its huge page unused is read into one too: 4 MiB - 1 (one
-  // byte unused, the NUL) and 4 MiB - 100 KB (800 KB <= 3.9 MB) are; 5 MiB - 1 (1 MiB + 1
-  // unused, 8 MiB > 5 MiB) and 2 MiB + 100 are not.
+  // back, whether the file ends inside a huge page or on its boundary. A last part that leaves
+  // at most half a byte per byte of the file of its huge page unused is read into one too:
+  // 4 MiB - 1 (one byte unused, the NUL), 4 MiB - 100 KB and 5 MiB - 1 (1 MiB + 1 unused,
+  // 2.5 MiB allowed) are; 2 MiB + 100 (2 MiB - 100 unused, 1 MiB allowed) is not. Under 2 MiB
+  // the same: 1.5 MiB (0.5 MiB unused, 0.75 MiB allowed) is one huge page.
   TempDir dir;
   for (size_t size : {(size_t{2} << 20) + 100, size_t{4} << 20, (size_t{5} << 20) - 1,
-                      (size_t{4} << 20) - 1, (size_t{4} << 20) - 100 * 1024}) {
+                      (size_t{4} << 20) - 1, (size_t{4} << 20) - 100 * 1024,
+                      size_t{3} << 19}) {
     std::string contents(size, '\0');
     for (size_t i = 0; i < size; ++i) contents[i] = static_cast<char>('a' + i % 23);
     absl::StatusOr<InputFile> f = read_input_file(dir.write("big.hlo", contents));
