@@ -27,6 +27,7 @@
 #include "hloroof/advise.h"
 #include "hloroof/cost.h"
 #include "hloroof/device.h"
+#include "hloroof/diff.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 #include "hloroof/platform.h"
@@ -860,6 +861,70 @@ double thread_cpu_ms() {
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
+// ---- Diff.
+
+void bind_diff(py::module_& m) {
+  Record<DiffSide>(m, "DiffSide", "One side of a diff: the step's figures.")
+      .field("step_time_s", &DiffSide::step_time_s, "expected, s")
+      .field("roofline_step_time_s", &DiffSide::roofline_step_time_s, "at the roofline, s")
+      .field("flops", &DiffSide::flops, "per step, one device")
+      .field("hbm_bytes", &DiffSide::hbm_bytes, "per step, one device, B")
+      .field("op_count", &DiffSide::op_count, "ops of the step")
+      .field("peak_bytes", &DiffSide::peak_bytes, "device-memory peak, B, or None")
+      .done();
+  Record<OpDelta>(m, "OpDelta", "One op in either version, with its per-step figures on each "
+                                "side (0 on the side it is absent from).")
+      .field("name", &OpDelta::name, "the name after the change (before, for a removed op)")
+      .field("before_name", &OpDelta::before_name, "the name before, when it differs")
+      .field("computation", &OpDelta::computation, "its computation")
+      .field("opcode", &OpDelta::opcode, "its opcode")
+      .computed(
+          "change", [](const OpDelta& d) { return std::string(op_change_name(d.change)); },
+          "'changed', 'unchanged', 'added' or 'removed'")
+      .field("before_time_s", &OpDelta::before_time_s, "per step, expected, s")
+      .field("after_time_s", &OpDelta::after_time_s, "per step, expected, s")
+      .computed("delta_time_s", &OpDelta::delta_time_s, "after_time_s - before_time_s, s")
+      .field("before_flops", &OpDelta::before_flops, "per step")
+      .field("after_flops", &OpDelta::after_flops, "per step")
+      .field("before_hbm_bytes", &OpDelta::before_hbm_bytes, "per step, B")
+      .field("after_hbm_bytes", &OpDelta::after_hbm_bytes, "per step, B")
+      .done();
+  py::bind_vector<std::vector<OpDelta>>(m, "OpDeltaList");
+  Record<PredictionDiff>(m, "PredictionDiff",
+                         "Two versions of a program on one device: what changed per op and "
+                         "per step. str() gives the report of `hloroof diff`.")
+      .field("device", &PredictionDiff::device, "the device of both sides, e.g. 'h100:1x8'")
+      .field("before", &PredictionDiff::before, "the step before")
+      .field("after", &PredictionDiff::after, "the step after")
+      .field("ops", &PredictionDiff::ops, "every op of either version, largest change first")
+      .field("changed", &PredictionDiff::changed, "matched ops whose figures differ")
+      .field("unchanged", &PredictionDiff::unchanged, "matched ops with the same figures")
+      .field("added", &PredictionDiff::added, "ops only after")
+      .field("removed", &PredictionDiff::removed, "ops only before")
+      .field("renamed", &PredictionDiff::renamed, "matched by opcode and op_name, not by name")
+      .done()
+      .def("to_json", &diff_to_json,
+           "The JSON object of `hloroof diff --json` (docs/reports.md, \"diff\").")
+      .def(
+          "summary", [](const PredictionDiff& d, size_t top) { return render_diff(d, top); },
+          py::arg("top") = 10, "The report of `hloroof diff`, with `top` ops.")
+      .def("__str__", [](const PredictionDiff& d) { return render_diff(d, 10); })
+      .def("__repr__", [](const PredictionDiff& d) {
+        return cat("<hloroof.PredictionDiff ", d.device, " step ", d.before.step_time_s * 1e3,
+                   " -> ", d.after.step_time_s * 1e3, " ms, ", d.ops.size(), " ops>");
+      });
+  m.def(
+      "_diff",
+      [](const Prediction& before, const Prediction& after, std::optional<int64_t> before_peak,
+         std::optional<int64_t> after_peak) {
+        return diff_predictions(before, after, before_peak, after_peak);
+      },
+      py::arg("before"), py::arg("after"), py::arg("before_peak").none(true),
+      py::arg("after_peak").none(true));
+  m.def("_diff_trace", &diff_to_trace_json, py::arg("diff"), py::arg("before"), py::arg("after"),
+        "Both timelines in one Perfetto trace (`hloroof diff --trace`).");
+}
+
 }  // namespace
 }  // namespace hloroof::python
 
@@ -888,6 +953,7 @@ PYBIND11_MODULE(_hloroof, m) {
   bind_cost(m);
   bind_memory(m);
   bind_predict(m);
+  bind_diff(m);
 
   m.def(
       "_parse_cpu_ms",

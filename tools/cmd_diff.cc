@@ -1,5 +1,6 @@
 // `hloroof diff BEFORE AFTER [--device D]`: two versions of a program on one device, what
 // changed per op and per step.
+#include <fstream>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -14,7 +15,8 @@ namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof diff BEFORE AFTER [--device D[:TOPOLOGY]] [--top N] [--trip-count N] [--json]";
+    "hloroof diff BEFORE AFTER [--device D[:TOPOLOGY]] [--top N] [--trip-count N] [--json]\n"
+    "       [--trace OUT.json]";
 
 struct Side {
   LoadedModule loaded;
@@ -41,7 +43,7 @@ absl::StatusOr<Side> predict_side(const std::string& path, std::string_view devi
 
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args = parse_args(
-      words, {.flags = {"--json"}, .options = {"--device", "--top", "--trip-count"}});
+      words, {.flags = {"--json"}, .options = {"--device", "--top", "--trip-count", "--trace"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kDiffCommand.help;
@@ -70,7 +72,19 @@ int run(const std::vector<std::string>& words) {
 
   const PredictionDiff diff = diff_predictions(before->prediction, after->prediction,
                                                before->peak_bytes, after->peak_bytes);
+  if (args->has("--trace")) {
+    const std::string out = args->get("--trace");
+    std::ofstream file(out, std::ios::binary);
+    if (!(file << diff_to_trace_json(diff, before->prediction, after->prediction)) ||
+        !file.flush()) {
+      return fail(absl::InvalidArgumentError(absl::StrCat("cannot write the trace to '", out,
+                                                          "'")));
+    }
+  }
   std::cout << (args->flag("--json") ? diff_to_json(diff) : render_diff(diff, top));
+  if (args->has("--trace") && !args->flag("--json")) {
+    std::cout << "\ntrace written to " << args->get("--trace") << "\n";
+  }
   return kExitOk;
 }
 
@@ -80,7 +94,7 @@ const Command kDiffCommand = {
     "diff",
     "two versions of a program on one device: what changed per op and per step",
     "usage: hloroof diff BEFORE AFTER [--device D[:TOPOLOGY]] [--top N] [--trip-count N]\n"
-    "                    [--json]\n\n"
+    "                    [--json] [--trace OUT.json]\n\n"
     "Predicts one step of each module (HLO files, dump directories or - for standard input)\n"
     "on the same device and shows what changed: step time (expected and at the roofline),\n"
     "FLOPs, HBM bytes and the memory peak per step, then the ops whose time per step changed\n"
@@ -92,7 +106,9 @@ const Command kDiffCommand = {
     "                  (default: the one BEFORE implies, as `predict` infers it)\n"
     "  --top N         ops listed (default 10)\n"
     "  --trip-count N  trip count assumed for loops whose count cannot be told (default 1)\n"
-    "  --json          every op's change as JSON (docs/reports.md, \"diff\")\n\n"
+    "  --json          every op's change as JSON (docs/reports.md, \"diff\")\n"
+    "  --trace OUT.json  both predicted timelines in one Perfetto trace, each from 0\n"
+    "                  (tracks \"before: ...\" and \"after: ...\"; each op's change in its args)\n\n"
     "example:\n"
     "  hloroof diff before_pass.hlo after_pass.hlo --device h100:1x8\n",
     run,

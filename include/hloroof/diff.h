@@ -76,6 +76,12 @@ PredictionDiff diff_predictions(const Prediction& before, const Prediction& afte
 // fits 100 columns) and as JSON (every op; the keys of docs/reports.md, "diff").
 std::string render_diff(const PredictionDiff& diff, size_t top = 10);
 std::string diff_to_json(const PredictionDiff& diff);
+// Both predicted timelines in one Perfetto trace (Chrome trace-event JSON), each from 0: the
+// tracks of `before` named "before: TRACK", then those of `after` "after: TRACK". Each op's
+// slice carries `side`, `change` (op_change_name) and `delta_time_s` (after - before, per
+// step) from `diff`, which must be diff_predictions(before, after).
+std::string diff_to_trace_json(const PredictionDiff& diff, const Prediction& before,
+                               const Prediction& after);
 
 }  // namespace hloroof
 

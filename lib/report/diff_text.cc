@@ -1,11 +1,13 @@
 // render_diff and diff_to_json: a PredictionDiff for people and for programs.
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hloroof/diff.h"
 #include "hloroof/text_table.h"
+#include "hloroof/trace.h"
 #include "hloroof/units.h"
 #include "nlohmann/json.hpp"
 
@@ -125,6 +127,38 @@ std::string diff_to_json(const PredictionDiff& d) {
             {"renamed", d.renamed},
             {"ops", std::move(ops)}};
   return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::string diff_to_trace_json(const PredictionDiff& diff, const Prediction& before,
+                               const Prediction& after) {
+  // Each side's op names to their deltas (instruction names are unique in a module; a
+  // renamed op is found under its name on either side).
+  std::map<std::string, const OpDelta*, std::less<>> by_before, by_after;
+  for (const OpDelta& d : diff.ops) {
+    if (d.change != OpChange::kAdded) {
+      by_before[d.before_name.empty() ? d.name : d.before_name] = &d;
+    }
+    if (d.change != OpChange::kRemoved) by_after[d.name] = &d;
+  }
+  TraceBuilder trace;
+  for (auto [side, p, deltas] : {std::tuple{"before", &before, &by_before},
+                                 std::tuple{"after", &after, &by_after}}) {
+    std::map<std::string, int> tracks;
+    for (const TimelineEvent& e : p->timeline) {
+      auto [it, added] = tracks.try_emplace(e.track, 0);
+      if (added) it->second = trace.add_track(absl::StrCat(side, ": ", e.track));
+      std::vector<TraceBuilder::Arg> args = {{"side", std::string(side)}};
+      if (e.instruction != nullptr) {
+        auto d = deltas->find(e.name);
+        if (d != deltas->end()) {
+          args.push_back({"change", std::string(op_change_name(d->second->change))});
+          args.push_back({"delta_time_s", d->second->delta_time_s()});
+        }
+      }
+      trace.add_slice(it->second, e.name, e.start_s, e.duration_s, std::move(args));
+    }
+  }
+  return trace.to_json();
 }
 
 }  // namespace hloroof

@@ -55,6 +55,9 @@ from ._hloroof import (  # noqa: F401  (re-exported)
     ParseError,
     PeakFrame,
     Prediction,
+    PredictionDiff,
+    OpDelta,
+    DiffSide,
     PredictOptions,
     SpaceBytes,
     TimelineEvent,
@@ -63,11 +66,13 @@ from ._hloroof import (  # noqa: F401  (re-exported)
 )
 
 __all__ = [
-    "parse", "cost", "predict", "memory", "advise", "compare_profile", "devices", "device",
+    "parse", "cost", "predict", "memory", "advise", "compare_profile", "diff", "devices",
+    "device",
     "ParseError", "__version__",
     "Module", "Computation", "Instruction", "OpMetadata", "ModuleCost", "InstructionCost",
     "ComputationCost", "OpCost", "MemoryReport", "MemoryBuffer", "DeviceSpec", "Prediction",
-    "OpPrediction", "Breakdown", "PredictOptions", "CostOptions",
+    "OpPrediction", "Breakdown", "PredictOptions", "CostOptions", "PredictionDiff", "OpDelta",
+    "DiffSide",
 ]
 
 __version__: str = _hloroof.__version__
@@ -263,6 +268,40 @@ def compare_profile(module_or_text: Text, profile: str,
                                                  device_index))
 
 
+def diff(before: Text, after: Text, device: Union[str, DeviceSpec, None] = None,
+         trace: Optional[str] = None, **options: Any) -> PredictionDiff:
+    """Two versions of a program on one device: what changed per op and per step, as
+    ``hloroof diff`` reports it (`PredictionDiff`; ``str()`` is the command's report).
+
+    Both are predicted on `device` (as `predict` takes it; without it, the device `before`
+    gives or implies) with `options`; the memory peak of each comes from `memory`. Ops are
+    matched by name, then by opcode and metadata op_name (a pass that renames them). `trace`,
+    a file name: both timelines in one Perfetto trace, as ``hloroof diff --trace`` writes::
+
+        d = hloroof.diff(before_pass, after_pass, "h100:1x8")
+        d.after.step_time_s - d.before.step_time_s   # what the change bought
+        d.ops[0].name, d.ops[0].delta_time_s         # the op that changed most
+    """
+    source, device, options, notes, warnings = _resolve_device(before, device, options)
+    before_module = _module_of(source)
+    after_source = after
+    if not isinstance(after, (str, bytes, Module)):
+        facts = _jax_objects.read(after)
+        if facts is not None:
+            after_source = facts.text
+    after_module = _module_of(after_source)
+    before_prediction = predict(before_module, device, **options)
+    after_prediction = predict(after_module, device, **options)
+    _add_notes(before_prediction, notes, warnings)
+    peaks = [_hloroof._memory(m, None, 1, True).peak_bytes
+             for m in (before_module, after_module)]
+    result = _hloroof._diff(before_prediction, after_prediction, peaks[0], peaks[1])
+    if trace is not None:
+        with open(trace, "w", encoding="utf-8") as f:
+            f.write(_hloroof._diff_trace(result, before_prediction, after_prediction))
+    return result
+
+
 def _path_argument(function: str, name: str, value: Any) -> str:
     """`value` as a path (a str or an os.PathLike); TypeError naming the argument otherwise,
     rather than a file named "None"."""
@@ -385,6 +424,8 @@ for _type in vars(_hloroof).values():
         if _type.__repr__ is object.__repr__:
             _type.__repr__ = _record_repr
 Prediction.to_dict = _prediction_to_dict
+# The object of `hloroof diff --json`, as Python data.
+PredictionDiff.to_dict = _prediction_to_dict
 Prediction.to_pandas = _prediction_to_pandas
 ModuleCost.to_pandas = _cost_to_pandas
 MemoryReport.to_pandas = _memory_to_pandas

@@ -401,6 +401,50 @@ class Prediction:
     def to_dict(self) -> Dict[str, Any]: ...
     def to_pandas(self) -> DataFrame: ...
 
+class DiffSide:
+    _fields: Tuple[str, ...]
+    step_time_s: float
+    roofline_step_time_s: float
+    flops: float
+    hbm_bytes: float
+    op_count: int
+    peak_bytes: Optional[int]
+
+class OpDelta:
+    _fields: Tuple[str, ...]
+    name: str
+    before_name: str
+    computation: str
+    opcode: str
+    change: str
+    before_time_s: float
+    after_time_s: float
+    delta_time_s: float
+    before_flops: float
+    after_flops: float
+    before_hbm_bytes: float
+    after_hbm_bytes: float
+
+class OpDeltaList:
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[OpDelta]: ...
+    def __getitem__(self, i: int) -> OpDelta: ...
+
+class PredictionDiff:
+    _fields: Tuple[str, ...]
+    device: str
+    before: DiffSide
+    after: DiffSide
+    ops: OpDeltaList
+    changed: int
+    unchanged: int
+    added: int
+    removed: int
+    renamed: int
+    def to_json(self) -> str: ...
+    def summary(self, top: int = 10) -> str: ...
+    def to_dict(self) -> Dict[str, Any]: ...
+
 # Private entry points behind hloroof.parse, cost, memory, predict and device.
 def _parse(text: Union[str, bytes], file_name: str = "") -> Module: ...
 def _cost(module: Module, options: CostOptions) -> ModuleCost: ...
@@ -423,3 +467,6 @@ def _advise(module: Module, prediction: Prediction, device: DeviceSpec, top: int
 _DEFAULT_TPU_DEVICE: str
 _DEFAULT_GPU_DEVICE: str
 __version__: str
+def _diff(before: Prediction, after: Prediction, before_peak: Optional[int],
+          after_peak: Optional[int]) -> PredictionDiff: ...
+def _diff_trace(diff: PredictionDiff, before: Prediction, after: Prediction) -> str: ...

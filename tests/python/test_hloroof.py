@@ -353,6 +353,45 @@ def test_to_pandas(v5e_text):
     assert costs["cost.flops"].max() > 0
 
 
+COPY_BEFORE = """HloModule m, is_scheduled=true
+ENTRY e {
+  p = f32[1048576]{0} parameter(0)
+  c = f32[1048576]{0} copy(p)
+  ROOT n = f32[1048576]{0} negate(c)
+}
+"""
+COPY_AFTER = """HloModule m, is_scheduled=true
+ENTRY e {
+  p = f32[1048576]{0} parameter(0)
+  ROOT n = f32[1048576]{0} negate(p)
+}
+"""
+
+
+def test_diff_matches_the_cli(tmp_path):
+    # A pass removes a copy of 4 MiB: the copy is removed (it read and wrote 4 MiB, 8388608 B
+    # per step), the negate stays, and the step loses exactly the copy's time.
+    d = hloroof.diff(COPY_BEFORE, COPY_AFTER, "h100")
+    assert (d.removed, d.added, d.changed) == (1, 0, 0)
+    copy = d.ops[0]
+    assert (copy.name, copy.change, copy.before_hbm_bytes) == ("c", "removed", 8388608)
+    assert d.after.step_time_s - d.before.step_time_s == pytest.approx(-copy.before_time_s)
+    assert str(d).startswith("Diff of two predicted steps on h100")
+    trace = tmp_path / "diff.trace.json"
+    hloroof.diff(COPY_BEFORE, COPY_AFTER, "h100", trace=str(trace))
+    events = json.loads(trace.read_text())["traceEvents"]
+    tracks = {e["args"]["name"] for e in events if e.get("name") == "thread_name"}
+    assert tracks == {"before: compute", "after: compute"}
+    assert [e["args"]["change"] for e in events if e.get("name") == "c"] == ["removed"]
+    # The same as the command's JSON.
+    (tmp_path / "before.hlo").write_text(COPY_BEFORE)
+    (tmp_path / "after.hlo").write_text(COPY_AFTER)
+    cli = run_cli("diff", tmp_path / "before.hlo", tmp_path / "after.hlo", "--device", "h100",
+                  "--json")
+    assert cli.returncode == 0, cli.stderr
+    assert d.to_dict() == json.loads(cli.stdout)
+
+
 def test_stubs_list_every_field():
     # _hloroof.pyi is what editors complete from: each bound field must be in it.
     import ast

@@ -1,9 +1,12 @@
 // diff_predictions on hand-made pairs of modules: what is matched, added and removed, and the
 // arithmetic of each change.
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hloroof/device.h"
 #include "hloroof/diff.h"
@@ -85,6 +88,33 @@ ENTRY main.2 {
   CHECK(d.after.peak_bytes == 60);
   // The largest change comes first.
   CHECK(d.ops.front().name == "c");
+
+  // The trace: before's slices (c, n) on "before: compute", after's (n) on "after: compute",
+  // each from 0; the copy's slice says it was removed and what that bought, n that it stayed.
+  const nlohmann::json trace = nlohmann::json::parse(hloroof::diff_to_trace_json(d, b, a));
+  std::map<int, std::string> tracks;
+  for (const nlohmann::json& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") {
+      tracks[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+    }
+  }
+  std::vector<std::string> slices;
+  for (const nlohmann::json& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const std::string track = tracks[e["tid"].get<int>()];
+    const std::string name = e["name"].get<std::string>();
+    slices.push_back(track + " " + name);
+    if (name == "c") {
+      CHECK(track == "before: compute");
+      CHECK(e["args"]["change"] == "removed");
+      CHECK(e["args"]["delta_time_s"].get<double>() == Approx(-copy.before_time_s));
+      CHECK(e["ts"].get<double>() == 0);  // the first op of its side
+    }
+    if (name == "n") CHECK(e["args"]["change"] == "unchanged");
+  }
+  std::sort(slices.begin(), slices.end());
+  CHECK(slices == std::vector<std::string>{"after: compute n", "before: compute c",
+                                           "before: compute n"});
 }
 
 TEST_CASE("a larger dot changes by its FLOPs, and a renamed op is matched by op_name") {
