@@ -23,6 +23,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tools/
+from output_file import write_output  # noqa: E402
+
 # Upstream device keys -> hloroof device names. Keys not listed (e.g. AMD gfx950) are skipped.
 GEMM_DEVICES = {"sm_90": "h100", "sm_100_B200": "b200"}
 COLLECTIVE_DEVICES = {"sm_90": "h100", "sm_100_B200": "b200", "sm_100_GB200": "gb200",
@@ -145,10 +148,7 @@ def profile_rows(text):
 
 
 def write(path, head, rows):
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(head)
-        for r in rows:
-            f.write(" ".join(str(x) for x in r) + "\n")
+    write_output(path, head + "".join(" ".join(str(x) for x in r) + "\n" for r in rows))
     print(f"{path}: {len(rows)} rows")
 
 

@@ -15,6 +15,8 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from output_file import write_output  # noqa: E402
 
 
 def render(cli: str, args: list[str]) -> list[str]:
@@ -63,7 +65,7 @@ def main() -> int:
             continue
         stale.append(str(path))
         if not options.check:
-            path.write_text(new)
+            write_output(path, new)
     if stale:
         print(("out of date: " if options.check else "rewrote: ") + ", ".join(stale))
     return 1 if stale and options.check else 0

@@ -28,8 +28,11 @@ import statistics
 import sys
 import time
 
-import jax
-import jax.numpy as jnp
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/
+from output_file import write_output  # noqa: E402
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
 import numpy as np
 
 
@@ -49,14 +52,14 @@ def capture(fn, *args, out, steps=5, warmup=2, jit_kwargs=None):
     os.makedirs(out, exist_ok=True)
     compiled = jax.jit(fn, **(jit_kwargs or {})).lower(*args).compile()
     hlo = compiled.as_text()
-    with open(os.path.join(out, "module.hlo"), "w") as f:
-        f.write(hlo)
+    write_output(os.path.join(out, "module.hlo"), hlo)
 
     cost = compiled.cost_analysis()
     if isinstance(cost, (list, tuple)):  # older JAX: one dict per computation
         cost = cost[0] if cost else {}
-    with open(os.path.join(out, "cost_analysis.json"), "w") as f:
-        json.dump({k: float(v) for k, v in (cost or {}).items()}, f, indent=1, sort_keys=True)
+    write_output(os.path.join(out, "cost_analysis.json"),
+                 json.dumps({k: float(v) for k, v in (cost or {}).items()}, indent=1,
+                            sort_keys=True))
 
     memory = compiled.memory_analysis()
     fields = {}
@@ -64,8 +67,8 @@ def capture(fn, *args, out, steps=5, warmup=2, jit_kwargs=None):
         for name in dir(memory):
             if name.endswith("_in_bytes"):
                 fields[name] = int(getattr(memory, name))
-    with open(os.path.join(out, "memory_analysis.json"), "w") as f:
-        json.dump(fields, f, indent=1, sort_keys=True)
+    write_output(os.path.join(out, "memory_analysis.json"),
+                 json.dumps(fields, indent=1, sort_keys=True))
 
     for _ in range(warmup):
         _block(compiled(*args))
@@ -74,9 +77,10 @@ def capture(fn, *args, out, steps=5, warmup=2, jit_kwargs=None):
         start = time.perf_counter()
         _block(compiled(*args))
         times.append(time.perf_counter() - start)
-    with open(os.path.join(out, "timings.json"), "w") as f:
-        json.dump({"unit": "s", "steps_s": times, "median_s": statistics.median(times),
-                   "note": "wall clock per step on the host, dispatch included"}, f, indent=1)
+    write_output(os.path.join(out, "timings.json"),
+                 json.dumps({"unit": "s", "steps_s": times, "median_s": statistics.median(times),
+                             "note": "wall clock per step on the host, dispatch included"},
+                            indent=1))
 
     # The profiled steps run the same executable; each one is an "XLA Modules" event.
     with jax.profiler.trace(os.path.join(out, "profile"), create_perfetto_trace=True):
@@ -88,8 +92,7 @@ def capture(fn, *args, out, steps=5, warmup=2, jit_kwargs=None):
             "device_kind": device.device_kind, "module": _module_name(hlo), "steps": steps,
             "xla_flags": os.environ.get("XLA_FLAGS", ""),
             "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    with open(os.path.join(out, "meta.json"), "w") as f:
-        json.dump(meta, f, indent=1)
+    write_output(os.path.join(out, "meta.json"), json.dumps(meta, indent=1))
     return meta
 
 

@@ -21,6 +21,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tools/
+from output_file import write_output  # noqa: E402
+
 # XLA's A100-SXM4-80GB target description (openxla/xla,
 # xla/backends/gpu/target_config/specs/a100_sxm_80.txtpb): the hardware facts a deviceless
 # compile needs.
@@ -115,12 +118,12 @@ def main(out_dir: str) -> int:
                     shutil.copy(str(stem).replace(".txt", "-buffer-assignment.txt"),
                                 where / "buffer-assignment.txt")
                     stats = json.loads(run.stdout.strip().splitlines()[-1])
-                    (where / "memory_analysis.json").write_text(
-                        json.dumps(stats, indent=1, sort_keys=True) + "\n")
+                    write_output(where / "memory_analysis.json",
+                                 json.dumps(stats, indent=1, sort_keys=True) + "\n")
                     meta = {"program": name, "target": target, "mesh": [rows, cols],
                             "jax": jax.__version__, "jaxlib": jaxlib.__version__,
                             "command": "tools/oracle/fft_programs.py"}
-                    (where / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+                    write_output(where / "meta.json", json.dumps(meta, indent=1) + "\n")
                     print(f"{target}/{name}: temp {stats['temp_size_in_bytes']} B")
     return 0
 

@@ -25,6 +25,9 @@ import shutil
 import sys
 import tempfile
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tools/
+from output_file import write_output  # noqa: E402
+
 # Before jax is imported: 8 CPU devices, no cloud metadata queries by libtpu, the CPU backend
 # only (TPU compiles use the offline topology, not a local TPU).
 os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
@@ -372,7 +375,7 @@ def compile_one(target, program, out_dir, command):
             return f"compiled, but: {type(error).__name__}: {error}"
         out_dir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(found[0], out_dir / "buffer_assignment.txt")
-    (out_dir / "module.hlo").write_text(text)
+    write_output(out_dir / "module.hlo", text)
     write_json(out_dir / "memory_analysis.json", memory)
     if isinstance(cost, list):  # older jax: one dict per computation
         cost = cost[0]
@@ -391,7 +394,7 @@ def compile_one(target, program, out_dir, command):
 
 
 def write_json(path, value):
-    path.write_text(json.dumps(value, indent=1, sort_keys=True) + "\n")
+    write_output(path, json.dumps(value, indent=1, sort_keys=True) + "\n")
 
 
 def main():
