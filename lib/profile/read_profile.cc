@@ -760,6 +760,7 @@ class TraceReader {
   }
 
   void restart() {
+    last_line_.reset();
     profile_.planes.clear();
     plane_pids_.clear();
     plane_index_.clear();
@@ -792,27 +793,15 @@ class TraceReader {
     if (!std::isfinite(start_us) || !std::isfinite(duration_us) || duration_us < 0) {
       return absl::OkStatus();
     }
-    auto [plane, new_plane] = plane_index_.try_emplace(e.pid, profile_.planes.size());
-    if (new_plane) {
-      profile_.planes.emplace_back();
-      plane_pids_.push_back(e.pid);
-      if (absl::Status s =
-              budget_->add(static_cast<int64_t>(sizeof(ProfilePlane)) + 2 * Budget::heap(e.pid));
-          !s.ok()) {
-        return s;
-      }
+    // Events of one thread mostly come one after another: the last line is looked up first.
+    if (!last_line_ || e.pid != last_pid_ || e.tid != last_tid_) {
+      absl::StatusOr<std::pair<size_t, size_t>> at = line_of(e.pid, e.tid);
+      if (!at.ok()) return at.status();
+      last_line_ = *at;
+      last_pid_ = e.pid;
+      last_tid_ = e.tid;
     }
-    ProfilePlane& pl = profile_.planes[plane->second];
-    auto [line, new_line] =
-        line_index_.try_emplace({e.pid, e.tid}, std::make_pair(plane->second, pl.lines.size()));
-    if (new_line) {
-      pl.lines.emplace_back();
-      if (absl::Status s = budget_->add(static_cast<int64_t>(sizeof(ProfileLine)) + 64 +
-                                        Budget::heap(e.pid) + 2 * Budget::heap(e.tid));
-          !s.ok()) {
-        return s;
-      }
-    }
+    ProfileLine& line = profile_.planes[last_line_->first].lines[last_line_->second];
     ProfileEvent event;
     event.name = std::move(e.name);
     event.start_s = start_us * 1e-6;
@@ -822,8 +811,35 @@ class TraceReader {
     uint64_t correlation = 0;
     if (absl::SimpleAtoi(e.correlation, &correlation)) event.correlation_id = correlation;
     if (absl::Status s = budget_->add_event(event); !s.ok()) return s;
-    pl.lines[line->second.second].events.push_back(std::move(event));
+    line.events.push_back(std::move(event));
     return absl::OkStatus();
+  }
+
+  // The plane and line of (pid, tid), made when first seen.
+  absl::StatusOr<std::pair<size_t, size_t>> line_of(const std::string& pid,
+                                                    const std::string& tid) {
+    auto [plane, new_plane] = plane_index_.try_emplace(pid, profile_.planes.size());
+    if (new_plane) {
+      profile_.planes.emplace_back();
+      plane_pids_.push_back(pid);
+      if (absl::Status s =
+              budget_->add(static_cast<int64_t>(sizeof(ProfilePlane)) + 2 * Budget::heap(pid));
+          !s.ok()) {
+        return s;
+      }
+    }
+    ProfilePlane& pl = profile_.planes[plane->second];
+    auto [line, new_line] =
+        line_index_.try_emplace({pid, tid}, std::make_pair(plane->second, pl.lines.size()));
+    if (new_line) {
+      pl.lines.emplace_back();
+      if (absl::Status s = budget_->add(static_cast<int64_t>(sizeof(ProfileLine)) + 64 +
+                                        Budget::heap(pid) + 2 * Budget::heap(tid));
+          !s.ok()) {
+        return s;
+      }
+    }
+    return line->second;
   }
 
   std::string origin_;
@@ -842,6 +858,9 @@ class TraceReader {
   Event event_;
   Profile profile_;
   std::vector<std::string> plane_pids_;
+  // The line of the last event placed, and its pid and tid.
+  std::optional<std::pair<size_t, size_t>> last_line_;
+  std::string last_pid_, last_tid_;
   std::map<std::string, size_t> plane_index_;
   std::map<std::pair<std::string, std::string>, std::pair<size_t, size_t>> line_index_;
   std::map<std::string, std::string> process_names_;
