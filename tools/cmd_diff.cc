@@ -1,6 +1,5 @@
 // `hloroof diff BEFORE AFTER [--device D]`: two versions of a program on one device, what
 // changed per op and per step.
-#include <fstream>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +7,7 @@
 #include "commands.h"
 #include "hloroof/diff.h"
 #include "hloroof/memory.h"
+#include "hloroof/output_file.h"
 #include "hloroof/predict.h"
 #include "input.h"
 
@@ -73,13 +73,14 @@ int run(const std::vector<std::string>& words) {
   const PredictionDiff diff = diff_predictions(before->prediction, after->prediction,
                                                before->peak_bytes, after->peak_bytes);
   if (args->has("--trace")) {
-    const std::string out = args->get("--trace");
-    std::ofstream file(out, std::ios::binary);
-    if (!(file << diff_to_trace_json(diff, before->prediction, after->prediction)) ||
-        !file.flush()) {
-      return fail(absl::InvalidArgumentError(absl::StrCat("cannot write the trace to '", out,
-                                                          "'")));
-    }
+    // Neither module read (nor a device file) may be overwritten.
+    const std::vector<std::string> inputs = {args->positional[0], before->loaded.file,
+                                             args->positional[1], after->loaded.file, device};
+    absl::Status s =
+        write_output_file(args->get("--trace"),
+                          diff_to_trace_json(diff, before->prediction, after->prediction),
+                          "the trace", inputs);
+    if (!s.ok()) return fail(s);
   }
   std::cout << (args->flag("--json") ? diff_to_json(diff) : render_diff(diff, top));
   if (args->has("--trace") && !args->flag("--json")) {

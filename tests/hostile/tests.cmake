@@ -167,6 +167,9 @@ endforeach()
 hostile_run(output_is_input.trace error "it is an input of this command" predict
             ${HOSTILE_GENERATED}/output_is_input.hlo
             --trace ${HOSTILE_GENERATED}/output_is_input.hlo)
+hostile_run(output_is_input.diff error "it is an input of this command" diff
+            ${HOSTILE_INPUTS}/small.hlo ${HOSTILE_GENERATED}/output_is_input.hlo
+            --trace ${HOSTILE_GENERATED}/output_is_input.hlo)
 hostile_run(output_is_input.roofline error "it is an input of this command" predict
             ${HOSTILE_GENERATED}/output_is_input.hlo
             --roofline ${HOSTILE_GENERATED}/../hostile/output_is_input.hlo)
