@@ -1,6 +1,8 @@
 #include "cli.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 
@@ -8,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "hloroof/platform.h"
@@ -122,6 +125,34 @@ absl::StatusOr<int64_t> parse_count(absl::string_view option, absl::string_view 
 }
 
 absl::StatusOr<InputFile> read_input(const std::string& path) { return read_input_file(path); }
+
+std::string csv_line(const std::vector<std::string>& cells) {
+  std::string out;
+  for (size_t k = 0; k < cells.size(); ++k) {
+    if (k > 0) out += ',';
+    const std::string& c = cells[k];
+    if (c.find_first_of(",\"\r\n") == std::string::npos) {
+      out += c;
+      continue;
+    }
+    out += '"';
+    for (char ch : c) {
+      if (ch == '"') out += '"';
+      out += ch;
+    }
+    out += '"';
+  }
+  return out + "\n";
+}
+
+std::string csv_number(double value) {
+  // The fewest digits that read back as the same double: 3 for 3.0, 0.1 for 0.1.
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::string text = absl::StrFormat("%.*g", digits, value);
+    if (std::strtod(text.c_str(), nullptr) == value || !std::isfinite(value)) return text;
+  }
+  return absl::StrFormat("%.17g", value);
+}
 
 std::string json_text(const nlohmann::ordered_json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);

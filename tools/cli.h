@@ -55,6 +55,13 @@ absl::StatusOr<InputFile> read_input(const std::string& path);
 // the input keep whatever bytes it had) become U+FFFD instead of throwing.
 std::string json_text(const nlohmann::ordered_json& j, int indent = 2);
 
+// CSV (RFC 4180) for the op tables' --csv: one line of cells, each quoted when it holds a comma,
+// a quote or a line break (its quotes doubled), ending in "\n". Numbers (csv_number) printed
+// in the fewest digits that read back as the same double ("3", "0.1"); a missing value is an
+// empty cell.
+std::string csv_line(const std::vector<std::string>& cells);
+std::string csv_number(double value);
+
 // Prints the error on stderr and returns kExitBadInput: `error: MESSAGE`, except that a
 // diagnostic located in a file (`model.hlo:3:5: error: ...`) prints unchanged, and a bare
 // `3:5: error: ...` becomes `error: 3:5: ...`.

@@ -1,5 +1,6 @@
 // `hloroof cost FILE [--json]`: FLOPs, transcendentals and bytes of every instruction and of
 // one step, with loop trip counts and collective payloads.
+#include <algorithm>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -19,7 +20,8 @@ namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof cost FILE|DUMP_DIR [--module NAME] [--json] [--all] [--dense] [--trip-count N]";
+    "hloroof cost FILE|DUMP_DIR [--module NAME] [--top N] [--sort S] [--json | --csv] [--all]\n"
+    "       [--dense] [--trip-count N]";
 
 // The opcode as the text spells it: sugared async ops read `all-to-all-start`.
 std::string spelled_opcode(const Instruction& i) {
@@ -58,70 +60,97 @@ std::string describe(const InstructionCost& r) {
   if (r.unknown) return "unknown";
   if (r.collective) return collective_cell(*r.collective);
   if (r.trip_count) {
-    return absl::StrCat(r.trip_count->count, " trips (",
+    return absl::StrCat(r.trip_count->count, r.trip_count->count == 1 ? " trip (" : " trips (",
                         std::string(trip_count_source_name(r.trip_count->source)), ")");
   }
   return "";
 }
 
-// Two tables sharing their `#` column, so that each fits 100 columns: what runs (computation,
-// instruction, opcode, runs, note), then its figures per execution.
-void print_table(const Module& module, const ModuleCost& cost, bool all) {
-  TextTable what({{"#"},
-                  {"computation", TextTable::Align::kLeft, 18},
-                  {"instruction", TextTable::Align::kLeft, 26},
-                  {"opcode", TextTable::Align::kLeft, 18},
-                  {"runs"},
-                  {"note", TextTable::Align::kLeft, 20}});
-  TextTable figures({{"#"},
-                     {"FLOPs"},
-                     {"matrix"},
-                     {"transc."},
-                     {"read"},
-                     {"written"},
-                     {"HBM"},
-                     {"on-chip"},
-                     {"host"}});
-  std::vector<std::string> notes;
-  size_t hidden = 0, row = 0;
+// How the table's rows are ranked (--sort).
+enum class SortBy { kFlops, kBytes, kTranscendentals, kRuns, kOrder };
+
+absl::StatusOr<SortBy> parse_sort(std::string_view name) {
+  for (auto [text, by] : {std::pair{"flops", SortBy::kFlops}, std::pair{"bytes", SortBy::kBytes},
+                          std::pair{"transcendentals", SortBy::kTranscendentals},
+                          std::pair{"runs", SortBy::kRuns}, std::pair{"order", SortBy::kOrder}}) {
+    if (name == text) return by;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("--sort: unknown order '", std::string(name),
+                   "'; expected flops, bytes, transcendentals, runs or order"));
+}
+
+// One table, one row per instruction with its figures per step (per execution x runs), ranked
+// by `sort` and cut to `top` rows (0: all): what a large module spends its FLOPs and bytes on.
+void print_table(const ModuleCost& cost, bool all, SortBy sort, size_t top) {
+  std::vector<const InstructionCost*> rows;
+  size_t hidden = 0;
   for (const InstructionCost& r : cost.instructions) {
     if (!all && (r.role != CostRole::kScheduled || !has_cost(r))) {
       ++hidden;
       continue;
     }
-    const OpCost& c = r.cost;
-    const std::string rank = std::to_string(++row);
-    std::string name(r.instruction->name());
-    if (r.role != CostRole::kScheduled)
-      name = absl::StrCat("  ", name, " (", std::string(cost_role_name(r.role)), ")");
-    std::string note = describe(r);
-    if (note.size() > 20) {
-      notes.push_back(report_internal::wrap(
-          absl::StrCat(std::string(r.instruction->name()), ": ", note),
-          absl::StrCat("  #", rank, " "), "    "));
-      note = "see below";
-    }
-    what.add_row({rank, std::string(r.computation->name()), name, spelled_opcode(*r.instruction),
-                  format_runs(r.multiplier), note});
-    figures.add_row({rank, format_flops(c.flops), format_flops(c.matrix_flops()),
-                     format_count(c.transcendentals, "ops"), format_bytes(c.bytes_read),
-                     format_bytes(c.bytes_written), format_bytes(c.hbm_bytes()),
-                     format_bytes(c.on_chip_bytes()), format_bytes(c.host_bytes())});
+    rows.push_back(&r);
   }
-  std::cout << report_internal::wrap(
-                   absl::StrFormat("module %s: %d instructions in %d computations",
-                                   std::string(module.name()), cost.instructions.size(),
-                                   cost.computations.size()),
-                   "", "  ")
-            << "\n";
-  std::cout << "what runs (runs: executions per step)\n"
-            << what.render()
-            << "\nper execution (transc.: transcendental ops; read, written: logical bytes;\n"
-            << "HBM, on-chip, host: padded bytes)\n"
-            << figures.render();
-  if (!notes.empty()) {
-    std::cout << "\nnotes by row:\n";
-    for (const std::string& n : notes) std::cout << n;
+  // Per step; ties (many ops with no FLOPs) fall to the bytes, then to the program order.
+  auto key = [&](const InstructionCost* r) -> std::pair<double, double> {
+    const double n = r->multiplier;
+    switch (sort) {
+      case SortBy::kFlops:
+        return {r->cost.flops * n, r->cost.hbm_bytes() * n};
+      case SortBy::kBytes:
+        return {r->cost.hbm_bytes() * n, r->cost.flops * n};
+      case SortBy::kTranscendentals:
+        return {r->cost.transcendentals * n, r->cost.hbm_bytes() * n};
+      case SortBy::kRuns:
+        return {n, r->cost.hbm_bytes() * n};
+      case SortBy::kOrder:
+        return {0, 0};
+    }
+    return {0, 0};
+  };
+  if (sort != SortBy::kOrder) {
+    std::stable_sort(rows.begin(), rows.end(), [&](const InstructionCost* a,
+                                                   const InstructionCost* b) {
+      return key(a) > key(b);
+    });
+  }
+  const size_t shown = top == 0 ? rows.size() : std::min(top, rows.size());
+  TextTable table({{"instruction", TextTable::Align::kLeft, 28},
+                   {"opcode", TextTable::Align::kLeft, 16},
+                   {"runs"},
+                   {"FLOPs"},
+                   {"HBM"},
+                   {"note", TextTable::Align::kLeft, 20}});
+  for (size_t k = 0; k < shown; ++k) {
+    const InstructionCost& r = *rows[k];
+    const double n = r.multiplier;
+    std::string name(r.instruction->name());
+    if (r.role != CostRole::kScheduled) {
+      name = absl::StrCat(name, " (", std::string(cost_role_name(r.role)), ")");
+    }
+    table.add_row({name, spelled_opcode(*r.instruction), format_runs(n),
+                   format_flops(r.cost.flops * n), format_bytes(r.cost.hbm_bytes() * n),
+                   describe(r)});
+  }
+  std::string title =
+      sort == SortBy::kOrder
+          ? "instructions in program order"
+          : absl::StrCat("instructions by ",
+                         sort == SortBy::kFlops             ? "FLOPs"
+                         : sort == SortBy::kBytes           ? "HBM bytes"
+                         : sort == SortBy::kTranscendentals ? "transcendentals"
+                                                            : "runs",
+                         " per step");
+  absl::StrAppend(&title, shown < rows.size() ? absl::StrCat(", top ", shown, " of ", rows.size())
+                                              : absl::StrCat(", all ", rows.size()));
+  std::cout << "\n" << title
+            << "\n(figures per step: per execution x runs; HBM: padded bytes; --json gives every\n"
+               "figure of every instruction, per execution)\n"
+            << table.render();
+  if (shown < rows.size()) {
+    std::cout << absl::StrFormat("... %d more (--top 0 lists all, --sort another order)\n",
+                                 rows.size() - shown);
   }
   if (hidden > 0) {
     std::cout << absl::StrFormat(
@@ -129,8 +158,14 @@ void print_table(const Module& module, const ModuleCost& cost, bool all) {
   }
 }
 
-void print_totals(const ModuleCost& cost) {
+// The module, then its totals for one step, then the notes: what a reader wants first.
+void print_totals(const Module& module, const ModuleCost& cost) {
   const OpCost& t = cost.totals;
+  std::cout << report_internal::wrap(
+                   absl::StrFormat("module %s: %d instructions in %d computations",
+                                   std::string(module.name()), cost.instructions.size(),
+                                   cost.computations.size()),
+                   "", "  ");
   std::cout << "\none step (loops expanded)" << (cost.is_lower_bound ? ", a lower bound" : "")
             << ":\n";
   std::vector<std::string> by_type;
@@ -163,7 +198,7 @@ void print_totals(const ModuleCost& cost) {
   if (!cost.notes.empty()) {
     std::cout << "\nnotes:\n";
     for (const std::string& note : cost.notes) {
-      std::cout << report_internal::wrap(note, "  ", "    ");
+      std::cout << report_internal::wrap(note, "  - ", "    ");
     }
   }
 }
@@ -236,18 +271,76 @@ void print_json(const Module& module, const ModuleCost& cost) {
   std::cout << json_text(j) << "\n";
 }
 
+// Every instruction, one CSV row each: the keys of the JSON's instructions, nested ones as
+// `trip_count.count`, `collective.kind`, ... (as Python's to_pandas() names them).
+void print_csv(const ModuleCost& cost) {
+  std::cout << csv_line({"computation", "name", "opcode", "role", "multiplier", "flops",
+                         "matrix_flops", "vector_flops", "transcendentals", "bytes", "bytes_read",
+                         "bytes_written", "padded_bytes", "hbm_bytes", "onchip_bytes",
+                         "host_bytes", "xla_flops", "xla_transcendentals", "xla_bytes_accessed",
+                         "matrix_type", "unknown", "trip_count.count", "trip_count.source",
+                         "collective.kind", "collective.payload_bytes",
+                         "collective.group_size"});
+  for (const InstructionCost& r : cost.instructions) {
+    const OpCost& c = r.cost;
+    std::vector<std::string> row = {
+        std::string(r.computation->name()),
+        std::string(r.instruction->name()),
+        spelled_opcode(*r.instruction),
+        std::string(cost_role_name(r.role)),
+        csv_number(r.multiplier),
+        csv_number(c.flops),
+        csv_number(c.matrix_flops()),
+        csv_number(c.vector_flops()),
+        csv_number(c.transcendentals),
+        csv_number(c.bytes()),
+        csv_number(c.bytes_read),
+        csv_number(c.bytes_written),
+        csv_number(c.padded_bytes()),
+        csv_number(c.hbm_bytes()),
+        csv_number(c.on_chip_bytes()),
+        csv_number(c.host_bytes()),
+        csv_number(c.xla_flops),
+        csv_number(c.xla_transcendentals),
+        csv_number(c.xla_bytes_accessed),
+        c.matrix.empty() ? "" : std::string(primitive_type_name(c.matrix_type())),
+        r.unknown ? "true" : "false",
+        r.trip_count ? std::to_string(r.trip_count->count) : "",
+        r.trip_count ? std::string(trip_count_source_name(r.trip_count->source)) : "",
+        r.collective ? std::string(collective_kind_name(r.collective->kind)) : "",
+        r.collective ? csv_number(r.collective->payload_bytes) : "",
+        r.collective ? std::to_string(r.collective->group_size) : ""};
+    std::cout << csv_line(row);
+  }
+}
+
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
-      parse_args(words, {.flags = {"--json", "--all", "--dense"},
-                         .options = {"--trip-count", "--module"}});
+      parse_args(words, {.flags = {"--json", "--csv", "--all", "--dense"},
+                         .options = {"--trip-count", "--module", "--top", "--sort"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kCostCommand.help;
     return kExitOk;
   }
   if (args->positional.size() != 1) return usage_error("expected one HLO file", kUsage);
+  if (args->flag("--json") && args->flag("--csv")) {
+    return usage_error("give --json or --csv, not both", kUsage);
+  }
   CostOptions options;
   options.use_padded_sizes = !args->flag("--dense");
+  size_t top = 20;
+  if (args->has("--top")) {
+    absl::StatusOr<int64_t> n = parse_count("--top", args->get("--top"));
+    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    top = static_cast<size_t>(*n);
+  }
+  SortBy sort = SortBy::kFlops;
+  if (args->has("--sort")) {
+    absl::StatusOr<SortBy> by = parse_sort(args->get("--sort"));
+    if (!by.ok()) return usage_error(by.status().message(), kUsage);
+    sort = *by;
+  }
   if (args->has("--trip-count")) {
     absl::StatusOr<int64_t> n = parse_count("--trip-count", args->get("--trip-count"));
     if (!n.ok()) return usage_error(n.status().message(), kUsage);
@@ -264,9 +357,11 @@ int run(const std::vector<std::string>& words) {
   }
   if (args->flag("--json")) {
     print_json(*module, *cost);
+  } else if (args->flag("--csv")) {
+    print_csv(*cost);
   } else {
-    print_table(*module, *cost, args->flag("--all"));
-    print_totals(*cost);
+    print_totals(*module, *cost);
+    print_table(*cost, args->flag("--all"), sort, top);
   }
   return kExitOk;
 }
@@ -276,21 +371,27 @@ int run(const std::vector<std::string>& words) {
 const Command kCostCommand = {
     "cost",
     "FLOPs, transcendentals and bytes of every instruction and of one step",
-    "usage: hloroof cost FILE|DUMP_DIR [--module NAME] [--json] [--all] [--dense]\n"
-    "                    [--trip-count N]\n\n"
+    "usage: hloroof cost FILE|DUMP_DIR [--module NAME] [--top N] [--sort S] [--json | --csv]\n"
+    "                    [--all] [--dense] [--trip-count N]\n\n"
     "Costs every instruction of an HLO module (FILE, or - for standard input): FLOPs (matrix\n"
     "and vector), transcendentals, bytes read and written (logical, and padded by the layout's\n"
     "tiles, split into HBM, on-chip and host memory), collective payloads and groups, and loop\n"
-    "trip counts. Figures are per execution; `runs` says how often an instruction runs per\n"
-    "step. The totals are one step with loops expanded, and XLA's cost_analysis() figures.\n"
-    "Conventions: docs/cost-conventions.md.\n\n"
+    "trip counts. Prints the totals of one step first (loops expanded, and XLA's\n"
+    "cost_analysis() figures), the notes (the same note about many ops once, with examples),\n"
+    "then one table: the instructions with the most FLOPs per step (per execution x runs, the\n"
+    "executions per step). Conventions: docs/cost-conventions.md.\n\n"
     "options:\n"
-    "  --json           one JSON object: totals, notes and every instruction\n"
+    "  --top N          rows of the table (default 20; 0: all)\n"
+    "  --sort S         rank the rows by flops (default), bytes (HBM), transcendentals, runs,\n"
+    "                   or keep the program's order (order)\n"
+    "  --json           one JSON object: totals, notes and every instruction (per execution)\n"
+    "  --csv            every instruction as CSV, one row each, the JSON's figures as columns\n"
     "  --all            also list fused and applied instructions and those that cost nothing\n"
     "  --dense          measure bytes without tile padding\n"
     "  --trip-count N   trip count assumed for loops whose count cannot be told (default 1)\n"
     "  --module NAME    with a dump directory: the module to read (default: the largest jit_*)\n\n"
-    "example:\n"
+    "examples:\n"
+    "  hloroof cost model.hlo --top 10 --sort bytes\n"
     "  hloroof cost model.hlo --json\n",
     run,
 };

@@ -1,6 +1,8 @@
 // `hloroof cost`: the table, the JSON keys and exit codes.
 #include <catch2/catch.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_runner.h"
 #include "nlohmann/json.hpp"
@@ -42,17 +44,70 @@ ENTRY e {
 }
 )";
 
-TEST_CASE("cost prints a table with units and the totals") {
+TEST_CASE("cost prints the totals first, then one table of names and figures per step") {
   auto r = run_cli("cost -", kLoop);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("module loop"));
+  CHECK_THAT(r.out, Catch::StartsWith("module loop"));
   CHECK_THAT(r.out, Catch::Contains("3 trips (derived)"));
   CHECK_THAT(r.out, Catch::Contains("all-reduce N=4 512 B"));  // f32[8,16]
-  CHECK_THAT(r.out, Catch::Contains("4.1 kFLOP"));             // one dot
   CHECK_THAT(r.out, Catch::Contains("3x"));                    // the body runs 3 times
-  CHECK_THAT(r.out, Catch::Contains("one step (loops expanded)"));
   // 3 dots of 4096 FLOPs: 12288 = 12.3 kFLOP of matrix work.
   CHECK_THAT(r.out, Catch::Contains("matrix 12.3 kFLOP"));
+  // The totals come before the table.
+  const size_t totals = r.out.find("one step (loops expanded)");
+  const size_t table = r.out.find("instructions by FLOPs per step");
+  REQUIRE(totals != std::string::npos);
+  REQUIRE(table != std::string::npos);
+  CHECK(totals < table);
+  // One table: the dot's row holds its name and its FLOPs per step, 3 runs x 4096 FLOPs; it
+  // ranks second, after the loop that holds it.
+  std::istringstream lines(r.out.substr(table));
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(lines, line);) rows.push_back(line);
+  // rows: the title, two lines of legend, the header, its rule, then the instructions.
+  REQUIRE(rows.size() > 7);
+  CHECK_THAT(rows[5], Catch::StartsWith("loop ") && Catch::Contains("3 trips (derived)"));
+  CHECK_THAT(rows[6], Catch::StartsWith("d ") && Catch::Contains("dot") &&
+                          Catch::Contains("3x") && Catch::Contains("12.3 kFLOP"));
+  for (const std::string& row : rows) CHECK(row.size() <= 100);
+}
+
+TEST_CASE("cost --top and --sort shape the table; --csv lists every instruction") {
+  auto top = run_cli("cost - --top 1", kLoop);
+  REQUIRE(top.exit_code == 0);
+  CHECK_THAT(top.out, Catch::Contains("top 1 of 7") && Catch::Contains("... 6 more"));
+  // By runs, the condition's compare comes first: 4 runs (3 trips, and the condition once more)
+  // against the body's 3.
+  auto runs = run_cli("cost - --sort runs --top 1", kLoop);
+  REQUIRE(runs.exit_code == 0);
+  CHECK_THAT(runs.out, Catch::Contains("\nlt ") && Catch::Contains("4x"));
+  // By HBM bytes per step: the dot's 3 x 1.5 KiB (two f32[8,16] read, one written) before the
+  // all-reduce's 3 x 1 KiB (one read, one written); in program order the dot comes first too,
+  // and the loop's counter `next` before both.
+  auto bytes = run_cli("cost - --sort bytes --top 0", kLoop);
+  REQUIRE(bytes.exit_code == 0);
+  CHECK(bytes.out.find("\nd ") < bytes.out.find("\nar "));
+  CHECK(bytes.out.find("\nar ") < bytes.out.find("\nnext "));
+  auto order = run_cli("cost - --sort order --top 0", kLoop);
+  CHECK(order.out.find("\nnext ") < order.out.find("\nd "));
+  CHECK(run_cli("cost - --sort size", kLoop).exit_code == 2);
+  CHECK(run_cli("cost - --json --csv", kLoop).exit_code == 2);
+
+  auto csv = run_cli("cost - --csv", kLoop);
+  REQUIRE(csv.exit_code == 0);
+  std::istringstream lines(csv.out);
+  std::string header, line;
+  std::getline(lines, header);
+  CHECK_THAT(header, Catch::StartsWith("computation,name,opcode,role,multiplier,flops,"));
+  int rows = 0;
+  std::string dot;
+  while (std::getline(lines, line)) {
+    ++rows;
+    if (line.rfind("body,d,", 0) == 0) dot = line;
+  }
+  CHECK(rows == 20);  // every instruction of the module, as --json lists them
+  // body's dot: runs 3 times, 4096 FLOPs per execution.
+  CHECK_THAT(dot, Catch::StartsWith("body,d,dot,scheduled,3,4096,4096,"));
 }
 
 TEST_CASE("cost --json has the documented keys and per-execution figures") {
