@@ -1,5 +1,5 @@
 // How long does one step of this HLO module take on that accelerator? Reads an HLO file,
-// predicts its step on a device and prints the summary: step time, breakdown, MFU, the
+// predicts its step on a device and prints the summary: step time, breakdown, HFU, the
 // collectives, the costliest ops and every assumption made.
 //
 //   predict_step tpu_v5e_train_step.hlo tpu_v5e:2x2

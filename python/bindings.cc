@@ -650,6 +650,9 @@ void bind_predict(py::module_& m) {
               "expected time = roofline time everywhere (no measured model)")
       .option("max_expanded_iterations", &PredictOptions::max_expanded_iterations,
               "loop iterations laid out one by one in the timeline")
+      .option("model_flops", &PredictOptions::model_flops,
+              "the model's FLOPs of one step over all devices (6 x parameters x tokens for a "
+              "dense model's training step): gives Prediction.mfu")
       .done()
       .def(py::init<>());
 
@@ -745,9 +748,17 @@ void bind_predict(py::module_& m) {
       .field("flops", &Prediction::flops, "per step, one device")
       .field("matrix_flops", &Prediction::matrix_flops, "per step, one device")
       .field("hbm_bytes", &Prediction::hbm_bytes, "per step, one device, B")
-      .field("peak_flop_rate", &Prediction::peak_flop_rate, "the matrix peak of MFU, FLOP/s")
+      .field("peak_flop_rate", &Prediction::peak_flop_rate,
+             "the matrix peak of HFU and MFU, FLOP/s")
       .field("peak_flop_rate_type", &Prediction::peak_flop_rate_type, "its type class, e.g. 'bf16'")
-      .field("mfu", &Prediction::mfu, "flops / (step_time_s x peak_flop_rate)")
+      .field("hfu", &Prediction::hfu,
+             "hardware FLOP utilization: flops / (step_time_s x peak_flop_rate)")
+      .field("model_flops", &Prediction::model_flops,
+             "the model's FLOPs per step given (PredictOptions.model_flops); 0: none")
+      .field("devices", &Prediction::devices, "devices the module runs on")
+      .field("mfu", &Prediction::mfu,
+             "model FLOP utilization: model_flops / (devices x step_time_s x peak_flop_rate); "
+             "0 without model_flops")
       .field("ops", &Prediction::ops, "every op of the step once, largest total_time_s first")
       .field("timeline", &Prediction::timeline, "the predicted timeline, in start order")
       .field("unknown_ops", &Prediction::unknown_ops, "instructions whose cost is unknown")
@@ -762,7 +773,7 @@ void bind_predict(py::module_& m) {
           "summary",
           [](const Prediction& p, size_t top) { return prediction_summary(p, {.top_ops = top}); },
           py::arg("top") = 10,
-          "The text summary: device, step time, breakdown, MFU, assumptions, top ops.")
+          "The text summary: device, step time, breakdown, HFU, assumptions, top ops.")
       .def("__str__", [](const Prediction& p) { return prediction_summary(p, {.top_ops = 10}); })
       .def("__repr__", [](const Prediction& p) {
         return cat("<hloroof.Prediction ", p.device, ":", p.topology, " step ", p.step_time_s * 1e3,

@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "hloroof/platform.h"
 #include "hloroof/topology.h"
+#include "hloroof/units.h"
 #include "util/absl_compat.h"
 #include "util/checked_math.h"
 #include "util/text_safety.h"
@@ -125,6 +126,50 @@ absl::StatusOr<int64_t> parse_count(absl::string_view option, absl::string_view 
 }
 
 absl::StatusOr<InputFile> read_input(const std::string& path) { return read_input_file(path); }
+
+absl::StatusOr<ModelFlops> model_flops_option(const Args& args) {
+  auto number = [&](std::string_view option) -> absl::StatusOr<double> {
+    const std::string text = args.get(option);
+    double v = 0;
+    if (!absl::SimpleAtod(text, &v) || !std::isfinite(v) || v <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(std::string(option),
+                                                     " wants a positive number (1.2e15), got '",
+                                                     text, "'"));
+    }
+    return v;
+  };
+  ModelFlops out;
+  const bool flops = args.has("--model-flops");
+  const bool params = args.has("--params"), tokens = args.has("--tokens");
+  if (flops && (params || tokens)) {
+    return absl::InvalidArgumentError("give --model-flops, or --params with --tokens, not both");
+  }
+  if (flops) {
+    absl::StatusOr<double> f = number("--model-flops");
+    if (!f.ok()) return f.status();
+    out.flops = *f;
+    out.note = absl::StrCat("model FLOPs per step ", format_flops(out.flops),
+                            " (--model-flops), over every device the module runs on");
+    return out;
+  }
+  if (params != tokens) {
+    return absl::InvalidArgumentError("--params and --tokens go together (6 x N x D)");
+  }
+  if (!params) return out;
+  absl::StatusOr<double> n = number("--params");
+  if (!n.ok()) return n.status();
+  absl::StatusOr<double> d = number("--tokens");
+  if (!d.ok()) return d.status();
+  out.flops = 6 * *n * *d;
+  out.note = absl::StrCat(
+      "model FLOPs per step 6 x N x D = 6 x ", absl::StrFormat("%.4g", *n), " parameters x ",
+      absl::StrFormat("%.4g", *d),
+      " tokens = ", format_flops(out.flops),
+      ": a dense model's training step, 2 FLOPs per parameter per token forward and 4 backward, "
+      "attention's own FLOPs not counted (the scaling book's and MaxText's convention); for "
+      "inference give --model-flops 2ND");
+  return out;
+}
 
 std::string csv_line(const std::vector<std::string>& cells) {
   std::string out;

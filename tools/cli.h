@@ -55,6 +55,16 @@ absl::StatusOr<InputFile> read_input(const std::string& path);
 // the input keep whatever bytes it had) become U+FFFD instead of throwing.
 std::string json_text(const nlohmann::ordered_json& j, int indent = 2);
 
+// The model's FLOPs of one step over all devices, for MFU: `--model-flops F`, or `--params N`
+// with `--tokens D` counted as 6 x N x D. 0 when neither is given; `note` (for the assumptions)
+// says how it was counted. Errors: a value that is not a positive number, --model-flops with
+// --params, --params without --tokens or the reverse.
+struct ModelFlops {
+  double flops = 0;
+  std::string note;
+};
+absl::StatusOr<ModelFlops> model_flops_option(const Args& args);
+
 // CSV (RFC 4180) for the op tables' --csv: one line of cells, each quoted when it holds a comma,
 // a quote or a line break (its quotes doubled), ending in "\n". Numbers (csv_number) printed
 // in the fewest digits that read back as the same double ("3", "0.1"); a missing value is an

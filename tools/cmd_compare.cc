@@ -17,12 +17,14 @@ namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--module M] [--json]";
+    "hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--module M] [--json]\n"
+    "       [--model-flops F | --params N --tokens D]";
 
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
       parse_args(words, {.flags = {"--json"},
-                         .options = {"--devices", "--top", "--trip-count", "--module"}});
+                         .options = {"--devices", "--top", "--trip-count", "--module",
+                                     "--model-flops", "--params", "--tokens"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kCompareCommand.help;
@@ -38,6 +40,9 @@ int run(const std::vector<std::string>& words) {
     if (!n.ok()) return usage_error(n.status().message(), kUsage);
     options.default_trip_count = *n;
   }
+  absl::StatusOr<ModelFlops> model_flops = model_flops_option(*args);
+  if (!model_flops.ok()) return usage_error(model_flops.status().message(), kUsage);
+  options.model_flops = model_flops->flops;
   size_t top = 5;
   if (args->has("--top")) {
     absl::StatusOr<int64_t> n = parse_count("--top", args->get("--top"));
@@ -62,6 +67,7 @@ int run(const std::vector<std::string>& words) {
     if (!p.ok())
       return fail(absl::Status(p.status().code(), absl::StrCat(d, ": ", p.status().message())));
     prepend_input_notes(*loaded, *choice, *p);
+    if (!model_flops->note.empty()) p->assumptions.push_back(model_flops->note);
     predictions.push_back(*std::move(p));
   }
 
@@ -81,7 +87,7 @@ const Command kCompareCommand = {
     "compare",
     "one module's predicted step on several devices, side by side",
     "usage: hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--module M]\n"
-    "                       [--json]\n\n"
+    "                       [--json] [--model-flops F | --params N --tokens D]\n\n"
     "Predicts one step of an HLO module (FILE, or - for standard input) on each device and\n"
     "shows them side by side: step time and its breakdown with the ratio to the first device,\n"
     "HFU and the peak it is measured against, then each device's costliest ops, what bounds\n"
@@ -92,6 +98,8 @@ const Command kCompareCommand = {
     "                    after the commas are fine\n"
     "  --top N           ops listed per device (default 5)\n"
     "  --trip-count N    trip count assumed for loops whose count cannot be told (default 1)\n"
+    "  --model-flops F   the model's FLOPs of one step over all devices: adds MFU (as predict)\n"
+    "  --params N --tokens D  the same as --model-flops 6ND\n"
     "  --module NAME     FILE is an XLA dump directory: read its module NAME (default: the\n"
     "                    largest jit_* module after optimizations)\n"
     "  --json            a JSON array with one `hloroof predict --json` object per device\n\n"

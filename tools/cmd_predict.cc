@@ -22,7 +22,7 @@ namespace {
 constexpr std::string_view kUsage =
     "hloroof predict FILE [--device D] [--topology T] [--json] [--top N] [--by op|category|scope]\n"
     "       [--depth N] [--filter RE] [--trace OUT.json] [--roofline OUT.svg] [--formula F]\n"
-    "       [--trip-count N] [--module M]";
+    "       [--trip-count N] [--module M] [--model-flops F | --params N --tokens D]";
 
 absl::StatusOr<CollectiveFormula> parse_formula(std::string_view name) {
   for (CollectiveFormula f : {CollectiveFormula::kNetwork, CollectiveFormula::kXlaGpuNccl,
@@ -46,7 +46,8 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args = parse_args(
       words, {.flags = {"--json"},
               .options = {"--device", "--topology", "--top", "--by", "--depth", "--filter",
-                          "--trace", "--roofline", "--formula", "--trip-count", "--module"}});
+                          "--trace", "--roofline", "--formula", "--trip-count", "--module",
+                          "--model-flops", "--params", "--tokens"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kPredictCommand.help;
@@ -65,6 +66,9 @@ int run(const std::vector<std::string>& words) {
     if (!n.ok()) return usage_error(n.status().message(), kUsage);
     options.default_trip_count = *n;
   }
+  absl::StatusOr<ModelFlops> model_flops = model_flops_option(*args);
+  if (!model_flops.ok()) return usage_error(model_flops.status().message(), kUsage);
+  options.model_flops = model_flops->flops;
   OpStatsOptions stats;
   stats.filter = args->get("--filter");
   if (const RE2 filter(stats.filter, RE2::Quiet); !filter.ok()) {
@@ -101,6 +105,7 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<Prediction> prediction = predict_step_time(*module, *spec, options);
   if (!prediction.ok()) return fail(prediction.status());
   prepend_input_notes(*loaded, *choice, *prediction);
+  if (!model_flops->note.empty()) prediction->assumptions.push_back(model_flops->note);
 
   // What an output must not overwrite: the module read, and a device spec file.
   const std::vector<std::string> inputs = {args->positional[0], loaded->file,
@@ -146,7 +151,8 @@ const Command kPredictCommand = {
     "usage: hloroof predict FILE [--device D] [--topology T] [--json] [--top N]\n"
     "                       [--by op|category|scope] [--depth N] [--filter RE]\n"
     "                       [--trace OUT.json] [--roofline OUT.svg] [--formula F]\n"
-    "                       [--trip-count N] [--module M]\n\n"
+    "                       [--trip-count N] [--module M]\n"
+    "                       [--model-flops F | --params N --tokens D]\n\n"
     "Predicts how long one step of an HLO module (FILE, or - for standard input) takes on a\n"
     "device, without running it: every op's roofline time, every collective's time on the\n"
     "slice's network, composed along the module's schedule with async collectives overlapping\n"
@@ -155,8 +161,8 @@ const Command kPredictCommand = {
     "reaches (GEMMs, collectives, HBM; TPUs borrow TPU7x's, and say so). Prints what XProf\n"
     "shows of a profiled step: an overview (step time, its breakdown into compute, memory,\n"
     "exposed collectives and overhead, HFU (hardware FLOP utilization: every FLOP that runs,\n"
-    "rematerialized ones included, over the peak of the type that runs most), HBM bandwidth\n"
-    "used, unknown work, assumptions), the\n"
+    "rematerialized ones included, over the peak of the type that runs most), MFU when the\n"
+    "model's FLOPs are given, HBM bandwidth used, unknown work, assumptions), the\n"
     "HLO op stats (time, share of the step, FLOP rate, HBM bandwidth, arithmetic intensity,\n"
     "bound by, roofline efficiency), the collectives, and the five findings of `hloroof\n"
     "advise` with the most step time at stake.\n\n"
@@ -168,7 +174,7 @@ const Command kPredictCommand = {
     "  --topology T       the slice: chips per torus axis (4x4, 4x4x4) or GPU nodes x GPUs\n"
     "                     per node (2x8), as after --device's ':'; the two must agree;\n"
     "                     default: the smallest that holds the module's devices\n"
-    "  --json             one JSON object instead: step, breakdown, mfu (the HFU), assumptions,\n"
+    "  --json             one JSON object instead: step, breakdown, hfu, mfu, assumptions,\n"
     "                     unknown_work, every op (bound: compute, memory, collective or\n"
     "                     overhead; resource: the roofline term)\n"
     "  --top N            rows of the op stats and collectives (default 20; 0: all)\n"
@@ -186,6 +192,11 @@ const Command kPredictCommand = {
     "                     --by category) under the device's roofs\n"
     "  --formula F        collective model: network (default), xla-gpu-nccl, xla-gpu-sol\n"
     "  --trip-count N     trip count assumed for loops whose count cannot be told (default 1)\n"
+    "  --model-flops F    the model's FLOPs of one step over all devices: gives MFU (model FLOP\n"
+    "                     utilization) = F / (devices x step time x peak), as MaxText counts it\n"
+    "  --params N --tokens D\n"
+    "                     the same as --model-flops 6ND (a dense model's training step: 6 FLOPs\n"
+    "                     per parameter per token, attention not counted)\n"
     "  --module NAME      FILE is an XLA dump directory (--xla_dump_to): read its module NAME\n"
     "                     (default: the largest jit_* module after optimizations)\n\n"
     "examples:\n"

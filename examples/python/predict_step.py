@@ -34,7 +34,7 @@ except ImportError:
 # %% 2. The predicted step and what it is made of (seconds, as every time in hloroof).
 p = hloroof.predict(compiled, device)
 b = p.breakdown
-print(f"{p.device}:{p.topology}: step {p.step_time_s * 1e3:.1f} ms, MFU {p.mfu:.1%}")
+print(f"{p.device}:{p.topology}: step {p.step_time_s * 1e3:.1f} ms, HFU {p.hfu:.1%}")
 print(f"  compute {b.compute_s * 1e3:.1f} ms, memory {b.memory_s * 1e3:.1f} ms, "
       f"exposed collectives {b.collective_exposed_s * 1e3:.2f} ms, "
       f"hidden collectives {b.collective_hidden_s * 1e3:.2f} ms")

@@ -3,7 +3,8 @@
 Compiles a small decoder-only transformer's training step offline (hloroof.jax.compile_for:
 libtpu for the TPU slices, JAX's CUDA plugin for the H100 node, no accelerator needed) with
 FSDP and with FSDP + tensor parallelism, predicts each compiled step with hloroof, and prints
-one table: predicted step time, HBM peak against the device's capacity, the costliest ops.
+one table: predicted step time, HFU (every FLOP the step runs) and MFU (the model's 6ND FLOPs,
+as MaxText counts them), HBM peak against the device's capacity, the costliest ops.
 
     python examples/python/whatif.py                  # every target (about a minute)
     python examples/python/whatif.py --targets tpu_v5e:2x2 --markdown
@@ -91,16 +92,24 @@ def compile_step(target, tensor_parallel):
                                    out_specs=(specs, P()), donate_argnums=(0,))
 
 
+def model_flops(target):
+    """6 x parameters x tokens of one step over every device (the scaling book's and MaxText's
+    count of a dense model's training FLOPs, attention left out)."""
+    parameters = VOCAB * D + LAYERS * (4 * D * D + 2 * D * FF)
+    tokens = PER_DEVICE * len(hloroof.jax.topology_devices(target)) * SEQ
+    return 6 * parameters * tokens
+
+
 def row(target, sharding, compiled):
-    p = hloroof.predict(compiled)
+    p = hloroof.predict(compiled, model_flops=model_flops(target))
     m = hloroof.memory(compiled)
     top = ", ".join(f"{op.category} {op.total_time_s / p.step_time_s:.0%}" for op in p.ops[:2])
-    return [target, sharding, f"{p.step_time_s * 1e3:.2f}", f"{p.mfu:.0%}",
+    return [target, sharding, f"{p.step_time_s * 1e3:.2f}", f"{p.hfu:.0%}", f"{p.mfu:.0%}",
             f"{m.peak_bytes / 2**30:.2f} / {m.capacity.capacity_bytes / 2**30:.0f}",
             "yes" if m.capacity.fits else "no", top]
 
 
-HEADER = ["target", "sharding", "step (ms)", "MFU", "HBM peak / capacity (GiB)", "fits",
+HEADER = ["target", "sharding", "step (ms)", "HFU", "MFU", "HBM peak / capacity (GiB)", "fits",
           "top ops (share of step)"]
 
 

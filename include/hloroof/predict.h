@@ -53,6 +53,10 @@ struct PredictOptions {
   // Trace timeline: iterations of a while loop laid out one by one up to this many; the rest
   // are one slice.
   int64_t max_expanded_iterations = 4;
+  // The model's FLOPs of one step over all the devices the module runs on, as the training
+  // literature counts them (6 x parameters x tokens for a dense transformer's training step):
+  // gives Prediction::mfu. 0: not given.
+  double model_flops = 0;
 };
 
 // What bounds an op, in XProf's terms.
@@ -152,12 +156,20 @@ struct Prediction {
   double flops = 0;  // per step, on one device
   double matrix_flops = 0;
   double hbm_bytes = 0;
-  // The matrix peak MFU is measured against (FLOP/s): that of the class most matrix FLOPs
-  // ran on (an f32 dot on TF32 tensor cores counts against the tf32 peak); the vector rate
-  // ("vector") when no FLOP ran on matrix units.
+  // The matrix peak HFU and MFU are measured against (FLOP/s): that of the class most matrix
+  // FLOPs ran on (an f32 dot on TF32 tensor cores counts against the tf32 peak); the vector
+  // rate ("vector") when no FLOP ran on matrix units.
   double peak_flop_rate = 0;
   std::string peak_flop_rate_type;  // its class, e.g. "bf16", "tf32", "vector"
-  double mfu = 0;                   // flops / (step_time x peak_flop_rate)
+  // Hardware FLOP utilization: every FLOP the step runs, rematerialized ones included, over
+  // the peak: flops / (step_time_s x peak_flop_rate).
+  double hfu = 0;
+  // Model FLOP utilization, as MaxText and the scaling book count it: the model's FLOPs per
+  // step (PredictOptions::model_flops) over what the devices could do in the step:
+  // model_flops / (devices x step_time_s x peak_flop_rate). 0 when no model FLOPs are given.
+  double model_flops = 0;
+  int64_t devices = 1;  // the devices the module runs on: replica_count x num_partitions
+  double mfu = 0;
   // Every op of the step once (loops, conditionals and calls through their callees' ops; the
   // ops of branches not taken are left out), sorted by total_time_s, largest first.
   std::vector<OpPrediction> ops;

@@ -27,8 +27,8 @@
 
 namespace hloroof {
 
-// {"device", "topology", "step_time_s", "breakdown": {...}, "flops", "hbm_bytes", "mfu",
-//  "peak_flop_rate", "peak_flop_rate_type", "lower_bound", "unknown_ops", "assumptions",
+// {"device", "topology", "warnings", "step_time_s", "breakdown": {...}, "flops", "hbm_bytes",
+//  "hfu", "model_flops", "devices", "mfu" (null without model FLOPs), "peak_flop_rate", "peak_flop_rate_type", "lower_bound", "unknown_ops", "assumptions",
 //  "ops": [{"name", "opcode", "computation", "category", "op_name", "multiplier", "time_s",
 //           "total_time_s", "bound", "flops", ..., "collective": {...} | null,
 //           "async": {...} | null, "explanation"}]}.
@@ -40,8 +40,9 @@ struct SummaryOptions {
   size_t top_ops = 10;  // rows of the op and collective tables; 0 leaves them out
 };
 
-// Device, topology, step time, its breakdown, MFU, unknown ops, assumptions, the collectives
-// and the most expensive ops, every number with its unit. render_text_report is the full report.
+// Device, topology, step time, its breakdown, HFU (and MFU with model FLOPs), unknown ops,
+// assumptions, the collectives and the most expensive ops, every number with its unit.
+// render_text_report is the full report.
 std::string prediction_summary(const Prediction& prediction, const SummaryOptions& options = {});
 
 // What one row of the op stats stands for.
@@ -112,7 +113,7 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
 // The name of a grouping as `hloroof predict --by` takes it: "op", "category", "scope".
 std::string_view op_grouping_name(OpGrouping by);
 
-// The step at a glance: device and topology, step time and its breakdown, MFU, the share of
+// The step at a glance: device and topology, step time and its breakdown, HFU and MFU, the share of
 // peak FLOP/s and HBM bandwidth used, unknown ops and assumptions.
 std::string render_overview(const Prediction& prediction, const DeviceSpec& device);
 
@@ -152,7 +153,7 @@ struct RooflineViewOptions {
 RooflineChart roofline_chart(const Prediction& prediction, const DeviceSpec& device,
                              const RooflineViewOptions& options = {});
 
-// Predictions of one module on several devices side by side: step time, breakdown and MFU
+// Predictions of one module on several devices side by side: step time, breakdown, HFU and MFU
 // with the ratio to the first device, then each device's top ops and what bounds them.
 std::string render_comparison(absl::Span<const Prediction> predictions, size_t top = 5);
 

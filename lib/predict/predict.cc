@@ -1,5 +1,5 @@
 // predict_step_time: the device and its topology, the cost of every instruction, every schedule
-// timed, then the step gathered into a Prediction: per-op records, breakdown, MFU, timeline.
+// timed, then the step gathered into a Prediction: per-op records, breakdown, HFU and MFU, timeline.
 #include "hloroof/predict.h"
 
 #include <algorithm>
@@ -368,8 +368,12 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
   std::map<std::string, double> matrix_by_class;
   gather_ops(module, *timings, roofline ? &*roofline : nullptr, p, matrix_by_class);
   set_peak(device, matrix_by_class, p);
+  p.devices = std::max<int64_t>(
+      1, module.attributes().replica_count * module.attributes().num_partitions);
+  p.model_flops = options.model_flops;
   if (p.step_time_s > 0 && p.peak_flop_rate > 0) {
-    p.mfu = p.flops / (p.step_time_s * p.peak_flop_rate);
+    p.hfu = p.flops / (p.step_time_s * p.peak_flop_rate);
+    p.mfu = p.model_flops / (static_cast<double>(p.devices) * p.step_time_s * p.peak_flop_rate);
   }
   p.timeline = predict::build_timeline(module, *timings, options, target);
 

@@ -71,13 +71,17 @@ std::string side_by_side(absl::Span<const Prediction> group, const Prediction& f
         [](const Prediction& p) { return p.breakdown.collective_exposed_s; });
   times("  overhead", [](const Prediction& p) { return p.breakdown.overhead_s; });
   times("collectives, hidden", [](const Prediction& p) { return p.breakdown.collective_hidden_s; });
-  std::vector<std::string> mfu = {"HFU"}, peak = {"peak FLOP/s"};
+  std::vector<std::string> hfu = {"HFU"}, mfu = {"MFU"}, peak = {"peak FLOP/s"};
+  bool model_flops = false;
   for (const Prediction& p : group) {
-    mfu.push_back(format_percent(p.mfu));
+    hfu.push_back(format_percent(p.hfu));
+    mfu.push_back(p.model_flops > 0 ? format_percent(p.mfu) : "-");
+    model_flops = model_flops || p.model_flops > 0;
     peak.push_back(absl::StrCat(format_flop_rate(p.peak_flop_rate),
                                 p.peak_flop_rate_type.empty() ? "" : " ", p.peak_flop_rate_type));
   }
-  table.add_row(std::move(mfu));
+  table.add_row(std::move(hfu));
+  if (model_flops) table.add_row(std::move(mfu));
   table.add_row(std::move(peak));
   return table.render();
 }

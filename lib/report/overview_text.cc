@@ -64,11 +64,20 @@ std::string render_overview(const Prediction& p, const DeviceSpec& device) {
   const std::string peak_type = p.peak_flop_rate_type.empty() ? "" : " " + p.peak_flop_rate_type;
   // Every FLOP that runs counts, rematerialized ones included: hardware FLOP utilization, not
   // the model FLOP utilization of the training literature.
-  line(out, "HFU", format_percent(p.mfu),
+  line(out, "HFU", format_percent(p.hfu),
        absl::StrCat(format_flop_rate(flop_rate), " of the ", format_flop_rate(p.peak_flop_rate),
                     peak_type, " peak (", format_flops(p.flops),
                     " per step; hardware FLOP utilization: every FLOP run, rematerialized ones "
                     "included)"));
+  // The model's FLOPs alone, when given: model FLOP utilization as MaxText and the scaling book
+  // count it, over every device the module runs on.
+  if (p.model_flops > 0) {
+    line(out, "MFU", format_percent(p.mfu),
+         absl::StrCat("model FLOPs ", format_flops(p.model_flops), " per step over ", p.devices,
+                      p.devices == 1 ? " device" : " devices", ", ",
+                      format_flops(p.model_flops / static_cast<double>(p.devices)),
+                      " each, against the same peak"));
+  }
   line(out, "HBM bandwidth used", share(hbm_rate, device.hbm_bandwidth),
        absl::StrCat(format_byte_rate(hbm_rate), " of ", format_byte_rate(device.hbm_bandwidth),
                     " (", format_bytes(p.hbm_bytes), " per step)"));

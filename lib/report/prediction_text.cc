@@ -43,9 +43,14 @@ std::string summary_table(const Prediction& p) {
   t.add_row(
       {"FLOPs", format_flops(p.flops), "", absl::StrCat("matrix ", format_flops(p.matrix_flops))});
   t.add_row({"HBM traffic", format_bytes(p.hbm_bytes), "", ""});
-  t.add_row({"HFU", format_percent(p.mfu), "",
+  t.add_row({"HFU", format_percent(p.hfu), "",
              absl::StrCat("of ", format_flop_rate(p.peak_flop_rate), " (", p.peak_flop_rate_type,
                           " peak)")});
+  if (p.model_flops > 0) {
+    t.add_row({"MFU", format_percent(p.mfu), "",
+               absl::StrCat("model FLOPs ", format_flops(p.model_flops), " over ", p.devices,
+                            " device", p.devices == 1 ? "" : "s")});
+  }
   return t.render();
 }
 

@@ -53,7 +53,7 @@ RooflineChart roofline_chart(const Prediction& prediction, const DeviceSpec& dev
   chart.title = absl::StrCat(device.display_name, " (", prediction.device,
                              prediction.topology.empty() ? "" : ":", prediction.topology,
                              "): predicted step ", format_seconds(prediction.step_time_s), ", HFU ",
-                             format_percent(prediction.mfu));
+                             format_percent(prediction.hfu));
   chart.memory_bandwidth = device.hbm_bandwidth;
   chart.roofs = compute_roofs(device);
   chart.labelled_points = options.labelled_points;

@@ -147,7 +147,7 @@ std::string prediction_to_trace_json(const Prediction& p, const MemoryReport* me
                    {"topology", p.topology},
                    {"step_time_s", p.step_time_s},
                    {"roofline_step_time_s", p.roofline_step_time_s},
-                   {"mfu", p.mfu},
+                   {"hfu", p.hfu},
                    {"flops", p.flops},
                    {"hbm_bytes", p.hbm_bytes}});
 

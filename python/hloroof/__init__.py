@@ -5,7 +5,8 @@ Right after JAX compiles a function::
     import hloroof
     compiled = jax.jit(step).lower(*args).compile()
     p = hloroof.predict(compiled)   # on the device it was compiled for; or compiled.as_text()
-    p.step_time_s, p.breakdown.memory_s, p.mfu
+    p.step_time_s, p.breakdown.memory_s, p.hfu
+    hloroof.predict(compiled, model_flops=6 * n_params * tokens).mfu   # model FLOP utilization
     p.ops[0].explanation                          # the most expensive op, and why
     p.to_pandas()                                 # one row per op (needs pandas)
 

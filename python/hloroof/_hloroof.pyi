@@ -290,6 +290,7 @@ class PredictOptions:
     include_overhead: bool
     roofline_only: bool
     max_expanded_iterations: int
+    model_flops: float
     def __init__(self) -> None: ...
     def to_dict(self) -> Dict[str, Any]: ...
 
@@ -389,6 +390,9 @@ class Prediction:
     hbm_bytes: float
     peak_flop_rate: float
     peak_flop_rate_type: str
+    hfu: float
+    model_flops: float
+    devices: int
     mfu: float
     ops: OpPredictionList
     timeline: TimelineEventList

@@ -228,4 +228,40 @@ TEST_CASE("a dump directory with a module compiled twice reads the latest; --mod
   CHECK_THAT(missing.err, Catch::Contains("0001") && Catch::Contains("0004"));
 }
 
+// Two devices, each running one bf16 dot of 2 x 1024^3 = 2147483648 FLOPs.
+constexpr const char* kDot = R"(HloModule m, num_partitions=2
+ENTRY e {
+  a = bf16[1024,1024]{1,0} parameter(0)
+  b = bf16[1024,1024]{1,0} parameter(1)
+  ROOT d = bf16[1024,1024]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+
+TEST_CASE("HFU is named HFU everywhere; MFU when the model's FLOPs are given") {
+  auto plain = json_of(run_cli("predict - --device h100 --json", kDot).out);
+  CHECK(plain["hfu"].get<double>() > 0);
+  CHECK(plain["mfu"].is_null());
+  CHECK(plain["devices"] == 2);
+  auto text = run_cli("predict - --device h100", kDot);
+  CHECK_THAT(text.out, Catch::Contains("  HFU ") && !Catch::Contains("  MFU "));
+
+  // 6 x N x D with N = 1e6 parameters, D = 715.827882667 tokens: 4294967296 FLOPs, what the
+  // two devices run, so MFU = HFU.
+  auto six = json_of(
+      run_cli("predict - --device h100 --json --params 1e6 --tokens 715.827882667", kDot).out);
+  CHECK(six["model_flops"].get<double>() == Approx(4294967296.0));
+  CHECK(six["mfu"].get<double>() == Approx(six["hfu"].get<double>()));
+  CHECK(any_contains(six["assumptions"], "6 x N x D"));
+  auto given = json_of(run_cli("predict - --device h100 --json --model-flops 2147483648", kDot).out);
+  CHECK(given["mfu"].get<double>() == Approx(given["hfu"].get<double>() / 2));
+  auto shown = run_cli("predict - --device h100 --model-flops 2147483648", kDot);
+  CHECK_THAT(shown.out, Catch::Contains("  MFU ") && Catch::Contains("over 2 devices"));
+  auto compare = run_cli("compare - --devices h100,a100 --model-flops 2147483648", kDot);
+  REQUIRE(compare.exit_code == 0);
+  CHECK_THAT(compare.out, Catch::Contains("\nMFU ") && Catch::Contains("\nHFU "));
+
+  CHECK(run_cli("predict - --params 1e6", kDot).exit_code == 2);
+  CHECK(run_cli("predict - --model-flops -3", kDot).exit_code == 2);
+  CHECK(run_cli("predict - --model-flops 1e9 --params 1 --tokens 2", kDot).exit_code == 2);
+}
+
 }  // namespace

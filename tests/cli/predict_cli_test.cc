@@ -63,7 +63,7 @@ TEST_CASE("predict --json has the documented keys") {
   CHECK(b["compute_s"].get<double>() + b["memory_s"].get<double>() +
             b["collective_exposed_s"].get<double>() + b["overhead_s"].get<double>() ==
         Approx(j["step_time_s"].get<double>()));
-  for (const char* key : {"mfu", "flops", "hbm_bytes", "unknown_ops", "assumptions", "ops"}) {
+  for (const char* key : {"hfu", "mfu", "flops", "hbm_bytes", "unknown_ops", "assumptions", "ops"}) {
     CHECK(j.contains(key));
   }
   REQUIRE(j["ops"].size() == 3);

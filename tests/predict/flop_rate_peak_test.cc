@@ -23,7 +23,7 @@ ENTRY e {
   CHECK(p->flops == 1048576);
   CHECK(p->peak_flop_rate_type == "vector");
   CHECK(p->peak_flop_rate == h100->vector_flops_per_s);
-  CHECK(p->mfu == Approx(p->flops / (p->step_time_s * h100->vector_flops_per_s)));
+  CHECK(p->hfu == Approx(p->flops / (p->step_time_s * h100->vector_flops_per_s)));
 
   // A bf16 dot keeps the bf16 matrix peak.
   auto dot = predict(R"(HloModule bf16_dot

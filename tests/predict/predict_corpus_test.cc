@@ -25,7 +25,7 @@ bool sane(double x) { return std::isfinite(x) && x >= 0; }
 // modules).
 std::string problem(const Prediction& p) {
   const Prediction::Breakdown& b = p.breakdown;
-  if (!sane(p.step_time_s) || !sane(p.flops) || !sane(p.hbm_bytes) || !sane(p.mfu)) {
+  if (!sane(p.step_time_s) || !sane(p.flops) || !sane(p.hbm_bytes) || !sane(p.hfu)) {
     return "totals";
   }
   const double sum = b.compute_s + b.memory_s + b.collective_exposed_s + b.overhead_s;

@@ -62,8 +62,8 @@ TEST_CASE("the v5e FSDP train step: between its roofline floor and twice it") {
   // "This train step stays under 2x its memory floor (231 ms) on tpu_v5e:2x2."
   CHECK(p->step_time_s < 2 * memory_floor);
   CHECK(p->breakdown.memory_s > p->breakdown.compute_s);
-  CHECK(p->mfu == Approx(p->flops / (p->step_time_s * 1.97e14)));
-  CHECK(p->mfu < compute_floor / memory_floor + 1e-3);
+  CHECK(p->hfu == Approx(p->flops / (p->step_time_s * 1.97e14)));
+  CHECK(p->hfu < compute_floor / memory_floor + 1e-3);
   // FSDP's weight all-gathers hide behind the layers' matmuls: none of their time is exposed.
   int gathers = 0;
   for (const OpPrediction& op : p->ops) {

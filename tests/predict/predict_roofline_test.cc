@@ -67,7 +67,7 @@ TEST_CASE("R4, R5: matmuls on one TPU v5e") {
                     "tpu_v5e", no_overhead());
   CHECK(r4.op("d").flops == Approx(1.7592e13).epsilon(1e-4));
   CHECK(r4->step_time_s == Approx(89.3e-3).epsilon(0.001));
-  CHECK(r4->mfu == Approx(1.0));  // one matmul at the roofline
+  CHECK(r4->hfu == Approx(1.0));  // one matmul at the roofline
   CHECK(r4->peak_flop_rate_type == "bf16");
   // R5: 2 x 8 x 1024 x 8192 x 2048 = 2.749e11 FLOPs: 1.395 ms.
   auto r5 = predict(dot_module("bf16[8,1024,8192]", "bf16[8192,2048]", "bf16[8,1024,2048]", 2),

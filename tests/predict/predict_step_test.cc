@@ -296,7 +296,7 @@ ENTRY e {
                    "h100");
   CHECK(p->step_time_s == 0);
   CHECK(p->ops.empty());
-  CHECK(p->mfu == 0);
+  CHECK(p->hfu == 0);
 }
 
 TEST_CASE("the topology: inferred from the module, named with the device, or given") {
@@ -341,7 +341,7 @@ TEST_CASE("the JSON rendering carries the contract's fields") {
   for (const char* key : {"compute_s", "memory_s", "overhead_s"}) {
     CHECK(j["breakdown"].contains(key));
   }
-  for (const char* key : {"mfu", "flops", "hbm_bytes", "unknown_ops", "assumptions"}) {
+  for (const char* key : {"hfu", "mfu", "flops", "hbm_bytes", "unknown_ops", "assumptions"}) {
     CHECK(j.contains(key));
   }
   REQUIRE(j["ops"].size() == p->ops.size());
@@ -372,6 +372,32 @@ TEST_CASE("the text summary gives every number its unit") {
   CHECK_THAT(text, Catch::Contains("top 3 of 5 ops"));
   CHECK_THAT(text, Catch::Contains("all-gather (async)"));
   CHECK_THAT(text, Catch::Contains("unknown ops: none"));
+}
+
+TEST_CASE("MFU counts the model's FLOPs given over every device; HFU every FLOP run") {
+  // Two devices, each running one bf16 dot of 2 x 1024^3 = 2147483648 FLOPs.
+  constexpr const char* kDot = R"(HloModule m, num_partitions=2
+ENTRY e {
+  a = bf16[1024,1024]{1,0} parameter(0)
+  b = bf16[1024,1024]{1,0} parameter(1)
+  ROOT d = bf16[1024,1024]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  auto plain = predict(kDot, "h100");
+  CHECK(plain->devices == 2);
+  CHECK(plain->mfu == 0);  // no model FLOPs given
+  CHECK(plain->hfu == Approx(2147483648.0 / (plain->step_time_s * 9.89e14)));
+  // Model FLOPs equal to what both devices run: MFU = 2 x 2147483648 / (2 x step x peak) = HFU.
+  PredictOptions all_run;
+  all_run.model_flops = 2 * 2147483648.0;
+  auto same = predict(kDot, "h100", all_run);
+  CHECK(same->model_flops == 2 * 2147483648.0);
+  CHECK(same->mfu == Approx(same->hfu));
+  // Half of it (the other half rematerialized, say): half the MFU, the same HFU.
+  PredictOptions half;
+  half.model_flops = 2147483648.0;
+  auto remat = predict(kDot, "h100", half);
+  CHECK(remat->mfu == Approx(same->hfu / 2));
+  CHECK(remat->hfu == Approx(same->hfu));
 }
 
 }  // namespace

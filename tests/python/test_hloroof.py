@@ -68,7 +68,8 @@ def test_attributes_match_to_dict(path, device):
     p = hloroof.predict(path.read_text(), device)
     d = p.to_dict()
     assert p.step_time_s == d["step_time_s"] > 0
-    assert p.mfu == d["mfu"]
+    assert p.hfu == d["hfu"]
+    assert p.mfu == 0 and d["mfu"] is None  # no model FLOPs given
     assert p.is_lower_bound == d["lower_bound"]
     assert p.assumptions == d["assumptions"]
     assert p.breakdown.to_dict() == d["breakdown"]
@@ -99,9 +100,15 @@ def test_v5e_train_step_figures_of_the_examples_readme(v5e_text):
     assert b.compute_s + b.memory_s + b.collective_exposed_s + b.overhead_s == \
         pytest.approx(p.step_time_s, rel=1e-9)
     assert sum(op.total_time_s for op in p.ops) == pytest.approx(p.step_time_s, rel=1e-9)
-    # MFU against the v5e bf16 peak of 1.97e14 FLOP/s.
+    # HFU against the v5e bf16 peak of 1.97e14 FLOP/s.
     assert p.peak_flop_rate == 1.97e14
-    assert p.mfu == pytest.approx(p.flops / (p.step_time_s * 1.97e14))
+    assert p.hfu == pytest.approx(p.flops / (p.step_time_s * 1.97e14))
+    # MFU from the model's FLOPs over the 4 devices: the matmul FLOPs each device runs, 4 times,
+    # give MFU = 4 x 11,544,872,091,648 / (4 x step x peak), below the HFU.
+    m = hloroof.predict(v5e_text, "tpu_v5e:2x2", model_flops=4 * 11544872091648.0)
+    assert m.devices == 4
+    assert m.mfu == pytest.approx(11544872091648.0 / (m.step_time_s * 1.97e14))
+    assert m.mfu < m.hfu
     # The compute floor: 11.545e12 / 1.97e14 = 58.6 ms.
     assert p.step_time_s >= 11544872091648.0 / 1.97e14
     gathers = [op for op in p.ops

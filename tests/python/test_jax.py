@@ -200,4 +200,9 @@ def test_the_whatif_example_on_one_slice():
     spec.loader.exec_module(whatif)
     rows = whatif.main(["--targets", "tpu_v5e:2x2", "--small"])
     assert [r[:2] for r in rows] == [["tpu_v5e:2x2", "FSDP"], ["tpu_v5e:2x2", "FSDP+TP"]]
-    assert all(float(r[2]) > 0 and r[5] in ("yes", "no") for r in rows)
+    assert all(float(r[2]) > 0 and r[6] in ("yes", "no") for r in rows)
+    # HFU counts every FLOP run; MFU the model's 6ND alone (attention and the optimizer's
+    # update left out): above 0, at most the HFU.
+    for r in rows:
+        hfu, mfu = (float(cell.rstrip("%")) for cell in r[3:5])
+        assert 0 < mfu <= hfu

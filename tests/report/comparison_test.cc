@@ -26,7 +26,7 @@ Prediction twice_as_fast() {
     op.total_time_s /= 2;
   }
   p.peak_flop_rate = 4.59e14;
-  p.mfu = p.flops / (p.step_time_s * p.peak_flop_rate);
+  p.hfu = p.flops / (p.step_time_s * p.peak_flop_rate);
   return p;
 }
 

@@ -54,7 +54,7 @@ inline Prediction sample_prediction() {
   p.hbm_bytes = 1.2285e9 + 4 * (4.095e8 + 8.19e8 + 2.0475e8) + 8.19e5;  // 6.962319e9
   p.peak_flop_rate = 1.97e14;
   p.peak_flop_rate_type = "bf16";
-  p.mfu = p.flops / (p.step_time_s * p.peak_flop_rate);
+  p.hfu = p.flops / (p.step_time_s * p.peak_flop_rate);
 
   const std::string layer = "jit(train_step)/layer_0/";
   const AsyncPrediction pair = {.stream = "async all-gather",
