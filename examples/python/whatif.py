@@ -139,7 +139,13 @@ def main(argv=None):
             except ValueError as error:
                 refused.append(f"{target}: {error}")
                 break
-            rows.append(row(target, sharding, compiled))
+            try:
+                rows.append(row(target, sharding, compiled))
+            except jax.errors.JaxRuntimeError as error:
+                # XLA compiled it but cannot give its program back (as_text()).
+                first = str(error).splitlines()[0]
+                refused.append(f"{target} {sharding}: compiled, but XLA's as_text() failed: "
+                               f"{first}")
     print(table(rows, args.markdown))
     for line in refused:
         print(f"\nnot compiled: {line}")

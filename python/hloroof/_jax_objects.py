@@ -127,7 +127,18 @@ def read(obj: Any) -> Optional[Facts]:
         notes.append("the Lowered object was compiled for its backend to read its HLO")
     if not is_compiled(obj):
         return None
-    text = obj.as_text()
+    try:
+        text = obj.as_text()
+    except Exception as error:  # jax.errors.JaxRuntimeError; jax is not imported here
+        text = getattr(obj, "_hloroof_hlo_text", None)
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        if text is None:
+            raise ValueError(
+                f"XLA compiled the program but cannot print it (as_text(): {first}); compile "
+                f"it with hloroof.jax.compile_for, which keeps XLA's own dump of it, or give "
+                f"the *after_optimizations.txt that XLA_FLAGS=--xla_dump_to=DIR writes"
+            ) from error
+        notes.append(f"the program is XLA's dump of it (as_text() failed: {first})")
     devices = _devices(obj)
     if not devices:
         notes.append("the compiled object names no devices")

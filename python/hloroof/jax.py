@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import functools
 import os
+import pathlib
+import tempfile
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import jax
@@ -200,5 +202,23 @@ def compile_for(fn: Callable[..., Any], *args: Any, target: str = "tpu_v5p:2x2x2
     jitted = jax.jit(fn, out_shardings=out_shardings, static_argnums=tuple(static_argnums),
                      donate_argnums=tuple(donate_argnums))
     # The mesh in context: a bare PartitionSpec in `fn`'s sharding constraints refers to it.
-    with jax.set_mesh(mesh):
-        return jitted.lower(*lowered_args).compile()
+    # XLA's own dump of the optimized program is kept beside the compiled object: with libtpu
+    # 0.0.52 and jaxlib 0.10.2, as_text() fails on programs compiled for v5p, v6e and tpu7x
+    # ("async-update instruction should have 1 operands but sees 3": jaxlib rebuilds the
+    # module from libtpu's proto and rejects it), while the compiler prints it fine.
+    with jax.set_mesh(mesh), tempfile.TemporaryDirectory(prefix="hloroof-") as dump:
+        compiled = jitted.lower(*lowered_args).compile(compiler_options={"xla_dump_to": dump})
+        text = _optimized_text(pathlib.Path(dump))
+    if text is not None:
+        try:
+            compiled._hloroof_hlo_text = text
+        except AttributeError:  # an object that takes no attributes: as_text() alone
+            pass
+    return compiled
+
+
+def _optimized_text(dump: pathlib.Path) -> Optional[str]:
+    """The optimized module XLA dumped (``*.after_optimizations.txt``; the largest, when a
+    compile dumped several), or None."""
+    found = sorted(dump.glob("*.after_optimizations.txt"), key=lambda p: p.stat().st_size)
+    return found[-1].read_text() if found else None

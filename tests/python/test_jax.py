@@ -184,6 +184,33 @@ def test_compile_for_errors_say_what_the_compiler_said():
         hloroof.jax.topology_devices("tpu_v5e")
 
 
+class _Unprintable:
+    """A Compiled whose as_text() fails as jaxlib 0.10.2's does on programs libtpu 0.0.52
+    compiled for v5p, v6e and tpu7x; compile_for's dump of the program beside it or not."""
+
+    def __init__(self, compiled, dump):
+        self.input_shardings = compiled.input_shardings
+        self.output_shardings = compiled.output_shardings
+        if dump:
+            self._hloroof_hlo_text = compiled._hloroof_hlo_text
+
+    def as_text(self):
+        raise RuntimeError("INTERNAL: RET_CHECK failure: async-update instruction should have "
+                           "1 operands but sees 3")
+
+
+@needs_libtpu
+def test_a_program_xla_cannot_print_is_read_from_its_dump(v5e_compiled):
+    # compile_for keeps XLA's own dump: the same program as as_text() gives.
+    assert v5e_compiled._hloroof_hlo_text.startswith("HloModule jit__step")
+    direct = hloroof.predict(v5e_compiled)
+    dumped = hloroof.predict(_Unprintable(v5e_compiled, dump=True))
+    assert dumped.step_time_s == pytest.approx(direct.step_time_s)
+    assert any("XLA's dump of it (as_text() failed: INTERNAL" in a for a in dumped.assumptions)
+    with pytest.raises(ValueError, match="compile it with hloroof.jax.compile_for"):
+        hloroof.predict(_Unprintable(v5e_compiled, dump=False))
+
+
 @needs_cuda_plugin
 def test_compile_for_an_h100_node_without_a_gpu():
     compiled = hloroof.jax.compile_for(_step, *_abstract_args(), target="h100:8")
