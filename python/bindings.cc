@@ -784,7 +784,7 @@ void bind_predict(py::module_& m) {
       "_compare_profile",
       [](const Module& module, const Prediction& prediction, std::string_view profile_path,
          std::string_view module_name, int device_index) {
-        std::string json;
+        std::string json, text;
         {
           py::gil_scoped_release release;
           absl::StatusOr<Profile> profile = read_profile(profile_path);
@@ -793,11 +793,15 @@ void bind_predict(py::module_& m) {
                                                   {.device_index = device_index,
                                                    .module_name = std::string(module_name)})
                            : absl::StatusOr<ProfileComparison>(profile.status());
-          if (c.ok()) json = profile_comparison_to_json(*c);
-          else json = std::string("\x01") + std::string(c.status().message());
+          if (c.ok()) {
+            json = profile_comparison_to_json(*c);
+            text = render_profile_comparison(*c);
+          } else {
+            json = std::string("\x01") + std::string(c.status().message());
+          }
         }
         if (!json.empty() && json[0] == '\x01') throw py::value_error(json.substr(1));
-        return json;
+        return py::make_tuple(json, text);
       },
       py::arg("module"), py::arg("prediction"), py::arg("profile"), py::arg("module_name"),
       py::arg("device_index"));
@@ -846,6 +850,30 @@ void bind_predict(py::module_& m) {
         prediction.warnings.insert(prediction.warnings.end(), warnings.begin(), warnings.end());
       },
       py::arg("prediction"), py::arg("warnings"), "Adds `warnings` to the prediction's.");
+  m.def(
+      "_add_memory_notes",
+      [](MemoryReport& report, const std::vector<std::string>& first,
+         const std::vector<std::string>& last) {
+        report.notes.insert(report.notes.begin(), first.begin(), first.end());
+        report.notes.insert(report.notes.end(), last.begin(), last.end());
+      },
+      py::arg("report"), py::arg("first"), py::arg("last"),
+      "Puts `first` before the report's notes and `last` after them.");
+  m.def(
+      "_text_report",
+      [](const Prediction& prediction, const DeviceSpec& device, size_t top) {
+        OpStatsOptions options;
+        options.top = top;
+        return value_or_raise(render_text_report(prediction, device, options));
+      },
+      py::arg("prediction"), py::arg("device"), py::arg("top"),
+      "The report of `hloroof predict` (without its findings).");
+  m.def(
+      "_render_comparison",
+      [](const std::vector<Prediction>& predictions, size_t top) {
+        return render_comparison(predictions, top);
+      },
+      py::arg("predictions"), py::arg("top"), "The report of `hloroof compare`.");
   m.def(
       "_advise",
       [](const Module& module, const Prediction& prediction, const DeviceSpec& device,

@@ -73,7 +73,16 @@ std::string did_you_mean(std::string_view name, const ArgSpec& spec) {
 
 }  // namespace
 
-absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgSpec& spec) {
+std::vector<std::string> Args::all(std::string_view name) const {
+  auto it = options.find(std::string(name));
+  return it == options.end() ? std::vector<std::string>() : it->second;
+}
+
+absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgSpec& given) {
+  ArgSpec spec = given;
+  if (spec.options.count("--device") || spec.options.count("--devices")) {
+    spec.repeatable_options.insert("--set");
+  }
   Args out;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -316,7 +325,8 @@ absl::Status check_slice_shape(const DeviceSpec& spec, std::string_view shape) {
 
 absl::StatusOr<DeviceChoice> resolve_device(std::string_view device_text,
                                             std::string_view topology_option,
-                                            const Module* module) {
+                                            const Module* module,
+                                            const std::vector<std::string>& settings) {
   DeviceChoice choice;
   std::string text(absl::StripAsciiWhitespace(sv(device_text)));
   if (text.empty()) {
@@ -331,6 +341,11 @@ absl::StatusOr<DeviceChoice> resolve_device(std::string_view device_text,
   const TopologyText named = split_topology_text(text);
   absl::StatusOr<DeviceSpec> spec = device(named.device);
   if (!spec.ok()) return spec.status();
+  spec = set_device_figures(*spec, settings);
+  if (!spec.ok()) return spec.status();
+  if (!settings.empty()) {
+    choice.notes.push_back(absl::StrCat("device figures set: ", absl::StrJoin(settings, ", ")));
+  }
   choice.spec = *std::move(spec);
   const std::string option(absl::StripAsciiWhitespace(sv(topology_option)));
   if (!option.empty() && !named.shape.empty() && option != named.shape) {

@@ -40,9 +40,13 @@ struct Args {
   bool has(std::string_view name) const { return options.count(std::string(name)) > 0; }
   // The last value given for an option, or `fallback`.
   std::string get(std::string_view name, std::string_view fallback = "") const;
+  // Every value given for a repeatable option, in order.
+  std::vector<std::string> all(std::string_view name) const;
 };
 
-// Parses `args` (the words after the command name). `--help`/`-h` sets the flag "--help".
+// Parses `args` (the words after the command name). `--help`/`-h` sets the flag "--help". A
+// command that takes `--device` or `--devices` also takes `--set PATH=VALUE`, repeatable
+// (resolve_device's `settings`).
 absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgSpec& spec);
 
 // Parses a non-negative integer option value; a usage error names the option otherwise.
@@ -98,9 +102,11 @@ struct DeviceChoice {
 // `--topology` that contradicts the name's, a topology the device cannot have (the valid slice
 // shapes are listed). With `module`, an empty `device_text` picks the default device of the
 // module's platform, and a topology with more devices than the module runs on is noted.
+// `settings` (`--set PATH=VALUE`, set_device_figures) change the spec's figures.
 absl::StatusOr<DeviceChoice> resolve_device(std::string_view device_text,
                                             std::string_view topology_option,
-                                            const Module* module = nullptr);
+                                            const Module* module = nullptr,
+                                            const std::vector<std::string>& settings = {});
 
 // The devices of `--devices "a, b:2x2,c"`: comma-separated, spaces around names ignored; a
 // piece `slices=S` belongs to the topology before it. Errors: an empty name.

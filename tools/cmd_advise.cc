@@ -41,7 +41,7 @@ int run(const std::vector<std::string>& words) {
   print_input_messages(*loaded);
   const Module& module = loaded->module;
   absl::StatusOr<DeviceChoice> choice =
-      resolve_device(args->get("--device"), args->get("--topology"), &module);
+      resolve_device(args->get("--device"), args->get("--topology"), &module, args->all("--set"));
   if (!choice.ok()) return fail(choice.status());
   const DeviceSpec* spec = &choice->spec;
   PredictOptions predict_options;

@@ -19,7 +19,8 @@
 namespace hloroof::cli {
 namespace {
 
-constexpr std::string_view kUsage = "hloroof devices [NAME[:TOPOLOGY]|PATH] [--json]";
+constexpr std::string_view kUsage =
+    "hloroof devices [NAME[:TOPOLOGY]|PATH] [--set PATH=VALUE]... [--json]";
 
 // Capacities in the units vendors quote them in: binary when a whole number of MiB
 // ("95 GiB", "128 MiB"), decimal otherwise ("80 GB").
@@ -90,17 +91,6 @@ std::string interconnect_summary(const DeviceSpec& d) {
   return "-";
 }
 
-nlohmann::ordered_json figure_json(const DeviceFigure& f) {
-  nlohmann::ordered_json j = {{"path", f.path},
-                              {"value", f.value},
-                              {"unit", f.unit},
-                              {"source", f.source},
-                              {"verified", f.verified}};
-  if (!f.note.empty()) j["note"] = f.note;
-  if (!f.alternatives.empty()) j["alternatives"] = f.alternatives;
-  return j;
-}
-
 nlohmann::ordered_json summary_json(const DeviceSpec& d) {
   nlohmann::ordered_json j;
   j["name"] = d.name;
@@ -161,8 +151,8 @@ int list_devices(bool json) {
   return kExitOk;
 }
 
-int show_device(const std::string& text, bool json) {
-  absl::StatusOr<DeviceChoice> choice = resolve_device(text, "");
+int show_device(const std::string& text, bool json, const std::vector<std::string>& settings) {
+  absl::StatusOr<DeviceChoice> choice = resolve_device(text, "", nullptr, settings);
   if (!choice.ok()) return fail(choice.status());
   const DeviceSpec* d = &choice->spec;
   std::optional<Topology> topology;
@@ -172,17 +162,13 @@ int show_device(const std::string& text, bool json) {
     topology = *std::move(t);
   }
   if (json) {
-    nlohmann::ordered_json j = summary_json(*d);
-    if (topology) {
-      j["topology"] = {{"shape", topology->shape},
-                       {"devices", topology->num_devices()},
-                       {"axes", topology->describe()}};
+    // The spec itself (data/hardware/README.md): a file of it is a device for every command.
+    nlohmann::ordered_json j;
+    try {
+      j = nlohmann::ordered_json::parse(d->json);
+    } catch (const nlohmann::ordered_json::exception&) {
+      return fail(absl::InternalError(absl::StrCat(d->origin, ": its JSON is not at hand")));
     }
-    j["origin"] = d->origin;
-    j["device_note"] = d->device_note;
-    j["figures"] = nlohmann::ordered_json::array();
-    for (const DeviceFigure& f : d->figures) j["figures"].push_back(figure_json(f));
-    j["notes"] = d->notes;
     std::cout << json_text(j) << "\n";
     return kExitOk;
   }
@@ -225,15 +211,19 @@ int show_device(const std::string& text, bool json) {
 }
 
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args = parse_args(words, {.flags = {"--json"}});
+  absl::StatusOr<Args> args =
+      parse_args(words, {.flags = {"--json"}, .repeatable_options = {"--set"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kDevicesCommand.help;
     return kExitOk;
   }
   if (args->positional.size() > 1) return usage_error("expected at most one device", kUsage);
-  if (args->positional.empty()) return list_devices(args->flag("--json"));
-  return show_device(args->positional[0], args->flag("--json"));
+  if (args->positional.empty()) {
+    if (args->has("--set")) return usage_error("--set needs a device NAME", kUsage);
+    return list_devices(args->flag("--json"));
+  }
+  return show_device(args->positional[0], args->flag("--json"), args->all("--set"));
 }
 
 }  // namespace
@@ -241,7 +231,7 @@ int run(const std::vector<std::string>& words) {
 const Command kDevicesCommand = {
     "devices",
     "the built-in device specs: peak rates, memory, interconnect",
-    "usage: hloroof devices [NAME[:TOPOLOGY]|PATH] [--json]\n\n"
+    "usage: hloroof devices [NAME[:TOPOLOGY]|PATH] [--set PATH=VALUE]... [--json]\n\n"
     "Without NAME, lists the built-in devices with their headline figures (bf16 peak, HBM\n"
     "capacity and bandwidth, interconnect). With a device name, alias or the path of a JSON\n"
     "spec (schema: data/hardware/README.md), lists every figure with its unit and source;\n"
@@ -249,12 +239,16 @@ const Command kDevicesCommand = {
     "axes, or why no such slice exists. Sources: docs/sources.md.\n"
     "Figures marked * are unverified defaults.\n\n"
     "options:\n"
-    "  --json   the same as JSON; numbers in base units named in the keys\n"
-    "           (bf16_peak_flop_per_s, hbm_bandwidth_bytes_per_s, ...)\n\n"
+    "  --json   the list as JSON, numbers in base units named in the keys\n"
+    "           (bf16_peak_flop_per_s, hbm_bandwidth_bytes_per_s, ...); with NAME, the spec\n"
+    "           itself (data/hardware/README.md): save it, edit it, give it as --device\n"
+    "  --set PATH=VALUE  set a figure (interconnect.scale_out_bandwidth=12.5e9; VALUE in the\n"
+    "           figure's base unit), as every command that takes a device does\n\n"
     "examples:\n"
     "  hloroof devices\n"
     "  hloroof devices tpu_v5e:4x4\n"
-    "  hloroof devices my_accelerator.json --json\n",
+    "  hloroof devices h100 --set hbm.bandwidth=4e12 --json > my_h100.json\n"
+    "  hloroof predict step.hlo --device my_h100.json\n",
     run,
 };
 

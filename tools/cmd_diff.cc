@@ -25,11 +25,12 @@ struct Side {
 };
 
 absl::StatusOr<Side> predict_side(const std::string& path, std::string_view device,
-                                  const PredictOptions& options) {
+                                  const PredictOptions& options,
+                                  const std::vector<std::string>& settings) {
   absl::StatusOr<LoadedModule> loaded = load_module(path, "");
   if (!loaded.ok()) return loaded.status();
   print_input_messages(*loaded);
-  absl::StatusOr<DeviceChoice> choice = resolve_device(device, "", &loaded->module);
+  absl::StatusOr<DeviceChoice> choice = resolve_device(device, "", &loaded->module, settings);
   if (!choice.ok()) return choice.status();
   PredictOptions with_topology = options;
   with_topology.topology = choice->topology;
@@ -64,10 +65,10 @@ int run(const std::vector<std::string>& words) {
   }
   // Both sides on the same device; without --device, the one the first module implies.
   std::string device = args->get("--device");
-  absl::StatusOr<Side> before = predict_side(args->positional[0], device, options);
+  absl::StatusOr<Side> before = predict_side(args->positional[0], device, options, args->all("--set"));
   if (!before.ok()) return fail(before.status());
   if (device.empty()) device = before->prediction.device;
-  absl::StatusOr<Side> after = predict_side(args->positional[1], device, options);
+  absl::StatusOr<Side> after = predict_side(args->positional[1], device, options, args->all("--set"));
   if (!after.ok()) return fail(after.status());
 
   const PredictionDiff diff = diff_predictions(before->prediction, after->prediction,

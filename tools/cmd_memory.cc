@@ -287,7 +287,7 @@ int run(const std::vector<std::string>& words) {
   print_input_messages(*loaded);
   // Without --device, the module's platform picks it, as for `predict`.
   absl::StatusOr<DeviceChoice> choice =
-      resolve_device(args->get("--device"), "", &loaded->module);
+      resolve_device(args->get("--device"), "", &loaded->module, args->all("--set"));
   if (!choice.ok()) return fail(choice.status());
   options.device = &choice->spec;
   absl::StatusOr<MemoryReport> report = analyze_memory(loaded->module, options);

@@ -98,7 +98,8 @@ int run(const std::vector<std::string>& words) {
   const Module* module = &loaded->module;
   // The device spec is needed for the report's roofs as well as for the prediction.
   absl::StatusOr<DeviceChoice> choice =
-      resolve_device(args->get("--device"), args->get("--topology"), module);
+      resolve_device(args->get("--device"), args->get("--topology"), module,
+                     args->all("--set"));
   if (!choice.ok()) return fail(choice.status());
   const DeviceSpec* spec = &choice->spec;
   options.topology = choice->topology;

@@ -137,6 +137,9 @@ struct DeviceSpec {
 
   std::vector<DeviceFigure> figures;  // every numeric fact, in file order
   std::vector<std::string> notes;
+  // The spec as JSON, the schema of data/hardware/README.md: the text it was read from (with
+  // set_device_figures' changes). `hloroof devices NAME --json` prints it; it reads back.
+  std::string json;
 
   // Peak matrix FLOP/s for a dot whose operands have element type `type`; nullopt when the
   // device lists no rate for that type's class (see matrix_class).
@@ -159,6 +162,16 @@ absl::StatusOr<DeviceSpec> device(std::string_view name_or_path);
 
 // Names of the built-in specs, sorted.
 std::vector<std::string> builtin_device_names();
+
+// `spec` with figures set anew, each `PATH=VALUE` (`interconnect.scale_out_bandwidth=12.5e9`):
+// PATH as `hloroof devices NAME` lists the figures, VALUE in the figure's base unit (B, B/s,
+// FLOP/s, s, ...; a count or a plain fraction as it is). The figure's source becomes "set",
+// its note says what it was. The calibration fractions (matmul_efficiency, hbm_efficiency,
+// collective_bandwidth_efficiency) and collective_latency may be set when the spec has none.
+// The result is read as a spec file is, so every check applies. Errors: no '=', a value that is
+// not a number, a path the spec has no figure at (its figures are listed), a refused value.
+absl::StatusOr<DeviceSpec> set_device_figures(const DeviceSpec& spec,
+                                              const std::vector<std::string>& settings);
 
 }  // namespace hloroof
 

@@ -1,7 +1,9 @@
 // Reads a device spec from JSON (schema: data/hardware/README.md). The reader is strict: an
 // unknown key, a missing unit or a negative bandwidth is an error naming the file and field,
 // because a typo in a spec would otherwise silently change every prediction.
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -768,6 +770,7 @@ absl::StatusOr<DeviceSpec> parse_device_spec(std::string_view text, std::string_
   }
   DeviceSpec spec;
   spec.origin = std::string(origin);
+  spec.json = std::string(text);
   SpecReader reader(origin, &spec);
   try {
     if (absl::Status s = reader.read(root); !s.ok()) return s;
@@ -776,6 +779,73 @@ absl::StatusOr<DeviceSpec> parse_device_spec(std::string_view text, std::string_
     return absl::InvalidArgumentError(absl::StrCat(sv(origin), ": unexpected JSON: ", e.what()));
   }
   return spec;
+}
+
+absl::StatusOr<DeviceSpec> set_device_figures(const DeviceSpec& spec,
+                                              const std::vector<std::string>& settings) {
+  if (settings.empty()) return spec;
+  json root;
+  try {
+    root = json::parse(spec.json);
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(spec.origin, ": the spec's JSON is not at hand to set figures in"));
+  }
+  std::vector<std::string> said;
+  for (const std::string& setting : settings) {
+    const size_t eq = setting.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--set '", setting, "': expected PATH=VALUE, e.g. hbm.bandwidth=3e12"));
+    }
+    const std::string path = setting.substr(0, eq);
+    const std::string text = setting.substr(eq + 1);
+    double value = 0;
+    if (!absl::SimpleAtod(text, &value) || !std::isfinite(value)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--set ", path, ": '", text, "' is not a number"));
+    }
+    json* node = &root;
+    for (absl::string_view part : absl::StrSplit(path, '.')) {
+      if (!node->is_object()) {
+        node = nullptr;
+        break;
+      }
+      node = &(*node)[std::string(part)];  // a missing key becomes null
+    }
+    const DeviceFigure* figure = spec.figure(path);
+    static constexpr std::string_view kFractions[] = {
+        "matmul_efficiency", "hbm_efficiency", "collective_bandwidth_efficiency"};
+    const bool fraction =
+        std::find(std::begin(kFractions), std::end(kFractions), path) != std::end(kFractions);
+    if (node != nullptr && node->is_object() && node->contains("value") && figure != nullptr) {
+      (*node)["value"] = value;
+      (*node)["unit"] = figure->unit;  // the base unit: VALUE is in it
+      (*node)["source"] = "set";
+      (*node)["verified"] = false;
+      (*node)["note"] =
+          absl::StrCat("set by the user (", spec.name, " gives ", figure->value, " ",
+                       figure->unit, figure->source.empty() ? "" : ", source " + figure->source,
+                       ")");
+    } else if (node != nullptr && (node->is_number() || (node->is_null() && fraction))) {
+      *node = value;
+    } else if (node != nullptr && node->is_null() && path == "collective_latency") {
+      *node = {{"value", value}, {"unit", "s"}, {"source", "set"}, {"verified", false}};
+    } else {
+      std::vector<std::string> paths;
+      for (const DeviceFigure& f : spec.figures) paths.push_back(f.path);
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--set ", path, ": ", spec.name, " has no such figure; its figures: ",
+          absl::StrJoin(paths, ", "), " (and matmul_efficiency, hbm_efficiency, "
+          "collective_bandwidth_efficiency, collective_latency)"));
+    }
+    said.push_back(absl::StrCat(path, "=", text));
+  }
+  const std::string origin =
+      absl::StrCat(spec.origin, " with --set ", absl::StrJoin(said, " --set "));
+  absl::StatusOr<DeviceSpec> changed = parse_device_spec(root.dump(2), origin);
+  if (!changed.ok()) return changed.status();
+  return changed;
 }
 
 }  // namespace hloroof

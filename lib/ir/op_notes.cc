@@ -30,7 +30,10 @@ std::optional<Split> split_note(std::string_view line) {
 
 std::string_view plural_noun(const Instruction& i) {
   const Opcode op = i.opcode();
-  if (opcode_category(op) == OpCategory::kCollective) return "collectives";
+  if (opcode_category(op) == OpCategory::kCollective && op != Opcode::kReplicaId &&
+      op != Opcode::kPartitionId) {
+    return "collectives";
+  }
   if (std::optional<Opcode> wrapped = i.async_wrapped_opcode();
       wrapped && opcode_category(*wrapped) == OpCategory::kCollective) {
     return "collectives";

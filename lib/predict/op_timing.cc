@@ -508,6 +508,10 @@ std::string op_category(const InstructionTiming& t) {
     }
     case Opcode::kCustomCall:
       return "custom-call";
+    // The device's own id, read without any communication: not a collective.
+    case Opcode::kReplicaId:
+    case Opcode::kPartitionId:
+      return std::string(opcode_name(i.opcode()));
     default:
       break;
   }

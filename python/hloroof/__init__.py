@@ -67,8 +67,8 @@ from ._hloroof import (  # noqa: F401  (re-exported)
 )
 
 __all__ = [
-    "parse", "cost", "predict", "memory", "advise", "compare_profile", "diff", "devices",
-    "device",
+    "parse", "cost", "predict", "memory", "advise", "compare", "compare_profile", "diff",
+    "devices", "device", "Comparison", "ProfileComparison", "Record",
     "ParseError", "__version__",
     "Module", "Computation", "Instruction", "OpMetadata", "ModuleCost", "InstructionCost",
     "ComputationCost", "OpCost", "MemoryReport", "MemoryBuffer", "DeviceSpec", "Prediction",
@@ -78,15 +78,45 @@ __all__ = [
 
 __version__: str = _hloroof.__version__
 
-Text = Union[str, bytes, Module, Any]  # Any: an object with as_text()
+_Text = Union[str, bytes, Module, Any]  # Any: an object with as_text()
 
 # The start of an MLIR module (what a JAX Lowered prints by default).
 _MLIR_MODULE = _re.compile(r"\s*module\s*(@|attributes\b|\{)")
 
 
+# A str longer than this, or with a line break, is HLO text, never a path.
+_MAX_PATH = 4096
+
+
+def _names_file(source: Any) -> bool:
+    """`source` is a path to read: an os.PathLike, or a str naming a file that exists."""
+    if isinstance(source, _os.PathLike):
+        return True
+    return (isinstance(source, str) and 0 < len(source) < _MAX_PATH and "\n" not in source
+            and _os.path.isfile(source))
+
+
+def _read_source(source: Any) -> Any:
+    """The text of a path (an os.PathLike, or a str naming an existing file) or of an open
+    file (anything with read()); anything else as it is."""
+    if _names_file(source):
+        with open(_os.fspath(source), "rb") as f:
+            return f.read()
+    read = getattr(source, "read", None)
+    if callable(read) and not isinstance(source, (str, bytes, Module)):
+        text = read()
+        if not isinstance(text, (str, bytes)):
+            raise TypeError(f"{type(source).__name__}.read() returned {type(text).__name__}, "
+                            f"not HLO text")
+        return text
+    return source
+
+
 def _text_of(source: Any) -> Union[str, bytes]:
-    """The HLO text of `source`: str or bytes as they are, a JAX Lowered compiled, else
+    """The HLO text of `source`: str or bytes as they are (a str naming an existing file, an
+    os.PathLike or an open file: what it holds), a JAX Lowered compiled, else
     `source.as_text()`."""
+    source = _read_source(source)
     if isinstance(source, (str, bytes)):
         text = source
     elif _jax_objects.is_lowered(source):
@@ -94,8 +124,8 @@ def _text_of(source: Any) -> Union[str, bytes]:
     else:
         as_text = getattr(source, "as_text", None)
         if not callable(as_text):
-            raise TypeError(f"expected HLO text, a hloroof.Module or an object with as_text(), "
-                            f"got {type(source).__name__}")
+            raise TypeError(f"expected HLO text, a path, an open file, a hloroof.Module or an "
+                            f"object with as_text(), got {type(source).__name__}")
         text = as_text()
         if not isinstance(text, (str, bytes)):
             raise TypeError(f"{type(source).__name__}.as_text() returned "
@@ -110,7 +140,7 @@ def _text_of(source: Any) -> Union[str, bytes]:
     return text
 
 
-def _module_of(source: Text) -> Module:
+def _module_of(source: _Text) -> Module:
     return source if isinstance(source, Module) else parse(source)
 
 
@@ -125,7 +155,7 @@ def _set_options(options_type: type, what: str, values: Dict[str, Any]):
     return options
 
 
-def parse(text: Text, file_name: str = "") -> Module:
+def parse(text: _Text, file_name: str = "") -> Module:
     """Parses HLO text (any of XLA's printed forms) into a `Module`.
 
     `file_name`, when given, starts error messages as the command-line tool's do
@@ -133,10 +163,12 @@ def parse(text: Text, file_name: str = "") -> Module:
     """
     if isinstance(text, Module):
         return text
+    if not file_name and _names_file(text):
+        file_name = _os.fspath(text)
     return _hloroof._parse(_text_of(text), file_name)
 
 
-def cost(module_or_text: Text, **options: Any) -> ModuleCost:
+def cost(module_or_text: _Text, **options: Any) -> ModuleCost:
     """FLOPs, transcendentals and bytes of every instruction and of one step (`ModuleCost`).
 
     Options (`CostOptions`): ``use_padded_sizes`` (True), ``default_trip_count`` (1).
@@ -152,6 +184,8 @@ def _resolve_device(source: Any, device: Union[str, DeviceSpec, None],
     Without `device`: the device and slice a JAX object was compiled for, else the default of
     the module's platform (as the command's --device)."""
     facts = None
+    if _names_file(source):
+        source = parse(source)
     if not isinstance(source, (str, bytes, Module)):
         facts = _jax_objects.read(source)
     notes: List[str] = []
@@ -177,7 +211,7 @@ def _add_notes(prediction: Prediction, notes: List[str], warnings: List[str]) ->
     _hloroof._add_warnings(prediction, warnings)
 
 
-def predict(module_or_text: Text, device: Union[str, DeviceSpec, None] = None,
+def predict(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
             **options: Any) -> Prediction:
     """Predicts one step of the module on `device` (`Prediction`).
 
@@ -207,7 +241,7 @@ def predict(module_or_text: Text, device: Union[str, DeviceSpec, None] = None,
     return prediction
 
 
-def advise(module_or_text: Text, device: Union[str, DeviceSpec, None] = None, top: int = 0,
+def advise(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None, top: int = 0,
            evidence_rows: int = 5, **options: Any) -> Dict[str, Any]:
     """What to fix before running the step, as ``hloroof advise --json`` gives it: a dict with
     ``findings`` ranked by the predicted seconds per step each puts at stake (``id``,
@@ -227,49 +261,130 @@ def advise(module_or_text: Text, device: Union[str, DeviceSpec, None] = None, to
     return advice
 
 
-def memory(module_or_text: Text, device: Union[str, DeviceSpec, None] = None,
+def memory(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
            top_buffers: int = 20, first_tile_padding: bool = True) -> MemoryReport:
     """Peak device memory from buffer liveness (`MemoryReport`).
 
-    With `device` (a name or `DeviceSpec`), ``capacity`` checks the peak against its HBM;
-    without it, a JAX ``Compiled`` (or ``Lowered``) gives the device it was compiled for, when
-    it is a built-in one. `top_buffers` bounds ``largest_buffers`` and ``peak_buffers`` (0
-    keeps all).
+    ``capacity`` checks the peak against the HBM of `device` (a name or `DeviceSpec`); without
+    it, of the device `predict` would pick: the one a JAX ``Compiled`` (or ``Lowered``) was
+    compiled for, else the default of the module's platform, said in ``notes`` (a guess, when
+    nothing in the module tells its platform, starts with "warning:"). `top_buffers` bounds
+    ``largest_buffers`` and ``peak_buffers`` (0 keeps all).
     """
-    if device is None and not isinstance(module_or_text, (str, bytes, Module)):
-        facts = _jax_objects.read(module_or_text)
-        if facts is not None:
-            module_or_text, device = facts.text, facts.device
-    spec = device if isinstance(device, DeviceSpec) or device is None else _device_spec(device)
-    return _hloroof._memory(_module_of(module_or_text), spec, top_buffers, first_tile_padding)
+    source, device, _, notes, warnings = _resolve_device(module_or_text, device, {})
+    spec = device if isinstance(device, DeviceSpec) else _device_spec(device)
+    report = _hloroof._memory(_module_of(source), spec, top_buffers, first_tile_padding)
+    _hloroof._add_memory_notes(report, ["warning: " + w for w in warnings], notes)
+    return report
 
 
-def compare_profile(module_or_text: Text, profile: str,
+class Record(dict):
+    """Plain data with its keys as attributes too (``r.step.measured_s`` or
+    ``r["step"]["measured_s"]``); ``to_dict()`` gives the plain dict, ``str()`` the command's
+    text report."""
+
+    def __init__(self, data: Dict[str, Any], text: str = "") -> None:
+        super().__init__({key: _record_of(value) for key, value in data.items()})
+        self._text = text
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self.keys()))
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {key: _plain_record(value) for key, value in self.items()}
+
+    def __str__(self) -> str:
+        return self._text or super().__repr__()
+
+
+def _record_of(value: Any) -> Any:
+    if isinstance(value, dict):
+        return Record(value)
+    if isinstance(value, list):
+        return [_record_of(item) for item in value]
+    return value
+
+
+def _plain_record(value: Any) -> Any:
+    if isinstance(value, Record):
+        return value.to_dict()
+    if isinstance(value, list):
+        return [_plain_record(item) for item in value]
+    return value
+
+
+class ProfileComparison(Record):
+    """The prediction beside a measured run (`compare_profile`): ``step``, ``ops``,
+    ``unmatched``, ``gaps``, ``notes``, ... as ``hloroof profile --json`` names them;
+    ``str()`` is the command's report."""
+
+
+def compare_profile(module_or_text: _Text, profile: str,
                     device: Union[str, DeviceSpec, None] = None, module_name: str = "",
-                    device_index: int = 0, **options: Any) -> Dict[str, Any]:
-    """The prediction beside a measured run, op by op, as ``hloroof profile --json`` gives it.
+                    device_index: int = 0, **options: Any) -> ProfileComparison:
+    """The prediction beside a measured run, op by op, as ``hloroof profile`` gives it.
 
     `profile` is what ``jax.profiler.trace(DIR)`` wrote: DIR, a run folder, an ``.xplane.pb``
     or a ``perfetto_trace.json.gz``, or a ``tools/capture`` folder. Returns a dict: ``step``
     (``measured_s``, ``expected_s``, ``roofline_s``), ``ops`` ranked by time lost, ``unmatched``,
-    ``gaps``, ``notes``. `module_name` names the module in the profile when it differs from the
+    ``gaps``, ``notes`` (a `ProfileComparison`: attributes or keys; ``to_dict()``; ``str()``
+    the command's report). `module_name` names the module in the profile when it differs from the
     text's; `device` and `options` are `predict`'s. Raises ValueError when the profile cannot
     be read or never runs the module::
 
         with jax.profiler.trace("/tmp/trace"):
             jax.block_until_ready(compiled(*args))
-        hloroof.compare_profile(compiled, "/tmp/trace", "h100")["step"]
+        hloroof.compare_profile(compiled, "/tmp/trace", "h100").step.measured_s
     """
     profile_path = _path_argument("compare_profile", "profile", profile)
     source, device, options, notes, warnings = _resolve_device(module_or_text, device, options)
     module = _module_of(source)
     prediction = predict(module, device, **options)
     _add_notes(prediction, notes, warnings)
-    return _json.loads(_hloroof._compare_profile(module, prediction, profile_path, module_name,
-                                                 device_index))
+    json_text, text = _hloroof._compare_profile(module, prediction, profile_path, module_name,
+                                                device_index)
+    return ProfileComparison(_json.loads(json_text), text)
 
 
-def diff(before: Text, after: Text, device: Union[str, DeviceSpec, None] = None,
+class Comparison(list):
+    """Predictions of one module on several devices (`compare`), in the order given;
+    ``str()`` is the report of ``hloroof compare``."""
+
+    def __init__(self, predictions: List[Prediction], top: int = 5) -> None:
+        super().__init__(predictions)
+        self.top = top
+
+    def __str__(self) -> str:
+        return _hloroof._render_comparison(list(self), self.top)
+
+
+def compare(module_or_text: _Text, devices: List[Union[str, DeviceSpec]], top: int = 5,
+            **options: Any) -> Comparison:
+    """One module predicted on each of `devices` (as `predict` takes them), with `options`:
+    a list of `Prediction` whose ``str()`` is ``hloroof compare``'s side-by-side report
+    (`top` ops per device)::
+
+        print(hloroof.compare(compiled, ["tpu_v5e:2x2", "tpu_v6e:2x2", "h100:1x4"]))
+    """
+    if isinstance(devices, (str, DeviceSpec)):
+        raise TypeError("compare() wants a list of devices; predict() takes one")
+    source, _, _, notes, _ = _resolve_device(module_or_text, "", {})
+    module = _module_of(source)
+    predictions = []
+    for d in devices:
+        p = predict(module, d, **options)
+        _add_notes(p, notes, [])
+        predictions.append(p)
+    return Comparison(predictions, top)
+
+
+def diff(before: _Text, after: _Text, device: Union[str, DeviceSpec, None] = None,
          trace: Optional[str] = None, **options: Any) -> PredictionDiff:
     """Two versions of a program on one device: what changed per op and per step, as
     ``hloroof diff`` reports it (`PredictionDiff`; ``str()`` is the command's report).
@@ -424,6 +539,17 @@ for _type in vars(_hloroof).values():
         _type.to_dict = _to_dict
         if _type.__repr__ is object.__repr__:
             _type.__repr__ = _record_repr
+def _prediction_str(self: Prediction) -> str:
+    """The report of ``hloroof predict`` (overview, op stats, collectives), 100 columns wide;
+    the summary when the device is not a built-in one."""
+    try:
+        spec = _device_spec(self.device)
+    except ValueError:
+        return self.summary()
+    return _hloroof._text_report(self, spec, 20)
+
+
+Prediction.__str__ = _prediction_str
 Prediction.to_dict = _prediction_to_dict
 # The object of `hloroof diff --json`, as Python data.
 PredictionDiff.to_dict = _prediction_to_dict
@@ -431,3 +557,6 @@ Prediction.to_pandas = _prediction_to_pandas
 ModuleCost.to_pandas = _cost_to_pandas
 MemoryReport.to_pandas = _memory_to_pandas
 del _type
+
+# The typing names are for the annotations above, not part of the package.
+del Any, Dict, List, Optional, Union

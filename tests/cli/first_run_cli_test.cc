@@ -264,4 +264,24 @@ TEST_CASE("HFU is named HFU everywhere; MFU when the model's FLOPs are given") {
   CHECK(run_cli("predict - --model-flops 1e9 --params 1 --tokens 2", kDot).exit_code == 2);
 }
 
+// partition-id reads the device's own id: no communication.
+constexpr const char* kPartitionId = R"(HloModule m, is_scheduled=true, num_partitions=2
+ENTRY e {
+  id = u32[] partition-id()
+  b = u32[1024]{0} broadcast(id), dimensions={}
+  ROOT n = u32[1024]{0} add(b, b)
+})";
+
+TEST_CASE("partition-id is not a collective") {
+  auto p = json_of(run_cli("predict - --device tpu_v5e --json", kPartitionId).out);
+  bool found = false;
+  for (const auto& op : p["ops"]) {
+    if (op["name"] != "id") continue;
+    found = true;
+    CHECK(op["category"] == "partition-id");
+    CHECK(op["bound"] != "collective");
+  }
+  CHECK(found);
+}
+
 }  // namespace

@@ -67,13 +67,73 @@ TEST_CASE("devices --json names the unit of every number in its keys") {
     CHECK(d["hbm_bandwidth_bytes_per_s"].get<double>() > 0);
     CHECK(d.contains("interconnect"));
   }
+  // One device: the spec itself, every figure with its unit and source.
   auto one = nlohmann::json::parse(run_cli("devices tpu_v5p --json").out);
   CHECK(one["name"] == "tpu_v5p");
-  REQUIRE(one["figures"].is_array());
-  for (const auto& f : one["figures"]) {
-    CHECK(!f["unit"].get<std::string>().empty());
-    CHECK(!f["source"].get<std::string>().empty());
+  CHECK(one["schema_version"] == 1);
+  CHECK(one["hbm"]["bandwidth"]["unit"] == "B/s");
+  CHECK(!one["hbm"]["bandwidth"]["source"].get<std::string>().empty());
+}
+
+TEST_CASE("devices NAME --json reads back as a device; --set changes a figure everywhere") {
+  const std::string path = std::string(HLOROOF_TEST_OUT) + "/h100_set.json";
+  // 12.5e9 B/s: a 100 Gb/s NIC per GPU in place of the spec's 400 Gb/s (5e10 B/s).
+  auto written =
+      run_cli("devices h100 --set interconnect.scale_out_bandwidth=12.5e9 --json > " + path);
+  REQUIRE(written.exit_code == 0);
+  auto back = run_cli("devices " + path);
+  REQUIRE(back.exit_code == 0);
+  CHECK_THAT(back.out, Catch::Contains("interconnect.scale_out_bandwidth") &&
+                           Catch::Contains("12.5 GB/s*") && Catch::Contains("set by the user"));
+  // The same through --set on a command, and the same device read from the file.
+  auto set = nlohmann::json::parse(
+      run_cli("devices h100 --set interconnect.scale_out_bandwidth=12.5e9 --json").out);
+  CHECK(set["interconnect"]["scale_out_bandwidth"]["value"] == 12.5e9);
+  CHECK(set["interconnect"]["scale_out_bandwidth"]["source"] == "set");
+  // The built-in spec, unchanged, reads back too.
+  const std::string plain = std::string(HLOROOF_TEST_OUT) + "/a100_plain.json";
+  REQUIRE(run_cli("devices a100 --json > " + plain).exit_code == 0);
+  CHECK(run_cli("devices " + plain).exit_code == 0);
+
+  auto bad_path = run_cli("devices h100 --set hbm.speed=1");
+  CHECK(bad_path.exit_code == 1);
+  CHECK_THAT(bad_path.err, Catch::Contains("no such figure") && Catch::Contains("hbm.bandwidth"));
+  CHECK(run_cli("devices h100 --set hbm.bandwidth=fast").exit_code == 1);
+  CHECK(run_cli("devices h100 --set hbm.bandwidth").exit_code == 1);
+  // A value the spec's checks refuse: a bandwidth of 1 B/s.
+  CHECK(run_cli("devices h100 --set hbm.bandwidth=1").exit_code == 1);
+}
+
+// Two GPUs on two nodes exchanging 64 MiB: the scale-out link carries it.
+constexpr const char* kTwoNodes = R"(HloModule m, num_partitions=16
+ENTRY e {
+  a = bf16[32,1048576]{1,0} parameter(0)
+  ROOT g = bf16[512,1048576]{1,0} all-gather(a), dimensions={0}, replica_groups=[1,16]<=[16], channel_id=1, use_global_device_ids=true
+})";
+
+TEST_CASE("--set works on every command that takes a device") {
+  auto base = nlohmann::json::parse(run_cli("predict - --device h100:2x8 --json", kTwoNodes).out);
+  auto slow = nlohmann::json::parse(
+      run_cli("predict - --device h100:2x8 --json --set interconnect.scale_out_bandwidth=12.5e9",
+              kTwoNodes)
+          .out);
+  // A quarter of the scale-out bandwidth: the all-gather across nodes takes longer.
+  CHECK(slow["step_time_s"].get<double>() > base["step_time_s"].get<double>());
+  bool said = false;
+  for (const auto& a : slow["assumptions"]) {
+    said = said || a.get<std::string>().find("interconnect.scale_out_bandwidth=12.5e9") !=
+                       std::string::npos;
   }
+  CHECK(said);
+  for (const std::string command : {"advise - --device h100:2x8", "memory - --device h100",
+                                    "compare - --devices h100:2x8,a100:2x8"}) {
+    INFO(command);
+    CHECK(run_cli(command + " --set hbm.bandwidth=4e12", kTwoNodes).exit_code == 0);
+    CHECK(run_cli(command + " --set hbm.nothing=4e12", kTwoNodes).exit_code == 1);
+  }
+  auto memory = nlohmann::json::parse(
+      run_cli("memory - --device h100 --json --set hbm.capacity=1e9", kTwoNodes).out);
+  CHECK(memory["capacity_bytes"] == 1e9);
 }
 
 TEST_CASE("devices with an unknown name exits 1, with extra words 2") {

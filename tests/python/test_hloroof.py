@@ -435,3 +435,72 @@ def test_compare_profile_errors_are_value_errors(tmp_path):
         hloroof.compare_profile(H100.read_text(), tmp_path, "h100")
     with pytest.raises(ValueError, match="never runs"):
         hloroof.compare_profile(H100.read_text(), CAPTURE, "h100")
+
+
+# ---- Parity with the command.
+
+def test_paths_and_open_files_are_read_as_files(h100_text, tmp_path):
+    expected = hloroof.predict(h100_text, "h100").step_time_s
+    assert hloroof.predict(str(H100), "h100").step_time_s == expected
+    assert hloroof.predict(H100, "h100").step_time_s == expected  # pathlib.Path
+    with open(H100) as f:
+        assert hloroof.predict(f, "h100").step_time_s == expected
+    with open(H100, "rb") as f:
+        assert hloroof.cost(f).totals.flops == hloroof.cost(h100_text).totals.flops
+    assert hloroof.parse(H100).name == hloroof.parse(h100_text).name
+    assert hloroof.memory(H100, "h100").peak_bytes == hloroof.memory(h100_text, "h100").peak_bytes
+    # A parse error names the file, as the command's does.
+    bad = tmp_path / "bad.hlo"
+    bad.write_text(BAD_TEXT)
+    with pytest.raises(hloroof.ParseError, match=str(bad).replace(".", "\\.") + ":5:"):
+        hloroof.parse(str(bad))
+    # A string that names no file is HLO text.
+    with pytest.raises(hloroof.ParseError):
+        hloroof.parse(str(tmp_path / "missing.hlo"))
+
+
+def test_dir_exports_no_typing_names():
+    names = dir(hloroof)
+    for typing_name in ("Any", "Dict", "List", "Optional", "Union", "Text"):
+        assert typing_name not in names
+    assert "compare" in names and "Comparison" in names
+
+
+def test_str_of_a_prediction_is_the_command_report(h100_text):
+    p = hloroof.predict(h100_text, "h100")
+    result = run_cli("predict", H100, "--device", "h100")
+    assert result.returncode == 0
+    text = str(p)
+    # The command prints the same report, then its findings.
+    assert result.stdout.startswith(text)
+    assert text.startswith("Predicted step of one device: NVIDIA H100 SXM (h100:1x8)")
+    assert all(len(line) <= 100 for line in text.splitlines())
+
+
+def test_compare_several_devices_as_the_command_does(v5e_text):
+    c = hloroof.compare(v5e_text, ["tpu_v5e:2x2", "tpu_v6e:2x2"], top=3)
+    assert [p.device for p in c] == ["tpu_v5e", "tpu_v6e"]
+    result = run_cli("compare", V5E, "--devices", "tpu_v5e:2x2,tpu_v6e:2x2", "--top", "3")
+    assert result.returncode == 0
+    assert str(c) == result.stdout
+    with pytest.raises(TypeError):
+        hloroof.compare(v5e_text, "tpu_v5e")
+
+
+def test_compare_profile_is_typed():
+    c = hloroof.compare_profile(CAPTURE / "module.hlo", CAPTURE, "h100")
+    assert isinstance(c, hloroof.ProfileComparison)
+    assert c.steps == c["steps"] == 5
+    assert c.ops[0].name == "custom-call.1"
+    assert c.step.measured_s == c["step"]["measured_s"]
+    assert json.loads(json.dumps(c.to_dict()))["steps"] == 5
+    cli = run_cli("profile", CAPTURE, "--device", "h100")
+    assert cli.returncode == 0
+    assert str(c).splitlines()[0] == cli.stdout.splitlines()[0]
+
+
+def test_memory_without_a_device_checks_the_device_predict_picks(h100_text):
+    r = hloroof.memory(h100_text)
+    # cuBLAS custom calls: a GPU module, checked against the h100.
+    assert r.capacity.device == "h100"
+    assert any("compiled for GPU" in n for n in r.notes)
