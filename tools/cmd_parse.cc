@@ -15,7 +15,7 @@
 namespace hloroof::cli {
 namespace {
 
-constexpr std::string_view kUsage = "hloroof parse FILE... [--print | --json]";
+constexpr std::string_view kUsage = "hloroof parse FILE... [--print | --json] [--module NAME]";
 
 nlohmann::ordered_json summary(const std::string& file, const Module& m) {
   std::map<std::string, int64_t> opcodes;
@@ -59,7 +59,8 @@ nlohmann::ordered_json failure(const std::string& file, const absl::Status& stat
 }
 
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args = parse_args(words, {.flags = {"--print", "--json"}});
+  absl::StatusOr<Args> args =
+      parse_args(words, {.flags = {"--print", "--json"}, .options = {"--module"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kParseCommand.help;
@@ -86,12 +87,22 @@ int run(const std::vector<std::string>& words) {
   int exit_code = kExitOk;
   for (const std::string& file : files) {
     absl::StatusOr<Module> module = absl::UnknownError("unread");
-    if (absl::StatusOr<InputFile> text = read_input(file); text.ok()) {
+    if (absl::StatusOr<InputFile> text = read_input(file); !text.ok()) {
+      module = text.status();
+    } else if (std::optional<absl::StatusOr<LoadedModule>> other =
+                   load_non_text(text->text(), file, args->get("--module"))) {
+      // A proto or a profile (by content), or a file that holds no HLO.
+      if (other->ok()) {
+        for (const std::string& n : (*other)->notes) std::cerr << "note: " << n << "\n";
+        module = std::move((*other)->module);
+      } else {
+        module = other->status();
+      }
+    } else {
       ParseOptions options;
       options.file_name = file == "-" ? "<stdin>" : file;
       module = parse_module(*std::move(text), options);
-    } else {
-      module = text.status();
+      if (!module.ok()) module = explain_parse_error(module.status());
     }
     if (!module.ok()) {
       exit_code = kExitBadInput;
@@ -124,14 +135,17 @@ int run(const std::vector<std::string>& words) {
 const Command kParseCommand = {
     "parse",
     "check that HLO text parses; print it canonically or summarize it",
-    "usage: hloroof parse FILE... [--print | --json]\n\n"
+    "usage: hloroof parse FILE... [--print | --json] [--module NAME]\n\n"
     "Parses each file (`-` reads standard input) and reports success or the first error as\n"
     "FILE:LINE:COLUMN: error: MESSAGE with the offending line. Exits 1 if any file fails.\n"
+    "Files are told by their content: HLO text, an HloProto or HloModuleProto (*.hlo.pb), or\n"
+    "an XSpace profile (*.xplane.pb: the module it carries that ran longest, or --module).\n"
     "A directory that XLA_FLAGS=--xla_dump_to wrote stands for its modules after optimization\n"
     "(*after_optimizations.txt), largest first: `hloroof parse DIR` lists them. Warns when a\n"
     "module marks no ENTRY computation or looks like HLO before optimization.\n\n"
     "options:\n"
     "  --print  write each module as canonical HLO text (the current dump profile)\n"
+    "  --module NAME  the module of a profile to read (jit_step, jit_step(12) or 12)\n"
     "  --json   one JSON object per file: file, ok, module, computations, instructions,\n"
     "           opcodes (opcode -> count), entry_marked (false: no computation is marked\n"
     "           ENTRY and the last one is taken), warnings; on failure error {line, column,\n"

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/output_file.h"
+#include "hloroof/hlo_proto.h"
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "hloroof/topology.h"
@@ -17,12 +18,26 @@ namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof profile HLO|DUMP_DIR PROFILE --device D [--topology T] [--device-index N]\n"
+    "hloroof profile [HLO|DUMP_DIR] PROFILE [--device D] [--topology T] [--device-index N]\n"
     "       [--module NAME] [--json] [--top N] [--trace OUT.json] [--trip-count N]\n"
-    "       hloroof profile CAPTURE_DIR --device D ...";
+    "       hloroof profile CAPTURE_DIR [--device D] ...";
 
 // A capture folder (tools/capture) holds the module as module.hlo beside its profile.
 constexpr char kCapturedModule[] = "module.hlo";
+
+// How the profile's events name a module it carries: "jit_f(12)" where its "XLA Modules"
+// events carry the program id (TPU), else "jit_f" (GPU kernels and host events name it so).
+std::string profile_module_name(const Profile& profile, const std::string& full_name) {
+  for (const ProfilePlane& p : profile.planes) {
+    for (const ProfileLine& l : p.lines) {
+      for (const ProfileEvent& e : l.events) {
+        if (e.name == full_name) return full_name;
+      }
+    }
+  }
+  const size_t open = full_name.rfind('(');
+  return open == std::string::npos || open == 0 ? full_name : full_name.substr(0, open);
+}
 
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
@@ -39,19 +54,15 @@ int run(const std::vector<std::string>& words) {
     hlo_path = args->positional[0];
     profile_path = args->positional[1];
   } else if (args->positional.size() == 1) {
+    // A capture folder holds its module as module.hlo; otherwise the profile's own metadata
+    // holds the module (as an HloProto).
     profile_path = args->positional[0];
-    hlo_path = (std::filesystem::path(profile_path) / kCapturedModule).string();
+    const std::string captured = (std::filesystem::path(profile_path) / kCapturedModule).string();
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(hlo_path, ec)) {
-      return usage_error(
-          absl::StrCat("expected HLO and PROFILE, or a capture folder holding ", kCapturedModule),
-          kUsage);
-    }
+    if (std::filesystem::is_regular_file(captured, ec)) hlo_path = captured;
   } else {
-    return usage_error("expected an HLO file and a profile", kUsage);
+    return usage_error("expected a profile, or an HLO file and a profile", kUsage);
   }
-  if (!args->has("--device")) return usage_error("--device is required", kUsage);
-
   PredictOptions options;
   options.topology = args->get("--topology");
   if (args->has("--trip-count")) {
@@ -74,24 +85,72 @@ int run(const std::vector<std::string>& words) {
     top = static_cast<size_t>(*n);
   }
 
-  // With a dump directory, --module picks its module, which is also the profile's module.
-  std::error_code error;
-  const bool dump_directory = std::filesystem::is_directory(hlo_path, error);
-  absl::StatusOr<LoadedModule> loaded =
-      load_module(hlo_path, dump_directory ? args->get("--module") : "");
+  absl::StatusOr<Profile> profile = read_profile(profile_path);
+  if (!profile.ok()) return fail(profile.status());
+
+  // The module: the HLO given (with a dump directory, --module picks its module, which is
+  // also the profile's), else the one the profile carries.
+  LoadedModule from_profile;
+  absl::StatusOr<LoadedModule> loaded;
+  if (!hlo_path.empty()) {
+    std::error_code error;
+    const bool dump_directory = std::filesystem::is_directory(hlo_path, error);
+    loaded = load_module(hlo_path, dump_directory ? args->get("--module") : "");
+  } else {
+    std::string note;
+    absl::StatusOr<const ProfileModuleProto*> picked =
+        pick_profile_module(*profile, args->get("--module"), &note);
+    if (!picked.ok()) return fail(picked.status());
+    absl::StatusOr<Module> m = parse_hlo_proto(
+        (*picked)->hlo_proto, ParseOptions{.file_name = absl::StrCat(profile->origin, ":",
+                                                                      (*picked)->name)});
+    if (!m.ok()) return fail(m.status());
+    from_profile.module = *std::move(m);
+    from_profile.file = profile->origin;
+    from_profile.notes.push_back(note);
+    from_profile.hlo_proto = (*picked)->hlo_proto;
+    from_profile.profile_module = (*picked)->name;
+    profile_options.module_name = profile_module_name(*profile, (*picked)->name);
+    loaded = std::move(from_profile);
+  }
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
   const Module* module = &loaded->module;
+
+  // The device: --device, else the one the capture names (the profile's device planes, a
+  // capture's meta.json); a profile of one platform is not joined with a prediction for another.
+  absl::StatusOr<MeasuredDevice> measured = measured_device(*profile, profile_path);
+  if (!measured.ok()) return fail(measured.status());
+  std::string device_text = args->get("--device");
+  if (device_text.empty()) {
+    if (measured->device.empty()) {
+      return usage_error(
+          measured->kind.empty()
+              ? std::string("--device is required: the profile does not name its device")
+              : absl::StrCat("--device is required: the profile ran on '", measured->kind,
+                             "', which is not a built-in device (a device JSON can describe it)"),
+          kUsage);
+    }
+    device_text = measured->device;
+  }
   absl::StatusOr<DeviceChoice> choice =
-      resolve_device(args->get("--device"), options.topology, module, args->all("--set"));
+      resolve_device(device_text, options.topology, module, args->all("--set"));
   if (!choice.ok()) return fail(choice.status());
+  if (absl::Status same = check_same_platform(*measured, choice->spec); !same.ok()) {
+    return fail(same);
+  }
+  if (!args->has("--device")) {
+    std::string said =
+        absl::StrCat("device ", measured->device, " from the profile, which ran on '",
+                     measured->kind, "' (", measured->source, "); --device overrides it");
+    std::cerr << "note: " << said << "\n";
+    choice->notes.insert(choice->notes.begin(), std::move(said));
+  }
   const DeviceSpec* spec = &choice->spec;
   options.topology = choice->topology;
   absl::StatusOr<Prediction> prediction = predict_step_time(*module, *spec, options);
   if (!prediction.ok()) return fail(prediction.status());
   prepend_input_notes(*loaded, *choice, *prediction);
-  absl::StatusOr<Profile> profile = read_profile(profile_path);
-  if (!profile.ok()) return fail(profile.status());
   absl::StatusOr<ProfileComparison> comparison =
       compare_with_profile(*module, *prediction, *profile, profile_options);
   if (!comparison.ok()) return fail(comparison.status());

@@ -3,13 +3,19 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <system_error>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli.h"
+#include "absl/strings/ascii.h"
+#include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
+#include "hloroof/platform.h"
+#include "hloroof/profile.h"
+#include "nlohmann/json.hpp"
 #include "hloroof/units.h"
 #include "util/absl_compat.h"
 #include "util/text_safety.h"
@@ -170,6 +176,55 @@ std::vector<std::string> input_warnings(const Module& module, std::string_view f
   return warnings;
 }
 
+std::optional<absl::StatusOr<LoadedModule>> load_non_text(std::string_view bytes,
+                                                          const std::string& file,
+                                                          std::string_view module_name) {
+  // What the file is, by its content: a proto or a profile whatever its name, and a clear
+  // word for files that hold no HLO at all (their bytes are never echoed).
+  const InputKind kind = detect_input_kind(bytes);
+  if (kind == InputKind::kHloText) return std::nullopt;
+  if (kind != InputKind::kHloProto && kind != InputKind::kXSpace) {
+    return absl::StatusOr<LoadedModule>(
+        absl::InvalidArgumentError(input_kind_advice(kind, file)));
+  }
+  LoadedModule loaded;
+  loaded.file = file;
+  std::string module_file = file == "-" ? "<stdin>" : file;
+  if (kind == InputKind::kXSpace) {
+    absl::StatusOr<Profile> profile = parse_xspace(bytes, file);
+    if (!profile.ok()) return absl::StatusOr<LoadedModule>(profile.status());
+    std::string note;
+    absl::StatusOr<const ProfileModuleProto*> picked =
+        pick_profile_module(*profile, module_name, &note);
+    if (!picked.ok()) return absl::StatusOr<LoadedModule>(picked.status());
+    loaded.notes.push_back(note);
+    loaded.hlo_proto = (*picked)->hlo_proto;
+    module_file = absl::StrCat(module_file, ":", (*picked)->name);
+    loaded.profile_module = (*picked)->name;
+  } else {
+    if (!module_name.empty()) {
+      return absl::StatusOr<LoadedModule>(absl::InvalidArgumentError(absl::StrCat(
+          "--module picks a module of a dump directory or a profile; '", file,
+          "' is an HLO proto, which holds one")));
+    }
+    loaded.hlo_proto = std::string(bytes);
+  }
+  absl::StatusOr<Module> module =
+      parse_hlo_proto(loaded.hlo_proto, ParseOptions{.file_name = module_file});
+  if (!module.ok()) return absl::StatusOr<LoadedModule>(module.status());
+  loaded.module = *std::move(module);
+  loaded.warnings = input_warnings(loaded.module, file);
+  return absl::StatusOr<LoadedModule>(std::move(loaded));
+}
+
+absl::Status explain_parse_error(const absl::Status& status) {
+  if (!absl::StrContains(status.message(), "got end of input")) return status;
+  return absl::Status(status.code(),
+                      absl::StrCat(status.message(),
+                                   "\nnote: the file ends inside a computation: truncated? (a "
+                                   "dump cut off, a partial copy)"));
+}
+
 absl::StatusOr<LoadedModule> load_module(const std::string& path, std::string_view module_name) {
   LoadedModule loaded;
   loaded.file = path;
@@ -184,15 +239,23 @@ absl::StatusOr<LoadedModule> load_module(const std::string& path, std::string_vi
         "read module ", picked->name, " (", loaded.file, ") of the ", modules->size(),
         " optimized module(s) in ", path, ": ", module_list(*modules),
         module_name.empty() ? "; --module NAME reads another" : ""));
-  } else if (!module_name.empty()) {
-    return absl::InvalidArgumentError("--module picks a module of a dump directory; '" + path +
-                                      "' is not a directory");
   }
   absl::StatusOr<InputFile> text = read_input(loaded.file);
   if (!text.ok()) return text.status();
-  absl::StatusOr<Module> module = parse_module(
-      *std::move(text), ParseOptions{.file_name = loaded.file == "-" ? "" : loaded.file});
-  if (!module.ok()) return module.status();
+  const std::string file_name = loaded.file == "-" ? "" : loaded.file;
+  if (std::optional<absl::StatusOr<LoadedModule>> other =
+          load_non_text(text->text(), loaded.file, module_name)) {
+    if (!other->ok()) return other->status();
+    (*other)->notes.insert((*other)->notes.begin(), loaded.notes.begin(), loaded.notes.end());
+    return *std::move(*other);
+  }
+  if (!module_name.empty() && loaded.notes.empty()) {
+    return absl::InvalidArgumentError("--module picks a module of a dump directory or a "
+                                      "profile; '" + path + "' is neither");
+  }
+  absl::StatusOr<Module> module =
+      parse_module(*std::move(text), ParseOptions{.file_name = file_name});
+  if (!module.ok()) return explain_parse_error(module.status());
   loaded.module = *std::move(module);
   loaded.warnings = input_warnings(loaded.module, loaded.file);
   return loaded;
@@ -211,6 +274,53 @@ void prepend_input_notes(const LoadedModule& loaded, const DeviceChoice& choice,
   prediction.assumptions.insert(prediction.assumptions.begin(), said.begin(), said.end());
   prediction.warnings.insert(prediction.warnings.end(), choice.warnings.begin(),
                              choice.warnings.end());
+}
+
+absl::StatusOr<MeasuredDevice> measured_device(const Profile& profile,
+                                               const std::string& profile_path) {
+  MeasuredDevice out;
+  out.kind = profile_device_type(profile);
+  if (!out.kind.empty()) {
+    out.source = "the profile's device plane";
+  } else {
+    std::error_code error;
+    fs::path dir(profile_path);
+    if (!fs::is_directory(dir, error)) dir = dir.parent_path();
+    for (int up = 0; up < 5 && !dir.empty(); ++up, dir = dir.parent_path()) {
+      const fs::path meta = dir / "meta.json";
+      if (!fs::is_regular_file(meta, error)) {
+        if (dir == dir.parent_path()) break;
+        continue;
+      }
+      absl::StatusOr<InputFile> text = read_input(meta.string());
+      if (!text.ok()) return text.status();
+      const nlohmann::json doc =
+          nlohmann::json::parse(text->text().begin(), text->text().end(), nullptr, false);
+      if (doc.is_object() && doc.contains("device_kind") && doc["device_kind"].is_string()) {
+        out.kind = doc["device_kind"].get<std::string>();
+        out.source = meta.string();
+      }
+      break;
+    }
+  }
+  if (out.kind.empty()) return out;
+  const KindDevice d = device_for_kind(out.kind);
+  out.device = d.device;
+  out.platform = d.platform;
+  return out;
+}
+
+absl::Status check_same_platform(const MeasuredDevice& measured, const DeviceSpec& spec) {
+  if (measured.platform.empty()) return absl::OkStatus();
+  const std::string_view predicted = device_kind_name(spec.kind);
+  if (predicted == measured.platform) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "the profile was measured on '", measured.kind, "' (a ",
+      absl::AsciiStrToUpper(measured.platform), ", read from ", measured.source,
+      ") and the prediction is for ", spec.name, " (a ",
+      absl::AsciiStrToUpper(std::string(predicted)),
+      "): a profile is joined with a prediction for its own device; give --device ",
+      measured.device.empty() ? "for that device" : measured.device));
 }
 
 }  // namespace hloroof::cli

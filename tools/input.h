@@ -5,6 +5,7 @@
 #define HLOROOF_TOOLS_INPUT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "cli.h"
 #include "hloroof/module.h"
 #include "hloroof/predict.h"
+#include "hloroof/profile.h"
 
 namespace hloroof::cli {
 
@@ -40,11 +42,27 @@ struct LoadedModule {
   std::string file;                   // the file parsed ("-" for standard input)
   std::vector<std::string> notes;     // which module of a dump directory was read
   std::vector<std::string> warnings;  // the input is not what the figures assume
+  // When the module came from a proto: the serialized HloProto or HloModuleProto (XLA's
+  // buffer assignment is in it), and, from a profile, the module's name there ("jit_f(12)").
+  std::string hlo_proto;
+  std::string profile_module;
 };
 
-// Reads and parses `path` (a file, "-", or a dump directory, where `module_name` picks the
-// module; outside a directory `module_name` must be empty).
+// Reads and parses `path`: HLO text, an HloProto or HloModuleProto, or an XSpace profile (by
+// content, whatever the name), "-", or a dump directory. `module_name` picks the module of a
+// dump directory or a profile (default: the largest jit_* module of a dump, the one that ran
+// longest in a profile); for a single module it must be empty. Files that hold no HLO (empty,
+// JSON, StableHLO, other binary files) are errors that say what the file is.
 absl::StatusOr<LoadedModule> load_module(const std::string& path, std::string_view module_name);
+
+// The module of a file's bytes that are not HLO text: an HloProto or HloModuleProto, or an
+// XSpace (`module_name` picks one of its modules); for bytes that hold no HLO (empty, JSON,
+// StableHLO, other binary), an error that says what they are. nullopt for HLO text.
+std::optional<absl::StatusOr<LoadedModule>> load_non_text(std::string_view bytes,
+                                                          const std::string& file,
+                                                          std::string_view module_name);
+// A text parse error that ran into the end of the input gets a note: the file is truncated?
+absl::Status explain_parse_error(const absl::Status& status);
 
 // What about a parsed module the figures do not assume, one sentence each: no computation
 // marked ENTRY; HLO before optimization (`file` named `*before_optimizations*`, or, unless it
@@ -59,6 +77,20 @@ void print_input_messages(const LoadedModule& loaded);
 // The device choice's warnings go to the prediction's warnings.
 void prepend_input_notes(const LoadedModule& loaded, const DeviceChoice& choice,
                          Prediction& prediction);
+
+// The device a profile was measured on, as the capture names it.
+struct MeasuredDevice {
+  std::string kind;      // "TPU v6 Lite", "NVIDIA H100 80GB HBM3"; empty: the capture is silent
+  std::string device;    // the built-in device of that kind (device_for_kind); empty: none
+  std::string platform;  // "tpu" or "gpu" when the kind tells; empty otherwise
+  std::string source;    // where the kind was read: "the profile's device plane", "meta.json"
+};
+// What the profile's device planes say (device_type_string, gpu_device_name), else the
+// `device_kind` of a capture's meta.json (tools/capture) in the profile's folder or above it.
+absl::StatusOr<MeasuredDevice> measured_device(const Profile& profile,
+                                               const std::string& profile_path);
+// An error when the profile ran on one platform and `spec` is a device of the other.
+absl::Status check_same_platform(const MeasuredDevice& measured, const DeviceSpec& spec);
 
 }  // namespace hloroof::cli
 

@@ -41,6 +41,23 @@ std::string write_hlo_module_proto(const Module& module);
 // The same inside an `HloProto` (field 1; no buffer assignment), as XSpace metadata holds it.
 std::string write_hlo_proto(const Module& module);
 
+// What an input file holds, told by its content (not its name).
+enum class InputKind {
+  kEmpty,     // nothing, or only white space
+  kHloText,   // anything else that is text: read as HLO text
+  kHloProto,  // an HloProto or HloModuleProto (is_hlo_proto)
+  kXSpace,    // a profile's XSpace (planes named "/device:...", "/host:...")
+  kJson,      // JSON: a trace, a device spec, a report
+  kMlir,      // StableHLO / MHLO / MLIR text (`module @...`, `func.func`)
+  kBinary,    // other bytes that are not text
+};
+InputKind detect_input_kind(std::string_view bytes);
+// "HLO text", "an HloProto", "an XSpace profile", "JSON", "StableHLO/MLIR text", ...
+std::string_view input_kind_name(InputKind kind);
+// For kinds that are not an HLO module: what the file is and what to give instead, one
+// sentence that names `path`; the bytes themselves are never quoted. Empty for the others.
+std::string input_kind_advice(InputKind kind, std::string_view path);
+
 // XLA's own buffer assignment (`HloProto.buffer_assignment`), summarized per allocation.
 struct XlaAllocation {
   int64_t index = 0;

@@ -46,16 +46,39 @@ struct ProfileLine {
   std::vector<ProfileEvent> events;
 };
 
+// XLA's own cost of one op, from the stats of a TPU profile's "XLA Ops" event metadata; -1
+// where the profile does not give the figure.
+struct XlaOpCost {
+  std::string op;           // the instruction's name ("fusion.3")
+  uint64_t program_id = 0;  // the module's program id (the `program_id` stat); 0: none
+  double flops = -1;
+  double model_flops = -1;
+  double bytes_accessed = -1;
+};
+
 // A device or a host: "/device:GPU:0", "/device:TPU:0", "/host:CPU".
 struct ProfilePlane {
   std::string name;
   std::vector<ProfileLine> lines;
+  // What the plane says the device is: its `device_type_string` stat on TPU ("TPU v6 Lite"),
+  // `gpu_device_name` on GPU ("NVIDIA H100 80GB HBM3"); empty when it says nothing.
+  std::string device_type;
+  std::vector<XlaOpCost> xla_op_costs;  // one per op of the "XLA Ops" line that has any
+};
+
+// An optimized module an XSpace carries: the "/host:metadata" plane holds one event metadata
+// per module, named "NAME(PROGRAM_ID)", whose stat "Hlo Proto" is a serialized xla.HloProto
+// (the HloModuleProto and XLA's buffer assignment).
+struct ProfileModuleProto {
+  std::string name;       // "jit_step(12)"
+  std::string hlo_proto;  // read with parse_hlo_proto and read_xla_buffer_assignment
 };
 
 struct Profile {
   std::string origin;  // the file read
   std::string format;  // "xplane" or "trace-json"
   std::vector<ProfilePlane> planes;
+  std::vector<ProfileModuleProto> module_protos;  // XSpace only
 };
 
 // The largest profile file read (an .xplane.pb, a trace JSON, gzipped or not): 1 GiB. The
@@ -70,6 +93,19 @@ inline constexpr int64_t kMaxProfilePlanes = 4096;
 inline constexpr int64_t kMaxProfileLines = int64_t{1} << 20;
 inline constexpr int64_t kMaxProfileEvents = int64_t{1} << 23;
 inline constexpr int64_t kMaxProfileHeldBytes = int64_t{1} << 30;
+
+// The device kind the profile's device planes name ("TPU v6 Lite"), the first one found; empty
+// when none does (trace JSON, old profiles).
+std::string profile_device_type(const Profile& profile);
+
+// The module a profile carries to read: the one `name` picks (a name "jit_step", a full name
+// "jit_step(12)", or a program id "12"), by default the one whose executions took the most time
+// in the profile (on TPU the "XLA Modules" line, on GPU the host's "NAME:XLA GPU module"
+// events), the latest compiled of equal ones. `note` (if given) says which was read and what
+// else there is. Errors: the profile carries no module, or none is named so (they are listed).
+absl::StatusOr<const ProfileModuleProto*> pick_profile_module(const Profile& profile,
+                                                              std::string_view name,
+                                                              std::string* note = nullptr);
 
 // Reads a profile from a file (.xplane.pb, .json, .json.gz), a run folder holding one, a
 // profile directory (DIR/plugins/profile/RUN/, the newest run), or a capture folder of

@@ -36,6 +36,14 @@ std::string_view strip_percent(std::string_view name) {
   return absl::StartsWith(sv(name), "%") ? name.substr(1) : name;
 }
 
+// TPU profiles name an "XLA Ops" event by the instruction's text, "%fusion.3 = f32[8] fusion(...),
+// ...": the instruction's name is what comes before " = ".
+std::string_view instruction_name(std::string_view event_name) {
+  event_name = strip_percent(event_name);
+  const size_t eq = event_name.find(" = ");
+  return eq == std::string_view::npos ? event_name : event_name.substr(0, eq);
+}
+
 using profile_internal::OpEvent;
 
 // The events of an "XLA Ops" line that enclose no other event of the line (a while loop's
@@ -173,10 +181,16 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
     std::sort(windows.begin(), windows.end());
   }
 
-  // The op events: kernels with an hlo_op stat, else the "XLA Ops" line by name.
+  // The op events: the "XLA Ops" line by name where the plane has one (TPU: the events of its
+  // other lines that name an op, "Async XLA Ops", are transfers that run beside the ops), else
+  // kernels with an hlo_op stat (GPU).
   std::vector<OpEvent> events;
+  bool has_ops_line = false;
   for (const ProfileLine& line : plane.lines) {
-    if (line.name == kModulesLine || line.name == kOpsLine) continue;
+    has_ops_line = has_ops_line || (line.name == kOpsLine && !line.events.empty());
+  }
+  for (const ProfileLine& line : plane.lines) {
+    if (has_ops_line || line.name == kModulesLine || line.name == kOpsLine) continue;
     for (const ProfileEvent& e : line.events) {
       if (e.hlo_op.empty() || (!e.hlo_module.empty() && e.hlo_module != name)) continue;
       events.push_back({&e, strip_percent(e.hlo_op), line.name});
@@ -188,7 +202,7 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
       for (const ProfileEvent* e : leaf_events(line)) {
         if (!e->hlo_module.empty() && e->hlo_module != name) continue;
         const std::string_view op = e->hlo_op.empty() ? e->name : e->hlo_op;
-        events.push_back({e, strip_percent(op), line.name});
+        events.push_back({e, instruction_name(op), line.name});
       }
     }
     if (!events.empty()) {

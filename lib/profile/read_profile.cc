@@ -25,6 +25,7 @@
 #include "hloroof/profile.h"
 #include "nlohmann/json.hpp"
 #include "profile/xplane.pb.h"
+#include "profile/xspace_metadata.h"
 #include "util/absl_compat.h"
 #include "util/text_safety.h"
 
@@ -928,7 +929,11 @@ absl::StatusOr<Profile> parse_xspace(std::string_view bytes, std::string_view or
         !s.ok()) {
       return s;
     }
+    // What the plane says besides its timeline (xspace_metadata.h), from the same shell.
+    xplane::XPlane meta;
+    if (meta.ParseFromString(shell)) read_plane_metadata(meta, &p.planes.back(), &p);
   }
+  finish_xspace_metadata(&p);
   return p;
 }
 

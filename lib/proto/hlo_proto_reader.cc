@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -465,8 +466,10 @@ bool balanced_blob(std::string_view text) {
 }
 
 std::string frontend_attributes_text(const pb::FrontendAttributes& f) {
-  std::vector<std::pair<std::string, std::string>> entries(f.map().begin(), f.map().end());
-  std::sort(entries.begin(), entries.end());
+  // As a map: sorted by key, the last of equal keys kept.
+  std::map<std::string, std::string> sorted;
+  for (const auto& e : f.map()) sorted[e.key()] = e.value();
+  std::vector<std::pair<std::string, std::string>> entries(sorted.begin(), sorted.end());
   std::string out = "{";
   for (size_t i = 0; i < entries.size(); ++i) {
     if (i > 0) out += ",";
@@ -478,8 +481,8 @@ std::string frontend_attributes_text(const pb::FrontendAttributes& f) {
 }
 
 bool valid_frontend_keys(const pb::FrontendAttributes& f) {
-  for (const auto& [key, value] : f.map()) {
-    if (!valid_name(key)) return false;
+  for (const auto& e : f.map()) {
+    if (!valid_name(e.key())) return false;
   }
   return true;
 }
@@ -843,6 +846,8 @@ class TextBuilder {
   }
   bool header();
   bool stack_frames();
+  // The instructions of `c` in print order.
+  std::vector<const pb::HloInstructionProto*> instruction_order(const Comp& c) const;
   bool computation(Comp& c, bool entry);
   bool instruction(const Comp& c, const pb::HloInstructionProto& i, bool root);
   // Attributes of the opcode (XLA's ExtraAttributesToStringImpl, then called computations).
@@ -990,6 +995,10 @@ bool TextBuilder::build(std::string* text, std::string* error) {
     *error = error_;
     return false;
   }
+  // Computations print in the proto's order (callees before callers). XLA's printer orders them
+  // by a walk over each computation's instructions in their order in memory, which the proto
+  // does not keep: a module whose computations were added out of that order (split-K GEMMs
+  // and their reductions) prints them in another order than XLA's dump.
   bool first = true;
   for (size_t k = 0; k < comps_.size(); ++k) {
     if (comps_[k].sugar_wrapped) continue;
@@ -1100,15 +1109,10 @@ bool TextBuilder::stack_frames() {
   return true;
 }
 
-bool TextBuilder::computation(Comp& c, bool entry) {
-  const pb::HloComputationProto& p = *c.proto;
-  line(str_cat(entry ? "ENTRY %" : "%", p.name(), " {"), str_cat("computation %", p.name()));
-  if (c.by_id.find(p.root_id()) == c.by_id.end()) {
-    return fail(str_cat("computation %", p.name(), ": its root id ", p.root_id(),
-                        " is not one of its instructions"));
-  }
+std::vector<const pb::HloInstructionProto*> TextBuilder::instruction_order(const Comp& c) const {
   // A scheduled computation prints in its schedule's order, when the sequence holds each of
   // its instructions once; otherwise (fused computations) in the proto's order.
+  const pb::HloComputationProto& p = *c.proto;
   std::vector<const pb::HloInstructionProto*> order;
   if (m_.has_schedule()) {
     auto seq = m_.schedule().sequences().find(p.id());
@@ -1128,6 +1132,17 @@ bool TextBuilder::computation(Comp& c, bool entry) {
   if (order.empty()) {
     for (const pb::HloInstructionProto& i : p.instructions()) order.push_back(&i);
   }
+  return order;
+}
+
+bool TextBuilder::computation(Comp& c, bool entry) {
+  const pb::HloComputationProto& p = *c.proto;
+  line(str_cat(entry ? "ENTRY %" : "%", p.name(), " {"), str_cat("computation %", p.name()));
+  if (c.by_id.find(p.root_id()) == c.by_id.end()) {
+    return fail(str_cat("computation %", p.name(), ": its root id ", p.root_id(),
+                        " is not one of its instructions"));
+  }
+  const std::vector<const pb::HloInstructionProto*> order = instruction_order(c);
   for (const pb::HloInstructionProto* i : order) {
     if (!instruction(c, *i, i->id() == p.root_id())) return false;
   }

@@ -324,7 +324,9 @@ void parse_frontend_text(std::string_view text, pb::FrontendAttributes* out) {
       while (i < s.size() && s[i] != ',') ++i;
       value = std::string(s.substr(start, i - start));
     }
-    (*out->mutable_map())[key] = value;
+    pb::FrontendAttributes::Entry* e = out->add_map();
+    e->set_key(key);
+    e->set_value(value);
   }
 }
 
@@ -821,8 +823,9 @@ void ProtoBuilder::write_common_attributes(const Instruction& i, pb::HloInstruct
         break;
       case AttrId::kFrontendAttributes:
         for (const FrontendAttribute& e : (*a.get<const FrontendAttributes*>())->entries) {
-          (*out->mutable_frontend_attributes()->mutable_map())[std::string(e.key)] =
-              std::string(e.value);
+          pb::FrontendAttributes::Entry* x = out->mutable_frontend_attributes()->add_map();
+          x->set_key(std::string(e.key));
+          x->set_value(std::string(e.value));
         }
         break;
       case AttrId::kControlPredecessors:

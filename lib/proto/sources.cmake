@@ -15,6 +15,7 @@ target_include_directories(hloroof_hlo_proto PUBLIC
 set(HLOROOF_HLO_PROTO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/hlo_proto_reader.cc
   ${CMAKE_CURRENT_LIST_DIR}/hlo_proto_writer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/input_kind.cc
   ${CMAKE_CURRENT_LIST_DIR}/xla_buffer_assignment.cc
 )
 target_sources(hloroof PRIVATE $<TARGET_OBJECTS:hloroof_hlo_proto> ${HLOROOF_HLO_PROTO_SOURCES})

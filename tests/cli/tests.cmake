@@ -49,3 +49,8 @@ hloroof_add_test(first_run_cli_test ${CMAKE_CURRENT_LIST_DIR}/first_run_cli_test
 target_compile_definitions(first_run_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>"
   HLOROOF_TEST_OUT="${CMAKE_CURRENT_BINARY_DIR}")
 add_dependencies(first_run_cli_test hloroof_cli)
+
+hloroof_add_test(proto_input_cli_test ${CMAKE_CURRENT_LIST_DIR}/proto_input_cli_test.cc)
+target_compile_definitions(proto_input_cli_test PRIVATE
+  HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>" HLOROOF_TEST_OUT="${CMAKE_CURRENT_BINARY_DIR}")
+add_dependencies(proto_input_cli_test hloroof_cli)

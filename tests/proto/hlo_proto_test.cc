@@ -286,13 +286,6 @@ StackFrames
   ROOT %neg = f32[8,16]{1,0} negate(%f0)
 }
 
-%cond (w0: (s32[], f32[8,16])) -> pred[] {
-  %w0 = (s32[], f32[8,16]{1,0}) parameter(0)
-  %i = s32[] get-tuple-element(%w0), index=0
-  %ten = s32[] constant(10)
-  ROOT %less = pred[] compare(%i, %ten), direction=LT
-}
-
 %body (w1: (s32[], f32[8,16])) -> (s32[], f32[8,16]) {
   %w1 = (s32[], f32[8,16]{1,0}) parameter(0)
   %j = s32[] get-tuple-element(%w1), index=0
@@ -300,6 +293,13 @@ StackFrames
   %next = s32[] add(%j, %one)
   %v = f32[8,16]{1,0} get-tuple-element(%w1), index=1
   ROOT %t = (s32[], f32[8,16]{1,0}) tuple(%next, %v)
+}
+
+%cond (w0: (s32[], f32[8,16])) -> pred[] {
+  %w0 = (s32[], f32[8,16]{1,0}) parameter(0)
+  %i = s32[] get-tuple-element(%w0), index=0
+  %ten = s32[] constant(10)
+  ROOT %less = pred[] compare(%i, %ten), direction=LT
 }
 
 ENTRY %main (p0: f32[8,16], p1: f32[8,16], idx: s32[4]) -> (f32[8,16], f32[8,16]) {

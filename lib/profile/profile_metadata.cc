@@ -1,0 +1,192 @@
+// The metadata of an XSpace (see xspace_metadata.h), and picking the module a profile carries.
+#include <algorithm>
+#include <map>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "hloroof/units.h"
+#include "profile/xspace_metadata.h"
+#include "util/absl_compat.h"
+
+namespace hloroof {
+namespace {
+
+double stat_value(const xplane::XStat& s) {
+  switch (s.value_case()) {
+    case xplane::XStat::kDoubleValue: return s.double_value();
+    case xplane::XStat::kInt64Value: return static_cast<double>(s.int64_value());
+    case xplane::XStat::kUint64Value: return static_cast<double>(s.uint64_value());
+    default: return -1;
+  }
+}
+
+// "jit_step(12)" -> "jit_step"; "jit_step:XLA GPU module" -> "jit_step".
+std::string_view base_name(std::string_view name) {
+  constexpr std::string_view kGpuSuffix = ":XLA GPU module";
+  if (absl::EndsWith(sv(name), sv(kGpuSuffix))) name.remove_suffix(kGpuSuffix.size());
+  if (!name.empty() && name.back() == ')') {
+    const size_t open = name.rfind('(');
+    if (open != std::string_view::npos && open > 0) return name.substr(0, open);
+  }
+  return name;
+}
+
+// "jit_step(12)" -> "12"; "" without an id.
+std::string_view program_id_of(std::string_view name) {
+  if (name.empty() || name.back() != ')') return {};
+  const size_t open = name.rfind('(');
+  if (open == std::string_view::npos) return {};
+  return name.substr(open + 1, name.size() - open - 2);
+}
+
+}  // namespace
+
+void read_plane_metadata(const xplane::XPlane& plane, ProfilePlane* out, Profile* profile) {
+  absl::flat_hash_map<int64_t, std::string_view> stat_names;
+  for (const auto& [id, m] : plane.stat_metadata()) stat_names[id] = m.name();
+  auto name_of = [&](const xplane::XStat& s) {
+    auto it = stat_names.find(s.metadata_id());
+    return it == stat_names.end() ? std::string_view() : it->second;
+  };
+  for (const xplane::XStat& s : plane.stats()) {
+    std::string_view n = name_of(s);
+    if ((n == "device_type_string" || n == "gpu_device_name") &&
+        s.value_case() == xplane::XStat::kStrValue && out->device_type.empty()) {
+      out->device_type = s.str_value();
+    }
+  }
+  if (plane.name() == "/host:metadata") {
+    for (const auto& [id, m] : plane.event_metadata()) {
+      for (const xplane::XStat& s : m.stats()) {
+        if (name_of(s) != "Hlo Proto" || s.value_case() != xplane::XStat::kBytesValue) continue;
+        profile->module_protos.push_back({m.name(), s.bytes_value()});
+      }
+    }
+    return;
+  }
+  // XLA's per-op costs: the event metadata with cost stats (TPU's "XLA Ops" events).
+  for (const auto& [id, m] : plane.event_metadata()) {
+    XlaOpCost cost;
+    cost.op = m.display_name().empty() ? m.name() : m.display_name();
+    bool any = false;
+    for (const xplane::XStat& s : m.stats()) {
+      std::string_view n = name_of(s);
+      if (n == "flops") {
+        cost.flops = stat_value(s);
+        any = true;
+      } else if (n == "model_flops") {
+        cost.model_flops = stat_value(s);
+        any = true;
+      } else if (n == "bytes_accessed") {
+        cost.bytes_accessed = stat_value(s);
+        any = true;
+      } else if (n == "program_id") {
+        cost.program_id = s.value_case() == xplane::XStat::kUint64Value
+                              ? s.uint64_value()
+                              : static_cast<uint64_t>(std::max(0.0, stat_value(s)));
+      }
+    }
+    if (any) out->xla_op_costs.push_back(std::move(cost));
+  }
+  std::sort(out->xla_op_costs.begin(), out->xla_op_costs.end(),
+            [](const XlaOpCost& a, const XlaOpCost& b) {
+              return a.program_id != b.program_id ? a.program_id < b.program_id : a.op < b.op;
+            });
+}
+
+void finish_xspace_metadata(Profile* profile) {
+  std::sort(profile->module_protos.begin(), profile->module_protos.end(),
+            [](const ProfileModuleProto& a, const ProfileModuleProto& b) {
+              return a.name < b.name;
+            });
+}
+
+std::string profile_device_type(const Profile& profile) {
+  for (const ProfilePlane& p : profile.planes) {
+    if (!p.device_type.empty() && absl::StartsWith(p.name, "/device:")) return p.device_type;
+  }
+  return {};
+}
+
+absl::StatusOr<const ProfileModuleProto*> pick_profile_module(const Profile& profile,
+                                                              std::string_view name,
+                                                              std::string* note) {
+  const std::vector<ProfileModuleProto>& modules = profile.module_protos;
+  if (modules.empty()) {
+    return absl::NotFoundError(absl::StrCat(
+        profile.origin, ": the profile carries no HLO module (XSpaces that JAX writes hold each "
+        "module's HloProto in their /host:metadata plane; this one holds none): give the HLO "
+        "text or proto beside the profile"));
+  }
+  // Time each module ran: the events named after it on "XLA Modules" lines (TPU) and the
+  // host's "NAME:XLA GPU module" events (GPU), by full name where events carry the id.
+  std::map<std::string, double, std::less<>> by_full, by_base;
+  for (const ProfilePlane& p : profile.planes) {
+    for (const ProfileLine& l : p.lines) {
+      const bool modules_line = l.name == "XLA Modules";
+      for (const ProfileEvent& e : l.events) {
+        if (!modules_line && !absl::EndsWith(e.name, ":XLA GPU module")) continue;
+        by_full[e.name] += e.duration_s;
+        by_base[std::string(base_name(e.name))] += e.duration_s;
+      }
+    }
+  }
+  auto time_of = [&](const ProfileModuleProto& m) {
+    auto full = by_full.find(m.name);
+    if (full != by_full.end()) return full->second;
+    auto base = by_base.find(base_name(m.name));
+    return base == by_base.end() ? 0.0 : base->second;
+  };
+  // The modules that ran longest first, at most 6 named.
+  auto listing = [&] {
+    std::vector<const ProfileModuleProto*> order;
+    for (const ProfileModuleProto& m : modules) order.push_back(&m);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](auto* a, auto* b) { return time_of(*a) > time_of(*b); });
+    std::vector<std::string> names;
+    for (size_t k = 0; k < order.size() && k < 6; ++k) {
+      names.push_back(absl::StrCat(order[k]->name, " ", format_seconds(time_of(*order[k]))));
+    }
+    std::string out = absl::StrJoin(names, ", ");
+    if (order.size() > names.size()) {
+      absl::StrAppend(&out, " and ", order.size() - names.size(), " more");
+    }
+    return out;
+  };
+  const ProfileModuleProto* picked = nullptr;
+  if (!name.empty()) {
+    for (const ProfileModuleProto& m : modules) {
+      if (m.name == name || program_id_of(m.name) == name) picked = &m;
+    }
+    if (picked == nullptr) {
+      // By name: the latest compiled (largest program id) of those so named.
+      for (const ProfileModuleProto& m : modules) {
+        if (base_name(m.name) != name) continue;
+        uint64_t id = 0, best = 0;
+        (void)absl::SimpleAtoi(sv(program_id_of(m.name)), &id);
+        if (picked != nullptr) (void)absl::SimpleAtoi(sv(program_id_of(picked->name)), &best);
+        if (picked == nullptr || id > best) picked = &m;
+      }
+    }
+    if (picked == nullptr) {
+      return absl::NotFoundError(absl::StrCat("--module: the profile carries no module named '",
+                                              sv(name), "'; it carries ", listing()));
+    }
+  } else {
+    for (const ProfileModuleProto& m : modules) {
+      if (picked == nullptr || time_of(m) > time_of(*picked)) picked = &m;
+    }
+  }
+  if (note != nullptr) {
+    *note = absl::StrCat("read module ", picked->name, " of the ", modules.size(),
+                         " the profile carries (time run in it: ", listing(), ")",
+                         name.empty() && modules.size() > 1 ? "; --module NAME reads another"
+                                                            : "");
+  }
+  return picked;
+}
+
+}  // namespace hloroof

@@ -1,0 +1,103 @@
+// detect_input_kind: what an input holds, by its bytes.
+#include <string>
+
+#include "hloroof/hlo_proto.h"
+#include "ir/strings.h"
+#include "proto/hlo.pb.h"
+
+namespace hloroof {
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+bool looks_like_xspace(std::string_view bytes) {
+  if (bytes.size() > static_cast<size_t>(INT32_MAX)) return false;
+  xla_proto::XSpaceProbe probe;
+  if (!probe.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return false;
+  for (const auto& plane : probe.planes()) {
+    if (plane.name().rfind("/device:", 0) == 0 || plane.name().rfind("/host:", 0) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Text has no NUL or other control bytes than tab, newline, carriage return and form feed in
+// its first 64 KiB (bytes that are not UTF-8 may sit in its strings: they are read as written).
+bool looks_binary(std::string_view bytes) {
+  for (char ch : bytes.substr(0, 64 * 1024)) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') || c == 0x7f) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+InputKind detect_input_kind(std::string_view bytes) {
+  size_t first = 0;
+  while (first < bytes.size() && is_space(bytes[first])) ++first;
+  if (first == bytes.size()) return InputKind::kEmpty;
+  if (is_hlo_proto(bytes)) return InputKind::kHloProto;
+  if (looks_like_xspace(bytes)) return InputKind::kXSpace;
+  if (looks_binary(bytes)) return InputKind::kBinary;
+  const char c = bytes[first];
+  if (c == '{' || c == '[') {
+    size_t next = first + 1;
+    while (next < bytes.size() && is_space(bytes[next])) ++next;
+    if (next == bytes.size() || bytes[next] == '"' || bytes[next] == '{' ||
+        bytes[next] == '[' || bytes[next] == ']' || bytes[next] == '}') {
+      return InputKind::kJson;
+    }
+  }
+  std::string_view head = bytes.substr(0, 64 * 1024);
+  const bool hlo = head.find("HloModule") != std::string_view::npos ||
+                   head.find("ENTRY") != std::string_view::npos;
+  if (!hlo && (head.find("module @") != std::string_view::npos ||
+               head.find("func.func") != std::string_view::npos ||
+               head.find("stablehlo.") != std::string_view::npos ||
+               head.find("mhlo.") != std::string_view::npos ||
+               head.compare(first, 8, "module {") == 0)) {
+    return InputKind::kMlir;
+  }
+  return InputKind::kHloText;
+}
+
+std::string_view input_kind_name(InputKind kind) {
+  switch (kind) {
+    case InputKind::kEmpty: return "an empty file";
+    case InputKind::kHloText: return "HLO text";
+    case InputKind::kHloProto: return "an HLO proto";
+    case InputKind::kXSpace: return "an XSpace profile";
+    case InputKind::kJson: return "JSON";
+    case InputKind::kMlir: return "StableHLO/MLIR text";
+    case InputKind::kBinary: return "a binary file";
+  }
+  return "";
+}
+
+std::string input_kind_advice(InputKind kind, std::string_view path) {
+  std::string file = path == "-" ? std::string("standard input") : str_cat("'", path, "'");
+  switch (kind) {
+    case InputKind::kEmpty:
+      return str_cat(file, " is empty: give an HLO module (XLA's text dump, a *.hlo.pb proto) ",
+                     "or a profile (*.xplane.pb)");
+    case InputKind::kJson:
+      return str_cat(file, " is JSON, not an HLO module: a trace goes to `hloroof profile HLO ",
+                     "TRACE`, a device spec to --device; give the HLO text or proto XLA wrote ",
+                     "(XLA_FLAGS=--xla_dump_to=DIR)");
+    case InputKind::kMlir:
+      return str_cat(file, " is StableHLO/MLIR text, which is what JAX lowers to before XLA ",
+                     "compiles it; hloroof reads XLA's optimized HLO: ",
+                     "jax.jit(f).lower(...).compile().as_text(), or the *after_optimizations.txt ",
+                     "of XLA_FLAGS=--xla_dump_to=DIR");
+    case InputKind::kBinary:
+      return str_cat(file, " is a binary file but neither an HLO proto (xla.HloProto, ",
+                     "xla.HloModuleProto) nor an XSpace profile; compressed? (uncompress it ",
+                     "first: xz -d, gunzip)");
+    default:
+      return {};
+  }
+}
+
+}  // namespace hloroof
