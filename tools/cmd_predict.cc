@@ -2,6 +2,7 @@
 // [--trace OUT] [--roofline OUT]`: the predicted step time of an HLO module on a device, and
 // what it is made of, as XProf would show a profile of it.
 #include <iostream>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "cli.h"
@@ -113,13 +114,20 @@ int run(const std::vector<std::string>& words) {
                                            args->get("--device")};
   absl::StatusOr<std::string> report = render_text_report(*prediction, *spec, stats);
   if (!report.ok()) return fail(report.status());
+  // The memory analysis of the module, made once for the trace and the advice.
+  std::optional<absl::StatusOr<MemoryReport>> analyzed;
+  auto memory_report = [&]() -> const absl::StatusOr<MemoryReport>& {
+    if (!analyzed) analyzed = analyze_memory(*module, {.device = spec});
+    return *analyzed;
+  };
   if (args->has("--trace")) {
     // The trace's live-HBM counter comes from the memory analysis of the same module.
-    absl::StatusOr<MemoryReport> memory = analyze_memory(*module, {.device = spec});
+    const absl::StatusOr<MemoryReport>& memory = memory_report();
     if (!memory.ok()) return fail(memory.status());
-    absl::Status s = write_output_file(args->get("--trace"),
-                                       prediction_to_trace_json(*prediction, &*memory),
-                                       "the trace", inputs);
+    absl::Status s = write_output_file(
+        args->get("--trace"),
+        [&](std::ostream& out) { write_prediction_trace_json(out, *prediction, &*memory); },
+        "the trace", inputs);
     if (!s.ok()) return fail(s);
   }
   if (args->has("--roofline")) {
@@ -134,7 +142,7 @@ int run(const std::vector<std::string>& words) {
     return kExitOk;
   }
   // The report ends with what to fix (`hloroof advise` gives every finding).
-  absl::StatusOr<MemoryReport> memory = analyze_memory(*module, {.device = &*spec});
+  const absl::StatusOr<MemoryReport>& memory = memory_report();
   if (!memory.ok()) return fail(memory.status());
   absl::StatusOr<Advice> advice =
       advise(*module, *prediction, *memory, {.device = &*spec, .top = 5, .evidence_rows = 3});

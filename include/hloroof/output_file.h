@@ -3,9 +3,11 @@
 #ifndef HLOROOF_OUTPUT_FILE_H_
 #define HLOROOF_OUTPUT_FILE_H_
 
+#include <ostream>
 #include <string>
 #include <string_view>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 
@@ -21,6 +23,12 @@ namespace hloroof {
 // the same device and inode, whatever the spelling), which would destroy what was read. `what`
 // names the output in errors ("the trace"): "cannot write the trace to 'PATH': ...".
 absl::Status write_output_file(std::string_view path, std::string_view contents,
+                               std::string_view what,
+                               absl::Span<const std::string> inputs = {});
+// The same, with the contents written by `produce` into a stream as they are made, so that a
+// large output (a trace several times its module's size) is never held whole.
+absl::Status write_output_file(std::string_view path,
+                               absl::FunctionRef<void(std::ostream&)> produce,
                                std::string_view what,
                                absl::Span<const std::string> inputs = {});
 

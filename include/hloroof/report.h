@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,10 @@ absl::StatusOr<std::string> render_text_report(const Prediction& prediction,
 // the live device-memory (HBM) bytes, sampled as each entry instruction starts.
 std::string prediction_to_trace_json(const Prediction& prediction,
                                      const MemoryReport* memory = nullptr);
+// The same text written to `out` as it is produced: a trace holds several times the bytes of
+// its module, and only about 64 KiB of it is held in memory at a time. The caller checks `out`.
+void write_prediction_trace_json(std::ostream& out, const Prediction& prediction,
+                                 const MemoryReport* memory = nullptr);
 
 struct RooflineViewOptions {
   bool by_category = false;  // one point per category instead of one per op

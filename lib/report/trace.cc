@@ -1,17 +1,166 @@
 #include "hloroof/trace.h"
 
 #include <algorithm>
+#include <type_traits>
 
-#include "nlohmann/json.hpp"
+#include "report/trace_writer.h"
 
 namespace hloroof {
+namespace report_internal {
 namespace {
 
-constexpr int kPid = 1;
+constexpr size_t kFlushBytes = 64 << 10;
 
 double micros(double seconds) { return seconds * 1e6; }
 
+// Bytes the serializer writes as they are: printable ASCII, and the characters with a short
+// escape. Anything else (other control characters, bytes of UTF-8 or invalid UTF-8) is left
+// to the serializer, which replaces invalid sequences.
+bool is_plain(std::string_view text) {
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x7f) return false;
+    if (u < 0x20 && c != '\b' && c != '\t' && c != '\n' && c != '\f' && c != '\r') return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+TraceWriter::TraceWriter(std::string& out, std::ostream* sink)
+    : out_(out),
+      sink_(sink),
+      serializer_(nlohmann::detail::output_adapter<char>(out), ' ',
+                  nlohmann::json::error_handler_t::replace) {
+  // The document's keys in sorted order: "displayTimeUnit" before "traceEvents".
+  out_ += R"({"displayTimeUnit":"ns","traceEvents":[)";
+  out_ += R"({"args":{"name":"hloroof predicted step"},"name":"process_name","ph":"M","pid":1})";
+  first_event_ = false;
+}
+
+void TraceWriter::begin_event() {
+  maybe_flush();
+  if (!first_event_) out_ += ',';
+  first_event_ = false;
+}
+
+void TraceWriter::track(int64_t tid, std::string_view name) {
+  begin_event();
+  out_ += R"({"args":{"name":)";
+  write_string(name);
+  out_ += R"(},"name":"thread_name","ph":"M","pid":1,"tid":)";
+  write_number(tid);
+  out_ += R"(},{"args":{"sort_index":)";
+  write_number(tid);
+  out_ += R"(},"name":"thread_sort_index","ph":"M","pid":1,"tid":)";
+  write_number(tid);
+  out_ += '}';
+}
+
+void TraceWriter::slice(int64_t tid, std::string_view name, double start_s, double duration_s,
+                        absl::Span<const TraceArg> args) {
+  begin_event();
+  out_ += R"({"args":)";
+  write_args(args);
+  out_ += R"(,"dur":)";
+  write_number(micros(duration_s));
+  out_ += R"(,"name":)";
+  write_string(name);
+  out_ += R"(,"ph":"X","pid":1,"tid":)";
+  write_number(tid);
+  out_ += R"(,"ts":)";
+  write_number(micros(start_s));
+  out_ += '}';
+}
+
+void TraceWriter::counter(std::string_view name, double time_s, double value) {
+  begin_event();
+  out_ += R"({"args":{"value":)";
+  write_number(value);
+  out_ += R"(},"name":)";
+  write_string(name);
+  out_ += R"(,"ph":"C","pid":1,"ts":)";
+  write_number(micros(time_s));
+  out_ += '}';
+}
+
+void TraceWriter::finish() {
+  out_ += "]}";
+  if (sink_ != nullptr) {
+    sink_->write(out_.data(), static_cast<std::streamsize>(out_.size()));
+    out_.clear();
+  }
+}
+
+void TraceWriter::maybe_flush() {
+  if (sink_ == nullptr || out_.size() < kFlushBytes) return;
+  sink_->write(out_.data(), static_cast<std::streamsize>(out_.size()));
+  out_.clear();
+}
+
+void TraceWriter::write_string(std::string_view text) {
+  if (!is_plain(text)) {
+    serializer_.dump(nlohmann::json(std::string(text)), false, false, 0);
+    return;
+  }
+  out_ += '"';
+  size_t from = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char* escape = nullptr;
+    switch (text[i]) {
+      case '"': escape = "\\\""; break;
+      case '\\': escape = "\\\\"; break;
+      case '\b': escape = "\\b"; break;
+      case '\t': escape = "\\t"; break;
+      case '\n': escape = "\\n"; break;
+      case '\f': escape = "\\f"; break;
+      case '\r': escape = "\\r"; break;
+      default: continue;
+    }
+    out_.append(text.data() + from, i - from);
+    out_ += escape;
+    from = i + 1;
+  }
+  out_.append(text.data() + from, text.size() - from);
+  out_ += '"';
+}
+
+void TraceWriter::write_number(double value) {
+  serializer_.dump(nlohmann::json(value), false, false, 0);
+}
+
+void TraceWriter::write_number(int64_t value) {
+  serializer_.dump(nlohmann::json(value), false, false, 0);
+}
+
+void TraceWriter::write_args(absl::Span<const TraceArg> args) {
+  // In key order (an insertion sort: events have a few args), equal keys in the order given.
+  sorted_.clear();
+  for (const TraceArg& arg : args) {
+    auto at = sorted_.end();
+    while (at != sorted_.begin() && arg.key < (*(at - 1))->key) --at;
+    sorted_.insert(at, &arg);
+  }
+  out_ += '{';
+  bool first = true;
+  for (size_t i = 0; i < sorted_.size(); ++i) {
+    if (i + 1 < sorted_.size() && sorted_[i + 1]->key == sorted_[i]->key) continue;
+    if (!first) out_ += ',';
+    first = false;
+    write_string(sorted_[i]->key);
+    out_ += ':';
+    std::visit([&](const auto& v) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string_view>) {
+        write_string(v);
+      } else {
+        write_number(v);
+      }
+    }, sorted_[i]->value);
+  }
+  out_ += '}';
+}
+
+}  // namespace report_internal
 
 int TraceBuilder::add_track(std::string name) {
   tracks_.push_back(std::move(name));
@@ -28,52 +177,43 @@ void TraceBuilder::add_counter(const std::string& name, double time_s, double va
 }
 
 std::string TraceBuilder::to_json() const {
-  using nlohmann::json;
-  json events = json::array();
-  events.push_back({{"ph", "M"}, {"pid", kPid}, {"name", "process_name"},
-                    {"args", {{"name", "hloroof predicted step"}}}});
-  for (size_t t = 0; t < tracks_.size(); ++t) {
-    events.push_back({{"ph", "M"}, {"pid", kPid}, {"tid", t}, {"name", "thread_name"},
-                      {"args", {{"name", tracks_[t]}}}});
-    events.push_back({{"ph", "M"}, {"pid", kPid}, {"tid", t}, {"name", "thread_sort_index"},
-                      {"args", {{"sort_index", t}}}});
-  }
+  std::string out;
+  report_internal::TraceWriter writer(out, nullptr);
+  for (size_t t = 0; t < tracks_.size(); ++t) writer.track(static_cast<int64_t>(t), tracks_[t]);
   // Sorted by start, longer first on ties, so an enclosing slice precedes what it encloses.
   std::vector<const Slice*> order;
+  order.reserve(slices_.size());
   for (const Slice& s : slices_) order.push_back(&s);
   std::stable_sort(order.begin(), order.end(), [](const Slice* a, const Slice* b) {
     if (a->start_s != b->start_s) return a->start_s < b->start_s;
     return a->duration_s > b->duration_s;
   });
+  std::vector<report_internal::TraceArg> args;
   for (const Slice* s : order) {
-    json args = json::object();
+    args.clear();
     for (const auto& [key, value] : s->args) {
       // Clang before 16 cannot capture a structured binding; name it first.
-      const auto& name = key;
-      std::visit([&](const auto& v) { args[name] = v; }, value);
+      const std::string& name = key;
+      std::visit(
+          [&](const auto& v) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) {
+              args.push_back({name, std::string_view(v)});
+            } else {
+              args.push_back({name, v});
+            }
+          },
+          value);
     }
-    events.push_back({{"ph", "X"},
-                      {"pid", kPid},
-                      {"tid", s->track},
-                      {"name", s->name},
-                      {"ts", micros(s->start_s)},
-                      {"dur", micros(s->duration_s)},
-                      {"args", std::move(args)}});
+    writer.slice(s->track, s->name, s->start_s, s->duration_s, args);
   }
   std::vector<const Sample*> samples;
+  samples.reserve(samples_.size());
   for (const Sample& s : samples_) samples.push_back(&s);
   std::stable_sort(samples.begin(), samples.end(),
                    [](const Sample* a, const Sample* b) { return a->time_s < b->time_s; });
-  for (const Sample* s : samples) {
-    events.push_back({{"ph", "C"},
-                      {"pid", kPid},
-                      {"name", s->counter},
-                      {"ts", micros(s->time_s)},
-                      {"args", {{"value", s->value}}}});
-  }
-  json trace = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}};
-  // Invalid UTF-8 in names (HLO strings may hold any byte) is replaced, never thrown on.
-  return trace.dump(-1, ' ', false, json::error_handler_t::replace);
+  for (const Sample* s : samples) writer.counter(s->counter, s->time_s, s->value);
+  writer.finish();
+  return out;
 }
 
 }  // namespace hloroof

@@ -6,28 +6,31 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "hloroof/report.h"
-#include "hloroof/trace.h"
 #include "report/op_terms.h"
+#include "report/trace_writer.h"
 
 namespace hloroof {
 namespace {
 
-using Args = std::vector<TraceBuilder::Arg>;
+using report_internal::TraceArg;
+using report_internal::TraceWriter;
 
 // Event times are sums of op times; differences below a picosecond are rounding.
 constexpr double kRoundingSeconds = 1e-12;
 
-Args op_args(const OpPrediction& op) {
-  Args args = {{"opcode", op.opcode},
-               {"category", op.category},
-               {"bound", std::string(op_bound_name(op))},
-               {"resource", std::string(resource_name(op))},
-               {"occurrences", op.multiplier},
-               {"roofline_time_s", op.roofline_time_s},
-               {"efficiency", op.efficiency},
-               {"model", op.model},
-               {"flops", op.flops},
-               {"hbm_bytes", op.hbm_bytes}};
+// The op's cost record, into `args` (cleared first); the strings stay the op's.
+void op_args(const OpPrediction& op, std::vector<TraceArg>& args) {
+  args.clear();
+  args.push_back({"opcode", op.opcode});
+  args.push_back({"category", op.category});
+  args.push_back({"bound", op_bound_name(op)});
+  args.push_back({"resource", resource_name(op)});
+  args.push_back({"occurrences", op.multiplier});
+  args.push_back({"roofline_time_s", op.roofline_time_s});
+  args.push_back({"efficiency", op.efficiency});
+  args.push_back({"model", op.model});
+  args.push_back({"flops", op.flops});
+  args.push_back({"hbm_bytes", op.hbm_bytes});
   if (!op.op_name.empty()) args.push_back({"op_name", op.op_name});
   if (!op.computation.empty()) args.push_back({"computation", op.computation});
   if (op.transcendentals > 0) args.push_back({"transcendentals", op.transcendentals});
@@ -43,7 +46,6 @@ Args op_args(const OpPrediction& op) {
     args.push_back({"hidden_s", c.hidden_s});
   }
   if (!op.explanation.empty()) args.push_back({"explanation", op.explanation});
-  return args;
 }
 
 // A timeline event made ready for the trace: clamped into its parent, with its op record.
@@ -57,8 +59,14 @@ struct TraceSlice {
 // Counter tracks of the work done so far, sampled as each op ends. Loop iterations past the
 // expanded ones are one slice without ops: the work the ops' slices leave out of the step's
 // totals is spread over those slices by their duration (every iteration does the same work).
+// One sample of a counter track.
+struct Sample {
+  std::string_view counter;
+  double time_s, value;
+};
+
 void add_work_counters(const Prediction& p, std::vector<const TraceSlice*> leaves,
-                       TraceBuilder& trace) {
+                       std::vector<Sample>& samples) {
   double op_flops = 0, op_bytes = 0, collapsed_s = 0;
   for (const TraceSlice* s : leaves) {
     if (s->op != nullptr) {
@@ -75,8 +83,8 @@ void add_work_counters(const Prediction& p, std::vector<const TraceSlice*> leave
   std::stable_sort(leaves.begin(), leaves.end(),
                    [](const TraceSlice* a, const TraceSlice* b) { return a->end_s < b->end_s; });
   double flops = 0, bytes = 0;
-  trace.add_counter("cumulative FLOPs", 0, 0);
-  trace.add_counter("cumulative HBM bytes", 0, 0);
+  samples.push_back({"cumulative FLOPs", 0, 0});
+  samples.push_back({"cumulative HBM bytes", 0, 0});
   for (const TraceSlice* s : leaves) {
     const double duration = s->end_s - s->start_s;
     const double added_flops = s->op != nullptr ? s->op->flops : flops_per_s * duration;
@@ -84,8 +92,8 @@ void add_work_counters(const Prediction& p, std::vector<const TraceSlice*> leave
     if (added_flops == 0 && added_bytes == 0) continue;
     flops += added_flops;
     bytes += added_bytes;
-    trace.add_counter("cumulative FLOPs", s->end_s, flops);
-    trace.add_counter("cumulative HBM bytes", s->end_s, bytes);
+    samples.push_back({"cumulative FLOPs", s->end_s, flops});
+    samples.push_back({"cumulative HBM bytes", s->end_s, bytes});
   }
 }
 
@@ -96,7 +104,8 @@ constexpr size_t kMaxLiveSamples = 50000;
 // starts on the compute track (a body's instructions where their first slice starts);
 // instructions without a slice of their own (parameters, tuples...) take the time of the last
 // one that had one, so the counter never goes back in time.
-void add_live_bytes_counter(const Prediction& p, const MemoryReport& memory, TraceBuilder& trace) {
+void add_live_bytes_counter(const Prediction& p, const MemoryReport& memory,
+                            std::vector<Sample>& samples) {
   // Instruction names are unique in a module; a body's first iteration comes first.
   absl::flat_hash_map<std::string_view, double> start_of;
   for (const TimelineEvent& e : p.timeline) {
@@ -115,16 +124,21 @@ void add_live_bytes_counter(const Prediction& p, const MemoryReport& memory, Tra
     if (auto it = start_of.find(point.instruction); it != start_of.end()) {
       at = std::max(t, it->second);
     }
-    if (pending && (at != t || !one_per_time)) trace.add_counter("live HBM bytes", t, *pending);
+    if (pending && (at != t || !one_per_time)) samples.push_back({"live HBM bytes", t, *pending});
     t = at;
     pending = static_cast<double>(point.device_bytes);
   }
-  if (pending) trace.add_counter("live HBM bytes", t, *pending);
+  if (pending) samples.push_back({"live HBM bytes", t, *pending});
 }
 
-}  // namespace
+// A slice as it is written: the step's (no `slice`) or a timeline event's.
+struct Written {
+  int track;
+  const TraceSlice* slice;
+  double start_s, duration_s;
+};
 
-std::string prediction_to_trace_json(const Prediction& p, const MemoryReport* memory) {
+void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& writer) {
   absl::flat_hash_map<const Instruction*, const OpPrediction*> by_instruction;
   absl::flat_hash_map<std::string_view, const OpPrediction*> by_name;
   for (const OpPrediction& op : p.ops) {
@@ -140,29 +154,23 @@ std::string prediction_to_trace_json(const Prediction& p, const MemoryReport* me
     return it == by_name.end() ? nullptr : it->second;
   };
 
-  TraceBuilder trace;
-  const int steps = trace.add_track("Steps");
-  trace.add_slice(steps, "predicted step", 0, std::max(0.0, p.step_time_s),
-                  {{"device", p.device},
-                   {"topology", p.topology},
-                   {"step_time_s", p.step_time_s},
-                   {"roofline_step_time_s", p.roofline_step_time_s},
-                   {"hfu", p.hfu},
-                   {"flops", p.flops},
-                   {"hbm_bytes", p.hbm_bytes}});
-
-  // The compute stream first, then the async streams in order of first use.
-  std::map<std::string, int, std::less<>> tracks;
-  tracks["compute"] = trace.add_track("compute");
-  std::map<std::string, std::vector<TraceSlice>, std::less<>> by_track;
+  // The Steps track, the compute stream, then the async streams in order of first use.
+  std::vector<std::string_view> track_names = {"Steps", "compute"};
+  std::map<std::string_view, int, std::less<>> tracks = {{"compute", 1}};
+  std::map<std::string_view, std::vector<TraceSlice>, std::less<>> by_track;
   for (const TimelineEvent& e : p.timeline) {
-    if (!tracks.count(e.track)) tracks[e.track] = trace.add_track(e.track);
+    auto [it, added] = tracks.try_emplace(e.track, static_cast<int>(track_names.size()));
+    if (added) track_names.push_back(e.track);
     const double start = std::max(0.0, e.start_s);
     by_track[e.track].push_back({&e, op_of(e), start, start + std::max(0.0, e.duration_s)});
+  }
+  for (size_t t = 0; t < track_names.size(); ++t) {
+    writer.track(static_cast<int64_t>(t), track_names[t]);
   }
 
   // Nest each track's slices, keeping a child within its parent when rounding pushed it out
   // (viewers nest by time alone); a slice that encloses another is no leaf.
+  std::vector<Written> written = {{0, nullptr, 0, std::max(0.0, p.step_time_s)}};
   std::vector<const TraceSlice*> leaves;
   for (auto& [track, slices] : by_track) {
     std::stable_sort(slices.begin(), slices.end(), [](const TraceSlice& a, const TraceSlice& b) {
@@ -182,15 +190,62 @@ std::string prediction_to_trace_json(const Prediction& p, const MemoryReport* me
       }
       open.push_back(&s);
     }
+    const int tid = tracks.find(track)->second;
     for (const TraceSlice& s : slices) {
-      trace.add_slice(tracks[track], s.event->name, s.start_s, s.end_s - s.start_s,
-                      s.op != nullptr ? op_args(*s.op) : Args{{"depth", int64_t{s.event->depth}}});
+      written.push_back({tid, &s, s.start_s, s.end_s - s.start_s});
       if (s.leaf) leaves.push_back(&s);
     }
   }
-  add_work_counters(p, std::move(leaves), trace);
-  if (memory != nullptr) add_live_bytes_counter(p, *memory, trace);
-  return trace.to_json();
+
+  // Sorted by start, longer first on ties, so an enclosing slice precedes what it encloses.
+  std::stable_sort(written.begin(), written.end(), [](const Written& a, const Written& b) {
+    if (a.start_s != b.start_s) return a.start_s < b.start_s;
+    return a.duration_s > b.duration_s;
+  });
+  std::vector<TraceArg> args;
+  for (const Written& w : written) {
+    if (w.slice == nullptr) {
+      args = {{"device", p.device},
+              {"topology", p.topology},
+              {"step_time_s", p.step_time_s},
+              {"roofline_step_time_s", p.roofline_step_time_s},
+              {"hfu", p.hfu},
+              {"flops", p.flops},
+              {"hbm_bytes", p.hbm_bytes}};
+      writer.slice(w.track, "predicted step", w.start_s, w.duration_s, args);
+      continue;
+    }
+    if (w.slice->op != nullptr) {
+      op_args(*w.slice->op, args);
+    } else {
+      args = {{"depth", int64_t{w.slice->event->depth}}};
+    }
+    writer.slice(w.track, w.slice->event->name, w.start_s, w.duration_s, args);
+  }
+
+  std::vector<Sample> samples;
+  add_work_counters(p, std::move(leaves), samples);
+  if (memory != nullptr) add_live_bytes_counter(p, *memory, samples);
+  std::stable_sort(samples.begin(), samples.end(),
+                   [](const Sample& a, const Sample& b) { return a.time_s < b.time_s; });
+  for (const Sample& s : samples) writer.counter(s.counter, s.time_s, s.value);
+  writer.finish();
+}
+
+}  // namespace
+
+std::string prediction_to_trace_json(const Prediction& p, const MemoryReport* memory) {
+  std::string out;
+  TraceWriter writer(out, nullptr);
+  write_trace(p, memory, writer);
+  return out;
+}
+
+void write_prediction_trace_json(std::ostream& out, const Prediction& p,
+                                 const MemoryReport* memory) {
+  std::string buffer;
+  TraceWriter writer(buffer, &out);
+  write_trace(p, memory, writer);
 }
 
 }  // namespace hloroof

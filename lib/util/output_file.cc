@@ -9,8 +9,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ostream>
+#include <streambuf>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "util/absl_compat.h"
@@ -49,9 +52,68 @@ std::pair<std::string, std::string> split_path(const std::string& path) {
   return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
 }
 
+// A stream buffer that writes into a file descriptor in pieces of 64 KiB, keeping the errno
+// of the first failure (later output is dropped).
+class FdBuffer : public std::streambuf {
+ public:
+  explicit FdBuffer(int fd) : fd_(fd), buffer_(64 << 10) {
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
+  // 0, or the errno of the first failure; writes what is still held.
+  int finish() {
+    drain();
+    return error_;
+  }
+
+ protected:
+  int_type overflow(int_type c) override {
+    drain();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return error_ == 0 ? traits_type::not_eof(c) : traits_type::eof();
+  }
+  int sync() override {
+    drain();
+    return error_ == 0 ? 0 : -1;
+  }
+
+ private:
+  void drain() {
+    const std::string_view held(pbase(), static_cast<size_t>(pptr() - pbase()));
+    if (error_ == 0 && !held.empty()) error_ = write_all(fd_, held);
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
+
+  int fd_;
+  std::vector<char> buffer_;
+  int error_ = 0;
+};
+
+// Writes what `produce` writes into a stream to `fd`: 0 or the errno of the failure.
+int write_produced(int fd, absl::FunctionRef<void(std::ostream&)> produce) {
+  FdBuffer buffer(fd);
+  std::ostream out(&buffer);
+  produce(out);
+  out.flush();
+  return buffer.finish();
+}
+
 }  // namespace
 
 absl::Status write_output_file(std::string_view path_text, std::string_view contents,
+                               std::string_view what, absl::Span<const std::string> inputs) {
+  return write_output_file(
+      path_text,
+      [&](std::ostream& out) {
+        out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+      },
+      what, inputs);
+}
+
+absl::Status write_output_file(std::string_view path_text,
+                               absl::FunctionRef<void(std::ostream&)> produce,
                                std::string_view what, absl::Span<const std::string> inputs) {
   if (path_text.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(target_words(what, ""), ": the path is empty"));
@@ -77,7 +139,7 @@ absl::Status write_output_file(std::string_view path_text, std::string_view cont
       // /dev/null, /dev/stdout, a named pipe: written in place (not replaced by a file).
       const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
       if (fd < 0) return errno_status(what, path, errno, false);
-      int error = write_all(fd, contents);
+      int error = write_produced(fd, produce);
       if (::close(fd) != 0 && error == 0) error = errno;
       return error == 0 ? absl::OkStatus() : errno_status(what, path, error, false);
     }
@@ -98,7 +160,7 @@ absl::Status write_output_file(std::string_view path_text, std::string_view cont
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) return errno_status(what, path_text, errno, exists);
-  int error = write_all(fd, contents);
+  int error = write_produced(fd, produce);
   // A replaced file keeps its permissions.
   if (error == 0 && exists && ::fchmod(fd, target.st_mode & 07777) != 0) error = errno;
   if (error == 0 && ::fsync(fd) != 0 && errno != EINVAL) error = errno;

@@ -1,5 +1,6 @@
 // The trace is well-formed Chrome trace-event JSON.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "hloroof/trace.h"
 #include "nlohmann/json.hpp"
@@ -50,6 +51,41 @@ TEST_CASE("trace has named tracks, ordered slices with args, and counters") {
       CHECK(e["args"]["flops"].get<double>() == Approx(1e9));
     }
   }
+}
+
+// The document the writer's text stands for, built as a JSON value and dumped: keys sorted,
+// the last of equal keys kept, invalid UTF-8 replaced, non-finite numbers null.
+TEST_CASE("the trace text is nlohmann's dump of the same document") {
+  using nlohmann::json;
+  TraceBuilder t;
+  const int a = t.add_track("tab\there \"q\" back\\slash \x01 \xc3\xa9 \xff");
+  t.add_slice(a, "s\r\n\b\f\x7f", 1.5e-6, 0.25e-6,
+              {{"zeta", 1e300}, {"alpha", int64_t{-7}}, {"alpha", 2.0}, {"nan", std::nan("")},
+               {"text", std::string("a\x1f" "b\xe2\x82")}, {"Upper", std::string()}});
+  t.add_slice(a, "second", 0, 1e-3);
+  t.add_counter("c", 2e-6, 12345678901.0);
+  t.add_counter("c", 1e-6, -0.0);
+
+  json events = json::array();
+  events.push_back({{"ph", "M"}, {"pid", 1}, {"name", "process_name"},
+                    {"args", {{"name", "hloroof predicted step"}}}});
+  events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "thread_name"},
+                    {"args", {{"name", "tab\there \"q\" back\\slash \x01 \xc3\xa9 \xff"}}}});
+  events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "thread_sort_index"},
+                    {"args", {{"sort_index", 0}}}});
+  // "second" starts first; the counters in time order.
+  events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", 0}, {"name", "second"}, {"ts", 0.0},
+                    {"dur", 1e-3 * 1e6}, {"args", json::object()}});
+  events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", 0}, {"name", "s\r\n\b\f\x7f"},
+                    {"ts", 1.5e-6 * 1e6}, {"dur", 0.25e-6 * 1e6},
+                    {"args", {{"zeta", 1e300}, {"alpha", 2.0}, {"nan", std::nan("")},
+                              {"text", "a\x1f" "b\xe2\x82"}, {"Upper", ""}}}});
+  events.push_back({{"ph", "C"}, {"pid", 1}, {"name", "c"}, {"ts", 1e-6 * 1e6},
+                    {"args", {{"value", -0.0}}}});
+  events.push_back({{"ph", "C"}, {"pid", 1}, {"name", "c"}, {"ts", 2e-6 * 1e6},
+                    {"args", {{"value", 12345678901.0}}}});
+  const json trace = {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
+  CHECK(t.to_json() == trace.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 }  // namespace

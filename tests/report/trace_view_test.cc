@@ -2,6 +2,7 @@
 // records, and counters of cumulative work (figures from sample_prediction.h).
 #include <catch2/catch.hpp>
 #include <map>
+#include <sstream>
 
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
@@ -259,6 +260,31 @@ ENTRY e {
     CHECK(sample["ts"].get<double>() >= last_ts);
     last_ts = sample["ts"].get<double>();
   }
+}
+
+TEST_CASE("the trace written to a stream is the text prediction_to_trace_json returns") {
+  // 2000 ops of about 1 KB of args each: the writer hands the stream its text in pieces of
+  // 64 KiB, so the streamed trace is the joined pieces of about 2 MB.
+  Prediction prediction = sample_prediction();
+  const OpPrediction op = prediction.ops.front();
+  const TimelineEvent event = prediction.timeline.front();
+  for (int i = 0; i < 2000; ++i) {
+    OpPrediction copy = op;
+    copy.name = "extra." + std::to_string(i);
+    copy.explanation = std::string(900, 'x') + "\n\"quoted\" \xff";
+    prediction.ops.push_back(copy);
+    TimelineEvent e = event;
+    e.name = copy.name;
+    e.instruction = nullptr;
+    e.start_s = prediction.step_time_s * i / 2000;
+    prediction.timeline.push_back(e);
+  }
+  const std::string text = prediction_to_trace_json(prediction);
+  CHECK(text.size() > 2000 * 900);
+  std::ostringstream out;
+  write_prediction_trace_json(out, prediction);
+  CHECK(out.str() == text);
+  CHECK(json::parse(text, nullptr, false, false).is_discarded() == false);
 }
 
 }  // namespace

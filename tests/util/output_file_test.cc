@@ -136,5 +136,36 @@ TEST_CASE("Names from outside print without control characters") {
   CHECK(utf8_replaced("\xf0\x9f\x98\x80") == "\xf0\x9f\x98\x80");
 }
 
+TEST_CASE("An output produced into a stream is written whole, or not at all") {
+  // 300,000 bytes in lines of 10: several of the writer's 64 KiB pieces.
+  TempDir dir;
+  const fs::path out = dir.path() / "big.json";
+  auto produce = [](std::ostream& stream) {
+    for (int i = 0; i < 30000; ++i) stream << "line " << (10000 + i) % 10000 / 1000 << "...\n";
+  };
+  std::ostringstream expected;
+  produce(expected);
+  REQUIRE(expected.str().size() == 300000);
+  REQUIRE(write_output_file(out.string(), produce, "the trace").ok());
+  CHECK(contents_of(out) == expected.str());
+  // A file-size limit of 100,000 bytes stops it after the first pieces: the old file stays.
+  std::ofstream(out) << "old";
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{100000, 100000};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    const absl::Status s = write_output_file(out.string(), produce, "the trace");
+    _exit(!s.ok() && s.message().find("cannot write the trace to '") == 0 ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(contents_of(out) == "old");
+  CHECK(files_in(dir.path()) == 1);
+}
+
 }  // namespace
 }  // namespace hloroof

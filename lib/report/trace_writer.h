@@ -1,0 +1,61 @@
+// Chrome trace-event JSON written one event at a time, as it is produced: the same text as
+// nlohmann's dump() (no indentation, keys in sorted order, invalid UTF-8 replaced) of the
+// document {"displayTimeUnit": "ns", "traceEvents": [...]}, without building that document.
+// A trace holds several times the bytes of its module; with a sink, at most about 64 KiB of it
+// is held in memory at a time.
+#ifndef HLOROOF_LIB_REPORT_TRACE_WRITER_H_
+#define HLOROOF_LIB_REPORT_TRACE_WRITER_H_
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "nlohmann/json.hpp"
+
+namespace hloroof::report_internal {
+
+// One entry of an event's "args"; the strings it names outlive the call that writes it.
+struct TraceArg {
+  std::string_view key;
+  std::variant<double, int64_t, std::string_view> value;
+};
+
+class TraceWriter {
+ public:
+  // Appends to `out`; with a `sink`, moves what `out` holds into it once that passes 64 KiB,
+  // and at finish(). Opens the document and writes the process name event.
+  TraceWriter(std::string& out, std::ostream* sink);
+
+  // A track's two metadata events (its name, and its place: `tid`).
+  void track(int64_t tid, std::string_view name);
+  // A complete slice ("X"). Of several args with one key, the last is written (as a JSON
+  // object keeps it).
+  void slice(int64_t tid, std::string_view name, double start_s, double duration_s,
+             absl::Span<const TraceArg> args);
+  // One sample of a counter track ("C").
+  void counter(std::string_view name, double time_s, double value);
+  // Closes the document and hands the rest to the sink.
+  void finish();
+
+ private:
+  void begin_event();
+  void write_string(std::string_view text);
+  void write_number(double value);
+  void write_number(int64_t value);
+  void write_args(absl::Span<const TraceArg> args);
+  void maybe_flush();
+
+  std::string& out_;
+  std::ostream* sink_;
+  nlohmann::detail::serializer<nlohmann::json> serializer_;
+  std::vector<const TraceArg*> sorted_;  // reused for each event's args
+  bool first_event_ = true;
+};
+
+}  // namespace hloroof::report_internal
+
+#endif  // HLOROOF_LIB_REPORT_TRACE_WRITER_H_
