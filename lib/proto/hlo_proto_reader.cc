@@ -59,6 +59,29 @@ void append_ints(std::string* out, const google::protobuf::RepeatedField<int64_t
   out->push_back('}');
 }
 
+// An iota list as XLA prints it after `<=`: `[d0,d1,...]`, then `T(p0,p1,...)` unless the
+// permutation is the identity (tile assignments and replica groups alike).
+template <typename Dims, typename Perm>
+std::string iota_text(const Dims& dims, const Perm& perm) {
+  std::string out = "[";
+  for (int i = 0; i < dims.size(); ++i) {
+    if (i > 0) out += ",";
+    str_append(&out, dims[i]);
+  }
+  out += "]";
+  bool identity = true;
+  for (int i = 0; i < perm.size(); ++i) identity = identity && perm[i] == i;
+  if (!identity) {
+    out += "T(";
+    for (int i = 0; i < perm.size(); ++i) {
+      if (i > 0) out += ",";
+      str_append(&out, perm[i]);
+    }
+    out += ")";
+  }
+  return out;
+}
+
 std::string ints(const google::protobuf::RepeatedField<int64_t>& v) {
   std::string out;
   append_ints(&out, v);
@@ -534,24 +557,7 @@ bool sharding_text(const pb::OpSharding& s, std::string* out, bool nested, std::
       }
       body += "]";
       if (s.iota_reshape_dims_size() > 0) {
-        body += "<=[";
-        for (int i = 0; i < s.iota_reshape_dims_size(); ++i) {
-          if (i > 0) body += ",";
-          str_append(&body, s.iota_reshape_dims(i));
-        }
-        body += "]";
-        bool identity = true;
-        for (int i = 0; i < s.iota_transpose_perm_size(); ++i) {
-          identity = identity && s.iota_transpose_perm(i) == i;
-        }
-        if (!identity) {
-          body += "T(";
-          for (int i = 0; i < s.iota_transpose_perm_size(); ++i) {
-            if (i > 0) body += ",";
-            str_append(&body, s.iota_transpose_perm(i));
-          }
-          body += ")";
-        }
+        body += "<=" + iota_text(s.iota_reshape_dims(), s.iota_transpose_perm());
       } else {
         for (int i = 0; i < s.tile_assignment_devices_size(); ++i) {
           if (i > 0) body += ",";
@@ -1173,24 +1179,8 @@ bool TextBuilder::opcode_attributes(const Comp& c, const pb::HloInstructionProto
     if (i.has_collective_device_list() &&
         i.collective_device_list().has_iota_replica_group_list()) {
       const auto& g = i.collective_device_list().iota_replica_group_list();
-      groups = str_cat("[", g.num_replica_groups(), ",", g.num_devices_per_group(), "]<=[");
-      for (int k = 0; k < g.iota_reshape_dims_size(); ++k) {
-        if (k > 0) groups += ",";
-        str_append(&groups, g.iota_reshape_dims(k));
-      }
-      groups += "]";
-      bool identity = true;
-      for (int k = 0; k < g.iota_transpose_perm_size(); ++k) {
-        identity = identity && g.iota_transpose_perm(k) == k;
-      }
-      if (!identity) {
-        groups += "T(";
-        for (int k = 0; k < g.iota_transpose_perm_size(); ++k) {
-          if (k > 0) groups += ",";
-          str_append(&groups, g.iota_transpose_perm(k));
-        }
-        groups += ")";
-      }
+      groups = str_cat("[", g.num_replica_groups(), ",", g.num_devices_per_group(), "]<=",
+                       iota_text(g.iota_reshape_dims(), g.iota_transpose_perm()));
     } else {
       const auto& list = i.has_collective_device_list()
                              ? i.collective_device_list().replica_groups()
