@@ -35,6 +35,7 @@
 #include "hloroof/profile.h"
 #include "hloroof/report.h"
 #include "hloroof/version.h"
+#include "hloroof/xspace.h"
 
 namespace py = pybind11;
 
@@ -119,6 +120,9 @@ template <typename T, typename... Extra>
 class Record {
  public:
   Record(py::handle scope, const char* name, const char* doc) : class_(scope, name, doc) {}
+  // A record that also takes attributes Python sets on it (a prediction keeps its module).
+  Record(py::handle scope, const char* name, const char* doc, py::dynamic_attr attr)
+      : class_(scope, name, doc, attr) {}
 
   template <typename M>
   Record& field(const char* name, M T::*member, const char* doc) {
@@ -738,7 +742,7 @@ void bind_predict(py::module_& m) {
   py::bind_vector<std::vector<OpPrediction>>(m, "OpPredictionList");
   py::bind_vector<std::vector<TimelineEvent>>(m, "TimelineEventList");
 
-  Record<Prediction>(m, "Prediction", "One predicted step on one device.")
+  Record<Prediction>(m, "Prediction", "One predicted step on one device.", py::dynamic_attr())
       .field("device", &Prediction::device, "the spec's name, e.g. 'tpu_v5e'")
       .field("topology", &Prediction::topology, "e.g. '2x2'")
       .field("step_time_s", &Prediction::step_time_s, "the predicted step, expected, s")
@@ -805,6 +809,30 @@ void bind_predict(py::module_& m) {
       },
       py::arg("module"), py::arg("prediction"), py::arg("profile"), py::arg("module_name"),
       py::arg("device_index"));
+  m.def(
+      "_write_xspace",
+      [](const Module& module, const Prediction& prediction, const DeviceSpec& device,
+         std::string_view log_dir, int64_t steps, std::string run, std::string host) {
+        absl::StatusOr<XSpaceFile> file;
+        {
+          py::gil_scoped_release release;
+          XSpaceOptions options;
+          options.steps = steps;
+          options.run = std::move(run);
+          options.host = std::move(host);
+          options.start_time_ns = static_cast<int64_t>(time(nullptr)) * 1'000'000'000;
+          file = write_xspace(module, prediction, device, log_dir, options);
+        }
+        XSpaceFile f = value_or_raise(std::move(file));
+        py::dict out;
+        out["path"] = f.path;
+        out["events"] = f.events;
+        out["program_id"] = f.program_id;
+        out["unfilled"] = f.unfilled;
+        return out;
+      },
+      py::arg("module"), py::arg("prediction"), py::arg("device"), py::arg("log_dir"),
+      py::arg("steps"), py::arg("run"), py::arg("host"));
   m.def(
       "_predict_text",
       [](std::string_view text, std::string_view device, const PredictOptions& options) {

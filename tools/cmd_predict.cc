@@ -1,6 +1,7 @@
 // `hloroof predict FILE [--device D] [--topology T] [--json] [--top N] [--by B] [--filter RE]
-// [--trace OUT] [--roofline OUT]`: the predicted step time of an HLO module on a device, and
-// what it is made of, as XProf would show a profile of it.
+// [--trace OUT] [--roofline OUT] [--xspace DIR]`: the predicted step time of an HLO module on a
+// device, and what it is made of, as XProf would show a profile of it.
+#include <chrono>
 #include <iostream>
 #include <optional>
 
@@ -14,6 +15,7 @@
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
 #include "hloroof/topology.h"
+#include "hloroof/xspace.h"
 #include "input.h"
 #include "re2/re2.h"
 
@@ -23,7 +25,8 @@ namespace {
 constexpr std::string_view kUsage =
     "hloroof predict FILE [--device D] [--topology T] [--json] [--top N] [--by op|category|scope]\n"
     "       [--depth N] [--filter RE] [--trace OUT.json] [--roofline OUT.svg] [--formula F]\n"
-    "       [--trip-count N] [--module M] [--model-flops F | --params N --tokens D]";
+    "       [--trip-count N] [--module M] [--model-flops F | --params N --tokens D]\n"
+    "       [--xspace LOG_DIR [--steps N]]";
 
 absl::StatusOr<CollectiveFormula> parse_formula(std::string_view name) {
   for (CollectiveFormula f : {CollectiveFormula::kNetwork, CollectiveFormula::kXlaGpuNccl,
@@ -43,12 +46,19 @@ absl::StatusOr<OpGrouping> parse_grouping(std::string_view name) {
                                                  "'; expected op, category or scope"));
 }
 
+// Now, ns since the Unix epoch: the predicted profile's start time.
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args = parse_args(
       words, {.flags = {"--json"},
               .options = {"--device", "--topology", "--top", "--by", "--depth", "--filter",
                           "--trace", "--roofline", "--formula", "--trip-count", "--module",
-                          "--model-flops", "--params", "--tokens"}});
+                          "--model-flops", "--params", "--tokens", "--xspace", "--steps"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kPredictCommand.help;
@@ -91,6 +101,18 @@ int run(const std::vector<std::string>& words) {
     if (!n.ok()) return usage_error(n.status().message(), kUsage);
     if (stats.by != OpGrouping::kScope) return usage_error("--depth needs --by scope", kUsage);
     stats.scope_depth = static_cast<int>(std::min<int64_t>(*n, 1 << 20));
+  }
+
+  XSpaceOptions xspace;
+  if (args->has("--steps")) {
+    if (!args->has("--xspace")) return usage_error("--steps needs --xspace", kUsage);
+    absl::StatusOr<int64_t> n = parse_count("--steps", args->get("--steps"));
+    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    if (*n < 1 || *n > kMaxXSpaceSteps) {
+      return usage_error(absl::StrCat("--steps: ", *n, " is not in [1, ", kMaxXSpaceSteps, "]"),
+                         kUsage);
+    }
+    xspace.steps = *n;
   }
 
   absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"));
@@ -137,8 +159,17 @@ int run(const std::vector<std::string>& words) {
                                        "the roofline", inputs);
     if (!s.ok()) return fail(s);
   }
+  std::string xspace_summary;
+  if (args->has("--xspace")) {
+    xspace.start_time_ns = now_ns();
+    absl::StatusOr<XSpaceFile> file =
+        write_xspace(*module, *prediction, *spec, args->get("--xspace"), xspace);
+    if (!file.ok()) return fail(file.status());
+    xspace_summary = render_xspace_summary(*file, args->get("--xspace"));
+  }
   if (args->flag("--json")) {
     std::cout << prediction_to_json(*prediction) << "\n";
+    std::cerr << xspace_summary;
     return kExitOk;
   }
   // The report ends with what to fix (`hloroof advise` gives every finding).
@@ -149,6 +180,7 @@ int run(const std::vector<std::string>& words) {
   if (!advice.ok()) return fail(advice.status());
   advice->warnings.clear();  // the overview said them
   std::cout << *report << "\n" << render_advice_text(*advice);
+  if (!xspace_summary.empty()) std::cout << "\n" << xspace_summary;
   return kExitOk;
 }
 
@@ -161,7 +193,8 @@ const Command kPredictCommand = {
     "                       [--by op|category|scope] [--depth N] [--filter RE]\n"
     "                       [--trace OUT.json] [--roofline OUT.svg] [--formula F]\n"
     "                       [--trip-count N] [--module M]\n"
-    "                       [--model-flops F | --params N --tokens D]\n\n"
+    "                       [--model-flops F | --params N --tokens D]\n"
+    "                       [--xspace LOG_DIR [--steps N]]\n\n"
     "Predicts how long one step of an HLO module (FILE, or - for standard input) takes on a\n"
     "device, without running it: every op's roofline time, every collective's time on the\n"
     "slice's network, composed along the module's schedule with async collectives overlapping\n"
@@ -207,12 +240,17 @@ const Command kPredictCommand = {
     "                     the same as --model-flops 6ND (a dense model's training step: 6 FLOPs\n"
     "                     per parameter per token, attention not counted)\n"
     "  --module NAME      FILE is an XLA dump directory (--xla_dump_to): read its module NAME\n"
-    "                     (default: the largest jit_* module after optimizations)\n\n"
+    "                     (default: the largest jit_* module after optimizations)\n"
+    "  --xspace LOG_DIR   write the predicted step as the profile XProf and TensorBoard open:\n"
+    "                     LOG_DIR/plugins/profile/predicted_DEVICE/hloroof-predicted.xplane.pb\n"
+    "                     (`xprof --logdir LOG_DIR`; docs/xspace.md says what it holds)\n"
+    "  --steps N          with --xspace: predicted steps laid end to end (default 1)\n\n"
     "examples:\n"
     "  hloroof predict train_step.hlo --device tpu_v5e:2x2 --top 10\n"
     "  hloroof predict train_step.hlo --by scope --depth 4 --filter attention\n"
     "  hloroof predict train_step.hlo --trace step.json --roofline roofline.svg\n"
-    "  hloroof predict gemm.hlo --device h100:1x8 --formula xla-gpu-nccl --json\n",
+    "  hloroof predict gemm.hlo --device h100:1x8 --formula xla-gpu-nccl --json\n"
+    "  hloroof predict train_step.hlo --device tpu_v5e:2x2 --xspace /tmp/logdir\n",
     run,
 };
 

@@ -35,6 +35,9 @@ inline absl::StatusOr<Module> parse_module(const char* text, const ParseOptions&
 // Canonical text: the current dump profile (`%` names, computation signatures, `/*index=N*/`
 // comments, explicit get-tuple-element lines). print(parse(print(m))) == print(m).
 std::string print(const Module& module);
+// One instruction as that text holds it, without indentation, ROOT or line end:
+// `%fusion.3 = f32[8,128]{1,0} fusion(%p0, %p1), kind=kLoop, calls=%fused_computation`.
+std::string print(const Instruction& instruction);
 
 // Sets (or replaces) an attribute of `instruction` from its value text, read exactly as in a
 // module: set_attribute_from_text(*i, "dimensions", "{0,1}"), (*i, "to_apply", "%add").

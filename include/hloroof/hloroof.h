@@ -25,5 +25,6 @@
 #include "hloroof/shape_text.h"
 #include "hloroof/sharding.h"
 #include "hloroof/version.h"
+#include "hloroof/xspace.h"
 
 #endif  // HLOROOF_HLOROOF_H_

@@ -136,6 +136,9 @@ struct TimelineEvent {
   double duration_s = 0;
   int depth = 0;  // nesting: 0 top level, 1 inside a while iteration slice, ...
   const Instruction* instruction = nullptr;  // null for iteration and summary slices
+  // An iteration slice: the iterations it stands for (1, or the rest of the loop in one summary
+  // slice, whose ops are not laid out); 0 for any other slice.
+  int64_t iterations = 0;
 };
 
 struct Prediction {

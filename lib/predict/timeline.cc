@@ -68,7 +68,8 @@ class TimelineBuilder {
     const std::string name(loop.instruction->name());
     double t = begin;
     for (int64_t k = 0; k < shown && !truncated_; ++k) {
-      add(absl::StrCat(name, " iteration ", k + 1), "compute", t, iteration, depth + 1, nullptr);
+      add(absl::StrCat(name, " iteration ", k + 1), "compute", t, iteration, depth + 1, nullptr,
+          1);
       place(loop.condition, t, depth + 2);
       place(loop.body, t + condition, depth + 2);
       t += iteration;
@@ -76,7 +77,7 @@ class TimelineBuilder {
     const double rest = begin + loop.time_s - t;
     if (shown < loop.trip_count) {
       add(absl::StrCat(name, " iterations ", shown + 1, "-", loop.trip_count), "compute", t, rest,
-          depth + 1, nullptr);
+          depth + 1, nullptr, loop.trip_count - shown);
     } else if (rest > 0) {
       place(loop.condition, t, depth + 1);
     }
@@ -88,12 +89,13 @@ class TimelineBuilder {
   }
 
   void add(std::string name, std::string_view track, double start, double duration, int depth,
-           const Instruction* instruction) {
+           const Instruction* instruction, int64_t iterations = 0) {
     if (events_.size() >= kMaxEvents) {
       truncated_ = true;
       return;
     }
-    events_.push_back({std::move(name), std::string(track), start, duration, depth, instruction});
+    events_.push_back(
+        {std::move(name), std::string(track), start, duration, depth, instruction, iterations});
   }
 
   const TimingMap& timings_;

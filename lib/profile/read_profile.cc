@@ -308,7 +308,8 @@ absl::Status convert_plane(std::string_view shell, const PlaneCount& count,
   absl::flat_hash_map<int64_t, EventTemplate> templates;
   for (const auto& [id, m] : plane.event_metadata()) {
     EventTemplate& t = templates[id];
-    t.name = utf8_replaced(m.name().empty() ? m.display_name() : m.name());
+    // A TPU op's metadata is named by the instruction's text, and displayed by its name.
+    t.name = utf8_replaced(m.display_name().empty() ? m.name() : m.display_name());
     read_stats(m.stats(), plane, stat_names, t);
     if (absl::Status s = budget.add(128 + Budget::heap(t.name) + Budget::heap(t.hlo_op) +
                                     Budget::heap(t.hlo_module));

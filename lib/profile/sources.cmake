@@ -25,7 +25,7 @@ add_dependencies(hloroof hloroof_xplane_proto)
 # The generated headers and Eigen (header-only; a system include, so its own warnings stay
 # quiet) for these files only.
 get_target_property(HLOROOF_EIGEN_INCLUDE Eigen3::Eigen INTERFACE_INCLUDE_DIRECTORIES)
-set_source_files_properties(${HLOROOF_PROFILE_SOURCES} PROPERTIES
+set_source_files_properties(${HLOROOF_PROFILE_SOURCES} ${HLOROOF_XSPACE_WRITER_SOURCES} PROPERTIES
   INCLUDE_DIRECTORIES ${HLOROOF_PROTO_OUT}
   COMPILE_OPTIONS "-isystem;${HLOROOF_EIGEN_INCLUDE}")
 target_link_libraries(hloroof PRIVATE protobuf::libprotobuf ZLIB::ZLIB)

@@ -20,3 +20,7 @@ target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/diff_text.cc
   ${CMAKE_CURRENT_LIST_DIR}/unknown_work.cc
 )
+# The XSpace writer builds the messages of lib/profile/xplane.proto (generated in
+# profile/sources.cmake, which gives this file their include folder).
+set(HLOROOF_XSPACE_WRITER_SOURCES ${CMAKE_CURRENT_LIST_DIR}/xspace.cc)
+target_sources(hloroof PRIVATE ${HLOROOF_XSPACE_WRITER_SOURCES})

@@ -438,4 +438,13 @@ std::string print(const Module& module) {
   return out;
 }
 
+std::string print(const Instruction& instruction) {
+  std::string out;
+  text::append_instruction(&out, instruction);
+  // The module's line without its indentation, ROOT and line end.
+  const size_t at = out.find('%');
+  if (!out.empty() && out.back() == '\n') out.pop_back();
+  return at == std::string::npos ? out : out.substr(at);
+}
+
 }  // namespace hloroof

@@ -238,7 +238,30 @@ def predict(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
     else:
         prediction = _hloroof._predict_text(_text_of(source), device, opts)
     _add_notes(prediction, notes, warnings)
+    # What write_xspace needs: the module predicted (its text parsed when given as text; ops
+    # are found by name) and the device spec.
+    prediction._source = source
+    prediction._device = device
     return prediction
+
+
+def _write_xspace(self: Prediction, log_dir: str, steps: int = 1, run: str = "",
+                  host: str = "hloroof-predicted") -> Dict[str, Any]:
+    """Writes the predicted step as the profile XProf and TensorBoard open:
+    ``log_dir/plugins/profile/RUN/HOST.xplane.pb`` (RUN: ``predicted_DEVICE`` by default),
+    `steps` steps end to end; open it with ``xprof --logdir log_dir``. Returns a dict:
+    ``path``, ``events``, ``program_id``, ``unfilled`` (what XProf shows of a measured run that
+    the file leaves empty). docs/xspace.md says what it holds."""
+    source = getattr(self, "_source", None)
+    if source is None:
+        raise ValueError("write_xspace: this prediction was not made by hloroof.predict, which "
+                         "keeps the module it predicted")
+    device = self._device
+    spec = device if isinstance(device, DeviceSpec) else _device_spec(device)
+    return _hloroof._write_xspace(_module_of(source), self, spec, str(log_dir), steps, run, host)
+
+
+Prediction.write_xspace = _write_xspace
 
 
 def advise(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None, top: int = 0,

@@ -1,6 +1,7 @@
 // `hloroof predict`: the report, the JSON keys, the trace and exit codes.
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -135,6 +136,30 @@ TEST_CASE("predict --trace writes a Chrome trace of the timeline") {
     }
   }
   CHECK(stream);
+}
+
+TEST_CASE("predict --xspace writes the run XProf opens and says what it leaves empty") {
+  char dir[] = "/tmp/hloroof_xspace_XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string file = std::string(dir) +
+                           "/plugins/profile/predicted_tpu_v5e/hloroof-predicted.xplane.pb";
+  auto r = run_cli(std::string("predict - --device tpu_v5e:1x2 --xspace ") + dir, kStep);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("XSpace written (predicted by hloroof, not measured)"));
+  CHECK_THAT(r.out, Catch::Contains(std::string("xprof --logdir ") + dir));
+  CHECK_THAT(r.out, Catch::Contains("XProf views this file leaves empty or partial:"));
+  std::ifstream in(file, std::ios::binary);
+  CHECK(in.good());
+  // --json keeps standard output JSON: the summary goes to standard error.
+  auto json = run_cli(std::string("predict - --device tpu_v5e:1x2 --json --steps 2 --xspace ") +
+                          dir,
+                      kStep);
+  REQUIRE(json.exit_code == 0);
+  CHECK(nlohmann::json::parse(json.out).contains("step_time_s"));
+  CHECK_THAT(json.err, Catch::Contains("XSpace written"));
+  std::remove(file.c_str());
+  CHECK(run_cli("predict - --steps 2", kStep).exit_code == 2);  // --steps needs --xspace
+  CHECK(run_cli(std::string("predict - --steps 0 --xspace ") + dir, kStep).exit_code == 2);
 }
 
 TEST_CASE("predict errors: bad input exits 1, bad usage 2") {

@@ -1,0 +1,75 @@
+// A predicted step as a profile that XProf opens: the XSpace protobuf that jax.profiler.trace
+// writes (LOGDIR/plugins/profile/RUN/HOST.xplane.pb), so that XProf's overview, trace viewer,
+// HLO op profile, HLO op stats and roofline model show the prediction as they show a measured
+// run, and beside one (docs/xspace.md).
+//
+//   absl::StatusOr<Prediction> p = predict_step_time(module, spec);
+//   absl::StatusOr<XSpaceFile> f = write_xspace(module, *p, spec, "/tmp/logdir");
+//   f->path;      // /tmp/logdir/plugins/profile/predicted_tpu_v5e/hloroof-predicted.xplane.pb
+//   f->unfilled;  // what XProf shows of a measured run that this file leaves empty
+//
+// TPUs: one plane /device:TPU:0 with the lines "XLA Modules" (one event per step), "XLA Ops"
+// (one event per execution of an op, nested in its loop, metadata carrying the instruction's
+// text, program id, category and costs) and "Async XLA Ops" (the async work). GPUs: one plane
+// /device:GPU:0 whose kernels carry hlo_op, hlo_module, program_id and correlation_id, and the
+// host's "MODULE:XLA GPU module" executions and kernel launches. The device's peaks sit where
+// XProf's converters read them. Names say the run is predicted.
+#ifndef HLOROOF_XSPACE_H_
+#define HLOROOF_XSPACE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hloroof/device.h"
+#include "hloroof/module.h"
+#include "hloroof/predict.h"
+
+namespace hloroof {
+
+struct XSpaceOptions {
+  int64_t steps = 1;  // predicted steps laid end to end (at most kMaxXSpaceSteps)
+  // The run's folder under LOGDIR/plugins/profile; empty: "predicted_DEVICE".
+  std::string run;
+  std::string host = "hloroof-predicted";  // HOST.xplane.pb, and the space's host name
+  // The module's program id (XProf keys ops by it and names the module "NAME(ID)"); 0: a
+  // fingerprint of the module's name (FNV-1a, 64 bits).
+  uint64_t program_id = 0;
+  // Where the first step starts, ns since the Unix epoch (the profile's start time).
+  int64_t start_time_ns = 0;
+};
+
+inline constexpr int64_t kMaxXSpaceSteps = 1000;
+
+struct XSpaceFile {
+  std::string path;       // the file written (write_xspace) or empty (prediction_to_xspace)
+  std::string bytes;      // the serialized XSpace
+  uint64_t program_id = 0;
+  int64_t events = 0;     // timeline events written, every plane
+  // What XProf shows of a measured run that this file does not fill, one line each.
+  std::vector<std::string> unfilled;
+};
+
+// The serialized XSpace of `prediction`, which was predicted for `module` on `device` (ops are
+// found by name, so a prediction from the module's text serves too). Errors: steps out of
+// [1, kMaxXSpaceSteps].
+absl::StatusOr<XSpaceFile> prediction_to_xspace(const Module& module, const Prediction& prediction,
+                                                const DeviceSpec& device,
+                                                const XSpaceOptions& options = {});
+
+// The same, written to LOG_DIR/plugins/profile/RUN/HOST.xplane.pb (folders made as needed).
+// Errors: those of prediction_to_xspace, a run or host name that is not one plain file name,
+// a folder or file that cannot be written.
+absl::StatusOr<XSpaceFile> write_xspace(const Module& module, const Prediction& prediction,
+                                        const DeviceSpec& device, std::string_view log_dir,
+                                        const XSpaceOptions& options = {});
+
+// What a command prints after writing the file: its path, how to open it, and what XProf
+// shows of a measured run that it leaves empty; lines of at most 100 columns.
+std::string render_xspace_summary(const XSpaceFile& file, std::string_view log_dir);
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_XSPACE_H_

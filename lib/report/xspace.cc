@@ -1,0 +1,789 @@
+// The predicted step as an XSpace (lib/profile/xplane.proto) in the shape XProf's converters
+// read. The names and their meaning come from openxla/xprof and openxla/xla (docs/xspace.md
+// cites file and commit for each):
+//  - line names "XLA Modules", "XLA Ops", "Async XLA Ops", "Steps" and the stat names
+//    (xla/tsl/profiler/utils/xplane_schema.cc);
+//  - op metrics: an "XLA Ops" event's metadata gives the op's display name, its text (name),
+//    program_id, symbol_id (0 is the root and is skipped), hlo_category, tf_op, flops,
+//    model_flops, bytes_accessed; nested events count as children, so a loop's own time is
+//    what its body leaves (xprof/utils/op_metrics_db_utils.cc,
+//    xprof/convert/xplane_to_op_metrics_db.cc);
+//  - the TPU roofline: the device plane's peak_teraflops_per_second,
+//    peak_hbm_bw_gigabytes_per_second, peak_sram_rd/wr_bw_gigabytes_per_second
+//    (xprof/convert/xplane_to_op_stats.cc, GetPerfEnvFromXPlane);
+//  - GPUs: kernels with hlo_op, hlo_module, program_id and correlation_id
+//    (xprof/utils/gpu_event_stats.cc); the peaks from clock_rate, core_count,
+//    compute_cap_major/minor and memory_bandwidth (xprof/utils/hardware_type_utils.cc).
+#include "hloroof/xspace.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hloroof/hlo_proto.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/output_file.h"
+#include "hloroof/shape_text.h"
+#include "profile/xplane.pb.h"
+#include "report/wrap.h"
+#include "util/absl_compat.h"
+
+namespace hloroof {
+namespace {
+
+namespace fs = std::filesystem;
+namespace xp = hloroof::xplane;
+
+// Events written in all, every step: a bound that keeps a deep loop nest's file in memory.
+constexpr int64_t kMaxEvents = 4'000'000;
+
+constexpr char kPredicted[] = "predicted by hloroof, not measured";
+
+// FNV-1a, 64 bits: a program id that is the same for the same module name on every machine.
+uint64_t fingerprint(std::string_view text) {
+  uint64_t h = 14695981039346656037ull;
+  for (char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h == 0 ? 1 : h;
+}
+
+// Seconds to whole picoseconds; negative and non-finite times last no time.
+int64_t to_ps(double seconds) {
+  if (!std::isfinite(seconds) || seconds <= 0) return 0;
+  const double ps = std::round(seconds * 1e12);
+  return ps >= 9e18 ? int64_t{9'000'000'000'000'000'000} : static_cast<int64_t>(ps);
+}
+
+uint64_t to_count(double value) {
+  if (!std::isfinite(value) || value <= 0) return 0;
+  return value >= 1.8e19 ? std::numeric_limits<uint64_t>::max()
+                         : static_cast<uint64_t>(std::llround(value));
+}
+
+// Protobuf's base-128 varint.
+void append_varint(std::string& out, uint64_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<char>(value));
+}
+
+// XProf's MemoryAccessBreakdown message (plugin/xprof/protobuf/op_metrics.proto): repeated
+// MemoryAccessed memory_accessed = 1, each {operation_type = 1 (READ = 1), memory_space = 2
+// (HBM = 1, on-chip = 2147483646), bytes_accessed = 3}. Written by hand: the message is three
+// integers, and its .proto is XProf's, not ours.
+std::string memory_access_breakdown(double hbm_bytes, double on_chip_bytes) {
+  std::string out;
+  auto add = [&](uint64_t space, double bytes) {
+    if (bytes <= 0) return;
+    std::string entry;
+    entry.push_back(0x08);  // field 1, varint: operation_type
+    append_varint(entry, 1);
+    entry.push_back(0x10);  // field 2, varint: memory_space
+    append_varint(entry, space);
+    entry.push_back(0x18);  // field 3, varint: bytes_accessed
+    append_varint(entry, to_count(bytes));
+    out.push_back(0x0a);  // field 1, length-delimited: memory_accessed
+    append_varint(out, entry.size());
+    out += entry;
+  };
+  add(1, hbm_bytes);
+  add(2147483646, on_chip_bytes);
+  return out;
+}
+
+// One plane under construction: stat and event metadata interned by name.
+class PlaneBuilder {
+ public:
+  PlaneBuilder(xp::XPlane* plane, int64_t id, std::string name) : plane_(plane) {
+    plane_->set_id(id);
+    plane_->set_name(std::move(name));
+  }
+
+  int64_t stat_id(std::string_view name) {
+    auto [it, inserted] = stats_.try_emplace(std::string(name), 0);
+    if (inserted) {
+      it->second = static_cast<int64_t>(stats_.size());
+      xp::XStatMetadata& m = (*plane_->mutable_stat_metadata())[it->second];
+      m.set_id(it->second);
+      m.set_name(std::string(name));
+    }
+    return it->second;
+  }
+
+  // The event metadata named `name`; `created` says whether it is new (its stats to fill).
+  xp::XEventMetadata& event_metadata(std::string_view name, bool* created = nullptr) {
+    auto [it, inserted] = events_.try_emplace(std::string(name), 0);
+    if (inserted) it->second = static_cast<int64_t>(events_.size());
+    xp::XEventMetadata& m = (*plane_->mutable_event_metadata())[it->second];
+    if (inserted) {
+      m.set_id(it->second);
+      m.set_name(std::string(name));
+    }
+    if (created != nullptr) *created = inserted;
+    return m;
+  }
+
+  xp::XLine* add_line(int64_t id, std::string_view name, std::string_view display_name,
+                      int64_t timestamp_ns) {
+    xp::XLine* line = plane_->add_lines();
+    line->set_id(id);
+    line->set_name(std::string(name));
+    if (!display_name.empty()) line->set_display_name(std::string(display_name));
+    line->set_timestamp_ns(timestamp_ns);
+    return line;
+  }
+
+  template <typename Stats>
+  void add_str(Stats* stats, std::string_view name, std::string_view value) {
+    xp::XStat* s = stats->Add();
+    s->set_metadata_id(stat_id(name));
+    s->set_str_value(std::string(value));
+  }
+  template <typename Stats>
+  void add_bytes(Stats* stats, std::string_view name, std::string value) {
+    xp::XStat* s = stats->Add();
+    s->set_metadata_id(stat_id(name));
+    s->set_bytes_value(std::move(value));
+  }
+  template <typename Stats>
+  void add_double(Stats* stats, std::string_view name, double value) {
+    xp::XStat* s = stats->Add();
+    s->set_metadata_id(stat_id(name));
+    s->set_double_value(value);
+  }
+  template <typename Stats>
+  void add_uint(Stats* stats, std::string_view name, uint64_t value) {
+    xp::XStat* s = stats->Add();
+    s->set_metadata_id(stat_id(name));
+    s->set_uint64_value(value);
+  }
+  template <typename Stats>
+  void add_int(Stats* stats, std::string_view name, int64_t value) {
+    xp::XStat* s = stats->Add();
+    s->set_metadata_id(stat_id(name));
+    s->set_int64_value(value);
+  }
+  // A string value held once in the stat metadata (XProf's "ref" values).
+  template <typename Stats>
+  void add_ref(Stats* stats, std::string_view name, std::string_view value) {
+    const int64_t key = stat_id(name);
+    xp::XStat* s = stats->Add();
+    s->set_metadata_id(key);
+    s->set_ref_value(static_cast<uint64_t>(stat_id(value)));
+  }
+
+  xp::XPlane& plane() { return *plane_; }
+
+ private:
+  xp::XPlane* plane_;
+  std::map<std::string, int64_t, std::less<>> stats_;
+  std::map<std::string, int64_t, std::less<>> events_;
+};
+
+// A slice of the step as written: the prediction's timeline, with the summary slice of a loop's
+// remaining iterations filled by the last laid-out iteration, stretched by their count.
+struct Slice {
+  std::string name;
+  std::string track;
+  double start_s = 0;  // laid out in seconds, so that stretching does not multiply rounding
+  double duration_s = 0;
+  int depth = 0;
+  int64_t iterations = 0;  // iteration slices
+  const Instruction* instruction = nullptr;
+  int64_t start_ps = 0;  // then rounded to whole picoseconds and fitted (fit_nesting)
+  int64_t duration_ps = 0;
+  double end_s() const { return start_s + duration_s; }
+  int64_t end_ps() const { return start_ps + duration_ps; }
+};
+
+class StepLayout {
+ public:
+  StepLayout(const Prediction& prediction,
+             const absl::flat_hash_map<std::string_view, const Instruction*>& by_name)
+      : prediction_(prediction), by_name_(by_name) {}
+
+  std::vector<Slice> build(std::vector<std::string>& unfilled) {
+    std::vector<Slice> out;
+    const std::vector<TimelineEvent>& events = prediction_.timeline;
+    // The last laid-out iteration slice per depth, and whether it belongs to the loop still
+    // open at the depth above.
+    std::map<int, size_t> last_iteration;
+    for (size_t k = 0; k < events.size() && !full_; ++k) {
+      const TimelineEvent& e = events[k];
+      Slice s{e.name,  e.track,      std::max(0.0, e.start_s), std::max(0.0, e.duration_s),
+              e.depth, e.iterations, nullptr};
+      // The timeline's own instruction when the prediction was made from this module; by
+      // name when it was made from the module's text.
+      if (e.instruction != nullptr) {
+        s.instruction = e.instruction;
+      } else if (auto it = by_name_.find(e.name); it != by_name_.end() && e.iterations == 0) {
+        s.instruction = it->second;
+      }
+      const bool has_children = k + 1 < events.size() && events[k + 1].depth > e.depth &&
+                                events[k + 1].start_s < e.start_s + e.duration_s;
+      if (e.iterations == 0 && e.track == "compute") last_iteration.erase(e.depth + 1);
+      if (e.iterations > 0 && has_children) last_iteration[e.depth] = out.size();
+      const bool summary = e.iterations > 0 && !has_children;
+      push(out, s);
+      if (!summary) continue;
+      auto t = last_iteration.find(e.depth);
+      if (t == last_iteration.end()) {
+        unfilled.push_back(absl::StrCat(
+            "'", e.name, "': no iteration of the loop is laid out, so its ops are missing from "
+            "the op profile (raise max_expanded_iterations)"));
+        continue;
+      }
+      stretch(out, t->second, out.size() - 1, e.iterations);
+    }
+    if (full_) {
+      unfilled.push_back(absl::StrCat("the step holds more than ", kMaxEvents,
+                                      " events; later ones are left out"));
+    }
+    for (Slice& s : out) {
+      s.start_ps = to_ps(s.start_s);
+      s.duration_ps = to_ps(s.end_s()) - s.start_ps;
+    }
+    return out;
+  }
+
+ private:
+  void push(std::vector<Slice>& out, Slice s) {
+    if (static_cast<int64_t>(out.size()) >= kMaxEvents) {
+      full_ = true;
+      return;
+    }
+    out.push_back(std::move(s));
+  }
+
+  // Fills the summary slice out[rest] (the loop's last `count` iterations) with the contents
+  // of the iteration slice out[iteration], each stretched `count` times, then the loop's last
+  // condition once.
+  void stretch(std::vector<Slice>& out, size_t iteration, size_t rest, int64_t count) {
+    const Slice template_slice = out[iteration];
+    const Slice rest_slice = out[rest];
+    std::vector<Slice> contents;
+    for (size_t k = iteration + 1; k < rest; ++k) {
+      if (out[k].depth > template_slice.depth && out[k].start_s < template_slice.end_s()) {
+        contents.push_back(out[k]);
+      }
+    }
+    const Computation* condition = loop_condition(out, iteration);
+    double condition_end = template_slice.start_s;
+    for (const Slice& c : contents) {
+      if (c.depth == template_slice.depth + 1 && c.instruction != nullptr &&
+          c.instruction->parent() == condition) {
+        condition_end = std::max(condition_end, c.end_s());
+      }
+    }
+    const double n = static_cast<double>(count);
+    for (const Slice& c : contents) {
+      Slice s = c;
+      s.start_s = rest_slice.start_s + (c.start_s - template_slice.start_s) * n;
+      s.duration_s = c.duration_s * n;
+      s.depth = c.depth - template_slice.depth + rest_slice.depth;
+      push(out, std::move(s));
+    }
+    // The last condition, once, after the stretched iterations.
+    const double last = rest_slice.start_s + template_slice.duration_s * n;
+    for (const Slice& c : contents) {
+      if (c.start_s >= condition_end) break;
+      Slice s = c;
+      s.start_s = last + (c.start_s - template_slice.start_s);
+      s.depth = c.depth - template_slice.depth + rest_slice.depth;
+      push(out, std::move(s));
+    }
+  }
+
+  // The condition computation of the loop whose iteration is out[iteration]: the nearest
+  // earlier slice one level up.
+  static const Computation* loop_condition(const std::vector<Slice>& out, size_t iteration) {
+    for (size_t k = iteration; k-- > 0;) {
+      if (out[k].depth == out[iteration].depth - 1) {
+        const Instruction* loop = out[k].instruction;
+        return loop != nullptr ? loop->computation_attribute(AttrId::kCondition) : nullptr;
+      }
+    }
+    return nullptr;
+  }
+
+  const Prediction& prediction_;
+  const absl::flat_hash_map<std::string_view, const Instruction*>& by_name_;
+  bool full_ = false;
+};
+
+// The slices of one line as XProf nests them, by time: a slice must lie inside its parent (the
+// nearest earlier one of lower depth) and after its previous sibling, or XProf takes it for
+// the sibling's child or the parent's sibling. Rounding to picoseconds can break either by
+// 1 ps; the slice is moved or cut to fit.
+void fit_nesting(std::vector<Slice*>& line) {
+  std::stable_sort(line.begin(), line.end(), [](const Slice* a, const Slice* b) {
+    if (a->start_ps != b->start_ps) return a->start_ps < b->start_ps;
+    return a->depth < b->depth;
+  });
+  std::vector<Slice*> open;
+  for (Slice* s : line) {
+    auto move_start_to = [&](int64_t start) {
+      if (start <= s->start_ps) return;
+      s->duration_ps = std::max<int64_t>(0, s->end_ps() - start);
+      s->start_ps = start;
+    };
+    while (!open.empty() && open.back()->depth >= s->depth) {
+      const Slice* before = open.back();
+      open.pop_back();
+      if (before->depth == s->depth) move_start_to(before->end_ps());
+    }
+    if (!open.empty()) {
+      const Slice* parent = open.back();
+      move_start_to(parent->start_ps);
+      if (s->start_ps > parent->end_ps()) s->start_ps = parent->end_ps();
+      if (s->end_ps() > parent->end_ps()) s->duration_ps = parent->end_ps() - s->start_ps;
+    }
+    open.push_back(s);
+  }
+}
+
+class XSpaceWriter {
+ public:
+  XSpaceWriter(const Module& module, const Prediction& prediction, const DeviceSpec& device,
+               const XSpaceOptions& options)
+      : module_(module), prediction_(prediction), device_(device), options_(options) {}
+
+  absl::StatusOr<XSpaceFile> write() {
+    if (options_.steps < 1 || options_.steps > kMaxXSpaceSteps) {
+      return absl::InvalidArgumentError(absl::StrCat("steps: ", options_.steps,
+                                                     " is not in [1, ", kMaxXSpaceSteps, "]"));
+    }
+    XSpaceFile file;
+    program_id_ = options_.program_id != 0 ? options_.program_id
+                                            : fingerprint(std::string(module_.name()));
+    file.program_id = program_id_;
+    module_event_name_ = absl::StrCat(std::string(module_.name()), "(", program_id_, ")");
+    index_module();
+    StepLayout layout(prediction_, by_name_);
+    slices_ = layout.build(unfilled_);
+    step_ps_ = std::max<int64_t>(to_ps(prediction_.step_time_s), 1);
+    for (const Slice& s : slices_) step_ps_ = std::max(step_ps_, s.end_ps());
+
+    space_.add_hostnames(options_.host);
+    space_.add_warnings(absl::StrCat("This run was ", kPredicted, ": device ", device_.name,
+                                     prediction_.topology.empty() ? "" : ":",
+                                     prediction_.topology, ", ", options_.steps,
+                                     options_.steps == 1 ? " step" : " steps"));
+    if (device_.kind == DeviceKind::kTpu) {
+      write_tpu_plane();
+    } else {
+      write_gpu_planes();
+    }
+    write_metadata_plane();
+    write_task_environment();
+    for (const std::string& note : prediction_.assumptions) {
+      space_.add_warnings(absl::StrCat("assumption: ", note));
+    }
+    unfilled_.insert(unfilled_.begin(), unfilled_always().begin(), unfilled_always().end());
+    for (const std::string& gap : unfilled_) space_.add_warnings(absl::StrCat("not filled: ", gap));
+    file.events = events_;
+    file.unfilled = std::move(unfilled_);
+    if (!space_.SerializeToString(&file.bytes)) {
+      return absl::InternalError("the XSpace could not be serialized (larger than 2 GiB?)");
+    }
+    return file;
+  }
+
+ private:
+  const std::vector<std::string>& unfilled_always() {
+    static const std::vector<std::string> kGaps = {
+        "host activity (input pipeline, Python, launches other than the step's) is not "
+        "predicted: the input pipeline analyzer and the host side of the overview are empty",
+        "no performance counters, power or memory allocator events: the memory profile and "
+        "the utilization viewer are empty",
+        "one device: the other devices of the slice run the same program and are not written",
+    };
+    return kGaps;
+  }
+
+  void index_module() {
+    for (const Computation* c : module_.computations()) {
+      for (const Instruction* i : c->instructions()) by_name_.try_emplace(i->name(), i);
+    }
+    uint64_t symbol = 0;
+    // Symbol ids in module order (0 is XProf's root and is skipped).
+    for (const Computation* c : module_.computations()) {
+      for (const Instruction* i : c->instructions()) symbols_.try_emplace(i, ++symbol);
+    }
+    for (const OpPrediction& op : prediction_.ops) {
+      ops_.try_emplace(op.name, &op);
+      if (op.instruction != nullptr) ops_by_instruction_.try_emplace(op.instruction, &op);
+    }
+  }
+
+  // The event metadata of an op on a TPU: what XProf's op profile reads.
+  int64_t tpu_op_metadata(PlaneBuilder& plane, const Slice& s) {
+    const Instruction* i = s.instruction;
+    if (auto known = op_metadata_.find(i != nullptr ? static_cast<const void*>(i) : nullptr);
+        i != nullptr && known != op_metadata_.end()) {
+      return known->second;
+    }
+    const std::string text = i != nullptr ? print(*i) : s.name;
+    bool created = false;
+    xp::XEventMetadata& m = plane.event_metadata(text, &created);
+    if (i != nullptr) op_metadata_[i] = m.id();
+    if (!created) return m.id();
+    m.set_display_name(s.name);
+    auto* stats = m.mutable_stats();
+    plane.add_uint(stats, "program_id", program_id_);
+    if (i != nullptr) plane.add_uint(stats, "symbol_id", symbols_.at(i));
+    const OpPrediction* o = op_of(s);
+    plane.add_str(stats, "hlo_category", o != nullptr ? o->category : category_of(i));
+    if (o != nullptr && !o->op_name.empty()) plane.add_str(stats, "tf_op", o->op_name);
+    // Costs of one execution; XProf multiplies them by the occurrences.
+    const double flops = o != nullptr ? o->flops : 0;
+    const double bytes = o != nullptr ? o->hbm_bytes + o->on_chip_bytes + o->host_bytes : 0;
+    plane.add_int(stats, "flops", static_cast<int64_t>(to_count(flops)));
+    plane.add_int(stats, "model_flops", static_cast<int64_t>(to_count(flops)));
+    plane.add_int(stats, "bytes_accessed", static_cast<int64_t>(to_count(bytes)));
+    plane.add_int(stats, "raw_bytes_accessed", static_cast<int64_t>(to_count(bytes)));
+    // The prediction does not split reads from writes: every byte counts as read (XProf adds
+    // the two for HBM).
+    if (o != nullptr) {
+      plane.add_bytes(stats, "memory_access_breakdown",
+                      memory_access_breakdown(o->hbm_bytes, o->on_chip_bytes));
+    }
+    if (i != nullptr) plane.add_str(stats, "shape_with_layout", to_string(i->shape()));
+    return m.id();
+  }
+
+  const OpPrediction* op_of(const Slice& s) const {
+    if (auto it = ops_by_instruction_.find(s.instruction); it != ops_by_instruction_.end()) {
+      return it->second;
+    }
+    auto it = ops_.find(s.name);
+    return it != ops_.end() ? it->second : nullptr;
+  }
+
+  static std::string category_of(const Instruction* i) {
+    if (i == nullptr) return "predicted";
+    return std::string(opcode_name(i->opcode()));
+  }
+
+  void add_event(xp::XLine* line, int64_t metadata_id, int64_t start_ps, int64_t duration_ps) {
+    xp::XEvent* e = line->add_events();
+    e->set_metadata_id(metadata_id);
+    e->set_offset_ps(start_ps);
+    e->set_duration_ps(duration_ps);
+    ++events_;
+  }
+
+  void add_device_peaks(PlaneBuilder& plane) {
+    auto* stats = plane.plane().mutable_stats();
+    plane.add_str(stats, "device_type_string",
+                  absl::StrCat(device_.display_name.empty() ? device_.name : device_.display_name,
+                               " (", kPredicted, ")"));
+    double matrix = 0;
+    if (auto bf16 = device_.matrix_flops_per_s.find("bf16");
+        bf16 != device_.matrix_flops_per_s.end()) {
+      matrix = bf16->second;
+    } else {
+      for (const auto& [cls, rate] : device_.matrix_flops_per_s) matrix = std::max(matrix, rate);
+    }
+    plane.add_double(stats, "peak_teraflops_per_second", matrix * 1e-12);
+    plane.add_double(stats, "peak_hbm_bw_gigabytes_per_second", device_.hbm_bandwidth * 1e-9);
+    const double on_chip = device_.on_chip_bandwidth.value_or(0) * 1e-9;
+    plane.add_double(stats, "peak_sram_rd_bw_gigabytes_per_second", on_chip);
+    plane.add_double(stats, "peak_sram_wr_bw_gigabytes_per_second", on_chip);
+    if (device_.kind == DeviceKind::kTpu) {
+      plane.add_double(stats, "peak_vmem_rd_bw_gigabytes_per_second", on_chip);
+      plane.add_double(stats, "peak_vmem_wr_bw_gigabytes_per_second", on_chip);
+      plane.add_double(stats, "peak_cmem_rd_bw_gigabytes_per_second", 0);
+      plane.add_double(stats, "peak_cmem_wr_bw_gigabytes_per_second", 0);
+    }
+  }
+
+  // ---- TPU ----
+
+  void write_tpu_plane() {
+    PlaneBuilder plane(space_.add_planes(), 1, "/device:TPU:0");
+    add_device_peaks(plane);
+    const int64_t t0 = options_.start_time_ns;
+    xp::XLine* steps = plane.add_line(1, "Steps", "", t0);
+    xp::XLine* modules = plane.add_line(2, "XLA Modules", "", t0);
+    xp::XLine* ops = plane.add_line(3, "XLA Ops", "", t0);
+    xp::XLine* loops = plane.add_line(5, "Loop iterations", "Loop iterations (predicted)", t0);
+    std::map<std::string, xp::XLine*, std::less<>> async_lines;
+
+    std::vector<Slice*> op_line, loop_line;
+    std::map<std::string, std::vector<Slice*>, std::less<>> async_slices;
+    for (Slice& s : slices_) {
+      if (s.track != "compute") {
+        async_slices[s.track].push_back(&s);
+      } else if (s.iterations > 0) {
+        loop_line.push_back(&s);
+      } else {
+        op_line.push_back(&s);
+      }
+    }
+    fit_nesting(op_line);
+    fit_nesting(loop_line);
+
+    const int64_t module_md = plane.event_metadata(module_event_name_).id();
+    for (int64_t step = 0; step < options_.steps; ++step) {
+      const int64_t base = step * step_ps_;
+      xp::XEventMetadata& step_md = plane.event_metadata(absl::StrCat(step));
+      add_event(steps, step_md.id(), base, step_ps_);
+      add_event(modules, module_md, base, step_ps_);
+      auto* stats = modules->mutable_events(modules->events_size() - 1)->mutable_stats();
+      plane.add_uint(stats, "run_id", static_cast<uint64_t>(step + 1));
+      plane.add_int(stats, "group_id", step);
+      for (const Slice* s : op_line) {
+        add_event(ops, tpu_op_metadata(plane, *s), base + s->start_ps, s->duration_ps);
+      }
+      for (const Slice* s : loop_line) {
+        add_event(loops, plane.event_metadata(s->name).id(), base + s->start_ps, s->duration_ps);
+      }
+      int64_t line_id = 100;
+      for (auto& [track, list] : async_slices) {
+        xp::XLine*& line = async_lines[track];
+        if (line == nullptr) {
+          line = plane.add_line(line_id, "Async XLA Ops",
+                                absl::StrCat("Async XLA Ops: ", track, " (predicted)"), t0);
+        }
+        ++line_id;
+        for (const Slice* s : list) {
+          xp::XEventMetadata& m = plane.event_metadata(absl::StrCat(s->name, " (async work)"));
+          add_event(line, m.id(), base + s->start_ps, s->duration_ps);
+          plane.add_str(line->mutable_events(line->events_size() - 1)->mutable_stats(), "hlo_op",
+                        s->name);
+        }
+      }
+    }
+  }
+
+  // ---- GPU ----
+
+  // XProf's matrix FLOPs per SM per clock for an NVIDIA compute capability, the larger of
+  // fp32 and fp16 (xprof/utils/hardware_type_utils.cc, GetNvidiaFlopCapsPerSMPerCycle:
+  // dense rates; a capability it lacks takes the highest one below it).
+  static double xprof_flops_per_sm_per_cycle(int major, int minor) {
+    const int cap = major * 1000 + minor * 10;
+    if (cap >= 10000) return 8192;
+    if (cap >= 9000) return 4096;
+    if (cap >= 8090) return 1024;
+    if (cap >= 8060) return 1024;
+    if (cap >= 8000) return 2048;
+    if (cap >= 7000) return 1024;
+    return 0;
+  }
+
+  // A GPU's figures where XProf reads them: it derives the peak FLOP/s as core_count x its
+  // per-SM rate for the compute capability x clock_rate, and the HBM bandwidth from
+  // memory_bandwidth (xprof/convert/xplane_to_op_stats.cc, GetPerfEnvFromXPlane). hloroof's
+  // device files give the peak, not the SM count and clock: core_count is 1 and clock_rate the
+  // clock that makes XProf's product equal hloroof's bf16 peak (not the chip's clock).
+  void add_gpu_capabilities(PlaneBuilder& plane) {
+    auto* stats = plane.plane().mutable_stats();
+    const int major = device_.gpu ? device_.gpu->compute_capability_major : 0;
+    const int minor = device_.gpu ? device_.gpu->compute_capability_minor : 0;
+    plane.add_str(stats, "device_vendor", "Nvidia");
+    double matrix = 0;
+    if (auto bf16 = device_.matrix_flops_per_s.find("bf16");
+        bf16 != device_.matrix_flops_per_s.end()) {
+      matrix = bf16->second;
+    }
+    const double per_cycle = xprof_flops_per_sm_per_cycle(major, minor);
+    if (per_cycle > 0 && matrix > 0) {
+      const double clock_khz = matrix / per_cycle / 1e3;
+      plane.add_int(stats, "clock_rate", static_cast<int64_t>(std::llround(clock_khz)));
+      plane.add_int(stats, "core_count", 1);
+    } else {
+      unfilled_.push_back(absl::StrCat(
+          "XProf knows no per-SM FLOP rate for compute capability ", major, ".", minor,
+          " (or the device lists no bf16 peak): its roofline has no compute roof"));
+    }
+    plane.add_uint(stats, "memory_bandwidth", to_count(device_.hbm_bandwidth));
+    plane.add_uint(stats, "memory_size", to_count(device_.hbm_capacity_bytes));
+    plane.add_int(stats, "compute_cap_major", major);
+    plane.add_int(stats, "compute_cap_minor", minor);
+  }
+
+  void write_gpu_planes() {
+    PlaneBuilder plane(space_.add_planes(), 1, "/device:GPU:0");
+    add_gpu_capabilities(plane);
+    add_device_peaks(plane);
+    const int64_t t0 = options_.start_time_ns;
+    xp::XLine* kernels = plane.add_line(1, "Stream #1(Kernel)", "", t0);
+    std::map<std::string, xp::XLine*, std::less<>> async_lines;
+    PlaneBuilder host(space_.add_planes(), 2, "/host:CPU");
+    xp::XLine* launches = host.add_line(1, "predicted launches", "", t0);
+
+    // Kernels: the ops that run (loops, conditionals and calls are their callees' kernels).
+    std::vector<const Slice*> ops;
+    std::map<std::string, std::vector<const Slice*>, std::less<>> async_slices;
+    for (const Slice& s : slices_) {
+      if (s.track != "compute") {
+        async_slices[s.track].push_back(&s);
+        continue;
+      }
+      if (s.iterations > 0 || s.instruction == nullptr) continue;
+      const Opcode op = s.instruction->opcode();
+      if (op == Opcode::kWhile || op == Opcode::kConditional || op == Opcode::kCall) continue;
+      ops.push_back(&s);
+    }
+    std::stable_sort(ops.begin(), ops.end(), [](const Slice* a, const Slice* b) {
+      return a->start_ps < b->start_ps;
+    });
+    const std::string module_name(module_.name());
+    const int64_t module_md =
+        host.event_metadata(absl::StrCat(module_name, ":XLA GPU module")).id();
+    const int64_t launch_md = host.event_metadata("cuLaunchKernel").id();
+    uint64_t correlation = 0;
+    for (int64_t step = 0; step < options_.steps; ++step) {
+      const int64_t base = step * step_ps_;
+      add_event(launches, module_md, base, step_ps_);
+      for (const Slice* s : ops) {
+        ++correlation;
+        const int64_t start = base + s->start_ps;
+        add_event(launches, launch_md, start, 0);
+        host.add_uint(launches->mutable_events(launches->events_size() - 1)->mutable_stats(),
+                      "correlation_id", correlation);
+        add_event(kernels, plane.event_metadata(s->name).id(), start, s->duration_ps);
+        auto* stats = kernels->mutable_events(kernels->events_size() - 1)->mutable_stats();
+        plane.add_uint(stats, "correlation_id", correlation);
+        plane.add_ref(stats, "hlo_op", s->name);
+        plane.add_ref(stats, "hlo_module", module_name);
+        plane.add_uint(stats, "program_id", program_id_);
+      }
+      int64_t line_id = 100;
+      for (auto& [track, list] : async_slices) {
+        xp::XLine*& line = async_lines[track];
+        if (line == nullptr) {
+          line = plane.add_line(line_id, absl::StrCat("Stream #", line_id, "(", track, ")"),
+                                absl::StrCat("Stream #", line_id, " (", track, ", predicted)"),
+                                t0);
+        }
+        ++line_id;
+        // The async work, shown: no hlo_op stat, so XProf's op stats keep the prediction's
+        // per-op times (the done's wait) rather than adding the overlapped work.
+        for (const Slice* s : list) {
+          xp::XEventMetadata& m = plane.event_metadata(absl::StrCat(s->name, " (async work)"));
+          add_event(line, m.id(), base + s->start_ps, s->duration_ps);
+        }
+      }
+    }
+  }
+
+  // ---- Host metadata ----
+
+  // The module's HloProto, as XProf reads it: an event metadata of /host:metadata whose id is
+  // the program id, named NAME(PROGRAM_ID), with the serialized HloProto in its stat
+  // "Hlo Proto" (xprof/utils/hlo_proto_map.cc, ParseHloProtosFromXSpace; [S9]).
+  void write_metadata_plane() {
+    PlaneBuilder plane(space_.add_planes(), 3, "/host:metadata");
+    bool created = false;
+    xp::XEventMetadata& m = plane.event_metadata(module_event_name_, &created);
+    // Keyed by the program id (XProf takes the key for it), not by creation order.
+    xp::XEventMetadata moved = m;
+    plane.plane().mutable_event_metadata()->erase(m.id());
+    moved.set_id(static_cast<int64_t>(program_id_));
+    plane.add_bytes(moved.mutable_stats(), "Hlo Proto", write_hlo_proto(module_));
+    (*plane.plane().mutable_event_metadata())[moved.id()] = std::move(moved);
+    unfilled_.push_back(
+        "no buffer assignment in the HloProto: XProf's memory viewer has no allocations to "
+        "show (hloroof memory gives the predicted peak)");
+  }
+
+  void write_task_environment() {
+    PlaneBuilder plane(space_.add_planes(), 0, "Task Environment");
+    auto* stats = plane.plane().mutable_stats();
+    const uint64_t start = static_cast<uint64_t>(std::max<int64_t>(options_.start_time_ns, 0));
+    plane.add_uint(stats, "profile_start_time", start);
+    plane.add_uint(stats, "profile_stop_time",
+                   start + static_cast<uint64_t>(step_ps_ / 1000) *
+                               static_cast<uint64_t>(options_.steps));
+  }
+
+  const Module& module_;
+  const Prediction& prediction_;
+  const DeviceSpec& device_;
+  const XSpaceOptions& options_;
+  xp::XSpace space_;
+  uint64_t program_id_ = 0;
+  std::string module_event_name_;
+  absl::flat_hash_map<std::string_view, const Instruction*> by_name_;
+  absl::flat_hash_map<const Instruction*, uint64_t> symbols_;
+  absl::flat_hash_map<std::string_view, const OpPrediction*> ops_;
+  absl::flat_hash_map<const Instruction*, const OpPrediction*> ops_by_instruction_;
+  absl::flat_hash_map<const void*, int64_t> op_metadata_;  // an instruction's event metadata
+  std::vector<Slice> slices_;
+  int64_t step_ps_ = 1;
+  int64_t events_ = 0;
+  std::vector<std::string> unfilled_;
+};
+
+// One plain name: a folder or file name that cannot climb out of the log directory.
+absl::Status check_name(std::string_view what, std::string_view name) {
+  if (name.empty() || name == "." || name == ".." ||
+      name.find_first_of("/\\") != std::string_view::npos || name.find('\0') != name.npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        std::string(what), " '", std::string(name),
+        "' is not one plain name (no '/', '\\', '.' or '..')"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<XSpaceFile> prediction_to_xspace(const Module& module, const Prediction& prediction,
+                                                const DeviceSpec& device,
+                                                const XSpaceOptions& options) {
+  return XSpaceWriter(module, prediction, device, options).write();
+}
+
+absl::StatusOr<XSpaceFile> write_xspace(const Module& module, const Prediction& prediction,
+                                        const DeviceSpec& device, std::string_view log_dir,
+                                        const XSpaceOptions& options) {
+  const std::string run = options.run.empty() ? absl::StrCat("predicted_", device.name)
+                                              : options.run;
+  if (absl::Status s = check_name("run", run); !s.ok()) return s;
+  if (absl::Status s = check_name("host", options.host); !s.ok()) return s;
+  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(module, prediction, device, options);
+  if (!file.ok()) return file.status();
+  const fs::path folder = fs::path(std::string(log_dir)) / "plugins" / "profile" / run;
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot make the folder '", folder.string(), "': ", ec.message()));
+  }
+  const fs::path path = folder / absl::StrCat(options.host, ".xplane.pb");
+  if (absl::Status s = write_output_file(path.string(), file->bytes, "the XSpace"); !s.ok()) {
+    return s;
+  }
+  file->path = path.string();
+  return file;
+}
+
+std::string render_xspace_summary(const XSpaceFile& file, std::string_view log_dir) {
+  using report_internal::wrap;
+  std::string out = wrap(absl::StrCat("XSpace written (", kPredicted, "): ", file.path, ", ",
+                                      file.events, " events, program id ", file.program_id),
+                         "", "  ");
+  out += wrap(absl::StrCat("open it with `xprof --logdir ", std::string(log_dir),
+                           "` (or TensorBoard's profile plugin)"),
+              "  ", "  ");
+  if (!file.unfilled.empty()) {
+    out += "XProf views this file leaves empty or partial:\n";
+    for (const std::string& gap : file.unfilled) out += wrap(gap, "  - ", "    ");
+  }
+  return out;
+}
+
+}  // namespace hloroof

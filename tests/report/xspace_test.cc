@@ -1,0 +1,355 @@
+// The predicted step as an XSpace: the planes, lines, stats and event metadata XProf reads
+// (docs/xspace.md), each op's events adding up to its predicted time, and the file read back by
+// hloroof's own profile reader as a measured run of the same module.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "hloroof/hlo_text.h"
+#include "hloroof/predict.h"
+#include "hloroof/profile.h"
+#include "hloroof/xspace.h"
+#include "profile/xplane.pb.h"
+
+namespace hloroof {
+namespace {
+
+namespace xp = hloroof::xplane;
+
+// A loop of 10 iterations (known_trip_count) whose body runs an inner loop of 7; only the
+// first 2 iterations of each are laid out one by one, the rest is one summary slice.
+constexpr char kNested[] = R"(HloModule nested, is_scheduled=true
+icond {
+  s.0 = (s32[], f32[1024]) parameter(0)
+  i.0 = s32[] get-tuple-element(s.0), index=0
+  n.0 = s32[] constant(7)
+  ROOT lt = pred[] compare(i.0, n.0), direction=LT
+}
+ibody {
+  s.1 = (s32[], f32[1024]) parameter(0)
+  i.1 = s32[] get-tuple-element(s.1), index=0
+  x.1 = f32[1024] get-tuple-element(s.1), index=1
+  one.1 = s32[] constant(1)
+  i1 = s32[] add(i.1, one.1)
+  x1 = f32[1024] multiply(x.1, x.1)
+  ROOT r.1 = (s32[], f32[1024]) tuple(i1, x1)
+}
+cond {
+  s.2 = (s32[], f32[1024]) parameter(0)
+  i.2 = s32[] get-tuple-element(s.2), index=0
+  n.2 = s32[] constant(10)
+  ROOT lt2 = pred[] compare(i.2, n.2), direction=LT
+}
+body {
+  s.3 = (s32[], f32[1024]) parameter(0)
+  i.3 = s32[] get-tuple-element(s.3), index=0
+  x.3 = f32[1024] get-tuple-element(s.3), index=1
+  one.3 = s32[] constant(1)
+  i2 = s32[] add(i.3, one.3)
+  x2 = f32[1024] add(x.3, x.3)
+  z = s32[] constant(0)
+  t = (s32[], f32[1024]) tuple(z, x2)
+  w2 = (s32[], f32[1024]) while(t), condition=icond, body=ibody, backend_config={"known_trip_count":{"n":"7"}}
+  x3 = f32[1024] get-tuple-element(w2), index=1
+  ROOT r.3 = (s32[], f32[1024]) tuple(i2, x3)
+}
+ENTRY e {
+  x = f32[1024] parameter(0)
+  zero = s32[] constant(0)
+  s = (s32[], f32[1024]) tuple(zero, x)
+  w = (s32[], f32[1024]) while(s), condition=cond, body=body, backend_config={"known_trip_count":{"n":"10"}}
+  ROOT y = f32[1024] get-tuple-element(w), index=1
+})";
+
+struct Case {
+  Module module;
+  DeviceSpec spec;
+  Prediction prediction;
+};
+
+Case predict_nested(std::string_view device_name) {
+  absl::StatusOr<Module> m = parse_module(kNested);
+  REQUIRE(m.ok());
+  absl::StatusOr<DeviceSpec> spec = device(device_name);
+  REQUIRE(spec.ok());
+  // At the roofline, without the per-op overhead: each op's time is its bytes over the HBM
+  // bandwidth, derived by hand below.
+  PredictOptions options;
+  options.include_overhead = false;
+  options.roofline_only = true;
+  options.max_expanded_iterations = 2;
+  absl::StatusOr<Prediction> p = predict_step_time(*m, *spec, options);
+  REQUIRE(p.ok());
+  return {*std::move(m), *std::move(spec), *std::move(p)};
+}
+
+xp::XSpace parse_space(const std::string& bytes) {
+  xp::XSpace space;
+  REQUIRE(space.ParseFromString(bytes));
+  return space;
+}
+
+const xp::XPlane& plane_named(const xp::XSpace& space, std::string_view name) {
+  for (const xp::XPlane& p : space.planes()) {
+    if (p.name() == name) return p;
+  }
+  FAIL("no plane " << name);
+  return space.planes(0);
+}
+
+const xp::XLine& line_named(const xp::XPlane& plane, std::string_view name) {
+  for (const xp::XLine& l : plane.lines()) {
+    if (l.name() == name) return l;
+  }
+  FAIL("no line " << name);
+  return plane.lines(0);
+}
+
+std::string stat_name(const xp::XPlane& plane, const xp::XStat& stat) {
+  return plane.stat_metadata().at(stat.metadata_id()).name();
+}
+
+const xp::XStat* find_stat(const xp::XPlane& plane,
+                           const google::protobuf::RepeatedPtrField<xp::XStat>& stats,
+                           std::string_view name) {
+  for (const xp::XStat& s : stats) {
+    if (stat_name(plane, s) == name) return &s;
+  }
+  return nullptr;
+}
+
+// Per op, the time its events on `line` take alone: an event's duration less the events it
+// encloses, as XProf's op profile counts it (xprof/convert/xplane_to_op_metrics_db.cc).
+std::map<std::string, double> self_seconds(const xp::XPlane& plane, const xp::XLine& line) {
+  std::map<std::string, double> out;
+  struct Open {
+    std::string name;
+    int64_t end;
+    int64_t children = 0;
+    int64_t duration = 0;
+  };
+  std::vector<Open> open;
+  auto close = [&] {
+    const Open& o = open.back();
+    out[o.name] += static_cast<double>(o.duration - o.children) * 1e-12;
+    open.pop_back();
+  };
+  for (const xp::XEvent& e : line.events()) {
+    const int64_t end = e.offset_ps() + e.duration_ps();
+    while (!open.empty() && open.back().end <= e.offset_ps()) close();
+    if (!open.empty()) {
+      REQUIRE(end <= open.back().end);  // events nest, never straddle
+      open.back().children += e.duration_ps();
+    }
+    const xp::XEventMetadata& m = plane.event_metadata().at(e.metadata_id());
+    open.push_back({m.display_name().empty() ? m.name() : m.display_name(), end, 0,
+                    e.duration_ps()});
+  }
+  while (!open.empty()) close();
+  return out;
+}
+
+TEST_CASE("TPU: every op's XLA Ops events add up to its predicted time, loops stretched") {
+  Case c = predict_nested("tpu_v5e");
+  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
+  REQUIRE(file.ok());
+  const xp::XSpace space = parse_space(file->bytes);
+  const xp::XPlane& tpu = plane_named(space, "/device:TPU:0");
+  const std::map<std::string, double> self = self_seconds(tpu, line_named(tpu, "XLA Ops"));
+  // x1 runs 10 x 7 = 70 times, i1 as often; lt (the inner condition) 10 x 8 = 80 times; the
+  // outer loop's ops 10 times, its condition lt2 11 times. Only 2 of each loop's iterations are
+  // laid out one by one; the rest are the last one stretched.
+  std::map<std::string, double> runs;
+  for (const OpPrediction& op : c.prediction.ops) runs[op.name] = op.multiplier;
+  CHECK(runs["x1"] == 70);
+  CHECK(runs["lt"] == 80);
+  CHECK(runs["lt2"] == 11);
+  for (const OpPrediction& op : c.prediction.ops) {
+    INFO(op.name);
+    // One picosecond of rounding per event at most.
+    CHECK(self.count(op.name) == (op.total_time_s > 0 ? 1 : 0));
+    if (op.total_time_s > 0) {
+      CHECK(self.at(op.name) == Approx(op.total_time_s).margin(op.multiplier * 2e-12));
+    }
+  }
+  // The loops themselves take no time of their own: their ops fill them.
+  CHECK(self.at("w") == Approx(0).margin(1e-9));
+  CHECK(self.at("w2") == Approx(0).margin(1e-9));
+  // x2 = add(x, x): two f32[1024] operands read and one written, 12,288 B at 819 GB/s
+  // (tpu_v5e's HBM), ten times.
+  CHECK(self.at("x2") == Approx(10 * 12288 / 8.19e11));
+}
+
+TEST_CASE("TPU: op metadata carries the text, program id, category and costs") {
+  Case c = predict_nested("tpu_v5e");
+  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
+  REQUIRE(file.ok());
+  const xp::XSpace space = parse_space(file->bytes);
+  const xp::XPlane& tpu = plane_named(space, "/device:TPU:0");
+  std::set<uint64_t> symbols;
+  bool saw_x1 = false;
+  for (const auto& [id, m] : tpu.event_metadata()) {
+    const xp::XStat* symbol = find_stat(tpu, m.stats(), "symbol_id");
+    if (symbol == nullptr) continue;
+    CHECK(symbol->uint64_value() != 0);  // 0 is XProf's root, skipped
+    CHECK(symbols.insert(symbol->uint64_value()).second);
+    CHECK(find_stat(tpu, m.stats(), "program_id")->uint64_value() == file->program_id);
+    if (m.display_name() != "x1") continue;
+    saw_x1 = true;
+    CHECK(m.name() == "%x1 = f32[1024] multiply(%x.1, %x.1)");
+    CHECK(find_stat(tpu, m.stats(), "hlo_category")->str_value() == "non-fusion elementwise");
+    // One execution: 1,024 multiplies; 3 x 4,096 B read and written.
+    CHECK(find_stat(tpu, m.stats(), "flops")->int64_value() == 1024);
+    CHECK(find_stat(tpu, m.stats(), "model_flops")->int64_value() == 1024);
+    CHECK(find_stat(tpu, m.stats(), "bytes_accessed")->int64_value() == 3 * 4096);
+  }
+  CHECK(saw_x1);
+  // The modules line names the module as XProf does, NAME(PROGRAM_ID).
+  const xp::XLine& modules = line_named(tpu, "XLA Modules");
+  REQUIRE(modules.events_size() == 1);
+  CHECK(tpu.event_metadata().at(modules.events(0).metadata_id()).name() ==
+        "nested(" + std::to_string(file->program_id) + ")");
+}
+
+TEST_CASE("TPU: the device's peaks where XProf's roofline reads them") {
+  Case c = predict_nested("tpu_v5e");
+  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
+  REQUIRE(file.ok());
+  const xp::XSpace space = parse_space(file->bytes);
+  const xp::XPlane& tpu = plane_named(space, "/device:TPU:0");
+  // data/hardware/tpu_v5e.json: bf16 1.97e14 FLOP/s, HBM 8.19e11 B/s.
+  CHECK(find_stat(tpu, tpu.stats(), "peak_teraflops_per_second")->double_value() ==
+        Approx(197));
+  CHECK(find_stat(tpu, tpu.stats(), "peak_hbm_bw_gigabytes_per_second")->double_value() ==
+        Approx(819));
+  const std::string type = find_stat(tpu, tpu.stats(), "device_type_string")->str_value();
+  CHECK(type.find("TPU") != std::string::npos);  // XProf's hardware type test
+  CHECK(type.find("predicted") != std::string::npos);
+  REQUIRE(space.hostnames_size() == 1);
+  CHECK(space.hostnames(0) == "hloroof-predicted");
+  REQUIRE(space.warnings_size() > 0);
+  CHECK(space.warnings(0).find("predicted by hloroof, not measured") != std::string::npos);
+}
+
+TEST_CASE("steps are laid end to end, each one the predicted step") {
+  Case c = predict_nested("tpu_v5e");
+  absl::StatusOr<XSpaceFile> one = prediction_to_xspace(c.module, c.prediction, c.spec);
+  absl::StatusOr<XSpaceFile> three =
+      prediction_to_xspace(c.module, c.prediction, c.spec, {.steps = 3});
+  REQUIRE(one.ok());
+  REQUIRE(three.ok());
+  const xp::XSpace space = parse_space(three->bytes);
+  const xp::XPlane& tpu = plane_named(space, "/device:TPU:0");
+  const xp::XLine& modules = line_named(tpu, "XLA Modules");
+  REQUIRE(modules.events_size() == 3);
+  const int64_t step_ps = modules.events(0).duration_ps();
+  CHECK(static_cast<double>(step_ps) * 1e-12 == Approx(c.prediction.step_time_s).margin(1e-11));
+  for (int k = 0; k < 3; ++k) CHECK(modules.events(k).offset_ps() == k * step_ps);
+  const auto self = self_seconds(tpu, line_named(tpu, "XLA Ops"));
+  CHECK(self.at("x1") == Approx(3 * 70 * 3 * 4096 / 8.19e11));
+  // Three times the events of one step, and the module line's two more.
+  CHECK(three->events == 3 * one->events);
+  CHECK(!prediction_to_xspace(c.module, c.prediction, c.spec, {.steps = 0}).ok());
+  CHECK(!prediction_to_xspace(c.module, c.prediction, c.spec, {.steps = kMaxXSpaceSteps + 1})
+             .ok());
+}
+
+TEST_CASE("hloroof's own reader takes the predicted file for a measured run of the module") {
+  for (std::string_view device_name : {"tpu_v5e", "h100"}) {
+    INFO(device_name);
+    Case c = predict_nested(device_name);
+    absl::StatusOr<XSpaceFile> file =
+        prediction_to_xspace(c.module, c.prediction, c.spec, {.steps = 2});
+    REQUIRE(file.ok());
+    absl::StatusOr<Profile> profile = parse_xspace(file->bytes, "predicted.xplane.pb");
+    REQUIRE(profile.ok());
+    absl::StatusOr<MeasuredModule> measured = measure_module(*profile, c.module);
+    REQUIRE(measured.ok());
+    CHECK(measured->steps == 2);
+    CHECK(measured->step_s == Approx(c.prediction.step_time_s).margin(1e-11));
+    // On a TPU the reader counts a loop's summary slice (stretched iterations) as one
+    // execution of each op, and times ops per execution; GPU kernels are summed per op.
+    if (c.spec.kind == DeviceKind::kTpu) continue;
+    std::map<std::string, double> times;
+    for (const MeasuredOp& op : measured->ops) times[op.name] = op.time_s;
+    for (const OpPrediction& op : c.prediction.ops) {
+      if (op.total_time_s <= 0) continue;
+      INFO(op.name);
+      CHECK(times[op.name] == Approx(op.total_time_s).margin(op.multiplier * 2e-12));
+    }
+  }
+}
+
+TEST_CASE("GPU: kernels carry hlo_op, hlo_module and correlation_id; the host launches them") {
+  Case c = predict_nested("h100");
+  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
+  REQUIRE(file.ok());
+  const xp::XSpace space = parse_space(file->bytes);
+  const xp::XPlane& gpu = plane_named(space, "/device:GPU:0");
+  const xp::XPlane& host = plane_named(space, "/host:CPU");
+  // XProf's peak: core_count x 4,096 FLOPs per SM per clock (compute capability 9.0) x clock:
+  // the clock in kHz that gives h100's bf16 9.89e14 FLOP/s on one "core".
+  CHECK(find_stat(gpu, gpu.stats(), "core_count")->int64_value() == 1);
+  CHECK(find_stat(gpu, gpu.stats(), "clock_rate")->int64_value() ==
+        std::llround(9.89e14 / 4096 / 1e3));
+  CHECK(find_stat(gpu, gpu.stats(), "compute_cap_major")->int64_value() == 9);
+  CHECK(find_stat(gpu, gpu.stats(), "memory_bandwidth")->uint64_value() == 3'350'000'000'000u);
+  std::set<uint64_t> correlations;
+  int64_t kernels = 0;
+  for (const xp::XLine& line : gpu.lines()) {
+    for (const xp::XEvent& e : line.events()) {
+      const xp::XStat* op = find_stat(gpu, e.stats(), "hlo_op");
+      if (op == nullptr) continue;  // async work, shown only
+      ++kernels;
+      CHECK(gpu.stat_metadata().at(static_cast<int64_t>(op->ref_value())).name() ==
+            gpu.event_metadata().at(e.metadata_id()).name());
+      const xp::XStat* module = find_stat(gpu, e.stats(), "hlo_module");
+      REQUIRE(module != nullptr);
+      CHECK(gpu.stat_metadata().at(static_cast<int64_t>(module->ref_value())).name() == "nested");
+      correlations.insert(find_stat(gpu, e.stats(), "correlation_id")->uint64_value());
+    }
+  }
+  CHECK(kernels > 0);
+  CHECK(correlations.size() == static_cast<size_t>(kernels));  // one launch each
+  int64_t launches = 0, modules = 0;
+  for (const xp::XEvent& e : host.lines(0).events()) {
+    const std::string& name = host.event_metadata().at(e.metadata_id()).name();
+    if (name == "nested:XLA GPU module") ++modules;
+    const xp::XStat* id = find_stat(host, e.stats(), "correlation_id");
+    if (id != nullptr) launches += correlations.count(id->uint64_value());
+  }
+  CHECK(modules == 1);
+  CHECK(launches == kernels);
+}
+
+TEST_CASE("write_xspace: the run folder JAX writes, and names that stay inside it") {
+  Case c = predict_nested("tpu_v5e");
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / "hloroof_xspace_test";
+  std::filesystem::remove_all(dir);
+  absl::StatusOr<XSpaceFile> file = write_xspace(c.module, c.prediction, c.spec, dir.string());
+  REQUIRE(file.ok());
+  CHECK(file->path ==
+        (dir / "plugins/profile/predicted_tpu_v5e/hloroof-predicted.xplane.pb").string());
+  std::ifstream in(file->path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(bytes == file->bytes);
+  // read_profile finds it in the log directory, as it finds JAX's.
+  absl::StatusOr<Profile> profile = read_profile(dir.string());
+  REQUIRE(profile.ok());
+  CHECK(profile->origin == file->path);
+  for (std::string_view bad : {"..", "a/b", ".", "a\\b"}) {
+    INFO(bad);
+    CHECK(!write_xspace(c.module, c.prediction, c.spec, dir.string(), {.run = std::string(bad)})
+               .ok());
+    CHECK(!write_xspace(c.module, c.prediction, c.spec, dir.string(), {.host = std::string(bad)})
+               .ok());
+  }
+  CHECK(!write_xspace(c.module, c.prediction, c.spec, dir.string(), {.host = ""}).ok());
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace hloroof
