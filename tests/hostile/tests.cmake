@@ -210,3 +210,10 @@ hostile_run(two_members.profile ok "" profile ${P}/jit_step.hlo ${P}/two_members
             --device h100)
 hostile_run(two_members.profile_json json "" profile ${P}/jit_step.hlo
             ${P}/two_members.trace.json.gz --device h100 --json)
+
+# An input rewritten while it is read: never a signal (the mapped file raised SIGBUS).
+add_test(NAME hostile.rewrite_while_reading
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/rewrite_while_reading.sh
+                 $<TARGET_FILE:hloroof_cli> ${HOSTILE_INPUTS}/small.hlo
+                 ${HOSTILE_GENERATED}/rewrite)
+set_tests_properties(hostile.rewrite_while_reading PROPERTIES TIMEOUT 300)
