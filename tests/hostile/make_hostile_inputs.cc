@@ -200,6 +200,12 @@ int main(int argc, char** argv) {
   const std::string fifo = out + "/profile.fifo.trace.json";
   std::filesystem::remove(fifo, made);
   ok &= ::mkfifo(fifo.c_str(), 0600) == 0;
+  // A dump directory whose module's file name holds an escape sequence and a newline: they
+  // reached the terminal in the note that names the module read.
+  std::filesystem::create_directories(out + "/dump_escapes", made);
+  ok &= write(out + "/dump_escapes",
+              "module_0001.jit_\x1b[2J\x1b]0;pwn\x07\nstep.tpu_after_optimizations.txt",
+              module_with_root("ROOT %n = f32[8] negate(%a)"));
   // A module that an output path names too.
   std::ifstream small_file(source_dir + "/tests/hostile/inputs/small.hlo", std::ios::binary);
   std::ostringstream small;

@@ -163,6 +163,12 @@ foreach(profile dev_zero fifo)
               --hlo ${HOSTILE_INPUTS}/small.hlo --device h100)
 endforeach()
 
+# File names of a dump directory print escaped (run_hostile.cmake refuses an ESC in any output).
+hostile_run(dump_escapes.predict ok "" predict ${HOSTILE_GENERATED}/dump_escapes --device h100)
+hostile_run(dump_escapes.memory ok "" memory ${HOSTILE_GENERATED}/dump_escapes)
+hostile_run(dump_escapes.module error "no module named" predict ${HOSTILE_GENERATED}/dump_escapes
+            --module other)
+
 # Outputs that name an input are refused (they overwrote the input).
 hostile_run(output_is_input.trace error "it is an input of this command" predict
             ${HOSTILE_GENERATED}/output_is_input.hlo
