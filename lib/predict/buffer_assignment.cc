@@ -82,6 +82,82 @@ class MaxTree {
   std::vector<int64_t> max_;
 };
 
+// The offset ranges of placed temporaries over time, for the best-fit heap: a segment tree
+// over the distinct start times, where each node keeps the ranges of the groups that live over
+// all of its times (`cover`) and of those that live over any of them (`any`), each merged with
+// the ranges it overlaps or touches. Merging leaves the free gaps between ranges as they were
+// (a range of no bytes still splits a gap it lies inside), so the best fit found among the
+// merged ranges is the one found among the groups themselves; and a time range's query reads a
+// few merged lists, however many groups live there.
+class PlacedRanges {
+ public:
+  using Range = std::pair<int64_t, int64_t>;  // [first byte, end)
+
+  explicit PlacedRanges(size_t slots) {
+    while (leaves_ < slots) leaves_ *= 2;
+    nodes_.resize(2 * leaves_);
+  }
+  // A group placed at [lo, hi) living over the slots [from, to].
+  void add(size_t from, size_t to, int64_t lo, int64_t hi) {
+    add(1, 0, leaves_ - 1, from, to, {lo, hi});
+  }
+  // Appends the merged ranges of the groups living at any slot of [from, to].
+  void collect(size_t from, size_t to, std::vector<Range>& out) const {
+    collect(1, 0, leaves_ - 1, from, to, out);
+  }
+
+ private:
+  struct Node {
+    std::vector<Range> cover, any;
+  };
+  static void merge_into(std::vector<Range>& ranges, Range r) {
+    // The first range that ends at or after r starts, then every one that starts by r's end.
+    auto first = std::lower_bound(ranges.begin(), ranges.end(), r.first,
+                                  [](const Range& x, int64_t lo) { return x.second < lo; });
+    auto last = first;
+    while (last != ranges.end() && last->first <= r.second) {
+      r.first = std::min(r.first, last->first);
+      r.second = std::max(r.second, last->second);
+      ++last;
+    }
+    if (first == last) {
+      ranges.insert(first, r);
+    } else {
+      *first = r;
+      ranges.erase(first + 1, last);
+    }
+  }
+  void add(size_t node, size_t lo, size_t hi, size_t from, size_t to, const Range& r) {
+    if (to < lo || hi < from) return;
+    merge_into(nodes_[node].any, r);
+    if (from <= lo && hi <= to) {
+      merge_into(nodes_[node].cover, r);
+      return;
+    }
+    const size_t mid = lo + (hi - lo) / 2;
+    add(2 * node, lo, mid, from, to, r);
+    add(2 * node + 1, mid + 1, hi, from, to, r);
+  }
+  // A group living at some slot of the query lives over all of a node that is the query's
+  // own (read as `any`) or over all of one above it (read as `cover` on the way down).
+  void collect(size_t node, size_t lo, size_t hi, size_t from, size_t to,
+               std::vector<Range>& out) const {
+    if (to < lo || hi < from) return;
+    const Node& n = nodes_[node];
+    if (from <= lo && hi <= to) {
+      out.insert(out.end(), n.any.begin(), n.any.end());
+      return;
+    }
+    out.insert(out.end(), n.cover.begin(), n.cover.end());
+    const size_t mid = lo + (hi - lo) / 2;
+    collect(2 * node, lo, mid, from, to, out);
+    collect(2 * node + 1, mid + 1, hi, from, to, out);
+  }
+
+  size_t leaves_ = 1;
+  std::vector<Node> nodes_;
+};
+
 // The values in one output or donated allocation, for the interference test. A value added
 // after the test (`checked`) meets each earlier one at most at a shared end point, so in
 // (start, end) order their ends never decrease: a test walks back from the last value that
@@ -522,37 +598,67 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
     }
   }
 
-  // Groups were made in order of their start: the placed groups live at some point of
-  // [start, end] are those among the first (start <= end) whose end reaches start, which a max
-  // tree over the placed groups' ends lists without visiting the others.
+  // Groups were made in order of their start. A placed group and a new one share a point of
+  // time exactly when both live at the later of their two starts, so times are numbered by the
+  // distinct starts: a group lives over the numbers from its start to the last start by its
+  // end. (A group that ends before it starts has no such numbers; then every placed group's
+  // time is tested against each new one's, by a max tree over their ends.)
   std::vector<int64_t> starts(groups.size());
   for (size_t g = 0; g < groups.size(); ++g) starts[g] = groups[g].start;
+  const bool ordered_lives = std::all_of(groups.begin(), groups.end(),
+                                         [](const Group& g) { return g.start <= g.end; });
+  std::vector<int64_t> times = starts;
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  auto first_time = [&](const Group& g) {
+    return static_cast<size_t>(std::lower_bound(times.begin(), times.end(), g.start) -
+                               times.begin());
+  };
+  auto last_time = [&](const Group& g) {
+    return static_cast<size_t>(std::upper_bound(times.begin(), times.end(), g.end) -
+                               times.begin()) - 1;
+  };
+  // The placed byte ranges live beside a group: [first byte, end), in any order.
+  std::vector<std::pair<int64_t, int64_t>> busy;
   auto best_fit = [&](const std::vector<size_t>& order, std::vector<int64_t>& offsets) {
-    MaxTree placed_ends(groups.size());
+    std::optional<PlacedRanges> placed;
+    std::optional<MaxTree> placed_ends;
+    if (ordered_lives) {
+      placed.emplace(times.size());
+    } else {
+      placed_ends.emplace(groups.size());
+    }
     offsets.assign(groups.size(), 0);
     int64_t heap = 0;
-    std::vector<std::pair<int64_t, int64_t>> busy;
     for (size_t g : order) {
       const Group& group = groups[g];
       busy.clear();
-      const size_t starting_by = static_cast<size_t>(
-          std::upper_bound(starts.begin(), starts.end(), group.end) - starts.begin());
-      placed_ends.each_at_least(starting_by, group.start, [&](size_t p) {
-        busy.push_back({offsets[p], groups[p].bytes});
-      });
+      if (placed) {
+        placed->collect(first_time(group), last_time(group), busy);
+      } else {
+        const size_t starting_by = static_cast<size_t>(
+            std::upper_bound(starts.begin(), starts.end(), group.end) - starts.begin());
+        placed_ends->each_at_least(starting_by, group.start, [&](size_t p) {
+          busy.push_back({offsets[p], offsets[p] + groups[p].bytes});
+        });
+      }
       out_.steps += static_cast<int64_t>(busy.size()) + 1;
       std::sort(busy.begin(), busy.end());
+      // The smallest gap that holds the group, the lowest of equal ones; else past them all.
       int64_t at = 0, best = -1, best_gap = std::numeric_limits<int64_t>::max();
-      for (const auto& [offset, bytes] : busy) {
-        if (offset > at && offset - at >= group.bytes && offset - at < best_gap) {
+      for (const auto& [lo, hi] : busy) {
+        if (lo > at && lo - at >= group.bytes && lo - at < best_gap) {
           best = at;
-          best_gap = offset - at;
+          best_gap = lo - at;
         }
-        at = std::max(at, offset + bytes);
+        at = std::max(at, hi);
       }
       if (best < 0) best = at;
       offsets[g] = best;
-      placed_ends.set(g, group.end);
+      if (placed) {
+        placed->add(first_time(group), last_time(group), best, best + group.bytes);
+      } else {
+        placed_ends->set(g, group.end);
+      }
       heap = std::max(heap, best + group.bytes);
     }
     return heap;

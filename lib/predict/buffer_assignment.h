@@ -29,9 +29,11 @@ struct ModuleAssignment {
   std::vector<int64_t> offset_of;      // per liveness buffer id, inside its allocation
   int64_t temps_in_live_out = 0;       // temporaries placed in output or donated allocations
   int64_t shared_with_operand = 0;     // results written over a dying operand's bytes
-  // The work done: values tested for interference, allocations tried, and placed temporaries
-  // looked at while packing. It grows with the buffers times the values each one meets in
-  // time, never with the square of the buffer count (tests hold it to that).
+  // The work done: values tested for interference, allocations tried, and the merged byte
+  // ranges of placed temporaries read while packing (each read by a walk down a tree of
+  // logarithmic depth). It grows with the buffers times the values each one meets in time
+  // (while packing: the merged ranges beside it, however many temporaries they hold), never
+  // with the square of the buffer count (tests hold it to that).
   int64_t steps = 0;
 };
 

@@ -61,6 +61,27 @@ std::string wide_parameter(int n) {
                       "  ROOT r = f32[] add(g, g)\n}\n");
 }
 
+// n temporaries of 256 to 1792 bytes, each read again by a slice `span` temporaries later, so
+// that about `span` of them are live at any time, all overlapping one another in turn.
+std::string live_temporaries(int n, int span) {
+  std::string text =
+      "HloModule lives, is_scheduled=true\nENTRY e {\n  p = f32[64]{0} parameter(0)\n";
+  std::string shape = "(", operands;
+  for (int i = 0; i < n; ++i) {
+    const int copies = 1 + i % 7;
+    absl::StrAppend(&text, "  t", i, " = f32[", 64 * copies, "]{0} concatenate(p");
+    for (int k = 1; k < copies; ++k) absl::StrAppend(&text, ", p");
+    absl::StrAppend(&text, "), dimensions={0}\n");
+    if (i >= span) {
+      absl::StrAppend(&text, "  u", i, " = f32[1]{0} slice(t", i - span, "), slice={[0:1]}\n");
+      absl::StrAppend(&shape, i > span ? ", " : "", "f32[1]{0}");
+      absl::StrAppend(&operands, i > span ? ", " : "", "u", i);
+    }
+  }
+  absl::StrAppend(&text, "  ROOT r = ", shape, ") tuple(", operands, ")\n}\n");
+  return text;
+}
+
 TEST_CASE("many outputs of one size cost a bounded number of steps each") {
   // Each output's try at the earlier output allocations is answered without testing them
   // (they are busy to the end), so no output takes a step of its own there.
@@ -82,6 +103,16 @@ TEST_CASE("a long chain of short-lived temporaries costs steps in proportion to 
 TEST_CASE("a wide tuple parameter costs no steps per leaf") {
   // Parameters get allocations of their own without any test.
   CHECK(steps_of(wide_parameter(20000)) <= 10);
+}
+
+TEST_CASE("temporaries live side by side cost steps by the module, not by how many are live") {
+  // The best-fit heap reads the merged byte ranges of the groups live beside each new one,
+  // not the groups themselves: four times as many live at once costs about as many steps.
+  const int64_t narrow = steps_of(live_temporaries(4000, 100));
+  const int64_t wide = steps_of(live_temporaries(4000, 400));
+  CHECK(wide <= narrow * 3 / 2);  // it was 4 times (each new one met every live one)
+  // And doubling the module doubles the steps.
+  CHECK(steps_of(live_temporaries(8000, 400)) <= 2 * wide + wide / 10);
 }
 
 }  // namespace
