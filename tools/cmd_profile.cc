@@ -1,7 +1,9 @@
-// `hloroof profile HLO PROFILE --device D [--json] [--top N] [--trace OUT.json]`: a measured
-// JAX profile of a module beside its prediction, joined per HLO op.
+// `hloroof profile HLO PROFILE --device D [--json] [--top N] [--trace OUT.json]
+// [--xspace LOG_DIR]`: a measured JAX profile of a module beside its prediction, joined per HLO op.
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -12,6 +14,7 @@
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "hloroof/topology.h"
+#include "hloroof/xspace.h"
 #include "input.h"
 
 namespace hloroof::cli {
@@ -20,6 +23,7 @@ namespace {
 constexpr std::string_view kUsage =
     "hloroof profile [HLO|DUMP_DIR] PROFILE [--device D] [--topology T] [--device-index N]\n"
     "       [--module NAME] [--json] [--top N] [--trace OUT.json] [--trip-count N]\n"
+    "       [--xspace LOG_DIR [--steps N]]\n"
     "       hloroof profile CAPTURE_DIR [--device D] ...";
 
 // A capture folder (tools/capture) holds the module as module.hlo beside its profile.
@@ -39,11 +43,107 @@ std::string profile_module_name(const Profile& profile, const std::string& full_
   return open == std::string::npos || open == 0 ? full_name : full_name.substr(0, open);
 }
 
+// The program id in a profile's module name "jit_f(12)"; 0 when it names none.
+uint64_t program_id_of(std::string_view name) {
+  const size_t open = name.rfind('(');
+  uint64_t id = 0;
+  if (open == std::string_view::npos || !name.ends_with(")") ||
+      !absl::SimpleAtoi(std::string(name.substr(open + 1, name.size() - open - 2)), &id)) {
+    return 0;
+  }
+  return id;
+}
+
+// The program id the profile gives the module `name` ("jit_f" or "jit_f(12)"): the name of a
+// module it carries, or of its executions on an "XLA Modules" line; 0 when none says.
+uint64_t measured_program_id(const Profile& profile, std::string_view name) {
+  if (const uint64_t id = program_id_of(name); id != 0) return id;
+  auto same = [&](std::string_view full) {
+    return full.size() > name.size() && full.starts_with(name) && full[name.size()] == '(' &&
+           program_id_of(full) != 0;
+  };
+  for (const ProfileModuleProto& m : profile.module_protos) {
+    if (same(m.name)) return program_id_of(m.name);
+  }
+  for (const ProfilePlane& p : profile.planes) {
+    for (const ProfileLine& l : p.lines) {
+      if (l.name != "XLA Modules") continue;
+      for (const ProfileEvent& e : l.events) {
+        if (same(e.name)) return program_id_of(e.name);
+      }
+    }
+  }
+  return 0;
+}
+
+// `--xspace LOG_DIR`: the measured XSpace and the predicted step as two runs of one log
+// directory, LOG_DIR/plugins/profile/{measured_RUN,predicted_DEVICE}/, which XProf lists side
+// by side. The measured file is copied as it is (left where it is when it already lies in
+// LOG_DIR); a trace JSON is refused, as XProf opens only XSpaces. Returns the lines to print.
+absl::StatusOr<std::string> write_side_by_side(const Module& module, const Prediction& prediction,
+                                               const DeviceSpec& device, const Profile& profile,
+                                               std::string_view log_dir, XSpaceOptions options,
+                                               absl::Span<const std::string> inputs) {
+  namespace fs = std::filesystem;
+  if (profile.format != "xplane") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--xspace: the profile '", profile.origin, "' is a trace JSON, which XProf does not open; ",
+        "give the .xplane.pb that jax.profiler.trace writes beside it, or write the prediction "
+        "alone with `hloroof predict FILE --device D --xspace LOG_DIR`"));
+  }
+  const fs::path origin(profile.origin);
+  std::string host = origin.filename().string();
+  constexpr std::string_view kSuffix = ".xplane.pb";
+  if (host.ends_with(kSuffix)) host.resize(host.size() - kSuffix.size());
+  // The run's own folder name when the file lies in a log directory (.../plugins/profile/RUN/).
+  const fs::path run_folder = origin.parent_path();
+  const bool in_log_dir = run_folder.parent_path().filename() == "profile" &&
+                          run_folder.parent_path().parent_path().filename() == "plugins";
+  std::string run = "measured";
+  if (in_log_dir && !run_folder.filename().empty()) {
+    run = run_folder.filename().string();
+    if (!run.starts_with("measured")) run = absl::StrCat("measured_", run);
+  }
+  const fs::path profile_dir = fs::path(std::string(log_dir)) / "plugins" / "profile";
+  std::error_code ec;
+  const bool already_there =
+      in_log_dir && fs::equivalent(run_folder.parent_path(), profile_dir, ec);
+  std::string measured_path = origin.string();
+  if (!already_there) {
+    const fs::path folder = profile_dir / run;
+    fs::create_directories(folder, ec);
+    if (ec) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot make the folder '", folder.string(), "': ", ec.message()));
+    }
+    std::ifstream in(origin, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    if (!in) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot read the profile '", origin.string(), "' again to copy it"));
+    }
+    measured_path = (folder / absl::StrCat(host, ".xplane.pb")).string();
+    if (absl::Status s = write_output_file(measured_path, bytes.str(), "the measured XSpace",
+                                           inputs);
+        !s.ok()) {
+      return s;
+    }
+  }
+  absl::StatusOr<XSpaceFile> file = write_xspace(module, prediction, device, log_dir, options);
+  if (!file.ok()) return file.status();
+  return absl::StrCat("measured run: ", measured_path,
+                      already_there ? " (left where it is)\n" : " (copied)\n",
+                      render_xspace_summary(*file, log_dir),
+                      "XProf lists both runs; pick one in its Runs menu (the same tool on each)\n");
+}
+
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
       parse_args(words, {.flags = {"--json"},
                          .options = {"--device", "--topology", "--device-index", "--module",
-                                     "--top", "--trace", "--trip-count"}});
+                                     "--top", "--trace", "--trip-count", "--xspace",
+                                     "--steps"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kProfileCommand.help;
@@ -77,6 +177,17 @@ int run(const std::vector<std::string>& words) {
     if (!n.ok()) return usage_error(n.status().message(), kUsage);
     if (*n > 1 << 20) return usage_error("--device-index: too large", kUsage);
     profile_options.device_index = static_cast<int>(*n);
+  }
+  XSpaceOptions xspace;
+  if (args->has("--steps")) {
+    if (!args->has("--xspace")) return usage_error("--steps needs --xspace", kUsage);
+    absl::StatusOr<int64_t> n = parse_count("--steps", args->get("--steps"));
+    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    if (*n < 1 || *n > kMaxXSpaceSteps) {
+      return usage_error(absl::StrCat("--steps: ", *n, " is not in [1, ", kMaxXSpaceSteps, "]"),
+                         kUsage);
+    }
+    xspace.steps = *n;
   }
   size_t top = 20;
   if (args->has("--top")) {
@@ -164,11 +275,27 @@ int run(const std::vector<std::string>& words) {
                           "the trace", inputs);
     if (!s.ok()) return fail(s);
   }
+  std::string xspace_summary;
+  if (args->has("--xspace")) {
+    // The predicted run carries the measured module's program id, so that both name the module
+    // alike ("jit_f(12)").
+    xspace.program_id = measured_program_id(*profile, comparison->module.empty()
+                                                          ? module->name()
+                                                          : comparison->module);
+    const std::vector<std::string> inputs = {hlo_path, loaded->file, profile_path,
+                                             profile->origin};
+    absl::StatusOr<std::string> written = write_side_by_side(
+        *module, *prediction, *spec, *profile, args->get("--xspace"), xspace, inputs);
+    if (!written.ok()) return fail(written.status());
+    xspace_summary = *std::move(written);
+  }
   if (args->flag("--json")) {
     std::cout << profile_comparison_to_json(*comparison);
+    std::cerr << xspace_summary;
   } else {
     std::cout << render_profile_comparison(*comparison, top);
     if (args->has("--trace")) std::cout << "\ntrace written to " << args->get("--trace") << "\n";
+    if (!xspace_summary.empty()) std::cout << "\n" << xspace_summary;
   }
   return kExitOk;
 }
@@ -180,7 +307,7 @@ const Command kProfileCommand = {
     "a measured JAX profile beside the prediction, op by op",
     "usage: hloroof profile HLO|DUMP_DIR PROFILE --device D [--topology T] [--device-index N]\n"
     "                       [--module NAME] [--json] [--top N] [--trace OUT.json]\n"
-    "                       [--trip-count N]\n"
+    "                       [--trip-count N] [--xspace LOG_DIR [--steps N]]\n"
     "       hloroof profile CAPTURE_DIR --device D ...   (a folder of tools/capture)\n\n"
     "Predicts one step of the HLO module (a file, or the module of an XLA dump directory, as\n"
     "`hloroof predict` reads it) on the device and joins it, per HLO op, with the\n"
@@ -202,6 +329,10 @@ const Command kProfileCommand = {
     "  --trace OUT.json  a Perfetto trace: the median measured step and the predicted one on\n"
     "                    parallel tracks, slices named by HLO op\n"
     "  --trip-count N    trip count assumed for loops whose count cannot be told (default 1)\n"
+    "  --xspace LOG_DIR  the measured XSpace and the predicted step as two runs of one log\n"
+    "                    directory (LOG_DIR/plugins/profile/{measured_RUN,predicted_DEVICE}),\n"
+    "                    side by side in `xprof --logdir LOG_DIR` (docs/xspace.md)\n"
+    "  --steps N         with --xspace: predicted steps laid end to end (default 1)\n"
     "  --json            step {measured_s, expected_s, roofline_s}, ops, unmatched, gaps,\n"
     "                    idle_s as JSON (seconds)\n\n"
     "example:\n"

@@ -1,6 +1,8 @@
 // `hloroof profile` and `hloroof calibrate` on small hand-made profiles.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "../cli/cli_runner.h"
 #include "absl/strings/match.h"
@@ -70,6 +72,58 @@ TEST_CASE("hloroof profile joins the profile with the prediction") {
       absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100 --device-index 1 --json"));
   REQUIRE(one.exit_code == 0);
   CHECK(nlohmann::json::parse(one.out)["plane"] == "/device:GPU:1");
+}
+
+std::string read_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_CASE("profile --xspace: the measured and the predicted run side by side in one log dir") {
+  Files f;
+  const std::filesystem::path log = f.dir.path() / "side";
+  testing::CliResult r = run_cli(
+      absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100 --xspace ", log.string()));
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  check_width(r.out);
+  // The measured run keeps its folder's name (r1) and host (host0), copied byte for byte.
+  const std::filesystem::path measured = log / "plugins/profile/measured_r1/host0.xplane.pb";
+  CHECK(read_bytes(measured) == read_bytes(f.profile));
+  CHECK(absl::StrContains(r.out, "(copied)"));
+  // The predicted run: its module carries the measured program id (the profile's "jit_step(3)").
+  xplane::XSpace predicted;
+  REQUIRE(predicted.ParseFromString(
+      read_bytes(log / "plugins/profile/predicted_h100/hloroof-predicted.xplane.pb")));
+  bool named = false;
+  for (const xplane::XPlane& plane : predicted.planes()) {
+    for (const auto& [id, m] : plane.event_metadata()) named |= m.name() == "jit_step(3)";
+  }
+  CHECK(named);
+
+  // Given the log directory the profile already lies in, the measured file stays where it is.
+  const std::filesystem::path own = f.dir.path() / "profile";
+  testing::CliResult in_place = run_cli(absl::StrCat(
+      "profile ", f.hlo, " ", f.profile, " --device h100 --json --steps 2 --xspace ",
+      own.string()));
+  INFO(in_place.err);
+  REQUIRE(in_place.exit_code == 0);
+  CHECK(absl::StrContains(in_place.err, "(left where it is)"));
+  CHECK(!std::filesystem::exists(own / "plugins/profile/measured_r1"));
+  CHECK(std::filesystem::exists(own / "plugins/profile/predicted_h100" /
+                                "hloroof-predicted.xplane.pb"));
+  CHECK(nlohmann::json::parse(in_place.out)["step"]["measured_s"].get<double>() ==
+        Approx(55e-6));
+
+  // XProf opens XSpaces only: a trace JSON is refused with what to do instead.
+  const std::string trace = (f.dir.path() / "step.trace.json").string();
+  write_file(trace, std::string(testing::kStepTraceJson));
+  testing::CliResult json_profile = run_cli(absl::StrCat(
+      "profile ", f.hlo, " ", trace, " --device tpu_v5e --xspace ", log.string()));
+  CHECK(json_profile.exit_code == 1);
+  CHECK(absl::StrContains(json_profile.err, "XProf does not open"));
+  CHECK(run_cli(absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100 --steps 2"))
+            .exit_code == 2);  // --steps needs --xspace
 }
 
 TEST_CASE("hloroof profile: usage and input errors") {

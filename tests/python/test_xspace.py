@@ -201,3 +201,30 @@ def test_loop_ops_run_their_trip_count_in_the_op_stats(tmp_path):
     assert rows["x1"]["total_self_time"] == pytest.approx(x1.total_time_s * 1e6, abs=1e-4)
 
 
+
+
+CAPTURE = SOURCE / "tests" / "data" / "h100" / "default" / "gemm"
+
+
+def test_profile_writes_the_measured_and_the_predicted_run_side_by_side(tmp_path):
+    """`hloroof profile CAPTURE --xspace LOG_DIR`: XProf lists two runs of one log directory,
+    and its HLO op stats of each name the same ops (the measured kernels' hlo_op, the
+    prediction's ops)."""
+    cli = os.environ.get("HLOROOF_CLI")
+    if not cli:
+        pytest.skip("the hloroof command-line tool was not built (HLOROOF_CLI unset)")
+    import subprocess
+    done = subprocess.run([cli, "profile", str(CAPTURE), "--device", "h100", "--xspace",
+                           str(tmp_path)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    runs = sorted(p.name for p in (tmp_path / "plugins" / "profile").iterdir())
+    assert len(runs) == 2 and runs[0].startswith("measured_") and runs[1] == "predicted_h100"
+    measured = next((tmp_path / "plugins" / "profile" / runs[0]).glob("*.xplane.pb"))
+    predicted = tmp_path / "plugins" / "profile" / runs[1] / "hloroof-predicted.xplane.pb"
+    measured_ops = set(hlo_stats_rows(measured))
+    predicted_ops = set(hlo_stats_rows(predicted))
+    # The GEMMs of the capture (custom-calls to cuBLAS) are on both sides.
+    shared = measured_ops & predicted_ops
+    assert any(name.startswith("custom-call") for name in shared), (measured_ops, predicted_ops)
+    overview = tool(measured, "overview_page")
+    assert any("device_type" in t.get("p", {}) for t in overview)
