@@ -133,20 +133,32 @@ constexpr double kPooledWeight = 0.1;
 // 0.86, is used: a 2-node ring is where our measurements come from.
 constexpr double kScaleOutEfficiency = 0.86;
 
-// Time of the part of a GPU collective that crosses NVLink domains, as NCCL runs it (bus
-// bandwidth as nccl-tests defines it, doc/PERFORMANCE.md): a ring over all n GPUs whose traffic
-// leaves each node through all its NICs, so all-reduce moves 2 (n-1)/n V and all-gather or
-// reduce-scatter (n-1)/n V through the node's egress (L GPUs x W_so); an all-to-all sends
-// (M-1)/M of each GPU's buffer V / n to other nodes through that GPU's own NIC, which it cannot
-// pool with other NICs (NVIDIA/nccl-tests#130, #267: "the performance of a single NIC"); a
-// point-to-point transfer likewise. `nic` is one NIC's bandwidth, `eff` the share reached.
-double scale_out_time(std::string_view op, double v, double n, double m, double l, double w_so,
-                      double nic, double eff) {
-  const double per_gpu = std::min(w_so, nic) * eff;
-  if (op == "all-reduce") return 2 * (n - 1) / n * v / (eff * l * w_so);
-  if (op == "all-gather" || op == "reduce-scatter") return (n - 1) / n * v / (eff * l * w_so);
-  if (op == "all-to-all") return (m - 1) / m * (v / n) / per_gpu;
-  return v / per_gpu;
+// NCCL's own latency model (src/graph/tuning.cc of NVIDIA/nccl, read at 01afd20a77b5, the Ring
+// rows, in us): a base latency, then one hop latency for every step of the ring, the steps that
+// cross nodes at the network's figure: Simple 8.4 base, 3.4 per NVLink step, 9.6 per network
+// step; LL 3.6 base, 0.47 x 1.8 per NVLink step once the communicator spans nodes, 2.7 per
+// network step, at a quarter of Simple's bandwidth across nodes (the same file). NCCL takes
+// whichever protocol is faster for the size, as this model does (LL128, enabled only on some
+// NVLink-and-PCIe layouts, is left out). A network step of Simple, 9.6 us, agrees with what a
+// user measured of one 128 KiB step of NCCL's data path over 400 Gb/s RoCE: 10-12 us
+// (NVIDIA/nccl#2409).
+struct NcclProtocol {
+  std::string_view name;
+  double base_s;
+  double nvlink_step_s;
+  double net_step_s;
+  double bandwidth_share;
+};
+constexpr NcclProtocol kNcclSimple{"Simple", 8.4e-6, 3.4e-6, 9.6e-6, 1.0};
+constexpr NcclProtocol kNcclLl{"LL", 3.6e-6, 0.47e-6 * 1.8, 2.7e-6, 0.25};
+
+// What NCCL's latency counts, for explanations: "ring, Simple" or "8 remote peers, Simple".
+std::string scale_out_latency_text(const ScaleOutTime& t) {
+  if (t.remote_peers > 0) {
+    return absl::StrFormat("%d remote peer%s, %s", t.remote_peers, t.remote_peers == 1 ? "" : "s",
+                           sv(t.protocol));
+  }
+  return absl::StrCat("ring, ", sv(t.protocol));
 }
 
 // Bus-bandwidth factor of a group of n: what each device sends, per byte of the table's size.
@@ -158,6 +170,55 @@ double bus_factor(std::string_view op, double n) {
 }
 
 }  // namespace
+
+// Bus bandwidth as nccl-tests defines it (doc/PERFORMANCE.md): a ring over all n GPUs whose
+// traffic leaves each node through all its NICs moves 2 (n-1)/n V (all-reduce) or (n-1)/n V
+// (all-gather, reduce-scatter) through the node's egress (l GPUs x w_so), its latency NCCL's:
+// 2 (n-1) ring steps of an all-reduce, 2 (m-1) of them across nodes; n-1 and m-1 for a gather
+// or a scatter. An all-to-all sends (m-1)/m of each GPU's buffer V / n to other nodes through
+// that GPU's own NIC, which it cannot pool with other NICs (NVIDIA/nccl-tests#130, #267: "the
+// performance of a single NIC"), in one send to each of its n (m-1)/m remote peers: NCCL runs it
+// as grouped point-to-point sends, every network send progressed by the GPU's one proxy thread,
+// so each remote peer is taken to cost one network step of Simple (point-to-point runs the
+// Simple protocol) after the base latency. A point-to-point transfer is one such send.
+ScaleOutTime scale_out_time(std::string_view op, double v, int64_t n, int64_t m, double l,
+                            double w_so, double nic, double eff) {
+  ScaleOutTime t;
+  const double dn = static_cast<double>(n);
+  const double dm = static_cast<double>(m);
+  const bool ring = op == "all-reduce" || op == "all-gather" || op == "reduce-scatter";
+  if (ring) {
+    const double factor = op == "all-reduce" ? 2 : 1;
+    const double bytes = factor * (dn - 1) / dn * v;
+    const double steps = factor * (dn - 1);
+    const double inter = factor * (dm - 1);
+    const double simple_bw = bytes / (eff * l * w_so);
+    bool first = true;
+    for (const NcclProtocol* p : {&kNcclSimple, &kNcclLl}) {
+      const double latency =
+          p->base_s + (steps - inter) * p->nvlink_step_s + inter * p->net_step_s;
+      const double bandwidth = simple_bw / p->bandwidth_share;
+      if (first || latency + bandwidth < t.time_s()) {
+        t.latency_s = latency;
+        t.bandwidth_s = bandwidth;
+        t.protocol = p->name;
+      }
+      first = false;
+    }
+    return t;
+  }
+  const double per_gpu = std::min(w_so, nic) * eff;
+  t.protocol = kNcclSimple.name;
+  if (op == "all-to-all") {
+    t.remote_peers = n - n / std::max<int64_t>(1, m);
+    t.bandwidth_s = (dm - 1) / dm * (v / dn) / per_gpu;
+  } else {
+    t.remote_peers = 1;
+    t.bandwidth_s = v / per_gpu;
+  }
+  t.latency_s = kNcclSimple.base_s + static_cast<double>(t.remote_peers) * kNcclSimple.net_step_s;
+  return t;
+}
 
 std::string_view matrix_unit(const DeviceSpec& device, PrimitiveType type, bool highest,
                              bool tf32) {
@@ -706,26 +767,32 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
                          : roofline.placement.members_per_domain > 0
                              ? roofline.placement.members_per_domain
                              : n;
-  // Across NVLink domains: NCCL's algorithms at the measured share of the NICs' line rate.
+  // Across NVLink domains: NCCL's algorithms at the measured share of the NICs' line rate, with
+  // NCCL's own latency model.
+  ScaleOutTime so;
   double across = 0;
   if (domains > 1 && device.gpu) {
     const DeviceFigure* nic_figure = device.figure("interconnect.nic_bandwidth");
     const double w_so = device.gpu->scale_out_bandwidth;
     const double nic = nic_figure != nullptr ? nic_figure->value : w_so;
     const double l = static_cast<double>(pair ? 1 : std::max<int64_t>(1, inside));
-    across = scale_out_time(op, roofline.bytes, static_cast<double>(n),
-                            static_cast<double>(domains), l, w_so, nic, kScaleOutEfficiency);
+    so = scale_out_time(op, roofline.bytes, n, domains, l, w_so, nic, kScaleOutEfficiency);
+    across = so.time_s();
     note_once(assumptions,
               absl::StrFormat(
                   "%s across nodes: NCCL's ring (reductions, gathers) and one NIC per GPU "
-                  "(all-to-all, send) at %.2f of line rate (measured on A100 and H100 nodes, "
-                  "NVIDIA/nccl#1048, nccl-tests#119, #267); %s per GPU %s",
-                  device.name, kScaleOutEfficiency,
-                  absl::StrFormat("%.4g B/s", w_so),
-                  nic_figure != nullptr ? "from the file's NICs"
-                                        : "(scale_out_bandwidth, assumed: a node with fewer "
-                                          "NICs runs all-to-alls up to 8x slower; give "
-                                          "nics_per_node and nic_bandwidth)"));
+                  "(all-to-all, send) at %.2f of line rate (measured on InfiniBand A100 and "
+                  "H100 nodes, NVIDIA/nccl#1048, nccl-tests#119, #267; published all-to-alls "
+                  "across nodes reach 0.43-0.96, nccl-tests#139, #267), latency NCCL's own "
+                  "model (9.6 us a network step, one per remote peer of an all-to-all, "
+                  "NVIDIA/nccl tuning.cc); %s per GPU %s",
+                  device.name, kScaleOutEfficiency, absl::StrFormat("%.4g B/s", w_so),
+                  nic_figure != nullptr
+                      ? "from the file's NICs"
+                      : "(scale_out_bandwidth, assumed: one NIC per GPU; nodes with fewer or "
+                        "slower NICs are slower: Jean Zay's 8 A100s share 4 x 100 Gb/s "
+                        "Omni-Path, 4x less per GPU than 8 x 200 Gb/s; give nics_per_node "
+                        "and nic_bandwidth)"));
   }
   if (inside <= 1) {
     if (across <= 0) {
@@ -736,10 +803,11 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
     e.time_s = std::max(roofline.time_s, latency + across);
     e.model = "scale-out (NCCL across nodes, measured efficiency)";
     e.explanation = absl::StrFormat(
-        "expected = launch latency %s + %s across %d nodes at %.2f of the NICs' line rate: "
-        "%s -> %s",
-        seconds(latency), sv(op), static_cast<int>(domains), kScaleOutEfficiency,
-        seconds(across), seconds(e.time_s));
+        "expected = launch latency %s + %s across %d nodes: NCCL latency %s (%s) + network "
+        "bytes at %.2f of the NICs' line rate %s -> %s",
+        seconds(latency), sv(op), static_cast<int>(domains), seconds(so.latency_s),
+        scale_out_latency_text(so), kScaleOutEfficiency, seconds(so.bandwidth_s),
+        seconds(e.time_s));
     return e;
   }
   // The measured group size nearest `inside` (in log), scaled by the bus factor.
@@ -796,8 +864,11 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
   model.max_bytes_per_s /= scale;
   const double in_domain = model.time_s(bytes);
   // The NVLink and network parts of one NCCL collective run at once (pipelined ring chunks,
-  // concurrent sends): the slower bounds, the network part paying the fitted latency too.
-  e.time_s = std::max({roofline.time_s, in_domain, across > 0 ? model.latency_s + across : 0.0});
+  // concurrent sends): the slower bounds. The network part pays the launch latency and NCCL's
+  // own latency over all n GPUs (its NVLink steps included), not the in-domain fit's latency,
+  // which counts the same launch and steps.
+  const double launch = device.gpu ? device.gpu->collective_launch_latency_s : 0.0;
+  e.time_s = std::max({roofline.time_s, in_domain, across > 0 ? launch + across : 0.0});
   e.model = absl::StrCat("collective fit ", source.name,
                          source.borrowed ? " (measured, borrowed)" : " (measured, fitted)");
   e.explanation = absl::StrFormat(
@@ -805,10 +876,12 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
       "4 nearest measured sizes%s) = %s%s -> %s",
       sv(op), pair ? 2 : inside, seconds(model.latency_s), bytes, model.seconds_per_byte,
       op == "all-to-all" ? ", with those of group sizes within 2 x" : "", seconds(in_domain),
-      across > 0 ? absl::StrFormat("; across %d nodes (NCCL ring or one NIC per GPU, at %.2f "
-                                   "of line rate): latency + %s",
-                                   static_cast<int>(domains), kScaleOutEfficiency,
-                                   seconds(across))
+      across > 0 ? absl::StrFormat("; across %d nodes at once: launch latency %s + NCCL latency "
+                                   "%s (%s) + network bytes at %.2f of line rate %s",
+                                   static_cast<int>(domains), seconds(launch),
+                                   seconds(so.latency_s),
+                                   scale_out_latency_text(so), kScaleOutEfficiency,
+                                   seconds(so.bandwidth_s))
                  : std::string(),
       seconds(e.time_s));
   return e;

@@ -107,6 +107,24 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
 // assumed), for its assumptions; empty for GPUs.
 std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device);
 
+// The part of a GPU collective that crosses NVLink domains (nodes), as NCCL runs it
+// (docs/prediction-model.md, "Across nodes (GPUs)"): NCCL's own latency plus the bytes each GPU
+// sends through the network at the share of the NICs' line rate it reaches.
+struct ScaleOutTime {
+  double latency_s = 0;       // NCCL's latency model: ring steps, or one step per remote peer
+  double bandwidth_s = 0;     // network bytes at the protocol's share of the reached rate
+  std::string_view protocol;  // NCCL protocol of the minimum: "Simple" or "LL"
+  int64_t remote_peers = 0;   // all-to-all and sends: the peers on other nodes of one GPU
+  double time_s() const { return latency_s + bandwidth_s; }
+};
+
+// `op` names the collective as the measured tables do ("all-reduce", "all-gather",
+// "reduce-scatter", "all-to-all", "collective-permute"); `v` the roofline's bytes V; `n` the
+// group size over `m` nodes with `l` members on each (1 for a pair); `w_so` each GPU's share of
+// its node's NICs and `nic` one NIC, both one way in B/s; `eff` the share of line rate reached.
+ScaleOutTime scale_out_time(std::string_view op, double v, int64_t n, int64_t m, double l,
+                            double w_so, double nic, double eff);
+
 // A collective whose roofline estimate is `roofline` (kind as in the HLO).
 ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstimate& roofline,
                                       const DeviceSpec& device,

@@ -523,15 +523,17 @@ std::string source_file(const std::string& path) {
 
 TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from its file") {
   // examples/README.md: each GPU sends half of its 16 MiB to the other node through its own
-  // NIC at 0.86 of 25e9 B/s: 8388608 / 2.15e10 = 390.2 us, after the in-node fit's latency
-  // (52.1 us): 442.3 us; the roofline 335.5 + 2 us.
+  // NIC at 0.86 of 25e9 B/s: 8388608 / 2.15e10 = 390.17 us, after the launch latency (2 us) and
+  // NCCL's latency, 8.4 us + 8 remote peers x 9.6 us = 85.2 us: 477.37 us. The NVLink part (the
+  // in-node fit, 117.9 us) runs at the same time. The roofline: 335.5 + 2 us.
   const std::string hlo = source_file("examples/a100_2node_all_to_all.hlo");
   auto dgx = testing::predict(hlo, "a100:2x8");
   CHECK(dgx->roofline_step_time_s == Approx(337.5e-6).epsilon(0.002));
-  CHECK(dgx->step_time_s == Approx(442.3e-6).epsilon(0.002));
+  CHECK(dgx->step_time_s == Approx(477.37e-6).epsilon(0.002));
   CHECK(dgx.assumes("a100 across nodes: NCCL's ring"));
-  // 4 NICs of 200 Gb/s per 8 GPUs: 12.5e9 B/s per GPU, so 8388608 / (0.86 x 12.5e9) = 780.3 us
-  // + 52.1 us.
+  CHECK(dgx.assumes("9.6 us a network step"));
+  // 4 NICs of 200 Gb/s per 8 GPUs: 12.5e9 B/s per GPU, so 8388608 / (0.86 x 12.5e9) = 780.34 us
+  // + 2 + 85.2 us.
   absl::StatusOr<DeviceSpec> four = device(std::string(HLOROOF_SOURCE_DIR) +
                                            "/examples/a100_4nic.json");
   REQUIRE(four.ok());
@@ -539,7 +541,7 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
   PredictOptions o;
   o.topology = "2x8";
   auto cluster = testing::predict(hlo, four->origin, o);
-  CHECK(cluster->step_time_s == Approx(832.4e-6).epsilon(0.002));
+  CHECK(cluster->step_time_s == Approx(867.54e-6).epsilon(0.002));
   CHECK(cluster.assumes("from the file's NICs"));
   // The two NIC figures go together: without nics_per_node (and no scale_out_bandwidth) the
   // file is an error that names the missing one.
@@ -551,6 +553,59 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
   absl::StatusOr<DeviceSpec> bad = parse_device_spec(json, "bad.json");
   REQUIRE_FALSE(bad.ok());
   CHECK(std::string(bad.status().message()).find("go together") != std::string::npos);
+}
+
+
+TEST_CASE("scale_out_time: NCCL's latency model across nodes, by size and by peers") {
+  using predict::scale_out_time;
+  using predict::ScaleOutTime;
+  // An all-to-all of 16 GPUs on 2 nodes of 8, 16 MiB per GPU (V = 16 x 16 MiB): each GPU sends
+  // 8/16 of its 16 MiB, 8388608 B, to the 8 GPUs of the other node through its NIC at 0.86 of
+  // 25e9 B/s: 390.17 us; NCCL's latency: 8.4 us + 8 remote peers x 9.6 us = 85.2 us.
+  ScaleOutTime a2a = scale_out_time("all-to-all", 16.0 * 16777216, 16, 2, 8, 25e9, 25e9, 0.86);
+  CHECK(a2a.remote_peers == 8);
+  CHECK(a2a.latency_s == Approx(85.2e-6));
+  CHECK(a2a.bandwidth_s == Approx(8388608 / 2.15e10));
+  CHECK(a2a.time_s() == Approx(475.37e-6).epsilon(1e-4));
+  CHECK(a2a.protocol == "Simple");
+  // The latency grows with the peers on other nodes: 4 nodes of 8 (24 remote peers), the same
+  // 16 MiB per GPU: 8.4 + 24 x 9.6 = 238.8 us; 3/4 of 16 MiB, 12582912 B, through the NIC.
+  ScaleOutTime four = scale_out_time("all-to-all", 32.0 * 16777216, 32, 4, 8, 25e9, 25e9, 0.86);
+  CHECK(four.remote_peers == 24);
+  CHECK(four.latency_s == Approx(238.8e-6));
+  CHECK(four.bandwidth_s == Approx(12582912 / 2.15e10));
+  // A node whose 8 GPUs share 4 NICs of 12.5e9 B/s: each GPU's share, 6.25e9, bounds it, not
+  // one NIC: 8388608 / (0.86 x 6.25e9) = 1560.7 us.
+  ScaleOutTime shared = scale_out_time("all-to-all", 16.0 * 16777216, 16, 2, 8, 6.25e9, 12.5e9,
+                                       0.86);
+  CHECK(shared.bandwidth_s == Approx(8388608 / (0.86 * 6.25e9)));
+  // A send to a GPU of another node: one remote peer, 8.4 + 9.6 = 18 us, and its bytes through
+  // one NIC: 1 MiB / 2.15e10 = 48.77 us.
+  ScaleOutTime send = scale_out_time("collective-permute", 1048576, 2, 2, 1, 25e9, 25e9, 0.86);
+  CHECK(send.remote_peers == 1);
+  CHECK(send.latency_s == Approx(18e-6));
+  CHECK(send.bandwidth_s == Approx(1048576 / 2.15e10));
+  // An all-reduce of 1 GiB over 16 GPUs on 2 nodes: the ring moves 2 x 15/16 x 1 GiB =
+  // 2013265920 B through the node's 8 x 25e9 B/s at 0.86: 11.705 ms. Its 30 ring steps, 2 of
+  // them across nodes, cost Simple 8.4 + 28 x 3.4 + 2 x 9.6 = 122.8 us; LL (3.6 + 28 x 0.846 +
+  // 2 x 2.7 = 32.69 us) would move the bytes at a quarter of the rate: Simple is faster.
+  ScaleOutTime big = scale_out_time("all-reduce", 1073741824, 16, 2, 8, 25e9, 25e9, 0.86);
+  CHECK(big.protocol == "Simple");
+  CHECK(big.latency_s == Approx(122.8e-6));
+  CHECK(big.bandwidth_s == Approx(2013265920 / 1.72e11));
+  CHECK(big.remote_peers == 0);
+  // 1 KiB: 1920 B on the ring, 0.011 us at Simple's rate, 0.045 us at LL's: LL's 32.69 us
+  // latency wins over Simple's 122.8 us.
+  ScaleOutTime small = scale_out_time("all-reduce", 1024, 16, 2, 8, 25e9, 25e9, 0.86);
+  CHECK(small.protocol == "LL");
+  CHECK(small.latency_s == Approx(32.688e-6));
+  CHECK(small.bandwidth_s == Approx(4 * 1920 / 1.72e11));
+  // An all-gather of 16 on 2 nodes: 15 ring steps, 1 across nodes: Simple 8.4 + 14 x 3.4 +
+  // 9.6 = 65.6 us for 64 MiB (15/16 x 64 MiB = 62914560 B, 365.78 us at Simple's rate).
+  ScaleOutTime gather = scale_out_time("all-gather", 67108864, 16, 2, 8, 25e9, 25e9, 0.86);
+  CHECK(gather.protocol == "Simple");
+  CHECK(gather.latency_s == Approx(65.6e-6));
+  CHECK(gather.bandwidth_s == Approx(62914560 / 1.72e11));
 }
 
 }  // namespace

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Expected over measured step time of the jaxdecomp FFT benchmarks, one node and across nodes.
+
+    bench/jaxdecomp_nodes.py REPORT_OR_DIR... [--cli build/tools/hloroof] [--device a100]
+                             [--set PATH=VALUE ...] [--gpus-per-node 8]
+
+Reads the markdown reports of ASKabalan/jaxdecomp-benchmarks (out_prof/GPU/N/KIND/*.md: the
+compiled HLO in a ```hlo block, the run's `Nodes`, its `Min Time` and `Mean Time` in ms). The
+reports carry no licence, so they are not part of this repository: give the files or folders
+of a checkout. For each report, predicts the HLO on DEVICE:NODESxGPUS_PER_NODE (the run's nodes,
+so that groups spanning nodes are placed across them) and prints the expected step time, the
+measured mean and their ratio; then, per node count, the median ratio and the median of
+|expected / measured - 1|. Extra --set figures (a cluster's own network, e.g.
+interconnect.scale_out_bandwidth=6.25e9 for nodes of 8 GPUs sharing 4 x 100 Gb/s) go to every
+prediction.
+"""
+import argparse
+import json
+import pathlib
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def field(text: str, name: str) -> str | None:
+    m = re.search(r"^\|\s*" + re.escape(name) + r"\s*\|\s*([^|]+?)\s*\|", text, re.M)
+    return m.group(1) if m else None
+
+
+def report(path: pathlib.Path) -> dict | None:
+    text = path.read_text(errors="replace")
+    hlo = re.search(r"```hlo\n(.*?)```", text, re.S)
+    nodes, mean = field(text, "Nodes"), field(text, "Mean Time")
+    if not hlo or nodes is None or mean is None or "HloModule" not in hlo.group(1):
+        return None
+    return {"name": path.stem, "hlo": hlo.group(1), "nodes": int(nodes),
+            "measured_s": float(mean) / 1e3}
+
+
+def predict(cli: str, hlo: str, device: str, sets: list[str]) -> float:
+    with tempfile.NamedTemporaryFile("w", suffix=".hlo") as f:
+        f.write(hlo)
+        f.flush()
+        cmd = [cli, "predict", f.name, "--device", device, "--json"]
+        for s in sets:
+            cmd += ["--set", s]
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["step_time_s"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("inputs", nargs="+", type=pathlib.Path)
+    ap.add_argument("--cli", default=str(ROOT / "build" / "tools" / "hloroof"))
+    ap.add_argument("--device", default="a100")
+    ap.add_argument("--set", dest="sets", action="append", default=[])
+    ap.add_argument("--gpus-per-node", type=int, default=8)
+    args = ap.parse_args()
+    files = []
+    for p in args.inputs:
+        files += sorted(p.rglob("*.md")) if p.is_dir() else [p]
+    rows = []
+    for path in files:
+        r = report(path)
+        if r is None:
+            continue
+        m = re.search(r"num_partitions=(\d+)", r["hlo"])
+        gpus = int(m.group(1)) if m else r["nodes"] * args.gpus_per_node
+        per_node = gpus // r["nodes"] if r["nodes"] and gpus % r["nodes"] == 0 else gpus
+        device = f"{args.device}:{r['nodes']}x{per_node}"
+        r["expected_s"] = predict(args.cli, r["hlo"], device, args.sets)
+        r["ratio"] = r["expected_s"] / r["measured_s"]
+        rows.append(r)
+    if not rows:
+        print("no jaxdecomp report with an HLO block, Nodes and Mean Time", file=sys.stderr)
+        return 1
+    width = max(len(r["name"]) for r in rows)
+    print(f"{'report':<{width}}  nodes  expected ms  measured ms  expected/measured")
+    for r in rows:
+        print(f"{r['name']:<{width}}  {r['nodes']:>5}  {r['expected_s'] * 1e3:>11.3f}  "
+              f"{r['measured_s'] * 1e3:>11.3f}  {r['ratio']:>17.3f}")
+    for nodes in sorted({r["nodes"] for r in rows}):
+        ratios = [r["ratio"] for r in rows if r["nodes"] == nodes]
+        print(f"{nodes} node(s), {len(ratios)} reports: expected/measured "
+              f"{min(ratios):.3f}-{max(ratios):.3f}, median {statistics.median(ratios):.3f}; "
+              f"median |expected/measured - 1| "
+              f"{statistics.median(abs(x - 1) for x in ratios) * 100:.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
