@@ -25,6 +25,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
@@ -386,11 +387,16 @@ class XSpaceWriter {
     }
     write_metadata_plane();
     write_task_environment();
-    for (const std::string& note : prediction_.assumptions) {
-      space_.add_warnings(absl::StrCat("assumption: ", note));
+    // One warning each for the assumptions and for what is not filled: XProf's overview shows
+    // every warning as a box of its own above the page.
+    if (!prediction_.assumptions.empty()) {
+      space_.add_warnings(absl::StrCat("assumptions of the prediction (",
+                                       prediction_.assumptions.size(), "): ",
+                                       absl::StrJoin(prediction_.assumptions, "; ")));
     }
     unfilled_.insert(unfilled_.begin(), unfilled_always().begin(), unfilled_always().end());
-    for (const std::string& gap : unfilled_) space_.add_warnings(absl::StrCat("not filled: ", gap));
+    space_.add_warnings(absl::StrCat("not filled in this predicted run: ",
+                                     absl::StrJoin(unfilled_, "; ")));
     file.events = events_;
     file.unfilled = std::move(unfilled_);
     if (!space_.SerializeToString(&file.bytes)) {

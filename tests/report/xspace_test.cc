@@ -231,6 +231,11 @@ TEST_CASE("TPU: the device's peaks where XProf's roofline reads them") {
   CHECK(space.hostnames(0) == "hloroof-predicted");
   REQUIRE(space.warnings_size() > 0);
   CHECK(space.warnings(0).find("predicted by hloroof, not measured") != std::string::npos);
+  // Three boxes above XProf's overview, not one per assumption: the run, the assumptions (a
+  // TPU prediction has several), what the file does not fill.
+  REQUIRE(space.warnings_size() == 3);
+  CHECK(space.warnings(1).starts_with("assumptions of the prediction ("));
+  CHECK(space.warnings(2).starts_with("not filled in this predicted run: "));
 }
 
 TEST_CASE("steps are laid end to end, each one the predicted step") {
