@@ -14,6 +14,7 @@
 #include "hloroof/units.h"
 #include "input.h"
 #include "nlohmann/json.hpp"
+#include "report/json_writer.h"
 #include "report/wrap.h"
 
 namespace hloroof::cli {
@@ -218,57 +219,86 @@ nlohmann::ordered_json collective_json(const CollectiveCost& c) {
           {"pairs", c.pairs}};
 }
 
-nlohmann::ordered_json cost_json(const OpCost& c) {
-  nlohmann::ordered_json by_type = nlohmann::ordered_json::object();
-  for (const MatrixFlops& m : c.matrix) by_type[std::string(primitive_type_name(m.type))] = m.flops;
-  return {{"flops", c.flops},
-          {"matrix_flops", c.matrix_flops()},
-          {"vector_flops", c.vector_flops()},
-          {"matrix_flops_by_type", by_type},
-          {"transcendentals", c.transcendentals},
-          {"bytes", c.bytes()},
-          {"bytes_read", c.bytes_read},
-          {"bytes_written", c.bytes_written},
-          {"padded_bytes", c.padded_bytes()},
-          {"hbm_bytes", c.hbm_bytes()},
-          {"onchip_bytes", c.on_chip_bytes()},
-          {"host_bytes", c.host_bytes()},
-          {"xla_flops", c.xla_flops},
-          {"xla_transcendentals", c.xla_transcendentals},
-          {"xla_bytes_accessed", c.xla_bytes_accessed}};
+// The fields of an instruction's or a step's cost, into the object being written.
+void write_cost_fields(const OpCost& c, report_internal::JsonWriter& w) {
+  w.number_field("flops", c.flops);
+  w.number_field("matrix_flops", c.matrix_flops());
+  w.number_field("vector_flops", c.vector_flops());
+  w.key("matrix_flops_by_type");
+  if (c.matrix.empty()) {
+    w.begin_object();
+    w.end_object();
+  } else {
+    nlohmann::ordered_json by_type = nlohmann::ordered_json::object();
+    for (const MatrixFlops& m : c.matrix) {
+      by_type[std::string(primitive_type_name(m.type))] = m.flops;
+    }
+    w.value(by_type);
+  }
+  w.number_field("transcendentals", c.transcendentals);
+  w.number_field("bytes", c.bytes());
+  w.number_field("bytes_read", c.bytes_read);
+  w.number_field("bytes_written", c.bytes_written);
+  w.number_field("padded_bytes", c.padded_bytes());
+  w.number_field("hbm_bytes", c.hbm_bytes());
+  w.number_field("onchip_bytes", c.on_chip_bytes());
+  w.number_field("host_bytes", c.host_bytes());
+  w.number_field("xla_flops", c.xla_flops);
+  w.number_field("xla_transcendentals", c.xla_transcendentals);
+  w.number_field("xla_bytes_accessed", c.xla_bytes_accessed);
 }
 
+// The document is written as it is produced: one instruction at a time, into standard output.
 void print_json(const Module& module, const ModuleCost& cost) {
-  nlohmann::ordered_json j;
-  j["module"] = std::string(module.name());
-  nlohmann::ordered_json totals = cost_json(cost.totals);
-  totals["unknown_ops"] = cost.unknown.size();
-  totals["lower_bound"] = cost.is_lower_bound;
-  j["totals"] = std::move(totals);
-  j["notes"] = cost.notes;
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  std::string out;
+  report_internal::JsonWriter w(out, &std::cout);
+  w.begin_object();
+  w.text_field("module", module.name());
+  w.key("totals");
+  w.begin_object();
+  write_cost_fields(cost.totals, w);
+  w.number_field("unknown_ops", cost.unknown.size());
+  w.bool_field("lower_bound", cost.is_lower_bound);
+  w.end_object();
+  w.strings_field("notes", cost.notes);
+  w.key("instructions");
+  w.begin_array();
   for (const InstructionCost& r : cost.instructions) {
-    nlohmann::ordered_json i;
-    i["computation"] = std::string(r.computation->name());
-    i["name"] = std::string(r.instruction->name());
-    i["opcode"] = spelled_opcode(*r.instruction);
-    i["role"] = cost_role_name(r.role);
-    i["multiplier"] = r.multiplier;
-    i.update(cost_json(r.cost));
-    i["matrix_type"] = r.cost.matrix.empty()
-                           ? nlohmann::ordered_json(nullptr)
-                           : nlohmann::ordered_json(primitive_type_name(r.cost.matrix_type()));
-    i["unknown"] = r.unknown;
-    i["trip_count"] =
-        r.trip_count
-            ? nlohmann::ordered_json{{"count", r.trip_count->count},
-                                     {"source", trip_count_source_name(r.trip_count->source)}}
-            : nlohmann::ordered_json(nullptr);
-    i["collective"] = r.collective ? collective_json(*r.collective) : nullptr;
-    list.push_back(std::move(i));
+    w.begin_object();
+    w.text_field("computation", r.computation->name());
+    w.text_field("name", r.instruction->name());
+    w.text_field("opcode", spelled_opcode(*r.instruction));
+    w.text_field("role", cost_role_name(r.role));
+    w.number_field("multiplier", r.multiplier);
+    write_cost_fields(r.cost, w);
+    w.key("matrix_type");
+    if (r.cost.matrix.empty()) {
+      w.null();
+    } else {
+      w.string(primitive_type_name(r.cost.matrix_type()));
+    }
+    w.bool_field("unknown", r.unknown);
+    w.key("trip_count");
+    if (r.trip_count) {
+      w.begin_object();
+      w.number_field("count", r.trip_count->count);
+      w.text_field("source", trip_count_source_name(r.trip_count->source));
+      w.end_object();
+    } else {
+      w.null();
+    }
+    w.key("collective");
+    if (r.collective) {
+      w.value(collective_json(*r.collective));
+    } else {
+      w.null();
+    }
+    w.end_object();
   }
-  j["instructions"] = std::move(list);
-  std::cout << json_text(j) << "\n";
+  w.end_array();
+  w.end_object();
+  out += "\n";
+  w.finish();
 }
 
 // Every instruction, one CSV row each: the keys of the JSON's instructions, nested ones as

@@ -17,6 +17,7 @@
 #include "hloroof/units.h"
 #include "input.h"
 #include "nlohmann/json.hpp"
+#include "report/json_writer.h"
 #include "report/wrap.h"
 
 namespace hloroof::cli {
@@ -68,105 +69,139 @@ std::string where_text(const MemoryReport& r) {
   return absl::StrJoin(frames, " > ");
 }
 
-nlohmann::ordered_json buffer_json(const MemoryBuffer& b) {
-  return {{"name", b.name},
-          {"computation", b.computation},
-          {"kind", std::string(buffer_kind_name(b.kind))},
-          {"shape", b.shape},
-          {"logical_bytes", b.logical_bytes},
-          {"padded_bytes", b.padded_bytes},
-          {"padding_waste_bytes", b.padding_waste_bytes()},
-          {"memory_space", b.memory_space},
-          {"memory", std::string(memory_tier_name(b.tier()))},
-          {"is_output", b.is_output},
-          {"donated", b.donated},
-          {"allocation", b.allocation},
-          {"allocation_offset", b.allocation_offset},
-          {"live_from", b.live_from},
-          {"live_to", b.live_to}};
+void write_buffer(const MemoryBuffer& b, report_internal::JsonWriter& w) {
+  w.begin_object();
+  w.text_field("name", b.name);
+  w.text_field("computation", b.computation);
+  w.text_field("kind", buffer_kind_name(b.kind));
+  w.text_field("shape", b.shape);
+  w.number_field("logical_bytes", b.logical_bytes);
+  w.number_field("padded_bytes", b.padded_bytes);
+  w.number_field("padding_waste_bytes", b.padding_waste_bytes());
+  w.number_field("memory_space", b.memory_space);
+  w.text_field("memory", memory_tier_name(b.tier()));
+  w.bool_field("is_output", b.is_output);
+  w.bool_field("donated", b.donated);
+  w.number_field("allocation", b.allocation);
+  w.number_field("allocation_offset", b.allocation_offset);
+  w.text_field("live_from", b.live_from);
+  w.text_field("live_to", b.live_to);
+  w.end_object();
 }
 
+// The document is written as it is produced, into standard output. Names are ASCII in
+// practice; any byte that is not UTF-8 is replaced rather than thrown on.
 void print_json(const MemoryReport& r, const DeviceChoice& choice) {
-  nlohmann::ordered_json j;
-  j["module"] = r.module_name;
-  j["scheduled"] = r.scheduled;
-  j["peak_bytes"] = r.peak_bytes;
-  j["peak_at"] = r.peak_at;
-  j["argument_bytes"] = r.argument_bytes;
-  j["output_bytes"] = r.output_bytes;
-  j["alias_bytes"] = r.alias_bytes;
-  j["temp_bytes"] = r.temp_bytes;
-  j["constant_bytes"] = r.constant_bytes;
-  j["footprint_bytes"] = r.footprint_bytes;
-  j["peak_path"] = nlohmann::ordered_json::array();
+  std::string out;
+  report_internal::JsonWriter w(out, &std::cout);
+  w.begin_object();
+  w.text_field("module", r.module_name);
+  w.bool_field("scheduled", r.scheduled);
+  w.number_field("peak_bytes", r.peak_bytes);
+  w.text_field("peak_at", r.peak_at);
+  w.number_field("argument_bytes", r.argument_bytes);
+  w.number_field("output_bytes", r.output_bytes);
+  w.number_field("alias_bytes", r.alias_bytes);
+  w.number_field("temp_bytes", r.temp_bytes);
+  w.number_field("constant_bytes", r.constant_bytes);
+  w.number_field("footprint_bytes", r.footprint_bytes);
+  w.key("peak_path");
+  w.begin_array();
   for (const PeakFrame& f : r.peak_path) {
-    j["peak_path"].push_back({{"computation", f.computation}, {"instruction", f.instruction}});
+    w.begin_object();
+    w.text_field("computation", f.computation);
+    w.text_field("instruction", f.instruction);
+    w.end_object();
   }
+  w.end_array();
   if (r.capacity) {
-    j["device"] = r.capacity->device;
-    j["capacity_bytes"] = r.capacity->capacity_bytes;
-    j["capacity_basis"] = std::string(capacity_basis_name(r.capacity->basis));
-    j["checked_bytes"] = r.capacity->checked_bytes;
-    j["fits"] = r.capacity->fits;
-    j["headroom"] = r.capacity->headroom;
-    j["shortfall_bytes"] = r.capacity->shortfall_bytes;
+    w.text_field("device", r.capacity->device);
+    w.number_field("capacity_bytes", r.capacity->capacity_bytes);
+    w.text_field("capacity_basis", capacity_basis_name(r.capacity->basis));
+    w.number_field("checked_bytes", r.capacity->checked_bytes);
+    w.bool_field("fits", r.capacity->fits);
+    w.number_field("headroom", r.capacity->headroom);
+    w.number_field("shortfall_bytes", r.capacity->shortfall_bytes);
   } else {
-    j["device"] = nullptr;
-    j["capacity_bytes"] = nullptr;
-    j["capacity_basis"] = nullptr;
-    j["checked_bytes"] = nullptr;
-    j["fits"] = nullptr;
+    for (std::string_view name :
+         {"device", "capacity_bytes", "capacity_basis", "checked_bytes", "fits"}) {
+      w.key(name);
+      w.null();
+    }
   }
-  j["breakdown"] = {{"parameters", r.peak_breakdown.parameters},
-                    {"outputs", r.peak_breakdown.outputs},
-                    {"temporaries", r.peak_breakdown.temporaries},
-                    {"constants", r.peak_breakdown.constants}};
-  j["padding_waste_bytes"] = r.padding_waste_bytes;
-  j["peak_padding_waste_bytes"] = r.peak_padding_waste_bytes;
-  j["memory_analysis"] = {{"argument_bytes", r.argument_bytes},
-                          {"output_bytes", r.output_bytes},
-                          {"alias_bytes", r.alias_bytes},
-                          {"temp_bytes", r.temp_bytes},
-                          {"temporary_peak_bytes", r.temporary_peak_bytes},
-                          {"constant_bytes", r.constant_bytes},
-                          {"footprint_bytes", r.footprint_bytes}};
-  j["temps_in_live_out"] = r.temps_in_live_out;
-  j["shared_with_operand"] = r.shared_with_operand;
-  j["allocations"] = nlohmann::ordered_json::array();
+  w.key("breakdown");
+  w.begin_object();
+  w.number_field("parameters", r.peak_breakdown.parameters);
+  w.number_field("outputs", r.peak_breakdown.outputs);
+  w.number_field("temporaries", r.peak_breakdown.temporaries);
+  w.number_field("constants", r.peak_breakdown.constants);
+  w.end_object();
+  w.number_field("padding_waste_bytes", r.padding_waste_bytes);
+  w.number_field("peak_padding_waste_bytes", r.peak_padding_waste_bytes);
+  w.key("memory_analysis");
+  w.begin_object();
+  w.number_field("argument_bytes", r.argument_bytes);
+  w.number_field("output_bytes", r.output_bytes);
+  w.number_field("alias_bytes", r.alias_bytes);
+  w.number_field("temp_bytes", r.temp_bytes);
+  w.number_field("temporary_peak_bytes", r.temporary_peak_bytes);
+  w.number_field("constant_bytes", r.constant_bytes);
+  w.number_field("footprint_bytes", r.footprint_bytes);
+  w.end_object();
+  w.number_field("temps_in_live_out", r.temps_in_live_out);
+  w.number_field("shared_with_operand", r.shared_with_operand);
+  w.key("allocations");
+  w.begin_array();
   for (const MemoryAllocation& a : r.allocations) {
-    nlohmann::ordered_json allocation = {{"index", a.index},
-                                         {"kind", std::string(allocation_kind_name(a.kind))},
-                                         {"bytes", a.bytes},
-                                         {"memory_space", a.memory_space},
-                                         {"maybe_live_out", a.maybe_live_out},
-                                         {"buffer_count", a.buffer_count},
-                                         {"buffers", a.buffers}};
-    if (a.parameter_number >= 0) allocation["parameter_number"] = a.parameter_number;
-    j["allocations"].push_back(std::move(allocation));
+    w.begin_object();
+    w.number_field("index", a.index);
+    w.text_field("kind", allocation_kind_name(a.kind));
+    w.number_field("bytes", a.bytes);
+    w.number_field("memory_space", a.memory_space);
+    w.bool_field("maybe_live_out", a.maybe_live_out);
+    w.number_field("buffer_count", a.buffer_count);
+    w.strings_field("buffers", a.buffers);
+    if (a.parameter_number >= 0) w.number_field("parameter_number", a.parameter_number);
+    w.end_object();
   }
-  j["peak_on_chip_bytes"] = r.peak_on_chip_bytes;
-  j["peak_host_bytes"] = r.peak_host_bytes;
-  j["buffer_count"] = r.buffer_count;
-  j["peak_buffer_count"] = r.peak_buffer_count;
-  j["buffers"] = nlohmann::ordered_json::array();
-  for (const MemoryBuffer& b : r.largest_buffers) j["buffers"].push_back(buffer_json(b));
-  j["peak_buffers"] = nlohmann::ordered_json::array();
-  for (const MemoryBuffer& b : r.peak_buffers) j["peak_buffers"].push_back(buffer_json(b));
-  j["live_bytes"] = nlohmann::ordered_json::array();
+  w.end_array();
+  w.number_field("peak_on_chip_bytes", r.peak_on_chip_bytes);
+  w.number_field("peak_host_bytes", r.peak_host_bytes);
+  w.number_field("buffer_count", r.buffer_count);
+  w.number_field("peak_buffer_count", r.peak_buffer_count);
+  w.key("buffers");
+  w.begin_array();
+  for (const MemoryBuffer& b : r.largest_buffers) write_buffer(b, w);
+  w.end_array();
+  w.key("peak_buffers");
+  w.begin_array();
+  for (const MemoryBuffer& b : r.peak_buffers) write_buffer(b, w);
+  w.end_array();
+  w.key("live_bytes");
+  w.begin_array();
   for (const LiveBytesPoint& p : r.live_curve) {
-    j["live_bytes"].push_back({{"instruction", p.instruction}, {"device_bytes", p.device_bytes}});
+    w.begin_object();
+    w.text_field("instruction", p.instruction);
+    w.number_field("device_bytes", p.device_bytes);
+    w.end_object();
   }
-  j["live_timeline"] = nlohmann::ordered_json::array();
+  w.end_array();
+  w.key("live_timeline");
+  w.begin_array();
   for (const LiveBytesPoint& p : r.live_timeline) {
-    j["live_timeline"].push_back({{"computation", p.computation},
-                                  {"instruction", p.instruction},
-                                  {"depth", p.depth},
-                                  {"device_bytes", p.device_bytes}});
+    w.begin_object();
+    w.text_field("computation", p.computation);
+    w.text_field("instruction", p.instruction);
+    w.number_field("depth", p.depth);
+    w.number_field("device_bytes", p.device_bytes);
+    w.end_object();
   }
-  j["notes"] = r.notes;
-  j["warnings"] = choice.warnings;
-  // Names are ASCII in practice; replace rather than throw on any byte that is not UTF-8.
-  std::cout << json_text(j) << "\n";
+  w.end_array();
+  w.strings_field("notes", r.notes);
+  w.strings_field("warnings", choice.warnings);
+  w.end_object();
+  out += "\n";
+  w.finish();
 }
 
 // Two tables sharing their `#` column, so that each fits 100 columns: the buffers, then their

@@ -1,0 +1,141 @@
+#include "report/json_writer.h"
+
+namespace hloroof::report_internal {
+namespace {
+
+constexpr size_t kFlushBytes = 64 << 10;
+
+// Bytes the serializer writes as they are: printable ASCII, and the characters with a short
+// escape. Anything else (other control characters, bytes of UTF-8 or invalid UTF-8) is left
+// to the serializer, which replaces invalid sequences.
+bool is_plain(std::string_view text) {
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x7f) return false;
+    if (u < 0x20 && c != '\b' && c != '\t' && c != '\n' && c != '\f' && c != '\r') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+JsonWriter::JsonWriter(std::string& out, std::ostream* sink)
+    : out_(out),
+      sink_(sink),
+      serializer_(nlohmann::detail::output_adapter<char>(out), ' ',
+                  Json::error_handler_t::replace) {}
+
+void JsonWriter::before_value() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (levels_.empty()) return;
+  Level& level = levels_.back();
+  out_ += level.count++ == 0 ? "\n" : ",\n";
+  out_.append(indent(), ' ');
+}
+
+void JsonWriter::key(std::string_view name) {
+  Level& level = levels_.back();
+  out_ += level.count++ == 0 ? "\n" : ",\n";
+  out_.append(indent(), ' ');
+  write_string(name);
+  out_ += ": ";
+  after_key_ = true;
+}
+
+void JsonWriter::begin_object() {
+  before_value();
+  out_ += '{';
+  levels_.push_back({true, 0});
+}
+
+void JsonWriter::begin_array() {
+  before_value();
+  out_ += '[';
+  levels_.push_back({false, 0});
+}
+
+void JsonWriter::end_object() { close('}'); }
+
+void JsonWriter::end_array() { close(']'); }
+
+void JsonWriter::close(char bracket) {
+  const size_t count = levels_.back().count;
+  levels_.pop_back();
+  if (count > 0) {
+    out_ += '\n';
+    out_.append(indent(), ' ');
+  }
+  out_ += bracket;
+  maybe_flush();
+}
+
+void JsonWriter::value(const Json& j) {
+  before_value();
+  serializer_.dump(j, true, false, 2, indent());
+}
+
+void JsonWriter::string(std::string_view text) {
+  before_value();
+  write_string(text);
+}
+
+void JsonWriter::null() {
+  before_value();
+  out_ += "null";
+}
+
+void JsonWriter::boolean(bool b) {
+  before_value();
+  out_ += b ? "true" : "false";
+}
+
+void JsonWriter::strings_field(std::string_view name, const std::vector<std::string>& texts) {
+  key(name);
+  begin_array();
+  for (const std::string& text : texts) string(text);
+  end_array();
+}
+
+void JsonWriter::write_string(std::string_view text) {
+  if (!is_plain(text)) {
+    serializer_.dump(Json(std::string(text)), true, false, 2, indent());
+    return;
+  }
+  out_ += '"';
+  size_t from = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char* escape = nullptr;
+    switch (text[i]) {
+      case '"': escape = "\\\""; break;
+      case '\\': escape = "\\\\"; break;
+      case '\b': escape = "\\b"; break;
+      case '\t': escape = "\\t"; break;
+      case '\n': escape = "\\n"; break;
+      case '\f': escape = "\\f"; break;
+      case '\r': escape = "\\r"; break;
+      default: continue;
+    }
+    out_.append(text.data() + from, i - from);
+    out_ += escape;
+    from = i + 1;
+  }
+  out_.append(text.data() + from, text.size() - from);
+  out_ += '"';
+}
+
+void JsonWriter::finish() {
+  if (sink_ == nullptr) return;
+  sink_->write(out_.data(), static_cast<std::streamsize>(out_.size()));
+  out_.clear();
+}
+
+void JsonWriter::maybe_flush() {
+  if (sink_ == nullptr || out_.size() < kFlushBytes) return;
+  sink_->write(out_.data(), static_cast<std::streamsize>(out_.size()));
+  out_.clear();
+}
+
+}  // namespace hloroof::report_internal

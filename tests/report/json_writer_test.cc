@@ -1,0 +1,136 @@
+// JsonWriter writes the text nlohmann's dump(2, ' ', false, replace) writes for the same
+// document, which is what the commands printed before they wrote their JSON as produced.
+#include "report/json_writer.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+
+namespace {
+
+using hloroof::report_internal::JsonWriter;
+using Json = nlohmann::ordered_json;
+
+std::string dumped(const Json& j) {
+  return j.dump(2, ' ', false, Json::error_handler_t::replace);
+}
+
+TEST_CASE("a document written field by field reads as nlohmann's dump of it") {
+  // Strings the serializer escapes or replaces: quote, backslash, short escapes, another
+  // control character, UTF-8, and bytes that are not UTF-8.
+  const std::string odd[] = {"plain", "q\"b\\s", "tab\tnl\nff\fcr\rbs\b", "bell\x07",
+                             "caf\xc3\xa9", "bad\xff\xfe", "\x7f", ""};
+  const double numbers[] = {3.0,  0.1,  1e-7, 1e21, 123456789012345678.0, -0.0, 2.5e-300,
+                            std::numeric_limits<double>::quiet_NaN(),
+                            std::numeric_limits<double>::infinity()};
+  Json expected = Json::object();
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+
+  expected["module"] = "m";
+  w.text_field("module", "m");
+  expected["empty_object"] = Json::object();
+  w.key("empty_object");
+  w.begin_object();
+  w.end_object();
+  expected["empty_array"] = Json::array();
+  w.key("empty_array");
+  w.begin_array();
+  w.end_array();
+  expected["strings"] = Json::array();
+  w.key("strings");
+  w.begin_array();
+  for (const std::string& s : odd) {
+    expected["strings"].push_back(s);
+    w.string(s);
+  }
+  w.end_array();
+  expected["doubles"] = Json::array();
+  w.key("doubles");
+  w.begin_array();
+  for (double d : numbers) {
+    expected["doubles"].push_back(d);
+    w.number(d);
+  }
+  w.end_array();
+  expected["min"] = std::numeric_limits<int64_t>::min();
+  w.number_field("min", std::numeric_limits<int64_t>::min());
+  expected["max"] = std::numeric_limits<uint64_t>::max();
+  w.number_field("max", std::numeric_limits<uint64_t>::max());
+  expected["int"] = 7;
+  w.number_field("int", 7);
+  expected["yes"] = true;
+  w.bool_field("yes", true);
+  expected["none"] = nullptr;
+  w.key("none");
+  w.null();
+  expected["key \"odd\"\x01\xff"] = 1;
+  w.number_field("key \"odd\"\x01\xff", 1);
+  // Nested containers, and a subtree handed over as a value at depth 3.
+  Json subtree = {{"a", {1, 2}}, {"b", Json::object()}, {"c", {{"d", "e"}}}};
+  expected["nested"] = Json::array();
+  expected["nested"].push_back(Json::array());
+  expected["nested"].push_back({{"x", subtree}, {"y", Json::array({Json::array()})}});
+  w.key("nested");
+  w.begin_array();
+  w.begin_array();
+  w.end_array();
+  w.begin_object();
+  w.field("x", subtree);
+  w.key("y");
+  w.begin_array();
+  w.begin_array();
+  w.end_array();
+  w.end_array();
+  w.end_object();
+  w.end_array();
+  expected["notes"] = std::vector<std::string>{"one", "two"};
+  w.strings_field("notes", {"one", "two"});
+  expected["no_notes"] = std::vector<std::string>{};
+  w.strings_field("no_notes", {});
+  w.end_object();
+
+  CHECK(out == dumped(expected));
+}
+
+TEST_CASE("top-level values and empty containers") {
+  std::string out;
+  JsonWriter(out).number(1.5);
+  CHECK(out == dumped(Json(1.5)));  // "1.5"
+  out.clear();
+  JsonWriter w(out);
+  w.begin_object();
+  w.end_object();
+  CHECK(out == "{}");
+}
+
+TEST_CASE("with a sink, a large document reaches it in pieces and whole") {
+  std::ostringstream sink;
+  std::string out;
+  JsonWriter w(out, &sink);
+  Json expected = Json::array();
+  size_t held = 0;
+  w.begin_array();
+  for (int k = 0; k < 20000; ++k) {
+    const Json row = {{"k", k}, {"half", k / 2.0}};
+    expected.push_back(row);
+    w.begin_object();
+    w.number_field("k", k);
+    w.number_field("half", k / 2.0);
+    w.end_object();
+    held = std::max(held, out.size());
+  }
+  w.end_array();
+  // Never more than the flush size and one row held (about 40 bytes a row).
+  CHECK(held < (64 << 10) + 100);
+  w.finish();
+  CHECK(out.empty());
+  CHECK(sink.str() == dumped(expected));
+}
+
+}  // namespace
