@@ -168,7 +168,8 @@ int run(const std::vector<std::string>& words) {
     xspace_summary = render_xspace_summary(*file, args->get("--xspace"));
   }
   if (args->flag("--json")) {
-    std::cout << prediction_to_json(*prediction) << "\n";
+    write_prediction_json(*prediction, std::cout);
+    std::cout << "\n";
     std::cerr << xspace_summary;
     return kExitOk;
   }

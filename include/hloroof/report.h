@@ -36,6 +36,9 @@ namespace hloroof {
 // Times in seconds, sizes in bytes, rates per second. The timeline is left out (see
 // prediction_to_trace_json).
 std::string prediction_to_json(const Prediction& prediction);
+// The same text written into `out` as it is produced (the ops one at a time), without holding
+// the whole document.
+void write_prediction_json(const Prediction& prediction, std::ostream& out);
 
 struct SummaryOptions {
   size_t top_ops = 10;  // rows of the op and collective tables; 0 leaves them out
