@@ -58,6 +58,14 @@ std::string headline(const DeviceSpec& d, std::string_view path) {
   return f == nullptr ? "-" : format_figure(d, *f);
 }
 
+// The HBM column of the table: binary units for every device (GiB, as `memory` reports), so
+// that one column compares like with like; `devices NAME` gives the vendor's own figure.
+std::string capacity_headline(const DeviceSpec& d) {
+  const DeviceFigure* f = d.figure("hbm.capacity");
+  if (f == nullptr) return "-";
+  return format_bytes(f->value) + (f->verified ? "" : "*");
+}
+
 std::string wrap_rule(const Wraparound& w) {
   switch (w.rule) {
     case Wraparound::Rule::kNone:
@@ -136,7 +144,7 @@ int list_devices(bool json) {
   std::string interconnects;
   for (const DeviceSpec& d : specs) {
     table.add_row({d.name, std::string(device_kind_name(d.kind)),
-                   headline(d, "matrix_flops_per_s.bf16"), headline(d, "hbm.capacity"),
+                   headline(d, "matrix_flops_per_s.bf16"), capacity_headline(d),
                    headline(d, "hbm.bandwidth")});
     interconnects +=
         report_internal::wrap(interconnect_summary(d), absl::StrFormat("  %-9s ", d.name),

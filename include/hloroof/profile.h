@@ -224,7 +224,9 @@ struct GapRow {
   double measured_s = 0;
   double expected_s = 0;
   double gap_s = 0;  // measured - expected
-  double share = 0;  // gap_s / (measured step - expected step); 0 when the step gap is 0
+  // gap_s / the sum of every category's |gap_s|, in [-1, 1] (categories can offset each other,
+  // so a share of the net step gap would not be bounded); 0 when no category has a gap.
+  double share = 0;
 };
 
 struct ProfileComparison {

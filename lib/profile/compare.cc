@@ -1,5 +1,6 @@
 // compare_with_profile: the prediction and the measured step, joined per HLO op.
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "absl/container/flat_hash_map.h"
@@ -143,11 +144,15 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
     c.gaps.push_back(rows[k]);
   }
   c.gaps.push_back({"idle", c.idle_s, 0, 0, 0});
-  const double gap = c.measured_step_s - c.expected_step_s;
+  // Each category's share of all the gaps' sizes: categories can offset each other (ops
+  // slower than expected, idle time shorter), and a share of the net step gap then runs to
+  // hundreds of percent either way when the net gap is small.
+  double moved = 0;
   for (GapRow& r : c.gaps) {
     r.gap_s = r.measured_s - r.expected_s;
-    r.share = gap != 0 ? r.gap_s / gap : 0;
+    moved += std::abs(r.gap_s);
   }
+  for (GapRow& r : c.gaps) r.share = moved > 0 ? r.gap_s / moved : 0;
 
   std::stable_sort(c.ops.begin(), c.ops.end(), [](const JoinedOp& a, const JoinedOp& b) {
     if (a.alignment_uncertain != b.alignment_uncertain) return b.alignment_uncertain;

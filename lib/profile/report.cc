@@ -110,9 +110,10 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
   for (const GapRow& r : c.gaps) {
     gaps.add_row({r.category, format_seconds(r.measured_s), format_seconds(r.expected_s),
                   signed_seconds(r.gap_s),
-                  c.measured_step_s != c.expected_step_s ? format_percent(r.share) : "-"});
+                  r.share != 0 ? format_percent(r.share) : "-"});
   }
   out += gaps.render();
+  out += "% of gap: of the gaps' sizes added up (a category's gap can offset another's)\n";
 
   // Ops whose alignment is uncertain come last (compare_with_profile) and are not ranked.
   size_t ranked = 0;

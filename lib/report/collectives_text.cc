@@ -62,8 +62,9 @@ absl::StatusOr<std::string> render_collectives(const Prediction& prediction,
       "Collectives: ", ops.size() < total ? absl::StrCat("top ", ops.size(), " of ") : "", total,
       ", ranked by the time the step waits for them\n\n", table.render(), "\n",
       report_internal::wrap(
-          "N: devices in a group; payload: the buffer it moves (all-gather "
-          "output, reduce-scatter input, all-reduce buffer); time, exposed (the "
+          "N: devices in a group; payload: the bytes V its time is figured from (all-gather "
+          "output, reduce-scatter input, all-reduce buffer, collective-permute buffer; "
+          "all-to-all: N times one device's buffer); time, exposed (the "
           "step waits) and hidden (overlapped with other ops; sync: a synchronous collective hides "
           "nothing): one execution.",
           "", ""));

@@ -59,6 +59,16 @@ TEST_CASE("devices fits 100 columns") {
   check_width("devices tpu_v2");
 }
 
+TEST_CASE("devices: one unit in the HBM column") {
+  // h100's 80 GB (8e10 bytes) and tpu_v5p's 95 GiB in the same column: both in GiB
+  // (8e10 / 2^30 = 74.5).
+  auto r = run_cli("devices");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("74.5 GiB") != std::string::npos);
+  CHECK(r.out.find("95 GiB") != std::string::npos);
+  CHECK(r.out.find(" GB ") == std::string::npos);
+}
+
 TEST_CASE("compare fits 100 columns") {
   check_width("compare " + kTpuStep + " --devices tpu_v5e:2x2,tpu_v6e:2x2,tpu_v5p:2x2x1");
 }

@@ -2,6 +2,7 @@
 #include "hloroof/profile.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
@@ -162,13 +163,16 @@ TEST_CASE("the join: measured, expected and roofline per op, gaps per category")
   CHECK(c->gaps[3].measured_s == Approx(0).margin(1e-15));
   CHECK(c->gaps[4].category == "idle");
   CHECK(c->gaps[4].measured_s == Approx(28 * us));
-  double expected = 0, share = 0;
-  for (const GapRow& r : c->gaps) expected += r.expected_s, share += r.share;
+  double expected = 0, moved = 0, share = 0;
+  for (const GapRow& r : c->gaps) {
+    expected += r.expected_s, moved += std::abs(r.gap_s), share += std::abs(r.share);
+  }
   CHECK(expected == Approx(c->expected_step_s));  // the expected rows make up the step
-  // The measured rows add up to the step too here (one stream): 22 + 6 + 1 + 0 + 28 = 57 us
-  // of kernel time and idle against a 55 us step, because dot.1's mean (22 us) is not its
-  // time in the median step (20 us).
-  CHECK(share == Approx((57 * us - c->expected_step_s) / (55 * us - c->expected_step_s)));
+  // Each share is the category's gap over the gaps' sizes added up: the sizes' shares make 1.
+  CHECK(share == Approx(1));
+  for (const GapRow& r : c->gaps) CHECK(r.share == Approx(r.gap_s / moved));
+  // idle: 28 us measured, none expected; its share is 28 us over every gap's size.
+  CHECK(c->gaps[4].share == Approx(28 * us / moved));
 }
 
 TEST_CASE("an async collective is measured on its start, expected to take its latency") {
