@@ -2,12 +2,14 @@
 """Runs two builds of the CLI over every corpus module and compares their JSON byte for byte.
 
     tools/diff_outputs.py OLD_CLI NEW_CLI [--corpus DIR] [--commands memory,predict,...] [-j N]
+                          [--extra "--device h100"]
 
 For each `*.hlo` under DIR (default: ../shared/corpus beside the repository) and each command
-(default: memory, predict, cost, advise), runs `CLI COMMAND MODULE --json` with both binaries
-and compares standard output and exit status. Prints one line per differing output (at most
---show of them), then the number of outputs compared and of those that differ; the exit status
-is 1 when any differs. A change meant to be faster only must leave this count at 0.
+(default: memory, predict, cost, advise), runs `CLI COMMAND MODULE --json` (and the --extra
+arguments) with both binaries and compares standard output and exit status. Prints one line per
+differing output (at most --show of them), then the number of outputs compared and of those
+that differ; the exit status is 1 when any differs. A change meant to be faster only must
+leave this count at 0.
 """
 import argparse
 import concurrent.futures
@@ -18,19 +20,20 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def run(cli: str, command: str, module: pathlib.Path, timeout: float) -> tuple[int, bytes]:
+def run(cli: str, command: str, module: pathlib.Path, timeout: float,
+        extra: list[str]) -> tuple[int, bytes]:
     try:
-        done = subprocess.run([cli, command, str(module), "--json"], capture_output=True,
+        done = subprocess.run([cli, command, str(module), "--json", *extra], capture_output=True,
                               timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return -1, b"timed out"
     return done.returncode, done.stdout
 
 
-def compare(old: str, new: str, command: str, module: pathlib.Path,
-            timeout: float) -> str | None:
-    a = run(old, command, module, timeout)
-    b = run(new, command, module, timeout)
+def compare(old: str, new: str, command: str, module: pathlib.Path, timeout: float,
+            extra: list[str]) -> str | None:
+    a = run(old, command, module, timeout, extra)
+    b = run(new, command, module, timeout, extra)
     if a == b:
         return None
     if a[0] != b[0]:
@@ -47,6 +50,7 @@ def main() -> int:
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--show", type=int, default=50, help="differences listed at most")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
+    parser.add_argument("--extra", default="", help="more arguments for every run")
     args = parser.parse_args()
 
     modules = sorted(pathlib.Path(args.corpus).rglob("*.hlo"))
@@ -54,7 +58,8 @@ def main() -> int:
     jobs = [(c, m) for m in modules for c in commands]
     differing = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(compare, args.old, args.new, c, m, args.timeout) for c, m in jobs]
+        futures = [pool.submit(compare, args.old, args.new, c, m, args.timeout,
+                               args.extra.split()) for c, m in jobs]
         for future in futures:
             line = future.result()
             if line is None:

@@ -12,6 +12,7 @@
 #include "hloroof/computation.h"
 #include "predict/tpu_models.h"
 #include "util/absl_compat.h"
+#include "util/number_text.h"
 
 namespace hloroof::predict {
 namespace {
@@ -89,7 +90,7 @@ const measured::GemmTable* table_for(const measured::DeviceTables& t, const Gemm
   return find("bf16xbf16->bf16");
 }
 
-std::string seconds(double s) { return absl::StrFormat("%.4g s", s); }
+std::string seconds(double s) { return util::general_text(s, 4) + " s"; }
 
 void note_once(std::vector<std::string>& assumptions, std::string line) {
   if (std::find(assumptions.begin(), assumptions.end(), line) == assumptions.end()) {
@@ -512,31 +513,32 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
       gemm_s += std::max(padded / own_peak, work_s * fits.gemm_peak * plateau / own_peak);
       if (g.unit != "bf16") {
         note_once(assumptions,
-                  absl::StrFormat("%s %s GEMMs: efficiency of the measured %s bf16 GEMMs, "
-                                  "relative to the %s peak (assumed)",
-                                  device.name, sv(g.unit), measured::kTpuTableDevice,
-                                  sv(g.unit)));
+                  absl::StrCat(device.name, " ", sv(g.unit),
+                               " GEMMs: efficiency of the measured ", measured::kTpuTableDevice,
+                               " bf16 GEMMs, relative to the ", sv(g.unit), " peak (assumed)"));
       }
     }
     if (gemm_s > 0) {
       gemm_done = true;
-      how.push_back(absl::StrFormat("%d GEMM%s by padded size (MXU %d) from the %s table: %s",
-                                    static_cast<int>(gemms.size()), gemms.size() == 1 ? "" : "s",
-                                    static_cast<int>(mxu), from, seconds(gemm_s)));
+      how.push_back(absl::StrCat(static_cast<int>(gemms.size()), " GEMM",
+                                 gemms.size() == 1 ? "" : "s", " by padded size (MXU ",
+                                 static_cast<int>(mxu), ") from the ", from,
+                                 " table: ", seconds(gemm_s)));
       consider(gemm_s, absl::StrCat("gemm table ", measured::kTpuTableDevice, " (", from, ")"));
     }
   }
   for (const RooflineTerm& t : roofline.terms) {
     if (t.bound == Bound::kHbm) {
       const double s = t.time_s / fits.hbm_fraction;
-      how.push_back(absl::StrFormat("HBM at %.3f of its bandwidth (%s): %s", fits.hbm_fraction,
-                                    from, seconds(s)));
+      how.push_back(absl::StrCat("HBM at ", util::fixed_text(fits.hbm_fraction, 3),
+                                 " of its bandwidth (", from, "): ", seconds(s)));
       consider(s, absl::StrCat("achievable HBM (", from, ")"));
     } else if (t.bound == Bound::kHost) {
       const double s = t.time_s / kTpuHostFraction;
-      how.push_back(absl::StrFormat("host link at %.2f of its bandwidth (measured on tpu_v6e%s): "
-                                    "%s", kTpuHostFraction,
-                                    device.name == "tpu_v6e" ? "" : ", borrowed", seconds(s)));
+      how.push_back(absl::StrCat("host link at ", util::fixed_text(kTpuHostFraction, 2),
+                                 " of its bandwidth (measured on tpu_v6e",
+                                 device.name == "tpu_v6e" ? "" : ", borrowed", "): ",
+                                 seconds(s)));
       consider(s, "host link (measured on tpu_v6e)");
     } else if (!(t.bound == Bound::kMatrix && gemm_done)) {
       consider(t.time_s, "roofline");
@@ -547,10 +549,10 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
   e.model = model;
   e.time_s = std::max(roofline.time_s, terms + fixed);
   if (e.time_s > roofline.time_s) {
-    e.explanation = absl::StrFormat(
-        "expected = per-op fixed cost %s (fitted, %s) + max(terms as measured) = %s (%s)",
-        seconds(fixed), from, seconds(e.time_s),
-        how.empty() ? std::string("no measured term") : absl::StrJoin(how, "; "));
+    e.explanation = absl::StrCat(
+        "expected = per-op fixed cost ", seconds(fixed), " (fitted, ", from,
+        ") + max(terms as measured) = ", seconds(e.time_s), " (",
+        how.empty() ? std::string("no measured term") : absl::StrJoin(how, "; "), ")");
   }
   return e;
 }
@@ -652,15 +654,15 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
       // The fraction was measured on the H100; other GPUs borrow it.
       const std::string_view measured =
           device.name == "h100" ? "measured" : "measured on h100, borrowed";
-      how.push_back(absl::StrFormat("HBM at %.2f of its bandwidth (%s): %s", fraction,
-                                    hbm_knob ? "hbm_efficiency, calibrated" : measured,
-                                    seconds(s)));
+      how.push_back(absl::StrCat("HBM at ", util::fixed_text(fraction, 2), " of its bandwidth (",
+                                 hbm_knob ? "hbm_efficiency, calibrated" : sv(measured), "): ",
+                                 seconds(s)));
       consider(s, hbm_knob ? std::string("calibrated hbm_efficiency")
                            : absl::StrCat("achievable HBM (", sv(measured), ")"));
     } else if (t.bound == Bound::kMatrix && matmul_knob) {
       const double s = t.time_s / device.matmul_efficiency;
-      how.push_back(absl::StrFormat("matrix at %.2f of peak (matmul_efficiency, calibrated): %s",
-                                    device.matmul_efficiency, seconds(s)));
+      how.push_back(absl::StrCat("matrix at ", util::fixed_text(device.matmul_efficiency, 2),
+                                 " of peak (matmul_efficiency, calibrated): ", seconds(s)));
       consider(s, "calibrated matmul_efficiency");
     } else {
       consider(t.time_s, "roofline");
@@ -693,15 +695,15 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
       ++used;
       if (!same) {
         note_once(assumptions,
-                  absl::StrFormat("%s %s GEMMs: efficiency borrowed from the measured %s %s "
-                                  "table, relative to each device's own peak",
-                                  device.name, sv(g.unit), source.name, sv(table_class)));
+                  absl::StrCat(device.name, " ", sv(g.unit),
+                               " GEMMs: efficiency borrowed from the measured ", source.name, " ",
+                               sv(table_class), " table, relative to each device's own peak"));
       }
     }
     if (used > 0) {
       how.insert(how.begin(),
-                 absl::StrFormat("%d GEMM%s from the measured %s table: %s", used,
-                                 used == 1 ? "" : "s", source.name, seconds(gemm_s)));
+                 absl::StrCat(used, " GEMM", used == 1 ? "" : "s", " from the measured ",
+                              source.name, " table: ", seconds(gemm_s)));
       consider(gemm_s, absl::StrCat("gemm table ", source.name,
                                     source.borrowed ? " (measured, borrowed)"
                                                     : " (measured, interpolated)"));
@@ -710,10 +712,11 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
   // Elementwise work at the lanes' issue rate, each op costed by its measured profile; said
   // only when it is the slowest term (it then sets the expected time).
   if (gpu && !issue.profile.empty() && issue.time_s > terms) {
-    how.push_back(absl::StrFormat(
-        "%.4g element ops at %.3g issue slots each (op profiles %s) on %.4g lane slots/s: %s",
-        issue.element_ops, issue.slots / issue.element_ops, issue.profile,
-        device.vector_flops_per_s / 2, seconds(issue.time_s)));
+    how.push_back(absl::StrCat(util::general_text(issue.element_ops, 4), " element ops at ",
+                               util::general_text(issue.slots / issue.element_ops, 3),
+                               " issue slots each (op profiles ", issue.profile, ") on ",
+                               util::general_text(device.vector_flops_per_s / 2, 4),
+                               " lane slots/s: ", seconds(issue.time_s)));
     consider(issue.time_s, absl::StrCat("elementwise issue (op profiles ", issue.profile,
                                         ", measured)"));
   }
