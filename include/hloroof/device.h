@@ -87,6 +87,9 @@ struct GpuFabricSpec {
   double nvlink_bandwidth = 0;     // W_gpu: one way, per GPU, B/s
   int nvlink_links = 0;            // links per GPU (XLA's NCCL model caps channels by it)
   double scale_out_bandwidth = 0;  // one way, per GPU, B/s
+  // The share of the NICs' line rate NCCL reaches across nodes on this cluster (a plain fraction,
+  // `interconnect.nic_efficiency`); unset: the published figure the model uses (0.86).
+  std::optional<double> nic_efficiency;
   double collective_launch_latency_s = 0;
   int compute_capability_major = 0;
   int compute_capability_minor = 0;

@@ -603,8 +603,8 @@ absl::Status SpecReader::read_gpu_fabric(const json& ic, std::string_view path) 
   if (absl::Status s = check_keys(
           ic, path,
           {"type", "nvlink_domain_size", "nvlink_bandwidth", "nvlink_links", "scale_out_bandwidth",
-           "nics_per_node", "nic_bandwidth", "collective_launch_latency", "compute_capability",
-           "xla_sol"});
+           "nics_per_node", "nic_bandwidth", "nic_efficiency", "collective_launch_latency",
+           "compute_capability", "xla_sol"});
       !s.ok()) {
     return s;
   }
@@ -642,6 +642,19 @@ absl::Status SpecReader::read_gpu_fabric(const json& ic, std::string_view path) 
       scale_out->has_value()
           ? **scale_out
           : static_cast<double>(**nics) * **nic / static_cast<double>(gpu.nvlink_domain_size);
+  // The share of line rate the cluster's network reaches, a plain fraction like the calibrated
+  // efficiencies (docs/prediction-model.md, "Across nodes (GPUs)").
+  if (auto it = ic.find("nic_efficiency"); it != ic.end()) {
+    const double v = it->is_number() ? it->get<double>() : 0;
+    if (!it->is_number() || !(v >= internal::kMinEfficiency && v <= 1)) {
+      return error(join_path(path, "nic_efficiency"),
+                   absl::StrCat("expected the share of the NICs' line rate reached, a fraction "
+                                "from ",
+                                internal::kMinEfficiency, " to 1",
+                                it->is_number() ? absl::StrCat(", got ", v) : std::string()));
+    }
+    gpu.nic_efficiency = v;
+  }
   absl::StatusOr<double> launch =
       required_figure(ic, path, "collective_launch_latency", Quantity::kTime, Sign::kNonNegative);
   if (!launch.ok()) return launch.status();
@@ -815,7 +828,8 @@ absl::StatusOr<DeviceSpec> set_device_figures(const DeviceSpec& spec,
     }
     const DeviceFigure* figure = spec.figure(path);
     static constexpr std::string_view kFractions[] = {
-        "matmul_efficiency", "hbm_efficiency", "collective_bandwidth_efficiency"};
+        "matmul_efficiency", "hbm_efficiency", "collective_bandwidth_efficiency",
+        "interconnect.nic_efficiency"};
     const bool fraction =
         std::find(std::begin(kFractions), std::end(kFractions), path) != std::end(kFractions);
     if (node != nullptr && node->is_object() && node->contains("value") && figure != nullptr) {
@@ -837,7 +851,8 @@ absl::StatusOr<DeviceSpec> set_device_figures(const DeviceSpec& spec,
       return absl::InvalidArgumentError(absl::StrCat(
           "--set ", path, ": ", spec.name, " has no such figure; its figures: ",
           absl::StrJoin(paths, ", "), " (and matmul_efficiency, hbm_efficiency, "
-          "collective_bandwidth_efficiency, collective_latency)"));
+          "collective_bandwidth_efficiency, collective_latency; interconnect.nic_efficiency "
+          "on GPUs)"));
     }
     said.push_back(absl::StrCat(path, "=", text));
   }

@@ -558,7 +558,8 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
 }
 
 ExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
-                                          const DeviceSpec& device) {
+                                          const DeviceSpec& device,
+                                          std::vector<std::string>& assumptions) {
   const measured::TpuFits& fits = *measured::tpu_fits();
   const std::string from = tpu_provenance(device);
   ExpectedTime e{roofline.time_s, "", ""};
@@ -570,6 +571,18 @@ ExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
   const double eff = fits.ici_efficiency;
   if (roofline.placement.domains > 1) {
     // Across slices: the roofline's ICI and DCN phases (DCN assumed), plus the fitted latency.
+    // No DCN collective is measured: say which figures stand in and how far off they could be.
+    const double w_dcn =
+        device.torus ? device.torus->dcn_bandwidth_per_chip.value_or(0.0) : 0.0;
+    const double dcn_latency = device.torus ? device.torus->dcn_latency_s : 0.0;
+    note_once(assumptions,
+              absl::StrFormat(
+                  "%s across slices: DCN at its published line rate, %.4g B/s per chip, and %s "
+                  "per DCN transfer (assumed: 'tens of microseconds'); no DCN collective is "
+                  "measured: GPU networks reach 0.64-0.96 of their line rate (docs/"
+                  "prediction-model.md, 'Across nodes'), so the DCN phase may take up to 1.6x "
+                  "(1 / 0.64) longer; the latency is a guess within tens of microseconds",
+                  device.name, w_dcn, seconds(dcn_latency)));
     e.time_s = roofline.time_s + latency;
     e.model = absl::StrCat("ICI fit ", measured::kTpuTableDevice, " (", from,
                            ") + DCN (assumed)");
@@ -739,7 +752,7 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
   ExpectedTime e{roofline.time_s, "", ""};
   const bool calibrated = device.collective_bandwidth_efficiency || device.collective_latency_s;
   if (device.kind != DeviceKind::kGpu && !calibrated) {
-    if (tpu_measured(device)) return expected_tpu_collective_time(roofline, device);
+    if (tpu_measured(device)) return expected_tpu_collective_time(roofline, device, assumptions);
     e.model = "roofline (no measured model for TPUs)";
     return e;
   }
@@ -774,22 +787,29 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
   // NCCL's own latency model.
   ScaleOutTime so;
   double across = 0;
+  double eff = kScaleOutEfficiency;
   if (domains > 1 && device.gpu) {
     const DeviceFigure* nic_figure = device.figure("interconnect.nic_bandwidth");
     const double w_so = device.gpu->scale_out_bandwidth;
     const double nic = nic_figure != nullptr ? nic_figure->value : w_so;
     const double l = static_cast<double>(pair ? 1 : std::max<int64_t>(1, inside));
-    so = scale_out_time(op, roofline.bytes, n, domains, l, w_so, nic, kScaleOutEfficiency);
+    eff = device.gpu->nic_efficiency.value_or(kScaleOutEfficiency);
+    so = scale_out_time(op, roofline.bytes, n, domains, l, w_so, nic, eff);
     across = so.time_s();
     note_once(assumptions,
               absl::StrFormat(
                   "%s across nodes: NCCL's ring (reductions, gathers) and one NIC per GPU "
-                  "(all-to-all, send) at %.2f of line rate (measured on InfiniBand A100 and "
-                  "H100 nodes, NVIDIA/nccl#1048, nccl-tests#119, #267; published all-to-alls "
-                  "across nodes reach 0.43-0.96, nccl-tests#139, #267), latency NCCL's own "
-                  "model (9.6 us a network step, one per remote peer of an all-to-all, "
-                  "NVIDIA/nccl tuning.cc); %s per GPU %s",
-                  device.name, kScaleOutEfficiency, absl::StrFormat("%.4g B/s", w_so),
+                  "(all-to-all, send) at %.2f of line rate %s, latency NCCL's own model (9.6 us "
+                  "a network step, one per remote peer of an all-to-all, NVIDIA/nccl "
+                  "tuning.cc); %s per GPU %s",
+                  device.name, eff,
+                  device.gpu->nic_efficiency
+                      ? "(the file's nic_efficiency)"
+                      : "(measured on InfiniBand A100 and H100 nodes, NVIDIA/nccl#1048, "
+                        "nccl-tests#119, #267; published all-to-alls across nodes reach "
+                        "0.64-0.96, nccl-tests#139, #267; 2-node FFTs on Jean Zay's Omni-Path "
+                        "0.27: up to 3x slower)",
+                  absl::StrFormat("%.4g B/s", w_so),
                   nic_figure != nullptr
                       ? "from the file's NICs"
                       : "(scale_out_bandwidth, assumed: one NIC per GPU; nodes with fewer or "
@@ -804,12 +824,14 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
     }
     const double latency = device.gpu ? device.gpu->collective_launch_latency_s : 0.0;
     e.time_s = std::max(roofline.time_s, latency + across);
-    e.model = "scale-out (NCCL across nodes, measured efficiency)";
+    e.model = device.gpu->nic_efficiency
+                  ? "scale-out (NCCL across nodes, the file's nic_efficiency)"
+                  : "scale-out (NCCL across nodes, measured efficiency)";
     e.explanation = absl::StrFormat(
         "expected = launch latency %s + %s across %d nodes: NCCL latency %s (%s) + network "
         "bytes at %.2f of the NICs' line rate %s -> %s",
         seconds(latency), sv(op), static_cast<int>(domains), seconds(so.latency_s),
-        scale_out_latency_text(so), kScaleOutEfficiency, seconds(so.bandwidth_s),
+        scale_out_latency_text(so), eff, seconds(so.bandwidth_s),
         seconds(e.time_s));
     return e;
   }
@@ -883,7 +905,7 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
                                    "%s (%s) + network bytes at %.2f of line rate %s",
                                    static_cast<int>(domains), seconds(launch),
                                    seconds(so.latency_s),
-                                   scale_out_latency_text(so), kScaleOutEfficiency,
+                                   scale_out_latency_text(so), eff,
                                    seconds(so.bandwidth_s))
                  : std::string(),
       seconds(e.time_s));

@@ -543,6 +543,34 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
   auto cluster = testing::predict(hlo, four->origin, o);
   CHECK(cluster->step_time_s == Approx(867.54e-6).epsilon(0.002));
   CHECK(cluster.assumes("from the file's NICs"));
+  // The cluster's own share of line rate (interconnect.nic_efficiency) replaces the published
+  // 0.86: at 0.5, 8388608 / (0.5 x 12.5e9) = 1342.18 us + 2 + 85.2 us = 1429.38 us.
+  std::string with = source_file("examples/a100_4nic.json");
+  const size_t at = with.find("\"nic_bandwidth\"");
+  REQUIRE(at != std::string::npos);
+  with.insert(at, "\"nic_efficiency\": 0.5, ");
+  absl::StatusOr<DeviceSpec> half = parse_device_spec(with, "half.json");
+  REQUIRE(half.ok());
+  REQUIRE(half->gpu->nic_efficiency);
+  CHECK(*half->gpu->nic_efficiency == 0.5);
+  auto slow = testing::predict(hlo, *half, o);
+  CHECK(slow->step_time_s == Approx(1429.38e-6).epsilon(0.002));
+  CHECK(slow.assumes("at 0.50 of line rate (the file's nic_efficiency)"));
+  // The same by --set on the built-in spec, whose 25e9 B/s per GPU gives 8388608 / 12.5e9 =
+  // 671.09 us + 87.2 us.
+  absl::StatusOr<DeviceSpec> a100 = device("a100");
+  REQUIRE(a100.ok());
+  absl::StatusOr<DeviceSpec> set = set_device_figures(*a100, {"interconnect.nic_efficiency=0.5"});
+  REQUIRE(set.ok());
+  auto set_run = testing::predict(hlo, *set, o);
+  CHECK(set_run->step_time_s == Approx(758.29e-6).epsilon(0.002));
+  // A share outside (0, 1] is refused, naming the field.
+  std::string wrong = with;
+  wrong.replace(wrong.find("0.5,"), 3, "1.5");
+  absl::StatusOr<DeviceSpec> bad_share = parse_device_spec(wrong, "wrong.json");
+  REQUIRE_FALSE(bad_share.ok());
+  CHECK(std::string(bad_share.status().message()).find("interconnect.nic_efficiency") !=
+        std::string::npos);
   // The two NIC figures go together: without nics_per_node (and no scale_out_bandwidth) the
   // file is an error that names the missing one.
   std::string json = source_file("examples/a100_4nic.json");

@@ -350,6 +350,16 @@ TEST_CASE("across two v5e slices an all-gather crosses the data-center network")
                    "tpu_v5e:4x4,slices=2");
   CHECK(collective(p, "ag").time_s == Approx(kGiB / 2 / 3.125e9 + 20e-6));
   CHECK(p.assumes("interconnect.dcn_latency"));
+  // The expected time (not only the roofline) says which DCN figures stand in, and how far off
+  // they could be.
+  auto expected = testing::predict(module(32, "f32[134217728]",
+                                          "ROOT ag = f32[268435456] all-gather(p), channel_id=1, "
+                                          "replica_groups=[16,2]<=[2,16]T(1,0), "
+                                          "use_global_device_ids=true, dimensions={0}"),
+                                   "tpu_v5e:4x4,slices=2");
+  CHECK(expected.assumes("tpu_v5e across slices: DCN at its published line rate, 3.125e+09 B/s"));
+  CHECK(expected.assumes("up to 1.6x (1 / 0.64) longer"));
+  CHECK_FALSE(p.assumes("across slices"));  // the roofline alone assumes no efficiency
   // Inside one slice the DCN figures play no part.
   auto one = predict(module(16, "f32[1024]",
                             "ROOT ag = f32[4096] all-gather(p), channel_id=1, "
@@ -357,6 +367,7 @@ TEST_CASE("across two v5e slices an all-gather crosses the data-center network")
                             "dimensions={0}"),
                      "tpu_v5e:4x4");
   CHECK(!one.assumes("dcn"));
+  CHECK(!one.assumes("across slices"));
 }
 
 TEST_CASE("recv takes its peers from the frontend attribute too") {

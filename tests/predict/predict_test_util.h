@@ -78,6 +78,18 @@ inline Predicted predict(std::string_view text, std::string_view device,
   return Predicted{*std::move(module), *std::move(p)};
 }
 
+inline Predicted predict(std::string_view text, const DeviceSpec& device,
+                         const PredictOptions& options = {}) {
+  absl::StatusOr<Module> module = parse_module(text);
+  INFO(module.status().ToString());
+  REQUIRE(module.ok());
+  absl::StatusOr<Prediction> p = predict_step_time(*module, device, options);
+  INFO(p.status().ToString());
+  REQUIRE(p.ok());
+  check_invariants(*p);
+  return Predicted{*std::move(module), *std::move(p)};
+}
+
 // Pure roofline, as the worked examples compute it.
 inline PredictOptions no_overhead() {
   PredictOptions o;
