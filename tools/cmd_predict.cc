@@ -23,8 +23,9 @@ namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof predict FILE [--device D] [--topology T] [--json] [--top N] [--by op|category|scope]\n"
-    "       [--depth N] [--filter RE] [--trace OUT.json] [--roofline OUT.svg] [--formula F]\n"
+    "hloroof predict FILE [--device D] [--topology T] [--json | --csv] [--top N]\n"
+    "       [--by op|category|scope] [--depth N] [--filter RE] [--trace OUT.json]\n"
+    "       [--roofline OUT.svg] [--formula F]\n"
     "       [--trip-count N] [--module M] [--model-flops F | --params N --tokens D]\n"
     "       [--xspace LOG_DIR [--steps N]]";
 
@@ -53,9 +54,59 @@ int64_t now_ns() {
       .count();
 }
 
+// Every op, one CSV row each: the keys of the JSON's ops, the collective's and the async pair's
+// as `collective.kind`, `async.stream`, ... (as Python's to_pandas() names nested keys).
+void print_csv(const Prediction& p) {
+  std::cout << csv_line({"name", "opcode", "computation", "category", "op_name", "multiplier",
+                         "time_s", "total_time_s", "roofline_time_s", "total_roofline_time_s",
+                         "efficiency", "model", "bound", "resource", "flops", "matrix_flops",
+                         "transcendentals", "hbm_bytes", "on_chip_bytes", "host_bytes",
+                         "collective.kind", "collective.payload_bytes", "collective.group_size",
+                         "collective.time_s", "collective.exposed_s", "collective.hidden_s",
+                         "async.stream", "async.start", "async.done", "async.latency_s",
+                         "async.hidden_s", "async.exposed_s", "explanation"});
+  for (const OpPrediction& op : p.ops) {
+    const std::optional<CollectivePrediction>& c = op.collective;
+    const std::optional<AsyncPrediction>& a = op.async;
+    std::cout << csv_line({op.name,
+                           op.opcode,
+                           op.computation,
+                           op.category,
+                           op.op_name,
+                           csv_number(op.multiplier),
+                           csv_number(op.time_s),
+                           csv_number(op.total_time_s),
+                           csv_number(op.roofline_time_s),
+                           csv_number(op.total_roofline_time_s),
+                           csv_number(op.efficiency),
+                           op.model,
+                           std::string(op_bound_name(op)),
+                           std::string(resource_name(op)),
+                           csv_number(op.flops),
+                           csv_number(op.matrix_flops),
+                           csv_number(op.transcendentals),
+                           csv_number(op.hbm_bytes),
+                           csv_number(op.on_chip_bytes),
+                           csv_number(op.host_bytes),
+                           c ? c->kind : "",
+                           c ? csv_number(c->payload_bytes) : "",
+                           c ? absl::StrCat(c->group_size) : "",
+                           c ? csv_number(c->time_s) : "",
+                           c ? csv_number(c->exposed_s) : "",
+                           c ? csv_number(c->hidden_s) : "",
+                           a ? a->stream : "",
+                           a ? a->start : "",
+                           a ? a->done : "",
+                           a ? csv_number(a->latency_s) : "",
+                           a ? csv_number(a->hidden_s) : "",
+                           a ? csv_number(a->exposed_s) : "",
+                           op.explanation});
+  }
+}
+
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args = parse_args(
-      words, {.flags = {"--json"},
+      words, {.flags = {"--json", "--csv"},
               .options = {"--device", "--topology", "--top", "--by", "--depth", "--filter",
                           "--trace", "--roofline", "--formula", "--trip-count", "--module",
                           "--model-flops", "--params", "--tokens", "--xspace", "--steps"}});
@@ -65,6 +116,9 @@ int run(const std::vector<std::string>& words) {
     return kExitOk;
   }
   if (args->positional.size() != 1) return usage_error("expected one HLO file", kUsage);
+  if (args->flag("--json") && args->flag("--csv")) {
+    return usage_error("--json and --csv: one or the other", kUsage);
+  }
 
   PredictOptions options;
   if (args->has("--formula")) {
@@ -167,6 +221,11 @@ int run(const std::vector<std::string>& words) {
     if (!file.ok()) return fail(file.status());
     xspace_summary = render_xspace_summary(*file, args->get("--xspace"));
   }
+  if (args->flag("--csv")) {
+    print_csv(*prediction);
+    std::cerr << xspace_summary;
+    return kExitOk;
+  }
   if (args->flag("--json")) {
     write_prediction_json(*prediction, std::cout);
     std::cout << "\n";
@@ -190,7 +249,7 @@ int run(const std::vector<std::string>& words) {
 const Command kPredictCommand = {
     "predict",
     "predicted step time on a device: breakdown, HFU, op stats, trace and roofline",
-    "usage: hloroof predict FILE [--device D] [--topology T] [--json] [--top N]\n"
+    "usage: hloroof predict FILE [--device D] [--topology T] [--json | --csv] [--top N]\n"
     "                       [--by op|category|scope] [--depth N] [--filter RE]\n"
     "                       [--trace OUT.json] [--roofline OUT.svg] [--formula F]\n"
     "                       [--trip-count N] [--module M]\n"
@@ -220,6 +279,8 @@ const Command kPredictCommand = {
     "  --json             one JSON object instead: step, breakdown, hfu, mfu, assumptions,\n"
     "                     unknown_work, every op (bound: compute, memory, collective or\n"
     "                     overhead; resource: the roofline term)\n"
+    "  --csv              every op as one CSV row instead, the JSON's op keys as columns\n"
+    "                     (nested ones as collective.kind, async.stream, ...)\n"
     "  --top N            rows of the op stats and collectives (default 20; 0: all)\n"
     "  --by B             one row per op (default), per category (\"loop fusion\", ...) or\n"
     "                     per scope (the framework op_name without its last part)\n"

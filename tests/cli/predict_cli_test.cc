@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_runner.h"
 #include "nlohmann/json.hpp"
@@ -183,3 +184,39 @@ TEST_CASE("predict errors: bad input exits 1, bad usage 2") {
 }
 
 }  // namespace
+
+TEST_CASE("predict --csv: every op of --json, one row each, the JSON's op keys as columns") {
+  auto json = run_cli("predict - --device tpu_v5e:1x2 --json", kStep);
+  auto csv = run_cli("predict - --device tpu_v5e:1x2 --csv", kStep);
+  REQUIRE(json.exit_code == 0);
+  REQUIRE(csv.exit_code == 0);
+  const nlohmann::json ops = nlohmann::json::parse(json.out)["ops"];
+  // Records: a line break ends one unless it is inside quotes (an explanation spans lines).
+  std::vector<std::string> lines(1);
+  bool quoted = false;
+  for (char ch : csv.out) {
+    if (ch == '"') quoted = !quoted;
+    if (ch == '\n' && !quoted) {
+      lines.emplace_back();
+    } else {
+      lines.back() += ch;
+    }
+  }
+  CHECK(!quoted);
+  REQUIRE(lines.back().empty());  // the last record ends in a line break
+  lines.pop_back();
+  REQUIRE(lines.size() == ops.size() + 1);  // a header, then one row per op
+  // Every scalar key of a JSON op is a column; nested ones are flattened (collective.kind).
+  std::string header = "," + lines[0] + ",";
+  for (const auto& [key, value] : ops[0].items()) {
+    if (value.is_object() || value.is_null()) continue;
+    INFO(key);
+    CHECK(header.find("," + key + ",") != std::string::npos);
+  }
+  CHECK(header.find(",collective.payload_bytes,") != std::string::npos);
+  // The rows in the JSON's order, named alike (the module's names hold no comma).
+  for (size_t k = 0; k < ops.size(); ++k) {
+    CHECK(lines[k + 1].substr(0, lines[k + 1].find(',')) == ops[k]["name"].get<std::string>());
+  }
+  CHECK(run_cli("predict - --device tpu_v5e:1x2 --csv --json", kStep).exit_code == 2);
+}
