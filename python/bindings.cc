@@ -523,7 +523,10 @@ void bind_cost(py::module_& m) {
 
 void bind_memory(py::module_& m) {
   Record<MemoryBuffer>(m, "MemoryBuffer", "One array buffer and its live range.")
+      .field("id", &MemoryBuffer::id, "its number in this analysis (what shares_with names)")
       .field("name", &MemoryBuffer::name, "defining instruction, with a tuple index: 'ag.1{1}'")
+      .field("instruction", &MemoryBuffer::instruction, "the defining instruction: 'ag.1'")
+      .field("shape_index", &MemoryBuffer::shape_index, "the leaf's index in its result")
       .field("computation", &MemoryBuffer::computation, "where it is defined")
       .field("shape", &MemoryBuffer::shape, "the array, as text")
       .computed(
@@ -540,6 +543,27 @@ void bind_memory(py::module_& m) {
           "'device', 'on_chip' or 'host'")
       .field("live_from", &MemoryBuffer::live_from, "first instruction it is live at")
       .field("live_to", &MemoryBuffer::live_to, "last instruction it is live at")
+      .field("allocation", &MemoryBuffer::allocation, "index in allocations; -1: none of its own")
+      .field("allocation_offset", &MemoryBuffer::allocation_offset, "B into its allocation")
+      .field("program_from", &MemoryBuffer::program_from,
+             "first position its allocation holds it, bodies laid out where they run; -1: none")
+      .field("program_to", &MemoryBuffer::program_to, "last such position; -1: none")
+      .field("shares_with", &MemoryBuffer::shares_with,
+             "id of the dying operand whose bytes it takes over, or -1")
+      .done();
+
+  Record<MemoryAllocation>(m, "MemoryAllocation", "One allocation of the buffer assignment.")
+      .field("index", &MemoryAllocation::index, "its index")
+      .computed(
+          "kind", [](const MemoryAllocation& a) { return allocation_kind_name(a.kind); },
+          "'parameter', 'output', 'temp' or 'constant'")
+      .field("bytes", &MemoryAllocation::bytes, "B")
+      .field("memory_space", &MemoryAllocation::memory_space, "S(n)")
+      .field("maybe_live_out", &MemoryAllocation::maybe_live_out,
+             "an output, or a parameter donated to one")
+      .field("parameter_number", &MemoryAllocation::parameter_number, "parameters; else -1")
+      .field("buffer_count", &MemoryAllocation::buffer_count, "buffers assigned to it")
+      .field("buffers", &MemoryAllocation::buffers, "their names, largest first")
       .done();
 
   Record<MemoryBreakdown>(m, "MemoryBreakdown", "Device bytes by buffer kind.")
@@ -588,6 +612,7 @@ void bind_memory(py::module_& m) {
       .field("temp_bytes", &MemoryReport::temp_bytes, "B of XLA's temp allocation, as assigned")
       .field("footprint_bytes", &MemoryReport::footprint_bytes,
              "B held by a step: arguments + outputs - aliased + temp + constants")
+      .field("allocations", &MemoryReport::allocations, "every allocation, all memories")
       .field("constant_bytes", &MemoryReport::constant_bytes, "B")
       .field("padding_waste_bytes", &MemoryReport::padding_waste_bytes, "B")
       .field("peak_on_chip_bytes", &MemoryReport::peak_on_chip_bytes, "B")

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "hloroof/hlo_text.h"
+#include "hloroof/memory.h"
 #include "hloroof/module.h"
 
 namespace hloroof {
@@ -40,6 +41,15 @@ bool is_hlo_proto(std::string_view bytes);
 std::string write_hlo_module_proto(const Module& module);
 // The same inside an `HloProto` (field 1; no buffer assignment), as XSpace metadata holds it.
 std::string write_hlo_proto(const Module& module);
+// The same with the buffer assignment (field 3) of `memory`, the analyze_memory report of
+// `module`, in the fields XProf's memory viewer reads (docs/xspace.md, "Memory viewer"): one
+// BufferAllocationProto per allocation (color: its memory space), one LogicalBufferProto per
+// buffer of memory.largest_buffers with an allocation of its own (defined at the instruction id
+// this writer gives), and per temp allocation a heap simulator trace: ALLOC, SHARE_WITH (a
+// result over its dying operand's bytes) and FREE events in program order. The traces are
+// written only when largest_buffers holds every buffer (analyze_memory with top_buffers 0, or
+// at least buffer_count): without some temporaries a trace would understate the heap.
+std::string write_hlo_proto(const Module& module, const MemoryReport& memory);
 
 // What an input file holds, told by its content (not its name).
 enum class InputKind {

@@ -74,7 +74,10 @@ struct MemoryAllocation {
 };
 
 struct MemoryBuffer {
+  int64_t id = 0;           // its number in this analysis (what `shares_with` names)
   std::string name;         // defining instruction, with the leaf's index in a tuple: "ag.1{1}"
+  std::string instruction;  // the defining instruction alone: "ag.1"
+  std::vector<int64_t> shape_index;  // the leaf's index in its result ({1}); empty: an array
   std::string computation;  // the computation that defines it
   std::string shape;        // the array leaf, as text
   BufferKind kind = BufferKind::kTemporary;
@@ -94,6 +97,15 @@ struct MemoryBuffer {
   // e.g. an output written into a donated parameter) and the offset inside.
   int64_t allocation = -1;
   int64_t allocation_offset = 0;
+  // The life its allocation holds it for, in program order: every schedule with the loop,
+  // call and conditional bodies laid out where they run (the order buffer assignment packs
+  // in; one iteration of a loop), both ends inclusive; parameters from 0, outputs and
+  // read-only parameters past the last position. -1 when it has no allocation of its own.
+  int64_t program_from = -1;
+  int64_t program_to = -1;
+  // A temporary that takes over the bytes of an operand at the operand's last use (XLA's heap
+  // simulator shares them; the same allocation and offset): the operand's `id`, else -1.
+  int64_t shares_with = -1;
 
   int64_t padding_waste_bytes() const { return padded_bytes - logical_bytes; }
   MemoryTier tier() const { return memory_tier(memory_space); }

@@ -516,6 +516,8 @@ void Assigner::assign(int32_t allocation, int32_t id, const Value& v, int64_t of
   out_.allocations[allocation].buffers.push_back(id);
   out_.allocation_of[id] = allocation;
   out_.offset_of[id] = offset;
+  out_.start_of[id] = v.start;
+  out_.end_of[id] = v.end;
   if (out_.allocations[allocation].maybe_live_out) values_in_[allocation].add(v, checked);
 }
 
@@ -580,6 +582,7 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
           if (o.end != v.start || !can_share(o, v)) continue;
           shared = group_of.at(id);
           taken.insert(id);
+          out_.shares_with[v.buffer] = id;
           break;
         }
         if (shared) break;
@@ -704,6 +707,9 @@ ModuleAssignment Assigner::run() {
   const std::vector<Buffer>& buffers = liveness_.buffers();
   out_.allocation_of.assign(buffers.size(), -1);
   out_.offset_of.assign(buffers.size(), 0);
+  out_.start_of.assign(buffers.size(), -1);
+  out_.end_of.assign(buffers.size(), -1);
+  out_.shares_with.assign(buffers.size(), -1);
   flatten(liveness_.entry(), 0);
 
   // Every buffer with memory of its own, with its value(s).

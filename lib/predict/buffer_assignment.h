@@ -27,6 +27,13 @@ struct ModuleAssignment {
   std::vector<Allocation> allocations;
   std::vector<int32_t> allocation_of;  // per liveness buffer id; -1: no allocation of its own
   std::vector<int64_t> offset_of;      // per liveness buffer id, inside its allocation
+  // Per liveness buffer id: its life in global time (the schedule with bodies flattened in,
+  // both ends inclusive) as its allocation holds it; -1 without an allocation.
+  std::vector<int64_t> start_of;
+  std::vector<int64_t> end_of;
+  // Per liveness buffer id: the operand whose bytes a temporary takes over at that operand's
+  // last use (XLA's heap simulator shares them), or -1.
+  std::vector<int32_t> shares_with;
   int64_t temps_in_live_out = 0;       // temporaries placed in output or donated allocations
   int64_t shared_with_operand = 0;     // results written over a dying operand's bytes
   // The work done: values tested for interference, allocations tried, and the merged byte

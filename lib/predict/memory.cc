@@ -37,9 +37,19 @@ std::string buffer_name(const Buffer& b, detail::LeafIndexer& leaves) {
 MemoryBuffer describe(const Buffer& b, const Computation& entry, const ModuleAssignment& assignment,
                       int32_t id, detail::LeafIndexer& leaves) {
   MemoryBuffer m;
+  m.id = id;
   m.allocation = assignment.allocation_of[id];
   m.allocation_offset = assignment.offset_of[id];
+  if (m.allocation >= 0) {
+    m.program_from = assignment.start_of[id];
+    m.program_to = assignment.end_of[id];
+  }
+  m.shares_with = assignment.shares_with[id];
   m.name = buffer_name(b, leaves);
+  m.instruction = std::string(b.instruction->name());
+  if (b.instruction->shape().is_tuple()) {
+    m.shape_index = leaves.index(b.instruction->shape(), b.leaf);
+  }
   m.computation = std::string(b.computation->name());
   m.shape = to_string(*b.shape);
   m.kind = b.kind;

@@ -8,6 +8,9 @@
 #include <string>
 #include <string_view>
 
+#include "absl/container/flat_hash_map.h"
+#include "hloroof/memory.h"
+#include "hloroof/module.h"
 #include "proto/hlo.pb.h"
 
 namespace hloroof::proto_internal {
@@ -155,6 +158,12 @@ inline const std::string* minifloat_bytes(const xla_proto::LiteralProto& l, int 
 // with computations; *kind says which. False when neither.
 bool parse_module_proto(std::string_view bytes, xla_proto::HloModuleProto* module,
                         xla_proto::BufferAssignmentProto* assignment, std::string* kind);
+
+// The buffer assignment of `memory` (write_hlo_proto's) into `out`, its buffers defined at
+// the instruction ids of `ids` (the ids the module's HloModuleProto gives).
+void write_buffer_assignment(const MemoryReport& memory,
+                             const absl::flat_hash_map<const Instruction*, int64_t>& ids,
+                             const Module& module, xla_proto::BufferAssignmentProto* out);
 
 }  // namespace hloroof::proto_internal
 

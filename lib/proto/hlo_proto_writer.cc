@@ -428,6 +428,10 @@ class ProtoBuilder {
  public:
   explicit ProtoBuilder(const Module& m) : m_(m) {}
   void build(pb::HloModuleProto* out);
+  // After build: the id of every instruction of the module.
+  const absl::flat_hash_map<const Instruction*, int64_t>& instruction_ids() const {
+    return inst_ids_;
+  }
 
  private:
   int64_t comp_id(const Computation* c) const { return comp_ids_.at(c); }
@@ -1033,6 +1037,15 @@ std::string write_hlo_module_proto(const Module& module) {
 std::string write_hlo_proto(const Module& module) {
   pb::HloProto proto;
   ProtoBuilder(module).build(proto.mutable_hlo_module());
+  return proto.SerializeAsString();
+}
+
+std::string write_hlo_proto(const Module& module, const MemoryReport& memory) {
+  pb::HloProto proto;
+  ProtoBuilder builder(module);
+  builder.build(proto.mutable_hlo_module());
+  proto_internal::write_buffer_assignment(memory, builder.instruction_ids(), module,
+                                          proto.mutable_buffer_assignment());
   return proto.SerializeAsString();
 }
 

@@ -13,6 +13,7 @@ target_include_directories(hloroof_hlo_proto PUBLIC
                            $<BUILD_INTERFACE:${HLOROOF_HLO_PROTO_OUT}>)
 
 set(HLOROOF_HLO_PROTO_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/hlo_proto_buffers.cc
   ${CMAKE_CURRENT_LIST_DIR}/hlo_proto_reader.cc
   ${CMAKE_CURRENT_LIST_DIR}/hlo_proto_writer.cc
   ${CMAKE_CURRENT_LIST_DIR}/input_kind.cc

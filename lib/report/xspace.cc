@@ -29,6 +29,7 @@
 #include "absl/strings/str_format.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
+#include "hloroof/memory.h"
 #include "hloroof/output_file.h"
 #include "hloroof/shape_text.h"
 #include "profile/xplane.pb.h"
@@ -43,6 +44,10 @@ namespace xp = hloroof::xplane;
 
 // Events written in all, every step: a bound that keeps a deep loop nest's file in memory.
 constexpr int64_t kMaxEvents = 4'000'000;
+
+// Buffers described in the HloProto's buffer assignment: a bound on its size (each buffer is a
+// logical buffer, an assignment and two heap events, about 100 bytes).
+constexpr size_t kMaxAssignedBuffers = 500'000;
 
 constexpr char kPredicted[] = "predicted by hloroof, not measured";
 
@@ -699,11 +704,32 @@ class XSpaceWriter {
     xp::XEventMetadata moved = m;
     plane.plane().mutable_event_metadata()->erase(m.id());
     moved.set_id(static_cast<int64_t>(program_id_));
-    plane.add_bytes(moved.mutable_stats(), "Hlo Proto", write_hlo_proto(module_));
+    plane.add_bytes(moved.mutable_stats(), "Hlo Proto", hlo_proto_with_buffers());
     (*plane.plane().mutable_event_metadata())[moved.id()] = std::move(moved);
-    unfilled_.push_back(
-        "no buffer assignment in the HloProto: XProf's memory viewer has no allocations to "
-        "show (hloroof memory gives the predicted peak)");
+  }
+
+  // The HloProto with hloroof's buffer assignment (write_hlo_proto), so that XProf's memory
+  // viewer shows the predicted allocations and the temp heap over program order. Bounded:
+  // at most kMaxAssignedBuffers buffers are described; past that, the largest ones and no heap
+  // trace (a trace without the rest would understate the heap).
+  std::string hlo_proto_with_buffers() {
+    absl::StatusOr<MemoryReport> memory = analyze_memory(
+        module_, {.device = &device_, .top_buffers = kMaxAssignedBuffers,
+                  .max_timeline_points = 1});
+    if (!memory.ok()) {
+      unfilled_.push_back(absl::StrCat(
+          "no buffer assignment in the HloProto (the memory analysis failed: ",
+          std::string(memory.status().message()), "): XProf's memory viewer is empty"));
+      return write_hlo_proto(module_);
+    }
+    if (memory->buffer_count > static_cast<int64_t>(kMaxAssignedBuffers)) {
+      unfilled_.push_back(absl::StrCat(
+          "the buffer assignment holds the ", kMaxAssignedBuffers, " largest of ",
+          memory->buffer_count,
+          " buffers and no heap trace: XProf's memory viewer shows every allocation but not "
+          "the heap over program order (hloroof memory gives the predicted peak)"));
+    }
+    return write_hlo_proto(module_, *memory);
   }
 
   void write_task_environment() {

@@ -46,6 +46,7 @@ from ._hloroof import (  # noqa: F401  (re-exported)
     InstructionCost,
     LiveBytesPoint,
     MemoryBreakdown,
+    MemoryAllocation,
     MemoryBuffer,
     MemoryReport,
     Module,
@@ -71,9 +72,9 @@ __all__ = [
     "devices", "device", "Comparison", "ProfileComparison", "Record",
     "ParseError", "__version__",
     "Module", "Computation", "Instruction", "OpMetadata", "ModuleCost", "InstructionCost",
-    "ComputationCost", "OpCost", "MemoryReport", "MemoryBuffer", "DeviceSpec", "Prediction",
-    "OpPrediction", "Breakdown", "PredictOptions", "CostOptions", "PredictionDiff", "OpDelta",
-    "DiffSide",
+    "ComputationCost", "OpCost", "MemoryReport", "MemoryBuffer", "MemoryAllocation", "DeviceSpec",
+    "Prediction", "OpPrediction", "Breakdown", "PredictOptions", "CostOptions", "PredictionDiff",
+    "OpDelta", "DiffSide",
 ]
 
 __version__: str = _hloroof.__version__

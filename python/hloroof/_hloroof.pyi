@@ -205,7 +205,10 @@ class ModuleCost:
 
 class MemoryBuffer:
     _fields: Tuple[str, ...]
+    id: int
     name: str
+    instruction: str
+    shape_index: List[int]
     computation: str
     shape: str
     kind: str
@@ -218,6 +221,23 @@ class MemoryBuffer:
     memory: str
     live_from: str
     live_to: str
+    allocation: int
+    allocation_offset: int
+    program_from: int
+    program_to: int
+    shares_with: int
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class MemoryAllocation:
+    _fields: Tuple[str, ...]
+    index: int
+    kind: str
+    bytes: int
+    memory_space: int
+    maybe_live_out: bool
+    parameter_number: int
+    buffer_count: int
+    buffers: List[str]
     def to_dict(self) -> Dict[str, Any]: ...
 
 class MemoryBreakdown:
@@ -263,6 +283,7 @@ class MemoryReport:
     temporary_peak_bytes: int
     temp_bytes: int
     footprint_bytes: int
+    allocations: List[MemoryAllocation]
     constant_bytes: int
     padding_waste_bytes: int
     peak_on_chip_bytes: int

@@ -1,2 +1,7 @@
 hloroof_add_test(hlo_proto_test ${CMAKE_CURRENT_LIST_DIR}/hlo_proto_test.cc)
 hloroof_add_test(xspace_equivalence_test ${CMAKE_CURRENT_LIST_DIR}/xspace_equivalence_test.cc)
+# hlo_proto_buffers_test reads the written HloProto with the library's generated messages.
+hloroof_add_test(hlo_proto_buffers_test ${CMAKE_CURRENT_LIST_DIR}/hlo_proto_buffers_test.cc)
+target_include_directories(hlo_proto_buffers_test PRIVATE
+  $<TARGET_PROPERTY:hloroof_hlo_proto,INTERFACE_INCLUDE_DIRECTORIES>)
+target_link_libraries(hlo_proto_buffers_test PRIVATE protobuf::libprotobuf)

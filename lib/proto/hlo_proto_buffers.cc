@@ -1,0 +1,165 @@
+// write_hlo_proto's buffer assignment: hloroof's MemoryReport in the fields of XLA's
+// BufferAssignmentProto (xla/service/hlo.proto at the commit lib/proto/hlo.proto cites) that
+// XProf's memory viewer reads (openxla/xprof, xprof/convert/
+// hlo_proto_to_memory_visualization_utils.cc at 117a9db7601e7d4c25dcc1c331266930bb47deea):
+//  - logical buffers by id, each defined at an instruction id of the module and assigned to
+//    exactly one allocation (a buffer or instruction it cannot find is dropped, with an error
+//    in its log);
+//  - allocations: parameters, constants and live-out ones are "indefinite" (live the whole
+//    program); the others are plotted by a heap simulator trace whose first event's buffer
+//    names the allocation, and every event of one trace must belong to that one allocation;
+//  - ALLOC adds a buffer's size to the heap, SHARE_WITH adds nothing while its canonical
+//    buffer still holds the bytes, FREE takes them off when the last holder goes.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "hloroof/computation.h"
+#include "hloroof/instruction.h"
+#include "hloroof/memory.h"
+#include "hloroof/module.h"
+#include "proto/hlo.pb.h"
+#include "proto/hlo_proto_internal.h"
+
+namespace hloroof::proto_internal {
+namespace {
+
+namespace pb = ::hloroof::xla_proto;
+
+// One event of a heap trace, before it is written: when (program position), then allocations
+// before frees at the same position (both buffers are live there), a shared buffer after the
+// one it shares (`depth`: how many shares lead to an allocated buffer).
+struct TraceEvent {
+  int64_t time = 0;
+  int phase = 0;  // 0: ALLOC or SHARE_WITH, 1: FREE
+  int64_t depth = 0;
+  int64_t buffer = 0;
+  const MemoryBuffer* b = nullptr;
+  pb::HeapSimulatorTrace::Event::Kind kind = pb::HeapSimulatorTrace::Event::ALLOC;
+  int64_t canonical = -1;
+};
+
+}  // namespace
+
+void write_buffer_assignment(const MemoryReport& memory,
+                             const absl::flat_hash_map<const Instruction*, int64_t>& ids,
+                             const Module& module, pb::BufferAssignmentProto* out) {
+  const int64_t allocations = static_cast<int64_t>(memory.allocations.size());
+  // Buffers with an allocation of their own whose instruction the module has, by allocation.
+  std::vector<std::vector<const MemoryBuffer*>> held(memory.allocations.size());
+  absl::flat_hash_map<int64_t, const MemoryBuffer*> by_id;
+  for (const MemoryBuffer& b : memory.largest_buffers) {
+    if (b.allocation < 0 || b.allocation >= allocations) continue;
+    const Computation* c = module.find_computation(b.computation);
+    const Instruction* i = c != nullptr ? c->find_instruction(b.instruction) : nullptr;
+    auto id = i != nullptr ? ids.find(i) : ids.end();
+    if (id == ids.end() || !by_id.emplace(b.id, &b).second) continue;
+    pb::LogicalBufferProto* lb = out->add_logical_buffers();
+    lb->set_id(b.id);
+    lb->set_size(b.padded_bytes);
+    lb->set_color(b.memory_space);
+    pb::LogicalBufferProto::Location* at = lb->mutable_defined_at();
+    at->set_instruction_id(id->second);
+    at->set_instruction_name(b.instruction);  // deprecated in XLA, still read by older tools
+    for (int64_t k : b.shape_index) at->add_shape_index(k);
+    held[b.allocation].push_back(&b);
+  }
+
+  for (const MemoryAllocation& a : memory.allocations) {
+    if (a.index < 0 || a.index >= allocations) continue;
+    pb::BufferAllocationProto* p = out->add_buffer_allocations();
+    p->set_index(a.index);
+    p->set_size(a.bytes);
+    p->set_color(a.memory_space);
+    p->set_maybe_live_out(a.maybe_live_out);
+    p->set_is_constant(a.kind == AllocationKind::kConstant);
+    if (a.kind == AllocationKind::kParameter) {
+      p->set_is_entry_computation_parameter(true);
+      p->set_parameter_number(a.parameter_number);
+    }
+    for (const MemoryBuffer* b : held[a.index]) {
+      if (a.kind == AllocationKind::kParameter && p->parameter_shape_index().empty()) {
+        for (int64_t k : b->shape_index) p->add_parameter_shape_index(k);
+      }
+      pb::BufferAllocationProto::Assigned* x = p->add_assigned();
+      x->set_logical_buffer_id(b->id);
+      x->set_offset(b->allocation_offset);
+      x->set_size(b->padded_bytes);
+    }
+  }
+
+  // A trace misses the temporaries the report left out; then none is written.
+  if (static_cast<int64_t>(memory.largest_buffers.size()) < memory.buffer_count) return;
+  for (const MemoryAllocation& a : memory.allocations) {
+    if (a.kind != AllocationKind::kTemp || a.index < 0 || a.index >= allocations) continue;
+    const std::vector<const MemoryBuffer*>& in = held[a.index];
+    if (in.empty()) continue;
+    absl::flat_hash_map<int64_t, const MemoryBuffer*> here;
+    for (const MemoryBuffer* b : in) here.emplace(b->id, b);
+    // How many shares lead from a buffer to the allocated one, each buffer's once (a cycle,
+    // which the assignment never makes, is cut where it closes).
+    absl::flat_hash_map<int64_t, int64_t> depth;
+    auto depth_of = [&](const MemoryBuffer* b) {
+      std::vector<int64_t> chain;
+      int64_t base = 0;
+      for (const MemoryBuffer* at = b;;) {
+        if (auto known = depth.find(at->id); known != depth.end()) {
+          base = known->second + 1;
+          break;
+        }
+        depth.emplace(at->id, 0);  // on the chain: a cycle stops here
+        chain.push_back(at->id);
+        auto next = here.find(at->shares_with);
+        if (next == here.end()) break;
+        at = next->second;
+      }
+      // chain[k] is k shares above chain's end.
+      const int64_t n = static_cast<int64_t>(chain.size());
+      for (int64_t k = 0; k < n; ++k) depth[chain[k]] = base + (n - 1 - k);
+      return depth[b->id];
+    };
+    std::vector<TraceEvent> events;
+    events.reserve(2 * in.size());
+    for (const MemoryBuffer* b : in) {
+      TraceEvent start;
+      start.time = b->program_from;
+      start.buffer = b->id;
+      start.b = b;
+      start.depth = depth_of(b);
+      if (start.depth > 0) {
+        start.kind = pb::HeapSimulatorTrace::Event::SHARE_WITH;
+        start.canonical = b->shares_with;
+      }
+      events.push_back(start);
+      TraceEvent end = start;
+      end.time = std::max(b->program_from, b->program_to);
+      end.phase = 1;
+      end.depth = 0;
+      end.kind = pb::HeapSimulatorTrace::Event::FREE;
+      end.canonical = -1;
+      events.push_back(end);
+    }
+    std::sort(events.begin(), events.end(), [](const TraceEvent& x, const TraceEvent& y) {
+      return std::tie(x.time, x.phase, x.depth, x.buffer) <
+             std::tie(y.time, y.phase, y.depth, y.buffer);
+    });
+    pb::HeapSimulatorTrace* trace = out->add_heap_simulator_traces();
+    trace->set_whole_module_simulation(true);
+    trace->set_buffer_allocation_index(a.index);
+    for (const TraceEvent& e : events) {
+      pb::HeapSimulatorTrace::Event* x = trace->add_events();
+      x->set_kind(e.kind);
+      x->set_buffer_id(e.buffer);
+      x->set_computation_name(e.b->computation);
+      // The instruction the heap simulator was at: the definition, or the last use.
+      x->set_instruction_name(e.phase == 0 ? e.b->instruction : e.b->live_to);
+      if (e.canonical >= 0) x->set_share_with_canonical_id(e.canonical);
+    }
+  }
+}
+
+}  // namespace hloroof::proto_internal
