@@ -32,7 +32,8 @@ ENTRY e {
 })";
 
 // Loops (a body with temporaries, run inside another body) and a donated parameter.
-constexpr char kLoops[] = R"(HloModule loops, is_scheduled=true, input_output_alias={ {}: (0, {}, may-alias) }
+constexpr char kLoops[] = R"(HloModule loops, is_scheduled=true, )"
+                          R"(input_output_alias={ {}: (0, {}, may-alias) }
 icond {
   s.0 = (s32[], f32[1024]) parameter(0)
   i.0 = s32[] get-tuple-element(s.0), index=0

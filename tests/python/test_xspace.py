@@ -113,7 +113,7 @@ def test_the_file_lies_where_xprof_looks(tmp_path):
     assert path == tmp_path / "plugins" / "profile" / "predicted_tpu_v5e" / \
         "hloroof-predicted.xplane.pb"
     assert written["events"] > len(prediction.ops) // 2
-    assert any("buffer assignment" in gap for gap in written["unfilled"])
+    assert not any("buffer assignment" in gap for gap in written["unfilled"])
     tools = raw_to_tool_data.xspace_to_tool_names([str(path)])
     for name in ("overview_page", "op_profile", "hlo_stats", "roofline_model"):
         assert name in tools
@@ -153,8 +153,8 @@ def test_xla_inside_xprof_reads_the_hlo_proto(source, device, tmp_path):
     path = pathlib.Path(written["path"])
     module_name = f"{hloroof.parse(text).name}({written['program_id']})"
     # The graph viewer prints the module XLA built from the file's HloProto; the memory viewer
-    # finds it (with no allocations: the file holds no buffer assignment). XProf extracts the
-    # HloProtos into the run folder when it lists a run's tools, as its server does first.
+    # finds it with its buffer assignment. XProf extracts the HloProtos into the run folder
+    # when it lists a run's tools, as its server does first.
     assert "graph_viewer" in raw_to_tool_data.xspace_to_tool_names([str(path)])
     printed = raw_to_tool_data.xspace_to_tool_data(
         [str(path)], "graph_viewer",
@@ -165,6 +165,102 @@ def test_xla_inside_xprof_reads_the_hlo_proto(source, device, tmp_path):
     assert prediction.ops[0].name in printed
     memory = tool(path, "memory_viewer", module_name=module_name)
     assert memory["moduleName"] == hloroof.parse(text).name
+    check_memory_viewer(memory, hloroof.memory(text, device, top_buffers=0))
+
+
+# A loop whose body makes temporaries of its own (b2, n2: f32[4,4096]) and writes one over
+# the other's bytes (negate of a dying broadcast).
+LOOP_TEMPS = """HloModule loop_temps, is_scheduled=true, \
+entry_computation_layout={(f32[4096]{0})->f32[4096]{0}}
+cond {
+  s.2 = (s32[], f32[4096]) parameter(0)
+  i.2 = s32[] get-tuple-element(s.2), index=0
+  n.2 = s32[] constant(6)
+  ROOT lt2 = pred[] compare(i.2, n.2), direction=LT
+}
+body {
+  s.3 = (s32[], f32[4096]) parameter(0)
+  i.3 = s32[] get-tuple-element(s.3), index=0
+  x.3 = f32[4096] get-tuple-element(s.3), index=1
+  one.3 = s32[] constant(1)
+  i2 = s32[] add(i.3, one.3)
+  x2 = f32[4096] add(x.3, x.3)
+  b2 = f32[4,4096] broadcast(x2), dimensions={1}
+  n2 = f32[4,4096] negate(b2)
+  sl2 = f32[1,4096] slice(n2), slice={[0:1], [0:4096]}
+  x4 = f32[4096] reshape(sl2)
+  ROOT r.3 = (s32[], f32[4096]) tuple(i2, x4)
+}
+ENTRY e {
+  x = f32[4096] parameter(0)
+  zero = s32[] constant(0)
+  s = (s32[], f32[4096]) tuple(zero, x)
+  w = (s32[], f32[4096]) while(s), condition=cond, body=body, \
+backend_config={"known_trip_count":{"n":"6"}}
+  y = f32[4096] get-tuple-element(w), index=1
+  ROOT o = f32[4096] multiply(y, y)
+}
+"""
+
+
+@pytest.mark.parametrize("device", ["h100", "tpu_v5e"])
+def test_memory_viewer_shows_the_loop_body_heap(device, tmp_path):
+    prediction = hloroof.predict(LOOP_TEMPS, device)
+    written = prediction.write_xspace(tmp_path)
+    path = pathlib.Path(written["path"])
+    raw_to_tool_data.xspace_to_tool_names([str(path)])
+    memory = tool(path, "memory_viewer", module_name=f"loop_temps({written['program_id']})")
+    report = hloroof.memory(LOOP_TEMPS, device, top_buffers=0)
+    # The body's temporaries are in the temp allocation's trace, at the body's instructions.
+    temps = [a for a in report.allocations if a.kind == "temp"]
+    assert len(temps) == 1
+    held = {b.instruction for b in report.largest_buffers if b.allocation == temps[0].index}
+    assert {"b2", "n2"} <= held
+    assert {"b2", "n2"} <= set(memory["hloInstructionNames"])
+    check_memory_viewer(memory, report)
+
+
+def heap_peak(report, allocation):
+    """The most bytes of `allocation`'s buffers live at one program position, from the
+    report's buffers: a result written over its dying operand's bytes (shares_with) adds
+    nothing where that operand still lives."""
+    held = {b.id: b for b in report.largest_buffers if b.allocation == allocation}
+
+    def live(b, t):
+        return b.program_from <= t <= max(b.program_from, b.program_to)
+
+    peak = 0
+    for t in {b.program_from for b in held.values()}:
+        peak = max(peak, sum(b.padded_bytes for b in held.values() if live(b, t) and not (
+            b.shares_with in held and live(held[b.shares_with], t))))
+    return peak
+
+
+def check_memory_viewer(memory, report):
+    """XProf's memory viewer (device memory, color 0) shows our allocations and heap."""
+    mib = 2.0 ** 20
+    device = [a for a in report.allocations if a.memory_space == 0]
+    whole_step = [a for a in device if a.kind != "temp"]  # XProf: "indefinite" lifetimes
+    temps = [a for a in device if a.kind == "temp"]
+    assert len(temps) <= 1 and report.buffer_count == len(report.largest_buffers)
+
+    def close(key, expected_bytes):
+        # proto3 JSON leaves zeros out.
+        assert memory.get(key, 0) == pytest.approx(expected_bytes / mib, abs=1e-9), key
+
+    close("totalBufferAllocationMib", sum(a.bytes for a in device))
+    close("indefiniteBufferAllocationMib", sum(a.bytes for a in whole_step))
+    close("entryComputationParametersMib", sum(a.bytes for a in device if a.kind == "parameter"))
+    close("maybeLiveOutMib", sum(a.bytes for a in device if a.maybe_live_out))
+    heap = heap_peak(report, temps[0].index) if temps else 0
+    close("peakHeapMib", sum(a.bytes for a in whole_step) + heap)
+    assert heap <= report.temp_bytes
+    # One point before each ALLOC, SHARE_WITH or FREE, and one at the end.
+    in_temp = [b for b in report.largest_buffers if temps and b.allocation == temps[0].index]
+    if in_temp:
+        assert len(memory["heapSizes"]) == 2 * len(in_temp) + 1
+    # The whole-step allocations are listed, each with its buffers.
+    assert len(memory.get("indefiniteLifetimes", [])) == len(whole_step)
 
 
 def test_hlo_stats_and_op_profile_times_are_the_predicted_ones(case):

@@ -7,7 +7,9 @@
 #include <map>
 #include <set>
 
+#include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
+#include "hloroof/memory.h"
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "hloroof/xspace.h"
@@ -284,6 +286,41 @@ TEST_CASE("hloroof's own reader takes the predicted file for a measured run of t
       INFO(op.name);
       CHECK(times[op.name] == Approx(op.total_time_s).margin(op.multiplier * 2e-12));
     }
+  }
+}
+
+TEST_CASE("the metadata plane's HloProto carries hloroof's buffer assignment") {
+  for (std::string_view device_name : {"tpu_v5e", "h100"}) {
+    INFO(device_name);
+    Case c = predict_nested(device_name);
+    absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
+    REQUIRE(file.ok());
+    for (const std::string& gap : file->unfilled) {
+      CHECK(gap.find("buffer assignment") == std::string::npos);
+    }
+    absl::StatusOr<Profile> profile = parse_xspace(file->bytes, "predicted.xplane.pb");
+    REQUIRE(profile.ok());
+    REQUIRE(profile->module_protos.size() == 1);
+    absl::StatusOr<XlaBufferAssignment> read =
+        read_xla_buffer_assignment(profile->module_protos[0].hlo_proto);
+    REQUIRE(read.ok());
+    // The allocations of the module's own memory analysis, in its order and sizes.
+    absl::StatusOr<MemoryReport> memory = analyze_memory(c.module, {.top_buffers = 0});
+    REQUIRE(memory.ok());
+    REQUIRE(read->allocations.size() == memory->allocations.size());
+    for (size_t k = 0; k < read->allocations.size(); ++k) {
+      CHECK(read->allocations[k].size_bytes == memory->allocations[k].bytes);
+      CHECK(read->allocations[k].buffers.size() <=
+            static_cast<size_t>(memory->allocations[k].buffer_count));
+    }
+    CHECK(read->temp_bytes == memory->temp_bytes);
+    int64_t total = 0;
+    for (const MemoryAllocation& a : memory->allocations) total += a.bytes;
+    CHECK(read->total_bytes() == total);
+    // The module read back from the same bytes is the one written.
+    absl::StatusOr<Module> back = parse_hlo_proto(profile->module_protos[0].hlo_proto);
+    REQUIRE(back.ok());
+    CHECK(back->name() == c.module.name());
   }
 }
 
