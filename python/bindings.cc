@@ -835,6 +835,85 @@ void bind_predict(py::module_& m) {
       py::arg("module"), py::arg("prediction"), py::arg("profile"), py::arg("module_name"),
       py::arg("device_index"));
   m.def(
+      "_calibrate",
+      [](const std::vector<const Module*>& modules, const std::vector<std::string>& profiles,
+         std::string_view device, std::string name, int device_index) {
+        if (modules.size() != profiles.size()) {
+          throw py::value_error("calibrate: one module for every profile");
+        }
+        absl::StatusOr<CalibrationResult> result;
+        std::string text;
+        {
+          py::gil_scoped_release release;
+          std::vector<Profile> read;
+          read.reserve(profiles.size());
+          absl::Status status;
+          for (const std::string& path : profiles) {
+            absl::StatusOr<Profile> profile = read_profile(path);
+            if (!profile.ok()) {
+              status = profile.status();
+              break;
+            }
+            read.push_back(*std::move(profile));
+          }
+          if (status.ok()) {
+            std::vector<CalibrationRun> runs;
+            for (size_t k = 0; k < profiles.size(); ++k) {
+              runs.push_back({modules[k], &read[k], profiles[k]});
+            }
+            CalibrationOptions options;
+            options.name = std::move(name);
+            options.profile.device_index = device_index;
+            result = calibrate(runs, device, options);
+            if (result.ok()) text = render_calibration(*result);
+          } else {
+            result = status;
+          }
+        }
+        const CalibrationResult& r = value_or_raise(std::move(result));
+        py::list figures, errors, steps, held_out;
+        for (const FittedFigure& f : r.figures) {
+          py::dict d;
+          d["field"] = f.field, d["before"] = f.before, d["after"] = f.after;
+          d["fitted"] = f.fitted, d["why"] = f.why, d["given_model"] = f.given_model;
+          figures.append(d);
+        }
+        for (const ClassError& e : r.errors) {
+          py::dict d;
+          d["op_class"] = e.op_class, d["ops"] = e.ops, d["before"] = e.before;
+          d["after"] = e.after;
+          errors.append(d);
+        }
+        for (const CalibrationStep& c : r.steps) {
+          py::dict d;
+          d["label"] = c.label, d["measured_s"] = c.measured_s, d["given_s"] = c.given_s;
+          d["fitted_s"] = c.fitted_s, d["lower_bound"] = c.lower_bound;
+          steps.append(d);
+        }
+        for (const CalibrationResult::HeldOut& h : r.held_out) {
+          py::dict d;
+          d["label"] = h.label, d["before"] = h.before, d["after"] = h.after;
+          d["step_before"] = h.step_before, d["step_after"] = h.step_after;
+          d["lower_bound"] = h.lower_bound;
+          held_out.append(d);
+        }
+        py::dict out;
+        out["accepted"] = r.accepted;
+        out["rejected_why"] = r.rejected_why;
+        out["device_json"] = r.json;
+        out["figures"] = figures;
+        out["errors"] = errors;
+        out["steps"] = steps;
+        out["held_out"] = held_out;
+        out["ops_used"] = r.ops_used;
+        out["ops_left_out"] = r.ops_left_out;
+        out["notes"] = r.notes;
+        return py::make_tuple(out, text);
+      },
+      py::arg("modules"), py::arg("profiles"), py::arg("device"), py::arg("name"),
+      py::arg("device_index"),
+      "hloroof calibrate: the fit as a dict and the command's report.");
+  m.def(
       "_write_xspace",
       [](const Module& module, const Prediction& prediction, const DeviceSpec& device,
          std::string_view log_dir, int64_t steps, std::string run, std::string host) {
@@ -940,10 +1019,12 @@ void bind_predict(py::module_& m) {
                                          .evidence_rows = evidence_rows})
                                : absl::StatusOr<Advice>(memory.status());
         }
-        return advice_to_json(value_or_raise(std::move(advice)));
+        const Advice& a = value_or_raise(std::move(advice));
+        return py::make_tuple(advice_to_json(a), render_advice_text(a));
       },
       py::arg("module"), py::arg("prediction"), py::arg("device"), py::arg("top"),
-      py::arg("evidence_rows"), "The object of `hloroof advise --json`, as JSON text.");
+      py::arg("evidence_rows"),
+      "The object of `hloroof advise --json`, as JSON text, and the command's report.");
 }
 
 // CPU time of this thread, ms: what bench/python_parse_bench.py compares Python's call with.

@@ -68,8 +68,9 @@ from ._hloroof import (  # noqa: F401  (re-exported)
 )
 
 __all__ = [
-    "parse", "cost", "predict", "memory", "advise", "compare", "compare_profile", "diff",
-    "devices", "device", "Comparison", "ProfileComparison", "Record",
+    "parse", "cost", "predict", "memory", "advise", "calibrate", "compare", "compare_profile",
+    "diff", "devices", "device", "Advice", "Calibration", "Comparison", "ProfileComparison",
+    "Record",
     "ParseError", "__version__",
     "Module", "Computation", "Instruction", "OpMetadata", "ModuleCost", "InstructionCost",
     "ComputationCost", "OpCost", "MemoryReport", "MemoryBuffer", "MemoryAllocation", "DeviceSpec",
@@ -266,12 +267,13 @@ Prediction.write_xspace = _write_xspace
 
 
 def advise(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None, top: int = 0,
-           evidence_rows: int = 5, **options: Any) -> Dict[str, Any]:
-    """What to fix before running the step, as ``hloroof advise --json`` gives it: a dict with
-    ``findings`` ranked by the predicted seconds per step each puts at stake (``id``,
-    ``title``, ``what``, ``fix``, ``time_at_stake_s``, ``evidence``, ...), ``step_time_s``
-    and ``notes`` (docs/advise.md). `device` and `options` as for `predict`; `top` findings
-    kept (0: all), `evidence_rows` per finding (0: all).
+           evidence_rows: int = 5, **options: Any) -> "Advice":
+    """What to fix before running the step, as ``hloroof advise --json`` gives it: an `Advice`
+    (keys or attributes) with ``findings`` ranked by the predicted seconds per step each puts
+    at stake (``id``, ``title``, ``what``, ``fix``, ``time_at_stake_s``, ``evidence``, ...),
+    ``step_time_s`` and ``notes`` (docs/advise.md); ``str()`` is the command's report.
+    `device` and `options` as for `predict`; `top` findings kept (0: all), `evidence_rows` per
+    finding (0: all).
     """
     source, device, options, notes, warnings = _resolve_device(module_or_text, device, options)
     module = _module_of(source)
@@ -279,10 +281,11 @@ def advise(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None, t
     if "topology" not in options and not isinstance(device, DeviceSpec):
         options["topology"] = _split_device(device)[1]
     prediction = predict(module, spec, **options)
-    advice = _json.loads(_hloroof._advise(module, prediction, spec, top, evidence_rows))
+    json_text, text = _hloroof._advise(module, prediction, spec, top, evidence_rows)
+    advice = _json.loads(json_text)
     advice["notes"] = notes + advice["notes"]
     advice["warnings"] = warnings + advice["warnings"]
-    return advice
+    return Advice(advice, text)
 
 
 def memory(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
@@ -341,6 +344,69 @@ def _plain_record(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain_record(item) for item in value]
     return value
+
+
+class Advice(Record):
+    """What to fix (`advise`): ``findings``, ``step_time_s``, ``notes``, ``warnings``, ... as
+    ``hloroof advise --json`` names them; ``str()`` is the command's report."""
+
+
+class Calibration(Record):
+    """A device fitted to profiles (`calibrate`): ``accepted`` (False: the fit predicts the
+    held-out steps worse than the given device, and ``rejected_why`` says how), ``device_json``
+    (the fitted device file, empty when not accepted), ``figures`` (``field``, ``before``,
+    ``after``, ``fitted``, ``why``, ``given_model``), ``errors`` per op class, ``steps`` per
+    profile (``measured_s``, ``given_s``, ``fitted_s``), ``held_out`` (leave one out),
+    ``ops_used``, ``ops_left_out``, ``notes``; ``str()`` is ``hloroof calibrate``'s report."""
+
+    def save(self, path: str) -> str:
+        """Writes the fitted device JSON to `path` (which `predict` then takes as its device);
+        raises ValueError when the fit was not accepted. Returns the path."""
+        if not self["accepted"]:
+            raise ValueError(f"calibrate: the fit was not kept, nothing to save: "
+                             f"{self['rejected_why']}")
+        target = _os.fspath(path)
+        with open(target, "w", encoding="utf-8") as out:
+            out.write(self["device_json"])
+        return target
+
+
+def calibrate(profiles: List[str], device: Union[str, DeviceSpec], modules: Any = None,
+              name: str = "", device_index: int = 0) -> Calibration:
+    """Fits the device's efficiency figures to measured profiles, as ``hloroof calibrate``
+    does (docs: README, "Calibration"): a `Calibration`. `profiles` are what
+    ``jax.profiler.trace`` wrote (a folder, a run folder, an ``.xplane.pb``) or capture folders;
+    `modules` the module of each (a list as long as `profiles`), one module for all, or None:
+    each capture folder's ``module.hlo``. `device` a built-in name or device JSON path::
+
+        fit = hloroof.calibrate(["runs/gemm", "runs/mlp"], "h100")
+        if fit.accepted:
+            hloroof.predict(compiled, fit.save("my_h100.json"))
+    """
+    if isinstance(profiles, (str, _os.PathLike)):
+        profiles = [profiles]
+    paths = [_path_argument("calibrate", "profiles", p) for p in profiles]
+    if not paths:
+        raise ValueError("calibrate: no profiles given")
+    if modules is None:
+        sources = [_os.path.join(p, "module.hlo") for p in paths]
+        for source in sources:
+            if not _os.path.isfile(source):
+                raise ValueError(f"calibrate: '{source}' does not exist; give the module of "
+                                 f"each profile with modules=[...]")
+        parsed = [parse(source) for source in sources]
+    elif isinstance(modules, (list, tuple)):
+        if len(modules) != len(paths):
+            raise ValueError(f"calibrate: {len(paths)} profiles and {len(modules)} modules; "
+                             f"give one module for each, or one for all")
+        parsed = [_module_of(m) for m in modules]
+    else:
+        parsed = [_module_of(modules)] * len(paths)
+    if isinstance(device, DeviceSpec):
+        raise TypeError("calibrate: give the device by name or JSON path (as the command "
+                        "takes it), not a DeviceSpec")
+    data, text = _hloroof._calibrate(parsed, paths, _os.fspath(device), name, device_index)
+    return Calibration(data, text)
 
 
 class ProfileComparison(Record):

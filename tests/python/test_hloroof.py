@@ -504,3 +504,40 @@ def test_memory_without_a_device_checks_the_device_predict_picks(h100_text):
     # cuBLAS custom calls: a GPU module, checked against the h100.
     assert r.capacity.device == "h100"
     assert any("compiled for GPU" in n for n in r.notes)
+
+
+def test_advise_is_a_record_whose_str_is_the_command_report():
+    text = (SOURCE / "examples" / "tpu_v5e_train_step.hlo").read_text()
+    advice = hloroof.advise(text, "tpu_v5e:2x2")
+    assert isinstance(advice, hloroof.Advice)
+    assert advice.step_time_s == advice["step_time_s"] > 0
+    assert advice.findings and advice.findings[0].time_at_stake_s > 0
+    assert isinstance(advice.to_dict()["findings"][0], dict)
+    # str(): the report `hloroof advise` prints, led by its first finding's title.
+    assert advice.findings[0].title in str(advice)
+
+
+def test_calibrate_reads_capture_folders_as_the_command_does(tmp_path):
+    captures = [SOURCE / "tests" / "data" / "h100" / "default" / name
+                for name in ("gemm", "mlp", "attention")]
+    fit = hloroof.calibrate(captures, "h100")
+    assert isinstance(fit, hloroof.Calibration)
+    # One step per capture, measured and predicted by the given device and by the fit.
+    assert [s.label for s in fit.steps] == [str(c) for c in captures]
+    assert all(s.measured_s > 0 and s.given_s > 0 for s in fit.steps)
+    assert fit.ops_used > 0
+    assert "matmul_efficiency" in {f.field for f in fit.figures}
+    # str(): the command's report, a table of the figures.
+    assert str(fit).startswith("fitted ") and "per_op_overhead" in str(fit)
+    if fit.accepted:
+        path = fit.save(tmp_path / "fitted.json")
+        assert hloroof.predict((SOURCE / "examples" / "h100_gemm_step.hlo").read_text(),
+                               path).step_time_s > 0
+    else:
+        assert fit.rejected_why and fit.device_json == ""
+        with pytest.raises(ValueError, match="not kept"):
+            fit.save(tmp_path / "fitted.json")
+    # One module for every profile must be given per profile or once; a count that matches
+    # neither is refused.
+    with pytest.raises(ValueError, match="3 profiles and 2 modules"):
+        hloroof.calibrate(captures, "h100", modules=["HloModule a", "HloModule b"])
