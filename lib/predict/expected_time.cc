@@ -467,10 +467,25 @@ bool tpu_measured(const DeviceSpec& device) {
 }
 
 // "measured on tpu7x" or "measured on tpu7x, borrowed".
-std::string tpu_provenance(const DeviceSpec& device) {
-  return device.name == measured::kTpuTableDevice
-             ? absl::StrCat("measured on ", measured::kTpuTableDevice)
-             : absl::StrCat("measured on ", measured::kTpuTableDevice, ", borrowed");
+const std::string& tpu_provenance(const DeviceSpec& device) {
+  static const auto* own = new std::string(absl::StrCat("measured on ", measured::kTpuTableDevice));
+  static const auto* borrowed =
+      new std::string(absl::StrCat("measured on ", measured::kTpuTableDevice, ", borrowed"));
+  return device.name == measured::kTpuTableDevice ? *own : *borrowed;
+}
+
+// The fits' figures as every op's explanation prints them (the fits are the process's own,
+// measured::tpu_fits(), so the text is made once).
+struct TpuFitTexts {
+  std::string hbm_fraction;  // "%.3f"
+  std::string fixed_cost;    // seconds(per-op fixed cost)
+  std::string no_fixed_cost;  // seconds(0)
+};
+
+const TpuFitTexts& tpu_fit_texts(const measured::TpuFits& fits) {
+  static const auto* texts = new TpuFitTexts{util::fixed_text(fits.hbm_fraction, 3),
+                                             seconds(fits.hbm.latency_s), seconds(0.0)};
+  return *texts;
 }
 
 // The MXU width of a spec; 128 (and said) when the spec has none.
@@ -487,7 +502,8 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
                                   const RooflineEstimate& roofline, const DeviceSpec& device,
                                   bool include_overhead, std::vector<std::string>& assumptions) {
   const measured::TpuFits& fits = *measured::tpu_fits();
-  const std::string from = tpu_provenance(device);
+  const TpuFitTexts& texts = tpu_fit_texts(fits);
+  const std::string& from = tpu_provenance(device);
   ExpectedTime e{roofline.time_s, "", ""};
   std::vector<std::string> how;
   double terms = 0;
@@ -530,8 +546,8 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
   for (const RooflineTerm& t : roofline.terms) {
     if (t.bound == Bound::kHbm) {
       const double s = t.time_s / fits.hbm_fraction;
-      how.push_back(absl::StrCat("HBM at ", util::fixed_text(fits.hbm_fraction, 3),
-                                 " of its bandwidth (", from, "): ", seconds(s)));
+      how.push_back(absl::StrCat("HBM at ", texts.hbm_fraction, " of its bandwidth (", from,
+                                 "): ", seconds(s)));
       consider(s, absl::StrCat("achievable HBM (", from, ")"));
     } else if (t.bound == Bound::kHost) {
       const double s = t.time_s / kTpuHostFraction;
@@ -550,7 +566,8 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
   e.time_s = std::max(roofline.time_s, terms + fixed);
   if (e.time_s > roofline.time_s) {
     e.explanation = absl::StrCat(
-        "expected = per-op fixed cost ", seconds(fixed), " (fitted, ", from,
+        "expected = per-op fixed cost ", include_overhead ? texts.fixed_cost : texts.no_fixed_cost,
+        " (fitted, ", from,
         ") + max(terms as measured) = ", seconds(e.time_s), " (",
         how.empty() ? std::string("no measured term") : absl::StrJoin(how, "; "), ")");
   }
@@ -561,7 +578,7 @@ ExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
                                           const DeviceSpec& device,
                                           std::vector<std::string>& assumptions) {
   const measured::TpuFits& fits = *measured::tpu_fits();
-  const std::string from = tpu_provenance(device);
+  const std::string& from = tpu_provenance(device);
   ExpectedTime e{roofline.time_s, "", ""};
   if (roofline.group_size <= 1) {
     e.model = "roofline (nothing crosses a link)";
