@@ -39,6 +39,10 @@ struct XSpaceOptions {
   uint64_t program_id = 0;
   // Where the first step starts, ns since the Unix epoch (the profile's start time).
   int64_t start_time_ns = 0;
+  // The most buffers the HloProto's buffer assignment describes (at least 1). A module with
+  // more gets its allocations, this many of its largest buffers and no heap trace, and
+  // `unfilled` says so.
+  int64_t max_assigned_buffers = 500'000;
 };
 
 inline constexpr int64_t kMaxXSpaceSteps = 1000;

@@ -45,10 +45,6 @@ namespace xp = hloroof::xplane;
 // Events written in all, every step: a bound that keeps a deep loop nest's file in memory.
 constexpr int64_t kMaxEvents = 4'000'000;
 
-// Buffers described in the HloProto's buffer assignment: a bound on its size (each buffer is a
-// logical buffer, an assignment and two heap events, about 100 bytes).
-constexpr size_t kMaxAssignedBuffers = 500'000;
-
 constexpr char kPredicted[] = "predicted by hloroof, not measured";
 
 // FNV-1a, 64 bits: a program id that is the same for the same module name on every machine.
@@ -709,22 +705,23 @@ class XSpaceWriter {
   }
 
   // The HloProto with hloroof's buffer assignment (write_hlo_proto), so that XProf's memory
-  // viewer shows the predicted allocations and the temp heap over program order. Bounded:
-  // at most kMaxAssignedBuffers buffers are described; past that, the largest ones and no heap
-  // trace (a trace without the rest would understate the heap).
+  // viewer shows the predicted allocations and the temp heap over program order. Bounded
+  // (each buffer is a logical buffer, an assignment and two heap events, about 100 bytes): at
+  // most max_assigned_buffers are described; past that, the largest ones and no heap trace (a
+  // trace without the rest would understate the heap).
   std::string hlo_proto_with_buffers() {
+    const size_t most = static_cast<size_t>(std::max<int64_t>(options_.max_assigned_buffers, 1));
     absl::StatusOr<MemoryReport> memory = analyze_memory(
-        module_, {.device = &device_, .top_buffers = kMaxAssignedBuffers,
-                  .max_timeline_points = 1});
+        module_, {.device = &device_, .top_buffers = most, .max_timeline_points = 1});
     if (!memory.ok()) {
       unfilled_.push_back(absl::StrCat(
           "no buffer assignment in the HloProto (the memory analysis failed: ",
           std::string(memory.status().message()), "): XProf's memory viewer is empty"));
       return write_hlo_proto(module_);
     }
-    if (memory->buffer_count > static_cast<int64_t>(kMaxAssignedBuffers)) {
+    if (memory->buffer_count > static_cast<int64_t>(most)) {
       unfilled_.push_back(absl::StrCat(
-          "the buffer assignment holds the ", kMaxAssignedBuffers, " largest of ",
+          "the buffer assignment holds the ", most, " largest of ",
           memory->buffer_count,
           " buffers and no heap trace: XProf's memory viewer shows every allocation but not "
           "the heap over program order (hloroof memory gives the predicted peak)"));

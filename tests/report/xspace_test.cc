@@ -2,11 +2,13 @@
 // (docs/xspace.md), each op's events adding up to its predicted time, and the file read back by
 // hloroof's own profile reader as a measured run of the same module.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 
+#include "absl/strings/str_cat.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
@@ -322,6 +324,35 @@ TEST_CASE("the metadata plane's HloProto carries hloroof's buffer assignment") {
     REQUIRE(back.ok());
     CHECK(back->name() == c.module.name());
   }
+}
+
+TEST_CASE("a module of more buffers than max_assigned_buffers: the largest, no heap trace") {
+  Case c = predict_nested("h100");
+  absl::StatusOr<MemoryReport> memory = analyze_memory(c.module, {.top_buffers = 0});
+  REQUIRE(memory.ok());
+  REQUIRE(memory->buffer_count > 2);
+  absl::StatusOr<XSpaceFile> file =
+      prediction_to_xspace(c.module, c.prediction, c.spec, {.max_assigned_buffers = 2});
+  REQUIRE(file.ok());
+  const std::string said = absl::StrCat("the buffer assignment holds the 2 largest of ",
+                                        memory->buffer_count, " buffers and no heap trace");
+  CHECK(std::any_of(file->unfilled.begin(), file->unfilled.end(), [&](const std::string& gap) {
+    return gap.rfind(said, 0) == 0;
+  }));
+  absl::StatusOr<Profile> profile = parse_xspace(file->bytes, "predicted.xplane.pb");
+  REQUIRE(profile.ok());
+  REQUIRE(profile->module_protos.size() == 1);
+  absl::StatusOr<XlaBufferAssignment> read =
+      read_xla_buffer_assignment(profile->module_protos[0].hlo_proto);
+  REQUIRE(read.ok());
+  // Every allocation, with its size; buffers named for the 2 largest only.
+  REQUIRE(read->allocations.size() == memory->allocations.size());
+  size_t named = 0;
+  for (size_t k = 0; k < read->allocations.size(); ++k) {
+    CHECK(read->allocations[k].size_bytes == memory->allocations[k].bytes);
+    named += read->allocations[k].buffers.size();
+  }
+  CHECK(named == 2);
 }
 
 TEST_CASE("GPU: kernels carry hlo_op, hlo_module and correlation_id; the host launches them") {
