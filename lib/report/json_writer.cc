@@ -5,18 +5,6 @@ namespace {
 
 constexpr size_t kFlushBytes = 64 << 10;
 
-// Bytes the serializer writes as they are: printable ASCII, and the characters with a short
-// escape. Anything else (other control characters, bytes of UTF-8 or invalid UTF-8) is left
-// to the serializer, which replaces invalid sequences.
-bool is_plain(std::string_view text) {
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x7f) return false;
-    if (u < 0x20 && c != '\b' && c != '\t' && c != '\n' && c != '\f' && c != '\r') return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 JsonWriter::JsonWriter(std::string& out, std::ostream* sink)
@@ -100,30 +88,8 @@ void JsonWriter::strings_field(std::string_view name, const std::vector<std::str
 }
 
 void JsonWriter::write_string(std::string_view text) {
-  if (!is_plain(text)) {
-    serializer_.dump(Json(std::string(text)), true, false, 2, indent());
-    return;
-  }
-  out_ += '"';
-  size_t from = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char* escape = nullptr;
-    switch (text[i]) {
-      case '"': escape = "\\\""; break;
-      case '\\': escape = "\\\\"; break;
-      case '\b': escape = "\\b"; break;
-      case '\t': escape = "\\t"; break;
-      case '\n': escape = "\\n"; break;
-      case '\f': escape = "\\f"; break;
-      case '\r': escape = "\\r"; break;
-      default: continue;
-    }
-    out_.append(text.data() + from, i - from);
-    out_ += escape;
-    from = i + 1;
-  }
-  out_.append(text.data() + from, text.size() - from);
-  out_ += '"';
+  if (append_plain_json_string(out_, text)) return;
+  serializer_.dump(Json(std::string(text)), true, false, 2, indent());
 }
 
 void JsonWriter::finish() {

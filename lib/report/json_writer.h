@@ -7,6 +7,7 @@
 #ifndef HLOROOF_LIB_REPORT_JSON_WRITER_H_
 #define HLOROOF_LIB_REPORT_JSON_WRITER_H_
 
+#include <array>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -17,6 +18,53 @@
 #include "nlohmann/json.hpp"
 
 namespace hloroof::report_internal {
+
+// Appends `text` as a quoted JSON string, as nlohmann's serializer writes it, when it holds
+// only printable ASCII and the characters with a short escape (quote, backslash, \b \t \n \f
+// \r); returns false and leaves `out` as it was when it holds anything else (another control
+// character, DEL, UTF-8 or invalid UTF-8), which is the serializer's to write. One pass, runs
+// of plain bytes appended whole.
+inline bool append_plain_json_string(std::string& out, std::string_view text) {
+  // 0: written as it is; 1: a short escape; 2: left to the serializer.
+  static constexpr std::array<uint8_t, 256> kClass = [] {
+    std::array<uint8_t, 256> c{};
+    for (int b = 0; b < 256; ++b) c[b] = b < 0x20 || b >= 0x7f ? 2 : 0;
+    for (const char b : {'"', '\\', '\b', '\t', '\n', '\f', '\r'}) {
+      c[static_cast<unsigned char>(b)] = 1;
+    }
+    return c;
+  }();
+  if (text.empty()) {
+    out += "\"\"";
+    return true;
+  }
+  const size_t start = out.size();
+  out += '"';
+  const char* run = text.data();
+  const char* const end = text.data() + text.size();
+  for (const char* p = run; p != end; ++p) {
+    const uint8_t kind = kClass[static_cast<unsigned char>(*p)];
+    if (kind == 0) continue;
+    if (kind == 2) {
+      out.resize(start);
+      return false;
+    }
+    out.append(run, static_cast<size_t>(p - run));
+    out += '\\';
+    switch (*p) {
+      case '\b': out += 'b'; break;
+      case '\t': out += 't'; break;
+      case '\n': out += 'n'; break;
+      case '\f': out += 'f'; break;
+      case '\r': out += 'r'; break;
+      default: out += *p; break;  // quote, backslash
+    }
+    run = p + 1;
+  }
+  out.append(run, static_cast<size_t>(end - run));
+  out += '"';
+  return true;
+}
 
 class JsonWriter {
  public:

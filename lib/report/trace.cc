@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "report/json_writer.h"
 #include "report/trace_writer.h"
 
 namespace hloroof {
@@ -12,18 +13,6 @@ namespace {
 constexpr size_t kFlushBytes = 64 << 10;
 
 double micros(double seconds) { return seconds * 1e6; }
-
-// Bytes the serializer writes as they are: printable ASCII, and the characters with a short
-// escape. Anything else (other control characters, bytes of UTF-8 or invalid UTF-8) is left
-// to the serializer, which replaces invalid sequences.
-bool is_plain(std::string_view text) {
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x7f) return false;
-    if (u < 0x20 && c != '\b' && c != '\t' && c != '\n' && c != '\f' && c != '\r') return false;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -99,30 +88,8 @@ void TraceWriter::maybe_flush() {
 }
 
 void TraceWriter::write_string(std::string_view text) {
-  if (!is_plain(text)) {
-    serializer_.dump(nlohmann::json(std::string(text)), false, false, 0);
-    return;
-  }
-  out_ += '"';
-  size_t from = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char* escape = nullptr;
-    switch (text[i]) {
-      case '"': escape = "\\\""; break;
-      case '\\': escape = "\\\\"; break;
-      case '\b': escape = "\\b"; break;
-      case '\t': escape = "\\t"; break;
-      case '\n': escape = "\\n"; break;
-      case '\f': escape = "\\f"; break;
-      case '\r': escape = "\\r"; break;
-      default: continue;
-    }
-    out_.append(text.data() + from, i - from);
-    out_ += escape;
-    from = i + 1;
-  }
-  out_.append(text.data() + from, text.size() - from);
-  out_ += '"';
+  if (append_plain_json_string(out_, text)) return;
+  serializer_.dump(nlohmann::json(std::string(text)), false, false, 0);
 }
 
 void TraceWriter::write_number(double value) {
