@@ -8,6 +8,10 @@ install(TARGETS hloroof hloroof_warnings EXPORT hloroofTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY include/hloroof DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The built-in device specs as files (also compiled into the library): a start for a device
+# JSON of one's own, which every command and Python take as --device PATH.
+install(DIRECTORY data/hardware/ DESTINATION ${CMAKE_INSTALL_DATADIR}/hloroof/devices
+        FILES_MATCHING PATTERN "*.json" PATTERN "README.md")
 if(TARGET hloroof_cli)
   install(TARGETS hloroof_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   # pip install . (pyproject.toml): the command into the environment's bin/, with the package.

@@ -1,5 +1,6 @@
 // The roofline plot is a valid SVG document with the roofs, the points and their labels.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -96,6 +97,34 @@ TEST_CASE("a category keeps its colour from chart to chart") {
   const std::string sa = render_roofline_svg(a), sb = render_roofline_svg(b);
   CHECK(count(sa, loop) == 2);  // its point and its legend entry
   CHECK(count(sb, loop) == 2);
+}
+
+// WCAG's contrast ratio of an sRGB colour "#rrggbb" against white.
+double contrast_on_white(const std::string& hex) {
+  auto channel = [&](int at) {
+    const double c = std::stoi(hex.substr(at, 2), nullptr, 16) / 255.0;
+    return c <= 0.03928 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+  };
+  const double l = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+  return 1.05 / (l + 0.05);
+}
+
+TEST_CASE("categories without a fixed colour stand out on the white chart") {
+  // "dot" (a bare matmul) and other categories outside XProf's list take a hashed colour: each
+  // must keep a contrast of at least 3:1 with the background (it was 1.5:1, too faint).
+  for (const char* category : {"dot", "copy", "some new category", "collective", "while"}) {
+    RooflineChart c = sample_chart();
+    c.points.push_back({"op.x", category, 1, 1e11, 0.1});
+    const std::string svg = render_roofline_svg(c);
+    const std::string marker = R"(<title>op.x ()";
+    const size_t title = svg.find(marker);
+    REQUIRE(title != std::string::npos);
+    const size_t fill = svg.rfind("fill=\"#", title);
+    REQUIRE(fill != std::string::npos);
+    const std::string colour = svg.substr(fill + 6, 7);
+    INFO(category << " " << colour);
+    CHECK(contrast_on_white(colour) >= 3.0);
+  }
 }
 
 TEST_CASE("a long title's tail goes on a second line, not off the chart") {
