@@ -9,13 +9,16 @@
 #include "absl/strings/str_cat.h"
 #include "cli.h"
 #include "commands.h"
-#include "hloroof/output_file.h"
 #include "hloroof/hlo_proto.h"
+#include "hloroof/output_file.h"
+#include "hloroof/platform.h"
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "hloroof/topology.h"
 #include "hloroof/xspace.h"
 #include "input.h"
+#include "report/wrap.h"
+#include "util/text_safety.h"
 
 namespace hloroof::cli {
 namespace {
@@ -222,6 +225,16 @@ int run(const std::vector<std::string>& words) {
     from_profile.hlo_proto = (*picked)->hlo_proto;
     from_profile.profile_module = (*picked)->name;
     profile_options.module_name = profile_module_name(*profile, (*picked)->name);
+    // "jit_dot(21)": program 21, told from other programs named jit_dot by the program_id
+    // stat of its op events.
+    const std::string& full = (*picked)->name;
+    const size_t open = full.rfind('(');
+    if (open != std::string::npos && full.back() == ')') {
+      uint64_t id = 0;
+      if (absl::SimpleAtoi(full.substr(open + 1, full.size() - open - 2), &id)) {
+        profile_options.program_id = id;
+      }
+    }
     loaded = std::move(from_profile);
   }
   if (!loaded.ok()) return fail(loaded.status());
@@ -233,8 +246,11 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<MeasuredDevice> measured = measured_device(*profile, profile_path);
   if (!measured.ok()) return fail(measured.status());
   std::string device_text = args->get("--device");
+  // A device of the capture's platform that hloroof has no spec for (an AMD GPU): the
+  // platform's default device stands in, and the report says so.
+  bool stand_in = false;
   if (device_text.empty()) {
-    if (measured->device.empty()) {
+    if (measured->device.empty() && measured->platform.empty()) {
       return usage_error(
           measured->kind.empty()
               ? std::string("--device is required: the profile does not name its device")
@@ -242,7 +258,10 @@ int run(const std::vector<std::string>& words) {
                              "', which is not a built-in device (a device JSON can describe it)"),
           kUsage);
     }
-    device_text = measured->device;
+    stand_in = measured->device.empty();
+    device_text = stand_in ? std::string(measured->platform == "gpu" ? kDefaultGpuDevice
+                                                                     : kDefaultTpuDevice)
+                           : measured->device;
   }
   absl::StatusOr<DeviceChoice> choice =
       resolve_device(device_text, options.topology, module, args->all("--set"));
@@ -250,11 +269,18 @@ int run(const std::vector<std::string>& words) {
   if (absl::Status same = check_same_platform(*measured, choice->spec); !same.ok()) {
     return fail(same);
   }
+  std::string stand_in_note;
   if (!args->has("--device")) {
     std::string said =
-        absl::StrCat("device ", measured->device, " from the profile, which ran on '",
-                     measured->kind, "' (", measured->source, "); --device overrides it");
-    std::cerr << "note: " << said << "\n";
+        stand_in
+            ? absl::StrCat("the profile ran on '", measured->kind, "' (", measured->source,
+                           "), which is no built-in device: ", device_text,
+                           " stands in for it, so expected times are ", device_text,
+                           "'s; --device names a device JSON that describes it")
+            : absl::StrCat("device ", measured->device, " from the profile, which ran on '",
+                           measured->kind, "' (", measured->source, "); --device overrides it");
+    std::cerr << report_internal::wrap(printable(said), stand_in ? "warning: " : "note: ", "  ");
+    if (stand_in) stand_in_note = said;
     choice->notes.insert(choice->notes.begin(), std::move(said));
   }
   const DeviceSpec* spec = &choice->spec;
@@ -265,6 +291,7 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<ProfileComparison> comparison =
       compare_with_profile(*module, *prediction, *profile, profile_options);
   if (!comparison.ok()) return fail(comparison.status());
+  if (stand_in) comparison->notes.insert(comparison->notes.begin(), stand_in_note);
 
   if (args->has("--trace")) {
     const std::vector<std::string> inputs = {hlo_path, loaded->file, profile_path,

@@ -17,6 +17,7 @@
 #include "hloroof/profile.h"
 #include "nlohmann/json.hpp"
 #include "hloroof/units.h"
+#include "report/wrap.h"
 #include "util/absl_compat.h"
 #include "util/text_safety.h"
 
@@ -263,8 +264,13 @@ absl::StatusOr<LoadedModule> load_module(const std::string& path, std::string_vi
 
 void print_input_messages(const LoadedModule& loaded) {
   // File and module names print with their control characters escaped.
-  for (const std::string& n : loaded.notes) std::cerr << "note: " << printable(n) << "\n";
-  for (const std::string& w : loaded.warnings) std::cerr << "warning: " << printable(w) << "\n";
+  // Wrapped to 100 columns.
+  for (const std::string& n : loaded.notes) {
+    std::cerr << report_internal::wrap(printable(n), "note: ", "  ");
+  }
+  for (const std::string& w : loaded.warnings) {
+    std::cerr << report_internal::wrap(printable(w), "warning: ", "  ");
+  }
 }
 
 void prepend_input_notes(const LoadedModule& loaded, const DeviceChoice& choice,

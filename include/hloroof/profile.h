@@ -38,6 +38,13 @@ struct ProfileEvent {
   // The `correlation_id` stat: a GPU kernel and the host call that launched it share it.
   // 0: none.
   uint64_t correlation_id = 0;
+  // The `program_id` stat: the compiled module (XSpace names it "NAME(PROGRAM_ID)"); 0: none.
+  uint64_t program_id = 0;
+  // TPU ops: the `device_offset_ps` and `device_duration_ps` stats, the op on the chip's own
+  // clock (the event's own start and duration are moved onto the host's clock, and where two
+  // ops meet there one of them can be cut short, even to nothing); -1: none.
+  double device_start_s = -1;
+  double device_duration_s = -1;
 };
 
 // A timeline row: "XLA Modules", "XLA Ops", a GPU stream "Stream #7(...)".
@@ -146,6 +153,10 @@ struct MeasuredOp {
   // Its kernels were placed by launch order (CUDA graphs, async wrappers), and an equally good
   // placement gives one of them to another instruction: its time is not certain.
   bool alignment_uncertain = false;
+  // An async start whose work the profile shows on a line of its own (TPU's "Async XLA Ops":
+  // a copy-start's transfer from its start to its done): that work per step. time_s is then
+  // the start's own event (the issue, nanoseconds on TPU). 0: none.
+  double async_s = 0;
 };
 
 // The module's executions in one device plane.
@@ -163,9 +174,15 @@ struct MeasuredModule {
 };
 
 struct ProfileOptions {
-  int device_index = 0;  // the plane "/device:GPU:N" / "/device:TPU:N"
+  // The plane "/device:GPU:N" / "/device:TPU:N". When plane 0 has no op event of the module
+  // (a profile whose kernels ran on GPU:7 alone) and device_index is 0, the first device plane
+  // that has some is read, and a note says so.
+  int device_index = 0;
   // The module's name in the profile; empty: the module's own name (Module::name()).
   std::string module_name;
+  // The module's program id ("jit_f(12)": 12), when the profile names several programs alike:
+  // op events whose program_id stat names another are left out. 0: any.
+  uint64_t program_id = 0;
 };
 
 // Finds the module's executions (steps) on the device plane, then the time of each HLO op
@@ -202,6 +219,9 @@ struct JoinedOp {
   double predicted_occurrences = 0;
   int64_t kernels = 0;
   double lost_s = 0;  // measured - expected
+  // An async start measured on the profile's async line (MeasuredOp::async_s): measured_s is
+  // that work (a host-offload copy's transfer), compared with the start's expected work.
+  bool measured_async = false;
   // MeasuredOp::alignment_uncertain: the measured time may hold another op's kernels; such ops
   // are not ranked.
   bool alignment_uncertain = false;

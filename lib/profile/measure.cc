@@ -19,6 +19,7 @@ namespace {
 
 constexpr std::string_view kModulesLine = "XLA Modules";
 constexpr std::string_view kOpsLine = "XLA Ops";
+constexpr std::string_view kAsyncOpsLine = "Async XLA Ops";
 
 // "jit_step(12)" names the execution of module "jit_step" with program id 12.
 bool names_module(const ProfileEvent& e, std::string_view module) {
@@ -44,23 +45,41 @@ std::string_view instruction_name(std::string_view event_name) {
   return eq == std::string_view::npos ? event_name : event_name.substr(0, eq);
 }
 
+using profile_internal::has_device_clock;
 using profile_internal::OpEvent;
+using profile_internal::op_duration_s;
 
 // The events of an "XLA Ops" line that enclose no other event of the line (a while loop's
-// event encloses its body's ops).
-std::vector<const ProfileEvent*> leaf_events(const ProfileLine& line) {
+// event encloses its body's ops). On the chip's clock where every event carries it: on the
+// host's clock, where the profile moves them, two ops can meet and one of them shrink to
+// nothing at the start of the other, which would make the other seem to enclose it.
+// Only the events `keep` keeps count (those of other modules can lack the chip's clock).
+template <typename Keep>
+std::vector<const ProfileEvent*> leaf_events(const ProfileLine& line, Keep keep) {
   std::vector<const ProfileEvent*> sorted;
   sorted.reserve(line.events.size());
-  for (const ProfileEvent& e : line.events) sorted.push_back(&e);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const ProfileEvent* a, const ProfileEvent* b) {
-    if (a->start_s != b->start_s) return a->start_s < b->start_s;
-    return a->duration_s > b->duration_s;
+  bool device_clock = true;
+  for (const ProfileEvent& e : line.events) {
+    if (!keep(e)) continue;
+    sorted.push_back(&e);
+    device_clock = device_clock && profile_internal::has_device_clock(e);
+  }
+  auto start = [&](const ProfileEvent* e) { return device_clock ? e->device_start_s : e->start_s; };
+  auto length = [&](const ProfileEvent* e) {
+    return device_clock ? e->device_duration_s : e->duration_s;
+  };
+  std::stable_sort(sorted.begin(), sorted.end(), [&](const ProfileEvent* a, const ProfileEvent* b) {
+    if (start(a) != start(b)) return start(a) < start(b);
+    return length(a) > length(b);
   });
+  // Times are whole picoseconds in seconds: an op that starts where the other ends may seem to
+  // start a few femtoseconds before it. Half a picosecond tells them apart.
+  constexpr double kHalfPicosecond = 0.5e-12;
   std::vector<const ProfileEvent*> leaves;
   for (size_t k = 0; k < sorted.size(); ++k) {
     const ProfileEvent* e = sorted[k];
-    const bool parent =
-        k + 1 < sorted.size() && sorted[k + 1]->start_s < e->start_s + e->duration_s;
+    const bool parent = k + 1 < sorted.size() &&
+                        start(sorted[k + 1]) < start(e) + length(e) - kHalfPicosecond;
     if (!parent) leaves.push_back(e);
   }
   return leaves;
@@ -91,6 +110,17 @@ std::vector<std::vector<const OpEvent*>> steps_from_host(const Profile& profile,
   }
   if (windows.empty()) return {};
   std::sort(windows.begin(), windows.end());
+  // The executions of one step on several devices (one host thread each) overlap, and a launch
+  // cannot tell which device's it is by its time: overlapping executions make one step.
+  std::vector<std::pair<double, double>> merged;
+  for (const auto& w : windows) {
+    if (!merged.empty() && w.first <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, w.second);
+    } else {
+      merged.push_back(w);
+    }
+  }
+  windows = std::move(merged);
   absl::flat_hash_map<uint64_t, size_t> launched_in;  // correlation id -> execution
   for (const ProfilePlane& plane : profile.planes) {
     if (!absl::StartsWith(plane.name, "/host")) continue;
@@ -144,13 +174,49 @@ double union_length(std::vector<std::pair<double, double>> intervals) {
 
 namespace {
 
+// Whether an op event of `line` names module `name` (and program `program_id`, when both
+// are known).
+bool of_module(const ProfileEvent& e, std::string_view name, uint64_t program_id) {
+  if (!e.hlo_module.empty() && e.hlo_module != name) return false;
+  return program_id == 0 || e.program_id == 0 || e.program_id == program_id;
+}
+
+bool is_device_plane(const ProfilePlane& p) { return absl::StartsWith(p.name, "/device:"); }
+
+// Whether the plane shows the module run: its "XLA Modules" line names it, or some kernel's
+// hlo_module stat does.
+bool runs_module(const ProfilePlane& plane, std::string_view name, uint64_t program_id) {
+  for (const ProfileLine& line : plane.lines) {
+    for (const ProfileEvent& e : line.events) {
+      if (line.name == kModulesLine ? names_module(e, name)
+                                    : !e.hlo_op.empty() && e.hlo_module == name &&
+                                          of_module(e, name, program_id)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view module,
                                        const Module* hlo, const ProfileOptions& options) {
   absl::StatusOr<const ProfilePlane*> found = device_plane(profile, options.device_index);
   if (!found.ok()) return found.status();
-  const ProfilePlane& plane = **found;
   const std::string name = options.module_name.empty() ? std::string(module) : options.module_name;
+  const uint64_t program_id = options.program_id;
   MeasuredModule out;
+  // A profile whose kernels ran on another device than the first (JAX on one GPU of eight):
+  // the first device plane that ran the module.
+  if (options.device_index == 0 && !runs_module(**found, name, program_id)) {
+    for (const ProfilePlane& p : profile.planes) {
+      if (&p == *found || !is_device_plane(p) || !runs_module(p, name, program_id)) continue;
+      out.notes.push_back(absl::StrCat((*found)->name, " shows no op of the module: ", p.name,
+                                       " read (--device-index picks another)"));
+      *found = &p;
+      break;
+    }
+  }
+  const ProfilePlane& plane = **found;
   out.plane = plane.name;
   out.module = name;
 
@@ -181,35 +247,67 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
     std::sort(windows.begin(), windows.end());
   }
 
-  // The op events: the "XLA Ops" line by name where the plane has one (TPU: the events of its
-  // other lines that name an op, "Async XLA Ops", are transfers that run beside the ops), else
-  // kernels with an hlo_op stat (GPU).
-  std::vector<OpEvent> events;
+  // The op events: the "XLA Ops" line by name where the plane has one, else kernels with an
+  // hlo_op stat (GPU). On TPU the "Async XLA Ops" line shows an async op's work from its start
+  // to its done (a copy-start's transfer): kept apart, as the start's async work.
+  std::vector<OpEvent> events, async_events;
   bool has_ops_line = false;
   for (const ProfileLine& line : plane.lines) {
     has_ops_line = has_ops_line || (line.name == kOpsLine && !line.events.empty());
   }
+  int64_t other_programs = 0;
   for (const ProfileLine& line : plane.lines) {
     if (has_ops_line || line.name == kModulesLine || line.name == kOpsLine) continue;
     for (const ProfileEvent& e : line.events) {
       if (e.hlo_op.empty() || (!e.hlo_module.empty() && e.hlo_module != name)) continue;
+      if (!of_module(e, name, program_id)) {
+        ++other_programs;
+        continue;
+      }
       events.push_back({&e, strip_percent(e.hlo_op), line.name});
     }
   }
   if (events.empty()) {
     for (const ProfileLine& line : plane.lines) {
-      if (line.name != kOpsLine) continue;
-      for (const ProfileEvent* e : leaf_events(line)) {
-        if (!e->hlo_module.empty() && e->hlo_module != name) continue;
-        const std::string_view op = e->hlo_op.empty() ? e->name : e->hlo_op;
-        events.push_back({e, instruction_name(op), line.name});
+      if (line.name == kOpsLine) {
+        auto keep = [&](const ProfileEvent& e) {
+          if (!e.hlo_module.empty() && e.hlo_module != name) return false;
+          if (of_module(e, name, program_id)) return true;
+          ++other_programs;
+          return false;
+        };
+        for (const ProfileEvent* e : leaf_events(line, keep)) {
+          const std::string_view op = e->hlo_op.empty() ? e->name : e->hlo_op;
+          events.push_back({e, instruction_name(op), line.name});
+        }
+      } else if (line.name == kAsyncOpsLine) {
+        for (const ProfileEvent& e : line.events) {
+          if (!of_module(e, name, program_id)) continue;
+          async_events.push_back({&e, instruction_name(e.name), line.name});
+        }
       }
     }
     if (!events.empty()) {
-      out.notes.push_back(absl::StrCat("ops by the event names of the '", sv(kOpsLine), "' line"));
+      bool device_clock = true;
+      for (const OpEvent& e : events) device_clock = device_clock && has_device_clock(*e.event);
+      out.notes.push_back(absl::StrCat(
+          "ops by the event names of the '", sv(kOpsLine), "' line",
+          device_clock ? ", timed on the chip's clock (device_duration_ps)" : ""));
+    }
+    if (!async_events.empty()) {
+      out.notes.push_back(absl::StrCat(
+          "async starts (", sv(async_events.front().op), ", ...) shown on the '",
+          sv(kAsyncOpsLine), "' line: measured from the start's issue to the end of its done ",
+          "(the event's hlo_op), on the chip's clock, beside the start's expected work; on the '",
+          sv(kOpsLine), "' line a start is its issue and a done its wait"));
     }
   } else {
     out.notes.push_back("GPU kernels joined to HLO ops through their hlo_op stat");
+  }
+  if (other_programs > 0) {
+    out.notes.push_back(absl::StrFormat(
+        "%d op event%s of other programs named '%s' left out (this one is program %d)",
+        other_programs, other_programs == 1 ? "" : "s", name, program_id));
   }
   if (events.empty()) {
     // Kernels of other modules: say which, as for the modules line.
@@ -231,6 +329,7 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
         absl::StrCat(profile.origin, ": ", plane.name, " has no op events of module '", name,
                      "': no kernels with an hlo_op stat and no '", sv(kOpsLine), "' line"));
   }
+
   absl::flat_hash_set<std::string> uncertain;
   if (hlo != nullptr) {
     profile_internal::KernelResolution r = profile_internal::resolve_kernels(*hlo, events);
@@ -286,24 +385,31 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
                                      "' line: one step, from the first op to the end of the last"));
   }
 
-  // Each event to the step it starts in, unless the host told the steps.
+  // Each event to the step it starts in (its start on the host's clock, as the steps' are).
+  auto step_of = [&](const OpEvent& e) -> int64_t {
+    const double t = e.event->start_s;
+    auto it = std::upper_bound(windows.begin(), windows.end(), std::pair{t, 1e300});
+    if (it == windows.begin()) return -1;
+    const size_t k = static_cast<size_t>(it - windows.begin()) - 1;
+    // A nanosecond of slack: JSON traces round times to the microsecond's fraction.
+    if (t > windows[k].second + 1e-9) return -1;
+    return static_cast<int64_t>(k);
+  };
   if (by_step.empty()) {
     by_step.resize(windows.size());
     for (const OpEvent& e : events) {
-      const double t = e.event->start_s;
-      auto it = std::upper_bound(windows.begin(), windows.end(), std::pair{t, 1e300});
-      if (it == windows.begin()) {
+      const int64_t k = step_of(e);
+      if (k < 0) {
         ++outside;
         continue;
       }
-      const size_t k = static_cast<size_t>(it - windows.begin()) - 1;
-      // A nanosecond of slack: JSON traces round times to the microsecond's fraction.
-      if (t > windows[k].second + 1e-9) {
-        ++outside;
-        continue;
-      }
-      by_step[k].push_back(&e);
+      by_step[static_cast<size_t>(k)].push_back(&e);
     }
+  }
+  std::vector<std::vector<const OpEvent*>> async_by_step(windows.size());
+  for (const OpEvent& e : async_events) {
+    const int64_t k = step_of(e);
+    if (k >= 0) async_by_step[static_cast<size_t>(k)].push_back(&e);
   }
   if (outside > 0) {
     out.notes.push_back(absl::StrFormat("%d op event%s outside the module's steps left out",
@@ -318,16 +424,42 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
     int64_t count = 0;
     std::map<std::string_view, int64_t> kernels;  // name -> events
     std::vector<double> steps_s;                  // per step
+    double async_s = 0;
   };
   std::map<std::string_view, Tally> tallies;
   for (size_t k = 0; k < by_step.size(); ++k) {
     for (const OpEvent* e : by_step[k]) {
       Tally& t = tallies[e->op];
-      t.time_s += e->event->duration_s;
+      const double d = op_duration_s(*e->event);
+      t.time_s += d;
       ++t.count;
       ++t.kernels[e->event->name];
       t.steps_s.resize(by_step.size(), 0.0);
-      t.steps_s[k] += e->event->duration_s;
+      t.steps_s[k] += d;
+    }
+  }
+  // An async event's work: from its start's issue to the end of its done (the event's
+  // hlo_op stat names the done), on the chip's clock where both ops carry it; else the event.
+  // Returns the start on the chip's clock (-1: none) and the length.
+  auto async_span = [&](size_t k, const OpEvent& e) -> std::pair<double, double> {
+    const ProfileEvent* start = nullptr;
+    const ProfileEvent* done = nullptr;
+    const std::string_view done_name = strip_percent(e.event->hlo_op);
+    for (const OpEvent* o : by_step[k]) {
+      if (o->op == e.op && start == nullptr) start = o->event;
+      if (!done_name.empty() && o->op == done_name) done = o->event;
+    }
+    if (start != nullptr && done != nullptr && has_device_clock(*start) &&
+        has_device_clock(*done) && done->device_start_s >= start->device_start_s) {
+      return {start->device_start_s,
+              done->device_start_s + done->device_duration_s - start->device_start_s};
+    }
+    return {-1, e.event->duration_s};
+  };
+  for (size_t k = 0; k < async_by_step.size(); ++k) {
+    for (const OpEvent* e : async_by_step[k]) {
+      auto it = tallies.find(e->op);
+      if (it != tallies.end()) it->second.async_s += async_span(k, *e).second;
     }
   }
   const double steps = static_cast<double>(out.steps);
@@ -342,6 +474,7 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
     m.step_min_s = *least;
     m.step_max_s = *most;
     m.alignment_uncertain = uncertain.contains(sv(op));
+    m.async_s = t.async_s / steps;
     out.ops.push_back(std::move(m));
   }
 
@@ -353,13 +486,31 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
   const size_t chosen = order[(order.size() - 1) / 2];
   out.step_s = out.steps_s[chosen];
   const double origin = windows[chosen].first;
+  // Ops on the chip's clock start where their first one does on the host's.
+  const ProfileEvent* first_on_chip = nullptr;
+  for (const OpEvent* e : by_step[chosen]) {
+    if (!has_device_clock(*e->event)) continue;
+    if (first_on_chip == nullptr || e->event->device_start_s < first_on_chip->device_start_s) {
+      first_on_chip = e->event;
+    }
+  }
+  const double shift = first_on_chip == nullptr
+                           ? 0
+                           : first_on_chip->start_s - origin - first_on_chip->device_start_s;
   std::vector<std::pair<double, double>> busy;
   for (const OpEvent* e : by_step[chosen]) {
-    const double s = e->event->start_s - origin;
-    const double end = std::min(s + e->event->duration_s, windows[chosen].second - origin);
+    const bool chip = has_device_clock(*e->event);
+    const double s = chip ? e->event->device_start_s + shift : e->event->start_s - origin;
+    const double d = op_duration_s(*e->event);
+    const double end = std::min(s + d, windows[chosen].second - origin);
     busy.emplace_back(s, std::max(s, end));
-    out.median_step.push_back(
-        {std::string(e->op), e->event->name, std::string(e->track), s, e->event->duration_s});
+    out.median_step.push_back({std::string(e->op), e->event->name, std::string(e->track), s, d});
+  }
+  for (const OpEvent* e : async_by_step[chosen]) {
+    const auto [chip_start, length] = async_span(chosen, *e);
+    out.median_step.push_back({std::string(e->op), e->event->name, std::string(e->track),
+                               chip_start >= 0 ? chip_start + shift : e->event->start_s - origin,
+                               length});
   }
   std::stable_sort(
       out.median_step.begin(), out.median_step.end(),

@@ -20,6 +20,15 @@ struct OpEvent {
   std::string_view track;
 };
 
+// Whether the event carries the chip's own clock (TPU's device_offset_ps/device_duration_ps).
+inline bool has_device_clock(const ProfileEvent& e) {
+  return e.device_start_s >= 0 && e.device_duration_s >= 0;
+}
+// How long the op ran: on the chip's clock where the event carries it.
+inline double op_duration_s(const ProfileEvent& e) {
+  return has_device_clock(e) ? e.device_duration_s : e.duration_s;
+}
+
 // Kernels whose hlo_op names no instruction of `module` (the kernels of CUDA graphs carry the
 // command buffer's name, those of async-wrapped fusions a name the text does not print) are
 // given their instructions where they can be told, by kernel name and launch order

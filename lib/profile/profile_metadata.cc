@@ -51,12 +51,28 @@ void read_plane_metadata(const xplane::XPlane& plane, ProfilePlane* out, Profile
     auto it = stat_names.find(s.metadata_id());
     return it == stat_names.end() ? std::string_view() : it->second;
   };
+  // ROCm's planes name no model: the vendor, compute capability and compute units tell it
+  // ("AMD GPU, compute capability 9.4, 304 compute units" is an MI300X or MI300A).
+  std::string vendor;
+  int64_t cc_major = -1, cc_minor = -1, cores = -1;
   for (const xplane::XStat& s : plane.stats()) {
     std::string_view n = name_of(s);
     if ((n == "device_type_string" || n == "gpu_device_name") &&
         s.value_case() == xplane::XStat::kStrValue && out->device_type.empty()) {
       out->device_type = s.str_value();
+    } else if (n == "device_vendor" && s.value_case() == xplane::XStat::kStrValue) {
+      vendor = s.str_value();
+    } else if (n == "compute_cap_major") {
+      cc_major = static_cast<int64_t>(stat_value(s));
+    } else if (n == "compute_cap_minor") {
+      cc_minor = static_cast<int64_t>(stat_value(s));
+    } else if (n == "core_count") {
+      cores = static_cast<int64_t>(stat_value(s));
     }
+  }
+  if (out->device_type.empty() && vendor == "AMD" && cc_major >= 0 && cc_minor >= 0) {
+    out->device_type = absl::StrCat("AMD GPU, compute capability ", cc_major, ".", cc_minor);
+    if (cores > 0) absl::StrAppend(&out->device_type, ", ", cores, " compute units");
   }
   if (plane.name() == "/host:metadata") {
     for (const auto& [id, m] : plane.event_metadata()) {
@@ -182,7 +198,8 @@ absl::StatusOr<const ProfileModuleProto*> pick_profile_module(const Profile& pro
   }
   if (note != nullptr) {
     *note = absl::StrCat("read module ", picked->name, " of the ", modules.size(),
-                         " the profile carries (time run in it: ", listing(), ")",
+                         " the profile carries (time run in it, over all its devices: ",
+                         listing(), ")",
                          name.empty() && modules.size() > 1 ? "; --module NAME reads another"
                                                             : "");
   }

@@ -238,6 +238,9 @@ struct EventTemplate {
   std::string hlo_op;
   std::string hlo_module;
   uint64_t correlation_id = 0;
+  uint64_t program_id = 0;
+  double device_start_s = -1;
+  double device_duration_s = -1;
 };
 
 // A stat's value as text: strings as they are (bytes that are not UTF-8 replaced), references
@@ -286,6 +289,12 @@ void read_stats(const Stats& stats, const xplane::XPlane& plane,
       event.hlo_module = stat_text(stat, plane);
     } else if (name->second == "correlation_id") {
       event.correlation_id = stat_number(stat, plane);
+    } else if (name->second == "program_id") {
+      event.program_id = stat_number(stat, plane);
+    } else if (name->second == "device_offset_ps") {
+      event.device_start_s = static_cast<double>(stat_number(stat, plane)) * 1e-12;
+    } else if (name->second == "device_duration_ps") {
+      event.device_duration_s = static_cast<double>(stat_number(stat, plane)) * 1e-12;
     }
   }
 }
@@ -343,6 +352,9 @@ absl::Status convert_plane(std::string_view shell, const PlaneCount& count,
         event.hlo_op = t->second.hlo_op;
         event.hlo_module = t->second.hlo_module;
         event.correlation_id = t->second.correlation_id;
+        event.program_id = t->second.program_id;
+        event.device_start_s = t->second.device_start_s;
+        event.device_duration_s = t->second.device_duration_s;
       }
       read_stats(e.stats(), plane, stat_names, event);
       if (absl::Status s = budget.add_event(event); !s.ok()) return s;

@@ -11,6 +11,7 @@
 #include "hloroof/units.h"
 #include "nlohmann/json.hpp"
 #include "report/wrap.h"
+#include "util/absl_compat.h"
 #include "util/text_safety.h"
 
 namespace hloroof {
@@ -18,8 +19,22 @@ namespace {
 
 using Align = TextTable::Align;
 
+// At most 8 columns: "12.34x", "1234x", ">99999x".
 std::string ratio(double value, double base) {
-  return base > 0 ? absl::StrFormat("%.2fx", value / base) : "-";
+  if (!(base > 0)) return "-";
+  const double r = value / base;
+  if (r < 100) return absl::StrFormat("%.2fx", r);
+  if (r < 99999.5) return absl::StrFormat("%.0fx", r);
+  return ">99999x";
+}
+
+// A name cut to `width` columns keeps its end, where XLA's names differ (".12"):
+// "te_fused_attn_backward_ffi.12" -> "te_fused_attn_b~d_ffi.12".
+std::string cut_name(std::string_view name, size_t width) {
+  constexpr size_t kTail = 8;
+  if (name.size() <= width || width <= kTail + 1) return std::string(name);
+  return absl::StrCat(sv(name.substr(0, width - kTail - 1)), "~",
+                      sv(name.substr(name.size() - kTail)));
 }
 
 std::optional<double> json_ratio(double value, double base) {
@@ -52,6 +67,7 @@ std::string profile_comparison_to_json(const ProfileComparison& c) {
                    {"predicted_occurrences", op.predicted_occurrences},
                    {"kernels", op.kernels},
                    {"lost_s", op.lost_s},
+                   {"measured_async", op.measured_async},
                    {"measured_over_expected", maybe(json_ratio(op.measured_s, op.expected_s))},
                    {"measured_over_roofline", maybe(json_ratio(op.measured_s, op.roofline_s))},
                    {"alignment_uncertain", op.alignment_uncertain}});
@@ -121,27 +137,33 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
   absl::StrAppendFormat(&out, "\nOps by time lost against the expectation (%d joined; per step)\n",
                         c.ops.size());
   const auto table = [&](size_t begin, size_t end, bool numbered) {
+    // 100 columns: the name cut to 24, measured/roofline in --json only.
     TextTable ops({{"#"},
-                   {"op", Align::kLeft, 28},
+                   {"op", Align::kLeft},
                    {"bound", Align::kLeft},
                    {"n"},
                    {"measured"},
                    {"expected"},
                    {"roofline"},
                    {"meas/exp"},
-                   {"meas/roof"},
                    {"lost"}});
     for (size_t k = begin; k < end; ++k) {
       const JoinedOp& op = c.ops[k];
-      ops.add_row({numbered ? absl::StrCat(k + 1) : "?", op.name, op.bound,
-                   occurrences(op.occurrences), format_seconds(op.measured_s),
+      ops.add_row({numbered ? absl::StrCat(k + 1) : "?",
+                   absl::StrCat(cut_name(op.name, op.measured_async ? 23 : 24),
+                                op.measured_async ? "*" : ""),
+                   op.bound, occurrences(op.occurrences), format_seconds(op.measured_s),
                    format_seconds(op.expected_s), format_seconds(op.roofline_s),
-                   ratio(op.measured_s, op.expected_s), ratio(op.measured_s, op.roofline_s),
-                   signed_seconds(op.lost_s)});
+                   ratio(op.measured_s, op.expected_s), signed_seconds(op.lost_s)});
     }
     return ops.render();
   };
   out += table(0, top == 0 ? ranked : std::min(top, ranked), true);
+  if (std::any_of(c.ops.begin(), c.ops.end(),
+                  [](const JoinedOp& op) { return op.measured_async; })) {
+    out += "*: an async start (a transfer), measured from its issue to the end of its done; its\n"
+           "   done's row is the wait\n";
+  }
   if (ranked < c.ops.size()) {
     absl::StrAppendFormat(&out,
                           "\nNot ranked (%d): launch order could give their kernels to another op "
@@ -155,7 +177,7 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
                           "\nUnmatched ops (%d): measured = in the profile only, predicted = "
                           "never seen in the profile\n",
                           c.unmatched.size());
-    TextTable unmatched({{"op", Align::kLeft, 40},
+    TextTable unmatched({{"op", Align::kLeft},
                          {"side", Align::kLeft},
                          {"opcode", Align::kLeft, 20},
                          {"n"},
@@ -163,7 +185,7 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
     const size_t rows = top == 0 ? c.unmatched.size() : std::min(top, c.unmatched.size());
     for (size_t k = 0; k < rows; ++k) {
       const UnmatchedOp& op = c.unmatched[k];
-      unmatched.add_row({op.name, op.side, op.opcode.empty() ? "-" : op.opcode,
+      unmatched.add_row({cut_name(op.name, 40), op.side, op.opcode.empty() ? "-" : op.opcode,
                          occurrences(op.occurrences), format_seconds(op.time_s)});
     }
     out += unmatched.render();

@@ -19,3 +19,15 @@ add_dependencies(profile_cli_test hloroof_cli)
 
 # Real captures of JAX on an H100 (tests/data/h100), read from the source tree.
 hloroof_add_test(real_capture_test ${CMAKE_CURRENT_LIST_DIR}/real_capture_test.cc)
+
+# Real profiles written by others (../shared/profiles, or $HLOROOF_PROFILES), read through the
+# command; SKIPPED when they are absent. The test has its own main, which skips.
+add_executable(shared_profiles_test ${CMAKE_CURRENT_LIST_DIR}/shared_profiles_test.cc)
+target_link_libraries(shared_profiles_test PRIVATE hloroof Catch2::Catch2 hloroof_warnings
+                                                   nlohmann_json::nlohmann_json)
+target_compile_definitions(shared_profiles_test PRIVATE
+  HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>"
+  HLOROOF_SHARED_PROFILES="${PROJECT_SOURCE_DIR}/../shared/profiles")
+add_dependencies(shared_profiles_test hloroof_cli)
+add_test(NAME shared_profiles_test COMMAND shared_profiles_test)
+set_tests_properties(shared_profiles_test PROPERTIES SKIP_RETURN_CODE 77)

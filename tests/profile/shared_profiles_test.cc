@@ -1,0 +1,169 @@
+// `hloroof profile PROFILE` alone on real profiles written by others (../shared/profiles, or
+// $HLOROOF_PROFILES; SKIPPED when absent): a TPU v6e profile of four chips (openxla/xprof's
+// test data) and six JAX profiles of AMD GPUs (AMD-AGI/TraceLens's), each read with the module
+// it carries and joined op by op. The expected figures were read from the files by hand, with
+// a short Python script over the XSpace (protobuf's own parser, the public xplane.proto):
+// the events, their stats and their sums are quoted in the comments.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "../cli/cli_runner.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
+
+namespace hloroof {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_cli;
+
+constexpr int kSkip = 77;
+
+fs::path profiles_dir() {
+  if (const char* env = std::getenv("HLOROOF_PROFILES"); env != nullptr && *env != '\0') {
+    return env;
+  }
+  return HLOROOF_SHARED_PROFILES;
+}
+
+void check_width(const std::string& text) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    INFO(std::string(line));
+    CHECK(line.size() <= 100);
+  }
+}
+
+struct Joined {
+  nlohmann::json json;
+  std::map<std::string, nlohmann::json> ops;  // by name
+};
+
+// `hloroof profile FILE --json`, and the text report's width.
+Joined profile(const std::string& name) {
+  const std::string path = (profiles_dir() / name).string();
+  testing::CliResult text = run_cli(absl::StrCat("profile ", path));
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  check_width(text.out);
+  check_width(text.err);
+  testing::CliResult r = run_cli(absl::StrCat("profile ", path, " --json"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  Joined j;
+  j.json = nlohmann::json::parse(r.out);
+  for (const nlohmann::json& op : j.json["ops"]) j.ops[op["name"].get<std::string>()] = op;
+  // Every op of the profile joins an instruction, and every instruction with time is seen.
+  CHECK(j.json["unmatched"].empty());
+  return j;
+}
+
+double ms(const nlohmann::json& op) { return op["measured_s"].get<double>() * 1e3; }
+double us(const nlohmann::json& op) { return op["measured_s"].get<double>() * 1e6; }
+
+TEST_CASE("the TPU v6e profile: ops timed on the chip's clock, copies where they are measured") {
+  Joined j = profile("tpu_v6e/tpu_inference_2.xplane.pb");
+  // The device plane names "TPU v6 Lite"; the module run longest is jit_f, 100 executions on
+  // the 'XLA Modules' line of /device:TPU:0, whose durations have 784.1199325 ms as the lower
+  // of their two middle values.
+  CHECK(absl::StartsWith(j.json["device"].get<std::string>(), "tpu_v6e"));
+  CHECK(j.json["plane"] == "/device:TPU:0");
+  CHECK(j.json["steps"] == 100);
+  CHECK(j.json["step"]["measured_s"].get<double>() == Approx(0.7841199325).epsilon(1e-9));
+  // Its 15 instructions: three copies in from host memory (S(5)), three adds, three copies
+  // out, each pair a copy-start and a copy-done; all run once per step.
+  REQUIRE(j.ops.size() == 15);
+  for (const auto& [name, op] : j.ops) {
+    INFO(name);
+    CHECK(op["occurrences"].get<double>() == 1.0);
+  }
+  // On the host's clock one op can shrink to nothing where two meet (broadcast_add_fusion.1
+  // lasts 0 ns in step 5, which made copy-done.4 seem to enclose it); its device_duration_ps
+  // stats do not: the mean over the 100 steps of broadcast_add_fusion.1's is 8.1534 ms (from
+  // 8.149 to 8.163 ms), of copy-done.2's (the wait for the second copy in) 194.1143 ms and of
+  // copy-done.5's (the wait for the last copy out) 182.3625 ms.
+  CHECK(ms(j.ops["broadcast_add_fusion.1"]) == Approx(8.1534).epsilon(1e-4));
+  CHECK(ms(j.ops["copy-done.2"]) == Approx(194.1143).epsilon(1e-5));
+  CHECK(ms(j.ops["copy-done.5"]) == Approx(182.3625).epsilon(1e-5));
+  // A copy-start's own event is its issue (1.25 to 6.25 ns); the 'Async XLA Ops' line shows
+  // the copy from the start to its done (its hlo_op stat names the done), and the copy is
+  // measured there, on the chip's clock: from copy-start's device_offset_ps to the end of its
+  // copy-done. The first copy in takes 189.1769 ms; the second, issued with it, ends 391.2086
+  // ms after its start and the third 593.8034 ms after: the three copies in share the host
+  // link one after another, while the prediction gives each the link alone (189 ms each).
+  const nlohmann::json& first = j.ops["copy-start"];
+  CHECK(first["measured_async"] == true);
+  CHECK(ms(first) == Approx(189.1769).epsilon(1e-5));
+  CHECK(ms(j.ops["copy-start.2"]) == Approx(391.2086).epsilon(1e-5));
+  CHECK(ms(j.ops["copy-start.4"]) == Approx(593.8034).epsilon(1e-5));
+  CHECK(j.ops["copy-done"]["measured_async"] == false);
+  CHECK(j.ops["copy-start.2"]["expected_s"].get<double>() ==
+        Approx(first["expected_s"].get<double>()));
+  CHECK(j.ops["copy-start.4"]["lost_s"].get<double>() > 0.4);  // 594 - 189 ms
+}
+
+TEST_CASE("JAX 0.8 profiles of an AMD MI300X: the module's program, its steps, its kernels") {
+  // No device of hloroof's is an MI300X: the GPU default stands in, and the report says so.
+  const testing::CliResult text =
+      run_cli(absl::StrCat("profile ", (profiles_dir() / "mi300/jax08_gemm.xplane.pb").string()));
+  CHECK(absl::StrContains(text.err, "AMD GPU, compute capability 9.4, 304 compute units"));
+  CHECK(absl::StrContains(text.out, "stands in for it"));
+
+  // jit_dot is compiled six times (programs 5, 21, 34, 49, 64, 79), each a GEMM of another
+  // size; the first is read, program 21, whose custom-call.1 kernels (program_id 21) ran 3
+  // times: 12.44 + 9.64 + 9.28 = 31.36 us, 10.4533 us a step. Program 5's kernel
+  // gemm_fusion_dot_general.1 is another program's, not an unjoined op.
+  Joined gemm = profile("mi300/jax08_gemm.xplane.pb");
+  CHECK(gemm.json["steps"] == 3);
+  REQUIRE(gemm.ops.size() == 1);
+  CHECK(us(gemm.ops["custom-call.1"]) == Approx(10.4533).epsilon(1e-4));
+
+  // jit_add (program 11): loop_convert_fusion, 5 kernels summing 541.761 us.
+  Joined add = profile("mi300/jax08_elementwise.xplane.pb");
+  CHECK(add.json["steps"] == 5);
+  CHECK(us(add.ops["loop_convert_fusion"]) == Approx(108.3522).epsilon(1e-4));
+
+  // A convolution sharded over 8 GPUs: the host's 8 threads each bracket one device's
+  // execution, and those of one step overlap; they make one step, 5 in all (14 when each
+  // launch went to the latest execution begun on any thread).
+  Joined conv = profile("mi300/jax08_conv.xplane.pb");
+  CHECK(conv.json["steps"] == 5);
+  CHECK(conv.ops.size() == 4);
+
+  Joined attention = profile("mi300/jax08_attention.xplane.pb");
+  CHECK(attention.ops.size() == 1);
+}
+
+TEST_CASE("a JAX 0.6 profile whose kernels ran on GPU:7 only, and a TransformerEngine one") {
+  // GPU:0 holds only memcpy events; the kernels of jit_forward_3d_conv (program 15) are on
+  // GPU:7: 5 steps, cudnn-conv.1.0's 10 kernels (Im3d2Col and a GEMM per step) sum to
+  // 1539.832 us, input_transpose_fusion's 5 to 1950.960 us.
+  Joined legacy = profile("mi300/jax_conv_legacy.xplane.pb");
+  CHECK(legacy.json["plane"] == "/device:GPU:7");
+  CHECK(legacy.json["steps"] == 5);
+  CHECK(legacy.ops.size() == 4);
+  CHECK(us(legacy.ops["cudnn-conv.1.0"]) == Approx(307.9664).epsilon(1e-4));
+  CHECK(legacy.ops["cudnn-conv.1.0"]["occurrences"].get<double>() == 1.0);
+  CHECK(us(legacy.ops["input_transpose_fusion"]) == Approx(390.192).epsilon(1e-4));
+
+  // An MI355-class GPU (gfx950, 256 compute units): 20 ops, all joined.
+  Joined te = profile("mi300/te_fused_attn.xplane.pb");
+  CHECK(te.ops.size() == 20);
+}
+
+}  // namespace
+}  // namespace hloroof
+
+int main(int argc, char** argv) {
+  if (!std::filesystem::exists(hloroof::profiles_dir() / "tpu_v6e/tpu_inference_2.xplane.pb")) {
+    std::cerr << "SKIPPED: no profiles at " << hloroof::profiles_dir().string()
+              << "; set HLOROOF_PROFILES\n";
+    return hloroof::kSkip;
+  }
+  return Catch::Session().run(argc, argv);
+}
