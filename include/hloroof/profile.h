@@ -38,6 +38,11 @@ struct ProfileEvent {
   // The `correlation_id` stat: a GPU kernel and the host call that launched it share it.
   // 0: none.
   uint64_t correlation_id = 0;
+};
+
+// Stats that only some profiles' events have, kept beside the events (ProfileLine::extra) so
+// that an event of a profile without them takes no more memory.
+struct ProfileEventExtra {
   // The `program_id` stat: the compiled module (XSpace names it "NAME(PROGRAM_ID)"); 0: none.
   uint64_t program_id = 0;
   // TPU ops: the `device_offset_ps` and `device_duration_ps` stats, the op on the chip's own
@@ -51,6 +56,8 @@ struct ProfileEvent {
 struct ProfileLine {
   std::string name;
   std::vector<ProfileEvent> events;
+  // Empty when no event of the line has such stats, else one per event, in the same order.
+  std::vector<ProfileEventExtra> extra;
 };
 
 // XLA's own cost of one op, from the stats of a TPU profile's "XLA Ops" event metadata; -1

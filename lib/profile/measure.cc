@@ -45,9 +45,9 @@ std::string_view instruction_name(std::string_view event_name) {
   return eq == std::string_view::npos ? event_name : event_name.substr(0, eq);
 }
 
+using profile_internal::extra_of;
 using profile_internal::has_device_clock;
 using profile_internal::OpEvent;
-using profile_internal::op_duration_s;
 
 // The events of an "XLA Ops" line that enclose no other event of the line (a while loop's
 // event encloses its body's ops). On the chip's clock where every event carries it: on the
@@ -62,11 +62,13 @@ std::vector<const ProfileEvent*> leaf_events(const ProfileLine& line, Keep keep)
   for (const ProfileEvent& e : line.events) {
     if (!keep(e)) continue;
     sorted.push_back(&e);
-    device_clock = device_clock && profile_internal::has_device_clock(e);
+    device_clock = device_clock && has_device_clock(extra_of(line, e));
   }
-  auto start = [&](const ProfileEvent* e) { return device_clock ? e->device_start_s : e->start_s; };
+  auto start = [&](const ProfileEvent* e) {
+    return device_clock ? extra_of(line, *e)->device_start_s : e->start_s;
+  };
   auto length = [&](const ProfileEvent* e) {
-    return device_clock ? e->device_duration_s : e->duration_s;
+    return device_clock ? extra_of(line, *e)->device_duration_s : e->duration_s;
   };
   std::stable_sort(sorted.begin(), sorted.end(), [&](const ProfileEvent* a, const ProfileEvent* b) {
     if (start(a) != start(b)) return start(a) < start(b);
@@ -176,9 +178,11 @@ namespace {
 
 // Whether an op event of `line` names module `name` (and program `program_id`, when both
 // are known).
-bool of_module(const ProfileEvent& e, std::string_view name, uint64_t program_id) {
+bool of_module(const ProfileLine& line, const ProfileEvent& e, std::string_view name,
+               uint64_t program_id) {
   if (!e.hlo_module.empty() && e.hlo_module != name) return false;
-  return program_id == 0 || e.program_id == 0 || e.program_id == program_id;
+  const ProfileEventExtra* x = extra_of(line, e);
+  return program_id == 0 || x == nullptr || x->program_id == 0 || x->program_id == program_id;
 }
 
 bool is_device_plane(const ProfilePlane& p) { return absl::StartsWith(p.name, "/device:"); }
@@ -190,7 +194,7 @@ bool runs_module(const ProfilePlane& plane, std::string_view name, uint64_t prog
     for (const ProfileEvent& e : line.events) {
       if (line.name == kModulesLine ? names_module(e, name)
                                     : !e.hlo_op.empty() && e.hlo_module == name &&
-                                          of_module(e, name, program_id)) {
+                                          of_module(line, e, name, program_id)) {
         return true;
       }
     }
@@ -260,11 +264,11 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
     if (has_ops_line || line.name == kModulesLine || line.name == kOpsLine) continue;
     for (const ProfileEvent& e : line.events) {
       if (e.hlo_op.empty() || (!e.hlo_module.empty() && e.hlo_module != name)) continue;
-      if (!of_module(e, name, program_id)) {
+      if (!of_module(line, e, name, program_id)) {
         ++other_programs;
         continue;
       }
-      events.push_back({&e, strip_percent(e.hlo_op), line.name});
+      events.push_back({&e, strip_percent(e.hlo_op), line.name, extra_of(line, e)});
     }
   }
   if (events.empty()) {
@@ -272,24 +276,24 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
       if (line.name == kOpsLine) {
         auto keep = [&](const ProfileEvent& e) {
           if (!e.hlo_module.empty() && e.hlo_module != name) return false;
-          if (of_module(e, name, program_id)) return true;
+          if (of_module(line, e, name, program_id)) return true;
           ++other_programs;
           return false;
         };
         for (const ProfileEvent* e : leaf_events(line, keep)) {
           const std::string_view op = e->hlo_op.empty() ? e->name : e->hlo_op;
-          events.push_back({e, instruction_name(op), line.name});
+          events.push_back({e, instruction_name(op), line.name, extra_of(line, *e)});
         }
       } else if (line.name == kAsyncOpsLine) {
         for (const ProfileEvent& e : line.events) {
-          if (!of_module(e, name, program_id)) continue;
-          async_events.push_back({&e, instruction_name(e.name), line.name});
+          if (!of_module(line, e, name, program_id)) continue;
+          async_events.push_back({&e, instruction_name(e.name), line.name, extra_of(line, e)});
         }
       }
     }
     if (!events.empty()) {
       bool device_clock = true;
-      for (const OpEvent& e : events) device_clock = device_clock && has_device_clock(*e.event);
+      for (const OpEvent& e : events) device_clock = device_clock && e.on_chip_clock();
       out.notes.push_back(absl::StrCat(
           "ops by the event names of the '", sv(kOpsLine), "' line",
           device_clock ? ", timed on the chip's clock (device_duration_ps)" : ""));
@@ -430,7 +434,7 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
   for (size_t k = 0; k < by_step.size(); ++k) {
     for (const OpEvent* e : by_step[k]) {
       Tally& t = tallies[e->op];
-      const double d = op_duration_s(*e->event);
+      const double d = e->duration_s();
       t.time_s += d;
       ++t.count;
       ++t.kernels[e->event->name];
@@ -442,15 +446,15 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
   // hlo_op stat names the done), on the chip's clock where both ops carry it; else the event.
   // Returns the start on the chip's clock (-1: none) and the length.
   auto async_span = [&](size_t k, const OpEvent& e) -> std::pair<double, double> {
-    const ProfileEvent* start = nullptr;
-    const ProfileEvent* done = nullptr;
+    const ProfileEventExtra* start = nullptr;
+    const ProfileEventExtra* done = nullptr;
     const std::string_view done_name = strip_percent(e.event->hlo_op);
     for (const OpEvent* o : by_step[k]) {
-      if (o->op == e.op && start == nullptr) start = o->event;
-      if (!done_name.empty() && o->op == done_name) done = o->event;
+      if (!o->on_chip_clock()) continue;
+      if (o->op == e.op && start == nullptr) start = o->extra;
+      if (!done_name.empty() && o->op == done_name) done = o->extra;
     }
-    if (start != nullptr && done != nullptr && has_device_clock(*start) &&
-        has_device_clock(*done) && done->device_start_s >= start->device_start_s) {
+    if (start != nullptr && done != nullptr && done->device_start_s >= start->device_start_s) {
       return {start->device_start_s,
               done->device_start_s + done->device_duration_s - start->device_start_s};
     }
@@ -487,21 +491,23 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
   out.step_s = out.steps_s[chosen];
   const double origin = windows[chosen].first;
   // Ops on the chip's clock start where their first one does on the host's.
-  const ProfileEvent* first_on_chip = nullptr;
+  const OpEvent* first_on_chip = nullptr;
   for (const OpEvent* e : by_step[chosen]) {
-    if (!has_device_clock(*e->event)) continue;
-    if (first_on_chip == nullptr || e->event->device_start_s < first_on_chip->device_start_s) {
-      first_on_chip = e->event;
+    if (!e->on_chip_clock()) continue;
+    if (first_on_chip == nullptr ||
+        e->extra->device_start_s < first_on_chip->extra->device_start_s) {
+      first_on_chip = e;
     }
   }
-  const double shift = first_on_chip == nullptr
-                           ? 0
-                           : first_on_chip->start_s - origin - first_on_chip->device_start_s;
+  const double shift =
+      first_on_chip == nullptr
+          ? 0
+          : first_on_chip->event->start_s - origin - first_on_chip->extra->device_start_s;
   std::vector<std::pair<double, double>> busy;
   for (const OpEvent* e : by_step[chosen]) {
-    const bool chip = has_device_clock(*e->event);
-    const double s = chip ? e->event->device_start_s + shift : e->event->start_s - origin;
-    const double d = op_duration_s(*e->event);
+    const double s =
+        e->on_chip_clock() ? e->extra->device_start_s + shift : e->event->start_s - origin;
+    const double d = e->duration_s();
     const double end = std::min(s + d, windows[chosen].second - origin);
     busy.emplace_back(s, std::max(s, end));
     out.median_step.push_back({std::string(e->op), e->event->name, std::string(e->track), s, d});

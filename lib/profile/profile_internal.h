@@ -13,21 +13,30 @@
 
 namespace hloroof::profile_internal {
 
+// The stats of `line`'s event `e` (an element of line.events) that only some profiles have;
+// nullptr when the line has none.
+inline const ProfileEventExtra* extra_of(const ProfileLine& line, const ProfileEvent& e) {
+  if (line.extra.size() != line.events.size()) return nullptr;
+  return &line.extra[static_cast<size_t>(&e - line.events.data())];
+}
+
+// Whether the event carries the chip's own clock (TPU's device_offset_ps/device_duration_ps).
+inline bool has_device_clock(const ProfileEventExtra* x) {
+  return x != nullptr && x->device_start_s >= 0 && x->device_duration_s >= 0;
+}
+
 // An op's event in a device plane: the profile's event and the HLO op it ran for.
 struct OpEvent {
   const ProfileEvent* event;
   std::string_view op;
   std::string_view track;
+  const ProfileEventExtra* extra = nullptr;  // extra_of(its line, *event)
+  bool on_chip_clock() const { return has_device_clock(extra); }
+  // How long the op ran: on the chip's clock where the event carries it.
+  double duration_s() const {
+    return on_chip_clock() ? extra->device_duration_s : event->duration_s;
+  }
 };
-
-// Whether the event carries the chip's own clock (TPU's device_offset_ps/device_duration_ps).
-inline bool has_device_clock(const ProfileEvent& e) {
-  return e.device_start_s >= 0 && e.device_duration_s >= 0;
-}
-// How long the op ran: on the chip's clock where the event carries it.
-inline double op_duration_s(const ProfileEvent& e) {
-  return has_device_clock(e) ? e.device_duration_s : e.duration_s;
-}
 
 // Kernels whose hlo_op names no instruction of `module` (the kernels of CUDA graphs carry the
 // command buffer's name, those of async-wrapped fusions a name the text does not print) are

@@ -238,10 +238,11 @@ struct EventTemplate {
   std::string hlo_op;
   std::string hlo_module;
   uint64_t correlation_id = 0;
-  uint64_t program_id = 0;
-  double device_start_s = -1;
-  double device_duration_s = -1;
+  ProfileEventExtra extra;
+  bool has_extra = false;
 };
+
+
 
 // A stat's value as text: strings as they are (bytes that are not UTF-8 replaced), references
 // through the stat metadata.
@@ -276,10 +277,12 @@ uint64_t stat_number(const xplane::XStat& stat, const xplane::XPlane& plane) {
   }
 }
 
-// Fills hlo_op, hlo_module and correlation_id from the stats that carry them.
+// Fills hlo_op, hlo_module and correlation_id, and the extra stats (program_id,
+// device_offset_ps, device_duration_ps), from the stats that carry them.
 template <typename Stats, typename Event>
 void read_stats(const Stats& stats, const xplane::XPlane& plane,
-                const absl::flat_hash_map<int64_t, std::string>& stat_names, Event& event) {
+                const absl::flat_hash_map<int64_t, std::string>& stat_names, Event& event,
+                ProfileEventExtra& extra, bool& has_extra) {
   for (const xplane::XStat& stat : stats) {
     auto name = stat_names.find(stat.metadata_id());
     if (name == stat_names.end()) continue;
@@ -290,11 +293,14 @@ void read_stats(const Stats& stats, const xplane::XPlane& plane,
     } else if (name->second == "correlation_id") {
       event.correlation_id = stat_number(stat, plane);
     } else if (name->second == "program_id") {
-      event.program_id = stat_number(stat, plane);
+      extra.program_id = stat_number(stat, plane);
+      has_extra = true;
     } else if (name->second == "device_offset_ps") {
-      event.device_start_s = static_cast<double>(stat_number(stat, plane)) * 1e-12;
+      extra.device_start_s = static_cast<double>(stat_number(stat, plane)) * 1e-12;
+      has_extra = true;
     } else if (name->second == "device_duration_ps") {
-      event.device_duration_s = static_cast<double>(stat_number(stat, plane)) * 1e-12;
+      extra.device_duration_s = static_cast<double>(stat_number(stat, plane)) * 1e-12;
+      has_extra = true;
     }
   }
 }
@@ -319,7 +325,7 @@ absl::Status convert_plane(std::string_view shell, const PlaneCount& count,
     EventTemplate& t = templates[id];
     // A TPU op's metadata is named by the instruction's text, and displayed by its name.
     t.name = utf8_replaced(m.display_name().empty() ? m.name() : m.display_name());
-    read_stats(m.stats(), plane, stat_names, t);
+    read_stats(m.stats(), plane, stat_names, t, t.extra, t.has_extra);
     if (absl::Status s = budget.add(128 + Budget::heap(t.name) + Budget::heap(t.hlo_op) +
                                     Budget::heap(t.hlo_module));
         !s.ok()) {
@@ -341,10 +347,13 @@ absl::Status convert_plane(std::string_view shell, const PlaneCount& count,
     }
     const double origin_s = static_cast<double>(line.timestamp_ns()) * 1e-9;
     l.events.reserve(static_cast<size_t>(line.events_size()));
+    bool line_has_extra = false;
     for (const xplane::XEvent& e : line.events()) {
       // Aggregated events (num_occurrences) have no place on the timeline.
       if (e.data_case() != xplane::XEvent::kOffsetPs || e.duration_ps() < 0) continue;
       ProfileEvent event;
+      ProfileEventExtra extra;
+      bool has_extra = false;
       event.start_s = origin_s + static_cast<double>(e.offset_ps()) * 1e-12;
       event.duration_s = static_cast<double>(e.duration_ps()) * 1e-12;
       if (auto t = templates.find(e.metadata_id()); t != templates.end()) {
@@ -352,12 +361,28 @@ absl::Status convert_plane(std::string_view shell, const PlaneCount& count,
         event.hlo_op = t->second.hlo_op;
         event.hlo_module = t->second.hlo_module;
         event.correlation_id = t->second.correlation_id;
-        event.program_id = t->second.program_id;
-        event.device_start_s = t->second.device_start_s;
-        event.device_duration_s = t->second.device_duration_s;
+        extra = t->second.extra;
+        has_extra = t->second.has_extra;
       }
-      read_stats(e.stats(), plane, stat_names, event);
+      read_stats(e.stats(), plane, stat_names, event, extra, has_extra);
       if (absl::Status s = budget.add_event(event); !s.ok()) return s;
+      // The extra stats: kept for every event of the line from the first one that has any.
+      if (has_extra && !line_has_extra) {
+        if (absl::Status s = budget.add(static_cast<int64_t>(sizeof(ProfileEventExtra)) *
+                                        static_cast<int64_t>(l.events.size()));
+            !s.ok()) {
+          return s;
+        }
+        l.extra.resize(l.events.size());
+        line_has_extra = true;
+      }
+      if (line_has_extra) {
+        if (absl::Status s = budget.add(static_cast<int64_t>(sizeof(ProfileEventExtra)));
+            !s.ok()) {
+          return s;
+        }
+        l.extra.push_back(extra);
+      }
       l.events.push_back(std::move(event));
     }
   }
