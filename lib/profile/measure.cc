@@ -1,5 +1,6 @@
 // measure_module: a module's steps in a device plane and the time of each of its HLO ops.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -10,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "hloroof/computation.h"
+#include "hloroof/instruction.h"
 #include "hloroof/profile.h"
 #include "profile/profile_internal.h"
 #include "util/absl_compat.h"
@@ -300,7 +303,7 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
     }
     if (!async_events.empty()) {
       out.notes.push_back(absl::StrCat(
-          "async starts (", sv(async_events.front().op), ", ...) shown on the '",
+          "async starts (", async_events.front().event->name, ") shown on the '",
           sv(kAsyncOpsLine), "' line: measured from the start's issue to the end of its done ",
           "(the event's hlo_op), on the chip's clock, beside the start's expected work; on the '",
           sv(kOpsLine), "' line a start is its issue and a done its wait"));
@@ -411,9 +414,38 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
     }
   }
   std::vector<std::vector<const OpEvent*>> async_by_step(windows.size());
-  for (const OpEvent& e : async_events) {
+  for (OpEvent& e : async_events) {
     const int64_t k = step_of(e);
-    if (k >= 0) async_by_step[static_cast<size_t>(k)].push_back(&e);
+    if (k < 0) continue;
+    // The async event is displayed by its kind ("async-copy"): its start is its done's
+    // operand in the module, else the op whose own event begins when it does (the issue).
+    const std::vector<const OpEvent*>& step = by_step[static_cast<size_t>(k)];
+    const std::string_view done = strip_percent(e.event->hlo_op);
+    auto in_step = [&](std::string_view op) {
+      return std::any_of(step.begin(), step.end(), [&](const OpEvent* o) { return o->op == op; });
+    };
+    if (!in_step(e.op) && hlo != nullptr && !done.empty()) {
+      for (const Computation* c : hlo->computations()) {
+        const Instruction* d = c->find_instruction(done);
+        if (d == nullptr || d->operands().empty()) continue;
+        const std::string_view start = d->operand(0)->name();
+        if (in_step(start)) e.op = start;
+        break;
+      }
+    }
+    if (!in_step(e.op)) {
+      const OpEvent* issue = nullptr;
+      for (const OpEvent* o : step) {
+        const double apart = std::abs(o->event->start_s - e.event->start_s);
+        if (o->op == done || apart > 1e-9) continue;
+        if (issue == nullptr || apart < std::abs(issue->event->start_s - e.event->start_s)) {
+          issue = o;
+        }
+      }
+      if (issue == nullptr) continue;
+      e.op = issue->op;
+    }
+    async_by_step[static_cast<size_t>(k)].push_back(&e);
   }
   if (outside > 0) {
     out.notes.push_back(absl::StrFormat("%d op event%s outside the module's steps left out",
