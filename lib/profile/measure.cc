@@ -116,10 +116,11 @@ std::vector<std::vector<const OpEvent*>> steps_from_host(const Profile& profile,
   if (windows.empty()) return {};
   std::sort(windows.begin(), windows.end());
   // The executions of one step on several devices (one host thread each) overlap, and a launch
-  // cannot tell which device's it is by its time: overlapping executions make one step.
+  // cannot tell which device's it is by its time: overlapping executions make one step (those
+  // that only meet, end to end, stay two; half a picosecond of rounding allowed).
   std::vector<std::pair<double, double>> merged;
   for (const auto& w : windows) {
-    if (!merged.empty() && w.first <= merged.back().second) {
+    if (!merged.empty() && w.first < merged.back().second - 0.5e-12) {
       merged.back().second = std::max(merged.back().second, w.second);
     } else {
       merged.push_back(w);
