@@ -229,6 +229,14 @@ struct JoinedOp {
   // An async start measured on the profile's async line (MeasuredOp::async_s): measured_s is
   // that work (a host-offload copy's transfer), compared with the start's expected work.
   bool measured_async = false;
+  // Per execution: hloroof's cost (FLOPs; bytes read and written in HBM and host memory)
+  // and, where the profile gives them (TPU's "XLA Ops" metadata), XLA's own: its `flops`,
+  // `model_flops` and `bytes_accessed` stats; -1 where it does not.
+  double flops = 0;
+  double bytes_accessed = 0;
+  double xla_flops = -1;
+  double xla_model_flops = -1;
+  double xla_bytes_accessed = -1;
   // MeasuredOp::alignment_uncertain: the measured time may hold another op's kernels; such ops
   // are not ranked.
   bool alignment_uncertain = false;

@@ -73,6 +73,19 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
   if (c.idle_s < 1e-12) c.idle_s = 0;
   c.notes = measured->notes;
 
+  // XLA's own cost of each op, where the measured plane's op metadata gives it (TPU), of the
+  // module's program.
+  absl::flat_hash_map<std::string_view, const XlaOpCost*> xla_costs;
+  for (const ProfilePlane& p : profile.planes) {
+    if (p.name != measured->plane) continue;
+    for (const XlaOpCost& cost : p.xla_op_costs) {
+      if (options.program_id != 0 && cost.program_id != 0 &&
+          cost.program_id != options.program_id) {
+        continue;
+      }
+      xla_costs.emplace(cost.op, &cost);
+    }
+  }
   absl::flat_hash_map<std::string_view, const OpPrediction*> predicted;
   for (const OpPrediction& op : prediction.ops) predicted[op.name] = &op;
   absl::flat_hash_map<std::string_view, const MeasuredOp*> seen;
@@ -113,6 +126,13 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
     j.predicted_occurrences = op.multiplier;
     j.kernels = m.kernels;
     j.lost_s = j.measured_s - j.expected_s;
+    j.flops = op.flops;
+    j.bytes_accessed = op.hbm_bytes + op.host_bytes;
+    if (auto cost = xla_costs.find(m.name); cost != xla_costs.end()) {
+      j.xla_flops = cost->second->flops;
+      j.xla_model_flops = cost->second->model_flops;
+      j.xla_bytes_accessed = cost->second->bytes_accessed;
+    }
     j.alignment_uncertain = m.alignment_uncertain;
     c.ops.push_back(std::move(j));
     const OpClass k = profile_internal::op_class(op);

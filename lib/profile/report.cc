@@ -68,6 +68,13 @@ std::string profile_comparison_to_json(const ProfileComparison& c) {
                    {"kernels", op.kernels},
                    {"lost_s", op.lost_s},
                    {"measured_async", op.measured_async},
+                   {"flops", op.flops},
+                   {"bytes_accessed", op.bytes_accessed},
+                   {"xla_flops", op.xla_flops < 0 ? json(nullptr) : json(op.xla_flops)},
+                   {"xla_model_flops",
+                    op.xla_model_flops < 0 ? json(nullptr) : json(op.xla_model_flops)},
+                   {"xla_bytes_accessed",
+                    op.xla_bytes_accessed < 0 ? json(nullptr) : json(op.xla_bytes_accessed)},
                    {"measured_over_expected", maybe(json_ratio(op.measured_s, op.expected_s))},
                    {"measured_over_roofline", maybe(json_ratio(op.measured_s, op.roofline_s))},
                    {"alignment_uncertain", op.alignment_uncertain}});
@@ -170,6 +177,32 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
                           "as well; their times are uncertain\n",
                           c.ops.size() - ranked);
     out += table(ranked, top == 0 ? c.ops.size() : std::min(c.ops.size(), ranked + top), false);
+  }
+
+  // XLA's own cost beside ours, where the profile gives it (TPU).
+  {
+    TextTable costs({{"op", Align::kLeft},
+                     {"FLOPs"},
+                     {"XLA FLOPs"},
+                     {"XLA model FLOPs"},
+                     {"bytes"},
+                     {"XLA bytes"}});
+    size_t rows = 0;
+    const size_t listed = top == 0 ? c.ops.size() : std::min(top, c.ops.size());
+    for (size_t k = 0; k < listed; ++k) {
+      const JoinedOp& op = c.ops[k];
+      if (op.xla_flops < 0 && op.xla_bytes_accessed < 0) continue;
+      auto flops = [](double f) { return f < 0 ? std::string("-") : format_flops(f); };
+      auto bytes = [](double b) { return b < 0 ? std::string("-") : format_bytes(b); };
+      costs.add_row({cut_name(op.name, 24), flops(op.flops), flops(op.xla_flops),
+                     flops(op.xla_model_flops), bytes(op.bytes_accessed),
+                     bytes(op.xla_bytes_accessed)});
+      ++rows;
+    }
+    if (rows > 0) {
+      out += "\nCost per execution: hloroof's beside XLA's own (the profile's op metadata)\n";
+      out += costs.render();
+    }
   }
 
   if (!c.unmatched.empty()) {

@@ -105,6 +105,38 @@ TEST_CASE("the TPU v6e profile: ops timed on the chip's clock, copies where they
   CHECK(j.ops["copy-start.2"]["expected_s"].get<double>() ==
         Approx(first["expected_s"].get<double>()));
   CHECK(j.ops["copy-start.4"]["lost_s"].get<double>() > 0.4);  // 594 - 189 ms
+
+  // XLA's own cost, from the op metadata's stats, beside hloroof's. A fusion adds 1 to each
+  // of 5 x 1024 x 1024 x 256 = 1342177280 f32 elements: 1342177280 FLOPs (XLA's flops and
+  // model_flops say so too), reading and writing 4 bytes each, 10737418240 bytes (XLA's
+  // bytes_accessed: the same).
+  for (const char* fusion : {"broadcast_add_fusion", "broadcast_add_fusion.1",
+                             "broadcast_add_fusion.2"}) {
+    INFO(fusion);
+    const nlohmann::json& op = j.ops[fusion];
+    CHECK(op["flops"].get<double>() == 1342177280.0);
+    CHECK(op["xla_flops"].get<double>() == 1342177280.0);
+    CHECK(op["xla_model_flops"].get<double>() == 1342177280.0);
+    CHECK(op["bytes_accessed"].get<double>() == 10737418240.0);
+    CHECK(op["xla_bytes_accessed"].get<double>() == 10737418240.0);
+  }
+  // A copy of 5368709120 bytes: XLA gives bytes_accessed 5368709120 to its copy-start and
+  // again to its copy-done (the array's size on each); hloroof counts the copy once, on the
+  // start, read and written (2 x 5368709120), and nothing on the done. Over the pair the two
+  // agree (docs/profiles.md, "XLA's own cost").
+  for (const auto& [start, done] : std::map<std::string, std::string>{
+           {"copy-start", "copy-done"}, {"copy-start.1", "copy-done.1"},
+           {"copy-start.2", "copy-done.2"}, {"copy-start.3", "copy-done.3"},
+           {"copy-start.4", "copy-done.4"}, {"copy-start.5", "copy-done.5"}}) {
+    INFO(start);
+    const nlohmann::json& s = j.ops[start];
+    const nlohmann::json& d = j.ops[done];
+    CHECK(s["xla_bytes_accessed"].get<double>() == 5368709120.0);
+    CHECK(d["xla_bytes_accessed"].get<double>() == 5368709120.0);
+    CHECK(s["bytes_accessed"].get<double>() == 2 * 5368709120.0);
+    CHECK(d["bytes_accessed"].get<double>() == 0.0);
+    CHECK(s["xla_flops"].get<double>() == 0.0);
+  }
 }
 
 TEST_CASE("JAX 0.8 profiles of an AMD MI300X: the module's program, its steps, its kernels") {
@@ -119,6 +151,8 @@ TEST_CASE("JAX 0.8 profiles of an AMD MI300X: the module's program, its steps, i
   // times: 12.44 + 9.64 + 9.28 = 31.36 us, 10.4533 us a step. Program 5's kernel
   // gemm_fusion_dot_general.1 is another program's, not an unjoined op.
   Joined gemm = profile("mi300/jax08_gemm.xplane.pb");
+  // GPU profiles carry no XLA cost per op.
+  CHECK(gemm.ops["custom-call.1"]["xla_flops"].is_null());
   CHECK(gemm.json["steps"] == 3);
   REQUIRE(gemm.ops.size() == 1);
   CHECK(us(gemm.ops["custom-call.1"]) == Approx(10.4533).epsilon(1e-4));
