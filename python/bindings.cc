@@ -28,6 +28,7 @@
 #include "hloroof/cost.h"
 #include "hloroof/device.h"
 #include "hloroof/diff.h"
+#include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 #include "hloroof/platform.h"
@@ -324,6 +325,42 @@ void bind_module(py::module_& m) {
         return value_or_raise(std::move(module));
       },
       py::arg("text"), py::arg("file_name") = "");
+  m.def(
+      "_is_module_proto",
+      [](py::bytes data) {
+        const std::string_view bytes = data;
+        const InputKind kind = detect_input_kind(bytes);
+        return kind == InputKind::kHloProto || kind == InputKind::kXSpace;
+      },
+      py::arg("data"),
+      "Whether the bytes are an HloProto, an HloModuleProto or an XSpace carrying modules.");
+  m.def(
+      "_parse_proto",
+      [](py::bytes data, const std::string& file_name) {
+        const std::string bytes = data;
+        absl::StatusOr<Module> module;
+        {
+          py::gil_scoped_release release;
+          const std::string origin = file_name.empty() ? std::string("<bytes>") : file_name;
+          if (detect_input_kind(bytes) == InputKind::kXSpace) {
+            // The module that ran longest in the profile, as the command reads it.
+            absl::StatusOr<Profile> profile = parse_xspace(bytes, origin);
+            if (!profile.ok()) {
+              module = profile.status();
+            } else {
+              absl::StatusOr<const ProfileModuleProto*> picked =
+                  pick_profile_module(*profile, "");
+              module = picked.ok() ? parse_hlo_proto((*picked)->hlo_proto,
+                                                     ParseOptions{.file_name = origin})
+                                   : absl::StatusOr<Module>(picked.status());
+            }
+          } else {
+            module = parse_hlo_proto(bytes, ParseOptions{.file_name = origin});
+          }
+        }
+        return value_or_raise(std::move(module));
+      },
+      py::arg("data"), py::arg("file_name") = "");
 }
 
 // ---- Devices.

@@ -9,12 +9,14 @@
 #include "hloroof/output_file.h"
 #include "hloroof/profile.h"
 #include "input.h"
+#include "report/wrap.h"
+#include "util/text_safety.h"
 
 namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof calibrate PROFILE... [--hlo HLO...] --device D [-o OUT.json] [--name NAME]\n"
+    "hloroof calibrate PROFILE... [--hlo HLO...] [--device D] [-o OUT.json] [--name NAME]\n"
     "       [--topology T] [--device-index N] [--trip-count N] [--module NAME]";
 
 int run(const std::vector<std::string>& given) {
@@ -34,7 +36,6 @@ int run(const std::vector<std::string>& given) {
   }
   const std::vector<std::string>& profiles = args->positional;
   if (profiles.empty()) return usage_error("expected one or more profiles", kUsage);
-  if (!args->has("--device")) return usage_error("--device is required", kUsage);
   const std::string output = args->get("--output");
   std::vector<std::string> hlos;
   if (auto it = args->options.find("--hlo"); it != args->options.end()) hlos = it->second;
@@ -95,14 +96,55 @@ int run(const std::vector<std::string>& given) {
   for (size_t k = 0; k < profiles.size(); ++k) {
     runs.push_back({&modules[shared ? 0 : k], &read[k], profiles[k]});
   }
-  absl::StatusOr<CalibrationResult> result = calibrate(runs, args->get("--device"), options);
+
+  // The device: --device, else the one every capture names (the profile's device plane, a
+  // capture's meta.json), as `profile` infers it. A capture of one platform is not fitted
+  // with a device of another.
+  std::vector<MeasuredDevice> measured;
+  for (size_t k = 0; k < profiles.size(); ++k) {
+    absl::StatusOr<MeasuredDevice> m = measured_device(read[k], profiles[k]);
+    if (!m.ok()) return fail(m.status());
+    measured.push_back(*std::move(m));
+  }
+  std::string device = args->get("--device");
+  if (device.empty()) {
+    for (size_t k = 0; k < measured.size(); ++k) {
+      if (measured[k].device.empty()) {
+        return usage_error(
+            measured[k].kind.empty()
+                ? absl::StrCat("--device is required: ", profiles[k], " does not name its device")
+                : absl::StrCat("--device is required: ", profiles[k], " ran on '",
+                               measured[k].kind, "', which is not a built-in device"),
+            kUsage);
+      }
+      if (measured[k].device != measured[0].device) {
+        return usage_error(absl::StrCat("the profiles ran on different devices (", profiles[0],
+                                        ": ", measured[0].device, ", ", profiles[k], ": ",
+                                        measured[k].device, "): calibrate one device at a time"),
+                           kUsage);
+      }
+    }
+    device = measured[0].device;
+    std::cerr << report_internal::wrap(
+        printable(absl::StrCat("device ", device, " from the profiles, which ran on '",
+                               measured[0].kind, "' (", measured[0].source,
+                               "); --device overrides it")),
+        "note: ", "  ");
+  }
+  absl::StatusOr<DeviceChoice> choice =
+      resolve_device(device, options.predict.topology, &modules[0], {});
+  if (!choice.ok()) return fail(choice.status());
+  for (const MeasuredDevice& m : measured) {
+    if (absl::Status same = check_same_platform(m, choice->spec); !same.ok()) return fail(same);
+  }
+  absl::StatusOr<CalibrationResult> result = calibrate(runs, device, options);
   if (!result.ok()) return fail(result.status());
   std::cout << render_calibration(*result);
   if (!result->accepted) {
     if (output.empty()) return kExitOk;
     return fail(absl::FailedPreconditionError(absl::StrCat(
         "'", output, "' not written: the fit predicts steps worse than --device ",
-        args->get("--device"), " (above); keep using it")));
+        device, " (above); keep using it")));
   }
   if (output.empty()) {
     std::cout << "\nnot written (no -o OUT.json)\n";
@@ -114,7 +156,7 @@ int run(const std::vector<std::string>& given) {
   for (const Profile& p : read) inputs.push_back(p.origin);
   inputs.insert(inputs.end(), hlos.begin(), hlos.end());
   inputs.insert(inputs.end(), module_files.begin(), module_files.end());
-  inputs.push_back(args->get("--device"));
+  inputs.push_back(device);
   if (absl::Status s = write_output_file(output, result->json, "the device", inputs); !s.ok()) {
     return fail(s);
   }
@@ -128,7 +170,7 @@ int run(const std::vector<std::string>& given) {
 const Command kCalibrateCommand = {
     "calibrate",
     "fit a device's efficiencies to measured profiles; write a device JSON",
-    "usage: hloroof calibrate PROFILE... [--hlo HLO...] --device D [-o OUT.json] [--name NAME]\n"
+    "usage: hloroof calibrate PROFILE... [--hlo HLO...] [--device D] [-o OUT.json] [--name NAME]\n"
     "                         [--topology T] [--device-index N] [--trip-count N]\n"
     "                         [--module NAME]\n\n"
     "Joins each profile with its HLO module (as `hloroof profile` does) and fits, by weighted\n"
@@ -149,7 +191,9 @@ const Command kCalibrateCommand = {
     "                    tools/capture holding module.hlo\n"
     "  --module NAME     with dump directories: the module of each to read (default: the\n"
     "                    largest jit_* one)\n"
-    "  --device D        the device to start from, as `hloroof predict` takes it\n"
+    "  --device D        the device to start from, as `hloroof predict` takes it; default:\n"
+    "                    the one the profiles name (device plane, meta.json), as `profile`\n"
+    "                    infers it; a device of another platform than theirs is an error\n"
     "  -o, --output OUT.json  where the fitted device goes (without it: the report only)\n"
     "  --name NAME       the fitted device's name (default DEVICE_fitted)\n"
     "  --topology T      the slice, when --device does not give it\n"

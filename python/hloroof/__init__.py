@@ -11,7 +11,10 @@ Right after JAX compiles a function::
     p.to_pandas()                                 # one row per op (needs pandas)
 
 Wherever HLO text goes, a parsed `Module` or anything with an ``as_text()`` method that
-returns HLO text (a JAX ``Compiled``) goes too; ``bytes`` are read as UTF-8. A JAX ``Lowered``
+returns HLO text (a JAX ``Compiled``) goes too; ``bytes`` are read as UTF-8, and the bytes
+(or the file) of an ``xla.HloProto`` or ``HloModuleProto`` (``--xla_dump_hlo_as_proto``) or of
+an XSpace profile are the module they hold (a profile's: the one that ran longest). A JAX
+``Lowered``
 is compiled for its backend first. From a ``Compiled``, `predict`, `advise` and `memory` read
 the device kind and the TPU slice too (`hloroof.jax.compile_for` compiles for a TPU slice you
 do not have). Figures are in base units:
@@ -103,14 +106,23 @@ def _read_source(source: Any) -> Any:
     file (anything with read()); anything else as it is."""
     if _names_file(source):
         with open(_os.fspath(source), "rb") as f:
-            return f.read()
+            return _module_of_proto(f.read(), _os.fspath(source))
     read = getattr(source, "read", None)
     if callable(read) and not isinstance(source, (str, bytes, Module)):
         text = read()
         if not isinstance(text, (str, bytes)):
             raise TypeError(f"{type(source).__name__}.read() returned {type(text).__name__}, "
                             f"not HLO text")
-        return text
+        return _module_of_proto(text)
+    return _module_of_proto(source)
+
+
+def _module_of_proto(source: Any, file_name: str = "") -> Any:
+    """The `Module` of the bytes of a proto (an HloProto or HloModuleProto, as XLA's
+    ``--xla_dump_hlo_as_proto`` writes, or an XSpace profile: the module that ran longest);
+    anything else as it is."""
+    if isinstance(source, (bytes, bytearray)) and _hloroof._is_module_proto(bytes(source)):
+        return _hloroof._parse_proto(bytes(source), file_name)
     return source
 
 
@@ -167,7 +179,10 @@ def parse(text: _Text, file_name: str = "") -> Module:
         return text
     if not file_name and _names_file(text):
         file_name = _os.fspath(text)
-    return _hloroof._parse(_text_of(text), file_name)
+    source = _read_source(text)  # the bytes of a proto are its module
+    if isinstance(source, Module):
+        return source
+    return _hloroof._parse(_text_of(source), file_name)
 
 
 def cost(module_or_text: _Text, **options: Any) -> ModuleCost:

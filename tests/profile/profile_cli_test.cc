@@ -186,6 +186,24 @@ TEST_CASE("calibrate writes nothing when the fit predicts the step worse") {
   check_width(r.out);
 }
 
+TEST_CASE("calibrate infers the device from the capture; a device of another platform fails") {
+  // The capture's meta.json says "device_kind": "NVIDIA H100 80GB HBM3" (and its XSpace's GPU
+  // plane names the same): without --device, h100 is calibrated, as `profile` infers it.
+  const std::string capture = std::string(HLOROOF_SOURCE_DIR) + "/tests/data/h100/default/gemm";
+  testing::CliResult inferred = run_cli(absl::StrCat("calibrate ", capture));
+  INFO(inferred.out << inferred.err);
+  CHECK(absl::StrContains(inferred.err, "device h100 from the profiles"));
+  CHECK(absl::StrContains(inferred.out, "h100"));
+  CHECK(!absl::StrContains(inferred.err, "--device is required"));
+  check_width(inferred.err);
+  // A TPU device for an H100 capture: an error that names both.
+  testing::CliResult other = run_cli(absl::StrCat("calibrate ", capture, " --device tpu_v5e"));
+  INFO(other.err);
+  CHECK(other.exit_code != 0);
+  CHECK(absl::StrContains(other.err, "NVIDIA H100 80GB HBM3"));
+  CHECK(absl::StrContains(other.err, "tpu_v5e"));
+}
+
 TEST_CASE("calibrate: a name of invalid UTF-8, an output path with ':', one module read once") {
   Files f;
   // The fitted device is written with the bad byte replaced, not an abort.

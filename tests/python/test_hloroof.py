@@ -541,3 +541,77 @@ def test_calibrate_reads_capture_folders_as_the_command_does(tmp_path):
     # neither is refused.
     with pytest.raises(ValueError, match="3 profiles and 2 modules"):
         hloroof.calibrate(captures, "h100", modules=["HloModule a", "HloModule b"])
+
+
+def _wire_fields(data: bytes):
+    """(field number, wire type, value) of a protobuf message's top-level fields; value is
+    the bytes of a length-delimited field, else the integer."""
+    def varint(pos):
+        value, shift = 0, 0
+        while True:
+            byte = data[pos]
+            value |= (byte & 0x7F) << shift
+            pos, shift = pos + 1, shift + 7
+            if byte < 0x80:
+                return value, pos
+    pos = 0
+    while pos < len(data):
+        key, pos = varint(pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = varint(pos)
+        elif wire == 1:
+            value, pos = int.from_bytes(data[pos:pos + 8], "little"), pos + 8
+        elif wire == 5:
+            value, pos = int.from_bytes(data[pos:pos + 4], "little"), pos + 4
+        else:
+            length, pos = varint(pos)
+            value, pos = data[pos:pos + length], pos + length
+        yield number, wire, value
+
+
+def _hlo_proto_of_xspace(xspace: bytes) -> bytes:
+    """The HloProto an XSpace's /host:metadata plane carries (tsl's xplane.proto: XSpace.planes
+    = 1, XPlane.name = 2, XPlane.event_metadata = 4 (a map: value = 2), XEventMetadata.stats =
+    5, XStat.bytes_value = 6): the largest bytes stat there."""
+    for number, _, plane in _wire_fields(xspace):
+        if number != 1:
+            continue
+        fields = list(_wire_fields(plane))
+        if (2, 2, b"/host:metadata") not in fields:
+            continue
+        found = []
+        for n, _, entry in fields:
+            if n != 4:
+                continue
+            for k, _, metadata in _wire_fields(entry):
+                if k != 2:
+                    continue
+                for s, _, stat in _wire_fields(metadata):
+                    if s == 5:
+                        found += [v for f, w, v in _wire_fields(stat) if f == 6 and w == 2]
+        return max(found, key=len)
+    raise AssertionError("no /host:metadata plane")
+
+
+def test_functions_that_take_a_module_take_the_bytes_of_a_proto():
+    capture = SOURCE / "tests" / "data" / "h100" / "default" / "gemm"
+    xspace_path = next((capture / "profile").rglob("*.xplane.pb"))
+    xspace = xspace_path.read_bytes()
+    hlo_proto = _hlo_proto_of_xspace(xspace)
+    text = (capture / "module.hlo").read_text()
+    from_text = hloroof.parse(text)
+    # The HloProto's bytes, the XSpace's bytes and the XSpace's path all read the module the
+    # capture's module.hlo holds (tests/proto/xspace_equivalence_test.cc checks the same in C++).
+    for source in (hlo_proto, bytearray(hlo_proto), xspace, xspace_path):
+        module = hloroof.parse(source)
+        assert module.name == from_text.name
+        assert len(module.computations) == len(from_text.computations)
+        assert (hloroof.predict(source, "h100").step_time_s ==
+                pytest.approx(hloroof.predict(text, "h100").step_time_s, rel=1e-12))
+        assert (hloroof.cost(source).totals.flops == hloroof.cost(text).totals.flops)
+        assert (hloroof.memory(source, "h100").peak_bytes ==
+                hloroof.memory(text, "h100").peak_bytes)
+    # Bytes that are not a proto are text, as before: a parse error.
+    with pytest.raises(hloroof.ParseError):
+        hloroof.parse(b"\x08\x01 not HLO")
