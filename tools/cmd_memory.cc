@@ -1,6 +1,8 @@
 // `hloroof memory FILE [--device D] [--module M] [--json] [--top N]`: will it fit, and what is
 // padding.
+#include <cmath>
 #include <iostream>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -10,6 +12,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/device.h"
+#include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 #include "hloroof/text_table.h"
@@ -39,6 +42,58 @@ std::string share_text(int64_t part, int64_t whole) {
     absl::StrAppend(&s, " (", format_percent(static_cast<double>(part) / whole), ")");
   }
   return s;
+}
+
+// XLA's own buffer assignment (the HloProto's) beside hloroof's, per allocation kind and
+// memory: device memory (memory space / color 0) and the other memory spaces (host, ...).
+struct XlaComparisonRow {
+  std::string kind;    // "parameter", "output", "temp", "constant", "thread-local", "total"
+  std::string memory;  // "device" or "other"
+  int64_t xla_bytes = 0;
+  int64_t hloroof_bytes = 0;
+  int64_t xla_allocations = 0;
+  int64_t hloroof_allocations = 0;
+};
+struct XlaComparison {
+  std::vector<XlaComparisonRow> rows;
+  std::vector<std::string> differences;  // where they differ by more than 1%
+};
+
+XlaComparison compare_with_xla(const MemoryReport& r, const XlaBufferAssignment& xla) {
+  XlaComparison c;
+  for (const char* memory : {"device", "other"}) {
+    for (const char* kind : {"parameter", "output", "temp", "constant", "thread-local", "total"}) {
+      XlaComparisonRow row{kind, memory};
+      const bool total = row.kind == "total";
+      for (const XlaAllocation& a : xla.allocations) {
+        if ((a.color == 0) != (row.memory == "device")) continue;
+        if (!total && a.kind() != row.kind) continue;
+        row.xla_bytes += a.size_bytes;
+        ++row.xla_allocations;
+      }
+      for (const MemoryAllocation& a : r.allocations) {
+        if ((a.memory_space == 0) != (row.memory == "device")) continue;
+        // As XLA's: an allocation that is a parameter and live out is a parameter.
+        if (!total && allocation_kind_name(a.kind) != row.kind) continue;
+        row.hloroof_bytes += a.bytes;
+        ++row.hloroof_allocations;
+      }
+      if (row.xla_allocations == 0 && row.hloroof_allocations == 0) continue;
+      c.rows.push_back(row);
+      const int64_t diff = row.hloroof_bytes - row.xla_bytes;
+      const double base = static_cast<double>(std::max<int64_t>(row.xla_bytes, 1));
+      if (std::abs(static_cast<double>(diff)) > 0.01 * base && diff != 0) {
+        c.differences.push_back(absl::StrFormat(
+            "%s, %s memory: hloroof %s (%d allocations), XLA %s (%d): %s%s (%s)", row.kind,
+            row.memory, format_bytes(static_cast<double>(row.hloroof_bytes)),
+            row.hloroof_allocations, format_bytes(static_cast<double>(row.xla_bytes)),
+            row.xla_allocations, diff > 0 ? "+" : "-",
+            format_bytes(static_cast<double>(std::abs(diff))),
+            row.xla_bytes > 0 ? format_percent(static_cast<double>(diff) / base) : "new"));
+      }
+    }
+  }
+  return c;
 }
 
 // "tpu_v5e HBM 14.9 GiB: fits, footprint 3.6 GiB is 24.2% of it, 11.3 GiB free": the figure
@@ -91,7 +146,8 @@ void write_buffer(const MemoryBuffer& b, report_internal::JsonWriter& w) {
 
 // The document is written as it is produced, into standard output. Names are ASCII in
 // practice; any byte that is not UTF-8 is replaced rather than thrown on.
-void print_json(const MemoryReport& r, const DeviceChoice& choice) {
+void print_json(const MemoryReport& r, const DeviceChoice& choice,
+                const std::optional<XlaComparison>& xla) {
   std::string out;
   report_internal::JsonWriter w(out, &std::cout);
   w.begin_object();
@@ -197,6 +253,28 @@ void print_json(const MemoryReport& r, const DeviceChoice& choice) {
     w.end_object();
   }
   w.end_array();
+  w.key("xla_buffer_assignment");
+  if (xla) {
+    w.begin_object();
+    w.key("by_kind");
+    w.begin_array();
+    for (const XlaComparisonRow& row : xla->rows) {
+      w.begin_object();
+      w.text_field("kind", row.kind);
+      w.text_field("memory", row.memory);
+      w.number_field("xla_bytes", row.xla_bytes);
+      w.number_field("hloroof_bytes", row.hloroof_bytes);
+      w.number_field("difference_bytes", row.hloroof_bytes - row.xla_bytes);
+      w.number_field("xla_allocations", row.xla_allocations);
+      w.number_field("hloroof_allocations", row.hloroof_allocations);
+      w.end_object();
+    }
+    w.end_array();
+    w.strings_field("differences", xla->differences);
+    w.end_object();
+  } else {
+    w.null();
+  }
   w.strings_field("notes", r.notes);
   w.strings_field("warnings", choice.warnings);
   w.end_object();
@@ -232,7 +310,8 @@ std::string buffer_table(const std::vector<MemoryBuffer>& buffers) {
   return what.render() + "\n" + sizes.render();
 }
 
-void print_text(const MemoryReport& r, const DeviceChoice& choice, size_t top) {
+void print_text(const MemoryReport& r, const DeviceChoice& choice, size_t top,
+                const std::optional<XlaComparison>& xla) {
   for (const std::string& w : choice.warnings) {
     std::cout << report_internal::wrap(w, "warning: ", "  ");
   }
@@ -296,6 +375,33 @@ void print_text(const MemoryReport& r, const DeviceChoice& choice, size_t top) {
               << ":\n"
               << buffer_table(r.largest_buffers);
   }
+  if (xla) {
+    std::cout << "\nXLA's own buffer assignment (the HloProto's) beside hloroof's, per kind\n";
+    TextTable t({{"kind", TextTable::Align::kLeft},
+                 {"memory", TextTable::Align::kLeft},
+                 {"XLA"},
+                 {"hloroof"},
+                 {"difference"},
+                 {"XLA allocs"},
+                 {"hloroof allocs"}});
+    for (const XlaComparisonRow& row : xla->rows) {
+      const int64_t diff = row.hloroof_bytes - row.xla_bytes;
+      t.add_row({row.kind, row.memory, format_bytes(static_cast<double>(row.xla_bytes)),
+                 format_bytes(static_cast<double>(row.hloroof_bytes)),
+                 absl::StrCat(diff < 0 ? "-" : diff > 0 ? "+" : "",
+                              format_bytes(static_cast<double>(std::abs(diff)))),
+                 absl::StrCat(row.xla_allocations), absl::StrCat(row.hloroof_allocations)});
+    }
+    std::cout << t.render();
+    if (xla->differences.empty()) {
+      std::cout << "they agree within 1% on every kind\n";
+    } else {
+      std::cout << "where they differ (more than 1%):\n";
+      for (const std::string& d : xla->differences) {
+        std::cout << report_internal::wrap(d, "  - ", "    ");
+      }
+    }
+  }
   if (!r.notes.empty()) {
     std::cout << "\nnotes:\n";
     for (const std::string& n : r.notes) std::cout << report_internal::wrap(n, "  - ", "    ");
@@ -330,11 +436,18 @@ int run(const std::vector<std::string>& words) {
   for (size_t i = 0; i < loaded->warnings.size(); ++i) {
     report->notes.insert(report->notes.begin() + i, "warning: " + loaded->warnings[i]);
   }
+  // XLA's own allocations, where the input carries them (an HloProto's buffer assignment).
+  std::optional<XlaComparison> xla;
+  if (!loaded->hlo_proto.empty()) {
+    absl::StatusOr<XlaBufferAssignment> assigned = read_xla_buffer_assignment(loaded->hlo_proto);
+    if (!assigned.ok()) return fail(assigned.status());
+    if (!assigned->allocations.empty()) xla = compare_with_xla(*report, *assigned);
+  }
   if (args->flag("--json")) {
     report->notes.insert(report->notes.end(), choice->notes.begin(), choice->notes.end());
-    print_json(*report, *choice);
+    print_json(*report, *choice, xla);
   } else {
-    print_text(*report, *choice, options.top_buffers);
+    print_text(*report, *choice, options.top_buffers, xla);
   }
   return kExitOk;
 }
@@ -370,7 +483,11 @@ const Command kMemoryCommand = {
     "              temporaries, constants}, padding_waste_bytes, allocations, buffers\n"
     "              (largest first: name, logical_bytes, padded_bytes, memory_space,\n"
     "              allocation, live_from, live_to, ...), peak_buffers, live_bytes (per entry\n"
-    "              instruction), live_timeline (every instruction, bodies included) and notes\n\n"
+    "              instruction), live_timeline (every instruction, bodies included),\n"
+    "              xla_buffer_assignment and notes\n"
+    "An input that carries XLA's buffer assignment (an HloProto: XSpace metadata, *.hlo.pb)\n"
+    "also gets XLA's own allocations beside hloroof's, per kind and memory, and where they\n"
+    "differ by more than 1% (docs/profiles.md).\n\n"
     "example:\n"
     "  hloroof memory examples/tpu_v5e_train_step.hlo --device tpu_v5e --top 10\n",
     run,

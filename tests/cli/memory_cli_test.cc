@@ -1,10 +1,15 @@
 // `hloroof memory` as a user runs it: the summary, the JSON keys and the exit codes.
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <map>
 #include <string>
 #include <string_view>
 
 #include "absl/strings/str_split.h"
 #include "cli_runner.h"
+#include "hloroof/hlo_proto.h"
+#include "hloroof/hlo_text.h"
 #include "nlohmann/json.hpp"
 
 namespace {
@@ -163,6 +168,71 @@ TEST_CASE("memory: bad input exits 1, bad usage exits 2") {
   auto help = run_cli("memory --help");
   CHECK(help.exit_code == 0);
   CHECK_THAT(help.out, Catch::Contains("example"));
+}
+
+}  // namespace
+
+namespace {
+
+// `hloroof memory` on an HloProto that carries a buffer assignment: XLA's allocations beside
+// hloroof's. The module is written by write_hlo_proto; the buffer assignment (HloProto field
+// 3) is appended by hand: protobuf merges a message's fields across concatenated bytes.
+TEST_CASE("memory shows XLA's buffer assignment beside its own, and where they differ") {
+  absl::StatusOr<hloroof::Module> module = hloroof::parse_module(
+      "HloModule m\n\nENTRY %e (p: f32[16]) -> f32[16] {\n  %p = f32[16]{0} parameter(0)\n"
+      "  ROOT %n = f32[16]{0} negate(%p)\n}\n");
+  REQUIRE(module.ok());
+  // BufferAllocationProto (xla/service/hlo.proto: index = 1, size = 2,
+  // is_entry_computation_parameter = 5, parameter_number = 6, maybe_live_out = 7):
+  //   the parameter: 08 00 (index 0) 10 40 (size 64 = 16 x 4 B) 28 01 30 00: 8 bytes;
+  //   the output:    08 01 10 40 38 01: 6 bytes;
+  //   a temp:        08 02 10 80 08 (size 1024: varint 0x80 0x08): 5 bytes.
+  // Each is BufferAssignmentProto.buffer_allocations = 3: tag 0x1a and its length, 8 + 6 + 5
+  // + 3 x 2 = 25 (0x19) bytes, inside HloProto.buffer_assignment = 3: 1a 19.
+  const std::string assignment(
+      "\x1a\x19"
+      "\x1a\x08\x08\x00\x10\x40\x28\x01\x30\x00"
+      "\x1a\x06\x08\x01\x10\x40\x38\x01"
+      "\x1a\x05\x08\x02\x10\x80\x08",
+      27);
+  const std::string bytes = hloroof::write_hlo_proto(*module) + assignment;
+  char path[] = "/tmp/hloroof_ba_XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::ofstream(path, std::ios::binary) << bytes;
+  hloroof::testing::CliResult r = run_cli(std::string("memory ") + path + " --device h100 --json");
+  hloroof::testing::CliResult text = run_cli(std::string("memory ") + path + " --device h100");
+  std::remove(path);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& xla = j["xla_buffer_assignment"];
+  REQUIRE(xla.is_object());
+  std::map<std::string, nlohmann::json> rows;
+  for (const nlohmann::json& row : xla["by_kind"]) {
+    if (row["memory"] == "device") rows[row["kind"].get<std::string>()] = row;
+  }
+  // The parameter and the output: 64 B each on both sides.
+  CHECK(rows["parameter"]["xla_bytes"] == 64);
+  CHECK(rows["parameter"]["hloroof_bytes"] == 64);
+  CHECK(rows["output"]["xla_bytes"] == 64);
+  CHECK(rows["output"]["hloroof_bytes"] == 64);
+  // The temp of 1024 B is XLA's alone: a difference, said in both outputs.
+  CHECK(rows["temp"]["xla_bytes"] == 1024);
+  CHECK(rows["temp"]["hloroof_bytes"] == 0);
+  CHECK(rows["total"]["xla_bytes"] == 64 + 64 + 1024);
+  REQUIRE(!xla["differences"].empty());
+  CHECK(xla["differences"][0].get<std::string>().rfind("temp, device memory", 0) == 0);
+  CHECK(text.out.find("XLA's own buffer assignment") != std::string::npos);
+  CHECK(text.out.find("where they differ") != std::string::npos);
+  for (absl::string_view line : absl::StrSplit(text.out, '\n')) CHECK(line.size() <= 100);
+
+  // HLO text carries no buffer assignment: null.
+  std::ofstream("/tmp/hloroof_ba_text.hlo") << hloroof::print(*module);
+  hloroof::testing::CliResult plain = run_cli("memory /tmp/hloroof_ba_text.hlo --json");
+  std::remove("/tmp/hloroof_ba_text.hlo");
+  CHECK(nlohmann::json::parse(plain.out)["xla_buffer_assignment"].is_null());
 }
 
 }  // namespace

@@ -139,6 +139,54 @@ TEST_CASE("the TPU v6e profile: ops timed on the chip's clock, copies where they
   }
 }
 
+// The row of `memory --json`'s xla_buffer_assignment for a kind in device memory.
+nlohmann::json xla_row(const nlohmann::json& report, const std::string& kind) {
+  for (const nlohmann::json& row : report["xla_buffer_assignment"]["by_kind"]) {
+    if (row["kind"] == kind && row["memory"] == "device") return row;
+  }
+  return nullptr;
+}
+
+TEST_CASE("memory: XLA's buffer assignment of the v6e profile's modules beside hloroof's") {
+  const std::string path = (profiles_dir() / "tpu_v6e/tpu_inference_2.xplane.pb").string();
+  // jit_broadcast_in_dim's BufferAllocationProtos (decoded with the public hlo.proto): a
+  // parameter of 512 B and an output of 5368709120 B (f32[5,1024,1024,256]) in color 0, a
+  // 0 B one in color 1 and 512 B in color 6. hloroof assigns the same: no difference.
+  testing::CliResult small =
+      run_cli(absl::StrCat("memory ", path, " --module jit_broadcast_in_dim --json"));
+  INFO(small.err);
+  REQUIRE(small.exit_code == 0);
+  const nlohmann::json b = nlohmann::json::parse(small.out);
+  CHECK(xla_row(b, "parameter")["xla_bytes"] == 512);
+  CHECK(xla_row(b, "parameter")["hloroof_bytes"] == 512);
+  CHECK(xla_row(b, "output")["xla_bytes"] == 5368709120);
+  CHECK(xla_row(b, "output")["hloroof_bytes"] == 5368709120);
+  CHECK(b["xla_buffer_assignment"]["differences"].empty());
+  // jit_f: its three parameters (and outputs, aliased) of 5368709120 B in host memory (color
+  // 5), a 32 B output tuple and one temp allocation of 21474934784 B (4 x 5368709120 +
+  // 98304) in device memory. hloroof's temp holds three of those arrays (16106127360 B):
+  // the difference is reported.
+  testing::CliResult f = run_cli(absl::StrCat("memory ", path, " --module jit_f --json"));
+  INFO(f.err);
+  REQUIRE(f.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(f.out);
+  CHECK(xla_row(j, "temp")["xla_bytes"] == 21474934784);
+  CHECK(xla_row(j, "output")["xla_bytes"] == 32);
+  bool temp_said = false;
+  for (const nlohmann::json& d : j["xla_buffer_assignment"]["differences"]) {
+    temp_said = temp_said || absl::StartsWith(d.get<std::string>(), "temp, device memory");
+  }
+  CHECK(temp_said);
+  for (const nlohmann::json& row : j["xla_buffer_assignment"]["by_kind"]) {
+    if (row["kind"] == "parameter" && row["memory"] == "other") {
+      CHECK(row["xla_bytes"] == 3 * 5368709120);
+      CHECK(row["hloroof_bytes"] == 3 * 5368709120);
+    }
+  }
+  testing::CliResult text = run_cli(absl::StrCat("memory ", path, " --module jit_f"));
+  check_width(text.out);
+}
+
 TEST_CASE("JAX 0.8 profiles of an AMD MI300X: the module's program, its steps, its kernels") {
   // No device of hloroof's is an MI300X: the GPU default stands in, and the report says so.
   const testing::CliResult text =
