@@ -27,7 +27,7 @@ namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof memory FILE|DUMP_DIR [--device D] [--module M] [--json] [--top N]";
+    "hloroof memory FILE|DUMP_DIR [--device D] [--module M] [--json | --csv] [--top N]";
 
 // "12.5 GiB (13421772800 B)": readable, and exact for checking.
 std::string bytes_text(int64_t bytes) {
@@ -104,7 +104,8 @@ std::string verdict_text(const CapacityCheck& c) {
   const double share = c.capacity_bytes > 0 ? static_cast<double>(c.checked_bytes) /
                                                   static_cast<double>(c.capacity_bytes)
                                             : 0.0;
-  std::string s = absl::StrCat(c.device, " HBM ", format_bytes(static_cast<double>(c.capacity_bytes)),
+  std::string s = absl::StrCat(c.device, " HBM ",
+                               format_bytes(static_cast<double>(c.capacity_bytes)),
                                c.fits ? ": fits, " : ": DOES NOT FIT, ", figure, " ",
                                format_bytes(static_cast<double>(c.checked_bytes)), " is ",
                                format_percent(share), " of it, ");
@@ -142,6 +143,23 @@ void write_buffer(const MemoryBuffer& b, report_internal::JsonWriter& w) {
   w.text_field("live_from", b.live_from);
   w.text_field("live_to", b.live_to);
   w.end_object();
+}
+
+// The buffers, one CSV row each, the keys of the JSON's buffers as columns.
+void print_csv(const MemoryReport& r) {
+  std::cout << csv_line({"name", "computation", "kind", "shape", "logical_bytes",
+                         "padded_bytes", "padding_waste_bytes", "memory_space", "memory",
+                         "is_output", "donated", "allocation", "allocation_offset", "live_from",
+                         "live_to"});
+  for (const MemoryBuffer& b : r.largest_buffers) {
+    std::cout << csv_line({b.name, b.computation, std::string(buffer_kind_name(b.kind)), b.shape,
+                           csv_number(b.logical_bytes), csv_number(b.padded_bytes),
+                           csv_number(b.padding_waste_bytes()), csv_number(b.memory_space),
+                           std::string(memory_tier_name(b.tier())),
+                           b.is_output ? "true" : "false", b.donated ? "true" : "false",
+                           csv_number(b.allocation), csv_number(b.allocation_offset),
+                           b.live_from, b.live_to});
+  }
 }
 
 // The document is written as it is produced, into standard output. Names are ASCII in
@@ -410,13 +428,17 @@ void print_text(const MemoryReport& r, const DeviceChoice& choice, size_t top,
 
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
-      parse_args(words, {.flags = {"--json"}, .options = {"--device", "--top", "--module"}});
+      parse_args(words, {.flags = {"--json", "--csv"},
+                         .options = {"--device", "--top", "--module"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kMemoryCommand.help;
     return kExitOk;
   }
   if (args->positional.size() != 1) return usage_error("expected one HLO file", kUsage);
+  if (args->flag("--json") && args->flag("--csv")) {
+    return usage_error("--json and --csv: one or the other", kUsage);
+  }
   MemoryOptions options;
   if (args->has("--top")) {
     absl::StatusOr<int64_t> top = parse_count("--top", args->get("--top"));
@@ -443,7 +465,9 @@ int run(const std::vector<std::string>& words) {
     if (!assigned.ok()) return fail(assigned.status());
     if (!assigned->allocations.empty()) xla = compare_with_xla(*report, *assigned);
   }
-  if (args->flag("--json")) {
+  if (args->flag("--csv")) {
+    print_csv(*report);
+  } else if (args->flag("--json")) {
     report->notes.insert(report->notes.end(), choice->notes.begin(), choice->notes.end());
     print_json(*report, *choice, xla);
   } else {
@@ -457,7 +481,8 @@ int run(const std::vector<std::string>& words) {
 const Command kMemoryCommand = {
     "memory",
     "device memory: liveness peak, XLA-style allocations, will it fit, what is padding",
-    "usage: hloroof memory FILE|DUMP_DIR [--device D] [--module M] [--json] [--top N]\n\n"
+    "usage: hloroof memory FILE|DUMP_DIR [--device D] [--module M] [--json | --csv]\n"
+    "                      [--top N]\n\n"
     "Walks the entry computation in schedule order and tracks every buffer from its\n"
     "definition to its last use (parameters and constants for the whole step, outputs to the\n"
     "end; while, conditional and call bodies add their own peak where they run). Sizes are\n"
@@ -485,6 +510,8 @@ const Command kMemoryCommand = {
     "              allocation, live_from, live_to, ...), peak_buffers, live_bytes (per entry\n"
     "              instruction), live_timeline (every instruction, bodies included),\n"
     "              xla_buffer_assignment and notes\n"
+    "  --csv       the buffers instead, largest first (--top N of them), one CSV row each,\n"
+    "              the JSON's buffer keys as columns\n"
     "An input that carries XLA's buffer assignment (an HloProto: XSpace metadata, *.hlo.pb)\n"
     "also gets XLA's own allocations beside hloroof's, per kind and memory, and where they\n"
     "differ by more than 1% (docs/profiles.md).\n\n"

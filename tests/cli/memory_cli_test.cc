@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/strings/str_split.h"
 #include "cli_runner.h"
@@ -116,6 +117,39 @@ TEST_CASE("memory --json has the documented keys") {
   CHECK(j["live_timeline"][3]["depth"] == 0);
   CHECK(j["live_timeline"][3]["device_bytes"] == 9216);
   REQUIRE(!j["peak_buffers"].empty());
+}
+
+TEST_CASE("memory --csv: the buffers of --json, one row each, the JSON's keys as columns") {
+  auto json = run_cli("memory - --device tpu_v5e --json --top 0", kModule);
+  auto csv = run_cli("memory - --device tpu_v5e --csv --top 0", kModule);
+  REQUIRE(json.exit_code == 0);
+  REQUIRE(csv.exit_code == 0);
+  const auto buffers = nlohmann::json::parse(json.out)["buffers"];
+  std::vector<std::string> lines = absl::StrSplit(csv.out, '\n', absl::SkipEmpty());
+  REQUIRE(lines.size() == buffers.size() + 1);
+  const std::string header = "," + lines[0] + ",";
+  for (const auto& [key, value] : buffers[0].items()) {
+    INFO(key);
+    CHECK(header.find("," + key + ",") != std::string::npos);
+  }
+  for (size_t k = 0; k < buffers.size(); ++k) {
+    // Cells: a comma inside quotes (a shape "f32[8,16]") does not end one.
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (char ch : lines[k + 1]) {
+      if (ch == '"') {
+        quoted = !quoted;
+      } else if (ch == ',' && !quoted) {
+        cells.emplace_back();
+      } else {
+        cells.back() += ch;
+      }
+    }
+    REQUIRE(cells.size() == 15);
+    CHECK(cells[0] == buffers[k]["name"].get<std::string>());
+    CHECK(std::stod(cells[5]) == buffers[k]["padded_bytes"].get<double>());  // padded_bytes
+  }
+  CHECK(run_cli("memory - --json --csv", kModule).exit_code == 2);
 }
 
 TEST_CASE("memory --device takes a topology as predict does") {
