@@ -25,7 +25,7 @@ namespace {
 
 constexpr std::string_view kUsage =
     "hloroof profile [HLO|DUMP_DIR] PROFILE [--device D] [--topology T] [--device-index N]\n"
-    "       [--module NAME] [--json] [--top N] [--trace OUT.json] [--trip-count N]\n"
+    "       [--module NAME] [--json | --csv] [--top N] [--trace OUT.json] [--trip-count N]\n"
     "       [--xspace LOG_DIR [--steps N]]\n"
     "       hloroof profile CAPTURE_DIR [--device D] ...";
 
@@ -141,9 +141,37 @@ absl::StatusOr<std::string> write_side_by_side(const Module& module, const Predi
                       "XProf lists both runs; pick one in its Runs menu (the same tool on each)\n");
 }
 
+// A cell for an optional figure: empty where the profile gives none (-1).
+std::string csv_optional(double value) { return value < 0 ? "" : csv_number(value); }
+
+// The joined ops, one CSV row each, the keys of the JSON's ops as columns (ratios empty where
+// the JSON has null).
+void print_csv(const ProfileComparison& c) {
+  std::cout << csv_line({"name", "opcode", "category", "bound", "measured_s", "expected_s",
+                         "roofline_s", "occurrences", "launches", "predicted_occurrences",
+                         "kernels", "lost_s", "measured_async", "flops", "bytes_accessed",
+                         "xla_flops", "xla_model_flops", "xla_bytes_accessed",
+                         "measured_over_expected", "measured_over_roofline",
+                         "alignment_uncertain"});
+  auto ratio = [](double a, double b) { return b > 0 ? csv_number(a / b) : std::string(); };
+  for (const JoinedOp& op : c.ops) {
+    std::cout << csv_line({op.name, op.opcode, op.category, op.bound, csv_number(op.measured_s),
+                           csv_number(op.expected_s), csv_number(op.roofline_s),
+                           csv_number(op.occurrences), csv_number(op.launches),
+                           csv_number(op.predicted_occurrences), csv_number(op.kernels),
+                           csv_number(op.lost_s), op.measured_async ? "true" : "false",
+                           csv_number(op.flops), csv_number(op.bytes_accessed),
+                           csv_optional(op.xla_flops), csv_optional(op.xla_model_flops),
+                           csv_optional(op.xla_bytes_accessed),
+                           ratio(op.measured_s, op.expected_s),
+                           ratio(op.measured_s, op.roofline_s),
+                           op.alignment_uncertain ? "true" : "false"});
+  }
+}
+
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
-      parse_args(words, {.flags = {"--json"},
+      parse_args(words, {.flags = {"--json", "--csv"},
                          .options = {"--device", "--topology", "--device-index", "--module",
                                      "--top", "--trace", "--trip-count", "--xspace",
                                      "--steps"}});
@@ -151,6 +179,9 @@ int run(const std::vector<std::string>& words) {
   if (args->flag("--help")) {
     std::cout << kProfileCommand.help;
     return kExitOk;
+  }
+  if (args->flag("--json") && args->flag("--csv")) {
+    return usage_error("--json and --csv: one or the other", kUsage);
   }
   std::string hlo_path, profile_path;
   if (args->positional.size() == 2) {
@@ -316,7 +347,10 @@ int run(const std::vector<std::string>& words) {
     if (!written.ok()) return fail(written.status());
     xspace_summary = *std::move(written);
   }
-  if (args->flag("--json")) {
+  if (args->flag("--csv")) {
+    print_csv(*comparison);
+    std::cerr << xspace_summary;
+  } else if (args->flag("--json")) {
     std::cout << profile_comparison_to_json(*comparison);
     std::cerr << xspace_summary;
   } else {
@@ -333,7 +367,7 @@ const Command kProfileCommand = {
     "profile",
     "a measured JAX profile beside the prediction, op by op",
     "usage: hloroof profile HLO|DUMP_DIR PROFILE --device D [--topology T] [--device-index N]\n"
-    "                       [--module NAME] [--json] [--top N] [--trace OUT.json]\n"
+    "                       [--module NAME] [--json | --csv] [--top N] [--trace OUT.json]\n"
     "                       [--trip-count N] [--xspace LOG_DIR [--steps N]]\n"
     "       hloroof profile CAPTURE_DIR --device D ...   (a folder of tools/capture)\n\n"
     "Predicts one step of the HLO module (a file, or the module of an XLA dump directory, as\n"
@@ -361,7 +395,9 @@ const Command kProfileCommand = {
     "                    side by side in `xprof --logdir LOG_DIR` (docs/xspace.md)\n"
     "  --steps N         with --xspace: predicted steps laid end to end (default 1)\n"
     "  --json            step {measured_s, expected_s, roofline_s}, ops, unmatched, gaps,\n"
-    "                    idle_s as JSON (seconds)\n\n"
+    "                    idle_s as JSON (seconds)\n"
+    "  --csv             the joined ops instead, one CSV row each, the JSON's op keys as\n"
+    "                    columns (empty where the JSON has null)\n\n"
     "example:\n"
     "  hloroof profile capture/module.hlo capture/profile --device h100\n",
     run,

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <vector>
 
 #include "../cli/cli_runner.h"
 #include "absl/strings/match.h"
@@ -124,6 +125,31 @@ TEST_CASE("profile --xspace: the measured and the predicted run side by side in 
   CHECK(absl::StrContains(json_profile.err, "XProf does not open"));
   CHECK(run_cli(absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100 --steps 2"))
             .exit_code == 2);  // --steps needs --xspace
+}
+
+TEST_CASE("profile --csv: the joined ops of --json, one row each, the JSON's keys as columns") {
+  Files f;
+  testing::CliResult json =
+      run_cli(absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100 --json"));
+  testing::CliResult csv =
+      run_cli(absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100 --csv"));
+  REQUIRE(json.exit_code == 0);
+  REQUIRE(csv.exit_code == 0);
+  const nlohmann::json ops = nlohmann::json::parse(json.out)["ops"];
+  std::vector<std::string> lines = absl::StrSplit(csv.out, '\n', absl::SkipEmpty());
+  REQUIRE(lines.size() == ops.size() + 1);  // dot.1 and add.fusion, after the header
+  const std::string header = "," + lines[0] + ",";
+  for (const auto& [key, value] : ops[0].items()) {
+    INFO(key);
+    CHECK(header.find("," + key + ",") != std::string::npos);
+  }
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const std::vector<std::string> cells = absl::StrSplit(lines[k + 1], ',');
+    CHECK(cells[0] == ops[k]["name"].get<std::string>());
+    CHECK(std::stod(cells[4]) == Approx(ops[k]["measured_s"].get<double>()));  // measured_s
+  }
+  CHECK(run_cli(absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100 --csv --json"))
+            .exit_code == 2);
 }
 
 TEST_CASE("hloroof profile: usage and input errors") {
