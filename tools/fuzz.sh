@@ -36,6 +36,9 @@ targets=(
   "profile_fuzzer profile -"
   "hlo_proto_fuzzer hlo_proto -"
 )
+# Findings of earlier runs are not this run's: start without them.
+shopt -s nullglob
+rm -f build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* build-fuzz/oom-*
 for entry in "${targets[@]}"; do
   read -r target seeds dict <<<"$entry"
   # The fuzzer adds what it finds to its corpus folder: start from a copy of the seeds.
@@ -50,10 +53,11 @@ for entry in "${targets[@]}"; do
     -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=build-fuzz/ 2>&1 |
     grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|ERROR)" || true
   # libFuzzer exits non-zero on a finding; pipefail would hide it behind grep, so check again.
-  if ls build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* build-fuzz/oom-* \
-    >/dev/null 2>&1; then
-    echo "fuzzing found a failing input:" build-fuzz/crash-* build-fuzz/leak-* \
-      build-fuzz/timeout-* build-fuzz/oom-* 2>/dev/null
+  # (`ls` of the four patterns failed whenever one of them matched nothing, so a finding
+  # went unreported: the files themselves are counted.)
+  found=(build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* build-fuzz/oom-*)
+  if ((${#found[@]})); then
+    echo "fuzzing $target found a failing input: ${found[*]}"
     exit 1
   fi
 done
