@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace hloroof::testing {
 
@@ -50,6 +51,38 @@ inline CliResult run_cli(const std::string& args, const std::string& stdin_text 
   std::remove(err_path);
   if (!stdin_text.empty()) std::remove(in_path);
   return r;
+}
+
+// The records of a command's CSV output, each a list of cells: a comma or a line break inside
+// quotes does not end one, and a doubled quote inside quotes is one quote. `well_formed`:
+// every quote closed and the last record ended by a line break.
+struct Csv {
+  std::vector<std::vector<std::string>> records;
+  bool well_formed = false;
+};
+
+inline Csv parse_csv(const std::string& text) {
+  Csv csv;
+  std::vector<std::string> record(1);
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quoted && ch == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+      record.back() += '"';
+      ++i;
+    } else if (ch == '"') {
+      quoted = !quoted;
+    } else if (!quoted && ch == ',') {
+      record.emplace_back();
+    } else if (!quoted && ch == '\n') {
+      csv.records.push_back(std::move(record));
+      record.assign(1, "");
+    } else {
+      record.back() += ch;
+    }
+  }
+  csv.well_formed = !quoted && (text.empty() || text.back() == '\n');
+  return csv;
 }
 
 }  // namespace hloroof::testing

@@ -1,5 +1,6 @@
 // `hloroof memory` as a user runs it: the summary, the JSON keys and the exit codes.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -125,26 +126,18 @@ TEST_CASE("memory --csv: the buffers of --json, one row each, the JSON's keys as
   REQUIRE(json.exit_code == 0);
   REQUIRE(csv.exit_code == 0);
   const auto buffers = nlohmann::json::parse(json.out)["buffers"];
-  std::vector<std::string> lines = absl::StrSplit(csv.out, '\n', absl::SkipEmpty());
-  REQUIRE(lines.size() == buffers.size() + 1);
-  const std::string header = "," + lines[0] + ",";
+  // A shape "f32[8,16]" is quoted: cells are read quote by quote.
+  const hloroof::testing::Csv table = hloroof::testing::parse_csv(csv.out);
+  CHECK(table.well_formed);
+  const auto& rows = table.records;
+  REQUIRE(rows.size() == buffers.size() + 1);
+  const std::vector<std::string>& header = rows[0];
   for (const auto& [key, value] : buffers[0].items()) {
     INFO(key);
-    CHECK(header.find("," + key + ",") != std::string::npos);
+    CHECK(std::find(header.begin(), header.end(), key) != header.end());
   }
   for (size_t k = 0; k < buffers.size(); ++k) {
-    // Cells: a comma inside quotes (a shape "f32[8,16]") does not end one.
-    std::vector<std::string> cells(1);
-    bool quoted = false;
-    for (char ch : lines[k + 1]) {
-      if (ch == '"') {
-        quoted = !quoted;
-      } else if (ch == ',' && !quoted) {
-        cells.emplace_back();
-      } else {
-        cells.back() += ch;
-      }
-    }
+    const std::vector<std::string>& cells = rows[k + 1];
     REQUIRE(cells.size() == 15);
     CHECK(cells[0] == buffers[k]["name"].get<std::string>());
     CHECK(std::stod(cells[5]) == buffers[k]["padded_bytes"].get<double>());  // padded_bytes

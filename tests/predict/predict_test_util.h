@@ -66,20 +66,10 @@ struct Predicted {
   }
 };
 
-inline Predicted predict(std::string_view text, std::string_view device,
-                         const PredictOptions& options = {}) {
-  absl::StatusOr<Module> module = parse_module(text);
-  INFO(module.status().ToString());
-  REQUIRE(module.ok());
-  absl::StatusOr<Prediction> p = predict_step_time(*module, device, options);
-  INFO(p.status().ToString());
-  REQUIRE(p.ok());
-  check_invariants(*p);
-  return Predicted{*std::move(module), *std::move(p)};
-}
-
-inline Predicted predict(std::string_view text, const DeviceSpec& device,
-                         const PredictOptions& options = {}) {
+// `device`: a name (as predict_step_time takes it) or a DeviceSpec.
+template <typename Device>
+Predicted predict(std::string_view text, const Device& device,
+                  const PredictOptions& options = {}) {
   absl::StatusOr<Module> module = parse_module(text);
   INFO(module.status().ToString());
   REQUIRE(module.ok());

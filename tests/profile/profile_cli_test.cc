@@ -1,5 +1,6 @@
 // `hloroof profile` and `hloroof calibrate` on small hand-made profiles.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -136,17 +137,18 @@ TEST_CASE("profile --csv: the joined ops of --json, one row each, the JSON's key
   REQUIRE(json.exit_code == 0);
   REQUIRE(csv.exit_code == 0);
   const nlohmann::json ops = nlohmann::json::parse(json.out)["ops"];
-  std::vector<std::string> lines = absl::StrSplit(csv.out, '\n', absl::SkipEmpty());
-  REQUIRE(lines.size() == ops.size() + 1);  // dot.1 and add.fusion, after the header
-  const std::string header = "," + lines[0] + ",";
+  const testing::Csv table = testing::parse_csv(csv.out);
+  CHECK(table.well_formed);
+  const auto& rows = table.records;
+  REQUIRE(rows.size() == ops.size() + 1);  // dot.1 and add.fusion, after the header
+  const std::vector<std::string>& header = rows[0];
   for (const auto& [key, value] : ops[0].items()) {
     INFO(key);
-    CHECK(header.find("," + key + ",") != std::string::npos);
+    CHECK(std::find(header.begin(), header.end(), key) != header.end());
   }
   for (size_t k = 0; k < ops.size(); ++k) {
-    const std::vector<std::string> cells = absl::StrSplit(lines[k + 1], ',');
-    CHECK(cells[0] == ops[k]["name"].get<std::string>());
-    CHECK(std::stod(cells[4]) == Approx(ops[k]["measured_s"].get<double>()));  // measured_s
+    CHECK(rows[k + 1][0] == ops[k]["name"].get<std::string>());
+    CHECK(std::stod(rows[k + 1][4]) == Approx(ops[k]["measured_s"].get<double>()));  // measured_s
   }
   CHECK(run_cli(absl::StrCat("profile ", f.hlo, " ", f.profile, " --device h100 --csv --json"))
             .exit_code == 2);
