@@ -17,7 +17,7 @@
 #include "hloroof/topology.h"
 #include "hloroof/units.h"
 #include "util/absl_compat.h"
-#include "util/checked_math.h"
+#include "util/edit_distance.h"
 #include "util/text_safety.h"
 #include "re2/re2.h"
 
@@ -31,22 +31,6 @@ std::string Args::get(std::string_view name, std::string_view fallback) const {
 
 namespace {
 
-// Edits (insert, delete, substitute one character) from `a` to `b`.
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 // "; did you mean '--device'?" for the option of `spec` that `name` is a prefix of, or is at
 // most two edits from; "" when none is that close or two are.
 std::string did_you_mean(std::string_view name, const ArgSpec& spec) {
@@ -54,20 +38,8 @@ std::string did_you_mean(std::string_view name, const ArgSpec& spec) {
   for (const std::set<std::string>* s : {&spec.flags, &spec.options, &spec.repeatable_options}) {
     known.insert(known.end(), s->begin(), s->end());
   }
-  std::string_view best;
-  size_t best_distance = 3;
-  bool tie = false;
-  for (std::string_view k : known) {
-    const size_t d = absl::StartsWith(sv(k), sv(name)) ? 1 : edit_distance(name, k);
-    if (d < best_distance) {
-      best = k;
-      best_distance = d;
-      tie = false;
-    } else if (d == best_distance) {
-      tie = true;
-    }
-  }
-  if (best.empty() || tie) return "";
+  const std::string_view best = closest_name(name, known);
+  if (best.empty()) return "";
   return absl::StrCat("; did you mean '", sv(best), "'?");
 }
 
@@ -236,141 +208,6 @@ int fail(const absl::Status& status) {
 int usage_error(absl::string_view message, std::string_view usage) {
   std::cerr << "error: " << message << "\nusage: " << usage << "\n";
   return kExitUsage;
-}
-
-namespace {
-
-bool is_power_of_two(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
-
-// Slices of a 2D-torus TPU (v5e, v6e) come in powers of two, the long side at most twice the
-// short one: 1x1, 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 (either order).
-bool is_2d_slice(int64_t a, int64_t b) {
-  const int64_t lo = std::min(a, b), hi = std::max(a, b);
-  return is_power_of_two(a) && is_power_of_two(b) && (hi == lo || hi == 2 * lo);
-}
-
-std::string valid_2d_slices(const DeviceSpec& spec) {
-  std::vector<std::string> shapes;
-  const int64_t limit = spec.torus->max_slice.empty()
-                            ? 16
-                            : *std::max_element(spec.torus->max_slice.begin(),
-                                                spec.torus->max_slice.end());
-  for (int64_t a = 1; a <= limit; a *= 2) {
-    for (int64_t b : {a, 2 * a}) {
-      if (b <= limit) shapes.push_back(absl::StrCat(a, "x", b));
-    }
-  }
-  return absl::StrJoin(shapes, ", ");
-}
-
-// Slices of a 3D-torus TPU whose axes wrap in whole cubes (v4, v5p): below one cube the shapes
-// 2x2x1, 2x2x2, 2x2x4 and 2x4x4 (and one or two chips, what a one- or two-device module is
-// given), above it whole cubes, every side a multiple of the cube's (4). The largest slice is
-// make_topology's check.
-constexpr int64_t kSmall3dSlices[][3] = {{1, 1, 1}, {1, 1, 2}, {1, 2, 2},
-                                         {2, 2, 2}, {2, 2, 4}, {2, 4, 4}};
-
-bool is_3d_slice(int64_t a, int64_t b, int64_t c, int64_t cube) {
-  int64_t d[3] = {a, b, c};
-  std::sort(d, d + 3);
-  if (d[0] > 0 && d[0] % cube == 0 && d[1] % cube == 0 && d[2] % cube == 0) return true;
-  for (const auto& s : kSmall3dSlices) {
-    if (d[0] == s[0] && d[1] == s[1] && d[2] == s[2]) return true;
-  }
-  return false;
-}
-
-std::string valid_3d_slices(const DeviceSpec& spec) {
-  std::vector<std::string> small;
-  for (const auto& s : kSmall3dSlices) small.push_back(absl::StrCat(s[0], "x", s[1], "x", s[2]));
-  const int64_t cube = spec.torus->wraparound.cube;
-  std::string text = absl::StrCat(absl::StrJoin(small, ", "), ", then every side a multiple of ",
-                                  cube, " (", cube, "x", cube, "x", cube, ", ", cube, "x", cube,
-                                  "x", 2 * cube, ", ...");
-  if (!spec.torus->max_slice.empty()) {
-    absl::StrAppend(&text, " up to ", absl::StrJoin(spec.torus->max_slice, "x"));
-  }
-  return text + ")";
-}
-
-// Rejects a shape no real slice of `spec` has, before the topology model sees it.
-absl::Status check_slice_shape(const DeviceSpec& spec, std::string_view shape) {
-  if (!spec.torus) return absl::OkStatus();
-  std::vector<absl::string_view> parts = absl::StrSplit(sv(shape), ',');
-  std::vector<absl::string_view> dims = absl::StrSplit(parts[0], 'x');
-  if (spec.torus->rank == 3 && spec.torus->wraparound.rule == Wraparound::Rule::kWholeCubes &&
-      spec.torus->wraparound.cube > 0) {
-    int64_t a = 0, b = 0, c = 0;
-    if (dims.size() != 3 || !absl::SimpleAtoi(dims[0], &a) || !absl::SimpleAtoi(dims[1], &b) ||
-        !absl::SimpleAtoi(dims[2], &c)) {
-      return absl::OkStatus();  // make_topology explains malformed shapes
-    }
-    if (is_3d_slice(a, b, c, spec.torus->wraparound.cube)) return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrCat("no ", spec.name, " slice is ", parts[0],
-                                                   ": its slices are ", valid_3d_slices(spec),
-                                                   " chips, in any order"));
-  }
-  if (spec.torus->rank != 2) return absl::OkStatus();
-  int64_t a = 0, b = 0;
-  if (dims.size() != 2 || !absl::SimpleAtoi(dims[0], &a) || !absl::SimpleAtoi(dims[1], &b)) {
-    return absl::OkStatus();  // make_topology explains malformed shapes
-  }
-  if (is_2d_slice(a, b)) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "no ", spec.name, " slice is ", parts[0], ": its slices are ", valid_2d_slices(spec),
-      " chips (either order)"));
-}
-
-}  // namespace
-
-absl::StatusOr<DeviceChoice> resolve_device(std::string_view device_text,
-                                            std::string_view topology_option,
-                                            const Module* module,
-                                            const std::vector<std::string>& settings) {
-  DeviceChoice choice;
-  std::string text(absl::StripAsciiWhitespace(sv(device_text)));
-  if (text.empty()) {
-    if (module == nullptr) {
-      text = std::string(kDefaultTpuDevice);
-    } else {
-      DefaultDevice picked = default_device(*module);
-      text = picked.device;
-      (picked.decided ? choice.notes : choice.warnings).push_back(std::move(picked.note));
-    }
-  }
-  const TopologyText named = split_topology_text(text);
-  absl::StatusOr<DeviceSpec> spec = device(named.device);
-  if (!spec.ok()) return spec.status();
-  spec = set_device_figures(*spec, settings);
-  if (!spec.ok()) return spec.status();
-  if (!settings.empty()) {
-    choice.notes.push_back(absl::StrCat("device figures set: ", absl::StrJoin(settings, ", ")));
-  }
-  choice.spec = *std::move(spec);
-  const std::string option(absl::StripAsciiWhitespace(sv(topology_option)));
-  if (!option.empty() && !named.shape.empty() && option != named.shape) {
-    return absl::InvalidArgumentError(absl::StrCat("--device ", text, " says topology ",
-                                                   named.shape, " but --topology says ", option,
-                                                   "; give one"));
-  }
-  choice.topology = option.empty() ? named.shape : option;
-  if (choice.topology.empty()) return choice;
-  if (absl::Status s = check_slice_shape(choice.spec, choice.topology); !s.ok()) return s;
-  absl::StatusOr<Topology> topology = make_topology(choice.spec, choice.topology);
-  if (!topology.ok()) return topology.status();
-  if (module != nullptr) {
-    // Both counts come from the text: their product may not fit in int64.
-    const int64_t used = saturating_mul(module->attributes().replica_count,
-                                        module->attributes().num_partitions);
-    const int64_t idle = topology->num_devices() - used;
-    if (used > 0 && idle > 0) {
-      choice.notes.push_back(absl::StrCat(
-          "topology ", choice.topology, " holds ", topology->num_devices(),
-          " devices; the module runs on ", used, " (replica_count x num_partitions), so ", idle,
-          " sit idle"));
-    }
-  }
-  return choice;
 }
 
 absl::StatusOr<std::vector<std::string>> split_device_list(std::string_view list) {

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "hloroof/device.h"
+#include "hloroof/device_target.h"
 #include "hloroof/input_file.h"
 #include "hloroof/module.h"
 #include "nlohmann/json.hpp"
@@ -46,7 +47,7 @@ struct Args {
 
 // Parses `args` (the words after the command name). `--help`/`-h` sets the flag "--help". A
 // command that takes `--device` or `--devices` also takes `--set PATH=VALUE`, repeatable
-// (resolve_device's `settings`).
+// (DeviceTargetOptions::settings).
 absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgSpec& spec);
 
 // Parses a non-negative integer option value; a usage error names the option otherwise.
@@ -83,30 +84,8 @@ int fail(const absl::Status& status);
 // Prints `error: MESSAGE` and the usage line on stderr and returns kExitUsage.
 int usage_error(absl::string_view message, std::string_view usage);
 
-// ---- Devices: one syntax for every command, `DEVICE[:TOPOLOGY]`.
-
-// The device a command runs a module on.
-struct DeviceChoice {
-  DeviceSpec spec;
-  std::string topology;  // "4x4", "2x8"; empty: the smallest that holds the module
-  // What the user should know: the device chosen by default for the module's platform, chips of
-  // the topology that sit idle. One sentence each, for the assumptions.
-  std::vector<std::string> notes;
-  // What the reader must know before the figures: the device is a guess (no --device, and
-  // nothing in the module tells its platform). Reports show it at their top.
-  std::vector<std::string> warnings;
-};
-
-// Resolves `device_text` (`NAME[:TOPOLOGY]`: a built-in name or alias, or a JSON spec path, as
-// `hloroof devices` lists them) with an optional `--topology` value. Errors: an unknown device, a
-// `--topology` that contradicts the name's, a topology the device cannot have (the valid slice
-// shapes are listed). With `module`, an empty `device_text` picks the default device of the
-// module's platform, and a topology with more devices than the module runs on is noted.
-// `settings` (`--set PATH=VALUE`, set_device_figures) change the spec's figures.
-absl::StatusOr<DeviceChoice> resolve_device(std::string_view device_text,
-                                            std::string_view topology_option,
-                                            const Module* module = nullptr,
-                                            const std::vector<std::string>& settings = {});
+// ---- Devices: one syntax for every command, `DEVICE[:TOPOLOGY]`, resolved by the library
+// (resolve_device, hloroof/device_target.h).
 
 // The devices of `--devices "a, b:2x2,c"`: comma-separated, spaces around names ignored; a
 // piece `slices=S` belongs to the topology before it. Errors: an empty name.

@@ -40,8 +40,9 @@ int run(const std::vector<std::string>& words) {
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
   const Module& module = loaded->module;
-  absl::StatusOr<DeviceChoice> choice =
-      resolve_device(args->get("--device"), args->get("--topology"), &module, args->all("--set"));
+  absl::StatusOr<DeviceTarget> choice =
+      resolve_device(args->get("--device"), &module,
+                     {.topology = args->get("--topology"), .settings = args->all("--set")});
   if (!choice.ok()) return fail(choice.status());
   const DeviceSpec* spec = &choice->spec;
   PredictOptions predict_options;

@@ -131,8 +131,8 @@ int run(const std::vector<std::string>& given) {
                                "); --device overrides it")),
         "note: ", "  ");
   }
-  absl::StatusOr<DeviceChoice> choice =
-      resolve_device(device, options.predict.topology, &modules[0], {});
+  absl::StatusOr<DeviceTarget> choice =
+      resolve_device(device, &modules[0], {.topology = options.predict.topology});
   if (!choice.ok()) return fail(choice.status());
   for (const MeasuredDevice& m : measured) {
     if (absl::Status same = check_same_platform(m, choice->spec); !same.ok()) return fail(same);

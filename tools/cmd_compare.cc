@@ -56,7 +56,8 @@ int run(const std::vector<std::string>& words) {
   const Module* module = &loaded->module;
   std::vector<Prediction> predictions;
   for (const std::string& d : *devices) {
-    absl::StatusOr<DeviceChoice> choice = resolve_device(d, "", module, args->all("--set"));
+    absl::StatusOr<DeviceTarget> choice =
+        resolve_device(d, module, {.settings = args->all("--set")});
     if (!choice.ok()) {
       return fail(
           absl::Status(choice.status().code(), absl::StrCat(d, ": ", choice.status().message())));

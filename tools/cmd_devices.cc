@@ -160,7 +160,7 @@ int list_devices(bool json) {
 }
 
 int show_device(const std::string& text, bool json, const std::vector<std::string>& settings) {
-  absl::StatusOr<DeviceChoice> choice = resolve_device(text, "", nullptr, settings);
+  absl::StatusOr<DeviceTarget> choice = resolve_device(text, nullptr, {.settings = settings});
   if (!choice.ok()) return fail(choice.status());
   const DeviceSpec* d = &choice->spec;
   std::optional<Topology> topology;

@@ -30,7 +30,8 @@ absl::StatusOr<Side> predict_side(const std::string& path, std::string_view devi
   absl::StatusOr<LoadedModule> loaded = load_module(path, "");
   if (!loaded.ok()) return loaded.status();
   print_input_messages(*loaded);
-  absl::StatusOr<DeviceChoice> choice = resolve_device(device, "", &loaded->module, settings);
+  absl::StatusOr<DeviceTarget> choice =
+      resolve_device(device, &loaded->module, {.settings = settings});
   if (!choice.ok()) return choice.status();
   PredictOptions with_topology = options;
   with_topology.topology = choice->topology;

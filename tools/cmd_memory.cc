@@ -164,7 +164,7 @@ void print_csv(const MemoryReport& r) {
 
 // The document is written as it is produced, into standard output. Names are ASCII in
 // practice; any byte that is not UTF-8 is replaced rather than thrown on.
-void print_json(const MemoryReport& r, const DeviceChoice& choice,
+void print_json(const MemoryReport& r, const DeviceTarget& choice,
                 const std::optional<XlaComparison>& xla) {
   std::string out;
   report_internal::JsonWriter w(out, &std::cout);
@@ -328,7 +328,7 @@ std::string buffer_table(const std::vector<MemoryBuffer>& buffers) {
   return what.render() + "\n" + sizes.render();
 }
 
-void print_text(const MemoryReport& r, const DeviceChoice& choice, size_t top,
+void print_text(const MemoryReport& r, const DeviceTarget& choice, size_t top,
                 const std::optional<XlaComparison>& xla) {
   for (const std::string& w : choice.warnings) {
     std::cout << report_internal::wrap(w, "warning: ", "  ");
@@ -449,8 +449,9 @@ int run(const std::vector<std::string>& words) {
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
   // Without --device, the module's platform picks it, as for `predict`.
-  absl::StatusOr<DeviceChoice> choice =
-      resolve_device(args->get("--device"), "", &loaded->module, args->all("--set"));
+  absl::StatusOr<DeviceTarget> choice =
+      resolve_device(args->get("--device"), &loaded->module,
+                     {.settings = args->all("--set")});
   if (!choice.ok()) return fail(choice.status());
   options.device = &choice->spec;
   absl::StatusOr<MemoryReport> report = analyze_memory(loaded->module, options);

@@ -174,9 +174,9 @@ int run(const std::vector<std::string>& words) {
   print_input_messages(*loaded);
   const Module* module = &loaded->module;
   // The device spec is needed for the report's roofs as well as for the prediction.
-  absl::StatusOr<DeviceChoice> choice =
-      resolve_device(args->get("--device"), args->get("--topology"), module,
-                     args->all("--set"));
+  absl::StatusOr<DeviceTarget> choice =
+      resolve_device(args->get("--device"), module,
+                     {.topology = args->get("--topology"), .settings = args->all("--set")});
   if (!choice.ok()) return fail(choice.status());
   const DeviceSpec* spec = &choice->spec;
   options.topology = choice->topology;

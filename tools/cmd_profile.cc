@@ -294,8 +294,9 @@ int run(const std::vector<std::string>& words) {
                                                                      : kDefaultTpuDevice)
                            : measured->device;
   }
-  absl::StatusOr<DeviceChoice> choice =
-      resolve_device(device_text, options.topology, module, args->all("--set"));
+  absl::StatusOr<DeviceTarget> choice =
+      resolve_device(device_text, module,
+                     {.topology = options.topology, .settings = args->all("--set")});
   if (!choice.ok()) return fail(choice.status());
   if (absl::Status same = check_same_platform(*measured, choice->spec); !same.ok()) {
     return fail(same);

@@ -273,7 +273,7 @@ void print_input_messages(const LoadedModule& loaded) {
   }
 }
 
-void prepend_input_notes(const LoadedModule& loaded, const DeviceChoice& choice,
+void prepend_input_notes(const LoadedModule& loaded, const DeviceTarget& choice,
                          Prediction& prediction) {
   std::vector<std::string> said = loaded.warnings;
   said.insert(said.end(), choice.notes.begin(), choice.notes.end());

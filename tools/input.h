@@ -75,7 +75,7 @@ void print_input_messages(const LoadedModule& loaded);
 // Puts the input's warnings, then the device choice's notes, before `assumptions` (a
 // prediction's): what its reader should know first.
 // The device choice's warnings go to the prediction's warnings.
-void prepend_input_notes(const LoadedModule& loaded, const DeviceChoice& choice,
+void prepend_input_notes(const LoadedModule& loaded, const DeviceTarget& choice,
                          Prediction& prediction);
 
 // The device a profile was measured on, as the capture names it.

@@ -7,6 +7,7 @@
 #include "hloroof/backend_config.h"
 #include "hloroof/computation.h"
 #include "hloroof/cost.h"
+#include "hloroof/device_target.h"
 #include "hloroof/diff.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "hloroof/device_target.h"
 #include "hloroof/module.h"
 
 namespace hloroof {
@@ -45,17 +46,7 @@ struct DefaultDevice {
 };
 DefaultDevice default_device(const Module& module, std::string_view option = "--device");
 
-// The built-in device of a device kind as JAX (`device_kind`) and profiles (an XSpace plane's
-// `device_type_string` or `gpu_device_name`, a capture's meta.json) name it: "TPU v6 Lite" ->
-// tpu_v6e, "NVIDIA H100 80GB HBM3" -> h100 (letter case ignored). Another model of a built-in
-// GPU ("NVIDIA H100 PCIe") gives that GPU, with `exact` false. Empty when no built-in device
-// is that kind. The same table as python/hloroof/_jax_objects.py.
-struct KindDevice {
-  std::string device;   // "tpu_v6e", "h100"; empty: none
-  std::string platform;  // "tpu" or "gpu" when the kind names one, even without a device
-  bool exact = false;
-};
-KindDevice device_for_kind(std::string_view kind);
+// device_for_kind (the built-in device of a JAX device kind) is declared in device_target.h.
 
 }  // namespace hloroof
 

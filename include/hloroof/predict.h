@@ -195,12 +195,18 @@ std::string_view op_bound_name(const OpPrediction& op);
 // "on-chip memory", ...), or "network" for an op that carries a collective.
 std::string_view resource_name(const OpPrediction& op);
 
-// Predicts one step. `device` is a built-in name ("tpu_v5e"), optionally with a topology
-// ("tpu_v5e:4x4", "h100:2x8"), or a path to a device JSON file. The text overload parses the
-// module and lets it go: its records carry no instruction pointers (they are null).
+// Predicts one step. `device` is resolved as the command's --device is (resolve_device,
+// hloroof/device_target.h): a built-in name, alias, JAX device kind or Cloud TPU accelerator
+// type, optionally with a topology ("tpu_v5e:4x4", "h100:2x8"), or a path to a device JSON
+// file; empty, the default device of the module's platform. What resolving it noted leads the
+// assumptions (a guessed device: the warnings). `options.topology`, when given with a
+// topology in `device`, must be the same. The text overload parses the module and lets it go:
+// its records carry no instruction pointers (they are null).
+// The DeviceSpec overload takes `options.topology` as make_topology reads it, any shape the
+// model can time, a slice no real device has (tpu_v5e 4x1) included.
 // Errors: text that does not parse, an unknown device, a topology that does not fit the device
-// or holds fewer devices than the module runs on, a collective whose groups do not fit the
-// topology, XLA's GPU collective formulas on a TPU.
+// (no such slice) or holds fewer devices than the module runs on, a collective whose groups do
+// not fit the topology, XLA's GPU collective formulas on a TPU.
 absl::StatusOr<Prediction> predict_step_time(std::string_view hlo_text, std::string_view device,
                                              const PredictOptions& options = {});
 absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_view device,

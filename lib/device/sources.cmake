@@ -2,6 +2,7 @@ target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/device_registry.cc
   ${CMAKE_CURRENT_LIST_DIR}/device_spec.cc
   ${CMAKE_CURRENT_LIST_DIR}/device_spec_json.cc
+  ${CMAKE_CURRENT_LIST_DIR}/device_target.cc
   ${CMAKE_CURRENT_LIST_DIR}/topology.cc
   ${CMAKE_CURRENT_LIST_DIR}/group_placement.cc
   ${CMAKE_CURRENT_LIST_DIR}/spec_units.cc

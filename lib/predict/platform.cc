@@ -3,7 +3,6 @@
 // them with their sources.
 #include "hloroof/platform.h"
 
-#include <cctype>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -179,49 +178,6 @@ DefaultDevice default_device(const Module& module, std::string_view option) {
                           " names the device it runs on");
   }
   return d;
-}
-
-KindDevice device_for_kind(std::string_view kind) {
-  // JAX's TPU kinds as libtpu names them (v4 "TPU v4", v5e "TPU v5 lite", v5p "TPU v5", v6e
-  // "TPU v6 lite", tpu7x "TPU7x"), and the chips' other names.
-  static constexpr std::pair<std::string_view, std::string_view> kTpu[] = {
-      {"tpu v2", "tpu_v2"},       {"tpu v3", "tpu_v3"},   {"tpu v4", "tpu_v4"},
-      {"tpu v5 lite", "tpu_v5e"}, {"tpu v5e", "tpu_v5e"}, {"tpu v5", "tpu_v5p"},
-      {"tpu v5p", "tpu_v5p"},     {"tpu v6 lite", "tpu_v6e"}, {"tpu v6e", "tpu_v6e"},
-      {"tpu7x", "tpu7x"},         {"tpu v7x", "tpu7x"},   {"tpu v7", "tpu7x"},
-  };
-  static constexpr std::pair<std::string_view, std::string_view> kGpu[] = {
-      {"nvidia a100-sxm4-80gb", "a100"}, {"nvidia h100 80gb hbm3", "h100"},
-      {"nvidia h200", "h200"},           {"nvidia b200", "b200"},
-      {"nvidia gb200", "gb200"},
-  };
-  // Other models of a built-in GPU, by the code in their name (longest codes first).
-  static constexpr std::pair<std::string_view, std::string_view> kGpuCodes[] = {
-      {"gb200", "gb200"}, {"b200", "b200"}, {"h200", "h200"}, {"h100", "h100"},
-      {"a100", "a100"},
-  };
-  std::string lower(kind);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  KindDevice out;
-  for (const auto& [name, device] : kTpu) {
-    if (lower == name) return {std::string(device), "tpu", true};
-  }
-  for (const auto& [name, device] : kGpu) {
-    if (lower == name) return {std::string(device), "gpu", true};
-  }
-  if (lower.rfind("tpu", 0) == 0) out.platform = "tpu";
-  const bool gpu_vendor = lower.find("nvidia") != std::string::npos ||
-                          lower.find("amd") != std::string::npos ||
-                          lower.find("radeon") != std::string::npos ||
-                          lower.find("instinct") != std::string::npos ||
-                          lower.find("gfx") != std::string::npos;
-  if (gpu_vendor) out.platform = "gpu";
-  if (lower.find("nvidia") != std::string::npos) {
-    for (const auto& [code, device] : kGpuCodes) {
-      if (lower.find(code) != std::string::npos) return {std::string(device), "gpu", false};
-    }
-  }
-  return out;
 }
 
 }  // namespace hloroof

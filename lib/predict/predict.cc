@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "hloroof/device_target.h"
 #include "hloroof/hlo_text.h"
 #include "ir/op_notes.h"
 #include "predict/predict_internal.h"
@@ -392,15 +393,18 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
 
 absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_view device,
                                              const PredictOptions& options) {
-  const TopologyText named = split_topology_text(device);
-  absl::StatusOr<DeviceSpec> spec = hloroof::device(named.device);
-  if (!spec.ok()) return spec.status();
-  if (options.topology.empty() && !named.shape.empty()) {
-    PredictOptions with_topology = options;
-    with_topology.topology = named.shape;
-    return predict_step_time(module, *spec, with_topology);
-  }
-  return predict_step_time(module, *spec, options);
+  // The command's and Python's rule: aliases, the module's platform, real slices only.
+  absl::StatusOr<DeviceTarget> target = resolve_device(
+      device, &module,
+      {.topology = options.topology, .device_option = "device", .topology_option = "topology"});
+  if (!target.ok()) return target.status();
+  PredictOptions with_topology = options;
+  with_topology.topology = target->topology;
+  absl::StatusOr<Prediction> p = predict_step_time(module, target->spec, with_topology);
+  if (!p.ok()) return p;
+  p->assumptions.insert(p->assumptions.begin(), target->notes.begin(), target->notes.end());
+  p->warnings.insert(p->warnings.end(), target->warnings.begin(), target->warnings.end());
+  return p;
 }
 
 absl::StatusOr<Prediction> predict_step_time(std::string_view hlo_text, std::string_view device,

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/str_join.h"
 #include "cli_runner.h"
 #include "nlohmann/json.hpp"
 
@@ -250,6 +251,31 @@ TEST_CASE("DEVICE[:TOPOLOGY] means the same in every command") {
   const nlohmann::json both = json_of(compare.out);
   CHECK(both[0]["topology"] == "2x2");
   CHECK(both[1]["device"] == "h100");
+}
+
+TEST_CASE("the shared table: the command predicts on the device and slice it names") {
+  // tests/data/device_targets/targets.json: the same answers from the C++ API and Python.
+  std::ifstream in(std::string(HLOROOF_SOURCE_DIR) + "/tests/data/device_targets/targets.json");
+  REQUIRE(in.good());
+  const nlohmann::json table = nlohmann::json::parse(in);
+  const std::string text =
+      absl::StrJoin(table["module"].get<std::vector<std::string>>(), "\n") + "\n";
+  for (const nlohmann::json& row : table["targets"]) {
+    const std::string device = row["device"];
+    INFO("--device '" << device << "'");
+    const std::string option = device.empty() ? "" : " --device '" + device + "'";
+    auto r = run_cli("predict - --json" + option, text);
+    if (row.contains("error")) {
+      CHECK(r.exit_code == 1);
+      CHECK_THAT(r.err, Catch::Contains(row["error"].get<std::string>()));
+    } else {
+      INFO(r.err);
+      REQUIRE(r.exit_code == 0);
+      const nlohmann::json p = json_of(r.out);
+      CHECK(p["device"] == row["name"]);
+      CHECK(p["topology"] == row["topology"]);
+    }
+  }
 }
 
 }  // namespace

@@ -275,7 +275,7 @@ ENTRY e {
   st = ((f32[4096]), f32[1024], u32[]) async-start(x), calls=wrapped
   ROOT dn = f32[1024] async-done(st)
 })",
-                   "tpu_v5e:4x1");
+                   *device("tpu_v5e"), testing::on("4x1"));
   REQUIRE(p.op("st").collective.has_value());
   CHECK(p.op("st").collective->kind == "reduce-scatter");
   CHECK(p.op("st").collective->is_async);
@@ -309,10 +309,23 @@ ENTRY e { ROOT x = f32[8] parameter(0) })";
   CHECK(named->topology == "4x2");
   CHECK(!named.assumes("inferred"));
   PredictOptions o;
+  o.topology = "4x2";
+  CHECK(predict(kText, "tpu_v5e", o)->topology == "4x2");
+  // Named twice, the two must agree (the command's --device and --topology).
+  o.topology = "2x4";
+  absl::StatusOr<Prediction> twice = predict_step_time(kText, "tpu_v5e:4x2", o);
+  REQUIRE(!twice.ok());
+  CHECK_THAT(std::string(twice.status().message()),
+             Catch::Contains("device tpu_v5e:4x2 says topology 4x2 but topology says 2x4"));
+  // No v5e slice is 8x1 (the long side at most twice the short one) or 3x3x3 (two axes).
   o.topology = "8x1";
-  CHECK(predict(kText, "tpu_v5e:4x2", o)->topology == "8x1");  // the option wins
+  absl::StatusOr<Prediction> line = predict_step_time(kText, "tpu_v5e", o);
+  REQUIRE(!line.ok());
+  CHECK_THAT(std::string(line.status().message()), Catch::Contains("no tpu_v5e slice is 8x1"));
   absl::StatusOr<Prediction> bad = predict_step_time(kText, "tpu_v5e:3x3x3");
   CHECK(!bad.ok());
+  // The model itself times any shape: a spec with the topology.
+  CHECK(predict(kText, *device("tpu_v5e"), o)->topology == "8x1");
   absl::StatusOr<Prediction> unknown = predict_step_time(kText, "tpu_v99");
   REQUIRE(!unknown.ok());
   CHECK_THAT(std::string(unknown.status().message()), Catch::Contains("unknown device"));

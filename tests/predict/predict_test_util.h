@@ -80,6 +80,14 @@ Predicted predict(std::string_view text, const Device& device,
   return Predicted{*std::move(module), *std::move(p)};
 }
 
+// Options with `topology`: with a DeviceSpec, any shape the model can time, a line of chips no
+// real slice is (tpu_v5e 4x1) included.
+inline PredictOptions on(std::string topology) {
+  PredictOptions o;
+  o.topology = std::move(topology);
+  return o;
+}
+
 // Pure roofline, as the worked examples compute it.
 inline PredictOptions no_overhead() {
   PredictOptions o;

@@ -1,0 +1,276 @@
+// resolve_device: the one rule from a device's name (and a module) to a device and slice.
+#include "hloroof/device_target.h"
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_join.h"
+#include "catch2/catch.hpp"
+#include "hloroof/hlo_text.h"
+#include "hloroof/predict.h"
+#include "nlohmann/json.hpp"
+
+namespace hloroof {
+namespace {
+
+using Catch::Contains;
+
+std::string error_of(std::string_view text, const DeviceTargetOptions& options = {},
+                     const Module* module = nullptr) {
+  absl::StatusOr<DeviceTarget> t = resolve_device(text, module, options);
+  if (t.ok()) return "(resolved to " + t->spec.name + ":" + t->topology + ")";
+  return std::string(t.status().message());
+}
+
+bool any_contains(const std::vector<std::string>& lines, std::string_view text) {
+  for (const std::string& line : lines) {
+    if (line.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST_CASE("every built-in name and alias resolves to its device, in any letter case") {
+  for (const std::string& name : builtin_device_names()) {
+    absl::StatusOr<DeviceSpec> spec = device(name);
+    REQUIRE(spec.ok());
+    std::vector<std::string> names = spec->aliases;
+    names.push_back(name);
+    for (const std::string& alias : names) {
+      for (const std::string& text : {alias, absl::AsciiStrToUpper(alias)}) {
+        INFO(text);
+        absl::StatusOr<DeviceTarget> t = resolve_device(text, nullptr);
+        REQUIRE(t.ok());
+        CHECK(t->spec.name == name);
+        CHECK(t->topology.empty());
+        CHECK(t->source == DeviceSource::kNamed);
+        CHECK(t->notes.empty());
+      }
+    }
+  }
+}
+
+TEST_CASE("JAX device kinds name their device") {
+  // What jax.devices()[0].device_kind says (jax-ml/jax tests/pallas/tpu_info_test.py for the
+  // TPUs; the CUDA device names for the GPUs).
+  const std::pair<std::string, std::string> kinds[] = {
+      {"TPU v2", "tpu_v2"},       {"TPU v3", "tpu_v3"},
+      {"TPU v4", "tpu_v4"},       {"TPU v5 lite", "tpu_v5e"},
+      {"TPU v5e", "tpu_v5e"},     {"TPU v5", "tpu_v5p"},
+      {"TPU v5p", "tpu_v5p"},     {"TPU v6 lite", "tpu_v6e"},
+      {"TPU v6e", "tpu_v6e"},     {"TPU7x", "tpu7x"},
+      {"NVIDIA H100 80GB HBM3", "h100"}, {"NVIDIA A100-SXM4-80GB", "a100"},
+      {"NVIDIA H200", "h200"},    {"NVIDIA B200", "b200"},
+      {"NVIDIA GB200", "gb200"},  {"tpu v5 LITE", "tpu_v5e"},
+  };
+  for (const auto& [kind, name] : kinds) {
+    INFO(kind);
+    absl::StatusOr<DeviceTarget> t = resolve_device(kind, nullptr);
+    REQUIRE(t.ok());
+    CHECK(t->spec.name == name);
+    CHECK(t->topology.empty());
+  }
+  // With a slice, as any name.
+  absl::StatusOr<DeviceTarget> sliced = resolve_device("TPU v5 lite:2x4", nullptr);
+  REQUIRE(sliced.ok());
+  CHECK(sliced->spec.name == "tpu_v5e");
+  CHECK(sliced->topology == "2x4");
+  // Another model of a built-in GPU has other figures: not taken for it, but suggested.
+  CHECK_THAT(error_of("NVIDIA H100 PCIe"),
+             Contains("no built-in device is 'NVIDIA H100 PCIe'; did you mean 'h100'?"));
+}
+
+TEST_CASE("Cloud TPU accelerator types name the device and the slice") {
+  // v5e and v6e count chips; v2, v3, v4 and v5p count TensorCores, two per chip
+  // (cloud.google.com/tpu/docs/v5e, /v5p). The slice is the smallest of that many chips.
+  const std::tuple<std::string, std::string, std::string> types[] = {
+      {"v5litepod-1", "tpu_v5e", "1x1"},   {"v5litepod-4", "tpu_v5e", "2x2"},
+      {"v5litepod-8", "tpu_v5e", "2x4"},   {"v5litepod-16", "tpu_v5e", "4x4"},
+      {"v5litepod-256", "tpu_v5e", "16x16"}, {"v6e-8", "tpu_v6e", "2x4"},
+      {"V6E-64", "tpu_v6e", "8x8"},
+      // 8 TensorCores = 4 chips; 16 = 8; 128 = 64, one 4x4x4 cube.
+      {"v5p-8", "tpu_v5p", "1x2x2"},       {"v5p-16", "tpu_v5p", "2x2x2"},
+      {"v5p-128", "tpu_v5p", "4x4x4"},     {"v4-32", "tpu_v4", "2x2x4"},
+      // v3 and v2 chips hold two JAX devices each: v3-8 is 4 chips, 8 devices.
+      {"v3-8", "tpu_v3", "2x2"},           {"v2-32", "tpu_v2", "4x4"},
+  };
+  for (const auto& [type, name, topology] : types) {
+    INFO(type);
+    absl::StatusOr<DeviceTarget> t = resolve_device(type, nullptr);
+    REQUIRE(t.ok());
+    CHECK(t->spec.name == name);
+    CHECK(t->topology == topology);
+    CHECK(any_contains(t->notes, "accelerator type"));
+  }
+  absl::StatusOr<DeviceTarget> v5p = resolve_device("v5p-8", nullptr);
+  CHECK(any_contains(v5p->notes,
+                     "the Cloud TPU accelerator type of 4 chips (its number counts TensorCores, "
+                     "two per chip), tpu_v5p:1x2x2"));
+  // The same slice named again is fine; another is an error.
+  CHECK(resolve_device("v5litepod-16:4x4", nullptr).ok());
+  CHECK(resolve_device("v5litepod-16", nullptr, {.topology = "4x4"}).ok());
+  CHECK_THAT(error_of("v5litepod-16:2x8"),
+             Contains("v5litepod-16 is the slice 4x4; for another give tpu_v5e:2x8"));
+  CHECK_THAT(error_of("v5litepod-16", {.topology = "2x2"}),
+             Contains("says topology 4x4 but --topology says 2x2"));
+}
+
+TEST_CASE("accelerator types whose count is no slice are rejected") {
+  // 12 chips: not a power of two.
+  CHECK_THAT(error_of("v5litepod-12"),
+             Contains("no tpu_v5e slice is v5litepod-12") && Contains("counts chips"));
+  // 6 TensorCores = 3 chips; 7 is not whole chips.
+  CHECK_THAT(error_of("v5p-6"), Contains("no tpu_v5p slice is v5p-6") &&
+                                    Contains("counts TensorCores, two per chip"));
+  CHECK_THAT(error_of("v4-7"), Contains("no tpu_v4 slice is v4-7"));
+  CHECK_THAT(error_of("v5litepod-0"), Contains("no tpu_v5e slice is v5litepod-0"));
+  // 512 chips: more than the 16x16 pod.
+  CHECK_THAT(error_of("v5litepod-512"), Contains("no tpu_v5e slice is v5litepod-512") &&
+                                            Contains("largest tpu_v5e slice is 16x16"));
+}
+
+TEST_CASE("slices no such device has are rejected, with the shapes it has") {
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const Case rejected[] = {
+      {"tpu_v5e:3x3", "no tpu_v5e slice is 3x3: its slices are 1x1, 1x2, 2x2, 2x4, 4x4, 4x8, "
+                      "8x8, 8x16, 16x16 chips (either order)"},
+      {"tpu_v5e:8x1", "no tpu_v5e slice is 8x1"},   // the long side at most twice the short
+      {"tpu_v5e:1x4", "no tpu_v5e slice is 1x4"},
+      {"tpu_v6e:6x6", "no tpu_v6e slice is 6x6"},   // not powers of two
+      {"tpu_v5e:32x32", "the largest tpu_v5e slice is 16x16"},
+      {"tpu_v5e:4x4x4", "tpu_v5e"},                 // three axes on a 2D torus
+      {"tpu_v5p:3x4x4", "no tpu_v5p slice is 3x4x4: its slices are 1x1x1, 1x1x2, 1x2x2, 2x2x2, "
+                        "2x2x4, 2x4x4, then every side a multiple of 4 (4x4x4, 4x4x8, ... up to "
+                        "16x20x28) chips, in any order"},
+      {"tpu_v4:4x4x6", "no tpu_v4 slice is 4x4x6"},
+      {"tpu_v4:1x1x4", "no tpu_v4 slice is 1x1x4"},
+      {"tpu_v4:2x2x3", "no tpu_v4 slice is 2x2x3"},
+      {"tpu7x:2x3x4", "no tpu7x slice is 2x3x4"},
+      {"tpu_v5e:2x2,slices=2x", "slices"},
+  };
+  for (const Case& c : rejected) {
+    INFO(c.text);
+    CHECK_THAT(error_of(c.text), Contains(c.message));
+  }
+  const Case accepted[] = {
+      {"tpu_v5e:4x2", "4x2"},         {"tpu_v5e:16x16", "16x16"},
+      {"tpu_v5p:1x2x2", "1x2x2"},     {"tpu_v5p:2x2x1", "2x2x1"},
+      {"tpu_v4:4x8x12", "4x8x12"},    {"tpu_v5e:4x4,slices=2", "4x4,slices=2"},
+      {"h100:2x8", "2x8"},            {"tpu7x:2x2x1", "2x2x1"},
+  };
+  for (const Case& c : accepted) {
+    INFO(c.text);
+    absl::StatusOr<DeviceTarget> t = resolve_device(c.text, nullptr);
+    REQUIRE(t.ok());
+    CHECK(t->topology == c.message);
+  }
+  CHECK(check_slice(*device("tpu_v5e"), "4x4").ok());
+  CHECK(!check_slice(*device("tpu_v5e"), "4x1").ok());
+  CHECK(check_slice(*device("h100"), "3x5").ok());  // GPUs: any nodes x GPUs
+}
+
+TEST_CASE("a topology given twice must agree") {
+  CHECK(resolve_device("tpu_v5e:2x2", nullptr, {.topology = "2x2"}).ok());
+  CHECK_THAT(error_of("tpu_v5e:2x2", {.topology = "4x4"}),
+             Contains("--device tpu_v5e:2x2 says topology 2x2 but --topology says 4x4; give one"));
+  CHECK_THAT(error_of("tpu_v5e:2x2", {.topology = "4x4", .device_option = "device=",
+                                      .topology_option = "topology="}),
+             Contains("device= tpu_v5e:2x2 says topology 2x2 but topology= says 4x4"));
+  // The option alone is checked as a named one.
+  CHECK_THAT(error_of("tpu_v5e", {.topology = "3x3"}), Contains("no tpu_v5e slice is 3x3"));
+}
+
+TEST_CASE("unknown names: did you mean the closest") {
+  // One edit away, or a prefix: named. Letter case does not count.
+  CHECK_THAT(error_of("tpu_v6"), Contains("unknown device 'tpu_v6'; did you mean 'tpu_v6e'?"));
+  CHECK_THAT(error_of("H1000"), Contains("did you mean 'h100'?"));
+  CHECK_THAT(error_of("TPU v5 lit"), Contains("did you mean 'tpu v5 lite'?"));
+  CHECK_THAT(error_of("ironwod"), Contains("did you mean 'ironwood'?"));
+  // An accelerator type with a mistyped version keeps its count.
+  CHECK_THAT(error_of("v5lite-8"), Contains("did you mean 'v5litepod-8'?"));
+  // Two equally close (tpu_v2, tpu_v3, tpu_v4 for tpu_v9), or none close: no guess, the list.
+  const std::string far = error_of("tpu_v9");
+  CHECK_THAT(far, Contains("unknown device 'tpu_v9'") && !Contains("did you mean") &&
+                      Contains("built-in devices: a100, b200") && Contains("v5litepod-16"));
+  CHECK_THAT(error_of("quantum"), !Contains("did you mean"));
+  // A path that does not read is a file error, not an unknown name.
+  CHECK_THAT(error_of("/no/such/spec.json"), Contains("/no/such/spec.json") &&
+                                                 !Contains("unknown device"));
+}
+
+TEST_CASE("no name: the module's platform decides, else the default is a guess") {
+  absl::StatusOr<Module> gpu = parse_module(R"(HloModule m
+ENTRY e {
+  a = f32[8,8] parameter(0)
+  ROOT c = (f32[8,8], s8[0]) custom-call(a, a), custom_call_target="__cublas$gemm"
+})");
+  REQUIRE(gpu.ok());
+  absl::StatusOr<DeviceTarget> g = resolve_device("", &*gpu);
+  REQUIRE(g.ok());
+  CHECK(g->spec.name == "h100");
+  CHECK(g->source == DeviceSource::kPlatform);
+  CHECK(any_contains(g->notes, "compiled for GPU"));
+  CHECK(g->warnings.empty());
+
+  absl::StatusOr<Module> plain =
+      parse_module("HloModule m\nENTRY e { ROOT p = f32[8] parameter(0) }");
+  REQUIRE(plain.ok());
+  absl::StatusOr<DeviceTarget> guess =
+      resolve_device("  ", &*plain, {.device_option = "device="});
+  REQUIRE(guess.ok());
+  CHECK(guess->spec.name == "tpu_v5e");
+  CHECK(guess->source == DeviceSource::kGuess);
+  CHECK(guess->notes.empty());
+  CHECK(any_contains(guess->warnings, "no device= given"));
+  CHECK(device_source_name(guess->source) == "guess");
+
+  // A slice larger than the module: its idle chips are noted. 4x4 = 16 devices, the module
+  // runs on 2 x 2 = 4: 12 idle.
+  absl::StatusOr<Module> four = parse_module(
+      "HloModule m, replica_count=2, num_partitions=2\nENTRY e { ROOT p = f32[8] parameter(0) }");
+  REQUIRE(four.ok());
+  absl::StatusOr<DeviceTarget> idle = resolve_device("tpu_v5e:4x4", &*four);
+  REQUIRE(idle.ok());
+  CHECK(any_contains(idle->notes, "topology 4x4 holds 16 devices; the module runs on 4 "
+                                  "(replica_count x num_partitions), so 12 sit idle"));
+}
+
+TEST_CASE("settings change the spec's figures, and say so") {
+  absl::StatusOr<DeviceTarget> t =
+      resolve_device("h100", nullptr, {.settings = {"hbm.bandwidth=4e12"}});
+  REQUIRE(t.ok());
+  CHECK(t->spec.hbm_bandwidth == 4e12);
+  CHECK(any_contains(t->notes, "device figures set: hbm.bandwidth=4e12"));
+  CHECK(!resolve_device("h100", nullptr, {.settings = {"no.such=1"}}).ok());
+}
+
+TEST_CASE("the shared table: the C++ API predicts on the device and slice it names") {
+  // tests/data/device_targets/targets.json: the same answers from the command and Python.
+  std::ifstream in(std::string(HLOROOF_SOURCE_DIR) + "/tests/data/device_targets/targets.json");
+  REQUIRE(in.good());
+  const nlohmann::json table = nlohmann::json::parse(in);
+  const std::string text =
+      absl::StrJoin(table["module"].get<std::vector<std::string>>(), "\n") + "\n";
+  REQUIRE(table["targets"].size() >= 30);
+  for (const nlohmann::json& row : table["targets"]) {
+    const std::string device_text = row["device"];
+    INFO("device '" << device_text << "'");
+    absl::StatusOr<Prediction> p = predict_step_time(text, device_text);
+    if (row.contains("error")) {
+      REQUIRE(!p.ok());
+      CHECK_THAT(std::string(p.status().message()), Contains(row["error"].get<std::string>()));
+    } else {
+      INFO(p.status().ToString());
+      REQUIRE(p.ok());
+      CHECK(p->device == row["name"]);
+      CHECK(p->topology == row["topology"]);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hloroof
