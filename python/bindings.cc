@@ -670,9 +670,10 @@ void bind_memory(py::module_& m) {
         absl::StatusOr<MemoryReport> report;
         {
           py::gil_scoped_release release;
-          report = analyze_memory(module, {.device = spec,
-                                           .top_buffers = top_buffers,
-                                           .first_tile_padding = first_tile_padding});
+          const MemoryOptions options{.top_buffers = top_buffers,
+                                      .first_tile_padding = first_tile_padding};
+          report = spec == nullptr ? analyze_memory(module, options)
+                                   : analyze_memory(module, *spec, options);
         }
         return value_or_raise(std::move(report));
       },
@@ -1050,10 +1051,9 @@ void bind_predict(py::module_& m) {
         absl::StatusOr<Advice> advice;
         {
           py::gil_scoped_release release;
-          absl::StatusOr<MemoryReport> memory = analyze_memory(module, {.device = &device});
-          advice = memory.ok() ? advise(module, prediction, *memory,
-                                        {.device = &device, .top = top,
-                                         .evidence_rows = evidence_rows})
+          absl::StatusOr<MemoryReport> memory = analyze_memory(module, device);
+          advice = memory.ok() ? advise(module, prediction, *memory, device,
+                                        {.top = top, .evidence_rows = evidence_rows})
                                : absl::StatusOr<Advice>(memory.status());
         }
         const Advice& a = value_or_raise(std::move(advice));

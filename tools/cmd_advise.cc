@@ -50,10 +50,9 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<Prediction> prediction = predict_step_time(module, *spec, predict_options);
   if (!prediction.ok()) return fail(prediction.status());
   prepend_input_notes(*loaded, *choice, *prediction);
-  absl::StatusOr<MemoryReport> memory = analyze_memory(module, {.device = spec});
+  absl::StatusOr<MemoryReport> memory = analyze_memory(module, *spec);
   if (!memory.ok()) return fail(memory.status());
-  options.device = spec;
-  absl::StatusOr<Advice> advice = advise(module, *prediction, *memory, options);
+  absl::StatusOr<Advice> advice = advise(module, *prediction, *memory, *spec, options);
   if (!advice.ok()) return fail(advice.status());
   if (args->flag("--json")) {
     std::cout << advice_to_json(*advice) << "\n";

@@ -453,8 +453,7 @@ int run(const std::vector<std::string>& words) {
       resolve_device(args->get("--device"), &loaded->module,
                      {.settings = args->all("--set")});
   if (!choice.ok()) return fail(choice.status());
-  options.device = &choice->spec;
-  absl::StatusOr<MemoryReport> report = analyze_memory(loaded->module, options);
+  absl::StatusOr<MemoryReport> report = analyze_memory(loaded->module, choice->spec, options);
   if (!report.ok()) return fail(report.status());
   for (size_t i = 0; i < loaded->warnings.size(); ++i) {
     report->notes.insert(report->notes.begin() + i, "warning: " + loaded->warnings[i]);

@@ -193,7 +193,7 @@ int run(const std::vector<std::string>& words) {
   // The memory analysis of the module, made once for the trace and the advice.
   std::optional<absl::StatusOr<MemoryReport>> analyzed;
   auto memory_report = [&]() -> const absl::StatusOr<MemoryReport>& {
-    if (!analyzed) analyzed = analyze_memory(*module, {.device = spec});
+    if (!analyzed) analyzed = analyze_memory(*module, *spec);
     return *analyzed;
   };
   if (args->has("--trace")) {
@@ -236,7 +236,7 @@ int run(const std::vector<std::string>& words) {
   const absl::StatusOr<MemoryReport>& memory = memory_report();
   if (!memory.ok()) return fail(memory.status());
   absl::StatusOr<Advice> advice =
-      advise(*module, *prediction, *memory, {.device = &*spec, .top = 5, .evidence_rows = 3});
+      advise(*module, *prediction, *memory, *spec, {.top = 5, .evidence_rows = 3});
   if (!advice.ok()) return fail(advice.status());
   advice->warnings.clear();  // the overview said them
   std::cout << *report << "\n" << render_advice_text(*advice);

@@ -2,8 +2,8 @@
 // timeline, each finding with the step time it puts at stake.
 //
 //   absl::StatusOr<Prediction> p = predict_step_time(module, spec);
-//   absl::StatusOr<MemoryReport> m = analyze_memory(module, {.device = &spec});
-//   absl::StatusOr<Advice> a = advise(module, *p, *m, {.device = &spec});
+//   absl::StatusOr<MemoryReport> m = analyze_memory(module, spec);
+//   absl::StatusOr<Advice> a = advise(module, *p, *m, spec);
 //   a->findings.front().id;             // "exposed-collective"
 //   a->findings.front().time_at_stake_s;  // predicted seconds the fix could save
 //   std::cout << render_advice_text(*a);
@@ -56,8 +56,6 @@ struct AdviseThresholds {
 };
 
 struct AdviseOptions {
-  // The device the prediction was made for (rates, per-op overhead, HBM capacity). Required.
-  const DeviceSpec* device = nullptr;
   // Findings kept, best ranked first; 0 keeps all.
   size_t top = 0;
   // Evidence rows kept per finding (largest first); 0 keeps all.
@@ -109,9 +107,11 @@ struct Advice {
 };
 
 // Runs every rule over `module`, its prediction and its memory report (both of this module, on
-// options.device). Errors: no device, or a prediction whose ops are not in the module.
+// `device`: its rates, per-op overhead and HBM capacity). Errors: a prediction whose ops are not
+// in the module.
 absl::StatusOr<Advice> advise(const Module& module, const Prediction& prediction,
-                              const MemoryReport& memory, const AdviseOptions& options);
+                              const MemoryReport& memory, const DeviceSpec& device,
+                              const AdviseOptions& options = {});
 
 // For people: one block per finding (id, time at stake, what, evidence, arithmetic, fix), at
 // most 100 columns; a line saying nothing was found when there are no findings.

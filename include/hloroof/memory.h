@@ -3,7 +3,7 @@
 //
 //   absl::StatusOr<hloroof::Module> m = hloroof::parse_module(text);
 //   absl::StatusOr<hloroof::DeviceSpec> d = hloroof::device("tpu_v5e");
-//   absl::StatusOr<hloroof::MemoryReport> r = hloroof::analyze_memory(*m, {.device = &*d});
+//   absl::StatusOr<hloroof::MemoryReport> r = hloroof::analyze_memory(*m, *d);
 //   r->peak_bytes;          // device memory (HBM) high-water mark, padded bytes
 //   r->peak_at;             // the entry instruction where it happens
 //   r->footprint_bytes;     // arguments + outputs - aliased + temp allocation + constants
@@ -202,13 +202,11 @@ struct MemoryReport {
   // runs them). At most MemoryOptions::max_timeline_points.
   std::vector<LiveBytesPoint> live_timeline;
 
-  std::optional<CapacityCheck> capacity;  // when MemoryOptions::device was given
+  std::optional<CapacityCheck> capacity;  // when analyzed for a device
   std::vector<std::string> notes;         // assumptions that shaped the numbers
 };
 
 struct MemoryOptions {
-  // When set, the report carries a capacity check against this device's HBM.
-  const DeviceSpec* device = nullptr;
   // How many buffers largest_buffers and peak_buffers keep; 0 keeps all.
   size_t top_buffers = 20;
   // Padded size by the first tile level only, as XLA's own size helper computes it
@@ -223,6 +221,10 @@ struct MemoryOptions {
 // Analyzes the module's entry computation and everything it runs. Errors only for a module
 // that cannot be analyzed (no entry computation, a computation that calls itself).
 absl::StatusOr<MemoryReport> analyze_memory(const Module& module,
+                                            const MemoryOptions& options = {});
+// The same, for `device`: the report carries a capacity check against its HBM, and the notes
+// what its memories change (untiled layouts on a TPU, on-chip buffers beyond its capacity).
+absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const DeviceSpec& device,
                                             const MemoryOptions& options = {});
 
 // `bytes` (the figure `basis` names) against `device`'s HBM capacity.

@@ -100,12 +100,9 @@ std::vector<std::string> advice_rule_ids() {
 }
 
 absl::StatusOr<Advice> advise(const Module& module, const Prediction& prediction,
-                              const MemoryReport& memory, const AdviseOptions& options) {
-  if (options.device == nullptr) {
-    return absl::InvalidArgumentError(
-        "advise needs the device the prediction was made for (AdviseOptions::device)");
-  }
-  Context ctx(module, prediction, memory, *options.device, options.thresholds);
+                              const MemoryReport& memory, const DeviceSpec& device,
+                              const AdviseOptions& options) {
+  Context ctx(module, prediction, memory, device, options.thresholds);
   ctx.ops.reserve(prediction.ops.size());
   for (const OpPrediction& op : prediction.ops) {
     const Instruction* i = op.instruction;
@@ -136,7 +133,7 @@ absl::StatusOr<Advice> advise(const Module& module, const Prediction& prediction
   advise_internal::unknown_cost(ctx, candidates);
 
   Advice advice;
-  advice.device = options.device->name;
+  advice.device = device.name;
   advice.module_name = std::string(module.name());
   advice.step_time_s = prediction.step_time_s;
   advice.step_is_lower_bound = prediction.is_lower_bound;

@@ -217,7 +217,10 @@ CapacityCheck check_capacity(int64_t peak_bytes, const DeviceSpec& device, Capac
   return c;
 }
 
-absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOptions& options) {
+namespace {
+
+absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* device,
+                                     const MemoryOptions& options) {
   absl::StatusOr<ModuleLiveness> liveness =
       ModuleLiveness::analyze(module, options.first_tile_padding);
   if (!liveness.ok()) return liveness.status();
@@ -322,16 +325,16 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOp
         "order, which XLA's scheduler may change");
   }
   for (const std::string& note : liveness->notes()) r.notes.push_back(note);
-  if (options.device != nullptr) {
+  if (device != nullptr) {
     // A GPU executable allocates its output and temp allocations before the first kernel runs
     // and holds them to the end (gpu_executable.cc); a TPU program is assumed to do the same.
-    r.capacity = check_capacity(r.footprint_bytes, *options.device, CapacityBasis::kFootprint);
-    if (options.device->kind == DeviceKind::kTpu) {
+    r.capacity = check_capacity(r.footprint_bytes, *device, CapacityBasis::kFootprint);
+    if (device->kind == DeviceKind::kTpu) {
       r.notes.push_back(
           "TPU: buffer assignment and allocation are not public; the footprint assumes the TPU "
           "runtime holds every allocation for the whole step as the GPU runtime does");
     }
-    if (options.device->kind == DeviceKind::kTpu) {
+    if (device->kind == DeviceKind::kTpu) {
       if (int64_t n = untiled_device_arrays(buffers); n > 0) {
         r.notes.push_back(
             absl::StrCat(n,
@@ -339,16 +342,27 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOp
                          "(docs/sources.md), so their sizes here are lower bounds"));
       }
     }
-    if (options.device->on_chip_capacity_bytes > 0 &&
-        static_cast<double>(r.peak_on_chip_bytes) > options.device->on_chip_capacity_bytes) {
+    if (device->on_chip_capacity_bytes > 0 &&
+        static_cast<double>(r.peak_on_chip_bytes) > device->on_chip_capacity_bytes) {
       r.notes.push_back(absl::StrCat("on-chip buffers (S(1) and up) peak above the device's ",
-                                     options.device->on_chip_memory_name.empty()
+                                     device->on_chip_memory_name.empty()
                                          ? std::string("on-chip memory")
-                                         : options.device->on_chip_memory_name,
+                                         : device->on_chip_memory_name,
                                      " capacity"));
     }
   }
   return r;
+}
+
+}  // namespace
+
+absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOptions& options) {
+  return analyze(module, nullptr, options);
+}
+
+absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const DeviceSpec& device,
+                                            const MemoryOptions& options) {
+  return analyze(module, &device, options);
 }
 
 }  // namespace hloroof

@@ -712,7 +712,7 @@ class XSpaceWriter {
   std::string hlo_proto_with_buffers() {
     const size_t most = static_cast<size_t>(std::max<int64_t>(options_.max_assigned_buffers, 1));
     absl::StatusOr<MemoryReport> memory = analyze_memory(
-        module_, {.device = &device_, .top_buffers = most, .max_timeline_points = 1});
+        module_, device_, {.top_buffers = most, .max_timeline_points = 1});
     if (!memory.ok()) {
       unfilled_.push_back(absl::StrCat(
           "no buffer assignment in the HloProto (the memory analysis failed: ",

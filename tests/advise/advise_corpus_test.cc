@@ -67,9 +67,9 @@ TEST_CASE("advise over the corpus: no errors, no finding without evidence") {
       REQUIRE(spec.ok());
       absl::StatusOr<Prediction> p = predict_step_time(*module, *spec);
       if (!p.ok()) continue;  // refusals are predict's to test
-      absl::StatusOr<MemoryReport> m = analyze_memory(*module, {.device = &*spec});
+      absl::StatusOr<MemoryReport> m = analyze_memory(*module, *spec);
       if (!m.ok()) continue;
-      absl::StatusOr<Advice> a = advise(*module, *p, *m, {.device = &*spec});
+      absl::StatusOr<Advice> a = advise(*module, *p, *m, *spec);
       if (!a.ok()) {
         failures.push_back(file.string() + " on " + name + ": " +
                            std::string(a.status().message()));

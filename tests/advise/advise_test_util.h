@@ -65,10 +65,10 @@ inline Advised advise_text(std::string_view text, std::string_view device_name,
   absl::StatusOr<Prediction> p = predict_step_time(*module, *spec, o);
   INFO(p.status().ToString());
   REQUIRE(p.ok());
-  absl::StatusOr<MemoryReport> m = analyze_memory(*module, {.device = &*spec});
+  absl::StatusOr<MemoryReport> m = analyze_memory(*module, *spec);
   REQUIRE(m.ok());
   Advised a{*std::move(module), *std::move(spec), *std::move(p), *std::move(m), {}};
-  absl::StatusOr<Advice> advice = advise(a.module, a.prediction, a.memory, {.device = &a.device});
+  absl::StatusOr<Advice> advice = advise(a.module, a.prediction, a.memory, a.device);
   INFO(advice.status().ToString());
   REQUIRE(advice.ok());
   a.advice = *std::move(advice);

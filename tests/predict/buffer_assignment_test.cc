@@ -19,11 +19,15 @@ using hloroof::MemoryBuffer;
 using hloroof::MemoryOptions;
 using hloroof::MemoryReport;
 
-MemoryReport analyze(std::string_view text, const MemoryOptions& options = {.top_buffers = 0}) {
+// With `device`, the report checks the device's capacity.
+MemoryReport analyze(std::string_view text, const MemoryOptions& options = {.top_buffers = 0},
+                     const hloroof::DeviceSpec* device = nullptr) {
   absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text);
   INFO(module.status().ToString());
   REQUIRE(module.ok());
-  absl::StatusOr<MemoryReport> report = hloroof::analyze_memory(*module, options);
+  absl::StatusOr<MemoryReport> report = device == nullptr
+                                            ? hloroof::analyze_memory(*module, options)
+                                            : hloroof::analyze_memory(*module, *device, options);
   INFO(report.status().ToString());
   REQUIRE(report.ok());
   return *std::move(report);
@@ -327,7 +331,7 @@ ENTRY e {
   ROOT d = f32[128]{0} dynamic-slice(p, i), dynamic_slice_sizes={128}
 }
 )",
-                           {.device = &*v5e});
+                           {.top_buffers = 0}, &*v5e);
   CHECK(r.peak_host_bytes == 0);
   CHECK(r.peak_on_chip_bytes == 512);
   CHECK(r.argument_bytes == 4096);  // device memory only

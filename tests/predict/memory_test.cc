@@ -15,11 +15,15 @@ using hloroof::MemoryBuffer;
 using hloroof::MemoryOptions;
 using hloroof::MemoryReport;
 
-MemoryReport analyze(std::string_view text, const MemoryOptions& options = {}) {
+// With `device`, the report checks the device's capacity.
+MemoryReport analyze(std::string_view text, const MemoryOptions& options = {},
+                     const hloroof::DeviceSpec* device = nullptr) {
   absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text);
   INFO(module.status().ToString());
   REQUIRE(module.ok());
-  absl::StatusOr<MemoryReport> report = hloroof::analyze_memory(*module, options);
+  absl::StatusOr<MemoryReport> report = device == nullptr
+                                            ? hloroof::analyze_memory(*module, options)
+                                            : hloroof::analyze_memory(*module, *device, options);
   INFO(report.status().ToString());
   REQUIRE(report.ok());
   return *std::move(report);
@@ -468,7 +472,7 @@ TEST_CASE("capacity: 40 GiB does not fit a 16 GB v5e but fits a 95 GiB v5p") {
   REQUIRE(v5e.ok());
   REQUIRE(v5p.ok());
 
-  MemoryReport on_v5e = analyze(kTwentyGiB, {.device = &*v5e});
+  MemoryReport on_v5e = analyze(kTwentyGiB, {}, &*v5e);
   CHECK(on_v5e.peak_bytes == 42949672960);
   REQUIRE(on_v5e.capacity.has_value());
   CHECK(on_v5e.capacity->device == "tpu_v5e");
@@ -479,7 +483,7 @@ TEST_CASE("capacity: 40 GiB does not fit a 16 GB v5e but fits a 95 GiB v5p") {
   // Untiled layouts on a TPU: the sizes are lower bounds, and the report says so.
   CHECK(has_note(on_v5e, "without tiles"));
 
-  MemoryReport on_v5p = analyze(kTwentyGiB, {.device = &*v5p});
+  MemoryReport on_v5p = analyze(kTwentyGiB, {}, &*v5p);
   REQUIRE(on_v5p.capacity.has_value());
   CHECK(on_v5p.capacity->capacity_bytes == 95LL << 30);  // 95 GiB (GC-v5p)
   CHECK(on_v5p.capacity->fits);
