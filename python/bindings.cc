@@ -27,6 +27,7 @@
 #include "hloroof/advise.h"
 #include "hloroof/cost.h"
 #include "hloroof/device.h"
+#include "hloroof/device_target.h"
 #include "hloroof/diff.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
@@ -427,6 +428,32 @@ void bind_device(py::module_& m) {
       },
       py::arg("module"),
       "(device, decided, note): the device a module is predicted on when none is given.");
+  Record<DeviceTarget>(m, "DeviceTarget",
+                       "A checked device and slice, as resolve_device gives them.")
+      .field("spec", &DeviceTarget::spec, "the device")
+      .field("topology", &DeviceTarget::topology, "the slice ('4x4'); '' when inferred")
+      .computed(
+          "source",
+          [](const DeviceTarget& t) { return std::string(device_source_name(t.source)); },
+          "how it was chosen: 'named', 'platform' (the module's), 'guess'")
+      .field("notes", &DeviceTarget::notes, "what a report's assumptions say of it")
+      .field("warnings", &DeviceTarget::warnings, "what a report says first: a guessed device")
+      .done();
+  m.def(
+      "_resolve_device",
+      [](std::string_view text, const Module* module, const std::string& topology) {
+        absl::StatusOr<DeviceTarget> t;
+        {
+          py::gil_scoped_release release;
+          t = resolve_device(text, module,
+                             {.topology = topology,
+                              .device_option = "device=",
+                              .topology_option = "topology="});
+        }
+        return value_or_raise(std::move(t));
+      },
+      py::arg("text"), py::arg("module").none(true), py::arg("topology"),
+      "The command's --device rule (hloroof/device_target.h), with Python's argument names.");
   m.attr("_DEFAULT_TPU_DEVICE") = std::string(kDefaultTpuDevice);
   m.attr("_DEFAULT_GPU_DEVICE") = std::string(kDefaultGpuDevice);
 }

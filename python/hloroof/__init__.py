@@ -45,6 +45,7 @@ from ._hloroof import (  # noqa: F401  (re-exported)
     CostOptions,
     DeviceFigure,
     DeviceSpec,
+    DeviceTarget,
     Instruction,
     InstructionCost,
     LiveBytesPoint,
@@ -72,7 +73,7 @@ from ._hloroof import (  # noqa: F401  (re-exported)
 
 __all__ = [
     "parse", "cost", "predict", "memory", "advise", "calibrate", "compare", "compare_profile",
-    "diff", "devices", "device", "Advice", "Calibration", "Comparison", "ProfileComparison",
+    "diff", "devices", "device", "resolve_device", "DeviceTarget", "Advice", "Calibration", "Comparison", "ProfileComparison",
     "Record",
     "ParseError", "__version__",
     "Module", "Computation", "Instruction", "OpMetadata", "ModuleCost", "InstructionCost",
@@ -292,9 +293,13 @@ def advise(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None, t
     """
     source, device, options, notes, warnings = _resolve_device(module_or_text, device, options)
     module = _module_of(source)
-    spec = device if isinstance(device, DeviceSpec) else _device_spec(device)
-    if "topology" not in options and not isinstance(device, DeviceSpec):
-        options["topology"] = _split_device(device)[1]
+    spec = device
+    if not isinstance(device, DeviceSpec):
+        target = _target(device, module, options.get("topology", ""))
+        spec = target.spec
+        options["topology"] = target.topology
+        notes = notes + target.notes
+        warnings = warnings + target.warnings
     prediction = predict(module, spec, **options)
     json_text, text = _hloroof._advise(module, prediction, spec, top, evidence_rows)
     advice = _json.loads(json_text)
@@ -314,8 +319,14 @@ def memory(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
     ``largest_buffers`` and ``peak_buffers`` (0 keeps all).
     """
     source, device, _, notes, warnings = _resolve_device(module_or_text, device, {})
-    spec = device if isinstance(device, DeviceSpec) else _device_spec(device)
-    report = _hloroof._memory(_module_of(source), spec, top_buffers, first_tile_padding)
+    module = _module_of(source)
+    spec = device
+    if not isinstance(device, DeviceSpec):
+        target = _target(device, module, "")
+        spec = target.spec
+        notes = notes + target.notes
+        warnings = warnings + target.warnings
+    report = _hloroof._memory(module, spec, top_buffers, first_tile_padding)
     _hloroof._add_memory_notes(report, ["warning: " + w for w in warnings], notes)
     return report
 
@@ -534,25 +545,43 @@ def _path_argument(function: str, name: str, value: Any) -> str:
                     f"{type(value).__name__} {value!r}")
 
 
-def _split_device(name: str):
-    """("tpu_v5e", "2x2") for "tpu_v5e:2x2": a device and its topology ("" when none)."""
-    head, sep, tail = name.rpartition(":")
-    if sep and "/" not in tail and not tail.endswith(".json"):
-        return head, tail
-    return name, ""
-
-
-def _device_spec(name: str) -> DeviceSpec:
+def _target(name: Any, module: Optional[Module], topology: str) -> DeviceTarget:
+    """`name` resolved by the command's --device rule (`resolve_device`)."""
     if not isinstance(name, (str, _os.PathLike)):
         raise TypeError(f"device wants a device name (as `hloroof devices` lists them) or a "
                         f"device JSON path, got {type(name).__name__} {name!r}")
-    return _hloroof._device(_split_device(_os.fspath(name))[0])
+    return _hloroof._resolve_device(_os.fspath(name), module, topology or "")
+
+
+def _device_spec(name: str) -> DeviceSpec:
+    return _target(name, None, "").spec
 
 
 def device(name: str) -> DeviceSpec:
-    """The spec of a built-in device by name or alias ("tpu_v5e", "v5e", "h100"), or of a
-    device JSON file. Raises ValueError for an unknown name."""
+    """The spec of a device, named as `resolve_device` takes it: a built-in name or alias
+    ("tpu_v5e", "v5e", "h100"), a JAX device kind ("TPU v5 lite"), a Cloud TPU accelerator type
+    ("v5litepod-16"), or a device JSON file; a topology after ':' is checked, not kept. Raises
+    ValueError for an unknown name (with the closest known one) or a slice the device cannot
+    have."""
     return _device_spec(name)
+
+
+def resolve_device(device: Union[str, _os.PathLike, None] = None,
+                   module_or_text: Optional[_Text] = None, topology: str = "") -> DeviceTarget:
+    """The device and slice `device` names, by the rule of the command's ``--device`` and of
+    every function here that takes a device (`DeviceTarget`: ``spec``, ``topology`` ('' when
+    inferred from the module), ``source`` ('named', 'platform', 'guess'), ``notes``,
+    ``warnings``).
+
+    `device`: a built-in name or alias, optionally with a topology (``"tpu_v5e:4x4"``), a JAX
+    device kind (``"TPU v5 lite"``, ``"NVIDIA H100 80GB HBM3"``), a Cloud TPU accelerator type
+    (``"v5litepod-16"`` is tpu_v5e 4x4; ``"v5p-8"`` is 4 chips, its number counting
+    TensorCores), or a device JSON file. None or '': the default of the module's platform.
+    With a module, a slice larger than it says how many devices sit idle. `topology`, given
+    with one in `device`, must be the same. Raises ValueError for an unknown name (with the
+    closest known one) or a slice the device cannot have."""
+    module = None if module_or_text is None else _module_of(module_or_text)
+    return _target("" if device is None else device, module, topology)
 
 
 # ---- Plain data.

@@ -268,6 +268,14 @@ class CapacityCheck:
     headroom: float
     shortfall_bytes: int
 
+class DeviceTarget:
+    _fields: Tuple[str, ...]
+    spec: DeviceSpec
+    topology: str
+    source: str
+    notes: List[str]
+    warnings: List[str]
+
 class MemoryReport:
     _fields: Tuple[str, ...]
     module_name: str
@@ -494,6 +502,7 @@ def _add_memory_notes(report: MemoryReport, first: List[str], last: List[str]) -
 def _text_report(prediction: Prediction, device: DeviceSpec, top: int) -> str: ...
 def _render_comparison(predictions: List[Prediction], top: int) -> str: ...
 def _default_device(module: Module) -> Tuple[str, bool, str]: ...
+def _resolve_device(text: str, module: Optional[Module], topology: str) -> DeviceTarget: ...
 def _advise(module: Module, prediction: Prediction, device: DeviceSpec, top: int,
             evidence_rows: int) -> Tuple[str, str]: ...
 def _calibrate(modules: List[Module], profiles: List[str], device: str, name: str,
