@@ -1,9 +1,12 @@
 // Op stats: the prediction's ops, filtered, grouped and ranked as XProf's HLO Op Stats.
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <deque>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "hloroof/report.h"
 #include "report/op_terms.h"
@@ -31,25 +34,46 @@ std::string scope_of(std::string_view op_name, int depth) {
   return std::string(op_name.substr(0, cuts[keep - 1]));
 }
 
-// Sums of the ops of one row, before rates and shares are derived.
-struct Group {
-  OpStatsRow row;
-  double ideal_s = 0;   // roofline time of the ops on the roofline
-  double roofed_s = 0;  // their predicted time
-  std::map<std::string, double> time_by_category, time_by_bound;
+// Time per key (category, bound) of one row: a row holds one op or a few kinds, so a short
+// list beats a map; the keys are views of the prediction's strings or of static text.
+class TimeByKey {
+ public:
+  void add(std::string_view key, double time) {
+    for (auto& [k, t] : entries_) {
+      if (k == key) {
+        t += time;
+        return;
+      }
+    }
+    entries_.emplace_back(key, time);
+  }
+  // The key with the most time; of equal times, the first in key order.
+  std::string largest() const {
+    std::string_view best;
+    double most = -1;
+    for (const auto& [key, time] : entries_) {
+      if (time > most || (time == most && key < best)) {
+        best = key;
+        most = time;
+      }
+    }
+    return std::string(best);
+  }
+
+ private:
+  absl::InlinedVector<std::pair<std::string_view, double>, 2> entries_;
 };
 
-std::string largest(const std::map<std::string, double>& time_by) {
-  std::string best;
-  double most = -1;
-  for (const auto& [key, time] : time_by) {
-    if (time > most) {
-      best = key;
-      most = time;
-    }
-  }
-  return best;
-}
+// Sums of the ops of one row, before rates and shares are derived. Its texts are made only for
+// the rows kept (options.top).
+struct Group {
+  const OpPrediction* first = nullptr;  // the row's first op
+  std::string scope;                    // OpGrouping::kScope: the row's key
+  OpStatsRow row;                       // the figures; texts set when the row is kept
+  double ideal_s = 0;                   // roofline time of the ops on the roofline
+  double roofed_s = 0;                  // their predicted time
+  TimeByKey time_by_category, time_by_bound;
+};
 
 }  // namespace
 
@@ -73,18 +97,25 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
   const double peak = prediction.peak_flop_rate, vector = device.vector_flops_per_s,
                bandwidth = device.hbm_bandwidth;
 
-  std::vector<Group> groups;
-  absl::flat_hash_map<std::string, size_t> index;
+  // A deque keeps each group where it is: the index's keys may view a group's scope.
+  std::deque<Group> groups;
+  absl::flat_hash_map<std::string_view, size_t> index;
   for (const OpPrediction& op : prediction.ops) {
     if (!filter->keeps(op)) continue;
-    std::string key = op.name;
+    std::string scope;
+    std::string_view key = op.name;
     if (options.by == OpGrouping::kCategory) key = op.category;
-    if (options.by == OpGrouping::kScope) key = scope_of(op.op_name, options.scope_depth);
-    auto [it, added] = index.try_emplace(key, groups.size());
-    if (added) {
-      groups.emplace_back();
-      groups.back().row.name = key;
-      if (options.by == OpGrouping::kOp) groups.back().row.op_name = op.op_name;
+    if (options.by == OpGrouping::kScope) {
+      scope = scope_of(op.op_name, options.scope_depth);
+      key = scope;
+    }
+    auto it = index.find(key);
+    if (it == index.end()) {
+      Group& added = groups.emplace_back();
+      added.first = &op;
+      added.scope = std::move(scope);
+      if (options.by == OpGrouping::kScope) key = added.scope;
+      it = index.emplace(key, groups.size() - 1).first;
     }
     Group& g = groups[it->second];
     OpStatsRow& r = g.row;
@@ -94,8 +125,8 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
     r.step_time_s += op.total_time_s;
     r.flops += op.flops * op.multiplier;
     r.hbm_bytes += op.hbm_bytes * op.multiplier;
-    g.time_by_category[op.category] += run_time(op);
-    g.time_by_bound[std::string(op_bound_name(op))] += run_time(op);
+    g.time_by_category.add(op.category, run_time(op));
+    g.time_by_bound.add(op_bound_name(op), run_time(op));
     if (!off_roofline(op) && op.total_time_s > 0) {
       double ideal = 0;
       if (peak > 0) ideal = std::max(ideal, op.matrix_flops / peak);
@@ -117,8 +148,6 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
   stats.hbm_bandwidth = bandwidth;
   for (Group& g : groups) {
     OpStatsRow& r = g.row;
-    r.category = largest(g.time_by_category);
-    r.bound = largest(g.time_by_bound);
     if (r.occurrences > 0) r.avg_time_s = r.total_time_s / r.occurrences;
     if (r.total_time_s > 0) {
       r.flop_rate = r.flops / r.total_time_s;
@@ -127,20 +156,39 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
     if (r.hbm_bytes > 0) r.intensity = r.flops / r.hbm_bytes;
     if (prediction.step_time_s > 0) r.step_share = r.step_time_s / prediction.step_time_s;
     if (g.roofed_s > 0) r.roofline_efficiency = g.ideal_s / g.roofed_s;
-    stats.rows.push_back(std::move(r));
   }
-  std::stable_sort(stats.rows.begin(), stats.rows.end(),
-                   [](const OpStatsRow& a, const OpStatsRow& b) {
-                     if (a.step_time_s != b.step_time_s) return a.step_time_s > b.step_time_s;
-                     return a.total_time_s > b.total_time_s;
-                   });
+  std::vector<Group*> ranked;
+  ranked.reserve(groups.size());
+  for (Group& g : groups) ranked.push_back(&g);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Group* a, const Group* b) {
+    if (a->row.step_time_s != b->row.step_time_s) return a->row.step_time_s > b->row.step_time_s;
+    return a->row.total_time_s > b->row.total_time_s;
+  });
+  const size_t kept =
+      options.top > 0 ? std::min(options.top, ranked.size()) : ranked.size();
+  stats.rows.reserve(kept);
   double cumulative = 0;
-  for (size_t i = 0; i < stats.rows.size(); ++i) {
-    stats.rows[i].rank = static_cast<int>(i) + 1;
-    cumulative += stats.rows[i].step_share;
-    stats.rows[i].cumulative_share = cumulative;
+  for (size_t i = 0; i < kept; ++i) {
+    Group& g = *ranked[i];
+    OpStatsRow& r = stats.rows.emplace_back(std::move(g.row));
+    r.rank = static_cast<int>(i) + 1;
+    cumulative += r.step_share;
+    r.cumulative_share = cumulative;
+    switch (options.by) {
+      case OpGrouping::kOp:
+        r.name = g.first->name;
+        r.op_name = g.first->op_name;
+        break;
+      case OpGrouping::kCategory:
+        r.name = g.first->category;
+        break;
+      case OpGrouping::kScope:
+        r.name = std::move(g.scope);
+        break;
+    }
+    r.category = g.time_by_category.largest();
+    r.bound = g.time_by_bound.largest();
   }
-  if (options.top > 0 && stats.rows.size() > options.top) stats.rows.resize(options.top);
   return stats;
 }
 
