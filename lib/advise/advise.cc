@@ -103,6 +103,7 @@ absl::StatusOr<Advice> advise(const Module& module, const Prediction& prediction
                               const MemoryReport& memory, const DeviceSpec& device,
                               const AdviseOptions& options) {
   Context ctx(module, prediction, memory, device, options.thresholds);
+  ctx.evidence_rows = options.evidence_rows;
   ctx.ops.reserve(prediction.ops.size());
   for (const OpPrediction& op : prediction.ops) {
     const Instruction* i = op.instruction;

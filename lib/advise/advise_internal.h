@@ -64,6 +64,7 @@ class Context {
   const MemoryReport& memory;
   const DeviceSpec& device;
   const AdviseThresholds& limits;
+  size_t evidence_rows = 0;    // AdviseOptions::evidence_rows: rows kept per finding, 0 all
   std::vector<IndexedOp> ops;  // the prediction's ops with their instructions
   absl::flat_hash_map<const Instruction*, const OpPrediction*> by_instruction;
 
@@ -106,11 +107,24 @@ const Instruction* done_of(const Instruction& start);
 // Text for a time in seconds with a multiplier: "1.2 ms x 4".
 std::string times_text(double time_s, double multiplier);
 
+// An item of evidence before its texts are made: what it is ranked by, and the rule's index of
+// it. A rule with an item per op makes the texts of the rows kept only (kept_items).
+struct EvidenceRank {
+  double time_at_stake_s = 0;
+  double bytes = 0;
+  double multiplier = 1;
+  size_t item = 0;
+};
+
 // "a x 4 + b + c + 2 more = total": the evidence's times at stake, largest first (in any order
 // given).
 std::string sum_text(const std::vector<AdviceEvidence>& items, double total);
+std::string sum_text(const std::vector<EvidenceRank>& items, double total);
 // Largest time at stake first, then most bytes.
 void sort_evidence(std::vector<AdviceEvidence>& items);
+// The items a finding keeps as evidence (ctx.evidence_rows of them, all when 0), in the order
+// sort_evidence gives: their `item` indices.
+std::vector<size_t> kept_items(const Context& ctx, std::vector<EvidenceRank> ranks);
 
 // What a rule says of its finding.
 struct FindingText {

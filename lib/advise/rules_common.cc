@@ -151,27 +151,28 @@ std::string times_text(double time_s, double multiplier) {
 namespace {
 
 // The order of evidence: largest time at stake first, then most bytes.
-bool comes_first(const AdviceEvidence& a, const AdviceEvidence& b) {
+template <typename Item>
+bool comes_first(const Item& a, const Item& b) {
   if (a.time_at_stake_s != b.time_at_stake_s) return a.time_at_stake_s > b.time_at_stake_s;
   return a.bytes > b.bytes;
 }
 
 }  // namespace
 
-std::string sum_text(const std::vector<AdviceEvidence>& items, double total) {
+std::string sum_text(const std::vector<EvidenceRank>& items, double total) {
   constexpr size_t kShown = 4;
   if (items.size() == 1 && items[0].multiplier == 1) return format_seconds(total);
-  std::vector<const AdviceEvidence*> largest;
+  std::vector<const EvidenceRank*> largest;
   largest.reserve(items.size());
-  for (const AdviceEvidence& e : items) largest.push_back(&e);
+  for (const EvidenceRank& e : items) largest.push_back(&e);
   std::stable_sort(largest.begin(), largest.end(),
-                   [](const AdviceEvidence* a, const AdviceEvidence* b) {
+                   [](const EvidenceRank* a, const EvidenceRank* b) {
                      return comes_first(*a, *b);
                    });
   const size_t shown = std::min(kShown, largest.size());
   std::string out;
   for (size_t k = 0; k < shown; ++k) {
-    const AdviceEvidence& e = *largest[k];
+    const EvidenceRank& e = *largest[k];
     absl::StrAppend(
         &out, k == 0 ? "" : " + ",
         times_text(e.multiplier > 0 ? e.time_at_stake_s / e.multiplier : 0, e.multiplier));
@@ -181,8 +182,27 @@ std::string sum_text(const std::vector<AdviceEvidence>& items, double total) {
   return out;
 }
 
+std::string sum_text(const std::vector<AdviceEvidence>& items, double total) {
+  std::vector<EvidenceRank> ranks;
+  ranks.reserve(items.size());
+  for (const AdviceEvidence& e : items) {
+    ranks.push_back({e.time_at_stake_s, e.bytes, e.multiplier, ranks.size()});
+  }
+  return sum_text(ranks, total);
+}
+
 void sort_evidence(std::vector<AdviceEvidence>& items) {
-  std::stable_sort(items.begin(), items.end(), comes_first);
+  std::stable_sort(items.begin(), items.end(), comes_first<AdviceEvidence>);
+}
+
+std::vector<size_t> kept_items(const Context& ctx, std::vector<EvidenceRank> ranks) {
+  std::stable_sort(ranks.begin(), ranks.end(), comes_first<EvidenceRank>);
+  const size_t kept = ctx.evidence_rows > 0 ? std::min(ctx.evidence_rows, ranks.size())
+                                            : ranks.size();
+  std::vector<size_t> out;
+  out.reserve(kept);
+  for (size_t k = 0; k < kept; ++k) out.push_back(ranks[k].item);
+  return out;
 }
 
 void add_candidate(Candidate c, FindingText text, std::vector<AdviceEvidence> items,

@@ -241,7 +241,14 @@ void unfused_elementwise(const Context& ctx, std::vector<Candidate>& out) {
   const double bw = ctx.device.hbm_bandwidth * ctx.device.hbm_efficiency;
   if (bw <= 0) return;
   Candidate c;
-  std::vector<AdviceEvidence> items;
+  // Each op found, with its round trip; texts are made for the evidence kept only.
+  struct Found {
+    const IndexedOp* op;
+    const Instruction* user;
+    double round_trip;
+  };
+  std::vector<Found> found;
+  std::vector<EvidenceRank> ranks;
   double total = 0, bytes = 0;
   for (const IndexedOp& op : ctx.ops) {
     const OpPrediction& r = *op.record;
@@ -257,23 +264,30 @@ void unfused_elementwise(const Context& ctx, std::vector<Candidate>& out) {
     const double per_run = std::min(op_time_s(r), round_trip / bw);
     if (per_run <= 0) continue;
     const double saving = per_run * r.multiplier;
-    AdviceEvidence e = ctx.evidence(op);
-    e.detail = absl::StrCat(sv(opcode_name(p.opcode())), " -> ", sv(user.name()), " (",
-                            sv(opcode_name(user.opcode())), "): ", format_bytes(round_trip),
-                            " written and read back through HBM");
-    e.bytes = round_trip * r.multiplier;
-    e.time_s = op_step_time_s(r);
-    e.time_at_stake_s = saving;
-    items.push_back(std::move(e));
+    ranks.push_back({saving, round_trip * r.multiplier, r.multiplier, found.size()});
+    found.push_back({&op, &user, round_trip});
     c.claims.push_back({&p, saving});
     total += saving;
     bytes += round_trip * r.multiplier;
   }
-  if (items.empty() || total < ctx.min_time_s()) return;
+  if (found.empty() || total < ctx.min_time_s()) return;
+  std::vector<AdviceEvidence> items;
+  for (size_t k : kept_items(ctx, ranks)) {
+    const Found& f = found[k];
+    const OpPrediction& r = *f.op->record;
+    const Instruction& p = *f.op->instruction;
+    AdviceEvidence& e = items.emplace_back(ctx.evidence(*f.op));
+    e.detail = absl::StrCat(sv(opcode_name(p.opcode())), " -> ", sv(f.user->name()), " (",
+                            sv(opcode_name(f.user->opcode())), "): ", format_bytes(f.round_trip),
+                            " written and read back through HBM");
+    e.bytes = f.round_trip * r.multiplier;
+    e.time_s = op_step_time_s(r);
+    e.time_at_stake_s = ranks[k].time_at_stake_s;
+  }
   FindingText text;
   text.id = "unfused-elementwise";
   text.title = "Elementwise ops are not fused";
-  text.what = absl::StrCat(plural(items.size(), "elementwise op"),
+  text.what = absl::StrCat(plural(found.size(), "elementwise op"),
                            " write a result that only the next elementwise "
                            "op reads: ",
                            format_bytes(bytes),
@@ -285,29 +299,27 @@ void unfused_elementwise(const Context& ctx, std::vector<Candidate>& out) {
       "the chain: a host callback (jax.pure_callback) or custom call in between, "
       "jax.lax.optimization_barrier or a jax.checkpoint boundary, or a value used twice.";
   text.arithmetic = absl::StrCat("per op, min(its time, 2 x result bytes / ", format_byte_rate(bw),
-                                 ") x executions: ", sum_text(items, total));
-  add_candidate(std::move(c), std::move(text), std::move(items), bytes, out);
+                                 ") x executions: ", sum_text(ranks, total));
+  add_candidate(std::move(c), std::move(text), std::move(items), bytes, out,
+                static_cast<int64_t>(found.size()));
 }
 
 void small_ops(const Context& ctx, std::vector<Candidate>& out) {
   const double overhead = ctx.device.per_op_overhead_s;
   if (overhead <= 0) return;
   Candidate c;
-  std::vector<AdviceEvidence> items;
+  // The ops found; texts are made for the evidence kept only.
+  std::vector<const IndexedOp*> found;
+  std::vector<EvidenceRank> ranks;
   double total = 0, runs = 0;
-  std::map<std::string, double> by_category;
+  std::map<std::string_view, double> by_category;
   for (const IndexedOp& op : ctx.ops) {
     const OpPrediction& r = *op.record;
     if (r.bound != BoundBy::kOverhead || op_time_s(r) <= 0) continue;
     const double per_run = std::min(op_time_s(r), overhead);
     const double saving = per_run * r.multiplier;
-    AdviceEvidence e = ctx.evidence(op);
-    e.detail = absl::StrCat(r.category, ": ", times_text(op_time_s(r), r.multiplier),
-                            ", of which overhead ", format_seconds(per_run));
-    e.bytes = r.hbm_bytes * r.multiplier;
-    e.time_s = op_step_time_s(r);
-    e.time_at_stake_s = saving;
-    items.push_back(std::move(e));
+    ranks.push_back({saving, r.hbm_bytes * r.multiplier, r.multiplier, found.size()});
+    found.push_back(&op);
     c.claims.push_back({op.instruction, saving});
     total += saving;
     runs += r.multiplier;
@@ -318,7 +330,7 @@ void small_ops(const Context& ctx, std::vector<Candidate>& out) {
     return;
   }
   std::vector<std::pair<double, std::string>> categories;
-  for (const auto& [name, n] : by_category) categories.push_back({n, name});
+  for (const auto& [name, n] : by_category) categories.push_back({n, std::string(name)});
   std::sort(categories.rbegin(), categories.rend());
   std::vector<std::string> parts;
   for (size_t k = 0; k < categories.size() && k < 3; ++k) {
@@ -339,7 +351,19 @@ void small_ops(const Context& ctx, std::vector<Candidate>& out) {
       "in CUDA graphs (XLA_FLAGS=--xla_gpu_enable_command_buffer).";
   text.arithmetic = absl::StrCat(runs, " executions x min(op time, ", format_seconds(overhead),
                                  " overhead) = ", format_seconds(total));
-  add_candidate(std::move(c), std::move(text), std::move(items), 0, out);
+  std::vector<AdviceEvidence> items;
+  for (size_t k : kept_items(ctx, ranks)) {
+    const OpPrediction& r = *found[k]->record;
+    const double per_run = std::min(op_time_s(r), overhead);
+    AdviceEvidence& e = items.emplace_back(ctx.evidence(*found[k]));
+    e.detail = absl::StrCat(r.category, ": ", times_text(op_time_s(r), r.multiplier),
+                            ", of which overhead ", format_seconds(per_run));
+    e.bytes = ranks[k].bytes;
+    e.time_s = op_step_time_s(r);
+    e.time_at_stake_s = ranks[k].time_at_stake_s;
+  }
+  add_candidate(std::move(c), std::move(text), std::move(items), 0, out,
+                static_cast<int64_t>(found.size()));
 }
 
 void unknown_cost(const Context& ctx, std::vector<Candidate>& out) {
