@@ -209,7 +209,12 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
   const absl::flat_hash_map<const Computation*, double> runs =
       predict::executions_per_step(module, timings);
   size_t most = 0;
-  for (const auto& [c, timing] : timings) most += timing.instructions.size();
+  for (const auto& [c, timing] : timings) {
+    for (const InstructionTiming& t : timing.instructions) {
+      most += t.role != Role::kFree && t.role != Role::kWhile && t.role != Role::kConditional &&
+              t.role != Role::kCall;
+    }
+  }
   p.ops.reserve(most);
   for (const Computation* c : module.computations()) {
     auto timing = timings.find(c);
@@ -269,16 +274,26 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
       p.hbm_bytes += op.hbm_bytes * m;
     }
   }
-  // Sorted through an index, so each record (strings and all) moves once.
+  // Sorted through an index, then each record (strings and all) moved along the cycles of the
+  // permutation: place k takes the record at order[k], and no second array of them is made.
   std::vector<size_t> order(p.ops.size());
   for (size_t k = 0; k < order.size(); ++k) order[k] = k;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return p.ops[a].total_time_s > p.ops[b].total_time_s;
   });
-  std::vector<OpPrediction> sorted;
-  sorted.reserve(order.size());
-  for (size_t k : order) sorted.push_back(std::move(p.ops[k]));
-  p.ops = std::move(sorted);
+  for (size_t first = 0; first < order.size(); ++first) {
+    if (order[first] == first) continue;
+    OpPrediction held = std::move(p.ops[first]);
+    size_t k = first;
+    while (order[k] != first) {
+      const size_t from = order[k];
+      p.ops[k] = std::move(p.ops[from]);
+      order[k] = k;
+      k = from;
+    }
+    p.ops[k] = std::move(held);
+    order[k] = k;
+  }
 }
 
 // Unverified device figures that shaped the estimates (docs/sources.md, "Open questions": treat
@@ -368,6 +383,7 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
 
   std::map<std::string, double> matrix_by_class;
   gather_ops(module, *timings, roofline ? &*roofline : nullptr, p, matrix_by_class);
+  roofline.reset();  // its times are in the records now
   set_peak(device, matrix_by_class, p);
   p.devices = std::max<int64_t>(
       1, module.attributes().replica_count * module.attributes().num_partitions);
