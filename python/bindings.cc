@@ -747,6 +747,8 @@ void bind_predict(py::module_& m) {
       .option("model_flops", &PredictOptions::model_flops,
               "the model's FLOPs of one step over all devices (6 x parameters x tokens for a "
               "dense model's training step): gives Prediction.mfu")
+      .option("explain", &PredictOptions::explain,
+              "write each op's explanation (off: left empty, for speed)")
       .done()
       .def(py::init<>());
 

@@ -47,6 +47,7 @@ int run(const std::vector<std::string>& words) {
   const DeviceSpec* spec = &choice->spec;
   PredictOptions predict_options;
   predict_options.topology = choice->topology;
+  predict_options.explain = false;  // advice shows no op's explanation
   absl::StatusOr<Prediction> prediction = predict_step_time(module, *spec, predict_options);
   if (!prediction.ok()) return fail(prediction.status());
   prepend_input_notes(*loaded, *choice, *prediction);

@@ -43,6 +43,7 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<ModelFlops> model_flops = model_flops_option(*args);
   if (!model_flops.ok()) return usage_error(model_flops.status().message(), kUsage);
   options.model_flops = model_flops->flops;
+  options.explain = args->flag("--json");  // the text table shows no op's explanation
   size_t top = 5;
   if (args->has("--top")) {
     absl::StatusOr<int64_t> n = parse_count("--top", args->get("--top"));

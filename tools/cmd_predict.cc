@@ -134,6 +134,8 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<ModelFlops> model_flops = model_flops_option(*args);
   if (!model_flops.ok()) return usage_error(model_flops.status().message(), kUsage);
   options.model_flops = model_flops->flops;
+  // Only the JSON, the CSV and the trace show each op's explanation.
+  options.explain = args->flag("--json") || args->flag("--csv") || args->has("--trace");
   OpStatsOptions stats;
   stats.filter = args->get("--filter");
   if (const RE2 filter(stats.filter, RE2::Quiet); !filter.ok()) {

@@ -57,6 +57,10 @@ struct PredictOptions {
   // literature counts them (6 x parameters x tokens for a dense transformer's training step):
   // gives Prediction::mfu. 0: not given.
   double model_flops = 0;
+  // Write each op's explanation (OpPrediction::explanation, the formula with the device
+  // numbers). Off, every explanation is left empty and nothing else changes: for a caller that
+  // shows none (the text report, advice), which then skips formatting numbers for every op.
+  bool explain = true;
 };
 
 // What bounds an op, in XProf's terms.

@@ -75,6 +75,9 @@ struct RooflineOptions {
   // Scale the rates by matmul_efficiency and hbm_efficiency; off, the roofline is the speed
   // of light (a prediction's roofline time, which leaves calibration to the expected time).
   bool apply_efficiency = true;
+  // Name the device figure behind each rate (RooflineTerm::rate_source, which explain()
+  // prints); off, they are left empty and the estimate is quicker to make.
+  bool cite_sources = true;
 };
 
 // max(matrix / C_type, vector / C_vpu, transcendentals / C_eup, hbm / W_hbm,

@@ -500,7 +500,8 @@ int64_t mxu_of(const DeviceSpec& device, std::vector<std::string>& assumptions) 
 
 ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
                                   const RooflineEstimate& roofline, const DeviceSpec& device,
-                                  bool include_overhead, std::vector<std::string>& assumptions) {
+                                  bool include_overhead, std::vector<std::string>& assumptions,
+                                  bool explain) {
   const measured::TpuFits& fits = *measured::tpu_fits();
   const TpuFitTexts& texts = tpu_fit_texts(fits);
   const std::string& from = tpu_provenance(device);
@@ -508,8 +509,9 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
   std::vector<std::string> how;
   double terms = 0;
   std::string model = "roofline";
-  auto consider = [&terms, &model](double s, std::string_view name) {
-    if (s > terms) terms = s, model = std::string(name);
+  // `name` makes the model's name, only for a term that is the slowest so far.
+  auto consider = [&terms, &model](double s, auto name) {
+    if (s > terms) terms = s, model = name();
   };
   bool gemm_done = false;
   if (work.matrix_flops > 0 && !gemms.empty()) {
@@ -536,35 +538,43 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
     }
     if (gemm_s > 0) {
       gemm_done = true;
-      how.push_back(absl::StrCat(static_cast<int>(gemms.size()), " GEMM",
-                                 gemms.size() == 1 ? "" : "s", " by padded size (MXU ",
-                                 static_cast<int>(mxu), ") from the ", from,
-                                 " table: ", seconds(gemm_s)));
-      consider(gemm_s, absl::StrCat("gemm table ", measured::kTpuTableDevice, " (", from, ")"));
+      if (explain) {
+        how.push_back(absl::StrCat(static_cast<int>(gemms.size()), " GEMM",
+                                   gemms.size() == 1 ? "" : "s", " by padded size (MXU ",
+                                   static_cast<int>(mxu), ") from the ", from,
+                                   " table: ", seconds(gemm_s)));
+      }
+      consider(gemm_s, [&from] {
+        return absl::StrCat("gemm table ", measured::kTpuTableDevice, " (", from, ")");
+      });
     }
   }
   for (const RooflineTerm& t : roofline.terms) {
     if (t.bound == Bound::kHbm) {
       const double s = t.time_s / fits.hbm_fraction;
-      how.push_back(absl::StrCat("HBM at ", texts.hbm_fraction, " of its bandwidth (", from,
-                                 "): ", seconds(s)));
-      consider(s, absl::StrCat("achievable HBM (", from, ")"));
+      if (explain) {
+        how.push_back(absl::StrCat("HBM at ", texts.hbm_fraction, " of its bandwidth (", from,
+                                   "): ", seconds(s)));
+      }
+      consider(s, [&from] { return absl::StrCat("achievable HBM (", from, ")"); });
     } else if (t.bound == Bound::kHost) {
       const double s = t.time_s / kTpuHostFraction;
-      how.push_back(absl::StrCat("host link at ", util::fixed_text(kTpuHostFraction, 2),
-                                 " of its bandwidth (measured on tpu_v6e",
-                                 device.name == "tpu_v6e" ? "" : ", borrowed", "): ",
-                                 seconds(s)));
-      consider(s, "host link (measured on tpu_v6e)");
+      if (explain) {
+        how.push_back(absl::StrCat("host link at ", util::fixed_text(kTpuHostFraction, 2),
+                                   " of its bandwidth (measured on tpu_v6e",
+                                   device.name == "tpu_v6e" ? "" : ", borrowed", "): ",
+                                   seconds(s)));
+      }
+      consider(s, [] { return std::string("host link (measured on tpu_v6e)"); });
     } else if (!(t.bound == Bound::kMatrix && gemm_done)) {
-      consider(t.time_s, "roofline");
+      consider(t.time_s, [] { return std::string("roofline"); });
     }
   }
   const double fixed = include_overhead ? fits.hbm.latency_s : 0.0;
   if (fixed > terms) model = absl::StrCat("per-op fixed cost (", from, ")");
   e.model = model;
   e.time_s = std::max(roofline.time_s, terms + fixed);
-  if (e.time_s > roofline.time_s) {
+  if (explain && e.time_s > roofline.time_s) {
     e.explanation = absl::StrCat(
         "expected = per-op fixed cost ", include_overhead ? texts.fixed_cost : texts.no_fixed_cost,
         " (fitted, ", from,
@@ -576,7 +586,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
 
 ExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
                                           const DeviceSpec& device,
-                                          std::vector<std::string>& assumptions) {
+                                          std::vector<std::string>& assumptions, bool explain) {
   const measured::TpuFits& fits = *measured::tpu_fits();
   const std::string& from = tpu_provenance(device);
   ExpectedTime e{roofline.time_s, "", ""};
@@ -603,6 +613,7 @@ ExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
     e.time_s = roofline.time_s + latency;
     e.model = absl::StrCat("ICI fit ", measured::kTpuTableDevice, " (", from,
                            ") + DCN (assumed)");
+    if (!explain) return e;
     e.explanation = absl::StrFormat(
         "expected = fitted collective latency %s (%s) + the roofline's ICI and DCN phases %s "
         "(DCN bandwidth and latency assumed) = %s",
@@ -611,6 +622,7 @@ ExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
   }
   e.time_s = std::max(roofline.time_s, latency + roofline.bandwidth_time_s / eff);
   e.model = absl::StrCat("ICI fit ", measured::kTpuTableDevice, " (", from, ")");
+  if (!explain) return e;
   e.explanation = absl::StrFormat(
       "expected = fitted latency %s + bandwidth term %s / %.3f of the torus model (fitted to "
       "%s all-gathers of %g devices, %s) = %s",
@@ -657,13 +669,14 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
 ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
                               const RooflineEstimate& roofline, const DeviceSpec& device,
                               bool include_overhead, std::vector<std::string>& assumptions,
-                              GemmTimeCache* cache, const IssueTime& issue) {
+                              GemmTimeCache* cache, const IssueTime& issue, bool explain) {
   ExpectedTime e{roofline.time_s, "", ""};
   const bool gpu = device.kind == DeviceKind::kGpu;
   const bool matmul_knob = device.matmul_efficiency_set;
   const bool hbm_knob = device.hbm_efficiency_set;
   if (tpu_measured(device)) {
-    return expected_tpu_op_time(gemms, work, roofline, device, include_overhead, assumptions);
+    return expected_tpu_op_time(gemms, work, roofline, device, include_overhead, assumptions,
+                                explain);
   }
   if (!gpu && !matmul_knob && !hbm_knob) {
     e.model = "roofline (no measured model for TPUs)";
@@ -674,8 +687,9 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
   // The slowest term as expected, and the model behind it.
   double terms = 0;
   std::string model = "roofline";
-  auto consider = [&terms, &model](double s, std::string_view name) {
-    if (s > terms) terms = s, model = std::string(name);
+  // `name` makes the model's name, only for a term that is the slowest so far.
+  auto consider = [&terms, &model](double s, auto name) {
+    if (s > terms) terms = s, model = name();
   };
   for (const RooflineTerm& t : roofline.terms) {
     if (t.bound == Bound::kHbm && (hbm_knob || gpu)) {
@@ -684,18 +698,25 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
       // The fraction was measured on the H100; other GPUs borrow it.
       const std::string_view measured =
           device.name == "h100" ? "measured" : "measured on h100, borrowed";
-      how.push_back(absl::StrCat("HBM at ", util::fixed_text(fraction, 2), " of its bandwidth (",
-                                 hbm_knob ? "hbm_efficiency, calibrated" : sv(measured), "): ",
-                                 seconds(s)));
-      consider(s, hbm_knob ? std::string("calibrated hbm_efficiency")
-                           : absl::StrCat("achievable HBM (", sv(measured), ")"));
+      if (explain) {
+        how.push_back(absl::StrCat("HBM at ", util::fixed_text(fraction, 2),
+                                   " of its bandwidth (",
+                                   hbm_knob ? "hbm_efficiency, calibrated" : sv(measured), "): ",
+                                   seconds(s)));
+      }
+      consider(s, [hbm_knob, measured] {
+        return hbm_knob ? std::string("calibrated hbm_efficiency")
+                        : absl::StrCat("achievable HBM (", sv(measured), ")");
+      });
     } else if (t.bound == Bound::kMatrix && matmul_knob) {
       const double s = t.time_s / device.matmul_efficiency;
-      how.push_back(absl::StrCat("matrix at ", util::fixed_text(device.matmul_efficiency, 2),
-                                 " of peak (matmul_efficiency, calibrated): ", seconds(s)));
-      consider(s, "calibrated matmul_efficiency");
+      if (explain) {
+        how.push_back(absl::StrCat("matrix at ", util::fixed_text(device.matmul_efficiency, 2),
+                                   " of peak (matmul_efficiency, calibrated): ", seconds(s)));
+      }
+      consider(s, [] { return std::string("calibrated matmul_efficiency"); });
     } else {
-      consider(t.time_s, "roofline");
+      consider(t.time_s, [] { return std::string("roofline"); });
     }
   }
 
@@ -731,24 +752,31 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
       }
     }
     if (used > 0) {
-      how.insert(how.begin(),
-                 absl::StrCat(used, " GEMM", used == 1 ? "" : "s", " from the measured ",
-                              source.name, " table: ", seconds(gemm_s)));
-      consider(gemm_s, absl::StrCat("gemm table ", source.name,
-                                    source.borrowed ? " (measured, borrowed)"
-                                                    : " (measured, interpolated)"));
+      if (explain) {
+        how.insert(how.begin(),
+                   absl::StrCat(used, " GEMM", used == 1 ? "" : "s", " from the measured ",
+                                source.name, " table: ", seconds(gemm_s)));
+      }
+      consider(gemm_s, [&source] {
+        return absl::StrCat("gemm table ", source.name,
+                            source.borrowed ? " (measured, borrowed)"
+                                            : " (measured, interpolated)");
+      });
     }
   }
   // Elementwise work at the lanes' issue rate, each op costed by its measured profile; said
   // only when it is the slowest term (it then sets the expected time).
   if (gpu && !issue.profile.empty() && issue.time_s > terms) {
-    how.push_back(absl::StrCat(util::general_text(issue.element_ops, 4), " element ops at ",
-                               util::general_text(issue.slots / issue.element_ops, 3),
-                               " issue slots each (op profiles ", issue.profile, ") on ",
-                               util::general_text(device.vector_flops_per_s / 2, 4),
-                               " lane slots/s: ", seconds(issue.time_s)));
-    consider(issue.time_s, absl::StrCat("elementwise issue (op profiles ", issue.profile,
-                                        ", measured)"));
+    if (explain) {
+      how.push_back(absl::StrCat(util::general_text(issue.element_ops, 4), " element ops at ",
+                                 util::general_text(issue.slots / issue.element_ops, 3),
+                                 " issue slots each (op profiles ", issue.profile, ") on ",
+                                 util::general_text(device.vector_flops_per_s / 2, 4),
+                                 " lane slots/s: ", seconds(issue.time_s)));
+    }
+    consider(issue.time_s, [&issue] {
+      return absl::StrCat("elementwise issue (op profiles ", issue.profile, ", measured)");
+    });
   }
   if (model == "roofline" || terms + overhead <= roofline.time_s) {
     model = gpu ? "roofline (no measured model)" : "roofline";
@@ -765,11 +793,13 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
 
 ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstimate& roofline,
                                       const DeviceSpec& device,
-                                      std::vector<std::string>& assumptions) {
+                                      std::vector<std::string>& assumptions, bool explain) {
   ExpectedTime e{roofline.time_s, "", ""};
   const bool calibrated = device.collective_bandwidth_efficiency || device.collective_latency_s;
   if (device.kind != DeviceKind::kGpu && !calibrated) {
-    if (tpu_measured(device)) return expected_tpu_collective_time(roofline, device, assumptions);
+    if (tpu_measured(device)) {
+      return expected_tpu_collective_time(roofline, device, assumptions, explain);
+    }
     e.model = "roofline (no measured model for TPUs)";
     return e;
   }
@@ -779,6 +809,7 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
     e.time_s =
         std::max(roofline.time_s, latency + roofline.bandwidth_time_s / eff);
     e.model = "calibrated collective_bandwidth_efficiency / collective_latency";
+    if (!explain) return e;
     e.explanation = absl::StrFormat(
         "expected = latency %s + bandwidth term %s / %.2f = %s", seconds(latency),
         seconds(roofline.bandwidth_time_s), eff, seconds(e.time_s));
@@ -844,6 +875,7 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
     e.model = device.gpu->nic_efficiency
                   ? "scale-out (NCCL across nodes, the file's nic_efficiency)"
                   : "scale-out (NCCL across nodes, measured efficiency)";
+    if (!explain) return e;
     e.explanation = absl::StrFormat(
         "expected = launch latency %s + %s across %d nodes: NCCL latency %s (%s) + network "
         "bytes at %.2f of the NICs' line rate %s -> %s",
@@ -913,6 +945,7 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
   e.time_s = std::max({roofline.time_s, in_domain, across > 0 ? launch + across : 0.0});
   e.model = absl::StrCat("collective fit ", source.name,
                          source.borrowed ? " (measured, borrowed)" : " (measured, fitted)");
+  if (!explain) return e;
   e.explanation = absl::StrFormat(
       "expected = fitted %s of %d in one NVLink domain: %s + %.4g B x %.4g s/B (fit to the "
       "4 nearest measured sizes%s) = %s%s -> %s",

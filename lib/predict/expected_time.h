@@ -97,11 +97,13 @@ struct ExpectedTime {
 // An op that is not a collective: `roofline` is its roofline estimate (overhead included),
 // `gemms` the GEMMs it runs (gemms_of). Assumptions made (borrowed tables) are added once.
 // `cache`, when given, keeps the GEMM estimates for the rest of the prediction; `issue` is the
-// op's elementwise issue time (elementwise_issue_time), a compute term of its own.
+// op's elementwise issue time (elementwise_issue_time), a compute term of its own. With
+// `explain` false the explanation is left empty.
 ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
                               const RooflineEstimate& roofline, const DeviceSpec& device,
                               bool include_overhead, std::vector<std::string>& assumptions,
-                              GemmTimeCache* cache = nullptr, const IssueTime& issue = {});
+                              GemmTimeCache* cache = nullptr, const IssueTime& issue = {},
+                              bool explain = true);
 
 // What a TPU prediction's expected times rest on, one line each (measured, fitted, borrowed,
 // assumed), for its assumptions; empty for GPUs.
@@ -125,10 +127,12 @@ struct ScaleOutTime {
 ScaleOutTime scale_out_time(std::string_view op, double v, int64_t n, int64_t m, double l,
                             double w_so, double nic, double eff);
 
-// A collective whose roofline estimate is `roofline` (kind as in the HLO).
+// A collective whose roofline estimate is `roofline` (kind as in the HLO); with `explain`
+// false the explanation is left empty.
 ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstimate& roofline,
                                       const DeviceSpec& device,
-                                      std::vector<std::string>& assumptions);
+                                      std::vector<std::string>& assumptions,
+                                      bool explain = true);
 
 }  // namespace hloroof::predict
 

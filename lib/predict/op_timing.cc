@@ -97,8 +97,10 @@ void use_figure(Bound b, const OpWork& w, Target& target) {
 
 // The speed of light: calibration knobs are left to the expected time.
 RooflineEstimate roofline(const OpWork& work, bool include_overhead, Target& target) {
-  RooflineEstimate e = roofline_time(
-      target.device, work, {.include_overhead = include_overhead, .apply_efficiency = false});
+  RooflineEstimate e = roofline_time(target.device, work,
+                                     {.include_overhead = include_overhead,
+                                      .apply_efficiency = false,
+                                      .cite_sources = target.explain()});
   use_figure(e.bound, work, target);
   if (e.overhead_s > 0) target.figures_used.insert("per_op_overhead");
   for (std::string& note : e.notes) target.assume(std::move(note));
@@ -106,11 +108,11 @@ RooflineEstimate roofline(const OpWork& work, bool include_overhead, Target& tar
   return e;
 }
 
-void set_roofline(InstructionTiming& t, const RooflineEstimate& e) {
+void set_roofline(InstructionTiming& t, const RooflineEstimate& e, const Target& target) {
   t.time_s = e.time_s;
   t.resource = e.bound;
   t.bound = bound_by(e.bound);
-  t.explanation = e.explain();
+  if (target.explain()) t.explanation = e.explain();
   t.model = "roofline";
 }
 
@@ -126,20 +128,21 @@ bool set_kernel_estimate(InstructionTiming& t, const Instruction& i, Target& tar
       "expected to take it: XLA's own cost model, for the GPU the module was compiled for");
   t.model = absl::StrCat("kernel's own estimate (XLA cost model",
                          k->model.empty() ? "" : absl::StrCat(" ", k->model), ")");
-  std::string parts;
-  if (k->compute_time_s > 0 || k->memory_access_time_s > 0) {
-    parts = absl::StrFormat(" (compute %.4g s, memory %.4g s)", k->compute_time_s,
-                            k->memory_access_time_s);
+  if (target.explain()) {
+    std::string parts;
+    if (k->compute_time_s > 0 || k->memory_access_time_s > 0) {
+      parts = absl::StrFormat(" (compute %.4g s, memory %.4g s)", k->compute_time_s,
+                              k->memory_access_time_s);
+    }
+    absl::StrAppend(&t.explanation, "\n",
+                    absl::StrFormat("expected = the kernel's own estimate in its backend_config "
+                                    "(%s, exec_time_us): %.4g s%s",
+                                    k->key, k->exec_time_s, parts));
+    if (k->exec_time_s <= t.time_s) {
+      absl::StrAppend(&t.explanation, "; below the roofline, which is kept");
+    }
   }
-  absl::StrAppend(&t.explanation, "\n",
-                  absl::StrFormat("expected = the kernel's own estimate in its backend_config "
-                                  "(%s, exec_time_us): %.4g s%s",
-                                  k->key, k->exec_time_s, parts));
-  if (k->exec_time_s > t.time_s) {
-    t.time_s = k->exec_time_s;
-  } else {
-    absl::StrAppend(&t.explanation, "; below the roofline, which is kept");
-  }
+  if (k->exec_time_s > t.time_s) t.time_s = k->exec_time_s;
   return true;
 }
 
@@ -166,17 +169,19 @@ void set_expected(InstructionTiming& t, const Instruction& i, const OpWork& work
       work.matrix_flops > 0 ? gemms_of(i, target.device) : std::vector<GemmCall>();
   const IssueTime issue = elementwise_issue_time(i, target.device);
   ExpectedTime x = expected_op_time(gemms, work, e, target.device, include_overhead, notes,
-                                    &target.gemm_times, issue);
+                                    &target.gemm_times, issue, target.explain());
   target.assume_all(notes);
   t.model = std::move(x.model);
   if (x.time_s > t.time_s) {
     t.time_s = x.time_s;
-    absl::StrAppend(&t.explanation, "\n", x.explanation);
+    if (target.explain()) absl::StrAppend(&t.explanation, "\n", x.explanation);
   }
   if (target.device.kind == DeviceKind::kGpu && layout_sensitive(i)) {
-    absl::StrAppend(&t.explanation,
-                    "\n  note: an FFT or transpose: its time depends on layout and stride, "
-                    "so this expected time may be up to 2.5x short (assumptions)");
+    if (target.explain()) {
+      absl::StrAppend(&t.explanation,
+                      "\n  note: an FFT or transpose: its time depends on layout and stride, "
+                      "so this expected time may be up to 2.5x short (assumptions)");
+    }
     target.assume(
         "FFTs and transposes on GPUs: modelled as memory traffic only; the axis they stride "
         "along is not, and programs of such kernels took 1.0-2.5x their expected time on one "
@@ -279,8 +284,10 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
                                  " has no host link bandwidth; host "
                                  "transfers take no time"));
     }
-    explanation = absl::StrFormat("%s\n  V = %.6g B, W_host = %.4g B/s -> %.4g s", p.formula,
-                                  c.payload_bytes, rate, p.time_s);
+    if (target.explain()) {
+      explanation = absl::StrFormat("%s\n  V = %.6g B, W_host = %.4g B/s -> %.4g s", p.formula,
+                                    c.payload_bytes, rate, p.time_s);
+    }
     model = "roofline (no measured model)";
     roofline_s = p.time_s;
     return p;
@@ -299,16 +306,17 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
   p.formula = e->formula;
   p.time_s = e->time_s;
   roofline_s = e->time_s;
-  explanation = e->explain();
+  if (target.explain()) explanation = e->explain();
   model = "roofline";
   if (!target.roofline_walk) {
     std::vector<std::string> notes;
-    ExpectedTime x = expected_collective_time(c.kind, *e, target.device, notes);
+    ExpectedTime x =
+        expected_collective_time(c.kind, *e, target.device, notes, target.explain());
     target.assume_all(notes);
     model = std::move(x.model);
     if (x.time_s > p.time_s) {
       p.time_s = x.time_s;
-      absl::StrAppend(&explanation, "\n", x.explanation);
+      if (target.explain()) absl::StrAppend(&explanation, "\n", x.explanation);
     }
   }
   p.group_size = e->group_size;
@@ -354,13 +362,13 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
     // A DMA between memories: its bytes over the slower memory's bandwidth, no launch overhead.
     const OpWork work = work_of(record.cost);
     RooflineEstimate e = roofline(work, /*include_overhead=*/false, target);
-    set_roofline(t, e);
+    set_roofline(t, e, target);
     set_expected(t, i, work, e, /*include_overhead=*/false, target);
     t.roofline_latency_s = e.time_s;
     t.latency_s = t.time_s;
     t.time_s = 0;
     t.bound = BoundBy::kMemory;
-    t.explanation = absl::StrCat("asynchronous copy: ", t.explanation);
+    if (target.explain()) t.explanation = absl::StrCat("asynchronous copy: ", t.explanation);
     return absl::OkStatus();
   }
   // A wrapped computation: its own predicted time; a sugared op (custom-call-start): its
@@ -372,20 +380,22 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
     t.async_computation = wrapped;
     t.bound = BoundBy::kCompute;
     t.model = target.roofline_walk ? "roofline" : "the wrapped computation's ops";
-    t.explanation =
-        absl::StrFormat("runs %s asynchronously: %.4g s", sv(wrapped->name()), t.latency_s);
+    if (target.explain()) {
+      t.explanation =
+          absl::StrFormat("runs %s asynchronously: %.4g s", sv(wrapped->name()), t.latency_s);
+    }
     return absl::OkStatus();
   }
   OpWork work = work_of(record.cost);
   set_matrix_unit(work, i, target);
   t.matrix_unit = work.matrix_class;
   RooflineEstimate e = roofline(work, target.options.include_overhead, target);
-  set_roofline(t, e);
+  set_roofline(t, e, target);
   set_expected(t, i, work, e, target.options.include_overhead, target);
   t.roofline_latency_s = e.time_s;
   t.latency_s = t.time_s;
   t.time_s = 0;
-  t.explanation = absl::StrCat("asynchronous ", t.explanation);
+  if (target.explain()) t.explanation = absl::StrCat("asynchronous ", t.explanation);
   return absl::OkStatus();
 }
 
@@ -406,7 +416,9 @@ absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Target& 
     if (!p.ok()) return p.status();
     total += p->time_s;
     roofline_total += roofline_s;
-    absl::StrAppend(&t.explanation, "\nfused ", sv(inner->name()), ": ", explanation);
+    if (target.explain()) {
+      absl::StrAppend(&t.explanation, "\nfused ", sv(inner->name()), ": ", explanation);
+    }
     if (!t.collective) t.collective = *std::move(p);
   }
   return total;
@@ -465,10 +477,10 @@ absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const T
   set_matrix_unit(work, i, target);
   t.matrix_unit = work.matrix_class;
   const RooflineEstimate e = roofline(work, target.options.include_overhead, target);
-  set_roofline(t, e);
+  set_roofline(t, e, target);
   set_expected(t, i, work, e, target.options.include_overhead, target);
   t.roofline_time_s = e.time_s;
-  if (record.cost.matrix.size() > 1) {
+  if (record.cost.matrix.size() > 1 && target.explain()) {
     absl::StrAppend(&t.explanation,
                     "\n  note: matrix FLOPs of several element types, all "
                     "charged at the ",

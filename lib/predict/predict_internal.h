@@ -37,6 +37,9 @@ struct Target {
   bool roofline_walk = false;
   GemmTimeCache gemm_times;  // measured GEMM estimates of this prediction
 
+  // Whether op explanations are written (PredictOptions::explain).
+  bool explain() const { return options.explain; }
+
   void assume(std::string line);
   void assume_all(std::vector<std::string>& lines);
 };

@@ -29,18 +29,20 @@ std::string_view amount_unit(Bound b) {
 
 // The matrix rate for `type` and where it came from; falls back to bf16, then to the largest
 // listed rate, when the device lists none for the type.
+// The source is left empty when `cited` is false.
 std::pair<double, std::string> matrix_rate(const DeviceSpec& device, PrimitiveType type,
-                                           std::string_view unit,
+                                           std::string_view unit, bool cited,
                                            std::vector<std::string>& notes) {
   const std::string_view cls = unit.empty() ? matrix_class(type) : unit;
   if (auto listed = device.matrix_flops_per_s.find(cls);
       !cls.empty() && listed != device.matrix_flops_per_s.end()) {
+    if (!cited) return {listed->second, ""};
     return {listed->second, cite(device, absl::StrCat("matrix_flops_per_s.", sv(cls)))};
   }
   if (device.kind == DeviceKind::kGpu && (cls == "f32" || cls == "tf32" || cls == "f64")) {
     notes.push_back(absl::StrCat(device.name, " lists no matrix peak for ", sv(cls),
                                  "; run on its vector units"));
-    return {device.vector_flops_per_s, cite(device, "vector_flops_per_s")};
+    return {device.vector_flops_per_s, cited ? cite(device, "vector_flops_per_s") : ""};
   }
   std::string fallback = "bf16";
   auto it = device.matrix_flops_per_s.find(fallback);
@@ -52,6 +54,7 @@ std::pair<double, std::string> matrix_rate(const DeviceSpec& device, PrimitiveTy
   notes.push_back(absl::StrCat(device.name, " lists no matrix peak for ",
                                sv(primitive_type_name(type)), cls.empty() ? "" : " (", sv(cls),
                                cls.empty() ? "" : ")", "; charged at its ", fallback, " peak"));
+  if (!cited) return {it->second, ""};
   return {it->second, cite(device, absl::StrCat("matrix_flops_per_s.", fallback))};
 }
 
@@ -104,7 +107,8 @@ RooflineEstimate roofline_time(const DeviceSpec& device, const OpWork& work,
                                      amount, " ", sv(amount_unit(bound)), " are not charged"));
       return;
     }
-    e.terms.push_back({bound, amount, *rate, amount / *rate, source()});
+    e.terms.push_back(
+        {bound, amount, *rate, amount / *rate, options.cite_sources ? source() : std::string()});
   };
   auto cited = [&](std::string_view path) {
     return [&device, path] { return cite(device, path); };
@@ -112,7 +116,8 @@ RooflineEstimate roofline_time(const DeviceSpec& device, const OpWork& work,
 
   if (work.matrix_flops > 0) {
     // Not a structured binding: clang 14 cannot capture those in a lambda.
-    auto rate = matrix_rate(device, work.matrix_type, work.matrix_class, e.notes);
+    auto rate =
+        matrix_rate(device, work.matrix_type, work.matrix_class, options.cite_sources, e.notes);
     add(Bound::kMatrix, work.matrix_flops,
         rate.first * (options.apply_efficiency ? device.matmul_efficiency : 1.0),
         [&rate] { return std::move(rate.second); });

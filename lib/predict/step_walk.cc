@@ -96,16 +96,20 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
       if (counted) {
         t.condition = nullptr;
         t.time_s = n * total_of(timings, t.body);
-        t.explanation = absl::StrFormat(
-            "%.0f x body %.4g s = %.4g s (a GPU loop of known trip count: the condition does not "
-            "run)",
-            n, total_of(timings, t.body), t.time_s);
+        if (target.explain()) {
+          t.explanation = absl::StrFormat(
+              "%.0f x body %.4g s = %.4g s (a GPU loop of known trip count: the condition does "
+              "not run)",
+              n, total_of(timings, t.body), t.time_s);
+        }
         break;
       }
       const double body = total_of(timings, t.body), condition = total_of(timings, t.condition);
       t.time_s = n * body + (n + 1) * condition;
-      t.explanation = absl::StrFormat("%.0f x body %.4g s + %.0f x condition %.4g s = %.4g s", n,
-                                      body, n + 1, condition, t.time_s);
+      if (target.explain()) {
+        t.explanation = absl::StrFormat("%.0f x body %.4g s + %.0f x condition %.4g s = %.4g s",
+                                        n, body, n + 1, condition, t.time_s);
+      }
       break;
     }
     case Opcode::kConditional: {
@@ -116,7 +120,7 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
         }
       }
       t.time_s = total_of(timings, t.body);
-      if (t.body != nullptr) {
+      if (t.body != nullptr && target.explain()) {
         t.explanation =
             absl::StrFormat("the slowest of %d branches, %s: %.4g s",
                             i.called_computations().size(), sv(t.body->name()), t.time_s);
@@ -130,7 +134,7 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
         t.body = i.called_computations()[0];
       }
       t.time_s = total_of(timings, t.body);
-      if (t.body != nullptr) {
+      if (t.body != nullptr && target.explain()) {
         t.explanation = absl::StrFormat("calls %s: %.4g s", sv(t.body->name()), t.time_s);
       }
     }
@@ -207,6 +211,7 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
       start.collective->hidden_s = p.hidden_s;
       start.collective->exposed_s = p.exposed_s;
     }
+    if (!target.explain()) continue;
     done.explanation = absl::StrFormat(
         "waits for %s: latency %.4g s, %.4g s hidden behind the ops in between, %.4g s "
         "exposed",

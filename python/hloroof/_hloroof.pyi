@@ -320,6 +320,7 @@ class PredictOptions:
     roofline_only: bool
     max_expanded_iterations: int
     model_flops: float
+    explain: bool
     def __init__(self) -> None: ...
     def to_dict(self) -> Dict[str, Any]: ...
 
