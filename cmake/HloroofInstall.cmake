@@ -2,12 +2,27 @@
 # `find_package(hloroof)` and link `hloroof::hloroof`.
 include(CMakePackageConfigHelpers)
 
-install(TARGETS hloroof hloroof_warnings EXPORT hloroofTargets
+# One archive per layer (hloroof::ir, hloroof::predict, ...: find_package(hloroof COMPONENTS
+# predict)) and hloroof::hloroof, all of them; every layer's headers in one include/hloroof/.
+list(TRANSFORM HLOROOF_LAYERS PREPEND hloroof_ OUTPUT_VARIABLE hloroof_layer_targets)
+install(TARGETS hloroof ${hloroof_layer_targets} hloroof_warnings EXPORT hloroofTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY include/hloroof DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+foreach(layer IN LISTS HLOROOF_LAYERS ITEMS all)
+  install(DIRECTORY include/${layer}/hloroof DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endforeach()
+# pkg-config: `pkg-config --static --cflags --libs hloroof` (the archives need what they use).
+list(REVERSE hloroof_layer_targets)
+list(TRANSFORM hloroof_layer_targets PREPEND -l OUTPUT_VARIABLE HLOROOF_PC_LIBS)
+string(JOIN " " HLOROOF_PC_LIBS ${HLOROOF_PC_LIBS})
+# Relocatable: the prefix is found from the file's own folder, wherever the tree is installed.
+file(RELATIVE_PATH HLOROOF_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" HLOROOF_PC_TO_PREFIX "${HLOROOF_PC_TO_PREFIX}")
+configure_file(cmake/hloroof.pc.in ${CMAKE_CURRENT_BINARY_DIR}/hloroof.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hloroof.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 # The built-in device specs as files (also compiled into the library): a start for a device
 # JSON of one's own, which every command and Python take as --device PATH.
 install(DIRECTORY data/hardware/ DESTINATION ${CMAKE_INSTALL_DATADIR}/hloroof/devices

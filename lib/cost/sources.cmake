@@ -1,4 +1,4 @@
-target_sources(hloroof PRIVATE
+target_sources(hloroof_cost PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/analyze.cc
   ${CMAKE_CURRENT_LIST_DIR}/byte_tally.cc
   ${CMAKE_CURRENT_LIST_DIR}/bytes.cc

@@ -1,4 +1,4 @@
-target_sources(hloroof PRIVATE
+target_sources(hloroof_device PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/device_registry.cc
   ${CMAKE_CURRENT_LIST_DIR}/device_spec.cc
   ${CMAKE_CURRENT_LIST_DIR}/device_spec_json.cc
@@ -11,6 +11,7 @@ target_sources(hloroof PRIVATE
 # The built-in device specs are compiled in, so `device("tpu_v5e")` needs no file on disk.
 include(${PROJECT_SOURCE_DIR}/cmake/EmbedFiles.cmake)
 file(GLOB hloroof_device_specs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/data/hardware/*.json)
-hloroof_embed_files(TARGET hloroof OUTPUT builtin_device_files.cc
+hloroof_embed_files(TARGET hloroof_device OUTPUT builtin_device_files.cc
                     FUNCTION builtin_device_files HEADER device/embedded_files.h
                     FILES ${hloroof_device_specs})
+target_link_libraries(hloroof_device PRIVATE nlohmann_json::nlohmann_json)

@@ -1,4 +1,4 @@
-target_sources(hloroof PRIVATE
+target_sources(hloroof_ir PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/arena.cc
   ${CMAKE_CURRENT_LIST_DIR}/attributes.cc
   ${CMAKE_CURRENT_LIST_DIR}/backend_config.cc
@@ -21,3 +21,4 @@ target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/shape_util.cc
   ${CMAKE_CURRENT_LIST_DIR}/sharding.cc
 )
+target_link_libraries(hloroof_ir PRIVATE nlohmann_json::nlohmann_json)

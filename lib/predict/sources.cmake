@@ -1,6 +1,4 @@
-target_sources(hloroof PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/buffer_aliasing.cc
-  ${CMAKE_CURRENT_LIST_DIR}/buffer_assignment.cc
+target_sources(hloroof_predict PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/collective.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_gpu.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_tpu.cc
@@ -8,11 +6,8 @@ target_sources(hloroof PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/diff.cc
   ${CMAKE_CURRENT_LIST_DIR}/expected_time.cc
   ${CMAKE_CURRENT_LIST_DIR}/measured_models.cc
-  ${CMAKE_CURRENT_LIST_DIR}/memory.cc
-  ${CMAKE_CURRENT_LIST_DIR}/memory_liveness.cc
   ${CMAKE_CURRENT_LIST_DIR}/roofline.cc
   ${CMAKE_CURRENT_LIST_DIR}/schedule_clock.cc
-  ${CMAKE_CURRENT_LIST_DIR}/shape_leaves.cc
   ${CMAKE_CURRENT_LIST_DIR}/op_timing.cc
   ${CMAKE_CURRENT_LIST_DIR}/platform.cc
   ${CMAKE_CURRENT_LIST_DIR}/predict.cc
@@ -24,10 +19,11 @@ target_sources(hloroof PRIVATE
 # The measured GPU tables (data/measured, derived from openxla/xla by tools/measured_tables.py)
 # are compiled in like the device specs; Eigen fits the models to them.
 file(GLOB hloroof_measured_tables CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/data/measured/*.tsv)
-hloroof_embed_files(TARGET hloroof OUTPUT measured_table_files.cc
+hloroof_embed_files(TARGET hloroof_predict OUTPUT measured_table_files.cc
                     FUNCTION measured_table_files HEADER predict/measured_files.h
                     FILES ${hloroof_measured_tables})
 # Header-only: its include directory alone, so installed packages need no Eigen.
 find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 get_target_property(hloroof_eigen_includes Eigen3::Eigen INTERFACE_INCLUDE_DIRECTORIES)
-target_include_directories(hloroof SYSTEM PRIVATE ${hloroof_eigen_includes})
+target_include_directories(hloroof_predict SYSTEM PRIVATE ${hloroof_eigen_includes})
+target_link_libraries(hloroof_predict PRIVATE PkgConfig::RE2)

@@ -19,8 +19,8 @@ set(HLOROOF_HLO_PROTO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/input_kind.cc
   ${CMAKE_CURRENT_LIST_DIR}/xla_buffer_assignment.cc
 )
-target_sources(hloroof PRIVATE $<TARGET_OBJECTS:hloroof_hlo_proto> ${HLOROOF_HLO_PROTO_SOURCES})
-add_dependencies(hloroof hloroof_hlo_proto)
+target_sources(hloroof_proto PRIVATE $<TARGET_OBJECTS:hloroof_hlo_proto> ${HLOROOF_HLO_PROTO_SOURCES})
+add_dependencies(hloroof_proto hloroof_hlo_proto)
 set_source_files_properties(${HLOROOF_HLO_PROTO_SOURCES} PROPERTIES
   INCLUDE_DIRECTORIES ${HLOROOF_HLO_PROTO_OUT})
-target_link_libraries(hloroof PRIVATE protobuf::libprotobuf)
+target_link_libraries(hloroof_proto PRIVATE protobuf::libprotobuf)

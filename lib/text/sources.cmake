@@ -1,4 +1,4 @@
-target_sources(hloroof PRIVATE
+target_sources(hloroof_text PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/attribute_parser.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_parser.cc
   ${CMAKE_CURRENT_LIST_DIR}/diagnostic.cc

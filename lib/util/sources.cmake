@@ -1,4 +1,4 @@
-target_sources(hloroof PRIVATE
+target_sources(hloroof_util PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/huge_pages.cc
   ${CMAKE_CURRENT_LIST_DIR}/input_file.cc
   ${CMAKE_CURRENT_LIST_DIR}/output_file.cc

@@ -64,3 +64,66 @@ if(PYTHON)
   endif()
   message(STATUS "installed Python package works: ${last_output}")
 endif()
+
+# One layer as a component: a consumer of hloroof::text alone (the reader and the module, no
+# prediction) links only the archives of text, ir and util.
+set(consumer ${WORK_DIR}/component_consumer)
+file(WRITE ${consumer}/CMakeLists.txt "cmake_minimum_required(VERSION 3.25)
+project(component_consumer LANGUAGES CXX)
+find_package(hloroof REQUIRED COMPONENTS text)
+add_executable(count_ops main.cc)
+target_link_libraries(count_ops PRIVATE hloroof::text)
+")
+file(WRITE ${consumer}/main.cc [=[
+#include <cstdio>
+#include "hloroof/hlo_text.h"
+int main() {
+  auto m = hloroof::parse_module("HloModule m\nENTRY e { p = f32[8] parameter(0)\n"
+                                 "ROOT n = f32[8] negate(p) }\n");
+  if (!m.ok()) return 1;
+  std::printf("%zu instructions\n", m->entry()->instruction_count());
+  return 0;
+}
+]=])
+run(${CMAKE_COMMAND} -S ${consumer} -B ${consumer}/build -G ${GENERATOR}
+    -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_PREFIX_PATH=${prefix}
+    "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}")
+run(${CMAKE_COMMAND} --build ${consumer}/build)
+run(${consumer}/build/count_ops)
+if(NOT last_output MATCHES "^2 instructions")
+  message(FATAL_ERROR "unexpected output from the component consumer: ${last_output}")
+endif()
+# Its link line names the layers it needs and not the others.
+file(READ ${consumer}/build/build.ninja ninja_file)
+if(NOT ninja_file MATCHES "libhloroof_text\\.a" OR ninja_file MATCHES "libhloroof_predict\\.a")
+  message(FATAL_ERROR "hloroof::text does not link exactly its layers")
+endif()
+message(STATUS "component hloroof::text works: ${last_output}")
+
+# A component that does not exist is refused by name.
+file(WRITE ${consumer}/bad/CMakeLists.txt "cmake_minimum_required(VERSION 3.25)
+project(bad LANGUAGES CXX)
+find_package(hloroof REQUIRED COMPONENTS predikt)
+")
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${consumer}/bad -B ${consumer}/bad/build
+                        -DCMAKE_PREFIX_PATH=${prefix}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT err MATCHES "hloroof has no component 'predikt'; its components are util")
+  message(FATAL_ERROR "an unknown component was not refused by name (${rc}): ${out}${err}")
+endif()
+
+# pkg-config: the same program built with nothing but the compiler and hloroof.pc. Not with
+# the sanitizers (pkg-config names the archives; the sanitizer runtime would need its flags).
+find_program(PKG_CONFIG pkg-config)
+if(PKG_CONFIG AND NOT SANITIZE)
+  set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig:${prefix}/lib64/pkgconfig)
+  run(${PKG_CONFIG} --static --cflags --libs hloroof)
+  string(STRIP "${last_output}" pc_flags)
+  separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+  run(${CXX_COMPILER} -std=c++20 ${consumer}/main.cc -o ${consumer}/count_ops_pc ${pc_flags})
+  run(${consumer}/count_ops_pc)
+  if(NOT last_output MATCHES "^2 instructions")
+    message(FATAL_ERROR "unexpected output from the pkg-config consumer: ${last_output}")
+  endif()
+  message(STATUS "pkg-config package works: ${last_output}")
+endif()

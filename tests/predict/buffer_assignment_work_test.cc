@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "hloroof/hlo_text.h"
-#include "predict/buffer_assignment.h"
-#include "predict/memory_liveness.h"
+#include "memory/buffer_assignment.h"
+#include "memory/memory_liveness.h"
 
 namespace {
 

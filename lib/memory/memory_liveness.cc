@@ -1,4 +1,4 @@
-#include "predict/memory_liveness.h"
+#include "memory/memory_liveness.h"
 
 #include <algorithm>
 #include <limits>
@@ -9,8 +9,8 @@
 #include "absl/types/span.h"
 #include "hloroof/computation.h"
 #include "hloroof/shape_size.h"
-#include "predict/buffer_aliasing.h"
-#include "predict/shape_leaves.h"
+#include "memory/buffer_aliasing.h"
+#include "memory/shape_leaves.h"
 #include "util/absl_compat.h"
 
 namespace hloroof::detail {

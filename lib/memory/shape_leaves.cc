@@ -1,4 +1,4 @@
-#include "predict/shape_leaves.h"
+#include "memory/shape_leaves.h"
 
 #include <algorithm>
 

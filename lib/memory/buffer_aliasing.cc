@@ -1,7 +1,7 @@
 // The rules follow XLA's dataflow and alias analyses (hlo_dataflow_analysis.cc, alias_info.cc):
 // which ops define new values, which forward their operands' values, and which must write in
 // place.
-#include "predict/buffer_aliasing.h"
+#include "memory/buffer_aliasing.h"
 
 #include <string>
 
@@ -10,7 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "hloroof/computation.h"
-#include "predict/shape_leaves.h"
+#include "memory/shape_leaves.h"
 #include "re2/re2.h"
 #include "util/absl_compat.h"
 

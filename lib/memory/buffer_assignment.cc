@@ -2,7 +2,7 @@
 // AssignSingleHloBuffer, MaybeAssignBuffer, LiveRangeInterferes), heap_simulator.cc
 // (HeapSimulator::RunComputation's operand sharing, the global decreasing-size best-fit heap)
 // and hlo_dataflow_analysis.cc (CanShareOperandBufferWithUser), read for their rules.
-#include "predict/buffer_assignment.h"
+#include "memory/buffer_assignment.h"
 
 #include <algorithm>
 #include <limits>
@@ -16,7 +16,7 @@
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
 #include "hloroof/opcode.h"
-#include "predict/shape_leaves.h"
+#include "memory/shape_leaves.h"
 
 namespace hloroof::detail {
 namespace {

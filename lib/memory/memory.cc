@@ -12,9 +12,9 @@
 #include "hloroof/device.h"
 #include "hloroof/module.h"
 #include "hloroof/shape_text.h"
-#include "predict/buffer_assignment.h"
-#include "predict/memory_liveness.h"
-#include "predict/shape_leaves.h"
+#include "memory/buffer_assignment.h"
+#include "memory/memory_liveness.h"
+#include "memory/shape_leaves.h"
 #include "util/absl_compat.h"
 
 namespace hloroof {

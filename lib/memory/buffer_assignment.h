@@ -10,7 +10,7 @@
 
 #include "hloroof/memory.h"
 #include "hloroof/module.h"
-#include "predict/memory_liveness.h"
+#include "memory/memory_liveness.h"
 
 namespace hloroof::detail {
 
