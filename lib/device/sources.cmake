@@ -3,6 +3,7 @@ target_sources(hloroof_device PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/device_spec.cc
   ${CMAKE_CURRENT_LIST_DIR}/device_spec_json.cc
   ${CMAKE_CURRENT_LIST_DIR}/device_target.cc
+  ${CMAKE_CURRENT_LIST_DIR}/platform.cc
   ${CMAKE_CURRENT_LIST_DIR}/topology.cc
   ${CMAKE_CURRENT_LIST_DIR}/group_placement.cc
   ${CMAKE_CURRENT_LIST_DIR}/spec_units.cc

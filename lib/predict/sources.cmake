@@ -9,7 +9,6 @@ target_sources(hloroof_predict PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/roofline.cc
   ${CMAKE_CURRENT_LIST_DIR}/schedule_clock.cc
   ${CMAKE_CURRENT_LIST_DIR}/op_timing.cc
-  ${CMAKE_CURRENT_LIST_DIR}/platform.cc
   ${CMAKE_CURRENT_LIST_DIR}/predict.cc
   ${CMAKE_CURRENT_LIST_DIR}/step_walk.cc
   ${CMAKE_CURRENT_LIST_DIR}/timeline.cc
