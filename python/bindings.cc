@@ -454,6 +454,14 @@ void bind_device(py::module_& m) {
       },
       py::arg("text"), py::arg("module").none(true), py::arg("topology"),
       "The command's --device rule (hloroof/device_target.h), with Python's argument names.");
+  m.def(
+      "_device_for_kind",
+      [](std::string_view kind) {
+        KindDevice d = device_for_kind(kind);
+        return py::make_tuple(d.device, d.platform, d.exact);
+      },
+      py::arg("kind"),
+      "(device, platform, exact): the built-in device of a JAX device kind ('' when none).");
   m.attr("_DEFAULT_TPU_DEVICE") = std::string(kDefaultTpuDevice);
   m.attr("_DEFAULT_GPU_DEVICE") = std::string(kDefaultGpuDevice);
 }

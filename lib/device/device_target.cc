@@ -23,9 +23,10 @@ namespace {
 
 using NamePair = std::pair<std::string_view, std::string_view>;
 
-// JAX's device kinds, lower case, as libtpu and the CUDA runtime name them
-// (jax-ml/jax tests/pallas/tpu_info_test.py matches "TPU v3", "TPU v4", "TPU v5 lite" (v5e),
-// "TPU v5" (v5p), "TPU v6 lite" (v6e), "TPU7x"), and the chips' other names.
+// JAX's device kinds, lower case, as libtpu and the CUDA runtime name them (jax-ml/jax
+// tests/pallas/tpu_info_test.py matches "TPU v3", "TPU v4", "TPU v5 lite" (v5e), "TPU v5"
+// (v5p), "TPU v6 lite" (v6e), "TPU7x"; libtpu 0.0.52's offline topologies give the same), and
+// the chips' other names, taken as the same chip.
 constexpr NamePair kTpuKinds[] = {
     {"tpu v2", "tpu_v2"},       {"tpu v3", "tpu_v3"},       {"tpu v4", "tpu_v4"},
     {"tpu v5 lite", "tpu_v5e"}, {"tpu v5e", "tpu_v5e"},     {"tpu v5", "tpu_v5p"},

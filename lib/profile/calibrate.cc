@@ -29,6 +29,7 @@
 #include "absl/strings/str_join.h"
 #include "device/embedded_files.h"
 #include "device/spec_units.h"
+#include "hloroof/device_target.h"
 #include "hloroof/profile.h"
 #include "report/wrap.h"
 #include "hloroof/text_table.h"
@@ -635,11 +636,15 @@ absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> run
                                             std::string_view device,
                                             const CalibrationOptions& options) {
   if (runs.empty()) return absl::InvalidArgumentError("calibrate needs at least one profile");
-  const TopologyText named = split_topology_text(device);
-  absl::StatusOr<DeviceSpec> base = hloroof::device(named.device);
-  if (!base.ok()) return base.status();
+  // The command's --device rule: aliases, real slices only, a topology given once.
+  absl::StatusOr<DeviceTarget> target = resolve_device(
+      device, runs[0].module,
+      {.topology = options.predict.topology, .device_option = "device",
+       .topology_option = "topology"});
+  if (!target.ok()) return target.status();
+  const DeviceSpec* base = &target->spec;
   CalibrationOptions opts = options;
-  if (opts.predict.topology.empty()) opts.predict.topology = named.shape;
+  opts.predict.topology = target->topology;
   const bool collectives = fits_collectives(*base, opts.predict);
 
   std::vector<Sample> samples;

@@ -10,38 +10,6 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from . import _hloroof
 
-# JAX's ``device_kind`` -> hloroof's built-in device. The TPU kinds are those libtpu 0.0.52 gives
-# its offline topologies (jax.experimental.topologies.get_topology_desc): v4 "TPU v4", v5e
-# "TPU v5 lite", v5p "TPU v5", v6e "TPU v6 lite", tpu7x "TPU7x"; the other spellings are the
-# chips' marketing names, taken as the same chip.
-TPU_KINDS = {
-    "TPU v2": "tpu_v2",
-    "TPU v3": "tpu_v3",
-    "TPU v4": "tpu_v4",
-    "TPU v5 lite": "tpu_v5e",
-    "TPU v5e": "tpu_v5e",
-    "TPU v5": "tpu_v5p",
-    "TPU v5p": "tpu_v5p",
-    "TPU v6 lite": "tpu_v6e",
-    "TPU v6e": "tpu_v6e",
-    "TPU7x": "tpu7x",
-    "TPU v7x": "tpu7x",
-    "TPU v7": "tpu7x",
-}
-# CUDA device names: the exact names of the built-in specs' models, then, for other models of the
-# same GPU (H100 PCIe, A100 40GB, ...), the first built-in whose code is in the name, which is
-# then an assumption (another model's memory, clocks and links).
-GPU_KINDS = {
-    "NVIDIA A100-SXM4-80GB": "a100",
-    "NVIDIA H100 80GB HBM3": "h100",
-    "NVIDIA H200": "h200",
-    "NVIDIA B200": "b200",
-    "NVIDIA GB200": "gb200",
-}
-GPU_CODES = (("GB200", "gb200"), ("B200", "b200"), ("H200", "h200"), ("H100", "h100"),
-             ("A100", "a100"))
-
-
 class Facts(NamedTuple):
     """What the object told: its HLO text, the device and slice, and notes saying so."""
     text: str
@@ -60,17 +28,17 @@ def is_compiled(obj: Any) -> bool:
 
 
 def device_for_kind(kind: str) -> Tuple[Optional[str], Optional[str]]:
-    """The built-in device for a JAX device kind, and a note when that is an assumption."""
-    if kind in TPU_KINDS:
-        return TPU_KINDS[kind], None
-    if kind in GPU_KINDS:
-        return GPU_KINDS[kind], None
-    for code, name in GPU_CODES:
-        if code in kind.upper():
-            spec = _hloroof._device(name)
-            return name, (f"device kind {kind!r} has no spec of its own: predicted as {name} "
-                          f"({spec.display_name}), the built-in spec of the same GPU")
-    return None, None
+    """The built-in device for a JAX device kind, and a note when that is an assumption (another
+    model of a built-in GPU). The library's table (device_for_kind, hloroof/device_target.h),
+    the one the command reads profiles' device kinds with."""
+    name, _, exact = _hloroof._device_for_kind(kind)
+    if not name:
+        return None, None
+    if exact:
+        return name, None
+    spec = _hloroof._device(name)
+    return name, (f"device kind {kind!r} has no spec of its own: predicted as {name} "
+                  f"({spec.display_name}), the built-in spec of the same GPU")
 
 
 def _devices(compiled: Any) -> List[Any]:

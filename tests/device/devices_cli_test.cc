@@ -142,6 +142,21 @@ TEST_CASE("devices with an unknown name exits 1, with extra words 2") {
   CHECK_THAT(r.err, Catch::StartsWith("error: unknown device 'tpu_v9'"));
   CHECK(run_cli("devices a b").exit_code == 2);
   CHECK(run_cli("devices --frobnicate").exit_code == 2);
+  auto typo = run_cli("devices tpu_v6");
+  CHECK(typo.exit_code == 1);
+  CHECK_THAT(typo.err,
+             Catch::StartsWith("error: unknown device 'tpu_v6'; did you mean 'tpu_v6e'?"));
+}
+
+TEST_CASE("devices takes JAX device kinds and Cloud TPU accelerator types") {
+  auto kind = run_cli("devices 'TPU v6 lite'");
+  REQUIRE(kind.exit_code == 0);
+  CHECK_THAT(kind.out, Catch::Contains("tpu_v6e"));
+  // v5litepod-16: 16 chips, the 4x4 slice (cloud.google.com/tpu/docs/v5e).
+  auto pod = run_cli("devices v5litepod-16");
+  REQUIRE(pod.exit_code == 0);
+  CHECK_THAT(pod.out, Catch::Contains("topology 4x4: 16 devices"));
+  CHECK(run_cli("devices v5litepod-12").exit_code == 1);
 }
 
 }  // namespace

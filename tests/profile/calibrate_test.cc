@@ -205,6 +205,16 @@ TEST_CASE("calibrate keeps what the ops cannot tell") {
   const std::vector<CalibrationRun> mismatched = {{&a.module, &other.profile, "other"}};
   absl::StatusOr<CalibrationResult> bad = calibrate(mismatched, "h100");
   CHECK(!bad.ok());
+
+  // The device is named as the command's --device: a JAX device kind is the device; a slice
+  // no such device has, or a mistyped name, is refused before any fit.
+  CHECK(calibrate(runs, "NVIDIA H100 80GB HBM3").ok());
+  absl::StatusOr<CalibrationResult> slice = calibrate(runs, "tpu_v5e:3x3");
+  REQUIRE(!slice.ok());
+  CHECK_THAT(std::string(slice.status().message()), Catch::Contains("no tpu_v5e slice is 3x3"));
+  absl::StatusOr<CalibrationResult> typo = calibrate(runs, "h1000");
+  REQUIRE(!typo.ok());
+  CHECK_THAT(std::string(typo.status().message()), Catch::Contains("did you mean 'h100'?"));
 }
 
 TEST_CASE("calibrate fits GPU collective latency and bandwidth") {

@@ -88,7 +88,7 @@ absl::Status check_slice(const DeviceSpec& device, std::string_view topology);
 // `device_type_string` or `gpu_device_name`, a capture's meta.json) name it: "TPU v6 lite" ->
 // tpu_v6e, "NVIDIA H100 80GB HBM3" -> h100 (letter case ignored). Another model of a built-in
 // GPU ("NVIDIA H100 PCIe") gives that GPU, with `exact` false. Empty when no built-in device
-// is that kind. The same table as python/hloroof/_jax_objects.py.
+// is that kind. Python's JAX objects are read by the same table.
 struct KindDevice {
   std::string device;    // "tpu_v6e", "h100"; empty: none
   std::string platform;  // "tpu" or "gpu" when the kind names one, even without a device
