@@ -266,6 +266,9 @@ absl::StatusOr<DeviceTarget> resolve_device(std::string_view device_text, const 
     if (module == nullptr) {
       text = std::string(kDefaultTpuDevice);
       target.source = DeviceSource::kGuess;
+      target.warnings.push_back(absl::StrCat("no ", options.device_option,
+                                             " given and no module to read a platform from: ",
+                                             text, ", the default device, a guess"));
     } else {
       DefaultDevice picked = default_device(*module, options.device_option);
       text = picked.device;

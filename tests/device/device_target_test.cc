@@ -227,6 +227,12 @@ ENTRY e {
   CHECK(guess->notes.empty());
   CHECK(any_contains(guess->warnings, "no device= given"));
   CHECK(device_source_name(guess->source) == "guess");
+  // No module at all: the default, a guess too.
+  absl::StatusOr<DeviceTarget> bare = resolve_device("", nullptr);
+  REQUIRE(bare.ok());
+  CHECK(bare->spec.name == "tpu_v5e");
+  CHECK(bare->source == DeviceSource::kGuess);
+  CHECK(any_contains(bare->warnings, "no --device given and no module to read a platform from"));
 
   // A slice larger than the module: its idle chips are noted. 4x4 = 16 devices, the module
   // runs on 2 x 2 = 4: 12 idle.
