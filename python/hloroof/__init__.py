@@ -554,6 +554,8 @@ def _target(name: Any, module: Optional[Module], topology: str) -> DeviceTarget:
 
 
 def _device_spec(name: str) -> DeviceSpec:
+    if isinstance(name, str) and not name.strip():
+        raise ValueError("device: no name given (hloroof.devices() lists the built-in ones)")
     return _target(name, None, "").spec
 
 

@@ -93,6 +93,8 @@ def test_memory_and_advise_reject_the_slices_the_command_rejects():
     assert hloroof.memory(TEXT, "TPU v6 lite").capacity.device == "tpu_v6e"
     assert hloroof.advise(TEXT, "v5litepod-16").device == "tpu_v5e"
     assert hloroof.device("NVIDIA H100 80GB HBM3").name == "h100"
+    with pytest.raises(ValueError, match="no name given"):
+        hloroof.device(" ")
 
 
 def test_memory_notes_the_idle_chips_as_the_command_does():
