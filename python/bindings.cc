@@ -455,6 +455,13 @@ void bind_device(py::module_& m) {
       py::arg("text"), py::arg("module").none(true), py::arg("topology"),
       "The command's --device rule (hloroof/device_target.h), with Python's argument names.");
   m.def(
+      "_check_slice",
+      [](const DeviceSpec& spec, std::string_view topology) {
+        if (absl::Status s = check_slice(spec, topology); !s.ok()) throw StatusError(s);
+      },
+      py::arg("spec"), py::arg("topology"),
+      "Raises ValueError for a slice no such device has (the command's rule).");
+  m.def(
       "_device_for_kind",
       [](std::string_view kind) {
         KindDevice d = device_for_kind(kind);

@@ -250,6 +250,8 @@ def predict(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
     source, device, options, notes, warnings = _resolve_device(module_or_text, device, options)
     opts = _set_options(PredictOptions, "predict", options)
     if isinstance(device, DeviceSpec):
+        # A spec with a topology: the slice rule of a named device (resolve_device) holds too.
+        _hloroof._check_slice(device, opts.topology)
         prediction = _hloroof._predict_module_spec(_module_of(source), device, opts)
     elif isinstance(source, Module):
         prediction = _hloroof._predict_module(source, device, opts)

@@ -95,6 +95,10 @@ def test_memory_and_advise_reject_the_slices_the_command_rejects():
     assert hloroof.device("NVIDIA H100 80GB HBM3").name == "h100"
     with pytest.raises(ValueError, match="no name given"):
         hloroof.device(" ")
+    # A spec with a topology keeps to the same slices as a name with one.
+    with pytest.raises(ValueError, match="no tpu_v5e slice is 3x3"):
+        hloroof.predict(TEXT, hloroof.device("tpu_v5e"), topology="3x3")
+    assert hloroof.predict(TEXT, hloroof.device("tpu_v5e"), topology="4x4").topology == "4x4"
 
 
 def test_memory_notes_the_idle_chips_as_the_command_does():
