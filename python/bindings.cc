@@ -291,6 +291,19 @@ void bind_module(py::module_& m) {
           "num_partitions of the header (1 when absent)")
       .def("computation", &Module::find_computation, kInternal, py::arg("name"),
            "the computation named `name` (without '%'), or None")
+      .def_property_readonly("entry_marked", &Module::entry_marked,
+                             "False when the text marked no computation ENTRY (a dump cut off "
+                             "before its end?): predict refuses such a module until set_entry "
+                             "names the computation to take as the step")
+      .def(
+          "set_entry",
+          [](Module& mod, std::string_view name) {
+            absl::Status s = mod.set_entry(name);
+            if (!s.ok()) throw StatusError(s);
+          },
+          py::arg("name"),
+          "takes the computation named `name` as the entry, the step predict, memory and cost "
+          "start from (as hloroof's --entry NAME); ValueError when there is none of that name")
       .def(
           "print",
           [](const Module& mod) {
@@ -1073,6 +1086,12 @@ void bind_predict(py::module_& m) {
       },
       py::arg("report"), py::arg("first"), py::arg("last"),
       "Puts `first` before the report's notes and `last` after them.");
+  m.def(
+      "_add_cost_notes",
+      [](ModuleCost& cost, const std::vector<std::string>& first) {
+        cost.notes.insert(cost.notes.begin(), first.begin(), first.end());
+      },
+      py::arg("cost"), py::arg("first"), "Puts `first` before the cost's notes.");
   m.def(
       "_text_report",
       [](const Prediction& prediction, const DeviceSpec& device, size_t top) {

@@ -15,12 +15,13 @@ namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof advise FILE [--device D] [--topology T] [--module M] [--json] [--top N] "
-    "[--evidence N]";
+    "hloroof advise FILE [--device D] [--topology T] [--module M] [--entry NAME] [--json]\n"
+    "       [--top N] [--evidence N]";
 
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args = parse_args(
-      words, {.flags = {"--json"}, .options = {"--device", "--topology", "--top", "--evidence", "--module"}});
+      words, {.flags = {"--json"},
+              .options = {"--device", "--topology", "--top", "--evidence", "--module", "--entry"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kAdviseCommand.help;
@@ -36,7 +37,8 @@ int run(const std::vector<std::string>& words) {
     *field = static_cast<size_t>(*n);
   }
 
-  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"));
+  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"),
+                                                    args->get("--entry"));
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
   const Module& module = loaded->module;
@@ -68,8 +70,8 @@ int run(const std::vector<std::string>& words) {
 const Command kAdviseCommand = {
     "advise",
     "what to fix before running: findings ranked by the step time at stake",
-    "usage: hloroof advise FILE [--device D] [--topology T] [--module M] [--json] [--top N]\n"
-    "                      [--evidence N]\n\n"
+    "usage: hloroof advise FILE [--device D] [--topology T] [--module M] [--entry NAME]\n"
+    "                      [--json] [--top N] [--evidence N]\n\n"
     "Reads an HLO module (FILE, or - for standard input), predicts its step on a device and\n"
     "its memory peak, and reports what a profile would show is worth fixing: collectives the\n"
     "step waits for, whole weights all-gathered before a matmul, layout copies in front of\n"
@@ -86,6 +88,8 @@ const Command kAdviseCommand = {
     "  --topology T    the slice (as for predict); default: the smallest that holds the module\n"
     "  --module M      FILE is an XLA dump directory: read its module M (default: the\n"
     "                  largest jit_* module after optimizations)\n"
+    "  --entry NAME    take computation NAME as the step (a module that marks none ENTRY has\n"
+    "                  no step to advise on without it)\n"
     "  --json          one JSON object instead (keys in docs/advise.md)\n"
     "  --top N         findings kept, best ranked first (default all)\n"
     "  --evidence N    evidence rows per finding (default 5; 0: all)\n\n"

@@ -18,12 +18,12 @@ namespace {
 
 constexpr std::string_view kUsage =
     "hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--module M] [--json]\n"
-    "       [--model-flops F | --params N --tokens D]";
+    "       [--entry NAME] [--model-flops F | --params N --tokens D]";
 
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
       parse_args(words, {.flags = {"--json"},
-                         .options = {"--devices", "--top", "--trip-count", "--module",
+                         .options = {"--devices", "--top", "--trip-count", "--module", "--entry",
                                      "--model-flops", "--params", "--tokens"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
@@ -51,7 +51,8 @@ int run(const std::vector<std::string>& words) {
     top = static_cast<size_t>(*n);
   }
 
-  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"));
+  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"),
+                                                    args->get("--entry"));
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
   const Module* module = &loaded->module;
@@ -78,7 +79,7 @@ int run(const std::vector<std::string>& words) {
     for (const Prediction& p : predictions) objects.push_back(prediction_to_json(p));
     std::cout << "[" << absl::StrJoin(objects, ",\n") << "]\n";
   } else {
-    std::cout << render_comparison(predictions, top);
+    std::cout << banner_text(*loaded) << render_comparison(predictions, top);
   }
   return kExitOk;
 }
@@ -89,7 +90,7 @@ const Command kCompareCommand = {
     "compare",
     "one module's predicted step on several devices, side by side",
     "usage: hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--module M]\n"
-    "                       [--json] [--model-flops F | --params N --tokens D]\n\n"
+    "                       [--json] [--entry NAME] [--model-flops F | --params N --tokens D]\n\n"
     "Predicts one step of an HLO module (FILE, or - for standard input) on each device and\n"
     "shows them side by side: step time and its breakdown with the ratio to the first device,\n"
     "HFU and the peak it is measured against, then each device's costliest ops, what bounds\n"
@@ -104,6 +105,8 @@ const Command kCompareCommand = {
     "  --params N --tokens D  the same as --model-flops 6ND\n"
     "  --module NAME     FILE is an XLA dump directory: read its module NAME (default: the\n"
     "                    largest jit_* module after optimizations)\n"
+    "  --entry NAME      take computation NAME as the step (a module that marks none ENTRY\n"
+    "                    has no step time without it)\n"
     "  --json            a JSON array with one `hloroof predict --json` object per device\n\n"
     "example:\n"
     "  hloroof compare train_step.hlo --devices tpu_v5e:2x2,tpu_v5p:2x2x1,tpu_v6e:2x2\n",

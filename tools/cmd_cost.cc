@@ -22,7 +22,7 @@ namespace {
 
 constexpr std::string_view kUsage =
     "hloroof cost FILE|DUMP_DIR [--module NAME] [--top N] [--sort S] [--json | --csv] [--all]\n"
-    "       [--dense] [--trip-count N]";
+    "       [--dense] [--trip-count N] [--entry NAME]";
 
 // The opcode as the text spells it: sugared async ops read `all-to-all-start`.
 std::string spelled_opcode(const Instruction& i) {
@@ -249,11 +249,14 @@ void write_cost_fields(const OpCost& c, report_internal::JsonWriter& w) {
 }
 
 // The document is written as it is produced: one instruction at a time, into standard output.
-void print_json(const Module& module, const ModuleCost& cost) {
+void print_json(const LoadedModule& loaded, const ModuleCost& cost) {
+  const Module& module = loaded.module;
   std::string out;
   report_internal::JsonWriter w(out, &std::cout);
   w.begin_object();
   w.text_field("module", module.name());
+  w.text_field("entry", module.entry()->name());
+  w.bool_field("entry_marked", loaded.entry_marked);
   w.key("totals");
   w.begin_object();
   write_cost_fields(cost.totals, w);
@@ -347,7 +350,7 @@ void print_csv(const ModuleCost& cost) {
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
       parse_args(words, {.flags = {"--json", "--csv", "--all", "--dense"},
-                         .options = {"--trip-count", "--module", "--top", "--sort"}});
+                         .options = {"--trip-count", "--module", "--top", "--sort", "--entry"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kCostCommand.help;
@@ -376,9 +379,10 @@ int run(const std::vector<std::string>& words) {
     if (!n.ok()) return usage_error(n.status().message(), kUsage);
     options.default_trip_count = *n;
   }
-  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"));
+  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"),
+                                                    args->get("--entry"));
   if (!loaded.ok()) return fail(loaded.status());
-  print_input_messages(*loaded);
+  print_input_messages(*loaded, args->flag("--csv"));
   const Module* module = &loaded->module;
   absl::StatusOr<ModuleCost> cost = analyze_cost(*module, options);
   if (!cost.ok()) return fail(cost.status());
@@ -386,10 +390,14 @@ int run(const std::vector<std::string>& words) {
     cost->notes.insert(cost->notes.begin() + i, "warning: " + loaded->warnings[i]);
   }
   if (args->flag("--json")) {
-    print_json(*module, *cost);
+    if (!loaded->banner.empty()) {
+      cost->notes.insert(cost->notes.begin(), "warning: " + loaded->banner);
+    }
+    print_json(*loaded, *cost);
   } else if (args->flag("--csv")) {
     print_csv(*cost);
   } else {
+    std::cout << banner_text(*loaded);
     print_totals(*module, *cost);
     print_table(*cost, args->flag("--all"), sort, top);
   }
@@ -402,7 +410,7 @@ const Command kCostCommand = {
     "cost",
     "FLOPs, transcendentals and bytes of every instruction and of one step",
     "usage: hloroof cost FILE|DUMP_DIR [--module NAME] [--top N] [--sort S] [--json | --csv]\n"
-    "                    [--all] [--dense] [--trip-count N]\n\n"
+    "                    [--all] [--dense] [--trip-count N] [--entry NAME]\n\n"
     "Costs every instruction of an HLO module (FILE, or - for standard input): FLOPs (matrix\n"
     "and vector), transcendentals, bytes read and written (logical, and padded by the layout's\n"
     "tiles, split into HBM, on-chip and host memory), collective payloads and groups, and loop\n"
@@ -419,7 +427,10 @@ const Command kCostCommand = {
     "  --all            also list fused and applied instructions and those that cost nothing\n"
     "  --dense          measure bytes without tile padding\n"
     "  --trip-count N   trip count assumed for loops whose count cannot be told (default 1)\n"
-    "  --module NAME    with a dump directory: the module to read (default: the largest jit_*)\n\n"
+    "  --module NAME    with a dump directory: the module to read (default: the largest jit_*)\n"
+    "  --entry NAME     take computation NAME as the step (by default a module that marks\n"
+    "                   none ENTRY is read from its last computation, said at the top;\n"
+    "                   JSON: entry, entry_marked)\n\n"
     "examples:\n"
     "  hloroof cost model.hlo --top 10 --sort bytes\n"
     "  hloroof cost model.hlo --json\n",

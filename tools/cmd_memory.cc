@@ -27,7 +27,8 @@ namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof memory FILE|DUMP_DIR [--device D] [--module M] [--json | --csv] [--top N]";
+    "hloroof memory FILE|DUMP_DIR [--device D] [--module M] [--entry NAME] [--json | --csv]\n"
+    "       [--top N]";
 
 // "12.5 GiB (13421772800 B)": readable, and exact for checking.
 std::string bytes_text(int64_t bytes) {
@@ -165,11 +166,13 @@ void print_csv(const MemoryReport& r) {
 // The document is written as it is produced, into standard output. Names are ASCII in
 // practice; any byte that is not UTF-8 is replaced rather than thrown on.
 void print_json(const MemoryReport& r, const DeviceTarget& choice,
-                const std::optional<XlaComparison>& xla) {
+                const std::optional<XlaComparison>& xla, const LoadedModule& loaded) {
   std::string out;
   report_internal::JsonWriter w(out, &std::cout);
   w.begin_object();
   w.text_field("module", r.module_name);
+  w.text_field("entry", loaded.module.entry()->name());
+  w.bool_field("entry_marked", loaded.entry_marked);
   w.bool_field("scheduled", r.scheduled);
   w.number_field("peak_bytes", r.peak_bytes);
   w.text_field("peak_at", r.peak_at);
@@ -429,7 +432,7 @@ void print_text(const MemoryReport& r, const DeviceTarget& choice, size_t top,
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
       parse_args(words, {.flags = {"--json", "--csv"},
-                         .options = {"--device", "--top", "--module"}});
+                         .options = {"--device", "--top", "--module", "--entry"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kMemoryCommand.help;
@@ -445,9 +448,10 @@ int run(const std::vector<std::string>& words) {
     if (!top.ok()) return usage_error(top.status().message(), kUsage);
     options.top_buffers = static_cast<size_t>(*top);
   }
-  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"));
+  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"),
+                                                    args->get("--entry"));
   if (!loaded.ok()) return fail(loaded.status());
-  print_input_messages(*loaded);
+  print_input_messages(*loaded, args->flag("--csv"));
   // Without --device, the module's platform picks it, as for `predict`.
   absl::StatusOr<DeviceTarget> choice =
       resolve_device(args->get("--device"), &loaded->module,
@@ -468,9 +472,13 @@ int run(const std::vector<std::string>& words) {
   if (args->flag("--csv")) {
     print_csv(*report);
   } else if (args->flag("--json")) {
+    if (!loaded->banner.empty()) {
+      report->notes.insert(report->notes.begin(), "warning: " + loaded->banner);
+    }
     report->notes.insert(report->notes.end(), choice->notes.begin(), choice->notes.end());
-    print_json(*report, *choice, xla);
+    print_json(*report, *choice, xla, *loaded);
   } else {
+    std::cout << banner_text(*loaded);
     print_text(*report, *choice, options.top_buffers, xla);
   }
   return kExitOk;
@@ -481,8 +489,8 @@ int run(const std::vector<std::string>& words) {
 const Command kMemoryCommand = {
     "memory",
     "device memory: liveness peak, XLA-style allocations, will it fit, what is padding",
-    "usage: hloroof memory FILE|DUMP_DIR [--device D] [--module M] [--json | --csv]\n"
-    "                      [--top N]\n\n"
+    "usage: hloroof memory FILE|DUMP_DIR [--device D] [--module M] [--entry NAME]\n"
+    "                      [--json | --csv] [--top N]\n\n"
     "Walks the entry computation in schedule order and tracks every buffer from its\n"
     "definition to its last use (parameters and constants for the whole step, outputs to the\n"
     "end; while, conditional and call bodies add their own peak where they run). Sizes are\n"
@@ -502,6 +510,10 @@ const Command kMemoryCommand = {
     "  --top N     list N buffers in each table (default 20; 0 lists all)\n"
     "  --module M  FILE is an XLA dump directory: read its module M (default: the largest\n"
     "              jit_* module after optimizations)\n"
+    "  --entry NAME\n"
+    "              take computation NAME as the step (by default a module that marks none\n"
+    "              ENTRY is read from its last computation, said at the top; JSON: entry,\n"
+    "              entry_marked)\n"
     "  --json      one JSON object: peak_bytes, peak_at, argument_bytes, output_bytes,\n"
     "              alias_bytes, temp_bytes, constant_bytes, footprint_bytes, capacity_bytes,\n"
     "              capacity_basis, checked_bytes, fits, breakdown {parameters, outputs,\n"

@@ -27,7 +27,7 @@ constexpr std::string_view kUsage =
     "       [--by op|category|scope] [--depth N] [--filter RE] [--trace OUT.json]\n"
     "       [--roofline OUT.svg] [--formula F]\n"
     "       [--trip-count N] [--module M] [--model-flops F | --params N --tokens D]\n"
-    "       [--xspace LOG_DIR [--steps N]]";
+    "       [--entry NAME] [--xspace LOG_DIR [--steps N]]";
 
 absl::StatusOr<CollectiveFormula> parse_formula(std::string_view name) {
   for (CollectiveFormula f : {CollectiveFormula::kNetwork, CollectiveFormula::kXlaGpuNccl,
@@ -109,7 +109,8 @@ int run(const std::vector<std::string>& words) {
       words, {.flags = {"--json", "--csv"},
               .options = {"--device", "--topology", "--top", "--by", "--depth", "--filter",
                           "--trace", "--roofline", "--formula", "--trip-count", "--module",
-                          "--model-flops", "--params", "--tokens", "--xspace", "--steps"}});
+                          "--entry", "--model-flops", "--params", "--tokens", "--xspace",
+                          "--steps"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kPredictCommand.help;
@@ -171,7 +172,8 @@ int run(const std::vector<std::string>& words) {
     xspace.steps = *n;
   }
 
-  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"));
+  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"),
+                                                    args->get("--entry"));
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
   const Module* module = &loaded->module;
@@ -254,7 +256,7 @@ const Command kPredictCommand = {
     "usage: hloroof predict FILE [--device D] [--topology T] [--json | --csv] [--top N]\n"
     "                       [--by op|category|scope] [--depth N] [--filter RE]\n"
     "                       [--trace OUT.json] [--roofline OUT.svg] [--formula F]\n"
-    "                       [--trip-count N] [--module M]\n"
+    "                       [--trip-count N] [--module M] [--entry NAME]\n"
     "                       [--model-flops F | --params N --tokens D]\n"
     "                       [--xspace LOG_DIR [--steps N]]\n\n"
     "Predicts how long one step of an HLO module (FILE, or - for standard input) takes on a\n"
@@ -305,6 +307,9 @@ const Command kPredictCommand = {
     "                     per parameter per token, attention not counted)\n"
     "  --module NAME      FILE is an XLA dump directory (--xla_dump_to): read its module NAME\n"
     "                     (default: the largest jit_* module after optimizations)\n"
+    "  --entry NAME       take computation NAME as the step (a module that marks none ENTRY,\n"
+    "                     e.g. a dump cut off, has no step time without it; the report says\n"
+    "                     so at its top)\n"
     "  --xspace LOG_DIR   write the predicted step as the profile XProf and TensorBoard open:\n"
     "                     LOG_DIR/plugins/profile/predicted_DEVICE/hloroof-predicted.xplane.pb\n"
     "                     (`xprof --logdir LOG_DIR`; docs/xspace.md says what it holds)\n"

@@ -151,15 +151,20 @@ absl::StatusOr<DumpModule> pick_dump_module(const std::vector<DumpModule>& modul
   return *latest(modules.front().name);
 }
 
+std::string no_entry_warning(const Module& module) {
+  if (module.entry_marked()) return "";
+  return absl::StrCat(
+      "no computation is marked ENTRY (a dump cut off before its end?): as XLA does, the last "
+      "one, ",
+      sv(module.entry()->name()), ", is taken as the entry, so the figures are those of ",
+      sv(module.entry()->name()),
+      " alone, not of a whole step, and there is no step time; --entry NAME takes a "
+      "computation as the step");
+}
+
 std::vector<std::string> input_warnings(const Module& module, std::string_view file) {
   std::vector<std::string> warnings;
-  if (!module.entry_marked()) {
-    warnings.push_back(absl::StrCat(
-        "no computation is marked ENTRY (a dump cut off before its end?): as XLA does, the last "
-        "one, ",
-        sv(module.entry()->name()), ", is taken as the entry, so the figures are those of ",
-        sv(module.entry()->name()), " alone, not of a whole step"));
-  }
+  if (std::string w = no_entry_warning(module); !w.empty()) warnings.push_back(std::move(w));
   // The dump's file name says which it is; otherwise the module's shape tells.
   const bool named_before = absl::StrContains(sv(file), "before_optimizations");
   const bool named_after = absl::StrContains(sv(file), "after_optimizations");
@@ -218,6 +223,38 @@ std::optional<absl::StatusOr<LoadedModule>> load_non_text(std::string_view bytes
   return absl::StatusOr<LoadedModule>(std::move(loaded));
 }
 
+namespace {
+
+// Takes --entry's computation as the step, and says what the figures are of when they are not
+// the input's whole step; then the input's other warnings.
+absl::Status finish_loading(LoadedModule& loaded, std::string_view entry) {
+  Module& module = loaded.module;
+  const std::string marked = module.entry_marked() ? std::string(module.entry()->name()) : "";
+  if (!entry.empty()) {
+    absl::Status s = module.set_entry(entry);
+    if (!s.ok()) return absl::Status(s.code(), absl::StrCat("--entry: ", s.message()));
+  }
+  const std::string taken(module.entry()->name());
+  loaded.entry_marked = !marked.empty() && marked == taken;
+  if (!module.entry_marked()) {
+    loaded.banner = no_entry_warning(module);
+  } else if (marked.empty()) {
+    loaded.banner = absl::StrCat(
+        "no computation is marked ENTRY (a dump cut off before its end?); --entry takes ", taken,
+        " as the step, so the figures are those of ", taken, " alone, not of a whole program");
+  } else if (!loaded.entry_marked) {
+    loaded.banner = absl::StrCat("--entry takes ", taken, " as the step, not the module's ENTRY ",
+                                 marked, ": the figures are those of ", taken, " alone");
+  }
+  std::vector<std::string> warnings = input_warnings(module, loaded.file);
+  // The banner says it already.
+  if (!warnings.empty() && !module.entry_marked()) warnings.erase(warnings.begin());
+  loaded.warnings = std::move(warnings);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status explain_parse_error(const absl::Status& status) {
   if (!absl::StrContains(status.message(), "got end of input")) return status;
   return absl::Status(status.code(),
@@ -226,7 +263,8 @@ absl::Status explain_parse_error(const absl::Status& status) {
                                    "dump cut off, a partial copy)"));
 }
 
-absl::StatusOr<LoadedModule> load_module(const std::string& path, std::string_view module_name) {
+absl::StatusOr<LoadedModule> load_module(const std::string& path, std::string_view module_name,
+                                         std::string_view entry) {
   LoadedModule loaded;
   loaded.file = path;
   std::error_code error;
@@ -248,6 +286,7 @@ absl::StatusOr<LoadedModule> load_module(const std::string& path, std::string_vi
           load_non_text(text->text(), loaded.file, module_name)) {
     if (!other->ok()) return other->status();
     (*other)->notes.insert((*other)->notes.begin(), loaded.notes.begin(), loaded.notes.end());
+    if (absl::Status s = finish_loading(**other, entry); !s.ok()) return s;
     return *std::move(*other);
   }
   if (!module_name.empty() && loaded.notes.empty()) {
@@ -258,19 +297,28 @@ absl::StatusOr<LoadedModule> load_module(const std::string& path, std::string_vi
       parse_module(*std::move(text), ParseOptions{.file_name = file_name});
   if (!module.ok()) return explain_parse_error(module.status());
   loaded.module = *std::move(module);
-  loaded.warnings = input_warnings(loaded.module, loaded.file);
+  if (absl::Status s = finish_loading(loaded, entry); !s.ok()) return s;
   return loaded;
 }
 
-void print_input_messages(const LoadedModule& loaded) {
+void print_input_messages(const LoadedModule& loaded, bool with_banner) {
   // File and module names print with their control characters escaped.
   // Wrapped to 100 columns.
   for (const std::string& n : loaded.notes) {
     std::cerr << report_internal::wrap(printable(n), "note: ", "  ");
   }
+  if (with_banner && !loaded.banner.empty()) {
+    std::cerr << report_internal::wrap(printable(loaded.banner), "warning: ", "  ");
+  }
   for (const std::string& w : loaded.warnings) {
     std::cerr << report_internal::wrap(printable(w), "warning: ", "  ");
   }
+}
+
+std::string banner_text(const LoadedModule& loaded) {
+  if (loaded.banner.empty()) return "";
+  return absl::StrCat(report_internal::wrap(printable(loaded.banner), "NOT A WHOLE STEP: ", "  "),
+                      "\n");
 }
 
 void prepend_input_notes(const LoadedModule& loaded, const DeviceTarget& choice,
@@ -278,6 +326,9 @@ void prepend_input_notes(const LoadedModule& loaded, const DeviceTarget& choice,
   std::vector<std::string> said = loaded.warnings;
   said.insert(said.end(), choice.notes.begin(), choice.notes.end());
   prediction.assumptions.insert(prediction.assumptions.begin(), said.begin(), said.end());
+  if (!loaded.banner.empty()) {
+    prediction.warnings.insert(prediction.warnings.begin(), loaded.banner);
+  }
   prediction.warnings.insert(prediction.warnings.end(), choice.warnings.begin(),
                              choice.warnings.end());
 }

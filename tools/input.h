@@ -42,6 +42,13 @@ struct LoadedModule {
   std::string file;                   // the file parsed ("-" for standard input)
   std::vector<std::string> notes;     // which module of a dump directory was read
   std::vector<std::string> warnings;  // the input is not what the figures assume
+  // Set when the figures are not those of the input's whole step, for the top of every
+  // report: no computation is marked ENTRY (a cut dump: no step time), or --entry named the
+  // computation taken as the step.
+  std::string banner;
+  // True when the figures' entry is the computation the input marked ENTRY (JSON
+  // `entry_marked`, as `parse --json` says it of the input).
+  bool entry_marked = true;
   // When the module came from a proto: the serialized HloProto or HloModuleProto (XLA's
   // buffer assignment is in it), and, from a profile, the module's name there ("jit_f(12)").
   std::string hlo_proto;
@@ -53,7 +60,10 @@ struct LoadedModule {
 // dump directory or a profile (default: the largest jit_* module of a dump, the one that ran
 // longest in a profile); for a single module it must be empty. Files that hold no HLO (empty,
 // JSON, StableHLO, other binary files) are errors that say what the file is.
-absl::StatusOr<LoadedModule> load_module(const std::string& path, std::string_view module_name);
+// `entry`, when not empty, names the computation to take as the step (--entry): any
+// computation of the module, the way out for a module that marks none ENTRY.
+absl::StatusOr<LoadedModule> load_module(const std::string& path, std::string_view module_name,
+                                         std::string_view entry = {});
 
 // The module of a file's bytes that are not HLO text: an HloProto or HloModuleProto, or an
 // XSpace (`module_name` picks one of its modules); for bytes that hold no HLO (empty, JSON,
@@ -64,17 +74,23 @@ std::optional<absl::StatusOr<LoadedModule>> load_non_text(std::string_view bytes
 // A text parse error that ran into the end of the input gets a note: the file is truncated?
 absl::Status explain_parse_error(const absl::Status& status);
 
+// The sentence for a module that marks no computation ENTRY, empty for one that marks one.
+std::string no_entry_warning(const Module& module);
 // What about a parsed module the figures do not assume, one sentence each: no computation
-// marked ENTRY; HLO before optimization (`file` named `*before_optimizations*`, or, unless it
-// is named `*after_optimizations*`, unscheduled with unfused chains of elementwise ops).
+// marked ENTRY (no_entry_warning); HLO before optimization (`file` named
+// `*before_optimizations*`, or, unless it is named `*after_optimizations*`, unscheduled with
+// unfused chains of elementwise ops).
 std::vector<std::string> input_warnings(const Module& module, std::string_view file);
 
-// Prints `note: ...` for each note and `warning: ...` for each warning on stderr.
-void print_input_messages(const LoadedModule& loaded);
+// Prints `note: ...` for each note and `warning: ...` for each warning on stderr; the banner
+// too when `with_banner` (a report that has no top of its own to show it: CSV).
+void print_input_messages(const LoadedModule& loaded, bool with_banner = false);
+// The banner as a report's first lines (empty when there is none), wrapped to 100 columns.
+std::string banner_text(const LoadedModule& loaded);
 
 // Puts the input's warnings, then the device choice's notes, before `assumptions` (a
 // prediction's): what its reader should know first.
-// The device choice's warnings go to the prediction's warnings.
+// The banner, then the device choice's warnings, go to the prediction's warnings.
 void prepend_input_notes(const LoadedModule& loaded, const DeviceTarget& choice,
                          Prediction& prediction);
 

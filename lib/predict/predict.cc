@@ -342,6 +342,16 @@ std::string_view resource_name(const OpPrediction& op) {
 
 absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
                                              const PredictOptions& options) {
+  if (!module.entry_marked()) {
+    // A fused computation left at the end of a cut dump is not a step: no step time unless
+    // one is named.
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no computation is marked ENTRY (a dump cut off before its end?): the module is not a\n"
+        "whole step, so it has no step time; its last computation is ",
+        sv(module.entry()->name()),
+        ".\nGive the whole module, or name the computation to take as the step: --entry NAME\n"
+        "(Module.set_entry(NAME) in Python and C++)"));
+  }
   if (options.max_expanded_iterations < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_expanded_iterations wants a non-negative integer, got ",

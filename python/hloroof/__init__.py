@@ -186,12 +186,28 @@ def parse(text: _Text, file_name: str = "") -> Module:
     return _hloroof._parse(_text_of(source), file_name)
 
 
+def _entry_warnings(module: Module) -> List[str]:
+    """The warning for a module that marks no computation ENTRY (as the command's banner)."""
+    if module.entry_marked:
+        return []
+    name = module.entry.name
+    return [f"warning: no computation is marked ENTRY (a dump cut off before its end?): as XLA "
+            f"does, the last one, {name}, is taken as the entry, so the figures are those of "
+            f"{name} alone, not of a whole step, and there is no step time; "
+            f"Module.set_entry(NAME) takes a computation as the step"]
+
+
 def cost(module_or_text: _Text, **options: Any) -> ModuleCost:
     """FLOPs, transcendentals and bytes of every instruction and of one step (`ModuleCost`).
 
-    Options (`CostOptions`): ``use_padded_sizes`` (True), ``default_trip_count`` (1).
+    Options (`CostOptions`): ``use_padded_sizes`` (True), ``default_trip_count`` (1). A
+    module that marks no computation ENTRY is costed from its last computation, said first in
+    ``notes``; ``Module.set_entry`` names another.
     """
-    return _hloroof._cost(_module_of(module_or_text), _set_options(CostOptions, "cost", options))
+    module = _module_of(module_or_text)
+    result = _hloroof._cost(module, _set_options(CostOptions, "cost", options))
+    _hloroof._add_cost_notes(result, _entry_warnings(module))
+    return result
 
 
 def _resolve_device(source: Any, device: Union[str, DeviceSpec, None],
@@ -329,7 +345,8 @@ def memory(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
         notes = notes + target.notes
         warnings = warnings + target.warnings
     report = _hloroof._memory(module, spec, top_buffers, first_tile_padding)
-    _hloroof._add_memory_notes(report, ["warning: " + w for w in warnings], notes)
+    _hloroof._add_memory_notes(
+        report, _entry_warnings(module) + ["warning: " + w for w in warnings], notes)
     return report
 
 

@@ -95,7 +95,7 @@ bool any_contains(const nlohmann::json& list, const std::string& part) {
 
 constexpr const char* kNoEntryWords = "no computation is marked ENTRY";
 
-TEST_CASE("no ENTRY computation: every command warns, parse --json says entry_marked false") {
+TEST_CASE("no ENTRY computation: no step time unless --entry names one; a banner on top") {
   auto parse = run_cli("parse - --json", kNoEntry);
   REQUIRE(parse.exit_code == 0);
   CHECK(json_of(parse.out)["entry_marked"] == false);
@@ -105,25 +105,73 @@ TEST_CASE("no ENTRY computation: every command warns, parse --json says entry_ma
                                 (std::string(kNoEntry).substr(std::string(kNoEntry).find('\n')));
   CHECK(json_of(run_cli("parse - --json", commented).out)["entry_marked"] == false);
 
-  auto predict = run_cli("predict - --json", kNoEntry);
+  // The commands whose figure is a step refuse, saying how to name one; nothing on stdout.
+  for (const char* command :
+       {"predict -", "predict - --json", "predict - --csv", "advise -",
+        "compare - --devices tpu_v5e,tpu_v6e --json"}) {
+    INFO(command);
+    auto refused = run_cli(command, kNoEntry);
+    CHECK(refused.exit_code != 0);
+    CHECK(refused.out.empty());
+    CHECK_THAT(refused.err, Catch::Contains(kNoEntryWords) && Catch::Contains("fused_negate") &&
+                                Catch::Contains("--entry NAME"));
+  }
+
+  // Asked: the step is the named computation, and the header's first line under the title
+  // says so, as the JSON's first warning.
+  auto predict = run_cli("predict - --entry fused_negate", kNoEntry);
   REQUIRE(predict.exit_code == 0);
-  CHECK_THAT(predict.err, Catch::Contains(kNoEntryWords) && Catch::Contains("fused_negate"));
-  CHECK(any_contains(json_of(predict.out)["assumptions"], kNoEntryWords));
-
-  auto memory = run_cli("memory - --json", kNoEntry);
-  REQUIRE(memory.exit_code == 0);
-  CHECK_THAT(memory.err, Catch::Contains(kNoEntryWords));
-  CHECK(any_contains(json_of(memory.out)["notes"], kNoEntryWords));
-
-  auto cost = run_cli("cost - --json", kNoEntry);
-  REQUIRE(cost.exit_code == 0);
-  CHECK_THAT(cost.err, Catch::Contains(kNoEntryWords));
-  CHECK(any_contains(json_of(cost.out)["notes"], kNoEntryWords));
-
-  auto compare = run_cli("compare - --devices tpu_v5e,tpu_v6e --json", kNoEntry);
+  // The warning right under the title, unwrapped.
+  std::string banner = predict.out.substr(predict.out.find('\n') + 1);
+  banner = banner.substr(0, banner.find("\nwarning: no --device"));
+  for (size_t at; (at = banner.find("\n  ")) != std::string::npos;) banner.replace(at, 3, " ");
+  CHECK_THAT(banner, Catch::StartsWith("warning: " + std::string(kNoEntryWords)) &&
+                         Catch::Contains("--entry takes fused_negate as the step"));
+  auto predict_json = run_cli("predict - --json --entry fused_negate", kNoEntry);
+  REQUIRE(predict_json.exit_code == 0);
+  const nlohmann::json p = json_of(predict_json.out);
+  CHECK_THAT(p["warnings"][0].get<std::string>(), Catch::Contains("--entry takes fused_negate"));
+  CHECK(p["step_time_s"].get<double>() > 0);
+  auto advise = run_cli("advise - --entry fused_negate --json", kNoEntry);
+  CHECK(advise.exit_code == 0);
+  CHECK(any_contains(json_of(advise.out)["warnings"], "--entry takes fused_negate"));
+  auto compare = run_cli("compare - --devices tpu_v5e,tpu_v6e --entry fused_negate", kNoEntry);
   REQUIRE(compare.exit_code == 0);
-  CHECK_THAT(compare.err, Catch::Contains(kNoEntryWords));
-  CHECK(any_contains(json_of(compare.out)[1]["assumptions"], kNoEntryWords));
+  CHECK_THAT(compare.out, Catch::StartsWith("NOT A WHOLE STEP: " + std::string(kNoEntryWords)));
+
+  // memory and cost read the last computation, with the banner on top of the text and the
+  // entry in the JSON.
+  for (const char* command : {"memory -", "cost -"}) {
+    INFO(command);
+    auto text = run_cli(command, kNoEntry);
+    REQUIRE(text.exit_code == 0);
+    CHECK_THAT(text.out, Catch::StartsWith("NOT A WHOLE STEP: " + std::string(kNoEntryWords)));
+    auto json = run_cli(std::string(command) + " --json", kNoEntry);
+    REQUIRE(json.exit_code == 0);
+    const nlohmann::json j = json_of(json.out);
+    CHECK(j["entry"] == "fused_negate");
+    CHECK(j["entry_marked"] == false);
+    CHECK(any_contains(j["notes"], kNoEntryWords));
+    // CSV rows have no top: the banner goes to stderr.
+    auto csv = run_cli(std::string(command) + " --csv", kNoEntry);
+    REQUIRE(csv.exit_code == 0);
+    CHECK_THAT(csv.err, Catch::Contains(kNoEntryWords));
+  }
+  // A module with its ENTRY: no banner, entry_marked; --entry another computation says so.
+  const nlohmann::json whole = json_of(run_cli("memory - --json", kFused).out);
+  CHECK(whole["entry_marked"] == true);
+  CHECK_THAT(run_cli("cost -", kFused).out, !Catch::Contains("NOT A WHOLE STEP"));
+  auto other = run_cli("cost - --json --entry fused", kFused);
+  REQUIRE(other.exit_code == 0);
+  CHECK(json_of(other.out)["entry"] == "fused");
+  CHECK(json_of(other.out)["entry_marked"] == false);
+  CHECK_THAT(run_cli("predict - --entry fused", kFused).out,
+             Catch::Contains("--entry takes fused as the step, not the module's ENTRY main"));
+  // A name that is no computation's: the error lists those there are.
+  auto missing = run_cli("predict - --entry nope", kNoEntry);
+  CHECK(missing.exit_code != 0);
+  CHECK_THAT(missing.err, Catch::Contains("--entry: no computation is named 'nope'") &&
+                              Catch::Contains("fused_negate"));
 }
 
 TEST_CASE("HLO before optimization is detected by its shape and by its file name") {

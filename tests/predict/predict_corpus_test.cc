@@ -68,6 +68,15 @@ TEST_CASE("the corpus predicts without crashing, every prediction adds up, and n
     absl::StatusOr<Module> module = parse_module(text.str());
     if (!module.ok()) continue;
     ++parsed;
+    if (!module->entry_marked()) {
+      // Cut off before its ENTRY: no step time until one computation is named the step.
+      absl::StatusOr<Prediction> p = predict_step_time(*module, "tpu_v5e");
+      if (p.ok() || p.status().message().find("no computation is marked ENTRY") ==
+                        std::string_view::npos) {
+        failures.push_back(file.string() + ": predicted a module that marks no ENTRY");
+      }
+      REQUIRE(module->set_entry(module->entry()->name()).ok());
+    }
     for (const char* device : {"tpu_v5e", "h100"}) {
       absl::StatusOr<Prediction> p = predict_step_time(*module, device);
       if (!p.ok()) {

@@ -293,6 +293,32 @@ def test_metadata_keeps_its_module_alive(h100_text):
     assert metadata.op_name == "jit(train_step)/jit(main)/psum"
 
 
+# ---- A module that marks no computation ENTRY (a dump cut off before its end).
+
+CUT_TEXT = ("HloModule cut, is_scheduled=true\n\nfused_negate {\n  p = f32[1024] parameter(0)\n"
+            "  ROOT n = f32[1024] negate(p)\n}\n")
+
+
+def test_no_entry_has_no_step_time_until_one_is_named():
+    with pytest.raises(ValueError, match="no computation is marked ENTRY") as refused:
+        hloroof.predict(CUT_TEXT, "tpu_v5e")
+    assert "set_entry" in str(refused.value)
+    with pytest.raises(ValueError, match="no computation is marked ENTRY"):
+        hloroof.advise(CUT_TEXT, "tpu_v5e")
+    m = hloroof.parse(CUT_TEXT)
+    assert not m.entry_marked
+    # memory and cost read the last computation, and say so first.
+    assert "no computation is marked ENTRY" in hloroof.memory(m, "tpu_v5e").notes[0]
+    assert "no computation is marked ENTRY" in hloroof.cost(m).notes[0]
+    with pytest.raises(ValueError, match="no computation is named 'nope'"):
+        m.set_entry("nope")
+    m.set_entry("fused_negate")
+    assert m.entry_marked and m.entry.name == "fused_negate"
+    # f32[1024] read and written: 8 KiB of HBM traffic.
+    assert hloroof.predict(m, "tpu_v5e").hbm_bytes == 8192
+    assert not any("ENTRY" in n for n in hloroof.cost(m).notes)
+
+
 # ---- Cost, memory, devices.
 
 def test_cost_matches_the_cli_json(v5e_text):

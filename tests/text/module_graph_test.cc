@@ -138,6 +138,32 @@ fused {
   CHECK(cut.entry()->name() == "fused");
 }
 
+TEST_CASE("set_entry takes a named computation as the entry, as if the text marked it") {
+  Module cut = parse_ok(R"(HloModule cut
+fused_a {
+  p = f32[8] parameter(0)
+  ROOT n = f32[8] negate(p)
+}
+fused_b {
+  p = f32[8] parameter(0)
+  ROOT e = f32[8] exponential(p)
+}
+)");
+  REQUIRE_FALSE(cut.entry_marked());
+  REQUIRE(cut.set_entry("fused_a").ok());
+  CHECK(cut.entry_marked());
+  CHECK(cut.entry()->name() == "fused_a");
+  CHECK(cut.entry()->is_entry());
+  // The one taken before is no longer the entry: one ENTRY, as printed text has.
+  CHECK_FALSE(cut.find_computation("fused_b")->is_entry());
+  CHECK(print(cut).find("ENTRY %fused_a") != std::string::npos);
+  const absl::Status missing = cut.set_entry("fused_c");
+  CHECK(missing.code() == absl::StatusCode::kNotFound);
+  // The names there are, the last first.
+  CHECK(std::string(missing.message()).find("fused_b, fused_a") != std::string::npos);
+  CHECK(cut.entry()->name() == "fused_a");
+}
+
 TEST_CASE("edits: add, replace uses, change a layout and an attribute, remove, print again") {
   Module m = parse_ok(kModule);
   Computation* main = m.entry();

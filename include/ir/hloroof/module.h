@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
@@ -83,8 +84,14 @@ class Module {
   absl::Span<Computation* const> computations() const;
   Computation* entry() const;
   // False when the text marked no computation ENTRY: as XLA does, the parser then takes the
-  // last computation as the entry (a dump cut off mid-file leaves only fused computations).
+  // last computation as the entry (a dump cut off mid-file leaves only fused computations),
+  // and predict_step_time refuses it (such a module is not a whole step) until set_entry
+  // names one.
   bool entry_marked() const;
+  // Takes the computation named `computation` as the entry, the step every analysis starts
+  // from, as if the text had marked it ENTRY (entry_marked() is true afterwards). Errors: no
+  // computation of that name (the message lists some).
+  absl::Status set_entry(std::string_view computation);
   Computation* find_computation(std::string_view name) const;
   // Instructions over all computations.
   int64_t instruction_count() const;
