@@ -11,6 +11,31 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+# What a user links and runs is lean: no DWARF sections (HLOROOF_INSTALL_DEBUG_INFO off, the
+# default outside Debug builds), whatever the build type of the tree installed.
+file(GLOB installed_library ${prefix}/lib*/libhloroof.a)
+if(NOT installed_library)
+  message(FATAL_ERROR "no libhloroof.a under ${prefix}")
+endif()
+if(NOT DEBUG_INFO AND READELF)
+  foreach(binary IN LISTS installed_library ITEMS ${prefix}/bin/hloroof)
+    if(NOT EXISTS ${binary})
+      continue()
+    endif()
+    run(${READELF} --section-headers --wide ${binary})
+    if(last_output MATCHES "\\.debug_info")
+      message(FATAL_ERROR "${binary} was installed with its debug information")
+    endif()
+  endforeach()
+  # 11 MB with GCC 12 on x86-64, 324 MB with its DWARF (README, "From C++"): 32 MiB leaves
+  # the code room to grow threefold and still fails a library installed with debug
+  # information. Sanitizer instrumentation alone makes it over 100 MB.
+  file(SIZE ${installed_library} library_bytes)
+  if(NOT SANITIZE AND library_bytes GREATER 33554432)
+    message(FATAL_ERROR "the installed libhloroof.a is ${library_bytes} B, over 32 MiB")
+  endif()
+  message(STATUS "installed libhloroof.a: ${library_bytes} B, no debug information")
+endif()
 # The built-in device specs are installed as files that load back as devices.
 set(installed_h100 ${prefix}/share/hloroof/devices/h100.json)
 if(NOT EXISTS ${installed_h100} OR NOT EXISTS ${prefix}/share/hloroof/devices/README.md)

@@ -8,6 +8,8 @@ add_test(NAME install_and_build_example
                  -DGENERATOR=${CMAKE_GENERATOR}
                  -DCXX_COMPILER=${CMAKE_CXX_COMPILER}
                  -DSANITIZE=${HLOROOF_SANITIZE}
+                 -DREADELF=${CMAKE_READELF}
+                 -DDEBUG_INFO=${HLOROOF_INSTALL_DEBUG_INFO}
                  "-DPYTHON=$<$<BOOL:${HLOROOF_PYTHON}>:${Python3_EXECUTABLE}>"
                  -DPYTHON_DIR=${HLOROOF_PYTHON_INSTALL_DIR}
                  -P ${CMAKE_CURRENT_LIST_DIR}/install_test.cmake)
