@@ -4,7 +4,7 @@ include(CMakePackageConfigHelpers)
 
 # What a user links, runs or imports carries no debug information unless asked: in the default
 # build (RelWithDebInfo) DWARF is nearly all of the archives, the command and the Python module
-# (README, "From C++", has the sizes), and it ends up in every program linked against the
+# (README, "Using the library", has the sizes), and it ends up in every program linked against the
 # library. `strip --strip-debug` keeps the symbol tables (the archive links, a backtrace names
 # its functions). On by default in a Debug build, whose point is stepping into the library.
 if(CMAKE_BUILD_TYPE STREQUAL "Debug")
