@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
 #include "hloroof/opcode.h"
@@ -107,10 +108,12 @@ class PlacedRanges {
   }
 
  private:
+  // Most nodes hold a range or two: kept in place, they need no allocation.
+  using Ranges = absl::InlinedVector<Range, 2>;
   struct Node {
-    std::vector<Range> cover, any;
+    Ranges cover, any;
   };
-  static void merge_into(std::vector<Range>& ranges, Range r) {
+  static void merge_into(Ranges& ranges, Range r) {
     // The first range that ends at or after r starts, then every one that starts by r's end.
     auto first = std::lower_bound(ranges.begin(), ranges.end(), r.first,
                                   [](const Range& x, int64_t lo) { return x.second < lo; });
