@@ -474,6 +474,28 @@ const std::string& tpu_provenance(const DeviceSpec& device) {
   return device.name == measured::kTpuTableDevice ? *own : *borrowed;
 }
 
+// The names of the TPU models an op's expected time may come from, for one provenance
+// (tpu_provenance): made once, as every op names one.
+struct TpuModelNames {
+  std::string gemm;        // "gemm table tpu7x (measured on tpu7x)"
+  std::string hbm;         // "achievable HBM (measured on tpu7x)"
+  std::string fixed_cost;  // "per-op fixed cost (measured on tpu7x)"
+};
+
+const TpuModelNames& tpu_model_names(const DeviceSpec& device) {
+  auto names = [](const std::string& from) {
+    return new TpuModelNames{
+        absl::StrCat("gemm table ", measured::kTpuTableDevice, " (", from, ")"),
+        absl::StrCat("achievable HBM (", from, ")"),
+        absl::StrCat("per-op fixed cost (", from, ")")};
+  };
+  static const TpuModelNames* own =
+      names(absl::StrCat("measured on ", measured::kTpuTableDevice));
+  static const TpuModelNames* borrowed =
+      names(absl::StrCat("measured on ", measured::kTpuTableDevice, ", borrowed"));
+  return device.name == measured::kTpuTableDevice ? *own : *borrowed;
+}
+
 // The fits' figures as every op's explanation prints them (the fits are the process's own,
 // measured::tpu_fits(), so the text is made once).
 struct TpuFitTexts {
@@ -505,6 +527,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
   const measured::TpuFits& fits = *measured::tpu_fits();
   const TpuFitTexts& texts = tpu_fit_texts(fits);
   const std::string& from = tpu_provenance(device);
+  const TpuModelNames& names = tpu_model_names(device);
   ExpectedTime e{roofline.time_s, "", ""};
   std::vector<std::string> how;
   double terms = 0;
@@ -544,9 +567,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
                                    static_cast<int>(mxu), ") from the ", from,
                                    " table: ", seconds(gemm_s)));
       }
-      consider(gemm_s, [&from] {
-        return absl::StrCat("gemm table ", measured::kTpuTableDevice, " (", from, ")");
-      });
+      consider(gemm_s, [&names] { return names.gemm; });
     }
   }
   for (const RooflineTerm& t : roofline.terms) {
@@ -556,7 +577,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
         how.push_back(absl::StrCat("HBM at ", texts.hbm_fraction, " of its bandwidth (", from,
                                    "): ", seconds(s)));
       }
-      consider(s, [&from] { return absl::StrCat("achievable HBM (", from, ")"); });
+      consider(s, [&names] { return names.hbm; });
     } else if (t.bound == Bound::kHost) {
       const double s = t.time_s / kTpuHostFraction;
       if (explain) {
@@ -571,7 +592,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
     }
   }
   const double fixed = include_overhead ? fits.hbm.latency_s : 0.0;
-  if (fixed > terms) model = absl::StrCat("per-op fixed cost (", from, ")");
+  if (fixed > terms) model = names.fixed_cost;
   e.model = model;
   e.time_s = std::max(roofline.time_s, terms + fixed);
   if (explain && e.time_s > roofline.time_s) {
