@@ -286,6 +286,7 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   // Buffer assignment.
   r.temps_in_live_out = assignment.temps_in_live_out;
   r.shared_with_operand = assignment.shared_with_operand;
+  r.allocations.reserve(assignment.allocations.size());
   for (size_t a = 0; a < assignment.allocations.size(); ++a) {
     const detail::Allocation& in = assignment.allocations[a];
     MemoryAllocation m;
