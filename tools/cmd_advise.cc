@@ -50,10 +50,11 @@ int run(const std::vector<std::string>& words) {
   PredictOptions predict_options;
   predict_options.topology = choice->topology;
   predict_options.explain = false;  // advice shows no op's explanation
+  // The memory analysis first: its working data is gone before the prediction's is made.
+  absl::StatusOr<MemoryReport> memory = analyze_memory(module, *spec);
   absl::StatusOr<Prediction> prediction = predict_step_time(module, *spec, predict_options);
   if (!prediction.ok()) return fail(prediction.status());
   prepend_input_notes(*loaded, *choice, *prediction);
-  absl::StatusOr<MemoryReport> memory = analyze_memory(module, *spec);
   if (!memory.ok()) return fail(memory.status());
   absl::StatusOr<Advice> advice = advise(module, *prediction, *memory, *spec, options);
   if (!advice.ok()) return fail(advice.status());

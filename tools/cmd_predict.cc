@@ -184,6 +184,15 @@ int run(const std::vector<std::string>& words) {
   if (!choice.ok()) return fail(choice.status());
   const DeviceSpec* spec = &choice->spec;
   options.topology = choice->topology;
+  // The memory analysis of the module, made once for the trace and the advice.
+  std::optional<absl::StatusOr<MemoryReport>> analyzed;
+  auto memory_report = [&]() -> const absl::StatusOr<MemoryReport>& {
+    if (!analyzed) analyzed = analyze_memory(*module, *spec);
+    return *analyzed;
+  };
+  // The text ends with advice, which reads it: made first, its working data is gone before the
+  // prediction's is made.
+  if (!args->flag("--json") && !args->flag("--csv")) memory_report();
   absl::StatusOr<Prediction> prediction = predict_step_time(*module, *spec, options);
   if (!prediction.ok()) return fail(prediction.status());
   prepend_input_notes(*loaded, *choice, *prediction);
@@ -194,12 +203,6 @@ int run(const std::vector<std::string>& words) {
                                            args->get("--device")};
   absl::StatusOr<std::string> report = render_text_report(*prediction, *spec, stats);
   if (!report.ok()) return fail(report.status());
-  // The memory analysis of the module, made once for the trace and the advice.
-  std::optional<absl::StatusOr<MemoryReport>> analyzed;
-  auto memory_report = [&]() -> const absl::StatusOr<MemoryReport>& {
-    if (!analyzed) analyzed = analyze_memory(*module, *spec);
-    return *analyzed;
-  };
   if (args->has("--trace")) {
     // The trace's live-HBM counter comes from the memory analysis of the same module.
     const absl::StatusOr<MemoryReport>& memory = memory_report();
