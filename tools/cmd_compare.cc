@@ -1,6 +1,8 @@
 // `hloroof compare FILE --devices D1,D2,...`: one module's predicted step on several devices,
 // side by side, with the ratio to the first.
+#include <cstddef>
 #include <iostream>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -71,6 +73,13 @@ int run(const std::vector<std::string>& words) {
       return fail(absl::Status(p.status().code(), absl::StrCat(d, ": ", p.status().message())));
     prepend_input_notes(*loaded, *choice, *p);
     if (!model_flops->note.empty()) p->assumptions.push_back(model_flops->note);
+    // Neither output shows the timeline; the text shows the first device's ops (each op's time
+    // there is what the others' are compared to) and the top ones of the others.
+    std::vector<TimelineEvent>().swap(p->timeline);
+    if (!args->flag("--json") && !predictions.empty() && p->ops.size() > top) {
+      p->ops.erase(p->ops.begin() + static_cast<std::ptrdiff_t>(top), p->ops.end());
+      p->ops.shrink_to_fit();
+    }
     predictions.push_back(*std::move(p));
   }
 
