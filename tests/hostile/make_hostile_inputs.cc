@@ -29,6 +29,15 @@ std::string repeat(std::string_view s, int n) {
   return out;
 }
 
+// A parameter whose shape is a tuple of `n` scalars (issue 33, item 7: 200,000 of them took
+// memory and predict minutes and gigabytes): one buffer and allocation per leaf.
+std::string wide_parameter(int n) {
+  std::string t = "HloModule wide, is_scheduled=true\nENTRY e {\n  p = (";
+  for (int i = 0; i < n; ++i) t += i == 0 ? "f32[]" : ", f32[]";
+  t += ") parameter(0)\n  g = f32[] get-tuple-element(p), index=0\n  ROOT r = f32[] add(g, g)\n}\n";
+  return t;
+}
+
 // A chain of `levels` fusions, each calling the next.
 std::string fusion_chain(int levels) {
   std::ostringstream t;
@@ -158,6 +167,7 @@ int main(int argc, char** argv) {
   // Call nesting: 20k levels (was 3.3 s in cost), and a chain just inside the bound.
   ok &= write(out, "fusion_chain_20000.hlo", fusion_chain(20000));
   ok &= write(out, "fusion_chain_120.hlo", fusion_chain(120));
+  ok &= write(out, "wide_parameter_200000.hlo", wide_parameter(200000));
   // Fan-out: 2^30 paths through 31 computations.
   ok &= write(out, "call_fan_out_30.hlo", fan_out(30, false));
   ok &= write(out, "conditional_fan_out_30.hlo", fan_out(30, true));

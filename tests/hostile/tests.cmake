@@ -89,6 +89,14 @@ endfunction()
 hostile_module(fusion_chain_20000 ${HOSTILE_GENERATED}/fusion_chain_20000.hlo error
                "calls nest more than 128 levels deep")
 hostile_module(fusion_chain_120 ${HOSTILE_GENERATED}/fusion_chain_120.hlo ok "")
+# A parameter of 200,000 scalar leaves: one buffer and allocation each, in time and memory
+# linear in them (memory --json lists every allocation: 47 MB, left out here).
+foreach(command memory predict)
+  hostile_run(wide_parameter.${command} ok "" ${command}
+              ${HOSTILE_GENERATED}/wide_parameter_200000.hlo)
+endforeach()
+hostile_run(wide_parameter.trace ok "" predict ${HOSTILE_GENERATED}/wide_parameter_200000.hlo
+            --trace ${HOSTILE_GENERATED}/wide_parameter.trace.json)
 # Fan-out: 2^30 paths; each computation is timed and costed once.
 hostile_module(call_fan_out_30 ${HOSTILE_GENERATED}/call_fan_out_30.hlo ok "")
 hostile_module(conditional_fan_out_30 ${HOSTILE_GENERATED}/conditional_fan_out_30.hlo ok "")
