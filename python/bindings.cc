@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hloroof/advise.h"
+#include "hloroof/analysis_json.h"
 #include "hloroof/cost.h"
 #include "hloroof/device.h"
 #include "hloroof/device_target.h"
@@ -588,6 +589,7 @@ void bind_cost(py::module_& m) {
   py::bind_vector<std::vector<ComputationCost>>(m, "ComputationCostList");
 
   Record<ModuleCost>(m, "ModuleCost", "The static cost of a module: every instruction and a step.")
+      .field("module_name", &ModuleCost::module_name, "the HloModule name")
       .field("instructions", &ModuleCost::instructions,
              "callers first (entry first), instructions in schedule order")
       .field("computations", &ModuleCost::computations, "every computation")
@@ -596,7 +598,10 @@ void bind_cost(py::module_& m) {
       .field("notes", &ModuleCost::notes, "assumptions made, one line each")
       .field("is_lower_bound", &ModuleCost::is_lower_bound,
              "a trip count was assumed or a cost is unknown: the totals are a floor")
-      .done();
+      .done()
+      .def(
+          "to_json", [](const ModuleCost& cost) { return cost_to_json(cost); },
+          "The JSON object of `hloroof cost --json` (the keys of to_dict()).");
 
   m.def(
       "_cost",
@@ -716,7 +721,11 @@ void bind_memory(py::module_& m) {
       .field("live_curve", &MemoryReport::live_curve, "one point per entry instruction")
       .field("capacity", &MemoryReport::capacity, "check against the device, or None")
       .field("notes", &MemoryReport::notes, "assumptions that shaped the numbers")
-      .done();
+      .field("warnings", &MemoryReport::warnings, "what to know first: the device is a guess, ...")
+      .done()
+      .def(
+          "to_json", [](const MemoryReport& report) { return memory_to_json(report); },
+          "The JSON object of `hloroof memory --json` (the keys of to_dict()).");
 
   m.def(
       "_memory",
@@ -1079,13 +1088,15 @@ void bind_predict(py::module_& m) {
       py::arg("prediction"), py::arg("warnings"), "Adds `warnings` to the prediction's.");
   m.def(
       "_add_memory_notes",
-      [](MemoryReport& report, const std::vector<std::string>& first,
-         const std::vector<std::string>& last) {
+      [](MemoryReport& report, const std::vector<std::string>& warnings,
+         const std::vector<std::string>& first, const std::vector<std::string>& last) {
+        report.warnings.insert(report.warnings.end(), warnings.begin(), warnings.end());
         report.notes.insert(report.notes.begin(), first.begin(), first.end());
         report.notes.insert(report.notes.end(), last.begin(), last.end());
       },
-      py::arg("report"), py::arg("first"), py::arg("last"),
-      "Puts `first` before the report's notes and `last` after them.");
+      py::arg("report"), py::arg("warnings"), py::arg("first"), py::arg("last"),
+      "Adds the caller's `warnings` (how the device was chosen) to the report's, `first` before\n"
+      "its notes and `last` after them.");
   m.def(
       "_add_cost_notes",
       [](ModuleCost& cost, const std::vector<std::string>& first) {

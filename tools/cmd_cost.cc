@@ -8,13 +8,12 @@
 #include "absl/strings/str_join.h"
 #include "cli.h"
 #include "commands.h"
+#include "hloroof/analysis_json.h"
 #include "hloroof/cost.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/text_table.h"
 #include "hloroof/units.h"
 #include "input.h"
-#include "nlohmann/json.hpp"
-#include "report/json_writer.h"
 #include "report/wrap.h"
 
 namespace hloroof::cli {
@@ -23,16 +22,6 @@ namespace {
 constexpr std::string_view kUsage =
     "hloroof cost FILE|DUMP_DIR [--module NAME] [--top N] [--sort S] [--json | --csv] [--all]\n"
     "       [--dense] [--trip-count N] [--entry NAME]";
-
-// The opcode as the text spells it: sugared async ops read `all-to-all-start`.
-std::string spelled_opcode(const Instruction& i) {
-  if (!i.uses_async_sugar() || !i.async_wrapped_opcode())
-    return std::string(opcode_name(i.opcode()));
-  std::string_view suffix = i.opcode() == Opcode::kAsyncStart    ? "-start"
-                            : i.opcode() == Opcode::kAsyncUpdate ? "-update"
-                                                                 : "-done";
-  return std::string(opcode_name(*i.async_wrapped_opcode())) + std::string(suffix);
-}
 
 // A count with a unit, scaled like the other figures: "200 ops", "1.5 k ops".
 std::string format_count(double n, std::string_view unit) {
@@ -204,106 +193,6 @@ void print_totals(const Module& module, const ModuleCost& cost) {
   }
 }
 
-nlohmann::ordered_json collective_json(const CollectiveCost& c) {
-  // A permute's pairs also read as groups of two, so that every kind has `groups`.
-  std::vector<std::vector<int64_t>> groups = c.groups;
-  for (const auto& [source, target] : c.pairs) groups.push_back({source, target});
-  return {{"kind", collective_kind_name(c.kind)},
-          {"async", c.is_async},
-          {"host_transfer", c.is_host_transfer},
-          {"id_mode", id_mode_name(c.id_mode)},
-          {"channel_id", c.channel_id ? nlohmann::ordered_json(*c.channel_id) : nullptr},
-          {"payload_bytes", c.payload_bytes},
-          {"group_size", c.group_size},
-          {"groups", groups},
-          {"pairs", c.pairs}};
-}
-
-// The fields of an instruction's or a step's cost, into the object being written.
-void write_cost_fields(const OpCost& c, report_internal::JsonWriter& w) {
-  w.number_field("flops", c.flops);
-  w.number_field("matrix_flops", c.matrix_flops());
-  w.number_field("vector_flops", c.vector_flops());
-  w.key("matrix_flops_by_type");
-  if (c.matrix.empty()) {
-    w.begin_object();
-    w.end_object();
-  } else {
-    nlohmann::ordered_json by_type = nlohmann::ordered_json::object();
-    for (const MatrixFlops& m : c.matrix) {
-      by_type[std::string(primitive_type_name(m.type))] = m.flops;
-    }
-    w.value(by_type);
-  }
-  w.number_field("transcendentals", c.transcendentals);
-  w.number_field("bytes", c.bytes());
-  w.number_field("bytes_read", c.bytes_read);
-  w.number_field("bytes_written", c.bytes_written);
-  w.number_field("padded_bytes", c.padded_bytes());
-  w.number_field("hbm_bytes", c.hbm_bytes());
-  w.number_field("onchip_bytes", c.on_chip_bytes());
-  w.number_field("host_bytes", c.host_bytes());
-  w.number_field("xla_flops", c.xla_flops);
-  w.number_field("xla_transcendentals", c.xla_transcendentals);
-  w.number_field("xla_bytes_accessed", c.xla_bytes_accessed);
-}
-
-// The document is written as it is produced: one instruction at a time, into standard output.
-void print_json(const LoadedModule& loaded, const ModuleCost& cost) {
-  const Module& module = loaded.module;
-  std::string out;
-  report_internal::JsonWriter w(out, &std::cout);
-  w.begin_object();
-  w.text_field("module", module.name());
-  w.text_field("entry", module.entry()->name());
-  w.bool_field("entry_marked", loaded.entry_marked);
-  w.key("totals");
-  w.begin_object();
-  write_cost_fields(cost.totals, w);
-  w.number_field("unknown_ops", cost.unknown.size());
-  w.bool_field("lower_bound", cost.is_lower_bound);
-  w.end_object();
-  w.strings_field("notes", cost.notes);
-  w.key("instructions");
-  w.begin_array();
-  for (const InstructionCost& r : cost.instructions) {
-    w.begin_object();
-    w.text_field("computation", r.computation->name());
-    w.text_field("name", r.instruction->name());
-    w.text_field("opcode", spelled_opcode(*r.instruction));
-    w.text_field("role", cost_role_name(r.role));
-    w.number_field("multiplier", r.multiplier);
-    write_cost_fields(r.cost, w);
-    w.key("matrix_type");
-    if (r.cost.matrix.empty()) {
-      w.null();
-    } else {
-      w.string(primitive_type_name(r.cost.matrix_type()));
-    }
-    w.bool_field("unknown", r.unknown);
-    w.key("trip_count");
-    if (r.trip_count) {
-      w.begin_object();
-      w.number_field("count", r.trip_count->count);
-      w.text_field("source", trip_count_source_name(r.trip_count->source));
-      w.end_object();
-    } else {
-      w.null();
-    }
-    w.key("collective");
-    if (r.collective) {
-      w.value(collective_json(*r.collective));
-    } else {
-      w.null();
-    }
-    w.end_object();
-  }
-  w.end_array();
-  w.end_object();
-  out += "\n";
-  w.finish();
-}
-
 // Every instruction, one CSV row each: the keys of the JSON's instructions, nested ones as
 // `trip_count.count`, `collective.kind`, ... (as Python's to_pandas() names them).
 void print_csv(const ModuleCost& cost) {
@@ -393,7 +282,8 @@ int run(const std::vector<std::string>& words) {
     if (!loaded->banner.empty()) {
       cost->notes.insert(cost->notes.begin(), "warning: " + loaded->banner);
     }
-    print_json(*loaded, *cost);
+    cost->entry_marked = loaded->entry_marked;
+    write_cost_json(*cost, std::cout);
   } else if (args->flag("--csv")) {
     print_csv(*cost);
   } else {

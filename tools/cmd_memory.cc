@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/device.h"
+#include "hloroof/analysis_json.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
@@ -19,8 +20,6 @@
 #include "hloroof/topology.h"
 #include "hloroof/units.h"
 #include "input.h"
-#include "nlohmann/json.hpp"
-#include "report/json_writer.h"
 #include "report/wrap.h"
 
 namespace hloroof::cli {
@@ -43,58 +42,6 @@ std::string share_text(int64_t part, int64_t whole) {
     absl::StrAppend(&s, " (", format_percent(static_cast<double>(part) / whole), ")");
   }
   return s;
-}
-
-// XLA's own buffer assignment (the HloProto's) beside hloroof's, per allocation kind and
-// memory: device memory (memory space / color 0) and the other memory spaces (host, ...).
-struct XlaComparisonRow {
-  std::string kind;    // "parameter", "output", "temp", "constant", "thread-local", "total"
-  std::string memory;  // "device" or "other"
-  int64_t xla_bytes = 0;
-  int64_t hloroof_bytes = 0;
-  int64_t xla_allocations = 0;
-  int64_t hloroof_allocations = 0;
-};
-struct XlaComparison {
-  std::vector<XlaComparisonRow> rows;
-  std::vector<std::string> differences;  // where they differ by more than 1%
-};
-
-XlaComparison compare_with_xla(const MemoryReport& r, const XlaBufferAssignment& xla) {
-  XlaComparison c;
-  for (const char* memory : {"device", "other"}) {
-    for (const char* kind : {"parameter", "output", "temp", "constant", "thread-local", "total"}) {
-      XlaComparisonRow row{kind, memory};
-      const bool total = row.kind == "total";
-      for (const XlaAllocation& a : xla.allocations) {
-        if ((a.color == 0) != (row.memory == "device")) continue;
-        if (!total && a.kind() != row.kind) continue;
-        row.xla_bytes += a.size_bytes;
-        ++row.xla_allocations;
-      }
-      for (const MemoryAllocation& a : r.allocations) {
-        if ((a.memory_space == 0) != (row.memory == "device")) continue;
-        // As XLA's: an allocation that is a parameter and live out is a parameter.
-        if (!total && allocation_kind_name(a.kind) != row.kind) continue;
-        row.hloroof_bytes += a.bytes;
-        ++row.hloroof_allocations;
-      }
-      if (row.xla_allocations == 0 && row.hloroof_allocations == 0) continue;
-      c.rows.push_back(row);
-      const int64_t diff = row.hloroof_bytes - row.xla_bytes;
-      const double base = static_cast<double>(std::max<int64_t>(row.xla_bytes, 1));
-      if (std::abs(static_cast<double>(diff)) > 0.01 * base && diff != 0) {
-        c.differences.push_back(absl::StrFormat(
-            "%s, %s memory: hloroof %s (%d allocations), XLA %s (%d): %s%s (%s)", row.kind,
-            row.memory, format_bytes(static_cast<double>(row.hloroof_bytes)),
-            row.hloroof_allocations, format_bytes(static_cast<double>(row.xla_bytes)),
-            row.xla_allocations, diff > 0 ? "+" : "-",
-            format_bytes(static_cast<double>(std::abs(diff))),
-            row.xla_bytes > 0 ? format_percent(static_cast<double>(diff) / base) : "new"));
-      }
-    }
-  }
-  return c;
 }
 
 // "tpu_v5e HBM 14.9 GiB: fits, footprint 3.6 GiB is 24.2% of it, 11.3 GiB free": the figure
@@ -126,26 +73,6 @@ std::string where_text(const MemoryReport& r) {
   return absl::StrJoin(frames, " > ");
 }
 
-void write_buffer(const MemoryBuffer& b, report_internal::JsonWriter& w) {
-  w.begin_object();
-  w.text_field("name", b.name);
-  w.text_field("computation", b.computation);
-  w.text_field("kind", buffer_kind_name(b.kind));
-  w.text_field("shape", b.shape);
-  w.number_field("logical_bytes", b.logical_bytes);
-  w.number_field("padded_bytes", b.padded_bytes);
-  w.number_field("padding_waste_bytes", b.padding_waste_bytes());
-  w.number_field("memory_space", b.memory_space);
-  w.text_field("memory", memory_tier_name(b.tier()));
-  w.bool_field("is_output", b.is_output);
-  w.bool_field("donated", b.donated);
-  w.number_field("allocation", b.allocation);
-  w.number_field("allocation_offset", b.allocation_offset);
-  w.text_field("live_from", b.live_from);
-  w.text_field("live_to", b.live_to);
-  w.end_object();
-}
-
 // The buffers, one CSV row each, the keys of the JSON's buffers as columns.
 void print_csv(const MemoryReport& r) {
   std::cout << csv_line({"name", "computation", "kind", "shape", "logical_bytes",
@@ -161,146 +88,6 @@ void print_csv(const MemoryReport& r) {
                            csv_number(b.allocation), csv_number(b.allocation_offset),
                            b.live_from, b.live_to});
   }
-}
-
-// The document is written as it is produced, into standard output. Names are ASCII in
-// practice; any byte that is not UTF-8 is replaced rather than thrown on.
-void print_json(const MemoryReport& r, const DeviceTarget& choice,
-                const std::optional<XlaComparison>& xla, const LoadedModule& loaded) {
-  std::string out;
-  report_internal::JsonWriter w(out, &std::cout);
-  w.begin_object();
-  w.text_field("module", r.module_name);
-  w.text_field("entry", loaded.module.entry()->name());
-  w.bool_field("entry_marked", loaded.entry_marked);
-  w.bool_field("scheduled", r.scheduled);
-  w.number_field("peak_bytes", r.peak_bytes);
-  w.text_field("peak_at", r.peak_at);
-  w.number_field("argument_bytes", r.argument_bytes);
-  w.number_field("output_bytes", r.output_bytes);
-  w.number_field("alias_bytes", r.alias_bytes);
-  w.number_field("temp_bytes", r.temp_bytes);
-  w.number_field("constant_bytes", r.constant_bytes);
-  w.number_field("footprint_bytes", r.footprint_bytes);
-  w.key("peak_path");
-  w.begin_array();
-  for (const PeakFrame& f : r.peak_path) {
-    w.begin_object();
-    w.text_field("computation", f.computation);
-    w.text_field("instruction", f.instruction);
-    w.end_object();
-  }
-  w.end_array();
-  if (r.capacity) {
-    w.text_field("device", r.capacity->device);
-    w.number_field("capacity_bytes", r.capacity->capacity_bytes);
-    w.text_field("capacity_basis", capacity_basis_name(r.capacity->basis));
-    w.number_field("checked_bytes", r.capacity->checked_bytes);
-    w.bool_field("fits", r.capacity->fits);
-    w.number_field("headroom", r.capacity->headroom);
-    w.number_field("shortfall_bytes", r.capacity->shortfall_bytes);
-  } else {
-    for (std::string_view name :
-         {"device", "capacity_bytes", "capacity_basis", "checked_bytes", "fits"}) {
-      w.key(name);
-      w.null();
-    }
-  }
-  w.key("breakdown");
-  w.begin_object();
-  w.number_field("parameters", r.peak_breakdown.parameters);
-  w.number_field("outputs", r.peak_breakdown.outputs);
-  w.number_field("temporaries", r.peak_breakdown.temporaries);
-  w.number_field("constants", r.peak_breakdown.constants);
-  w.end_object();
-  w.number_field("padding_waste_bytes", r.padding_waste_bytes);
-  w.number_field("peak_padding_waste_bytes", r.peak_padding_waste_bytes);
-  w.key("memory_analysis");
-  w.begin_object();
-  w.number_field("argument_bytes", r.argument_bytes);
-  w.number_field("output_bytes", r.output_bytes);
-  w.number_field("alias_bytes", r.alias_bytes);
-  w.number_field("temp_bytes", r.temp_bytes);
-  w.number_field("temporary_peak_bytes", r.temporary_peak_bytes);
-  w.number_field("constant_bytes", r.constant_bytes);
-  w.number_field("footprint_bytes", r.footprint_bytes);
-  w.end_object();
-  w.number_field("temps_in_live_out", r.temps_in_live_out);
-  w.number_field("shared_with_operand", r.shared_with_operand);
-  w.key("allocations");
-  w.begin_array();
-  for (const MemoryAllocation& a : r.allocations) {
-    w.begin_object();
-    w.number_field("index", a.index);
-    w.text_field("kind", allocation_kind_name(a.kind));
-    w.number_field("bytes", a.bytes);
-    w.number_field("memory_space", a.memory_space);
-    w.bool_field("maybe_live_out", a.maybe_live_out);
-    w.number_field("buffer_count", a.buffer_count);
-    w.strings_field("buffers", a.buffers);
-    if (a.parameter_number >= 0) w.number_field("parameter_number", a.parameter_number);
-    w.end_object();
-  }
-  w.end_array();
-  w.number_field("peak_on_chip_bytes", r.peak_on_chip_bytes);
-  w.number_field("peak_host_bytes", r.peak_host_bytes);
-  w.number_field("buffer_count", r.buffer_count);
-  w.number_field("peak_buffer_count", r.peak_buffer_count);
-  w.key("buffers");
-  w.begin_array();
-  for (const MemoryBuffer& b : r.largest_buffers) write_buffer(b, w);
-  w.end_array();
-  w.key("peak_buffers");
-  w.begin_array();
-  for (const MemoryBuffer& b : r.peak_buffers) write_buffer(b, w);
-  w.end_array();
-  w.key("live_bytes");
-  w.begin_array();
-  for (const LiveBytesPoint& p : r.live_curve) {
-    w.begin_object();
-    w.text_field("instruction", p.instruction);
-    w.number_field("device_bytes", p.device_bytes);
-    w.end_object();
-  }
-  w.end_array();
-  w.key("live_timeline");
-  w.begin_array();
-  for (const LiveBytesPoint& p : r.live_timeline) {
-    w.begin_object();
-    w.text_field("computation", p.computation);
-    w.text_field("instruction", p.instruction);
-    w.number_field("depth", p.depth);
-    w.number_field("device_bytes", p.device_bytes);
-    w.end_object();
-  }
-  w.end_array();
-  w.key("xla_buffer_assignment");
-  if (xla) {
-    w.begin_object();
-    w.key("by_kind");
-    w.begin_array();
-    for (const XlaComparisonRow& row : xla->rows) {
-      w.begin_object();
-      w.text_field("kind", row.kind);
-      w.text_field("memory", row.memory);
-      w.number_field("xla_bytes", row.xla_bytes);
-      w.number_field("hloroof_bytes", row.hloroof_bytes);
-      w.number_field("difference_bytes", row.hloroof_bytes - row.xla_bytes);
-      w.number_field("xla_allocations", row.xla_allocations);
-      w.number_field("hloroof_allocations", row.hloroof_allocations);
-      w.end_object();
-    }
-    w.end_array();
-    w.strings_field("differences", xla->differences);
-    w.end_object();
-  } else {
-    w.null();
-  }
-  w.strings_field("notes", r.notes);
-  w.strings_field("warnings", choice.warnings);
-  w.end_object();
-  out += "\n";
-  w.finish();
 }
 
 // Two tables sharing their `#` column, so that each fits 100 columns: the buffers, then their
@@ -332,7 +119,7 @@ std::string buffer_table(const std::vector<MemoryBuffer>& buffers) {
 }
 
 void print_text(const MemoryReport& r, const DeviceTarget& choice, size_t top,
-                const std::optional<XlaComparison>& xla) {
+                const std::optional<XlaMemoryComparison>& xla) {
   for (const std::string& w : choice.warnings) {
     std::cout << report_internal::wrap(w, "warning: ", "  ");
   }
@@ -405,7 +192,7 @@ void print_text(const MemoryReport& r, const DeviceTarget& choice, size_t top,
                  {"difference"},
                  {"XLA allocs"},
                  {"hloroof allocs"}});
-    for (const XlaComparisonRow& row : xla->rows) {
+    for (const XlaMemoryComparisonRow& row : xla->rows) {
       const int64_t diff = row.hloroof_bytes - row.xla_bytes;
       t.add_row({row.kind, row.memory, format_bytes(static_cast<double>(row.xla_bytes)),
                  format_bytes(static_cast<double>(row.hloroof_bytes)),
@@ -463,7 +250,7 @@ int run(const std::vector<std::string>& words) {
     report->notes.insert(report->notes.begin() + i, "warning: " + loaded->warnings[i]);
   }
   // XLA's own allocations, where the input carries them (an HloProto's buffer assignment).
-  std::optional<XlaComparison> xla;
+  std::optional<XlaMemoryComparison> xla;
   if (!loaded->hlo_proto.empty()) {
     absl::StatusOr<XlaBufferAssignment> assigned = read_xla_buffer_assignment(loaded->hlo_proto);
     if (!assigned.ok()) return fail(assigned.status());
@@ -476,7 +263,9 @@ int run(const std::vector<std::string>& words) {
       report->notes.insert(report->notes.begin(), "warning: " + loaded->banner);
     }
     report->notes.insert(report->notes.end(), choice->notes.begin(), choice->notes.end());
-    print_json(*report, *choice, xla, *loaded);
+    report->entry_marked = loaded->entry_marked;
+    report->warnings = choice->warnings;
+    write_memory_json(*report, std::cout, xla ? &*xla : nullptr);
   } else {
     std::cout << banner_text(*loaded);
     print_text(*report, *choice, options.top_buffers, xla);

@@ -196,6 +196,9 @@ absl::StatusOr<ModuleCost> analyze_cost(const Module& module, const CostOptions&
   // Records go callers first (the entry at the top); each computation's block starts at its
   // offset.
   ModuleCost result;
+  result.module_name = std::string(module.name());
+  result.entry = std::string(module.entry()->name());
+  result.entry_marked = module.entry_marked();
   absl::flat_hash_map<const Computation*, size_t> first_record;
   size_t count = 0;
   for (auto it = computations.rbegin(); it != computations.rend(); ++it) {

@@ -207,4 +207,16 @@ absl::Status Instruction::replace_all_uses_with(Instruction* other) {
   return absl::OkStatus();
 }
 
+std::string spelled_opcode(const Instruction& i) {
+  if (!i.uses_async_sugar() || !i.async_wrapped_opcode()) {
+    return std::string(opcode_name(i.opcode()));
+  }
+  const std::string_view suffix = i.opcode() == Opcode::kAsyncStart    ? "-start"
+                                  : i.opcode() == Opcode::kAsyncUpdate ? "-update"
+                                                                       : "-done";
+  std::string s(opcode_name(*i.async_wrapped_opcode()));
+  s += suffix;
+  return s;
+}
+
 }  // namespace hloroof

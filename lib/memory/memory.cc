@@ -232,6 +232,8 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
 
   MemoryReport r;
   r.module_name = std::string(module.name());
+  r.entry = std::string(entry_computation.name());
+  r.entry_marked = module.entry_marked();
   r.scheduled = module.attributes().is_scheduled;
 
   // The curve and the peak.

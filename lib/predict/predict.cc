@@ -21,17 +21,6 @@ namespace {
 using predict::InstructionTiming;
 using predict::Role;
 
-// The opcode as the text spells it: sugared async ops read `all-to-all-start`.
-std::string spelled_opcode(const Instruction& i) {
-  if (!i.uses_async_sugar() || !i.async_wrapped_opcode()) {
-    return std::string(opcode_name(i.opcode()));
-  }
-  const std::string_view suffix = i.opcode() == Opcode::kAsyncStart    ? "-start"
-                                  : i.opcode() == Opcode::kAsyncUpdate ? "-update"
-                                                                       : "-done";
-  return absl::StrCat(sv(opcode_name(*i.async_wrapped_opcode())), sv(suffix));
-}
-
 // num_partitions x replica_count, saturated rather than overflowing on absurd headers.
 int64_t header_devices(const ModuleAttributes& header) {
   int64_t n = 0;

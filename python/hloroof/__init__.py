@@ -345,8 +345,7 @@ def memory(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
         notes = notes + target.notes
         warnings = warnings + target.warnings
     report = _hloroof._memory(module, spec, top_buffers, first_tile_padding)
-    _hloroof._add_memory_notes(
-        report, _entry_warnings(module) + ["warning: " + w for w in warnings], notes)
+    _hloroof._add_memory_notes(report, warnings, _entry_warnings(module), notes)
     return report
 
 
@@ -633,6 +632,18 @@ def _prediction_to_dict(self: Prediction) -> Dict[str, Any]:
     return _json.loads(self.to_json())
 
 
+def _cost_to_dict(self: ModuleCost) -> Dict[str, Any]:
+    """The object of `hloroof cost --json`, as Python data: ``totals``, ``notes`` and every
+    instruction (per execution), keyed as the command keys them."""
+    return _json.loads(self.to_json())
+
+
+def _memory_to_dict(self: MemoryReport) -> Dict[str, Any]:
+    """The object of `hloroof memory --json`, as Python data (``buffers`` are the report's
+    ``largest_buffers``)."""
+    return _json.loads(self.to_json())
+
+
 def _flat_rows(records: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     rows = []
     for record in records:
@@ -710,6 +721,8 @@ Prediction.to_dict = _prediction_to_dict
 PredictionDiff.to_dict = _prediction_to_dict
 Prediction.to_pandas = _prediction_to_pandas
 ModuleCost.to_pandas = _cost_to_pandas
+ModuleCost.to_dict = _cost_to_dict
+MemoryReport.to_dict = _memory_to_dict
 MemoryReport.to_pandas = _memory_to_pandas
 del _type
 

@@ -334,9 +334,10 @@ def test_cost_matches_the_cli_json(v5e_text):
         assert (mine.instruction.name, mine.computation.name, mine.role, mine.multiplier) == \
             (theirs["name"], theirs["computation"], theirs["role"], theirs["multiplier"])
         assert mine.cost.flops == theirs["flops"]
-    d = c.to_dict()
-    assert d["totals"]["flops"] == c.totals.flops
-    assert d["instructions"][0]["instruction"] == c.instructions[0].instruction.name
+    # One writer for both: to_json() is the command's output byte for byte.
+    assert c.to_json() == result.stdout
+    assert c.to_dict() == expected
+    assert c.module_name == expected["module"] == "jit_train_step"
     dense = hloroof.cost(v5e_text, use_padded_sizes=False)
     assert dense.totals.hbm_bytes < c.totals.hbm_bytes  # TPU tiles pad
 
@@ -351,7 +352,21 @@ def test_memory_matches_the_cli_json(v5e_text):
     assert r.capacity.device == "tpu_v5e"
     assert r.capacity.fits == expected["fits"]
     assert [b.name for b in r.largest_buffers] == [b["name"] for b in expected["buffers"]]
-    assert r.to_dict()["peak_breakdown"]["total"] == r.peak_breakdown.total
+    assert r.to_json() == result.stdout
+    assert r.to_dict() == expected
+    assert r.to_dict()["breakdown"]["temporaries"] == r.peak_breakdown.temporaries
+
+
+def test_memory_without_a_device_matches_the_cli_json(v5e_text):
+    # The device is inferred the same way; the note that says how names the option as each
+    # interface spells it ("--device" on the command line, "device=" in Python).
+    result = run_cli("memory", V5E, "--json")
+    assert result.returncode == 0, result.stderr
+    expected = json.loads(result.stdout)
+    mine = hloroof.memory(v5e_text).to_dict()
+    assert [n.replace("device=", "--device") for n in mine.pop("notes")] == \
+        [n.replace("device=", "--device") for n in expected.pop("notes")]
+    assert mine == expected
 
 
 def test_devices():

@@ -161,6 +161,11 @@ struct CostOptions {
 };
 
 struct ModuleCost {
+  std::string module_name;  // the HloModule name
+  std::string entry;        // the computation costed as the step
+  // The entry is the computation the input marks ENTRY (false for a cut dump, whose last
+  // computation is taken, or when a caller took another as the step; JSON `entry_marked`).
+  bool entry_marked = true;
   // Computations callers first (the entry first), instructions in schedule order.
   std::vector<InstructionCost> instructions;
   std::vector<ComputationCost> computations;

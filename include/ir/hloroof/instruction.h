@@ -151,6 +151,10 @@ class Instruction {
   Rare* rare_ = nullptr;
 };
 
+// The opcode as the text spells it: an async op printed with sugar reads `all-to-all-start`
+// (opcode_name gives `async-start`).
+std::string spelled_opcode(const Instruction& i);
+
 }  // namespace hloroof
 
 #endif  // HLOROOF_INSTRUCTION_H_

@@ -155,6 +155,8 @@ struct CapacityCheck {
 
 struct MemoryReport {
   std::string module_name;
+  std::string entry;          // the computation analysed as the step
+  bool entry_marked = true;   // it is the one the input marks ENTRY (as ModuleCost's)
   bool scheduled = false;  // is_scheduled=true: the printed order is the execution order
 
   // Device memory (memory space 0). The peak is the largest sum of padded bytes live at once.
@@ -204,6 +206,8 @@ struct MemoryReport {
 
   std::optional<CapacityCheck> capacity;  // when analyzed for a device
   std::vector<std::string> notes;         // assumptions that shaped the numbers
+  // Set by callers, not by the analysis: e.g. how the device was chosen (JSON "warnings").
+  std::vector<std::string> warnings;
 };
 
 struct MemoryOptions {
