@@ -34,6 +34,14 @@ int run(const std::vector<std::string>& given) {
     std::cout << kCalibrateCommand.help;
     return kExitOk;
   }
+  // The fit starts from the device as given, and the library takes it by name or file: what
+  // --set would change is given as a file, rather than dropped without a word.
+  if (args->has("--set")) {
+    return usage_error(
+        "--set: calibrate fits from a device given by name or file; write the edited device\n"
+        "first (hloroof devices NAME --set PATH=VALUE --json > my.json), then --device my.json",
+        kUsage);
+  }
   const std::vector<std::string>& profiles = args->positional;
   if (profiles.empty()) return usage_error("expected one or more profiles", kUsage);
   const std::string output = args->get("--output");

@@ -190,6 +190,11 @@ TEST_CASE("hloroof calibrate writes a device that predict reads") {
                                                    " --device h100"));
   CHECK(report.exit_code == 0);
   CHECK(absl::StrContains(report.out, "not written (no -o OUT.json)"));
+  // --set is not dropped without a word: the edited device goes in as a file.
+  testing::CliResult set = run_cli(absl::StrCat("calibrate ", f.profile, " --hlo ", f.hlo,
+                                                " --device h100 --set hbm.bandwidth=3e12"));
+  CHECK(set.exit_code == 2);
+  CHECK(absl::StrContains(set.err, "--device my.json"));
 }
 
 TEST_CASE("calibrate writes nothing when the fit predicts the step worse") {
