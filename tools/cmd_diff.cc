@@ -15,8 +15,8 @@ namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof diff BEFORE AFTER [--device D[:TOPOLOGY]] [--top N] [--trip-count N] [--json]\n"
-    "       [--trace OUT.json]";
+    "hloroof diff BEFORE AFTER [--device D[:TOPOLOGY]] [--top N] [--trip-count N]\n"
+    "       [--json | --csv] [--trace OUT.json]";
 
 struct Side {
   LoadedModule loaded;
@@ -43,13 +43,33 @@ absl::StatusOr<Side> predict_side(const std::string& path, std::string_view devi
   return Side{*std::move(loaded), *std::move(p), memory->peak_bytes};
 }
 
+// Every op's change, one row each, the JSON's op keys as columns (the step figures are the
+// text's and the JSON's).
+void print_csv(const PredictionDiff& diff) {
+  std::cout << csv_line({"name", "before_name", "computation", "opcode", "change",
+                         "before_time_s", "after_time_s", "delta_time_s", "before_flops",
+                         "after_flops", "before_hbm_bytes", "after_hbm_bytes"});
+  for (const OpDelta& op : diff.ops) {
+    std::cout << csv_line({op.name, op.before_name.empty() ? op.name : op.before_name,
+                           op.computation, op.opcode, std::string(op_change_name(op.change)),
+                           csv_number(op.before_time_s), csv_number(op.after_time_s),
+                           csv_number(op.delta_time_s()), csv_number(op.before_flops),
+                           csv_number(op.after_flops), csv_number(op.before_hbm_bytes),
+                           csv_number(op.after_hbm_bytes)});
+  }
+}
+
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args = parse_args(
-      words, {.flags = {"--json"}, .options = {"--device", "--top", "--trip-count", "--trace"}});
+      words,
+      {.flags = {"--json", "--csv"}, .options = {"--device", "--top", "--trip-count", "--trace"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
   if (args->flag("--help")) {
     std::cout << kDiffCommand.help;
     return kExitOk;
+  }
+  if (args->flag("--json") && args->flag("--csv")) {
+    return usage_error("--json and --csv: one or the other", kUsage);
   }
   if (args->positional.size() != 2) return usage_error("expected two HLO files", kUsage);
   PredictOptions options;
@@ -84,6 +104,10 @@ int run(const std::vector<std::string>& words) {
                           "the trace", inputs);
     if (!s.ok()) return fail(s);
   }
+  if (args->flag("--csv")) {
+    print_csv(diff);
+    return kExitOk;
+  }
   std::cout << (args->flag("--json") ? diff_to_json(diff) : render_diff(diff, top));
   if (args->has("--trace") && !args->flag("--json")) {
     std::cout << "\ntrace written to " << args->get("--trace") << "\n";
@@ -97,7 +121,7 @@ const Command kDiffCommand = {
     "diff",
     "two versions of a program on one device: what changed per op and per step",
     "usage: hloroof diff BEFORE AFTER [--device D[:TOPOLOGY]] [--top N] [--trip-count N]\n"
-    "                    [--json] [--trace OUT.json]\n\n"
+    "                    [--json | --csv] [--trace OUT.json]\n\n"
     "Predicts one step of each module (HLO files, dump directories or - for standard input)\n"
     "on the same device and shows what changed: step time (expected and at the roofline),\n"
     "FLOPs, HBM bytes and the memory peak per step, then the ops whose time per step changed\n"
@@ -110,6 +134,8 @@ const Command kDiffCommand = {
     "  --top N         ops listed (default 10)\n"
     "  --trip-count N  trip count assumed for loops whose count cannot be told (default 1)\n"
     "  --json          every op's change as JSON (docs/reports.md, \"diff\")\n"
+    "  --csv           every op's change instead, one CSV row each, the JSON's op keys as\n"
+    "                  columns\n"
     "  --trace OUT.json  both predicted timelines in one Perfetto trace, each from 0\n"
     "                  (tracks \"before: ...\" and \"after: ...\"; each op's change in its args)\n\n"
     "example:\n"

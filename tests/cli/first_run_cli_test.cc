@@ -284,4 +284,51 @@ TEST_CASE("partition-id is not a collective") {
   CHECK(found);
 }
 
+// The same step, its negate dropped and an exponential added.
+constexpr const char* kBefore = R"(HloModule m, is_scheduled=true
+ENTRY e {
+  a = f32[4096]{0} parameter(0)
+  n = f32[4096]{0} negate(a)
+  ROOT m = f32[4096]{0} multiply(n, a)
+})";
+constexpr const char* kAfter = R"(HloModule m, is_scheduled=true
+ENTRY e {
+  a = f32[4096]{0} parameter(0)
+  x = f32[4096]{0} exponential(a)
+  ROOT m = f32[4096]{0} multiply(x, a)
+})";
+
+TEST_CASE("diff --csv: every op's change, one row each, the JSON's op keys as columns") {
+  const std::string dir = std::string(HLOROOF_TEST_OUT) + "/first_run_diff";
+  fs::create_directories(dir);
+  std::ofstream(dir + "/before.hlo") << kBefore;
+  std::ofstream(dir + "/after.hlo") << kAfter;
+  const std::string args = "diff " + dir + "/before.hlo " + dir + "/after.hlo --device h100";
+  auto json = run_cli(args + " --json");
+  auto csv = run_cli(args + " --csv");
+  REQUIRE(json.exit_code == 0);
+  REQUIRE(csv.exit_code == 0);
+  const nlohmann::json ops = json_of(json.out)["ops"];
+  const hloroof::testing::Csv table = hloroof::testing::parse_csv(csv.out);
+  REQUIRE(table.well_formed);
+  // A header, then one row per op: n removed, x added, m changed or not.
+  REQUIRE(table.records.size() == ops.size() + 1);
+  const std::vector<std::string>& header = table.records[0];
+  CHECK(header.size() == ops[0].size());
+  for (size_t k = 0; k < ops.size(); ++k) {
+    for (size_t c = 0; c < header.size(); ++c) {
+      INFO(header[c]);
+      REQUIRE(ops[k].contains(header[c]));
+      const nlohmann::json& want = ops[k][header[c]];
+      const std::string& got = table.records[k + 1][c];
+      if (want.is_string()) {
+        CHECK(got == want.get<std::string>());
+      } else {
+        CHECK(std::stod(got) == Approx(want.get<double>()));
+      }
+    }
+  }
+  CHECK(run_cli(args + " --csv --json").exit_code == 2);
+}
+
 }  // namespace
