@@ -43,6 +43,7 @@ absl::StatusOr<Instruction*> Computation::add_instruction(Opcode opcode, std::st
     parameters_.push_back(i);
   }
   if (root_ == nullptr) root_ = i;
+  IrAccess::update_entry_layout(i);
   return i;
 }
 
@@ -78,6 +79,7 @@ absl::Status Computation::set_root(Instruction* instruction) {
     return absl::InvalidArgumentError(str_cat("the root of ", name_, " must be one of its own"));
   }
   root_ = instruction;
+  detail::IrAccess::update_entry_layout(instruction);
   return absl::OkStatus();
 }
 

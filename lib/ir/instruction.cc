@@ -157,6 +157,7 @@ ScatterDimensionNumbers Instruction::scatter_dimensions() const {
 
 void Instruction::set_shape(const Shape& shape) {
   shape_ = detail::IrAccess::state(*parent_).shapes.intern(shape);
+  detail::IrAccess::update_entry_layout(this);
 }
 
 void Instruction::remove_attribute(AttrId id) {
@@ -203,7 +204,10 @@ absl::Status Instruction::replace_all_uses_with(Instruction* other) {
       }
     }
   }
-  if (is_root()) detail::IrAccess::set_root(parent_, other);
+  if (is_root()) {
+    detail::IrAccess::set_root(parent_, other);
+    detail::IrAccess::update_entry_layout(other);
+  }
   return absl::OkStatus();
 }
 

@@ -113,6 +113,20 @@ struct IrAccess {
     return nullptr;
   }
   static MemoryBreakdown memory_breakdown(const Module& module);
+  // Sets or replaces one attribute (kept in print-group order), linking what it references.
+  static void put_attribute(Instruction* i, const Attribute& attribute);
+  // Reorders the module's computations, stably, so that every callee comes before its callers
+  // (after an edit made an earlier computation call a later one).
+  static void order_callees_first(ModuleState& m);
+  // After an edit of an entry parameter's or the entry root's shape (or a new parameter or
+  // root): entry_computation_layout names that shape (when the header has one).
+  static void update_entry_layout(Instruction* i);
+  // The async sugar and wrapped opcode of `from`, on `to` (cloning).
+  static void copy_async_form(Instruction* to, const Instruction* from) {
+    to->async_sugar_ = from->async_sugar_;
+    to->has_wrapped_opcode_ = from->has_wrapped_opcode_;
+    to->wrapped_opcode_ = from->wrapped_opcode_;
+  }
   // A name not yet used in `c`: `base`, else `base.1`, `base.2`, ... (saved in the arena).
   static std::string_view unique_name(Computation* c, std::string_view base);
 };

@@ -4,8 +4,10 @@ target_sources(hloroof_ir PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/backend_config.cc
   ${CMAKE_CURRENT_LIST_DIR}/computation.cc
   ${CMAKE_CURRENT_LIST_DIR}/edge_list.cc
+  ${CMAKE_CURRENT_LIST_DIR}/edit.cc
   ${CMAKE_CURRENT_LIST_DIR}/graph.cc
   ${CMAKE_CURRENT_LIST_DIR}/instruction.cc
+  ${CMAKE_CURRENT_LIST_DIR}/instruction_rules.cc
   ${CMAKE_CURRENT_LIST_DIR}/memory_breakdown.cc
   ${CMAKE_CURRENT_LIST_DIR}/mapped_memory.cc
   ${CMAKE_CURRENT_LIST_DIR}/metadata.cc
@@ -16,9 +18,12 @@ target_sources(hloroof_ir PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/replica_groups.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_kind.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape.cc
+  ${CMAKE_CURRENT_LIST_DIR}/shape_inference.cc
+  ${CMAKE_CURRENT_LIST_DIR}/shape_printer.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape_size.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape_table.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape_util.cc
   ${CMAKE_CURRENT_LIST_DIR}/sharding.cc
+  ${CMAKE_CURRENT_LIST_DIR}/verify.cc
 )
 target_link_libraries(hloroof_ir PRIVATE nlohmann_json::nlohmann_json)

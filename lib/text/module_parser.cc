@@ -569,23 +569,10 @@ absl::Status set_attribute_from_text(Instruction& instruction, std::string_view 
     return text::diagnostic_status(*parser.diagnostic(), saved, str_cat("value of ", name),
                                    /*with_source_line=*/true);
   }
-  std::vector<Attribute> attributes;
-  bool replaced = false;
-  for (const Attribute& a : instruction.attributes()) {
-    if (a.id == *id) {
-      attributes.push_back(attribute);
-      replaced = true;
-    } else {
-      attributes.push_back(a);
-    }
-  }
-  if (!replaced) {
-    auto pos = std::find_if(attributes.begin(), attributes.end(), [&](const Attribute& a) {
-      return attribute_print_group(a.id) > attribute_print_group(*id);
-    });
-    attributes.insert(pos, attribute);
-  }
-  detail::IrAccess::set_attributes(&instruction, state.arena.copy<Attribute>(attributes));
+  detail::IrAccess::put_attribute(&instruction, attribute);
+  // A computation it now calls is printed before its caller.
+  const ComputationList callees = instruction.called_computations();
+  if (!callees.empty()) detail::IrAccess::order_callees_first(state);
   return absl::OkStatus();
 }
 

@@ -8,7 +8,7 @@
 //   sharding_parser.cc      shardings
 //   metadata_parser.cc      op metadata
 //   literal_parser.cc       constant literals, checked against their shape
-//   instruction_checks.cc   per-opcode attribute and operand rules, shape inference
+//   instruction_checks.cc   the per-opcode rules and shape inference (lib/ir), at the opcode
 #ifndef HLOROOF_TEXT_MODULE_PARSER_H_
 #define HLOROOF_TEXT_MODULE_PARSER_H_
 
@@ -202,12 +202,11 @@ class ModuleParser : public Parser {
   [[nodiscard]] bool parse_typed_literal(int depth);
 
   // ---- instruction_checks.cc
-  // Checks attribute and operand rules of the opcode, and infers the shape when the text
+  // Checks the rules of the opcode (ir/instruction_rules.h), and infers the shape when the text
   // omitted it. `at` locates errors.
   [[nodiscard]] bool check_instruction(Instruction* instruction, const Token& at);
   // Every check, one by one (check_instruction takes a shortcut for the usual instruction).
   [[nodiscard]] bool check_instruction_in_full(Instruction* instruction, const Token& at);
-  [[nodiscard]] bool infer_shape(Instruction* instruction, const Token& at, Shape* out);
 
   // About how many instructions the body whose `{` is at `body` holds (to size its lists).
   size_t estimated_instruction_count(const char* body);

@@ -12,9 +12,13 @@
 #include "ir/strings.h"
 #include "text/module_attributes.h"
 #include "text/printer.h"
-#include "text/shape_printer.h"
+#include "ir/shape_printer.h"
 
 namespace hloroof::text {
+
+using detail::append_layout;
+using detail::append_shape;
+
 namespace {
 
 void append_int_list(std::string* out, absl::Span<const int64_t> values) {

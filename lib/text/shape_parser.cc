@@ -7,7 +7,7 @@
 #include "hloroof/shape_text.h"
 #include "ir/strings.h"
 #include "text/parser.h"
-#include "text/shape_printer.h"
+#include "ir/shape_printer.h"
 
 namespace hloroof::text {
 namespace {

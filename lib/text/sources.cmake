@@ -11,7 +11,5 @@ target_sources(hloroof_text PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/module_printer.cc
   ${CMAKE_CURRENT_LIST_DIR}/parser.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape_parser.cc
-  ${CMAKE_CURRENT_LIST_DIR}/shape_inference.cc
-  ${CMAKE_CURRENT_LIST_DIR}/shape_printer.cc
   ${CMAKE_CURRENT_LIST_DIR}/sharding_parser.cc
 )

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "hloroof/edit.h"
 #include "hloroof/hlo_text.h"
 #include "corpus.h"
 
@@ -54,10 +55,10 @@ std::vector<Entry> read_index(const fs::path& index) {
   return entries;
 }
 
-std::map<std::string, std::string> read_known_failures() {
+std::map<std::string, std::string> read_known_failures(
+    const char* list = "known_failures.txt") {
   std::map<std::string, std::string> known;
-  std::istringstream lines(
-      read_file(fs::path(HLOROOF_SOURCE_DIR) / "tests" / "text" / "known_failures.txt"));
+  std::istringstream lines(read_file(fs::path(HLOROOF_SOURCE_DIR) / "tests" / "text" / list));
   std::string line;
   while (std::getline(lines, line)) {
     if (line.empty() || line[0] == '#') continue;
@@ -142,6 +143,35 @@ TEST_CASE("the corpus parses, round-trips, and its negative tests are rejected")
             << " valid modules parse and round-trip; " << negative_rejected << "/" << negative
             << " parser negative tests rejected; " << known_hit << " known failures; "
             << bytes / 1000000.0 << " MB in " << seconds << " s\n";
+  for (const std::string& f : failures) UNSCOPED_INFO(f);
+  CHECK(failures.empty());
+}
+
+// verify() runs the parser's checks, and checks each shape against shape inference: a module
+// the parser accepts must pass it, or the two disagree on a rule (or inference is wrong), except
+// the modules of known_verify_failures.txt, which XLA's verifier rejects too.
+TEST_CASE("every corpus module that parses passes verify") {
+  const fs::path dir = testing::corpus_or_skip("INDEX.tsv");
+  std::map<std::string, std::string> known = read_known_failures("known_verify_failures.txt");
+  int verified = 0;
+  std::vector<std::string> failures;
+  for (const Entry& e : read_index(dir / "INDEX.tsv")) {
+    if (e.expects_parse_failure) continue;
+    absl::StatusOr<Module> module = parse_module(read_file(dir / e.file));
+    if (!module.ok()) continue;
+    absl::Status status = verify(*module);
+    const bool listed = known.erase(e.file) > 0;
+    if (status.ok()) {
+      ++verified;
+      if (listed) failures.push_back(e.file + ": listed as failing verify, but passes");
+    } else if (!listed) {
+      failures.push_back(e.file + ": " + std::string(status.message()));
+    }
+  }
+  for (const auto& [file, reason] : known) {
+    failures.push_back(file + ": listed in known_verify_failures.txt but does not parse");
+  }
+  std::cout << "verify: " << verified << " parsed modules pass\n";
   for (const std::string& f : failures) UNSCOPED_INFO(f);
   CHECK(failures.empty());
 }

@@ -10,6 +10,7 @@
 #include "hloroof/cost.h"
 #include "hloroof/device_target.h"
 #include "hloroof/diff.h"
+#include "hloroof/edit.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/instruction.h"

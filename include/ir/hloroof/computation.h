@@ -74,13 +74,20 @@ class Computation {
   // Adds `opcode(operands...)` with `shape` before `before` (at the end when null); the order is
   // the schedule, so place it after its operands and before its future users. The name
   // is made unique within the computation by a `.N` suffix when taken. Attributes can then be
-  // set with Instruction::set_attribute. A kParameter instruction takes the next free number.
+  // set with the typed setters of Instruction, and the shape inferred (edit.h). A kParameter
+  // instruction takes the next free number (on the entry computation, the module header's
+  // entry_computation_layout gains it).
   absl::StatusOr<Instruction*> add_instruction(Opcode opcode, std::string_view name,
                                                const Shape& shape,
                                                absl::Span<Instruction* const> operands,
                                                Instruction* before = nullptr);
   // Removes an instruction that has no users and is not the root.
   absl::Status remove_instruction(Instruction* instruction);
+  // Makes every user of `old_instruction` use `new_instruction` (and it the root where the old
+  // one was), then removes the old one.
+  absl::Status replace_instruction(Instruction* old_instruction, Instruction* new_instruction);
+  // On the entry computation, also updates the result in the module header's
+  // entry_computation_layout.
   absl::Status set_root(Instruction* instruction);
 
  private:

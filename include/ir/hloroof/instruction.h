@@ -107,10 +107,46 @@ class Instruction {
   std::optional<OpMetadata> metadata() const;
   const FrontendAttributes* frontend_attributes() const;
 
-  // ---- Edits. Names and attribute text given here are copied into the module.
-  // Replaces the result shape (e.g. to try another layout or memory space).
+  // ---- Edits (edit.h checks the result: verify). Names, attribute values and text given here
+  // are copied into the module.
+  // Replaces the result shape (e.g. to try another layout or memory space). On the entry
+  // computation's parameters and root it also updates the module header's
+  // entry_computation_layout, which names their shapes.
   void set_shape(const Shape& shape);
-  // (Attributes are set from text with set_attribute_from_text, hlo_text.h.)
+
+  // Typed attribute setters: set or replace one attribute. An error when the attribute does
+  // not hold that kind of value (attribute_kind: `set_int_list(AttrId::kDimensions, ...)`,
+  // not `set_int_attribute`), or names a computation or instruction of another module or
+  // computation. Setting a called computation keeps the module's computations in callee-first
+  // order. Attributes kept as text (sharding, metadata, ...) are set with
+  // set_attribute_from_text (hlo_text.h).
+  absl::Status set_bool_attribute(AttrId id, bool value);
+  absl::Status set_int_attribute(AttrId id, int64_t value);
+  absl::Status set_float_attribute(AttrId id, double value);
+  absl::Status set_int_list(AttrId id, IntList values);  // also slice_sizes={1,2}
+  absl::Status set_int_list_list(AttrId id, const IntListList& values);
+  // kString, kWord (fusion kind, comparison direction, ...) and backend_config.
+  absl::Status set_string_attribute(AttrId id, std::string_view value);
+  absl::Status set_computation_attribute(AttrId id, Computation* computation);
+  absl::Status set_computation_list(AttrId id, ComputationList computations);
+  absl::Status set_control_predecessors(InstructionList predecessors);
+  absl::Status set_replica_groups(const ReplicaGroups& groups);
+  absl::Status set_slice(const Slice& slice);
+  absl::Status set_padding(const Padding& padding);
+  absl::Status set_window(const Window& window);
+  // The common ones by name.
+  absl::Status set_dimensions(IntList dimensions) {
+    return set_int_list(AttrId::kDimensions, dimensions);
+  }
+  absl::Status set_to_apply(Computation* computation) {
+    return set_computation_attribute(AttrId::kToApply, computation);
+  }
+  absl::Status set_channel_id(int64_t id) { return set_int_attribute(AttrId::kChannelId, id); }
+  absl::Status set_fusion_kind(std::string_view kind) {
+    return set_string_attribute(AttrId::kFusionKind, kind);
+  }
+  // lhs/rhs batch and contracting dimensions; an empty list removes its attribute.
+  absl::Status set_dot_dimensions(const DotDimensionNumbers& dimensions);
   void remove_attribute(AttrId id);
   // Makes `operand` the i-th operand, updating both instructions' operand and user lists.
   absl::Status replace_operand(size_t i, Instruction* operand);

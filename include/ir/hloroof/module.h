@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
@@ -95,6 +96,22 @@ class Module {
   Computation* find_computation(std::string_view name) const;
   // Instructions over all computations.
   int64_t instruction_count() const;
+  // ---- Edits (edit.h checks the result: verify).
+  // The name of the `HloModule` line (a module, like an identifier, has a non-empty one).
+  absl::Status set_name(std::string_view name);
+  // A new computation without instructions (add them with Computation::add_instruction; the
+  // first one added is the root until set_root). It is printed before the entry computation
+  // (before any caller, when an instruction is made to call it). The name must be free. In a
+  // module built from nothing (Module()), the first computation is the entry, and names the
+  // module `module_NAME` unless set_name named it.
+  absl::StatusOr<Computation*> add_computation(std::string_view name);
+  // A copy of `computation` (of this module) named `name`: the same instructions, shapes,
+  // attributes and callees, printed just before the original.
+  absl::StatusOr<Computation*> clone_computation(const Computation& computation,
+                                                 std::string_view name);
+  // Removes a computation nothing calls, other than the entry.
+  absl::Status remove_computation(Computation* computation);
+
   // The text the module was parsed from.
   std::string_view source() const;
   // Bytes held by the module's arena and source text (for memory accounting).

@@ -316,6 +316,12 @@ void for_each_array_leaf(const Shape& shape, Fn&& fn) {
   }
 }
 
+// Canonical text of a shape, as XLA prints it: layouts only when the shape has one (a scalar's
+// only when it has properties), layout properties in grammar order, `/*index=N*/` before every
+// 5th tuple element. parse_shape(to_string(s)) == s (shape_text.h).
+std::string to_string(const Shape& shape);
+std::string to_string(const Layout& layout);
+
 }  // namespace hloroof
 
 #endif  // HLOROOF_SHAPE_H_

@@ -15,11 +15,7 @@ namespace hloroof {
 // `1:1: error: unknown element type 'f33'`.
 absl::StatusOr<Shape> parse_shape(std::string_view text);
 
-// Canonical text of a shape, as XLA prints it: layouts only when the shape has one (a scalar's
-// only when it has properties), layout properties in grammar order, `/*index=N*/` before every
-// 5th tuple element. parse_shape(to_string(s)) == s.
-std::string to_string(const Shape& shape);
-std::string to_string(const Layout& layout);
+// (to_string(shape), the canonical text, is in shape.h.)
 
 }  // namespace hloroof
 

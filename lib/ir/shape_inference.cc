@@ -1,14 +1,16 @@
-#include "text/shape_inference.h"
+#include "ir/shape_inference.h"
 
 #include <algorithm>
 #include <vector>
 
 #include "hloroof/computation.h"
 
-namespace hloroof::text {
+namespace hloroof::detail {
 namespace {
 
-bool contains(IntList list, int64_t v) { return std::find(list.begin(), list.end(), v) != list.end(); }
+bool contains(IntList list, int64_t v) {
+  return std::find(list.begin(), list.end(), v) != list.end();
+}
 
 Shape scalar(PrimitiveType type) {
   Shape s;
@@ -419,4 +421,195 @@ std::optional<bool> infer_shape_from_operands(const Instruction& i, Shape* out) 
   }
 }
 
-}  // namespace hloroof::text
+namespace {
+
+// Dot result: batch dims, then lhs free dims, then rhs free dims.
+Shape dot_shape(const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& d) {
+  Shape out;
+  out.element_type = lhs.element_type;
+  auto contains = [](IntList list, int64_t v) {
+    return std::find(list.begin(), list.end(), v) != list.end();
+  };
+  for (int64_t b : d.lhs_batch) out.dims.push_back(lhs.dims[static_cast<size_t>(b)]);
+  for (int64_t i = 0; i < lhs.rank(); ++i) {
+    if (!contains(d.lhs_batch, i) && !contains(d.lhs_contracting, i)) {
+      out.dims.push_back(lhs.dims[static_cast<size_t>(i)]);
+    }
+  }
+  for (int64_t i = 0; i < rhs.rank(); ++i) {
+    if (!contains(d.rhs_batch, i) && !contains(d.rhs_contracting, i)) {
+      out.dims.push_back(rhs.dims[static_cast<size_t>(i)]);
+    }
+  }
+  return out;
+}
+
+bool dims_in_range(IntList dims, int64_t rank) {
+  return std::all_of(dims.begin(), dims.end(), [&](int64_t d) { return d >= 0 && d < rank; });
+}
+
+}  // namespace
+
+bool infer_omitted_shape(const Instruction& instruction, Shape* out) {
+  const Instruction* i = &instruction;
+  const Opcode op = i->opcode();
+  auto operand_shape = [&](size_t k) -> const Shape& { return i->operand(k)->shape(); };
+  auto fail = [] { return false; };
+  auto tuple_of_operands = [&]() {
+    TupleBuilder elements;
+    for (Instruction* operand : i->operands()) elements.add(operand->shape());
+    return Shape::Tuple(elements.build());
+  };
+  if (op == Opcode::kTuple) {
+    *out = tuple_of_operands();
+    return true;
+  }
+  if (op == Opcode::kAfterAll) {
+    *out = Shape::Token();
+    return true;
+  }
+  if (op == Opcode::kCall || op == Opcode::kConditional) {
+    if (i->called_computations().empty() || i->called_computations()[0]->root() == nullptr) {
+      return fail();
+    }
+    *out = i->called_computations()[0]->root()->shape();
+    return true;
+  }
+  if (std::optional<bool> inferred = infer_shape_from_operands(*i, out)) {
+    return *inferred || fail();
+  }
+  if (i->operand_count() == 0) return fail();
+  const Shape& first = operand_shape(0);
+  switch (op) {
+    case Opcode::kGetTupleElement: {
+      std::optional<int64_t> index = i->int_attribute(AttrId::kIndex);
+      if (!first.is_tuple() || !index || *index < 0 ||
+          *index >= static_cast<int64_t>(first.elements.size())) {
+        return fail();
+      }
+      *out = first.elements[static_cast<size_t>(*index)];
+      return true;
+    }
+    case Opcode::kWhile:
+    case Opcode::kCopy:
+    case Opcode::kOptimizationBarrier:
+      *out = first;
+      return true;
+    case Opcode::kCompare:
+      *out = first;
+      out->element_type = PrimitiveType::kPred;
+      out->layout.reset();
+      return true;
+    case Opcode::kSelect:
+    case Opcode::kClamp:
+      if (i->operand_count() < 2) return fail();
+      *out = operand_shape(1);
+      return true;
+    case Opcode::kSort:
+      if (i->operand_count() == 1) {
+        *out = first;
+      } else {
+        *out = tuple_of_operands();
+      }
+      return true;
+    case Opcode::kPad: {
+      const Padding* padding = i->padding();
+      if (padding == nullptr || !first.is_array() || padding->dims.size() != first.dims.size()) {
+        return fail();
+      }
+      *out = first;
+      out->layout.reset();
+      for (size_t d = 0; d < out->dims.size(); ++d) {
+        const PaddingDim& p = padding->dims[d];
+        int64_t n = out->dims[d].size;
+        // low + high + n + (n - 1) * interior, refusing what does not fit.
+        int64_t size;
+        if (__builtin_mul_overflow(std::max<int64_t>(n - 1, 0), p.interior, &size) ||
+            __builtin_add_overflow(size, n, &size) || __builtin_add_overflow(size, p.low, &size) ||
+            __builtin_add_overflow(size, p.high, &size) || size < 0) {
+          return fail();
+        }
+        out->dims[d].size = size;
+      }
+      return true;
+    }
+    case Opcode::kDot: {
+      if (i->operand_count() != 2) return fail();
+      DotDimensionNumbers d = i->dot_dimensions();
+      const Shape& rhs = operand_shape(1);
+      if (!dims_in_range(d.lhs_batch, first.rank()) ||
+          !dims_in_range(d.lhs_contracting, first.rank()) ||
+          !dims_in_range(d.rhs_batch, rhs.rank()) ||
+          !dims_in_range(d.rhs_contracting, rhs.rank())) {
+        return fail();
+      }
+      *out = dot_shape(first, rhs, d);
+      return true;
+    }
+    case Opcode::kConvolution: {
+      const ConvDimLabels* labels = i->conv_dim_labels();
+      if (labels == nullptr || i->operand_count() != 2 || i->batch_group_count() < 1) return fail();
+      const Shape& kernel = operand_shape(1);
+      const Window* window = i->window();
+      const size_t spatial = labels->input_spatial.size();
+      const auto rank = static_cast<int64_t>(spatial + 2);
+      if (first.rank() != rank || kernel.rank() != rank ||
+          (window != nullptr && window->dims.size() != spatial)) {
+        return fail();
+      }
+      // Labels may carry '?' positions; every index used must be a dimension.
+      auto in_range = [&](int64_t k) { return k >= 0 && k < rank; };
+      for (int64_t k : {labels->input_batch, labels->input_feature, labels->kernel_output_feature,
+                        labels->output_batch, labels->output_feature}) {
+        if (!in_range(k)) return fail();
+      }
+      for (size_t s = 0; s < spatial; ++s) {
+        if (!in_range(labels->input_spatial[s]) || !in_range(labels->kernel_spatial[s]) ||
+            !in_range(labels->output_spatial[s])) {
+          return fail();
+        }
+      }
+      out->element_type = first.element_type;
+      out->dims.resize(spatial + 2);
+      auto dim = [](const Shape& s, int64_t k) { return s.dims[static_cast<size_t>(k)].size; };
+      out->dims[static_cast<size_t>(labels->output_batch)].size =
+          dim(first, labels->input_batch) / i->batch_group_count();
+      out->dims[static_cast<size_t>(labels->output_feature)].size =
+          dim(kernel, labels->kernel_output_feature);
+      for (size_t s = 0; s < spatial; ++s) {
+        WindowDim w = window ? window->dims[s] : WindowDim{dim(kernel, labels->kernel_spatial[s])};
+        int64_t in = dim(first, labels->input_spatial[s]);
+        if (w.size < 1) return fail();
+        // padded = (in - 1) * lhs_dilation + 1 + pads; window = (size - 1) * rhs_dilation + 1.
+        int64_t padded = 0, window_size = 0;
+        if ((in > 0 && (__builtin_mul_overflow(in - 1, w.lhs_dilation, &padded) ||
+                        __builtin_add_overflow(padded, 1, &padded))) ||
+            __builtin_add_overflow(padded, w.pad_low, &padded) ||
+            __builtin_add_overflow(padded, w.pad_high, &padded) ||
+            __builtin_mul_overflow(w.size - 1, w.rhs_dilation, &window_size) ||
+            __builtin_add_overflow(window_size, 1, &window_size)) {
+          return fail();
+        }
+        int64_t size =
+            padded >= window_size && w.stride > 0 ? (padded - window_size) / w.stride + 1 : 0;
+        out->dims[static_cast<size_t>(labels->output_spatial[s])].size = size;
+      }
+      return true;
+    }
+    default:
+      break;
+  }
+  if (is_elementwise(op) && op != Opcode::kConvert && op != Opcode::kBitcastConvert &&
+      op != Opcode::kStochasticConvert && op != Opcode::kReal && op != Opcode::kImag &&
+      op != Opcode::kComplex && op != Opcode::kIsFinite) {
+    // Elementwise: the shape of the operands (a scalar operand may broadcast).
+    *out = first;
+    for (Instruction* operand : i->operands()) {
+      if (operand->shape().rank() > out->rank()) *out = operand->shape();
+    }
+    return true;
+  }
+  return fail();
+}
+
+}  // namespace hloroof::detail

@@ -1,9 +1,9 @@
-#include "text/shape_printer.h"
+#include "ir/shape_printer.h"
 
-#include "hloroof/shape_text.h"
+#include "hloroof/shape.h"
 #include "ir/strings.h"
 
-namespace hloroof::text {
+namespace hloroof::detail {
 namespace {
 
 void append_paren_int(std::string* out, std::string_view letter, int64_t value) {
@@ -129,19 +129,19 @@ void append_shape(std::string* out, const Shape& shape) {
   }
 }
 
-}  // namespace hloroof::text
+}  // namespace hloroof::detail
 
 namespace hloroof {
 
 std::string to_string(const Shape& shape) {
   std::string out;
-  text::append_shape(&out, shape);
+  detail::append_shape(&out, shape);
   return out;
 }
 
 std::string to_string(const Layout& layout) {
   std::string out;
-  text::append_layout(&out, layout);
+  detail::append_layout(&out, layout);
   return out;
 }
 

@@ -1,0 +1,304 @@
+// verify(): the parser's checks on a module as it stands, and the agreements edits can break
+// that text cannot (users and operands in step, callees before callers, the module header).
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "hloroof/edit.h"
+#include "ir/instruction_rules.h"
+#include "ir/module_state.h"
+#include "ir/shape_inference.h"
+#include "ir/shape_util.h"
+#include "ir/strings.h"
+
+namespace hloroof {
+namespace {
+
+// Dot and convolution results may take another element type than their operands
+// (preferred_element_type), and TPU dumps hold copies that convert: their dimensions are
+// checked, not their type.
+bool result_type_is_free(Opcode op) {
+  return op == Opcode::kDot || op == Opcode::kConvolution || op == Opcode::kRaggedDot ||
+         op == Opcode::kCopy;
+}
+
+// Opcodes whose shape the parser infers when the text omits it, but which modules write in
+// older forms XLA still reads (outfeed as `()`, send's context as s32[], ...): not checked
+// against inference.
+bool shape_has_older_forms(Opcode op) {
+  return op == Opcode::kOutfeed || op == Opcode::kSend || op == Opcode::kSendDone ||
+         op == Opcode::kRecvDone;
+}
+
+bool agrees(const Instruction& i, const Shape& inferred) {
+  if (!result_type_is_free(i.opcode()) || !inferred.is_array() || !i.shape().is_array()) {
+    return detail::compatible(inferred, i.shape());
+  }
+  Shape same_type = inferred;
+  same_type.element_type = i.shape().element_type;
+  return detail::compatible(same_type, i.shape());
+}
+
+// The broadcast rule: `dimensions` maps operand dimension k to result dimension
+// dimensions[k], whose size it keeps.
+bool check_broadcast(const Instruction& i, std::string* message) {
+  const Shape& from = i.operand(0)->shape();
+  const Shape& to = i.shape();
+  if (!from.is_array() || !to.is_array()) {
+    *message = "broadcast takes and gives arrays";
+    return false;
+  }
+  IntList dims = i.dimensions();
+  if (static_cast<int64_t>(dims.size()) != from.rank()) {
+    *message = str_cat("broadcast of ", to_string(from), " needs ", from.rank(),
+                       " dimensions in dimensions={...}, got ", dims.size());
+    return false;
+  }
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (dims[k] < 0 || dims[k] >= to.rank() ||
+        to.dims[static_cast<size_t>(dims[k])].size != from.dims[k].size) {
+      *message = str_cat("broadcast of ", to_string(from), " to ", to_string(to),
+                         ": operand dimension ", k, " does not map to result dimension ", dims[k],
+                         " of the same size");
+      return false;
+    }
+  }
+  return true;
+}
+
+// Dot: contracting and batch dimensions pair up with the same sizes.
+bool check_dot(const Instruction& i, std::string* message) {
+  const Shape& lhs = i.operand(0)->shape();
+  const Shape& rhs = i.operand(1)->shape();
+  const DotDimensionNumbers d = i.dot_dimensions();
+  auto pairs = [&](IntList l, IntList r, std::string_view what) {
+    if (l.size() != r.size()) {
+      *message = str_cat("it has ", l.size(), " lhs and ", r.size(), " rhs ", what,
+                         " dimensions");
+      return false;
+    }
+    for (size_t k = 0; k < l.size(); ++k) {
+      if (l[k] < 0 || l[k] >= lhs.rank() || r[k] < 0 || r[k] >= rhs.rank()) {
+        *message = str_cat("a ", what, " dimension is out of range");
+        return false;
+      }
+      const int64_t a = lhs.dims[static_cast<size_t>(l[k])].size;
+      const int64_t b = rhs.dims[static_cast<size_t>(r[k])].size;
+      if (a != b) {
+        *message = str_cat(what, " dimension ", l[k], " of ", i.operand(0)->name(), " (",
+                           to_string(lhs), ") has size ", a, " but ", what, " dimension ", r[k],
+                           " of ", i.operand(1)->name(), " (", to_string(rhs), ") has size ", b);
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!lhs.is_array() || !rhs.is_array()) {
+    *message = "dot takes arrays";
+    return false;
+  }
+  return pairs(d.lhs_contracting, d.rhs_contracting, "contracting") &&
+         pairs(d.lhs_batch, d.rhs_batch, "batch");
+}
+
+// Elementwise ops: every operand that is not a scalar has the result's dimensions.
+bool check_elementwise(const Instruction& i, std::string* message) {
+  const Shape& shape = i.shape();
+  if (!shape.is_array()) return true;
+  for (const Instruction* operand : i.operands()) {
+    const Shape& s = operand->shape();
+    if (!s.is_array() || s.rank() == 0) continue;
+    bool same = s.rank() == shape.rank();
+    for (size_t d = 0; same && d < s.dims.size(); ++d) {
+      same = s.dims[d].size == shape.dims[d].size;
+    }
+    if (!same) {
+      *message = str_cat("operand ", operand->name(), " has shape ", to_string(s),
+                         ", whose dimensions are not those of the result ", to_string(shape));
+      return false;
+    }
+  }
+  return true;
+}
+
+class Verifier {
+ public:
+  explicit Verifier(const Module& module) : module_(module) {}
+
+  absl::Status run() {
+    if (module_.computations().empty() || module_.entry() == nullptr) {
+      return absl::FailedPreconditionError("the module has no computations");
+    }
+    for (const Computation* c : module_.computations()) {
+      if (absl::Status s = check_computation(*c); !s.ok()) return s;
+      verified_.insert(c);
+    }
+    return check_header();
+  }
+
+ private:
+  absl::Status fail(const Computation& c, const Instruction* i, std::string_view rule,
+                    std::string_view message) {
+    std::string where = str_cat("computation ", c.name());
+    if (i != nullptr) {
+      where = str_cat(where, ", instruction ", i->name(), " (", opcode_name(i->opcode()), ")");
+    }
+    return absl::FailedPreconditionError(str_cat(where, ": ", rule, ": ", message));
+  }
+
+  absl::Status check_computation(const Computation& c) {
+    if (module_.find_computation(c.name()) != &c) {
+      return fail(c, nullptr, "references", "another computation of the module has its name");
+    }
+    if (c.instruction_count() == 0 || c.root() == nullptr) {
+      return fail(c, nullptr, "root", "the computation has no instructions");
+    }
+    if (c.root()->parent() != &c) {
+      return fail(c, nullptr, "root", str_cat("its root ", c.root()->name(), " is not its own"));
+    }
+    for (size_t n = 0; n < c.parameters().size(); ++n) {
+      if (c.parameters()[n]->parameter_number() != static_cast<int64_t>(n)) {
+        return fail(c, nullptr, "parameters",
+                    str_cat("has ", c.parameters().size(), " parameters but no parameter(", n,
+                            ")"));
+      }
+    }
+    defined_.clear();
+    for (const Instruction* i : c.instructions()) {
+      if (absl::Status s = check_references(c, *i); !s.ok()) return s;
+      if (absl::Status s = check_rules(c, *i); !s.ok()) return s;
+      defined_.insert(i);
+    }
+    return absl::OkStatus();
+  }
+
+  // Edges in step in both directions, operands defined before their users (the printed order
+  // is the schedule), called computations of this module printed before their callers.
+  absl::Status check_references(const Computation& c, const Instruction& i) {
+    if (i.parent() != &c || c.find_instruction(i.name()) != &i) {
+      return fail(c, &i, "references", "the computation does not hold it under its name");
+    }
+    for (const Instruction* operand : i.operands()) {
+      if (operand == nullptr || operand->parent() != &c) {
+        return fail(c, &i, "references", "an operand is not in the same computation");
+      }
+      if (!defined_.contains(operand)) {
+        return fail(c, &i, "references",
+                    str_cat("operand ", operand->name(), " is defined after its user"));
+      }
+      absl::Span<Instruction* const> users = operand->users();
+      if (std::find(users.begin(), users.end(), &i) == users.end()) {
+        return fail(c, &i, "references",
+                    str_cat("operand ", operand->name(), " does not list it as a user"));
+      }
+    }
+    for (const Instruction* user : i.users()) {
+      absl::Span<Instruction* const> operands = user->operands();
+      if (std::find(operands.begin(), operands.end(), &i) == operands.end()) {
+        return fail(c, &i, "references",
+                    str_cat("user ", user->name(), " does not take it as an operand"));
+      }
+    }
+    for (const Instruction* predecessor : i.control_predecessors()) {
+      if (predecessor->parent() != &c) {
+        return fail(c, &i, "references",
+                    str_cat("control predecessor ", predecessor->name(),
+                            " is not in the same computation"));
+      }
+    }
+    for (const Computation* callee : i.called_computations()) {
+      if (module_.find_computation(callee->name()) != callee) {
+        return fail(c, &i, "references",
+                    str_cat("it calls ", callee->name(), ", which is not in the module"));
+      }
+      if (!verified_.contains(callee)) {
+        return fail(c, &i, "references",
+                    str_cat("it calls ", callee->name(),
+                            ", which is not printed before its caller (computations are "
+                            "ordered callees first)"));
+      }
+      if (callee->root() == nullptr) {
+        return fail(c, &i, "references", str_cat("it calls the empty ", callee->name()));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The parser's per-opcode rules, then the shape against the one inference gives.
+  absl::Status check_rules(const Computation& c, const Instruction& i) {
+    std::string message;
+    if (!detail::passes_rules_quickly(i)) {
+      if (!detail::check_operand_and_attribute_rules(i, &message)) {
+        return fail(c, &i, "operands and attributes", message);
+      }
+      if (!detail::check_shape_rules(i, &message)) return fail(c, &i, "shape", message);
+    }
+    if (i.opcode() == Opcode::kBroadcast) {
+      if (!check_broadcast(i, &message)) return fail(c, &i, "shape", message);
+      return absl::OkStatus();
+    }
+    if (i.opcode() == Opcode::kDot && i.operand_count() == 2 && !check_dot(i, &message)) {
+      return fail(c, &i, "shape", message);
+    }
+    if (is_elementwise(i.opcode()) && i.opcode() != Opcode::kBitcastConvert &&
+        !check_elementwise(i, &message)) {
+      return fail(c, &i, "shape", message);
+    }
+    if (shape_has_older_forms(i.opcode())) return absl::OkStatus();
+    absl::StatusOr<Shape> inferred = infer_shape(i);
+    if (inferred.ok() && !agrees(i, *inferred)) {
+      std::string operands;
+      for (const Instruction* operand : i.operands()) {
+        str_append(&operands, operands.empty() ? "" : ", ", operand->name(), ": ",
+                   to_string(operand->shape()));
+      }
+      return fail(c, &i, "shape",
+                  str_cat("it has shape ", to_string(i.shape()), " but its operands (", operands,
+                          ") and attributes give ", to_string(*inferred)));
+    }
+    return absl::OkStatus();
+  }
+
+  // entry_computation_layout names the entry's parameter and result shapes.
+  absl::Status check_header() {
+    const ModuleAttributes& a = module_.attributes();
+    const Computation& entry = *module_.entry();
+    // A dump cut off before its entry computation (none marked ENTRY: the last one is taken)
+    // has a header that describes a computation it does not hold.
+    if (!a.has_entry_computation_layout || !module_.entry_marked()) return absl::OkStatus();
+    auto header = [&](std::string message) {
+      return absl::FailedPreconditionError(
+          str_cat("module header: entry_computation_layout: ", message));
+    };
+    if (a.entry_parameter_layouts.size() != entry.parameters().size()) {
+      return header(str_cat("it lists ", a.entry_parameter_layouts.size(),
+                            " parameters, but the entry computation ", entry.name(), " has ",
+                            entry.parameters().size()));
+    }
+    for (size_t n = 0; n < entry.parameters().size(); ++n) {
+      const Shape& layout = *a.entry_parameter_layouts[n];
+      const Shape& shape = entry.parameters()[n]->shape();
+      if (!detail::compatible(layout, shape)) {
+        return header(str_cat("parameter ", n, " is ", to_string(layout), " there, but ",
+                              entry.parameters()[n]->name(), " has shape ", to_string(shape)));
+      }
+    }
+    if (a.entry_result_layout != nullptr &&
+        !detail::compatible(*a.entry_result_layout, entry.root()->shape())) {
+      return header(str_cat("the result is ", to_string(*a.entry_result_layout), " there, but ",
+                            "the root ", entry.root()->name(), " has shape ",
+                            to_string(entry.root()->shape())));
+    }
+    return absl::OkStatus();
+  }
+
+  const Module& module_;
+  absl::flat_hash_set<const Computation*> verified_;
+  absl::flat_hash_set<const Instruction*> defined_;
+};
+
+}  // namespace
+
+absl::Status verify(const Module& module) { return Verifier(module).run(); }
+
+}  // namespace hloroof

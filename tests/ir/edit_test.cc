@@ -1,0 +1,226 @@
+// The edit API (edit.h): computations added, cloned and removed, typed attribute setters,
+// shape inference; each edit followed by verify, print and a reparse that gives the same text.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "hloroof/edit.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/replica_groups.h"
+#include "hloroof/shape_text.h"
+
+namespace hloroof {
+namespace {
+
+constexpr std::string_view kModule = R"(HloModule m
+
+%add (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %s = f32[] add(%x, %y)
+}
+
+ENTRY %main (a: f32[8,16], b: f32[8,16]) -> f32[8] {
+  %a = f32[8,16]{1,0} parameter(0)
+  %b = f32[8,16]{1,0} parameter(1)
+  %m = f32[8,16]{1,0} multiply(%a, %b)
+  %e = f32[8,16]{1,0} exponential(%m)
+  %zero = f32[] constant(0)
+  ROOT %r = f32[8]{0} reduce(%e, %zero), dimensions={1}, to_apply=%add
+}
+)";
+
+Module parsed() {
+  absl::StatusOr<Module> m = parse_module(kModule);
+  REQUIRE(m.ok());
+  return *std::move(m);
+}
+
+Shape shape_of(std::string_view text) {
+  absl::StatusOr<Shape> s = parse_shape(text);
+  REQUIRE(s.ok());
+  return *s;
+}
+
+// verify, print, reparse, print again: the same text, and the reparsed module verifies.
+std::string verified_round_trip(const Module& m) {
+  absl::Status ok = verify(m);
+  INFO(ok.ToString());
+  REQUIRE(ok.ok());
+  std::string printed = print(m);
+  absl::StatusOr<Module> again = parse_module(printed);
+  INFO(printed);
+  INFO(again.status().ToString());
+  REQUIRE(again.ok());
+  CHECK(verify(*again).ok());
+  CHECK(print(*again) == printed);
+  return printed;
+}
+
+TEST_CASE("outlining multiply and exponential into a loop fusion") {
+  Module m = parsed();
+  Computation* main = m.entry();
+  Instruction* a = main->find_instruction("a");
+  Instruction* b = main->find_instruction("b");
+  Instruction* e = main->find_instruction("e");
+
+  absl::StatusOr<Computation*> fused = m.add_computation("fused_exp");
+  REQUIRE(fused.ok());
+  Computation* f = *fused;
+  absl::StatusOr<Instruction*> p0 = f->add_instruction(Opcode::kParameter, "p0", a->shape(), {});
+  absl::StatusOr<Instruction*> p1 = f->add_instruction(Opcode::kParameter, "p1", b->shape(), {});
+  REQUIRE((p0.ok() && p1.ok()));
+  absl::StatusOr<Instruction*> mul =
+      f->add_instruction(Opcode::kMultiply, "mul", Shape(), {*p0, *p1});
+  REQUIRE(mul.ok());
+  REQUIRE(set_inferred_shape(**mul).ok());
+  absl::StatusOr<Instruction*> exp = f->add_instruction(Opcode::kExp, "exp", Shape(), {*mul});
+  REQUIRE(exp.ok());
+  REQUIRE(set_inferred_shape(**exp).ok());
+  REQUIRE(f->set_root(*exp).ok());
+
+  absl::StatusOr<Instruction*> fusion =
+      main->add_instruction(Opcode::kFusion, "fusion", Shape(), {a, b}, e);
+  REQUIRE(fusion.ok());
+  REQUIRE((*fusion)->set_fusion_kind("kLoop").ok());
+  REQUIRE((*fusion)->set_computation_attribute(AttrId::kCalls, f).ok());
+  REQUIRE(set_inferred_shape(**fusion).ok());  // the fused computation's root
+  CHECK(to_string((*fusion)->shape()) == "f32[8,16]{1,0}");
+  REQUIRE(main->replace_instruction(e, *fusion).ok());
+  REQUIRE(main->remove_instruction(main->find_instruction("m")).ok());
+
+  const std::string printed = verified_round_trip(m);
+  CHECK(printed.find("%fusion = f32[8,16]{1,0} fusion(%a, %b), kind=kLoop, calls=%fused_exp") !=
+        std::string::npos);
+  // Callees first: the new computation is printed before the entry.
+  CHECK(printed.find("%fused_exp") < printed.find("ENTRY %main"));
+  CHECK(m.instruction_count() == 3 + 5 + 4);
+}
+
+TEST_CASE("a computation called by an earlier one moves before it") {
+  Module m = parsed();
+  // Printed order: add, main. A new computation goes before main; made the callee of the
+  // reduce's to_apply chain through `add`, it must move before `add`.
+  absl::StatusOr<Computation*> max = m.add_computation("max");
+  REQUIRE(max.ok());
+  Shape scalar = shape_of("f32[]");
+  Instruction* x = *(*max)->add_instruction(Opcode::kParameter, "x", scalar, {});
+  Instruction* y = *(*max)->add_instruction(Opcode::kParameter, "y", scalar, {});
+  REQUIRE((*max)->set_root(*(*max)->add_instruction(Opcode::kMaximum, "mx", scalar, {x, y})).ok());
+  Computation* add = m.find_computation("add");
+  absl::StatusOr<Instruction*> call = add->add_instruction(
+      Opcode::kCall, "c", scalar, {add->parameters()[0], add->parameters()[1]});
+  REQUIRE(call.ok());
+  REQUIRE((*call)->set_to_apply(*max).ok());
+  REQUIRE(add->replace_instruction(add->root(), *call).ok());
+  REQUIRE(m.computations().size() == 3);
+  CHECK(m.computations()[0]->name() == "max");
+  CHECK(m.computations()[1]->name() == "add");
+  verified_round_trip(m);
+  // The called computation cannot be removed while called; the caller's call can.
+  CHECK_FALSE(m.remove_computation(*max).ok());
+}
+
+TEST_CASE("cloning a computation and removing the original") {
+  Module m = parsed();
+  Computation* add = m.find_computation("add");
+  absl::StatusOr<Computation*> copy = m.clone_computation(*add, "add.clone");
+  REQUIRE(copy.ok());
+  CHECK((*copy)->instruction_count() == 3);
+  CHECK((*copy)->root()->name() == "s");
+  CHECK((*copy)->parameters().size() == 2);
+  Instruction* r = m.entry()->root();
+  REQUIRE(r->set_to_apply(*copy).ok());
+  CHECK(add->callers().empty());
+  REQUIRE(m.remove_computation(add).ok());
+  CHECK(m.find_computation("add") == nullptr);
+  const std::string printed = verified_round_trip(m);
+  CHECK(printed.find("to_apply=%add.clone") != std::string::npos);
+  CHECK_FALSE(m.remove_computation(m.entry()).ok());
+  CHECK_FALSE(m.add_computation("add.clone").ok());  // the name is taken
+}
+
+TEST_CASE("typed attribute setters print as the text would write them") {
+  Module m = parsed();
+  Computation* main = m.entry();
+  Instruction* a = main->find_instruction("a");
+  Shape s = a->shape();
+  Instruction* ar = *main->add_instruction(Opcode::kAllReduce, "ar", s, {a}, main->root());
+  REQUIRE(ar->set_to_apply(m.find_computation("add")).ok());
+  ReplicaGroups groups;
+  groups.groups = {{0, 1}, {2, 3}};
+  REQUIRE(ar->set_replica_groups(groups).ok());
+  REQUIRE(ar->set_channel_id(7).ok());
+  REQUIRE(ar->set_bool_attribute(AttrId::kUseGlobalDeviceIds, true).ok());
+  Instruction* sl = *main->add_instruction(Opcode::kSlice, "sl", Shape(), {ar}, main->root());
+  Slice slice;
+  slice.dims = {{0, 8, 2}, {4, 16, 1}};
+  REQUIRE(sl->set_slice(slice).ok());
+  REQUIRE(set_inferred_shape(*sl).ok());
+  // ceil(8 / 2) = 4 rows, 16 - 4 = 12 columns.
+  CHECK(to_string(sl->shape()) == "f32[4,12]");
+  // Opcode-specific attributes print in the order they were set, the common ones after them.
+  CHECK(print(*ar) ==
+        "%ar = f32[8,16]{1,0} all-reduce(%a), to_apply=%add, replica_groups={{0,1},{2,3}}, "
+        "channel_id=7, use_global_device_ids=true");
+  CHECK(print(*sl) == "%sl = f32[4,12] slice(%ar), slice={[0:8:2], [4:16:1]}");
+  // The wrong setter for an attribute's kind is refused.
+  CHECK_FALSE(ar->set_int_attribute(AttrId::kDimensions, 3).ok());
+  CHECK_FALSE(ar->set_string_attribute(AttrId::kChannelId, "x").ok());
+  verified_round_trip(m);
+}
+
+TEST_CASE("shape inference for callers") {
+  Module m = parsed();
+  Computation* main = m.entry();
+  CHECK(to_string(*infer_shape(*main->root())) == "f32[8]");
+  CHECK(to_string(*infer_shape(*main->find_instruction("m"))) == "f32[8,16]{1,0}");
+  absl::StatusOr<Shape> none = infer_shape(*main->find_instruction("a"));
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.status().message() ==
+        "cannot infer the shape of a (parameter): its operands do not give its shape; write it");
+  Instruction* a = main->find_instruction("a");
+  Instruction* tr = *main->add_instruction(Opcode::kTranspose, "tr", Shape(), {a}, main->root());
+  REQUIRE(tr->set_dimensions({1, 0}).ok());
+  CHECK(to_string(*infer_shape(*tr)) == "f32[16,8]");
+  REQUIRE(set_inferred_shape(*tr).ok());
+  Instruction* dot = *main->add_instruction(Opcode::kDot, "d", Shape(), {a, tr}, main->root());
+  REQUIRE(dot->set_dot_dimensions({.lhs_contracting = {1}, .rhs_contracting = {0}}).ok());
+  // [8,16] x [16,8] contracting 16: [8,8].
+  absl::StatusOr<Shape> product = infer_shape(*dot);
+  REQUIRE(product.ok());
+  CHECK(to_string(*product) == "f32[8,8]");
+}
+
+TEST_CASE("a parameter added to the entry joins the module header") {
+  absl::StatusOr<Module> m = parse_module(
+      "HloModule h, entry_computation_layout={(f32[4]{0})->f32[4]{0}}\n"
+      "ENTRY %e (p: f32[4]) -> f32[4] {\n  ROOT %p = f32[4]{0} parameter(0)\n}\n");
+  REQUIRE(m.ok());
+  Computation* e = m->entry();
+  Instruction* q = *e->add_instruction(Opcode::kParameter, "q", shape_of("f32[4]{0}"), {});
+  CHECK(q->parameter_number() == 1);
+  Instruction* sum = *e->add_instruction(Opcode::kAdd, "sum", Shape(), {e->root(), q});
+  REQUIRE(set_inferred_shape(*sum).ok());
+  REQUIRE(e->set_root(sum).ok());
+  const std::string printed = verified_round_trip(*m);
+  CHECK(printed.substr(0, printed.find('\n')) ==
+        "HloModule h, entry_computation_layout={(f32[4]{0}, f32[4]{0})->f32[4]{0}}");
+}
+
+TEST_CASE("a module built from nothing") {
+  Module m;
+  absl::StatusOr<Computation*> e = m.add_computation("main");
+  REQUIRE(e.ok());
+  CHECK(m.entry() == *e);
+  Shape s = shape_of("f32[2]");
+  Instruction* p = *(*e)->add_instruction(Opcode::kParameter, "p", s, {});
+  Instruction* n = *(*e)->add_instruction(Opcode::kNegate, "n", s, {p});
+  REQUIRE((*e)->set_root(n).ok());
+  const std::string printed = verified_round_trip(m);
+  CHECK(printed.rfind("HloModule module_main\n", 0) == 0);
+  REQUIRE(m.set_name("scratch").ok());
+  CHECK(print(m).rfind("HloModule scratch\n", 0) == 0);
+}
+
+}  // namespace
+}  // namespace hloroof

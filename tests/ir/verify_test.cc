@@ -1,0 +1,203 @@
+// verify(): one test per rule, each with a module an edit breaks it in and the message; the
+// rules it shares with the parser read as the parser's errors do.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "hloroof/edit.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/shape_text.h"
+
+namespace hloroof {
+namespace {
+
+constexpr std::string_view kModule =
+    "HloModule m, entry_computation_layout={(f32[8,16]{1,0}, f32[16,4]{1,0})->"
+    "(f32[8,4]{1,0}, f32[8,16]{1,0})}\n"
+    R"(
+%add (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %s = f32[] add(%x, %y)
+}
+
+ENTRY %main (a: f32[8,16], b: f32[16,4]) -> (f32[8,4], f32[8,16]) {
+  %a = f32[8,16]{1,0} parameter(0)
+  %b = f32[16,4]{1,0} parameter(1)
+  %dot = f32[8,4]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %neg = f32[8,16]{1,0} negate(%a)
+  ROOT %t = (f32[8,4]{1,0}, f32[8,16]{1,0}) tuple(%dot, %neg)
+}
+)";
+
+Module parsed() {
+  absl::StatusOr<Module> m = parse_module(kModule);
+  REQUIRE(m.ok());
+  return *std::move(m);
+}
+
+Shape shape_of(std::string_view text) {
+  absl::StatusOr<Shape> s = parse_shape(text);
+  REQUIRE(s.ok());
+  return *s;
+}
+
+std::string verify_message(const Module& m) {
+  absl::Status s = verify(m);
+  return s.ok() ? "ok" : std::string(s.message());
+}
+
+TEST_CASE("a parsed module passes verify") { CHECK(verify(parsed()).ok()); }
+
+TEST_CASE("verify: a dot operand of another shape changes the result's dimensions") {
+  Module m = parsed();
+  Computation* main = m.entry();
+  Instruction* a = main->find_instruction("a");
+  // The issue's case: an operand set to f32[999,7] (a new parameter standing in for it).
+  absl::StatusOr<Instruction*> p = main->add_instruction(
+      Opcode::kParameter, "wide", shape_of("f32[999,7]{1,0}"), {}, a);
+  REQUIRE(p.ok());
+  REQUIRE(main->find_instruction("dot")->replace_operand(0, *p).ok());
+  // [999,7] x [16,4] contracting dimension 1 with 0: sizes 7 and 16.
+  CHECK(verify_message(m) ==
+        "computation main, instruction dot (dot): shape: contracting dimension 1 of wide "
+        "(f32[999,7]{1,0}) has size 7 but contracting dimension 0 of b (f32[16,4]{1,0}) has "
+        "size 16");
+}
+
+TEST_CASE("verify: a dot result that is not its operands' product") {
+  Module m = parsed();
+  m.entry()->find_instruction("dot")->set_shape(shape_of("f32[8,5]{1,0}"));
+  // The root's tuple keeps f32[8,4] for it: the dot is checked first (it comes first).
+  CHECK(verify_message(m) ==
+        "computation main, instruction dot (dot): shape: it has shape f32[8,5]{1,0} but its "
+        "operands (a: f32[8,16]{1,0}, b: f32[16,4]{1,0}) and attributes give f32[8,4]");
+}
+
+TEST_CASE("verify: operand count (the parser's rule and message)") {
+  Module m = parsed();
+  Computation* main = m.entry();
+  Instruction* a = main->find_instruction("a");
+  REQUIRE(main->add_instruction(Opcode::kAdd, "lonely", a->shape(), {a}, main->root()).ok());
+  CHECK(verify_message(m) ==
+        "computation main, instruction lonely (add): operands and attributes: add takes 2 "
+        "operands, got 1");
+  // The parser says the same of the same instruction in text.
+  absl::StatusOr<Module> text = parse_module(
+      "ENTRY %e { %a = f32[8,16]{1,0} parameter(0)\n"
+      "  ROOT %lonely = f32[8,16]{1,0} add(%a) }",
+      ParseOptions{.file_name = "", .show_source_line = false});
+  REQUIRE_FALSE(text.ok());
+  CHECK(std::string(text.status().message()).find("add takes 2 operands, got 1") !=
+        std::string::npos);
+}
+
+TEST_CASE("verify: a required attribute") {
+  Module m = parsed();
+  Computation* main = m.entry();
+  Instruction* a = main->find_instruction("a");
+  REQUIRE(main->add_instruction(Opcode::kTranspose, "tr", shape_of("f32[16,8]"), {a}, main->root())
+              .ok());
+  CHECK(verify_message(m) ==
+        "computation main, instruction tr (transpose): operands and attributes: attribute "
+        "'dimensions' is required for transpose");
+  REQUIRE(main->find_instruction("tr")->set_dimensions({1, 0}).ok());
+  CHECK(verify(m).ok());
+}
+
+TEST_CASE("verify: a shape rule of the parser (tuple index)") {
+  Module m = parsed();
+  Computation* main = m.entry();
+  absl::StatusOr<Instruction*> gte = main->add_instruction(
+      Opcode::kGetTupleElement, "g", shape_of("f32[8,4]"), {main->root()});
+  REQUIRE(gte.ok());
+  REQUIRE((*gte)->set_int_attribute(AttrId::kIndex, 2).ok());
+  REQUIRE(main->set_root(*gte).ok());
+  CHECK(verify_message(m) ==
+        "computation main, instruction g (get-tuple-element): shape: tuple index 2 is out of "
+        "range: t has 2 elements");
+}
+
+TEST_CASE("verify: elementwise operands have the result's dimensions") {
+  Module m = parsed();
+  Computation* main = m.entry();
+  Instruction* neg = main->find_instruction("neg");
+  REQUIRE(neg->replace_operand(0, main->find_instruction("dot")).ok());
+  CHECK(verify_message(m) ==
+        "computation main, instruction neg (negate): shape: operand dot has shape "
+        "f32[8,4]{1,0}, whose dimensions are not those of the result f32[8,16]{1,0}");
+}
+
+TEST_CASE("verify: broadcast maps each operand dimension to a result dimension of its size") {
+  Module m = parsed();
+  Computation* main = m.entry();
+  Instruction* a = main->find_instruction("a");
+  absl::StatusOr<Instruction*> b = main->add_instruction(
+      Opcode::kBroadcast, "bc", shape_of("f32[2,8,16]"), {a}, main->root());
+  REQUIRE(b.ok());
+  REQUIRE((*b)->set_dimensions({2, 1}).ok());
+  CHECK(verify_message(m) ==
+        "computation main, instruction bc (broadcast): shape: broadcast of f32[8,16]{1,0} to "
+        "f32[2,8,16]: operand dimension 0 does not map to result dimension 2 of the same size");
+  REQUIRE((*b)->set_dimensions({1, 2}).ok());
+  CHECK(verify(m).ok());
+}
+
+TEST_CASE("verify: an operand is defined before its user") {
+  Module m = parsed();
+  Computation* main = m.entry();
+  Instruction* a = main->find_instruction("a");
+  // A copy placed last, then used by the earlier negate.
+  absl::StatusOr<Instruction*> late = main->add_instruction(Opcode::kCopy, "late", a->shape(), {a});
+  REQUIRE(late.ok());
+  REQUIRE(main->find_instruction("neg")->replace_operand(0, *late).ok());
+  CHECK(verify_message(m) ==
+        "computation main, instruction neg (negate): references: operand late is defined after "
+        "its user");
+}
+
+TEST_CASE("verify: a computation without instructions") {
+  Module m = parsed();
+  REQUIRE(m.add_computation("empty").ok());
+  CHECK(verify_message(m) == "computation empty: root: the computation has no instructions");
+}
+
+TEST_CASE("verify: the module header's entry layout agrees with the entry computation") {
+  Module m = parsed();
+  Shape stale = shape_of("f32[4,4]{1,0}");
+  m.mutable_attributes().entry_parameter_layouts[1] = &stale;
+  CHECK(verify_message(m) ==
+        "module header: entry_computation_layout: parameter 1 is f32[4,4]{1,0} there, but b "
+        "has shape f32[16,4]{1,0}");
+  m.mutable_attributes().entry_parameter_layouts.pop_back();
+  CHECK(verify_message(m) ==
+        "module header: entry_computation_layout: it lists 1 parameters, but the entry "
+        "computation main has 2");
+}
+
+TEST_CASE("set_shape on an entry parameter or root keeps the module header in step") {
+  Module m = parsed();
+  Computation* main = m.entry();
+  main->find_instruction("b")->set_shape(shape_of("f32[16,6]{1,0}"));
+  main->find_instruction("dot")->set_shape(shape_of("f32[8,6]{1,0}"));
+  main->root()->set_shape(shape_of("(f32[8,6]{1,0}, f32[8,16]{1,0})"));
+  REQUIRE(verify(m).ok());
+  const std::string printed = print(m);
+  CHECK(printed.substr(0, printed.find('\n')) ==
+        "HloModule m, entry_computation_layout={(f32[8,16]{1,0}, f32[16,6]{1,0})->"
+        "(f32[8,6]{1,0}, f32[8,16]{1,0})}");
+  absl::StatusOr<Module> again = parse_module(printed);
+  REQUIRE(again.ok());
+  CHECK(verify(*again).ok());
+  CHECK(print(*again) == printed);
+}
+
+TEST_CASE("verify: the first failing rule is reported, in printed order") {
+  Module m = parsed();
+  // Two broken instructions: the one printed first is named.
+  m.entry()->find_instruction("neg")->set_shape(shape_of("f32[8,15]{1,0}"));
+  m.entry()->find_instruction("dot")->set_shape(shape_of("f32[8,5]{1,0}"));
+  CHECK(verify_message(m).rfind("computation main, instruction dot (dot)", 0) == 0);
+}
+
+}  // namespace
+}  // namespace hloroof
