@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -30,6 +31,7 @@
 #include "hloroof/device.h"
 #include "hloroof/device_target.h"
 #include "hloroof/diff.h"
+#include "hloroof/edit.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
@@ -187,6 +189,39 @@ std::string instruction_repr(const Instruction& i) {
              "(", operands, ")>");
 }
 
+void ok_or_raise(const absl::Status& status) {
+  if (!status.ok()) throw StatusError(status);
+}
+
+Shape shape_or_raise(std::string_view text) { return value_or_raise(parse_shape(text)); }
+
+// Computation.add_instruction: `opcode(operands...)` with `shape` (inferred when None, after the
+// attributes are set from their text). On an error nothing is added.
+Instruction* add_instruction(Computation& c, std::string_view opcode, std::string_view name,
+                             const std::vector<Instruction*>& operands,
+                             const std::optional<std::string>& shape,
+                             const std::vector<std::pair<std::string, std::string>>& attributes,
+                             Instruction* before) {
+  std::optional<Opcode> op = opcode_from_name(opcode);
+  if (!op) throw StatusError(absl::InvalidArgumentError(cat("unknown opcode '", opcode, "'")));
+  if (!shape && *op == Opcode::kParameter) {
+    throw StatusError(absl::InvalidArgumentError("a parameter needs its shape"));
+  }
+  Instruction* i = value_or_raise(
+      c.add_instruction(*op, name, shape ? shape_or_raise(*shape) : Shape(), operands, before));
+  absl::Status status;
+  for (const auto& [key, value] : attributes) {
+    status = set_attribute_from_text(*i, key, value);
+    if (!status.ok()) break;
+  }
+  if (status.ok() && !shape) status = set_inferred_shape(*i);
+  if (!status.ok()) {
+    (void)c.remove_instruction(i);
+    throw StatusError(status);
+  }
+  return i;
+}
+
 // ---- The module.
 
 void bind_module(py::module_& m) {
@@ -245,6 +280,50 @@ void bind_module(py::module_& m) {
             return out;
           },
           "attribute name -> value text as written, e.g. {'dimensions': '{0,1}'}")
+      .def(
+          "set_shape",
+          [](Instruction& i, std::string_view shape) { i.set_shape(shape_or_raise(shape)); },
+          py::arg("shape"),
+          "replaces the result shape (HLO text, e.g. 'f32[8]{0:S(1)}'); on the entry "
+          "computation's parameters and root, the module header follows")
+      .def(
+          "replace_operand",
+          [](Instruction& i, size_t index, Instruction* operand) {
+            ok_or_raise(i.replace_operand(index, operand));
+          },
+          py::arg("index"), py::arg("operand"), "makes `operand` the index-th operand")
+      .def(
+          "replace_all_uses_with",
+          [](Instruction& i, Instruction* other) { ok_or_raise(i.replace_all_uses_with(other)); },
+          py::arg("other"), "makes every user use `other` instead (and it the root if this was)")
+      .def(
+          "set_attribute",
+          [](Instruction& i, std::string_view name, std::string_view value) {
+            ok_or_raise(set_attribute_from_text(i, name, value));
+          },
+          py::arg("name"), py::arg("value"),
+          "sets an attribute from its value text, as a module writes it: "
+          "set_attribute('dimensions', '{1,0}'), set_attribute('calls', '%fused')")
+      .def(
+          "remove_attribute",
+          [](Instruction& i, std::string_view name) {
+            std::optional<AttrId> id = attribute_from_name(name);
+            if (!id) {
+              throw StatusError(absl::InvalidArgumentError(cat("unknown attribute '", name, "'")));
+            }
+            i.remove_attribute(*id);
+          },
+          py::arg("name"), "removes an attribute (nothing when absent)")
+      .def(
+          "set_dimensions",
+          [](Instruction& i, const std::vector<int64_t>& dimensions) {
+            ok_or_raise(i.set_dimensions(dimensions));
+          },
+          py::arg("dimensions"), "sets dimensions={...}")
+      .def(
+          "infer_shape",
+          [](const Instruction& i) { return to_string(value_or_raise(infer_shape(i))); },
+          "the shape its operands and attributes give (ValueError when they give none)")
       .def("__repr__", &instruction_repr);
 
   computation.def_property_readonly("name", &Computation::name, "the name, without '%'")
@@ -267,6 +346,36 @@ void bind_module(py::module_& m) {
       .def("instruction", &Computation::find_instruction, kInternal, py::arg("name"),
            "the instruction named `name` (without '%'), or None")
       .def("__len__", &Computation::instruction_count)
+      .def(
+          "add_instruction",
+          [](Computation& c, std::string_view opcode, std::string_view name,
+             const std::vector<Instruction*>& operands, const std::optional<std::string>& shape,
+             const py::dict& attributes, Instruction* before) {
+            std::vector<std::pair<std::string, std::string>> texts;
+            for (const auto& [key, value] : attributes) {
+              texts.emplace_back(py::cast<std::string>(key), py::cast<std::string>(value));
+            }
+            return add_instruction(c, opcode, name, operands, shape, texts, before);
+          },
+          kInternal, py::arg("opcode"), py::arg("name"),
+          py::arg("operands") = std::vector<Instruction*>(), py::arg("shape") = py::none(),
+          py::arg("attributes") = py::dict(), py::arg("before") = nullptr,
+          "adds `opcode(operands...)` before `before` (at the end when None): `shape` as HLO "
+          "text, or None to infer it once `attributes` ({name: value text}, in order) are set; "
+          "the name gets a .N suffix when taken")
+      .def(
+          "remove_instruction",
+          [](Computation& c, Instruction* i) { ok_or_raise(c.remove_instruction(i)); },
+          py::arg("instruction"), "removes an instruction without users that is not the root")
+      .def(
+          "replace_instruction",
+          [](Computation& c, Instruction* old_instruction, Instruction* new_instruction) {
+            ok_or_raise(c.replace_instruction(old_instruction, new_instruction));
+          },
+          py::arg("old"), py::arg("new"), "old's users use new, and old is removed")
+      .def(
+          "set_root", [](Computation& c, Instruction* i) { ok_or_raise(c.set_root(i)); },
+          py::arg("instruction"), "makes one of its instructions the root")
       .def("__repr__", [](const Computation& c) {
         return cat("<hloroof.Computation %", c.name(), ": ", c.instruction_count(),
                    " instructions>");
@@ -305,6 +414,36 @@ void bind_module(py::module_& m) {
           py::arg("name"),
           "takes the computation named `name` as the entry, the step predict, memory and cost "
           "start from (as hloroof's --entry NAME); ValueError when there is none of that name")
+      .def(
+          "add_computation",
+          [](Module& mod, std::string_view name) {
+            return value_or_raise(mod.add_computation(name));
+          },
+          kInternal, py::arg("name"),
+          "a new, empty computation, printed before the entry (add instructions to it)")
+      .def(
+          "clone_computation",
+          [](Module& mod, const Computation& c, std::string_view name) {
+            return value_or_raise(mod.clone_computation(c, name));
+          },
+          kInternal, py::arg("computation"), py::arg("name"),
+          "a copy of one of its computations, named `name`")
+      .def(
+          "remove_computation",
+          [](Module& mod, Computation* c) { ok_or_raise(mod.remove_computation(c)); },
+          py::arg("computation"), "removes a computation nothing calls (not the entry)")
+      .def(
+          "verify",
+          [](const Module& mod) {
+            absl::Status status;
+            {
+              py::gil_scoped_release release;
+              status = verify(mod);
+            }
+            ok_or_raise(status);
+          },
+          "the parser's checks, and shapes against inference, on the module as it now is: "
+          "ValueError naming the computation, instruction and rule that fails")
       .def(
           "print",
           [](const Module& mod) {
