@@ -51,7 +51,8 @@ int run(const std::vector<std::string>& words) {
   predict_options.topology = choice->topology;
   predict_options.explain = false;  // advice shows no op's explanation
   // The memory analysis first: its working data is gone before the prediction's is made.
-  absl::StatusOr<MemoryReport> memory = analyze_memory(module, *spec);
+  // The advice reads no allocation itself (a wide tuple has one per leaf).
+  absl::StatusOr<MemoryReport> memory = analyze_memory(module, *spec, {.allocations = false});
   absl::StatusOr<Prediction> prediction = predict_step_time(module, *spec, predict_options);
   if (!prediction.ok()) return fail(prediction.status());
   prepend_input_notes(*loaded, *choice, *prediction);

@@ -1,5 +1,6 @@
 // `hloroof memory FILE [--device D] [--module M] [--json] [--top N]`: will it fit, and what is
 // padding.
+#include <array>
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -138,8 +139,7 @@ void print_text(const MemoryReport& r, const DeviceTarget& choice, size_t top,
                                     bytes_text(r.footprint_bytes)));
   if (r.capacity) line("capacity", verdict_text(*r.capacity));
   for (const std::string& n : choice.notes) line("  device", n);
-  int64_t counts[4] = {0, 0, 0, 0};
-  for (const MemoryAllocation& a : r.allocations) ++counts[static_cast<int>(a.kind)];
+  const std::array<int64_t, 4>& counts = r.allocation_counts;
   const std::string figures = absl::StrFormat(
       "argument %s + output %s - alias %s + temp %s + constant %s\n"
       "%d parameter, %d output, %d temp, %d constant\n"
@@ -244,6 +244,9 @@ int run(const std::vector<std::string>& words) {
       resolve_device(args->get("--device"), &loaded->module,
                      {.settings = args->all("--set")});
   if (!choice.ok()) return fail(choice.status());
+  // The allocations are listed by the JSON, and compared with XLA's where the input has them;
+  // the text counts them.
+  options.allocations = args->flag("--json") || !loaded->hlo_proto.empty();
   absl::StatusOr<MemoryReport> report = analyze_memory(loaded->module, choice->spec, options);
   if (!report.ok()) return fail(report.status());
   for (size_t i = 0; i < loaded->warnings.size(); ++i) {

@@ -187,7 +187,8 @@ int run(const std::vector<std::string>& words) {
   // The memory analysis of the module, made once for the trace and the advice.
   std::optional<absl::StatusOr<MemoryReport>> analyzed;
   auto memory_report = [&]() -> const absl::StatusOr<MemoryReport>& {
-    if (!analyzed) analyzed = analyze_memory(*module, *spec);
+    // Neither shows the allocations themselves (a wide tuple has one per leaf).
+    if (!analyzed) analyzed = analyze_memory(*module, *spec, {.allocations = false});
     return *analyzed;
   };
   // The text ends with advice, which reads it: made first, its working data is gone before the

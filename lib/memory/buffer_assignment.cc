@@ -413,7 +413,10 @@ class ProcessingOrder {
 
 class Assigner {
  public:
-  explicit Assigner(const ModuleLiveness& liveness) : liveness_(liveness) {}
+  Assigner(const ModuleLiveness& liveness, absl::Span<const int32_t> lives_of)
+      : liveness_(liveness) {
+    for (int32_t id : lives_of) out_.lives[id] = {-1, -1};
+  }
 
   ModuleAssignment run();
 
@@ -433,7 +436,8 @@ class Assigner {
   ModuleAssignment out_;
   std::unordered_map<const ComputationLiveness*, Times> times_;
   int64_t clock_ = 0;
-  std::vector<AllocationValues> values_in_;  // per allocation; kept for reusable ones only
+  // The values of each output or donated allocation (the others take no second value).
+  absl::flat_hash_map<int32_t, AllocationValues> values_in_;
 };
 
 void Assigner::flatten(const ComputationLiveness& c, int depth) {
@@ -471,7 +475,7 @@ void Assigner::flatten(const ComputationLiveness& c, int depth) {
 std::optional<Value> Assigner::value_of(int32_t id) const {
   const Buffer& b = liveness_.buffers()[id];
   const ComputationLiveness* c =
-      b.whole_step ? &liveness_.entry() : liveness_.of(b.computation);
+      b.whole_step ? &liveness_.entry() : liveness_.of(b.computation());
   if (c == nullptr) return std::nullopt;
   auto it = times_.find(c);
   if (it == times_.end() || it->second.start.empty()) return std::nullopt;
@@ -479,7 +483,7 @@ std::optional<Value> Assigner::value_of(int32_t id) const {
   const int64_t last = static_cast<int64_t>(t.start.size()) - 1;
   Value v{id, 0, 0};
   if (b.whole_step) {
-    v.end = b.last_use >= 0 ? t.end[std::min(b.last_use, last)] : 0;
+    v.end = b.last_use >= 0 ? t.end[std::min<int64_t>(b.last_use, last)] : 0;
     return v;
   }
   v.start = t.start[std::clamp<int64_t>(b.from, 0, last)];
@@ -516,12 +520,24 @@ bool Assigner::interferes(const Value& a, const Value& b) const {
 
 void Assigner::assign(int32_t allocation, int32_t id, const Value& v, int64_t offset,
                       bool checked) {
-  out_.allocations[allocation].buffers.push_back(id);
+  Allocation& a = out_.allocations[allocation];
+  if (a.last_buffer >= 0) {
+    if (out_.next_in_allocation.empty()) {
+      out_.next_in_allocation.assign(out_.allocation_of.size(), -1);
+    }
+    out_.next_in_allocation[a.last_buffer] = id;
+  } else {
+    a.first_buffer = id;
+  }
+  a.last_buffer = id;
+  ++a.buffer_count;
   out_.allocation_of[id] = allocation;
-  out_.offset_of[id] = offset;
-  out_.start_of[id] = v.start;
-  out_.end_of[id] = v.end;
-  if (out_.allocations[allocation].maybe_live_out) values_in_[allocation].add(v, checked);
+  if (offset != 0) {
+    if (out_.offsets.empty()) out_.offsets.assign(out_.allocation_of.size(), 0);
+    out_.offsets[id] = offset;
+  }
+  if (auto it = out_.lives.find(id); it != out_.lives.end()) it->second = {v.start, v.end};
+  if (a.maybe_live_out) values_in_[allocation].add(v, checked);
 }
 
 // MaybeAssignBuffer: same memory space, not larger, a writable allocation (an output or a
@@ -549,8 +565,7 @@ int32_t Assigner::new_allocation(AllocationKind kind, const Buffer& b) {
   a.kind = kind;
   a.memory_space = b.memory_space;
   a.bytes = b.padded_bytes;
-  out_.allocations.push_back(std::move(a));
-  values_in_.emplace_back();
+  out_.allocations.push_back(a);
   return static_cast<int32_t>(out_.allocations.size()) - 1;
 }
 
@@ -585,7 +600,8 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
           if (o.end != v.start || !can_share(o, v)) continue;
           shared = group_of.at(id);
           taken.insert(id);
-          out_.shares_with[v.buffer] = id;
+          if (out_.shared.empty()) out_.shared.assign(out_.allocation_of.size(), -1);
+          out_.shared[v.buffer] = id;
           break;
         }
         if (shared) break;
@@ -698,8 +714,7 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
   temp.kind = AllocationKind::kTemp;
   temp.memory_space = memory_space;
   temp.bytes = heap;
-  out_.allocations.push_back(std::move(temp));
-  values_in_.emplace_back();
+  out_.allocations.push_back(temp);
   const int32_t index = static_cast<int32_t>(out_.allocations.size()) - 1;
   for (size_t g = 0; g < groups.size(); ++g) {
     for (size_t k : groups[g].members) assign(index, values[k].buffer, values[k], offsets[g]);
@@ -709,35 +724,40 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
 ModuleAssignment Assigner::run() {
   const std::vector<Buffer>& buffers = liveness_.buffers();
   out_.allocation_of.assign(buffers.size(), -1);
-  out_.offset_of.assign(buffers.size(), 0);
-  out_.start_of.assign(buffers.size(), -1);
-  out_.end_of.assign(buffers.size(), -1);
-  out_.shares_with.assign(buffers.size(), -1);
   flatten(liveness_.entry(), 0);
 
   // Every buffer with memory of its own, with its value(s).
+  // 24 bytes each: a wide tuple makes one per leaf.
   struct Item {
     int32_t id;
-    Value value;
+    int32_t rank;  // XLA's post order of the definition (ProcessingOrder)
+    int64_t start;
+    int64_t end;
+    Value value() const { return {id, start, end}; }
   };
+  const ProcessingOrder order(liveness_);
   std::vector<Item> items;
+  // At most one each, and at most one allocation each (and a temp allocation per memory
+  // space): reserved at once, a wide tuple's arrays are never copied into doubled ones. Pages
+  // of the reserve that are never written are never made resident.
+  items.reserve(buffers.size());
   for (size_t id = 0; id < buffers.size(); ++id) {
     const Buffer& b = buffers[id];
     if (!b.counted) continue;
     std::optional<Value> v = value_of(static_cast<int32_t>(id));
     if (!v) continue;
-    items.push_back({static_cast<int32_t>(id), *v});
+    items.push_back({static_cast<int32_t>(id), static_cast<int32_t>(order.of(b)), v->start,
+                     v->end});
   }
+  out_.allocations.reserve(items.size() + 4);
   // Largest first; live-out first among equals; then in XLA's post order of the definitions.
-  const ProcessingOrder order(liveness_);
-  std::vector<int64_t> rank(buffers.size(), 0);
-  for (const Item& item : items) rank[item.id] = order.of(buffers[item.id]);
-  std::stable_sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
+  // The ids make the order total, so an unstable sort gives the one order (and needs no copy).
+  std::sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
     const Buffer &x = buffers[a.id], &y = buffers[b.id];
     if (x.padded_bytes != y.padded_bytes) return x.padded_bytes > y.padded_bytes;
     if (x.is_output != y.is_output) return x.is_output;
-    if (rank[a.id] != rank[b.id]) return rank[a.id] < rank[b.id];
-    if (a.value.start != b.value.start) return a.value.start < b.value.start;
+    if (a.rank != b.rank) return a.rank < b.rank;
+    if (a.start != b.start) return a.start < b.start;
     return a.id < b.id;
   });
 
@@ -747,13 +767,13 @@ ModuleAssignment Assigner::run() {
   for (const Item& item : items) {
     const Buffer& b = buffers[item.id];
     if (b.kind == BufferKind::kConstant) {
-      assign(new_allocation(AllocationKind::kConstant, b), item.id, item.value, 0);
+      assign(new_allocation(AllocationKind::kConstant, b), item.id, item.value(), 0);
       continue;
     }
     if (b.kind == BufferKind::kParameter) {
       const int32_t a = new_allocation(AllocationKind::kParameter, b);
       out_.allocations[a].parameter_number = b.instruction->parameter_number();
-      Value param = item.value;
+      Value param = item.value();
       if (b.donated) {
         out_.allocations[a].maybe_live_out = true;
         if (b.aliased_output >= 0) {
@@ -780,7 +800,7 @@ ModuleAssignment Assigner::run() {
         absl::Span<const int32_t> leaves = liveness_.leaves_of(*operand);
         if (operand->shape().is_tuple() || leaves.size() != 1 || leaves[0] < 0) continue;
         const int32_t a = out_.allocation_of[leaves[0]];
-        if (a >= 0 && try_assign(a, item.id, item.value)) {
+        if (a >= 0 && try_assign(a, item.id, item.value())) {
           done = true;
           break;
         }
@@ -789,8 +809,8 @@ ModuleAssignment Assigner::run() {
     if (!done) {
       auto it = reusable.find(b.memory_space);
       done = it != reusable.end() &&
-             it->second.try_latest_first(item.value.start, item.value.end, [&](int32_t a) {
-               return try_assign(a, item.id, item.value);
+             it->second.try_latest_first(item.start, item.end, [&](int32_t a) {
+               return try_assign(a, item.id, item.value());
              });
     }
     if (done) {
@@ -800,11 +820,11 @@ ModuleAssignment Assigner::run() {
     if (b.is_output) {
       const int32_t a = new_allocation(AllocationKind::kOutput, b);
       out_.allocations[a].maybe_live_out = true;
-      assign(a, item.id, item.value, 0);
+      assign(a, item.id, item.value(), 0);
       reusable[b.memory_space].add(a, values_in_[a].first_values());
       continue;
     }
-    deferred[b.memory_space].push_back(item.value);
+    deferred[b.memory_space].push_back(item.value());
   }
   std::vector<int64_t> spaces;
   for (const auto& [space, values] : deferred) spaces.push_back(space);
@@ -815,8 +835,9 @@ ModuleAssignment Assigner::run() {
 
 }  // namespace
 
-ModuleAssignment assign_buffers(const ModuleLiveness& liveness) {
-  Assigner assigner(liveness);
+ModuleAssignment assign_buffers(const ModuleLiveness& liveness,
+                                absl::Span<const int32_t> lives_of) {
+  Assigner assigner(liveness, lives_of);
   return assigner.run();
 }
 

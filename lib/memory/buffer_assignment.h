@@ -6,7 +6,11 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
 
 #include "hloroof/memory.h"
 #include "hloroof/module.h"
@@ -15,27 +19,47 @@
 namespace hloroof::detail {
 
 struct Allocation {
-  AllocationKind kind = AllocationKind::kTemp;
   int64_t memory_space = 0;
   int64_t bytes = 0;
-  bool maybe_live_out = false;     // an output, or a parameter donated to one
-  int64_t parameter_number = -1;   // entry parameter allocations
-  std::vector<int32_t> buffers;    // liveness buffer ids, in assignment order
+  int64_t parameter_number = -1;  // entry parameter allocations
+  // Its buffers (liveness buffer ids) in assignment order: a list through
+  // ModuleAssignment::next_in_allocation, from `first_buffer` (-1: none) to `last_buffer`.
+  int32_t first_buffer = -1;
+  int32_t last_buffer = -1;
+  int32_t buffer_count = 0;
+  AllocationKind kind = AllocationKind::kTemp;
+  bool maybe_live_out = false;  // an output, or a parameter donated to one
 };
 
+// Per buffer, what a wide tuple makes many of is kept small: an allocation index and a link;
+// offsets and shared operands only once one is not the default; lives only where asked.
 struct ModuleAssignment {
   std::vector<Allocation> allocations;
   std::vector<int32_t> allocation_of;  // per liveness buffer id; -1: no allocation of its own
-  std::vector<int64_t> offset_of;      // per liveness buffer id, inside its allocation
-  // Per liveness buffer id: its life in global time (the schedule with bodies flattened in,
-  // both ends inclusive) as its allocation holds it; -1 without an allocation.
-  std::vector<int64_t> start_of;
-  std::vector<int64_t> end_of;
-  // Per liveness buffer id: the operand whose bytes a temporary takes over at that operand's
-  // last use (XLA's heap simulator shares them), or -1.
-  std::vector<int32_t> shares_with;
-  int64_t temps_in_live_out = 0;       // temporaries placed in output or donated allocations
-  int64_t shared_with_operand = 0;     // results written over a dying operand's bytes
+  // Per liveness buffer id: the next buffer of its allocation, or -1 (empty while every
+  // allocation holds one buffer).
+  std::vector<int32_t> next_in_allocation;
+
+  // The buffer after `id` in its allocation, or -1.
+  int32_t next(int32_t id) const {
+    return next_in_allocation.empty() ? -1 : next_in_allocation[id];
+  }
+  // Inside its allocation.
+  int64_t offset_of(int32_t id) const { return offsets.empty() ? 0 : offsets[id]; }
+  // The operand whose bytes a temporary takes over at that operand's last use (XLA's heap
+  // simulator shares them), or -1.
+  int32_t shares_with(int32_t id) const { return shared.empty() ? -1 : shared[id]; }
+  // Its life in global time (the schedule with bodies flattened in, both ends inclusive) as its
+  // allocation holds it, for the buffers assign_buffers was asked about; else {-1, -1}.
+  std::pair<int64_t, int64_t> life_of(int32_t id) const {
+    auto it = lives.find(id);
+    return it == lives.end() ? std::make_pair(int64_t{-1}, int64_t{-1}) : it->second;
+  }
+  std::vector<int64_t> offsets;  // per buffer id; empty while every offset is 0
+  std::vector<int32_t> shared;   // per buffer id; empty while none shares
+  absl::flat_hash_map<int32_t, std::pair<int64_t, int64_t>> lives;
+  int64_t temps_in_live_out = 0;    // temporaries placed in output or donated allocations
+  int64_t shared_with_operand = 0;  // results written over a dying operand's bytes
   // The work done: values tested for interference, allocations tried, and the merged byte
   // ranges of placed temporaries read while packing (each read by a walk down a tree of
   // logarithmic depth). It grows with the buffers times the values each one meets in time
@@ -52,7 +76,9 @@ struct ModuleAssignment {
 // are packed, per memory space, into one temp allocation by a best-fit heap over their live
 // ranges, where a result may take over the bytes of an operand whose last use it is
 // (elementwise, same shape).
-ModuleAssignment assign_buffers(const ModuleLiveness& liveness);
+// The lives of the buffers `lives_of` names are kept (ModuleAssignment::life_of).
+ModuleAssignment assign_buffers(const ModuleLiveness& liveness,
+                                absl::Span<const int32_t> lives_of = {});
 
 }  // namespace hloroof::detail
 

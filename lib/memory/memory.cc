@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -39,18 +40,15 @@ MemoryBuffer describe(const Buffer& b, const Computation& entry, const ModuleAss
   MemoryBuffer m;
   m.id = id;
   m.allocation = assignment.allocation_of[id];
-  m.allocation_offset = assignment.offset_of[id];
-  if (m.allocation >= 0) {
-    m.program_from = assignment.start_of[id];
-    m.program_to = assignment.end_of[id];
-  }
-  m.shares_with = assignment.shares_with[id];
+  m.allocation_offset = assignment.offset_of(id);
+  if (m.allocation >= 0) std::tie(m.program_from, m.program_to) = assignment.life_of(id);
+  m.shares_with = assignment.shares_with(id);
   m.name = buffer_name(b, leaves);
   m.instruction = std::string(b.instruction->name());
   if (b.instruction->shape().is_tuple()) {
     m.shape_index = leaves.index(b.instruction->shape(), b.leaf);
   }
-  m.computation = std::string(b.computation->name());
+  m.computation = std::string(b.computation()->name());
   m.shape = to_string(*b.shape);
   m.kind = b.kind;
   m.is_output = b.is_output;
@@ -58,7 +56,7 @@ MemoryBuffer describe(const Buffer& b, const Computation& entry, const ModuleAss
   m.logical_bytes = b.logical_bytes;
   m.padded_bytes = b.padded_bytes;
   m.memory_space = b.memory_space;
-  const Computation& schedule = b.whole_step ? entry : *b.computation;
+  const Computation& schedule = b.whole_step ? entry : *b.computation();
   const auto instructions = schedule.instructions();
   if (!instructions.empty()) {
     const int64_t last = static_cast<int64_t>(instructions.size()) - 1;
@@ -88,6 +86,31 @@ std::vector<int32_t> largest_first(std::vector<int32_t> ids, const std::vector<B
                       larger);
     ids.resize(top);
   }
+  return ids;
+}
+
+// largest_first over the counted buffers, without listing them all when `top` bounds it: a
+// heap of the `top` largest seen so far (the same ids, in the same order: the order is total).
+std::vector<int32_t> largest_counted(const std::vector<Buffer>& buffers, size_t top) {
+  auto larger = [&](int32_t a, int32_t b) {
+    if (buffers[a].padded_bytes != buffers[b].padded_bytes) {
+      return buffers[a].padded_bytes > buffers[b].padded_bytes;
+    }
+    return a < b;
+  };
+  std::vector<int32_t> ids;
+  for (size_t id = 0; id < buffers.size(); ++id) {
+    if (!buffers[id].counted) continue;
+    ids.push_back(static_cast<int32_t>(id));
+    if (top == 0) continue;
+    // `larger` as the heap's order keeps the smallest of the kept ones on top.
+    std::push_heap(ids.begin(), ids.end(), larger);
+    if (ids.size() > top) {
+      std::pop_heap(ids.begin(), ids.end(), larger);
+      ids.pop_back();
+    }
+  }
+  std::sort(ids.begin(), ids.end(), larger);
   return ids;
 }
 
@@ -227,7 +250,6 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   const ComputationLiveness& entry = liveness->entry();
   const Computation& entry_computation = *entry.computation;
   const std::vector<Buffer>& buffers = liveness->buffers();
-  const ModuleAssignment assignment = detail::assign_buffers(*liveness);
   detail::LeafIndexer leaves;  // names buffers by their leaf's index
 
   MemoryReport r;
@@ -246,6 +268,7 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   r.peak_bytes = entry.peak[0];
   r.peak_on_chip_bytes = entry.peak[1];
   r.peak_host_bytes = entry.peak[2];
+  std::vector<int32_t> peak_ids;  // the peak buffers described
   if (!schedule.empty()) {
     const int64_t p = entry.peak_position;
     r.peak_at = std::string(schedule[p]->name());
@@ -265,17 +288,13 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
     for (int32_t id : live) {
       r.peak_padding_waste_bytes += buffers[id].padded_bytes - buffers[id].logical_bytes;
     }
-    for (int32_t id : largest_first(std::move(live), buffers, options.top_buffers)) {
-      r.peak_buffers.push_back(describe(buffers[id], entry_computation, assignment, id, leaves));
-    }
+    peak_ids = largest_first(std::move(live), buffers, options.top_buffers);
   }
 
   // Whole-step totals and the largest buffers.
-  std::vector<int32_t> counted;
-  for (size_t id = 0; id < buffers.size(); ++id) {
-    const Buffer& b = buffers[id];
+  for (const Buffer& b : buffers) {
     if (!b.counted) continue;
-    counted.push_back(static_cast<int32_t>(id));
+    ++r.buffer_count;
     if (b.tier() != MemoryTier::kDevice) continue;
     r.padding_waste_bytes += b.padded_bytes - b.logical_bytes;
     if (b.kind == BufferKind::kParameter) r.argument_bytes += b.padded_bytes;
@@ -283,14 +302,26 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
     if (b.is_output) r.output_bytes += b.padded_bytes;
     if (b.donated) r.alias_bytes += b.padded_bytes;
   }
-  r.buffer_count = static_cast<int64_t>(counted.size());
+  const std::vector<int32_t> largest_ids = largest_counted(buffers, options.top_buffers);
 
-  // Buffer assignment.
+  // Buffer assignment, keeping the lives of the buffers described.
+  std::vector<int32_t> described = peak_ids;
+  described.insert(described.end(), largest_ids.begin(), largest_ids.end());
+  const ModuleAssignment assignment = detail::assign_buffers(*liveness, described);
+  described = {};
+  for (int32_t id : peak_ids) {
+    r.peak_buffers.push_back(describe(buffers[id], entry_computation, assignment, id, leaves));
+  }
   r.temps_in_live_out = assignment.temps_in_live_out;
   r.shared_with_operand = assignment.shared_with_operand;
-  r.allocations.reserve(assignment.allocations.size());
+  if (options.allocations) r.allocations.reserve(assignment.allocations.size());
   for (size_t a = 0; a < assignment.allocations.size(); ++a) {
     const detail::Allocation& in = assignment.allocations[a];
+    ++r.allocation_counts[static_cast<size_t>(in.kind)];
+    if (in.kind == AllocationKind::kTemp && memory_tier(in.memory_space) == MemoryTier::kDevice) {
+      r.temp_bytes += in.bytes;
+    }
+    if (!options.allocations) continue;
     MemoryAllocation m;
     m.index = static_cast<int64_t>(a);
     m.kind = in.kind;
@@ -298,13 +329,11 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
     m.memory_space = in.memory_space;
     m.maybe_live_out = in.maybe_live_out;
     m.parameter_number = in.parameter_number;
-    m.buffer_count = static_cast<int64_t>(in.buffers.size());
-    for (int32_t id : in.buffers) {
-      if (options.top_buffers != 0 && m.buffers.size() >= options.top_buffers) break;
+    m.buffer_count = in.buffer_count;
+    for (int32_t id = in.first_buffer;
+         id >= 0 && (options.top_buffers == 0 || m.buffers.size() < options.top_buffers);
+         id = assignment.next(id)) {
       m.buffers.push_back(buffer_name(buffers[id], leaves));
-    }
-    if (in.kind == AllocationKind::kTemp && memory_tier(in.memory_space) == MemoryTier::kDevice) {
-      r.temp_bytes += in.bytes;
     }
     r.allocations.push_back(std::move(m));
   }
@@ -317,7 +346,7 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
                                      r.live_timeline.size(), " points"));
     }
   }
-  for (int32_t id : largest_first(std::move(counted), buffers, options.top_buffers)) {
+  for (int32_t id : largest_ids) {
     r.largest_buffers.push_back(describe(buffers[id], entry_computation, assignment, id, leaves));
   }
 

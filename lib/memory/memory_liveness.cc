@@ -131,12 +131,11 @@ class ModuleLiveness::Builder {
 
  private:
   absl::StatusOr<const ComputationLiveness*> analyze(const Computation& c, int depth);
-  void define_leaves(const Computation& c, bool is_entry, int64_t p, const Instruction& i,
-                     ScheduledLeaves& leaves);
+  void define_leaves(bool is_entry, int64_t p, const Instruction& i, ScheduledLeaves& leaves);
   void mark_entry_outputs(const Computation& c, const ScheduledLeaves& leaves);
   void apply_donation(const Computation& c, const ScheduledLeaves& leaves);
   void sweep(ComputationLiveness& liveness, int64_t n, bool is_entry);
-  const std::vector<LeafSize>& sizes_of(const Shape& shape);
+  const LeafSize& size_of(const Shape& leaf);
 
   const Module& module_;
   bool first_tile_padding_;
@@ -145,67 +144,75 @@ class ModuleLiveness::Builder {
   int64_t unsized_ = 0;  // distinct array leaf shapes without a static size
   absl::flat_hash_map<const Computation*, const ComputationLiveness*> analyzed_;
   absl::flat_hash_set<const Computation*> in_progress_;
-  absl::flat_hash_map<const Shape*, std::vector<LeafSize>> sizes_;
+  absl::flat_hash_map<const Shape*, LeafSize> sizes_;  // by leaf shape (interned)
 };
 
-const std::vector<ModuleLiveness::LeafSize>& ModuleLiveness::Builder::sizes_of(const Shape& shape) {
-  auto [it, inserted] = sizes_.try_emplace(&shape);
+const ModuleLiveness::LeafSize& ModuleLiveness::Builder::size_of(const Shape& leaf) {
+  auto [it, inserted] = sizes_.try_emplace(&leaf);
   if (!inserted) return it->second;
-  for (const Shape* leaf : leaf_shapes(shape)) {
-    LeafSize size;
-    if (absl::StatusOr<ArraySize> s = array_size(*leaf); s.ok()) {
-      size.logical = s->logical_bytes;
-      size.padded = first_tile_padding_ ? s->first_tile_padded_bytes : s->padded_bytes;
-      size.memory_space = s->memory_space;
-    } else {
-      size.memory_space = leaf->layout ? leaf->layout->memory_space : 0;
-      ++unsized_;
-    }
-    it->second.push_back(size);
+  LeafSize& size = it->second;
+  if (absl::StatusOr<ArraySize> s = array_size(leaf); s.ok()) {
+    size.logical = s->logical_bytes;
+    size.padded = first_tile_padding_ ? s->first_tile_padded_bytes : s->padded_bytes;
+    size.memory_space = s->memory_space;
+  } else {
+    size.memory_space = leaf.layout ? leaf.layout->memory_space : 0;
+    ++unsized_;
   }
-  return it->second;
+  return size;
 }
 
-void ModuleLiveness::Builder::define_leaves(const Computation& c, bool is_entry, int64_t p,
-                                            const Instruction& i, ScheduledLeaves& leaves) {
-  const std::vector<LeafSource> sources = leaf_sources(i);
-  const std::vector<LeafSize>& sizes = sizes_of(i.shape());
-  const std::vector<const Shape*> shapes = leaf_shapes(i.shape());
-  for (size_t k = 0; k < sources.size(); ++k) {
-    const LeafSource& source = sources[k];
-    if (source.operand != LeafSource::kNewBuffer) {
+void ModuleLiveness::Builder::define_leaves(bool is_entry, int64_t p, const Instruction& i,
+                                            ScheduledLeaves& leaves) {
+  // Parameters and constants define every leaf (nothing forwards into them): no per-leaf
+  // sources to work out, which a parameter of a million leaves would hold at once.
+  const bool all_new = i.opcode() == Opcode::kParameter || i.opcode() == Opcode::kConstant;
+  const std::vector<LeafSource> sources = all_new ? std::vector<LeafSource>() : leaf_sources(i);
+  const auto count = static_cast<size_t>(leaf_count(i.shape()));
+  // Room for this instruction's leaves at once: one exact allocation for a wide tuple, rather
+  // than a doubling that holds the old and the new array together.
+  auto make_room = [](auto& v, size_t more) {
+    if (v.size() + more > v.capacity()) v.reserve(std::max(v.size() + more, 2 * v.capacity()));
+  };
+  make_room(leaves.ids, count);
+  const bool defines = !(i.opcode() == Opcode::kParameter && !is_entry);
+  if (defines) make_room(out_.buffers_, all_new ? count : 0);
+  if (all_new && defines) make_room(out_.whole_step_, count);
+  size_t k = 0;
+  for_each_array_leaf(i.shape(), [&](const Shape& leaf_shape) {
+    const size_t leaf = k++;
+    if (!all_new && leaf < sources.size() && sources[leaf].operand != LeafSource::kNewBuffer) {
+      const LeafSource& source = sources[leaf];
       absl::Span<const int32_t> operand_leaves = leaves.of(i.operand(source.operand));
       leaves.ids.push_back(source.leaf < static_cast<int64_t>(operand_leaves.size())
                                ? operand_leaves[source.leaf]
                                : kExternal);
-      continue;
+      return;
     }
-    if (i.opcode() == Opcode::kParameter && !is_entry) {
+    if (!defines) {
       leaves.ids.push_back(kExternal);  // the caller's buffer
-      continue;
+      return;
     }
     Buffer b;
-    b.computation = &c;
     b.instruction = &i;
-    b.leaf = static_cast<int64_t>(k);
-    b.shape = k < shapes.size() ? shapes[k] : &i.shape();
-    if (k < sizes.size()) {
-      b.logical_bytes = sizes[k].logical;
-      b.padded_bytes = sizes[k].padded;
-      b.memory_space = sizes[k].memory_space;
-    }
-    b.from = b.to = p;
+    b.leaf = static_cast<int32_t>(leaf);
+    b.shape = &leaf_shape;
+    const LeafSize& size = size_of(leaf_shape);
+    b.logical_bytes = size.logical;
+    b.padded_bytes = size.padded;
+    b.memory_space = size.memory_space;
+    b.from = b.to = static_cast<int32_t>(p);
     const int32_t id = static_cast<int32_t>(out_.buffers_.size());
-    if (i.opcode() == Opcode::kParameter || i.opcode() == Opcode::kConstant) {
+    if (all_new) {
       b.kind = i.opcode() == Opcode::kParameter ? BufferKind::kParameter : BufferKind::kConstant;
       b.whole_step = true;
       b.from = 0;
-      b.to = std::max<int64_t>(0, entry_size_ - 1);
+      b.to = static_cast<int32_t>(std::max<int64_t>(0, entry_size_ - 1));
       out_.whole_step_.push_back(id);
     }
     out_.buffers_.push_back(b);
     leaves.ids.push_back(id);
-  }
+  });
 }
 
 absl::StatusOr<const ComputationLiveness*> ModuleLiveness::Builder::analyze(const Computation& c,
@@ -234,15 +241,16 @@ absl::StatusOr<const ComputationLiveness*> ModuleLiveness::Builder::analyze(cons
 
   for (int64_t p = 0; p < n; ++p) {
     const Instruction& i = *schedule[p];
-    define_leaves(c, is_entry, p, i, leaves);
+    define_leaves(is_entry, p, i, leaves);
     leaves.offset.push_back(static_cast<int64_t>(leaves.ids.size()));
     // A real use keeps every operand buffer alive up to here.
     if (!only_forwards_buffers(i.opcode())) {
       for (const Instruction* operand : i.operands()) {
         for (int32_t id : leaves.of(operand)) {
           if (id < 0) continue;
-          out_.buffers_[id].to = std::max(out_.buffers_[id].to, p);
-          out_.buffers_[id].last_use = std::max(out_.buffers_[id].last_use, p);
+          Buffer& b = out_.buffers_[id];
+          b.to = std::max(b.to, static_cast<int32_t>(p));
+          b.last_use = std::max(b.last_use, static_cast<int32_t>(p));
         }
       }
     }
@@ -270,7 +278,9 @@ absl::StatusOr<const ComputationLiveness*> ModuleLiveness::Builder::analyze(cons
   }
   for (size_t id = first_buffer; id < out_.buffers_.size(); ++id) {
     const Buffer& b = out_.buffers_[id];
-    if (b.computation == &c && !b.whole_step) liveness->buffers.push_back(static_cast<int32_t>(id));
+    if (b.computation() == &c && !b.whole_step) {
+      liveness->buffers.push_back(static_cast<int32_t>(id));
+    }
   }
   sweep(*liveness, n, is_entry);
   liveness->leaves = std::move(leaves);
@@ -286,7 +296,7 @@ absl::StatusOr<const ComputationLiveness*> ModuleLiveness::Builder::analyze(cons
 void ModuleLiveness::Builder::mark_entry_outputs(const Computation& c,
                                                  const ScheduledLeaves& leaves) {
   if (c.root() == nullptr) return;
-  const int64_t last = static_cast<int64_t>(c.instruction_count()) - 1;
+  const auto last = static_cast<int32_t>(c.instruction_count()) - 1;
   for (int32_t id : leaves.of(c.root())) {
     if (id < 0) continue;
     Buffer& b = out_.buffers_[id];

@@ -36,31 +36,35 @@ using TierBytes = std::array<int64_t, 3>;  // indexed by MemoryTier
 // Marks a leaf whose buffer belongs to the caller (a body's parameters).
 inline constexpr int32_t kExternal = -1;
 
+// One array leaf's buffer. Kept small (a wide tuple has one per leaf): positions and leaf
+// numbers are 32-bit (a computation's instructions and an instruction's leaves number fewer
+// than 2^31: the input is at most 4 GiB), and the computation is the instruction's.
 struct Buffer {
-  const Computation* computation = nullptr;  // where it is defined
   const Instruction* instruction = nullptr;  // which instruction defines it
-  int64_t leaf = 0;                          // which array leaf of its result
   const Shape* shape = nullptr;              // that leaf
   int64_t logical_bytes = 0;
   int64_t padded_bytes = 0;
   int64_t memory_space = 0;
+  int32_t leaf = 0;  // which array leaf of its result
+  // Live range in `computation()`'s schedule, both ends inclusive. Parameters and constants
+  // live for the whole entry computation instead (`whole_step`).
+  int32_t from = 0;
+  int32_t to = 0;
+  // The last position of `computation()` that reads the buffer, -1 when none does. For a
+  // whole-step buffer `to` is the end of the step; this is where its value dies.
+  int32_t last_use = -1;
+  // A donated parameter: the output buffer written into it (not counted itself), or -1.
+  int32_t aliased_output = -1;
   BufferKind kind = BufferKind::kTemporary;
   bool is_output = false;
   bool donated = false;
-  // Live range in `computation`'s schedule, both ends inclusive. Parameters and constants
-  // live for the whole entry computation instead (`whole_step`).
-  int64_t from = 0;
-  int64_t to = 0;
   bool whole_step = false;
-  // The last position of `computation` that reads the buffer, -1 when none does. For a
-  // whole-step buffer `to` is the end of the step; this is where its value dies.
-  int64_t last_use = -1;
-  // A donated parameter: the output buffer written into it (not counted itself), or -1.
-  int32_t aliased_output = -1;
   // False when another buffer accounts for this memory: a body's result, which is its
   // caller's buffer, or an output written into a donated parameter.
   bool counted = true;
 
+  // Where it is defined.
+  const Computation* computation() const { return instruction->parent(); }
   MemoryTier tier() const { return memory_tier(memory_space); }
   Channel channel() const;
 };

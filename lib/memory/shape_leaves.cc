@@ -85,10 +85,5 @@ std::vector<int64_t> LeafIndexer::index(const Shape& shape, int64_t leaf) {
   return index;
 }
 
-std::vector<const Shape*> leaf_shapes(const Shape& shape) {
-  std::vector<const Shape*> leaves;
-  for_each_array_leaf(shape, [&](const Shape& leaf) { leaves.push_back(&leaf); });
-  return leaves;
-}
 
 }  // namespace hloroof::detail

@@ -41,8 +41,6 @@ class LeafIndexer {
   absl::flat_hash_map<const Shape*, std::vector<int64_t>> ends_;
 };
 
-// The array leaves themselves, in leaf order.
-std::vector<const Shape*> leaf_shapes(const Shape& shape);
 
 }  // namespace hloroof::detail
 

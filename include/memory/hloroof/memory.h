@@ -18,6 +18,7 @@
 #ifndef HLOROOF_MEMORY_H_
 #define HLOROOF_MEMORY_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -181,8 +182,11 @@ struct MemoryReport {
   // whole execution, as on GPU: argument + output - alias + temp + constant bytes.
   int64_t temp_bytes = 0;
   int64_t footprint_bytes = 0;
-  // Every allocation, all memory spaces: parameters, outputs, temp allocations, constants.
+  // Every allocation, all memory spaces: parameters, outputs, temp allocations, constants
+  // (empty when MemoryOptions::allocations is false).
   std::vector<MemoryAllocation> allocations;
+  // How many allocations of each kind, indexed by AllocationKind (whether or not listed).
+  std::array<int64_t, 4> allocation_counts = {0, 0, 0, 0};
   int64_t temps_in_live_out = 0;    // temporaries placed in output or donated allocations
   int64_t shared_with_operand = 0;  // results written over a dying operand's bytes
 
@@ -220,6 +224,10 @@ struct MemoryOptions {
   bool first_tile_padding = true;
   // Bounds live_timeline (bodies called from many places repeat).
   size_t max_timeline_points = 200000;
+  // List every allocation in MemoryReport::allocations; false counts them only: a parameter
+  // of a million scalar leaves has a million allocations, which the text and the advice do
+  // not show.
+  bool allocations = true;
 };
 
 // Analyzes the module's entry computation and everything it runs. Errors only for a module
