@@ -92,7 +92,8 @@ std::string interconnect_summary(const DeviceSpec& d) {
     return s;
   }
   if (d.gpu) {
-    return absl::StrCat("NVLink ", d.gpu->nvlink_domain_size, " GPUs x ",
+    const std::string_view fabric = d.gpu->vendor == GpuVendor::kAmd ? "xGMI " : "NVLink ";
+    return absl::StrCat(std::string(fabric), d.gpu->nvlink_domain_size, " GPUs x ",
                         headline(d, "interconnect.nvlink_bandwidth"), " one way; scale-out ",
                         headline(d, "interconnect.scale_out_bandwidth"), " per GPU");
   }
@@ -115,7 +116,7 @@ nlohmann::ordered_json summary_json(const DeviceSpec& d) {
                          {"devices_per_chip", d.torus->devices_per_chip},
                          {"wraparound", wrap_rule(d.torus->wraparound)}};
   } else if (d.gpu) {
-    j["interconnect"] = {{"type", "nvlink"},
+    j["interconnect"] = {{"type", d.gpu->vendor == GpuVendor::kAmd ? "xgmi" : "nvlink"},
                          {"nvlink_domain_gpus", d.gpu->nvlink_domain_size},
                          {"nvlink_bandwidth_bytes_per_s", d.gpu->nvlink_bandwidth},
                          {"scale_out_bandwidth_bytes_per_s", d.gpu->scale_out_bandwidth}};

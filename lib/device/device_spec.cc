@@ -8,6 +8,10 @@ std::string_view device_kind_name(DeviceKind kind) {
   return kind == DeviceKind::kTpu ? "tpu" : "gpu";
 }
 
+std::string_view gpu_vendor_name(GpuVendor vendor) {
+  return vendor == GpuVendor::kAmd ? "AMD" : "NVIDIA";
+}
+
 bool Wraparound::wraps(absl::Span<const int64_t> dims, size_t axis) const {
   if (axis >= dims.size() || dims[axis] <= 2) return false;
   switch (rule) {

@@ -398,14 +398,16 @@ absl::Status SpecReader::read(const json& root) {
   if (absl::Status s = expect_object(**ic, "interconnect"); !s.ok()) return s;
   absl::StatusOr<std::string> type = string_member(**ic, "interconnect", "type", true);
   if (!type.ok()) return type.status();
-  const std::string_view expected_type = spec_->kind == DeviceKind::kTpu ? "ici_torus" : "nvlink";
-  if (*type != expected_type) {
-    return error("interconnect.type", absl::StrCat("a ", *kind, " takes \"", sv(expected_type),
-                                                   "\", got \"", *type, "\""));
+  // A TPU's ICI torus; a GPU's NVLink (NVIDIA) or xGMI (AMD Infinity Fabric) inside a node.
+  const bool tpu = spec_->kind == DeviceKind::kTpu;
+  if (tpu ? *type != "ici_torus" : *type != "nvlink" && *type != "xgmi") {
+    const std::string_view takes = tpu ? "\"ici_torus\"" : "\"nvlink\" or \"xgmi\"";
+    return error("interconnect.type",
+                 absl::StrCat("a ", *kind, " takes ", sv(takes), ", got \"", *type, "\""));
   }
-  absl::Status s = spec_->kind == DeviceKind::kTpu ? read_torus(**ic, "interconnect")
-                                                   : read_gpu_fabric(**ic, "interconnect");
+  absl::Status s = tpu ? read_torus(**ic, "interconnect") : read_gpu_fabric(**ic, "interconnect");
   if (!s.ok()) return s;
+  if (!tpu && *type == "xgmi") spec_->gpu->vendor = GpuVendor::kAmd;
   return read_default_tiles(root);
 }
 

@@ -36,7 +36,7 @@ constexpr NamePair kTpuKinds[] = {
 constexpr NamePair kGpuKinds[] = {
     {"nvidia a100-sxm4-80gb", "a100"}, {"nvidia h100 80gb hbm3", "h100"},
     {"nvidia h200", "h200"},           {"nvidia b200", "b200"},
-    {"nvidia gb200", "gb200"},
+    {"nvidia gb200", "gb200"},           {"amd instinct mi300x", "mi300x"},
 };
 // Other models of a built-in GPU, by the code in their name (longest codes first).
 constexpr NamePair kGpuCodes[] = {
@@ -343,6 +343,14 @@ KindDevice device_for_kind(std::string_view kind) {
     for (const auto& [code, device] : kGpuCodes) {
       if (wanted.find(code) != std::string::npos) return {std::string(device), "gpu", false};
     }
+  }
+  // Every MI300X names itself so ("AMD Instinct MI300X", "... MI300X VF" on cloud VMs).
+  // ROCm's profile planes name no model, only the GFX version and compute units (the profile
+  // reader writes "AMD GPU, compute capability 9.4, 304 compute units"): 9.4 with 304 CUs is an
+  // MI300X, or an MI325X, which has more and faster HBM (the MI300A has 228 CUs).
+  if (gpu_vendor && wanted.find("mi300x") != std::string::npos) return {"mi300x", "gpu", true};
+  if (gpu_vendor && wanted.find("compute capability 9.4, 304 compute units") != std::string::npos) {
+    return {"mi300x", "gpu", false};
   }
   return out;
 }

@@ -56,6 +56,12 @@ absl::StatusOr<CollectiveEstimate> xla_nccl_time(const DeviceSpec& device, Colle
                                                  double bytes, int64_t n,
                                                  const CollectiveOptions& options) {
   const GpuFabricSpec& gpu = *device.gpu;
+  if (gpu.vendor != GpuVendor::kNvidia) {
+    // Its constants are NVLink's and NCCL's by CUDA compute capability.
+    return absl::FailedPreconditionError(absl::StrCat(
+        "XLA's NCCL model describes NVIDIA GPUs; ", device.name, " is an ",
+        sv(gpu_vendor_name(gpu.vendor)), " GPU"));
+  }
   CollectiveEstimate e;
   e.group_size = n;
   e.bytes = bytes;

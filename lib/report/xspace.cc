@@ -579,7 +579,11 @@ class XSpaceWriter {
   // XProf's matrix FLOPs per SM per clock for an NVIDIA compute capability, the larger of
   // fp32 and fp16 (xprof/utils/hardware_type_utils.cc, GetNvidiaFlopCapsPerSMPerCycle:
   // dense rates; a capability it lacks takes the highest one below it).
-  static double xprof_flops_per_sm_per_cycle(int major, int minor) {
+  static double xprof_flops_per_sm_per_cycle(int major, int minor, bool amd) {
+    // AMD: XProf resolves 9.4 to gfx942 and 9.5 to gfx950 and takes the largest per-CU rate
+    // of the CDNA white papers' tables, the f16 matrix rate (xprof/utils/rocm_type_utils.cc at
+    // 16d3e2ba).
+    if (amd) return major == 9 && minor == 4 ? 2048 : major == 9 && minor == 5 ? 4096 : 0;
     const int cap = major * 1000 + minor * 10;
     if (cap >= 10000) return 8192;
     if (cap >= 9000) return 4096;
@@ -599,13 +603,14 @@ class XSpaceWriter {
     auto* stats = plane.plane().mutable_stats();
     const int major = device_.gpu ? device_.gpu->compute_capability_major : 0;
     const int minor = device_.gpu ? device_.gpu->compute_capability_minor : 0;
-    plane.add_str(stats, "device_vendor", "Nvidia");
+    const bool amd = device_.gpu && device_.gpu->vendor == GpuVendor::kAmd;
+    plane.add_str(stats, "device_vendor", amd ? "AMD" : "Nvidia");
     double matrix = 0;
     if (auto bf16 = device_.matrix_flops_per_s.find("bf16");
         bf16 != device_.matrix_flops_per_s.end()) {
       matrix = bf16->second;
     }
-    const double per_cycle = xprof_flops_per_sm_per_cycle(major, minor);
+    const double per_cycle = xprof_flops_per_sm_per_cycle(major, minor, amd);
     if (per_cycle > 0 && matrix > 0) {
       const double clock_khz = matrix / per_cycle / 1e3;
       plane.add_int(stats, "clock_rate", static_cast<int64_t>(std::llround(clock_khz)));

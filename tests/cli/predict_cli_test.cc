@@ -118,6 +118,11 @@ TEST_CASE("predict on the examples, with the device's topology inferred or named
       run_cli("predict " + example("h100_gemm_step.hlo") + " --device h100 --formula xla-gpu-nccl");
   REQUIRE(gpu.exit_code == 0);
   CHECK_THAT(gpu.out, Catch::Contains("(h100:1x8)"));
+  // XLA's NCCL model is NVIDIA's: an AMD GPU is refused by name, not given NVLink constants.
+  auto amd = run_cli("predict " + example("h100_gemm_step.hlo") +
+                     " --device mi300x --formula xla-gpu-nccl");
+  CHECK(amd.exit_code != 0);
+  CHECK_THAT(amd.err, Catch::Contains("XLA's NCCL model describes NVIDIA GPUs; mi300x is an AMD"));
 }
 
 TEST_CASE("predict --trace writes a Chrome trace of the timeline") {

@@ -24,7 +24,7 @@ DeviceSpec load(std::string_view name) {
 TEST_CASE("every built-in device spec loads and cites a source for every figure") {
   const std::vector<std::string> names = builtin_device_names();
   for (const char* expected : {"tpu_v2", "tpu_v3", "tpu_v4", "tpu_v5e", "tpu_v5p", "tpu_v6e",
-                               "tpu7x", "a100", "h100", "h200", "b200", "gb200"}) {
+                               "tpu7x", "a100", "h100", "h200", "b200", "gb200", "mi300x"}) {
     CHECK(std::find(names.begin(), names.end(), expected) != names.end());
   }
   REQUIRE(std::is_sorted(names.begin(), names.end()));
@@ -103,6 +103,20 @@ TEST_CASE("built-in figures are those of data/hardware/*.json, per JAX device") 
   CHECK(h100.per_op_overhead_s == 1e-6);
   CHECK(load("gb200").gpu->nvlink_domain_size == 72);
   CHECK(load("b200").gpu->xla_sol->chunk_prep_s == 2e-6);
+  CHECK(h100.gpu->vendor == GpuVendor::kNvidia);
+  // The MI300X: per-CU rates per clock of the CDNA 3 white paper x 304 CUs x 2.1 GHz (bf16
+  // 2048, fp8 4096, f32 256), its xGMI links 7 x 64 GB/s one way.
+  DeviceSpec mi300x = load("mi300x");
+  CHECK(mi300x.gpu->vendor == GpuVendor::kAmd);
+  CHECK(*mi300x.matrix_peak(PrimitiveType::kBF16) == Approx(2048.0 * 304 * 2.1e9).epsilon(1e-4));
+  CHECK(*mi300x.matrix_peak(PrimitiveType::kF8E4M3FN) ==
+        Approx(4096.0 * 304 * 2.1e9).epsilon(1e-4));
+  // 163.43 TFLOP/s, which the data sheet rounds to 163.4.
+  CHECK(mi300x.vector_flops_per_s == Approx(256.0 * 304 * 2.1e9).epsilon(5e-4));
+  CHECK(mi300x.gpu->nvlink_bandwidth == 7 * 64e9);
+  CHECK(mi300x.gpu->compute_capability_major == 9);
+  CHECK(mi300x.gpu->compute_capability_minor == 4);
+  CHECK_FALSE(mi300x.gpu->xla_sol.has_value());
 }
 
 TEST_CASE("figures reproduce the scaling book's critical intensities and batch sizes") {

@@ -63,6 +63,7 @@ TEST_CASE("JAX device kinds name their device") {
       {"NVIDIA H100 80GB HBM3", "h100"}, {"NVIDIA A100-SXM4-80GB", "a100"},
       {"NVIDIA H200", "h200"},    {"NVIDIA B200", "b200"},
       {"NVIDIA GB200", "gb200"},  {"tpu v5 LITE", "tpu_v5e"},
+      {"AMD Instinct MI300X", "mi300x"}, {"AMD Instinct MI300X VF", "mi300x"},
   };
   for (const auto& [kind, name] : kinds) {
     INFO(kind);
@@ -79,6 +80,11 @@ TEST_CASE("JAX device kinds name their device") {
   // Another model of a built-in GPU has other figures: not taken for it, but suggested.
   CHECK_THAT(error_of("NVIDIA H100 PCIe"),
              Contains("no built-in device is 'NVIDIA H100 PCIe'; did you mean 'h100'?"));
+  // ROCm profiles give only the GFX version and compute units, which an MI325X shares.
+  CHECK_THAT(error_of("AMD GPU, compute capability 9.4, 304 compute units"),
+             Contains("did you mean 'mi300x'?"));
+  CHECK(device_for_kind("AMD GPU, compute capability 9.5, 256 compute units").device.empty());
+  CHECK(device_for_kind("AMD GPU, compute capability 9.5, 256 compute units").platform == "gpu");
 }
 
 TEST_CASE("Cloud TPU accelerator types name the device and the slice") {

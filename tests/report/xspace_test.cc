@@ -355,6 +355,22 @@ TEST_CASE("a module of more buffers than max_assigned_buffers: the largest, no h
   CHECK(named == 2);
 }
 
+TEST_CASE("an AMD GPU's plane: XProf's vendor and its gfx942 rate give mi300x's peak") {
+  Case c = predict_nested("mi300x");
+  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
+  REQUIRE(file.ok());
+  const xp::XSpace space = parse_space(file->bytes);
+  const xp::XPlane& gpu = plane_named(space, "/device:GPU:0");
+  // XProf reads compute capability 9.4 as gfx942, whose largest per-CU rate is 2,048 f16 matrix
+  // FLOPs per clock (xprof/utils/rocm_type_utils.cc): the clock in kHz that gives mi300x's
+  // bf16 1.3074e15 FLOP/s on one "core".
+  CHECK(find_stat(gpu, gpu.stats(), "device_vendor")->str_value() == "AMD");
+  CHECK(find_stat(gpu, gpu.stats(), "core_count")->int64_value() == 1);
+  CHECK(find_stat(gpu, gpu.stats(), "clock_rate")->int64_value() ==
+        std::llround(1.3074e15 / 2048 / 1e3));
+  CHECK(find_stat(gpu, gpu.stats(), "compute_cap_minor")->int64_value() == 4);
+}
+
 TEST_CASE("GPU: kernels carry hlo_op, hlo_module and correlation_id; the host launches them") {
   Case c = predict_nested("h100");
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
@@ -369,6 +385,7 @@ TEST_CASE("GPU: kernels carry hlo_op, hlo_module and correlation_id; the host la
         std::llround(9.89e14 / 4096 / 1e3));
   CHECK(find_stat(gpu, gpu.stats(), "compute_cap_major")->int64_value() == 9);
   CHECK(find_stat(gpu, gpu.stats(), "memory_bandwidth")->uint64_value() == 3'350'000'000'000u);
+  CHECK(find_stat(gpu, gpu.stats(), "device_vendor")->str_value() == "Nvidia");
   std::set<uint64_t> correlations;
   int64_t kernels = 0;
   for (const xp::XLine& line : gpu.lines()) {

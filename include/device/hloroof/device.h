@@ -80,9 +80,16 @@ struct SolModelSpec {
   double nvlink_barrier_s = 0;
 };
 
-// NVLink domains joined by a scale-out network (docs/sources.md, "Hardware figures" and "Collective
-// formulas").
+// Who made a GPU: the models measured on NVIDIA GPUs (GEMM and collective tables, op profiles,
+// NCCL's and XProf's rules) stand in only for NVIDIA GPUs.
+enum class GpuVendor { kNvidia, kAmd };
+std::string_view gpu_vendor_name(GpuVendor vendor);  // "NVIDIA", "AMD"
+
+// NVLink domains (xGMI on AMD GPUs: `interconnect.type` "xgmi") joined by a scale-out network
+// (docs/sources.md, "Hardware figures" and "Collective formulas"). The nvlink_* figures are the
+// GPU-to-GPU fabric inside one node, whichever it is.
 struct GpuFabricSpec {
+  GpuVendor vendor = GpuVendor::kNvidia;
   int64_t nvlink_domain_size = 8;  // GPUs per NVLink domain ("node")
   double nvlink_bandwidth = 0;     // W_gpu: one way, per GPU, B/s
   int nvlink_links = 0;            // links per GPU (XLA's NCCL model caps channels by it)
@@ -91,6 +98,8 @@ struct GpuFabricSpec {
   // `interconnect.nic_efficiency`); unset: the published figure the model uses (0.86).
   std::optional<double> nic_efficiency;
   double collective_launch_latency_s = 0;
+  // NVIDIA's compute capability; on AMD GPUs the GFX version ROCm reports the same way
+  // (9.4 is gfx942, the MI300 series).
   int compute_capability_major = 0;
   int compute_capability_minor = 0;
   std::optional<SolModelSpec> xla_sol;
