@@ -1080,7 +1080,8 @@ void bind_predict(py::module_& m) {
   m.def(
       "_calibrate",
       [](const std::vector<const Module*>& modules, const std::vector<std::string>& profiles,
-         std::string_view device, std::string name, int device_index) {
+         std::string_view device, std::string name, int device_index,
+         std::vector<std::string> settings) {
         if (modules.size() != profiles.size()) {
           throw py::value_error("calibrate: one module for every profile");
         }
@@ -1107,6 +1108,7 @@ void bind_predict(py::module_& m) {
             CalibrationOptions options;
             options.name = std::move(name);
             options.profile.device_index = device_index;
+            options.settings = std::move(settings);
             result = calibrate(runs, device, options);
             if (result.ok()) text = render_calibration(*result);
           } else {
@@ -1154,7 +1156,7 @@ void bind_predict(py::module_& m) {
         return py::make_tuple(out, text);
       },
       py::arg("modules"), py::arg("profiles"), py::arg("device"), py::arg("name"),
-      py::arg("device_index"),
+      py::arg("device_index"), py::arg("settings"),
       "hloroof calibrate: the fit as a dict and the command's report.");
   m.def(
       "_write_xspace",

@@ -16,6 +16,7 @@
 #include "hloroof/platform.h"
 #include "hloroof/topology.h"
 #include "hloroof/units.h"
+#include "report/wrap.h"
 #include "util/absl_compat.h"
 #include "util/edit_distance.h"
 #include "util/text_safety.h"
@@ -184,29 +185,49 @@ std::string json_text(const nlohmann::ordered_json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
+std::string message_text(std::string_view prefix, std::string_view message) {
+  std::string out;
+  bool first = true;
+  for (absl::string_view piece : absl::StrSplit(sv(message), '\n')) {
+    // Names in messages come from files (ops, planes, paths): their control characters print
+    // escaped, line by line, so that no message can drive the terminal.
+    const std::string line = printable(sv(piece));
+    const std::string lead = first ? std::string(prefix) : std::string();
+    first = false;
+    if (lead.size() + line.size() <= report_internal::kTerminalWidth) {
+      absl::StrAppend(&out, lead, line, "\n");
+      continue;
+    }
+    // A source line under a caret is never this long (format_diagnostic cuts it to fit).
+    const size_t indent = line.find_first_not_of(' ');
+    const std::string own(line.substr(0, indent == std::string::npos ? 0 : indent));
+    out += report_internal::wrap(std::string_view(line).substr(own.size()),
+                                 absl::StrCat(lead, own), absl::StrCat(own, "  "));
+  }
+  return out;
+}
+
+void print_message(std::string_view prefix, std::string_view message) {
+  std::cerr << message_text(prefix, message);
+}
+
 int fail(const absl::Status& status) {
   static const RE2 kFileDiagnostic(R"(^[^\s:][^:\n]*:\d+:\d+: error: )");
   static const RE2 kBareLocation(R"(^(\d+:\d+): error: )");
-  // Names in messages come from files (ops, planes, paths): their control characters print
-  // escaped, line by line, so that no message can drive the terminal.
-  std::string message;
-  bool first = true;
-  for (absl::string_view line : absl::StrSplit(status.message(), '\n')) {
-    absl::StrAppend(&message, first ? "" : "\n", printable(sv(line)));
-    first = false;
-  }
+  std::string message(sv(status.message()));
   if (RE2::PartialMatch(message, kFileDiagnostic)) {
     // Already `file:line:column: error: ...`, the form editors and tools understand.
-    std::cerr << message << "\n";
+    print_message("", message);
   } else {
     RE2::Replace(&message, kBareLocation, "\\1: ");
-    std::cerr << "error: " << message << "\n";
+    print_message("error: ", message);
   }
   return kExitBadInput;
 }
 
 int usage_error(absl::string_view message, std::string_view usage) {
-  std::cerr << "error: " << message << "\nusage: " << usage << "\n";
+  print_message("error: ", sv(message));
+  std::cerr << "usage: " << usage << "\n";
   return kExitUsage;
 }
 

@@ -77,11 +77,18 @@ absl::StatusOr<ModelFlops> model_flops_option(const Args& args);
 std::string csv_line(const std::vector<std::string>& cells);
 std::string csv_number(double value);
 
-// Prints the error on stderr and returns kExitBadInput: `error: MESSAGE`, except that a
-// diagnostic located in a file (`model.hlo:3:5: error: ...`) prints unchanged, and a bare
-// `3:5: error: ...` becomes `error: 3:5: ...`.
+// The one way a message reaches stderr: `prefix` ("error: ", "warning: ", "note: ", or "")
+// and `message`, its control characters escaped (printable: names come from files) and each
+// of its lines that exceeds 100 columns word-wrapped, continued on lines indented two spaces
+// past the line's own indent. A word longer than a line (a path) is cut at the edge.
+std::string message_text(std::string_view prefix, std::string_view message);
+void print_message(std::string_view prefix, std::string_view message);
+
+// Prints the error on stderr (print_message) and returns kExitBadInput: `error: MESSAGE`,
+// except that a diagnostic located in a file (`model.hlo:3:5: error: ...`) prints as it is,
+// and a bare `3:5: error: ...` becomes `error: 3:5: ...`.
 int fail(const absl::Status& status);
-// Prints `error: MESSAGE` and the usage line on stderr and returns kExitUsage.
+// Prints `error: MESSAGE` (print_message) and the usage line on stderr and returns kExitUsage.
 int usage_error(absl::string_view message, std::string_view usage);
 
 // ---- Devices: one syntax for every command, `DEVICE[:TOPOLOGY]`, resolved by the library

@@ -16,8 +16,9 @@ namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof calibrate PROFILE... [--hlo HLO...] [--device D] [-o OUT.json] [--name NAME]\n"
-    "       [--topology T] [--device-index N] [--trip-count N] [--module NAME]";
+    "hloroof calibrate PROFILE... [--hlo HLO...] [--device D] [--set PATH=VALUE]...\n"
+    "       [-o OUT.json] [--name NAME] [--topology T] [--device-index N] [--trip-count N]\n"
+    "       [--module NAME]";
 
 int run(const std::vector<std::string>& given) {
   // `-o FILE` as compilers take it; the shared parser knows only long options.
@@ -33,14 +34,6 @@ int run(const std::vector<std::string>& given) {
   if (args->flag("--help")) {
     std::cout << kCalibrateCommand.help;
     return kExitOk;
-  }
-  // The fit starts from the device as given, and the library takes it by name or file: what
-  // --set would change is given as a file, rather than dropped without a word.
-  if (args->has("--set")) {
-    return usage_error(
-        "--set: calibrate fits from a device given by name or file; write the edited device\n"
-        "first (hloroof devices NAME --set PATH=VALUE --json > my.json), then --device my.json",
-        kUsage);
   }
   const std::vector<std::string>& profiles = args->positional;
   if (profiles.empty()) return usage_error("expected one or more profiles", kUsage);
@@ -63,6 +56,7 @@ int run(const std::vector<std::string>& given) {
 
   CalibrationOptions options;
   options.name = args->get("--name");
+  options.settings = args->all("--set");  // the fit starts from the figures set
   options.predict.topology = args->get("--topology");
   if (args->has("--trip-count")) {
     absl::StatusOr<int64_t> n = parse_count("--trip-count", args->get("--trip-count"));
@@ -140,7 +134,8 @@ int run(const std::vector<std::string>& given) {
         "note: ", "  ");
   }
   absl::StatusOr<DeviceTarget> choice =
-      resolve_device(device, &modules[0], {.topology = options.predict.topology});
+      resolve_device(device, &modules[0],
+                     {.topology = options.predict.topology, .settings = options.settings});
   if (!choice.ok()) return fail(choice.status());
   for (const MeasuredDevice& m : measured) {
     if (absl::Status same = check_same_platform(m, choice->spec); !same.ok()) return fail(same);
@@ -178,9 +173,9 @@ int run(const std::vector<std::string>& given) {
 const Command kCalibrateCommand = {
     "calibrate",
     "fit a device's efficiencies to measured profiles; write a device JSON",
-    "usage: hloroof calibrate PROFILE... [--hlo HLO...] [--device D] [-o OUT.json] [--name NAME]\n"
-    "                         [--topology T] [--device-index N] [--trip-count N]\n"
-    "                         [--module NAME]\n\n"
+    "usage: hloroof calibrate PROFILE... [--hlo HLO...] [--device D] [--set PATH=VALUE]...\n"
+    "                         [-o OUT.json] [--name NAME] [--topology T] [--device-index N]\n"
+    "                         [--trip-count N] [--module NAME]\n\n"
     "Joins each profile with its HLO module (as `hloroof profile` does) and fits, by weighted\n"
     "least squares over the measured ops (each op's relative error counts alike),\n"
     "matmul_efficiency, hbm_efficiency and per_op_overhead, and on GPUs collective_latency and\n"
@@ -202,6 +197,9 @@ const Command kCalibrateCommand = {
     "  --device D        the device to start from, as `hloroof predict` takes it; default:\n"
     "                    the one the profiles name (device plane, meta.json), as `profile`\n"
     "                    infers it; a device of another platform than theirs is an error\n"
+    "  --set PATH=VALUE  a figure of the device set before the fit, in base units (repeat it;\n"
+    "                    `hloroof devices D` lists them): e.g. --set hbm.bandwidth=3e12; the\n"
+    "                    written device keeps it, and its notes say so\n"
     "  -o, --output OUT.json  where the fitted device goes (without it: the report only)\n"
     "  --name NAME       the fitted device's name (default DEVICE_fitted)\n"
     "  --topology T      the slice, when --device does not give it\n"

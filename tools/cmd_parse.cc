@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli.h"
 #include "commands.h"
@@ -93,7 +94,7 @@ int run(const std::vector<std::string>& words) {
                    load_non_text(text->text(), file, args->get("--module"))) {
       // A proto or a profile (by content), or a file that holds no HLO.
       if (other->ok()) {
-        for (const std::string& n : (*other)->notes) std::cerr << "note: " << n << "\n";
+        for (const std::string& n : (*other)->notes) print_message("note: ", n);
         module = std::move((*other)->module);
       } else {
         module = other->status();
@@ -122,7 +123,7 @@ int run(const std::vector<std::string>& words) {
                                    std::string(module->name()), module->computations().size(),
                                    module->instruction_count());
       for (const std::string& w : input_warnings(*module, file)) {
-        std::cerr << "warning: " << file << ": " << w << "\n";
+        print_message("warning: ", absl::StrCat(file, ": ", w));
       }
     }
     if (&file == &files.back()) keep_until_exit(*std::move(module));

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/version.h"
+#include "util/edit_distance.h"
 
 namespace {
 
@@ -38,6 +39,20 @@ void print_overview(std::ostream& out) {
          "Exit codes: 0 success, 1 bad input, 2 bad usage.\n";
 }
 
+// `error: unknown command 'WORD'`, with the closest command when one is close, and the
+// overview.
+int unknown_command(const std::string& word) {
+  std::vector<std::string_view> names;
+  for (const Command* c : kCommands) names.push_back(c->name);
+  const std::string_view best = hloroof::closest_name(word, names);
+  hloroof::cli::print_message(
+      "error: ", "unknown command '" + word + "'" +
+                     (best.empty() ? "" : "; did you mean '" + std::string(best) + "'?"));
+  std::cerr << "\n";
+  print_overview(std::cerr);
+  return hloroof::cli::kExitUsage;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,9 +67,7 @@ int main(int argc, char** argv) {
       for (const Command* c : kCommands) {
         if (words[1] == c->name) return c->run({"--help"});
       }
-      std::cerr << "error: unknown command '" << words[1] << "'\n\n";
-      print_overview(std::cerr);
-      return hloroof::cli::kExitUsage;
+      return unknown_command(words[1]);
     }
     print_overview(std::cout);
     return hloroof::cli::kExitOk;
@@ -69,7 +82,5 @@ int main(int argc, char** argv) {
       return c->run(rest);
     }
   }
-  std::cerr << "error: unknown command '" << words[0] << "'\n\n";
-  print_overview(std::cerr);
-  return hloroof::cli::kExitUsage;
+  return unknown_command(words[0]);
 }

@@ -461,9 +461,13 @@ absl::StatusOr<std::string> original_json(const DeviceSpec& spec) {
   return std::move(data).str();
 }
 
+// `settings`: the figures set on the given device before the fit (CalibrationOptions), which
+// the written device keeps; its notes name them.
 absl::StatusOr<std::string> fitted_json(const DeviceSpec& base, const Fit& fit,
-                                        const std::string& name, int64_t ops, size_t runs) {
-  absl::StatusOr<std::string> text = original_json(base);
+                                        const std::string& name, int64_t ops, size_t runs,
+                                        const std::vector<std::string>& settings) {
+  // The spec's own text, figures set included (set_device_figures); else its file again.
+  absl::StatusOr<std::string> text = base.json.empty() ? original_json(base) : base.json;
   if (!text.ok()) return text.status();
   nlohmann::ordered_json doc = nlohmann::ordered_json::parse(*text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
@@ -493,6 +497,10 @@ absl::StatusOr<std::string> fitted_json(const DeviceSpec& base, const Fit& fit,
   }
   if (!doc.contains("notes") || !doc["notes"].is_array())
     doc["notes"] = nlohmann::ordered_json::array();
+  if (!settings.empty()) {
+    doc["notes"].push_back(absl::StrCat("fitted from ", base.name, " with figures set (--set ",
+                                        absl::StrJoin(settings, ", --set "), ")"));
+  }
   doc["notes"].push_back(absl::StrCat(
       how, written.empty() ? "; nothing could be fitted"
                            : absl::StrCat("; ", absl::StrJoin(written, ", "), " come from it")));
@@ -621,7 +629,7 @@ double relative_error(double predicted, double measured) {
 absl::StatusOr<double> fitted_step(const CalibrationRun& run, const DeviceSpec& base,
                                    const Fit& fit, const std::string& name,
                                    const CalibrationOptions& options) {
-  absl::StatusOr<std::string> json = fitted_json(base, fit, name, 0, 0);
+  absl::StatusOr<std::string> json = fitted_json(base, fit, name, 0, 0, options.settings);
   if (!json.ok()) return json.status();
   absl::StatusOr<DeviceSpec> spec = parse_device_spec(*json, "the fitted device");
   if (!spec.ok()) return spec.status();
@@ -639,8 +647,8 @@ absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> run
   // The command's --device rule: aliases, real slices only, a topology given once.
   absl::StatusOr<DeviceTarget> target = resolve_device(
       device, runs[0].module,
-      {.topology = options.predict.topology, .device_option = "device",
-       .topology_option = "topology"});
+      {.topology = options.predict.topology, .settings = options.settings,
+       .device_option = "device", .topology_option = "topology"});
   if (!target.ok()) return target.status();
   const DeviceSpec* base = &target->spec;
   CalibrationOptions opts = options;
@@ -668,6 +676,11 @@ absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> run
 
   // What the fit may use: kernels placed with certainty, ops of known cost, no outliers.
   CalibrationResult r;
+  if (!opts.settings.empty()) {
+    // The "given" figures below are these.
+    r.notes.push_back(absl::StrCat("the fit starts from ", base->name, " with figures set: ",
+                                   absl::StrJoin(opts.settings, ", ")));
+  }
   Selection chosen = select(samples, *base, collectives);
   r.ops_used = static_cast<int64_t>(chosen.kept.size());
   r.ops_left_out = static_cast<int64_t>(samples.size() - chosen.kept.size());
@@ -811,7 +824,7 @@ absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> run
         " kept: an efficiency fitted in their place predicts steps worse"));
   }
   absl::StatusOr<std::string> json =
-      fitted_json(*base, c.fit, name, r.ops_used, runs.size());
+      fitted_json(*base, c.fit, name, r.ops_used, runs.size(), opts.settings);
   if (!json.ok()) return json.status();
   absl::StatusOr<DeviceSpec> fitted = parse_device_spec(*json, "the fitted device");
   if (!fitted.ok()) return fitted.status();

@@ -50,17 +50,19 @@ std::string format_diagnostic(const Diagnostic& d, std::string_view source, std:
   if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
   size_t caret = std::min<size_t>(d.column > 0 ? d.column - 1 : 0, text.size());
 
-  // Long lines (dumps have lines of many kilobytes) are cut to a window around the column.
-  constexpr size_t kContext = 80;
+  // Long lines (dumps have lines of many kilobytes) are cut to a window around the column
+  // that fits a 100-column terminal, "..." marking each cut: up to 60 columns before the
+  // caret, the rest after it.
+  constexpr size_t kWidth = 100, kBefore = 60, kMark = 3;
   std::string prefix, suffix;
-  if (caret > kContext) {
-    size_t cut = caret - kContext;
+  if (caret > kBefore) {
+    size_t cut = caret - kBefore;
     text.remove_prefix(cut);
     caret -= cut;
     prefix = "...";
   }
-  if (text.size() > caret + kContext) {
-    text = text.substr(0, caret + kContext);
+  if (prefix.size() + text.size() > kWidth) {
+    text = text.substr(0, kWidth - prefix.size() - kMark);
     suffix = "...";
   }
   std::string pad;

@@ -416,12 +416,15 @@ class Calibration(Record):
 
 
 def calibrate(profiles: List[str], device: Union[str, DeviceSpec], modules: Any = None,
-              name: str = "", device_index: int = 0) -> Calibration:
+              name: str = "", device_index: int = 0,
+              settings: Optional[List[str]] = None) -> Calibration:
     """Fits the device's efficiency figures to measured profiles, as ``hloroof calibrate``
     does (docs: README, "Calibration"): a `Calibration`. `profiles` are what
     ``jax.profiler.trace`` wrote (a folder, a run folder, an ``.xplane.pb``) or capture folders;
     `modules` the module of each (a list as long as `profiles`), one module for all, or None:
-    each capture folder's ``module.hlo``. `device` a built-in name or device JSON path::
+    each capture folder's ``module.hlo``. `device` a built-in name or device JSON path;
+    `settings` figures of it set before the fit, as the command's ``--set PATH=VALUE``
+    (``["hbm.bandwidth=3e12"]``; the fitted device keeps them and its notes say so)::
 
         fit = hloroof.calibrate(["runs/gemm", "runs/mlp"], "h100")
         if fit.accepted:
@@ -449,7 +452,15 @@ def calibrate(profiles: List[str], device: Union[str, DeviceSpec], modules: Any 
     if isinstance(device, DeviceSpec):
         raise TypeError("calibrate: give the device by name or JSON path (as the command "
                         "takes it), not a DeviceSpec")
-    data, text = _hloroof._calibrate(parsed, paths, _os.fspath(device), name, device_index)
+    if isinstance(settings, str):
+        settings = [settings]
+    settings = list(settings or [])
+    for setting in settings:
+        if not isinstance(setting, str):
+            raise TypeError(f"calibrate: settings wants 'PATH=VALUE' strings, got "
+                            f"{type(setting).__name__} {setting!r}")
+    data, text = _hloroof._calibrate(parsed, paths, _os.fspath(device), name, device_index,
+                                     settings)
     return Calibration(data, text)
 
 

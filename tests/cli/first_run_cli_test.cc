@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "cli_runner.h"
@@ -201,6 +202,71 @@ TEST_CASE("help COMMAND, mistyped options and usage lines") {
     CHECK(usage.exit_code == 2);
     CHECK_THAT(usage.err, Catch::Contains("[--module"));
   }
+}
+
+// Each line of `text` fits 100 columns.
+void check_width(const std::string& text) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    INFO(line);
+    CHECK(line.size() <= 100);
+  }
+}
+
+// `text`'s words, its lines joined: what wrapping must keep.
+std::string words_of(const std::string& text) {
+  std::istringstream in(text);
+  std::string out;
+  for (std::string word; in >> word;) out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
+TEST_CASE("error messages fit 100 columns, wrapped with their continuation lines indented") {
+  // A long path: 150 letters of folder name, cut at the right edge and continued.
+  const std::string folder = "/tmp/" + std::string(150, 'd');
+  auto path = run_cli("predict " + folder + "/x.hlo");
+  CHECK(path.exit_code == 1);
+  check_width(path.err);
+  CHECK_THAT(path.err, Catch::StartsWith("error: cannot read '/tmp/ddd"));
+  // Every line after the first is indented (a continuation), and no letter is lost.
+  CHECK(path.err.find("\n  ") != std::string::npos);
+  std::string joined;
+  for (char c : path.err) {
+    if (c != '\n' && c != ' ') joined += c;
+  }
+  CHECK_THAT(joined, Catch::Contains(folder + "/x.hlo"));
+
+  // A long list of names: the figures a device has, for a --set it does not.
+  auto set = run_cli("predict - --device h100 --set hbm.bandwith=1", kPlain);
+  CHECK(set.exit_code == 1);
+  check_width(set.err);
+  CHECK_THAT(set.err, Catch::StartsWith("error: --set hbm.bandwith: h100 has no such figure; "
+                                        "its figures: "));
+  CHECK_THAT(words_of(set.err), Catch::Contains("hbm.capacity, hbm.bandwidth,"));
+  std::istringstream lines(set.err);
+  std::string first, second;
+  std::getline(lines, first);
+  std::getline(lines, second);
+  CHECK_THAT(second, Catch::StartsWith("  ") && !Catch::StartsWith("   "));
+
+  // A usage error with a long message, and a command mistyped.
+  auto usage = run_cli("predict - --device " + std::string(120, 'x'), kPlain);
+  check_width(usage.err);
+  auto command = run_cli("predcit -");
+  CHECK(command.exit_code == 2);
+  CHECK_THAT(command.err, Catch::StartsWith("error: unknown command 'predcit'; did you mean "
+                                            "'predict'?"));
+  check_width(command.err);
+
+  // A parse error on a line of 400 columns: the source line under the caret is cut to fit.
+  std::string wide =
+      "HloModule m\nENTRY e {\n  a = f32[8] parameter(0)\n  ROOT b = f32[8] add(a, ";
+  for (int k = 0; k < 40; ++k) wide += "a, ";
+  wide += "nothing)\n}\n";
+  auto parse = run_cli("predict -", wide);
+  CHECK(parse.exit_code == 1);
+  check_width(parse.err);
+  CHECK_THAT(parse.err, Catch::Contains("...") && Catch::Contains("^"));
 }
 
 TEST_CASE("a dump directory with a module compiled twice reads the latest; --module takes ids") {

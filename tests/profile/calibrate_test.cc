@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/profile.h"
+#include "nlohmann/json.hpp"
 #include "profile_test_util.h"
 
 namespace hloroof {
@@ -187,6 +188,52 @@ TEST_CASE("calibrate finds the efficiencies and overhead the measurements were m
   }
   CHECK(ops == 8);
   CHECK(std::sqrt(squares / ops) == Approx(all.after).margin(1e-12));
+}
+
+TEST_CASE("calibrate starts from the figures set on the device") {
+  // The runs of the first test, measured at 70% of H100's 3.35e12 B/s. Fitted from an H100
+  // whose HBM bandwidth is set to twice that, 6.7e12 B/s, the HBM-bound adds take the same
+  // measured time, so the fit finds half the efficiency: 0.7 x 3.35e12 / 6.7e12 = 0.35; the
+  // matmul efficiency and the overhead do not move.
+  Run a = make_run("jit_a", {2048, 4096}, {1024, 4096});
+  Run b = make_run("jit_b", {3072, 2560}, {2048, 8192});
+  const std::vector<CalibrationRun> runs = {{&a.module, &a.profile, "a"},
+                                            {&b.module, &b.profile, "b"}};
+  CalibrationOptions options;
+  options.settings = {"hbm.bandwidth=6.7e12"};
+  absl::StatusOr<CalibrationResult> r = calibrate(runs, "h100", options);
+  REQUIRE(r.ok());
+  REQUIRE(r->accepted);
+  CHECK(figure(*r, "hbm_efficiency").after == Approx(0.35).epsilon(1e-6));
+  CHECK(figure(*r, "matmul_efficiency").after == Approx(0.8).epsilon(1e-6));
+  CHECK(figure(*r, "per_op_overhead").after == Approx(3e-6).epsilon(1e-6));
+  CHECK(r->device.hbm_bandwidth == 6.7e12);
+  CHECK(r->device.hbm_efficiency == Approx(0.35).epsilon(1e-6));
+  bool said = false;
+  for (const std::string& n : r->notes) {
+    said |= n == "the fit starts from h100 with figures set: hbm.bandwidth=6.7e12";
+  }
+  CHECK(said);
+  // The written device keeps the figure set, marked so, and its notes name it.
+  const nlohmann::json j = nlohmann::json::parse(r->json);
+  CHECK(j["hbm"]["bandwidth"]["value"].get<double>() == 6.7e12);
+  CHECK(j["hbm"]["bandwidth"]["source"] == "set");
+  bool noted = false;
+  for (const auto& n : j["notes"]) {
+    noted |= n.get<std::string>() ==
+             "fitted from h100 with figures set (--set hbm.bandwidth=6.7e12)";
+  }
+  CHECK(noted);
+  absl::StatusOr<DeviceSpec> written = parse_device_spec(r->json, "fitted.json");
+  REQUIRE(written.ok());
+  CHECK(written->hbm_bandwidth == 6.7e12);
+
+  // A figure the device does not have is refused before any fit, by name.
+  options.settings = {"hbm.bandwith=6.7e12"};
+  absl::StatusOr<CalibrationResult> typo = calibrate(runs, "h100", options);
+  REQUIRE(!typo.ok());
+  CHECK_THAT(std::string(typo.status().message()),
+             Catch::Contains("--set hbm.bandwith: h100 has no such figure"));
 }
 
 TEST_CASE("calibrate keeps what the ops cannot tell") {

@@ -190,11 +190,47 @@ TEST_CASE("hloroof calibrate writes a device that predict reads") {
                                                    " --device h100"));
   CHECK(report.exit_code == 0);
   CHECK(absl::StrContains(report.out, "not written (no -o OUT.json)"));
-  // --set is not dropped without a word: the edited device goes in as a file.
-  testing::CliResult set = run_cli(absl::StrCat("calibrate ", f.profile, " --hlo ", f.hlo,
-                                                " --device h100 --set hbm.bandwidth=3e12"));
-  CHECK(set.exit_code == 2);
-  CHECK(absl::StrContains(set.err, "--device my.json"));
+}
+
+TEST_CASE("calibrate --set: the fit starts from the figures set, and the device written keeps "
+          "them") {
+  Files f;
+  // The given matmul efficiency: H100's measured GEMM table ("measured*"), or 50% once set;
+  // the HBM bandwidth, which calibrate does not fit, written as set: 6.7e12 B/s, not H100's
+  // 3.35e12.
+  const std::string out = (f.dir.path() / "set.json").string();
+  const std::string base =
+      absl::StrCat("calibrate ", f.profile, " --hlo ", f.hlo, " --device h100");
+  testing::CliResult given = run_cli(base);
+  REQUIRE(given.exit_code == 0);
+  testing::CliResult set = run_cli(absl::StrCat(
+      base, " --set matmul_efficiency=0.5 --set hbm.bandwidth=6.7e12 -o ", out));
+  INFO(set.out << set.err);
+  REQUIRE(set.exit_code == 0);
+  auto row = [](const std::string& report) {
+    for (absl::string_view line : absl::StrSplit(report, '\n')) {
+      if (absl::StartsWith(line, "matmul_efficiency")) return std::string(line);
+    }
+    return std::string();
+  };
+  CHECK(absl::StrContains(row(given.out), "measured*"));
+  CHECK(absl::StrContains(row(set.out), " 50.0% "));
+  CHECK(!absl::StrContains(row(set.out), "measured*"));
+  CHECK(absl::StrContains(set.out, "the fit starts from h100 with figures set: "
+                                   "matmul_efficiency=0.5, hbm.bandwidth=6.7e12"));
+  check_width(set.out);
+  std::ifstream in(out);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  CHECK(j["hbm"]["bandwidth"]["value"].get<double>() == 6.7e12);
+  CHECK(j["hbm"]["bandwidth"]["source"] == "set");
+  CHECK(j["notes"].dump().find("with figures set (--set matmul_efficiency=0.5, --set "
+                               "hbm.bandwidth=6.7e12)") != std::string::npos);
+  testing::CliResult shown = run_cli(absl::StrCat("devices ", out));
+  CHECK(absl::StrContains(shown.out, "6.7 TB/s*  set"));
+  // A figure the device lacks is an error that names it, as on every command.
+  testing::CliResult typo = run_cli(absl::StrCat(base, " --set hbm.bandwith=1"));
+  CHECK(typo.exit_code == 1);
+  CHECK(absl::StrContains(typo.err, "--set hbm.bandwith: h100 has no such figure"));
 }
 
 TEST_CASE("calibrate writes nothing when the fit predicts the step worse") {

@@ -584,6 +584,26 @@ def test_calibrate_reads_capture_folders_as_the_command_does(tmp_path):
         hloroof.calibrate(captures, "h100", modules=["HloModule a", "HloModule b"])
 
 
+def test_calibrate_starts_from_the_figures_set():
+    captures = [SOURCE / "tests" / "data" / "h100" / "default" / name
+                for name in ("gemm", "mlp")]
+    given = {f.field: f for f in hloroof.calibrate(captures, "h100").figures}
+    # As given, H100's matmul efficiency is its measured GEMM table; set to 50%, the fit
+    # starts from 0.5, and the report says what was set.
+    assert given["matmul_efficiency"].given_model
+    fit = hloroof.calibrate(captures, "h100", settings=["matmul_efficiency=0.5"])
+    figures = {f.field: f for f in fit.figures}
+    assert figures["matmul_efficiency"].before == 0.5
+    assert figures["matmul_efficiency"].given_model == ""
+    assert "the fit starts from h100 with figures set: matmul_efficiency=0.5" in fit.notes
+    assert "figures set: matmul_efficiency=0.5" in str(fit)
+    # A figure the device lacks is refused, as the command's --set is.
+    with pytest.raises(ValueError, match="--set hbm.bandwith: h100 has no such figure"):
+        hloroof.calibrate(captures, "h100", settings=["hbm.bandwith=1"])
+    with pytest.raises(TypeError, match="PATH=VALUE"):
+        hloroof.calibrate(captures, "h100", settings=[1.5])
+
+
 def _wire_fields(data: bytes):
     """(field number, wire type, value) of a protobuf message's top-level fields; value is
     the bytes of a length-delimited field, else the integer."""

@@ -318,6 +318,10 @@ struct CalibrationOptions {
   ProfileOptions profile;  // module_name is ignored: each run's module names itself
   PredictOptions predict;
   std::string name;  // the fitted device's name; empty: DEVICE_fitted
+  // `PATH=VALUE` changes of the given device's figures, made before the fit (as the command's
+  // --set: set_device_figures, e.g. "hbm.bandwidth=3e12"); the fit starts from them and the
+  // written device keeps them, its notes naming them.
+  std::vector<std::string> settings;
 };
 
 // Error of a model against the measured ops of one class: the root mean square of
