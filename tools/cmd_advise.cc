@@ -59,6 +59,9 @@ int run(const std::vector<std::string>& words) {
   if (!memory.ok()) return fail(memory.status());
   absl::StatusOr<Advice> advice = advise(module, *prediction, *memory, *spec, options);
   if (!advice.ok()) return fail(advice.status());
+  if (const std::string set = settings_note(*args); !set.empty()) {
+    advice->notes.insert(advice->notes.begin(), set);
+  }
   if (args->flag("--json")) {
     std::cout << advice_to_json(*advice) << "\n";
   } else {

@@ -89,6 +89,10 @@ int run(const std::vector<std::string>& words) {
     std::cout << "[" << absl::StrJoin(objects, ",\n") << "]\n";
   } else {
     std::cout << banner_text(*loaded) << render_comparison(predictions, top);
+    // Each device's JSON says it in its assumptions; the table shows none.
+    if (const std::string set = settings_note(*args); !set.empty()) {
+      std::cout << "\n" << message_text("note: ", set + ", on every device");
+    }
   }
   return kExitOk;
 }

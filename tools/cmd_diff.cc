@@ -86,10 +86,12 @@ int run(const std::vector<std::string>& words) {
   }
   // Both sides on the same device; without --device, the one the first module implies.
   std::string device = args->get("--device");
-  absl::StatusOr<Side> before = predict_side(args->positional[0], device, options, args->all("--set"));
+  absl::StatusOr<Side> before =
+      predict_side(args->positional[0], device, options, args->all("--set"));
   if (!before.ok()) return fail(before.status());
   if (device.empty()) device = before->prediction.device;
-  absl::StatusOr<Side> after = predict_side(args->positional[1], device, options, args->all("--set"));
+  absl::StatusOr<Side> after =
+      predict_side(args->positional[1], device, options, args->all("--set"));
   if (!after.ok()) return fail(after.status());
 
   const PredictionDiff diff = diff_predictions(before->prediction, after->prediction,
@@ -109,6 +111,9 @@ int run(const std::vector<std::string>& words) {
     return kExitOk;
   }
   std::cout << (args->flag("--json") ? diff_to_json(diff) : render_diff(diff, top));
+  if (const std::string set = settings_note(*args); !set.empty() && !args->flag("--json")) {
+    std::cout << "\n" << message_text("note: ", set + ", on both sides");
+  }
   if (args->has("--trace") && !args->flag("--json")) {
     std::cout << "\ntrace written to " << args->get("--trace") << "\n";
   }
@@ -137,7 +142,8 @@ const Command kDiffCommand = {
     "  --csv           every op's change instead, one CSV row each, the JSON's op keys as\n"
     "                  columns\n"
     "  --trace OUT.json  both predicted timelines in one Perfetto trace, each from 0\n"
-    "                  (tracks \"before: ...\" and \"after: ...\"; each op's change in its args)\n\n"
+    "                  (tracks \"before: ...\" and \"after: ...\"; each op's change in its"
+    " args)\n\n"
     "example:\n"
     "  hloroof diff before_pass.hlo after_pass.hlo --device h100:1x8\n",
     run,

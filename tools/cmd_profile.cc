@@ -324,6 +324,9 @@ int run(const std::vector<std::string>& words) {
       compare_with_profile(*module, *prediction, *profile, profile_options);
   if (!comparison.ok()) return fail(comparison.status());
   if (stand_in) comparison->notes.insert(comparison->notes.begin(), stand_in_note);
+  if (const std::string set = settings_note(*args); !set.empty()) {
+    comparison->notes.insert(comparison->notes.begin(), set);
+  }
 
   if (args->has("--trace")) {
     const std::vector<std::string> inputs = {hlo_path, loaded->file, profile_path,

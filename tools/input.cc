@@ -321,6 +321,12 @@ std::string banner_text(const LoadedModule& loaded) {
                       "\n");
 }
 
+std::string settings_note(const Args& args) {
+  const std::vector<std::string> settings = args.all("--set");
+  if (settings.empty()) return "";
+  return absl::StrCat("device figures set: ", absl::StrJoin(settings, ", "));
+}
+
 void prepend_input_notes(const LoadedModule& loaded, const DeviceTarget& choice,
                          Prediction& prediction) {
   std::vector<std::string> said = loaded.warnings;

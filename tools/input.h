@@ -88,6 +88,11 @@ void print_input_messages(const LoadedModule& loaded, bool with_banner = false);
 // The banner as a report's first lines (empty when there is none), wrapped to 100 columns.
 std::string banner_text(const LoadedModule& loaded);
 
+// "device figures set: PATH=VALUE, ..." for the command's --set (as resolve_device words it
+// in a prediction's assumptions), or "" without one: for the reports that show no assumptions
+// (advise, compare, diff, profile), so that a what-if never passes for the device as built.
+std::string settings_note(const Args& args);
+
 // Puts the input's warnings, then the device choice's notes, before `assumptions` (a
 // prediction's): what its reader should know first.
 // The banner, then the device choice's warnings, go to the prediction's warnings.

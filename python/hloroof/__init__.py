@@ -102,12 +102,21 @@ def _names_file(source: Any) -> bool:
             and _os.path.isfile(source))
 
 
+# A str of one line without a computation's braces that holds a folder separator or ends in
+# a file extension ("runs/step.hlo", "step.hlo.txt") is a path, never HLO text.
+_PATH_LIKE = _re.compile(r"[^\n{]*([/\\][^\n{]*|\.[A-Za-z0-9]{1,8})")
+
+
 def _read_source(source: Any) -> Any:
     """The text of a path (an os.PathLike, or a str naming an existing file) or of an open
-    file (anything with read()); anything else as it is."""
+    file (anything with read()); anything else as it is. A str that can only be a path (one
+    line, no braces, a folder or an extension) but names no file raises FileNotFoundError."""
     if _names_file(source):
         with open(_os.fspath(source), "rb") as f:
             return _module_of_proto(f.read(), _os.fspath(source))
+    if isinstance(source, str) and len(source) < _MAX_PATH and _PATH_LIKE.fullmatch(source):
+        raise FileNotFoundError(f"cannot read '{source}': no such file; check the path (a "
+                                f"string of HLO text holds a computation in braces)")
     read = getattr(source, "read", None)
     if callable(read) and not isinstance(source, (str, bytes, Module)):
         text = read()

@@ -269,6 +269,51 @@ TEST_CASE("error messages fit 100 columns, wrapped with their continuation lines
   CHECK_THAT(parse.err, Catch::Contains("...") && Catch::Contains("^"));
 }
 
+TEST_CASE("--set on every command that takes a device: applied, and the report says so") {
+  // h100 at a third of its HBM bandwidth (1e12 of 3.35e12 B/s): every HBM-bound op is slower,
+  // so every predicted step is longer than the built-in device's.
+  const std::string set = " --set hbm.bandwidth=1e12";
+  const std::string said = "device figures set: hbm.bandwidth=1e12";
+  const std::string gemm = std::string(HLOROOF_SOURCE_DIR) + "/examples/h100_gemm_step.hlo";
+  auto step = [](const nlohmann::json& j) { return j["step_time_s"].get<double>(); };
+
+  const std::string predict = "predict " + gemm + " --device h100 --json";
+  const nlohmann::json p0 = json_of(run_cli(predict).out), p1 = json_of(run_cli(predict + set).out);
+  CHECK(step(p1) > step(p0));
+  CHECK(any_contains(p1["assumptions"], said));
+
+  const std::string advise = "advise " + gemm + " --device h100 --json";
+  const nlohmann::json a0 = json_of(run_cli(advise).out), a1 = json_of(run_cli(advise + set).out);
+  CHECK(step(a1) > step(a0));
+  CHECK(a1["notes"][0] == said);
+  CHECK_THAT(run_cli("advise " + gemm + " --device h100" + set).out, Catch::Contains(said));
+
+  const std::string compare = "compare " + gemm + " --devices h100,a100";
+  const nlohmann::json c0 = json_of(run_cli(compare + " --json").out);
+  const nlohmann::json c1 = json_of(run_cli(compare + " --json" + set).out);
+  CHECK(step(c1[0]) > step(c0[0]));
+  CHECK(step(c1[1]) > step(c0[1]));
+  CHECK_THAT(run_cli(compare + set).out, Catch::Contains(said + ", on every device"));
+
+  const std::string diff = "diff " + gemm + " " + gemm + " --device h100";
+  const nlohmann::json d0 = json_of(run_cli(diff + " --json").out);
+  const nlohmann::json d1 = json_of(run_cli(diff + " --json" + set).out);
+  CHECK(step(d1["after"]) > step(d0["after"]));
+  CHECK_THAT(run_cli(diff + set).out, Catch::Contains(said + ", on both sides"));
+
+  // memory: the capacity the fit verdict checks, 1e9 B: 1.59 GiB does not fit.
+  auto memory =
+      json_of(run_cli("memory " + gemm + " --device h100 --json --set hbm.capacity=1e9").out);
+  CHECK(memory["capacity_bytes"] == 1e9);
+  CHECK(memory["fits"] == false);
+
+  const std::string capture = std::string(HLOROOF_SOURCE_DIR) + "/tests/data/h100/default/axpy";
+  const std::string profile = "profile " + capture + " --device h100 --json";
+  const nlohmann::json r0 = json_of(run_cli(profile).out), r1 = json_of(run_cli(profile + set).out);
+  CHECK(r1["step"]["roofline_s"].get<double>() > r0["step"]["roofline_s"].get<double>());
+  CHECK(r1["notes"][0] == said);
+}
+
 TEST_CASE("a dump directory with a module compiled twice reads the latest; --module takes ids") {
   const std::string dir = std::string(HLOROOF_TEST_OUT) + "/first_run_recompiled";
   fs::remove_all(dir);

@@ -2,7 +2,8 @@
 #   cmake -DCOMMAND=prog|arg|... -DEXPECT=ok|error [-DMESSAGE=text] [-DJSON=ON] [-DTIMEOUT=s]
 #         [-DSTDIN=file] -P run_hostile.cmake
 # ok: exit 0 (and, with JSON, standard output is one JSON value). error: exit 1 with an
-# `error:` line containing MESSAGE. Either way: no signal, no hang, no sanitizer report.
+# `error:` line containing MESSAGE (its wrapped lines joined). Either way: no signal, no hang,
+# no sanitizer report.
 if(NOT DEFINED TIMEOUT)
   set(TIMEOUT 30)
 endif()
@@ -47,7 +48,10 @@ else()
     message(FATAL_ERROR "no `error:` line: ${COMMAND}\n${err_head}")
   endif()
   if(DEFINED MESSAGE)
-    string(FIND "${err}" "${MESSAGE}" at)
+    # The command wraps messages to 100 columns, continuation lines indented: read them as
+    # one line.
+    string(REGEX REPLACE "\n +" " " unwrapped "${err}")
+    string(FIND "${unwrapped}" "${MESSAGE}" at)
     if(at EQUAL -1)
       message(FATAL_ERROR "the error does not say '${MESSAGE}': ${COMMAND}\n${err_head}")
     endif()

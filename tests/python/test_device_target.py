@@ -5,6 +5,7 @@ command's."""
 import json
 import os
 import pathlib
+import re
 import subprocess
 
 import pytest
@@ -24,6 +25,11 @@ def run_cli(*args, stdin=""):
         pytest.skip("the hloroof command-line tool was not built (HLOROOF_CLI unset)")
     return subprocess.run([CLI, *map(str, args)], input=stdin, capture_output=True, text=True,
                           check=False)
+
+
+def unwrapped(text):
+    """The command's stderr with its wrapped lines (continuations indented) joined."""
+    return re.sub(r"\n +", " ", text)
 
 
 @pytest.mark.parametrize("row", TARGETS, ids=[t["device"] or "(none)" for t in TARGETS])
@@ -49,7 +55,7 @@ def test_python_and_the_command_give_the_same_answer(row):
         assert cli.returncode == 1
         assert cli.stderr.startswith("error: ")
         # The same message, but for how each names the device option.
-        said = cli.stderr[len("error: "):].strip()
+        said = unwrapped(cli.stderr)[len("error: "):].strip()
         assert said.replace("--device", "device") == str(error).replace("device=", "device")
         return
     assert cli.returncode == 0, cli.stderr

@@ -8,6 +8,7 @@ import gc
 import json
 import os
 import pathlib
+import re
 import subprocess
 
 import pytest
@@ -29,6 +30,11 @@ def run_cli(*args):
     if CLI is None:
         pytest.skip("the hloroof command-line tool was not built (HLOROOF_CLI unset)")
     return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True, check=False)
+
+
+def unwrapped(text):
+    """The command's stderr with its wrapped lines (continuations indented) joined."""
+    return re.sub(r"\n +", " ", text)
 
 
 class Compiled:
@@ -205,7 +211,14 @@ def test_parse_error_is_located_like_the_cli(tmp_path):
     assert result.returncode == 1
     with pytest.raises(hloroof.ParseError) as caught:
         hloroof.parse(BAD_TEXT, file_name=str(path))
-    assert str(caught.value) == result.stderr.rstrip("\n")
+    # The same message; the command wraps it to 100 columns, its continuation lines indented.
+    # The source line and its caret are the same lines.
+    cli = result.stderr.rstrip("\n").split("\n")
+    python = str(caught.value).split("\n")
+    assert all(len(line) <= 100 for line in cli)
+    assert cli[-2:] == python[-2:]
+    assert " ".join(" ".join(cli[:-2]).split()) == " ".join(" ".join(python[:-2]).split())
+    assert cli[0].startswith(f"{path}:5:20: error: ")
     assert isinstance(caught.value, ValueError)
     assert (caught.value.line, caught.value.column) == (5, 20)
     assert "frobnicate" in caught.value.reason
@@ -225,7 +238,7 @@ def test_other_errors_are_value_errors_with_the_cli_message(h100_text):
     with pytest.raises(ValueError) as caught:
         hloroof.predict(h100_text, "tpu_v9")
     assert not isinstance(caught.value, hloroof.ParseError)
-    assert result.stderr.rstrip("\n") == "error: " + str(caught.value)
+    assert unwrapped(result.stderr.rstrip("\n")) == "error: " + str(caught.value)
     with pytest.raises(ValueError, match="tpu_v9"):
         hloroof.device("tpu_v9")
     # The module runs on 8 devices: a 2x2 slice cannot hold it.
@@ -495,9 +508,16 @@ def test_paths_and_open_files_are_read_as_files(h100_text, tmp_path):
     bad.write_text(BAD_TEXT)
     with pytest.raises(hloroof.ParseError, match=str(bad).replace(".", "\\.") + ":5:"):
         hloroof.parse(str(bad))
-    # A string that names no file is HLO text.
-    with pytest.raises(hloroof.ParseError):
-        hloroof.parse(str(tmp_path / "missing.hlo"))
+    # A string that can only be a path but names no file is said to be missing, not parsed
+    # as HLO text ("1:1: unexpected character '/'"); one that could be text is parsed.
+    for missing in (str(tmp_path / "missing.hlo"), "missing.hlo", "runs/step"):
+        with pytest.raises(FileNotFoundError, match=f"cannot read '{missing}': no such file"):
+            hloroof.parse(missing)
+        with pytest.raises(FileNotFoundError):
+            hloroof.predict(missing, "h100")
+    for text in ("garbage", "HloModule m"):
+        with pytest.raises(hloroof.ParseError):
+            hloroof.parse(text)
 
 
 def test_dir_exports_no_typing_names():
