@@ -19,12 +19,12 @@ namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--module M] [--json]\n"
-    "       [--entry NAME] [--model-flops F | --params N --tokens D]";
+    "hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--module M]\n"
+    "       [--json | --csv] [--entry NAME] [--model-flops F | --params N --tokens D]";
 
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
-      parse_args(words, {.flags = {"--json"},
+      parse_args(words, {.flags = {"--json", "--csv"},
                          .options = {"--devices", "--top", "--trip-count", "--module", "--entry",
                                      "--model-flops", "--params", "--tokens"}});
   if (!args.ok()) return usage_error(args.status().message(), kUsage);
@@ -45,7 +45,11 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<ModelFlops> model_flops = model_flops_option(*args);
   if (!model_flops.ok()) return usage_error(model_flops.status().message(), kUsage);
   options.model_flops = model_flops->flops;
-  options.explain = args->flag("--json");  // the text table shows no op's explanation
+  if (args->flag("--json") && args->flag("--csv")) {
+    return usage_error("--json and --csv: one or the other", kUsage);
+  }
+  const bool every_op = args->flag("--json") || args->flag("--csv");
+  options.explain = every_op;  // the text table shows no op's explanation
   size_t top = 5;
   if (args->has("--top")) {
     absl::StatusOr<int64_t> n = parse_count("--top", args->get("--top"));
@@ -76,14 +80,18 @@ int run(const std::vector<std::string>& words) {
     // Neither output shows the timeline; the text shows the first device's ops (each op's time
     // there is what the others' are compared to) and the top ones of the others.
     std::vector<TimelineEvent>().swap(p->timeline);
-    if (!args->flag("--json") && !predictions.empty() && p->ops.size() > top) {
+    if (!every_op && !predictions.empty() && p->ops.size() > top) {
       p->ops.erase(p->ops.begin() + static_cast<std::ptrdiff_t>(top), p->ops.end());
       p->ops.shrink_to_fit();
     }
     predictions.push_back(*std::move(p));
   }
 
-  if (args->flag("--json")) {
+  if (args->flag("--csv")) {
+    std::vector<const Prediction*> each;
+    for (const Prediction& p : predictions) each.push_back(&p);
+    std::cout << ops_csv(each, true);
+  } else if (args->flag("--json")) {
     std::vector<std::string> objects;
     for (const Prediction& p : predictions) objects.push_back(prediction_to_json(p));
     std::cout << "[" << absl::StrJoin(objects, ",\n") << "]\n";
@@ -103,7 +111,8 @@ const Command kCompareCommand = {
     "compare",
     "one module's predicted step on several devices, side by side",
     "usage: hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--module M]\n"
-    "                       [--json] [--entry NAME] [--model-flops F | --params N --tokens D]\n\n"
+    "                       [--json | --csv] [--entry NAME]\n"
+    "                       [--model-flops F | --params N --tokens D]\n\n"
     "Predicts one step of an HLO module (FILE, or - for standard input) on each device and\n"
     "shows them side by side: step time and its breakdown with the ratio to the first device,\n"
     "HFU and the peak it is measured against, then each device's costliest ops, what bounds\n"
@@ -120,7 +129,9 @@ const Command kCompareCommand = {
     "                    largest jit_* module after optimizations)\n"
     "  --entry NAME      take computation NAME as the step (a module that marks none ENTRY\n"
     "                    has no step time without it)\n"
-    "  --json            a JSON array with one `hloroof predict --json` object per device\n\n"
+    "  --json            a JSON array with one `hloroof predict --json` object per device\n"
+    "  --csv             every op of every device, one CSV row each: a column `device`\n"
+    "                    (h100:1x8), then `hloroof predict --csv`'s columns\n\n"
     "example:\n"
     "  hloroof compare train_step.hlo --devices tpu_v5e:2x2,tpu_v5p:2x2x1,tpu_v6e:2x2\n",
     run,

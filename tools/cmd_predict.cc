@@ -54,56 +54,6 @@ int64_t now_ns() {
       .count();
 }
 
-// Every op, one CSV row each: the keys of the JSON's ops, the collective's and the async pair's
-// as `collective.kind`, `async.stream`, ... (as Python's to_pandas() names nested keys).
-void print_csv(const Prediction& p) {
-  std::cout << csv_line({"name", "opcode", "computation", "category", "op_name", "multiplier",
-                         "time_s", "total_time_s", "roofline_time_s", "total_roofline_time_s",
-                         "efficiency", "model", "bound", "resource", "flops", "matrix_flops",
-                         "transcendentals", "hbm_bytes", "on_chip_bytes", "host_bytes",
-                         "collective.kind", "collective.payload_bytes", "collective.group_size",
-                         "collective.time_s", "collective.exposed_s", "collective.hidden_s",
-                         "async.stream", "async.start", "async.done", "async.latency_s",
-                         "async.hidden_s", "async.exposed_s", "explanation"});
-  for (const OpPrediction& op : p.ops) {
-    const std::optional<CollectivePrediction>& c = op.collective;
-    const std::optional<AsyncPrediction>& a = op.async;
-    std::cout << csv_line({op.name,
-                           op.opcode,
-                           op.computation,
-                           op.category,
-                           op.op_name,
-                           csv_number(op.multiplier),
-                           csv_number(op.time_s),
-                           csv_number(op.total_time_s),
-                           csv_number(op.roofline_time_s),
-                           csv_number(op.total_roofline_time_s),
-                           csv_number(op.efficiency),
-                           op.model,
-                           std::string(op_bound_name(op)),
-                           std::string(resource_name(op)),
-                           csv_number(op.flops),
-                           csv_number(op.matrix_flops),
-                           csv_number(op.transcendentals),
-                           csv_number(op.hbm_bytes),
-                           csv_number(op.on_chip_bytes),
-                           csv_number(op.host_bytes),
-                           c ? c->kind : "",
-                           c ? csv_number(c->payload_bytes) : "",
-                           c ? absl::StrCat(c->group_size) : "",
-                           c ? csv_number(c->time_s) : "",
-                           c ? csv_number(c->exposed_s) : "",
-                           c ? csv_number(c->hidden_s) : "",
-                           a ? a->stream : "",
-                           a ? a->start : "",
-                           a ? a->done : "",
-                           a ? csv_number(a->latency_s) : "",
-                           a ? csv_number(a->hidden_s) : "",
-                           a ? csv_number(a->exposed_s) : "",
-                           op.explanation});
-  }
-}
-
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args = parse_args(
       words, {.flags = {"--json", "--csv"},
@@ -230,7 +180,7 @@ int run(const std::vector<std::string>& words) {
     xspace_summary = render_xspace_summary(*file, args->get("--xspace"));
   }
   if (args->flag("--csv")) {
-    print_csv(*prediction);
+    std::cout << ops_csv({&*prediction}, false);
     std::cerr << xspace_summary;
     return kExitOk;
   }

@@ -88,6 +88,12 @@ void print_input_messages(const LoadedModule& loaded, bool with_banner = false);
 // The banner as a report's first lines (empty when there is none), wrapped to 100 columns.
 std::string banner_text(const LoadedModule& loaded);
 
+// Every op of each of `predictions`, one CSV row each under one header: the keys of
+// `predict --json`'s ops, nested ones as `collective.kind`, `async.stream`, ... (as Python's
+// to_pandas() names them); with `device_column`, first a column `device`, the device and slice
+// of the row's prediction ("h100:1x8"): `predict --csv` and `compare --csv`.
+std::string ops_csv(const std::vector<const Prediction*>& predictions, bool device_column);
+
 // "device figures set: PATH=VALUE, ..." for the command's --set (as resolve_device words it
 // in a prediction's assumptions), or "" without one: for the reports that show no assumptions
 // (advise, compare, diff, profile), so that a what-if never passes for the device as built.

@@ -2,10 +2,12 @@
 // without a device, layout copies that keep the layout, help, mistyped options and dump
 // directories compiled twice.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_runner.h"
 #include "nlohmann/json.hpp"
@@ -440,6 +442,35 @@ TEST_CASE("diff --csv: every op's change, one row each, the JSON's op keys as co
     }
   }
   CHECK(run_cli(args + " --csv --json").exit_code == 2);
+}
+
+TEST_CASE("compare --csv: every op of every device, a device column, then predict's columns") {
+  auto csv = run_cli("compare - --devices h100,a100 --csv", kDot);
+  REQUIRE(csv.exit_code == 0);
+  const hloroof::testing::Csv table = hloroof::testing::parse_csv(csv.out);
+  REQUIRE(table.well_formed);
+  const hloroof::testing::Csv predict =
+      hloroof::testing::parse_csv(run_cli("predict - --device a100 --csv", kDot).out);
+  REQUIRE(predict.well_formed);
+  // The header: `device`, then predict's; every op of each device, in the order given.
+  std::vector<std::string> header = predict.records[0];
+  header.insert(header.begin(), "device");
+  REQUIRE(table.records[0] == header);
+  const size_t ops = predict.records.size() - 1;
+  REQUIRE(table.records.size() == 1 + 2 * ops);
+  const size_t flops = std::find(header.begin(), header.end(), "flops") - header.begin();
+  for (size_t k = 1; k < table.records.size(); ++k) {
+    CHECK(table.records[k][0] == (k <= ops ? "h100:1x2" : "a100:1x2"));
+    // a100's rows are predict's, cell for cell.
+    if (k > ops) {
+      std::vector<std::string> row = predict.records[k - ops];
+      row.insert(row.begin(), "a100:1x2");
+      CHECK(table.records[k] == row);
+    }
+    // The dot: 2 x 1024^3 = 2147483648 FLOPs per device, on either.
+    if (table.records[k][1] == "d") CHECK(table.records[k][flops] == "2147483648");
+  }
+  CHECK(run_cli("compare - --devices h100,a100 --csv --json", kDot).exit_code == 2);
 }
 
 }  // namespace
