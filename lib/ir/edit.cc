@@ -3,6 +3,7 @@
 // header kept in step with the entry computation.
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -229,6 +230,31 @@ absl::Status Instruction::set_control_predecessors(InstructionList predecessors)
   }
   InstructionList copy = state_of(*this).arena.copy<Instruction*>(predecessors);
   return put(*this, AttrId::kControlPredecessors, copy);
+}
+
+absl::Status Instruction::copy_attributes_from(const Instruction& other) {
+  if (parent_ == nullptr || other.parent_ == nullptr) {
+    return absl::FailedPreconditionError(str_cat("cannot copy the attributes of ", other.name(),
+                                                 " to ", name(),
+                                                 ": both must be in a computation"));
+  }
+  if (&state_of(*this) != &IrAccess::state(*other.parent_)) {
+    return absl::InvalidArgumentError(str_cat("cannot copy the attributes of ", other.name(),
+                                              " to ", name(), ": it is in another module"));
+  }
+  for (const Computation* c : other.called_computations()) {
+    if (absl::Status s = check_callee(*this, c); !s.ok()) return s;
+  }
+  std::optional<Attribute> own_predecessors;
+  if (const Attribute* a = attribute(AttrId::kControlPredecessors)) own_predecessors = *a;
+  std::vector<Attribute> attributes;
+  for (const Attribute& a : other.attributes()) {
+    if (a.id != AttrId::kControlPredecessors) attributes.push_back(a);
+  }
+  IrAccess::set_attributes(this, state_of(*this).arena.copy<Attribute>(attributes));
+  if (own_predecessors) IrAccess::put_attribute(this, *own_predecessors);
+  keep_callees_first(this, called_computations());
+  return absl::OkStatus();
 }
 
 absl::Status Instruction::set_replica_groups(const ReplicaGroups& groups) {

@@ -169,6 +169,47 @@ TEST_CASE("typed attribute setters print as the text would write them") {
   verified_round_trip(m);
 }
 
+TEST_CASE("an all-reduce made asynchronous takes its attributes onto the start") {
+  Module m = parsed();
+  Computation* main = m.entry();
+  Instruction* a = main->find_instruction("a");
+  Instruction* m1 = main->find_instruction("m");
+  Instruction* ar = *main->add_instruction(Opcode::kAllReduce, "ar", a->shape(), {a}, m1);
+  REQUIRE(ar->set_to_apply(m.find_computation("add")).ok());
+  ReplicaGroups groups;
+  groups.groups = {{0, 1}};
+  REQUIRE(ar->set_replica_groups(groups).ok());
+  REQUIRE(ar->set_channel_id(3).ok());
+  REQUIRE(ar->set_control_predecessors({main->find_instruction("b")}).ok());
+  REQUIRE(m1->replace_operand(0, ar).ok());
+
+  Instruction* start =
+      *main->add_instruction(Opcode::kAllReduceStart, "ar-start", a->shape(), {a}, ar);
+  // The start's own control predecessor stays; the all-reduce's is not copied.
+  REQUIRE(start->set_control_predecessors({a}).ok());
+  REQUIRE(start->copy_attributes_from(*ar).ok());
+  Instruction* done =
+      *main->add_instruction(Opcode::kAllReduceDone, "ar-done", a->shape(), {start}, ar);
+  REQUIRE(main->replace_instruction(ar, done).ok());
+  CHECK(print(*start) ==
+        "%ar-start = f32[8,16]{1,0} all-reduce-start(%a), to_apply=%add, "
+        "replica_groups={{0,1}}, channel_id=3, control-predecessors={%a}");
+  // %add has two callers now: the reduce and the start (the all-reduce is gone).
+  CHECK(m.find_computation("add")->callers().size() == 2);
+  verified_round_trip(m);
+
+  // The reduce calls %add: its attributes cannot go to an instruction of %add.
+  Computation* add = m.find_computation("add");
+  Instruction* sum = add->root();
+  absl::Status own = sum->copy_attributes_from(*main->root());
+  CHECK(own.message() == "s cannot call its own computation");
+  // Nor from another module.
+  Module other = parsed();
+  absl::Status foreign = start->copy_attributes_from(*other.entry()->root());
+  CHECK(foreign.message() ==
+        "cannot copy the attributes of r to ar-start: it is in another module");
+}
+
 TEST_CASE("shape inference for callers") {
   Module m = parsed();
   Computation* main = m.entry();

@@ -148,6 +148,13 @@ class Instruction {
   // lhs/rhs batch and contracting dimensions; an empty list removes its attribute.
   absl::Status set_dot_dimensions(const DotDimensionNumbers& dimensions);
   void remove_attribute(AttrId id);
+  // Sets this instruction's attributes to those of `other`, an instruction of the same module in
+  // any computation: a collective's on the async start that takes its place, an op's on its
+  // copy in a fused computation. The computations `other` calls are called from here too. This
+  // instruction's control predecessors stay, and `other`'s are not copied (they are
+  // instructions of `other`'s computation). Errors: `other` in another module or not in a
+  // computation, or calling this instruction's own computation.
+  absl::Status copy_attributes_from(const Instruction& other);
   // Makes `operand` the i-th operand, updating both instructions' operand and user lists.
   absl::Status replace_operand(size_t i, Instruction* operand);
   // Makes every user of this instruction use `other` instead (and `other` the root where this
