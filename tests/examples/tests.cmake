@@ -9,3 +9,16 @@ add_test(NAME example_remove_copies
 # transposing one stays). It read and wrote 4 MiB: 2 x 1024 x 1024 x 4 = 8,388,608 bytes.
 set_tests_properties(example_remove_copies PROPERTIES PASS_REGULAR_EXPRESSION
   "removed 1 copies; verify: ok\nHBM traffic: [0-9]+ -> [0-9]+ bytes \\(saved 8388608 bytes\\)")
+
+add_executable(async_collectives ${PROJECT_SOURCE_DIR}/examples/async_collectives.cc)
+target_link_libraries(async_collectives PRIVATE hloroof hloroof_warnings)
+add_executable(fuse_elementwise ${PROJECT_SOURCE_DIR}/examples/fuse_elementwise.cc)
+target_link_libraries(fuse_elementwise PRIVATE hloroof hloroof_warnings)
+
+# Each pass run on its example module (--print), its report checked and the module it printed
+# read back, checked for structure and predicted again: tests/examples/passes_test.cc.
+hloroof_add_test(example_passes_test ${CMAKE_CURRENT_LIST_DIR}/passes_test.cc)
+target_compile_definitions(example_passes_test PRIVATE
+  ASYNC_COLLECTIVES="$<TARGET_FILE:async_collectives>"
+  FUSE_ELEMENTWISE="$<TARGET_FILE:fuse_elementwise>")
+add_dependencies(example_passes_test async_collectives fuse_elementwise)
