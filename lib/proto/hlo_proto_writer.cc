@@ -17,10 +17,12 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "hloroof/hlo_proto.h"
+#include "hloroof/replica_groups.h"
 #include "hloroof/shape_text.h"
 #include "ir/strings.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
+#include "util/checked_math.h"
 
 namespace hloroof {
 namespace {
@@ -992,7 +994,11 @@ void ProtoBuilder::build(pb::HloModuleProto* out) {
     auto* d = out->mutable_device_assignment();
     d->set_replica_count(static_cast<int32_t>(a.replica_count));
     d->set_computation_count(static_cast<int32_t>(a.num_partitions));
-    for (int64_t c = 0; c < a.num_partitions; ++c) {
+    // Each device's id only for a module of at most kMaxDevices devices: a header's counts
+    // (each up to 2^31) would otherwise ask for up to 2^62 ids. The counts are what a reader
+    // takes back.
+    const bool listed = saturating_mul(a.replica_count, a.num_partitions) <= kMaxDevices;
+    for (int64_t c = 0; listed && c < a.num_partitions; ++c) {
       auto* devices = d->add_computation_devices();
       for (int64_t r = 0; r < a.replica_count; ++r) {
         devices->add_replica_device_ids(r * a.num_partitions + c);

@@ -371,6 +371,20 @@ TEST_CASE("text -> proto -> module -> text is the identity") {
   CHECK(print(*bare) == expected);
 }
 
+TEST_CASE("a header of billions of devices writes their counts, not an id for each") {
+  // 65536 x 65536 = 2^32 devices: listing each id would take 2^32 x 8 bytes (32 GiB). The
+  // proto keeps the two counts, all a reader takes back (a failing write would not return).
+  absl::StatusOr<Module> huge = parse_module(
+      "HloModule huge, replica_count=65536, num_partitions=65536\n"
+      "ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n");
+  REQUIRE(huge.ok());
+  const std::string bytes = write_hlo_module_proto(*huge);
+  CHECK(bytes.size() < 1000);
+  absl::StatusOr<Module> back = parse_hlo_proto(bytes);
+  REQUIRE(back.ok());
+  CHECK(print(*back) == print(*huge));
+}
+
 TEST_CASE("every module of tests/data survives the proto round trip") {
   int checked = 0;
   for (const auto& entry : fs::recursive_directory_iterator(fs::path(HLOROOF_SOURCE_DIR) /
