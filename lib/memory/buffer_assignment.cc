@@ -430,6 +430,11 @@ class Assigner {
   void assign(int32_t allocation, int32_t id, const Value& v, int64_t offset,
               bool checked = false);
   int32_t new_allocation(AllocationKind kind, const Buffer& b);
+  // The allocation numbered `index`. Runs are made whole (run()): every allocation given a
+  // buffer one at a time is its own record.
+  Allocation& record(int32_t index) {
+    return out_.allocations[&out_.allocation(index) - out_.allocations.data()];
+  }
   void pack_temporaries(int64_t memory_space, std::vector<Value> values);
 
   const ModuleLiveness& liveness_;
@@ -499,10 +504,11 @@ bool Assigner::can_share(const Value& operand, const Value& user) const {
   const Buffer& o = liveness_.buffers()[operand.buffer];
   const Buffer& u = liveness_.buffers()[user.buffer];
   const Instruction* i = u.instruction;
-  if (i == nullptr || i->opcode() == Opcode::kCopy || o.shape == nullptr || u.shape == nullptr) {
+  if (i == nullptr || i->opcode() == Opcode::kCopy || o.shape() == nullptr ||
+      u.shape() == nullptr) {
     return false;
   }
-  if (!(*o.shape == *u.shape)) return false;
+  if (!(*o.shape() == *u.shape())) return false;
   for (size_t k = 0; k < i->operand_count(); ++k) {
     for (int32_t id : liveness_.leaves_of(*i->operand(k))) {
       if (id == operand.buffer) return elementwise_in_operand(*i, static_cast<int64_t>(k));
@@ -520,7 +526,7 @@ bool Assigner::interferes(const Value& a, const Value& b) const {
 
 void Assigner::assign(int32_t allocation, int32_t id, const Value& v, int64_t offset,
                       bool checked) {
-  Allocation& a = out_.allocations[allocation];
+  Allocation& a = record(allocation);
   if (a.last_buffer >= 0) {
     if (out_.next_in_allocation.empty()) {
       out_.next_in_allocation.assign(out_.allocation_of.size(), -1);
@@ -544,12 +550,12 @@ void Assigner::assign(int32_t allocation, int32_t id, const Value& v, int64_t of
 // donated parameter), no live range overlap, and a live-out buffer only into its exact size.
 bool Assigner::try_assign(int32_t allocation, int32_t id, const Value& v) {
   ++out_.steps;
-  const Allocation& a = out_.allocations[allocation];
+  const Allocation& a = out_.allocation(allocation);
   const Buffer& b = liveness_.buffers()[id];
-  if (a.memory_space != b.memory_space || b.padded_bytes > a.bytes || !a.maybe_live_out) {
+  if (a.memory_space != b.memory_space() || b.padded_bytes() > a.bytes || !a.maybe_live_out) {
     return false;
   }
-  if (b.is_output && b.padded_bytes != a.bytes) return false;
+  if (b.is_output && b.padded_bytes() != a.bytes) return false;
   if (values_in_[allocation].any_interferes(v, [this](const Value& x, const Value& y) {
         ++out_.steps;
         return interferes(x, y);
@@ -563,10 +569,11 @@ bool Assigner::try_assign(int32_t allocation, int32_t id, const Value& v) {
 int32_t Assigner::new_allocation(AllocationKind kind, const Buffer& b) {
   Allocation a;
   a.kind = kind;
-  a.memory_space = b.memory_space;
-  a.bytes = b.padded_bytes;
+  a.memory_space = b.memory_space();
+  a.bytes = b.padded_bytes();
+  a.index = out_.allocation_count++;
   out_.allocations.push_back(a);
-  return static_cast<int32_t>(out_.allocations.size()) - 1;
+  return a.index;
 }
 
 // The heap simulator over the temporaries of one memory space: results take over a dying
@@ -610,13 +617,13 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
     if (shared) {
       Group& g = groups[*shared];
       g.end = std::max(g.end, v.end);
-      g.bytes = std::max(g.bytes, b.padded_bytes);
+      g.bytes = std::max(g.bytes, b.padded_bytes());
       g.members.push_back(k);
       group_of[v.buffer] = *shared;
       ++out_.shared_with_operand;
     } else {
       group_of[v.buffer] = groups.size();
-      groups.push_back({v.start, v.end, b.padded_bytes, {k}});
+      groups.push_back({v.start, v.end, b.padded_bytes(), {k}});
     }
   }
 
@@ -714,8 +721,9 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
   temp.kind = AllocationKind::kTemp;
   temp.memory_space = memory_space;
   temp.bytes = heap;
+  temp.index = out_.allocation_count++;
   out_.allocations.push_back(temp);
-  const int32_t index = static_cast<int32_t>(out_.allocations.size()) - 1;
+  const int32_t index = temp.index;
   for (size_t g = 0; g < groups.size(); ++g) {
     for (size_t k : groups[g].members) assign(index, values[k].buffer, values[k], offsets[g]);
   }
@@ -727,34 +735,54 @@ ModuleAssignment Assigner::run() {
   flatten(liveness_.entry(), 0);
 
   // Every buffer with memory of its own, with its value(s).
-  // 24 bytes each: a wide tuple makes one per leaf.
+  // 24 bytes each, and one for a run of a parameter's read-only leaves that are alike (their
+  // consecutive ids sort together: everything else the order compares is the same).
   struct Item {
     int32_t id;
-    int32_t rank;  // XLA's post order of the definition (ProcessingOrder)
+    int32_t rank;   // XLA's post order of the definition (ProcessingOrder)
+    int32_t count;  // buffers id .. id + count - 1
     int64_t start;
-    int64_t end;
-    Value value() const { return {id, start, end}; }
   };
   const ProcessingOrder order(liveness_);
+  auto read_only_parameter = [](const Buffer& b) {
+    return b.kind == BufferKind::kParameter && !b.donated;
+  };
   std::vector<Item> items;
-  // At most one each, and at most one allocation each (and a temp allocation per memory
-  // space): reserved at once, a wide tuple's arrays are never copied into doubled ones. Pages
-  // of the reserve that are never written are never made resident.
-  items.reserve(buffers.size());
   for (size_t id = 0; id < buffers.size(); ++id) {
     const Buffer& b = buffers[id];
     if (!b.counted) continue;
     std::optional<Value> v = value_of(static_cast<int32_t>(id));
     if (!v) continue;
-    items.push_back({static_cast<int32_t>(id), static_cast<int32_t>(order.of(b)), v->start,
-                     v->end});
+    if (!items.empty() && read_only_parameter(b)) {
+      Item& last = items.back();
+      const Buffer& first = buffers[last.id];
+      if (last.id + last.count == static_cast<int32_t>(id) && read_only_parameter(first) &&
+          first.instruction == b.instruction && first.padded_bytes() == b.padded_bytes() &&
+          first.memory_space() == b.memory_space() && first.is_output == b.is_output &&
+          last.start == v->start) {
+        ++last.count;
+        continue;
+      }
+    }
+    items.push_back({static_cast<int32_t>(id), static_cast<int32_t>(order.of(b)), 1, v->start});
   }
+  // Largest first; live-out first among equals; then in XLA's post order of the definitions.
+  // The ids make the order total, so an unstable sort gives the one order (and needs no copy).
+  std::sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
+    const Buffer &x = buffers[a.id], &y = buffers[b.id];
+    if (x.padded_bytes() != y.padded_bytes()) return x.padded_bytes() > y.padded_bytes();
+    if (x.is_output != y.is_output) return x.is_output;
+    if (a.rank != b.rank) return a.rank < b.rank;
+    if (a.start != b.start) return a.start < b.start;
+    return a.id < b.id;
+  });
+
   out_.allocations.reserve(items.size() + 4);
   // Largest first; live-out first among equals; then in XLA's post order of the definitions.
   // The ids make the order total, so an unstable sort gives the one order (and needs no copy).
   std::sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
     const Buffer &x = buffers[a.id], &y = buffers[b.id];
-    if (x.padded_bytes != y.padded_bytes) return x.padded_bytes > y.padded_bytes;
+    if (x.padded_bytes() != y.padded_bytes()) return x.padded_bytes() > y.padded_bytes();
     if (x.is_output != y.is_output) return x.is_output;
     if (a.rank != b.rank) return a.rank < b.rank;
     if (a.start != b.start) return a.start < b.start;
@@ -766,20 +794,41 @@ ModuleAssignment Assigner::run() {
   std::unordered_map<int64_t, std::vector<Value>> deferred;  // by memory space
   for (const Item& item : items) {
     const Buffer& b = buffers[item.id];
+    if (item.count > 1) {
+      // Read-only parameter leaves: an allocation each, in id order, each held to the end.
+      Allocation run;
+      run.kind = AllocationKind::kParameter;
+      run.memory_space = b.memory_space();
+      run.bytes = b.padded_bytes();
+      run.parameter_number = b.instruction->parameter_number();
+      run.index = out_.allocation_count;
+      run.count = item.count;
+      run.first_buffer = item.id;
+      run.last_buffer = item.id + item.count - 1;
+      run.buffer_count = 1;
+      out_.allocation_count += item.count;
+      out_.allocations.push_back(run);
+      for (int32_t k = 0; k < item.count; ++k) out_.allocation_of[item.id + k] = run.index + k;
+      for (auto& [id, life] : out_.lives) {
+        if (id >= run.first_buffer && id <= run.last_buffer) life = {item.start, clock_};
+      }
+      continue;
+    }
+    const Value value = *value_of(item.id);
     if (b.kind == BufferKind::kConstant) {
-      assign(new_allocation(AllocationKind::kConstant, b), item.id, item.value(), 0);
+      assign(new_allocation(AllocationKind::kConstant, b), item.id, value, 0);
       continue;
     }
     if (b.kind == BufferKind::kParameter) {
       const int32_t a = new_allocation(AllocationKind::kParameter, b);
-      out_.allocations[a].parameter_number = b.instruction->parameter_number();
-      Value param = item.value();
+      record(a).parameter_number = b.instruction->parameter_number();
+      Value param = value;
       if (b.donated) {
-        out_.allocations[a].maybe_live_out = true;
-        if (b.aliased_output >= 0) {
+        record(a).maybe_live_out = true;
+        if (const int32_t aliased = liveness_.aliased_output(item.id); aliased >= 0) {
           // The output written into the donated buffer is a second value of it.
-          if (std::optional<Value> o = value_of(b.aliased_output)) {
-            o->buffer = b.aliased_output;
+          if (std::optional<Value> o = value_of(aliased)) {
+            o->buffer = aliased;
             o->end = clock_;
             values_in_[a].add(*o, /*checked=*/false);
           }
@@ -790,7 +839,7 @@ ModuleAssignment Assigner::run() {
         param.end = clock_;  // read-only: nothing else goes there
       }
       assign(a, item.id, param, 0);
-      if (b.donated) reusable[b.memory_space].add(a, values_in_[a].first_values());
+      if (b.donated) reusable[b.memory_space()].add(a, values_in_[a].first_values());
       continue;
     }
     bool done = false;
@@ -800,17 +849,17 @@ ModuleAssignment Assigner::run() {
         absl::Span<const int32_t> leaves = liveness_.leaves_of(*operand);
         if (operand->shape().is_tuple() || leaves.size() != 1 || leaves[0] < 0) continue;
         const int32_t a = out_.allocation_of[leaves[0]];
-        if (a >= 0 && try_assign(a, item.id, item.value())) {
+        if (a >= 0 && try_assign(a, item.id, value)) {
           done = true;
           break;
         }
       }
     }
     if (!done) {
-      auto it = reusable.find(b.memory_space);
+      auto it = reusable.find(b.memory_space());
       done = it != reusable.end() &&
-             it->second.try_latest_first(item.start, item.end, [&](int32_t a) {
-               return try_assign(a, item.id, item.value());
+             it->second.try_latest_first(value.start, value.end, [&](int32_t a) {
+               return try_assign(a, item.id, value);
              });
     }
     if (done) {
@@ -819,12 +868,12 @@ ModuleAssignment Assigner::run() {
     }
     if (b.is_output) {
       const int32_t a = new_allocation(AllocationKind::kOutput, b);
-      out_.allocations[a].maybe_live_out = true;
-      assign(a, item.id, item.value(), 0);
-      reusable[b.memory_space].add(a, values_in_[a].first_values());
+      record(a).maybe_live_out = true;
+      assign(a, item.id, value, 0);
+      reusable[b.memory_space()].add(a, values_in_[a].first_values());
       continue;
     }
-    deferred[b.memory_space].push_back(item.value());
+    deferred[b.memory_space()].push_back(value);
   }
   std::vector<int64_t> spaces;
   for (const auto& [space, values] : deferred) spaces.push_back(space);

@@ -4,6 +4,7 @@
 #ifndef HLOROOF_PREDICT_BUFFER_ASSIGNMENT_H_
 #define HLOROOF_PREDICT_BUFFER_ASSIGNMENT_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -18,12 +19,18 @@
 
 namespace hloroof::detail {
 
+// One allocation, or a run of `count` alike: the read-only leaves of one parameter that are
+// alike (size, memory space) get consecutive allocations, one buffer each, and a parameter of a
+// million leaves needs one record for them rather than a million.
 struct Allocation {
   int64_t memory_space = 0;
   int64_t bytes = 0;
   int64_t parameter_number = -1;  // entry parameter allocations
+  int32_t index = 0;  // its number (MemoryReport::allocations); of a run, the first one's
+  int32_t count = 1;  // allocations it stands for: allocation index + k holds first_buffer + k
   // Its buffers (liveness buffer ids) in assignment order: a list through
   // ModuleAssignment::next_in_allocation, from `first_buffer` (-1: none) to `last_buffer`.
+  // (Of a run: each allocation's one buffer.)
   int32_t first_buffer = -1;
   int32_t last_buffer = -1;
   int32_t buffer_count = 0;
@@ -34,12 +41,20 @@ struct Allocation {
 // Per buffer, what a wide tuple makes many of is kept small: an allocation index and a link;
 // offsets and shared operands only once one is not the default; lives only where asked.
 struct ModuleAssignment {
-  std::vector<Allocation> allocations;
+  std::vector<Allocation> allocations;  // in order of their index
+  int32_t allocation_count = 0;         // allocations, each of a run counted
   std::vector<int32_t> allocation_of;  // per liveness buffer id; -1: no allocation of its own
   // Per liveness buffer id: the next buffer of its allocation, or -1 (empty while every
   // allocation holds one buffer).
   std::vector<int32_t> next_in_allocation;
 
+  // The allocation numbered `index`, or the run holding it.
+  const Allocation& allocation(int32_t index) const {
+    if (allocations.size() == static_cast<size_t>(allocation_count)) return allocations[index];
+    auto it = std::upper_bound(allocations.begin(), allocations.end(), index,
+                               [](int32_t i, const Allocation& a) { return i < a.index; });
+    return *(it - 1);
+  }
   // The buffer after `id` in its allocation, or -1.
   int32_t next(int32_t id) const {
     return next_in_allocation.empty() ? -1 : next_in_allocation[id];

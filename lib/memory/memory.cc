@@ -49,13 +49,13 @@ MemoryBuffer describe(const Buffer& b, const Computation& entry, const ModuleAss
     m.shape_index = leaves.index(b.instruction->shape(), b.leaf);
   }
   m.computation = std::string(b.computation()->name());
-  m.shape = to_string(*b.shape);
+  m.shape = to_string(*b.shape());
   m.kind = b.kind;
   m.is_output = b.is_output;
   m.donated = b.donated;
-  m.logical_bytes = b.logical_bytes;
-  m.padded_bytes = b.padded_bytes;
-  m.memory_space = b.memory_space;
+  m.logical_bytes = b.logical_bytes();
+  m.padded_bytes = b.padded_bytes();
+  m.memory_space = b.memory_space();
   const Computation& schedule = b.whole_step ? entry : *b.computation();
   const auto instructions = schedule.instructions();
   if (!instructions.empty()) {
@@ -74,8 +74,8 @@ MemoryBuffer describe(const Buffer& b, const Computation& entry, const ModuleAss
 std::vector<int32_t> largest_first(std::vector<int32_t> ids, const std::vector<Buffer>& buffers,
                                    size_t top) {
   auto larger = [&](int32_t a, int32_t b) {
-    if (buffers[a].padded_bytes != buffers[b].padded_bytes) {
-      return buffers[a].padded_bytes > buffers[b].padded_bytes;
+    if (buffers[a].padded_bytes() != buffers[b].padded_bytes()) {
+      return buffers[a].padded_bytes() > buffers[b].padded_bytes();
     }
     return a < b;
   };
@@ -93,8 +93,8 @@ std::vector<int32_t> largest_first(std::vector<int32_t> ids, const std::vector<B
 // heap of the `top` largest seen so far (the same ids, in the same order: the order is total).
 std::vector<int32_t> largest_counted(const std::vector<Buffer>& buffers, size_t top) {
   auto larger = [&](int32_t a, int32_t b) {
-    if (buffers[a].padded_bytes != buffers[b].padded_bytes) {
-      return buffers[a].padded_bytes > buffers[b].padded_bytes;
+    if (buffers[a].padded_bytes() != buffers[b].padded_bytes()) {
+      return buffers[a].padded_bytes() > buffers[b].padded_bytes();
     }
     return a < b;
   };
@@ -164,8 +164,8 @@ void add_timeline(const ComputationLiveness& c, int64_t base, int depth, size_t 
 int64_t untiled_device_arrays(const std::vector<Buffer>& buffers) {
   int64_t n = 0;
   for (const Buffer& b : buffers) {
-    if (!b.counted || b.tier() != MemoryTier::kDevice || b.shape->rank() == 0) continue;
-    if (!b.shape->layout || b.shape->layout->tiles.empty()) ++n;
+    if (!b.counted || b.tier() != MemoryTier::kDevice || b.shape()->rank() == 0) continue;
+    if (!b.shape()->layout || b.shape()->layout->tiles.empty()) ++n;
   }
   return n;
 }
@@ -286,7 +286,7 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
     live.erase(std::unique(live.begin(), live.end()), live.end());
     r.peak_buffer_count = static_cast<int64_t>(live.size());
     for (int32_t id : live) {
-      r.peak_padding_waste_bytes += buffers[id].padded_bytes - buffers[id].logical_bytes;
+      r.peak_padding_waste_bytes += buffers[id].padded_bytes() - buffers[id].logical_bytes();
     }
     peak_ids = largest_first(std::move(live), buffers, options.top_buffers);
   }
@@ -296,11 +296,11 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
     if (!b.counted) continue;
     ++r.buffer_count;
     if (b.tier() != MemoryTier::kDevice) continue;
-    r.padding_waste_bytes += b.padded_bytes - b.logical_bytes;
-    if (b.kind == BufferKind::kParameter) r.argument_bytes += b.padded_bytes;
-    if (b.kind == BufferKind::kConstant) r.constant_bytes += b.padded_bytes;
-    if (b.is_output) r.output_bytes += b.padded_bytes;
-    if (b.donated) r.alias_bytes += b.padded_bytes;
+    r.padding_waste_bytes += b.padded_bytes() - b.logical_bytes();
+    if (b.kind == BufferKind::kParameter) r.argument_bytes += b.padded_bytes();
+    if (b.kind == BufferKind::kConstant) r.constant_bytes += b.padded_bytes();
+    if (b.is_output) r.output_bytes += b.padded_bytes();
+    if (b.donated) r.alias_bytes += b.padded_bytes();
   }
   const std::vector<int32_t> largest_ids = largest_counted(buffers, options.top_buffers);
 
@@ -314,28 +314,33 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   }
   r.temps_in_live_out = assignment.temps_in_live_out;
   r.shared_with_operand = assignment.shared_with_operand;
-  if (options.allocations) r.allocations.reserve(assignment.allocations.size());
-  for (size_t a = 0; a < assignment.allocations.size(); ++a) {
-    const detail::Allocation& in = assignment.allocations[a];
-    ++r.allocation_counts[static_cast<size_t>(in.kind)];
+  if (options.allocations) r.allocations.reserve(assignment.allocation_count);
+  for (const detail::Allocation& in : assignment.allocations) {
+    r.allocation_counts[static_cast<size_t>(in.kind)] += in.count;
     if (in.kind == AllocationKind::kTemp && memory_tier(in.memory_space) == MemoryTier::kDevice) {
-      r.temp_bytes += in.bytes;
+      r.temp_bytes += in.bytes * in.count;
     }
     if (!options.allocations) continue;
-    MemoryAllocation m;
-    m.index = static_cast<int64_t>(a);
-    m.kind = in.kind;
-    m.bytes = in.bytes;
-    m.memory_space = in.memory_space;
-    m.maybe_live_out = in.maybe_live_out;
-    m.parameter_number = in.parameter_number;
-    m.buffer_count = in.buffer_count;
-    for (int32_t id = in.first_buffer;
-         id >= 0 && (options.top_buffers == 0 || m.buffers.size() < options.top_buffers);
-         id = assignment.next(id)) {
-      m.buffers.push_back(buffer_name(buffers[id], leaves));
+    for (int32_t k = 0; k < in.count; ++k) {
+      MemoryAllocation m;
+      m.index = in.index + k;
+      m.kind = in.kind;
+      m.bytes = in.bytes;
+      m.memory_space = in.memory_space;
+      m.maybe_live_out = in.maybe_live_out;
+      m.parameter_number = in.parameter_number;
+      m.buffer_count = in.buffer_count;
+      if (in.count > 1) {  // a run: allocation index + k holds buffer first_buffer + k
+        m.buffers.push_back(buffer_name(buffers[in.first_buffer + k], leaves));
+      } else {
+        for (int32_t id = in.first_buffer;
+             id >= 0 && (options.top_buffers == 0 || m.buffers.size() < options.top_buffers);
+             id = assignment.next(id)) {
+          m.buffers.push_back(buffer_name(buffers[id], leaves));
+        }
+      }
+      r.allocations.push_back(std::move(m));
     }
-    r.allocations.push_back(std::move(m));
   }
   r.footprint_bytes =
       r.argument_bytes + r.output_bytes - r.alias_bytes + r.temp_bytes + r.constant_bytes;

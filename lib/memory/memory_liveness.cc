@@ -75,6 +75,14 @@ int64_t async_window_end(const Instruction& start, const ScheduledLeaves& leaves
   return end;
 }
 
+// Room for `more` elements at the end of `v`: the exact size the first time (a wide tuple's
+// arrays in one allocation each, never copied into doubled ones, which would hold both at
+// once), else at least double, so that many small additions stay linear.
+template <typename V>
+void make_room(V& v, size_t more) {
+  if (v.size() + more > v.capacity()) v.reserve(std::max(v.size() + more, 2 * v.capacity()));
+}
+
 }  // namespace
 
 Channel Buffer::channel() const {
@@ -135,31 +143,37 @@ class ModuleLiveness::Builder {
   void mark_entry_outputs(const Computation& c, const ScheduledLeaves& leaves);
   void apply_donation(const Computation& c, const ScheduledLeaves& leaves);
   void sweep(ComputationLiveness& liveness, int64_t n, bool is_entry);
-  const LeafSize& size_of(const Shape& leaf);
+  const LeafClass* class_of(const Shape& leaf);
 
   const Module& module_;
   bool first_tile_padding_;
   ModuleLiveness& out_;
   int64_t entry_size_ = 0;
-  int64_t unsized_ = 0;  // distinct array leaf shapes without a static size
+  // Leaves without a static size, over the distinct shapes of the instructions analysed.
+  int64_t unsized_ = 0;
+  absl::flat_hash_set<const Shape*> counted_shapes_;
   absl::flat_hash_map<const Computation*, const ComputationLiveness*> analyzed_;
   absl::flat_hash_set<const Computation*> in_progress_;
-  absl::flat_hash_map<const Shape*, LeafSize> sizes_;  // by leaf shape (interned)
+  // By leaf shape: shapes are interned, so a wide tuple's alike leaves share one.
+  absl::flat_hash_map<const Shape*, const LeafClass*> classes_;
 };
 
-const ModuleLiveness::LeafSize& ModuleLiveness::Builder::size_of(const Shape& leaf) {
-  auto [it, inserted] = sizes_.try_emplace(&leaf);
+const LeafClass* ModuleLiveness::Builder::class_of(const Shape& leaf) {
+  auto [it, inserted] = classes_.try_emplace(&leaf, nullptr);
   if (!inserted) return it->second;
-  LeafSize& size = it->second;
+  LeafClass c;
+  c.shape = &leaf;
   if (absl::StatusOr<ArraySize> s = array_size(leaf); s.ok()) {
-    size.logical = s->logical_bytes;
-    size.padded = first_tile_padding_ ? s->first_tile_padded_bytes : s->padded_bytes;
-    size.memory_space = s->memory_space;
+    c.logical_bytes = s->logical_bytes;
+    c.padded_bytes = first_tile_padding_ ? s->first_tile_padded_bytes : s->padded_bytes;
+    c.memory_space = s->memory_space;
   } else {
-    size.memory_space = leaf.layout ? leaf.layout->memory_space : 0;
-    ++unsized_;
+    c.memory_space = leaf.layout ? leaf.layout->memory_space : 0;
+    c.sized = false;
   }
-  return size;
+  out_.classes_.push_back(c);
+  it->second = &out_.classes_.back();
+  return it->second;
 }
 
 void ModuleLiveness::Builder::define_leaves(bool is_entry, int64_t p, const Instruction& i,
@@ -169,18 +183,14 @@ void ModuleLiveness::Builder::define_leaves(bool is_entry, int64_t p, const Inst
   const bool all_new = i.opcode() == Opcode::kParameter || i.opcode() == Opcode::kConstant;
   const std::vector<LeafSource> sources = all_new ? std::vector<LeafSource>() : leaf_sources(i);
   const auto count = static_cast<size_t>(leaf_count(i.shape()));
-  // Room for this instruction's leaves at once: one exact allocation for a wide tuple, rather
-  // than a doubling that holds the old and the new array together.
-  auto make_room = [](auto& v, size_t more) {
-    if (v.size() + more > v.capacity()) v.reserve(std::max(v.size() + more, 2 * v.capacity()));
-  };
   make_room(leaves.ids, count);
   const bool defines = !(i.opcode() == Opcode::kParameter && !is_entry);
   if (defines) make_room(out_.buffers_, all_new ? count : 0);
-  if (all_new && defines) make_room(out_.whole_step_, count);
+  const bool new_shape = counted_shapes_.insert(&i.shape()).second;
   size_t k = 0;
   for_each_array_leaf(i.shape(), [&](const Shape& leaf_shape) {
     const size_t leaf = k++;
+    if (new_shape && !class_of(leaf_shape)->sized) ++unsized_;
     if (!all_new && leaf < sources.size() && sources[leaf].operand != LeafSource::kNewBuffer) {
       const LeafSource& source = sources[leaf];
       absl::Span<const int32_t> operand_leaves = leaves.of(i.operand(source.operand));
@@ -196,11 +206,7 @@ void ModuleLiveness::Builder::define_leaves(bool is_entry, int64_t p, const Inst
     Buffer b;
     b.instruction = &i;
     b.leaf = static_cast<int32_t>(leaf);
-    b.shape = &leaf_shape;
-    const LeafSize& size = size_of(leaf_shape);
-    b.logical_bytes = size.logical;
-    b.padded_bytes = size.padded;
-    b.memory_space = size.memory_space;
+    b.leaf_class = class_of(leaf_shape);
     b.from = b.to = static_cast<int32_t>(p);
     const int32_t id = static_cast<int32_t>(out_.buffers_.size());
     if (all_new) {
@@ -208,7 +214,12 @@ void ModuleLiveness::Builder::define_leaves(bool is_entry, int64_t p, const Inst
       b.whole_step = true;
       b.from = 0;
       b.to = static_cast<int32_t>(std::max<int64_t>(0, entry_size_ - 1));
-      out_.whole_step_.push_back(id);
+      auto& ranges = out_.whole_step_;
+      if (!ranges.empty() && ranges.back().first + ranges.back().second == id) {
+        ++ranges.back().second;
+      } else {
+        ranges.push_back({id, 1});
+      }
     }
     out_.buffers_.push_back(b);
     leaves.ids.push_back(id);
@@ -238,6 +249,20 @@ absl::StatusOr<const ComputationLiveness*> ModuleLiveness::Builder::analyze(cons
   leaves.offset.reserve(n + 1);
   leaves.offset.push_back(0);
   const size_t first_buffer = out_.buffers_.size();
+  // Room made at once for every leaf of the computation's results, and for the buffers of its
+  // parameters' and constants' leaves and one per other instruction (most define one array):
+  // a wide tuple parameter is never copied into a doubled array, which would hold both at
+  // once. (Each result's shape is written in the input, so the leaves are bounded by it.)
+  size_t result_leaves = 0, new_buffers = 0;
+  for (const Instruction* i : schedule) {
+    const auto count = static_cast<size_t>(leaf_count(i->shape()));
+    result_leaves += count;
+    const bool all_new = i->opcode() == Opcode::kConstant ||
+                         (i->opcode() == Opcode::kParameter && is_entry);
+    new_buffers += all_new ? count : 1;
+  }
+  make_room(leaves.ids, result_leaves);
+  make_room(out_.buffers_, new_buffers);
 
   for (int64_t p = 0; p < n; ++p) {
     const Instruction& i = *schedule[p];
@@ -342,9 +367,14 @@ void ModuleLiveness::Builder::apply_donation(const Computation& c, const Schedul
     Buffer& o = out_.buffers_[output_id];
     if (o.whole_step) return;  // another parameter or a constant: XLA copies it
     o.counted = false;
-    p.aliased_output = output_id;
-    p.padded_bytes = std::max(p.padded_bytes, o.padded_bytes);
-    p.logical_bytes = std::max(p.logical_bytes, o.logical_bytes);
+    out_.aliased_outputs_[parameter_id] = output_id;
+    if (o.padded_bytes() > p.padded_bytes() || o.logical_bytes() > p.logical_bytes()) {
+      LeafClass merged = *p.leaf_class;
+      merged.padded_bytes = std::max(p.padded_bytes(), o.padded_bytes());
+      merged.logical_bytes = std::max(p.logical_bytes(), o.logical_bytes());
+      out_.classes_.push_back(merged);
+      p.leaf_class = &out_.classes_.back();
+    }
   };
 
   for (const InputOutputAlias& alias : attributes.input_output_alias) {
@@ -378,14 +408,14 @@ void ModuleLiveness::Builder::apply_donation(const Computation& c, const Schedul
       const int32_t id = in->first[in->second.first + k];
       if (id < 0 || aliased_parameter_buffers.contains(id)) continue;
       const Buffer& b = out_.buffers_[id];
-      donors[b.memory_space].push_back({b.padded_bytes, id});
+      donors[b.memory_space()].push_back({b.padded_bytes(), id});
       ++donor_leaves;
     }
   }
   for (size_t k = 0; k < outputs.size() && !donors.empty(); ++k) {
     if (output_taken[k] || outputs[k] < 0) continue;
     const Buffer& b = out_.buffers_[outputs[k]];
-    donees[b.memory_space].push_back({b.padded_bytes, static_cast<int64_t>(k)});
+    donees[b.memory_space()].push_back({b.padded_bytes(), static_cast<int64_t>(k)});
   }
   int64_t matched = 0;
   for (auto& [space, donor_list] : donors) {
@@ -435,13 +465,13 @@ void ModuleLiveness::Builder::sweep(ComputationLiveness& liveness, int64_t n, bo
   };
   for (int32_t id : liveness.buffers) {
     const Buffer& b = out_.buffers_[id];
-    if (b.counted) add(b.channel(), b.from, b.to, b.padded_bytes);
+    if (b.counted) add(b.channel(), b.from, b.to, b.padded_bytes());
   }
   if (is_entry) {
-    for (int32_t id : out_.whole_step_) {
+    out_.for_each_whole_step([&](int32_t id) {
       const Buffer& b = out_.buffers_[id];
-      if (b.counted) add(b.channel(), 0, n - 1, b.padded_bytes);
-    }
+      if (b.counted) add(b.channel(), 0, n - 1, b.padded_bytes());
+    });
   }
   for (const ComputationLiveness::Window& window : liveness.windows) {
     for (MemoryTier tier : {MemoryTier::kDevice, MemoryTier::kOnChip, MemoryTier::kHost}) {
@@ -507,10 +537,10 @@ void ModuleLiveness::collect_live(const ComputationLiveness& liveness, int64_t p
     }
   }
   if (&liveness == entry_) {
-    for (int32_t id : whole_step_) {
+    for_each_whole_step([&](int32_t id) {
       const Buffer& b = buffers_[id];
       if (b.counted && b.tier() == MemoryTier::kDevice) live.push_back(id);
-    }
+    });
   }
   for (const ComputationLiveness::Window& window : liveness.windows) {
     if (position < window.from || position > window.to) continue;

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,16 +37,24 @@ using TierBytes = std::array<int64_t, 3>;  // indexed by MemoryTier
 // Marks a leaf whose buffer belongs to the caller (a body's parameters).
 inline constexpr int32_t kExternal = -1;
 
-// One array leaf's buffer. Kept small (a wide tuple has one per leaf): positions and leaf
-// numbers are 32-bit (a computation's instructions and an instruction's leaves number fewer
-// than 2^31: the input is at most 4 GiB), and the computation is the instruction's.
-struct Buffer {
-  const Instruction* instruction = nullptr;  // which instruction defines it
-  const Shape* shape = nullptr;              // that leaf
+// What buffers of one leaf shape share: the shape and its sizes.
+struct LeafClass {
+  const Shape* shape = nullptr;  // the array leaf
   int64_t logical_bytes = 0;
   int64_t padded_bytes = 0;
   int64_t memory_space = 0;
-  int32_t leaf = 0;  // which array leaf of its result
+  bool sized = true;  // false: no static size (unbounded dimensions), counted as 0 B
+};
+
+// One array leaf's buffer. Kept to 40 bytes (a wide tuple has one per leaf): the leaf's shape
+// and sizes are shared by the buffers of that shape, positions and leaf numbers are 32-bit (a
+// computation's instructions and an instruction's leaves number fewer than 2^31: the input is
+// at most 4 GiB), the computation is the instruction's, and what only a donated parameter has
+// is kept beside (ModuleLiveness::aliased_output).
+struct Buffer {
+  const Instruction* instruction = nullptr;  // which instruction defines it
+  const LeafClass* leaf_class = nullptr;     // its shape and sizes
+  int32_t leaf = 0;                          // which array leaf of its result
   // Live range in `computation()`'s schedule, both ends inclusive. Parameters and constants
   // live for the whole entry computation instead (`whole_step`).
   int32_t from = 0;
@@ -53,8 +62,6 @@ struct Buffer {
   // The last position of `computation()` that reads the buffer, -1 when none does. For a
   // whole-step buffer `to` is the end of the step; this is where its value dies.
   int32_t last_use = -1;
-  // A donated parameter: the output buffer written into it (not counted itself), or -1.
-  int32_t aliased_output = -1;
   BufferKind kind = BufferKind::kTemporary;
   bool is_output = false;
   bool donated = false;
@@ -65,7 +72,11 @@ struct Buffer {
 
   // Where it is defined.
   const Computation* computation() const { return instruction->parent(); }
-  MemoryTier tier() const { return memory_tier(memory_space); }
+  const Shape* shape() const { return leaf_class->shape; }
+  int64_t logical_bytes() const { return leaf_class->logical_bytes; }
+  int64_t padded_bytes() const { return leaf_class->padded_bytes; }
+  int64_t memory_space() const { return leaf_class->memory_space; }
+  MemoryTier tier() const { return memory_tier(memory_space()); }
   Channel channel() const;
 };
 
@@ -115,11 +126,22 @@ class ModuleLiveness {
   const std::vector<Buffer>& buffers() const { return buffers_; }
   const ComputationLiveness& entry() const { return *entry_; }
   // Buffers live for the whole entry computation (parameters and constants, wherever defined).
-  const std::vector<int32_t>& whole_step_buffers() const { return whole_step_; }
+  template <typename F>
+  void for_each_whole_step(F&& f) const {
+    for (const auto& [first, count] : whole_step_) {
+      for (int32_t id = first; id < first + count; ++id) f(id);
+    }
+  }
   // Counted device buffers live at `position` of `liveness`, including those of the bodies
   // running there at their own peaks.
   std::vector<int32_t> live_at(const ComputationLiveness& liveness, int64_t position) const;
   const std::vector<std::string>& notes() const { return notes_; }
+  // A donated parameter's buffer `id`: the output buffer written into it (not counted itself),
+  // or -1.
+  int32_t aliased_output(int32_t id) const {
+    auto it = aliased_outputs_.find(id);
+    return it == aliased_outputs_.end() ? -1 : it->second;
+  }
   // The analysis of `c`, or nullptr when it does not run with memory of its own.
   const ComputationLiveness* of(const Computation* c) const;
   // The buffers of `i`'s result leaves (kExternal where the caller's), empty when unknown.
@@ -131,19 +153,16 @@ class ModuleLiveness {
   void collect_live(const ComputationLiveness& liveness, int64_t position,
                     absl::flat_hash_set<const ComputationLiveness*>& visited,
                     std::vector<int32_t>& live) const;
-  struct LeafSize {
-    int64_t logical = 0;
-    int64_t padded = 0;
-    int64_t memory_space = 0;
-  };
   class Builder;
 
   std::vector<Buffer> buffers_;
-  std::vector<int32_t> whole_step_;
+  std::deque<LeafClass> classes_;  // what Buffer::leaf_class points to (never moved)
+  std::vector<std::pair<int32_t, int32_t>> whole_step_;  // [first, first + count) of ids
   std::vector<std::unique_ptr<ComputationLiveness>> computations_;
   const ComputationLiveness* entry_ = nullptr;
   absl::flat_hash_map<const Computation*, const ComputationLiveness*> by_computation_;
   std::vector<std::string> notes_;
+  absl::flat_hash_map<int32_t, int32_t> aliased_outputs_;
 };
 
 }  // namespace hloroof::detail
