@@ -735,12 +735,15 @@ ModuleAssignment Assigner::run() {
   flatten(liveness_.entry(), 0);
 
   // Every buffer with memory of its own, with its value(s).
-  // 24 bytes each, and one for a run of a parameter's read-only leaves that are alike (their
-  // consecutive ids sort together: everything else the order compares is the same).
+  // One per buffer, and one for a run of a parameter's read-only leaves that are alike (their
+  // consecutive ids sort together: everything else the order compares is the same). What the
+  // order compares is in the item itself.
   struct Item {
     int32_t id;
     int32_t rank;   // XLA's post order of the definition (ProcessingOrder)
     int32_t count;  // buffers id .. id + count - 1
+    bool is_output;
+    int64_t bytes;  // padded
     int64_t start;
   };
   const ProcessingOrder order(liveness_);
@@ -764,30 +767,20 @@ ModuleAssignment Assigner::run() {
         continue;
       }
     }
-    items.push_back({static_cast<int32_t>(id), static_cast<int32_t>(order.of(b)), 1, v->start});
+    items.push_back({static_cast<int32_t>(id), static_cast<int32_t>(order.of(b)), 1, b.is_output,
+                     b.padded_bytes(), v->start});
   }
   // Largest first; live-out first among equals; then in XLA's post order of the definitions.
-  // The ids make the order total, so an unstable sort gives the one order (and needs no copy).
-  std::sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
-    const Buffer &x = buffers[a.id], &y = buffers[b.id];
-    if (x.padded_bytes() != y.padded_bytes()) return x.padded_bytes() > y.padded_bytes();
-    if (x.is_output != y.is_output) return x.is_output;
+  // (The ids make the order total: any sort gives the one order; this one compares least.)
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    if (a.bytes != b.bytes) return a.bytes > b.bytes;
+    if (a.is_output != b.is_output) return a.is_output;
     if (a.rank != b.rank) return a.rank < b.rank;
     if (a.start != b.start) return a.start < b.start;
     return a.id < b.id;
   });
 
   out_.allocations.reserve(items.size() + 4);
-  // Largest first; live-out first among equals; then in XLA's post order of the definitions.
-  // The ids make the order total, so an unstable sort gives the one order (and needs no copy).
-  std::sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
-    const Buffer &x = buffers[a.id], &y = buffers[b.id];
-    if (x.padded_bytes() != y.padded_bytes()) return x.padded_bytes() > y.padded_bytes();
-    if (x.is_output != y.is_output) return x.is_output;
-    if (a.rank != b.rank) return a.rank < b.rank;
-    if (a.start != b.start) return a.start < b.start;
-    return a.id < b.id;
-  });
 
   // Output and donated allocations, in creation order, by memory space.
   absl::flat_hash_map<int64_t, ReusableAllocations> reusable;
