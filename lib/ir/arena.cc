@@ -7,7 +7,7 @@
 
 #include "absl/base/const_init.h"
 #include "absl/synchronization/mutex.h"
-#include "hloroof/detail/arena_allocator.h"
+#include "ir/arena_allocator.h"
 #include "ir/mapped_memory.h"
 
 #ifdef __linux__

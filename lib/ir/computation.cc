@@ -11,6 +11,22 @@ std::string_view Computation::execution_thread() const {
   return execution_thread_.empty() ? std::string_view("main") : execution_thread_;
 }
 
+absl::Span<Instruction* const> Computation::instructions() const {
+  return detail::IrAccess::node(this).instructions;
+}
+
+size_t Computation::instruction_count() const {
+  return detail::IrAccess::node(this).instructions.size();
+}
+
+absl::Span<Instruction* const> Computation::parameters() const {
+  return detail::IrAccess::node(this).parameters;
+}
+
+absl::Span<Instruction* const> Computation::callers() const {
+  return detail::IrAccess::node(this).callers;
+}
+
 Instruction* Computation::find_instruction(std::string_view name) const {
   return detail::IrAccess::find(this, name);
 }
@@ -39,8 +55,9 @@ absl::StatusOr<Instruction*> Computation::add_instruction(Opcode opcode, std::st
   IrAccess::add_to_computation(this, i, before);
   IrAccess::set_operands(m, i, operands);
   if (opcode == Opcode::kParameter) {
-    IrAccess::set_parameter_number(i, static_cast<int64_t>(parameters_.size()));
-    parameters_.push_back(i);
+    detail::InstructionVector& parameters = IrAccess::node(this).parameters;
+    IrAccess::set_parameter_number(i, static_cast<int64_t>(parameters.size()));
+    parameters.push_back(i);
   }
   if (root_ == nullptr) root_ = i;
   IrAccess::update_entry_layout(i);
@@ -69,8 +86,10 @@ absl::Status Computation::remove_instruction(Instruction* instruction) {
         str_cat("cannot remove parameter ", instruction->name(), " of ", name_));
   }
   detail::IrAccess::detach(instruction);
-  instructions_.erase(std::find(instructions_.begin(), instructions_.end(), instruction));
-  by_name_.erase(instruction->name());
+  detail::ComputationNode& node = detail::IrAccess::node(this);
+  auto& instructions = node.instructions;
+  instructions.erase(std::find(instructions.begin(), instructions.end(), instruction));
+  node.by_name.erase(instruction->name());
   return absl::OkStatus();
 }
 

@@ -51,7 +51,7 @@ void IrAccess::order_callees_first(ModuleState& m) {
   absl::flat_hash_set<Computation*> visiting;  // a call cycle is left for verify to report
   std::function<void(Computation*)> place = [&](Computation* c) {
     if (placed.contains(c) || !visiting.insert(c).second) return;
-    for (Instruction* i : c->instructions_) {
+    for (Instruction* i : IrAccess::node(c).instructions) {
       for (Computation* callee : i->called_computations()) place(callee);
     }
     placed.insert(c);

@@ -32,7 +32,7 @@ void for_each_reference(absl::Span<const Attribute> attributes, CompFn&& on_comp
 }  // namespace
 
 Computation* IrAccess::new_computation(ModuleState& m, std::string_view name) {
-  Computation* c = m.arena.create<Computation>(&m.arena);
+  Computation* c = m.arena.create<ComputationNode>(&m.arena);
   c->module_ = &m;
   c->name_ = name;
   return c;
@@ -61,34 +61,36 @@ void IrAccess::set_literal(ModuleState& m, Instruction* i, std::string_view text
 }
 
 bool IrAccess::add_to_computation(Computation* c, Instruction* i, Instruction* before) {
-  if (c->by_name_.empty() && c->instructions_.size() < kNameScanLimit) {
+  InstructionVector& instructions = node(c).instructions;
+  InstructionsByName& by_name = node(c).by_name;
+  if (by_name.empty() && instructions.size() < kNameScanLimit) {
     if (scan_for_name(c, i->name()) != nullptr) return false;
   } else {
-    if (c->by_name_.empty()) {
+    if (by_name.empty()) {
       // The computation outgrows scanning: every instruction goes into the map.
-      c->by_name_.reserve(c->instructions_.size() * 2);
-      c->by_name_.insert(c->instructions_.begin(), c->instructions_.end());
+      by_name.reserve(instructions.size() * 2);
+      by_name.insert(instructions.begin(), instructions.end());
     }
-    if (!c->by_name_.insert(i).second) return false;
+    if (!by_name.insert(i).second) return false;
   }
   i->parent_ = c;
   if (before == nullptr) {
-    c->instructions_.push_back(i);
+    instructions.push_back(i);
   } else {
-    auto it = std::find(c->instructions_.begin(), c->instructions_.end(), before);
-    c->instructions_.insert(it, i);
+    auto it = std::find(instructions.begin(), instructions.end(), before);
+    instructions.insert(it, i);
   }
   return true;
 }
 
 void IrAccess::set_operands(ModuleState& m, Instruction* user,
                             absl::Span<Instruction* const> operands) {
-  user->operands_.assign(m.arena, operands);
+  EdgeLists::assign(m.arena, user->operands_, operands);
   // A user's operands are all added before any other instruction's, so a repeated operand
   // (add(x, x)) finds its user at the back of the list.
   for (Instruction* operand : operands) {
-    if (operand->users_.empty() || operand->users_.back() != user) {
-      operand->users_.push_back(m.arena, user);
+    if (operand->users_.size == 0 || EdgeLists::back(operand->users_) != user) {
+      EdgeLists::push_back(m.arena, operand->users_, user);
     }
   }
 }
@@ -112,13 +114,13 @@ void IrAccess::relink_attributes(Instruction* i, absl::Span<Attribute> attribute
   ModuleState& m = state(*i->parent_);
   if (i->attribute_count_ > 0) {
     for_each_reference(
-        i->attributes(), [&](Computation* c) { erase_one(c->callers_, i); },
+        i->attributes(), [&](Computation* c) { erase_one(node(c).callers, i); },
         [&](Instruction* pred) {
-          if (pred->rare_ != nullptr) pred->rare_->control_successors.erase_one(i);
+          if (pred->rare_ != nullptr) EdgeLists::erase_one(pred->rare_->control_successors, i);
         });
   }
   if (i->rare_ != nullptr) {
-    i->rare_->called.clear();
+    EdgeLists::clear(i->rare_->called);
     i->rare_->has_called = false;
   }
   i->attributes_ = attributes.data();
@@ -141,23 +143,26 @@ void IrAccess::relink_attributes(Instruction* i, absl::Span<Attribute> attribute
         } else {
           repeats = true;
         }
-        if (c->callers_.empty() || c->callers_.back() != i) c->callers_.push_back(i);
+        absl::InlinedVector<Instruction*, 1>& callers = node(c).callers;
+        if (callers.empty() || callers.back() != i) callers.push_back(i);
       },
       [&](Instruction* pred) {
         EdgeList<Instruction>& successors = rare(m, pred).control_successors;
-        if (successors.empty() || successors.back() != i) successors.push_back(m.arena, i);
+        if (successors.size == 0 || EdgeLists::back(successors) != i) {
+          EdgeLists::push_back(m.arena, successors, i);
+        }
       });
   if (holders > 1 || repeats) {
     Instruction::Rare& r = rare(m, i);
-    r.called.assign(m.arena, called);
+    EdgeLists::assign(m.arena, r.called, absl::Span<Computation* const>(called));
     r.has_called = true;
   }
 }
 
 void IrAccess::detach(Instruction* i) {
   set_attributes(i, {});
-  for (Instruction* operand : i->operands_) operand->users_.erase_one(i);
-  i->operands_.clear();
+  for (Instruction* operand : i->operands_.span()) EdgeLists::erase_one(operand->users_, i);
+  EdgeLists::clear(i->operands_);
 }
 
 std::string_view IrAccess::unique_name(Computation* c, std::string_view base) {

@@ -16,8 +16,8 @@ std::optional<Opcode> Instruction::async_wrapped_opcode() const {
   const Instruction* start = this;
   // async-update and async-done name their start (through any updates) as operand 0.
   while ((start->opcode_ == Opcode::kAsyncUpdate || start->opcode_ == Opcode::kAsyncDone) &&
-         !start->operands_.empty()) {
-    start = start->operands_[0];
+         start->operands_.size > 0) {
+    start = start->operand(0);
     if (start->has_wrapped_opcode_) return start->wrapped_opcode_;
   }
   if (start->opcode_ != Opcode::kAsyncStart) return std::nullopt;
@@ -34,6 +34,14 @@ absl::Span<Computation* const> Instruction::called_computations() const {
     if (const ComputationList* list = a.get<ComputationList>()) return *list;
   }
   return {};
+}
+
+absl::Span<Instruction* const> Instruction::control_successors() const {
+  return rare_ != nullptr ? rare_->control_successors.span() : absl::Span<Instruction* const>();
+}
+
+std::string_view Instruction::literal_text() const {
+  return rare_ != nullptr ? rare_->literal : std::string_view();
 }
 
 absl::Span<Instruction* const> Instruction::control_predecessors() const {
@@ -170,21 +178,22 @@ void Instruction::remove_attribute(AttrId id) {
 }
 
 absl::Status Instruction::replace_operand(size_t i, Instruction* operand) {
-  if (i >= operands_.size()) {
+  if (i >= operands_.size) {
     return absl::OutOfRangeError(
-        str_cat(name(), " has ", operands_.size(), " operands; there is no operand ", i));
+        str_cat(name(), " has ", operands_.size, " operands; there is no operand ", i));
   }
   if (operand == nullptr || operand->parent_ != parent_) {
     return absl::InvalidArgumentError(
         str_cat("the new operand of ", name(), " must be in computation ", parent_->name()));
   }
-  Instruction* old = operands_[i];
-  operands_.set(i, operand);
-  if (std::find(operands_.begin(), operands_.end(), old) == operands_.end()) {
-    old->users_.erase_one(this);
-  }
-  if (std::find(operand->users_.begin(), operand->users_.end(), this) == operand->users_.end()) {
-    operand->users_.push_back(detail::IrAccess::state(*parent_).arena, this);
+  using detail::EdgeLists;
+  Instruction* old = operands_.data()[i];
+  EdgeLists::set(operands_, i, operand);
+  const absl::Span<Instruction* const> now = operands();
+  if (std::find(now.begin(), now.end(), old) == now.end()) EdgeLists::erase_one(old->users_, this);
+  const absl::Span<Instruction* const> users = operand->users();
+  if (std::find(users.begin(), users.end(), this) == users.end()) {
+    EdgeLists::push_back(detail::IrAccess::state(*parent_).arena, operand->users_, this);
   }
   return absl::OkStatus();
 }
@@ -195,11 +204,11 @@ absl::Status Instruction::replace_all_uses_with(Instruction* other) {
         str_cat("the replacement of ", name(), " must be in computation ", parent_->name()));
   }
   if (other == this) return absl::OkStatus();
-  std::vector<Instruction*> users(users_.begin(), users_.end());
+  std::vector<Instruction*> users(users_.span().begin(), users_.span().end());
   for (Instruction* user : users) {
     if (user == other) continue;  // other may itself use this (e.g. a copy inserted after it)
-    for (size_t k = 0; k < user->operands_.size(); ++k) {
-      if (user->operands_[k] == this) {
+    for (size_t k = 0; k < user->operand_count(); ++k) {
+      if (user->operand(k) == this) {
         if (absl::Status s = user->replace_operand(k, other); !s.ok()) return s;
       }
     }

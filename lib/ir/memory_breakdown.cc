@@ -20,7 +20,7 @@ size_t spilled(const Vec& v, size_t inline_capacity) {
 // Arena bytes of an edge list's array (outgrown arrays are not counted).
 template <typename T>
 size_t out_of_line(const EdgeList<T>& list) {
-  return list.capacity() > 1 ? list.capacity() * sizeof(T*) : 0;
+  return list.capacity > 1 ? list.capacity * sizeof(T*) : 0;
 }
 
 }  // namespace
@@ -34,11 +34,12 @@ MemoryBreakdown IrAccess::memory_breakdown(const Module& module) {
   b.arena_heap_blocks = m.arena.heap_block_bytes();
   b.shape_table = m.shapes.table_bytes();
   for (const Computation* c : m.computations) {
-    b.computation_nodes += sizeof(Computation);
-    b.name_maps += hash_table_bytes(c->by_name_);
-    b.order_lists += (c->instructions_.capacity() + c->parameters_.capacity()) * sizeof(void*);
-    b.edge_heap += spilled(c->callers_, 1);
-    for (const Instruction* i : c->instructions_) {
+    const ComputationNode& node = IrAccess::node(c);
+    b.computation_nodes += sizeof(ComputationNode);
+    b.name_maps += hash_table_bytes(node.by_name);
+    b.order_lists += (node.instructions.capacity() + node.parameters.capacity()) * sizeof(void*);
+    b.edge_heap += spilled(node.callers, 1);
+    for (const Instruction* i : node.instructions) {
       ++b.instructions;
       b.nodes += sizeof(Instruction);
       b.attributes += static_cast<int64_t>(i->attribute_count_);

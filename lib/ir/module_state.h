@@ -9,17 +9,76 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "hloroof/computation.h"
-#include "hloroof/detail/string_view_hash.h"
 #include "hloroof/input_file.h"
 #include "hloroof/instruction.h"
 #include "hloroof/module.h"
 #include "ir/arena.h"
+#include "ir/arena_allocator.h"
+#include "ir/edge_list.h"
 #include "ir/memory_breakdown.h"
 #include "ir/shape_table.h"
+#include "ir/string_view_hash.h"
 
-namespace hloroof::detail {
+namespace hloroof {
+
+// What few instructions have, out of line.
+struct Instruction::Rare {
+  std::string_view literal;  // kConstant
+  detail::EdgeList<Instruction> control_successors;
+  // The called computations when they are not one attribute's own storage (see
+  // called_computations()): several attributes call computations, or a list repeats one.
+  detail::EdgeList<Computation> called;
+  bool has_called = false;
+};
+
+namespace detail {
+
+// A computation's instructions by name: the set holds the instruction pointers (8 bytes a
+// slot) and hashes and compares their names, so a name can be looked up directly. Small
+// computations (most fused computations) have none: their names are looked up by scanning
+// the instruction list (IrAccess::find).
+struct InstructionNameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view name) const { return hash_text(name); }
+  size_t operator()(const Instruction* i) const { return hash_text(i->name()); }
+};
+struct InstructionNameEq {
+  using is_transparent = void;
+  bool operator()(const Instruction* a, const Instruction* b) const {
+    return same_text(a->name(), b->name());
+  }
+  bool operator()(const Instruction* a, std::string_view b) const {
+    return same_text(a->name(), b);
+  }
+  bool operator()(std::string_view a, const Instruction* b) const {
+    return same_text(a, b->name());
+  }
+};
+using InstructionsByName = absl::flat_hash_set<Instruction*, InstructionNameHash,
+                                               InstructionNameEq, ArenaAllocator<Instruction*>>;
+using InstructionVector = std::vector<Instruction*, ArenaAllocator<Instruction*>>;
+
+// A computation as the module holds it: the public Computation (name, root, flags) and its
+// containers. Every Computation is one of these.
+struct ComputationNode final : Computation {
+  // Its lists and name map take their memory from `arena`, the module's.
+  explicit ComputationNode(Arena* arena)
+      : instructions(ArenaAllocator<Instruction*>(arena)),
+        parameters(ArenaAllocator<Instruction*>(arena)),
+        by_name(0, InstructionNameHash(), InstructionNameEq(),
+                ArenaAllocator<Instruction*>(arena)) {}
+
+  InstructionVector instructions;
+  InstructionVector parameters;
+  // Empty while the computation has at most kNameScanLimit instructions and its names are
+  // looked up by scanning instructions; from then on, every instruction by name.
+  InstructionsByName by_name;
+  absl::InlinedVector<Instruction*, 1> callers;
+};
 
 struct ModuleState {
   ModuleState() : shapes(&arena) {}
@@ -47,6 +106,10 @@ struct IrAccess {
   static const ModuleState& state(const Module& m) { return *m.state_; }
   static void set_state(Module& m, std::unique_ptr<ModuleState> s) { m.state_ = std::move(s); }
   static ModuleState& state(const Computation& c) { return *c.module_; }
+  static ComputationNode& node(Computation* c) { return static_cast<ComputationNode&>(*c); }
+  static const ComputationNode& node(const Computation* c) {
+    return static_cast<const ComputationNode&>(*c);
+  }
 
   static Computation* new_computation(ModuleState& m, std::string_view name);
   static Instruction* new_instruction(ModuleState& m, Opcode opcode, std::string_view name,
@@ -65,8 +128,8 @@ struct IrAccess {
   static constexpr size_t kNameScanLimit = 16;
   // Room for about `n` instructions, so that the list and the name map do not grow in steps.
   static void reserve_instructions(Computation* c, size_t n) {
-    c->instructions_.reserve(n);
-    if (n > kNameScanLimit) c->by_name_.reserve(n);
+    node(c).instructions.reserve(n);
+    if (n > kNameScanLimit) node(c).by_name.reserve(n);
   }
   static void set_root(Computation* c, Instruction* root) { c->root_ = root; }
   static void set_entry(Computation* c, bool entry) { c->is_entry_ = entry; }
@@ -98,16 +161,18 @@ struct IrAccess {
     i->has_wrapped_opcode_ = true;
     i->wrapped_opcode_ = wrapped;
   }
-  static InstructionVector& parameters(Computation* c) { return c->parameters_; }
+  static InstructionVector& parameters(Computation* c) { return node(c).parameters; }
   static Instruction* find(const Computation* c, std::string_view name) {
-    if (c->by_name_.empty()) return scan_for_name(c, name);
-    auto it = c->by_name_.find(name);
-    return it == c->by_name_.end() ? nullptr : *it;
+    const InstructionsByName& by_name = node(c).by_name;
+    if (by_name.empty()) return scan_for_name(c, name);
+    auto it = by_name.find(name);
+    return it == by_name.end() ? nullptr : *it;
   }
   // The instruction of a computation without a name map named `name`, or null. From the back:
   // an operand is mostly an instruction defined just before its user.
   static Instruction* scan_for_name(const Computation* c, std::string_view name) {
-    for (auto it = c->instructions_.rbegin(); it != c->instructions_.rend(); ++it) {
+    const InstructionVector& instructions = node(c).instructions;
+    for (auto it = instructions.rbegin(); it != instructions.rend(); ++it) {
       if ((*it)->name_size_ == name.size() && same_text((*it)->name(), name)) return *it;
     }
     return nullptr;
@@ -131,6 +196,7 @@ struct IrAccess {
   static std::string_view unique_name(Computation* c, std::string_view base);
 };
 
-}  // namespace hloroof::detail
+}  // namespace detail
+}  // namespace hloroof
 
 #endif  // HLOROOF_IR_MODULE_STATE_H_

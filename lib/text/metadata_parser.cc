@@ -3,7 +3,7 @@
 #include <array>
 
 #include "absl/container/flat_hash_map.h"
-#include "hloroof/detail/string_view_hash.h"
+#include "ir/string_view_hash.h"
 #include "ir/metadata_scan.h"
 #include "ir/strings.h"
 #include "text/module_parser.h"

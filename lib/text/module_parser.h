@@ -19,7 +19,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "hloroof/attributes.h"
-#include "hloroof/detail/string_view_hash.h"
+#include "ir/string_view_hash.h"
 #include "hloroof/metadata.h"
 #include "hloroof/module.h"
 #include "hloroof/replica_groups.h"

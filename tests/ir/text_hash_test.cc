@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hloroof/detail/string_view_hash.h"
+#include "ir/string_view_hash.h"
 
 namespace hloroof::detail {
 namespace {

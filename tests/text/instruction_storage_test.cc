@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "hloroof/hloroof.h"
+#include "ir/edge_list.h"
 #include "module_test_util.h"
 
 namespace hloroof {

@@ -2,51 +2,23 @@
 #ifndef HLOROOF_COMPUTATION_H_
 #define HLOROOF_COMPUTATION_H_
 
+#include <cstddef>
 #include <string_view>
-#include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
-#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "hloroof/detail/arena_allocator.h"
-#include "hloroof/detail/string_view_hash.h"
 #include "hloroof/instruction.h"
+#include "hloroof/opcode.h"
+#include "hloroof/shape.h"
 
 namespace hloroof {
 
 class Module;
 namespace detail {
 struct ModuleState;
-class Arena;
-}  // namespace detail
-
-namespace detail {
-// A computation's instructions by name: the set holds the instruction pointers (8 bytes a
-// slot) and hashes and compares their names, so a name can be looked up directly. Small
-// computations (most fused computations) have none: their names are looked up by scanning
-// the instruction list (IrAccess::find).
-struct InstructionNameHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view name) const { return hash_text(name); }
-  size_t operator()(const Instruction* i) const { return hash_text(i->name()); }
-};
-struct InstructionNameEq {
-  using is_transparent = void;
-  bool operator()(const Instruction* a, const Instruction* b) const {
-    return same_text(a->name(), b->name());
-  }
-  bool operator()(const Instruction* a, std::string_view b) const {
-    return same_text(a->name(), b);
-  }
-  bool operator()(std::string_view a, const Instruction* b) const {
-    return same_text(a, b->name());
-  }
-};
-using InstructionsByName = absl::flat_hash_set<Instruction*, InstructionNameHash,
-                                               InstructionNameEq, ArenaAllocator<Instruction*>>;
-using InstructionVector = std::vector<Instruction*, ArenaAllocator<Instruction*>>;
+struct IrAccess;
+struct ComputationNode;
 }  // namespace detail
 
 class Computation {
@@ -61,14 +33,14 @@ class Computation {
 
   // Every instruction in schedule order, which is the printed order (is_scheduled=true makes
   // it the execution order outside fusions).
-  absl::Span<Instruction* const> instructions() const { return instructions_; }
-  size_t instruction_count() const { return instructions_.size(); }
+  absl::Span<Instruction* const> instructions() const;
+  size_t instruction_count() const;
   Instruction* root() const { return root_; }
   // Parameter instructions, indexed by parameter number.
-  absl::Span<Instruction* const> parameters() const { return parameters_; }
+  absl::Span<Instruction* const> parameters() const;
   Instruction* find_instruction(std::string_view name) const;
   // Instructions that call this computation (fusion, while, reduce, ...).
-  absl::Span<Instruction* const> callers() const { return callers_; }
+  absl::Span<Instruction* const> callers() const;
 
   // ---- Edits.
   // Adds `opcode(operands...)` with `shape` before `before` (at the end when null); the order is
@@ -92,25 +64,16 @@ class Computation {
 
  private:
   friend struct detail::IrAccess;
-  friend class detail::Arena;
-  // Its lists and name map take their memory from `arena`, the module's.
-  explicit Computation(detail::Arena* arena)
-      : instructions_(detail::ArenaAllocator<Instruction*>(arena)),
-        parameters_(detail::ArenaAllocator<Instruction*>(arena)),
-        by_name_(0, detail::InstructionNameHash(), detail::InstructionNameEq(),
-                 detail::ArenaAllocator<Instruction*>(arena)) {}
+  friend struct detail::ComputationNode;
+  // Made only as a detail::ComputationNode (lib/ir/module_state.h), which adds the instruction
+  // and parameter lists, the name map and the callers.
+  Computation() = default;
 
   detail::ModuleState* module_ = nullptr;
   std::string_view name_;
   std::string_view execution_thread_;
   bool is_entry_ = false;
   Instruction* root_ = nullptr;
-  detail::InstructionVector instructions_;
-  detail::InstructionVector parameters_;
-  // Empty while the computation has at most kNameScanLimit instructions and its names are
-  // looked up by scanning instructions_; from then on, every instruction by name.
-  detail::InstructionsByName by_name_;
-  absl::InlinedVector<Instruction*, 1> callers_;
 };
 
 }  // namespace hloroof

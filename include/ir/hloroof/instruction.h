@@ -11,7 +11,6 @@
 #include "absl/types/span.h"
 #include "hloroof/attributes.h"
 #include "hloroof/backend_config.h"
-#include "hloroof/detail/edge_list.h"
 #include "hloroof/metadata.h"
 #include "hloroof/opcode.h"
 #include "hloroof/replica_groups.h"
@@ -23,6 +22,7 @@ namespace hloroof {
 class Computation;
 namespace detail {
 struct IrAccess;
+struct EdgeLists;
 class Arena;
 }  // namespace detail
 
@@ -45,14 +45,12 @@ class Instruction {
   bool uses_async_sugar() const { return async_sugar_; }
 
   absl::Span<Instruction* const> operands() const { return operands_.span(); }
-  Instruction* operand(size_t i) const { return operands_[i]; }
-  size_t operand_count() const { return operands_.size(); }
+  Instruction* operand(size_t i) const { return operands_.data()[i]; }
+  size_t operand_count() const { return operands_.size; }
   // Instructions that use this one as an operand, each once, in the order they were added.
   absl::Span<Instruction* const> users() const { return users_.span(); }
   absl::Span<Instruction* const> control_predecessors() const;
-  absl::Span<Instruction* const> control_successors() const {
-    return rare_ ? rare_->control_successors.span() : absl::Span<Instruction* const>();
-  }
+  absl::Span<Instruction* const> control_successors() const;
   // Every computation this instruction calls, each once, in attribute order (to_apply, calls,
   // condition and body, branches, ...).
   absl::Span<Computation* const> called_computations() const;
@@ -60,7 +58,7 @@ class Instruction {
   // kParameter: the parameter number; -1 otherwise.
   int64_t parameter_number() const { return parameter_number_; }
   // kConstant: the literal as written, e.g. `{1, 2}`, `0.5`, `{...}` (elided).
-  std::string_view literal_text() const { return rare_ ? rare_->literal : std::string_view(); }
+  std::string_view literal_text() const;
 
   // ---- Attributes.
   absl::Span<const Attribute> attributes() const {
@@ -163,18 +161,27 @@ class Instruction {
 
  private:
   friend struct detail::IrAccess;
+  friend struct detail::EdgeLists;
   friend class detail::Arena;
   Instruction() = default;
 
-  // What few instructions have, out of line (null when none of it is set).
-  struct Rare {
-    std::string_view literal;  // kConstant
-    detail::EdgeList<Instruction> control_successors;
-    // The called computations when they are not one attribute's own storage (see
-    // called_computations()): several attributes call computations, or a list repeats one.
-    detail::EdgeList<Computation> called;
-    bool has_called = false;
+  // A list of pointers as a node holds it: up to one element in place, a longer list in the
+  // module's arena. Read here only; lib/ir/edge_list.h appends, replaces and erases.
+  template <typename T>
+  struct Edges {
+    absl::Span<T* const> span() const { return absl::Span<T* const>(data(), size); }
+    T* const* data() const { return capacity <= 1 ? &one : many; }
+
+    union {
+      T* one = nullptr;  // capacity <= 1
+      T** many;          // capacity > 1: arena memory
+    };
+    uint32_t size = 0;
+    uint32_t capacity = 1;
   };
+  // What few instructions have, out of line (null when none of it is set): a literal, control
+  // successors, the called computations (lib/ir/module_state.h).
+  struct Rare;
 
   // A module holds one node per instruction, so the node is kept small and trivially
   // destructible (the arena records no destructor for it): 88 bytes on 64-bit targets.
@@ -189,8 +196,8 @@ class Instruction {
   Attribute* attributes_ = nullptr;
   const Shape* shape_ = nullptr;
   Computation* parent_ = nullptr;
-  detail::EdgeList<Instruction> operands_;
-  detail::EdgeList<Instruction> users_;
+  Edges<Instruction> operands_;
+  Edges<Instruction> users_;
   Rare* rare_ = nullptr;
 };
 

@@ -2,8 +2,8 @@
 // and its name map): they take their memory from the module's arena, beside the instructions,
 // and give it back only with the module. A large module's arena is in huge pages, already
 // resident, where these lists would otherwise be fresh 4 KiB pages of the heap.
-#ifndef HLOROOF_DETAIL_ARENA_ALLOCATOR_H_
-#define HLOROOF_DETAIL_ARENA_ALLOCATOR_H_
+#ifndef HLOROOF_IR_ARENA_ALLOCATOR_H_
+#define HLOROOF_IR_ARENA_ALLOCATOR_H_
 
 #include <cstddef>
 #include <new>
@@ -45,4 +45,4 @@ struct ArenaAllocator {
 
 }  // namespace hloroof::detail
 
-#endif  // HLOROOF_DETAIL_ARENA_ALLOCATOR_H_
+#endif  // HLOROOF_IR_ARENA_ALLOCATOR_H_
