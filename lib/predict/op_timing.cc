@@ -71,38 +71,38 @@ BoundBy bound_by(Bound b) {
 void use_figure(Bound b, const OpWork& w, Target& target) {
   switch (b) {
     case Bound::kMatrix:
-      target.matrix_classes_used.insert(w.matrix_class.empty() ? matrix_class(w.matrix_type)
-                                                               : w.matrix_class);
+      target.use_matrix_class(w.matrix_class.empty() ? matrix_class(w.matrix_type)
+                                                     : w.matrix_class);
       return;
     case Bound::kVector:
-      target.figures_used.insert("vector_flops_per_s");
+      target.use_figure("vector_flops_per_s");
       return;
     case Bound::kTranscendental:
-      target.figures_used.insert("transcendentals_per_s");
+      target.use_figure("transcendentals_per_s");
       return;
     case Bound::kHbm:
-      target.figures_used.insert("hbm.bandwidth");
+      target.use_figure("hbm.bandwidth");
       return;
     case Bound::kOnChip:
-      target.figures_used.insert("on_chip_memory.bandwidth");
+      target.use_figure("on_chip_memory.bandwidth");
       return;
     case Bound::kHost:
-      target.figures_used.insert("host_link.bandwidth");
+      target.use_figure("host_link.bandwidth");
       return;
     case Bound::kOverhead:
-      target.figures_used.insert("per_op_overhead");
+      target.use_figure("per_op_overhead");
       return;
   }
 }
 
 // The speed of light: calibration knobs are left to the expected time.
 RooflineEstimate roofline(const OpWork& work, bool include_overhead, Target& target) {
-  RooflineEstimate e = roofline_time(target.device, work,
+  RooflineEstimate e = roofline_time(target.device(), work,
                                      {.include_overhead = include_overhead,
                                       .apply_efficiency = false,
                                       .cite_sources = target.explain()});
   use_figure(e.bound, work, target);
-  if (e.overhead_s > 0) target.figures_used.insert("per_op_overhead");
+  if (e.overhead_s > 0) target.use_figure("per_op_overhead");
   for (std::string& note : e.notes) target.assume(std::move(note));
   e.notes.clear();
   return e;
@@ -120,7 +120,7 @@ void set_roofline(InstructionTiming& t, const RooflineEstimate& e, const Target&
 // "Kernel estimates"): that estimate is its expected time, never below its roofline. False
 // when the op carries none, or the target is not a GPU.
 bool set_kernel_estimate(InstructionTiming& t, const Instruction& i, Target& target) {
-  if (target.device.kind != DeviceKind::kGpu) return false;
+  if (target.device().kind != DeviceKind::kGpu) return false;
   const std::optional<KernelTimeEstimate> k = i.backend_config().kernel_time_estimate();
   if (!k) return false;
   target.assume(
@@ -162,21 +162,21 @@ bool layout_sensitive(const Instruction& i, int depth = 0) {
 // The op's expected time in place of its roofline time (unless this is the roofline walk).
 void set_expected(InstructionTiming& t, const Instruction& i, const OpWork& work,
                   const RooflineEstimate& e, bool include_overhead, Target& target) {
-  if (target.roofline_walk) return;
+  if (target.roofline_walk()) return;
   if (set_kernel_estimate(t, i, target)) return;
   std::vector<std::string> notes;
   const std::vector<GemmCall> gemms =
-      work.matrix_flops > 0 ? gemms_of(i, target.device) : std::vector<GemmCall>();
-  const IssueTime issue = elementwise_issue_time(i, target.device);
-  ExpectedTime x = expected_op_time(gemms, work, e, target.device, include_overhead, notes,
-                                    &target.gemm_times, issue, target.explain());
+      work.matrix_flops > 0 ? gemms_of(i, target.device()) : std::vector<GemmCall>();
+  const IssueTime issue = elementwise_issue_time(i, target.device());
+  ExpectedTime x = expected_op_time(gemms, work, e, target.device(), include_overhead, notes,
+                                    &target.gemm_times(), issue, target.explain());
   target.assume_all(notes);
   t.model = std::move(x.model);
   if (x.time_s > t.time_s) {
     t.time_s = x.time_s;
     if (target.explain()) absl::StrAppend(&t.explanation, "\n", x.explanation);
   }
-  if (target.device.kind == DeviceKind::kGpu && layout_sensitive(i)) {
+  if (target.device().kind == DeviceKind::kGpu && layout_sensitive(i)) {
     if (target.explain()) {
       absl::StrAppend(&t.explanation,
                       "\n  note: an FFT or transpose: its time depends on layout and stride, "
@@ -193,7 +193,7 @@ void set_expected(InstructionTiming& t, const Instruction& i, const OpWork& work
 // The class the op's matrix FLOPs run on, under the precision rules.
 void set_matrix_unit(OpWork& work, const Instruction& i, const Target& target) {
   if (work.matrix_flops <= 0) return;
-  work.matrix_class = op_matrix_unit(i, target.device, work.matrix_type);
+  work.matrix_class = op_matrix_unit(i, target.device(), work.matrix_type);
 }
 
 // The collective an instruction performs: its own, or for `async-start(...), calls=%c` the one
@@ -226,7 +226,7 @@ absl::StatusOr<CollectiveInput> collective_input(const Instruction& i, const Col
       in.pairs = send_recv_pairs(i);
     }
     if (in.pairs.empty()) {
-      const int64_t peer = target.topology.num_devices() > 1 ? 1 : 0;
+      const int64_t peer = target.slice().num_devices() > 1 ? 1 : 0;
       in.pairs.emplace_back(0, peer);
       target.assume(absl::StrCat(name,
                                  ": the HLO does not list its peers; timed as a transfer "
@@ -237,10 +237,10 @@ absl::StatusOr<CollectiveInput> collective_input(const Instruction& i, const Col
   }
   in.groups = c.groups;
   if (in.groups.empty()) {
-    if (c.group_size > target.topology.num_devices()) {
+    if (c.group_size > target.slice().num_devices()) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: its replica groups hold %d devices, more than the topology %s has (%d)", name,
-          c.group_size, target.topology.to_string(), target.topology.num_devices()));
+          c.group_size, target.slice().to_string(), target.slice().num_devices()));
     }
     std::vector<int64_t>& everyone = in.groups.emplace_back();
     for (int64_t d = 0; d < std::max<int64_t>(1, c.group_size); ++d) everyone.push_back(d);
@@ -254,13 +254,13 @@ absl::StatusOr<CollectiveInput> collective_input(const Instruction& i, const Col
 
 // Figures of the interconnect a collective estimate rests on.
 void use_interconnect_figures(const CollectiveEstimate& e, Target& target) {
-  for (const DeviceFigure& f : target.device.figures) {
+  for (const DeviceFigure& f : target.device().figures) {
     if (f.path.rfind("interconnect.", 0) != 0) continue;
     const bool dcn = f.path.find("dcn") != std::string::npos;
     const bool sol = f.path.find("xla_sol") != std::string::npos;
     if (dcn && e.placement.domains <= 1) continue;
-    if (sol != (target.options.collective_formula == CollectiveFormula::kXlaGpuSol)) continue;
-    target.figures_used.insert(f.path);
+    if (sol != (target.options().collective_formula == CollectiveFormula::kXlaGpuSol)) continue;
+    target.use_figure(f.path);
   }
 }
 
@@ -274,13 +274,13 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
   p.is_async = c.is_async || is_async_start(i.opcode());
   if (c.is_host_transfer) {
     // A host transfer crosses the host link (PCIe), not the network.
-    const double rate = target.device.host_bandwidth.value_or(0);
+    const double rate = target.device().host_bandwidth.value_or(0);
     p.formula = "host transfer: V / W_host";
     p.time_s = rate > 0 ? c.payload_bytes / rate : 0;
     if (rate > 0) {
-      target.figures_used.insert("host_link.bandwidth");
+      target.use_figure("host_link.bandwidth");
     } else {
-      target.assume(absl::StrCat(target.device.name,
+      target.assume(absl::StrCat(target.device().name,
                                  " has no host link bandwidth; host "
                                  "transfers take no time"));
     }
@@ -295,11 +295,11 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
   absl::StatusOr<CollectiveInput> input = collective_input(i, c, target);
   if (!input.ok()) return input.status();
   CollectiveOptions options;
-  options.formula = target.options.collective_formula;
-  options.large_n = target.options.collective_large_n;
+  options.formula = target.options().collective_formula;
+  options.large_n = target.options().collective_large_n;
   options.async_start = i.opcode() == Opcode::kAllReduceStart;
   absl::StatusOr<CollectiveEstimate> e =
-      collective_time(target.device, target.topology, *input, options);
+      collective_time(target.device(), target.slice(), *input, options);
   if (!e.ok()) {
     return absl::Status(e.status().code(), absl::StrCat(sv(i.name()), ": ", e.status().message()));
   }
@@ -308,10 +308,10 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
   roofline_s = e->time_s;
   if (target.explain()) explanation = e->explain();
   model = "roofline";
-  if (!target.roofline_walk) {
+  if (!target.roofline_walk()) {
     std::vector<std::string> notes;
     ExpectedTime x =
-        expected_collective_time(c.kind, *e, target.device, notes, target.explain());
+        expected_collective_time(c.kind, *e, target.device(), notes, target.explain());
     target.assume_all(notes);
     model = std::move(x.model);
     if (x.time_s > p.time_s) {
@@ -346,7 +346,7 @@ std::string stream_of(const Instruction& i, const CollectiveCost* c) {
 absl::Status time_async_start(const Instruction& i, const InstructionCost& record,
                               const TimingMap& timings, Target& target, InstructionTiming& t) {
   t.role = Role::kAsyncStart;
-  const CollectiveCost* c = collective_of(i, target.cost);
+  const CollectiveCost* c = collective_of(i, target.cost());
   t.stream = stream_of(i, c);
   if (c != nullptr) {
     absl::StatusOr<CollectivePrediction> p =
@@ -379,7 +379,7 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
     t.latency_s = it->second.total_s;
     t.async_computation = wrapped;
     t.bound = BoundBy::kCompute;
-    t.model = target.roofline_walk ? "roofline" : "the wrapped computation's ops";
+    t.model = target.roofline_walk() ? "roofline" : "the wrapped computation's ops";
     if (target.explain()) {
       t.explanation =
           absl::StrFormat("runs %s asynchronously: %.4g s", sv(wrapped->name()), t.latency_s);
@@ -389,9 +389,9 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
   OpWork work = work_of(record.cost);
   set_matrix_unit(work, i, target);
   t.matrix_unit = work.matrix_class;
-  RooflineEstimate e = roofline(work, target.options.include_overhead, target);
+  RooflineEstimate e = roofline(work, target.options().include_overhead, target);
   set_roofline(t, e, target);
-  set_expected(t, i, work, e, target.options.include_overhead, target);
+  set_expected(t, i, work, e, target.options().include_overhead, target);
   t.roofline_latency_s = e.time_s;
   t.latency_s = t.time_s;
   t.time_s = 0;
@@ -407,7 +407,7 @@ absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Target& 
   if (fused == nullptr) return 0.0;
   double total = 0;
   for (const Instruction* inner : fused->instructions()) {
-    const InstructionCost* r = target.cost.find(inner);
+    const InstructionCost* r = target.cost().find(inner);
     if (r == nullptr || !r->collective) continue;
     std::string explanation, model;
     double roofline_s = 0;
@@ -440,7 +440,7 @@ std::vector<std::pair<int64_t, int64_t>> send_recv_pairs(const Instruction& i) {
 }
 
 void Target::assume(std::string line) {
-  if (seen.insert(line).second) assumptions.push_back(std::move(line));
+  if (seen_.insert(line).second) out_.assumptions.push_back(std::move(line));
 }
 
 void Target::assume_all(std::vector<std::string>& lines) {
@@ -452,7 +452,7 @@ absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const T
                                                    Target& target) {
   InstructionTiming t;
   t.instruction = &i;
-  t.cost = target.cost.find(&i);
+  t.cost = target.cost().find(&i);
   if (t.cost == nullptr || is_pointer_only(i.opcode())) return t;  // kFree
   const InstructionCost& record = *t.cost;
   if (is_async_start(i.opcode())) {
@@ -476,9 +476,9 @@ absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const T
   t.role = Role::kOp;
   set_matrix_unit(work, i, target);
   t.matrix_unit = work.matrix_class;
-  const RooflineEstimate e = roofline(work, target.options.include_overhead, target);
+  const RooflineEstimate e = roofline(work, target.options().include_overhead, target);
   set_roofline(t, e, target);
-  set_expected(t, i, work, e, target.options.include_overhead, target);
+  set_expected(t, i, work, e, target.options().include_overhead, target);
   t.roofline_time_s = e.time_s;
   if (record.cost.matrix.size() > 1 && target.explain()) {
     absl::StrAppend(&t.explanation,

@@ -287,10 +287,10 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
 
 // Unverified device figures that shaped the estimates (docs/sources.md, "Open questions": treat
 // them as configurable defaults).
-void add_unverified_figures(const DeviceSpec& device, const predict::Target& target,
+void add_unverified_figures(const DeviceSpec& device, const predict::Target::Outputs& recorded,
                             std::vector<std::string>& out) {
-  std::vector<std::string> paths(target.figures_used.begin(), target.figures_used.end());
-  for (std::string_view cls : target.matrix_classes_used) {
+  std::vector<std::string> paths(recorded.figures_used.begin(), recorded.figures_used.end());
+  for (std::string_view cls : recorded.matrix_classes_used) {
     paths.push_back(absl::StrCat("matrix_flops_per_s.", sv(cls)));
   }
   std::sort(paths.begin(), paths.end());
@@ -366,9 +366,12 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
 
   // The schedule walked once at the expected times, each op keeping its roofline too; then
   // scheduled again with the roofline times (the async overlaps differ), nothing costed anew.
-  predict::Target target{device, *topology, options, *cost, {}, {}, {}, {},
-                         options.roofline_only};
-  absl::StatusOr<predict::TimingMap> timings = predict::time_computations(module, target);
+  predict::Target target({.module = module,
+                          .device = device,
+                          .slice = *topology,
+                          .options = options,
+                          .cost = *cost});
+  absl::StatusOr<predict::TimingMap> timings = predict::time_computations(target);
   if (!timings.ok()) return timings.status();
   std::optional<predict::TimingMap> roofline;
   if (!options.roofline_only) {
@@ -391,7 +394,7 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
     p.hfu = p.flops / (p.step_time_s * p.peak_flop_rate);
     p.mfu = p.model_flops / (static_cast<double>(p.devices) * p.step_time_s * p.peak_flop_rate);
   }
-  p.timeline = predict::build_timeline(module, *timings, options, target);
+  p.timeline = predict::build_timeline(*timings, target);
 
   for (const Instruction* i : cost->unknown) p.unknown_ops.emplace_back(i->name());
   p.is_lower_bound = cost->is_lower_bound;
@@ -400,8 +403,9 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
       p.assumptions.push_back(std::move(line));
     }
   }
-  for (std::string& line : target.assumptions) p.assumptions.push_back(std::move(line));
-  add_unverified_figures(device, target, p.assumptions);
+  predict::Target::Outputs recorded = target.take_outputs();
+  for (std::string& line : recorded.assumptions) p.assumptions.push_back(std::move(line));
+  add_unverified_figures(device, recorded, p.assumptions);
   p.assumptions = group_op_notes(p.assumptions, &module);
   return p;
 }

@@ -1,4 +1,4 @@
-// Pieces predict_step_time's files share: the target (device, topology, options), how each
+// Pieces predict_step_time's files share: the target (module, device, slice, options), how each
 // scheduled instruction runs, and the timing of every computation that runs as a schedule.
 #ifndef HLOROOF_LIB_PREDICT_PREDICT_INTERNAL_H_
 #define HLOROOF_LIB_PREDICT_PREDICT_INTERNAL_H_
@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,29 +20,71 @@
 
 namespace hloroof::predict {
 
-// What the ops run on, and the lines the prediction will report as assumptions.
-struct Target {
-  const DeviceSpec& device;
-  const Topology& topology;
-  const PredictOptions& options;
-  const ModuleCost& cost;
+// The context of one prediction, built once by predict_step_time and handed to every step of
+// it (step_walk.cc, op_timing.cc, timeline.cc): what it predicts for (its inputs, fixed), and
+// what the estimates record on the way (its outputs, taken at the end).
+class Target {
+ public:
+  // What the prediction is for; every reference outlives the Target.
+  struct Inputs {
+    const Module& module;
+    const DeviceSpec& device;
+    // The devices the module runs on (choose_topology: --topology, or the smallest slice of
+    // the device that holds the module's replicas and partitions).
+    const Topology& slice;
+    const PredictOptions& options;
+    const ModuleCost& cost;  // analyze_cost(module) with the options' cost settings
+  };
+  // What the estimates recorded.
+  struct Outputs {
+    // Lines the prediction reports as assumptions: each once, in the order first met.
+    std::vector<std::string> assumptions;
+    // Device figures the estimates used (DeviceFigure::path, or the matrix classes of
+    // matrix_flops_per_s), to list the unverified ones. Views of static strings or of the
+    // device.
+    absl::flat_hash_set<std::string_view> figures_used;
+    absl::flat_hash_set<std::string_view> matrix_classes_used;
+  };
 
-  std::vector<std::string> assumptions;
-  absl::flat_hash_set<std::string> seen;  // assumptions already recorded
-  // Device figures the estimates used (DeviceFigure::path, or the matrix classes of
-  // matrix_flops_per_s), to list the unverified ones. Views of static strings or of `device`.
-  absl::flat_hash_set<std::string_view> figures_used;
-  absl::flat_hash_set<std::string_view> matrix_classes_used;
-  // Time every op at its roofline (the roofline walk, or PredictOptions::roofline_only);
-  // otherwise at its expected time.
-  bool roofline_walk = false;
-  GemmTimeCache gemm_times;  // measured GEMM estimates of this prediction
+  explicit Target(const Inputs& inputs) : in_(inputs) {}
+  Target(const Target&) = delete;
+  Target& operator=(const Target&) = delete;
 
+  // ---- Inputs.
+  const Module& module() const { return in_.module; }
+  const DeviceSpec& device() const { return in_.device; }
+  const Topology& slice() const { return in_.slice; }
+  const PredictOptions& options() const { return in_.options; }
+  const ModuleCost& cost() const { return in_.cost; }
   // Whether op explanations are written (PredictOptions::explain).
-  bool explain() const { return options.explain; }
+  bool explain() const { return in_.options.explain; }
+  // Every op is timed at its roofline (PredictOptions::roofline_only), not at its expected
+  // time.
+  bool roofline_walk() const { return in_.options.roofline_only; }
 
+  // ---- Outputs.
+  // Records an assumption (once: a line already recorded is not repeated).
   void assume(std::string line);
+  // assume() for each line; empties `lines`.
   void assume_all(std::vector<std::string>& lines);
+  // Records that an estimate used the device figure at `path` (a static string or a view of
+  // the device's).
+  void use_figure(std::string_view path) { out_.figures_used.insert(path); }
+  // Records that matrix FLOPs ran at matrix_flops_per_s.`matrix_class`.
+  void use_matrix_class(std::string_view matrix_class) {
+    out_.matrix_classes_used.insert(matrix_class);
+  }
+  // What was recorded; the Target records nothing more afterwards.
+  Outputs take_outputs() { return std::move(out_); }
+
+  // The measured GEMM estimates of this prediction, kept so that a GEMM size is looked up once.
+  GemmTimeCache& gemm_times() { return gemm_times_; }
+
+ private:
+  const Inputs in_;
+  Outputs out_;
+  absl::flat_hash_set<std::string> seen_;  // assumptions already recorded
+  GemmTimeCache gemm_times_;
 };
 
 // How a scheduled instruction takes part in its computation's schedule.
@@ -113,7 +156,7 @@ absl::StatusOr<InstructionTiming> time_instruction(const Instruction& instructio
 std::vector<std::pair<int64_t, int64_t>> send_recv_pairs(const Instruction& instruction);
 
 // Times every computation that runs as a schedule, callees first (step_walk.cc).
-absl::StatusOr<TimingMap> time_computations(const Module& module, Target& target);
+absl::StatusOr<TimingMap> time_computations(Target& target);
 
 // The same computations scheduled again with every op at its roofline (roofline_time_s,
 // roofline_latency_s), without costing anything anew: the async overlaps of the roofline are
@@ -126,8 +169,7 @@ absl::flat_hash_map<const Computation*, double> executions_per_step(const Module
                                                                     const TimingMap& timings);
 
 // The trace timeline of one step (timeline.cc).
-std::vector<TimelineEvent> build_timeline(const Module& module, const TimingMap& timings,
-                                          const PredictOptions& options, Target& target);
+std::vector<TimelineEvent> build_timeline(const TimingMap& timings, Target& target);
 
 // XProf-like category of an op: "convolution fusion", "loop fusion", "all-gather", ...
 std::string op_category(const InstructionTiming& timing);

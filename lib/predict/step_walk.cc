@@ -71,7 +71,7 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
                                     Target& target) {
   InstructionTiming t;
   t.instruction = &i;
-  t.cost = target.cost.find(&i);
+  t.cost = target.cost().find(&i);
   t.bound = BoundBy::kCompute;
   switch (i.opcode()) {
     case Opcode::kWhile: {
@@ -90,7 +90,7 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
       // XLA's GPU runtime runs a loop whose trip count the compiler knows (backend_config
       // known_trip_count) by that count, its condition never; other loops run the condition
       // once more than the body.
-      const bool counted = target.device.kind == DeviceKind::kGpu && t.cost != nullptr &&
+      const bool counted = target.device().kind == DeviceKind::kGpu && t.cost != nullptr &&
                            t.cost->trip_count &&
                            t.cost->trip_count->source == TripCountSource::kBackendConfig;
       if (counted) {
@@ -172,7 +172,7 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
     if (is_async_done(op)) {
       InstructionTiming t;
       t.instruction = i;
-      t.cost = target.cost.find(i);
+      t.cost = target.cost().find(i);
       t.role = Role::kAsyncDone;
       const Instruction* start = start_of(*i);
       auto it = start ? starts.find(start) : starts.end();
@@ -291,11 +291,11 @@ absl::StatusOr<TimingMap> roofline_schedule(const Module& module, const TimingMa
   return timings;
 }
 
-absl::StatusOr<TimingMap> time_computations(const Module& module, Target& target) {
+absl::StatusOr<TimingMap> time_computations(Target& target) {
   TimingMap timings;
   // Callees come before their callers, so every callee is timed when its caller is.
-  for (const Computation* c : module.computations()) {
-    const ComputationCost* role = target.cost.find(c);
+  for (const Computation* c : target.module().computations()) {
+    const ComputationCost* role = target.cost().find(c);
     if (role == nullptr || role->role != CostRole::kScheduled) continue;
     absl::StatusOr<ComputationTiming> t = time_computation(*c, timings, target);
     if (!t.ok()) return t.status();

@@ -106,9 +106,9 @@ class TimelineBuilder {
 
 }  // namespace
 
-std::vector<TimelineEvent> build_timeline(const Module& module, const TimingMap& timings,
-                                          const PredictOptions& options, Target& target) {
-  TimelineBuilder builder(timings, options);
+std::vector<TimelineEvent> build_timeline(const TimingMap& timings, Target& target) {
+  const Module& module = target.module();
+  TimelineBuilder builder(timings, target.options());
   builder.place(module.entry(), 0, 0);
   std::vector<TimelineEvent> events = std::move(builder).take();
   if (builder.truncated()) {
