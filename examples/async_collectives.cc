@@ -107,11 +107,13 @@ absl::StatusOr<int> make_collectives_async(hloroof::Module& module) {
   }
   for (Instruction* c : collectives) {
     const auto [start_op, done_op] = *async_form(c->opcode());
-    // The start goes right after the last of its operands to be computed.
+    // The start goes right after the last of its operands to be computed (and after the
+    // starts already there: the collectives start in the order they had).
     size_t earliest = 0;
     for (const Instruction* operand : c->operands()) {
       earliest = std::max(earliest, position(*entry, operand) + 1);
     }
+    while (hloroof::is_async_start(entry->instructions()[earliest]->opcode())) ++earliest;
     const std::string name(c->name());
     absl::StatusOr<Instruction*> start =
         entry->add_instruction(start_op, name + "-start", start_shape(*c, start_op),

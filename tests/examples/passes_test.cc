@@ -128,6 +128,41 @@ TEST_CASE("async_collectives on examples/zero_step.hlo") {
   CHECK(has(r.out, "step time, roofline: 204.864 -> 122.996 us (saved 81.867 us)\n"));
 }
 
+TEST_CASE("async_collectives: all-reduce, collective-permute and all-to-all") {
+  const Run r = run(std::string(ASYNC_COLLECTIVES) + " " HLOROOF_SOURCE_DIR
+                    "/tests/data/passes/async_forms.hlo tpu_v5e:2x2 --print");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  CHECK(has(r.out, "made 3 collectives asynchronous; verify: ok; reparsed: equal\n"));
+  // The three starts after the parameter, in the collectives' order; each done before its
+  // first user (the tuple for cp and a2a, cp's done first).
+  CHECK(has(r.out, "  ar-start after p, ar-done before sum: 4 ops between\n"));
+  CHECK(has(r.out, "  cp-start after ar-start, cp-done before a2a-done: 5 ops between\n"));
+  CHECK(has(r.out, "  a2a-start after cp-start, a2a-done before t: 5 ops between\n"));
+
+  const Module after = printed_module(r.out);
+  const Computation& entry = *after.entry();
+  const Instruction* ar = entry.find_instruction("ar-start");
+  REQUIRE(ar != nullptr);
+  CHECK(ar->opcode() == Opcode::kAllReduceStart);
+  CHECK(to_string(ar->shape()) == "f32[64,64]{1,0}");
+  CHECK(ar->to_apply()->name() == "add");
+  CHECK(entry.find_instruction("ar-done")->opcode() == Opcode::kAllReduceDone);
+  const Instruction* cp = entry.find_instruction("cp-start");
+  REQUIRE(cp != nullptr);
+  CHECK(cp->opcode() == Opcode::kCollectivePermuteStart);
+  CHECK(to_string(cp->shape()) == "(f32[64,64]{1,0}, f32[64,64]{1,0}, u32[], u32[])");
+  REQUIRE(cp->source_target_pairs() != nullptr);
+  CHECK(cp->source_target_pairs()->size() == 4);
+  CHECK(entry.find_instruction("cp-done")->opcode() == Opcode::kCollectivePermuteDone);
+  const Instruction* a2a = entry.find_instruction("a2a-start");
+  REQUIRE(a2a != nullptr);
+  CHECK(a2a->opcode() == Opcode::kAsyncStart);
+  CHECK(to_string(a2a->shape()) == "((f32[64,64]{1,0}), f32[64,64]{1,0})");
+  CHECK(a2a->computation_attribute(AttrId::kCalls)->root()->opcode() == Opcode::kAllToAll);
+  CHECK(entry.find_instruction("a2a-done")->opcode() == Opcode::kAsyncDone);
+}
+
 TEST_CASE("fuse_elementwise on examples/mlp_epilogue.hlo") {
   const Run r = run(std::string(FUSE_ELEMENTWISE) + " " HLOROOF_SOURCE_DIR
                     "/examples/mlp_epilogue.hlo h100 --print");
