@@ -39,6 +39,7 @@
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "hloroof/report.h"
+#include "hloroof/summary_json.h"
 #include "hloroof/version.h"
 #include "hloroof/xspace.h"
 
@@ -562,9 +563,20 @@ void bind_device(py::module_& m) {
           [](const DeviceSpec& d) { return d.torus ? d.torus->devices_per_chip : 1; },
           "JAX devices per chip: 2 where each TensorCore is one (TPU v2, v3, TPU7x), else 1")
       .done()
-      .def("__repr__", [](const DeviceSpec& d) {
-        return cat("<hloroof.DeviceSpec ", d.name, ": ", d.display_name, ">");
-      });
+      .def("__repr__",
+           [](const DeviceSpec& d) {
+             return cat("<hloroof.DeviceSpec ", d.name, ": ", d.display_name, ">");
+           })
+      .def(
+          "to_json", [](const DeviceSpec& d) { return value_or_raise(device_spec_to_json(d)); },
+          "The spec as `hloroof devices NAME --json` prints it (a file of it reads back as the "
+          "device).");
+  m.def(
+      "device_summaries_to_json",
+      [](const std::vector<DeviceSpec>& specs) {
+        return value_or_raise(device_summaries_to_json(specs));
+      },
+      py::arg("devices"), "The JSON of `hloroof devices --json`, for these devices.");
 
   m.def(
       "_device", [](std::string_view name) { return value_or_raise(device(name)); },
@@ -1391,4 +1403,12 @@ PYBIND11_MODULE(_hloroof, m) {
       },
       py::arg("text"),
       "Thread CPU ms of one parse_module call made from C++ (for the parse benchmark).");
+  m.def("parse_summary_to_json", &parse_summary_to_json, py::arg("file"), py::arg("module"),
+        py::arg("warnings") = std::vector<std::string>(),
+        "One line of `hloroof parse FILE --json` for a module parsed from `file`, with the "
+        "warnings given.");
+  m.def(
+      "shape_to_json",
+      [](std::string_view shape) { return value_or_raise(shape_to_json(shape_or_raise(shape))); },
+      py::arg("shape"), "The JSON of `hloroof shape SHAPE --json`; ValueError for a bad shape.");
 }

@@ -181,10 +181,6 @@ std::string csv_number(double value) {
   return absl::StrFormat("%.17g", value);
 }
 
-std::string json_text(const nlohmann::ordered_json& j, int indent) {
-  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-}
-
 std::string message_text(std::string_view prefix, std::string_view message) {
   std::string out;
   bool first = true;

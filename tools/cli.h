@@ -15,7 +15,6 @@
 #include "hloroof/device_target.h"
 #include "hloroof/input_file.h"
 #include "hloroof/module.h"
-#include "nlohmann/json.hpp"
 
 namespace hloroof::cli {
 
@@ -55,10 +54,6 @@ absl::StatusOr<int64_t> parse_count(absl::string_view option, absl::string_view 
 
 // Reads a whole input file, or standard input for "-", with the checks of read_input_file.
 absl::StatusOr<InputFile> read_input(const std::string& path);
-
-// JSON text of `j` (`indent` < 0: one line). Bytes that are not UTF-8 (names and strings of
-// the input keep whatever bytes it had) become U+FFFD instead of throwing.
-std::string json_text(const nlohmann::ordered_json& j, int indent = 2);
 
 // The model's FLOPs of one step over all devices, for MFU: `--model-flops F`, or `--params N`
 // with `--tokens D` counted as 6 x N x D. 0 when neither is given; `note` (for the assumptions)

@@ -10,10 +10,10 @@
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/device.h"
+#include "hloroof/summary_json.h"
 #include "hloroof/topology.h"
 #include "hloroof/text_table.h"
 #include "hloroof/units.h"
-#include "nlohmann/json.hpp"
 #include "report/wrap.h"
 
 namespace hloroof::cli {
@@ -66,24 +66,12 @@ std::string capacity_headline(const DeviceSpec& d) {
   return format_bytes(f->value) + (f->verified ? "" : "*");
 }
 
-std::string wrap_rule(const Wraparound& w) {
-  switch (w.rule) {
-    case Wraparound::Rule::kNone:
-      return "no wraparound";
-    case Wraparound::Rule::kAxisSizes:
-      return absl::StrCat("wraps on axes of ", absl::StrJoin(w.axis_sizes, " or "));
-    case Wraparound::Rule::kWholeCubes:
-      return absl::StrCat("wraps on whole ", w.cube, "x", w.cube, "x", w.cube, " cubes");
-  }
-  return "";
-}
-
 std::string interconnect_summary(const DeviceSpec& d) {
   if (d.torus) {
     const TorusSpec& t = *d.torus;
     std::string s = absl::StrCat("ICI ", t.rank, "D torus, ", t.links_per_chip, " links x ",
                                  headline(d, "interconnect.link_bandwidth"), " one way, ",
-                                 wrap_rule(t.wraparound));
+                                 describe_wraparound(t.wraparound));
     if (t.devices_per_chip > 1) absl::StrAppend(&s, "; ", t.devices_per_chip, " devices per chip");
     if (t.dcn_bandwidth_per_chip) {
       absl::StrAppend(&s, "; DCN ", headline(d, "interconnect.dcn_bandwidth_per_chip"),
@@ -100,30 +88,6 @@ std::string interconnect_summary(const DeviceSpec& d) {
   return "-";
 }
 
-nlohmann::ordered_json summary_json(const DeviceSpec& d) {
-  nlohmann::ordered_json j;
-  j["name"] = d.name;
-  j["display_name"] = d.display_name;
-  j["kind"] = std::string(device_kind_name(d.kind));
-  j["bf16_peak_flop_per_s"] = d.matrix_flops_per_s.at("bf16");
-  j["hbm_capacity_bytes"] = d.hbm_capacity_bytes;
-  j["hbm_bandwidth_bytes_per_s"] = d.hbm_bandwidth;
-  if (d.torus) {
-    j["interconnect"] = {{"type", "ici_torus"},
-                         {"torus_rank", d.torus->rank},
-                         {"links_per_chip", d.torus->links_per_chip},
-                         {"link_bandwidth_bytes_per_s", d.torus->link_bandwidth},
-                         {"devices_per_chip", d.torus->devices_per_chip},
-                         {"wraparound", wrap_rule(d.torus->wraparound)}};
-  } else if (d.gpu) {
-    j["interconnect"] = {{"type", d.gpu->vendor == GpuVendor::kAmd ? "xgmi" : "nvlink"},
-                         {"nvlink_domain_gpus", d.gpu->nvlink_domain_size},
-                         {"nvlink_bandwidth_bytes_per_s", d.gpu->nvlink_bandwidth},
-                         {"scale_out_bandwidth_bytes_per_s", d.gpu->scale_out_bandwidth}};
-  }
-  return j;
-}
-
 int list_devices(bool json) {
   std::vector<DeviceSpec> specs;
   for (const std::string& name : builtin_device_names()) {
@@ -132,9 +96,9 @@ int list_devices(bool json) {
     specs.push_back(*std::move(d));
   }
   if (json) {
-    nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (const DeviceSpec& d : specs) j.push_back(summary_json(d));
-    std::cout << json_text(j) << "\n";
+    absl::StatusOr<std::string> text = device_summaries_to_json(specs);
+    if (!text.ok()) return fail(text.status());
+    std::cout << *text;
     return kExitOk;
   }
   TextTable table({{"name", TextTable::Align::kLeft},
@@ -172,13 +136,9 @@ int show_device(const std::string& text, bool json, const std::vector<std::strin
   }
   if (json) {
     // The spec itself (data/hardware/README.md): a file of it is a device for every command.
-    nlohmann::ordered_json j;
-    try {
-      j = nlohmann::ordered_json::parse(d->json);
-    } catch (const nlohmann::ordered_json::exception&) {
-      return fail(absl::InternalError(absl::StrCat(d->origin, ": its JSON is not at hand")));
-    }
-    std::cout << json_text(j) << "\n";
+    absl::StatusOr<std::string> spec_json = device_spec_to_json(*d);
+    if (!spec_json.ok()) return fail(spec_json.status());
+    std::cout << *spec_json;
     return kExitOk;
   }
   std::cout << report_internal::wrap(

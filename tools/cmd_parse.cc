@@ -1,7 +1,6 @@
 // `hloroof parse FILE... [--print | --json]`: does HLO text load, and what is in it.
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -10,30 +9,13 @@
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/hlo_text.h"
+#include "hloroof/summary_json.h"
 #include "input.h"
-#include "nlohmann/json.hpp"
 
 namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage = "hloroof parse FILE... [--print | --json] [--module NAME]";
-
-nlohmann::ordered_json summary(const std::string& file, const Module& m) {
-  std::map<std::string, int64_t> opcodes;
-  for (const Computation* c : m.computations()) {
-    for (const Instruction* i : c->instructions()) ++opcodes[std::string(opcode_name(i->opcode()))];
-  }
-  nlohmann::ordered_json j;
-  j["file"] = file;
-  j["ok"] = true;
-  j["module"] = std::string(m.name());
-  j["computations"] = m.computations().size();
-  j["instructions"] = m.instruction_count();
-  j["entry_marked"] = m.entry_marked();
-  j["warnings"] = input_warnings(m, file);
-  j["opcodes"] = opcodes;
-  return j;
-}
 
 // Hands a module over to the end of the process instead of destroying it: when the command is
 // about to exit, walking and freeing every node and unmapping the arena is work the kernel does
@@ -41,22 +23,6 @@ nlohmann::ordered_json summary(const std::string& file, const Module& m) {
 void keep_until_exit(Module module) {
   static auto* const kKept = new std::vector<Module>();
   kKept->push_back(std::move(module));
-}
-
-nlohmann::ordered_json failure(const std::string& file, const absl::Status& status) {
-  nlohmann::ordered_json j;
-  j["file"] = file;
-  j["ok"] = false;
-  nlohmann::ordered_json error;
-  if (std::optional<ParseErrorLocation> where = parse_error_location(status)) {
-    error["line"] = where->line;
-    error["column"] = where->column;
-    error["message"] = where->message;
-  } else {
-    error["message"] = std::string(status.message());
-  }
-  j["error"] = error;
-  return j;
 }
 
 int run(const std::vector<std::string>& words) {
@@ -108,14 +74,14 @@ int run(const std::vector<std::string>& words) {
     if (!module.ok()) {
       exit_code = kExitBadInput;
       if (json) {
-        std::cout << json_text(failure(file, module.status()), -1) << "\n";
+        std::cout << parse_failure_to_json(file, module.status());
       } else {
         fail(module.status());
       }
       continue;
     }
     if (json) {
-      std::cout << json_text(summary(file, *module), -1) << "\n";
+      std::cout << parse_summary_to_json(file, *module, input_warnings(*module, file));
     } else if (print_text) {
       std::cout << print(*module);
     } else {

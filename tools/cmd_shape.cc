@@ -6,37 +6,12 @@
 #include "commands.h"
 #include "hloroof/shape_size.h"
 #include "hloroof/shape_text.h"
-#include "nlohmann/json.hpp"
+#include "hloroof/summary_json.h"
 
 namespace hloroof::cli {
 namespace {
 
 constexpr std::string_view kUsage = "hloroof shape TEXT [--json]";
-
-std::string_view memory_space_name(int64_t space) {
-  switch (space) {
-    case kDefaultMemorySpace:
-      return "device (HBM)";
-    case kOnChipMemorySpace:
-      return "on-chip (VMEM-class)";
-    case kHostMemorySpace:
-      return "host";
-    case kScalarMemorySpace:
-      return "on-chip (TPU SMEM, scalars)";
-    default:
-      return "backend-specific";
-  }
-}
-
-// The memory space of a shape: its leaves' if they agree, else -1 ("mixed").
-int64_t common_memory_space(const Shape& shape) {
-  int64_t space = -2;
-  for_each_array_leaf(shape, [&](const Shape& leaf) {
-    int64_t s = leaf.layout ? leaf.layout->memory_space : 0;
-    space = (space == -2 || space == s) ? s : -1;
-  });
-  return space == -2 ? 0 : space;
-}
 
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args = parse_args(words, {.flags = {"--json"}});
@@ -53,18 +28,9 @@ int run(const std::vector<std::string>& words) {
   const int64_t space = common_memory_space(*shape);
 
   if (args->flag("--json")) {
-    nlohmann::ordered_json j;
-    j["shape"] = to_string(*shape);
-    j["elements"] = size->elements;
-    j["logical_bytes"] = size->logical_bytes;
-    j["padded_bytes"] = size->padded_bytes;
-    j["padding_factor"] = size->padding_factor();
-    j["memory_space"] = space;
-    j["memory_space_name"] = space < 0 ? "mixed" : memory_space_name(space);
-    j["padded_bytes_by_memory_space"] = {{"device", size->padded_bytes_default},
-                                         {"on_chip", size->padded_bytes_on_chip},
-                                         {"host", size->padded_bytes_host}};
-    std::cout << json_text(j) << "\n";
+    absl::StatusOr<std::string> json = shape_to_json(*shape);
+    if (!json.ok()) return fail(json.status());
+    std::cout << *json;
     return kExitOk;
   }
   std::cout << absl::StrFormat(

@@ -68,7 +68,10 @@ from ._hloroof import (  # noqa: F401  (re-exported)
     SpaceBytes,
     TimelineEvent,
     TripCount,
+    device_summaries_to_json,
     devices,
+    parse_summary_to_json,
+    shape_to_json,
 )
 
 __all__ = [
@@ -79,7 +82,7 @@ __all__ = [
     "Module", "Computation", "Instruction", "OpMetadata", "ModuleCost", "InstructionCost",
     "ComputationCost", "OpCost", "MemoryReport", "MemoryBuffer", "MemoryAllocation", "DeviceSpec",
     "Prediction", "OpPrediction", "Breakdown", "PredictOptions", "CostOptions", "PredictionDiff",
-    "OpDelta", "DiffSide",
+    "OpDelta", "DiffSide", "device_summaries_to_json", "parse_summary_to_json", "shape_to_json",
 ]
 
 __version__: str = _hloroof.__version__

@@ -10,6 +10,7 @@ hloroof_add_test(report_test
   ${CMAKE_CURRENT_LIST_DIR}/roofline_view_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/comparison_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/prediction_json_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/summary_json_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/xspace_test.cc
 )
 # xspace_test reads the written XSpace with the library's generated messages.

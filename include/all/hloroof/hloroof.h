@@ -27,6 +27,7 @@
 #include "hloroof/shape_size.h"
 #include "hloroof/shape_text.h"
 #include "hloroof/sharding.h"
+#include "hloroof/summary_json.h"
 #include "hloroof/version.h"
 #include "hloroof/xspace.h"
 
