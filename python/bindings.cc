@@ -1291,7 +1291,8 @@ void bind_predict(py::module_& m) {
       "The object of `hloroof advise --json`, as JSON text, and the command's report.");
 }
 
-// CPU time of this thread, ms: what bench/python_parse_bench.py compares Python's call with.
+// CPU time of this thread, ms: what bench/python_parse_bench.py and python_predict_bench.py
+// compare Python's calls with.
 double thread_cpu_ms() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -1411,4 +1412,16 @@ PYBIND11_MODULE(_hloroof, m) {
       "shape_to_json",
       [](std::string_view shape) { return value_or_raise(shape_to_json(shape_or_raise(shape))); },
       py::arg("shape"), "The JSON of `hloroof shape SHAPE --json`; ValueError for a bad shape.");
+  m.def(
+      "_predict_cpu_ms",
+      [](std::string_view text, std::string_view device) {
+        py::gil_scoped_release release;
+        const double t0 = thread_cpu_ms();
+        const bool ok = predict_step_time(text, device).ok();
+        const double ms = thread_cpu_ms() - t0;
+        return std::make_pair(ms, ok);
+      },
+      py::arg("text"), py::arg("device"),
+      "Thread CPU ms of one predict_step_time(text, device) call made from C++, the prediction "
+      "freed (for bench/python_predict_bench.py).");
 }
