@@ -14,8 +14,9 @@ compiles here on the CPU (`jax.jit(step).lower(...).compile()`, a training step 
 `hloroof.predict(compiled)` (device picked by the module: the CPU has no spec of its own), which
 includes JAX's `compiled.as_text()` (timed alone too; and again with the text printed once
 and handed back by as_text(): hloroof's own work on a Compiled), beside the C++ call on that
-text and device. Every call includes freeing its prediction. CPU time of the thread: on a machine shared
-with other work, wall time also counts the waits for a core. Target: Python within 10% of C++.
+text and device. Every call includes freeing its prediction. CPU time of the thread: on a
+machine shared with other work, wall time also counts the waits for a core. Target: Python
+within 10% of C++.
 """
 
 import argparse
