@@ -606,18 +606,21 @@ void bind_device(py::module_& m) {
       .done();
   m.def(
       "_resolve_device",
-      [](std::string_view text, const Module* module, const std::string& topology) {
+      [](std::string_view text, const Module* module, const std::string& topology,
+         std::vector<std::string> settings) {
         absl::StatusOr<DeviceTarget> t;
         {
           py::gil_scoped_release release;
           t = resolve_device(text, module,
                              {.topology = topology,
+                              .settings = std::move(settings),
                               .device_option = "device=",
                               .topology_option = "topology="});
         }
         return value_or_raise(std::move(t));
       },
       py::arg("text"), py::arg("module").none(true), py::arg("topology"),
+      py::arg("settings") = std::vector<std::string>(),
       "The command's --device rule (hloroof/device_target.h), with Python's argument names.");
   m.def(
       "_check_slice",

@@ -464,15 +464,8 @@ def calibrate(profiles: List[str], device: Union[str, DeviceSpec], modules: Any 
     if isinstance(device, DeviceSpec):
         raise TypeError("calibrate: give the device by name or JSON path (as the command "
                         "takes it), not a DeviceSpec")
-    if isinstance(settings, str):
-        settings = [settings]
-    settings = list(settings or [])
-    for setting in settings:
-        if not isinstance(setting, str):
-            raise TypeError(f"calibrate: settings wants 'PATH=VALUE' strings, got "
-                            f"{type(setting).__name__} {setting!r}")
     data, text = _hloroof._calibrate(parsed, paths, _os.fspath(device), name, device_index,
-                                     settings)
+                                     _settings_list("calibrate", settings))
     return Calibration(data, text)
 
 
@@ -586,31 +579,52 @@ def _path_argument(function: str, name: str, value: Any) -> str:
                     f"{type(value).__name__} {value!r}")
 
 
-def _target(name: Any, module: Optional[Module], topology: str) -> DeviceTarget:
+def _settings_list(function: str, settings: Any) -> List[str]:
+    """`settings` as the command's --set values: 'PATH=VALUE' strings."""
+    if isinstance(settings, str):
+        settings = [settings]
+    settings = list(settings or [])
+    for setting in settings:
+        if not isinstance(setting, str):
+            raise TypeError(f"{function}: settings wants 'PATH=VALUE' strings, got "
+                            f"{type(setting).__name__} {setting!r}")
+    return settings
+
+
+def _target(name: Any, module: Optional[Module], topology: str,
+            settings: Optional[List[str]] = None) -> DeviceTarget:
     """`name` resolved by the command's --device rule (`resolve_device`)."""
     if not isinstance(name, (str, _os.PathLike)):
         raise TypeError(f"device wants a device name (as `hloroof devices` lists them) or a "
                         f"device JSON path, got {type(name).__name__} {name!r}")
-    return _hloroof._resolve_device(_os.fspath(name), module, topology or "")
+    return _hloroof._resolve_device(_os.fspath(name), module, topology or "", settings or [])
 
 
-def _device_spec(name: str) -> DeviceSpec:
+def _device_spec(name: str, settings: Optional[List[str]] = None) -> DeviceSpec:
     if isinstance(name, str) and not name.strip():
         raise ValueError("device: no name given (hloroof.devices() lists the built-in ones)")
-    return _target(name, None, "").spec
+    return _target(name, None, "", settings).spec
 
 
-def device(name: str) -> DeviceSpec:
+def device(name: str, settings: Optional[List[str]] = None) -> DeviceSpec:
     """The spec of a device, named as `resolve_device` takes it: a built-in name or alias
     ("tpu_v5e", "v5e", "h100"), a JAX device kind ("TPU v5 lite"), a Cloud TPU accelerator type
-    ("v5litepod-16"), or a device JSON file; a topology after ':' is checked, not kept. Raises
-    ValueError for an unknown name (with the closest known one) or a slice the device cannot
-    have."""
-    return _device_spec(name)
+    ("v5litepod-16"), or a device JSON file; a topology after ':' is checked, not kept.
+    `settings` change its figures as the command's ``--set PATH=VALUE`` does
+    (``["interconnect.scale_out_bandwidth=12.5e9"]``; ``hloroof devices NAME`` lists the
+    paths, values in base units): the spec every function here takes as its device::
+
+        slow_nics = hloroof.device("h100", ["interconnect.scale_out_bandwidth=12.5e9"])
+        hloroof.predict(compiled, slow_nics)
+
+    Raises ValueError for an unknown name (with the closest known one), a slice the device
+    cannot have, or a figure it does not have."""
+    return _device_spec(name, _settings_list("device", settings))
 
 
 def resolve_device(device: Union[str, _os.PathLike, None] = None,
-                   module_or_text: Optional[_Text] = None, topology: str = "") -> DeviceTarget:
+                   module_or_text: Optional[_Text] = None, topology: str = "",
+                   settings: Optional[List[str]] = None) -> DeviceTarget:
     """The device and slice `device` names, by the rule of the command's ``--device`` and of
     every function here that takes a device (`DeviceTarget`: ``spec``, ``topology`` ('' when
     inferred from the module), ``source`` ('named', 'platform', 'guess'), ``notes``,
@@ -621,10 +635,12 @@ def resolve_device(device: Union[str, _os.PathLike, None] = None,
     (``"v5litepod-16"`` is tpu_v5e 4x4; ``"v5p-8"`` is 4 chips, its number counting
     TensorCores), or a device JSON file. None or '': the default of the module's platform.
     With a module, a slice larger than it says how many devices sit idle. `topology`, given
-    with one in `device`, must be the same. Raises ValueError for an unknown name (with the
-    closest known one) or a slice the device cannot have."""
+    with one in `device`, must be the same. `settings` as `device`'s (``notes`` name them).
+    Raises ValueError for an unknown name (with the closest known one), a slice the device
+    cannot have, or a figure it does not have."""
     module = None if module_or_text is None else _module_of(module_or_text)
-    return _target("" if device is None else device, module, topology)
+    return _target("" if device is None else device, module, topology,
+                   _settings_list("resolve_device", settings))
 
 
 # ---- Plain data.

@@ -624,6 +624,27 @@ def test_calibrate_starts_from_the_figures_set():
         hloroof.calibrate(captures, "h100", settings=[1.5])
 
 
+def test_device_settings_are_the_command_s_set(h100_text):
+    # h100 at a third of its HBM bandwidth (1e12 of 3.35e12 B/s): HBM-bound ops are slower.
+    slow = hloroof.device("h100", ["hbm.bandwidth=1e12"])
+    assert slow.hbm_bandwidth == 1e12
+    assert hloroof.device("h100").hbm_bandwidth == 3.35e12
+    given = hloroof.predict(h100_text, "h100")
+    p = hloroof.predict(h100_text, slow)
+    assert p.step_time_s > given.step_time_s
+    # The command's --set gives the same step.
+    cli = run_cli("predict", H100, "--device", "h100", "--set", "hbm.bandwidth=1e12", "--json")
+    assert cli.returncode == 0, cli.stderr
+    assert json.loads(cli.stdout)["step_time_s"] == pytest.approx(p.step_time_s, rel=1e-12)
+    target = hloroof.resolve_device("h100:1x8", settings=["hbm.bandwidth=1e12"])
+    assert "device figures set: hbm.bandwidth=1e12" in target.notes
+    assert target.spec.hbm_bandwidth == 1e12
+    with pytest.raises(ValueError, match="--set hbm.bandwith: h100 has no such figure"):
+        hloroof.device("h100", ["hbm.bandwith=1e12"])
+    with pytest.raises(TypeError, match="PATH=VALUE"):
+        hloroof.device("h100", [1e12])
+
+
 def _wire_fields(data: bytes):
     """(field number, wire type, value) of a protobuf message's top-level fields; value is
     the bytes of a length-delimited field, else the integer."""
