@@ -444,6 +444,34 @@ TEST_CASE("diff --csv: every op's change, one row each, the JSON's op keys as co
   CHECK(run_cli(args + " --csv --json").exit_code == 2);
 }
 
+TEST_CASE("the collectives' payload of an all-to-all is the group's, and the legend says so") {
+  // Each of 4 devices holds f32[4,4194304] = 4 x 4194304 x 4 B = 64 MiB; the all-to-all's
+  // payload V is N = 4 times that: 256 MiB (268435456 B).
+  const std::string a2a =
+      "HloModule a2a, num_partitions=4\nENTRY e {\n  p = f32[4,4194304]{1,0} parameter(0)\n"
+      "  ROOT a = f32[4,4194304]{1,0} all-to-all(p), replica_groups={{0,1,2,3}}, "
+      "dimensions={0}\n}\n";
+  auto json = json_of(run_cli("predict - --device tpu_v5e --json", a2a).out);
+  REQUIRE(json["ops"].size() == 1);
+  CHECK(json["ops"][0]["collective"]["payload_bytes"] == 268435456);
+  auto text = run_cli("predict - --device tpu_v5e", a2a);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("all-to-all  4  256 MiB") &&
+                           Catch::Contains("all-to-all: N times one device's"));
+}
+
+TEST_CASE("the H100 example's footprint is below its liveness peak, and the report says why") {
+  // loop_multiply_fusion writes over an operand that dies there: liveness counts both,
+  // buffer assignment holds one (docs/memory.md).
+  const std::string gemm = std::string(HLOROOF_SOURCE_DIR) + "/examples/h100_gemm_step.hlo";
+  auto m = json_of(run_cli("memory " + gemm + " --device h100 --json").out);
+  CHECK(m["footprint_bytes"].get<double>() < m["peak_bytes"].get<double>());
+  CHECK(m["peak_at"] == "loop_multiply_fusion");
+  CHECK(m["shared_with_operand"].get<int>() >= 1);
+  CHECK_THAT(run_cli("memory " + gemm + " --device h100").out,
+             Catch::Contains("results over a dying operand: 2"));
+}
+
 TEST_CASE("compare --csv: every op of every device, a device column, then predict's columns") {
   auto csv = run_cli("compare - --devices h100,a100 --csv", kDot);
   REQUIRE(csv.exit_code == 0);
