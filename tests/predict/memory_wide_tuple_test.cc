@@ -44,6 +44,18 @@ void operator delete(void* p) noexcept { counted_delete(p); }
 void operator delete[](void* p) noexcept { counted_delete(p); }
 void operator delete(void* p, size_t) noexcept { counted_delete(p); }
 void operator delete[](void* p, size_t) noexcept { counted_delete(p); }
+// The nothrow forms too (std::stable_sort's buffer takes one): every form the program uses must
+// be this pair, or a block would be freed by another allocator's delete.
+void* operator new(size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return counted_new(n);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+void* operator new[](size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { counted_delete(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_delete(p); }
 
 namespace {
 
