@@ -4,6 +4,7 @@
 
 #include "hloroof/shape_size.h"
 #include "hloroof/shape_text.h"
+#include "ir_test_util.h"
 
 namespace hloroof {
 namespace {
@@ -11,10 +12,7 @@ namespace {
 constexpr int64_t kMiB = int64_t{1} << 20;
 
 ArraySize size_of(std::string_view text) {
-  absl::StatusOr<Shape> shape = parse_shape(text);
-  INFO(text << ": " << shape.status().ToString());
-  REQUIRE(shape.ok());
-  absl::StatusOr<ArraySize> size = array_size(*shape);
+  absl::StatusOr<ArraySize> size = array_size(testing::shape_of(text));
   INFO(size.status().ToString());
   REQUIRE(size.ok());
   return *size;

@@ -8,16 +8,12 @@
 #include "absl/hash/hash.h"
 #include "hloroof/shape.h"
 #include "hloroof/shape_text.h"
+#include "ir_test_util.h"
 
 namespace hloroof {
 namespace {
 
-Shape parsed(std::string_view text) {
-  absl::StatusOr<Shape> shape = parse_shape(text);
-  INFO(text << ": " << shape.status().ToString());
-  REQUIRE(shape.ok());
-  return *std::move(shape);
-}
+Shape parsed(std::string_view text) { return testing::shape_of(text); }
 
 // `(f32[], f32[], ...)` with `n` elements.
 std::string scalars(int n) {

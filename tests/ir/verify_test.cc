@@ -5,7 +5,7 @@
 
 #include "hloroof/edit.h"
 #include "hloroof/hlo_text.h"
-#include "hloroof/shape_text.h"
+#include "ir_test_util.h"
 
 namespace hloroof {
 namespace {
@@ -29,17 +29,9 @@ ENTRY %main (a: f32[8,16], b: f32[16,4]) -> (f32[8,4], f32[8,16]) {
 }
 )";
 
-Module parsed() {
-  absl::StatusOr<Module> m = parse_module(kModule);
-  REQUIRE(m.ok());
-  return *std::move(m);
-}
+using testing::shape_of;
 
-Shape shape_of(std::string_view text) {
-  absl::StatusOr<Shape> s = parse_shape(text);
-  REQUIRE(s.ok());
-  return *s;
-}
+Module parsed() { return testing::module_of(kModule); }
 
 std::string verify_message(const Module& m) {
   absl::Status s = verify(m);
