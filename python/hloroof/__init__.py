@@ -142,12 +142,13 @@ def _module_of_proto(source: Any, file_name: str = "") -> Any:
 def _text_of(source: Any) -> Union[str, bytes]:
     """The HLO text of `source`: str or bytes as they are (a str naming an existing file, an
     os.PathLike or an open file: what it holds), a JAX Lowered compiled, else
-    `source.as_text()`."""
+    `source.as_text()` (a JAX Lowered or Compiled: its text printed once)."""
     source = _read_source(source)
+    facts = None if isinstance(source, (str, bytes)) else _jax_objects.read(source)
     if isinstance(source, (str, bytes)):
         text = source
-    elif _jax_objects.is_lowered(source):
-        text = source.compile().as_text()
+    elif facts is not None:  # a JAX Lowered or Compiled: its text printed once
+        text = facts.text
     else:
         as_text = getattr(source, "as_text", None)
         if not callable(as_text):
@@ -232,12 +233,13 @@ def _resolve_device(source: Any, device: Union[str, DeviceSpec, None],
     facts = None
     if _names_file(source):
         source = parse(source)
+    jax_object = None
     if not isinstance(source, (str, bytes, Module)):
         facts = _jax_objects.read(source)
     notes: List[str] = []
     warnings: List[str] = []
     if facts is not None:
-        source = facts.text
+        jax_object, source = source, facts.text
     if device is not None:
         return source, device, options, notes, warnings
     if facts is not None:
@@ -246,7 +248,10 @@ def _resolve_device(source: Any, device: Union[str, DeviceSpec, None],
             read = {} if "topology" in options else facts.options
             return source, facts.device, {**read, **options}, notes, warnings
     module = _module_of(source)
-    device, decided, note = _hloroof._default_device(module)
+    if jax_object is not None:
+        device, decided, note = _jax_objects.default_device(jax_object, module)
+    else:
+        device, decided, note = _hloroof._default_device(module)
     # A guessed device is a warning (Prediction.warnings), which reports show first.
     (notes if decided else warnings).append(note)
     return module, device, options, notes, warnings

@@ -6,6 +6,7 @@ Nothing here imports JAX until it is handed a JAX object: hloroof works without 
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from . import _hloroof
@@ -87,8 +88,66 @@ def tpu_slice(devices: List[Any], name: str) -> Tuple[Dict[str, Any], Optional[s
     return {"topology": "x".join(map(str, bounds)), "device_coordinates": coordinates}, None
 
 
+# What each JAX object told, read once: a Compiled's program and devices do not change, and
+# printing the program (as_text()) costs more than parsing and predicting it. Kept as long as
+# the object lives; objects that cannot be weakly referenced are read on each call.
+_facts: "weakref.WeakKeyDictionary[Any, Facts]" = weakref.WeakKeyDictionary()
+# The device a module is predicted on when none is given (`_hloroof._default_device`), for
+# the objects whose Facts name none.
+_default_devices: "weakref.WeakKeyDictionary[Any, Tuple[str, bool, str]]" = (
+    weakref.WeakKeyDictionary())
+
+
+def _cached(cache: "weakref.WeakKeyDictionary[Any, Any]", obj: Any) -> Any:
+    try:
+        return cache.get(obj)
+    except TypeError:  # not hashable, or not weakly referenceable
+        return None
+
+
+def _keep(cache: "weakref.WeakKeyDictionary[Any, Any]", obj: Any, value: Any) -> None:
+    try:
+        cache[obj] = value
+    except TypeError:
+        pass
+
+
 def read(obj: Any) -> Optional[Facts]:
-    """Facts of a JAX Lowered (compiled here) or Compiled object; None for anything else."""
+    """Facts of a JAX Lowered (compiled here) or Compiled object; None for anything else.
+    Read once per object (its program printed once); each call gets its own lists."""
+    facts = _cached(_facts, obj)
+    if facts is None:
+        facts = _read(obj)
+        if facts is not None:
+            _keep(_facts, obj, facts)
+    if facts is None:
+        return None
+    options = dict(facts.options)
+    if "device_coordinates" in options:
+        options["device_coordinates"] = [list(c) for c in options["device_coordinates"]]
+    return Facts(facts.text, facts.device, options, list(facts.notes))
+
+
+def default_device(obj: Any, module: Any) -> Tuple[str, bool, str]:
+    """(device, decided, note) of `module`, the program of the JAX object `obj`, when no
+    device is given: `_hloroof._default_device`, found once per object."""
+    found = _cached(_default_devices, obj)
+    if found is None:
+        found = _hloroof._default_device(module)
+        _keep(_default_devices, obj, found)
+    return found
+
+
+def forget(obj: Any) -> None:
+    """Drops what was read of `obj`: the next call reads it again (for the benchmark)."""
+    for cache in (_facts, _default_devices):
+        try:
+            cache.pop(obj, None)
+        except TypeError:
+            pass
+
+
+def _read(obj: Any) -> Optional[Facts]:
     notes = []
     if is_lowered(obj):
         obj = obj.compile()

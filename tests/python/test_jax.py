@@ -141,6 +141,47 @@ def test_a_lowered_object_is_compiled_first(cpu_lowered):
     assert hloroof.cost(cpu_lowered).totals.flops >= 33_554_432
 
 
+class _CountingPrints:
+    """A Compiled that counts how often its program is printed (as_text())."""
+
+    def __init__(self, compiled):
+        self._compiled = compiled
+        self.prints = 0
+
+    def as_text(self):
+        self.prints += 1
+        return self._compiled.as_text()
+
+    def __getattr__(self, name):
+        return getattr(self._compiled, name)
+
+
+@needs_jax
+def test_a_compiled_object_is_printed_once_and_predicted_as_its_text(cpu_lowered):
+    compiled = _CountingPrints(cpu_lowered.compile())
+    first = hloroof.predict(compiled)
+    again = hloroof.predict(compiled)
+    hloroof.memory(compiled)
+    module = hloroof.parse(compiled)
+    assert compiled.prints == 1
+    # What is read once is given to each call anew: the notes are not said twice.
+    assert again.assumptions == first.assumptions
+    assert again.warnings == first.warnings
+    # The same program through its text: the same step and ops.
+    text = compiled._compiled.as_text()
+    from_text = hloroof.predict(text, first.device)
+    assert (again.step_time_s, len(again.ops)) == (from_text.step_time_s, len(from_text.ops))
+    assert again.to_json() == first.to_json()
+    assert module.instruction_count == hloroof.parse(text).instruction_count
+    # Another object is read on its own.
+    other = _CountingPrints(compiled._compiled)
+    hloroof.predict(other)
+    assert (compiled.prints, other.prints) == (1, 1)
+    _jax_objects.forget(compiled)
+    hloroof.predict(compiled)
+    assert compiled.prints == 2
+
+
 @pytest.fixture(scope="module")
 def v5e_compiled():
     return hloroof.jax.compile_for(_step, *_abstract_args(), target="tpu_v5e:2x2",
