@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/numeric/int128.h"
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
 #include "hloroof/opcode.h"
@@ -707,9 +708,31 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
     if (x.bytes != y.bytes) return x.bytes > y.bytes;
     return a < b;
   });
+  // No packing needs fewer bytes than the groups live at one time hold together (they meet
+  // one another, so no two share a byte). When the first order reaches that bound the second,
+  // kept only when it needs fewer, cannot win: it is not run.
+  auto most_live_bytes = [&]() {
+    std::vector<std::pair<int64_t, int64_t>> by_end;  // end, bytes
+    by_end.reserve(groups.size());
+    for (const Group& g : groups) {
+      if (g.start <= g.end) by_end.push_back({g.end, g.bytes});
+    }
+    std::sort(by_end.begin(), by_end.end());
+    absl::int128 live = 0, most = 0;
+    size_t ended = 0;
+    for (const Group& g : groups) {  // in order of their start
+      if (g.start > g.end) continue;
+      for (; ended < by_end.size() && by_end[ended].first < g.start; ++ended) {
+        live -= by_end[ended].second;
+      }
+      live += g.bytes;
+      most = std::max(most, live);
+    }
+    return most;
+  };
   std::vector<int64_t> offsets, other;
   int64_t heap = best_fit(spatial, offsets);
-  if (groups.size() <= kSecondOrderLimit) {
+  if (groups.size() <= kSecondOrderLimit && heap > most_live_bytes()) {
     const int64_t second = best_fit(temporal, other);
     if (second < heap) {
       heap = second;

@@ -12,7 +12,7 @@
 
 namespace {
 
-int64_t steps_of(const std::string& text) {
+hloroof::detail::ModuleAssignment assignment_of(const std::string& text) {
   absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text);
   INFO(module.status().ToString());
   REQUIRE(module.ok());
@@ -20,7 +20,21 @@ int64_t steps_of(const std::string& text) {
       hloroof::detail::ModuleLiveness::analyze(*module, /*first_tile_padding=*/true);
   INFO(liveness.status().ToString());
   REQUIRE(liveness.ok());
-  return hloroof::detail::assign_buffers(*liveness).steps;
+  return hloroof::detail::assign_buffers(*liveness);
+}
+
+int64_t steps_of(const std::string& text) { return assignment_of(text).steps; }
+
+// The bytes of the module's one temp allocation.
+int64_t temp_bytes(const hloroof::detail::ModuleAssignment& assignment) {
+  int64_t bytes = -1;
+  for (const hloroof::detail::Allocation& a : assignment.allocations) {
+    if (a.kind == hloroof::AllocationKind::kTemp) {
+      CHECK(bytes == -1);
+      bytes = a.bytes;
+    }
+  }
+  return bytes;
 }
 
 // n small outputs of one size: each is tried against the output allocations made before it,
@@ -113,6 +127,45 @@ TEST_CASE("temporaries live side by side cost steps by the module, not by how ma
   CHECK(wide <= narrow * 3 / 2);  // it was 4 times (each new one met every live one)
   // And doubling the module doubles the steps.
   CHECK(steps_of(live_temporaries(8000, 400)) <= 2 * wide + wide / 10);
+}
+
+TEST_CASE("the second order is not tried when the first needs only the bytes live at once") {
+  // Three temporaries of 2 KiB in a chain, each live from its definition to the next one's:
+  // t1 over positions 1-2, t2 over 2-3, t3 over 3-4. Largest first (all equal: longest first,
+  // then in order) puts t1 at 0, t2 at 2048 and t3 at 0 again: a heap of 4096 B, the bytes of
+  // two live at once, which no order can beat. A pass takes at least one step per group
+  // (its merged neighbours, plus one): here 1 + 2 + 2 = 5; a second pass would take 3 more.
+  const hloroof::detail::ModuleAssignment a = assignment_of(R"(
+HloModule chain3, is_scheduled=true
+ENTRY e {
+  p = f32[64]{0} parameter(0)
+  t1 = f32[512]{0} custom-call(p), custom_call_target="t"
+  t2 = f32[512]{0} custom-call(t1), custom_call_target="t"
+  t3 = f32[512]{0} custom-call(t2), custom_call_target="t"
+  ROOT r = f32[1]{0} custom-call(t3), custom_call_target="r"
+})");
+  CHECK(temp_bytes(a) == 4096);
+  CHECK(a.steps == 5);
+}
+
+TEST_CASE("the longest-lived order is tried, and kept, when largest first leaves a gap") {
+  // In units of 256 B: a (4) over positions 1-2, b (2) over 2-4, c (3) over 3-4, d (2) over
+  // 4-5; at most 2 + 3 + 2 = 7 units live at once (position 4). Largest first: a at 0, c at 0
+  // (they do not meet), b above both at 4, d meets b and c, finds only [3, 4) free and goes
+  // to 6: 8 units. Longest first: b at 0, then a and c each at 2 (they do not meet), d meets
+  // b [0, 2) and c [2, 5) and goes to 5: 7 units = 1792 B, kept.
+  const hloroof::detail::ModuleAssignment a = assignment_of(R"(
+HloModule temporal_wins, is_scheduled=true
+ENTRY e {
+  p = f32[64]{0} parameter(0)
+  a = f32[256]{0} custom-call(p), custom_call_target="a"
+  b = f32[128]{0} custom-call(a), custom_call_target="b"
+  c = f32[192]{0} custom-call(p), custom_call_target="c"
+  d = f32[2,64]{1,0} custom-call(b, c), custom_call_target="d"
+  ROOT r = f32[1]{0} custom-call(d), custom_call_target="r"
+})");
+  CHECK(temp_bytes(a) == 7 * 256);
+  CHECK(a.steps >= 2 * 4);  // both orders ran: at least one step per group in each
 }
 
 }  // namespace
