@@ -940,6 +940,8 @@ void bind_predict(py::module_& m) {
               "dense model's training step): gives Prediction.mfu")
       .option("explain", &PredictOptions::explain,
               "write each op's explanation (off: left empty, for speed)")
+      .option("timeline", &PredictOptions::timeline,
+              "lay out Prediction.timeline (off: left empty, for speed)")
       .done()
       .def(py::init<>());
 

@@ -50,6 +50,7 @@ int run(const std::vector<std::string>& words) {
   PredictOptions predict_options;
   predict_options.topology = choice->topology;
   predict_options.explain = false;  // advice shows no op's explanation
+  predict_options.timeline = false;  // nor the timeline
   // The memory analysis first: its working data is gone before the prediction's is made.
   // The advice reads no allocation itself (a wide tuple has one per leaf).
   absl::StatusOr<MemoryReport> memory = analyze_memory(module, *spec, {.allocations = false});

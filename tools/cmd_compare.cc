@@ -50,6 +50,7 @@ int run(const std::vector<std::string>& words) {
   }
   const bool every_op = args->flag("--json") || args->flag("--csv");
   options.explain = every_op;  // the text table shows no op's explanation
+  options.timeline = false;    // no output shows the timeline
   size_t top = 5;
   if (args->has("--top")) {
     absl::StatusOr<int64_t> n = parse_count("--top", args->get("--top"));
@@ -77,9 +78,8 @@ int run(const std::vector<std::string>& words) {
       return fail(absl::Status(p.status().code(), absl::StrCat(d, ": ", p.status().message())));
     prepend_input_notes(*loaded, *choice, *p);
     if (!model_flops->note.empty()) p->assumptions.push_back(model_flops->note);
-    // Neither output shows the timeline; the text shows the first device's ops (each op's time
-    // there is what the others' are compared to) and the top ones of the others.
-    std::vector<TimelineEvent>().swap(p->timeline);
+    // The text shows the first device's ops (each op's time there is what the others' are
+    // compared to) and the top ones of the others.
     if (!every_op && !predictions.empty() && p->ops.size() > top) {
       p->ops.erase(p->ops.begin() + static_cast<std::ptrdiff_t>(top), p->ops.end());
       p->ops.shrink_to_fit();

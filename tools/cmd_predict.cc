@@ -87,6 +87,8 @@ int run(const std::vector<std::string>& words) {
   options.model_flops = model_flops->flops;
   // Only the JSON, the CSV and the trace show each op's explanation.
   options.explain = args->flag("--json") || args->flag("--csv") || args->has("--trace");
+  // Only the trace and the XSpace show the timeline.
+  options.timeline = args->has("--trace") || args->has("--xspace");
   OpStatsOptions stats;
   stats.filter = args->get("--filter");
   if (const RE2 filter(stats.filter, RE2::Quiet); !filter.ok()) {

@@ -175,15 +175,15 @@ void set_peak(const DeviceSpec& device, const std::map<std::string, double>& mat
   }
 }
 
-// Instruction `k` of computation `c` in the roofline walk; null when absent.
-const InstructionTiming* roofline_of(const predict::TimingMap& roofline, const Computation* c,
-                                     int64_t k) {
-  auto it = roofline.find(c);
-  if (it == roofline.end() || k < 0 ||
-      static_cast<size_t>(k) >= it->second.instructions.size()) {
-    return nullptr;
-  }
-  return &it->second.instructions[static_cast<size_t>(k)];
+// Instruction `k` of computation `c` in the roofline walk: its time and latency; null when
+// absent.
+struct RooflineOf {
+  double time_s = 0;
+  double latency_s = 0;
+};
+std::optional<RooflineOf> roofline_of(const predict::RooflineTiming* c, int64_t k) {
+  if (c == nullptr || k < 0 || static_cast<size_t>(k) >= c->time_s.size()) return std::nullopt;
+  return RooflineOf{c->time_s[static_cast<size_t>(k)], c->latency_s[static_cast<size_t>(k)]};
 }
 
 // roofline / expected in (0, 1]; 1 when both are 0.
@@ -193,7 +193,7 @@ double ratio(double roofline_s, double expected_s) {
 }
 
 void gather_ops(const Module& module, predict::TimingMap& timings,
-                const predict::TimingMap* roofline, Prediction& p,
+                const predict::RooflineMap* roofline, Prediction& p,
                 std::map<std::string, double>& matrix_by_class) {
   const absl::flat_hash_map<const Computation*, double> runs =
       predict::executions_per_step(module, timings);
@@ -211,6 +211,11 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
     if (timing == timings.end() || count == runs.end() || count->second <= 0) continue;
     const double m = count->second;
     std::vector<InstructionTiming>& list = timing->second.instructions;
+    const predict::RooflineTiming* floors = nullptr;
+    if (roofline != nullptr) {
+      auto it = roofline->find(c);
+      if (it != roofline->end()) floors = &it->second;
+    }
     for (size_t k = 0; k < list.size(); ++k) {
       InstructionTiming& t = list[k];
       if (t.role == Role::kFree || t.role == Role::kWhile || t.role == Role::kConditional ||
@@ -224,15 +229,17 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
           matrix_by_class[std::string(cls)] += f.flops * m;
         }
       }
-      const InstructionTiming* floor =
-          roofline ? roofline_of(*roofline, c, static_cast<int64_t>(k)) : &t;
-      const double roofline_s = floor != nullptr ? std::min(floor->time_s, t.time_s) : 0.0;
+      const std::optional<RooflineOf> floor =
+          roofline ? roofline_of(floors, static_cast<int64_t>(k))
+                   : RooflineOf{t.time_s, t.latency_s};
+      const double roofline_s = floor ? std::min(floor->time_s, t.time_s) : 0.0;
       // A done's wait depends on the schedule: its efficiency is that of the pair's work.
       double efficiency = ratio(roofline_s, t.time_s);
       if (t.role == Role::kAsyncDone && t.partner >= 0) {
-        const InstructionTiming* start =
-            roofline ? roofline_of(*roofline, c, t.partner) : &list[t.partner];
-        efficiency = ratio(start != nullptr ? start->latency_s : 0.0, list[t.partner].latency_s);
+        const std::optional<RooflineOf> start =
+            roofline ? roofline_of(floors, t.partner)
+                     : RooflineOf{list[t.partner].time_s, list[t.partner].latency_s};
+        efficiency = ratio(start ? start->latency_s : 0.0, list[t.partner].latency_s);
       }
       OpPrediction& op = p.ops.emplace_back(op_record(t, m, roofline_s, efficiency));
       if (t.partner >= 0) {
@@ -373,9 +380,9 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
                           .cost = *cost});
   absl::StatusOr<predict::TimingMap> timings = predict::time_computations(target);
   if (!timings.ok()) return timings.status();
-  std::optional<predict::TimingMap> roofline;
+  std::optional<predict::RooflineMap> roofline;
   if (!options.roofline_only) {
-    absl::StatusOr<predict::TimingMap> t = predict::roofline_schedule(module, *timings);
+    absl::StatusOr<predict::RooflineMap> t = predict::roofline_schedule(module, *timings);
     if (!t.ok()) return t.status();
     roofline = *std::move(t);
   }

@@ -145,6 +145,17 @@ struct ComputationTiming {
 
 using TimingMap = absl::flat_hash_map<const Computation*, ComputationTiming>;
 
+// One computation scheduled again with every op at its roofline: per instruction, in the order
+// of its ComputationTiming, the time on the compute track (a done: its exposed wait) and the
+// latency of an async start; and the total.
+struct RooflineTiming {
+  double total_s = 0;
+  std::vector<double> time_s;
+  std::vector<double> latency_s;
+};
+
+using RooflineMap = absl::flat_hash_map<const Computation*, RooflineTiming>;
+
 // How `instruction` runs on the target when it is not control flow and not the done of a pair
 // (op_timing.cc). Async starts get their latency and stream; `timings` holds the computations
 // already timed (an async-start's wrapped computation).
@@ -160,8 +171,8 @@ absl::StatusOr<TimingMap> time_computations(Target& target);
 
 // The same computations scheduled again with every op at its roofline (roofline_time_s,
 // roofline_latency_s), without costing anything anew: the async overlaps of the roofline are
-// its own. Only the times, latencies, pairs and totals of the result are set (step_walk.cc).
-absl::StatusOr<TimingMap> roofline_schedule(const Module& module, const TimingMap& expected);
+// its own (step_walk.cc).
+absl::StatusOr<RooflineMap> roofline_schedule(const Module& module, const TimingMap& expected);
 
 // Executions per step of each timed computation under the model: loops repeat their body and
 // condition, a conditional runs its slowest branch, a call its callee (step_walk.cc).

@@ -224,41 +224,38 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
 }
 
 // One computation of the expected walk scheduled with roofline times; `done` holds the
-// roofline schedules of its callees.
-absl::StatusOr<ComputationTiming> roofline_computation(const ComputationTiming& expected,
-                                                       const TimingMap& done) {
-  ComputationTiming ct;
-  ct.computation = expected.computation;
+// roofline schedules of its callees. Runs the clock as run_clock does, on the roofline's times.
+absl::StatusOr<RooflineTiming> roofline_computation(const ComputationTiming& expected,
+                                                    const RooflineMap& done) {
+  RooflineTiming rt;
   const size_t n = expected.instructions.size();
-  ct.instructions.resize(n);
+  rt.time_s.assign(n, 0.0);
+  rt.latency_s.assign(n, 0.0);
+  auto total = [&done](const Computation* c) {
+    auto it = c ? done.find(c) : done.end();
+    return it == done.end() ? 0.0 : it->second.total_s;
+  };
   for (size_t k = 0; k < n; ++k) {
     const InstructionTiming& x = expected.instructions[k];
-    InstructionTiming& t = ct.instructions[k];
-    t.instruction = x.instruction;
-    t.cost = x.cost;
-    t.role = x.role;
-    t.partner = x.partner;
-    t.trip_count = x.trip_count;
-    t.body = x.body;
-    t.condition = x.condition;
+    double& time_s = rt.time_s[k];
     switch (x.role) {
       case Role::kWhile: {
         const double trips = static_cast<double>(x.trip_count);
-        t.time_s = trips * total_of(done, x.body) + (trips + 1) * total_of(done, x.condition);
+        time_s = trips * total(x.body) + (trips + 1) * total(x.condition);
         break;
       }
       case Role::kConditional:
         // The slowest branch at the roofline, which need not be the expected one.
         for (const Computation* branch : x.instruction->called_computations()) {
-          t.time_s = std::max(t.time_s, total_of(done, branch));
+          time_s = std::max(time_s, total(branch));
         }
         break;
       case Role::kCall:
-        t.time_s = total_of(done, x.body);
+        time_s = total(x.body);
         break;
       case Role::kAsyncStart:
-        t.latency_s = x.async_computation != nullptr ? total_of(done, x.async_computation)
-                                                     : x.roofline_latency_s;
+        rt.latency_s[k] =
+            x.async_computation != nullptr ? total(x.async_computation) : x.roofline_latency_s;
         break;
       case Role::kAsyncDone:
       case Role::kFree:
@@ -266,25 +263,48 @@ absl::StatusOr<ComputationTiming> roofline_computation(const ComputationTiming& 
       case Role::kOp:
       case Role::kCollective:
         // A start run synchronously that runs a computation takes that computation's time.
-        t.time_s = x.async_computation != nullptr ? total_of(done, x.async_computation)
-                                                  : x.roofline_time_s;
+        time_s = x.async_computation != nullptr ? total(x.async_computation) : x.roofline_time_s;
         break;
     }
   }
-  absl::StatusOr<std::vector<AsyncPairTiming>> pairs = run_clock(ct, "roofline schedule");
-  if (!pairs.ok()) return pairs.status();
-  return ct;
+  std::vector<ScheduledEvent> events;
+  events.reserve(n);
+  for (size_t k = 0; k < n; ++k) {
+    const InstructionTiming& x = expected.instructions[k];
+    switch (x.role) {
+      case Role::kAsyncStart:
+        events.push_back(ScheduledEvent::start(static_cast<int64_t>(k)));
+        break;
+      case Role::kAsyncDone:
+        events.push_back(ScheduledEvent::done(x.partner, rt.latency_s[x.partner]));
+        break;
+      default:
+        events.push_back(ScheduledEvent::op(rt.time_s[k]));
+    }
+  }
+  absl::StatusOr<ScheduleTiming> clock = time_schedule(events);
+  if (!clock.ok()) {
+    return absl::InternalError(absl::StrCat("roofline schedule of ",
+                                            sv(expected.computation->name()), ": ",
+                                            clock.status().message()));
+  }
+  for (const AsyncPairTiming& p : clock->pairs) {
+    // The wait is the done's time on the compute track.
+    rt.time_s[static_cast<size_t>(expected.instructions[p.async_id].partner)] = p.exposed_s;
+  }
+  rt.total_s = clock->total_s;
+  return rt;
 }
 
 }  // namespace
 
-absl::StatusOr<TimingMap> roofline_schedule(const Module& module, const TimingMap& expected) {
-  TimingMap timings;
+absl::StatusOr<RooflineMap> roofline_schedule(const Module& module, const TimingMap& expected) {
+  RooflineMap timings;
   // Callees before callers, as in time_computations.
   for (const Computation* c : module.computations()) {
     auto it = expected.find(c);
     if (it == expected.end()) continue;
-    absl::StatusOr<ComputationTiming> t = roofline_computation(it->second, timings);
+    absl::StatusOr<RooflineTiming> t = roofline_computation(it->second, timings);
     if (!t.ok()) return t.status();
     timings.emplace(c, *std::move(t));
   }

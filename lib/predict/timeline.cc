@@ -18,8 +18,9 @@ constexpr int kMaxDepth = 32;
 
 class TimelineBuilder {
  public:
-  TimelineBuilder(const TimingMap& timings, const PredictOptions& options)
-      : timings_(timings), options_(options) {}
+  // `keep`: the slices are made; else only counted (whether the timeline is cut).
+  TimelineBuilder(const TimingMap& timings, const PredictOptions& options, bool keep)
+      : timings_(timings), options_(options), keep_(keep) {}
 
   void place(const Computation* c, double offset, int depth) {
     auto it = c ? timings_.find(c) : timings_.end();
@@ -32,10 +33,10 @@ class TimelineBuilder {
       const InstructionTiming& t = ct.instructions[k];
       const double begin = offset + ct.begin_s[k];
       if (t.role == Role::kAsyncStart && t.partner >= 0) {
-        add(std::string(t.instruction->name()), t.stream, begin, t.latency_s, depth, t.instruction);
+        add(t.instruction->name(), t.stream, begin, t.latency_s, depth, t.instruction);
       }
       if (t.role == Role::kFree || t.role == Role::kAsyncStart || t.time_s <= 0) continue;
-      add(std::string(t.instruction->name()), "compute", begin, t.time_s, depth, t.instruction);
+      add(t.instruction->name(), "compute", begin, t.time_s, depth, t.instruction);
       if (depth + 1 >= kMaxDepth) continue;
       if (t.role == Role::kWhile) {
         place_loop(t, begin, depth);
@@ -88,18 +89,22 @@ class TimelineBuilder {
     return it == timings_.end() ? 0 : it->second.total_s;
   }
 
-  void add(std::string name, std::string_view track, double start, double duration, int depth,
-           const Instruction* instruction, int64_t iterations = 0) {
-    if (events_.size() >= kMaxEvents) {
+  void add(std::string_view name, std::string_view track, double start, double duration,
+           int depth, const Instruction* instruction, int64_t iterations = 0) {
+    if (placed_ >= kMaxEvents) {
       truncated_ = true;
       return;
     }
-    events_.push_back(
-        {std::move(name), std::string(track), start, duration, depth, instruction, iterations});
+    ++placed_;
+    if (!keep_) return;
+    events_.push_back({std::string(name), std::string(track), start, duration, depth,
+                       instruction, iterations});
   }
 
   const TimingMap& timings_;
   const PredictOptions& options_;
+  const bool keep_;
+  size_t placed_ = 0;  // slices placed (made, or counted only)
   std::vector<TimelineEvent> events_;
   bool truncated_ = false;
 };
@@ -108,13 +113,16 @@ class TimelineBuilder {
 
 std::vector<TimelineEvent> build_timeline(const TimingMap& timings, Target& target) {
   const Module& module = target.module();
-  TimelineBuilder builder(timings, target.options());
+  const bool keep = target.options().timeline;
+  TimelineBuilder builder(timings, target.options(), keep);
   builder.place(module.entry(), 0, 0);
   std::vector<TimelineEvent> events = std::move(builder).take();
   if (builder.truncated()) {
+    // Said without the timeline too: the outputs do not depend on whether it was kept.
     const std::string cut = absl::StrCat("the timeline holds its first ", kMaxEvents,
                                          " slices; later ones are left out");
     target.assume(cut);
+    if (!keep) return events;
     // Said in the trace too: a slice over the whole step on a track of its own, first (the
     // slices are in start order).
     auto entry = timings.find(module.entry());

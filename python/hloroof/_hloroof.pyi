@@ -349,6 +349,7 @@ class PredictOptions:
     max_expanded_iterations: int
     model_flops: float
     explain: bool
+    timeline: bool
     def __init__(self) -> None: ...
     def to_dict(self) -> Dict[str, Any]: ...
 

@@ -61,6 +61,10 @@ struct PredictOptions {
   // numbers). Off, every explanation is left empty and nothing else changes: for a caller that
   // shows none (the text report, advice), which then skips formatting numbers for every op.
   bool explain = true;
+  // Lay out the trace timeline (Prediction::timeline). Off, it is left empty and nothing else
+  // changes (a timeline that would be cut is still said in the assumptions): for a caller that
+  // writes no trace (the text and JSON reports, advice, comparisons).
+  bool timeline = true;
 };
 
 // What bounds an op, in XProf's terms.
