@@ -52,10 +52,25 @@ std::string_view plural_noun(const Instruction& i) {
   }
 }
 
+// Whether some text is said of two names or more: only then is anything grouped. Without the
+// module's names (a name it does not have only takes a line out of the grouping), so that the
+// name index is made only when it can matter.
+bool any_text_said_twice(const std::vector<std::string>& lines) {
+  absl::flat_hash_map<std::string_view, std::string_view> first_name_of;
+  for (const std::string& line : lines) {
+    std::optional<Split> s = split_note(line);
+    if (!s) continue;
+    auto [it, added] = first_name_of.emplace(s->text, s->name);
+    if (!added && it->second != s->name) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string> group_op_notes(const std::vector<std::string>& lines,
                                         const Module* module) {
+  if (!any_text_said_twice(lines)) return lines;
   absl::flat_hash_map<std::string_view, const Instruction*> by_name;
   if (module != nullptr) {
     for (const Computation* c : module->computations()) {
