@@ -54,6 +54,11 @@ int run(const std::vector<std::string>& words) {
   // The memory analysis first: its working data is gone before the prediction's is made.
   // The advice reads no allocation itself (a wide tuple has one per leaf).
   absl::StatusOr<MemoryReport> memory = analyze_memory(module, *spec, {.allocations = false});
+  if (memory.ok()) {
+    // Nor does it read the live-bytes curves: let go before the prediction is made.
+    std::vector<LiveBytesPoint>().swap(memory->live_curve);
+    std::vector<LiveBytesPoint>().swap(memory->live_timeline);
+  }
   absl::StatusOr<Prediction> prediction = predict_step_time(module, *spec, predict_options);
   if (!prediction.ok()) return fail(prediction.status());
   prepend_input_notes(*loaded, *choice, *prediction);

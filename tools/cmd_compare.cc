@@ -2,6 +2,7 @@
 // side by side, with the ratio to the first.
 #include <cstddef>
 #include <iostream>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -63,6 +64,10 @@ int run(const std::vector<std::string>& words) {
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
   const Module* module = &loaded->module;
+  // The cost of the module's instructions depends on no device: analysed once for them all.
+  // Should it fail (or the module have no step), the first prediction says why, as before.
+  std::optional<absl::StatusOr<ModuleCost>> cost;
+  if (module->entry_marked()) cost = analyze_cost(*module, cost_options(options));
   std::vector<Prediction> predictions;
   for (const std::string& d : *devices) {
     absl::StatusOr<DeviceTarget> choice =
@@ -73,7 +78,9 @@ int run(const std::vector<std::string>& words) {
     }
     PredictOptions with_topology = options;
     with_topology.topology = choice->topology;
-    absl::StatusOr<Prediction> p = predict_step_time(*module, choice->spec, with_topology);
+    absl::StatusOr<Prediction> p =
+        cost && cost->ok() ? predict_step_time(*module, choice->spec, with_topology, **cost)
+                           : predict_step_time(*module, choice->spec, with_topology);
     if (!p.ok())
       return fail(absl::Status(p.status().code(), absl::StrCat(d, ": ", p.status().message())));
     prepend_input_notes(*loaded, *choice, *p);

@@ -140,7 +140,14 @@ int run(const std::vector<std::string>& words) {
   std::optional<absl::StatusOr<MemoryReport>> analyzed;
   auto memory_report = [&]() -> const absl::StatusOr<MemoryReport>& {
     // Neither shows the allocations themselves (a wide tuple has one per leaf).
-    if (!analyzed) analyzed = analyze_memory(*module, *spec, {.allocations = false});
+    if (!analyzed) {
+      analyzed = analyze_memory(*module, *spec, {.allocations = false});
+      if (analyzed->ok() && !args->has("--trace")) {
+        // Only the trace shows the live bytes: let go before the prediction is made.
+        std::vector<LiveBytesPoint>().swap((*analyzed)->live_curve);
+        std::vector<LiveBytesPoint>().swap((*analyzed)->live_timeline);
+      }
+    }
     return *analyzed;
   };
   // The text ends with advice, which reads it: made first, its working data is gone before the

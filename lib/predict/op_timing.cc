@@ -2,6 +2,7 @@
 // "One op"), a collective's network time ("Collectives" there), or the latency an async start
 // launches.
 #include <algorithm>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -355,7 +356,7 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
     p->is_async = true;
     t.latency_s = p->time_s;
     t.bound = BoundBy::kCollective;
-    t.collective = *std::move(p);
+    t.collective = std::make_unique<CollectivePrediction>(*std::move(p));
     return absl::OkStatus();
   }
   if (i.opcode() == Opcode::kCopyStart) {
@@ -419,7 +420,7 @@ absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Target& 
     if (target.explain()) {
       absl::StrAppend(&t.explanation, "\nfused ", sv(inner->name()), ": ", explanation);
     }
-    if (!t.collective) t.collective = *std::move(p);
+    if (!t.collective) t.collective = std::make_unique<CollectivePrediction>(*std::move(p));
   }
   return total;
 }
@@ -468,7 +469,7 @@ absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const T
     if (!p.ok()) return p.status();
     t.time_s = p->time_s;
     t.bound = BoundBy::kCollective;
-    t.collective = *std::move(p);
+    t.collective = std::make_unique<CollectivePrediction>(*std::move(p));
     return t;
   }
   OpWork work = work_of(record.cost);

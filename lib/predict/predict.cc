@@ -123,7 +123,8 @@ OpPrediction op_record(InstructionTiming& t, double runs, double roofline_s,
     op.host_bytes = c.host_bytes();
   }
   op.explanation = std::move(t.explanation);
-  op.collective = std::move(t.collective);
+  if (t.collective) op.collective = std::move(*t.collective);
+  t.collective.reset();
   return op;
 }
 
@@ -336,8 +337,18 @@ std::string_view resource_name(const OpPrediction& op) {
   return bound_name(op.resource);
 }
 
-absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
-                                             const PredictOptions& options) {
+CostOptions cost_options(const PredictOptions& options) {
+  return {.use_padded_sizes = options.use_padded_sizes,
+          .default_trip_count = options.default_trip_count};
+}
+
+namespace {
+
+// predict_step_time with the module's cost given, or analysed here (`given` null), after the
+// checks of the module and the options (whose errors come first either way).
+absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceSpec& device,
+                                             const PredictOptions& options,
+                                             const ModuleCost* given) {
   if (!module.entry_marked()) {
     // A fused computation left at the end of a cut dump is not a step: no step time unless
     // one is named.
@@ -359,10 +370,12 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
         absl::StrCat("the ", sv(collective_formula_name(options.collective_formula)),
                      " collective formula is XLA's GPU model; ", device.name, " is not a GPU"));
   }
-  absl::StatusOr<ModuleCost> cost =
-      analyze_cost(module, {.use_padded_sizes = options.use_padded_sizes,
-                            .default_trip_count = options.default_trip_count});
-  if (!cost.ok()) return cost.status();
+  std::optional<absl::StatusOr<ModuleCost>> analyzed;
+  if (given == nullptr) {
+    analyzed = analyze_cost(module, cost_options(options));
+    if (!analyzed->ok()) return analyzed->status();
+  }
+  const ModuleCost* cost = given != nullptr ? given : &**analyzed;
 
   Prediction p;
   p.device = device.name;
@@ -415,6 +428,19 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
   add_unverified_figures(device, recorded, p.assumptions);
   p.assumptions = group_op_notes(p.assumptions, &module);
   return p;
+}
+
+}  // namespace
+
+absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
+                                             const PredictOptions& options) {
+  return predict_with_cost(module, device, options, nullptr);
+}
+
+absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
+                                             const PredictOptions& options,
+                                             const ModuleCost& cost) {
+  return predict_with_cost(module, device, options, &cost);
 }
 
 absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_view device,

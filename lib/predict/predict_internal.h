@@ -4,6 +4,7 @@
 #define HLOROOF_LIB_PREDICT_PREDICT_INTERNAL_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -111,7 +112,8 @@ struct InstructionTiming {
   std::string explanation;
   std::string model;             // the model behind time_s or latency_s (OpPrediction::model)
   std::string_view matrix_unit;  // the matrix class its matrix FLOPs ran on ("bf16", "tf32")
-  std::optional<CollectivePrediction> collective;
+  // A collective's prediction; held apart, as few ops are collectives.
+  std::unique_ptr<CollectivePrediction> collective;
 
   // Async starts: the work launched, and where it runs. Dones: the start they wait for.
   double latency_s = 0;

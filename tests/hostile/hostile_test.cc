@@ -119,6 +119,14 @@ TEST_CASE("a computation reached along 2^30 call paths is timed once, the trace 
     said_truncated = said_truncated || a.find("the timeline holds its first") != std::string::npos;
   }
   CHECK(said_truncated);
+  // Without the timeline (PredictOptions::timeline off), the cut is still said: the outputs do
+  // not depend on whether the timeline was laid out.
+  PredictOptions no_timeline;
+  no_timeline.timeline = false;
+  absl::StatusOr<Prediction> q = predict_step_time(call_fan_out(30), "tpu_v5e", no_timeline);
+  REQUIRE(q.ok());
+  CHECK(q->timeline.empty());
+  CHECK(q->assumptions == p->assumptions);
 
   absl::StatusOr<Module> m = parse_module(call_fan_out(30));
   REQUIRE(m.ok());

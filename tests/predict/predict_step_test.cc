@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "hloroof/device_target.h"
 #include "hloroof/report.h"
 #include "nlohmann/json.hpp"
 #include "predict_test_util.h"
@@ -151,6 +152,62 @@ TEST_CASE("explain off leaves every explanation empty and every other figure as 
       for (const OpPrediction& op : plain->ops) CHECK(op.explanation.empty());
       CHECK(with_text == explained->ops.size());  // asked, every op says how it was timed
       CHECK(prediction_to_json(explained.prediction) == prediction_to_json(plain.prediction));
+    }
+  }
+}
+
+// PredictOptions::timeline off leaves the timeline empty and nothing else changed: the JSON
+// (which holds no timeline) of both predictions is the same. kLoop's timeline has slices (its
+// iterations and their ops), so the test could fail.
+TEST_CASE("timeline off leaves the timeline empty and every other figure as it was") {
+  for (const char* device : {"tpu_v5e:1x2", "h100:1x2"}) {
+    for (const std::string& text :
+         {absl::StrReplaceAll(kS1, {{"ORDER", std::string(kStart) + kA + kB + kDone + kC}}),
+          std::string(kLoop)}) {
+      INFO(device << "\n" << text);
+      PredictOptions off;
+      off.timeline = false;
+      auto laid_out = predict(text, device);
+      auto plain = predict(text, device, off);
+      CHECK(!laid_out->timeline.empty());
+      CHECK(plain->timeline.empty());
+      CHECK(prediction_to_json(laid_out.prediction) == prediction_to_json(plain.prediction));
+    }
+  }
+}
+
+// The cost analysed once and given to the predictions of several devices (`hloroof compare`)
+// gives each the prediction it makes analysing the cost itself: the cost depends on no device.
+// A TPU layout's tiles pad bytes (kTiled), which the cost holds whichever device reads it.
+TEST_CASE("a prediction from a cost analysed once is the one analysing it itself") {
+  const std::string tiled = R"(HloModule t
+ENTRY e {
+  p = bf16[3,100]{1,0:T(8,128)(2,1)} parameter(0)
+  ROOT n = bf16[3,100]{1,0:T(8,128)(2,1)} negate(p)
+})";
+  for (const std::string& text :
+       {absl::StrReplaceAll(kS1, {{"ORDER", std::string(kStart) + kA + kB + kDone + kC}}),
+        std::string(kLoop), tiled}) {
+    absl::StatusOr<Module> module = parse_module(text);
+    REQUIRE(module.ok());
+    for (int64_t trips : {1, 3}) {
+      PredictOptions options;
+      options.default_trip_count = trips;
+      const absl::StatusOr<ModuleCost> cost = analyze_cost(*module, cost_options(options));
+      REQUIRE(cost.ok());
+      for (const char* name : {"tpu_v5e:1x2", "tpu_v5p:2x2x1", "h100:1x2"}) {
+        INFO(name << "\n" << text);
+        absl::StatusOr<DeviceTarget> device = resolve_device(name, &*module);
+        REQUIRE(device.ok());
+        options.topology = device->topology;
+        absl::StatusOr<Prediction> own = predict_step_time(*module, device->spec, options);
+        absl::StatusOr<Prediction> shared =
+            predict_step_time(*module, device->spec, options, *cost);
+        REQUIRE(own.ok());
+        REQUIRE(shared.ok());
+        CHECK(own->hbm_bytes > 0);
+        CHECK(prediction_to_json(*own) == prediction_to_json(*shared));
+      }
     }
   }
 }

@@ -24,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "hloroof/collective.h"
+#include "hloroof/cost.h"
 #include "hloroof/device.h"
 #include "hloroof/module.h"
 #include "hloroof/roofline.h"
@@ -221,6 +222,15 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_v
                                              const PredictOptions& options = {});
 absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
                                              const PredictOptions& options = {});
+// The same with the module's cost already analysed: `cost` must be analyze_cost(module,
+// cost_options(options)). The cost depends on no device (bytes padded by the layout's tiles are
+// the layout's: a GPU layout has none), so predictions of one module on several devices can
+// share it (`hloroof compare`).
+absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
+                                             const PredictOptions& options,
+                                             const ModuleCost& cost);
+// The cost settings a prediction with `options` analyses the module with.
+CostOptions cost_options(const PredictOptions& options);
 
 }  // namespace hloroof
 
