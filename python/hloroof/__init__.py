@@ -263,7 +263,7 @@ def _add_notes(prediction: Prediction, notes: List[str], warnings: List[str]) ->
 
 
 def predict(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
-            **options: Any) -> Prediction:
+            settings: Optional[List[str]] = None, **options: Any) -> Prediction:
     """Predicts one step of the module on `device` (`Prediction`).
 
     `device` is a built-in name (``devices()`` lists them) with an optional topology
@@ -275,12 +275,24 @@ def predict(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
     Options (`PredictOptions`): ``topology``, ``collective_formula`` ("network",
     "xla-gpu-nccl", "xla-gpu-sol"), ``collective_large_n``, ``default_trip_count``,
     ``use_padded_sizes``, ``include_overhead``, ``max_expanded_iterations``,
-    ``device_coordinates``.
+    ``device_coordinates``. `settings` change the device's figures as the command's ``--set
+    PATH=VALUE`` does (``["hbm.bandwidth=1e12"]``; the assumptions name them), whichever way
+    the device was chosen; not with a `DeviceSpec` (`device(name, settings)` makes one).
 
     Predicted from a `Module`, each op's ``instruction`` is the module's instruction; from text,
     it is None (the text's module is not kept).
     """
     source, device, options, notes, warnings = _resolve_device(module_or_text, device, options)
+    settings = _settings_list("predict", settings)
+    if settings:
+        # As the command's --set: the device resolved with its figures set, and what the
+        # resolution says before the prediction's own assumptions.
+        module = _module_of(source)
+        target = _set_figures("predict", device, module, options.get("topology", ""), settings)
+        options["topology"] = target.topology
+        prediction = predict(module, target.spec, **options)
+        _add_notes(prediction, notes + target.notes, target.warnings + warnings)
+        return prediction
     opts = _set_options(PredictOptions, "predict", options)
     if isinstance(device, DeviceSpec):
         # A spec with a topology: the slice rule of a named device (resolve_device) holds too.
@@ -318,19 +330,21 @@ Prediction.write_xspace = _write_xspace
 
 
 def advise(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None, top: int = 0,
-           evidence_rows: int = 5, **options: Any) -> "Advice":
+           evidence_rows: int = 5, settings: Optional[List[str]] = None,
+           **options: Any) -> "Advice":
     """What to fix before running the step, as ``hloroof advise --json`` gives it: an `Advice`
     (keys or attributes) with ``findings`` ranked by the predicted seconds per step each puts
     at stake (``id``, ``title``, ``what``, ``fix``, ``time_at_stake_s``, ``evidence``, ...),
     ``step_time_s`` and ``notes`` (docs/advise.md); ``str()`` is the command's report.
-    `device` and `options` as for `predict`; `top` findings kept (0: all), `evidence_rows` per
-    finding (0: all).
+    `device`, `settings` and `options` as for `predict`; `top` findings kept (0: all),
+    `evidence_rows` per finding (0: all).
     """
     source, device, options, notes, warnings = _resolve_device(module_or_text, device, options)
     module = _module_of(source)
     spec = device
-    if not isinstance(device, DeviceSpec):
-        target = _target(device, module, options.get("topology", ""))
+    settings = _settings_list("advise", settings)
+    if not isinstance(device, DeviceSpec) or settings:
+        target = _set_figures("advise", device, module, options.get("topology", ""), settings)
         spec = target.spec
         options["topology"] = target.topology
         notes = notes + target.notes
@@ -344,20 +358,23 @@ def advise(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None, t
 
 
 def memory(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
-           top_buffers: int = 20, first_tile_padding: bool = True) -> MemoryReport:
+           top_buffers: int = 20, first_tile_padding: bool = True,
+           settings: Optional[List[str]] = None) -> MemoryReport:
     """Peak device memory from buffer liveness (`MemoryReport`).
 
     ``capacity`` checks the peak against the HBM of `device` (a name or `DeviceSpec`); without
     it, of the device `predict` would pick: the one a JAX ``Compiled`` (or ``Lowered``) was
     compiled for, else the default of the module's platform, said in ``notes`` (a guess, when
     nothing in the module tells its platform, starts with "warning:"). `top_buffers` bounds
-    ``largest_buffers`` and ``peak_buffers`` (0 keeps all).
+    ``largest_buffers`` and ``peak_buffers`` (0 keeps all). `settings` as for `predict`
+    (``["hbm.capacity=32e9"]``: the check against 32 GB).
     """
     source, device, _, notes, warnings = _resolve_device(module_or_text, device, {})
     module = _module_of(source)
     spec = device
-    if not isinstance(device, DeviceSpec):
-        target = _target(device, module, "")
+    settings = _settings_list("memory", settings)
+    if not isinstance(device, DeviceSpec) or settings:
+        target = _set_figures("memory", device, module, "", settings)
         spec = target.spec
         notes = notes + target.notes
         warnings = warnings + target.warnings
@@ -603,6 +620,16 @@ def _target(name: Any, module: Optional[Module], topology: str,
         raise TypeError(f"device wants a device name (as `hloroof devices` lists them) or a "
                         f"device JSON path, got {type(name).__name__} {name!r}")
     return _hloroof._resolve_device(_os.fspath(name), module, topology or "", settings or [])
+
+
+def _set_figures(function: str, device: Any, module: Optional[Module], topology: str,
+                 settings: List[str]) -> DeviceTarget:
+    """`device` resolved for `module` with `settings` (the command's --set) applied."""
+    if isinstance(device, DeviceSpec):
+        raise TypeError(f"{function}: settings apply to a device given by name or JSON path; a "
+                        f"DeviceSpec has its figures: make it with hloroof.device(name, "
+                        f"settings)")
+    return _target(device, module, topology, settings)
 
 
 def _device_spec(name: str, settings: Optional[List[str]] = None) -> DeviceSpec:

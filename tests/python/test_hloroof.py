@@ -717,3 +717,37 @@ def test_functions_that_take_a_module_take_the_bytes_of_a_proto():
     # Bytes that are not a proto are text, as before: a parse error.
     with pytest.raises(hloroof.ParseError):
         hloroof.parse(b"\x08\x01 not HLO")
+
+
+def test_predict_advise_and_memory_take_the_command_s_settings(h100_text):
+    # h100 at a third of its HBM bandwidth (1e12 of 3.35e12 B/s), as device(name, settings)
+    # and the command's --set give it.
+    slow = ["hbm.bandwidth=1e12"]
+    p = hloroof.predict(h100_text, "h100", settings=slow)
+    assert p.step_time_s == hloroof.predict(h100_text, hloroof.device("h100", slow)).step_time_s
+    assert p.step_time_s > hloroof.predict(h100_text, "h100").step_time_s
+    assert "device figures set: hbm.bandwidth=1e12" in p.assumptions
+    cli = run_cli("predict", H100, "--device", "h100", "--set", "hbm.bandwidth=1e12", "--json")
+    assert cli.returncode == 0, cli.stderr
+    expected = json.loads(cli.stdout)
+    assert expected["step_time_s"] == pytest.approx(p.step_time_s, rel=1e-12)
+    assert p.assumptions == expected["assumptions"]
+    # Without a device: the one the module's platform gives (GPU: h100), its figures set.
+    assert hloroof.predict(h100_text, settings=slow).step_time_s == p.step_time_s
+    assert hloroof.advise(h100_text, "h100", settings=slow)["step_time_s"] == p.step_time_s
+    # The memory check against 1 GB of HBM, as the command's --set hbm.capacity=1e9.
+    r = hloroof.memory(h100_text, "h100", settings=["hbm.capacity=1e9"])
+    assert r.capacity.capacity_bytes == 1e9
+    cli = run_cli("memory", H100, "--device", "h100", "--set", "hbm.capacity=1e9", "--json")
+    assert cli.returncode == 0, cli.stderr
+    expected = json.loads(cli.stdout)
+    assert (r.capacity.fits, r.capacity.checked_bytes) == (expected["fits"],
+                                                           expected["checked_bytes"])
+    assert "device figures set: hbm.capacity=1e9" in r.notes
+    # A spec has its figures already; a figure the device lacks is refused.
+    with pytest.raises(TypeError, match=r"hloroof.device\(name, settings\)"):
+        hloroof.predict(h100_text, hloroof.device("h100"), settings=slow)
+    with pytest.raises(ValueError, match="--set hbm.bandwith: h100 has no such figure"):
+        hloroof.memory(h100_text, "h100", settings=["hbm.bandwith=1e12"])
+    with pytest.raises(TypeError, match="PATH=VALUE"):
+        hloroof.advise(h100_text, "h100", settings=[1e12])
