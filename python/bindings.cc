@@ -306,6 +306,15 @@ void bind_module(py::module_& m) {
           "sets an attribute from its value text, as a module writes it: "
           "set_attribute('dimensions', '{1,0}'), set_attribute('calls', '%fused')")
       .def(
+          "copy_attributes_from",
+          [](Instruction& i, const Instruction& other) {
+            ok_or_raise(i.copy_attributes_from(other));
+          },
+          py::arg("other"),
+          "sets every attribute to `other`'s (an instruction of the same module: a collective's "
+          "on the async start that replaces it); its computations are called from here too, "
+          "and this instruction's control-predecessors stay")
+      .def(
           "remove_attribute",
           [](Instruction& i, std::string_view name) {
             std::optional<AttrId> id = attribute_from_name(name);
@@ -833,6 +842,8 @@ void bind_memory(py::module_& m) {
   Record<LiveBytesPoint>(m, "LiveBytesPoint", "Live device bytes while an entry op runs.")
       .field("instruction", &LiveBytesPoint::instruction, "entry instruction")
       .field("device_bytes", &LiveBytesPoint::device_bytes, "B")
+      .field("computation", &LiveBytesPoint::computation, "where it is: the entry, or a body")
+      .field("depth", &LiveBytesPoint::depth, "0: the entry; 1: a body the entry runs; ...")
       .done();
 
   Record<CapacityCheck>(m, "CapacityCheck", "A memory figure against a device's HBM capacity.")
@@ -850,6 +861,8 @@ void bind_memory(py::module_& m) {
 
   Record<MemoryReport>(m, "MemoryReport", "Peak device memory from buffer liveness.")
       .field("module_name", &MemoryReport::module_name, "the HloModule name")
+      .field("entry", &MemoryReport::entry, "the computation analysed as the step")
+      .field("entry_marked", &MemoryReport::entry_marked, "it is the one the input marks ENTRY")
       .field("scheduled", &MemoryReport::scheduled, "the printed order is the execution order")
       .field("peak_bytes", &MemoryReport::peak_bytes, "device-memory high-water mark, B")
       .field("peak_at", &MemoryReport::peak_at, "the entry instruction running at the peak")
@@ -864,6 +877,22 @@ void bind_memory(py::module_& m) {
       .field("footprint_bytes", &MemoryReport::footprint_bytes,
              "B held by a step: arguments + outputs - aliased + temp + constants")
       .field("allocations", &MemoryReport::allocations, "every allocation, all memories")
+      .computed(
+          "allocation_counts",
+          [](const MemoryReport& r) {
+            py::dict out;
+            for (AllocationKind kind : {AllocationKind::kParameter, AllocationKind::kOutput,
+                                        AllocationKind::kTemp, AllocationKind::kConstant}) {
+              out[py::str(std::string(allocation_kind_name(kind)))] =
+                  r.allocation_counts[static_cast<size_t>(kind)];
+            }
+            return out;
+          },
+          "allocations of each kind: {'parameter': n, 'output': n, 'temp': n, 'constant': n}")
+      .field("temps_in_live_out", &MemoryReport::temps_in_live_out,
+             "temporaries placed in output or donated allocations")
+      .field("shared_with_operand", &MemoryReport::shared_with_operand,
+             "results written over a dying operand's bytes")
       .field("constant_bytes", &MemoryReport::constant_bytes, "B")
       .field("padding_waste_bytes", &MemoryReport::padding_waste_bytes, "B")
       .field("peak_on_chip_bytes", &MemoryReport::peak_on_chip_bytes, "B")
@@ -873,6 +902,8 @@ void bind_memory(py::module_& m) {
       .field("largest_buffers", &MemoryReport::largest_buffers, "largest first")
       .field("peak_buffers", &MemoryReport::peak_buffers, "device buffers live at the peak")
       .field("live_curve", &MemoryReport::live_curve, "one point per entry instruction")
+      .field("live_timeline", &MemoryReport::live_timeline,
+             "one point per instruction that runs, in order, bodies' inside (one iteration)")
       .field("capacity", &MemoryReport::capacity, "check against the device, or None")
       .field("notes", &MemoryReport::notes, "assumptions that shaped the numbers")
       .field("warnings", &MemoryReport::warnings, "what to know first: the device is a guess, ...")

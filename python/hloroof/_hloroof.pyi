@@ -44,6 +44,7 @@ class Instruction:
     def replace_operand(self, index: int, operand: Instruction) -> None: ...
     def replace_all_uses_with(self, other: Instruction) -> None: ...
     def set_attribute(self, name: str, value: str) -> None: ...
+    def copy_attributes_from(self, other: Instruction) -> None: ...
     def remove_attribute(self, name: str) -> None: ...
     def set_dimensions(self, dimensions: List[int]) -> None: ...
     def infer_shape(self) -> str: ...
@@ -283,6 +284,8 @@ class LiveBytesPoint:
     _fields: Tuple[str, ...]
     instruction: str
     device_bytes: int
+    computation: str
+    depth: int
 
 class CapacityCheck:
     _fields: Tuple[str, ...]
@@ -305,6 +308,8 @@ class DeviceTarget:
 class MemoryReport:
     _fields: Tuple[str, ...]
     module_name: str
+    entry: str
+    entry_marked: bool
     scheduled: bool
     peak_bytes: int
     peak_at: str
@@ -318,6 +323,9 @@ class MemoryReport:
     temp_bytes: int
     footprint_bytes: int
     allocations: List[MemoryAllocation]
+    allocation_counts: Dict[str, int]
+    temps_in_live_out: int
+    shared_with_operand: int
     constant_bytes: int
     padding_waste_bytes: int
     peak_on_chip_bytes: int
@@ -327,6 +335,7 @@ class MemoryReport:
     largest_buffers: List[MemoryBuffer]
     peak_buffers: List[MemoryBuffer]
     live_curve: List[LiveBytesPoint]
+    live_timeline: List[LiveBytesPoint]
     capacity: Optional[CapacityCheck]
     notes: List[str]
     warnings: List[str]

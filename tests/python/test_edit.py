@@ -101,3 +101,50 @@ def test_outlining_into_a_fusion():
     assert len(copy) == 2
     m.remove_computation(copy)
     assert m.computation("fused_neg.2") is None
+
+
+COLLECTIVE = """HloModule c
+
+%add (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %s = f32[] add(%x, %y)
+}
+
+ENTRY %main (a: f32[8,16]) -> f32[8,16] {
+  %a = f32[8,16]{1,0} parameter(0)
+  %b = f32[8,16]{1,0} negate(%a)
+  %ar = f32[8,16]{1,0} all-reduce(%a), channel_id=3, replica_groups={{0,1}}, to_apply=%add
+  ROOT %m = f32[8,16]{1,0} multiply(%ar, %b)
+}
+"""
+
+
+def test_an_all_reduce_made_asynchronous_takes_its_attributes_onto_the_start():
+    m = hloroof.parse(COLLECTIVE)
+    main = m.entry
+    a, ar = main.instruction("a"), main.instruction("ar")
+    ar.set_attribute("control-predecessors", "{%b}")
+    start = main.add_instruction("all-reduce-start", "ar-start", [a], shape="f32[8,16]{1,0}",
+                                 before=ar)
+    start.set_attribute("control-predecessors", "{%a}")
+    start.copy_attributes_from(ar)
+    # ar's attributes, %add called from the start too; the start's own control predecessor
+    # stays and ar's (%b) is not copied.
+    assert start.attributes == {"channel_id": "3", "replica_groups": "{{0,1}}",
+                                "to_apply": "%add", "control-predecessors": "{%a}"}
+    assert [c.name for c in start.called_computations] == ["add"]
+    done = main.add_instruction("all-reduce-done", "ar-done", [start],
+                                shape="f32[8,16]{1,0}", before=ar)
+    main.replace_instruction(ar, done)
+    text = round_trip(m)
+    assert ("%ar-start = f32[8,16]{1,0} all-reduce-start(%a), channel_id=3, "
+            "replica_groups={{0,1}}, to_apply=%add, control-predecessors={%a}") in text
+    # The reduction calls %add: its own computation's attributes cannot come to it.
+    with pytest.raises(ValueError, match="s cannot call its own computation"):
+        m.computation("add").root.copy_attributes_from(start)
+    # Nor an instruction of another module's.
+    other = hloroof.parse(COLLECTIVE)
+    with pytest.raises(ValueError, match="cannot copy the attributes of ar to ar-start: it is "
+                       "in another module"):
+        start.copy_attributes_from(other.entry.instruction("ar"))

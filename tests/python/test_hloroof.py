@@ -4,6 +4,7 @@ The reference is the library itself through another door: the command-line tool'
 output (HLOROOF_CLI) and the figures examples/README.md derives by hand.
 """
 
+import collections
 import gc
 import json
 import os
@@ -368,6 +369,42 @@ def test_memory_matches_the_cli_json(v5e_text):
     assert r.to_json() == result.stdout
     assert r.to_dict() == expected
     assert r.to_dict()["breakdown"]["temporaries"] == r.peak_breakdown.temporaries
+    # The fields the JSON has by other names or as lists.
+    assert (r.entry, r.entry_marked) == (expected["entry"], expected["entry_marked"])
+    assert r.temps_in_live_out == expected["temps_in_live_out"]
+    assert r.shared_with_operand == expected["shared_with_operand"]
+    kinds = collections.Counter(a["kind"] for a in expected["allocations"])
+    assert r.allocation_counts == {k: kinds[k] for k in ("parameter", "output", "temp",
+                                                         "constant")}
+    assert [(p.computation, p.instruction, p.depth, p.device_bytes) for p in r.live_timeline] \
+        == [(p["computation"], p["instruction"], p["depth"], p["device_bytes"])
+            for p in expected["live_timeline"]]
+
+
+SMALL = """HloModule small
+
+ENTRY %main (a: f32[8,16], b: f32[16,4]) -> f32[8,4] {
+  %a = f32[8,16]{1,0} parameter(0)
+  %b = f32[16,4]{1,0} parameter(1)
+  %k = f32[8,16]{1,0} constant({...})
+  %c = f32[8,16]{1,0} add(%a, %k)
+  ROOT %dot = f32[8,4]{1,0} dot(%c, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+"""
+
+
+def test_memory_counts_allocations_of_each_kind():
+    r = hloroof.memory(SMALL, "h100")
+    # Two parameters, one output (the root), one constant (%k), and the temp allocation that
+    # holds the one temporary, %c.
+    assert r.allocation_counts == {"parameter": 2, "output": 1, "temp": 1, "constant": 1}
+    assert (r.entry, r.entry_marked) == ("main", True)
+    # No loop or call: the timeline is the entry's five instructions, at depth 0.
+    assert [(p.computation, p.instruction, p.depth) for p in r.live_timeline] == \
+        [("main", n, 0) for n in ("a", "b", "k", "c", "dot")]
+    # While %c is made: a (512 B), b (256 B), k (512 B) and c (512 B) live: 8 x 16 x 4 B each
+    # but b, 16 x 4 x 4 B.
+    assert r.live_timeline[3].device_bytes == 512 + 256 + 512 + 512
 
 
 def test_memory_without_a_device_matches_the_cli_json(v5e_text):
