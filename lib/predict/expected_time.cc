@@ -136,14 +136,6 @@ std::string_view table_op(CollectiveKind kind) {
 // B200 16% -> 13%; GB200 3.1% -> 4.4% (docs/prediction-model.md).
 constexpr double kPooledWeight = 0.1;
 
-// The share of its NICs' line rate a GPU node reaches across nodes. Measured (not by us):
-// two 8-GPU A100 nodes with 4 x 200 Gb/s HDR each ran NCCL's all-reduce at 86 GB/s bus
-// bandwidth, 0.86 of the 4 x 25 GB/s (NVIDIA/nccl#1048; ib_write_bw reached 24 GB/s per NIC
-// there); three such nodes 84.8 GB/s on average over sizes, 96 at best (NVIDIA/nccl-tests#119);
-// NDR (400 Gb/s) NICs 46-48 of 50 GB/s (NVIDIA/nccl-tests#267, #290, by NVIDIA). The lowest,
-// 0.86, is used: a 2-node ring is where our measurements come from.
-constexpr double kScaleOutEfficiency = 0.86;
-
 // NCCL's own latency model (src/graph/tuning.cc of NVIDIA/nccl, read at 01afd20a77b5, the Ring
 // rows, in us): a base latency, then one hop latency for every step of the ring, the steps that
 // cross nodes at the network's figure: Simple 8.4 base, 3.4 per NVLink step, 9.6 per network
@@ -827,7 +819,14 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
                                       const DeviceSpec& device,
                                       std::vector<std::string>& assumptions, bool explain) {
   ExpectedTime e{roofline.time_s, "", ""};
-  const bool calibrated = device.collective_bandwidth_efficiency || device.collective_latency_s;
+  // A file that sets the share of its NICs' line rate (nic_efficiency) gives collectives across
+  // nodes that network model; collective_bandwidth_efficiency and collective_latency then
+  // calibrate only those inside one node (hloroof calibrate fits them apart).
+  const bool network_set = device.gpu && device.gpu->nic_efficiency &&
+                           roofline.placement.domains > 1 && !table_op(kind).empty() &&
+                           !collective_source(device).name.empty();
+  const bool calibrated =
+      (device.collective_bandwidth_efficiency || device.collective_latency_s) && !network_set;
   if (device.kind != DeviceKind::kGpu && !calibrated) {
     if (tpu_measured(device)) {
       return expected_tpu_collective_time(roofline, device, assumptions, explain);

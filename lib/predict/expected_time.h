@@ -25,6 +25,14 @@ namespace hloroof::predict {
 // prediction-model.md shows the arithmetic). 0.87 is used for every GPU.
 inline constexpr double kGpuHbmFraction = 0.87;
 
+// The share of its NICs' line rate a GPU node reaches across nodes. Measured (not by us):
+// two 8-GPU A100 nodes with 4 x 200 Gb/s HDR each ran NCCL's all-reduce at 86 GB/s bus
+// bandwidth, 0.86 of the 4 x 25 GB/s (NVIDIA/nccl#1048; ib_write_bw reached 24 GB/s per NIC
+// there); three such nodes 84.8 GB/s on average over sizes, 96 at best (NVIDIA/nccl-tests#119);
+// NDR (400 Gb/s) NICs 46-48 of 50 GB/s (NVIDIA/nccl-tests#267, #290, by NVIDIA). The lowest,
+// 0.86, is used: a 2-node ring is where our measurements come from.
+inline constexpr double kScaleOutEfficiency = 0.86;
+
 // The share of the host link (PCIe) a TPU host-offload copy (to or from memory space S(5)) is
 // expected to reach. Measured on the TPU v6e profile (../shared/profiles/tpu_v6e, docs/
 // prediction-model.md): a 5368709120 B f32 array copied host -> device alone took 189.18 ms

@@ -333,6 +333,7 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
     target.assume(absl::StrCat(sv(i.name()), ": ", note));
   }
   use_interconnect_figures(*e, target);
+  p.estimate = *std::move(e);
   return p;
 }
 

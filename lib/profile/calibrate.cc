@@ -9,8 +9,12 @@
 // are exactly what predict_step_time charges.
 // GPU collectives: with collective_latency L and collective_bandwidth_efficiency 1 / w set, a
 // collective's expected time is L + w T, T its roofline bandwidth term; L and w are fitted
-// likewise. The written device file sets the fitted knobs, so predicting with it reproduces
-// the fit.
+// likewise, from the collectives inside one NVLink domain (node). Those whose groups cross
+// nodes fit the share of the NICs' line rate the network reaches, interconnect.nic_efficiency,
+// apart: their expected time (NCCL's algorithms across nodes, lib/predict/expected_time.cc) is
+// not linear in it (a max of the NVLink and network parts, NCCL's protocol picked by time), so
+// it is found by a search on a log grid, refined by golden sections. The written device file
+// sets the fitted knobs, so predicting with it reproduces the fit.
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -18,6 +22,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <tuple>
 
@@ -36,6 +41,7 @@
 #include "hloroof/topology.h"
 #include "hloroof/units.h"
 #include "nlohmann/json.hpp"
+#include "predict/expected_time.h"
 #include "profile/profile_internal.h"
 #include "util/absl_compat.h"
 
@@ -65,6 +71,11 @@ struct Sample {
   bool collective = false;
   double matrix_s = 0, hbm_s = 0, rest_s = 0;  // terms at peak (non-collective ops)
   double bandwidth_s = 0;                      // collectives: the bandwidth term
+  // A collective whose group spans NVLink domains (nodes): its kind and its estimate on the
+  // given device, from which the expected time at any nic_efficiency follows.
+  bool across_nodes = false;
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  CollectiveEstimate estimate;
   std::string given_model;                     // the given device's model of the op
   bool uncertain = false;                      // its kernels' placement is uncertain
   bool unknown = false;                        // the prediction cannot tell its cost
@@ -86,6 +97,12 @@ struct Figures {
   // kept_collectives) their given time.
   bool keep_matmul = false, keep_hbm = false, kept_collectives = false;
   double given_overhead_s = 0;
+  // Whether collective_latency and collective_bandwidth_efficiency are fitted (the written
+  // device sets them).
+  bool collectives_fitted = false;
+  // Collectives across nodes: the given device with the fitted nic_efficiency (or its own),
+  // whose network model times them; none: they keep the model of those inside one node.
+  std::shared_ptr<const DeviceSpec> network;
 };
 
 DeviceSpec unit_spec(const DeviceSpec& base) {
@@ -173,6 +190,18 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
       if (!fits_collectives(base, options.predict)) continue;
       s.collective = true;
       s.bandwidth_s = op.collective->time_s;  // the unit spec has no launch latency
+      const std::optional<CollectivePrediction>& g = given_ops.at(op.name)->collective;
+      if (g && g->estimate && g->estimate->placement.domains > 1) {
+        s.across_nodes = true;
+        s.estimate = *g->estimate;
+        for (CollectiveKind k :
+             {CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
+              CollectiveKind::kReduceScatter, CollectiveKind::kAllToAll,
+              CollectiveKind::kRaggedAllToAll, CollectiveKind::kCollectivePermute,
+              CollectiveKind::kCollectiveBroadcast, CollectiveKind::kSend, CollectiveKind::kRecv}) {
+          if (collective_kind_name(k) == g->kind) s.kind = k;
+        }
+      }
     } else if (op.async) {
       continue;  // copy-start / done and async computations: no roofline of their own
     } else {
@@ -216,7 +245,18 @@ OpClass sample_class(const Sample& s, const Figures& f) {
   return OpClass::kOther;
 }
 
+// A collective across nodes as `device` times it (its expected time).
+double network_s(const Sample& s, const DeviceSpec& device) {
+  std::vector<std::string> notes;
+  return predict::expected_collective_time(s.kind, s.estimate, device, notes, false).time_s;
+}
+
 double model_s(const Sample& s, const Figures& f) {
+  if (s.collective && s.across_nodes) {
+    if (f.network) return network_s(s, *f.network);
+    // The fitted device's collective knobs apply to it, or else its given model.
+    return f.collectives_fitted ? f.latency_s + f.w * s.bandwidth_s : s.given_s;
+  }
   if (s.collective) {
     return f.kept_collectives ? s.given_s : f.latency_s + f.w * s.bandwidth_s;
   }
@@ -283,6 +323,8 @@ std::string measured_model(const std::vector<Sample>& samples, const Figures& f,
 
 void fit_collectives(const std::vector<Sample>& samples, const DeviceSpec& base, bool collectives,
                      Fit& out);
+void fit_network(const std::vector<Sample>& samples, const DeviceSpec& base, bool collectives,
+                 Fit& out);
 
 // The efficiencies that replace the given device's measured models (GEMM tables, HBM
 // fraction) and the per-op overhead, fitted together; with keep_matmul / keep_hbm, the
@@ -400,6 +442,7 @@ Fit fit(const std::vector<Sample>& samples, const DeviceSpec& base, bool collect
   } else {
     fit_collectives(samples, base, collectives, out);
   }
+  fit_network(samples, base, collectives, out);
   return out;
 }
 
@@ -415,8 +458,10 @@ void fit_collectives(const std::vector<Sample>& samples, const DeviceSpec& base,
     const double latency_before = f.latency_s, efficiency_before = 1 / f.w;
     std::vector<std::vector<double>> x;
     std::vector<double> y;
+    int64_t across = 0;
     for (const Sample& s : samples) {
-      if (!s.collective) continue;
+      across += s.collective && s.across_nodes;
+      if (!s.collective || s.across_nodes) continue;
       x.push_back({1, s.bandwidth_s});
       y.push_back(s.measured_s);
     }
@@ -431,12 +476,16 @@ void fit_collectives(const std::vector<Sample>& samples, const DeviceSpec& base,
       ok = solve(x, y, {false, true}, b);
       if (ok && b[0] < 0) b[0] = 0;
     }
+    // Those across nodes fit nic_efficiency (fit_network).
+    const std::string counted =
+        absl::StrCat(y.size(), " collectives", across > 0 ? " inside one node" : "");
     std::string why = !collectives   ? "XLA's GPU formulas: not fitted"
-                      : y.size() < 2 ? absl::StrCat(y.size(), " collectives; 2 or more needed")
-                      : ok           ? absl::StrCat(y.size(), " collectives")
+                      : y.size() < 2 ? absl::StrCat(counted, "; 2 or more needed")
+                      : ok           ? counted
                                      : "collectives do not determine it";
     // A device spec's ranges (see above).
     if (ok) f.latency_s = std::min(b[0], kMaxFittedTime), f.w = std::min(b[1], kMaxSlowdown);
+    f.collectives_fitted = ok;
     figure("collective_latency", latency_before, f.latency_s, ok, why);
     figure("collective_bandwidth_efficiency", efficiency_before, 1 / f.w, ok, why);
   } else {
@@ -444,6 +493,92 @@ void fit_collectives(const std::vector<Sample>& samples, const DeviceSpec& base,
         "TPU collectives are not fitted (their time depends on hops and links, not one "
         "latency and bandwidth)");
   }
+}
+
+// Collectives across nodes: the share of the NICs' line rate, e, that makes their expected
+// times (NCCL's algorithms across nodes at e) agree best with the measured ones, by weighted
+// least squares (each op's relative error alike). Their time is a max of parts, one of them
+// the network bytes at e, so e is found on a log grid from kMinEfficiency to 1 (301 points,
+// 2.3% apart), then by golden sections between the best point's neighbours. It is fitted only
+// where it matters: a change of 5% in e must move some collective's time by 1% or more (not
+// so when the NVLink part, latency or the roofline bound them all).
+void fit_network(const std::vector<Sample>& samples, const DeviceSpec& base, bool collectives,
+                 Fit& out) {
+  if (!base.gpu) return;
+  Figures& f = out.figures;
+  const std::optional<double> given = base.gpu->nic_efficiency;
+  const double before = given.value_or(predict::kScaleOutEfficiency);
+  std::vector<const Sample*> across;
+  for (const Sample& s : samples) {
+    if (s.collective && s.across_nodes) across.push_back(&s);
+  }
+  DeviceSpec device = base;
+  auto times = [&](double e) {
+    device.gpu->nic_efficiency = e;
+    std::vector<double> t;
+    t.reserve(across.size());
+    for (const Sample* s : across) t.push_back(network_s(*s, device));
+    return t;
+  };
+  auto cost = [&](double e) {
+    const std::vector<double> t = times(e);
+    double sum = 0;
+    for (size_t k = 0; k < t.size(); ++k) {
+      const double r = (t[k] - across[k]->measured_s) / across[k]->measured_s;
+      sum += r * r;
+    }
+    return sum;
+  };
+  double best = before;
+  bool ok = false;
+  std::string why;
+  if (!collectives) {
+    why = "XLA's GPU formulas: not fitted";
+  } else if (across.empty()) {
+    why = "no collective across nodes measured";
+  } else {
+    constexpr int kSteps = 300;
+    const double lo = std::log(internal::kMinEfficiency);
+    auto grid = [&](int k) { return std::exp(lo * (1 - static_cast<double>(k) / kSteps)); };
+    int at = kSteps;
+    double least = std::numeric_limits<double>::infinity();
+    for (int k = 0; k <= kSteps; ++k) {
+      const double c = cost(grid(k));
+      if (c < least) least = c, at = k;
+    }
+    // Golden sections on ln e between the neighbours.
+    double a = std::log(grid(std::max(at - 1, 0))), b = std::log(grid(std::min(at + 1, kSteps)));
+    const double ratio = (std::sqrt(5.0) - 1) / 2;
+    for (int k = 0; k < 60 && b - a > 1e-12; ++k) {
+      const double c = b - ratio * (b - a), d = a + ratio * (b - a);
+      if (cost(std::exp(c)) <= cost(std::exp(d))) {
+        b = d;
+      } else {
+        a = c;
+      }
+    }
+    const double refined = std::exp((a + b) / 2);
+    best = cost(refined) <= least ? refined : grid(at);
+    best = std::clamp(best, internal::kMinEfficiency, 1.0);
+    // Does the network bound any of them near `best`?
+    const std::vector<double> t = times(best);
+    const std::vector<double> slower = times(std::max(best / 1.05, internal::kMinEfficiency));
+    bool matters = false;
+    for (size_t k = 0; k < t.size(); ++k) matters |= slower[k] >= 1.01 * t[k];
+    ok = matters && std::isfinite(least);
+    const std::string n = absl::StrCat(across.size(), " collective", across.size() == 1 ? "" : "s",
+                                       " across nodes");
+    why = ok ? n
+             : absl::StrCat(n, ", bound by NVLink, latency or the roofline: a 5% lower "
+                               "efficiency moves none by 1%");
+  }
+  if (!ok) best = before;
+  // The fitted device times them with the fitted figure, or with its own when it has one.
+  if (ok || given) {
+    device.gpu->nic_efficiency = ok ? best : *given;
+    f.network = std::make_shared<const DeviceSpec>(std::move(device));
+  }
+  out.report.push_back({"nic_efficiency", before, best, ok, std::move(why), ""});
 }
 
 absl::StatusOr<std::string> original_json(const DeviceSpec& spec) {
@@ -485,7 +620,14 @@ absl::StatusOr<std::string> fitted_json(const DeviceSpec& base, const Fit& fit,
   for (const FittedFigure& r : fit.report) {
     if (!r.fitted) continue;
     written.push_back(r.field);
-    if (r.field == "per_op_overhead" || r.field == "collective_latency") {
+    if (r.field == "nic_efficiency") {
+      // The network's own figure, beside the NICs it describes (data/hardware/README.md).
+      if (!doc.contains("interconnect") || !doc["interconnect"].is_object()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(base.origin, ": no interconnect object for nic_efficiency"));
+      }
+      doc["interconnect"]["nic_efficiency"] = r.after;
+    } else if (r.field == "per_op_overhead" || r.field == "collective_latency") {
       doc[r.field] = {{"value", r.after},
                       {"unit", "s"},
                       {"source", "fitted"},

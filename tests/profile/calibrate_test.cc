@@ -319,6 +319,11 @@ ENTRY main {
   // The bandwidths stay as given: the efficiency applies to them.
   CHECK(r->device.gpu->nvlink_bandwidth == device("h100")->gpu->nvlink_bandwidth);
   CHECK(!figure(*r, "per_op_overhead").fitted);  // no compute op measured
+  // Nothing crossed a node: the network's share is not fitted, nor written.
+  CHECK_FALSE(figure(*r, "nic_efficiency").fitted);
+  CHECK(figure(*r, "nic_efficiency").why == "no collective across nodes measured");
+  CHECK_FALSE(r->device.gpu->nic_efficiency);
+  CHECK(r->json.find("nic_efficiency") == std::string::npos);
 
   // Predicting with the written JSON gives every all-reduce its true time.
   absl::StatusOr<DeviceSpec> written = parse_device_spec(r->json, "fitted.json");
@@ -335,6 +340,135 @@ ENTRY main {
     ++collectives;
   }
   CHECK(collectives == 3);
+}
+
+// A module over two 8-GPU nodes (16 devices): all-to-alls over all 16, whose groups cross
+// nodes, of f32[16,N] per device for each N in `across`, and all-reduces inside each node
+// (groups {0..7}, {8..15}) of f32[N] for each N in `inside`.
+std::string two_node_text(const std::vector<int>& across, const std::vector<int>& inside) {
+  std::string entry, results, types;
+  int param = 0;
+  auto add = [&](const std::string& line, const std::string& name, const std::string& shape) {
+    absl::StrAppend(&entry, "  p.", param, " = ", shape, " parameter(", param, ")\n  ", name,
+                    " = ", shape, " ", line, "(p.", param, "), ");
+    ++param;
+    absl::StrAppend(&results, results.empty() ? "" : ", ", name);
+    absl::StrAppend(&types, types.empty() ? "" : ", ", shape);
+  };
+  for (size_t k = 0; k < across.size(); ++k) {
+    add("all-to-all", absl::StrCat("a2a.", k), absl::StrFormat("f32[16,%d]{1,0}", across[k]));
+    absl::StrAppend(&entry, "channel_id=", k + 1,
+                    ", replica_groups={{0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15}}, "
+                    "dimensions={0}\n");
+  }
+  for (size_t k = 0; k < inside.size(); ++k) {
+    add("all-reduce", absl::StrCat("ar.", k), absl::StrFormat("f32[%d]{0}", inside[k]));
+    absl::StrAppend(&entry, "channel_id=", 10 + k, ", use_global_device_ids=true, ",
+                    "replica_groups={{0,1,2,3,4,5,6,7},{8,9,10,11,12,13,14,15}}, to_apply=sum\n");
+  }
+  return absl::StrCat(
+      "HloModule jit_nodes, num_partitions=16\n\nsum {\n  a = f32[] parameter(0)\n"
+      "  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\nENTRY main {\n",
+      entry, "  ROOT t = (", types, ") tuple(", results, ")\n}\n");
+}
+
+TEST_CASE("calibrate fits the network across nodes apart from the collectives inside one") {
+  // The cluster measured: a100 whose network reaches half of its NICs' line rate
+  // (interconnect.nic_efficiency 0.5, against the published 0.86 a100 assumes) and whose
+  // collectives inside a node take 8 us + their bandwidth term / 0.6.
+  DeviceSpec truth = *device("a100");
+  truth.collective_latency_s = 8e-6;
+  truth.collective_bandwidth_efficiency = 0.6;
+  truth.gpu->nic_efficiency = 0.5;
+  const PredictOptions options{.topology = std::string("2x8")};
+  Run run = make_run("jit_nodes", {}, {},
+                     two_node_text({65536, 262144, 1048576}, {262144, 1048576, 4194304}), truth,
+                     options);
+  // The largest all-to-all by the model's formula (docs/prediction-model.md, "Across nodes"):
+  // each GPU holds 16 x 1048576 x 4 B = 64 MiB and sends half of it, 33554432 B, to the other
+  // node through its own NIC (a100: one 25e9 B/s NIC per GPU) at 0.5 of line rate: 33554432 /
+  // 1.25e10 = 2684.35 us; NCCL's latency 8.4 us + 8 remote peers x 9.6 us = 85.2 us; the
+  // launch latency 2 us: 2771.55 us. Above the NVLink part (7/16 of 64 MiB over 300e9 B/s NVLink,
+  // under 100 us at the measured H100 fit) and the roofline, 1073741824 / (4 x 8 x 25e9) + 2 us
+  // = 1344.2 us.
+  const double a2a_s = 33554432 / 1.25e10 + 85.2e-6 + 2e-6;
+  int64_t checked = 0;
+  for (const OpPrediction& op : run.truth.ops) {
+    if (op.name != "a2a.2") continue;
+    REQUIRE(op.collective);
+    CHECK(op.collective->time_s == Approx(a2a_s).epsilon(1e-4));
+    ++checked;
+  }
+  CHECK(checked == 1);
+  // The largest all-reduce inside a node: 2 x 16777216 B x 7/8 / 300e9 B/s = 97.87 us of
+  // bandwidth, at 0.6: 8 + 163.1 = 171.1 us.
+
+  const std::vector<CalibrationRun> runs = {{&run.module, &run.profile, "nodes"}};
+  absl::StatusOr<CalibrationResult> r = calibrate(runs, "a100:2x8");
+  REQUIRE(r.ok());
+  REQUIRE(r->accepted);
+  // Kernel times are whole picoseconds (a relative error of 2e-7 at most on the shortest op);
+  // the search on ln e ends within 1e-12: the share comes back to 1e-4.
+  const FittedFigure& nic = figure(*r, "nic_efficiency");
+  CHECK(nic.fitted);
+  CHECK(nic.before == 0.86);  // the published share a100 assumes
+  CHECK(nic.after == Approx(0.5).epsilon(1e-4));
+  CHECK(nic.why == "3 collectives across nodes");
+  // The all-reduces inside the nodes fit the collective knobs alone.
+  CHECK(figure(*r, "collective_latency").after == Approx(8e-6).epsilon(1e-6));
+  CHECK(figure(*r, "collective_bandwidth_efficiency").after == Approx(0.6).epsilon(1e-6));
+  CHECK(figure(*r, "collective_latency").why == "3 collectives inside one node");
+  // The written device sets the network's share beside its NICs, and predicting with it gives
+  // every collective its measured time.
+  const nlohmann::json doc = nlohmann::json::parse(r->json);
+  CHECK(doc["interconnect"]["nic_efficiency"].get<double>() == Approx(0.5).epsilon(1e-4));
+  absl::StatusOr<DeviceSpec> written = parse_device_spec(r->json, "fitted.json");
+  REQUIRE(written.ok());
+  absl::StatusOr<Prediction> p = predict_step_time(run.module, *written, options);
+  REQUIRE(p.ok());
+  REQUIRE(p->ops.size() == run.truth.ops.size());
+  int collectives = 0;
+  for (size_t k = 0; k < p->ops.size(); ++k) {
+    if (!p->ops[k].collective) continue;
+    CHECK(p->ops[k].collective->time_s ==
+          Approx(run.truth.ops[k].collective->time_s).epsilon(1e-4));
+    ++collectives;
+  }
+  CHECK(collectives == 6);
+  // The report: given 86.0% (the published share), fitted 50.0%.
+  const std::string text = render_calibration(*r);
+  const size_t row = text.find("nic_efficiency");
+  REQUIRE(row != std::string::npos);
+  const std::string line = text.substr(row, text.find('\n', row) - row);
+  CHECK(line.find("86.0%") != std::string::npos);
+  CHECK(line.find("50.0%") != std::string::npos);
+
+  // Only collectives across nodes: the share is fitted, the knobs inside a node are not.
+  Run only = make_run("jit_nodes", {}, {}, two_node_text({65536, 262144, 1048576}, {}), truth,
+                      options);
+  absl::StatusOr<CalibrationResult> o =
+      calibrate(std::vector<CalibrationRun>{{&only.module, &only.profile, "only"}}, "a100:2x8");
+  REQUIRE(o.ok());
+  CHECK(figure(*o, "nic_efficiency").fitted);
+  CHECK(figure(*o, "nic_efficiency").after == Approx(0.5).epsilon(1e-4));
+  CHECK_FALSE(figure(*o, "collective_latency").fitted);
+  CHECK(figure(*o, "collective_latency").why ==
+        "0 collectives inside one node; 2 or more needed");
+  CHECK_FALSE(o->device.collective_latency_s);
+  REQUIRE(o->device.gpu->nic_efficiency);
+  CHECK(*o->device.gpu->nic_efficiency == Approx(0.5).epsilon(1e-4));
+
+  // An all-to-all of 16 x 16 f32 per GPU crosses nodes but is all latency: each GPU sends 512
+  // B to the other node, 41 ns at 0.5 x 25e9 B/s, beside 87.2 us of latency. A 5% lower share
+  // moves it by 2 ns: nothing to fit.
+  Run tiny = make_run("jit_nodes", {}, {}, two_node_text({16}, {}), truth, options);
+  absl::StatusOr<CalibrationResult> t =
+      calibrate(std::vector<CalibrationRun>{{&tiny.module, &tiny.profile, "tiny"}}, "a100:2x8");
+  REQUIRE(t.ok());
+  CHECK_FALSE(figure(*t, "nic_efficiency").fitted);
+  CHECK(figure(*t, "nic_efficiency").after == 0.86);
+  CHECK_THAT(figure(*t, "nic_efficiency").why,
+             Catch::Contains("a 5% lower efficiency moves none by 1%"));
 }
 
 TEST_CASE("calibrate leaves out mis-joined kernels that would ruin the fit") {

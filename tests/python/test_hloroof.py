@@ -625,6 +625,9 @@ def test_calibrate_reads_capture_folders_as_the_command_does(tmp_path):
     assert all(s.measured_s > 0 and s.given_s > 0 for s in fit.steps)
     assert fit.ops_used > 0
     assert "matmul_efficiency" in {f.field for f in fit.figures}
+    # One GPU: no collective crossed a node, so the network's share is listed, not fitted.
+    nic = {f.field: f for f in fit.figures}["nic_efficiency"]
+    assert not nic.fitted and nic.why == "no collective across nodes measured"
     # str(): the command's report, a table of the figures.
     assert str(fit).startswith("fitted ") and "per_op_overhead" in str(fit)
     if fit.accepted:

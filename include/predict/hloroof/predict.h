@@ -82,6 +82,9 @@ struct CollectivePrediction {
   double hidden_s = 0;   // per execution: the part overlapped with other work
   bool is_async = false;
   bool approximate = false;  // a conservative bound (partial or strided groups, ...)
+  // The collective model's estimate that time_s starts from (its placement: the slices or
+  // NVLink domains the slowest group spans); none for a host transfer.
+  std::optional<CollectiveEstimate> estimate;
 };
 
 // An asynchronous pair (docs/prediction-model.md, "Async pairs and the schedule"): the start

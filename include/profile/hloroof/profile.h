@@ -385,9 +385,10 @@ struct CalibrationResult {
   std::vector<std::string> notes;
 };
 
-// Fits matmul_efficiency, hbm_efficiency and per_op_overhead (and on GPUs the collective
-// launch latency and a factor on the NVLink and scale-out bandwidths) to the measured ops of
-// the runs by weighted least squares: each op's execution time against the roofline terms of
+// Fits matmul_efficiency, hbm_efficiency and per_op_overhead (and on GPUs, from the
+// collectives inside one node, the collective latency and a factor on their bandwidth; from
+// those whose groups cross nodes, interconnect.nic_efficiency) to the measured ops of the runs
+// by weighted least squares: each op's execution time against the roofline terms of
 // the bound the fitted figures give it, weighted by 1 / measured so every op counts alike.
 // Ops whose kernels were placed uncertainly, ops of unknown cost and outliers (an op more than
 // 4x, or 4 median absolute deviations, from what the given model and then the fit predict,
