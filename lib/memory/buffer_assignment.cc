@@ -101,11 +101,31 @@ class PlacedRanges {
   }
   // A group placed at [lo, hi) living over the slots [from, to].
   void add(size_t from, size_t to, int64_t lo, int64_t hi) {
-    add(1, 0, leaves_ - 1, from, to, {lo, hi});
+    const Range r{lo, hi};
+    size_t lo_leaf = leaves_ + from, hi_leaf = leaves_ + to + 1;  // [lo, hi) at each level
+    for (; lo_leaf < hi_leaf; lo_leaf /= 2, hi_leaf /= 2) {
+      if (lo_leaf & 1) own(nodes_[lo_leaf++], r);
+      if (hi_leaf & 1) own(nodes_[--hi_leaf], r);
+    }
+    // Bottom up along the two paths: a node whose merged ranges already hold r has ancestors
+    // whose ranges hold it too (theirs are merged over more groups), so that path stops there.
+    bool first_done = false, last_done = false;
+    for_each_above(from, to, [&](size_t node, bool on_first, bool on_last) {
+      if ((on_first && first_done) || (on_last && last_done)) return;
+      if (!merge_into(nodes_[node].any, r)) {
+        first_done = first_done || on_first;
+        last_done = last_done || on_last;
+      }
+    });
   }
   // Appends the merged ranges of the groups living at any slot of [from, to].
   void collect(size_t from, size_t to, std::vector<Range>& out) const {
-    collect(1, 0, leaves_ - 1, from, to, out);
+    size_t lo = leaves_ + from, hi = leaves_ + to + 1;
+    for (; lo < hi; lo /= 2, hi /= 2) {
+      if (lo & 1) append(nodes_[lo++].any, out);
+      if (hi & 1) append(nodes_[--hi].any, out);
+    }
+    for_each_above(from, to, [&](size_t node, bool, bool) { append(nodes_[node].cover, out); });
   }
 
  private:
@@ -114,10 +134,16 @@ class PlacedRanges {
   struct Node {
     Ranges cover, any;
   };
-  static void merge_into(Ranges& ranges, Range r) {
+  // Merges r into `ranges`; false when one of them already held it (nothing changed).
+  static bool merge_into(Ranges& ranges, Range r) {
+    if (ranges.empty() || ranges.back().second < r.first) {  // past them all
+      ranges.push_back(r);
+      return true;
+    }
     // The first range that ends at or after r starts, then every one that starts by r's end.
     auto first = std::lower_bound(ranges.begin(), ranges.end(), r.first,
                                   [](const Range& x, int64_t lo) { return x.second < lo; });
+    if (first->first <= r.first && r.second <= first->second) return false;
     auto last = first;
     while (last != ranges.end() && last->first <= r.second) {
       r.first = std::min(r.first, last->first);
@@ -130,32 +156,38 @@ class PlacedRanges {
       *first = r;
       ranges.erase(first + 1, last);
     }
+    return true;
   }
-  void add(size_t node, size_t lo, size_t hi, size_t from, size_t to, const Range& r) {
-    if (to < lo || hi < from) return;
-    merge_into(nodes_[node].any, r);
-    if (from <= lo && hi <= to) {
-      merge_into(nodes_[node].cover, r);
-      return;
-    }
-    const size_t mid = lo + (hi - lo) / 2;
-    add(2 * node, lo, mid, from, to, r);
-    add(2 * node + 1, mid + 1, hi, from, to, r);
+  // A range's own nodes: those whose slots it covers whole and whose parent's it does not.
+  // A group lives over all of each of its own nodes and is listed there (`cover`) and in every
+  // node that holds any of its slots (`any`); a query reads `any` of its own nodes and `cover`
+  // of the nodes above them (a group over all of one of those lives at the query's slots).
+  static void own(Node& n, const Range& r) {
+    merge_into(n.cover, r);
+    merge_into(n.any, r);
   }
-  // A group living at some slot of the query lives over all of a node that is the query's
-  // own (read as `any`) or over all of one above it (read as `cover` on the way down).
-  void collect(size_t node, size_t lo, size_t hi, size_t from, size_t to,
-               std::vector<Range>& out) const {
-    if (to < lo || hi < from) return;
-    const Node& n = nodes_[node];
-    if (from <= lo && hi <= to) {
-      out.insert(out.end(), n.any.begin(), n.any.end());
-      return;
+  static void append(const Ranges& ranges, std::vector<Range>& out) {
+    out.insert(out.end(), ranges.begin(), ranges.end());
+  }
+  // Calls visit(node, on_first, on_last) for the nodes above the own nodes of [from, to]
+  // (those it covers in part), bottom up: the ancestors of the leaves of `from` and `to` that
+  // it does not cover whole, each once, saying on which of the two paths it is.
+  template <typename Visit>
+  void for_each_above(size_t from, size_t to, Visit&& visit) const {
+    const size_t first = leaves_ + from, last = leaves_ + to;
+    for (size_t level = 1; (first >> level) >= 1; ++level) {
+      const size_t a = first >> level, b = last >> level;
+      if (a == b) {
+        if (!covers(a, level, first, last)) visit(a, true, true);
+        continue;
+      }
+      if (!covers(a, level, first, last)) visit(a, true, false);
+      if (!covers(b, level, first, last)) visit(b, false, true);
     }
-    out.insert(out.end(), n.cover.begin(), n.cover.end());
-    const size_t mid = lo + (hi - lo) / 2;
-    collect(2 * node, lo, mid, from, to, out);
-    collect(2 * node + 1, mid + 1, hi, from, to, out);
+  }
+  // Whether the leaves [first, last] hold all of `node`'s, `level` levels above the leaves.
+  static bool covers(size_t node, size_t level, size_t first, size_t last) {
+    return (node << level) >= first && ((node + 1) << level) - 1 <= last;
   }
 
   size_t leaves_ = 1;
@@ -589,42 +621,52 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
     int64_t start = 0;
     int64_t end = 0;
     int64_t bytes = 0;
-    std::vector<size_t> members;  // indices into values
+    int32_t first = -1;  // its values (indices into values), a list through next_member
+    int32_t last = -1;
   };
   std::vector<Group> groups;
-  absl::flat_hash_map<int32_t, size_t> value_index, group_of;
-  for (size_t k = 0; k < values.size(); ++k) value_index[values[k].buffer] = k;
-  absl::flat_hash_set<int32_t> taken;  // operands already shared at their last use
-  for (size_t k = 0; k < values.size(); ++k) {
+  const auto count = static_cast<int32_t>(values.size());
+  std::vector<int32_t> next_member(values.size(), -1), group_of(values.size(), -1);
+  std::vector<bool> taken(values.size(), false);  // operands already shared at their last use
+  // Indices into values by buffer id, over the ids they span; -1: no temporary of this space.
+  int32_t lowest = std::numeric_limits<int32_t>::max(), highest = -1;
+  for (const Value& v : values) {
+    lowest = std::min(lowest, v.buffer);
+    highest = std::max(highest, v.buffer);
+  }
+  std::vector<int32_t> value_index(values.empty() ? 0 : highest - lowest + 1, -1);
+  for (int32_t k = 0; k < count; ++k) value_index[values[k].buffer - lowest] = k;
+  for (int32_t k = 0; k < count; ++k) {
     const Value& v = values[k];
     const Buffer& b = buffers[v.buffer];
-    std::optional<size_t> shared;
+    int32_t shared = -1;
     if (b.instruction != nullptr) {
       for (const Instruction* operand : b.instruction->operands()) {
         for (int32_t id : liveness_.leaves_of(*operand)) {
-          auto it = value_index.find(id);
-          if (it == value_index.end() || taken.contains(id)) continue;
-          const Value& o = values[it->second];
-          if (o.end != v.start || !can_share(o, v)) continue;
-          shared = group_of.at(id);
-          taken.insert(id);
+          if (id < lowest || id > highest) continue;
+          const int32_t o = value_index[id - lowest];
+          if (o < 0 || taken[o]) continue;
+          if (values[o].end != v.start || !can_share(values[o], v)) continue;
+          shared = group_of[o];
+          taken[o] = true;
           if (out_.shared.empty()) out_.shared.assign(out_.allocation_of.size(), -1);
           out_.shared[v.buffer] = id;
           break;
         }
-        if (shared) break;
+        if (shared >= 0) break;
       }
     }
-    if (shared) {
-      Group& g = groups[*shared];
+    if (shared >= 0) {
+      Group& g = groups[shared];
       g.end = std::max(g.end, v.end);
       g.bytes = std::max(g.bytes, b.padded_bytes());
-      g.members.push_back(k);
-      group_of[v.buffer] = *shared;
+      next_member[g.last] = k;
+      g.last = k;
+      group_of[k] = shared;
       ++out_.shared_with_operand;
     } else {
-      group_of[v.buffer] = groups.size();
-      groups.push_back({v.start, v.end, b.padded_bytes(), {k}});
+      group_of[k] = static_cast<int32_t>(groups.size());
+      groups.push_back({v.start, v.end, b.padded_bytes(), k, k});
     }
   }
 
@@ -639,14 +681,18 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
                                          [](const Group& g) { return g.start <= g.end; });
   std::vector<int64_t> times = starts;
   times.erase(std::unique(times.begin(), times.end()), times.end());
-  auto first_time = [&](const Group& g) {
-    return static_cast<size_t>(std::lower_bound(times.begin(), times.end(), g.start) -
-                               times.begin());
-  };
-  auto last_time = [&](const Group& g) {
-    return static_cast<size_t>(std::upper_bound(times.begin(), times.end(), g.end) -
-                               times.begin()) - 1;
-  };
+  // Each group's numbers [first, last], for both orders.
+  std::vector<std::pair<size_t, size_t>> numbers;
+  if (ordered_lives) {
+    numbers.resize(groups.size());
+    size_t first = 0;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      while (times[first] < groups[g].start) ++first;
+      const auto last = static_cast<size_t>(
+          std::upper_bound(times.begin() + first, times.end(), groups[g].end) - times.begin());
+      numbers[g] = {first, last - 1};
+    }
+  }
   // The placed byte ranges live beside a group: [first byte, end), in any order.
   std::vector<std::pair<int64_t, int64_t>> busy;
   auto best_fit = [&](const std::vector<size_t>& order, std::vector<int64_t>& offsets) {
@@ -663,7 +709,7 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
       const Group& group = groups[g];
       busy.clear();
       if (placed) {
-        placed->collect(first_time(group), last_time(group), busy);
+        placed->collect(numbers[g].first, numbers[g].second, busy);
       } else {
         const size_t starting_by = static_cast<size_t>(
             std::upper_bound(starts.begin(), starts.end(), group.end) - starts.begin());
@@ -685,7 +731,7 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
       if (best < 0) best = at;
       offsets[g] = best;
       if (placed) {
-        placed->add(first_time(group), last_time(group), best, best + group.bytes);
+        placed->add(numbers[g].first, numbers[g].second, best, best + group.bytes);
       } else {
         placed_ends->set(g, group.end);
       }
@@ -695,17 +741,10 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
   };
   std::vector<size_t> spatial(groups.size());
   for (size_t g = 0; g < groups.size(); ++g) spatial[g] = g;
-  std::vector<size_t> temporal = spatial;
   std::sort(spatial.begin(), spatial.end(), [&](size_t a, size_t b) {
     const Group &x = groups[a], &y = groups[b];
     if (x.bytes != y.bytes) return x.bytes > y.bytes;
     if (x.end - x.start != y.end - y.start) return x.end - x.start > y.end - y.start;
-    return a < b;
-  });
-  std::sort(temporal.begin(), temporal.end(), [&](size_t a, size_t b) {
-    const Group &x = groups[a], &y = groups[b];
-    if (x.end - x.start != y.end - y.start) return x.end - x.start > y.end - y.start;
-    if (x.bytes != y.bytes) return x.bytes > y.bytes;
     return a < b;
   });
   // No packing needs fewer bytes than the groups live at one time hold together (they meet
@@ -733,6 +772,14 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
   std::vector<int64_t> offsets, other;
   int64_t heap = best_fit(spatial, offsets);
   if (groups.size() <= kSecondOrderLimit && heap > most_live_bytes()) {
+    std::vector<size_t> temporal(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) temporal[g] = g;
+    std::sort(temporal.begin(), temporal.end(), [&](size_t a, size_t b) {
+      const Group &x = groups[a], &y = groups[b];
+      if (x.end - x.start != y.end - y.start) return x.end - x.start > y.end - y.start;
+      if (x.bytes != y.bytes) return x.bytes > y.bytes;
+      return a < b;
+    });
     const int64_t second = best_fit(temporal, other);
     if (second < heap) {
       heap = second;
@@ -748,7 +795,9 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
   out_.allocations.push_back(temp);
   const int32_t index = temp.index;
   for (size_t g = 0; g < groups.size(); ++g) {
-    for (size_t k : groups[g].members) assign(index, values[k].buffer, values[k], offsets[g]);
+    for (int32_t k = groups[g].first; k >= 0; k = next_member[k]) {
+      assign(index, values[k].buffer, values[k], offsets[g]);
+    }
   }
 }
 

@@ -144,13 +144,18 @@ std::vector<PeakFrame> peak_path(const ComputationLiveness& entry) {
 void add_timeline(const ComputationLiveness& c, int64_t base, int depth, size_t limit,
                   std::vector<LiveBytesPoint>& out) {
   const auto instructions = c.computation->instructions();
+  // The windows are in order of their start: those starting at p follow those before it.
+  size_t next = 0;
   for (size_t p = 0; p < instructions.size() && out.size() < limit; ++p) {
     const int64_t here = base + c.device_bytes(static_cast<int64_t>(p));
     out.push_back({std::string(instructions[p]->name()), here, std::string(c.computation->name()),
                    depth});
     if (depth >= 64) continue;
-    for (const ComputationLiveness::Window& w : c.windows) {
-      if (w.from != static_cast<int64_t>(p) || w.to != w.from) continue;
+    while (next < c.windows.size() && c.windows[next].from < static_cast<int64_t>(p)) ++next;
+    for (size_t k = next; k < c.windows.size() && c.windows[k].from == static_cast<int64_t>(p);
+         ++k) {
+      const ComputationLiveness::Window& w = c.windows[k];
+      if (w.to != w.from) continue;
       int64_t most = 0;
       for (const ComputationLiveness* body : w.bodies) most = std::max(most, body->peak[0]);
       for (const ComputationLiveness* body : w.bodies) {

@@ -108,7 +108,7 @@ struct ComputationLiveness {
     int64_t to = 0;
     std::vector<const ComputationLiveness*> bodies;
   };
-  std::vector<Window> windows;
+  std::vector<Window> windows;  // in order of `from`
   ScheduledLeaves leaves;  // the buffer of every result leaf, kExternal for the caller's
   std::array<std::vector<int64_t>, kChannelCount> curve;  // live bytes per position
   TierBytes peak = {0, 0, 0};                             // largest live bytes per tier
