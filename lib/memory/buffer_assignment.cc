@@ -125,7 +125,9 @@ class PlacedRanges {
       if (lo & 1) append(nodes_[lo++].any, out);
       if (hi & 1) append(nodes_[--hi].any, out);
     }
-    for_each_above(from, to, [&](size_t node, bool, bool) { append(nodes_[node].cover, out); });
+    for_each_above(from, to, [&](size_t node, bool, bool) {
+      if (!nodes_[node].cover.empty()) append(nodes_[node].cover, out);
+    });
   }
 
  private:
@@ -167,7 +169,7 @@ class PlacedRanges {
     merge_into(n.any, r);
   }
   static void append(const Ranges& ranges, std::vector<Range>& out) {
-    out.insert(out.end(), ranges.begin(), ranges.end());
+    for (const Range& r : ranges) out.push_back(r);
   }
   // Calls visit(node, on_first, on_last) for the nodes above the own nodes of [from, to]
   // (those it covers in part), bottom up: the ancestors of the leaves of `from` and `to` that
@@ -348,6 +350,11 @@ class ProcessingOrder {
     std::vector<Node> post_order;
     absl::flat_hash_set<const void*> seen;
     visit({liveness.entry().computation, nullptr}, 0, seen, post_order);
+    size_t instructions = 0;
+    for (const Node& node : post_order) {
+      if (node.computation != nullptr) instructions += node.computation->instructions().size();
+    }
+    position_.reserve(instructions);
     for (auto node = post_order.rbegin(); node != post_order.rend(); ++node) {
       if (node->computation == nullptr) {
         wrapped_[node->async_start] = next_++;
@@ -416,6 +423,7 @@ class ProcessingOrder {
     std::vector<const Instruction*> out;
     out.reserve(c.instructions().size());
     absl::flat_hash_set<const Instruction*> visited;
+    visited.reserve(c.instructions().size());
     std::vector<std::pair<const Instruction*, size_t>> stack;  // instruction, next edge
     for (const Instruction* start : c.instructions()) {
       if (!start->users().empty() || visited.contains(start)) continue;
@@ -817,6 +825,7 @@ ModuleAssignment Assigner::run() {
     bool is_output;
     int64_t bytes;  // padded
     int64_t start;
+    int64_t end;
   };
   const ProcessingOrder order(liveness_);
   auto read_only_parameter = [](const Buffer& b) {
@@ -840,7 +849,7 @@ ModuleAssignment Assigner::run() {
       }
     }
     items.push_back({static_cast<int32_t>(id), static_cast<int32_t>(order.of(b)), 1, b.is_output,
-                     b.padded_bytes(), v->start});
+                     b.padded_bytes(), v->start, v->end});
   }
   // Largest first; live-out first among equals; then in XLA's post order of the definitions.
   // (The ids make the order total: any sort gives the one order; this one compares least.)
@@ -879,7 +888,7 @@ ModuleAssignment Assigner::run() {
       }
       continue;
     }
-    const Value value = *value_of(item.id);
+    const Value value{item.id, item.start, item.end};
     if (b.kind == BufferKind::kConstant) {
       assign(new_allocation(AllocationKind::kConstant, b), item.id, value, 0);
       continue;

@@ -101,6 +101,8 @@ std::vector<int32_t> largest_counted(const std::vector<Buffer>& buffers, size_t 
   std::vector<int32_t> ids;
   for (size_t id = 0; id < buffers.size(); ++id) {
     if (!buffers[id].counted) continue;
+    // Not larger than the smallest of `top` kept: it would be the one dropped.
+    if (top != 0 && ids.size() == top && !larger(static_cast<int32_t>(id), ids.front())) continue;
     ids.push_back(static_cast<int32_t>(id));
     if (top == 0) continue;
     // `larger` as the heap's order keeps the smallest of the kept ones on top.

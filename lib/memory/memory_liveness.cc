@@ -454,12 +454,13 @@ void ModuleLiveness::Builder::apply_donation(const Computation& c, const Schedul
 }
 
 void ModuleLiveness::Builder::sweep(ComputationLiveness& liveness, int64_t n, bool is_entry) {
+  // Per channel, made at its first buffer (most computations use a few of them).
   std::array<std::vector<absl::int128>, kChannelCount> diff;
-  for (auto& d : diff) d.assign(n + 1, 0);
   auto add = [&](Channel channel, int64_t from, int64_t to, int64_t bytes) {
     if (n == 0 || bytes == 0) return;
     from = std::clamp<int64_t>(from, 0, n - 1);
     to = std::clamp<int64_t>(to, from, n - 1);
+    if (diff[channel].empty()) diff[channel].assign(n + 1, 0);
     diff[channel][from] += bytes;
     diff[channel][to + 1] -= bytes;
   };
@@ -484,6 +485,7 @@ void ModuleLiveness::Builder::sweep(ComputationLiveness& liveness, int64_t n, bo
   }
   for (int c = 0; c < kChannelCount; ++c) {
     liveness.curve[c].resize(n);
+    if (diff[c].empty()) continue;  // no bytes: all 0
     absl::int128 running = 0;
     for (int64_t p = 0; p < n; ++p) {
       running += diff[c][p];
