@@ -43,10 +43,12 @@ constexpr NamePair kGpuCodes[] = {
     {"gb200", "gb200"}, {"b200", "b200"}, {"h200", "h200"}, {"h100", "h100"}, {"a100", "a100"},
 };
 
-// Cloud TPU accelerator types, `VERSION-COUNT`. The count is TensorCores for v2, v3, v4 and v5p
-// (two per chip: "v5p-8" is 4 chips, 2x2x1; cloud.google.com/tpu/docs/v5p, "Using the
-// AcceleratorType parameter") and chips for v5e and v6e ("v5litepod-16" is 16 chips, 4x4;
-// cloud.google.com/tpu/docs/v5e and /v6e, "v$VERSION_NUMBER-$CHIP_COUNT").
+// Cloud TPU accelerator types, `VERSION-COUNT`. The count is TensorCores for v2, v3, v4, v5p and
+// TPU7x (two per chip: "v5p-8" is 4 chips, 2x2x1; cloud.google.com/tpu/docs/v5p, "Using the
+// AcceleratorType parameter"; "tpu7x-8" is 4 chips, 2x2x1: AI-Hypercomputer/xpk at 02b0c09,
+// src/xpk/core/system_characteristics.py, names tpu7x slices `tpu7x-{chips x 2}` as it does v5p)
+// and chips for v5e and v6e ("v5litepod-16" is 16 chips, 4x4; cloud.google.com/tpu/docs/v5e and
+// /v6e, "v$VERSION_NUMBER-$CHIP_COUNT").
 struct AcceleratorType {
   std::string_view prefix;  // before the '-'
   std::string_view device;
@@ -55,6 +57,7 @@ struct AcceleratorType {
 constexpr AcceleratorType kAcceleratorTypes[] = {
     {"v2", "tpu_v2", 2},        {"v3", "tpu_v3", 2},  {"v4", "tpu_v4", 2},
     {"v5p", "tpu_v5p", 2},      {"v5litepod", "tpu_v5e", 1}, {"v6e", "tpu_v6e", 1},
+    {"tpu7x", "tpu7x", 2},
 };
 
 std::string lower(std::string_view text) { return absl::AsciiStrToLower(sv(text)); }
@@ -183,7 +186,7 @@ absl::Status unknown_device(std::string_view name) {
       return absl::NotFoundError(absl::StrCat(
           "unknown device '", sv(name), "'; did you mean '", sv(prefix),
           sv(std::string_view(wanted).substr(dash)), "'? (Cloud TPU accelerator types: ",
-          "v2-N, v3-N, v4-N, v5p-N, v5litepod-N, v6e-N)"));
+          "v2-N, v3-N, v4-N, v5p-N, v5litepod-N, v6e-N, tpu7x-N)"));
     }
   }
   return absl::NotFoundError(absl::StrCat(

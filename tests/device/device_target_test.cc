@@ -100,6 +100,11 @@ TEST_CASE("Cloud TPU accelerator types name the device and the slice") {
       {"v5p-128", "tpu_v5p", "4x4x4"},     {"v4-32", "tpu_v4", "2x2x4"},
       // v3 and v2 chips hold two JAX devices each: v3-8 is 4 chips, 8 devices.
       {"v3-8", "tpu_v3", "2x2"},           {"v2-32", "tpu_v2", "4x4"},
+      // TPU7x counts TensorCores as v5p does: tpu7x-8 is 4 chips (topology 2x2x1), tpu7x-2
+      // one chip (AI-Hypercomputer/xpk at 02b0c09, src/xpk/core/system_characteristics.py:
+      // `tpu7x-{chips x 2}`, 2 TensorCores per chip); each chip holds two JAX devices.
+      {"tpu7x-2", "tpu7x", "1x1x1"},       {"tpu7x-8", "tpu7x", "1x2x2"},
+      {"tpu7x-16", "tpu7x", "2x2x2"},      {"TPU7X-128", "tpu7x", "4x4x4"},
   };
   for (const auto& [type, name, topology] : types) {
     INFO(type);
@@ -113,6 +118,16 @@ TEST_CASE("Cloud TPU accelerator types name the device and the slice") {
   CHECK(any_contains(v5p->notes,
                      "the Cloud TPU accelerator type of 4 chips (its number counts TensorCores, "
                      "two per chip), tpu_v5p:1x2x2"));
+  absl::StatusOr<DeviceTarget> ironwood = resolve_device("tpu7x-8", nullptr);
+  REQUIRE(ironwood.ok());
+  CHECK(any_contains(ironwood->notes,
+                     "the Cloud TPU accelerator type of 4 chips (its number counts TensorCores, "
+                     "two per chip), tpu7x:1x2x2"));
+  // 4 chips of two TensorCores each: 8 JAX devices.
+  absl::StatusOr<Topology> slice = make_topology(ironwood->spec, ironwood->topology);
+  REQUIRE(slice.ok());
+  CHECK(slice->num_devices() == 8);
+  CHECK_THAT(error_of("tpu7x-6"), Contains("no tpu7x slice is tpu7x-6"));
   // The same slice named again is fine; another is an error.
   CHECK(resolve_device("v5litepod-16:4x4", nullptr).ok());
   CHECK(resolve_device("v5litepod-16", nullptr, {.topology = "4x4"}).ok());

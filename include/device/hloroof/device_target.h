@@ -10,8 +10,8 @@
 //   - a JSON spec path (data/hardware/README.md): "my_h100.json", "specs/v5e";
 //   - a JAX device kind, what `jax.devices()[0].device_kind` says: "TPU v5 lite", "TPU7x",
 //     "NVIDIA H100 80GB HBM3" (device_for_kind);
-//   - a Cloud TPU accelerator type: "v5litepod-16", "v6e-8" (chips), "v5p-8", "v4-32", "v3-8",
-//     "v2-8" (TensorCores, two per chip), which names the slice as well;
+//   - a Cloud TPU accelerator type: "v5litepod-16", "v6e-8" (chips), "tpu7x-8", "v5p-8",
+//     "v4-32", "v3-8", "v2-8" (TensorCores, two per chip), which names the slice as well;
 // each but the last optionally followed by `:TOPOLOGY` (`tpu_v5e:4x4`, `h100:2x8`,
 // `tpu_v5e:4x4,slices=2`; make_topology's syntax).
 #ifndef HLOROOF_DEVICE_TARGET_H_
