@@ -498,8 +498,8 @@ void fit_collectives(const std::vector<Sample>& samples, const DeviceSpec& base,
 // Collectives across nodes: the share of the NICs' line rate, e, that makes their expected
 // times (NCCL's algorithms across nodes at e) agree best with the measured ones, by weighted
 // least squares (each op's relative error alike). Their time is a max of parts, one of them
-// the network bytes at e, so e is found on a log grid from kMinEfficiency to 1 (301 points,
-// 2.3% apart), then by golden sections between the best point's neighbours. It is fitted only
+// the network bytes at e, so e is found on a log grid from kMinEfficiency to 1 (121 points,
+// 5.9% apart), then by golden sections between the best point's neighbours. It is fitted only
 // where it matters: a change of 5% in e must move some collective's time by 1% or more (not
 // so when the NVLink part, latency or the roofline bound them all).
 void fit_network(const std::vector<Sample>& samples, const DeviceSpec& base, bool collectives,
@@ -537,7 +537,7 @@ void fit_network(const std::vector<Sample>& samples, const DeviceSpec& base, boo
   } else if (across.empty()) {
     why = "no collective across nodes measured";
   } else {
-    constexpr int kSteps = 300;
+    constexpr int kSteps = 120;
     const double lo = std::log(internal::kMinEfficiency);
     auto grid = [&](int k) { return std::exp(lo * (1 - static_cast<double>(k) / kSteps)); };
     int at = kSteps;
