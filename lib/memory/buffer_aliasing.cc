@@ -194,8 +194,8 @@ std::vector<InPlacePair> in_place_pairs(const Instruction& instruction) {
   return pairs_at_depth(instruction, 0);
 }
 
-std::vector<LeafSource> leaf_sources(const Instruction& instruction) {
-  std::vector<LeafSource> sources(leaf_count(instruction.shape()));
+void leaf_sources(const Instruction& instruction, std::vector<LeafSource>& sources) {
+  sources.assign(leaf_count(instruction.shape()), LeafSource());
   switch (instruction.opcode()) {
     case Opcode::kTuple:
       forward_all_operands(instruction, {}, sources);
@@ -246,7 +246,6 @@ std::vector<LeafSource> leaf_sources(const Instruction& instruction) {
   for (const InPlacePair& pair : in_place_pairs(instruction)) {
     forward(instruction, pair.output_index, pair.operand, pair.operand_index, sources);
   }
-  return sources;
 }
 
 }  // namespace hloroof::detail

@@ -18,8 +18,9 @@ struct LeafSource {
   int64_t leaf = 0;              // the leaf of that operand (shape_leaves.h numbering)
 };
 
-// One entry per array leaf of instruction.shape().
-std::vector<LeafSource> leaf_sources(const Instruction& instruction);
+// One entry per array leaf of instruction.shape(), written over `sources` (whose room a caller
+// going through many instructions keeps).
+void leaf_sources(const Instruction& instruction, std::vector<LeafSource>& sources);
 
 // True for ops that only pass buffers on (tuple, get-tuple-element, bitcast, ...): they read
 // no operand memory, so they do not keep an operand alive by themselves.

@@ -365,9 +365,7 @@ class ProcessingOrder {
           liveness.of(node->computation) == nullptr) {
         continue;
       }
-      for (const Instruction* i : instruction_post_order(*node->computation)) {
-        position_.emplace(i, next_++);
-      }
+      number_post_order(*node->computation);
     }
   }
 
@@ -417,34 +415,36 @@ class ProcessingOrder {
     post_order.push_back(node);
   }
 
-  // Depth-first post order from each instruction no other uses (in the computation's order),
-  // operands in order, then control predecessors.
-  static std::vector<const Instruction*> instruction_post_order(const Computation& c) {
-    std::vector<const Instruction*> out;
-    out.reserve(c.instructions().size());
-    absl::flat_hash_set<const Instruction*> visited;
-    visited.reserve(c.instructions().size());
-    std::vector<std::pair<const Instruction*, size_t>> stack;  // instruction, next edge
+  // Numbers c's instructions in depth-first post order from each instruction no other uses (in
+  // the computation's order), operands in order, then control predecessors. An instruction is
+  // entered in position_ when met (-1), and numbered when its operands are.
+  void number_post_order(const Computation& c) {
+    struct Entry {
+      const Instruction* at;
+      size_t next;  // edge
+      absl::Span<Instruction* const> control;
+    };
+    std::vector<Entry> stack;
+    auto enter = [&](const Instruction* i) {
+      if (position_.emplace(i, -1).second) stack.push_back({i, 0, i->control_predecessors()});
+    };
     for (const Instruction* start : c.instructions()) {
-      if (!start->users().empty() || visited.contains(start)) continue;
-      stack.push_back({start, 0});
-      visited.insert(start);
+      if (!start->users().empty()) continue;
+      enter(start);
       while (!stack.empty()) {
-        auto& [at, next] = stack.back();
-        const size_t operands = at->operand_count();
-        const size_t edges = operands + at->control_predecessors().size();
-        if (next < edges) {
-          const Instruction* to = next < operands ? at->operand(next)
-                                                  : at->control_predecessors()[next - operands];
-          ++next;
-          if (to->parent() == &c && visited.insert(to).second) stack.push_back({to, 0});
+        Entry& e = stack.back();
+        const size_t operands = e.at->operand_count();
+        if (e.next < operands + e.control.size()) {
+          const Instruction* to =
+              e.next < operands ? e.at->operand(e.next) : e.control[e.next - operands];
+          ++e.next;
+          if (to->parent() == &c) enter(to);
           continue;
         }
-        out.push_back(at);
+        position_[e.at] = next_++;
         stack.pop_back();
       }
     }
-    return out;
   }
 
   absl::flat_hash_map<const Instruction*, int64_t> position_;
@@ -747,14 +747,27 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
     }
     return heap;
   };
-  std::vector<size_t> spatial(groups.size());
-  for (size_t g = 0; g < groups.size(); ++g) spatial[g] = g;
-  std::sort(spatial.begin(), spatial.end(), [&](size_t a, size_t b) {
-    const Group &x = groups[a], &y = groups[b];
-    if (x.bytes != y.bytes) return x.bytes > y.bytes;
-    if (x.end - x.start != y.end - y.start) return x.end - x.start > y.end - y.start;
-    return a < b;
-  });
+  // The groups by (first, second) descending, then in order: largest first with longest
+  // first among equals (spatial), or the other way around (temporal).
+  auto order_by = [&](bool spatial) {
+    struct Key {
+      int64_t first, second;
+      size_t group;
+    };
+    std::vector<Key> keys(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const int64_t length = groups[g].end - groups[g].start;
+      keys[g] = spatial ? Key{groups[g].bytes, length, g} : Key{length, groups[g].bytes, g};
+    }
+    std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+      if (x.first != y.first) return x.first > y.first;
+      if (x.second != y.second) return x.second > y.second;
+      return x.group < y.group;
+    });
+    std::vector<size_t> order(groups.size());
+    for (size_t k = 0; k < keys.size(); ++k) order[k] = keys[k].group;
+    return order;
+  };
   // No packing needs fewer bytes than the groups live at one time hold together (they meet
   // one another, so no two share a byte). When the first order reaches that bound the second,
   // kept only when it needs fewer, cannot win: it is not run.
@@ -778,17 +791,9 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
     return most;
   };
   std::vector<int64_t> offsets, other;
-  int64_t heap = best_fit(spatial, offsets);
+  int64_t heap = best_fit(order_by(/*spatial=*/true), offsets);
   if (groups.size() <= kSecondOrderLimit && heap > most_live_bytes()) {
-    std::vector<size_t> temporal(groups.size());
-    for (size_t g = 0; g < groups.size(); ++g) temporal[g] = g;
-    std::sort(temporal.begin(), temporal.end(), [&](size_t a, size_t b) {
-      const Group &x = groups[a], &y = groups[b];
-      if (x.end - x.start != y.end - y.start) return x.end - x.start > y.end - y.start;
-      if (x.bytes != y.bytes) return x.bytes > y.bytes;
-      return a < b;
-    });
-    const int64_t second = best_fit(temporal, other);
+    const int64_t second = best_fit(order_by(/*spatial=*/false), other);
     if (second < heap) {
       heap = second;
       offsets.swap(other);

@@ -156,6 +156,7 @@ class ModuleLiveness::Builder {
   absl::flat_hash_set<const Computation*> in_progress_;
   // By leaf shape: shapes are interned, so a wide tuple's alike leaves share one.
   absl::flat_hash_map<const Shape*, const LeafClass*> classes_;
+  std::vector<LeafSource> sources_;  // define_leaves': the instruction's, room kept
 };
 
 const LeafClass* ModuleLiveness::Builder::class_of(const Shape& leaf) {
@@ -181,7 +182,12 @@ void ModuleLiveness::Builder::define_leaves(bool is_entry, int64_t p, const Inst
   // Parameters and constants define every leaf (nothing forwards into them): no per-leaf
   // sources to work out, which a parameter of a million leaves would hold at once.
   const bool all_new = i.opcode() == Opcode::kParameter || i.opcode() == Opcode::kConstant;
-  const std::vector<LeafSource> sources = all_new ? std::vector<LeafSource>() : leaf_sources(i);
+  std::vector<LeafSource>& sources = sources_;
+  if (all_new) {
+    sources.clear();
+  } else {
+    leaf_sources(i, sources);
+  }
   const auto count = static_cast<size_t>(leaf_count(i.shape()));
   make_room(leaves.ids, count);
   const bool defines = !(i.opcode() == Opcode::kParameter && !is_entry);
