@@ -247,6 +247,7 @@ int run(const std::vector<std::string>& words) {
   // The allocations are listed by the JSON, and compared with XLA's where the input has them;
   // the text counts them.
   options.allocations = args->flag("--json") || !loaded->hlo_proto.empty();
+  options.allocation_runs = true;  // expanded as they are written or compared
   absl::StatusOr<MemoryReport> report = analyze_memory(loaded->module, choice->spec, options);
   if (!report.ok()) return fail(report.status());
   for (size_t i = 0; i < loaded->warnings.size(); ++i) {

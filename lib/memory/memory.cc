@@ -68,52 +68,67 @@ MemoryBuffer describe(const Buffer& b, const Computation& entry, const ModuleAss
   return m;
 }
 
-// The ids of the `top` largest buffers (all when `top` is 0), largest padded size first; ties
-// in schedule order. Only these are described: naming and printing shapes costs more than the
-// analysis on large modules.
-std::vector<int32_t> largest_first(std::vector<int32_t> ids, const std::vector<Buffer>& buffers,
-                                   size_t top) {
-  auto larger = [&](int32_t a, int32_t b) {
-    if (buffers[a].padded_bytes() != buffers[b].padded_bytes()) {
-      return buffers[a].padded_bytes() > buffers[b].padded_bytes();
-    }
-    return a < b;
-  };
-  if (top == 0 || top >= ids.size()) {
-    std::sort(ids.begin(), ids.end(), larger);
-  } else {
-    std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(top), ids.end(),
-                      larger);
-    ids.resize(top);
+// A run's buffers are its allocations' (allocation index + k holds first_buffer + k) and name
+// the leaves first.leaf + k of one tuple-shaped instruction: what MemoryAllocationRun says.
+bool is_leaf_run(const std::vector<Buffer>& buffers, const detail::Allocation& run) {
+  const Buffer& first = buffers[run.first_buffer];
+  if (!first.instruction->shape().is_tuple() ||
+      run.last_buffer - run.first_buffer + 1 != run.count) {
+    return false;
   }
-  return ids;
+  for (int32_t k = 1; k < run.count; ++k) {
+    const Buffer& b = buffers[run.first_buffer + k];
+    if (b.instruction != first.instruction || b.leaf != first.leaf + k) return false;
+  }
+  return true;
 }
 
-// largest_first over the counted buffers, without listing them all when `top` bounds it: a
-// heap of the `top` largest seen so far (the same ids, in the same order: the order is total).
-std::vector<int32_t> largest_counted(const std::vector<Buffer>& buffers, size_t top) {
-  auto larger = [&](int32_t a, int32_t b) {
-    if (buffers[a].padded_bytes() != buffers[b].padded_bytes()) {
-      return buffers[a].padded_bytes() > buffers[b].padded_bytes();
-    }
-    return a < b;
-  };
-  std::vector<int32_t> ids;
-  for (size_t id = 0; id < buffers.size(); ++id) {
-    if (!buffers[id].counted) continue;
+// The ids of the `top` largest buffers offered (all when `top` is 0), largest padded size
+// first; ties in schedule order. Only these are described: naming and printing shapes costs
+// more than the analysis on large modules. Holds at most `top` ids at a time: a heap whose top
+// is the smallest kept (the order is total, so any order of offers gives the same ids).
+class LargestBuffers {
+ public:
+  LargestBuffers(const std::vector<Buffer>& buffers, size_t top) : buffers_(buffers), top_(top) {}
+
+  void add(int32_t id) {
     // Not larger than the smallest of `top` kept: it would be the one dropped.
-    if (top != 0 && ids.size() == top && !larger(static_cast<int32_t>(id), ids.front())) continue;
-    ids.push_back(static_cast<int32_t>(id));
-    if (top == 0) continue;
-    // `larger` as the heap's order keeps the smallest of the kept ones on top.
-    std::push_heap(ids.begin(), ids.end(), larger);
-    if (ids.size() > top) {
-      std::pop_heap(ids.begin(), ids.end(), larger);
-      ids.pop_back();
+    if (top_ != 0 && ids_.size() == top_ && !Larger{buffers_}(id, ids_.front())) return;
+    ids_.push_back(id);
+    if (top_ == 0) return;
+    std::push_heap(ids_.begin(), ids_.end(), Larger{buffers_});
+    if (ids_.size() > top_) {
+      std::pop_heap(ids_.begin(), ids_.end(), Larger{buffers_});
+      ids_.pop_back();
     }
   }
-  std::sort(ids.begin(), ids.end(), larger);
-  return ids;
+  std::vector<int32_t> sorted() && {
+    std::sort(ids_.begin(), ids_.end(), Larger{buffers_});
+    return std::move(ids_);
+  }
+
+ private:
+  struct Larger {
+    const std::vector<Buffer>& buffers;
+    bool operator()(int32_t a, int32_t b) const {
+      if (buffers[a].padded_bytes() != buffers[b].padded_bytes()) {
+        return buffers[a].padded_bytes() > buffers[b].padded_bytes();
+      }
+      return a < b;
+    }
+  };
+  const std::vector<Buffer>& buffers_;
+  size_t top_;
+  std::vector<int32_t> ids_;
+};
+
+// The largest counted buffers, as LargestBuffers keeps them.
+std::vector<int32_t> largest_counted(const std::vector<Buffer>& buffers, size_t top) {
+  LargestBuffers largest(buffers, top);
+  for (size_t id = 0; id < buffers.size(); ++id) {
+    if (buffers[id].counted) largest.add(static_cast<int32_t>(id));
+  }
+  return std::move(largest).sorted();
 }
 
 // Entry first, then the body with the largest peak of each loop or call running at the peak.
@@ -229,6 +244,29 @@ std::string_view buffer_kind_name(BufferKind kind) {
   return "temporary";
 }
 
+void for_each_allocation(const MemoryReport& report,
+                         absl::FunctionRef<void(const MemoryAllocation&)> fn) {
+  auto listed = report.allocations.begin();
+  MemoryAllocation each;  // the allocation of a run being listed
+  detail::LeafIndexer leaves;
+  for (const MemoryAllocationRun& run : report.allocation_runs) {
+    for (; listed != report.allocations.end() && listed->index < run.first.index; ++listed) {
+      fn(*listed);
+    }
+    each = run.first;
+    each.buffers.resize(1);
+    std::string& name = each.buffers[0];
+    for (int64_t k = 0; k < run.count; ++k) {
+      each.index = run.first.index + k;
+      name = run.instruction;
+      absl::StrAppend(&name, "{",
+                      absl::StrJoin(leaves.index(run.shape, run.first_leaf + k), ","), "}");
+      fn(each);
+    }
+  }
+  for (; listed != report.allocations.end(); ++listed) fn(*listed);
+}
+
 CapacityCheck check_capacity(int64_t peak_bytes, const DeviceSpec& device, CapacityBasis basis) {
   CapacityCheck c;
   c.device = device.name;
@@ -287,15 +325,15 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
       r.temporary_peak_bytes =
           std::max(r.temporary_peak_bytes, entry.curve[detail::kDeviceTemporaries][q]);
     }
-    // Buffers live at the peak; a body run by two overlapping windows is listed once.
-    std::vector<int32_t> live = liveness->live_at(entry, p);
-    std::sort(live.begin(), live.end());
-    live.erase(std::unique(live.begin(), live.end()), live.end());
-    r.peak_buffer_count = static_cast<int64_t>(live.size());
-    for (int32_t id : live) {
+    // Buffers live at the peak, each offered once (a body run by two overlapping windows
+    // too), without listing them all: a parameter may have a million leaves.
+    LargestBuffers largest(buffers, options.top_buffers);
+    liveness->for_each_live_at(entry, p, [&](int32_t id) {
+      ++r.peak_buffer_count;
       r.peak_padding_waste_bytes += buffers[id].padded_bytes() - buffers[id].logical_bytes();
-    }
-    peak_ids = largest_first(std::move(live), buffers, options.top_buffers);
+      largest.add(id);
+    });
+    peak_ids = std::move(largest).sorted();
   }
 
   // Whole-step totals and the largest buffers.
@@ -321,13 +359,37 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   }
   r.temps_in_live_out = assignment.temps_in_live_out;
   r.shared_with_operand = assignment.shared_with_operand;
-  if (options.allocations) r.allocations.reserve(assignment.allocation_count);
+  if (options.allocations) {
+    size_t listed = 0;  // what `allocations` will hold
+    for (const detail::Allocation& in : assignment.allocations) {
+      const bool run = options.allocation_runs && in.count > 1 && is_leaf_run(buffers, in);
+      listed += run ? 0 : static_cast<size_t>(in.count);
+    }
+    r.allocations.reserve(listed);
+  }
   for (const detail::Allocation& in : assignment.allocations) {
     r.allocation_counts[static_cast<size_t>(in.kind)] += in.count;
     if (in.kind == AllocationKind::kTemp && memory_tier(in.memory_space) == MemoryTier::kDevice) {
       r.temp_bytes += in.bytes * in.count;
     }
     if (!options.allocations) continue;
+    if (options.allocation_runs && in.count > 1 && is_leaf_run(buffers, in)) {
+      MemoryAllocationRun run;
+      run.first.index = in.index;
+      run.first.kind = in.kind;
+      run.first.bytes = in.bytes;
+      run.first.memory_space = in.memory_space;
+      run.first.maybe_live_out = in.maybe_live_out;
+      run.first.parameter_number = in.parameter_number;
+      run.first.buffer_count = in.buffer_count;
+      run.count = in.count;
+      const Buffer& first = buffers[in.first_buffer];
+      run.instruction = std::string(first.instruction->name());
+      run.shape = first.instruction->shape();
+      run.first_leaf = first.leaf;
+      r.allocation_runs.push_back(std::move(run));
+      continue;
+    }
     for (int32_t k = 0; k < in.count; ++k) {
       MemoryAllocation m;
       m.index = in.index + k;

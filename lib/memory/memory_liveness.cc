@@ -248,6 +248,11 @@ absl::StatusOr<const ComputationLiveness*> ModuleLiveness::Builder::analyze(cons
   liveness->computation = &c;
   const absl::Span<Instruction* const> schedule = c.instructions();
   const int64_t n = static_cast<int64_t>(schedule.size());
+  if (n > kMaxPositions) {
+    return absl::InvalidArgumentError(absl::StrCat("computation %", sv(c.name()), " has ", n,
+                                                   " instructions; the memory analysis takes at "
+                                                   "most ", kMaxPositions));
+  }
 
   ScheduledLeaves leaves;
   leaves.position.reserve(n);
@@ -262,6 +267,11 @@ absl::StatusOr<const ComputationLiveness*> ModuleLiveness::Builder::analyze(cons
   size_t result_leaves = 0, new_buffers = 0;
   for (const Instruction* i : schedule) {
     const auto count = static_cast<size_t>(leaf_count(i->shape()));
+    if (count > static_cast<size_t>(kMaxLeaves)) {
+      return absl::InvalidArgumentError(absl::StrCat("%", sv(i->name()), "'s result has ", count,
+                                                     " array leaves; the memory analysis takes "
+                                                     "at most ", kMaxLeaves));
+    }
     result_leaves += count;
     const bool all_new = i->opcode() == Opcode::kConstant ||
                          (i->opcode() == Opcode::kParameter && is_entry);
@@ -527,34 +537,32 @@ absl::Span<const int32_t> ModuleLiveness::leaves_of(const Instruction& i) const 
   return c == nullptr ? absl::Span<const int32_t>() : c->leaves.of(&i);
 }
 
-std::vector<int32_t> ModuleLiveness::live_at(const ComputationLiveness& liveness,
-                                             int64_t position) const {
-  std::vector<int32_t> live;
+void ModuleLiveness::for_each_live_at(const ComputationLiveness& liveness, int64_t position,
+                                      absl::FunctionRef<void(int32_t)> fn) const {
   absl::flat_hash_set<const ComputationLiveness*> visited;
-  collect_live(liveness, position, visited, live);
-  return live;
+  visit_live(liveness, position, visited, fn);
 }
 
-void ModuleLiveness::collect_live(const ComputationLiveness& liveness, int64_t position,
-                                  absl::flat_hash_set<const ComputationLiveness*>& visited,
-                                  std::vector<int32_t>& live) const {
+void ModuleLiveness::visit_live(const ComputationLiveness& liveness, int64_t position,
+                                absl::flat_hash_set<const ComputationLiveness*>& visited,
+                                absl::FunctionRef<void(int32_t)> fn) const {
   for (int32_t id : liveness.buffers) {
     const Buffer& b = buffers_[id];
     if (b.counted && b.tier() == MemoryTier::kDevice && b.from <= position && position <= b.to) {
-      live.push_back(id);
+      fn(id);
     }
   }
   if (&liveness == entry_) {
     for_each_whole_step([&](int32_t id) {
       const Buffer& b = buffers_[id];
-      if (b.counted && b.tier() == MemoryTier::kDevice) live.push_back(id);
+      if (b.counted && b.tier() == MemoryTier::kDevice) fn(id);
     });
   }
   for (const ComputationLiveness::Window& window : liveness.windows) {
     if (position < window.from || position > window.to) continue;
     const ComputationLiveness* body = ComputationLiveness::largest_body(window);
     if (body != nullptr && visited.insert(body).second) {
-      collect_live(*body, body->peak_position, visited, live);
+      visit_live(*body, body->peak_position, visited, fn);
     }
   }
 }

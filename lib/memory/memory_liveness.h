@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_set.h"
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/types/span.h"
 #include "absl/status/statusor.h"
 #include "hloroof/memory.h"
@@ -46,29 +47,36 @@ struct LeafClass {
   bool sized = true;  // false: no static size (unbounded dimensions), counted as 0 B
 };
 
-// One array leaf's buffer. Kept to 40 bytes (a wide tuple has one per leaf): the leaf's shape
-// and sizes are shared by the buffers of that shape, positions and leaf numbers are 32-bit (a
-// computation's instructions and an instruction's leaves number fewer than 2^31: the input is
-// at most 4 GiB), the computation is the instruction's, and what only a donated parameter has
-// is kept beside (ModuleLiveness::aliased_output).
+// How far Buffer's packed fields reach: a computation of at most kMaxPositions instructions,
+// a result of at most kMaxLeaves array leaves. An input of at most 4 GiB stays within both (an
+// instruction takes more than 8 bytes of text, a tuple's array leaf at least 4);
+// ModuleLiveness::analyze refuses a module beyond them.
+inline constexpr int64_t kMaxPositions = int64_t{1} << 29;  // from, to: 30 bits, signed
+inline constexpr int64_t kMaxLeaves = int64_t{1} << 30;     // leaf: 31 bits, signed
+
+// One array leaf's buffer. Kept to 32 bytes (a wide tuple has one per leaf): the leaf's shape
+// and sizes are shared by the buffers of that shape, positions and leaf numbers are packed with
+// the kind and the flags into four 32-bit words (kMaxPositions, kMaxLeaves), the computation is
+// the instruction's, and what only a donated parameter has is kept beside
+// (ModuleLiveness::aliased_output).
 struct Buffer {
   const Instruction* instruction = nullptr;  // which instruction defines it
   const LeafClass* leaf_class = nullptr;     // its shape and sizes
-  int32_t leaf = 0;                          // which array leaf of its result
+  int32_t leaf : 31 = 0;                     // which array leaf of its result
+  bool is_output : 1 = false;                // reaches the entry root
   // Live range in `computation()`'s schedule, both ends inclusive. Parameters and constants
   // live for the whole entry computation instead (`whole_step`).
-  int32_t from = 0;
-  int32_t to = 0;
+  int32_t from : 30 = 0;
+  BufferKind kind : 2 = BufferKind::kTemporary;
+  int32_t to : 30 = 0;
+  bool donated : 1 = false;
+  bool whole_step : 1 = false;
   // The last position of `computation()` that reads the buffer, -1 when none does. For a
   // whole-step buffer `to` is the end of the step; this is where its value dies.
-  int32_t last_use = -1;
-  BufferKind kind = BufferKind::kTemporary;
-  bool is_output = false;
-  bool donated = false;
-  bool whole_step = false;
+  int32_t last_use : 31 = -1;
   // False when another buffer accounts for this memory: a body's result, which is its
   // caller's buffer, or an output written into a donated parameter.
-  bool counted = true;
+  bool counted : 1 = true;
 
   // Where it is defined.
   const Computation* computation() const { return instruction->parent(); }
@@ -79,6 +87,7 @@ struct Buffer {
   MemoryTier tier() const { return memory_tier(memory_space()); }
   Channel channel() const;
 };
+static_assert(sizeof(Buffer) == 32);
 
 // Instructions of one computation by schedule position, with the buffer of every result leaf
 // (flattened: the leaves of instruction p are ids[offset[p] .. offset[p+1])).
@@ -132,9 +141,10 @@ class ModuleLiveness {
       for (int32_t id = first; id < first + count; ++id) f(id);
     }
   }
-  // Counted device buffers live at `position` of `liveness`, including those of the bodies
-  // running there at their own peaks.
-  std::vector<int32_t> live_at(const ComputationLiveness& liveness, int64_t position) const;
+  // Calls fn(id) once for each counted device buffer live at `position` of `liveness`,
+  // including those of the bodies running there at their own peaks.
+  void for_each_live_at(const ComputationLiveness& liveness, int64_t position,
+                        absl::FunctionRef<void(int32_t)> fn) const;
   const std::vector<std::string>& notes() const { return notes_; }
   // A donated parameter's buffer `id`: the output buffer written into it (not counted itself),
   // or -1.
@@ -148,11 +158,12 @@ class ModuleLiveness {
   absl::Span<const int32_t> leaves_of(const Instruction& i) const;
 
  private:
-  // live_at's walk: each body (always taken at its own peak) is visited once, however many
-  // windows run it, so a body reached along 2^k call paths costs one visit.
-  void collect_live(const ComputationLiveness& liveness, int64_t position,
-                    absl::flat_hash_set<const ComputationLiveness*>& visited,
-                    std::vector<int32_t>& live) const;
+  // for_each_live_at's walk: each body (always taken at its own peak) is visited once, however
+  // many windows run it, so a body reached along 2^k call paths costs one visit (and each
+  // buffer is offered once: a buffer is defined in one computation).
+  void visit_live(const ComputationLiveness& liveness, int64_t position,
+                  absl::flat_hash_set<const ComputationLiveness*>& visited,
+                  absl::FunctionRef<void(int32_t)> fn) const;
   class Builder;
 
   std::vector<Buffer> buffers_;

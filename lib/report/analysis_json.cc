@@ -132,13 +132,13 @@ XlaMemoryComparison compare_with_xla(const MemoryReport& r, const XlaBufferAssig
         row.xla_bytes += a.size_bytes;
         ++row.xla_allocations;
       }
-      for (const MemoryAllocation& a : r.allocations) {
-        if ((a.memory_space == 0) != (row.memory == "device")) continue;
+      for_each_allocation(r, [&](const MemoryAllocation& a) {
+        if ((a.memory_space == 0) != (row.memory == "device")) return;
         // As XLA's: an allocation that is a parameter and live out is a parameter.
-        if (!total && allocation_kind_name(a.kind) != row.kind) continue;
+        if (!total && allocation_kind_name(a.kind) != row.kind) return;
         row.hloroof_bytes += a.bytes;
         ++row.hloroof_allocations;
-      }
+      });
       if (row.xla_allocations == 0 && row.hloroof_allocations == 0) continue;
       c.rows.push_back(row);
       const int64_t diff = row.hloroof_bytes - row.xla_bytes;
@@ -246,7 +246,7 @@ void write_memory_json(const MemoryReport& r, std::ostream& sink,
   w.number_field("shared_with_operand", r.shared_with_operand);
   w.key("allocations");
   w.begin_array();
-  for (const MemoryAllocation& a : r.allocations) {
+  for_each_allocation(r, [&w](const MemoryAllocation& a) {
     w.begin_object();
     w.number_field("index", a.index);
     w.text_field("kind", allocation_kind_name(a.kind));
@@ -257,7 +257,7 @@ void write_memory_json(const MemoryReport& r, std::ostream& sink,
     w.strings_field("buffers", a.buffers);
     if (a.parameter_number >= 0) w.number_field("parameter_number", a.parameter_number);
     w.end_object();
-  }
+  });
   w.end_array();
   w.number_field("peak_on_chip_bytes", r.peak_on_chip_bytes);
   w.number_field("peak_host_bytes", r.peak_host_bytes);

@@ -25,7 +25,9 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
+#include "hloroof/shape.h"
 
 namespace hloroof {
 
@@ -72,6 +74,19 @@ struct MemoryAllocation {
   // Those buffers' names, in assignment order (largest first), at most
   // MemoryOptions::top_buffers of them.
   std::vector<std::string> buffers;
+};
+
+// `count` alike allocations kept as one record (MemoryOptions::allocation_runs): the read-only
+// leaves of one entry parameter with the same size and memory space, numbered
+// `first.index` onward. Allocation first.index + k holds one buffer, leaf first_leaf + k of
+// `instruction` (its result's array leaves numbered depth first, as for_each_array_leaf
+// visits them); the other fields are those of every allocation of the run.
+struct MemoryAllocationRun {
+  MemoryAllocation first;  // the first allocation; `buffers` empty
+  int64_t count = 0;
+  std::string instruction;  // the parameter
+  Shape shape;              // its result (copies share a tuple's elements)
+  int64_t first_leaf = 0;
 };
 
 struct MemoryBuffer {
@@ -183,8 +198,12 @@ struct MemoryReport {
   int64_t temp_bytes = 0;
   int64_t footprint_bytes = 0;
   // Every allocation, all memory spaces: parameters, outputs, temp allocations, constants
-  // (empty when MemoryOptions::allocations is false).
+  // (empty when MemoryOptions::allocations is false), in index order; with
+  // MemoryOptions::allocation_runs, all but those of `allocation_runs`.
   std::vector<MemoryAllocation> allocations;
+  // With MemoryOptions::allocation_runs: runs of alike allocations, one record each, in index
+  // order. for_each_allocation lists these and `allocations` together.
+  std::vector<MemoryAllocationRun> allocation_runs;
   // How many allocations of each kind, indexed by AllocationKind (whether or not listed).
   std::array<int64_t, 4> allocation_counts = {0, 0, 0, 0};
   int64_t temps_in_live_out = 0;    // temporaries placed in output or donated allocations
@@ -228,6 +247,11 @@ struct MemoryOptions {
   // of a million scalar leaves has a million allocations, which the text and the advice do
   // not show.
   bool allocations = true;
+  // With `allocations`: keep each run of alike allocations (a wide parameter's read-only
+  // leaves) as one record in MemoryReport::allocation_runs rather than one record per
+  // allocation; for_each_allocation expands them one at a time (`memory --json` writes them
+  // so: a million leaves' allocations are never held at once).
+  bool allocation_runs = false;
 };
 
 // Analyzes the module's entry computation and everything it runs. Errors only for a module
@@ -238,6 +262,12 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module,
 // what its memories change (untiled layouts on a TPU, on-chip buffers beyond its capacity).
 absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const DeviceSpec& device,
                                             const MemoryOptions& options = {});
+
+// Calls `fn` for every allocation of `report` in index order: those of `allocations`, and
+// each of `allocation_runs` in turn, made as `fn` is called (one MemoryAllocation, reused:
+// valid during the call only).
+void for_each_allocation(const MemoryReport& report,
+                         absl::FunctionRef<void(const MemoryAllocation&)> fn);
 
 // `bytes` (the figure `basis` names) against `device`'s HBM capacity.
 CapacityCheck check_capacity(int64_t bytes, const DeviceSpec& device,
