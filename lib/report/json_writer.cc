@@ -1,5 +1,7 @@
 #include "report/json_writer.h"
 
+#include <cstring>
+
 namespace hloroof::report_internal {
 namespace {
 
@@ -13,6 +15,19 @@ JsonWriter::JsonWriter(std::string& out, std::ostream* sink)
       serializer_(nlohmann::detail::output_adapter<char>(out), ' ',
                   Json::error_handler_t::replace) {}
 
+// Appends ",\n" (or "\n" for the first) and the indentation, then `more` bytes for the caller
+// to fill; returns where those start.
+char* JsonWriter::new_line(bool first, size_t more) {
+  const size_t at = out_.size();
+  const size_t pad = indent();
+  out_.resize(at + (first ? 1 : 2) + pad + more);
+  char* o = out_.data() + at;
+  if (!first) *o++ = ',';
+  *o++ = '\n';
+  std::memset(o, ' ', pad);
+  return o + pad;
+}
+
 void JsonWriter::before_value() {
   if (after_key_) {
     after_key_ = false;
@@ -20,17 +35,25 @@ void JsonWriter::before_value() {
   }
   if (levels_.empty()) return;
   Level& level = levels_.back();
-  out_ += level.count++ == 0 ? "\n" : ",\n";
-  out_.append(indent(), ' ');
+  new_line(level.count++ == 0, 0);
 }
 
 void JsonWriter::key(std::string_view name) {
   Level& level = levels_.back();
-  out_ += level.count++ == 0 ? "\n" : ",\n";
-  out_.append(indent(), ' ');
+  const bool first = level.count++ == 0;
+  after_key_ = true;
+  if (plain_json_run(name.data(), name.data() + name.size()) == name.size()) {
+    // `"name": ` written whole.
+    char* o = new_line(first, name.size() + 4);
+    *o++ = '"';
+    if (!name.empty()) std::memcpy(o, name.data(), name.size());
+    o += name.size();
+    std::memcpy(o, "\": ", 3);
+    return;
+  }
+  new_line(first, 0);
   write_string(name);
   out_ += ": ";
-  after_key_ = true;
 }
 
 void JsonWriter::begin_object() {

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -17,51 +18,85 @@
 
 #include "nlohmann/json.hpp"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 namespace hloroof::report_internal {
 
+// How nlohmann's serializer writes each byte of a string: 0, as it is; 1, a short escape
+// (quote, backslash, \b \t \n \f \r); 2, anything else (another control character, DEL,
+// UTF-8 or invalid UTF-8), left to the serializer.
+inline constexpr std::array<uint8_t, 256> kJsonByteClass = [] {
+  std::array<uint8_t, 256> c{};
+  for (int b = 0; b < 256; ++b) c[b] = b < 0x20 || b >= 0x7f ? 2 : 0;
+  for (const char b : {'"', '\\', '\b', '\t', '\n', '\f', '\r'}) {
+    c[static_cast<unsigned char>(b)] = 1;
+  }
+  return c;
+}();
+
+// The number of bytes from `p` on, up to `end`, written as they are (class 0): sixteen at a
+// time where SSE2 is there (every x86-64), then one at a time.
+inline size_t plain_json_run(const char* p, const char* end) {
+  const char* const start = p;
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+  const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
+  while (end - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // Compared as signed bytes, 0x80-0xff read negative: below 0x20 with the control bytes.
+    const __m128i special =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                     _mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, del)));
+    const int mask = _mm_movemask_epi8(special);
+    if (mask != 0) return static_cast<size_t>(p - start) + __builtin_ctz(mask);
+    p += 16;
+  }
+#endif
+  while (p != end && kJsonByteClass[static_cast<unsigned char>(*p)] == 0) ++p;
+  return static_cast<size_t>(p - start);
+}
+
 // Appends `text` as a quoted JSON string, as nlohmann's serializer writes it, when it holds
-// only printable ASCII and the characters with a short escape (quote, backslash, \b \t \n \f
-// \r); returns false and leaves `out` as it was when it holds anything else (another control
-// character, DEL, UTF-8 or invalid UTF-8), which is the serializer's to write. One pass, runs
-// of plain bytes appended whole.
+// only printable ASCII and the characters with a short escape; returns false and leaves `out`
+// as it was when it holds anything else, which is the serializer's to write. One pass, runs of
+// plain bytes appended whole.
 inline bool append_plain_json_string(std::string& out, std::string_view text) {
-  // 0: written as it is; 1: a short escape; 2: left to the serializer.
-  static constexpr std::array<uint8_t, 256> kClass = [] {
-    std::array<uint8_t, 256> c{};
-    for (int b = 0; b < 256; ++b) c[b] = b < 0x20 || b >= 0x7f ? 2 : 0;
-    for (const char b : {'"', '\\', '\b', '\t', '\n', '\f', '\r'}) {
-      c[static_cast<unsigned char>(b)] = 1;
-    }
-    return c;
-  }();
-  if (text.empty()) {
-    out += "\"\"";
+  const size_t start = out.size();
+  const char* p = text.data();
+  const char* const end = text.data() + text.size();
+  size_t run = plain_json_run(p, end);
+  if (run == text.size()) {  // the common case: nothing to escape
+    out.resize(start + text.size() + 2);
+    char* o = out.data() + start;
+    *o = '"';
+    if (!text.empty()) std::memcpy(o + 1, text.data(), text.size());
+    o[text.size() + 1] = '"';
     return true;
   }
-  const size_t start = out.size();
   out += '"';
-  const char* run = text.data();
-  const char* const end = text.data() + text.size();
-  for (const char* p = run; p != end; ++p) {
-    const uint8_t kind = kClass[static_cast<unsigned char>(*p)];
-    if (kind == 0) continue;
-    if (kind == 2) {
+  for (;;) {
+    out.append(p, run);
+    p += run;
+    if (p == end) break;
+    if (kJsonByteClass[static_cast<unsigned char>(*p)] == 2) {
       out.resize(start);
       return false;
     }
-    out.append(run, static_cast<size_t>(p - run));
-    out += '\\';
+    char escape[2] = {'\\', *p};
     switch (*p) {
-      case '\b': out += 'b'; break;
-      case '\t': out += 't'; break;
-      case '\n': out += 'n'; break;
-      case '\f': out += 'f'; break;
-      case '\r': out += 'r'; break;
-      default: out += *p; break;  // quote, backslash
+      case '\b': escape[1] = 'b'; break;
+      case '\t': escape[1] = 't'; break;
+      case '\n': escape[1] = 'n'; break;
+      case '\f': escape[1] = 'f'; break;
+      case '\r': escape[1] = 'r'; break;
+      default: break;  // quote, backslash
     }
-    run = p + 1;
+    out.append(escape, 2);
+    ++p;
+    run = plain_json_run(p, end);
   }
-  out.append(run, static_cast<size_t>(end - run));
   out += '"';
   return true;
 }
@@ -126,6 +161,7 @@ class JsonWriter {
   };
   unsigned indent() const { return static_cast<unsigned>(2 * levels_.size()); }
   void before_value();
+  char* new_line(bool first, size_t more);
   void write_string(std::string_view text);
   void close(char bracket);
   void maybe_flush();

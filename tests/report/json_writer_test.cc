@@ -109,6 +109,42 @@ TEST_CASE("top-level values and empty containers") {
   CHECK(out == "{}");
 }
 
+// Strings and keys are scanned sixteen bytes at a time, then byte by byte: every kind of byte
+// at every place of strings of 0-40 bytes (across a block's bounds, in the tail after them),
+// alone and after a first escape, reads as nlohmann writes it.
+TEST_CASE("a byte of every kind at every place of a string reads as nlohmann's dump") {
+  const char kinds[] = {'"', '\\', '\n', '\t', '\x01', '\x1f', '\x7f', '\x80', '\xc3', '\xff', ' ', '~'};
+  Json expected = Json::object();
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+  size_t written = 0;
+  for (size_t length = 0; length <= 40; ++length) {
+    for (size_t at = 0; at < std::max<size_t>(length, 1); ++at) {
+      for (char kind : kinds) {
+        std::string text(length, 'a');
+        if (length > 0) text[at] = kind;
+        std::string twice = text;
+        if (length > at + 3) twice[at + 3] = '\\';
+        const std::string key = "k" + std::to_string(written++);
+        expected[key] = Json::array({text, twice});
+        w.key(key);
+        w.begin_array();
+        w.string(text);
+        w.string(twice);
+        w.end_array();
+        // The same text as a key.
+        const std::string odd_key = key + "/" + text;
+        expected[odd_key] = 0;
+        w.number_field(odd_key, 0);
+      }
+    }
+  }
+  w.end_object();
+  CHECK(written == 12 * (1 + 40 * 41 / 2));  // 12 kinds at 1 + 1 + 2 + ... + 40 places
+  CHECK(out == dumped(expected));
+}
+
 TEST_CASE("with a sink, a large document reaches it in pieces and whole") {
   std::ostringstream sink;
   std::string out;
