@@ -8,6 +8,7 @@
 #define HLOROOF_LIB_REPORT_JSON_WRITER_H_
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <ostream>
@@ -101,6 +102,29 @@ inline bool append_plain_json_string(std::string& out, std::string_view text) {
   return true;
 }
 
+// Appends `x` as nlohmann's serializer writes a double when it is a whole number below 1e15 in
+// magnitude: its digits and ".0" ("880.0", "-0.0"; to_chars in nlohmann/detail/conversions/
+// to_chars.hpp, 3.11.2: a value whose digits end at or before the decimal point, at most
+// digits10 = 15 of them, is written as digits, zeros, ".0"; a whole number below 1e15 is exact,
+// and no shorter digits come within half its spacing); returns false for any other value
+// (fractions, larger, NaN, infinities), which is the serializer's to write.
+inline bool append_whole_json_double(std::string& out, double x) {
+  if (!(std::fabs(x) < 1e15) || x != std::trunc(x)) return false;
+  char text[24];
+  char* const end = text + sizeof(text);
+  char* p = end;
+  *--p = '0';
+  *--p = '.';
+  auto v = static_cast<uint64_t>(std::fabs(x));
+  do {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  if (std::signbit(x)) *--p = '-';
+  out.append(p, static_cast<size_t>(end - p));
+  return true;
+}
+
 class JsonWriter {
  public:
   using Json = nlohmann::ordered_json;
@@ -124,6 +148,9 @@ class JsonWriter {
     requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
   void number(T n) {
     before_value();
+    if constexpr (std::is_floating_point_v<T>) {
+      if (append_whole_json_double(out_, static_cast<double>(n))) return;
+    }
     serializer_.dump(Json(n), true, false, 2, indent());
   }
 

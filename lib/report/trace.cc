@@ -93,6 +93,7 @@ void TraceWriter::write_string(std::string_view text) {
 }
 
 void TraceWriter::write_number(double value) {
+  if (append_whole_json_double(out_, value)) return;
   serializer_.dump(nlohmann::json(value), false, false, 0);
 }
 

@@ -12,6 +12,7 @@
 
 namespace {
 
+using hloroof::report_internal::append_whole_json_double;
 using hloroof::report_internal::JsonWriter;
 using Json = nlohmann::ordered_json;
 
@@ -143,6 +144,43 @@ TEST_CASE("a byte of every kind at every place of a string reads as nlohmann's d
   w.end_object();
   CHECK(written == 12 * (1 + 40 * 41 / 2));  // 12 kinds at 1 + 1 + 2 + ... + 40 places
   CHECK(out == dumped(expected));
+}
+
+// Whole numbers below 1e15 are written without the serializer (append_whole_json_double): as
+// it writes them, on every whole number of [-2^17, 2^17], each power of 2 and 10 below 1e15
+// and its neighbours, and 200,000 whole numbers spread over [0, 1e15) by a fixed generator;
+// the values beside them (halves, 1e15 itself, -0.0) as well.
+TEST_CASE("whole numbers read as nlohmann writes them") {
+  std::vector<double> values;
+  for (int k = -(1 << 17); k <= (1 << 17); ++k) values.push_back(k);
+  for (double p = 1; p < 2e15; p *= 2) {
+    for (double d : {-1.0, 0.0, 1.0, 0.5}) values.push_back(p + d), values.push_back(-(p + d));
+  }
+  for (double p = 1; p <= 1e16; p *= 10) {
+    for (double d : {-1.0, 0.0, 1.0, 0.5}) values.push_back(p + d), values.push_back(-(p + d));
+  }
+  uint64_t state = 88172645463325252ull;  // xorshift64
+  for (int k = 0; k < 200000; ++k) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    values.push_back(static_cast<double>(state % 1000000000000000ull));
+  }
+  values.push_back(-0.0);
+  Json expected = Json::array();
+  std::string out;
+  JsonWriter w(out);
+  w.begin_array();
+  size_t whole = 0;
+  for (double v : values) {
+    expected.push_back(v);
+    w.number(v);
+    std::string alone;
+    whole += append_whole_json_double(alone, v);
+  }
+  w.end_array();
+  CHECK(out == dumped(expected));
+  CHECK(whole > values.size() / 2);  // most took the new path
 }
 
 TEST_CASE("with a sink, a large document reaches it in pieces and whole") {
