@@ -1,7 +1,6 @@
 // Op stats: the prediction's ops, filtered, grouped and ranked as XProf's HLO Op Stats.
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <utility>
 #include <vector>
 
@@ -69,9 +68,15 @@ class TimeByKey {
 struct Group {
   const OpPrediction* first = nullptr;  // the row's first op
   std::string scope;                    // OpGrouping::kScope: the row's key
-  OpStatsRow row;                       // the figures; texts set when the row is kept
-  double ideal_s = 0;                   // roofline time of the ops on the roofline
-  double roofed_s = 0;                  // their predicted time
+  // The row's sums (OpStatsRow's), made into a row when it is kept.
+  int ops = 0;
+  double occurrences = 0;
+  double total_time_s = 0;
+  double step_time_s = 0;
+  double flops = 0;
+  double hbm_bytes = 0;
+  double ideal_s = 0;   // roofline time of the ops on the roofline
+  double roofed_s = 0;  // their predicted time
   TimeByKey time_by_category, time_by_bound;
 };
 
@@ -97,9 +102,12 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
   const double peak = prediction.peak_flop_rate, vector = device.vector_flops_per_s,
                bandwidth = device.hbm_bandwidth;
 
-  // A deque keeps each group where it is: the index's keys may view a group's scope.
-  std::deque<Group> groups;
+  // Room for a group per op, so that none moves: the index's keys may view a group's scope.
+  // (Pages of it that no group reaches are never touched.)
+  std::vector<Group> groups;
+  groups.reserve(prediction.ops.size());
   absl::flat_hash_map<std::string_view, size_t> index;
+  index.reserve(options.by == OpGrouping::kOp ? prediction.ops.size() : 64);
   for (const OpPrediction& op : prediction.ops) {
     if (!filter->keeps(op)) continue;
     std::string scope;
@@ -118,13 +126,12 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
       it = index.emplace(key, groups.size() - 1).first;
     }
     Group& g = groups[it->second];
-    OpStatsRow& r = g.row;
-    r.ops += 1;
-    r.occurrences += op.multiplier;
-    r.total_time_s += run_time(op);
-    r.step_time_s += op.total_time_s;
-    r.flops += op.flops * op.multiplier;
-    r.hbm_bytes += op.hbm_bytes * op.multiplier;
+    g.ops += 1;
+    g.occurrences += op.multiplier;
+    g.total_time_s += run_time(op);
+    g.step_time_s += op.total_time_s;
+    g.flops += op.flops * op.multiplier;
+    g.hbm_bytes += op.hbm_bytes * op.multiplier;
     g.time_by_category.add(op.category, run_time(op));
     g.time_by_bound.add(op_bound_name(op), run_time(op));
     if (!off_roofline(op) && op.total_time_s > 0) {
@@ -146,8 +153,32 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
   stats.peak_flop_rate_type = prediction.peak_flop_rate_type;
   stats.vector_flop_rate = vector;
   stats.hbm_bandwidth = bandwidth;
-  for (Group& g : groups) {
-    OpStatsRow& r = g.row;
+  // The rows kept: the first `top` by step time, then total time, in the groups' order on
+  // ties (as a stable sort of them all ranks them).
+  std::vector<size_t> ranked(groups.size());
+  for (size_t k = 0; k < ranked.size(); ++k) ranked[k] = k;
+  const size_t kept =
+      options.top > 0 ? std::min(options.top, ranked.size()) : ranked.size();
+  const auto before = [&groups](size_t a, size_t b) {
+    const Group& x = groups[a];
+    const Group& y = groups[b];
+    if (x.step_time_s != y.step_time_s) return x.step_time_s > y.step_time_s;
+    if (x.total_time_s != y.total_time_s) return x.total_time_s > y.total_time_s;
+    return a < b;
+  };
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(kept),
+                    ranked.end(), before);
+  stats.rows.reserve(kept);
+  double cumulative = 0;
+  for (size_t i = 0; i < kept; ++i) {
+    Group& g = groups[ranked[i]];
+    OpStatsRow& r = stats.rows.emplace_back();
+    r.ops = g.ops;
+    r.occurrences = g.occurrences;
+    r.total_time_s = g.total_time_s;
+    r.step_time_s = g.step_time_s;
+    r.flops = g.flops;
+    r.hbm_bytes = g.hbm_bytes;
     if (r.occurrences > 0) r.avg_time_s = r.total_time_s / r.occurrences;
     if (r.total_time_s > 0) {
       r.flop_rate = r.flops / r.total_time_s;
@@ -156,21 +187,6 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
     if (r.hbm_bytes > 0) r.intensity = r.flops / r.hbm_bytes;
     if (prediction.step_time_s > 0) r.step_share = r.step_time_s / prediction.step_time_s;
     if (g.roofed_s > 0) r.roofline_efficiency = g.ideal_s / g.roofed_s;
-  }
-  std::vector<Group*> ranked;
-  ranked.reserve(groups.size());
-  for (Group& g : groups) ranked.push_back(&g);
-  std::stable_sort(ranked.begin(), ranked.end(), [](const Group* a, const Group* b) {
-    if (a->row.step_time_s != b->row.step_time_s) return a->row.step_time_s > b->row.step_time_s;
-    return a->row.total_time_s > b->row.total_time_s;
-  });
-  const size_t kept =
-      options.top > 0 ? std::min(options.top, ranked.size()) : ranked.size();
-  stats.rows.reserve(kept);
-  double cumulative = 0;
-  for (size_t i = 0; i < kept; ++i) {
-    Group& g = *ranked[i];
-    OpStatsRow& r = stats.rows.emplace_back(std::move(g.row));
     r.rank = static_cast<int>(i) + 1;
     cumulative += r.step_share;
     r.cumulative_share = cumulative;
