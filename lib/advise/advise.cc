@@ -26,7 +26,7 @@ struct Count {
 };
 
 Count count(const Candidate& c,
-            const absl::flat_hash_map<const Instruction*, std::string>& claimed) {
+            const absl::flat_hash_map<const Instruction*, std::string_view>& claimed) {
   Count n;
   for (const Claim& claim : c.claims) {
     auto it = claimed.find(claim.op);
@@ -37,7 +37,7 @@ Count count(const Candidate& c,
     n.elsewhere_s += claim.saving_s;
     if (std::find(n.elsewhere_ids.begin(), n.elsewhere_ids.end(), it->second) ==
         n.elsewhere_ids.end()) {
-      n.elsewhere_ids.push_back(it->second);
+      n.elsewhere_ids.emplace_back(it->second);
     }
   }
   return n;
@@ -47,7 +47,10 @@ Count count(const Candidate& c,
 // yet counted, claims its ops; the rest are counted again without them. Findings about time
 // whose remaining time falls below the threshold say nothing new and are dropped.
 std::vector<AdviceFinding> rank(const Context& ctx, std::vector<Candidate>& candidates) {
-  absl::flat_hash_map<const Instruction*, std::string> claimed;
+  // The finding that claimed each op: views of `ids`, which holds them whole.
+  absl::flat_hash_map<const Instruction*, std::string_view> claimed;
+  std::vector<std::string> ids;
+  ids.reserve(candidates.size());  // never moved: `claimed` views them
   std::vector<bool> used(candidates.size(), false);
   std::vector<AdviceFinding> out;
   for (;;) {
@@ -67,7 +70,9 @@ std::vector<AdviceFinding> rank(const Context& ctx, std::vector<Candidate>& cand
     if (!c.untimed && !c.blocks_step && (n.counted_s <= 0 || n.counted_s < ctx.min_time_s())) {
       continue;
     }
-    for (const Claim& claim : c.claims) claimed.emplace(claim.op, c.finding.id);
+    const std::string_view id = ids.emplace_back(c.finding.id);
+    claimed.reserve(claimed.size() + c.claims.size());
+    for (const Claim& claim : c.claims) claimed.emplace(claim.op, id);
     AdviceFinding f = std::move(c.finding);
     f.time_at_stake_s = n.counted_s;
     f.counted_elsewhere_s = n.elsewhere_s;

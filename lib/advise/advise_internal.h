@@ -48,6 +48,12 @@ struct Candidate {
   bool untimed = false;      // about bytes, not time: kept whatever its time
 };
 
+// Padded and logical bytes of a shape's device array leaves (result_bytes).
+struct Bytes {
+  double logical = 0;
+  double padded = 0;
+};
+
 struct IndexedOp {
   const OpPrediction* record = nullptr;
   const Instruction* instruction = nullptr;
@@ -78,6 +84,12 @@ class Context {
   // The evidence fields every rule fills the same way: name, computation, scope, shape,
   // multiplier.
   AdviceEvidence evidence(const IndexedOp& op) const;
+  // result_bytes(shape), worked out once for each shape (a module's instructions share their
+  // shapes: gemma3's 20,000 instructions have a few thousand).
+  Bytes bytes_of(const Shape& shape) const;
+
+ private:
+  mutable absl::flat_hash_map<const Shape*, Bytes> bytes_of_;
 };
 
 // ---- Facts about the IR the rules share (rules_common.cc).
@@ -86,10 +98,6 @@ class Context {
 // "jit(f)/layer_3/attention"; empty without metadata.
 std::string scope_of(std::string_view op_name);
 // Padded and logical device bytes of an instruction's result array leaves.
-struct Bytes {
-  double logical = 0;
-  double padded = 0;
-};
 Bytes result_bytes(const Shape& shape);
 // True when any array leaf lives in host memory (S(5), S(6)).
 bool in_host_memory(const Shape& shape);

@@ -38,6 +38,12 @@ Bytes result_bytes(const Shape& shape) {
   return b;
 }
 
+Bytes Context::bytes_of(const Shape& shape) const {
+  auto [it, added] = bytes_of_.try_emplace(&shape);
+  if (added) it->second = result_bytes(shape);
+  return it->second;
+}
+
 bool in_host_memory(const Shape& shape) {
   bool host = false;
   for_each_array_leaf(shape, [&host](const Shape& leaf) {
@@ -196,12 +202,25 @@ void sort_evidence(std::vector<AdviceEvidence>& items) {
 }
 
 std::vector<size_t> kept_items(const Context& ctx, std::vector<EvidenceRank> ranks) {
-  std::stable_sort(ranks.begin(), ranks.end(), comes_first<EvidenceRank>);
   const size_t kept = ctx.evidence_rows > 0 ? std::min(ctx.evidence_rows, ranks.size())
                                             : ranks.size();
   std::vector<size_t> out;
   out.reserve(kept);
-  for (size_t k = 0; k < kept; ++k) out.push_back(ranks[k].item);
+  if (kept == ranks.size()) {
+    std::stable_sort(ranks.begin(), ranks.end(), comes_first<EvidenceRank>);
+    for (size_t k = 0; k < kept; ++k) out.push_back(ranks[k].item);
+    return out;
+  }
+  // The first `kept` of the stable sort, without sorting the rest: ties go by place.
+  std::vector<size_t> order(ranks.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept),
+                    order.end(), [&ranks](size_t a, size_t b) {
+                      if (comes_first(ranks[a], ranks[b])) return true;
+                      if (comes_first(ranks[b], ranks[a])) return false;
+                      return a < b;
+                    });
+  for (size_t k = 0; k < kept; ++k) out.push_back(ranks[order[k]].item);
   return out;
 }
 

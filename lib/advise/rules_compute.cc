@@ -260,7 +260,7 @@ void unfused_elementwise(const Context& ctx, std::vector<Candidate>& out) {
     const OpPrediction* u = ctx.record(&user);
     if (u == nullptr || op_time_s(*u) <= 0 || !elementwise_like(user)) continue;
     // Written by p, read back by its only user: fused, the value would stay on chip.
-    const double round_trip = 2 * result_bytes(p.shape()).padded;
+    const double round_trip = 2 * ctx.bytes_of(p.shape()).padded;
     const double per_run = std::min(op_time_s(r), round_trip / bw);
     if (per_run <= 0) continue;
     const double saving = per_run * r.multiplier;
@@ -312,7 +312,7 @@ void small_ops(const Context& ctx, std::vector<Candidate>& out) {
   std::vector<const IndexedOp*> found;
   std::vector<EvidenceRank> ranks;
   double total = 0, runs = 0;
-  std::map<std::string_view, double> by_category;
+  absl::flat_hash_map<std::string_view, double> by_category;  // sorted below
   for (const IndexedOp& op : ctx.ops) {
     const OpPrediction& r = *op.record;
     if (r.bound != BoundBy::kOverhead || op_time_s(r) <= 0) continue;

@@ -122,9 +122,9 @@ void padding_waste(const Context& ctx, std::vector<Candidate>& out) {
   for (const IndexedOp& op : ctx.ops) {
     const OpPrediction& r = *op.record;
     if (r.resource != Bound::kHbm || op_time_s(r) <= 0 || r.collective) continue;
-    Bytes bytes = result_bytes(op.instruction->shape());
+    Bytes bytes = ctx.bytes_of(op.instruction->shape());
     for (const Instruction* o : op.instruction->operands()) {
-      const Bytes in = result_bytes(o->shape());
+      const Bytes in = ctx.bytes_of(o->shape());
       bytes.logical += in.logical;
       bytes.padded += in.padded;
     }
