@@ -2,7 +2,7 @@
 """Every command as a user waits for it, beside `parse` of the same module.
 
     bench/command_speed.py [--cli build/tools/hloroof] [--runs 3] [FILE...]
-    bench/command_speed.py --scaling [--largest N] [--cli ...]
+    bench/command_speed.py --scaling [--largest N] [--cpu] [--cli ...]
 
 Without --scaling: for each FILE (default: the three largest modules of the shared corpus),
 runs each command as a whole process (start, read, parse, analyse, write, exit) --runs times
@@ -15,8 +15,11 @@ small outputs; a long chain of temporaries with a few live at a time; temporarie
 lifetimes, so that the number live at the peak doubles too; one parameter of many scalar
 leaves; gen_hlo's transformer layers, with collectives); for each size prints instructions,
 the ms of each command and the ratio to the previous size's (at most 2.0 per doubling is
-linear). Sizes double up to --largest instructions (default 1048576).
-The machine's other load moves wall times: compare runs made in the same minutes.
+linear). Sizes double up to --largest instructions (default 1048576). Then, in a module of
+131072 instructions, the temporaries live at the peak double, and the all-reduces of a chain.
+The machine's other load moves wall times: compare runs made in the same minutes. --cpu times
+the command's CPU seconds (user and system, from wait4) instead: what it ran, not what it
+waited for a core (a machine shared with builds makes wall ratios of 1.3-8x of one doubling).
 """
 import argparse
 import os
@@ -47,19 +50,23 @@ def commands(out: pathlib.Path) -> list[tuple[str, list[str]]]:
     ]
 
 
-def run_once(cli: str, args: list[str], module: pathlib.Path) -> tuple[float, int, int]:
-    """Wall seconds, peak resident bytes and exit status of one whole command."""
+def run_once(cli: str, args: list[str], module: pathlib.Path,
+             cpu: bool = False) -> tuple[float, int, int]:
+    """Wall seconds (CPU seconds, user and system, with `cpu`), peak resident bytes and exit
+    status of one whole command."""
     start = time.perf_counter()
     child = subprocess.Popen([cli, args[0], str(module), *args[1:]], stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
     child.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_maxrss * 1024, child.returncode
+    seconds = usage.ru_utime + usage.ru_stime if cpu else wall
+    return seconds, usage.ru_maxrss * 1024, child.returncode
 
 
-def measure(cli: str, args: list[str], module: pathlib.Path, runs: int) -> tuple[float, int, int]:
-    results = [run_once(cli, args, module) for _ in range(runs)]
+def measure(cli: str, args: list[str], module: pathlib.Path, runs: int,
+            cpu: bool = False) -> tuple[float, int, int]:
+    results = [run_once(cli, args, module, cpu) for _ in range(runs)]
     return (statistics.median(r[0] for r in results), max(r[1] for r in results),
             max(r[2] for r in results))
 
@@ -124,13 +131,30 @@ def live_temporaries(n: int, span: int) -> str:
     return "\n".join(lines) + "\n}\n"
 
 
+def collectives(n: int, count: int) -> str:
+    """n instructions in a chain, `count` of them all-reduces over 4 devices, spread evenly."""
+    lines = ["HloModule collectives, is_scheduled=true", "", "sum {",
+             "  a = f32[] parameter(0)", "  b = f32[] parameter(1)",
+             "  ROOT s = f32[] add(a, b)", "}", "", "ENTRY e {",
+             "  x0 = f32[1024]{0} parameter(0)"]
+    every = max(1, n // count)
+    for i in range(1, n):
+        if i % every == 0:
+            op = (f"all-reduce(x{i - 1}), channel_id={i}, replica_groups={{{{0,1,2,3}}}}, "
+                  "use_global_device_ids=true, to_apply=sum")
+        else:
+            op = f"add(x{i - 1}, x{i - 1})"
+        lines.append(f"  {'ROOT ' if i == n - 1 else ''}x{i} = f32[1024]{{0}} {op}")
+    return "\n".join(lines) + "\n}\n"
+
+
 def wide_parameter(n: int) -> str:
     return ("HloModule wide, is_scheduled=true\nENTRY e {\n  p = (" +
             ", ".join(["f32[]"] * n) + ") parameter(0)\n"
             "  g = f32[] get-tuple-element(p), index=0\n  ROOT r = f32[] add(g, g)\n}\n")
 
 
-def scaling(cli: str, largest: int, runs: int) -> None:
+def scaling(cli: str, largest: int, runs: int, cpu: bool) -> None:
     gen_hlo = pathlib.Path(cli).resolve().parent.parent / "bench" / "gen_hlo"
     # (name, what doubles, [(size, generator)]); gen_hlo's are made by the program.
     sizes = []
@@ -148,13 +172,18 @@ def scaling(cli: str, largest: int, runs: int) -> None:
     shapes.append(("live temporaries", "live at the peak",
                    [(span, lambda span=span: live_temporaries(131072, span))
                     for span in (256, 512, 1024, 2048, 4096)]))
+    # The number of all-reduces doubles in a chain of 131072 instructions.
+    shapes.append(("collectives", "all-reduces",
+                   [(count, lambda count=count: collectives(131072, count))
+                    for count in (4096, 8192, 16384, 32768, 65536)]))
     with tempfile.TemporaryDirectory() as tmp:
         out = pathlib.Path(tmp)
         chosen = [c for c in commands(out) if c[0] in (
             "parse", "cost", "memory", "predict", "predict --json", "advise")]
         print(f"{'module':<22} {'size':>8} " + " ".join(f"{name:>16}" for name, _ in chosen))
         for shape, doubling, series in shapes:
-            print(f"{shape} (size: {doubling}; ms, and the ratio to the size before)")
+            print(f"{shape} (size: {doubling}; {'CPU ' if cpu else ''}ms, and the ratio to the "
+                  "size before)")
             previous = None
             for size, make in series:
                 module = out / "m.hlo"
@@ -166,7 +195,11 @@ def scaling(cli: str, largest: int, runs: int) -> None:
                                    check=True, stdout=subprocess.DEVNULL)
                 else:
                     break
-                times = [measure(cli, args, module, runs)[0] for _, args in chosen]
+                # Untimed: the first process to read a file just written pays for its pages
+                # (up to 0.1 s of system time at 7 MB here), which would land on `parse`.
+                subprocess.run([cli, "parse", str(module)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, check=False)
+                times = [measure(cli, args, module, runs, cpu)[0] for _, args in chosen]
                 cells = []
                 for k, t in enumerate(times):
                     ratio = f"({t / previous[k]:.2f}x)" if previous else ""
@@ -181,10 +214,12 @@ def main() -> int:
     parser.add_argument("--cli", default=str(ROOT / "build" / "tools" / "hloroof"))
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--scaling", action="store_true")
+    parser.add_argument("--cpu", action="store_true",
+                        help="with --scaling: CPU time (user + system) rather than wall time")
     parser.add_argument("--largest", type=int, default=1 << 20)
     args = parser.parse_args()
     if args.scaling:
-        scaling(args.cli, args.largest, args.runs)
+        scaling(args.cli, args.largest, args.runs, args.cpu)
     else:
         table(args.cli, args.files or largest_corpus_modules(3), args.runs)
     return 0
