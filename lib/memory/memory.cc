@@ -303,13 +303,8 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   r.entry_marked = module.entry_marked();
   r.scheduled = module.attributes().is_scheduled;
 
-  // The curve and the peak.
+  // The peak (the curve is made after buffer assignment, whose working set is the largest).
   const auto schedule = entry_computation.instructions();
-  r.live_curve.reserve(schedule.size());
-  for (size_t p = 0; p < schedule.size(); ++p) {
-    r.live_curve.push_back({std::string(schedule[p]->name()), entry.device_bytes(p),
-                            std::string(entry_computation.name()), 0});
-  }
   r.peak_bytes = entry.peak[0];
   r.peak_on_chip_bytes = entry.peak[1];
   r.peak_host_bytes = entry.peak[2];
@@ -410,6 +405,12 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
       }
       r.allocations.push_back(std::move(m));
     }
+  }
+  // The curve: a point per entry instruction (80 bytes each).
+  r.live_curve.reserve(schedule.size());
+  for (size_t p = 0; p < schedule.size(); ++p) {
+    r.live_curve.push_back({std::string(schedule[p]->name()), entry.device_bytes(p),
+                            std::string(entry_computation.name()), 0});
   }
   r.footprint_bytes =
       r.argument_bytes + r.output_bytes - r.alias_bytes + r.temp_bytes + r.constant_bytes;
