@@ -100,14 +100,6 @@ Channel Buffer::channel() const {
   return kDeviceTemporaries;
 }
 
-int64_t ComputationLiveness::device_bytes(int64_t position) const {
-  absl::int128 sum = 0;
-  for (Channel c : {kDeviceParameters, kDeviceOutputs, kDeviceTemporaries, kDeviceConstants}) {
-    sum += curve[c][position];
-  }
-  return clamp_to_int64(sum);
-}
-
 const ComputationLiveness* ComputationLiveness::largest_body(const Window& window) {
   const ComputationLiveness* best = nullptr;
   for (const ComputationLiveness* body : window.bodies) {
@@ -508,8 +500,13 @@ void ModuleLiveness::Builder::sweep(ComputationLiveness& liveness, int64_t n, bo
       liveness.curve[c][p] = clamp_to_int64(running);
     }
   }
+  liveness.device.resize(n);
   for (int64_t p = 0; p < n; ++p) {
-    const int64_t device = liveness.device_bytes(p);
+    absl::int128 sum = 0;
+    for (Channel c : {kDeviceParameters, kDeviceOutputs, kDeviceTemporaries, kDeviceConstants}) {
+      sum += liveness.curve[c][p];
+    }
+    const int64_t device = liveness.device[p] = clamp_to_int64(sum);
     if (device > liveness.peak[0]) {
       liveness.peak[0] = device;
       liveness.peak_position = p;

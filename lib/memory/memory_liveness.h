@@ -120,10 +120,11 @@ struct ComputationLiveness {
   std::vector<Window> windows;  // in order of `from`
   ScheduledLeaves leaves;  // the buffer of every result leaf, kExternal for the caller's
   std::array<std::vector<int64_t>, kChannelCount> curve;  // live bytes per position
+  std::vector<int64_t> device;  // per position, the device channels' bytes together
   TierBytes peak = {0, 0, 0};                             // largest live bytes per tier
   int64_t peak_position = 0;                              // where the device peak is
 
-  int64_t device_bytes(int64_t position) const;
+  int64_t device_bytes(int64_t position) const { return device[position]; }
   // The body of `window` with the largest device peak.
   static const ComputationLiveness* largest_body(const Window& window);
 };
