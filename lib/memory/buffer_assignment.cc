@@ -477,6 +477,15 @@ class Assigner {
     return out_.allocations[&out_.allocation(index) - out_.allocations.data()];
   }
   void pack_temporaries(int64_t memory_space, std::vector<Value> values);
+  // liveness_.leaves_of, keeping the last computation's analysis: calls in a row mostly ask
+  // about instructions of one computation.
+  absl::Span<const int32_t> leaves_of(const Instruction& i) const {
+    if (i.parent() != last_computation_) {
+      last_computation_ = i.parent();
+      last_liveness_ = liveness_.of(i.parent());
+    }
+    return last_liveness_ == nullptr ? absl::Span<const int32_t>() : last_liveness_->leaves.of(&i);
+  }
 
   const ModuleLiveness& liveness_;
   ModuleAssignment out_;
@@ -484,6 +493,8 @@ class Assigner {
   int64_t clock_ = 0;
   // The values of each output or donated allocation (the others take no second value).
   absl::flat_hash_map<int32_t, AllocationValues> values_in_;
+  mutable const Computation* last_computation_ = nullptr;  // leaves_of's
+  mutable const ComputationLiveness* last_liveness_ = nullptr;
 };
 
 void Assigner::flatten(const ComputationLiveness& c, int depth) {
@@ -551,7 +562,7 @@ bool Assigner::can_share(const Value& operand, const Value& user) const {
   }
   if (!(*o.shape() == *u.shape())) return false;
   for (size_t k = 0; k < i->operand_count(); ++k) {
-    for (int32_t id : liveness_.leaves_of(*i->operand(k))) {
+    for (int32_t id : leaves_of(*i->operand(k))) {
       if (id == operand.buffer) return elementwise_in_operand(*i, static_cast<int64_t>(k));
     }
   }
@@ -650,7 +661,7 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
     int32_t shared = -1;
     if (b.instruction != nullptr) {
       for (const Instruction* operand : b.instruction->operands()) {
-        for (int32_t id : liveness_.leaves_of(*operand)) {
+        for (int32_t id : leaves_of(*operand)) {
           if (id < lowest || id > highest) continue;
           const int32_t o = value_index[id - lowest];
           if (o < 0 || taken[o]) continue;
@@ -857,8 +868,8 @@ ModuleAssignment Assigner::run() {
                      b.padded_bytes(), v->start, v->end});
   }
   // Largest first; live-out first among equals; then in XLA's post order of the definitions.
-  // (The ids make the order total: any sort gives the one order; this one compares least.)
-  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+  // (The ids make the order total: any sort gives the one order.)
+  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
     if (a.is_output != b.is_output) return a.is_output;
     if (a.rank != b.rank) return a.rank < b.rank;
@@ -925,7 +936,7 @@ ModuleAssignment Assigner::run() {
     // First the allocations of its operands, then the smallest reusable allocation first.
     if (b.instruction != nullptr && !b.instruction->shape().is_tuple()) {
       for (const Instruction* operand : b.instruction->operands()) {
-        absl::Span<const int32_t> leaves = liveness_.leaves_of(*operand);
+        absl::Span<const int32_t> leaves = leaves_of(*operand);
         if (operand->shape().is_tuple() || leaves.size() != 1 || leaves[0] < 0) continue;
         const int32_t a = out_.allocation_of[leaves[0]];
         if (a >= 0 && try_assign(a, item.id, value)) {
