@@ -549,6 +549,8 @@ void bind_device(py::module_& m) {
           "kind", [](const DeviceSpec& d) { return device_kind_name(d.kind); }, "'tpu' or 'gpu'")
       .field("origin", &DeviceSpec::origin, "built-in file or the path it was read from")
       .field("device_note", &DeviceSpec::device_note, "what one JAX device is")
+      .field("base", &DeviceSpec::base,
+             "built-in device whose measured tables apply ('' for its own name)")
       .field("matrix_flops_per_s", &DeviceSpec::matrix_flops_per_s,
              "peak matrix FLOP/s by type class ('bf16', 'int8', 'fp8', ...)")
       .field("vector_flops_per_s", &DeviceSpec::vector_flops_per_s, "vector unit, FLOP/s")

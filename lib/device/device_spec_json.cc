@@ -309,7 +309,7 @@ absl::Status SpecReader::read(const json& root) {
   if (absl::Status s = expect_object(root, ""); !s.ok()) return s;
   if (absl::Status s =
           check_keys(root, "",
-                     {"schema_version", "name", "display_name", "aliases", "kind", "device_note",
+                     {"schema_version", "name", "display_name", "aliases", "base", "kind", "device_note",
                       "matrix_flops_per_s", "vector_flops_per_s", "transcendentals_per_s", "hbm",
                       "on_chip_memory", "host_link", "per_op_overhead", "mxu_size",
                       "matmul_efficiency", "hbm_efficiency", "collective_bandwidth_efficiency",
@@ -335,6 +335,16 @@ absl::Status SpecReader::read(const json& root) {
   absl::StatusOr<std::vector<std::string>> aliases = string_list(root, "", "aliases");
   if (!aliases.ok()) return aliases.status();
   spec_->aliases = *std::move(aliases);
+  absl::StatusOr<std::string> base = string_member(root, "", "base", false);
+  if (!base.ok()) return base.status();
+  if (!base->empty()) {
+    const std::vector<std::string> builtin = builtin_device_names();
+    if (std::find(builtin.begin(), builtin.end(), *base) == builtin.end()) {
+      return error("base", absl::StrCat("expected the name of a built-in device (",
+                                        absl::StrJoin(builtin, ", "), "), got '", *base, "'"));
+    }
+  }
+  spec_->base = *std::move(base);
   absl::StatusOr<std::string> note = string_member(root, "", "device_note", false);
   if (!note.ok()) return note.status();
   spec_->device_note = *note;

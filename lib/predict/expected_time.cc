@@ -24,6 +24,12 @@ struct Source {
   bool borrowed = false;
 };
 
+// The device whose measured tables apply to `device` as to itself: the built-in device a file
+// was made from (a device fitted by hloroof calibrate keeps its base's), else its own name.
+std::string_view table_device(const DeviceSpec& device) {
+  return device.base.empty() ? std::string_view(device.name) : std::string_view(device.base);
+}
+
 // The tables were measured on NVIDIA GPUs (cuBLAS, NCCL, CUDA kernels).
 bool nvidia(const DeviceSpec& device) {
   return device.kind == DeviceKind::kGpu && device.gpu &&
@@ -36,9 +42,10 @@ Source gemm_source(const DeviceSpec& device) {
   // ../shared/profiles/mi300 it brings measured/expected from 3.65x to 1.29x (a dot) and from
   // 2.65x to 1.38x (attention's matmuls) where the roofline alone stood (tests/profile).
   if (!nvidia(device)) return {"h100", true};
-  if (device.name == "h100" || device.name == "b200") return {device.name, false};
-  if (device.name == "h200") return {"h100", true};  // same Hopper die, more HBM
-  if (device.name == "gb200") return {"b200", true};
+  const std::string_view name = table_device(device);
+  if (name == "h100" || name == "b200") return {std::string(name), false};
+  if (name == "h200") return {"h100", true};  // same Hopper die, more HBM
+  if (name == "gb200") return {"b200", true};
   const int major = device.gpu ? device.gpu->compute_capability_major : 0;
   if (major >= 10) return {"b200", true};
   if (major >= 8) return {"h100", true};
@@ -47,10 +54,9 @@ Source gemm_source(const DeviceSpec& device) {
 
 Source collective_source(const DeviceSpec& device) {
   if (!nvidia(device)) return {};
-  if (device.name == "h100" || device.name == "b200" || device.name == "gb200") {
-    return {device.name, false};
-  }
-  if (device.name == "h200") return {"h100", true};
+  const std::string_view name = table_device(device);
+  if (name == "h100" || name == "b200" || name == "gb200") return {std::string(name), false};
+  if (name == "h200") return {"h100", true};
   const int major = device.gpu ? device.gpu->compute_capability_major : 0;
   if (major >= 10) return {"b200", true};
   if (major >= 8) return {"h100", true};
@@ -474,7 +480,7 @@ const std::string& tpu_provenance(const DeviceSpec& device) {
   static const auto* own = new std::string(absl::StrCat("measured on ", measured::kTpuTableDevice));
   static const auto* borrowed =
       new std::string(absl::StrCat("measured on ", measured::kTpuTableDevice, ", borrowed"));
-  return device.name == measured::kTpuTableDevice ? *own : *borrowed;
+  return table_device(device) == measured::kTpuTableDevice ? *own : *borrowed;
 }
 
 // The names of the TPU models an op's expected time may come from, for one provenance
@@ -496,7 +502,7 @@ const TpuModelNames& tpu_model_names(const DeviceSpec& device) {
       names(absl::StrCat("measured on ", measured::kTpuTableDevice));
   static const TpuModelNames* borrowed =
       names(absl::StrCat("measured on ", measured::kTpuTableDevice, ", borrowed"));
-  return device.name == measured::kTpuTableDevice ? *own : *borrowed;
+  return table_device(device) == measured::kTpuTableDevice ? *own : *borrowed;
 }
 
 // The fits' figures as every op's explanation prints them (the fits are the process's own,
@@ -553,7 +559,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
       // to reach its peak, as TPU v2's did in the scaling book's profile (README, "TPUs").
       const double padded = measured::padded_flops(g.shape, mxu);
       const double work_s = std::max(0.0, fits.gemm_time_s(padded) - fits.hbm.latency_s);
-      const double plateau = device.name == measured::kTpuTableDevice ? 1 : fits.gemm_plateau;
+      const double plateau = table_device(device) == measured::kTpuTableDevice ? 1 : fits.gemm_plateau;
       gemm_s += std::max(padded / own_peak, work_s * fits.gemm_peak * plateau / own_peak);
       if (g.unit != "bf16") {
         note_once(assumptions,
@@ -586,7 +592,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
       if (explain) {
         how.push_back(absl::StrCat("host link at ", util::fixed_text(kTpuHostFraction, 2),
                                    " of its bandwidth (measured on tpu_v6e",
-                                   device.name == "tpu_v6e" ? "" : ", borrowed", "): ",
+                                   table_device(device) == "tpu_v6e" ? "" : ", borrowed", "): ",
                                    seconds(s)));
       }
       consider(s, [] { return std::string("host link (measured on tpu_v6e)"); });
@@ -669,7 +675,7 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
     return out;
   }
   const measured::TpuFits& f = *measured::tpu_fits();
-  const bool own = device.name == measured::kTpuTableDevice;
+  const bool own = table_device(device) == measured::kTpuTableDevice;
   out.push_back(absl::StrFormat(
       "%s expected times %s the %s microbenchmarks (AI-Hypercomputer/"
       "accelerator-microbenchmarks)%s: GEMM time by MXU-padded size (measured, interpolated%s), "
@@ -686,7 +692,7 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
       "shapes beyond MXU padding, collectives other than all-gather and other group sizes "
       "(the all-gather fit), DCN bandwidth and latency; host-offload (S(5)) copies at %.2f of "
       "the host link (measured on tpu_v6e%s)",
-      device.name, kTpuHostFraction, device.name == "tpu_v6e" ? "" : ", borrowed"));
+      device.name, kTpuHostFraction, table_device(device) == "tpu_v6e" ? "" : ", borrowed"));
   return out;
 }
 
@@ -721,7 +727,7 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
       const double s = t.time_s / fraction;
       // The fraction was measured on the H100; other GPUs borrow it.
       const std::string_view measured =
-          device.name == "h100" ? "measured" : "measured on h100, borrowed";
+          table_device(device) == "h100" ? "measured" : "measured on h100, borrowed";
       if (explain) {
         how.push_back(absl::StrCat("HBM at ", util::fixed_text(fraction, 2),
                                    " of its bandwidth (",

@@ -613,6 +613,12 @@ absl::StatusOr<std::string> fitted_json(const DeviceSpec& base, const Fit& fit,
                       runs == 1 ? "" : "s");
   doc["name"] = name;
   doc["display_name"] = absl::StrCat(base.display_name, " (fitted)");
+  // The measured tables stay those of the device fitted from (a fitted file's own base is
+  // copied with its text); a file of the user's own has no tables to keep.
+  const std::vector<std::string> builtin = builtin_device_names();
+  if (base.base.empty() && std::find(builtin.begin(), builtin.end(), base.name) != builtin.end()) {
+    doc["base"] = base.name;
+  }
   doc.erase("aliases");
   // Each fitted knob is written, so the predictor applies it in place of its measured model; a
   // knob not fitted stays as the file had it (absent: the measured model).

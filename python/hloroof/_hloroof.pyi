@@ -104,6 +104,7 @@ class DeviceSpec:
     kind: str
     origin: str
     device_note: str
+    base: str
     matrix_flops_per_s: Dict[str, float]
     vector_flops_per_s: float
     transcendentals_per_s: float

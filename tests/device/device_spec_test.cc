@@ -306,6 +306,11 @@ TEST_CASE("bad spec files get errors naming the file and the field") {
   CHECK_THAT(error_after([](J& j) { j["schema_version"] = 2; }),
              Contains("field 'schema_version': expected 1"));
   CHECK_THAT(error_after([](J& j) { j["name"] = "tpu:v5e"; }), Contains("field 'name'"));
+  // A base names a built-in device whose measured tables the file keeps: no other name.
+  CHECK_THAT(error_after([](J& j) { j["base"] = "my_cluster"; }),
+             Contains("field 'base': expected the name of a built-in device (") &&
+                 Contains("tpu_v5e") && Contains("got 'my_cluster'"));
+  CHECK_THAT(error_after([](J& j) { j["base"] = 5; }), Contains("field 'base'"));
   CHECK_THAT(error_after([](J& j) {
                j["default_tiles"] = {{"32", {{8, 0}}}};
              }),

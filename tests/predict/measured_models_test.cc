@@ -9,6 +9,7 @@
 #include "hloroof/collective.h"
 #include "hloroof/device.h"
 #include "hloroof/topology.h"
+#include "nlohmann/json.hpp"
 #include "predict/expected_time.h"
 #include "predict/measured_models.h"
 #include "predict_test_util.h"
@@ -323,6 +324,36 @@ TEST_CASE("shipped tables: GPUs with measurements, none for TPUs") {
   CHECK(h100->collectives.contains({"collective-permute", 2}));
   CHECK(measured::tables_for("gb200") != nullptr);  // collectives only
   CHECK(measured::tables_for("tpu_v5e") == nullptr);
+}
+
+TEST_CASE("a device fitted from another keeps that device's measured tables") {
+  // hloroof calibrate names a device fitted from gb200 "gb200_fitted" and writes base "gb200":
+  // its 8-GPU all-reduce reads gb200's own measured collectives, as gb200 does. Without the
+  // base the name alone would pick, by compute capability 10, the b200 tables (borrowed).
+  constexpr std::string_view kAllReduce = R"(HloModule m, num_partitions=8
+add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
+ENTRY e {
+  p = f32[1048576] parameter(0)
+  ROOT ar = f32[1048576] all-reduce(p), channel_id=1, replica_groups={{0,1,2,3,4,5,6,7}},
+    use_global_device_ids=true, to_apply=add
+})";
+  absl::StatusOr<DeviceSpec> gb200 = device("gb200");
+  REQUIRE(gb200.ok());
+  nlohmann::json doc = nlohmann::json::parse(gb200->json);
+  doc["name"] = "gb200_fitted";
+  absl::StatusOr<DeviceSpec> renamed = parse_device_spec(doc.dump(), "renamed.json");
+  REQUIRE(renamed.ok());
+  doc["base"] = "gb200";
+  absl::StatusOr<DeviceSpec> fitted = parse_device_spec(doc.dump(), "fitted.json");
+  REQUIRE(fitted.ok());
+  CHECK(fitted->base == "gb200");
+  auto own = testing::predict(kAllReduce, *gb200, testing::on("1x8"));
+  auto kept = testing::predict(kAllReduce, *fitted, testing::on("1x8"));
+  auto borrowed = testing::predict(kAllReduce, *renamed, testing::on("1x8"));
+  CHECK(own.op("ar").model == "collective fit gb200 (measured, fitted)");
+  CHECK(kept.op("ar").model == "collective fit gb200 (measured, fitted)");
+  CHECK(kept.op("ar").time_s == own.op("ar").time_s);
+  CHECK(borrowed.op("ar").model == "collective fit b200 (measured, borrowed)");
 }
 
 constexpr std::string_view kDot = R"(

@@ -137,6 +137,8 @@ TEST_CASE("calibrate finds the efficiencies and overhead the measurements were m
   CHECK(figure(*r, "per_op_overhead").before == 1e-6);  // H100's launch overhead
   CHECK(figure(*r, "per_op_overhead").fitted);
   CHECK(r->device.name == "h100_fitted");
+  // It keeps the measured tables of the device it was fitted from, whatever its name.
+  CHECK(r->device.base == "h100");
   CHECK(r->device.matmul_efficiency == Approx(0.8).epsilon(1e-6));
   CHECK(r->device.hbm_efficiency == Approx(0.7).epsilon(1e-6));
   // The fitted knobs are set, so the predictor uses them in place of its measured models.

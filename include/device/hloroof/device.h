@@ -115,6 +115,9 @@ struct DeviceSpec {
   DeviceKind kind = DeviceKind::kTpu;
   std::string origin;       // "built-in tpu_v5e.json" or the path it was read from
   std::string device_note;  // what one JAX device is (a chip, one TensorCore, a GPU)
+  // The built-in device a file was made from ("gb200" for one `hloroof calibrate` fitted from
+  // gb200): its measured tables apply as to that device. Empty: the device's own name.
+  std::string base;
 
   // Peak matrix-unit rates, keyed by the classes of data/hardware/README.md: "bf16", "f16",
   // "tf32", "f32", "f64", "int8", "int4", "fp8", "fp6", "fp4".
