@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
+#include "google/protobuf/arena.h"
 #include "hloroof/memory.h"
 #include "hloroof/module.h"
 #include "proto/hlo.pb.h"
@@ -154,10 +155,21 @@ inline const std::string* minifloat_bytes(const xla_proto::LiteralProto& l, int 
   }
 }
 
+// A module read from bytes: its messages live on `arena`, the caller's (one allocation per
+// block instead of one per message and string, and nothing to free message by message).
+struct ParsedModuleProto {
+  const xla_proto::HloModuleProto* module = nullptr;
+  // The HloProto's buffer assignment; empty (the default instance) for an HloModuleProto.
+  const xla_proto::BufferAssignmentProto* assignment = nullptr;
+  std::string_view kind;  // "HloProto" or "HloModuleProto"
+};
+// An arena sized for a proto of `bytes` bytes: blocks grow to 1 MiB rather than protobuf's
+// default 8 KiB, so a large module takes a few dozen blocks.
+google::protobuf::ArenaOptions arena_options(size_t bytes);
 // Parses `bytes` as an HloProto holding a module with computations, else as an HloModuleProto
-// with computations; *kind says which. False when neither.
-bool parse_module_proto(std::string_view bytes, xla_proto::HloModuleProto* module,
-                        xla_proto::BufferAssignmentProto* assignment, std::string* kind);
+// with computations, on `arena`. False when neither (what the arena holds is then garbage).
+bool parse_module_proto(std::string_view bytes, google::protobuf::Arena* arena,
+                        ParsedModuleProto* out);
 
 // The buffer assignment of `memory` (write_hlo_proto's) into `out`, its buffers defined at
 // the instruction ids of `ids` (the ids the module's HloModuleProto gives).

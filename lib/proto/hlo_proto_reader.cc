@@ -5,6 +5,7 @@
 // a small part of the work (each attribute keeps its text in the module anyway); the bytes are
 // checked on the way (names, ids, element types), and a parse error is reported against the
 // computation and instruction it came from.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -1704,22 +1705,35 @@ absl::Status proto_error(const ParseOptions& options, std::string_view kind,
 
 namespace proto_internal {
 
-bool parse_module_proto(std::string_view bytes, xla_proto::HloModuleProto* module,
-                        xla_proto::BufferAssignmentProto* assignment, std::string* kind) {
+google::protobuf::ArenaOptions arena_options(size_t bytes) {
+  google::protobuf::ArenaOptions options;
+  // The messages take a few times the bytes they come from; the first block holds a small
+  // proto whole, and no block is larger than 1 MiB whatever the bytes claim.
+  constexpr size_t kMaxBlock = size_t{1} << 20;
+  options.start_block_size = std::min(kMaxBlock, std::max<size_t>(4096, bytes / 4));
+  options.max_block_size = kMaxBlock;
+  return options;
+}
+
+bool parse_module_proto(std::string_view bytes, google::protobuf::Arena* arena,
+                        ParsedModuleProto* out) {
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) return false;
   const int size = static_cast<int>(bytes.size());
-  {
-    pb::HloProto whole;
-    if (whole.ParseFromArray(bytes.data(), size) && whole.has_hlo_module() &&
-        whole.hlo_module().computations_size() > 0) {
-      *module = std::move(*whole.mutable_hlo_module());
-      if (assignment != nullptr) *assignment = std::move(*whole.mutable_buffer_assignment());
-      *kind = "HloProto";
-      return true;
-    }
+  auto* whole = google::protobuf::Arena::CreateMessage<pb::HloProto>(arena);
+  if (whole->ParseFromArray(bytes.data(), size) && whole->has_hlo_module() &&
+      whole->hlo_module().computations_size() > 0) {
+    out->module = &whole->hlo_module();
+    out->assignment = &whole->buffer_assignment();
+    out->kind = "HloProto";
+    return true;
   }
+  // Not an HloProto: what that attempt allocated goes before the second one.
+  arena->Reset();
+  auto* module = google::protobuf::Arena::CreateMessage<pb::HloModuleProto>(arena);
   if (module->ParseFromArray(bytes.data(), size) && module->computations_size() > 0) {
-    *kind = "HloModuleProto";
+    out->module = module;
+    out->assignment = &pb::BufferAssignmentProto::default_instance();
+    out->kind = "HloModuleProto";
     return true;
   }
   return false;
@@ -1728,21 +1742,23 @@ bool parse_module_proto(std::string_view bytes, xla_proto::HloModuleProto* modul
 }  // namespace proto_internal
 
 bool is_hlo_proto(std::string_view bytes) {
-  pb::HloModuleProto module;
-  std::string kind;
-  return !bytes.empty() && proto_internal::parse_module_proto(bytes, &module, nullptr, &kind);
+  if (bytes.empty()) return false;
+  google::protobuf::Arena arena(proto_internal::arena_options(bytes.size()));
+  proto_internal::ParsedModuleProto parsed;
+  return proto_internal::parse_module_proto(bytes, &arena, &parsed);
 }
 
 absl::StatusOr<Module> parse_hlo_proto(std::string_view bytes, const ParseOptions& options) {
   if (bytes.empty()) return proto_error(options, "HloModuleProto", "the input is empty");
-  pb::HloModuleProto module;
-  std::string kind;
-  if (!proto_internal::parse_module_proto(bytes, &module, nullptr, &kind)) {
+  google::protobuf::Arena arena(proto_internal::arena_options(bytes.size()));
+  proto_internal::ParsedModuleProto read;
+  if (!proto_internal::parse_module_proto(bytes, &arena, &read)) {
     return proto_error(options, "HloModuleProto",
                        "the bytes are neither an xla.HloProto nor an xla.HloModuleProto with "
                        "computations (truncated or another message?)");
   }
-  TextBuilder builder(module);
+  const std::string_view kind = read.kind;
+  TextBuilder builder(*read.module);
   std::string text, error;
   if (!builder.build(&text, &error)) return proto_error(options, kind, error);
   ParseOptions text_options;

@@ -21,15 +21,16 @@ std::string_view XlaAllocation::kind() const {
 }
 
 absl::StatusOr<XlaBufferAssignment> read_xla_buffer_assignment(std::string_view bytes) {
-  xla_proto::HloModuleProto module;
-  xla_proto::BufferAssignmentProto proto;
-  std::string kind;
-  if (!proto_internal::parse_module_proto(bytes, &module, &proto, &kind)) {
+  google::protobuf::Arena arena(proto_internal::arena_options(bytes.size()));
+  proto_internal::ParsedModuleProto read;
+  if (!proto_internal::parse_module_proto(bytes, &arena, &read)) {
     return absl::InvalidArgumentError(
         "the bytes are neither an xla.HloProto nor an xla.HloModuleProto");
   }
   // Instruction names by id, for buffers whose location names only the id (XLA since 2023).
   absl::flat_hash_map<int64_t, std::string> names;
+  const xla_proto::HloModuleProto& module = *read.module;
+  const xla_proto::BufferAssignmentProto& proto = *read.assignment;
   for (const auto& c : module.computations()) {
     for (const auto& i : c.instructions()) names.emplace(i.id(), i.name());
   }
