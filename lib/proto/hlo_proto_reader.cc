@@ -47,8 +47,26 @@ struct ReadError {
   std::string message;
 };
 
+// `s` in double quotes, escaped as absl::CEscape escapes it. Most names and paths need no
+// escape: those are copied as they are.
+void append_quoted(std::string* out, std::string_view s) {
+  out->push_back('"');
+  bool plain = true;
+  for (char ch : s) {
+    plain = plain && ch >= 0x20 && ch <= 0x7e && ch != '"' && ch != '\'' && ch != '\\';
+  }
+  if (plain) {
+    out->append(s);
+  } else {
+    out->append(absl::CEscape(absl_view(s)));
+  }
+  out->push_back('"');
+}
+
 std::string quote_text(std::string_view s) {
-  return str_cat("\"", absl::CEscape(absl_view(s)), "\"");
+  std::string out;
+  append_quoted(&out, s);
+  return out;
 }
 
 void append_ints(std::string* out, const google::protobuf::RepeatedField<int64_t>& v) {
@@ -103,7 +121,18 @@ bool append_shape(std::string* out, const pb::ShapeProto& s, int depth, std::str
 
 bool append_layout(std::string* out, const pb::ShapeProto& s, int depth, std::string* error) {
   const pb::LayoutProto& l = s.layout();
-  std::string props;
+  // Written in place as `{m2m:props}`, then cut back: no `:` without properties, nothing for a
+  // scalar without them.
+  const size_t start = out->size();
+  out->push_back('{');
+  for (int i = 0; i < l.minor_to_major_size(); ++i) {
+    if (i > 0) out->push_back(',');
+    str_append(out, l.minor_to_major(i));
+  }
+  const size_t colon = out->size();
+  out->push_back(':');
+  const size_t props_start = out->size();
+  std::string& props = *out;
   if (l.dim_level_types_size() > 0) {
     props += "D(";
     for (int i = 0; i < l.dim_level_types_size(); ++i) {
@@ -170,15 +199,13 @@ bool append_layout(std::string* out, const pb::ShapeProto& s, int depth, std::st
   if (l.dynamic_shape_metadata_prefix_bytes() != 0) {
     str_append(&props, "M(", l.dynamic_shape_metadata_prefix_bytes(), ")");
   }
-  std::string m2m;
-  for (int i = 0; i < l.minor_to_major_size(); ++i) {
-    if (i > 0) m2m += ",";
-    str_append(&m2m, l.minor_to_major(i));
-  }
+  const bool no_props = out->size() == props_start;
   // A scalar's empty layout is not printed.
-  if (s.dimensions_size() == 0 && props.empty()) return true;
-  str_append(out, "{", m2m);
-  if (!props.empty()) str_append(out, ":", props);
+  if (s.dimensions_size() == 0 && no_props) {
+    out->resize(start);
+    return true;
+  }
+  if (no_props) out->resize(colon);
   out->push_back('}');
   return true;
 }
@@ -437,7 +464,8 @@ std::string metadata_text(const pb::OpMetadata& m) {
   auto str = [&](std::string_view key, const std::string& v) {
     if (v.empty()) return;
     sep();
-    str_append(&out, key, "=", quote_text(v));
+    str_append(&out, key, "=");
+    append_quoted(&out, v);
   };
   auto num = [&](std::string_view key, int64_t v) {
     if (v == 0) return;
@@ -466,8 +494,6 @@ std::string metadata_text(const pb::OpMetadata& m) {
   out.push_back('}');
   return out;
 }
-
-bool metadata_empty(const pb::OpMetadata& m) { return metadata_text(m) == "{}"; }
 
 // True when `text` is one brace-balanced blob `{...}` (strings skipped): printed raw.
 bool balanced_blob(std::string_view text) {
@@ -814,7 +840,7 @@ std::string backend_config_text(const std::string& config) {
 // ---- The module.
 
 struct Attr {
-  std::string name;
+  std::string_view name;  // a literal
   std::string value;
 };
 
@@ -827,10 +853,22 @@ class TextBuilder {
   // The instruction (as "computation C, instruction I") that line `line` (1-based) holds.
   std::string where(int line) const {
     if (line <= 0 || static_cast<size_t>(line) > line_owner_.size()) return std::string();
-    return line_owner_[static_cast<size_t>(line - 1)];
+    const Owner& o = line_owner_[static_cast<size_t>(line - 1)];
+    if (o.instruction != nullptr) {
+      return str_cat("computation %", o.computation->name(), ", instruction %",
+                     o.instruction->name());
+    }
+    if (o.computation != nullptr) return str_cat("computation %", o.computation->name());
+    return std::string(o.what);
   }
 
  private:
+  // What a line of the text comes from, named only when a parse error points at it.
+  struct Owner {
+    std::string_view what;  // a literal, when neither of these
+    const pb::HloComputationProto* computation = nullptr;
+    const pb::HloInstructionProto* instruction = nullptr;
+  };
   struct Comp {
     const pb::HloComputationProto* proto = nullptr;
     absl::flat_hash_map<int64_t, const pb::HloInstructionProto*> by_id;
@@ -846,10 +884,14 @@ class TextBuilder {
     return fail(str_cat("computation %", c.name(), ", instruction %", i.name(), ": ",
                         message));
   }
-  void line(std::string text, std::string owner) {
-    out_ += text;
-    out_ += '\n';
-    line_owner_.push_back(std::move(owner));
+  void line(std::string_view text, Owner owner) {
+    out_.append(text);
+    end_line(owner);
+  }
+  // Ends the line written into out_ since the last one.
+  void end_line(Owner owner) {
+    out_.push_back('\n');
+    line_owner_.push_back(owner);
   }
   bool header();
   bool stack_frames();
@@ -872,7 +914,7 @@ class TextBuilder {
   absl::flat_hash_map<std::string, int> called_by_;  // computation name: references
   absl::flat_hash_set<std::string> sugared_starts_;
   std::string out_;
-  std::vector<std::string> line_owner_;
+  std::vector<Owner> line_owner_;
   std::string error_;
 };
 
@@ -1009,7 +1051,7 @@ bool TextBuilder::build(std::string* text, std::string* error) {
   bool first = true;
   for (size_t k = 0; k < comps_.size(); ++k) {
     if (comps_[k].sugar_wrapped) continue;
-    if (!first) line("", std::string());
+    if (!first) line("", Owner{});
     first = false;
     if (!computation(comps_[k], static_cast<int64_t>(k) == entry)) {
       *error = error_;
@@ -1078,15 +1120,15 @@ bool TextBuilder::header() {
     }
     str_append(&h, ", frontend_attributes=", frontend_attributes_text(m_.frontend_attributes()));
   }
-  line(h, "the module header");
-  line("", std::string());
+  line(h, Owner{"the module header"});
+  line("", Owner{});
   return true;
 }
 
 bool TextBuilder::stack_frames() {
   if (!m_.has_stack_frame_index()) return true;
   const pb::StackFrameIndexProto& t = m_.stack_frame_index();
-  std::string owner = "the stack frame tables";
+  const Owner owner{"the stack frame tables"};
   auto names = [&](std::string_view heading, const auto& table) {
     line(std::string(heading), owner);
     for (int k = 0; k < table.size(); ++k) line(str_cat(k + 1, " ", quote_text(table[k])), owner);
@@ -1144,7 +1186,8 @@ std::vector<const pb::HloInstructionProto*> TextBuilder::instruction_order(const
 
 bool TextBuilder::computation(Comp& c, bool entry) {
   const pb::HloComputationProto& p = *c.proto;
-  line(str_cat(entry ? "ENTRY %" : "%", p.name(), " {"), str_cat("computation %", p.name()));
+  const Owner owner{{}, &p};
+  line(str_cat(entry ? "ENTRY %" : "%", p.name(), " {"), owner);
   if (c.by_id.find(p.root_id()) == c.by_id.end()) {
     return fail(str_cat("computation %", p.name(), ": its root id ", p.root_id(),
                         " is not one of its instructions"));
@@ -1157,19 +1200,19 @@ bool TextBuilder::computation(Comp& c, bool entry) {
   if (!p.execution_thread().empty() && p.execution_thread() != "main") {
     str_append(&close, ", execution_thread=", quote_text(p.execution_thread()));
   }
-  line(close, str_cat("computation %", p.name()));
+  line(close, owner);
   return true;
 }
 
 bool TextBuilder::opcode_attributes(const Comp& c, const pb::HloInstructionProto& i, Opcode op,
                                     std::vector<Attr>* a) {
-  auto add = [&](std::string name, std::string value) {
-    a->push_back({std::move(name), std::move(value)});
+  auto add = [&](std::string_view name, std::string value) {
+    a->push_back({name, std::move(value)});
   };
   auto comp = [&](std::string_view name, int k) {
     std::string callee;
     if (!called(c, i, k, &callee)) return false;
-    add(std::string(name), callee);
+    add(name, std::move(callee));
     return true;
   };
   auto channel = [&] {
@@ -1585,21 +1628,24 @@ bool TextBuilder::opcode_attributes(const Comp& c, const pb::HloInstructionProto
 }
 
 bool TextBuilder::instruction(const Comp& c, const pb::HloInstructionProto& i, bool root) {
-  std::string owner = str_cat("computation %", c.proto->name(), ", instruction %", i.name());
   std::optional<Opcode> op = opcode_from_name(i.opcode());
   if (!op) return fail_at(*c.proto, i, str_cat("unknown opcode ", quote_text(i.opcode())));
-  std::string text = str_cat(root ? "  ROOT %" : "  %", i.name(), " = ");
+  // The line is written in place (on an error the text is dropped whole).
+  std::string& text = out_;
+  str_append(&text, root ? "  ROOT %" : "  %", i.name(), " = ");
   if (!append_shape(&text, i.shape(), 0, &error_)) return fail_at(*c.proto, i, error_);
 
   // Async sugar: a start prints as its wrapped op (`fusion-start`), its update and done after it.
   const pb::HloInstructionProto* wrapped = nullptr;
   const Comp* wrapped_comp = nullptr;
-  std::string opcode_text = i.opcode();
+  std::string sugar_opcode;
+  std::string_view opcode_text = i.opcode();
   if (*op == Opcode::kAsyncStart && sugared_starts_.contains(str_cat(c.proto->name(), "/",
                                                                      i.name()))) {
     wrapped_comp = &comps_[comp_by_id_[i.called_computation_ids(0)]];
     wrapped = wrapped_comp->by_id.at(wrapped_comp->proto->root_id());
-    opcode_text = str_cat(wrapped->opcode(), "-start");
+    sugar_opcode = str_cat(wrapped->opcode(), "-start");
+    opcode_text = sugar_opcode;
   } else if (*op == Opcode::kAsyncUpdate || *op == Opcode::kAsyncDone) {
     // The start this update/done follows (through updates).
     const pb::HloInstructionProto* start = operand(c, i, 0);
@@ -1607,8 +1653,9 @@ bool TextBuilder::instruction(const Comp& c, const pb::HloInstructionProto& i, b
     if (start != nullptr &&
         sugared_starts_.contains(str_cat(c.proto->name(), "/", start->name()))) {
       const Comp& w = comps_[comp_by_id_[start->called_computation_ids(0)]];
-      opcode_text = str_cat(w.by_id.at(w.proto->root_id())->opcode(),
-                            *op == Opcode::kAsyncUpdate ? "-update" : "-done");
+      sugar_opcode = str_cat(w.by_id.at(w.proto->root_id())->opcode(),
+                             *op == Opcode::kAsyncUpdate ? "-update" : "-done");
+      opcode_text = sugar_opcode;
       wrapped = start;  // marks the sugar: no calls attribute
     }
   }
@@ -1682,14 +1729,15 @@ bool TextBuilder::instruction(const Comp& c, const pb::HloInstructionProto& i, b
       attrs.push_back({"result_accuracy", "{mode=highest}"});
     }
   }
-  if (i.has_metadata() && !metadata_empty(i.metadata())) {
-    attrs.push_back({"metadata", metadata_text(i.metadata())});
+  if (i.has_metadata()) {
+    std::string metadata = metadata_text(i.metadata());
+    if (metadata != "{}") attrs.push_back({"metadata", std::move(metadata)});
   }
   if (!i.backend_config().empty()) {
     attrs.push_back({"backend_config", backend_config_text(i.backend_config())});
   }
   for (const Attr& a : attrs) str_append(&text, ", ", a.name, "=", a.value);
-  line(std::move(text), std::move(owner));
+  end_line(Owner{{}, c.proto, &i});
   return true;
 }
 
