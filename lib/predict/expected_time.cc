@@ -539,11 +539,13 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
   const TpuModelNames& names = tpu_model_names(device);
   ExpectedTime e{roofline.time_s, "", ""};
   std::vector<std::string> how;
+  static const std::string* const kRoofline = new std::string("roofline");
+  static const std::string* const kHostLink = new std::string("host link (measured on tpu_v6e)");
   double terms = 0;
-  std::string model = "roofline";
-  // `name` makes the model's name, only for a term that is the slowest so far.
-  auto consider = [&terms, &model](double s, auto name) {
-    if (s > terms) terms = s, model = name();
+  // The model of the slowest term so far; copied into the result once, at the end.
+  const std::string* model = kRoofline;
+  auto consider = [&terms, &model](double s, const std::string& name) {
+    if (s > terms) terms = s, model = &name;
   };
   bool gemm_done = false;
   if (work.matrix_flops > 0 && !gemms.empty()) {
@@ -576,7 +578,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
                                    static_cast<int>(mxu), ") from the ", from,
                                    " table: ", seconds(gemm_s)));
       }
-      consider(gemm_s, [&names] { return names.gemm; });
+      consider(gemm_s, names.gemm);
     }
   }
   for (const RooflineTerm& t : roofline.terms) {
@@ -586,7 +588,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
         how.push_back(absl::StrCat("HBM at ", texts.hbm_fraction, " of its bandwidth (", from,
                                    "): ", seconds(s)));
       }
-      consider(s, [&names] { return names.hbm; });
+      consider(s, names.hbm);
     } else if (t.bound == Bound::kHost) {
       const double s = t.time_s / kTpuHostFraction;
       if (explain) {
@@ -595,14 +597,14 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
                                    table_device(device) == "tpu_v6e" ? "" : ", borrowed", "): ",
                                    seconds(s)));
       }
-      consider(s, [] { return std::string("host link (measured on tpu_v6e)"); });
+      consider(s, *kHostLink);
     } else if (!(t.bound == Bound::kMatrix && gemm_done)) {
-      consider(t.time_s, [] { return std::string("roofline"); });
+      consider(t.time_s, *kRoofline);
     }
   }
   const double fixed = include_overhead ? fits.hbm.latency_s : 0.0;
-  if (fixed > terms) model = names.fixed_cost;
-  e.model = model;
+  if (fixed > terms) model = &names.fixed_cost;
+  e.model = *model;
   e.time_s = std::max(roofline.time_s, terms + fixed);
   if (explain && e.time_s > roofline.time_s) {
     e.explanation = absl::StrCat(

@@ -92,11 +92,11 @@ absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost&
   return topology;
 }
 
-// Moves the timing's explanation and collective into the record: each op is listed once.
-OpPrediction op_record(InstructionTiming& t, double runs, double roofline_s,
-                       double efficiency) {
+// Fills the record `op` (new) of timing `t`, moving the timing's explanation and collective into
+// it: each op is listed once.
+void fill_op_record(OpPrediction& op, InstructionTiming& t, double runs, double roofline_s,
+                    double efficiency) {
   const Instruction& i = *t.instruction;
-  OpPrediction op;
   op.instruction = &i;
   op.name = std::string(i.name());
   op.opcode = spelled_opcode(i);
@@ -125,7 +125,6 @@ OpPrediction op_record(InstructionTiming& t, double runs, double roofline_s,
   op.explanation = std::move(t.explanation);
   if (t.collective) op.collective = std::move(*t.collective);
   t.collective.reset();
-  return op;
 }
 
 AsyncPrediction async_record(const InstructionTiming& start, const InstructionTiming& done) {
@@ -193,6 +192,8 @@ double ratio(double roofline_s, double expected_s) {
   return std::clamp(roofline_s / expected_s, std::numeric_limits<double>::min(), 1.0);
 }
 
+// The step's op records, costliest first, with the breakdown and totals; each computation's
+// instruction timings are emptied once its records are made (nothing reads them after).
 void gather_ops(const Module& module, predict::TimingMap& timings,
                 const predict::RooflineMap* roofline, Prediction& p,
                 std::map<std::string, double>& matrix_by_class) {
@@ -242,7 +243,8 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
                      : RooflineOf{list[t.partner].time_s, list[t.partner].latency_s};
         efficiency = ratio(start ? start->latency_s : 0.0, list[t.partner].latency_s);
       }
-      OpPrediction& op = p.ops.emplace_back(op_record(t, m, roofline_s, efficiency));
+      OpPrediction& op = p.ops.emplace_back();
+      fill_op_record(op, t, m, roofline_s, efficiency);
       if (t.partner >= 0) {
         const bool is_start = t.role == Role::kAsyncStart;
         const InstructionTiming& start = is_start ? t : list[t.partner];
@@ -270,6 +272,9 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
       p.matrix_flops += op.matrix_flops * m;
       p.hbm_bytes += op.hbm_bytes * m;
     }
+    // Its records are made: the computation's timings go before the next one's records come.
+    std::vector<InstructionTiming>().swap(list);
+    std::vector<double>().swap(timing->second.begin_s);
   }
   // Sorted through an index, then each record (strings and all) moved along the cycles of the
   // permutation: place k takes the record at order[k], and no second array of them is made.
@@ -404,6 +409,8 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
       roofline ? std::min(p.step_time_s, roofline->at(module.entry()).total_s) : p.step_time_s;
 
   std::map<std::string, double> matrix_by_class;
+  // The timeline first: gather_ops lets each computation's timings go once its ops are made.
+  p.timeline = predict::build_timeline(*timings, target);
   gather_ops(module, *timings, roofline ? &*roofline : nullptr, p, matrix_by_class);
   roofline.reset();  // its times are in the records now
   set_peak(device, matrix_by_class, p);
@@ -414,7 +421,6 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
     p.hfu = p.flops / (p.step_time_s * p.peak_flop_rate);
     p.mfu = p.model_flops / (static_cast<double>(p.devices) * p.step_time_s * p.peak_flop_rate);
   }
-  p.timeline = predict::build_timeline(*timings, target);
 
   for (const Instruction* i : cost->unknown) p.unknown_ops.emplace_back(i->name());
   p.is_lower_bound = cost->is_lower_bound;

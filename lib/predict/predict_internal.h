@@ -3,6 +3,7 @@
 #ifndef HLOROOF_LIB_PREDICT_PREDICT_INTERNAL_H_
 #define HLOROOF_LIB_PREDICT_PREDICT_INTERNAL_H_
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -70,10 +71,12 @@ class Target {
   void assume_all(std::vector<std::string>& lines);
   // Records that an estimate used the device figure at `path` (a static string or a view of
   // the device's).
-  void use_figure(std::string_view path) { out_.figures_used.insert(path); }
+  void use_figure(std::string_view path) {
+    if (!figures_seen_.seen_before(path)) out_.figures_used.insert(path);
+  }
   // Records that matrix FLOPs ran at matrix_flops_per_s.`matrix_class`.
   void use_matrix_class(std::string_view matrix_class) {
-    out_.matrix_classes_used.insert(matrix_class);
+    if (!classes_seen_.seen_before(matrix_class)) out_.matrix_classes_used.insert(matrix_class);
   }
   // What was recorded; the Target records nothing more afterwards.
   Outputs take_outputs() { return std::move(out_); }
@@ -82,8 +85,27 @@ class Target {
   GemmTimeCache& gemm_times() { return gemm_times_; }
 
  private:
+  // The first texts recorded (static strings or views of the device's), told by where they
+  // lie: every op records the same few, and this spares hashing them each time. A text not
+  // told so is recorded (again) in its set, which keeps one of each.
+  class SeenTexts {
+   public:
+    bool seen_before(std::string_view text) {
+      for (size_t k = 0; k < count_; ++k) {
+        if (texts_[k].data() == text.data() && texts_[k].size() == text.size()) return true;
+      }
+      if (count_ < texts_.size()) texts_[count_++] = text;
+      return false;
+    }
+
+   private:
+    std::array<std::string_view, 8> texts_;
+    size_t count_ = 0;
+  };
+
   const Inputs in_;
   Outputs out_;
+  SeenTexts figures_seen_, classes_seen_;
   absl::flat_hash_set<std::string> seen_;  // assumptions already recorded
   GemmTimeCache gemm_times_;
 };
