@@ -975,6 +975,8 @@ void bind_predict(py::module_& m) {
               "write each op's explanation (off: left empty, for speed)")
       .option("timeline", &PredictOptions::timeline,
               "lay out Prediction.timeline (off: left empty, for speed)")
+      .option("max_ops", &PredictOptions::max_ops,
+              "keep the records of this many ops with the most step time (0: all)")
       .done()
       .def(py::init<>());
 

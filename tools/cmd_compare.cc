@@ -78,6 +78,8 @@ int run(const std::vector<std::string>& words) {
     }
     PredictOptions with_topology = options;
     with_topology.topology = choice->topology;
+    // The text shows the top ops of every device but the first: only those get records.
+    if (!every_op && !predictions.empty() && top > 0) with_topology.max_ops = top;
     absl::StatusOr<Prediction> p =
         cost && cost->ok() ? predict_step_time(*module, choice->spec, with_topology, **cost)
                            : predict_step_time(*module, choice->spec, with_topology);

@@ -195,18 +195,45 @@ double ratio(double roofline_s, double expected_s) {
 // The step's op records, costliest first, with the breakdown and totals; each computation's
 // instruction timings are emptied once its records are made (nothing reads them after).
 void gather_ops(const Module& module, predict::TimingMap& timings,
-                const predict::RooflineMap* roofline, Prediction& p,
+                const predict::RooflineMap* roofline, size_t max_ops, Prediction& p,
                 std::map<std::string, double>& matrix_by_class) {
   const absl::flat_hash_map<const Computation*, double> runs =
       predict::executions_per_step(module, timings);
-  size_t most = 0;
-  for (const auto& [c, timing] : timings) {
-    for (const InstructionTiming& t : timing.instructions) {
-      most += t.role != Role::kFree && t.role != Role::kWhile && t.role != Role::kConditional &&
-              t.role != Role::kCall;
+  auto listed = [](const InstructionTiming& t) {
+    return t.role != Role::kFree && t.role != Role::kWhile && t.role != Role::kConditional &&
+           t.role != Role::kCall;
+  };
+  // With a limit, the ops given records: the first `max_ops` by step time, ties in the order
+  // met (as the stable sort below ranks them), chosen before any record is made.
+  std::vector<bool> kept;
+  if (max_ops > 0) {
+    std::vector<std::pair<double, size_t>> totals;  // (total time, place met)
+    for (const Computation* c : module.computations()) {
+      auto timing = timings.find(c);
+      auto count = runs.find(c);
+      if (timing == timings.end() || count == runs.end() || count->second <= 0) continue;
+      for (const InstructionTiming& t : timing->second.instructions) {
+        if (listed(t)) totals.push_back({t.time_s * count->second, totals.size()});
+      }
+    }
+    kept.assign(totals.size(), totals.size() <= max_ops);
+    if (totals.size() > max_ops) {
+      const auto first = [](const std::pair<double, size_t>& a,
+                            const std::pair<double, size_t>& b) {
+        if (a.first != b.first) return a.first > b.first;
+        return a.second < b.second;
+      };
+      std::nth_element(totals.begin(), totals.begin() + static_cast<std::ptrdiff_t>(max_ops),
+                       totals.end(), first);
+      for (size_t k = 0; k < max_ops; ++k) kept[totals[k].second] = true;
     }
   }
-  p.ops.reserve(most);
+  size_t most = 0;
+  for (const auto& [c, timing] : timings) {
+    for (const InstructionTiming& t : timing.instructions) most += listed(t);
+  }
+  p.ops.reserve(max_ops > 0 ? std::min(most, max_ops) : most);
+  size_t met = 0;  // ops met so far, in the order of `kept`
   for (const Computation* c : module.computations()) {
     auto timing = timings.find(c);
     auto count = runs.find(c);
@@ -220,10 +247,8 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
     }
     for (size_t k = 0; k < list.size(); ++k) {
       InstructionTiming& t = list[k];
-      if (t.role == Role::kFree || t.role == Role::kWhile || t.role == Role::kConditional ||
-          t.role == Role::kCall) {
-        continue;
-      }
+      if (!listed(t)) continue;
+      const bool recorded = kept.empty() || kept[met++];
       if (t.cost != nullptr) {
         for (const MatrixFlops& f : t.cost->cost.matrix) {
           const std::string_view cls =
@@ -243,34 +268,39 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
                      : RooflineOf{list[t.partner].time_s, list[t.partner].latency_s};
         efficiency = ratio(start ? start->latency_s : 0.0, list[t.partner].latency_s);
       }
+      // The step's sums count every op, whether it gets a record or not (the record's figures,
+      // as fill_op_record sets them).
+      const double total_time_s = t.time_s * m;
+      const OpCost* work = t.cost != nullptr ? &t.cost->cost : nullptr;
+      if (t.partner >= 0 && t.role == Role::kAsyncStart) {
+        (t.bound == BoundBy::kCollective ? p.breakdown.collective_hidden_s
+                                         : p.breakdown.async_hidden_s) += t.hidden_s * m;
+      }
+      switch (t.bound) {
+        case BoundBy::kCompute:
+          p.breakdown.compute_s += total_time_s;
+          break;
+        case BoundBy::kMemory:
+          p.breakdown.memory_s += total_time_s;
+          break;
+        case BoundBy::kCollective:
+          p.breakdown.collective_exposed_s += total_time_s;
+          break;
+        case BoundBy::kOverhead:
+          p.breakdown.overhead_s += total_time_s;
+          break;
+      }
+      p.flops += (work != nullptr ? work->flops : 0.0) * m;
+      p.matrix_flops += (work != nullptr ? work->matrix_flops() : 0.0) * m;
+      p.hbm_bytes += (work != nullptr ? work->hbm_bytes() : 0.0) * m;
+      if (!recorded) continue;
       OpPrediction& op = p.ops.emplace_back();
       fill_op_record(op, t, m, roofline_s, efficiency);
       if (t.partner >= 0) {
         const bool is_start = t.role == Role::kAsyncStart;
         const InstructionTiming& start = is_start ? t : list[t.partner];
         op.async = async_record(start, is_start ? list[t.partner] : t);
-        if (is_start) {
-          (t.bound == BoundBy::kCollective ? p.breakdown.collective_hidden_s
-                                           : p.breakdown.async_hidden_s) += t.hidden_s * m;
-        }
       }
-      switch (op.bound) {
-        case BoundBy::kCompute:
-          p.breakdown.compute_s += op.total_time_s;
-          break;
-        case BoundBy::kMemory:
-          p.breakdown.memory_s += op.total_time_s;
-          break;
-        case BoundBy::kCollective:
-          p.breakdown.collective_exposed_s += op.total_time_s;
-          break;
-        case BoundBy::kOverhead:
-          p.breakdown.overhead_s += op.total_time_s;
-          break;
-      }
-      p.flops += op.flops * m;
-      p.matrix_flops += op.matrix_flops * m;
-      p.hbm_bytes += op.hbm_bytes * m;
     }
     // Its records are made: the computation's timings go before the next one's records come.
     std::vector<InstructionTiming>().swap(list);
@@ -411,7 +441,8 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
   std::map<std::string, double> matrix_by_class;
   // The timeline first: gather_ops lets each computation's timings go once its ops are made.
   p.timeline = predict::build_timeline(*timings, target);
-  gather_ops(module, *timings, roofline ? &*roofline : nullptr, p, matrix_by_class);
+  gather_ops(module, *timings, roofline ? &*roofline : nullptr, options.max_ops, p,
+             matrix_by_class);
   roofline.reset();  // its times are in the records now
   set_peak(device, matrix_by_class, p);
   p.devices = std::max<int64_t>(

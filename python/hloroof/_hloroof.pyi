@@ -360,6 +360,7 @@ class PredictOptions:
     model_flops: float
     explain: bool
     timeline: bool
+    max_ops: int
     def __init__(self) -> None: ...
     def to_dict(self) -> Dict[str, Any]: ...
 

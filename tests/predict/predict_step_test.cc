@@ -212,6 +212,33 @@ ENTRY e {
   }
 }
 
+// PredictOptions::max_ops keeps the records of the ops with the most step time only: the first
+// N records of the whole prediction, and every figure of the step (the JSON holds the breakdown,
+// FLOPs, bytes, HFU) as it was. S1 has ops of equal time (the ties keep their order).
+TEST_CASE("max_ops keeps the first records and every figure of the step") {
+  for (const char* device : {"tpu_v5e:1x2", "h100:1x2"}) {
+    for (const std::string& text :
+         {absl::StrReplaceAll(kS1, {{"ORDER", std::string(kStart) + kA + kB + kDone + kC}}),
+          std::string(kLoop)}) {
+      auto all = predict(text, device);
+      REQUIRE(all->ops.size() >= 2);
+      for (size_t n : {size_t{1}, size_t{2}, all->ops.size() - 1, all->ops.size() + 5}) {
+        INFO(device << " max_ops " << n << "\n" << text);
+        PredictOptions cut;
+        cut.max_ops = n;
+        // Not through predict(), which checks that the records add up to the step.
+        absl::StatusOr<Prediction> some = predict_step_time(text, device, cut);
+        REQUIRE(some.ok());
+        CHECK(some->ops.size() == std::min(n, all->ops.size()));
+        absl::StatusOr<Prediction> first = predict_step_time(text, device);
+        REQUIRE(first.ok());
+        if (first->ops.size() > n) first->ops.resize(n);
+        CHECK(prediction_to_json(*first) == prediction_to_json(*some));
+      }
+    }
+  }
+}
+
 // XLA's GPU runtime runs a loop of known trip count by its count, and never its condition
 // (its WhileThunk; the H100 captures of tests/data/h100 hold no kernel of any loop's
 // condition). On a TPU, or without a known trip count, the condition runs.

@@ -16,6 +16,7 @@
 #ifndef HLOROOF_PREDICT_H_
 #define HLOROOF_PREDICT_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -66,6 +67,10 @@ struct PredictOptions {
   // changes (a timeline that would be cut is still said in the assumptions): for a caller that
   // writes no trace (the text and JSON reports, advice, comparisons).
   bool timeline = true;
+  // Keep the records of this many ops only, those with the most step time (the first of
+  // Prediction::ops); the step's times, breakdown and totals still count every op. 0: all.
+  // For a caller that shows the top ops only (`hloroof compare`'s other devices).
+  size_t max_ops = 0;
 };
 
 // What bounds an op, in XProf's terms.
