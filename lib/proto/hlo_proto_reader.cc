@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <charconv>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -69,11 +70,17 @@ std::string quote_text(std::string_view s) {
   return out;
 }
 
+void append_int(std::string* out, int64_t v) {
+  char digits[24];  // INT64_MIN takes 20
+  const std::to_chars_result r = std::to_chars(digits, digits + sizeof(digits), v);
+  out->append(digits, r.ptr);
+}
+
 void append_ints(std::string* out, const google::protobuf::RepeatedField<int64_t>& v) {
   out->push_back('{');
   for (int i = 0; i < v.size(); ++i) {
     if (i > 0) out->push_back(',');
-    str_append(out, v[i]);
+    append_int(out, v[i]);
   }
   out->push_back('}');
 }
@@ -127,7 +134,7 @@ bool append_layout(std::string* out, const pb::ShapeProto& s, int depth, std::st
   out->push_back('{');
   for (int i = 0; i < l.minor_to_major_size(); ++i) {
     if (i > 0) out->push_back(',');
-    str_append(out, l.minor_to_major(i));
+    append_int(out, l.minor_to_major(i));
   }
   const size_t colon = out->size();
   out->push_back(':');
@@ -248,7 +255,8 @@ bool append_shape(std::string* out, const pb::ShapeProto& s, int depth, std::str
     *error = str_cat("unknown element type ", s.element_type());
     return false;
   }
-  str_append(out, name, "[");
+  out->append(name);
+  out->push_back('[');
   for (int i = 0; i < s.dimensions_size(); ++i) {
     if (i > 0) out->push_back(',');
     int64_t d = s.dimensions(i);
@@ -256,7 +264,8 @@ bool append_shape(std::string* out, const pb::ShapeProto& s, int depth, std::str
     if (d == std::numeric_limits<int64_t>::min()) {  // xla::Shape::kUnboundedSize
       out->push_back('?');
     } else {
-      str_append(out, dynamic ? "<=" : "", d);
+      if (dynamic) out->append("<=");
+      append_int(out, d);
     }
   }
   out->push_back(']');
@@ -456,21 +465,26 @@ bool append_literal(std::string* out, const pb::LiteralProto& lit, const pb::Sha
 
 // ---- Attribute values.
 
-std::string metadata_text(const pb::OpMetadata& m) {
-  std::string out = "{";
+// Appends `{key=value ...}`: `{}` when no field is set.
+void append_metadata(std::string* out, const pb::OpMetadata& m) {
+  out->push_back('{');
+  const size_t start = out->size();
   auto sep = [&] {
-    if (out.size() > 1) out.push_back(' ');
+    if (out->size() > start) out->push_back(' ');
   };
   auto str = [&](std::string_view key, const std::string& v) {
     if (v.empty()) return;
     sep();
-    str_append(&out, key, "=");
-    append_quoted(&out, v);
+    out->append(key);
+    out->push_back('=');
+    append_quoted(out, v);
   };
   auto num = [&](std::string_view key, int64_t v) {
     if (v == 0) return;
     sep();
-    str_append(&out, key, "=", v);
+    out->append(key);
+    out->push_back('=');
+    append_int(out, v);
   };
   str("op_type", m.op_type());
   str("op_name", m.op_name());
@@ -481,18 +495,17 @@ std::string metadata_text(const pb::OpMetadata& m) {
   num("source_end_column", m.source_end_column());
   if (m.profile_type_size() > 0) {
     sep();
-    out += "profile_type={";
+    out->append("profile_type={");
     for (int i = 0; i < m.profile_type_size(); ++i) {
-      if (i > 0) out += ",";
-      str_append(&out, m.profile_type(i));
+      if (i > 0) out->push_back(',');
+      append_int(out, m.profile_type(i));
     }
-    out += "}";
+    out->push_back('}');
   }
   str("deduplicated_name", m.deduplicated_name());
   str("scheduling_name", m.scheduling_name());
   num("stack_frame_id", m.stack_frame_id());
-  out.push_back('}');
-  return out;
+  out->push_back('}');
 }
 
 // True when `text` is one brace-balanced blob `{...}` (strings skipped): printed raw.
@@ -839,11 +852,6 @@ std::string backend_config_text(const std::string& config) {
 
 // ---- The module.
 
-struct Attr {
-  std::string_view name;  // a literal
-  std::string value;
-};
-
 class TextBuilder {
  public:
   explicit TextBuilder(const pb::HloModuleProto& m) : m_(m) {}
@@ -899,9 +907,13 @@ class TextBuilder {
   std::vector<const pb::HloInstructionProto*> instruction_order(const Comp& c) const;
   bool computation(Comp& c, bool entry);
   bool instruction(const Comp& c, const pb::HloInstructionProto& i, bool root);
-  // Attributes of the opcode (XLA's ExtraAttributesToStringImpl, then called computations).
-  bool opcode_attributes(const Comp& c, const pb::HloInstructionProto& i, Opcode op,
-                         std::vector<Attr>* attrs);
+  // Writes `, name=value` on the line.
+  void attr(std::string_view name, std::string_view value) {
+    str_append(&out_, ", ", name, "=", value);
+  }
+  // Writes the attributes of the opcode (XLA's ExtraAttributesToStringImpl, then called
+  // computations) on the line.
+  bool opcode_attributes(const Comp& c, const pb::HloInstructionProto& i, Opcode op);
   bool called(const Comp& c, const pb::HloInstructionProto& i, int k, std::string* name);
   const pb::HloInstructionProto* operand(const Comp& c, const pb::HloInstructionProto& i,
                                          int k) const;
@@ -1204,15 +1216,13 @@ bool TextBuilder::computation(Comp& c, bool entry) {
   return true;
 }
 
-bool TextBuilder::opcode_attributes(const Comp& c, const pb::HloInstructionProto& i, Opcode op,
-                                    std::vector<Attr>* a) {
-  auto add = [&](std::string_view name, std::string value) {
-    a->push_back({name, std::move(value)});
-  };
+bool TextBuilder::opcode_attributes(const Comp& c, const pb::HloInstructionProto& i,
+                                    Opcode op) {
+  auto add = [&](std::string_view name, std::string_view value) { attr(name, value); };
   auto comp = [&](std::string_view name, int k) {
     std::string callee;
     if (!called(c, i, k, &callee)) return false;
-    add(name, std::move(callee));
+    add(name, callee);
     return true;
   };
   auto channel = [&] {
@@ -1677,32 +1687,33 @@ bool TextBuilder::instruction(const Comp& c, const pb::HloInstructionProto& i, b
                                ", which is not an instruction of this computation"));
       }
       if (k > 0) text += ", ";
-      str_append(&text, "%", o->name());
+      text.push_back('%');
+      text.append(o->name());
     }
   }
   text += ")";
 
-  std::vector<Attr> attrs;
+  // The attributes, in XLA's order.
   if (wrapped != nullptr && *op == Opcode::kAsyncStart) {
     std::optional<Opcode> wop = opcode_from_name(wrapped->opcode());
-    if (!opcode_attributes(*wrapped_comp, *wrapped, *wop, &attrs)) return false;
+    if (!opcode_attributes(*wrapped_comp, *wrapped, *wop)) return false;
     if (!i.async_execution_thread().empty() && i.async_execution_thread() != "main") {
-      attrs.push_back({"async_execution_thread", quote_text(i.async_execution_thread())});
+      attr("async_execution_thread", quote_text(i.async_execution_thread()));
     }
   } else if (wrapped == nullptr) {
-    if (!opcode_attributes(c, i, *op, &attrs)) return false;
+    if (!opcode_attributes(c, i, *op)) return false;
   }
   // Attributes any instruction may carry, in XLA's order.
   if (i.has_sharding()) {
     std::string s;
     if (!sharding_text(i.sharding(), &s, false, &error_)) return fail_at(*c.proto, i, error_);
-    attrs.push_back({"sharding", s});
+    attr("sharding", s);
   }
   if (i.frontend_attributes().map_size() > 0) {
     if (!valid_frontend_keys(i.frontend_attributes())) {
       return fail_at(*c.proto, i, "a frontend attribute's key is not an HLO name");
     }
-    attrs.push_back({"frontend_attributes", frontend_attributes_text(i.frontend_attributes())});
+    attr("frontend_attributes", frontend_attributes_text(i.frontend_attributes()));
   }
   if (i.control_predecessor_ids_size() > 0) {
     std::string s = "{";
@@ -1716,27 +1727,28 @@ bool TextBuilder::instruction(const Comp& c, const pb::HloInstructionProto& i, b
       if (k > 0) s += ", ";
       str_append(&s, "%", it->second->name());
     }
-    attrs.push_back({"control-predecessors", s + "}"});
+    attr("control-predecessors", s + "}");
   }
   if (i.has_result_accuracy()) {
     const pb::ResultAccuracy& r = i.result_accuracy();
     if (r.has_tolerance()) {
-      attrs.push_back({"result_accuracy",
-                       str_cat("{tolerance={atol=", float_text(r.tolerance().atol(), 12),
-                               ",rtol=", float_text(r.tolerance().rtol(), 12),
-                               ",ulps=", r.tolerance().ulps(), "}}")});
+      attr("result_accuracy", str_cat("{tolerance={atol=", float_text(r.tolerance().atol(), 12),
+                                      ",rtol=", float_text(r.tolerance().rtol(), 12),
+                                      ",ulps=", r.tolerance().ulps(), "}}"));
     } else if (r.mode() == 1) {
-      attrs.push_back({"result_accuracy", "{mode=highest}"});
+      attr("result_accuracy", "{mode=highest}");
     }
   }
   if (i.has_metadata()) {
-    std::string metadata = metadata_text(i.metadata());
-    if (metadata != "{}") attrs.push_back({"metadata", std::move(metadata)});
+    const size_t mark = out_.size();
+    out_.append(", metadata=");
+    const size_t value = out_.size();
+    append_metadata(&out_, i.metadata());
+    if (out_.size() - value == 2) out_.resize(mark);  // `{}`: not printed
   }
   if (!i.backend_config().empty()) {
-    attrs.push_back({"backend_config", backend_config_text(i.backend_config())});
+    attr("backend_config", backend_config_text(i.backend_config()));
   }
-  for (const Attr& a : attrs) str_append(&text, ", ", a.name, "=", a.value);
   end_line(Owner{{}, c.proto, &i});
   return true;
 }
