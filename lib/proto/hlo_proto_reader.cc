@@ -1770,7 +1770,8 @@ google::protobuf::ArenaOptions arena_options(size_t bytes) {
   // The messages take a few times the bytes they come from; the first block holds a small
   // proto whole, and no block is larger than 1 MiB whatever the bytes claim.
   constexpr size_t kMaxBlock = size_t{1} << 20;
-  options.start_block_size = std::min(kMaxBlock, std::max<size_t>(4096, bytes / 4));
+  options.start_block_size =
+      std::min(kMaxBlock, std::max<size_t>(4096, std::min(bytes, kMaxBlock) * 4));
   options.max_block_size = kMaxBlock;
   return options;
 }
