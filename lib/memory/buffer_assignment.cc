@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -15,6 +16,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/numeric/int128.h"
+#include "absl/types/span.h"
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
 #include "hloroof/opcode.h"
@@ -200,12 +202,14 @@ class PlacedRanges {
 // after the test (`checked`) meets each earlier one at most at a shared end point, so in
 // (start, end) order their ends never decrease: a test walks back from the last value that
 // starts by the new one's end and stops at the first that ends before the new one starts.
-// An allocation's first values, added untested, are tested one by one.
+// An allocation's first values, added untested, are tested one by one. Most allocations hold
+// one value: that one is kept in place, and the ordered set is made for a second.
 class AllocationValues {
  public:
   void add(const Value& v, bool checked) {
     if (checked && v.start <= v.end) {
-      ordered_.insert(v);
+      if (ordered_ == nullptr) ordered_ = std::make_unique<std::set<Value, ByStartEnd>>();
+      ordered_->insert(v);
     } else {
       loose_.push_back(v);
     }
@@ -216,9 +220,10 @@ class AllocationValues {
     for (const Value& u : loose_) {
       if (interferes(v, u)) return true;
     }
-    auto it = ordered_.upper_bound(Value{std::numeric_limits<int32_t>::max(), v.end,
+    if (ordered_ == nullptr) return false;
+    auto it = ordered_->upper_bound(Value{std::numeric_limits<int32_t>::max(), v.end,
                                          std::numeric_limits<int64_t>::max()});
-    while (it != ordered_.begin()) {
+    while (it != ordered_->begin()) {
       --it;
       if (it->end < v.start) break;
       if (interferes(v, *it)) return true;
@@ -226,7 +231,7 @@ class AllocationValues {
     return false;
   }
   // The untested values: what any later value must fit around.
-  const std::vector<Value>& first_values() const { return loose_; }
+  absl::Span<const Value> first_values() const { return loose_; }
 
  private:
   struct ByStartEnd {
@@ -234,8 +239,8 @@ class AllocationValues {
       return std::tie(a.start, a.end, a.buffer) < std::tie(b.start, b.end, b.buffer);
     }
   };
-  std::vector<Value> loose_;
-  std::set<Value, ByStartEnd> ordered_;
+  absl::InlinedVector<Value, 1> loose_;
+  std::unique_ptr<std::set<Value, ByStartEnd>> ordered_;
 };
 
 // The output and donated allocations of one memory space, in creation order, each with the
@@ -245,7 +250,7 @@ class AllocationValues {
 // skipping those it surely cannot.
 class ReusableAllocations {
  public:
-  void add(int32_t allocation, const std::vector<Value>& first_values) {
+  void add(int32_t allocation, absl::Span<const Value> first_values) {
     if (allocations_.size() == capacity_) grow();
     Entry e{allocation, std::numeric_limits<int64_t>::max(), MaxTree::kNone};
     const Value* last = nullptr;
@@ -491,8 +496,20 @@ class Assigner {
   ModuleAssignment out_;
   std::unordered_map<const ComputationLiveness*, Times> times_;
   int64_t clock_ = 0;
-  // The values of each output or donated allocation (the others take no second value).
-  absl::flat_hash_map<int32_t, AllocationValues> values_in_;
+  // The values of each output or donated allocation (the others take no second value), made
+  // when first asked for; values_at_ holds where, by the allocation's record (-1: none).
+  AllocationValues& values_in(int32_t allocation) {
+    const auto at = static_cast<size_t>(&record(allocation) - out_.allocations.data());
+    if (at >= values_at_.size()) values_at_.resize(out_.allocations.size(), -1);
+    int32_t& slot = values_at_[at];
+    if (slot < 0) {
+      slot = static_cast<int32_t>(values_.size());
+      values_.emplace_back();
+    }
+    return values_[slot];
+  }
+  std::vector<AllocationValues> values_;
+  std::vector<int32_t> values_at_;
   mutable const Computation* last_computation_ = nullptr;  // leaves_of's
   mutable const ComputationLiveness* last_liveness_ = nullptr;
 };
@@ -595,7 +612,7 @@ void Assigner::assign(int32_t allocation, int32_t id, const Value& v, int64_t of
     out_.offsets[id] = offset;
   }
   if (auto it = out_.lives.find(id); it != out_.lives.end()) it->second = {v.start, v.end};
-  if (a.maybe_live_out) values_in_[allocation].add(v, checked);
+  if (a.maybe_live_out) values_in(allocation).add(v, checked);
 }
 
 // MaybeAssignBuffer: same memory space, not larger, a writable allocation (an output or a
@@ -608,7 +625,7 @@ bool Assigner::try_assign(int32_t allocation, int32_t id, const Value& v) {
     return false;
   }
   if (b.is_output && b.padded_bytes() != a.bytes) return false;
-  if (values_in_[allocation].any_interferes(v, [this](const Value& x, const Value& y) {
+  if (values_in(allocation).any_interferes(v, [this](const Value& x, const Value& y) {
         ++out_.steps;
         return interferes(x, y);
       })) {
@@ -843,29 +860,31 @@ ModuleAssignment Assigner::run() {
     int64_t start;
     int64_t end;
   };
-  const ProcessingOrder order(liveness_);
   auto read_only_parameter = [](const Buffer& b) {
     return b.kind == BufferKind::kParameter && !b.donated;
   };
   std::vector<Item> items;
-  for (size_t id = 0; id < buffers.size(); ++id) {
-    const Buffer& b = buffers[id];
-    if (!b.counted) continue;
-    std::optional<Value> v = value_of(static_cast<int32_t>(id));
-    if (!v) continue;
-    if (!items.empty() && read_only_parameter(b)) {
-      Item& last = items.back();
-      const Buffer& first = buffers[last.id];
-      if (last.id + last.count == static_cast<int32_t>(id) && read_only_parameter(first) &&
-          first.instruction == b.instruction && first.padded_bytes() == b.padded_bytes() &&
-          first.memory_space() == b.memory_space() && first.is_output == b.is_output &&
-          last.start == v->start) {
-        ++last.count;
-        continue;
+  {  // the order is needed only here: its tables go before the allocations are made
+    const ProcessingOrder order(liveness_);
+    for (size_t id = 0; id < buffers.size(); ++id) {
+      const Buffer& b = buffers[id];
+      if (!b.counted) continue;
+      std::optional<Value> v = value_of(static_cast<int32_t>(id));
+      if (!v) continue;
+      if (!items.empty() && read_only_parameter(b)) {
+        Item& last = items.back();
+        const Buffer& first = buffers[last.id];
+        if (last.id + last.count == static_cast<int32_t>(id) && read_only_parameter(first) &&
+            first.instruction == b.instruction && first.padded_bytes() == b.padded_bytes() &&
+            first.memory_space() == b.memory_space() && first.is_output == b.is_output &&
+            last.start == v->start) {
+          ++last.count;
+          continue;
+        }
       }
+      items.push_back({static_cast<int32_t>(id), static_cast<int32_t>(order.of(b)), 1, b.is_output,
+                       b.padded_bytes(), v->start, v->end});
     }
-    items.push_back({static_cast<int32_t>(id), static_cast<int32_t>(order.of(b)), 1, b.is_output,
-                     b.padded_bytes(), v->start, v->end});
   }
   // Largest first; live-out first among equals; then in XLA's post order of the definitions.
   // (The ids make the order total: any sort gives the one order.)
@@ -920,7 +939,7 @@ ModuleAssignment Assigner::run() {
           if (std::optional<Value> o = value_of(aliased)) {
             o->buffer = aliased;
             o->end = clock_;
-            values_in_[a].add(*o, /*checked=*/false);
+            values_in(a).add(*o, /*checked=*/false);
           }
         } else {
           param.end = clock_;  // returned as it is
@@ -929,7 +948,7 @@ ModuleAssignment Assigner::run() {
         param.end = clock_;  // read-only: nothing else goes there
       }
       assign(a, item.id, param, 0);
-      if (b.donated) reusable[b.memory_space()].add(a, values_in_[a].first_values());
+      if (b.donated) reusable[b.memory_space()].add(a, values_in(a).first_values());
       continue;
     }
     bool done = false;
@@ -960,7 +979,7 @@ ModuleAssignment Assigner::run() {
       const int32_t a = new_allocation(AllocationKind::kOutput, b);
       record(a).maybe_live_out = true;
       assign(a, item.id, value, 0);
-      reusable[b.memory_space()].add(a, values_in_[a].first_values());
+      reusable[b.memory_space()].add(a, values_in(a).first_values());
       continue;
     }
     deferred[b.memory_space()].push_back(value);

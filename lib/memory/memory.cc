@@ -415,7 +415,10 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   r.footprint_bytes =
       r.argument_bytes + r.output_bytes - r.alias_bytes + r.temp_bytes + r.constant_bytes;
   if (!schedule.empty()) {
-    add_timeline(entry, 0, 0, std::max<size_t>(1, options.max_timeline_points), r.live_timeline);
+    const size_t limit = std::max<size_t>(1, options.max_timeline_points);
+    // Each entry instruction has a point, up to the limit: room for those made at once.
+    r.live_timeline.reserve(std::min(limit, schedule.size()));
+    add_timeline(entry, 0, 0, limit, r.live_timeline);
     if (r.live_timeline.size() >= options.max_timeline_points) {
       r.notes.push_back(absl::StrCat("the live-bytes timeline stops after ",
                                      r.live_timeline.size(), " points"));
