@@ -854,7 +854,8 @@ std::string backend_config_text(const std::string& config) {
 
 class TextBuilder {
  public:
-  explicit TextBuilder(const pb::HloModuleProto& m) : m_(m) {}
+  // `proto_bytes`: the size of the serialized module, which the text comes close to.
+  TextBuilder(const pb::HloModuleProto& m, size_t proto_bytes) : m_(m), proto_bytes_(proto_bytes) {}
 
   // The text, or an error naming where in the proto it is.
   bool build(std::string* text, std::string* error);
@@ -921,6 +922,7 @@ class TextBuilder {
   const Comp* sugar_target(const Comp& c, const pb::HloInstructionProto& i);
 
   const pb::HloModuleProto& m_;
+  size_t proto_bytes_ = 0;
   std::vector<Comp> comps_;
   absl::flat_hash_map<int64_t, size_t> comp_by_id_;
   absl::flat_hash_map<std::string, int> called_by_;  // computation name: references
@@ -990,6 +992,9 @@ const TextBuilder::Comp* TextBuilder::sugar_target(const Comp& c,
 }
 
 bool TextBuilder::build(std::string* text, std::string* error) {
+  // The text is about as long as the proto (1.1x for JAX's programs): room for a quarter more
+  // up front spares the copies and fresh pages of growing it (room not written costs no page).
+  out_.reserve(proto_bytes_ + proto_bytes_ / 4);
   comps_.resize(static_cast<size_t>(m_.computations_size()));
   absl::flat_hash_set<std::string> names;
   for (int k = 0; k < m_.computations_size(); ++k) {
@@ -1819,7 +1824,7 @@ absl::StatusOr<Module> parse_hlo_proto(std::string_view bytes, const ParseOption
                        "computations (truncated or another message?)");
   }
   const std::string_view kind = read.kind;
-  TextBuilder builder(*read.module);
+  TextBuilder builder(*read.module, bytes.size());
   std::string text, error;
   if (!builder.build(&text, &error)) return proto_error(options, kind, error);
   ParseOptions text_options;
