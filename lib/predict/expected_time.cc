@@ -1,7 +1,9 @@
 #include "predict/expected_time.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -161,13 +163,63 @@ struct NcclProtocol {
 constexpr NcclProtocol kNcclSimple{"Simple", 8.4e-6, 3.4e-6, 9.6e-6, 1.0};
 constexpr NcclProtocol kNcclLl{"LL", 3.6e-6, 0.47e-6 * 1.8, 2.7e-6, 0.25};
 
-// What NCCL's latency counts, for explanations: "ring, Simple" or "8 remote peers, Simple".
+// NCCL's tree, all-reduce only: a chain through the GPUs of each node and a double binary tree
+// across nodes (src/graph/tuning.cc of NVIDIA/nccl). Latency, as the ring's read at 01afd20a77b5
+// (us): a base, then twice (up and down) one NVLink hop for each GPU of a node but the first and
+// one network hop for each level of the tree, floor(log2 M) of them: Simple 0 base, 28 per
+// NVLink hop, 50 per network hop; LL 4.4 base, 0.52 x 1.8 per NVLink hop (once the
+// communicator spans nodes), 5.0 per network hop. Bandwidth, read at b6475625fbca (whose caps
+// per channel and architecture replace 01afd20a's single 110 GB/s, set before Hopper): the
+// tree's bus bandwidth is 0.92 of its channels' speed, at most a cap per channel (below), LL a
+// further 1/3.8 of it, and an all-reduce moves its buffer at half the bus bandwidth. Between 64 B
+// and 128 MiB NCCL scales the tree's bandwidth by a measured correction by size (below).
+struct NcclTreeProtocol {
+  std::string_view name;
+  double base_s;
+  double nvlink_hop_s;
+  double net_hop_s;
+  double bandwidth_share;
+  // NCCL's treeCorrectionFactor at 01afd20a: index floor(log2(bytes / 64)), 1 from 22 on.
+  std::array<double, 22> correction;
+};
+constexpr NcclTreeProtocol kNcclTreeSimple{
+    "Simple", 0, 28e-6, 50e-6, 1.0,
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9}};
+constexpr NcclTreeProtocol kNcclTreeLl{
+    "LL", 4.4e-6, 0.52e-6 * 1.8, 5.0e-6, 1 / 3.8,
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0}};
+constexpr double kNcclTreeBandwidthFactor = 0.92;
+
+// The speed NCCL gives one channel through a NIC of line rate `nic` (B/s): the fastest of its
+// search's channel speeds (search.cc of NVIDIA/nccl, speedArrayInter, GB/s) not above the NIC's,
+// halved from 25 GB/s on, where NCCL doubles the channels: 24 GB/s for a 200 Gb/s NIC (25 GB/s)
+// and for a 400 Gb/s one (50 GB/s: 48, halved).
+double nccl_channel_speed(double nic) {
+  constexpr double kSpeeds[] = {48, 30, 24, 22, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24,
+                                0.12};
+  double speed = kSpeeds[std::size(kSpeeds) - 1] * 1e9;
+  for (double g : kSpeeds) {
+    if (g * 1e9 <= nic) {
+      speed = g * 1e9;
+      break;
+    }
+  }
+  return speed >= 25e9 ? speed / 2 : speed;
+}
+
+// What NCCL's latency counts, for explanations: "ring, Simple", "tree, LL: faster than NCCL's
+// ring, 1.2 ms, by NCCL's own model" or "8 remote peers, Simple".
 std::string scale_out_latency_text(const ScaleOutTime& t) {
   if (t.remote_peers > 0) {
     return absl::StrFormat("%d remote peer%s, %s", t.remote_peers, t.remote_peers == 1 ? "" : "s",
                            sv(t.protocol));
   }
-  return absl::StrCat("ring, ", sv(t.protocol));
+  std::string text = absl::StrCat(sv(t.algorithm), ", ", sv(t.protocol));
+  if (t.other_s > 0) {
+    absl::StrAppend(&text, ": faster than NCCL's ", t.algorithm == "tree" ? "ring" : "tree",
+                    ", ", seconds(t.other_s), ", by NCCL's own model");
+  }
+  return text;
 }
 
 // Bus-bandwidth factor of a group of n: what each device sends, per byte of the table's size.
@@ -180,6 +232,14 @@ double bus_factor(std::string_view op, double n) {
 
 }  // namespace
 
+double nccl_tree_channel_cap(int compute_capability_major, int64_t nodes) {
+  if (compute_capability_major < 7) return 0;
+  const bool two = nodes <= 2;
+  if (compute_capability_major >= 9) return two ? 41.4e9 : 36.0e9;
+  if (compute_capability_major == 8) return two ? 23.6e9 : 17.8e9;
+  return two ? 18.5e9 : 10.0e9;
+}
+
 // Bus bandwidth as nccl-tests defines it (doc/PERFORMANCE.md): a ring over all n GPUs whose
 // traffic leaves each node through all its NICs moves 2 (n-1)/n V (all-reduce) or (n-1)/n V
 // (all-gather, reduce-scatter) through the node's egress (l GPUs x w_so), its latency NCCL's:
@@ -190,8 +250,16 @@ double bus_factor(std::string_view op, double n) {
 // as grouped point-to-point sends, every network send progressed by the GPU's one proxy thread,
 // so each remote peer is taken to cost one network step of Simple (point-to-point runs the
 // Simple protocol) after the base latency. A point-to-point transfer is one such send.
+// An all-reduce may run as NCCL's tree instead (`tree_cap` > 0), taken when NCCL's own model
+// times it below the ring (NCCL picks the algorithm and protocol of the lowest time). Its bus
+// bandwidth, in units of the ring's: NCCL's tuning takes the tree's channels at their speed
+// inside a node on 2 nodes, which its search lets reach twice their network speed (search.cc,
+// "increase speedIntra for trees (2 nodes or collnet)"): a tree on 2 nodes sends half of what
+// its chains carry through the network; beyond 2 nodes, their network speed. So 0.92 x 2 (2
+// nodes) or 0.92 of the ring's, at most the cap over one channel's speed (the tree's channels
+// taken as many as the ring's, each at nccl_channel_speed).
 ScaleOutTime scale_out_time(std::string_view op, double v, int64_t n, int64_t m, double l,
-                            double w_so, double nic, double eff) {
+                            double w_so, double nic, double eff, double tree_cap) {
   ScaleOutTime t;
   const double dn = static_cast<double>(n);
   const double dm = static_cast<double>(m);
@@ -214,6 +282,39 @@ ScaleOutTime scale_out_time(std::string_view op, double v, int64_t n, int64_t m,
       }
       first = false;
     }
+    t.algorithm = "ring";
+    if (op != "all-reduce" || tree_cap <= 0 || m < 2) return t;
+    const double ring_bus = eff * l * w_so;
+    const double doubled = m <= 2 ? 2.0 : 1.0;
+    const double tree_bus =
+        std::min(kNcclTreeBandwidthFactor * doubled, tree_cap / nccl_channel_speed(nic)) *
+        ring_bus;
+    const double levels = std::floor(std::log2(dm));
+    const double chunks = std::max(1.0, v / 64);
+    const size_t size_index = static_cast<size_t>(std::floor(std::log2(chunks)));
+    ScaleOutTime tree;
+    tree.algorithm = "tree";
+    first = true;
+    for (const NcclTreeProtocol* p : {&kNcclTreeSimple, &kNcclTreeLl}) {
+      const double latency =
+          p->base_s + 2 * ((l - 1) * p->nvlink_hop_s + levels * p->net_hop_s);
+      const double correction =
+          size_index < p->correction.size() ? p->correction[size_index] : 1.0;
+      const double bandwidth = v / (0.5 * tree_bus * p->bandwidth_share * correction);
+      if (first || latency + bandwidth < tree.time_s()) {
+        tree.latency_s = latency;
+        tree.bandwidth_s = bandwidth;
+        tree.protocol = p->name;
+      }
+      first = false;
+    }
+    const double ring_s = t.time_s();
+    const double tree_s = tree.time_s();
+    if (tree_s < ring_s) {
+      tree.other_s = ring_s;
+      return tree;
+    }
+    t.other_s = tree_s;
     return t;
   }
   const double per_gpu = std::min(w_so, nic) * eff;
@@ -881,11 +982,15 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
     const double nic = nic_figure != nullptr ? nic_figure->value : w_so;
     const double l = static_cast<double>(pair ? 1 : std::max<int64_t>(1, inside));
     eff = device.gpu->nic_efficiency.value_or(kScaleOutEfficiency);
-    so = scale_out_time(op, roofline.bytes, n, domains, l, w_so, nic, eff);
+    // NCCL's tree on NVIDIA GPUs (RCCL's tuning differs: AMD GPUs keep the ring).
+    const double tree_cap =
+        nvidia(device) ? nccl_tree_channel_cap(device.gpu->compute_capability_major, domains) : 0;
+    so = scale_out_time(op, roofline.bytes, n, domains, l, w_so, nic, eff, tree_cap);
     across = so.time_s();
     note_once(assumptions,
               absl::StrFormat(
-                  "%s across nodes: NCCL's ring (reductions, gathers) and one NIC per GPU "
+                  "%s across nodes: NCCL's ring (reductions, gathers; an all-reduce its ring or "
+                  "tree, whichever NCCL's own model times lower) and one NIC per GPU "
                   "(all-to-all, send) at %.2f of line rate %s, latency NCCL's own model (9.6 us "
                   "a network step, one per remote peer of an all-to-all, NVIDIA/nccl "
                   "tuning.cc); %s per GPU %s",

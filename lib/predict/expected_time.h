@@ -124,6 +124,8 @@ struct ScaleOutTime {
   double latency_s = 0;       // NCCL's latency model: ring steps, or one step per remote peer
   double bandwidth_s = 0;     // network bytes at the protocol's share of the reached rate
   std::string_view protocol;  // NCCL protocol of the minimum: "Simple" or "LL"
+  std::string_view algorithm;  // reductions and gathers: NCCL's "ring" or (all-reduce) "tree"
+  double other_s = 0;          // all-reduce: the other algorithm's time (0: only the ring)
   int64_t remote_peers = 0;   // all-to-all and sends: the peers on other nodes of one GPU
   double time_s() const { return latency_s + bandwidth_s; }
 };
@@ -131,9 +133,16 @@ struct ScaleOutTime {
 // `op` names the collective as the measured tables do ("all-reduce", "all-gather",
 // "reduce-scatter", "all-to-all", "collective-permute"); `v` the roofline's bytes V; `n` the
 // group size over `m` nodes with `l` members on each (1 for a pair); `w_so` each GPU's share of
-// its node's NICs and `nic` one NIC, both one way in B/s; `eff` the share of line rate reached.
+// its node's NICs and `nic` one NIC, both one way in B/s; `eff` the share of line rate reached;
+// `tree_cap` NCCL's cap on one tree channel's bus bandwidth (nccl_tree_channel_cap), 0 where
+// only the ring is modelled.
 ScaleOutTime scale_out_time(std::string_view op, double v, int64_t n, int64_t m, double l,
-                            double w_so, double nic, double eff);
+                            double w_so, double nic, double eff, double tree_cap = 0);
+
+// NCCL's cap on one tree channel's bus bandwidth, B/s (tuning.cc of NVIDIA/nccl at
+// b6475625fbca, perChMaxTreeBws): Volta (compute capability 7) 18.5e9 on 2 nodes, 10e9 beyond;
+// Ampere (8) 23.6e9 and 17.8e9; Hopper (9) and later 41.4e9 and 36e9; 0 below 7 (no tree).
+double nccl_tree_channel_cap(int compute_capability_major, int64_t nodes);
 
 // A collective whose roofline estimate is `roofline` (kind as in the HLO); with `explain`
 // false the explanation is left empty.

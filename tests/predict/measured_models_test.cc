@@ -665,6 +665,70 @@ TEST_CASE("scale_out_time: NCCL's latency model across nodes, by size and by pee
   CHECK(gather.protocol == "Simple");
   CHECK(gather.latency_s == Approx(65.6e-6));
   CHECK(gather.bandwidth_s == Approx(62914560 / 1.72e11));
+  CHECK(gather.algorithm == "ring");
+}
+
+TEST_CASE("scale_out_time: NCCL's tree or ring for an all-reduce across nodes, as NCCL picks") {
+  using predict::nccl_tree_channel_cap;
+  using predict::scale_out_time;
+  using predict::ScaleOutTime;
+  // The caps per tree channel of NCCL's tuning (tuning.cc at b6475625, perChMaxTreeBws):
+  // Hopper 41.4 GB/s on 2 nodes, 36 beyond; Ampere 23.6 and 17.8; Volta 18.5 and 10; none
+  // before Volta.
+  CHECK(nccl_tree_channel_cap(9, 2) == 41.4e9);
+  CHECK(nccl_tree_channel_cap(10, 4) == 36e9);
+  CHECK(nccl_tree_channel_cap(8, 2) == 23.6e9);
+  CHECK(nccl_tree_channel_cap(8, 3) == 17.8e9);
+  CHECK(nccl_tree_channel_cap(7, 2) == 18.5e9);
+  CHECK(nccl_tree_channel_cap(6, 2) == 0);
+  constexpr double kGiB = 1073741824;
+  // Tree wins: 1 GiB over 2 nodes of 8 H100s, one 400 Gb/s NIC (50e9 B/s) per GPU. The ring's
+  // bus bandwidth: 0.86 x 8 x 50e9 = 344e9 B/s; it moves 2 x 15/16 x 1 GiB = 2013265920 B in
+  // 5.8525 ms after Simple's 122.8 us (as above): 5.9753 ms. The tree: NCCL's channel speed
+  // through a 50 GB/s NIC is 48 GB/s halved, 24 GB/s; on 2 nodes 0.92 x 2 = 1.84 of the ring's
+  // bus bandwidth, at most 41.4 / 24 = 1.725 of it: 593.4e9 B/s. Simple moves the 1 GiB at half
+  // of that (no correction from 2^22 x 64 B on): 1073741824 / 296.7e9 = 3.6189 ms after
+  // 2 x (7 x 28 + 1 x 50) = 492 us: 4.1109 ms, below the ring. LL: 4.4 + 2 x (7 x 0.936 + 5) =
+  // 27.504 us, at a further 1/3.8: 13.75 ms, slower.
+  ScaleOutTime tree = scale_out_time("all-reduce", kGiB, 16, 2, 8, 50e9, 50e9, 0.86, 41.4e9);
+  CHECK(tree.algorithm == "tree");
+  CHECK(tree.protocol == "Simple");
+  CHECK(tree.latency_s == Approx(492e-6));
+  CHECK(tree.bandwidth_s == Approx(kGiB / (0.5 * 1.725 * 344e9)));
+  CHECK(tree.time_s() == Approx(4.1109e-3).epsilon(1e-4));
+  CHECK(tree.other_s == Approx(122.8e-6 + 2013265920 / 344e9));
+  // Ring wins: the same on nodes of 8 A100s sharing 4 x 200 Gb/s: 12.5e9 B/s per GPU, NICs of
+  // 25e9 B/s. The ring's bus bandwidth 0.86 x 8 x 12.5e9 = 86e9: 2013265920 / 86e9 = 23.410 ms
+  // + 122.8 us = 23.533 ms. NCCL's channel speed through a 25 GB/s NIC is 24 GB/s, and
+  // Ampere's cap 23.6 GB/s keeps the tree at 23.6 / 24 = 0.98333 of the ring's bus bandwidth,
+  // 84.567e9 B/s: 1 GiB at half of it, 25.394 ms, + 492 us = 25.886 ms, above the ring.
+  ScaleOutTime ring = scale_out_time("all-reduce", kGiB, 16, 2, 8, 12.5e9, 25e9, 0.86, 23.6e9);
+  CHECK(ring.algorithm == "ring");
+  CHECK(ring.protocol == "Simple");
+  CHECK(ring.time_s() == Approx(23.533e-3).epsilon(1e-4));
+  CHECK(ring.other_s == Approx(492e-6 + kGiB / (0.5 * 23.6 / 24 * 86e9)));
+  CHECK(ring.other_s == Approx(25.886e-3).epsilon(1e-4));
+  // Small sizes: 1 KiB on the H100 nodes. The ring's LL costs 32.688 us + 4 x 1920 B /
+  // 344e9 = 32.71 us; the tree's LL 27.504 us + 1024 B / (0.5 x 593.4e9 / 3.8 x 0.9) (LL's
+  // correction 0.9 at floor(log2(1024 / 64)) = 4) = 0.0146 us: the tree, as NCCL takes it.
+  ScaleOutTime small = scale_out_time("all-reduce", 1024, 16, 2, 8, 50e9, 50e9, 0.86, 41.4e9);
+  CHECK(small.algorithm == "tree");
+  CHECK(small.protocol == "LL");
+  CHECK(small.latency_s == Approx(27.504e-6));
+  CHECK(small.bandwidth_s == Approx(1024 / (0.5 * 1.725 * 344e9 / 3.8 * 0.9)));
+  CHECK(small.other_s == Approx(32.688e-6 + 4 * 1920 / 344e9));
+  // Beyond 2 nodes the tree's channels run at their network speed: 4 nodes of 8 H100s, 1 GiB.
+  // Tree: min(0.92, 36 / 24) = 0.92 x 344e9 = 316.48e9; 1 GiB at half of it, 6.7855 ms, after
+  // 2 x (7 x 28 + 2 x 50) = 592 us: 7.3775 ms. Ring: 2 x 31/32 x 1 GiB = 2080374784 B / 344e9 =
+  // 6.0476 ms after 8.4 + 56 x 3.4 + 6 x 9.6 = 256.4 us: 6.3040 ms, the faster.
+  ScaleOutTime four = scale_out_time("all-reduce", kGiB, 32, 4, 8, 50e9, 50e9, 0.86, 36e9);
+  CHECK(four.algorithm == "ring");
+  CHECK(four.time_s() == Approx(6.3040e-3).epsilon(1e-4));
+  CHECK(four.other_s == Approx(7.3775e-3).epsilon(1e-4));
+  // Only an all-reduce has a tree: a gather keeps the ring whatever the cap.
+  ScaleOutTime gather = scale_out_time("all-gather", kGiB, 16, 2, 8, 50e9, 50e9, 0.86, 41.4e9);
+  CHECK(gather.algorithm == "ring");
+  CHECK(gather.other_s == 0);
 }
 
 }  // namespace
