@@ -36,6 +36,8 @@ import sys
 import time
 from typing import Callable, List, Tuple
 
+from jax_mlp import mlp_step
+
 import hloroof
 from hloroof import _hloroof, _jax_objects
 
@@ -79,31 +81,6 @@ def row(what: str, cpp: float, python: float) -> None:
           f"x {python / cpp:5.3f} ({100 * (python / cpp - 1):+5.1f} %)")
 
 
-def jax_compiled(layers: int = 8):
-    """A compiled training step (an MLP of `layers` layers with layer norms, SGD update) on the
-    CPU."""
-    import jax
-    import jax.numpy as jnp
-
-    def loss(params, x, y):
-        for w1, w2 in params:
-            h = jax.nn.gelu(x @ w1)
-            x = x + h @ w2
-            x = (x - x.mean(-1, keepdims=True)) / jnp.sqrt(x.var(-1, keepdims=True) + 1e-6)
-        return jnp.mean((x - y) ** 2)
-
-    def step(params, x, y):
-        value, grads = jax.value_and_grad(loss)(params, x, y)
-        return value, jax.tree_util.tree_map(lambda p, g: p - 1e-3 * g, params, grads)
-
-    d, f, b = 256, 1024, 64
-    params = [(jax.ShapeDtypeStruct((d, f), jnp.float32), jax.ShapeDtypeStruct((f, d),
-                                                                               jnp.float32))
-              for _ in range(layers)]
-    x = jax.ShapeDtypeStruct((b, d), jnp.float32)
-    return jax.jit(step).lower(params, x, x).compile()
-
-
 def first_call(compiled) -> object:
     """hloroof.predict(compiled) as on a Compiled never seen before."""
     _jax_objects.forget(compiled)
@@ -121,7 +98,7 @@ def printed_then_cpp(compiled, device: str) -> float:
 
 
 def jax_program(runs: int, layers: int) -> None:
-    compiled = jax_compiled(layers)
+    compiled = mlp_step(layers)
     first = hloroof.predict(compiled)
     device = first.device
     text = compiled.as_text()
