@@ -309,9 +309,10 @@ absl::Status SpecReader::read(const json& root) {
   if (absl::Status s = expect_object(root, ""); !s.ok()) return s;
   if (absl::Status s =
           check_keys(root, "",
-                     {"schema_version", "name", "display_name", "aliases", "base", "kind", "device_note",
-                      "matrix_flops_per_s", "vector_flops_per_s", "transcendentals_per_s", "hbm",
-                      "on_chip_memory", "host_link", "per_op_overhead", "mxu_size",
+                     {"schema_version", "name", "display_name", "aliases", "base", "kind",
+                      "device_note", "matrix_flops_per_s", "vector_flops_per_s",
+                      "transcendentals_per_s", "hbm", "on_chip_memory", "host_link",
+                      "per_op_overhead", "mxu_size",
                       "matmul_efficiency", "hbm_efficiency", "collective_bandwidth_efficiency",
                       "collective_latency", "interconnect", "default_tiles", "notes"});
       !s.ok()) {

@@ -187,7 +187,8 @@ constexpr NcclTreeProtocol kNcclTreeSimple{
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9}};
 constexpr NcclTreeProtocol kNcclTreeLl{
     "LL", 4.4e-6, 0.52e-6 * 1.8, 5.0e-6, 1 / 3.8,
-    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0}};
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0,
+     1.0}};
 constexpr double kNcclTreeBandwidthFactor = 0.92;
 
 // The speed NCCL gives one channel through a NIC of line rate `nic` (B/s): the fastest of its
@@ -563,6 +564,11 @@ double GemmTimeCache::time_s(const measured::GemmTable& table, const measured::G
 
 namespace {
 
+// Whether the TPU tables were measured on `device` itself (else it borrows them).
+bool own_tpu_tables(const DeviceSpec& device) {
+  return table_device(device) == measured::kTpuTableDevice;
+}
+
 // The tpu7x spec, whose peaks the TPU tables are in units of.
 const DeviceSpec* tpu_table_spec() {
   static const auto* s = new absl::StatusOr<DeviceSpec>(device(measured::kTpuTableDevice));
@@ -581,7 +587,7 @@ const std::string& tpu_provenance(const DeviceSpec& device) {
   static const auto* own = new std::string(absl::StrCat("measured on ", measured::kTpuTableDevice));
   static const auto* borrowed =
       new std::string(absl::StrCat("measured on ", measured::kTpuTableDevice, ", borrowed"));
-  return table_device(device) == measured::kTpuTableDevice ? *own : *borrowed;
+  return own_tpu_tables(device) ? *own : *borrowed;
 }
 
 // The names of the TPU models an op's expected time may come from, for one provenance
@@ -603,7 +609,7 @@ const TpuModelNames& tpu_model_names(const DeviceSpec& device) {
       names(absl::StrCat("measured on ", measured::kTpuTableDevice));
   static const TpuModelNames* borrowed =
       names(absl::StrCat("measured on ", measured::kTpuTableDevice, ", borrowed"));
-  return table_device(device) == measured::kTpuTableDevice ? *own : *borrowed;
+  return own_tpu_tables(device) ? *own : *borrowed;
 }
 
 // The fits' figures as every op's explanation prints them (the fits are the process's own,
@@ -662,7 +668,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
       // to reach its peak, as TPU v2's did in the scaling book's profile (README, "TPUs").
       const double padded = measured::padded_flops(g.shape, mxu);
       const double work_s = std::max(0.0, fits.gemm_time_s(padded) - fits.hbm.latency_s);
-      const double plateau = table_device(device) == measured::kTpuTableDevice ? 1 : fits.gemm_plateau;
+      const double plateau = own_tpu_tables(device) ? 1 : fits.gemm_plateau;
       gemm_s += std::max(padded / own_peak, work_s * fits.gemm_peak * plateau / own_peak);
       if (g.unit != "bf16") {
         note_once(assumptions,
@@ -778,7 +784,7 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
     return out;
   }
   const measured::TpuFits& f = *measured::tpu_fits();
-  const bool own = table_device(device) == measured::kTpuTableDevice;
+  const bool own = own_tpu_tables(device);
   out.push_back(absl::StrFormat(
       "%s expected times %s the %s microbenchmarks (AI-Hypercomputer/"
       "accelerator-microbenchmarks)%s: GEMM time by MXU-padded size (measured, interpolated%s), "

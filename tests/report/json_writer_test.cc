@@ -114,7 +114,8 @@ TEST_CASE("top-level values and empty containers") {
 // at every place of strings of 0-40 bytes (across a block's bounds, in the tail after them),
 // alone and after a first escape, reads as nlohmann writes it.
 TEST_CASE("a byte of every kind at every place of a string reads as nlohmann's dump") {
-  const char kinds[] = {'"', '\\', '\n', '\t', '\x01', '\x1f', '\x7f', '\x80', '\xc3', '\xff', ' ', '~'};
+  const char kinds[] = {'"',    '\\',   '\n',   '\t',   '\x01', '\x1f',
+                        '\x7f', '\x80', '\xc3', '\xff', ' ',    '~'};
   Json expected = Json::object();
   std::string out;
   JsonWriter w(out);
