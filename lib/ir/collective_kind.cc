@@ -26,4 +26,12 @@ std::string_view collective_kind_name(CollectiveKind kind) {
   return "?";
 }
 
+std::optional<CollectiveKind> collective_kind_from_name(std::string_view name) {
+  for (int k = 0; k <= static_cast<int>(CollectiveKind::kRecv); ++k) {
+    const auto kind = static_cast<CollectiveKind>(k);
+    if (collective_kind_name(kind) == name) return kind;
+  }
+  return std::nullopt;
+}
+
 }  // namespace hloroof

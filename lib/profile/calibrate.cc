@@ -194,13 +194,7 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
       if (g && g->estimate && g->estimate->placement.domains > 1) {
         s.across_nodes = true;
         s.estimate = *g->estimate;
-        for (CollectiveKind k :
-             {CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
-              CollectiveKind::kReduceScatter, CollectiveKind::kAllToAll,
-              CollectiveKind::kRaggedAllToAll, CollectiveKind::kCollectivePermute,
-              CollectiveKind::kCollectiveBroadcast, CollectiveKind::kSend, CollectiveKind::kRecv}) {
-          if (collective_kind_name(k) == g->kind) s.kind = k;
-        }
+        s.kind = collective_kind_from_name(g->kind).value_or(CollectiveKind::kAllReduce);
       }
     } else if (op.async) {
       continue;  // copy-start / done and async computations: no roofline of their own

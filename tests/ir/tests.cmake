@@ -3,6 +3,7 @@ hloroof_add_test(ir_test
   ${CMAKE_CURRENT_LIST_DIR}/attribute_record_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/backend_config_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/byte_scan_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/collective_kind_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/edit_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/entry_layout_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/memory_breakdown_test.cc

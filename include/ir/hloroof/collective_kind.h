@@ -4,6 +4,7 @@
 #define HLOROOF_COLLECTIVE_KIND_H_
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace hloroof {
@@ -17,11 +18,13 @@ enum class CollectiveKind : uint8_t {
   kCollectivePermute,
   kCollectiveBroadcast,
   kSend,
-  kRecv,
+  kRecv,  // the last: collective_kind_from_name reads the kinds up to it
 };
 
 // The HLO opcode of the synchronous form: "all-gather", "send", ...
 std::string_view collective_kind_name(CollectiveKind kind);
+// The kind collective_kind_name names so; none for any other text.
+std::optional<CollectiveKind> collective_kind_from_name(std::string_view name);
 
 // Point-to-point transfers (collective-permute, send, recv) move data between pairs, not groups.
 inline bool is_point_to_point(CollectiveKind kind) {
