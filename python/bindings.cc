@@ -1030,9 +1030,11 @@ void bind_predict(py::module_& m) {
       .field("on_chip_bytes", &OpPrediction::on_chip_bytes, "one execution, B")
       .field("host_bytes", &OpPrediction::host_bytes, "one execution, B")
       .field("explanation", &OpPrediction::explanation, "the formula with the device numbers")
-      .field("collective", &OpPrediction::collective, "collectives: the network time, or None")
       .computed(
-          "async_", [](const OpPrediction& o) -> const auto& { return o.async; },
+          "collective", [](const OpPrediction& o) { return o.collective.get(); },
+          "collectives: the network time, or None", kInternal)
+      .computed(
+          "async_", [](const OpPrediction& o) { return o.async.get(); },
           "both ops of an async pair, or None ('async' in to_dict())", kInternal)
       .done();
 

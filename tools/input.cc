@@ -400,8 +400,8 @@ std::string ops_csv(const std::vector<const Prediction*>& predictions, bool devi
   for (const Prediction* p : predictions) {
     const std::string device = absl::StrCat(p->device, ":", p->topology);
     for (const OpPrediction& op : p->ops) {
-      const std::optional<CollectivePrediction>& c = op.collective;
-      const std::optional<AsyncPrediction>& a = op.async;
+      const CollectivePrediction* c = op.collective.get();
+      const AsyncPrediction* a = op.async.get();
       std::vector<std::string> row = {op.name,
                                       op.opcode,
                                       op.computation,

@@ -175,7 +175,8 @@ void set_expected(InstructionTiming& t, const Instruction& i, const OpWork& work
   t.model = std::move(x.model);
   if (x.time_s > t.time_s) {
     t.time_s = x.time_s;
-    if (target.explain()) absl::StrAppend(&t.explanation, "\n", x.explanation);
+    // Made at its size (appending would leave the string up to twice as large as its text).
+    if (target.explain()) t.explanation = absl::StrCat(t.explanation, "\n", x.explanation);
   }
   if (target.device().kind == DeviceKind::kGpu && layout_sensitive(i)) {
     if (target.explain()) {
@@ -357,7 +358,7 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
     p->is_async = true;
     t.latency_s = p->time_s;
     t.bound = BoundBy::kCollective;
-    t.collective = std::make_unique<CollectivePrediction>(*std::move(p));
+    t.collective = *std::move(p);
     return absl::OkStatus();
   }
   if (i.opcode() == Opcode::kCopyStart) {
@@ -421,7 +422,7 @@ absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Target& 
     if (target.explain()) {
       absl::StrAppend(&t.explanation, "\nfused ", sv(inner->name()), ": ", explanation);
     }
-    if (!t.collective) t.collective = std::make_unique<CollectivePrediction>(*std::move(p));
+    if (!t.collective) t.collective = *std::move(p);
   }
   return total;
 }
@@ -470,7 +471,7 @@ absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const T
     if (!p.ok()) return p.status();
     t.time_s = p->time_s;
     t.bound = BoundBy::kCollective;
-    t.collective = std::make_unique<CollectivePrediction>(*std::move(p));
+    t.collective = *std::move(p);
     return t;
   }
   OpWork work = work_of(record.cost);

@@ -123,8 +123,7 @@ void fill_op_record(OpPrediction& op, InstructionTiming& t, double runs, double 
     op.host_bytes = c.host_bytes();
   }
   op.explanation = std::move(t.explanation);
-  if (t.collective) op.collective = std::move(*t.collective);
-  t.collective.reset();
+  op.collective = std::move(t.collective);
 }
 
 AsyncPrediction async_record(const InstructionTiming& start, const InstructionTiming& done) {

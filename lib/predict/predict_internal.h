@@ -135,7 +135,7 @@ struct InstructionTiming {
   std::string model;             // the model behind time_s or latency_s (OpPrediction::model)
   std::string_view matrix_unit;  // the matrix class its matrix FLOPs ran on ("bf16", "tf32")
   // A collective's prediction; held apart, as few ops are collectives.
-  std::unique_ptr<CollectivePrediction> collective;
+  HeapOptional<CollectivePrediction> collective;
 
   // Async starts: the work launched, and where it runs. Dones: the start they wait for.
   double latency_s = 0;

@@ -190,7 +190,7 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
       if (!fits_collectives(base, options.predict)) continue;
       s.collective = true;
       s.bandwidth_s = op.collective->time_s;  // the unit spec has no launch latency
-      const std::optional<CollectivePrediction>& g = given_ops.at(op.name)->collective;
+      const CollectivePrediction* g = given_ops.at(op.name)->collective.get();
       if (g && g->estimate && g->estimate->placement.domains > 1) {
         s.across_nodes = true;
         s.estimate = *g->estimate;

@@ -27,6 +27,7 @@
 #include "hloroof/collective.h"
 #include "hloroof/cost.h"
 #include "hloroof/device.h"
+#include "hloroof/heap_optional.h"
 #include "hloroof/module.h"
 #include "hloroof/roofline.h"
 
@@ -141,8 +142,9 @@ struct OpPrediction {
   double on_chip_bytes = 0;
   double host_bytes = 0;
   std::string explanation;                         // the formula with the device numbers
-  std::optional<CollectivePrediction> collective;  // collectives (on the start of a pair)
-  std::optional<AsyncPrediction> async;            // both ops of an async pair
+  // Few ops have these: each is held on the heap (an op without them carries two pointers).
+  HeapOptional<CollectivePrediction> collective;  // collectives (on the start of a pair)
+  HeapOptional<AsyncPrediction> async;            // both ops of an async pair
 };
 
 // A slice of the predicted timeline (the trace view draws these).
