@@ -490,23 +490,21 @@ void bind_module(py::module_& m) {
       },
       py::arg("text"), py::arg("file_name") = "");
   m.def(
-      "_is_module_proto",
-      [](py::bytes data) {
+      "_read_proto",
+      [](py::bytes data, const std::string& file_name) -> std::optional<Module> {
+        // The bytes are told apart and read in one parse; they are not copied (a bytes object
+        // does not change, and `data` holds it while the GIL is released).
         const std::string_view bytes = data;
-        const InputKind kind = detect_input_kind(bytes);
-        return kind == InputKind::kHloProto || kind == InputKind::kXSpace;
-      },
-      py::arg("data"),
-      "Whether the bytes are an HloProto, an HloModuleProto or an XSpace carrying modules.");
-  m.def(
-      "_parse_proto",
-      [](py::bytes data, const std::string& file_name) {
-        const std::string bytes = data;
         absl::StatusOr<Module> module;
+        InputKind kind = InputKind::kEmpty;
         {
           py::gil_scoped_release release;
           const std::string origin = file_name.empty() ? std::string("<bytes>") : file_name;
-          if (detect_input_kind(bytes) == InputKind::kXSpace) {
+          ParsedHloProto proto;
+          kind = detect_input_kind(bytes, &proto);
+          if (kind == InputKind::kHloProto) {
+            module = proto.module(ParseOptions{.file_name = origin});
+          } else if (kind == InputKind::kXSpace) {
             // The module that ran longest in the profile, as the command reads it.
             absl::StatusOr<Profile> profile = parse_xspace(bytes, origin);
             if (!profile.ok()) {
@@ -518,13 +516,14 @@ void bind_module(py::module_& m) {
                                                      ParseOptions{.file_name = origin})
                                    : absl::StatusOr<Module>(picked.status());
             }
-          } else {
-            module = parse_hlo_proto(bytes, ParseOptions{.file_name = origin});
           }
         }
+        if (kind != InputKind::kHloProto && kind != InputKind::kXSpace) return std::nullopt;
         return value_or_raise(std::move(module));
       },
-      py::arg("data"), py::arg("file_name") = "");
+      py::arg("data"), py::arg("file_name") = "",
+      "The Module of an HloProto, an HloModuleProto or an XSpace carrying modules; None for "
+      "other bytes.");
 }
 
 // ---- Devices.

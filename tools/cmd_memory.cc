@@ -246,7 +246,7 @@ int run(const std::vector<std::string>& words) {
   if (!choice.ok()) return fail(choice.status());
   // The allocations are listed by the JSON, and compared with XLA's where the input has them;
   // the text counts them.
-  options.allocations = args->flag("--json") || !loaded->hlo_proto.empty();
+  options.allocations = args->flag("--json") || loaded->xla_assignment.has_value();
   options.allocation_runs = true;  // expanded as they are written or compared
   absl::StatusOr<MemoryReport> report = analyze_memory(loaded->module, choice->spec, options);
   if (!report.ok()) return fail(report.status());
@@ -255,8 +255,8 @@ int run(const std::vector<std::string>& words) {
   }
   // XLA's own allocations, where the input carries them (an HloProto's buffer assignment).
   std::optional<XlaMemoryComparison> xla;
-  if (!loaded->hlo_proto.empty()) {
-    absl::StatusOr<XlaBufferAssignment> assigned = read_xla_buffer_assignment(loaded->hlo_proto);
+  if (loaded->xla_assignment.has_value()) {
+    const absl::StatusOr<XlaBufferAssignment>& assigned = *loaded->xla_assignment;
     if (!assigned.ok()) return fail(assigned.status());
     if (!assigned->allocations.empty()) xla = compare_with_xla(*report, *assigned);
   }

@@ -246,14 +246,14 @@ int run(const std::vector<std::string>& words) {
     absl::StatusOr<const ProfileModuleProto*> picked =
         pick_profile_module(*profile, args->get("--module"), &note);
     if (!picked.ok()) return fail(picked.status());
-    absl::StatusOr<Module> m = parse_hlo_proto(
-        (*picked)->hlo_proto, ParseOptions{.file_name = absl::StrCat(profile->origin, ":",
-                                                                      (*picked)->name)});
+    const ParsedHloProto proto((*picked)->hlo_proto);
+    absl::StatusOr<Module> m = proto.module(
+        ParseOptions{.file_name = absl::StrCat(profile->origin, ":", (*picked)->name)});
     if (!m.ok()) return fail(m.status());
     from_profile.module = *std::move(m);
     from_profile.file = profile->origin;
     from_profile.notes.push_back(note);
-    from_profile.hlo_proto = (*picked)->hlo_proto;
+    from_profile.xla_assignment = proto.xla_buffer_assignment();
     from_profile.profile_module = (*picked)->name;
     profile_options.module_name = profile_module_name(*profile, (*picked)->name);
     // "jit_dot(21)": program 21, told from other programs named jit_dot by the program_id

@@ -187,7 +187,8 @@ std::optional<absl::StatusOr<LoadedModule>> load_non_text(std::string_view bytes
                                                           std::string_view module_name) {
   // What the file is, by its content: a proto or a profile whatever its name, and a clear
   // word for files that hold no HLO at all (their bytes are never echoed).
-  const InputKind kind = detect_input_kind(bytes);
+  ParsedHloProto proto;
+  const InputKind kind = detect_input_kind(bytes, &proto);
   if (kind == InputKind::kHloText) return std::nullopt;
   if (kind != InputKind::kHloProto && kind != InputKind::kXSpace) {
     return absl::StatusOr<LoadedModule>(
@@ -204,7 +205,7 @@ std::optional<absl::StatusOr<LoadedModule>> load_non_text(std::string_view bytes
         pick_profile_module(*profile, module_name, &note);
     if (!picked.ok()) return absl::StatusOr<LoadedModule>(picked.status());
     loaded.notes.push_back(note);
-    loaded.hlo_proto = (*picked)->hlo_proto;
+    proto = ParsedHloProto((*picked)->hlo_proto);
     module_file = absl::StrCat(module_file, ":", (*picked)->name);
     loaded.profile_module = (*picked)->name;
   } else {
@@ -213,12 +214,13 @@ std::optional<absl::StatusOr<LoadedModule>> load_non_text(std::string_view bytes
           "--module picks a module of a dump directory or a profile; '", file,
           "' is an HLO proto, which holds one")));
     }
-    loaded.hlo_proto = std::string(bytes);
   }
-  absl::StatusOr<Module> module =
-      parse_hlo_proto(loaded.hlo_proto, ParseOptions{.file_name = module_file});
+  // The module and XLA's buffer assignment from the one parse of the bytes.
+  absl::StatusOr<Module> module = proto.module(ParseOptions{.file_name = module_file});
   if (!module.ok()) return absl::StatusOr<LoadedModule>(module.status());
   loaded.module = *std::move(module);
+  loaded.xla_assignment = proto.xla_buffer_assignment();
+  proto = ParsedHloProto();  // the messages are read: their memory goes back
   loaded.warnings = input_warnings(loaded.module, file);
   return absl::StatusOr<LoadedModule>(std::move(loaded));
 }

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "cli.h"
+#include "hloroof/hlo_proto.h"
 #include "hloroof/module.h"
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
@@ -49,9 +50,11 @@ struct LoadedModule {
   // True when the figures' entry is the computation the input marked ENTRY (JSON
   // `entry_marked`, as `parse --json` says it of the input).
   bool entry_marked = true;
-  // When the module came from a proto: the serialized HloProto or HloModuleProto (XLA's
-  // buffer assignment is in it), and, from a profile, the module's name there ("jit_f(12)").
-  std::string hlo_proto;
+  // When the module came from a proto (an HloProto or HloModuleProto, or a profile's): XLA's
+  // buffer assignment it carries (no allocations for an HloModuleProto) or the error reading
+  // it, read from the same parse as the module; unset for text.
+  std::optional<absl::StatusOr<XlaBufferAssignment>> xla_assignment;
+  // From a profile, the module's name there ("jit_f(12)").
   std::string profile_module;
 };
 

@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "google/protobuf/arena.h"
+#include "hloroof/hlo_proto.h"
 #include "hloroof/memory.h"
 #include "hloroof/module.h"
 #include "proto/hlo.pb.h"
@@ -170,6 +171,22 @@ google::protobuf::ArenaOptions arena_options(size_t bytes);
 // with computations, on `arena`. False when neither (what the arena holds is then garbage).
 bool parse_module_proto(std::string_view bytes, google::protobuf::Arena* arena,
                         ParsedModuleProto* out);
+
+}  // namespace hloroof::proto_internal
+
+namespace hloroof {
+
+// What a ParsedHloProto keeps: the messages on their arena, and how many bytes they came from.
+struct ParsedHloProto::Messages {
+  explicit Messages(size_t bytes) : arena(proto_internal::arena_options(bytes)), size(bytes) {}
+  google::protobuf::Arena arena;
+  proto_internal::ParsedModuleProto read;
+  size_t size = 0;
+};
+
+}  // namespace hloroof
+
+namespace hloroof::proto_internal {
 
 // The buffer assignment of `memory` (write_hlo_proto's) into `out`, its buffers defined at
 // the instruction ids of `ids` (the ids the module's HloModuleProto gives).

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -1807,24 +1808,32 @@ bool parse_module_proto(std::string_view bytes, google::protobuf::Arena* arena,
 
 }  // namespace proto_internal
 
-bool is_hlo_proto(std::string_view bytes) {
-  if (bytes.empty()) return false;
-  google::protobuf::Arena arena(proto_internal::arena_options(bytes.size()));
-  proto_internal::ParsedModuleProto parsed;
-  return proto_internal::parse_module_proto(bytes, &arena, &parsed);
+ParsedHloProto::ParsedHloProto() = default;
+ParsedHloProto::ParsedHloProto(ParsedHloProto&&) noexcept = default;
+ParsedHloProto& ParsedHloProto::operator=(ParsedHloProto&&) noexcept = default;
+ParsedHloProto::~ParsedHloProto() = default;
+
+ParsedHloProto::ParsedHloProto(std::string_view bytes) : empty_input_(bytes.empty()) {
+  if (bytes.empty()) return;  // no message with computations
+  auto messages = std::make_unique<Messages>(bytes.size());
+  // What a failed attempt allocated goes with `messages`.
+  if (proto_internal::parse_module_proto(bytes, &messages->arena, &messages->read)) {
+    messages_ = std::move(messages);
+  }
 }
 
-absl::StatusOr<Module> parse_hlo_proto(std::string_view bytes, const ParseOptions& options) {
-  if (bytes.empty()) return proto_error(options, "HloModuleProto", "the input is empty");
-  google::protobuf::Arena arena(proto_internal::arena_options(bytes.size()));
-  proto_internal::ParsedModuleProto read;
-  if (!proto_internal::parse_module_proto(bytes, &arena, &read)) {
+bool ParsedHloProto::ok() const { return messages_ != nullptr; }
+
+absl::StatusOr<Module> ParsedHloProto::module(const ParseOptions& options) const {
+  if (empty_input_) return proto_error(options, "HloModuleProto", "the input is empty");
+  if (messages_ == nullptr) {
     return proto_error(options, "HloModuleProto",
                        "the bytes are neither an xla.HloProto nor an xla.HloModuleProto with "
                        "computations (truncated or another message?)");
   }
+  const proto_internal::ParsedModuleProto& read = messages_->read;
   const std::string_view kind = read.kind;
-  TextBuilder builder(*read.module, bytes.size());
+  TextBuilder builder(*read.module, messages_->size);
   std::string text, error;
   if (!builder.build(&text, &error)) return proto_error(options, kind, error);
   ParseOptions text_options;
@@ -1836,6 +1845,12 @@ absl::StatusOr<Module> parse_hlo_proto(std::string_view bytes, const ParseOption
   std::string where = builder.where(at->line);
   return proto_error(options, kind,
                      where.empty() ? at->message : str_cat(where, ": ", at->message));
+}
+
+bool is_hlo_proto(std::string_view bytes) { return ParsedHloProto(bytes).ok(); }
+
+absl::StatusOr<Module> parse_hlo_proto(std::string_view bytes, const ParseOptions& options) {
+  return ParsedHloProto(bytes).module(options);
 }
 
 }  // namespace hloroof

@@ -34,11 +34,22 @@ bool looks_binary(std::string_view bytes) {
 
 }  // namespace
 
-InputKind detect_input_kind(std::string_view bytes) {
+InputKind detect_input_kind(std::string_view bytes) { return detect_input_kind(bytes, nullptr); }
+
+InputKind detect_input_kind(std::string_view bytes, ParsedHloProto* parsed) {
+  ParsedHloProto here;
+  if (parsed == nullptr) parsed = &here;
   size_t first = 0;
   while (first < bytes.size() && is_space(bytes[first])) ++first;
-  if (first == bytes.size()) return InputKind::kEmpty;
-  if (is_hlo_proto(bytes)) return InputKind::kHloProto;
+  if (first == bytes.size()) {
+    // White space is never a proto with computations (the tag of one, 0x1a, is not white
+    // space): nothing to parse.
+    *parsed = ParsedHloProto();
+    parsed->empty_input_ = bytes.empty();
+    return InputKind::kEmpty;
+  }
+  *parsed = ParsedHloProto(bytes);  // failed, it holds no messages
+  if (parsed->ok()) return InputKind::kHloProto;
   if (looks_like_xspace(bytes)) return InputKind::kXSpace;
   if (looks_binary(bytes)) return InputKind::kBinary;
   const char c = bytes[first];

@@ -21,19 +21,30 @@ std::string_view XlaAllocation::kind() const {
 }
 
 absl::StatusOr<XlaBufferAssignment> read_xla_buffer_assignment(std::string_view bytes) {
-  google::protobuf::Arena arena(proto_internal::arena_options(bytes.size()));
-  proto_internal::ParsedModuleProto read;
-  if (!proto_internal::parse_module_proto(bytes, &arena, &read)) {
+  return ParsedHloProto(bytes).xla_buffer_assignment();
+}
+
+absl::StatusOr<XlaBufferAssignment> ParsedHloProto::xla_buffer_assignment() const {
+  if (messages_ == nullptr) {
     return absl::InvalidArgumentError(
         "the bytes are neither an xla.HloProto nor an xla.HloModuleProto");
   }
-  // Instruction names by id, for buffers whose location names only the id (XLA since 2023).
-  absl::flat_hash_map<int64_t, std::string> names;
-  const xla_proto::HloModuleProto& module = *read.module;
-  const xla_proto::BufferAssignmentProto& proto = *read.assignment;
-  for (const auto& c : module.computations()) {
-    for (const auto& i : c.instructions()) names.emplace(i.id(), i.name());
-  }
+  const xla_proto::HloModuleProto& module = *messages_->read.module;
+  const xla_proto::BufferAssignmentProto& proto = *messages_->read.assignment;
+  // Instruction names by id, for buffers whose location names only the id (XLA since 2023);
+  // made at the first such buffer (an HloModuleProto has none).
+  absl::flat_hash_map<int64_t, std::string_view> names;
+  bool named = false;
+  auto name_of = [&](int64_t id) -> std::string_view {
+    if (!named) {
+      named = true;
+      for (const auto& c : module.computations()) {
+        for (const auto& i : c.instructions()) names.emplace(i.id(), i.name());
+      }
+    }
+    auto n = names.find(id);
+    return n != names.end() ? n->second : std::string_view();
+  };
   absl::flat_hash_map<int64_t, const xla_proto::LogicalBufferProto*> buffers;
   for (const auto& b : proto.logical_buffers()) buffers.emplace(b.id(), &b);
   XlaBufferAssignment out;
@@ -58,10 +69,7 @@ absl::StatusOr<XlaBufferAssignment> read_xla_buffer_assignment(std::string_view 
       if (it == buffers.end()) continue;
       const auto& loc = it->second->defined_at();
       std::string name = loc.instruction_name();
-      if (name.empty()) {
-        auto n = names.find(loc.instruction_id());
-        if (n != names.end()) name = n->second;
-      }
+      if (name.empty()) name = std::string(name_of(loc.instruction_id()));
       if (name.empty()) continue;
       held.emplace_back(assigned.size(), std::move(name));
     }

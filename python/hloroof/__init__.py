@@ -134,8 +134,11 @@ def _module_of_proto(source: Any, file_name: str = "") -> Any:
     """The `Module` of the bytes of a proto (an HloProto or HloModuleProto, as XLA's
     ``--xla_dump_hlo_as_proto`` writes, or an XSpace profile: the module that ran longest);
     anything else as it is."""
-    if isinstance(source, (bytes, bytearray)) and _hloroof._is_module_proto(bytes(source)):
-        return _hloroof._parse_proto(bytes(source), file_name)
+    if isinstance(source, (bytes, bytearray)):
+        module = _hloroof._read_proto(source if isinstance(source, bytes) else bytes(source),
+                                      file_name)
+        if module is not None:
+            return module
     return source
 
 

@@ -299,6 +299,18 @@ TEST_CASE("buffer assignment: read back by read_xla_buffer_assignment") {
     const std::string bytes = write_hlo_proto(*m, *memory);
     absl::StatusOr<XlaBufferAssignment> read = read_xla_buffer_assignment(bytes);
     REQUIRE(read.ok());
+    // The same from the parse that told the bytes apart.
+    ParsedHloProto parsed;
+    REQUIRE(detect_input_kind(bytes, &parsed) == InputKind::kHloProto);
+    absl::StatusOr<XlaBufferAssignment> kept = parsed.xla_buffer_assignment();
+    REQUIRE(kept.ok());
+    REQUIRE(kept->allocations.size() == read->allocations.size());
+    for (size_t k = 0; k < read->allocations.size(); ++k) {
+      CHECK(kept->allocations[k].buffers == read->allocations[k].buffers);
+      CHECK(kept->allocations[k].size_bytes == read->allocations[k].size_bytes);
+      CHECK(kept->allocations[k].kind() == read->allocations[k].kind());
+    }
+    CHECK(kept->total_bytes() == read->total_bytes());
     REQUIRE(read->allocations.size() == memory->allocations.size());
     int64_t parameters = 0, outputs = 0, temps = 0, constants = 0;
     for (size_t k = 0; k < read->allocations.size(); ++k) {

@@ -253,6 +253,59 @@ TEST_CASE("malformed protos are errors that say where") {
   CHECK_FALSE(parse_hlo_proto("").ok());
 }
 
+TEST_CASE("detect_input_kind hands its parse on: the module and errors of parse_hlo_proto") {
+  const std::string module = add_module_bytes();
+  const std::string dangling =
+      field_bytes(1, "m") +
+      field_bytes(3, field_bytes(1, "main") +
+                         field_bytes(2, instruction("x", "parameter", 1, {})) +
+                         field_bytes(2, instruction("n", "negate", 2, {9})) +
+                         field_varint(5, 1) + field_varint(6, 2));
+  struct Input {
+    std::string bytes;
+    InputKind kind;
+  };
+  const Input inputs[] = {
+      {module, InputKind::kHloProto},
+      {field_bytes(1, module), InputKind::kHloProto},  // inside an HloProto
+      {dangling, InputKind::kHloProto},  // protobuf reads it; the reader refuses it
+      // Cut inside the computation: protobuf refuses it, and its bytes are not text.
+      {module.substr(0, module.size() - 4), InputKind::kBinary},
+      {"HloModule m\n", InputKind::kHloText},
+      {"", InputKind::kEmpty},
+      {" \n\t", InputKind::kEmpty},
+      {"{\"a\": 1}", InputKind::kJson},
+  };
+  ParseOptions options;
+  options.file_name = "in.pb";
+  for (const Input& in : inputs) {
+    INFO("input of " << in.bytes.size() << " bytes");
+    ParsedHloProto parsed(module);  // what it held before goes
+    const InputKind kind = detect_input_kind(in.bytes, &parsed);
+    CHECK(kind == in.kind);
+    CHECK(kind == detect_input_kind(in.bytes));
+    CHECK(parsed.ok() == (kind == InputKind::kHloProto));
+    CHECK(parsed.ok() == is_hlo_proto(in.bytes));
+    CHECK(print_or_error(parsed.module(options)) ==
+          print_or_error(parse_hlo_proto(in.bytes, options)));
+    absl::StatusOr<XlaBufferAssignment> assigned = parsed.xla_buffer_assignment();
+    absl::StatusOr<XlaBufferAssignment> read = read_xla_buffer_assignment(in.bytes);
+    CHECK(assigned.status() == read.status());
+    // An HloModuleProto carries no buffer assignment.
+    if (assigned.ok()) CHECK(assigned->allocations.empty());
+  }
+  // Read from the messages it keeps, a module does not depend on the bytes living on.
+  ParsedHloProto kept;
+  {
+    std::string bytes = module;
+    kept = ParsedHloProto(bytes);
+    bytes.assign(bytes.size(), '\0');
+  }
+  REQUIRE(kept.ok());
+  CHECK(print_or_error(kept.module()) == print_or_error(parse_hlo_proto(module)));
+  CHECK(print_or_error(ParsedHloProto().module()) == print_or_error(parse_hlo_proto("")));
+}
+
 // Every kind of attribute the writer maps, in one module (XLA's text for each).
 constexpr const char* kRichModule = R"(HloModule rich, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias) }, buffer_donor={ (1, {}) }, entry_computation_layout={(f32[8,16]{1,0}, f32[8,16]{1,0}, s32[4]{0})->(f32[8,16]{1,0}, f32[8,16]{1,0})}, replica_count=2, num_partitions=4, frontend_attributes={key="v a"}
 

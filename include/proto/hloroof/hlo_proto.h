@@ -6,6 +6,7 @@
 #define HLOROOF_HLO_PROTO_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -100,6 +101,40 @@ struct XlaBufferAssignment {
 // The buffer assignment of a serialized `HloProto`; nullopt-like empty allocations when it has
 // none (an `HloModuleProto`, or an `HloProto` without field 3). Errors on malformed bytes.
 absl::StatusOr<XlaBufferAssignment> read_xla_buffer_assignment(std::string_view bytes);
+
+// The messages of a serialized `HloProto` or `HloModuleProto`, parsed once and kept, so that
+// telling the bytes apart (detect_input_kind), reading the module and reading XLA's buffer
+// assignment do not each parse the bytes again. It does not refer to the bytes once made.
+class ParsedHloProto {
+ public:
+  // Nothing parsed: ok() is false, and module() says the input is empty.
+  ParsedHloProto();
+  // Parses `bytes` as parse_hlo_proto and is_hlo_proto do.
+  explicit ParsedHloProto(std::string_view bytes);
+  ParsedHloProto(ParsedHloProto&&) noexcept;
+  ParsedHloProto& operator=(ParsedHloProto&&) noexcept;
+  ~ParsedHloProto();
+
+  // is_hlo_proto(bytes) of the bytes it was made from.
+  bool ok() const;
+  // parse_hlo_proto(bytes, options): the module, or the same error.
+  absl::StatusOr<Module> module(const ParseOptions& options = {}) const;
+  // read_xla_buffer_assignment(bytes): the same allocations, or the same error.
+  absl::StatusOr<XlaBufferAssignment> xla_buffer_assignment() const;
+
+ private:
+  friend InputKind detect_input_kind(std::string_view bytes, ParsedHloProto* parsed);
+  struct Messages;
+  std::unique_ptr<Messages> messages_;  // null when the bytes are no HLO proto
+  bool empty_input_ = true;
+};
+
+// detect_input_kind(bytes), and in `parsed` the bytes as ParsedHloProto(bytes) reads them:
+// when the kind is kHloProto, the messages it was told by (their module and buffer assignment,
+// without a second parse); for other kinds, nothing (ok() false; module() and
+// xla_buffer_assignment() give the errors parse_hlo_proto and read_xla_buffer_assignment give
+// for the bytes).
+InputKind detect_input_kind(std::string_view bytes, ParsedHloProto* parsed);
 
 }  // namespace hloroof
 
