@@ -73,6 +73,8 @@ int run(const std::vector<std::string>& words) {
   } else {
     std::cout << render_advice_text(*advice);
   }
+  keep_until_exit(std::move(loaded), std::move(choice), std::move(prediction), std::move(memory),
+                  std::move(advice));
   return kExitOk;
 }
 

@@ -111,6 +111,7 @@ int run(const std::vector<std::string>& words) {
       std::cout << "\n" << message_text("note: ", set + ", on every device");
     }
   }
+  keep_until_exit(std::move(loaded), std::move(cost), std::move(predictions));
   return kExitOk;
 }
 

@@ -291,6 +291,7 @@ int run(const std::vector<std::string>& words) {
     print_totals(*module, *cost);
     print_table(*cost, args->flag("--all"), sort, top);
   }
+  keep_until_exit(std::move(loaded), std::move(cost));
   return kExitOk;
 }
 

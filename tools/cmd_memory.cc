@@ -274,6 +274,7 @@ int run(const std::vector<std::string>& words) {
     std::cout << banner_text(*loaded);
     print_text(*report, *choice, options.top_buffers, xla);
   }
+  keep_until_exit(std::move(loaded), std::move(choice), std::move(report));
   return kExitOk;
 }
 

@@ -17,14 +17,6 @@ namespace {
 
 constexpr std::string_view kUsage = "hloroof parse FILE... [--print | --json] [--module NAME]";
 
-// Hands a module over to the end of the process instead of destroying it: when the command is
-// about to exit, walking and freeing every node and unmapping the arena is work the kernel does
-// at once on exit. (The module stays reachable, so leak checkers do not count it.)
-void keep_until_exit(Module module) {
-  static auto* const kKept = new std::vector<Module>();
-  kKept->push_back(std::move(module));
-}
-
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
       parse_args(words, {.flags = {"--print", "--json"}, .options = {"--module"}});

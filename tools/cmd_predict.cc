@@ -191,23 +191,23 @@ int run(const std::vector<std::string>& words) {
   if (args->flag("--csv")) {
     std::cout << ops_csv({&*prediction}, false);
     std::cerr << xspace_summary;
-    return kExitOk;
-  }
-  if (args->flag("--json")) {
+  } else if (args->flag("--json")) {
     write_prediction_json(*prediction, std::cout);
     std::cout << "\n";
     std::cerr << xspace_summary;
-    return kExitOk;
+  } else {
+    // The report ends with what to fix (`hloroof advise` gives every finding).
+    const absl::StatusOr<MemoryReport>& memory = memory_report();
+    if (!memory.ok()) return fail(memory.status());
+    absl::StatusOr<Advice> advice =
+        advise(*module, *prediction, *memory, *spec, {.top = 5, .evidence_rows = 3});
+    if (!advice.ok()) return fail(advice.status());
+    advice->warnings.clear();  // the overview said them
+    std::cout << *report << "\n" << render_advice_text(*advice);
+    if (!xspace_summary.empty()) std::cout << "\n" << xspace_summary;
   }
-  // The report ends with what to fix (`hloroof advise` gives every finding).
-  const absl::StatusOr<MemoryReport>& memory = memory_report();
-  if (!memory.ok()) return fail(memory.status());
-  absl::StatusOr<Advice> advice =
-      advise(*module, *prediction, *memory, *spec, {.top = 5, .evidence_rows = 3});
-  if (!advice.ok()) return fail(advice.status());
-  advice->warnings.clear();  // the overview said them
-  std::cout << *report << "\n" << render_advice_text(*advice);
-  if (!xspace_summary.empty()) std::cout << "\n" << xspace_summary;
+  keep_until_exit(std::move(loaded), std::move(choice), std::move(prediction),
+                  std::move(analyzed));
   return kExitOk;
 }
 
