@@ -2,12 +2,13 @@
 """Runs two builds of the CLI over every corpus module and compares their JSON byte for byte.
 
     tools/diff_outputs.py OLD_CLI NEW_CLI [--corpus DIR] [--commands memory,predict,...] [-j N]
-                          [--extra "--device h100"] [--text]
+                          [--extra "--device h100"] [--text | --trace]
 
 For each `*.hlo` under DIR (default: ../shared/corpus beside the repository) and each command
 (default: memory, predict, cost, advise), runs `CLI COMMAND MODULE --json` (and the --extra
 arguments) with both binaries and compares standard output and exit status; with --text, the
-text output (no --json). Prints one line per
+text output (no --json); with --trace, `predict MODULE --trace T.json --roofline R.svg`: its
+text output and both files. Prints one line per
 differing output (at most --show of them), then the number of outputs compared and of those
 that differ; the exit status is 1 when any differs. A change meant to be faster only must
 leave this count at 0.
@@ -17,29 +18,44 @@ import concurrent.futures
 import pathlib
 import subprocess
 import sys
+import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
+# The files a run writes besides its standard output (--trace): their names, by option.
+FILES = {"--trace": "trace.json", "--roofline": "roofline.svg"}
+
+
 def run(cli: str, command: str, module: pathlib.Path, timeout: float,
-        extra: list[str]) -> tuple[int, bytes]:
-    try:
-        done = subprocess.run([cli, command, str(module), *extra], capture_output=True,
-                              timeout=timeout, check=False)
-    except subprocess.TimeoutExpired:
-        return -1, b"timed out"
-    return done.returncode, done.stdout
+        extra: list[str], files: bool) -> tuple:
+    with tempfile.TemporaryDirectory() as folder:
+        written = [arg for option, name in FILES.items() if files
+                   for arg in (option, str(pathlib.Path(folder) / name))]
+        try:
+            done = subprocess.run([cli, command, str(module), *extra, *written],
+                                  capture_output=True, timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            return -1, b"timed out"
+        contents = []
+        for name in FILES.values() if files else []:
+            path = pathlib.Path(folder) / name
+            contents.append(path.read_bytes() if path.exists() else None)
+        return done.returncode, done.stdout, *contents
 
 
 def compare(old: str, new: str, command: str, module: pathlib.Path, timeout: float,
-            extra: list[str]) -> str | None:
-    a = run(old, command, module, timeout, extra)
-    b = run(new, command, module, timeout, extra)
+            extra: list[str], files: bool) -> str | None:
+    a = run(old, command, module, timeout, extra, files)
+    b = run(new, command, module, timeout, extra, files)
     if a == b:
         return None
     if a[0] != b[0]:
         return f"{command} {module}: exit status {a[0]} -> {b[0]}"
-    return f"{command} {module}: output differs ({len(a[1])} -> {len(b[1])} bytes)"
+    names = ["output", *FILES.values()]
+    which = [f"{names[k - 1]} ({len(a[k] or b'')} -> {len(b[k] or b'')} bytes)"
+             for k in range(1, len(a)) if a[k] != b[k]]
+    return f"{command} {module}: {', '.join(which)} differ"
 
 
 def main() -> int:
@@ -53,7 +69,11 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
     parser.add_argument("--extra", default="", help="more arguments for every run")
     parser.add_argument("--text", action="store_true", help="compare text, not --json")
+    parser.add_argument("--trace", action="store_true",
+                        help="compare predict's text, --trace and --roofline files")
     args = parser.parse_args()
+    if args.trace:
+        args.commands, args.text = "predict", True
     extra = ([] if args.text else ["--json"]) + args.extra.split()
 
     modules = sorted(pathlib.Path(args.corpus).rglob("*.hlo"))
@@ -61,7 +81,8 @@ def main() -> int:
     jobs = [(c, m) for m in modules for c in commands]
     differing = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(compare, args.old, args.new, c, m, args.timeout, extra)
+        futures = [pool.submit(compare, args.old, args.new, c, m, args.timeout, extra,
+                               args.trace)
                    for c, m in jobs]
         for future in futures:
             line = future.result()

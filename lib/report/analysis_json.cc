@@ -110,7 +110,7 @@ void write_cost_json(const ModuleCost& cost, std::ostream& sink) {
   }
   w.end_array();
   w.end_object();
-  out += "\n";
+  w.raw("\n");
   w.finish();
 }
 
@@ -316,7 +316,7 @@ void write_memory_json(const MemoryReport& r, std::ostream& sink,
   w.strings_field("notes", r.notes);
   w.strings_field("warnings", r.warnings);
   w.end_object();
-  out += "\n";
+  w.raw("\n");
   w.finish();
 }
 

@@ -5,26 +5,112 @@
 namespace hloroof::report_internal {
 namespace {
 
-constexpr size_t kFlushBytes = 64 << 10;
+// The buffer's size: a flush's worth and as much again before a container closes.
+constexpr size_t kBufferBytes = 128 << 10;
+// No double has these bits in the table: NaN is written as null, never looked up.
+constexpr uint64_t kNoDouble = 0x7ff8000000000001ull;
+constexpr char kSpaces[17] = "                ";
+
+// What the serializer writes (strings beyond plain ASCII, values handed over whole), into
+// the text at its cursor.
+class TextAdapter final : public nlohmann::detail::output_adapter_protocol<char> {
+ public:
+  explicit TextAdapter(JsonText& text) : text_(text) {}
+  void write_character(char c) override { text_.put(c); }
+  void write_characters(const char* s, std::size_t length) override { text_.append(s, length); }
+
+ private:
+  JsonText& text_;
+};
 
 }  // namespace
 
-JsonWriter::JsonWriter(std::string& out, std::ostream* sink)
+JsonText::JsonText(std::string& out, std::ostream* sink)
     : out_(out),
       sink_(sink),
-      serializer_(nlohmann::detail::output_adapter<char>(out), ' ',
-                  Json::error_handler_t::replace) {}
+      buffer_(new char[kBufferBytes]),
+      begin_(buffer_.get()),
+      cursor_(begin_),
+      end_(begin_ + kBufferBytes) {}
 
-// Appends ",\n" (or "\n" for the first) and the indentation, then `more` bytes for the caller
-// to fill; returns where those start.
+JsonText::~JsonText() {
+  if (sink_ == nullptr) hand_over();
+}
+
+void JsonText::hand_over() {
+  if (sink_ != nullptr) {
+    sink_->write(begin_, static_cast<std::streamsize>(held()));
+  } else {
+    out_.append(begin_, held());
+  }
+  cursor_ = begin_;
+}
+
+void JsonText::make_room(size_t n) {
+  hand_over();
+  const auto size = static_cast<size_t>(end_ - begin_);
+  if (size >= n) return;
+  buffer_.reset(new char[n]);
+  begin_ = cursor_ = buffer_.get();
+  end_ = begin_ + n;
+}
+
+void JsonText::string(std::string_view text) {
+  if (char* end = plain_json_string(room(2 * text.size() + 2), text)) {
+    cursor_ = end;
+    return;
+  }
+  value(Json(std::string(text)), false, 0);
+}
+
+void JsonText::number(double x) {
+  if (!std::isfinite(x)) {
+    append("null", 4);
+    return;
+  }
+  uint64_t bits;
+  std::memcpy(&bits, &x, sizeof(bits));
+  if (written_ == nullptr) {
+    written_ = std::make_unique<Written[]>(size_t{1} << kWrittenBits);
+    for (size_t i = 0; i < (size_t{1} << kWrittenBits); ++i) written_[i].bits = kNoDouble;
+  }
+  // Fibonacci hashing: the top bits of the bits times 2^64 / golden ratio.
+  Written& w = written_[(bits * 0x9e3779b97f4a7c15ull) >> (64 - kWrittenBits)];
+  if (w.bits != bits) {
+    // What the serializer's dump_float writes for a finite double.
+    char* end = whole_json_double(w.text, x);
+    if (end == nullptr) end = nlohmann::detail::to_chars(w.text, w.text + sizeof(w.text), x);
+    w.size = static_cast<uint8_t>(end - w.text);
+    w.bits = bits;
+  }
+  char* o = room(sizeof(w.text));
+  std::memcpy(o, w.text, sizeof(w.text));  // whole: a fixed size copies in two moves
+  cursor_ = o + w.size;
+}
+
+void JsonText::value(const Json& j, bool pretty, unsigned indent) {
+  if (serializer_ == nullptr) {
+    serializer_ = std::make_unique<nlohmann::detail::serializer<Json>>(
+        std::make_shared<TextAdapter>(*this), ' ', Json::error_handler_t::replace);
+  }
+  serializer_->dump(j, pretty, false, 2, indent);
+}
+
+JsonWriter::JsonWriter(std::string& out, std::ostream* sink) : text_(out, sink) {}
+
+// Writes ",\n" (or "\n" for the first) and the indentation, with room for `more` bytes after
+// it; returns where those go (the caller writes them and advances the text past them).
 char* JsonWriter::new_line(bool first, size_t more) {
-  const size_t at = out_.size();
   const size_t pad = indent();
-  out_.resize(at + (first ? 1 : 2) + pad + more);
-  char* o = out_.data() + at;
-  if (!first) *o++ = ',';
+  char* o = text_.room(2 + pad + sizeof(kSpaces) + more);
+  *o = ',';
+  o += first ? 0 : 1;
   *o++ = '\n';
-  std::memset(o, ' ', pad);
+  if (pad < sizeof(kSpaces)) {
+    std::memcpy(o, kSpaces, sizeof(kSpaces) - 1);  // a fixed size; the rest is overwritten
+  } else {
+    std::memset(o, ' ', pad);
+  }
   return o + pad;
 }
 
@@ -35,7 +121,7 @@ void JsonWriter::before_value() {
   }
   if (levels_.empty()) return;
   Level& level = levels_.back();
-  new_line(level.count++ == 0, 0);
+  text_.advance(new_line(level.count++ == 0, 0));
 }
 
 void JsonWriter::key(std::string_view name) {
@@ -46,25 +132,26 @@ void JsonWriter::key(std::string_view name) {
     // `"name": ` written whole.
     char* o = new_line(first, name.size() + 4);
     *o++ = '"';
-    if (!name.empty()) std::memcpy(o, name.data(), name.size());
+    copy_bytes(o, name.data(), name.size());
     o += name.size();
     std::memcpy(o, "\": ", 3);
+    text_.advance(o + 3);
     return;
   }
-  new_line(first, 0);
-  write_string(name);
-  out_ += ": ";
+  text_.advance(new_line(first, 0));
+  text_.string(name);
+  text_.append(": ", 2);
 }
 
 void JsonWriter::begin_object() {
   before_value();
-  out_ += '{';
+  text_.put('{');
   levels_.push_back({true, 0});
 }
 
 void JsonWriter::begin_array() {
   before_value();
-  out_ += '[';
+  text_.put('[');
   levels_.push_back({false, 0});
 }
 
@@ -76,31 +163,37 @@ void JsonWriter::close(char bracket) {
   const size_t count = levels_.back().count;
   levels_.pop_back();
   if (count > 0) {
-    out_ += '\n';
-    out_.append(indent(), ' ');
+    char* o = new_line(true, 1);
+    *o++ = bracket;
+    text_.advance(o);
+  } else {
+    text_.put(bracket);
   }
-  out_ += bracket;
-  maybe_flush();
+  text_.flush_if_full();
 }
 
 void JsonWriter::value(const Json& j) {
   before_value();
-  serializer_.dump(j, true, false, 2, indent());
+  text_.value(j, true, indent());
 }
 
 void JsonWriter::string(std::string_view text) {
   before_value();
-  write_string(text);
+  text_.string(text);
 }
 
 void JsonWriter::null() {
   before_value();
-  out_ += "null";
+  text_.append("null", 4);
 }
 
 void JsonWriter::boolean(bool b) {
   before_value();
-  out_ += b ? "true" : "false";
+  if (b) {
+    text_.append("true", 4);
+  } else {
+    text_.append("false", 5);
+  }
 }
 
 void JsonWriter::strings_field(std::string_view name, const std::vector<std::string>& texts) {
@@ -108,23 +201,6 @@ void JsonWriter::strings_field(std::string_view name, const std::vector<std::str
   begin_array();
   for (const std::string& text : texts) string(text);
   end_array();
-}
-
-void JsonWriter::write_string(std::string_view text) {
-  if (append_plain_json_string(out_, text)) return;
-  serializer_.dump(Json(std::string(text)), true, false, 2, indent());
-}
-
-void JsonWriter::finish() {
-  if (sink_ == nullptr) return;
-  sink_->write(out_.data(), static_cast<std::streamsize>(out_.size()));
-  out_.clear();
-}
-
-void JsonWriter::maybe_flush() {
-  if (sink_ == nullptr || out_.size() < kFlushBytes) return;
-  sink_->write(out_.data(), static_cast<std::streamsize>(out_.size()));
-  out_.clear();
 }
 
 }  // namespace hloroof::report_internal

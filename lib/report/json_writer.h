@@ -1,16 +1,19 @@
 // JSON text written field by field as it is produced, exactly as nlohmann's
 // ordered_json::dump(2, ' ', false, error_handler_t::replace) writes the same document: two
 // spaces of indentation per level, `"key": value`, empty objects and arrays as {} and [],
-// numbers and non-plain strings through nlohmann's own serializer (so doubles, escapes and
-// replaced invalid UTF-8 read the same). Large reports are written without first building
-// the document; with a sink, at most about 64 KiB of text is held at a time.
+// doubles through nlohmann's own to_chars (grisu2) and strings beyond plain ASCII through its
+// serializer (so doubles, escapes and replaced invalid UTF-8 read the same). Large reports are
+// written without first building the document; with a sink, at most about 64 KiB of text (and
+// a piece being written) is held at a time.
 #ifndef HLOROOF_LIB_REPORT_JSON_WRITER_H_
 #define HLOROOF_LIB_REPORT_JSON_WRITER_H_
 
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -37,79 +40,132 @@ inline constexpr std::array<uint8_t, 256> kJsonByteClass = [] {
   return c;
 }();
 
+inline uint64_t load8(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+inline uint32_t load4(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+#ifdef __SSE2__
+// Which of the sixteen bytes of `v` are not written as they are: one bit each.
+inline int special_json_bytes(__m128i v) {
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+  const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
+  // Compared as signed bytes, 0x80-0xff read negative: below 0x20 with the control bytes.
+  const __m128i special =
+      _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                   _mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, del)));
+  return _mm_movemask_epi8(special);
+}
+
+#endif
+
 // The number of bytes from `p` on, up to `end`, written as they are (class 0): sixteen at a
-// time where SSE2 is there (every x86-64), then one at a time.
+// time where SSE2 is there (every x86-64), and a tail of 4 to 15 bytes as two loads that
+// overlap (its first and last 8 or 4 bytes: never a byte past `end`); else one at a time.
 inline size_t plain_json_run(const char* p, const char* end) {
   const char* const start = p;
 #ifdef __SSE2__
-  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
-  const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
   while (end - p >= 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    // Compared as signed bytes, 0x80-0xff read negative: below 0x20 with the control bytes.
-    const __m128i special =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                     _mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, del)));
-    const int mask = _mm_movemask_epi8(special);
+    const int mask = special_json_bytes(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     if (mask != 0) return static_cast<size_t>(p - start) + __builtin_ctz(mask);
     p += 16;
+  }
+  const auto left = static_cast<size_t>(end - p);
+  if (left >= 4) {
+    // Lanes 0-7 (0-3) hold the tail's first bytes, lanes 8-15 (4-7) its last.
+    const size_t half = left >= 8 ? 8 : 4;
+    const __m128i v =
+        half == 8 ? _mm_set_epi64x(static_cast<int64_t>(load8(end - 8)),
+                                   static_cast<int64_t>(load8(p)))
+                  : _mm_set_epi32(0, 0, static_cast<int32_t>(load4(end - 4)),
+                                  static_cast<int32_t>(load4(p)));
+    const int mask = special_json_bytes(v) & (half == 8 ? 0xffff : 0xff);
+    if (mask == 0) return static_cast<size_t>(end - start);
+    const int first = __builtin_ctz(mask);
+    // A lane of the second half is byte left - 2 half + lane (the first half had none).
+    return static_cast<size_t>(p - start) +
+           (first < static_cast<int>(half) ? static_cast<size_t>(first) : left - 2 * half + first);
   }
 #endif
   while (p != end && kJsonByteClass[static_cast<unsigned char>(*p)] == 0) ++p;
   return static_cast<size_t>(p - start);
 }
 
-// Appends `text` as a quoted JSON string, as nlohmann's serializer writes it, when it holds
-// only printable ASCII and the characters with a short escape; returns false and leaves `out`
-// as it was when it holds anything else, which is the serializer's to write. One pass, runs of
-// plain bytes appended whole.
-inline bool append_plain_json_string(std::string& out, std::string_view text) {
-  const size_t start = out.size();
-  const char* p = text.data();
-  const char* const end = text.data() + text.size();
-  size_t run = plain_json_run(p, end);
-  if (run == text.size()) {  // the common case: nothing to escape
-    out.resize(start + text.size() + 2);
-    char* o = out.data() + start;
-    *o = '"';
-    if (!text.empty()) std::memcpy(o + 1, text.data(), text.size());
-    o[text.size() + 1] = '"';
-    return true;
-  }
-  out += '"';
-  for (;;) {
-    out.append(p, run);
-    p += run;
-    if (p == end) break;
-    if (kJsonByteClass[static_cast<unsigned char>(*p)] == 2) {
-      out.resize(start);
-      return false;
+// Copies `n` bytes as memcpy does, inline for the short runs strings are made of: up to 32
+// bytes as two copies that overlap.
+inline void copy_bytes(char* o, const char* p, size_t n) {
+  if (n >= 16) {
+    if (n > 32) {
+      std::memcpy(o, p, n);
+      return;
     }
-    char escape[2] = {'\\', *p};
-    switch (*p) {
-      case '\b': escape[1] = 'b'; break;
-      case '\t': escape[1] = 't'; break;
-      case '\n': escape[1] = 'n'; break;
-      case '\f': escape[1] = 'f'; break;
-      case '\r': escape[1] = 'r'; break;
-      default: break;  // quote, backslash
-    }
-    out.append(escape, 2);
-    ++p;
-    run = plain_json_run(p, end);
+    char a[16], b[16];
+    std::memcpy(a, p, 16);
+    std::memcpy(b, p + n - 16, 16);
+    std::memcpy(o, a, 16);
+    std::memcpy(o + n - 16, b, 16);
+  } else if (n >= 8) {
+    const uint64_t a = load8(p), b = load8(p + n - 8);
+    std::memcpy(o, &a, 8);
+    std::memcpy(o + n - 8, &b, 8);
+  } else if (n >= 4) {
+    const uint32_t a = load4(p), b = load4(p + n - 4);
+    std::memcpy(o, &a, 4);
+    std::memcpy(o + n - 4, &b, 4);
+  } else if (n > 0) {
+    o[0] = p[0];
+    o[n / 2] = p[n / 2];
+    o[n - 1] = p[n - 1];
   }
-  out += '"';
-  return true;
 }
 
-// Appends `x` as nlohmann's serializer writes a double when it is a whole number below 1e15 in
-// magnitude: its digits and ".0" ("880.0", "-0.0"; to_chars in nlohmann/detail/conversions/
-// to_chars.hpp, 3.11.2: a value whose digits end at or before the decimal point, at most
-// digits10 = 15 of them, is written as digits, zeros, ".0"; a whole number below 1e15 is exact,
-// and no shorter digits come within half its spacing); returns false for any other value
-// (fractions, larger, NaN, infinities), which is the serializer's to write.
-inline bool append_whole_json_double(std::string& out, double x) {
-  if (!(std::fabs(x) < 1e15) || x != std::trunc(x)) return false;
+// Writes `text` at `o` as a quoted JSON string, as nlohmann's serializer writes it, when it
+// holds only printable ASCII and the characters with a short escape, and returns the end of
+// what it wrote (at most 2 * size + 2 bytes); returns null when it holds anything else, which
+// is the serializer's to write. One pass, runs of plain bytes copied whole.
+inline char* plain_json_string(char* o, std::string_view text) {
+  const char* p = text.data();
+  const char* const end = text.data() + text.size();
+  *o++ = '"';
+  for (;;) {
+    const size_t run = plain_json_run(p, end);
+    copy_bytes(o, p, run);
+    o += run;
+    p += run;
+    if (p == end) break;
+    if (kJsonByteClass[static_cast<unsigned char>(*p)] == 2) return nullptr;
+    o[0] = '\\';
+    switch (*p) {
+      case '\b': o[1] = 'b'; break;
+      case '\t': o[1] = 't'; break;
+      case '\n': o[1] = 'n'; break;
+      case '\f': o[1] = 'f'; break;
+      case '\r': o[1] = 'r'; break;
+      default: o[1] = *p; break;  // quote, backslash
+    }
+    o += 2;
+    ++p;
+  }
+  *o++ = '"';
+  return o;
+}
+
+// Writes `x` at `o` as nlohmann's serializer writes a double when it is a whole number below
+// 1e15 in magnitude: its digits and ".0" ("880.0", "-0.0"; to_chars in nlohmann/detail/
+// conversions/to_chars.hpp, 3.11.2: a value whose digits end at or before the decimal point,
+// at most digits10 = 15 of them, is written as digits, zeros, ".0"; a whole number below 1e15
+// is exact, and no shorter digits come within half its spacing); returns the end of what it
+// wrote (at most 19 bytes), or null for any other value (fractions, larger, NaN, infinities),
+// which is the serializer's to write.
+inline char* whole_json_double(char* o, double x) {
+  if (!(std::fabs(x) < 1e15) || x != std::trunc(x)) return nullptr;
   char text[24];
   char* const end = text + sizeof(text);
   char* p = end;
@@ -121,16 +177,102 @@ inline bool append_whole_json_double(std::string& out, double x) {
     v /= 10;
   } while (v != 0);
   if (std::signbit(x)) *--p = '-';
-  out.append(p, static_cast<size_t>(end - p));
+  const auto size = static_cast<size_t>(end - p);
+  std::memcpy(o, p, size);
+  return o + size;
+}
+
+// whole_json_double, appended to `out`; false (and `out` as it was) for other values.
+inline bool append_whole_json_double(std::string& out, double x) {
+  char text[24];
+  const char* const end = whole_json_double(text, x);
+  if (end == nullptr) return false;
+  out.append(text, static_cast<size_t>(end - text));
   return true;
 }
+
+// Text of a JSON document as it is written: held in a buffer of its own and written through a
+// cursor (no string growth per piece), then handed over in pieces: with a sink, to it once it
+// holds 64 KiB (at flush_if_full()) and at finish(); without, appended to `out` whenever the
+// buffer fills, at finish() and at the latest when this is destroyed.
+class JsonText {
+ public:
+  using Json = nlohmann::ordered_json;
+
+  JsonText(std::string& out, std::ostream* sink);
+  ~JsonText();
+  JsonText(const JsonText&) = delete;
+  JsonText& operator=(const JsonText&) = delete;
+
+  // Room for `n` more bytes at the cursor; write them, then advance(that many).
+  char* room(size_t n) {
+    if (static_cast<size_t>(end_ - cursor_) < n) make_room(n);
+    return cursor_;
+  }
+  void advance(char* to) { cursor_ = to; }
+  void append(const char* text, size_t n) {
+    char* o = room(n);
+    std::memcpy(o, text, n);
+    cursor_ = o + n;
+  }
+  void append(std::string_view text) { append(text.data(), text.size()); }
+  void put(char c) { *room(1) = c, ++cursor_; }
+
+  // `text` quoted and escaped as nlohmann's serializer writes a string (invalid UTF-8
+  // replaced): the common text here, anything else through the serializer.
+  void string(std::string_view text);
+  // `x` as nlohmann's serializer writes a double: null when not finite, else its to_chars
+  // (grisu2; a value seen before is copied from a small table of the last ones written, since
+  // reports repeat the same few hundred values thousands of times).
+  void number(double x);
+  // An integer as nlohmann writes it: its decimal digits.
+  template <typename T>
+    requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)
+  void number(T n) {
+    char* o = room(24);
+    cursor_ = std::to_chars(o, o + 24, n).ptr;
+  }
+  // `j` as dump(j, pretty, false, 2, indent) writes it.
+  void value(const Json& j, bool pretty, unsigned indent);
+
+  // The bytes not yet handed over.
+  size_t held() const { return static_cast<size_t>(cursor_ - begin_); }
+  // With a sink, hands the text over once it holds 64 KiB.
+  void flush_if_full() {
+    if (sink_ != nullptr && held() >= kFlushBytes) hand_over();
+  }
+  // Hands what is held to the sink or `out`.
+  void hand_over();
+
+ private:
+  static constexpr size_t kFlushBytes = 64 << 10;
+  // The last doubles written, by a hash of their bits: the bits and the text.
+  struct Written {
+    uint64_t bits;
+    uint8_t size;
+    char text[31];
+  };
+  static constexpr int kWrittenBits = 8;
+
+  void make_room(size_t n);
+
+  std::string& out_;
+  std::ostream* sink_;
+  std::unique_ptr<char[]> buffer_;
+  char* begin_;
+  char* cursor_;
+  char* end_;
+  std::unique_ptr<Written[]> written_;  // made at the first double
+  std::unique_ptr<nlohmann::detail::serializer<Json>> serializer_;  // made when needed
+};
 
 class JsonWriter {
  public:
   using Json = nlohmann::ordered_json;
 
-  // Appends to `out`; with a `sink`, moves what `out` holds into it once that passes 64 KiB,
-  // and at finish().
+  // Writes to `out`; with a `sink`, hands the text to it in pieces of about 64 KiB (once a
+  // container closes past that), and at finish(). The text reaches `out` (without a sink) at
+  // finish().
   explicit JsonWriter(std::string& out, std::ostream* sink = nullptr);
 
   // Values: at the top, as an array's next element, or as the value of the key just written.
@@ -149,9 +291,10 @@ class JsonWriter {
   void number(T n) {
     before_value();
     if constexpr (std::is_floating_point_v<T>) {
-      if (append_whole_json_double(out_, static_cast<double>(n))) return;
+      text_.number(static_cast<double>(n));
+    } else {
+      text_.number(n);
     }
-    serializer_.dump(Json(n), true, false, 2, indent());
   }
 
   // The key of an object's next field (any text; plain ASCII is written as it is).
@@ -177,9 +320,13 @@ class JsonWriter {
   }
   // An array of strings, as a std::vector<std::string> converts to JSON.
   void strings_field(std::string_view name, const std::vector<std::string>& texts);
+  // Text after the document (a final newline), written as it is.
+  void raw(std::string_view text) { text_.append(text); }
 
-  // Hands what is left to the sink (call once the document is closed).
-  void finish();
+  // Hands what is left to the sink, or to `out` (call once the document is closed).
+  void finish() { text_.hand_over(); }
+  // The bytes held and not yet handed over.
+  size_t held() const { return text_.held(); }
 
  private:
   struct Level {
@@ -189,13 +336,9 @@ class JsonWriter {
   unsigned indent() const { return static_cast<unsigned>(2 * levels_.size()); }
   void before_value();
   char* new_line(bool first, size_t more);
-  void write_string(std::string_view text);
   void close(char bracket);
-  void maybe_flush();
 
-  std::string& out_;
-  std::ostream* sink_;
-  nlohmann::detail::serializer<Json> serializer_;
+  JsonText text_;
   std::vector<Level> levels_;
   bool after_key_ = false;
 };

@@ -115,8 +115,11 @@ void write_json(const Prediction& p, JsonWriter& w) {
 // Text that is not UTF-8 (names come from the user's file) is replaced, not thrown on.
 std::string prediction_to_json(const Prediction& p) {
   std::string out;
-  JsonWriter w(out);
-  write_json(p, w);
+  {
+    JsonWriter w(out);
+    write_json(p, w);
+    w.finish();
+  }
   return out;
 }
 

@@ -10,95 +10,67 @@ namespace hloroof {
 namespace report_internal {
 namespace {
 
-constexpr size_t kFlushBytes = 64 << 10;
-
 double micros(double seconds) { return seconds * 1e6; }
 
 }  // namespace
 
-TraceWriter::TraceWriter(std::string& out, std::ostream* sink)
-    : out_(out),
-      sink_(sink),
-      serializer_(nlohmann::detail::output_adapter<char>(out), ' ',
-                  nlohmann::json::error_handler_t::replace) {
+TraceWriter::TraceWriter(std::string& out, std::ostream* sink) : text_(out, sink) {
   // The document's keys in sorted order: "displayTimeUnit" before "traceEvents".
-  out_ += R"({"displayTimeUnit":"ns","traceEvents":[)";
-  out_ += R"({"args":{"name":"hloroof predicted step"},"name":"process_name","ph":"M","pid":1})";
+  text_.append(R"({"displayTimeUnit":"ns","traceEvents":[)");
+  text_.append(
+      R"({"args":{"name":"hloroof predicted step"},"name":"process_name","ph":"M","pid":1})");
   first_event_ = false;
 }
 
 void TraceWriter::begin_event() {
-  maybe_flush();
-  if (!first_event_) out_ += ',';
+  text_.flush_if_full();
+  if (!first_event_) text_.put(',');
   first_event_ = false;
 }
 
 void TraceWriter::track(int64_t tid, std::string_view name) {
   begin_event();
-  out_ += R"({"args":{"name":)";
-  write_string(name);
-  out_ += R"(},"name":"thread_name","ph":"M","pid":1,"tid":)";
-  write_number(tid);
-  out_ += R"(},{"args":{"sort_index":)";
-  write_number(tid);
-  out_ += R"(},"name":"thread_sort_index","ph":"M","pid":1,"tid":)";
-  write_number(tid);
-  out_ += '}';
+  text_.append(R"({"args":{"name":)");
+  text_.string(name);
+  text_.append(R"(},"name":"thread_name","ph":"M","pid":1,"tid":)");
+  text_.number(tid);
+  text_.append(R"(},{"args":{"sort_index":)");
+  text_.number(tid);
+  text_.append(R"(},"name":"thread_sort_index","ph":"M","pid":1,"tid":)");
+  text_.number(tid);
+  text_.put('}');
 }
 
 void TraceWriter::slice(int64_t tid, std::string_view name, double start_s, double duration_s,
                         absl::Span<const TraceArg> args) {
   begin_event();
-  out_ += R"({"args":)";
+  text_.append(R"({"args":)");
   write_args(args);
-  out_ += R"(,"dur":)";
-  write_number(micros(duration_s));
-  out_ += R"(,"name":)";
-  write_string(name);
-  out_ += R"(,"ph":"X","pid":1,"tid":)";
-  write_number(tid);
-  out_ += R"(,"ts":)";
-  write_number(micros(start_s));
-  out_ += '}';
+  text_.append(R"(,"dur":)");
+  text_.number(micros(duration_s));
+  text_.append(R"(,"name":)");
+  text_.string(name);
+  text_.append(R"(,"ph":"X","pid":1,"tid":)");
+  text_.number(tid);
+  text_.append(R"(,"ts":)");
+  text_.number(micros(start_s));
+  text_.put('}');
 }
 
 void TraceWriter::counter(std::string_view name, double time_s, double value) {
   begin_event();
-  out_ += R"({"args":{"value":)";
-  write_number(value);
-  out_ += R"(},"name":)";
-  write_string(name);
-  out_ += R"(,"ph":"C","pid":1,"ts":)";
-  write_number(micros(time_s));
-  out_ += '}';
+  text_.append(R"({"args":{"value":)");
+  text_.number(value);
+  text_.append(R"(},"name":)");
+  text_.string(name);
+  text_.append(R"(,"ph":"C","pid":1,"ts":)");
+  text_.number(micros(time_s));
+  text_.put('}');
 }
 
 void TraceWriter::finish() {
-  out_ += "]}";
-  if (sink_ != nullptr) {
-    sink_->write(out_.data(), static_cast<std::streamsize>(out_.size()));
-    out_.clear();
-  }
-}
-
-void TraceWriter::maybe_flush() {
-  if (sink_ == nullptr || out_.size() < kFlushBytes) return;
-  sink_->write(out_.data(), static_cast<std::streamsize>(out_.size()));
-  out_.clear();
-}
-
-void TraceWriter::write_string(std::string_view text) {
-  if (append_plain_json_string(out_, text)) return;
-  serializer_.dump(nlohmann::json(std::string(text)), false, false, 0);
-}
-
-void TraceWriter::write_number(double value) {
-  if (append_whole_json_double(out_, value)) return;
-  serializer_.dump(nlohmann::json(value), false, false, 0);
-}
-
-void TraceWriter::write_number(int64_t value) {
-  serializer_.dump(nlohmann::json(value), false, false, 0);
+  text_.append("]}", 2);
+  text_.hand_over();
 }
 
 void TraceWriter::write_args(absl::Span<const TraceArg> args) {
@@ -109,23 +81,23 @@ void TraceWriter::write_args(absl::Span<const TraceArg> args) {
     while (at != sorted_.begin() && arg.key < (*(at - 1))->key) --at;
     sorted_.insert(at, &arg);
   }
-  out_ += '{';
+  text_.put('{');
   bool first = true;
   for (size_t i = 0; i < sorted_.size(); ++i) {
     if (i + 1 < sorted_.size() && sorted_[i + 1]->key == sorted_[i]->key) continue;
-    if (!first) out_ += ',';
+    if (!first) text_.put(',');
     first = false;
-    write_string(sorted_[i]->key);
-    out_ += ':';
+    text_.string(sorted_[i]->key);
+    text_.put(':');
     std::visit([&](const auto& v) {
       if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string_view>) {
-        write_string(v);
+        text_.string(v);
       } else {
-        write_number(v);
+        text_.number(v);
       }
     }, sorted_[i]->value);
   }
-  out_ += '}';
+  text_.put('}');
 }
 
 }  // namespace report_internal

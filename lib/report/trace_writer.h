@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "nlohmann/json.hpp"
+#include "report/json_writer.h"
 
 namespace hloroof::report_internal {
 
@@ -26,8 +26,8 @@ struct TraceArg {
 
 class TraceWriter {
  public:
-  // Appends to `out`; with a `sink`, moves what `out` holds into it once that passes 64 KiB,
-  // and at finish(). Opens the document and writes the process name event.
+  // Writes to `out` (at finish()); with a `sink`, hands the text to it in pieces of about
+  // 64 KiB, and at finish(). Opens the document and writes the process name event.
   TraceWriter(std::string& out, std::ostream* sink);
 
   // A track's two metadata events (its name, and its place: `tid`).
@@ -43,15 +43,9 @@ class TraceWriter {
 
  private:
   void begin_event();
-  void write_string(std::string_view text);
-  void write_number(double value);
-  void write_number(int64_t value);
   void write_args(absl::Span<const TraceArg> args);
-  void maybe_flush();
 
-  std::string& out_;
-  std::ostream* sink_;
-  nlohmann::detail::serializer<nlohmann::json> serializer_;
+  JsonText text_;
   std::vector<const TraceArg*> sorted_;  // reused for each event's args
   bool first_event_ = true;
 };
