@@ -18,34 +18,35 @@ using report_internal::TraceWriter;
 // Event times are sums of op times; differences below a picosecond are rounding.
 constexpr double kRoundingSeconds = 1e-12;
 
-// The op's cost record, into `args` (cleared first); the strings stay the op's.
+// The op's cost record, into `args` (cleared first); the strings stay the op's. In the order
+// of their keys, the order they are written in: the writer's sort then has nothing to move.
 void op_args(const OpPrediction& op, std::vector<TraceArg>& args) {
   args.clear();
-  args.push_back({"opcode", op.opcode});
-  args.push_back({"category", op.category});
+  const CollectivePrediction* c = op.collective ? &*op.collective : nullptr;
   args.push_back({"bound", op_bound_name(op)});
-  args.push_back({"resource", resource_name(op)});
-  args.push_back({"occurrences", op.multiplier});
-  args.push_back({"roofline_time_s", op.roofline_time_s});
-  args.push_back({"efficiency", op.efficiency});
-  args.push_back({"model", op.model});
-  args.push_back({"flops", op.flops});
-  args.push_back({"hbm_bytes", op.hbm_bytes});
-  if (!op.op_name.empty()) args.push_back({"op_name", op.op_name});
+  args.push_back({"category", op.category});
+  if (c != nullptr) args.push_back({"collective", c->kind});
   if (!op.computation.empty()) args.push_back({"computation", op.computation});
-  if (op.transcendentals > 0) args.push_back({"transcendentals", op.transcendentals});
-  if (op.on_chip_bytes > 0) args.push_back({"on_chip_bytes", op.on_chip_bytes});
-  if (op.host_bytes > 0) args.push_back({"host_bytes", op.host_bytes});
-  if (op.collective) {
-    const CollectivePrediction& c = *op.collective;
-    args.push_back({"collective", c.kind});
-    args.push_back({"payload_bytes", c.payload_bytes});
-    args.push_back({"group_size", c.group_size});
-    args.push_back({"formula", c.formula});
-    args.push_back({"exposed_s", c.exposed_s});
-    args.push_back({"hidden_s", c.hidden_s});
-  }
+  args.push_back({"efficiency", op.efficiency});
   if (!op.explanation.empty()) args.push_back({"explanation", op.explanation});
+  if (c != nullptr) args.push_back({"exposed_s", c->exposed_s});
+  args.push_back({"flops", op.flops});
+  if (c != nullptr) {
+    args.push_back({"formula", c->formula});
+    args.push_back({"group_size", c->group_size});
+  }
+  args.push_back({"hbm_bytes", op.hbm_bytes});
+  if (c != nullptr) args.push_back({"hidden_s", c->hidden_s});
+  if (op.host_bytes > 0) args.push_back({"host_bytes", op.host_bytes});
+  args.push_back({"model", op.model});
+  args.push_back({"occurrences", op.multiplier});
+  if (op.on_chip_bytes > 0) args.push_back({"on_chip_bytes", op.on_chip_bytes});
+  if (!op.op_name.empty()) args.push_back({"op_name", op.op_name});
+  args.push_back({"opcode", op.opcode});
+  if (c != nullptr) args.push_back({"payload_bytes", c->payload_bytes});
+  args.push_back({"resource", resource_name(op)});
+  args.push_back({"roofline_time_s", op.roofline_time_s});
+  if (op.transcendentals > 0) args.push_back({"transcendentals", op.transcendentals});
 }
 
 // A timeline event made ready for the trace: clamped into its parent, with its op record.
