@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "hloroof/version.h"
 #include "util/edit_distance.h"
+#include "util/huge_pages.h"
 
 namespace {
 
@@ -56,6 +57,7 @@ int unknown_command(const std::string& word) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hloroof::detail::back_heap_with_huge_pages(size_t{1} << 30);
   std::vector<std::string> words(argv + 1, argv + argc);
   if (words.empty()) {
     print_overview(std::cerr);

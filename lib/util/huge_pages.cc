@@ -1,10 +1,13 @@
 #include "util/huge_pages.h"
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 
 #ifdef __linux__
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
@@ -52,6 +55,41 @@ void* map_huge_pages(size_t bytes, size_t huge_bytes) {
   (void)bytes;
   (void)huge_bytes;
   return nullptr;
+#endif
+}
+
+bool back_heap_with_huge_pages(size_t reserve) {
+#if defined(__linux__) && defined(__GLIBC__) && defined(MADV_HUGEPAGE) && \
+    __GLIBC_PREREQ(2, 33)
+  if (!huge_pages_available() || reserve < 2 * kHugePageBytes || reserve > INT_MAX) return false;
+  // malloc grows its heap by what a block needs and the pad, and keeps the pad when memory is
+  // freed; blocks up to 32 MiB (glibc's most) come from the heap, where malloc would map each
+  // block of 128 KiB or more apart.
+  if (mallopt(M_TOP_PAD, static_cast<int>(reserve)) == 0 ||
+      mallopt(M_MMAP_THRESHOLD, static_cast<int>(std::min(reserve, size_t{32} << 20))) == 0) {
+    return false;
+  }
+  // A block larger than the heap's free top makes it grow now; freed, it joins the top again,
+  // which then spans at least the reserve and ends where the heap does.
+  if (size_t top = mallinfo2().keepcost; top < reserve) {
+    void* probe = malloc(top + kHugePageBytes);
+    if (probe == nullptr) {
+      // No address space for the reserve (strict overcommit): let malloc grow as it did.
+      (void)mallopt(M_TOP_PAD, 0);
+      return false;
+    }
+    free(probe);
+  }
+  const auto end = reinterpret_cast<uintptr_t>(sbrk(0));
+  const size_t top = mallinfo2().keepcost;
+  if (end == static_cast<uintptr_t>(-1) || top > end) return false;
+  const uintptr_t first = (end - top + kHugePageBytes - 1) & ~uintptr_t{kHugePageBytes - 1};
+  const uintptr_t last = end & ~uintptr_t{kHugePageBytes - 1};
+  if (last <= first) return false;
+  return madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE) == 0;
+#else
+  (void)reserve;
+  return false;
 #endif
 }
 
