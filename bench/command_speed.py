@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Every command as a user waits for it, beside `parse` of the same module.
 
-    bench/command_speed.py [--cli build/tools/hloroof] [--runs 3] [FILE...]
+    bench/command_speed.py [--cli build/tools/hloroof] [--baseline OLD_CLI] [--runs 3] [--cpu]
+                           [FILE...]
     bench/command_speed.py --scaling [--largest N] [--cpu] [--cli ...]
 
 Without --scaling: for each FILE (default: the three largest modules of the shared corpus),
 runs each command as a whole process (start, read, parse, analyse, write, exit) --runs times
 and prints the median wall time in ms, that time over `parse`'s (x parse), and the peak
-resident memory over the input's size (B/B, from wait4). Targets: every command within 5x of
-parse, `predict --trace --roofline` within 10x, at most 10 B/B.
+resident memory over the input's size (B/B, from wait4); --cpu times CPU seconds instead of
+wall time; --baseline runs another build in turn and prints its figures first. Targets: every
+command within 5x of parse, `predict --trace --roofline` within 10x, at most 10 B/B.
 
 With --scaling: generated modules whose size doubles, each shape stressing one thing (many
 small outputs; a long chain of temporaries with a few live at a time; temporaries of growing
@@ -77,19 +79,38 @@ def largest_corpus_modules(count: int) -> list[pathlib.Path]:
     return modules[:count]
 
 
-def table(cli: str, modules: list[pathlib.Path], runs: int) -> None:
+def table(cli: str, modules: list[pathlib.Path], runs: int, cpu: bool = False,
+          baseline: str | None = None) -> None:
+    """With `baseline`, each command runs with both builds in turn (a machine's load moves
+    both alike) and the baseline's figures are printed before this build's."""
+    unit = "CPU ms" if cpu else "ms"
     with tempfile.TemporaryDirectory() as tmp:
         for module in modules:
             size = module.stat().st_size
             print(f"{module.name} ({size / 1e6:.1f} MB)")
-            print(f"  {'command':<28} {'ms':>8} {'x parse':>8} {'B/B':>6}")
+            if baseline:
+                print(f"  {'command':<28} {'before ' + unit:>13} {unit:>8} {'x parse':>8} "
+                      f"{'B/B before':>11} {'B/B':>6}")
+            else:
+                print(f"  {'command':<28} {unit:>8} {'x parse':>8} {'B/B':>6}")
             parse_s = None
             for name, args in commands(pathlib.Path(tmp)):
-                wall, rss, status = measure(cli, args, module, runs)
-                parse_s = parse_s or wall
+                if baseline:
+                    runs_of = [(run_once(baseline, args, module, cpu),
+                                run_once(cli, args, module, cpu)) for _ in range(runs)]
+                    old = (statistics.median(r[0][0] for r in runs_of),
+                           max(r[0][1] for r in runs_of), max(r[0][2] for r in runs_of))
+                    new = (statistics.median(r[1][0] for r in runs_of),
+                           max(r[1][1] for r in runs_of), max(r[1][2] for r in runs_of))
+                else:
+                    old, new = None, measure(cli, args, module, runs, cpu)
+                seconds, rss, status = new
+                parse_s = parse_s or seconds
                 note = "" if status == 0 else f"  (exit status {status})"
-                print(f"  {name:<28} {wall * 1e3:8.1f} {wall / parse_s:8.1f} "
-                      f"{rss / size:6.1f}{note}")
+                before = "" if old is None else f" {old[0] * 1e3:13.1f}"
+                rss_before = "" if old is None else f" {old[1] / size:11.1f}"
+                print(f"  {name:<28}{before} {seconds * 1e3:8.1f} {seconds / parse_s:8.1f}"
+                      f"{rss_before} {rss / size:6.1f}{note}")
 
 
 # Generators for --scaling: each writes a module of about n instructions.
@@ -215,13 +236,16 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--scaling", action="store_true")
     parser.add_argument("--cpu", action="store_true",
-                        help="with --scaling: CPU time (user + system) rather than wall time")
+                        help="CPU time (user + system) rather than wall time")
+    parser.add_argument("--baseline", help="another build's CLI, run in turn with --cli "
+                        "(not with --scaling); its figures are printed first")
     parser.add_argument("--largest", type=int, default=1 << 20)
     args = parser.parse_args()
     if args.scaling:
         scaling(args.cli, args.largest, args.runs, args.cpu)
     else:
-        table(args.cli, args.files or largest_corpus_modules(3), args.runs)
+        table(args.cli, args.files or largest_corpus_modules(3), args.runs, args.cpu,
+              args.baseline)
     return 0
 
 
