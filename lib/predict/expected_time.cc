@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <iterator>
 
 #include "absl/strings/ascii.h"
@@ -108,7 +110,28 @@ const measured::GemmTable* table_for(const measured::DeviceTables& t, const Gemm
   return find("bf16xbf16->bf16");
 }
 
-std::string seconds(double s) { return util::general_text(s, 4) + " s"; }
+// "%.4g s". Made once for each value met, on each thread: a module's ops repeat a few hundred
+// times thousands of times, and their explanations name them (to_chars with a precision costs
+// as much as the rest of a line). A table of the last ones by a hash of their bits.
+std::string seconds(double s) {
+  struct Entry {
+    uint64_t bits;
+    uint8_t size;  // 0: empty
+    char text[23];
+  };
+  static thread_local std::array<Entry, 256> table{};
+  uint64_t bits;
+  std::memcpy(&bits, &s, sizeof(bits));
+  Entry& e = table[(bits * 0x9e3779b97f4a7c15ull) >> 56];
+  if (e.size == 0 || e.bits != bits) {
+    const std::string text = util::general_text(s, 4) + " s";
+    if (text.size() > sizeof(e.text)) return text;  // never: "-1.234e-308 s" at most
+    std::memcpy(e.text, text.data(), text.size());
+    e.size = static_cast<uint8_t>(text.size());
+    e.bits = bits;
+  }
+  return std::string(e.text, e.size);
+}
 
 void note_once(std::vector<std::string>& assumptions, std::string line) {
   if (std::find(assumptions.begin(), assumptions.end(), line) == assumptions.end()) {

@@ -109,11 +109,11 @@ RooflineEstimate roofline(const OpWork& work, bool include_overhead, Target& tar
   return e;
 }
 
-void set_roofline(InstructionTiming& t, const RooflineEstimate& e, const Target& target) {
+void set_roofline(InstructionTiming& t, const RooflineEstimate& e, Target& target) {
   t.time_s = e.time_s;
   t.resource = e.bound;
   t.bound = bound_by(e.bound);
-  if (target.explain()) t.explanation = e.explain();
+  if (target.explain()) t.explanation = target.roofline_text(e);
   t.model = "roofline";
 }
 
@@ -440,6 +440,38 @@ std::vector<std::pair<int64_t, int64_t>> send_recv_pairs(const Instruction& i) {
   int64_t source = 0, target = 0;
   while (RE2::FindAndConsume(&rest, *kPair, &source, &target)) pairs.emplace_back(source, target);
   return pairs;
+}
+
+const std::string& Target::roofline_text(const RooflineEstimate& e) {
+  // Everything explain() reads, as bytes: two estimates with the same key explain alike.
+  std::string& key = roofline_key_;
+  key.clear();
+  auto add = [&key](const auto& value) {
+    key.append(reinterpret_cast<const char*>(&value), sizeof(value));
+  };
+  auto add_text = [&key, &add](const std::string& text) {
+    add(text.size());
+    key += text;
+  };
+  add(e.time_s);
+  add(e.roofline_s);
+  add(e.overhead_s);
+  add(e.bound);
+  for (const RooflineTerm& t : e.terms) {
+    add(t.bound);
+    add(t.amount);
+    add(t.rate);
+    add(t.time_s);
+    add_text(t.rate_source);
+  }
+  add(e.notes.size());
+  for (const std::string& note : e.notes) add_text(note);
+  if (auto it = roofline_texts_.find(key); it != roofline_texts_.end()) return it->second;
+  if (roofline_texts_.size() >= kMaxRooflineTexts) {
+    roofline_text_ = e.explain();
+    return roofline_text_;
+  }
+  return roofline_texts_.emplace(key, e.explain()).first->second;
 }
 
 void Target::assume(std::string line) {
