@@ -351,26 +351,17 @@ bool elementwise_in_operand(const Instruction& user, int64_t operand_number) {
 // (AssignBuffersForComputations' sort, CallGraph::VisitNodes, MakeInstructionPostOrder).
 class ProcessingOrder {
  public:
-  explicit ProcessingOrder(const ModuleLiveness& liveness) {
+  explicit ProcessingOrder(const ModuleLiveness& liveness) : liveness_(liveness) {
     std::vector<Node> post_order;
     absl::flat_hash_set<const void*> seen;
     visit({liveness.entry().computation, nullptr}, 0, seen, post_order);
-    size_t instructions = 0;
-    for (const Node& node : post_order) {
-      if (node.computation != nullptr) instructions += node.computation->instructions().size();
-    }
-    position_.reserve(instructions);
     for (auto node = post_order.rbegin(); node != post_order.rend(); ++node) {
       if (node->computation == nullptr) {
         wrapped_[node->async_start] = next_++;
         continue;
       }
       // Only computations with buffers of their own (not fused or applied ones) are numbered.
-      if (node->computation != liveness.entry().computation &&
-          liveness.of(node->computation) == nullptr) {
-        continue;
-      }
-      number_post_order(*node->computation);
+      if (const ComputationLiveness* c = liveness.of(node->computation)) number_post_order(*c);
     }
   }
 
@@ -383,13 +374,16 @@ class ProcessingOrder {
       const int64_t first = leaf_count(i->shape().elements[0]);
       if (b.leaf >= first && b.leaf < first + leaf_count(i->shape().elements[1])) {
         if (const Computation* c = i->computation_attribute(AttrId::kCalls)) {
-          if (auto it = position_.find(c->root()); it != position_.end()) return it->second;
+          if (c->root() != nullptr) {
+            if (const int32_t r = rank(*c->root(), -1); r >= 0) return r;
+          }
         }
         if (auto it = wrapped_.find(i); it != wrapped_.end()) return it->second;
       }
     }
-    auto it = position_.find(i);
-    return it == position_.end() ? next_ : it->second;
+    // A buffer of a computation's own is defined at its position `from`.
+    const int32_t r = rank(*i, b.whole_step ? -1 : b.from);
+    return r >= 0 ? r : next_;
   }
 
  private:
@@ -399,6 +393,9 @@ class ProcessingOrder {
     const Computation* computation = nullptr;
     const Instruction* async_start = nullptr;
   };
+  // Of an instruction not (yet) numbered.
+  static constexpr int32_t kUnseen = -1;
+  static constexpr int32_t kEntered = -2;
 
   static void visit(const Node& node, int depth, absl::flat_hash_set<const void*>& seen,
                     std::vector<Node>& post_order) {
@@ -420,22 +417,43 @@ class ProcessingOrder {
     post_order.push_back(node);
   }
 
+  // The number of `i` (at schedule position `position` of its computation, -1: to be looked
+  // up), or a negative value when it has none.
+  int32_t rank(const Instruction& i, int64_t position) const {
+    const ComputationLiveness* c = liveness_.of(i.parent());
+    if (c == nullptr) return kUnseen;
+    auto it = ranks_.find(c);
+    if (it == ranks_.end()) return kUnseen;
+    if (position < 0) position = c->leaves.position_of(&i);
+    if (position < 0 || position >= static_cast<int64_t>(it->second.size())) return kUnseen;
+    return it->second[position];
+  }
+
   // Numbers c's instructions in depth-first post order from each instruction no other uses (in
   // the computation's order), operands in order, then control predecessors. An instruction is
-  // entered in position_ when met (-1), and numbered when its operands are.
-  void number_post_order(const Computation& c) {
+  // marked entered when met, and numbered when its operands are. Numbers are kept by schedule
+  // position.
+  void number_post_order(const ComputationLiveness& liveness) {
+    const Computation& c = *liveness.computation;
+    const absl::Span<Instruction* const> schedule = c.instructions();
+    std::vector<int32_t>& ranks = ranks_[&liveness];
+    ranks.assign(schedule.size(), kUnseen);
     struct Entry {
       const Instruction* at;
+      int64_t position;
       size_t next;  // edge
       absl::Span<Instruction* const> control;
     };
     std::vector<Entry> stack;
-    auto enter = [&](const Instruction* i) {
-      if (position_.emplace(i, -1).second) stack.push_back({i, 0, i->control_predecessors()});
+    auto enter = [&](const Instruction* i, int64_t position) {
+      if (position < 0 || ranks[position] != kUnseen) return;
+      ranks[position] = kEntered;
+      stack.push_back({i, position, 0, i->control_predecessors()});
     };
-    for (const Instruction* start : c.instructions()) {
+    for (size_t p = 0; p < schedule.size(); ++p) {
+      const Instruction* start = schedule[p];
       if (!start->users().empty()) continue;
-      enter(start);
+      enter(start, static_cast<int64_t>(p));
       while (!stack.empty()) {
         Entry& e = stack.back();
         const size_t operands = e.at->operand_count();
@@ -443,16 +461,18 @@ class ProcessingOrder {
           const Instruction* to =
               e.next < operands ? e.at->operand(e.next) : e.control[e.next - operands];
           ++e.next;
-          if (to->parent() == &c) enter(to);
+          if (to->parent() == &c) enter(to, liveness.leaves.position_of(to));
           continue;
         }
-        position_[e.at] = next_++;
+        ranks[e.position] = static_cast<int32_t>(next_++);
         stack.pop_back();
       }
     }
   }
 
-  absl::flat_hash_map<const Instruction*, int64_t> position_;
+  const ModuleLiveness& liveness_;
+  // By schedule position, of each computation numbered.
+  absl::flat_hash_map<const ComputationLiveness*, std::vector<int32_t>> ranks_;
   absl::flat_hash_map<const Instruction*, int64_t> wrapped_;
   int64_t next_ = 0;
 };
@@ -515,7 +535,7 @@ class Assigner {
 };
 
 void Assigner::flatten(const ComputationLiveness& c, int depth) {
-  const int64_t n = static_cast<int64_t>(c.curve[0].size());
+  const int64_t n = c.size();
   Times& t = times_[&c];  // unordered_map: references stay valid while bodies are added
   t.start.assign(n, 0);
   t.end.assign(n, 0);

@@ -313,13 +313,9 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
     const int64_t p = entry.peak_position;
     r.peak_at = std::string(schedule[p]->name());
     r.peak_path = peak_path(entry);
-    r.peak_breakdown = {
-        entry.curve[detail::kDeviceParameters][p], entry.curve[detail::kDeviceOutputs][p],
-        entry.curve[detail::kDeviceTemporaries][p], entry.curve[detail::kDeviceConstants][p]};
-    for (size_t q = 0; q < schedule.size(); ++q) {
-      r.temporary_peak_bytes =
-          std::max(r.temporary_peak_bytes, entry.curve[detail::kDeviceTemporaries][q]);
-    }
+    r.peak_breakdown = {entry.peak_breakdown[0], entry.peak_breakdown[1],
+                        entry.peak_breakdown[2], entry.peak_breakdown[3]};
+    r.temporary_peak_bytes = std::max(r.temporary_peak_bytes, entry.temporary_peak);
     // Buffers live at the peak, each offered once (a body run by two overlapping windows
     // too), without listing them all: a parameter may have a million leaves.
     LargestBuffers largest(buffers, options.top_buffers);

@@ -491,28 +491,31 @@ void ModuleLiveness::Builder::sweep(ComputationLiveness& liveness, int64_t n, bo
       add(tier_channel(tier), window.from, window.to, most);
     }
   }
-  for (int c = 0; c < kChannelCount; ++c) {
-    liveness.curve[c].resize(n);
-    if (diff[c].empty()) continue;  // no bytes: all 0
-    absl::int128 running = 0;
-    for (int64_t p = 0; p < n; ++p) {
-      running += diff[c][p];
-      liveness.curve[c][p] = clamp_to_int64(running);
-    }
-  }
+  // Each channel's live bytes (its running sum, clamped) taken position by position, never
+  // held whole: only the device channels together are kept, and each channel where it peaks.
+  std::array<absl::int128, kChannelCount> running = {};
+  std::array<int64_t, kChannelCount> live = {};
   liveness.device.resize(n);
   for (int64_t p = 0; p < n; ++p) {
+    for (int c = 0; c < kChannelCount; ++c) {
+      if (diff[c].empty()) continue;  // no bytes: all 0
+      running[c] += diff[c][p];
+      live[c] = clamp_to_int64(running[c]);
+    }
     absl::int128 sum = 0;
     for (Channel c : {kDeviceParameters, kDeviceOutputs, kDeviceTemporaries, kDeviceConstants}) {
-      sum += liveness.curve[c][p];
+      sum += live[c];
     }
     const int64_t device = liveness.device[p] = clamp_to_int64(sum);
     if (device > liveness.peak[0]) {
       liveness.peak[0] = device;
       liveness.peak_position = p;
+      liveness.peak_breakdown = {live[kDeviceParameters], live[kDeviceOutputs],
+                                 live[kDeviceTemporaries], live[kDeviceConstants]};
     }
-    liveness.peak[1] = std::max(liveness.peak[1], liveness.curve[kOnChip][p]);
-    liveness.peak[2] = std::max(liveness.peak[2], liveness.curve[kHost][p]);
+    liveness.peak[1] = std::max(liveness.peak[1], live[kOnChip]);
+    liveness.peak[2] = std::max(liveness.peak[2], live[kHost]);
+    liveness.temporary_peak = std::max(liveness.temporary_peak, live[kDeviceTemporaries]);
   }
 }
 

@@ -99,6 +99,11 @@ struct ScheduledLeaves {
   absl::Span<const int32_t> of(int64_t p) const {
     return absl::MakeConstSpan(ids).subspan(offset[p], offset[p + 1] - offset[p]);
   }
+  // Where `i` is in the schedule, or -1.
+  int64_t position_of(const Instruction* i) const {
+    auto it = position.find(i);
+    return it == position.end() ? -1 : it->second;
+  }
   absl::Span<const int32_t> of(const Instruction* i) const {
     auto it = position.find(i);
     if (it == position.end()) return {};
@@ -119,10 +124,15 @@ struct ComputationLiveness {
   };
   std::vector<Window> windows;  // in order of `from`
   ScheduledLeaves leaves;  // the buffer of every result leaf, kExternal for the caller's
-  std::array<std::vector<int64_t>, kChannelCount> curve;  // live bytes per position
-  std::vector<int64_t> device;  // per position, the device channels' bytes together
-  TierBytes peak = {0, 0, 0};                             // largest live bytes per tier
-  int64_t peak_position = 0;                              // where the device peak is
+  std::vector<int64_t> device;  // live bytes per position, the device channels together
+  TierBytes peak = {0, 0, 0};   // largest live bytes per tier
+  int64_t peak_position = 0;    // where the device peak is (the first such position)
+  // At peak_position, the live bytes of the device channels (kDeviceParameters through
+  // kDeviceConstants): they add up to peak[0].
+  std::array<int64_t, 4> peak_breakdown = {0, 0, 0, 0};
+  int64_t temporary_peak = 0;  // largest live bytes of device temporaries, anywhere
+
+  int64_t size() const { return static_cast<int64_t>(device.size()); }  // positions
 
   int64_t device_bytes(int64_t position) const { return device[position]; }
   // The body of `window` with the largest device peak.
