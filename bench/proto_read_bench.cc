@@ -6,7 +6,7 @@
 //   - protobuf: is_hlo_proto(bytes), protobuf's parse of the bytes on an arena and little else,
 //     the floor of any reader that starts from protobuf's messages;
 //   - proto: parse_hlo_proto(bytes), the module from the bytes (what `hloroof parse FILE.pb`
-//     does after telling the file's kind);
+//     does to read it: the parse that tells the file's kind is the one the module is read from);
 //   - text: parse_module(text), the module from its text;
 // and proto / text. Each call includes freeing what it built.
 #include <time.h>

@@ -926,7 +926,7 @@ class TextBuilder {
   size_t proto_bytes_ = 0;
   std::vector<Comp> comps_;
   absl::flat_hash_map<int64_t, size_t> comp_by_id_;
-  absl::flat_hash_map<std::string, int> called_by_;  // computation name: references
+  std::vector<int> called_by_;  // references to each computation, by index
   absl::flat_hash_set<std::string> sugared_starts_;
   std::string out_;
   std::vector<Owner> line_owner_;
@@ -965,7 +965,7 @@ const TextBuilder::Comp* TextBuilder::sugar_target(const Comp& c,
   if (it == comp_by_id_.end()) return nullptr;
   const Comp& w = comps_[it->second];
   // Called only by this start (and its update/done, which do not count as callers here).
-  if (called_by_[w.proto->name()] != 1) return nullptr;
+  if (called_by_[static_cast<size_t>(it->second)] != 1) return nullptr;
   auto root_it = w.by_id.find(w.proto->root_id());
   if (root_it == w.by_id.end()) return nullptr;
   const pb::HloInstructionProto& root = *root_it->second;
@@ -997,7 +997,13 @@ bool TextBuilder::build(std::string* text, std::string* error) {
   // up front spares the copies and fresh pages of growing it (room not written costs no page).
   out_.reserve(proto_bytes_ + proto_bytes_ / 4);
   comps_.resize(static_cast<size_t>(m_.computations_size()));
-  absl::flat_hash_set<std::string> names;
+  absl::flat_hash_set<std::string_view> names;
+  // One walk over the instructions (each is touched once before it is written, which is what
+  // a large module's reading costs): their names and ids checked, and what the checks after it
+  // need noted, the computations called (but by async updates and dones, which repeat their
+  // start's) and the async starts, which may print as sugar.
+  std::vector<int64_t> callee_ids;
+  std::vector<std::pair<size_t, const pb::HloInstructionProto*>> starts;
   for (int k = 0; k < m_.computations_size(); ++k) {
     Comp& c = comps_[static_cast<size_t>(k)];
     c.proto = &m_.computations(k);
@@ -1025,23 +1031,23 @@ bool TextBuilder::build(std::string* text, std::string* error) {
                          i.id());
         return false;
       }
+      if (i.called_computation_ids_size() == 0) continue;
+      const std::string& opcode = i.opcode();
+      if (opcode == "async-update" || opcode == "async-done") continue;
+      callee_ids.insert(callee_ids.end(), i.called_computation_ids().begin(),
+                        i.called_computation_ids().end());
+      if (opcode == "async-start") starts.emplace_back(static_cast<size_t>(k), &i);
     }
   }
-  for (const Comp& c : comps_) {
-    for (const pb::HloInstructionProto& i : c.proto->instructions()) {
-      if (i.opcode() == "async-update" || i.opcode() == "async-done") continue;
-      for (int64_t id : i.called_computation_ids()) {
-        auto it = comp_by_id_.find(id);
-        if (it != comp_by_id_.end()) ++called_by_[comps_[it->second].proto->name()];
-      }
-    }
+  called_by_.assign(comps_.size(), 0);
+  for (int64_t id : callee_ids) {
+    auto it = comp_by_id_.find(id);
+    if (it != comp_by_id_.end()) ++called_by_[it->second];
   }
-  for (Comp& c : comps_) {
-    for (const pb::HloInstructionProto& i : c.proto->instructions()) {
-      if (const Comp* w = sugar_target(c, i)) {
-        comps_[comp_by_id_[w->proto->id()]].sugar_wrapped = true;
-        sugared_starts_.insert(str_cat(c.proto->name(), "/", i.name()));
-      }
+  for (const auto& [k, i] : starts) {
+    if (const Comp* w = sugar_target(comps_[k], *i)) {
+      comps_[comp_by_id_[w->proto->id()]].sugar_wrapped = true;
+      sugared_starts_.insert(str_cat(comps_[k].proto->name(), "/", i->name()));
     }
   }
   // The entry: by id, else by name, else (as XLA) the last computation.
