@@ -9,7 +9,6 @@ namespace {
 constexpr size_t kBufferBytes = 128 << 10;
 // No double has these bits in the table: NaN is written as null, never looked up.
 constexpr uint64_t kNoDouble = 0x7ff8000000000001ull;
-constexpr char kSpaces[17] = "                ";
 
 // What the serializer writes (strings beyond plain ASCII, values handed over whole), into
 // the text at its cursor.
@@ -98,22 +97,6 @@ void JsonText::value(const Json& j, bool pretty, unsigned indent) {
 
 JsonWriter::JsonWriter(std::string& out, std::ostream* sink) : text_(out, sink) {}
 
-// Writes ",\n" (or "\n" for the first) and the indentation, with room for `more` bytes after
-// it; returns where those go (the caller writes them and advances the text past them).
-char* JsonWriter::new_line(bool first, size_t more) {
-  const size_t pad = indent();
-  char* o = text_.room(2 + pad + sizeof(kSpaces) + more);
-  *o = ',';
-  o += first ? 0 : 1;
-  *o++ = '\n';
-  if (pad < sizeof(kSpaces)) {
-    std::memcpy(o, kSpaces, sizeof(kSpaces) - 1);  // a fixed size; the rest is overwritten
-  } else {
-    std::memset(o, ' ', pad);
-  }
-  return o + pad;
-}
-
 void JsonWriter::before_value() {
   if (after_key_) {
     after_key_ = false;
@@ -124,7 +107,7 @@ void JsonWriter::before_value() {
   text_.advance(new_line(level.count++ == 0, 0));
 }
 
-void JsonWriter::key(std::string_view name) {
+void JsonWriter::any_key(std::string_view name) {
   Level& level = levels_.back();
   const bool first = level.count++ == 0;
   after_key_ = true;
@@ -196,7 +179,7 @@ void JsonWriter::boolean(bool b) {
   }
 }
 
-void JsonWriter::strings_field(std::string_view name, const std::vector<std::string>& texts) {
+void JsonWriter::strings_field(PlainKey name, const std::vector<std::string>& texts) {
   key(name);
   begin_array();
   for (const std::string& text : texts) string(text);

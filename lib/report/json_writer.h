@@ -266,6 +266,28 @@ class JsonText {
   std::unique_ptr<nlohmann::detail::serializer<Json>> serializer_;  // made when needed
 };
 
+// An object's key written as a string literal: plain ASCII (nothing to escape), checked as
+// the program is compiled (a literal that is not fails to compile: pass it as a string_view),
+// and its size known where it is written, so that its line is written without reading it.
+class PlainKey {
+ public:
+  template <size_t N>
+  consteval PlainKey(const char (&name)[N])  // implicit: a literal converts to it
+      : data_(name), size_(N - 1) {
+    for (size_t k = 0; k + 1 < N; ++k) {
+      if (kJsonByteClass[static_cast<unsigned char>(name[k])] != 0) {
+        throw "a PlainKey holds printable ASCII other than quote and backslash";
+      }
+    }
+  }
+  constexpr const char* data() const { return data_; }
+  constexpr size_t size() const { return size_; }
+
+ private:
+  const char* data_;
+  size_t size_;
+};
+
 class JsonWriter {
  public:
   using Json = nlohmann::ordered_json;
@@ -297,29 +319,46 @@ class JsonWriter {
     }
   }
 
-  // The key of an object's next field (any text; plain ASCII is written as it is).
-  void key(std::string_view name);
-  // key + value, for the common cases.
-  void field(std::string_view name, const Json& j) {
+  // The key of an object's next field: a literal (PlainKey), or any text (plain ASCII is
+  // written as it is, anything else as the serializer writes it).
+  void key(PlainKey name) {
+    Level& level = levels_.back();
+    const bool first = level.count++ == 0;
+    after_key_ = true;
+    // `"name": ` after the line's start; the name's size is known where it is written.
+    char* o = new_line(first, name.size() + 4);
+    *o++ = '"';
+    std::memcpy(o, name.data(), name.size());
+    o += name.size();
+    std::memcpy(o, "\": ", 3);
+    text_.advance(o + 3);
+  }
+  template <typename S>
+    requires(std::is_convertible_v<const S&, std::string_view> && !std::is_array_v<S>)
+  void key(const S& name) {
+    any_key(std::string_view(name));
+  }
+  // key + value, for the common cases (dynamic keys: key(), then the value).
+  void field(PlainKey name, const Json& j) {
     key(name);
     value(j);
   }
-  void text_field(std::string_view name, std::string_view text) {
+  void text_field(PlainKey name, std::string_view text) {
     key(name);
     string(text);
   }
   template <typename T>
     requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
-  void number_field(std::string_view name, T n) {
+  void number_field(PlainKey name, T n) {
     key(name);
     number(n);
   }
-  void bool_field(std::string_view name, bool b) {
+  void bool_field(PlainKey name, bool b) {
     key(name);
     boolean(b);
   }
   // An array of strings, as a std::vector<std::string> converts to JSON.
-  void strings_field(std::string_view name, const std::vector<std::string>& texts);
+  void strings_field(PlainKey name, const std::vector<std::string>& texts);
   // Text after the document (a final newline), written as it is.
   void raw(std::string_view text) { text_.append(text); }
 
@@ -333,9 +372,26 @@ class JsonWriter {
     bool object = false;
     size_t count = 0;
   };
+  static constexpr char kSpaces[17] = "                ";
+
   unsigned indent() const { return static_cast<unsigned>(2 * levels_.size()); }
   void before_value();
-  char* new_line(bool first, size_t more);
+  // Writes ",\n" (or "\n" for the first) and the indentation, with room for `more` bytes
+  // after it; returns where those go (the caller writes them and advances the text past them).
+  char* new_line(bool first, size_t more) {
+    const size_t pad = indent();
+    char* o = text_.room(2 + pad + sizeof(kSpaces) + more);
+    *o = ',';
+    o += first ? 0 : 1;
+    *o++ = '\n';
+    if (pad < sizeof(kSpaces)) {
+      std::memcpy(o, kSpaces, sizeof(kSpaces) - 1);  // a fixed size; the rest is overwritten
+    } else {
+      std::memset(o, ' ', pad);
+    }
+    return o + pad;
+  }
+  void any_key(std::string_view name);
   void close(char bracket);
 
   JsonText text_;

@@ -56,8 +56,18 @@ void write_op(const OpPrediction& op, JsonWriter& w) {
   w.number_field("hbm_bytes", op.hbm_bytes);
   w.number_field("on_chip_bytes", op.on_chip_bytes);
   w.number_field("host_bytes", op.host_bytes);
-  w.field("collective", op.collective ? collective_json(*op.collective) : Json(nullptr));
-  w.field("async", op.async ? async_json(*op.async) : Json(nullptr));
+  w.key("collective");
+  if (op.collective) {
+    w.value(collective_json(*op.collective));
+  } else {
+    w.null();
+  }
+  w.key("async");
+  if (op.async) {
+    w.value(async_json(*op.async));
+  } else {
+    w.null();
+  }
   w.text_field("explanation", op.explanation);
   w.end_object();
 }
@@ -102,7 +112,10 @@ void write_json(const Prediction& p, JsonWriter& w) {
                      {"unknown_work", unknown_work_json(p)},
                      {"assumptions", p.assumptions}};
   w.begin_object();
-  for (auto it = head.begin(); it != head.end(); ++it) w.field(it.key(), it.value());
+  for (auto it = head.begin(); it != head.end(); ++it) {
+    w.key(it.key());
+    w.value(it.value());
+  }
   w.key("ops");
   w.begin_array();
   for (const OpPrediction& op : p.ops) write_op(op, w);
