@@ -404,18 +404,18 @@ std::string ops_csv(const std::vector<const Prediction*>& predictions, bool devi
     for (const OpPrediction& op : p->ops) {
       const CollectivePrediction* c = op.collective.get();
       const AsyncPrediction* a = op.async.get();
-      std::vector<std::string> row = {op.name,
-                                      op.opcode,
-                                      op.computation,
-                                      op.category,
-                                      op.op_name,
+      std::vector<std::string> row = {std::string(op.name),
+                                      std::string(op.opcode),
+                                      std::string(op.computation),
+                                      std::string(op.category),
+                                      std::string(op.op_name),
                                       csv_number(op.multiplier),
                                       csv_number(op.time_s),
                                       csv_number(op.total_time_s),
                                       csv_number(op.roofline_time_s),
                                       csv_number(op.total_roofline_time_s),
                                       csv_number(op.efficiency),
-                                      op.model,
+                                      std::string(op.model),
                                       std::string(op_bound_name(op)),
                                       std::string(resource_name(op)),
                                       csv_number(op.flops),
@@ -436,7 +436,7 @@ std::string ops_csv(const std::vector<const Prediction*>& predictions, bool devi
                                       a ? csv_number(a->latency_s) : "",
                                       a ? csv_number(a->hidden_s) : "",
                                       a ? csv_number(a->exposed_s) : "",
-                                      op.explanation};
+                                      std::string(op.explanation)};
       if (device_column) row.insert(row.begin(), device);
       out += csv_line(row);
     }

@@ -118,7 +118,7 @@ absl::StatusOr<Advice> advise(const Module& module, const Prediction& prediction
     }
     if (i == nullptr) {
       return absl::InvalidArgumentError(
-          absl::StrCat("the prediction's op '", op.name, "' (computation '", op.computation,
+          absl::StrCat("the prediction's op '", sv(op.name), "' (computation '", sv(op.computation),
                        "') is not in module '", sv(module.name()),
                        "': advise needs the prediction and memory report of this module"));
     }

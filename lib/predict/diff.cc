@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "hloroof/diff.h"
+#include "util/absl_compat.h"
 
 namespace hloroof {
 namespace {
@@ -89,30 +90,30 @@ PredictionDiff diff_predictions(const Prediction& before, const Prediction& afte
     }
   };
   auto kind = [](const OpPrediction& op) {
-    return absl::StrCat(std::string(computation_key(op)), "\n", op.opcode, "\n", op.op_name);
+    return absl::StrCat(sv(computation_key(op)), "\n", sv(op.opcode), "\n", sv(op.op_name));
   };
   pass([&](const OpPrediction& op) {
-    return absl::StrCat(std::string(computation_key(op)), "\n", op.name, "\n", figures(op));
+    return absl::StrCat(sv(computation_key(op)), "\n", sv(op.name), "\n", figures(op));
   }, false);
   pass([&](const OpPrediction& op) { return absl::StrCat(kind(op), "\n", figures(op)); }, true);
-  pass([&](const OpPrediction& op) { return absl::StrCat(kind(op), "\n", op.name); }, false);
+  pass([&](const OpPrediction& op) { return absl::StrCat(kind(op), "\n", sv(op.name)); }, false);
   pass([&](const OpPrediction& op) {
     // Without an op_name, only the name can tell two ops of one opcode apart.
-    return op.op_name.empty() ? absl::StrCat("\x01", op.name) : kind(op);
+    return op.op_name.empty() ? absl::StrCat("\x01", sv(op.name)) : kind(op);
   }, true);
 
   for (size_t k = 0; k < after.ops.size(); ++k) {
     const OpPrediction& a = after.ops[k];
-    OpDelta delta{.name = a.name,
-                  .computation = a.computation,
-                  .opcode = a.opcode,
+    OpDelta delta{.name = std::string(a.name),
+                  .computation = std::string(a.computation),
+                  .opcode = std::string(a.opcode),
                   .change = OpChange::kAdded,
                   .after_time_s = a.total_time_s,
                   .after_flops = flops_of(a),
                   .after_hbm_bytes = bytes_of(a)};
     if (match[k] >= 0) {
       const OpPrediction& b = before.ops[static_cast<size_t>(match[k])];
-      if (b.name != a.name) delta.before_name = b.name;
+      if (b.name != a.name) delta.before_name = std::string(b.name);
       delta.before_time_s = b.total_time_s;
       delta.before_flops = flops_of(b);
       delta.before_hbm_bytes = bytes_of(b);
@@ -129,9 +130,9 @@ PredictionDiff diff_predictions(const Prediction& before, const Prediction& afte
   for (size_t k = 0; k < before.ops.size(); ++k) {
     if (taken[k]) continue;
     const OpPrediction& b = before.ops[k];
-    d.ops.push_back({.name = b.name,
-                     .computation = b.computation,
-                     .opcode = b.opcode,
+    d.ops.push_back({.name = std::string(b.name),
+                     .computation = std::string(b.computation),
+                     .opcode = std::string(b.opcode),
                      .change = OpChange::kRemoved,
                      .before_time_s = b.total_time_s,
                      .before_flops = flops_of(b),

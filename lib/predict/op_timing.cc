@@ -109,38 +109,40 @@ RooflineEstimate roofline(const OpWork& work, bool include_overhead, Target& tar
   return e;
 }
 
-void set_roofline(InstructionTiming& t, const RooflineEstimate& e, Target& target) {
+void set_roofline(InstructionTiming& t, std::string& explanation, const RooflineEstimate& e,
+                  Target& target) {
   t.time_s = e.time_s;
   t.resource = e.bound;
   t.bound = bound_by(e.bound);
-  if (target.explain()) t.explanation = target.roofline_text(e);
+  if (target.explain()) explanation = target.roofline_text(e);
   t.model = "roofline";
 }
 
 // A GPU kernel that carries XLA's estimate of its own run time (docs/prediction-model.md,
 // "Kernel estimates"): that estimate is its expected time, never below its roofline. False
 // when the op carries none, or the target is not a GPU.
-bool set_kernel_estimate(InstructionTiming& t, const Instruction& i, Target& target) {
+bool set_kernel_estimate(InstructionTiming& t, std::string& explanation, const Instruction& i,
+                         Target& target) {
   if (target.device().kind != DeviceKind::kGpu) return false;
   const std::optional<KernelTimeEstimate> k = i.backend_config().kernel_time_estimate();
   if (!k) return false;
   target.assume(
       "kernels with a run-time estimate in their backend_config (reification_cost) are "
       "expected to take it: XLA's own cost model, for the GPU the module was compiled for");
-  t.model = absl::StrCat("kernel's own estimate (XLA cost model",
-                         k->model.empty() ? "" : absl::StrCat(" ", k->model), ")");
+  t.model = target.save(absl::StrCat("kernel's own estimate (XLA cost model",
+                                     k->model.empty() ? "" : absl::StrCat(" ", k->model), ")"));
   if (target.explain()) {
     std::string parts;
     if (k->compute_time_s > 0 || k->memory_access_time_s > 0) {
       parts = absl::StrFormat(" (compute %.4g s, memory %.4g s)", k->compute_time_s,
                               k->memory_access_time_s);
     }
-    absl::StrAppend(&t.explanation, "\n",
+    absl::StrAppend(&explanation, "\n",
                     absl::StrFormat("expected = the kernel's own estimate in its backend_config "
                                     "(%s, exec_time_us): %.4g s%s",
                                     k->key, k->exec_time_s, parts));
     if (k->exec_time_s <= t.time_s) {
-      absl::StrAppend(&t.explanation, "; below the roofline, which is kept");
+      absl::StrAppend(&explanation, "; below the roofline, which is kept");
     }
   }
   if (k->exec_time_s > t.time_s) t.time_s = k->exec_time_s;
@@ -161,10 +163,11 @@ bool layout_sensitive(const Instruction& i, int depth = 0) {
 }
 
 // The op's expected time in place of its roofline time (unless this is the roofline walk).
-void set_expected(InstructionTiming& t, const Instruction& i, const OpWork& work,
-                  const RooflineEstimate& e, bool include_overhead, Target& target) {
+void set_expected(InstructionTiming& t, std::string& explanation, const Instruction& i,
+                  const OpWork& work, const RooflineEstimate& e, bool include_overhead,
+                  Target& target) {
   if (target.roofline_walk()) return;
-  if (set_kernel_estimate(t, i, target)) return;
+  if (set_kernel_estimate(t, explanation, i, target)) return;
   std::vector<std::string> notes;
   const std::vector<GemmCall> gemms =
       work.matrix_flops > 0 ? gemms_of(i, target.device()) : std::vector<GemmCall>();
@@ -172,15 +175,14 @@ void set_expected(InstructionTiming& t, const Instruction& i, const OpWork& work
   ExpectedTime x = expected_op_time(gemms, work, e, target.device(), include_overhead, notes,
                                     &target.gemm_times(), issue, target.explain());
   target.assume_all(notes);
-  t.model = std::move(x.model);
+  t.model = target.save(x.model);
   if (x.time_s > t.time_s) {
     t.time_s = x.time_s;
-    // Made at its size (appending would leave the string up to twice as large as its text).
-    if (target.explain()) t.explanation = absl::StrCat(t.explanation, "\n", x.explanation);
+    if (target.explain()) absl::StrAppend(&explanation, "\n", x.explanation);
   }
   if (target.device().kind == DeviceKind::kGpu && layout_sensitive(i)) {
     if (target.explain()) {
-      absl::StrAppend(&t.explanation,
+      absl::StrAppend(&explanation,
                       "\n  note: an FFT or transpose: its time depends on layout and stride, "
                       "so this expected time may be up to 2.5x short (assumptions)");
     }
@@ -268,7 +270,8 @@ void use_interconnect_figures(const CollectiveEstimate& e, Target& target) {
 
 absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const CollectiveCost& c,
                                                      Target& target, std::string& explanation,
-                                                     std::string& model, double& roofline_s) {
+                                                     std::string_view& model,
+                                                     double& roofline_s) {
   CollectivePrediction p;
   p.kind = std::string(collective_kind_name(c.kind));
   p.payload_bytes = c.payload_bytes;
@@ -315,7 +318,7 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
     ExpectedTime x =
         expected_collective_time(c.kind, *e, target.device(), notes, target.explain());
     target.assume_all(notes);
-    model = std::move(x.model);
+    model = target.save(x.model);
     if (x.time_s > p.time_s) {
       p.time_s = x.time_s;
       if (target.explain()) absl::StrAppend(&explanation, "\n", x.explanation);
@@ -347,13 +350,14 @@ std::string stream_of(const Instruction& i, const CollectiveCost* c) {
 
 // An async start: what it launches and how long that runs.
 absl::Status time_async_start(const Instruction& i, const InstructionCost& record,
-                              const TimingMap& timings, Target& target, InstructionTiming& t) {
+                              const TimingMap& timings, Target& target, InstructionTiming& t,
+                              std::string& explanation) {
   t.role = Role::kAsyncStart;
   const CollectiveCost* c = collective_of(i, target.cost());
-  t.stream = stream_of(i, c);
+  t.stream = target.save(stream_of(i, c));
   if (c != nullptr) {
     absl::StatusOr<CollectivePrediction> p =
-        time_collective(i, *c, target, t.explanation, t.model, t.roofline_latency_s);
+        time_collective(i, *c, target, explanation, t.model, t.roofline_latency_s);
     if (!p.ok()) return p.status();
     p->is_async = true;
     t.latency_s = p->time_s;
@@ -365,13 +369,13 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
     // A DMA between memories: its bytes over the slower memory's bandwidth, no launch overhead.
     const OpWork work = work_of(record.cost);
     RooflineEstimate e = roofline(work, /*include_overhead=*/false, target);
-    set_roofline(t, e, target);
-    set_expected(t, i, work, e, /*include_overhead=*/false, target);
+    set_roofline(t, explanation, e, target);
+    set_expected(t, explanation, i, work, e, /*include_overhead=*/false, target);
     t.roofline_latency_s = e.time_s;
     t.latency_s = t.time_s;
     t.time_s = 0;
     t.bound = BoundBy::kMemory;
-    if (target.explain()) t.explanation = absl::StrCat("asynchronous copy: ", t.explanation);
+    if (target.explain()) explanation = absl::StrCat("asynchronous copy: ", explanation);
     return absl::OkStatus();
   }
   // A wrapped computation: its own predicted time; a sugared op (custom-call-start): its
@@ -384,7 +388,7 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
     t.bound = BoundBy::kCompute;
     t.model = target.roofline_walk() ? "roofline" : "the wrapped computation's ops";
     if (target.explain()) {
-      t.explanation =
+      explanation =
           absl::StrFormat("runs %s asynchronously: %.4g s", sv(wrapped->name()), t.latency_s);
     }
     return absl::OkStatus();
@@ -393,34 +397,36 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
   set_matrix_unit(work, i, target);
   t.matrix_unit = work.matrix_class;
   RooflineEstimate e = roofline(work, target.options().include_overhead, target);
-  set_roofline(t, e, target);
-  set_expected(t, i, work, e, target.options().include_overhead, target);
+  set_roofline(t, explanation, e, target);
+  set_expected(t, explanation, i, work, e, target.options().include_overhead, target);
   t.roofline_latency_s = e.time_s;
   t.latency_s = t.time_s;
   t.time_s = 0;
-  if (target.explain()) t.explanation = absl::StrCat("asynchronous ", t.explanation);
+  if (target.explain()) explanation = absl::StrCat("asynchronous ", explanation);
   return absl::OkStatus();
 }
 
 // Collectives inside a fusion (TPU fuses some, e.g. `kind=kCustom` all-reduce-scatter fusions)
 // run as part of it.
 absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Target& target,
-                                             InstructionTiming& t, double& roofline_total) {
+                                             InstructionTiming& t, std::string& explanation,
+                                             double& roofline_total) {
   const Computation* fused = fusion.computation_attribute(AttrId::kCalls);
   if (fused == nullptr) return 0.0;
   double total = 0;
   for (const Instruction* inner : fused->instructions()) {
     const InstructionCost* r = target.cost().find(inner);
     if (r == nullptr || !r->collective) continue;
-    std::string explanation, model;
+    std::string inner_explanation;
+    std::string_view model;
     double roofline_s = 0;
     absl::StatusOr<CollectivePrediction> p =
-        time_collective(*inner, *r->collective, target, explanation, model, roofline_s);
+        time_collective(*inner, *r->collective, target, inner_explanation, model, roofline_s);
     if (!p.ok()) return p.status();
     total += p->time_s;
     roofline_total += roofline_s;
     if (target.explain()) {
-      absl::StrAppend(&t.explanation, "\nfused ", sv(inner->name()), ": ", explanation);
+      absl::StrAppend(&explanation, "\nfused ", sv(inner->name()), ": ", inner_explanation);
     }
     if (!t.collective) t.collective = *std::move(p);
   }
@@ -483,40 +489,41 @@ void Target::assume_all(std::vector<std::string>& lines) {
   lines.clear();
 }
 
-absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const TimingMap& timings,
-                                                   Target& target) {
-  InstructionTiming t;
+namespace {
+
+// time_instruction's work, with the explanation written in `explanation`.
+absl::Status time_op(const Instruction& i, const TimingMap& timings, Target& target,
+                     InstructionTiming& t, std::string& explanation) {
   t.instruction = &i;
   t.cost = target.cost().find(&i);
-  if (t.cost == nullptr || is_pointer_only(i.opcode())) return t;  // kFree
+  if (t.cost == nullptr || is_pointer_only(i.opcode())) return absl::OkStatus();  // kFree
   const InstructionCost& record = *t.cost;
   if (is_async_start(i.opcode())) {
-    absl::Status s = time_async_start(i, record, timings, target, t);
-    if (!s.ok()) return s;
-    return t;
+    return time_async_start(i, record, timings, target, t, explanation);
   }
   if (record.collective) {
     t.role = Role::kCollective;
     absl::StatusOr<CollectivePrediction> p = time_collective(i, *record.collective, target,
-                                                             t.explanation, t.model,
+                                                             explanation, t.model,
                                                              t.roofline_time_s);
     if (!p.ok()) return p.status();
     t.time_s = p->time_s;
     t.bound = BoundBy::kCollective;
     t.collective = *std::move(p);
-    return t;
+    return absl::OkStatus();
   }
   OpWork work = work_of(record.cost);
-  if (!has_work(work)) return t;  // e.g. a transpose that only relabels its operand's bytes
+  // E.g. a transpose that only relabels its operand's bytes.
+  if (!has_work(work)) return absl::OkStatus();
   t.role = Role::kOp;
   set_matrix_unit(work, i, target);
   t.matrix_unit = work.matrix_class;
   const RooflineEstimate e = roofline(work, target.options().include_overhead, target);
-  set_roofline(t, e, target);
-  set_expected(t, i, work, e, target.options().include_overhead, target);
+  set_roofline(t, explanation, e, target);
+  set_expected(t, explanation, i, work, e, target.options().include_overhead, target);
   t.roofline_time_s = e.time_s;
   if (record.cost.matrix.size() > 1 && target.explain()) {
-    absl::StrAppend(&t.explanation,
+    absl::StrAppend(&explanation,
                     "\n  note: matrix FLOPs of several element types, all "
                     "charged at the ",
                     work.matrix_class.empty() ? sv(primitive_type_name(work.matrix_type))
@@ -526,7 +533,7 @@ absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const T
   if (i.opcode() == Opcode::kFusion) {
     double collective_roofline_s = 0;
     absl::StatusOr<double> collective_s =
-        fused_collective_time(i, target, t, collective_roofline_s);
+        fused_collective_time(i, target, t, explanation, collective_roofline_s);
     if (!collective_s.ok()) return collective_s.status();
     // The fused collective moves the data the fusion's bytes describe: the slower one bounds.
     t.roofline_time_s = std::max(t.roofline_time_s, collective_roofline_s);
@@ -536,10 +543,22 @@ absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const T
       t.role = Role::kCollective;
     }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const TimingMap& timings,
+                                                   Target& target) {
+  InstructionTiming t;
+  std::string explanation;
+  absl::Status s = time_op(i, timings, target, t, explanation);
+  if (!s.ok()) return s;
+  t.explanation = target.save(explanation);
   return t;
 }
 
-std::string op_category(const InstructionTiming& t) {
+std::string_view op_category(const InstructionTiming& t) {
   const Instruction& i = *t.instruction;
   if (t.collective) return t.collective->kind;
   if (!t.stream.empty()) return t.stream.substr(t.stream.find(' ') + 1);
@@ -558,7 +577,7 @@ std::string op_category(const InstructionTiming& t) {
     // The device's own id, read without any communication: not a collective.
     case Opcode::kReplicaId:
     case Opcode::kPartitionId:
-      return std::string(opcode_name(i.opcode()));
+      return opcode_name(i.opcode());
     default:
       break;
   }
@@ -569,9 +588,9 @@ std::string op_category(const InstructionTiming& t) {
     case OpCategory::kDataMovement:
       return "data formatting";
     case OpCategory::kContraction:
-      return std::string(opcode_name(i.opcode()));
+      return opcode_name(i.opcode());
     default:
-      return std::string(category_name(opcode_category(i.opcode())));
+      return category_name(opcode_category(i.opcode()));
   }
 }
 

@@ -92,25 +92,28 @@ absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost&
   return topology;
 }
 
-// Fills the record `op` (new) of timing `t`, moving the timing's explanation and collective into
-// it: each op is listed once.
+// Fills the record `op` (new) of timing `t`, moving the timing's collective into it (each op is
+// listed once); its texts are saved in `texts` (the timing's are there already), but for
+// `computation`, its computation's name saved there.
 void fill_op_record(OpPrediction& op, InstructionTiming& t, double runs, double roofline_s,
-                    double efficiency) {
+                    double efficiency, const std::shared_ptr<TextPool>& texts,
+                    std::string_view computation) {
   const Instruction& i = *t.instruction;
+  op.texts = texts;
   op.instruction = &i;
-  op.name = std::string(i.name());
-  op.opcode = spelled_opcode(i);
-  op.computation = std::string(i.parent()->name());
+  op.name = texts->save_once(i.name());
+  op.opcode = texts->save(spelled_opcode(i));
+  op.computation = computation;
   op.in_entry = i.parent()->is_entry();
-  op.category = predict::op_category(t);
-  if (std::optional<OpMetadata> m = i.metadata()) op.op_name = std::string(m->op_name);
+  op.category = texts->save(predict::op_category(t));
+  if (std::optional<OpMetadata> m = i.metadata()) op.op_name = texts->save(m->op_name);
   op.multiplier = runs;
   op.time_s = t.time_s;
   op.total_time_s = t.time_s * runs;
   op.roofline_time_s = std::min(roofline_s, t.time_s);
   op.total_roofline_time_s = op.roofline_time_s * runs;
   op.efficiency = efficiency;
-  op.model = std::move(t.model);
+  op.model = t.model;
   op.bound = t.bound;
   op.resource = t.resource;
   if (t.cost != nullptr) {
@@ -122,12 +125,12 @@ void fill_op_record(OpPrediction& op, InstructionTiming& t, double runs, double 
     op.on_chip_bytes = c.on_chip_bytes();
     op.host_bytes = c.host_bytes();
   }
-  op.explanation = std::move(t.explanation);
+  op.explanation = t.explanation;
   op.collective = std::move(t.collective);
 }
 
 AsyncPrediction async_record(const InstructionTiming& start, const InstructionTiming& done) {
-  return {start.stream,
+  return {std::string(start.stream),
           std::string(start.instruction->name()),
           std::string(done.instruction->name()),
           start.latency_s,
@@ -194,7 +197,8 @@ double ratio(double roofline_s, double expected_s) {
 // The step's op records, costliest first, with the breakdown and totals; each computation's
 // instruction timings are emptied once its records are made (nothing reads them after).
 void gather_ops(const Module& module, predict::TimingMap& timings,
-                const predict::RooflineMap* roofline, size_t max_ops, Prediction& p,
+                const predict::RooflineMap* roofline, size_t max_ops,
+                const std::shared_ptr<TextPool>& texts, Prediction& p,
                 std::map<std::string, double>& matrix_by_class) {
   const absl::flat_hash_map<const Computation*, double> runs =
       predict::executions_per_step(module, timings);
@@ -238,6 +242,7 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
     auto count = runs.find(c);
     if (timing == timings.end() || count == runs.end() || count->second <= 0) continue;
     const double m = count->second;
+    const std::string_view computation = texts->save(c->name());
     std::vector<InstructionTiming>& list = timing->second.instructions;
     const predict::RooflineTiming* floors = nullptr;
     if (roofline != nullptr) {
@@ -294,7 +299,7 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
       p.hbm_bytes += (work != nullptr ? work->hbm_bytes() : 0.0) * m;
       if (!recorded) continue;
       OpPrediction& op = p.ops.emplace_back();
-      fill_op_record(op, t, m, roofline_s, efficiency);
+      fill_op_record(op, t, m, roofline_s, efficiency, texts, computation);
       if (t.partner >= 0) {
         const bool is_start = t.role == Role::kAsyncStart;
         const InstructionTiming& start = is_start ? t : list[t.partner];
@@ -440,8 +445,8 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
   std::map<std::string, double> matrix_by_class;
   // The timeline first: gather_ops lets each computation's timings go once its ops are made.
   p.timeline = predict::build_timeline(*timings, target);
-  gather_ops(module, *timings, roofline ? &*roofline : nullptr, options.max_ops, p,
-             matrix_by_class);
+  gather_ops(module, *timings, roofline ? &*roofline : nullptr, options.max_ops,
+             target.shared_texts(), p, matrix_by_class);
   roofline.reset();  // its times are in the records now
   set_peak(device, matrix_by_class, p);
   p.devices = std::max<int64_t>(

@@ -89,6 +89,12 @@ class Target {
   // The first kMaxRooflineTexts are kept; past them, each is made anew.
   const std::string& roofline_text(const RooflineEstimate& e);
 
+  // The texts of the prediction's records (models, explanations, names, ...): each saved once,
+  // in a pool the records share (OpPrediction::texts).
+  std::string_view save(std::string_view text) { return texts_->save(text); }
+  TextPool& texts() { return *texts_; }
+  const std::shared_ptr<TextPool>& shared_texts() const { return texts_; }
+
  private:
   // The first texts recorded (static strings or views of the device's), told by where they
   // lie: every op records the same few, and this spares hashing them each time. A text not
@@ -119,6 +125,7 @@ class Target {
   absl::flat_hash_map<std::string, std::string> roofline_texts_;
   std::string roofline_key_;
   std::string roofline_text_;
+  std::shared_ptr<TextPool> texts_ = std::make_shared<TextPool>();
 };
 
 // How a scheduled instruction takes part in its computation's schedule.
@@ -142,15 +149,16 @@ struct InstructionTiming {
   double time_s = 0;
   BoundBy bound = BoundBy::kOverhead;
   Bound resource = Bound::kOverhead;
-  std::string explanation;
-  std::string model;             // the model behind time_s or latency_s (OpPrediction::model)
+  // Texts of the Target's pool (Target::save) or static ones.
+  std::string_view explanation;
+  std::string_view model;        // the model behind time_s or latency_s (OpPrediction::model)
   std::string_view matrix_unit;  // the matrix class its matrix FLOPs ran on ("bf16", "tf32")
   // A collective's prediction; held apart, as few ops are collectives.
   HeapOptional<CollectivePrediction> collective;
 
   // Async starts: the work launched, and where it runs. Dones: the start they wait for.
   double latency_s = 0;
-  std::string stream;
+  std::string_view stream;
   int64_t partner = -1;  // index of the other op of the pair in its computation; -1 unpaired
   double hidden_s = 0;
   double exposed_s = 0;
@@ -217,8 +225,9 @@ absl::flat_hash_map<const Computation*, double> executions_per_step(const Module
 // The trace timeline of one step (timeline.cc).
 std::vector<TimelineEvent> build_timeline(const TimingMap& timings, Target& target);
 
-// XProf-like category of an op: "convolution fusion", "loop fusion", "all-gather", ...
-std::string op_category(const InstructionTiming& timing);
+// XProf-like category of an op: "convolution fusion", "loop fusion", "all-gather", ...; a view
+// of a static text or of the timing's.
+std::string_view op_category(const InstructionTiming& timing);
 
 }  // namespace hloroof::predict
 

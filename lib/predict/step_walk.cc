@@ -97,18 +97,19 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
         t.condition = nullptr;
         t.time_s = n * total_of(timings, t.body);
         if (target.explain()) {
-          t.explanation = absl::StrFormat(
+          t.explanation = target.save(absl::StrFormat(
               "%.0f x body %.4g s = %.4g s (a GPU loop of known trip count: the condition does "
               "not run)",
-              n, total_of(timings, t.body), t.time_s);
+              n, total_of(timings, t.body), t.time_s));
         }
         break;
       }
       const double body = total_of(timings, t.body), condition = total_of(timings, t.condition);
       t.time_s = n * body + (n + 1) * condition;
       if (target.explain()) {
-        t.explanation = absl::StrFormat("%.0f x body %.4g s + %.0f x condition %.4g s = %.4g s",
-                                        n, body, n + 1, condition, t.time_s);
+        t.explanation =
+            target.save(absl::StrFormat("%.0f x body %.4g s + %.0f x condition %.4g s = %.4g s",
+                                        n, body, n + 1, condition, t.time_s));
       }
       break;
     }
@@ -121,9 +122,9 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
       }
       t.time_s = total_of(timings, t.body);
       if (t.body != nullptr && target.explain()) {
-        t.explanation =
+        t.explanation = target.save(
             absl::StrFormat("the slowest of %d branches, %s: %.4g s",
-                            i.called_computations().size(), sv(t.body->name()), t.time_s);
+                            i.called_computations().size(), sv(t.body->name()), t.time_s));
       }
       break;
     }
@@ -135,7 +136,8 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
       }
       t.time_s = total_of(timings, t.body);
       if (t.body != nullptr && target.explain()) {
-        t.explanation = absl::StrFormat("calls %s: %.4g s", sv(t.body->name()), t.time_s);
+        t.explanation =
+            target.save(absl::StrFormat("calls %s: %.4g s", sv(t.body->name()), t.time_s));
       }
     }
   }
@@ -151,7 +153,7 @@ void run_synchronously(InstructionTiming& t, Target& target) {
   t.time_s = t.latency_s;
   t.roofline_time_s = t.roofline_latency_s;
   t.exposed_s = t.latency_s;
-  t.stream.clear();
+  t.stream = {};
 }
 
 absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const TimingMap& timings,
@@ -212,10 +214,10 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
       start.collective->exposed_s = p.exposed_s;
     }
     if (!target.explain()) continue;
-    done.explanation = absl::StrFormat(
+    done.explanation = target.save(absl::StrFormat(
         "waits for %s: latency %.4g s, %.4g s hidden behind the ops in between, %.4g s "
         "exposed",
-        sv(start.instruction->name()), p.latency_s, p.hidden_s, p.exposed_s);
+        sv(start.instruction->name()), p.latency_s, p.hidden_s, p.exposed_s));
   }
   for (InstructionTiming& t : ct.instructions) {
     if (t.role == Role::kCollective && t.collective) t.collective->exposed_s = t.time_s;

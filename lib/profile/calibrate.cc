@@ -133,7 +133,7 @@ DeviceSpec only(const DeviceSpec& unit, bool matrix, bool hbm, bool rest) {
 absl::flat_hash_map<std::string, double> execution_times(const Prediction& p) {
   absl::flat_hash_map<std::string, double> out;
   for (const OpPrediction& op : p.ops) {
-    out[op.name] = op.collective ? op.collective->time_s : op.time_s;
+    out[sv(op.name)] = op.collective ? op.collective->time_s : op.time_s;
   }
   return out;
 }
@@ -182,8 +182,8 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
     s.run = index;
     s.name = m.name;
     s.measured_s = m.time_s / m.occurrences;
-    s.given_s = given_s.at(op.name);
-    s.given_model = given_ops.at(op.name)->model;
+    s.given_s = given_s.at(sv(op.name));
+    s.given_model = std::string(given_ops.at(op.name)->model);
     s.uncertain = m.alignment_uncertain;
     s.unknown = unknown.contains(op.name);
     if (op.collective) {
@@ -199,9 +199,9 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
     } else if (op.async) {
       continue;  // copy-start / done and async computations: no roofline of their own
     } else {
-      s.matrix_s = terms[0][op.name];
-      s.hbm_s = terms[1][op.name];
-      s.rest_s = terms[2][op.name];
+      s.matrix_s = terms[0][sv(op.name)];
+      s.hbm_s = terms[1][sv(op.name)];
+      s.rest_s = terms[2][sv(op.name)];
       // Unlimited rates leave a term of ~1e-300 s: none.
       for (double* t : {&s.matrix_s, &s.hbm_s, &s.rest_s}) {
         if (*t < 1e-30) *t = 0;

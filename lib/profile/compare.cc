@@ -148,7 +148,8 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
       ++silent;
       continue;
     }
-    c.unmatched.push_back({op.name, "predicted", op.opcode, expected, op.multiplier});
+    c.unmatched.push_back(
+        {std::string(op.name), "predicted", std::string(op.opcode), expected, op.multiplier});
   }
   if (silent > 0) {
     c.notes.push_back(

@@ -35,7 +35,7 @@ std::string top_ops_table(const Prediction& p, const Prediction& first, size_t t
     const OpPrediction& op = p.ops[k];
     const double time = op.total_time_s;
     std::vector<std::string> cells = {
-        absl::StrCat(k + 1), op.name,
+        absl::StrCat(k + 1), std::string(op.name),
         p.step_time_s > 0 ? format_percent(time / p.step_time_s) : "-", format_seconds(time),
         std::string(op_bound_name(op))};
     if (!is_first) {

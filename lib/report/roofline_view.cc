@@ -68,7 +68,7 @@ RooflineChart roofline_chart(const Prediction& prediction, const DeviceSpec& dev
         ++off_roof;
         continue;
       }
-      Work& w = by_category[op.category];
+      Work& w = by_category[std::string(op.category)];
       w.flops += op.flops * op.multiplier;
       w.hbm_bytes += op.hbm_bytes * op.multiplier;
       w.time_s += op.total_time_s;
@@ -108,7 +108,7 @@ RooflineChart roofline_chart(const Prediction& prediction, const DeviceSpec& dev
   for (const OpPrediction* op : ops) {
     // Per execution and per step give the same intensity and rate; per step sizes the point.
     chart.points.push_back(point(
-        op->name, op->category,
+        std::string(op->name), std::string(op->category),
         {op->flops * op->multiplier, op->hbm_bytes * op->multiplier, op->total_time_s}, step));
   }
   return chart;

@@ -10,11 +10,11 @@
 namespace hloroof::report_internal {
 
 std::vector<UnknownWork> unknown_work(const Prediction& p) {
-  const std::set<std::string> unknown(p.unknown_ops.begin(), p.unknown_ops.end());
+  const std::set<std::string_view> unknown(p.unknown_ops.begin(), p.unknown_ops.end());
   std::map<std::string, UnknownWork> by_target;
   for (const OpPrediction& op : p.ops) {
     if (!unknown.count(op.name)) continue;
-    std::string target = op.opcode;
+    std::string target(op.opcode);
     if (op.instruction != nullptr && op.instruction->opcode() == Opcode::kCustomCall) {
       target = std::string(op.instruction->custom_call_target());
     }

@@ -2,6 +2,7 @@ target_sources(hloroof_util PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/huge_pages.cc
   ${CMAKE_CURRENT_LIST_DIR}/input_file.cc
   ${CMAKE_CURRENT_LIST_DIR}/output_file.cc
+  ${CMAKE_CURRENT_LIST_DIR}/text_pool.cc
   ${CMAKE_CURRENT_LIST_DIR}/text_safety.cc
   ${CMAKE_CURRENT_LIST_DIR}/version.cc
 )

@@ -147,7 +147,7 @@ TEST_CASE("explain off leaves every explanation empty and every other figure as 
       size_t with_text = 0;
       for (OpPrediction& op : explained.prediction.ops) {
         with_text += !op.explanation.empty();
-        op.explanation.clear();
+        op.explanation = {};
       }
       for (const OpPrediction& op : plain->ops) CHECK(op.explanation.empty());
       CHECK(with_text == explained->ops.size());  // asked, every op says how it was timed

@@ -68,9 +68,10 @@ std::string synthetic_profile(const Module& module, const Prediction& truth, dou
   for (const OpPrediction& op : truth.ops) {
     // A collective's kernel runs for the collective's own time.
     const double us = (op.collective ? op.collective->time_s : op.time_s) * 1e6 * scale;
-    auto it = credited.find(op.name);
-    gpu.event(stream, absl::StrCat("kernel_", op.name), t, us,
-              it == credited.end() ? op.name : it->second);
+    const std::string name(op.name);
+    auto it = credited.find(name);
+    gpu.event(stream, absl::StrCat("kernel_", name), t, us,
+              it == credited.end() ? name : it->second);
     t += us;
   }
   gpu.event(modules, absl::StrCat(std::string(module.name()), "(1)"), 0, t);

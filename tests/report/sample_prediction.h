@@ -16,19 +16,25 @@
 #ifndef HLOROOF_TESTS_REPORT_SAMPLE_PREDICTION_H_
 #define HLOROOF_TESTS_REPORT_SAMPLE_PREDICTION_H_
 
+#include <memory>
+#include <string>
+
 #include "hloroof/predict.h"
 
 namespace hloroof::testing {
 
-inline OpPrediction sample_op(std::string name, std::string category, std::string op_name,
+// An op whose texts are saved in `texts`, which it holds (as predict_step_time's records do).
+inline OpPrediction sample_op(const std::shared_ptr<TextPool>& texts, const std::string& name,
+                              const std::string& category, const std::string& op_name,
                               double multiplier, double time_s, double flops, double hbm_bytes,
                               BoundBy bound, Bound resource) {
   OpPrediction op;
-  op.name = std::move(name);
+  op.texts = texts;
+  op.name = texts->save(name);
   op.opcode = op.name.substr(0, op.name.find('.'));
   op.computation = "main";
-  op.category = std::move(category);
-  op.op_name = std::move(op_name);
+  op.category = texts->save(category);
+  op.op_name = texts->save(op_name);
   op.multiplier = multiplier;
   op.time_s = time_s;
   op.total_time_s = time_s * multiplier;
@@ -57,14 +63,16 @@ inline Prediction sample_prediction() {
   p.hfu = p.flops / (p.step_time_s * p.peak_flop_rate);
 
   const std::string layer = "jit(train_step)/layer_0/";
+  const auto texts = std::make_shared<TextPool>();
   const AsyncPrediction pair = {.stream = "async all-gather",
                                 .start = "all-gather-start.1",
                                 .done = "all-gather-done.1",
                                 .latency_s = 2e-3,
                                 .hidden_s = 1.5e-3,
                                 .exposed_s = 0.5e-3};
-  OpPrediction start = sample_op("all-gather-start.1", "all-gather", layer + "attention/all_gather",
-                                 1, 0, 0, 0, BoundBy::kCollective, Bound::kOverhead);
+  OpPrediction start =
+      sample_op(texts, "all-gather-start.1", "all-gather", layer + "attention/all_gather", 1, 0,
+                0, 0, BoundBy::kCollective, Bound::kOverhead);
   start.opcode = "all-gather-start";
   start.collective = CollectivePrediction{.kind = "all-gather",
                                           .payload_bytes = 3.2e7,
@@ -75,26 +83,27 @@ inline Prediction sample_prediction() {
                                           .hidden_s = 1.5e-3,
                                           .is_async = true};
   start.async = pair;
-  OpPrediction done = sample_op("all-gather-done.1", "all-gather", layer + "attention/all_gather",
-                                1, 0.5e-3, 0, 0, BoundBy::kCollective, Bound::kOverhead);
+  OpPrediction done =
+      sample_op(texts, "all-gather-done.1", "all-gather", layer + "attention/all_gather", 1,
+                0.5e-3, 0, 0, BoundBy::kCollective, Bound::kOverhead);
   done.opcode = "all-gather-done";
   done.async = pair;
   OpPrediction conv =
-      sample_op("convolution.1", "convolution fusion", layer + "attention/dot_general", 4, 1e-3,
-                1.97e11, 4.095e8, BoundBy::kCompute, Bound::kMatrix);
+      sample_op(texts, "convolution.1", "convolution fusion", layer + "attention/dot_general", 4,
+                1e-3, 1.97e11, 4.095e8, BoundBy::kCompute, Bound::kMatrix);
   conv.matrix_flops = conv.flops;
   conv.explanation = "max(matrix 1.97e11 FLOP / 1.97e14 FLOP/s, HBM 4.095e8 B / 8.19e11 B/s)";
   // Sorted by total time, as predict_step_time sorts them.
-  p.ops = {sample_op("fusion.add", "loop fusion", layer + "mlp/add", 4, 1.25e-3, 1e8, 8.19e8,
-                     BoundBy::kMemory, Bound::kHbm),
+  p.ops = {sample_op(texts, "fusion.add", "loop fusion", layer + "mlp/add", 4, 1.25e-3, 1e8,
+                     8.19e8, BoundBy::kMemory, Bound::kHbm),
            conv,
-           sample_op("fusion.embed", "input fusion", "jit(train_step)/embed/gather", 1, 1.5e-3, 0,
-                     1.2285e9, BoundBy::kMemory, Bound::kHbm),
-           sample_op("fusion.tanh", "loop fusion", layer + "mlp/tanh", 4, 0.25e-3, 4.1e8, 2.0475e8,
-                     BoundBy::kMemory, Bound::kHbm),
+           sample_op(texts, "fusion.embed", "input fusion", "jit(train_step)/embed/gather", 1,
+                     1.5e-3, 0, 1.2285e9, BoundBy::kMemory, Bound::kHbm),
+           sample_op(texts, "fusion.tanh", "loop fusion", layer + "mlp/tanh", 4, 0.25e-3, 4.1e8,
+                     2.0475e8, BoundBy::kMemory, Bound::kHbm),
            done,
-           sample_op("copy.3", "data formatting", "", 1, 2e-6, 0, 8.19e5, BoundBy::kOverhead,
-                     Bound::kOverhead),
+           sample_op(texts, "copy.3", "data formatting", "", 1, 2e-6, 0, 8.19e5,
+                     BoundBy::kOverhead, Bound::kOverhead),
            start};
 
   // Timeline: the all-gather runs on its stream from 0 to 2 ms, behind fusion.embed (1.5 ms);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "hloroof/report.h"
 #include "sample_prediction.h"
@@ -130,13 +131,15 @@ TEST_CASE("grouped tables name their groups") {
 
 TEST_CASE("long names are cut so that every line fits 100 columns") {
   Prediction p = sample_prediction();
+  const auto texts = std::make_shared<TextPool>();
   for (OpPrediction& op : p.ops) {
-    op.name = "loop_multiply_add_subtract_convert_broadcast_fusion." + op.name;
+    op.name = texts->save(
+        absl::StrCat("loop_multiply_add_subtract_convert_broadcast_fusion.", std::string(op.name)));
     op.category = "a category name far longer than any XProf uses";
-    op.op_name =
+    op.op_name = texts->save(absl::StrCat(
         "jit(train_step)/jit(main)/transpose(jvp(transformer))/while/body/"
-        "checkpoint/remat/layer/attention/" +
-        op.op_name;
+        "checkpoint/remat/layer/attention/",
+        std::string(op.op_name)));
   }
   p.unknown_ops.assign(40, "custom-call.123456");
   p.peak_flop_rate_type = "bf16 with a name long enough to push the MFU line past 100";

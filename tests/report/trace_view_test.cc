@@ -2,7 +2,9 @@
 // records, and counters of cumulative work (figures from sample_prediction.h).
 #include <catch2/catch.hpp>
 #include <map>
+#include <memory>
 #include <sstream>
+#include <string>
 
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
@@ -268,10 +270,12 @@ TEST_CASE("the trace written to a stream is the text prediction_to_trace_json re
   Prediction prediction = sample_prediction();
   const OpPrediction op = prediction.ops.front();
   const TimelineEvent event = prediction.timeline.front();
+  const auto texts = std::make_shared<TextPool>();  // outlives the records that view it
+  const std::string_view explanation = texts->save(std::string(900, 'x') + "\n\"quoted\" \xff");
   for (int i = 0; i < 2000; ++i) {
     OpPrediction copy = op;
-    copy.name = "extra." + std::to_string(i);
-    copy.explanation = std::string(900, 'x') + "\n\"quoted\" \xff";
+    copy.name = texts->save("extra." + std::to_string(i));
+    copy.explanation = explanation;
     prediction.ops.push_back(copy);
     TimelineEvent e = event;
     e.name = copy.name;

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,7 @@
 #include "hloroof/heap_optional.h"
 #include "hloroof/module.h"
 #include "hloroof/roofline.h"
+#include "hloroof/text_pool.h"
 
 namespace hloroof {
 
@@ -105,14 +107,16 @@ struct AsyncPrediction {
   double exposed_s = 0;  // per execution: the done's wait (latency_s = hidden_s + exposed_s)
 };
 
+// Its texts (name, ..., explanation) are views of `texts`, which the record holds: a copy of the
+// record keeps them too. A record made by hand may view any text that outlives it.
 struct OpPrediction {
   const Instruction* instruction = nullptr;  // valid while the module lives
-  std::string name;
-  std::string opcode;
-  std::string computation;
-  bool in_entry = false;  // the computation is the module's entry
-  std::string category;   // XProf-like: "convolution fusion", "loop fusion", "all-gather", ...
-  std::string op_name;    // metadata op_name, e.g. "jit(train_step)/layer_3/attention/dot"
+  std::string_view name;
+  std::string_view opcode;
+  std::string_view computation;
+  bool in_entry = false;     // the computation is the module's entry
+  std::string_view category;  // XProf-like: "convolution fusion", "loop fusion", "all-gather", ...
+  std::string_view op_name;   // metadata op_name, e.g. "jit(train_step)/layer_3/attention/dot"
   double multiplier = 1;  // executions per step
   // One execution, on the step's critical path, as expected (docs/prediction-model.md): the
   // op's time from the measured models (its roofline time raised to what the device is
@@ -130,7 +134,7 @@ struct OpPrediction {
   double efficiency = 1;
   // The model behind time_s, e.g. "gemm table h100 (measured, interpolated)",
   // "collective fit h100 (measured, fitted)", "roofline (no measured model)".
-  std::string model;
+  std::string_view model;
   double total_time_s = 0;           // time_s x multiplier
   double total_roofline_time_s = 0;  // roofline_time_s x multiplier
   BoundBy bound = BoundBy::kOverhead;
@@ -141,10 +145,13 @@ struct OpPrediction {
   double hbm_bytes = 0;
   double on_chip_bytes = 0;
   double host_bytes = 0;
-  std::string explanation;                         // the formula with the device numbers
+  std::string_view explanation;  // the formula with the device numbers
   // Few ops have these: each is held on the heap (an op without them carries two pointers).
   HeapOptional<CollectivePrediction> collective;  // collectives (on the start of a pair)
   HeapOptional<AsyncPrediction> async;            // both ops of an async pair
+  // What the texts above view: one pool for the records of a prediction, where each text is
+  // held once (the same explanation of every layer's op, the few models and categories).
+  std::shared_ptr<const TextPool> texts;
 };
 
 // A slice of the predicted timeline (the trace view draws these).
