@@ -403,14 +403,16 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
     }
   }
   // The curve: a point per entry instruction (80 bytes each).
-  r.live_curve.reserve(schedule.size());
-  for (size_t p = 0; p < schedule.size(); ++p) {
-    r.live_curve.push_back({std::string(schedule[p]->name()), entry.device_bytes(p),
-                            std::string(entry_computation.name()), 0});
+  if (options.live_curves) {
+    r.live_curve.reserve(schedule.size());
+    for (size_t p = 0; p < schedule.size(); ++p) {
+      r.live_curve.push_back({std::string(schedule[p]->name()), entry.device_bytes(p),
+                              std::string(entry_computation.name()), 0});
+    }
   }
   r.footprint_bytes =
       r.argument_bytes + r.output_bytes - r.alias_bytes + r.temp_bytes + r.constant_bytes;
-  if (!schedule.empty()) {
+  if (options.live_curves && !schedule.empty()) {
     const size_t limit = std::max<size_t>(1, options.max_timeline_points);
     // Each entry instruction has a point, up to the limit: room for those made at once.
     r.live_timeline.reserve(std::min(limit, schedule.size()));

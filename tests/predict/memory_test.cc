@@ -320,6 +320,23 @@ TEST_CASE("a while body adds its own peak once, where the loop runs") {
   CHECK(r.live_curve.back().device_bytes == 8204);
 }
 
+TEST_CASE("without live curves the report has no curve nor timeline, and the same peak") {
+  // The peak, its breakdown and the footprint come from the liveness and the assignment, not
+  // from the curves: the figures of the test above (24592 B at w; 4096 B of parameters).
+  const MemoryReport all = analyze(kWhileLoop);
+  const MemoryReport r = analyze(kWhileLoop, {.live_curves = false});
+  CHECK(r.live_curve.empty());
+  CHECK(r.live_timeline.empty());
+  CHECK(!all.live_curve.empty());
+  CHECK(all.live_timeline.size() > all.live_curve.size());  // the body's points too
+  CHECK(r.peak_bytes == 24592);
+  CHECK(r.peak_at == "w");
+  CHECK(r.peak_breakdown.parameters == 4096);
+  CHECK(r.temporary_peak_bytes == all.temporary_peak_bytes);
+  CHECK(r.footprint_bytes == all.footprint_bytes);
+  CHECK(r.peak_buffers.size() == all.peak_buffers.size());
+}
+
 TEST_CASE("a conditional adds the larger of its branches' peaks") {
   // Entry: i 4, x 1024; c (1024) is defined at the conditional. Branch small's peak is its
   // 2048 B concatenate, branch big's 8192 B. At c: 4 + 1024 + 1024 + 8192 = 10244.

@@ -243,6 +243,9 @@ struct MemoryOptions {
   bool first_tile_padding = true;
   // Bounds live_timeline (bodies called from many places repeat).
   size_t max_timeline_points = 200000;
+  // Make live_curve and live_timeline; false leaves both empty (a point per instruction, 80
+  // bytes each, that the text and the advice do not show). The peak is found either way.
+  bool live_curves = true;
   // List every allocation in MemoryReport::allocations; false counts them only: a parameter
   // of a million scalar leaves has a million allocations, which the text and the advice do
   // not show.
