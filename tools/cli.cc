@@ -1,10 +1,13 @@
 #include "cli.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <system_error>
+#include <thread>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -241,6 +244,24 @@ absl::StatusOr<std::vector<std::string>> split_device_list(std::string_view list
     }
   }
   return devices;
+}
+
+void for_each_concurrently(size_t n, const std::function<void(size_t)>& task) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < n; i = next++) task(i);
+  };
+  const size_t threads = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // the threads started, this one among them, take every task
+    }
+  }
+  work();
+  for (std::thread& h : helpers) h.join();
 }
 
 }  // namespace hloroof::cli

@@ -2,6 +2,8 @@
 #ifndef HLOROOF_TOOLS_CLI_H_
 #define HLOROOF_TOOLS_CLI_H_
 
+#include <cstddef>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -102,6 +104,15 @@ absl::StatusOr<std::vector<std::string>> split_device_list(std::string_view list
 // command, from the main thread: `keep_until_exit(std::move(loaded), std::move(prediction));`
 template <typename... T>
 void keep_until_exit(T&&... objects);
+
+// ---- Work at the same time. Analyses of one module only read it (and the device spec): the
+// predictions on several devices run side by side
+// (tests/predict/concurrent_analysis_test.cc).
+
+// Runs task(0), ..., task(n - 1), each once, on at most std::thread::hardware_concurrency()
+// threads, the caller's among them, and returns when all are done; one after the other where
+// that number is unknown or no thread can be started. Tasks must not depend on each other.
+void for_each_concurrently(size_t n, const std::function<void(size_t)>& task);
 
 // ---- Details of the templates above.
 

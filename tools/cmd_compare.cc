@@ -68,31 +68,44 @@ int run(const std::vector<std::string>& words) {
   // Should it fail (or the module have no step), the first prediction says why, as before.
   std::optional<absl::StatusOr<ModuleCost>> cost;
   if (module->entry_marked()) cost = analyze_cost(*module, cost_options(options));
+  // Each device's prediction at the same time as the others'; the first device (in the order
+  // given) whose device or prediction fails says why, as one after the other would.
+  const size_t count = devices->size();
+  std::vector<std::optional<absl::StatusOr<DeviceTarget>>> choices(count);
+  std::vector<std::optional<absl::StatusOr<Prediction>>> predicted(count);
+  for_each_concurrently(count, [&](size_t k) {
+    const std::string& d = (*devices)[k];
+    choices[k] = resolve_device(d, module, {.settings = args->all("--set")});
+    if (!choices[k]->ok()) return;
+    PredictOptions with_topology = options;
+    with_topology.topology = (*choices[k])->topology;
+    // The text shows the top ops of every device but the first: only those get records.
+    if (!every_op && k > 0 && top > 0) with_topology.max_ops = top;
+    const DeviceSpec& spec = (*choices[k])->spec;
+    absl::StatusOr<Prediction> p = cost && cost->ok()
+                                       ? predict_step_time(*module, spec, with_topology, **cost)
+                                       : predict_step_time(*module, spec, with_topology);
+    // The text shows the first device's ops (each op's time there is what the others' are
+    // compared to) and the top ones of the others.
+    if (p.ok() && !every_op && k > 0 && p->ops.size() > top) {
+      p->ops.erase(p->ops.begin() + static_cast<std::ptrdiff_t>(top), p->ops.end());
+      p->ops.shrink_to_fit();
+    }
+    predicted[k] = std::move(p);
+  });
   std::vector<Prediction> predictions;
-  for (const std::string& d : *devices) {
-    absl::StatusOr<DeviceTarget> choice =
-        resolve_device(d, module, {.settings = args->all("--set")});
+  for (size_t k = 0; k < count; ++k) {
+    const std::string& d = (*devices)[k];
+    const absl::StatusOr<DeviceTarget>& choice = *choices[k];
     if (!choice.ok()) {
       return fail(
           absl::Status(choice.status().code(), absl::StrCat(d, ": ", choice.status().message())));
     }
-    PredictOptions with_topology = options;
-    with_topology.topology = choice->topology;
-    // The text shows the top ops of every device but the first: only those get records.
-    if (!every_op && !predictions.empty() && top > 0) with_topology.max_ops = top;
-    absl::StatusOr<Prediction> p =
-        cost && cost->ok() ? predict_step_time(*module, choice->spec, with_topology, **cost)
-                           : predict_step_time(*module, choice->spec, with_topology);
+    absl::StatusOr<Prediction>& p = *predicted[k];
     if (!p.ok())
       return fail(absl::Status(p.status().code(), absl::StrCat(d, ": ", p.status().message())));
     prepend_input_notes(*loaded, *choice, *p);
     if (!model_flops->note.empty()) p->assumptions.push_back(model_flops->note);
-    // The text shows the first device's ops (each op's time there is what the others' are
-    // compared to) and the top ones of the others.
-    if (!every_op && !predictions.empty() && p->ops.size() > top) {
-      p->ops.erase(p->ops.begin() + static_cast<std::ptrdiff_t>(top), p->ops.end());
-      p->ops.shrink_to_fit();
-    }
     predictions.push_back(*std::move(p));
   }
 
@@ -111,7 +124,7 @@ int run(const std::vector<std::string>& words) {
       std::cout << "\n" << message_text("note: ", set + ", on every device");
     }
   }
-  keep_until_exit(std::move(loaded), std::move(cost), std::move(predictions));
+  keep_until_exit(std::move(loaded), std::move(cost), std::move(choices), std::move(predictions));
   return kExitOk;
 }
 

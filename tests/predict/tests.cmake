@@ -32,3 +32,8 @@ hloroof_add_test(xla_fft_memory_test ${CMAKE_CURRENT_LIST_DIR}/xla_fft_memory_te
 # The heap the memory analysis holds per leaf of a wide tuple parameter (counted, not timed).
 hloroof_add_test(memory_wide_tuple_test ${CMAKE_CURRENT_LIST_DIR}/memory_wide_tuple_test.cc)
 target_include_directories(memory_wide_tuple_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
+# The memory analysis and predictions on several devices run on threads at once give what they
+# give one after the other (`hloroof compare` predicts its devices so).
+hloroof_add_test(concurrent_analysis_test ${CMAKE_CURRENT_LIST_DIR}/concurrent_analysis_test.cc)
+find_package(Threads REQUIRED)
+target_link_libraries(concurrent_analysis_test PRIVATE Threads::Threads)
