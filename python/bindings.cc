@@ -734,7 +734,9 @@ void bind_cost(py::module_& m) {
       .field("multiplier", &InstructionCost::multiplier, "executions per step")
       .field("cost", &InstructionCost::cost, "one execution")
       .field("unknown", &InstructionCost::unknown, "its own cost could not be told")
-      .field("collective", &InstructionCost::collective, "collectives: payload and groups")
+      .computed(
+          "collective", [](const InstructionCost& c) { return c.collective.get(); },
+          "collectives: payload and groups", kInternal)
       .field("trip_count", &InstructionCost::trip_count, "while loops: the trip count")
       .done();
 

@@ -148,7 +148,10 @@ OpCost instruction_cost(const Instruction& i, CostRole role, Context& context,
       op.opcode == Opcode::kAsyncStart ? i.computation_attribute(AttrId::kCalls) : nullptr;
   const OpView performed =
       wrapped != nullptr && wrapped->root() != nullptr ? view_of(*wrapped->root()) : op;
-  record.collective = collective_cost(performed, is_async_start(i.opcode()), context);
+  if (std::optional<CollectiveCost> c =
+          collective_cost(performed, is_async_start(i.opcode()), context)) {
+    record.collective = *std::move(c);
+  }
   if (role == CostRole::kScheduled) return cost;
   OpCost work;
   add_work(work, cost);

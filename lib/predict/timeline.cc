@@ -18,9 +18,13 @@ constexpr int kMaxDepth = 32;
 
 class TimelineBuilder {
  public:
-  // `keep`: the slices are made; else only counted (whether the timeline is cut).
-  TimelineBuilder(const TimingMap& timings, const PredictOptions& options, bool keep)
-      : timings_(timings), options_(options), keep_(keep) {}
+  // `keep`: the slices are made; else only counted (whether the timeline is cut). `slices`:
+  // how many will be made (room for them is made at once), when known.
+  TimelineBuilder(const TimingMap& timings, const PredictOptions& options, bool keep,
+                  size_t slices = 0)
+      : timings_(timings), options_(options), keep_(keep) {
+    if (keep) events_.reserve(slices);
+  }
 
   void place(const Computation* c, double offset, int depth) {
     auto it = c ? timings_.find(c) : timings_.end();
@@ -58,6 +62,7 @@ class TimelineBuilder {
     return std::move(events_);
   }
   bool truncated() const { return truncated_; }
+  size_t placed() const { return placed_; }
 
  private:
   // Iteration k runs the condition, then the body; the last condition ends the loop.
@@ -114,10 +119,18 @@ class TimelineBuilder {
 std::vector<TimelineEvent> build_timeline(const TimingMap& timings, Target& target) {
   const Module& module = target.module();
   const bool keep = target.options().timeline;
-  TimelineBuilder builder(timings, target.options(), keep);
-  builder.place(module.entry(), 0, 0);
-  std::vector<TimelineEvent> events = std::move(builder).take();
-  if (builder.truncated()) {
+  // The slices counted first: a timeline not kept is only counted (whether it is cut), a kept
+  // one is then made in a vector of its size (grown as the slices came, it held up to twice
+  // that).
+  TimelineBuilder counter(timings, target.options(), false);
+  counter.place(module.entry(), 0, 0);
+  std::vector<TimelineEvent> events;
+  if (keep) {
+    TimelineBuilder builder(timings, target.options(), true, counter.placed() + 1);
+    builder.place(module.entry(), 0, 0);
+    events = std::move(builder).take();
+  }
+  if (counter.truncated()) {
     // Said without the timeline too: the outputs do not depend on whether it was kept.
     const std::string cut = absl::StrCat("the timeline holds its first ", kMaxEvents,
                                          " slices; later ones are left out");

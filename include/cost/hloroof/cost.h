@@ -17,6 +17,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "hloroof/collective_kind.h"
+#include "hloroof/heap_optional.h"
 #include "hloroof/module.h"
 #include "hloroof/shape.h"
 
@@ -141,7 +142,8 @@ struct InstructionCost {
   double multiplier = 0;
   OpCost cost;           // one execution, called computations included
   bool unknown = false;  // this instruction's own cost could not be told (counted 0)
-  std::optional<CollectiveCost> collective;
+  // Few instructions have one: held on the heap (the others carry a pointer).
+  HeapOptional<CollectiveCost> collective;
   std::optional<TripCount> trip_count;  // while loops
 };
 
