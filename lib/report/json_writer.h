@@ -252,7 +252,7 @@ class JsonText {
     uint8_t size;
     char text[31];
   };
-  static constexpr int kWrittenBits = 8;
+  static constexpr int kWrittenBits = 12;
 
   void make_room(size_t n);
 

@@ -87,8 +87,20 @@ void TraceWriter::write_args(absl::Span<const TraceArg> args) {
     if (i + 1 < sorted_.size() && sorted_[i + 1]->key == sorted_[i]->key) continue;
     if (!first) text_.put(',');
     first = false;
-    text_.string(sorted_[i]->key);
-    text_.put(':');
+    const TraceArg& arg = *sorted_[i];
+    if (arg.plain_key) {
+      // `"key":` as it is.
+      char* o = text_.room(arg.key.size() + 3);
+      *o++ = '"';
+      copy_bytes(o, arg.key.data(), arg.key.size());
+      o += arg.key.size();
+      o[0] = '"';
+      o[1] = ':';
+      text_.advance(o + 2);
+    } else {
+      text_.string(arg.key);
+      text_.put(':');
+    }
     std::visit([&](const auto& v) {
       if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string_view>) {
         text_.string(v);

@@ -10,6 +10,8 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -20,8 +22,18 @@ namespace hloroof::report_internal {
 
 // One entry of an event's "args"; the strings it names outlive the call that writes it.
 struct TraceArg {
+  using Value = std::variant<double, int64_t, std::string_view>;
+  // A literal key (plain ASCII, checked as the program is compiled): written as it is.
+  TraceArg(PlainKey name, Value v)
+      : key(name.data(), name.size()), plain_key(true), value(std::move(v)) {}
+  // Any other key: escaped as it needs.
+  template <typename S>
+    requires(std::is_convertible_v<const S&, std::string_view> && !std::is_array_v<S>)
+  TraceArg(const S& name, Value v) : key(name), value(std::move(v)) {}
+
   std::string_view key;
-  std::variant<double, int64_t, std::string_view> value;
+  bool plain_key = false;
+  Value value;
 };
 
 class TraceWriter {
