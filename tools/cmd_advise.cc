@@ -52,13 +52,9 @@ int run(const std::vector<std::string>& words) {
   predict_options.explain = false;  // advice shows no op's explanation
   predict_options.timeline = false;  // nor the timeline
   // The memory analysis first: its working data is gone before the prediction's is made.
-  // The advice reads no allocation itself (a wide tuple has one per leaf).
-  absl::StatusOr<MemoryReport> memory = analyze_memory(module, *spec, {.allocations = false});
-  if (memory.ok()) {
-    // Nor does it read the live-bytes curves: let go before the prediction is made.
-    std::vector<LiveBytesPoint>().swap(memory->live_curve);
-    std::vector<LiveBytesPoint>().swap(memory->live_timeline);
-  }
+  // The advice reads no allocation itself (a wide tuple has one per leaf), nor the live bytes.
+  absl::StatusOr<MemoryReport> memory =
+      analyze_memory(module, *spec, {.live_curves = false, .allocations = false});
   absl::StatusOr<Prediction> prediction = predict_step_time(module, *spec, predict_options);
   if (!prediction.ok()) return fail(prediction.status());
   prepend_input_notes(*loaded, *choice, *prediction);

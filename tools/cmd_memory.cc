@@ -248,6 +248,7 @@ int run(const std::vector<std::string>& words) {
   // the text counts them.
   options.allocations = args->flag("--json") || loaded->xla_assignment.has_value();
   options.allocation_runs = true;  // expanded as they are written or compared
+  options.live_curves = args->flag("--json");  // the text and the CSV show the peak only
   absl::StatusOr<MemoryReport> report = analyze_memory(loaded->module, choice->spec, options);
   if (!report.ok()) return fail(report.status());
   for (size_t i = 0; i < loaded->warnings.size(); ++i) {

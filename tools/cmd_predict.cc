@@ -139,14 +139,11 @@ int run(const std::vector<std::string>& words) {
   // The memory analysis of the module, made once for the trace and the advice.
   std::optional<absl::StatusOr<MemoryReport>> analyzed;
   auto memory_report = [&]() -> const absl::StatusOr<MemoryReport>& {
-    // Neither shows the allocations themselves (a wide tuple has one per leaf).
+    // Neither shows the allocations themselves (a wide tuple has one per leaf); only the
+    // trace shows the live bytes.
     if (!analyzed) {
-      analyzed = analyze_memory(*module, *spec, {.allocations = false});
-      if (analyzed->ok() && !args->has("--trace")) {
-        // Only the trace shows the live bytes: let go before the prediction is made.
-        std::vector<LiveBytesPoint>().swap((*analyzed)->live_curve);
-        std::vector<LiveBytesPoint>().swap((*analyzed)->live_timeline);
-      }
+      analyzed = analyze_memory(*module, *spec,
+                                {.live_curves = args->has("--trace"), .allocations = false});
     }
     return *analyzed;
   };
