@@ -28,10 +28,10 @@ void* map_huge_pages(size_t bytes, size_t huge_bytes);
 // Linux): the heap is grown now by `reserve` bytes of address space (not memory: pages become
 // resident when first touched, 2 MiB at a time) advised for huge pages, and malloc is told to
 // keep that much when memory is freed and to serve blocks up to 32 MiB from the heap rather than
-// map each apart. What lies beyond the reserve takes 4 KiB pages as before. For a command-line process that
-// allocates tens of megabytes in small blocks and touches them once (gemma3's `predict`: 8,400
-// page faults -> 900, a third less CPU time); a library must not change its host's allocator.
-// Returns whether the heap was advised.
+// map each apart. What lies beyond the reserve takes 4 KiB pages as before. For a command-line
+// process that allocates tens of megabytes in small blocks and touches them once (gemma3's
+// `predict`: 8,400 page faults -> 700, a third less CPU time); a library must not change its
+// host's allocator. Returns whether the heap was advised.
 bool back_heap_with_huge_pages(size_t reserve);
 
 }  // namespace hloroof::detail

@@ -3,16 +3,12 @@
 #include <sstream>
 
 #include "cost_test_util.h"
+#include "examples.h"
 
 namespace hloroof {
 namespace {
 
-std::string read_example(const std::string& name) {
-  std::ifstream in(std::string(HLOROOF_SOURCE_DIR) + "/examples/" + name, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::read_example;
 
 TEST_CASE("tpu_v5e_train_step: the README's FLOPs") {
   auto c = testing::analyze(read_example("tpu_v5e_train_step.hlo"));

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "examples.h"
 #include "hloroof/analysis_json.h"
 #include "hloroof/cost.h"
 #include "hloroof/device_target.h"
@@ -22,13 +23,7 @@
 namespace hloroof {
 namespace {
 
-std::string read_example(const std::string& name) {
-  std::ifstream in(std::string(HLOROOF_SOURCE_DIR) + "/examples/" + name, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  REQUIRE(!text.str().empty());
-  return text.str();
-}
+using testing::read_example;
 
 // What one device's analyses print: the memory report's JSON, the prediction's JSON made from
 // the module, and the one made from the module's cost analysed beforehand (compare's way).

@@ -40,7 +40,9 @@ std::string problem(const Prediction& p) {
     if (!sane(op.roofline_time_s) || op.roofline_time_s > op.time_s) {
       return "op " + std::string(op.name) + ": expected below its roofline";
     }
-    if (!(op.efficiency > 0 && op.efficiency <= 1)) return "op " + std::string(op.name) + ": efficiency";
+    if (!(op.efficiency > 0 && op.efficiency <= 1)) {
+      return "op " + std::string(op.name) + ": efficiency";
+    }
     if (op.time_s > 0 && op.model.empty()) return "op " + std::string(op.name) + ": no model";
     ops += op.total_time_s;
   }

@@ -6,19 +6,14 @@
 #include <utility>
 #include <vector>
 
+#include "examples.h"
 #include "hloroof/cost.h"
 #include "predict_test_util.h"
 
 namespace hloroof {
 namespace {
 
-std::string read_example(const std::string& name) {
-  std::ifstream in(std::string(HLOROOF_SOURCE_DIR) + "/examples/" + name, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  REQUIRE(!text.str().empty());
-  return text.str();
-}
+using testing::read_example;
 
 double collective_time(const Prediction& p) {
   double sum = 0;

@@ -168,7 +168,8 @@ TEST_CASE("every op's explanation names its bound and the device figures") {
   const OpPrediction& d = p.op("d");
   CHECK(d.resource == Bound::kMatrix);
   CHECK(d.category == "dot");
-  CHECK_THAT(std::string(d.explanation), Catch::Contains("matrix_flops_per_s.bf16 (SB-tpu, GC-v5e)"));
+  CHECK_THAT(std::string(d.explanation),
+             Catch::Contains("matrix_flops_per_s.bf16 (SB-tpu, GC-v5e)"));
   CHECK_THAT(std::string(d.explanation), Catch::Contains("<- bound"));
   // The overhead figure is assumed, not published: the prediction says it used it.
   CHECK(p.assumes("per_op_overhead"));
