@@ -53,7 +53,9 @@ std::pair<std::string, std::string> split_path(const std::string& path) {
 }
 
 // A stream buffer that writes into a file descriptor in pieces of 64 KiB, keeping the errno
-// of the first failure (later output is dropped).
+// of the first failure (later output is dropped). A piece written whole that fills the buffer
+// (a JSON writer hands over 64 KiB at a time) goes to the file from where it lies, after what
+// the buffer holds, instead of being copied through the buffer.
 class FdBuffer : public std::streambuf {
  public:
   explicit FdBuffer(int fd) : fd_(fd), buffer_(64 << 10) {
@@ -77,6 +79,12 @@ class FdBuffer : public std::streambuf {
   int sync() override {
     drain();
     return error_ == 0 ? 0 : -1;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    if (n < static_cast<std::streamsize>(buffer_.size())) return std::streambuf::xsputn(s, n);
+    drain();
+    if (error_ == 0) error_ = write_all(fd_, std::string_view(s, static_cast<size_t>(n)));
+    return error_ == 0 ? n : 0;
   }
 
  private:

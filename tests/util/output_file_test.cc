@@ -167,5 +167,43 @@ TEST_CASE("An output produced into a stream is written whole, or not at all") {
   CHECK(files_in(dir.path()) == 1);
 }
 
+TEST_CASE("Pieces of 64 KiB and more written into the stream land in order among small ones") {
+  // Small pieces, then pieces of 65,536 and 100,000 bytes (the writer's buffer holds 65,536):
+  // each large one follows what the buffer held before it.
+  TempDir dir;
+  const fs::path out = dir.path() / "pieces.json";
+  auto produce = [](std::ostream& stream) {
+    stream << "head;";
+    stream.write(std::string(65536, 'a').data(), 65536);
+    stream << "middle;";
+    stream.write(std::string(100000, 'b').data(), 100000);
+    stream.write(std::string(100000, 'c').data(), 100000);
+    stream << "tail";
+  };
+  std::ostringstream expected;
+  produce(expected);
+  // 5 + 65,536 + 7 + 2 x 100,000 + 4 bytes.
+  REQUIRE(expected.str().size() == 265552);
+  REQUIRE(write_output_file(out.string(), produce, "the trace").ok());
+  CHECK(contents_of(out) == expected.str());
+  // A file-size limit of 100,000 bytes stops it at the second large piece: the old file stays.
+  std::ofstream(out) << "old";
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{100000, 100000};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    const absl::Status s = write_output_file(out.string(), produce, "the trace");
+    _exit(!s.ok() && s.message().find("cannot write the trace to '") == 0 ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(contents_of(out) == "old");
+  CHECK(files_in(dir.path()) == 1);
+}
+
 }  // namespace
 }  // namespace hloroof
