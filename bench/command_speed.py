@@ -34,9 +34,25 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DEVICES = "tpu_v5e:2x2,tpu_v5p:2x2x1,h100:1x4"
+# For a module of more than the 4 devices above: each device's smallest slice that holds it.
+DEVICES_ANY_COUNT = "tpu_v5e,tpu_v5p,h100"
 
 
-def commands(out: pathlib.Path) -> list[tuple[str, list[str]]]:
+def device_count(module: pathlib.Path) -> int:
+    """Devices the module's header names (num_partitions x replica_count; 1 if unsaid)."""
+    with open(module, "rb") as f:
+        head = f.readline().decode(errors="replace")
+    count = 1
+    for key in ("num_partitions=", "replica_count="):
+        if key in head:
+            digits = head.split(key, 1)[1].split(",")[0].split()[0]
+            count *= int(digits) if digits.isdigit() else 1
+    return count
+
+
+def commands(out: pathlib.Path,
+             module: pathlib.Path | None = None) -> list[tuple[str, list[str]]]:
+    devices = DEVICES if module is None or device_count(module) <= 4 else DEVICES_ANY_COUNT
     return [
         ("parse", ["parse"]),
         ("cost", ["cost"]),
@@ -48,7 +64,7 @@ def commands(out: pathlib.Path) -> list[tuple[str, list[str]]]:
         ("predict --trace --roofline",
          ["predict", "--trace", str(out / "t.json"), "--roofline", str(out / "r.svg")]),
         ("advise", ["advise"]),
-        ("compare (3 devices)", ["compare", "--devices", DEVICES]),
+        ("compare (3 devices)", ["compare", "--devices", devices]),
     ]
 
 
@@ -94,7 +110,7 @@ def table(cli: str, modules: list[pathlib.Path], runs: int, cpu: bool = False,
             else:
                 print(f"  {'command':<28} {unit:>8} {'x parse':>8} {'B/B':>6}")
             parse_s = None
-            for name, args in commands(pathlib.Path(tmp)):
+            for name, args in commands(pathlib.Path(tmp), module):
                 if baseline:
                     runs_of = [(run_once(baseline, args, module, cpu),
                                 run_once(cli, args, module, cpu)) for _ in range(runs)]

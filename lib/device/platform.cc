@@ -3,6 +3,8 @@
 // them with their sources.
 #include "hloroof/platform.h"
 
+#include <array>
+#include <iterator>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -87,13 +89,35 @@ std::string_view target_platform(std::string_view target) {
   return {};
 }
 
+// The bytes that follow a marker's opening quote: a quote followed by another byte starts none.
+constexpr std::array<bool, 256> kMarkerSecondBytes = [] {
+  std::array<bool, 256> bytes{};
+  for (const Marker& m : kConfigMarkers) bytes[static_cast<unsigned char>(m.prefix[1])] = true;
+  return bytes;
+}();
+
+// The first marker of the table found anywhere in the instruction's backend config. Every
+// marker starts with a quote, so one pass over the config's quotes finds them all: a config is
+// read once, not once a marker (TPU modules carry a config on most instructions).
 const Marker* config_marker(const Instruction& i) {
   const std::string_view config = i.backend_config().text();
-  if (config.empty()) return nullptr;
-  for (const Marker& m : kConfigMarkers) {
-    if (absl::StrContains(sv(config), sv(m.prefix))) return &m;
+  constexpr size_t kNone = std::size(kConfigMarkers);
+  size_t first = kNone;
+  for (size_t at = config.find('"'); at != std::string_view::npos && at + 1 < config.size() &&
+                                     first != 0;
+       at = config.find('"', at + 1)) {
+    const char second = config[at + 1];
+    if (!kMarkerSecondBytes[static_cast<unsigned char>(second)]) continue;
+    const std::string_view rest = config.substr(at);
+    for (size_t m = 0; m < first; ++m) {
+      const std::string_view prefix = kConfigMarkers[m].prefix;
+      if (prefix[1] == second && absl::StartsWith(sv(rest), sv(prefix))) {
+        first = m;
+        break;
+      }
+    }
   }
-  return nullptr;
+  return first == kNone ? nullptr : &kConfigMarkers[first];
 }
 
 bool has_tpu_layout(const Shape& shape) {
@@ -104,6 +128,14 @@ bool has_tpu_layout(const Shape& shape) {
     }
   });
   return found;
+}
+
+// How the output names what told the platform: the custom call's target, or the config's key.
+std::string marker_text(const Instruction& i, const Marker* config) {
+  if (config == nullptr) return absl::StrCat("custom call \"", sv(i.custom_call_target()), "\"");
+  std::string_view key = config->prefix.substr(1);
+  if (absl::EndsWith(sv(key), "\"")) key.remove_suffix(1);
+  return absl::StrCat("backend config \"", sv(key), "\"");
 }
 
 std::string_view platform_title(std::string_view platform) {
@@ -122,24 +154,12 @@ PlatformInference infer_platform_of(const Module& module) {
   for (const Computation* c : module.computations()) {
     for (const Instruction* i : c->instructions()) {
       std::string_view platform;
-      std::string marker;
-      if (i->opcode() == Opcode::kCustomCall) {
-        platform = target_platform(i->custom_call_target());
-        if (!platform.empty()) {
-          marker = absl::StrCat("custom call \"", sv(i->custom_call_target()), "\"");
-        }
-      }
-      if (platform.empty()) {
-        if (const Marker* m = config_marker(*i)) {
-          platform = m->platform;
-          std::string_view key = m->prefix.substr(1);
-          if (absl::EndsWith(sv(key), "\"")) key.remove_suffix(1);
-          marker = absl::StrCat("backend config \"", sv(key), "\"");
-        }
-      }
+      const Marker* config = nullptr;
+      if (i->opcode() == Opcode::kCustomCall) platform = target_platform(i->custom_call_target());
+      if (platform.empty() && (config = config_marker(*i)) != nullptr) platform = config->platform;
       if (!platform.empty()) {
         if (found.platform.empty() || (platform == "gpu" && found.platform != "gpu")) {
-          found = {std::string(platform), std::move(marker), std::string(i->name())};
+          found = {std::string(platform), marker_text(*i, config), std::string(i->name())};
           if (platform == "gpu") return found;
         }
         continue;

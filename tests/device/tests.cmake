@@ -2,6 +2,7 @@ hloroof_add_test(device_test
   ${CMAKE_CURRENT_LIST_DIR}/device_spec_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/topology_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/device_target_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/platform_test.cc
 )
 
 if(TARGET hloroof_cli)

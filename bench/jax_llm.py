@@ -1,0 +1,140 @@
+"""Writes the optimized HLO of a sharded LLM training step, compiled by XLA for a TPU slice that
+need not be here (libtpu compiles offline), for benchmarks on large real programs: every layer
+unrolled, weights split over an FSDP axis and a tensor-parallel axis, so the module holds
+thousands of collectives (all-gathers of weights, reduce-scatters of gradients, all-reduces of
+activations), async pairs, fusions and many temporaries live at once, as XLA's own LLM
+benchmark modules do.
+
+  JAX_PLATFORMS=cpu /work/venv/bin/python bench/jax_llm.py OUT.hlo [--layers 32]
+      [--topology v5p:2x2x2] [--tp 2] [--experts 0]
+
+--experts N gives every layer a mixture of N experts (top-2 routing by dense dispatch), the
+experts split over the FSDP axis (all-to-alls). The first line printed gives the module's size
+and instruction count.
+"""
+
+import argparse
+import os
+import pathlib
+import sys
+import tempfile
+
+os.environ.setdefault("TPU_SKIP_MDS_QUERY", "1")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from jax.experimental import topologies  # noqa: E402
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P  # noqa: E402
+
+jax.config.update("jax_hlo_source_file_canonicalization_regex", r".*/")
+
+
+def rms(x):
+    return x * jax.lax.rsqrt(jnp.mean(jnp.square(x.astype(jnp.float32)), -1, keepdims=True)
+                             + 1e-6).astype(x.dtype)
+
+
+def attention(x, layer, heads):
+    b, s, d = x.shape
+    q, k, v = jnp.split(rms(x) @ layer["qkv"], 3, axis=-1)
+    q, k, v = (t.reshape(b, s, heads, d // heads) for t in (q, k, v))
+    scores = jnp.einsum("bqhd,bkhd->bhqk", q, k).astype(jnp.float32) / np.sqrt(d // heads)
+    scores = jnp.where(jnp.tril(jnp.ones((s, s), bool)), scores, -1e9)
+    probs = jax.nn.softmax(scores, axis=-1).astype(x.dtype)
+    return x + jnp.einsum("bhqk,bkhd->bqhd", probs, v).reshape(b, s, d) @ layer["out"]
+
+
+def dense_ffn(x, layer):
+    h = rms(x)
+    return x + (jax.nn.silu(h @ layer["gate"]) * (h @ layer["up"])) @ layer["down"]
+
+
+def moe_ffn(x, layer):
+    h = rms(x)
+    router = jax.nn.softmax((h @ layer["router"]).astype(jnp.float32), axis=-1)
+    top, index = jax.lax.top_k(router, 2)
+    experts = layer["router"].shape[-1]
+    weights = (jax.nn.one_hot(index, experts) * top[..., None]).sum(-2).astype(x.dtype)
+    up = jnp.einsum("bsd,edf->bsef", h, layer["up"])
+    gate = jnp.einsum("bsd,edf->bsef", h, layer["gate"])
+    out = jnp.einsum("bsef,efd->bsed", jax.nn.silu(gate) * up, layer["down"])
+    return x + jnp.einsum("bsed,bse->bsd", out, weights)
+
+
+def make_loss(heads, experts):
+    def loss(params, tokens):
+        x = params["embed"][tokens]
+        for layer in params["layers"]:
+            x = attention(x, layer, heads)
+            x = moe_ffn(x, layer) if experts else dense_ffn(x, layer)
+        logits = (rms(x) @ params["embed"].T).astype(jnp.float32)
+        logp = jax.nn.log_softmax(logits, axis=-1)
+        labels = jnp.roll(tokens, -1, axis=1)
+        return -jnp.mean(jnp.take_along_axis(logp, labels[..., None], axis=-1))
+    return loss
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=pathlib.Path)
+    parser.add_argument("--layers", type=int, default=32)
+    parser.add_argument("--topology", default="v5p:2x2x2")
+    parser.add_argument("--tp", type=int, default=2, help="tensor-parallel devices")
+    parser.add_argument("--experts", type=int, default=0)
+    parser.add_argument("--d", type=int, default=2048, help="model width")
+    parser.add_argument("--seq", type=int, default=1024)
+    parser.add_argument("--batch", type=int, default=16)
+    args = parser.parse_args()
+
+    devices = topologies.get_topology_desc(platform="tpu", topology_name=args.topology).devices
+    if len(devices) % args.tp:
+        sys.exit(f"--tp {args.tp} does not divide the {len(devices)} devices")
+    mesh = Mesh(np.array(devices).reshape(-1, args.tp), ("fsdp", "tp"))
+    d, ff, heads, vocab = args.d, 4 * args.d, max(args.d // 128, 1), 32768
+
+    def shaped(shape, spec):
+        return jax.ShapeDtypeStruct(shape, jnp.bfloat16, sharding=NamedSharding(mesh, spec))
+
+    def layer():
+        w = {"qkv": shaped((d, 3 * d), P("fsdp", "tp")), "out": shaped((d, d), P("tp", "fsdp"))}
+        if args.experts:
+            e = args.experts
+            w |= {"router": shaped((d, e), P()),
+                  "gate": shaped((e, d, ff // 2), P("fsdp", None, "tp")),
+                  "up": shaped((e, d, ff // 2), P("fsdp", None, "tp")),
+                  "down": shaped((e, ff // 2, d), P("fsdp", "tp", None))}
+        else:
+            w |= {"gate": shaped((d, ff), P("fsdp", "tp")), "up": shaped((d, ff), P("fsdp", "tp")),
+                  "down": shaped((ff, d), P("tp", "fsdp"))}
+        return w
+
+    params = {"embed": shaped((vocab, d), P("tp", "fsdp")),
+              "layers": [layer() for _ in range(args.layers)]}
+    tokens = jax.ShapeDtypeStruct((args.batch, args.seq), jnp.int32,
+                                  sharding=NamedSharding(mesh, P("fsdp", None)))
+    loss = make_loss(heads, args.experts)
+
+    def step(params, tokens):
+        value, grads = jax.value_and_grad(loss)(params, tokens)
+        return jax.tree.map(lambda p, g: p - 1e-3 * g, params, grads), value
+
+    shardings = (jax.tree.map(lambda s: s.sharding, params), NamedSharding(mesh, P()))
+    # XLA's own dump of the optimized module: this jaxlib may not read back libtpu's.
+    with tempfile.TemporaryDirectory() as dump:
+        jax.jit(step, out_shardings=shardings, donate_argnums=0).lower(params, tokens).compile(
+            compiler_options={"xla_dump_to": dump})
+        found = sorted(pathlib.Path(dump).glob("*jit_step*after_optimizations.txt"))
+        if len(found) != 1:
+            sys.exit(f"expected one optimized module in XLA's dump, found {len(found)}")
+        text = found[0].read_text()
+    args.out.write_text(text)
+    ops = sum(1 for line in text.splitlines() if " = " in line and not line.startswith("HloModule"))
+    print(f"{args.out}: {len(text) / 1e6:.2f} MB, {ops:,} instructions, {args.layers} layers, "
+          f"{len(devices)} devices ({args.topology}, tp {args.tp}), experts {args.experts}")
+
+
+if __name__ == "__main__":
+    main()
