@@ -2,6 +2,7 @@
 #include "hloroof/advise.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
@@ -52,6 +53,10 @@ std::vector<AdviceFinding> rank(const Context& ctx, std::vector<Candidate>& cand
   std::vector<std::string> ids;
   ids.reserve(candidates.size());  // never moved: `claimed` views them
   std::vector<bool> used(candidates.size(), false);
+  // Each candidate's count, and the number of ops claimed when it was made: ops are only ever
+  // added to `claimed`, so a count is made again only once more ops are claimed.
+  std::vector<Count> counts(candidates.size());
+  std::vector<size_t> counted_at(candidates.size(), SIZE_MAX);
   std::vector<AdviceFinding> out;
   for (;;) {
     int best = -1;
@@ -59,14 +64,18 @@ std::vector<AdviceFinding> rank(const Context& ctx, std::vector<Candidate>& cand
     for (size_t k = 0; k < candidates.size(); ++k) {
       if (used[k]) continue;
       const Candidate& c = candidates[k];
+      if (counted_at[k] != claimed.size()) {
+        counts[k] = count(c, claimed);
+        counted_at[k] = claimed.size();
+      }
       const std::tuple<bool, bool, double, double> key = {
-          c.blocks_step, !c.untimed, count(c, claimed).counted_s, c.finding.bytes_at_stake};
+          c.blocks_step, !c.untimed, counts[k].counted_s, c.finding.bytes_at_stake};
       if (best < 0 || key > best_key) best = static_cast<int>(k), best_key = key;
     }
     if (best < 0) break;
     used[best] = true;
     Candidate& c = candidates[best];
-    const Count n = count(c, claimed);
+    const Count n = std::move(counts[best]);
     if (!c.untimed && !c.blocks_step && (n.counted_s <= 0 || n.counted_s < ctx.min_time_s())) {
       continue;
     }

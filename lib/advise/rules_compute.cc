@@ -12,6 +12,7 @@
 #include "hloroof/shape_text.h"
 #include "hloroof/units.h"
 #include "util/absl_compat.h"
+#include "util/string_view_hash.h"
 
 namespace hloroof::advise_internal {
 namespace {
@@ -312,7 +313,7 @@ void small_ops(const Context& ctx, std::vector<Candidate>& out) {
   std::vector<const IndexedOp*> found;
   std::vector<EvidenceRank> ranks;
   double total = 0, runs = 0;
-  absl::flat_hash_map<std::string_view, double> by_category;  // sorted below
+  detail::StringViewMap<double> by_category;  // sorted below
   for (const IndexedOp& op : ctx.ops) {
     const OpPrediction& r = *op.record;
     if (r.bound != BoundBy::kOverhead || op_time_s(r) <= 0) continue;

@@ -21,7 +21,7 @@
 #include "ir/edge_list.h"
 #include "ir/memory_breakdown.h"
 #include "ir/shape_table.h"
-#include "ir/string_view_hash.h"
+#include "util/string_view_hash.h"
 
 namespace hloroof {
 

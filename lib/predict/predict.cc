@@ -102,10 +102,13 @@ void fill_op_record(OpPrediction& op, InstructionTiming& t, double runs, double 
   op.texts = texts;
   op.instruction = &i;
   op.name = texts->save_once(i.name());
-  op.opcode = texts->save(spelled_opcode(i));
+  // Static text as it is (opcode_name's, op_category's literals); the rest saved.
+  op.opcode = i.uses_async_sugar() && i.async_wrapped_opcode() ? texts->save(spelled_opcode(i))
+                                                                : opcode_name(i.opcode());
   op.computation = computation;
   op.in_entry = i.parent()->is_entry();
-  op.category = texts->save(predict::op_category(t));
+  op.category = predict::op_category(t);
+  if (t.collective) op.category = texts->save(op.category);  // the collective's own string
   if (std::optional<OpMetadata> m = i.metadata()) op.op_name = texts->save(m->op_name);
   op.multiplier = runs;
   op.time_s = t.time_s;

@@ -226,7 +226,8 @@ absl::flat_hash_map<const Computation*, double> executions_per_step(const Module
 std::vector<TimelineEvent> build_timeline(const TimingMap& timings, Target& target);
 
 // XProf-like category of an op: "convolution fusion", "loop fusion", "all-gather", ...; a view
-// of a static text or of the timing's.
+// of a static text, of the timing's stream (held by the target's texts) or, for a collective,
+// of its collective's kind.
 std::string_view op_category(const InstructionTiming& timing);
 
 }  // namespace hloroof::predict

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "hloroof/report.h"
 #include "report/op_terms.h"
+#include "util/string_view_hash.h"
 
 namespace hloroof {
 namespace {
@@ -106,7 +107,7 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
   // (Pages of it that no group reaches are never touched.)
   std::vector<Group> groups;
   groups.reserve(prediction.ops.size());
-  absl::flat_hash_map<std::string_view, size_t> index;
+  detail::StringViewMap<size_t> index;
   index.reserve(options.by == OpGrouping::kOp ? prediction.ops.size() : 64);
   for (const OpPrediction& op : prediction.ops) {
     if (!filter->keeps(op)) continue;

@@ -3,10 +3,10 @@
 #include <array>
 
 #include "absl/container/flat_hash_map.h"
-#include "ir/string_view_hash.h"
 #include "ir/metadata_scan.h"
 #include "ir/strings.h"
 #include "text/module_parser.h"
+#include "util/string_view_hash.h"
 
 namespace hloroof::text {
 namespace {

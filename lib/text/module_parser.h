@@ -19,13 +19,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "hloroof/attributes.h"
-#include "ir/string_view_hash.h"
 #include "hloroof/metadata.h"
 #include "hloroof/module.h"
 #include "hloroof/replica_groups.h"
 #include "hloroof/sharding.h"
 #include "ir/module_state.h"
 #include "text/parser.h"
+#include "util/string_view_hash.h"
 
 namespace hloroof::text {
 

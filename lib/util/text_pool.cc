@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/container/flat_hash_set.h"
+#include "util/string_view_hash.h"
 
 namespace hloroof {
 namespace {
@@ -14,9 +15,10 @@ constexpr size_t kBlockSize = 64 * 1024;
 
 }  // namespace
 
-// Every text saved with save(), by content.
+// Every text saved with save(), by content (hashed a word at a time: op names and
+// explanations run to a hundred bytes and more).
 struct TextPool::Index {
-  absl::flat_hash_set<std::string_view> texts;
+  absl::flat_hash_set<std::string_view, detail::StringViewHash, detail::StringViewEq> texts;
 };
 
 TextPool::TextPool() : index_(std::make_unique<Index>()) {}

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ir/string_view_hash.h"
+#include "util/string_view_hash.h"
 
 namespace hloroof::detail {
 namespace {

@@ -38,7 +38,8 @@ enum class OpCategory : uint8_t {
   kRandom,          // rng, rng-bit-generator, rng-get-and-update-state
 };
 
-// The text spelling, e.g. "get-tuple-element".
+// The text spelling, e.g. "get-tuple-element": a view of static text, valid as long as the
+// program runs (as category_name's).
 std::string_view opcode_name(Opcode op);
 // The opcode spelled `name` (exact spelling, no async sugar); nullopt if none.
 std::optional<Opcode> opcode_from_name(std::string_view name);

@@ -2,8 +2,8 @@
 // std::string_view keys. Names are mostly 8 to 24 bytes: the hash reads them eight bytes at a
 // time and mixes with one 64x64->128-bit multiply a step, and the comparison reads the same
 // words, so neither calls out of line for a typical name.
-#ifndef HLOROOF_IR_STRING_VIEW_HASH_H_
-#define HLOROOF_IR_STRING_VIEW_HASH_H_
+#ifndef HLOROOF_UTIL_STRING_VIEW_HASH_H_
+#define HLOROOF_UTIL_STRING_VIEW_HASH_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -110,4 +110,4 @@ using StringViewMap = absl::flat_hash_map<std::string_view, Value, StringViewHas
 
 }  // namespace hloroof::detail
 
-#endif  // HLOROOF_IR_STRING_VIEW_HASH_H_
+#endif  // HLOROOF_UTIL_STRING_VIEW_HASH_H_
