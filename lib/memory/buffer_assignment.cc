@@ -21,6 +21,7 @@
 #include "hloroof/instruction.h"
 #include "hloroof/opcode.h"
 #include "memory/shape_leaves.h"
+#include "memory/tree_paths.h"
 
 namespace hloroof::detail {
 namespace {
@@ -29,12 +30,51 @@ namespace {
 // (each order meets every buffer with the placed ones live beside it).
 constexpr size_t kSecondOrderLimit = 20000;
 
+// Maps a figure to an unsigned one of the opposite order: sorting these in increasing order
+// sorts the figures largest first.
+uint64_t descending(int64_t figure) {
+  return ~(static_cast<uint64_t>(figure) ^ (uint64_t{1} << 63));
+}
+
 // One value: a buffer over a range of global time (the schedule with bodies flattened in).
 struct Value {
   int32_t buffer = -1;
   int64_t start = 0;
   int64_t end = 0;
 };
+
+// Sorts values by (start, end, buffer). Starts are times of the flattened schedule, below
+// `clock`: where there are not many more times than values, each value is placed by a count
+// of the starts before its own, and only the few values of one start (the leaves of one
+// instruction) are sorted among themselves.
+void sort_by_start(std::vector<Value>& values, int64_t clock) {
+  auto less = [](const Value& a, const Value& b) {
+    return std::tie(a.start, a.end, a.buffer) < std::tie(b.start, b.end, b.buffer);
+  };
+  const bool countable =
+      clock >= 0 && clock / 4 <= static_cast<int64_t>(values.size()) &&
+      values.size() < static_cast<size_t>(std::numeric_limits<int32_t>::max()) &&
+      std::all_of(values.begin(), values.end(),
+                  [clock](const Value& v) { return v.start >= 0 && v.start < clock; });
+  if (!countable) {
+    std::sort(values.begin(), values.end(), less);
+    return;
+  }
+  std::vector<int32_t> first(static_cast<size_t>(clock) + 1, 0);  // of each start, then next
+  for (const Value& v : values) ++first[v.start + 1];
+  for (size_t t = 1; t < first.size(); ++t) first[t] += first[t - 1];
+  std::vector<Value> sorted(values.size());
+  for (const Value& v : values) sorted[first[v.start]++] = v;
+  for (size_t k = 0; k < sorted.size();) {
+    size_t end = k + 1;
+    while (end < sorted.size() && sorted[end].start == sorted[k].start) ++end;
+    if (end - k > 1 && !std::is_sorted(sorted.begin() + k, sorted.begin() + end, less)) {
+      std::sort(sorted.begin() + k, sorted.begin() + end, less);
+    }
+    k = end;
+  }
+  values.swap(sorted);
+}
 
 // A max tree over a fixed number of slots (each starting at the lowest int64_t) that finds
 // the slots whose figure reaches a bound without visiting the subtrees that hold none.
@@ -111,14 +151,8 @@ class PlacedRanges {
     }
     // Bottom up along the two paths: a node whose merged ranges already hold r has ancestors
     // whose ranges hold it too (theirs are merged over more groups), so that path stops there.
-    bool first_done = false, last_done = false;
-    for_each_above(from, to, [&](size_t node, bool on_first, bool on_last) {
-      if ((on_first && first_done) || (on_last && last_done)) return;
-      if (!merge_into(nodes_[node].any, r)) {
-        first_done = first_done || on_first;
-        last_done = last_done || on_last;
-      }
-    });
+    for_each_above(leaves_, from, to,
+                   [&](size_t node) { return merge_into(nodes_[node].any, r); });
   }
   // Appends the merged ranges of the groups living at any slot of [from, to].
   void collect(size_t from, size_t to, std::vector<Range>& out) const {
@@ -127,8 +161,9 @@ class PlacedRanges {
       if (lo & 1) append(nodes_[lo++].any, out);
       if (hi & 1) append(nodes_[--hi].any, out);
     }
-    for_each_above(from, to, [&](size_t node, bool, bool) {
+    for_each_above(leaves_, from, to, [&](size_t node) {
       if (!nodes_[node].cover.empty()) append(nodes_[node].cover, out);
+      return true;
     });
   }
 
@@ -173,27 +208,6 @@ class PlacedRanges {
   static void append(const Ranges& ranges, std::vector<Range>& out) {
     for (const Range& r : ranges) out.push_back(r);
   }
-  // Calls visit(node, on_first, on_last) for the nodes above the own nodes of [from, to]
-  // (those it covers in part), bottom up: the ancestors of the leaves of `from` and `to` that
-  // it does not cover whole, each once, saying on which of the two paths it is.
-  template <typename Visit>
-  void for_each_above(size_t from, size_t to, Visit&& visit) const {
-    const size_t first = leaves_ + from, last = leaves_ + to;
-    for (size_t level = 1; (first >> level) >= 1; ++level) {
-      const size_t a = first >> level, b = last >> level;
-      if (a == b) {
-        if (!covers(a, level, first, last)) visit(a, true, true);
-        continue;
-      }
-      if (!covers(a, level, first, last)) visit(a, true, false);
-      if (!covers(b, level, first, last)) visit(b, false, true);
-    }
-  }
-  // Whether the leaves [first, last] hold all of `node`'s, `level` levels above the leaves.
-  static bool covers(size_t node, size_t level, size_t first, size_t last) {
-    return (node << level) >= first && ((node + 1) << level) - 1 <= last;
-  }
-
   size_t leaves_ = 1;
   std::vector<Node> nodes_;
 };
@@ -670,9 +684,7 @@ int32_t Assigner::new_allocation(AllocationKind kind, const Buffer& b) {
 // or longest-lived first, whichever needs less (XLA's ChooseBestHeapAlgorithm).
 void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values) {
   const std::vector<Buffer>& buffers = liveness_.buffers();
-  std::sort(values.begin(), values.end(), [](const Value& a, const Value& b) {
-    return std::tie(a.start, a.end, a.buffer) < std::tie(b.start, b.end, b.buffer);
-  });
+  sort_by_start(values, clock_);
   struct Group {
     int64_t start = 0;
     int64_t end = 0;
@@ -798,6 +810,31 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
   // The groups by (first, second) descending, then in order: largest first with longest
   // first among equals (spatial), or the other way around (temporal).
   auto order_by = [&](bool spatial) {
+    std::vector<size_t> order(groups.size());
+    // Each group's figures packed in one 128-bit key where they fit: its bytes (0 to
+    // 2^63 - 1) largest first in 63 bits, its length (start and end in [0, clock]: at most the
+    // clock either way) longest first in 33, its number in 31. Else the comparison below.
+    const bool packable =
+        clock_ < (int64_t{1} << 32) && groups.size() < (size_t{1} << 31) &&
+        std::all_of(groups.begin(), groups.end(), [this](const Group& g) {
+          return g.bytes >= 0 && g.start >= 0 && g.start <= clock_ && g.end >= 0 &&
+                 g.end <= clock_;
+        });
+    if (packable) {
+      std::vector<absl::uint128> keys(groups.size());
+      for (size_t g = 0; g < groups.size(); ++g) {
+        const auto bytes = static_cast<uint64_t>(std::numeric_limits<int64_t>::max() -
+                                                 groups[g].bytes);
+        const auto length = static_cast<uint64_t>(clock_ - (groups[g].end - groups[g].start));
+        keys[g] = spatial ? (absl::uint128(bytes) << 64) | (absl::uint128(length) << 31) | g
+                          : (absl::uint128(length) << 94) | (absl::uint128(bytes) << 31) | g;
+      }
+      std::sort(keys.begin(), keys.end());
+      for (size_t k = 0; k < keys.size(); ++k) {
+        order[k] = static_cast<size_t>(absl::Uint128Low64(keys[k]) & 0x7fffffffu);
+      }
+      return order;
+    }
     struct Key {
       int64_t first, second;
       size_t group;
@@ -812,7 +849,6 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
       if (x.second != y.second) return x.second > y.second;
       return x.group < y.group;
     });
-    std::vector<size_t> order(groups.size());
     for (size_t k = 0; k < keys.size(); ++k) order[k] = keys[k].group;
     return order;
   };
@@ -906,15 +942,51 @@ ModuleAssignment Assigner::run() {
                        b.padded_bytes(), v->start, v->end});
     }
   }
-  // Largest first; live-out first among equals; then in XLA's post order of the definitions.
-  // (The ids make the order total: any sort gives the one order.)
-  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-    if (a.bytes != b.bytes) return a.bytes > b.bytes;
-    if (a.is_output != b.is_output) return a.is_output;
-    if (a.rank != b.rank) return a.rank < b.rank;
-    if (a.start != b.start) return a.start < b.start;
-    return a.id < b.id;
-  });
+  // Largest first; live-out first among equals; then in XLA's post order of the definitions,
+  // then by start and id (the ids make the order total: any sort gives the one order).
+  // Sorted as keys of two words: the size, and live-out, rank and place in `items` (which is
+  // in id order) packed in the other where ranks fit in 31 bits (none negative) and places in
+  // 32. Only items alike in all three but the place (a tuple's leaves) are then put in order
+  // of their start where that differs from the ids'.
+  const bool packable =
+      items.size() <= (size_t{1} << 32) &&
+      std::all_of(items.begin(), items.end(), [](const Item& item) { return item.rank >= 0; });
+  if (!packable) {
+    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+      if (a.bytes != b.bytes) return a.bytes > b.bytes;
+      if (a.is_output != b.is_output) return a.is_output;
+      if (a.rank != b.rank) return a.rank < b.rank;
+      if (a.start != b.start) return a.start < b.start;
+      return a.id < b.id;
+    });
+  } else {
+    std::vector<absl::uint128> keys(items.size());
+    for (size_t k = 0; k < items.size(); ++k) {
+      const Item& item = items[k];
+      keys[k] = absl::MakeUint128(descending(item.bytes),
+                                  (uint64_t{!item.is_output} << 63) |
+                                      (static_cast<uint64_t>(item.rank) << 32) | k);
+    }
+    std::sort(keys.begin(), keys.end());
+    std::vector<Item> sorted;
+    sorted.reserve(items.size());
+    for (size_t k = 0; k < keys.size();) {
+      size_t end = k + 1;
+      while (end < keys.size() && absl::Uint128High64(keys[end]) == absl::Uint128High64(keys[k]) &&
+             absl::Uint128Low64(keys[end]) >> 32 == absl::Uint128Low64(keys[k]) >> 32) {
+        ++end;
+      }
+      const size_t first = sorted.size();
+      for (; k < end; ++k) sorted.push_back(items[absl::Uint128Low64(keys[k]) & 0xffffffffu]);
+      auto by_start = [](const Item& a, const Item& b) {
+        return std::tie(a.start, a.id) < std::tie(b.start, b.id);
+      };
+      if (!std::is_sorted(sorted.begin() + first, sorted.end(), by_start)) {
+        std::sort(sorted.begin() + first, sorted.end(), by_start);
+      }
+    }
+    items.swap(sorted);
+  }
 
   out_.allocations.reserve(items.size() + 4);
 
