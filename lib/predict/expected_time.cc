@@ -7,6 +7,7 @@
 #include <cstring>
 #include <iterator>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -131,6 +132,14 @@ std::string seconds(double s) {
     e.bits = bits;
   }
   return std::string(e.text, e.size);
+}
+
+// Which explanation a memo key is of (its first byte): keys of two kinds never meet.
+enum class ExplanationKind : uint8_t { kOp, kTpuOp };
+
+// How the GPU HBM fraction was measured: on the H100; other GPUs borrow it.
+std::string_view hbm_measured(const DeviceSpec& device) {
+  return table_device(device) == "h100" ? "measured" : "measured on h100, borrowed";
 }
 
 void note_once(std::vector<std::string>& assumptions, std::string line) {
@@ -578,6 +587,14 @@ IssueTime elementwise_issue_time(const Instruction& instruction, const DeviceSpe
   return t;
 }
 
+std::string_view TextMemo::text(std::string_view key, absl::FunctionRef<std::string()> make) {
+  if (!memoize_) return pool_.save(make());
+  if (auto it = texts_.find(sv(key)); it != texts_.end()) return it->second;
+  const std::string_view text = pool_.save(make());
+  if (texts_.size() < kMaxTexts) texts_.emplace(std::string(key), text);
+  return text;
+}
+
 double GemmTimeCache::time_s(const measured::GemmTable& table, const measured::GemmShape& shape) {
   const Key key{&table, shape.b, shape.m, shape.n, shape.k};
   auto it = times_.find(key);
@@ -662,13 +679,17 @@ int64_t mxu_of(const DeviceSpec& device, std::vector<std::string>& assumptions) 
 ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
                                   const RooflineEstimate& roofline, const DeviceSpec& device,
                                   bool include_overhead, std::vector<std::string>& assumptions,
-                                  bool explain) {
+                                  TextMemo* memo) {
+  const bool explain = memo != nullptr;
   const measured::TpuFits& fits = *measured::tpu_fits();
-  const TpuFitTexts& texts = tpu_fit_texts(fits);
   const std::string& from = tpu_provenance(device);
   const TpuModelNames& names = tpu_model_names(device);
-  ExpectedTime e{roofline.time_s, "", ""};
-  std::vector<std::string> how;
+  ExpectedTime e{roofline.time_s, "", {}};
+  // The terms the explanation names, in its order, with their times: it is made from these,
+  // the op's GEMM count and the MXU width alone (and the device's own texts).
+  enum class Term : uint8_t { kGemm, kHbm, kHost };
+  absl::InlinedVector<std::pair<Term, double>, 4> named;
+  int64_t named_mxu = 0;
   static const std::string* const kRoofline = new std::string("roofline");
   static const std::string* const kHostLink = new std::string("host link (measured on tpu_v6e)");
   double terms = 0;
@@ -703,10 +724,8 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
     if (gemm_s > 0) {
       gemm_done = true;
       if (explain) {
-        how.push_back(absl::StrCat(static_cast<int>(gemms.size()), " GEMM",
-                                   gemms.size() == 1 ? "" : "s", " by padded size (MXU ",
-                                   static_cast<int>(mxu), ") from the ", from,
-                                   " table: ", seconds(gemm_s)));
+        named.push_back({Term::kGemm, gemm_s});
+        named_mxu = mxu;
       }
       consider(gemm_s, names.gemm);
     }
@@ -714,19 +733,11 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
   for (const RooflineTerm& t : roofline.terms) {
     if (t.bound == Bound::kHbm) {
       const double s = t.time_s / fits.hbm_fraction;
-      if (explain) {
-        how.push_back(absl::StrCat("HBM at ", texts.hbm_fraction, " of its bandwidth (", from,
-                                   "): ", seconds(s)));
-      }
+      if (explain) named.push_back({Term::kHbm, s});
       consider(s, names.hbm);
     } else if (t.bound == Bound::kHost) {
       const double s = t.time_s / kTpuHostFraction;
-      if (explain) {
-        how.push_back(absl::StrCat("host link at ", util::fixed_text(kTpuHostFraction, 2),
-                                   " of its bandwidth (measured on tpu_v6e",
-                                   table_device(device) == "tpu_v6e" ? "" : ", borrowed", "): ",
-                                   seconds(s)));
-      }
+      if (explain) named.push_back({Term::kHost, s});
       consider(s, *kHostLink);
     } else if (!(t.bound == Bound::kMatrix && gemm_done)) {
       consider(t.time_s, *kRoofline);
@@ -737,18 +748,54 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
   e.model = *model;
   e.time_s = std::max(roofline.time_s, terms + fixed);
   if (explain && e.time_s > roofline.time_s) {
-    e.explanation = absl::StrCat(
-        "expected = per-op fixed cost ", include_overhead ? texts.fixed_cost : texts.no_fixed_cost,
-        " (fitted, ", from,
-        ") + max(terms as measured) = ", seconds(e.time_s), " (",
-        how.empty() ? std::string("no measured term") : absl::StrJoin(how, "; "), ")");
+    FigureKey key;
+    key.add(ExplanationKind::kTpuOp);
+    key.add(reinterpret_cast<uintptr_t>(&device));
+    key.add(include_overhead);
+    key.add(e.time_s);
+    key.add(gemms.size());
+    key.add(named_mxu);
+    for (const auto& [term, s] : named) {
+      key.add(term);
+      key.add(s);
+    }
+    e.explanation = memo->text(key.bytes(), [&] {
+      const TpuFitTexts& texts = tpu_fit_texts(fits);
+      std::vector<std::string> how;
+      for (const auto& [term, s] : named) {
+        switch (term) {
+          case Term::kGemm:
+            how.push_back(absl::StrCat(static_cast<int>(gemms.size()), " GEMM",
+                                       gemms.size() == 1 ? "" : "s", " by padded size (MXU ",
+                                       static_cast<int>(named_mxu), ") from the ", from,
+                                       " table: ", seconds(s)));
+            break;
+          case Term::kHbm:
+            how.push_back(absl::StrCat("HBM at ", texts.hbm_fraction, " of its bandwidth (",
+                                       from, "): ", seconds(s)));
+            break;
+          case Term::kHost:
+            how.push_back(absl::StrCat("host link at ", util::fixed_text(kTpuHostFraction, 2),
+                                       " of its bandwidth (measured on tpu_v6e",
+                                       table_device(device) == "tpu_v6e" ? "" : ", borrowed",
+                                       "): ", seconds(s)));
+            break;
+        }
+      }
+      return absl::StrCat("expected = per-op fixed cost ",
+                          include_overhead ? texts.fixed_cost : texts.no_fixed_cost, " (fitted, ",
+                          from, ") + max(terms as measured) = ", seconds(e.time_s), " (",
+                          how.empty() ? std::string("no measured term") : absl::StrJoin(how, "; "),
+                          ")");
+    });
   }
   return e;
 }
 
 ExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
                                           const DeviceSpec& device,
-                                          std::vector<std::string>& assumptions, bool explain) {
+                                          std::vector<std::string>& assumptions, TextMemo* memo) {
+  const bool explain = memo != nullptr;
   const measured::TpuFits& fits = *measured::tpu_fits();
   const std::string& from = tpu_provenance(device);
   ExpectedTime e{roofline.time_s, "", ""};
@@ -776,20 +823,20 @@ ExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
     e.model = absl::StrCat("ICI fit ", measured::kTpuTableDevice, " (", from,
                            ") + DCN (assumed)");
     if (!explain) return e;
-    e.explanation = absl::StrFormat(
+    e.explanation = memo->save(absl::StrFormat(
         "expected = fitted collective latency %s (%s) + the roofline's ICI and DCN phases %s "
         "(DCN bandwidth and latency assumed) = %s",
-        seconds(latency), from, seconds(roofline.time_s), seconds(e.time_s));
+        seconds(latency), from, seconds(roofline.time_s), seconds(e.time_s)));
     return e;
   }
   e.time_s = std::max(roofline.time_s, latency + roofline.bandwidth_time_s / eff);
   e.model = absl::StrCat("ICI fit ", measured::kTpuTableDevice, " (", from, ")");
   if (!explain) return e;
-  e.explanation = absl::StrFormat(
+  e.explanation = memo->save(absl::StrFormat(
       "expected = fitted latency %s + bandwidth term %s / %.3f of the torus model (fitted to "
       "%s all-gathers of %g devices, %s) = %s",
       seconds(latency), seconds(roofline.bandwidth_time_s), eff, measured::kTpuTableDevice,
-      fits.ici_group, from, seconds(e.time_s));
+      fits.ici_group, from, seconds(e.time_s)));
   return e;
 }
 
@@ -831,21 +878,28 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
 ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
                               const RooflineEstimate& roofline, const DeviceSpec& device,
                               bool include_overhead, std::vector<std::string>& assumptions,
-                              GemmTimeCache* cache, const IssueTime& issue, bool explain) {
-  ExpectedTime e{roofline.time_s, "", ""};
+                              GemmTimeCache* cache, const IssueTime& issue, TextMemo* memo) {
+  const bool explain = memo != nullptr;
+  ExpectedTime e{roofline.time_s, "", {}};
   const bool gpu = device.kind == DeviceKind::kGpu;
   const bool matmul_knob = device.matmul_efficiency_set;
   const bool hbm_knob = device.hbm_efficiency_set;
   if (tpu_measured(device)) {
     return expected_tpu_op_time(gemms, work, roofline, device, include_overhead, assumptions,
-                                explain);
+                                memo);
   }
   if (!gpu && !matmul_knob && !hbm_knob) {
     e.model = "roofline (no measured model for TPUs)";
     return e;
   }
   const double overhead = include_overhead ? device.per_op_overhead_s : 0.0;
-  std::vector<std::string> how;
+  // The terms the explanation names, with their times: the measured GEMMs' first (when
+  // `named_gemms` > 0), then the roofline's in its order, then the elementwise issue time. It
+  // is made from these and the issue's figures alone (and the device's own texts).
+  enum class Term : uint8_t { kHbm, kMatrix, kIssue };
+  absl::InlinedVector<std::pair<Term, double>, 4> named;
+  int named_gemms = 0;
+  double named_gemm_s = 0;
   // The slowest term as expected, and the model behind it.
   double terms = 0;
   std::string model = "roofline";
@@ -858,24 +912,15 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
       const double fraction = hbm_knob ? device.hbm_efficiency : kGpuHbmFraction;
       const double s = t.time_s / fraction;
       // The fraction was measured on the H100; other GPUs borrow it.
-      const std::string_view measured =
-          table_device(device) == "h100" ? "measured" : "measured on h100, borrowed";
-      if (explain) {
-        how.push_back(absl::StrCat("HBM at ", util::fixed_text(fraction, 2),
-                                   " of its bandwidth (",
-                                   hbm_knob ? "hbm_efficiency, calibrated" : sv(measured), "): ",
-                                   seconds(s)));
-      }
+      const std::string_view measured = hbm_measured(device);
+      if (explain) named.push_back({Term::kHbm, s});
       consider(s, [hbm_knob, measured] {
         return hbm_knob ? std::string("calibrated hbm_efficiency")
                         : absl::StrCat("achievable HBM (", sv(measured), ")");
       });
     } else if (t.bound == Bound::kMatrix && matmul_knob) {
       const double s = t.time_s / device.matmul_efficiency;
-      if (explain) {
-        how.push_back(absl::StrCat("matrix at ", util::fixed_text(device.matmul_efficiency, 2),
-                                   " of peak (matmul_efficiency, calibrated): ", seconds(s)));
-      }
+      if (explain) named.push_back({Term::kMatrix, s});
       consider(s, [] { return std::string("calibrated matmul_efficiency"); });
     } else {
       consider(t.time_s, [] { return std::string("roofline"); });
@@ -915,9 +960,8 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
     }
     if (used > 0) {
       if (explain) {
-        how.insert(how.begin(),
-                   absl::StrCat(used, " GEMM", used == 1 ? "" : "s", " from the measured ",
-                                source.name, " table: ", seconds(gemm_s)));
+        named_gemms = used;
+        named_gemm_s = gemm_s;
       }
       consider(gemm_s, [&source] {
         return absl::StrCat("gemm table ", source.name,
@@ -929,13 +973,7 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
   // Elementwise work at the lanes' issue rate, each op costed by its measured profile; said
   // only when it is the slowest term (it then sets the expected time).
   if (gpu && !issue.profile.empty() && issue.time_s > terms) {
-    if (explain) {
-      how.push_back(absl::StrCat(util::general_text(issue.element_ops, 4), " element ops at ",
-                                 util::general_text(issue.slots / issue.element_ops, 3),
-                                 " issue slots each (op profiles ", issue.profile, ") on ",
-                                 util::general_text(device.vector_flops_per_s / 2, 4),
-                                 " lane slots/s: ", seconds(issue.time_s)));
-    }
+    if (explain) named.push_back({Term::kIssue, issue.time_s});
     consider(issue.time_s, [&issue] {
       return absl::StrCat("elementwise issue (op profiles ", issue.profile, ", measured)");
     });
@@ -945,17 +983,64 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
   }
   e.model = model;
   e.time_s = std::max(roofline.time_s, terms + overhead);
-  if (!how.empty() && e.time_s > roofline.time_s) {
-    e.explanation =
-        absl::StrCat("expected = max(terms as measured) + overhead = ", seconds(e.time_s), " (",
-                     absl::StrJoin(how, "; "), ")");
+  if ((named_gemms > 0 || !named.empty()) && e.time_s > roofline.time_s) {
+    FigureKey key;
+    key.add(ExplanationKind::kOp);
+    key.add(reinterpret_cast<uintptr_t>(&device));
+    key.add(e.time_s);
+    key.add(named_gemms);
+    key.add(named_gemm_s);
+    for (const auto& [term, s] : named) {
+      key.add(term);
+      key.add(s);
+      if (term == Term::kIssue) {
+        key.add(issue.element_ops);
+        key.add(issue.slots);
+        key.add_text(issue.profile);
+      }
+    }
+    e.explanation = memo->text(key.bytes(), [&] {
+      std::vector<std::string> how;
+      if (named_gemms > 0) {
+        how.push_back(absl::StrCat(named_gemms, " GEMM", named_gemms == 1 ? "" : "s",
+                                   " from the measured ", source.name,
+                                   " table: ", seconds(named_gemm_s)));
+      }
+      for (const auto& [term, s] : named) {
+        switch (term) {
+          case Term::kHbm:
+            how.push_back(absl::StrCat(
+                "HBM at ", util::fixed_text(hbm_knob ? device.hbm_efficiency : kGpuHbmFraction, 2),
+                " of its bandwidth (",
+                hbm_knob ? "hbm_efficiency, calibrated" : sv(hbm_measured(device)), "): ",
+                seconds(s)));
+            break;
+          case Term::kMatrix:
+            how.push_back(absl::StrCat("matrix at ",
+                                       util::fixed_text(device.matmul_efficiency, 2),
+                                       " of peak (matmul_efficiency, calibrated): ", seconds(s)));
+            break;
+          case Term::kIssue:
+            how.push_back(absl::StrCat(util::general_text(issue.element_ops, 4),
+                                       " element ops at ",
+                                       util::general_text(issue.slots / issue.element_ops, 3),
+                                       " issue slots each (op profiles ", issue.profile, ") on ",
+                                       util::general_text(device.vector_flops_per_s / 2, 4),
+                                       " lane slots/s: ", seconds(s)));
+            break;
+        }
+      }
+      return absl::StrCat("expected = max(terms as measured) + overhead = ", seconds(e.time_s),
+                          " (", absl::StrJoin(how, "; "), ")");
+    });
   }
   return e;
 }
 
 ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstimate& roofline,
                                       const DeviceSpec& device,
-                                      std::vector<std::string>& assumptions, bool explain) {
+                                      std::vector<std::string>& assumptions, TextMemo* memo) {
+  const bool explain = memo != nullptr;
   ExpectedTime e{roofline.time_s, "", ""};
   // A file that sets the share of its NICs' line rate (nic_efficiency) gives collectives across
   // nodes that network model; collective_bandwidth_efficiency and collective_latency then
@@ -967,7 +1052,7 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
       (device.collective_bandwidth_efficiency || device.collective_latency_s) && !network_set;
   if (device.kind != DeviceKind::kGpu && !calibrated) {
     if (tpu_measured(device)) {
-      return expected_tpu_collective_time(roofline, device, assumptions, explain);
+      return expected_tpu_collective_time(roofline, device, assumptions, memo);
     }
     e.model = "roofline (no measured model for TPUs)";
     return e;
@@ -979,9 +1064,9 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
         std::max(roofline.time_s, latency + roofline.bandwidth_time_s / eff);
     e.model = "calibrated collective_bandwidth_efficiency / collective_latency";
     if (!explain) return e;
-    e.explanation = absl::StrFormat(
+    e.explanation = memo->save(absl::StrFormat(
         "expected = latency %s + bandwidth term %s / %.2f = %s", seconds(latency),
-        seconds(roofline.bandwidth_time_s), eff, seconds(e.time_s));
+        seconds(roofline.bandwidth_time_s), eff, seconds(e.time_s)));
     return e;
   }
   const std::string_view op = table_op(kind);
@@ -1049,12 +1134,12 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
                   ? "scale-out (NCCL across nodes, the file's nic_efficiency)"
                   : "scale-out (NCCL across nodes, measured efficiency)";
     if (!explain) return e;
-    e.explanation = absl::StrFormat(
+    e.explanation = memo->save(absl::StrFormat(
         "expected = launch latency %s + %s across %d nodes: NCCL latency %s (%s) + network "
         "bytes at %.2f of the NICs' line rate %s -> %s",
         seconds(latency), sv(op), static_cast<int>(domains), seconds(so.latency_s),
         scale_out_latency_text(so), eff, seconds(so.bandwidth_s),
-        seconds(e.time_s));
+        seconds(e.time_s)));
     return e;
   }
   // The measured group size nearest `inside` (in log), scaled by the bus factor.
@@ -1119,7 +1204,7 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
   e.model = absl::StrCat("collective fit ", source.name,
                          source.borrowed ? " (measured, borrowed)" : " (measured, fitted)");
   if (!explain) return e;
-  e.explanation = absl::StrFormat(
+  e.explanation = memo->save(absl::StrFormat(
       "expected = fitted %s of %d in one NVLink domain: %s + %.4g B x %.4g s/B (fit to the "
       "4 nearest measured sizes%s) = %s%s -> %s",
       sv(op), pair ? 2 : inside, seconds(model.latency_s), bytes, model.seconds_per_byte,
@@ -1131,7 +1216,7 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
                                    scale_out_latency_text(so), eff,
                                    seconds(so.bandwidth_s))
                  : std::string(),
-      seconds(e.time_s));
+      seconds(e.time_s)));
   return e;
 }
 

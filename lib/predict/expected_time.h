@@ -3,17 +3,22 @@
 #ifndef HLOROOF_LIB_PREDICT_EXPECTED_TIME_H_
 #define HLOROOF_LIB_PREDICT_EXPECTED_TIME_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/types/span.h"
 #include "hloroof/collective.h"
 #include "hloroof/device.h"
 #include "hloroof/instruction.h"
 #include "hloroof/roofline.h"
+#include "hloroof/text_pool.h"
 #include "predict/measured_models.h"
 
 namespace hloroof::predict {
@@ -96,22 +101,77 @@ class GemmTimeCache {
   absl::flat_hash_map<Key, double> times_;
 };
 
+// A memo's key: the figures a text is made from, as their bytes, so that equal keys make equal
+// texts (a double's bits, not its value: 0 and -0 are two keys).
+class FigureKey {
+ public:
+  template <typename T>
+    requires(std::is_arithmetic_v<T> || std::is_enum_v<T>)
+  void add(T value) {
+    bytes_.append(reinterpret_cast<const char*>(&value), sizeof(value));
+  }
+  // A text, after its size (two texts side by side never read as two others).
+  void add_text(std::string_view text) {
+    add(text.size());
+    bytes_.append(text.data(), text.size());
+  }
+  // Where a text lies and its size: the key of a text that never changes while the key is used
+  // (a static one, or one of a pool that outlives the memo).
+  void add_place(std::string_view text) {
+    add(reinterpret_cast<uintptr_t>(text.data()));
+    add(text.size());
+  }
+  void clear() { bytes_.clear(); }
+  std::string_view bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+// Texts made once for each key: explanations by the figures they print, as a module's ops repeat
+// a few hundred explanations thousands of times (gemma3 4b: 161 for 15,895 ops). The texts are
+// saved in `pool`: a view stays valid while the pool lives. The first kMaxTexts keys are kept;
+// past them each text is made anew and saved without its key (TextPool::save), as is every
+// text when memoizing is turned off (what a test compares the memo's texts with).
+class TextMemo {
+ public:
+  explicit TextMemo(TextPool& pool) : pool_(pool) {}
+  TextMemo(const TextMemo&) = delete;
+  TextMemo& operator=(const TextMemo&) = delete;
+
+  // The text `make` writes; `key` holds, as bytes, everything `make` reads (FigureKey).
+  std::string_view text(std::string_view key, absl::FunctionRef<std::string()> make);
+  // `text` saved in the pool, with no key.
+  std::string_view save(std::string_view text) { return pool_.save(text); }
+  void set_memoize(bool on) { memoize_ = on; }
+  size_t size() const { return texts_.size(); }
+
+ private:
+  static constexpr size_t kMaxTexts = 4096;
+  TextPool& pool_;
+  bool memoize_ = true;
+  absl::flat_hash_map<std::string, std::string_view> texts_;
+};
+
 struct ExpectedTime {
   double time_s = 0;
-  std::string model;        // which model gave it, e.g. "gemm table h100 (measured, interpolated)"
-  std::string explanation;  // how, with the numbers; empty when expected == roofline
+  std::string model;  // which model gave it, e.g. "gemm table h100 (measured, interpolated)"
+  // How, with the numbers, a text of the memo the call was given; empty without one, and when
+  // expected == roofline.
+  std::string_view explanation;
 };
 
 // An op that is not a collective: `roofline` is its roofline estimate (overhead included),
 // `gemms` the GEMMs it runs (gemms_of). Assumptions made (borrowed tables) are added once.
 // `cache`, when given, keeps the GEMM estimates for the rest of the prediction; `issue` is the
-// op's elementwise issue time (elementwise_issue_time), a compute term of its own. With
-// `explain` false the explanation is left empty.
+// op's elementwise issue time (elementwise_issue_time), a compute term of its own. With a
+// `memo` the explanation is written, once for each set of figures it prints (the memo's texts
+// are made for one device: `device` is part of their keys).
 ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
                               const RooflineEstimate& roofline, const DeviceSpec& device,
                               bool include_overhead, std::vector<std::string>& assumptions,
                               GemmTimeCache* cache = nullptr, const IssueTime& issue = {},
-                              bool explain = true);
+                              TextMemo* memo = nullptr);
 
 // What a TPU prediction's expected times rest on, one line each (measured, fitted, borrowed,
 // assumed), for its assumptions; empty for GPUs.
@@ -144,12 +204,12 @@ ScaleOutTime scale_out_time(std::string_view op, double v, int64_t n, int64_t m,
 // Ampere (8) 23.6e9 and 17.8e9; Hopper (9) and later 41.4e9 and 36e9; 0 below 7 (no tree).
 double nccl_tree_channel_cap(int compute_capability_major, int64_t nodes);
 
-// A collective whose roofline estimate is `roofline` (kind as in the HLO); with `explain`
-// false the explanation is left empty.
+// A collective whose roofline estimate is `roofline` (kind as in the HLO); with a `memo` the
+// explanation is written and saved in its pool (collectives are few: by its text, no key).
 ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstimate& roofline,
                                       const DeviceSpec& device,
                                       std::vector<std::string>& assumptions,
-                                      bool explain = true);
+                                      TextMemo* memo = nullptr);
 
 }  // namespace hloroof::predict
 

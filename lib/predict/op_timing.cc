@@ -109,19 +109,19 @@ RooflineEstimate roofline(const OpWork& work, bool include_overhead, Target& tar
   return e;
 }
 
-void set_roofline(InstructionTiming& t, std::string& explanation, const RooflineEstimate& e,
+void set_roofline(InstructionTiming& t, Explanation& explanation, const RooflineEstimate& e,
                   Target& target) {
   t.time_s = e.time_s;
   t.resource = e.bound;
   t.bound = bound_by(e.bound);
-  if (target.explain()) explanation = target.roofline_text(e);
+  if (target.explain()) explanation.assign(target.roofline_text(e));
   t.model = "roofline";
 }
 
 // A GPU kernel that carries XLA's estimate of its own run time (docs/prediction-model.md,
 // "Kernel estimates"): that estimate is its expected time, never below its roofline. False
 // when the op carries none, or the target is not a GPU.
-bool set_kernel_estimate(InstructionTiming& t, std::string& explanation, const Instruction& i,
+bool set_kernel_estimate(InstructionTiming& t, Explanation& explanation, const Instruction& i,
                          Target& target) {
   if (target.device().kind != DeviceKind::kGpu) return false;
   const std::optional<KernelTimeEstimate> k = i.backend_config().kernel_time_estimate();
@@ -137,13 +137,11 @@ bool set_kernel_estimate(InstructionTiming& t, std::string& explanation, const I
       parts = absl::StrFormat(" (compute %.4g s, memory %.4g s)", k->compute_time_s,
                               k->memory_access_time_s);
     }
-    absl::StrAppend(&explanation, "\n",
-                    absl::StrFormat("expected = the kernel's own estimate in its backend_config "
-                                    "(%s, exec_time_us): %.4g s%s",
-                                    k->key, k->exec_time_s, parts));
-    if (k->exec_time_s <= t.time_s) {
-      absl::StrAppend(&explanation, "; below the roofline, which is kept");
-    }
+    explanation.append(target.save(
+        absl::StrFormat("\nexpected = the kernel's own estimate in its backend_config "
+                        "(%s, exec_time_us): %.4g s%s",
+                        k->key, k->exec_time_s, parts)));
+    if (k->exec_time_s <= t.time_s) explanation.append("; below the roofline, which is kept");
   }
   if (k->exec_time_s > t.time_s) t.time_s = k->exec_time_s;
   return true;
@@ -163,7 +161,7 @@ bool layout_sensitive(const Instruction& i, int depth = 0) {
 }
 
 // The op's expected time in place of its roofline time (unless this is the roofline walk).
-void set_expected(InstructionTiming& t, std::string& explanation, const Instruction& i,
+void set_expected(InstructionTiming& t, Explanation& explanation, const Instruction& i,
                   const OpWork& work, const RooflineEstimate& e, bool include_overhead,
                   Target& target) {
   if (target.roofline_walk()) return;
@@ -173,18 +171,22 @@ void set_expected(InstructionTiming& t, std::string& explanation, const Instruct
       work.matrix_flops > 0 ? gemms_of(i, target.device()) : std::vector<GemmCall>();
   const IssueTime issue = elementwise_issue_time(i, target.device());
   ExpectedTime x = expected_op_time(gemms, work, e, target.device(), include_overhead, notes,
-                                    &target.gemm_times(), issue, target.explain());
+                                    &target.gemm_times(), issue,
+                                    target.explain() ? &target.expected_texts() : nullptr);
   target.assume_all(notes);
   t.model = target.save(x.model);
   if (x.time_s > t.time_s) {
     t.time_s = x.time_s;
-    if (target.explain()) absl::StrAppend(&explanation, "\n", x.explanation);
+    if (target.explain()) {
+      explanation.append("\n");
+      explanation.append(x.explanation);
+    }
   }
   if (target.device().kind == DeviceKind::kGpu && layout_sensitive(i)) {
     if (target.explain()) {
-      absl::StrAppend(&explanation,
-                      "\n  note: an FFT or transpose: its time depends on layout and stride, "
-                      "so this expected time may be up to 2.5x short (assumptions)");
+      explanation.append(
+          "\n  note: an FFT or transpose: its time depends on layout and stride, "
+          "so this expected time may be up to 2.5x short (assumptions)");
     }
     target.assume(
         "FFTs and transposes on GPUs: modelled as memory traffic only; the axis they stride "
@@ -269,7 +271,7 @@ void use_interconnect_figures(const CollectiveEstimate& e, Target& target) {
 }
 
 absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const CollectiveCost& c,
-                                                     Target& target, std::string& explanation,
+                                                     Target& target, Explanation& explanation,
                                                      std::string_view& model,
                                                      double& roofline_s) {
   CollectivePrediction p;
@@ -290,8 +292,9 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
                                  "transfers take no time"));
     }
     if (target.explain()) {
-      explanation = absl::StrFormat("%s\n  V = %.6g B, W_host = %.4g B/s -> %.4g s", p.formula,
-                                    c.payload_bytes, rate, p.time_s);
+      explanation.assign(target.save(absl::StrFormat(
+          "%s\n  V = %.6g B, W_host = %.4g B/s -> %.4g s", p.formula, c.payload_bytes, rate,
+          p.time_s)));
     }
     model = "roofline (no measured model)";
     roofline_s = p.time_s;
@@ -311,17 +314,21 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
   p.formula = e->formula;
   p.time_s = e->time_s;
   roofline_s = e->time_s;
-  if (target.explain()) explanation = e->explain();
+  if (target.explain()) explanation.assign(target.save(e->explain()));
   model = "roofline";
   if (!target.roofline_walk()) {
     std::vector<std::string> notes;
-    ExpectedTime x =
-        expected_collective_time(c.kind, *e, target.device(), notes, target.explain());
+    ExpectedTime x = expected_collective_time(
+        c.kind, *e, target.device(), notes,
+        target.explain() ? &target.expected_texts() : nullptr);
     target.assume_all(notes);
     model = target.save(x.model);
     if (x.time_s > p.time_s) {
       p.time_s = x.time_s;
-      if (target.explain()) absl::StrAppend(&explanation, "\n", x.explanation);
+      if (target.explain()) {
+        explanation.append("\n");
+        explanation.append(x.explanation);
+      }
     }
   }
   p.group_size = e->group_size;
@@ -351,7 +358,7 @@ std::string stream_of(const Instruction& i, const CollectiveCost* c) {
 // An async start: what it launches and how long that runs.
 absl::Status time_async_start(const Instruction& i, const InstructionCost& record,
                               const TimingMap& timings, Target& target, InstructionTiming& t,
-                              std::string& explanation) {
+                              Explanation& explanation) {
   t.role = Role::kAsyncStart;
   const CollectiveCost* c = collective_of(i, target.cost());
   t.stream = target.save(stream_of(i, c));
@@ -375,7 +382,7 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
     t.latency_s = t.time_s;
     t.time_s = 0;
     t.bound = BoundBy::kMemory;
-    if (target.explain()) explanation = absl::StrCat("asynchronous copy: ", explanation);
+    if (target.explain()) explanation.prepend("asynchronous copy: ");
     return absl::OkStatus();
   }
   // A wrapped computation: its own predicted time; a sugared op (custom-call-start): its
@@ -388,8 +395,8 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
     t.bound = BoundBy::kCompute;
     t.model = target.roofline_walk() ? "roofline" : "the wrapped computation's ops";
     if (target.explain()) {
-      explanation =
-          absl::StrFormat("runs %s asynchronously: %.4g s", sv(wrapped->name()), t.latency_s);
+      explanation.assign(target.save(
+          absl::StrFormat("runs %s asynchronously: %.4g s", sv(wrapped->name()), t.latency_s)));
     }
     return absl::OkStatus();
   }
@@ -402,14 +409,14 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
   t.roofline_latency_s = e.time_s;
   t.latency_s = t.time_s;
   t.time_s = 0;
-  if (target.explain()) explanation = absl::StrCat("asynchronous ", explanation);
+  if (target.explain()) explanation.prepend("asynchronous ");
   return absl::OkStatus();
 }
 
 // Collectives inside a fusion (TPU fuses some, e.g. `kind=kCustom` all-reduce-scatter fusions)
 // run as part of it.
 absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Target& target,
-                                             InstructionTiming& t, std::string& explanation,
+                                             InstructionTiming& t, Explanation& explanation,
                                              double& roofline_total) {
   const Computation* fused = fusion.computation_attribute(AttrId::kCalls);
   if (fused == nullptr) return 0.0;
@@ -417,7 +424,7 @@ absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Target& 
   for (const Instruction* inner : fused->instructions()) {
     const InstructionCost* r = target.cost().find(inner);
     if (r == nullptr || !r->collective) continue;
-    std::string inner_explanation;
+    Explanation inner_explanation;
     std::string_view model;
     double roofline_s = 0;
     absl::StatusOr<CollectivePrediction> p =
@@ -426,7 +433,8 @@ absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Target& 
     total += p->time_s;
     roofline_total += roofline_s;
     if (target.explain()) {
-      absl::StrAppend(&explanation, "\nfused ", sv(inner->name()), ": ", inner_explanation);
+      explanation.append(target.save(absl::StrCat("\nfused ", sv(inner->name()), ": ")));
+      for (const std::string_view piece : inner_explanation.pieces()) explanation.append(piece);
     }
     if (!t.collective) t.collective = *std::move(p);
   }
@@ -448,36 +456,39 @@ std::vector<std::pair<int64_t, int64_t>> send_recv_pairs(const Instruction& i) {
   return pairs;
 }
 
-const std::string& Target::roofline_text(const RooflineEstimate& e) {
-  // Everything explain() reads, as bytes: two estimates with the same key explain alike.
-  std::string& key = roofline_key_;
+std::string_view Target::roofline_text(const RooflineEstimate& e) {
+  // Everything explain() reads: two estimates with the same key explain alike.
+  FigureKey& key = key_;
   key.clear();
-  auto add = [&key](const auto& value) {
-    key.append(reinterpret_cast<const char*>(&value), sizeof(value));
-  };
-  auto add_text = [&key, &add](const std::string& text) {
-    add(text.size());
-    key += text;
-  };
-  add(e.time_s);
-  add(e.roofline_s);
-  add(e.overhead_s);
-  add(e.bound);
+  key.add(e.time_s);
+  key.add(e.roofline_s);
+  key.add(e.overhead_s);
+  key.add(e.bound);
   for (const RooflineTerm& t : e.terms) {
-    add(t.bound);
-    add(t.amount);
-    add(t.rate);
-    add(t.time_s);
-    add_text(t.rate_source);
+    key.add(t.bound);
+    key.add(t.amount);
+    key.add(t.rate);
+    key.add(t.time_s);
+    key.add_text(t.rate_source);
   }
-  add(e.notes.size());
-  for (const std::string& note : e.notes) add_text(note);
-  if (auto it = roofline_texts_.find(key); it != roofline_texts_.end()) return it->second;
-  if (roofline_texts_.size() >= kMaxRooflineTexts) {
-    roofline_text_ = e.explain();
-    return roofline_text_;
-  }
-  return roofline_texts_.emplace(key, e.explain()).first->second;
+  key.add(e.notes.size());
+  for (const std::string& note : e.notes) key.add_text(note);
+  return roofline_texts_.text(key.bytes(), [&e] { return e.explain(); });
+}
+
+std::string_view Target::join(const Explanation& explanation) {
+  const absl::Span<const std::string_view> pieces = explanation.pieces();
+  if (pieces.empty()) return {};
+  // One piece is a text of the pool or a static one already.
+  if (pieces.size() == 1) return pieces.front();
+  FigureKey& key = key_;
+  key.clear();
+  for (const std::string_view piece : pieces) key.add_place(piece);
+  return joined_texts_.text(key.bytes(), [pieces] {
+    std::string text;
+    for (const std::string_view piece : pieces) text.append(piece);
+    return text;
+  });
 }
 
 void Target::assume(std::string line) {
@@ -493,7 +504,7 @@ namespace {
 
 // time_instruction's work, with the explanation written in `explanation`.
 absl::Status time_op(const Instruction& i, const TimingMap& timings, Target& target,
-                     InstructionTiming& t, std::string& explanation) {
+                     InstructionTiming& t, Explanation& explanation) {
   t.instruction = &i;
   t.cost = target.cost().find(&i);
   if (t.cost == nullptr || is_pointer_only(i.opcode())) return absl::OkStatus();  // kFree
@@ -523,12 +534,12 @@ absl::Status time_op(const Instruction& i, const TimingMap& timings, Target& tar
   set_expected(t, explanation, i, work, e, target.options().include_overhead, target);
   t.roofline_time_s = e.time_s;
   if (record.cost.matrix.size() > 1 && target.explain()) {
-    absl::StrAppend(&explanation,
-                    "\n  note: matrix FLOPs of several element types, all "
-                    "charged at the ",
-                    work.matrix_class.empty() ? sv(primitive_type_name(work.matrix_type))
-                                              : sv(work.matrix_class),
-                    " peak");
+    explanation.append(target.save(absl::StrCat(
+        "\n  note: matrix FLOPs of several element types, all "
+        "charged at the ",
+        work.matrix_class.empty() ? sv(primitive_type_name(work.matrix_type))
+                                  : sv(work.matrix_class),
+        " peak")));
   }
   if (i.opcode() == Opcode::kFusion) {
     double collective_roofline_s = 0;
@@ -551,10 +562,10 @@ absl::Status time_op(const Instruction& i, const TimingMap& timings, Target& tar
 absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const TimingMap& timings,
                                                    Target& target) {
   InstructionTiming t;
-  std::string explanation;
+  Explanation explanation;
   absl::Status s = time_op(i, timings, target, t, explanation);
   if (!s.ok()) return s;
-  t.explanation = target.save(explanation);
+  t.explanation = target.join(explanation);
   return t;
 }
 

@@ -14,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "hloroof/cost.h"
 #include "hloroof/predict.h"
@@ -21,6 +22,30 @@
 #include "predict/expected_time.h"
 
 namespace hloroof::predict {
+
+// An op's explanation as it is made: the texts it is joined from, in order, each a static string
+// or a text of the Target's pool (Target::save, the memos' texts), which stay where they are
+// while the Target lives; so that the whole is found by where its pieces lie (Target::join)
+// rather than written and hashed anew for each op.
+class Explanation {
+ public:
+  // Replaces what was written with `text`.
+  void assign(std::string_view text) {
+    pieces_.clear();
+    append(text);
+  }
+  void append(std::string_view text) {
+    if (!text.empty()) pieces_.push_back(text);
+  }
+  void prepend(std::string_view text) {
+    if (!text.empty()) pieces_.insert(pieces_.begin(), text);
+  }
+  bool empty() const { return pieces_.empty(); }
+  absl::Span<const std::string_view> pieces() const { return pieces_; }
+
+ private:
+  absl::InlinedVector<std::string_view, 6> pieces_;
+};
 
 // The context of one prediction, built once by predict_step_time and handed to every step of
 // it (step_walk.cc, op_timing.cc, timeline.cc): what it predicts for (its inputs, fixed), and
@@ -85,9 +110,14 @@ class Target {
   GemmTimeCache& gemm_times() { return gemm_times_; }
 
   // e.explain(), made once for each estimate with the same figures: a module's ops repeat a
-  // few hundred estimates thousands of times (gemma3 4b: 161 explanations for 15,895 ops).
-  // The first kMaxRooflineTexts are kept; past them, each is made anew.
-  const std::string& roofline_text(const RooflineEstimate& e);
+  // few hundred estimates thousands of times (gemma3 4b: 161 explanations for 15,895 ops). A
+  // text of the pool.
+  std::string_view roofline_text(const RooflineEstimate& e);
+  // Explanations of expected times (expected_op_time), by the figures they print.
+  TextMemo& expected_texts() { return expected_texts_; }
+  // The explanation joined from its pieces, a text of the pool: made once for each sequence of
+  // pieces (by where they lie).
+  std::string_view join(const Explanation& explanation);
 
   // The texts of the prediction's records (models, explanations, names, ...): each saved once,
   // in a pool the records share (OpPrediction::texts).
@@ -119,13 +149,12 @@ class Target {
   SeenTexts figures_seen_, classes_seen_;
   absl::flat_hash_set<std::string> seen_;  // assumptions already recorded
   GemmTimeCache gemm_times_;
-  // roofline_text's: the texts by the estimates' figures (their bytes), the figures of the
-  // last estimate asked, and the text made for one past the limit.
-  static constexpr size_t kMaxRooflineTexts = 4096;
-  absl::flat_hash_map<std::string, std::string> roofline_texts_;
-  std::string roofline_key_;
-  std::string roofline_text_;
   std::shared_ptr<TextPool> texts_ = std::make_shared<TextPool>();
+  // Texts made once, saved in texts_ (declared after it: destroyed before it).
+  TextMemo roofline_texts_{*texts_};
+  TextMemo expected_texts_{*texts_};
+  TextMemo joined_texts_{*texts_};
+  FigureKey key_;  // the last key made, reused
 };
 
 // How a scheduled instruction takes part in its computation's schedule.

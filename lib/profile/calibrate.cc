@@ -242,7 +242,7 @@ OpClass sample_class(const Sample& s, const Figures& f) {
 // A collective across nodes as `device` times it (its expected time).
 double network_s(const Sample& s, const DeviceSpec& device) {
   std::vector<std::string> notes;
-  return predict::expected_collective_time(s.kind, s.estimate, device, notes, false).time_s;
+  return predict::expected_collective_time(s.kind, s.estimate, device, notes).time_s;
 }
 
 double model_s(const Sample& s, const Figures& f) {

@@ -37,3 +37,6 @@ target_include_directories(memory_wide_tuple_test PRIVATE ${PROJECT_SOURCE_DIR}/
 hloroof_add_test(concurrent_analysis_test ${CMAKE_CURRENT_LIST_DIR}/concurrent_analysis_test.cc)
 find_package(Threads REQUIRED)
 target_link_libraries(concurrent_analysis_test PRIVATE Threads::Threads)
+# Explanations made once for each set of figures they print.
+hloroof_add_test(text_memo_test ${CMAKE_CURRENT_LIST_DIR}/text_memo_test.cc)
+target_include_directories(text_memo_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)

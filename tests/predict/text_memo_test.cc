@@ -1,0 +1,146 @@
+// Explanations made once for each set of figures (TextMemo, FigureKey): a memo gives each key
+// the text made for it, and texts of a memo shared by many ops read as each op's made anew.
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hloroof/device.h"
+#include "hloroof/roofline.h"
+#include "hloroof/text_pool.h"
+#include "predict/expected_time.h"
+
+namespace hloroof::predict {
+namespace {
+
+TEST_CASE("text memo: a key's text is made once, and another key's apart") {
+  TextPool pool;
+  TextMemo memo(pool);
+  int made = 0;
+  auto make = [&made](std::string text) {
+    return [&made, text] {
+      ++made;
+      return text;
+    };
+  };
+  const std::string_view a = memo.text("key a", make("text a"));
+  CHECK(a == "text a");
+  CHECK(memo.text("key a", make("never made")).data() == a.data());
+  CHECK(memo.text("key b", make("text b")) == "text b");
+  CHECK(made == 2);
+  CHECK(memo.size() == 2);
+  // Memoizing off: every text is made.
+  TextMemo anew(pool);
+  anew.set_memoize(false);
+  CHECK(anew.text("key a", make("text a")) == "text a");
+  CHECK(anew.text("key a", make("text a 2")) == "text a 2");
+  CHECK(made == 4);
+  CHECK(anew.size() == 0);
+}
+
+TEST_CASE("text memo: past its limit of 4096 keys, texts are made anew and still right") {
+  TextPool pool;
+  TextMemo memo(pool);
+  int made = 0;
+  for (int k = 0; k < 4100; ++k) {
+    const std::string key = absl::StrCat("key ", k);
+    CHECK(memo.text(key, [&] { return ++made, absl::StrCat("text ", k); }) ==
+          absl::StrCat("text ", k));
+  }
+  CHECK(memo.size() == 4096);
+  // Key 4099 was not kept (made again); key 0 was (not made again).
+  CHECK(memo.text("key 4099", [&] { return ++made, std::string("text 4099"); }) == "text 4099");
+  CHECK(memo.text("key 0", [&] { return ++made, std::string("never made"); }) == "text 0");
+  CHECK(made == 4101);
+}
+
+TEST_CASE("figure key: values by their bytes, texts by their size and bytes") {
+  FigureKey a, b;
+  a.add(1.0);
+  b.add(1.0);
+  CHECK(a.bytes() == b.bytes());
+  CHECK(a.bytes().size() == sizeof(double));
+  // 0 and -0: two keys (each may print its own text).
+  FigureKey zero, minus_zero;
+  zero.add(0.0);
+  minus_zero.add(-0.0);
+  CHECK(zero.bytes() != minus_zero.bytes());
+  // "ab" + "c" and "a" + "bc" are two keys.
+  FigureKey x, y;
+  x.add_text("ab");
+  x.add_text("c");
+  y.add_text("a");
+  y.add_text("bc");
+  CHECK(x.bytes() != y.bytes());
+}
+
+// One HBM term of `hbm_s` seconds under an op whose roofline is that term.
+RooflineEstimate hbm_roofline(double hbm_s) {
+  RooflineEstimate e;
+  e.terms.push_back({Bound::kHbm, 1e6, 1e6 / hbm_s, hbm_s, ""});
+  e.roofline_s = hbm_s;
+  e.time_s = hbm_s;
+  e.bound = Bound::kHbm;
+  return e;
+}
+
+// expected_op_time's explanation with a memo `memo`.
+std::string explained(const DeviceSpec& d, TextMemo& memo, double hbm_s, bool overhead,
+                      const IssueTime& issue, const std::vector<GemmCall>& gemms) {
+  std::vector<std::string> notes;
+  OpWork work;
+  work.matrix_flops = gemms.empty() ? 0 : 1e9;
+  const ExpectedTime e = expected_op_time(gemms, work, hbm_roofline(hbm_s), d, overhead, notes,
+                                          nullptr, issue, &memo);
+  return std::string(e.explanation);
+}
+
+TEST_CASE("expected explanations: one memo for many ops reads as each op's made anew") {
+  for (const std::string_view name : {"h100", "h200", "tpu_v5e", "tpu_v6e"}) {
+    absl::StatusOr<DeviceSpec> d = device(name);
+    REQUIRE(d.ok());
+    TextPool pool;
+    TextMemo memo(pool), anew(pool);
+    anew.set_memoize(false);
+    // Two issue times of the same length, of different ops: 1e9 element ops at 2 slots each and
+    // 2e9 at 1; each 2e9 slots, 2e9 / (6.7e13 / 2) = 59.7 us on h100, above HBM terms of 1 and
+    // 2 us, below one of 1 ms (GPUs only: TPUs have no op profile).
+    const IssueTime one{2e9 / (d->vector_flops_per_s / 2), 1e9, 2e9, "h100"};
+    const IssueTime two{2e9 / (d->vector_flops_per_s / 2), 2e9, 2e9, "h100"};
+    const GemmCall gemm{{1, 1024, 1024, 1024}, PrimitiveType::kBF16, PrimitiveType::kBF16,
+                        "bf16"};
+    const std::vector<std::vector<GemmCall>> gemm_sets = {{}, {gemm}, {gemm, gemm}};
+    std::vector<std::string> texts;
+    for (int round = 0; round < 2; ++round) {  // the second round reads the memo's texts
+      for (const double hbm_s : {1e-6, 2e-6, 1e-3}) {
+        for (const bool overhead : {false, true}) {
+          for (const IssueTime* issue : {&one, &two}) {
+            for (const std::vector<GemmCall>& gemms : gemm_sets) {
+              INFO(name << " hbm " << hbm_s << " s, overhead " << overhead << ", "
+                        << issue->element_ops << " element ops, " << gemms.size() << " GEMMs");
+              const std::string text = explained(*d, memo, hbm_s, overhead, *issue, gemms);
+              CHECK(text == explained(*d, anew, hbm_s, overhead, *issue, gemms));
+              if (round == 0) texts.push_back(text);
+            }
+          }
+        }
+      }
+    }
+    // The texts name what differs: on GPUs, 3 GEMM sets x 2 overheads x (2 HBM terms below the
+    // issue time x 2 issue times + the HBM term above it, which hides them) = 30; on TPUs
+    // (no issue term) 3 x 2 x 3 HBM terms = 18.
+    std::sort(texts.begin(), texts.end());
+    const auto distinct = std::unique(texts.begin(), texts.end()) - texts.begin();
+    CHECK(distinct == (d->kind == DeviceKind::kGpu ? 30 : 18));
+    if (d->kind == DeviceKind::kGpu) {
+      CHECK_THAT(explained(*d, memo, 1e-6, true, one, {}),
+                 Catch::Contains("1e+09 element ops at 2 issue slots each"));
+      CHECK_THAT(explained(*d, memo, 1e-6, true, two, {}),
+                 Catch::Contains("2e+09 element ops at 1 issue slots each"));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hloroof::predict
