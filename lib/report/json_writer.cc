@@ -62,10 +62,10 @@ void JsonText::string(std::string_view text) {
   value(Json(std::string(text)), false, 0);
 }
 
-void JsonText::number(double x) {
+std::string_view JsonText::number(double x) {
   if (!std::isfinite(x)) {
     append("null", 4);
-    return;
+    return {cursor_ - 4, 4};
   }
   uint64_t bits;
   std::memcpy(&bits, &x, sizeof(bits));
@@ -85,6 +85,7 @@ void JsonText::number(double x) {
   char* o = room(sizeof(w.text));
   std::memcpy(o, w.text, sizeof(w.text));  // whole: a fixed size copies in two moves
   cursor_ = o + w.size;
+  return {o, w.size};
 }
 
 void JsonText::value(const Json& j, bool pretty, unsigned indent) {

@@ -223,8 +223,9 @@ class JsonText {
   void string(std::string_view text);
   // `x` as nlohmann's serializer writes a double: null when not finite, else its to_chars
   // (grisu2; a value seen before is copied from a small table of the last ones written, since
-  // reports repeat the same few hundred values thousands of times).
-  void number(double x);
+  // reports repeat the same few hundred values thousands of times). Returns the text written,
+  // valid until the next write.
+  std::string_view number(double x);
   // An integer as nlohmann writes it: its decimal digits.
   template <typename T>
     requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)

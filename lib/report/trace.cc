@@ -1,6 +1,9 @@
 #include "hloroof/trace.h"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
 #include <type_traits>
 
 #include "report/json_writer.h"
@@ -11,6 +14,20 @@ namespace report_internal {
 namespace {
 
 double micros(double seconds) { return seconds * 1e6; }
+
+// Whether key `a` comes before `b` (std::string_view's order: bytes as unsigned chars), told
+// by the first bytes where they differ, as keys most often do.
+bool key_before(std::string_view a, std::string_view b) {
+  if (!a.empty() && !b.empty() && a[0] != b[0]) {
+    return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]);
+  }
+  return a < b;
+}
+
+// Whether `a` and `b` are one double, bit for bit (0 and -0 are written apart).
+bool same_bits(double a, double b) {
+  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
+}
 
 }  // namespace
 
@@ -53,7 +70,15 @@ void TraceWriter::slice(int64_t tid, std::string_view name, double start_s, doub
   text_.append(R"(,"ph":"X","pid":1,"tid":)");
   text_.number(tid);
   text_.append(R"(,"ts":)");
-  text_.number(micros(start_s));
+  const double ts = micros(start_s);
+  const std::string_view text = text_.number(ts);
+  if (text.size() <= sizeof(StartText::text) &&
+      (starts_.empty() ? !std::isnan(ts) : starts_.back().ts < ts)) {
+    StartText& s = starts_.emplace_back();
+    s.ts = ts;
+    s.size = static_cast<uint8_t>(text.size());
+    std::memcpy(s.text, text.data(), text.size());
+  }
   text_.put('}');
 }
 
@@ -64,7 +89,14 @@ void TraceWriter::counter(std::string_view name, double time_s, double value) {
   text_.append(R"(},"name":)");
   text_.string(name);
   text_.append(R"(,"ph":"C","pid":1,"ts":)");
-  text_.number(micros(time_s));
+  const double ts = micros(time_s);
+  while (next_start_ < starts_.size() && starts_[next_start_].ts < ts) ++next_start_;
+  if (next_start_ < starts_.size() && same_bits(starts_[next_start_].ts, ts)) {
+    const StartText& s = starts_[next_start_];
+    text_.append(s.text, s.size);
+  } else {
+    text_.number(ts);
+  }
   text_.put('}');
 }
 
@@ -73,41 +105,59 @@ void TraceWriter::finish() {
   text_.hand_over();
 }
 
+void TraceWriter::write_arg(const TraceArg& arg) {
+  if (arg.plain_key) {
+    // `"key":` as it is.
+    char* o = text_.room(arg.key.size() + 3);
+    *o++ = '"';
+    copy_bytes(o, arg.key.data(), arg.key.size());
+    o += arg.key.size();
+    o[0] = '"';
+    o[1] = ':';
+    text_.advance(o + 2);
+  } else {
+    text_.string(arg.key);
+    text_.put(':');
+  }
+  std::visit([&](const auto& v) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string_view>) {
+      text_.string(v);
+    } else {
+      text_.number(v);
+    }
+  }, arg.value);
+}
+
 void TraceWriter::write_args(absl::Span<const TraceArg> args) {
-  // In key order (an insertion sort: events have a few args), equal keys in the order given.
+  text_.put('{');
+  // Args given in the order of their keys, none twice (a record's, as a caller lists them),
+  // are written as they come.
+  bool in_order = true;
+  for (size_t i = 1; i < args.size() && in_order; ++i) {
+    in_order = key_before(args[i - 1].key, args[i].key);
+  }
+  if (in_order) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (i > 0) text_.put(',');
+      write_arg(args[i]);
+    }
+    text_.put('}');
+    return;
+  }
+  // Else in key order (an insertion sort: events have a few args), equal keys in the order
+  // given.
   sorted_.clear();
   for (const TraceArg& arg : args) {
     auto at = sorted_.end();
     while (at != sorted_.begin() && arg.key < (*(at - 1))->key) --at;
     sorted_.insert(at, &arg);
   }
-  text_.put('{');
   bool first = true;
   for (size_t i = 0; i < sorted_.size(); ++i) {
     if (i + 1 < sorted_.size() && sorted_[i + 1]->key == sorted_[i]->key) continue;
     if (!first) text_.put(',');
     first = false;
-    const TraceArg& arg = *sorted_[i];
-    if (arg.plain_key) {
-      // `"key":` as it is.
-      char* o = text_.room(arg.key.size() + 3);
-      *o++ = '"';
-      copy_bytes(o, arg.key.data(), arg.key.size());
-      o += arg.key.size();
-      o[0] = '"';
-      o[1] = ':';
-      text_.advance(o + 2);
-    } else {
-      text_.string(arg.key);
-      text_.put(':');
-    }
-    std::visit([&](const auto& v) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string_view>) {
-        text_.string(v);
-      } else {
-        text_.number(v);
-      }
-    }, sorted_[i]->value);
+    write_arg(*sorted_[i]);
   }
   text_.put('}');
 }

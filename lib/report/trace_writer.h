@@ -56,10 +56,23 @@ class TraceWriter {
  private:
   void begin_event();
   void write_args(absl::Span<const TraceArg> args);
+  void write_arg(const TraceArg& arg);
+
+  // A slice's start time (its "ts", in microseconds) and its text as written.
+  struct StartText {
+    double ts;
+    uint8_t size;
+    char text[23];
+  };
 
   JsonText text_;
   std::vector<const TraceArg*> sorted_;  // reused for each event's args
   bool first_event_ = true;
+  // The texts of the slices' start times as written, while those come in increasing order:
+  // counters sample at the times slices start (a trace writes them after its slices, in time
+  // order), and copy the text written there rather than format the number again.
+  std::vector<StartText> starts_;
+  size_t next_start_ = 0;  // counter(): the first start not below the last counter's time
 };
 
 }  // namespace hloroof::report_internal

@@ -1,6 +1,9 @@
 // The trace is well-formed Chrome trace-event JSON.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include "hloroof/trace.h"
 #include "nlohmann/json.hpp"
@@ -84,6 +87,77 @@ TEST_CASE("the trace text is nlohmann's dump of the same document") {
                     {"args", {{"value", -0.0}}}});
   events.push_back({{"ph", "C"}, {"pid", 1}, {"name", "c"}, {"ts", 2e-6 * 1e6},
                     {"args", {{"value", 12345678901.0}}}});
+  const json trace = {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
+  CHECK(t.to_json() == trace.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+// Args given in the order of their keys are written as they come; keys whose first bytes tie,
+// or a byte above 0x7f (after ASCII, as std::string orders it), out of order or twice, are
+// sorted first: either way the text is nlohmann's dump.
+TEST_CASE("slice args in key order, or not, read as nlohmann's dump") {
+  using nlohmann::json;
+  using Args = std::vector<TraceBuilder::Arg>;
+  const std::vector<Args> cases = {
+      {{"bound", std::string("memory")}, {"hbm_bytes", 1.0}, {"hidden_s", 2.5},
+       {"host_bytes", int64_t{3}}, {"z", 4.0}, {"\xc3\xa9", 5.0}},
+      {{"hidden_s", 2.5}, {"hbm_bytes", 1.0}, {"host_bytes", int64_t{3}}},
+      {{"\xc3\xa9", 5.0}, {"z", 4.0}},
+      {{"a", 1.0}, {"a", 2.0}, {"b", 3.0}},
+      {{"", 1.0}, {"a", 2.0}},
+  };
+  for (const Args& args : cases) {
+    TraceBuilder t;
+    const int a = t.add_track("compute");
+    json object = json::object();
+    for (const auto& [key, value] : args) {
+      std::visit([&](const auto& v) { object[key] = v; }, value);
+    }
+    t.add_slice(a, "s", 0, 1e-6, args);
+    json events = json::array();
+    events.push_back({{"ph", "M"}, {"pid", 1}, {"name", "process_name"},
+                      {"args", {{"name", "hloroof predicted step"}}}});
+    events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "thread_name"},
+                      {"args", {{"name", "compute"}}}});
+    events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "thread_sort_index"},
+                      {"args", {{"sort_index", 0}}}});
+    events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", 0}, {"name", "s"}, {"ts", 0.0},
+                      {"dur", 1e-6 * 1e6}, {"args", object}});
+    const json trace = {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
+    CHECK(t.to_json() == trace.dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+}
+
+// Counters at the times slices start copy the text written for those starts: more distinct
+// starts than the writer's table of numbers holds (4096), counters at each of them, between
+// them, and at 0 and -0 (two texts), read as nlohmann's dump of the same document.
+TEST_CASE("counters at the slices' start times read as those times written anew") {
+  using nlohmann::json;
+  TraceBuilder t;
+  const int a = t.add_track("compute");
+  json events = json::array();
+  events.push_back({{"ph", "M"}, {"pid", 1}, {"name", "process_name"},
+                    {"args", {{"name", "hloroof predicted step"}}}});
+  events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "thread_name"},
+                    {"args", {{"name", "compute"}}}});
+  events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "thread_sort_index"},
+                    {"args", {{"sort_index", 0}}}});
+  json counters = json::array();
+  auto counter = [&](double time_s, double value) {
+    t.add_counter("c", time_s, value);
+    counters.push_back({{"ph", "C"}, {"pid", 1}, {"name", "c"}, {"ts", time_s * 1e6},
+                        {"args", {{"value", value}}}});
+  };
+  counter(-0.0, 1);
+  counter(0.0, 2);
+  for (int k = 0; k < 6000; ++k) {
+    const double start = k / 7.0 * 1e-6;  // fractions: written through grisu2
+    t.add_slice(a, "s", start, 1e-7);
+    events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", 0}, {"name", "s"}, {"ts", start * 1e6},
+                      {"dur", 1e-7 * 1e6}, {"args", json::object()}});
+    counter(start, k);
+    if (k % 3 == 0) counter(start + 1e-9, k);
+  }
+  for (json& c : counters) events.push_back(std::move(c));
   const json trace = {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
   CHECK(t.to_json() == trace.dump(-1, ' ', false, json::error_handler_t::replace));
 }
