@@ -174,11 +174,22 @@ void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& w
   // (viewers nest by time alone); a slice that encloses another is no leaf.
   std::vector<Written> written = {{0, nullptr, 0, std::max(0.0, p.step_time_s)}};
   std::vector<const TraceSlice*> leaves;
+  // Where each track's slices begin in `written` (the step's slice is the first run).
+  std::vector<size_t> runs = {0};
   for (auto& [track, slices] : by_track) {
-    std::stable_sort(slices.begin(), slices.end(), [](const TraceSlice& a, const TraceSlice& b) {
+    // Most often in order already (a timeline is made in time order): then left as it is.
+    const auto before = [](const TraceSlice& a, const TraceSlice& b) {
       if (a.start_s != b.start_s) return a.start_s < b.start_s;
       return a.end_s - a.start_s > b.end_s - b.start_s;
+    };
+    // (A duration that is not a number, of a slice from infinity to infinity, leaves it to
+    // the sort, as it did.)
+    const bool nan = std::any_of(slices.begin(), slices.end(), [](const TraceSlice& s) {
+      return std::isnan(s.end_s - s.start_s);
     });
+    if (nan || !std::is_sorted(slices.begin(), slices.end(), before)) {
+      std::stable_sort(slices.begin(), slices.end(), before);
+    }
     std::vector<TraceSlice*> open;
     for (TraceSlice& s : slices) {
       // A slice starting within rounding of an open one's end follows it: trim that one.
@@ -193,17 +204,38 @@ void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& w
       open.push_back(&s);
     }
     const int tid = tracks.find(track)->second;
+    runs.push_back(written.size());
     for (const TraceSlice& s : slices) {
       written.push_back({tid, &s, s.start_s, s.end_s - s.start_s});
       if (s.leaf) leaves.push_back(&s);
     }
   }
 
-  // Sorted by start, longer first on ties, so an enclosing slice precedes what it encloses.
-  std::stable_sort(written.begin(), written.end(), [](const Written& a, const Written& b) {
+  // Sorted by start, longer first on ties, so an enclosing slice precedes what it encloses. The
+  // tracks' runs are most often each in that order (clamping into a parent seldom moves one):
+  // merged then, one after the other, which is the stable sort; else sorted.
+  const auto first = [](const Written& a, const Written& b) {
     if (a.start_s != b.start_s) return a.start_s < b.start_s;
     return a.duration_s > b.duration_s;
+  };
+  runs.push_back(written.size());
+  bool runs_sorted = std::none_of(written.begin(), written.end(), [](const Written& w) {
+    return std::isnan(w.start_s) || std::isnan(w.duration_s);
   });
+  for (size_t r = 0; r + 1 < runs.size() && runs_sorted; ++r) {
+    runs_sorted = std::is_sorted(written.begin() + static_cast<std::ptrdiff_t>(runs[r]),
+                                 written.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]),
+                                 first);
+  }
+  if (runs_sorted) {
+    for (size_t r = 1; r + 1 < runs.size(); ++r) {
+      std::inplace_merge(written.begin(),
+                         written.begin() + static_cast<std::ptrdiff_t>(runs[r]),
+                         written.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]), first);
+    }
+  } else {
+    std::stable_sort(written.begin(), written.end(), first);
+  }
   std::vector<TraceArg> args;
   for (const Written& w : written) {
     if (w.slice == nullptr) {

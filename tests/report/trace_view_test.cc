@@ -1,10 +1,13 @@
 // The predicted timeline is a well-formed Chrome trace: tracks, nested slices with their cost
 // records, and counters of cumulative work (figures from sample_prediction.h).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
@@ -181,6 +184,24 @@ TEST_CASE("a slice that rounding pushed past its parent is kept inside it") {
   CHECK(tanh.back()["ts"].get<double>() + tanh.back()["dur"].get<double>() ==
         Approx(12000).margin(kSlackUs));
   CHECK(slices_named(p, "copy.3").back()["dur"] == 0);
+}
+
+// A timeline in time order is written as it comes, one out of order sorted first: the same
+// trace either way. The compute track's events reversed in their places (the tracks are still
+// met in the same order); the sample's events differ in start or length: no ties to keep in
+// order.
+TEST_CASE("a timeline out of order makes the trace one in order makes") {
+  const Prediction prediction = sample_prediction();
+  Prediction reversed = sample_prediction();
+  std::vector<size_t> places;
+  for (size_t k = 0; k < reversed.timeline.size(); ++k) {
+    if (reversed.timeline[k].track == "compute") places.push_back(k);
+  }
+  REQUIRE(places.size() >= 2);
+  for (size_t a = 0, b = places.size() - 1; a < b; ++a, --b) {
+    std::swap(reversed.timeline[places[a]], reversed.timeline[places[b]]);
+  }
+  CHECK(prediction_to_trace_json(reversed) == prediction_to_trace_json(prediction));
 }
 
 TEST_CASE("a prediction without a timeline still makes a loadable trace") {
