@@ -135,6 +135,8 @@ class MaxTree {
 // few merged lists, however many groups live there.
 class PlacedRanges {
  public:
+  // A query's ranges up to this many are sorted whole (merging so few costs as much).
+  static constexpr size_t kSortedWhole = 32;
   using Range = std::pair<int64_t, int64_t>;  // [first byte, end)
 
   explicit PlacedRanges(size_t slots) {
@@ -154,17 +156,47 @@ class PlacedRanges {
     for_each_above(leaves_, from, to,
                    [&](size_t node) { return merge_into(nodes_[node].any, r); });
   }
-  // Appends the merged ranges of the groups living at any slot of [from, to].
-  void collect(size_t from, size_t to, std::vector<Range>& out) const {
+  // Sets `out` to the merged ranges of the groups living at any slot of [from, to], in
+  // increasing order. They come as a few lists, each in order: the lists are merged two by
+  // two, in as many rounds as it takes to halve their number to one (`scratch`: room).
+  void collect(size_t from, size_t to, std::vector<Range>& out, std::vector<Range>& scratch) {
+    out.clear();
+    bounds_.clear();
+    bounds_.push_back(0);  // then where each list ends in `out`
+    auto append = [&](const Ranges& ranges) {
+      if (ranges.empty()) return;
+      for (const Range& r : ranges) out.push_back(r);
+      bounds_.push_back(out.size());
+    };
     size_t lo = leaves_ + from, hi = leaves_ + to + 1;
     for (; lo < hi; lo /= 2, hi /= 2) {
-      if (lo & 1) append(nodes_[lo++].any, out);
-      if (hi & 1) append(nodes_[--hi].any, out);
+      if (lo & 1) append(nodes_[lo++].any);
+      if (hi & 1) append(nodes_[--hi].any);
     }
     for_each_above(leaves_, from, to, [&](size_t node) {
-      if (!nodes_[node].cover.empty()) append(nodes_[node].cover, out);
+      append(nodes_[node].cover);
       return true;
     });
+    auto less = [](const Range& a, const Range& b) {
+      return a.first < b.first || (a.first == b.first && a.second < b.second);
+    };
+    if (out.size() <= kSortedWhole && bounds_.size() > 2) {
+      std::sort(out.begin(), out.end(), less);
+      return;
+    }
+    while (bounds_.size() > 2) {
+      scratch.resize(out.size());
+      size_t lists = 1;
+      for (size_t k = 0; k + 1 < bounds_.size(); k += 2) {
+        const size_t begin = bounds_[k], middle = bounds_[k + 1];
+        const size_t end = k + 2 < bounds_.size() ? bounds_[k + 2] : middle;
+        std::merge(out.begin() + begin, out.begin() + middle, out.begin() + middle,
+                   out.begin() + end, scratch.begin() + begin, less);
+        bounds_[lists++] = end;
+      }
+      bounds_.resize(lists);
+      out.swap(scratch);
+    }
   }
 
  private:
@@ -205,11 +237,9 @@ class PlacedRanges {
     merge_into(n.cover, r);
     merge_into(n.any, r);
   }
-  static void append(const Ranges& ranges, std::vector<Range>& out) {
-    for (const Range& r : ranges) out.push_back(r);
-  }
   size_t leaves_ = 1;
   std::vector<Node> nodes_;
+  std::vector<size_t> bounds_;  // collect's
 };
 
 // The values in one output or donated allocation, for the interference test. A value added
@@ -761,8 +791,8 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
       numbers[g] = {first, last - 1};
     }
   }
-  // The placed byte ranges live beside a group: [first byte, end), in any order.
-  std::vector<std::pair<int64_t, int64_t>> busy;
+  // The placed byte ranges live beside a group: [first byte, end), in increasing order.
+  std::vector<std::pair<int64_t, int64_t>> busy, scratch;
   auto best_fit = [&](const std::vector<size_t>& order, std::vector<int64_t>& offsets) {
     std::optional<PlacedRanges> placed;
     std::optional<MaxTree> placed_ends;
@@ -775,18 +805,18 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
     int64_t heap = 0;
     for (size_t g : order) {
       const Group& group = groups[g];
-      busy.clear();
       if (placed) {
-        placed->collect(numbers[g].first, numbers[g].second, busy);
+        placed->collect(numbers[g].first, numbers[g].second, busy, scratch);
       } else {
+        busy.clear();
         const size_t starting_by = static_cast<size_t>(
             std::upper_bound(starts.begin(), starts.end(), group.end) - starts.begin());
         placed_ends->each_at_least(starting_by, group.start, [&](size_t p) {
           busy.push_back({offsets[p], offsets[p] + groups[p].bytes});
         });
+        std::sort(busy.begin(), busy.end());
       }
       out_.steps += static_cast<int64_t>(busy.size()) + 1;
-      std::sort(busy.begin(), busy.end());
       // The smallest gap that holds the group, the lowest of equal ones; else past them all.
       int64_t at = 0, best = -1, best_gap = std::numeric_limits<int64_t>::max();
       for (const auto& [lo, hi] : busy) {
