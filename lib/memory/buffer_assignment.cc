@@ -20,6 +20,7 @@
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
 #include "hloroof/opcode.h"
+#include "memory/max_tree.h"
 #include "memory/shape_leaves.h"
 #include "memory/tree_paths.h"
 
@@ -75,56 +76,6 @@ void sort_by_start(std::vector<Value>& values, int64_t clock) {
   }
   values.swap(sorted);
 }
-
-// A max tree over a fixed number of slots (each starting at the lowest int64_t) that finds
-// the slots whose figure reaches a bound without visiting the subtrees that hold none.
-class MaxTree {
- public:
-  explicit MaxTree(size_t slots) {
-    while (leaves_ < slots) leaves_ *= 2;
-    max_.assign(2 * leaves_, kNone);
-  }
-  void set(size_t slot, int64_t figure) {
-    size_t at = leaves_ + slot;
-    max_[at] = figure;
-    for (at /= 2; at >= 1; at /= 2) max_[at] = std::max(max_[2 * at], max_[2 * at + 1]);
-  }
-  // Calls visit(slot) for every slot below `limit` whose figure is at least `bound`.
-  template <typename Visit>
-  void each_at_least(size_t limit, int64_t bound, Visit&& visit) const {
-    descend(1, 0, leaves_, limit, bound, visit);
-  }
-  // The last slot below `limit` whose figure is at least `bound`, or -1.
-  int64_t last_at_least(size_t limit, int64_t bound) const {
-    return last(1, 0, leaves_, limit, bound);
-  }
-
-  static constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
-
- private:
-  int64_t last(size_t node, size_t lo, size_t hi, size_t limit, int64_t bound) const {
-    if (lo >= limit || max_[node] < bound) return -1;
-    if (hi - lo == 1) return static_cast<int64_t>(lo);
-    const size_t mid = lo + (hi - lo) / 2;
-    const int64_t right = last(2 * node + 1, mid, hi, limit, bound);
-    return right >= 0 ? right : last(2 * node, lo, mid, limit, bound);
-  }
-  template <typename Visit>
-  void descend(size_t node, size_t lo, size_t hi, size_t limit, int64_t bound,
-               Visit& visit) const {
-    if (lo >= limit || max_[node] < bound) return;
-    if (hi - lo == 1) {
-      visit(lo);
-      return;
-    }
-    const size_t mid = lo + (hi - lo) / 2;
-    descend(2 * node, lo, mid, limit, bound, visit);
-    descend(2 * node + 1, mid, hi, limit, bound, visit);
-  }
-
-  size_t leaves_ = 1;
-  std::vector<int64_t> max_;
-};
 
 // The offset ranges of placed temporaries over time, for the best-fit heap: a segment tree
 // over the distinct start times, where each node keeps the ranges of the groups that live over

@@ -1,0 +1,74 @@
+// A max tree over slots, for the memory assignment's searches among placed buffers.
+#ifndef HLOROOF_MEMORY_MAX_TREE_H_
+#define HLOROOF_MEMORY_MAX_TREE_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace hloroof::detail {
+
+// A max tree over a fixed number of slots (each starting at the lowest int64_t) that finds
+// the slots whose figure reaches a bound without visiting the subtrees that hold none.
+class MaxTree {
+ public:
+  explicit MaxTree(size_t slots) {
+    while (leaves_ < slots) leaves_ *= 2;
+    max_.assign(2 * leaves_, kNone);
+  }
+  void set(size_t slot, int64_t figure) {
+    size_t at = leaves_ + slot;
+    max_[at] = figure;
+    for (at /= 2; at >= 1; at /= 2) max_[at] = std::max(max_[2 * at], max_[2 * at + 1]);
+  }
+  // Calls visit(slot) for every slot below `limit` whose figure is at least `bound`.
+  template <typename Visit>
+  void each_at_least(size_t limit, int64_t bound, Visit&& visit) const {
+    descend(1, 0, leaves_, limit, bound, visit);
+  }
+  // The last slot below `limit` whose figure is at least `bound`, or -1: the nodes that hold
+  // the slots below `limit`, each whole, are met from the right by climbing from the leaf at
+  // `limit` (a right child on the way has its left sibling among them); the first to reach
+  // the bound holds it, at its rightmost leaf that does.
+  int64_t last_at_least(size_t limit, int64_t bound) const {
+    size_t node = 0;
+    if (limit >= leaves_) {
+      node = 1;
+    } else {
+      for (size_t at = leaves_ + limit; at > 1; at /= 2) {
+        if ((at & 1) != 0 && max_[at - 1] >= bound) {
+          node = at - 1;
+          break;
+        }
+      }
+    }
+    if (node == 0 || max_[node] < bound) return -1;
+    while (node < leaves_) node = max_[2 * node + 1] >= bound ? 2 * node + 1 : 2 * node;
+    return static_cast<int64_t>(node - leaves_);
+  }
+
+  static constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+
+ private:
+  template <typename Visit>
+  void descend(size_t node, size_t lo, size_t hi, size_t limit, int64_t bound,
+               Visit& visit) const {
+    if (lo >= limit || max_[node] < bound) return;
+    if (hi - lo == 1) {
+      visit(lo);
+      return;
+    }
+    const size_t mid = lo + (hi - lo) / 2;
+    descend(2 * node, lo, mid, limit, bound, visit);
+    descend(2 * node + 1, mid, hi, limit, bound, visit);
+  }
+
+  size_t leaves_ = 1;
+  std::vector<int64_t> max_;
+};
+
+}  // namespace hloroof::detail
+
+#endif  // HLOROOF_MEMORY_MAX_TREE_H_
