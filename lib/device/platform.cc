@@ -13,6 +13,7 @@
 #include "hloroof/instruction.h"
 #include "hloroof/shape.h"
 #include "util/absl_compat.h"
+#include "util/string_view_hash.h"
 
 namespace hloroof {
 namespace {
@@ -96,11 +97,10 @@ constexpr std::array<bool, 256> kMarkerSecondBytes = [] {
   return bytes;
 }();
 
-// The first marker of the table found anywhere in the instruction's backend config. Every
-// marker starts with a quote, so one pass over the config's quotes finds them all: a config is
-// read once, not once a marker (TPU modules carry a config on most instructions).
-const Marker* config_marker(const Instruction& i) {
-  const std::string_view config = i.backend_config().text();
+// The first marker of the table found anywhere in a backend config. Every marker starts with a
+// quote, so one pass over the config's quotes finds them all: a config is read once, not once
+// a marker (TPU modules carry a config on most instructions).
+const Marker* config_marker(std::string_view config) {
   constexpr size_t kNone = std::size(kConfigMarkers);
   size_t first = kNone;
   for (size_t at = config.find('"'); at != std::string_view::npos && at + 1 < config.size() &&
@@ -151,12 +151,20 @@ std::string_view platform_title(std::string_view platform) {
 PlatformInference infer_platform_of(const Module& module) {
   PlatformInference found;      // the first GPU marker ends the search
   PlatformInference tpu_layout;  // tiled layouts decide only when no marker does
+  // A config's marker by its text: most configs repeat (a TPU training step's thousands of
+  // fusions carry a few distinct ones), and each distinct text is read once.
+  detail::StringViewMap<const Marker*> markers;
   for (const Computation* c : module.computations()) {
     for (const Instruction* i : c->instructions()) {
       std::string_view platform;
       const Marker* config = nullptr;
       if (i->opcode() == Opcode::kCustomCall) platform = target_platform(i->custom_call_target());
-      if (platform.empty() && (config = config_marker(*i)) != nullptr) platform = config->platform;
+      if (const std::string_view text = i->backend_config().text();
+          platform.empty() && !text.empty()) {
+        auto [known, fresh] = markers.try_emplace(text, nullptr);
+        if (fresh) known->second = config_marker(text);
+        if ((config = known->second) != nullptr) platform = config->platform;
+      }
       if (!platform.empty()) {
         if (found.platform.empty() || (platform == "gpu" && found.platform != "gpu")) {
           found = {std::string(platform), marker_text(*i, config), std::string(i->name())};

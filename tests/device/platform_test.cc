@@ -75,5 +75,36 @@ ENTRY e {
   CHECK(found.instruction == "b");
 }
 
+TEST_CASE("a config met again tells what it told the first time; another text is read anew") {
+  // Configs are read once per distinct text: the second "a" config must still be a TPU
+  // marker, and a GPU key in a text met later must still outrank it.
+  absl::StatusOr<Module> module = parse_module(R"(HloModule m
+ENTRY e {
+  p = f32[8]{0} parameter(0)
+  a = f32[8]{0} negate(p), backend_config={"x":1}
+  b = f32[8]{0} negate(a), backend_config={"scoped_memory_configs":[]}
+  c = f32[8]{0} negate(b), backend_config={"scoped_memory_configs":[]}
+  d = f32[8]{0} negate(c), backend_config={"x":1}
+  ROOT e = f32[8]{0} negate(d), backend_config={"scoped_memory_configs":[],"operation_queue_id":"1"}
+})");
+  REQUIRE(module.ok());
+  PlatformInference found = infer_platform_of(*module);
+  CHECK(found.platform == "gpu");
+  CHECK(found.marker == "backend config \"operation_queue_id\"");
+  CHECK(found.instruction == "e");
+
+  absl::StatusOr<Module> tpu = parse_module(R"(HloModule m
+ENTRY e {
+  p = f32[8]{0} parameter(0)
+  a = f32[8]{0} negate(p), backend_config={"x":1}
+  b = f32[8]{0} negate(a), backend_config={"used_scoped_memory_configs":[]}
+  ROOT c = f32[8]{0} negate(b), backend_config={"used_scoped_memory_configs":[]}
+})");
+  REQUIRE(tpu.ok());
+  found = infer_platform_of(*tpu);
+  CHECK(found.platform == "tpu");
+  CHECK(found.instruction == "b");  // the first instruction that carries it
+}
+
 }  // namespace
 }  // namespace hloroof
