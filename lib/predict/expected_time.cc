@@ -748,7 +748,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
   e.model = *model;
   e.time_s = std::max(roofline.time_s, terms + fixed);
   if (explain && e.time_s > roofline.time_s) {
-    FigureKey key;
+    FigureKey& key = memo->new_key();
     key.add(ExplanationKind::kTpuOp);
     key.add(reinterpret_cast<uintptr_t>(&device));
     key.add(include_overhead);
@@ -984,7 +984,7 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
   e.model = model;
   e.time_s = std::max(roofline.time_s, terms + overhead);
   if ((named_gemms > 0 || !named.empty()) && e.time_s > roofline.time_s) {
-    FigureKey key;
+    FigureKey& key = memo->new_key();
     key.add(ExplanationKind::kOp);
     key.add(reinterpret_cast<uintptr_t>(&device));
     key.add(e.time_s);

@@ -143,6 +143,11 @@ class TextMemo {
   std::string_view text(std::string_view key, absl::FunctionRef<std::string()> make);
   // `text` saved in the pool, with no key.
   std::string_view save(std::string_view text) { return pool_.save(text); }
+  // A key to fill, empty: the memo's own, reused from one text to the next.
+  FigureKey& new_key() {
+    key_.clear();
+    return key_;
+  }
   void set_memoize(bool on) { memoize_ = on; }
   size_t size() const { return texts_.size(); }
 
@@ -151,6 +156,7 @@ class TextMemo {
   TextPool& pool_;
   bool memoize_ = true;
   absl::flat_hash_map<std::string, std::string_view> texts_;
+  FigureKey key_;
 };
 
 struct ExpectedTime {

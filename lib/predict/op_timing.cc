@@ -11,6 +11,7 @@
 #include "hloroof/roofline.h"
 #include "predict/expected_time.h"
 #include "predict/predict_internal.h"
+#include "predict/roofline_internal.h"
 #include "re2/re2.h"
 #include "util/absl_compat.h"
 
@@ -98,10 +99,16 @@ void use_figure(Bound b, const OpWork& w, Target& target) {
 
 // The speed of light: calibration knobs are left to the expected time.
 RooflineEstimate roofline(const OpWork& work, bool include_overhead, Target& target) {
+  // The figures are cited here, each once for the prediction (Target::rate_source); a matrix
+  // term's by roofline_time, which picks the class that runs.
+  const bool matrix = work.matrix_flops > 0;
   RooflineEstimate e = roofline_time(target.device(), work,
                                      {.include_overhead = include_overhead,
                                       .apply_efficiency = false,
-                                      .cite_sources = target.explain()});
+                                      .cite_sources = target.explain() && matrix});
+  if (target.explain() && !matrix) {
+    for (RooflineTerm& t : e.terms) t.rate_source = target.rate_source(t.bound);
+  }
   use_figure(e.bound, work, target);
   if (e.overhead_s > 0) target.use_figure("per_op_overhead");
   for (std::string& note : e.notes) target.assume(std::move(note));
@@ -489,6 +496,12 @@ std::string_view Target::join(const Explanation& explanation) {
     for (const std::string_view piece : pieces) text.append(piece);
     return text;
   });
+}
+
+const std::string& Target::rate_source(Bound bound) {
+  std::optional<std::string>& text = rate_sources_[static_cast<size_t>(bound)];
+  if (!text) text = cite_figure(device(), rate_figure(bound));
+  return *text;
 }
 
 void Target::assume(std::string line) {

@@ -115,6 +115,9 @@ class Target {
   std::string_view roofline_text(const RooflineEstimate& e);
   // Explanations of expected times (expected_op_time), by the figures they print.
   TextMemo& expected_texts() { return expected_texts_; }
+  // The rate_source of a roofline term of `bound` (not kMatrix): the device's figure cited
+  // (cite_figure), made once.
+  const std::string& rate_source(Bound bound);
   // The explanation joined from its pieces, a text of the pool: made once for each sequence of
   // pieces (by where they lie).
   std::string_view join(const Explanation& explanation);
@@ -155,6 +158,8 @@ class Target {
   TextMemo expected_texts_{*texts_};
   TextMemo joined_texts_{*texts_};
   FigureKey key_;  // the last key made, reused
+  // rate_source's texts, by Bound.
+  std::array<std::optional<std::string>, static_cast<size_t>(Bound::kOverhead) + 1> rate_sources_;
 };
 
 // How a scheduled instruction takes part in its computation's schedule.

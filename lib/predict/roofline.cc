@@ -3,17 +3,37 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "predict/roofline_internal.h"
 #include "util/absl_compat.h"
 
 namespace hloroof {
-namespace {
 
-// "hbm.bandwidth (GC-v5e)", or just the path when the spec has no such figure.
-std::string cite(const DeviceSpec& device, std::string_view path) {
+std::string cite_figure(const DeviceSpec& device, std::string_view path) {
   const DeviceFigure* f = device.figure(path);
   if (f == nullptr || f->source.empty()) return std::string(path);
   return absl::StrCat(sv(path), " (", f->source, f->verified ? "" : ", unverified", ")");
 }
+
+std::string_view rate_figure(Bound bound) {
+  switch (bound) {
+    case Bound::kVector:
+      return "vector_flops_per_s";
+    case Bound::kTranscendental:
+      return "transcendentals_per_s";
+    case Bound::kHbm:
+      return "hbm.bandwidth";
+    case Bound::kOnChip:
+      return "on_chip_memory.bandwidth";
+    case Bound::kHost:
+      return "host_link.bandwidth";
+    case Bound::kMatrix:
+    case Bound::kOverhead:
+      break;
+  }
+  return {};
+}
+
+namespace {
 
 std::string_view amount_unit(Bound b) {
   switch (b) {
@@ -37,12 +57,12 @@ std::pair<double, std::string> matrix_rate(const DeviceSpec& device, PrimitiveTy
   if (auto listed = device.matrix_flops_per_s.find(cls);
       !cls.empty() && listed != device.matrix_flops_per_s.end()) {
     if (!cited) return {listed->second, ""};
-    return {listed->second, cite(device, absl::StrCat("matrix_flops_per_s.", sv(cls)))};
+    return {listed->second, cite_figure(device, absl::StrCat("matrix_flops_per_s.", sv(cls)))};
   }
   if (device.kind == DeviceKind::kGpu && (cls == "f32" || cls == "tf32" || cls == "f64")) {
     notes.push_back(absl::StrCat(device.name, " lists no matrix peak for ", sv(cls),
                                  "; run on its vector units"));
-    return {device.vector_flops_per_s, cited ? cite(device, "vector_flops_per_s") : ""};
+    return {device.vector_flops_per_s, cited ? cite_figure(device, "vector_flops_per_s") : ""};
   }
   std::string fallback = "bf16";
   auto it = device.matrix_flops_per_s.find(fallback);
@@ -55,7 +75,7 @@ std::pair<double, std::string> matrix_rate(const DeviceSpec& device, PrimitiveTy
                                sv(primitive_type_name(type)), cls.empty() ? "" : " (", sv(cls),
                                cls.empty() ? "" : ")", "; charged at its ", fallback, " peak"));
   if (!cited) return {it->second, ""};
-  return {it->second, cite(device, absl::StrCat("matrix_flops_per_s.", fallback))};
+  return {it->second, cite_figure(device, absl::StrCat("matrix_flops_per_s.", fallback))};
 }
 
 }  // namespace
@@ -110,8 +130,8 @@ RooflineEstimate roofline_time(const DeviceSpec& device, const OpWork& work,
     e.terms.push_back(
         {bound, amount, *rate, amount / *rate, options.cite_sources ? source() : std::string()});
   };
-  auto cited = [&](std::string_view path) {
-    return [&device, path] { return cite(device, path); };
+  auto cited = [&](Bound bound) {
+    return [&device, bound] { return cite_figure(device, rate_figure(bound)); };
   };
 
   if (work.matrix_flops > 0) {
@@ -122,15 +142,14 @@ RooflineEstimate roofline_time(const DeviceSpec& device, const OpWork& work,
         rate.first * (options.apply_efficiency ? device.matmul_efficiency : 1.0),
         [&rate] { return std::move(rate.second); });
   }
-  add(Bound::kVector, work.vector_flops, device.vector_flops_per_s, cited("vector_flops_per_s"));
+  add(Bound::kVector, work.vector_flops, device.vector_flops_per_s, cited(Bound::kVector));
   add(Bound::kTranscendental, work.transcendentals, device.transcendentals_per_s,
-      cited("transcendentals_per_s"));
+      cited(Bound::kTranscendental));
   add(Bound::kHbm, work.hbm_bytes,
       device.hbm_bandwidth * (options.apply_efficiency ? device.hbm_efficiency : 1.0),
-      cited("hbm.bandwidth"));
-  add(Bound::kOnChip, work.on_chip_bytes, device.on_chip_bandwidth,
-      cited("on_chip_memory.bandwidth"));
-  add(Bound::kHost, work.host_bytes, device.host_bandwidth, cited("host_link.bandwidth"));
+      cited(Bound::kHbm));
+  add(Bound::kOnChip, work.on_chip_bytes, device.on_chip_bandwidth, cited(Bound::kOnChip));
+  add(Bound::kHost, work.host_bytes, device.host_bandwidth, cited(Bound::kHost));
 
   e.overhead_s = options.include_overhead ? device.per_op_overhead_s : 0.0;
   double sum = 0;

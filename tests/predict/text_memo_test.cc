@@ -1,5 +1,6 @@
 // Explanations made once for each set of figures (TextMemo, FigureKey): a memo gives each key
-// the text made for it, and texts of a memo shared by many ops read as each op's made anew.
+// the text made for it, and texts of a memo shared by many ops read as each op's made anew; the
+// device figures they cite, cited once.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <string>
@@ -10,6 +11,7 @@
 #include "hloroof/roofline.h"
 #include "hloroof/text_pool.h"
 #include "predict/expected_time.h"
+#include "predict/roofline_internal.h"
 
 namespace hloroof::predict {
 namespace {
@@ -140,6 +142,31 @@ TEST_CASE("expected explanations: one memo for many ops reads as each op's made 
                  Catch::Contains("2e+09 element ops at 1 issue slots each"));
     }
   }
+}
+
+// A prediction cites each term's figure once (cite_figure of rate_figure) instead of in every
+// roofline_time: the same texts as roofline_time's own, for every kind of term but the matrix
+// one (which roofline_time still cites: its class picks the figure).
+TEST_CASE("roofline citations made once read as roofline_time's") {
+  for (const std::string_view name : {"h100", "tpu_v5e", "tpu_v6e"}) {
+    absl::StatusOr<DeviceSpec> d = device(name);
+    REQUIRE(d.ok());
+    OpWork work;
+    work.vector_flops = 1e9;
+    work.transcendentals = 1e6;
+    work.hbm_bytes = 1e8;
+    work.on_chip_bytes = 1e7;
+    work.host_bytes = 1e5;
+    const RooflineEstimate e = roofline_time(*d, work);
+    REQUIRE(e.terms.size() >= 3);
+    for (const RooflineTerm& t : e.terms) {
+      INFO(name << " " << bound_name(t.bound));
+      CHECK_FALSE(rate_figure(t.bound).empty());
+      CHECK(cite_figure(*d, rate_figure(t.bound)) == t.rate_source);
+    }
+  }
+  CHECK(rate_figure(Bound::kHbm) == "hbm.bandwidth");
+  CHECK(rate_figure(Bound::kMatrix).empty());
 }
 
 }  // namespace
