@@ -62,6 +62,26 @@ void JsonText::string(std::string_view text) {
   value(Json(std::string(text)), false, 0);
 }
 
+void JsonText::repeated_string(std::string_view text) {
+  const std::pair<const char*, size_t> place(text.data(), text.size());
+  if (auto it = repeated_.find(place); it != repeated_.end()) {
+    append(repeated_text_.data() + it->second.first, it->second.second);
+    return;
+  }
+  char* const o = room(2 * text.size() + 2);
+  char* const end = plain_json_string(o, text);
+  if (end == nullptr) {
+    value(Json(std::string(text)), false, 0);
+    return;
+  }
+  cursor_ = end;
+  const auto size = static_cast<size_t>(end - o);
+  if (repeated_.size() < kMaxRepeated && repeated_text_.size() + size <= kRepeatedBytes) {
+    repeated_.emplace(place, std::pair(repeated_text_.size(), size));
+    repeated_text_.append(o, size);
+  }
+}
+
 std::string_view JsonText::number(double x) {
   if (!std::isfinite(x)) {
     append("null", 4);

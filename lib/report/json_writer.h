@@ -18,8 +18,10 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "nlohmann/json.hpp"
 
 #ifdef __SSE2__
@@ -221,6 +223,10 @@ class JsonText {
   // `text` quoted and escaped as nlohmann's serializer writes a string (invalid UTF-8
   // replaced): the common text here, anything else through the serializer.
   void string(std::string_view text);
+  // string(text), for a text that repeats and stays where it lies while this lives (a text of
+  // a prediction's pool, an explanation): its quoted text is kept by where it lies, and copied
+  // when it comes again (the first kMaxRepeated texts, of at most kRepeatedBytes in all).
+  void repeated_string(std::string_view text);
   // `x` as nlohmann's serializer writes a double: null when not finite, else its to_chars
   // (grisu2; a value seen before is copied from a small table of the last ones written, since
   // reports repeat the same few hundred values thousands of times). Returns the text written,
@@ -247,6 +253,8 @@ class JsonText {
 
  private:
   static constexpr size_t kFlushBytes = 64 << 10;
+  static constexpr size_t kMaxRepeated = 4096;
+  static constexpr size_t kRepeatedBytes = 1 << 20;
   // The last doubles written, by a hash of their bits: the bits and the text.
   struct Written {
     uint64_t bits;
@@ -265,6 +273,10 @@ class JsonText {
   char* end_;
   std::unique_ptr<Written[]> written_;  // made at the first double
   std::unique_ptr<nlohmann::detail::serializer<Json>> serializer_;  // made when needed
+  // repeated_string's: where each text lies (and its size) -> where its quoted text lies in
+  // repeated_text_ (and its size).
+  absl::flat_hash_map<std::pair<const char*, size_t>, std::pair<size_t, size_t>> repeated_;
+  std::string repeated_text_;
 };
 
 // An object's key written as a string literal: plain ASCII (nothing to escape), checked as

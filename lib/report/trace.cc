@@ -121,7 +121,11 @@ void TraceWriter::write_arg(const TraceArg& arg) {
   }
   std::visit([&](const auto& v) {
     if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string_view>) {
-      text_.string(v);
+      if (arg.repeats) {
+        text_.repeated_string(v);
+      } else {
+        text_.string(v);
+      }
     } else {
       text_.number(v);
     }

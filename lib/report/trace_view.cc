@@ -29,7 +29,8 @@ void op_args(const OpPrediction& op, std::vector<TraceArg>& args) {
   if (c != nullptr) args.push_back({"collective", c->kind});
   if (!op.computation.empty()) args.push_back({"computation", op.computation});
   args.push_back({"efficiency", op.efficiency});
-  if (!op.explanation.empty()) args.push_back({"explanation", op.explanation});
+  // Explanations repeat (a few hundred texts of the pool for thousands of ops).
+  if (!op.explanation.empty()) args.push_back(TraceArg::repeated("explanation", op.explanation));
   if (c != nullptr) args.push_back({"exposed_s", c->exposed_s});
   args.push_back({"flops", op.flops});
   if (c != nullptr) {

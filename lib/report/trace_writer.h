@@ -31,8 +31,18 @@ struct TraceArg {
     requires(std::is_convertible_v<const S&, std::string_view> && !std::is_array_v<S>)
   TraceArg(const S& name, Value v) : key(name), value(std::move(v)) {}
 
+  // A text value that repeats from event to event and stays where it lies while the writer
+  // lives (a text of a prediction's pool): written once, then copied (JsonText::
+  // repeated_string).
+  static TraceArg repeated(PlainKey name, std::string_view text) {
+    TraceArg arg(name, text);
+    arg.repeats = true;
+    return arg;
+  }
+
   std::string_view key;
   bool plain_key = false;
+  bool repeats = false;
   Value value;
 };
 

@@ -10,6 +10,8 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace {
 
@@ -225,6 +227,32 @@ TEST_CASE("doubles written again read as nlohmann writes them") {
   w.end_array();
   w.finish();
   CHECK(out == dumped(expected));
+}
+
+// A repeated text's quoted text is kept by where the text lies and copied when it comes again:
+// texts with escapes, one the serializer writes (UTF-8), a long one, a part of one (where it
+// begins, shorter), and more texts than are kept (4096), each three times, read as the same
+// texts each written anew.
+TEST_CASE("repeated strings read as each written anew") {
+  std::vector<std::string> texts = {"plain", "two\nlines \"quoted\"", "caf\xc3\xa9",
+                                    std::string(3000, 'x') + "\n"};
+  for (int k = 0; k < 5000; ++k) texts.push_back("text " + std::to_string(k) + "\n  more");
+  std::string repeated_out, plain_out;
+  {
+    hloroof::report_internal::JsonText repeated(repeated_out, nullptr);
+    hloroof::report_internal::JsonText plain(plain_out, nullptr);
+    for (int round = 0; round < 3; ++round) {
+      for (const std::string& t : texts) {
+        repeated.repeated_string(t);
+        plain.string(t);
+      }
+      const std::string_view part = std::string_view(texts[1]).substr(0, 5);
+      repeated.repeated_string(part);
+      plain.string(part);
+    }
+  }  // each hands its text over as it goes
+  CHECK(repeated_out.size() > 3 * 5000 * 12);
+  CHECK(repeated_out == plain_out);
 }
 
 TEST_CASE("with a sink, a large document reaches it in pieces and whole") {
