@@ -239,15 +239,20 @@ class AllocationValues {
 };
 
 // The output and donated allocations of one memory space, in creation order, each with the
-// life [start, end] of its first value that ends last: a value that overlaps that by more
-// than an end point cannot go there, so it may go only if it ends by `start` or starts at
-// `end` or later. A max tree over each bound finds the latest allocation a value may go to,
-// skipping those it surely cannot.
+// lives of its first values, for a test that a value v may go there: v may go only if it
+// overlaps none of them by more than an end point, that is, for each u: v ends by u's start
+// or starts at u's end or later. With L the one that ends last and the others O, that holds
+// only if v starts at L's end or later (then it starts after every u's end too), or v ends by
+// every start, or v ends by L's start and starts at the earliest end of O or later (if it
+// ends after some u's start, it starts at that u's end or later). A max tree over each bound
+// (the last two together) finds the latest allocation a value may go to, skipping those it
+// surely cannot.
 class ReusableAllocations {
  public:
   void add(int32_t allocation, absl::Span<const Value> first_values) {
     if (allocations_.size() == capacity_) grow();
-    Entry e{allocation, std::numeric_limits<int64_t>::max(), MaxTree::kNone};
+    Entry e{allocation, std::numeric_limits<int64_t>::max(), MaxTree::kNone, MaxTree::kNone,
+            MaxTree::kNone};
     const Value* last = nullptr;
     for (const Value& u : first_values) {
       if (last == nullptr || u.end > last->end) last = &u;
@@ -255,6 +260,18 @@ class ReusableAllocations {
     if (last != nullptr && last->start <= last->end) {
       e.end_by = last->start;
       e.minus_start_from = -last->end;
+      int64_t earliest_end = std::numeric_limits<int64_t>::max();
+      for (const Value& u : first_values) {
+        if (&u == last) continue;
+        e.end_by = std::min(e.end_by, u.start);
+        earliest_end = std::min(earliest_end, u.end);
+      }
+      if (earliest_end != std::numeric_limits<int64_t>::max()) {  // there are others
+        e.gap_end_by = last->start;
+        e.minus_gap_start_from = earliest_end == std::numeric_limits<int64_t>::min()
+                                     ? std::numeric_limits<int64_t>::max()
+                                     : -earliest_end;
+      }
     }
     set(allocations_.size(), e);
     allocations_.push_back(e);
@@ -265,8 +282,9 @@ class ReusableAllocations {
   template <typename TryOne>
   bool try_latest_first(int64_t start, int64_t end, TryOne&& try_one) const {
     for (size_t limit = allocations_.size(); limit > 0;) {
-      const int64_t slot = std::max(end_by_.last_at_least(limit, end),
-                                    minus_start_from_.last_at_least(limit, -start));
+      const int64_t slot = std::max(
+          {end_by_.last_at_least(limit, end), minus_start_from_.last_at_least(limit, -start),
+           MaxTree::last_at_least_both(gap_end_by_, end, minus_gap_start_from_, -start, limit)});
       if (slot < 0) return false;
       if (try_one(allocations_[slot].allocation)) return true;
       limit = static_cast<size_t>(slot);
@@ -279,21 +297,27 @@ class ReusableAllocations {
     int32_t allocation;
     int64_t end_by;
     int64_t minus_start_from;
+    int64_t gap_end_by;  // with minus_gap_start_from: both must be met
+    int64_t minus_gap_start_from;
   };
   void set(size_t slot, const Entry& e) {
     end_by_.set(slot, e.end_by);
     minus_start_from_.set(slot, e.minus_start_from);
+    gap_end_by_.set(slot, e.gap_end_by);
+    minus_gap_start_from_.set(slot, e.minus_gap_start_from);
   }
   void grow() {
     capacity_ = std::max<size_t>(16, 2 * capacity_);
     end_by_ = MaxTree(capacity_);
     minus_start_from_ = MaxTree(capacity_);
+    gap_end_by_ = MaxTree(capacity_);
+    minus_gap_start_from_ = MaxTree(capacity_);
     for (size_t slot = 0; slot < allocations_.size(); ++slot) set(slot, allocations_[slot]);
   }
 
   std::vector<Entry> allocations_;
   size_t capacity_ = 0;
-  MaxTree end_by_{1}, minus_start_from_{1};
+  MaxTree end_by_{1}, minus_start_from_{1}, gap_end_by_{1}, minus_gap_start_from_{1};
 };
 
 // Global time of every position: the schedule of the entry, each loop, call or conditional

@@ -49,9 +49,32 @@ class MaxTree {
     return static_cast<int64_t>(node - leaves_);
   }
 
+  // The last slot below `limit` whose figure is at least `bound_a` in `a` and at least
+  // `bound_b` in `b`, two trees over the same slots, or -1: as last_at_least, but a node may
+  // reach both bounds with no slot under it that reaches both, so below it the search goes
+  // on to the left where the right finds none.
+  static int64_t last_at_least_both(const MaxTree& a, int64_t bound_a, const MaxTree& b,
+                                    int64_t bound_b, size_t limit) {
+    const size_t leaves = a.leaves_;
+    if (limit >= leaves) return a.last_both(1, bound_a, b, bound_b);
+    for (size_t at = leaves + limit; at > 1; at /= 2) {
+      if ((at & 1) != 0) {
+        if (const int64_t slot = a.last_both(at - 1, bound_a, b, bound_b); slot >= 0) return slot;
+      }
+    }
+    return -1;
+  }
+
   static constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
 
  private:
+  // The last slot under `node` that reaches both bounds, or -1.
+  int64_t last_both(size_t node, int64_t bound_a, const MaxTree& b, int64_t bound_b) const {
+    if (max_[node] < bound_a || b.max_[node] < bound_b) return -1;
+    if (node >= leaves_) return static_cast<int64_t>(node - leaves_);
+    const int64_t right = last_both(2 * node + 1, bound_a, b, bound_b);
+    return right >= 0 ? right : last_both(2 * node, bound_a, b, bound_b);
+  }
   template <typename Visit>
   void descend(size_t node, size_t lo, size_t hi, size_t limit, int64_t bound,
                Visit& visit) const {
