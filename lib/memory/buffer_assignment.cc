@@ -108,9 +108,12 @@ class PlacedRanges {
                    [&](size_t node) { return merge_into(nodes_[node].any, r); });
   }
   // Sets `out` to the merged ranges of the groups living at any slot of [from, to], in
-  // increasing order. They come as a few lists, each in order: the lists are merged two by
-  // two, in as many rounds as it takes to halve their number to one (`scratch`: room).
-  void collect(size_t from, size_t to, std::vector<Range>& out, std::vector<Range>& scratch) {
+  // increasing order: of (first byte, end), or of the first byte alone where `by_first` (when
+  // no range ends before it starts, ranges of one first byte leave the same gaps in any
+  // order). They come as a few lists, each in order: the lists are merged two by two, in as
+  // many rounds as it takes to halve their number to one (`scratch`: room).
+  void collect(size_t from, size_t to, bool by_first, std::vector<Range>& out,
+               std::vector<Range>& scratch) {
     out.clear();
     bounds_.clear();
     bounds_.push_back(0);  // then where each list ends in `out`
@@ -128,9 +131,18 @@ class PlacedRanges {
       append(nodes_[node].cover);
       return true;
     });
-    auto less = [](const Range& a, const Range& b) {
-      return a.first < b.first || (a.first == b.first && a.second < b.second);
-    };
+    if (by_first) {
+      merge_lists(out, scratch, [](const Range& a, const Range& b) { return a.first < b.first; });
+    } else {
+      merge_lists(out, scratch, [](const Range& a, const Range& b) {
+        return a.first < b.first || (a.first == b.first && a.second < b.second);
+      });
+    }
+  }
+
+ private:
+  template <typename Less>
+  void merge_lists(std::vector<Range>& out, std::vector<Range>& scratch, Less less) {
     if (out.size() <= kSortedWhole && bounds_.size() > 2) {
       std::sort(out.begin(), out.end(), less);
       return;
@@ -149,8 +161,6 @@ class PlacedRanges {
       out.swap(scratch);
     }
   }
-
- private:
   // Most nodes hold a range or two: kept in place, they need no allocation.
   using Ranges = absl::InlinedVector<Range, 2>;
   struct Node {
@@ -766,6 +776,9 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
       numbers[g] = {first, last - 1};
     }
   }
+  // No group of fewer than 0 bytes: no placed range ends before it starts.
+  const bool sized =
+      std::all_of(groups.begin(), groups.end(), [](const Group& g) { return g.bytes >= 0; });
   // The placed byte ranges live beside a group: [first byte, end), in increasing order.
   std::vector<std::pair<int64_t, int64_t>> busy, scratch;
   auto best_fit = [&](const std::vector<size_t>& order, std::vector<int64_t>& offsets) {
@@ -781,7 +794,7 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
     for (size_t g : order) {
       const Group& group = groups[g];
       if (placed) {
-        placed->collect(numbers[g].first, numbers[g].second, busy, scratch);
+        placed->collect(numbers[g].first, numbers[g].second, sized, busy, scratch);
       } else {
         busy.clear();
         const size_t starting_by = static_cast<size_t>(
