@@ -159,6 +159,16 @@ inline char* plain_json_string(char* o, std::string_view text) {
   return o;
 }
 
+// "00" "01" ... "99": two digits at a time.
+inline constexpr std::array<char, 200> kDigitPairs = [] {
+  std::array<char, 200> d{};
+  for (int k = 0; k < 100; ++k) {
+    d[2 * k] = static_cast<char>('0' + k / 10);
+    d[2 * k + 1] = static_cast<char>('0' + k % 10);
+  }
+  return d;
+}();
+
 // Writes `x` at `o` as nlohmann's serializer writes a double when it is a whole number below
 // 1e15 in magnitude: its digits and ".0" ("880.0", "-0.0"; to_chars in nlohmann/detail/
 // conversions/to_chars.hpp, 3.11.2: a value whose digits end at or before the decimal point,
@@ -168,20 +178,27 @@ inline char* plain_json_string(char* o, std::string_view text) {
 // which is the serializer's to write.
 inline char* whole_json_double(char* o, double x) {
   if (!(std::fabs(x) < 1e15) || x != std::trunc(x)) return nullptr;
-  char text[24];
-  char* const end = text + sizeof(text);
-  char* p = end;
-  *--p = '0';
-  *--p = '.';
+  if (std::signbit(x)) *o++ = '-';
   auto v = static_cast<uint64_t>(std::fabs(x));
-  do {
-    *--p = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  if (std::signbit(x)) *--p = '-';
-  const auto size = static_cast<size_t>(end - p);
-  std::memcpy(o, p, size);
-  return o + size;
+  // Its digits (at most 15), written from the last, two at a time.
+  int digits = 1;
+  for (uint64_t power = 10; digits < 15 && v >= power; power *= 10) ++digits;
+  char* p = o + digits;
+  while (v >= 100) {
+    const uint64_t pair = v % 100;
+    v /= 100;
+    p -= 2;
+    std::memcpy(p, &kDigitPairs[2 * pair], 2);
+  }
+  if (v >= 10) {
+    std::memcpy(p - 2, &kDigitPairs[2 * v], 2);
+  } else {
+    p[-1] = static_cast<char>('0' + v);
+  }
+  o += digits;
+  o[0] = '.';
+  o[1] = '0';
+  return o + 2;
 }
 
 // whole_json_double, appended to `out`; false (and `out` as it was) for other values.

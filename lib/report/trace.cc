@@ -63,6 +63,56 @@ void TraceWriter::slice(int64_t tid, std::string_view name, double start_s, doub
   begin_event();
   text_.append(R"({"args":)");
   write_args(args);
+  slice_tail(tid, name, start_s, duration_s);
+}
+
+void TraceWriter::begin_slice() {
+  begin_event();
+  text_.append(R"({"args":{)");
+  first_arg_ = true;
+}
+
+void TraceWriter::arg_key(PlainKey key) {
+  char* o = text_.room(key.size() + 4);
+  *o = ',';
+  o += first_arg_ ? 0 : 1;
+  first_arg_ = false;
+  *o++ = '"';
+  std::memcpy(o, key.data(), key.size());
+  o += key.size();
+  o[0] = '"';
+  o[1] = ':';
+  text_.advance(o + 2);
+}
+
+void TraceWriter::arg(PlainKey key, double value) {
+  arg_key(key);
+  text_.number(value);
+}
+
+void TraceWriter::arg(PlainKey key, int64_t value) {
+  arg_key(key);
+  text_.number(value);
+}
+
+void TraceWriter::arg(PlainKey key, std::string_view text) {
+  arg_key(key);
+  text_.string(text);
+}
+
+void TraceWriter::repeated_arg(PlainKey key, std::string_view text) {
+  arg_key(key);
+  text_.repeated_string(text);
+}
+
+void TraceWriter::end_slice(int64_t tid, std::string_view name, double start_s,
+                            double duration_s) {
+  text_.put('}');
+  slice_tail(tid, name, start_s, duration_s);
+}
+
+void TraceWriter::slice_tail(int64_t tid, std::string_view name, double start_s,
+                             double duration_s) {
   text_.append(R"(,"dur":)");
   text_.number(micros(duration_s));
   text_.append(R"(,"name":)");
@@ -121,11 +171,7 @@ void TraceWriter::write_arg(const TraceArg& arg) {
   }
   std::visit([&](const auto& v) {
     if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string_view>) {
-      if (arg.repeats) {
-        text_.repeated_string(v);
-      } else {
-        text_.string(v);
-      }
+      text_.string(v);
     } else {
       text_.number(v);
     }

@@ -19,36 +19,38 @@ using report_internal::TraceWriter;
 // Event times are sums of op times; differences below a picosecond are rounding.
 constexpr double kRoundingSeconds = 1e-12;
 
-// The op's cost record, into `args` (cleared first); the strings stay the op's. In the order
-// of their keys, the order they are written in: the writer's sort then has nothing to move.
-void op_args(const OpPrediction& op, std::vector<TraceArg>& args) {
-  args.clear();
+// The op's slice with its cost record as args, written in the order of their keys (as the
+// writer wants them); the strings are the op's.
+void write_op_slice(TraceWriter& writer, int64_t tid, std::string_view name, double start_s,
+                    double duration_s, const OpPrediction& op) {
   const CollectivePrediction* c = op.collective ? &*op.collective : nullptr;
-  args.push_back({"bound", op_bound_name(op)});
-  args.push_back({"category", op.category});
-  if (c != nullptr) args.push_back({"collective", c->kind});
-  if (!op.computation.empty()) args.push_back({"computation", op.computation});
-  args.push_back({"efficiency", op.efficiency});
+  writer.begin_slice();
+  writer.arg("bound", op_bound_name(op));
+  writer.arg("category", op.category);
+  if (c != nullptr) writer.arg("collective", c->kind);
+  if (!op.computation.empty()) writer.arg("computation", op.computation);
+  writer.arg("efficiency", op.efficiency);
   // Explanations repeat (a few hundred texts of the pool for thousands of ops).
-  if (!op.explanation.empty()) args.push_back(TraceArg::repeated("explanation", op.explanation));
-  if (c != nullptr) args.push_back({"exposed_s", c->exposed_s});
-  args.push_back({"flops", op.flops});
+  if (!op.explanation.empty()) writer.repeated_arg("explanation", op.explanation);
+  if (c != nullptr) writer.arg("exposed_s", c->exposed_s);
+  writer.arg("flops", op.flops);
   if (c != nullptr) {
-    args.push_back({"formula", c->formula});
-    args.push_back({"group_size", c->group_size});
+    writer.arg("formula", c->formula);
+    writer.arg("group_size", c->group_size);
   }
-  args.push_back({"hbm_bytes", op.hbm_bytes});
-  if (c != nullptr) args.push_back({"hidden_s", c->hidden_s});
-  if (op.host_bytes > 0) args.push_back({"host_bytes", op.host_bytes});
-  args.push_back({"model", op.model});
-  args.push_back({"occurrences", op.multiplier});
-  if (op.on_chip_bytes > 0) args.push_back({"on_chip_bytes", op.on_chip_bytes});
-  if (!op.op_name.empty()) args.push_back({"op_name", op.op_name});
-  args.push_back({"opcode", op.opcode});
-  if (c != nullptr) args.push_back({"payload_bytes", c->payload_bytes});
-  args.push_back({"resource", resource_name(op)});
-  args.push_back({"roofline_time_s", op.roofline_time_s});
-  if (op.transcendentals > 0) args.push_back({"transcendentals", op.transcendentals});
+  writer.arg("hbm_bytes", op.hbm_bytes);
+  if (c != nullptr) writer.arg("hidden_s", c->hidden_s);
+  if (op.host_bytes > 0) writer.arg("host_bytes", op.host_bytes);
+  writer.arg("model", op.model);
+  writer.arg("occurrences", op.multiplier);
+  if (op.on_chip_bytes > 0) writer.arg("on_chip_bytes", op.on_chip_bytes);
+  if (!op.op_name.empty()) writer.arg("op_name", op.op_name);
+  writer.arg("opcode", op.opcode);
+  if (c != nullptr) writer.arg("payload_bytes", c->payload_bytes);
+  writer.arg("resource", resource_name(op));
+  writer.arg("roofline_time_s", op.roofline_time_s);
+  if (op.transcendentals > 0) writer.arg("transcendentals", op.transcendentals);
+  writer.end_slice(tid, name, start_s, duration_s);
 }
 
 // A timeline event made ready for the trace: clamped into its parent, with its op record.
@@ -251,10 +253,11 @@ void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& w
       continue;
     }
     if (w.slice->op != nullptr) {
-      op_args(*w.slice->op, args);
-    } else {
-      args = {{"depth", int64_t{w.slice->event->depth}}};
+      write_op_slice(writer, w.track, w.slice->event->name, w.start_s, w.duration_s,
+                     *w.slice->op);
+      continue;
     }
+    args = {{"depth", int64_t{w.slice->event->depth}}};
     writer.slice(w.track, w.slice->event->name, w.start_s, w.duration_s, args);
   }
 

@@ -31,18 +31,8 @@ struct TraceArg {
     requires(std::is_convertible_v<const S&, std::string_view> && !std::is_array_v<S>)
   TraceArg(const S& name, Value v) : key(name), value(std::move(v)) {}
 
-  // A text value that repeats from event to event and stays where it lies while the writer
-  // lives (a text of a prediction's pool): written once, then copied (JsonText::
-  // repeated_string).
-  static TraceArg repeated(PlainKey name, std::string_view text) {
-    TraceArg arg(name, text);
-    arg.repeats = true;
-    return arg;
-  }
-
   std::string_view key;
   bool plain_key = false;
-  bool repeats = false;
   Value value;
 };
 
@@ -58,6 +48,17 @@ class TraceWriter {
   // object keeps it).
   void slice(int64_t tid, std::string_view name, double start_s, double duration_s,
              absl::Span<const TraceArg> args);
+  // The same slice with its args written one by one, as they come, rather than gathered:
+  // begin_slice(), an arg() for each (in the order of their keys, each key once: a record's
+  // fields, listed so), then end_slice().
+  void begin_slice();
+  void arg(PlainKey key, double value);
+  void arg(PlainKey key, int64_t value);
+  void arg(PlainKey key, std::string_view text);
+  // An arg whose text repeats from event to event and stays where it lies while this lives (a
+  // text of a prediction's pool): written once, then copied (JsonText::repeated_string).
+  void repeated_arg(PlainKey key, std::string_view text);
+  void end_slice(int64_t tid, std::string_view name, double start_s, double duration_s);
   // One sample of a counter track ("C").
   void counter(std::string_view name, double time_s, double value);
   // Closes the document and hands the rest to the sink.
@@ -65,6 +66,10 @@ class TraceWriter {
 
  private:
   void begin_event();
+  // `"key":`, after a comma but for the first arg.
+  void arg_key(PlainKey key);
+  // What follows a slice's args: its duration, name, track and start.
+  void slice_tail(int64_t tid, std::string_view name, double start_s, double duration_s);
   void write_args(absl::Span<const TraceArg> args);
   void write_arg(const TraceArg& arg);
 
@@ -78,6 +83,7 @@ class TraceWriter {
   JsonText text_;
   std::vector<const TraceArg*> sorted_;  // reused for each event's args
   bool first_event_ = true;
+  bool first_arg_ = true;  // of the slice begun
   // The texts of the slices' start times as written, while those come in increasing order:
   // counters sample at the times slices start (a trace writes them after its slices, in time
   // order), and copy the text written there rather than format the number again.

@@ -119,6 +119,39 @@ TEST_CASE("op slices carry their cost records, iteration slices their depth") {
   CHECK_FALSE(iteration[0]["args"].contains("flops"));
 }
 
+// An op's args are written as they are listed, which must be the order of their keys (the
+// writer sorts no more): every optional one present, the text read back in its order holds
+// them sorted, each once, and group_size as the integer it is.
+TEST_CASE("an op's args come in the order of their keys") {
+  Prediction prediction = sample_prediction();
+  for (OpPrediction& op : prediction.ops) {
+    op.host_bytes = 1;
+    op.on_chip_bytes = 2;
+    op.transcendentals = 3;
+    if (op.computation.empty()) op.computation = "main";
+    if (op.op_name.empty()) op.op_name = "jit(f)/op";
+    if (op.explanation.empty()) op.explanation = "why";
+  }
+  const nlohmann::ordered_json trace =
+      nlohmann::ordered_json::parse(prediction_to_trace_json(prediction));
+  bool collective_seen = false;
+  for (const auto& e : trace.at("traceEvents")) {
+    if (e.at("ph") != "X" || !e.at("args").contains("opcode")) continue;
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : e.at("args").items()) keys.push_back(key);
+    INFO(e.at("name"));
+    CHECK(std::is_sorted(keys.begin(), keys.end()));
+    CHECK(std::adjacent_find(keys.begin(), keys.end()) == keys.end());
+    CHECK(e.at("args").contains("transcendentals"));
+    if (e.at("args").contains("collective")) {
+      collective_seen = true;
+      CHECK(keys.size() == 22);  // every arg
+      CHECK(e.at("args").at("group_size").is_number_integer());
+    }
+  }
+  CHECK(collective_seen);
+}
+
 TEST_CASE("counters accumulate FLOPs and HBM bytes to the step's totals") {
   const Prediction prediction = sample_prediction();
   Parsed p = parse(prediction_to_trace_json(prediction));
