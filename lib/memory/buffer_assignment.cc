@@ -107,13 +107,15 @@ class PlacedRanges {
     for_each_above(leaves_, from, to,
                    [&](size_t node) { return merge_into(nodes_[node].any, r); });
   }
-  // Sets `out` to the merged ranges of the groups living at any slot of [from, to], in
-  // increasing order: of (first byte, end), or of the first byte alone where `by_first` (when
-  // no range ends before it starts, ranges of one first byte leave the same gaps in any
-  // order). They come as a few lists, each in order: the lists are merged two by two, in as
-  // many rounds as it takes to halve their number to one (`scratch`: room).
-  void collect(size_t from, size_t to, bool by_first, std::vector<Range>& out,
-               std::vector<Range>& scratch) {
+  // Calls visit(range) for the merged ranges of the groups living at any slot of [from, to],
+  // in increasing order: of (first byte, end), or of the first byte alone where `by_first`
+  // (when no range ends before it starts, ranges of one first byte leave the same gaps in any
+  // order); returns how many there are. They come as a few lists, each in order: the lists
+  // are merged two by two, in rounds that halve their number down to two, which are visited
+  // as they are merged (`out` and `scratch`: room).
+  template <typename Visit>
+  size_t each_in_order(size_t from, size_t to, bool by_first, std::vector<Range>& out,
+                       std::vector<Range>& scratch, Visit&& visit) {
     out.clear();
     bounds_.clear();
     bounds_.push_back(0);  // then where each list ends in `out`
@@ -132,22 +134,26 @@ class PlacedRanges {
       return true;
     });
     if (by_first) {
-      merge_lists(out, scratch, [](const Range& a, const Range& b) { return a.first < b.first; });
+      merge_lists(out, scratch, visit,
+                  [](const Range& a, const Range& b) { return a.first < b.first; });
     } else {
-      merge_lists(out, scratch, [](const Range& a, const Range& b) {
+      merge_lists(out, scratch, visit, [](const Range& a, const Range& b) {
         return a.first < b.first || (a.first == b.first && a.second < b.second);
       });
     }
+    return out.size();
   }
 
  private:
-  template <typename Less>
-  void merge_lists(std::vector<Range>& out, std::vector<Range>& scratch, Less less) {
+  template <typename Visit, typename Less>
+  void merge_lists(std::vector<Range>& out, std::vector<Range>& scratch, Visit& visit,
+                   Less less) {
     if (out.size() <= kSortedWhole && bounds_.size() > 2) {
       std::sort(out.begin(), out.end(), less);
+      for (const Range& r : out) visit(r);
       return;
     }
-    while (bounds_.size() > 2) {
+    while (bounds_.size() > 3) {
       scratch.resize(out.size());
       size_t lists = 1;
       for (size_t k = 0; k + 1 < bounds_.size(); k += 2) {
@@ -160,6 +166,15 @@ class PlacedRanges {
       bounds_.resize(lists);
       out.swap(scratch);
     }
+    // One or two lists left ([0, middle) and [middle, size)): merged as std::merge does,
+    // the first list's range first among equals.
+    const Range* a = out.data();
+    const Range* const a_end = out.data() + (bounds_.size() > 2 ? bounds_[1] : out.size());
+    const Range* b = a_end;
+    const Range* const b_end = out.data() + out.size();
+    while (a != a_end && b != b_end) visit(less(*b, *a) ? *b++ : *a++);
+    for (; a != a_end; ++a) visit(*a);
+    for (; b != b_end; ++b) visit(*b);
   }
   // Most nodes hold a range or two: kept in place, they need no allocation.
   using Ranges = absl::InlinedVector<Range, 2>;
@@ -793,8 +808,20 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
     int64_t heap = 0;
     for (size_t g : order) {
       const Group& group = groups[g];
+      // The smallest gap that holds the group, the lowest of equal ones; else past them all.
+      int64_t at = 0, best = -1, best_gap = std::numeric_limits<int64_t>::max();
+      auto next = [&](const std::pair<int64_t, int64_t>& range) {  // in increasing order
+        const auto& [lo, hi] = range;
+        if (lo > at && lo - at >= group.bytes && lo - at < best_gap) {
+          best = at;
+          best_gap = lo - at;
+        }
+        at = std::max(at, hi);
+      };
+      size_t met = 0;
       if (placed) {
-        placed->collect(numbers[g].first, numbers[g].second, sized, busy, scratch);
+        met = placed->each_in_order(numbers[g].first, numbers[g].second, sized, busy, scratch,
+                                    next);
       } else {
         busy.clear();
         const size_t starting_by = static_cast<size_t>(
@@ -803,17 +830,10 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
           busy.push_back({offsets[p], offsets[p] + groups[p].bytes});
         });
         std::sort(busy.begin(), busy.end());
+        for (const auto& range : busy) next(range);
+        met = busy.size();
       }
-      out_.steps += static_cast<int64_t>(busy.size()) + 1;
-      // The smallest gap that holds the group, the lowest of equal ones; else past them all.
-      int64_t at = 0, best = -1, best_gap = std::numeric_limits<int64_t>::max();
-      for (const auto& [lo, hi] : busy) {
-        if (lo > at && lo - at >= group.bytes && lo - at < best_gap) {
-          best = at;
-          best_gap = lo - at;
-        }
-        at = std::max(at, hi);
-      }
+      out_.steps += static_cast<int64_t>(met) + 1;
       if (best < 0) best = at;
       offsets[g] = best;
       if (placed) {
