@@ -99,16 +99,13 @@ void use_figure(Bound b, const OpWork& w, Target& target) {
 
 // The speed of light: calibration knobs are left to the expected time.
 RooflineEstimate roofline(const OpWork& work, bool include_overhead, Target& target) {
-  // The figures are cited here, each once for the prediction (Target::rate_source); a matrix
-  // term's by roofline_time, which picks the class that runs.
-  const bool matrix = work.matrix_flops > 0;
+  // The figures are cited once for the prediction (Target::rate_source), when an explanation
+  // is made (Target::roofline_text); a matrix term's by roofline_time, which picks the class
+  // that runs.
   RooflineEstimate e = roofline_time(target.device(), work,
                                      {.include_overhead = include_overhead,
                                       .apply_efficiency = false,
-                                      .cite_sources = target.explain() && matrix});
-  if (target.explain() && !matrix) {
-    for (RooflineTerm& t : e.terms) t.rate_source = target.rate_source(t.bound);
-  }
+                                      .cite_sources = target.explain() && work.matrix_flops > 0});
   use_figure(e.bound, work, target);
   if (e.overhead_s > 0) target.use_figure("per_op_overhead");
   for (std::string& note : e.notes) target.assume(std::move(note));
@@ -480,7 +477,18 @@ std::string_view Target::roofline_text(const RooflineEstimate& e) {
   }
   key.add(e.notes.size());
   for (const std::string& note : e.notes) key.add_text(note);
-  return roofline_texts_.text(key.bytes(), [&e] { return e.explain(); });
+  return roofline_texts_.text(key.bytes(), [&e, this] {
+    // A term not cited by roofline_time (all but a matrix term's) cites its figure here.
+    const bool cited = std::none_of(e.terms.begin(), e.terms.end(), [](const RooflineTerm& t) {
+      return t.rate_source.empty();
+    });
+    if (cited) return e.explain();
+    RooflineEstimate with_sources = e;
+    for (RooflineTerm& t : with_sources.terms) {
+      if (t.rate_source.empty()) t.rate_source = rate_source(t.bound);
+    }
+    return with_sources.explain();
+  });
 }
 
 std::string_view Target::join(const Explanation& explanation) {

@@ -111,12 +111,12 @@ class Target {
 
   // e.explain(), made once for each estimate with the same figures: a module's ops repeat a
   // few hundred estimates thousands of times (gemma3 4b: 161 explanations for 15,895 ops). A
-  // text of the pool.
+  // text of the pool. A term with no rate_source cites its figure there (rate_source()).
   std::string_view roofline_text(const RooflineEstimate& e);
   // Explanations of expected times (expected_op_time), by the figures they print.
   TextMemo& expected_texts() { return expected_texts_; }
   // The rate_source of a roofline term of `bound` (not kMatrix): the device's figure cited
-  // (cite_figure), made once.
+  // (cite_figure, of rate_figure), made once.
   const std::string& rate_source(Bound bound);
   // The explanation joined from its pieces, a text of the pool: made once for each sequence of
   // pieces (by where they lie).

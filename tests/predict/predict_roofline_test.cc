@@ -175,5 +175,26 @@ TEST_CASE("every op's explanation names its bound and the device figures") {
   CHECK(p.assumes("per_op_overhead"));
 }
 
+// Ops without matrix work cite their figures as a matrix op does (the prediction cites them
+// once, for every op): two adds of f32[1048576], 3 x 4 MiB = 12582912 B of HBM traffic (printed
+// to 6 digits) and 1048576 vector FLOPs each, name HBM and the vector units with their sources.
+TEST_CASE("an op without matrix work names its device figures too") {
+  auto p = predict(R"(HloModule m
+ENTRY e {
+  a = f32[1048576] parameter(0)
+  s = f32[1048576] add(a, a)
+  ROOT t = f32[1048576] add(s, a)
+})",
+                   "tpu_v5e");
+  for (const char* name : {"s", "t"}) {
+    const std::string explanation(p.op(name).explanation);
+    INFO(explanation);
+    CHECK_THAT(explanation, Catch::Contains("HBM: 1.25829e+07 B / 8.19e+11 B/s"));
+    CHECK_THAT(explanation, Catch::Contains("[hbm.bandwidth (GC-v5e)]"));
+    CHECK_THAT(explanation, Catch::Contains("vector: 1.04858e+06 FLOP"));
+    CHECK_THAT(explanation, Catch::Contains("[vector_flops_per_s (derived, unverified)]"));
+  }
+}
+
 }  // namespace
 }  // namespace hloroof
