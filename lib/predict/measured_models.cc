@@ -35,17 +35,38 @@ std::string_view file_text(std::string_view name) {
   return {};
 }
 
+// A non-comment line split on spaces.
+void split_row(absl::string_view line, std::vector<std::string_view>& row) {
+  row.clear();
+  for (absl::string_view field : absl::StrSplit(line, ' ', absl::SkipEmpty())) {
+    row.push_back(sv(field));
+  }
+}
+
 // Non-comment lines split on spaces.
 std::vector<std::vector<std::string_view>> table_rows(std::string_view text) {
   std::vector<std::vector<std::string_view>> rows;
   for (absl::string_view line : absl::StrSplit(sv(text), '\n')) {
     if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string_view>& row = rows.emplace_back();
-    for (absl::string_view field : absl::StrSplit(line, ' ', absl::SkipEmpty())) {
-      row.push_back(sv(field));
-    }
+    split_row(line, rows.emplace_back());
   }
   return rows;
+}
+
+// The rows of table_rows(text) whose first field is `device`, each given to `use` in the
+// table's order; the other lines are not split (a table holds several devices' rows).
+template <typename Use>
+void device_rows(std::string_view text, std::string_view device, Use use) {
+  std::vector<std::string_view> row;
+  for (absl::string_view line : absl::StrSplit(sv(text), '\n')) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t begin = line.find_first_not_of(' ');
+    if (begin == absl::string_view::npos) continue;
+    const absl::string_view first = line.substr(begin, line.find(' ', begin) - begin);
+    if (sv(first) != device) continue;
+    split_row(line, row);
+    use(row);
+  }
 }
 
 double number(std::string_view text) {
@@ -54,9 +75,8 @@ double number(std::string_view text) {
 }
 
 // The dense peak of the matrix class a table's rows run on ("fp8", "tf32" or "bf16"), from the
-// built-in spec of the table's device; 0 when unknown.
-double table_peak(std::string_view device_name, std::string_view dtypes) {
-  absl::StatusOr<DeviceSpec> spec = device(device_name);
+// built-in spec of the table's device (`spec`); 0 when unknown.
+double table_peak(const absl::StatusOr<DeviceSpec>& spec, std::string_view dtypes) {
   if (!spec.ok()) return 0;
   const std::string_view cls = absl::StartsWith(sv(dtypes), "f8")    ? "fp8"
                                : absl::StartsWith(sv(dtypes), "f32") ? "tf32"
@@ -371,17 +391,23 @@ std::optional<double> op_profile_cycles(std::string_view device, std::string_vie
 
 absl::StatusOr<DeviceTables> build_tables(std::string_view device, bool fit_half_only) {
   DeviceTables t;
+  // The device's rows only, read as gemm_records() and collective_records() read every row.
   std::map<std::string, std::vector<GemmRow>, std::less<>> gemm_rows;
-  for (const GemmRecord& r : gemm_records()) {
-    if (r.device != device || (fit_half_only && !in_fit_half(r.shape_key()))) continue;
+  device_rows(file_text("gemm.tsv"), device, [&](const std::vector<std::string_view>& f) {
+    if (f.size() != 7) return;
+    const GemmRecord r{std::string(f[0]), std::string(f[1]),
+                       {{number(f[2]), number(f[3]), number(f[4]), number(f[5])}, number(f[6])}};
+    if (fit_half_only && !in_fit_half(r.shape_key())) return;
     gemm_rows[r.dtypes].push_back(r.row);
-  }
+  });
+  absl::StatusOr<DeviceSpec> spec;
+  if (fit_half_only && !gemm_rows.empty()) spec = hloroof::device(device);
   for (auto& [dtypes, rows] : gemm_rows) {
     // A row faster than the dense peak of its class cannot be a dense GEMM as measured (the
     // upstream table has such rows for H100 fp8, up to 1.3 x the 1979 TFLOP/s peak): it is
     // left out of the fit, so that its neighbours are not pulled above what the device can do.
     // Kept when every row would go.
-    const double peak = fit_half_only ? table_peak(device, dtypes) : 0;
+    const double peak = fit_half_only ? table_peak(spec, dtypes) : 0;
     if (peak > 0) {
       std::vector<GemmRow> kept;
       for (const GemmRow& r : rows) {
@@ -396,11 +422,17 @@ absl::StatusOr<DeviceTables> build_tables(std::string_view device, bool fit_half
   // collective-permute is keyed by its pairs, whatever their pattern: each device sends one
   // buffer to one peer in every measured pattern.
   std::map<CollectiveKey, std::vector<CollectivePoint>> points;
-  for (const CollectiveRecord& r : collective_records()) {
-    if (r.device != device || (fit_half_only && !in_fit_half(r.shape_key()))) continue;
+  device_rows(file_text("collectives.tsv"), device, [&](const std::vector<std::string_view>& f) {
+    if (f.size() != 6) return;
+    const double bytes = number(f[4]), rate = number(f[5]);
+    if (!(bytes > 0 && rate > 0)) return;
+    const CollectiveRecord r{std::string(f[0]), std::string(f[1]),
+                             static_cast<int64_t>(number(f[2])),
+                             static_cast<int64_t>(number(f[3])), {bytes, bytes / rate}};
+    if (fit_half_only && !in_fit_half(r.shape_key())) return;
     const int64_t size = r.op == "collective-permute" ? 2 : r.group_size;
     points[{r.op, size}].push_back(r.point);
-  }
+  });
   for (const auto& [key, list] : points) {
     if (list.size() < 2) continue;
     absl::StatusOr<CollectiveCurve> curve = CollectiveCurve::from_points(list);
