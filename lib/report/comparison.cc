@@ -1,13 +1,14 @@
 // One module's predicted step on several devices, side by side.
 #include <algorithm>
+#include <optional>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hloroof/report.h"
 #include "hloroof/text_table.h"
 #include "hloroof/units.h"
 #include "report/op_terms.h"
+#include "util/string_view_hash.h"
 
 namespace hloroof {
 namespace {
@@ -24,14 +25,24 @@ std::string ratio(double value, double first) {
 
 std::string top_ops_table(const Prediction& p, const Prediction& first, size_t top) {
   const bool is_first = &p == &first;
-  absl::flat_hash_map<std::string_view, double> first_time;
-  for (const OpPrediction& op : first.ops) first_time.emplace(op.name, op.total_time_s);
+  const size_t rows = std::min(top, p.ops.size());
+  // The same HLO runs on every device, so an op is found by its name: the ops listed, with the
+  // time of the first op of that name on the first device (none when it has none).
+  detail::StringViewMap<std::optional<double>> first_time;
+  if (!is_first) {
+    first_time.reserve(rows);
+    for (size_t k = 0; k < rows; ++k) first_time.emplace(p.ops[k].name, std::nullopt);
+    for (const OpPrediction& op : first.ops) {
+      auto it = first_time.find(op.name);
+      if (it != first_time.end() && !it->second) it->second = op.total_time_s;
+    }
+  }
   std::vector<TextTable::Column> columns = {
       {"#"}, {"op", Align::kLeft, 32}, {"% step"}, {"time"}, {"bound by", Align::kLeft}};
   if (!is_first) columns.push_back({absl::StrCat("vs ", label(first))});
   TextTable table(std::move(columns));
   // Ops come sorted by their time in the step, as the op stats rank them.
-  for (size_t k = 0; k < std::min(top, p.ops.size()); ++k) {
+  for (size_t k = 0; k < rows; ++k) {
     const OpPrediction& op = p.ops[k];
     const double time = op.total_time_s;
     std::vector<std::string> cells = {
@@ -39,9 +50,8 @@ std::string top_ops_table(const Prediction& p, const Prediction& first, size_t t
         p.step_time_s > 0 ? format_percent(time / p.step_time_s) : "-", format_seconds(time),
         std::string(op_bound_name(op))};
     if (!is_first) {
-      // The same HLO runs on every device, so an op is found by its name.
-      auto it = first_time.find(op.name);
-      cells.push_back(it == first_time.end() ? "-" : ratio(time, it->second));
+      const std::optional<double>& in_first = first_time.find(op.name)->second;
+      cells.push_back(in_first ? ratio(time, *in_first) : "-");
     }
     table.add_row(std::move(cells));
   }
