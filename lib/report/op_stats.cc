@@ -118,15 +118,23 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
       scope = scope_of(op.op_name, options.scope_depth);
       key = scope;
     }
-    auto it = index.find(key);
-    if (it == index.end()) {
-      Group& added = groups.emplace_back();
-      added.first = &op;
-      added.scope = std::move(scope);
-      if (options.by == OpGrouping::kScope) key = added.scope;
-      it = index.emplace(key, groups.size() - 1).first;
+    size_t at;
+    if (options.by != OpGrouping::kScope) {
+      // The key views the op's record: looked up and added in one step.
+      const auto [it, added] = index.try_emplace(key, groups.size());
+      if (added) groups.emplace_back().first = &op;
+      at = it->second;
+    } else {
+      auto it = index.find(key);
+      if (it == index.end()) {
+        Group& added = groups.emplace_back();
+        added.first = &op;
+        added.scope = std::move(scope);
+        it = index.emplace(added.scope, groups.size() - 1).first;
+      }
+      at = it->second;
     }
-    Group& g = groups[it->second];
+    Group& g = groups[at];
     g.ops += 1;
     g.occurrences += op.multiplier;
     g.total_time_s += run_time(op);
