@@ -10,6 +10,7 @@
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
 #include "util/absl_compat.h"
+#include "util/string_view_hash.h"
 
 namespace hloroof {
 namespace {
@@ -71,11 +72,25 @@ bool any_text_said_twice(const std::vector<std::string>& lines) {
 std::vector<std::string> group_op_notes(const std::vector<std::string>& lines,
                                         const Module* module) {
   if (!any_text_said_twice(lines)) return lines;
-  absl::flat_hash_map<std::string_view, const Instruction*> by_name;
+  // The module's instruction of each name the notes give: the first of that name in the
+  // module's order. Only those names are looked for (a module has far more instructions than
+  // notes), and the walk stops once each is found.
+  detail::StringViewMap<const Instruction*> by_name;
   if (module != nullptr) {
-    for (const Computation* c : module->computations()) {
-      for (const Instruction* i : c->instructions()) by_name.emplace(i->name(), i);
+    for (const std::string& line : lines) {
+      if (std::optional<Split> s = split_note(line)) by_name.emplace(s->name, nullptr);
     }
+    size_t left = by_name.size();
+    for (const Computation* c : module->computations()) {
+      if (left == 0) break;
+      for (const Instruction* i : c->instructions()) {
+        auto it = by_name.find(i->name());
+        if (it == by_name.end() || it->second != nullptr) continue;
+        it->second = i;
+        if (--left == 0) break;
+      }
+    }
+    absl::erase_if(by_name, [](const auto& entry) { return entry.second == nullptr; });
   }
   // A note about something the module does not name ("DCN: ...") is not an op's.
   auto op_note = [&](std::string_view line) -> std::optional<Split> {
