@@ -1,11 +1,10 @@
 // Classifying a replica group by which axes its members vary along (docs/sources.md, "Group
 // placement").
 #include <algorithm>
-#include <map>
 #include <optional>
-#include <set>
+#include <utility>
+#include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hloroof/topology.h"
@@ -104,21 +103,24 @@ std::string_view group_shape_name(GroupShape shape) {
 absl::StatusOr<GroupPlacement> place_group(const Topology& t,
                                            absl::Span<const int64_t> device_ids) {
   if (device_ids.empty()) return absl::InvalidArgumentError("empty replica group");
-  absl::flat_hash_set<int64_t> seen;
+  std::vector<bool> seen(static_cast<size_t>(t.num_devices()), false);
   for (int64_t id : device_ids) {
     if (id < 0 || id >= t.num_devices()) {
       return absl::InvalidArgumentError(absl::StrCat("device ", id, " is not in topology ",
                                                      t.to_string(), " (", t.num_devices(),
                                                      " devices)"));
     }
-    if (!seen.insert(id).second) {
+    if (seen[static_cast<size_t>(id)]) {
       return absl::InvalidArgumentError(absl::StrCat("device ", id, " appears twice in a group"));
     }
+    seen[static_cast<size_t>(id)] = true;
   }
 
-  // Members per slice / domain, as coordinates without the domain axis.
+  // Members per slice / domain, as coordinates without the domain axis: (domain, coordinates)
+  // sorted and each once, so that each domain's members form one run, in order.
   const std::optional<size_t> dom = domain_axis(t);
-  std::map<int64_t, std::set<DeviceCoords>> by_domain;
+  std::vector<std::pair<int64_t, DeviceCoords>> members;
+  members.reserve(device_ids.size());
   for (int64_t id : device_ids) {
     DeviceCoords c = t.coords[static_cast<size_t>(id)];
     int64_t d = 0;
@@ -126,17 +128,31 @@ absl::StatusOr<GroupPlacement> place_group(const Topology& t,
       d = c[*dom];
       c.erase(c.begin() + static_cast<ptrdiff_t>(*dom));
     }
-    by_domain[d].insert(c);
+    members.emplace_back(d, std::move(c));
   }
+  std::sort(members.begin(), members.end());
+  members.erase(std::unique(members.begin(), members.end()), members.end());
+  using Run = absl::Span<const std::pair<int64_t, DeviceCoords>>;
+  std::vector<Run> by_domain;  // each domain's members, domains in order
+  for (size_t k = 0; k < members.size();) {
+    size_t end = k + 1;
+    while (end < members.size() && members[end].first == members[k].first) ++end;
+    by_domain.push_back(Run(members).subspan(k, end - k));
+    k = end;
+  }
+  const auto same_members = [](Run a, Run b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const auto& x, const auto& y) { return x.second == y.second; });
+  };
 
   GroupPlacement g;
   g.size = static_cast<int64_t>(device_ids.size());
   g.domains = static_cast<int64_t>(by_domain.size());
-  const std::set<DeviceCoords>& local = by_domain.begin()->second;
+  const Run local = by_domain.front();
   g.members_per_domain = static_cast<int64_t>(local.size());
-  for (const auto& [d, members] : by_domain) {
-    g.members_per_domain = std::min(g.members_per_domain, static_cast<int64_t>(members.size()));
-    g.uniform = g.uniform && members == local;
+  for (const Run& run : by_domain) {
+    g.members_per_domain = std::min(g.members_per_domain, static_cast<int64_t>(run.size()));
+    g.uniform = g.uniform && same_members(run, local);
   }
 
   // Which local axes vary, over how many positions.
@@ -146,9 +162,12 @@ absl::StatusOr<GroupPlacement> place_group(const Topology& t,
   }
   int64_t full_product = 1;
   bool all_full = true;
+  std::vector<int64_t> positions;  // sorted, each once
   for (size_t i = 0; i < local_axes.size(); ++i) {
-    std::set<int64_t> positions;
-    for (const DeviceCoords& c : local) positions.insert(c[i]);
+    positions.clear();
+    for (const auto& [d, c] : local) positions.push_back(c[i]);
+    std::sort(positions.begin(), positions.end());
+    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
     if (positions.size() < 2) continue;
     const TopologyAxis& axis = t.axes[local_axes[i]];
     AxisUse u;
@@ -156,7 +175,7 @@ absl::StatusOr<GroupPlacement> place_group(const Topology& t,
     u.members = static_cast<int64_t>(positions.size());
     u.full = u.members == axis.size;
     u.ring = u.full && axis.wraps;
-    u.hops = axis_hops(axis, std::vector<int64_t>(positions.begin(), positions.end()), u.full);
+    u.hops = axis_hops(axis, positions, u.full);
     all_full = all_full && u.full;
     full_product *= axis.size;
     g.axes.push_back(u);
