@@ -4,7 +4,6 @@
 #include <map>
 #include <optional>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "advise/advise_internal.h"
@@ -369,9 +368,19 @@ void small_ops(const Context& ctx, std::vector<Candidate>& out) {
 
 void unknown_cost(const Context& ctx, std::vector<Candidate>& out) {
   if (ctx.prediction.unknown_ops.empty()) return;
-  absl::flat_hash_map<std::string_view, const Instruction*> by_name;
+  // The instruction of each op named: the first of that name in the module's order (null when
+  // none). Only those names are looked for, and the walk stops once each is found.
+  detail::StringViewMap<const Instruction*> by_name;
+  for (const std::string& name : ctx.prediction.unknown_ops) by_name.emplace(name, nullptr);
+  size_t left = by_name.size();
   for (const Computation* comp : ctx.module.computations()) {
-    for (const Instruction* i : comp->instructions()) by_name.emplace(i->name(), i);
+    if (left == 0) break;
+    for (const Instruction* i : comp->instructions()) {
+      auto it = by_name.find(i->name());
+      if (it == by_name.end() || it->second != nullptr) continue;
+      it->second = i;
+      if (--left == 0) break;
+    }
   }
   const double bw = ctx.device.hbm_bandwidth * ctx.device.hbm_efficiency;
   struct Target {
@@ -382,8 +391,7 @@ void unknown_cost(const Context& ctx, std::vector<Candidate>& out) {
   };
   std::map<std::string, Target> targets;
   for (const std::string& name : ctx.prediction.unknown_ops) {
-    auto it = by_name.find(name);
-    const Instruction* i = it == by_name.end() ? nullptr : it->second;
+    const Instruction* i = by_name.find(name)->second;
     std::string target = "unknown";
     double bytes = 0;
     if (i != nullptr) {
