@@ -161,8 +161,16 @@ void replicated_weight_gather(const Context& ctx, std::vector<Candidate>& out) {
 }
 
 void exposed_collectives(const Context& ctx, std::vector<Candidate>& out) {
+  // The collectives found, with what their evidence says; texts are made for the evidence kept
+  // only.
+  struct Found {
+    const IndexedOp* op;
+    double exposed;      // per execution
+    double independent;  // per iteration, in a loop body: work that does not depend on it
+  };
   Candidate plain, loop;
-  std::vector<AdviceEvidence> plain_items, loop_items;
+  std::vector<Found> plain_found, loop_found;
+  std::vector<EvidenceRank> plain_ranks, loop_ranks;
   double plain_total = 0, loop_total = 0, loop_exposed = 0;
   for (const IndexedOp& op : ctx.ops) {
     const OpPrediction& r = *op.record;
@@ -172,45 +180,45 @@ void exposed_collectives(const Context& ctx, std::vector<Candidate>& out) {
     if (wait == nullptr) continue;
     const Computation& body = *op.instruction->parent();
     const double exposed = r.collective->exposed_s;
-    AdviceEvidence e = ctx.evidence(op);
-    e.bytes = r.collective->payload_bytes;
-    e.time_s = r.collective->time_s * r.multiplier;
     const double independent =
         is_loop_body(body) ? independent_work_s(ctx, body, *op.instruction, *wait) : 0;
     if (independent > 0 && independent >= ctx.limits.loop_min_independent_share * exposed) {
       const double saving = std::min(exposed, independent) * r.multiplier;
-      e.detail = absl::StrCat(collective_detail(*r.collective, exposed, r.multiplier),
-                              "; each iteration has ", format_seconds(independent),
-                              " of work that does not depend on it");
-      e.time_at_stake_s = saving;
+      loop_ranks.push_back(
+          {saving, r.collective->payload_bytes, r.multiplier, loop_found.size()});
+      loop_found.push_back({&op, exposed, independent});
       loop.claims.push_back({wait, saving});
       loop_total += saving;
       loop_exposed += exposed * r.multiplier;
-      loop_items.push_back(std::move(e));
     } else {
       const double saving = exposed * r.multiplier;
-      e.detail = collective_detail(*r.collective, exposed, r.multiplier);
-      // A weight gathered inside a loop is gathered again every iteration.
-      const Instruction* param =
-          is_all_gather(*op.instruction) && op.instruction->operand_count() > 0
-              ? source_parameter(*op.instruction->operand(0))
-              : nullptr;
-      if (param != nullptr) {
-        absl::StrAppend(&e.detail, "; it gathers ",
-                        param->parent()->is_entry() ? "parameter " : "loop state ",
-                        sv(param->name()), r.multiplier > 1 ? ", again every iteration" : "");
-      }
-      e.time_at_stake_s = saving;
+      plain_ranks.push_back(
+          {saving, r.collective->payload_bytes, r.multiplier, plain_found.size()});
+      plain_found.push_back({&op, exposed, independent});
       plain.claims.push_back({wait, saving});
       plain_total += saving;
-      plain_items.push_back(std::move(e));
     }
   }
-  if (!plain_items.empty() && plain_total >= ctx.min_time_s()) {
+  // The evidence of the collectives kept of `found`, their ranks `ranks`, told by `detail`.
+  const auto evidence = [&ctx](const std::vector<Found>& found,
+                               const std::vector<EvidenceRank>& ranks, const auto& detail) {
+    std::vector<AdviceEvidence> items;
+    for (size_t k : kept_items(ctx, ranks)) {
+      const Found& f = found[k];
+      const OpPrediction& r = *f.op->record;
+      AdviceEvidence& e = items.emplace_back(ctx.evidence(*f.op));
+      e.bytes = r.collective->payload_bytes;
+      e.time_s = r.collective->time_s * r.multiplier;
+      e.detail = detail(f);
+      e.time_at_stake_s = ranks[k].time_at_stake_s;
+    }
+    return items;
+  };
+  if (!plain_found.empty() && plain_total >= ctx.min_time_s()) {
     FindingText text;
     text.id = "exposed-collective";
     text.title = "The step waits for collectives";
-    text.what = absl::StrCat(plain_items.size(), " collective", plain_items.size() == 1 ? "" : "s",
+    text.what = absl::StrCat(plain_found.size(), " collective", plain_found.size() == 1 ? "" : "s",
                              " are not hidden behind other work: the step waits ",
                              format_seconds(plain_total), " for them (",
                              format_percent(plain_total / ctx.step_s()), " of the step).");
@@ -222,15 +230,31 @@ void exposed_collectives(const Context& ctx, std::vector<Candidate>& out) {
         "gradients in bf16, or reshard with jax.lax.with_sharding_constraint so that less "
         "crosses the network.";
     text.arithmetic =
-        absl::StrCat("exposed time x executions: ", sum_text(plain_items, plain_total));
-    add_candidate(std::move(plain), std::move(text), std::move(plain_items), 0, out);
+        absl::StrCat("exposed time x executions: ", sum_text(plain_ranks, plain_total));
+    std::vector<AdviceEvidence> items = evidence(plain_found, plain_ranks, [](const Found& f) {
+      const OpPrediction& r = *f.op->record;
+      const Instruction& i = *f.op->instruction;
+      std::string detail = collective_detail(*r.collective, f.exposed, r.multiplier);
+      // A weight gathered inside a loop is gathered again every iteration.
+      const Instruction* param = is_all_gather(i) && i.operand_count() > 0
+                                     ? source_parameter(*i.operand(0))
+                                     : nullptr;
+      if (param != nullptr) {
+        absl::StrAppend(&detail, "; it gathers ",
+                        param->parent()->is_entry() ? "parameter " : "loop state ",
+                        sv(param->name()), r.multiplier > 1 ? ", again every iteration" : "");
+      }
+      return detail;
+    });
+    add_candidate(std::move(plain), std::move(text), std::move(items), 0, out,
+                  static_cast<int64_t>(plain_found.size()));
   }
-  if (!loop_items.empty() && loop_total >= ctx.min_time_s()) {
+  if (!loop_found.empty() && loop_total >= ctx.min_time_s()) {
     FindingText text;
     text.id = "serial-loop-collective";
     text.title = "A loop waits for its collectives although it has other work";
     text.what =
-        absl::StrCat(loop_items.size(), " collective", loop_items.size() == 1 ? "" : "s",
+        absl::StrCat(loop_found.size(), " collective", loop_found.size() == 1 ? "" : "s",
                      " inside while loops stall every iteration (", format_seconds(loop_exposed),
                      " per step in all) while work that does not depend on them could run; up to ",
                      format_seconds(loop_total), " could be hidden.");
@@ -242,8 +266,15 @@ void exposed_collectives(const Context& ctx, std::vector<Candidate>& out) {
         "XLA_FLAGS=--xla_gpu_enable_latency_hiding_scheduler=true. For FSDP over layers, "
         "prefetch the next layer's weights.";
     text.arithmetic = absl::StrCat("min(exposed, independent work) per iteration x trips: ",
-                                   sum_text(loop_items, loop_total));
-    add_candidate(std::move(loop), std::move(text), std::move(loop_items), 0, out);
+                                   sum_text(loop_ranks, loop_total));
+    std::vector<AdviceEvidence> items = evidence(loop_found, loop_ranks, [](const Found& f) {
+      const OpPrediction& r = *f.op->record;
+      return absl::StrCat(collective_detail(*r.collective, f.exposed, r.multiplier),
+                          "; each iteration has ", format_seconds(f.independent),
+                          " of work that does not depend on it");
+    });
+    add_candidate(std::move(loop), std::move(text), std::move(items), 0, out,
+                  static_cast<int64_t>(loop_found.size()));
   }
 }
 
