@@ -1,10 +1,12 @@
 // Classifying a replica group by which axes its members vary along (docs/sources.md, "Group
 // placement").
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hloroof/topology.h"
@@ -32,7 +34,7 @@ std::optional<size_t> domain_axis(const Topology& t) {
 }
 
 // See AxisUse::hops. `positions` is sorted and distinct.
-int64_t axis_hops(const TopologyAxis& axis, const std::vector<int64_t>& positions, bool full) {
+int64_t axis_hops(const TopologyAxis& axis, absl::Span<const int64_t> positions, bool full) {
   if (full && axis.wraps) return axis.size / 2;
   const int64_t span = positions.back() - positions.front();
   if (!axis.wraps) return span;
@@ -103,23 +105,25 @@ std::string_view group_shape_name(GroupShape shape) {
 absl::StatusOr<GroupPlacement> place_group(const Topology& t,
                                            absl::Span<const int64_t> device_ids) {
   if (device_ids.empty()) return absl::InvalidArgumentError("empty replica group");
-  std::vector<bool> seen(static_cast<size_t>(t.num_devices()), false);
+  // A bit per device (a group of a few hundred devices checks them without an allocation).
+  absl::InlinedVector<uint64_t, 4> seen((static_cast<size_t>(t.num_devices()) + 63) / 64, 0);
   for (int64_t id : device_ids) {
     if (id < 0 || id >= t.num_devices()) {
       return absl::InvalidArgumentError(absl::StrCat("device ", id, " is not in topology ",
                                                      t.to_string(), " (", t.num_devices(),
                                                      " devices)"));
     }
-    if (seen[static_cast<size_t>(id)]) {
+    const uint64_t bit = uint64_t{1} << (id % 64);
+    if (seen[static_cast<size_t>(id / 64)] & bit) {
       return absl::InvalidArgumentError(absl::StrCat("device ", id, " appears twice in a group"));
     }
-    seen[static_cast<size_t>(id)] = true;
+    seen[static_cast<size_t>(id / 64)] |= bit;
   }
 
   // Members per slice / domain, as coordinates without the domain axis: (domain, coordinates)
   // sorted and each once, so that each domain's members form one run, in order.
   const std::optional<size_t> dom = domain_axis(t);
-  std::vector<std::pair<int64_t, DeviceCoords>> members;
+  absl::InlinedVector<std::pair<int64_t, DeviceCoords>, 8> members;
   members.reserve(device_ids.size());
   for (int64_t id : device_ids) {
     DeviceCoords c = t.coords[static_cast<size_t>(id)];
@@ -133,7 +137,7 @@ absl::StatusOr<GroupPlacement> place_group(const Topology& t,
   std::sort(members.begin(), members.end());
   members.erase(std::unique(members.begin(), members.end()), members.end());
   using Run = absl::Span<const std::pair<int64_t, DeviceCoords>>;
-  std::vector<Run> by_domain;  // each domain's members, domains in order
+  absl::InlinedVector<Run, 4> by_domain;  // each domain's members, domains in order
   for (size_t k = 0; k < members.size();) {
     size_t end = k + 1;
     while (end < members.size() && members[end].first == members[k].first) ++end;
@@ -156,13 +160,13 @@ absl::StatusOr<GroupPlacement> place_group(const Topology& t,
   }
 
   // Which local axes vary, over how many positions.
-  std::vector<size_t> local_axes;
+  absl::InlinedVector<size_t, 6> local_axes;
   for (size_t a = 0; a < t.axes.size(); ++a) {
     if (!dom || a != *dom) local_axes.push_back(a);
   }
   int64_t full_product = 1;
   bool all_full = true;
-  std::vector<int64_t> positions;  // sorted, each once
+  absl::InlinedVector<int64_t, 16> positions;  // sorted, each once
   for (size_t i = 0; i < local_axes.size(); ++i) {
     positions.clear();
     for (const auto& [d, c] : local) positions.push_back(c[i]);
