@@ -1,5 +1,9 @@
 // Built-in device specs (data/hardware/*.json compiled in) and user spec files.
 
+#include <mutex>
+#include <optional>
+#include <vector>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -18,6 +22,19 @@ std::string_view stem(std::string_view file_name) {
 
 absl::StatusOr<DeviceSpec> parse_builtin(const internal::EmbeddedFile& file) {
   return parse_device_spec(file.contents, absl::StrCat("built-in ", sv(file.name)));
+}
+
+// The built-in file `index` (of builtin_device_files()), parsed once per process: a command
+// that names several devices, or a name looked for among the aliases of every file, asks for
+// the same specs again. The result stays where it is, unchanged, once made.
+const absl::StatusOr<DeviceSpec>& builtin(size_t index) {
+  static std::mutex mu;
+  static auto* parsed = new std::vector<std::optional<absl::StatusOr<DeviceSpec>>>(
+      internal::builtin_device_files().size());
+  std::lock_guard<std::mutex> lock(mu);
+  std::optional<absl::StatusOr<DeviceSpec>>& entry = (*parsed)[index];
+  if (!entry) entry = parse_builtin(internal::builtin_device_files()[index]);
+  return *entry;
 }
 
 // A device spec is a few kilobytes (the built-in ones about 3 KB); anything much larger is not
@@ -46,12 +63,13 @@ std::vector<std::string> builtin_device_names() {
 
 absl::StatusOr<DeviceSpec> device(std::string_view name_or_path) {
   const std::string wanted = absl::AsciiStrToLower(sv(name_or_path));
-  for (const internal::EmbeddedFile& f : internal::builtin_device_files()) {
-    if (stem(f.name) == wanted) return parse_builtin(f);
+  const absl::Span<const internal::EmbeddedFile> files = internal::builtin_device_files();
+  for (size_t k = 0; k < files.size(); ++k) {
+    if (stem(files[k].name) == wanted) return builtin(k);
   }
-  // Aliases live inside the files; parsing all of them is cheap (a dozen small files).
-  for (const internal::EmbeddedFile& f : internal::builtin_device_files()) {
-    absl::StatusOr<DeviceSpec> spec = parse_builtin(f);
+  // Aliases live inside the files (a dozen small ones, each parsed once).
+  for (size_t k = 0; k < files.size(); ++k) {
+    const absl::StatusOr<DeviceSpec>& spec = builtin(k);
     if (!spec.ok()) return spec.status();
     for (const std::string& alias : spec->aliases) {
       if (absl::AsciiStrToLower(alias) == wanted) return spec;
