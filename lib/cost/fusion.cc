@@ -168,6 +168,7 @@ class ParameterReads {
       utilized_in_ = fused;
       used_.clear();
       const auto instructions = fused->instructions();
+      used_.reserve(instructions.size());
       for (size_t k = instructions.size(); k > 0; --k) {
         const Instruction* i = instructions[k - 1];
         used_[i] = used_by_users(*i);
