@@ -158,8 +158,6 @@ int run(const std::vector<std::string>& words) {
   // What an output must not overwrite: the module read, and a device spec file.
   const std::vector<std::string> inputs = {args->positional[0], loaded->file,
                                            args->get("--device")};
-  absl::StatusOr<std::string> report = render_text_report(*prediction, *spec, stats);
-  if (!report.ok()) return fail(report.status());
   if (args->has("--trace")) {
     // The trace's live-HBM counter comes from the memory analysis of the same module.
     const absl::StatusOr<MemoryReport>& memory = memory_report();
@@ -193,6 +191,10 @@ int run(const std::vector<std::string>& words) {
     std::cout << "\n";
     std::cerr << xspace_summary;
   } else {
+    // Made only here, where it is shown (its one error, a filter RE2 cannot compile, is caught
+    // with the arguments).
+    absl::StatusOr<std::string> report = render_text_report(*prediction, *spec, stats);
+    if (!report.ok()) return fail(report.status());
     // The report ends with what to fix (`hloroof advise` gives every finding).
     const absl::StatusOr<MemoryReport>& memory = memory_report();
     if (!memory.ok()) return fail(memory.status());
