@@ -9,6 +9,7 @@
 #include "hloroof/report.h"
 #include "report/op_terms.h"
 #include "report/trace_writer.h"
+#include "util/string_view_hash.h"
 
 namespace hloroof {
 namespace {
@@ -112,7 +113,7 @@ constexpr size_t kMaxLiveSamples = 50000;
 void add_live_bytes_counter(const Prediction& p, const MemoryReport& memory,
                             std::vector<Sample>& samples) {
   // Instruction names are unique in a module; a body's first iteration comes first.
-  absl::flat_hash_map<std::string_view, double> start_of;
+  detail::StringViewMap<double> start_of;
   for (const TimelineEvent& e : p.timeline) {
     if (e.track == "compute") start_of.emplace(e.name, std::max(0.0, e.start_s));
   }
@@ -145,7 +146,7 @@ struct Written {
 
 void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& writer) {
   absl::flat_hash_map<const Instruction*, const OpPrediction*> by_instruction;
-  absl::flat_hash_map<std::string_view, const OpPrediction*> by_name;
+  detail::StringViewMap<const OpPrediction*> by_name;  // names hashed a word at a time
   for (const OpPrediction& op : p.ops) {
     if (op.instruction != nullptr) by_instruction.emplace(op.instruction, &op);
     by_name.emplace(op.name, &op);
