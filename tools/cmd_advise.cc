@@ -1,6 +1,7 @@
 // `hloroof advise FILE [--device D] [--json] [--top N]`: what to fix before running the step,
 // each finding with the predicted time it puts at stake.
 #include <iostream>
+#include <optional>
 
 #include "cli.h"
 #include "commands.h"
@@ -51,11 +52,19 @@ int run(const std::vector<std::string>& words) {
   predict_options.topology = choice->topology;
   predict_options.explain = false;  // advice shows no op's explanation
   predict_options.timeline = false;  // nor the timeline
-  // The memory analysis first: its working data is gone before the prediction's is made.
-  // The advice reads no allocation itself (a wide tuple has one per leaf), nor the live bytes.
-  absl::StatusOr<MemoryReport> memory =
-      analyze_memory(module, *spec, {.live_curves = false, .allocations = false});
-  absl::StatusOr<Prediction> prediction = predict_step_time(module, *spec, predict_options);
+  // The memory analysis beside the prediction: neither reads the other's results. The advice
+  // reads no allocation itself (a wide tuple has one per leaf), nor the live bytes.
+  std::optional<absl::StatusOr<MemoryReport>> analyzed;
+  std::optional<absl::StatusOr<Prediction>> predicted;
+  for_each_concurrently(2, [&](size_t k) {
+    if (k == 0) {
+      predicted = predict_step_time(module, *spec, predict_options);
+    } else {
+      analyzed = analyze_memory(module, *spec, {.live_curves = false, .allocations = false});
+    }
+  });
+  absl::StatusOr<MemoryReport>& memory = *analyzed;
+  absl::StatusOr<Prediction>& prediction = *predicted;
   if (!prediction.ok()) return fail(prediction.status());
   prepend_input_notes(*loaded, *choice, *prediction);
   if (!memory.ok()) return fail(memory.status());

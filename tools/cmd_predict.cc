@@ -147,10 +147,19 @@ int run(const std::vector<std::string>& words) {
     }
     return *analyzed;
   };
-  // The text ends with advice, which reads it: made first, its working data is gone before the
-  // prediction's is made.
-  if (!args->flag("--json") && !args->flag("--csv")) memory_report();
-  absl::StatusOr<Prediction> prediction = predict_step_time(*module, *spec, options);
+  // The text ends with advice, which reads it, and the trace shows its live bytes: then the
+  // memory analysis runs beside the prediction (neither reads the other's results).
+  std::optional<absl::StatusOr<Prediction>> predicted;
+  const bool memory_needed =
+      args->has("--trace") || (!args->flag("--json") && !args->flag("--csv"));
+  for_each_concurrently(memory_needed ? 2 : 1, [&](size_t k) {
+    if (k == 0) {
+      predicted = predict_step_time(*module, *spec, options);
+    } else {
+      memory_report();
+    }
+  });
+  absl::StatusOr<Prediction>& prediction = *predicted;
   if (!prediction.ok()) return fail(prediction.status());
   prepend_input_notes(*loaded, *choice, *prediction);
   if (!model_flops->note.empty()) prediction->assumptions.push_back(model_flops->note);
@@ -158,21 +167,47 @@ int run(const std::vector<std::string>& words) {
   // What an output must not overwrite: the module read, and a device spec file.
   const std::vector<std::string> inputs = {args->positional[0], loaded->file,
                                            args->get("--device")};
-  if (args->has("--trace")) {
-    // The trace's live-HBM counter comes from the memory analysis of the same module.
+  const bool text = !args->flag("--json") && !args->flag("--csv");
+  // The trace is written while the roofline chart, the text report and its advice are made
+  // (each only reads the prediction and the memory report); nothing is written after a failed
+  // trace.
+  absl::Status trace_written;
+  std::string roofline_svg;
+  std::optional<absl::StatusOr<std::string>> report;
+  std::optional<absl::StatusOr<Advice>> advice;
+  auto make = [&](size_t k) {
+    if (k == 1) {
+      // The trace's live-HBM counter comes from the memory analysis of the same module.
+      const absl::StatusOr<MemoryReport>& memory = memory_report();
+      trace_written =
+          !memory.ok() ? memory.status()
+                       : write_output_file(
+                             args->get("--trace"),
+                             [&](std::ostream& out) {
+                               write_prediction_trace_json(out, *prediction, &*memory);
+                             },
+                             "the trace", inputs);
+      return;
+    }
+    if (args->has("--roofline")) {
+      roofline_svg = render_roofline_svg(roofline_chart(
+          *prediction, *spec, {.by_category = stats.by == OpGrouping::kCategory}));
+    }
+    if (!text) return;
+    // Made only where it is shown (its one error, a filter RE2 cannot compile, is caught with
+    // the arguments).
+    report = render_text_report(*prediction, *spec, stats);
+    // The report ends with what to fix (`hloroof advise` gives every finding).
     const absl::StatusOr<MemoryReport>& memory = memory_report();
-    if (!memory.ok()) return fail(memory.status());
-    absl::Status s = write_output_file(
-        args->get("--trace"),
-        [&](std::ostream& out) { write_prediction_trace_json(out, *prediction, &*memory); },
-        "the trace", inputs);
-    if (!s.ok()) return fail(s);
-  }
+    advice = !memory.ok() ? absl::StatusOr<Advice>(memory.status())
+                          : advise(*module, *prediction, *memory, *spec,
+                                   {.top = 5, .evidence_rows = 3});
+  };
+  for_each_concurrently(args->has("--trace") ? 2 : 1, make);
+  if (!trace_written.ok()) return fail(trace_written);
   if (args->has("--roofline")) {
-    const RooflineChart chart =
-        roofline_chart(*prediction, *spec, {.by_category = stats.by == OpGrouping::kCategory});
-    absl::Status s = write_output_file(args->get("--roofline"), render_roofline_svg(chart),
-                                       "the roofline", inputs);
+    absl::Status s = write_output_file(args->get("--roofline"), roofline_svg, "the roofline",
+                                       inputs);
     if (!s.ok()) return fail(s);
   }
   std::string xspace_summary;
@@ -191,18 +226,10 @@ int run(const std::vector<std::string>& words) {
     std::cout << "\n";
     std::cerr << xspace_summary;
   } else {
-    // Made only here, where it is shown (its one error, a filter RE2 cannot compile, is caught
-    // with the arguments).
-    absl::StatusOr<std::string> report = render_text_report(*prediction, *spec, stats);
-    if (!report.ok()) return fail(report.status());
-    // The report ends with what to fix (`hloroof advise` gives every finding).
-    const absl::StatusOr<MemoryReport>& memory = memory_report();
-    if (!memory.ok()) return fail(memory.status());
-    absl::StatusOr<Advice> advice =
-        advise(*module, *prediction, *memory, *spec, {.top = 5, .evidence_rows = 3});
-    if (!advice.ok()) return fail(advice.status());
-    advice->warnings.clear();  // the overview said them
-    std::cout << *report << "\n" << render_advice_text(*advice);
+    if (!report->ok()) return fail(report->status());
+    if (!advice->ok()) return fail(advice->status());
+    (*advice)->warnings.clear();  // the overview said them
+    std::cout << **report << "\n" << render_advice_text(**advice);
     if (!xspace_summary.empty()) std::cout << "\n" << xspace_summary;
   }
   keep_until_exit(std::move(loaded), std::move(choice), std::move(prediction),

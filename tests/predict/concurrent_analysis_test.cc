@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "examples.h"
+#include "hloroof/advise.h"
 #include "hloroof/analysis_json.h"
 #include "hloroof/cost.h"
 #include "hloroof/device_target.h"
@@ -108,6 +109,53 @@ TEST_CASE("memory analysis and predictions on three devices at once: as one afte
       INFO(devices[k] << ", round " << round);
       CHECK(concurrent[k] == sequential[k]);
     }
+  }
+}
+
+TEST_CASE("trace, text report and advice of one prediction at once: as one after the other") {
+  // `hloroof predict --trace` writes the trace while it makes the text report and its advice,
+  // all three reading the one prediction and memory report.
+  absl::StatusOr<Module> module = parse_module(read_example("tpu_v5e_train_step.hlo"));
+  REQUIRE(module.ok());
+  absl::StatusOr<DeviceTarget> target = resolve_device("tpu_v5e:2x2", &*module);
+  REQUIRE(target.ok());
+  PredictOptions options;
+  options.topology = target->topology;
+  absl::StatusOr<Prediction> prediction = predict_step_time(*module, target->spec, options);
+  REQUIRE(prediction.ok());
+  absl::StatusOr<MemoryReport> memory = analyze_memory(*module, target->spec);
+  REQUIRE(memory.ok());
+  auto trace = [&] {
+    std::ostringstream out;
+    write_prediction_trace_json(out, *prediction, &*memory);
+    return out.str();
+  };
+  auto report = [&] {
+    absl::StatusOr<std::string> r = render_text_report(*prediction, target->spec, {});
+    return r.ok() ? *r : std::string(r.status().message());
+  };
+  auto advice = [&] {
+    absl::StatusOr<Advice> a = advise(*module, *prediction, *memory, target->spec, {.top = 5});
+    return a.ok() ? render_advice_text(*a) : std::string(a.status().message());
+  };
+  const std::vector<std::string> sequential = {trace(), report(), advice()};
+  CHECK(sequential[0].starts_with("{"));
+  CHECK(sequential[1].find("step time") != std::string::npos);
+  CHECK(!sequential[2].empty());
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::string> concurrent(3);
+    std::latch start(3);
+    std::vector<std::thread> threads;
+    const std::vector<std::function<std::string()>> work = {trace, report, advice};
+    for (size_t k = 0; k < work.size(); ++k) {
+      threads.emplace_back([&, k] {
+        start.arrive_and_wait();
+        concurrent[k] = work[k]();
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    INFO("round " << round);
+    CHECK(concurrent == sequential);
   }
 }
 
