@@ -377,6 +377,13 @@ class JsonWriter {
     key(name);
     string(text);
   }
+  // text_field for a text that repeats and stays where it lies while this writer lives (a
+  // text of a prediction's pool, an explanation): JsonText::repeated_string.
+  void repeated_text_field(PlainKey name, std::string_view text) {
+    key(name);
+    before_value();
+    text_.repeated_string(text);
+  }
   template <typename T>
     requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
   void number_field(PlainKey name, T n) {

@@ -47,7 +47,7 @@ void write_op(const OpPrediction& op, JsonWriter& w) {
   w.number_field("roofline_time_s", op.roofline_time_s);
   w.number_field("total_roofline_time_s", op.total_roofline_time_s);
   w.number_field("efficiency", op.efficiency);
-  w.text_field("model", op.model);
+  w.repeated_text_field("model", op.model);
   w.text_field("bound", op_bound_name(op));
   w.text_field("resource", resource_name(op));
   w.number_field("flops", op.flops);
@@ -68,7 +68,7 @@ void write_op(const OpPrediction& op, JsonWriter& w) {
   } else {
     w.null();
   }
-  w.text_field("explanation", op.explanation);
+  w.repeated_text_field("explanation", op.explanation);
   w.end_object();
 }
 
