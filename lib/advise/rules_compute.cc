@@ -414,7 +414,9 @@ void unknown_cost(const Context& ctx, std::vector<Candidate>& out) {
     e.op = t.names.front();
     if (t.first != nullptr) {
       e.computation = std::string(t.first->parent()->name());
-      if (std::optional<OpMetadata> m = t.first->metadata()) e.scope = scope_of(m->op_name);
+      if (const std::string_view op_name = t.first->op_name(); !op_name.empty()) {
+        e.scope = scope_of(op_name);
+      }
       e.shape = to_string(t.first->shape());
     }
     const double min_s = bw > 0 ? t.bytes / bw : 0;

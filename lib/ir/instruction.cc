@@ -123,6 +123,9 @@ const Sharding* Instruction::sharding() const {
 std::optional<OpMetadata> Instruction::metadata() const {
   return detail::decode_metadata(attribute(AttrId::kMetadata));
 }
+std::string_view Instruction::op_name() const {
+  return detail::metadata_op_name(attribute(AttrId::kMetadata));
+}
 const FrontendAttributes* Instruction::frontend_attributes() const {
   return value_or<const FrontendAttributes*>(*this, AttrId::kFrontendAttributes, nullptr);
 }

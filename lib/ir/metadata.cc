@@ -212,4 +212,43 @@ std::optional<OpMetadata> decode_metadata(const Attribute* metadata) {
   return m;
 }
 
+std::string_view metadata_op_name(const Attribute* metadata) {
+  if (metadata == nullptr) return {};
+  if (const auto* decoded = metadata->get<const OpMetadata*>(); decoded && *decoded) {
+    return (*decoded)->op_name;
+  }
+  // Text kept is in scan_plain_metadata's form (the parser checked it): fields of one space,
+  // strings without escapes. Each field's value is skipped up to op_name's; anything else seen
+  // leaves it to the full scan.
+  const std::string_view text = metadata->text();
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  if (p == end || *p != '{') return {};
+  ++p;
+  constexpr std::string_view kField = "op_name=\"";
+  while (p != end && *p != '}') {
+    if (static_cast<size_t>(end - p) > kField.size() &&
+        std::memcmp(p, kField.data(), kField.size()) == 0) {
+      const char* value = p + kField.size();
+      const char* close = find_first_of<'"', '\\', '\n'>(value, end);
+      if (close == end || *close != '"') break;
+      return {value, static_cast<size_t>(close - value)};
+    }
+    const auto* equals =
+        static_cast<const char*>(std::memchr(p, '=', static_cast<size_t>(end - p)));
+    if (equals == nullptr || equals + 1 == end) break;
+    p = equals + 1;
+    if (*p == '"') {
+      p = find_first_of<'"', '\\', '\n'>(p + 1, end);
+      if (p == end || *p != '"') break;
+      ++p;
+    } else {
+      while (p != end && *p != ' ' && *p != '}') ++p;
+    }
+    if (p != end && *p == ' ') ++p;
+  }
+  std::optional<OpMetadata> m = decode_metadata(metadata);
+  return m ? m->op_name : std::string_view();
+}
+
 }  // namespace hloroof::detail

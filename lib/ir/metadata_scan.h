@@ -28,6 +28,10 @@ size_t scan_plain_metadata(std::string_view text, OpMetadata* out);
 // Returns the length read, or 0 (an invalid escape included) leaving *out unchanged.
 size_t scan_escaped_metadata(std::string_view text, Arena& arena, OpMetadata* out);
 
+// The op_name of a `metadata` attribute (decode_metadata's, empty where that has none), read
+// from text the parser checked without decoding its other fields.
+std::string_view metadata_op_name(const Attribute* metadata);
+
 // The value of a `metadata` attribute: its decoded record where the parser kept one, else read
 // from its text. nullopt for a null attribute.
 std::optional<OpMetadata> decode_metadata(const Attribute* metadata);

@@ -109,7 +109,9 @@ void fill_op_record(OpPrediction& op, InstructionTiming& t, double runs, double 
   op.in_entry = i.parent()->is_entry();
   op.category = predict::op_category(t);
   if (t.collective) op.category = texts->save(op.category);  // the collective's own string
-  if (std::optional<OpMetadata> m = i.metadata()) op.op_name = texts->save(m->op_name);
+  if (const std::string_view op_name = i.op_name(); !op_name.empty()) {
+    op.op_name = texts->save(op_name);
+  }
   op.multiplier = runs;
   op.time_s = t.time_s;
   op.total_time_s = t.time_s * runs;

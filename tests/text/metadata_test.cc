@@ -103,6 +103,32 @@ TEST_CASE("metadata with escapes, profile_type or a payload is decoded in full")
   CHECK(md->metadata_payload == "p\n");
 }
 
+TEST_CASE("op_name() reads metadata()'s op_name in every form and place") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {std::string(", metadata=") + std::string(kPlain), "jit(f)/dot_general"},
+      {R"(, metadata={op_name="first" op_type="t"})", "first"},
+      // After an integer field, a string holding `op_name=`, and an empty string.
+      {R"(, metadata={source_line=12 source_file="op_name=\"x" op_type="" op_name="late"})",
+       "late"},
+      {R"(, metadata={op_name=""})", ""},
+      {R"(, metadata={op_type="only"})", ""},
+      {R"(, metadata={})", ""},
+      {"", ""},
+      // Kept as a decoded record: escapes, commas between fields.
+      {R"(, metadata={op_name="a\"b" profile_type={1,3}})", "a\"b"},
+      {R"(, metadata={op_type="t", op_name="comma"})", "comma"},
+  };
+  for (const auto& [attributes, op_name] : cases) {
+    INFO(attributes);
+    absl::StatusOr<Module> m = parse_module(module_with(attributes));
+    REQUIRE(m.ok());
+    const Instruction* root = m->entry()->root();
+    CHECK(root->op_name() == op_name);
+    const std::optional<OpMetadata> md = root->metadata();
+    CHECK(root->op_name() == (md ? md->op_name : std::string_view()));
+  }
+}
+
 TEST_CASE("the plain metadata scanner reads exactly one record and refuses other forms") {
   OpMetadata m;
   // `{op_name="x" source_line=12}` is 1 + 11 + 1 + 14 + 1 = 28 characters; what follows is

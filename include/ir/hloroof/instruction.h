@@ -103,6 +103,8 @@ class Instruction {
   // `metadata={...}`, decoded on each call from the attribute's text (views point into the
   // module); nullopt when absent.
   std::optional<OpMetadata> metadata() const;
+  // metadata()->op_name without decoding the rest ("jit(step)/layer_3/dot"); empty when absent.
+  std::string_view op_name() const;
   const FrontendAttributes* frontend_attributes() const;
 
   // ---- Edits (edit.h checks the result: verify). Names, attribute values and text given here
