@@ -108,7 +108,7 @@ void keep_until_exit(T&&... objects);
 // ---- Work at the same time. Analyses of one module only read it (and the device spec): the
 // predictions on several devices run side by side (`compare`), the memory analysis beside the
 // prediction (`predict`, `advise`), and the trace is written while the text report and its
-// advice are made (tests/predict/concurrent_analysis_test.cc).
+// advice are made, each a task (tests/predict/concurrent_analysis_test.cc).
 
 // Runs task(0), ..., task(n - 1), each once, on at most std::thread::hardware_concurrency()
 // threads, the caller's among them, and returns when all are done; one after the other where

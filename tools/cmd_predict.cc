@@ -2,8 +2,10 @@
 // [--trace OUT] [--roofline OUT] [--xspace DIR]`: the predicted step time of an HLO module on a
 // device, and what it is made of, as XProf would show a profile of it.
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cli.h"
@@ -168,17 +170,18 @@ int run(const std::vector<std::string>& words) {
   const std::vector<std::string> inputs = {args->positional[0], loaded->file,
                                            args->get("--device")};
   const bool text = !args->flag("--json") && !args->flag("--csv");
-  // The trace is written while the roofline chart, the text report and its advice are made
-  // (each only reads the prediction and the memory report); nothing is written after a failed
-  // trace.
+  // The trace is written while the text report, its advice and the roofline chart are made,
+  // each a task of its own (each only reads the prediction and the memory report), the longest
+  // first; nothing is written after a failed trace.
   absl::Status trace_written;
   std::string roofline_svg;
   std::optional<absl::StatusOr<std::string>> report;
   std::optional<absl::StatusOr<Advice>> advice;
-  auto make = [&](size_t k) {
-    if (k == 1) {
+  std::vector<std::function<void()>> tasks;
+  if (args->has("--trace")) {
+    tasks.push_back([&] {
       // The trace's live-HBM counter comes from the memory analysis of the same module.
-      const absl::StatusOr<MemoryReport>& memory = memory_report();
+      const absl::StatusOr<MemoryReport>& memory = *analyzed;
       trace_written =
           !memory.ok() ? memory.status()
                        : write_output_file(
@@ -187,23 +190,27 @@ int run(const std::vector<std::string>& words) {
                                write_prediction_trace_json(out, *prediction, &*memory);
                              },
                              "the trace", inputs);
-      return;
-    }
-    if (args->has("--roofline")) {
-      roofline_svg = render_roofline_svg(roofline_chart(
-          *prediction, *spec, {.by_category = stats.by == OpGrouping::kCategory}));
-    }
-    if (!text) return;
+    });
+  }
+  if (text) {
+    // The report ends with what to fix (`hloroof advise` gives every finding).
+    tasks.push_back([&] {
+      const absl::StatusOr<MemoryReport>& memory = *analyzed;
+      advice = !memory.ok() ? absl::StatusOr<Advice>(memory.status())
+                            : advise(*module, *prediction, *memory, *spec,
+                                     {.top = 5, .evidence_rows = 3});
+    });
     // Made only where it is shown (its one error, a filter RE2 cannot compile, is caught with
     // the arguments).
-    report = render_text_report(*prediction, *spec, stats);
-    // The report ends with what to fix (`hloroof advise` gives every finding).
-    const absl::StatusOr<MemoryReport>& memory = memory_report();
-    advice = !memory.ok() ? absl::StatusOr<Advice>(memory.status())
-                          : advise(*module, *prediction, *memory, *spec,
-                                   {.top = 5, .evidence_rows = 3});
-  };
-  for_each_concurrently(args->has("--trace") ? 2 : 1, make);
+    tasks.push_back([&] { report = render_text_report(*prediction, *spec, stats); });
+  }
+  if (args->has("--roofline")) {
+    tasks.push_back([&] {
+      roofline_svg = render_roofline_svg(roofline_chart(
+          *prediction, *spec, {.by_category = stats.by == OpGrouping::kCategory}));
+    });
+  }
+  for_each_concurrently(tasks.size(), [&](size_t k) { tasks[k](); });
   if (!trace_written.ok()) return fail(trace_written);
   if (args->has("--roofline")) {
     absl::Status s = write_output_file(args->get("--roofline"), roofline_svg, "the roofline",
