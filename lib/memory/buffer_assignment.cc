@@ -176,8 +176,10 @@ class PlacedRanges {
     for (; a != a_end; ++a) visit(*a);
     for (; b != b_end; ++b) visit(*b);
   }
-  // Most nodes hold a range or two: kept in place, they need no allocation.
-  using Ranges = absl::InlinedVector<Range, 2>;
+  // Most nodes hold a range or two: the first is kept in place. (Two in place make a node of
+  // 80 bytes rather than 48: gemma3 4b's tree 2.6 MB rather than 1.6, held while the prediction
+  // beside it holds its own peak, for 2.5% fewer instructions.)
+  using Ranges = absl::InlinedVector<Range, 1>;
   struct Node {
     Ranges cover, any;
   };
