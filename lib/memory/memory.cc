@@ -157,16 +157,18 @@ std::vector<PeakFrame> peak_path(const ComputationLiveness& entry) {
 
 // Live bytes at every instruction of `c` and, for a loop, call or conditional running there,
 // at every instruction of its bodies (the caller's bytes less the body's peak, plus the body's
-// own curve).
-void add_timeline(const ComputationLiveness& c, int64_t base, int depth, size_t limit,
-                  std::vector<LiveBytesPoint>& out) {
+// own curve): point(instruction, live bytes, computation, depth) for each, in order, up to
+// `limit` of them (`made` counts them).
+template <typename Point>
+void walk_timeline(const ComputationLiveness& c, int64_t base, int depth, size_t limit,
+                   size_t& made, Point& point) {
   const auto instructions = c.computation->instructions();
   // The windows are in order of their start: those starting at p follow those before it.
   size_t next = 0;
-  for (size_t p = 0; p < instructions.size() && out.size() < limit; ++p) {
+  for (size_t p = 0; p < instructions.size() && made < limit; ++p) {
     const int64_t here = base + c.device_bytes(static_cast<int64_t>(p));
-    out.push_back({std::string(instructions[p]->name()), here, std::string(c.computation->name()),
-                   depth});
+    point(*instructions[p], here, *c.computation, depth);
+    ++made;
     if (depth >= 64) continue;
     while (next < c.windows.size() && c.windows[next].from < static_cast<int64_t>(p)) ++next;
     for (size_t k = next; k < c.windows.size() && c.windows[k].from == static_cast<int64_t>(p);
@@ -176,10 +178,25 @@ void add_timeline(const ComputationLiveness& c, int64_t base, int depth, size_t 
       int64_t most = 0;
       for (const ComputationLiveness* body : w.bodies) most = std::max(most, body->peak[0]);
       for (const ComputationLiveness* body : w.bodies) {
-        add_timeline(*body, here - most, depth + 1, limit, out);
+        walk_timeline(*body, here - most, depth + 1, limit, made, point);
       }
     }
   }
+}
+
+// The timeline's points, in a vector made at its size (counted by a first walk: a point holds
+// two names, and doubling would hold the old points and the new at once).
+void add_timeline(const ComputationLiveness& entry, size_t limit,
+                  std::vector<LiveBytesPoint>& out) {
+  size_t count = 0;
+  auto nothing = [](const Instruction&, int64_t, const Computation&, int) {};
+  walk_timeline(entry, 0, 0, limit, count, nothing);
+  out.reserve(out.size() + count);
+  size_t made = 0;
+  auto add = [&](const Instruction& i, int64_t bytes, const Computation& c, int depth) {
+    out.push_back({std::string(i.name()), bytes, std::string(c.name()), depth});
+  };
+  walk_timeline(entry, 0, 0, limit, made, add);
 }
 
 // Device array leaves whose layout has no tiles: on a TPU their real size is padded.
@@ -414,9 +431,7 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
       r.argument_bytes + r.output_bytes - r.alias_bytes + r.temp_bytes + r.constant_bytes;
   if (options.live_curves && !schedule.empty()) {
     const size_t limit = std::max<size_t>(1, options.max_timeline_points);
-    // Each entry instruction has a point, up to the limit: room for those made at once.
-    r.live_timeline.reserve(std::min(limit, schedule.size()));
-    add_timeline(entry, 0, 0, limit, r.live_timeline);
+    add_timeline(entry, limit, r.live_timeline);
     if (r.live_timeline.size() >= options.max_timeline_points) {
       r.notes.push_back(absl::StrCat("the live-bytes timeline stops after ",
                                      r.live_timeline.size(), " points"));

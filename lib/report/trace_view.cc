@@ -164,6 +164,18 @@ void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& w
   std::vector<std::string_view> track_names = {"Steps", "compute"};
   std::map<std::string_view, int, std::less<>> tracks = {{"compute", 1}};
   std::map<std::string_view, std::vector<TraceSlice>, std::less<>> by_track;
+  // Each track's slices, and below every slice written and every counter sample, in vectors
+  // made at their size: grown by doubling, the old and the new would be held at once.
+  {
+    std::map<std::string_view, size_t, std::less<>> counts;
+    std::string_view last;
+    size_t* count = nullptr;
+    for (const TimelineEvent& e : p.timeline) {
+      if (count == nullptr || e.track != last) count = &counts[last = e.track];
+      ++*count;
+    }
+    for (const auto& [track, n] : counts) by_track[track].reserve(n);
+  }
   for (const TimelineEvent& e : p.timeline) {
     auto [it, added] = tracks.try_emplace(e.track, static_cast<int>(track_names.size()));
     if (added) track_names.push_back(e.track);
@@ -176,7 +188,10 @@ void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& w
 
   // Nest each track's slices, keeping a child within its parent when rounding pushed it out
   // (viewers nest by time alone); a slice that encloses another is no leaf.
-  std::vector<Written> written = {{0, nullptr, 0, std::max(0.0, p.step_time_s)}};
+  std::vector<Written> written;
+  written.reserve(1 + p.timeline.size());
+  written.push_back({0, nullptr, 0, std::max(0.0, p.step_time_s)});
+  writer.expect_slices(1 + p.timeline.size());
   std::vector<const TraceSlice*> leaves;
   // Where each track's slices begin in `written` (the step's slice is the first run).
   std::vector<size_t> runs = {0};
@@ -263,6 +278,12 @@ void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& w
   }
 
   std::vector<Sample> samples;
+  // Two work samples at the start and at the end of each leaf; at most one live-bytes sample a
+  // point of the memory analysis's timeline.
+  samples.reserve(2 + 2 * leaves.size() +
+                  (memory == nullptr ? 0
+                   : memory->live_timeline.empty() ? memory->live_curve.size()
+                                                   : memory->live_timeline.size()));
   add_work_counters(p, std::move(leaves), samples);
   const size_t work_samples = samples.size();
   if (memory != nullptr) add_live_bytes_counter(p, *memory, samples);

@@ -63,6 +63,8 @@ class TraceWriter {
   void counter(std::string_view name, double time_s, double value);
   // Closes the document and hands the rest to the sink.
   void finish();
+  // Room for the start texts of this many slices (written in time order), made at once.
+  void expect_slices(size_t n) { starts_.reserve(n); }
 
  private:
   void begin_event();
