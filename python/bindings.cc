@@ -274,6 +274,10 @@ void bind_module(py::module_& m) {
                            py::keep_alive<0, 1>()),
           "source metadata, or None")
       .def_property_readonly(
+          "op_name",
+          [](const Instruction& i) { return std::string(i.op_name()); },
+          "the metadata's op_name, e.g. 'jit(step)/layer_3/dot'; '' when none")
+      .def_property_readonly(
           "attributes",
           [](const Instruction& i) {
             py::dict out;

@@ -39,6 +39,7 @@ class Instruction:
     is_root: bool
     parameter_number: int
     metadata: Optional[OpMetadata]
+    op_name: str
     attributes: Dict[str, str]
     def set_shape(self, shape: str) -> None: ...
     def replace_operand(self, index: int, operand: Instruction) -> None: ...

@@ -285,6 +285,8 @@ def test_module_structure_and_round_trip(h100_text):
     assert [u.name for u in start.users] == ["all-reduce-done"]
     assert start.metadata.op_name == "jit(train_step)/jit(main)/psum"
     assert start.metadata.source_line == 20
+    assert start.op_name == start.metadata.op_name
+    assert m.entry.root.op_name == ""  # a tuple without metadata
     assert start.attributes["channel_id"] == "1"
     assert start.called_computations[0].name == "region_0.1"
     assert m.entry.root.name == "tuple.41" and m.entry.root.is_root
