@@ -138,27 +138,19 @@ int run(const std::vector<std::string>& words) {
   if (!choice.ok()) return fail(choice.status());
   const DeviceSpec* spec = &choice->spec;
   options.topology = choice->topology;
-  // The memory analysis of the module, made once for the trace and the advice.
+  // The text ends with advice, which reads the memory analysis, and the trace shows its live
+  // bytes: then the analysis runs beside the prediction (neither reads the other's results).
+  // Neither shows the allocations themselves (a wide tuple has one per leaf); only the trace
+  // shows the live bytes.
+  const bool text = !args->flag("--json") && !args->flag("--csv");
   std::optional<absl::StatusOr<MemoryReport>> analyzed;
-  auto memory_report = [&]() -> const absl::StatusOr<MemoryReport>& {
-    // Neither shows the allocations themselves (a wide tuple has one per leaf); only the
-    // trace shows the live bytes.
-    if (!analyzed) {
-      analyzed = analyze_memory(*module, *spec,
-                                {.live_curves = args->has("--trace"), .allocations = false});
-    }
-    return *analyzed;
-  };
-  // The text ends with advice, which reads it, and the trace shows its live bytes: then the
-  // memory analysis runs beside the prediction (neither reads the other's results).
   std::optional<absl::StatusOr<Prediction>> predicted;
-  const bool memory_needed =
-      args->has("--trace") || (!args->flag("--json") && !args->flag("--csv"));
-  for_each_concurrently(memory_needed ? 2 : 1, [&](size_t k) {
+  for_each_concurrently(text || args->has("--trace") ? 2 : 1, [&](size_t k) {
     if (k == 0) {
       predicted = predict_step_time(*module, *spec, options);
     } else {
-      memory_report();
+      analyzed = analyze_memory(*module, *spec,
+                                {.live_curves = args->has("--trace"), .allocations = false});
     }
   });
   absl::StatusOr<Prediction>& prediction = *predicted;
@@ -169,7 +161,6 @@ int run(const std::vector<std::string>& words) {
   // What an output must not overwrite: the module read, and a device spec file.
   const std::vector<std::string> inputs = {args->positional[0], loaded->file,
                                            args->get("--device")};
-  const bool text = !args->flag("--json") && !args->flag("--csv");
   // The trace is written while the text report, its advice and the roofline chart are made,
   // each a task of its own (each only reads the prediction and the memory report), the longest
   // first; nothing is written after a failed trace.
