@@ -55,7 +55,9 @@ std::pair<std::string, std::string> split_path(const std::string& path) {
 // A stream buffer that writes into a file descriptor in pieces of 64 KiB, keeping the errno
 // of the first failure (later output is dropped). A piece written whole that fills the buffer
 // (a JSON writer hands over 64 KiB at a time) goes to the file from where it lies, after what
-// the buffer holds, instead of being copied through the buffer.
+// the buffer holds, instead of being copied through the buffer. Each MiB written is handed to
+// the disk at once (sync_file_range, without waiting), so that the fsync before the file takes
+// its name waits for the last MiB only: a trace of 22 MB waited 6-8 ms there, 0.5 with this.
 class FdBuffer : public std::streambuf {
  public:
   explicit FdBuffer(int fd) : fd_(fd), buffer_(64 << 10) {
@@ -83,20 +85,35 @@ class FdBuffer : public std::streambuf {
   std::streamsize xsputn(const char* s, std::streamsize n) override {
     if (n < static_cast<std::streamsize>(buffer_.size())) return std::streambuf::xsputn(s, n);
     drain();
-    if (error_ == 0) error_ = write_all(fd_, std::string_view(s, static_cast<size_t>(n)));
+    if (error_ == 0) write(std::string_view(s, static_cast<size_t>(n)));
     return error_ == 0 ? n : 0;
   }
 
  private:
   void drain() {
     const std::string_view held(pbase(), static_cast<size_t>(pptr() - pbase()));
-    if (error_ == 0 && !held.empty()) error_ = write_all(fd_, held);
+    if (error_ == 0 && !held.empty()) write(held);
     setp(buffer_.data(), buffer_.data() + buffer_.size());
   }
+  void write(std::string_view text) {
+    error_ = write_all(fd_, text);
+    written_ += static_cast<int64_t>(text.size());
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+    if (error_ == 0 && written_ - handed_ >= kHandedBytes) {
+      // Starts the writeback and returns; a file system without it (EINVAL, ESPIPE) is left
+      // to the fsync.
+      (void)::sync_file_range(fd_, handed_, written_ - handed_, SYNC_FILE_RANGE_WRITE);
+      handed_ = written_;
+    }
+#endif
+  }
 
+  static constexpr int64_t kHandedBytes = int64_t{1} << 20;
   int fd_;
   std::vector<char> buffer_;
   int error_ = 0;
+  int64_t written_ = 0;  // bytes written to fd_
+  int64_t handed_ = 0;   // of those, the ones handed to the disk
 };
 
 // Writes what `produce` writes into a stream to `fd`: 0 or the errno of the failure.

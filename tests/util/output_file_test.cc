@@ -205,5 +205,41 @@ TEST_CASE("Pieces of 64 KiB and more written into the stream land in order among
   CHECK(files_in(dir.path()) == 1);
 }
 
+TEST_CASE("An output of several MiB, handed to the disk a MiB at a time, is whole or absent") {
+  // 3,670,016 bytes (3.5 MiB) in pieces of 64 KiB and small ones: past three of the MiB
+  // marks where the written part is handed to the disk before the end.
+  TempDir dir;
+  const fs::path out = dir.path() / "large.json";
+  auto produce = [](std::ostream& stream) {
+    for (int i = 0; i < 56; ++i) {
+      stream << "piece " << i % 10 << ";";  // 8 bytes
+      const std::string piece(65536 - 8, static_cast<char>('a' + i % 26));
+      stream.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    }
+  };
+  std::ostringstream expected;
+  produce(expected);
+  REQUIRE(expected.str().size() == 56 * 65536);
+  REQUIRE(write_output_file(out.string(), produce, "the trace").ok());
+  CHECK(contents_of(out) == expected.str());
+  // A file-size limit of 2.5 MiB stops it after two hand-overs: the old file stays.
+  std::ofstream(out) << "old";
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{5 << 19, 5 << 19};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    const absl::Status s = write_output_file(out.string(), produce, "the trace");
+    _exit(!s.ok() && s.message().find("cannot write the trace to '") == 0 ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(contents_of(out) == "old");
+  CHECK(files_in(dir.path()) == 1);
+}
+
 }  // namespace
 }  // namespace hloroof
