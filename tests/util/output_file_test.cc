@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "util/text_safety.h"
 
 namespace hloroof {
@@ -49,6 +50,27 @@ size_t files_in(const fs::path& dir) {
   size_t n = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir)) ++n;
   return n;
+}
+
+// Writes `produce` to `out`, holding "old", in a child process whose files may grow to `limit`
+// bytes: true when the write failed as it should ("cannot write the trace to '...") and left
+// "old" as it was, alone in its directory.
+bool cut_short_keeps_old(const fs::path& out, absl::FunctionRef<void(std::ostream&)> produce,
+                         rlim_t limit) {
+  std::ofstream(out) << "old";
+  const pid_t child = fork();
+  if (child < 0) return false;
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    const rlimit limits{limit, limit};
+    setrlimit(RLIMIT_FSIZE, &limits);
+    const absl::Status s = write_output_file(out.string(), produce, "the trace");
+    _exit(!s.ok() && s.message().find("cannot write the trace to '") == 0 ? 0 : 1);
+  }
+  int status = 0;
+  if (waitpid(child, &status, 0) != child) return false;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 && contents_of(out) == "old" &&
+         files_in(out.parent_path()) == 1;
 }
 
 TEST_CASE("An output replaces the old file whole and leaves nothing beside it") {
@@ -149,22 +171,7 @@ TEST_CASE("An output produced into a stream is written whole, or not at all") {
   REQUIRE(write_output_file(out.string(), produce, "the trace").ok());
   CHECK(contents_of(out) == expected.str());
   // A file-size limit of 100,000 bytes stops it after the first pieces: the old file stays.
-  std::ofstream(out) << "old";
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    signal(SIGXFSZ, SIG_IGN);
-    const rlimit limit{100000, 100000};
-    setrlimit(RLIMIT_FSIZE, &limit);
-    const absl::Status s = write_output_file(out.string(), produce, "the trace");
-    _exit(!s.ok() && s.message().find("cannot write the trace to '") == 0 ? 0 : 1);
-  }
-  int status = 0;
-  REQUIRE(waitpid(child, &status, 0) == child);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
-  CHECK(contents_of(out) == "old");
-  CHECK(files_in(dir.path()) == 1);
+  CHECK(cut_short_keeps_old(out, produce, 100000));
 }
 
 TEST_CASE("Pieces of 64 KiB and more written into the stream land in order among small ones") {
@@ -187,22 +194,7 @@ TEST_CASE("Pieces of 64 KiB and more written into the stream land in order among
   REQUIRE(write_output_file(out.string(), produce, "the trace").ok());
   CHECK(contents_of(out) == expected.str());
   // A file-size limit of 100,000 bytes stops it at the second large piece: the old file stays.
-  std::ofstream(out) << "old";
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    signal(SIGXFSZ, SIG_IGN);
-    const rlimit limit{100000, 100000};
-    setrlimit(RLIMIT_FSIZE, &limit);
-    const absl::Status s = write_output_file(out.string(), produce, "the trace");
-    _exit(!s.ok() && s.message().find("cannot write the trace to '") == 0 ? 0 : 1);
-  }
-  int status = 0;
-  REQUIRE(waitpid(child, &status, 0) == child);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
-  CHECK(contents_of(out) == "old");
-  CHECK(files_in(dir.path()) == 1);
+  CHECK(cut_short_keeps_old(out, produce, 100000));
 }
 
 TEST_CASE("An output of several MiB, handed to the disk a MiB at a time, is whole or absent") {
@@ -223,22 +215,7 @@ TEST_CASE("An output of several MiB, handed to the disk a MiB at a time, is whol
   REQUIRE(write_output_file(out.string(), produce, "the trace").ok());
   CHECK(contents_of(out) == expected.str());
   // A file-size limit of 2.5 MiB stops it after two hand-overs: the old file stays.
-  std::ofstream(out) << "old";
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    signal(SIGXFSZ, SIG_IGN);
-    const rlimit limit{5 << 19, 5 << 19};
-    setrlimit(RLIMIT_FSIZE, &limit);
-    const absl::Status s = write_output_file(out.string(), produce, "the trace");
-    _exit(!s.ok() && s.message().find("cannot write the trace to '") == 0 ? 0 : 1);
-  }
-  int status = 0;
-  REQUIRE(waitpid(child, &status, 0) == child);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
-  CHECK(contents_of(out) == "old");
-  CHECK(files_in(dir.path()) == 1);
+  CHECK(cut_short_keeps_old(out, produce, 5 << 19));
 }
 
 }  // namespace
