@@ -192,7 +192,10 @@ def wide_parameter(n: int) -> str:
 
 
 def scaling(cli: str, largest: int, runs: int, cpu: bool) -> None:
+    # gen_hlo of the CLI's build tree, else of this checkout's build/.
     gen_hlo = pathlib.Path(cli).resolve().parent.parent / "bench" / "gen_hlo"
+    if not gen_hlo.exists():
+        gen_hlo = ROOT / "build" / "bench" / "gen_hlo"
     # (name, what doubles, [(size, generator)]); gen_hlo's are made by the program.
     sizes = []
     n = 16384
@@ -231,6 +234,7 @@ def scaling(cli: str, largest: int, runs: int, cpu: bool) -> None:
                     subprocess.run([str(gen_hlo), str(module), "--mb", f"{size / 5300:.3f}"],
                                    check=True, stdout=subprocess.DEVNULL)
                 else:
+                    print(f"{'':<22} skipped: no {gen_hlo} (build the benchmarks first)")
                     break
                 # Untimed: the first process to read a file just written pays for its pages
                 # (up to 0.1 s of system time at 7 MB here), which would land on `parse`.
