@@ -140,8 +140,7 @@ int run(const std::vector<std::string>& words) {
   options.topology = choice->topology;
   // The text ends with advice, which reads the memory analysis, and the trace shows its live
   // bytes: then the analysis runs beside the prediction (neither reads the other's results).
-  // Neither shows the allocations themselves (a wide tuple has one per leaf); only the trace
-  // shows the live bytes.
+  // Neither shows the allocations themselves (a wide tuple has one per leaf).
   const bool text = !args->flag("--json") && !args->flag("--csv");
   std::optional<absl::StatusOr<MemoryReport>> analyzed;
   std::optional<absl::StatusOr<Prediction>> predicted;

@@ -106,6 +106,12 @@ void add_work_counters(const Prediction& p, std::vector<const TraceSlice*> leave
 // Samples of the live HBM counter written one per instruction; beyond, one per time.
 constexpr size_t kMaxLiveSamples = 50000;
 
+// The points the live HBM counter is made from: the timeline through the bodies, else the
+// entry's curve.
+const std::vector<LiveBytesPoint>& live_points(const MemoryReport& memory) {
+  return memory.live_timeline.empty() ? memory.live_curve : memory.live_timeline;
+}
+
 // The live HBM bytes of the memory analysis' timeline, one sample where each instruction
 // starts on the compute track (a body's instructions where their first slice starts);
 // instructions without a slice of their own (parameters, tuples...) take the time of the last
@@ -122,8 +128,7 @@ void add_live_bytes_counter(const Prediction& p, const MemoryReport& memory,
   // shows.
   double t = 0;
   std::optional<double> pending;
-  const std::vector<LiveBytesPoint>& points =
-      memory.live_timeline.empty() ? memory.live_curve : memory.live_timeline;
+  const std::vector<LiveBytesPoint>& points = live_points(memory);
   const bool one_per_time = points.size() > kMaxLiveSamples;
   for (const LiveBytesPoint& point : points) {
     double at = t;
@@ -278,12 +283,9 @@ void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& w
   }
 
   std::vector<Sample> samples;
-  // Two work samples at the start and at the end of each leaf; at most one live-bytes sample a
-  // point of the memory analysis's timeline.
-  samples.reserve(2 + 2 * leaves.size() +
-                  (memory == nullptr ? 0
-                   : memory->live_timeline.empty() ? memory->live_curve.size()
-                                                   : memory->live_timeline.size()));
+  // Two work samples to begin with and at most two at each leaf's end; at most one live-bytes
+  // sample a point.
+  samples.reserve(2 + 2 * leaves.size() + (memory == nullptr ? 0 : live_points(*memory).size()));
   add_work_counters(p, std::move(leaves), samples);
   const size_t work_samples = samples.size();
   if (memory != nullptr) add_live_bytes_counter(p, *memory, samples);
