@@ -246,12 +246,14 @@ absl::StatusOr<std::vector<std::string>> split_device_list(std::string_view list
   return devices;
 }
 
+int cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
 void for_each_concurrently(size_t n, const std::function<void(size_t)>& task) {
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next++; i < n; i = next++) task(i);
   };
-  const size_t threads = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  const size_t threads = std::min<size_t>(n, static_cast<size_t>(cores()));
   std::vector<std::thread> helpers;
   for (size_t t = 1; t < threads; ++t) {
     try {

@@ -110,9 +110,12 @@ void keep_until_exit(T&&... objects);
 // prediction (`predict`, `advise`), and the trace is written while the text report and its
 // advice are made, each a task (tests/predict/concurrent_analysis_test.cc).
 
-// Runs task(0), ..., task(n - 1), each once, on at most std::thread::hardware_concurrency()
-// threads, the caller's among them, and returns when all are done; one after the other where
-// that number is unknown or no thread can be started. Tasks must not depend on each other.
+// The threads that run at once: std::thread::hardware_concurrency(), 1 where it is unknown.
+int cores();
+
+// Runs task(0), ..., task(n - 1), each once, on at most cores() threads, the caller's among
+// them, and returns when all are done; one after the other where no thread can be started.
+// Tasks must not depend on each other.
 void for_each_concurrently(size_t n, const std::function<void(size_t)>& task);
 
 // ---- Details of the templates above.

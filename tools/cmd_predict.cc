@@ -177,7 +177,8 @@ int run(const std::vector<std::string>& words) {
                        : write_output_file(
                              args->get("--trace"),
                              [&](std::ostream& out) {
-                               write_prediction_trace_json(out, *prediction, &*memory);
+                               write_prediction_trace_json(out, *prediction, &*memory,
+                                                           cores());
                              },
                              "the trace", inputs);
     });

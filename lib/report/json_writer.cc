@@ -5,8 +5,6 @@
 namespace hloroof::report_internal {
 namespace {
 
-// The buffer's size: a flush's worth and as much again before a container closes.
-constexpr size_t kBufferBytes = 128 << 10;
 // No double has these bits in the table: NaN is written as null, never looked up.
 constexpr uint64_t kNoDouble = 0x7ff8000000000001ull;
 
@@ -24,13 +22,13 @@ class TextAdapter final : public nlohmann::detail::output_adapter_protocol<char>
 
 }  // namespace
 
-JsonText::JsonText(std::string& out, std::ostream* sink)
+JsonText::JsonText(std::string& out, std::ostream* sink, size_t buffer_bytes)
     : out_(out),
       sink_(sink),
-      buffer_(new char[kBufferBytes]),
+      buffer_(new char[buffer_bytes]),
       begin_(buffer_.get()),
       cursor_(begin_),
-      end_(begin_ + kBufferBytes) {}
+      end_(begin_ + buffer_bytes) {}
 
 JsonText::~JsonText() {
   if (sink_ == nullptr) hand_over();
@@ -42,6 +40,13 @@ void JsonText::hand_over() {
   } else {
     out_.append(begin_, held());
   }
+  cursor_ = begin_;
+}
+
+void JsonText::write_to(std::ostream& sink) {
+  sink.write(out_.data(), static_cast<std::streamsize>(out_.size()));
+  out_.clear();
+  sink.write(begin_, static_cast<std::streamsize>(held()));
   cursor_ = begin_;
 }
 

@@ -218,7 +218,10 @@ class JsonText {
  public:
   using Json = nlohmann::ordered_json;
 
-  JsonText(std::string& out, std::ostream* sink);
+  // The buffer's size when none is given: a flush's worth and as much again.
+  static constexpr size_t kBufferBytes = 128 << 10;
+
+  JsonText(std::string& out, std::ostream* sink, size_t buffer_bytes = kBufferBytes);
   ~JsonText();
   JsonText(const JsonText&) = delete;
   JsonText& operator=(const JsonText&) = delete;
@@ -267,6 +270,9 @@ class JsonText {
   }
   // Hands what is held to the sink or `out`.
   void hand_over();
+  // Without a sink: writes to `sink` what `out` was given, then what is held, and empties both
+  // (a piece of a document made apart from the rest, written in its turn).
+  void write_to(std::ostream& sink);
 
  private:
   static constexpr size_t kFlushBytes = 64 << 10;

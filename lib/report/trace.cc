@@ -33,11 +33,12 @@ bool same_bits(double a, double b) {
 
 TraceWriter::TraceWriter(std::string& out, std::ostream* sink) : text_(out, sink) {
   // The document's keys in sorted order: "displayTimeUnit" before "traceEvents".
-  text_.append(R"({"displayTimeUnit":"ns","traceEvents":[)");
-  text_.append(
-      R"({"args":{"name":"hloroof predicted step"},"name":"process_name","ph":"M","pid":1})");
+  text_.append(kHead);
   first_event_ = false;
 }
+
+TraceWriter::TraceWriter(std::string& spill, Piece piece)
+    : text_(spill, nullptr, piece.buffer_bytes), first_event_(false) {}
 
 void TraceWriter::begin_event() {
   text_.flush_if_full();
@@ -151,7 +152,7 @@ void TraceWriter::counter(std::string_view name, double time_s, double value) {
 }
 
 void TraceWriter::finish() {
-  text_.append("]}", 2);
+  text_.append(kTail);
   text_.hand_over();
 }
 

@@ -1,9 +1,14 @@
 // The predicted timeline as a Chrome trace: what Trace Viewer shows of a profiled step, drawn
 // from the prediction before anything runs.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <optional>
+#include <system_error>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "hloroof/report.h"
@@ -149,7 +154,33 @@ struct Written {
   double start_s, duration_s;
 };
 
-void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& writer) {
+// The trace's events made ready, in the order they are written: each track's two metadata
+// events, the slices in time order, then the counter samples. Any run of them can then be
+// written on its own (pieces of one trace on several threads at once).
+class TraceEvents {
+ public:
+  TraceEvents(const Prediction& p, const MemoryReport* memory);
+  TraceEvents(const TraceEvents&) = delete;
+  TraceEvents& operator=(const TraceEvents&) = delete;
+
+  // Tracks, slices and counter samples: the events write() counts.
+  size_t size() const { return track_names_.size() + written_.size() + samples_.size(); }
+  size_t slices() const { return written_.size(); }
+  // About how many bytes of text event `i` takes (pieces of a trace are cut by it).
+  size_t text_bytes(size_t i) const;
+  // Events [begin, end) into `writer`.
+  void write(TraceWriter& writer, size_t begin, size_t end) const;
+
+ private:
+  const Prediction& p_;
+  std::vector<std::string_view> track_names_;
+  // Each track's slices (the written ones point into them).
+  std::map<std::string_view, std::vector<TraceSlice>, std::less<>> by_track_;
+  std::vector<Written> written_;
+  std::vector<Sample> samples_;
+};
+
+TraceEvents::TraceEvents(const Prediction& p, const MemoryReport* memory) : p_(p) {
   absl::flat_hash_map<const Instruction*, const OpPrediction*> by_instruction;
   detail::StringViewMap<const OpPrediction*> by_name;  // names hashed a word at a time
   for (const OpPrediction& op : p.ops) {
@@ -166,9 +197,8 @@ void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& w
   };
 
   // The Steps track, the compute stream, then the async streams in order of first use.
-  std::vector<std::string_view> track_names = {"Steps", "compute"};
+  track_names_ = {"Steps", "compute"};
   std::map<std::string_view, int, std::less<>> tracks = {{"compute", 1}};
-  std::map<std::string_view, std::vector<TraceSlice>, std::less<>> by_track;
   // Each track's slices, and below every slice written and every counter sample, in vectors
   // made at their size: grown by doubling, the old and the new would be held at once.
   {
@@ -179,28 +209,23 @@ void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& w
       if (count == nullptr || e.track != last) count = &counts[last = e.track];
       ++*count;
     }
-    for (const auto& [track, n] : counts) by_track[track].reserve(n);
+    for (const auto& [track, n] : counts) by_track_[track].reserve(n);
   }
   for (const TimelineEvent& e : p.timeline) {
-    auto [it, added] = tracks.try_emplace(e.track, static_cast<int>(track_names.size()));
-    if (added) track_names.push_back(e.track);
+    auto [it, added] = tracks.try_emplace(e.track, static_cast<int>(track_names_.size()));
+    if (added) track_names_.push_back(e.track);
     const double start = std::max(0.0, e.start_s);
-    by_track[e.track].push_back({&e, op_of(e), start, start + std::max(0.0, e.duration_s)});
-  }
-  for (size_t t = 0; t < track_names.size(); ++t) {
-    writer.track(static_cast<int64_t>(t), track_names[t]);
+    by_track_[e.track].push_back({&e, op_of(e), start, start + std::max(0.0, e.duration_s)});
   }
 
   // Nest each track's slices, keeping a child within its parent when rounding pushed it out
   // (viewers nest by time alone); a slice that encloses another is no leaf.
-  std::vector<Written> written;
-  written.reserve(1 + p.timeline.size());
-  written.push_back({0, nullptr, 0, std::max(0.0, p.step_time_s)});
-  writer.expect_slices(1 + p.timeline.size());
+  written_.reserve(1 + p.timeline.size());
+  written_.push_back({0, nullptr, 0, std::max(0.0, p.step_time_s)});
   std::vector<const TraceSlice*> leaves;
-  // Where each track's slices begin in `written` (the step's slice is the first run).
+  // Where each track's slices begin in `written_` (the step's slice is the first run).
   std::vector<size_t> runs = {0};
-  for (auto& [track, slices] : by_track) {
+  for (auto& [track, slices] : by_track_) {
     // Most often in order already (a timeline is made in time order): then left as it is.
     const auto before = [](const TraceSlice& a, const TraceSlice& b) {
       if (a.start_s != b.start_s) return a.start_s < b.start_s;
@@ -228,9 +253,9 @@ void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& w
       open.push_back(&s);
     }
     const int tid = tracks.find(track)->second;
-    runs.push_back(written.size());
+    runs.push_back(written_.size());
     for (const TraceSlice& s : slices) {
-      written.push_back({tid, &s, s.start_s, s.end_s - s.start_s});
+      written_.push_back({tid, &s, s.start_s, s.end_s - s.start_s});
       if (s.leaf) leaves.push_back(&s);
     }
   }
@@ -242,34 +267,73 @@ void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& w
     if (a.start_s != b.start_s) return a.start_s < b.start_s;
     return a.duration_s > b.duration_s;
   };
-  runs.push_back(written.size());
-  bool runs_sorted = std::none_of(written.begin(), written.end(), [](const Written& w) {
+  runs.push_back(written_.size());
+  bool runs_sorted = std::none_of(written_.begin(), written_.end(), [](const Written& w) {
     return std::isnan(w.start_s) || std::isnan(w.duration_s);
   });
   for (size_t r = 0; r + 1 < runs.size() && runs_sorted; ++r) {
-    runs_sorted = std::is_sorted(written.begin() + static_cast<std::ptrdiff_t>(runs[r]),
-                                 written.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]),
+    runs_sorted = std::is_sorted(written_.begin() + static_cast<std::ptrdiff_t>(runs[r]),
+                                 written_.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]),
                                  first);
   }
   if (runs_sorted) {
     for (size_t r = 1; r + 1 < runs.size(); ++r) {
-      std::inplace_merge(written.begin(),
-                         written.begin() + static_cast<std::ptrdiff_t>(runs[r]),
-                         written.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]), first);
+      std::inplace_merge(written_.begin(),
+                         written_.begin() + static_cast<std::ptrdiff_t>(runs[r]),
+                         written_.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]), first);
     }
   } else {
-    std::stable_sort(written.begin(), written.end(), first);
+    std::stable_sort(written_.begin(), written_.end(), first);
+  }
+
+  // Two work samples to begin with and at most two at each leaf's end; at most one live-bytes
+  // sample a point.
+  samples_.reserve(2 + 2 * leaves.size() +
+                   (memory == nullptr ? 0 : live_points(*memory).size()));
+  add_work_counters(p, std::move(leaves), samples_);
+  const size_t work_samples = samples_.size();
+  if (memory != nullptr) add_live_bytes_counter(p, *memory, samples_);
+  // In time order, the work counters' before the live bytes' at one time. Each list is made
+  // in time order, so merging them (stable, linear) is the stable sort; a time that is not a
+  // number leaves the sort to decide, as it did.
+  auto earlier = [](const Sample& a, const Sample& b) { return a.time_s < b.time_s; };
+  const auto middle = samples_.begin() + static_cast<std::ptrdiff_t>(work_samples);
+  if (std::none_of(samples_.begin(), samples_.end(),
+                   [](const Sample& s) { return std::isnan(s.time_s); }) &&
+      std::is_sorted(samples_.begin(), middle, earlier) &&
+      std::is_sorted(middle, samples_.end(), earlier)) {
+    std::inplace_merge(samples_.begin(), middle, samples_.end(), earlier);
+  } else {
+    std::stable_sort(samples_.begin(), samples_.end(), earlier);
+  }
+}
+
+size_t TraceEvents::text_bytes(size_t i) const {
+  // Measured on the corpus's largest modules: a counter sample ~100 bytes, a slice without an
+  // op record ~150, an op's slice ~400 and its explanation.
+  if (i < track_names_.size()) return 200;
+  i -= track_names_.size();
+  if (i >= written_.size()) return 100;
+  const TraceSlice* s = written_[i].slice;
+  return s == nullptr || s->op == nullptr ? 150 : 400 + s->op->explanation.size();
+}
+
+void TraceEvents::write(TraceWriter& writer, size_t begin, size_t end) const {
+  const size_t tracks = track_names_.size(), slices = tracks + written_.size();
+  for (size_t t = begin; t < std::min(end, tracks); ++t) {
+    writer.track(static_cast<int64_t>(t), track_names_[t]);
   }
   std::vector<TraceArg> args;
-  for (const Written& w : written) {
+  for (size_t i = std::max(begin, tracks); i < std::min(end, slices); ++i) {
+    const Written& w = written_[i - tracks];
     if (w.slice == nullptr) {
-      args = {{"device", p.device},
-              {"topology", p.topology},
-              {"step_time_s", p.step_time_s},
-              {"roofline_step_time_s", p.roofline_step_time_s},
-              {"hfu", p.hfu},
-              {"flops", p.flops},
-              {"hbm_bytes", p.hbm_bytes}};
+      args = {{"device", p_.device},
+              {"topology", p_.topology},
+              {"step_time_s", p_.step_time_s},
+              {"roofline_step_time_s", p_.roofline_step_time_s},
+              {"hfu", p_.hfu},
+              {"flops", p_.flops},
+              {"hbm_bytes", p_.hbm_bytes}};
       writer.slice(w.track, "predicted step", w.start_s, w.duration_s, args);
       continue;
     }
@@ -281,29 +345,65 @@ void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& w
     args = {{"depth", int64_t{w.slice->event->depth}}};
     writer.slice(w.track, w.slice->event->name, w.start_s, w.duration_s, args);
   }
-
-  std::vector<Sample> samples;
-  // Two work samples to begin with and at most two at each leaf's end; at most one live-bytes
-  // sample a point.
-  samples.reserve(2 + 2 * leaves.size() + (memory == nullptr ? 0 : live_points(*memory).size()));
-  add_work_counters(p, std::move(leaves), samples);
-  const size_t work_samples = samples.size();
-  if (memory != nullptr) add_live_bytes_counter(p, *memory, samples);
-  // In time order, the work counters' before the live bytes' at one time. Each list is made
-  // in time order, so merging them (stable, linear) is the stable sort; a time that is not a
-  // number leaves the sort to decide, as it did.
-  auto earlier = [](const Sample& a, const Sample& b) { return a.time_s < b.time_s; };
-  const auto middle = samples.begin() + static_cast<std::ptrdiff_t>(work_samples);
-  if (std::none_of(samples.begin(), samples.end(),
-                   [](const Sample& s) { return std::isnan(s.time_s); }) &&
-      std::is_sorted(samples.begin(), middle, earlier) &&
-      std::is_sorted(middle, samples.end(), earlier)) {
-    std::inplace_merge(samples.begin(), middle, samples.end(), earlier);
-  } else {
-    std::stable_sort(samples.begin(), samples.end(), earlier);
+  for (size_t i = std::max(begin, slices); i < end; ++i) {
+    const Sample& s = samples_[i - slices];
+    writer.counter(s.counter, s.time_s, s.value);
   }
-  for (const Sample& s : samples) writer.counter(s.counter, s.time_s, s.value);
-  writer.finish();
+}
+
+// Pieces of the text a thread makes before it writes them, in bytes: large enough that
+// threads seldom wait for each other's turn, small enough to be held at once by each.
+constexpr size_t kPieceBytes = 256 << 10;
+
+// The events written as pieces of about kPieceBytes, made by `threads` threads at once (each
+// takes the next piece not taken, makes it, then writes it when every piece before it is
+// written), between the document's head and tail.
+void write_in_pieces(std::ostream& out, const TraceEvents& events, int threads) {
+  // Where each piece begins: events [starts[k], starts[k + 1]).
+  std::vector<size_t> starts = {0};
+  size_t bytes = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (bytes >= kPieceBytes) {
+      starts.push_back(i);
+      bytes = 0;
+    }
+    bytes += events.text_bytes(i);
+  }
+  starts.push_back(events.size());
+  const size_t pieces = starts.size() - 1;
+
+  out.write(TraceWriter::kHead.data(), static_cast<std::streamsize>(TraceWriter::kHead.size()));
+  std::atomic<size_t> next{0};
+  std::mutex mutex;
+  std::condition_variable written;
+  size_t turn = 0;  // the piece to be written next
+  const size_t slices_each = events.slices() / static_cast<size_t>(threads) + 1;
+  auto work = [&] {
+    std::string spill;
+    // Room for a piece and an event past it (an event is written whole once begun).
+    TraceWriter writer(spill, TraceWriter::Piece{2 * kPieceBytes});
+    writer.expect_slices(slices_each);
+    for (size_t k = next++; k < pieces; k = next++) {
+      events.write(writer, starts[k], starts[k + 1]);
+      std::unique_lock<std::mutex> lock(mutex);
+      written.wait(lock, [&] { return turn == k; });
+      writer.write_piece_to(out);
+      ++turn;
+      lock.unlock();
+      written.notify_all();
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // the threads started, this one among them, take every piece
+    }
+  }
+  work();
+  for (std::thread& h : helpers) h.join();
+  out.write(TraceWriter::kTail.data(), static_cast<std::streamsize>(TraceWriter::kTail.size()));
 }
 
 }  // namespace
@@ -311,15 +411,25 @@ void write_trace(const Prediction& p, const MemoryReport* memory, TraceWriter& w
 std::string prediction_to_trace_json(const Prediction& p, const MemoryReport* memory) {
   std::string out;
   TraceWriter writer(out, nullptr);
-  write_trace(p, memory, writer);
+  const TraceEvents events(p, memory);
+  writer.expect_slices(events.slices());
+  events.write(writer, 0, events.size());
+  writer.finish();
   return out;
 }
 
 void write_prediction_trace_json(std::ostream& out, const Prediction& p,
-                                 const MemoryReport* memory) {
+                                 const MemoryReport* memory, int threads) {
+  const TraceEvents events(p, memory);
+  if (threads > 1) {
+    write_in_pieces(out, events, threads);
+    return;
+  }
   std::string buffer;
   TraceWriter writer(buffer, &out);
-  write_trace(p, memory, writer);
+  writer.expect_slices(events.slices());
+  events.write(writer, 0, events.size());
+  writer.finish();
 }
 
 }  // namespace hloroof

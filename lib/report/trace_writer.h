@@ -41,6 +41,21 @@ class TraceWriter {
   // Writes to `out` (at finish()); with a `sink`, hands the text to it in pieces of about
   // 64 KiB, and at finish(). Opens the document and writes the process name event.
   TraceWriter(std::string& out, std::ostream* sink);
+  // A writer of a run of events within a document opened elsewhere (a piece of it made apart
+  // from the rest, on another thread): each event it writes follows another (a comma first).
+  // The text goes to `spill` while its buffer of `buffer_bytes` is full, and all of it to a
+  // sink at write_piece_to(). The document's first text (the process name event included) is
+  // kHead; its last, kTail.
+  struct Piece {
+    size_t buffer_bytes;
+  };
+  TraceWriter(std::string& spill, Piece piece);
+  static constexpr std::string_view kHead =
+      R"({"displayTimeUnit":"ns","traceEvents":[)"
+      R"({"args":{"name":"hloroof predicted step"},"name":"process_name","ph":"M","pid":1})";
+  static constexpr std::string_view kTail = "]}";
+  // Writes to `sink` what the events since the last call made, and empties the writer.
+  void write_piece_to(std::ostream& sink) { text_.write_to(sink); }
 
   // A track's two metadata events (its name, and its place: `tid`).
   void track(int64_t tid, std::string_view name);

@@ -125,9 +125,10 @@ TEST_CASE("trace, text report and advice of one prediction at once: as one after
   REQUIRE(prediction.ok());
   absl::StatusOr<MemoryReport> memory = analyze_memory(*module, target->spec);
   REQUIRE(memory.ok());
-  auto trace = [&] {
+  // On two threads of its own, as the command writes it (a trace of about 500 KB: two pieces).
+  auto trace = [&](int threads) {
     std::ostringstream out;
-    write_prediction_trace_json(out, *prediction, &*memory);
+    write_prediction_trace_json(out, *prediction, &*memory, threads);
     return out.str();
   };
   auto report = [&] {
@@ -138,15 +139,18 @@ TEST_CASE("trace, text report and advice of one prediction at once: as one after
     absl::StatusOr<Advice> a = advise(*module, *prediction, *memory, target->spec, {.top = 5});
     return a.ok() ? render_advice_text(*a) : std::string(a.status().message());
   };
-  const std::vector<std::string> sequential = {trace(), report(), advice()};
+  const std::vector<std::string> sequential = {trace(2), report(), advice()};
   CHECK(sequential[0].starts_with("{"));
+  CHECK(sequential[0].size() > 256 << 10);
+  CHECK(sequential[0] == trace(1));
   CHECK(sequential[1].find("step time") != std::string::npos);
   CHECK(!sequential[2].empty());
   for (int round = 0; round < 3; ++round) {
     std::vector<std::string> concurrent(3);
     std::latch start(3);
     std::vector<std::thread> threads;
-    const std::vector<std::function<std::string()>> work = {trace, report, advice};
+    const std::vector<std::function<std::string()>> work = {[&] { return trace(2); }, report,
+                                                            advice};
     for (size_t k = 0; k < work.size(); ++k) {
       threads.emplace_back([&, k] {
         start.arrive_and_wait();

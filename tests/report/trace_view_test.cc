@@ -318,17 +318,16 @@ ENTRY e {
   }
 }
 
-TEST_CASE("the trace written to a stream is the text prediction_to_trace_json returns") {
-  // 2000 ops of about 1 KB of args each: the writer hands the stream its text in pieces of
-  // 64 KiB, so the streamed trace is the joined pieces of about 2 MB.
+// sample_prediction() and 2000 ops of about 1 KB of args each (their texts in `texts`): a
+// trace of about 2 MB.
+Prediction large_prediction(TextPool& texts) {
   Prediction prediction = sample_prediction();
   const OpPrediction op = prediction.ops.front();
   const TimelineEvent event = prediction.timeline.front();
-  const auto texts = std::make_shared<TextPool>();  // outlives the records that view it
-  const std::string_view explanation = texts->save(std::string(900, 'x') + "\n\"quoted\" \xff");
+  const std::string_view explanation = texts.save(std::string(900, 'x') + "\n\"quoted\" \xff");
   for (int i = 0; i < 2000; ++i) {
     OpPrediction copy = op;
-    copy.name = texts->save("extra." + std::to_string(i));
+    copy.name = texts.save("extra." + std::to_string(i));
     copy.explanation = explanation;
     prediction.ops.push_back(copy);
     TimelineEvent e = event;
@@ -337,12 +336,34 @@ TEST_CASE("the trace written to a stream is the text prediction_to_trace_json re
     e.start_s = prediction.step_time_s * i / 2000;
     prediction.timeline.push_back(e);
   }
+  return prediction;
+}
+
+TEST_CASE("the trace written to a stream is the text prediction_to_trace_json returns") {
+  // The writer hands the stream its text in pieces of 64 KiB, so the streamed trace is the
+  // joined pieces of about 2 MB.
+  TextPool texts;  // outlives the records that view it
+  const Prediction prediction = large_prediction(texts);
   const std::string text = prediction_to_trace_json(prediction);
   CHECK(text.size() > 2000 * 900);
   std::ostringstream out;
   write_prediction_trace_json(out, prediction);
   CHECK(out.str() == text);
   CHECK(json::parse(text, nullptr, false, false).is_discarded() == false);
+}
+
+TEST_CASE("a trace made by several threads is the text one thread makes") {
+  // About 2 MB: eight or more pieces of about 256 KiB, each made by whichever thread takes it
+  // and written in order; the doubles and repeated texts each thread keeps are its own.
+  TextPool texts;
+  const Prediction prediction = large_prediction(texts);
+  const std::string text = prediction_to_trace_json(prediction);
+  for (const int threads : {2, 3, 8}) {
+    INFO(threads << " threads");
+    std::ostringstream out;
+    write_prediction_trace_json(out, prediction, nullptr, threads);
+    CHECK(out.str() == text);
+  }
 }
 
 }  // namespace

@@ -145,9 +145,11 @@ absl::StatusOr<std::string> render_text_report(const Prediction& prediction,
 std::string prediction_to_trace_json(const Prediction& prediction,
                                      const MemoryReport* memory = nullptr);
 // The same text written to `out` as it is produced: a trace holds several times the bytes of
-// its module, and only about 64 KiB of it is held in memory at a time. The caller checks `out`.
+// its module, and only about 64 KiB of it is held in memory at a time. With `threads` > 1,
+// that many threads make it at once, each a piece of about 256 KiB in turn, written in order
+// (the same text). The caller checks `out`.
 void write_prediction_trace_json(std::ostream& out, const Prediction& prediction,
-                                 const MemoryReport* memory = nullptr);
+                                 const MemoryReport* memory = nullptr, int threads = 1);
 
 struct RooflineViewOptions {
   bool by_category = false;  // one point per category instead of one per op
