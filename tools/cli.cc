@@ -19,6 +19,7 @@
 #include "hloroof/platform.h"
 #include "hloroof/topology.h"
 #include "hloroof/units.h"
+#include "report/csv_text.h"
 #include "report/wrap.h"
 #include "util/absl_compat.h"
 #include "util/edit_distance.h"
@@ -160,28 +161,15 @@ std::string csv_line(const std::vector<std::string>& cells) {
   std::string out;
   for (size_t k = 0; k < cells.size(); ++k) {
     if (k > 0) out += ',';
-    const std::string& c = cells[k];
-    if (c.find_first_of(",\"\r\n") == std::string::npos) {
-      out += c;
-      continue;
-    }
-    out += '"';
-    for (char ch : c) {
-      if (ch == '"') out += '"';
-      out += ch;
-    }
-    out += '"';
+    report_internal::append_csv_cell(out, cells[k]);
   }
   return out + "\n";
 }
 
 std::string csv_number(double value) {
-  // The fewest digits that read back as the same double: 3 for 3.0, 0.1 for 0.1.
-  for (int digits = 15; digits <= 17; ++digits) {
-    std::string text = absl::StrFormat("%.*g", digits, value);
-    if (std::strtod(text.c_str(), nullptr) == value || !std::isfinite(value)) return text;
-  }
-  return absl::StrFormat("%.17g", value);
+  std::string out;
+  report_internal::append_csv_number(out, value);
+  return out;
 }
 
 std::string message_text(std::string_view prefix, std::string_view message) {

@@ -75,6 +75,8 @@ absl::StatusOr<ModelFlops> model_flops_option(const Args& args);
 // empty cell.
 std::string csv_line(const std::vector<std::string>& cells);
 std::string csv_number(double value);
+// A table of many rows is written cell by cell: report_internal::append_csv_cell and
+// append_csv_number (report/csv_text.h), which these two use.
 
 // The one way a message reaches stderr: `prefix` ("error: ", "warning: ", "note: ", or "")
 // and `message`, its control characters escaped (printable: names come from files) and each

@@ -7,7 +7,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cli.h"
 #include "commands.h"
@@ -112,11 +111,15 @@ int run(const std::vector<std::string>& words) {
   if (args->flag("--csv")) {
     std::vector<const Prediction*> each;
     for (const Prediction& p : predictions) each.push_back(&p);
-    std::cout << ops_csv(each, true);
+    write_ops_csv(std::cout, each, true);
   } else if (args->flag("--json")) {
-    std::vector<std::string> objects;
-    for (const Prediction& p : predictions) objects.push_back(prediction_to_json(p));
-    std::cout << "[" << absl::StrJoin(objects, ",\n") << "]\n";
+    // Each device's document written as it is made, as `predict --json` writes one.
+    std::cout << "[";
+    for (size_t k = 0; k < predictions.size(); ++k) {
+      if (k > 0) std::cout << ",\n";
+      write_prediction_json(predictions[k], std::cout);
+    }
+    std::cout << "]\n";
   } else {
     std::cout << banner_text(*loaded) << render_comparison(predictions, top);
     // Each device's JSON says it in its assumptions; the table shows none.

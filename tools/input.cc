@@ -6,6 +6,7 @@
 #include <optional>
 #include <system_error>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -17,6 +18,7 @@
 #include "hloroof/profile.h"
 #include "nlohmann/json.hpp"
 #include "hloroof/units.h"
+#include "report/csv_text.h"
 #include "report/wrap.h"
 #include "util/absl_compat.h"
 #include "util/text_safety.h"
@@ -388,7 +390,8 @@ absl::Status check_same_platform(const MeasuredDevice& measured, const DeviceSpe
       measured.device.empty() ? "for that device" : measured.device));
 }
 
-std::string ops_csv(const std::vector<const Prediction*>& predictions, bool device_column) {
+void write_ops_csv(std::ostream& out_stream, const std::vector<const Prediction*>& predictions,
+                   bool device_column) {
   std::vector<std::string> header = {
       "name", "opcode", "computation", "category", "op_name", "multiplier", "time_s",
       "total_time_s", "roofline_time_s", "total_roofline_time_s", "efficiency", "model",
@@ -398,50 +401,78 @@ std::string ops_csv(const std::vector<const Prediction*>& predictions, bool devi
       "collective.hidden_s", "async.stream", "async.start", "async.done", "async.latency_s",
       "async.hidden_s", "async.exposed_s", "explanation"};
   if (device_column) header.insert(header.begin(), "device");
+  constexpr size_t kFlushBytes = 64 << 10;
   std::string out = csv_line(header);
+  // Each row written cell by cell; an explanation (a text of the prediction's pool, shared by
+  // the ops it explains) quoted once.
+  using report_internal::append_csv_cell;
+  using report_internal::append_csv_number;
+  absl::flat_hash_map<std::pair<const char*, size_t>, std::string> quoted;
   for (const Prediction* p : predictions) {
     const std::string device = absl::StrCat(p->device, ":", p->topology);
     for (const OpPrediction& op : p->ops) {
       const CollectivePrediction* c = op.collective.get();
       const AsyncPrediction* a = op.async.get();
-      std::vector<std::string> row = {std::string(op.name),
-                                      std::string(op.opcode),
-                                      std::string(op.computation),
-                                      std::string(op.category),
-                                      std::string(op.op_name),
-                                      csv_number(op.multiplier),
-                                      csv_number(op.time_s),
-                                      csv_number(op.total_time_s),
-                                      csv_number(op.roofline_time_s),
-                                      csv_number(op.total_roofline_time_s),
-                                      csv_number(op.efficiency),
-                                      std::string(op.model),
-                                      std::string(op_bound_name(op)),
-                                      std::string(resource_name(op)),
-                                      csv_number(op.flops),
-                                      csv_number(op.matrix_flops),
-                                      csv_number(op.transcendentals),
-                                      csv_number(op.hbm_bytes),
-                                      csv_number(op.on_chip_bytes),
-                                      csv_number(op.host_bytes),
-                                      c ? c->kind : "",
-                                      c ? csv_number(c->payload_bytes) : "",
-                                      c ? absl::StrCat(c->group_size) : "",
-                                      c ? csv_number(c->time_s) : "",
-                                      c ? csv_number(c->exposed_s) : "",
-                                      c ? csv_number(c->hidden_s) : "",
-                                      a ? a->stream : "",
-                                      a ? a->start : "",
-                                      a ? a->done : "",
-                                      a ? csv_number(a->latency_s) : "",
-                                      a ? csv_number(a->hidden_s) : "",
-                                      a ? csv_number(a->exposed_s) : "",
-                                      std::string(op.explanation)};
-      if (device_column) row.insert(row.begin(), device);
-      out += csv_line(row);
+      if (device_column) {
+        append_csv_cell(out, device);
+        out += ',';
+      }
+      for (std::string_view text : {op.name, op.opcode, op.computation, op.category,
+                                     op.op_name}) {
+        append_csv_cell(out, text);
+        out += ',';
+      }
+      for (double x : {op.multiplier, op.time_s, op.total_time_s, op.roofline_time_s,
+                       op.total_roofline_time_s, op.efficiency}) {
+        append_csv_number(out, x);
+        out += ',';
+      }
+      for (std::string_view text : {op.model, op_bound_name(op), resource_name(op)}) {
+        append_csv_cell(out, text);
+        out += ',';
+      }
+      for (double x : {op.flops, op.matrix_flops, op.transcendentals, op.hbm_bytes,
+                       op.on_chip_bytes, op.host_bytes}) {
+        append_csv_number(out, x);
+        out += ',';
+      }
+      if (c != nullptr) {
+        append_csv_cell(out, c->kind);
+        out += ',';
+        append_csv_number(out, c->payload_bytes);
+        absl::StrAppend(&out, ",", c->group_size, ",");
+        for (double x : {c->time_s, c->exposed_s, c->hidden_s}) {
+          append_csv_number(out, x);
+          out += ',';
+        }
+      } else {
+        out += ",,,,,,";
+      }
+      if (a != nullptr) {
+        for (std::string_view text : {std::string_view(a->stream), std::string_view(a->start),
+                                       std::string_view(a->done)}) {
+          append_csv_cell(out, text);
+          out += ',';
+        }
+        for (double x : {a->latency_s, a->hidden_s, a->exposed_s}) {
+          append_csv_number(out, x);
+          out += ',';
+        }
+      } else {
+        out += ",,,,,,";
+      }
+      const std::string_view e = op.explanation;
+      auto [it, added] = quoted.try_emplace(std::pair(e.data(), e.size()));
+      if (added) append_csv_cell(it->second, e);
+      out += it->second;
+      out += '\n';
+      if (out.size() >= kFlushBytes) {
+        out_stream << out;
+        out.clear();
+      }
     }
   }
-  return out;
+  out_stream << out;
 }
 
 }  // namespace hloroof::cli

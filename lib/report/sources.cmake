@@ -7,6 +7,7 @@ target_sources(hloroof_report PRIVATE ${CMAKE_CURRENT_LIST_DIR}/roofline_svg.cc)
 target_sources(hloroof_report PRIVATE ${CMAKE_CURRENT_LIST_DIR}/trace.cc)
 target_sources(hloroof_report PRIVATE ${CMAKE_CURRENT_LIST_DIR}/text_table.cc)
 target_sources(hloroof_report PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/csv_text.cc
   ${CMAKE_CURRENT_LIST_DIR}/json_writer.cc
   ${CMAKE_CURRENT_LIST_DIR}/prediction_json.cc
   ${CMAKE_CURRENT_LIST_DIR}/prediction_text.cc

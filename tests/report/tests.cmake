@@ -20,6 +20,7 @@ target_link_libraries(report_test PRIVATE protobuf::libprotobuf)
 # Rendered charts go under the build tree.
 target_compile_definitions(report_test PRIVATE HLOROOF_TEST_OUT="${CMAKE_CURRENT_BINARY_DIR}")
 # The JSON writer the commands stream their reports with (lib/report/json_writer.h).
-hloroof_add_test(json_writer_test ${CMAKE_CURRENT_LIST_DIR}/json_writer_test.cc)
+hloroof_add_test(json_writer_test ${CMAKE_CURRENT_LIST_DIR}/json_writer_test.cc
+                                  ${CMAKE_CURRENT_LIST_DIR}/csv_text_test.cc)
 target_include_directories(json_writer_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 target_link_libraries(json_writer_test PRIVATE nlohmann_json::nlohmann_json)

@@ -29,7 +29,8 @@
 namespace hloroof {
 
 // {"device", "topology", "warnings", "step_time_s", "breakdown": {...}, "flops", "hbm_bytes",
-//  "hfu", "model_flops", "devices", "mfu" (null without model FLOPs), "peak_flop_rate", "peak_flop_rate_type", "lower_bound", "unknown_ops", "assumptions",
+//  "hfu", "model_flops", "devices", "mfu" (null without model FLOPs), "peak_flop_rate",
+//  "peak_flop_rate_type", "lower_bound", "unknown_ops", "assumptions",
 //  "ops": [{"name", "opcode", "computation", "category", "op_name", "multiplier", "time_s",
 //           "total_time_s", "bound", "flops", ..., "collective": {...} | null,
 //           "async": {...} | null, "explanation"}]}.

@@ -1,0 +1,102 @@
+// The --csv tables' cells: quoted as RFC 4180 wants, and numbers as printf's %.15g, %.16g or
+// %.17g writes them, the first that reads back (what the tables printed before they were
+// written cell by cell).
+#include "report/csv_text.h"
+
+#include <catch2/catch.hpp>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+
+namespace hloroof::report_internal {
+namespace {
+
+std::string cell(std::string_view text) {
+  std::string out;
+  append_csv_cell(out, text);
+  return out;
+}
+
+std::string number(double x) {
+  std::string out;
+  append_csv_number(out, x);
+  return out;
+}
+
+// The definition: printf, read back by strtod.
+std::string printed(double x) {
+  for (int digits = 15; digits < 17; ++digits) {
+    std::string text = absl::StrFormat("%.*g", digits, x);
+    if (std::strtod(text.c_str(), nullptr) == x || !std::isfinite(x)) return text;
+  }
+  return absl::StrFormat("%.17g", x);
+}
+
+TEST_CASE("a CSV cell is quoted when it holds a comma, a quote or a line break") {
+  CHECK(cell("fusion.12") == "fusion.12");
+  CHECK(cell("") == "");
+  CHECK(cell("a,b") == "\"a,b\"");
+  CHECK(cell("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  CHECK(cell("\"") == "\"\"\"\"");
+  CHECK(cell("line\nbreak\r") == "\"line\nbreak\r\"");
+}
+
+TEST_CASE("CSV numbers: the fewest of 15, 16 or 17 digits that read back, laid out as %g") {
+  CHECK(number(3) == "3");
+  CHECK(number(0.1) == "0.1");
+  CHECK(number(0.1 + 0.2) == "0.30000000000000004");
+  CHECK(number(1e-5) == "1e-05");  // %g: exponent below -4
+  CHECK(number(0.0001) == "0.0001");
+  CHECK(number(1e15) == "1e+15");  // exponent 15, not below the precision 15
+  CHECK(number(123456789012345.0) == "123456789012345");
+  CHECK(number(1234567890123456.0) == "1234567890123456");  // 16 digits: precision 16
+  CHECK(number(-0.0) == "-0");
+  CHECK(number(-2.5) == "-2.5");
+  CHECK(number(std::numeric_limits<double>::infinity()) == "inf");
+  CHECK(number(-std::numeric_limits<double>::infinity()) == "-inf");
+  CHECK(number(std::numeric_limits<double>::quiet_NaN()) == "nan");
+
+  // The same text as the definition for every kind of double: random bits (subnormals among
+  // them), times and byte counts as predictions hold them, each power of two and of ten and
+  // their neighbours (where the ulp below differs from the one above).
+  std::vector<double> values;
+  std::mt19937_64 random(31);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int i = 0; i < 50000; ++i) {
+    values.push_back(std::bit_cast<double>(random()));
+    const double u = unit(random);
+    for (double x : {u, u * 1e-6, u * 1e6, std::round(u * 1e12), 1 / (u + 1e-3)}) {
+      values.push_back(x);
+    }
+  }
+  for (int e = -1074; e < 1024; ++e) {
+    const double p = std::ldexp(1.0, e);
+    for (double x : {p, -p, std::nextafter(p, 0.0), std::nextafter(p, 2 * p), 3 * p, 10 * p}) {
+      values.push_back(x);
+    }
+  }
+  for (int e = -320; e < 309; ++e) {
+    const double p = std::pow(10.0, e);
+    for (double x : {p, std::nextafter(p, 0.0), std::nextafter(p, 2 * p), 1.5 * p}) {
+      values.push_back(x);
+    }
+  }
+  size_t differ = 0;
+  for (double x : values) {
+    if (number(x) == printed(x)) continue;
+    if (++differ <= 5) {
+      UNSCOPED_INFO(absl::StrFormat("%a: %s, printf %s", x, number(x), printed(x)));
+    }
+  }
+  CHECK(differ == 0);
+}
+
+}  // namespace
+}  // namespace hloroof::report_internal
