@@ -142,16 +142,25 @@ int run(const std::vector<std::string>& words) {
   // bytes: then the analysis runs beside the prediction (neither reads the other's results).
   // Neither shows the allocations themselves (a wide tuple has one per leaf).
   const bool text = !args->flag("--json") && !args->flag("--csv");
-  std::optional<absl::StatusOr<MemoryReport>> analyzed;
+  // The XSpace's buffer assignment comes from an analysis of its own (every buffer, not the
+  // report's), made beside them too.
+  std::optional<absl::StatusOr<MemoryReport>> analyzed, xspace_memory;
   std::optional<absl::StatusOr<Prediction>> predicted;
-  for_each_concurrently(text || args->has("--trace") ? 2 : 1, [&](size_t k) {
-    if (k == 0) {
-      predicted = predict_step_time(*module, *spec, options);
-    } else {
+  std::vector<std::function<void()>> analyses = {
+      [&] { predicted = predict_step_time(*module, *spec, options); }};
+  if (text || args->has("--trace")) {
+    analyses.push_back([&] {
       analyzed = analyze_memory(*module, *spec,
                                 {.live_curves = args->has("--trace"), .allocations = false});
-    }
-  });
+    });
+  }
+  if (args->has("--xspace")) {
+    analyses.push_back(
+        [&] { xspace_memory = analyze_memory(*module, *spec, xspace_memory_options(xspace)); });
+  }
+  for_each_concurrently(analyses.size(), [&](size_t k) { analyses[k](); });
+  // A failed one is made again, and its failure said, by the XSpace writer.
+  if (xspace_memory && xspace_memory->ok()) xspace.memory = &**xspace_memory;
   absl::StatusOr<Prediction>& prediction = *predicted;
   if (!prediction.ok()) return fail(prediction.status());
   prepend_input_notes(*loaded, *choice, *prediction);
@@ -231,7 +240,7 @@ int run(const std::vector<std::string>& words) {
     if (!xspace_summary.empty()) std::cout << "\n" << xspace_summary;
   }
   keep_until_exit(std::move(loaded), std::move(choice), std::move(prediction),
-                  std::move(analyzed));
+                  std::move(analyzed), std::move(xspace_memory));
   return kExitOk;
 }
 

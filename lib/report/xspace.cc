@@ -27,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
+#include "google/protobuf/arena.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
@@ -112,20 +113,22 @@ class PlaneBuilder {
   }
 
   int64_t stat_id(std::string_view name) {
-    auto [it, inserted] = stats_.try_emplace(std::string(name), 0);
-    if (inserted) {
-      it->second = static_cast<int64_t>(stats_.size());
-      xp::XStatMetadata& m = (*plane_->mutable_stat_metadata())[it->second];
-      m.set_id(it->second);
-      m.set_name(std::string(name));
-    }
-    return it->second;
+    if (auto it = stats_.find(name); it != stats_.end()) return it->second;
+    const auto id = static_cast<int64_t>(stats_.size()) + 1;
+    stats_.emplace(std::string(name), id);
+    xp::XStatMetadata& m = (*plane_->mutable_stat_metadata())[id];
+    m.set_id(id);
+    m.set_name(std::string(name));
+    return id;
   }
 
   // The event metadata named `name`; `created` says whether it is new (its stats to fill).
   xp::XEventMetadata& event_metadata(std::string_view name, bool* created = nullptr) {
-    auto [it, inserted] = events_.try_emplace(std::string(name), 0);
-    if (inserted) it->second = static_cast<int64_t>(events_.size());
+    auto it = events_.find(name);
+    const bool inserted = it == events_.end();
+    if (inserted) {
+      it = events_.emplace(std::string(name), static_cast<int64_t>(events_.size()) + 1).first;
+    }
     xp::XEventMetadata& m = (*plane_->mutable_event_metadata())[it->second];
     if (inserted) {
       m.set_id(it->second);
@@ -715,23 +718,25 @@ class XSpaceWriter {
   // most max_assigned_buffers are described; past that, the largest ones and no heap trace (a
   // trace without the rest would understate the heap).
   std::string hlo_proto_with_buffers() {
-    const size_t most = static_cast<size_t>(std::max<int64_t>(options_.max_assigned_buffers, 1));
-    absl::StatusOr<MemoryReport> memory = analyze_memory(
-        module_, device_, {.top_buffers = most, .max_timeline_points = 1});
-    if (!memory.ok()) {
-      unfilled_.push_back(absl::StrCat(
-          "no buffer assignment in the HloProto (the memory analysis failed: ",
-          std::string(memory.status().message()), "): XProf's memory viewer is empty"));
-      return write_hlo_proto(module_);
+    const size_t most = xspace_memory_options(options_).top_buffers;
+    absl::StatusOr<MemoryReport> made;
+    if (options_.memory == nullptr) {
+      made = analyze_memory(module_, device_, xspace_memory_options(options_));
+      if (!made.ok()) {
+        unfilled_.push_back(absl::StrCat(
+            "no buffer assignment in the HloProto (the memory analysis failed: ",
+            std::string(made.status().message()), "): XProf's memory viewer is empty"));
+        return write_hlo_proto(module_);
+      }
     }
-    if (memory->buffer_count > static_cast<int64_t>(most)) {
+    const MemoryReport& memory = options_.memory != nullptr ? *options_.memory : *made;
+    if (memory.buffer_count > static_cast<int64_t>(most)) {
       unfilled_.push_back(absl::StrCat(
-          "the buffer assignment holds the ", most, " largest of ",
-          memory->buffer_count,
+          "the buffer assignment holds the ", most, " largest of ", memory.buffer_count,
           " buffers and no heap trace: XProf's memory viewer shows every allocation but not "
           "the heap over program order (hloroof memory gives the predicted peak)"));
     }
-    return write_hlo_proto(module_, *memory);
+    return write_hlo_proto(module_, memory);
   }
 
   void write_task_environment() {
@@ -748,7 +753,15 @@ class XSpaceWriter {
   const Prediction& prediction_;
   const DeviceSpec& device_;
   const XSpaceOptions& options_;
-  xp::XSpace space_;
+  // The space's messages (hundreds of thousands of events and stats) live in an arena: made
+  // one block at a time and dropped at once.
+  google::protobuf::Arena arena_{[] {
+    google::protobuf::ArenaOptions options;
+    options.start_block_size = 64 << 10;
+    options.max_block_size = 256 << 10;
+    return options;
+  }()};
+  xp::XSpace& space_ = *google::protobuf::Arena::CreateMessage<xp::XSpace>(&arena_);
   uint64_t program_id_ = 0;
   std::string module_event_name_;
   absl::flat_hash_map<std::string_view, const Instruction*> by_name_;
@@ -774,6 +787,11 @@ absl::Status check_name(std::string_view what, std::string_view name) {
 }
 
 }  // namespace
+
+MemoryOptions xspace_memory_options(const XSpaceOptions& options) {
+  return {.top_buffers = static_cast<size_t>(std::max<int64_t>(options.max_assigned_buffers, 1)),
+          .max_timeline_points = 1};
+}
 
 absl::StatusOr<XSpaceFile> prediction_to_xspace(const Module& module, const Prediction& prediction,
                                                 const DeviceSpec& device,

@@ -95,20 +95,25 @@ class FdBuffer : public std::streambuf {
     if (error_ == 0 && !held.empty()) write(held);
     setp(buffer_.data(), buffer_.data() + buffer_.size());
   }
+  // A MiB at a time, so that a large text written at once (a serialized XSpace) is handed to
+  // the disk as it goes too.
   void write(std::string_view text) {
-    error_ = write_all(fd_, text);
-    written_ += static_cast<int64_t>(text.size());
+    for (size_t at = 0; at < text.size() && error_ == 0; at += kHandedBytes) {
+      const std::string_view piece = text.substr(at, kHandedBytes);
+      error_ = write_all(fd_, piece);
+      written_ += static_cast<int64_t>(piece.size());
 #if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
-    if (error_ == 0 && written_ - handed_ >= kHandedBytes) {
-      // Starts the writeback and returns; a file system without it (EINVAL, ESPIPE) is left
-      // to the fsync.
-      (void)::sync_file_range(fd_, handed_, written_ - handed_, SYNC_FILE_RANGE_WRITE);
-      handed_ = written_;
-    }
+      if (error_ == 0 && written_ - handed_ >= static_cast<int64_t>(kHandedBytes)) {
+        // Starts the writeback and returns; a file system without it (EINVAL, ESPIPE) is
+        // left to the fsync.
+        (void)::sync_file_range(fd_, handed_, written_ - handed_, SYNC_FILE_RANGE_WRITE);
+        handed_ = written_;
+      }
 #endif
+    }
   }
 
-  static constexpr int64_t kHandedBytes = int64_t{1} << 20;
+  static constexpr size_t kHandedBytes = size_t{1} << 20;
   int fd_;
   std::vector<char> buffer_;
   int error_ = 0;

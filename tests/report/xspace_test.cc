@@ -355,6 +355,61 @@ TEST_CASE("a module of more buffers than max_assigned_buffers: the largest, no h
   CHECK(named == 2);
 }
 
+TEST_CASE("a memory analysis the caller made is the one the buffer assignment comes from") {
+  // `hloroof predict --xspace` makes it beside the prediction, with xspace_memory_options().
+  Case c = predict_nested("h100");
+  const XSpaceOptions options = {.max_assigned_buffers = 2};
+  absl::StatusOr<MemoryReport> memory =
+      analyze_memory(c.module, c.spec, xspace_memory_options(options));
+  REQUIRE(memory.ok());
+  XSpaceOptions given = options;
+  given.memory = &*memory;
+  absl::StatusOr<XSpaceFile> made = prediction_to_xspace(c.module, c.prediction, c.spec, options);
+  absl::StatusOr<XSpaceFile> from_given =
+      prediction_to_xspace(c.module, c.prediction, c.spec, given);
+  REQUIRE(made.ok());
+  REQUIRE(from_given.ok());
+  CHECK(from_given->unfilled == made->unfilled);
+  absl::StatusOr<Profile> a = parse_xspace(made->bytes, "a.xplane.pb");
+  absl::StatusOr<Profile> b = parse_xspace(from_given->bytes, "b.xplane.pb");
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  REQUIRE(a->module_protos.size() == 1);
+  REQUIRE(b->module_protos.size() == 1);
+  // The same assignment read back (the proto's bytes are not compared: the order of its
+  // entries varies from one writing to the next).
+  absl::StatusOr<XlaBufferAssignment> read_a =
+      read_xla_buffer_assignment(a->module_protos[0].hlo_proto);
+  absl::StatusOr<XlaBufferAssignment> read_b =
+      read_xla_buffer_assignment(b->module_protos[0].hlo_proto);
+  REQUIRE(read_a.ok());
+  REQUIRE(read_b.ok());
+  CHECK(b->module_protos[0].hlo_proto.size() == a->module_protos[0].hlo_proto.size());
+  REQUIRE(read_b->allocations.size() == read_a->allocations.size());
+  for (size_t k = 0; k < read_a->allocations.size(); ++k) {
+    CHECK(read_b->allocations[k].size_bytes == read_a->allocations[k].size_bytes);
+    CHECK(read_b->allocations[k].buffers.size() == read_a->allocations[k].buffers.size());
+  }
+  CHECK(read_b->temp_bytes == read_a->temp_bytes);
+
+  // And it is the one used: a report of every buffer names them all.
+  absl::StatusOr<MemoryReport> every = analyze_memory(c.module, c.spec, {.top_buffers = 0});
+  REQUIRE(every.ok());
+  REQUIRE(every->buffer_count > 2);
+  given.memory = &*every;
+  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec, given);
+  REQUIRE(file.ok());
+  absl::StatusOr<Profile> profile = parse_xspace(file->bytes, "c.xplane.pb");
+  REQUIRE(profile.ok());
+  REQUIRE(profile->module_protos.size() == 1);
+  absl::StatusOr<XlaBufferAssignment> read =
+      read_xla_buffer_assignment(profile->module_protos[0].hlo_proto);
+  REQUIRE(read.ok());
+  size_t named = 0;
+  for (const auto& allocation : read->allocations) named += allocation.buffers.size();
+  CHECK(named > 2);
+}
+
 TEST_CASE("an AMD GPU's plane: XProf's vendor and its gfx942 rate give mi300x's peak") {
   Case c = predict_nested("mi300x");
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);

@@ -24,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "hloroof/device.h"
+#include "hloroof/memory.h"
 #include "hloroof/module.h"
 #include "hloroof/predict.h"
 
@@ -43,7 +44,15 @@ struct XSpaceOptions {
   // more gets its allocations, this many of its largest buffers and no heap trace, and
   // `unfilled` says so.
   int64_t max_assigned_buffers = 500'000;
+  // The memory analysis of the module on the device that the buffer assignment is written
+  // from, when the caller has made it (with xspace_memory_options(), perhaps while it made
+  // the prediction); null: made here. It must outlive the call.
+  const MemoryReport* memory = nullptr;
 };
+
+// The options of the memory analysis the XSpace's buffer assignment comes from: the
+// max_assigned_buffers largest buffers, no timeline.
+MemoryOptions xspace_memory_options(const XSpaceOptions& options);
 
 inline constexpr int64_t kMaxXSpaceSteps = 1000;
 
