@@ -1,6 +1,8 @@
 // `hloroof diff BEFORE AFTER [--device D]`: two versions of a program on one device, what
 // changed per op and per step.
+#include <array>
 #include <iostream>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "cli.h"
@@ -24,23 +26,50 @@ struct Side {
   int64_t peak_bytes = 0;
 };
 
-absl::StatusOr<Side> predict_side(const std::string& path, std::string_view device,
-                                  const PredictOptions& options,
-                                  const std::vector<std::string>& settings) {
-  absl::StatusOr<LoadedModule> loaded = load_module(path, "");
-  if (!loaded.ok()) return loaded.status();
-  print_input_messages(*loaded);
-  absl::StatusOr<DeviceTarget> choice =
-      resolve_device(device, &loaded->module, {.settings = settings});
-  if (!choice.ok()) return choice.status();
-  PredictOptions with_topology = options;
-  with_topology.topology = choice->topology;
-  absl::StatusOr<Prediction> p = predict_step_time(loaded->module, choice->spec, with_topology);
-  if (!p.ok()) return p.status();
-  prepend_input_notes(*loaded, *choice, *p);
-  absl::StatusOr<MemoryReport> memory = analyze_memory(loaded->module, {.top_buffers = 1});
-  if (!memory.ok()) return memory.status();
-  return Side{*std::move(loaded), *std::move(p), memory->peak_bytes};
+// Both sides: the modules read side by side (one after the other when one is standard input),
+// then each predicted and its memory analysed, the four at once. Messages and errors come in
+// the order of the sides; `device` empty: the one the first module implies.
+absl::StatusOr<std::array<Side, 2>> predict_sides(const std::array<std::string, 2>& paths,
+                                                  std::string device,
+                                                  const PredictOptions& options,
+                                                  const std::vector<std::string>& settings) {
+  std::array<std::optional<absl::StatusOr<LoadedModule>>, 2> loaded;
+  auto load = [&](size_t k) { loaded[k] = load_module(paths[k], ""); };
+  if (paths[0] == "-" || paths[1] == "-") {
+    load(0);
+    if (loaded[0]->ok()) load(1);
+  } else {
+    for_each_concurrently(2, load);
+  }
+  std::array<std::optional<absl::StatusOr<DeviceTarget>>, 2> choice;
+  for (size_t k = 0; k < 2; ++k) {
+    if (!loaded[k]->ok()) return loaded[k]->status();
+    print_input_messages(**loaded[k]);
+    choice[k] = resolve_device(device, &(*loaded[k])->module, {.settings = settings});
+    if (!choice[k]->ok()) return choice[k]->status();
+    if (device.empty()) device = (*choice[k])->spec.name;
+  }
+  std::array<std::optional<absl::StatusOr<Prediction>>, 2> predicted;
+  std::array<std::optional<absl::StatusOr<MemoryReport>>, 2> memory;
+  for_each_concurrently(4, [&](size_t task) {
+    const size_t k = task / 2;
+    const Module& module = (*loaded[k])->module;
+    if (task % 2 == 0) {
+      PredictOptions with_topology = options;
+      with_topology.topology = (*choice[k])->topology;
+      predicted[k] = predict_step_time(module, (*choice[k])->spec, with_topology);
+    } else {
+      memory[k] = analyze_memory(module, {.top_buffers = 1});
+    }
+  });
+  std::array<Side, 2> sides;
+  for (size_t k = 0; k < 2; ++k) {
+    if (!predicted[k]->ok()) return predicted[k]->status();
+    if (!memory[k]->ok()) return memory[k]->status();
+    prepend_input_notes(**loaded[k], **choice[k], **predicted[k]);
+    sides[k] = {*std::move(*loaded[k]), *std::move(*predicted[k]), (*memory[k])->peak_bytes};
+  }
+  return sides;
 }
 
 // Every op's change, one row each, the JSON's op keys as columns (the step figures are the
@@ -85,14 +114,13 @@ int run(const std::vector<std::string>& words) {
     top = static_cast<size_t>(*n);
   }
   // Both sides on the same device; without --device, the one the first module implies.
-  std::string device = args->get("--device");
-  absl::StatusOr<Side> before =
-      predict_side(args->positional[0], device, options, args->all("--set"));
-  if (!before.ok()) return fail(before.status());
-  if (device.empty()) device = before->prediction.device;
-  absl::StatusOr<Side> after =
-      predict_side(args->positional[1], device, options, args->all("--set"));
-  if (!after.ok()) return fail(after.status());
+  absl::StatusOr<std::array<Side, 2>> sides =
+      predict_sides({args->positional[0], args->positional[1]}, args->get("--device"), options,
+                    args->all("--set"));
+  if (!sides.ok()) return fail(sides.status());
+  Side* const before = &(*sides)[0];
+  Side* const after = &(*sides)[1];
+  const std::string device = args->get("--device");
 
   const PredictionDiff diff = diff_predictions(before->prediction, after->prediction,
                                                before->peak_bytes, after->peak_bytes);
@@ -110,7 +138,11 @@ int run(const std::vector<std::string>& words) {
     print_csv(diff);
     return kExitOk;
   }
-  std::cout << (args->flag("--json") ? diff_to_json(diff) : render_diff(diff, top));
+  if (args->flag("--json")) {
+    write_diff_json(diff, std::cout);
+  } else {
+    std::cout << render_diff(diff, top);
+  }
   if (const std::string set = settings_note(*args); !set.empty() && !args->flag("--json")) {
     std::cout << "\n" << message_text("note: ", set + ", on both sides");
   }

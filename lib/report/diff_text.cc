@@ -9,13 +9,12 @@
 #include "hloroof/text_table.h"
 #include "hloroof/trace.h"
 #include "hloroof/units.h"
-#include "nlohmann/json.hpp"
+#include "report/json_writer.h"
 
 namespace hloroof {
 namespace {
 
 using Align = TextTable::Align;
-using Json = nlohmann::ordered_json;
 
 // A change with its sign, in the unit `format` writes: "-1.20 ms", "+256 MiB", "0 s".
 std::string signed_change(double delta, std::string (*format)(double)) {
@@ -31,14 +30,58 @@ std::string relative(double before, double after) {
 
 std::string count(double n) { return absl::StrFormat("%.0f", n); }
 
-Json side_json(const DiffSide& s) {
-  Json j = {{"step_time_s", s.step_time_s},
-            {"roofline_step_time_s", s.roofline_step_time_s},
-            {"flops", s.flops},
-            {"hbm_bytes", s.hbm_bytes},
-            {"op_count", s.op_count}};
-  j["peak_bytes"] = s.peak_bytes ? Json(*s.peak_bytes) : Json(nullptr);
-  return j;
+void write_side(report_internal::JsonWriter& w, const DiffSide& s) {
+  w.begin_object();
+  w.number_field("step_time_s", s.step_time_s);
+  w.number_field("roofline_step_time_s", s.roofline_step_time_s);
+  w.number_field("flops", s.flops);
+  w.number_field("hbm_bytes", s.hbm_bytes);
+  w.number_field("op_count", s.op_count);
+  w.key("peak_bytes");
+  if (s.peak_bytes) {
+    w.number(*s.peak_bytes);
+  } else {
+    w.null();
+  }
+  w.end_object();
+}
+
+// The diff's JSON document, one space of indentation per level, and a newline.
+void write_diff(report_internal::JsonWriter& w, const PredictionDiff& d) {
+  w.begin_object();
+  w.text_field("device", d.device);
+  w.key("before");
+  write_side(w, d.before);
+  w.key("after");
+  write_side(w, d.after);
+  w.number_field("delta_step_time_s", d.after.step_time_s - d.before.step_time_s);
+  w.number_field("changed", d.changed);
+  w.number_field("unchanged", d.unchanged);
+  w.number_field("added", d.added);
+  w.number_field("removed", d.removed);
+  w.number_field("renamed", d.renamed);
+  w.key("ops");
+  w.begin_array();
+  for (const OpDelta& op : d.ops) {
+    w.begin_object();
+    w.text_field("name", op.name);
+    w.text_field("before_name", op.before_name.empty() ? op.name : op.before_name);
+    w.text_field("computation", op.computation);
+    w.text_field("opcode", op.opcode);
+    w.text_field("change", op_change_name(op.change));
+    w.number_field("before_time_s", op.before_time_s);
+    w.number_field("after_time_s", op.after_time_s);
+    w.number_field("delta_time_s", op.delta_time_s());
+    w.number_field("before_flops", op.before_flops);
+    w.number_field("after_flops", op.after_flops);
+    w.number_field("before_hbm_bytes", op.before_hbm_bytes);
+    w.number_field("after_hbm_bytes", op.after_hbm_bytes);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  w.raw("\n");
+  w.finish();
 }
 
 }  // namespace
@@ -101,32 +144,16 @@ std::string render_diff(const PredictionDiff& d, size_t top) {
 }
 
 std::string diff_to_json(const PredictionDiff& d) {
-  Json ops = Json::array();
-  for (const OpDelta& op : d.ops) {
-    ops.push_back({{"name", op.name},
-                   {"before_name", op.before_name.empty() ? op.name : op.before_name},
-                   {"computation", op.computation},
-                   {"opcode", op.opcode},
-                   {"change", op_change_name(op.change)},
-                   {"before_time_s", op.before_time_s},
-                   {"after_time_s", op.after_time_s},
-                   {"delta_time_s", op.delta_time_s()},
-                   {"before_flops", op.before_flops},
-                   {"after_flops", op.after_flops},
-                   {"before_hbm_bytes", op.before_hbm_bytes},
-                   {"after_hbm_bytes", op.after_hbm_bytes}});
-  }
-  Json j = {{"device", d.device},
-            {"before", side_json(d.before)},
-            {"after", side_json(d.after)},
-            {"delta_step_time_s", d.after.step_time_s - d.before.step_time_s},
-            {"changed", d.changed},
-            {"unchanged", d.unchanged},
-            {"added", d.added},
-            {"removed", d.removed},
-            {"renamed", d.renamed},
-            {"ops", std::move(ops)}};
-  return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+  std::string out;
+  report_internal::JsonWriter w(out, nullptr, 1);
+  write_diff(w, d);
+  return out;
+}
+
+void write_diff_json(const PredictionDiff& d, std::ostream& out) {
+  std::string held;
+  report_internal::JsonWriter w(held, &out, 1);
+  write_diff(w, d);
 }
 
 std::string diff_to_trace_json(const PredictionDiff& diff, const Prediction& before,

@@ -113,15 +113,16 @@ std::string_view JsonText::number(double x) {
   return {o, w.size};
 }
 
-void JsonText::value(const Json& j, bool pretty, unsigned indent) {
+void JsonText::value(const Json& j, bool pretty, unsigned indent, unsigned step) {
   if (serializer_ == nullptr) {
     serializer_ = std::make_unique<nlohmann::detail::serializer<Json>>(
         std::make_shared<TextAdapter>(*this), ' ', Json::error_handler_t::replace);
   }
-  serializer_->dump(j, pretty, false, 2, indent);
+  serializer_->dump(j, pretty, false, step, indent);
 }
 
-JsonWriter::JsonWriter(std::string& out, std::ostream* sink) : text_(out, sink) {}
+JsonWriter::JsonWriter(std::string& out, std::ostream* sink, unsigned indent_step)
+    : text_(out, sink), indent_step_(indent_step) {}
 
 void JsonWriter::before_value() {
   if (after_key_) {
@@ -183,7 +184,7 @@ void JsonWriter::close(char bracket) {
 
 void JsonWriter::value(const Json& j) {
   before_value();
-  text_.value(j, true, indent());
+  text_.value(j, true, indent(), indent_step_);
 }
 
 void JsonWriter::string(std::string_view text) {

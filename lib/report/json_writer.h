@@ -259,8 +259,8 @@ class JsonText {
     char* o = room(24);
     cursor_ = std::to_chars(o, o + 24, n).ptr;
   }
-  // `j` as dump(j, pretty, false, 2, indent) writes it.
-  void value(const Json& j, bool pretty, unsigned indent);
+  // `j` as dump(j, pretty, false, step, indent) writes it.
+  void value(const Json& j, bool pretty, unsigned indent, unsigned step = 2);
 
   // The bytes not yet handed over.
   size_t held() const { return static_cast<size_t>(cursor_ - begin_); }
@@ -331,7 +331,8 @@ class JsonWriter {
   // Writes to `out`; with a `sink`, hands the text to it in pieces of about 64 KiB (once a
   // container closes past that), and at finish(). The text reaches `out` (without a sink) at
   // finish().
-  explicit JsonWriter(std::string& out, std::ostream* sink = nullptr);
+  // `indent_step`: the spaces of indentation per level (dump(indent_step, ...)).
+  explicit JsonWriter(std::string& out, std::ostream* sink = nullptr, unsigned indent_step = 2);
 
   // Values: at the top, as an array's next element, or as the value of the key just written.
   void begin_object();
@@ -417,7 +418,7 @@ class JsonWriter {
   };
   static constexpr char kSpaces[17] = "                ";
 
-  unsigned indent() const { return static_cast<unsigned>(2 * levels_.size()); }
+  unsigned indent() const { return static_cast<unsigned>(indent_step_ * levels_.size()); }
   void before_value();
   // Writes ",\n" (or "\n" for the first) and the indentation, with room for `more` bytes
   // after it; returns where those go (the caller writes them and advances the text past them).
@@ -438,6 +439,7 @@ class JsonWriter {
   void close(char bracket);
 
   JsonText text_;
+  unsigned indent_step_;
   std::vector<Level> levels_;
   bool after_key_ = false;
 };

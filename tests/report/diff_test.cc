@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <map>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -169,6 +170,13 @@ ENTRY e {
     }
   }
   CHECK(found);
+  // Written as it is made: the text nlohmann writes of the same document, one space of
+  // indentation per level, and that text again through a stream.
+  const std::string json_text = hloroof::diff_to_json(d);
+  CHECK(json_text == nlohmann::ordered_json::parse(json_text).dump(1) + "\n");
+  std::ostringstream streamed;
+  hloroof::write_diff_json(d, streamed);
+  CHECK(streamed.str() == json_text);
   // The text names the changed op and fits 100 columns.
   const std::string text = hloroof::render_diff(d);
   CHECK(text.find(" d ") != std::string::npos);
@@ -197,6 +205,8 @@ ENTRY e {
   CHECK(d.after.step_time_s == d.before.step_time_s);
   CHECK(hloroof::render_diff(d).find("No op's time, FLOPs or bytes changed.") !=
         std::string::npos);
+  const std::string json_text = hloroof::diff_to_json(d);
+  CHECK(json_text == nlohmann::ordered_json::parse(json_text).dump(1) + "\n");
 }
 
 }  // namespace

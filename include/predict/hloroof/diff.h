@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,6 +77,8 @@ PredictionDiff diff_predictions(const Prediction& before, const Prediction& afte
 // fits 100 columns) and as JSON (every op; the keys of docs/reports.md, "diff").
 std::string render_diff(const PredictionDiff& diff, size_t top = 10);
 std::string diff_to_json(const PredictionDiff& diff);
+// The same text written to `out` as it is produced (the ops one at a time).
+void write_diff_json(const PredictionDiff& diff, std::ostream& out);
 // Both predicted timelines in one Perfetto trace (Chrome trace-event JSON), each from 0: the
 // tracks of `before` named "before: TRACK", then those of `after` "after: TRACK". Each op's
 // slice carries `side`, `change` (op_change_name) and `delta_time_s` (after - before, per
