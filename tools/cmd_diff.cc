@@ -36,22 +36,27 @@ absl::StatusOr<std::array<Side, 2>> predict_sides(const std::array<std::string, 
   std::array<std::optional<absl::StatusOr<LoadedModule>>, 2> loaded;
   auto load = [&](size_t k) { loaded[k] = load_module(paths[k], ""); };
   if (paths[0] == "-" || paths[1] == "-") {
-    load(0);
-    if (loaded[0]->ok()) load(1);
+    load(0);  // the second read once the first is predicted, as one side after the other
   } else {
     for_each_concurrently(2, load);
   }
+  // The first side's device is the second's when none is given.
   std::array<std::optional<absl::StatusOr<DeviceTarget>>, 2> choice;
-  for (size_t k = 0; k < 2; ++k) {
-    if (!loaded[k]->ok()) return loaded[k]->status();
-    print_input_messages(**loaded[k]);
-    choice[k] = resolve_device(device, &(*loaded[k])->module, {.settings = settings});
-    if (!choice[k]->ok()) return choice[k]->status();
-    if (device.empty()) device = (*choice[k])->spec.name;
+  if (!loaded[0]->ok()) return loaded[0]->status();
+  print_input_messages(**loaded[0]);
+  choice[0] = resolve_device(device, &(*loaded[0])->module, {.settings = settings});
+  if (!choice[0]->ok()) return choice[0]->status();
+  if (device.empty()) device = (*choice[0])->spec.name;
+  if (loaded[1] && loaded[1]->ok()) {
+    choice[1] = resolve_device(device, &(*loaded[1])->module, {.settings = settings});
   }
+  // Each side ready is predicted and analysed; what the second side says comes once the
+  // first is done, as one side after the other.
+  const size_t ready = choice[1] && choice[1]->ok() ? 2 : 1;
   std::array<std::optional<absl::StatusOr<Prediction>>, 2> predicted;
   std::array<std::optional<absl::StatusOr<MemoryReport>>, 2> memory;
-  for_each_concurrently(4, [&](size_t task) {
+  // Task 2k predicts side k, task 2k + 1 analyses its memory.
+  auto analyse = [&](size_t task) {
     const size_t k = task / 2;
     const Module& module = (*loaded[k])->module;
     if (task % 2 == 0) {
@@ -61,9 +66,22 @@ absl::StatusOr<std::array<Side, 2>> predict_sides(const std::array<std::string, 
     } else {
       memory[k] = analyze_memory(module, {.top_buffers = 1});
     }
-  });
+  };
+  for_each_concurrently(2 * ready, analyse);
   std::array<Side, 2> sides;
   for (size_t k = 0; k < 2; ++k) {
+    if (k == 1) {
+      if (!loaded[1]) {
+        load(1);
+        if (loaded[1]->ok()) {
+          choice[1] = resolve_device(device, &(*loaded[1])->module, {.settings = settings});
+        }
+      }
+      if (!loaded[1]->ok()) return loaded[1]->status();
+      print_input_messages(**loaded[1]);
+      if (!choice[1]->ok()) return choice[1]->status();
+      if (!predicted[1]) for_each_concurrently(2, [&](size_t task) { analyse(2 + task); });
+    }
     if (!predicted[k]->ok()) return predicted[k]->status();
     if (!memory[k]->ok()) return memory[k]->status();
     prepend_input_notes(**loaded[k], **choice[k], **predicted[k]);
