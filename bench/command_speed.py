@@ -8,9 +8,12 @@
 Without --scaling: for each FILE (default: the three largest modules of the shared corpus),
 runs each command as a whole process (start, read, parse, analyse, write, exit) --runs times
 and prints the median wall time in ms, that time over `parse`'s (x parse), and the peak
-resident memory over the input's size (B/B, from wait4); --cpu times CPU seconds instead of
+resident memory over the input's size (B/B, from wait4, of the command alone when
+bench/run_measured is built: see RUN_MEASURED); --cpu times CPU seconds instead of
 wall time; --baseline runs another build in turn and prints its figures first. Targets: every
-command within 5x of parse, `predict --trace --roofline` within 10x, at most 10 B/B.
+command within 5x of parse, `predict --trace --roofline` within 10x, at most 10 B/B. `diff
+(itself)` diffs the module with itself: two modules read, predicted and held, so twice the
+work of one module's command and its 10x parse is one module's 5x.
 
 With --scaling: generated modules whose size doubles, each shape stressing one thing (many
 small outputs; a long chain of temporaries with a few live at a time; temporaries of growing
@@ -61,20 +64,44 @@ def commands(out: pathlib.Path,
         ("memory --json", ["memory", "--json"]),
         ("predict", ["predict"]),
         ("predict --json", ["predict", "--json"]),
+        ("predict --csv", ["predict", "--csv"]),
         ("predict --trace --roofline",
          ["predict", "--trace", str(out / "t.json"), "--roofline", str(out / "r.svg")]),
+        ("predict --xspace", ["predict", "--xspace", str(out / "xspace")]),
         ("advise", ["advise"]),
+        ("advise --json", ["advise", "--json"]),
         ("compare (3 devices)", ["compare", "--devices", devices]),
+        ("compare --json", ["compare", "--devices", devices, "--json"]),
+        ("compare --csv", ["compare", "--devices", devices, "--csv"]),
+        ("diff (itself)", ["diff", str(module)] if module else ["diff"]),
+        ("diff --json", ["diff", str(module), "--json"] if module else ["diff"]),
     ]
+
+
+def find_built(cli: str, name: str) -> pathlib.Path:
+    """A program of bench/: from the CLI's build tree, else from this checkout's build/."""
+    built = pathlib.Path(cli).resolve().parent.parent / "bench" / name
+    return built if built.exists() else ROOT / "build" / "bench" / name
+
+
+# bench/run_measured.cc, when built: it runs each command, so that the peak resident memory
+# is the command's own (a child forked from Python starts as large as the interpreter, and
+# wait4 counts that memory too: tens of MB, more than `parse` holds).
+RUN_MEASURED: pathlib.Path | None = None
 
 
 def run_once(cli: str, args: list[str], module: pathlib.Path,
              cpu: bool = False) -> tuple[float, int, int]:
     """Wall seconds (CPU seconds, user and system, with `cpu`), peak resident bytes and exit
     status of one whole command."""
+    command = [cli, args[0], str(module), *args[1:]]
+    if RUN_MEASURED is not None:
+        done = subprocess.run([str(RUN_MEASURED), *command], capture_output=True, text=True,
+                              check=True)
+        wall, cpu_s, rss, status = done.stdout.split()
+        return float(cpu_s if cpu else wall), int(rss), int(status)
     start = time.perf_counter()
-    child = subprocess.Popen([cli, args[0], str(module), *args[1:]], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
     child.returncode = os.waitstatus_to_exitcode(status)
@@ -192,10 +219,7 @@ def wide_parameter(n: int) -> str:
 
 
 def scaling(cli: str, largest: int, runs: int, cpu: bool) -> None:
-    # gen_hlo of the CLI's build tree, else of this checkout's build/.
-    gen_hlo = pathlib.Path(cli).resolve().parent.parent / "bench" / "gen_hlo"
-    if not gen_hlo.exists():
-        gen_hlo = ROOT / "build" / "bench" / "gen_hlo"
+    gen_hlo = find_built(cli, "gen_hlo")
     # (name, what doubles, [(size, generator)]); gen_hlo's are made by the program.
     sizes = []
     n = 16384
@@ -261,6 +285,12 @@ def main() -> int:
                         "(not with --scaling); its figures are printed first")
     parser.add_argument("--largest", type=int, default=1 << 20)
     args = parser.parse_args()
+    global RUN_MEASURED
+    if find_built(args.cli, "run_measured").exists():
+        RUN_MEASURED = find_built(args.cli, "run_measured")
+    else:
+        print("note: bench/run_measured is not built: peak memory (B/B) counts the Python "
+              "interpreter each command is forked from")
     if args.scaling:
         scaling(args.cli, args.largest, args.runs, args.cpu)
     else:
