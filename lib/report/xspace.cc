@@ -357,17 +357,23 @@ void fit_nesting(std::vector<Slice*>& line) {
   }
 }
 
+absl::Status check_steps(const XSpaceOptions& options) {
+  if (options.steps < 1 || options.steps > kMaxXSpaceSteps) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("steps: ", options.steps, " is not in [1, ", kMaxXSpaceSteps, "]"));
+  }
+  return absl::OkStatus();
+}
+
 class XSpaceWriter {
  public:
   XSpaceWriter(const Module& module, const Prediction& prediction, const DeviceSpec& device,
                const XSpaceOptions& options)
       : module_(module), prediction_(prediction), device_(device), options_(options) {}
 
-  absl::StatusOr<XSpaceFile> write() {
-    if (options_.steps < 1 || options_.steps > kMaxXSpaceSteps) {
-      return absl::InvalidArgumentError(absl::StrCat("steps: ", options_.steps,
-                                                     " is not in [1, ", kMaxXSpaceSteps, "]"));
-    }
+  // The XSpace serialized into `out`, or into the file's bytes without one.
+  absl::StatusOr<XSpaceFile> write(std::ostream* out = nullptr) {
+    if (absl::Status s = check_steps(options_); !s.ok()) return s;
     XSpaceFile file;
     program_id_ = options_.program_id != 0 ? options_.program_id
                                             : fingerprint(std::string(module_.name()));
@@ -378,6 +384,10 @@ class XSpaceWriter {
     slices_ = layout.build(unfilled_);
     step_ps_ = std::max<int64_t>(to_ps(prediction_.step_time_s), 1);
     for (const Slice& s : slices_) step_ps_ = std::max(step_ps_, s.end_ps());
+    // The HloProto first: its messages are gone before the planes' are made, and only its
+    // bytes are held with them. What it leaves unfilled is said after the planes' gaps.
+    std::vector<std::string> proto_gaps;
+    std::string hlo_proto = hlo_proto_with_buffers(proto_gaps);
 
     space_.add_hostnames(options_.host);
     space_.add_warnings(absl::StrCat("This run was ", kPredicted, ": device ", device_.name,
@@ -389,7 +399,8 @@ class XSpaceWriter {
     } else {
       write_gpu_planes();
     }
-    write_metadata_plane();
+    unfilled_.insert(unfilled_.end(), proto_gaps.begin(), proto_gaps.end());
+    write_metadata_plane(std::move(hlo_proto));
     write_task_environment();
     // One warning each for the assumptions and for what is not filled: XProf's overview shows
     // every warning as a box of its own above the page.
@@ -403,7 +414,11 @@ class XSpaceWriter {
                                      absl::StrJoin(unfilled_, "; ")));
     file.events = events_;
     file.unfilled = std::move(unfilled_);
-    if (!space_.SerializeToString(&file.bytes)) {
+    const bool serialized =
+        out != nullptr ? space_.SerializeToOstream(out) : space_.SerializeToString(&file.bytes);
+    // (A stream that failed says why where it was opened.)
+    if (!serialized && (out == nullptr || !out->bad())) {
+      if (out != nullptr) out->setstate(std::ios::badbit);
       return absl::InternalError("the XSpace could not be serialized (larger than 2 GiB?)");
     }
     return file;
@@ -700,7 +715,7 @@ class XSpaceWriter {
   // The module's HloProto, as XProf reads it: an event metadata of /host:metadata whose id is
   // the program id, named NAME(PROGRAM_ID), with the serialized HloProto in its stat
   // "Hlo Proto" (xprof/utils/hlo_proto_map.cc, ParseHloProtosFromXSpace; [S9]).
-  void write_metadata_plane() {
+  void write_metadata_plane(std::string hlo_proto) {
     PlaneBuilder plane(space_.add_planes(), 3, "/host:metadata");
     bool created = false;
     xp::XEventMetadata& m = plane.event_metadata(module_event_name_, &created);
@@ -708,7 +723,7 @@ class XSpaceWriter {
     xp::XEventMetadata moved = m;
     plane.plane().mutable_event_metadata()->erase(m.id());
     moved.set_id(static_cast<int64_t>(program_id_));
-    plane.add_bytes(moved.mutable_stats(), "Hlo Proto", hlo_proto_with_buffers());
+    plane.add_bytes(moved.mutable_stats(), "Hlo Proto", std::move(hlo_proto));
     (*plane.plane().mutable_event_metadata())[moved.id()] = std::move(moved);
   }
 
@@ -717,13 +732,13 @@ class XSpaceWriter {
   // (each buffer is a logical buffer, an assignment and two heap events, about 100 bytes): at
   // most max_assigned_buffers are described; past that, the largest ones and no heap trace (a
   // trace without the rest would understate the heap).
-  std::string hlo_proto_with_buffers() {
+  std::string hlo_proto_with_buffers(std::vector<std::string>& gaps) {
     const size_t most = xspace_memory_options(options_).top_buffers;
     absl::StatusOr<MemoryReport> made;
     if (options_.memory == nullptr) {
       made = analyze_memory(module_, device_, xspace_memory_options(options_));
       if (!made.ok()) {
-        unfilled_.push_back(absl::StrCat(
+        gaps.push_back(absl::StrCat(
             "no buffer assignment in the HloProto (the memory analysis failed: ",
             std::string(made.status().message()), "): XProf's memory viewer is empty"));
         return write_hlo_proto(module_);
@@ -731,7 +746,7 @@ class XSpaceWriter {
     }
     const MemoryReport& memory = options_.memory != nullptr ? *options_.memory : *made;
     if (memory.buffer_count > static_cast<int64_t>(most)) {
-      unfilled_.push_back(absl::StrCat(
+      gaps.push_back(absl::StrCat(
           "the buffer assignment holds the ", most, " largest of ", memory.buffer_count,
           " buffers and no heap trace: XProf's memory viewer shows every allocation but not "
           "the heap over program order (hloroof memory gives the predicted peak)"));
@@ -806,8 +821,7 @@ absl::StatusOr<XSpaceFile> write_xspace(const Module& module, const Prediction& 
                                               : options.run;
   if (absl::Status s = check_name("run", run); !s.ok()) return s;
   if (absl::Status s = check_name("host", options.host); !s.ok()) return s;
-  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(module, prediction, device, options);
-  if (!file.ok()) return file.status();
+  if (absl::Status s = check_steps(options); !s.ok()) return s;
   const fs::path folder = fs::path(std::string(log_dir)) / "plugins" / "profile" / run;
   std::error_code ec;
   fs::create_directories(folder, ec);
@@ -816,9 +830,16 @@ absl::StatusOr<XSpaceFile> write_xspace(const Module& module, const Prediction& 
         absl::StrCat("cannot make the folder '", folder.string(), "': ", ec.message()));
   }
   const fs::path path = folder / absl::StrCat(options.host, ".xplane.pb");
-  if (absl::Status s = write_output_file(path.string(), file->bytes, "the XSpace"); !s.ok()) {
-    return s;
-  }
+  // Serialized into the file as it is written (an XSpace is several times its module).
+  absl::StatusOr<XSpaceFile> file = absl::UnknownError("the XSpace was not written");
+  const absl::Status written = write_output_file(
+      path.string(),
+      [&](std::ostream& out) {
+        file = XSpaceWriter(module, prediction, device, options).write(&out);
+      },
+      "the XSpace");
+  if (!file.ok()) return file.status();
+  if (!written.ok()) return written;
   file->path = path.string();
   return file;
 }

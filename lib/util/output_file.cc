@@ -127,7 +127,9 @@ int write_produced(int fd, absl::FunctionRef<void(std::ostream&)> produce) {
   std::ostream out(&buffer);
   produce(out);
   out.flush();
-  return buffer.finish();
+  const int error = buffer.finish();
+  // A producer that could not make its text leaves the stream bad: the file is not written.
+  return error == 0 && out.bad() ? EIO : error;
 }
 
 }  // namespace

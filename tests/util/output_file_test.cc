@@ -218,5 +218,28 @@ TEST_CASE("An output of several MiB, handed to the disk a MiB at a time, is whol
   CHECK(cut_short_keeps_old(out, produce, 5 << 19));
 }
 
+TEST_CASE("A text written whole in one piece of MiBs, and a producer that fails, keep the rule") {
+  // 3 MiB and 5 bytes in one write (a serialized XSpace): handed to the disk a MiB at a time.
+  TempDir dir;
+  const fs::path out = dir.path() / "space.pb";
+  const std::string text = std::string(3 << 20, 'x') + "tail.";
+  REQUIRE(write_output_file(out.string(), text, "the XSpace").ok());
+  CHECK(contents_of(out) == text);
+  // A producer that cannot make its text leaves the stream bad: an error, the old file kept,
+  // nothing beside it.
+  absl::Status failed = write_output_file(
+      out.string(),
+      [](std::ostream& stream) {
+        stream << "half";
+        stream.setstate(std::ios::badbit);
+      },
+      "the XSpace");
+  CHECK(!failed.ok());
+  CHECK(contents_of(out) == text);
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path())) files += entry.is_regular_file();
+  CHECK(files == 1);
+}
+
 }  // namespace
 }  // namespace hloroof

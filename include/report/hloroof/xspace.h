@@ -58,7 +58,9 @@ inline constexpr int64_t kMaxXSpaceSteps = 1000;
 
 struct XSpaceFile {
   std::string path;       // the file written (write_xspace) or empty (prediction_to_xspace)
-  std::string bytes;      // the serialized XSpace
+  // The serialized XSpace (prediction_to_xspace); write_xspace serializes it into the file as
+  // it writes it and leaves this empty.
+  std::string bytes;
   uint64_t program_id = 0;
   int64_t events = 0;     // timeline events written, every plane
   // What XProf shows of a measured run that this file does not fill, one line each.
