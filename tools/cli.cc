@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
-#include <system_error>
 #include <thread>
 
 #include "absl/strings/ascii.h"
@@ -24,6 +23,7 @@
 #include "util/absl_compat.h"
 #include "util/edit_distance.h"
 #include "util/text_safety.h"
+#include "util/threads.h"
 #include "re2/re2.h"
 
 namespace hloroof::cli {
@@ -241,17 +241,8 @@ void for_each_concurrently(size_t n, const std::function<void(size_t)>& task) {
   auto work = [&] {
     for (size_t i = next++; i < n; i = next++) task(i);
   };
-  const size_t threads = std::min<size_t>(n, static_cast<size_t>(cores()));
-  std::vector<std::thread> helpers;
-  for (size_t t = 1; t < threads; ++t) {
-    try {
-      helpers.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // the threads started, this one among them, take every task
-    }
-  }
-  work();
-  for (std::thread& h : helpers) h.join();
+  detail::run_on_threads(static_cast<int>(std::min<size_t>(n, static_cast<size_t>(cores()))),
+                         work);
 }
 
 }  // namespace hloroof::cli

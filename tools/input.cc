@@ -413,51 +413,36 @@ void write_ops_csv(std::ostream& out_stream, const std::vector<const Prediction*
     for (const OpPrediction& op : p->ops) {
       const CollectivePrediction* c = op.collective.get();
       const AsyncPrediction* a = op.async.get();
-      if (device_column) {
-        append_csv_cell(out, device);
-        out += ',';
-      }
-      for (std::string_view text : {op.name, op.opcode, op.computation, op.category,
-                                     op.op_name}) {
-        append_csv_cell(out, text);
-        out += ',';
-      }
-      for (double x : {op.multiplier, op.time_s, op.total_time_s, op.roofline_time_s,
-                       op.total_roofline_time_s, op.efficiency}) {
-        append_csv_number(out, x);
-        out += ',';
-      }
-      for (std::string_view text : {op.model, op_bound_name(op), resource_name(op)}) {
-        append_csv_cell(out, text);
-        out += ',';
-      }
-      for (double x : {op.flops, op.matrix_flops, op.transcendentals, op.hbm_bytes,
-                       op.on_chip_bytes, op.host_bytes}) {
-        append_csv_number(out, x);
-        out += ',';
-      }
-      if (c != nullptr) {
-        append_csv_cell(out, c->kind);
-        out += ',';
-        append_csv_number(out, c->payload_bytes);
-        absl::StrAppend(&out, ",", c->group_size, ",");
-        for (double x : {c->time_s, c->exposed_s, c->hidden_s}) {
+      const auto texts = [&](std::initializer_list<std::string_view> cells) {
+        for (std::string_view cell : cells) {
+          append_csv_cell(out, cell);
+          out += ',';
+        }
+      };
+      const auto numbers = [&](std::initializer_list<double> cells) {
+        for (double x : cells) {
           append_csv_number(out, x);
           out += ',';
         }
+      };
+      if (device_column) texts({device});
+      texts({op.name, op.opcode, op.computation, op.category, op.op_name});
+      numbers({op.multiplier, op.time_s, op.total_time_s, op.roofline_time_s,
+               op.total_roofline_time_s, op.efficiency});
+      texts({op.model, op_bound_name(op), resource_name(op)});
+      numbers({op.flops, op.matrix_flops, op.transcendentals, op.hbm_bytes, op.on_chip_bytes,
+               op.host_bytes});
+      if (c != nullptr) {
+        texts({c->kind});
+        append_csv_number(out, c->payload_bytes);
+        absl::StrAppend(&out, ",", c->group_size, ",");
+        numbers({c->time_s, c->exposed_s, c->hidden_s});
       } else {
         out += ",,,,,,";
       }
       if (a != nullptr) {
-        for (std::string_view text : {std::string_view(a->stream), std::string_view(a->start),
-                                       std::string_view(a->done)}) {
-          append_csv_cell(out, text);
-          out += ',';
-        }
-        for (double x : {a->latency_s, a->hidden_s, a->exposed_s}) {
-          append_csv_number(out, x);
-          out += ',';
-        }
+        texts({a->stream, a->start, a->done});
+        numbers({a->latency_s, a->hidden_s, a->exposed_s});
       } else {
         out += ",,,,,,";
       }

@@ -44,5 +44,3 @@ set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/xspace.cc PROPERTIES
   INCLUDE_DIRECTORIES ${HLOROOF_PROTO_OUT})
 target_link_libraries(hloroof_report PRIVATE protobuf::libprotobuf nlohmann_json::nlohmann_json
                                              PkgConfig::RE2)
-# write_prediction_trace_json makes a trace on several threads when asked.
-target_link_libraries(hloroof_report PRIVATE Threads::Threads)

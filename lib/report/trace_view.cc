@@ -7,14 +7,13 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <system_error>
-#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "hloroof/report.h"
 #include "report/op_terms.h"
 #include "report/trace_writer.h"
 #include "util/string_view_hash.h"
+#include "util/threads.h"
 
 namespace hloroof {
 namespace {
@@ -393,16 +392,7 @@ void write_in_pieces(std::ostream& out, const TraceEvents& events, int threads) 
       written.notify_all();
     }
   };
-  std::vector<std::thread> helpers;
-  for (int t = 1; t < threads; ++t) {
-    try {
-      helpers.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // the threads started, this one among them, take every piece
-    }
-  }
-  work();
-  for (std::thread& h : helpers) h.join();
+  detail::run_on_threads(threads, work);
   out.write(TraceWriter::kTail.data(), static_cast<std::streamsize>(TraceWriter::kTail.size()));
 }
 
