@@ -370,13 +370,15 @@ void write_in_pieces(std::ostream& out, const TraceEvents& events, int threads) 
   }
   starts.push_back(events.size());
   const size_t pieces = starts.size() - 1;
+  // No more threads than pieces (a small trace is one).
+  const int workers = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), pieces));
 
   out.write(TraceWriter::kHead.data(), static_cast<std::streamsize>(TraceWriter::kHead.size()));
   std::atomic<size_t> next{0};
   std::mutex mutex;
   std::condition_variable written;
   size_t turn = 0;  // the piece to be written next
-  const size_t slices_each = events.slices() / static_cast<size_t>(threads) + 1;
+  const size_t slices_each = events.slices() / static_cast<size_t>(workers) + 1;
   auto work = [&] {
     std::string spill;
     // Room for a piece and an event past it (an event is written whole once begun).
@@ -392,7 +394,7 @@ void write_in_pieces(std::ostream& out, const TraceEvents& events, int threads) 
       written.notify_all();
     }
   };
-  detail::run_on_threads(threads, work);
+  detail::run_on_threads(workers, work);
   out.write(TraceWriter::kTail.data(), static_cast<std::streamsize>(TraceWriter::kTail.size()));
 }
 
