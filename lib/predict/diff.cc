@@ -70,17 +70,28 @@ PredictionDiff diff_predictions(const Prediction& before, const Prediction& afte
   // another in the other), so a name alone is not enough. All keys include the computation.
   std::vector<int64_t> match(after.ops.size(), -1);  // after op -> before op
   std::vector<bool> taken(before.ops.size(), false);
-  auto figures = [](const OpPrediction& op) {
-    return absl::StrCat(op.total_time_s, "/", flops_of(op), "/", bytes_of(op));
+  // An op's figures as text (6 significant digits each: figures that round alike match),
+  // made once per op for the two passes that compare them.
+  auto figures_of = [](const Prediction& p) {
+    std::vector<std::string> texts;
+    texts.reserve(p.ops.size());
+    for (const OpPrediction& op : p.ops) {
+      texts.push_back(absl::StrCat(op.total_time_s, "/", flops_of(op), "/", bytes_of(op)));
+    }
+    return texts;
   };
+  const std::vector<std::string> before_figures = figures_of(before);
+  const std::vector<std::string> after_figures = figures_of(after);
+  // A pass's key: up to four texts of the op (its computation's key first), compared whole.
+  using Key = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
   auto pass = [&](auto key_of, bool renames) {
-    absl::flat_hash_map<std::string, std::vector<size_t>> open;  // untaken, last first
+    absl::flat_hash_map<Key, std::vector<size_t>> open;  // untaken, last first
     for (size_t k = before.ops.size(); k > 0; --k) {
-      if (!taken[k - 1]) open[key_of(before.ops[k - 1])].push_back(k - 1);
+      if (!taken[k - 1]) open[key_of(before.ops[k - 1], before_figures[k - 1])].push_back(k - 1);
     }
     for (size_t k = 0; k < after.ops.size(); ++k) {
       if (match[k] >= 0) continue;
-      auto it = open.find(key_of(after.ops[k]));
+      auto it = open.find(key_of(after.ops[k], after_figures[k]));
       if (it == open.end() || it->second.empty()) continue;
       const size_t b = it->second.back();
       it->second.pop_back();
@@ -89,17 +100,20 @@ PredictionDiff diff_predictions(const Prediction& before, const Prediction& afte
       if (renames && before.ops[b].name != after.ops[k].name) ++d.renamed;
     }
   };
-  auto kind = [](const OpPrediction& op) {
-    return absl::StrCat(sv(computation_key(op)), "\n", sv(op.opcode), "\n", sv(op.op_name));
-  };
-  pass([&](const OpPrediction& op) {
-    return absl::StrCat(sv(computation_key(op)), "\n", sv(op.name), "\n", figures(op));
+  pass([](const OpPrediction& op, std::string_view figures) {
+    return Key(computation_key(op), op.name, figures, {});
   }, false);
-  pass([&](const OpPrediction& op) { return absl::StrCat(kind(op), "\n", figures(op)); }, true);
-  pass([&](const OpPrediction& op) { return absl::StrCat(kind(op), "\n", sv(op.name)); }, false);
-  pass([&](const OpPrediction& op) {
-    // Without an op_name, only the name can tell two ops of one opcode apart.
-    return op.op_name.empty() ? absl::StrCat("\x01", sv(op.name)) : kind(op);
+  pass([](const OpPrediction& op, std::string_view figures) {
+    return Key(computation_key(op), op.opcode, op.op_name, figures);
+  }, true);
+  pass([](const OpPrediction& op, std::string_view) {
+    return Key(computation_key(op), op.opcode, op.op_name, op.name);
+  }, false);
+  pass([](const OpPrediction& op, std::string_view) {
+    // Without an op_name, only the name can tell two ops of one opcode apart (a key no
+    // computation has: computation keys are never empty).
+    return op.op_name.empty() ? Key({}, op.name, {}, {})
+                              : Key(computation_key(op), op.opcode, op.op_name, {});
   }, true);
 
   for (size_t k = 0; k < after.ops.size(); ++k) {
@@ -139,11 +153,21 @@ PredictionDiff diff_predictions(const Prediction& before, const Prediction& afte
                      .before_hbm_bytes = bytes_of(b)});
     ++d.removed;
   }
-  std::stable_sort(d.ops.begin(), d.ops.end(), [](const OpDelta& x, const OpDelta& y) {
+  // The largest change of time first (ties: by computation and name), sorted as indices and
+  // moved into place once: the records are large.
+  std::vector<size_t> order(d.ops.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](size_t i, size_t j) {
+    const OpDelta& x = d.ops[i];
+    const OpDelta& y = d.ops[j];
     const double dx = std::abs(x.delta_time_s()), dy = std::abs(y.delta_time_s());
     if (dx != dy) return dx > dy;
     return std::tie(x.computation, x.name) < std::tie(y.computation, y.name);
   });
+  std::vector<OpDelta> sorted;
+  sorted.reserve(d.ops.size());
+  for (size_t k : order) sorted.push_back(std::move(d.ops[k]));
+  d.ops = std::move(sorted);
   return d;
 }
 
