@@ -42,14 +42,15 @@ absl::StatusOr<std::array<Side, 2>> predict_sides(const std::array<std::string, 
   }
   // The first side's device is the second's when none is given.
   std::array<std::optional<absl::StatusOr<DeviceTarget>>, 2> choice;
+  auto resolve = [&](size_t k) {
+    choice[k] = resolve_device(device, &(*loaded[k])->module, {.settings = settings});
+  };
   if (!loaded[0]->ok()) return loaded[0]->status();
   print_input_messages(**loaded[0]);
-  choice[0] = resolve_device(device, &(*loaded[0])->module, {.settings = settings});
+  resolve(0);
   if (!choice[0]->ok()) return choice[0]->status();
   if (device.empty()) device = (*choice[0])->spec.name;
-  if (loaded[1] && loaded[1]->ok()) {
-    choice[1] = resolve_device(device, &(*loaded[1])->module, {.settings = settings});
-  }
+  if (loaded[1] && loaded[1]->ok()) resolve(1);
   // Each side ready is predicted and analysed; what the second side says comes once the
   // first is done, as one side after the other.
   const size_t ready = choice[1] && choice[1]->ok() ? 2 : 1;
@@ -73,9 +74,7 @@ absl::StatusOr<std::array<Side, 2>> predict_sides(const std::array<std::string, 
     if (k == 1) {
       if (!loaded[1]) {
         load(1);
-        if (loaded[1]->ok()) {
-          choice[1] = resolve_device(device, &(*loaded[1])->module, {.settings = settings});
-        }
+        if (loaded[1]->ok()) resolve(1);
       }
       if (!loaded[1]->ok()) return loaded[1]->status();
       print_input_messages(**loaded[1]);

@@ -408,23 +408,24 @@ void write_ops_csv(std::ostream& out_stream, const std::vector<const Prediction*
   using report_internal::append_csv_cell;
   using report_internal::append_csv_number;
   absl::flat_hash_map<std::pair<const char*, size_t>, std::string> quoted;
+  // Cells each followed by a comma (every row ends with its explanation).
+  const auto texts = [&](std::initializer_list<std::string_view> cells) {
+    for (std::string_view cell : cells) {
+      append_csv_cell(out, cell);
+      out += ',';
+    }
+  };
+  const auto numbers = [&](std::initializer_list<double> cells) {
+    for (double x : cells) {
+      append_csv_number(out, x);
+      out += ',';
+    }
+  };
   for (const Prediction* p : predictions) {
     const std::string device = absl::StrCat(p->device, ":", p->topology);
     for (const OpPrediction& op : p->ops) {
       const CollectivePrediction* c = op.collective.get();
       const AsyncPrediction* a = op.async.get();
-      const auto texts = [&](std::initializer_list<std::string_view> cells) {
-        for (std::string_view cell : cells) {
-          append_csv_cell(out, cell);
-          out += ',';
-        }
-      };
-      const auto numbers = [&](std::initializer_list<double> cells) {
-        for (double x : cells) {
-          append_csv_number(out, x);
-          out += ',';
-        }
-      };
       if (device_column) texts({device});
       texts({op.name, op.opcode, op.computation, op.category, op.op_name});
       numbers({op.multiplier, op.time_s, op.total_time_s, op.roofline_time_s,

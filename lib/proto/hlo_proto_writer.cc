@@ -16,13 +16,13 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
-#include "google/protobuf/arena.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/replica_groups.h"
 #include "hloroof/shape_text.h"
 #include "ir/strings.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
+#include "proto/message_arena.h"
 #include "util/checked_math.h"
 
 namespace hloroof {
@@ -1041,25 +1041,15 @@ std::string write_hlo_module_proto(const Module& module) {
   return proto.SerializeAsString();
 }
 
-// The messages of one module's proto live in an arena of their own: tens of thousands of
-// small messages made at once and dropped at once (one block of 256 KiB at a time rather than
-// a heap allocation and a free each).
-google::protobuf::ArenaOptions proto_arena_options() {
-  google::protobuf::ArenaOptions options;
-  options.start_block_size = 64 << 10;
-  options.max_block_size = 256 << 10;
-  return options;
-}
-
 std::string write_hlo_proto(const Module& module) {
-  google::protobuf::Arena arena(proto_arena_options());
+  google::protobuf::Arena arena(proto_internal::message_arena_options());
   auto* proto = google::protobuf::Arena::CreateMessage<pb::HloProto>(&arena);
   ProtoBuilder(module).build(proto->mutable_hlo_module());
   return proto->SerializeAsString();
 }
 
 std::string write_hlo_proto(const Module& module, const MemoryReport& memory) {
-  google::protobuf::Arena arena(proto_arena_options());
+  google::protobuf::Arena arena(proto_internal::message_arena_options());
   auto* proto = google::protobuf::Arena::CreateMessage<pb::HloProto>(&arena);
   ProtoBuilder builder(module);
   builder.build(proto->mutable_hlo_module());

@@ -169,6 +169,12 @@ class TraceEvents {
   size_t text_bytes(size_t i) const;
   // Events [begin, end) into `writer`.
   void write(TraceWriter& writer, size_t begin, size_t end) const;
+  // Every event into `writer`, then the document's end.
+  void write_all(TraceWriter& writer) const {
+    writer.expect_slices(slices());
+    write(writer, 0, size());
+    writer.finish();
+  }
 
  private:
   const Prediction& p_;
@@ -403,10 +409,7 @@ void write_in_pieces(std::ostream& out, const TraceEvents& events, int threads) 
 std::string prediction_to_trace_json(const Prediction& p, const MemoryReport* memory) {
   std::string out;
   TraceWriter writer(out, nullptr);
-  const TraceEvents events(p, memory);
-  writer.expect_slices(events.slices());
-  events.write(writer, 0, events.size());
-  writer.finish();
+  TraceEvents(p, memory).write_all(writer);
   return out;
 }
 
@@ -419,9 +422,7 @@ void write_prediction_trace_json(std::ostream& out, const Prediction& p,
   }
   std::string buffer;
   TraceWriter writer(buffer, &out);
-  writer.expect_slices(events.slices());
-  events.write(writer, 0, events.size());
-  writer.finish();
+  events.write_all(writer);
 }
 
 }  // namespace hloroof

@@ -27,13 +27,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
-#include "google/protobuf/arena.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 #include "hloroof/output_file.h"
 #include "hloroof/shape_text.h"
 #include "profile/xplane.pb.h"
+#include "proto/message_arena.h"
 #include "report/wrap.h"
 #include "util/absl_compat.h"
 
@@ -770,12 +770,7 @@ class XSpaceWriter {
   const XSpaceOptions& options_;
   // The space's messages (hundreds of thousands of events and stats) live in an arena: made
   // one block at a time and dropped at once.
-  google::protobuf::Arena arena_{[] {
-    google::protobuf::ArenaOptions options;
-    options.start_block_size = 64 << 10;
-    options.max_block_size = 256 << 10;
-    return options;
-  }()};
+  google::protobuf::Arena arena_{proto_internal::message_arena_options()};
   xp::XSpace& space_ = *google::protobuf::Arena::CreateMessage<xp::XSpace>(&arena_);
   uint64_t program_id_ = 0;
   std::string module_event_name_;
