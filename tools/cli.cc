@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdlib>
 #include <iostream>
+#include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -240,6 +243,46 @@ void for_each_concurrently(size_t n, const std::function<void(size_t)>& task) {
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next++; i < n; i = next++) task(i);
+  };
+  detail::run_on_threads(static_cast<int>(std::min<size_t>(n, static_cast<size_t>(cores()))),
+                         work);
+}
+
+void make_then_emit_in_order(size_t n, const std::function<void(size_t)>& make,
+                             const std::function<bool(size_t)>& emit) {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<bool> made(n, false);
+  size_t next_make = 0;
+  size_t next_emit = 0;
+  bool emitting = false;
+  bool stopped = false;
+  // Each thread emits the next result when it is ready and no one else emits; otherwise it
+  // makes the next one; otherwise it waits for another thread to finish either.
+  auto work = [&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!stopped && next_emit < n) {
+      if (!emitting && made[next_emit]) {
+        emitting = true;
+        const size_t k = next_emit;
+        lock.unlock();
+        const bool go_on = emit(k);
+        lock.lock();
+        emitting = false;
+        ++next_emit;
+        stopped = !go_on;
+        changed.notify_all();
+      } else if (next_make < n) {
+        const size_t k = next_make++;
+        lock.unlock();
+        make(k);
+        lock.lock();
+        made[k] = true;
+        changed.notify_all();
+      } else {
+        changed.wait(lock);
+      }
+    }
   };
   detail::run_on_threads(static_cast<int>(std::min<size_t>(n, static_cast<size_t>(cores()))),
                          work);

@@ -67,20 +67,31 @@ int run(const std::vector<std::string>& words) {
   // Should it fail (or the module have no step), the first prediction says why, as before.
   std::optional<absl::StatusOr<ModuleCost>> cost;
   if (module->entry_marked()) cost = analyze_cost(*module, cost_options(options));
-  // Each device's prediction at the same time as the others'; the first device (in the order
-  // given) whose device or prediction fails says why, as one after the other would.
+  // Every device resolved first (that is quick). Each device's prediction at the same time as
+  // the others'; --json and --csv write each device's as soon as it and those before it are
+  // made, then let it go. The first device (in the order given) whose device or prediction
+  // fails says why, as one after the other would: nothing is written when a device cannot be
+  // resolved, and what the devices before it wrote stays when a prediction fails.
   const size_t count = devices->size();
-  std::vector<std::optional<absl::StatusOr<DeviceTarget>>> choices(count);
+  std::vector<absl::StatusOr<DeviceTarget>> choices;
+  choices.reserve(count);
+  bool resolved = true;
+  for (const std::string& d : *devices) {
+    choices.push_back(resolve_device(d, module, {.settings = args->all("--set")}));
+    resolved = resolved && choices.back().ok();
+  }
+  const bool csv = args->flag("--csv");
+  const bool streamed = every_op && resolved;
   std::vector<std::optional<absl::StatusOr<Prediction>>> predicted(count);
-  for_each_concurrently(count, [&](size_t k) {
-    const std::string& d = (*devices)[k];
-    choices[k] = resolve_device(d, module, {.settings = args->all("--set")});
-    if (!choices[k]->ok()) return;
+  std::vector<Prediction> predictions;  // what the text shows
+  int exit_code = kExitOk;
+  const auto make = [&](size_t k) {
+    if (!choices[k].ok()) return;
     PredictOptions with_topology = options;
-    with_topology.topology = (*choices[k])->topology;
+    with_topology.topology = choices[k]->topology;
     // The text shows the top ops of every device but the first: only those get records.
     if (!every_op && k > 0 && top > 0) with_topology.max_ops = top;
-    const DeviceSpec& spec = (*choices[k])->spec;
+    const DeviceSpec& spec = choices[k]->spec;
     absl::StatusOr<Prediction> p = cost && cost->ok()
                                        ? predict_step_time(*module, spec, with_topology, **cost)
                                        : predict_step_time(*module, spec, with_topology);
@@ -91,36 +102,41 @@ int run(const std::vector<std::string>& words) {
       p->ops.shrink_to_fit();
     }
     predicted[k] = std::move(p);
-  });
-  std::vector<Prediction> predictions;
-  for (size_t k = 0; k < count; ++k) {
+  };
+  const auto emit = [&](size_t k) {
     const std::string& d = (*devices)[k];
-    const absl::StatusOr<DeviceTarget>& choice = *choices[k];
-    if (!choice.ok()) {
-      return fail(
-          absl::Status(choice.status().code(), absl::StrCat(d, ": ", choice.status().message())));
+    const absl::Status& resolving = choices[k].status();
+    if (!resolving.ok()) {
+      exit_code = fail(absl::Status(resolving.code(), absl::StrCat(d, ": ", resolving.message())));
+      return false;
     }
     absl::StatusOr<Prediction>& p = *predicted[k];
-    if (!p.ok())
-      return fail(absl::Status(p.status().code(), absl::StrCat(d, ": ", p.status().message())));
-    prepend_input_notes(*loaded, *choice, *p);
-    if (!model_flops->note.empty()) p->assumptions.push_back(model_flops->note);
-    predictions.push_back(*std::move(p));
-  }
-
-  if (args->flag("--csv")) {
-    std::vector<const Prediction*> each;
-    for (const Prediction& p : predictions) each.push_back(&p);
-    write_ops_csv(std::cout, each, true);
-  } else if (args->flag("--json")) {
-    // Each device's document written as it is made, as `predict --json` writes one.
-    std::cout << "[";
-    for (size_t k = 0; k < predictions.size(); ++k) {
-      if (k > 0) std::cout << ",\n";
-      write_prediction_json(predictions[k], std::cout);
+    if (!p.ok()) {
+      exit_code =
+          fail(absl::Status(p.status().code(), absl::StrCat(d, ": ", p.status().message())));
+      return false;
     }
+    prepend_input_notes(*loaded, *choices[k], *p);
+    if (!model_flops->note.empty()) p->assumptions.push_back(model_flops->note);
+    if (!streamed) {
+      predictions.push_back(*std::move(p));
+    } else if (csv) {
+      write_ops_csv(std::cout, *p, true, k == 0);
+    } else {
+      // Each device's document written as it is made, as `predict --json` writes one.
+      std::cout << (k == 0 ? "[" : ",\n");
+      write_prediction_json(*p, std::cout);
+    }
+    predicted[k].reset();
+    return true;
+  };
+  make_then_emit_in_order(count, make, emit);
+  if (exit_code != kExitOk) return exit_code;
+
+  // (Every device was resolved where --json or --csv gets here: all has been written.)
+  if (args->flag("--json")) {
     std::cout << "]\n";
-  } else {
+  } else if (!csv) {
     std::cout << banner_text(*loaded) << render_comparison(predictions, top);
     // Each device's JSON says it in its assumptions; the table shows none.
     if (const std::string set = settings_note(*args); !set.empty()) {
@@ -157,7 +173,10 @@ const Command kCompareCommand = {
     "                    has no step time without it)\n"
     "  --json            a JSON array with one `hloroof predict --json` object per device\n"
     "  --csv             every op of every device, one CSV row each: a column `device`\n"
-    "                    (h100:1x8), then `hloroof predict --csv`'s columns\n\n"
+    "                    (h100:1x8), then `hloroof predict --csv`'s columns\n"
+    "                    (--json and --csv are written device by device as the predictions\n"
+    "                    are made: a device whose prediction fails ends the output there,\n"
+    "                    with exit status 1 and why, after the devices before it)\n\n"
     "example:\n"
     "  hloroof compare train_step.hlo --devices tpu_v5e:2x2,tpu_v5p:2x2x1,tpu_v6e:2x2\n",
     run,

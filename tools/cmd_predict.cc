@@ -226,7 +226,7 @@ int run(const std::vector<std::string>& words) {
     xspace_summary = render_xspace_summary(*file, args->get("--xspace"));
   }
   if (args->flag("--csv")) {
-    write_ops_csv(std::cout, {&*prediction}, false);
+    write_ops_csv(std::cout, *prediction, false);
     std::cerr << xspace_summary;
   } else if (args->flag("--json")) {
     write_prediction_json(*prediction, std::cout);

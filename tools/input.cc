@@ -390,9 +390,9 @@ absl::Status check_same_platform(const MeasuredDevice& measured, const DeviceSpe
       measured.device.empty() ? "for that device" : measured.device));
 }
 
-void write_ops_csv(std::ostream& out_stream, const std::vector<const Prediction*>& predictions,
-                   bool device_column) {
-  std::vector<std::string> header = {
+void write_ops_csv(std::ostream& out_stream, const Prediction& prediction, bool device_column,
+                   bool header) {
+  std::vector<std::string> names = {
       "name", "opcode", "computation", "category", "op_name", "multiplier", "time_s",
       "total_time_s", "roofline_time_s", "total_roofline_time_s", "efficiency", "model",
       "bound", "resource", "flops", "matrix_flops", "transcendentals", "hbm_bytes",
@@ -400,9 +400,9 @@ void write_ops_csv(std::ostream& out_stream, const std::vector<const Prediction*
       "collective.group_size", "collective.time_s", "collective.exposed_s",
       "collective.hidden_s", "async.stream", "async.start", "async.done", "async.latency_s",
       "async.hidden_s", "async.exposed_s", "explanation"};
-  if (device_column) header.insert(header.begin(), "device");
+  if (device_column) names.insert(names.begin(), "device");
   constexpr size_t kFlushBytes = 64 << 10;
-  std::string out = csv_line(header);
+  std::string out = header ? csv_line(names) : std::string();
   // Each row written cell by cell; an explanation (a text of the prediction's pool, shared by
   // the ops it explains) quoted once.
   using report_internal::append_csv_cell;
@@ -421,41 +421,39 @@ void write_ops_csv(std::ostream& out_stream, const std::vector<const Prediction*
       out += ',';
     }
   };
-  for (const Prediction* p : predictions) {
-    const std::string device = absl::StrCat(p->device, ":", p->topology);
-    for (const OpPrediction& op : p->ops) {
-      const CollectivePrediction* c = op.collective.get();
-      const AsyncPrediction* a = op.async.get();
-      if (device_column) texts({device});
-      texts({op.name, op.opcode, op.computation, op.category, op.op_name});
-      numbers({op.multiplier, op.time_s, op.total_time_s, op.roofline_time_s,
-               op.total_roofline_time_s, op.efficiency});
-      texts({op.model, op_bound_name(op), resource_name(op)});
-      numbers({op.flops, op.matrix_flops, op.transcendentals, op.hbm_bytes, op.on_chip_bytes,
-               op.host_bytes});
-      if (c != nullptr) {
-        texts({c->kind});
-        append_csv_number(out, c->payload_bytes);
-        absl::StrAppend(&out, ",", c->group_size, ",");
-        numbers({c->time_s, c->exposed_s, c->hidden_s});
-      } else {
-        out += ",,,,,,";
-      }
-      if (a != nullptr) {
-        texts({a->stream, a->start, a->done});
-        numbers({a->latency_s, a->hidden_s, a->exposed_s});
-      } else {
-        out += ",,,,,,";
-      }
-      const std::string_view e = op.explanation;
-      auto [it, added] = quoted.try_emplace(std::pair(e.data(), e.size()));
-      if (added) append_csv_cell(it->second, e);
-      out += it->second;
-      out += '\n';
-      if (out.size() >= kFlushBytes) {
-        out_stream << out;
-        out.clear();
-      }
+  const std::string device = absl::StrCat(prediction.device, ":", prediction.topology);
+  for (const OpPrediction& op : prediction.ops) {
+    const CollectivePrediction* c = op.collective.get();
+    const AsyncPrediction* a = op.async.get();
+    if (device_column) texts({device});
+    texts({op.name, op.opcode, op.computation, op.category, op.op_name});
+    numbers({op.multiplier, op.time_s, op.total_time_s, op.roofline_time_s,
+             op.total_roofline_time_s, op.efficiency});
+    texts({op.model, op_bound_name(op), resource_name(op)});
+    numbers({op.flops, op.matrix_flops, op.transcendentals, op.hbm_bytes, op.on_chip_bytes,
+             op.host_bytes});
+    if (c != nullptr) {
+      texts({c->kind});
+      append_csv_number(out, c->payload_bytes);
+      absl::StrAppend(&out, ",", c->group_size, ",");
+      numbers({c->time_s, c->exposed_s, c->hidden_s});
+    } else {
+      out += ",,,,,,";
+    }
+    if (a != nullptr) {
+      texts({a->stream, a->start, a->done});
+      numbers({a->latency_s, a->hidden_s, a->exposed_s});
+    } else {
+      out += ",,,,,,";
+    }
+    const std::string_view e = op.explanation;
+    auto [it, added] = quoted.try_emplace(std::pair(e.data(), e.size()));
+    if (added) append_csv_cell(it->second, e);
+    out += it->second;
+    out += '\n';
+    if (out.size() >= kFlushBytes) {
+      out_stream << out;
+      out.clear();
     }
   }
   out_stream << out;

@@ -94,11 +94,12 @@ std::string banner_text(const LoadedModule& loaded);
 
 // Every op of each of `predictions`, one CSV row each under one header: the keys of
 // `predict --json`'s ops, nested ones as `collective.kind`, `async.stream`, ... (as Python's
-// to_pandas() names them); with `device_column`, first a column `device`, the device and slice
-// of the row's prediction ("h100:1x8"): `predict --csv` and `compare --csv`. Written to `out`
-// as it is made, about 64 KiB at a time (three devices' rows of a large module are tens of MB).
-void write_ops_csv(std::ostream& out, const std::vector<const Prediction*>& predictions,
-                   bool device_column);
+// to_pandas() names them), after a header line where `header` says so; with `device_column`,
+// first a column `device`, the device and slice of the prediction ("h100:1x8"): `predict
+// --csv` and `compare --csv` (one call per device). Written to `out` as it is made, about
+// 64 KiB at a time (a large module's rows are tens of MB).
+void write_ops_csv(std::ostream& out, const Prediction& prediction, bool device_column,
+                   bool header = true);
 
 // "device figures set: PATH=VALUE, ..." for the command's --set (as resolve_device words it
 // in a prediction's assumptions), or "" without one: for the reports that show no assumptions

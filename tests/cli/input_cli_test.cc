@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_join.h"
 #include "cli_runner.h"
@@ -299,6 +300,54 @@ TEST_CASE("DEVICE[:TOPOLOGY] means the same in every command") {
   const nlohmann::json both = json_of(compare.out);
   CHECK(both[0]["topology"] == "2x2");
   CHECK(both[1]["device"] == "h100");
+}
+
+TEST_CASE("compare --json and --csv: each device as it is made; a failing device ends there") {
+  // Three devices, each written once in the order given: the same documents as predict's.
+  auto three = run_cli("compare - --devices tpu_v5e:2x2,h100:1x4,tpu_v6e:2x2 --json", kTpu);
+  REQUIRE(three.exit_code == 0);
+  const nlohmann::json docs = json_of(three.out);
+  REQUIRE(docs.size() == 3);
+  CHECK(docs[2]["device"] == "tpu_v6e");
+  CHECK(docs[1] == json_of(run_cli("predict - --device h100:1x4 --json", kTpu).out));
+  auto rows = run_cli("compare - --devices tpu_v5e:2x2,h100:1x4,tpu_v6e:2x2 --csv", kTpu);
+  REQUIRE(rows.exit_code == 0);
+  // One header, then the one op of each device in turn.
+  const hloroof::testing::Csv csv = hloroof::testing::parse_csv(rows.out);
+  CHECK(csv.well_formed);
+  REQUIRE(csv.records.size() == 4);
+  CHECK(csv.records[0][0] == "device");
+  for (size_t k = 1; k < 4; ++k) CHECK(csv.records[k][1] == "n");
+  CHECK(csv.records[1][0] == "tpu_v5e:2x2");
+  CHECK(csv.records[2][0] == "h100:1x4");
+  CHECK(csv.records[3][0] == "tpu_v6e:2x2");
+
+  // 1x1 holds one chip; the module runs on 4: that prediction fails. What the devices before
+  // it wrote stays, the array is left open, and the error names the device.
+  for (const char* format : {"--json", "--csv"}) {
+    auto late = run_cli(std::string("compare - --devices tpu_v5e:2x2,tpu_v5e:1x1,h100:1x4 ") +
+                            format,
+                        kTpu);
+    CHECK(late.exit_code == 1);
+    CHECK_THAT(late.err, Catch::StartsWith("error: tpu_v5e:1x1: topology tpu_v5e:1x1 has 1"));
+    CHECK_THAT(late.out, Catch::Contains("tpu_v5e") && !Catch::Contains("h100"));
+    // Failing first: nothing written.
+    auto first = run_cli(std::string("compare - --devices tpu_v5e:1x1,h100:1x4 ") + format, kTpu);
+    CHECK(first.exit_code == 1);
+    CHECK(first.out.empty());
+    // A device that cannot be resolved is known before any is predicted: nothing written, and
+    // the error is still the first device's (in the order given) that fails.
+    auto unknown =
+        run_cli(std::string("compare - --devices h100:1x4,tpu_v5e:3x3 ") + format, kTpu);
+    CHECK(unknown.exit_code == 1);
+    CHECK(unknown.out.empty());
+    CHECK_THAT(unknown.err, Catch::StartsWith("error: tpu_v5e:3x3: no tpu_v5e slice is 3x3"));
+    auto both = run_cli(std::string("compare - --devices tpu_v5e:1x1,tpu_v5e:3x3 ") + format,
+                        kTpu);
+    CHECK_THAT(both.err, Catch::StartsWith("error: tpu_v5e:1x1: topology"));
+  }
+  CHECK(json_of(run_cli("compare - --devices tpu_v5e:2x2,tpu_v5e:1x1 --json", kTpu).out + "]")
+            .size() == 1);
 }
 
 TEST_CASE("the shared table: the command predicts on the device and slice it names") {
