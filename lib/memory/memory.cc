@@ -362,6 +362,7 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   described.insert(described.end(), largest_ids.begin(), largest_ids.end());
   const ModuleAssignment assignment = detail::assign_buffers(*liveness, described);
   described = {};
+  r.peak_buffers.reserve(peak_ids.size());
   for (int32_t id : peak_ids) {
     r.peak_buffers.push_back(describe(buffers[id], entry_computation, assignment, id, leaves));
   }
@@ -437,6 +438,7 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
                                      r.live_timeline.size(), " points"));
     }
   }
+  r.largest_buffers.reserve(largest_ids.size());
   for (int32_t id : largest_ids) {
     r.largest_buffers.push_back(describe(buffers[id], entry_computation, assignment, id, leaves));
   }

@@ -24,6 +24,8 @@
 #include "hloroof/module.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
+#include "proto/message_arena.h"
+#include "proto/wire_writer.h"
 
 namespace hloroof::proto_internal {
 namespace {
@@ -47,7 +49,10 @@ struct TraceEvent {
 
 void write_buffer_assignment(const MemoryReport& memory,
                              const absl::flat_hash_map<const Instruction*, int64_t>& ids,
-                             const Module& module, pb::BufferAssignmentProto* out) {
+                             const Module& module, WireWriter& out) {
+  // BufferAssignmentProto: logical_buffers (1), buffer_allocations (3), heap_simulator_traces
+  // (4), each message made, written and cleared in turn.
+  ScratchMessages scratch;
   const int64_t allocations = static_cast<int64_t>(memory.allocations.size());
   // Buffers with an allocation of their own whose instruction the module has, by allocation.
   std::vector<std::vector<const MemoryBuffer*>> held(memory.allocations.size());
@@ -58,7 +63,7 @@ void write_buffer_assignment(const MemoryReport& memory,
     const Instruction* i = c != nullptr ? c->find_instruction(b.instruction) : nullptr;
     auto id = i != nullptr ? ids.find(i) : ids.end();
     if (id == ids.end() || !by_id.emplace(b.id, &b).second) continue;
-    pb::LogicalBufferProto* lb = out->add_logical_buffers();
+    auto* lb = scratch.make<pb::LogicalBufferProto>();
     lb->set_id(b.id);
     lb->set_size(b.padded_bytes);
     lb->set_color(b.memory_space);
@@ -66,12 +71,13 @@ void write_buffer_assignment(const MemoryReport& memory,
     at->set_instruction_id(id->second);
     at->set_instruction_name(b.instruction);  // deprecated in XLA, still read by older tools
     for (int64_t k : b.shape_index) at->add_shape_index(k);
+    out.message(1, *lb);
     held[b.allocation].push_back(&b);
   }
 
   for (const MemoryAllocation& a : memory.allocations) {
     if (a.index < 0 || a.index >= allocations) continue;
-    pb::BufferAllocationProto* p = out->add_buffer_allocations();
+    auto* p = scratch.make<pb::BufferAllocationProto>();
     p->set_index(a.index);
     p->set_size(a.bytes);
     p->set_color(a.memory_space);
@@ -90,6 +96,7 @@ void write_buffer_assignment(const MemoryReport& memory,
       x->set_offset(b->allocation_offset);
       x->set_size(b->padded_bytes);
     }
+    out.message(3, *p);
   }
 
   // A trace misses the temporaries the report left out; then none is written.
@@ -147,18 +154,21 @@ void write_buffer_assignment(const MemoryReport& memory,
       return std::tie(x.time, x.phase, x.depth, x.buffer) <
              std::tie(y.time, y.phase, y.depth, y.buffer);
     });
-    pb::HeapSimulatorTrace* trace = out->add_heap_simulator_traces();
-    trace->set_whole_module_simulation(true);
-    trace->set_buffer_allocation_index(a.index);
+    // HeapSimulatorTrace: events (1), whole_module_simulation (2), buffer_allocation_index (3).
+    const size_t trace = out.open(4);
     for (const TraceEvent& e : events) {
-      pb::HeapSimulatorTrace::Event* x = trace->add_events();
+      auto* x = scratch.make<pb::HeapSimulatorTrace::Event>();
       x->set_kind(e.kind);
       x->set_buffer_id(e.buffer);
       x->set_computation_name(e.b->computation);
       // The instruction the heap simulator was at: the definition, or the last use.
       x->set_instruction_name(e.phase == 0 ? e.b->instruction : e.b->live_to);
       if (e.canonical >= 0) x->set_share_with_canonical_id(e.canonical);
+      out.message(1, *x);
     }
+    out.integer(2, 1);
+    out.integer(3, a.index);
+    out.close(trace);
   }
 }
 

@@ -188,11 +188,14 @@ struct ParsedHloProto::Messages {
 
 namespace hloroof::proto_internal {
 
-// The buffer assignment of `memory` (write_hlo_proto's) into `out`, its buffers defined at
-// the instruction ids of `ids` (the ids the module's HloModuleProto gives).
+class WireWriter;
+
+// The buffer assignment of `memory` (write_hlo_proto's): a BufferAssignmentProto's fields
+// written into `out`, its buffers defined at the instruction ids of `ids` (the ids the
+// module's HloModuleProto gives).
 void write_buffer_assignment(const MemoryReport& memory,
                              const absl::flat_hash_map<const Instruction*, int64_t>& ids,
-                             const Module& module, xla_proto::BufferAssignmentProto* out);
+                             const Module& module, WireWriter& out);
 
 }  // namespace hloroof::proto_internal
 

@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -23,6 +24,7 @@
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
 #include "proto/message_arena.h"
+#include "proto/wire_writer.h"
 #include "util/checked_math.h"
 
 namespace hloroof {
@@ -430,7 +432,9 @@ int algorithm_number(std::string_view w) {
 class ProtoBuilder {
  public:
   explicit ProtoBuilder(const Module& m) : m_(m) {}
-  void build(pb::HloModuleProto* out);
+  // The module's HloModuleProto, its fields written into `out` (a computation's instructions
+  // one at a time).
+  void build(proto_internal::WireWriter& out);
   // After build: the id of every instruction of the module.
   const absl::flat_hash_map<const Instruction*, int64_t>& instruction_ids() const {
     return inst_ids_;
@@ -443,8 +447,8 @@ class ProtoBuilder {
   // The opcode-specific attributes of `i` (not the common ones) into `out`.
   void write_opcode_attributes(const Instruction& i, Opcode op, pb::HloInstructionProto* out);
   void write_common_attributes(const Instruction& i, pb::HloInstructionProto* out);
-  // The wrapped computation of a sugared async start, added to `out`; its id.
-  int64_t write_wrapped(const Instruction& start, pb::HloModuleProto* out);
+  // The wrapped computation of a sugared async start into `c`; its id.
+  int64_t write_wrapped(const Instruction& start, pb::HloComputationProto* c);
   std::string unique_computation_name(std::string base);
 
   const Module& m_;
@@ -875,9 +879,8 @@ void ProtoBuilder::write_instruction(const Instruction& i, pb::HloInstructionPro
   write_common_attributes(i, out);
 }
 
-int64_t ProtoBuilder::write_wrapped(const Instruction& start, pb::HloModuleProto* out) {
+int64_t ProtoBuilder::write_wrapped(const Instruction& start, pb::HloComputationProto* c) {
   Opcode op = *start.async_wrapped_opcode();
-  pb::HloComputationProto* c = out->add_computations();
   // Numbered after the module's own computations.
   int64_t id = static_cast<int64_t>(comp_ids_.size() + wrapped_of_.size()) + 1;
   c->set_name(unique_computation_name(str_cat("wrapped_", opcode_name(op), "_computation")));
@@ -912,7 +915,7 @@ int64_t ProtoBuilder::write_wrapped(const Instruction& start, pb::HloModuleProto
   return id;
 }
 
-void ProtoBuilder::build(pb::HloModuleProto* out) {
+void ProtoBuilder::build(proto_internal::WireWriter& w) {
   for (const Computation* c : m_.computations()) {
     comp_ids_[c] = static_cast<int64_t>(comp_ids_.size()) + 1;
     comp_names_.insert(std::string(c->name()));
@@ -927,17 +930,38 @@ void ProtoBuilder::build(pb::HloModuleProto* out) {
       }
     }
   }
-  out->set_name(std::string(m_.name()));
+  // HloModuleProto: name (1) and entry_computation_name (2), the computations (3), then the
+  // module's other fields (`out`, numbered from 4).
+  const Computation* entry = nullptr;
+  for (const Computation* c : m_.computations()) {
+    if (c == m_.entry()) entry = c;
+  }
+  w.bytes(1, m_.name());
+  if (entry != nullptr) w.bytes(2, entry->name());
+  pb::HloModuleProto module;
+  pb::HloModuleProto* out = &module;
+  if (entry != nullptr) out->set_entry_computation_id(comp_id(entry));
   const ModuleAttributes& a = m_.attributes();
+  // Each computation's messages made, written and let go in turn: HloComputationProto's name
+  // (1), its instructions (2) one by one, then its other fields.
+  proto_internal::ScratchMessages scratch;
   for (const Computation* c : m_.computations()) {
     // Wrapped computations of this computation's sugared starts come first (callees first).
     for (const Instruction* i : c->instructions()) {
       if (i->uses_async_sugar() && i->opcode() == Opcode::kAsyncStart) {
-        wrapped_of_[i] = write_wrapped(*i, out);
+        auto* wrapped = scratch.make<pb::HloComputationProto>();
+        wrapped_of_[i] = write_wrapped(*i, wrapped);
+        w.message(3, *wrapped);
       }
     }
-    pb::HloComputationProto* pc = out->add_computations();
-    pc->set_name(std::string(c->name()));
+    const size_t start = w.open(3);
+    w.bytes(1, c->name());
+    for (const Instruction* i : c->instructions()) {
+      auto* instruction = scratch.make<pb::HloInstructionProto>();
+      write_instruction(*i, instruction);
+      w.message(2, *instruction);
+    }
+    auto* pc = scratch.make<pb::HloComputationProto>();
     pc->set_id(comp_id(c));
     pc->set_root_id(inst_id(c->root()));
     pc->set_is_fusion_computation(fused.contains(c));
@@ -948,14 +972,11 @@ void ProtoBuilder::build(pb::HloModuleProto* out) {
       pc->mutable_program_shape()->add_parameter_names(std::string(p->name()));
     }
     write_shape(c->root()->shape(), pc->mutable_program_shape()->mutable_result());
-    for (const Instruction* i : c->instructions()) write_instruction(*i, pc->add_instructions());
+    w.append(*pc);
+    w.close(start);
     if (a.is_scheduled && !fused.contains(c)) {
       auto& seq = (*out->mutable_schedule()->mutable_sequences())[comp_id(c)];
       for (const Instruction* i : c->instructions()) seq.add_instruction_ids(inst_id(i));
-    }
-    if (c == m_.entry()) {
-      out->set_entry_computation_name(std::string(c->name()));
-      out->set_entry_computation_id(comp_id(c));
     }
   }
   if (a.is_scheduled) out->mutable_schedule();
@@ -1031,31 +1052,52 @@ void ProtoBuilder::build(pb::HloModuleProto* out) {
       x->set_parent_frame_id(static_cast<int32_t>(f.parent_frame_id - 1));
     }
   }
+  w.append(module);
+}
+
+}  // namespace
+
+namespace {
+
+// The bytes written, held in a string of their size (its doubling left up to twice that), or
+// none where they do not fit in a protobuf message.
+std::string finished(const proto_internal::WireWriter& w, std::string& bytes) {
+  if (!w.fits()) return {};
+  bytes.shrink_to_fit();
+  return std::move(bytes);
 }
 
 }  // namespace
 
 std::string write_hlo_module_proto(const Module& module) {
-  pb::HloModuleProto proto;
-  ProtoBuilder(module).build(&proto);
-  return proto.SerializeAsString();
+  std::string bytes;
+  proto_internal::WireWriter w(bytes);
+  ProtoBuilder(module).build(w);
+  return finished(w, bytes);
 }
 
 std::string write_hlo_proto(const Module& module) {
-  google::protobuf::Arena arena(proto_internal::message_arena_options());
-  auto* proto = google::protobuf::Arena::CreateMessage<pb::HloProto>(&arena);
-  ProtoBuilder(module).build(proto->mutable_hlo_module());
-  return proto->SerializeAsString();
+  // HloProto: hlo_module (1).
+  std::string bytes;
+  proto_internal::WireWriter w(bytes);
+  const size_t start = w.open(1);
+  ProtoBuilder(module).build(w);
+  w.close(start);
+  return finished(w, bytes);
 }
 
 std::string write_hlo_proto(const Module& module, const MemoryReport& memory) {
-  google::protobuf::Arena arena(proto_internal::message_arena_options());
-  auto* proto = google::protobuf::Arena::CreateMessage<pb::HloProto>(&arena);
+  // HloProto: hlo_module (1), buffer_assignment (3).
+  std::string bytes;
+  proto_internal::WireWriter w(bytes);
+  size_t start = w.open(1);
   ProtoBuilder builder(module);
-  builder.build(proto->mutable_hlo_module());
-  proto_internal::write_buffer_assignment(memory, builder.instruction_ids(), module,
-                                          proto->mutable_buffer_assignment());
-  return proto->SerializeAsString();
+  builder.build(w);
+  w.close(start);
+  start = w.open(3);
+  proto_internal::write_buffer_assignment(memory, builder.instruction_ids(), module, w);
+  w.close(start);
+  return finished(w, bytes);
 }
 
 }  // namespace hloroof

@@ -15,6 +15,24 @@ inline google::protobuf::ArenaOptions message_arena_options() {
   return options;
 }
 
+// Messages made one after another, each written and let go before the next is made (a
+// WireWriter's): made in an arena that is emptied every kMessages messages, so that making one
+// takes no heap allocation and a free each, and they hold a few blocks at most.
+class ScratchMessages {
+ public:
+  // A new message; the ones made before it may be gone.
+  template <typename Message>
+  Message* make() {
+    if (++made_ % kMessages == 0) arena_.Reset();
+    return google::protobuf::Arena::CreateMessage<Message>(&arena_);
+  }
+
+ private:
+  static constexpr int kMessages = 256;
+  google::protobuf::Arena arena_{message_arena_options()};
+  int made_ = 0;
+};
+
 }  // namespace hloroof::proto_internal
 
 #endif  // HLOROOF_LIB_PROTO_MESSAGE_ARENA_H_

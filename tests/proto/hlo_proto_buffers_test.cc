@@ -3,16 +3,22 @@
 // inside its allocation at an instruction id of the written module, the heap trace replayed as
 // XProf's memory viewer replays it) and with read_xla_buffer_assignment (the round trip).
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <cstdint>
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "proto/hlo.pb.h"
 
 namespace hloroof {
@@ -249,6 +255,59 @@ void check_consistent(const Written& w) {
     CHECK(peak <= a.bytes);
   }
   CHECK(assignment.heap_simulator_traces_size() == traced);
+}
+
+// Protobuf's deterministic serialization of `message`.
+template <typename Message>
+std::string deterministic(const Message& message) {
+  std::string out;
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.ByteSizeLong();  // the sizes SerializeWithCachedSizes writes
+    message.SerializeWithCachedSizes(&coded);
+  }  // (the stream trims the string as it goes)
+  return out;
+}
+
+TEST_CASE("written a message at a time, the bytes are protobuf's own, the same every time") {
+  // Each module of tests/data and the two above, with and without a buffer assignment: the
+  // bytes parse, and protobuf's deterministic serialization of what they parse to is the same
+  // bytes (fields in order of their numbers, the schedule's entries in order of their keys).
+  std::vector<std::string> texts = {kChain, kLoops};
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(
+           std::filesystem::path(HLOROOF_SOURCE_DIR) / "tests" / "data")) {
+    if (entry.path().extension() != ".hlo") continue;
+    std::ifstream in(entry.path());
+    texts.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  int checked = 0, assigned = 0, scheduled = 0;
+  for (const std::string& text : texts) {
+    absl::StatusOr<Module> m = parse_module(text);
+    if (!m.ok()) continue;
+    const std::string bare = write_hlo_module_proto(*m);
+    pb::HloModuleProto module;
+    REQUIRE(module.ParseFromString(bare));
+    CHECK(deterministic(module) == bare);
+    if (module.schedule().sequences_size() > 1) ++scheduled;
+    const std::string whole = write_hlo_proto(*m);
+    pb::HloProto proto;
+    REQUIRE(proto.ParseFromString(whole));
+    CHECK(deterministic(proto) == whole);
+    CHECK(write_hlo_proto(*m) == whole);
+    ++checked;
+    absl::StatusOr<MemoryReport> memory = analyze_memory(*m, {.top_buffers = 0});
+    if (!memory.ok()) continue;
+    const std::string with_buffers = write_hlo_proto(*m, *memory);
+    REQUIRE(proto.ParseFromString(with_buffers));
+    CHECK(deterministic(proto) == with_buffers);
+    CHECK(proto.hlo_module().SerializeAsString().size() == bare.size());
+    if (proto.buffer_assignment().heap_simulator_traces_size() > 0) ++assigned;
+  }
+  CHECK(checked > 150);
+  CHECK(assigned > 100);
+  CHECK(scheduled > 20);  // maps of several entries, in order of their keys
 }
 
 TEST_CASE("buffer assignment: allocations and heap trace of a chain, derived by hand") {

@@ -38,7 +38,11 @@ bool is_hlo_proto(std::string_view bytes);
 // when the module is scheduled, the entry layout as the host program shape, the header's
 // aliasing, frontend attributes and stack frames, and each instruction's attributes in XLA's
 // fields. An async op written with sugar (`fusion-start`) gets its wrapped computation, as XLA
-// holds it. parse_hlo_proto(write_hlo_module_proto(m)) prints as m does.
+// holds it. parse_hlo_proto(write_hlo_module_proto(m)) prints as m does. The bytes are
+// protobuf's deterministic serialization (the schedule's entries in order of their keys): the
+// same module gives the same bytes. Written one instruction's message at a time, they take
+// about their own size in memory. Empty for a module whose proto would reach 2 GiB (protobuf
+// reads no larger message).
 std::string write_hlo_module_proto(const Module& module);
 // The same inside an `HloProto` (field 1; no buffer assignment), as XSpace metadata holds it.
 std::string write_hlo_proto(const Module& module);

@@ -1,0 +1,146 @@
+// A protobuf message written into a string piece by piece: its own few fields by hand, each of
+// its repeated messages made, serialized and let go in turn. A whole HloProto of a large module
+// as one message tree takes about 9 times its serialized size (gemma3: 38 MB for 4.4); written
+// this way, only one instruction's message is held at a time.
+//
+// The bytes are the ones protobuf writes for the whole tree, deterministically (map entries in
+// order of their keys: the same module gives the same bytes), when the fields of each message
+// are written in order of their numbers, as protobuf writes them: a message's fields numbered
+// below its repeated field by hand first, then the repeated ones, then a message holding its
+// other fields (append).
+#ifndef HLOROOF_PROTO_WIRE_WRITER_H_
+#define HLOROOF_PROTO_WIRE_WRITER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/message_lite.h"
+#include "google/protobuf/wire_format_lite.h"
+
+namespace hloroof::proto_internal {
+
+class WireWriter {
+ public:
+  explicit WireWriter(std::string& out) : out_(out) {}
+
+  // Protobuf serializes no message of 2 GiB or more (nor reads one): false once one was met
+  // (it is left out), or when all that was written comes to that much.
+  bool fits() const { return fits_ && out_.size() <= kMaxMessageBytes; }
+
+  // A `bytes` or `string` field; none where it is empty (proto3).
+  void bytes(int field, std::string_view value) {
+    if (value.empty()) return;
+    tag(field, WireType::WIRETYPE_LENGTH_DELIMITED);
+    varint(value.size());
+    out_.append(value);
+  }
+
+  // An integer field (int32, int64, uint64, bool, enum); none where it is 0 (proto3).
+  void integer(int field, int64_t value) {
+    if (value == 0) return;
+    tag(field, WireType::WIRETYPE_VARINT);
+    varint(static_cast<uint64_t>(value));
+  }
+
+  // An integer field written whatever its value: a map entry's key.
+  void key(int field, int64_t value) {
+    tag(field, WireType::WIRETYPE_VARINT);
+    varint(static_cast<uint64_t>(value));
+  }
+
+  // The tag and length of a message field whose bytes are written apart.
+  void header(int field, size_t length) {
+    tag(field, WireType::WIRETYPE_LENGTH_DELIMITED);
+    varint(length);
+  }
+
+  // Fields already serialized (what another WireWriter wrote), as they are.
+  void raw(std::string_view bytes) { out_.append(bytes); }
+
+  // A message field: `message` serialized after its tag and length.
+  void message(int field, const google::protobuf::MessageLite& message) {
+    tag(field, WireType::WIRETYPE_LENGTH_DELIMITED);
+    const size_t size = message.ByteSizeLong();
+    varint(size);
+    serialize_cached(message, size);
+  }
+
+  // `message`'s fields, as fields of the message being written (they must come next in order).
+  void append(const google::protobuf::MessageLite& message) {
+    serialize_cached(message, message.ByteSizeLong());
+  }
+
+  // A message field written piece by piece: open() before its fields, close() with what open()
+  // returned after them, which puts its length in front (moving its bytes up by that much).
+  size_t open(int field) {
+    tag(field, WireType::WIRETYPE_LENGTH_DELIMITED);
+    return out_.size();
+  }
+  void close(size_t start) {
+    uint8_t length[kMaxVarintBytes];
+    const uint8_t* end = google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(
+        out_.size() - start, length);
+    out_.insert(start, reinterpret_cast<const char*>(length), end - length);
+  }
+
+ private:
+  static constexpr int kMaxVarintBytes = 10;  // 64 bits, 7 a byte
+  static constexpr size_t kMaxMessageBytes = 0x7fffffff;
+  using WireType = google::protobuf::internal::WireFormatLite::WireType;
+
+  void tag(int field, WireType type) {
+    varint(google::protobuf::internal::WireFormatLite::MakeTag(field, type));
+  }
+  void varint(uint64_t value) {
+    uint8_t digits[kMaxVarintBytes];
+    const uint8_t* end =
+        google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(value, digits);
+    out_.append(reinterpret_cast<const char*>(digits), end - digits);
+  }
+  // `message` (whose size ByteSizeLong() has just cached) at the end of the string.
+  void serialize_cached(const google::protobuf::MessageLite& message, size_t size) {
+    if (size > kMaxMessageBytes) {
+      fits_ = false;
+      return;
+    }
+    const size_t at = out_.size();
+    out_.resize(at + size);
+    google::protobuf::io::ArrayOutputStream array(out_.data() + at, static_cast<int>(size));
+    google::protobuf::io::CodedOutputStream coded(&array);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeWithCachedSizes(&coded);
+  }
+
+  std::string& out_;
+  bool fits_ = true;
+};
+
+// Serialized fields held in pieces of about a MiB: megabytes of them in one string would be
+// copied each time it doubled, and held at up to twice their size.
+class SerializedPieces {
+ public:
+  // The string to write the next fields into.
+  std::string& last() {
+    if (pieces_.empty() || pieces_.back().size() >= kPieceBytes) pieces_.emplace_back();
+    return pieces_.back();
+  }
+  size_t size() const {
+    size_t bytes = 0;
+    for (const std::string& p : pieces_) bytes += p.size();
+    return bytes;
+  }
+  const std::vector<std::string>& pieces() const { return pieces_; }
+
+ private:
+  static constexpr size_t kPieceBytes = size_t{1} << 20;
+  std::vector<std::string> pieces_;
+};
+
+}  // namespace hloroof::proto_internal
+
+#endif  // HLOROOF_PROTO_WIRE_WRITER_H_
