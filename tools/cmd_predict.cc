@@ -220,6 +220,7 @@ int run(const std::vector<std::string>& words) {
   std::string xspace_summary;
   if (args->has("--xspace")) {
     xspace.start_time_ns = now_ns();
+    xspace.threads = cores();
     absl::StatusOr<XSpaceFile> file =
         write_xspace(*module, *prediction, *spec, args->get("--xspace"), xspace);
     if (!file.ok()) return fail(file.status());

@@ -17,13 +17,16 @@
 #include "hloroof/xspace.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
@@ -34,8 +37,10 @@
 #include "hloroof/shape_text.h"
 #include "profile/xplane.pb.h"
 #include "proto/message_arena.h"
+#include "proto/wire_writer.h"
 #include "report/wrap.h"
 #include "util/absl_compat.h"
+#include "util/threads.h"
 
 namespace hloroof {
 namespace {
@@ -104,10 +109,14 @@ std::string memory_access_breakdown(double hbm_bytes, double on_chip_bytes) {
   return out;
 }
 
-// One plane under construction: stat and event metadata interned by name.
+// One plane under construction, written (finish) as soon as it is laid out: its lines and stats
+// as messages, its stat and event metadata interned by name and serialized as each is made (an
+// op's metadata, its text and costs, is most of a plane's bytes: as messages, several times
+// that). Ids are given in the order the metadata is made, so the map entries are written in
+// order of their keys, as protobuf's deterministic serialization writes them.
 class PlaneBuilder {
  public:
-  PlaneBuilder(xp::XPlane* plane, int64_t id, std::string name) : plane_(plane) {
+  PlaneBuilder(int64_t id, std::string name) {
     plane_->set_id(id);
     plane_->set_name(std::move(name));
   }
@@ -116,26 +125,42 @@ class PlaneBuilder {
     if (auto it = stats_.find(name); it != stats_.end()) return it->second;
     const auto id = static_cast<int64_t>(stats_.size()) + 1;
     stats_.emplace(std::string(name), id);
-    xp::XStatMetadata& m = (*plane_->mutable_stat_metadata())[id];
-    m.set_id(id);
-    m.set_name(std::string(name));
+    // XPlane.stat_metadata (5): {key (1), value (2): XStatMetadata {id (1), name (2)}}.
+    proto_internal::WireWriter w(stat_metadata_.last());
+    const size_t entry = w.open(5);
+    w.key(1, id);
+    const size_t value = w.open(2);
+    w.integer(1, id);
+    w.bytes(2, name);
+    w.close(value);
+    w.close(entry);
     return id;
   }
 
-  // The event metadata named `name`; `created` says whether it is new (its stats to fill).
-  xp::XEventMetadata& event_metadata(std::string_view name, bool* created = nullptr) {
-    auto it = events_.find(name);
-    const bool inserted = it == events_.end();
-    if (inserted) {
-      it = events_.emplace(std::string(name), static_cast<int64_t>(events_.size()) + 1).first;
-    }
-    xp::XEventMetadata& m = (*plane_->mutable_event_metadata())[it->second];
-    if (inserted) {
-      m.set_id(it->second);
-      m.set_name(std::string(name));
-    }
-    if (created != nullptr) *created = inserted;
-    return m;
+  // The id of the event metadata named `name`; where it is new, made with `fill` (the stats and
+  // display name to add to its id and name).
+  int64_t event_id(std::string_view name,
+                   absl::FunctionRef<void(xp::XEventMetadata&)> fill = [](xp::XEventMetadata&) {}) {
+    if (auto it = events_.find(name); it != events_.end()) return it->second;
+    const auto id = static_cast<int64_t>(events_.size()) + 1;
+    events_.emplace(std::string(name), id);
+    add_event_metadata(id, name, fill);
+    return id;
+  }
+
+  // An event metadata of the given id (the plane's others are numbered from 1).
+  void add_event_metadata(int64_t id, std::string_view name,
+                          absl::FunctionRef<void(xp::XEventMetadata&)> fill) {
+    auto* m = scratch_.make<xp::XEventMetadata>();
+    m->set_id(id);
+    m->set_name(std::string(name));
+    fill(*m);
+    // XPlane.event_metadata (4): {key (1), value (2)}.
+    proto_internal::WireWriter w(event_metadata_.last());
+    const size_t entry = w.open(4);
+    w.key(1, id);
+    w.message(2, *m);
+    w.close(entry);
   }
 
   xp::XLine* add_line(int64_t id, std::string_view name, std::string_view display_name,
@@ -147,6 +172,9 @@ class PlaneBuilder {
     line->set_timestamp_ns(timestamp_ns);
     return line;
   }
+
+  // The plane's own stats.
+  google::protobuf::RepeatedPtrField<xp::XStat>* stats() { return stats_holder_->mutable_stats(); }
 
   template <typename Stats>
   void add_str(Stats* stats, std::string_view name, std::string_view value) {
@@ -187,10 +215,28 @@ class PlaneBuilder {
     s->set_ref_value(static_cast<uint64_t>(stat_id(value)));
   }
 
-  xp::XPlane& plane() { return *plane_; }
+  // The plane's bytes handed to `emit` as a field of the XSpace (planes, 1): id (1), name
+  // (2), lines (3), event metadata (4), stat metadata (5), stats (6).
+  void finish(absl::FunctionRef<void(std::string_view)> emit) {
+    std::string bytes;
+    proto_internal::WireWriter w(bytes);
+    w.header(1, plane_->ByteSizeLong() + event_metadata_.size() + stat_metadata_.size() +
+                    stats_holder_->ByteSizeLong());
+    w.append(*plane_);
+    emit(bytes);
+    for (const std::string& piece : event_metadata_.pieces()) emit(piece);
+    for (const std::string& piece : stat_metadata_.pieces()) emit(piece);
+    bytes.clear();
+    w.append(*stats_holder_);
+    emit(bytes);
+  }
 
  private:
-  xp::XPlane* plane_;
+  google::protobuf::Arena arena_{proto_internal::message_arena_options()};
+  xp::XPlane* plane_ = google::protobuf::Arena::CreateMessage<xp::XPlane>(&arena_);
+  xp::XPlane* stats_holder_ = google::protobuf::Arena::CreateMessage<xp::XPlane>(&arena_);
+  proto_internal::ScratchMessages scratch_;  // each event metadata while it is made
+  proto_internal::SerializedPieces event_metadata_, stat_metadata_;  // map entries
   std::map<std::string, int64_t, std::less<>> stats_;
   std::map<std::string, int64_t, std::less<>> events_;
 };
@@ -220,6 +266,7 @@ class StepLayout {
   std::vector<Slice> build(std::vector<std::string>& unfilled) {
     std::vector<Slice> out;
     const std::vector<TimelineEvent>& events = prediction_.timeline;
+    out.reserve(std::min<size_t>(events.size(), kMaxEvents));  // more where loops are stretched
     // The last laid-out iteration slice per depth, and whether it belongs to the loop still
     // open at the depth above.
     std::map<int, size_t> last_iteration;
@@ -374,31 +421,24 @@ class XSpaceWriter {
   // The XSpace serialized into `out`, or into the file's bytes without one.
   absl::StatusOr<XSpaceFile> write(std::ostream* out = nullptr) {
     if (absl::Status s = check_steps(options_); !s.ok()) return s;
+    out_ = out;
     XSpaceFile file;
     program_id_ = options_.program_id != 0 ? options_.program_id
                                             : fingerprint(std::string(module_.name()));
     file.program_id = program_id_;
     module_event_name_ = absl::StrCat(std::string(module_.name()), "(", program_id_, ")");
-    index_module();
-    StepLayout layout(prediction_, by_name_);
-    slices_ = layout.build(unfilled_);
-    step_ps_ = std::max<int64_t>(to_ps(prediction_.step_time_s), 1);
-    for (const Slice& s : slices_) step_ps_ = std::max(step_ps_, s.end_ps());
-    // The HloProto first: its messages are gone before the planes' are made, and only its
-    // bytes are held with them. What it leaves unfilled is said after the planes' gaps.
+    // The HloProto's bytes and the device's planes (written as each is finished), made apart:
+    // on two threads where options.threads says so, else the HloProto first. What it leaves
+    // unfilled is said after the planes' gaps.
     std::vector<std::string> proto_gaps;
-    std::string hlo_proto = hlo_proto_with_buffers(proto_gaps);
-
-    space_.add_hostnames(options_.host);
-    space_.add_warnings(absl::StrCat("This run was ", kPredicted, ": device ", device_.name,
-                                     prediction_.topology.empty() ? "" : ":",
-                                     prediction_.topology, ", ", options_.steps,
-                                     options_.steps == 1 ? " step" : " steps"));
-    if (device_.kind == DeviceKind::kTpu) {
-      write_tpu_plane();
-    } else {
-      write_gpu_planes();
-    }
+    std::string hlo_proto;
+    const std::function<void()> parts[] = {
+        [&] { hlo_proto = hlo_proto_with_buffers(proto_gaps); },
+        [&] { write_device_planes(); }};
+    std::atomic<size_t> next{0};
+    detail::run_on_threads(std::clamp(options_.threads, 1, 2), [&] {
+      for (size_t k = next++; k < std::size(parts); k = next++) parts[k]();
+    });
     unfilled_.insert(unfilled_.end(), proto_gaps.begin(), proto_gaps.end());
     write_metadata_plane(std::move(hlo_proto));
     write_task_environment();
@@ -414,17 +454,41 @@ class XSpaceWriter {
                                      absl::StrJoin(unfilled_, "; ")));
     file.events = events_;
     file.unfilled = std::move(unfilled_);
-    const bool serialized =
-        out != nullptr ? space_.SerializeToOstream(out) : space_.SerializeToString(&file.bytes);
-    // (A stream that failed says why where it was opened.)
-    if (!serialized && (out == nullptr || !out->bad())) {
+    // XSpace: planes (1, written), warnings (3), hostnames (4). (A stream that failed says why
+    // where it was opened.)
+    std::string last;
+    proto_internal::WireWriter w(last);
+    w.append(space_);
+    emit(last);
+    if (written_ > size_t{0x7fffffff}) {
       if (out != nullptr) out->setstate(std::ios::badbit);
-      return absl::InternalError("the XSpace could not be serialized (larger than 2 GiB?)");
+      return absl::InternalError(
+          "the XSpace comes to 2 GiB or more, more than protobuf reads: predict fewer steps");
     }
+    if (out == nullptr) file.bytes = std::move(bytes_);
     return file;
   }
 
  private:
+  // The step laid out, the space's host and first warning, then the device's planes.
+  void write_device_planes() {
+    index_module();
+    StepLayout layout(prediction_, by_name_);
+    slices_ = layout.build(unfilled_);
+    step_ps_ = std::max<int64_t>(to_ps(prediction_.step_time_s), 1);
+    for (const Slice& s : slices_) step_ps_ = std::max(step_ps_, s.end_ps());
+    space_.add_hostnames(options_.host);
+    space_.add_warnings(absl::StrCat("This run was ", kPredicted, ": device ", device_.name,
+                                     prediction_.topology.empty() ? "" : ":",
+                                     prediction_.topology, ", ", options_.steps,
+                                     options_.steps == 1 ? " step" : " steps"));
+    if (device_.kind == DeviceKind::kTpu) {
+      write_tpu_plane();
+    } else {
+      write_gpu_planes();
+    }
+  }
+
   const std::vector<std::string>& unfilled_always() {
     static const std::vector<std::string> kGaps = {
         "host activity (input pipeline, Python, launches other than the step's) is not "
@@ -459,32 +523,31 @@ class XSpaceWriter {
       return known->second;
     }
     const std::string text = i != nullptr ? print(*i) : s.name;
-    bool created = false;
-    xp::XEventMetadata& m = plane.event_metadata(text, &created);
-    if (i != nullptr) op_metadata_[i] = m.id();
-    if (!created) return m.id();
-    m.set_display_name(s.name);
-    auto* stats = m.mutable_stats();
-    plane.add_uint(stats, "program_id", program_id_);
-    if (i != nullptr) plane.add_uint(stats, "symbol_id", symbols_.at(i));
-    const OpPrediction* o = op_of(s);
-    plane.add_str(stats, "hlo_category", o != nullptr ? o->category : category_of(i));
-    if (o != nullptr && !o->op_name.empty()) plane.add_str(stats, "tf_op", o->op_name);
-    // Costs of one execution; XProf multiplies them by the occurrences.
-    const double flops = o != nullptr ? o->flops : 0;
-    const double bytes = o != nullptr ? o->hbm_bytes + o->on_chip_bytes + o->host_bytes : 0;
-    plane.add_int(stats, "flops", static_cast<int64_t>(to_count(flops)));
-    plane.add_int(stats, "model_flops", static_cast<int64_t>(to_count(flops)));
-    plane.add_int(stats, "bytes_accessed", static_cast<int64_t>(to_count(bytes)));
-    plane.add_int(stats, "raw_bytes_accessed", static_cast<int64_t>(to_count(bytes)));
-    // The prediction does not split reads from writes: every byte counts as read (XProf adds
-    // the two for HBM).
-    if (o != nullptr) {
-      plane.add_bytes(stats, "memory_access_breakdown",
-                      memory_access_breakdown(o->hbm_bytes, o->on_chip_bytes));
-    }
-    if (i != nullptr) plane.add_str(stats, "shape_with_layout", to_string(i->shape()));
-    return m.id();
+    const int64_t id = plane.event_id(text, [&](xp::XEventMetadata& m) {
+      m.set_display_name(s.name);
+      auto* stats = m.mutable_stats();
+      plane.add_uint(stats, "program_id", program_id_);
+      if (i != nullptr) plane.add_uint(stats, "symbol_id", symbols_.at(i));
+      const OpPrediction* o = op_of(s);
+      plane.add_str(stats, "hlo_category", o != nullptr ? o->category : category_of(i));
+      if (o != nullptr && !o->op_name.empty()) plane.add_str(stats, "tf_op", o->op_name);
+      // Costs of one execution; XProf multiplies them by the occurrences.
+      const double flops = o != nullptr ? o->flops : 0;
+      const double bytes = o != nullptr ? o->hbm_bytes + o->on_chip_bytes + o->host_bytes : 0;
+      plane.add_int(stats, "flops", static_cast<int64_t>(to_count(flops)));
+      plane.add_int(stats, "model_flops", static_cast<int64_t>(to_count(flops)));
+      plane.add_int(stats, "bytes_accessed", static_cast<int64_t>(to_count(bytes)));
+      plane.add_int(stats, "raw_bytes_accessed", static_cast<int64_t>(to_count(bytes)));
+      // The prediction does not split reads from writes: every byte counts as read (XProf
+      // adds the two for HBM).
+      if (o != nullptr) {
+        plane.add_bytes(stats, "memory_access_breakdown",
+                        memory_access_breakdown(o->hbm_bytes, o->on_chip_bytes));
+      }
+      if (i != nullptr) plane.add_str(stats, "shape_with_layout", to_string(i->shape()));
+    });
+    if (i != nullptr) op_metadata_[i] = id;
+    return id;
   }
 
   const OpPrediction* op_of(const Slice& s) const {
@@ -509,7 +572,7 @@ class XSpaceWriter {
   }
 
   void add_device_peaks(PlaneBuilder& plane) {
-    auto* stats = plane.plane().mutable_stats();
+    auto* stats = plane.stats();
     plane.add_str(stats, "device_type_string",
                   absl::StrCat(device_.display_name.empty() ? device_.name : device_.display_name,
                                " (", kPredicted, ")"));
@@ -536,7 +599,7 @@ class XSpaceWriter {
   // ---- TPU ----
 
   void write_tpu_plane() {
-    PlaneBuilder plane(space_.add_planes(), 1, "/device:TPU:0");
+    PlaneBuilder plane(1, "/device:TPU:0");
     add_device_peaks(plane);
     const int64_t t0 = options_.start_time_ns;
     xp::XLine* steps = plane.add_line(1, "Steps", "", t0);
@@ -559,11 +622,10 @@ class XSpaceWriter {
     fit_nesting(op_line);
     fit_nesting(loop_line);
 
-    const int64_t module_md = plane.event_metadata(module_event_name_).id();
+    const int64_t module_md = plane.event_id(module_event_name_);
     for (int64_t step = 0; step < options_.steps; ++step) {
       const int64_t base = step * step_ps_;
-      xp::XEventMetadata& step_md = plane.event_metadata(absl::StrCat(step));
-      add_event(steps, step_md.id(), base, step_ps_);
+      add_event(steps, plane.event_id(absl::StrCat(step)), base, step_ps_);
       add_event(modules, module_md, base, step_ps_);
       auto* stats = modules->mutable_events(modules->events_size() - 1)->mutable_stats();
       plane.add_uint(stats, "run_id", static_cast<uint64_t>(step + 1));
@@ -572,7 +634,7 @@ class XSpaceWriter {
         add_event(ops, tpu_op_metadata(plane, *s), base + s->start_ps, s->duration_ps);
       }
       for (const Slice* s : loop_line) {
-        add_event(loops, plane.event_metadata(s->name).id(), base + s->start_ps, s->duration_ps);
+        add_event(loops, plane.event_id(s->name), base + s->start_ps, s->duration_ps);
       }
       int64_t line_id = 100;
       for (auto& [track, list] : async_slices) {
@@ -583,13 +645,14 @@ class XSpaceWriter {
         }
         ++line_id;
         for (const Slice* s : list) {
-          xp::XEventMetadata& m = plane.event_metadata(absl::StrCat(s->name, " (async work)"));
-          add_event(line, m.id(), base + s->start_ps, s->duration_ps);
+          add_event(line, plane.event_id(absl::StrCat(s->name, " (async work)")),
+                    base + s->start_ps, s->duration_ps);
           plane.add_str(line->mutable_events(line->events_size() - 1)->mutable_stats(), "hlo_op",
                         s->name);
         }
       }
     }
+    finish(plane);
   }
 
   // ---- GPU ----
@@ -618,7 +681,7 @@ class XSpaceWriter {
   // device files give the peak, not the SM count and clock: core_count is 1 and clock_rate the
   // clock that makes XProf's product equal hloroof's bf16 peak (not the chip's clock).
   void add_gpu_capabilities(PlaneBuilder& plane) {
-    auto* stats = plane.plane().mutable_stats();
+    auto* stats = plane.stats();
     const int major = device_.gpu ? device_.gpu->compute_capability_major : 0;
     const int minor = device_.gpu ? device_.gpu->compute_capability_minor : 0;
     const bool amd = device_.gpu && device_.gpu->vendor == GpuVendor::kAmd;
@@ -645,13 +708,13 @@ class XSpaceWriter {
   }
 
   void write_gpu_planes() {
-    PlaneBuilder plane(space_.add_planes(), 1, "/device:GPU:0");
+    PlaneBuilder plane(1, "/device:GPU:0");
     add_gpu_capabilities(plane);
     add_device_peaks(plane);
     const int64_t t0 = options_.start_time_ns;
     xp::XLine* kernels = plane.add_line(1, "Stream #1(Kernel)", "", t0);
     std::map<std::string, xp::XLine*, std::less<>> async_lines;
-    PlaneBuilder host(space_.add_planes(), 2, "/host:CPU");
+    PlaneBuilder host(2, "/host:CPU");
     xp::XLine* launches = host.add_line(1, "predicted launches", "", t0);
 
     // Kernels: the ops that run (loops, conditionals and calls are their callees' kernels).
@@ -672,8 +735,8 @@ class XSpaceWriter {
     });
     const std::string module_name(module_.name());
     const int64_t module_md =
-        host.event_metadata(absl::StrCat(module_name, ":XLA GPU module")).id();
-    const int64_t launch_md = host.event_metadata("cuLaunchKernel").id();
+        host.event_id(absl::StrCat(module_name, ":XLA GPU module"));
+    const int64_t launch_md = host.event_id("cuLaunchKernel");
     uint64_t correlation = 0;
     for (int64_t step = 0; step < options_.steps; ++step) {
       const int64_t base = step * step_ps_;
@@ -684,7 +747,7 @@ class XSpaceWriter {
         add_event(launches, launch_md, start, 0);
         host.add_uint(launches->mutable_events(launches->events_size() - 1)->mutable_stats(),
                       "correlation_id", correlation);
-        add_event(kernels, plane.event_metadata(s->name).id(), start, s->duration_ps);
+        add_event(kernels, plane.event_id(s->name), start, s->duration_ps);
         auto* stats = kernels->mutable_events(kernels->events_size() - 1)->mutable_stats();
         plane.add_uint(stats, "correlation_id", correlation);
         plane.add_ref(stats, "hlo_op", s->name);
@@ -703,11 +766,13 @@ class XSpaceWriter {
         // The async work, shown: no hlo_op stat, so XProf's op stats keep the prediction's
         // per-op times (the done's wait) rather than adding the overlapped work.
         for (const Slice* s : list) {
-          xp::XEventMetadata& m = plane.event_metadata(absl::StrCat(s->name, " (async work)"));
-          add_event(line, m.id(), base + s->start_ps, s->duration_ps);
+          add_event(line, plane.event_id(absl::StrCat(s->name, " (async work)")),
+                    base + s->start_ps, s->duration_ps);
         }
       }
     }
+    finish(plane);
+    finish(host);
   }
 
   // ---- Host metadata ----
@@ -716,15 +781,14 @@ class XSpaceWriter {
   // the program id, named NAME(PROGRAM_ID), with the serialized HloProto in its stat
   // "Hlo Proto" (xprof/utils/hlo_proto_map.cc, ParseHloProtosFromXSpace; [S9]).
   void write_metadata_plane(std::string hlo_proto) {
-    PlaneBuilder plane(space_.add_planes(), 3, "/host:metadata");
-    bool created = false;
-    xp::XEventMetadata& m = plane.event_metadata(module_event_name_, &created);
+    PlaneBuilder plane(3, "/host:metadata");
     // Keyed by the program id (XProf takes the key for it), not by creation order.
-    xp::XEventMetadata moved = m;
-    plane.plane().mutable_event_metadata()->erase(m.id());
-    moved.set_id(static_cast<int64_t>(program_id_));
-    plane.add_bytes(moved.mutable_stats(), "Hlo Proto", std::move(hlo_proto));
-    (*plane.plane().mutable_event_metadata())[moved.id()] = std::move(moved);
+    plane.add_event_metadata(static_cast<int64_t>(program_id_), module_event_name_,
+                             [&](xp::XEventMetadata& m) {
+                               plane.add_bytes(m.mutable_stats(), "Hlo Proto",
+                                               std::move(hlo_proto));
+                             });
+    finish(plane);
   }
 
   // The HloProto with hloroof's buffer assignment (write_hlo_proto), so that XProf's memory
@@ -755,23 +819,40 @@ class XSpaceWriter {
   }
 
   void write_task_environment() {
-    PlaneBuilder plane(space_.add_planes(), 0, "Task Environment");
-    auto* stats = plane.plane().mutable_stats();
+    PlaneBuilder plane(0, "Task Environment");
+    auto* stats = plane.stats();
     const uint64_t start = static_cast<uint64_t>(std::max<int64_t>(options_.start_time_ns, 0));
     plane.add_uint(stats, "profile_start_time", start);
     plane.add_uint(stats, "profile_stop_time",
                    start + static_cast<uint64_t>(step_ps_ / 1000) *
                                static_cast<uint64_t>(options_.steps));
+    finish(plane);
+  }
+
+  // A finished plane into the space.
+  void finish(PlaneBuilder& plane) {
+    plane.finish([this](std::string_view bytes) { emit(bytes); });
+  }
+  // Bytes of the space, in order: handed to the stream at once where there is one.
+  void emit(std::string_view bytes) {
+    written_ += bytes.size();
+    if (out_ != nullptr) {
+      out_->write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    } else {
+      bytes_.append(bytes);
+    }
   }
 
   const Module& module_;
   const Prediction& prediction_;
   const DeviceSpec& device_;
   const XSpaceOptions& options_;
-  // The space's messages (hundreds of thousands of events and stats) live in an arena: made
-  // one block at a time and dropped at once.
-  google::protobuf::Arena arena_{proto_internal::message_arena_options()};
-  xp::XSpace& space_ = *google::protobuf::Arena::CreateMessage<xp::XSpace>(&arena_);
+  // The space's planes are written as each is finished (PlaneBuilder), to the stream where
+  // there is one; its warnings and host name, its last fields, are held until the end.
+  xp::XSpace space_;
+  std::ostream* out_ = nullptr;
+  std::string bytes_;  // all of them where there is no stream
+  size_t written_ = 0;
   uint64_t program_id_ = 0;
   std::string module_event_name_;
   absl::flat_hash_map<std::string_view, const Instruction*> by_name_;

@@ -15,6 +15,8 @@
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "hloroof/xspace.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "profile/xplane.pb.h"
 
 namespace hloroof {
@@ -265,6 +267,43 @@ TEST_CASE("steps are laid end to end, each one the predicted step") {
              .ok());
 }
 
+// Protobuf's deterministic serialization of `message`.
+std::string deterministic(const google::protobuf::MessageLite& message) {
+  std::string out;
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.ByteSizeLong();  // the sizes SerializeWithCachedSizes writes
+    message.SerializeWithCachedSizes(&coded);
+  }  // (the stream trims the string as it goes)
+  return out;
+}
+
+TEST_CASE("written a plane at a time, the bytes are protobuf's own, the same every time") {
+  // Each plane's metadata serialized as it is made and its map entries written in order of
+  // their keys: the bytes are protobuf's deterministic serialization of what they parse to, and
+  // the same from one writing to the next; on two threads too.
+  for (std::string_view device_name : {"tpu_v5e", "h100"}) {
+    INFO(device_name);
+    Case c = predict_nested(device_name);
+    absl::StatusOr<XSpaceFile> file =
+        prediction_to_xspace(c.module, c.prediction, c.spec, {.steps = 2});
+    REQUIRE(file.ok());
+    const xp::XSpace space = parse_space(file->bytes);
+    CHECK(space.planes_size() >= 3);
+    CHECK(deterministic(space) == file->bytes);
+    size_t entries = 0;
+    for (const xp::XPlane& plane : space.planes()) entries += plane.event_metadata_size();
+    CHECK(entries > 5);  // maps of several entries, in order
+    absl::StatusOr<XSpaceFile> again =
+        prediction_to_xspace(c.module, c.prediction, c.spec, {.steps = 2, .threads = 2});
+    REQUIRE(again.ok());
+    CHECK(again->bytes == file->bytes);
+    CHECK(again->unfilled == file->unfilled);
+  }
+}
+
 TEST_CASE("hloroof's own reader takes the predicted file for a measured run of the module") {
   for (std::string_view device_name : {"tpu_v5e", "h100"}) {
     INFO(device_name);
@@ -376,8 +415,8 @@ TEST_CASE("a memory analysis the caller made is the one the buffer assignment co
   REQUIRE(b.ok());
   REQUIRE(a->module_protos.size() == 1);
   REQUIRE(b->module_protos.size() == 1);
-  // The same assignment read back (the proto's bytes are not compared: the order of its
-  // entries varies from one writing to the next).
+  // The same file (its bytes are deterministic), and the same assignment read back.
+  CHECK(from_given->bytes == made->bytes);
   absl::StatusOr<XlaBufferAssignment> read_a =
       read_xla_buffer_assignment(a->module_protos[0].hlo_proto);
   absl::StatusOr<XlaBufferAssignment> read_b =

@@ -48,6 +48,11 @@ struct XSpaceOptions {
   // from, when the caller has made it (with xspace_memory_options(), perhaps while it made
   // the prediction); null: made here. It must outlive the call.
   const MemoryReport* memory = nullptr;
+  // Threads that make the file: with 2, the HloProto (and its memory analysis, when `memory`
+  // is null) is made while the device's planes are laid out. More than 2 are 2. The bytes are
+  // the same either way: protobuf's deterministic serialization (map entries in order of their
+  // keys), the same for the same prediction and options.
+  int threads = 1;
 };
 
 // The options of the memory analysis the XSpace's buffer assignment comes from: the
@@ -58,8 +63,8 @@ inline constexpr int64_t kMaxXSpaceSteps = 1000;
 
 struct XSpaceFile {
   std::string path;       // the file written (write_xspace) or empty (prediction_to_xspace)
-  // The serialized XSpace (prediction_to_xspace); write_xspace serializes it into the file as
-  // it writes it and leaves this empty.
+  // The serialized XSpace (prediction_to_xspace); write_xspace writes each plane into the file
+  // as soon as it is laid out and leaves this empty.
   std::string bytes;
   uint64_t program_id = 0;
   int64_t events = 0;     // timeline events written, every plane
