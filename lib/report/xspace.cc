@@ -40,6 +40,7 @@
 #include "proto/wire_writer.h"
 #include "report/wrap.h"
 #include "util/absl_compat.h"
+#include "util/string_view_hash.h"
 #include "util/threads.h"
 
 namespace hloroof {
@@ -237,8 +238,9 @@ class PlaneBuilder {
   xp::XPlane* stats_holder_ = google::protobuf::Arena::CreateMessage<xp::XPlane>(&arena_);
   proto_internal::ScratchMessages scratch_;  // each event metadata while it is made
   proto_internal::SerializedPieces event_metadata_, stat_metadata_;  // map entries
-  std::map<std::string, int64_t, std::less<>> stats_;
-  std::map<std::string, int64_t, std::less<>> events_;
+  using Ids = absl::flat_hash_map<std::string, int64_t, detail::StringViewHash,
+                                  detail::StringViewEq>;  // by name
+  Ids stats_, events_;
 };
 
 // A slice of the step as written: the prediction's timeline, with the summary slice of a loop's

@@ -98,10 +98,13 @@ inline bool same_text(std::string_view a, std::string_view b) {
   return true;
 }
 
+// Transparent: a map of std::string keys finds a string_view without making a string.
 struct StringViewHash {
+  using is_transparent = void;
   size_t operator()(std::string_view s) const { return hash_text(s); }
 };
 struct StringViewEq {
+  using is_transparent = void;
   bool operator()(std::string_view a, std::string_view b) const { return same_text(a, b); }
 };
 

@@ -17,8 +17,7 @@
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "deterministic_bytes.h"
 #include "proto/hlo.pb.h"
 
 namespace hloroof {
@@ -257,20 +256,6 @@ void check_consistent(const Written& w) {
   CHECK(assignment.heap_simulator_traces_size() == traced);
 }
 
-// Protobuf's deterministic serialization of `message`.
-template <typename Message>
-std::string deterministic(const Message& message) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    message.ByteSizeLong();  // the sizes SerializeWithCachedSizes writes
-    message.SerializeWithCachedSizes(&coded);
-  }  // (the stream trims the string as it goes)
-  return out;
-}
-
 TEST_CASE("written a message at a time, the bytes are protobuf's own, the same every time") {
   // Each module of tests/data and the two above, with and without a buffer assignment: the
   // bytes parse, and protobuf's deterministic serialization of what they parse to is the same
@@ -289,19 +274,19 @@ TEST_CASE("written a message at a time, the bytes are protobuf's own, the same e
     const std::string bare = write_hlo_module_proto(*m);
     pb::HloModuleProto module;
     REQUIRE(module.ParseFromString(bare));
-    CHECK(deterministic(module) == bare);
+    CHECK(testing::deterministic_bytes(module) == bare);
     if (module.schedule().sequences_size() > 1) ++scheduled;
     const std::string whole = write_hlo_proto(*m);
     pb::HloProto proto;
     REQUIRE(proto.ParseFromString(whole));
-    CHECK(deterministic(proto) == whole);
+    CHECK(testing::deterministic_bytes(proto) == whole);
     CHECK(write_hlo_proto(*m) == whole);
     ++checked;
     absl::StatusOr<MemoryReport> memory = analyze_memory(*m, {.top_buffers = 0});
     if (!memory.ok()) continue;
     const std::string with_buffers = write_hlo_proto(*m, *memory);
     REQUIRE(proto.ParseFromString(with_buffers));
-    CHECK(deterministic(proto) == with_buffers);
+    CHECK(testing::deterministic_bytes(proto) == with_buffers);
     CHECK(proto.hlo_module().SerializeAsString().size() == bare.size());
     if (proto.buffer_assignment().heap_simulator_traces_size() > 0) ++assigned;
   }

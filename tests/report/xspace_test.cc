@@ -15,8 +15,7 @@
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "hloroof/xspace.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "deterministic_bytes.h"
 #include "profile/xplane.pb.h"
 
 namespace hloroof {
@@ -267,17 +266,11 @@ TEST_CASE("steps are laid end to end, each one the predicted step") {
              .ok());
 }
 
-// Protobuf's deterministic serialization of `message`.
-std::string deterministic(const google::protobuf::MessageLite& message) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    message.ByteSizeLong();  // the sizes SerializeWithCachedSizes writes
-    message.SerializeWithCachedSizes(&coded);
-  }  // (the stream trims the string as it goes)
-  return out;
+// The file of `c`'s prediction.
+XSpaceFile written(const Case& c, const XSpaceOptions& options) {
+  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec, options);
+  REQUIRE(file.ok());
+  return *std::move(file);
 }
 
 TEST_CASE("written a plane at a time, the bytes are protobuf's own, the same every time") {
@@ -286,21 +279,17 @@ TEST_CASE("written a plane at a time, the bytes are protobuf's own, the same eve
   // the same from one writing to the next; on two threads too.
   for (std::string_view device_name : {"tpu_v5e", "h100"}) {
     INFO(device_name);
-    Case c = predict_nested(device_name);
-    absl::StatusOr<XSpaceFile> file =
-        prediction_to_xspace(c.module, c.prediction, c.spec, {.steps = 2});
-    REQUIRE(file.ok());
-    const xp::XSpace space = parse_space(file->bytes);
+    const Case c = predict_nested(device_name);
+    const XSpaceFile file = written(c, {.steps = 2});
+    const xp::XSpace space = parse_space(file.bytes);
     CHECK(space.planes_size() >= 3);
-    CHECK(deterministic(space) == file->bytes);
+    CHECK(testing::deterministic_bytes(space) == file.bytes);
     size_t entries = 0;
     for (const xp::XPlane& plane : space.planes()) entries += plane.event_metadata_size();
     CHECK(entries > 5);  // maps of several entries, in order
-    absl::StatusOr<XSpaceFile> again =
-        prediction_to_xspace(c.module, c.prediction, c.spec, {.steps = 2, .threads = 2});
-    REQUIRE(again.ok());
-    CHECK(again->bytes == file->bytes);
-    CHECK(again->unfilled == file->unfilled);
+    const XSpaceFile again = written(c, {.steps = 2, .threads = 2});
+    CHECK(again.bytes == file.bytes);
+    CHECK(again.unfilled == file.unfilled);
   }
 }
 
@@ -308,10 +297,8 @@ TEST_CASE("hloroof's own reader takes the predicted file for a measured run of t
   for (std::string_view device_name : {"tpu_v5e", "h100"}) {
     INFO(device_name);
     Case c = predict_nested(device_name);
-    absl::StatusOr<XSpaceFile> file =
-        prediction_to_xspace(c.module, c.prediction, c.spec, {.steps = 2});
-    REQUIRE(file.ok());
-    absl::StatusOr<Profile> profile = parse_xspace(file->bytes, "predicted.xplane.pb");
+    const XSpaceFile file = written(c, {.steps = 2});
+    absl::StatusOr<Profile> profile = parse_xspace(file.bytes, "predicted.xplane.pb");
     REQUIRE(profile.ok());
     absl::StatusOr<MeasuredModule> measured = measure_module(*profile, c.module);
     REQUIRE(measured.ok());
