@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -1229,6 +1230,8 @@ void bind_predict(py::module_& m) {
           options.run = std::move(run);
           options.host = std::move(host);
           options.start_time_ns = static_cast<int64_t>(time(nullptr)) * 1'000'000'000;
+          // The HloProto beside the planes where there is a second core, as the command does.
+          options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
           file = write_xspace(module, prediction, device, log_dir, options);
         }
         XSpaceFile f = value_or_raise(std::move(file));
