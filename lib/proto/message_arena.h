@@ -23,7 +23,10 @@ class ScratchMessages {
   // A new message; the ones made before it may be gone.
   template <typename Message>
   Message* make() {
-    if (++made_ % kMessages == 0) arena_.Reset();
+    if (++made_ == kMessages) {
+      made_ = 0;
+      arena_.Reset();
+    }
     return google::protobuf::Arena::CreateMessage<Message>(&arena_);
   }
 
