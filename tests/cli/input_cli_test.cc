@@ -310,6 +310,18 @@ TEST_CASE("compare --json and --csv: each device as it is made; a failing device
   REQUIRE(docs.size() == 3);
   CHECK(docs[2]["device"] == "tpu_v6e");
   CHECK(docs[1] == json_of(run_cli("predict - --device h100:1x4 --json", kTpu).out));
+  // More devices than threads, one of them twice: each document once, in the order given, each
+  // the one predict writes for its device.
+  const std::vector<std::string> many = {"h100:1x4", "tpu_v5e:2x2", "a100:1x4", "h100:1x4",
+                                         "tpu_v6e:2x2", "tpu_v5p:2x2x1"};
+  auto six = run_cli("compare - --devices " + absl::StrJoin(many, ",") + " --json", kTpu);
+  REQUIRE(six.exit_code == 0);
+  const nlohmann::json each = json_of(six.out);
+  REQUIRE(each.size() == many.size());
+  for (size_t k = 0; k < many.size(); ++k) {
+    INFO(many[k]);
+    CHECK(each[k] == json_of(run_cli("predict - --device " + many[k] + " --json", kTpu).out));
+  }
   auto rows = run_cli("compare - --devices tpu_v5e:2x2,h100:1x4,tpu_v6e:2x2 --csv", kTpu);
   REQUIRE(rows.exit_code == 0);
   // One header, then the one op of each device in turn.
