@@ -1,7 +1,6 @@
 #include "cli.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <condition_variable>
 #include <cstdlib>
@@ -240,12 +239,7 @@ absl::StatusOr<std::vector<std::string>> split_device_list(std::string_view list
 int cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 void for_each_concurrently(size_t n, const std::function<void(size_t)>& task) {
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < n; i = next++) task(i);
-  };
-  detail::run_on_threads(static_cast<int>(std::min<size_t>(n, static_cast<size_t>(cores()))),
-                         work);
+  detail::for_each_on_threads(n, cores(), task);
 }
 
 void make_then_emit_in_order(size_t n, const std::function<void(size_t)>& make,

@@ -92,12 +92,12 @@ void print_input_messages(const LoadedModule& loaded, bool with_banner = false);
 // The banner as a report's first lines (empty when there is none), wrapped to 100 columns.
 std::string banner_text(const LoadedModule& loaded);
 
-// Every op of each of `predictions`, one CSV row each under one header: the keys of
-// `predict --json`'s ops, nested ones as `collective.kind`, `async.stream`, ... (as Python's
-// to_pandas() names them), after a header line where `header` says so; with `device_column`,
-// first a column `device`, the device and slice of the prediction ("h100:1x8"): `predict
-// --csv` and `compare --csv` (one call per device). Written to `out` as it is made, about
-// 64 KiB at a time (a large module's rows are tens of MB).
+// Every op of `prediction`, one CSV row each, its cells the keys of `predict --json`'s ops,
+// nested ones as `collective.kind`, `async.stream`, ... (as Python's to_pandas() names them),
+// after a header line where `header` says so; with `device_column`, first a column `device`,
+// the device and slice of the prediction ("h100:1x8"): `predict --csv` and `compare --csv`
+// (one call per device). Written to `out` as it is made, about 64 KiB at a time (a large
+// module's rows are tens of MB).
 void write_ops_csv(std::ostream& out, const Prediction& prediction, bool device_column,
                    bool header = true);
 

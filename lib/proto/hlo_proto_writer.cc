@@ -932,10 +932,7 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
   }
   // HloModuleProto: name (1) and entry_computation_name (2), the computations (3), then the
   // module's other fields (`out`, numbered from 4).
-  const Computation* entry = nullptr;
-  for (const Computation* c : m_.computations()) {
-    if (c == m_.entry()) entry = c;
-  }
+  const Computation* entry = m_.entry();  // one of the computations, null with none
   w.bytes(1, m_.name());
   if (entry != nullptr) w.bytes(2, entry->name());
   pb::HloModuleProto module;

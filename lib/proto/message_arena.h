@@ -1,6 +1,6 @@
-// The arena a tree of many small protobuf messages is made in (an HloProto, an XSpace): tens
-// of thousands of messages made at once and dropped at once, one block of up to 256 KiB at a
-// time rather than a heap allocation and a free each.
+// The arena many small protobuf messages are made in (an XSpace plane's lines and stats; the
+// messages a WireWriter writes one at a time, ScratchMessages): made at once and dropped at
+// once, one block of up to 256 KiB at a time rather than a heap allocation and a free each.
 #ifndef HLOROOF_LIB_PROTO_MESSAGE_ARENA_H_
 #define HLOROOF_LIB_PROTO_MESSAGE_ARENA_H_
 

@@ -17,10 +17,8 @@
 #include "hloroof/xspace.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <filesystem>
-#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -434,12 +432,12 @@ class XSpaceWriter {
     // unfilled is said after the planes' gaps.
     std::vector<std::string> proto_gaps;
     std::string hlo_proto;
-    const std::function<void()> parts[] = {
-        [&] { hlo_proto = hlo_proto_with_buffers(proto_gaps); },
-        [&] { write_device_planes(); }};
-    std::atomic<size_t> next{0};
-    detail::run_on_threads(std::clamp(options_.threads, 1, 2), [&] {
-      for (size_t k = next++; k < std::size(parts); k = next++) parts[k]();
+    detail::for_each_on_threads(2, options_.threads, [&](size_t part) {
+      if (part == 0) {
+        hlo_proto = hlo_proto_with_buffers(proto_gaps);
+      } else {
+        write_device_planes();
+      }
     });
     unfilled_.insert(unfilled_.end(), proto_gaps.begin(), proto_gaps.end());
     write_metadata_plane(std::move(hlo_proto));

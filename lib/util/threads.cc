@@ -1,5 +1,7 @@
 #include "util/threads.h"
 
+#include <algorithm>
+#include <atomic>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -17,6 +19,15 @@ void run_on_threads(int threads, const std::function<void()>& work) {
   }
   work();
   for (std::thread& h : helpers) h.join();
+}
+
+void for_each_on_threads(size_t n, int threads, const std::function<void(size_t)>& task) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < n; i = next++) task(i);
+  };
+  run_on_threads(static_cast<int>(std::min<size_t>(n, static_cast<size_t>(std::max(threads, 1)))),
+                 work);
 }
 
 }  // namespace hloroof::detail
