@@ -108,6 +108,54 @@ std::string memory_access_breakdown(double hbm_bytes, double on_chip_bytes) {
   return out;
 }
 
+// An event metadata's fields after its id and name (XEventMetadata: display_name (4), then
+// stats (5), each an XStat {metadata_id (1), its value}), written as they are given: a
+// message made for each of thousands of ops cost more than the rest of its plane.
+class EventFields {
+ public:
+  // Its display name: before any stat.
+  void set_display_name(std::string_view name) { proto_internal::WireWriter(bytes_).bytes(4, name); }
+
+  // An XStat {metadata_id (1) `stat`, `field` set to `value`}: the value is a oneof member,
+  // written whatever it is. Varint fields: 3 (uint64), 4 (int64), 7 (ref).
+  void add_varint(int64_t stat, int field, uint64_t value) {
+    uint8_t b[2 + 2 * (1 + kMaxVarint)];
+    uint8_t* p = b + 2;  // after the tag and the one-byte length (the fields are < 128 bytes)
+    *p++ = tag(1, kVarint);
+    p = Coded::WriteVarint64ToArray(static_cast<uint64_t>(stat), p);
+    *p++ = tag(field, kVarint);
+    p = Coded::WriteVarint64ToArray(value, p);
+    b[0] = tag(5, kLength);
+    b[1] = static_cast<uint8_t>(p - b - 2);
+    bytes_.append(reinterpret_cast<const char*>(b), static_cast<size_t>(p - b));
+  }
+  // The same with a length-delimited field: 5 (str), 6 (bytes).
+  void add_text(int64_t stat, int field, std::string_view value) {
+    const size_t fields = 1 + Coded::VarintSize64(static_cast<uint64_t>(stat)) + 1 +
+                          Coded::VarintSize64(value.size()) + value.size();
+    uint8_t b[4 * (1 + kMaxVarint)];
+    uint8_t* p = b;
+    *p++ = tag(5, kLength);
+    p = Coded::WriteVarint64ToArray(fields, p);
+    *p++ = tag(1, kVarint);
+    p = Coded::WriteVarint64ToArray(static_cast<uint64_t>(stat), p);
+    *p++ = tag(field, kLength);
+    p = Coded::WriteVarint64ToArray(value.size(), p);
+    bytes_.append(reinterpret_cast<const char*>(b), static_cast<size_t>(p - b));
+    bytes_.append(value);
+  }
+
+ private:
+  friend class PlaneBuilder;
+  using Coded = google::protobuf::io::CodedOutputStream;
+  static constexpr int kMaxVarint = 10;
+  static constexpr int kVarint = 0, kLength = 2;  // wire types
+  static constexpr uint8_t tag(int field, int wire_type) {
+    return static_cast<uint8_t>(field << 3 | wire_type);
+  }
+  std::string bytes_;
+};
+
 // One plane under construction, written (finish) as soon as it is laid out: its lines and stats
 // as messages, its stat and event metadata interned by name and serialized as each is made (an
 // op's metadata, its text and costs, is most of a plane's bytes: as messages, several times
@@ -139,7 +187,7 @@ class PlaneBuilder {
   // The id of the event metadata named `name`; where it is new, made with `fill` (the stats and
   // display name to add to its id and name).
   int64_t event_id(std::string_view name,
-                   absl::FunctionRef<void(xp::XEventMetadata&)> fill = [](xp::XEventMetadata&) {}) {
+                   absl::FunctionRef<void(EventFields&)> fill = [](EventFields&) {}) {
     if (auto it = events_.find(name); it != events_.end()) return it->second;
     const auto id = static_cast<int64_t>(events_.size()) + 1;
     events_.emplace(std::string(name), id);
@@ -149,16 +197,19 @@ class PlaneBuilder {
 
   // An event metadata of the given id (the plane's others are numbered from 1).
   void add_event_metadata(int64_t id, std::string_view name,
-                          absl::FunctionRef<void(xp::XEventMetadata&)> fill) {
-    auto* m = scratch_.make<xp::XEventMetadata>();
-    m->set_id(id);
-    m->set_name(std::string(name));
-    fill(*m);
-    // XPlane.event_metadata (4): {key (1), value (2)}.
-    proto_internal::WireWriter w(event_metadata_.last());
+                          absl::FunctionRef<void(EventFields&)> fill) {
+    fields_.bytes_.clear();
+    fill(fields_);
+    // XPlane.event_metadata (4): {key (1), value (2): {id (1), name (2), the fields}}.
+    std::string& out = event_metadata_.last();
+    proto_internal::WireWriter w(out);
     const size_t entry = w.open(4);
     w.key(1, id);
-    w.message(2, *m);
+    const size_t value = w.open(2);
+    w.integer(1, id);
+    w.bytes(2, name);
+    w.raw(fields_.bytes_);
+    w.close(value);
     w.close(entry);
   }
 
@@ -172,41 +223,51 @@ class PlaneBuilder {
     return line;
   }
 
-  // The plane's own stats.
-  google::protobuf::RepeatedPtrField<xp::XStat>* stats() { return stats_holder_->mutable_stats(); }
+  using Stats = google::protobuf::RepeatedPtrField<xp::XStat>;
 
-  template <typename Stats>
+  // The plane's own stats.
+  Stats* stats() { return stats_holder_->mutable_stats(); }
+
   void add_str(Stats* stats, std::string_view name, std::string_view value) {
     xp::XStat* s = stats->Add();
     s->set_metadata_id(stat_id(name));
     s->set_str_value(std::string(value));
   }
-  template <typename Stats>
   void add_bytes(Stats* stats, std::string_view name, std::string value) {
     xp::XStat* s = stats->Add();
     s->set_metadata_id(stat_id(name));
     s->set_bytes_value(std::move(value));
   }
-  template <typename Stats>
   void add_double(Stats* stats, std::string_view name, double value) {
     xp::XStat* s = stats->Add();
     s->set_metadata_id(stat_id(name));
     s->set_double_value(value);
   }
-  template <typename Stats>
   void add_uint(Stats* stats, std::string_view name, uint64_t value) {
     xp::XStat* s = stats->Add();
     s->set_metadata_id(stat_id(name));
     s->set_uint64_value(value);
   }
-  template <typename Stats>
   void add_int(Stats* stats, std::string_view name, int64_t value) {
     xp::XStat* s = stats->Add();
     s->set_metadata_id(stat_id(name));
     s->set_int64_value(value);
   }
+  // The same as an event metadata's stats.
+  void add_str(EventFields* fields, std::string_view name, std::string_view value) {
+    fields->add_text(stat_id(name), 5, value);
+  }
+  void add_bytes(EventFields* fields, std::string_view name, std::string_view value) {
+    fields->add_text(stat_id(name), 6, value);
+  }
+  void add_uint(EventFields* fields, std::string_view name, uint64_t value) {
+    fields->add_varint(stat_id(name), 3, value);
+  }
+  void add_int(EventFields* fields, std::string_view name, int64_t value) {
+    fields->add_varint(stat_id(name), 4, static_cast<uint64_t>(value));
+  }
+
   // A string value held once in the stat metadata (XProf's "ref" values).
-  template <typename Stats>
   void add_ref(Stats* stats, std::string_view name, std::string_view value) {
     const int64_t key = stat_id(name);
     xp::XStat* s = stats->Add();
@@ -234,7 +295,7 @@ class PlaneBuilder {
   google::protobuf::Arena arena_{proto_internal::message_arena_options()};
   xp::XPlane* plane_ = google::protobuf::Arena::CreateMessage<xp::XPlane>(&arena_);
   xp::XPlane* stats_holder_ = google::protobuf::Arena::CreateMessage<xp::XPlane>(&arena_);
-  proto_internal::ScratchMessages scratch_;  // each event metadata while it is made
+  EventFields fields_;  // each event metadata's while it is made
   proto_internal::SerializedPieces event_metadata_, stat_metadata_;  // map entries
   using Ids = absl::flat_hash_map<std::string, int64_t, detail::StringViewHash,
                                   detail::StringViewEq>;  // by name
@@ -523,9 +584,9 @@ class XSpaceWriter {
       return known->second;
     }
     const std::string text = i != nullptr ? print(*i) : s.name;
-    const int64_t id = plane.event_id(text, [&](xp::XEventMetadata& m) {
+    const int64_t id = plane.event_id(text, [&](EventFields& m) {
       m.set_display_name(s.name);
-      auto* stats = m.mutable_stats();
+      EventFields* stats = &m;
       plane.add_uint(stats, "program_id", program_id_);
       if (i != nullptr) plane.add_uint(stats, "symbol_id", symbols_.at(i));
       const OpPrediction* o = op_of(s);
@@ -784,9 +845,8 @@ class XSpaceWriter {
     PlaneBuilder plane(3, "/host:metadata");
     // Keyed by the program id (XProf takes the key for it), not by creation order.
     plane.add_event_metadata(static_cast<int64_t>(program_id_), module_event_name_,
-                             [&](xp::XEventMetadata& m) {
-                               plane.add_bytes(m.mutable_stats(), "Hlo Proto",
-                                               std::move(hlo_proto));
+                             [&](EventFields& m) {
+                               plane.add_bytes(&m, "Hlo Proto", hlo_proto);
                              });
     finish(plane);
   }
