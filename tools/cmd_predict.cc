@@ -142,23 +142,31 @@ int run(const std::vector<std::string>& words) {
   // bytes: then the analysis runs beside the prediction (neither reads the other's results).
   // Neither shows the allocations themselves (a wide tuple has one per leaf).
   const bool text = !args->flag("--json") && !args->flag("--csv");
-  // The XSpace's buffer assignment comes from an analysis of its own (every buffer, not the
-  // report's), made beside them too.
+  const bool report_memory = text || args->has("--trace");
+  const MemoryOptions report_options = {.live_curves = args->has("--trace"),
+                                        .allocations = false};
+  // The XSpace's buffer assignment needs every buffer and allocation: where the report's
+  // analysis is made too, one analysis lists them and the report is that one narrowed.
   std::optional<absl::StatusOr<MemoryReport>> analyzed, xspace_memory;
   std::optional<absl::StatusOr<Prediction>> predicted;
   std::vector<std::function<void()>> analyses = {
       [&] { predicted = predict_step_time(*module, *spec, options); }};
-  if (text || args->has("--trace")) {
-    analyses.push_back([&] {
-      analyzed = analyze_memory(*module, *spec,
-                                {.live_curves = args->has("--trace"), .allocations = false});
-    });
-  }
   if (args->has("--xspace")) {
-    analyses.push_back(
-        [&] { xspace_memory = analyze_memory(*module, *spec, xspace_memory_options(xspace)); });
+    MemoryOptions wide = xspace_memory_options(xspace);
+    if (report_memory) {
+      wide = report_options;
+      wide.top_buffers = xspace_memory_options(xspace).top_buffers;
+      wide.allocations = true;
+    }
+    analyses.push_back([&, wide] { xspace_memory = analyze_memory(*module, *spec, wide); });
+  } else if (report_memory) {
+    analyses.push_back([&] { analyzed = analyze_memory(*module, *spec, report_options); });
   }
   for_each_concurrently(analyses.size(), [&](size_t k) { analyses[k](); });
+  if (report_memory && xspace_memory) {
+    analyzed = !xspace_memory->ok() ? absl::StatusOr<MemoryReport>(xspace_memory->status())
+                                    : narrow_memory_report(**xspace_memory, report_options);
+  }
   // A failed one is made again, and its failure said, by the XSpace writer.
   if (xspace_memory && xspace_memory->ok()) xspace.memory = &**xspace_memory;
   absl::StatusOr<Prediction>& prediction = *predicted;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
+#include <type_traits>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -488,6 +489,59 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const MemoryOp
 absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const DeviceSpec& device,
                                             const MemoryOptions& options) {
   return analyze(module, &device, options);
+}
+
+MemoryReport narrow_memory_report(const MemoryReport& report, const MemoryOptions& options) {
+  // The first `top` of a list kept largest first: the ones a smaller top keeps (buffers are
+  // ordered by size, then id).
+  const size_t top = options.top_buffers;
+  auto first = [top](const auto& list) {
+    using List = std::decay_t<decltype(list)>;
+    return top == 0 || list.size() <= top
+               ? list
+               : List(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(top));
+  };
+  MemoryReport r;
+  r.module_name = report.module_name;
+  r.entry = report.entry;
+  r.entry_marked = report.entry_marked;
+  r.scheduled = report.scheduled;
+  r.peak_bytes = report.peak_bytes;
+  r.peak_at = report.peak_at;
+  r.peak_path = report.peak_path;
+  r.peak_breakdown = report.peak_breakdown;
+  r.peak_padding_waste_bytes = report.peak_padding_waste_bytes;
+  r.argument_bytes = report.argument_bytes;
+  r.output_bytes = report.output_bytes;
+  r.alias_bytes = report.alias_bytes;
+  r.temporary_peak_bytes = report.temporary_peak_bytes;
+  r.constant_bytes = report.constant_bytes;
+  r.padding_waste_bytes = report.padding_waste_bytes;
+  r.temp_bytes = report.temp_bytes;
+  r.footprint_bytes = report.footprint_bytes;
+  if (options.allocations) {
+    // An allocation names at most `top` of its buffers.
+    r.allocations = report.allocations;
+    for (MemoryAllocation& a : r.allocations) {
+      if (top != 0 && a.buffers.size() > top) a.buffers.resize(top);
+    }
+    r.allocation_runs = report.allocation_runs;
+  }
+  r.allocation_counts = report.allocation_counts;
+  r.temps_in_live_out = report.temps_in_live_out;
+  r.shared_with_operand = report.shared_with_operand;
+  r.peak_on_chip_bytes = report.peak_on_chip_bytes;
+  r.peak_host_bytes = report.peak_host_bytes;
+  r.buffer_count = report.buffer_count;
+  r.peak_buffer_count = report.peak_buffer_count;
+  r.largest_buffers = first(report.largest_buffers);
+  r.peak_buffers = first(report.peak_buffers);
+  r.live_curve = report.live_curve;
+  r.live_timeline = report.live_timeline;
+  r.capacity = report.capacity;
+  r.notes = report.notes;
+  r.warnings = report.warnings;
+  return r;
 }
 
 }  // namespace hloroof

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_split.h"
 #include "hloroof/hlo_text.h"
+#include "hloroof/analysis_json.h"
 #include "hloroof/memory.h"
 #include "corpus.h"
 
@@ -58,6 +59,29 @@ void check_consistent(const MemoryReport& r) {
   CHECK(temp == r.temp_bytes);
   CHECK(live_out <= r.output_bytes);
   for (const hloroof::MemoryBuffer& b : r.largest_buffers) CHECK(b.allocation >= 0);
+}
+
+// A report narrowed from one that lists every buffer and allocation is the report made with
+// the narrower options: the command's report and its XSpace's buffer assignment share one
+// analysis.
+void check_narrowed(const hloroof::Module& m) {
+  for (const hloroof::MemoryOptions& narrow :
+       {hloroof::MemoryOptions{.live_curves = false, .allocations = false},
+        hloroof::MemoryOptions{.top_buffers = 3, .live_curves = true, .allocations = true}}) {
+    hloroof::MemoryOptions wide = narrow;
+    wide.top_buffers = 0;
+    wide.allocations = true;
+    absl::StatusOr<MemoryReport> all = hloroof::analyze_memory(m, wide);
+    absl::StatusOr<MemoryReport> made = hloroof::analyze_memory(m, narrow);
+    REQUIRE(all.ok());
+    REQUIRE(made.ok());
+    const MemoryReport narrowed = hloroof::narrow_memory_report(*all, narrow);
+    CHECK(hloroof::memory_to_json(narrowed) == hloroof::memory_to_json(*made));
+    CHECK(narrowed.largest_buffers.size() == made->largest_buffers.size());
+    CHECK(narrowed.peak_buffers.size() == made->peak_buffers.size());
+    CHECK(narrowed.allocations.size() == made->allocations.size());
+    CHECK(narrowed.live_timeline.size() == made->live_timeline.size());
+  }
 }
 
 TEST_CASE("example: the TPU v5e train step's arguments and donated outputs") {
@@ -114,6 +138,7 @@ TEST_CASE("every parseable corpus module analyzes to consistent numbers") {
     INFO(cells[0] << ": " << r.status().ToString());
     REQUIRE(r.ok());
     check_consistent(*r);
+    if (analyzed % 16 == 0) check_narrowed(*m);
     ++analyzed;
     if (r->peak_path.size() > 1) ++with_loops;
   }

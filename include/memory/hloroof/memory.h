@@ -266,6 +266,12 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module,
 absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const DeviceSpec& device,
                                             const MemoryOptions& options = {});
 
+// The report analyze_memory makes with `options` from one it made of the same module with
+// options that list as much or more: a top_buffers of 0 or at least `options.top_buffers`, the
+// allocations listed where `options` lists them, the rest the same. One analysis then serves
+// two callers (the command's report and its XSpace's buffer assignment).
+MemoryReport narrow_memory_report(const MemoryReport& report, const MemoryOptions& options);
+
 // Calls `fn` for every allocation of `report` in index order: those of `allocations`, and
 // each of `allocation_runs` in turn, made as `fn` is called (one MemoryAllocation, reused:
 // valid during the call only).

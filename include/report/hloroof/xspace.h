@@ -45,8 +45,9 @@ struct XSpaceOptions {
   // `unfilled` says so.
   int64_t max_assigned_buffers = 500'000;
   // The memory analysis of the module on the device that the buffer assignment is written
-  // from, when the caller has made it (with xspace_memory_options(), perhaps while it made
-  // the prediction); null: made here. It must outlive the call.
+  // from, when the caller has made it (with xspace_memory_options(), or options that list as
+  // many buffers and the allocations; perhaps while it made the prediction); null: made here.
+  // It must outlive the call.
   const MemoryReport* memory = nullptr;
   // Threads that make the file: with 2, the HloProto (and its memory analysis, when `memory`
   // is null) is made while the device's planes are laid out. More than 2 are 2. The bytes are
