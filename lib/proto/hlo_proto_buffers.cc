@@ -24,7 +24,6 @@
 #include "hloroof/module.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
-#include "proto/message_arena.h"
 #include "proto/wire_writer.h"
 
 namespace hloroof::proto_internal {
@@ -51,8 +50,7 @@ void write_buffer_assignment(const MemoryReport& memory,
                              const absl::flat_hash_map<const Instruction*, int64_t>& ids,
                              const Module& module, WireWriter& out) {
   // BufferAssignmentProto: logical_buffers (1), buffer_allocations (3), heap_simulator_traces
-  // (4), each message made, written and cleared in turn.
-  ScratchMessages scratch;
+  // (4), each message written field by field in order of their numbers, as protobuf would.
   const int64_t allocations = static_cast<int64_t>(memory.allocations.size());
   // Buffers with an allocation of their own whose instruction the module has, by allocation.
   std::vector<std::vector<const MemoryBuffer*>> held(memory.allocations.size());
@@ -63,40 +61,50 @@ void write_buffer_assignment(const MemoryReport& memory,
     const Instruction* i = c != nullptr ? c->find_instruction(b.instruction) : nullptr;
     auto id = i != nullptr ? ids.find(i) : ids.end();
     if (id == ids.end() || !by_id.emplace(b.id, &b).second) continue;
-    auto* lb = scratch.make<pb::LogicalBufferProto>();
-    lb->set_id(b.id);
-    lb->set_size(b.padded_bytes);
-    lb->set_color(b.memory_space);
-    pb::LogicalBufferProto::Location* at = lb->mutable_defined_at();
-    at->set_instruction_id(id->second);
-    at->set_instruction_name(b.instruction);  // deprecated in XLA, still read by older tools
-    for (int64_t k : b.shape_index) at->add_shape_index(k);
-    out.message(1, *lb);
+    // LogicalBufferProto: id (1), size (2), defined_at (3): {instruction_name (2, deprecated in
+    // XLA, still read by older tools), shape_index (3), instruction_id (4)}, color (4).
+    const size_t buffer = out.open(1);
+    out.integer(1, b.id);
+    out.integer(2, b.padded_bytes);
+    const size_t at = out.open(3);
+    out.bytes(2, b.instruction);
+    out.packed(3, b.shape_index);
+    out.integer(4, id->second);
+    out.close(at);
+    out.integer(4, b.memory_space);
+    out.close(buffer);
     held[b.allocation].push_back(&b);
   }
 
   for (const MemoryAllocation& a : memory.allocations) {
     if (a.index < 0 || a.index >= allocations) continue;
-    auto* p = scratch.make<pb::BufferAllocationProto>();
-    p->set_index(a.index);
-    p->set_size(a.bytes);
-    p->set_color(a.memory_space);
-    p->set_maybe_live_out(a.maybe_live_out);
-    p->set_is_constant(a.kind == AllocationKind::kConstant);
-    if (a.kind == AllocationKind::kParameter) {
-      p->set_is_entry_computation_parameter(true);
-      p->set_parameter_number(a.parameter_number);
+    // BufferAllocationProto: index (1), size (2), is_entry_computation_parameter (5),
+    // parameter_number (6), maybe_live_out (7), color (8), assigned (9): {logical_buffer_id
+    // (1), offset (2), size (3)}, parameter_shape_index (10), is_constant (12).
+    const bool parameter = a.kind == AllocationKind::kParameter;
+    const size_t allocation = out.open(3);
+    out.integer(1, a.index);
+    out.integer(2, a.bytes);
+    if (parameter) {
+      out.integer(5, 1);
+      out.integer(6, a.parameter_number);
     }
+    out.integer(7, a.maybe_live_out ? 1 : 0);
+    out.integer(8, a.memory_space);
+    const std::vector<int64_t>* shape_index = nullptr;  // the first held buffer's not empty
     for (const MemoryBuffer* b : held[a.index]) {
-      if (a.kind == AllocationKind::kParameter && p->parameter_shape_index().empty()) {
-        for (int64_t k : b->shape_index) p->add_parameter_shape_index(k);
+      if (parameter && (shape_index == nullptr || shape_index->empty())) {
+        shape_index = &b->shape_index;
       }
-      pb::BufferAllocationProto::Assigned* x = p->add_assigned();
-      x->set_logical_buffer_id(b->id);
-      x->set_offset(b->allocation_offset);
-      x->set_size(b->padded_bytes);
+      const size_t assigned = out.open(9);
+      out.integer(1, b->id);
+      out.integer(2, b->allocation_offset);
+      out.integer(3, b->padded_bytes);
+      out.close(assigned);
     }
-    out.message(3, *p);
+    if (shape_index != nullptr) out.packed(10, *shape_index);
+    out.integer(12, a.kind == AllocationKind::kConstant ? 1 : 0);
+    out.close(allocation);
   }
 
   // A trace misses the temporaries the report left out; then none is written.
@@ -157,14 +165,16 @@ void write_buffer_assignment(const MemoryReport& memory,
     // HeapSimulatorTrace: events (1), whole_module_simulation (2), buffer_allocation_index (3).
     const size_t trace = out.open(4);
     for (const TraceEvent& e : events) {
-      auto* x = scratch.make<pb::HeapSimulatorTrace::Event>();
-      x->set_kind(e.kind);
-      x->set_buffer_id(e.buffer);
-      x->set_computation_name(e.b->computation);
+      // Event: kind (1), buffer_id (2), computation_name (3), instruction_name (4),
+      // share_with_canonical_id (5).
+      const size_t event = out.open(1);
+      out.integer(1, e.kind);
+      out.integer(2, e.buffer);
+      out.bytes(3, e.b->computation);
       // The instruction the heap simulator was at: the definition, or the last use.
-      x->set_instruction_name(e.phase == 0 ? e.b->instruction : e.b->live_to);
-      if (e.canonical >= 0) x->set_share_with_canonical_id(e.canonical);
-      out.message(1, *x);
+      out.bytes(4, e.phase == 0 ? e.b->instruction : e.b->live_to);
+      if (e.canonical >= 0) out.integer(5, e.canonical);
+      out.close(event);
     }
     out.integer(2, 1);
     out.integer(3, a.index);

@@ -47,6 +47,19 @@ class WireWriter {
     varint(static_cast<uint64_t>(value));
   }
 
+  // A packed repeated integer field (int64, int32, enum); none where it is empty.
+  template <typename Integers>
+  void packed(int field, const Integers& values) {
+    if (values.empty()) return;
+    size_t length = 0;
+    for (const auto v : values) {
+      length += google::protobuf::io::CodedOutputStream::VarintSize64(static_cast<uint64_t>(v));
+    }
+    tag(field, WireType::WIRETYPE_LENGTH_DELIMITED);
+    varint(length);
+    for (const auto v : values) varint(static_cast<uint64_t>(v));
+  }
+
   // An integer field written whatever its value: a map entry's key.
   void key(int field, int64_t value) {
     tag(field, WireType::WIRETYPE_VARINT);
