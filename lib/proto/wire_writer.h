@@ -35,16 +35,14 @@ class WireWriter {
   // A `bytes` or `string` field; none where it is empty (proto3).
   void bytes(int field, std::string_view value) {
     if (value.empty()) return;
-    tag(field, WireType::WIRETYPE_LENGTH_DELIMITED);
-    varint(value.size());
+    tagged(field, WireType::WIRETYPE_LENGTH_DELIMITED, value.size());
     out_.append(value);
   }
 
   // An integer field (int32, int64, uint64, bool, enum); none where it is 0 (proto3).
   void integer(int field, int64_t value) {
     if (value == 0) return;
-    tag(field, WireType::WIRETYPE_VARINT);
-    varint(static_cast<uint64_t>(value));
+    tagged(field, WireType::WIRETYPE_VARINT, static_cast<uint64_t>(value));
   }
 
   // A packed repeated integer field (int64, int32, enum); none where it is empty.
@@ -55,21 +53,18 @@ class WireWriter {
     for (const auto v : values) {
       length += google::protobuf::io::CodedOutputStream::VarintSize64(static_cast<uint64_t>(v));
     }
-    tag(field, WireType::WIRETYPE_LENGTH_DELIMITED);
-    varint(length);
+    tagged(field, WireType::WIRETYPE_LENGTH_DELIMITED, length);
     for (const auto v : values) varint(static_cast<uint64_t>(v));
   }
 
   // An integer field written whatever its value: a map entry's key.
   void key(int field, int64_t value) {
-    tag(field, WireType::WIRETYPE_VARINT);
-    varint(static_cast<uint64_t>(value));
+    tagged(field, WireType::WIRETYPE_VARINT, static_cast<uint64_t>(value));
   }
 
   // The tag and length of a message field whose bytes are written apart.
   void header(int field, size_t length) {
-    tag(field, WireType::WIRETYPE_LENGTH_DELIMITED);
-    varint(length);
+    tagged(field, WireType::WIRETYPE_LENGTH_DELIMITED, length);
   }
 
   // Fields already serialized (what another WireWriter wrote), as they are.
@@ -106,6 +101,14 @@ class WireWriter {
   static constexpr size_t kMaxMessageBytes = 0x7fffffff;
   using WireType = google::protobuf::internal::WireFormatLite::WireType;
 
+  // A tag and the varint after it (a value or a length), appended at once.
+  void tagged(int field, WireType type, uint64_t value) {
+    uint8_t digits[2 * kMaxVarintBytes];
+    uint8_t* end = google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(
+        google::protobuf::internal::WireFormatLite::MakeTag(field, type), digits);
+    end = google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(value, end);
+    out_.append(reinterpret_cast<const char*>(digits), static_cast<size_t>(end - digits));
+  }
   void tag(int field, WireType type) {
     varint(google::protobuf::internal::WireFormatLite::MakeTag(field, type));
   }
