@@ -1,6 +1,7 @@
 #include "predict/measured_models.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -10,7 +11,6 @@
 #include <Eigen/Dense>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "hloroof/device.h"
@@ -71,7 +71,8 @@ void device_rows(std::string_view text, std::string_view device, Use use) {
 
 double number(std::string_view text) {
   double v = 0;
-  return absl::SimpleAtod(sv(text), &v) ? v : 0;
+  const std::from_chars_result r = std::from_chars(text.data(), text.data() + text.size(), v);
+  return r.ec == std::errc() && r.ptr == text.data() + text.size() ? v : 0;
 }
 
 // The dense peak of the matrix class a table's rows run on ("fp8", "tf32" or "bf16"), from the
