@@ -17,6 +17,7 @@
 #include "hloroof/xspace.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -184,6 +185,18 @@ class PlaneBuilder {
     return id;
   }
 
+  // stat_id of a string literal: the ids of the last ones met kept by their address, which
+  // names the same text for the whole program.
+  template <size_t N>
+  int64_t literal_stat_id(const char (&name)[N]) {
+    auto& [text, id] = literal_ids_[(reinterpret_cast<uintptr_t>(name) >> 3) % kLiteralIds];
+    if (text != name) {
+      text = name;
+      id = stat_id(std::string_view(name, N - 1));
+    }
+    return id;
+  }
+
   // The id of the event metadata named `name`; where it is new, made with `fill` (the stats and
   // display name to add to its id and name).
   int64_t event_id(std::string_view name,
@@ -254,17 +267,23 @@ class PlaneBuilder {
     s->set_int64_value(value);
   }
   // The same as an event metadata's stats.
-  void add_str(EventFields* fields, std::string_view name, std::string_view value) {
-    fields->add_text(stat_id(name), 5, value);
+  // The same as an event metadata's stats, named by string literals (made for thousands of
+  // ops: their ids are found by the literal's address).
+  template <size_t N>
+  void add_str(EventFields* fields, const char (&name)[N], std::string_view value) {
+    fields->add_text(literal_stat_id(name), 5, value);
   }
-  void add_bytes(EventFields* fields, std::string_view name, std::string_view value) {
-    fields->add_text(stat_id(name), 6, value);
+  template <size_t N>
+  void add_bytes(EventFields* fields, const char (&name)[N], std::string_view value) {
+    fields->add_text(literal_stat_id(name), 6, value);
   }
-  void add_uint(EventFields* fields, std::string_view name, uint64_t value) {
-    fields->add_varint(stat_id(name), 3, value);
+  template <size_t N>
+  void add_uint(EventFields* fields, const char (&name)[N], uint64_t value) {
+    fields->add_varint(literal_stat_id(name), 3, value);
   }
-  void add_int(EventFields* fields, std::string_view name, int64_t value) {
-    fields->add_varint(stat_id(name), 4, static_cast<uint64_t>(value));
+  template <size_t N>
+  void add_int(EventFields* fields, const char (&name)[N], int64_t value) {
+    fields->add_varint(literal_stat_id(name), 4, static_cast<uint64_t>(value));
   }
 
   // A string value held once in the stat metadata (XProf's "ref" values).
@@ -296,6 +315,8 @@ class PlaneBuilder {
   xp::XPlane* plane_ = google::protobuf::Arena::CreateMessage<xp::XPlane>(&arena_);
   xp::XPlane* stats_holder_ = google::protobuf::Arena::CreateMessage<xp::XPlane>(&arena_);
   EventFields fields_;  // each event metadata's while it is made
+  static constexpr size_t kLiteralIds = 32;
+  std::array<std::pair<const char*, int64_t>, kLiteralIds> literal_ids_{};
   proto_internal::SerializedPieces event_metadata_, stat_metadata_;  // map entries
   using Ids = absl::flat_hash_map<std::string, int64_t, detail::StringViewHash,
                                   detail::StringViewEq>;  // by name
