@@ -63,10 +63,6 @@ int run(const std::vector<std::string>& words) {
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
   const Module* module = &loaded->module;
-  // The cost of the module's instructions depends on no device: analysed once for them all.
-  // Should it fail (or the module have no step), the first prediction says why, as before.
-  std::optional<absl::StatusOr<ModuleCost>> cost;
-  if (module->entry_marked()) cost = analyze_cost(*module, cost_options(options));
   // Every device resolved first (that is quick). Each device's prediction at the same time as
   // the others'; --json and --csv write each device's as soon as it and those before it are
   // made, then let it go. The first device (in the order given) whose device or prediction
@@ -80,6 +76,18 @@ int run(const std::vector<std::string>& words) {
     choices.push_back(resolve_device(d, module, {.settings = args->all("--set")}));
     resolved = resolved && choices.back().ok();
   }
+  // The cost of the module's instructions depends on no device: analysed once for them all,
+  // while the devices' measured tables are read. Should it fail (or the module have no step),
+  // the first prediction says why, as before.
+  std::optional<absl::StatusOr<ModuleCost>> cost;
+  for_each_concurrently(2, [&](size_t part) {
+    if (part == 0 && module->entry_marked()) cost = analyze_cost(*module, cost_options(options));
+    if (part == 1) {
+      for (const absl::StatusOr<DeviceTarget>& choice : choices) {
+        if (choice.ok()) load_measured_models(choice->spec);
+      }
+    }
+  });
   const bool csv = args->flag("--csv");
   const bool streamed = every_op && resolved;
   std::vector<std::optional<absl::StatusOr<Prediction>>> predicted(count);

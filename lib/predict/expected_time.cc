@@ -1221,3 +1221,14 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
 }
 
 }  // namespace hloroof::predict
+
+namespace hloroof {
+
+void load_measured_models(const DeviceSpec& device) {
+  for (const predict::Source& source :
+       {predict::gemm_source(device), predict::collective_source(device)}) {
+    if (!source.name.empty()) (void)measured::tables_for(source.name);
+  }
+}
+
+}  // namespace hloroof

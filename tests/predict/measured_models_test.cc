@@ -454,6 +454,27 @@ TEST_CASE("precision: f32 dots on tensor cores at DEFAULT, f32 units at HIGHEST"
   CHECK(tpu.op("d").model == "gemm table tpu7x (measured on tpu7x, borrowed)");
 }
 
+TEST_CASE("load_measured_models reads the tables a prediction then uses, once") {
+  // Every built-in device: the GPUs read theirs (or borrow the H100's and B200's), the TPUs
+  // and CPUs have none to read.
+  for (const std::string& name : builtin_device_names()) {
+    absl::StatusOr<DeviceSpec> d = device(name);
+    REQUIRE(d.ok());
+    load_measured_models(*d);
+  }
+  const measured::DeviceTables* h100 = measured::tables_for("h100");
+  REQUIRE(h100 != nullptr);
+  absl::StatusOr<DeviceSpec> d = device("h100");
+  REQUIRE(d.ok());
+  load_measured_models(*d);
+  absl::StatusOr<Module> m = parse_module(dot_module(4096));
+  REQUIRE(m.ok());
+  absl::StatusOr<Prediction> p = predict_step_time(*m, *d);
+  REQUIRE(p.ok());
+  CHECK(measured::tables_for("h100") == h100);  // read once, kept
+  CHECK(p->ops.front().model.find("gemm table h100") != std::string_view::npos);
+}
+
 TEST_CASE("calibration knobs replace the measured GEMM model") {
   absl::StatusOr<DeviceSpec> d = device("h100");
   REQUIRE(d.ok());

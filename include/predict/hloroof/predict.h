@@ -249,6 +249,12 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
 // The cost settings a prediction with `options` analyses the module with.
 CostOptions cost_options(const PredictOptions& options);
 
+// Reads the built-in measured tables that predictions on `device` use (GEMMs and collectives
+// measured on a GPU: read once per process, about 2 ms for the H100's). A prediction reads them
+// when it first needs them; a caller predicting on several devices can have them read
+// beforehand, beside other work (`hloroof compare` does, beside the cost analysis).
+void load_measured_models(const DeviceSpec& device);
+
 }  // namespace hloroof
 
 #endif  // HLOROOF_PREDICT_H_
