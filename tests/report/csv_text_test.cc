@@ -46,6 +46,21 @@ TEST_CASE("a CSV cell is quoted when it holds a comma, a quote or a line break")
   CHECK(cell("say \"hi\"") == "\"say \"\"hi\"\"\"");
   CHECK(cell("\"") == "\"\"\"\"");
   CHECK(cell("line\nbreak\r") == "\"line\nbreak\r\"");
+  // Long cells are looked at 16 bytes at a time: each special byte at each place, in a block
+  // of 16 or in the tail after the blocks, makes the cell quoted; none leaves it as it is.
+  for (size_t size : {15, 16, 17, 31, 32, 47, 100}) {
+    const std::string plain(size, 'x');
+    CHECK(cell(plain) == plain);
+    for (size_t at = 0; at < size; ++at) {
+      for (char c : {',', '"', '\r', '\n'}) {
+        std::string text = plain;
+        text[at] = c;
+        std::string quoted = text;
+        if (c == '"') quoted.insert(at, 1, '"');
+        CHECK(cell(text) == "\"" + quoted + "\"");
+      }
+    }
+  }
 }
 
 TEST_CASE("CSV numbers: the fewest of 15, 16 or 17 digits that read back, laid out as %g") {
