@@ -115,7 +115,9 @@ std::string memory_access_breakdown(double hbm_bytes, double on_chip_bytes) {
 class EventFields {
  public:
   // Its display name: before any stat.
-  void set_display_name(std::string_view name) { proto_internal::WireWriter(bytes_).bytes(4, name); }
+  void set_display_name(std::string_view name) {
+    proto_internal::WireWriter(bytes_).bytes(4, name);
+  }
 
   // An XStat {metadata_id (1) `stat`, `field` set to `value`}: the value is a oneof member,
   // written whatever it is. Varint fields: 3 (uint64), 4 (int64), 7 (ref).
@@ -213,17 +215,21 @@ class PlaneBuilder {
                           absl::FunctionRef<void(EventFields&)> fill) {
     fields_.bytes_.clear();
     fill(fields_);
-    // XPlane.event_metadata (4): {key (1), value (2): {id (1), name (2), the fields}}.
-    std::string& out = event_metadata_.last();
-    proto_internal::WireWriter w(out);
-    const size_t entry = w.open(4);
+    // XPlane.event_metadata (4): {key (1), value (2): {id (1), name (2), the fields}}, the
+    // lengths counted first (the fields may be megabytes: the HloProto's).
+    using Coded = google::protobuf::io::CodedOutputStream;
+    const auto varint = [](uint64_t v) { return Coded::VarintSize64(v); };
+    const auto id_bytes = 1 + varint(static_cast<uint64_t>(id));  // fields below 16: a byte
+    const size_t value = (id != 0 ? id_bytes : 0) +
+                         (name.empty() ? 0 : 1 + varint(name.size()) + name.size()) +
+                         fields_.bytes_.size();
+    proto_internal::WireWriter w(event_metadata_.last());
+    w.header(4, id_bytes + 1 + varint(value) + value);
     w.key(1, id);
-    const size_t value = w.open(2);
+    w.header(2, value);
     w.integer(1, id);
     w.bytes(2, name);
     w.raw(fields_.bytes_);
-    w.close(value);
-    w.close(entry);
   }
 
   xp::XLine* add_line(int64_t id, std::string_view name, std::string_view display_name,
@@ -266,7 +272,6 @@ class PlaneBuilder {
     s->set_metadata_id(stat_id(name));
     s->set_int64_value(value);
   }
-  // The same as an event metadata's stats.
   // The same as an event metadata's stats, named by string literals (made for thousands of
   // ops: their ids are found by the literal's address).
   template <size_t N>
