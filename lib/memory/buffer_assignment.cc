@@ -21,7 +21,6 @@
 #include "hloroof/instruction.h"
 #include "hloroof/opcode.h"
 #include "memory/max_tree.h"
-#include "util/radix_sort.h"
 #include "memory/shape_leaves.h"
 #include "memory/tree_paths.h"
 
@@ -870,7 +869,7 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
         keys[g] = spatial ? (absl::uint128(bytes) << 64) | (absl::uint128(length) << 31) | g
                           : (absl::uint128(length) << 94) | (absl::uint128(bytes) << 31) | g;
       }
-      detail::radix_sort(keys);
+      std::sort(keys.begin(), keys.end());
       for (size_t k = 0; k < keys.size(); ++k) {
         order[k] = static_cast<size_t>(absl::Uint128Low64(keys[k]) & 0x7fffffffu);
       }
@@ -1008,7 +1007,7 @@ ModuleAssignment Assigner::run() {
                                   (uint64_t{!item.is_output} << 63) |
                                       (static_cast<uint64_t>(item.rank) << 32) | k);
     }
-    detail::radix_sort(keys);
+    std::sort(keys.begin(), keys.end());
     std::vector<Item> sorted;
     sorted.reserve(items.size());
     for (size_t k = 0; k < keys.size();) {
