@@ -443,7 +443,11 @@ class ProtoBuilder {
  private:
   int64_t comp_id(const Computation* c) const { return comp_ids_.at(c); }
   int64_t inst_id(const Instruction* i) const { return inst_ids_.at(i); }
-  void write_instruction(const Instruction& i, pb::HloInstructionProto* out);
+  // `i` into `out`; its shape too unless `with_shape` is false.
+  void write_instruction(const Instruction& i, pb::HloInstructionProto* out,
+                         bool with_shape = true);
+  // The serialized ShapeProto of `s`, made once for each shape object.
+  const std::string& shape_bytes(const Shape& s);
   // The opcode-specific attributes of `i` (not the common ones) into `out`.
   void write_opcode_attributes(const Instruction& i, Opcode op, pb::HloInstructionProto* out);
   void write_common_attributes(const Instruction& i, pb::HloInstructionProto* out);
@@ -456,8 +460,19 @@ class ProtoBuilder {
   absl::flat_hash_map<const Instruction*, int64_t> inst_ids_;
   absl::flat_hash_map<const Instruction*, int64_t> wrapped_of_;  // sugared start: computation id
   absl::flat_hash_set<std::string> comp_names_;
+  absl::flat_hash_map<const Shape*, std::string> shape_bytes_;
   int64_t next_id_ = 1;
 };
+
+const std::string& ProtoBuilder::shape_bytes(const Shape& s) {
+  auto [it, made] = shape_bytes_.try_emplace(&s);
+  if (made) {
+    pb::ShapeProto proto;
+    write_shape(s, &proto);
+    proto_internal::WireWriter(it->second).append(proto);
+  }
+  return it->second;
+}
 
 std::string ProtoBuilder::unique_computation_name(std::string base) {
   std::string name = base;
@@ -854,10 +869,11 @@ void ProtoBuilder::write_common_attributes(const Instruction& i, pb::HloInstruct
   if (std::optional<OpMetadata> m = i.metadata()) write_metadata(*m, out->mutable_metadata());
 }
 
-void ProtoBuilder::write_instruction(const Instruction& i, pb::HloInstructionProto* out) {
+void ProtoBuilder::write_instruction(const Instruction& i, pb::HloInstructionProto* out,
+                                     bool with_shape) {
   out->set_name(std::string(i.name()));
   out->set_id(inst_id(&i));
-  write_shape(i.shape(), out->mutable_shape());
+  if (with_shape) write_shape(i.shape(), out->mutable_shape());
   for (Instruction* o : i.operands()) out->add_operand_ids(inst_id(o));
   if (i.uses_async_sugar()) {
     out->set_opcode(std::string(opcode_name(i.opcode())));
@@ -954,9 +970,25 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
     const size_t start = w.open(3);
     w.bytes(1, c->name());
     for (const Instruction* i : c->instructions()) {
+      // HloInstructionProto: its name (1), opcode (2) and shape (3) by hand (a shape's bytes
+      // made once for all the instructions that share it), then its other fields.
       auto* instruction = scratch.make<pb::HloInstructionProto>();
-      write_instruction(*i, instruction);
-      w.message(2, *instruction);
+      write_instruction(*i, instruction, /*with_shape=*/false);
+      const std::string name = std::move(*instruction->mutable_name());
+      const std::string opcode = std::move(*instruction->mutable_opcode());
+      instruction->clear_name();
+      instruction->clear_opcode();
+      const std::string& shape = shape_bytes(i->shape());
+      const size_t rest = instruction->ByteSizeLong();
+      using Coded = google::protobuf::io::CodedOutputStream;
+      const auto field = [](size_t length) { return 1 + Coded::VarintSize64(length) + length; };
+      w.header(2, (name.empty() ? 0 : field(name.size())) +
+                      (opcode.empty() ? 0 : field(opcode.size())) + field(shape.size()) + rest);
+      w.bytes(1, name);
+      w.bytes(2, opcode);
+      w.header(3, shape.size());
+      w.raw(shape);
+      w.append(*instruction, rest);
     }
     auto* pc = scratch.make<pb::HloComputationProto>();
     pc->set_id(comp_id(c));

@@ -82,6 +82,10 @@ class WireWriter {
   void append(const google::protobuf::MessageLite& message) {
     serialize_cached(message, message.ByteSizeLong());
   }
+  // The same where ByteSizeLong() has just given `size`.
+  void append(const google::protobuf::MessageLite& message, size_t size) {
+    serialize_cached(message, size);
+  }
 
   // A message field written piece by piece: open() before its fields, close() with what open()
   // returned after them, which puts its length in front (moving its bytes up by that much).
