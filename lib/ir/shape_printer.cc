@@ -1,132 +1,194 @@
 #include "ir/shape_printer.h"
 
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
 #include "hloroof/shape.h"
-#include "ir/strings.h"
 
 namespace hloroof::detail {
 namespace {
 
-void append_paren_int(std::string* out, std::string_view letter, int64_t value) {
-  str_append(out, letter, "(", value, ")");
+// Text appended to a string through a buffer on the stack, handed over when full and at the
+// end: a shape is dozens of pieces of a few characters, each an append of its own otherwise.
+class Text {
+ public:
+  explicit Text(std::string* out) : out_(out) {}
+  Text(const Text&) = delete;
+  Text& operator=(const Text&) = delete;
+  ~Text() { flush(); }
+
+  Text& operator<<(char c) {
+    if (at_ == std::end(buffer_)) flush();
+    *at_++ = c;
+    return *this;
+  }
+  Text& operator<<(std::string_view s) {
+    if (s.size() > static_cast<size_t>(std::end(buffer_) - at_)) {
+      flush();
+      if (s.size() > sizeof buffer_) {
+        out_->append(s);
+        return *this;
+      }
+    }
+    std::memcpy(at_, s.data(), s.size());
+    at_ += s.size();
+    return *this;
+  }
+  Text& operator<<(int64_t v) {
+    if (std::end(buffer_) - at_ < kMaxDigits) flush();
+    at_ = std::to_chars(at_, std::end(buffer_), v).ptr;
+    return *this;
+  }
+  Text& operator<<(size_t v) { return *this << static_cast<int64_t>(v); }
+
+  void flush() {
+    out_->append(buffer_, static_cast<size_t>(at_ - buffer_));
+    at_ = buffer_;
+  }
+
+ private:
+  static constexpr std::ptrdiff_t kMaxDigits = 20;  // -9223372036854775808
+  std::string* out_;
+  char buffer_[256];
+  char* at_ = buffer_;
+};
+
+void write_shape(Text& out, const Shape& shape);
+
+void write_paren_int(Text& out, std::string_view letter, int64_t value) {
+  out << letter << '(' << value << ')';
 }
 
 // The parts after `:`; empty when the layout has only minor_to_major.
-void append_layout_properties(std::string* out, const Layout& layout) {
+void write_layout_properties(Text& out, const Layout& layout) {
   if (layout.has_dim_levels) {
-    out->append("D(");
+    out << "D(";
     for (size_t i = 0; i < layout.dim_levels.size(); ++i) {
       const DimLevel& level = layout.dim_levels[i];
-      if (i > 0) out->push_back(',');
-      out->push_back(level.kind);
-      if (level.not_unique) out->push_back('+');
-      if (level.not_ordered) out->push_back('~');
+      if (i > 0) out << ',';
+      out << level.kind;
+      if (level.not_unique) out << '+';
+      if (level.not_ordered) out << '~';
     }
-    out->push_back(')');
+    out << ')';
   }
   if (!layout.tiles.empty()) {
-    out->push_back('T');
+    out << 'T';
     for (const Tile& tile : layout.tiles) {
-      out->push_back('(');
+      out << '(';
       for (size_t i = 0; i < tile.dims.size(); ++i) {
-        if (i > 0) out->push_back(',');
+        if (i > 0) out << ',';
         if (tile.dims[i] == Tile::kCombinedDim) {
-          out->push_back('*');
+          out << '*';
         } else {
-          str_append(out, tile.dims[i]);
+          out << static_cast<int64_t>(tile.dims[i]);
         }
       }
-      out->push_back(')');
+      out << ')';
     }
   }
-  if (layout.tail_padding_alignment != 1) append_paren_int(out, "L", layout.tail_padding_alignment);
+  if (layout.tail_padding_alignment != 1) {
+    write_paren_int(out, "L", layout.tail_padding_alignment);
+  }
   if (layout.index_type != PrimitiveType::kInvalid) {
-    str_append(out, "#(", primitive_type_name(layout.index_type), ")");
+    out << "#(" << primitive_type_name(layout.index_type) << ')';
   }
   if (layout.pointer_type != PrimitiveType::kInvalid) {
-    str_append(out, "*(", primitive_type_name(layout.pointer_type), ")");
+    out << "*(" << primitive_type_name(layout.pointer_type) << ')';
   }
-  if (layout.element_size_bits != 0) append_paren_int(out, "E", layout.element_size_bits);
-  if (layout.memory_space != 0) append_paren_int(out, "S", layout.memory_space);
+  if (layout.element_size_bits != 0) write_paren_int(out, "E", layout.element_size_bits);
+  if (layout.memory_space != 0) write_paren_int(out, "S", layout.memory_space);
   if (!layout.split_configs.empty()) {
-    out->append("SC");
+    out << "SC";
     for (const SplitConfig& config : layout.split_configs) {
-      str_append(out, "(", config.dimension, ":");
+      out << '(' << static_cast<int64_t>(config.dimension) << ':';
       for (size_t i = 0; i < config.split_indices.size(); ++i) {
-        if (i > 0) out->push_back(',');
-        str_append(out, config.split_indices[i]);
+        if (i > 0) out << ',';
+        out << static_cast<int64_t>(config.split_indices[i]);
       }
-      out->push_back(')');
+      out << ')';
     }
   }
   for (const Shape& physical : layout.physical_shape) {
-    out->append("P(");
-    append_shape(out, physical);
-    out->push_back(')');
+    out << "P(";
+    write_shape(out, physical);
+    out << ')';
   }
   if (layout.dynamic_shape_metadata_prefix_bytes != 0) {
-    append_paren_int(out, "M", layout.dynamic_shape_metadata_prefix_bytes);
+    write_paren_int(out, "M", layout.dynamic_shape_metadata_prefix_bytes);
+  }
+}
+
+void write_layout(Text& out, const Layout& layout) {
+  out << '{';
+  for (size_t i = 0; i < layout.minor_to_major.size(); ++i) {
+    if (i > 0) out << ',';
+    out << static_cast<int64_t>(layout.minor_to_major[i]);
+  }
+  if (!layout.has_only_minor_to_major()) {
+    out << ':';
+    write_layout_properties(out, layout);
+  }
+  out << '}';
+}
+
+void write_shape(Text& out, const Shape& shape) {
+  switch (shape.kind) {
+    case Shape::Kind::kTuple:
+      out << '(';
+      for (size_t i = 0; i < shape.elements.size(); ++i) {
+        if (i > 0) out << ", ";
+        if (i > 0 && i % 5 == 0) out << "/*index=" << i << "*/";
+        write_shape(out, shape.elements[i]);
+      }
+      out << ')';
+      return;
+    case Shape::Kind::kBuffer:
+      out << "b(";
+      if (!shape.elements.empty()) write_shape(out, shape.elements[0]);
+      out << ')';
+      return;
+    case Shape::Kind::kToken:
+      out << "token[]";
+      return;
+    case Shape::Kind::kArray:
+      break;
+  }
+  out << primitive_type_name(shape.element_type) << '[';
+  for (size_t i = 0; i < shape.dims.size(); ++i) {
+    if (i > 0) out << ',';
+    const Dimension& d = shape.dims[i];
+    switch (d.kind) {
+      case Dimension::Kind::kStatic:
+        out << static_cast<int64_t>(d.size);
+        break;
+      case Dimension::Kind::kBounded:
+        out << "<=" << static_cast<int64_t>(d.size);
+        break;
+      case Dimension::Kind::kUnbounded:
+        out << '?';
+        break;
+    }
+  }
+  out << ']';
+  // A scalar's layout prints only when it says more than `{}` (syntax 3.2).
+  if (shape.layout && !(shape.dims.empty() && shape.layout->has_only_minor_to_major())) {
+    write_layout(out, *shape.layout);
   }
 }
 
 }  // namespace
 
-void append_layout(std::string* out, const Layout& layout) {
-  out->push_back('{');
-  for (size_t i = 0; i < layout.minor_to_major.size(); ++i) {
-    if (i > 0) out->push_back(',');
-    str_append(out, layout.minor_to_major[i]);
-  }
-  if (!layout.has_only_minor_to_major()) {
-    out->push_back(':');
-    append_layout_properties(out, layout);
-  }
-  out->push_back('}');
+void append_shape(std::string* out, const Shape& shape) {
+  Text text(out);
+  write_shape(text, shape);
 }
 
-void append_shape(std::string* out, const Shape& shape) {
-  switch (shape.kind) {
-    case Shape::Kind::kTuple:
-      out->push_back('(');
-      for (size_t i = 0; i < shape.elements.size(); ++i) {
-        if (i > 0) out->append(", ");
-        if (i > 0 && i % 5 == 0) str_append(out, "/*index=", i, "*/");
-        append_shape(out, shape.elements[i]);
-      }
-      out->push_back(')');
-      return;
-    case Shape::Kind::kBuffer:
-      out->append("b(");
-      if (!shape.elements.empty()) append_shape(out, shape.elements[0]);
-      out->push_back(')');
-      return;
-    case Shape::Kind::kToken:
-      out->append("token[]");
-      return;
-    case Shape::Kind::kArray:
-      break;
-  }
-  out->append(primitive_type_name(shape.element_type));
-  out->push_back('[');
-  for (size_t i = 0; i < shape.dims.size(); ++i) {
-    if (i > 0) out->push_back(',');
-    const Dimension& d = shape.dims[i];
-    switch (d.kind) {
-      case Dimension::Kind::kStatic:
-        str_append(out, d.size);
-        break;
-      case Dimension::Kind::kBounded:
-        str_append(out, "<=", d.size);
-        break;
-      case Dimension::Kind::kUnbounded:
-        out->push_back('?');
-        break;
-    }
-  }
-  out->push_back(']');
-  // A scalar's layout prints only when it says more than `{}` (syntax 3.2).
-  if (shape.layout && !(shape.dims.empty() && shape.layout->has_only_minor_to_major())) {
-    append_layout(out, *shape.layout);
-  }
+void append_layout(std::string* out, const Layout& layout) {
+  Text text(out);
+  write_layout(text, layout);
 }
 
 }  // namespace hloroof::detail
