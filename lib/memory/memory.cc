@@ -7,6 +7,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -36,8 +37,11 @@ std::string buffer_name(const Buffer& b, detail::LeafIndexer& leaves) {
   return name;
 }
 
+// Shapes' texts by shape, each made once: thousands of buffers share a few hundred shapes.
+using ShapeTexts = absl::flat_hash_map<const Shape*, std::string>;
+
 MemoryBuffer describe(const Buffer& b, const Computation& entry, const ModuleAssignment& assignment,
-                      int32_t id, detail::LeafIndexer& leaves) {
+                      int32_t id, detail::LeafIndexer& leaves, ShapeTexts& shapes) {
   MemoryBuffer m;
   m.id = id;
   m.allocation = assignment.allocation_of[id];
@@ -50,7 +54,9 @@ MemoryBuffer describe(const Buffer& b, const Computation& entry, const ModuleAss
     m.shape_index = leaves.index(b.instruction->shape(), b.leaf);
   }
   m.computation = std::string(b.computation()->name());
-  m.shape = to_string(*b.shape());
+  auto [text, made] = shapes.try_emplace(b.shape());
+  if (made) text->second = to_string(*b.shape());
+  m.shape = text->second;
   m.kind = b.kind;
   m.is_output = b.is_output;
   m.donated = b.donated;
@@ -93,34 +99,40 @@ class LargestBuffers {
   LargestBuffers(const std::vector<Buffer>& buffers, size_t top) : buffers_(buffers), top_(top) {}
 
   void add(int32_t id) {
-    // Not larger than the smallest of `top` kept: it would be the one dropped.
-    if (top_ != 0 && ids_.size() == top_ && !Larger{buffers_}(id, ids_.front())) return;
-    ids_.push_back(id);
-    if (top_ == 0) return;
-    std::push_heap(ids_.begin(), ids_.end(), Larger{buffers_});
-    if (ids_.size() > top_) {
-      std::pop_heap(ids_.begin(), ids_.end(), Larger{buffers_});
-      ids_.pop_back();
+    const Entry e{buffers_[id].padded_bytes(), id};
+    if (top_ == 0 || kept_.size() < top_) {
+      kept_.push_back(e);
+      // A heap of the `top` kept, smallest on top, once there are that many.
+      if (kept_.size() == top_) std::make_heap(kept_.begin(), kept_.end(), Larger{});
+      return;
     }
+    // Not larger than the smallest of `top` kept: it would be the one dropped.
+    if (!Larger{}(e, kept_.front())) return;
+    std::pop_heap(kept_.begin(), kept_.end(), Larger{});
+    kept_.back() = e;
+    std::push_heap(kept_.begin(), kept_.end(), Larger{});
   }
   std::vector<int32_t> sorted() && {
-    std::sort(ids_.begin(), ids_.end(), Larger{buffers_});
-    return std::move(ids_);
+    std::sort(kept_.begin(), kept_.end(), Larger{});
+    std::vector<int32_t> ids(kept_.size());
+    for (size_t k = 0; k < kept_.size(); ++k) ids[k] = kept_[k].id;
+    return ids;
   }
 
  private:
+  struct Entry {
+    int64_t bytes;  // padded
+    int32_t id;
+  };
+  // Larger first; the lower id first among equal sizes.
   struct Larger {
-    const std::vector<Buffer>& buffers;
-    bool operator()(int32_t a, int32_t b) const {
-      if (buffers[a].padded_bytes() != buffers[b].padded_bytes()) {
-        return buffers[a].padded_bytes() > buffers[b].padded_bytes();
-      }
-      return a < b;
+    bool operator()(const Entry& a, const Entry& b) const {
+      return a.bytes != b.bytes ? a.bytes > b.bytes : a.id < b.id;
     }
   };
   const std::vector<Buffer>& buffers_;
   size_t top_;
-  std::vector<int32_t> ids_;
+  std::vector<Entry> kept_;
 };
 
 // The largest counted buffers, as LargestBuffers keeps them.
@@ -314,6 +326,7 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   const Computation& entry_computation = *entry.computation;
   const std::vector<Buffer>& buffers = liveness->buffers();
   detail::LeafIndexer leaves;  // names buffers by their leaf's index
+  ShapeTexts shapes;
 
   MemoryReport r;
   r.module_name = std::string(module.name());
@@ -365,7 +378,8 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   described = {};
   r.peak_buffers.reserve(peak_ids.size());
   for (int32_t id : peak_ids) {
-    r.peak_buffers.push_back(describe(buffers[id], entry_computation, assignment, id, leaves));
+    r.peak_buffers.push_back(
+        describe(buffers[id], entry_computation, assignment, id, leaves, shapes));
   }
   r.temps_in_live_out = assignment.temps_in_live_out;
   r.shared_with_operand = assignment.shared_with_operand;
@@ -441,7 +455,8 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   }
   r.largest_buffers.reserve(largest_ids.size());
   for (int32_t id : largest_ids) {
-    r.largest_buffers.push_back(describe(buffers[id], entry_computation, assignment, id, leaves));
+    r.largest_buffers.push_back(
+        describe(buffers[id], entry_computation, assignment, id, leaves, shapes));
   }
 
   // What shaped the numbers.
