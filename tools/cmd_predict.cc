@@ -154,8 +154,9 @@ int run(const std::vector<std::string>& words) {
   if (args->has("--xspace")) {
     MemoryOptions wide = xspace_memory_options(xspace);
     if (report_memory) {
+      const size_t every = wide.top_buffers;
       wide = report_options;
-      wide.top_buffers = xspace_memory_options(xspace).top_buffers;
+      wide.top_buffers = every;
       wide.allocations = true;
     }
     analyses.push_back([&, wide] { xspace_memory = analyze_memory(*module, *spec, wide); });

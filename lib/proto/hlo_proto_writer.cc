@@ -443,9 +443,8 @@ class ProtoBuilder {
  private:
   int64_t comp_id(const Computation* c) const { return comp_ids_.at(c); }
   int64_t inst_id(const Instruction* i) const { return inst_ids_.at(i); }
-  // `i` into `out`; its shape too unless `with_shape` is false.
-  void write_instruction(const Instruction& i, pb::HloInstructionProto* out,
-                         bool with_shape = true);
+  // `i`'s fields after its name (1), opcode (2) and shape (3), which build writes by hand.
+  void write_instruction(const Instruction& i, pb::HloInstructionProto* out);
   // The serialized ShapeProto of `s`, made once for each shape object.
   const std::string& shape_bytes(const Shape& s);
   // The opcode-specific attributes of `i` (not the common ones) into `out`.
@@ -869,14 +868,10 @@ void ProtoBuilder::write_common_attributes(const Instruction& i, pb::HloInstruct
   if (std::optional<OpMetadata> m = i.metadata()) write_metadata(*m, out->mutable_metadata());
 }
 
-void ProtoBuilder::write_instruction(const Instruction& i, pb::HloInstructionProto* out,
-                                     bool with_shape) {
-  out->set_name(std::string(i.name()));
+void ProtoBuilder::write_instruction(const Instruction& i, pb::HloInstructionProto* out) {
   out->set_id(inst_id(&i));
-  if (with_shape) write_shape(i.shape(), out->mutable_shape());
   for (Instruction* o : i.operands()) out->add_operand_ids(inst_id(o));
   if (i.uses_async_sugar()) {
-    out->set_opcode(std::string(opcode_name(i.opcode())));
     if (i.opcode() == Opcode::kAsyncStart) {
       out->add_called_computation_ids(wrapped_of_.at(&i));
       if (const Attribute* t = i.attribute(AttrId::kAsyncExecutionThread)) {
@@ -886,7 +881,6 @@ void ProtoBuilder::write_instruction(const Instruction& i, pb::HloInstructionPro
     write_common_attributes(i, out);
     return;
   }
-  out->set_opcode(std::string(opcode_name(i.opcode())));
   if (i.opcode() == Opcode::kParameter) out->set_parameter_number(i.parameter_number());
   if (i.opcode() == Opcode::kConstant) {
     write_literal(i.shape(), i.literal_text(), out->mutable_literal());
@@ -973,17 +967,13 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
       // HloInstructionProto: its name (1), opcode (2) and shape (3) by hand (a shape's bytes
       // made once for all the instructions that share it), then its other fields.
       auto* instruction = scratch.make<pb::HloInstructionProto>();
-      write_instruction(*i, instruction, /*with_shape=*/false);
-      const std::string name = std::move(*instruction->mutable_name());
-      const std::string opcode = std::move(*instruction->mutable_opcode());
-      instruction->clear_name();
-      instruction->clear_opcode();
+      write_instruction(*i, instruction);
+      const std::string_view name = i->name(), opcode = opcode_name(i->opcode());
       const std::string& shape = shape_bytes(i->shape());
       const size_t rest = instruction->ByteSizeLong();
-      using Coded = google::protobuf::io::CodedOutputStream;
-      const auto field = [](size_t length) { return 1 + Coded::VarintSize64(length) + length; };
-      w.header(2, (name.empty() ? 0 : field(name.size())) +
-                      (opcode.empty() ? 0 : field(opcode.size())) + field(shape.size()) + rest);
+      using proto_internal::WireWriter;
+      w.header(2, WireWriter::bytes_size(name) + WireWriter::bytes_size(opcode) +
+                      WireWriter::field_size(shape.size()) + rest);
       w.bytes(1, name);
       w.bytes(2, opcode);
       w.header(3, shape.size());

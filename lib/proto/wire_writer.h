@@ -28,6 +28,15 @@ class WireWriter {
  public:
   explicit WireWriter(std::string& out) : out_(out) {}
 
+  // The bytes a length-delimited field numbered below 16 (a one-byte tag) takes with `length`
+  // bytes after its length; bytes() of `value`'s, 0 where it is empty.
+  static size_t field_size(size_t length) {
+    return 1 + google::protobuf::io::CodedOutputStream::VarintSize64(length) + length;
+  }
+  static size_t bytes_size(std::string_view value) {
+    return value.empty() ? 0 : field_size(value.size());
+  }
+
   // Protobuf serializes no message of 2 GiB or more (nor reads one): false once one was met
   // (it is left out), or when all that was written comes to that much.
   bool fits() const { return fits_ && out_.size() <= kMaxMessageBytes; }

@@ -134,8 +134,8 @@ class EventFields {
   }
   // The same with a length-delimited field: 5 (str), 6 (bytes).
   void add_text(int64_t stat, int field, std::string_view value) {
-    const size_t fields = 1 + Coded::VarintSize64(static_cast<uint64_t>(stat)) + 1 +
-                          Coded::VarintSize64(value.size()) + value.size();
+    const size_t fields = 1 + Coded::VarintSize64(static_cast<uint64_t>(stat)) +
+                          proto_internal::WireWriter::field_size(value.size());
     uint8_t b[4 * (1 + kMaxVarint)];
     uint8_t* p = b;
     *p++ = tag(5, kLength);
@@ -217,14 +217,13 @@ class PlaneBuilder {
     fill(fields_);
     // XPlane.event_metadata (4): {key (1), value (2): {id (1), name (2), the fields}}, the
     // lengths counted first (the fields may be megabytes: the HloProto's).
-    using Coded = google::protobuf::io::CodedOutputStream;
-    const auto varint = [](uint64_t v) { return Coded::VarintSize64(v); };
-    const auto id_bytes = 1 + varint(static_cast<uint64_t>(id));  // fields below 16: a byte
-    const size_t value = (id != 0 ? id_bytes : 0) +
-                         (name.empty() ? 0 : 1 + varint(name.size()) + name.size()) +
-                         fields_.bytes_.size();
-    proto_internal::WireWriter w(event_metadata_.last());
-    w.header(4, id_bytes + 1 + varint(value) + value);
+    using proto_internal::WireWriter;
+    const size_t id_bytes =  // a field below 16: a one-byte tag
+        1 + google::protobuf::io::CodedOutputStream::VarintSize64(static_cast<uint64_t>(id));
+    const size_t value =
+        (id != 0 ? id_bytes : 0) + WireWriter::bytes_size(name) + fields_.bytes_.size();
+    WireWriter w(event_metadata_.last());
+    w.header(4, id_bytes + WireWriter::field_size(value));
     w.key(1, id);
     w.header(2, value);
     w.integer(1, id);
