@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,6 +16,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "hloroof/hlo_proto.h"
@@ -241,18 +243,26 @@ void write_literal(const Shape& shape, std::string_view text, pb::LiteralProto* 
   }
 }
 
-void write_metadata(const OpMetadata& m, pb::OpMetadata* out) {
-  out->set_op_type(std::string(m.op_type));
-  out->set_op_name(std::string(m.op_name));
-  out->set_source_file(std::string(m.source_file));
-  out->set_source_line(static_cast<int32_t>(m.source_line));
-  out->set_source_end_line(static_cast<int32_t>(m.source_end_line));
-  out->set_source_column(static_cast<int32_t>(m.source_column));
-  out->set_source_end_column(static_cast<int32_t>(m.source_end_column));
-  for (int64_t p : m.profile_type) out->add_profile_type(static_cast<int32_t>(p));
-  out->set_deduplicated_name(std::string(m.deduplicated_name));
-  out->set_scheduling_name(std::string(m.scheduling_name));
-  out->set_stack_frame_id(static_cast<int32_t>(m.stack_frame_id));
+// OpMetadata's fields in order of their numbers, as protobuf writes them, into `out`; its int32
+// fields cut to 32 bits as protobuf's setters cut them.
+void write_metadata(const OpMetadata& m, std::string& out) {
+  auto int32 = [](int64_t v) { return static_cast<int64_t>(static_cast<int32_t>(v)); };
+  proto_internal::WireWriter w(out);
+  w.bytes(1, m.op_type);
+  w.bytes(2, m.op_name);
+  w.bytes(3, m.source_file);
+  w.integer(4, int32(m.source_line));
+  if (!m.profile_type.empty()) {
+    absl::InlinedVector<int32_t, 4> types;
+    for (int64_t p : m.profile_type) types.push_back(static_cast<int32_t>(p));
+    w.packed(5, types);
+  }
+  w.bytes(12, m.deduplicated_name);
+  w.integer(15, int32(m.stack_frame_id));
+  w.bytes(16, m.scheduling_name);
+  w.integer(17, int32(m.source_end_line));
+  w.integer(18, int32(m.source_column));
+  w.integer(19, int32(m.source_end_column));
 }
 
 // Integers of a text in order, with the positions of `{`/`}` kept as markers: scans
@@ -443,7 +453,8 @@ class ProtoBuilder {
  private:
   int64_t comp_id(const Computation* c) const { return comp_ids_.at(c); }
   int64_t inst_id(const Instruction* i) const { return inst_ids_.at(i); }
-  // `i`'s fields after its name (1), opcode (2) and shape (3), which build writes by hand.
+  // `i`'s fields after its name (1), opcode (2), shape (3) and metadata (7), which build writes
+  // by hand.
   void write_instruction(const Instruction& i, pb::HloInstructionProto* out);
   // The serialized ShapeProto of `s`, made once for each shape object.
   const std::string& shape_bytes(const Shape& s);
@@ -865,7 +876,6 @@ void ProtoBuilder::write_common_attributes(const Instruction& i, pb::HloInstruct
         break;
     }
   }
-  if (std::optional<OpMetadata> m = i.metadata()) write_metadata(*m, out->mutable_metadata());
 }
 
 void ProtoBuilder::write_instruction(const Instruction& i, pb::HloInstructionProto* out) {
@@ -952,6 +962,7 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
   // Each computation's messages made, written and let go in turn: HloComputationProto's name
   // (1), its instructions (2) one by one, then its other fields.
   proto_internal::ScratchMessages scratch;
+  std::string metadata;  // an instruction's OpMetadata, serialized
   for (const Computation* c : m_.computations()) {
     // Wrapped computations of this computation's sugared starts come first (callees first).
     for (const Instruction* i : c->instructions()) {
@@ -970,14 +981,23 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
       write_instruction(*i, instruction);
       const std::string_view name = i->name(), opcode = opcode_name(i->opcode());
       const std::string& shape = shape_bytes(i->shape());
+      // Its metadata (7) by hand too, before the fields numbered from 8.
+      const std::optional<OpMetadata> m = i->metadata();
+      metadata.clear();
+      if (m) write_metadata(*m, metadata);
       const size_t rest = instruction->ByteSizeLong();
       using proto_internal::WireWriter;
       w.header(2, WireWriter::bytes_size(name) + WireWriter::bytes_size(opcode) +
-                      WireWriter::field_size(shape.size()) + rest);
+                      WireWriter::field_size(shape.size()) +
+                      (m ? WireWriter::field_size(metadata.size()) : 0) + rest);
       w.bytes(1, name);
       w.bytes(2, opcode);
       w.header(3, shape.size());
       w.raw(shape);
+      if (m) {
+        w.header(7, metadata.size());
+        w.raw(metadata);
+      }
       w.append(*instruction, rest);
     }
     auto* pc = scratch.make<pb::HloComputationProto>();

@@ -38,6 +38,7 @@
 #include "proto/message_arena.h"
 #include "proto/wire_writer.h"
 #include "report/wrap.h"
+#include "text/printer.h"
 #include "util/absl_compat.h"
 #include "util/string_view_hash.h"
 #include "util/threads.h"
@@ -204,8 +205,15 @@ class PlaneBuilder {
   int64_t event_id(std::string_view name,
                    absl::FunctionRef<void(EventFields&)> fill = [](EventFields&) {}) {
     if (auto it = events_.find(name); it != events_.end()) return it->second;
-    const auto id = static_cast<int64_t>(events_.size()) + 1;
+    const int64_t id = ++event_count_;
     events_.emplace(std::string(name), id);
+    add_event_metadata(id, name, fill);
+    return id;
+  }
+  // A new event metadata named `name`, which no other event metadata of the plane has (nor
+  // will), made with `fill`: its id.
+  int64_t new_event_id(std::string_view name, absl::FunctionRef<void(EventFields&)> fill) {
+    const int64_t id = ++event_count_;
     add_event_metadata(id, name, fill);
     return id;
   }
@@ -325,6 +333,7 @@ class PlaneBuilder {
   using Ids = absl::flat_hash_map<std::string, int64_t, detail::StringViewHash,
                                   detail::StringViewEq>;  // by name
   Ids stats_, events_;
+  int64_t event_count_ = 0;  // the event metadata made, by event_id and new_event_id
 };
 
 // A slice of the step as written: the prediction's timeline, with the summary slice of a loop's
@@ -345,9 +354,8 @@ struct Slice {
 
 class StepLayout {
  public:
-  StepLayout(const Prediction& prediction,
-             const absl::flat_hash_map<std::string_view, const Instruction*>& by_name)
-      : prediction_(prediction), by_name_(by_name) {}
+  StepLayout(const Prediction& prediction, const Module& module)
+      : prediction_(prediction), module_(module) {}
 
   std::vector<Slice> build(std::vector<std::string>& unfilled) {
     std::vector<Slice> out;
@@ -364,8 +372,8 @@ class StepLayout {
       // name when it was made from the module's text.
       if (e.instruction != nullptr) {
         s.instruction = e.instruction;
-      } else if (auto it = by_name_.find(e.name); it != by_name_.end() && e.iterations == 0) {
-        s.instruction = it->second;
+      } else if (e.iterations == 0) {
+        s.instruction = instruction_named(e.name);
       }
       const bool has_children = k + 1 < events.size() && events[k + 1].depth > e.depth &&
                                 events[k + 1].start_s < e.start_s + e.duration_s;
@@ -454,8 +462,20 @@ class StepLayout {
     return nullptr;
   }
 
+  // The module's first instruction of that name; the index made when first asked.
+  const Instruction* instruction_named(std::string_view name) {
+    if (by_name_.empty()) {
+      for (const Computation* c : module_.computations()) {
+        for (const Instruction* i : c->instructions()) by_name_.try_emplace(i->name(), i);
+      }
+    }
+    auto it = by_name_.find(name);
+    return it != by_name_.end() ? it->second : nullptr;
+  }
+
   const Prediction& prediction_;
-  const absl::flat_hash_map<std::string_view, const Instruction*>& by_name_;
+  const Module& module_;
+  absl::flat_hash_map<std::string_view, const Instruction*> by_name_;
   bool full_ = false;
 };
 
@@ -559,7 +579,7 @@ class XSpaceWriter {
   // The step laid out, the space's host and first warning, then the device's planes.
   void write_device_planes() {
     index_module();
-    StepLayout layout(prediction_, by_name_);
+    StepLayout layout(prediction_, module_);
     slices_ = layout.build(unfilled_);
     step_ps_ = std::max<int64_t>(to_ps(prediction_.step_time_s), 1);
     for (const Slice& s : slices_) step_ps_ = std::max(step_ps_, s.end_ps());
@@ -587,16 +607,12 @@ class XSpaceWriter {
   }
 
   void index_module() {
-    for (const Computation* c : module_.computations()) {
-      for (const Instruction* i : c->instructions()) by_name_.try_emplace(i->name(), i);
-    }
     uint64_t symbol = 0;
     // Symbol ids in module order (0 is XProf's root and is skipped).
     for (const Computation* c : module_.computations()) {
       for (const Instruction* i : c->instructions()) symbols_.try_emplace(i, ++symbol);
     }
     for (const OpPrediction& op : prediction_.ops) {
-      ops_.try_emplace(op.name, &op);
       if (op.instruction != nullptr) ops_by_instruction_.try_emplace(op.instruction, &op);
     }
   }
@@ -608,8 +624,19 @@ class XSpaceWriter {
         i != nullptr && known != op_metadata_.end()) {
       return known->second;
     }
-    const std::string text = i != nullptr ? print(*i) : s.name;
-    const int64_t id = plane.event_id(text, [&](EventFields& m) {
+    // The op's line of the module, printed into room kept from the op before, its shape's
+    // text made once for the instructions that share the shape.
+    op_text_.clear();
+    std::string_view shape_text;
+    if (i != nullptr) {
+      auto [it, made] = shape_texts_.try_emplace(&i->shape());
+      if (made) it->second = to_string(i->shape());
+      shape_text = it->second;
+      text::append_instruction_text(&op_text_, *i, shape_text);
+    } else {
+      op_text_ = s.name;
+    }
+    auto fill = [&](EventFields& m) {
       m.set_display_name(s.name);
       EventFields* stats = &m;
       plane.add_uint(stats, "program_id", program_id_);
@@ -630,15 +657,23 @@ class XSpaceWriter {
         plane.add_bytes(stats, "memory_access_breakdown",
                         memory_access_breakdown(o->hbm_bytes, o->on_chip_bytes));
       }
-      if (i != nullptr) plane.add_str(stats, "shape_with_layout", to_string(i->shape()));
-    });
-    if (i != nullptr) op_metadata_[i] = id;
+      if (i != nullptr) plane.add_str(stats, "shape_with_layout", shape_text);
+    };
+    if (i == nullptr) return plane.event_id(op_text_, fill);
+    // An instruction's text is its own (its name is), so no other event metadata has it.
+    const int64_t id = plane.new_event_id(op_text_, fill);
+    op_metadata_[i] = id;
     return id;
   }
 
-  const OpPrediction* op_of(const Slice& s) const {
+  // The slice's op: by its instruction, else the first op of its name (those indexed when
+  // first asked).
+  const OpPrediction* op_of(const Slice& s) {
     if (auto it = ops_by_instruction_.find(s.instruction); it != ops_by_instruction_.end()) {
       return it->second;
+    }
+    if (ops_.empty()) {
+      for (const OpPrediction& op : prediction_.ops) ops_.try_emplace(op.name, &op);
     }
     auto it = ops_.find(s.name);
     return it != ops_.end() ? it->second : nullptr;
@@ -940,11 +975,12 @@ class XSpaceWriter {
   size_t written_ = 0;
   uint64_t program_id_ = 0;
   std::string module_event_name_;
-  absl::flat_hash_map<std::string_view, const Instruction*> by_name_;
   absl::flat_hash_map<const Instruction*, uint64_t> symbols_;
   absl::flat_hash_map<std::string_view, const OpPrediction*> ops_;
   absl::flat_hash_map<const Instruction*, const OpPrediction*> ops_by_instruction_;
   absl::flat_hash_map<const void*, int64_t> op_metadata_;  // an instruction's event metadata
+  std::string op_text_;  // the op tpu_op_metadata prints, its room kept
+  absl::flat_hash_map<const Shape*, std::string> shape_texts_;  // to_string(shape), by shape
   std::vector<Slice> slices_;
   int64_t step_ps_ = 1;
   int64_t events_ = 0;

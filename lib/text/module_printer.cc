@@ -294,10 +294,8 @@ std::string_view opcode_text(const Instruction& i, std::string* scratch) {
   return *scratch;
 }
 
-void append_instruction(std::string* out, const Instruction& i) {
-  out->append(i.is_root() ? "  ROOT %" : "  %");
-  str_append(out, i.name(), " = ");
-  append_shape(out, i.shape());
+// What follows the shape in an instruction's text: ` opcode(operands), attributes`.
+void append_after_shape(std::string* out, const Instruction& i) {
   std::string scratch;
   str_append(out, " ", opcode_text(i, &scratch), "(");
   if (i.opcode() == Opcode::kParameter) {
@@ -316,6 +314,27 @@ void append_instruction(std::string* out, const Instruction& i) {
     str_append(out, ", ", a.name(), "=");
     append_attribute_value(out, a);
   }
+}
+
+}  // namespace
+
+void append_instruction_text(std::string* out, const Instruction& i) {
+  str_append(out, "%", i.name(), " = ");
+  append_shape(out, i.shape());
+  append_after_shape(out, i);
+}
+
+void append_instruction_text(std::string* out, const Instruction& i,
+                             std::string_view shape_text) {
+  str_append(out, "%", i.name(), " = ", shape_text);
+  append_after_shape(out, i);
+}
+
+namespace {
+
+void append_instruction(std::string* out, const Instruction& i) {
+  out->append(i.is_root() ? "  ROOT " : "  ");
+  append_instruction_text(out, i);
   out->push_back('\n');
 }
 
@@ -444,11 +463,8 @@ std::string print(const Module& module) {
 
 std::string print(const Instruction& instruction) {
   std::string out;
-  text::append_instruction(&out, instruction);
-  // The module's line without its indentation, ROOT and line end.
-  const size_t at = out.find('%');
-  if (!out.empty() && out.back() == '\n') out.pop_back();
-  return at == std::string::npos ? out : out.substr(at);
+  text::append_instruction_text(&out, instruction);
+  return out;
 }
 
 }  // namespace hloroof
