@@ -65,7 +65,11 @@ absl::StatusOr<std::array<Side, 2>> predict_sides(const std::array<std::string, 
       with_topology.topology = (*choice[k])->topology;
       predicted[k] = predict_step_time(module, (*choice[k])->spec, with_topology);
     } else {
-      memory[k] = analyze_memory(module, {.top_buffers = 1});
+      // Only the peak is shown: liveness, no buffer assignment.
+      memory[k] = analyze_memory(module, {.top_buffers = 1,
+                                          .live_curves = false,
+                                          .allocations = false,
+                                          .buffer_assignment = false});
     }
   };
   for_each_concurrently(2 * ready, analyse);

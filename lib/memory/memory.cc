@@ -374,7 +374,12 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   // Buffer assignment, keeping the lives of the buffers described.
   std::vector<int32_t> described = peak_ids;
   described.insert(described.end(), largest_ids.begin(), largest_ids.end());
-  const ModuleAssignment assignment = detail::assign_buffers(*liveness, described);
+  ModuleAssignment assignment;
+  if (options.buffer_assignment) {
+    assignment = detail::assign_buffers(*liveness, described);
+  } else {
+    assignment.allocation_of.assign(buffers.size(), -1);
+  }
   described = {};
   r.peak_buffers.reserve(peak_ids.size());
   for (int32_t id : peak_ids) {
@@ -443,8 +448,10 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
                               std::string(entry_computation.name()), 0});
     }
   }
-  r.footprint_bytes =
-      r.argument_bytes + r.output_bytes - r.alias_bytes + r.temp_bytes + r.constant_bytes;
+  if (options.buffer_assignment) {
+    r.footprint_bytes =
+        r.argument_bytes + r.output_bytes - r.alias_bytes + r.temp_bytes + r.constant_bytes;
+  }
   if (options.live_curves && !schedule.empty()) {
     const size_t limit = std::max<size_t>(1, options.max_timeline_points);
     add_timeline(entry, limit, r.live_timeline);
@@ -469,7 +476,9 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   if (device != nullptr) {
     // A GPU executable allocates its output and temp allocations before the first kernel runs
     // and holds them to the end (gpu_executable.cc); a TPU program is assumed to do the same.
-    r.capacity = check_capacity(r.footprint_bytes, *device, CapacityBasis::kFootprint);
+    r.capacity = options.buffer_assignment
+                     ? check_capacity(r.footprint_bytes, *device, CapacityBasis::kFootprint)
+                     : check_capacity(r.peak_bytes, *device, CapacityBasis::kPeak);
     if (device->kind == DeviceKind::kTpu) {
       r.notes.push_back(
           "TPU: buffer assignment and allocation are not public; the footprint assumes the TPU "

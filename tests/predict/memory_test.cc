@@ -508,6 +508,24 @@ TEST_CASE("capacity: 40 GiB does not fit a 16 GB v5e but fits a 95 GiB v5p") {
   CHECK(on_v5p.capacity->headroom == Approx(55.0 / 95));  // 1 - 40 GiB / 95 GiB
 }
 
+TEST_CASE("capacity: without buffer assignment the peak is checked, and no footprint is made") {
+  absl::StatusOr<hloroof::DeviceSpec> v5p = hloroof::device("tpu_v5p");
+  REQUIRE(v5p.ok());
+  // The parameter and the negate's result, 20 GiB each, live at r: 42949672960 B.
+  MemoryReport assigned = analyze(kTwentyGiB, {}, &*v5p);
+  REQUIRE(assigned.capacity.has_value());
+  CHECK(assigned.capacity->basis == hloroof::CapacityBasis::kFootprint);
+  CHECK(assigned.footprint_bytes == 42949672960);  // argument + output, no temporaries
+  MemoryReport live = analyze(kTwentyGiB, {.buffer_assignment = false}, &*v5p);
+  CHECK(live.peak_bytes == 42949672960);
+  CHECK(live.footprint_bytes == 0);
+  CHECK(live.allocations.empty());
+  REQUIRE(live.capacity.has_value());
+  CHECK(live.capacity->basis == hloroof::CapacityBasis::kPeak);
+  CHECK(live.capacity->checked_bytes == 42949672960);
+  CHECK(live.capacity->fits);  // 40 GiB of 95 GiB
+}
+
 TEST_CASE("check_capacity on its own") {
   absl::StatusOr<hloroof::DeviceSpec> h100 = hloroof::device("h100");
   REQUIRE(h100.ok());

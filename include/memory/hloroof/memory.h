@@ -255,6 +255,12 @@ struct MemoryOptions {
   // allocation; for_each_allocation expands them one at a time (`memory --json` writes them
   // so: a million leaves' allocations are never held at once).
   bool allocation_runs = false;
+  // Assign buffers to allocations as XLA's buffer assignment does; false stops at liveness
+  // (the peak, its breakdown and buffers, the totals, the largest buffers), for callers that
+  // need only those: footprint_bytes, temp_bytes, allocations and their counts, and each
+  // buffer's allocation (-1) are then left unset, and a device's capacity is checked against
+  // peak_bytes.
+  bool buffer_assignment = true;
 };
 
 // Analyzes the module's entry computation and everything it runs. Errors only for a module
