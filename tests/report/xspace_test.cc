@@ -218,6 +218,58 @@ TEST_CASE("TPU: op metadata carries the text, program id, category and costs") {
         "nested(" + std::to_string(file->program_id) + ")");
 }
 
+TEST_CASE("TPU: two instructions of the same text have an event metadata each") {
+  // Both conditions hold `%done = pred[] compare(%i, %n), direction=LT`: the same text, two
+  // instructions (a hand-written module may reuse names across computations).
+  constexpr std::string_view kTwins = R"(HloModule twins
+inner_cond {
+  t = (s32[]) parameter(0)
+  i = s32[] get-tuple-element(t), index=0
+  n = s32[] constant(3)
+  ROOT done = pred[] compare(i, n), direction=LT
+}
+inner_body {
+  t = (s32[]) parameter(0)
+  i = s32[] get-tuple-element(t), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  ROOT out = (s32[]) tuple(next)
+}
+outer_cond {
+  t = (s32[]) parameter(0)
+  i = s32[] get-tuple-element(t), index=0
+  n = s32[] constant(3)
+  ROOT done = pred[] compare(i, n), direction=LT
+}
+outer_body {
+  t = (s32[]) parameter(0)
+  ROOT w = (s32[]) while(t), condition=inner_cond, body=inner_body, backend_config={"known_trip_count":{"n":"3"}}
+}
+ENTRY e {
+  p = (s32[]) parameter(0)
+  ROOT w = (s32[]) while(p), condition=outer_cond, body=outer_body, backend_config={"known_trip_count":{"n":"3"}}
+})";
+  absl::StatusOr<Module> m = parse_module(kTwins);
+  REQUIRE(m.ok());
+  absl::StatusOr<DeviceSpec> spec = device("tpu_v5e");
+  REQUIRE(spec.ok());
+  absl::StatusOr<Prediction> p = predict_step_time(*m, *spec);
+  REQUIRE(p.ok());
+  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(*m, *p, *spec);
+  REQUIRE(file.ok());
+  const xp::XSpace space = parse_space(file->bytes);
+  const xp::XPlane& tpu = plane_named(space, "/device:TPU:0");
+  // Each `done` the XLA Ops line runs names its own instruction: two symbol ids, not one.
+  std::set<uint64_t> done_symbols;
+  for (const xp::XEvent& e : line_named(tpu, "XLA Ops").events()) {
+    const xp::XEventMetadata& md = tpu.event_metadata().at(e.metadata_id());
+    if (md.display_name() != "done") continue;
+    CHECK(md.name() == "%done = pred[] compare(%i, %n), direction=LT");
+    done_symbols.insert(find_stat(tpu, md.stats(), "symbol_id")->uint64_value());
+  }
+  CHECK(done_symbols.size() == 2);
+}
+
 TEST_CASE("TPU: the device's peaks where XProf's roofline reads them") {
   Case c = predict_nested("tpu_v5e");
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
