@@ -123,6 +123,8 @@ int run(const std::vector<std::string>& words) {
   }
   if (args->positional.size() != 2) return usage_error("expected two HLO files", kUsage);
   PredictOptions options;
+  options.explain = false;                  // no output shows an op's explanation
+  options.timeline = args->has("--trace");  // only the trace shows the timelines
   if (args->has("--trip-count")) {
     absl::StatusOr<int64_t> n = parse_count("--trip-count", args->get("--trip-count"));
     if (!n.ok()) return usage_error(n.status().message(), kUsage);
