@@ -164,6 +164,8 @@ class SerializedPieces {
     return bytes;
   }
   const std::vector<std::string>& pieces() const { return pieces_; }
+  // `bytes` as the next piece, held as they are (no copy of megabytes).
+  void adopt(std::string bytes) { pieces_.push_back(std::move(bytes)); }
 
  private:
   static constexpr size_t kPieceBytes = size_t{1} << 20;

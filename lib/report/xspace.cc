@@ -223,20 +223,15 @@ class PlaneBuilder {
                           absl::FunctionRef<void(EventFields&)> fill) {
     fields_.bytes_.clear();
     fill(fields_);
-    // XPlane.event_metadata (4): {key (1), value (2): {id (1), name (2), the fields}}, the
-    // lengths counted first (the fields may be megabytes: the HloProto's).
-    using proto_internal::WireWriter;
-    const size_t id_bytes =  // a field below 16: a one-byte tag
-        1 + google::protobuf::io::CodedOutputStream::VarintSize64(static_cast<uint64_t>(id));
-    const size_t value =
-        (id != 0 ? id_bytes : 0) + WireWriter::bytes_size(name) + fields_.bytes_.size();
-    WireWriter w(event_metadata_.last());
-    w.header(4, id_bytes + WireWriter::field_size(value));
-    w.key(1, id);
-    w.header(2, value);
-    w.integer(1, id);
-    w.bytes(2, name);
-    w.raw(fields_.bytes_);
+    write_event_metadata(id, name, 0, {});
+  }
+  // The same with one stat more, after the fields: bytes (6) `bytes`, which the plane then
+  // holds as they are rather than a copy (the HloProto's, megabytes).
+  template <size_t N>
+  void add_event_metadata(int64_t id, std::string_view name, const char (&stat)[N],
+                          std::string bytes) {
+    fields_.bytes_.clear();
+    write_event_metadata(id, name, literal_stat_id(stat), std::move(bytes));
   }
 
   xp::XLine* add_line(int64_t id, std::string_view name, std::string_view display_name,
@@ -250,6 +245,37 @@ class PlaneBuilder {
   }
 
   using Stats = google::protobuf::RepeatedPtrField<xp::XStat>;
+
+ private:
+  // XPlane.event_metadata (4): {key (1), value (2): {id (1), name (2), the fields, then
+  // (`stat` not 0) stats (5): {metadata_id (1) `stat`, bytes (6) `bytes`}}}, the lengths
+  // counted first.
+  void write_event_metadata(int64_t id, std::string_view name, int64_t stat,
+                            std::string bytes) {
+    using proto_internal::WireWriter;
+    using Coded = google::protobuf::io::CodedOutputStream;
+    const size_t id_bytes =  // a field below 16: a one-byte tag
+        1 + Coded::VarintSize64(static_cast<uint64_t>(id));
+    const size_t stat_fields =
+        1 + Coded::VarintSize64(static_cast<uint64_t>(stat)) + WireWriter::field_size(bytes.size());
+    const size_t value = (id != 0 ? id_bytes : 0) + WireWriter::bytes_size(name) +
+                         fields_.bytes_.size() +
+                         (stat != 0 ? WireWriter::field_size(stat_fields) : 0);
+    WireWriter w(event_metadata_.last());
+    w.header(4, id_bytes + WireWriter::field_size(value));
+    w.key(1, id);
+    w.header(2, value);
+    w.integer(1, id);
+    w.bytes(2, name);
+    w.raw(fields_.bytes_);
+    if (stat == 0) return;
+    w.header(5, stat_fields);
+    w.key(1, stat);
+    w.header(6, bytes.size());
+    event_metadata_.adopt(std::move(bytes));
+  }
+
+ public:
 
   // The plane's own stats.
   Stats* stats() { return stats_holder_->mutable_stats(); }
@@ -905,9 +931,7 @@ class XSpaceWriter {
     PlaneBuilder plane(3, "/host:metadata");
     // Keyed by the program id (XProf takes the key for it), not by creation order.
     plane.add_event_metadata(static_cast<int64_t>(program_id_), module_event_name_,
-                             [&](EventFields& m) {
-                               plane.add_bytes(&m, "Hlo Proto", hlo_proto);
-                             });
+                             "Hlo Proto", std::move(hlo_proto));
     finish(plane);
   }
 
