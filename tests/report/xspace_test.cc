@@ -243,11 +243,11 @@ outer_cond {
 }
 outer_body {
   t = (s32[]) parameter(0)
-  ROOT w = (s32[]) while(t), condition=inner_cond, body=inner_body, backend_config={"known_trip_count":{"n":"3"}}
+  ROOT w = (s32[]) while(t), condition=inner_cond, body=inner_body
 }
 ENTRY e {
   p = (s32[]) parameter(0)
-  ROOT w = (s32[]) while(p), condition=outer_cond, body=outer_body, backend_config={"known_trip_count":{"n":"3"}}
+  ROOT w = (s32[]) while(p), condition=outer_cond, body=outer_body
 })";
   absl::StatusOr<Module> m = parse_module(kTwins);
   REQUIRE(m.ok());
