@@ -456,6 +456,10 @@ class ProtoBuilder {
   // `i`'s fields after its name (1), opcode (2), shape (3) and metadata (7), which build writes
   // by hand.
   void write_instruction(const Instruction& i, pb::HloInstructionProto* out);
+  // The same fields into `out` by hand, where `i` has no others than parameter_number (9),
+  // id (35), operand_ids (36), control_predecessor_ids (37) and backend_config (43): most
+  // instructions. False (nothing written) for the others.
+  bool write_plain_instruction(const Instruction& i, std::string& out);
   // The serialized ShapeProto of `s`, made once for each shape object.
   const std::string& shape_bytes(const Shape& s);
   // The opcode-specific attributes of `i` (not the common ones) into `out`.
@@ -899,6 +903,45 @@ void ProtoBuilder::write_instruction(const Instruction& i, pb::HloInstructionPro
   write_common_attributes(i, out);
 }
 
+bool ProtoBuilder::write_plain_instruction(const Instruction& i, std::string& out) {
+  // Opcodes whose fields write_opcode_attributes sets without an attribute (defaults XLA
+  // writes, a literal, a wrapped computation), and attributes other than these three.
+  switch (i.opcode()) {
+    case Opcode::kConstant:
+    case Opcode::kConvolution:
+    case Opcode::kCustomCall:
+    case Opcode::kCompare:
+    case Opcode::kRaggedDot:
+      return false;
+    default:
+      break;
+  }
+  if (i.uses_async_sugar()) return false;
+  const Attribute* config = nullptr;
+  const Attribute* predecessors = nullptr;
+  for (const Attribute& a : i.attributes()) {
+    if (a.id == AttrId::kMetadata) continue;  // written by build
+    const Attribute** held = a.id == AttrId::kBackendConfig          ? &config
+                             : a.id == AttrId::kControlPredecessors ? &predecessors
+                                                                    : nullptr;
+    if (held == nullptr || *held != nullptr) return false;
+    *held = &a;
+  }
+  proto_internal::WireWriter w(out);
+  if (i.opcode() == Opcode::kParameter) w.integer(9, i.parameter_number());
+  w.integer(35, inst_id(&i));
+  absl::InlinedVector<int64_t, 8> ids;
+  for (const Instruction* o : i.operands()) ids.push_back(inst_id(o));
+  w.packed(36, ids);
+  if (predecessors != nullptr) {
+    ids.clear();
+    for (const Instruction* p : *predecessors->get<InstructionList>()) ids.push_back(inst_id(p));
+    w.packed(37, ids);
+  }
+  if (config != nullptr) w.bytes(43, *config->get<std::string_view>());
+  return true;
+}
+
 int64_t ProtoBuilder::write_wrapped(const Instruction& start, pb::HloComputationProto* c) {
   Opcode op = *start.async_wrapped_opcode();
   // Numbered after the module's own computations.
@@ -963,6 +1006,7 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
   // (1), its instructions (2) one by one, then its other fields.
   proto_internal::ScratchMessages scratch;
   std::string metadata;  // an instruction's OpMetadata, serialized
+  std::string plain;     // an instruction's fields from 8, written by hand
   for (const Computation* c : m_.computations()) {
     // Wrapped computations of this computation's sugared starts come first (callees first).
     for (const Instruction* i : c->instructions()) {
@@ -977,15 +1021,21 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
     for (const Instruction* i : c->instructions()) {
       // HloInstructionProto: its name (1), opcode (2) and shape (3) by hand (a shape's bytes
       // made once for all the instructions that share it), then its other fields.
-      auto* instruction = scratch.make<pb::HloInstructionProto>();
-      write_instruction(*i, instruction);
+      // The fields numbered from 8: by hand where they are the few most instructions have,
+      // else a message made, sized and serialized.
+      plain.clear();
+      pb::HloInstructionProto* instruction = nullptr;
+      if (!write_plain_instruction(*i, plain)) {
+        instruction = scratch.make<pb::HloInstructionProto>();
+        write_instruction(*i, instruction);
+      }
       const std::string_view name = i->name(), opcode = opcode_name(i->opcode());
       const std::string& shape = shape_bytes(i->shape());
       // Its metadata (7) by hand too, before the fields numbered from 8.
       const std::optional<OpMetadata> m = i->metadata();
       metadata.clear();
       if (m) write_metadata(*m, metadata);
-      const size_t rest = instruction->ByteSizeLong();
+      const size_t rest = instruction != nullptr ? instruction->ByteSizeLong() : plain.size();
       using proto_internal::WireWriter;
       w.header(2, WireWriter::bytes_size(name) + WireWriter::bytes_size(opcode) +
                       WireWriter::field_size(shape.size()) +
@@ -998,7 +1048,11 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
         w.header(7, metadata.size());
         w.raw(metadata);
       }
-      w.append(*instruction, rest);
+      if (instruction != nullptr) {
+        w.append(*instruction, rest);
+      } else {
+        w.raw(plain);
+      }
     }
     auto* pc = scratch.make<pb::HloComputationProto>();
     pc->set_id(comp_id(c));
