@@ -11,6 +11,7 @@
 #ifndef HLOROOF_PROTO_WIRE_WRITER_H_
 #define HLOROOF_PROTO_WIRE_WRITER_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -149,13 +150,21 @@ class WireWriter {
   bool fits_ = true;
 };
 
-// Serialized fields held in pieces of about a MiB: megabytes of them in one string would be
-// copied each time it doubled, and held at up to twice their size.
+// Serialized fields held in pieces of up to about a MiB, each given its room when made and
+// never grown: megabytes of them in one string would be copied each time it doubled, and held
+// at up to twice their size. The first piece's room is 64 KiB, each next one's twice the last.
 class SerializedPieces {
  public:
-  // The string to write the next fields into.
-  std::string& last() {
-    if (pieces_.empty() || pieces_.back().size() >= kPieceBytes) pieces_.emplace_back();
+  // The string to write the next fields, at most `bytes` of them, into: the last piece while
+  // they fit in its room, else a new one.
+  std::string& last(size_t bytes) {
+    if (pieces_.empty() || pieces_.back().size() + bytes > pieces_.back().capacity()) {
+      const size_t room =
+          pieces_.empty() ? kFirstPieceBytes
+                          : std::min(2 * std::max(pieces_.back().capacity(), kFirstPieceBytes),
+                                     kPieceBytes);
+      pieces_.emplace_back().reserve(std::max(room, bytes));
+    }
     return pieces_.back();
   }
   size_t size() const {
@@ -168,6 +177,7 @@ class SerializedPieces {
   void adopt(std::string bytes) { pieces_.push_back(std::move(bytes)); }
 
  private:
+  static constexpr size_t kFirstPieceBytes = size_t{64} << 10;
   static constexpr size_t kPieceBytes = size_t{1} << 20;
   std::vector<std::string> pieces_;
 };

@@ -177,7 +177,8 @@ class PlaneBuilder {
     const auto id = static_cast<int64_t>(stats_.size()) + 1;
     stats_.emplace(std::string(name), id);
     // XPlane.stat_metadata (5): {key (1), value (2): XStatMetadata {id (1), name (2)}}.
-    proto_internal::WireWriter w(stat_metadata_.last());
+    // Its name and at most 30 bytes of tags, lengths and ids.
+    proto_internal::WireWriter w(stat_metadata_.last(name.size() + 30));
     const size_t entry = w.open(5);
     w.key(1, id);
     const size_t value = w.open(2);
@@ -261,7 +262,8 @@ class PlaneBuilder {
     const size_t value = (id != 0 ? id_bytes : 0) + WireWriter::bytes_size(name) +
                          fields_.bytes_.size() +
                          (stat != 0 ? WireWriter::field_size(stat_fields) : 0);
-    WireWriter w(event_metadata_.last());
+    const size_t entry = WireWriter::field_size(id_bytes + WireWriter::field_size(value));
+    WireWriter w(event_metadata_.last(entry - bytes.size()));  // `bytes` are a piece apart
     w.header(4, id_bytes + WireWriter::field_size(value));
     w.key(1, id);
     w.header(2, value);
