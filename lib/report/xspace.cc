@@ -1027,8 +1027,9 @@ absl::Status check_name(std::string_view what, std::string_view name) {
 }  // namespace
 
 MemoryOptions xspace_memory_options(const XSpaceOptions& options) {
+  // The buffers and allocations; no live-bytes curve, which the XSpace does not carry.
   return {.top_buffers = static_cast<size_t>(std::max<int64_t>(options.max_assigned_buffers, 1)),
-          .max_timeline_points = 1};
+          .live_curves = false};
 }
 
 absl::StatusOr<XSpaceFile> prediction_to_xspace(const Module& module, const Prediction& prediction,

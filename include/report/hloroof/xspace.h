@@ -57,7 +57,7 @@ struct XSpaceOptions {
 };
 
 // The options of the memory analysis the XSpace's buffer assignment comes from: the
-// max_assigned_buffers largest buffers, no timeline.
+// max_assigned_buffers largest buffers, no live-bytes curve or timeline.
 MemoryOptions xspace_memory_options(const XSpaceOptions& options);
 
 inline constexpr int64_t kMaxXSpaceSteps = 1000;
