@@ -53,12 +53,15 @@ int run(const std::vector<std::string>& words) {
   predict_options.explain = false;  // advice shows no op's explanation
   predict_options.timeline = false;  // nor the timeline
   // The memory analysis beside the prediction: neither reads the other's results. The advice
-  // reads no allocation itself (a wide tuple has one per leaf), nor the live bytes.
+  // reads no allocation itself (a wide tuple has one per leaf), nor the live bytes. The
+  // findings of the prediction alone are made on its thread while the analysis runs.
   std::optional<absl::StatusOr<MemoryReport>> analyzed;
   std::optional<absl::StatusOr<Prediction>> predicted;
+  std::optional<AdviceMaker> maker;
   for_each_concurrently(2, [&](size_t k) {
     if (k == 0) {
       predicted = predict_step_time(module, *spec, predict_options);
+      if (predicted->ok()) maker.emplace(module, **predicted, *spec, options);
     } else {
       analyzed = analyze_memory(module, *spec, {.live_curves = false, .allocations = false});
     }
@@ -68,7 +71,7 @@ int run(const std::vector<std::string>& words) {
   if (!prediction.ok()) return fail(prediction.status());
   prepend_input_notes(*loaded, *choice, *prediction);
   if (!memory.ok()) return fail(memory.status());
-  absl::StatusOr<Advice> advice = advise(module, *prediction, *memory, *spec, options);
+  absl::StatusOr<Advice> advice = maker->finish(*memory);
   if (!advice.ok()) return fail(advice.status());
   if (const std::string set = settings_note(*args); !set.empty()) {
     advice->notes.insert(advice->notes.begin(), set);

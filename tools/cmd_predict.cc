@@ -149,8 +149,16 @@ int run(const std::vector<std::string>& words) {
   // analysis is made too, one analysis lists them and the report is that one narrowed.
   std::optional<absl::StatusOr<MemoryReport>> analyzed, xspace_memory;
   std::optional<absl::StatusOr<Prediction>> predicted;
-  std::vector<std::function<void()>> analyses = {
-      [&] { predicted = predict_step_time(*module, *spec, options); }};
+  // The text's advice: the findings of the prediction alone made on its thread, while the
+  // memory analysis runs; those of the memory report once it is made.
+  std::optional<AdviceMaker> advice_maker;
+  std::vector<std::function<void()>> analyses = {[&] {
+    predicted = predict_step_time(*module, *spec, options);
+    if (text && predicted->ok()) {
+      advice_maker.emplace(*module, **predicted, *spec,
+                           AdviseOptions{.top = 5, .evidence_rows = 3});
+    }
+  }};
   if (args->has("--xspace")) {
     MemoryOptions wide = xspace_memory_options(xspace);
     if (report_memory) {
@@ -206,8 +214,7 @@ int run(const std::vector<std::string>& words) {
     tasks.push_back([&] {
       const absl::StatusOr<MemoryReport>& memory = *analyzed;
       advice = !memory.ok() ? absl::StatusOr<Advice>(memory.status())
-                            : advise(*module, *prediction, *memory, *spec,
-                                     {.top = 5, .evidence_rows = 3});
+                            : advice_maker->finish(*memory);
     });
     // Made only where it is shown (its one error, a filter RE2 cannot compile, is caught with
     // the arguments).

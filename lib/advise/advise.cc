@@ -113,10 +113,23 @@ std::vector<std::string> advice_rule_ids() {
           "serial-loop-collective"};
 }
 
-absl::StatusOr<Advice> advise(const Module& module, const Prediction& prediction,
-                              const MemoryReport& memory, const DeviceSpec& device,
-                              const AdviseOptions& options) {
-  Context ctx(module, prediction, memory, device, options.thresholds);
+// What AdviceMaker holds between its two steps: the context and the findings of the rules
+// that read the prediction alone, kept apart where the memory rules come between them in
+// advise()'s order (the ranking breaks ties by that order).
+struct AdviceMaker::State {
+  State(const Module& module, const Prediction& prediction, const DeviceSpec& device,
+        const AdviseOptions& advise_options)
+      : options(advise_options), ctx(module, prediction, device, options.thresholds) {}
+  AdviseOptions options;
+  Context ctx;
+  absl::Status status;
+  std::vector<Candidate> before_padding, after_padding;
+};
+
+AdviceMaker::AdviceMaker(const Module& module, const Prediction& prediction,
+                         const DeviceSpec& device, const AdviseOptions& options)
+    : state_(std::make_unique<State>(module, prediction, device, options)) {
+  Context& ctx = state_->ctx;
   ctx.evidence_rows = options.evidence_rows;
   ctx.ops.reserve(prediction.ops.size());
   for (const OpPrediction& op : prediction.ops) {
@@ -126,30 +139,47 @@ absl::StatusOr<Advice> advise(const Module& module, const Prediction& prediction
       i = c != nullptr ? c->find_instruction(op.name) : nullptr;
     }
     if (i == nullptr) {
-      return absl::InvalidArgumentError(
+      state_->status = absl::InvalidArgumentError(
           absl::StrCat("the prediction's op '", sv(op.name), "' (computation '", sv(op.computation),
                        "') is not in module '", sv(module.name()),
                        "': advise needs the prediction and memory report of this module"));
+      return;
     }
     ctx.ops.push_back({&op, i});
     ctx.by_instruction.emplace(i, &op);
   }
+  std::vector<Candidate>& before = state_->before_padding;
+  advise_internal::replicated_weight_gather(ctx, before);
+  advise_internal::exposed_collectives(ctx, before);
+  advise_internal::host_transfer(ctx, before);
+  advise_internal::layout_copy(ctx, before);
+  advise_internal::f32_matmul(ctx, before);
+  advise_internal::unfused_elementwise(ctx, before);
+  advise_internal::small_ops(ctx, state_->after_padding);
+  advise_internal::unknown_cost(ctx, state_->after_padding);
+}
 
+AdviceMaker::~AdviceMaker() = default;
+
+absl::StatusOr<Advice> AdviceMaker::finish(const MemoryReport& memory) {
+  if (!state_->status.ok()) return state_->status;
+  Context& ctx = state_->ctx;
+  const AdviseOptions& options = state_->options;
+  const Prediction& prediction = ctx.prediction;
+  ctx.memory_report = &memory;
+  // advise()'s order: memory headroom, the prediction's rules to unfused-elementwise, padding
+  // waste, then the rest.
   std::vector<Candidate> candidates;
   advise_internal::memory_headroom(ctx, candidates);
-  advise_internal::replicated_weight_gather(ctx, candidates);
-  advise_internal::exposed_collectives(ctx, candidates);
-  advise_internal::host_transfer(ctx, candidates);
-  advise_internal::layout_copy(ctx, candidates);
-  advise_internal::f32_matmul(ctx, candidates);
-  advise_internal::unfused_elementwise(ctx, candidates);
+  for (Candidate& c : state_->before_padding) candidates.push_back(std::move(c));
   advise_internal::padding_waste(ctx, candidates);
-  advise_internal::small_ops(ctx, candidates);
-  advise_internal::unknown_cost(ctx, candidates);
+  for (Candidate& c : state_->after_padding) candidates.push_back(std::move(c));
+  state_->before_padding.clear();
+  state_->after_padding.clear();
 
   Advice advice;
-  advice.device = device.name;
-  advice.module_name = std::string(module.name());
+  advice.device = ctx.device.name;
+  advice.module_name = std::string(ctx.module.name());
   advice.step_time_s = prediction.step_time_s;
   advice.step_is_lower_bound = prediction.is_lower_bound;
   advice.warnings = prediction.warnings;
@@ -172,6 +202,12 @@ absl::StatusOr<Advice> advise(const Module& module, const Prediction& prediction
         "the predicted step is a floor (ops of unknown cost or assumed trip counts)");
   }
   return advice;
+}
+
+absl::StatusOr<Advice> advise(const Module& module, const Prediction& prediction,
+                              const MemoryReport& memory, const DeviceSpec& device,
+                              const AdviseOptions& options) {
+  return AdviceMaker(module, prediction, device, options).finish(memory);
 }
 
 }  // namespace hloroof

@@ -61,19 +61,19 @@ struct IndexedOp {
 
 class Context {
  public:
-  Context(const Module& m, const Prediction& p, const MemoryReport& mem, const DeviceSpec& d,
-          const AdviseThresholds& l)
-      : module(m), prediction(p), memory(mem), device(d), limits(l) {}
+  Context(const Module& m, const Prediction& p, const DeviceSpec& d, const AdviseThresholds& l)
+      : module(m), prediction(p), device(d), limits(l) {}
 
   const Module& module;
   const Prediction& prediction;
-  const MemoryReport& memory;
+  const MemoryReport* memory_report = nullptr;  // set before the memory rules run
   const DeviceSpec& device;
   const AdviseThresholds& limits;
   size_t evidence_rows = 0;    // AdviseOptions::evidence_rows: rows kept per finding, 0 all
   std::vector<IndexedOp> ops;  // the prediction's ops with their instructions
   absl::flat_hash_map<const Instruction*, const OpPrediction*> by_instruction;
 
+  const MemoryReport& memory() const { return *memory_report; }
   double step_s() const { return prediction.step_time_s; }
   // The smallest time worth a finding: limits.min_step_share of the step.
   double min_time_s() const { return limits.min_step_share * step_s(); }

@@ -36,17 +36,17 @@ AdviceEvidence buffer_evidence(const MemoryBuffer& b, std::string detail) {
 }  // namespace
 
 void memory_headroom(const Context& ctx, std::vector<Candidate>& out) {
-  const int64_t peak = memory_held_bytes(ctx.memory);
+  const int64_t peak = memory_held_bytes(ctx.memory());
   if (ctx.device.hbm_capacity_bytes <= 0) return;
   const CapacityCheck check = check_capacity(
       peak, ctx.device,
-      ctx.memory.footprint_bytes > 0 ? CapacityBasis::kFootprint : CapacityBasis::kPeak);
+      ctx.memory().footprint_bytes > 0 ? CapacityBasis::kFootprint : CapacityBasis::kPeak);
   if (check.headroom >= ctx.limits.memory_min_headroom) return;
-  const MemoryBreakdown& b = ctx.memory.peak_breakdown;
+  const MemoryBreakdown& b = ctx.memory().peak_breakdown;
   const double whole = static_cast<double>(peak);
   double donated = 0;
   std::vector<AdviceEvidence> items;
-  for (const MemoryBuffer& buffer : ctx.memory.peak_buffers) {
+  for (const MemoryBuffer& buffer : ctx.memory().peak_buffers) {
     if (buffer.kind == BufferKind::kParameter && buffer.donated) {
       donated += static_cast<double>(buffer.padded_bytes);
     }
@@ -64,7 +64,7 @@ void memory_headroom(const Context& ctx, std::vector<Candidate>& out) {
   text.title = check.fits ? "Memory is nearly full: little room left"
                           : "Out of memory: the step does not fit";
   text.what = absl::StrCat(
-      "The peak of ", format_bytes(whole), " (at ", ctx.memory.peak_at, ") is ",
+      "The peak of ", format_bytes(whole), " (at ", ctx.memory().peak_at, ") is ",
       format_percent(capacity > 0 ? whole / capacity : 0), " of ", check.device, "'s ",
       format_bytes(capacity), " HBM",
       check.fits
@@ -77,7 +77,7 @@ void memory_headroom(const Context& ctx, std::vector<Candidate>& out) {
       ", temporaries ", share_text(static_cast<double>(b.temporaries), whole), ", outputs ",
       share_text(static_cast<double>(b.outputs), whole), ", constants ",
       share_text(static_cast<double>(b.constants), whole), ". Padding by the layout's tiles is ",
-      format_bytes(static_cast<double>(ctx.memory.peak_padding_waste_bytes)), " of it.");
+      format_bytes(static_cast<double>(ctx.memory().peak_padding_waste_bytes)), " of it.");
   std::vector<std::string> fixes;
   if (b.temporaries > b.parameters) {
     fixes.push_back(
@@ -90,7 +90,7 @@ void memory_headroom(const Context& ctx, std::vector<Candidate>& out) {
         "shard parameters and optimizer state over more devices (FSDP: a NamedSharding over "
         "the data axis) or keep optimizer state in host memory (memory_kind='pinned_host')");
   }
-  if (ctx.memory.alias_bytes == 0 && b.outputs > 0) {
+  if (ctx.memory().alias_bytes == 0 && b.outputs > 0) {
     fixes.push_back(
         "donate the state the step replaces, so outputs reuse the inputs' buffers: "
         "jax.jit(step, donate_argnums=(0, 1))");
@@ -109,7 +109,7 @@ void memory_headroom(const Context& ctx, std::vector<Candidate>& out) {
                    format_bytes(whole), " - ", format_percent(1 - ctx.limits.memory_min_headroom),
                    " x ", format_bytes(capacity), " = ", format_bytes(to_free));
   add_candidate(std::move(c), std::move(text), std::move(items), to_free, out,
-                static_cast<int64_t>(ctx.memory.peak_buffer_count));
+                static_cast<int64_t>(ctx.memory().peak_buffer_count));
 }
 
 void padding_waste(const Context& ctx, std::vector<Candidate>& out) {
@@ -155,14 +155,14 @@ void padding_waste(const Context& ctx, std::vector<Candidate>& out) {
     traffic = 0;
   }
   const std::string traffic_sum = timed ? sum_text(items, total) : "";
-  const double peak = static_cast<double>(memory_peak_bytes(ctx.memory));
-  const double peak_waste = static_cast<double>(ctx.memory.peak_padding_waste_bytes);
+  const double peak = static_cast<double>(memory_peak_bytes(ctx.memory()));
+  const double peak_waste = static_cast<double>(ctx.memory().peak_padding_waste_bytes);
   const bool at_peak =
       peak > 0 && peak_waste >= ctx.limits.padding_min_peak_share * peak &&
       peak_waste >= ctx.limits.padding_min_capacity_share * ctx.device.hbm_capacity_bytes;
   if (!timed && !at_peak) return;
   if (at_peak) {
-    for (const MemoryBuffer& b : ctx.memory.peak_buffers) {
+    for (const MemoryBuffer& b : ctx.memory().peak_buffers) {
       if (b.logical_bytes <= 0 ||
           static_cast<double>(b.padded_bytes) < factor * static_cast<double>(b.logical_bytes)) {
         continue;

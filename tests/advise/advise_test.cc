@@ -4,6 +4,7 @@
 // 9.89e14 FLOP/s, f32 peak 6.7e13 FLOP/s, per-op overhead 1 us (data/hardware/*.json).
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "advise_test_util.h"
 
@@ -459,5 +460,42 @@ TEST_CASE("every rule has a documented id; the advice names its device") {
   CHECK(a->findings.empty());
 }
 
+// ---- AdviceMaker
+
+TEST_CASE("AdviceMaker: made before the memory report, finished with it: advise()'s advice") {
+  // Padding waste (a memory rule) beside small ops (a rule of the prediction alone): a chain of
+  // negates of a mostly padded f32[4096,2] under T(8,128).
+  std::string text = "HloModule m\nENTRY e {\n  v0 = f32[4096,2]{1,0:T(8,128)} parameter(0)\n";
+  for (int k = 1; k <= 8; ++k) {
+    absl::StrAppend(&text, k == 8 ? "  ROOT " : "  ", "v", k,
+                    " = f32[4096,2]{1,0:T(8,128)} negate(v", k - 1, ")\n");
+  }
+  text += "}\n";
+  testing::Advised a = testing::advise_text(text, "tpu_v5e");
+  REQUIRE(a.find("padding-waste") != nullptr);
+  AdviceMaker maker(a.module, a.prediction, a.device);
+  // A warning the caller adds between the two steps is the advice's too.
+  a.prediction.warnings.push_back("added after the prediction's findings");
+  absl::StatusOr<Advice> made = maker.finish(a.memory);
+  REQUIRE(made.ok());
+  absl::StatusOr<Advice> whole = advise(a.module, a.prediction, a.memory, a.device);
+  REQUIRE(whole.ok());
+  CHECK(advice_to_json(*made) == advice_to_json(*whole));
+  CHECK(made->warnings.back() == "added after the prediction's findings");
+  CHECK(advice_to_json(*made) != advice_to_json(a.advice));  // the warning
+}
+
+TEST_CASE("AdviceMaker: a prediction of another module is finish()'s error") {
+  testing::Advised a = testing::advise_text(negate_chain(3), "h100");
+  // Ops found by name (a prediction read back without its instructions), not in `other`.
+  for (OpPrediction& op : a.prediction.ops) op.instruction = nullptr;
+  absl::StatusOr<Module> other =
+      parse_module("HloModule o\nENTRY e {\n  ROOT p = f32[8]{0} parameter(0)\n}\n");
+  REQUIRE(other.ok());
+  AdviceMaker maker(*other, a.prediction, a.device);
+  absl::StatusOr<Advice> made = maker.finish(a.memory);
+  REQUIRE_FALSE(made.ok());
+  CHECK(absl::StrContains(made.status().message(), "is not in module 'o'"));
+}
 }  // namespace
 }  // namespace hloroof

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,25 @@ struct Advice {
 absl::StatusOr<Advice> advise(const Module& module, const Prediction& prediction,
                               const MemoryReport& memory, const DeviceSpec& device,
                               const AdviseOptions& options = {});
+
+// advise() in two steps, for a caller that has the prediction before the memory report (its
+// memory analysis running beside): the findings of the prediction alone are made with the
+// maker, those of the memory report and the ranking by finish(), which returns what advise()
+// does with the same arguments. The module, the prediction's op records and the device must
+// stay as they are until then (the prediction's warnings are read by finish()).
+class AdviceMaker {
+ public:
+  AdviceMaker(const Module& module, const Prediction& prediction, const DeviceSpec& device,
+              const AdviseOptions& options = {});
+  AdviceMaker(const AdviceMaker&) = delete;
+  AdviceMaker& operator=(const AdviceMaker&) = delete;
+  ~AdviceMaker();
+  absl::StatusOr<Advice> finish(const MemoryReport& memory);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // For people: one block per finding (id, time at stake, what, evidence, arithmetic, fix), at
 // most 100 columns; a line saying nothing was found when there are no findings.
