@@ -6,12 +6,28 @@
 
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "hloroof/shape.h"
 
 namespace hloroof::detail {
 
 void append_shape(std::string* out, const Shape& shape);
 void append_layout(std::string* out, const Layout& layout);
+
+// Shapes' texts (to_string), each made once for every use of the same shape object: a module's
+// thousands of instructions and buffers share a few hundred or thousand shapes.
+class ShapeTexts {
+ public:
+  // Valid until the next call.
+  const std::string& text(const Shape& shape) {
+    auto [it, made] = texts_.try_emplace(&shape);
+    if (made) append_shape(&it->second, shape);
+    return it->second;
+  }
+
+ private:
+  absl::flat_hash_map<const Shape*, std::string> texts_;
+};
 
 }  // namespace hloroof::detail
 

@@ -7,7 +7,6 @@
 #include <tuple>
 #include <type_traits>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -15,6 +14,7 @@
 #include "hloroof/device.h"
 #include "hloroof/module.h"
 #include "hloroof/shape_text.h"
+#include "ir/shape_printer.h"
 #include "memory/buffer_assignment.h"
 #include "memory/memory_liveness.h"
 #include "memory/shape_leaves.h"
@@ -37,11 +37,8 @@ std::string buffer_name(const Buffer& b, detail::LeafIndexer& leaves) {
   return name;
 }
 
-// Shapes' texts by shape, each made once: thousands of buffers share a few hundred shapes.
-using ShapeTexts = absl::flat_hash_map<const Shape*, std::string>;
-
 MemoryBuffer describe(const Buffer& b, const Computation& entry, const ModuleAssignment& assignment,
-                      int32_t id, detail::LeafIndexer& leaves, ShapeTexts& shapes) {
+                      int32_t id, detail::LeafIndexer& leaves, detail::ShapeTexts& shapes) {
   MemoryBuffer m;
   m.id = id;
   m.allocation = assignment.allocation_of[id];
@@ -54,9 +51,7 @@ MemoryBuffer describe(const Buffer& b, const Computation& entry, const ModuleAss
     m.shape_index = leaves.index(b.instruction->shape(), b.leaf);
   }
   m.computation = std::string(b.computation()->name());
-  auto [text, made] = shapes.try_emplace(b.shape());
-  if (made) text->second = to_string(*b.shape());
-  m.shape = text->second;
+  m.shape = shapes.text(*b.shape());
   m.kind = b.kind;
   m.is_output = b.is_output;
   m.donated = b.donated;
@@ -326,7 +321,7 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   const Computation& entry_computation = *entry.computation;
   const std::vector<Buffer>& buffers = liveness->buffers();
   detail::LeafIndexer leaves;  // names buffers by their leaf's index
-  ShapeTexts shapes;
+  detail::ShapeTexts shapes;
 
   MemoryReport r;
   r.module_name = std::string(module.name());

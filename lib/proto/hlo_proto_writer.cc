@@ -1019,10 +1019,10 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
     const size_t start = w.open(3);
     w.bytes(1, c->name());
     for (const Instruction* i : c->instructions()) {
-      // HloInstructionProto: its name (1), opcode (2) and shape (3) by hand (a shape's bytes
-      // made once for all the instructions that share it), then its other fields.
-      // The fields numbered from 8: by hand where they are the few most instructions have,
-      // else a message made, sized and serialized.
+      // HloInstructionProto: its name (1), opcode (2), shape (3) and metadata (7) by hand (a
+      // shape's bytes made once for all the instructions that share it), then the fields
+      // numbered from 8: by hand where they are the few most instructions have, else a
+      // message made, sized and serialized.
       plain.clear();
       pb::HloInstructionProto* instruction = nullptr;
       if (!write_plain_instruction(*i, plain)) {
@@ -1031,7 +1031,6 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
       }
       const std::string_view name = i->name(), opcode = opcode_name(i->opcode());
       const std::string& shape = shape_bytes(i->shape());
-      // Its metadata (7) by hand too, before the fields numbered from 8.
       const std::optional<OpMetadata> m = i->metadata();
       metadata.clear();
       if (m) write_metadata(*m, metadata);

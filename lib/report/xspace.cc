@@ -37,6 +37,7 @@
 #include "profile/xplane.pb.h"
 #include "proto/message_arena.h"
 #include "proto/wire_writer.h"
+#include "ir/shape_printer.h"
 #include "report/wrap.h"
 #include "text/printer.h"
 #include "util/absl_compat.h"
@@ -135,8 +136,13 @@ class EventFields {
   }
   // The same with a length-delimited field: 5 (str), 6 (bytes).
   void add_text(int64_t stat, int field, std::string_view value) {
+    add_text_header(stat, field, value.size());
+    bytes_.append(value);
+  }
+  // add_text's bytes but the value's `size` bytes, which the caller writes right after them.
+  void add_text_header(int64_t stat, int field, size_t size) {
     const size_t fields = 1 + Coded::VarintSize64(static_cast<uint64_t>(stat)) +
-                          proto_internal::WireWriter::field_size(value.size());
+                          proto_internal::WireWriter::field_size(size);
     uint8_t b[4 * (1 + kMaxVarint)];
     uint8_t* p = b;
     *p++ = tag(5, kLength);
@@ -144,9 +150,8 @@ class EventFields {
     *p++ = tag(1, kVarint);
     p = Coded::WriteVarint64ToArray(static_cast<uint64_t>(stat), p);
     *p++ = tag(field, kLength);
-    p = Coded::WriteVarint64ToArray(value.size(), p);
+    p = Coded::WriteVarint64ToArray(size, p);
     bytes_.append(reinterpret_cast<const char*>(b), static_cast<size_t>(p - b));
-    bytes_.append(value);
   }
 
  private:
@@ -224,15 +229,16 @@ class PlaneBuilder {
                           absl::FunctionRef<void(EventFields&)> fill) {
     fields_.bytes_.clear();
     fill(fields_);
-    write_event_metadata(id, name, 0, {});
+    write_event_metadata(id, name, {});
   }
-  // The same with one stat more, after the fields: bytes (6) `bytes`, which the plane then
-  // holds as they are rather than a copy (the HloProto's, megabytes).
+  // The same with one stat only: bytes (6) `bytes`, which the plane then holds as they are
+  // rather than a copy (the HloProto's, megabytes).
   template <size_t N>
   void add_event_metadata(int64_t id, std::string_view name, const char (&stat)[N],
                           std::string bytes) {
     fields_.bytes_.clear();
-    write_event_metadata(id, name, literal_stat_id(stat), std::move(bytes));
+    fields_.add_text_header(literal_stat_id(stat), 6, bytes.size());
+    write_event_metadata(id, name, std::move(bytes));
   }
 
   xp::XLine* add_line(int64_t id, std::string_view name, std::string_view display_name,
@@ -246,38 +252,6 @@ class PlaneBuilder {
   }
 
   using Stats = google::protobuf::RepeatedPtrField<xp::XStat>;
-
- private:
-  // XPlane.event_metadata (4): {key (1), value (2): {id (1), name (2), the fields, then
-  // (`stat` not 0) stats (5): {metadata_id (1) `stat`, bytes (6) `bytes`}}}, the lengths
-  // counted first.
-  void write_event_metadata(int64_t id, std::string_view name, int64_t stat,
-                            std::string bytes) {
-    using proto_internal::WireWriter;
-    using Coded = google::protobuf::io::CodedOutputStream;
-    const size_t id_bytes =  // a field below 16: a one-byte tag
-        1 + Coded::VarintSize64(static_cast<uint64_t>(id));
-    const size_t stat_fields =
-        1 + Coded::VarintSize64(static_cast<uint64_t>(stat)) + WireWriter::field_size(bytes.size());
-    const size_t value = (id != 0 ? id_bytes : 0) + WireWriter::bytes_size(name) +
-                         fields_.bytes_.size() +
-                         (stat != 0 ? WireWriter::field_size(stat_fields) : 0);
-    const size_t entry = WireWriter::field_size(id_bytes + WireWriter::field_size(value));
-    WireWriter w(event_metadata_.last(entry - bytes.size()));  // `bytes` are a piece apart
-    w.header(4, id_bytes + WireWriter::field_size(value));
-    w.key(1, id);
-    w.header(2, value);
-    w.integer(1, id);
-    w.bytes(2, name);
-    w.raw(fields_.bytes_);
-    if (stat == 0) return;
-    w.header(5, stat_fields);
-    w.key(1, stat);
-    w.header(6, bytes.size());
-    event_metadata_.adopt(std::move(bytes));
-  }
-
- public:
 
   // The plane's own stats.
   Stats* stats() { return stats_holder_->mutable_stats(); }
@@ -351,6 +325,26 @@ class PlaneBuilder {
   }
 
  private:
+  // XPlane.event_metadata (4): {key (1), value (2): {id (1), name (2), the fields, then
+  // `tail`}}, the lengths counted first; `tail` (the last stat's value) becomes a piece of its
+  // own, not copied.
+  void write_event_metadata(int64_t id, std::string_view name, std::string tail) {
+    using proto_internal::WireWriter;
+    const size_t id_bytes =  // a field below 16: a one-byte tag
+        1 + google::protobuf::io::CodedOutputStream::VarintSize64(static_cast<uint64_t>(id));
+    const size_t value = (id != 0 ? id_bytes : 0) + WireWriter::bytes_size(name) +
+                         fields_.bytes_.size() + tail.size();
+    const size_t entry = id_bytes + WireWriter::field_size(value);
+    WireWriter w(event_metadata_.last(WireWriter::field_size(entry) - tail.size()));
+    w.header(4, entry);
+    w.key(1, id);
+    w.header(2, value);
+    w.integer(1, id);
+    w.bytes(2, name);
+    w.raw(fields_.bytes_);
+    if (!tail.empty()) event_metadata_.adopt(std::move(tail));
+  }
+
   google::protobuf::Arena arena_{proto_internal::message_arena_options()};
   xp::XPlane* plane_ = google::protobuf::Arena::CreateMessage<xp::XPlane>(&arena_);
   xp::XPlane* stats_holder_ = google::protobuf::Arena::CreateMessage<xp::XPlane>(&arena_);
@@ -657,9 +651,7 @@ class XSpaceWriter {
     op_text_.clear();
     std::string_view shape_text;
     if (i != nullptr) {
-      auto [it, made] = shape_texts_.try_emplace(&i->shape());
-      if (made) it->second = to_string(i->shape());
-      shape_text = it->second;
+      shape_text = shape_texts_.text(i->shape());
       text::append_instruction_text(&op_text_, *i, shape_text);
     } else {
       op_text_ = s.name;
@@ -1006,7 +998,7 @@ class XSpaceWriter {
   absl::flat_hash_map<const Instruction*, const OpPrediction*> ops_by_instruction_;
   absl::flat_hash_map<const void*, int64_t> op_metadata_;  // an instruction's event metadata
   std::string op_text_;  // the op tpu_op_metadata prints, its room kept
-  absl::flat_hash_map<const Shape*, std::string> shape_texts_;  // to_string(shape), by shape
+  detail::ShapeTexts shape_texts_;
   std::vector<Slice> slices_;
   int64_t step_ps_ = 1;
   int64_t events_ = 0;
