@@ -3,6 +3,7 @@
 // device, and what it is made of, as XProf would show a profile of it.
 #include <chrono>
 #include <functional>
+#include <future>
 #include <iostream>
 #include <optional>
 #include <vector>
@@ -152,13 +153,30 @@ int run(const std::vector<std::string>& words) {
   // The text's advice: the findings of the prediction alone made on its thread, while the
   // memory analysis runs; those of the memory report once it is made.
   std::optional<AdviceMaker> advice_maker;
-  std::vector<std::function<void()>> analyses = {[&] {
+  std::optional<absl::StatusOr<std::string>> report;
+  // The XSpace is written once the prediction is made, while the memory analysis its buffer
+  // assignment needs may still run: its device's planes are laid out meanwhile.
+  std::promise<const MemoryReport*> xspace_memory_made;
+  std::optional<absl::StatusOr<XSpaceFile>> xspace_file;
+  const auto predict = [&] {
     predicted = predict_step_time(*module, *spec, options);
-    if (text && predicted->ok()) {
+    if (!predicted->ok()) return;
+    if (text) {
       advice_maker.emplace(*module, **predicted, *spec,
                            AdviseOptions{.top = 5, .evidence_rows = 3});
     }
-  }};
+    prepend_input_notes(*loaded, *choice, **predicted);
+    if (!model_flops->note.empty()) (*predicted)->assumptions.push_back(model_flops->note);
+    // The report (its one error, a filter RE2 cannot compile, is caught with the arguments).
+    if (text) report = render_text_report(**predicted, *spec, stats);
+    if (args->has("--xspace")) {
+      xspace.start_time_ns = now_ns();
+      xspace.threads = cores();
+      xspace.memory_future = xspace_memory_made.get_future().share();
+      xspace_file = write_xspace(*module, **predicted, *spec, args->get("--xspace"), xspace);
+    }
+  };
+  std::vector<std::function<void()>> analyses;
   if (args->has("--xspace")) {
     MemoryOptions wide = xspace_memory_options(xspace);
     if (report_memory) {
@@ -167,31 +185,33 @@ int run(const std::vector<std::string>& words) {
       wide.top_buffers = every;
       wide.allocations = true;
     }
-    analyses.push_back([&, wide] { xspace_memory = analyze_memory(*module, *spec, wide); });
+    // First: where the two run one after the other, the XSpace finds it made (a failed one is
+    // made again, and its failure said, by the XSpace writer).
+    analyses.push_back([&, wide] {
+      xspace_memory = analyze_memory(*module, *spec, wide);
+      xspace_memory_made.set_value(xspace_memory->ok() ? &**xspace_memory : nullptr);
+    });
   } else if (report_memory) {
     analyses.push_back([&] { analyzed = analyze_memory(*module, *spec, report_options); });
   }
+  analyses.push_back(predict);
   for_each_concurrently(analyses.size(), [&](size_t k) { analyses[k](); });
   if (report_memory && xspace_memory) {
     analyzed = !xspace_memory->ok() ? absl::StatusOr<MemoryReport>(xspace_memory->status())
                                     : narrow_memory_report(**xspace_memory, report_options);
   }
-  // A failed one is made again, and its failure said, by the XSpace writer.
-  if (xspace_memory && xspace_memory->ok()) xspace.memory = &**xspace_memory;
   absl::StatusOr<Prediction>& prediction = *predicted;
   if (!prediction.ok()) return fail(prediction.status());
-  prepend_input_notes(*loaded, *choice, *prediction);
-  if (!model_flops->note.empty()) prediction->assumptions.push_back(model_flops->note);
+  if (xspace_file && !xspace_file->ok()) return fail(xspace_file->status());
 
   // What an output must not overwrite: the module read, and a device spec file.
   const std::vector<std::string> inputs = {args->positional[0], loaded->file,
                                            args->get("--device")};
-  // The trace is written while the text report, its advice and the roofline chart are made,
-  // each a task of its own (each only reads the prediction and the memory report), the longest
-  // first; nothing is written after a failed trace.
+  // The trace is written while the text's advice and the roofline chart are made, each a task
+  // of its own (each only reads the prediction and the memory report), the longest first;
+  // nothing is written after a failed trace (the XSpace was, with the prediction).
   absl::Status trace_written;
   std::string roofline_svg;
-  std::optional<absl::StatusOr<std::string>> report;
   std::optional<absl::StatusOr<Advice>> advice;
   std::vector<std::function<void()>> tasks;
   if (args->has("--trace")) {
@@ -216,9 +236,6 @@ int run(const std::vector<std::string>& words) {
       advice = !memory.ok() ? absl::StatusOr<Advice>(memory.status())
                             : advice_maker->finish(*memory);
     });
-    // Made only where it is shown (its one error, a filter RE2 cannot compile, is caught with
-    // the arguments).
-    tasks.push_back([&] { report = render_text_report(*prediction, *spec, stats); });
   }
   if (args->has("--roofline")) {
     tasks.push_back([&] {
@@ -233,15 +250,8 @@ int run(const std::vector<std::string>& words) {
                                        inputs);
     if (!s.ok()) return fail(s);
   }
-  std::string xspace_summary;
-  if (args->has("--xspace")) {
-    xspace.start_time_ns = now_ns();
-    xspace.threads = cores();
-    absl::StatusOr<XSpaceFile> file =
-        write_xspace(*module, *prediction, *spec, args->get("--xspace"), xspace);
-    if (!file.ok()) return fail(file.status());
-    xspace_summary = render_xspace_summary(*file, args->get("--xspace"));
-  }
+  const std::string xspace_summary =
+      xspace_file ? render_xspace_summary(**xspace_file, args->get("--xspace")) : "";
   if (args->flag("--csv")) {
     write_ops_csv(std::cout, *prediction, false);
     std::cerr << xspace_summary;

@@ -1190,17 +1190,24 @@ std::string write_hlo_proto(const Module& module) {
 }
 
 std::string write_hlo_proto(const Module& module, const MemoryReport& memory) {
+  return write_hlo_proto(module, memory.largest_buffers.size(), [&] { return &memory; });
+}
+
+std::string write_hlo_proto(const Module& module, size_t buffers,
+                            absl::FunctionRef<const MemoryReport*()> memory) {
   // HloProto: hlo_module (1), buffer_assignment (3).
   std::string bytes;
-  bytes.reserve(expected_bytes(module, memory.largest_buffers.size()));
+  bytes.reserve(expected_bytes(module, buffers));
   proto_internal::WireWriter w(bytes);
   size_t start = w.open(1);
   ProtoBuilder builder(module);
   builder.build(w);
   w.close(start);
-  start = w.open(3);
-  proto_internal::write_buffer_assignment(memory, builder.instruction_ids(), module, w);
-  w.close(start);
+  if (const MemoryReport* report = memory(); report != nullptr) {
+    start = w.open(3);
+    proto_internal::write_buffer_assignment(*report, builder.instruction_ids(), module, w);
+    w.close(start);
+  }
   return finished(w, bytes);
 }
 

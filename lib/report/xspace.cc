@@ -937,23 +937,37 @@ class XSpaceWriter {
   std::string hlo_proto_with_buffers(std::vector<std::string>& gaps) {
     const size_t most = xspace_memory_options(options_).top_buffers;
     absl::StatusOr<MemoryReport> made;
-    if (options_.memory == nullptr) {
-      made = analyze_memory(module_, device_, xspace_memory_options(options_));
-      if (!made.ok()) {
-        gaps.push_back(absl::StrCat(
-            "no buffer assignment in the HloProto (the memory analysis failed: ",
-            std::string(made.status().message()), "): XProf's memory viewer is empty"));
-        return write_hlo_proto(module_);
+    // Asked for once the module's part is written: a memory analysis still running elsewhere
+    // has had that long.
+    const auto memory = [&]() -> const MemoryReport* {
+      const MemoryReport* given = options_.memory;
+      if (given == nullptr && options_.memory_future.valid()) {
+        given = options_.memory_future.get();
       }
-    }
-    const MemoryReport& memory = options_.memory != nullptr ? *options_.memory : *made;
-    if (memory.buffer_count > static_cast<int64_t>(most)) {
-      gaps.push_back(absl::StrCat(
-          "the buffer assignment holds the ", most, " largest of ", memory.buffer_count,
-          " buffers and no heap trace: XProf's memory viewer shows every allocation but not "
-          "the heap over program order (hloroof memory gives the predicted peak)"));
-    }
-    return write_hlo_proto(module_, memory);
+      if (given == nullptr) {
+        made = analyze_memory(module_, device_, xspace_memory_options(options_));
+        if (!made.ok()) {
+          gaps.push_back(absl::StrCat(
+              "no buffer assignment in the HloProto (the memory analysis failed: ",
+              std::string(made.status().message()), "): XProf's memory viewer is empty"));
+          return nullptr;
+        }
+        given = &*made;
+      }
+      if (given->buffer_count > static_cast<int64_t>(most)) {
+        gaps.push_back(absl::StrCat(
+            "the buffer assignment holds the ", most, " largest of ", given->buffer_count,
+            " buffers and no heap trace: XProf's memory viewer shows every allocation but not "
+            "the heap over program order (hloroof memory gives the predicted peak)"));
+      }
+      return given;
+    };
+    // Room for about a buffer per instruction where the report is not made yet.
+    const size_t instructions =
+        static_cast<size_t>(std::max<int64_t>(module_.instruction_count(), 0));
+    const size_t buffers = options_.memory != nullptr ? options_.memory->largest_buffers.size()
+                                                      : std::min(most, instructions);
+    return write_hlo_proto(module_, buffers, memory);
   }
 
   void write_task_environment() {

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "hloroof/hlo_proto.h"
@@ -486,6 +488,45 @@ TEST_CASE("a memory analysis the caller made is the one the buffer assignment co
   size_t named = 0;
   for (const auto& allocation : read->allocations) named += allocation.buffers.size();
   CHECK(named > 2);
+}
+
+TEST_CASE("a memory analysis still running when the XSpace begins: the planes do not wait") {
+  // `hloroof predict --xspace` begins the XSpace as soon as the prediction is made, its memory
+  // analysis on another thread: the same bytes as from the report given, on one thread or two.
+  Case c = predict_nested("tpu_v5e");
+  const XSpaceOptions options = {.max_assigned_buffers = 3};
+  // A report of every buffer: told apart from the one the writer would make (three buffers).
+  absl::StatusOr<MemoryReport> memory = analyze_memory(c.module, c.spec, {.top_buffers = 0});
+  REQUIRE(memory.ok());
+  REQUIRE(memory->buffer_count > 3);
+  XSpaceOptions given = options;
+  given.memory = &*memory;
+  absl::StatusOr<XSpaceFile> expected =
+      prediction_to_xspace(c.module, c.prediction, c.spec, given);
+  absl::StatusOr<XSpaceFile> own = prediction_to_xspace(c.module, c.prediction, c.spec, options);
+  REQUIRE(expected.ok());
+  REQUIRE(own.ok());
+  REQUIRE(expected->bytes != own->bytes);
+  for (int threads : {1, 2}) {
+    std::promise<const MemoryReport*> made;
+    XSpaceOptions later = options;
+    later.threads = threads;
+    later.memory_future = made.get_future().share();
+    std::thread analysis([&] { made.set_value(&*memory); });
+    absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec, later);
+    analysis.join();
+    REQUIRE(file.ok());
+    CHECK(file->bytes == expected->bytes);
+    CHECK(file->unfilled == expected->unfilled);
+  }
+  // A failed analysis (null) is made again by the writer: the file of no report given.
+  std::promise<const MemoryReport*> failed;
+  failed.set_value(nullptr);
+  XSpaceOptions none = options;
+  none.memory_future = failed.get_future().share();
+  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec, none);
+  REQUIRE(file.ok());
+  CHECK(file->bytes == own->bytes);
 }
 
 TEST_CASE("an AMD GPU's plane: XProf's vendor and its gfx942 rate give mi300x's peak") {

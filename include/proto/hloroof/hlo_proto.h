@@ -5,12 +5,14 @@
 #ifndef HLOROOF_HLO_PROTO_H_
 #define HLOROOF_HLO_PROTO_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
@@ -55,6 +57,11 @@ std::string write_hlo_proto(const Module& module);
 // written only when largest_buffers holds every buffer (analyze_memory with top_buffers 0, or
 // at least buffer_count): without some temporaries a trace would understate the heap.
 std::string write_hlo_proto(const Module& module, const MemoryReport& memory);
+// The same where the report may still be in the making (on another thread): `memory` is
+// called once the module's part is written and gives the report (null: no buffer assignment,
+// as write_hlo_proto(module)); room for about `buffers` buffers is made at once.
+std::string write_hlo_proto(const Module& module, size_t buffers,
+                            absl::FunctionRef<const MemoryReport*()> memory);
 
 // What an input file holds, told by its content (not its name).
 enum class InputKind {

@@ -18,6 +18,7 @@
 #define HLOROOF_XSPACE_H_
 
 #include <cstdint>
+#include <future>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,10 @@ struct XSpaceOptions {
   // many buffers and the allocations; perhaps while it made the prediction); null: made here.
   // It must outlive the call.
   const MemoryReport* memory = nullptr;
+  // Where `memory` is null: that analysis while it is still being made (on another thread),
+  // so that the device's planes are laid out meanwhile; the HloProto waits for it. A null
+  // report is a failed analysis (made again here, which says why). No future: made here.
+  std::shared_future<const MemoryReport*> memory_future;
   // Threads that make the file: with 2, the HloProto (and its memory analysis, when `memory`
   // is null) is made while the device's planes are laid out. More than 2 are 2. The bytes are
   // the same either way: protobuf's deterministic serialization (map entries in order of their
