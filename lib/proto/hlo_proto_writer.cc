@@ -439,6 +439,18 @@ int algorithm_number(std::string_view w) {
   return 0;
 }
 
+// Every instruction's id in the module's HloModuleProto, from `next` on (left past the last):
+// in print order, the computations in the module's order and each one's instructions in order.
+absl::flat_hash_map<const Instruction*, int64_t> number_instructions(const Module& module,
+                                                                     int64_t& next) {
+  absl::flat_hash_map<const Instruction*, int64_t> ids;
+  ids.reserve(static_cast<size_t>(std::max<int64_t>(module.instruction_count(), 0)));
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* i : c->instructions()) ids[i] = next++;
+  }
+  return ids;
+}
+
 class ProtoBuilder {
  public:
   explicit ProtoBuilder(const Module& m) : m_(m) {}
@@ -982,8 +994,8 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
   for (const Computation* c : m_.computations()) {
     comp_ids_[c] = static_cast<int64_t>(comp_ids_.size()) + 1;
     comp_names_.insert(std::string(c->name()));
-    for (const Instruction* i : c->instructions()) inst_ids_[i] = next_id_++;
   }
+  inst_ids_ = number_instructions(m_, next_id_);
   absl::flat_hash_set<const Computation*> fused;
   for (const Computation* c : m_.computations()) {
     for (const Instruction* i : c->instructions()) {
@@ -1164,8 +1176,9 @@ std::string finished(const proto_internal::WireWriter& w, std::string& bytes) {
 // doubling copies them and leaves a hole the size of the last in the heap): a module's proto
 // takes about as many bytes as its text (gemma3 4b: 2.9 MB for 3.8 MB of text), a described
 // buffer about 100 (its logical buffer, assignment and two heap trace events).
+size_t expected_bytes(size_t buffers) { return 100 * buffers; }
 size_t expected_bytes(const Module& module, size_t buffers = 0) {
-  return module.source().size() + 100 * buffers;
+  return module.source().size() + expected_bytes(buffers);
 }
 
 }  // namespace
@@ -1190,24 +1203,29 @@ std::string write_hlo_proto(const Module& module) {
 }
 
 std::string write_hlo_proto(const Module& module, const MemoryReport& memory) {
-  return write_hlo_proto(module, memory.largest_buffers.size(), [&] { return &memory; });
-}
-
-std::string write_hlo_proto(const Module& module, size_t buffers,
-                            absl::FunctionRef<const MemoryReport*()> memory) {
   // HloProto: hlo_module (1), buffer_assignment (3).
   std::string bytes;
-  bytes.reserve(expected_bytes(module, buffers));
+  bytes.reserve(expected_bytes(module, memory.largest_buffers.size()));
   proto_internal::WireWriter w(bytes);
   size_t start = w.open(1);
   ProtoBuilder builder(module);
   builder.build(w);
   w.close(start);
-  if (const MemoryReport* report = memory(); report != nullptr) {
-    start = w.open(3);
-    proto_internal::write_buffer_assignment(*report, builder.instruction_ids(), module, w);
-    w.close(start);
-  }
+  start = w.open(3);
+  proto_internal::write_buffer_assignment(memory, builder.instruction_ids(), module, w);
+  w.close(start);
+  return finished(w, bytes);
+}
+
+std::string write_hlo_proto_buffers(const Module& module, const MemoryReport& memory) {
+  // HloProto: buffer_assignment (3), at the ids the module's part gives its instructions.
+  std::string bytes;
+  bytes.reserve(expected_bytes(memory.largest_buffers.size()));
+  proto_internal::WireWriter w(bytes);
+  const size_t start = w.open(3);
+  int64_t next_id = 1;
+  proto_internal::write_buffer_assignment(memory, number_instructions(module, next_id), module, w);
+  w.close(start);
   return finished(w, bytes);
 }
 

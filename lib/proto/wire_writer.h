@@ -110,9 +110,11 @@ class WireWriter {
     out_.insert(start, reinterpret_cast<const char*>(length), end - length);
   }
 
+  // The most bytes protobuf serializes or reads as one message.
+  static constexpr size_t kMaxMessageBytes = 0x7fffffff;
+
  private:
   static constexpr int kMaxVarintBytes = 10;  // 64 bits, 7 a byte
-  static constexpr size_t kMaxMessageBytes = 0x7fffffff;
   using WireType = google::protobuf::internal::WireFormatLite::WireType;
 
   // A tag and the varint after it (a value or a length), appended at once.

@@ -229,16 +229,16 @@ class PlaneBuilder {
                           absl::FunctionRef<void(EventFields&)> fill) {
     fields_.bytes_.clear();
     fill(fields_);
-    write_event_metadata(id, name, {});
+    write_event_metadata(id, name, {}, {});
   }
-  // The same with one stat only: bytes (6) `bytes`, which the plane then holds as they are
-  // rather than a copy (the HloProto's, megabytes).
+  // The same with one stat only: bytes (6) `bytes` then `more`, which the plane then holds as
+  // they are rather than a copy (the HloProto's, megabytes).
   template <size_t N>
   void add_event_metadata(int64_t id, std::string_view name, const char (&stat)[N],
-                          std::string bytes) {
+                          std::string bytes, std::string more) {
     fields_.bytes_.clear();
-    fields_.add_text_header(literal_stat_id(stat), 6, bytes.size());
-    write_event_metadata(id, name, std::move(bytes));
+    fields_.add_text_header(literal_stat_id(stat), 6, bytes.size() + more.size());
+    write_event_metadata(id, name, std::move(bytes), std::move(more));
   }
 
   xp::XLine* add_line(int64_t id, std::string_view name, std::string_view display_name,
@@ -326,16 +326,17 @@ class PlaneBuilder {
 
  private:
   // XPlane.event_metadata (4): {key (1), value (2): {id (1), name (2), the fields, then
-  // `tail`}}, the lengths counted first; `tail` (the last stat's value) becomes a piece of its
-  // own, not copied.
-  void write_event_metadata(int64_t id, std::string_view name, std::string tail) {
+  // `tail` and `more`}}, the lengths counted first; `tail` and `more` (the last stat's value)
+  // become pieces of their own, not copied.
+  void write_event_metadata(int64_t id, std::string_view name, std::string tail,
+                            std::string more) {
     using proto_internal::WireWriter;
     const size_t id_bytes =  // a field below 16: a one-byte tag
         1 + google::protobuf::io::CodedOutputStream::VarintSize64(static_cast<uint64_t>(id));
     const size_t value = (id != 0 ? id_bytes : 0) + WireWriter::bytes_size(name) +
-                         fields_.bytes_.size() + tail.size();
+                         fields_.bytes_.size() + tail.size() + more.size();
     const size_t entry = id_bytes + WireWriter::field_size(value);
-    WireWriter w(event_metadata_.last(WireWriter::field_size(entry) - tail.size()));
+    WireWriter w(event_metadata_.last(WireWriter::field_size(entry) - tail.size() - more.size()));
     w.header(4, entry);
     w.key(1, id);
     w.header(2, value);
@@ -343,6 +344,7 @@ class PlaneBuilder {
     w.bytes(2, name);
     w.raw(fields_.bytes_);
     if (!tail.empty()) event_metadata_.adopt(std::move(tail));
+    if (!more.empty()) event_metadata_.adopt(std::move(more));
   }
 
   google::protobuf::Arena arena_{proto_internal::message_arena_options()};
@@ -555,20 +557,31 @@ class XSpaceWriter {
                                             : fingerprint(std::string(module_.name()));
     file.program_id = program_id_;
     module_event_name_ = absl::StrCat(std::string(module_.name()), "(", program_id_, ")");
-    // The HloProto's bytes and the device's planes (written as each is finished), made apart:
-    // on two threads where options.threads says so, else the HloProto first. What it leaves
+    // Made apart, in this order, on as many threads as options.threads says (each thread
+    // takes the next part not taken): the HloProto's buffer assignment (with its memory
+    // analysis where that is not given, or waiting for one still running elsewhere), the
+    // device's planes (written as each is finished) and the HloProto's module (the two parts
+    // of the HloProto are its fields, one after the other). What the assignment leaves
     // unfilled is said after the planes' gaps.
     std::vector<std::string> proto_gaps;
-    std::string hlo_proto;
-    detail::for_each_on_threads(2, options_.threads, [&](size_t part) {
+    std::string module_proto, buffers;
+    detail::for_each_on_threads(3, options_.threads, [&](size_t part) {
       if (part == 0) {
-        hlo_proto = hlo_proto_with_buffers(proto_gaps);
-      } else {
+        buffers = buffer_assignment(proto_gaps);
+      } else if (part == 1) {
         write_device_planes();
+      } else {
+        module_proto = write_hlo_proto(module_);
       }
     });
     unfilled_.insert(unfilled_.end(), proto_gaps.begin(), proto_gaps.end());
-    write_metadata_plane(std::move(hlo_proto));
+    // A module whose HloProto would come to 2 GiB has none (protobuf reads no larger one).
+    if (module_proto.empty() || module_proto.size() + buffers.size() >
+                                     proto_internal::WireWriter::kMaxMessageBytes) {
+      module_proto.clear();
+      buffers.clear();
+    }
+    write_metadata_plane(std::move(module_proto), std::move(buffers));
     write_task_environment();
     // One warning each for the assumptions and for what is not filled: XProf's overview shows
     // every warning as a box of its own above the page.
@@ -921,53 +934,42 @@ class XSpaceWriter {
   // The module's HloProto, as XProf reads it: an event metadata of /host:metadata whose id is
   // the program id, named NAME(PROGRAM_ID), with the serialized HloProto in its stat
   // "Hlo Proto" (xprof/utils/hlo_proto_map.cc, ParseHloProtosFromXSpace; [S9]).
-  void write_metadata_plane(std::string hlo_proto) {
+  // The HloProto is its module's part, then its buffer assignment's.
+  void write_metadata_plane(std::string module_proto, std::string buffers) {
     PlaneBuilder plane(3, "/host:metadata");
     // Keyed by the program id (XProf takes the key for it), not by creation order.
     plane.add_event_metadata(static_cast<int64_t>(program_id_), module_event_name_,
-                             "Hlo Proto", std::move(hlo_proto));
+                             "Hlo Proto", std::move(module_proto), std::move(buffers));
     finish(plane);
   }
 
-  // The HloProto with hloroof's buffer assignment (write_hlo_proto), so that XProf's memory
-  // viewer shows the predicted allocations and the temp heap over program order. Bounded
-  // (each buffer is a logical buffer, an assignment and two heap events, about 100 bytes): at
-  // most max_assigned_buffers are described; past that, the largest ones and no heap trace (a
-  // trace without the rest would understate the heap).
-  std::string hlo_proto_with_buffers(std::vector<std::string>& gaps) {
+  // The HloProto's buffer assignment (write_hlo_proto_buffers), so that XProf's memory viewer
+  // shows the predicted allocations and the temp heap over program order. Bounded (each
+  // buffer is a logical buffer, an assignment and two heap events, about 100 bytes): at most
+  // max_assigned_buffers are described; past that, the largest ones and no heap trace (a trace
+  // without the rest would understate the heap). Empty where the memory analysis failed.
+  std::string buffer_assignment(std::vector<std::string>& gaps) {
     const size_t most = xspace_memory_options(options_).top_buffers;
+    const MemoryReport* given = options_.memory;
+    if (given == nullptr && options_.memory_future.valid()) given = options_.memory_future.get();
     absl::StatusOr<MemoryReport> made;
-    // Asked for once the module's part is written: a memory analysis still running elsewhere
-    // has had that long.
-    const auto memory = [&]() -> const MemoryReport* {
-      const MemoryReport* given = options_.memory;
-      if (given == nullptr && options_.memory_future.valid()) {
-        given = options_.memory_future.get();
-      }
-      if (given == nullptr) {
-        made = analyze_memory(module_, device_, xspace_memory_options(options_));
-        if (!made.ok()) {
-          gaps.push_back(absl::StrCat(
-              "no buffer assignment in the HloProto (the memory analysis failed: ",
-              std::string(made.status().message()), "): XProf's memory viewer is empty"));
-          return nullptr;
-        }
-        given = &*made;
-      }
-      if (given->buffer_count > static_cast<int64_t>(most)) {
+    if (given == nullptr) {
+      made = analyze_memory(module_, device_, xspace_memory_options(options_));
+      if (!made.ok()) {
         gaps.push_back(absl::StrCat(
-            "the buffer assignment holds the ", most, " largest of ", given->buffer_count,
-            " buffers and no heap trace: XProf's memory viewer shows every allocation but not "
-            "the heap over program order (hloroof memory gives the predicted peak)"));
+            "no buffer assignment in the HloProto (the memory analysis failed: ",
+            std::string(made.status().message()), "): XProf's memory viewer is empty"));
+        return {};
       }
-      return given;
-    };
-    // Room for about a buffer per instruction where the report is not made yet.
-    const size_t instructions =
-        static_cast<size_t>(std::max<int64_t>(module_.instruction_count(), 0));
-    const size_t buffers = options_.memory != nullptr ? options_.memory->largest_buffers.size()
-                                                      : std::min(most, instructions);
-    return write_hlo_proto(module_, buffers, memory);
+      given = &*made;
+    }
+    if (given->buffer_count > static_cast<int64_t>(most)) {
+      gaps.push_back(absl::StrCat(
+          "the buffer assignment holds the ", most, " largest of ", given->buffer_count,
+          " buffers and no heap trace: XProf's memory viewer shows every allocation but not "
+          "the heap over program order (hloroof memory gives the predicted peak)"));
+    }
+    return write_hlo_proto_buffers(module_, *given);
   }
 
   void write_task_environment() {

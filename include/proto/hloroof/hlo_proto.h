@@ -5,14 +5,12 @@
 #ifndef HLOROOF_HLO_PROTO_H_
 #define HLOROOF_HLO_PROTO_H_
 
-#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
@@ -57,11 +55,11 @@ std::string write_hlo_proto(const Module& module);
 // written only when largest_buffers holds every buffer (analyze_memory with top_buffers 0, or
 // at least buffer_count): without some temporaries a trace would understate the heap.
 std::string write_hlo_proto(const Module& module, const MemoryReport& memory);
-// The same where the report may still be in the making (on another thread): `memory` is
-// called once the module's part is written and gives the report (null: no buffer assignment,
-// as write_hlo_proto(module)); room for about `buffers` buffers is made at once.
-std::string write_hlo_proto(const Module& module, size_t buffers,
-                            absl::FunctionRef<const MemoryReport*()> memory);
+// That buffer assignment alone: the HloProto's field 3, its tag and length and all, such that
+// write_hlo_proto(module) followed by these bytes is write_hlo_proto(module, memory), byte for
+// byte (a message's fields may be written apart and put one after the other). Made apart, it
+// can be written while the module's part is.
+std::string write_hlo_proto_buffers(const Module& module, const MemoryReport& memory);
 
 // What an input file holds, told by its content (not its name).
 enum class InputKind {

@@ -51,13 +51,14 @@ struct XSpaceOptions {
   // It must outlive the call.
   const MemoryReport* memory = nullptr;
   // Where `memory` is null: that analysis while it is still being made (on another thread),
-  // so that the device's planes are laid out meanwhile; the HloProto waits for it. A null
-  // report is a failed analysis (made again here, which says why). No future: made here.
+  // so that the device's planes are laid out meanwhile; the buffer assignment waits for it. A
+  // null report is a failed analysis (made again here, which says why). No future: made here.
   std::shared_future<const MemoryReport*> memory_future;
-  // Threads that make the file: with 2, the HloProto (and its memory analysis, when `memory`
-  // is null) is made while the device's planes are laid out. More than 2 are 2. The bytes are
-  // the same either way: protobuf's deterministic serialization (map entries in order of their
-  // keys), the same for the same prediction and options.
+  // Threads that make the file, each taking the next of three parts: the HloProto's buffer
+  // assignment (and its memory analysis, when `memory` is null), the device's planes, the
+  // HloProto's module. More than 3 are 3. The bytes are the same either way: protobuf's
+  // deterministic serialization (map entries in order of their keys), the same for the same
+  // prediction and options.
   int threads = 1;
 };
 
