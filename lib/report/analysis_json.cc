@@ -14,19 +14,42 @@
 namespace hloroof {
 namespace {
 
-nlohmann::ordered_json collective_json(const CollectiveCost& c) {
+// A collective's fields, written field by field (no JSON document made for each: a sharded
+// module has thousands).
+void write_collective(const CollectiveCost& c, report_internal::JsonWriter& w) {
+  const auto write_ids = [&](std::initializer_list<int64_t> ids) {
+    w.begin_array();
+    for (int64_t id : ids) w.number(id);
+    w.end_array();
+  };
+  w.begin_object();
+  w.text_field("kind", collective_kind_name(c.kind));
+  w.bool_field("async", c.is_async);
+  w.bool_field("host_transfer", c.is_host_transfer);
+  w.text_field("id_mode", id_mode_name(c.id_mode));
+  w.key("channel_id");
+  if (c.channel_id) {
+    w.number(*c.channel_id);
+  } else {
+    w.null();
+  }
+  w.number_field("payload_bytes", c.payload_bytes);
+  w.number_field("group_size", c.group_size);
   // A permute's pairs also read as groups of two, so that every kind has `groups`.
-  std::vector<std::vector<int64_t>> groups = c.groups;
-  for (const auto& [source, target] : c.pairs) groups.push_back({source, target});
-  return {{"kind", collective_kind_name(c.kind)},
-          {"async", c.is_async},
-          {"host_transfer", c.is_host_transfer},
-          {"id_mode", id_mode_name(c.id_mode)},
-          {"channel_id", c.channel_id ? nlohmann::ordered_json(*c.channel_id) : nullptr},
-          {"payload_bytes", c.payload_bytes},
-          {"group_size", c.group_size},
-          {"groups", groups},
-          {"pairs", c.pairs}};
+  w.key("groups");
+  w.begin_array();
+  for (const std::vector<int64_t>& group : c.groups) {
+    w.begin_array();
+    for (int64_t id : group) w.number(id);
+    w.end_array();
+  }
+  for (const auto& [source, target] : c.pairs) write_ids({source, target});
+  w.end_array();
+  w.key("pairs");
+  w.begin_array();
+  for (const auto& [source, target] : c.pairs) write_ids({source, target});
+  w.end_array();
+  w.end_object();
 }
 
 // The fields of an instruction's or a step's cost, into the object being written.
@@ -102,7 +125,7 @@ void write_cost_json(const ModuleCost& cost, std::ostream& sink) {
     }
     w.key("collective");
     if (r.collective) {
-      w.value(collective_json(*r.collective));
+      write_collective(*r.collective, w);
     } else {
       w.null();
     }

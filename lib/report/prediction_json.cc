@@ -15,23 +15,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json collective_json(const CollectivePrediction& c) {
-  return {{"kind", c.kind},
-          {"payload_bytes", c.payload_bytes},
-          {"group_size", c.group_size},
-          {"formula", c.formula},
-          {"time_s", c.time_s},
-          {"exposed_s", c.exposed_s},
-          {"hidden_s", c.hidden_s},
-          {"async", c.is_async},
-          {"approximate", c.approximate}};
-}
-
-Json async_json(const AsyncPrediction& a) {
-  return {{"stream", a.stream},       {"start", a.start},       {"done", a.done},
-          {"latency_s", a.latency_s}, {"hidden_s", a.hidden_s}, {"exposed_s", a.exposed_s}};
-}
-
 using report_internal::JsonWriter;
 
 void write_op(const OpPrediction& op, JsonWriter& w) {
@@ -56,15 +39,34 @@ void write_op(const OpPrediction& op, JsonWriter& w) {
   w.number_field("hbm_bytes", op.hbm_bytes);
   w.number_field("on_chip_bytes", op.on_chip_bytes);
   w.number_field("host_bytes", op.host_bytes);
+  // Field by field as the rest: no JSON document made for each (a sharded module has
+  // thousands of collectives and async pairs).
   w.key("collective");
-  if (op.collective) {
-    w.value(collective_json(*op.collective));
+  if (const CollectivePrediction* c = op.collective.get()) {
+    w.begin_object();
+    w.text_field("kind", c->kind);
+    w.number_field("payload_bytes", c->payload_bytes);
+    w.number_field("group_size", c->group_size);
+    w.text_field("formula", c->formula);
+    w.number_field("time_s", c->time_s);
+    w.number_field("exposed_s", c->exposed_s);
+    w.number_field("hidden_s", c->hidden_s);
+    w.bool_field("async", c->is_async);
+    w.bool_field("approximate", c->approximate);
+    w.end_object();
   } else {
     w.null();
   }
   w.key("async");
-  if (op.async) {
-    w.value(async_json(*op.async));
+  if (const AsyncPrediction* a = op.async.get()) {
+    w.begin_object();
+    w.text_field("stream", a->stream);
+    w.text_field("start", a->start);
+    w.text_field("done", a->done);
+    w.number_field("latency_s", a->latency_s);
+    w.number_field("hidden_s", a->hidden_s);
+    w.number_field("exposed_s", a->exposed_s);
+    w.end_object();
   } else {
     w.null();
   }

@@ -1,8 +1,12 @@
-// prediction_to_json writes the ops field by field: its text must be what nlohmann's
-// dump(2, ' ', false, replace) makes of the same document, strings needing escapes included.
+// prediction_to_json and cost_to_json write their records field by field: their text must be
+// what nlohmann's dump(2, ' ', false, replace) makes of the same document, strings needing
+// escapes included.
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "hloroof/analysis_json.h"
+#include "hloroof/cost.h"
+#include "hloroof/hlo_text.h"
 #include "hloroof/report.h"
 #include "nlohmann/json.hpp"
 #include "sample_prediction.h"
@@ -35,6 +39,47 @@ TEST_CASE("a prediction without ops keeps an empty ops array") {
   const Json j = Json::parse(text);
   CHECK(j.dump(2, ' ', false, Json::error_handler_t::replace) == text);
   CHECK(j["ops"] == Json::array());
+}
+
+TEST_CASE("the cost JSON's collectives are the serializer's own text: groups, pairs, ids") {
+  // Groups of two, a permute's pairs (read as groups too), a channel id and none.
+  const char* kText = R"(HloModule collectives
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  p = f32[64] parameter(0)
+  ar = f32[64] all-reduce(p), replica_groups={{0,1},{2,3}}, to_apply=add
+  cp = f32[64] collective-permute(ar), channel_id=7, source_target_pairs={{0,1},{1,2},{2,3}}
+  ROOT ag = f32[256] all-gather(cp), dimensions={0}, replica_groups={}
+})";
+  absl::StatusOr<hloroof::Module> m = hloroof::parse_module(kText);
+  REQUIRE(m.ok());
+  absl::StatusOr<hloroof::ModuleCost> cost = hloroof::analyze_cost(*m);
+  REQUIRE(cost.ok());
+  const std::string text = hloroof::cost_to_json(*cost);
+  const Json j = Json::parse(text);
+  CHECK(j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n" == text);
+  int collectives = 0;
+  for (const Json& r : j["instructions"]) {
+    if (r["collective"].is_null()) continue;
+    ++collectives;
+    if (r["name"] == "ar") {
+      CHECK(r["collective"]["groups"] == Json::parse("[[0, 1], [2, 3]]"));
+      CHECK(r["collective"]["pairs"] == Json::array());
+      CHECK(r["collective"]["channel_id"].is_null());
+    }
+    if (r["name"] == "cp") {
+      CHECK(r["collective"]["pairs"] == Json::parse("[[0, 1], [1, 2], [2, 3]]"));
+      CHECK(r["collective"]["groups"] == Json::parse("[[0, 1], [1, 2], [2, 3]]"));
+      CHECK(r["collective"]["channel_id"] == 7);
+    }
+  }
+  CHECK(collectives == 3);
 }
 
 }  // namespace
