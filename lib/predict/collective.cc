@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "predict/collective_models.h"
 #include "util/absl_compat.h"
+#include "util/number_text.h"
 
 namespace hloroof {
 namespace {
@@ -149,10 +150,12 @@ absl::StatusOr<CollectiveEstimate> collective_time(const DeviceSpec& device,
 }
 
 std::string CollectiveEstimate::explain() const {
-  std::string out = absl::StrFormat(
-      "%s\n  N = %d, V = %.6g B, bandwidth %.4g B/s -> %.4g s; hops %d, latency %.4g s; "
-      "time %.4g s",
-      formula, group_size, bytes, bandwidth, bandwidth_time_s, hops, latency_s, time_s);
+  // (StrCat and to_chars, as printf writes them: a sharded module has thousands.)
+  std::string out = absl::StrCat(
+      formula, "\n  N = ", group_size, ", V = ", util::general_text(bytes, 6), " B, bandwidth ",
+      util::general_text(bandwidth, 4), " B/s -> ", util::general_text(bandwidth_time_s, 4),
+      " s; hops ", hops, ", latency ", util::general_text(latency_s, 4), " s; time ",
+      util::general_text(time_s, 4), " s");
   if (!placement.description.empty()) absl::StrAppend(&out, "\n  group: ", placement.description);
   if (approximate) absl::StrAppend(&out, "\n  approximate: a conservative bound, not a model");
   for (const std::string& n : notes) absl::StrAppend(&out, "\n  note: ", n);

@@ -823,20 +823,22 @@ ExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
     e.model = absl::StrCat("ICI fit ", measured::kTpuTableDevice, " (", from,
                            ") + DCN (assumed)");
     if (!explain) return e;
-    e.explanation = memo->save(absl::StrFormat(
-        "expected = fitted collective latency %s (%s) + the roofline's ICI and DCN phases %s "
-        "(DCN bandwidth and latency assumed) = %s",
-        seconds(latency), from, seconds(roofline.time_s), seconds(e.time_s)));
+    e.explanation = memo->save(absl::StrCat(
+        "expected = fitted collective latency ", seconds(latency), " (", from,
+        ") + the roofline's ICI and DCN phases ", seconds(roofline.time_s),
+        " (DCN bandwidth and latency assumed) = ", seconds(e.time_s)));
     return e;
   }
   e.time_s = std::max(roofline.time_s, latency + roofline.bandwidth_time_s / eff);
   e.model = absl::StrCat("ICI fit ", measured::kTpuTableDevice, " (", from, ")");
   if (!explain) return e;
-  e.explanation = memo->save(absl::StrFormat(
-      "expected = fitted latency %s + bandwidth term %s / %.3f of the torus model (fitted to "
-      "%s all-gathers of %g devices, %s) = %s",
-      seconds(latency), seconds(roofline.bandwidth_time_s), eff, measured::kTpuTableDevice,
-      fits.ici_group, from, seconds(e.time_s)));
+  // (StrCat and to_chars, as printf writes them: one per collective, thousands in a sharded
+  // module.)
+  e.explanation = memo->save(absl::StrCat(
+      "expected = fitted latency ", seconds(latency), " + bandwidth term ",
+      seconds(roofline.bandwidth_time_s), " / ", util::fixed_text(eff, 3),
+      " of the torus model (fitted to ", measured::kTpuTableDevice, " all-gathers of ",
+      util::general_text(fits.ici_group, 6), " devices, ", from, ") = ", seconds(e.time_s)));
   return e;
 }
 
@@ -1204,11 +1206,12 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
   e.model = absl::StrCat("collective fit ", source.name,
                          source.borrowed ? " (measured, borrowed)" : " (measured, fitted)");
   if (!explain) return e;
-  e.explanation = memo->save(absl::StrFormat(
-      "expected = fitted %s of %d in one NVLink domain: %s + %.4g B x %.4g s/B (fit to the "
-      "4 nearest measured sizes%s) = %s%s -> %s",
-      sv(op), pair ? 2 : inside, seconds(model.latency_s), bytes, model.seconds_per_byte,
-      op == "all-to-all" ? ", with those of group sizes within 2 x" : "", seconds(in_domain),
+  e.explanation = memo->save(absl::StrCat(
+      "expected = fitted ", sv(op), " of ", pair ? 2 : inside, " in one NVLink domain: ",
+      seconds(model.latency_s), " + ", util::general_text(bytes, 4), " B x ",
+      util::general_text(model.seconds_per_byte, 4), " s/B (fit to the 4 nearest measured sizes",
+      op == "all-to-all" ? ", with those of group sizes within 2 x" : "", ") = ",
+      seconds(in_domain),
       across > 0 ? absl::StrFormat("; across %d nodes at once: launch latency %s + NCCL latency "
                                    "%s (%s) + network bytes at %.2f of line rate %s",
                                    static_cast<int>(domains), seconds(launch),
@@ -1216,7 +1219,7 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
                                    scale_out_latency_text(so), eff,
                                    seconds(so.bandwidth_s))
                  : std::string(),
-      seconds(e.time_s)));
+      " -> ", seconds(e.time_s)));
   return e;
 }
 

@@ -14,6 +14,7 @@
 #include "predict/roofline_internal.h"
 #include "re2/re2.h"
 #include "util/absl_compat.h"
+#include "util/number_text.h"
 
 namespace hloroof::predict {
 namespace {
@@ -296,9 +297,9 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
                                  "transfers take no time"));
     }
     if (target.explain()) {
-      explanation.assign(target.save(absl::StrFormat(
-          "%s\n  V = %.6g B, W_host = %.4g B/s -> %.4g s", p.formula, c.payload_bytes, rate,
-          p.time_s)));
+      explanation.assign(target.save(absl::StrCat(
+          p.formula, "\n  V = ", util::general_text(c.payload_bytes, 6), " B, W_host = ",
+          util::general_text(rate, 4), " B/s -> ", util::general_text(p.time_s, 4), " s")));
     }
     model = "roofline (no measured model)";
     roofline_s = p.time_s;
@@ -399,8 +400,9 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
     t.bound = BoundBy::kCompute;
     t.model = target.roofline_walk() ? "roofline" : "the wrapped computation's ops";
     if (target.explain()) {
-      explanation.assign(target.save(
-          absl::StrFormat("runs %s asynchronously: %.4g s", sv(wrapped->name()), t.latency_s)));
+      explanation.assign(target.save(absl::StrCat("runs ", sv(wrapped->name()),
+                                                  " asynchronously: ",
+                                                  util::general_text(t.latency_s, 4), " s")));
     }
     return absl::OkStatus();
   }

@@ -9,6 +9,7 @@
 #include "hloroof/schedule_clock.h"
 #include "predict/predict_internal.h"
 #include "util/absl_compat.h"
+#include "util/number_text.h"
 
 namespace hloroof::predict {
 namespace {
@@ -214,10 +215,12 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
       start.collective->exposed_s = p.exposed_s;
     }
     if (!target.explain()) continue;
-    done.explanation = target.save(absl::StrFormat(
-        "waits for %s: latency %.4g s, %.4g s hidden behind the ops in between, %.4g s "
-        "exposed",
-        sv(start.instruction->name()), p.latency_s, p.hidden_s, p.exposed_s));
+    // (StrCat and to_chars: a sharded module has thousands of pairs.)
+    done.explanation = target.save(absl::StrCat(
+        "waits for ", sv(start.instruction->name()), ": latency ",
+        util::general_text(p.latency_s, 4), " s, ", util::general_text(p.hidden_s, 4),
+        " s hidden behind the ops in between, ", util::general_text(p.exposed_s, 4),
+        " s exposed"));
   }
   for (InstructionTiming& t : ct.instructions) {
     if (t.role == Role::kCollective && t.collective) t.collective->exposed_s = t.time_s;
