@@ -311,22 +311,20 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
   options.formula = target.options().collective_formula;
   options.large_n = target.options().collective_large_n;
   options.async_start = i.opcode() == Opcode::kAllReduceStart;
-  absl::StatusOr<CollectiveEstimate> e =
-      collective_time(target.device(), target.slice(), *input, options);
-  if (!e.ok()) {
-    return absl::Status(e.status().code(), absl::StrCat(sv(i.name()), ": ", e.status().message()));
+  const Target::CollectiveTimes& times = target.collective_times(*input, options);
+  if (!times.estimate.ok()) {
+    const absl::Status& s = times.estimate.status();
+    return absl::Status(s.code(), absl::StrCat(sv(i.name()), ": ", s.message()));
   }
+  const CollectiveEstimate* e = &*times.estimate;
   p.formula = e->formula;
   p.time_s = e->time_s;
   roofline_s = e->time_s;
-  if (target.explain()) explanation.assign(target.save(e->explain()));
+  if (target.explain()) explanation.assign(times.explanation);
   model = "roofline";
-  if (!target.roofline_walk()) {
-    std::vector<std::string> notes;
-    ExpectedTime x = expected_collective_time(
-        c.kind, *e, target.device(), notes,
-        target.explain() ? &target.expected_texts() : nullptr);
-    target.assume_all(notes);
+  if (times.expected) {
+    for (const std::string& note : times.notes) target.assume(note);
+    const ExpectedTime& x = *times.expected;
     model = target.save(x.model);
     if (x.time_s > p.time_s) {
       p.time_s = x.time_s;
@@ -349,7 +347,7 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
     target.assume(absl::StrCat(sv(i.name()), ": ", note));
   }
   use_interconnect_figures(*e, target);
-  p.estimate = *std::move(e);
+  p.estimate = *e;
   return p;
 }
 
@@ -460,6 +458,22 @@ std::vector<std::pair<int64_t, int64_t>> send_recv_pairs(const Instruction& i) {
   int64_t source = 0, target = 0;
   while (RE2::FindAndConsume(&rest, *kPair, &source, &target)) pairs.emplace_back(source, target);
   return pairs;
+}
+
+const Target::CollectiveTimes& Target::collective_times(const CollectiveInput& input,
+                                                         const CollectiveOptions& options) {
+  auto [it, added] = collective_times_.try_emplace(CollectiveKey{input, options});
+  if (!added) return *it->second;
+  it->second = std::make_unique<CollectiveTimes>();
+  CollectiveTimes& times = *it->second;
+  times.estimate = collective_time(device(), slice(), input, options);
+  if (!times.estimate.ok()) return times;
+  if (explain()) times.explanation = save(times.estimate->explain());
+  if (!roofline_walk()) {
+    times.expected = expected_collective_time(input.kind, *times.estimate, device(), times.notes,
+                                              explain() ? &expected_texts_ : nullptr);
+  }
+  return times;
 }
 
 std::string_view Target::roofline_text(const RooflineEstimate& e) {

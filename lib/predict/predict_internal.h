@@ -16,6 +16,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
+#include "hloroof/collective.h"
 #include "hloroof/cost.h"
 #include "hloroof/predict.h"
 #include "hloroof/topology.h"
@@ -122,6 +123,19 @@ class Target {
   // pieces (by where they lie).
   std::string_view join(const Explanation& explanation);
 
+  // A collective's network estimate (collective_time), its explanation and its expected time
+  // (expected_collective_time, with the assumptions it makes; none on the roofline walk), made
+  // once for each input: a sharded module repeats a few dozen collectives (kind, bytes and
+  // groups) through its layers, and placing a group on the slice is most of the work.
+  struct CollectiveTimes {
+    absl::StatusOr<CollectiveEstimate> estimate;
+    std::string_view explanation;  // estimate->explain(), a text of the pool (with explain())
+    std::optional<ExpectedTime> expected;
+    std::vector<std::string> notes;
+  };
+  const CollectiveTimes& collective_times(const CollectiveInput& input,
+                                          const CollectiveOptions& options);
+
   // The texts of the prediction's records (models, explanations, names, ...): each saved once,
   // in a pool the records share (OpPrediction::texts).
   std::string_view save(std::string_view text) { return texts_->save(text); }
@@ -158,6 +172,25 @@ class Target {
   TextMemo expected_texts_{*texts_};
   TextMemo joined_texts_{*texts_};
   FigureKey key_;  // the last key made, reused
+  // collective_times' results, by everything the estimate reads besides the device and slice.
+  struct CollectiveKey {
+    CollectiveInput input;
+    CollectiveOptions options;
+    template <typename H>
+    friend H AbslHashValue(H h, const CollectiveKey& k) {
+      return H::combine(std::move(h), k.input.kind, k.input.bytes, k.input.groups, k.input.pairs,
+                        k.options.formula, k.options.large_n, k.options.async_start,
+                        k.options.nvlink_links_known);
+    }
+    friend bool operator==(const CollectiveKey& a, const CollectiveKey& b) {
+      return a.input.kind == b.input.kind && a.input.bytes == b.input.bytes &&
+             a.input.groups == b.input.groups && a.input.pairs == b.input.pairs &&
+             a.options.formula == b.options.formula && a.options.large_n == b.options.large_n &&
+             a.options.async_start == b.options.async_start &&
+             a.options.nvlink_links_known == b.options.nvlink_links_known;
+    }
+  };
+  absl::flat_hash_map<CollectiveKey, std::unique_ptr<CollectiveTimes>> collective_times_;
   // rate_source's texts, by Bound.
   std::array<std::optional<std::string>, static_cast<size_t>(Bound::kOverhead) + 1> rate_sources_;
 };

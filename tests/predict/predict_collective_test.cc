@@ -480,5 +480,44 @@ ENTRY e {
   CHECK(step("h100", 8, node, 3072)->breakdown.collective_exposed_s == 0);
 }
 
+TEST_CASE("collectives alike share their estimate; other groups or bytes get their own") {
+  // A prediction places each distinct collective once (a sharded module repeats a few dozen
+  // through its layers). ag1 and ag2 are C2's all-gather (559.2 us along the 4-chip axis); ag3
+  // moves the same bytes along the 8-chip axis, ag4 half of them along the 4-chip axis: each is
+  // timed on its own. Expected times too (no roofline_only): the ICI fit adds to each estimate.
+  for (bool roofline_only : {true, false}) {
+    PredictOptions options;
+    options.roofline_only = roofline_only;
+    auto p = testing::predict(
+        module(32, "bf16[512,8192]",
+               "q = bf16[256,8192] parameter(1)\n"
+               "  ag1 = bf16[2048,8192] all-gather(p), channel_id=1, "
+               "replica_groups=[8,4]<=[4,8]T(1,0), use_global_device_ids=true, dimensions={0}\n"
+               "  ag2 = bf16[2048,8192] all-gather(p), channel_id=2, "
+               "replica_groups=[8,4]<=[4,8]T(1,0), use_global_device_ids=true, dimensions={0}\n"
+               "  ag3 = bf16[2048,8192] all-gather(q), channel_id=3, "
+               "replica_groups=[4,8]<=[32], use_global_device_ids=true, dimensions={0}\n"
+               "  ag4 = bf16[1024,8192] all-gather(q), channel_id=4, "
+               "replica_groups=[8,4]<=[4,8]T(1,0), use_global_device_ids=true, dimensions={0}\n"
+               "  ROOT t = (bf16[2048,8192], bf16[2048,8192], bf16[2048,8192], bf16[1024,8192]) "
+               "tuple(ag1, ag2, ag3, ag4)"),
+        "tpu_v5e:8x4", options);
+    INFO("roofline_only " << roofline_only);
+    const OpPrediction &a1 = p.op("ag1"), &a2 = p.op("ag2"), &a3 = p.op("ag3"), &a4 = p.op("ag4");
+    if (roofline_only) CHECK(a1.collective->time_s == Approx(559.2e-6).epsilon(0.0005));
+    CHECK(a2.time_s == a1.time_s);
+    CHECK(a2.explanation == a1.explanation);
+    CHECK(a3.collective->payload_bytes == a1.collective->payload_bytes);
+    CHECK(a4.collective->payload_bytes == a1.collective->payload_bytes / 2);
+    CHECK(a1.collective->group_size == 4);
+    CHECK(a3.collective->group_size == 8);
+    CHECK(a4.collective->group_size == 4);
+    CHECK(a3.time_s != a1.time_s);
+    CHECK(a4.time_s != a1.time_s);
+    CHECK(a3.explanation != a1.explanation);
+    CHECK(a4.explanation != a1.explanation);
+  }
+}
+
 }  // namespace
 }  // namespace hloroof
