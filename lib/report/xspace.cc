@@ -20,6 +20,7 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <future>
 #include <limits>
 #include <map>
 #include <optional>
@@ -951,7 +952,13 @@ class XSpaceWriter {
   std::string buffer_assignment(std::vector<std::string>& gaps) {
     const size_t most = xspace_memory_options(options_).top_buffers;
     const MemoryReport* given = options_.memory;
-    if (given == nullptr && options_.memory_future.valid()) given = options_.memory_future.get();
+    if (given == nullptr && options_.memory_future.valid()) {
+      try {
+        given = options_.memory_future.get();
+      } catch (const std::future_error&) {
+        given = nullptr;  // its promise was given up without a report: as a failed analysis
+      }
+    }
     absl::StatusOr<MemoryReport> made;
     if (given == nullptr) {
       made = analyze_memory(module_, device_, xspace_memory_options(options_));

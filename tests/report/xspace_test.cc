@@ -529,6 +529,19 @@ TEST_CASE("a memory analysis still running when the XSpace begins: the planes do
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec, none);
   REQUIRE(file.ok());
   CHECK(file->bytes == own->bytes);
+  // So is a promise given up without a report (its future throws): no crash, the same file.
+  XSpaceOptions abandoned = options;
+  {
+    std::promise<const MemoryReport*> given_up;
+    abandoned.memory_future = given_up.get_future().share();
+  }
+  for (int threads : {1, 3}) {
+    abandoned.threads = threads;
+    absl::StatusOr<XSpaceFile> again =
+        prediction_to_xspace(c.module, c.prediction, c.spec, abandoned);
+    REQUIRE(again.ok());
+    CHECK(again->bytes == own->bytes);
+  }
 }
 
 TEST_CASE("an AMD GPU's plane: XProf's vendor and its gfx942 rate give mi300x's peak") {

@@ -52,7 +52,8 @@ struct XSpaceOptions {
   const MemoryReport* memory = nullptr;
   // Where `memory` is null: that analysis while it is still being made (on another thread),
   // so that the device's planes are laid out meanwhile; the buffer assignment waits for it. A
-  // null report is a failed analysis (made again here, which says why). No future: made here.
+  // null report, or a promise given up without one, is a failed analysis (made again here,
+  // which says why). No future: made here.
   std::shared_future<const MemoryReport*> memory_future;
   // Threads that make the file, each taking the next of three parts: the HloProto's buffer
   // assignment (and its memory analysis, when `memory` is null), the device's planes, the
