@@ -463,9 +463,8 @@ std::vector<std::pair<int64_t, int64_t>> send_recv_pairs(const Instruction& i) {
 const Target::CollectiveTimes& Target::collective_times(const CollectiveInput& input,
                                                          const CollectiveOptions& options) {
   auto [it, added] = collective_times_.try_emplace(CollectiveKey{input, options});
-  if (!added) return *it->second;
-  it->second = std::make_unique<CollectiveTimes>();
-  CollectiveTimes& times = *it->second;
+  CollectiveTimes& times = it->second;
+  if (!added) return times;
   times.estimate = collective_time(device(), slice(), input, options);
   if (!times.estimate.ok()) return times;
   if (explain()) times.explanation = save(times.estimate->explain());

@@ -9,12 +9,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/status/statusor.h"
 #include "hloroof/collective.h"
 #include "hloroof/cost.h"
@@ -172,25 +174,24 @@ class Target {
   TextMemo expected_texts_{*texts_};
   TextMemo joined_texts_{*texts_};
   FigureKey key_;  // the last key made, reused
-  // collective_times' results, by everything the estimate reads besides the device and slice.
+  // collective_times' results, by everything the estimate reads besides the device and slice
+  // (fields(): hashed and compared alike). A node map: the results stay where they are.
   struct CollectiveKey {
     CollectiveInput input;
     CollectiveOptions options;
+    auto fields() const {
+      return std::tie(input.kind, input.bytes, input.groups, input.pairs, options.formula,
+                      options.large_n, options.async_start, options.nvlink_links_known);
+    }
     template <typename H>
     friend H AbslHashValue(H h, const CollectiveKey& k) {
-      return H::combine(std::move(h), k.input.kind, k.input.bytes, k.input.groups, k.input.pairs,
-                        k.options.formula, k.options.large_n, k.options.async_start,
-                        k.options.nvlink_links_known);
+      return H::combine(std::move(h), k.fields());
     }
     friend bool operator==(const CollectiveKey& a, const CollectiveKey& b) {
-      return a.input.kind == b.input.kind && a.input.bytes == b.input.bytes &&
-             a.input.groups == b.input.groups && a.input.pairs == b.input.pairs &&
-             a.options.formula == b.options.formula && a.options.large_n == b.options.large_n &&
-             a.options.async_start == b.options.async_start &&
-             a.options.nvlink_links_known == b.options.nvlink_links_known;
+      return a.fields() == b.fields();
     }
   };
-  absl::flat_hash_map<CollectiveKey, std::unique_ptr<CollectiveTimes>> collective_times_;
+  absl::node_hash_map<CollectiveKey, CollectiveTimes> collective_times_;
   // rate_source's texts, by Bound.
   std::array<std::optional<std::string>, static_cast<size_t>(Bound::kOverhead) + 1> rate_sources_;
 };

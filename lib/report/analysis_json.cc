@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "hloroof/units.h"
 #include "nlohmann/json.hpp"
 #include "report/json_writer.h"
@@ -17,7 +18,7 @@ namespace {
 // A collective's fields, written field by field (no JSON document made for each: a sharded
 // module has thousands).
 void write_collective(const CollectiveCost& c, report_internal::JsonWriter& w) {
-  const auto write_ids = [&](std::initializer_list<int64_t> ids) {
+  const auto write_ids = [&](absl::Span<const int64_t> ids) {
     w.begin_array();
     for (int64_t id : ids) w.number(id);
     w.end_array();
@@ -38,11 +39,7 @@ void write_collective(const CollectiveCost& c, report_internal::JsonWriter& w) {
   // A permute's pairs also read as groups of two, so that every kind has `groups`.
   w.key("groups");
   w.begin_array();
-  for (const std::vector<int64_t>& group : c.groups) {
-    w.begin_array();
-    for (int64_t id : group) w.number(id);
-    w.end_array();
-  }
+  for (const std::vector<int64_t>& group : c.groups) write_ids(group);
   for (const auto& [source, target] : c.pairs) write_ids({source, target});
   w.end_array();
   w.key("pairs");
