@@ -3,8 +3,10 @@
 #ifndef HLOROOF_LIB_PREDICT_EXPECTED_TIME_H_
 #define HLOROOF_LIB_PREDICT_EXPECTED_TIME_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -108,12 +110,18 @@ class FigureKey {
   template <typename T>
     requires(std::is_arithmetic_v<T> || std::is_enum_v<T>)
   void add(T value) {
-    bytes_.append(reinterpret_cast<const char*>(&value), sizeof(value));
+    std::memcpy(room(sizeof(value)), &value, sizeof(value));
+  }
+  // Figures of one type side by side, as one copy.
+  template <typename T, size_t N>
+    requires(std::is_arithmetic_v<T>)
+  void add_all(const T (&values)[N]) {
+    std::memcpy(room(sizeof(values)), values, sizeof(values));
   }
   // A text, after its size (two texts side by side never read as two others).
   void add_text(std::string_view text) {
     add(text.size());
-    bytes_.append(text.data(), text.size());
+    if (!text.empty()) std::memcpy(room(text.size()), text.data(), text.size());
   }
   // Where a text lies and its size: the key of a text that never changes while the key is used
   // (a static one, or one of a pool that outlives the memo).
@@ -121,11 +129,21 @@ class FigureKey {
     add(reinterpret_cast<uintptr_t>(text.data()));
     add(text.size());
   }
-  void clear() { bytes_.clear(); }
-  std::string_view bytes() const { return bytes_; }
+  void clear() { size_ = 0; }
+  std::string_view bytes() const { return {bytes_.data(), size_}; }
 
  private:
+  // `n` more bytes at the end, to write: the buffer grows (doubling) and is kept from one key
+  // to the next, so that most figures are written as one copy of their bytes.
+  char* room(size_t n) {
+    if (bytes_.size() - size_ < n) bytes_.resize(std::max(2 * bytes_.size(), size_ + n + 64));
+    char* const at = bytes_.data() + size_;
+    size_ += n;
+    return at;
+  }
+
   std::string bytes_;
+  size_t size_ = 0;
 };
 
 // Texts made once for each key: explanations by the figures they print, as a module's ops repeat

@@ -165,18 +165,28 @@ bool layout_sensitive(const Instruction& i, int depth = 0) {
   return false;
 }
 
-// The op's expected time in place of its roofline time (unless this is the roofline walk).
-void set_expected(InstructionTiming& t, Explanation& explanation, const Instruction& i,
-                  const OpWork& work, const RooflineEstimate& e, bool include_overhead,
-                  Target& target) {
-  if (target.roofline_walk()) return;
-  if (set_kernel_estimate(t, explanation, i, target)) return;
+// What an op's expected time reads of its instruction beside its work (set_expected).
+struct ExpectedInputs {
+  std::vector<GemmCall> gemms;    // the GEMMs it runs (gemms_of), for matrix FLOPs
+  IssueTime issue;                // elementwise_issue_time
+  bool layout_sensitive = false;  // on GPUs: an FFT or a transpose
+};
+
+ExpectedInputs expected_inputs(const Instruction& i, const OpWork& work, const Target& target) {
+  ExpectedInputs in;
+  if (work.matrix_flops > 0) in.gemms = gemms_of(i, target.device());
+  in.issue = elementwise_issue_time(i, target.device());
+  in.layout_sensitive = target.device().kind == DeviceKind::kGpu && layout_sensitive(i);
+  return in;
+}
+
+// The op's expected time in place of its roofline time, from what it reads of its instruction.
+void apply_expected(InstructionTiming& t, Explanation& explanation, const OpWork& work,
+                    const RooflineEstimate& e, bool include_overhead, const ExpectedInputs& in,
+                    Target& target) {
   std::vector<std::string> notes;
-  const std::vector<GemmCall> gemms =
-      work.matrix_flops > 0 ? gemms_of(i, target.device()) : std::vector<GemmCall>();
-  const IssueTime issue = elementwise_issue_time(i, target.device());
-  ExpectedTime x = expected_op_time(gemms, work, e, target.device(), include_overhead, notes,
-                                    &target.gemm_times(), issue,
+  ExpectedTime x = expected_op_time(in.gemms, work, e, target.device(), include_overhead, notes,
+                                    &target.gemm_times(), in.issue,
                                     target.explain() ? &target.expected_texts() : nullptr);
   target.assume_all(notes);
   t.model = target.save(x.model);
@@ -187,7 +197,7 @@ void set_expected(InstructionTiming& t, Explanation& explanation, const Instruct
       explanation.append(x.explanation);
     }
   }
-  if (target.device().kind == DeviceKind::kGpu && layout_sensitive(i)) {
+  if (in.layout_sensitive) {
     if (target.explain()) {
       explanation.append(
           "\n  note: an FFT or transpose: its time depends on layout and stride, "
@@ -199,6 +209,78 @@ void set_expected(InstructionTiming& t, Explanation& explanation, const Instruct
         "A100 node (jaxdecomp 3D FFTs: expected/measured 0.4-1.0, inverse transforms the "
         "lowest): read their times as uncertain by up to 2.5x");
   }
+}
+
+// The op's expected time in place of its roofline time (unless this is the roofline walk).
+void set_expected(InstructionTiming& t, Explanation& explanation, const Instruction& i,
+                  const OpWork& work, const RooflineEstimate& e, bool include_overhead,
+                  Target& target) {
+  if (target.roofline_walk()) return;
+  if (set_kernel_estimate(t, explanation, i, target)) return;
+  apply_expected(t, explanation, work, e, include_overhead, expected_inputs(i, work, target),
+                 target);
+}
+
+// The note of an op whose matrix FLOPs are of several element types.
+std::string_view several_types_note(const OpWork& work, Target& target) {
+  return target.save(absl::StrCat(
+      "\n  note: matrix FLOPs of several element types, all charged at the ",
+      work.matrix_class.empty() ? sv(primitive_type_name(work.matrix_type))
+                                : sv(work.matrix_class),
+      " peak"));
+}
+
+// An op that is neither a collective nor an async start: its roofline and expected time, with
+// its explanation. Ops alike in everything these read (their work, and what the expected time
+// reads of the instruction) are timed once (Target::op_times); an op with a kernel estimate of
+// its own, alone.
+void time_plain_op(InstructionTiming& t, Explanation& explanation, const Instruction& i,
+                   const OpWork& work, bool several_types, Target& target) {
+  const bool include_overhead = target.options().include_overhead;
+  if (target.device().kind == DeviceKind::kGpu && i.backend_config().kernel_time_estimate()) {
+    const RooflineEstimate e = roofline(work, include_overhead, target);
+    set_roofline(t, explanation, e, target);
+    set_expected(t, explanation, i, work, e, include_overhead, target);
+    t.roofline_time_s = e.time_s;
+    if (several_types && target.explain()) explanation.append(several_types_note(work, target));
+    return;
+  }
+  const bool expected = !target.roofline_walk();
+  const ExpectedInputs in = expected ? expected_inputs(i, work, target) : ExpectedInputs();
+  FigureKey& key = target.new_op_key();
+  const double figures[] = {work.matrix_flops,  work.vector_flops,    work.transcendentals,
+                            work.hbm_bytes,     work.on_chip_bytes,   work.host_bytes,
+                            in.issue.time_s,    in.issue.element_ops, in.issue.slots};
+  key.add_all(figures);
+  key.add(work.matrix_type);
+  const bool flags[] = {include_overhead, several_types, in.layout_sensitive};
+  key.add_all(flags);
+  key.add_text(work.matrix_class);
+  key.add_text(in.issue.profile);
+  key.add(in.gemms.size());
+  for (const GemmCall& g : in.gemms) {
+    const double shape[] = {g.shape.b, g.shape.m, g.shape.n, g.shape.k};
+    key.add_all(shape);
+    key.add(g.lhs);
+    key.add(g.rhs);
+    key.add_text(g.unit);
+  }
+  const Target::OpTimes times = target.op_times(key.bytes(), [&] {
+    InstructionTiming x;
+    Explanation pieces;
+    const RooflineEstimate e = roofline(work, include_overhead, target);
+    set_roofline(x, pieces, e, target);
+    if (expected) apply_expected(x, pieces, work, e, include_overhead, in, target);
+    if (several_types && target.explain()) pieces.append(several_types_note(work, target));
+    return Target::OpTimes{x.time_s, e.time_s, x.resource, x.bound, x.model,
+                           target.join(pieces)};
+  });
+  t.time_s = times.time_s;
+  t.roofline_time_s = times.roofline_s;
+  t.resource = times.resource;
+  t.bound = times.bound;
+  t.model = times.model;
+  explanation.assign(times.explanation);
 }
 
 // The class the op's matrix FLOPs run on, under the precision rules.
@@ -475,6 +557,13 @@ const Target::CollectiveTimes& Target::collective_times(const CollectiveInput& i
   return times;
 }
 
+Target::OpTimes Target::op_times(std::string_view key, absl::FunctionRef<OpTimes()> make) {
+  if (auto it = op_times_.find(sv(key)); it != op_times_.end()) return it->second;
+  const OpTimes times = make();
+  if (op_times_.size() < kMaxOpTimes) op_times_.emplace(std::string(key), times);
+  return times;
+}
+
 std::string_view Target::roofline_text(const RooflineEstimate& e) {
   // Everything explain() reads: two estimates with the same key explain alike.
   FigureKey& key = key_;
@@ -565,18 +654,7 @@ absl::Status time_op(const Instruction& i, const TimingMap& timings, Target& tar
   t.role = Role::kOp;
   set_matrix_unit(work, i, target);
   t.matrix_unit = work.matrix_class;
-  const RooflineEstimate e = roofline(work, target.options().include_overhead, target);
-  set_roofline(t, explanation, e, target);
-  set_expected(t, explanation, i, work, e, target.options().include_overhead, target);
-  t.roofline_time_s = e.time_s;
-  if (record.cost.matrix.size() > 1 && target.explain()) {
-    explanation.append(target.save(absl::StrCat(
-        "\n  note: matrix FLOPs of several element types, all "
-        "charged at the ",
-        work.matrix_class.empty() ? sv(primitive_type_name(work.matrix_type))
-                                  : sv(work.matrix_class),
-        " peak")));
-  }
+  time_plain_op(t, explanation, i, work, record.cost.matrix.size() > 1, target);
   if (i.opcode() == Opcode::kFusion) {
     double collective_roofline_s = 0;
     absl::StatusOr<double> collective_s =

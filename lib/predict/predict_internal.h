@@ -17,6 +17,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/container/node_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "hloroof/collective.h"
 #include "hloroof/cost.h"
@@ -138,6 +139,26 @@ class Target {
   const CollectiveTimes& collective_times(const CollectiveInput& input,
                                           const CollectiveOptions& options);
 
+  // An op's times and explanation (not a collective's, not an async start's): its roofline,
+  // expected time and explanation made once for each key, which holds everything they read
+  // (the op's work and what the expected time reads of its instruction, as op_timing.cc's
+  // time_plain_op writes it): a module's ops repeat a few hundred alike thousands of times.
+  // The first kMaxOpTimes keys are kept; past them each op's are made anew.
+  struct OpTimes {
+    double time_s = 0;
+    double roofline_s = 0;
+    Bound resource = Bound::kOverhead;
+    BoundBy bound = BoundBy::kOverhead;
+    std::string_view model;        // a text of the pool or a static one
+    std::string_view explanation;  // joined (join()); empty without explain()
+  };
+  OpTimes op_times(std::string_view key, absl::FunctionRef<OpTimes()> make);
+  // The key of op_times to fill, empty (the target's own, reused).
+  FigureKey& new_op_key() {
+    op_key_.clear();
+    return op_key_;
+  }
+
   // The texts of the prediction's records (models, explanations, names, ...): each saved once,
   // in a pool the records share (OpPrediction::texts).
   std::string_view save(std::string_view text) { return texts_->save(text); }
@@ -192,6 +213,9 @@ class Target {
     }
   };
   absl::node_hash_map<CollectiveKey, CollectiveTimes> collective_times_;
+  static constexpr size_t kMaxOpTimes = 4096;
+  absl::flat_hash_map<std::string, OpTimes> op_times_;
+  FigureKey op_key_;
   // rate_source's texts, by Bound.
   std::array<std::optional<std::string>, static_cast<size_t>(Bound::kOverhead) + 1> rate_sources_;
 };
