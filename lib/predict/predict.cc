@@ -315,25 +315,27 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
     std::vector<InstructionTiming>().swap(list);
     std::vector<double>().swap(timing->second.begin_s);
   }
-  // Sorted through an index, then each record (strings and all) moved along the cycles of the
-  // permutation: place k takes the record at order[k], and no second array of them is made.
-  std::vector<size_t> order(p.ops.size());
-  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return p.ops[a].total_time_s > p.ops[b].total_time_s;
-  });
+  // Sorted as (total time, place) pairs, read side by side rather than through the records,
+  // then each record (strings and all) moved along the cycles of the permutation: place k
+  // takes the record at order[k].second, and no second array of them is made.
+  std::vector<std::pair<double, size_t>> order(p.ops.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = {p.ops[k].total_time_s, k};
+  std::stable_sort(order.begin(), order.end(),
+                   [](const std::pair<double, size_t>& a, const std::pair<double, size_t>& b) {
+                     return a.first > b.first;
+                   });
   for (size_t first = 0; first < order.size(); ++first) {
-    if (order[first] == first) continue;
+    if (order[first].second == first) continue;
     OpPrediction held = std::move(p.ops[first]);
     size_t k = first;
-    while (order[k] != first) {
-      const size_t from = order[k];
+    while (order[k].second != first) {
+      const size_t from = order[k].second;
       p.ops[k] = std::move(p.ops[from]);
-      order[k] = k;
+      order[k].second = k;
       k = from;
     }
     p.ops[k] = std::move(held);
-    order[k] = k;
+    order[k].second = k;
   }
 }
 
