@@ -211,37 +211,45 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
     return t.role != Role::kFree && t.role != Role::kWhile && t.role != Role::kConditional &&
            t.role != Role::kCall;
   };
+  // Each listed op's step time, in the order met: the records are placed by it, costliest
+  // first (ties in the order met), before any is made, so that each is made in its place
+  // rather than moved there (a record is a few hundred bytes, a module has tens of thousands).
+  std::vector<std::pair<double, size_t>> totals;  // (total time, place met)
+  for (const Computation* c : module.computations()) {
+    auto timing = timings.find(c);
+    auto count = runs.find(c);
+    if (timing == timings.end() || count == runs.end() || count->second <= 0) continue;
+    for (const InstructionTiming& t : timing->second.instructions) {
+      if (listed(t)) totals.push_back({t.time_s * count->second, totals.size()});
+    }
+  }
+  const size_t met_in_all = totals.size();
   // With a limit, the ops given records: the first `max_ops` by step time, ties in the order
-  // met (as the stable sort below ranks them), chosen before any record is made.
-  std::vector<bool> kept;
-  if (max_ops > 0) {
-    std::vector<std::pair<double, size_t>> totals;  // (total time, place met)
-    for (const Computation* c : module.computations()) {
-      auto timing = timings.find(c);
-      auto count = runs.find(c);
-      if (timing == timings.end() || count == runs.end() || count->second <= 0) continue;
-      for (const InstructionTiming& t : timing->second.instructions) {
-        if (listed(t)) totals.push_back({t.time_s * count->second, totals.size()});
-      }
-    }
-    kept.assign(totals.size(), totals.size() <= max_ops);
-    if (totals.size() > max_ops) {
-      const auto first = [](const std::pair<double, size_t>& a,
-                            const std::pair<double, size_t>& b) {
-        if (a.first != b.first) return a.first > b.first;
-        return a.second < b.second;
-      };
-      std::nth_element(totals.begin(), totals.begin() + static_cast<std::ptrdiff_t>(max_ops),
-                       totals.end(), first);
-      for (size_t k = 0; k < max_ops; ++k) kept[totals[k].second] = true;
-    }
+  // met, as the sort below ranks them.
+  if (max_ops > 0 && totals.size() > max_ops) {
+    const auto first = [](const std::pair<double, size_t>& a, const std::pair<double, size_t>& b) {
+      if (a.first != b.first) return a.first > b.first;
+      return a.second < b.second;
+    };
+    std::nth_element(totals.begin(), totals.begin() + static_cast<std::ptrdiff_t>(max_ops),
+                     totals.end(), first);
+    totals.resize(max_ops);
+    std::sort(totals.begin(), totals.end(),
+              [](const std::pair<double, size_t>& a, const std::pair<double, size_t>& b) {
+                return a.second < b.second;
+              });
   }
-  size_t most = 0;
-  for (const auto& [c, timing] : timings) {
-    for (const InstructionTiming& t : timing.instructions) most += listed(t);
-  }
-  p.ops.reserve(max_ops > 0 ? std::min(most, max_ops) : most);
-  size_t met = 0;  // ops met so far, in the order of `kept`
+  std::stable_sort(totals.begin(), totals.end(),
+                   [](const std::pair<double, size_t>& a, const std::pair<double, size_t>& b) {
+                     return a.first > b.first;
+                   });
+  // Where each op met is recorded: its place among the records; none for one left out.
+  constexpr size_t kNone = std::numeric_limits<size_t>::max();
+  std::vector<size_t> place_of(met_in_all, kNone);
+  for (size_t k = 0; k < totals.size(); ++k) place_of[totals[k].second] = k;
+  p.ops.resize(totals.size());
+  std::vector<std::pair<double, size_t>>().swap(totals);
+  size_t met = 0;  // ops met so far, in the order of `place_of`
   for (const Computation* c : module.computations()) {
     auto timing = timings.find(c);
     auto count = runs.find(c);
@@ -257,7 +265,7 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
     for (size_t k = 0; k < list.size(); ++k) {
       InstructionTiming& t = list[k];
       if (!listed(t)) continue;
-      const bool recorded = kept.empty() || kept[met++];
+      const size_t place = place_of[met++];
       if (t.cost != nullptr) {
         for (const MatrixFlops& f : t.cost->cost.matrix) {
           const std::string_view cls =
@@ -302,8 +310,8 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
       p.flops += (work != nullptr ? work->flops : 0.0) * m;
       p.matrix_flops += (work != nullptr ? work->matrix_flops() : 0.0) * m;
       p.hbm_bytes += (work != nullptr ? work->hbm_bytes() : 0.0) * m;
-      if (!recorded) continue;
-      OpPrediction& op = p.ops.emplace_back();
+      if (place == kNone) continue;
+      OpPrediction& op = p.ops[place];
       fill_op_record(op, t, m, roofline_s, efficiency, texts, computation);
       if (t.partner >= 0) {
         const bool is_start = t.role == Role::kAsyncStart;
@@ -314,28 +322,6 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
     // Its records are made: the computation's timings go before the next one's records come.
     std::vector<InstructionTiming>().swap(list);
     std::vector<double>().swap(timing->second.begin_s);
-  }
-  // Sorted as (total time, place) pairs, read side by side rather than through the records,
-  // then each record (strings and all) moved along the cycles of the permutation: place k
-  // takes the record at order[k].second, and no second array of them is made.
-  std::vector<std::pair<double, size_t>> order(p.ops.size());
-  for (size_t k = 0; k < order.size(); ++k) order[k] = {p.ops[k].total_time_s, k};
-  std::stable_sort(order.begin(), order.end(),
-                   [](const std::pair<double, size_t>& a, const std::pair<double, size_t>& b) {
-                     return a.first > b.first;
-                   });
-  for (size_t first = 0; first < order.size(); ++first) {
-    if (order[first].second == first) continue;
-    OpPrediction held = std::move(p.ops[first]);
-    size_t k = first;
-    while (order[k].second != first) {
-      const size_t from = order[k].second;
-      p.ops[k] = std::move(p.ops[from]);
-      order[k].second = k;
-      k = from;
-    }
-    p.ops[k] = std::move(held);
-    order[k].second = k;
   }
 }
 
