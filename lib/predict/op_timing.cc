@@ -631,7 +631,7 @@ namespace {
 absl::Status time_op(const Instruction& i, const TimingMap& timings, Target& target,
                      InstructionTiming& t, Explanation& explanation) {
   t.instruction = &i;
-  t.cost = target.cost().find(&i);
+  t.cost = target.cost_of(i);
   if (t.cost == nullptr || is_pointer_only(i.opcode())) return absl::OkStatus();  // kFree
   const InstructionCost& record = *t.cost;
   if (is_async_start(i.opcode())) {

@@ -87,6 +87,19 @@ class Target {
   const Topology& slice() const { return in_.slice; }
   const PredictOptions& options() const { return in_.options; }
   const ModuleCost& cost() const { return in_.cost; }
+  // cost().find(&i), for instructions asked for in schedule order: ModuleCost lists each
+  // computation's instructions in that order, so the record after the last one found is
+  // tried first, and the index only when it is not `i`'s (a lookup that misses the cache
+  // for each instruction, where the next record is most often in it already).
+  const InstructionCost* cost_of(const Instruction& i) {
+    const std::vector<InstructionCost>& records = in_.cost.instructions;
+    if (next_cost_ < records.size() && records[next_cost_].instruction == &i) {
+      return &records[next_cost_++];
+    }
+    const InstructionCost* found = in_.cost.find(&i);
+    if (found != nullptr) next_cost_ = static_cast<size_t>(found - records.data()) + 1;
+    return found;
+  }
   // Whether op explanations are written (PredictOptions::explain).
   bool explain() const { return in_.options.explain; }
   // Every op is timed at its roofline (PredictOptions::roofline_only), not at its expected
@@ -216,6 +229,7 @@ class Target {
   static constexpr size_t kMaxOpTimes = 4096;
   absl::flat_hash_map<std::string, OpTimes> op_times_;
   FigureKey op_key_;
+  size_t next_cost_ = 0;  // cost_of's guess: the record after the last one found
   // rate_source's texts, by Bound.
   std::array<std::optional<std::string>, static_cast<size_t>(Bound::kOverhead) + 1> rate_sources_;
 };

@@ -72,7 +72,7 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
                                     Target& target) {
   InstructionTiming t;
   t.instruction = &i;
-  t.cost = target.cost().find(&i);
+  t.cost = target.cost_of(i);
   t.bound = BoundBy::kCompute;
   switch (i.opcode()) {
     case Opcode::kWhile: {
@@ -175,7 +175,7 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
     if (is_async_done(op)) {
       InstructionTiming t;
       t.instruction = i;
-      t.cost = target.cost().find(i);
+      t.cost = target.cost_of(*i);
       t.role = Role::kAsyncDone;
       const Instruction* start = start_of(*i);
       auto it = start ? starts.find(start) : starts.end();
