@@ -1,6 +1,7 @@
 // Explanations made once for each set of figures (TextMemo, FigureKey): a memo gives each key
 // the text made for it, and texts of a memo shared by many ops read as each op's made anew; the
-// device figures they cite, cited once; ops alike timed once (Target::op_times).
+// device figures they cite, cited once; ops alike timed once (Target::op_times); cost records found
+// by their place (Target::cost_of).
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <string>
@@ -10,10 +11,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hloroof/cost.h"
 #include "hloroof/device.h"
 #include "hloroof/roofline.h"
 #include "hloroof/text_pool.h"
+#include "hloroof/topology.h"
 #include "predict/expected_time.h"
+#include "predict/predict_internal.h"
 #include "predict/roofline_internal.h"
 #include "predict_test_util.h"
 
@@ -254,6 +258,66 @@ TEST_CASE("op times: ops alike are timed once, and each op reads as timed alone"
         CHECK(p.op("d1").time_s != p.op("d2").time_s);
         CHECK(p.op("f1").time_s > 2 * p.op("f2").time_s);
       }
+    }
+  }
+}
+
+TEST_CASE("cost_of finds the cost record that ModuleCost::find does, in any order asked") {
+  // A loop whose body and condition are costed after the entry (callers first): asked for in
+  // schedule order, then backwards and by skipping, each answer is find's.
+  absl::StatusOr<Module> m = parse_module(R"(
+HloModule m
+
+body {
+  p = (s32[], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[1024] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  y = f32[1024] exponential(x)
+  ROOT t = (s32[], f32[1024]) tuple(j, y)
+}
+
+cond {
+  p = (s32[], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(8)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+ENTRY e {
+  a = f32[1024] parameter(0)
+  z = s32[] constant(0)
+  b = f32[1024] negate(a)
+  t = (s32[], f32[1024]) tuple(z, b)
+  w = (s32[], f32[1024]) while(t), condition=cond, body=body
+  ROOT r = f32[1024] get-tuple-element(w), index=1
+}
+)");
+  REQUIRE(m.ok());
+  absl::StatusOr<ModuleCost> cost = analyze_cost(*m);
+  REQUIRE(cost.ok());
+  absl::StatusOr<DeviceSpec> d = device("tpu_v5e");
+  REQUIRE(d.ok());
+  absl::StatusOr<Topology> slice = make_topology(*d, "1x1");
+  REQUIRE(slice.ok());
+  const PredictOptions options;
+  std::vector<const Instruction*> all;
+  for (const Computation* c : m->computations()) {
+    for (const Instruction* i : c->instructions()) all.push_back(i);
+  }
+  REQUIRE(all.size() == 17);  // 7 in the body, 4 in the condition, 6 in the entry
+  std::vector<std::vector<const Instruction*>> orders = {all, all, {}};
+  std::reverse(orders[1].begin(), orders[1].end());
+  for (size_t k = 0; k < all.size(); k += 3) orders[2].push_back(all[k]);
+  for (size_t k = 1; k < all.size(); k += 3) orders[2].push_back(all[k]);
+  for (const std::vector<const Instruction*>& order : orders) {
+    Target target({.module = *m, .device = *d, .slice = *slice, .options = options,
+                   .cost = *cost});
+    for (const Instruction* i : order) {
+      INFO(std::string(i->name()));
+      CHECK(target.cost_of(*i) == cost->find(i));
+      CHECK(target.cost_of(*i) == cost->find(i));  // asked again at once
     }
   }
 }
