@@ -1,6 +1,7 @@
 // Shapes as values: tuple elements stored once per distinct element, layouts shared until
 // written, equality and hashing that do not depend on how a shape was built.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,6 +70,26 @@ TEST_CASE("a tuple of many distinct elements keeps every element") {
     CHECK(all_right);
     CHECK(s == parsed(to_string(s)));
     CHECK(s.hash() == parsed(to_string(s)).hash());
+  }
+}
+
+TEST_CASE("shapes that differ in one small dimension hash over the whole range") {
+  // Hash tables place by the high bits (absl's groups) and tag by the low ones: the hashes of
+  // f32[1] ... f32[4096] (with and without a layout) must spread over both. 4,096 random
+  // values fill about 4096 (1 - 1/e) = 2,589 of 4,096 buckets; shapes whose hashes differed
+  // in their low bits only filled a handful of high-bit buckets.
+  for (const bool layout : {false, true}) {
+    std::vector<bool> high(4096, false), low(4096, false);
+    for (int k = 1; k <= 4096; ++k) {
+      const size_t h = parsed(layout ? "f32[" + std::to_string(k) + "]{0}"
+                                     : "f32[" + std::to_string(k) + "]")
+                           .hash();
+      high[h >> (8 * sizeof(size_t) - 12)] = true;
+      low[h & 4095] = true;
+    }
+    INFO("layout " << layout);
+    CHECK(std::count(high.begin(), high.end(), true) > 2400);
+    CHECK(std::count(low.begin(), low.end(), true) > 2400);
   }
 }
 
