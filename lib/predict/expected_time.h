@@ -160,19 +160,28 @@ class TextMemo {
   // The text `make` writes; `key` holds, as bytes, everything `make` reads (FigureKey).
   std::string_view text(std::string_view key, absl::FunctionRef<std::string()> make);
   // `text` saved in the pool, with no key.
-  std::string_view save(std::string_view text) { return pool_.save(text); }
+  std::string_view save(std::string_view text) {
+    if (transient_) return last_.assign(text);
+    return pool_.save(text);
+  }
   // A key to fill, empty: the memo's own, reused from one text to the next.
   FigureKey& new_key() {
     key_.clear();
     return key_;
   }
   void set_memoize(bool on) { memoize_ = on; }
+  // Transient: each text made anew and held by the memo only until the next one it gives (no
+  // key kept, nothing saved in the pool), for a caller that copies it into a text of its own
+  // at once.
+  void set_transient(bool on) { transient_ = on; }
   size_t size() const { return texts_.size(); }
 
  private:
   static constexpr size_t kMaxTexts = 4096;
   TextPool& pool_;
   bool memoize_ = true;
+  bool transient_ = false;
+  std::string last_;  // the transient text given last
   absl::flat_hash_map<std::string, std::string_view> texts_;
   FigureKey key_;
 };

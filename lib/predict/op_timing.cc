@@ -266,14 +266,19 @@ void time_plain_op(InstructionTiming& t, Explanation& explanation, const Instruc
     key.add_text(g.unit);
   }
   const Target::OpTimes times = target.op_times(key.bytes(), [&] {
+    // Past the memo's keys, the explanation's pieces are not kept: only the whole is.
+    const bool transient = target.explain() && target.op_times_full();
+    if (transient) target.set_transient_texts(true);
     InstructionTiming x;
     Explanation pieces;
     const RooflineEstimate e = roofline(work, include_overhead, target);
     set_roofline(x, pieces, e, target);
     if (expected) apply_expected(x, pieces, work, e, include_overhead, in, target);
     if (several_types && target.explain()) pieces.append(several_types_note(work, target));
-    return Target::OpTimes{x.time_s, e.time_s, x.resource, x.bound, x.model,
-                           target.join(pieces)};
+    const Target::OpTimes made{x.time_s, e.time_s, x.resource, x.bound, x.model,
+                               target.join(pieces)};
+    if (transient) target.set_transient_texts(false);
+    return made;
   });
   t.time_s = times.time_s;
   t.roofline_time_s = times.roofline_s;
@@ -565,6 +570,19 @@ Target::OpTimes Target::op_times(std::string_view key, absl::FunctionRef<OpTimes
 }
 
 std::string_view Target::roofline_text(const RooflineEstimate& e) {
+  const auto make = [&e, this] {
+    // A term not cited by roofline_time (all but a matrix term's) cites its figure here.
+    const bool cited = std::none_of(e.terms.begin(), e.terms.end(), [](const RooflineTerm& t) {
+      return t.rate_source.empty();
+    });
+    if (cited) return e.explain();
+    RooflineEstimate with_sources = e;
+    for (RooflineTerm& t : with_sources.terms) {
+      if (t.rate_source.empty()) t.rate_source = rate_source(t.bound);
+    }
+    return with_sources.explain();
+  };
+  if (transient_texts_) return roofline_texts_.text({}, make);
   // Everything explain() reads: two estimates with the same key explain alike.
   FigureKey& key = key_;
   key.clear();
@@ -581,23 +599,17 @@ std::string_view Target::roofline_text(const RooflineEstimate& e) {
   }
   key.add(e.notes.size());
   for (const std::string& note : e.notes) key.add_text(note);
-  return roofline_texts_.text(key.bytes(), [&e, this] {
-    // A term not cited by roofline_time (all but a matrix term's) cites its figure here.
-    const bool cited = std::none_of(e.terms.begin(), e.terms.end(), [](const RooflineTerm& t) {
-      return t.rate_source.empty();
-    });
-    if (cited) return e.explain();
-    RooflineEstimate with_sources = e;
-    for (RooflineTerm& t : with_sources.terms) {
-      if (t.rate_source.empty()) t.rate_source = rate_source(t.bound);
-    }
-    return with_sources.explain();
-  });
+  return roofline_texts_.text(key.bytes(), make);
 }
 
 std::string_view Target::join(const Explanation& explanation) {
   const absl::Span<const std::string_view> pieces = explanation.pieces();
   if (pieces.empty()) return {};
+  if (transient_texts_) {  // pieces held until the next of their kind: saved joined, by text
+    std::string text;
+    for (const std::string_view piece : pieces) text.append(piece);
+    return save(text);
+  }
   // One piece is a text of the pool or a static one already.
   if (pieces.size() == 1) return pieces.front();
   FigureKey& key = key_;

@@ -166,6 +166,18 @@ class Target {
     std::string_view explanation;  // joined (join()); empty without explain()
   };
   OpTimes op_times(std::string_view key, absl::FunctionRef<OpTimes()> make);
+  // Whether op_times keeps no more keys: then each op's explanation is made whole and its
+  // pieces are not kept (set_transient_texts).
+  bool op_times_full() const { return op_times_.size() >= kMaxOpTimes; }
+  // While on, roofline_text() and the expected texts give texts held only until the next of
+  // their kind (TextMemo::set_transient) and join() saves what it joins: for an op whose
+  // explanation alone is kept (a module of thousands of distinct ops would otherwise keep
+  // every op's pieces beside its whole text).
+  void set_transient_texts(bool on) {
+    transient_texts_ = on;
+    roofline_texts_.set_transient(on);
+    expected_texts_.set_transient(on);
+  }
   // The key of op_times to fill, empty (the target's own, reused).
   FigureKey& new_op_key() {
     op_key_.clear();
@@ -230,6 +242,7 @@ class Target {
   absl::flat_hash_map<std::string, OpTimes> op_times_;
   FigureKey op_key_;
   size_t next_cost_ = 0;  // cost_of's guess: the record after the last one found
+  bool transient_texts_ = false;
   // rate_source's texts, by Bound.
   std::array<std::optional<std::string>, static_cast<size_t>(Bound::kOverhead) + 1> rate_sources_;
 };

@@ -262,6 +262,42 @@ TEST_CASE("op times: ops alike are timed once, and each op reads as timed alone"
   }
 }
 
+TEST_CASE("op times: past the memo's 4,096 keys, each op's explanation reads as timed alone") {
+  // 4,200 ops of distinct work (the exponential of the first k elements of p): the op memo
+  // keeps the first 4,096 ops' times; the later ones are made with their explanation's pieces
+  // held only until they are joined (Target::set_transient_texts).
+  constexpr int kOps = 4200;
+  auto module = [](int first, int last) {
+    std::string text = absl::StrCat("HloModule m\n\nENTRY e {\n  p = f32[", kOps + 1,
+                                    "] parameter(0)\n");
+    std::vector<std::string> outs, shapes;
+    for (int k = first; k <= last; ++k) {
+      absl::StrAppend(&text, "  sl", k, " = f32[", k, "] slice(p), slice={[0:", k, "]}\n",
+                      "  ex", k, " = f32[", k, "] exponential(sl", k, ")\n");
+      outs.push_back(absl::StrCat("ex", k));
+      shapes.push_back(absl::StrCat("f32[", k, "]"));
+    }
+    absl::StrAppend(&text, "  ROOT r = (", absl::StrJoin(shapes, ", "), ") tuple(",
+                    absl::StrJoin(outs, ", "), ")\n}\n");
+    return text;
+  };
+  for (const std::string_view device : {"h100", "tpu_v5e"}) {
+    PredictOptions options;
+    options.explain = true;
+    const testing::Predicted all = testing::predict(module(1, kOps), device, options);
+    for (const int k : {1, 2, 4000, 4150, 4199, 4200}) {
+      INFO(device << ": ex" << k);
+      const testing::Predicted alone = testing::predict(module(k, k), device, options);
+      const std::string name = absl::StrCat("ex", k);
+      const OpPrediction &a = all.op(name), &b = alone.op(name);
+      CHECK(!a.explanation.empty());
+      CHECK(a.explanation == b.explanation);
+      CHECK(a.time_s == b.time_s);
+      CHECK(a.model == b.model);
+    }
+  }
+}
+
 TEST_CASE("cost_of finds the cost record that ModuleCost::find does, in any order asked") {
   // A loop whose body and condition are costed after the entry (callers first): asked for in
   // schedule order, then backwards and by skipping, each answer is find's.
