@@ -237,35 +237,12 @@ std::string_view several_types_note(const OpWork& work, Target& target) {
 void time_plain_op(InstructionTiming& t, Explanation& explanation, const Instruction& i,
                    const OpWork& work, bool several_types, Target& target) {
   const bool include_overhead = target.options().include_overhead;
-  if (target.device().kind == DeviceKind::kGpu && i.backend_config().kernel_time_estimate()) {
-    const RooflineEstimate e = roofline(work, include_overhead, target);
-    set_roofline(t, explanation, e, target);
-    set_expected(t, explanation, i, work, e, include_overhead, target);
-    t.roofline_time_s = e.time_s;
-    if (several_types && target.explain()) explanation.append(several_types_note(work, target));
-    return;
-  }
   const bool expected = !target.roofline_walk();
-  const ExpectedInputs in = expected ? expected_inputs(i, work, target) : ExpectedInputs();
-  FigureKey& key = target.new_op_key();
-  const double figures[] = {work.matrix_flops,  work.vector_flops,    work.transcendentals,
-                            work.hbm_bytes,     work.on_chip_bytes,   work.host_bytes,
-                            in.issue.time_s,    in.issue.element_ops, in.issue.slots};
-  key.add_all(figures);
-  key.add(work.matrix_type);
-  const bool flags[] = {include_overhead, several_types, in.layout_sensitive};
-  key.add_all(flags);
-  key.add_text(work.matrix_class);
-  key.add_text(in.issue.profile);
-  key.add(in.gemms.size());
-  for (const GemmCall& g : in.gemms) {
-    const double shape[] = {g.shape.b, g.shape.m, g.shape.n, g.shape.k};
-    key.add_all(shape);
-    key.add(g.lhs);
-    key.add(g.rhs);
-    key.add_text(g.unit);
-  }
-  const Target::OpTimes times = target.op_times(key.bytes(), [&] {
+  const bool own_estimate =
+      target.device().kind == DeviceKind::kGpu && i.backend_config().kernel_time_estimate();
+  const ExpectedInputs in =
+      expected && !own_estimate ? expected_inputs(i, work, target) : ExpectedInputs();
+  const auto make = [&] {
     // Past the memo's keys, the explanation's pieces are not kept: only the whole is.
     const bool transient = target.explain() && target.op_times_full();
     if (transient) target.set_transient_texts(true);
@@ -273,13 +250,39 @@ void time_plain_op(InstructionTiming& t, Explanation& explanation, const Instruc
     Explanation pieces;
     const RooflineEstimate e = roofline(work, include_overhead, target);
     set_roofline(x, pieces, e, target);
-    if (expected) apply_expected(x, pieces, work, e, include_overhead, in, target);
+    if (expected && !set_kernel_estimate(x, pieces, i, target)) {
+      apply_expected(x, pieces, work, e, include_overhead, in, target);
+    }
     if (several_types && target.explain()) pieces.append(several_types_note(work, target));
     const Target::OpTimes made{x.time_s, e.time_s, x.resource, x.bound, x.model,
                                target.join(pieces)};
     if (transient) target.set_transient_texts(false);
     return made;
-  });
+  };
+  Target::OpTimes times;
+  if (own_estimate) {
+    times = make();
+  } else {
+    FigureKey& key = target.new_op_key();
+    const double figures[] = {work.matrix_flops,  work.vector_flops,    work.transcendentals,
+                              work.hbm_bytes,     work.on_chip_bytes,   work.host_bytes,
+                              in.issue.time_s,    in.issue.element_ops, in.issue.slots};
+    key.add_all(figures);
+    key.add(work.matrix_type);
+    const bool flags[] = {include_overhead, several_types, in.layout_sensitive};
+    key.add_all(flags);
+    key.add_text(work.matrix_class);
+    key.add_text(in.issue.profile);
+    key.add(in.gemms.size());
+    for (const GemmCall& g : in.gemms) {
+      const double shape[] = {g.shape.b, g.shape.m, g.shape.n, g.shape.k};
+      key.add_all(shape);
+      key.add(g.lhs);
+      key.add(g.rhs);
+      key.add_text(g.unit);
+    }
+    times = target.op_times(key.bytes(), make);
+  }
   t.time_s = times.time_s;
   t.roofline_time_s = times.roofline_s;
   t.resource = times.resource;
