@@ -5,5 +5,6 @@ hloroof_add_test(util_test
   ${CMAKE_CURRENT_LIST_DIR}/heap_optional_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/huge_pages_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/text_pool_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/threads_test.cc
 )
 target_include_directories(util_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
