@@ -45,11 +45,9 @@ std::string_view TextPool::save_once(std::string_view text) {
 
 std::string_view TextPool::save(std::string_view text) {
   if (text.empty()) return {};
-  auto it = index_->texts.find(text);
-  if (it != index_->texts.end()) return *it;
-  const std::string_view saved = save_once(text);
-  index_->texts.insert(saved);
-  return saved;
+  // One probe: a text not there is saved and takes the slot the probe found.
+  return *index_->texts.lazy_emplace(
+      text, [&](const auto& construct) { construct(save_once(text)); });
 }
 
 }  // namespace hloroof
