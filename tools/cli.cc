@@ -243,14 +243,16 @@ void for_each_concurrently(size_t n, const std::function<void(size_t)>& task) {
 }
 
 void make_then_emit_in_order(size_t n, const std::function<void(size_t)>& make,
-                             const std::function<bool(size_t)>& emit) {
+                             const std::function<bool(size_t, int)>& emit) {
   std::mutex mutex;
   std::condition_variable changed;
   std::vector<bool> made(n, false);
   size_t next_make = 0;
   size_t next_emit = 0;
+  int making = 0;  // makes running
   bool emitting = false;
   bool stopped = false;
+  const int threads = static_cast<int>(std::min<size_t>(n, static_cast<size_t>(cores())));
   // Each thread emits the next result when it is ready and no one else emits; otherwise it
   // makes the next one; otherwise it waits for another thread to finish either.
   auto work = [&] {
@@ -259,8 +261,10 @@ void make_then_emit_in_order(size_t n, const std::function<void(size_t)>& make,
       if (!emitting && made[next_emit]) {
         emitting = true;
         const size_t k = next_emit;
+        // The other threads idle until this emit ends where no make runs or is left.
+        const int free = making == 0 && next_make == n ? threads : 1;
         lock.unlock();
-        const bool go_on = emit(k);
+        const bool go_on = emit(k, free);
         lock.lock();
         emitting = false;
         ++next_emit;
@@ -268,9 +272,11 @@ void make_then_emit_in_order(size_t n, const std::function<void(size_t)>& make,
         changed.notify_all();
       } else if (next_make < n) {
         const size_t k = next_make++;
+        ++making;
         lock.unlock();
         make(k);
         lock.lock();
+        --making;
         made[k] = true;
         changed.notify_all();
       } else {
@@ -278,8 +284,7 @@ void make_then_emit_in_order(size_t n, const std::function<void(size_t)>& make,
       }
     }
   };
-  detail::run_on_threads(static_cast<int>(std::min<size_t>(n, static_cast<size_t>(cores()))),
-                         work);
+  detail::run_on_threads(threads, work);
 }
 
 }  // namespace hloroof::cli

@@ -111,7 +111,7 @@ int run(const std::vector<std::string>& words) {
     }
     predicted[k] = std::move(p);
   };
-  const auto emit = [&](size_t k) {
+  const auto emit = [&](size_t k, int threads) {
     const std::string& d = (*devices)[k];
     const absl::Status& resolving = choices[k].status();
     if (!resolving.ok()) {
@@ -129,11 +129,11 @@ int run(const std::vector<std::string>& words) {
     if (!streamed) {
       predictions.push_back(*std::move(p));
     } else if (csv) {
-      write_ops_csv(std::cout, *p, true, k == 0);
+      write_ops_csv(std::cout, *p, true, k == 0, threads);
     } else {
       // Each device's document written as it is made, as `predict --json` writes one.
       std::cout << (k == 0 ? "[" : ",\n");
-      write_prediction_json(*p, std::cout);
+      write_prediction_json(*p, std::cout, threads);
     }
     predicted[k].reset();
     return true;

@@ -253,10 +253,10 @@ int run(const std::vector<std::string>& words) {
   const std::string xspace_summary =
       xspace_file ? render_xspace_summary(**xspace_file, args->get("--xspace")) : "";
   if (args->flag("--csv")) {
-    write_ops_csv(std::cout, *prediction, false);
+    write_ops_csv(std::cout, *prediction, false, true, cores());
     std::cerr << xspace_summary;
   } else if (args->flag("--json")) {
-    write_prediction_json(*prediction, std::cout);
+    write_prediction_json(*prediction, std::cout, cores());
     std::cout << "\n";
     std::cerr << xspace_summary;
   } else {

@@ -1,6 +1,7 @@
 #include "input.h"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "report/wrap.h"
 #include "util/absl_compat.h"
 #include "util/text_safety.h"
+#include "util/threads.h"
 
 namespace hloroof::cli {
 namespace {
@@ -390,24 +392,19 @@ absl::Status check_same_platform(const MeasuredDevice& measured, const DeviceSpe
       measured.device.empty() ? "for that device" : measured.device));
 }
 
-void write_ops_csv(std::ostream& out_stream, const Prediction& prediction, bool device_column,
-                   bool header) {
-  std::vector<std::string> names = {
-      "name", "opcode", "computation", "category", "op_name", "multiplier", "time_s",
-      "total_time_s", "roofline_time_s", "total_roofline_time_s", "efficiency", "model",
-      "bound", "resource", "flops", "matrix_flops", "transcendentals", "hbm_bytes",
-      "on_chip_bytes", "host_bytes", "collective.kind", "collective.payload_bytes",
-      "collective.group_size", "collective.time_s", "collective.exposed_s",
-      "collective.hidden_s", "async.stream", "async.start", "async.done", "async.latency_s",
-      "async.hidden_s", "async.exposed_s", "explanation"};
-  if (device_column) names.insert(names.begin(), "device");
-  constexpr size_t kFlushBytes = 64 << 10;
-  std::string out = header ? csv_line(names) : std::string();
-  // Each row written cell by cell; an explanation (a text of the prediction's pool, shared by
-  // the ops it explains) quoted once.
+namespace {
+
+// Rows made into one piece of text before it is written (about 300 KiB): few enough that each
+// thread holds one at a time, many enough that threads seldom wait for each other's turn.
+constexpr size_t kRowsPerPiece = 256;
+
+// The CSV rows of ops[begin, end) appended to `out`, cell by cell; an explanation (a text of
+// the prediction's pool, shared by the ops it explains) quoted once (`quoted` keeps them).
+void append_op_rows(std::string& out, const std::vector<OpPrediction>& ops, size_t begin,
+                    size_t end, std::string_view device,
+                    absl::flat_hash_map<std::pair<const char*, size_t>, std::string>& quoted) {
   using report_internal::append_csv_cell;
   using report_internal::append_csv_number;
-  absl::flat_hash_map<std::pair<const char*, size_t>, std::string> quoted;
   // Cells each followed by a comma (every row ends with its explanation).
   const auto texts = [&](std::initializer_list<std::string_view> cells) {
     for (std::string_view cell : cells) {
@@ -421,11 +418,11 @@ void write_ops_csv(std::ostream& out_stream, const Prediction& prediction, bool 
       out += ',';
     }
   };
-  const std::string device = absl::StrCat(prediction.device, ":", prediction.topology);
-  for (const OpPrediction& op : prediction.ops) {
+  for (size_t i = begin; i < end; ++i) {
+    const OpPrediction& op = ops[i];
     const CollectivePrediction* c = op.collective.get();
     const AsyncPrediction* a = op.async.get();
-    if (device_column) texts({device});
+    if (!device.empty()) texts({device});
     texts({op.name, op.opcode, op.computation, op.category, op.op_name});
     numbers({op.multiplier, op.time_s, op.total_time_s, op.roofline_time_s,
              op.total_roofline_time_s, op.efficiency});
@@ -451,12 +448,44 @@ void write_ops_csv(std::ostream& out_stream, const Prediction& prediction, bool 
     if (added) append_csv_cell(it->second, e);
     out += it->second;
     out += '\n';
-    if (out.size() >= kFlushBytes) {
-      out_stream << out;
-      out.clear();
-    }
   }
-  out_stream << out;
+}
+
+}  // namespace
+
+void write_ops_csv(std::ostream& out_stream, const Prediction& prediction, bool device_column,
+                   bool header, int threads) {
+  std::vector<std::string> names = {
+      "name", "opcode", "computation", "category", "op_name", "multiplier", "time_s",
+      "total_time_s", "roofline_time_s", "total_roofline_time_s", "efficiency", "model",
+      "bound", "resource", "flops", "matrix_flops", "transcendentals", "hbm_bytes",
+      "on_chip_bytes", "host_bytes", "collective.kind", "collective.payload_bytes",
+      "collective.group_size", "collective.time_s", "collective.exposed_s",
+      "collective.hidden_s", "async.stream", "async.start", "async.done", "async.latency_s",
+      "async.hidden_s", "async.exposed_s", "explanation"};
+  if (device_column) names.insert(names.begin(), "device");
+  if (header) out_stream << csv_line(names);
+  const std::string device =
+      device_column ? absl::StrCat(prediction.device, ":", prediction.topology) : "";
+  const std::vector<OpPrediction>& ops = prediction.ops;
+  // Pieces of rows, made by `threads` threads at once (each takes the next piece not taken)
+  // and written in order.
+  const size_t pieces = (ops.size() + kRowsPerPiece - 1) / kRowsPerPiece;
+  std::atomic<size_t> next{0};
+  detail::PieceTurns turns;
+  detail::run_on_threads(
+      static_cast<int>(std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), pieces)),
+      [&] {
+        std::string out;
+        absl::flat_hash_map<std::pair<const char*, size_t>, std::string> quoted;
+        for (size_t k = next++; k < pieces; k = next++) {
+          const size_t begin = k * kRowsPerPiece;
+          append_op_rows(out, ops, begin, std::min(ops.size(), begin + kRowsPerPiece), device,
+                         quoted);
+          turns.write_in_turn(k, [&] { out_stream << out; });
+          out.clear();
+        }
+      });
 }
 
 }  // namespace hloroof::cli

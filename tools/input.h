@@ -96,10 +96,10 @@ std::string banner_text(const LoadedModule& loaded);
 // nested ones as `collective.kind`, `async.stream`, ... (as Python's to_pandas() names them),
 // after a header line where `header` says so; with `device_column`, first a column `device`,
 // the device and slice of the prediction ("h100:1x8"): `predict --csv` and `compare --csv`
-// (one call per device). Written to `out` as it is made, about 64 KiB at a time (a large
-// module's rows are tens of MB).
+// (one call per device). Written to `out` as it is made, 256 rows at a time (a large
+// module's rows are tens of MB), the pieces made by `threads` threads at once.
 void write_ops_csv(std::ostream& out, const Prediction& prediction, bool device_column,
-                   bool header = true);
+                   bool header = true, int threads = 1);
 
 // "device figures set: PATH=VALUE, ..." for the command's --set (as resolve_device words it
 // in a prediction's assumptions), or "" without one: for the reports that show no assumptions

@@ -408,6 +408,20 @@ class JsonWriter {
 
   // Hands what is left to the sink, or to `out` (call once the document is closed).
   void finish() { text_.hand_over(); }
+
+  // Pieces of one container's values made apart (on several threads) and written in turn:
+  // the writer of the whole hands what it holds to its sink first (finish()), each piece's
+  // writer (without a sink) continues_at() it, writes its values, then write_to() the sink in
+  // the piece's turn; the writer of the whole then counts_values() the pieces wrote.
+  // Makes this writer write where `whole` stands, inside the same containers, the innermost
+  // holding `values` values before the piece (its caches of numbers and texts kept).
+  void continue_at(const JsonWriter& whole, size_t values) {
+    levels_ = whole.levels_;
+    levels_.back().count = values;
+    after_key_ = false;
+  }
+  void write_to(std::ostream& sink) { text_.write_to(sink); }
+  void count_values(size_t n) { levels_.back().count += n; }
   // The bytes held and not yet handed over.
   size_t held() const { return text_.held(); }
 

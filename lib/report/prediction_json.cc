@@ -2,13 +2,16 @@
 #include "hloroof/report.h"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "nlohmann/json.hpp"
 #include "report/json_writer.h"
 #include "report/op_terms.h"
 #include "report/unknown_work.h"
+#include "util/threads.h"
 
 namespace hloroof {
 namespace {
@@ -85,8 +88,39 @@ Json unknown_work_json(const Prediction& p) {
   return list;
 }
 
-// The fields other than the ops, then the ops as the last field, one object at a time.
-void write_json(const Prediction& p, JsonWriter& w) {
+// Ops made into one piece of text before it is written: about 300 KiB, few enough that
+// each thread holds one at a time, many enough that threads seldom wait for each other's turn.
+constexpr size_t kOpsPerPiece = 256;
+
+// The ops written into `w`'s open array in pieces of kOpsPerPiece, made by `threads` threads
+// at once (each takes the next piece not taken, makes it, then writes it to `sink` when every
+// piece before it is written).
+void write_ops_in_pieces(const std::vector<OpPrediction>& ops, JsonWriter& w,
+                         std::ostream& sink, int threads) {
+  w.finish();  // what comes before the ops
+  const size_t pieces = (ops.size() + kOpsPerPiece - 1) / kOpsPerPiece;
+  std::atomic<size_t> next{0};
+  detail::PieceTurns turns;
+  auto work = [&] {
+    std::string spill;
+    JsonWriter piece(spill);
+    for (size_t k = next++; k < pieces; k = next++) {
+      const size_t begin = k * kOpsPerPiece;
+      const size_t end = std::min(ops.size(), begin + kOpsPerPiece);
+      piece.continue_at(w, begin);
+      for (size_t i = begin; i < end; ++i) write_op(ops[i], piece);
+      turns.write_in_turn(k, [&] { piece.write_to(sink); });
+    }
+  };
+  detail::run_on_threads(static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), pieces)),
+                         work);
+  w.count_values(ops.size());
+}
+
+// The fields other than the ops, then the ops as the last field, one object at a time (with a
+// sink and more than one thread, in pieces made at once).
+void write_json(const Prediction& p, JsonWriter& w, std::ostream* sink = nullptr,
+                int threads = 1) {
   const Prediction::Breakdown& b = p.breakdown;
   const Json head = {{"device", p.device},
                      {"topology", p.topology},
@@ -120,7 +154,11 @@ void write_json(const Prediction& p, JsonWriter& w) {
   }
   w.key("ops");
   w.begin_array();
-  for (const OpPrediction& op : p.ops) write_op(op, w);
+  if (sink != nullptr && threads > 1 && p.ops.size() > kOpsPerPiece) {
+    write_ops_in_pieces(p.ops, w, *sink, threads);
+  } else {
+    for (const OpPrediction& op : p.ops) write_op(op, w);
+  }
   w.end_array();
   w.end_object();
 }
@@ -138,10 +176,10 @@ std::string prediction_to_json(const Prediction& p) {
   return out;
 }
 
-void write_prediction_json(const Prediction& p, std::ostream& sink) {
+void write_prediction_json(const Prediction& p, std::ostream& sink, int threads) {
   std::string out;
   JsonWriter w(out, &sink);
-  write_json(p, w);
+  write_json(p, w, &sink, threads);
   w.finish();
 }
 

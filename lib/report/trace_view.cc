@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
@@ -381,9 +379,7 @@ void write_in_pieces(std::ostream& out, const TraceEvents& events, int threads) 
 
   out.write(TraceWriter::kHead.data(), static_cast<std::streamsize>(TraceWriter::kHead.size()));
   std::atomic<size_t> next{0};
-  std::mutex mutex;
-  std::condition_variable written;
-  size_t turn = 0;  // the piece to be written next
+  detail::PieceTurns turns;
   const size_t slices_each = events.slices() / static_cast<size_t>(workers) + 1;
   auto work = [&] {
     std::string spill;
@@ -392,12 +388,7 @@ void write_in_pieces(std::ostream& out, const TraceEvents& events, int threads) 
     writer.expect_slices(slices_each);
     for (size_t k = next++; k < pieces; k = next++) {
       events.write(writer, starts[k], starts[k + 1]);
-      std::unique_lock<std::mutex> lock(mutex);
-      written.wait(lock, [&] { return turn == k; });
-      writer.write_piece_to(out);
-      ++turn;
-      lock.unlock();
-      written.notify_all();
+      turns.write_in_turn(k, [&] { writer.write_piece_to(out); });
     }
   };
   detail::run_on_threads(workers, work);

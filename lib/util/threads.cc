@@ -99,4 +99,13 @@ void for_each_on_threads(size_t n, int threads, const std::function<void(size_t)
                  work);
 }
 
+void PieceTurns::write_in_turn(size_t k, const std::function<void()>& write) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  written_.wait(lock, [&] { return turn_ == k; });
+  write();
+  ++turn_;
+  lock.unlock();
+  written_.notify_all();
+}
+
 }  // namespace hloroof::detail

@@ -219,3 +219,32 @@ TEST_CASE("predict --csv: every op of --json, one row each, the JSON's op keys a
   }
   CHECK(run_cli("predict - --device tpu_v5e:1x2 --csv --json", kStep).exit_code == 2);
 }
+
+TEST_CASE("predict --csv of many ops: the rows in the JSON's order, made in pieces") {
+  // 700 ops (two kinds, so that the order by time interleaves them): three pieces of 256 rows
+  // or fewer, made by as many threads as the machine has; each row must be its JSON op's, in
+  // the same place.
+  std::string module = "HloModule many\n\nENTRY e {\n  v0 = f32[64] parameter(0)\n";
+  for (int k = 1; k <= 700; ++k) {
+    module += "  v" + std::to_string(k) + " = f32[64] " + (k % 3 == 0 ? "exponential" : "negate") +
+              "(v" + std::to_string(k - 1) + ")\n";
+  }
+  module += "}\n";
+  auto json = run_cli("predict - --device tpu_v5e --json", module);
+  auto csv = run_cli("predict - --device tpu_v5e --csv", module);
+  REQUIRE(json.exit_code == 0);
+  REQUIRE(csv.exit_code == 0);
+  const nlohmann::json ops = nlohmann::json::parse(json.out)["ops"];
+  REQUIRE(ops.size() == 700);
+  const hloroof::testing::Csv table = hloroof::testing::parse_csv(csv.out);
+  CHECK(table.well_formed);
+  REQUIRE(table.records.size() == ops.size() + 1);
+  size_t alike = 0;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    alike += table.records[k + 1][0] == ops[k]["name"].get<std::string>() &&
+                     table.records[k + 1].back() == ops[k]["explanation"].get<std::string>()
+                 ? 1
+                 : 0;
+  }
+  CHECK(alike == ops.size());
+}

@@ -2,6 +2,7 @@
 // what nlohmann's dump(2, ' ', false, replace) makes of the same document, strings needing
 // escapes included.
 #include <catch2/catch.hpp>
+#include <sstream>
 #include <string>
 
 #include "hloroof/analysis_json.h"
@@ -39,6 +40,34 @@ TEST_CASE("a prediction without ops keeps an empty ops array") {
   const Json j = Json::parse(text);
   CHECK(j.dump(2, ' ', false, Json::error_handler_t::replace) == text);
   CHECK(j["ops"] == Json::array());
+}
+
+TEST_CASE("the JSON written in pieces by several threads is the text written by one") {
+  // Ops in pieces of 256: none, one, one piece whole, one op past it, several pieces. Each op
+  // named apart (and every 7th explained otherwise), so that a piece out of place, a comma
+  // lost between pieces or an explanation read from the wrong writer's cache shows.
+  const hloroof::Prediction sample = hloroof::testing::sample_prediction();
+  REQUIRE(!sample.ops.empty());
+  for (size_t count : {0, 1, 256, 257, 1000}) {
+    hloroof::Prediction p = sample;
+    p.ops.clear();
+    auto texts = std::make_shared<hloroof::TextPool>();
+    for (size_t k = 0; k < count; ++k) {
+      hloroof::OpPrediction op = sample.ops[k % sample.ops.size()];
+      op.texts = texts;
+      op.name = texts->save("op." + std::to_string(k));
+      op.time_s = 1e-6 * static_cast<double>(count - k);
+      if (k % 7 == 0) op.explanation = texts->save("explained " + std::to_string(k % 3));
+      p.ops.push_back(std::move(op));
+    }
+    const std::string whole = hloroof::prediction_to_json(p);
+    for (int threads : {1, 2, 3}) {
+      INFO("ops " << count << ", threads " << threads);
+      std::ostringstream out;
+      hloroof::write_prediction_json(p, out, threads);
+      CHECK(out.str() == whole);
+    }
+  }
 }
 
 TEST_CASE("the cost JSON's collectives are the serializer's own text: groups, pairs, ids") {

@@ -38,8 +38,9 @@ namespace hloroof {
 // prediction_to_trace_json).
 std::string prediction_to_json(const Prediction& prediction);
 // The same text written into `out` as it is produced (the ops one at a time), without holding
-// the whole document.
-void write_prediction_json(const Prediction& prediction, std::ostream& out);
+// the whole document; with `threads` > 1, the ops are made in pieces by that many threads at
+// once (the caller's among them), each piece written in its turn (the same text).
+void write_prediction_json(const Prediction& prediction, std::ostream& out, int threads = 1);
 
 struct SummaryOptions {
   size_t top_ops = 10;  // rows of the op and collective tables; 0 leaves them out
