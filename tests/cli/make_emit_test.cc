@@ -1,0 +1,54 @@
+// make_then_emit_in_order (tools/cli.h): results made on every core, emitted in order.
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include "cli.h"
+
+namespace hloroof::cli {
+namespace {
+
+TEST_CASE("make_then_emit_in_order: in order; the last emit has every thread") {
+  const int threads = std::min(cores(), 5);
+  std::mutex mutex;
+  std::vector<size_t> emitted;
+  std::vector<int> emit_threads;
+  std::vector<bool> made(5, false);
+  bool made_first = true;  // each result made before it is emitted
+  make_then_emit_in_order(
+      5,
+      [&](size_t k) {
+        std::lock_guard<std::mutex> lock(mutex);
+        made[k] = true;
+      },
+      [&](size_t k, int free) {
+        std::lock_guard<std::mutex> lock(mutex);
+        made_first = made_first && made[k];
+        emitted.push_back(k);
+        emit_threads.push_back(free);
+        return true;
+      });
+  CHECK(emitted == std::vector<size_t>{0, 1, 2, 3, 4});
+  CHECK(made_first);
+  // The last emit comes when nothing is left to make: every thread is its.
+  REQUIRE(emit_threads.size() == 5);
+  CHECK(emit_threads.back() == threads);
+  for (int free : emit_threads) CHECK((free == 1 || free == threads));
+}
+
+TEST_CASE("make_then_emit_in_order: an emit that returns false is the last") {
+  std::vector<size_t> emitted;
+  std::mutex mutex;
+  make_then_emit_in_order(
+      6, [](size_t) {},
+      [&](size_t k, int) {
+        std::lock_guard<std::mutex> lock(mutex);
+        emitted.push_back(k);
+        return k < 2;
+      });
+  CHECK(emitted == std::vector<size_t>{0, 1, 2});
+}
+
+}  // namespace
+}  // namespace hloroof::cli
