@@ -124,6 +124,9 @@ void JsonText::value(const Json& j, bool pretty, unsigned indent, unsigned step)
 JsonWriter::JsonWriter(std::string& out, std::ostream* sink, unsigned indent_step)
     : text_(out, sink), indent_step_(indent_step) {}
 
+JsonWriter::JsonWriter(std::string& out, size_t buffer_bytes)
+    : text_(out, nullptr, buffer_bytes), indent_step_(2) {}
+
 void JsonWriter::before_value() {
   if (after_key_) {
     after_key_ = false;

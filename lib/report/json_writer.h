@@ -333,6 +333,9 @@ class JsonWriter {
   // finish().
   // `indent_step`: the spaces of indentation per level (dump(indent_step, ...)).
   explicit JsonWriter(std::string& out, std::ostream* sink = nullptr, unsigned indent_step = 2);
+  // A writer of pieces (continue_at, below) that holds up to `buffer_bytes` of text before
+  // it gives any to `out`: a piece that fits is written from where it was made.
+  JsonWriter(std::string& out, size_t buffer_bytes);
 
   // Values: at the top, as an array's next element, or as the value of the key just written.
   void begin_object();
@@ -411,8 +414,9 @@ class JsonWriter {
 
   // Pieces of one container's values made apart (on several threads) and written in turn:
   // the writer of the whole hands what it holds to its sink first (finish()), each piece's
-  // writer (without a sink) continues_at() it, writes its values, then write_to() the sink in
-  // the piece's turn; the writer of the whole then counts_values() the pieces wrote.
+  // writer (without a sink, room for a piece) continues_at() it, writes its values, then
+  // write_to() the sink in the piece's turn; the writer of the whole then counts_values() the
+  // pieces wrote.
   // Makes this writer write where `whole` stands, inside the same containers, the innermost
   // holding `values` values before the piece (its caches of numbers and texts kept).
   void continue_at(const JsonWriter& whole, size_t values) {

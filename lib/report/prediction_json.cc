@@ -88,9 +88,12 @@ Json unknown_work_json(const Prediction& p) {
   return list;
 }
 
-// Ops made into one piece of text before it is written: about 300 KiB, few enough that
-// each thread holds one at a time, many enough that threads seldom wait for each other's turn.
+// Ops made into one piece of text before it is written: about 300 KiB (an op's text is about
+// 1.3 KB), few enough that each thread holds one at a time, many enough that threads seldom
+// wait for each other's turn. Each thread's writer has room for a piece of up to
+// kPieceBytes made in place; a larger one is gathered in a string (copied once more).
 constexpr size_t kOpsPerPiece = 256;
+constexpr size_t kPieceBytes = 1 << 20;
 
 // The ops written into `w`'s open array in pieces of kOpsPerPiece, made by `threads` threads
 // at once (each takes the next piece not taken, makes it, then writes it to `sink` when every
@@ -103,7 +106,7 @@ void write_ops_in_pieces(const std::vector<OpPrediction>& ops, JsonWriter& w,
   detail::PieceTurns turns;
   auto work = [&] {
     std::string spill;
-    JsonWriter piece(spill);
+    JsonWriter piece(spill, kPieceBytes);
     for (size_t k = next++; k < pieces; k = next++) {
       const size_t begin = k * kOpsPerPiece;
       const size_t end = std::min(ops.size(), begin + kOpsPerPiece);
