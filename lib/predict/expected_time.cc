@@ -590,7 +590,7 @@ IssueTime elementwise_issue_time(const Instruction& instruction, const DeviceSpe
 std::string_view TextMemo::text(std::string_view key, absl::FunctionRef<std::string()> make) {
   if (transient_) return last_ = make();
   if (!memoize_) return pool_.save(make());
-  if (auto it = texts_.find(sv(key)); it != texts_.end()) return it->second;
+  if (auto it = texts_.find(key); it != texts_.end()) return it->second;
   const std::string_view text = pool_.save(make());
   if (texts_.size() < kMaxTexts) texts_.emplace(std::string(key), text);
   return text;

@@ -22,6 +22,7 @@
 #include "hloroof/roofline.h"
 #include "hloroof/text_pool.h"
 #include "predict/measured_models.h"
+#include "util/string_view_hash.h"
 
 namespace hloroof::predict {
 
@@ -182,7 +183,8 @@ class TextMemo {
   bool memoize_ = true;
   bool transient_ = false;
   std::string last_;  // the transient text given last
-  absl::flat_hash_map<std::string, std::string_view> texts_;
+  absl::flat_hash_map<std::string, std::string_view, detail::StringViewHash, detail::StringViewEq>
+      texts_;
   FigureKey key_;
 };
 

@@ -566,7 +566,7 @@ const Target::CollectiveTimes& Target::collective_times(const CollectiveInput& i
 }
 
 Target::OpTimes Target::op_times(std::string_view key, absl::FunctionRef<OpTimes()> make) {
-  if (auto it = op_times_.find(sv(key)); it != op_times_.end()) return it->second;
+  if (auto it = op_times_.find(key); it != op_times_.end()) return it->second;
   const OpTimes times = make();
   if (op_times_.size() < kMaxOpTimes) op_times_.emplace(std::string(key), times);
   return times;

@@ -239,7 +239,8 @@ class Target {
   };
   absl::node_hash_map<CollectiveKey, CollectiveTimes> collective_times_;
   static constexpr size_t kMaxOpTimes = 4096;
-  absl::flat_hash_map<std::string, OpTimes> op_times_;
+  // Keys of 100 bytes and more: hashed 16 bytes a step (util/string_view_hash.h).
+  absl::flat_hash_map<std::string, OpTimes, detail::StringViewHash, detail::StringViewEq> op_times_;
   FigureKey op_key_;
   size_t next_cost_ = 0;  // cost_of's guess: the record after the last one found
   bool transient_texts_ = false;
