@@ -37,7 +37,9 @@ class Helper {
     reset_ = placed;
     const bool started = pthread_create(&thread_, &attr, &Helper::run, this) == 0;
     pthread_attr_destroy(&attr);
-    return started;
+    // A system that refuses the placement (a sandbox that forbids setting affinity) still
+    // gets its helper.
+    return started || (placed && start_anywhere());
   }
   void join() { pthread_join(thread_, nullptr); }
 
