@@ -123,13 +123,19 @@ void set_roofline(InstructionTiming& t, Explanation& explanation, const Roofline
   t.model = "roofline";
 }
 
+// XLA's estimate of the op's own run time, which a GPU kernel may carry in its
+// backend_config; none on another device.
+std::optional<KernelTimeEstimate> kernel_estimate(const Instruction& i, const Target& target) {
+  if (target.device().kind != DeviceKind::kGpu) return std::nullopt;
+  return i.backend_config().kernel_time_estimate();
+}
+
 // A GPU kernel that carries XLA's estimate of its own run time (docs/prediction-model.md,
 // "Kernel estimates"): that estimate is its expected time, never below its roofline. False
 // when the op carries none, or the target is not a GPU.
 bool set_kernel_estimate(InstructionTiming& t, Explanation& explanation, const Instruction& i,
                          Target& target) {
-  if (target.device().kind != DeviceKind::kGpu) return false;
-  const std::optional<KernelTimeEstimate> k = i.backend_config().kernel_time_estimate();
+  const std::optional<KernelTimeEstimate> k = kernel_estimate(i, target);
   if (!k) return false;
   target.assume(
       "kernels with a run-time estimate in their backend_config (reification_cost) are "
@@ -211,14 +217,15 @@ void apply_expected(InstructionTiming& t, Explanation& explanation, const OpWork
   }
 }
 
-// The op's expected time in place of its roofline time (unless this is the roofline walk).
+// The op's expected time in place of its roofline time (unless this is the roofline walk),
+// from `in` where the caller has read it already (expected_inputs).
 void set_expected(InstructionTiming& t, Explanation& explanation, const Instruction& i,
                   const OpWork& work, const RooflineEstimate& e, bool include_overhead,
-                  Target& target) {
+                  Target& target, const ExpectedInputs* in = nullptr) {
   if (target.roofline_walk()) return;
   if (set_kernel_estimate(t, explanation, i, target)) return;
-  apply_expected(t, explanation, work, e, include_overhead, expected_inputs(i, work, target),
-                 target);
+  apply_expected(t, explanation, work, e, include_overhead,
+                 in != nullptr ? *in : expected_inputs(i, work, target), target);
 }
 
 // The note of an op whose matrix FLOPs are of several element types.
@@ -237,11 +244,11 @@ std::string_view several_types_note(const OpWork& work, Target& target) {
 void time_plain_op(InstructionTiming& t, Explanation& explanation, const Instruction& i,
                    const OpWork& work, bool several_types, Target& target) {
   const bool include_overhead = target.options().include_overhead;
-  const bool expected = !target.roofline_walk();
-  const bool own_estimate =
-      target.device().kind == DeviceKind::kGpu && i.backend_config().kernel_time_estimate();
-  const ExpectedInputs in =
-      expected && !own_estimate ? expected_inputs(i, work, target) : ExpectedInputs();
+  const bool own_estimate = kernel_estimate(i, target).has_value();
+  // What the expected time reads (none for the roofline walk or an op's own estimate).
+  const ExpectedInputs in = !target.roofline_walk() && !own_estimate
+                                ? expected_inputs(i, work, target)
+                                : ExpectedInputs();
   const auto make = [&] {
     // Past the memo's keys, the explanation's pieces are not kept: only the whole is.
     const bool transient = target.explain() && target.op_times_full();
@@ -250,9 +257,7 @@ void time_plain_op(InstructionTiming& t, Explanation& explanation, const Instruc
     Explanation pieces;
     const RooflineEstimate e = roofline(work, include_overhead, target);
     set_roofline(x, pieces, e, target);
-    if (expected && !set_kernel_estimate(x, pieces, i, target)) {
-      apply_expected(x, pieces, work, e, include_overhead, in, target);
-    }
+    set_expected(x, pieces, i, work, e, include_overhead, target, &in);
     if (several_types && target.explain()) pieces.append(several_types_note(work, target));
     const Target::OpTimes made{x.time_s, e.time_s, x.resource, x.bound, x.model,
                                target.join(pieces)};
