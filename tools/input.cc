@@ -1,7 +1,6 @@
 #include "input.h"
 
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -470,22 +469,19 @@ void write_ops_csv(std::ostream& out_stream, const Prediction& prediction, bool 
   const std::vector<OpPrediction>& ops = prediction.ops;
   // Pieces of rows, made by `threads` threads at once (each takes the next piece not taken)
   // and written in order.
-  const size_t pieces = (ops.size() + kRowsPerPiece - 1) / kRowsPerPiece;
-  std::atomic<size_t> next{0};
-  detail::PieceTurns turns;
-  detail::run_on_threads(
-      static_cast<int>(std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), pieces)),
-      [&] {
-        std::string out;
-        absl::flat_hash_map<std::pair<const char*, size_t>, std::string> quoted;
-        for (size_t k = next++; k < pieces; k = next++) {
-          const size_t begin = k * kRowsPerPiece;
-          append_op_rows(out, ops, begin, std::min(ops.size(), begin + kRowsPerPiece), device,
-                         quoted);
-          turns.write_in_turn(k, [&] { out_stream << out; });
-          out.clear();
-        }
-      });
+  struct Maker {
+    std::string out;
+    absl::flat_hash_map<std::pair<const char*, size_t>, std::string> quoted;
+  };
+  detail::make_pieces_in_order(
+      (ops.size() + kRowsPerPiece - 1) / kRowsPerPiece, threads, [] { return Maker(); },
+      [&](Maker& m, size_t k) {
+        const size_t begin = k * kRowsPerPiece;
+        m.out.clear();
+        append_op_rows(m.out, ops, begin, std::min(ops.size(), begin + kRowsPerPiece), device,
+                       m.quoted);
+      },
+      [&](Maker& m) { out_stream << m.out; });
 }
 
 }  // namespace hloroof::cli

@@ -2,7 +2,6 @@
 #include "hloroof/report.h"
 
 #include <algorithm>
-#include <atomic>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,22 +100,20 @@ constexpr size_t kPieceBytes = 1 << 20;
 void write_ops_in_pieces(const std::vector<OpPrediction>& ops, JsonWriter& w,
                          std::ostream& sink, int threads) {
   w.finish();  // what comes before the ops
-  const size_t pieces = (ops.size() + kOpsPerPiece - 1) / kOpsPerPiece;
-  std::atomic<size_t> next{0};
-  detail::PieceTurns turns;
-  auto work = [&] {
+  // Each thread's writer (made where it stays: it writes into the spill beside it).
+  struct Maker {
     std::string spill;
-    JsonWriter piece(spill, kPieceBytes);
-    for (size_t k = next++; k < pieces; k = next++) {
-      const size_t begin = k * kOpsPerPiece;
-      const size_t end = std::min(ops.size(), begin + kOpsPerPiece);
-      piece.continue_at(w, begin);
-      for (size_t i = begin; i < end; ++i) write_op(ops[i], piece);
-      turns.write_in_turn(k, [&] { piece.write_to(sink); });
-    }
+    JsonWriter piece{spill, kPieceBytes};
   };
-  detail::run_on_threads(static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), pieces)),
-                         work);
+  detail::make_pieces_in_order(
+      (ops.size() + kOpsPerPiece - 1) / kOpsPerPiece, threads, [] { return Maker(); },
+      [&](Maker& m, size_t k) {
+        const size_t begin = k * kOpsPerPiece;
+        const size_t end = std::min(ops.size(), begin + kOpsPerPiece);
+        m.piece.continue_at(w, begin);
+        for (size_t i = begin; i < end; ++i) write_op(ops[i], m.piece);
+      },
+      [&](Maker& m) { m.piece.write_to(sink); });
   w.count_values(ops.size());
 }
 

@@ -1,7 +1,6 @@
 // The predicted timeline as a Chrome trace: what Trace Viewer shows of a profiled step, drawn
 // from the prediction before anything runs.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -378,20 +377,18 @@ void write_in_pieces(std::ostream& out, const TraceEvents& events, int threads) 
   const int workers = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), pieces));
 
   out.write(TraceWriter::kHead.data(), static_cast<std::streamsize>(TraceWriter::kHead.size()));
-  std::atomic<size_t> next{0};
-  detail::PieceTurns turns;
   const size_t slices_each = events.slices() / static_cast<size_t>(workers) + 1;
-  auto work = [&] {
+  // Each thread's writer (made where it stays: it writes into the spill beside it).
+  struct Maker {
+    explicit Maker(size_t slices) { writer.expect_slices(slices); }
     std::string spill;
     // Room for a piece and an event past it (an event is written whole once begun).
-    TraceWriter writer(spill, TraceWriter::Piece{2 * kPieceBytes});
-    writer.expect_slices(slices_each);
-    for (size_t k = next++; k < pieces; k = next++) {
-      events.write(writer, starts[k], starts[k + 1]);
-      turns.write_in_turn(k, [&] { writer.write_piece_to(out); });
-    }
+    TraceWriter writer{spill, TraceWriter::Piece{2 * kPieceBytes}};
   };
-  detail::run_on_threads(workers, work);
+  detail::make_pieces_in_order(
+      pieces, workers, [&] { return Maker(slices_each); },
+      [&](Maker& m, size_t k) { events.write(m.writer, starts[k], starts[k + 1]); },
+      [&](Maker& m) { m.writer.write_piece_to(out); });
   out.write(TraceWriter::kTail.data(), static_cast<std::streamsize>(TraceWriter::kTail.size()));
 }
 

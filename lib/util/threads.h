@@ -2,6 +2,8 @@
 #ifndef HLOROOF_LIB_UTIL_THREADS_H_
 #define HLOROOF_LIB_UTIL_THREADS_H_
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -20,18 +22,7 @@ void run_on_threads(int threads, const std::function<void()>& work);
 // they run in order.
 void for_each_on_threads(size_t n, int threads, const std::function<void(size_t)>& task);
 
-// Pieces of one output made at once by several threads and written in order: each thread
-// makes the next piece it takes, then writes it in its turn, when every piece before it is
-// written.
-//
-//   PieceTurns turns;
-//   std::atomic<size_t> next{0};
-//   run_on_threads(2, [&] {
-//     for (size_t k = next++; k < pieces; k = next++) {
-//       std::string text = make(k);
-//       turns.write_in_turn(k, [&] { out << text; });
-//     }
-//   });
+// Turns of pieces of one output made at once by several threads (make_pieces_in_order).
 class PieceTurns {
  public:
   // Waits until pieces 0 to k - 1 are written, runs `write` (piece k's), then lets k + 1 go.
@@ -42,6 +33,29 @@ class PieceTurns {
   std::condition_variable written_;
   size_t turn_ = 0;  // the piece to be written next
 };
+
+// Pieces 0 to n - 1 of one output, made by up to `threads` threads at once (the caller's among
+// them) and written in order: each thread gets a maker of its own from new_maker() (its
+// buffers, its caches), makes each piece it takes with make(maker, k), then write(maker)
+// writes it once every piece before it is written.
+//
+//   make_pieces_in_order(pieces, 2, [] { return std::string(); },
+//                        [&](std::string& text, size_t k) { text = make(k); },
+//                        [&](std::string& text) { out << text; });
+template <typename NewMaker, typename Make, typename Write>
+void make_pieces_in_order(size_t n, int threads, const NewMaker& new_maker, const Make& make,
+                          const Write& write) {
+  std::atomic<size_t> next{0};
+  PieceTurns turns;
+  run_on_threads(static_cast<int>(std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), n)),
+                 [&] {
+                   auto maker = new_maker();
+                   for (size_t k = next++; k < n; k = next++) {
+                     make(maker, k);
+                     turns.write_in_turn(k, [&] { write(maker); });
+                   }
+                 });
+}
 
 }  // namespace hloroof::detail
 
