@@ -420,6 +420,7 @@ class JsonWriter {
   // Makes this writer write where `whole` stands, inside the same containers, the innermost
   // holding `values` values before the piece (its caches of numbers and texts kept).
   void continue_at(const JsonWriter& whole, size_t values) {
+    indent_step_ = whole.indent_step_;
     levels_ = whole.levels_;
     levels_.back().count = values;
     after_key_ = false;

@@ -280,4 +280,51 @@ TEST_CASE("with a sink, a large document reaches it in pieces and whole") {
   CHECK(sink.str() == dumped(expected));
 }
 
+TEST_CASE("pieces written apart continue the document as one writer would") {
+  // An array of objects inside an object, written whole by one writer, and again with the
+  // array's values in pieces of three made by writers of their own (as the ops of a
+  // prediction are), at the indentation of each step the writers take.
+  const auto values = [](JsonWriter& w, int begin, int end) {
+    for (int k = begin; k < end; ++k) {
+      w.begin_object();
+      w.number_field("k", k);
+      w.text_field("name", "op." + std::to_string(k));
+      w.end_object();
+    }
+  };
+  for (unsigned step : {1u, 2u, 4u}) {
+    std::string whole;
+    {
+      JsonWriter w(whole, nullptr, step);
+      w.begin_object();
+      w.key("values");
+      w.begin_array();
+      values(w, 0, 10);
+      w.end_array();
+      w.end_object();
+      w.finish();
+    }
+    std::ostringstream out;
+    std::string held;
+    JsonWriter w(held, &out, step);
+    w.begin_object();
+    w.key("values");
+    w.begin_array();
+    w.finish();
+    std::string spill;
+    JsonWriter piece(spill, size_t{1} << 16);
+    for (int begin = 0; begin < 10; begin += 3) {
+      piece.continue_at(w, static_cast<size_t>(begin));
+      values(piece, begin, std::min(begin + 3, 10));
+      piece.write_to(out);
+    }
+    w.count_values(10);
+    w.end_array();
+    w.end_object();
+    w.finish();
+    INFO("step " << step);
+    CHECK(out.str() == whole);
+  }
+}
+
 }  // namespace
