@@ -458,14 +458,15 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
                               const TimingMap& timings, Target& target, InstructionTiming& t,
                               Explanation& explanation) {
   t.role = Role::kAsyncStart;
+  FlowTiming& flow = t.set_flow();
   const CollectiveCost* c = collective_of(i, target.cost());
-  t.stream = target.save(stream_of(i, c));
+  flow.stream = target.save(stream_of(i, c));
   if (c != nullptr) {
     absl::StatusOr<CollectivePrediction> p =
-        time_collective(i, *c, target, explanation, t.model, t.roofline_latency_s);
+        time_collective(i, *c, target, explanation, t.model, flow.roofline_latency_s);
     if (!p.ok()) return p.status();
     p->is_async = true;
-    t.latency_s = p->time_s;
+    flow.latency_s = p->time_s;
     t.bound = BoundBy::kCollective;
     t.collective = *std::move(p);
     return absl::OkStatus();
@@ -476,8 +477,8 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
     RooflineEstimate e = roofline(work, /*include_overhead=*/false, target);
     set_roofline(t, explanation, e, target);
     set_expected(t, explanation, i, work, e, /*include_overhead=*/false, target);
-    t.roofline_latency_s = e.time_s;
-    t.latency_s = t.time_s;
+    flow.roofline_latency_s = e.time_s;
+    flow.latency_s = t.time_s;
     t.time_s = 0;
     t.bound = BoundBy::kMemory;
     if (target.explain()) explanation.prepend("asynchronous copy: ");
@@ -488,14 +489,14 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
   const Computation* wrapped =
       i.uses_async_sugar() ? nullptr : i.computation_attribute(AttrId::kCalls);
   if (auto it = wrapped ? timings.find(wrapped) : timings.end(); it != timings.end()) {
-    t.latency_s = it->second.total_s;
-    t.async_computation = wrapped;
+    flow.latency_s = it->second.total_s;
+    flow.async_computation = wrapped;
     t.bound = BoundBy::kCompute;
     t.model = target.roofline_walk() ? "roofline" : "the wrapped computation's ops";
     if (target.explain()) {
       explanation.assign(target.save(absl::StrCat("runs ", sv(wrapped->name()),
                                                   " asynchronously: ",
-                                                  util::general_text(t.latency_s, 4), " s")));
+                                                  util::general_text(flow.latency_s, 4), " s")));
     }
     return absl::OkStatus();
   }
@@ -505,8 +506,8 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
   RooflineEstimate e = roofline(work, target.options().include_overhead, target);
   set_roofline(t, explanation, e, target);
   set_expected(t, explanation, i, work, e, target.options().include_overhead, target);
-  t.roofline_latency_s = e.time_s;
-  t.latency_s = t.time_s;
+  flow.roofline_latency_s = e.time_s;
+  flow.latency_s = t.time_s;
   t.time_s = 0;
   if (target.explain()) explanation.prepend("asynchronous ");
   return absl::OkStatus();
@@ -706,7 +707,9 @@ absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const T
 std::string_view op_category(const InstructionTiming& t) {
   const Instruction& i = *t.instruction;
   if (t.collective) return t.collective->kind;
-  if (!t.stream.empty()) return t.stream.substr(t.stream.find(' ') + 1);
+  if (const std::string_view stream = t.flow().stream; !stream.empty()) {
+    return stream.substr(stream.find(' ') + 1);
+  }
   switch (i.opcode()) {
     case Opcode::kFusion: {
       if (t.cost != nullptr && t.cost->cost.matrix_flops() > 0) return "convolution fusion";

@@ -18,6 +18,7 @@
 namespace hloroof {
 namespace {
 
+using predict::FlowTiming;
 using predict::InstructionTiming;
 using predict::Role;
 
@@ -135,12 +136,13 @@ void fill_op_record(OpPrediction& op, InstructionTiming& t, double runs, double 
 }
 
 AsyncPrediction async_record(const InstructionTiming& start, const InstructionTiming& done) {
-  return {std::string(start.stream),
+  const FlowTiming& flow = start.flow();
+  return {std::string(flow.stream),
           std::string(start.instruction->name()),
           std::string(done.instruction->name()),
-          start.latency_s,
-          start.hidden_s,
-          start.exposed_s};
+          flow.latency_s,
+          flow.hidden_s,
+          flow.exposed_s};
 }
 
 // The peak the FLOP rate is measured against: that of the class with the most matrix FLOPs
@@ -275,23 +277,24 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
       }
       const std::optional<RooflineOf> floor =
           roofline ? roofline_of(floors, static_cast<int64_t>(k))
-                   : RooflineOf{t.time_s, t.latency_s};
+                   : RooflineOf{t.time_s, t.flow().latency_s};
       const double roofline_s = floor ? std::min(floor->time_s, t.time_s) : 0.0;
       // A done's wait depends on the schedule: its efficiency is that of the pair's work.
       double efficiency = ratio(roofline_s, t.time_s);
-      if (t.role == Role::kAsyncDone && t.partner >= 0) {
+      const int64_t partner = t.partner();
+      if (t.role == Role::kAsyncDone && partner >= 0) {
+        const double latency_s = list[partner].flow().latency_s;
         const std::optional<RooflineOf> start =
-            roofline ? roofline_of(floors, t.partner)
-                     : RooflineOf{list[t.partner].time_s, list[t.partner].latency_s};
-        efficiency = ratio(start ? start->latency_s : 0.0, list[t.partner].latency_s);
+            roofline ? roofline_of(floors, partner) : RooflineOf{list[partner].time_s, latency_s};
+        efficiency = ratio(start ? start->latency_s : 0.0, latency_s);
       }
       // The step's sums count every op, whether it gets a record or not (the record's figures,
       // as fill_op_record sets them).
       const double total_time_s = t.time_s * m;
       const OpCost* work = t.cost != nullptr ? &t.cost->cost : nullptr;
-      if (t.partner >= 0 && t.role == Role::kAsyncStart) {
+      if (partner >= 0 && t.role == Role::kAsyncStart) {
         (t.bound == BoundBy::kCollective ? p.breakdown.collective_hidden_s
-                                         : p.breakdown.async_hidden_s) += t.hidden_s * m;
+                                         : p.breakdown.async_hidden_s) += t.flow().hidden_s * m;
       }
       switch (t.bound) {
         case BoundBy::kCompute:
@@ -313,10 +316,10 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
       if (place == kNone) continue;
       OpPrediction& op = p.ops[place];
       fill_op_record(op, t, m, roofline_s, efficiency, texts, computation);
-      if (t.partner >= 0) {
+      if (partner >= 0) {
         const bool is_start = t.role == Role::kAsyncStart;
-        const InstructionTiming& start = is_start ? t : list[t.partner];
-        op.async = async_record(start, is_start ? list[t.partner] : t);
+        const InstructionTiming& start = is_start ? t : list[partner];
+        op.async = async_record(start, is_start ? list[partner] : t);
       }
     }
     // Its records are made: the computation's timings go before the next one's records come.

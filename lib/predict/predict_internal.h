@@ -260,41 +260,56 @@ enum class Role : uint8_t {
   kCall,         // the callee
 };
 
-struct InstructionTiming {
-  const Instruction* instruction = nullptr;
-  const InstructionCost* cost = nullptr;
-  Role role = Role::kFree;
-  // One execution's own time on the compute track (a loop: every iteration; a done: its wait,
-  // set by the schedule).
-  double time_s = 0;
-  BoundBy bound = BoundBy::kOverhead;
-  Bound resource = Bound::kOverhead;
-  // Texts of the Target's pool (Target::save) or static ones.
-  std::string_view explanation;
-  std::string_view model;        // the model behind time_s or latency_s (OpPrediction::model)
-  std::string_view matrix_unit;  // the matrix class its matrix FLOPs ran on ("bf16", "tf32")
-  // A collective's prediction; held apart, as few ops are collectives.
-  HeapOptional<CollectivePrediction> collective;
-
+// What an async start or done, or a control-flow instruction, has besides an op's timing:
+// held apart (InstructionTiming::flow), as most instructions are none of these.
+struct FlowTiming {
   // Async starts: the work launched, and where it runs. Dones: the start they wait for.
   double latency_s = 0;
   std::string_view stream;
   int64_t partner = -1;  // index of the other op of the pair in its computation; -1 unpaired
   double hidden_s = 0;
   double exposed_s = 0;
-
-  // The roofline of time_s (an op, a collective) and of latency_s (an async start), kept by
-  // the expected walk for roofline_schedule; an async start that runs a computation names it
-  // (its roofline latency is that computation's roofline total).
-  double roofline_time_s = 0;
+  // The roofline of latency_s (an async start), kept by the expected walk for
+  // roofline_schedule; an async start that runs a computation names it (its roofline latency
+  // is that computation's roofline total).
   double roofline_latency_s = 0;
   const Computation* async_computation = nullptr;
-
   // Control flow: the computations run (a while's body and condition; the slowest branch; a
   // call's callee) and the loop's trip count.
   const Computation* body = nullptr;
   const Computation* condition = nullptr;
   int64_t trip_count = 1;
+};
+
+struct InstructionTiming {
+  const Instruction* instruction = nullptr;
+  const InstructionCost* cost = nullptr;
+  // One execution's own time on the compute track (a loop: every iteration; a done: its wait,
+  // set by the schedule).
+  double time_s = 0;
+  // The roofline of time_s (an op, a collective), kept by the expected walk for
+  // roofline_schedule.
+  double roofline_time_s = 0;
+  // Texts of the Target's pool (Target::save) or static ones.
+  std::string_view explanation;
+  std::string_view model;        // the model behind time_s or latency_s (OpPrediction::model)
+  std::string_view matrix_unit;  // the matrix class its matrix FLOPs ran on ("bf16", "tf32")
+  // A collective's prediction; held apart, as few ops are collectives.
+  HeapOptional<CollectivePrediction> collective;
+  Role role = Role::kFree;
+  BoundBy bound = BoundBy::kOverhead;
+  Bound resource = Bound::kOverhead;
+
+  // The async and control-flow fields: those of none (no partner, trip count 1) where there
+  // are none.
+  const FlowTiming& flow() const { return flow_ ? *flow_.get() : kNoFlow; }
+  // The same to set: made on first use.
+  FlowTiming& set_flow() { return flow_ ? *flow_.get() : flow_.emplace(); }
+  int64_t partner() const { return flow_ ? flow_.get()->partner : -1; }
+
+ private:
+  static inline const FlowTiming kNoFlow{};
+  HeapOptional<FlowTiming> flow_;
 };
 
 // One computation run as a schedule (docs/prediction-model.md, "Async pairs and the schedule"): its

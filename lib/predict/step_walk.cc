@@ -21,35 +21,30 @@ namespace {
 absl::StatusOr<std::vector<AsyncPairTiming>> run_clock(ComputationTiming& ct,
                                                        std::string_view what) {
   std::vector<InstructionTiming>& timings = ct.instructions;
-  std::vector<ScheduledEvent> events;
-  events.reserve(timings.size());
-  for (size_t k = 0; k < timings.size(); ++k) {
+  absl::StatusOr<ScheduleTiming> clock = time_schedule(timings.size(), [&timings](size_t k) {
     const InstructionTiming& t = timings[k];
     switch (t.role) {
       case Role::kAsyncStart:
-        events.push_back(ScheduledEvent::start(static_cast<int64_t>(k)));
-        break;
+        return ScheduledEvent::start(static_cast<int64_t>(k));
       case Role::kAsyncDone:
-        events.push_back(ScheduledEvent::done(t.partner, timings[t.partner].latency_s));
-        break;
+        return ScheduledEvent::done(t.partner(), timings[t.partner()].flow().latency_s);
       default:
-        events.push_back(ScheduledEvent::op(t.time_s));
+        return ScheduledEvent::op(t.time_s);
     }
-  }
-  absl::StatusOr<ScheduleTiming> clock = time_schedule(events);
+  });
   if (!clock.ok()) {
     return absl::InternalError(absl::StrCat(sv(what), " of ", sv(ct.computation->name()), ": ",
                                             clock.status().message()));
   }
   for (const AsyncPairTiming& p : clock->pairs) {
     InstructionTiming& start = timings[p.async_id];
-    InstructionTiming& done = timings[start.partner];
-    start.hidden_s = done.hidden_s = p.hidden_s;
-    start.exposed_s = done.exposed_s = p.exposed_s;
+    InstructionTiming& done = timings[start.partner()];
+    start.set_flow().hidden_s = done.set_flow().hidden_s = p.hidden_s;
+    start.set_flow().exposed_s = done.set_flow().exposed_s = p.exposed_s;
     done.time_s = p.exposed_s;  // the wait is the done's time on the compute track
   }
-  ct.begin_s.resize(timings.size());
-  for (size_t k = 0; k < timings.size(); ++k) ct.begin_s[k] = clock->end_s[k] - timings[k].time_s;
+  ct.begin_s = std::move(clock->end_s);  // each instruction's end, less its time
+  for (size_t k = 0; k < timings.size(); ++k) ct.begin_s[k] -= timings[k].time_s;
   ct.total_s = clock->total_s;
   return std::move(clock->pairs);
 }
@@ -74,20 +69,21 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
   t.instruction = &i;
   t.cost = target.cost_of(i);
   t.bound = BoundBy::kCompute;
+  FlowTiming& flow = t.set_flow();
   switch (i.opcode()) {
     case Opcode::kWhile: {
       t.role = Role::kWhile;
-      t.body = i.computation_attribute(AttrId::kBody);
-      t.condition = i.computation_attribute(AttrId::kCondition);
+      flow.body = i.computation_attribute(AttrId::kBody);
+      flow.condition = i.computation_attribute(AttrId::kCondition);
       if (t.cost != nullptr && t.cost->trip_count) {
-        t.trip_count = t.cost->trip_count->count;
+        flow.trip_count = t.cost->trip_count->count;
         if (t.cost->trip_count->source == TripCountSource::kAssumed) {
           target.assume(
               absl::StrFormat("%s: trip count unknown; assumed %d (the step time is a lower bound)",
-                              sv(i.name()), t.trip_count));
+                              sv(i.name()), flow.trip_count));
         }
       }
-      const double n = static_cast<double>(t.trip_count);
+      const double n = static_cast<double>(flow.trip_count);
       // XLA's GPU runtime runs a loop whose trip count the compiler knows (backend_config
       // known_trip_count) by that count, its condition never; other loops run the condition
       // once more than the body.
@@ -95,17 +91,18 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
                            t.cost->trip_count &&
                            t.cost->trip_count->source == TripCountSource::kBackendConfig;
       if (counted) {
-        t.condition = nullptr;
-        t.time_s = n * total_of(timings, t.body);
+        flow.condition = nullptr;
+        t.time_s = n * total_of(timings, flow.body);
         if (target.explain()) {
           t.explanation = target.save(absl::StrFormat(
               "%.0f x body %.4g s = %.4g s (a GPU loop of known trip count: the condition does "
               "not run)",
-              n, total_of(timings, t.body), t.time_s));
+              n, total_of(timings, flow.body), t.time_s));
         }
         break;
       }
-      const double body = total_of(timings, t.body), condition = total_of(timings, t.condition);
+      const double body = total_of(timings, flow.body);
+      const double condition = total_of(timings, flow.condition);
       t.time_s = n * body + (n + 1) * condition;
       if (target.explain()) {
         t.explanation =
@@ -117,28 +114,28 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
     case Opcode::kConditional: {
       t.role = Role::kConditional;
       for (const Computation* branch : i.called_computations()) {
-        if (t.body == nullptr || total_of(timings, branch) > total_of(timings, t.body)) {
-          t.body = branch;
+        if (flow.body == nullptr || total_of(timings, branch) > total_of(timings, flow.body)) {
+          flow.body = branch;
         }
       }
-      t.time_s = total_of(timings, t.body);
-      if (t.body != nullptr && target.explain()) {
+      t.time_s = total_of(timings, flow.body);
+      if (flow.body != nullptr && target.explain()) {
         t.explanation = target.save(
             absl::StrFormat("the slowest of %d branches, %s: %.4g s",
-                            i.called_computations().size(), sv(t.body->name()), t.time_s));
+                            i.called_computations().size(), sv(flow.body->name()), t.time_s));
       }
       break;
     }
     default: {  // kCall
       t.role = Role::kCall;
-      t.body = i.to_apply();
-      if (t.body == nullptr && !i.called_computations().empty()) {
-        t.body = i.called_computations()[0];
+      flow.body = i.to_apply();
+      if (flow.body == nullptr && !i.called_computations().empty()) {
+        flow.body = i.called_computations()[0];
       }
-      t.time_s = total_of(timings, t.body);
-      if (t.body != nullptr && target.explain()) {
+      t.time_s = total_of(timings, flow.body);
+      if (flow.body != nullptr && target.explain()) {
         t.explanation =
-            target.save(absl::StrFormat("calls %s: %.4g s", sv(t.body->name()), t.time_s));
+            target.save(absl::StrFormat("calls %s: %.4g s", sv(flow.body->name()), t.time_s));
       }
     }
   }
@@ -151,10 +148,11 @@ void run_synchronously(InstructionTiming& t, Target& target) {
   target.assume(absl::StrCat(sv(t.instruction->name()),
                              ": no matching done in its computation; its latency is exposed"));
   t.role = t.collective ? Role::kCollective : Role::kOp;
-  t.time_s = t.latency_s;
-  t.roofline_time_s = t.roofline_latency_s;
-  t.exposed_s = t.latency_s;
-  t.stream = {};
+  FlowTiming& flow = t.set_flow();
+  t.time_s = flow.latency_s;
+  t.roofline_time_s = flow.roofline_latency_s;
+  flow.exposed_s = flow.latency_s;
+  flow.stream = {};
 }
 
 absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const TimingMap& timings,
@@ -180,12 +178,13 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
       const Instruction* start = start_of(*i);
       auto it = start ? starts.find(start) : starts.end();
       if (it != starts.end() && ct.instructions[it->second].role == Role::kAsyncStart &&
-          ct.instructions[it->second].partner < 0) {
+          ct.instructions[it->second].partner() < 0) {
         InstructionTiming& s = ct.instructions[it->second];
-        s.partner = position;
-        t.partner = it->second;
+        s.set_flow().partner = position;
+        FlowTiming& flow = t.set_flow();
+        flow.partner = it->second;
         t.bound = s.bound;
-        t.stream = s.stream;
+        flow.stream = s.flow().stream;
         t.model = s.model;
       } else {
         t.role = Role::kFree;
@@ -203,13 +202,13 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
   }
 
   for (InstructionTiming& t : ct.instructions) {
-    if (t.role == Role::kAsyncStart && t.partner < 0) run_synchronously(t, target);
+    if (t.role == Role::kAsyncStart && t.partner() < 0) run_synchronously(t, target);
   }
   absl::StatusOr<std::vector<AsyncPairTiming>> pairs = run_clock(ct, "schedule");
   if (!pairs.ok()) return pairs.status();
   for (const AsyncPairTiming& p : *pairs) {
     InstructionTiming& start = ct.instructions[p.async_id];
-    InstructionTiming& done = ct.instructions[start.partner];
+    InstructionTiming& done = ct.instructions[start.partner()];
     if (start.collective) {
       start.collective->hidden_s = p.hidden_s;
       start.collective->exposed_s = p.exposed_s;
@@ -242,11 +241,12 @@ absl::StatusOr<RooflineTiming> roofline_computation(const ComputationTiming& exp
   };
   for (size_t k = 0; k < n; ++k) {
     const InstructionTiming& x = expected.instructions[k];
+    const FlowTiming& flow = x.flow();
     double& time_s = rt.time_s[k];
     switch (x.role) {
       case Role::kWhile: {
-        const double trips = static_cast<double>(x.trip_count);
-        time_s = trips * total(x.body) + (trips + 1) * total(x.condition);
+        const double trips = static_cast<double>(flow.trip_count);
+        time_s = trips * total(flow.body) + (trips + 1) * total(flow.condition);
         break;
       }
       case Role::kConditional:
@@ -256,11 +256,11 @@ absl::StatusOr<RooflineTiming> roofline_computation(const ComputationTiming& exp
         }
         break;
       case Role::kCall:
-        time_s = total(x.body);
+        time_s = total(flow.body);
         break;
       case Role::kAsyncStart:
-        rt.latency_s[k] =
-            x.async_computation != nullptr ? total(x.async_computation) : x.roofline_latency_s;
+        rt.latency_s[k] = flow.async_computation != nullptr ? total(flow.async_computation)
+                                                            : flow.roofline_latency_s;
         break;
       case Role::kAsyncDone:
       case Role::kFree:
@@ -268,26 +268,22 @@ absl::StatusOr<RooflineTiming> roofline_computation(const ComputationTiming& exp
       case Role::kOp:
       case Role::kCollective:
         // A start run synchronously that runs a computation takes that computation's time.
-        time_s = x.async_computation != nullptr ? total(x.async_computation) : x.roofline_time_s;
+        time_s = flow.async_computation != nullptr ? total(flow.async_computation)
+                                                   : x.roofline_time_s;
         break;
     }
   }
-  std::vector<ScheduledEvent> events;
-  events.reserve(n);
-  for (size_t k = 0; k < n; ++k) {
+  absl::StatusOr<ScheduleTiming> clock = time_schedule(n, [&expected, &rt](size_t k) {
     const InstructionTiming& x = expected.instructions[k];
     switch (x.role) {
       case Role::kAsyncStart:
-        events.push_back(ScheduledEvent::start(static_cast<int64_t>(k)));
-        break;
+        return ScheduledEvent::start(static_cast<int64_t>(k));
       case Role::kAsyncDone:
-        events.push_back(ScheduledEvent::done(x.partner, rt.latency_s[x.partner]));
-        break;
+        return ScheduledEvent::done(x.partner(), rt.latency_s[x.partner()]);
       default:
-        events.push_back(ScheduledEvent::op(rt.time_s[k]));
+        return ScheduledEvent::op(rt.time_s[k]);
     }
-  }
-  absl::StatusOr<ScheduleTiming> clock = time_schedule(events);
+  });
   if (!clock.ok()) {
     return absl::InternalError(absl::StrCat("roofline schedule of ",
                                             sv(expected.computation->name()), ": ",
@@ -295,7 +291,7 @@ absl::StatusOr<RooflineTiming> roofline_computation(const ComputationTiming& exp
   }
   for (const AsyncPairTiming& p : clock->pairs) {
     // The wait is the done's time on the compute track.
-    rt.time_s[static_cast<size_t>(expected.instructions[p.async_id].partner)] = p.exposed_s;
+    rt.time_s[static_cast<size_t>(expected.instructions[p.async_id].partner())] = p.exposed_s;
   }
   rt.total_s = clock->total_s;
   return rt;
@@ -339,15 +335,16 @@ absl::flat_hash_map<const Computation*, double> executions_per_step(const Module
     auto timing = timings.find(*it);
     if (m <= 0 || timing == timings.end()) continue;
     for (const InstructionTiming& t : timing->second.instructions) {
-      const double n = static_cast<double>(t.trip_count);
+      const FlowTiming& flow = t.flow();
+      const double n = static_cast<double>(flow.trip_count);
       switch (t.role) {
         case Role::kWhile:
-          if (t.body) runs[t.body] += m * n;
-          if (t.condition) runs[t.condition] += m * (n + 1);
+          if (flow.body) runs[flow.body] += m * n;
+          if (flow.condition) runs[flow.condition] += m * (n + 1);
           break;
         case Role::kConditional:
         case Role::kCall:
-          if (t.body) runs[t.body] += m;
+          if (flow.body) runs[flow.body] += m;
           break;
         default:
           break;

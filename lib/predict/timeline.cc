@@ -36,8 +36,9 @@ class TimelineBuilder {
     for (size_t k = 0; k < ct.instructions.size() && !truncated_; ++k) {
       const InstructionTiming& t = ct.instructions[k];
       const double begin = offset + ct.begin_s[k];
-      if (t.role == Role::kAsyncStart && t.partner >= 0) {
-        add(t.instruction->name(), t.stream, begin, t.latency_s, depth, t.instruction);
+      if (t.role == Role::kAsyncStart && t.partner() >= 0) {
+        add(t.instruction->name(), t.flow().stream, begin, t.flow().latency_s, depth,
+            t.instruction);
       }
       if (t.role == Role::kFree || t.role == Role::kAsyncStart || t.time_s <= 0) continue;
       add(t.instruction->name(), "compute", begin, t.time_s, depth, t.instruction);
@@ -45,7 +46,7 @@ class TimelineBuilder {
       if (t.role == Role::kWhile) {
         place_loop(t, begin, depth);
       } else if (t.role == Role::kConditional || t.role == Role::kCall) {
-        place(t.body, begin, depth + 1);
+        place(t.flow().body, begin, depth + 1);
       }
     }
   }
@@ -66,26 +67,27 @@ class TimelineBuilder {
 
  private:
   // Iteration k runs the condition, then the body; the last condition ends the loop.
-  void place_loop(const InstructionTiming& loop, double begin, int depth) {
+  void place_loop(const InstructionTiming& t, double begin, int depth) {
+    const FlowTiming& loop = t.flow();
     const double body = total(loop.body), condition = total(loop.condition);
     const double iteration = body + condition;
     const int64_t shown =
         std::min(loop.trip_count, std::max<int64_t>(0, options_.max_expanded_iterations));
-    const std::string name(loop.instruction->name());
-    double t = begin;
+    const std::string name(t.instruction->name());
+    double at = begin;
     for (int64_t k = 0; k < shown && !truncated_; ++k) {
-      add(absl::StrCat(name, " iteration ", k + 1), "compute", t, iteration, depth + 1, nullptr,
+      add(absl::StrCat(name, " iteration ", k + 1), "compute", at, iteration, depth + 1, nullptr,
           1);
-      place(loop.condition, t, depth + 2);
-      place(loop.body, t + condition, depth + 2);
-      t += iteration;
+      place(loop.condition, at, depth + 2);
+      place(loop.body, at + condition, depth + 2);
+      at += iteration;
     }
-    const double rest = begin + loop.time_s - t;
+    const double rest = begin + t.time_s - at;
     if (shown < loop.trip_count) {
-      add(absl::StrCat(name, " iterations ", shown + 1, "-", loop.trip_count), "compute", t, rest,
+      add(absl::StrCat(name, " iterations ", shown + 1, "-", loop.trip_count), "compute", at, rest,
           depth + 1, nullptr, loop.trip_count - shown);
     } else if (rest > 0) {
-      place(loop.condition, t, depth + 1);
+      place(loop.condition, at, depth + 1);
     }
   }
 

@@ -40,6 +40,29 @@ TEST_CASE("S1: a done waits only for what is left of its collective") {
   CHECK(t.pairs[0].exposed_s == 1);
 }
 
+TEST_CASE("events made one at a time give the clock of the list") {
+  // S1 again, each event made when the clock reaches it (the order asked for is checked):
+  // 0, 3, 5, wait 1 -> 6, 10.
+  const std::vector<ScheduledEvent> events = {E::start(1), E::op(3), E::op(2), E::done(1, 6),
+                                              E::op(4)};
+  std::vector<size_t> asked;
+  absl::StatusOr<ScheduleTiming> t = time_schedule(events.size(), [&](size_t k) {
+    asked.push_back(k);
+    return events[k];
+  });
+  REQUIRE(t.ok());
+  CHECK(asked == std::vector<size_t>{0, 1, 2, 3, 4});
+  CHECK(t->end_s == std::vector<double>{0, 3, 5, 6, 10});
+  CHECK(t->total_s == 10);
+  REQUIRE(t->pairs.size() == 1);
+  CHECK(t->pairs[0].exposed_s == 1);
+  // An error names the event as the list's does.
+  absl::StatusOr<ScheduleTiming> bad =
+      time_schedule(2, [](size_t k) { return k == 0 ? E::op(1) : E::done(4, 1); });
+  REQUIRE(!bad.ok());
+  CHECK_THAT(std::string(bad.status().message()), Contains("event 1"));
+}
+
 TEST_CASE("enough work between start and done hides the whole latency") {
   // start, 7 s of work, done (latency 6): no wait; total 7.
   ScheduleTiming t = timing({E::start(1), E::op(7), E::done(1, 6)});

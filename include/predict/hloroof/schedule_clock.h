@@ -11,10 +11,12 @@
 #ifndef HLOROOF_SCHEDULE_CLOCK_H_
 #define HLOROOF_SCHEDULE_CLOCK_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 
@@ -56,6 +58,10 @@ struct ScheduleTiming {
 // Errors: a done without an open start of its id, a start whose id is already open, a start
 // never done, a negative or non-finite cost or latency.
 absl::StatusOr<ScheduleTiming> time_schedule(absl::Span<const ScheduledEvent> events);
+// The same over `count` events, event(k) making the k-th when the clock reaches it: no list of
+// them is held (a computation of thousands of instructions).
+absl::StatusOr<ScheduleTiming> time_schedule(
+    size_t count, absl::FunctionRef<ScheduledEvent(size_t)> event);
 
 }  // namespace hloroof
 
