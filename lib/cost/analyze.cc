@@ -83,6 +83,15 @@ void fusion_cost(const OpView& op, Context& context, OpCost& cost, ByteTally& ta
   add_fusion_bytes(op, *fused, context, tally);
 }
 
+// What an instruction performs: an async-start spelled out with calls= its wrapped
+// computation's root (its collective, if any), any other instruction itself.
+OpView performed_op(const OpView& op) {
+  const Computation* wrapped = op.opcode == Opcode::kAsyncStart
+                                   ? op.instruction->computation_attribute(AttrId::kCalls)
+                                   : nullptr;
+  return wrapped != nullptr && wrapped->root() != nullptr ? view_of(*wrapped->root()) : op;
+}
+
 OpCost instruction_cost(const Instruction& i, CostRole role, Context& context,
                         InstructionCost& record) {
   const OpView op = view_of(i);
@@ -143,13 +152,8 @@ OpCost instruction_cost(const Instruction& i, CostRole role, Context& context,
       add_bytes(op, tally);
   }
   tally.add_to(cost);
-  // An async-start spelled out with calls= performs its wrapped computation's collective.
-  const Computation* wrapped =
-      op.opcode == Opcode::kAsyncStart ? i.computation_attribute(AttrId::kCalls) : nullptr;
-  const OpView performed =
-      wrapped != nullptr && wrapped->root() != nullptr ? view_of(*wrapped->root()) : op;
   if (std::optional<CollectiveCost> c =
-          collective_cost(performed, is_async_start(i.opcode()), context)) {
+          collective_cost(performed_op(op), is_async_start(i.opcode()), context)) {
     record.collective = *std::move(c);
   }
   if (role == CostRole::kScheduled) return cost;
@@ -197,33 +201,50 @@ absl::StatusOr<ModuleCost> analyze_cost(const Module& module, const CostOptions&
   }
 
   // Records go callers first (the entry at the top); each computation's block starts at its
-  // offset.
+  // offset. Without fused records, the block of a fused or applied computation holds only its
+  // instructions that perform a collective.
   ModuleCost result;
   result.module_name = std::string(module.name());
   result.entry = std::string(module.entry()->name());
   result.entry_marked = module.entry_marked();
+  const auto recorded = [&](const Instruction& i, CostRole role) {
+    return options.fused_records || role == CostRole::kScheduled ||
+           cost::performs_collective(cost::performed_op(cost::view_of(i)));
+  };
   absl::flat_hash_map<const Computation*, size_t> first_record;
   size_t count = 0;
   for (auto it = computations.rbegin(); it != computations.rend(); ++it) {
     first_record[*it] = count;
-    count += (*it)->instruction_count();
+    const CostRole role = roles[*it];
+    if (options.fused_records || role == CostRole::kScheduled) {
+      count += (*it)->instruction_count();
+      continue;
+    }
+    for (const Instruction* i : (*it)->instructions()) count += recorded(*i, role) ? 1 : 0;
   }
   result.instructions.resize(count);
 
-  // Callees first: every instruction's cost, and each computation's sum.
+  // Callees first: every instruction's cost, and each computation's sum. The instructions whose
+  // cost could not be told, by computation, in order.
+  absl::flat_hash_map<const Computation*, std::vector<const Instruction*>> unknown;
+  InstructionCost unrecorded;  // the cost of an instruction that keeps no record
   for (const Computation* c : computations) {
     const CostRole role = roles[c];
     const double runs = multipliers[c];
-    InstructionCost* record = &result.instructions[first_record[c]];
+    InstructionCost* next = &result.instructions[first_record[c]];
     OpCost sum;
     for (const Instruction* i : c->instructions()) {
-      record->computation = c;
-      record->instruction = i;
-      record->role = role;
-      record->multiplier = runs;
-      record->cost = cost::instruction_cost(*i, role, context, *record);
-      sum += record->cost;
-      ++record;
+      InstructionCost& record = recorded(*i, role) ? *next++ : (unrecorded = {});
+      record.computation = c;
+      record.instruction = i;
+      record.role = role;
+      record.multiplier = runs;
+      record.cost = cost::instruction_cost(*i, role, context, record);
+      sum += record.cost;
+      if (record.unknown) unknown[c].push_back(i);
+      const bool assumed_trips =
+          record.trip_count && record.trip_count->source == TripCountSource::kAssumed;
+      if (runs > 0 && (record.unknown || assumed_trips)) result.is_lower_bound = true;
     }
     context.computation_costs[c] = sum;
   }
@@ -232,16 +253,13 @@ absl::StatusOr<ModuleCost> analyze_cost(const Module& module, const CostOptions&
     const Computation* c = *it;
     result.computation_index[c] = result.computations.size();
     result.computations.push_back({c, roles[c], multipliers[c], context.computation_costs[c]});
+    if (auto u = unknown.find(c); u != unknown.end()) {
+      result.unknown.insert(result.unknown.end(), u->second.begin(), u->second.end());
+    }
   }
   result.instruction_index.reserve(count);
   for (size_t k = 0; k < count; ++k) {
-    const InstructionCost& record = result.instructions[k];
-    result.instruction_index[record.instruction] = k;
-    if (record.unknown) result.unknown.push_back(record.instruction);
-    const bool reached = record.multiplier > 0;
-    const bool assumed_trips =
-        record.trip_count && record.trip_count->source == TripCountSource::kAssumed;
-    if (reached && (record.unknown || assumed_trips)) result.is_lower_bound = true;
+    result.instruction_index[result.instructions[k].instruction] = k;
   }
   result.totals = context.computation_costs[module.entry()];
   if (context.sizes.failures() > 0) {

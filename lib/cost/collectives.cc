@@ -150,6 +150,8 @@ int64_t expand_groups(CollectiveIdMode mode, const ReplicaGroups* written, const
 
 }  // namespace
 
+bool performs_collective(const OpView& op) { return kind_of(op.opcode).has_value(); }
+
 std::optional<CollectiveCost> collective_cost(const OpView& op, bool is_async, Context& context) {
   std::optional<CollectiveKind> kind = kind_of(op.opcode);
   if (!kind) return std::nullopt;

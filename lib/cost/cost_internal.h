@@ -172,6 +172,8 @@ bool add_custom_call_cost(const OpView& op, Context& context, OpCost& cost, Byte
 // The collective an operation performs, if any (collectives.cc). `is_async` for -start ops and
 // async wrappers.
 std::optional<CollectiveCost> collective_cost(const OpView& op, bool is_async, Context& context);
+// Whether collective_cost gives one for `op` (it does for every collective opcode).
+bool performs_collective(const OpView& op);
 
 // The trip count of a while loop (loops.cc).
 TripCount while_trip_count(const Instruction& while_op, int64_t default_count);

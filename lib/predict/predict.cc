@@ -374,7 +374,8 @@ std::string_view resource_name(const OpPrediction& op) {
 
 CostOptions cost_options(const PredictOptions& options) {
   return {.use_padded_sizes = options.use_padded_sizes,
-          .default_trip_count = options.default_trip_count};
+          .default_trip_count = options.default_trip_count,
+          .fused_records = false};
 }
 
 namespace {

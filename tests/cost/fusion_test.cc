@@ -331,5 +331,69 @@ ENTRY e {
   CHECK(c["s"].cost.padded_written.device == 64);
 }
 
+
+TEST_CASE("without fused records only a fused collective keeps one, and every sum stays") {
+  const std::string_view text = R"(
+HloModule m, replica_count=4
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+fused {
+  p = f32[256] parameter(0)
+  e = f32[256] exponential(p)
+  u = f32[256] custom-call(e), custom_call_target="not_a_known_target"
+  ar = f32[256] all-reduce(u), replica_groups={{0,1,2,3}}, to_apply=sum
+  ROOT m = f32[256] multiply(ar, e)
+}
+ENTRY main {
+  a = f32[256] parameter(0)
+  f = f32[256] fusion(a), kind=kCustom, calls=fused
+  zero = f32[] constant(0)
+  ROOT r = f32[] reduce(f, zero), dimensions={0}, to_apply=sum
+})";
+  const auto every = analyze(text);
+  const auto lean = analyze(text, {.fused_records = false});
+  // Every record: 4 of the entry, 5 fused, 3 of `sum` (applied). Without fused records: the
+  // entry's 4 and the fused all-reduce, in the same order.
+  REQUIRE(every.cost.instructions.size() == 12);
+  REQUIRE(lean.cost.instructions.size() == 5);
+  const std::vector<std::string_view> kept = {"a", "f", "zero", "r", "ar"};
+  for (size_t k = 0; k < kept.size(); ++k) {
+    CHECK(lean.cost.instructions[k].instruction->name() == kept[k]);
+  }
+  const InstructionCost& ar = lean.at("fused", "ar");
+  CHECK(ar.role == CostRole::kFused);
+  REQUIRE(ar.collective);
+  CHECK(ar.collective->group_size == 4);
+  CHECK(lean.cost.find(ar.instruction) == &ar);
+  CHECK(lean.cost.find(every.at("fused", "e").instruction) == nullptr);
+  // The figures are those of every record: the fusion's, the step's, each computation's.
+  for (std::string_view name : {"f", "r"}) {
+    const OpCost& a = every[name].cost;
+    const OpCost& b = lean[name].cost;
+    CHECK(a.flops == b.flops);
+    CHECK(a.transcendentals == b.transcendentals);
+    CHECK(a.bytes() == b.bytes());
+    CHECK(a.xla_flops == b.xla_flops);
+    CHECK(a.unknown_ops == b.unknown_ops);
+  }
+  CHECK(every["f"].cost.transcendentals == 256);  // the fused exponential counts
+  CHECK(lean.cost.totals.flops == every.cost.totals.flops);
+  CHECK(lean.cost.totals.bytes() == every.cost.totals.bytes());
+  REQUIRE(lean.cost.computations.size() == every.cost.computations.size());
+  for (size_t k = 0; k < every.cost.computations.size(); ++k) {
+    CHECK(lean.cost.computations[k].per_execution.flops ==
+          every.cost.computations[k].per_execution.flops);
+  }
+  // The fused custom call of unknown cost is still said, and makes the step a floor.
+  REQUIRE(lean.cost.unknown.size() == 1);
+  CHECK(lean.cost.unknown[0]->name() == "u");
+  REQUIRE(every.cost.unknown.size() == 1);
+  CHECK(every.cost.unknown[0]->name() == "u");
+  CHECK(lean.cost.is_lower_bound);
+}
+
 }  // namespace
 }  // namespace hloroof

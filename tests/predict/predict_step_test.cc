@@ -178,16 +178,36 @@ TEST_CASE("timeline off leaves the timeline empty and every other figure as it w
 
 // The cost analysed once and given to the predictions of several devices (`hloroof compare`)
 // gives each the prediction it makes analysing the cost itself: the cost depends on no device.
-// A TPU layout's tiles pad bytes (kTiled), which the cost holds whichever device reads it.
+// A TPU layout's tiles pad bytes (kTiled), which the cost holds whichever device reads it. A
+// cost that keeps the record of every fused instruction (the prediction's keeps a fused
+// collective's only) gives the same prediction too.
 TEST_CASE("a prediction from a cost analysed once is the one analysing it itself") {
   const std::string tiled = R"(HloModule t
 ENTRY e {
   p = bf16[3,100]{1,0:T(8,128)(2,1)} parameter(0)
   ROOT n = bf16[3,100]{1,0:T(8,128)(2,1)} negate(p)
 })";
+  const std::string fused = R"(HloModule f, replica_count=2
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+body {
+  p = f32[4096] parameter(0)
+  e = f32[4096] exponential(p)
+  ar = f32[4096] all-reduce(e), replica_groups={{0,1}}, to_apply=sum
+  ROOT m = f32[4096] multiply(ar, e)
+}
+ENTRY e {
+  a = f32[4096] parameter(0)
+  f = f32[4096] fusion(a), kind=kCustom, calls=body
+  zero = f32[] constant(0)
+  ROOT r = f32[] reduce(f, zero), dimensions={0}, to_apply=sum
+})";
   for (const std::string& text :
        {absl::StrReplaceAll(kS1, {{"ORDER", std::string(kStart) + kA + kB + kDone + kC}}),
-        std::string(kLoop), tiled}) {
+        std::string(kLoop), tiled, fused}) {
     absl::StatusOr<Module> module = parse_module(text);
     REQUIRE(module.ok());
     for (int64_t trips : {1, 3}) {
@@ -195,6 +215,10 @@ ENTRY e {
       options.default_trip_count = trips;
       const absl::StatusOr<ModuleCost> cost = analyze_cost(*module, cost_options(options));
       REQUIRE(cost.ok());
+      CostOptions every_record = cost_options(options);
+      every_record.fused_records = true;
+      const absl::StatusOr<ModuleCost> every = analyze_cost(*module, every_record);
+      REQUIRE(every.ok());
       for (const char* name : {"tpu_v5e:1x2", "tpu_v5p:2x2x1", "h100:1x2"}) {
         INFO(name << "\n" << text);
         absl::StatusOr<DeviceTarget> device = resolve_device(name, &*module);
@@ -203,10 +227,14 @@ ENTRY e {
         absl::StatusOr<Prediction> own = predict_step_time(*module, device->spec, options);
         absl::StatusOr<Prediction> shared =
             predict_step_time(*module, device->spec, options, *cost);
+        absl::StatusOr<Prediction> from_every =
+            predict_step_time(*module, device->spec, options, *every);
         REQUIRE(own.ok());
         REQUIRE(shared.ok());
+        REQUIRE(from_every.ok());
         CHECK(own->hbm_bytes > 0);
         CHECK(prediction_to_json(*own) == prediction_to_json(*shared));
+        CHECK(prediction_to_json(*own) == prediction_to_json(*from_every));
       }
     }
   }

@@ -160,6 +160,12 @@ struct CostOptions {
   bool use_padded_sizes = true;
   // Trip count assumed for a while loop whose count is neither recorded nor derivable.
   int64_t default_trip_count = 1;
+  // Keep the record of every instruction. Off, the instructions of fused and applied
+  // computations keep one only where they perform a collective: their costs still count in
+  // their callers' and in the computations' sums, and `unknown` and `is_lower_bound` still
+  // count them. A prediction reads no other (cost_options: an optimized module holds about
+  // four fused instructions for each op it runs).
+  bool fused_records = true;
 };
 
 struct ModuleCost {
@@ -168,7 +174,9 @@ struct ModuleCost {
   // The entry is the computation the input marks ENTRY (false for a cut dump, whose last
   // computation is taken, or when a caller took another as the step; JSON `entry_marked`).
   bool entry_marked = true;
-  // Computations callers first (the entry first), instructions in schedule order.
+  // Computations callers first (the entry first), instructions in schedule order (without
+  // CostOptions::fused_records, those of fused and applied computations only where they
+  // perform a collective).
   std::vector<InstructionCost> instructions;
   std::vector<ComputationCost> computations;
   // One step: the entry computation's cost, loops expanded by their trip counts.
