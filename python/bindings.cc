@@ -664,6 +664,8 @@ void bind_cost(py::module_& m) {
               "measure bytes with the layout's tiles applied")
       .option("default_trip_count", &CostOptions::default_trip_count,
               "trip count assumed for a loop whose count cannot be told")
+      .option("fused_records", &CostOptions::fused_records,
+              "keep every fused and applied instruction's record (else a collective's only)")
       .done()
       .def(py::init<>());
 

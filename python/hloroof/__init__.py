@@ -216,9 +216,11 @@ def _entry_warnings(module: Module) -> List[str]:
 def cost(module_or_text: _Text, **options: Any) -> ModuleCost:
     """FLOPs, transcendentals and bytes of every instruction and of one step (`ModuleCost`).
 
-    Options (`CostOptions`): ``use_padded_sizes`` (True), ``default_trip_count`` (1). A
-    module that marks no computation ENTRY is costed from its last computation, said first in
-    ``notes``; ``Module.set_entry`` names another.
+    Options (`CostOptions`): ``use_padded_sizes`` (True), ``default_trip_count`` (1),
+    ``fused_records`` (True; False keeps the records of fused and applied instructions only
+    where they perform a collective, their costs still summed). A module that marks no
+    computation ENTRY is costed from its last computation, said first in ``notes``;
+    ``Module.set_entry`` names another.
     """
     module = _module_of(module_or_text)
     result = _hloroof._cost(module, _set_options(CostOptions, "cost", options))

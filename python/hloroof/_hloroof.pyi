@@ -136,6 +136,7 @@ class CostOptions:
     _fields: Tuple[str, ...]
     use_padded_sizes: bool
     default_trip_count: int
+    fused_records: bool
     def __init__(self) -> None: ...
     def to_dict(self) -> Dict[str, Any]: ...
 

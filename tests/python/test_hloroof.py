@@ -356,6 +356,14 @@ def test_cost_matches_the_cli_json(v5e_text):
     assert c.module_name == expected["module"] == "jit_train_step"
     dense = hloroof.cost(v5e_text, use_padded_sizes=False)
     assert dense.totals.hbm_bytes < c.totals.hbm_bytes  # TPU tiles pad
+    # Without fused records: the scheduled instructions' records (and fused collectives'), in
+    # the same order, and the same step.
+    lean = hloroof.cost(v5e_text, fused_records=False)
+    scheduled = [r for r in c.instructions if r.role == "scheduled" or r.collective is not None]
+    assert 0 < len(lean.instructions) == len(scheduled) < len(c.instructions)
+    assert [r.instruction.name for r in lean.instructions] == \
+        [r.instruction.name for r in scheduled]
+    assert lean.totals.flops == c.totals.flops
 
 
 def test_memory_matches_the_cli_json(v5e_text):
