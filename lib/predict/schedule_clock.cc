@@ -22,17 +22,20 @@ ScheduledEvent ScheduledEvent::done(int64_t id, double latency_s, double cost_s,
 }
 
 absl::StatusOr<ScheduleTiming> time_schedule(absl::Span<const ScheduledEvent> events) {
-  return time_schedule(events.size(), [events](size_t i) { return events[i]; });
+  return time_schedule(events.size(), [events](size_t i) {
+    const ScheduledEvent& e = events[i];
+    return ClockEvent{e.kind, e.cost_s, e.async_id, e.latency_s};
+  });
 }
 
-absl::StatusOr<ScheduleTiming> time_schedule(
-    size_t count, absl::FunctionRef<ScheduledEvent(size_t)> event) {
+absl::StatusOr<ScheduleTiming> time_schedule(size_t count,
+                                             absl::FunctionRef<ClockEvent(size_t)> event) {
   ScheduleTiming timing;
   timing.end_s.reserve(count);
   absl::flat_hash_map<int64_t, double> open;  // async id -> clock at its start
   double t = 0;
   for (size_t i = 0; i < count; ++i) {
-    const ScheduledEvent e = event(i);
+    const ClockEvent e = event(i);
     if (!std::isfinite(e.cost_s) || e.cost_s < 0 || !std::isfinite(e.latency_s) ||
         e.latency_s < 0) {
       return absl::InvalidArgumentError(

@@ -14,6 +14,8 @@
 namespace hloroof::predict {
 namespace {
 
+using Kind = ScheduledEvent::Kind;
+
 // Runs the clock over `ct`'s instructions as they stand (a start launches its latency, a done
 // waits for it, any other op takes its time): sets each async pair's hidden and exposed time (a
 // done's time becomes its exposed wait), every instruction's begin and the total. `what` names
@@ -25,11 +27,12 @@ absl::StatusOr<std::vector<AsyncPairTiming>> run_clock(ComputationTiming& ct,
     const InstructionTiming& t = timings[k];
     switch (t.role) {
       case Role::kAsyncStart:
-        return ScheduledEvent::start(static_cast<int64_t>(k));
+        return ClockEvent{Kind::kAsyncStart, 0, static_cast<int64_t>(k), 0};
       case Role::kAsyncDone:
-        return ScheduledEvent::done(t.partner(), timings[t.partner()].flow().latency_s);
+        return ClockEvent{Kind::kAsyncDone, 0, t.partner(),
+                          timings[t.partner()].flow().latency_s};
       default:
-        return ScheduledEvent::op(t.time_s);
+        return ClockEvent{Kind::kOp, t.time_s, 0, 0};
     }
   });
   if (!clock.ok()) {
@@ -277,11 +280,11 @@ absl::StatusOr<RooflineTiming> roofline_computation(const ComputationTiming& exp
     const InstructionTiming& x = expected.instructions[k];
     switch (x.role) {
       case Role::kAsyncStart:
-        return ScheduledEvent::start(static_cast<int64_t>(k));
+        return ClockEvent{Kind::kAsyncStart, 0, static_cast<int64_t>(k), 0};
       case Role::kAsyncDone:
-        return ScheduledEvent::done(x.partner(), rt.latency_s[x.partner()]);
+        return ClockEvent{Kind::kAsyncDone, 0, x.partner(), rt.latency_s[x.partner()]};
       default:
-        return ScheduledEvent::op(rt.time_s[k]);
+        return ClockEvent{Kind::kOp, rt.time_s[k], 0, 0};
     }
   });
   if (!clock.ok()) {

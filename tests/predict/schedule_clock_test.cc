@@ -48,7 +48,8 @@ TEST_CASE("events made one at a time give the clock of the list") {
   std::vector<size_t> asked;
   absl::StatusOr<ScheduleTiming> t = time_schedule(events.size(), [&](size_t k) {
     asked.push_back(k);
-    return events[k];
+    const ScheduledEvent& e = events[k];
+    return ClockEvent{e.kind, e.cost_s, e.async_id, e.latency_s};
   });
   REQUIRE(t.ok());
   CHECK(asked == std::vector<size_t>{0, 1, 2, 3, 4});
@@ -58,7 +59,10 @@ TEST_CASE("events made one at a time give the clock of the list") {
   CHECK(t->pairs[0].exposed_s == 1);
   // An error names the event as the list's does.
   absl::StatusOr<ScheduleTiming> bad =
-      time_schedule(2, [](size_t k) { return k == 0 ? E::op(1) : E::done(4, 1); });
+      time_schedule(2, [](size_t k) {
+        return k == 0 ? ClockEvent{E::Kind::kOp, 1, 0, 0}
+                      : ClockEvent{E::Kind::kAsyncDone, 0, 4, 1};  // no start of id 4
+      });
   REQUIRE(!bad.ok());
   CHECK_THAT(std::string(bad.status().message()), Contains("event 1"));
 }

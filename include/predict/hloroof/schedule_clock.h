@@ -58,10 +58,18 @@ struct ScheduleTiming {
 // Errors: a done without an open start of its id, a start whose id is already open, a start
 // never done, a negative or non-finite cost or latency.
 absl::StatusOr<ScheduleTiming> time_schedule(absl::Span<const ScheduledEvent> events);
+// An event as the clock reads it: a ScheduledEvent without its label.
+struct ClockEvent {
+  ScheduledEvent::Kind kind = ScheduledEvent::Kind::kOp;
+  double cost_s = 0;
+  int64_t async_id = 0;
+  double latency_s = 0;
+};
+
 // The same over `count` events, event(k) making the k-th when the clock reaches it: no list of
 // them is held (a computation of thousands of instructions).
-absl::StatusOr<ScheduleTiming> time_schedule(
-    size_t count, absl::FunctionRef<ScheduledEvent(size_t)> event);
+absl::StatusOr<ScheduleTiming> time_schedule(size_t count,
+                                             absl::FunctionRef<ClockEvent(size_t)> event);
 
 }  // namespace hloroof
 
