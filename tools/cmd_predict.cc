@@ -145,6 +145,7 @@ int run(const std::vector<std::string>& words) {
   const bool text = !args->flag("--json") && !args->flag("--csv");
   const bool report_memory = text || args->has("--trace");
   const MemoryOptions report_options = {.live_curves = args->has("--trace"),
+                                        .entry_curve = false,
                                         .allocations = false};
   // The XSpace's buffer assignment needs every buffer and allocation: where the report's
   // analysis is made too, one analysis lists them and the report is that one narrowed.

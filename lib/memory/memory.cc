@@ -436,7 +436,7 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
     }
   }
   // The curve: a point per entry instruction (80 bytes each).
-  if (options.live_curves) {
+  if (options.live_curves && options.entry_curve) {
     r.live_curve.reserve(schedule.size());
     for (size_t p = 0; p < schedule.size(); ++p) {
       r.live_curve.push_back({std::string(schedule[p]->name()), entry.device_bytes(p),

@@ -337,6 +337,20 @@ TEST_CASE("without live curves the report has no curve nor timeline, and the sam
   CHECK(r.peak_buffers.size() == all.peak_buffers.size());
 }
 
+TEST_CASE("without the entry's curve the timeline is the same, and the peak") {
+  const MemoryReport all = analyze(kWhileLoop);
+  const MemoryReport r = analyze(kWhileLoop, {.entry_curve = false});
+  CHECK(r.live_curve.empty());
+  REQUIRE(r.live_timeline.size() == all.live_timeline.size());
+  REQUIRE(!r.live_timeline.empty());
+  for (size_t k = 0; k < r.live_timeline.size(); ++k) {
+    CHECK(r.live_timeline[k].instruction == all.live_timeline[k].instruction);
+    CHECK(r.live_timeline[k].device_bytes == all.live_timeline[k].device_bytes);
+    CHECK(r.live_timeline[k].depth == all.live_timeline[k].depth);
+  }
+  CHECK(r.peak_bytes == 24592);  // as above
+}
+
 TEST_CASE("a conditional adds the larger of its branches' peaks") {
   // Entry: i 4, x 1024; c (1024) is defined at the conditional. Branch small's peak is its
   // 2048 B concatenate, branch big's 8192 B. At c: 4 + 1024 + 1024 + 8192 = 10244.

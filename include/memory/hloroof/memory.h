@@ -246,6 +246,9 @@ struct MemoryOptions {
   // Make live_curve and live_timeline; false leaves both empty (a point per instruction, 80
   // bytes each, that the text and the advice do not show). The peak is found either way.
   bool live_curves = true;
+  // With live_curves: make live_curve too; false makes live_timeline only (what a trace view
+  // plots: it holds the entry's instructions and the bodies').
+  bool entry_curve = true;
   // List every allocation in MemoryReport::allocations; false counts them only: a parameter
   // of a million scalar leaves has a million allocations, which the text and the advice do
   // not show.
