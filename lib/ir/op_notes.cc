@@ -1,5 +1,6 @@
 #include "ir/op_notes.h"
 
+#include <bitset>
 #include <optional>
 #include <string_view>
 
@@ -80,10 +81,21 @@ std::vector<std::string> group_op_notes(const std::vector<std::string>& lines,
     for (const std::string& line : lines) {
       if (std::optional<Split> s = split_note(line)) by_name.emplace(s->name, nullptr);
     }
+    // Most instructions are none of them: a name whose length and last two characters are no
+    // looked-for name's is passed over without hashing it (a module has tens of thousands).
+    std::bitset<4096> maybe;
+    auto mark = [](std::string_view name) {
+      const auto at = [&name](size_t back) {
+        return name.size() > back ? static_cast<unsigned char>(name[name.size() - 1 - back]) : 0u;
+      };
+      return (name.size() * 131 + at(0) * 31 + at(1)) % 4096;
+    };
+    for (const auto& [name, instruction] : by_name) maybe.set(mark(name));
     size_t left = by_name.size();
     for (const Computation* c : module->computations()) {
       if (left == 0) break;
       for (const Instruction* i : c->instructions()) {
+        if (!maybe.test(mark(i->name()))) continue;
         auto it = by_name.find(i->name());
         if (it == by_name.end() || it->second != nullptr) continue;
         it->second = i;

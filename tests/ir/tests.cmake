@@ -8,6 +8,7 @@ hloroof_add_test(ir_test
   ${CMAKE_CURRENT_LIST_DIR}/entry_layout_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/memory_breakdown_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/name_table_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/op_notes_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape_size_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/shape_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/text_hash_test.cc
