@@ -744,7 +744,9 @@ void bind_cost(py::module_& m) {
       .computed(
           "collective", [](const InstructionCost& c) { return c.collective.get(); },
           "collectives: payload and groups", kInternal)
-      .field("trip_count", &InstructionCost::trip_count, "while loops: the trip count")
+      .computed(
+          "trip_count", [](const InstructionCost& c) { return c.trip_count.get(); },
+          "while loops: the trip count", kInternal)
       .done();
 
   Record<ComputationCost>(m, "ComputationCost", "The cost of one computation.")

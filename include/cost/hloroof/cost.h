@@ -135,16 +135,16 @@ std::string_view cost_role_name(CostRole role);
 struct InstructionCost {
   const Computation* computation = nullptr;
   const Instruction* instruction = nullptr;
-  CostRole role = CostRole::kScheduled;
   // Executions per step: the product of the enclosing loops' trip counts (a loop condition runs
   // once more than its body), summed over call sites; a conditional's branches count as taken.
   // Fused and applied instructions take their caller's.
   double multiplier = 0;
-  OpCost cost;           // one execution, called computations included
-  bool unknown = false;  // this instruction's own cost could not be told (counted 0)
-  // Few instructions have one: held on the heap (the others carry a pointer).
+  OpCost cost;  // one execution, called computations included
+  // Few instructions have these: each is held on the heap (the others carry a pointer).
   HeapOptional<CollectiveCost> collective;
-  std::optional<TripCount> trip_count;  // while loops
+  HeapOptional<TripCount> trip_count;  // while loops
+  CostRole role = CostRole::kScheduled;
+  bool unknown = false;  // this instruction's own cost could not be told (counted 0)
 };
 
 struct ComputationCost {

@@ -77,7 +77,7 @@ struct PredictOptions {
 };
 
 // What bounds an op, in XProf's terms.
-enum class BoundBy { kCompute, kMemory, kCollective, kOverhead };
+enum class BoundBy : uint8_t { kCompute, kMemory, kCollective, kOverhead };
 std::string_view bound_by_name(BoundBy bound);  // "compute", "memory", "collective", "overhead"
 
 struct CollectivePrediction {
@@ -114,7 +114,6 @@ struct OpPrediction {
   std::string_view name;
   std::string_view opcode;
   std::string_view computation;
-  bool in_entry = false;     // the computation is the module's entry
   std::string_view category;  // XProf-like: "convolution fusion", "loop fusion", "all-gather", ...
   std::string_view op_name;   // metadata op_name, e.g. "jit(train_step)/layer_3/attention/dot"
   double multiplier = 1;  // executions per step
@@ -139,6 +138,7 @@ struct OpPrediction {
   double total_roofline_time_s = 0;  // roofline_time_s x multiplier
   BoundBy bound = BoundBy::kOverhead;
   Bound resource = Bound::kOverhead;  // the roofline term behind `bound`
+  bool in_entry = false;              // the computation is the module's entry
   double flops = 0;                   // one execution
   double matrix_flops = 0;
   double transcendentals = 0;

@@ -34,7 +34,7 @@ struct OpWork {
 };
 
 // The resource a term measures; the one with the largest time bounds the op.
-enum class Bound {
+enum class Bound : uint8_t {
   kMatrix,          // matrix-unit FLOPs
   kVector,          // vector-unit FLOPs
   kTranscendental,  // transcendental unit
