@@ -458,7 +458,7 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
                               const TimingMap& timings, Target& target, InstructionTiming& t,
                               Explanation& explanation) {
   t.role = Role::kAsyncStart;
-  FlowTiming& flow = t.set_flow();
+  FlowTiming& flow = t.mutable_flow();
   const CollectiveCost* c = collective_of(i, target.cost());
   flow.stream = target.save(stream_of(i, c));
   if (c != nullptr) {

@@ -304,7 +304,7 @@ struct InstructionTiming {
   // are none.
   const FlowTiming& flow() const { return flow_ ? *flow_.get() : kNoFlow; }
   // The same to set: made on first use.
-  FlowTiming& set_flow() { return flow_ ? *flow_.get() : flow_.emplace(); }
+  FlowTiming& mutable_flow() { return flow_ ? *flow_.get() : flow_.emplace(); }
   int64_t partner() const { return flow_ ? flow_.get()->partner : -1; }
 
  private:

@@ -42,8 +42,8 @@ absl::StatusOr<std::vector<AsyncPairTiming>> run_clock(ComputationTiming& ct,
   for (const AsyncPairTiming& p : clock->pairs) {
     InstructionTiming& start = timings[p.async_id];
     InstructionTiming& done = timings[start.partner()];
-    start.set_flow().hidden_s = done.set_flow().hidden_s = p.hidden_s;
-    start.set_flow().exposed_s = done.set_flow().exposed_s = p.exposed_s;
+    start.mutable_flow().hidden_s = done.mutable_flow().hidden_s = p.hidden_s;
+    start.mutable_flow().exposed_s = done.mutable_flow().exposed_s = p.exposed_s;
     done.time_s = p.exposed_s;  // the wait is the done's time on the compute track
   }
   ct.begin_s = std::move(clock->end_s);  // each instruction's end, less its time
@@ -72,7 +72,7 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
   t.instruction = &i;
   t.cost = target.cost_of(i);
   t.bound = BoundBy::kCompute;
-  FlowTiming& flow = t.set_flow();
+  FlowTiming& flow = t.mutable_flow();
   switch (i.opcode()) {
     case Opcode::kWhile: {
       t.role = Role::kWhile;
@@ -151,7 +151,7 @@ void run_synchronously(InstructionTiming& t, Target& target) {
   target.assume(absl::StrCat(sv(t.instruction->name()),
                              ": no matching done in its computation; its latency is exposed"));
   t.role = t.collective ? Role::kCollective : Role::kOp;
-  FlowTiming& flow = t.set_flow();
+  FlowTiming& flow = t.mutable_flow();
   t.time_s = flow.latency_s;
   t.roofline_time_s = flow.roofline_latency_s;
   flow.exposed_s = flow.latency_s;
@@ -183,8 +183,8 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
       if (it != starts.end() && ct.instructions[it->second].role == Role::kAsyncStart &&
           ct.instructions[it->second].partner() < 0) {
         InstructionTiming& s = ct.instructions[it->second];
-        s.set_flow().partner = position;
-        FlowTiming& flow = t.set_flow();
+        s.mutable_flow().partner = position;
+        FlowTiming& flow = t.mutable_flow();
         flow.partner = it->second;
         t.bound = s.bound;
         flow.stream = s.flow().stream;
