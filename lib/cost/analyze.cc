@@ -207,16 +207,18 @@ absl::StatusOr<ModuleCost> analyze_cost(const Module& module, const CostOptions&
   result.module_name = std::string(module.name());
   result.entry = std::string(module.entry()->name());
   result.entry_marked = module.entry_marked();
+  const auto records_all = [&](CostRole role) {
+    return options.fused_records || role == CostRole::kScheduled;
+  };
   const auto recorded = [&](const Instruction& i, CostRole role) {
-    return options.fused_records || role == CostRole::kScheduled ||
-           cost::performs_collective(cost::performed_op(cost::view_of(i)));
+    return records_all(role) || cost::performs_collective(cost::performed_op(cost::view_of(i)));
   };
   absl::flat_hash_map<const Computation*, size_t> first_record;
   size_t count = 0;
   for (auto it = computations.rbegin(); it != computations.rend(); ++it) {
     first_record[*it] = count;
     const CostRole role = roles[*it];
-    if (options.fused_records || role == CostRole::kScheduled) {
+    if (records_all(role)) {
       count += (*it)->instruction_count();
       continue;
     }
