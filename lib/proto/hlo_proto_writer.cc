@@ -1163,12 +1163,12 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
 
 namespace {
 
-// The bytes written, held in a string of their size (its doubling left up to twice that), or
-// none where they do not fit in a protobuf message.
+// The bytes written, or none where they do not fit in a protobuf message. The room reserved
+// (below) and left unwritten is kept: its pages were never touched, so they hold no memory,
+// where giving it back would copy the bytes into a block of their size beside them (gemma3 4b:
+// 2.9 MB made while the 3.8 MB reserved is still held).
 std::string finished(const proto_internal::WireWriter& w, std::string& bytes) {
   if (!w.fits()) return {};
-  // Room reserved (below) past a quarter more is given back (a copy of the bytes).
-  if (bytes.capacity() - bytes.size() > bytes.size() / 4) bytes.shrink_to_fit();
   return std::move(bytes);
 }
 

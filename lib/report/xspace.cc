@@ -364,8 +364,8 @@ class PlaneBuilder {
 // A slice of the step as written: the prediction's timeline, with the summary slice of a loop's
 // remaining iterations filled by the last laid-out iteration, stretched by their count.
 struct Slice {
-  std::string name;
-  std::string track;
+  std::string_view name;   // the timeline event's, which the prediction holds
+  std::string_view track;
   double start_s = 0;  // laid out in seconds, so that stretching does not multiply rounding
   double duration_s = 0;
   int depth = 0;
@@ -761,10 +761,10 @@ class XSpaceWriter {
     xp::XLine* modules = plane.add_line(2, "XLA Modules", "", t0);
     xp::XLine* ops = plane.add_line(3, "XLA Ops", "", t0);
     xp::XLine* loops = plane.add_line(5, "Loop iterations", "Loop iterations (predicted)", t0);
-    std::map<std::string, xp::XLine*, std::less<>> async_lines;
+    std::map<std::string_view, xp::XLine*> async_lines;
 
     std::vector<Slice*> op_line, loop_line;
-    std::map<std::string, std::vector<Slice*>, std::less<>> async_slices;
+    std::map<std::string_view, std::vector<Slice*>> async_slices;
     for (Slice& s : slices_) {
       if (s.track != "compute") {
         async_slices[s.track].push_back(&s);
@@ -796,11 +796,12 @@ class XSpaceWriter {
         xp::XLine*& line = async_lines[track];
         if (line == nullptr) {
           line = plane.add_line(line_id, "Async XLA Ops",
-                                absl::StrCat("Async XLA Ops: ", track, " (predicted)"), t0);
+                                absl::StrCat("Async XLA Ops: ", sv(track), " (predicted)"),
+                                t0);
         }
         ++line_id;
         for (const Slice* s : list) {
-          add_event(line, plane.event_id(absl::StrCat(s->name, " (async work)")),
+          add_event(line, plane.event_id(absl::StrCat(sv(s->name), " (async work)")),
                     base + s->start_ps, s->duration_ps);
           plane.add_str(line->mutable_events(line->events_size() - 1)->mutable_stats(), "hlo_op",
                         s->name);
@@ -868,13 +869,13 @@ class XSpaceWriter {
     add_device_peaks(plane);
     const int64_t t0 = options_.start_time_ns;
     xp::XLine* kernels = plane.add_line(1, "Stream #1(Kernel)", "", t0);
-    std::map<std::string, xp::XLine*, std::less<>> async_lines;
+    std::map<std::string_view, xp::XLine*> async_lines;
     PlaneBuilder host(2, "/host:CPU");
     xp::XLine* launches = host.add_line(1, "predicted launches", "", t0);
 
     // Kernels: the ops that run (loops, conditionals and calls are their callees' kernels).
     std::vector<const Slice*> ops;
-    std::map<std::string, std::vector<const Slice*>, std::less<>> async_slices;
+    std::map<std::string_view, std::vector<const Slice*>> async_slices;
     for (const Slice& s : slices_) {
       if (s.track != "compute") {
         async_slices[s.track].push_back(&s);
@@ -913,15 +914,15 @@ class XSpaceWriter {
       for (auto& [track, list] : async_slices) {
         xp::XLine*& line = async_lines[track];
         if (line == nullptr) {
-          line = plane.add_line(line_id, absl::StrCat("Stream #", line_id, "(", track, ")"),
-                                absl::StrCat("Stream #", line_id, " (", track, ", predicted)"),
-                                t0);
+          line = plane.add_line(
+              line_id, absl::StrCat("Stream #", line_id, "(", sv(track), ")"),
+              absl::StrCat("Stream #", line_id, " (", sv(track), ", predicted)"), t0);
         }
         ++line_id;
         // The async work, shown: no hlo_op stat, so XProf's op stats keep the prediction's
         // per-op times (the done's wait) rather than adding the overlapped work.
         for (const Slice* s : list) {
-          add_event(line, plane.event_id(absl::StrCat(s->name, " (async work)")),
+          add_event(line, plane.event_id(absl::StrCat(sv(s->name), " (async work)")),
                     base + s->start_ps, s->duration_ps);
         }
       }
