@@ -174,6 +174,12 @@ int run(const std::vector<std::string>& words) {
       xspace.start_time_ns = now_ns();
       xspace.threads = cores();
       xspace.memory_future = xspace_memory_made.get_future().share();
+      // Every buffer described is held no longer than the XSpace reads them: the report's
+      // few are kept, the rest freed while the XSpace's planes are still being laid out.
+      xspace.memory_read = [&] {
+        if (report_memory) analyzed = narrow_memory_report(**xspace_memory, report_options);
+        xspace_memory.reset();
+      };
       xspace_file = write_xspace(*module, **predicted, *spec, args->get("--xspace"), xspace);
     }
   };
@@ -197,7 +203,7 @@ int run(const std::vector<std::string>& words) {
   }
   analyses.push_back(predict);
   for_each_concurrently(analyses.size(), [&](size_t k) { analyses[k](); });
-  if (report_memory && xspace_memory) {
+  if (report_memory && xspace_memory) {  // the XSpace failed before it read the report
     analyzed = !xspace_memory->ok() ? absl::StatusOr<MemoryReport>(xspace_memory->status())
                                     : narrow_memory_report(**xspace_memory, report_options);
   }

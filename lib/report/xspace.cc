@@ -961,7 +961,8 @@ class XSpaceWriter {
       }
     }
     absl::StatusOr<MemoryReport> made;
-    if (given == nullptr) {
+    const bool borrowed = given != nullptr;
+    if (!borrowed) {
       made = analyze_memory(module_, device_, xspace_memory_options(options_));
       if (!made.ok()) {
         gaps.push_back(absl::StrCat(
@@ -977,7 +978,9 @@ class XSpaceWriter {
           " buffers and no heap trace: XProf's memory viewer shows every allocation but not "
           "the heap over program order (hloroof memory gives the predicted peak)"));
     }
-    return write_hlo_proto_buffers(module_, *given);
+    std::string bytes = write_hlo_proto_buffers(module_, *given);
+    if (borrowed && options_.memory_read) options_.memory_read();
+    return bytes;
   }
 
   void write_task_environment() {

@@ -18,6 +18,7 @@
 #define HLOROOF_XSPACE_H_
 
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <string>
 #include <string_view>
@@ -55,6 +56,11 @@ struct XSpaceOptions {
   // null report, or a promise given up without one, is a failed analysis (made again here,
   // which says why). No future: made here.
   std::shared_future<const MemoryReport*> memory_future;
+  // Called once the report given (`memory`, or the future's) has been read for the last time,
+  // on the thread that read it: its owner may free it from then on (a module's every buffer
+  // described takes megabytes, held no longer than the XSpace needs them). Not called where
+  // no report was given or the future gave none.
+  std::function<void()> memory_read;
   // Threads that make the file, each taking the next of three parts: the HloProto's buffer
   // assignment (and its memory analysis, when `memory` is null), the device's planes, the
   // HloProto's module. More than 3 are 3. The bytes are the same either way: protobuf's
