@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
 #include <filesystem>
 #include <future>
 #include <limits>
@@ -113,10 +114,13 @@ std::string memory_access_breakdown(double hbm_bytes, double on_chip_bytes) {
 }
 
 // An event metadata's fields after its id and name (XEventMetadata: display_name (4), then
-// stats (5), each an XStat {metadata_id (1), its value}), written as they are given: a
-// message made for each of thousands of ops cost more than the rest of its plane.
+// stats (5), each an XStat {metadata_id (1), its value}), or an event's stats (XEvent.stats,
+// 4), written as they are given: a message made for each of thousands of ops or events cost
+// more than the rest of its plane.
 class EventFields {
  public:
+  explicit EventFields(int stats_field = 5) : stats_tag_(tag(stats_field, kLength)) {}
+
   // Its display name: before any stat.
   void set_display_name(std::string_view name) {
     proto_internal::WireWriter(bytes_).bytes(4, name);
@@ -131,7 +135,7 @@ class EventFields {
     p = Coded::WriteVarint64ToArray(static_cast<uint64_t>(stat), p);
     *p++ = tag(field, kVarint);
     p = Coded::WriteVarint64ToArray(value, p);
-    b[0] = tag(5, kLength);
+    b[0] = stats_tag_;
     b[1] = static_cast<uint8_t>(p - b - 2);
     bytes_.append(reinterpret_cast<const char*>(b), static_cast<size_t>(p - b));
   }
@@ -146,7 +150,7 @@ class EventFields {
                           proto_internal::WireWriter::field_size(size);
     uint8_t b[4 * (1 + kMaxVarint)];
     uint8_t* p = b;
-    *p++ = tag(5, kLength);
+    *p++ = stats_tag_;
     p = Coded::WriteVarint64ToArray(fields, p);
     *p++ = tag(1, kVarint);
     p = Coded::WriteVarint64ToArray(static_cast<uint64_t>(stat), p);
@@ -157,13 +161,78 @@ class EventFields {
 
  private:
   friend class PlaneBuilder;
+  friend class LineBuilder;
   using Coded = google::protobuf::io::CodedOutputStream;
   static constexpr int kMaxVarint = 10;
   static constexpr int kVarint = 0, kLength = 2;  // wire types
   static constexpr uint8_t tag(int field, int wire_type) {
     return static_cast<uint8_t>(field << 3 | wire_type);
   }
+  uint8_t stats_tag_;
   std::string bytes_;
+};
+
+// One line of a plane, its events serialized as they are added (XLine: id (1), name (2),
+// timestamp_ns (3), events (4), display_name (11)): a message for each of the thousands of
+// events held them at several times their bytes, and the plane's serialization once more.
+class LineBuilder {
+ public:
+  LineBuilder(int64_t id, std::string_view name, std::string_view display_name,
+              int64_t timestamp_ns)
+      : name_(name), display_name_(display_name) {
+    proto_internal::WireWriter w(head_);
+    w.integer(1, id);
+    w.bytes(2, name_);
+    w.integer(3, timestamp_ns);
+  }
+
+  // A new event (XEvent: metadata_id (1), offset_ps (2, a oneof member: written whatever it
+  // is), duration_ps (3)); the stats added to what it returns follow it, until the next.
+  EventFields& add_event(int64_t metadata_id, int64_t offset_ps, int64_t duration_ps) {
+    close_event();
+    proto_internal::WireWriter w(event_.bytes_);
+    w.integer(1, metadata_id);
+    w.key(2, offset_ps);
+    w.integer(3, duration_ps);
+    return event_;
+  }
+
+  // XPlane.lines (3): this line, its bytes handed to `emit` in pieces.
+  void finish(absl::FunctionRef<void(std::string_view)> emit) {
+    close_event();
+    using proto_internal::WireWriter;
+    std::string head;
+    WireWriter w(head);
+    w.header(3, head_.size() + events_.size() + WireWriter::bytes_size(display_name_));
+    w.raw(head_);
+    emit(head);
+    for (const std::string& piece : events_.pieces()) emit(piece);
+    head.clear();
+    w.bytes(11, display_name_);
+    emit(head);
+  }
+  // The bytes finish() hands over (the last event made part of the line).
+  size_t field_size() {
+    close_event();
+    return proto_internal::WireWriter::field_size(
+        head_.size() + events_.size() + proto_internal::WireWriter::bytes_size(display_name_));
+  }
+
+ private:
+  // The event being made, into the line: XLine.events (4).
+  void close_event() {
+    if (event_.bytes_.empty()) return;
+    const size_t size = event_.bytes_.size();
+    proto_internal::WireWriter w(events_.last(proto_internal::WireWriter::field_size(size)));
+    w.header(4, size);
+    w.raw(event_.bytes_);
+    event_.bytes_.clear();
+  }
+
+  std::string name_, display_name_;
+  std::string head_;  // id, name, timestamp_ns
+  EventFields event_{4};
+  proto_internal::SerializedPieces events_;
 };
 
 // One plane under construction, written (finish) as soon as it is laid out: its lines and stats
@@ -242,14 +311,10 @@ class PlaneBuilder {
     write_event_metadata(id, name, std::move(bytes), std::move(more));
   }
 
-  xp::XLine* add_line(int64_t id, std::string_view name, std::string_view display_name,
-                      int64_t timestamp_ns) {
-    xp::XLine* line = plane_->add_lines();
-    line->set_id(id);
-    line->set_name(std::string(name));
-    if (!display_name.empty()) line->set_display_name(std::string(display_name));
-    line->set_timestamp_ns(timestamp_ns);
-    return line;
+  // A new line, after those made before; the plane keeps it (its address stays).
+  LineBuilder* add_line(int64_t id, std::string_view name, std::string_view display_name,
+                        int64_t timestamp_ns) {
+    return &lines_.emplace_back(id, name, display_name, timestamp_ns);
   }
 
   using Stats = google::protobuf::RepeatedPtrField<xp::XStat>;
@@ -301,7 +366,13 @@ class PlaneBuilder {
     fields->add_varint(literal_stat_id(name), 4, static_cast<uint64_t>(value));
   }
 
-  // A string value held once in the stat metadata (XProf's "ref" values).
+  // A string value held once in the stat metadata (XProf's "ref" values): the stat's name is
+  // given its id before the value is.
+  template <size_t N>
+  void add_ref(EventFields* fields, const char (&name)[N], std::string_view value) {
+    const int64_t key = literal_stat_id(name);
+    fields->add_varint(key, 7, static_cast<uint64_t>(stat_id(value)));
+  }
   void add_ref(Stats* stats, std::string_view name, std::string_view value) {
     const int64_t key = stat_id(name);
     xp::XStat* s = stats->Add();
@@ -312,12 +383,15 @@ class PlaneBuilder {
   // The plane's bytes handed to `emit` as a field of the XSpace (planes, 1): id (1), name
   // (2), lines (3), event metadata (4), stat metadata (5), stats (6).
   void finish(absl::FunctionRef<void(std::string_view)> emit) {
+    size_t lines = 0;
+    for (LineBuilder& line : lines_) lines += line.field_size();
     std::string bytes;
     proto_internal::WireWriter w(bytes);
-    w.header(1, plane_->ByteSizeLong() + event_metadata_.size() + stat_metadata_.size() +
-                    stats_holder_->ByteSizeLong());
+    w.header(1, plane_->ByteSizeLong() + lines + event_metadata_.size() +
+                    stat_metadata_.size() + stats_holder_->ByteSizeLong());
     w.append(*plane_);
     emit(bytes);
+    for (LineBuilder& line : lines_) line.finish(emit);
     for (const std::string& piece : event_metadata_.pieces()) emit(piece);
     for (const std::string& piece : stat_metadata_.pieces()) emit(piece);
     bytes.clear();
@@ -352,6 +426,7 @@ class PlaneBuilder {
   xp::XPlane* plane_ = google::protobuf::Arena::CreateMessage<xp::XPlane>(&arena_);
   xp::XPlane* stats_holder_ = google::protobuf::Arena::CreateMessage<xp::XPlane>(&arena_);
   EventFields fields_;  // each event metadata's while it is made
+  std::deque<LineBuilder> lines_;
   static constexpr size_t kLiteralIds = 32;
   std::array<std::pair<const char*, int64_t>, kLiteralIds> literal_ids_{};
   proto_internal::SerializedPieces event_metadata_, stat_metadata_;  // map entries
@@ -718,12 +793,11 @@ class XSpaceWriter {
     return std::string(opcode_name(i->opcode()));
   }
 
-  void add_event(xp::XLine* line, int64_t metadata_id, int64_t start_ps, int64_t duration_ps) {
-    xp::XEvent* e = line->add_events();
-    e->set_metadata_id(metadata_id);
-    e->set_offset_ps(start_ps);
-    e->set_duration_ps(duration_ps);
+  // An event of the line; its stats are added to what it returns.
+  EventFields* add_event(LineBuilder* line, int64_t metadata_id, int64_t start_ps,
+                         int64_t duration_ps) {
     ++events_;
+    return &line->add_event(metadata_id, start_ps, duration_ps);
   }
 
   void add_device_peaks(PlaneBuilder& plane) {
@@ -757,11 +831,11 @@ class XSpaceWriter {
     PlaneBuilder plane(1, "/device:TPU:0");
     add_device_peaks(plane);
     const int64_t t0 = options_.start_time_ns;
-    xp::XLine* steps = plane.add_line(1, "Steps", "", t0);
-    xp::XLine* modules = plane.add_line(2, "XLA Modules", "", t0);
-    xp::XLine* ops = plane.add_line(3, "XLA Ops", "", t0);
-    xp::XLine* loops = plane.add_line(5, "Loop iterations", "Loop iterations (predicted)", t0);
-    std::map<std::string_view, xp::XLine*> async_lines;
+    LineBuilder* steps = plane.add_line(1, "Steps", "", t0);
+    LineBuilder* modules = plane.add_line(2, "XLA Modules", "", t0);
+    LineBuilder* ops = plane.add_line(3, "XLA Ops", "", t0);
+    LineBuilder* loops = plane.add_line(5, "Loop iterations", "Loop iterations (predicted)", t0);
+    std::map<std::string_view, LineBuilder*> async_lines;
 
     std::vector<Slice*> op_line, loop_line;
     std::map<std::string_view, std::vector<Slice*>> async_slices;
@@ -781,8 +855,7 @@ class XSpaceWriter {
     for (int64_t step = 0; step < options_.steps; ++step) {
       const int64_t base = step * step_ps_;
       add_event(steps, plane.event_id(absl::StrCat(step)), base, step_ps_);
-      add_event(modules, module_md, base, step_ps_);
-      auto* stats = modules->mutable_events(modules->events_size() - 1)->mutable_stats();
+      EventFields* stats = add_event(modules, module_md, base, step_ps_);
       plane.add_uint(stats, "run_id", static_cast<uint64_t>(step + 1));
       plane.add_int(stats, "group_id", step);
       for (const Slice* s : op_line) {
@@ -793,7 +866,7 @@ class XSpaceWriter {
       }
       int64_t line_id = 100;
       for (auto& [track, list] : async_slices) {
-        xp::XLine*& line = async_lines[track];
+        LineBuilder*& line = async_lines[track];
         if (line == nullptr) {
           line = plane.add_line(line_id, "Async XLA Ops",
                                 absl::StrCat("Async XLA Ops: ", sv(track), " (predicted)"),
@@ -801,10 +874,10 @@ class XSpaceWriter {
         }
         ++line_id;
         for (const Slice* s : list) {
-          add_event(line, plane.event_id(absl::StrCat(sv(s->name), " (async work)")),
-                    base + s->start_ps, s->duration_ps);
-          plane.add_str(line->mutable_events(line->events_size() - 1)->mutable_stats(), "hlo_op",
-                        s->name);
+          EventFields* work =
+              add_event(line, plane.event_id(absl::StrCat(sv(s->name), " (async work)")),
+                        base + s->start_ps, s->duration_ps);
+          plane.add_str(work, "hlo_op", s->name);
         }
       }
     }
@@ -868,10 +941,10 @@ class XSpaceWriter {
     add_gpu_capabilities(plane);
     add_device_peaks(plane);
     const int64_t t0 = options_.start_time_ns;
-    xp::XLine* kernels = plane.add_line(1, "Stream #1(Kernel)", "", t0);
-    std::map<std::string_view, xp::XLine*> async_lines;
+    LineBuilder* kernels = plane.add_line(1, "Stream #1(Kernel)", "", t0);
+    std::map<std::string_view, LineBuilder*> async_lines;
     PlaneBuilder host(2, "/host:CPU");
-    xp::XLine* launches = host.add_line(1, "predicted launches", "", t0);
+    LineBuilder* launches = host.add_line(1, "predicted launches", "", t0);
 
     // Kernels: the ops that run (loops, conditionals and calls are their callees' kernels).
     std::vector<const Slice*> ops;
@@ -900,11 +973,8 @@ class XSpaceWriter {
       for (const Slice* s : ops) {
         ++correlation;
         const int64_t start = base + s->start_ps;
-        add_event(launches, launch_md, start, 0);
-        host.add_uint(launches->mutable_events(launches->events_size() - 1)->mutable_stats(),
-                      "correlation_id", correlation);
-        add_event(kernels, plane.event_id(s->name), start, s->duration_ps);
-        auto* stats = kernels->mutable_events(kernels->events_size() - 1)->mutable_stats();
+        host.add_uint(add_event(launches, launch_md, start, 0), "correlation_id", correlation);
+        EventFields* stats = add_event(kernels, plane.event_id(s->name), start, s->duration_ps);
         plane.add_uint(stats, "correlation_id", correlation);
         plane.add_ref(stats, "hlo_op", s->name);
         plane.add_ref(stats, "hlo_module", module_name);
@@ -912,7 +982,7 @@ class XSpaceWriter {
       }
       int64_t line_id = 100;
       for (auto& [track, list] : async_slices) {
-        xp::XLine*& line = async_lines[track];
+        LineBuilder*& line = async_lines[track];
         if (line == nullptr) {
           line = plane.add_line(
               line_id, absl::StrCat("Stream #", line_id, "(", sv(track), ")"),
