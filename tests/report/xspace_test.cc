@@ -544,6 +544,50 @@ TEST_CASE("a memory analysis still running when the XSpace begins: the planes do
   }
 }
 
+TEST_CASE("the report given may be freed once the XSpace says it has read it") {
+  // `hloroof predict --xspace` frees every buffer described (all but its report's few) as soon
+  // as memory_read is called: nothing of the report may be read after it.
+  Case c = predict_nested("tpu_v5e");
+  const XSpaceOptions options = {.max_assigned_buffers = 3};
+  absl::StatusOr<MemoryReport> wide = analyze_memory(c.module, c.spec, {.top_buffers = 0});
+  REQUIRE(wide.ok());
+  REQUIRE(wide->buffer_count > 3);
+  XSpaceOptions kept = options;
+  kept.memory = &*wide;
+  absl::StatusOr<XSpaceFile> expected = prediction_to_xspace(c.module, c.prediction, c.spec, kept);
+  REQUIRE(expected.ok());
+  for (int threads : {1, 2, 3}) {
+    INFO("threads " << threads);
+    MemoryReport held = *wide;
+    std::promise<const MemoryReport*> made;
+    XSpaceOptions later = options;
+    later.threads = threads;
+    later.memory_future = made.get_future().share();
+    int calls = 0;
+    later.memory_read = [&] {
+      ++calls;
+      held = MemoryReport{};  // its buffers freed: a later read would find none
+    };
+    std::thread analysis([&] { made.set_value(&held); });
+    absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec, later);
+    analysis.join();
+    REQUIRE(file.ok());
+    CHECK(calls == 1);
+    CHECK(held.largest_buffers.empty());
+    CHECK(file->bytes == expected->bytes);
+  }
+  // Not called where no report was given, or the future gave none: the writer's own analysis.
+  int calls = 0;
+  XSpaceOptions own = options;
+  own.memory_read = [&] { ++calls; };
+  REQUIRE(prediction_to_xspace(c.module, c.prediction, c.spec, own).ok());
+  std::promise<const MemoryReport*> failed;
+  failed.set_value(nullptr);
+  own.memory_future = failed.get_future().share();
+  REQUIRE(prediction_to_xspace(c.module, c.prediction, c.spec, own).ok());
+  CHECK(calls == 0);
+}
+
 TEST_CASE("an AMD GPU's plane: XProf's vendor and its gfx942 rate give mi300x's peak") {
   Case c = predict_nested("mi300x");
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
