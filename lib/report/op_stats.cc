@@ -1,6 +1,10 @@
 // Op stats: the prediction's ops, filtered, grouped and ranked as XProf's HLO Op Stats.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -64,11 +68,11 @@ class TimeByKey {
   absl::InlinedVector<std::pair<std::string_view, double>, 2> entries_;
 };
 
-// Sums of the ops of one row, before rates and shares are derived. Its texts are made only for
-// the rows kept (options.top).
+// Sums of the ops of one row, before rates and shares are derived. Its texts, and the time by
+// category and by bound that names its category and bound, are made only for the rows kept
+// (options.top): grouped by op, a module has a group per op (gemma3 4b: 15,895).
 struct Group {
   const OpPrediction* first = nullptr;  // the row's first op
-  std::string scope;                    // OpGrouping::kScope: the row's key
   // The row's sums (OpStatsRow's), made into a row when it is kept.
   int ops = 0;
   double occurrences = 0;
@@ -78,7 +82,6 @@ struct Group {
   double hbm_bytes = 0;
   double ideal_s = 0;   // roofline time of the ops on the roofline
   double roofed_s = 0;  // their predicted time
-  TimeByKey time_by_category, time_by_bound;
 };
 
 }  // namespace
@@ -103,13 +106,17 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
   const double peak = prediction.peak_flop_rate, vector = device.vector_flops_per_s,
                bandwidth = device.hbm_bandwidth;
 
-  // Room for a group per op, so that none moves: the index's keys may view a group's scope.
-  // (Pages of it that no group reaches are never touched.)
+  // Room for a group per op (pages of it that no group reaches are never touched); grouped by
+  // scope, the groups' scopes, which the index's keys view (a deque: none moves).
   std::vector<Group> groups;
   groups.reserve(prediction.ops.size());
+  std::deque<std::string> scopes;
   detail::StringViewMap<size_t> index;
   index.reserve(options.by == OpGrouping::kOp ? prediction.ops.size() : 64);
-  for (const OpPrediction& op : prediction.ops) {
+  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> group_of(prediction.ops.size(), kNone);  // each op's (filtered: none)
+  for (size_t k = 0; k < prediction.ops.size(); ++k) {
+    const OpPrediction& op = prediction.ops[k];
     if (!filter->keeps(op)) continue;
     std::string scope;
     std::string_view key = op.name;
@@ -127,13 +134,12 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
     } else {
       auto it = index.find(key);
       if (it == index.end()) {
-        Group& added = groups.emplace_back();
-        added.first = &op;
-        added.scope = std::move(scope);
-        it = index.emplace(added.scope, groups.size() - 1).first;
+        groups.emplace_back().first = &op;
+        it = index.emplace(scopes.emplace_back(std::move(scope)), groups.size() - 1).first;
       }
       at = it->second;
     }
+    group_of[k] = static_cast<uint32_t>(at);
     Group& g = groups[at];
     g.ops += 1;
     g.occurrences += op.multiplier;
@@ -141,8 +147,6 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
     g.step_time_s += op.total_time_s;
     g.flops += op.flops * op.multiplier;
     g.hbm_bytes += op.hbm_bytes * op.multiplier;
-    g.time_by_category.add(op.category, run_time(op));
-    g.time_by_bound.add(op_bound_name(op), run_time(op));
     if (!off_roofline(op) && op.total_time_s > 0) {
       double ideal = 0;
       if (peak > 0) ideal = std::max(ideal, op.matrix_flops / peak);
@@ -177,10 +181,21 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
   };
   std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(kept),
                     ranked.end(), before);
+  // The kept rows' time by category and by bound, their ops added in the order of the ops.
+  std::vector<uint32_t> row_of(groups.size(), kNone);
+  for (size_t i = 0; i < kept; ++i) row_of[ranked[i]] = static_cast<uint32_t>(i);
+  std::vector<TimeByKey> by_category(kept), by_bound(kept);
+  for (size_t k = 0; k < prediction.ops.size(); ++k) {
+    if (group_of[k] == kNone || row_of[group_of[k]] == kNone) continue;
+    const OpPrediction& op = prediction.ops[k];
+    const uint32_t row = row_of[group_of[k]];
+    by_category[row].add(op.category, run_time(op));
+    by_bound[row].add(op_bound_name(op), run_time(op));
+  }
   stats.rows.reserve(kept);
   double cumulative = 0;
   for (size_t i = 0; i < kept; ++i) {
-    Group& g = groups[ranked[i]];
+    const Group& g = groups[ranked[i]];
     OpStatsRow& r = stats.rows.emplace_back();
     r.ops = g.ops;
     r.occurrences = g.occurrences;
@@ -208,11 +223,11 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
         r.name = g.first->category;
         break;
       case OpGrouping::kScope:
-        r.name = std::move(g.scope);
+        r.name = std::move(scopes[ranked[i]]);
         break;
     }
-    r.category = g.time_by_category.largest();
-    r.bound = g.time_by_bound.largest();
+    r.category = by_category[i].largest();
+    r.bound = by_bound[i].largest();
   }
   return stats;
 }
