@@ -510,25 +510,40 @@ TEST_CASE("a memory analysis still running when the XSpace begins: the planes do
   REQUIRE(own.ok());
   REQUIRE(expected->bytes != own->bytes);
   for (int threads : {1, 2, 3}) {
+    INFO("threads " << threads);
+    // The command frees every buffer described as soon as memory_read is called: nothing of
+    // the report may be read after it (here it is emptied: a later read would find none).
+    MemoryReport held = *memory;
     std::promise<const MemoryReport*> made;
     XSpaceOptions later = options;
     later.threads = threads;
     later.memory_future = made.get_future().share();
-    std::thread analysis([&] { made.set_value(&*memory); });
+    int reads = 0;
+    later.memory_read = [&] {
+      ++reads;
+      held = MemoryReport{};
+    };
+    std::thread analysis([&] { made.set_value(&held); });
     absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec, later);
     analysis.join();
     REQUIRE(file.ok());
+    CHECK(reads == 1);
+    CHECK(held.largest_buffers.empty());
     CHECK(file->bytes == expected->bytes);
     CHECK(file->unfilled == expected->unfilled);
   }
-  // A failed analysis (null) is made again by the writer: the file of no report given.
+  // A failed analysis (null) is made again by the writer: the file of no report given, and
+  // no memory_read (the report is the writer's own).
   std::promise<const MemoryReport*> failed;
   failed.set_value(nullptr);
   XSpaceOptions none = options;
   none.memory_future = failed.get_future().share();
+  int reads = 0;
+  none.memory_read = [&] { ++reads; };
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec, none);
   REQUIRE(file.ok());
   CHECK(file->bytes == own->bytes);
+  CHECK(reads == 0);
   // So is a promise given up without a report (its future throws): no crash, the same file.
   XSpaceOptions abandoned = options;
   {
@@ -542,50 +557,6 @@ TEST_CASE("a memory analysis still running when the XSpace begins: the planes do
     REQUIRE(again.ok());
     CHECK(again->bytes == own->bytes);
   }
-}
-
-TEST_CASE("the report given may be freed once the XSpace says it has read it") {
-  // `hloroof predict --xspace` frees every buffer described (all but its report's few) as soon
-  // as memory_read is called: nothing of the report may be read after it.
-  Case c = predict_nested("tpu_v5e");
-  const XSpaceOptions options = {.max_assigned_buffers = 3};
-  absl::StatusOr<MemoryReport> wide = analyze_memory(c.module, c.spec, {.top_buffers = 0});
-  REQUIRE(wide.ok());
-  REQUIRE(wide->buffer_count > 3);
-  XSpaceOptions kept = options;
-  kept.memory = &*wide;
-  absl::StatusOr<XSpaceFile> expected = prediction_to_xspace(c.module, c.prediction, c.spec, kept);
-  REQUIRE(expected.ok());
-  for (int threads : {1, 2, 3}) {
-    INFO("threads " << threads);
-    MemoryReport held = *wide;
-    std::promise<const MemoryReport*> made;
-    XSpaceOptions later = options;
-    later.threads = threads;
-    later.memory_future = made.get_future().share();
-    int calls = 0;
-    later.memory_read = [&] {
-      ++calls;
-      held = MemoryReport{};  // its buffers freed: a later read would find none
-    };
-    std::thread analysis([&] { made.set_value(&held); });
-    absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec, later);
-    analysis.join();
-    REQUIRE(file.ok());
-    CHECK(calls == 1);
-    CHECK(held.largest_buffers.empty());
-    CHECK(file->bytes == expected->bytes);
-  }
-  // Not called where no report was given, or the future gave none: the writer's own analysis.
-  int calls = 0;
-  XSpaceOptions own = options;
-  own.memory_read = [&] { ++calls; };
-  REQUIRE(prediction_to_xspace(c.module, c.prediction, c.spec, own).ok());
-  std::promise<const MemoryReport*> failed;
-  failed.set_value(nullptr);
-  own.memory_future = failed.get_future().share();
-  REQUIRE(prediction_to_xspace(c.module, c.prediction, c.spec, own).ok());
-  CHECK(calls == 0);
 }
 
 TEST_CASE("an AMD GPU's plane: XProf's vendor and its gfx942 rate give mi300x's peak") {
