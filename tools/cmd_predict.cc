@@ -159,6 +159,15 @@ int run(const std::vector<std::string>& words) {
   // assignment needs may still run: its device's planes are laid out meanwhile.
   std::promise<const MemoryReport*> xspace_memory_made;
   std::optional<absl::StatusOr<XSpaceFile>> xspace_file;
+  // The report's analysis from the XSpace's, narrowed, and every other buffer it describes
+  // freed: as soon as the XSpace has read it, else once both have run.
+  const auto narrow_xspace_memory = [&] {
+    if (report_memory) {
+      analyzed = !xspace_memory->ok() ? absl::StatusOr<MemoryReport>(xspace_memory->status())
+                                      : narrow_memory_report(**xspace_memory, report_options);
+    }
+    xspace_memory.reset();
+  };
   const auto predict = [&] {
     predicted = predict_step_time(*module, *spec, options);
     if (!predicted->ok()) return;
@@ -174,12 +183,7 @@ int run(const std::vector<std::string>& words) {
       xspace.start_time_ns = now_ns();
       xspace.threads = cores();
       xspace.memory_future = xspace_memory_made.get_future().share();
-      // Every buffer described is held no longer than the XSpace reads them: the report's
-      // few are kept, the rest freed while the XSpace's planes are still being laid out.
-      xspace.memory_read = [&] {
-        if (report_memory) analyzed = narrow_memory_report(**xspace_memory, report_options);
-        xspace_memory.reset();
-      };
+      xspace.memory_read = narrow_xspace_memory;
       xspace_file = write_xspace(*module, **predicted, *spec, args->get("--xspace"), xspace);
     }
   };
@@ -203,10 +207,7 @@ int run(const std::vector<std::string>& words) {
   }
   analyses.push_back(predict);
   for_each_concurrently(analyses.size(), [&](size_t k) { analyses[k](); });
-  if (report_memory && xspace_memory) {  // the XSpace failed before it read the report
-    analyzed = !xspace_memory->ok() ? absl::StatusOr<MemoryReport>(xspace_memory->status())
-                                    : narrow_memory_report(**xspace_memory, report_options);
-  }
+  if (xspace_memory) narrow_xspace_memory();  // not read by the XSpace (failed, or none)
   absl::StatusOr<Prediction>& prediction = *predicted;
   if (!prediction.ok()) return fail(prediction.status());
   if (xspace_file && !xspace_file->ok()) return fail(xspace_file->status());

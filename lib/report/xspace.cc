@@ -179,10 +179,10 @@ class LineBuilder {
  public:
   LineBuilder(int64_t id, std::string_view name, std::string_view display_name,
               int64_t timestamp_ns)
-      : name_(name), display_name_(display_name) {
+      : display_name_(display_name) {
     proto_internal::WireWriter w(head_);
     w.integer(1, id);
-    w.bytes(2, name_);
+    w.bytes(2, name);
     w.integer(3, timestamp_ns);
   }
 
@@ -203,7 +203,7 @@ class LineBuilder {
     using proto_internal::WireWriter;
     std::string head;
     WireWriter w(head);
-    w.header(3, head_.size() + events_.size() + WireWriter::bytes_size(display_name_));
+    w.header(3, body_size());
     w.raw(head_);
     emit(head);
     for (const std::string& piece : events_.pieces()) emit(piece);
@@ -214,11 +214,14 @@ class LineBuilder {
   // The bytes finish() hands over (the last event made part of the line).
   size_t field_size() {
     close_event();
-    return proto_internal::WireWriter::field_size(
-        head_.size() + events_.size() + proto_internal::WireWriter::bytes_size(display_name_));
+    return proto_internal::WireWriter::field_size(body_size());
   }
 
  private:
+  // The line's fields, its events closed.
+  size_t body_size() const {
+    return head_.size() + events_.size() + proto_internal::WireWriter::bytes_size(display_name_);
+  }
   // The event being made, into the line: XLine.events (4).
   void close_event() {
     if (event_.bytes_.empty()) return;
@@ -229,8 +232,8 @@ class LineBuilder {
     event_.bytes_.clear();
   }
 
-  std::string name_, display_name_;
-  std::string head_;  // id, name, timestamp_ns
+  std::string display_name_;  // its last field
+  std::string head_;          // id, name, timestamp_ns
   EventFields event_{4};
   proto_internal::SerializedPieces events_;
 };
@@ -327,11 +330,6 @@ class PlaneBuilder {
     s->set_metadata_id(stat_id(name));
     s->set_str_value(std::string(value));
   }
-  void add_bytes(Stats* stats, std::string_view name, std::string value) {
-    xp::XStat* s = stats->Add();
-    s->set_metadata_id(stat_id(name));
-    s->set_bytes_value(std::move(value));
-  }
   void add_double(Stats* stats, std::string_view name, double value) {
     xp::XStat* s = stats->Add();
     s->set_metadata_id(stat_id(name));
@@ -372,12 +370,6 @@ class PlaneBuilder {
   void add_ref(EventFields* fields, const char (&name)[N], std::string_view value) {
     const int64_t key = literal_stat_id(name);
     fields->add_varint(key, 7, static_cast<uint64_t>(stat_id(value)));
-  }
-  void add_ref(Stats* stats, std::string_view name, std::string_view value) {
-    const int64_t key = stat_id(name);
-    xp::XStat* s = stats->Add();
-    s->set_metadata_id(key);
-    s->set_ref_value(static_cast<uint64_t>(stat_id(value)));
   }
 
   // The plane's bytes handed to `emit` as a field of the XSpace (planes, 1): id (1), name
