@@ -289,11 +289,19 @@ class PlaneBuilder {
     add_event_metadata(id, name, fill);
     return id;
   }
-  // A new event metadata named `name`, which no other event metadata of the plane has (nor
-  // will), made with `fill`: its id.
-  int64_t new_event_id(std::string_view name, absl::FunctionRef<void(EventFields&)> fill) {
+  // An event metadata's fields made into `fields` for `key`, and its name (valid until the
+  // next call): the same every time for the same key.
+  using Remake = absl::FunctionRef<std::string_view(const void* key, EventFields& fields)>;
+  // A new event metadata, which no other of the plane names, made by `make` for `key`: the
+  // plane counts its bytes but does not keep them, and finish() has them made again in their
+  // turn (an op's metadata, its text and costs, is most of a plane's bytes: megabytes kept).
+  int64_t new_remade_event_id(const void* key, Remake make) {
     const int64_t id = ++event_count_;
-    add_event_metadata(id, name, fill);
+    fields_.bytes_.clear();
+    const std::string_view name = make(key, fields_);
+    remade_.push_back({event_metadata_.size(), key, id});
+    remade_bytes_ += proto_internal::WireWriter::field_size(
+        entry_size(id, value_size(id, name, fields_.bytes_.size())));
     return id;
   }
 
@@ -373,46 +381,109 @@ class PlaneBuilder {
   }
 
   // The plane's bytes handed to `emit` as a field of the XSpace (planes, 1): id (1), name
-  // (2), lines (3), event metadata (4), stat metadata (5), stats (6).
-  void finish(absl::FunctionRef<void(std::string_view)> emit) {
+  // (2), lines (3), event metadata (4), stat metadata (5), stats (6). False where an event
+  // metadata made again by `remake` came to other bytes than it did the first time (the
+  // plane's length, written first, is then wrong: the bytes must not be kept).
+  [[nodiscard]] bool finish(absl::FunctionRef<void(std::string_view)> emit,
+                            std::optional<Remake> remake = std::nullopt) {
     size_t lines = 0;
     for (LineBuilder& line : lines_) lines += line.field_size();
     std::string bytes;
     proto_internal::WireWriter w(bytes);
-    w.header(1, plane_->ByteSizeLong() + lines + event_metadata_.size() +
+    w.header(1, plane_->ByteSizeLong() + lines + event_metadata_.size() + remade_bytes_ +
                     stat_metadata_.size() + stats_holder_->ByteSizeLong());
     w.append(*plane_);
     emit(bytes);
     for (LineBuilder& line : lines_) line.finish(emit);
-    for (const std::string& piece : event_metadata_.pieces()) emit(piece);
+    const bool same = emit_event_metadata(emit, remake);
     for (const std::string& piece : stat_metadata_.pieces()) emit(piece);
     bytes.clear();
     w.append(*stats_holder_);
     emit(bytes);
+    return same;
   }
 
  private:
+  // A field below 16 (a one-byte tag) holding `id`.
+  static size_t id_size(int64_t id) {
+    return 1 + google::protobuf::io::CodedOutputStream::VarintSize64(static_cast<uint64_t>(id));
+  }
+  // An XEventMetadata's bytes: its id, name and `fields` bytes of the rest.
+  static size_t value_size(int64_t id, std::string_view name, size_t fields) {
+    return (id != 0 ? id_size(id) : 0) + proto_internal::WireWriter::bytes_size(name) + fields;
+  }
+  // A map entry's bytes: its key, then its value of `value` bytes.
+  static size_t entry_size(int64_t id, size_t value) {
+    return id_size(id) + proto_internal::WireWriter::field_size(value);
+  }
+
   // XPlane.event_metadata (4): {key (1), value (2): {id (1), name (2), the fields, then
-  // `tail` and `more`}}, the lengths counted first; `tail` and `more` (the last stat's value)
-  // become pieces of their own, not copied.
-  void write_event_metadata(int64_t id, std::string_view name, std::string tail,
-                            std::string more) {
-    using proto_internal::WireWriter;
-    const size_t id_bytes =  // a field below 16: a one-byte tag
-        1 + google::protobuf::io::CodedOutputStream::VarintSize64(static_cast<uint64_t>(id));
-    const size_t value = (id != 0 ? id_bytes : 0) + WireWriter::bytes_size(name) +
-                         fields_.bytes_.size() + tail.size() + more.size();
-    const size_t entry = id_bytes + WireWriter::field_size(value);
-    WireWriter w(event_metadata_.last(WireWriter::field_size(entry) - tail.size() - more.size()));
-    w.header(4, entry);
+  // `tail` and `more`}}, the lengths counted first, into `out`.
+  void write_entry(std::string& out, int64_t id, std::string_view name, size_t tail) {
+    const size_t value = value_size(id, name, fields_.bytes_.size() + tail);
+    proto_internal::WireWriter w(out);
+    w.header(4, entry_size(id, value));
     w.key(1, id);
     w.header(2, value);
     w.integer(1, id);
     w.bytes(2, name);
     w.raw(fields_.bytes_);
+  }
+  // An event metadata kept: `tail` and `more` (the last stat's value) become pieces of their
+  // own, not copied.
+  void write_event_metadata(int64_t id, std::string_view name, std::string tail,
+                            std::string more) {
+    const size_t extra = tail.size() + more.size();
+    const size_t entry = entry_size(id, value_size(id, name, fields_.bytes_.size() + extra));
+    write_entry(event_metadata_.last(proto_internal::WireWriter::field_size(entry) - extra), id,
+                name, extra);
     if (!tail.empty()) event_metadata_.adopt(std::move(tail));
     if (!more.empty()) event_metadata_.adopt(std::move(more));
   }
+
+  // The event metadata in the order they were made: the kept ones' pieces, with those made
+  // again by `remake` at their places among them. False where these came to other bytes than
+  // new_remade_event_id counted.
+  bool emit_event_metadata(absl::FunctionRef<void(std::string_view)> emit,
+                           std::optional<Remake> remake) {
+    const std::vector<std::string>& pieces = event_metadata_.pieces();
+    size_t kept = 0, piece = 0, offset = 0;  // kept bytes handed over; the next one's place
+    auto emit_kept = [&](size_t until) {
+      while (kept < until) {
+        const std::string_view p = pieces[piece];
+        if (offset == p.size()) {
+          ++piece;
+          offset = 0;
+          continue;
+        }
+        const size_t n = std::min(p.size() - offset, until - kept);
+        emit(p.substr(offset, n));
+        kept += n;
+        offset += n;
+      }
+    };
+    size_t remade = 0;
+    std::string entry;
+    for (const Remade& r : remade_) {
+      emit_kept(r.kept_before);
+      if (!remake) return false;
+      fields_.bytes_.clear();
+      const std::string_view name = (*remake)(r.key, fields_);
+      entry.clear();
+      write_entry(entry, r.id, name, 0);
+      remade += entry.size();
+      emit(entry);
+    }
+    emit_kept(event_metadata_.size());
+    return remade == remade_bytes_;
+  }
+
+  // An event metadata made again when the plane is written.
+  struct Remade {
+    size_t kept_before;  // the kept event metadata's bytes made before it
+    const void* key;
+    int64_t id;
+  };
 
   google::protobuf::Arena arena_{proto_internal::message_arena_options()};
   xp::XPlane* plane_ = google::protobuf::Arena::CreateMessage<xp::XPlane>(&arena_);
@@ -425,7 +496,9 @@ class PlaneBuilder {
   using Ids = absl::flat_hash_map<std::string, int64_t, detail::StringViewHash,
                                   detail::StringViewEq>;  // by name
   Ids stats_, events_;
-  int64_t event_count_ = 0;  // the event metadata made, by event_id and new_event_id
+  int64_t event_count_ = 0;  // the event metadata made, by event_id and new_remade_event_id
+  std::vector<Remade> remade_;
+  size_t remade_bytes_ = 0;  // theirs as fields of the plane
 };
 
 // A slice of the step as written: the prediction's timeline, with the summary slice of a loop's
@@ -669,6 +742,12 @@ class XSpaceWriter {
     proto_internal::WireWriter w(last);
     w.append(space_);
     emit(last);
+    if (remade_differ_) {
+      if (out != nullptr) out->setstate(std::ios::badbit);
+      return absl::InternalError(
+          "the XSpace's op metadata came to other bytes when written than when counted; the "
+          "file is not written (a bug of hloroof: please report it with the module)");
+    }
     if (written_ > size_t{0x7fffffff}) {
       if (out != nullptr) out->setstate(std::ios::badbit);
       return absl::InternalError(
@@ -720,15 +799,28 @@ class XSpaceWriter {
     }
   }
 
-  // The event metadata of an op on a TPU: what XProf's op profile reads.
+  // The event metadata of an op on a TPU: what XProf's op profile reads. An instruction's
+  // text is its own (its name is), so no other event metadata has it: made again when the
+  // plane is written rather than kept.
   int64_t tpu_op_metadata(PlaneBuilder& plane, const Slice& s) {
     const Instruction* i = s.instruction;
-    if (auto known = op_metadata_.find(i != nullptr ? static_cast<const void*>(i) : nullptr);
-        i != nullptr && known != op_metadata_.end()) {
-      return known->second;
+    if (i == nullptr) {
+      return plane.event_id(s.name, [&](EventFields& m) { tpu_op_fields(plane, s, m); });
     }
-    // The op's line of the module, printed into room kept from the op before, its shape's
-    // text made once for the instructions that share the shape.
+    auto [known, added] = op_metadata_.try_emplace(i, 0);
+    if (added) {
+      known->second = plane.new_remade_event_id(&s, [&](const void* key, EventFields& m) {
+        return tpu_op_fields(plane, *static_cast<const Slice*>(key), m);
+      });
+    }
+    return known->second;
+  }
+
+  // An op's event metadata on a TPU into `m`, and its name: the op's line of the module,
+  // printed into room kept from the op before (its shape's text made once for the
+  // instructions that share the shape), or the slice's name where it has no instruction.
+  std::string_view tpu_op_fields(PlaneBuilder& plane, const Slice& s, EventFields& m) {
+    const Instruction* i = s.instruction;
     op_text_.clear();
     std::string_view shape_text;
     if (i != nullptr) {
@@ -737,34 +829,28 @@ class XSpaceWriter {
     } else {
       op_text_ = s.name;
     }
-    auto fill = [&](EventFields& m) {
-      m.set_display_name(s.name);
-      EventFields* stats = &m;
-      plane.add_uint(stats, "program_id", program_id_);
-      if (i != nullptr) plane.add_uint(stats, "symbol_id", symbols_.at(i));
-      const OpPrediction* o = op_of(s);
-      plane.add_str(stats, "hlo_category", o != nullptr ? o->category : category_of(i));
-      if (o != nullptr && !o->op_name.empty()) plane.add_str(stats, "tf_op", o->op_name);
-      // Costs of one execution; XProf multiplies them by the occurrences.
-      const double flops = o != nullptr ? o->flops : 0;
-      const double bytes = o != nullptr ? o->hbm_bytes + o->on_chip_bytes + o->host_bytes : 0;
-      plane.add_int(stats, "flops", static_cast<int64_t>(to_count(flops)));
-      plane.add_int(stats, "model_flops", static_cast<int64_t>(to_count(flops)));
-      plane.add_int(stats, "bytes_accessed", static_cast<int64_t>(to_count(bytes)));
-      plane.add_int(stats, "raw_bytes_accessed", static_cast<int64_t>(to_count(bytes)));
-      // The prediction does not split reads from writes: every byte counts as read (XProf
-      // adds the two for HBM).
-      if (o != nullptr) {
-        plane.add_bytes(stats, "memory_access_breakdown",
-                        memory_access_breakdown(o->hbm_bytes, o->on_chip_bytes));
-      }
-      if (i != nullptr) plane.add_str(stats, "shape_with_layout", shape_text);
-    };
-    if (i == nullptr) return plane.event_id(op_text_, fill);
-    // An instruction's text is its own (its name is), so no other event metadata has it.
-    const int64_t id = plane.new_event_id(op_text_, fill);
-    op_metadata_[i] = id;
-    return id;
+    m.set_display_name(s.name);
+    EventFields* stats = &m;
+    plane.add_uint(stats, "program_id", program_id_);
+    if (i != nullptr) plane.add_uint(stats, "symbol_id", symbols_.at(i));
+    const OpPrediction* o = op_of(s);
+    plane.add_str(stats, "hlo_category", o != nullptr ? o->category : category_of(i));
+    if (o != nullptr && !o->op_name.empty()) plane.add_str(stats, "tf_op", o->op_name);
+    // Costs of one execution; XProf multiplies them by the occurrences.
+    const double flops = o != nullptr ? o->flops : 0;
+    const double bytes = o != nullptr ? o->hbm_bytes + o->on_chip_bytes + o->host_bytes : 0;
+    plane.add_int(stats, "flops", static_cast<int64_t>(to_count(flops)));
+    plane.add_int(stats, "model_flops", static_cast<int64_t>(to_count(flops)));
+    plane.add_int(stats, "bytes_accessed", static_cast<int64_t>(to_count(bytes)));
+    plane.add_int(stats, "raw_bytes_accessed", static_cast<int64_t>(to_count(bytes)));
+    // The prediction does not split reads from writes: every byte counts as read (XProf
+    // adds the two for HBM).
+    if (o != nullptr) {
+      plane.add_bytes(stats, "memory_access_breakdown",
+                      memory_access_breakdown(o->hbm_bytes, o->on_chip_bytes));
+    }
+    if (i != nullptr) plane.add_str(stats, "shape_with_layout", shape_text);
+    return op_text_;
   }
 
   // The slice's op: by its instruction, else the first op of its name (those indexed when
@@ -873,7 +959,9 @@ class XSpaceWriter {
         }
       }
     }
-    finish(plane);
+    finish(plane, [&](const void* key, EventFields& m) {
+      return tpu_op_fields(plane, *static_cast<const Slice*>(key), m);
+    });
   }
 
   // ---- GPU ----
@@ -1056,9 +1144,12 @@ class XSpaceWriter {
     finish(plane);
   }
 
-  // A finished plane into the space.
-  void finish(PlaneBuilder& plane) {
-    plane.finish([this](std::string_view bytes) { emit(bytes); });
+  // A finished plane into the space, its event metadata not kept made again by `remake`.
+  void finish(PlaneBuilder& plane,
+              std::optional<PlaneBuilder::Remake> remake = std::nullopt) {
+    if (!plane.finish([this](std::string_view bytes) { emit(bytes); }, remake)) {
+      remade_differ_ = true;
+    }
   }
   // Bytes of the space, in order: handed to the stream at once where there is one.
   void emit(std::string_view bytes) {
@@ -1092,6 +1183,7 @@ class XSpaceWriter {
   int64_t step_ps_ = 1;
   int64_t events_ = 0;
   std::vector<std::string> unfilled_;
+  bool remade_differ_ = false;  // an event metadata made again came to other bytes
 };
 
 // One plain name: a folder or file name that cannot climb out of the log directory.
