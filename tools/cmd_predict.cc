@@ -191,9 +191,9 @@ int run(const std::vector<std::string>& words) {
   if (args->has("--xspace")) {
     MemoryOptions wide = xspace_memory_options(xspace);
     if (report_memory) {
-      const size_t every = wide.top_buffers;
+      const size_t every = wide.placements;
       wide = report_options;
-      wide.top_buffers = every;
+      wide.placements = every;
       wide.allocations = true;
     }
     // First: where the two run one after the other, the XSpace finds it made (a failed one is

@@ -37,14 +37,63 @@ std::string buffer_name(const Buffer& b, detail::LeafIndexer& leaves) {
   return name;
 }
 
+// Where the assignment put buffer `id`, into a MemoryBuffer or a BufferPlacement.
+template <typename Record>
+void set_placement(const ModuleAssignment& assignment, int32_t id, Record& r) {
+  r.id = id;
+  r.allocation = assignment.allocation_of[id];
+  r.allocation_offset = assignment.offset_of(id);
+  if (r.allocation >= 0) std::tie(r.program_from, r.program_to) = assignment.life_of(id);
+  r.shares_with = assignment.shares_with(id);
+}
+
+// The first and last positions of a buffer's life in the schedule it is counted in (the
+// entry's for a buffer of the whole step), and their instructions; none in an empty one.
+struct Life {
+  const Instruction* from = nullptr;
+  const Instruction* to = nullptr;
+  int64_t from_index = 0;
+  int64_t to_index = 0;
+};
+Life life_in_schedule(const Buffer& b, const Computation& entry) {
+  const Computation& schedule = b.whole_step ? entry : *b.computation();
+  const auto instructions = schedule.instructions();
+  Life life;
+  if (!instructions.empty()) {
+    const int64_t last = static_cast<int64_t>(instructions.size()) - 1;
+    life.from_index = std::clamp<int64_t>(b.from, 0, last);
+    life.to_index = std::clamp<int64_t>(b.to, 0, last);
+    life.from = instructions[life.from_index];
+    life.to = instructions[life.to_index];
+  }
+  return life;
+}
+
+BufferPlacement place(const Buffer& b, const Computation& entry,
+                      const ModuleAssignment& assignment, int32_t id,
+                      detail::LeafIndexer& leaves, std::vector<int64_t>& shape_indices) {
+  BufferPlacement p;
+  set_placement(assignment, id, p);
+  p.instruction = b.instruction;
+  p.computation = b.computation()->name();
+  if (const Instruction* to = life_in_schedule(b, entry).to; to != nullptr) {
+    p.live_to = to->name();
+  }
+  p.padded_bytes = b.padded_bytes();
+  p.memory_space = static_cast<int32_t>(b.memory_space());
+  if (b.instruction->shape().is_tuple()) {
+    const std::vector<int64_t> index = leaves.index(b.instruction->shape(), b.leaf);
+    p.shape_index_at = static_cast<uint32_t>(shape_indices.size());
+    p.shape_index_size = static_cast<uint32_t>(index.size());
+    shape_indices.insert(shape_indices.end(), index.begin(), index.end());
+  }
+  return p;
+}
+
 MemoryBuffer describe(const Buffer& b, const Computation& entry, const ModuleAssignment& assignment,
                       int32_t id, detail::LeafIndexer& leaves, detail::ShapeTexts& shapes) {
   MemoryBuffer m;
-  m.id = id;
-  m.allocation = assignment.allocation_of[id];
-  m.allocation_offset = assignment.offset_of(id);
-  if (m.allocation >= 0) std::tie(m.program_from, m.program_to) = assignment.life_of(id);
-  m.shares_with = assignment.shares_with(id);
+  set_placement(assignment, id, m);
   m.name = buffer_name(b, leaves);
   m.instruction = std::string(b.instruction->name());
   if (b.instruction->shape().is_tuple()) {
@@ -58,14 +107,11 @@ MemoryBuffer describe(const Buffer& b, const Computation& entry, const ModuleAss
   m.logical_bytes = b.logical_bytes();
   m.padded_bytes = b.padded_bytes();
   m.memory_space = b.memory_space();
-  const Computation& schedule = b.whole_step ? entry : *b.computation();
-  const auto instructions = schedule.instructions();
-  if (!instructions.empty()) {
-    const int64_t last = static_cast<int64_t>(instructions.size()) - 1;
-    m.live_from_index = std::clamp<int64_t>(b.from, 0, last);
-    m.live_to_index = std::clamp<int64_t>(b.to, 0, last);
-    m.live_from = std::string(instructions[m.live_from_index]->name());
-    m.live_to = std::string(instructions[m.live_to_index]->name());
+  if (const Life life = life_in_schedule(b, entry); life.from != nullptr) {
+    m.live_from_index = life.from_index;
+    m.live_to_index = life.to_index;
+    m.live_from = std::string(life.from->name());
+    m.live_to = std::string(life.to->name());
   }
   return m;
 }
@@ -365,10 +411,15 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
     if (b.donated) r.alias_bytes += b.padded_bytes();
   }
   const std::vector<int32_t> largest_ids = largest_counted(buffers, options.top_buffers);
+  std::vector<int32_t> placed_ids;  // MemoryOptions::placements, ordered as largest_ids
+  if (options.buffer_assignment && options.placements > 0) {
+    placed_ids = largest_counted(buffers, options.placements);
+  }
 
-  // Buffer assignment, keeping the lives of the buffers described.
+  // Buffer assignment, keeping the lives of the buffers described and placed.
   std::vector<int32_t> described = peak_ids;
   described.insert(described.end(), largest_ids.begin(), largest_ids.end());
+  described.insert(described.end(), placed_ids.begin(), placed_ids.end());
   ModuleAssignment assignment;
   if (options.buffer_assignment) {
     assignment = detail::assign_buffers(*liveness, described);
@@ -459,6 +510,11 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   for (int32_t id : largest_ids) {
     r.largest_buffers.push_back(
         describe(buffers[id], entry_computation, assignment, id, leaves, shapes));
+  }
+  r.placements.reserve(placed_ids.size());
+  for (int32_t id : placed_ids) {
+    r.placements.push_back(place(buffers[id], entry_computation, assignment, id, leaves,
+                                 r.placement_shape_indices));
   }
 
   // What shaped the numbers.
@@ -555,6 +611,15 @@ MemoryReport narrow_memory_report(const MemoryReport& report, const MemoryOption
   r.peak_buffer_count = report.peak_buffer_count;
   r.largest_buffers = first(report.largest_buffers);
   r.peak_buffers = first(report.peak_buffers);
+  if (options.placements > 0) {
+    // The first `placements` (largest first, as the analysis orders them) and every tuple
+    // index, which they may name.
+    r.placements.assign(
+        report.placements.begin(),
+        report.placements.begin() +
+            static_cast<std::ptrdiff_t>(std::min(options.placements, report.placements.size())));
+    r.placement_shape_indices = report.placement_shape_indices;
+  }
   r.live_curve = report.live_curve;
   r.live_timeline = report.live_timeline;
   r.capacity = report.capacity;

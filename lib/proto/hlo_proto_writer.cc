@@ -1177,6 +1177,10 @@ std::string finished(const proto_internal::WireWriter& w, std::string& bytes) {
 // takes about as many bytes as its text (gemma3 4b: 2.9 MB for 3.8 MB of text), a described
 // buffer about 100 (its logical buffer, assignment and two heap trace events).
 size_t expected_bytes(size_t buffers) { return 100 * buffers; }
+// The buffers a report's assignment is written from: its placements, else its largest.
+size_t described_buffers(const MemoryReport& memory) {
+  return memory.placements.empty() ? memory.largest_buffers.size() : memory.placements.size();
+}
 size_t expected_bytes(const Module& module, size_t buffers = 0) {
   return module.source().size() + expected_bytes(buffers);
 }
@@ -1205,7 +1209,7 @@ std::string write_hlo_proto(const Module& module) {
 std::string write_hlo_proto(const Module& module, const MemoryReport& memory) {
   // HloProto: hlo_module (1), buffer_assignment (3).
   std::string bytes;
-  bytes.reserve(expected_bytes(module, memory.largest_buffers.size()));
+  bytes.reserve(expected_bytes(module, described_buffers(memory)));
   proto_internal::WireWriter w(bytes);
   size_t start = w.open(1);
   ProtoBuilder builder(module);
@@ -1220,7 +1224,7 @@ std::string write_hlo_proto(const Module& module, const MemoryReport& memory) {
 std::string write_hlo_proto_buffers(const Module& module, const MemoryReport& memory) {
   // HloProto: buffer_assignment (3), at the ids the module's part gives its instructions.
   std::string bytes;
-  bytes.reserve(expected_bytes(memory.largest_buffers.size()));
+  bytes.reserve(expected_bytes(described_buffers(memory)));
   proto_internal::WireWriter w(bytes);
   const size_t start = w.open(3);
   int64_t next_id = 1;

@@ -775,6 +775,15 @@ class XSpaceWriter {
     } else {
       write_gpu_planes();
     }
+    // What the device's planes alone read, freed while the HloProto's parts may still be
+    // made (gemma3: 4.5 MB).
+    symbols_ = {};
+    ops_ = {};
+    ops_by_instruction_ = {};
+    op_metadata_ = {};
+    op_text_ = {};
+    shape_texts_ = {};
+    slices_ = {};
   }
 
   const std::vector<std::string>& unfilled_always() {
@@ -1101,7 +1110,7 @@ class XSpaceWriter {
   // max_assigned_buffers are described; past that, the largest ones and no heap trace (a trace
   // without the rest would understate the heap). Empty where the memory analysis failed.
   std::string buffer_assignment(std::vector<std::string>& gaps) {
-    const size_t most = xspace_memory_options(options_).top_buffers;
+    const size_t most = xspace_memory_options(options_).placements;
     const MemoryReport* given = options_.memory;
     if (given == nullptr && options_.memory_future.valid()) {
       try {
@@ -1200,9 +1209,11 @@ absl::Status check_name(std::string_view what, std::string_view name) {
 }  // namespace
 
 MemoryOptions xspace_memory_options(const XSpaceOptions& options) {
-  // The buffers and allocations; no live-bytes curve, which the XSpace does not carry.
-  return {.top_buffers = static_cast<size_t>(std::max<int64_t>(options.max_assigned_buffers, 1)),
-          .live_curves = false};
+  // Every buffer placed (none described: their text is not written) and the allocations; no
+  // live-bytes curve, which the XSpace does not carry.
+  return {.top_buffers = 1,
+          .live_curves = false,
+          .placements = static_cast<size_t>(std::max<int64_t>(options.max_assigned_buffers, 1))};
 }
 
 absl::StatusOr<XSpaceFile> prediction_to_xspace(const Module& module, const Prediction& prediction,

@@ -1,5 +1,6 @@
 // Memory analysis over real modules: the examples (with hand-derived totals) and every
 // parseable module of the shared corpus (no error, numbers that add up).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/analysis_json.h"
+#include "hloroof/instruction.h"
 #include "hloroof/memory.h"
 #include "corpus.h"
 
@@ -82,6 +84,50 @@ void check_narrowed(const hloroof::Module& m) {
     CHECK(narrowed.allocations.size() == made->allocations.size());
     CHECK(narrowed.live_timeline.size() == made->live_timeline.size());
   }
+}
+
+// A buffer placed (MemoryOptions::placements) is where its description puts it: the same
+// buffers in the same order, each field the same; a narrowed report keeps the first ones.
+void check_placed(const hloroof::Module& m) {
+  absl::StatusOr<MemoryReport> described = hloroof::analyze_memory(m, {.top_buffers = 0});
+  absl::StatusOr<MemoryReport> placed =
+      hloroof::analyze_memory(m, {.top_buffers = 1, .placements = 1'000'000});
+  REQUIRE(described.ok());
+  REQUIRE(placed.ok());
+  CHECK(placed->largest_buffers.size() == std::min<size_t>(1, described->largest_buffers.size()));
+  REQUIRE(placed->placements.size() == described->largest_buffers.size());
+  for (size_t k = 0; k < placed->placements.size(); ++k) {
+    const hloroof::BufferPlacement& p = placed->placements[k];
+    const hloroof::MemoryBuffer& b = described->largest_buffers[k];
+    INFO(b.name);
+    CHECK(p.id == b.id);
+    REQUIRE(p.instruction != nullptr);
+    CHECK(p.instruction->name() == b.instruction);
+    CHECK(p.computation == b.computation);
+    CHECK(p.live_to == b.live_to);
+    CHECK(p.padded_bytes == b.padded_bytes);
+    CHECK(p.memory_space == b.memory_space);
+    CHECK(p.allocation == b.allocation);
+    CHECK(p.allocation_offset == b.allocation_offset);
+    CHECK(p.program_from == b.program_from);
+    CHECK(p.program_to == b.program_to);
+    CHECK(p.shares_with == b.shares_with);
+    REQUIRE(p.shape_index_at + p.shape_index_size <= placed->placement_shape_indices.size());
+    const std::vector<int64_t> index(
+        placed->placement_shape_indices.begin() + p.shape_index_at,
+        placed->placement_shape_indices.begin() + p.shape_index_at + p.shape_index_size);
+    CHECK(index == b.shape_index);
+  }
+  // Placing buffers describes none, and changes nothing else.
+  CHECK(hloroof::memory_to_json(hloroof::narrow_memory_report(*placed, {.top_buffers = 1})) ==
+        hloroof::memory_to_json(hloroof::narrow_memory_report(*described, {.top_buffers = 1})));
+  const MemoryReport narrowed =
+      hloroof::narrow_memory_report(*placed, {.top_buffers = 1, .placements = 2});
+  REQUIRE(narrowed.placements.size() == std::min<size_t>(2, placed->placements.size()));
+  for (size_t k = 0; k < narrowed.placements.size(); ++k) {
+    CHECK(narrowed.placements[k].id == placed->placements[k].id);
+  }
+  CHECK(hloroof::narrow_memory_report(*placed, {.top_buffers = 1}).placements.empty());
 }
 
 // Without buffer assignment the liveness figures are the full analysis's, and what the
@@ -169,6 +215,7 @@ TEST_CASE("every parseable corpus module analyzes to consistent numbers") {
     if (analyzed % 16 == 0) {
       check_narrowed(*m);
       check_liveness_only(*m, *r);
+      check_placed(*m);
     }
     ++analyzed;
     if (r->peak_path.size() > 1) ++with_loops;

@@ -289,6 +289,12 @@ TEST_CASE("written a message at a time, the bytes are protobuf's own, the same e
     const std::string buffers = write_hlo_proto_buffers(*m, *memory);
     CHECK(!buffers.empty());
     CHECK(whole + buffers == with_buffers);
+    // From the buffers placed rather than described (MemoryOptions::placements, what the
+    // XSpace asks for): the same bytes.
+    absl::StatusOr<MemoryReport> placed =
+        analyze_memory(*m, {.top_buffers = 1, .placements = 1'000'000});
+    REQUIRE(placed.ok());
+    CHECK(write_hlo_proto_buffers(*m, *placed) == buffers);
     REQUIRE(proto.ParseFromString(with_buffers));
     CHECK(testing::deterministic_bytes(proto) == with_buffers);
     CHECK(proto.hlo_module().SerializeAsString().size() == bare.size());
@@ -411,6 +417,35 @@ TEST_CASE("buffer assignment: a report without every buffer gets no heap trace")
     CHECK(w.proto.buffer_assignment().buffer_allocations(static_cast<int>(k)).size() ==
           w.memory.allocations[k].bytes);
   }
+}
+
+TEST_CASE("buffer assignment: placements are written where a report has them, its own once") {
+  absl::StatusOr<Module> m = parse_module(kLoops);
+  REQUIRE(m.ok());
+  // One buffer placed of several, and three described: the placed one is written (its
+  // allocation, no heap trace), not the described ones.
+  absl::StatusOr<MemoryReport> memory =
+      analyze_memory(*m, {.top_buffers = 3, .placements = 1});
+  REQUIRE(memory.ok());
+  REQUIRE(memory->buffer_count > 3);
+  REQUIRE(memory->placements.size() == 1);
+  pb::HloProto proto;
+  REQUIRE(proto.ParseFromString(write_hlo_proto(*m, *memory)));
+  REQUIRE(proto.buffer_assignment().logical_buffers_size() == 1);
+  CHECK(proto.buffer_assignment().logical_buffers(0).id() == memory->placements[0].id);
+  CHECK(proto.buffer_assignment().logical_buffers(0).id() == memory->largest_buffers[0].id);
+  CHECK(proto.buffer_assignment().heap_simulator_traces_size() == 0);
+  // Every buffer placed: the heap trace of the buffers described, the same bytes.
+  absl::StatusOr<MemoryReport> placed =
+      analyze_memory(*m, {.top_buffers = 1, .placements = 1'000'000});
+  absl::StatusOr<MemoryReport> described = analyze_memory(*m, {.top_buffers = 0});
+  REQUIRE(placed.ok());
+  REQUIRE(described.ok());
+  CHECK(static_cast<int64_t>(placed->placements.size()) == placed->buffer_count);
+  const std::string bytes = write_hlo_proto(*m, *placed);
+  CHECK(bytes == write_hlo_proto(*m, *described));
+  REQUIRE(proto.ParseFromString(bytes));
+  CHECK(proto.buffer_assignment().heap_simulator_traces_size() > 0);
 }
 
 }  // namespace

@@ -31,6 +31,7 @@
 
 namespace hloroof {
 
+class Instruction;
 class Module;
 struct DeviceSpec;
 
@@ -127,6 +128,28 @@ struct MemoryBuffer {
   MemoryTier tier() const { return memory_tier(memory_space); }
 };
 
+// Where buffer assignment put one buffer, in a few bytes rather than a MemoryBuffer's
+// (MemoryOptions::placements): what an HloProto's buffer assignment is written from, for every
+// buffer of a module. Its instruction and names are views of the module analyzed (or of the
+// report it was taken from): valid while that lives.
+struct BufferPlacement {
+  const Instruction* instruction = nullptr;  // defining it (MemoryBuffer::instruction)
+  std::string_view computation;              // MemoryBuffer::computation
+  std::string_view live_to;                  // MemoryBuffer::live_to
+  int64_t padded_bytes = 0;
+  int64_t allocation_offset = 0;
+  int64_t program_from = -1;  // MemoryBuffer::program_from and program_to
+  int64_t program_to = -1;
+  int64_t id = 0;
+  int64_t shares_with = -1;
+  int32_t allocation = -1;
+  int32_t memory_space = 0;
+  // Its leaf's index in a tuple result (MemoryBuffer::shape_index): these many entries of
+  // MemoryReport::placement_shape_indices from `shape_index_at`.
+  uint32_t shape_index_at = 0;
+  uint32_t shape_index_size = 0;
+};
+
 // Device (HBM) bytes split by buffer kind. Body temporaries of loops and calls count as
 // temporaries.
 struct MemoryBreakdown {
@@ -220,6 +243,10 @@ struct MemoryReport {
   std::vector<MemoryBuffer> largest_buffers;
   // Device buffers live at the peak, largest first, at most MemoryOptions::top_buffers.
   std::vector<MemoryBuffer> peak_buffers;
+  // Where buffer assignment put the MemoryOptions::placements largest buffers, in the order of
+  // largest_buffers, and their tuple indices (BufferPlacement::shape_index_at).
+  std::vector<BufferPlacement> placements;
+  std::vector<int64_t> placement_shape_indices;
   // One point per entry instruction, in schedule order.
   std::vector<LiveBytesPoint> live_curve;
   // One point per instruction that runs, in order: the entry's, and inside a loop, call or
@@ -264,6 +291,10 @@ struct MemoryOptions {
   // buffer's allocation (-1) are then left unset, and a device's capacity is checked against
   // peak_bytes.
   bool buffer_assignment = true;
+  // With buffer_assignment: where the assignment put this many of the largest buffers (0:
+  // none), in MemoryReport::placements, whatever top_buffers describes: a module's every
+  // buffer placed takes a third of the bytes its description takes, and no text.
+  size_t placements = 0;
 };
 
 // Analyzes the module's entry computation and everything it runs. Errors only for a module
@@ -276,9 +307,10 @@ absl::StatusOr<MemoryReport> analyze_memory(const Module& module, const DeviceSp
                                             const MemoryOptions& options = {});
 
 // The report analyze_memory makes with `options` from one it made of the same module with
-// options that list as much or more: a top_buffers of 0 or at least `options.top_buffers`, the
-// allocations listed where `options` lists them, the rest the same. One analysis then serves
-// two callers (the command's report and its XSpace's buffer assignment).
+// options that list as much or more: a top_buffers of 0 or at least `options.top_buffers`, as
+// many placements or more, the allocations listed where `options` lists them, the rest the
+// same. One analysis then serves two callers (the command's report and its XSpace's buffer
+// assignment).
 MemoryReport narrow_memory_report(const MemoryReport& report, const MemoryOptions& options);
 
 // Calls `fn` for every allocation of `report` in index order: those of `allocations`, and

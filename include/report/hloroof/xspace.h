@@ -47,8 +47,10 @@ struct XSpaceOptions {
   // `unfilled` says so.
   int64_t max_assigned_buffers = 500'000;
   // The memory analysis of the module on the device that the buffer assignment is written
-  // from, when the caller has made it (with xspace_memory_options(), or options that list as
-  // many buffers and the allocations; perhaps while it made the prediction); null: made here.
+  // from, when the caller has made it (with xspace_memory_options(), or options that place or
+  // list as many buffers and list the allocations; perhaps while it made the prediction);
+  // null: made here. Placed buffers (MemoryReport::placements) are written where it has them,
+  // else its largest_buffers.
   // It must outlive the call.
   const MemoryReport* memory = nullptr;
   // Where `memory` is null: that analysis while it is still being made (on another thread),
@@ -70,7 +72,8 @@ struct XSpaceOptions {
 };
 
 // The options of the memory analysis the XSpace's buffer assignment comes from: the
-// max_assigned_buffers largest buffers, no live-bytes curve or timeline.
+// max_assigned_buffers largest buffers placed (MemoryOptions::placements), the allocations, no
+// live-bytes curve or timeline.
 MemoryOptions xspace_memory_options(const XSpaceOptions& options);
 
 inline constexpr int64_t kMaxXSpaceSteps = 1000;
