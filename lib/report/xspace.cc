@@ -80,38 +80,41 @@ uint64_t to_count(double value) {
                          : static_cast<uint64_t>(std::llround(value));
 }
 
-// Protobuf's base-128 varint.
-void append_varint(std::string& out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<char>(value));
-}
-
 // XProf's MemoryAccessBreakdown message (plugin/xprof/protobuf/op_metrics.proto): repeated
 // MemoryAccessed memory_accessed = 1, each {operation_type = 1 (READ = 1), memory_space = 2
 // (HBM = 1, on-chip = 2147483646), bytes_accessed = 3}. Written by hand: the message is three
-// integers, and its .proto is XProf's, not ours.
-std::string memory_access_breakdown(double hbm_bytes, double on_chip_bytes) {
-  std::string out;
-  auto add = [&](uint64_t space, double bytes) {
+// integers, and its .proto is XProf's, not ours. Made for every op twice: in place, no string.
+class MemoryAccessBreakdown {
+ public:
+  MemoryAccessBreakdown(double hbm_bytes, double on_chip_bytes) {
+    add(1, hbm_bytes);
+    add(2147483646, on_chip_bytes);
+  }
+  std::string_view bytes() const {
+    return {reinterpret_cast<const char*>(bytes_.data()), size_};
+  }
+
+ private:
+  using Coded = google::protobuf::io::CodedOutputStream;
+  void add(uint64_t space, double bytes) {
     if (bytes <= 0) return;
-    std::string entry;
-    entry.push_back(0x08);  // field 1, varint: operation_type
-    append_varint(entry, 1);
-    entry.push_back(0x10);  // field 2, varint: memory_space
-    append_varint(entry, space);
-    entry.push_back(0x18);  // field 3, varint: bytes_accessed
-    append_varint(entry, to_count(bytes));
-    out.push_back(0x0a);  // field 1, length-delimited: memory_accessed
-    append_varint(out, entry.size());
-    out += entry;
-  };
-  add(1, hbm_bytes);
-  add(2147483646, on_chip_bytes);
-  return out;
-}
+    uint8_t* entry = bytes_.data() + size_ + 2;  // after its tag and one-byte length
+    uint8_t* p = entry;
+    *p++ = 0x08;  // field 1, varint: operation_type
+    p = Coded::WriteVarint64ToArray(1, p);
+    *p++ = 0x10;  // field 2, varint: memory_space
+    p = Coded::WriteVarint64ToArray(space, p);
+    *p++ = 0x18;  // field 3, varint: bytes_accessed
+    p = Coded::WriteVarint64ToArray(to_count(bytes), p);
+    bytes_[size_] = 0x0a;  // field 1, length-delimited: memory_accessed
+    bytes_[size_ + 1] = static_cast<uint8_t>(p - entry);  // at most kEntryBytes
+    size_ = static_cast<size_t>(p - bytes_.data());
+  }
+  // An entry's tags (3), 1, the space (at most 5 bytes) and the count (at most 10).
+  static constexpr size_t kEntryBytes = 3 + 1 + 5 + 10;
+  std::array<uint8_t, 2 * (2 + kEntryBytes)> bytes_{};
+  size_t size_ = 0;
+};
 
 // An event metadata's fields after its id and name (XEventMetadata: display_name (4), then
 // stats (5), each an XStat {metadata_id (1), its value}), or an event's stats (XEvent.stats,
@@ -268,10 +271,11 @@ class PlaneBuilder {
   }
 
   // stat_id of a string literal: the ids of the last ones met kept by their address, which
-  // names the same text for the whole program.
+  // names the same text for the whole program (hashed: literals lie a few bytes apart).
   template <size_t N>
   int64_t literal_stat_id(const char (&name)[N]) {
-    auto& [text, id] = literal_ids_[(reinterpret_cast<uintptr_t>(name) >> 3) % kLiteralIds];
+    const uint64_t hash = reinterpret_cast<uintptr_t>(name) * uint64_t{0x9e3779b97f4a7c15};
+    auto& [text, id] = literal_ids_[hash >> (64 - kLiteralIdBits)];
     if (text != name) {
       text = name;
       id = stat_id(std::string_view(name, N - 1));
@@ -490,8 +494,8 @@ class PlaneBuilder {
   xp::XPlane* stats_holder_ = google::protobuf::Arena::CreateMessage<xp::XPlane>(&arena_);
   EventFields fields_;  // each event metadata's while it is made
   std::deque<LineBuilder> lines_;
-  static constexpr size_t kLiteralIds = 32;
-  std::array<std::pair<const char*, int64_t>, kLiteralIds> literal_ids_{};
+  static constexpr int kLiteralIdBits = 6;
+  std::array<std::pair<const char*, int64_t>, size_t{1} << kLiteralIdBits> literal_ids_{};
   proto_internal::SerializedPieces event_metadata_, stat_metadata_;  // map entries
   using Ids = absl::flat_hash_map<std::string, int64_t, detail::StringViewHash,
                                   detail::StringViewEq>;  // by name
@@ -856,7 +860,7 @@ class XSpaceWriter {
     // adds the two for HBM).
     if (o != nullptr) {
       plane.add_bytes(stats, "memory_access_breakdown",
-                      memory_access_breakdown(o->hbm_bytes, o->on_chip_bytes));
+                      MemoryAccessBreakdown(o->hbm_bytes, o->on_chip_bytes).bytes());
     }
     if (i != nullptr) plane.add_str(stats, "shape_with_layout", shape_text);
     return op_text_;
