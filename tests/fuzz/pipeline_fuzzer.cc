@@ -1,6 +1,7 @@
 // Fuzzes the whole pipeline on every module that parses: cost, memory, predict on a TPU and a
-// GPU, and every report (text, JSON, trace, roofline SVG, comparison). No input may crash,
-// trip a sanitizer or hang (libFuzzer's -timeout); JSON outputs must be valid UTF-8 JSON.
+// GPU, and every report (text, JSON, trace, roofline SVG, XSpace, comparison). No input may
+// crash, trip a sanitizer or hang (libFuzzer's -timeout); JSON outputs must be valid UTF-8 JSON,
+// and an XSpace written must have bytes.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -46,6 +47,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(*module, *spec);
     if (!p.ok()) continue;
     report(*p, *spec, memory.ok() ? &*memory : nullptr);
+    // The XSpace, its buffer assignment from its own memory analysis (every buffer placed).
+    absl::StatusOr<hloroof::XSpaceFile> xspace =
+        hloroof::prediction_to_xspace(*module, *p, *spec, {.steps = 2});
+    if (xspace.ok() && xspace->bytes.empty()) std::abort();
     predictions.push_back(*std::move(p));
   }
   if (!predictions.empty()) (void)hloroof::render_comparison(predictions);
