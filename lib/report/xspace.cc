@@ -386,8 +386,9 @@ class PlaneBuilder {
 
   // The plane's bytes handed to `emit` as a field of the XSpace (planes, 1): id (1), name
   // (2), lines (3), event metadata (4), stat metadata (5), stats (6). False where an event
-  // metadata made again by `remake` came to other bytes than it did the first time (the
-  // plane's length, written first, is then wrong: the bytes must not be kept).
+  // metadata made again by `remake` came to other bytes than it did the first time, or named a
+  // stat that no other had (the plane's length, written first, is then wrong: the bytes must
+  // not be kept).
   [[nodiscard]] bool finish(absl::FunctionRef<void(std::string_view)> emit,
                             std::optional<Remake> remake = std::nullopt) {
     size_t lines = 0;
@@ -399,7 +400,9 @@ class PlaneBuilder {
     w.append(*plane_);
     emit(bytes);
     for (LineBuilder& line : lines_) line.finish(emit);
-    const bool same = emit_event_metadata(emit, remake);
+    // (Made again, an event metadata names the stats it named the first time: none is added.)
+    const size_t stats = stat_metadata_.size();
+    const bool same = emit_event_metadata(emit, remake) && stat_metadata_.size() == stats;
     for (const std::string& piece : stat_metadata_.pieces()) emit(piece);
     bytes.clear();
     w.append(*stats_holder_);
