@@ -69,9 +69,9 @@ Life life_in_schedule(const Buffer& b, const Computation& entry) {
   return life;
 }
 
-BufferPlacement place(const Buffer& b, const Computation& entry,
-                      const ModuleAssignment& assignment, int32_t id,
-                      detail::LeafIndexer& leaves, std::vector<int64_t>& shape_indices) {
+BufferPlacement place(const Buffer& b, const Computation& entry, const ModuleAssignment& assignment,
+                      int32_t id, detail::LeafIndexer& leaves,
+                      std::vector<int64_t>& shape_indices) {
   BufferPlacement p;
   set_placement(assignment, id, p);
   p.instruction = b.instruction;

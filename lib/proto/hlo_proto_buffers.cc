@@ -88,8 +88,7 @@ void write_buffer_assignment(const MemoryReport& memory,
   }
   const bool own = taken.empty();
   const std::vector<BufferPlacement>& placements = own ? memory.placements : taken;
-  const std::vector<int64_t>& shape_indices =
-      own ? memory.placement_shape_indices : taken_indices;
+  const std::vector<int64_t>& shape_indices = own ? memory.placement_shape_indices : taken_indices;
   auto shape_index = [&](const BufferPlacement& b) {
     const size_t at = std::min<size_t>(b.shape_index_at, shape_indices.size());
     const size_t size = std::min<size_t>(b.shape_index_size, shape_indices.size() - at);

@@ -90,9 +90,7 @@ class MemoryAccessBreakdown {
     add(1, hbm_bytes);
     add(2147483646, on_chip_bytes);
   }
-  std::string_view bytes() const {
-    return {reinterpret_cast<const char*>(bytes_.data()), size_};
-  }
+  std::string_view bytes() const { return {reinterpret_cast<const char*>(bytes_.data()), size_}; }
 
  private:
   using Coded = google::protobuf::io::CodedOutputStream;
