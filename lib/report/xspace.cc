@@ -867,12 +867,14 @@ class XSpaceWriter {
     return op_text_;
   }
 
-  // The slice's op: by its instruction, else the first op of its name (those indexed when
-  // first asked).
+  // The slice's op: by its instruction, else, for a slice of no instruction, the first op of
+  // its name (those indexed when first asked). A slice of an instruction that is no op (a
+  // loop, a call) has none: an op's name is its instruction's.
   const OpPrediction* op_of(const Slice& s) {
     if (auto it = ops_by_instruction_.find(s.instruction); it != ops_by_instruction_.end()) {
       return it->second;
     }
+    if (s.instruction != nullptr) return nullptr;
     if (ops_.empty()) {
       for (const OpPrediction& op : prediction_.ops) ops_.try_emplace(op.name, &op);
     }

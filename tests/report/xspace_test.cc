@@ -272,6 +272,55 @@ ENTRY e {
   CHECK(done_symbols.size() == 2);
 }
 
+TEST_CASE("TPU: a call named as the op it calls carries no op's costs") {
+  // The call and the all-reduce it runs share a name (a hand-written module may reuse names
+  // across computations; XLA's collective_quantizer_test does). The call is no op of the
+  // prediction: its event metadata has the call's category and no costs, not the all-reduce's.
+  constexpr std::string_view kNamesake = R"(HloModule namesake, num_partitions=4
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+reduce {
+  x = f32[1024] parameter(0)
+  ROOT reduced = f32[1024] all-reduce(x), to_apply=max, replica_groups={{0,1,2,3}}
+}
+ENTRY e {
+  p = f32[1024] parameter(0)
+  ROOT reduced = f32[1024] call(p), to_apply=reduce
+})";
+  absl::StatusOr<Module> m = parse_module(kNamesake);
+  REQUIRE(m.ok());
+  absl::StatusOr<DeviceSpec> spec = device("tpu_v5e");
+  REQUIRE(spec.ok());
+  absl::StatusOr<Prediction> p = predict_step_time(*m, *spec);
+  REQUIRE(p.ok());
+  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(*m, *p, *spec);
+  REQUIRE(file.ok());
+  const xp::XSpace space = parse_space(file->bytes);
+  const xp::XPlane& tpu = plane_named(space, "/device:TPU:0");
+  int calls = 0, all_reduces = 0;
+  for (const auto& [id, md] : tpu.event_metadata()) {
+    if (md.display_name() != "reduced") continue;
+    const std::string category = find_stat(tpu, md.stats(), "hlo_category")->str_value();
+    const int64_t bytes = find_stat(tpu, md.stats(), "bytes_accessed")->int64_value();
+    if (md.name().find(" call(") != std::string::npos) {
+      ++calls;
+      CHECK(category == "call");
+      CHECK(bytes == 0);
+      CHECK(find_stat(tpu, md.stats(), "memory_access_breakdown") == nullptr);
+    } else {
+      ++all_reduces;
+      CHECK(category == "all-reduce");
+      // One execution reads and writes its 4,096 bytes: 8,192 B.
+      CHECK(bytes == 2 * 4096);
+    }
+  }
+  CHECK(calls == 1);
+  CHECK(all_reduces == 1);
+}
+
 TEST_CASE("TPU: the device's peaks where XProf's roofline reads them") {
   Case c = predict_nested("tpu_v5e");
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
