@@ -98,6 +98,19 @@ xp::XSpace parse_space(const std::string& bytes) {
   return space;
 }
 
+// The XSpace of `text`'s prediction on a TPU v5e, with the default options, parsed.
+xp::XSpace tpu_space(std::string_view text) {
+  absl::StatusOr<Module> m = parse_module(text);
+  REQUIRE(m.ok());
+  absl::StatusOr<DeviceSpec> spec = device("tpu_v5e");
+  REQUIRE(spec.ok());
+  absl::StatusOr<Prediction> p = predict_step_time(*m, *spec);
+  REQUIRE(p.ok());
+  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(*m, *p, *spec);
+  REQUIRE(file.ok());
+  return parse_space(file->bytes);
+}
+
 const xp::XPlane& plane_named(const xp::XSpace& space, std::string_view name) {
   for (const xp::XPlane& p : space.planes()) {
     if (p.name() == name) return p;
@@ -251,15 +264,7 @@ ENTRY e {
   p = (s32[]) parameter(0)
   ROOT w = (s32[]) while(p), condition=outer_cond, body=outer_body
 })";
-  absl::StatusOr<Module> m = parse_module(kTwins);
-  REQUIRE(m.ok());
-  absl::StatusOr<DeviceSpec> spec = device("tpu_v5e");
-  REQUIRE(spec.ok());
-  absl::StatusOr<Prediction> p = predict_step_time(*m, *spec);
-  REQUIRE(p.ok());
-  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(*m, *p, *spec);
-  REQUIRE(file.ok());
-  const xp::XSpace space = parse_space(file->bytes);
+  const xp::XSpace space = tpu_space(kTwins);
   const xp::XPlane& tpu = plane_named(space, "/device:TPU:0");
   // Each `done` the XLA Ops line runs names its own instruction: two symbol ids, not one.
   std::set<uint64_t> done_symbols;
@@ -290,15 +295,7 @@ ENTRY e {
   p = f32[1024] parameter(0)
   ROOT reduced = f32[1024] call(p), to_apply=reduce
 })";
-  absl::StatusOr<Module> m = parse_module(kNamesake);
-  REQUIRE(m.ok());
-  absl::StatusOr<DeviceSpec> spec = device("tpu_v5e");
-  REQUIRE(spec.ok());
-  absl::StatusOr<Prediction> p = predict_step_time(*m, *spec);
-  REQUIRE(p.ok());
-  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(*m, *p, *spec);
-  REQUIRE(file.ok());
-  const xp::XSpace space = parse_space(file->bytes);
+  const xp::XSpace space = tpu_space(kNamesake);
   const xp::XPlane& tpu = plane_named(space, "/device:TPU:0");
   int calls = 0, all_reduces = 0;
   for (const auto& [id, md] : tpu.event_metadata()) {
