@@ -249,10 +249,11 @@ void make_then_emit_in_order(size_t n, const std::function<void(size_t)>& make,
   std::vector<bool> made(n, false);
   size_t next_make = 0;
   size_t next_emit = 0;
-  int making = 0;  // makes running
   bool emitting = false;
   bool stopped = false;
   const int threads = static_cast<int>(std::min<size_t>(n, static_cast<size_t>(cores())));
+  // A make may start while fewer results than threads are made or being made and not emitted.
+  const auto may_make = [&] { return next_make < n && next_make < next_emit + threads; };
   // Each thread emits the next result when it is ready and no one else emits; otherwise it
   // makes the next one; otherwise it waits for another thread to finish either.
   auto work = [&] {
@@ -261,8 +262,9 @@ void make_then_emit_in_order(size_t n, const std::function<void(size_t)>& make,
       if (!emitting && made[next_emit]) {
         emitting = true;
         const size_t k = next_emit;
-        // The other threads idle until this emit ends where no make runs or is left.
-        const int free = making == 0 && next_make == n ? threads : 1;
+        // Where no make may start, the emit takes every thread: a thread whose make ends
+        // meanwhile would otherwise idle until it ends.
+        const int free = may_make() ? 1 : threads;
         lock.unlock();
         const bool go_on = emit(k, free);
         lock.lock();
@@ -270,13 +272,11 @@ void make_then_emit_in_order(size_t n, const std::function<void(size_t)>& make,
         ++next_emit;
         stopped = !go_on;
         changed.notify_all();
-      } else if (next_make < n) {
+      } else if (may_make()) {
         const size_t k = next_make++;
-        ++making;
         lock.unlock();
         make(k);
         lock.lock();
-        --making;
         made[k] = true;
         changed.notify_all();
       } else {

@@ -1,7 +1,9 @@
 // make_then_emit_in_order (tools/cli.h): results made on every core, emitted in order.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <chrono>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "cli.h"
@@ -35,6 +37,32 @@ TEST_CASE("make_then_emit_in_order: in order; the last emit has every thread") {
   REQUIRE(emit_threads.size() == 5);
   CHECK(emit_threads.back() == threads);
   for (int free : emit_threads) CHECK((free == 1 || free == threads));
+}
+
+TEST_CASE("make_then_emit_in_order: no more results held than threads") {
+  const int threads = std::min(cores(), 6);
+  std::mutex mutex;
+  int held = 0;  // made or being made, not yet emitted
+  int most_held = 0;
+  make_then_emit_in_order(
+      6,
+      [&](size_t) {
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          most_held = std::max(most_held, ++held);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      },
+      [&](size_t, int) {
+        // An emit slower than a make: without the bound, the other threads would make every
+        // result while the first is emitted.
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        std::lock_guard<std::mutex> lock(mutex);
+        --held;
+        return true;
+      });
+  CHECK(held == 0);
+  CHECK(most_held <= threads);
 }
 
 TEST_CASE("make_then_emit_in_order: an emit that returns false is the last") {
