@@ -184,6 +184,10 @@ int run(const std::vector<std::string>& words) {
       xspace.threads = cores();
       xspace.memory_future = xspace_memory_made.get_future().share();
       xspace.memory_read = narrow_xspace_memory;
+      // Only the trace reads the timeline after the XSpace.
+      if (!args->has("--trace")) {
+        xspace.timeline_read = [&] { std::vector<TimelineEvent>().swap((*predicted)->timeline); };
+      }
       xspace_file = write_xspace(*module, **predicted, *spec, args->get("--xspace"), xspace);
     }
   };

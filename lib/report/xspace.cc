@@ -24,6 +24,7 @@
 #include <future>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
@@ -36,6 +37,7 @@
 #include "hloroof/memory.h"
 #include "hloroof/output_file.h"
 #include "hloroof/shape_text.h"
+#include "hloroof/text_pool.h"
 #include "profile/xplane.pb.h"
 #include "proto/message_arena.h"
 #include "proto/wire_writer.h"
@@ -509,7 +511,9 @@ class PlaneBuilder {
 // A slice of the step as written: the prediction's timeline, with the summary slice of a loop's
 // remaining iterations filled by the last laid-out iteration, stretched by their count.
 struct Slice {
-  std::string_view name;   // the timeline event's, which the prediction holds
+  // Views of the instruction's name, or of the writer's texts: not of the prediction's
+  // timeline, which its owner may free once the step is laid out (timeline_read).
+  std::string_view name;
   std::string_view track;
   double start_s = 0;  // laid out in seconds, so that stretching does not multiply rounding
   double duration_s = 0;
@@ -524,8 +528,9 @@ struct Slice {
 
 class StepLayout {
  public:
-  StepLayout(const Prediction& prediction, const Module& module)
-      : prediction_(prediction), module_(module) {}
+  // The slices' texts other than instructions' names are saved in `texts`.
+  StepLayout(const Prediction& prediction, const Module& module, TextPool& texts)
+      : prediction_(prediction), module_(module), texts_(texts) {}
 
   std::vector<Slice> build(std::vector<std::string>& unfilled) {
     std::vector<Slice> out;
@@ -536,7 +541,7 @@ class StepLayout {
     std::map<int, size_t> last_iteration;
     for (size_t k = 0; k < events.size() && !full_; ++k) {
       const TimelineEvent& e = events[k];
-      Slice s{e.name,  e.track,      std::max(0.0, e.start_s), std::max(0.0, e.duration_s),
+      Slice s{{},      {},           std::max(0.0, e.start_s), std::max(0.0, e.duration_s),
               e.depth, e.iterations, nullptr};
       // The timeline's own instruction when the prediction was made from this module; by
       // name when it was made from the module's text.
@@ -545,6 +550,10 @@ class StepLayout {
       } else if (e.iterations == 0) {
         s.instruction = instruction_named(e.name);
       }
+      s.name = s.instruction != nullptr && s.instruction->name() == e.name
+                   ? s.instruction->name()
+                   : texts_.save_once(e.name);
+      s.track = e.track == kComputeTrack ? kComputeTrack : texts_.save(e.track);
       const bool has_children = k + 1 < events.size() && events[k + 1].depth > e.depth &&
                                 events[k + 1].start_s < e.start_s + e.duration_s;
       if (e.iterations == 0 && e.track == "compute") last_iteration.erase(e.depth + 1);
@@ -643,8 +652,11 @@ class StepLayout {
     return it != by_name_.end() ? it->second : nullptr;
   }
 
+  static constexpr std::string_view kComputeTrack = "compute";
+
   const Prediction& prediction_;
   const Module& module_;
+  TextPool& texts_;
   absl::flat_hash_map<std::string_view, const Instruction*> by_name_;
   bool full_ = false;
 };
@@ -766,8 +778,10 @@ class XSpaceWriter {
   // The step laid out, the space's host and first warning, then the device's planes.
   void write_device_planes() {
     index_module();
-    StepLayout layout(prediction_, module_);
+    StepLayout layout(prediction_, module_, *slice_texts_);
     slices_ = layout.build(unfilled_);
+    // The prediction's timeline is read no more (gemma3: 1.9 MB its owner may free now).
+    if (options_.timeline_read) options_.timeline_read();
     step_ps_ = std::max<int64_t>(to_ps(prediction_.step_time_s), 1);
     for (const Slice& s : slices_) step_ps_ = std::max(step_ps_, s.end_ps());
     space_.add_hostnames(options_.host);
@@ -789,6 +803,7 @@ class XSpaceWriter {
     op_text_ = {};
     shape_texts_ = {};
     slices_ = {};
+    slice_texts_.reset();
   }
 
   const std::vector<std::string>& unfilled_always() {
@@ -1196,6 +1211,7 @@ class XSpaceWriter {
   std::string op_text_;  // the op tpu_op_metadata prints, its room kept
   detail::ShapeTexts shape_texts_;
   std::vector<Slice> slices_;
+  std::unique_ptr<TextPool> slice_texts_ = std::make_unique<TextPool>();  // what slices view
   int64_t step_ps_ = 1;
   int64_t events_ = 0;
   std::vector<std::string> unfilled_;

@@ -605,6 +605,46 @@ TEST_CASE("a memory analysis still running when the XSpace begins: the planes do
   }
 }
 
+TEST_CASE("the prediction's timeline freed once it is read: the same bytes") {
+  // `hloroof predict --xspace` frees the timeline when timeline_read is called: nothing written
+  // after may come from it. Here its texts are first overwritten (a slice still viewing them
+  // would write other names), then it is freed. Loops' iteration slices have names of their
+  // own; a prediction made from the text has no instruction pointers (found by name).
+  absl::StatusOr<Prediction> from_text = predict_step_time(kNested, "tpu_v5e");
+  REQUIRE(from_text.ok());
+  REQUIRE(from_text->timeline.front().instruction == nullptr);
+  for (std::string_view device_name : {"tpu_v5e", "h100", "text"}) {
+    INFO(device_name);
+    const bool text = device_name == "text";
+    const Case c = predict_nested(text ? "tpu_v5e" : device_name);
+    const Prediction& made = text ? *from_text : c.prediction;
+    const XSpaceFile expected = *prediction_to_xspace(c.module, made, c.spec, {.steps = 2});
+    for (int threads : {1, 3}) {
+      INFO("threads " << threads);
+      Prediction p = made;
+      const size_t events = p.timeline.size();
+      REQUIRE(events > 10);
+      int reads = 0;
+      XSpaceOptions options = {.steps = 2, .threads = threads};
+      options.timeline_read = [&] {
+        ++reads;
+        for (TimelineEvent& e : p.timeline) {
+          std::fill(e.name.begin(), e.name.end(), '?');
+          std::fill(e.track.begin(), e.track.end(), '?');
+        }
+        std::vector<TimelineEvent>().swap(p.timeline);
+      };
+      absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, p, c.spec, options);
+      REQUIRE(file.ok());
+      CHECK(reads == 1);
+      CHECK(p.timeline.empty());
+      CHECK(file->bytes == expected.bytes);
+      CHECK(file->events == expected.events);
+      CHECK(file->unfilled == expected.unfilled);
+    }
+  }
+}
+
 TEST_CASE("an AMD GPU's plane: XProf's vendor and its gfx942 rate give mi300x's peak") {
   Case c = predict_nested("mi300x");
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);

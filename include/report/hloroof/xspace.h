@@ -63,6 +63,11 @@ struct XSpaceOptions {
   // described takes megabytes, held no longer than the XSpace needs them). Not called where
   // no report was given or the future gave none.
   std::function<void()> memory_read;
+  // Called once the prediction's timeline has been read for the last time (the step is laid
+  // out from it before the device's planes are written), on the thread that read it: its owner
+  // may free the timeline from then on (gemma3 4b: 1.9 MB), while the rest of the prediction
+  // is still read. Called once, but not where the options are refused (steps out of range).
+  std::function<void()> timeline_read;
   // Threads that make the file, each taking the next of three parts: the HloProto's buffer
   // assignment (and its memory analysis, when `memory` is null), the device's planes, the
   // HloProto's module. More than 3 are 3. The bytes are the same either way: protobuf's
