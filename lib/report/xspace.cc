@@ -518,8 +518,10 @@ struct Slice {
   double start_s = 0;  // laid out in seconds, so that stretching does not multiply rounding
   double duration_s = 0;
   int depth = 0;
+  uint32_t symbol = 0;     // an op's: its instruction's symbol id (resolve_ops)
   int64_t iterations = 0;  // iteration slices
   const Instruction* instruction = nullptr;
+  const OpPrediction* op = nullptr;  // an op's record (resolve_ops), if any
   int64_t start_ps = 0;  // then rounded to whole picoseconds and fitted (fit_nesting)
   int64_t duration_ps = 0;
   double end_s() const { return start_s + duration_s; }
@@ -541,8 +543,11 @@ class StepLayout {
     std::map<int, size_t> last_iteration;
     for (size_t k = 0; k < events.size() && !full_; ++k) {
       const TimelineEvent& e = events[k];
-      Slice s{{},      {},           std::max(0.0, e.start_s), std::max(0.0, e.duration_s),
-              e.depth, e.iterations, nullptr};
+      Slice s;
+      s.start_s = std::max(0.0, e.start_s);
+      s.duration_s = std::max(0.0, e.duration_s);
+      s.depth = e.depth;
+      s.iterations = e.iterations;
       // The timeline's own instruction when the prediction was made from this module; by
       // name when it was made from the module's text.
       if (e.instruction != nullptr) {
@@ -777,7 +782,6 @@ class XSpaceWriter {
  private:
   // The step laid out, the space's host and first warning, then the device's planes.
   void write_device_planes() {
-    index_module();
     StepLayout layout(prediction_, module_, *slice_texts_);
     slices_ = layout.build(unfilled_);
     // The prediction's timeline is read no more (gemma3: 1.9 MB its owner may free now).
@@ -796,9 +800,6 @@ class XSpaceWriter {
     }
     // What the device's planes alone read, freed while the HloProto's parts may still be
     // made (gemma3: 4.5 MB).
-    symbols_ = {};
-    ops_ = {};
-    ops_by_instruction_ = {};
     op_metadata_ = {};
     op_text_ = {};
     shape_texts_ = {};
@@ -817,15 +818,25 @@ class XSpaceWriter {
     return kGaps;
   }
 
-  void index_module() {
-    uint64_t symbol = 0;
+  // Each op slice's record and symbol id, found once (an op's metadata is made twice: counted,
+  // then written), then the indexes they were found in let go (gemma3: 1.1 MB).
+  void resolve_ops(const std::vector<Slice*>& op_line) {
+    absl::flat_hash_map<const Instruction*, uint32_t> symbols;
+    symbols.reserve(static_cast<size_t>(std::max<int64_t>(module_.instruction_count(), 0)));
+    uint32_t symbol = 0;
     // Symbol ids in module order (0 is XProf's root and is skipped).
     for (const Computation* c : module_.computations()) {
-      for (const Instruction* i : c->instructions()) symbols_.try_emplace(i, ++symbol);
+      for (const Instruction* i : c->instructions()) symbols.try_emplace(i, ++symbol);
     }
     for (const OpPrediction& op : prediction_.ops) {
       if (op.instruction != nullptr) ops_by_instruction_.try_emplace(op.instruction, &op);
     }
+    for (Slice* s : op_line) {
+      s->op = op_of(*s);
+      if (auto it = symbols.find(s->instruction); it != symbols.end()) s->symbol = it->second;
+    }
+    ops_ = {};
+    ops_by_instruction_ = {};
   }
 
   // The event metadata of an op on a TPU: what XProf's op profile reads. An instruction's
@@ -861,8 +872,8 @@ class XSpaceWriter {
     m.set_display_name(s.name);
     EventFields* stats = &m;
     plane.add_uint(stats, "program_id", program_id_);
-    if (i != nullptr) plane.add_uint(stats, "symbol_id", symbols_.at(i));
-    const OpPrediction* o = op_of(s);
+    if (i != nullptr) plane.add_uint(stats, "symbol_id", s.symbol);
+    const OpPrediction* o = s.op;
     plane.add_str(stats, "hlo_category", o != nullptr ? o->category : category_of(i));
     if (o != nullptr && !o->op_name.empty()) plane.add_str(stats, "tf_op", o->op_name);
     // Costs of one execution; XProf multiplies them by the occurrences.
@@ -959,6 +970,7 @@ class XSpaceWriter {
     }
     fit_nesting(op_line);
     fit_nesting(loop_line);
+    resolve_ops(op_line);
 
     const int64_t module_md = plane.event_id(module_event_name_);
     for (int64_t step = 0; step < options_.steps; ++step) {
@@ -1204,7 +1216,6 @@ class XSpaceWriter {
   size_t written_ = 0;
   uint64_t program_id_ = 0;
   std::string module_event_name_;
-  absl::flat_hash_map<const Instruction*, uint64_t> symbols_;
   absl::flat_hash_map<std::string_view, const OpPrediction*> ops_;
   absl::flat_hash_map<const Instruction*, const OpPrediction*> ops_by_instruction_;
   absl::flat_hash_map<const void*, int64_t> op_metadata_;  // an instruction's event metadata
