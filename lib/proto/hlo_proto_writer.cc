@@ -25,6 +25,7 @@
 #include "ir/strings.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
+#include "proto/hlo_proto_pieces.h"
 #include "proto/message_arena.h"
 #include "proto/wire_writer.h"
 #include "util/checked_math.h"
@@ -453,7 +454,9 @@ absl::flat_hash_map<const Instruction*, int64_t> number_instructions(const Modul
 
 class ProtoBuilder {
  public:
-  explicit ProtoBuilder(const Module& m) : m_(m) {}
+  // With `pieces`, build() writes into the string `pieces` hands over as pieces.
+  explicit ProtoBuilder(const Module& m, proto_internal::WirePieces* pieces = nullptr)
+      : m_(m), pieces_(pieces) {}
   // The module's HloModuleProto, its fields written into `out` (a computation's instructions
   // one at a time).
   void build(proto_internal::WireWriter& out);
@@ -482,6 +485,7 @@ class ProtoBuilder {
   std::string unique_computation_name(std::string base);
 
   const Module& m_;
+  proto_internal::WirePieces* pieces_;
   absl::flat_hash_map<const Computation*, int64_t> comp_ids_;
   absl::flat_hash_map<const Instruction*, int64_t> inst_ids_;
   absl::flat_hash_map<const Instruction*, int64_t> wrapped_of_;  // sugared start: computation id
@@ -1028,7 +1032,9 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
         w.message(3, *wrapped);
       }
     }
-    const size_t start = w.open(3);
+    // (In pieces, a computation of many instructions spans several.)
+    const proto_internal::WirePieces::Open start =
+        pieces_ != nullptr ? pieces_->open(w, 3) : proto_internal::WirePieces::Open{0, w.open(3)};
     w.bytes(1, c->name());
     for (const Instruction* i : c->instructions()) {
       // HloInstructionProto: its name (1), opcode (2), shape (3) and metadata (7) by hand (a
@@ -1064,6 +1070,7 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
       } else {
         w.raw(plain);
       }
+      if (pieces_ != nullptr) pieces_->maybe_flush();
     }
     auto* pc = scratch.make<pb::HloComputationProto>();
     pc->set_id(comp_id(c));
@@ -1077,7 +1084,11 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
     }
     write_shape(c->root()->shape(), pc->mutable_program_shape()->mutable_result());
     w.append(*pc);
-    w.close(start);
+    if (pieces_ != nullptr) {
+      pieces_->close(w, start);
+    } else {
+      w.close(start.offset);
+    }
     if (a.is_scheduled && !fused.contains(c)) {
       auto& seq = (*out->mutable_schedule()->mutable_sequences())[comp_id(c)];
       for (const Instruction* i : c->instructions()) seq.add_instruction_ids(inst_id(i));
@@ -1204,6 +1215,20 @@ std::string write_hlo_proto(const Module& module) {
   ProtoBuilder(module).build(w);
   w.close(start);
   return finished(w, bytes);
+}
+
+std::vector<std::string> proto_internal::write_hlo_proto_pieces(const Module& module) {
+  std::string bytes;
+  proto_internal::WireWriter w(bytes);
+  proto_internal::WirePieces pieces(bytes);
+  const proto_internal::WirePieces::Open start = pieces.open(w, 1);
+  ProtoBuilder(module, &pieces).build(w);
+  pieces.close(w, start);
+  std::vector<std::string> out = pieces.take();
+  size_t total = 0;
+  for (const std::string& piece : out) total += piece.size();
+  if (!w.fits() || total > proto_internal::WireWriter::kMaxMessageBytes) return {};
+  return out;
 }
 
 std::string write_hlo_proto(const Module& module, const MemoryReport& memory) {

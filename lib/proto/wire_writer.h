@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -181,6 +182,64 @@ class SerializedPieces {
  private:
   static constexpr size_t kFirstPieceBytes = size_t{64} << 10;
   static constexpr size_t kPieceBytes = size_t{1} << 20;
+  std::vector<std::string> pieces_;
+};
+
+// A message written by a WireWriter into pieces of about kPieceBytes rather than one string:
+// megabytes in one block need a hole of their size in the heap, or grow it, where pieces fit
+// the holes earlier work left. The writer's string is handed over as a piece once it holds
+// kPieceBytes (maybe_flush, between two of the message's parts). A field opened in one piece and
+// closed in a later one gets its length as a piece of its own, between the bytes before the
+// field in its first piece and the rest (a copy of that rest, not of the field's bytes).
+class WirePieces {
+ public:
+  static constexpr size_t kPieceBytes = size_t{256} << 10;
+
+  // `bytes`: the string the WireWriter writes into (emptied as pieces are handed over).
+  explicit WirePieces(std::string& bytes) : bytes_(bytes) { bytes_.reserve(kRoom); }
+
+  // A length-delimited field opened with `w` (which writes into the string given above).
+  struct Open {
+    size_t piece;   // the pieces handed over before it
+    size_t offset;  // where its bytes begin in the piece after those
+  };
+  Open open(WireWriter& w, int field) { return {pieces_.size(), w.open(field)}; }
+  void close(WireWriter& w, Open o) {
+    if (o.piece == pieces_.size()) {  // all in the string being written: as WireWriter does
+      w.close(o.offset);
+      return;
+    }
+    size_t length = bytes_.size() - o.offset;
+    for (size_t k = o.piece; k < pieces_.size(); ++k) length += pieces_[k].size();
+    uint8_t digits[10];
+    const uint8_t* end =
+        google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(length, digits);
+    std::string& first = pieces_[o.piece];
+    std::string parts[2] = {std::string(reinterpret_cast<const char*>(digits), end - digits),
+                            first.substr(o.offset)};
+    first.resize(o.offset);
+    pieces_.insert(pieces_.begin() + static_cast<std::ptrdiff_t>(o.piece) + 1,
+                   std::make_move_iterator(std::begin(parts)),
+                   std::make_move_iterator(std::end(parts)));
+  }
+  // Hands the string over as a piece once it holds kPieceBytes.
+  void maybe_flush() {
+    if (bytes_.size() < kPieceBytes) return;
+    pieces_.push_back(std::move(bytes_));
+    bytes_ = std::string();
+    bytes_.reserve(kRoom);
+  }
+  // Every byte written, in order (the string's last ones included); the string is left empty.
+  std::vector<std::string> take() {
+    if (!bytes_.empty()) pieces_.push_back(std::move(bytes_));
+    bytes_ = std::string();
+    return std::move(pieces_);
+  }
+
+ private:
+  // A piece's room: kPieceBytes and the part that crosses it (most are a few hundred bytes).
+  static constexpr size_t kRoom = kPieceBytes + kPieceBytes / 8;
+  std::string& bytes_;
   std::vector<std::string> pieces_;
 };
 

@@ -39,6 +39,7 @@
 #include "hloroof/shape_text.h"
 #include "hloroof/text_pool.h"
 #include "profile/xplane.pb.h"
+#include "proto/hlo_proto_pieces.h"
 #include "proto/message_arena.h"
 #include "proto/wire_writer.h"
 #include "ir/shape_printer.h"
@@ -246,6 +247,13 @@ class LineBuilder {
 // op's metadata, its text and costs, is most of a plane's bytes: as messages, several times
 // that). Ids are given in the order the metadata is made, so the map entries are written in
 // order of their keys, as protobuf's deterministic serialization writes them.
+// The bytes of pieces written one after the other.
+size_t total_size(const std::vector<std::string>& pieces) {
+  size_t bytes = 0;
+  for (const std::string& p : pieces) bytes += p.size();
+  return bytes;
+}
+
 class PlaneBuilder {
  public:
   PlaneBuilder(int64_t id, std::string name) {
@@ -314,16 +322,16 @@ class PlaneBuilder {
                           absl::FunctionRef<void(EventFields&)> fill) {
     fields_.bytes_.clear();
     fill(fields_);
-    write_event_metadata(id, name, {}, {});
+    write_event_metadata(id, name, {});
   }
-  // The same with one stat only: bytes (6) `bytes` then `more`, which the plane then holds as
-  // they are rather than a copy (the HloProto's, megabytes).
+  // The same with one stat only: bytes (6), the pieces of `bytes` one after the other, which
+  // the plane then holds as they are rather than a copy (the HloProto's, megabytes).
   template <size_t N>
   void add_event_metadata(int64_t id, std::string_view name, const char (&stat)[N],
-                          std::string bytes, std::string more) {
+                          std::vector<std::string> bytes) {
     fields_.bytes_.clear();
-    fields_.add_text_header(literal_stat_id(stat), 6, bytes.size() + more.size());
-    write_event_metadata(id, name, std::move(bytes), std::move(more));
+    fields_.add_text_header(literal_stat_id(stat), 6, total_size(bytes));
+    write_event_metadata(id, name, std::move(bytes));
   }
 
   // A new line, after those made before; the plane keeps it (its address stays).
@@ -436,16 +444,16 @@ class PlaneBuilder {
     w.bytes(2, name);
     w.raw(fields_.bytes_);
   }
-  // An event metadata kept: `tail` and `more` (the last stat's value) become pieces of their
-  // own, not copied.
-  void write_event_metadata(int64_t id, std::string_view name, std::string tail,
-                            std::string more) {
-    const size_t extra = tail.size() + more.size();
+  // An event metadata kept: the pieces of `tail` (the last stat's value) become pieces of the
+  // plane's, not copied.
+  void write_event_metadata(int64_t id, std::string_view name, std::vector<std::string> tail) {
+    const size_t extra = total_size(tail);
     const size_t entry = entry_size(id, value_size(id, name, fields_.bytes_.size() + extra));
     write_entry(event_metadata_.last(proto_internal::WireWriter::field_size(entry) - extra), id,
                 name, extra);
-    if (!tail.empty()) event_metadata_.adopt(std::move(tail));
-    if (!more.empty()) event_metadata_.adopt(std::move(more));
+    for (std::string& piece : tail) {
+      if (!piece.empty()) event_metadata_.adopt(std::move(piece));
+    }
   }
 
   // The event metadata in the order they were made: the kept ones' pieces, with those made
@@ -727,24 +735,26 @@ class XSpaceWriter {
     // of the HloProto are its fields, one after the other). What the assignment leaves
     // unfilled is said after the planes' gaps.
     std::vector<std::string> proto_gaps;
-    std::string module_proto, buffers;
+    std::vector<std::string> module_proto;
+    std::string buffers;
     detail::for_each_on_threads(3, options_.threads, [&](size_t part) {
       if (part == 0) {
         buffers = buffer_assignment(proto_gaps);
       } else if (part == 1) {
         write_device_planes();
       } else {
-        module_proto = write_hlo_proto(module_);
+        module_proto = proto_internal::write_hlo_proto_pieces(module_);
       }
     });
     unfilled_.insert(unfilled_.end(), proto_gaps.begin(), proto_gaps.end());
     // A module whose HloProto would come to 2 GiB has none (protobuf reads no larger one).
-    if (module_proto.empty() || module_proto.size() + buffers.size() >
+    if (module_proto.empty() || total_size(module_proto) + buffers.size() >
                                      proto_internal::WireWriter::kMaxMessageBytes) {
       module_proto.clear();
       buffers.clear();
     }
-    write_metadata_plane(std::move(module_proto), std::move(buffers));
+    module_proto.push_back(std::move(buffers));
+    write_metadata_plane(std::move(module_proto));
     write_task_environment();
     // One warning each for the assumptions and for what is not filled: XProf's overview shows
     // every warning as a box of its own above the page.
@@ -1129,12 +1139,12 @@ class XSpaceWriter {
   // The module's HloProto, as XProf reads it: an event metadata of /host:metadata whose id is
   // the program id, named NAME(PROGRAM_ID), with the serialized HloProto in its stat
   // "Hlo Proto" (xprof/utils/hlo_proto_map.cc, ParseHloProtosFromXSpace; [S9]).
-  // The HloProto is its module's part, then its buffer assignment's.
-  void write_metadata_plane(std::string module_proto, std::string buffers) {
+  // The HloProto is its module's part, then its buffer assignment's, in pieces.
+  void write_metadata_plane(std::vector<std::string> hlo_proto) {
     PlaneBuilder plane(3, "/host:metadata");
     // Keyed by the program id (XProf takes the key for it), not by creation order.
     plane.add_event_metadata(static_cast<int64_t>(program_id_), module_event_name_,
-                             "Hlo Proto", std::move(module_proto), std::move(buffers));
+                             "Hlo Proto", std::move(hlo_proto));
     finish(plane);
   }
 

@@ -14,11 +14,14 @@
 
 #include <catch2/catch.hpp>
 
+#include "absl/strings/str_cat.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 #include "deterministic_bytes.h"
 #include "proto/hlo.pb.h"
+#include "proto/hlo_proto_pieces.h"
+#include "proto/wire_writer.h"
 
 namespace hloroof {
 namespace {
@@ -303,6 +306,45 @@ TEST_CASE("written a message at a time, the bytes are protobuf's own, the same e
   CHECK(checked > 150);
   CHECK(assigned > 100);
   CHECK(scheduled > 20);  // maps of several entries, in order of their keys
+}
+
+TEST_CASE("the HloProto in pieces: the same bytes, a long computation across several") {
+  // Each module of tests/data, and one whose entry computation of 12,000 instructions (about
+  // 60 bytes each, 700 KB) spans three pieces of 256 KiB, between two small computations: the
+  // pieces one after the other are write_hlo_proto's bytes.
+  std::string big = "HloModule big, is_scheduled=true\n"
+                    "fused {\n  a = f32[8]{0} parameter(0)\n  ROOT n = f32[8]{0} negate(a)\n}\n"
+                    "ENTRY e {\n  x0 = f32[8]{0} parameter(0)\n";
+  for (int k = 1; k < 12'000; ++k) {
+    big += absl::StrCat("  x", k, " = f32[8]{0} add(x", k - 1, ", x", k - 1, ")\n");
+  }
+  big += "  ROOT f = f32[8]{0} fusion(x11999), kind=kLoop, calls=fused\n}\n"
+         "other {\n  b = f32[8]{0} parameter(0)\n  ROOT c = f32[8]{0} copy(b)\n}\n";
+  std::vector<std::string> texts = {kChain, kLoops, big};
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(
+           std::filesystem::path(HLOROOF_SOURCE_DIR) / "tests" / "data")) {
+    if (entry.path().extension() != ".hlo") continue;
+    std::ifstream in(entry.path());
+    texts.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  int checked = 0;
+  size_t most_pieces = 0;
+  for (const std::string& text : texts) {
+    absl::StatusOr<Module> m = parse_module(text);
+    if (!m.ok()) continue;
+    const std::vector<std::string> pieces = proto_internal::write_hlo_proto_pieces(*m);
+    std::string joined;
+    for (const std::string& piece : pieces) {
+      CHECK(piece.size() <= 2 * proto_internal::WirePieces::kPieceBytes);
+      joined += piece;
+    }
+    CHECK(joined == write_hlo_proto(*m));
+    most_pieces = std::max(most_pieces, pieces.size());
+    ++checked;
+  }
+  CHECK(checked > 150);
+  // The long computation: its length is a piece of its own, before its first instruction.
+  CHECK(most_pieces >= 5);
 }
 
 TEST_CASE("buffer assignment: allocations and heap trace of a chain, derived by hand") {
