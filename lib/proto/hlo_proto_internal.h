@@ -189,13 +189,16 @@ struct ParsedHloProto::Messages {
 namespace hloroof::proto_internal {
 
 class WireWriter;
+class WirePieces;
 
 // The buffer assignment of `memory` (write_hlo_proto's): a BufferAssignmentProto's fields
 // written into `out`, its buffers defined at the instruction ids of `ids` (the ids the
-// module's HloModuleProto gives).
+// module's HloModuleProto gives). With `pieces`, `out` writes into the string `pieces` hands
+// over as pieces.
 void write_buffer_assignment(const MemoryReport& memory,
                              const absl::flat_hash_map<const Instruction*, int64_t>& ids,
-                             const Module& module, WireWriter& out);
+                             const Module& module, WireWriter& out,
+                             WirePieces* pieces = nullptr);
 
 }  // namespace hloroof::proto_internal
 

@@ -1258,4 +1258,21 @@ std::string write_hlo_proto_buffers(const Module& module, const MemoryReport& me
   return finished(w, bytes);
 }
 
+std::vector<std::string> proto_internal::write_hlo_proto_buffers_pieces(
+    const Module& module, const MemoryReport& memory) {
+  std::string bytes;
+  proto_internal::WireWriter w(bytes);
+  proto_internal::WirePieces pieces(bytes);
+  const proto_internal::WirePieces::Open start = pieces.open(w, 3);
+  int64_t next_id = 1;
+  proto_internal::write_buffer_assignment(memory, number_instructions(module, next_id), module, w,
+                                          &pieces);
+  pieces.close(w, start);
+  std::vector<std::string> out = pieces.take();
+  size_t total = 0;
+  for (const std::string& piece : out) total += piece.size();
+  if (!w.fits() || total > proto_internal::WireWriter::kMaxMessageBytes) return {};
+  return out;
+}
+
 }  // namespace hloroof

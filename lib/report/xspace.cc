@@ -22,6 +22,7 @@
 #include <deque>
 #include <filesystem>
 #include <future>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -735,8 +736,7 @@ class XSpaceWriter {
     // of the HloProto are its fields, one after the other). What the assignment leaves
     // unfilled is said after the planes' gaps.
     std::vector<std::string> proto_gaps;
-    std::vector<std::string> module_proto;
-    std::string buffers;
+    std::vector<std::string> module_proto, buffers;
     detail::for_each_on_threads(3, options_.threads, [&](size_t part) {
       if (part == 0) {
         buffers = buffer_assignment(proto_gaps);
@@ -748,12 +748,12 @@ class XSpaceWriter {
     });
     unfilled_.insert(unfilled_.end(), proto_gaps.begin(), proto_gaps.end());
     // A module whose HloProto would come to 2 GiB has none (protobuf reads no larger one).
-    if (module_proto.empty() || total_size(module_proto) + buffers.size() >
+    if (module_proto.empty() || total_size(module_proto) + total_size(buffers) >
                                      proto_internal::WireWriter::kMaxMessageBytes) {
       module_proto.clear();
       buffers.clear();
     }
-    module_proto.push_back(std::move(buffers));
+    std::move(buffers.begin(), buffers.end(), std::back_inserter(module_proto));
     write_metadata_plane(std::move(module_proto));
     write_task_environment();
     // One warning each for the assumptions and for what is not filled: XProf's overview shows
@@ -1153,7 +1153,7 @@ class XSpaceWriter {
   // buffer is a logical buffer, an assignment and two heap events, about 100 bytes): at most
   // max_assigned_buffers are described; past that, the largest ones and no heap trace (a trace
   // without the rest would understate the heap). Empty where the memory analysis failed.
-  std::string buffer_assignment(std::vector<std::string>& gaps) {
+  std::vector<std::string> buffer_assignment(std::vector<std::string>& gaps) {
     const size_t most = xspace_memory_options(options_).placements;
     const MemoryReport* given = options_.memory;
     if (given == nullptr && options_.memory_future.valid()) {
@@ -1181,7 +1181,8 @@ class XSpaceWriter {
           " buffers and no heap trace: XProf's memory viewer shows every allocation but not "
           "the heap over program order (hloroof memory gives the predicted peak)"));
     }
-    std::string bytes = write_hlo_proto_buffers(module_, *given);
+    std::vector<std::string> bytes =
+        proto_internal::write_hlo_proto_buffers_pieces(module_, *given);
     if (borrowed && options_.memory_read) options_.memory_read();
     return bytes;
   }

@@ -311,7 +311,8 @@ TEST_CASE("written a message at a time, the bytes are protobuf's own, the same e
 TEST_CASE("the HloProto in pieces: the same bytes, a long computation across several") {
   // Each module of tests/data, and one whose entry computation of 12,000 instructions (about
   // 60 bytes each, 700 KB) spans three pieces of 256 KiB, between two small computations: the
-  // pieces one after the other are write_hlo_proto's bytes.
+  // pieces one after the other are write_hlo_proto's bytes, and those of its buffer assignment
+  // write_hlo_proto_buffers'.
   std::string big = "HloModule big, is_scheduled=true\n"
                     "fused {\n  a = f32[8]{0} parameter(0)\n  ROOT n = f32[8]{0} negate(a)\n}\n"
                     "ENTRY e {\n  x0 = f32[8]{0} parameter(0)\n";
@@ -328,7 +329,7 @@ TEST_CASE("the HloProto in pieces: the same bytes, a long computation across sev
     texts.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
   int checked = 0;
-  size_t most_pieces = 0;
+  size_t most_pieces = 0, most_buffer_pieces = 0;
   for (const std::string& text : texts) {
     absl::StatusOr<Module> m = parse_module(text);
     if (!m.ok()) continue;
@@ -341,10 +342,22 @@ TEST_CASE("the HloProto in pieces: the same bytes, a long computation across sev
     CHECK(joined == write_hlo_proto(*m));
     most_pieces = std::max(most_pieces, pieces.size());
     ++checked;
+    // The buffer assignment too (the XSpace's way: every buffer placed, one described).
+    absl::StatusOr<MemoryReport> placed =
+        analyze_memory(*m, {.top_buffers = 1, .placements = 1'000'000});
+    if (!placed.ok()) continue;
+    const std::vector<std::string> buffers =
+        proto_internal::write_hlo_proto_buffers_pieces(*m, *placed);
+    joined.clear();
+    for (const std::string& piece : buffers) joined += piece;
+    CHECK(joined == write_hlo_proto_buffers(*m, *placed));
+    most_buffer_pieces = std::max(most_buffer_pieces, buffers.size());
   }
   CHECK(checked > 150);
-  // The long computation: its length is a piece of its own, before its first instruction.
+  // The long computation: its length is a piece of its own, before its first instruction; the
+  // buffer assignment of its 12,000 buffers spans pieces too.
   CHECK(most_pieces >= 5);
+  CHECK(most_buffer_pieces >= 3);
 }
 
 TEST_CASE("buffer assignment: allocations and heap trace of a chain, derived by hand") {
