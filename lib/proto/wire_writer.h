@@ -99,16 +99,25 @@ class WireWriter {
   }
 
   // A message field written piece by piece: open() before its fields, close() with what open()
-  // returned after them, which puts its length in front (moving its bytes up by that much).
+  // returned after them, which puts its length in front. open() keeps a byte for it, which a
+  // message of fewer than 128 bytes fills (most: no bytes moved); a longer one's bytes move up
+  // by the rest of its length.
   size_t open(int field) {
     tag(field, WireType::WIRETYPE_LENGTH_DELIMITED);
+    out_.push_back('\0');
     return out_.size();
   }
   void close(size_t start) {
-    uint8_t length[kMaxVarintBytes];
-    const uint8_t* end = google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(
-        out_.size() - start, length);
-    out_.insert(start, reinterpret_cast<const char*>(length), end - length);
+    const size_t length = out_.size() - start;
+    if (length < 0x80) {
+      out_[start - 1] = static_cast<char>(length);
+      return;
+    }
+    uint8_t digits[kMaxVarintBytes];
+    const uint8_t* end =
+        google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(length, digits);
+    out_[start - 1] = static_cast<char>(digits[0]);
+    out_.insert(start, reinterpret_cast<const char*>(digits + 1), end - digits - 1);
   }
 
   // The most bytes protobuf serializes or reads as one message.
@@ -118,22 +127,23 @@ class WireWriter {
   static constexpr int kMaxVarintBytes = 10;  // 64 bits, 7 a byte
   using WireType = google::protobuf::internal::WireFormatLite::WireType;
 
-  // A tag and the varint after it (a value or a length), appended at once.
+  // A tag and the varint after it (a value or a length). Byte by byte: most are one or two
+  // bytes each, which push_back writes in place where an append of them calls out to copy.
   void tagged(int field, WireType type, uint64_t value) {
-    uint8_t digits[2 * kMaxVarintBytes];
-    uint8_t* end = google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(
-        google::protobuf::internal::WireFormatLite::MakeTag(field, type), digits);
-    end = google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(value, end);
-    out_.append(reinterpret_cast<const char*>(digits), static_cast<size_t>(end - digits));
+    tag(field, type);
+    varint(value);
   }
   void tag(int field, WireType type) {
     varint(google::protobuf::internal::WireFormatLite::MakeTag(field, type));
   }
+  // Protobuf's base-128 varint: seven bits a byte, least significant first, the high bit set
+  // on every byte but the last.
   void varint(uint64_t value) {
-    uint8_t digits[kMaxVarintBytes];
-    const uint8_t* end =
-        google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(value, digits);
-    out_.append(reinterpret_cast<const char*>(digits), end - digits);
+    while (value >= 0x80) {
+      out_.push_back(static_cast<char>(value | 0x80));
+      value >>= 7;
+    }
+    out_.push_back(static_cast<char>(value));
   }
   // `message` (whose size ByteSizeLong() has just cached) at the end of the string.
   void serialize_cached(const google::protobuf::MessageLite& message, size_t size) {
@@ -214,10 +224,11 @@ class WirePieces {
     uint8_t digits[10];
     const uint8_t* end =
         google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(length, digits);
+    // (The byte open() kept for the length is the first piece's last before the tail.)
     std::string& first = pieces_[o.piece];
     std::string parts[2] = {std::string(reinterpret_cast<const char*>(digits), end - digits),
                             first.substr(o.offset)};
-    first.resize(o.offset);
+    first.resize(o.offset - 1);
     pieces_.insert(pieces_.begin() + static_cast<std::ptrdiff_t>(o.piece) + 1,
                    std::make_move_iterator(std::begin(parts)),
                    std::make_move_iterator(std::end(parts)));
