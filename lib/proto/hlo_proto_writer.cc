@@ -1182,6 +1182,15 @@ std::string finished(const proto_internal::WireWriter& w, std::string& bytes) {
   if (!w.fits()) return {};
   return std::move(bytes);
 }
+// The same of bytes written in pieces.
+std::vector<std::string> finished(const proto_internal::WireWriter& w,
+                                  proto_internal::WirePieces& pieces) {
+  std::vector<std::string> out = pieces.take();
+  size_t total = 0;
+  for (const std::string& piece : out) total += piece.size();
+  if (!w.fits() || total > proto_internal::WireWriter::kMaxMessageBytes) return {};
+  return out;
+}
 
 // Room for the bytes made at once, rather than by doubling a string of megabytes (each
 // doubling copies them and leaves a hole the size of the last in the heap): a module's proto
@@ -1224,11 +1233,7 @@ std::vector<std::string> proto_internal::write_hlo_proto_pieces(const Module& mo
   const proto_internal::WirePieces::Open start = pieces.open(w, 1);
   ProtoBuilder(module, &pieces).build(w);
   pieces.close(w, start);
-  std::vector<std::string> out = pieces.take();
-  size_t total = 0;
-  for (const std::string& piece : out) total += piece.size();
-  if (!w.fits() || total > proto_internal::WireWriter::kMaxMessageBytes) return {};
-  return out;
+  return finished(w, pieces);
 }
 
 std::string write_hlo_proto(const Module& module, const MemoryReport& memory) {
@@ -1268,11 +1273,7 @@ std::vector<std::string> proto_internal::write_hlo_proto_buffers_pieces(
   proto_internal::write_buffer_assignment(memory, number_instructions(module, next_id), module, w,
                                           &pieces);
   pieces.close(w, start);
-  std::vector<std::string> out = pieces.take();
-  size_t total = 0;
-  for (const std::string& piece : out) total += piece.size();
-  if (!w.fits() || total > proto_internal::WireWriter::kMaxMessageBytes) return {};
-  return out;
+  return finished(w, pieces);
 }
 
 }  // namespace hloroof
