@@ -243,11 +243,6 @@ class LineBuilder {
   proto_internal::SerializedPieces events_;
 };
 
-// One plane under construction, written (finish) as soon as it is laid out: its lines and stats
-// as messages, its stat and event metadata interned by name and serialized as each is made (an
-// op's metadata, its text and costs, is most of a plane's bytes: as messages, several times
-// that). Ids are given in the order the metadata is made, so the map entries are written in
-// order of their keys, as protobuf's deterministic serialization writes them.
 // The bytes of pieces written one after the other.
 size_t total_size(const std::vector<std::string>& pieces) {
   size_t bytes = 0;
@@ -255,6 +250,11 @@ size_t total_size(const std::vector<std::string>& pieces) {
   return bytes;
 }
 
+// One plane under construction, written (finish) as soon as it is laid out: its lines and stats
+// as messages, its stat and event metadata interned by name and serialized as each is made (an
+// op's metadata, its text and costs, is most of a plane's bytes: as messages, several times
+// that). Ids are given in the order the metadata is made, so the map entries are written in
+// order of their keys, as protobuf's deterministic serialization writes them.
 class PlaneBuilder {
  public:
   PlaneBuilder(int64_t id, std::string name) {
