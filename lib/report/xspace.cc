@@ -265,7 +265,7 @@ class PlaneBuilder {
   int64_t stat_id(std::string_view name) {
     if (auto it = stats_.find(name); it != stats_.end()) return it->second;
     const auto id = static_cast<int64_t>(stats_.size()) + 1;
-    stats_.emplace(std::string(name), id);
+    stats_.emplace(names_.save_once(name), id);
     // XPlane.stat_metadata (5): {key (1), value (2): XStatMetadata {id (1), name (2)}}.
     // Its name and at most 30 bytes of tags, lengths and ids.
     proto_internal::WireWriter w(stat_metadata_.last(name.size() + 30));
@@ -298,7 +298,7 @@ class PlaneBuilder {
                    absl::FunctionRef<void(EventFields&)> fill = [](EventFields&) {}) {
     if (auto it = events_.find(name); it != events_.end()) return it->second;
     const int64_t id = ++event_count_;
-    events_.emplace(std::string(name), id);
+    events_.emplace(names_.save_once(name), id);
     add_event_metadata(id, name, fill);
     return id;
   }
@@ -509,8 +509,11 @@ class PlaneBuilder {
   static constexpr int kLiteralIdBits = 6;
   std::array<std::pair<const char*, int64_t>, size_t{1} << kLiteralIdBits> literal_ids_{};
   proto_internal::SerializedPieces event_metadata_, stat_metadata_;  // map entries
-  using Ids = absl::flat_hash_map<std::string, int64_t, detail::StringViewHash,
-                                  detail::StringViewEq>;  // by name
+  // Ids by name, the names held once in `names_` (a GPU plane names a stat and an event
+  // metadata after each op: a string each took 32 bytes and a block of its own).
+  using Ids = absl::flat_hash_map<std::string_view, int64_t, detail::StringViewHash,
+                                  detail::StringViewEq>;
+  TextPool names_;
   Ids stats_, events_;
   int64_t event_count_ = 0;  // the event metadata made, by event_id and new_remade_event_id
   std::vector<Remade> remade_;
