@@ -80,9 +80,6 @@ std::vector<BufferPlacement> placements_of(const MemoryReport& memory, const Mod
 void write_buffer_assignment(const MemoryReport& memory,
                              const absl::flat_hash_map<const Instruction*, int64_t>& ids,
                              const Module& module, WireWriter& out, WirePieces* pieces) {
-  const auto flush = [pieces] {
-    if (pieces != nullptr) pieces->maybe_flush();
-  };
   // The report's placements, or its largest buffers taken as such.
   std::vector<BufferPlacement> taken;
   std::vector<int64_t> taken_indices;
@@ -120,7 +117,7 @@ void write_buffer_assignment(const MemoryReport& memory,
     out.close(at);
     out.integer(4, b.memory_space);
     out.close(buffer);
-    flush();
+    maybe_flush(pieces);
     held[b.allocation].push_back(&b);
   }
 
@@ -151,7 +148,7 @@ void write_buffer_assignment(const MemoryReport& memory,
     if (indexed != nullptr) out.packed(10, shape_index(*indexed));
     out.integer(12, a.kind == AllocationKind::kConstant ? 1 : 0);
     out.close(allocation);
-    flush();
+    maybe_flush(pieces);
   }
 
   // A trace misses the temporaries the report left out; then none is written.
@@ -200,8 +197,7 @@ void write_buffer_assignment(const MemoryReport& memory,
     });
     // HeapSimulatorTrace: events (1), whole_module_simulation (2), buffer_allocation_index (3).
     // (In pieces, the trace of an allocation of many buffers spans several.)
-    const WirePieces::Open trace =
-        pieces != nullptr ? pieces->open(out, 4) : WirePieces::Open{0, out.open(4)};
+    const WirePieces::Open trace = open_field(out, pieces, 4);
     for (const TraceEvent& e : events) {
       // Event: kind (1), buffer_id (2), computation_name (3), instruction_name (4),
       // share_with_canonical_id (5).
@@ -216,15 +212,11 @@ void write_buffer_assignment(const MemoryReport& memory,
       out.bytes(4, e.phase == 0 ? e.b->instruction->name() : e.b->live_to);
       if (shared) out.integer(5, e.b->shares_with);
       out.close(event);
-      flush();
+      maybe_flush(pieces);
     }
     out.integer(2, 1);
     out.integer(3, a.index);
-    if (pieces != nullptr) {
-      pieces->close(out, trace);
-    } else {
-      out.close(trace.offset);
-    }
+    close_field(out, pieces, trace);
   }
 }
 

@@ -1033,8 +1033,7 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
       }
     }
     // (In pieces, a computation of many instructions spans several.)
-    const proto_internal::WirePieces::Open start =
-        pieces_ != nullptr ? pieces_->open(w, 3) : proto_internal::WirePieces::Open{0, w.open(3)};
+    const proto_internal::WirePieces::Open start = proto_internal::open_field(w, pieces_, 3);
     w.bytes(1, c->name());
     for (const Instruction* i : c->instructions()) {
       // HloInstructionProto: its name (1), opcode (2), shape (3) and metadata (7) by hand (a
@@ -1070,7 +1069,7 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
       } else {
         w.raw(plain);
       }
-      if (pieces_ != nullptr) pieces_->maybe_flush();
+      proto_internal::maybe_flush(pieces_);
     }
     auto* pc = scratch.make<pb::HloComputationProto>();
     pc->set_id(comp_id(c));
@@ -1084,11 +1083,7 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
     }
     write_shape(c->root()->shape(), pc->mutable_program_shape()->mutable_result());
     w.append(*pc);
-    if (pieces_ != nullptr) {
-      pieces_->close(w, start);
-    } else {
-      w.close(start.offset);
-    }
+    proto_internal::close_field(w, pieces_, start);
     if (a.is_scheduled && !fused.contains(c)) {
       auto& seq = (*out->mutable_schedule()->mutable_sequences())[comp_id(c)];
       for (const Instruction* i : c->instructions()) seq.add_instruction_ids(inst_id(i));

@@ -254,6 +254,23 @@ class WirePieces {
   std::vector<std::string> pieces_;
 };
 
+// For a writer that makes either the whole message (no pieces) or its pieces: a field opened
+// and closed with `pieces`' open and close where there are pieces, else with `w`'s own; the
+// string handed over as a piece when it is full, where there are pieces.
+inline WirePieces::Open open_field(WireWriter& w, WirePieces* pieces, int field) {
+  return pieces != nullptr ? pieces->open(w, field) : WirePieces::Open{0, w.open(field)};
+}
+inline void close_field(WireWriter& w, WirePieces* pieces, WirePieces::Open o) {
+  if (pieces != nullptr) {
+    pieces->close(w, o);
+  } else {
+    w.close(o.offset);
+  }
+}
+inline void maybe_flush(WirePieces* pieces) {
+  if (pieces != nullptr) pieces->maybe_flush();
+}
+
 }  // namespace hloroof::proto_internal
 
 #endif  // HLOROOF_PROTO_WIRE_WRITER_H_

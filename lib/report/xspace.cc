@@ -832,8 +832,8 @@ class XSpaceWriter {
   }
 
   // Each op slice's record and symbol id, found once (an op's metadata is made twice: counted,
-  // then written), then the indexes they were found in let go (gemma3: 1.1 MB).
-  void resolve_ops(const std::vector<Slice*>& op_line) {
+  // then written), in indexes let go when done (gemma3: 1.1 MB).
+  void resolve_ops(const std::vector<Slice*>& op_line) const {
     absl::flat_hash_map<const Instruction*, uint32_t> symbols;
     symbols.reserve(static_cast<size_t>(std::max<int64_t>(module_.instruction_count(), 0)));
     uint32_t symbol = 0;
@@ -841,15 +841,29 @@ class XSpaceWriter {
     for (const Computation* c : module_.computations()) {
       for (const Instruction* i : c->instructions()) symbols.try_emplace(i, ++symbol);
     }
+    absl::flat_hash_map<const Instruction*, const OpPrediction*> by_instruction;
     for (const OpPrediction& op : prediction_.ops) {
-      if (op.instruction != nullptr) ops_by_instruction_.try_emplace(op.instruction, &op);
+      if (op.instruction != nullptr) by_instruction.try_emplace(op.instruction, &op);
     }
+    // A slice's op: by its instruction, else, for a slice of no instruction, the first op of
+    // its name (those indexed when first asked). A slice of an instruction that is no op (a
+    // loop, a call) has none: an op's name is its instruction's.
+    absl::flat_hash_map<std::string_view, const OpPrediction*> by_name;
+    const auto op_of = [&](const Slice& s) -> const OpPrediction* {
+      if (auto it = by_instruction.find(s.instruction); it != by_instruction.end()) {
+        return it->second;
+      }
+      if (s.instruction != nullptr) return nullptr;
+      if (by_name.empty()) {
+        for (const OpPrediction& op : prediction_.ops) by_name.try_emplace(op.name, &op);
+      }
+      auto it = by_name.find(s.name);
+      return it != by_name.end() ? it->second : nullptr;
+    };
     for (Slice* s : op_line) {
       s->op = op_of(*s);
       if (auto it = symbols.find(s->instruction); it != symbols.end()) s->symbol = it->second;
     }
-    ops_ = {};
-    ops_by_instruction_ = {};
   }
 
   // The event metadata of an op on a TPU: what XProf's op profile reads. An instruction's
@@ -904,21 +918,6 @@ class XSpaceWriter {
     }
     if (i != nullptr) plane.add_str(stats, "shape_with_layout", shape_text);
     return op_text_;
-  }
-
-  // The slice's op: by its instruction, else, for a slice of no instruction, the first op of
-  // its name (those indexed when first asked). A slice of an instruction that is no op (a
-  // loop, a call) has none: an op's name is its instruction's.
-  const OpPrediction* op_of(const Slice& s) {
-    if (auto it = ops_by_instruction_.find(s.instruction); it != ops_by_instruction_.end()) {
-      return it->second;
-    }
-    if (s.instruction != nullptr) return nullptr;
-    if (ops_.empty()) {
-      for (const OpPrediction& op : prediction_.ops) ops_.try_emplace(op.name, &op);
-    }
-    auto it = ops_.find(s.name);
-    return it != ops_.end() ? it->second : nullptr;
   }
 
   static std::string category_of(const Instruction* i) {
@@ -1230,8 +1229,6 @@ class XSpaceWriter {
   size_t written_ = 0;
   uint64_t program_id_ = 0;
   std::string module_event_name_;
-  absl::flat_hash_map<std::string_view, const OpPrediction*> ops_;
-  absl::flat_hash_map<const Instruction*, const OpPrediction*> ops_by_instruction_;
   absl::flat_hash_map<const void*, int64_t> op_metadata_;  // an instruction's event metadata
   std::string op_text_;  // the op tpu_op_metadata prints, its room kept
   detail::ShapeTexts shape_texts_;
