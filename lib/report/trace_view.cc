@@ -1,7 +1,9 @@
 // The predicted timeline as a Chrome trace: what Trace Viewer shows of a profiled step, drawn
 // from the prediction before anything runs.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <optional>
 
@@ -66,14 +68,17 @@ struct TraceSlice {
 // Counter tracks of the work done so far, sampled as each op ends. Loop iterations past the
 // expanded ones are one slice without ops: the work the ops' slices leave out of the step's
 // totals is spread over those slices by their duration (every iteration does the same work).
-// One sample of a counter track.
-struct Sample {
-  std::string_view counter;
-  double time_s, value;
+// Both counters are sampled at once: a sample of each, written one after the other.
+struct WorkSample {
+  double time_s, flops, hbm_bytes;
+};
+// A sample of the live HBM bytes counter.
+struct LiveSample {
+  double time_s, bytes;
 };
 
 void add_work_counters(const Prediction& p, std::vector<const TraceSlice*> leaves,
-                       std::vector<Sample>& samples) {
+                       std::vector<WorkSample>& samples) {
   double op_flops = 0, op_bytes = 0, collapsed_s = 0;
   for (const TraceSlice* s : leaves) {
     if (s->op != nullptr) {
@@ -90,8 +95,7 @@ void add_work_counters(const Prediction& p, std::vector<const TraceSlice*> leave
   std::stable_sort(leaves.begin(), leaves.end(),
                    [](const TraceSlice* a, const TraceSlice* b) { return a->end_s < b->end_s; });
   double flops = 0, bytes = 0;
-  samples.push_back({"cumulative FLOPs", 0, 0});
-  samples.push_back({"cumulative HBM bytes", 0, 0});
+  samples.push_back({0, 0, 0});
   for (const TraceSlice* s : leaves) {
     const double duration = s->end_s - s->start_s;
     const double added_flops = s->op != nullptr ? s->op->flops : flops_per_s * duration;
@@ -99,8 +103,7 @@ void add_work_counters(const Prediction& p, std::vector<const TraceSlice*> leave
     if (added_flops == 0 && added_bytes == 0) continue;
     flops += added_flops;
     bytes += added_bytes;
-    samples.push_back({"cumulative FLOPs", s->end_s, flops});
-    samples.push_back({"cumulative HBM bytes", s->end_s, bytes});
+    samples.push_back({s->end_s, flops, bytes});
   }
 }
 
@@ -118,7 +121,7 @@ const std::vector<LiveBytesPoint>& live_points(const MemoryReport& memory) {
 // instructions without a slice of their own (parameters, tuples...) take the time of the last
 // one that had one, so the counter never goes back in time.
 void add_live_bytes_counter(const Prediction& p, const MemoryReport& memory,
-                            std::vector<Sample>& samples) {
+                            std::vector<LiveSample>& samples) {
   // Instruction names are unique in a module; a body's first iteration comes first.
   detail::StringViewMap<double> start_of;
   for (const TimelineEvent& e : p.timeline) {
@@ -136,11 +139,11 @@ void add_live_bytes_counter(const Prediction& p, const MemoryReport& memory,
     if (auto it = start_of.find(point.instruction); it != start_of.end()) {
       at = std::max(t, it->second);
     }
-    if (pending && (at != t || !one_per_time)) samples.push_back({"live HBM bytes", t, *pending});
+    if (pending && (at != t || !one_per_time)) samples.push_back({t, *pending});
     t = at;
     pending = static_cast<double>(point.device_bytes);
   }
-  if (pending) samples.push_back({"live HBM bytes", t, *pending});
+  if (pending) samples.push_back({t, *pending});
 }
 
 // A slice as it is written: the step's (no `slice`) or a timeline event's.
@@ -159,11 +162,16 @@ class TraceEvents {
   TraceEvents(const TraceEvents&) = delete;
   TraceEvents& operator=(const TraceEvents&) = delete;
 
-  // Tracks, slices and counter samples: the events write() counts.
-  size_t size() const { return track_names_.size() + written_.size() + samples_.size(); }
+  // Tracks, slices and counter samples: the events write() counts (a work sample is one,
+  // written as a sample of each of its two counters).
+  size_t size() const {
+    return track_names_.size() + written_.size() + work_.size() + live_.size();
+  }
   size_t slices() const { return written_.size(); }
   // About how many bytes of text event `i` takes (pieces of a trace are cut by it).
   size_t text_bytes(size_t i) const;
+  // Whether sample `k` (in time order) is a live-bytes one.
+  bool live_sample(size_t k) const { return (live_at_[k / 64] >> (k % 64)) & 1; }
   // Events [begin, end) into `writer`.
   void write(TraceWriter& writer, size_t begin, size_t end) const;
   // Every event into `writer`, then the document's end.
@@ -179,7 +187,12 @@ class TraceEvents {
   // Each track's slices (the written ones point into them).
   std::map<std::string_view, std::vector<TraceSlice>, std::less<>> by_track_;
   std::vector<Written> written_;
-  std::vector<Sample> samples_;
+  // The samples of the two kinds, each in time order, and where each comes in the order
+  // written: a bit per sample, set for a live one (the work samples at a time before the live
+  // ones). Held apart, a sample takes 24 or 16 bytes, not 32 for each counter's value.
+  std::vector<WorkSample> work_;
+  std::vector<LiveSample> live_;
+  std::vector<uint64_t> live_at_;
 };
 
 TraceEvents::TraceEvents(const Prediction& p, const MemoryReport* memory) : p_(p) {
@@ -288,25 +301,26 @@ TraceEvents::TraceEvents(const Prediction& p, const MemoryReport* memory) : p_(p
     std::stable_sort(written_.begin(), written_.end(), first);
   }
 
-  // Two work samples to begin with and at most two at each leaf's end; at most one live-bytes
+  // A work sample to begin with and at most one at each leaf's end; at most one live-bytes
   // sample a point.
-  samples_.reserve(2 + 2 * leaves.size() +
-                   (memory == nullptr ? 0 : live_points(*memory).size()));
-  add_work_counters(p, std::move(leaves), samples_);
-  const size_t work_samples = samples_.size();
-  if (memory != nullptr) add_live_bytes_counter(p, *memory, samples_);
-  // In time order, the work counters' before the live bytes' at one time. Each list is made
-  // in time order, so merging them (stable, linear) is the stable sort; a time that is not a
-  // number leaves the sort to decide, as it did.
-  auto earlier = [](const Sample& a, const Sample& b) { return a.time_s < b.time_s; };
-  const auto middle = samples_.begin() + static_cast<std::ptrdiff_t>(work_samples);
-  if (std::none_of(samples_.begin(), samples_.end(),
-                   [](const Sample& s) { return std::isnan(s.time_s); }) &&
-      std::is_sorted(samples_.begin(), middle, earlier) &&
-      std::is_sorted(middle, samples_.end(), earlier)) {
-    std::inplace_merge(samples_.begin(), middle, samples_.end(), earlier);
-  } else {
-    std::stable_sort(samples_.begin(), samples_.end(), earlier);
+  work_.reserve(1 + leaves.size());
+  add_work_counters(p, std::move(leaves), work_);
+  if (memory != nullptr) {
+    live_.reserve(live_points(*memory).size());
+    add_live_bytes_counter(p, *memory, live_);
+  }
+  // Merged in time order, the work sample first at one time (each list is made in time order:
+  // the live one never goes back, the work one follows the leaves' ends; a work sample at a
+  // time that is not a number goes before the live samples not yet placed).
+  const size_t samples = work_.size() + live_.size();
+  live_at_.assign((samples + 63) / 64, 0);
+  for (size_t k = 0, w = 0, l = 0; k < samples; ++k) {
+    if (l < live_.size() && (w == work_.size() || live_[l].time_s < work_[w].time_s)) {
+      live_at_[k / 64] |= uint64_t{1} << (k % 64);
+      ++l;
+    } else {
+      ++w;
+    }
   }
 }
 
@@ -315,7 +329,7 @@ size_t TraceEvents::text_bytes(size_t i) const {
   // op record ~150, an op's slice ~400 and its explanation.
   if (i < track_names_.size()) return 200;
   i -= track_names_.size();
-  if (i >= written_.size()) return 100;
+  if (i >= written_.size()) return live_sample(i - written_.size()) ? 100 : 200;
   const TraceSlice* s = written_[i].slice;
   return s == nullptr || s->op == nullptr ? 150 : 400 + s->op->explanation.size();
 }
@@ -347,9 +361,25 @@ void TraceEvents::write(TraceWriter& writer, size_t begin, size_t end) const {
     args = {{"depth", int64_t{w.slice->event->depth}}};
     writer.slice(w.track, w.slice->event->name, w.start_s, w.duration_s, args);
   }
-  for (size_t i = std::max(begin, slices); i < end; ++i) {
-    const Sample& s = samples_[i - slices];
-    writer.counter(s.counter, s.time_s, s.value);
+  if (end <= slices) return;
+  // The samples of each kind before the first one asked for: the live ones counted by their
+  // bits.
+  const size_t first = std::max(begin, slices) - slices;
+  size_t live = 0;
+  for (size_t word = 0; word < first / 64; ++word) live += std::popcount(live_at_[word]);
+  if (first % 64 != 0) {
+    live += std::popcount(live_at_[first / 64] & ((uint64_t{1} << (first % 64)) - 1));
+  }
+  size_t work = first - live;
+  for (size_t k = first; k < end - slices; ++k) {
+    if (live_sample(k)) {
+      const LiveSample& s = live_[live++];
+      writer.counter("live HBM bytes", s.time_s, s.bytes);
+    } else {
+      const WorkSample& s = work_[work++];
+      writer.counter("cumulative FLOPs", s.time_s, s.flops);
+      writer.counter("cumulative HBM bytes", s.time_s, s.hbm_bytes);
+    }
   }
 }
 

@@ -366,5 +366,50 @@ TEST_CASE("a trace made by several threads is the text one thread makes") {
   }
 }
 
+TEST_CASE("counter samples of both kinds, made by several threads, are the text one makes") {
+  // 2000 op slices of about 1 KB (about eight pieces of 256 KiB), then 2001 work samples (two
+  // counter events each, about 200 bytes) and 2000 live-bytes samples, one at each op's start
+  // (about 100): pieces end among the samples, each taking up the kinds where the one before
+  // left them.
+  TextPool texts;
+  Prediction prediction = large_prediction(texts);
+  // Each op's slice on the compute track, where live bytes are sampled at its start, over half
+  // the time to the next one's start: every one a leaf, whose end is sampled.
+  for (TimelineEvent& e : prediction.timeline) {
+    if (!e.name.starts_with("extra.")) continue;
+    e.track = "compute";
+    e.duration_s = prediction.step_time_s / 4000;
+  }
+  MemoryReport memory;
+  for (int i = 0; i < 2000; ++i) {
+    memory.live_timeline.push_back({"extra." + std::to_string(i), int64_t{1000} * i, "main", 0});
+  }
+  const std::string text = prediction_to_trace_json(prediction, &memory);
+  // In time order, written in one order: the work samples at a time before the live ones.
+  const json trace = json::parse(text);
+  double last_ts = 0;
+  std::string last_name;
+  size_t live = 0, work = 0;
+  for (const json& e : trace.at("traceEvents")) {
+    if (e.at("ph") != "C") continue;
+    const double ts = e.at("ts");
+    const std::string name = e.at("name");
+    INFO(name << " at " << ts << " after " << last_name << " at " << last_ts);
+    CHECK(ts >= last_ts);
+    if (ts == last_ts) CHECK_FALSE((last_name == "live HBM bytes" && name != last_name));
+    (name == "live HBM bytes" ? live : work) += 1;
+    last_ts = ts;
+    last_name = name;
+  }
+  CHECK(live == 2000);
+  CHECK(work >= 2 * 2001);  // a FLOPs and an HBM bytes sample at 0 and at each op's end
+  for (const int threads : {2, 3, 8}) {
+    INFO(threads << " threads");
+    std::ostringstream out;
+    write_prediction_trace_json(out, prediction, &memory, threads);
+    CHECK(out.str() == text);
+  }
+}
+
 }  // namespace
 }  // namespace hloroof
