@@ -98,15 +98,21 @@ xp::XSpace parse_space(const std::string& bytes) {
   return space;
 }
 
-// The XSpace of `text`'s prediction on a TPU v5e, with the default options, parsed.
-xp::XSpace tpu_space(std::string_view text) {
+// `text` predicted on a TPU v5e with the default options.
+Case predict_tpu(std::string_view text) {
   absl::StatusOr<Module> m = parse_module(text);
   REQUIRE(m.ok());
   absl::StatusOr<DeviceSpec> spec = device("tpu_v5e");
   REQUIRE(spec.ok());
   absl::StatusOr<Prediction> p = predict_step_time(*m, *spec);
   REQUIRE(p.ok());
-  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(*m, *p, *spec);
+  return {*std::move(m), *std::move(spec), *std::move(p)};
+}
+
+// The XSpace of `text`'s prediction on a TPU v5e, with the default options, parsed.
+xp::XSpace tpu_space(std::string_view text) {
+  const Case c = predict_tpu(text);
+  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
   REQUIRE(file.ok());
   return parse_space(file->bytes);
 }
@@ -422,16 +428,11 @@ TEST_CASE("ops' event metadata made again lie in order among the kept ones") {
                   "  w = (s32[], f32[256]) while(s), condition=cond, body=body, "
                   "backend_config={\"known_trip_count\":{\"n\":\"3\"}}\n",
                   "  ROOT y = f32[256] get-tuple-element(w), index=1\n}\n");
-  absl::StatusOr<Module> m = parse_module(text);
-  REQUIRE(m.ok());
-  absl::StatusOr<DeviceSpec> spec = device("tpu_v5e");
-  REQUIRE(spec.ok());
-  absl::StatusOr<Prediction> p = predict_step_time(*m, *spec);
-  REQUIRE(p.ok());
+  Case c = predict_tpu(text);
   // Every seventh op's slice named after no instruction: its event metadata, named by the
   // slice alone, is kept, among those made again.
   int ops = 0, kept = 0;
-  for (TimelineEvent& e : p->timeline) {
+  for (TimelineEvent& e : c.prediction.timeline) {
     if (e.instruction == nullptr || e.iterations > 0 || ++ops % 7 != 0) continue;
     e.instruction = nullptr;
     e.name = absl::StrCat("slice.", ops);
@@ -440,7 +441,7 @@ TEST_CASE("ops' event metadata made again lie in order among the kept ones") {
   CHECK(kept > 200);
   const auto bytes = [&](int threads) {
     absl::StatusOr<XSpaceFile> file =
-        prediction_to_xspace(*m, *p, *spec, {.steps = 2, .threads = threads});
+        prediction_to_xspace(c.module, c.prediction, c.spec, {.steps = 2, .threads = threads});
     REQUIRE(file.ok());
     return file->bytes;
   };
