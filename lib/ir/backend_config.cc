@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -18,17 +19,32 @@ json parse(std::string_view text) {
   return json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
 }
 
-// The value at a JSON pointer, or nullopt; nlohmann reports bad pointers by throwing, which
-// must not cross our API.
-std::optional<json> find(std::string_view text, std::string_view pointer) {
-  json doc = parse(text);
-  if (doc.is_discarded()) return std::nullopt;
+// `text` decoded (discarded where it is not JSON), valid until this thread's next call. A GPU
+// prediction looks up several values in each op's config in a row (a cuBLAS call's precision,
+// dimensions, algorithm...), each of which decoded the whole text: the last text this thread
+// decoded is kept with its document, and a text of the same bytes reuses it.
+const json& decoded(std::string_view text) {
+  thread_local std::string last_text;
+  thread_local json last = json(json::value_t::discarded);
+  if (text.size() != last_text.size() ||
+      (!text.empty() && std::memcmp(text.data(), last_text.data(), text.size()) != 0)) {
+    last = parse(text);
+    last_text.assign(text);
+  }
+  return last;
+}
+
+// The value at a JSON pointer, or null; nlohmann reports bad pointers by throwing, which must
+// not cross our API. Valid until this thread's next decoded().
+const json* find(std::string_view text, std::string_view pointer) {
+  const json& doc = decoded(text);
+  if (doc.is_discarded()) return nullptr;
   try {
     json::json_pointer p{std::string(pointer)};
-    if (!doc.contains(p)) return std::nullopt;
-    return doc.at(p);
+    if (!doc.contains(p)) return nullptr;
+    return &doc.at(p);
   } catch (const json::exception&) {
-    return std::nullopt;
+    return nullptr;
   }
 }
 
@@ -66,7 +82,7 @@ std::optional<KernelTimeEstimate> BackendConfig::kernel_time_estimate() const {
   // Asked of every op of a GPU prediction: most configs name no run time at all (or only
   // `"reification_cost":[]`), and a scan for the field is far cheaper than decoding them.
   if (text_.find("exec_time_us") == std::string_view::npos) return std::nullopt;
-  const json doc = parse(text_);
+  const json& doc = decoded(text_);
   if (!doc.is_object()) return std::nullopt;
   // Where XLA's backend_configs.proto has a ReificationCost field: GpuBackendConfig (repeated,
   // newer versions), FusionBackendConfig (one), GemmBackendConfig and CollectiveBackendConfig
@@ -97,10 +113,10 @@ std::optional<KernelTimeEstimate> BackendConfig::kernel_time_estimate() const {
   return std::nullopt;
 }
 
-bool BackendConfig::is_json() const { return !parse(text_).is_discarded(); }
+bool BackendConfig::is_json() const { return !decoded(text_).is_discarded(); }
 
 std::optional<int64_t> BackendConfig::find_int(std::string_view json_pointer) const {
-  std::optional<json> v = find(text_, json_pointer);
+  const json* v = find(text_, json_pointer);
   if (!v) return std::nullopt;
   if (v->is_number_integer()) return v->get<int64_t>();
   if (v->is_number_unsigned()) return static_cast<int64_t>(v->get<uint64_t>());
@@ -112,7 +128,7 @@ std::optional<int64_t> BackendConfig::find_int(std::string_view json_pointer) co
 }
 
 std::optional<double> BackendConfig::find_double(std::string_view json_pointer) const {
-  std::optional<json> v = find(text_, json_pointer);
+  const json* v = find(text_, json_pointer);
   if (!v) return std::nullopt;
   if (v->is_number()) return v->get<double>();
   double parsed;
@@ -123,19 +139,19 @@ std::optional<double> BackendConfig::find_double(std::string_view json_pointer) 
 }
 
 std::optional<bool> BackendConfig::find_bool(std::string_view json_pointer) const {
-  std::optional<json> v = find(text_, json_pointer);
+  const json* v = find(text_, json_pointer);
   if (!v || !v->is_boolean()) return std::nullopt;
   return v->get<bool>();
 }
 
 std::optional<std::string> BackendConfig::find_string(std::string_view json_pointer) const {
-  std::optional<json> v = find(text_, json_pointer);
+  const json* v = find(text_, json_pointer);
   if (!v || !v->is_string()) return std::nullopt;
   return v->get<std::string>();
 }
 
 std::optional<std::string> BackendConfig::find_json(std::string_view json_pointer) const {
-  std::optional<json> v = find(text_, json_pointer);
+  const json* v = find(text_, json_pointer);
   if (!v) return std::nullopt;
   return v->dump(-1, ' ', false, json::error_handler_t::replace);
 }

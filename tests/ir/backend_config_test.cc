@@ -2,6 +2,7 @@
 #include "hloroof/backend_config.h"
 
 #include <catch2/catch.hpp>
+#include <string>
 
 namespace hloroof {
 namespace {
@@ -54,6 +55,38 @@ TEST_CASE("no kernel time estimate where none is usable") {
   CHECK_FALSE(BackendConfig("not json {").kernel_time_estimate());
   CHECK_FALSE(BackendConfig("").kernel_time_estimate());
   CHECK_FALSE(BackendConfig("[1, 2]").kernel_time_estimate());
+}
+
+TEST_CASE("lookups in a row decode a text once, and any other bytes anew") {
+  // Two configs of one length: each lookup answers from its own text, in any order.
+  const std::string a = R"({"k":{"n":"7"},"s":"xx","f":1.5,"b":true})";
+  const std::string b = R"({"k":{"n":"9"},"s":"y","f":2.5,"b":false})";
+  REQUIRE(a.size() == b.size());
+  for (int round = 0; round < 2; ++round) {
+    CHECK(BackendConfig(a).find_int("/k/n") == 7);  // "7": as XLA writes 64-bit integers
+    CHECK(BackendConfig(a).find_string("/s") == "xx");
+    CHECK(BackendConfig(b).find_int("/k/n") == 9);
+    CHECK(BackendConfig(b).find_double("/f") == 2.5);
+    CHECK(BackendConfig(a).find_bool("/b") == true);
+    CHECK(BackendConfig(b).find_bool("/b") == false);
+    CHECK(BackendConfig(a).find_json("/k") == R"({"n":"7"})");
+  }
+  // The same bytes of memory changed in place (a module freed, another read where it was):
+  // the new text's values.
+  std::string text = a;
+  const BackendConfig view(text);
+  CHECK(view.find_int("/k/n") == 7);
+  text[11] = '8';  // {"k":{"n":"8"}...
+  CHECK(view.find_int("/k/n") == 8);
+  text = "not json, as long ";
+  const BackendConfig bad(text);
+  CHECK_FALSE(bad.is_json());
+  CHECK_FALSE(bad.find_int("/k/n"));
+  CHECK(BackendConfig(a).is_json());
+  // A pointer that is not one, or points nowhere: no value, no throw.
+  CHECK_FALSE(BackendConfig(a).find_int("k"));
+  CHECK_FALSE(BackendConfig(a).find_int("/missing/n"));
+  CHECK_FALSE(BackendConfig("").find_int("/k/n"));
 }
 
 }  // namespace

@@ -21,8 +21,9 @@ struct KernelTimeEstimate {
   std::string key;                  // where it sat, e.g. "fusion_backend_config.reification_cost"
 };
 
-// A view of the decoded backend_config text. Lookups decode it as JSON on each call and answer
-// nullopt when it is not JSON or the value is missing, so callers never fail on odd configs.
+// A view of the decoded backend_config text. Lookups decode it as JSON (a thread keeps the last
+// text it decoded: lookups of the same bytes in a row decode them once) and answer nullopt when
+// it is not JSON or the value is missing, so callers never fail on odd configs.
 class BackendConfig {
  public:
   BackendConfig() = default;
