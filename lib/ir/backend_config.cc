@@ -20,18 +20,28 @@ json parse(std::string_view text) {
 }
 
 // `text` decoded (discarded where it is not JSON), valid until this thread's next call. A GPU
-// prediction looks up several values in each op's config in a row (a cuBLAS call's precision,
-// dimensions, algorithm...), each of which decoded the whole text: the last text this thread
-// decoded is kept with its document, and a text of the same bytes reuses it.
+// prediction looks up several values in each op's config (a cuBLAS call's precision,
+// dimensions, algorithm...), going back and forth between a fusion's config and those of the
+// calls in it, and each lookup decoded the whole text: the last few texts this thread decoded
+// are kept with their documents, and a text of the same bytes as one of them reuses it.
 const json& decoded(std::string_view text) {
-  thread_local std::string last_text;
-  thread_local json last = json(json::value_t::discarded);
-  if (text.size() != last_text.size() ||
-      (!text.empty() && std::memcmp(text.data(), last_text.data(), text.size()) != 0)) {
-    last = parse(text);
-    last_text.assign(text);
+  struct Kept {
+    std::string text;
+    json doc = json(json::value_t::discarded);
+  };
+  thread_local std::array<Kept, 4> kept;
+  thread_local size_t next = 0;  // the one replaced next: the longest kept
+  for (const Kept& k : kept) {
+    if (k.text.size() == text.size() &&
+        (text.empty() || std::memcmp(k.text.data(), text.data(), text.size()) == 0)) {
+      return k.doc;
+    }
   }
-  return last;
+  Kept& k = kept[next];
+  next = (next + 1) % kept.size();
+  k.doc = parse(text);
+  k.text.assign(text);
+  return k.doc;
 }
 
 // The value at a JSON pointer, or null; nlohmann reports bad pointers by throwing, which must

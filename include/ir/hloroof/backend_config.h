@@ -22,8 +22,8 @@ struct KernelTimeEstimate {
 };
 
 // A view of the decoded backend_config text. Lookups decode it as JSON (a thread keeps the last
-// text it decoded: lookups of the same bytes in a row decode them once) and answer nullopt when
-// it is not JSON or the value is missing, so callers never fail on odd configs.
+// few texts it decoded: lookups of the same bytes decode them once) and answer nullopt when it
+// is not JSON or the value is missing, so callers never fail on odd configs.
 class BackendConfig {
  public:
   BackendConfig() = default;
