@@ -30,17 +30,21 @@ const json& decoded(std::string_view text) {
     json doc = json(json::value_t::discarded);
   };
   thread_local std::array<Kept, 4> kept;
-  thread_local size_t next = 0;  // the one replaced next: the longest kept
+  thread_local size_t next = 0;  // the one replaced next: the one kept longest
   for (const Kept& k : kept) {
     if (k.text.size() == text.size() &&
         (text.empty() || std::memcmp(k.text.data(), text.data(), text.size()) == 0)) {
       return k.doc;
     }
   }
+  // Both made before either is kept (moving them cannot throw): a text is never kept beside
+  // another's document.
+  json doc = parse(text);
+  std::string copy(text);
   Kept& k = kept[next];
   next = (next + 1) % kept.size();
-  k.doc = parse(text);
-  k.text.assign(text);
+  k.doc = std::move(doc);
+  k.text = std::move(copy);
   return k.doc;
 }
 

@@ -170,8 +170,6 @@ class TraceEvents {
   size_t slices() const { return written_.size(); }
   // About how many bytes of text event `i` takes (pieces of a trace are cut by it).
   size_t text_bytes(size_t i) const;
-  // Whether sample `k` (in time order) is a live-bytes one.
-  bool live_sample(size_t k) const { return (live_at_[k / 64] >> (k % 64)) & 1; }
   // Events [begin, end) into `writer`.
   void write(TraceWriter& writer, size_t begin, size_t end) const;
   // Every event into `writer`, then the document's end.
@@ -193,6 +191,9 @@ class TraceEvents {
   std::vector<WorkSample> work_;
   std::vector<LiveSample> live_;
   std::vector<uint64_t> live_at_;
+
+  // Whether sample `k` (in time order) is a live-bytes one.
+  bool live_sample(size_t k) const { return (live_at_[k / 64] >> (k % 64)) & 1; }
 };
 
 TraceEvents::TraceEvents(const Prediction& p, const MemoryReport* memory) : p_(p) {
