@@ -1,27 +1,64 @@
-"""Writes the optimized HLO of a sharded LLM training step, compiled by XLA for a TPU slice that
-need not be here (libtpu compiles offline), for benchmarks on large real programs: every layer
-unrolled, weights split over an FSDP axis and a tensor-parallel axis, so the module holds
-thousands of collectives (all-gathers of weights, reduce-scatters of gradients, all-reduces of
-activations), async pairs, fusions and many temporaries live at once, as XLA's own LLM
-benchmark modules do.
+"""Writes the optimized HLO of a sharded LLM training step, for benchmarks on large real
+programs: every layer unrolled, weights split over an FSDP axis and a tensor-parallel axis, so the
+module holds thousands of collectives (all-gathers of weights, reduce-scatters of gradients,
+all-reduces of activations), async pairs, fusions and many temporaries live at once, as XLA's own
+LLM benchmark modules do. XLA compiles it for one of:
+  tpu   a TPU slice that need not be here (libtpu compiles offline; --topology);
+  gpu   GPUs that need not be here either (--topology h100:2x8, nodes x GPUs: JAX's CUDA
+        plugin compiles without a GPU from hloroof.jax's target description; with nothing to
+        autotune on, each GEMM keeps the Triton tiling or cuBLAS call XLA picks by default);
+  cpu   --devices host devices (the CPU backend's program, for trying the script).
 
-  JAX_PLATFORMS=cpu /work/venv/bin/python bench/jax_llm.py OUT.hlo [--layers 32]
-      [--topology v5p:2x2x2] [--tp 2] [--experts 0]
+  $(tools/venv.sh) bench/jax_llm.py OUT.hlo [--layers 32] [--platform tpu]
+      [--topology v5p:2x2x2] [--devices 8] [--tp 2] [--experts 0] [--dump DIR]
+
+--platform gpu imports hloroof (build/python of the build, if it is not installed).
 
 --experts N gives every layer a mixture of N experts (top-2 routing by dense dispatch), the
-experts split over the FSDP axis (all-to-alls). The first line printed gives the module's size
-and instruction count.
+experts split over the FSDP axis (all-to-alls). --dump keeps XLA's dump folder (the module as
+text and HloProto, its buffer assignment) and writes there XLA's memory_analysis.json and
+cost_analysis.json. The first line printed gives the module's size and instruction count.
 """
 
 import argparse
+import json
 import os
 import pathlib
 import sys
 import tempfile
+import time
 
-os.environ.setdefault("TPU_SKIP_MDS_QUERY", "1")
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
-os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=pathlib.Path)
+    parser.add_argument("--layers", type=int, default=32)
+    parser.add_argument("--platform", choices=("tpu", "gpu", "cpu"), default="tpu")
+    parser.add_argument("--topology", help="TPU slice (v5p:2x2x2) or GPU node (h100:8)")
+    parser.add_argument("--devices", type=int, default=8, help="CPU devices")
+    parser.add_argument("--tp", type=int, default=2, help="tensor-parallel devices")
+    parser.add_argument("--experts", type=int, default=0)
+    parser.add_argument("--d", type=int, default=2048, help="model width")
+    parser.add_argument("--seq", type=int, default=1024)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--dump", type=pathlib.Path, help="keep XLA's dump folder here")
+    args = parser.parse_args()
+    args.topology = args.topology or {"tpu": "v5p:2x2x2", "gpu": "h100:8"}.get(args.platform)
+    return args
+
+
+ARGS = parse_args()
+# Before jax is imported: the backend, and the devices it has.
+if ARGS.platform == "cpu":
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                               f" --xla_force_host_platform_device_count={ARGS.devices}").strip()
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+else:  # compiled offline: the CPU backend alone starts (a CUDA plugin with no GPU would fail)
+    os.environ.setdefault("TPU_SKIP_MDS_QUERY", "1")
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                               " --xla_dump_hlo_as_proto --xla_dump_hlo_as_text").strip()
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -77,19 +114,39 @@ def make_loss(heads, experts):
     return loss
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", type=pathlib.Path)
-    parser.add_argument("--layers", type=int, default=32)
-    parser.add_argument("--topology", default="v5p:2x2x2")
-    parser.add_argument("--tp", type=int, default=2, help="tensor-parallel devices")
-    parser.add_argument("--experts", type=int, default=0)
-    parser.add_argument("--d", type=int, default=2048, help="model width")
-    parser.add_argument("--seq", type=int, default=1024)
-    parser.add_argument("--batch", type=int, default=16)
-    args = parser.parse_args()
+def target_devices(args):
+    if args.platform == "tpu":
+        return topologies.get_topology_desc(platform="tpu", topology_name=args.topology).devices
+    if args.platform == "gpu":
+        try:
+            import hloroof.jax
+        except ImportError:
+            built = pathlib.Path(__file__).resolve().parents[1] / "build" / "python"
+            sys.path.insert(0, str(built))
+            import hloroof.jax
+        return hloroof.jax.topology_devices(args.topology)
+    devices = jax.devices()
+    if len(devices) != args.devices:
+        sys.exit(f"asked for {args.devices} {args.platform} devices, JAX has {len(devices)}")
+    return devices
 
-    devices = topologies.get_topology_desc(platform="tpu", topology_name=args.topology).devices
+
+def write_xla_analyses(compiled, folder):
+    """XLA's own figures of the executable: memory_analysis() fields (bytes), cost_analysis()."""
+    memory = compiled.memory_analysis()
+    fields = {name: int(getattr(memory, name)) for name in dir(memory)
+              if name.endswith("_in_bytes")} if memory is not None else {}
+    (folder / "memory_analysis.json").write_text(json.dumps(fields, indent=1, sort_keys=True))
+    cost = compiled.cost_analysis()
+    if isinstance(cost, (list, tuple)):
+        cost = cost[0] if cost else {}
+    (folder / "cost_analysis.json").write_text(
+        json.dumps({k: float(v) for k, v in (cost or {}).items()}, indent=1, sort_keys=True))
+
+
+def main():
+    args = ARGS
+    devices = target_devices(args)
     if len(devices) % args.tp:
         sys.exit(f"--tp {args.tp} does not divide the {len(devices)} devices")
     mesh = Mesh(np.array(devices).reshape(-1, args.tp), ("fsdp", "tp"))
@@ -123,17 +180,24 @@ def main():
 
     shardings = (jax.tree.map(lambda s: s.sharding, params), NamedSharding(mesh, P()))
     # XLA's own dump of the optimized module: this jaxlib may not read back libtpu's.
-    with tempfile.TemporaryDirectory() as dump:
-        jax.jit(step, out_shardings=shardings, donate_argnums=0).lower(params, tokens).compile(
-            compiler_options={"xla_dump_to": dump})
-        found = sorted(pathlib.Path(dump).glob("*jit_step*after_optimizations.txt"))
+    with tempfile.TemporaryDirectory() as temp:
+        dump = args.dump or pathlib.Path(temp)
+        start = time.perf_counter()
+        compiled = jax.jit(step, out_shardings=shardings, donate_argnums=0).lower(
+            params, tokens).compile(compiler_options={"xla_dump_to": str(dump)})
+        seconds = time.perf_counter() - start
+        found = sorted(dump.glob("*jit_step*after_optimizations.txt"))
         if len(found) != 1:
             sys.exit(f"expected one optimized module in XLA's dump, found {len(found)}")
         text = found[0].read_text()
+        if args.dump:
+            write_xla_analyses(compiled, args.dump)
     args.out.write_text(text)
     ops = sum(1 for line in text.splitlines() if " = " in line and not line.startswith("HloModule"))
+    where = args.topology if args.platform != "cpu" else devices[0].device_kind
     print(f"{args.out}: {len(text) / 1e6:.2f} MB, {ops:,} instructions, {args.layers} layers, "
-          f"{len(devices)} devices ({args.topology}, tp {args.tp}), experts {args.experts}")
+          f"{len(devices)} devices ({args.platform}: {where}, tp {args.tp}), experts "
+          f"{args.experts}, compiled in {seconds:.1f} s by jax {jax.__version__}")
 
 
 if __name__ == "__main__":
