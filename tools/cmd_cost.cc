@@ -99,13 +99,22 @@ void print_table(const ModuleCost& cost, bool all, SortBy sort, size_t top) {
     }
     return {0, 0};
   };
-  if (sort != SortBy::kOrder) {
-    std::stable_sort(rows.begin(), rows.end(), [&](const InstructionCost* a,
-                                                   const InstructionCost* b) {
-      return key(a) > key(b);
-    });
-  }
   const size_t shown = top == 0 ? rows.size() : std::min(top, rows.size());
+  if (sort != SortBy::kOrder) {
+    // The rows point into cost.instructions in program order, so the address breaks ties as a
+    // stable sort would; only the rows shown are ordered (the top of a million in one pass).
+    const auto before = [&](const InstructionCost* a, const InstructionCost* b) {
+      const std::pair<double, double> ka = key(a), kb = key(b);
+      if (ka != kb) return ka > kb;
+      return a < b;
+    };
+    if (shown < rows.size()) {
+      std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(shown),
+                        rows.end(), before);
+    } else {
+      std::sort(rows.begin(), rows.end(), before);
+    }
+  }
   TextTable table({{"instruction", TextTable::Align::kLeft, 28},
                    {"opcode", TextTable::Align::kLeft, 16},
                    {"runs"},

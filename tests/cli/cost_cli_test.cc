@@ -72,6 +72,44 @@ TEST_CASE("cost prints the totals first, then one table of names and figures per
   for (const std::string& row : rows) CHECK(row.size() <= 100);
 }
 
+TEST_CASE("cost --top keeps the largest rows, ties in program order") {
+  // Four adds of equal cost (16 FLOP, 64 B read twice and 64 B written: 192 B) between two
+  // parameters, then one of four times the size (768 B): by bytes, `big` first, then the first
+  // two adds as the program orders them; by FLOPs the same (64 against 16 FLOP).
+  const std::string kTies = R"(HloModule ties, is_scheduled=true
+
+ENTRY main {
+  p = f32[16] parameter(0)
+  q = f32[64] parameter(1)
+  e1 = f32[16] add(p, p)
+  e2 = f32[16] add(p, p)
+  e3 = f32[16] add(p, p)
+  e4 = f32[16] add(p, p)
+  big = f32[64] add(q, q)
+  ROOT t = (f32[16], f32[16], f32[16], f32[16], f32[64]) tuple(e1, e2, e3, e4, big)
+}
+)";
+  for (const char* sort : {"bytes", "flops"}) {
+    auto r = run_cli(std::string("cost - --top 3 --sort ") + sort, kTies);
+    REQUIRE(r.exit_code == 0);
+    const size_t big = r.out.find("\nbig "), e1 = r.out.find("\ne1 "), e2 = r.out.find("\ne2 ");
+    REQUIRE(big != std::string::npos);
+    REQUIRE(e1 != std::string::npos);
+    REQUIRE(e2 != std::string::npos);
+    CHECK(big < e1);
+    CHECK(e1 < e2);
+    CHECK(r.out.find("\ne3 ") == std::string::npos);
+    CHECK(r.out.find("\ne4 ") == std::string::npos);
+  }
+  // Every row, the four adds in program order after `big`.
+  auto all = run_cli("cost - --top 0 --sort bytes", kTies);
+  REQUIRE(all.exit_code == 0);
+  CHECK(all.out.find("\nbig ") < all.out.find("\ne1 "));
+  CHECK(all.out.find("\ne1 ") < all.out.find("\ne2 "));
+  CHECK(all.out.find("\ne2 ") < all.out.find("\ne3 "));
+  CHECK(all.out.find("\ne3 ") < all.out.find("\ne4 "));
+}
+
 TEST_CASE("cost --top and --sort shape the table; --csv lists every instruction") {
   auto top = run_cli("cost - --top 1", kLoop);
   REQUIRE(top.exit_code == 0);
