@@ -558,9 +558,11 @@ std::vector<std::pair<int64_t, int64_t>> send_recv_pairs(const Instruction& i) {
 
 const Target::CollectiveTimes& Target::collective_times(const CollectiveInput& input,
                                                          const CollectiveOptions& options) {
-  auto [it, added] = collective_times_.try_emplace(CollectiveKey{input, options});
-  CollectiveTimes& times = it->second;
-  if (!added) return times;
+  if (auto it = collective_times_.find(CollectiveRef{&input, &options});
+      it != collective_times_.end()) {
+    return it->second;
+  }
+  CollectiveTimes& times = collective_times_[CollectiveKey{input, options}];
   times.estimate = collective_time(device(), slice(), input, options);
   if (!times.estimate.ok()) return times;
   if (explain()) times.explanation = save(times.estimate->explain());

@@ -18,6 +18,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/functional/function_ref.h"
+#include "absl/hash/hash.h"
 #include "absl/status/statusor.h"
 #include "hloroof/collective.h"
 #include "hloroof/cost.h"
@@ -221,7 +222,9 @@ class Target {
   TextMemo joined_texts_{*texts_};
   FigureKey key_;  // the last key made, reused
   // collective_times' results, by everything the estimate reads besides the device and slice
-  // (fields(): hashed and compared alike). A node map: the results stay where they are.
+  // (fields(): hashed and compared alike). A node map: the results stay where they are. Looked
+  // up by a key of pointers (CollectiveRef), so that a key is copied (its replica groups with
+  // it) only for a new result.
   struct CollectiveKey {
     CollectiveInput input;
     CollectiveOptions options;
@@ -229,15 +232,31 @@ class Target {
       return std::tie(input.kind, input.bytes, input.groups, input.pairs, options.formula,
                       options.large_n, options.async_start, options.nvlink_links_known);
     }
-    template <typename H>
-    friend H AbslHashValue(H h, const CollectiveKey& k) {
-      return H::combine(std::move(h), k.fields());
+  };
+  struct CollectiveRef {
+    const CollectiveInput* input;
+    const CollectiveOptions* options;
+    auto fields() const {
+      return std::tie(input->kind, input->bytes, input->groups, input->pairs, options->formula,
+                      options->large_n, options->async_start, options->nvlink_links_known);
     }
-    friend bool operator==(const CollectiveKey& a, const CollectiveKey& b) {
+  };
+  struct CollectiveKeyHash {
+    using is_transparent = void;
+    template <typename K>
+    size_t operator()(const K& k) const {
+      return absl::HashOf(k.fields());
+    }
+  };
+  struct CollectiveKeyEq {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
       return a.fields() == b.fields();
     }
   };
-  absl::node_hash_map<CollectiveKey, CollectiveTimes> collective_times_;
+  absl::node_hash_map<CollectiveKey, CollectiveTimes, CollectiveKeyHash, CollectiveKeyEq>
+      collective_times_;
   static constexpr size_t kMaxOpTimes = 4096;
   // Keys of 100 bytes and more: hashed 16 bytes a step (util/string_view_hash.h).
   absl::flat_hash_map<std::string, OpTimes, detail::StringViewHash, detail::StringViewEq> op_times_;
