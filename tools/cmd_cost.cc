@@ -1,7 +1,9 @@
 // `hloroof cost FILE [--json]`: FLOPs, transcendentals and bytes of every instruction and of
 // one step, with loop trip counts and collective payloads.
 #include <algorithm>
+#include <cmath>
 #include <iostream>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -103,8 +105,17 @@ void print_table(const ModuleCost& cost, bool all, SortBy sort, size_t top) {
   if (sort != SortBy::kOrder) {
     // The rows point into cost.instructions in program order, so the address breaks ties as a
     // stable sort would; only the rows shown are ordered (the top of a million in one pass).
+    // A key that is not a number (an infinite cost of an op that never runs) ranks last, so
+    // that the order stays a strict weak one.
+    const auto ranked = [&](const InstructionCost* r) {
+      const auto last = [](double x) {
+        return std::isnan(x) ? -std::numeric_limits<double>::infinity() : x;
+      };
+      const std::pair<double, double> k = key(r);
+      return std::pair(last(k.first), last(k.second));
+    };
     const auto before = [&](const InstructionCost* a, const InstructionCost* b) {
-      const std::pair<double, double> ka = key(a), kb = key(b);
+      const std::pair<double, double> ka = ranked(a), kb = ranked(b);
       if (ka != kb) return ka > kb;
       return a < b;
     };

@@ -110,6 +110,73 @@ ENTRY main {
   CHECK(all.out.find("\ne3 ") < all.out.find("\ne4 "));
 }
 
+// Twenty loops, each in the body of the next, each of 10^18 trips: the innermost body runs
+// 10^360 times, more than a double holds, so its ops run `inf` times and an op of 0 FLOPs costs
+// 0 x inf FLOPs per step, not a number. The innermost body holds 40 such copies.
+std::string nested_loops() {
+  const std::string s = "(s32[], f32[8])";
+  std::string text = "HloModule deep, is_scheduled=true\n\n";
+  std::string inner;
+  for (int d = 0; d < 20; ++d) {
+    const std::string name = "l" + std::to_string(d);
+    text += name + "_body {\n  p = " + s + " parameter(0)\n" +
+            "  i = s32[] get-tuple-element(p), index=0\n" +
+            "  x = f32[8] get-tuple-element(p), index=1\n";
+    std::string last = "x";
+    if (inner.empty()) {
+      for (int k = 0; k < 40; ++k) {
+        const std::string c = "c" + std::to_string(k);
+        text += "  " + c + " = f32[8] copy(" + last + ")\n";
+        last = c;
+      }
+    } else {
+      text += "  t0 = " + s + " tuple(i, x)\n  w = " + s + " while(t0), condition=" + inner +
+              "_cond, body=" + inner +
+              "_body, backend_config={\"known_trip_count\":{\"n\":\"1000000000000000000\"}}\n" +
+              "  y = f32[8] get-tuple-element(w), index=1\n";
+      last = "y";
+    }
+    text += "  one = s32[] constant(1)\n  n = s32[] add(i, one)\n  ROOT t = " + s + " tuple(n, " +
+            last + ")\n}\n\n" + name + "_cond {\n  p = " + s + " parameter(0)\n" +
+            "  i = s32[] get-tuple-element(p), index=0\n  z = s32[] constant(5)\n" +
+            "  ROOT lt = pred[] compare(i, z), direction=LT\n}\n\n";
+    inner = name;
+  }
+  return text + "ENTRY main {\n  z = s32[] constant(0)\n  x = f32[8] parameter(0)\n  t = " + s +
+         " tuple(z, x)\n  ROOT w = " + s + " while(t), condition=" + inner + "_cond, body=" +
+         inner + "_body, backend_config={\"known_trip_count\":{\"n\":\"1000000000000000000\"}}\n}\n";
+}
+
+TEST_CASE("cost ranks ops whose figure per step is not a number last") {
+  const std::string module = nested_loops();
+  auto all = run_cli("cost - --top 0", module);
+  REQUIRE(all.exit_code == 0);
+  std::istringstream lines(all.out);
+  size_t rows = 0, nan_rows = 0;
+  bool nan_seen = false, finite_after_nan = false;
+  for (std::string line; std::getline(lines, line);) {
+    const bool copy = line.rfind("c", 0) == 0 && line.find(" copy ") != std::string::npos;
+    const bool nan = line.find("nan FLOP") != std::string::npos;
+    if (copy) CHECK(nan);  // 0 FLOPs x inf runs
+    if (line.find(" FLOP ") == std::string::npos || line.find("  ") == 0) continue;
+    ++rows;
+    nan_rows += nan ? 1 : 0;
+    if (nan) nan_seen = true;
+    if (!nan && nan_seen) finite_after_nan = true;
+  }
+  CHECK(nan_rows >= 40);
+  CHECK(rows > nan_rows);
+  CHECK_FALSE(finite_after_nan);
+  // By FLOPs the top rows are numbers; by runs, ops of every figure run `inf` times (the key
+  // is the runs, and each order is one strict order: no crash, under the sanitizers too).
+  auto top = run_cli("cost - --top 10", module);
+  REQUIRE(top.exit_code == 0);
+  CHECK(top.out.find("nan FLOP") == std::string::npos);
+  for (const char* sort : {"bytes", "runs", "transcendentals"}) {
+    CHECK(run_cli(std::string("cost - --top 10 --sort ") + sort, module).exit_code == 0);
+  }
+}
+
 TEST_CASE("cost --top and --sort shape the table; --csv lists every instruction") {
   auto top = run_cli("cost - --top 1", kLoop);
   REQUIRE(top.exit_code == 0);
