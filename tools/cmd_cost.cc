@@ -105,8 +105,8 @@ void print_table(const ModuleCost& cost, bool all, SortBy sort, size_t top) {
   if (sort != SortBy::kOrder) {
     // The rows point into cost.instructions in program order, so the address breaks ties as a
     // stable sort would; only the rows shown are ordered (the top of a million in one pass).
-    // A key that is not a number (an infinite cost of an op that never runs) ranks last, so
-    // that the order stays a strict weak one.
+    // A key that is not a number (0 FLOPs or bytes times runs past a double's range) ranks
+    // last, so that the order stays a strict weak one.
     const auto ranked = [&](const InstructionCost* r) {
       const auto last = [](double x) {
         return std::isnan(x) ? -std::numeric_limits<double>::infinity() : x;

@@ -225,14 +225,6 @@ class Target {
   // (fields(): hashed and compared alike). A node map: the results stay where they are. Looked
   // up by a key of pointers (CollectiveRef), so that a key is copied (its replica groups with
   // it) only for a new result.
-  struct CollectiveKey {
-    CollectiveInput input;
-    CollectiveOptions options;
-    auto fields() const {
-      return std::tie(input.kind, input.bytes, input.groups, input.pairs, options.formula,
-                      options.large_n, options.async_start, options.nvlink_links_known);
-    }
-  };
   struct CollectiveRef {
     const CollectiveInput* input;
     const CollectiveOptions* options;
@@ -240,6 +232,11 @@ class Target {
       return std::tie(input->kind, input->bytes, input->groups, input->pairs, options->formula,
                       options->large_n, options->async_start, options->nvlink_links_known);
     }
+  };
+  struct CollectiveKey {
+    CollectiveInput input;
+    CollectiveOptions options;
+    auto fields() const { return CollectiveRef{&input, &options}.fields(); }
   };
   struct CollectiveKeyHash {
     using is_transparent = void;
