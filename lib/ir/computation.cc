@@ -87,8 +87,8 @@ absl::Status Computation::remove_instruction(Instruction* instruction) {
   }
   detail::IrAccess::detach(instruction);
   detail::ComputationNode& node = detail::IrAccess::node(this);
-  auto& instructions = node.instructions;
-  instructions.erase(std::find(instructions.begin(), instructions.end(), instruction));
+  node.instructions.erase(node.instructions.begin() + instruction->position());
+  detail::IrAccess::renumber_from(this, static_cast<size_t>(instruction->position()));
   node.by_name.erase(instruction->name());
   return absl::OkStatus();
 }

@@ -2,10 +2,13 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "ir/instruction_rules.h"
 #include "ir/module_state.h"
 #include "ir/strings.h"
 
 namespace hloroof::detail {
+
+static_assert(rules::kAttrIdCount < 256, "Instruction::attribute_count_ is one byte");
 namespace {
 
 template <typename Vec, typename T>
@@ -74,11 +77,13 @@ bool IrAccess::add_to_computation(Computation* c, Instruction* i, Instruction* b
     if (!by_name.insert(i).second) return false;
   }
   i->parent_ = c;
-  if (before == nullptr) {
+  if (before == nullptr || before->parent_ != c) {
+    i->position_ = static_cast<uint32_t>(instructions.size());
     instructions.push_back(i);
   } else {
-    auto it = std::find(instructions.begin(), instructions.end(), before);
-    instructions.insert(it, i);
+    // Inserting moves the later instructions by one: renumbering them costs as much again.
+    instructions.insert(instructions.begin() + before->position_, i);
+    renumber_from(c, i->position_ = before->position_);
   }
   return true;
 }
@@ -104,7 +109,7 @@ void IrAccess::set_attributes(Instruction* i, absl::Span<Attribute> attributes) 
                a.get<InstructionList>() != nullptr;
       })) {
     i->attributes_ = attributes.data();
-    i->attribute_count_ = static_cast<uint16_t>(attributes.size());
+    i->attribute_count_ = static_cast<uint8_t>(attributes.size());
     return;
   }
   relink_attributes(i, attributes);
@@ -124,7 +129,7 @@ void IrAccess::relink_attributes(Instruction* i, absl::Span<Attribute> attribute
     i->rare_->has_called = false;
   }
   i->attributes_ = attributes.data();
-  i->attribute_count_ = static_cast<uint16_t>(attributes.size());  // one of each AttrId at most
+  i->attribute_count_ = static_cast<uint8_t>(attributes.size());  // one of each AttrId at most
   // called_computations() reads the computations from the attribute that holds them when one
   // attribute does and it names each once; otherwise they are listed in the rare fields.
   const auto holders = std::count_if(attributes.begin(), attributes.end(), [](const Attribute& a) {

@@ -162,6 +162,13 @@ struct IrAccess {
     i->wrapped_opcode_ = wrapped;
   }
   static InstructionVector& parameters(Computation* c) { return node(c).parameters; }
+  // Sets the position of `c`'s instructions from `first` on to their index in its list.
+  static void renumber_from(Computation* c, size_t first) {
+    InstructionVector& instructions = node(c).instructions;
+    for (size_t k = first; k < instructions.size(); ++k) {
+      instructions[k]->position_ = static_cast<uint32_t>(k);
+    }
+  }
   static Instruction* find(const Computation* c, std::string_view name) {
     const InstructionsByName& by_name = node(c).by_name;
     if (by_name.empty()) return scan_for_name(c, name);

@@ -56,7 +56,7 @@ bool runs_bodies_with_memory(const Instruction& i) {
 
 // The last position of the async-done that ends `start` (through async-updates), or `start`'s.
 int64_t async_window_end(const Instruction& start, const ScheduledLeaves& leaves) {
-  int64_t end = leaves.position.at(&start);
+  int64_t end = leaves.position_of(&start);
   std::vector<const Instruction*> stack = {&start};
   absl::flat_hash_set<const Instruction*> seen;
   while (!stack.empty()) {
@@ -64,11 +64,11 @@ int64_t async_window_end(const Instruction& start, const ScheduledLeaves& leaves
     stack.pop_back();
     for (const Instruction* user : i->users()) {
       if (!seen.insert(user).second) continue;
-      auto it = leaves.position.find(user);
-      if (it == leaves.position.end()) continue;
+      const int64_t position = leaves.position_of(user);
+      if (position < 0) continue;
       if (user->opcode() == Opcode::kAsyncUpdate) stack.push_back(user);
       if (user->opcode() == Opcode::kAsyncUpdate || user->opcode() == Opcode::kAsyncDone) {
-        end = std::max<int64_t>(end, it->second);
+        end = std::max(end, position);
       }
     }
   }
@@ -247,8 +247,7 @@ absl::StatusOr<const ComputationLiveness*> ModuleLiveness::Builder::analyze(cons
   }
 
   ScheduledLeaves leaves;
-  leaves.position.reserve(n);
-  for (int64_t p = 0; p < n; ++p) leaves.position[schedule[p]] = static_cast<int32_t>(p);
+  leaves.computation = &c;
   leaves.offset.reserve(n + 1);
   leaves.offset.push_back(0);
   const size_t first_buffer = out_.buffers_.size();

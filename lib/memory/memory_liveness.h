@@ -92,22 +92,21 @@ static_assert(sizeof(Buffer) == 32);
 // Instructions of one computation by schedule position, with the buffer of every result leaf
 // (flattened: the leaves of instruction p are ids[offset[p] .. offset[p+1])).
 struct ScheduledLeaves {
-  absl::flat_hash_map<const Instruction*, int32_t> position;
+  const Computation* computation = nullptr;  // whose schedule
   std::vector<int64_t> offset;
   std::vector<int32_t> ids;
 
   absl::Span<const int32_t> of(int64_t p) const {
     return absl::MakeConstSpan(ids).subspan(offset[p], offset[p + 1] - offset[p]);
   }
-  // Where `i` is in the schedule, or -1.
+  // Where `i` is in the schedule, or -1 when it is not `computation`'s.
   int64_t position_of(const Instruction* i) const {
-    auto it = position.find(i);
-    return it == position.end() ? -1 : it->second;
+    return i != nullptr && i->parent() == computation ? i->position() : -1;
   }
   absl::Span<const int32_t> of(const Instruction* i) const {
-    auto it = position.find(i);
-    if (it == position.end()) return {};
-    return of(it->second);
+    const int64_t p = position_of(i);
+    if (p < 0) return {};
+    return of(p);
   }
 };
 

@@ -88,6 +88,50 @@ TEST_CASE("outlining multiply and exponential into a loop fusion") {
   CHECK(m.instruction_count() == 3 + 5 + 4);
 }
 
+// Every instruction's position() is its index in the computation's list.
+bool positions_are_indices(const Computation& c) {
+  for (size_t k = 0; k < c.instructions().size(); ++k) {
+    if (c.instructions()[k]->position() != static_cast<int64_t>(k)) return false;
+  }
+  return true;
+}
+
+TEST_CASE("an instruction's position follows insertions and removals") {
+  Module m = parsed();
+  Computation* main = m.entry();
+  // Parsed: a b m e zero r.
+  CHECK(positions_are_indices(*main));
+  CHECK(main->find_instruction("e")->position() == 3);
+  Instruction* a = main->find_instruction("a");
+  Instruction* m_ = main->find_instruction("m");
+  Shape shape = a->shape();
+  // negate(a) placed before `m` (index 2) moves m, e, zero and r on by one.
+  absl::StatusOr<Instruction*> neg = main->add_instruction(Opcode::kNegate, "neg", shape, {a}, m_);
+  REQUIRE(neg.ok());
+  CHECK((*neg)->position() == 2);
+  CHECK(m_->position() == 3);
+  CHECK(main->root()->position() == 6);
+  CHECK(positions_are_indices(*main));
+  // At the end (no `before`); before an instruction of another computation: refused.
+  Instruction* other = m.find_computation("add")->root();
+  absl::StatusOr<Instruction*> tail = main->add_instruction(Opcode::kNegate, "tail", shape, {a});
+  REQUIRE(tail.ok());
+  CHECK((*tail)->position() == 7);
+  CHECK_FALSE(main->add_instruction(Opcode::kNegate, "foreign", shape, {a}, other).ok());
+  CHECK(other->position() == 2);
+  CHECK(main->instruction_count() == 8);
+  // Removing renumbers those after it, and only this computation's.
+  REQUIRE(main->remove_instruction(*neg).ok());
+  CHECK(m_->position() == 2);
+  CHECK((*tail)->position() == 6);
+  CHECK(positions_are_indices(*main));
+  CHECK(positions_are_indices(*m.find_computation("add")));
+  REQUIRE(main->remove_instruction(*tail).ok());
+  CHECK(positions_are_indices(*main));
+  CHECK(main->root()->position() == 5);
+  verified_round_trip(m);
+}
+
 TEST_CASE("a computation called by an earlier one moves before it") {
   Module m = parsed();
   // Printed order: add, main. A new computation goes before main; made the callee of the

@@ -35,6 +35,9 @@ class Instruction {
   std::string_view name() const { return std::string_view(name_, name_size_); }
   const Shape& shape() const { return *shape_; }
   Computation* parent() const { return parent_; }
+  // Where it is in parent()->instructions(), from 0: its place in the schedule. Kept as
+  // instructions are added and removed, so that analyses index arrays by it.
+  int64_t position() const { return position_; }
   bool is_root() const;
 
   // For async-start/-update/-done: the opcode of the wrapped operation (the sugared
@@ -189,11 +192,14 @@ class Instruction {
   // destructible (the arena records no destructor for it): 88 bytes on 64-bit targets.
   Opcode opcode_ = Opcode::kParameter;
   Opcode wrapped_opcode_ = Opcode::kParameter;  // valid when has_wrapped_opcode_
-  bool has_wrapped_opcode_ = false;
-  bool async_sugar_ = false;
+  bool has_wrapped_opcode_ : 1 = false;
+  bool async_sugar_ : 1 = false;
+  uint8_t attribute_count_ = 0;    // at most one attribute of each AttrId (fewer than 256)
   int32_t parameter_number_ = -1;  // the parser refuses numbers past 2^31 - 1
   uint32_t name_size_ = 0;         // inputs are at most 4 GiB; edits check the length
-  uint16_t attribute_count_ = 0;   // at most one attribute of each AttrId
+  // In parent_'s instruction list: a computation of 2^32 instructions would need more memory
+  // than an input of at most 4 GiB can describe.
+  uint32_t position_ = 0;
   const char* name_ = nullptr;
   Attribute* attributes_ = nullptr;
   const Shape* shape_ = nullptr;
