@@ -265,6 +265,8 @@ void bind_module(py::module_& m) {
           "computations it calls (fusion body, loop condition and body, to_apply, ...)")
       .def_property_readonly("computation", &Instruction::parent, kInternal,
                              "the computation it belongs to")
+      .def_property_readonly("position", &Instruction::position,
+                             "its place in its computation's schedule, from 0")
       .def_property_readonly("is_root", &Instruction::is_root, "the root of its computation")
       .def_property_readonly("parameter_number", &Instruction::parameter_number,
                              "parameter: its number; -1 otherwise")

@@ -36,6 +36,7 @@ class Instruction:
     users: List[Instruction]
     called_computations: List[Computation]
     computation: Computation
+    position: int
     is_root: bool
     parameter_number: int
     metadata: Optional[OpMetadata]

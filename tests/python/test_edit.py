@@ -35,6 +35,7 @@ def test_removing_a_copy():
     main = m.entry
     main.replace_instruction(main.instruction("c"), main.instruction("a"))
     assert main.instruction("c") is None
+    assert main.root.position == 2
     assert [o.name for o in main.root.operands] == ["a", "b"]
     assert "copy" not in round_trip(m)
 
@@ -45,6 +46,9 @@ def test_a_dot_operand_of_another_shape_fails_verify():
     wide = main.add_instruction("parameter", "wide", shape="f32[999,7]{1,0}",
                                 before=main.instruction("c"))
     assert wide.parameter_number == 2
+    # Placed before c: the place in the schedule is the index in the computation's list.
+    assert [i.position for i in main.instructions] == [0, 1, 2, 3, 4]
+    assert wide.position == 2 and main.instruction("c").position == 3
     main.root.replace_operand(0, wide)
     # [999,7] x [16,4], contracting dimension 1 with dimension 0: 7 against 16.
     with pytest.raises(ValueError, match=r"computation main, instruction dot \(dot\): shape: "
