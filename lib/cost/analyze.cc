@@ -254,14 +254,13 @@ absl::StatusOr<ModuleCost> analyze_cost(const Module& module, const CostOptions&
   for (auto it = computations.rbegin(); it != computations.rend(); ++it) {
     const Computation* c = *it;
     result.computation_index[c] = result.computations.size();
-    result.computations.push_back({c, roles[c], multipliers[c], context.computation_costs[c]});
+    const size_t first = first_record[c];
+    const size_t next = it + 1 == computations.rend() ? count : first_record[*(it + 1)];
+    result.computations.push_back(
+        {c, roles[c], multipliers[c], context.computation_costs[c], first, next - first});
     if (auto u = unknown.find(c); u != unknown.end()) {
       result.unknown.insert(result.unknown.end(), u->second.begin(), u->second.end());
     }
-  }
-  result.instruction_index.reserve(count);
-  for (size_t k = 0; k < count; ++k) {
-    result.instruction_index[result.instructions[k].instruction] = k;
   }
   result.totals = context.computation_costs[module.entry()];
   if (context.sizes.failures() > 0) {

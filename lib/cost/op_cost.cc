@@ -141,8 +141,23 @@ std::string_view cost_role_name(CostRole role) {
 }
 
 const InstructionCost* ModuleCost::find(const Instruction* instruction) const {
-  auto it = instruction_index.find(instruction);
-  return it == instruction_index.end() ? nullptr : &instructions[it->second];
+  const ComputationCost* c = find(instruction->parent());
+  if (c == nullptr) return nullptr;
+  const auto block = absl::MakeConstSpan(instructions).subspan(c->first_record, c->records);
+  const auto position = static_cast<size_t>(instruction->position());
+  // A block of every instruction is indexed by position; one of some (the collectives of a
+  // fused computation without fused records) is searched, its positions increasing.
+  const InstructionCost* record = nullptr;
+  if (block.size() == instruction->parent()->instruction_count()) {
+    record = &block[position];
+  } else {
+    auto it = std::lower_bound(block.begin(), block.end(), position,
+                               [](const InstructionCost& r, size_t p) {
+                                 return static_cast<size_t>(r.instruction->position()) < p;
+                               });
+    if (it != block.end()) record = &*it;
+  }
+  return record != nullptr && record->instruction == instruction ? record : nullptr;
 }
 
 const ComputationCost* ModuleCost::find(const Computation* computation) const {

@@ -445,12 +445,6 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
   std::map<std::string, double> matrix_by_class;
   for (const Instruction* i : cost->unknown) p.unknown_ops.emplace_back(i->name());
   p.is_lower_bound = cost->is_lower_bound;
-  if (analyzed) {
-    // Every record is found now (each timing points at its own): the cost's indexes go before
-    // the op records come (gemma3 4b: 0.56 MB).
-    absl::flat_hash_map<const Instruction*, size_t>().swap((*analyzed)->instruction_index);
-    absl::flat_hash_map<const Computation*, size_t>().swap((*analyzed)->computation_index);
-  }
   if (options.timeline && analyzed) {
     // The records first, then the cost this call made let go (the timeline does not read it),
     // then the timeline laid out: the cost's records and the timeline are not held together

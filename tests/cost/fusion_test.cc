@@ -1,5 +1,7 @@
 // Fusion boundaries (docs/cost-conventions.md, "Where hloroof follows XLA"): how parameters are
 // read, in-place results, tuple parameters, nested fusions; and bytes by memory space and padding.
+#include <algorithm>
+
 #include "cost_test_util.h"
 
 namespace hloroof {
@@ -369,6 +371,20 @@ ENTRY main {
   CHECK(ar.collective->group_size == 4);
   CHECK(lean.cost.find(ar.instruction) == &ar);
   CHECK(lean.cost.find(every.at("fused", "e").instruction) == nullptr);
+  // find() of each instruction of the module: its own record, or none where it keeps none (in
+  // the fused block, searched by position, `e` comes before `ar` and `m` after it).
+  for (const testing::Costed* costed : {&every, &lean}) {
+    for (const Computation* c : costed->module.computations()) {
+      for (const Instruction* i : c->instructions()) {
+        const bool keeps = costed == &every ||
+                           std::find(kept.begin(), kept.end(), i->name()) != kept.end();
+        const InstructionCost* record = costed->cost.find(i);
+        INFO(i->name());
+        CHECK((record != nullptr) == keeps);
+        if (record != nullptr) CHECK(record->instruction == i);
+      }
+    }
+  }
   // The figures are those of every record: the fusion's, the step's, each computation's.
   for (std::string_view name : {"f", "r"}) {
     const OpCost& a = every[name].cost;

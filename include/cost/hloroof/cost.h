@@ -152,6 +152,10 @@ struct ComputationCost {
   CostRole role = CostRole::kScheduled;
   double multiplier = 0;  // executions per step
   OpCost per_execution;   // sum of its instructions' costs (a fused body has no bytes)
+  // Its block of ModuleCost::instructions: [first_record, first_record + records), in schedule
+  // order.
+  size_t first_record = 0;
+  size_t records = 0;
 };
 
 struct CostOptions {
@@ -192,8 +196,8 @@ struct ModuleCost {
   const InstructionCost* find(const Instruction* instruction) const;
   const ComputationCost* find(const Computation* computation) const;
 
-  // Positions in `instructions` and `computations`, behind find().
-  absl::flat_hash_map<const Instruction*, size_t> instruction_index;
+  // Positions in `computations`, behind find(); an instruction's record is found in its
+  // computation's block by its position.
   absl::flat_hash_map<const Computation*, size_t> computation_index;
 };
 
