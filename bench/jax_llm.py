@@ -10,23 +10,27 @@ LLM benchmark modules do. XLA compiles it for one of:
   cpu   --devices host devices (the CPU backend's program, for trying the script).
 
   $(tools/venv.sh) bench/jax_llm.py OUT.hlo [--layers 32] [--platform tpu]
-      [--topology v5p:2x2x2] [--devices 8] [--tp 2] [--experts 0] [--dump DIR]
+      [--topology v5p:2x2x2] [--devices 8] [--tp 2] [--experts 0] [--scan] [--dump DIR]
 
 --platform gpu imports hloroof (build/python of the build, if it is not installed).
 
 --experts N gives every layer a mixture of N experts (top-2 routing by dense dispatch), the
-experts split over the FSDP axis (all-to-alls). --dump keeps XLA's dump folder (the module as
+experts split over the FSDP axis (all-to-alls). --scan runs the layers as one `lax.scan` over
+weights stacked by layer, as MaxText does by default: the module then holds while loops (the
+forward pass and the backward pass, each a body of one layer) in place of unrolled layers. --dump keeps XLA's dump folder (the module as
 text and HloProto, its buffer assignment) and writes there XLA's memory_analysis.json and
 cost_analysis.json. The first line printed gives the module's size and instruction count.
 """
 
 import argparse
-import json
 import os
 import pathlib
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+from xla_analyses import write_analyses  # noqa: E402
 
 
 def parse_args():
@@ -38,6 +42,7 @@ def parse_args():
     parser.add_argument("--devices", type=int, default=8, help="CPU devices")
     parser.add_argument("--tp", type=int, default=2, help="tensor-parallel devices")
     parser.add_argument("--experts", type=int, default=0)
+    parser.add_argument("--scan", action="store_true", help="the layers as one lax.scan")
     parser.add_argument("--d", type=int, default=2048, help="model width")
     parser.add_argument("--seq", type=int, default=1024)
     parser.add_argument("--batch", type=int, default=16)
@@ -101,12 +106,18 @@ def moe_ffn(x, layer):
     return x + jnp.einsum("bsed,bse->bsd", out, weights)
 
 
-def make_loss(heads, experts):
+def make_loss(heads, experts, scan):
+    def block(x, layer):
+        x = attention(x, layer, heads)
+        return moe_ffn(x, layer) if experts else dense_ffn(x, layer)
+
     def loss(params, tokens):
         x = params["embed"][tokens]
-        for layer in params["layers"]:
-            x = attention(x, layer, heads)
-            x = moe_ffn(x, layer) if experts else dense_ffn(x, layer)
+        if scan:  # params["layers"]: one dict of weights stacked by layer
+            x, _ = jax.lax.scan(lambda x, layer: (block(x, layer), None), x, params["layers"])
+        else:
+            for layer in params["layers"]:
+                x = block(x, layer)
         logits = (rms(x) @ params["embed"].T).astype(jnp.float32)
         logp = jax.nn.log_softmax(logits, axis=-1)
         labels = jnp.roll(tokens, -1, axis=1)
@@ -131,19 +142,6 @@ def target_devices(args):
     return devices
 
 
-def write_xla_analyses(compiled, folder):
-    """XLA's own figures of the executable: memory_analysis() fields (bytes), cost_analysis()."""
-    memory = compiled.memory_analysis()
-    fields = {name: int(getattr(memory, name)) for name in dir(memory)
-              if name.endswith("_in_bytes")} if memory is not None else {}
-    (folder / "memory_analysis.json").write_text(json.dumps(fields, indent=1, sort_keys=True))
-    cost = compiled.cost_analysis()
-    if isinstance(cost, (list, tuple)):
-        cost = cost[0] if cost else {}
-    (folder / "cost_analysis.json").write_text(
-        json.dumps({k: float(v) for k, v in (cost or {}).items()}, indent=1, sort_keys=True))
-
-
 def main():
     args = ARGS
     devices = target_devices(args)
@@ -153,6 +151,8 @@ def main():
     d, ff, heads, vocab = args.d, 4 * args.d, max(args.d // 128, 1), 32768
 
     def shaped(shape, spec):
+        if args.scan:  # stacked by layer, the layer axis not split
+            shape, spec = (args.layers, *shape), P(None, *spec)
         return jax.ShapeDtypeStruct(shape, jnp.bfloat16, sharding=NamedSharding(mesh, spec))
 
     def layer():
@@ -168,11 +168,12 @@ def main():
                   "down": shaped((ff, d), P("tp", "fsdp"))}
         return w
 
-    params = {"embed": shaped((vocab, d), P("tp", "fsdp")),
-              "layers": [layer() for _ in range(args.layers)]}
+    params = {"layers": layer() if args.scan else [layer() for _ in range(args.layers)]}
+    params["embed"] = jax.ShapeDtypeStruct((vocab, d), jnp.bfloat16,
+                                           sharding=NamedSharding(mesh, P("tp", "fsdp")))
     tokens = jax.ShapeDtypeStruct((args.batch, args.seq), jnp.int32,
                                   sharding=NamedSharding(mesh, P("fsdp", None)))
-    loss = make_loss(heads, args.experts)
+    loss = make_loss(heads, args.experts, args.scan)
 
     def step(params, tokens):
         value, grads = jax.value_and_grad(loss)(params, tokens)
@@ -191,13 +192,13 @@ def main():
             sys.exit(f"expected one optimized module in XLA's dump, found {len(found)}")
         text = found[0].read_text()
         if args.dump:
-            write_xla_analyses(compiled, args.dump)
+            write_analyses(compiled, args.dump)
     args.out.write_text(text)
     ops = sum(1 for line in text.splitlines() if " = " in line and not line.startswith("HloModule"))
     where = args.topology if args.platform != "cpu" else devices[0].device_kind
     print(f"{args.out}: {len(text) / 1e6:.2f} MB, {ops:,} instructions, {args.layers} layers, "
           f"{len(devices)} devices ({args.platform}: {where}, tp {args.tp}), experts "
-          f"{args.experts}, compiled in {seconds:.1f} s by jax {jax.__version__}")
+          f"{args.experts}{', scanned' if args.scan else ''}, compiled in {seconds:.1f} s by jax {jax.__version__}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 Compiles the function once and writes, into one folder:
   module.hlo            the optimized HLO text of the executable that ran
   cost_analysis.json    XLA's compiled.cost_analysis()
-  memory_analysis.json  XLA's compiled.memory_analysis() (the *_in_bytes fields)
+  memory_analysis.json  XLA's compiled.memory_analysis() (its integer fields, bytes)
   timings.json          wall-clock time of each timed step, and their median
   meta.json             JAX version, device kind, the module's name, the step count
   profile/              a jax.profiler trace of the steps (plugins/profile/RUN/HOST.xplane.pb,
@@ -30,6 +30,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/
 from output_file import write_output  # noqa: E402
+from xla_analyses import write_analyses  # noqa: E402
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -54,21 +55,7 @@ def capture(fn, *args, out, steps=5, warmup=2, jit_kwargs=None):
     hlo = compiled.as_text()
     write_output(os.path.join(out, "module.hlo"), hlo)
 
-    cost = compiled.cost_analysis()
-    if isinstance(cost, (list, tuple)):  # older JAX: one dict per computation
-        cost = cost[0] if cost else {}
-    write_output(os.path.join(out, "cost_analysis.json"),
-                 json.dumps({k: float(v) for k, v in (cost or {}).items()}, indent=1,
-                            sort_keys=True))
-
-    memory = compiled.memory_analysis()
-    fields = {}
-    if memory is not None:
-        for name in dir(memory):
-            if name.endswith("_in_bytes"):
-                fields[name] = int(getattr(memory, name))
-    write_output(os.path.join(out, "memory_analysis.json"),
-                 json.dumps(fields, indent=1, sort_keys=True))
+    write_analyses(compiled, out)
 
     for _ in range(warmup):
         _block(compiled(*args))

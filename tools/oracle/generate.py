@@ -27,6 +27,7 @@ import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tools/
 from output_file import write_output  # noqa: E402
+from xla_analyses import cost_fields, memory_fields, write_json  # noqa: E402
 
 # Before jax is imported: 8 CPU devices, no cloud metadata queries by libtpu, the CPU backend
 # only (TPU compiles use the offline topology, not a local TPU).
@@ -340,17 +341,6 @@ def versions():
     return out
 
 
-def memory_fields(stats):
-    fields = {}
-    for name in sorted(dir(stats)):
-        if name.startswith("_") or name == "serialized_buffer_assignment_proto":
-            continue
-        value = getattr(stats, name)
-        if isinstance(value, int):
-            fields[name] = value
-    return fields
-
-
 def compile_one(target, program, out_dir, command):
     """Compiles one program for one target; returns None or the refusal's message."""
     device_name, topology = TARGETS[target]
@@ -370,16 +360,14 @@ def compile_one(target, program, out_dir, command):
         try:
             text = compiled.as_text()
             memory = memory_fields(compiled.memory_analysis())
-            cost = compiled.cost_analysis()
+            cost = cost_fields(compiled.cost_analysis())
         except Exception as error:  # e.g. jaxlib cannot read back libtpu's module
             return f"compiled, but: {type(error).__name__}: {error}"
         out_dir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(found[0], out_dir / "buffer_assignment.txt")
     write_output(out_dir / "module.hlo", text)
     write_json(out_dir / "memory_analysis.json", memory)
-    if isinstance(cost, list):  # older jax: one dict per computation
-        cost = cost[0]
-    write_json(out_dir / "cost_analysis.json", {k: cost[k] for k in sorted(cost)})
+    write_json(out_dir / "cost_analysis.json", cost)
     write_json(out_dir / "meta.json", {
         "target": target,
         "hloroof_device": device_name,
@@ -391,10 +379,6 @@ def compile_one(target, program, out_dir, command):
         "command": command,
     })
     return None
-
-
-def write_json(path, value):
-    write_output(path, json.dumps(value, indent=1, sort_keys=True) + "\n")
 
 
 def main():
