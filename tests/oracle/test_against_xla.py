@@ -29,7 +29,7 @@ def results():
 
 def test_corpus_is_there():
     targets = {t for t, _, _ in CASES}
-    assert {"cpu", "tpu_v5e_2x2", "tpu_v6e_2x2"} <= targets
+    assert {"cpu", "gpu_h100_8", "tpu_v5e_2x2", "tpu_v6e_2x2"} <= targets
     assert len(CASES) >= 60
 
 
@@ -37,9 +37,11 @@ def test_corpus_is_there():
 def test_against_xla(results, target, program):
     figures = results[(target, program)]["figures"]
     # Exact: argument and alias bytes, transcendentals; FLOPs to XLA's float32 sums (1e-6).
+    # None: XLA gave no cost analysis (a GPU compiled without one), nothing to hold ours against.
     for name in ("argument bytes", "alias bytes", "FLOPs", "transcendentals"):
         xla, ours = figures[name]
-        assert ours == pytest.approx(xla, rel=1e-6), name
+        if xla is not None:
+            assert ours == pytest.approx(xla, rel=1e-6), name
     # Output bytes: XLA adds the output tuple's pointer table (at most 512 B seen).
     xla, ours = figures["output bytes"]
     assert 0 <= xla - ours <= 512
@@ -47,12 +49,16 @@ def test_against_xla(results, target, program):
     # within 4 % on the small programs, 25 % on the train steps (async collectives).
     xla, ours = figures["bytes accessed"]
     bound = 0.25 if program.startswith("transformer") else 0.04
-    assert abs(xla - ours) <= bound * xla
+    assert xla is None or abs(xla - ours) <= bound * xla
     # Temp bytes: exact or below XLA's on the CPU by tuple tables and alignment (< 1 KiB);
     # TPU temp allocation is a lower bound (README: the TPU compiler's scoped buffers).
+    # On the GPU, XLA starts each temporary at a 256-byte boundary of its temp allocation and
+    # keeps each tuple's pointer table there too: at most 256 B a value over ours (README).
     xla, ours = figures["temp bytes"]
     if target == "cpu":
         assert 0 <= xla - ours < 1024
+    elif target.startswith("gpu"):
+        assert 0 <= xla - ours <= 256 * results[(target, program)]["temp values"]
     else:
         assert ours <= xla
 

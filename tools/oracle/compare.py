@@ -107,8 +107,10 @@ def compare(cli, directory):
     figures = {}
     for name, xla_key, ours in MEMORY_FIGURES:
         figures[name] = (xla_memory[xla_key], memory[ours])
+    # A GPU compiled without one gets no cost analysis from XLA: nothing to hold its figures
+    # against (None).
     for name, xla_key, ours in COST_FIGURES:
-        figures[name] = (xla_cost.get(xla_key, 0.0), cost[ours])
+        figures[name] = (xla_cost.get(xla_key, 0.0) if xla_cost else None, cost[ours])
 
     # Per buffer: every array value XLA assigned (not a loop's phi, not a tuple's pointer
     # table) beside the hloroof buffer of the same name and leaf.
@@ -129,8 +131,11 @@ def compare(cli, directory):
     for allocation in memory["allocations"]:
         if allocation["kind"] == "parameter" and allocation["memory_space"] == 0:
             parameters.setdefault(allocation["parameter_number"], [0, 0])[1] += allocation["bytes"]
+    # Values XLA placed in its temp allocations (each at an aligned offset of its own).
+    temp_values = sum(len(a["values"]) for a in allocations if a["temp"])
     return {"meta": meta, "figures": figures, "buffers": buffers,
-            "parameters": {k: tuple(v) for k, v in sorted(parameters.items())}}
+            "parameters": {k: tuple(v) for k, v in sorted(parameters.items())},
+            "temp values": temp_values}
 
 
 def agreement(results):
@@ -140,7 +145,9 @@ def agreement(results):
         row = targets.setdefault(target, {"programs": 0})
         row["programs"] += 1
         for name, (xla, ours) in result["figures"].items():
-            row[name] = row.get(name, 0) + (xla == ours)
+            if xla is not None:
+                row[name] = row.get(name, 0) + (xla == ours)
+                row[name + " compared"] = row.get(name + " compared", 0) + 1
         matched = [b for b in result["buffers"] if b[2] is not None]
         row["buffers"] = row.get("buffers", 0) + len(result["buffers"])
         row["buffers named"] = row.get("buffers named", 0) + len(matched)
@@ -156,7 +163,7 @@ def table(results):
              "|---" * (len(names) + 3) + "|"]
     for target, row in sorted(agreement(results).items()):
         n = row["programs"]
-        cells = [f"{row[name]}/{n}" for name in names]
+        cells = [f"{row[name]}/{n}" if row.get(name + " compared") else "-" for name in names]
         buffers = f"{row['buffers exact']}/{row['buffers named']} of {row['buffers']}"
         lines.append(f"| {target} | {n} | " + " | ".join(cells) + f" | {buffers} |")
     lines.append(END)
@@ -179,7 +186,7 @@ def main():
     if options.details:
         for (target, program), result in results.items():
             for name, (xla, ours) in result["figures"].items():
-                if xla != ours:
+                if xla is not None and xla != ours:
                     print(f"{target}/{program}: {name}: XLA {xla:g}, hloroof {ours:g}")
             for name, xla, ours in result["buffers"]:
                 if xla != ours:

@@ -9,7 +9,8 @@ For every program and target this writes tests/data/xla/<target>/<program>/:
   meta.json              versions, target, program, the command that made it
 and tests/data/xla/refusals.json: the programs a target refused, with XLA's message verbatim.
 
-Targets: the CPU with 8 devices, and TPU slices compiled offline by libtpu (no TPU needed).
+Targets: the CPU with 8 devices, a node of 8 H100s compiled by JAX's CUDA plugin without a GPU,
+and TPU slices compiled offline by libtpu (no TPU needed).
 Run with the tests' Python environment (tools/venv.sh):
   $(tools/venv.sh) tools/oracle/generate.py [--out DIR] [--targets cpu,tpu_v5e_2x2]
       [--programs matmul_f32,mlp]
@@ -49,9 +50,10 @@ jax.config.update("jax_hlo_source_file_canonicalization_regex", r".*/")
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DEFAULT_OUT = ROOT / "tests" / "data" / "xla"
 
-# target name -> (hloroof device, TPU topology name or None for the CPU)
+# target name -> (hloroof device, topology: a TPU slice, "gpu:" and a GPU node, None: the CPU)
 TARGETS = {
     "cpu": ("cpu", None),
+    "gpu_h100_8": ("h100", "gpu:h100:8"),
     "tpu_v5e_2x2": ("tpu_v5e", "v5e:2x2"),
     "tpu_v6e_2x2": ("tpu_v6e", "v6e:2x2"),
     "tpu_v5p_2x2x1": ("tpu_v5p", "v5p:2x2x1"),
@@ -67,6 +69,15 @@ class Refused(Exception):
 def devices_of(topology):
     if topology is None:
         return jax.devices("cpu")
+    if topology.startswith("gpu:"):
+        # JAX's CUDA plugin compiles for GPUs that need not be here, from hloroof's description
+        # of the GPU (the Python module: installed, else this checkout's build/python).
+        try:
+            import hloroof.jax
+        except ImportError:
+            sys.path.insert(0, str(ROOT / "build" / "python"))
+            import hloroof.jax
+        return hloroof.jax.topology_devices(topology.removeprefix("gpu:"))
     from jax.experimental import topologies
     return topologies.get_topology_desc(platform="tpu", topology_name=topology).devices
 
@@ -77,7 +88,8 @@ def sds(shape, dtype, mesh, spec, memory_kind=None):
 
 
 # ---------------------------------------------------------------------------------------------
-# Programs. Each takes the target's devices and returns (jitted function, abstract arguments).
+# Programs. Each takes the target's devices and their platform ("cpu", "gpu", "tpu") and returns
+# (jitted function, abstract arguments).
 
 
 def one_device(devices):
@@ -89,7 +101,7 @@ def all_devices(devices):
 
 
 def matmul(m, k, n, dtype, out_dtype=None):
-    def build(devices, tpu):
+    def build(devices, platform):
         mesh = one_device(devices)
         a = sds((m, k), dtype, mesh, P())
         b = sds((k, n), dtype, mesh, P())
@@ -98,14 +110,14 @@ def matmul(m, k, n, dtype, out_dtype=None):
     return build
 
 
-def batched_matmul(devices, tpu):
+def batched_matmul(devices, platform):
     mesh = one_device(devices)
     a = sds((4, 64, 128), jnp.bfloat16, mesh, P())
     b = sds((4, 128, 64), jnp.bfloat16, mesh, P())
     return jax.jit(lambda a, b: jnp.einsum("bij,bjk->bik", a, b)), (a, b)
 
 
-def mlp(devices, tpu):
+def mlp(devices, platform):
     mesh = all_devices(devices)
 
     def f(x, w1, w2):
@@ -117,7 +129,7 @@ def mlp(devices, tpu):
     return jax.jit(f), (x, w1, w2)
 
 
-def attention(devices, tpu):
+def attention(devices, platform):
     mesh = one_device(devices)
 
     def f(q, k, v):
@@ -179,14 +191,14 @@ def transformer(specs, mesh, batch_spec):
     return fn, (params, tokens)
 
 
-def transformer_fsdp(devices, tpu):
+def transformer_fsdp(devices, platform):
     # Every weight split along its first dim over all devices; the batch too.
     mesh = Mesh(np.array(devices), ("fsdp",))
     specs = {name: P("fsdp", None) for name in ("embed", "qkv", "out", "ff1", "ff2")}
     return transformer(specs, mesh, P("fsdp", None))
 
 
-def transformer_tp(devices, tpu):
+def transformer_tp(devices, platform):
     # Megatron tensor parallelism over "model" (2 devices), data parallelism over the rest.
     mesh = Mesh(np.array(devices).reshape(len(devices) // 2, 2), ("data", "model"))
     specs = {"embed": P(), "qkv": P(None, "model"), "out": P("model", None),
@@ -194,7 +206,7 @@ def transformer_tp(devices, tpu):
     return transformer(specs, mesh, P("data", None))
 
 
-def scan_layers(devices, tpu):
+def scan_layers(devices, platform):
     mesh = one_device(devices)
 
     def f(x, ws):
@@ -205,7 +217,7 @@ def scan_layers(devices, tpu):
                         sds((4, 128, 128), jnp.float32, mesh, P()))
 
 
-def fori_loop(devices, tpu):
+def fori_loop(devices, platform):
     mesh = one_device(devices)
 
     def f(x, w):
@@ -215,7 +227,7 @@ def fori_loop(devices, tpu):
                         sds((128, 128), jnp.float32, mesh, P()))
 
 
-def while_dynamic(devices, tpu):
+def while_dynamic(devices, platform):
     # A loop whose trip count depends on the data: XLA cannot know it.
     mesh = one_device(devices)
 
@@ -231,7 +243,7 @@ def while_dynamic(devices, tpu):
     return jax.jit(f), (sds((64, 128), jnp.float32, mesh, P()), sds((), jnp.int32, mesh, P()))
 
 
-def remat(devices, tpu):
+def remat(devices, platform):
     mesh = one_device(devices)
 
     @jax.checkpoint
@@ -249,7 +261,7 @@ def remat(devices, tpu):
 
 
 def collective(kind):
-    def build(devices, tpu):
+    def build(devices, platform):
         mesh = all_devices(devices)
         n = len(devices)
         if kind == "psum":
@@ -270,8 +282,8 @@ def collective(kind):
     return build
 
 
-def pallas_add(devices, tpu):
-    if not tpu:
+def pallas_add(devices, platform):
+    if platform == "cpu":
         raise Refused("Pallas on the CPU runs in interpret mode: plain HLO, no kernel")
     from jax.experimental import pallas as pl
     mesh = one_device(devices)
@@ -289,8 +301,8 @@ def pallas_add(devices, tpu):
     return jax.jit(f), args
 
 
-def host_offload(devices, tpu):
-    if not tpu:
+def host_offload(devices, platform):
+    if platform == "cpu":
         raise Refused("the CPU backend has no separate host memory space to offload to")
     mesh = one_device(devices)
     host = NamedSharding(mesh, P(), memory_kind="pinned_host")
@@ -333,7 +345,7 @@ PROGRAMS = {
 
 def versions():
     out = {"jax": jax.__version__}
-    for package in ("jaxlib", "libtpu"):
+    for package in ("jaxlib", "libtpu", "jax-cuda12-plugin", "jax-cuda12-pjrt"):
         try:
             out[package] = importlib.metadata.version(package)
         except importlib.metadata.PackageNotFoundError:
@@ -346,7 +358,7 @@ def compile_one(target, program, out_dir, command):
     device_name, topology = TARGETS[target]
     devices = devices_of(topology)
     try:
-        fn, args = PROGRAMS[program](devices, topology is not None)
+        fn, args = PROGRAMS[program](devices, devices[0].platform)
     except Refused as refusal:
         return f"not applicable: {refusal}"
     with tempfile.TemporaryDirectory() as dump:
