@@ -17,9 +17,9 @@ LLM benchmark modules do. XLA compiles it for one of:
 --experts N gives every layer a mixture of N experts (top-2 routing by dense dispatch), the
 experts split over the FSDP axis (all-to-alls). --scan runs the layers as one `lax.scan` over
 weights stacked by layer, as MaxText does by default: the module then holds while loops (the
-forward pass and the backward pass, each a body of one layer) in place of unrolled layers. --dump keeps XLA's dump folder (the module as
-text and HloProto, its buffer assignment) and writes there XLA's memory_analysis.json and
-cost_analysis.json. The first line printed gives the module's size and instruction count.
+forward pass and the backward pass, each a body of one layer) in place of unrolled layers.
+--dump keeps XLA's dump folder (the module as text and HloProto, its buffer assignment) and
+writes there XLA's memory_analysis.json and cost_analysis.json. The first line printed gives the module's size and instruction count.
 """
 
 import argparse
@@ -198,7 +198,8 @@ def main():
     where = args.topology if args.platform != "cpu" else devices[0].device_kind
     print(f"{args.out}: {len(text) / 1e6:.2f} MB, {ops:,} instructions, {args.layers} layers, "
           f"{len(devices)} devices ({args.platform}: {where}, tp {args.tp}), experts "
-          f"{args.experts}{', scanned' if args.scan else ''}, compiled in {seconds:.1f} s by jax {jax.__version__}")
+          f"{args.experts}{', scanned' if args.scan else ''}, compiled in {seconds:.1f} s by "
+          f"jax {jax.__version__}")
 
 
 if __name__ == "__main__":
