@@ -19,7 +19,8 @@ experts split over the FSDP axis (all-to-alls). --scan runs the layers as one `l
 weights stacked by layer, as MaxText does by default: the module then holds while loops (the
 forward pass and the backward pass, each a body of one layer) in place of unrolled layers.
 --dump keeps XLA's dump folder (the module as text and HloProto, its buffer assignment) and
-writes there XLA's memory_analysis.json and cost_analysis.json. The first line printed gives the module's size and instruction count.
+writes there XLA's memory_analysis.json and cost_analysis.json. The first line printed gives
+the module's size and instruction count.
 """
 
 import argparse
