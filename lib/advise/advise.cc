@@ -146,7 +146,7 @@ AdviceMaker::AdviceMaker(const Module& module, const Prediction& prediction,
       return;
     }
     ctx.ops.push_back({&op, i});
-    ctx.by_instruction.emplace(i, &op);
+    ctx.by_instruction.add(i, &op);
   }
   std::vector<Candidate>& before = state_->before_padding;
   advise_internal::replicated_weight_gather(ctx, before);

@@ -14,6 +14,7 @@
 #include "hloroof/memory.h"
 #include "hloroof/module.h"
 #include "hloroof/predict.h"
+#include "predict/op_index.h"
 
 namespace hloroof::advise_internal {
 
@@ -71,16 +72,13 @@ class Context {
   const AdviseThresholds& limits;
   size_t evidence_rows = 0;    // AdviseOptions::evidence_rows: rows kept per finding, 0 all
   std::vector<IndexedOp> ops;  // the prediction's ops with their instructions
-  absl::flat_hash_map<const Instruction*, const OpPrediction*> by_instruction;
+  predict::OpIndex by_instruction;
 
   const MemoryReport& memory() const { return *memory_report; }
   double step_s() const { return prediction.step_time_s; }
   // The smallest time worth a finding: limits.min_step_share of the step.
   double min_time_s() const { return limits.min_step_share * step_s(); }
-  const OpPrediction* record(const Instruction* i) const {
-    auto it = by_instruction.find(i);
-    return it == by_instruction.end() ? nullptr : it->second;
-  }
+  const OpPrediction* record(const Instruction* i) const { return by_instruction.find(i); }
   // The evidence fields every rule fills the same way: name, computation, scope, shape,
   // multiplier.
   AdviceEvidence evidence(const IndexedOp& op) const;

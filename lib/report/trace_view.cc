@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "hloroof/report.h"
+#include "predict/op_index.h"
 #include "report/op_terms.h"
 #include "report/trace_writer.h"
 #include "util/string_view_hash.h"
@@ -197,17 +198,11 @@ class TraceEvents {
 };
 
 TraceEvents::TraceEvents(const Prediction& p, const MemoryReport* memory) : p_(p) {
-  absl::flat_hash_map<const Instruction*, const OpPrediction*> by_instruction;
+  const predict::OpIndex by_instruction(p.ops);
   detail::StringViewMap<const OpPrediction*> by_name;  // names hashed a word at a time
-  for (const OpPrediction& op : p.ops) {
-    if (op.instruction != nullptr) by_instruction.emplace(op.instruction, &op);
-    by_name.emplace(op.name, &op);
-  }
+  for (const OpPrediction& op : p.ops) by_name.emplace(op.name, &op);
   auto op_of = [&](const TimelineEvent& e) -> const OpPrediction* {
-    if (e.instruction != nullptr) {
-      auto it = by_instruction.find(e.instruction);
-      if (it != by_instruction.end()) return it->second;
-    }
+    if (const OpPrediction* op = by_instruction.find(e.instruction)) return op;
     auto it = by_name.find(e.name);
     return it == by_name.end() ? nullptr : it->second;
   };

@@ -40,6 +40,7 @@
 #include "hloroof/shape_text.h"
 #include "hloroof/text_pool.h"
 #include "profile/xplane.pb.h"
+#include "predict/op_index.h"
 #include "proto/hlo_proto_pieces.h"
 #include "proto/message_arena.h"
 #include "proto/wire_writer.h"
@@ -832,27 +833,23 @@ class XSpaceWriter {
   }
 
   // Each op slice's record and symbol id, found once (an op's metadata is made twice: counted,
-  // then written), in indexes let go when done (gemma3: 1.1 MB).
+  // then written), in indexes let go when done.
   void resolve_ops(const std::vector<Slice*>& op_line) const {
-    absl::flat_hash_map<const Instruction*, uint32_t> symbols;
-    symbols.reserve(static_cast<size_t>(std::max<int64_t>(module_.instruction_count(), 0)));
-    uint32_t symbol = 0;
-    // Symbol ids in module order (0 is XProf's root and is skipped).
+    // Symbol ids in module order (0 is XProf's root and is skipped): an instruction's is its
+    // computation's first plus its position.
+    absl::flat_hash_map<const Computation*, uint32_t> first_symbol;
+    uint32_t symbol = 1;
     for (const Computation* c : module_.computations()) {
-      for (const Instruction* i : c->instructions()) symbols.try_emplace(i, ++symbol);
+      first_symbol[c] = symbol;
+      symbol += static_cast<uint32_t>(c->instruction_count());
     }
-    absl::flat_hash_map<const Instruction*, const OpPrediction*> by_instruction;
-    for (const OpPrediction& op : prediction_.ops) {
-      if (op.instruction != nullptr) by_instruction.try_emplace(op.instruction, &op);
-    }
+    const predict::OpIndex by_instruction(prediction_.ops);
     // A slice's op: by its instruction, else, for a slice of no instruction, the first op of
     // its name (those indexed when first asked). A slice of an instruction that is no op (a
     // loop, a call) has none: an op's name is its instruction's.
     absl::flat_hash_map<std::string_view, const OpPrediction*> by_name;
     const auto op_of = [&](const Slice& s) -> const OpPrediction* {
-      if (auto it = by_instruction.find(s.instruction); it != by_instruction.end()) {
-        return it->second;
-      }
+      if (const OpPrediction* op = by_instruction.find(s.instruction)) return op;
       if (s.instruction != nullptr) return nullptr;
       if (by_name.empty()) {
         for (const OpPrediction& op : prediction_.ops) by_name.try_emplace(op.name, &op);
@@ -862,7 +859,10 @@ class XSpaceWriter {
     };
     for (Slice* s : op_line) {
       s->op = op_of(*s);
-      if (auto it = symbols.find(s->instruction); it != symbols.end()) s->symbol = it->second;
+      if (s->instruction == nullptr) continue;
+      if (auto it = first_symbol.find(s->instruction->parent()); it != first_symbol.end()) {
+        s->symbol = it->second + static_cast<uint32_t>(s->instruction->position());
+      }
     }
   }
 

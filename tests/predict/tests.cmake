@@ -13,6 +13,8 @@ hloroof_add_test(measured_models_test ${CMAKE_CURRENT_LIST_DIR}/measured_models_
 target_include_directories(measured_models_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 hloroof_add_test(tpu_models_test ${CMAKE_CURRENT_LIST_DIR}/tpu_models_test.cc)
 target_include_directories(tpu_models_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
+hloroof_add_test(op_index_test ${CMAKE_CURRENT_LIST_DIR}/op_index_test.cc)
+target_include_directories(op_index_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 hloroof_add_test(predict_step_test
   ${CMAKE_CURRENT_LIST_DIR}/flop_rate_peak_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/kernel_estimate_test.cc
