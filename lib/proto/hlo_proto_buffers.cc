@@ -77,8 +77,7 @@ std::vector<BufferPlacement> placements_of(const MemoryReport& memory, const Mod
 
 }  // namespace
 
-void write_buffer_assignment(const MemoryReport& memory,
-                             const absl::flat_hash_map<const Instruction*, int64_t>& ids,
+void write_buffer_assignment(const MemoryReport& memory, const InstructionIds& ids,
                              const Module& module, WireWriter& out, WirePieces* pieces) {
   // The report's placements, or its largest buffers taken as such.
   std::vector<BufferPlacement> taken;
@@ -103,8 +102,8 @@ void write_buffer_assignment(const MemoryReport& memory,
   absl::flat_hash_set<int64_t> written;
   for (const BufferPlacement& b : placements) {
     if (b.allocation < 0 || b.allocation >= allocations) continue;
-    auto id = b.instruction != nullptr ? ids.find(b.instruction) : ids.end();
-    if (id == ids.end() || !written.insert(b.id).second) continue;
+    const int64_t id = ids.find(b.instruction);
+    if (id < 0 || !written.insert(b.id).second) continue;
     // LogicalBufferProto: id (1), size (2), defined_at (3): {instruction_name (2, deprecated in
     // XLA, still read by older tools), shape_index (3), instruction_id (4)}, color (4).
     const size_t buffer = out.open(1);
@@ -113,7 +112,7 @@ void write_buffer_assignment(const MemoryReport& memory,
     const size_t at = out.open(3);
     out.bytes(2, b.instruction->name());
     out.packed(3, shape_index(b));
-    out.integer(4, id->second);
+    out.integer(4, id);
     out.close(at);
     out.integer(4, b.memory_space);
     out.close(buffer);

@@ -440,18 +440,6 @@ int algorithm_number(std::string_view w) {
   return 0;
 }
 
-// Every instruction's id in the module's HloModuleProto, from `next` on (left past the last):
-// in print order, the computations in the module's order and each one's instructions in order.
-absl::flat_hash_map<const Instruction*, int64_t> number_instructions(const Module& module,
-                                                                     int64_t& next) {
-  absl::flat_hash_map<const Instruction*, int64_t> ids;
-  ids.reserve(static_cast<size_t>(std::max<int64_t>(module.instruction_count(), 0)));
-  for (const Computation* c : module.computations()) {
-    for (const Instruction* i : c->instructions()) ids[i] = next++;
-  }
-  return ids;
-}
-
 class ProtoBuilder {
  public:
   // With `pieces`, build() writes into the string `pieces` hands over as pieces.
@@ -461,13 +449,11 @@ class ProtoBuilder {
   // one at a time).
   void build(proto_internal::WireWriter& out);
   // After build: the id of every instruction of the module.
-  const absl::flat_hash_map<const Instruction*, int64_t>& instruction_ids() const {
-    return inst_ids_;
-  }
+  const proto_internal::InstructionIds& instruction_ids() const { return *inst_ids_; }
 
  private:
   int64_t comp_id(const Computation* c) const { return comp_ids_.at(c); }
-  int64_t inst_id(const Instruction* i) const { return inst_ids_.at(i); }
+  int64_t inst_id(const Instruction* i) const { return inst_ids_->at(i); }
   // `i`'s fields after its name (1), opcode (2), shape (3) and metadata (7), which build writes
   // by hand.
   void write_instruction(const Instruction& i, pb::HloInstructionProto* out);
@@ -487,7 +473,7 @@ class ProtoBuilder {
   const Module& m_;
   proto_internal::WirePieces* pieces_;
   absl::flat_hash_map<const Computation*, int64_t> comp_ids_;
-  absl::flat_hash_map<const Instruction*, int64_t> inst_ids_;
+  std::optional<proto_internal::InstructionIds> inst_ids_;  // made by build()
   absl::flat_hash_map<const Instruction*, int64_t> wrapped_of_;  // sugared start: computation id
   absl::flat_hash_set<std::string> comp_names_;
   absl::flat_hash_map<const Shape*, std::string> shape_bytes_;
@@ -999,7 +985,7 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
     comp_ids_[c] = static_cast<int64_t>(comp_ids_.size()) + 1;
     comp_names_.insert(std::string(c->name()));
   }
-  inst_ids_ = number_instructions(m_, next_id_);
+  inst_ids_.emplace(m_, next_id_);
   absl::flat_hash_set<const Computation*> fused;
   for (const Computation* c : m_.computations()) {
     for (const Instruction* i : c->instructions()) {
@@ -1253,7 +1239,8 @@ std::string write_hlo_proto_buffers(const Module& module, const MemoryReport& me
   proto_internal::WireWriter w(bytes);
   const size_t start = w.open(3);
   int64_t next_id = 1;
-  proto_internal::write_buffer_assignment(memory, number_instructions(module, next_id), module, w);
+  proto_internal::write_buffer_assignment(memory, proto_internal::InstructionIds(module, next_id),
+                                          module, w);
   w.close(start);
   return finished(w, bytes);
 }
@@ -1265,8 +1252,8 @@ std::vector<std::string> proto_internal::write_hlo_proto_buffers_pieces(
   proto_internal::WirePieces pieces(bytes);
   const proto_internal::WirePieces::Open start = pieces.open(w, 3);
   int64_t next_id = 1;
-  proto_internal::write_buffer_assignment(memory, number_instructions(module, next_id), module, w,
-                                          &pieces);
+  proto_internal::write_buffer_assignment(memory, proto_internal::InstructionIds(module, next_id),
+                                          module, w, &pieces);
   pieces.close(w, start);
   return finished(w, pieces);
 }
