@@ -260,11 +260,8 @@ class KernelResolver {
  public:
   KernelResolver(const Module& module, int64_t max_work) : max_work_(max_work) {
     for (const Computation* c : module.computations()) {
-      const auto instructions = c->instructions();
-      for (size_t k = 0; k < instructions.size(); ++k) {
-        const Instruction* i = instructions[k];
+      for (const Instruction* i : c->instructions()) {
         by_name_.emplace(i->name(), i);
-        position_.emplace(i, k);
         by_kernel_[kernel_name_of(i->name())].push_back(i);
         if (i->opcode() != Opcode::kFusion) continue;
         // A fusion identical to another runs the other's kernel (metadata deduplicated_name).
@@ -510,13 +507,13 @@ class KernelResolver {
       // kernel after, or from the kernel before to the computation's end.
       int64_t done = 0;
       if (before != nullptr && after != nullptr && before->parent() == after->parent() &&
-          position_.at(before) < position_.at(after)) {
-        done = align_run(*before->parent(), position_.at(before) + 1, position_.at(after), run,
-                         true, true);
+          before->position() < after->position()) {
+        done = align_run(*before->parent(), before->position() + 1, after->position(), run, true,
+                         true);
       } else if (after != nullptr) {
-        done = align_run(*after->parent(), 0, position_.at(after), run, false, true);
+        done = align_run(*after->parent(), 0, after->position(), run, false, true);
       } else if (before != nullptr) {
-        done = align_run(*before->parent(), position_.at(before) + 1,
+        done = align_run(*before->parent(), before->position() + 1,
                          before->parent()->instruction_count(), run, true, false);
       }
       if (done == 0) continue;
@@ -542,7 +539,6 @@ class KernelResolver {
   absl::flat_hash_map<std::string_view, const Instruction*> by_name_;
   // Kernel name -> the instructions that may run it.
   absl::flat_hash_map<std::string, std::vector<const Instruction*>> by_kernel_;
-  absl::flat_hash_map<const Instruction*, size_t> position_;
   // A fusion that runs another's kernel -> that kernel's name.
   absl::flat_hash_map<const Instruction*, std::string> shared_kernel_;
   // Instructions that some kernel already names: not candidates for another.
