@@ -27,7 +27,9 @@ struct Unit {
 // Picks the largest unit not above |v| (the first one when none is).
 template <size_t N>
 std::string scaled(double v, const Unit (&units)[N]) {
-  if (!std::isfinite(v)) return absl::StrFormat("%f %s", v, units[0].name);  // "inf s"
+  // "inf s"; a NaN's sign means nothing (0 FLOPs x runs past a double's range is -nan).
+  if (std::isnan(v)) return absl::StrCat("nan ", units[0].name);
+  if (!std::isfinite(v)) return absl::StrFormat("%f %s", v, units[0].name);
   const Unit* pick = &units[0];
   for (const Unit& u : units) {
     if (std::fabs(v) >= u.scale) pick = &u;

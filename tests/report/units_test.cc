@@ -30,6 +30,11 @@ TEST_CASE("absurd figures print in a few columns") {
   CHECK(format_percent(std::nan("")) == "-");
   CHECK(format_percent(2e5) == "2e+07%");  // 2e5 x 100
   CHECK(format_percent(-0.5) == "-50.0%");
+  // Not a number, whatever its sign bit (0 x infinity is a negative NaN on x86): "nan", as
+  // `cost` printed "-nan FLOP" for ops run past a double's range.
+  CHECK(format_flops(std::copysign(std::nan(""), -1.0)) == "nan FLOP");
+  CHECK(format_bytes(std::nan("")) == "nan B");
+  CHECK(format_seconds(-std::numeric_limits<double>::infinity()) == "-inf ns");
 }
 
 TEST_CASE("bytes use binary units") {
