@@ -1,9 +1,11 @@
 #include "cli.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -236,7 +238,22 @@ absl::StatusOr<std::vector<std::string>> split_device_list(std::string_view list
   return devices;
 }
 
-int cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+int cores() {
+  static const int count = [] {
+    if (const char* given = std::getenv("HLOROOF_THREADS"); given != nullptr) {
+      int n = 0;
+      const char* end = given + std::strlen(given);
+      if (auto [p, error] = std::from_chars(given, end, n);
+          error == std::errc() && p == end && n >= 1 && n <= 1024) {
+        return n;
+      }
+    }
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }();
+  return count;
+}
+
+int writer_threads() { return std::min(cores(), 4); }
 
 void for_each_concurrently(size_t n, const std::function<void(size_t)>& task) {
   detail::for_each_on_threads(n, cores(), task);

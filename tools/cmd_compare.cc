@@ -1,5 +1,6 @@
 // `hloroof compare FILE --devices D1,D2,...`: one module's predicted step on several devices,
 // side by side, with the ratio to the first.
+#include <algorithm>
 #include <cstddef>
 #include <iostream>
 #include <optional>
@@ -129,11 +130,11 @@ int run(const std::vector<std::string>& words) {
     if (!streamed) {
       predictions.push_back(*std::move(p));
     } else if (csv) {
-      write_ops_csv(std::cout, *p, true, k == 0, threads);
+      write_ops_csv(std::cout, *p, true, k == 0, std::min(threads, writer_threads()));
     } else {
       // Each device's document written as it is made, as `predict --json` writes one.
       std::cout << (k == 0 ? "[" : ",\n");
-      write_prediction_json(*p, std::cout, threads);
+      write_prediction_json(*p, std::cout, std::min(threads, writer_threads()));
     }
     predicted[k].reset();
     return true;

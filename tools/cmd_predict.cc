@@ -236,7 +236,7 @@ int run(const std::vector<std::string>& words) {
                              args->get("--trace"),
                              [&](std::ostream& out) {
                                write_prediction_trace_json(out, *prediction, &*memory,
-                                                           cores());
+                                                           writer_threads());
                              },
                              "the trace", inputs);
     });
@@ -265,10 +265,10 @@ int run(const std::vector<std::string>& words) {
   const std::string xspace_summary =
       xspace_file ? render_xspace_summary(**xspace_file, args->get("--xspace")) : "";
   if (args->flag("--csv")) {
-    write_ops_csv(std::cout, *prediction, false, true, cores());
+    write_ops_csv(std::cout, *prediction, false, true, writer_threads());
     std::cerr << xspace_summary;
   } else if (args->flag("--json")) {
-    write_prediction_json(*prediction, std::cout, cores());
+    write_prediction_json(*prediction, std::cout, writer_threads());
     std::cout << "\n";
     std::cerr << xspace_summary;
   } else {

@@ -3,7 +3,10 @@
 // a TransformerEngine custom call is read as a GPU module, and advise does not call copies
 // that keep their layout "layout copies" in a module before layout assignment.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "cli_runner.h"
@@ -72,6 +75,50 @@ TEST_CASE("advise on a real module before layout assignment: no layout copies") 
   }
   auto text = run_cli("advise " + file + " --device tpu_v5e");
   CHECK_THAT(text.out, !Catch::Contains("re-lay out"));
+}
+
+// The corpus's largest module, gemma3 4b (3.8 MB): its trace is over a hundred pieces of 256 KiB
+// and its op JSON and CSV tens of pieces, each made by whichever writer thread takes it.
+constexpr const char* kGemma3 =
+    "xla/xla.backends.cpu.benchmarks.huge_hlo.gemma3_4b_text_keras_jax_batch1_in8_out100.hlo__0001"
+    ".hlo";
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST_CASE("outputs made in pieces are the same bytes whatever the number of threads") {
+  const std::string file = (hloroof::testing::corpus_or_skip(kGemma3) / kGemma3).string();
+  const std::string trace = (fs::temp_directory_path() / "hloroof_threads_trace.json").string();
+  std::string first_json, first_csv, first_trace, first_compare;
+  for (const char* threads : {"1", "2", "16"}) {
+    INFO("HLOROOF_THREADS=" << threads);
+    ::setenv("HLOROOF_THREADS", threads, 1);  // read by the command each run
+    auto json = run_cli("predict " + file + " --json --trace " + trace);
+    auto csv = run_cli("predict " + file + " --csv");
+    auto compare = run_cli("compare " + file + " --devices tpu_v5e,h100,b200 --json");
+    ::unsetenv("HLOROOF_THREADS");
+    REQUIRE(json.exit_code == 0);
+    REQUIRE(csv.exit_code == 0);
+    REQUIRE(compare.exit_code == 0);
+    const std::string written = read_file(trace);
+    CHECK(written.size() > (4u << 20));  // many pieces
+    if (first_json.empty()) {
+      first_json = json.out;
+      first_csv = csv.out;
+      first_trace = written;
+      first_compare = compare.out;
+      continue;
+    }
+    CHECK(json.out == first_json);
+    CHECK(csv.out == first_csv);
+    CHECK(written == first_trace);
+    CHECK(compare.out == first_compare);
+  }
+  fs::remove(trace);
 }
 
 }  // namespace
