@@ -141,6 +141,7 @@ std::string_view cost_role_name(CostRole role) {
 }
 
 const InstructionCost* ModuleCost::find(const Instruction* instruction) const {
+  if (instruction == nullptr) return nullptr;
   const ComputationCost* c = find(instruction->parent());
   if (c == nullptr) return nullptr;
   const auto block = absl::MakeConstSpan(instructions).subspan(c->first_record, c->records);

@@ -371,6 +371,7 @@ ENTRY main {
   CHECK(ar.collective->group_size == 4);
   CHECK(lean.cost.find(ar.instruction) == &ar);
   CHECK(lean.cost.find(every.at("fused", "e").instruction) == nullptr);
+  CHECK(lean.cost.find(static_cast<const Instruction*>(nullptr)) == nullptr);
   // find() of each instruction of the module: its own record, or none where it keeps none (in
   // the fused block, searched by position, `e` comes before `ar` and `m` after it).
   for (const testing::Costed* costed : {&every, &lean}) {
