@@ -14,6 +14,7 @@
 #include "hloroof/memory.h"
 #include "hloroof/module.h"
 #include "proto/hlo.pb.h"
+#include "proto/instruction_ids.h"
 
 namespace hloroof::proto_internal {
 
@@ -190,30 +191,6 @@ namespace hloroof::proto_internal {
 
 class WireWriter;
 class WirePieces;
-
-// Every instruction's id in the module's HloModuleProto, numbered from `next` on (left past the
-// last) in print order: the computations in the module's order, each one's instructions in
-// order. An instruction's id is its computation's first plus its position.
-class InstructionIds {
- public:
-  InstructionIds(const Module& module, int64_t& next) {
-    for (const Computation* c : module.computations()) {
-      first_[c] = next;
-      next += static_cast<int64_t>(c->instruction_count());
-    }
-  }
-  // The id of `i`, an instruction of the module.
-  int64_t at(const Instruction* i) const { return first_.at(i->parent()) + i->position(); }
-  // The id of `i`, or -1 when it is null or not the module's.
-  int64_t find(const Instruction* i) const {
-    if (i == nullptr) return -1;
-    auto it = first_.find(i->parent());
-    return it == first_.end() ? -1 : it->second + i->position();
-  }
-
- private:
-  absl::flat_hash_map<const Computation*, int64_t> first_;
-};
 
 // The buffer assignment of `memory` (write_hlo_proto's): a BufferAssignmentProto's fields
 // written into `out`, its buffers defined at the instruction ids of `ids` (the ids the

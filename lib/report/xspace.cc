@@ -42,6 +42,7 @@
 #include "profile/xplane.pb.h"
 #include "predict/op_index.h"
 #include "proto/hlo_proto_pieces.h"
+#include "proto/instruction_ids.h"
 #include "proto/message_arena.h"
 #include "proto/wire_writer.h"
 #include "ir/shape_printer.h"
@@ -835,14 +836,9 @@ class XSpaceWriter {
   // Each op slice's record and symbol id, found once (an op's metadata is made twice: counted,
   // then written), in indexes let go when done.
   void resolve_ops(const std::vector<Slice*>& op_line) const {
-    // Symbol ids in module order (0 is XProf's root and is skipped): an instruction's is its
-    // computation's first plus its position.
-    absl::flat_hash_map<const Computation*, uint32_t> first_symbol;
-    uint32_t symbol = 1;
-    for (const Computation* c : module_.computations()) {
-      first_symbol[c] = symbol;
-      symbol += static_cast<uint32_t>(c->instruction_count());
-    }
+    // Symbol ids in module order from 1 (0 is XProf's root): the HloModuleProto's ids.
+    int64_t next_symbol = 1;
+    const proto_internal::InstructionIds symbols(module_, next_symbol);
     const predict::OpIndex by_instruction(prediction_.ops);
     // A slice's op: by its instruction, else, for a slice of no instruction, the first op of
     // its name (those indexed when first asked). A slice of an instruction that is no op (a
@@ -859,9 +855,8 @@ class XSpaceWriter {
     };
     for (Slice* s : op_line) {
       s->op = op_of(*s);
-      if (s->instruction == nullptr) continue;
-      if (auto it = first_symbol.find(s->instruction->parent()); it != first_symbol.end()) {
-        s->symbol = it->second + static_cast<uint32_t>(s->instruction->position());
+      if (const int64_t id = symbols.find(s->instruction); id >= 0) {
+        s->symbol = static_cast<uint32_t>(id);
       }
     }
   }
