@@ -31,6 +31,7 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+from gpu_devices import gpu_devices  # noqa: E402
 from xla_analyses import write_analyses  # noqa: E402
 
 
@@ -130,13 +131,7 @@ def target_devices(args):
     if args.platform == "tpu":
         return topologies.get_topology_desc(platform="tpu", topology_name=args.topology).devices
     if args.platform == "gpu":
-        try:
-            import hloroof.jax
-        except ImportError:
-            built = pathlib.Path(__file__).resolve().parents[1] / "build" / "python"
-            sys.path.insert(0, str(built))
-            import hloroof.jax
-        return hloroof.jax.topology_devices(args.topology)
+        return gpu_devices(args.topology)
     devices = jax.devices()
     if len(devices) != args.devices:
         sys.exit(f"asked for {args.devices} {args.platform} devices, JAX has {len(devices)}")

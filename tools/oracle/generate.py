@@ -27,6 +27,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tools/
+from gpu_devices import gpu_devices  # noqa: E402
 from output_file import write_output  # noqa: E402
 from xla_analyses import cost_fields, memory_fields, write_json  # noqa: E402
 
@@ -70,14 +71,7 @@ def devices_of(topology):
     if topology is None:
         return jax.devices("cpu")
     if topology.startswith("gpu:"):
-        # JAX's CUDA plugin compiles for GPUs that need not be here, from hloroof's description
-        # of the GPU (the Python module: installed, else this checkout's build/python).
-        try:
-            import hloroof.jax
-        except ImportError:
-            sys.path.insert(0, str(ROOT / "build" / "python"))
-            import hloroof.jax
-        return hloroof.jax.topology_devices(topology.removeprefix("gpu:"))
+        return gpu_devices(topology.removeprefix("gpu:"))
     from jax.experimental import topologies
     return topologies.get_topology_desc(platform="tpu", topology_name=topology).devices
 
