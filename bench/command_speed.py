@@ -1,34 +1,44 @@
 #!/usr/bin/env python3
 """Every command as a user waits for it, beside `parse` of the same module.
 
-    bench/command_speed.py [--cli build/tools/hloroof] [--baseline OLD_CLI] [--runs 3] [--cpu]
-                           [FILE...]
-    bench/command_speed.py --scaling [--largest N] [--cpu] [--cli ...]
+    bench/command_speed.py [--cli build/tools/hloroof] [--baseline OLD_CLI] [--runs 3]
+                           [--measure wall|cpu|user|instructions] [FILE...]
+    bench/command_speed.py --scaling [--smallest N] [--largest N] [--shapes chain,live,...]
+                           [--measure ...] [--cli ...]
 
 Without --scaling: for each FILE (default: the three largest modules of the shared corpus),
 runs each command as a whole process (start, read, parse, analyse, write, exit) --runs times
 and prints the median wall time in ms, that time over `parse`'s (x parse), and the peak
 resident memory over the input's size (B/B, from wait4, of the command alone when
-bench/run_measured is built: see RUN_MEASURED); --cpu times CPU seconds instead of
-wall time; --baseline runs another build in turn and prints its figures first. Targets: every
-command within 5x of parse, `predict --trace --roofline` within 10x, at most 10 B/B. `diff
-(itself)` diffs the module with itself: two modules read, predicted and held, so twice the
-work of one module's command and its 10x parse is one module's 5x.
+bench/run_measured is built: see RUN_MEASURED); --baseline runs another build in turn and
+prints its figures first. Targets: every command within 5x of parse, `predict --trace
+--roofline` within 10x, at most 10 B/B. `diff (itself)` diffs the module with itself: two
+modules read, predicted and held, so twice the work of one module's command and its 10x parse
+is one module's 5x.
+
+--measure picks what is timed: `wall` (the default), `cpu` (user and system CPU seconds, from
+wait4: what the command ran, not what it waited for a core; --cpu says the same), `user` (user
+CPU seconds alone: without the kernel's work for the command, most of it zeroing the pages it
+hands out, which on a virtual machine moves by a second from one run of a 1M-instruction module
+to the next), or `instructions` (millions of instructions executed, every thread's, counted by
+`valgrind --tool=cachegrind --cache-sim=no`: the work itself, the same on any x86-64 machine
+and from one run to the next, so one run is enough; about 50 times slower; no peak memory).
 
 With --scaling: generated modules whose size doubles, each shape stressing one thing (many
 small outputs; a long chain of temporaries with a few live at a time; temporaries of growing
 lifetimes, so that the number live at the peak doubles too; one parameter of many scalar
 leaves; gen_hlo's transformer layers, with collectives); for each size prints instructions,
-the ms of each command and the ratio to the previous size's (at most 2.0 per doubling is
-linear). Sizes double up to --largest instructions (default 1048576). Then, in a module of
-131072 instructions, the temporaries live at the peak double, and the all-reduces of a chain.
-The machine's other load moves wall times: compare runs made in the same minutes. --cpu times
-the command's CPU seconds (user and system, from wait4) instead: what it ran, not what it
-waited for a core (a machine shared with builds makes wall ratios of 1.3-8x of one doubling).
+the figure of each command and the ratio to the previous size's (at most 2.0 per doubling is
+linear). Sizes double from --smallest (default 16384) up to --largest instructions (default
+1048576). Then, in a module of 131072 instructions, the temporaries live at the peak double,
+and the all-reduces of a chain. The machine's other load moves wall times: compare runs made
+in the same minutes (a machine shared with builds makes wall ratios of 1.3-8x of one doubling).
 """
 import argparse
 import os
 import pathlib
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -90,28 +100,53 @@ def find_built(cli: str, name: str) -> pathlib.Path:
 RUN_MEASURED: pathlib.Path | None = None
 
 
+MEASURES = ("wall", "cpu", "user", "instructions")
+# Each measure's unit in the tables, which print seconds (instructions: billions) x 1000.
+UNITS = {"wall": "ms", "cpu": "CPU ms", "user": "user ms", "instructions": "M instr"}
+
+
+def count_instructions(command: list[str]) -> tuple[float, int]:
+    """Billions of instructions the command executes (cachegrind's `I refs`, every thread's)
+    and its exit status."""
+    done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                           "--cachegrind-out-file=/dev/null", *command],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    refs = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if refs is None:
+        sys.exit(f"no instruction count from valgrind for {' '.join(command)}:\n"
+                 f"{done.stderr[-2000:]}")
+    return int(refs.group(1).replace(",", "")) / 1e9, done.returncode
+
+
 def run_once(cli: str, args: list[str], module: pathlib.Path,
-             cpu: bool = False) -> tuple[float, int, int]:
-    """Wall seconds (CPU seconds, user and system, with `cpu`), peak resident bytes and exit
-    status of one whole command."""
+             what: str = "wall") -> tuple[float, int, int]:
+    """The measure (wall, CPU or user seconds; billions of instructions), peak resident bytes
+    (0 for instructions) and exit status of one whole command."""
     command = [cli, args[0], str(module), *args[1:]]
+    if what == "instructions":
+        count, status = count_instructions(command)
+        return count, 0, status
     if RUN_MEASURED is not None:
         done = subprocess.run([str(RUN_MEASURED), *command], capture_output=True, text=True,
                               check=True)
-        wall, cpu_s, rss, status = done.stdout.split()
-        return float(cpu_s if cpu else wall), int(rss), int(status)
+        wall, cpu_s, rss, status, user_s = done.stdout.split()
+        seconds = {"wall": wall, "cpu": cpu_s, "user": user_s}[what]
+        return float(seconds), int(rss), int(status)
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
     child.returncode = os.waitstatus_to_exitcode(status)
-    seconds = usage.ru_utime + usage.ru_stime if cpu else wall
+    seconds = {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+               "user": usage.ru_utime}[what]
     return seconds, usage.ru_maxrss * 1024, child.returncode
 
 
 def measure(cli: str, args: list[str], module: pathlib.Path, runs: int,
-            cpu: bool = False) -> tuple[float, int, int]:
-    results = [run_once(cli, args, module, cpu) for _ in range(runs)]
+            what: str = "wall") -> tuple[float, int, int]:
+    if what == "instructions":
+        runs = 1  # the same count every run
+    results = [run_once(cli, args, module, what) for _ in range(runs)]
     return (statistics.median(r[0] for r in results), max(r[1] for r in results),
             max(r[2] for r in results))
 
@@ -122,11 +157,11 @@ def largest_corpus_modules(count: int) -> list[pathlib.Path]:
     return modules[:count]
 
 
-def table(cli: str, modules: list[pathlib.Path], runs: int, cpu: bool = False,
+def table(cli: str, modules: list[pathlib.Path], runs: int, what: str = "wall",
           baseline: str | None = None) -> None:
     """With `baseline`, each command runs with both builds in turn (a machine's load moves
     both alike) and the baseline's figures are printed before this build's."""
-    unit = "CPU ms" if cpu else "ms"
+    unit = UNITS[what]
     with tempfile.TemporaryDirectory() as tmp:
         for module in modules:
             size = module.stat().st_size
@@ -139,21 +174,27 @@ def table(cli: str, modules: list[pathlib.Path], runs: int, cpu: bool = False,
             parse_s = None
             for name, args in commands(pathlib.Path(tmp), module):
                 if baseline:
-                    runs_of = [(run_once(baseline, args, module, cpu),
-                                run_once(cli, args, module, cpu)) for _ in range(runs)]
+                    runs_of = [(run_once(baseline, args, module, what),
+                                run_once(cli, args, module, what))
+                               for _ in range(1 if what == "instructions" else runs)]
                     old = (statistics.median(r[0][0] for r in runs_of),
                            max(r[0][1] for r in runs_of), max(r[0][2] for r in runs_of))
                     new = (statistics.median(r[1][0] for r in runs_of),
                            max(r[1][1] for r in runs_of), max(r[1][2] for r in runs_of))
                 else:
-                    old, new = None, measure(cli, args, module, runs, cpu)
+                    old, new = None, measure(cli, args, module, runs, what)
                 seconds, rss, status = new
                 parse_s = parse_s or seconds
                 note = "" if status == 0 else f"  (exit status {status})"
                 before = "" if old is None else f" {old[0] * 1e3:13.1f}"
-                rss_before = "" if old is None else f" {old[1] / size:11.1f}"
+                rss_before = "" if old is None else f" {ratio(old[1], size):>11}"
                 print(f"  {name:<28}{before} {seconds * 1e3:8.1f} {seconds / parse_s:8.1f}"
-                      f"{rss_before} {rss / size:6.1f}{note}")
+                      f"{rss_before} {ratio(rss, size):>6}{note}")
+
+
+def ratio(rss: int, size: int) -> str:
+    """Peak bytes per input byte; `-` where none was measured (instructions)."""
+    return f"{rss / size:.1f}" if rss else "-"
 
 
 # Generators for --scaling: each writes a module of about n instructions.
@@ -218,11 +259,12 @@ def wide_parameter(n: int) -> str:
             "  g = f32[] get-tuple-element(p), index=0\n  ROOT r = f32[] add(g, g)\n}\n")
 
 
-def scaling(cli: str, largest: int, runs: int, cpu: bool) -> None:
+def scaling(cli: str, smallest: int, largest: int, runs: int, what: str,
+            only: list[str] | None = None) -> None:
     gen_hlo = find_built(cli, "gen_hlo")
     # (name, what doubles, [(size, generator)]); gen_hlo's are made by the program.
     sizes = []
-    n = 16384
+    n = smallest
     while n <= largest:
         sizes.append(n)
         n *= 2
@@ -240,14 +282,15 @@ def scaling(cli: str, largest: int, runs: int, cpu: bool) -> None:
     shapes.append(("collectives", "all-reduces",
                    [(count, lambda count=count: collectives(131072, count))
                     for count in (4096, 8192, 16384, 32768, 65536)]))
+    if only:
+        shapes = [s for s in shapes if any(word in s[0] for word in only)]
     with tempfile.TemporaryDirectory() as tmp:
         out = pathlib.Path(tmp)
         chosen = [c for c in commands(out) if c[0] in (
             "parse", "cost", "memory", "predict", "predict --json", "advise")]
         print(f"{'module':<22} {'size':>8} " + " ".join(f"{name:>16}" for name, _ in chosen))
         for shape, doubling, series in shapes:
-            print(f"{shape} (size: {doubling}; {'CPU ' if cpu else ''}ms, and the ratio to the "
-                  "size before)")
+            print(f"{shape} (size: {doubling}; {UNITS[what]}, and the ratio to the size before)")
             previous = None
             for size, make in series:
                 module = out / "m.hlo"
@@ -264,10 +307,12 @@ def scaling(cli: str, largest: int, runs: int, cpu: bool) -> None:
                 # (up to 0.1 s of system time at 7 MB here), which would land on `parse`.
                 subprocess.run([cli, "parse", str(module)], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, check=False)
-                times = [measure(cli, args, module, runs, cpu)[0] for _, args in chosen]
+                times = [measure(cli, args, module, runs, what)[0] for _, args in chosen]
                 cells = []
                 for k, t in enumerate(times):
-                    ratio = f"({t / previous[k]:.2f}x)" if previous else ""
+                    # (A tiny module's user time can read 0: the kernel counts it in ticks.)
+                    ratio = "" if not previous else (
+                        f"({t / previous[k]:.2f}x)" if previous[k] > 0 else "(-)")
                     cells.append(f"{t * 1e3:>8.0f}{ratio:>8}")
                 print(f"{'':<22} {size:>8} " + " ".join(cells), flush=True)
                 previous = times
@@ -279,12 +324,20 @@ def main() -> int:
     parser.add_argument("--cli", default=str(ROOT / "build" / "tools" / "hloroof"))
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--scaling", action="store_true")
-    parser.add_argument("--cpu", action="store_true",
-                        help="CPU time (user + system) rather than wall time")
+    parser.add_argument("--measure", choices=MEASURES, default="wall",
+                        help="what is timed (see above)")
+    parser.add_argument("--cpu", action="store_true", help="the same as --measure cpu")
     parser.add_argument("--baseline", help="another build's CLI, run in turn with --cli "
                         "(not with --scaling); its figures are printed first")
+    parser.add_argument("--smallest", type=int, default=1 << 14)
+    parser.add_argument("--shapes", help="with --scaling: only the shapes whose names hold one "
+                        "of these comma-separated words (chain,outputs,live,wide,gen_hlo,"
+                        "collectives)")
     parser.add_argument("--largest", type=int, default=1 << 20)
     args = parser.parse_args()
+    what = "cpu" if args.cpu else args.measure
+    if what == "instructions" and shutil.which("valgrind") is None:
+        parser.error("--measure instructions needs valgrind (apt-get install valgrind)")
     global RUN_MEASURED
     if find_built(args.cli, "run_measured").exists():
         RUN_MEASURED = find_built(args.cli, "run_measured")
@@ -292,10 +345,10 @@ def main() -> int:
         print("note: bench/run_measured is not built: peak memory (B/B) counts the Python "
               "interpreter each command is forked from")
     if args.scaling:
-        scaling(args.cli, args.largest, args.runs, args.cpu)
+        scaling(args.cli, args.smallest, args.largest, args.runs, what,
+                args.shapes.split(",") if args.shapes else None)
     else:
-        table(args.cli, args.files or largest_corpus_modules(3), args.runs, args.cpu,
-              args.baseline)
+        table(args.cli, args.files or largest_corpus_modules(3), args.runs, what, args.baseline)
     return 0
 
 

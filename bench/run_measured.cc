@@ -1,5 +1,6 @@
 // run_measured COMMAND [ARGS...]: runs the command (its output to /dev/null) and prints
-// "WALL_S CPU_S PEAK_RSS_BYTES EXIT_STATUS" on one line.
+// "WALL_S CPU_S PEAK_RSS_BYTES EXIT_STATUS USER_S" on one line (CPU_S: user and system time;
+// USER_S: user time alone, without the kernel's, such as zeroing the pages it hands out).
 //
 // The peak resident memory of a process counts the memory it held before it became the
 // command: a child that Python forks to run it starts as large as the interpreter (tens of
@@ -7,6 +8,7 @@
 // peak is its own.
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,10 +43,13 @@ int main(int argc, char** argv) {
   }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                     static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
+  const double user = seconds(usage.ru_utime);
+  const double cpu = user + seconds(usage.ru_stime);
   const int exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::printf("%.6f %.6f %lld %d\n", wall, cpu, static_cast<long long>(usage.ru_maxrss) * 1024,
-              exit_status);
+  std::printf("%.6f %.6f %lld %d %.6f\n", wall, cpu,
+              static_cast<long long>(usage.ru_maxrss) * 1024, exit_status, user);
   return 0;
 }
