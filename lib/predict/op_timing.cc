@@ -319,38 +319,50 @@ const CollectiveCost* collective_of(const Instruction& i, const ModuleCost& cost
   return nullptr;
 }
 
-absl::StatusOr<CollectiveInput> collective_input(const Instruction& i, const CollectiveCost& c,
-                                                 Target& target) {
-  CollectiveInput in;
+// What a collective is timed by: its kind, bytes and groups or pairs as its cost record holds
+// them; where the record lists none, those it is assumed to have, held in `own_groups` or
+// `own_pairs` (the caller's, to outlive the result).
+absl::StatusOr<Target::CollectiveRef> collective_input(
+    const Instruction& i, const CollectiveCost& c, Target& target,
+    std::vector<std::vector<int64_t>>& own_groups,
+    std::vector<std::pair<int64_t, int64_t>>& own_pairs) {
+  static const std::vector<std::vector<int64_t>> kNoGroups;
+  static const std::vector<std::pair<int64_t, int64_t>> kNoPairs;
+  Target::CollectiveRef in;
   in.kind = c.kind;
   in.bytes = c.payload_bytes;
-  const std::string name(i.name());
+  in.groups = &kNoGroups;
+  in.pairs = &kNoPairs;
   if (is_point_to_point(c.kind)) {
     if (c.kind == CollectiveKind::kCollectivePermute) {
-      in.pairs = c.pairs;
+      in.pairs = &c.pairs;
     } else {
-      in.pairs = send_recv_pairs(i);
+      own_pairs = send_recv_pairs(i);
+      in.pairs = &own_pairs;
     }
-    if (in.pairs.empty()) {
+    if (in.pairs->empty()) {
       const int64_t peer = target.slice().num_devices() > 1 ? 1 : 0;
-      in.pairs.emplace_back(0, peer);
-      target.assume(absl::StrCat(name,
+      own_pairs = {{0, peer}};
+      in.pairs = &own_pairs;
+      target.assume(absl::StrCat(sv(i.name()),
                                  ": the HLO does not list its peers; timed as a transfer "
                                  "from device 0 to device ",
                                  peer));
     }
     return in;
   }
-  in.groups = c.groups;
-  if (in.groups.empty()) {
+  in.groups = &c.groups;
+  if (c.groups.empty()) {
     if (c.group_size > target.slice().num_devices()) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: its replica groups hold %d devices, more than the topology %s has (%d)", name,
-          c.group_size, target.slice().to_string(), target.slice().num_devices()));
+          "%s: its replica groups hold %d devices, more than the topology %s has (%d)",
+          sv(i.name()), c.group_size, target.slice().to_string(),
+          target.slice().num_devices()));
     }
-    std::vector<int64_t>& everyone = in.groups.emplace_back();
+    std::vector<int64_t>& everyone = own_groups.emplace_back();
     for (int64_t d = 0; d < std::max<int64_t>(1, c.group_size); ++d) everyone.push_back(d);
-    target.assume(absl::StrCat(name,
+    in.groups = &own_groups;
+    target.assume(absl::StrCat(sv(i.name()),
                                ": too many devices to list its groups; timed as one group "
                                "of devices 0..",
                                everyone.size() - 1));
@@ -400,13 +412,17 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
     roofline_s = p.time_s;
     return p;
   }
-  absl::StatusOr<CollectiveInput> input = collective_input(i, c, target);
+  std::vector<std::vector<int64_t>> own_groups;
+  std::vector<std::pair<int64_t, int64_t>> own_pairs;
+  absl::StatusOr<Target::CollectiveRef> input =
+      collective_input(i, c, target, own_groups, own_pairs);
   if (!input.ok()) return input.status();
   CollectiveOptions options;
   options.formula = target.options().collective_formula;
   options.large_n = target.options().collective_large_n;
   options.async_start = i.opcode() == Opcode::kAllReduceStart;
-  const Target::CollectiveTimes& times = target.collective_times(*input, options);
+  input->options = &options;
+  const Target::CollectiveTimes& times = target.collective_times(*input);
   if (!times.estimate.ok()) {
     const absl::Status& s = times.estimate.status();
     return absl::Status(s.code(), absl::StrCat(sv(i.name()), ": ", s.message()));
@@ -556,14 +572,18 @@ std::vector<std::pair<int64_t, int64_t>> send_recv_pairs(const Instruction& i) {
   return pairs;
 }
 
-const Target::CollectiveTimes& Target::collective_times(const CollectiveInput& input,
-                                                         const CollectiveOptions& options) {
-  if (auto it = collective_times_.find(CollectiveRef{&input, &options});
-      it != collective_times_.end()) {
+const Target::CollectiveTimes& Target::collective_times(const CollectiveRef& collective) {
+  if (auto it = collective_times_.find(collective); it != collective_times_.end()) {
     return it->second;
   }
-  CollectiveTimes& times = collective_times_[CollectiveKey{input, options}];
-  times.estimate = collective_time(device(), slice(), input, options);
+  const auto it = collective_times_
+                      .try_emplace(CollectiveKey{{collective.kind, collective.bytes,
+                                                  *collective.groups, *collective.pairs},
+                                                 *collective.options})
+                      .first;
+  const CollectiveInput& input = it->first.input;
+  CollectiveTimes& times = it->second;
+  times.estimate = collective_time(device(), slice(), input, it->first.options);
   if (!times.estimate.ok()) return times;
   if (explain()) times.explanation = save(times.estimate->explain());
   if (!roofline_walk()) {

@@ -150,8 +150,25 @@ class Target {
     std::optional<ExpectedTime> expected;
     std::vector<std::string> notes;
   };
-  const CollectiveTimes& collective_times(const CollectiveInput& input,
-                                          const CollectiveOptions& options);
+  // What collective_times reads of a collective: a CollectiveInput's fields, the replica groups
+  // and pairs where they are already held (the op's cost record), so that a collective met
+  // again copies nothing.
+  struct CollectiveRef {
+    CollectiveKind kind = CollectiveKind::kAllReduce;
+    double bytes = 0;
+    const std::vector<std::vector<int64_t>>* groups = nullptr;
+    const std::vector<std::pair<int64_t, int64_t>>* pairs = nullptr;
+    const CollectiveOptions* options = nullptr;
+    // The scalars by value (a key's ref() is a temporary), the lists by reference.
+    auto fields() const {
+      return std::tuple<CollectiveKind, double, const std::vector<std::vector<int64_t>>&,
+                        const std::vector<std::pair<int64_t, int64_t>>&, CollectiveFormula, bool,
+                        bool, bool>(kind, bytes, *groups, *pairs, options->formula,
+                                    options->large_n, options->async_start,
+                                    options->nvlink_links_known);
+    }
+  };
+  const CollectiveTimes& collective_times(const CollectiveRef& collective);
 
   // An op's times and explanation (not a collective's, not an async start's): its roofline,
   // expected time and explanation made once for each key, which holds everything they read
@@ -223,20 +240,15 @@ class Target {
   FigureKey key_;  // the last key made, reused
   // collective_times' results, by everything the estimate reads besides the device and slice
   // (fields(): hashed and compared alike). A node map: the results stay where they are. Looked
-  // up by a key of pointers (CollectiveRef), so that a key is copied (its replica groups with
-  // it) only for a new result.
-  struct CollectiveRef {
-    const CollectiveInput* input;
-    const CollectiveOptions* options;
-    auto fields() const {
-      return std::tie(input->kind, input->bytes, input->groups, input->pairs, options->formula,
-                      options->large_n, options->async_start, options->nvlink_links_known);
-    }
-  };
+  // up by a CollectiveRef, so that a key is copied (its replica groups with it) only for a new
+  // result.
   struct CollectiveKey {
     CollectiveInput input;
     CollectiveOptions options;
-    auto fields() const { return CollectiveRef{&input, &options}.fields(); }
+    CollectiveRef ref() const {
+      return {input.kind, input.bytes, &input.groups, &input.pairs, &options};
+    }
+    auto fields() const { return ref().fields(); }
   };
   struct CollectiveKeyHash {
     using is_transparent = void;
