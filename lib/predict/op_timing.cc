@@ -320,30 +320,24 @@ const CollectiveCost* collective_of(const Instruction& i, const ModuleCost& cost
 }
 
 // What a collective is timed by: its kind, bytes and groups or pairs as its cost record holds
-// them; where the record lists none, those it is assumed to have, held in `own_groups` or
-// `own_pairs` (the caller's, to outlive the result).
-absl::StatusOr<Target::CollectiveRef> collective_input(
-    const Instruction& i, const CollectiveCost& c, Target& target,
-    std::vector<std::vector<int64_t>>& own_groups,
-    std::vector<std::pair<int64_t, int64_t>>& own_pairs) {
-  static const std::vector<std::vector<int64_t>> kNoGroups;
-  static const std::vector<std::pair<int64_t, int64_t>> kNoPairs;
-  Target::CollectiveRef in;
-  in.kind = c.kind;
-  in.bytes = c.payload_bytes;
-  in.groups = &kNoGroups;
-  in.pairs = &kNoPairs;
+// them; where the record lists none, those it is assumed to have, held in `assumed` (the
+// caller's, to outlive the result).
+absl::StatusOr<Target::CollectiveRef> collective_input(const Instruction& i,
+                                                       const CollectiveCost& c, Target& target,
+                                                       CollectiveInput& assumed) {
+  // The lists a collective does not read are `assumed`'s, empty.
+  Target::CollectiveRef in{c.kind, c.payload_bytes, &assumed.groups, &assumed.pairs};
   if (is_point_to_point(c.kind)) {
     if (c.kind == CollectiveKind::kCollectivePermute) {
       in.pairs = &c.pairs;
     } else {
-      own_pairs = send_recv_pairs(i);
-      in.pairs = &own_pairs;
+      assumed.pairs = send_recv_pairs(i);
+      in.pairs = &assumed.pairs;
     }
     if (in.pairs->empty()) {
       const int64_t peer = target.slice().num_devices() > 1 ? 1 : 0;
-      own_pairs = {{0, peer}};
-      in.pairs = &own_pairs;
+      assumed.pairs = {{0, peer}};
+      in.pairs = &assumed.pairs;
       target.assume(absl::StrCat(sv(i.name()),
                                  ": the HLO does not list its peers; timed as a transfer "
                                  "from device 0 to device ",
@@ -359,9 +353,9 @@ absl::StatusOr<Target::CollectiveRef> collective_input(
           sv(i.name()), c.group_size, target.slice().to_string(),
           target.slice().num_devices()));
     }
-    std::vector<int64_t>& everyone = own_groups.emplace_back();
+    std::vector<int64_t>& everyone = assumed.groups.emplace_back();
     for (int64_t d = 0; d < std::max<int64_t>(1, c.group_size); ++d) everyone.push_back(d);
-    in.groups = &own_groups;
+    in.groups = &assumed.groups;
     target.assume(absl::StrCat(sv(i.name()),
                                ": too many devices to list its groups; timed as one group "
                                "of devices 0..",
@@ -412,10 +406,8 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
     roofline_s = p.time_s;
     return p;
   }
-  std::vector<std::vector<int64_t>> own_groups;
-  std::vector<std::pair<int64_t, int64_t>> own_pairs;
-  absl::StatusOr<Target::CollectiveRef> input =
-      collective_input(i, c, target, own_groups, own_pairs);
+  CollectiveInput assumed;
+  absl::StatusOr<Target::CollectiveRef> input = collective_input(i, c, target, assumed);
   if (!input.ok()) return input.status();
   CollectiveOptions options;
   options.formula = target.options().collective_formula;
