@@ -144,8 +144,6 @@ def run_once(cli: str, args: list[str], module: pathlib.Path,
 
 def measure(cli: str, args: list[str], module: pathlib.Path, runs: int,
             what: str = "wall") -> tuple[float, int, int]:
-    if what == "instructions":
-        runs = 1  # the same count every run
     results = [run_once(cli, args, module, what) for _ in range(runs)]
     return (statistics.median(r[0] for r in results), max(r[1] for r in results),
             max(r[2] for r in results))
@@ -175,8 +173,7 @@ def table(cli: str, modules: list[pathlib.Path], runs: int, what: str = "wall",
             for name, args in commands(pathlib.Path(tmp), module):
                 if baseline:
                     runs_of = [(run_once(baseline, args, module, what),
-                                run_once(cli, args, module, what))
-                               for _ in range(1 if what == "instructions" else runs)]
+                                run_once(cli, args, module, what)) for _ in range(runs)]
                     old = (statistics.median(r[0][0] for r in runs_of),
                            max(r[0][1] for r in runs_of), max(r[0][2] for r in runs_of))
                     new = (statistics.median(r[1][0] for r in runs_of),
@@ -187,12 +184,12 @@ def table(cli: str, modules: list[pathlib.Path], runs: int, what: str = "wall",
                 parse_s = parse_s or seconds
                 note = "" if status == 0 else f"  (exit status {status})"
                 before = "" if old is None else f" {old[0] * 1e3:13.1f}"
-                rss_before = "" if old is None else f" {ratio(old[1], size):>11}"
+                rss_before = "" if old is None else f" {per_input_byte(old[1], size):>11}"
                 print(f"  {name:<28}{before} {seconds * 1e3:8.1f} {seconds / parse_s:8.1f}"
-                      f"{rss_before} {ratio(rss, size):>6}{note}")
+                      f"{rss_before} {per_input_byte(rss, size):>6}{note}")
 
 
-def ratio(rss: int, size: int) -> str:
+def per_input_byte(rss: int, size: int) -> str:
     """Peak bytes per input byte; `-` where none was measured (instructions)."""
     return f"{rss / size:.1f}" if rss else "-"
 
@@ -336,6 +333,7 @@ def main() -> int:
     parser.add_argument("--largest", type=int, default=1 << 20)
     args = parser.parse_args()
     what = "cpu" if args.cpu else args.measure
+    runs = 1 if what == "instructions" else args.runs  # the same count every run
     if what == "instructions" and shutil.which("valgrind") is None:
         parser.error("--measure instructions needs valgrind (apt-get install valgrind)")
     global RUN_MEASURED
@@ -345,10 +343,10 @@ def main() -> int:
         print("note: bench/run_measured is not built: peak memory (B/B) counts the Python "
               "interpreter each command is forked from")
     if args.scaling:
-        scaling(args.cli, args.smallest, args.largest, args.runs, what,
+        scaling(args.cli, args.smallest, args.largest, runs, what,
                 args.shapes.split(",") if args.shapes else None)
     else:
-        table(args.cli, args.files or largest_corpus_modules(3), args.runs, what, args.baseline)
+        table(args.cli, args.files or largest_corpus_modules(3), runs, what, args.baseline)
     return 0
 
 
