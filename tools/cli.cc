@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -254,6 +255,23 @@ int cores() {
 }
 
 int writer_threads() { return std::min(cores(), 4); }
+
+void EmitWindow::wait(size_t k) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  opened_.wait(lock, [&] { return k < emitted_ + window_; });
+}
+
+void EmitWindow::emitted(size_t k) { open_through(k + 1); }
+
+void EmitWindow::release_all() { open_through(std::numeric_limits<size_t>::max() - window_); }
+
+void EmitWindow::open_through(size_t through) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    emitted_ = std::max(emitted_, through);
+  }
+  opened_.notify_all();
+}
 
 void for_each_concurrently(size_t n, const std::function<void(size_t)>& task) {
   detail::for_each_on_threads(n, cores(), task);

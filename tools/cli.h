@@ -2,9 +2,11 @@
 #ifndef HLOROOF_TOOLS_CLI_H_
 #define HLOROOF_TOOLS_CLI_H_
 
+#include <condition_variable>
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -139,6 +141,28 @@ void for_each_concurrently(size_t n, const std::function<void(size_t)>& task);
 // last (no make starts after it; those running finish).
 void make_then_emit_in_order(size_t n, const std::function<void(size_t)>& make,
                              const std::function<bool(size_t, int)>& emit);
+
+// A bound on the results of make_then_emit_in_order that have passed a point of their make
+// (compare's op records, most of a prediction's memory): make(k) calls wait(k), which returns
+// once fewer than `window` results before k are still to be emitted; emit(k) calls
+// emitted(k) once done with it. The results before the point may all be made at once; at most
+// `window` hold what comes after it. The lowest results never wait, so every emit comes. An
+// emit that fails (returns false) calls release_all: no make waits after it.
+class EmitWindow {
+ public:
+  explicit EmitWindow(size_t window) : window_(window) {}
+  void wait(size_t k);
+  void emitted(size_t k);
+  void release_all();
+
+ private:
+  void open_through(size_t through);
+
+  const size_t window_;
+  std::mutex mutex_;
+  std::condition_variable opened_;
+  size_t emitted_ = 0;  // results 0 .. emitted_ - 1 are emitted (or all released)
+};
 
 // ---- Details of the templates above.
 

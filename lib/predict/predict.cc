@@ -442,6 +442,7 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
   p.roofline_step_time_s =
       roofline ? std::min(p.step_time_s, roofline->at(module.entry()).total_s) : p.step_time_s;
 
+  if (options.before_records) options.before_records();
   std::map<std::string, double> matrix_by_class;
   for (const Instruction* i : cost->unknown) p.unknown_ops.emplace_back(i->name());
   p.is_lower_bound = cost->is_lower_bound;

@@ -99,7 +99,8 @@ TEST_CASE("outputs made in pieces are the same bytes whatever the number of thre
     ::setenv("HLOROOF_THREADS", threads, 1);  // read by the command each run
     auto json = run_cli("predict " + file + " --json --trace " + trace);
     auto csv = run_cli("predict " + file + " --csv");
-    auto compare = run_cli("compare " + file + " --devices tpu_v5e,h100,b200 --json");
+    // Four devices: on more than two threads, the third and fourth wait to make their records.
+    auto compare = run_cli("compare " + file + " --devices tpu_v5e,h100,b200,tpu_v4 --json");
     ::unsetenv("HLOROOF_THREADS");
     REQUIRE(json.exit_code == 0);
     REQUIRE(csv.exit_code == 0);

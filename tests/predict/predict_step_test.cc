@@ -267,6 +267,24 @@ TEST_CASE("max_ops keeps the first records and every figure of the step") {
   }
 }
 
+// PredictOptions::before_records is called once a prediction, and changes nothing it gives
+// (hloroof compare --json waits there for the devices before to be written).
+TEST_CASE("before_records is called once and changes nothing") {
+  for (const char* device : {"tpu_v5e:1x2", "h100:1x2"}) {
+    INFO(device);
+    const std::string text = std::string(kLoop);
+    absl::StatusOr<Prediction> plain = predict_step_time(text, device);
+    REQUIRE(plain.ok());
+    int calls = 0;
+    PredictOptions options;
+    options.before_records = [&calls] { ++calls; };
+    absl::StatusOr<Prediction> called = predict_step_time(text, device, options);
+    REQUIRE(called.ok());
+    CHECK(calls == 1);
+    CHECK(prediction_to_json(*plain) == prediction_to_json(*called));
+  }
+}
+
 // XLA's GPU runtime runs a loop of known trip count by its count, and never its condition
 // (its WhileThunk; the H100 captures of tests/data/h100 hold no kernel of any loop's
 // condition). On a TPU, or without a known trip count, the condition runs.

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,6 +75,11 @@ struct PredictOptions {
   // Prediction::ops); the step's times, breakdown and totals still count every op. 0: all.
   // For a caller that shows the top ops only (`hloroof compare`'s other devices).
   size_t max_ops = 0;
+  // Called on the predicting thread once the step is timed, before the op records are made
+  // (most of what a prediction holds). A caller that makes several predictions at once and
+  // lets each go once it is written may wait here until enough of the others are gone
+  // (`hloroof compare --json`). Empty: nothing is called.
+  std::function<void()> before_records;
 };
 
 // What bounds an op, in XProf's terms.
