@@ -422,10 +422,10 @@ void append_op_rows(std::string& out, const std::vector<OpPrediction>& ops, size
     const CollectivePrediction* c = op.collective.get();
     const AsyncPrediction* a = op.async.get();
     if (!device.empty()) texts({device});
-    texts({op.name, op.opcode, op.computation, op.category, op.op_name});
-    numbers({op.multiplier, op.time_s, op.total_time_s, op.roofline_time_s,
-             op.total_roofline_time_s, op.efficiency});
-    texts({op.model, op_bound_name(op), resource_name(op)});
+    texts({op.name(), op.opcode(), op.computation(), op.category(), op.op_name()});
+    numbers({op.multiplier, op.time_s, op.total_time_s(), op.roofline_time_s,
+             op.total_roofline_time_s(), op.efficiency});
+    texts({op.model(), op_bound_name(op), resource_name(op)});
     numbers({op.flops, op.matrix_flops, op.transcendentals, op.hbm_bytes, op.on_chip_bytes,
              op.host_bytes});
     if (c != nullptr) {
@@ -442,7 +442,7 @@ void append_op_rows(std::string& out, const std::vector<OpPrediction>& ops, size
     } else {
       out += ",,,,,,";
     }
-    const std::string_view e = op.explanation;
+    const std::string_view e = op.explanation();
     auto [it, added] = quoted.try_emplace(std::pair(e.data(), e.size()));
     if (added) append_csv_cell(it->second, e);
     out += it->second;

@@ -135,12 +135,12 @@ AdviceMaker::AdviceMaker(const Module& module, const Prediction& prediction,
   for (const OpPrediction& op : prediction.ops) {
     const Instruction* i = op.instruction;
     if (i == nullptr) {
-      const Computation* c = module.find_computation(op.computation);
-      i = c != nullptr ? c->find_instruction(op.name) : nullptr;
+      const Computation* c = module.find_computation(op.computation());
+      i = c != nullptr ? c->find_instruction(op.name()) : nullptr;
     }
     if (i == nullptr) {
       state_->status = absl::InvalidArgumentError(
-          absl::StrCat("the prediction's op '", sv(op.name), "' (computation '", sv(op.computation),
+          absl::StrCat("the prediction's op '", sv(op.name()), "' (computation '", sv(op.computation()),
                        "') is not in module '", sv(module.name()),
                        "': advise needs the prediction and memory report of this module"));
       return;

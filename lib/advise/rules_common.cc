@@ -13,9 +13,9 @@ namespace hloroof::advise_internal {
 
 AdviceEvidence Context::evidence(const IndexedOp& op) const {
   AdviceEvidence e;
-  e.op = op.record->name;
-  e.computation = op.record->computation;
-  e.scope = scope_of(op.record->op_name);
+  e.op = op.record->name();
+  e.computation = op.record->computation();
+  e.scope = scope_of(op.record->op_name());
   e.shape = to_string(op.instruction->shape());
   e.multiplier = op.record->multiplier;
   return e;

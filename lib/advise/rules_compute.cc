@@ -323,7 +323,7 @@ void small_ops(const Context& ctx, std::vector<Candidate>& out) {
     c.claims.push_back({op.instruction, saving});
     total += saving;
     runs += r.multiplier;
-    by_category[r.category] += r.multiplier;
+    by_category[r.category()] += r.multiplier;
   }
   if (runs < static_cast<double>(ctx.limits.small_ops_min_count) ||
       total < ctx.limits.small_ops_min_step_share * ctx.step_s() || total <= 0) {
@@ -356,7 +356,7 @@ void small_ops(const Context& ctx, std::vector<Candidate>& out) {
     const OpPrediction& r = *found[k]->record;
     const double per_run = std::min(op_time_s(r), overhead);
     AdviceEvidence& e = items.emplace_back(ctx.evidence(*found[k]));
-    e.detail = absl::StrCat(sv(r.category), ": ", times_text(op_time_s(r), r.multiplier),
+    e.detail = absl::StrCat(sv(r.category()), ": ", times_text(op_time_s(r), r.multiplier),
                             ", of which overhead ", format_seconds(per_run));
     e.bytes = ranks[k].bytes;
     e.time_s = op_step_time_s(r);

@@ -28,7 +28,7 @@ double bytes_of(const OpPrediction& op) { return op.hbm_bytes * op.multiplier; }
 // The computation an op is matched in: the entry's name often differs between two compiles
 // (`main.34_spmd`, `main.2_spmd`), so every entry matches every other.
 std::string_view computation_key(const OpPrediction& op) {
-  return op.in_entry ? std::string_view("ENTRY") : std::string_view(op.computation);
+  return op.in_entry ? std::string_view("ENTRY") : std::string_view(op.computation());
 }
 
 // Equal within the rounding of two computations of one formula (relative 1e-9).
@@ -76,7 +76,7 @@ PredictionDiff diff_predictions(const Prediction& before, const Prediction& afte
     std::vector<std::string> texts;
     texts.reserve(p.ops.size());
     for (const OpPrediction& op : p.ops) {
-      texts.push_back(absl::StrCat(op.total_time_s, "/", flops_of(op), "/", bytes_of(op)));
+      texts.push_back(absl::StrCat(op.total_time_s(), "/", flops_of(op), "/", bytes_of(op)));
     }
     return texts;
   };
@@ -97,38 +97,38 @@ PredictionDiff diff_predictions(const Prediction& before, const Prediction& afte
       it->second.pop_back();
       match[k] = static_cast<int64_t>(b);
       taken[b] = true;
-      if (renames && before.ops[b].name != after.ops[k].name) ++d.renamed;
+      if (renames && before.ops[b].name() != after.ops[k].name()) ++d.renamed;
     }
   };
   pass([](const OpPrediction& op, std::string_view figures) {
-    return Key(computation_key(op), op.name, figures, {});
+    return Key(computation_key(op), op.name(), figures, {});
   }, false);
   pass([](const OpPrediction& op, std::string_view figures) {
-    return Key(computation_key(op), op.opcode, op.op_name, figures);
+    return Key(computation_key(op), op.opcode(), op.op_name(), figures);
   }, true);
   pass([](const OpPrediction& op, std::string_view) {
-    return Key(computation_key(op), op.opcode, op.op_name, op.name);
+    return Key(computation_key(op), op.opcode(), op.op_name(), op.name());
   }, false);
   pass([](const OpPrediction& op, std::string_view) {
     // Without an op_name, only the name can tell two ops of one opcode apart (a key no
     // computation has: computation keys are never empty).
-    return op.op_name.empty() ? Key({}, op.name, {}, {})
-                              : Key(computation_key(op), op.opcode, op.op_name, {});
+    return op.op_name().empty() ? Key({}, op.name(), {}, {})
+                              : Key(computation_key(op), op.opcode(), op.op_name(), {});
   }, true);
 
   for (size_t k = 0; k < after.ops.size(); ++k) {
     const OpPrediction& a = after.ops[k];
-    OpDelta delta{.name = std::string(a.name),
-                  .computation = std::string(a.computation),
-                  .opcode = std::string(a.opcode),
+    OpDelta delta{.name = std::string(a.name()),
+                  .computation = std::string(a.computation()),
+                  .opcode = std::string(a.opcode()),
                   .change = OpChange::kAdded,
-                  .after_time_s = a.total_time_s,
+                  .after_time_s = a.total_time_s(),
                   .after_flops = flops_of(a),
                   .after_hbm_bytes = bytes_of(a)};
     if (match[k] >= 0) {
       const OpPrediction& b = before.ops[static_cast<size_t>(match[k])];
-      if (b.name != a.name) delta.before_name = std::string(b.name);
-      delta.before_time_s = b.total_time_s;
+      if (b.name() != a.name()) delta.before_name = std::string(b.name());
+      delta.before_time_s = b.total_time_s();
       delta.before_flops = flops_of(b);
       delta.before_hbm_bytes = bytes_of(b);
       const bool unchanged = same(delta.before_time_s, delta.after_time_s) &&
@@ -144,11 +144,11 @@ PredictionDiff diff_predictions(const Prediction& before, const Prediction& afte
   for (size_t k = 0; k < before.ops.size(); ++k) {
     if (taken[k]) continue;
     const OpPrediction& b = before.ops[k];
-    d.ops.push_back({.name = std::string(b.name),
-                     .computation = std::string(b.computation),
-                     .opcode = std::string(b.opcode),
+    d.ops.push_back({.name = std::string(b.name()),
+                     .computation = std::string(b.computation()),
+                     .opcode = std::string(b.opcode()),
                      .change = OpChange::kRemoved,
-                     .before_time_s = b.total_time_s,
+                     .before_time_s = b.total_time_s(),
                      .before_flops = flops_of(b),
                      .before_hbm_bytes = bytes_of(b)});
     ++d.removed;

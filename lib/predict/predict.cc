@@ -3,6 +3,7 @@
 #include "hloroof/predict.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 #include <optional>
@@ -93,33 +94,76 @@ absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost&
   return topology;
 }
 
+// The Refs of the texts that records share, each found once: opcodes' names by opcode, and
+// other texts (the static categories, the few models) by where they lie, in a small cache
+// where each text has one place.
+class SharedTexts {
+ public:
+  explicit SharedTexts(TextPool& pool) : pool_(pool) {}
+  TextPool::Ref opcode(Opcode op) {
+    TextPool::Ref& ref = opcodes_[static_cast<size_t>(op)];
+    if (ref == 0) ref = pool_.ref(opcode_name(op));
+    return ref;
+  }
+  TextPool::Ref text(std::string_view text) {
+    Seen& seen = seen_[(reinterpret_cast<uintptr_t>(text.data()) >> 3) % seen_.size()];
+    if (seen.text.data() != text.data() || seen.text.size() != text.size()) {
+      seen = {text, pool_.ref(text)};
+    }
+    return seen.ref;
+  }
+
+ private:
+  struct Seen {
+    std::string_view text;
+    TextPool::Ref ref = 0;
+  };
+  TextPool& pool_;
+  std::array<TextPool::Ref, kOpcodeCount> opcodes_{};
+  std::array<Seen, 64> seen_;
+};
+
+}  // namespace
+
+namespace detail {
+// How a prediction sets its records' texts: Refs of the pool it holds.
+struct OpRecordAccess {
+  static void set_texts(OpPrediction& op, const std::shared_ptr<TextPool>& texts,
+                        SharedTexts& shared, const Instruction& i, TextPool::Ref computation,
+                        std::string_view category, bool own_category, std::string_view model,
+                        std::string_view explanation) {
+    op.texts_ = texts;
+    op.name_ = texts->ref_once(i.name());
+    // Static text by its opcode or where it lies (op_category's literals); the rest saved.
+    op.opcode_ = i.uses_async_sugar() && i.async_wrapped_opcode() ? texts->ref(spelled_opcode(i))
+                                                                   : shared.opcode(i.opcode());
+    op.computation_ = computation;
+    // A collective's category is its own string (a kind: saved by content).
+    op.category_ = own_category ? texts->ref(category) : shared.text(category);
+    op.op_name_ = texts->ref(i.op_name());
+    op.model_ = shared.text(model);
+    op.explanation_ = explanation;  // in the pool already, or static
+  }
+};
+}  // namespace detail
+
+namespace {
+
 // Fills the record `op` (new) of timing `t`, moving the timing's collective into it (each op is
-// listed once); its texts are saved in `texts` (the timing's are there already), but for
-// `computation`, its computation's name saved there.
+// listed once); its texts are saved in `texts` (the timing's are there already), its
+// computation's name as `computation`.
 void fill_op_record(OpPrediction& op, InstructionTiming& t, double runs, double roofline_s,
                     double efficiency, const std::shared_ptr<TextPool>& texts,
-                    std::string_view computation) {
+                    SharedTexts& shared, TextPool::Ref computation) {
   const Instruction& i = *t.instruction;
-  op.texts = texts;
+  detail::OpRecordAccess::set_texts(op, texts, shared, i, computation, predict::op_category(t),
+                                    t.collective.has_value(), t.model, t.explanation);
   op.instruction = &i;
-  op.name = texts->save_once(i.name());
-  // Static text as it is (opcode_name's, op_category's literals); the rest saved.
-  op.opcode = i.uses_async_sugar() && i.async_wrapped_opcode() ? texts->save(spelled_opcode(i))
-                                                                : opcode_name(i.opcode());
-  op.computation = computation;
   op.in_entry = i.parent()->is_entry();
-  op.category = predict::op_category(t);
-  if (t.collective) op.category = texts->save(op.category);  // the collective's own string
-  if (const std::string_view op_name = i.op_name(); !op_name.empty()) {
-    op.op_name = texts->save(op_name);
-  }
   op.multiplier = runs;
   op.time_s = t.time_s;
-  op.total_time_s = t.time_s * runs;
   op.roofline_time_s = std::min(roofline_s, t.time_s);
-  op.total_roofline_time_s = op.roofline_time_s * runs;
   op.efficiency = efficiency;
-  op.model = t.model;
   op.bound = t.bound;
   op.resource = t.resource;
   if (t.cost != nullptr) {
@@ -131,9 +175,29 @@ void fill_op_record(OpPrediction& op, InstructionTiming& t, double runs, double 
     op.on_chip_bytes = c.on_chip_bytes();
     op.host_bytes = c.host_bytes();
   }
-  op.explanation = t.explanation;
   op.collective = std::move(t.collective);
 }
+
+}  // namespace
+
+void OpPrediction::set_texts(const std::shared_ptr<TextPool>& texts, const OpTexts& t) {
+  if (texts == nullptr) {  // no texts
+    texts_.reset();
+    explanation_ = {};
+    name_ = opcode_ = computation_ = category_ = op_name_ = model_ = 0;
+    return;
+  }
+  name_ = texts->ref(t.name);
+  opcode_ = texts->ref(t.opcode);
+  computation_ = texts->ref(t.computation);
+  category_ = texts->ref(t.category);
+  op_name_ = texts->ref(t.op_name);
+  model_ = texts->ref(t.model);
+  explanation_ = texts->save(t.explanation);
+  texts_ = texts;
+}
+
+namespace {
 
 AsyncPrediction async_record(const InstructionTiming& start, const InstructionTiming& done) {
   const FlowTiming& flow = start.flow();
@@ -252,13 +316,14 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
   for (size_t k = 0; k < totals.size(); ++k) place_of[totals[k].second] = k;
   p.ops.resize(totals.size());
   std::vector<std::pair<double, size_t>>().swap(totals);
+  SharedTexts shared(*texts);
   size_t met = 0;  // ops met so far, in the order of `place_of`
   for (const Computation* c : module.computations()) {
     auto timing = timings.find(c);
     auto count = runs.find(c);
     if (timing == timings.end() || count == runs.end() || count->second <= 0) continue;
     const double m = count->second;
-    const std::string_view computation = texts->save(c->name());
+    const TextPool::Ref computation = texts->ref(c->name());
     std::vector<InstructionTiming>& list = timing->second.instructions;
     const predict::RooflineTiming* floors = nullptr;
     if (roofline != nullptr) {
@@ -316,7 +381,7 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
       p.hbm_bytes += (work != nullptr ? work->hbm_bytes() : 0.0) * m;
       if (place == kNone) continue;
       OpPrediction& op = p.ops[place];
-      fill_op_record(op, t, m, roofline_s, efficiency, texts, computation);
+      fill_op_record(op, t, m, roofline_s, efficiency, texts, shared, computation);
       if (partner >= 0) {
         const bool is_start = t.role == Role::kAsyncStart;
         const InstructionTiming& start = is_start ? t : list[partner];

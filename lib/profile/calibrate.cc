@@ -133,7 +133,7 @@ DeviceSpec only(const DeviceSpec& unit, bool matrix, bool hbm, bool rest) {
 absl::flat_hash_map<std::string, double> execution_times(const Prediction& p) {
   absl::flat_hash_map<std::string, double> out;
   for (const OpPrediction& op : p.ops) {
-    out[sv(op.name)] = op.collective ? op.collective->time_s : op.time_s;
+    out[sv(op.name())] = op.collective ? op.collective->time_s : op.time_s;
   }
   return out;
 }
@@ -155,7 +155,7 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
   const absl::flat_hash_map<std::string, double> given_s = execution_times(*given);
   step = {measured->step_s, given->step_time_s, given->is_lower_bound};
   absl::flat_hash_map<std::string_view, const OpPrediction*> given_ops;
-  for (const OpPrediction& op : given->ops) given_ops[op.name] = &op;
+  for (const OpPrediction& op : given->ops) given_ops[op.name()] = &op;
   const absl::flat_hash_set<std::string_view> unknown(given->unknown_ops.begin(),
                                                       given->unknown_ops.end());
   // The terms at the roofline: no measured model, no calibration.
@@ -172,7 +172,7 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
     terms.push_back(execution_times(*p));
   }
   absl::flat_hash_map<std::string_view, const OpPrediction*> predicted;
-  for (const OpPrediction& op : p0->ops) predicted[op.name] = &op;
+  for (const OpPrediction& op : p0->ops) predicted[op.name()] = &op;
   for (const MeasuredOp& m : measured->ops) {
     auto it = predicted.find(m.name);
     if (it == predicted.end() || m.occurrences <= 0 || m.time_s <= 0) continue;
@@ -182,15 +182,15 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
     s.run = index;
     s.name = m.name;
     s.measured_s = m.time_s / m.occurrences;
-    s.given_s = given_s.at(sv(op.name));
-    s.given_model = std::string(given_ops.at(op.name)->model);
+    s.given_s = given_s.at(sv(op.name()));
+    s.given_model = std::string(given_ops.at(op.name())->model());
     s.uncertain = m.alignment_uncertain;
-    s.unknown = unknown.contains(op.name);
+    s.unknown = unknown.contains(op.name());
     if (op.collective) {
       if (!fits_collectives(base, options.predict)) continue;
       s.collective = true;
       s.bandwidth_s = op.collective->time_s;  // the unit spec has no launch latency
-      const CollectivePrediction* g = given_ops.at(op.name)->collective.get();
+      const CollectivePrediction* g = given_ops.at(op.name())->collective.get();
       if (g && g->estimate && g->estimate->placement.domains > 1) {
         s.across_nodes = true;
         s.estimate = *g->estimate;
@@ -199,9 +199,9 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
     } else if (op.async) {
       continue;  // copy-start / done and async computations: no roofline of their own
     } else {
-      s.matrix_s = terms[0][sv(op.name)];
-      s.hbm_s = terms[1][sv(op.name)];
-      s.rest_s = terms[2][sv(op.name)];
+      s.matrix_s = terms[0][sv(op.name())];
+      s.hbm_s = terms[1][sv(op.name())];
+      s.rest_s = terms[2][sv(op.name())];
       // Unlimited rates leave a term of ~1e-300 s: none.
       for (double* t : {&s.matrix_s, &s.hbm_s, &s.rest_s}) {
         if (*t < 1e-30) *t = 0;

@@ -35,8 +35,8 @@ std::string_view op_class_name(OpClass c) {
   return "?";
 }
 
-bool is_async_start(const OpPrediction& op) { return op.async && op.async->start == op.name; }
-bool is_async_done(const OpPrediction& op) { return op.async && op.async->done == op.name; }
+bool is_async_start(const OpPrediction& op) { return op.async && op.async->start == op.name(); }
+bool is_async_done(const OpPrediction& op) { return op.async && op.async->done == op.name(); }
 
 double expected_execution_s(const OpPrediction& op) {
   return is_async_start(op) ? op.async->latency_s : op.time_s;
@@ -87,7 +87,7 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
     }
   }
   absl::flat_hash_map<std::string_view, const OpPrediction*> predicted;
-  for (const OpPrediction& op : prediction.ops) predicted[op.name] = &op;
+  for (const OpPrediction& op : prediction.ops) predicted[op.name()] = &op;
   absl::flat_hash_map<std::string_view, const MeasuredOp*> seen;
   for (const MeasuredOp& op : measured->ops) seen[op.name] = &op;
 
@@ -98,8 +98,8 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
   absl::flat_hash_set<std::string_view> collective_ops;
   for (const OpPrediction& op : prediction.ops) {
     const OpClass k = profile_internal::op_class(op);
-    rows[k].expected_s += op.total_time_s;
-    if (k == OpClass::kCollective) collective_ops.insert(op.name);
+    rows[k].expected_s += op.total_time_s();
+    if (k == OpClass::kCollective) collective_ops.insert(op.name());
   }
 
   for (const MeasuredOp& m : measured->ops) {
@@ -112,8 +112,8 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
     const OpPrediction& op = *it->second;
     JoinedOp j;
     j.name = m.name;
-    j.opcode = op.opcode;
-    j.category = op.category;
+    j.opcode = op.opcode();
+    j.category = op.category();
     j.bound = std::string(op_bound_name(op));
     // An async start whose work the profile shows apart (a TPU copy's transfer) is compared
     // there: its own event is the issue, and its done's event the wait.
@@ -140,7 +140,7 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
   }
   int64_t silent = 0;
   for (const OpPrediction& op : prediction.ops) {
-    if (seen.contains(op.name)) continue;
+    if (seen.contains(op.name())) continue;
     // A done whose start ran: the pair's work was measured on the start.
     if (profile_internal::is_async_done(op) && seen.contains(op.async->start)) continue;
     const double expected = profile_internal::expected_execution_s(op) * op.multiplier;
@@ -149,7 +149,7 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
       continue;
     }
     c.unmatched.push_back(
-        {std::string(op.name), "predicted", std::string(op.opcode), expected, op.multiplier});
+        {std::string(op.name()), "predicted", std::string(op.opcode()), expected, op.multiplier});
   }
   if (silent > 0) {
     c.notes.push_back(

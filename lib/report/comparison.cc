@@ -31,10 +31,10 @@ std::string top_ops_table(const Prediction& p, const Prediction& first, size_t t
   detail::StringViewMap<std::optional<double>> first_time;
   if (!is_first) {
     first_time.reserve(rows);
-    for (size_t k = 0; k < rows; ++k) first_time.emplace(p.ops[k].name, std::nullopt);
+    for (size_t k = 0; k < rows; ++k) first_time.emplace(p.ops[k].name(), std::nullopt);
     for (const OpPrediction& op : first.ops) {
-      auto it = first_time.find(op.name);
-      if (it != first_time.end() && !it->second) it->second = op.total_time_s;
+      auto it = first_time.find(op.name());
+      if (it != first_time.end() && !it->second) it->second = op.total_time_s();
     }
   }
   std::vector<TextTable::Column> columns = {
@@ -44,13 +44,13 @@ std::string top_ops_table(const Prediction& p, const Prediction& first, size_t t
   // Ops come sorted by their time in the step, as the op stats rank them.
   for (size_t k = 0; k < rows; ++k) {
     const OpPrediction& op = p.ops[k];
-    const double time = op.total_time_s;
+    const double time = op.total_time_s();
     std::vector<std::string> cells = {
-        absl::StrCat(k + 1), std::string(op.name),
+        absl::StrCat(k + 1), std::string(op.name()),
         p.step_time_s > 0 ? format_percent(time / p.step_time_s) : "-", format_seconds(time),
         std::string(op_bound_name(op))};
     if (!is_first) {
-      const std::optional<double>& in_first = first_time.find(op.name)->second;
+      const std::optional<double>& in_first = first_time.find(op.name())->second;
       cells.push_back(in_first ? ratio(time, *in_first) : "-");
     }
     table.add_row(std::move(cells));

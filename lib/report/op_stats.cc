@@ -119,10 +119,10 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
     const OpPrediction& op = prediction.ops[k];
     if (!filter->keeps(op)) continue;
     std::string scope;
-    std::string_view key = op.name;
-    if (options.by == OpGrouping::kCategory) key = op.category;
+    std::string_view key = op.name();
+    if (options.by == OpGrouping::kCategory) key = op.category();
     if (options.by == OpGrouping::kScope) {
-      scope = scope_of(op.op_name, options.scope_depth);
+      scope = scope_of(op.op_name(), options.scope_depth);
       key = scope;
     }
     size_t at;
@@ -144,16 +144,16 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
     g.ops += 1;
     g.occurrences += op.multiplier;
     g.total_time_s += run_time(op);
-    g.step_time_s += op.total_time_s;
+    g.step_time_s += op.total_time_s();
     g.flops += op.flops * op.multiplier;
     g.hbm_bytes += op.hbm_bytes * op.multiplier;
-    if (!off_roofline(op) && op.total_time_s > 0) {
+    if (!off_roofline(op) && op.total_time_s() > 0) {
       double ideal = 0;
       if (peak > 0) ideal = std::max(ideal, op.matrix_flops / peak);
       if (vector > 0) ideal = std::max(ideal, (op.flops - op.matrix_flops) / vector);
       if (bandwidth > 0) ideal = std::max(ideal, op.hbm_bytes / bandwidth);
       g.ideal_s += ideal * op.multiplier;
-      g.roofed_s += op.total_time_s;
+      g.roofed_s += op.total_time_s();
     }
   }
 
@@ -189,7 +189,7 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
     if (group_of[k] == kNone || row_of[group_of[k]] == kNone) continue;
     const OpPrediction& op = prediction.ops[k];
     const uint32_t row = row_of[group_of[k]];
-    by_category[row].add(op.category, run_time(op));
+    by_category[row].add(op.category(), run_time(op));
     by_bound[row].add(op_bound_name(op), run_time(op));
   }
   stats.rows.reserve(kept);
@@ -216,11 +216,11 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
     r.cumulative_share = cumulative;
     switch (options.by) {
       case OpGrouping::kOp:
-        r.name = g.first->name;
-        r.op_name = g.first->op_name;
+        r.name = g.first->name();
+        r.op_name = g.first->op_name();
         break;
       case OpGrouping::kCategory:
-        r.name = g.first->category;
+        r.name = g.first->category();
         break;
       case OpGrouping::kScope:
         r.name = std::move(scopes[ranked[i]]);

@@ -13,14 +13,14 @@
 namespace hloroof::report_internal {
 
 inline bool is_async_start(const OpPrediction& op) {
-  return op.async && op.async->start == op.name;
+  return op.async && op.async->start == op.name();
 }
 
 // How long the op's work runs per step, on the step's critical path (total_time_s) or hidden
 // behind it: an async start's stream work overlaps other ops, and its done's wait holds the
 // rest, so a pair adds up to its latency.
 inline double run_time(const OpPrediction& op) {
-  return op.total_time_s + (is_async_start(op) ? op.async->hidden_s * op.multiplier : 0);
+  return op.total_time_s() + (is_async_start(op) ? op.async->hidden_s * op.multiplier : 0);
 }
 
 // Ops whose time is network time or a wait: the FLOP/byte roofline does not describe them.

@@ -21,18 +21,18 @@ using report_internal::JsonWriter;
 
 void write_op(const OpPrediction& op, JsonWriter& w) {
   w.begin_object();
-  w.text_field("name", op.name);
-  w.text_field("opcode", op.opcode);
-  w.text_field("computation", op.computation);
-  w.text_field("category", op.category);
-  w.text_field("op_name", op.op_name);
+  w.text_field("name", op.name());
+  w.text_field("opcode", op.opcode());
+  w.text_field("computation", op.computation());
+  w.text_field("category", op.category());
+  w.text_field("op_name", op.op_name());
   w.number_field("multiplier", op.multiplier);
   w.number_field("time_s", op.time_s);
-  w.number_field("total_time_s", op.total_time_s);
+  w.number_field("total_time_s", op.total_time_s());
   w.number_field("roofline_time_s", op.roofline_time_s);
-  w.number_field("total_roofline_time_s", op.total_roofline_time_s);
+  w.number_field("total_roofline_time_s", op.total_roofline_time_s());
   w.number_field("efficiency", op.efficiency);
-  w.repeated_text_field("model", op.model);
+  w.repeated_text_field("model", op.model());
   w.text_field("bound", op_bound_name(op));
   w.text_field("resource", resource_name(op));
   w.number_field("flops", op.flops);
@@ -72,7 +72,7 @@ void write_op(const OpPrediction& op, JsonWriter& w) {
   } else {
     w.null();
   }
-  w.repeated_text_field("explanation", op.explanation);
+  w.repeated_text_field("explanation", op.explanation());
   w.end_object();
 }
 

@@ -77,7 +77,7 @@ std::string collectives_table(const Prediction& p, size_t top) {
   for (size_t k = 0; k < shown; ++k) {
     const OpPrediction& op = *list[k];
     const CollectivePrediction& c = *op.collective;
-    t.add_row({std::string(op.name), absl::StrCat(c.kind, c.is_async ? " (async)" : ""),
+    t.add_row({std::string(op.name()), absl::StrCat(c.kind, c.is_async ? " (async)" : ""),
                absl::StrCat(c.group_size), format_bytes(c.payload_bytes), runs(op.multiplier),
                format_seconds(c.time_s), format_seconds(c.exposed_s), format_seconds(c.hidden_s),
                c.formula});
@@ -100,9 +100,9 @@ std::string ops_table(const Prediction& p, size_t top) {
   const size_t shown = std::min(top, p.ops.size());
   for (size_t k = 0; k < shown; ++k) {
     const OpPrediction& op = p.ops[k];
-    t.add_row({std::string(op.name), std::string(op.opcode), std::string(op.category),
+    t.add_row({std::string(op.name()), std::string(op.opcode()), std::string(op.category()),
                runs(op.multiplier), format_seconds(op.time_s),
-               format_seconds(op.total_time_s), share(op.total_time_s, p.step_time_s),
+               format_seconds(op.total_time_s()), share(op.total_time_s(), p.step_time_s),
                std::string(bound_by_name(op.bound))});
   }
   return absl::StrFormat("\ntop %d of %d ops by total time:\n%s", shown, p.ops.size(), t.render());

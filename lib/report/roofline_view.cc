@@ -68,10 +68,10 @@ RooflineChart roofline_chart(const Prediction& prediction, const DeviceSpec& dev
         ++off_roof;
         continue;
       }
-      Work& w = by_category[std::string(op.category)];
+      Work& w = by_category[std::string(op.category())];
       w.flops += op.flops * op.multiplier;
       w.hbm_bytes += op.hbm_bytes * op.multiplier;
-      w.time_s += op.total_time_s;
+      w.time_s += op.total_time_s();
     }
     for (const auto& [category, work] : by_category) {
       chart.points.push_back(point(category, category, work, step));
@@ -93,7 +93,7 @@ RooflineChart roofline_chart(const Prediction& prediction, const DeviceSpec& dev
     }
   }
   std::stable_sort(ops.begin(), ops.end(), [](const OpPrediction* a, const OpPrediction* b) {
-    return a->total_time_s > b->total_time_s;
+    return a->total_time_s() > b->total_time_s();
   });
   size_t capped = 0;
   if (options.max_points > 0 && ops.size() > options.max_points) {
@@ -108,8 +108,8 @@ RooflineChart roofline_chart(const Prediction& prediction, const DeviceSpec& dev
   for (const OpPrediction* op : ops) {
     // Per execution and per step give the same intensity and rate; per step sizes the point.
     chart.points.push_back(point(
-        std::string(op->name), std::string(op->category),
-        {op->flops * op->multiplier, op->hbm_bytes * op->multiplier, op->total_time_s}, step));
+        std::string(op->name()), std::string(op->category()),
+        {op->flops * op->multiplier, op->hbm_bytes * op->multiplier, op->total_time_s()}, step));
   }
   return chart;
 }

@@ -31,12 +31,12 @@ void write_op_slice(TraceWriter& writer, int64_t tid, std::string_view name, dou
   const CollectivePrediction* c = op.collective ? &*op.collective : nullptr;
   writer.begin_slice();
   writer.arg("bound", op_bound_name(op));
-  writer.arg("category", op.category);
+  writer.arg("category", op.category());
   if (c != nullptr) writer.arg("collective", c->kind);
-  if (!op.computation.empty()) writer.arg("computation", op.computation);
+  if (!op.computation().empty()) writer.arg("computation", op.computation());
   writer.arg("efficiency", op.efficiency);
   // Explanations repeat (a few hundred texts of the pool for thousands of ops).
-  if (!op.explanation.empty()) writer.repeated_arg("explanation", op.explanation);
+  if (!op.explanation().empty()) writer.repeated_arg("explanation", op.explanation());
   if (c != nullptr) writer.arg("exposed_s", c->exposed_s);
   writer.arg("flops", op.flops);
   if (c != nullptr) {
@@ -46,11 +46,11 @@ void write_op_slice(TraceWriter& writer, int64_t tid, std::string_view name, dou
   writer.arg("hbm_bytes", op.hbm_bytes);
   if (c != nullptr) writer.arg("hidden_s", c->hidden_s);
   if (op.host_bytes > 0) writer.arg("host_bytes", op.host_bytes);
-  writer.arg("model", op.model);
+  writer.arg("model", op.model());
   writer.arg("occurrences", op.multiplier);
   if (op.on_chip_bytes > 0) writer.arg("on_chip_bytes", op.on_chip_bytes);
-  if (!op.op_name.empty()) writer.arg("op_name", op.op_name);
-  writer.arg("opcode", op.opcode);
+  if (!op.op_name().empty()) writer.arg("op_name", op.op_name());
+  writer.arg("opcode", op.opcode());
   if (c != nullptr) writer.arg("payload_bytes", c->payload_bytes);
   writer.arg("resource", resource_name(op));
   writer.arg("roofline_time_s", op.roofline_time_s);
@@ -200,7 +200,7 @@ class TraceEvents {
 TraceEvents::TraceEvents(const Prediction& p, const MemoryReport* memory) : p_(p) {
   const predict::OpIndex by_instruction(p.ops);
   detail::StringViewMap<const OpPrediction*> by_name;  // names hashed a word at a time
-  for (const OpPrediction& op : p.ops) by_name.emplace(op.name, &op);
+  for (const OpPrediction& op : p.ops) by_name.emplace(op.name(), &op);
   auto op_of = [&](const TimelineEvent& e) -> const OpPrediction* {
     if (const OpPrediction* op = by_instruction.find(e.instruction)) return op;
     auto it = by_name.find(e.name);
@@ -327,7 +327,7 @@ size_t TraceEvents::text_bytes(size_t i) const {
   i -= track_names_.size();
   if (i >= written_.size()) return live_sample(i - written_.size()) ? 100 : 200;
   const TraceSlice* s = written_[i].slice;
-  return s == nullptr || s->op == nullptr ? 150 : 400 + s->op->explanation.size();
+  return s == nullptr || s->op == nullptr ? 150 : 400 + s->op->explanation().size();
 }
 
 void TraceEvents::write(TraceWriter& writer, size_t begin, size_t end) const {

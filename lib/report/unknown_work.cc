@@ -13,15 +13,15 @@ std::vector<UnknownWork> unknown_work(const Prediction& p) {
   const std::set<std::string_view> unknown(p.unknown_ops.begin(), p.unknown_ops.end());
   std::map<std::string, UnknownWork> by_target;
   for (const OpPrediction& op : p.ops) {
-    if (!unknown.count(op.name)) continue;
-    std::string target(op.opcode);
+    if (!unknown.count(op.name())) continue;
+    std::string target(op.opcode());
     if (op.instruction != nullptr && op.instruction->opcode() == Opcode::kCustomCall) {
       target = std::string(op.instruction->custom_call_target());
     }
     UnknownWork& w = by_target[target];
     w.target = target;
     ++w.count;
-    w.time_s += op.total_time_s;
+    w.time_s += op.total_time_s();
   }
   std::vector<UnknownWork> out;
   for (auto& [target, w] : by_target) {

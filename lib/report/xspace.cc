@@ -848,7 +848,7 @@ class XSpaceWriter {
       if (const OpPrediction* op = by_instruction.find(s.instruction)) return op;
       if (s.instruction != nullptr) return nullptr;
       if (by_name.empty()) {
-        for (const OpPrediction& op : prediction_.ops) by_name.try_emplace(op.name, &op);
+        for (const OpPrediction& op : prediction_.ops) by_name.try_emplace(op.name(), &op);
       }
       auto it = by_name.find(s.name);
       return it != by_name.end() ? it->second : nullptr;
@@ -896,8 +896,8 @@ class XSpaceWriter {
     plane.add_uint(stats, "program_id", program_id_);
     if (i != nullptr) plane.add_uint(stats, "symbol_id", s.symbol);
     const OpPrediction* o = s.op;
-    plane.add_str(stats, "hlo_category", o != nullptr ? o->category : category_of(i));
-    if (o != nullptr && !o->op_name.empty()) plane.add_str(stats, "tf_op", o->op_name);
+    plane.add_str(stats, "hlo_category", o != nullptr ? o->category() : category_of(i));
+    if (o != nullptr && !o->op_name().empty()) plane.add_str(stats, "tf_op", o->op_name());
     // Costs of one execution; XProf multiplies them by the occurrences.
     const double flops = o != nullptr ? o->flops : 0;
     const double bytes = o != nullptr ? o->hbm_bytes + o->on_chip_bytes + o->host_bytes : 0;

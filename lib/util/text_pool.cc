@@ -7,47 +7,74 @@
 #include "util/string_view_hash.h"
 
 namespace hloroof {
-namespace {
 
-// Small enough that a prediction of a few ops holds little, large enough that a large one
-// takes few blocks; a text larger than a block gets a block of its own.
-constexpr size_t kBlockSize = 64 * 1024;
-
-}  // namespace
-
-// Every text saved with save(), by content (hashed a word at a time: op names and
-// explanations run to a hundred bytes and more).
+// Every text saved with ref(), by content (hashed a word at a time: op names and
+// explanations run to a hundred bytes and more), held as its Ref and looked up by its text.
 struct TextPool::Index {
-  absl::flat_hash_set<std::string_view, detail::StringViewHash, detail::StringViewEq> texts;
+  struct Hash {
+    using is_transparent = void;
+    const TextPool* pool;
+    size_t operator()(std::string_view text) const { return detail::hash_text(text); }
+    size_t operator()(Ref ref) const { return detail::hash_text(pool->text(ref)); }
+  };
+  struct Eq {
+    using is_transparent = void;
+    const TextPool* pool;
+    bool operator()(Ref a, Ref b) const { return a == b; }
+    bool operator()(Ref a, std::string_view b) const { return pool->text(a) == b; }
+    bool operator()(std::string_view a, Ref b) const { return a == pool->text(b); }
+  };
+  explicit Index(const TextPool* pool) : texts(0, Hash{pool}, Eq{pool}) {}
+  absl::flat_hash_set<Ref, Hash, Eq> texts;
 };
 
-TextPool::TextPool() : index_(std::make_unique<Index>()) {}
+TextPool::TextPool() : index_(std::make_unique<Index>(this)) {}
 TextPool::~TextPool() = default;
 
-char* TextPool::room(size_t size) {
+bool TextPool::has_room(size_t size) const {
+  if (size > UINT32_MAX) return false;
+  const size_t needed = sizeof(uint32_t) + size;
+  return (!blocks_.empty() && block_size_ - used_ >= needed) || blocks_.size() < kMaxBlocks;
+}
+
+TextPool::Ref TextPool::ref_once(std::string_view text) {
+  if (text.empty()) return 0;
+  // Room is short only after 4 GiB of text (kMaxBlocks blocks), or for a text of 4 GiB.
+  if (blocks_.size() >= kMaxBlocks - 1 || text.size() > UINT32_MAX) [[unlikely]] {
+    if (!has_room(text.size())) {
+      full_ = true;
+      return 0;
+    }
+  }
+  const size_t size = sizeof(uint32_t) + text.size();
   if (blocks_.empty() || block_size_ - used_ < size) {
     const size_t block = std::max(size, kBlockSize);
     blocks_.push_back(std::make_unique_for_overwrite<char[]>(block));
     block_size_ = block;
     used_ = 0;
   }
+  const Ref ref = static_cast<Ref>(((blocks_.size() - 1) << kOffsetBits) | used_) + 1;
   char* at = blocks_.back().get() + used_;
+  const auto length = static_cast<uint32_t>(text.size());
+  std::memcpy(at, &length, sizeof length);
+  std::memcpy(at + sizeof length, text.data(), text.size());
   used_ += size;
-  return at;
+  return ref;
 }
 
-std::string_view TextPool::save_once(std::string_view text) {
-  if (text.empty()) return {};
-  char* at = room(text.size());
-  std::memcpy(at, text.data(), text.size());
-  return {at, text.size()};
-}
-
-std::string_view TextPool::save(std::string_view text) {
-  if (text.empty()) return {};
+TextPool::Ref TextPool::ref(std::string_view text) {
+  if (text.empty()) return 0;
+  if (blocks_.size() >= kMaxBlocks - 1 || text.size() > UINT32_MAX) [[unlikely]] {
+    if (!has_room(text.size())) {  // refused, unless held already
+      auto it = index_->texts.find(text);
+      if (it != index_->texts.end()) return *it;
+      full_ = true;
+      return 0;
+    }
+  }
   // One probe: a text not there is saved and takes the slot the probe found.
-  return *index_->texts.lazy_emplace(
-      text, [&](const auto& construct) { construct(save_once(text)); });
+  return *index_->texts.lazy_emplace(text,
+                                     [&](const auto& construct) { construct(ref_once(text)); });
 }
 
 }  // namespace hloroof

@@ -29,7 +29,7 @@ struct Advised {
   }
   const OpPrediction& op(std::string_view name) const {
     for (const OpPrediction& o : prediction.ops) {
-      if (o.name == name) return o;
+      if (o.name() == name) return o;
     }
     FAIL("no op named " << std::string(name));
     return prediction.ops.front();

@@ -104,7 +104,7 @@ TEST_CASE("a computation reached along 2^30 call paths is timed once, the trace 
   REQUIRE(p.ok());
   const OpPrediction* exp = nullptr;
   for (const OpPrediction& op : p->ops) {
-    if (op.name == "exp") exp = &op;
+    if (op.name() == "exp") exp = &op;
   }
   REQUIRE(exp != nullptr);
   CHECK(exp->multiplier == std::ldexp(1.0, 30));  // c0 runs 2^30 times per step

@@ -31,26 +31,26 @@ TEST_CASE("a GPU kernel's own estimate is its expected time, never below its roo
   const OpPrediction& slow = p.op("slow");
   CHECK(slow.time_s == Approx(500e-6));
   CHECK(slow.roofline_time_s < 10e-6);  // the roofline is left alone
-  CHECK(slow.model == "kernel's own estimate (XLA cost model sol)");
+  CHECK(slow.model() == "kernel's own estimate (XLA cost model sol)");
   // 500 us = 0.0005 s; compute 20 us, memory 480 us.
-  CHECK_THAT(std::string(slow.explanation),
+  CHECK_THAT(std::string(slow.explanation()),
              Catch::Contains("reification_cost") && Catch::Contains("0.0005 s") &&
                  Catch::Contains("compute 2e-05 s, memory 0.00048 s"));
   // Below the roofline: the roofline is kept, and the explanation says so.
   const OpPrediction& fast = p.op("fast");
   CHECK(fast.time_s == Approx(fast.roofline_time_s));
-  CHECK(fast.model == "kernel's own estimate (XLA cost model)");
-  CHECK_THAT(std::string(fast.explanation),
+  CHECK(fast.model() == "kernel's own estimate (XLA cost model)");
+  CHECK_THAT(std::string(fast.explanation()),
              Catch::Contains("fusion_backend_config.reification_cost") &&
                  Catch::Contains("below the roofline, which is kept"));
   // An empty list is no estimate.
-  CHECK_THAT(std::string(p.op("plain").model), !Catch::Contains("kernel's own estimate"));
+  CHECK_THAT(std::string(p.op("plain").model()), !Catch::Contains("kernel's own estimate"));
   CHECK(p.assumes("reification_cost"));
 }
 
 TEST_CASE("kernel estimates are the GPU's: a TPU prediction ignores them") {
   auto p = predict(kKernels, "tpu_v5e");
-  CHECK_THAT(std::string(p.op("slow").model), !Catch::Contains("kernel's own estimate"));
+  CHECK_THAT(std::string(p.op("slow").model()), !Catch::Contains("kernel's own estimate"));
   CHECK(p.op("slow").time_s < 10e-6);
   CHECK_FALSE(p.assumes("reification_cost"));
 }

@@ -350,10 +350,10 @@ ENTRY e {
   auto own = testing::predict(kAllReduce, *gb200, testing::on("1x8"));
   auto kept = testing::predict(kAllReduce, *fitted, testing::on("1x8"));
   auto borrowed = testing::predict(kAllReduce, *renamed, testing::on("1x8"));
-  CHECK(own.op("ar").model == "collective fit gb200 (measured, fitted)");
-  CHECK(kept.op("ar").model == "collective fit gb200 (measured, fitted)");
+  CHECK(own.op("ar").model() == "collective fit gb200 (measured, fitted)");
+  CHECK(kept.op("ar").model() == "collective fit gb200 (measured, fitted)");
   CHECK(kept.op("ar").time_s == own.op("ar").time_s);
-  CHECK(borrowed.op("ar").model == "collective fit b200 (measured, borrowed)");
+  CHECK(borrowed.op("ar").model() == "collective fit b200 (measured, borrowed)");
 }
 
 constexpr std::string_view kDot = R"(
@@ -393,7 +393,7 @@ TEST_CASE("a held-out GEMM on h100 comes within 15% of its measurement") {
   CHECK(d.roofline_time_s == Approx(17179869184.0 / 9.89e14 + 1e-6));
   CHECK(d.time_s - 1e-6 == Approx(measured_s).epsilon(0.15));
   CHECK(d.time_s - 1e-6 >= measured_s * 0.9);  // not optimistic
-  CHECK(d.model == "gemm table h100 (measured, interpolated)");
+  CHECK(d.model() == "gemm table h100 (measured, interpolated)");
   CHECK(d.efficiency < 0.9);
   CHECK(p->roofline_step_time_s == Approx(d.roofline_time_s));
   CHECK(p->step_time_s == Approx(d.time_s));
@@ -451,7 +451,7 @@ TEST_CASE("precision: f32 dots on tensor cores at DEFAULT, f32 units at HIGHEST"
   auto tpu = testing::predict(dot_module(4096, "f32"), "tpu_v5e");
   CHECK(tpu.op("d").time_s == Approx(871.4e-6).epsilon(0.005));
   CHECK(tpu.op("d").time_s > tpu.op("d").roofline_time_s);
-  CHECK(tpu.op("d").model == "gemm table tpu7x (measured on tpu7x, borrowed)");
+  CHECK(tpu.op("d").model() == "gemm table tpu7x (measured on tpu7x, borrowed)");
 }
 
 TEST_CASE("load_measured_models reads the tables a prediction then uses, once") {
@@ -472,7 +472,7 @@ TEST_CASE("load_measured_models reads the tables a prediction then uses, once") 
   absl::StatusOr<Prediction> p = predict_step_time(*m, *d);
   REQUIRE(p.ok());
   CHECK(measured::tables_for("h100") == h100);  // read once, kept
-  CHECK(p->ops.front().model.find("gemm table h100") != std::string_view::npos);
+  CHECK(p->ops.front().model().find("gemm table h100") != std::string_view::npos);
 }
 
 TEST_CASE("calibration knobs replace the measured GEMM model") {
@@ -489,7 +489,7 @@ TEST_CASE("calibration knobs replace the measured GEMM model") {
   const double flops = 2.0 * 4096 * 4096 * 4096;
   CHECK(p->step_time_s == Approx(flops / (0.5 * 9.89e14) + 1e-6));
   CHECK(p->roofline_step_time_s == Approx(flops / 9.89e14 + 1e-6));
-  CHECK(p->ops.front().model == "calibrated matmul_efficiency");
+  CHECK(p->ops.front().model() == "calibrated matmul_efficiency");
 }
 
 TEST_CASE("roofline schedule: an async all-gather exposed at the roofline as at the expected") {
@@ -532,7 +532,7 @@ ENTRY e {
   auto sine = testing::predict(kSine, "h100");
   CHECK(sine.op("s").roofline_time_s == Approx(134217728 / 3.35e12 + 1e-6));
   CHECK(sine.op("s").time_s == Approx(16777216 * (958.0 / 7) / 3.35e13 + 1e-6).epsilon(1e-6));
-  CHECK(sine.op("s").model == "elementwise issue (op profiles h100, measured)");
+  CHECK(sine.op("s").model() == "elementwise issue (op profiles h100, measured)");
   // An add: 1 slot per element, 0.5 us of issue; its 3 x 4 B x 16777216 = 201.3 MB at 0.87 x
   // 3.35e12 B/s = 69.07 us: memory bound as before.
   constexpr std::string_view kAdd = R"(HloModule m
@@ -543,20 +543,20 @@ ENTRY e {
 })";
   auto add = testing::predict(kAdd, "h100");
   CHECK(add.op("s").time_s == Approx(201326592 / (0.87 * 3.35e12) + 1e-6).epsilon(1e-6));
-  CHECK(add.op("s").model == "achievable HBM (measured)");
+  CHECK(add.op("s").model() == "achievable HBM (measured)");
   // Another GPU borrows the fraction measured on the H100, and says so.
   auto h200 = testing::predict(kAdd, "h200");
-  CHECK(h200.op("s").model == "achievable HBM (measured on h100, borrowed)");
+  CHECK(h200.op("s").model() == "achievable HBM (measured on h100, borrowed)");
   // gb200 reads the B200 profile (Blackwell): sine f32 990 cycles over 7, 141.43 slots per
   // element at 8e13 / 2 = 4e13 lane slots/s: 16777216 x 141.43 / 4e13 = 59.32 us + 1 us; its
   // memory, 134217728 B at 0.87 x 8e12 B/s, is 19.28 us.
   auto gb200 = testing::predict(kSine, "gb200");
   CHECK(gb200.op("s").time_s == Approx(16777216 * (990.0 / 7) / 4e13 + 1e-6).epsilon(1e-6));
-  CHECK(gb200.op("s").model == "elementwise issue (op profiles b200, measured)");
+  CHECK(gb200.op("s").model() == "elementwise issue (op profiles b200, measured)");
   // TPUs: no op profile; the roofline's terms, HBM at the tpu7x share, never the issue term.
   auto v5e = testing::predict(kSine, "tpu_v5e");
   CHECK(v5e.op("s").time_s > v5e.op("s").roofline_time_s);
-  CHECK(v5e.op("s").model.find("elementwise issue") == std::string::npos);
+  CHECK(v5e.op("s").model().find("elementwise issue") == std::string::npos);
   CHECK_FALSE(measured::op_profile_cycles("tpu_v5e", "sine", "f32"));
 }
 

@@ -36,15 +36,15 @@ std::string problem(const Prediction& p) {
   }
   double ops = 0;
   for (const OpPrediction& op : p.ops) {
-    if (!sane(op.time_s) || !sane(op.multiplier)) return "op " + std::string(op.name);
+    if (!sane(op.time_s) || !sane(op.multiplier)) return "op " + std::string(op.name());
     if (!sane(op.roofline_time_s) || op.roofline_time_s > op.time_s) {
-      return "op " + std::string(op.name) + ": expected below its roofline";
+      return "op " + std::string(op.name()) + ": expected below its roofline";
     }
     if (!(op.efficiency > 0 && op.efficiency <= 1)) {
-      return "op " + std::string(op.name) + ": efficiency";
+      return "op " + std::string(op.name()) + ": efficiency";
     }
-    if (op.time_s > 0 && op.model.empty()) return "op " + std::string(op.name) + ": no model";
-    ops += op.total_time_s;
+    if (op.time_s > 0 && op.model().empty()) return "op " + std::string(op.name()) + ": no model";
+    ops += op.total_time_s();
   }
   if (std::fabs(ops - p.step_time_s) > 1e-9 * std::max(1e-12, p.step_time_s)) return "op sum";
   return "";

@@ -62,7 +62,7 @@ TEST_CASE("the v5e FSDP train step: between its roofline floor and twice it") {
   // FSDP's weight all-gathers hide behind the layers' matmuls: none of their time is exposed.
   int gathers = 0;
   for (const OpPrediction& op : p->ops) {
-    if (op.collective && op.collective->kind == "all-gather" && op.computation != "main.100") {
+    if (op.collective && op.collective->kind == "all-gather" && op.computation() != "main.100") {
       ++gathers;
       CHECK(op.collective->exposed_s == 0);
     }
@@ -113,7 +113,7 @@ TEST_CASE("the 8xH100 MLP step: GEMMs plus the exposed gradient all-reduce") {
   CHECK(e->step_time_s > p->step_time_s);
   CHECK(e->step_time_s < p->step_time_s / 0.7);
   for (const char* gemm : {"custom-call.1", "custom-call.2", "custom-call.3", "custom-call.4"}) {
-    CHECK(e.op(gemm).model == "gemm table h100 (measured, interpolated)");
+    CHECK(e.op(gemm).model() == "gemm table h100 (measured, interpolated)");
     CHECK(e.op(gemm).efficiency > 0.7);
     CHECK(e.op(gemm).efficiency < 0.95);
   }
@@ -121,7 +121,7 @@ TEST_CASE("the 8xH100 MLP step: GEMMs plus the exposed gradient all-reduce") {
   // all-reduces move at most ~402 GB/s of bus bandwidth (2 GiB in 9.34 ms), so at least
   // 939.5 MB / 402 GB/s = 2.34 ms, against 2.090 ms at the roofline.
   const OpPrediction& reduce = e.op("all-reduce-start");
-  CHECK(reduce.model == "collective fit h100 (measured, fitted)");
+  CHECK(reduce.model() == "collective fit h100 (measured, fitted)");
   CHECK(reduce.collective->time_s > 2.3e-3);
   CHECK(reduce.collective->time_s < 2.090e-3 / 0.8);
 }
@@ -172,9 +172,9 @@ TEST_CASE("roofline times are the predictions from before the expected time") {
   // models (TPUs)"): above the roofline op by op, and a model named for every op that works.
   CHECK(v5e->step_time_s > v5e->roofline_step_time_s);
   for (const OpPrediction& op : v5e->ops) {
-    INFO(op.name);
+    INFO(op.name());
     CHECK(op.time_s >= op.roofline_time_s);
-    CHECK(op.model != "roofline (no measured model for TPUs)");
+    CHECK(op.model() != "roofline (no measured model for TPUs)");
   }
 }
 

@@ -151,7 +151,7 @@ ENTRY e {
   auto expected = predict(add(int64_t{1} << 30), "h100");
   CHECK(expected->step_time_s == Approx(12.0 * (1 << 30) / (0.87 * 3.35e12) + 1e-6));
   CHECK(expected->roofline_step_time_s == Approx(12.0 * (1 << 30) / 3.35e12 + 1e-6));
-  CHECK(expected.op("s").model == "achievable HBM (measured)");
+  CHECK(expected.op("s").model() == "achievable HBM (measured)");
 }
 
 TEST_CASE("R11: a dot product does half a FLOP per byte") {
@@ -167,10 +167,10 @@ TEST_CASE("every op's explanation names its bound and the device figures") {
                    "tpu_v5e");
   const OpPrediction& d = p.op("d");
   CHECK(d.resource == Bound::kMatrix);
-  CHECK(d.category == "dot");
-  CHECK_THAT(std::string(d.explanation),
+  CHECK(d.category() == "dot");
+  CHECK_THAT(std::string(d.explanation()),
              Catch::Contains("matrix_flops_per_s.bf16 (SB-tpu, GC-v5e)"));
-  CHECK_THAT(std::string(d.explanation), Catch::Contains("<- bound"));
+  CHECK_THAT(std::string(d.explanation()), Catch::Contains("<- bound"));
   // The overhead figure is assumed, not published: the prediction says it used it.
   CHECK(p.assumes("per_op_overhead"));
 }
@@ -187,7 +187,7 @@ ENTRY e {
 })",
                    "tpu_v5e");
   for (const char* name : {"s", "t"}) {
-    const std::string explanation(p.op(name).explanation);
+    const std::string explanation(p.op(name).explanation());
     INFO(explanation);
     CHECK_THAT(explanation, Catch::Contains("HBM: 1.25829e+07 B / 8.19e+11 B/s"));
     CHECK_THAT(explanation, Catch::Contains("[hbm.bandwidth (GC-v5e)]"));

@@ -247,11 +247,11 @@ TEST_CASE("op times: ops alike are timed once, and each op reads as timed alone"
         CHECK(a.roofline_time_s == b.roofline_time_s);
         CHECK(a.bound == b.bound);
         CHECK(a.resource == b.resource);
-        CHECK(a.model == b.model);
-        CHECK(a.explanation == b.explanation);
+        CHECK(a.model() == b.model());
+        CHECK(a.explanation() == b.explanation());
       }
-      CHECK(p.op("e2").explanation.data() == p.op("e1").explanation.data());  // one text
-      CHECK(p.op("f3").explanation.data() == p.op("f1").explanation.data());
+      CHECK(p.op("e2").explanation().data() == p.op("e1").explanation().data());  // one text
+      CHECK(p.op("f3").explanation().data() == p.op("f1").explanation().data());
       if (device == "h100" && !roofline_only) {
         // Measured GEMM tables and issue slots tell them apart (h100: d1 11.03 us, d2
         // 11.14 us; f1 9.35 us at 66.7 issue slots an element, f2 3.88 us, HBM bound).
@@ -290,10 +290,10 @@ TEST_CASE("op times: past the memo's 4,096 keys, each op's explanation reads as 
       const testing::Predicted alone = testing::predict(module(k, k), device, options);
       const std::string name = absl::StrCat("ex", k);
       const OpPrediction &a = all.op(name), &b = alone.op(name);
-      CHECK(!a.explanation.empty());
-      CHECK(a.explanation == b.explanation);
+      CHECK(!a.explanation().empty());
+      CHECK(a.explanation() == b.explanation());
       CHECK(a.time_s == b.time_s);
-      CHECK(a.model == b.model);
+      CHECK(a.model() == b.model());
     }
   }
 }

@@ -130,7 +130,7 @@ TEST_CASE("TPU predictions say what their expected times rest on") {
   CHECK(own->step_time_s == Approx(8.04e-6).epsilon(0.01));
   CHECK(own->roofline_step_time_s < own->step_time_s);
   REQUIRE(!own->ops.empty());
-  CHECK(own->ops.front().model.find("gemm table tpu7x") != std::string::npos);
+  CHECK(own->ops.front().model().find("gemm table tpu7x") != std::string::npos);
 
   // tpu_v5e borrows them, relative to its own peak and MXU (128).
   absl::StatusOr<Prediction> v5e = predict_step_time(kDot, "tpu_v5e");

@@ -68,7 +68,7 @@ std::string synthetic_profile(const Module& module, const Prediction& truth, dou
   for (const OpPrediction& op : truth.ops) {
     // A collective's kernel runs for the collective's own time.
     const double us = (op.collective ? op.collective->time_s : op.time_s) * 1e6 * scale;
-    const std::string name(op.name);
+    const std::string name(op.name());
     auto it = credited.find(name);
     gpu.event(stream, absl::StrCat("kernel_", name), t, us,
               it == credited.end() ? name : it->second);
@@ -179,10 +179,10 @@ TEST_CASE("calibrate finds the efficiencies and overhead the measurements were m
     REQUIRE(measured.ok());
     REQUIRE(p->ops.size() == run->truth.ops.size());
     for (size_t k = 0; k < p->ops.size(); ++k) {
-      CHECK(p->ops[k].name == run->truth.ops[k].name);
+      CHECK(p->ops[k].name() == run->truth.ops[k].name());
       CHECK(p->ops[k].time_s == Approx(run->truth.ops[k].time_s).epsilon(1e-6));
       for (const MeasuredOp& m : measured->ops) {
-        if (m.name != p->ops[k].name) continue;
+        if (m.name != p->ops[k].name()) continue;
         const double e = (p->ops[k].time_s - m.time_s) / m.time_s;
         squares += e * e;
         ++ops;
@@ -397,7 +397,7 @@ TEST_CASE("calibrate fits the network across nodes apart from the collectives in
   const double a2a_s = 33554432 / 1.25e10 + 85.2e-6 + 2e-6;
   int64_t checked = 0;
   for (const OpPrediction& op : run.truth.ops) {
-    if (op.name != "a2a.2") continue;
+    if (op.name() != "a2a.2") continue;
     REQUIRE(op.collective);
     CHECK(op.collective->time_s == Approx(a2a_s).epsilon(1e-4));
     ++checked;

@@ -38,7 +38,7 @@ const JoinedOp* find_joined(const ProfileComparison& c, std::string_view name) {
 
 const OpPrediction* find_predicted(const Prediction& p, std::string_view name) {
   for (const OpPrediction& op : p.ops) {
-    if (op.name == name) return &op;
+    if (op.name() == name) return &op;
   }
   return nullptr;
 }
@@ -117,7 +117,7 @@ TEST_CASE("the join: measured, expected and roofline per op, gaps per category")
   // the dot's time is that row's within 15%, above the roofline. Measured 22 us, the dot
   // beats its expectation (loses a negative time) and ranks after the add.
   CHECK(padd->time_s == Approx(3.0 * 4 * 1024 * 1024 / (0.87 * 3.35e12) + 1e-6));
-  CHECK(pdot->model == "gemm table h100 (measured, interpolated)");
+  CHECK(pdot->model() == "gemm table h100 (measured, interpolated)");
   CHECK(pdot->time_s == Approx(2.0 * 2048 * 2048 * 2048 / 6.41e14 + 1e-6).epsilon(0.15));
   CHECK(pdot->time_s > pdot->roofline_time_s);
   REQUIRE(c->ops.size() == 2);
@@ -154,7 +154,7 @@ TEST_CASE("the join: measured, expected and roofline per op, gaps per category")
   REQUIRE(c->gaps.size() == 5);
   CHECK(c->gaps[0].category == "matmul");
   CHECK(c->gaps[0].measured_s == Approx(22 * us));
-  CHECK(c->gaps[0].expected_s == Approx(pdot->total_time_s));
+  CHECK(c->gaps[0].expected_s == Approx(pdot->total_time_s()));
   CHECK(c->gaps[1].category == "memory-bound");
   CHECK(c->gaps[1].measured_s == Approx(6 * us));
   CHECK(c->gaps[2].category == "other ops");

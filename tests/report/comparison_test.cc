@@ -23,7 +23,6 @@ Prediction twice_as_fast() {
   for (OpPrediction& op : p.ops) {
     if (op.collective) continue;
     op.time_s /= 2;
-    op.total_time_s /= 2;
   }
   p.peak_flop_rate = 4.59e14;
   p.hfu = p.flops / (p.step_time_s * p.peak_flop_rate);

@@ -9,6 +9,7 @@ namespace hloroof {
 namespace {
 
 using testing::sample_prediction;
+using testing::set_text;
 
 DeviceSpec v5e() { return *device("tpu_v5e"); }
 
@@ -178,11 +179,11 @@ TEST_CASE("by scope groups by the op_name hierarchy") {
 TEST_CASE("scopes split at slashes outside parentheses") {
   Prediction p = sample_prediction();
   p.ops.resize(1);
-  p.ops[0].op_name = "jit(f/g)/transpose(jvp(h))/dot";
+  set_text(p.ops[0], &OpTexts::op_name, "jit(f/g)/transpose(jvp(h))/dot");
   auto stats = op_stats(p, v5e(), {.by = OpGrouping::kScope});
   REQUIRE(stats->rows.size() == 1);
   CHECK(stats->rows[0].name == "jit(f/g)/transpose(jvp(h))");
-  p.ops[0].op_name = "dot";  // no scope at all: the op_name itself
+  set_text(p.ops[0], &OpTexts::op_name, "dot");  // no scope at all: the op_name itself
   CHECK(op_stats(p, v5e(), {.by = OpGrouping::kScope})->rows[0].name == "dot");
 }
 

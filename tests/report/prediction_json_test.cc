@@ -19,17 +19,19 @@ using Json = nlohmann::ordered_json;
 TEST_CASE("the JSON of a prediction is the serializer's own text, escapes included") {
   hloroof::Prediction p = hloroof::testing::sample_prediction();
   REQUIRE(p.ops.size() >= 3);
-  p.ops[0].name = "quote\" backslash\\ newline\n tab\t bell\x07 e\xc3\xa9";
-  p.ops[1].op_name = "bad byte \xff here";
-  p.ops[2].explanation = "del \x7f and ~";
+  using hloroof::OpTexts;
+  using hloroof::testing::set_text;
+  set_text(p.ops[0], &OpTexts::name, "quote\" backslash\\ newline\n tab\t bell\x07 e\xc3\xa9");
+  set_text(p.ops[1], &OpTexts::op_name, "bad byte \xff here");
+  set_text(p.ops[2], &OpTexts::explanation, "del \x7f and ~");
   const std::string text = hloroof::prediction_to_json(p);
   // Parsing and dumping again gives the canonical text: equal only if every byte, indentation
   // and number included, is where the serializer puts it.
   const Json j = Json::parse(text);
   CHECK(j.dump(2, ' ', false, Json::error_handler_t::replace) == text);
-  CHECK(j["ops"][0]["name"] == p.ops[0].name);
+  CHECK(j["ops"][0]["name"] == p.ops[0].name());
   CHECK(j["ops"][1]["op_name"] == "bad byte \xef\xbf\xbd here");  // U+FFFD for the bad byte
-  CHECK(j["ops"][2]["explanation"] == p.ops[2].explanation);
+  CHECK(j["ops"][2]["explanation"] == p.ops[2].explanation());
   CHECK(j["ops"].size() == p.ops.size());
 }
 
@@ -54,10 +56,13 @@ TEST_CASE("the JSON written in pieces by several threads is the text written by 
     auto texts = std::make_shared<hloroof::TextPool>();
     for (size_t k = 0; k < count; ++k) {
       hloroof::OpPrediction op = sample.ops[k % sample.ops.size()];
-      op.texts = texts;
-      op.name = texts->save("op." + std::to_string(k));
+      hloroof::OpTexts t = op.all_texts();
+      const std::string name = "op." + std::to_string(k);
+      const std::string explained = "explained " + std::to_string(k % 3);
+      t.name = name;
+      if (k % 7 == 0) t.explanation = explained;
+      op.set_texts(texts, t);
       op.time_s = 1e-6 * static_cast<double>(count - k);
-      if (k % 7 == 0) op.explanation = texts->save("explained " + std::to_string(k % 3));
       p.ops.push_back(std::move(op));
     }
     const std::string whole = hloroof::prediction_to_json(p);

@@ -24,20 +24,25 @@
 namespace hloroof::testing {
 
 // An op whose texts are saved in `texts`, which it holds (as predict_step_time's records do).
+// The record with one of its texts replaced (its texts then in a pool of their own).
+inline void set_text(OpPrediction& op, std::string_view OpTexts::*field, std::string_view text) {
+  OpTexts texts = op.all_texts();
+  texts.*field = text;
+  op.set_texts(std::make_shared<TextPool>(), texts);
+}
+
 inline OpPrediction sample_op(const std::shared_ptr<TextPool>& texts, const std::string& name,
                               const std::string& category, const std::string& op_name,
                               double multiplier, double time_s, double flops, double hbm_bytes,
                               BoundBy bound, Bound resource) {
   OpPrediction op;
-  op.texts = texts;
-  op.name = texts->save(name);
-  op.opcode = op.name.substr(0, op.name.find('.'));
-  op.computation = "main";
-  op.category = texts->save(category);
-  op.op_name = texts->save(op_name);
+  op.set_texts(texts, {.name = name,
+                       .opcode = std::string_view(name).substr(0, name.find('.')),
+                       .computation = "main",
+                       .category = category,
+                       .op_name = op_name});
   op.multiplier = multiplier;
   op.time_s = time_s;
-  op.total_time_s = time_s * multiplier;
   op.flops = flops;
   op.hbm_bytes = hbm_bytes;
   op.bound = bound;
@@ -73,7 +78,7 @@ inline Prediction sample_prediction() {
   OpPrediction start =
       sample_op(texts, "all-gather-start.1", "all-gather", layer + "attention/all_gather", 1, 0,
                 0, 0, BoundBy::kCollective, Bound::kOverhead);
-  start.opcode = "all-gather-start";
+  set_text(start, &OpTexts::opcode, "all-gather-start");
   start.collective = CollectivePrediction{.kind = "all-gather",
                                           .payload_bytes = 3.2e7,
                                           .group_size = 4,
@@ -86,13 +91,14 @@ inline Prediction sample_prediction() {
   OpPrediction done =
       sample_op(texts, "all-gather-done.1", "all-gather", layer + "attention/all_gather", 1,
                 0.5e-3, 0, 0, BoundBy::kCollective, Bound::kOverhead);
-  done.opcode = "all-gather-done";
+  set_text(done, &OpTexts::opcode, "all-gather-done");
   done.async = pair;
   OpPrediction conv =
       sample_op(texts, "convolution.1", "convolution fusion", layer + "attention/dot_general", 4,
                 1e-3, 1.97e11, 4.095e8, BoundBy::kCompute, Bound::kMatrix);
   conv.matrix_flops = conv.flops;
-  conv.explanation = "max(matrix 1.97e11 FLOP / 1.97e14 FLOP/s, HBM 4.095e8 B / 8.19e11 B/s)";
+  set_text(conv, &OpTexts::explanation,
+           "max(matrix 1.97e11 FLOP / 1.97e14 FLOP/s, HBM 4.095e8 B / 8.19e11 B/s)");
   // Sorted by total time, as predict_step_time sorts them.
   p.ops = {sample_op(texts, "fusion.add", "loop fusion", layer + "mlp/add", 4, 1.25e-3, 1e8,
                      8.19e8, BoundBy::kMemory, Bound::kHbm),

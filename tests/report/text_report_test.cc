@@ -133,13 +133,17 @@ TEST_CASE("long names are cut so that every line fits 100 columns") {
   Prediction p = sample_prediction();
   const auto texts = std::make_shared<TextPool>();
   for (OpPrediction& op : p.ops) {
-    op.name = texts->save(
-        absl::StrCat("loop_multiply_add_subtract_convert_broadcast_fusion.", std::string(op.name)));
-    op.category = "a category name far longer than any XProf uses";
-    op.op_name = texts->save(absl::StrCat(
+    OpTexts t = op.all_texts();
+    const std::string name =
+        absl::StrCat("loop_multiply_add_subtract_convert_broadcast_fusion.", std::string(t.name));
+    const std::string op_name = absl::StrCat(
         "jit(train_step)/jit(main)/transpose(jvp(transformer))/while/body/"
         "checkpoint/remat/layer/attention/",
-        std::string(op.op_name)));
+        std::string(t.op_name));
+    t.name = name;
+    t.category = "a category name far longer than any XProf uses";
+    t.op_name = op_name;
+    op.set_texts(texts, t);
   }
   p.unknown_ops.assign(40, "custom-call.123456");
   p.peak_flop_rate_type = "bf16 with a name long enough to push the MFU line past 100";

@@ -20,6 +20,7 @@ namespace {
 
 using nlohmann::json;
 using testing::sample_prediction;
+using testing::set_text;
 
 // Rounding slack when comparing microsecond sums: a picosecond.
 constexpr double kSlackUs = 1e-6;
@@ -128,9 +129,9 @@ TEST_CASE("an op's args come in the order of their keys") {
     op.host_bytes = 1;
     op.on_chip_bytes = 2;
     op.transcendentals = 3;
-    if (op.computation.empty()) op.computation = "main";
-    if (op.op_name.empty()) op.op_name = "jit(f)/op";
-    if (op.explanation.empty()) op.explanation = "why";
+    if (op.computation().empty()) set_text(op, &OpTexts::computation, "main");
+    if (op.op_name().empty()) set_text(op, &OpTexts::op_name, "jit(f)/op");
+    if (op.explanation().empty()) set_text(op, &OpTexts::explanation, "why");
   }
   const nlohmann::ordered_json trace =
       nlohmann::ordered_json::parse(prediction_to_trace_json(prediction));
@@ -318,20 +319,24 @@ ENTRY e {
   }
 }
 
-// sample_prediction() and 2000 ops of about 1 KB of args each (their texts in `texts`): a
+// sample_prediction() and 2000 ops of about 1 KB of args each (their texts in one pool): a
 // trace of about 2 MB.
-Prediction large_prediction(TextPool& texts) {
+Prediction large_prediction() {
   Prediction prediction = sample_prediction();
   const OpPrediction op = prediction.ops.front();
   const TimelineEvent event = prediction.timeline.front();
-  const std::string_view explanation = texts.save(std::string(900, 'x') + "\n\"quoted\" \xff");
+  const auto texts = std::make_shared<TextPool>();
+  const std::string explanation = std::string(900, 'x') + "\n\"quoted\" \xff";
   for (int i = 0; i < 2000; ++i) {
     OpPrediction copy = op;
-    copy.name = texts.save("extra." + std::to_string(i));
-    copy.explanation = explanation;
+    OpTexts t = copy.all_texts();
+    const std::string name = "extra." + std::to_string(i);
+    t.name = name;
+    t.explanation = explanation;
+    copy.set_texts(texts, t);
     prediction.ops.push_back(copy);
     TimelineEvent e = event;
-    e.name = copy.name;
+    e.name = copy.name();
     e.instruction = nullptr;
     e.start_s = prediction.step_time_s * i / 2000;
     prediction.timeline.push_back(e);
@@ -342,8 +347,7 @@ Prediction large_prediction(TextPool& texts) {
 TEST_CASE("the trace written to a stream is the text prediction_to_trace_json returns") {
   // The writer hands the stream its text in pieces of 64 KiB, so the streamed trace is the
   // joined pieces of about 2 MB.
-  TextPool texts;  // outlives the records that view it
-  const Prediction prediction = large_prediction(texts);
+  const Prediction prediction = large_prediction();
   const std::string text = prediction_to_trace_json(prediction);
   CHECK(text.size() > 2000 * 900);
   std::ostringstream out;
@@ -355,8 +359,7 @@ TEST_CASE("the trace written to a stream is the text prediction_to_trace_json re
 TEST_CASE("a trace made by several threads is the text one thread makes") {
   // About 2 MB: eight or more pieces of about 256 KiB, each made by whichever thread takes it
   // and written in order; the doubles and repeated texts each thread keeps are its own.
-  TextPool texts;
-  const Prediction prediction = large_prediction(texts);
+  const Prediction prediction = large_prediction();
   const std::string text = prediction_to_trace_json(prediction);
   for (const int threads : {2, 3, 8}) {
     INFO(threads << " threads");
@@ -371,8 +374,7 @@ TEST_CASE("counter samples of both kinds, made by several threads, are the text 
   // counter events each, about 200 bytes) and 2000 live-bytes samples, one at each op's start
   // (about 100): pieces end among the samples, each taking up the kinds where the one before
   // left them.
-  TextPool texts;
-  Prediction prediction = large_prediction(texts);
+  Prediction prediction = large_prediction();
   // Each op's slice on the compute track, where live bytes are sampled at its start, over half
   // the time to the next one's start: every one a leaf, whose end is sampled.
   for (TimelineEvent& e : prediction.timeline) {

@@ -188,16 +188,16 @@ TEST_CASE("TPU: every op's XLA Ops events add up to its predicted time, loops st
   // outer loop's ops 10 times, its condition lt2 11 times. Only 2 of each loop's iterations are
   // laid out one by one; the rest are the last one stretched.
   std::map<std::string, double> runs;
-  for (const OpPrediction& op : c.prediction.ops) runs[std::string(op.name)] = op.multiplier;
+  for (const OpPrediction& op : c.prediction.ops) runs[std::string(op.name())] = op.multiplier;
   CHECK(runs["x1"] == 70);
   CHECK(runs["lt"] == 80);
   CHECK(runs["lt2"] == 11);
   for (const OpPrediction& op : c.prediction.ops) {
-    INFO(op.name);
+    INFO(op.name());
     // One picosecond of rounding per event at most.
-    CHECK(self.count(std::string(op.name)) == (op.total_time_s > 0 ? 1 : 0));
-    if (op.total_time_s > 0) {
-      CHECK(self.at(std::string(op.name)) == Approx(op.total_time_s).margin(op.multiplier * 2e-12));
+    CHECK(self.count(std::string(op.name())) == (op.total_time_s() > 0 ? 1 : 0));
+    if (op.total_time_s() > 0) {
+      CHECK(self.at(std::string(op.name())) == Approx(op.total_time_s()).margin(op.multiplier * 2e-12));
     }
   }
   // The loops themselves take no time of their own: their ops fill them.
@@ -477,9 +477,9 @@ TEST_CASE("hloroof's own reader takes the predicted file for a measured run of t
     std::map<std::string, double> times;
     for (const MeasuredOp& op : measured->ops) times[op.name] = op.time_s;
     for (const OpPrediction& op : c.prediction.ops) {
-      if (op.total_time_s <= 0) continue;
-      INFO(op.name);
-      CHECK(times[std::string(op.name)] == Approx(op.total_time_s).margin(op.multiplier * 2e-12));
+      if (op.total_time_s() <= 0) continue;
+      INFO(op.name());
+      CHECK(times[std::string(op.name())] == Approx(op.total_time_s()).margin(op.multiplier * 2e-12));
     }
   }
 }

@@ -5,7 +5,7 @@
 //   p->step_time_s;               // the expected step
 //   p->roofline_step_time_s;      // the same at the roofline (speed of light)
 //   p->breakdown.compute_s;       // what the step is made of
-//   p->ops.front().explanation;   // the most expensive op's formula, with the device numbers
+//   p->ops.front().explanation(); // the most expensive op's formula, with the device numbers
 //
 // The model (docs/prediction-model.md): each op's roofline time on the device, each
 // collective's time on the slice's topology, composed along the module's schedule with async
@@ -35,6 +35,10 @@
 #include "hloroof/text_pool.h"
 
 namespace hloroof {
+
+namespace detail {
+struct OpRecordAccess;
+}  // namespace detail
 
 struct PredictOptions {
   // The slice, e.g. "2x2", "4x4x4" (TPU chips per axis) or "2x8" (GPU nodes x GPUs per node).
@@ -113,15 +117,34 @@ struct AsyncPrediction {
   double exposed_s = 0;  // per execution: the done's wait (latency_s = hidden_s + exposed_s)
 };
 
-// Its texts (name, ..., explanation) are views of `texts`, which the record holds: a copy of the
-// record keeps them too. A record made by hand may view any text that outlives it.
-struct OpPrediction {
-  const Instruction* instruction = nullptr;  // valid while the module lives
+// An op record's texts, as set_texts takes them.
+struct OpTexts {
   std::string_view name;
   std::string_view opcode;
   std::string_view computation;
-  std::string_view category;  // XProf-like: "convolution fusion", "loop fusion", "all-gather", ...
-  std::string_view op_name;   // metadata op_name, e.g. "jit(train_step)/layer_3/attention/dot"
+  std::string_view category;
+  std::string_view op_name;
+  std::string_view model;
+  std::string_view explanation;
+};
+
+// Its texts (name(), ..., explanation()) are held by the pool `texts()`, which the record
+// holds: a copy of the record keeps them too. A record keeps each text as 4 bytes of that pool
+// (168 bytes a record where views of its seven texts took 112 alone).
+class OpPrediction {
+ public:
+  const Instruction* instruction = nullptr;  // valid while the module lives
+  std::string_view name() const { return text(name_); }
+  std::string_view opcode() const { return text(opcode_); }
+  std::string_view computation() const { return text(computation_); }
+  // XProf-like: "convolution fusion", "loop fusion", "all-gather", ...
+  std::string_view category() const { return text(category_); }
+  // metadata op_name, e.g. "jit(train_step)/layer_3/attention/dot"
+  std::string_view op_name() const { return text(op_name_); }
+  // The model behind time_s, e.g. "gemm table h100 (measured, interpolated)",
+  // "collective fit h100 (measured, fitted)", "roofline (no measured model)".
+  std::string_view model() const { return text(model_); }
+  std::string_view explanation() const { return explanation_; }  // the formula, with numbers
   double multiplier = 1;  // executions per step
   // One execution, on the step's critical path, as expected (docs/prediction-model.md): the
   // op's time from the measured models (its roofline time raised to what the device is
@@ -137,11 +160,8 @@ struct OpPrediction {
   // roofline_time_s / time_s, in (0, 1]; 1 when both are 0. For an async done (whose wait
   // depends on the schedule), that of the pair's work: roofline latency / expected latency.
   double efficiency = 1;
-  // The model behind time_s, e.g. "gemm table h100 (measured, interpolated)",
-  // "collective fit h100 (measured, fitted)", "roofline (no measured model)".
-  std::string_view model;
-  double total_time_s = 0;           // time_s x multiplier
-  double total_roofline_time_s = 0;  // roofline_time_s x multiplier
+  double total_time_s() const { return time_s * multiplier; }
+  double total_roofline_time_s() const { return roofline_time_s * multiplier; }
   BoundBy bound = BoundBy::kOverhead;
   Bound resource = Bound::kOverhead;  // the roofline term behind `bound`
   bool in_entry = false;              // the computation is the module's entry
@@ -151,13 +171,35 @@ struct OpPrediction {
   double hbm_bytes = 0;
   double on_chip_bytes = 0;
   double host_bytes = 0;
-  std::string_view explanation;  // the formula with the device numbers
   // Few ops have these: each is held on the heap (an op without them carries two pointers).
   HeapOptional<CollectivePrediction> collective;  // collectives (on the start of a pair)
   HeapOptional<AsyncPrediction> async;            // both ops of an async pair
-  // What the texts above view: one pool for the records of a prediction, where each text is
-  // held once (the same explanation of every layer's op, the few models and categories).
-  std::shared_ptr<const TextPool> texts;
+
+  // Sets the texts, saved in `texts` (each held once there: the same explanation of every
+  // layer's op, the few models and categories), which the record holds from then on: a record
+  // made by hand takes its texts so. The records of one prediction share one pool.
+  void set_texts(const std::shared_ptr<TextPool>& texts, const OpTexts& t);
+  // The texts, as set_texts takes them (views of texts()).
+  OpTexts all_texts() const {
+    return {name(), opcode(), computation(), category(), op_name(), model(), explanation()};
+  }
+  // The pool the texts are in; null for a record without texts.
+  const std::shared_ptr<const TextPool>& texts() const { return texts_; }
+
+ private:
+  friend struct detail::OpRecordAccess;  // how a prediction sets them, from its pool's Refs
+  std::string_view text(TextPool::Ref ref) const {
+    return ref == 0 ? std::string_view() : texts_->text(ref);
+  }
+
+  std::shared_ptr<const TextPool> texts_;
+  std::string_view explanation_;  // in texts_
+  TextPool::Ref name_ = 0;
+  TextPool::Ref opcode_ = 0;
+  TextPool::Ref computation_ = 0;
+  TextPool::Ref category_ = 0;
+  TextPool::Ref op_name_ = 0;
+  TextPool::Ref model_ = 0;
 };
 
 // A slice of the predicted timeline (the trace view draws these).
