@@ -530,6 +530,11 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
     roofline.reset();
   }
   timings->clear();
+  if (target.texts().full()) {
+    return absl::ResourceExhaustedError(
+        "the prediction's texts (op names, explanations) pass 4 GiB, more than its records "
+        "hold; predict with the explain option off");
+  }
   set_peak(device, matrix_by_class, p);
   p.devices = std::max<int64_t>(
       1, module.attributes().replica_count * module.attributes().num_partitions);
