@@ -1023,7 +1023,8 @@ void bind_predict(py::module_& m) {
       .computed(
           "computation", [](const OpPrediction& o) { return o.computation(); }, "computation name")
       .computed(
-          "category", [](const OpPrediction& o) { return o.category(); }, "XProf-like: 'loop fusion', 'all-gather', ...")
+          "category", [](const OpPrediction& o) { return o.category(); },
+          "XProf-like: 'loop fusion', 'all-gather', ...")
       .computed(
           "op_name", [](const OpPrediction& o) { return o.op_name(); }, "metadata op_name")
       .field("multiplier", &OpPrediction::multiplier, "executions per step")
@@ -1051,7 +1052,8 @@ void bind_predict(py::module_& m) {
       .field("on_chip_bytes", &OpPrediction::on_chip_bytes, "one execution, B")
       .field("host_bytes", &OpPrediction::host_bytes, "one execution, B")
       .computed(
-          "explanation", [](const OpPrediction& o) { return o.explanation(); }, "the formula with the device numbers")
+          "explanation", [](const OpPrediction& o) { return o.explanation(); },
+          "the formula with the device numbers")
       .computed(
           "collective", [](const OpPrediction& o) { return o.collective.get(); },
           "collectives: the network time, or None", kInternal)

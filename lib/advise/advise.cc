@@ -140,8 +140,8 @@ AdviceMaker::AdviceMaker(const Module& module, const Prediction& prediction,
     }
     if (i == nullptr) {
       state_->status = absl::InvalidArgumentError(
-          absl::StrCat("the prediction's op '", sv(op.name()), "' (computation '", sv(op.computation()),
-                       "') is not in module '", sv(module.name()),
+          absl::StrCat("the prediction's op '", sv(op.name()), "' (computation '",
+                       sv(op.computation()), "') is not in module '", sv(module.name()),
                        "': advise needs the prediction and memory report of this module"));
       return;
     }

@@ -113,7 +113,7 @@ PredictionDiff diff_predictions(const Prediction& before, const Prediction& afte
     // Without an op_name, only the name can tell two ops of one opcode apart (a key no
     // computation has: computation keys are never empty).
     return op.op_name().empty() ? Key({}, op.name(), {}, {})
-                              : Key(computation_key(op), op.opcode(), op.op_name(), {});
+                                : Key(computation_key(op), op.opcode(), op.op_name(), {});
   }, true);
 
   for (size_t k = 0; k < after.ops.size(); ++k) {

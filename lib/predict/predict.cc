@@ -136,7 +136,7 @@ struct OpRecordAccess {
     op.name_ = texts->ref_once(i.name());
     // Static text by its opcode or where it lies (op_category's literals); the rest saved.
     op.opcode_ = i.uses_async_sugar() && i.async_wrapped_opcode() ? texts->ref(spelled_opcode(i))
-                                                                   : shared.opcode(i.opcode());
+                                                                  : shared.opcode(i.opcode());
     op.computation_ = computation;
     // A collective's category is its own string (a kind: saved by content).
     op.category_ = own_category ? texts->ref(category) : shared.text(category);
@@ -153,8 +153,8 @@ namespace {
 // listed once); its texts are saved in `texts` (the timing's are there already), its
 // computation's name as `computation`.
 void fill_op_record(OpPrediction& op, InstructionTiming& t, double runs, double roofline_s,
-                    double efficiency, const std::shared_ptr<TextPool>& texts,
-                    SharedTexts& shared, TextPool::Ref computation) {
+                    double efficiency, const std::shared_ptr<TextPool>& texts, SharedTexts& shared,
+                    TextPool::Ref computation) {
   const Instruction& i = *t.instruction;
   detail::OpRecordAccess::set_texts(op, texts, shared, i, computation, predict::op_category(t),
                                     t.collective.has_value(), t.model, t.explanation);

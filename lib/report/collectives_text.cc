@@ -53,8 +53,9 @@ absl::StatusOr<std::string> render_collectives(const Prediction& prediction,
   for (const OpPrediction* op : ops) {
     const CollectivePrediction& c = *op->collective;
     approximate |= c.approximate;
-    table.add_row({absl::StrCat(++rank), std::string(op->name()), c.kind, absl::StrCat(c.group_size),
-                   format_bytes(c.payload_bytes), occurrences(op->multiplier),
+    table.add_row({absl::StrCat(++rank), std::string(op->name()), c.kind,
+                   absl::StrCat(c.group_size), format_bytes(c.payload_bytes),
+                   occurrences(op->multiplier),
                    format_seconds(c.time_s) + (c.approximate ? "*" : ""),
                    format_seconds(c.exposed_s), c.is_async ? format_seconds(c.hidden_s) : "sync"});
   }

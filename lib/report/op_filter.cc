@@ -15,8 +15,8 @@ absl::StatusOr<OpFilter> OpFilter::compile(const std::string& pattern) {
 }
 
 bool OpFilter::keeps(const OpPrediction& op) const {
-  return re_ == nullptr || RE2::PartialMatch(op.name(), *re_) || RE2::PartialMatch(op.opcode(), *re_) ||
-         RE2::PartialMatch(op.op_name(), *re_);
+  return re_ == nullptr || RE2::PartialMatch(op.name(), *re_) ||
+         RE2::PartialMatch(op.opcode(), *re_) || RE2::PartialMatch(op.op_name(), *re_);
 }
 
 }  // namespace hloroof::report_internal

@@ -101,9 +101,8 @@ std::string ops_table(const Prediction& p, size_t top) {
   for (size_t k = 0; k < shown; ++k) {
     const OpPrediction& op = p.ops[k];
     t.add_row({std::string(op.name()), std::string(op.opcode()), std::string(op.category()),
-               runs(op.multiplier), format_seconds(op.time_s),
-               format_seconds(op.total_time_s()), share(op.total_time_s(), p.step_time_s),
-               std::string(bound_by_name(op.bound))});
+               runs(op.multiplier), format_seconds(op.time_s), format_seconds(op.total_time_s()),
+               share(op.total_time_s(), p.step_time_s), std::string(bound_by_name(op.bound))});
   }
   return absl::StrFormat("\ntop %d of %d ops by total time:\n%s", shown, p.ops.size(), t.render());
 }

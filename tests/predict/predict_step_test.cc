@@ -298,8 +298,12 @@ TEST_CASE("an op record's texts live as long as the record") {
   {
     auto texts = std::make_shared<TextPool>();
     std::string category = "loop fusion";
-    made.set_texts(texts, {.name = "fusion.1", .opcode = "fusion", .computation = "main",
-                           .category = category, .op_name = "jit(f)/add", .model = "roofline",
+    made.set_texts(texts, {.name = "fusion.1",
+                           .opcode = "fusion",
+                           .computation = "main",
+                           .category = category,
+                           .op_name = "jit(f)/add",
+                           .model = "roofline",
                            .explanation = "why"});
     category.assign(category.size(), '?');  // saved: the record does not view the caller's
   }

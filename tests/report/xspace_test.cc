@@ -197,7 +197,8 @@ TEST_CASE("TPU: every op's XLA Ops events add up to its predicted time, loops st
     // One picosecond of rounding per event at most.
     CHECK(self.count(std::string(op.name())) == (op.total_time_s() > 0 ? 1 : 0));
     if (op.total_time_s() > 0) {
-      CHECK(self.at(std::string(op.name())) == Approx(op.total_time_s()).margin(op.multiplier * 2e-12));
+      CHECK(self.at(std::string(op.name())) ==
+            Approx(op.total_time_s()).margin(op.multiplier * 2e-12));
     }
   }
   // The loops themselves take no time of their own: their ops fill them.
@@ -479,7 +480,8 @@ TEST_CASE("hloroof's own reader takes the predicted file for a measured run of t
     for (const OpPrediction& op : c.prediction.ops) {
       if (op.total_time_s() <= 0) continue;
       INFO(op.name());
-      CHECK(times[std::string(op.name())] == Approx(op.total_time_s()).margin(op.multiplier * 2e-12));
+      CHECK(times[std::string(op.name())] ==
+            Approx(op.total_time_s()).margin(op.multiplier * 2e-12));
     }
   }
 }
