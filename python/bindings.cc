@@ -1016,29 +1016,20 @@ void bind_predict(py::module_& m) {
   Record<OpPrediction>(m, "OpPrediction", "One op of the predicted step.")
       .field("instruction", &OpPrediction::instruction,
              "the instruction when predicted from a Module, else None")
-      .computed(
-          "name", [](const OpPrediction& o) { return o.name(); }, "instruction name")
-      .computed(
-          "opcode", [](const OpPrediction& o) { return o.opcode(); }, "opcode")
-      .computed(
-          "computation", [](const OpPrediction& o) { return o.computation(); }, "computation name")
-      .computed(
-          "category", [](const OpPrediction& o) { return o.category(); },
-          "XProf-like: 'loop fusion', 'all-gather', ...")
-      .computed(
-          "op_name", [](const OpPrediction& o) { return o.op_name(); }, "metadata op_name")
+      .computed("name", &OpPrediction::name, "instruction name")
+      .computed("opcode", &OpPrediction::opcode, "opcode")
+      .computed("computation", &OpPrediction::computation, "computation name")
+      .computed("category", &OpPrediction::category,
+                "XProf-like: 'loop fusion', 'all-gather', ...")
+      .computed("op_name", &OpPrediction::op_name, "metadata op_name")
       .field("multiplier", &OpPrediction::multiplier, "executions per step")
       .field("time_s", &OpPrediction::time_s, "one execution on the critical path, expected, s")
       .field("roofline_time_s", &OpPrediction::roofline_time_s, "the same at the roofline, s")
       .field("efficiency", &OpPrediction::efficiency, "roofline_time_s / time_s, in (0, 1]")
-      .computed(
-          "model", [](const OpPrediction& o) { return o.model(); }, "the model behind time_s")
-      .computed(
-          "total_time_s", [](const OpPrediction& o) { return o.total_time_s(); },
-          "time_s x multiplier, s")
-      .computed(
-          "total_roofline_time_s", [](const OpPrediction& o) { return o.total_roofline_time_s(); },
-          "roofline_time_s x multiplier, s")
+      .computed("model", &OpPrediction::model, "the model behind time_s")
+      .computed("total_time_s", &OpPrediction::total_time_s, "time_s x multiplier, s")
+      .computed("total_roofline_time_s", &OpPrediction::total_roofline_time_s,
+                "roofline_time_s x multiplier, s")
       .computed(
           "bound", [](const OpPrediction& o) { return op_bound_name(o); },
           "'compute', 'memory', 'collective' or 'overhead'")
@@ -1051,9 +1042,7 @@ void bind_predict(py::module_& m) {
       .field("hbm_bytes", &OpPrediction::hbm_bytes, "one execution, B")
       .field("on_chip_bytes", &OpPrediction::on_chip_bytes, "one execution, B")
       .field("host_bytes", &OpPrediction::host_bytes, "one execution, B")
-      .computed(
-          "explanation", [](const OpPrediction& o) { return o.explanation(); },
-          "the formula with the device numbers")
+      .computed("explanation", &OpPrediction::explanation, "the formula with the device numbers")
       .computed(
           "collective", [](const OpPrediction& o) { return o.collective.get(); },
           "collectives: the network time, or None", kInternal)

@@ -31,20 +31,11 @@ struct TextPool::Index {
 TextPool::TextPool() : index_(std::make_unique<Index>(this)) {}
 TextPool::~TextPool() = default;
 
-bool TextPool::has_room(size_t size) const {
-  if (size > UINT32_MAX) return false;
-  const size_t needed = sizeof(uint32_t) + size;
-  return (!blocks_.empty() && block_size_ - used_ >= needed) || blocks_.size() < kMaxBlocks;
-}
-
 TextPool::Ref TextPool::ref_once(std::string_view text) {
   if (text.empty()) return 0;
-  // Room is short only after 4 GiB of text (kMaxBlocks blocks), or for a text of 4 GiB.
-  if (blocks_.size() >= kMaxBlocks - 1 || text.size() > UINT32_MAX) [[unlikely]] {
-    if (!has_room(text.size())) {
-      full_ = true;
-      return 0;
-    }
+  if (!has_room(text.size())) [[unlikely]] {
+    full_ = true;
+    return 0;
   }
   const size_t size = sizeof(uint32_t) + text.size();
   if (blocks_.empty() || block_size_ - used_ < size) {
@@ -64,13 +55,11 @@ TextPool::Ref TextPool::ref_once(std::string_view text) {
 
 TextPool::Ref TextPool::ref(std::string_view text) {
   if (text.empty()) return 0;
-  if (blocks_.size() >= kMaxBlocks - 1 || text.size() > UINT32_MAX) [[unlikely]] {
-    if (!has_room(text.size())) {  // refused, unless held already
-      auto it = index_->texts.find(text);
-      if (it != index_->texts.end()) return *it;
-      full_ = true;
-      return 0;
-    }
+  if (!has_room(text.size())) [[unlikely]] {  // refused, unless held already
+    auto it = index_->texts.find(text);
+    if (it != index_->texts.end()) return *it;
+    full_ = true;
+    return 0;
   }
   // One probe: a text not there is saved and takes the slot the probe found.
   return *index_->texts.lazy_emplace(text,

@@ -55,8 +55,12 @@ class TextPool {
 
  private:
   struct Index;
-  // Whether a text of `size` bytes can be saved (the pool is not full).
-  bool has_room(size_t size) const;
+  // Whether a text of `size` bytes can be saved: false only past 4 GiB of text (every block
+  // taken, the last one too full) or for a text of 4 GiB.
+  bool has_room(size_t size) const {
+    return size <= UINT32_MAX &&
+           (blocks_.size() < kMaxBlocks || block_size_ - used_ >= sizeof(uint32_t) + size);
+  }
   // A Ref is 1 + the place of the text's size (4 bytes, then its bytes): its block, then the
   // offset in the block (a block of 64 KiB; a larger text has one of its own).
   static constexpr int kOffsetBits = 16;
