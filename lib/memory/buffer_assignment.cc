@@ -960,6 +960,23 @@ ModuleAssignment Assigner::run() {
     return b.kind == BufferKind::kParameter && !b.donated;
   };
   std::vector<Item> items;
+  {
+    // Room made once for an item per counted buffer, a parameter's read-only leaves one run
+    // (leaves that differ make more, and the vector grows): growing by doubling from none
+    // held up to twice the items (a million of 40 bytes each).
+    size_t room = 0;
+    const Instruction* run_of = nullptr;
+    for (const Buffer& b : buffers) {
+      if (!b.counted) continue;
+      if (!read_only_parameter(b)) {
+        ++room;
+      } else if (b.instruction != run_of) {
+        ++room;
+        run_of = b.instruction;
+      }
+    }
+    items.reserve(room);
+  }
   {  // the order is needed only here: its tables go before the allocations are made
     const ProcessingOrder order(liveness_);
     for (size_t id = 0; id < buffers.size(); ++id) {
@@ -1008,27 +1025,54 @@ ModuleAssignment Assigner::run() {
                                       (static_cast<uint64_t>(item.rank) << 32) | k);
     }
     std::sort(keys.begin(), keys.end());
-    std::vector<Item> sorted;
-    sorted.reserve(items.size());
+    // The items put in the keys' order where they lie, a cycle of the permutation at a time
+    // (a sorted copy held the items twice): place k takes the item the k-th key names, and a
+    // place filled has its key's place set to its own, so that each cycle is walked once.
+    constexpr uint64_t kPlace = 0xffffffffu;
+    auto place_of = [&](size_t k) {
+      return static_cast<size_t>(absl::Uint128Low64(keys[k]) & kPlace);
+    };
+    auto settle = [&](size_t k) {
+      keys[k] = absl::MakeUint128(absl::Uint128High64(keys[k]),
+                                  (absl::Uint128Low64(keys[k]) & ~kPlace) | k);
+    };
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (place_of(k) == k) continue;
+      const Item first = items[k];
+      size_t to = k;
+      for (size_t from = place_of(to); from != k; to = from, from = place_of(to)) {
+        items[to] = items[from];
+        settle(to);
+      }
+      items[to] = first;
+      settle(to);
+    }
+    // Then each run alike in all but the place, in order of start and id.
+    auto by_start = [](const Item& a, const Item& b) {
+      return std::tie(a.start, a.id) < std::tie(b.start, b.id);
+    };
     for (size_t k = 0; k < keys.size();) {
       size_t end = k + 1;
       while (end < keys.size() && absl::Uint128High64(keys[end]) == absl::Uint128High64(keys[k]) &&
              absl::Uint128Low64(keys[end]) >> 32 == absl::Uint128Low64(keys[k]) >> 32) {
         ++end;
       }
-      const size_t first = sorted.size();
-      for (; k < end; ++k) sorted.push_back(items[absl::Uint128Low64(keys[k]) & 0xffffffffu]);
-      auto by_start = [](const Item& a, const Item& b) {
-        return std::tie(a.start, a.id) < std::tie(b.start, b.id);
-      };
-      if (!std::is_sorted(sorted.begin() + first, sorted.end(), by_start)) {
-        std::sort(sorted.begin() + first, sorted.end(), by_start);
-      }
+      const auto first = items.begin() + static_cast<std::ptrdiff_t>(k);
+      const auto last = items.begin() + static_cast<std::ptrdiff_t>(end);
+      if (!std::is_sorted(first, last, by_start)) std::sort(first, last, by_start);
+      k = end;
     }
-    items.swap(sorted);
   }
 
-  out_.allocations.reserve(items.size() + 4);
+  // An allocation for each parameter (or run of them), constant and output at most, and the
+  // temporaries' (one for each memory space): every other buffer shares one of those. Room
+  // for every item held a million unused records where temporaries are most of them.
+  const auto own_allocation = [&](const Item& item) {
+    const Buffer& b = buffers[item.id];
+    return b.is_output || b.kind == BufferKind::kConstant || b.kind == BufferKind::kParameter;
+  };
+  out_.allocations.reserve(
+      static_cast<size_t>(std::count_if(items.begin(), items.end(), own_allocation)) + 4);
 
   // Output and donated allocations, in creation order, by memory space.
   absl::flat_hash_map<int64_t, ReusableAllocations> reusable;
@@ -1116,6 +1160,7 @@ ModuleAssignment Assigner::run() {
     }
     deferred[b.memory_space()].push_back(value);
   }
+  std::vector<Item>().swap(items);  // the temporaries to pack are in `deferred`
   std::vector<int64_t> spaces;
   for (const auto& [space, values] : deferred) spaces.push_back(space);
   std::sort(spaces.begin(), spaces.end());
