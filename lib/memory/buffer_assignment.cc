@@ -484,17 +484,19 @@ class ProcessingOrder {
     const absl::Span<Instruction* const> schedule = c.instructions();
     std::vector<int32_t>& ranks = ranks_[&liveness];
     ranks.assign(schedule.size(), kUnseen);
+    // The path walked down, as deep as the longest chain of operands (a million entries in a
+    // chain of a million): 16 bytes each, an instruction's control predecessors asked for
+    // once its operands are walked (few have any).
     struct Entry {
       const Instruction* at;
-      int64_t position;
-      size_t next;  // edge
-      absl::Span<Instruction* const> control;
+      int32_t position;  // as the ranks are, 32-bit
+      uint32_t next;     // edge
     };
     std::vector<Entry> stack;
     auto enter = [&](const Instruction* i, int64_t position) {
       if (position < 0 || ranks[position] != kUnseen) return;
       ranks[position] = kEntered;
-      stack.push_back({i, position, 0, i->control_predecessors()});
+      stack.push_back({i, static_cast<int32_t>(position), 0});
     };
     for (size_t p = 0; p < schedule.size(); ++p) {
       const Instruction* start = schedule[p];
@@ -503,9 +505,11 @@ class ProcessingOrder {
       while (!stack.empty()) {
         Entry& e = stack.back();
         const size_t operands = e.at->operand_count();
-        if (e.next < operands + e.control.size()) {
-          const Instruction* to =
-              e.next < operands ? e.at->operand(e.next) : e.control[e.next - operands];
+        const absl::Span<Instruction* const> control =
+            e.next < operands ? absl::Span<Instruction* const>() : e.at->control_predecessors();
+        if (e.next < operands + control.size()) {
+          const Instruction* to = e.next < operands ? e.at->operand(e.next)
+                                                    : control[e.next - operands];
           ++e.next;
           if (to->parent() == &c) enter(to, liveness.leaves.position_of(to));
           continue;
