@@ -878,16 +878,17 @@ class XSpaceWriter {
     return known->second;
   }
 
-  // An op's event metadata on a TPU into `m`, and its name: the op's line of the module,
-  // printed into room kept from the op before (its shape's text made once for the
-  // instructions that share the shape), or the slice's name where it has no instruction.
+  // An op's event metadata on a TPU into `m`, and its name: the op's text as XLA's profiles
+  // name it (text::append_profile_op_text), printed into room kept from the op before (the
+  // texts of shapes made once for the instructions that share them), or the slice's name
+  // where it has no instruction.
   std::string_view tpu_op_fields(PlaneBuilder& plane, const Slice& s, EventFields& m) {
     const Instruction* i = s.instruction;
     op_text_.clear();
     std::string_view shape_text;
     if (i != nullptr) {
+      text::append_profile_op_text(&op_text_, *i, shape_texts_);
       shape_text = shape_texts_.text(i->shape());
-      text::append_instruction_text(&op_text_, *i, shape_text);
     } else {
       op_text_ = s.name;
     }

@@ -12,7 +12,6 @@
 #include "ir/strings.h"
 #include "text/module_attributes.h"
 #include "text/printer.h"
-#include "ir/shape_printer.h"
 
 namespace hloroof::text {
 
@@ -294,8 +293,11 @@ std::string_view opcode_text(const Instruction& i, std::string* scratch) {
   return *scratch;
 }
 
-// What follows the shape in an instruction's text: ` opcode(operands), attributes`.
-void append_after_shape(std::string* out, const Instruction& i) {
+// What follows the shape in an instruction's text: ` opcode(operands), attributes`. In a
+// profile's form (`profile_shapes` given): each operand's shape before its name, and neither
+// metadata nor backend config.
+void append_after_shape(std::string* out, const Instruction& i,
+                        detail::ShapeTexts* profile_shapes = nullptr) {
   std::string scratch;
   str_append(out, " ", opcode_text(i, &scratch), "(");
   if (i.opcode() == Opcode::kParameter) {
@@ -306,11 +308,17 @@ void append_after_shape(std::string* out, const Instruction& i) {
     for (size_t k = 0; k < i.operand_count(); ++k) {
       if (k > 0) out->append(", ");
       if (k > 0 && k % 5 == 0) str_append(out, "/*index=", k, "*/");
-      str_append(out, "%", i.operand(k)->name());
+      const Instruction& operand = *i.operand(k);
+      if (profile_shapes != nullptr) str_append(out, profile_shapes->text(operand.shape()), " ");
+      str_append(out, "%", operand.name());
     }
   }
   out->push_back(')');
   for (const Attribute& a : i.attributes()) {
+    if (profile_shapes != nullptr &&
+        (a.id == AttrId::kMetadata || a.id == AttrId::kBackendConfig)) {
+      continue;
+    }
     str_append(out, ", ", a.name(), "=");
     append_attribute_value(out, a);
   }
@@ -328,6 +336,11 @@ void append_instruction_text(std::string* out, const Instruction& i,
                              std::string_view shape_text) {
   str_append(out, "%", i.name(), " = ", shape_text);
   append_after_shape(out, i);
+}
+
+void append_profile_op_text(std::string* out, const Instruction& i, detail::ShapeTexts& shapes) {
+  str_append(out, "%", i.name(), " = ", shapes.text(i.shape()));
+  append_after_shape(out, i, &shapes);
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "hloroof/attributes.h"
+#include "ir/shape_printer.h"
 
 namespace hloroof::text {
 
@@ -18,6 +19,15 @@ void append_instruction_text(std::string* out, const Instruction& instruction);
 // where the caller keeps the texts of shapes many instructions share.
 void append_instruction_text(std::string* out, const Instruction& instruction,
                              std::string_view shape_text);
+
+// An instruction as XLA names an op in a profile (the event metadata of an op on a TPU
+// plane, its "long name"): its line with each operand's shape before the operand's name, and
+// without its metadata and backend config, as a TPU v6e profile's ops read, e.g.
+//   %fusion.2 = f32[8,128]{1,0} fusion(f32[8,128]{1,0} %copy), kind=kLoop, calls=%fused.2
+// (XLA's default printing but for those two). `shapes` keeps the texts of shapes many
+// instructions share.
+void append_profile_op_text(std::string* out, const Instruction& instruction,
+                            detail::ShapeTexts& shapes);
 
 }  // namespace hloroof::text
 

@@ -18,7 +18,8 @@ target_include_directories(report_test PRIVATE
   $<TARGET_PROPERTY:hloroof_xplane_proto,INTERFACE_INCLUDE_DIRECTORIES>)
 target_link_libraries(report_test PRIVATE protobuf::libprotobuf)
 # Rendered charts go under the build tree.
-target_compile_definitions(report_test PRIVATE HLOROOF_TEST_OUT="${CMAKE_CURRENT_BINARY_DIR}")
+target_compile_definitions(report_test PRIVATE HLOROOF_TEST_OUT="${CMAKE_CURRENT_BINARY_DIR}"
+  HLOROOF_SHARED_PROFILES="${PROJECT_SOURCE_DIR}/../shared/profiles")
 # The JSON writer the commands stream their reports with (lib/report/json_writer.h).
 hloroof_add_test(json_writer_test ${CMAKE_CURRENT_LIST_DIR}/json_writer_test.cc
                                   ${CMAKE_CURRENT_LIST_DIR}/csv_text_test.cc)

@@ -225,7 +225,8 @@ TEST_CASE("TPU: op metadata carries the text, program id, category and costs") {
     CHECK(find_stat(tpu, m.stats(), "program_id")->uint64_value() == file->program_id);
     if (m.display_name() != "x1") continue;
     saw_x1 = true;
-    CHECK(m.name() == "%x1 = f32[1024] multiply(%x.1, %x.1)");
+    // As XLA names an op in a TPU profile: each operand's shape before its name.
+    CHECK(m.name() == "%x1 = f32[1024] multiply(f32[1024] %x.1, f32[1024] %x.1)");
     CHECK(find_stat(tpu, m.stats(), "hlo_category")->str_value() == "non-fusion elementwise");
     // One execution: 1,024 multiplies; 3 x 4,096 B read and written.
     CHECK(find_stat(tpu, m.stats(), "flops")->int64_value() == 1024);
@@ -238,6 +239,56 @@ TEST_CASE("TPU: op metadata carries the text, program id, category and costs") {
   REQUIRE(modules.events_size() == 1);
   CHECK(tpu.event_metadata().at(modules.events(0).metadata_id()).name() ==
         "nested(" + std::to_string(file->program_id) + ")");
+}
+
+TEST_CASE("TPU: an op is named as XLA names it in a real TPU profile") {
+  // The TPU v6e profile of ../shared/profiles (openxla/xprof's test data), written by XLA's
+  // own profiler: each op of its XLA Ops line is named by its instruction's text with the
+  // operands' shapes and without metadata or backend config, e.g. `%broadcast_add_fusion.1 =
+  // f32[5,1024,1024,256]{3,2,1,0:T(8,128)} fusion(f32[5,1024,1024,256]{3,2,1,0:T(8,128)}
+  // %copy-done.2), kind=kLoop, calls=%fused_computation.1` (its HloProto gives the fusion a
+  // metadata op_name and source_file, and a backend config). The module it carries,
+  // predicted and written as an XSpace, names each op alike.
+  const std::filesystem::path path =
+      std::filesystem::path(HLOROOF_SHARED_PROFILES) / "tpu_v6e" / "tpu_inference_2.xplane.pb";
+  if (!std::filesystem::exists(path)) {
+    WARN("no " << path << ": not checked");
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  const std::string real_bytes((std::istreambuf_iterator<char>(in)), {});
+  // The real profile's op names by instruction name.
+  std::map<std::string, std::set<std::string>> real;
+  const xp::XSpace real_space = parse_space(real_bytes);
+  for (const auto& [id, m] : plane_named(real_space, "/device:TPU:0").event_metadata()) {
+    const size_t eq = m.name().find(" = ");
+    if (m.name().rfind('%', 0) != 0 || eq == std::string::npos) continue;
+    real[m.name().substr(1, eq - 1)].insert(m.name());
+  }
+  REQUIRE(real.size() >= 10);
+  absl::StatusOr<Profile> profile = read_profile(path.string());
+  REQUIRE(profile.ok());
+  absl::StatusOr<const ProfileModuleProto*> carried = pick_profile_module(*profile, "jit_f");
+  REQUIRE(carried.ok());
+  absl::StatusOr<Module> module = parse_hlo_proto((*carried)->hlo_proto);
+  REQUIRE(module.ok());
+  absl::StatusOr<DeviceSpec> spec = device("tpu_v6e");
+  REQUIRE(spec.ok());
+  absl::StatusOr<Prediction> p = predict_step_time(*module, *spec);
+  REQUIRE(p.ok());
+  absl::StatusOr<XSpaceFile> file = prediction_to_xspace(*module, *p, *spec);
+  REQUIRE(file.ok());
+  const xp::XSpace ours = parse_space(file->bytes);
+  int named = 0;
+  for (const auto& [id, m] : plane_named(ours, "/device:TPU:0").event_metadata()) {
+    auto it = real.find(m.display_name());
+    if (it == real.end()) continue;
+    INFO(m.display_name());
+    CHECK(it->second.count(m.name()) == 1);
+    ++named;
+  }
+  // jit_f's seven ops: four copy-starts and copy-dones of the host offload, three fusions.
+  CHECK(named == 7);
 }
 
 TEST_CASE("TPU: two instructions of the same text have an event metadata each") {
@@ -278,7 +329,7 @@ ENTRY e {
   for (const xp::XEvent& e : line_named(tpu, "XLA Ops").events()) {
     const xp::XEventMetadata& md = tpu.event_metadata().at(e.metadata_id());
     if (md.display_name() != "done") continue;
-    CHECK(md.name() == "%done = pred[] compare(%i, %n), direction=LT");
+    CHECK(md.name() == "%done = pred[] compare(s32[] %i, s32[] %n), direction=LT");
     done_symbols.insert(find_stat(tpu, md.stats(), "symbol_id")->uint64_value());
   }
   CHECK(done_symbols.size() == 2);
