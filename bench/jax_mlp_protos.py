@@ -7,7 +7,7 @@ GELU feed-forward blocks with layer norms, SGD update) that JAX compiles here on
 serialized as XLA holds it (`as_serialized_hlo_module_proto()`), written as
 OUTDIR/mlp_LAYERS.pb. Run with JAX installed and JAX_PLATFORMS=cpu:
 
-    JAX_PLATFORMS=cpu /work/venv/bin/python bench/jax_mlp_protos.py /tmp/protos
+    JAX_PLATFORMS=cpu $(tools/venv.sh) bench/jax_mlp_protos.py /tmp/protos
     build/bench/proto_read_bench /tmp/protos/mlp_*.pb
 """
 

@@ -4,7 +4,7 @@
 
 Run from the repository root after a build, with the package on the path and JAX installed:
 
-    PYTHONPATH=build/python JAX_PLATFORMS=cpu /work/venv/bin/python bench/python_predict_bench.py
+    PYTHONPATH=build/python JAX_PLATFORMS=cpu $(tools/venv.sh) bench/python_predict_bench.py
 
 Predicts each FILE (default: the three largest modules of the shared corpus, ../shared/corpus
 or $HLOROOF_CORPUS) on tpu_v5e with `hloroof.predict(text, "tpu_v5e")` and with the C++ call
