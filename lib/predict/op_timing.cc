@@ -718,7 +718,7 @@ absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const T
   return t;
 }
 
-std::string_view op_category(const InstructionTiming& t) {
+std::string_view op_category(const InstructionTiming& t, double matrix_flops) {
   const Instruction& i = *t.instruction;
   if (t.collective) return t.collective->kind;
   if (const std::string_view stream = t.flow().stream; !stream.empty()) {
@@ -726,7 +726,7 @@ std::string_view op_category(const InstructionTiming& t) {
   }
   switch (i.opcode()) {
     case Opcode::kFusion: {
-      if (t.cost != nullptr && t.cost->cost.matrix_flops() > 0) return "convolution fusion";
+      if (matrix_flops > 0) return "convolution fusion";
       const std::string_view kind = i.fusion_kind();
       if (kind == "kLoop") return "loop fusion";
       if (kind == "kInput") return "input fusion";

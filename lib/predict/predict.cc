@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hloroof/device_target.h"
@@ -149,14 +150,33 @@ struct OpRecordAccess {
 
 namespace {
 
+// What an op's record reads of its cost (one execution), taken before the op records are made
+// so that the module's cost records may go first (a cost record is 184 bytes an op).
+struct OpFigures {
+  double flops = 0;
+  double matrix_flops = 0;
+  double transcendentals = 0;
+  double hbm_bytes = 0;
+  double on_chip_bytes = 0;
+  double host_bytes = 0;
+};
+
+OpFigures figures_of(const InstructionCost* cost) {
+  if (cost == nullptr) return {};
+  const OpCost& c = cost->cost;
+  return {c.flops,       c.matrix_flops(),  c.transcendentals,
+          c.hbm_bytes(), c.on_chip_bytes(), c.host_bytes()};
+}
+
 // Fills the record `op` (new) of timing `t`, moving the timing's collective into it (each op is
 // listed once); its texts are saved in `texts` (the timing's are there already), its
 // computation's name as `computation`.
-void fill_op_record(OpPrediction& op, InstructionTiming& t, double runs, double roofline_s,
-                    double efficiency, const std::shared_ptr<TextPool>& texts, SharedTexts& shared,
-                    TextPool::Ref computation) {
+void fill_op_record(OpPrediction& op, InstructionTiming& t, const OpFigures& figures, double runs,
+                    double roofline_s, double efficiency, const std::shared_ptr<TextPool>& texts,
+                    SharedTexts& shared, TextPool::Ref computation) {
   const Instruction& i = *t.instruction;
-  detail::OpRecordAccess::set_texts(op, texts, shared, i, computation, predict::op_category(t),
+  detail::OpRecordAccess::set_texts(op, texts, shared, i, computation,
+                                    predict::op_category(t, figures.matrix_flops),
                                     t.collective.has_value(), t.model, t.explanation);
   op.instruction = &i;
   op.in_entry = i.parent()->is_entry();
@@ -166,15 +186,12 @@ void fill_op_record(OpPrediction& op, InstructionTiming& t, double runs, double 
   op.efficiency = efficiency;
   op.bound = t.bound;
   op.resource = t.resource;
-  if (t.cost != nullptr) {
-    const OpCost& c = t.cost->cost;
-    op.flops = c.flops;
-    op.matrix_flops = c.matrix_flops();
-    op.transcendentals = c.transcendentals;
-    op.hbm_bytes = c.hbm_bytes();
-    op.on_chip_bytes = c.on_chip_bytes();
-    op.host_bytes = c.host_bytes();
-  }
+  op.flops = figures.flops;
+  op.matrix_flops = figures.matrix_flops;
+  op.transcendentals = figures.transcendentals;
+  op.hbm_bytes = figures.hbm_bytes;
+  op.on_chip_bytes = figures.on_chip_bytes;
+  op.host_bytes = figures.host_bytes;
   op.collective = std::move(t.collective);
 }
 
@@ -267,11 +284,13 @@ double ratio(double roofline_s, double expected_s) {
 
 // The step's op records, costliest first, with the breakdown and totals; with `free_timings`,
 // each computation's instruction timings are emptied once its records are made (where nothing
-// reads them after).
+// reads them after). `cost_read` is called once the timings' cost records are read no more,
+// before any op record is made (the timings' `cost` may dangle after it).
 void gather_ops(const Module& module, predict::TimingMap& timings,
                 const predict::RooflineMap* roofline, size_t max_ops,
                 const std::shared_ptr<TextPool>& texts, Prediction& p,
-                std::map<std::string, double>& matrix_by_class, bool free_timings) {
+                std::map<std::string, double>& matrix_by_class, bool free_timings,
+                absl::FunctionRef<void()> cost_read) {
   const absl::flat_hash_map<const Computation*, double> runs =
       predict::executions_per_step(module, timings);
   auto listed = [](const InstructionTiming& t) {
@@ -314,10 +333,37 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
   constexpr size_t kNone = std::numeric_limits<size_t>::max();
   std::vector<size_t> place_of(met_in_all, kNone);
   for (size_t k = 0; k < totals.size(); ++k) place_of[totals[k].second] = k;
-  p.ops.resize(totals.size());
+  const size_t records = totals.size();
   std::vector<std::pair<double, size_t>>().swap(totals);
-  SharedTexts shared(*texts);
+  // What the step's sums and the records read of the cost: every listed op counts in the sums,
+  // whether it gets a record or not, in the order met.
+  std::vector<OpFigures> figures(records);
   size_t met = 0;  // ops met so far, in the order of `place_of`
+  for (const Computation* c : module.computations()) {
+    auto timing = timings.find(c);
+    auto count = runs.find(c);
+    if (timing == timings.end() || count == runs.end() || count->second <= 0) continue;
+    const double m = count->second;
+    for (const InstructionTiming& t : timing->second.instructions) {
+      if (!listed(t)) continue;
+      const size_t place = place_of[met++];
+      if (t.cost != nullptr) {
+        for (const MatrixFlops& f : t.cost->cost.matrix) {
+          const std::string_view cls = t.matrix_unit.empty() ? matrix_class(f.type) : t.matrix_unit;
+          matrix_by_class[std::string(cls)] += f.flops * m;
+        }
+      }
+      const OpFigures op = figures_of(t.cost);
+      p.flops += op.flops * m;
+      p.matrix_flops += op.matrix_flops * m;
+      p.hbm_bytes += op.hbm_bytes * m;
+      if (place != kNone) figures[place] = op;
+    }
+  }
+  cost_read();
+  p.ops.resize(records);
+  SharedTexts shared(*texts);
+  met = 0;
   for (const Computation* c : module.computations()) {
     auto timing = timings.find(c);
     auto count = runs.find(c);
@@ -334,13 +380,6 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
       InstructionTiming& t = list[k];
       if (!listed(t)) continue;
       const size_t place = place_of[met++];
-      if (t.cost != nullptr) {
-        for (const MatrixFlops& f : t.cost->cost.matrix) {
-          const std::string_view cls =
-              t.matrix_unit.empty() ? matrix_class(f.type) : t.matrix_unit;
-          matrix_by_class[std::string(cls)] += f.flops * m;
-        }
-      }
       const std::optional<RooflineOf> floor =
           roofline ? roofline_of(floors, static_cast<int64_t>(k))
                    : RooflineOf{t.time_s, t.flow().latency_s};
@@ -357,7 +396,6 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
       // The step's sums count every op, whether it gets a record or not (the record's figures,
       // as fill_op_record sets them).
       const double total_time_s = t.time_s * m;
-      const OpCost* work = t.cost != nullptr ? &t.cost->cost : nullptr;
       if (partner >= 0 && t.role == Role::kAsyncStart) {
         (t.bound == BoundBy::kCollective ? p.breakdown.collective_hidden_s
                                          : p.breakdown.async_hidden_s) += t.flow().hidden_s * m;
@@ -376,12 +414,9 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
           p.breakdown.overhead_s += total_time_s;
           break;
       }
-      p.flops += (work != nullptr ? work->flops : 0.0) * m;
-      p.matrix_flops += (work != nullptr ? work->matrix_flops() : 0.0) * m;
-      p.hbm_bytes += (work != nullptr ? work->hbm_bytes() : 0.0) * m;
       if (place == kNone) continue;
       OpPrediction& op = p.ops[place];
-      fill_op_record(op, t, m, roofline_s, efficiency, texts, shared, computation);
+      fill_op_record(op, t, figures[place], m, roofline_s, efficiency, texts, shared, computation);
       if (partner >= 0) {
         const bool is_start = t.role == Role::kAsyncStart;
         const InstructionTiming& start = is_start ? t : list[partner];
@@ -511,22 +546,27 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
   std::map<std::string, double> matrix_by_class;
   for (const Instruction* i : cost->unknown) p.unknown_ops.emplace_back(i->name());
   p.is_lower_bound = cost->is_lower_bound;
-  if (options.timeline && analyzed) {
-    // The records first, then the cost this call made let go (the timeline does not read it),
-    // then the timeline laid out: the cost's records and the timeline are not held together
-    // (gemma3 4b: 3.3 MB and 1.9 MB).
-    gather_ops(module, *timings, roofline ? &*roofline : nullptr, options.max_ops,
-               target.shared_texts(), p, matrix_by_class, /*free_timings=*/false);
-    roofline.reset();  // its times are in the records now
+  // The cost this call made is let go as soon as its figures are taken, before the op records
+  // are made (neither the records nor the timeline read it): the cost's records and the op
+  // records are not held together (gemma3 4b: 3.3 MB and 2.7 MB; a million ops, 184 and 168 MB).
+  const auto cost_read = [&] {
+    if (!analyzed) return;
     cost = nullptr;
     analyzed.reset();
+  };
+  if (options.timeline && analyzed) {
+    // The records first (the cost let go before them), then the timeline laid out: neither the
+    // cost's records nor the timeline are held beside the op records.
+    gather_ops(module, *timings, roofline ? &*roofline : nullptr, options.max_ops,
+               target.shared_texts(), p, matrix_by_class, /*free_timings=*/false, cost_read);
+    roofline.reset();  // its times are in the records now
     p.timeline = predict::build_timeline(*timings, target);
   } else {
     // The timeline first (counted only, where it is not kept): gather_ops lets each
     // computation's timings go once its ops are made.
     p.timeline = predict::build_timeline(*timings, target);
     gather_ops(module, *timings, roofline ? &*roofline : nullptr, options.max_ops,
-               target.shared_texts(), p, matrix_by_class, /*free_timings=*/true);
+               target.shared_texts(), p, matrix_by_class, /*free_timings=*/true, cost_read);
     roofline.reset();
   }
   timings->clear();

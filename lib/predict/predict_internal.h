@@ -390,8 +390,9 @@ std::vector<TimelineEvent> build_timeline(const TimingMap& timings, Target& targ
 
 // XProf-like category of an op: "convolution fusion", "loop fusion", "all-gather", ...; a view
 // of a static text, of the timing's stream (held by the target's texts) or, for a collective,
-// of its collective's kind.
-std::string_view op_category(const InstructionTiming& timing);
+// of its collective's kind. `matrix_flops`: the op's matrix FLOPs (a fusion doing some is a
+// convolution fusion).
+std::string_view op_category(const InstructionTiming& timing, double matrix_flops);
 
 }  // namespace hloroof::predict
 
