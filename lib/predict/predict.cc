@@ -1,5 +1,6 @@
 // predict_step_time: the device and its topology, the cost of every instruction, every schedule
-// timed, then the step gathered into a Prediction: per-op records, breakdown, HFU and MFU, timeline.
+// timed, then the step gathered into a Prediction: per-op records, breakdown, HFU and MFU,
+// timeline.
 #include "hloroof/predict.h"
 
 #include <algorithm>
