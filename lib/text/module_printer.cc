@@ -332,12 +332,6 @@ void append_instruction_text(std::string* out, const Instruction& i) {
   append_after_shape(out, i);
 }
 
-void append_instruction_text(std::string* out, const Instruction& i,
-                             std::string_view shape_text) {
-  str_append(out, "%", i.name(), " = ", shape_text);
-  append_after_shape(out, i);
-}
-
 void append_profile_op_text(std::string* out, const Instruction& i, detail::ShapeTexts& shapes) {
   str_append(out, "%", i.name(), " = ", shapes.text(i.shape()));
   append_after_shape(out, i, &shapes);

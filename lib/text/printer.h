@@ -15,10 +15,6 @@ void append_attribute_value(std::string* out, const Attribute& attribute);
 // An instruction's line of the module without its indentation, ROOT and line end: what
 // print(instruction) returns (a caller printing many keeps one string's room).
 void append_instruction_text(std::string* out, const Instruction& instruction);
-// The same with the text of the instruction's shape given (to_string(instruction.shape())),
-// where the caller keeps the texts of shapes many instructions share.
-void append_instruction_text(std::string* out, const Instruction& instruction,
-                             std::string_view shape_text);
 
 // An instruction as XLA names an op in a profile (the event metadata of an op on a TPU
 // plane, its "long name"): its line with each operand's shape before the operand's name, and
