@@ -298,18 +298,25 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
     return t.role != Role::kFree && t.role != Role::kWhile && t.role != Role::kConditional &&
            t.role != Role::kCall;
   };
+  // visit(computation, its timing, its executions per step) for each computation timed that
+  // runs, in the module's order: the order the ops are met in, pass after pass.
+  const auto each_run = [&](auto&& visit) {
+    for (const Computation* c : module.computations()) {
+      auto timing = timings.find(c);
+      auto count = runs.find(c);
+      if (timing == timings.end() || count == runs.end() || count->second <= 0) continue;
+      visit(c, timing->second, count->second);
+    }
+  };
   // Each listed op's step time, in the order met: the records are placed by it, costliest
   // first (ties in the order met), before any is made, so that each is made in its place
   // rather than moved there (a record is a few hundred bytes, a module has tens of thousands).
   std::vector<std::pair<double, size_t>> totals;  // (total time, place met)
-  for (const Computation* c : module.computations()) {
-    auto timing = timings.find(c);
-    auto count = runs.find(c);
-    if (timing == timings.end() || count == runs.end() || count->second <= 0) continue;
-    for (const InstructionTiming& t : timing->second.instructions) {
-      if (listed(t)) totals.push_back({t.time_s * count->second, totals.size()});
+  each_run([&](const Computation*, const predict::ComputationTiming& timing, double m) {
+    for (const InstructionTiming& t : timing.instructions) {
+      if (listed(t)) totals.push_back({t.time_s * m, totals.size()});
     }
-  }
+  });
   const size_t met_in_all = totals.size();
   // With a limit, the ops given records: the first `max_ops` by step time, ties in the order
   // met, as the sort below ranks them.
@@ -340,12 +347,8 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
   // whether it gets a record or not, in the order met.
   std::vector<OpFigures> figures(records);
   size_t met = 0;  // ops met so far, in the order of `place_of`
-  for (const Computation* c : module.computations()) {
-    auto timing = timings.find(c);
-    auto count = runs.find(c);
-    if (timing == timings.end() || count == runs.end() || count->second <= 0) continue;
-    const double m = count->second;
-    for (const InstructionTiming& t : timing->second.instructions) {
+  each_run([&](const Computation*, const predict::ComputationTiming& timing, double m) {
+    for (const InstructionTiming& t : timing.instructions) {
       if (!listed(t)) continue;
       const size_t place = place_of[met++];
       if (t.cost != nullptr) {
@@ -360,18 +363,14 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
       p.hbm_bytes += op.hbm_bytes * m;
       if (place != kNone) figures[place] = op;
     }
-  }
+  });
   cost_read();
   p.ops.resize(records);
   SharedTexts shared(*texts);
   met = 0;
-  for (const Computation* c : module.computations()) {
-    auto timing = timings.find(c);
-    auto count = runs.find(c);
-    if (timing == timings.end() || count == runs.end() || count->second <= 0) continue;
-    const double m = count->second;
+  each_run([&](const Computation* c, predict::ComputationTiming& timing, double m) {
     const TextPool::Ref computation = texts->ref(c->name());
-    std::vector<InstructionTiming>& list = timing->second.instructions;
+    std::vector<InstructionTiming>& list = timing.instructions;
     const predict::RooflineTiming* floors = nullptr;
     if (roofline != nullptr) {
       auto it = roofline->find(c);
@@ -394,8 +393,7 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
             roofline ? roofline_of(floors, partner) : RooflineOf{list[partner].time_s, latency_s};
         efficiency = ratio(start ? start->latency_s : 0.0, latency_s);
       }
-      // The step's sums count every op, whether it gets a record or not (the record's figures,
-      // as fill_op_record sets them).
+      // The step's breakdown counts every op, whether it gets a record or not.
       const double total_time_s = t.time_s * m;
       if (partner >= 0 && t.role == Role::kAsyncStart) {
         (t.bound == BoundBy::kCollective ? p.breakdown.collective_hidden_s
@@ -427,9 +425,9 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
     // Its records are made: the computation's timings go before the next one's records come.
     if (free_timings) {
       std::vector<InstructionTiming>().swap(list);
-      std::vector<double>().swap(timing->second.begin_s);
+      std::vector<double>().swap(timing.begin_s);
     }
-  }
+  });
 }
 
 // Unverified device figures that shaped the estimates (docs/sources.md, "Open questions": treat
