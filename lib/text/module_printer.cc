@@ -8,6 +8,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/replica_groups.h"
 #include "ir/module_state.h"
+#include "ir/shape_printer.h"
 #include "ir/shape_util.h"
 #include "ir/strings.h"
 #include "text/module_attributes.h"

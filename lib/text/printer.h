@@ -6,7 +6,10 @@
 #include <string_view>
 
 #include "hloroof/attributes.h"
-#include "ir/shape_printer.h"
+
+namespace hloroof::detail {
+class ShapeTexts;  // ir/shape_printer.h
+}  // namespace hloroof::detail
 
 namespace hloroof::text {
 
