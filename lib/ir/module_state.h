@@ -169,6 +169,14 @@ struct IrAccess {
       instructions[k]->position_ = static_cast<uint32_t>(k);
     }
   }
+  // Whether the computation's name map has grown past a core's cache (64k slots: 512 KB) so
+  // that a look-up misses: the parser then prefetches the slots of the names it is about to
+  // add (an instruction's, added once its operands are read) or look up (a long operand list).
+  static bool large_name_map(const Computation* c) {
+    return node(c).by_name.capacity() >= (size_t{1} << 16);
+  }
+  // Starts loading the slots where `name` is looked for in the computation's name map.
+  static void prefetch_name(const Computation* c, std::string_view name);
   static Instruction* find(const Computation* c, std::string_view name) {
     const InstructionsByName& by_name = node(c).by_name;
     if (by_name.empty()) return scan_for_name(c, name);

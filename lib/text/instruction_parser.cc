@@ -44,6 +44,7 @@ bool ModuleParser::parse_instruction() {
   }
   if (!at(TokenKind::kName) && !at(TokenKind::kIdent)) return expected("an instruction name");
   if (!check_instruction_name(name)) return false;
+  if (IrAccess::large_name_map(computation_)) IrAccess::prefetch_name(computation_, name.name());
 
   const Shape* shape = nullptr;
   Token op_token;
@@ -238,6 +239,45 @@ inline const char* operand_name_end(const char* p, const char* end) {
   return detail::find_first_below<'-'>(p, end);
 }
 
+// Prefetches the names of a long operand list (a root tuple of thousands) a few places ahead
+// of the operand being read, in a computation with a name map: once the map outgrows the
+// caches, each name's slots are a miss.
+class OperandLookahead {
+ public:
+  OperandLookahead(const Computation* c, const char* end) : computation_(c), end_(end) {}
+
+  // At the start of each operand from the fourth on (at `p`), in order: prefetches the name
+  // kAhead places further. (Out of line: most lists are shorter.)
+  [[gnu::noinline]] void at_operand(const char* p) {
+    if (ahead_ != nullptr) {
+      ahead_ = prefetch(ahead_);
+    } else if (!started_) {
+      started_ = true;
+      if (!IrAccess::large_name_map(computation_)) return;
+      ahead_ = p;
+      for (int k = 0; k < kAhead && ahead_ != nullptr; ++k) ahead_ = prefetch(ahead_);
+    }
+  }
+
+ private:
+  static constexpr int kAhead = 8;
+
+  // Prefetches the name at `p` (after a '%', if any) and returns where the next operand
+  // starts, or nullptr where the list seems to end: a guess that only prefetches (a typed
+  // operand's shape is taken for a name).
+  const char* prefetch(const char* p) const {
+    if (*p == '%') ++p;
+    const char* name_end = operand_name_end(p, end_);
+    IrAccess::prefetch_name(computation_, std::string_view(p, static_cast<size_t>(name_end - p)));
+    return name_end[0] == ',' && name_end[1] == ' ' ? name_end + 2 : nullptr;
+  }
+
+  const Computation* computation_;
+  const char* end_;              // the text's end (a NUL byte follows it)
+  const char* ahead_ = nullptr;  // where the next operand to prefetch starts
+  bool started_ = false;
+};
+
 // Whether [begin, end) has a '.': no keyword or element type name has one, so a word with one
 // is a name wherever a name may stand (the lexer makes every other word an identifier too).
 inline bool has_dot(const char* begin, const char* end) {
@@ -400,7 +440,11 @@ bool ModuleParser::scan_operands(const char* p, absl::InlinedVector<Instruction*
   // byte, answers without a hash (it is what the look-up would find, as names are unique).
   absl::Span<Instruction* const> defined = computation_->instructions();
   Instruction* const previous = defined.empty() ? nullptr : defined.back();
+  OperandLookahead lookahead(computation_, end);
   for (;;) {
+    if (out->size() >= 3) [[unlikely]] {
+      lookahead.at_operand(p);
+    }
     const char* name = p;
     const char* name_end = nullptr;
     if (*p == '%') {
@@ -455,7 +499,11 @@ bool ModuleParser::parse_operands(absl::InlinedVector<Instruction*, 8>* out) {
     return true;
   }
   if (consume_if(TokenKind::kRParen)) return true;
+  OperandLookahead lookahead(computation_, lexer_.source().data() + lexer_.source().size());
   do {
+    if (out->size() >= 3) [[unlikely]] {
+      lookahead.at_operand(tok_.begin());
+    }
     Instruction* operand;
     if (!parse_operand(&operand)) return false;
     out->push_back(operand);

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hloroof/computation.h"
 #include "hloroof/hlo_text.h"
@@ -383,6 +384,55 @@ TEST_CASE("names added and removed after parsing are found and freed by name") {
   REQUIRE(e->remove_instruction(*added).ok());
   CHECK(e->find_instruction("a.1.1") == nullptr);
   CHECK(e->find_instruction("a.1") == a);
+}
+
+// The entry `e` of `count` instructions, `p<sep>0 = parameter(0)` then `n<sep>k =
+// negate(p<sep>0)`, and a root tuple whose operands are `operands` (spelled as given).
+std::string wide_entry(int count, std::string_view sep, const std::vector<std::string>& operands) {
+  const std::string p = "p" + std::string(sep) + "0";
+  std::string text = "HloModule m\n\nENTRY %e {\n  " + p + " = f32[] parameter(0)\n";
+  for (int k = 1; k < count; ++k) {
+    text += "  n" + std::string(sep) + std::to_string(k) + " = f32[] negate(" + p + ")\n";
+  }
+  text += "  ROOT t = (";
+  for (size_t k = 0; k < operands.size(); ++k) text += k == 0 ? "f32[]" : ", f32[]";
+  text += ") tuple(";
+  for (size_t k = 0; k < operands.size(); ++k) text += (k == 0 ? "" : ", ") + operands[k];
+  return text + ")\n}\n";
+}
+
+TEST_CASE("a computation past 64k names finds every operand of a long list, in either reader") {
+  // 70,000 names: the name map has 131,071 slots, past the size from which the parser
+  // prefetches names before it adds or looks them up (the operands of a list from its fourth,
+  // eight ahead). Every spelling must still resolve as before.
+  constexpr int kCount = 70000;
+  for (std::string_view sep : {".", "_"}) {  // names without a dot are read token by token
+    CAPTURE(sep);
+    std::vector<std::string> operands;
+    std::vector<int> numbers;
+    for (int k = kCount - 1; k >= 1; k -= 7) numbers.push_back(k);  // far apart, backwards
+    for (size_t k = 0; k < numbers.size(); ++k) {
+      std::string name = "n" + std::string(sep) + std::to_string(numbers[k]);
+      operands.push_back(k % 3 == 1 ? "%" + name : name);
+    }
+    Module m = parse_ok(wide_entry(kCount, sep, operands));
+    Computation* e = m.entry();
+    REQUIRE(e->instruction_count() == static_cast<size_t>(kCount) + 1);
+    REQUIRE(e->root()->operand_count() == numbers.size());
+    for (size_t k = 0; k < numbers.size(); ++k) {
+      CAPTURE(k);
+      CHECK(e->root()->operand(k) == e->instructions()[static_cast<size_t>(numbers[k])]);
+    }
+    // A name defined again, and a list cut off where the text ends, are errors as before.
+    std::string again = wide_entry(kCount, sep, {"n" + std::string(sep) + "5"});
+    again.insert(again.find("  ROOT"),
+                 "  n" + std::string(sep) + "9 = f32[] negate(p" + std::string(sep) + "0)\n");
+    CHECK(located_error(again).find("instruction already exists: n" + std::string(sep) + "9") !=
+          std::string::npos);
+    std::string cut = wide_entry(kCount, sep, operands);
+    cut.resize(cut.size() - std::string_view(")\n}\n").size());
+    CHECK(located_error(cut) != "parsed");
+  }
 }
 
 }  // namespace
