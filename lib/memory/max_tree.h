@@ -18,10 +18,24 @@ class MaxTree {
     while (leaves_ < slots) leaves_ *= 2;
     max_.assign(2 * leaves_, kNone);
   }
+  // A tree of at least `slots` slots whose first `count` hold figure(slot), made from the
+  // leaves up: each node once, where setting the slots one by one climbs the tree for each.
+  template <typename Figure>
+  MaxTree(size_t slots, size_t count, Figure&& figure) : MaxTree(slots) {
+    for (size_t slot = 0; slot < count; ++slot) max_[leaves_ + slot] = figure(slot);
+    for (size_t at = leaves_ - 1; at >= 1; --at) {
+      max_[at] = std::max(max_[2 * at], max_[2 * at + 1]);
+    }
+  }
+  // Climbs only while a node's maximum changes: above a node that keeps it, none changes.
   void set(size_t slot, int64_t figure) {
     size_t at = leaves_ + slot;
     max_[at] = figure;
-    for (at /= 2; at >= 1; at /= 2) max_[at] = std::max(max_[2 * at], max_[2 * at + 1]);
+    for (at /= 2; at >= 1; at /= 2) {
+      const int64_t most = std::max(max_[2 * at], max_[2 * at + 1]);
+      if (max_[at] == most) break;
+      max_[at] = most;
+    }
   }
   // Calls visit(slot) for every slot below `limit` whose figure is at least `bound`.
   template <typename Visit>
