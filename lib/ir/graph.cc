@@ -63,13 +63,6 @@ void IrAccess::set_literal(ModuleState& m, Instruction* i, std::string_view text
   rare(m, i).literal = text;
 }
 
-// Defined here, flattened, and called from other files: GCC 12 deletes a call of absl's
-// prefetch() that it has not inlined, or of a function that only prefetches, as a call without
-// effects.
-[[gnu::flatten]] void IrAccess::prefetch_name(const Computation* c, std::string_view name) {
-  node(c).by_name.prefetch(name);
-}
-
 bool IrAccess::add_to_computation(Computation* c, Instruction* i, Instruction* before) {
   InstructionVector& instructions = node(c).instructions;
   InstructionsByName& by_name = node(c).by_name;

@@ -21,6 +21,7 @@
 #include "ir/edge_list.h"
 #include "ir/memory_breakdown.h"
 #include "ir/shape_table.h"
+#include "util/prefetch.h"
 #include "util/string_view_hash.h"
 
 namespace hloroof {
@@ -176,7 +177,9 @@ struct IrAccess {
     return node(c).by_name.capacity() >= (size_t{1} << 16);
   }
   // Starts loading the slots where `name` is looked for in the computation's name map.
-  static void prefetch_name(const Computation* c, std::string_view name);
+  static void prefetch_name(const Computation* c, std::string_view name) {
+    prefetch_slots(node(c).by_name, name);
+  }
   static Instruction* find(const Computation* c, std::string_view name) {
     const InstructionsByName& by_name = node(c).by_name;
     if (by_name.empty()) return scan_for_name(c, name);

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "hloroof/report.h"
 #include "report/op_terms.h"
+#include "util/prefetch.h"
 #include "util/string_view_hash.h"
 
 namespace hloroof {
@@ -115,7 +116,15 @@ absl::StatusOr<OpStats> op_stats(const Prediction& prediction, const DeviceSpec&
   index.reserve(options.by == OpGrouping::kOp ? prediction.ops.size() : 64);
   constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
   std::vector<uint32_t> group_of(prediction.ops.size(), kNone);  // each op's (filtered: none)
+  // Grouped by op, the index of a module of 64k ops and more outgrows the caches: the name
+  // eight ops ahead is prefetched.
+  const size_t ahead = options.by == OpGrouping::kOp && prediction.ops.size() >= (size_t{1} << 16)
+                           ? 8
+                           : prediction.ops.size();
   for (size_t k = 0; k < prediction.ops.size(); ++k) {
+    if (k + ahead < prediction.ops.size()) {
+      detail::prefetch_slots(index, prediction.ops[k + ahead].name());
+    }
     const OpPrediction& op = prediction.ops[k];
     if (!filter->keeps(op)) continue;
     std::string scope;
