@@ -8,11 +8,19 @@ namespace hloroof::detail {
 // made a little later: one that outgrows the caches (a million keys) misses on every look-up
 // otherwise. Out of line, flattened and hidden from interprocedural analysis: GCC 12 deletes a
 // call of absl's prefetch() that it has not inlined, or of a function it sees only prefetching,
-// as a call without effects (and where asserts are compiled in, it does not).
+// as a call without effects (and where asserts are compiled in, it does not). Clang keeps the
+// prefetches and has no `noipa`: out of line is enough there.
+#if defined(__clang__)
+#define HLOROOF_OUT_OF_ANALYSIS gnu::noinline
+#else
+#define HLOROOF_OUT_OF_ANALYSIS gnu::noipa
+#endif
 template <typename Container, typename Key>
-[[gnu::noipa, gnu::flatten]] void prefetch_slots(const Container& container, const Key& key) {
+[[HLOROOF_OUT_OF_ANALYSIS, gnu::flatten]] void prefetch_slots(const Container& container,
+                                                              const Key& key) {
   container.prefetch(key);
 }
+#undef HLOROOF_OUT_OF_ANALYSIS
 
 }  // namespace hloroof::detail
 
