@@ -1237,9 +1237,9 @@ void bind_predict(py::module_& m) {
           options.run = std::move(run);
           options.host = std::move(host);
           options.start_time_ns = static_cast<int64_t>(time(nullptr)) * 1'000'000'000;
-          // Two parts at a time where there is a second core, as the command makes them.
-          options.threads =
-              static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 2u));
+          // Two parts at a time where there is a second core (the writer's most), as the
+          // command makes them.
+          options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
           file = write_xspace(module, prediction, device, log_dir, options);
         }
         XSpaceFile f = value_or_raise(std::move(file));

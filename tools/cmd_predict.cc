@@ -182,10 +182,7 @@ int run(const std::vector<std::string>& words) {
     if (text) report = render_text_report(**predicted, *spec, stats);
     if (args->has("--xspace")) {
       xspace.start_time_ns = now_ns();
-      // Two of its three parts at a time: on a 16-core machine a third part made beside them
-      // saved no time and held more at once (gemma3 4b: 9.6 -> 8.7 B/B peak with two; stop 62
-      // in docs/performance.md).
-      xspace.threads = std::min(cores(), 2);
+      xspace.threads = cores();  // the writer makes two parts at a time at most
       xspace.memory_future = xspace_memory_made.get_future().share();
       xspace.memory_read = narrow_xspace_memory;
       // Only the trace reads the timeline after the XSpace.

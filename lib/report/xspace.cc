@@ -734,15 +734,15 @@ class XSpaceWriter {
                                             : fingerprint(std::string(module_.name()));
     file.program_id = program_id_;
     module_event_name_ = absl::StrCat(std::string(module_.name()), "(", program_id_, ")");
-    // Made apart, in this order, on as many threads as options.threads says (each thread
-    // takes the next part not taken): the HloProto's buffer assignment (with its memory
-    // analysis where that is not given, or waiting for one still running elsewhere), the
+    // Made apart, in this order, on as many threads as options.threads says but two at most
+    // (each thread takes the next part not taken): the HloProto's buffer assignment (with its
+    // memory analysis where that is not given, or waiting for one still running elsewhere), the
     // device's planes (written as each is finished) and the HloProto's module (the two parts
     // of the HloProto are its fields, one after the other). What the assignment leaves
     // unfilled is said after the planes' gaps.
     std::vector<std::string> proto_gaps;
     std::vector<std::string> module_proto, buffers;
-    detail::for_each_on_threads(3, options_.threads, [&](size_t part) {
+    detail::for_each_on_threads(3, std::min(options_.threads, 2), [&](size_t part) {
       if (part == 0) {
         buffers = buffer_assignment(proto_gaps);
       } else if (part == 1) {

@@ -246,9 +246,19 @@ class OperandLookahead {
  public:
   OperandLookahead(const Computation* c, const char* end) : computation_(c), end_(end) {}
 
-  // At the start of each operand from the fourth on (at `p`), in order: prefetches the name
-  // kAhead places further. (Out of line: most lists are shorter.)
-  [[gnu::noinline]] void at_operand(const char* p) {
+  // At the start of each operand (at `p`, with `read` operands before it), in order: from the
+  // fourth on, prefetches the name kAhead places further.
+  void at_operand(const char* p, size_t read) {
+    if (read >= 3) [[unlikely]] {
+      from_fourth(p);
+    }
+  }
+
+ private:
+  static constexpr int kAhead = 8;
+
+  // Out of line: most lists are shorter.
+  [[gnu::noinline]] void from_fourth(const char* p) {
     if (ahead_ != nullptr) {
       ahead_ = prefetch(ahead_);
     } else if (!started_) {
@@ -258,9 +268,6 @@ class OperandLookahead {
       for (int k = 0; k < kAhead && ahead_ != nullptr; ++k) ahead_ = prefetch(ahead_);
     }
   }
-
- private:
-  static constexpr int kAhead = 8;
 
   // Prefetches the name at `p` (after a '%', if any) and returns where the next operand
   // starts, or nullptr where the list seems to end: a guess that only prefetches (a typed
@@ -442,9 +449,7 @@ bool ModuleParser::scan_operands(const char* p, absl::InlinedVector<Instruction*
   Instruction* const previous = defined.empty() ? nullptr : defined.back();
   OperandLookahead lookahead(computation_, end);
   for (;;) {
-    if (out->size() >= 3) [[unlikely]] {
-      lookahead.at_operand(p);
-    }
+    lookahead.at_operand(p, out->size());
     const char* name = p;
     const char* name_end = nullptr;
     if (*p == '%') {
@@ -501,9 +506,7 @@ bool ModuleParser::parse_operands(absl::InlinedVector<Instruction*, 8>* out) {
   if (consume_if(TokenKind::kRParen)) return true;
   OperandLookahead lookahead(computation_, lexer_.source().data() + lexer_.source().size());
   do {
-    if (out->size() >= 3) [[unlikely]] {
-      lookahead.at_operand(tok_.begin());
-    }
+    lookahead.at_operand(tok_.begin(), out->size());
     Instruction* operand;
     if (!parse_operand(&operand)) return false;
     out->push_back(operand);

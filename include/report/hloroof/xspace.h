@@ -68,9 +68,11 @@ struct XSpaceOptions {
   // may free the timeline from then on (gemma3 4b: 1.9 MB), while the rest of the prediction
   // is still read. Called once, but not where the options are refused (steps out of range).
   std::function<void()> timeline_read;
-  // Threads that make the file, each taking the next of three parts: the HloProto's buffer
+  // Threads that may make the file, each taking the next of three parts: the HloProto's buffer
   // assignment (and its memory analysis, when `memory` is null), the device's planes, the
-  // HloProto's module. More than 3 are 3. The bytes are the same either way: protobuf's
+  // HloProto's module. More than 2 are 2: on 16 cores a third part made beside two saved no
+  // time and held more at once (gemma3 4b: 9.6 -> 8.7 bytes per input byte at the peak with
+  // two; docs/performance.md, stop 62). The bytes are the same either way: protobuf's
   // deterministic serialization (map entries in order of their keys), the same for the same
   // prediction and options.
   int threads = 1;
