@@ -277,31 +277,32 @@ class AllocationValues {
 class ReusableAllocations {
  public:
   void add(int32_t allocation, absl::Span<const Value> first_values) {
-    if (allocations_.size() == capacity_) grow();
-    Entry e{allocation, std::numeric_limits<int64_t>::max(), MaxTree::kNone, MaxTree::kNone,
-            MaxTree::kNone};
+    const size_t slot = allocations_.size();
+    if (slot == capacity_) grow();
     const Value* last = nullptr;
     for (const Value& u : first_values) {
       if (last == nullptr || u.end > last->end) last = &u;
     }
-    if (last != nullptr && last->start <= last->end) {
-      e.end_by = last->start;
-      e.minus_start_from = -last->end;
+    if (last == nullptr || last->start > last->end) {  // nothing to fit around
+      end_by_.set(slot, std::numeric_limits<int64_t>::max());
+    } else {
+      int64_t end_by = last->start;
       int64_t earliest_end = std::numeric_limits<int64_t>::max();
       for (const Value& u : first_values) {
         if (&u == last) continue;
-        e.end_by = std::min(e.end_by, u.start);
+        end_by = std::min(end_by, u.start);
         earliest_end = std::min(earliest_end, u.end);
       }
+      end_by_.set(slot, end_by);
+      minus_start_from_.set(slot, -last->end);
       if (earliest_end != std::numeric_limits<int64_t>::max()) {  // there are others
-        e.gap_end_by = last->start;
-        e.minus_gap_start_from = earliest_end == std::numeric_limits<int64_t>::min()
-                                     ? std::numeric_limits<int64_t>::max()
-                                     : -earliest_end;
+        gap_end_by_.set(slot, last->start);
+        minus_gap_start_from_.set(slot, earliest_end == std::numeric_limits<int64_t>::min()
+                                            ? std::numeric_limits<int64_t>::max()
+                                            : -earliest_end);
       }
     }
-    set(allocations_.size(), e);
-    allocations_.push_back(e);
+    allocations_.push_back(allocation);
   }
   // Calls try_one(allocation) from the latest allocation back to the first one that may take
   // a value living [start, end], until it returns true; false when none did. The allocations
@@ -313,40 +314,29 @@ class ReusableAllocations {
           {end_by_.last_at_least(limit, end), minus_start_from_.last_at_least(limit, -start),
            MaxTree::last_at_least_both(gap_end_by_, end, minus_gap_start_from_, -start, limit)});
       if (slot < 0) return false;
-      if (try_one(allocations_[slot].allocation)) return true;
+      if (try_one(allocations_[slot])) return true;
       limit = static_cast<size_t>(slot);
     }
     return false;
   }
 
  private:
-  struct Entry {
-    int32_t allocation;
-    int64_t end_by;
-    int64_t minus_start_from;
-    int64_t gap_end_by;  // with minus_gap_start_from: both must be met
-    int64_t minus_gap_start_from;
-  };
-  void set(size_t slot, const Entry& e) {
-    end_by_.set(slot, e.end_by);
-    minus_start_from_.set(slot, e.minus_start_from);
-    gap_end_by_.set(slot, e.gap_end_by);
-    minus_gap_start_from_.set(slot, e.minus_gap_start_from);
-  }
+  // Twice the slots, each tree remade from its own leaves: they are the figures' only copy
+  // (a slot not set keeps MaxTree::kNone, which no bound reaches).
   void grow() {
     capacity_ = std::max<size_t>(16, 2 * capacity_);
-    const auto tree = [&](int64_t Entry::*figure) {
-      return MaxTree(capacity_, allocations_.size(),
-                     [&](size_t slot) { return allocations_[slot].*figure; });
-    };
-    end_by_ = tree(&Entry::end_by);
-    minus_start_from_ = tree(&Entry::minus_start_from);
-    gap_end_by_ = tree(&Entry::gap_end_by);
-    minus_gap_start_from_ = tree(&Entry::minus_gap_start_from);
+    allocations_.reserve(capacity_);
+    const size_t count = allocations_.size();
+    for (MaxTree* tree : {&end_by_, &minus_start_from_, &gap_end_by_, &minus_gap_start_from_}) {
+      *tree = tree->regrown(capacity_, count);
+    }
   }
 
-  std::vector<Entry> allocations_;
+  std::vector<int32_t> allocations_;  // by slot, in creation order
   size_t capacity_ = 0;
+  // By slot: a value ending by end_by may go there, or one starting at -minus_start_from or
+  // later, or one meeting both gap bounds (the others ending by gap_end_by and starting at
+  // -minus_gap_start_from or later).
   MaxTree end_by_{1}, minus_start_from_{1}, gap_end_by_{1}, minus_gap_start_from_{1};
 };
 

@@ -27,6 +27,11 @@ class MaxTree {
       max_[at] = std::max(max_[2 * at], max_[2 * at + 1]);
     }
   }
+  // A tree of at least `slots` slots holding this one's first `count` figures (count at most
+  // its slots), made from the leaves up.
+  MaxTree regrown(size_t slots, size_t count) const {
+    return MaxTree(slots, count, [this](size_t slot) { return max_[leaves_ + slot]; });
+  }
   // Climbs only while a node's maximum changes: above a node that keeps it, none changes.
   void set(size_t slot, int64_t figure) {
     size_t at = leaves_ + slot;

@@ -1,7 +1,8 @@
 // MaxTree (memory/max_tree.h) against a scan of its slots: for trees of 1 to 40 slots holding
 // figures drawn from a few values (so that many are equal, and some slots stay unset), some
-// set twice, or made from the leaves up, every limit up to past the last slot and every bound
-// between the figures; and the search for a slot that reaches two bounds in two trees at once.
+// set twice, made from the leaves up or regrown, every limit up to past the last slot and
+// every bound between the figures; and the search for a slot that reaches two bounds in two
+// trees at once.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -89,12 +90,18 @@ TEST_CASE("MaxTree answers as a scan of its slots") {
       }
       // The same figures made from the leaves up.
       const MaxTree built(slots, slots, [&](size_t slot) { return figures[slot]; });
+      // Regrown to more than twice the slots from its own leaves: the same figures, the new
+      // slots unset (kNone, which the bound kNone reaches: the scan sees them too).
+      const MaxTree regrown = tree.regrown(2 * slots + 1, slots);
+      std::vector<int64_t> wider = figures;
+      wider.resize(4 * leaves, MaxTree::kNone);
       for (size_t limit = 0; limit <= leaves + 1; ++limit) {
         for (int64_t bound : {MaxTree::kNone, int64_t{-6}, int64_t{-5}, int64_t{0}, int64_t{2},
                               int64_t{4}, int64_t{9}, int64_t{10}}) {
           INFO(slots << " slots, round " << round << ", limit " << limit << ", bound " << bound);
           REQUIRE(tree.last_at_least(limit, bound) == last_by_scan(figures, limit, bound));
           REQUIRE(built.last_at_least(limit, bound) == last_by_scan(figures, limit, bound));
+          REQUIRE(regrown.last_at_least(limit, bound) == last_by_scan(wider, limit, bound));
           std::vector<size_t> seen, expected;
           tree.each_at_least(limit, bound, [&](size_t slot) { seen.push_back(slot); });
           for (size_t slot = 0; slot < std::min(limit, leaves); ++slot) {
