@@ -1072,6 +1072,14 @@ ModuleAssignment Assigner::run() {
   };
   out_.allocations.reserve(
       static_cast<size_t>(std::count_if(items.begin(), items.end(), own_allocation)) + 4);
+  // And for the values of the allocations a later buffer may share (a donated parameter's, an
+  // output's of its own), one each at most, where doubling held up to twice as many.
+  const auto shared_later = [&](const Item& item) {
+    const Buffer& b = buffers[item.id];
+    if (b.kind == BufferKind::kParameter) return b.donated;
+    return b.is_output && b.kind != BufferKind::kConstant;
+  };
+  values_.reserve(static_cast<size_t>(std::count_if(items.begin(), items.end(), shared_later)));
 
   // Output and donated allocations, in creation order, by memory space.
   absl::flat_hash_map<int64_t, ReusableAllocations> reusable;
