@@ -296,6 +296,11 @@ class ReusableAllocations {
       end_by_.set(slot, end_by);
       minus_start_from_.set(slot, -last->end);
       if (earliest_end != std::numeric_limits<int64_t>::max()) {  // there are others
+        if (!gaps_) {  // the first allocation with a gap: its trees made now, none set yet
+          gaps_ = true;
+          gap_end_by_ = MaxTree(capacity_);
+          minus_gap_start_from_ = MaxTree(capacity_);
+        }
         gap_end_by_.set(slot, last->start);
         minus_gap_start_from_.set(slot, earliest_end == std::numeric_limits<int64_t>::min()
                                             ? std::numeric_limits<int64_t>::max()
@@ -312,7 +317,9 @@ class ReusableAllocations {
     for (size_t limit = allocations_.size(); limit > 0;) {
       const int64_t slot = std::max(
           {end_by_.last_at_least(limit, end), minus_start_from_.last_at_least(limit, -start),
-           MaxTree::last_at_least_both(gap_end_by_, end, minus_gap_start_from_, -start, limit)});
+           gaps_
+               ? MaxTree::last_at_least_both(gap_end_by_, end, minus_gap_start_from_, -start, limit)
+               : int64_t{-1}});
       if (slot < 0) return false;
       if (try_one(allocations_[slot])) return true;
       limit = static_cast<size_t>(slot);
@@ -327,8 +334,11 @@ class ReusableAllocations {
     capacity_ = std::max<size_t>(16, 2 * capacity_);
     allocations_.reserve(capacity_);
     const size_t count = allocations_.size();
-    for (MaxTree* tree : {&end_by_, &minus_start_from_, &gap_end_by_, &minus_gap_start_from_}) {
-      *tree = tree->regrown(capacity_, count);
+    for (MaxTree* tree : {&end_by_, &minus_start_from_}) *tree = tree->regrown(capacity_, count);
+    if (gaps_) {
+      for (MaxTree* tree : {&gap_end_by_, &minus_gap_start_from_}) {
+        *tree = tree->regrown(capacity_, count);
+      }
     }
   }
 
@@ -336,8 +346,10 @@ class ReusableAllocations {
   size_t capacity_ = 0;
   // By slot: a value ending by end_by may go there, or one starting at -minus_start_from or
   // later, or one meeting both gap bounds (the others ending by gap_end_by and starting at
-  // -minus_gap_start_from or later).
+  // -minus_gap_start_from or later). Most allocations hold one first value and no gap: the gap
+  // trees are made only once one has (a million outputs: 34 MB not held).
   MaxTree end_by_{1}, minus_start_from_{1}, gap_end_by_{1}, minus_gap_start_from_{1};
+  bool gaps_ = false;
 };
 
 // Global time of every position: the schedule of the entry, each loop, call or conditional
