@@ -2,7 +2,9 @@
 // side by side, with the ratio to the first.
 #include <algorithm>
 #include <cstddef>
+#include <future>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -100,6 +102,7 @@ int run(const std::vector<std::string>& words) {
   // -> 37.0 MB, no slower). The third waits while the first is written, then makes its
   // records while the second is.
   EmitWindow records(2);
+  std::vector<std::future<void>> releases;  // the written predictions being freed
   const auto make = [&](size_t k) {
     if (!choices[k].ok()) return;
     PredictOptions with_topology = options;
@@ -145,11 +148,21 @@ int run(const std::vector<std::string>& words) {
       std::cout << (k == 0 ? "[" : ",\n");
       write_prediction_json(*p, std::cout, std::min(threads, writer_threads()));
     }
-    predicted[k].reset();
+    // Written, a device's prediction is let go: the last one at exit (the kernel frees its
+    // memory then); the others on a thread of their own, once the next device may make its
+    // records, so that neither the next output nor those records wait while a million ops'
+    // records are freed (0.07-0.10 s each on a 16-core host).
+    if (k + 1 < count) {
+      auto written = std::make_unique<absl::StatusOr<Prediction>>(*std::move(predicted[k]));
+      predicted[k].reset();
+      releases.push_back(std::async(std::launch::async,
+                                    [written = std::move(written)]() mutable { written.reset(); }));
+    }
     records.emitted(k);
     return true;
   };
   make_then_emit_in_order(count, make, emit);
+  releases.clear();  // each waited for
   if (exit_code != kExitOk) return exit_code;
 
   // (Every device was resolved where --json or --csv gets here: all has been written.)
@@ -162,7 +175,8 @@ int run(const std::vector<std::string>& words) {
       std::cout << "\n" << message_text("note: ", set + ", on every device");
     }
   }
-  keep_until_exit(std::move(loaded), std::move(cost), std::move(choices), std::move(predictions));
+  keep_until_exit(std::move(loaded), std::move(cost), std::move(choices), std::move(predictions),
+                  std::move(predicted));
   return kExitOk;
 }
 
