@@ -3,6 +3,7 @@
 // the update when the root is an in-place dynamic-update-slice); each parameter is read as its
 // users read it.
 #include "cost/cost_internal.h"
+#include "ir/shape_util.h"
 
 namespace hloroof::cost {
 namespace {
@@ -256,10 +257,15 @@ void add_fusion_bytes(const OpView& fusion, const Computation& fused, Context& c
     if (update != nullptr && update->operand_count() > 1) {
       tally.write_in(update->operand(1)->shape(), memory_space(leaf));
     } else if (const Instruction* scatter = in_place_scatter(root, at)) {
-      // Only the updated elements are written (XLA's figure: the whole result).
-      tally.write_in(scatter->operand(scatter->operand_count() - 1)->shape(), memory_space(leaf),
-                     Model::kOurs);
-      tally.write(leaf, Model::kXla);
+      // Only the updated elements are written, at most the whole result: updates to one
+      // element combine (XLA's figure: the whole result).
+      const Shape& updates = scatter->operand(scatter->operand_count() - 1)->shape();
+      if (detail::element_count(updates) < detail::element_count(leaf)) {
+        tally.write_in(updates, memory_space(leaf), Model::kOurs);
+        tally.write(leaf, Model::kXla);
+      } else {
+        tally.write(leaf);
+      }
     } else {
       tally.write(leaf);
     }

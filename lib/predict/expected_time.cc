@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "cost/cost_internal.h"
 #include "hloroof/computation.h"
+#include "predict/gpu_families.h"
 #include "predict/tpu_models.h"
 #include "util/absl_compat.h"
 #include "util/number_text.h"
@@ -494,13 +495,28 @@ void for_each_fused_op(const Instruction& i, Fn&& fn, int depth = 0) {
   for (const Instruction* inner : fused->instructions()) for_each_fused_op(*inner, fn, depth + 1);
 }
 
+// A dense convolution as its implicit GEMM, at cuDNN's measured factor over the table.
+void add_conv(const Instruction& conv, const DeviceSpec& device, std::vector<GemmCall>& out) {
+  if (conv.operand_count() < 2) return;
+  const std::optional<measured::GemmShape> g = implicit_gemm(conv);
+  if (!g) return;
+  const PrimitiveType lhs = conv.operand(0)->shape().element_type;
+  const PrimitiveType rhs = conv.operand(1)->shape().element_type;
+  const PrimitiveType type = cost::matrix_operand_type(lhs, rhs);
+  out.push_back({*g, lhs, rhs, matrix_unit(device, type, false, false), kCudnnOverGemmTable});
+}
+
 void add_gemm(const Instruction& i, const DeviceSpec& device, std::vector<GemmCall>& out) {
   if (i.opcode() == Opcode::kDot) {
     add_dot(i, device, out);
+  } else if (i.opcode() == Opcode::kConvolution && device.kind == DeviceKind::kGpu) {
+    add_conv(i, device, out);
   } else if (i.opcode() == Opcode::kCustomCall) {
     const std::string_view target = i.custom_call_target();
     if (target == "__cublas$gemm" || absl::StartsWith(sv(target), "__cublas$lt$matmul")) {
       add_cublas(i, device, out);
+    } else if (absl::StartsWith(sv(target), "__cudnn$conv")) {
+      add_conv(i, device, out);
     }
   }
 }
@@ -952,7 +968,7 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
       const double table_rate =
           table_s > 0 ? g.shape.flops() / table_s : table->max_flop_per_s();
       const double rate = same ? table_rate : table_rate / *theirs * *own;
-      gemm_s += g.shape.flops() / rate;
+      gemm_s += g.factor * g.shape.flops() / rate;
       ++used;
       if (!same) {
         note_once(assumptions,

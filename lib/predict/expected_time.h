@@ -55,10 +55,13 @@ struct GemmCall {
   PrimitiveType lhs = PrimitiveType::kInvalid;
   PrimitiveType rhs = PrimitiveType::kInvalid;
   std::string_view unit;  // matrix_flops_per_s class the FLOPs run on: "bf16", "tf32", "f32", ...
+  // The kernel's time over the table's at its shape: 1 for GEMMs; a convolution's implicit GEMM
+  // runs in cuDNN at kCudnnOverGemmTable times it.
+  double factor = 1;
 };
 
 // The GEMMs `instruction` runs: a dot, the dots of a fusion, a cuBLAS GEMM custom call. Empty
-// for anything else (convolutions included).
+// for anything else. A dense convolution's implicit GEMM (gpu_families.h) runs as one.
 std::vector<GemmCall> gemms_of(const Instruction& instruction, const DeviceSpec& device);
 
 // The matrix class dots of `type` run on for `device` (the precision rules of

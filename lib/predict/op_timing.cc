@@ -10,6 +10,7 @@
 #include "hloroof/collective.h"
 #include "hloroof/roofline.h"
 #include "predict/expected_time.h"
+#include "predict/gpu_families.h"
 #include "predict/predict_internal.h"
 #include "predict/roofline_internal.h"
 #include "re2/re2.h"
@@ -176,13 +177,18 @@ struct ExpectedInputs {
   std::vector<GemmCall> gemms;    // the GEMMs it runs (gemms_of), for matrix FLOPs
   IssueTime issue;                // elementwise_issue_time
   bool layout_sensitive = false;  // on GPUs: an FFT or a transpose
+  std::optional<FamilyTime> family;  // a measured op-family model (gpu_families.h)
+  double loop_host_gap_s = 0;        // the host's time before it in a small GPU loop body
 };
 
 ExpectedInputs expected_inputs(const Instruction& i, const OpWork& work, const Target& target) {
   ExpectedInputs in;
   if (work.matrix_flops > 0) in.gemms = gemms_of(i, target.device());
   in.issue = elementwise_issue_time(i, target.device());
-  in.layout_sensitive = target.device().kind == DeviceKind::kGpu && layout_sensitive(i);
+  in.family = gpu_family_time(i, work, target.device());
+  in.loop_host_gap_s = loop_host_gap_s(i, target.device());
+  in.layout_sensitive = target.device().kind == DeviceKind::kGpu && layout_sensitive(i) &&
+                        !(in.family && in.family->family == "cuFFT");
   return in;
 }
 
@@ -196,6 +202,26 @@ void apply_expected(InstructionTiming& t, Explanation& explanation, const OpWork
                                     target.explain() ? &target.expected_texts() : nullptr);
   target.assume_all(notes);
   t.model = target.save(x.model);
+  if (in.family) {
+    // The family's kernels (or, where it leaves them to the general model, that model's time),
+    // never below the roofline, then the host's gap before them.
+    const FamilyTime& f = *in.family;
+    const double overhead = include_overhead ? target.device().per_op_overhead_s : 0.0;
+    const double device = f.device_s > 0 ? f.device_s + overhead : x.time_s;
+    const double time = std::max(e.time_s, device) + f.host_gap_s;
+    if (f.device_s > 0 || f.host_gap_s > 0) {
+      t.model = target.save(absl::StrCat(sv(f.family), " (measured family model)"));
+      t.time_s = time;
+      if (target.explain()) {
+        explanation.append(target.save(absl::StrFormat(
+            "\nexpected = %s = %.4g s (%s)",
+            f.device_s > 0 ? "max(roofline, family model + overhead) + host gap"
+                           : "the general expected time + host gap",
+            time, f.basis)));
+      }
+      return;
+    }
+  }
   if (x.time_s > t.time_s) {
     t.time_s = x.time_s;
     if (target.explain()) {
@@ -224,8 +250,18 @@ void set_expected(InstructionTiming& t, Explanation& explanation, const Instruct
                   Target& target, const ExpectedInputs* in = nullptr) {
   if (target.roofline_walk()) return;
   if (set_kernel_estimate(t, explanation, i, target)) return;
-  apply_expected(t, explanation, work, e, include_overhead,
-                 in != nullptr ? *in : expected_inputs(i, work, target), target);
+  const ExpectedInputs inputs = in != nullptr ? *in : expected_inputs(i, work, target);
+  apply_expected(t, explanation, work, e, include_overhead, inputs, target);
+  if (inputs.loop_host_gap_s > 0) {
+    t.time_s += inputs.loop_host_gap_s;
+    if (target.explain()) {
+      explanation.append(target.save(absl::StrFormat(
+          "\n  + host %.3g us: a loop body of fewer than %d kernels is launched by the host "
+          "every trip, one kernel at a time, after it reads the predicate (measured family "
+          "model)",
+          inputs.loop_host_gap_s * 1e6, kCommandBufferMinKernels)));
+    }
+  }
 }
 
 // The note of an op whose matrix FLOPs are of several element types.
@@ -274,8 +310,15 @@ void time_plain_op(InstructionTiming& t, Explanation& explanation, const Instruc
                               in.issue.time_s,    in.issue.element_ops, in.issue.slots};
     key.add_all(figures);
     key.add(work.matrix_type);
-    const bool flags[] = {include_overhead, several_types, in.layout_sensitive};
+    const bool flags[] = {include_overhead, several_types, in.layout_sensitive,
+                          in.family.has_value()};
     key.add_all(flags);
+    key.add(in.loop_host_gap_s);
+    if (in.family) {
+      key.add(in.family->device_s);
+      key.add(in.family->host_gap_s);
+      key.add_text(in.family->basis);
+    }
     key.add_text(work.matrix_class);
     key.add_text(in.issue.profile);
     key.add(in.gemms.size());
@@ -285,6 +328,7 @@ void time_plain_op(InstructionTiming& t, Explanation& explanation, const Instruc
       key.add(g.lhs);
       key.add(g.rhs);
       key.add_text(g.unit);
+      key.add(g.factor);
     }
     times = target.op_times(key.bytes(), make);
   }

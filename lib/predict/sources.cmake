@@ -5,6 +5,7 @@ target_sources(hloroof_predict PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/collective_xla_gpu.cc
   ${CMAKE_CURRENT_LIST_DIR}/diff.cc
   ${CMAKE_CURRENT_LIST_DIR}/expected_time.cc
+  ${CMAKE_CURRENT_LIST_DIR}/gpu_families.cc
   ${CMAKE_CURRENT_LIST_DIR}/measured_models.cc
   ${CMAKE_CURRENT_LIST_DIR}/roofline.cc
   ${CMAKE_CURRENT_LIST_DIR}/schedule_clock.cc

@@ -83,12 +83,34 @@ ENTRY e {
   ROOT r = f32[100] rng(lo, hi), distribution=rng_uniform
 })");
   CHECK(c["sorted"].cost.flops == 1024 * 10);          // n * ceil(log2 n)
-  CHECK(c["spectrum"].cost.flops == 2 * 4 * 6 * 512);  // 4 FMAs per complex multiply, log2 64
+  // 5 L log2 L per transform of L = 64 points, 8 transforms: 5 * 512 * 6 = 15360. XLA's
+  // figure: 4 FMAs per complex multiply, 8 * log2 64 * 512 = 24576.
+  CHECK(c["spectrum"].cost.flops == 5 * 512 * 6);
+  CHECK(c["spectrum"].cost.xla_flops == 2 * 4 * 6 * 512);
   CHECK(c["x"].cost.flops == 2 * 4 * 32);              // 2 * a.dims[-1] * E(b)
   CHECK(c["x"].cost.bytes() == 128 + 64 / 2 + 128);    // out, half of a, b
   CHECK(c["l"].cost.flops == 21);                      // floor(4 * 16 / 3)
   CHECK(c["l"].cost.bytes() == 32 + 32);               // half read, half written
   CHECK(c["r"].cost.transcendentals == 100);
+}
+
+TEST_CASE("fft: a multi-dimensional transform counts the sum of its log2 lengths, XLA's product") {
+  auto c = analyze(R"(
+ENTRY e {
+  x = c64[16,32,64] parameter(0)
+  y = c64[16,32,64] fft(x), fft_type=FFT, fft_length={16,32,64}
+  r = f32[8,64] parameter(1)
+  s = c64[8,33] fft(r), fft_type=RFFT, fft_length={64}
+  t = c64[8,33] parameter(2)
+  ROOT u = f32[8,64] fft(t), fft_type=IRFFT, fft_length={64}
+})");
+  // L = 16 * 32 * 64 = 32768 points, log2 L = 4 + 5 + 6 = 15: 5 * 32768 * 15 = 2457600.
+  CHECK(c["y"].cost.flops == 5.0 * 32768 * 15);
+  // XLA: 8 * (4 * 5 * 6) * 32768 = 31457280, 12.8x ours.
+  CHECK(c["y"].cost.xla_flops == 8.0 * 120 * 32768);
+  // Real transforms: half of 5 L log2 L over the 8 x 64 real points: 2.5 * 512 * 6 = 7680.
+  CHECK(c["s"].cost.flops == 2.5 * 512 * 6);
+  CHECK(c["u"].cost.flops == 2.5 * 512 * 6);
 }
 
 TEST_CASE("data movement: copies, transposes, gathers and scatters") {

@@ -31,3 +31,12 @@ target_compile_definitions(shared_profiles_test PRIVATE
 add_dependencies(shared_profiles_test hloroof_cli)
 add_test(NAME shared_profiles_test COMMAND shared_profiles_test)
 set_tests_properties(shared_profiles_test PROPERTIES SKIP_RETURN_CODE 77)
+
+# The measured op-family sweeps (../shared/measured, or $HLOROOF_MEASURED): every case predicted
+# and joined with its profile; SKIPPED when they are absent.
+add_executable(op_families_test ${CMAKE_CURRENT_LIST_DIR}/op_families_test.cc)
+target_link_libraries(op_families_test PRIVATE hloroof Catch2::Catch2 hloroof_warnings ZLIB::ZLIB)
+target_compile_definitions(op_families_test PRIVATE
+  HLOROOF_SHARED_MEASURED="${PROJECT_SOURCE_DIR}/../shared/measured")
+add_test(NAME op_families_test COMMAND op_families_test)
+set_tests_properties(op_families_test PROPERTIES SKIP_RETURN_CODE 77)

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Per-family accuracy of hloroof's GPU predictions on the measured op-family sweeps.
+
+Each case of a sweep (../shared/measured/gpu_*_opfamilies) is one small JAX program; its
+device time is read from the sweep's one profile by `hloroof profile CASE/module.hlo
+sweep.xplane.pb --module jit_CASE --json`, beside hloroof's expected and roofline step.
+
+  python3 bench/opfamilies.py [--hloroof build/tools/hloroof] [--json OUT] [SWEEP ...]
+
+Prints, per sweep, one row per family: cases, how many are within x0.8-1.25 of the measured
+device time, the median and range of expected/measured, and the roofline's floor violations
+(roofline above measured). A case's family is its name's first word(s), as the sweep names it.
+"""
+import argparse
+import concurrent.futures
+import gzip
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DEFAULT_SWEEPS = [os.path.join(ROOT, "..", "shared", "measured", f"gpu_{g}_opfamilies")
+                  for g in ("h200", "h100")]
+
+# Family by the case name's prefix, longest first.
+FAMILIES = [
+    ("argsort", "sort"), ("sort", "sort"), ("topk", "top_k"),
+    ("fftn", "fft 3-D"), ("ifftn", "fft 3-D"), ("rfftn", "fft 3-D"),
+    ("fft2", "fft 1-D/2-D"), ("fft", "fft 1-D/2-D"),
+    ("segment_sum", "scatter"), ("embed_grad_scatter", "scatter"),
+    ("gather_rows", "gather"), ("embed_lookup", "gather"),
+    ("conv", "convolution"), ("fori", "while loop"), ("scan", "scan"),
+    ("cumsum", "cumsum, pooling"), ("maxpool", "cumsum, pooling"),
+    ("batchnorm_reduce", "reduce leading axis"),
+    ("transpose", "transpose, attention"), ("decode_attn", "transpose, attention"),
+    ("dispatch_floor", "dispatch floor"),
+]
+
+
+def family(case):
+    for prefix, name in FAMILIES:
+        if case.startswith(prefix):
+            return name
+    return "other"
+
+
+def unpacked_profile(sweep, scratch):
+    packed = os.path.join(sweep, "sweep.xplane.pb.gz")
+    plain = os.path.join(scratch, os.path.basename(os.path.normpath(sweep)) + ".xplane.pb")
+    if not os.path.exists(plain):
+        with gzip.open(packed, "rb") as src, open(plain, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    return plain
+
+
+def run_case(hloroof, sweep, profile, case):
+    cmd = [hloroof, "profile", os.path.join(sweep, case, "module.hlo"), profile,
+           "--module", "jit_" + case, "--json"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        return case, None, r.stderr.strip().splitlines()[-1:] or ["failed"]
+    d = json.loads(r.stdout)
+    return case, d, None
+
+
+def cases_of(sweep):
+    return sorted(c for c in os.listdir(sweep)
+                  if os.path.isfile(os.path.join(sweep, c, "module.hlo")))
+
+
+def ratio_text(x):
+    return f"x{x:.2f}"
+
+
+def table(rows):
+    fams = {}
+    for r in rows:
+        fams.setdefault(r["family"], []).append(r)
+    out = []
+    out.append(f"{'family':<22} {'cases':>5} {'in 25%':>6} {'median':>7} "
+               f"{'range':>12} {'floor!':>6}")
+    total = within = viol = 0
+    errs = []
+    for fam in sorted(fams):
+        rs = fams[fam]
+        ratios = [r["expected_s"] / r["measured_s"] for r in rs]
+        ok = sum(0.8 <= x <= 1.25 for x in ratios)
+        v = sum(r["roofline_s"] > r["measured_s"] for r in rs)
+        total += len(rs)
+        within += ok
+        viol += v
+        errs += [abs(x - 1) for x in ratios]
+        out.append(f"{fam:<22} {len(rs):>5} {ok:>6} {ratio_text(statistics.median(ratios)):>7} "
+                   f"{ratio_text(min(ratios)) + '-' + ratio_text(max(ratios))[1:]:>12} {v:>6}")
+    out.append(f"{'all':<22} {total:>5} {within:>6} "
+               f"{'':>7} {'':>12} {viol:>6}")
+    out.append(f"median |expected/measured - 1|: {100 * statistics.median(errs):.0f}%")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("sweeps", nargs="*", default=DEFAULT_SWEEPS)
+    ap.add_argument("--hloroof", default=os.path.join(ROOT, "build", "tools", "hloroof"))
+    ap.add_argument("--json", help="write every case's figures here")
+    ap.add_argument("--cases", action="store_true", help="print every case's row too")
+    args = ap.parse_args()
+    everything = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        for sweep in args.sweeps:
+            profile = unpacked_profile(sweep, scratch)
+            name = os.path.basename(os.path.normpath(sweep))
+            rows = []
+            with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+                jobs = [pool.submit(run_case, args.hloroof, sweep, profile, c)
+                        for c in cases_of(sweep)]
+                for job in jobs:
+                    case, d, err = job.result()
+                    if d is None:
+                        print(f"{name}/{case}: {err[0]}", file=sys.stderr)
+                        continue
+                    step = d["step"]
+                    rows.append({"case": case, "family": family(case),
+                                 "measured_s": step["measured_s"],
+                                 "expected_s": step["expected_s"],
+                                 "roofline_s": step["roofline_s"],
+                                 "ops": [{k: o.get(k) for k in
+                                          ("name", "opcode", "category", "measured_s",
+                                           "expected_s", "roofline_s", "occurrences",
+                                           "predicted_occurrences", "kernels", "flops",
+                                           "bytes_accessed")} for o in d["ops"]]})
+            everything[name] = rows
+            print(f"{name}: expected / measured device time per step")
+            print(table(rows))
+            if args.cases:
+                for r in rows:
+                    print(f"  {r['case']:<48} meas {r['measured_s']*1e6:10.1f} us  exp/meas "
+                          f"{r['expected_s']/r['measured_s']:6.2f}  roof/meas "
+                          f"{r['roofline_s']/r['measured_s']:6.2f}")
+            print()
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(everything, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

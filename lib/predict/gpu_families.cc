@@ -1,0 +1,482 @@
+#include "predict/gpu_families.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+#include "hloroof/computation.h"
+#include "util/absl_compat.h"
+
+namespace hloroof::predict {
+namespace {
+
+// Every constant below was fitted by hand to the per-op device times of the H200 op-family sweep
+// (two or three of a family's cases settle a constant; the others check it); the H100 sweep is
+// held out. Terms that scale with HBM take
+// each device's own bandwidth; terms set by the SMs (issue, latency) are the same on the H100
+// and H200 (132 SMs at 1.98 GHz both) and are scaled by the vector peak on other GPUs.
+
+// The share of HBM bandwidth streaming kernels reach (the GEMM table's memory-heavy shapes,
+// docs/prediction-model.md, "Expected time"): the same as kGpuHbmFraction.
+constexpr double kHbm = 0.87;
+// The vector peak the SM-bound constants were measured at (H100, H200: 6.7e13 FLOP/s).
+constexpr double kSweepVectorPeak = 6.7e13;
+
+// CUB radix sort (xla.gpu.ext.cub_sort_keys / _pairs). One-dimensional: CUB's onesweep sort
+// makes one pass per 8 bits of key, each reading and writing keys and values, and spends
+// kCubElementPassS per element and pass besides (ranking in shared memory). Batched rows run
+// CUB's segmented sort: a block per segment (kCubConcurrentSegments at once), one pass per 6
+// bits of key, kCubSegmentPassS per element of a segment and pass. kCubFixedS: the kernels'
+// floor; kCubHostGapS: the device idle while the host prepares the call.
+constexpr double kCubElementPassS = 4.2e-12;
+constexpr double kCubSegmentPassS = 1.3e-9;
+constexpr double kCubConcurrentSegments = 132;
+constexpr double kCubFixedS = 45e-6;
+constexpr double kCubHostGapS = 55e-6;
+
+// XLA's own sort kernel (a bitonic network, HLO sort): log2 n (log2 n + 1) / 2 compare-exchange
+// stages over every element, kXlaSortStageS each, after a floor.
+constexpr double kXlaSortStageS = 0.8e-12;
+constexpr double kXlaSortFixedS = 12e-6;
+
+// XLA's TopK kernel (__gpu$TopK): a block per row keeps the k best; per row kTopKRowS plus
+// kTopKElementS per element, both for k = 8 and taken in proportion to k; never faster than
+// reading the input.
+constexpr double kTopKRowS = 0.238e-6;
+constexpr double kTopKElementS = 6.0e-12;
+
+// cuFFT: the passes over the data a transform of one axis of length L takes, max(1, a log2 L +
+// b): one kernel in shared memory up to about 2^10 points, more beyond; an axis that is not the
+// innermost is strided and costs kFftStrided times as much; an inverse transform adds one pass
+// (XLA scales its result by 1/L in a kernel of its own).
+constexpr double kFftPassSlope = 0.19;
+constexpr double kFftPassIntercept = -0.9;
+constexpr double kFftStrided = 1.45;
+
+// Scatters (XLA's scatter kernel, atomic read-modify-write): per update row kScatterRowS (the
+// index, the address), per element an atomic of kScatterAtomicF32S (f32 and wider) or
+// kScatterAtomic16S (bf16, f16). Rows of a table larger than L2 are read and written in 32-byte
+// sectors; a table that fits stays in L2. Sorted indices (indices_are_sorted) send the
+// duplicates of a row to one warp, serialising min(32 / W, U / R) atomics on one address.
+constexpr double kScatterRowS = 9.2e-12;
+constexpr double kScatterAtomicF32S = 1.47e-12;
+constexpr double kScatterAtomic16S = 7.6e-12;
+
+// Row gathers: per gathered row kGatherRowS (latency of the dependent index load); sectors of
+// rows read from a table larger than L2; and a store rate, kStoreElementsPerS elements per
+// second whatever their width (the loop emitter's one element per thread: a bf16 gather or
+// broadcast runs at half the bandwidth of an f32 one).
+constexpr double kGatherRowS = 7.2e-12;
+constexpr double kStoreElementsPerS = 850e9;
+
+// Depthwise convolutions (feature groups = input features): cuDNN runs them on CUDA cores at
+// kDepthwiseVectorShare of the vector peak; never faster than their memory traffic.
+constexpr double kDepthwiseVectorShare = 0.17;
+// The device idle while the host prepares a cuDNN call.
+constexpr double kCudnnHostGapS = 30e-6;
+
+double product(const Shape& s) {
+  double p = 1;
+  for (const Dimension& d : s.dims) p *= static_cast<double>(d.size);
+  return s.is_array() ? p : 0;
+}
+
+double type_bytes(PrimitiveType t) { return primitive_storage_bytes(t); }
+
+const Shape& first_array(const Shape& s) {
+  return s.is_tuple() && !s.elements.empty() ? first_array(s.elements[0]) : s;
+}
+
+double roundup32(double bytes) { return 32 * std::ceil(bytes / 32); }
+
+// Seconds of an SM-bound term measured on the sweep's GPUs, on `device`.
+double sm_scaled(double s, const DeviceSpec& device) {
+  return device.vector_flops_per_s > 0 ? s * kSweepVectorPeak / device.vector_flops_per_s : s;
+}
+
+std::string us(double s) { return absl::StrFormat("%.3g us", s * 1e6); }
+
+// The op a fusion is about: its root, through a tuple's first element; the instruction itself
+// when it is not a fusion.
+const Instruction* core_of(const Instruction& i) {
+  if (i.opcode() != Opcode::kFusion) return &i;
+  const Computation* fused = i.computation_attribute(AttrId::kCalls);
+  if (fused == nullptr || fused->root() == nullptr) return nullptr;
+  const Instruction* root = fused->root();
+  if (root->opcode() == Opcode::kTuple && root->operand_count() > 0) root = root->operand(0);
+  if (root->opcode() == Opcode::kGetTupleElement && root->operand_count() > 0) {
+    root = root->operand(0);
+  }
+  return root;
+}
+
+std::optional<FamilyTime> cub_sort(const Instruction& i, const DeviceSpec& device) {
+  if (i.operand_count() == 0) return std::nullopt;
+  const Shape& keys = i.operand(0)->shape();
+  if (!keys.is_array() || keys.rank() == 0) return std::nullopt;
+  const double n = product(keys);
+  const double kb = type_bytes(keys.element_type);
+  const double vb = i.operand_count() > 1 && i.operand(1)->shape().is_array()
+                        ? type_bytes(i.operand(1)->shape().element_type)
+                        : 0;
+  const double len = static_cast<double>(keys.dims.back().size);
+  const double segments = len > 0 ? n / len : 1;
+  FamilyTime t;
+  t.family = "cub radix sort";
+  t.host_gap_s = kCubHostGapS;
+  if (segments <= 1) {
+    const double passes = std::ceil(8 * kb / 8);
+    const double bytes = n * passes * 2 * (kb + vb);
+    const double memory = bytes / (kHbm * device.hbm_bandwidth);
+    const double rank = sm_scaled(n * passes * kCubElementPassS, device);
+    t.device_s = kCubFixedS + memory + rank;
+    t.basis = absl::StrFormat(
+        "CUB onesweep radix sort of %.4g keys (%g B%s): %g passes, %s of memory (%.4g B at "
+        "%.2f of HBM) + %s ranking + %s floor, then %s of host gap (fitted, h200 sweep)",
+        n, kb, vb > 0 ? absl::StrFormat(" + %g B values", vb) : "", passes, us(memory), bytes,
+        kHbm, us(rank), us(kCubFixedS), us(kCubHostGapS));
+  } else {
+    const double passes = std::ceil(8 * kb / 6);
+    const double waves = std::ceil(segments / kCubConcurrentSegments);
+    t.device_s = kCubFixedS + sm_scaled(waves * len * passes * kCubSegmentPassS, device);
+    t.basis = absl::StrFormat(
+        "CUB segmented radix sort of %.4g rows of %.4g: %g passes, %g waves of %g segments, "
+        "%s a segment element and pass, + %s floor, then %s of host gap (fitted, h200 sweep)",
+        segments, len, passes, waves, kCubConcurrentSegments, us(kCubSegmentPassS * 1e3) + "/1000",
+        us(kCubFixedS), us(kCubHostGapS));
+  }
+  return t;
+}
+
+std::optional<FamilyTime> xla_sort(const Instruction& sort, const DeviceSpec& device) {
+  if (sort.operand_count() == 0) return std::nullopt;
+  const Shape& keys = sort.operand(0)->shape();
+  const IntList dims = sort.dimensions();
+  if (!keys.is_array() || dims.empty() || dims[0] < 0 || dims[0] >= keys.rank()) {
+    return std::nullopt;
+  }
+  const double n = product(keys);
+  const double len = static_cast<double>(keys.dims[dims[0]].size);
+  const double log_len = len > 1 ? std::ceil(std::log2(len)) : 0;
+  const double stages = log_len * (log_len + 1) / 2;
+  FamilyTime t;
+  t.family = "XLA sort kernel";
+  t.device_s = kXlaSortFixedS + sm_scaled(n * stages * kXlaSortStageS, device);
+  t.basis = absl::StrFormat(
+      "XLA's bitonic sort of %.4g elements along a dimension of %g: %g stages at %.2g ps an "
+      "element and stage + %s floor (fitted, h200 sweep)",
+      n, len, stages, kXlaSortStageS * 1e12, us(kXlaSortFixedS));
+  return t;
+}
+
+std::optional<FamilyTime> top_k(const Instruction& i, const OpWork& work,
+                                const DeviceSpec& device) {
+  if (i.operand_count() == 0) return std::nullopt;
+  const Shape& in = i.operand(0)->shape();
+  const Shape& out = first_array(i.shape());
+  if (!in.is_array() || in.rank() == 0 || !out.is_array() || out.rank() == 0) return std::nullopt;
+  const double len = static_cast<double>(in.dims.back().size);
+  const double rows = len > 0 ? product(in) / len : 0;
+  const double k = static_cast<double>(out.dims.back().size);
+  const double memory = work.hbm_bytes / (kHbm * device.hbm_bandwidth);
+  const double select = sm_scaled(rows * (kTopKRowS + len * kTopKElementS) * k / 8, device);
+  FamilyTime t;
+  t.family = "TopK kernel";
+  t.device_s = std::max(memory, select);
+  t.basis = absl::StrFormat(
+      "XLA's TopK kernel, %.4g rows of %g, k = %g: max(memory %s, %.3g us a row + %.3g ps an "
+      "element, for k = 8, times k / 8: %s) (fitted, h200 sweep)",
+      rows, len, k, us(memory), kTopKRowS * 1e6, kTopKElementS * 1e12, us(select));
+  return t;
+}
+
+std::optional<FamilyTime> fft(const Instruction& i, const OpWork& work, const DeviceSpec& device) {
+  const IntList lengths = i.fft_length();
+  if (lengths.empty()) return std::nullopt;
+  const std::string_view type = i.string_attribute(AttrId::kFftType);
+  double passes = 0;
+  for (size_t d = 0; d < lengths.size(); ++d) {
+    const double l = static_cast<double>(lengths[d]);
+    const double p =
+        std::max(1.0, kFftPassSlope * (l > 1 ? std::log2(l) : 0) + kFftPassIntercept);
+    passes += d + 1 == lengths.size() ? p : p * kFftStrided;
+  }
+  const bool inverse = type == "IFFT" || type == "IRFFT";
+  if (inverse) passes += 1;
+  FamilyTime t;
+  t.family = "cuFFT";
+  t.device_s = passes * work.hbm_bytes / (kHbm * device.hbm_bandwidth);
+  t.basis = absl::StrFormat(
+      "cuFFT over %d axes: %.3g passes over its %.4g B (max(1, %.2f log2 L %+.2f) an axis, "
+      "strided axes x%.2f%s) at %.2f of HBM (fitted, h200 sweep)",
+      lengths.size(), passes, work.hbm_bytes, kFftPassSlope, kFftPassIntercept, kFftStrided,
+      inverse ? ", +1 to scale the inverse" : "", kHbm);
+  return t;
+}
+
+std::optional<FamilyTime> scatter(const Instruction& s, const DeviceSpec& device) {
+  const size_t n = (s.operand_count() - 1) / 2;
+  if (n == 0 || s.operand_count() < 3) return std::nullopt;
+  const Shape& table = s.operand(0)->shape();
+  const Shape& indices = s.operand(n)->shape();
+  const Shape& updates = s.operand(n + 1)->shape();
+  if (!table.is_array() || !updates.is_array()) return std::nullopt;
+  const ScatterDimensionNumbers dims = s.scatter_dimensions();
+  double width = 1;
+  for (int64_t d : dims.update_window_dims) {
+    if (d >= 0 && d < updates.rank()) width *= static_cast<double>(updates.dims[d].size);
+  }
+  const double rows = product(updates) / std::max(width, 1.0);
+  const double e = type_bytes(updates.element_type);
+  const double table_bytes = product(table) * type_bytes(table.element_type);
+  const double table_rows = table_bytes / std::max(width * e, 1.0);
+  const bool sorted = s.bool_attribute(AttrId::kIndicesAreSorted);
+  const bool in_l2 = table_bytes <= device.on_chip_capacity_bytes;
+  double bytes = rows * width * e + product(indices) * type_bytes(indices.element_type);
+  if (!in_l2) bytes += sorted ? 2 * table_bytes : rows * 2 * roundup32(width * e);
+  const double atomic = e < 4 ? kScatterAtomic16S : kScatterAtomicF32S;
+  const double conflicts =
+      std::max(1.0, std::min(32 / width, rows / std::max(table_rows, 1.0)));
+  const double issue = sm_scaled(
+      rows * kScatterRowS + rows * width * atomic * (sorted ? conflicts : 1.0), device);
+  const double memory = bytes / (kHbm * device.hbm_bandwidth);
+  FamilyTime t;
+  t.family = "scatter (atomics)";
+  t.device_s = std::max(memory, issue);
+  if (!sorted) t.worst_factor = std::max(1.0, conflicts * issue / t.device_s);
+  t.basis = absl::StrFormat(
+      "scatter of %.4g rows of %g %s into a %s table (%s): max(memory %s (%.4g B), atomics %s: "
+      "%.3g ps a row + %.3g ps an element%s) (fitted, h200 sweep)%s",
+      rows, width, sv(primitive_type_name(updates.element_type)),
+      in_l2 ? "L2-resident" : "HBM", sorted ? "sorted indices" : "indices in any order",
+      us(memory), bytes, us(issue), kScatterRowS * 1e12, atomic * 1e12,
+      sorted ? absl::StrFormat(", x%.3g same-address conflicts", conflicts) : "",
+      t.worst_factor > 1.0
+          ? absl::StrFormat("; duplicate indices, which the program does not show, may take "
+                            "it to %s",
+                            us(t.device_s * t.worst_factor))
+          : "");
+  return t;
+}
+
+std::optional<FamilyTime> gather(const Instruction& g, const Instruction& op,
+                                 const DeviceSpec& device) {
+  if (g.operand_count() < 2) return std::nullopt;
+  const Shape& table = g.operand(0)->shape();
+  const Shape& indices = g.operand(1)->shape();
+  const Shape& out = first_array(op.shape());
+  if (!table.is_array() || !out.is_array()) return std::nullopt;
+  const IntList slice = g.gather_dimensions().slice_sizes;
+  double width = 1;
+  for (int64_t s : slice) width *= static_cast<double>(s);
+  const double e = type_bytes(table.element_type);
+  const double rows = product(first_array(g.shape())) / std::max(width, 1.0);
+  const double table_bytes = product(table) * type_bytes(table.element_type);
+  const bool in_l2 = table_bytes <= device.on_chip_capacity_bytes;
+  const double out_bytes = product(out) * type_bytes(out.element_type);
+  const double bytes = (in_l2 ? 0.0 : rows * roundup32(width * e)) + out_bytes +
+                       product(indices) * type_bytes(indices.element_type);
+  const double memory = bytes / (kHbm * device.hbm_bandwidth);
+  const double issue = sm_scaled(rows * kGatherRowS, device);
+  const double store = sm_scaled(product(out) / kStoreElementsPerS, device);
+  FamilyTime t;
+  t.family = "row gather";
+  t.device_s = std::max({memory, issue, store});
+  t.basis = absl::StrFormat(
+      "gather of %.4g rows of %g %s from a %s table: max(memory %s (%.4g B), %.3g ps a row: "
+      "%s, %.4g elements stored at %.3g G/s: %s) (fitted, h200 sweep)",
+      rows, width, sv(primitive_type_name(table.element_type)), in_l2 ? "L2-resident" : "HBM",
+      us(memory), bytes, kGatherRowS * 1e12, us(issue), product(out), kStoreElementsPerS / 1e9,
+      us(store));
+  return t;
+}
+
+// A fusion that only broadcasts a scalar (a fill): its stores set its time.
+std::optional<FamilyTime> fill(const Instruction& op, const Instruction& root,
+                               const DeviceSpec& device) {
+  if (op.opcode() != Opcode::kFusion || root.opcode() != Opcode::kBroadcast) return std::nullopt;
+  if (root.operand_count() != 1 || root.operand(0)->shape().rank() != 0) return std::nullopt;
+  const Shape& out = root.shape();
+  const double bytes = product(out) * type_bytes(out.element_type);
+  const double memory = bytes / (kHbm * device.hbm_bandwidth);
+  const double store = sm_scaled(product(out) / kStoreElementsPerS, device);
+  FamilyTime t;
+  t.family = "fill";
+  t.device_s = std::max(memory, store);
+  t.basis = absl::StrFormat(
+      "a fill of %.4g elements: max(memory %s, stores at %.3g G elements/s: %s) (fitted, h200 "
+      "sweep)",
+      product(out), us(memory), kStoreElementsPerS / 1e9, us(store));
+  return t;
+}
+
+// The input, filter and output of a convolution: an HLO convolution, or a cuDNN call whose
+// operands and result are those of the forward convolution its window and dim_labels describe,
+// permuted by the pass.
+struct ConvShapes {
+  const Shape* input = nullptr;
+  const Shape* filter = nullptr;
+  const Shape* output = nullptr;
+};
+
+std::optional<ConvShapes> conv_shapes(const Instruction& i) {
+  if (i.operand_count() < 2) return std::nullopt;
+  const Shape& a = i.operand(0)->shape();
+  const Shape& b = i.operand(1)->shape();
+  const Shape& r = first_array(i.shape());
+  if (i.opcode() == Opcode::kConvolution) return ConvShapes{&a, &b, &r};
+  const std::string_view target = i.custom_call_target();
+  if (target == "__cudnn$convBackwardInput") return ConvShapes{&r, &b, &a};
+  if (target == "__cudnn$convBackwardFilter") return ConvShapes{&a, &r, &b};
+  return ConvShapes{&a, &b, &r};
+}
+
+std::optional<FamilyTime> depthwise(const Instruction& i, const OpWork& work,
+                                    const DeviceSpec& device) {
+  const ConvDimLabels* labels = i.conv_dim_labels();
+  const std::optional<ConvShapes> s = conv_shapes(i);
+  if (labels == nullptr || !s) return std::nullopt;
+  const int64_t groups = i.feature_group_count();
+  const int64_t f = labels->input_feature;
+  if (groups <= 1 || f < 0 || f >= s->input->rank() || s->input->dims[f].size != groups) {
+    return std::nullopt;
+  }
+  const double flops = std::max(work.vector_flops + work.matrix_flops, 0.0);
+  const double compute = flops / (kDepthwiseVectorShare * device.vector_flops_per_s);
+  const double memory = work.hbm_bytes / (kHbm * device.hbm_bandwidth);
+  FamilyTime t;
+  t.family = "depthwise convolution";
+  t.device_s = std::max(compute, memory);
+  t.basis = absl::StrFormat(
+      "a depthwise convolution (%d groups) on CUDA cores: max(%.4g FLOPs at %.2f of the vector "
+      "peak: %s, memory %s) (fitted, h200 sweep)",
+      groups, flops, kDepthwiseVectorShare, us(compute), us(memory));
+  return t;
+}
+
+// Whether `i` launches a kernel: anything but what moves no data.
+bool launches_kernel(const Instruction& i) {
+  switch (i.opcode()) {
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kGetTupleElement:
+    case Opcode::kTuple:
+    case Opcode::kBitcast:
+    case Opcode::kAfterAll:
+    case Opcode::kAddDependency:
+    case Opcode::kOptimizationBarrier:
+      return false;
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
+double loop_host_gap_s(const Instruction& i, const DeviceSpec& device) {
+  if (!takes_gpu_families(device) || !launches_kernel(i)) return 0;
+  const Computation* body = i.parent();
+  if (body == nullptr) return 0;
+  bool in_loop_body = false;
+  for (const Instruction* caller : body->callers()) {
+    if (caller->opcode() == Opcode::kWhile &&
+        caller->computation_attribute(AttrId::kBody) == body) {
+      in_loop_body = true;
+    }
+  }
+  if (!in_loop_body) return 0;
+  int kernels = 0;
+  for (const Instruction* op : body->instructions()) kernels += launches_kernel(*op) ? 1 : 0;
+  return kernels < kCommandBufferMinKernels ? kLoopHostPerKernelS : 0;
+}
+
+std::optional<measured::GemmShape> implicit_gemm(const Instruction& conv) {
+  const ConvDimLabels* labels = conv.conv_dim_labels();
+  const std::optional<ConvShapes> s = conv_shapes(conv);
+  if (labels == nullptr || !s || !s->input->is_array() || !s->filter->is_array() ||
+      !s->output->is_array()) {
+    return std::nullopt;
+  }
+  const auto size = [](const Shape& shape, int64_t d) {
+    return d >= 0 && d < shape.rank() ? static_cast<double>(shape.dims[d].size) : -1.0;
+  };
+  const double groups = static_cast<double>(std::max<int64_t>(1, conv.feature_group_count()));
+  const double in_features = size(*s->input, labels->input_feature);
+  const double out_features = size(*s->filter, labels->kernel_output_feature);
+  const double filter_in = size(*s->filter, labels->kernel_input_feature);
+  const double batch = size(*s->output, labels->output_batch);
+  if (in_features <= 0 || out_features <= 0 || filter_in <= 0 || batch <= 0) return std::nullopt;
+  if (groups > 1 && groups == in_features) return std::nullopt;  // depthwise
+  double positions = 1;
+  for (int64_t d : labels->output_spatial) positions *= std::max(size(*s->output, d), 1.0);
+  double taps = 1;
+  for (int64_t d : labels->kernel_spatial) taps *= std::max(size(*s->filter, d), 1.0);
+  // cuDNN pads channels to multiples of 8 for the tensor cores, and tiles a narrow GEMM (n or k
+  // below the GEMM table's 256) as well as the table's edge: such a dimension is folded into m,
+  // keeping the FLOPs, so that the table is read at the edge's efficiency, not its time.
+  measured::GemmShape g;
+  g.b = groups;
+  g.m = batch * positions;
+  g.n = std::max(1.0, out_features / groups);
+  g.k = 8 * std::ceil(filter_in / 8) * taps;
+  for (double* d : {&g.n, &g.k}) {
+    if (*d < 256) {
+      g.m *= *d / 256;
+      *d = 256;
+    }
+  }
+  return g;
+}
+
+bool takes_gpu_families(const DeviceSpec& device) {
+  return device.kind == DeviceKind::kGpu && device.gpu &&
+         device.gpu->vendor == GpuVendor::kNvidia && !device.hbm_efficiency_set &&
+         !device.matmul_efficiency_set && device.hbm_bandwidth > 0;
+}
+
+std::optional<FamilyTime> gpu_family_time(const Instruction& i, const OpWork& work,
+                                          const DeviceSpec& device) {
+  if (!takes_gpu_families(device)) return std::nullopt;
+  if (i.opcode() == Opcode::kCustomCall) {
+    const std::string_view target = i.custom_call_target();
+    if (absl::StrContains(sv(target), "cub_sort") ||
+        absl::StrContains(sv(target), "DeviceRadixSort")) {
+      return cub_sort(i, device);
+    }
+    if (target == "__gpu$TopK" || target == "TopK") return top_k(i, work, device);
+    if (absl::StartsWith(sv(target), "__cudnn$conv")) {
+      std::optional<FamilyTime> t = depthwise(i, work, device);
+      if (!t) {
+        // Its kernels as the GEMM table times its implicit GEMM (the general expected time).
+        t = FamilyTime{};
+        t->family = "cuDNN convolution";
+        t->basis = "a cuDNN convolution: its implicit GEMM from the measured GEMM table";
+      }
+      t->host_gap_s = kCudnnHostGapS;
+      t->basis += absl::StrFormat(", then %s of host gap (fitted, h200 sweep)",
+                                  us(kCudnnHostGapS));
+      return t;
+    }
+    return std::nullopt;
+  }
+  if (i.opcode() == Opcode::kFft) return fft(i, work, device);
+  if (i.opcode() == Opcode::kConvolution) return depthwise(i, work, device);
+  const Instruction* core = core_of(i);
+  if (core == nullptr) return std::nullopt;
+  switch (core->opcode()) {
+    case Opcode::kSort:
+      return xla_sort(*core, device);
+    case Opcode::kScatter:
+      return scatter(*core, device);
+    case Opcode::kGather:
+      return gather(*core, i, device);
+    case Opcode::kFft:
+      return fft(*core, work, device);
+    default:
+      return fill(i, *core, device);
+  }
+}
+
+}  // namespace hloroof::predict

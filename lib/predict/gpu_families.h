@@ -1,0 +1,64 @@
+// Measured models of GPU op families whose time neither the roofline nor the GEMM table gives
+// (docs/prediction-model.md, "Op families on GPUs"): CUB radix sorts, XLA's sort kernel, the TopK
+// kernel, cuFFT, scatters (atomics), row gathers, depthwise convolutions, and the host's share of
+// library calls and of while loops. Each is a function of the op's shapes, types and attributes
+// with a few constants fitted to the op-family sweep measured on an H200
+// (../shared/measured/gpu_h200_opfamilies, per-op device times from its profile); the H100 sweep
+// is held out. `python3 bench/opfamilies.py --cases` prints every case's error on both.
+#ifndef HLOROOF_LIB_PREDICT_GPU_FAMILIES_H_
+#define HLOROOF_LIB_PREDICT_GPU_FAMILIES_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "hloroof/device.h"
+#include "hloroof/instruction.h"
+#include "hloroof/roofline.h"
+#include "predict/measured_models.h"
+
+namespace hloroof::predict {
+
+struct FamilyTime {
+  double device_s = 0;    // the kernels' own time
+  double host_gap_s = 0;  // device idle while the host prepares the call (library calls)
+  std::string_view family;  // "cub radix sort", "cuFFT", ...
+  std::string basis;        // how the time was made, with its figures and their provenance
+  // A range the program text cannot settle (duplicate scatter indices): the time may reach
+  // `device_s * worst_factor`. 1 when none.
+  double worst_factor = 1;
+  double time_s() const { return device_s + host_gap_s; }
+};
+
+// The measured model of `i` on an NVIDIA GPU, where one applies; nullopt otherwise (other
+// devices, other ops: their expected time is the general one).
+std::optional<FamilyTime> gpu_family_time(const Instruction& i, const OpWork& work,
+                                          const DeviceSpec& device);
+
+// The implicit GEMM of a dense convolution (an HLO convolution or a cuDNN call, any pass): b =
+// feature groups, m = batch x output positions, n = output features per group, k = input
+// features per group x filter taps. nullopt for a depthwise convolution or unreadable shapes.
+std::optional<measured::GemmShape> implicit_gemm(const Instruction& conv);
+
+// The cuDNN factor on the measured GEMM table's time at a convolution's implicit GEMM shape
+// (forward, data gradient, filter gradient alike): the geometric mean of measured over table
+// time on the H200 sweep's 34 dense cuDNN calls (0.67 on the H100's, held out).
+inline constexpr double kCudnnOverGemmTable = 0.63;
+
+// The host's time per kernel a small GPU while loop's body launches, every trip: XLA's runtime
+// reads the loop predicate on the host each trip and launches the body's kernels after it, one
+// thunk at a time, when the body is too small for a command buffer (fewer than
+// kCommandBufferMinKernels kernels). Fitted to the sweep's fori and scan loops.
+inline constexpr double kLoopHostPerKernelS = 7.0e-6;
+inline constexpr int kCommandBufferMinKernels = 5;
+
+// The host's time before `i`'s kernel every time it runs, where `i` launches one in the body of
+// a while loop too small for a command buffer: kLoopHostPerKernelS; else 0.
+double loop_host_gap_s(const Instruction& i, const DeviceSpec& device);
+
+// Whether `device` takes the family models: an NVIDIA GPU with no calibrated efficiency.
+bool takes_gpu_families(const DeviceSpec& device);
+
+}  // namespace hloroof::predict
+
+#endif  // HLOROOF_LIB_PREDICT_GPU_FAMILIES_H_

@@ -1,0 +1,122 @@
+// The measured op-family sweeps (../shared/measured/gpu_{h200,h100}_opfamilies, or
+// $HLOROOF_MEASURED; SKIPPED when absent): every case's program predicted on its GPU and joined
+// with its device time in the sweep's one profile, as `hloroof profile CASE/module.hlo
+// sweep.xplane.pb --module jit_CASE` does.
+// - The roofline step is a floor: never above the measured step, on any case of either GPU.
+// - The expected step of each family is within the accuracy bench/opfamilies.py reports (the
+//   shares below are what the measured models reach; a change that loses cases fails here).
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "hloroof/hloroof.h"
+
+namespace hloroof {
+namespace {
+
+namespace fs = std::filesystem;
+
+}  // namespace
+
+std::filesystem::path measured_dir() {
+  if (const char* env = std::getenv("HLOROOF_MEASURED"); env != nullptr && *env != '\0') {
+    return env;
+  }
+  return HLOROOF_SHARED_MEASURED;
+}
+
+namespace {
+
+std::string read_gzip(const fs::path& path) {
+  gzFile f = gzopen(path.string().c_str(), "rb");
+  REQUIRE(f != nullptr);
+  std::string out;
+  char buffer[1 << 16];
+  int n = 0;
+  while ((n = gzread(f, buffer, sizeof(buffer))) > 0) out.append(buffer, n);
+  gzclose(f);
+  return out;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+struct Row {
+  std::string name;
+  double measured_s = 0, expected_s = 0, roofline_s = 0;
+};
+
+std::vector<Row> sweep(const std::string& folder, const std::string& device) {
+  const fs::path dir = measured_dir() / folder;
+  absl::StatusOr<Profile> profile =
+      parse_xspace(read_gzip(dir / "sweep.xplane.pb.gz"), "sweep.xplane.pb");
+  REQUIRE(profile.ok());
+  std::vector<Row> rows;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    if (!fs::exists(e.path() / "module.hlo")) continue;
+    const std::string name = e.path().filename().string();
+    INFO(folder << "/" << name);
+    absl::StatusOr<Module> module = parse_module(read_file(e.path() / "module.hlo"));
+    REQUIRE(module.ok());
+    absl::StatusOr<Prediction> p = predict_step_time(*module, device);
+    REQUIRE(p.ok());
+    ProfileOptions options;
+    options.module_name = "jit_" + name;
+    absl::StatusOr<ProfileComparison> c = compare_with_profile(*module, *p, *profile, options);
+    REQUIRE(c.ok());
+    rows.push_back({name, c->measured_step_s, c->expected_step_s, c->roofline_step_s});
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.name < b.name; });
+  return rows;
+}
+
+int within(const std::vector<Row>& rows) {
+  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const Row& r) {
+    const double x = r.expected_s / r.measured_s;
+    return x >= 0.8 && x <= 1.25;
+  }));
+}
+
+void check(const std::string& folder, const std::string& device, int least_within) {
+  const std::vector<Row> rows = sweep(folder, device);
+  // 113 cases in each sweep (its README).
+  CHECK(rows.size() == 113);
+  for (const Row& r : rows) {
+    INFO(folder << "/" << r.name << ": roofline " << r.roofline_s << " s, measured "
+                << r.measured_s << " s");
+    CHECK(r.measured_s > 0);
+    CHECK(r.roofline_s <= r.measured_s);
+    CHECK(r.expected_s >= r.roofline_s);
+  }
+  // Before the family models, 22 (H200) and 27 (H100) cases were within x0.8-1.25.
+  CHECK(within(rows) >= least_within);
+}
+
+TEST_CASE("the H200 sweep: roofline below every measured step, expected within 25% on most") {
+  check("gpu_h200_opfamilies", "h200", 84);
+}
+
+TEST_CASE("the H100 sweep, held out of every fit: the same") {
+  check("gpu_h100_opfamilies", "h100", 82);
+}
+
+}  // namespace
+}  // namespace hloroof
+
+int main(int argc, char** argv) {
+  if (!std::filesystem::exists(hloroof::measured_dir() / "gpu_h200_opfamilies")) {
+    std::cout << "SKIPPED: no measured sweeps at " << hloroof::measured_dir() << "\n";
+    return 77;
+  }
+  return Catch::Session().run(argc, argv);
+}
