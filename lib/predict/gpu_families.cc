@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "hloroof/computation.h"
+#include "predict/predict_internal.h"
 #include "util/absl_compat.h"
 
 namespace hloroof::predict {
@@ -83,7 +84,10 @@ double product(const Shape& s) {
   return s.is_array() ? p : 0;
 }
 
-double type_bytes(PrimitiveType t) { return primitive_storage_bytes(t); }
+// Seconds to move `bytes` through HBM at the share streaming kernels reach.
+double hbm_s(double bytes, const DeviceSpec& device) {
+  return bytes / (kHbm * device.hbm_bandwidth);
+}
 
 const Shape& first_array(const Shape& s) {
   return s.is_tuple() && !s.elements.empty() ? first_array(s.elements[0]) : s;
@@ -117,9 +121,9 @@ std::optional<FamilyTime> cub_sort(const Instruction& i, const DeviceSpec& devic
   const Shape& keys = i.operand(0)->shape();
   if (!keys.is_array() || keys.rank() == 0) return std::nullopt;
   const double n = product(keys);
-  const double kb = type_bytes(keys.element_type);
+  const double kb = primitive_storage_bytes(keys.element_type);
   const double vb = i.operand_count() > 1 && i.operand(1)->shape().is_array()
-                        ? type_bytes(i.operand(1)->shape().element_type)
+                        ? primitive_storage_bytes(i.operand(1)->shape().element_type)
                         : 0;
   const double len = static_cast<double>(keys.dims.back().size);
   const double segments = len > 0 ? n / len : 1;
@@ -129,7 +133,7 @@ std::optional<FamilyTime> cub_sort(const Instruction& i, const DeviceSpec& devic
   if (segments <= 1) {
     const double passes = std::ceil(8 * kb / 8);
     const double bytes = n * passes * 2 * (kb + vb);
-    const double memory = bytes / (kHbm * device.hbm_bandwidth);
+    const double memory = hbm_s(bytes, device);
     const double rank = sm_scaled(n * passes * kCubElementPassS, device);
     t.device_s = kCubFixedS + memory + rank;
     t.basis = absl::StrFormat(
@@ -180,7 +184,7 @@ std::optional<FamilyTime> top_k(const Instruction& i, const OpWork& work,
   const double len = static_cast<double>(in.dims.back().size);
   const double rows = len > 0 ? product(in) / len : 0;
   const double k = static_cast<double>(out.dims.back().size);
-  const double memory = work.hbm_bytes / (kHbm * device.hbm_bandwidth);
+  const double memory = hbm_s(work.hbm_bytes, device);
   const double select = sm_scaled(rows * (kTopKRowS + len * kTopKElementS) * k / 8, device);
   FamilyTime t;
   t.family = "TopK kernel";
@@ -207,7 +211,7 @@ std::optional<FamilyTime> fft(const Instruction& i, const OpWork& work, const De
   if (inverse) passes += 1;
   FamilyTime t;
   t.family = "cuFFT";
-  t.device_s = passes * work.hbm_bytes / (kHbm * device.hbm_bandwidth);
+  t.device_s = hbm_s(passes * work.hbm_bytes, device);
   t.basis = absl::StrFormat(
       "cuFFT over %d axes: %.3g passes over its %.4g B (max(1, %.2f log2 L %+.2f) an axis, "
       "strided axes x%.2f%s) at %.2f of HBM (fitted, h200 sweep)",
@@ -229,23 +233,24 @@ std::optional<FamilyTime> scatter(const Instruction& s, const DeviceSpec& device
     if (d >= 0 && d < updates.rank()) width *= static_cast<double>(updates.dims[d].size);
   }
   const double rows = product(updates) / std::max(width, 1.0);
-  const double e = type_bytes(updates.element_type);
-  const double table_bytes = product(table) * type_bytes(table.element_type);
+  const double e = primitive_storage_bytes(updates.element_type);
+  const double table_bytes = product(table) * primitive_storage_bytes(table.element_type);
   const double table_rows = table_bytes / std::max(width * e, 1.0);
   const bool sorted = s.bool_attribute(AttrId::kIndicesAreSorted);
   const bool in_l2 = table_bytes <= device.on_chip_capacity_bytes;
-  double bytes = rows * width * e + product(indices) * type_bytes(indices.element_type);
+  double bytes = rows * width * e + product(indices) * primitive_storage_bytes(indices.element_type);
   if (!in_l2) bytes += sorted ? 2 * table_bytes : rows * 2 * roundup32(width * e);
   const double atomic = e < 4 ? kScatterAtomic16S : kScatterAtomicF32S;
   const double conflicts =
       std::max(1.0, std::min(32 / width, rows / std::max(table_rows, 1.0)));
   const double issue = sm_scaled(
       rows * kScatterRowS + rows * width * atomic * (sorted ? conflicts : 1.0), device);
-  const double memory = bytes / (kHbm * device.hbm_bandwidth);
+  const double memory = hbm_s(bytes, device);
   FamilyTime t;
   t.family = "scatter (atomics)";
   t.device_s = std::max(memory, issue);
-  if (!sorted) t.worst_factor = std::max(1.0, conflicts * issue / t.device_s);
+  // Indices in any order may repeat as often as sorted ones: the top of the time's range.
+  const double worst_factor = sorted ? 1.0 : std::max(1.0, conflicts * issue / t.device_s);
   t.basis = absl::StrFormat(
       "scatter of %.4g rows of %g %s into a %s table (%s): max(memory %s (%.4g B), atomics %s: "
       "%.3g ps a row + %.3g ps an element%s) (fitted, h200 sweep)%s",
@@ -253,10 +258,10 @@ std::optional<FamilyTime> scatter(const Instruction& s, const DeviceSpec& device
       in_l2 ? "L2-resident" : "HBM", sorted ? "sorted indices" : "indices in any order",
       us(memory), bytes, us(issue), kScatterRowS * 1e12, atomic * 1e12,
       sorted ? absl::StrFormat(", x%.3g same-address conflicts", conflicts) : "",
-      t.worst_factor > 1.0
+      worst_factor > 1.0
           ? absl::StrFormat("; duplicate indices, which the program does not show, may take "
                             "it to %s",
-                            us(t.device_s * t.worst_factor))
+                            us(t.device_s * worst_factor))
           : "");
   return t;
 }
@@ -271,14 +276,14 @@ std::optional<FamilyTime> gather(const Instruction& g, const Instruction& op,
   const IntList slice = g.gather_dimensions().slice_sizes;
   double width = 1;
   for (int64_t s : slice) width *= static_cast<double>(s);
-  const double e = type_bytes(table.element_type);
+  const double e = primitive_storage_bytes(table.element_type);
   const double rows = product(first_array(g.shape())) / std::max(width, 1.0);
-  const double table_bytes = product(table) * type_bytes(table.element_type);
+  const double table_bytes = product(table) * primitive_storage_bytes(table.element_type);
   const bool in_l2 = table_bytes <= device.on_chip_capacity_bytes;
-  const double out_bytes = product(out) * type_bytes(out.element_type);
+  const double out_bytes = product(out) * primitive_storage_bytes(out.element_type);
   const double bytes = (in_l2 ? 0.0 : rows * roundup32(width * e)) + out_bytes +
-                       product(indices) * type_bytes(indices.element_type);
-  const double memory = bytes / (kHbm * device.hbm_bandwidth);
+                       product(indices) * primitive_storage_bytes(indices.element_type);
+  const double memory = hbm_s(bytes, device);
   const double issue = sm_scaled(rows * kGatherRowS, device);
   const double store = sm_scaled(product(out) / kStoreElementsPerS, device);
   FamilyTime t;
@@ -299,8 +304,8 @@ std::optional<FamilyTime> fill(const Instruction& op, const Instruction& root,
   if (op.opcode() != Opcode::kFusion || root.opcode() != Opcode::kBroadcast) return std::nullopt;
   if (root.operand_count() != 1 || root.operand(0)->shape().rank() != 0) return std::nullopt;
   const Shape& out = root.shape();
-  const double bytes = product(out) * type_bytes(out.element_type);
-  const double memory = bytes / (kHbm * device.hbm_bandwidth);
+  const double bytes = product(out) * primitive_storage_bytes(out.element_type);
+  const double memory = hbm_s(bytes, device);
   const double store = sm_scaled(product(out) / kStoreElementsPerS, device);
   FamilyTime t;
   t.family = "fill";
@@ -345,7 +350,7 @@ std::optional<FamilyTime> depthwise(const Instruction& i, const OpWork& work,
   }
   const double flops = std::max(work.vector_flops + work.matrix_flops, 0.0);
   const double compute = flops / (kDepthwiseVectorShare * device.vector_flops_per_s);
-  const double memory = work.hbm_bytes / (kHbm * device.hbm_bandwidth);
+  const double memory = hbm_s(work.hbm_bytes, device);
   FamilyTime t;
   t.family = "depthwise convolution";
   t.device_s = std::max(compute, memory);
@@ -356,27 +361,10 @@ std::optional<FamilyTime> depthwise(const Instruction& i, const OpWork& work,
   return t;
 }
 
-// Whether `i` launches a kernel: anything but what moves no data.
-bool launches_kernel(const Instruction& i) {
-  switch (i.opcode()) {
-    case Opcode::kParameter:
-    case Opcode::kConstant:
-    case Opcode::kGetTupleElement:
-    case Opcode::kTuple:
-    case Opcode::kBitcast:
-    case Opcode::kAfterAll:
-    case Opcode::kAddDependency:
-    case Opcode::kOptimizationBarrier:
-      return false;
-    default:
-      return true;
-  }
-}
-
 }  // namespace
 
 double loop_host_gap_s(const Instruction& i, const DeviceSpec& device) {
-  if (!takes_gpu_families(device) || !launches_kernel(i)) return 0;
+  if (!takes_gpu_families(device) || is_pointer_only(i.opcode())) return 0;
   const Computation* body = i.parent();
   if (body == nullptr) return 0;
   bool in_loop_body = false;
@@ -387,9 +375,12 @@ double loop_host_gap_s(const Instruction& i, const DeviceSpec& device) {
     }
   }
   if (!in_loop_body) return 0;
+  // Counted until a command buffer's worth: every op of a large body asks.
   int kernels = 0;
-  for (const Instruction* op : body->instructions()) kernels += launches_kernel(*op) ? 1 : 0;
-  return kernels < kCommandBufferMinKernels ? kLoopHostPerKernelS : 0;
+  for (const Instruction* op : body->instructions()) {
+    if (!is_pointer_only(op->opcode()) && ++kernels >= kCommandBufferMinKernels) return 0;
+  }
+  return kLoopHostPerKernelS;
 }
 
 std::optional<measured::GemmShape> implicit_gemm(const Instruction& conv) {

@@ -24,10 +24,6 @@ struct FamilyTime {
   double host_gap_s = 0;  // device idle while the host prepares the call (library calls)
   std::string_view family;  // "cub radix sort", "cuFFT", ...
   std::string basis;        // how the time was made, with its figures and their provenance
-  // A range the program text cannot settle (duplicate scatter indices): the time may reach
-  // `device_s * worst_factor`. 1 when none.
-  double worst_factor = 1;
-  double time_s() const { return device_s + host_gap_s; }
 };
 
 // The measured model of `i` on an NVIDIA GPU, where one applies; nullopt otherwise (other

@@ -18,9 +18,7 @@
 #include "util/number_text.h"
 
 namespace hloroof::predict {
-namespace {
 
-// Ops that only name buffers: no code runs for them.
 bool is_pointer_only(Opcode op) {
   switch (op) {
     case Opcode::kParameter:
@@ -37,6 +35,8 @@ bool is_pointer_only(Opcode op) {
       return false;
   }
 }
+
+namespace {
 
 OpWork work_of(const OpCost& c) {
   OpWork w;
@@ -187,8 +187,9 @@ ExpectedInputs expected_inputs(const Instruction& i, const OpWork& work, const T
   in.issue = elementwise_issue_time(i, target.device());
   in.family = gpu_family_time(i, work, target.device());
   in.loop_host_gap_s = loop_host_gap_s(i, target.device());
-  in.layout_sensitive = target.device().kind == DeviceKind::kGpu && layout_sensitive(i) &&
-                        !(in.family && in.family->family == "cuFFT");
+  // A measured family model (cuFFT's passes) already times the layout it moves along.
+  in.layout_sensitive =
+      target.device().kind == DeviceKind::kGpu && !in.family && layout_sensitive(i);
   return in;
 }
 

@@ -276,6 +276,10 @@ class Target {
   std::array<std::optional<std::string>, static_cast<size_t>(Bound::kOverhead) + 1> rate_sources_;
 };
 
+// Ops that only name buffers (parameter, constant, tuple, get-tuple-element, bitcast, ordering
+// tokens, domain, opt-barrier): no code runs for them.
+bool is_pointer_only(Opcode op);
+
 // How a scheduled instruction takes part in its computation's schedule.
 enum class Role : uint8_t {
   kFree,         // moves pointers only: parameter, tuple, bitcast, ...; or does no work at all
