@@ -78,6 +78,12 @@ constexpr double kDepthwiseVectorShare = 0.17;
 // The device idle while the host prepares a cuDNN call.
 constexpr double kCudnnHostGapS = 30e-6;
 
+// XLA's reduce-window loop: a thread per output element walks its window, with the bounds and
+// index arithmetic of every windowed dimension at every step: kWindowStepS per window element
+// and windowed dimension (a cumulative sum's 16-wide windows and a 3x3 max pool, both SM-bound:
+// the same time on the H100 as on the H200).
+constexpr double kWindowStepS = 0.285e-12;
+
 double product(const Shape& s) {
   double p = 1;
   for (const Dimension& d : s.dims) p *= static_cast<double>(d.size);
@@ -361,6 +367,47 @@ std::optional<FamilyTime> depthwise(const Instruction& i, const OpWork& work,
   return t;
 }
 
+// A fusion (or a lone reduce-window) whose reduce-windows walk their windows: max(memory, the
+// window steps of every reduce-window in it).
+std::optional<FamilyTime> reduce_window(const Instruction& op, const OpWork& work,
+                                        const DeviceSpec& device) {
+  const Computation* fused = op.opcode() == Opcode::kFusion
+                                 ? op.computation_attribute(AttrId::kCalls)
+                                 : nullptr;
+  // Elementwise consumers in the fusion compute only the elements they keep (a slice of the
+  // windows' last column): no more windows than the fusion's output holds.
+  const double outputs = product(first_array(op.shape()));
+  double steps = 0;
+  const auto add = [&steps, outputs](const Instruction& rw) {
+    const Window* w = rw.window();
+    if (w == nullptr) return;
+    double window = 1;
+    int windowed = 0;
+    for (const WindowDim& d : w->dims) {
+      window *= static_cast<double>(std::max<int64_t>(d.size, 1));
+      windowed += d.size > 1 ? 1 : 0;
+    }
+    steps += std::min(product(first_array(rw.shape())), outputs) * window * windowed;
+  };
+  if (op.opcode() == Opcode::kReduceWindow) add(op);
+  if (fused != nullptr) {
+    for (const Instruction* inner : fused->instructions()) {
+      if (inner->opcode() == Opcode::kReduceWindow) add(*inner);
+    }
+  }
+  if (steps <= 0) return std::nullopt;
+  const double walk = sm_scaled(steps * kWindowStepS, device);
+  const double memory = hbm_s(work.hbm_bytes, device);
+  FamilyTime t;
+  t.family = "reduce-window";
+  t.device_s = std::max(walk, memory);
+  t.basis = absl::StrFormat(
+      "a reduce-window loop: max(%.4g window steps (element x windowed dimension) at %.3g ps: "
+      "%s, memory %s) (fitted, h200 sweep)",
+      steps, kWindowStepS * 1e12, us(walk), us(memory));
+  return t;
+}
+
 }  // namespace
 
 double loop_host_gap_s(const Instruction& i, const DeviceSpec& device) {
@@ -454,6 +501,7 @@ std::optional<FamilyTime> gpu_family_time(const Instruction& i, const OpWork& wo
   }
   if (i.opcode() == Opcode::kFft) return fft(i, work, device);
   if (i.opcode() == Opcode::kConvolution) return depthwise(i, work, device);
+  if (std::optional<FamilyTime> t = reduce_window(i, work, device)) return t;
   const Instruction* core = core_of(i);
   if (core == nullptr) return std::nullopt;
   switch (core->opcode()) {

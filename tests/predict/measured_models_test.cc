@@ -560,6 +560,55 @@ ENTRY e {
   CHECK_FALSE(measured::op_profile_cycles("tpu_v5e", "sine", "f32"));
 }
 
+TEST_CASE("reduce-window: the window walk of XLA's loop, not the bytes, sets a cumsum") {
+  // A cumulative sum's 16-wide windows over f32[4194304,16] on h200: 67108864 outputs x 16
+  // window elements x 1 windowed dimension = 1073741824 steps at 0.285 ps = 306.02 us (h200's
+  // vector peak is the sweep's, 6.7e13 FLOP/s: no scaling), above its memory, 2 x 268435456 B
+  // at 0.87 x 4.8e12 B/s = 128.56 us. Expected: 306.02 us + 0.7 us overhead.
+  constexpr std::string_view kCumsum = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[4194304,16] parameter(0)
+  zero = f32[] constant(0)
+  ROOT w = f32[4194304,16] reduce-window(x, zero), window={size=1x16 pad=0_0x15_0}, to_apply=add
+}
+ENTRY e {
+  x = f32[4194304,16] parameter(0)
+  ROOT f = f32[4194304,16] fusion(x), kind=kLoop, calls=fused
+})";
+  auto cumsum = testing::predict(kCumsum, "h200");
+  CHECK(cumsum.op("f").time_s == Approx(1073741824 * 0.285e-12 + 0.7e-6).epsilon(1e-6));
+  CHECK(cumsum.op("f").model() == "reduce-window (measured family model)");
+  // Only the kept windows are walked: a slice of the last column computes 4194304 x 1 windows,
+  // 67108864 steps = 19.13 us, under the memory of the 268435456 B read and 16777216 B written,
+  // 285212672 / (0.87 x 4.8e12) = 68.30 us.
+  constexpr std::string_view kLast = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  x = f32[4194304,16] parameter(0)
+  zero = f32[] constant(0)
+  w = f32[4194304,16] reduce-window(x, zero), window={size=1x16 pad=0_0x15_0}, to_apply=add
+  ROOT last = f32[4194304,1] slice(w), slice={[0:4194304], [15:16]}
+}
+ENTRY e {
+  x = f32[4194304,16] parameter(0)
+  ROOT f = f32[4194304,1] fusion(x), kind=kLoop, calls=fused
+})";
+  auto last = testing::predict(kLast, "h200");
+  CHECK(last.op("f").time_s == Approx(285212672 / (0.87 * 4.8e12) + 0.7e-6).epsilon(1e-3));
+  // TPUs take no GPU family model.
+  CHECK(testing::predict(kCumsum, "tpu_v5e").op("f").model().find("family") ==
+        std::string::npos);
+}
+
 }  // namespace
 }  // namespace hloroof
 
