@@ -28,6 +28,7 @@
 #include "profile/xspace_metadata.h"
 #include "util/absl_compat.h"
 #include "util/text_safety.h"
+#include "util/wire_reader.h"
 
 namespace hloroof {
 namespace {
@@ -99,77 +100,8 @@ class Budget {
 // Then each plane is decoded without its lines (its name and metadata), and its lines one at a
 // time: at most one line's messages are held beside what was read.
 
-// One field of a message in the protobuf wire format.
-struct WireField {
-  uint64_t number = 0;
-  int type = 0;               // 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32
-  std::string_view payload;   // type 2: the bytes
-  std::string_view raw;       // the whole field, tag included
-};
-
-bool read_varint(std::string_view bytes, size_t* at, uint64_t* value) {
-  uint64_t v = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    if (*at >= bytes.size()) return false;
-    const uint8_t b = static_cast<uint8_t>(bytes[(*at)++]);
-    v |= static_cast<uint64_t>(b & 0x7F) << shift;
-    if ((b & 0x80) == 0) {
-      *value = v;
-      return true;
-    }
-  }
-  return false;
-}
-
-// Calls fn(field) for each field of `message`; fn returns false to stop. False when the bytes
-// are not a well-formed message (or fn stopped).
-template <typename Fn>
-bool for_each_field(std::string_view message, Fn fn) {
-  size_t at = 0;
-  int64_t groups = 0;  // open groups of unknown fields (wire types 3 and 4), skipped
-  while (at < message.size()) {
-    const size_t start = at;
-    uint64_t tag = 0;
-    if (!read_varint(message, &at, &tag)) return false;
-    WireField field;
-    field.number = tag >> 3;
-    field.type = static_cast<int>(tag & 7);
-    if (field.number == 0) return false;
-    switch (field.type) {
-      case 0: {
-        uint64_t ignored = 0;
-        if (!read_varint(message, &at, &ignored)) return false;
-        break;
-      }
-      case 1:
-      case 5: {
-        const size_t n = field.type == 1 ? 8 : 4;
-        if (message.size() - at < n) return false;
-        at += n;
-        break;
-      }
-      case 2: {
-        uint64_t length = 0;
-        if (!read_varint(message, &at, &length) || length > message.size() - at) return false;
-        field.payload = message.substr(at, static_cast<size_t>(length));
-        at += static_cast<size_t>(length);
-        break;
-      }
-      case 3:
-        ++groups;
-        continue;
-      case 4:
-        if (--groups < 0) return false;
-        continue;
-      default:
-        return false;
-    }
-    if (groups > 0) continue;
-    field.raw = message.substr(start, at - start);
-    if (!fn(field)) return false;
-  }
-  return groups == 0;
-}
+using WireField = wire::Field;
+using wire::for_each_field;
 
 // Field numbers of xplane.proto.
 constexpr uint64_t kSpacePlanes = 1;

@@ -29,6 +29,7 @@
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
 #include "text/name_chars.h"
+#include "util/wire_reader.h"
 
 namespace hloroof {
 namespace {
@@ -894,6 +895,20 @@ class TextBuilder {
     return fail(str_cat("computation %", c.name(), ", instruction %", i.name(), ": ",
                         message));
   }
+  // The text a proto writes: names are written at every reference, which the proto holds as
+  // ids, so a real module's text is a few times its proto; a long name referenced thousands of
+  // times would write gigabytes. Past kTextPerProtoByte times the proto (and a floor for tiny
+  // ones), the proto is refused.
+  static constexpr size_t kTextPerProtoByte = 32;
+  static constexpr size_t kTextFloorBytes = size_t{64} << 20;
+  size_t text_limit() const { return kTextFloorBytes + kTextPerProtoByte * proto_bytes_; }
+  bool fail_too_long(const pb::HloComputationProto& c, const pb::HloInstructionProto& i) {
+    return fail_at(c, i,
+                   str_cat("the module's text passes ", text_limit() >> 20, " MiB (",
+                           kTextPerProtoByte, " times the proto's ", proto_bytes_,
+                           " bytes, plus 64 MiB): names repeated at every reference write far "
+                           "more than any real module"));
+  }
   void line(std::string_view text, Owner owner) {
     out_.append(text);
     end_line(owner);
@@ -927,7 +942,8 @@ class TextBuilder {
   std::vector<Comp> comps_;
   absl::flat_hash_map<int64_t, size_t> comp_by_id_;
   std::vector<int> called_by_;  // references to each computation, by index
-  absl::flat_hash_set<std::string> sugared_starts_;
+  // The async-starts printed as sugar, by their message (names may repeat in a bad proto).
+  absl::flat_hash_set<const pb::HloInstructionProto*> sugared_starts_;
   std::string out_;
   std::vector<Owner> line_owner_;
   std::string error_;
@@ -1047,7 +1063,7 @@ bool TextBuilder::build(std::string* text, std::string* error) {
   for (const auto& [k, i] : starts) {
     if (const Comp* w = sugar_target(comps_[k], *i)) {
       comps_[comp_by_id_[w->proto->id()]].sugar_wrapped = true;
-      sugared_starts_.insert(str_cat(comps_[k].proto->name(), "/", i->name()));
+      sugared_starts_.insert(i);
     }
   }
   // The entry: by id, else by name, else (as XLA) the last computation.
@@ -1513,6 +1529,7 @@ bool TextBuilder::opcode_attributes(const Comp& c, const pb::HloInstructionProto
         if (!called(c, i, k, &name)) return false;
         if (k > 0) list += ", ";
         list += name;
+        if (out_.size() + list.size() > text_limit()) return fail_too_long(*c.proto, i);
       }
       add("branch_computations", list + "}");
       return true;
@@ -1662,18 +1679,24 @@ bool TextBuilder::instruction(const Comp& c, const pb::HloInstructionProto& i, b
   const Comp* wrapped_comp = nullptr;
   std::string sugar_opcode;
   std::string_view opcode_text = i.opcode();
-  if (*op == Opcode::kAsyncStart && sugared_starts_.contains(str_cat(c.proto->name(), "/",
-                                                                     i.name()))) {
+  if (*op == Opcode::kAsyncStart && sugared_starts_.contains(&i)) {
     wrapped_comp = &comps_[comp_by_id_[i.called_computation_ids(0)]];
     wrapped = wrapped_comp->by_id.at(wrapped_comp->proto->root_id());
     sugar_opcode = str_cat(wrapped->opcode(), "-start");
     opcode_text = sugar_opcode;
   } else if (*op == Opcode::kAsyncUpdate || *op == Opcode::kAsyncDone) {
-    // The start this update/done follows (through updates).
+    // The start this update/done follows (through updates, at most one per instruction of the
+    // computation: more is a loop).
     const pb::HloInstructionProto* start = operand(c, i, 0);
-    while (start != nullptr && start->opcode() == "async-update") start = operand(c, *start, 0);
-    if (start != nullptr &&
-        sugared_starts_.contains(str_cat(c.proto->name(), "/", start->name()))) {
+    for (int steps = 0; start != nullptr && start->opcode() == "async-update"; ++steps) {
+      if (steps >= c.proto->instructions_size()) {
+        return fail_at(*c.proto, i,
+                       "its operands lead through async-updates in a loop, never to an "
+                       "async-start");
+      }
+      start = operand(c, *start, 0);
+    }
+    if (start != nullptr && sugared_starts_.contains(start)) {
       const Comp& w = comps_[comp_by_id_[start->called_computation_ids(0)]];
       sugar_opcode = str_cat(w.by_id.at(w.proto->root_id())->opcode(),
                              *op == Opcode::kAsyncUpdate ? "-update" : "-done");
@@ -1701,6 +1724,7 @@ bool TextBuilder::instruction(const Comp& c, const pb::HloInstructionProto& i, b
       if (k > 0) text += ", ";
       text.push_back('%');
       text.append(o->name());
+      if (text.size() > text_limit()) return fail_too_long(*c.proto, i);
     }
   }
   text += ")";
@@ -1738,6 +1762,7 @@ bool TextBuilder::instruction(const Comp& c, const pb::HloInstructionProto& i, b
       }
       if (k > 0) s += ", ";
       str_append(&s, "%", it->second->name());
+      if (out_.size() + s.size() > text_limit()) return fail_too_long(*c.proto, i);
     }
     attr("control-predecessors", s + "}");
   }
@@ -1761,6 +1786,7 @@ bool TextBuilder::instruction(const Comp& c, const pb::HloInstructionProto& i, b
   if (!i.backend_config().empty()) {
     attr("backend_config", backend_config_text(i.backend_config()));
   }
+  if (out_.size() > text_limit()) return fail_too_long(*c.proto, i);
   end_line(Owner{{}, c.proto, &i});
   return true;
 }
@@ -1821,6 +1847,20 @@ ParsedHloProto::~ParsedHloProto() = default;
 
 ParsedHloProto::ParsedHloProto(std::string_view bytes) : empty_input_(bytes.empty()) {
   if (bytes.empty()) return;  // no message with computations
+  // Each length-delimited field decodes to an object or a string of some 30-500 bytes: real
+  // HLO protos hold one per 7-9 bytes, and a message of empty messages one per 2 bytes (100
+  // times its size once decoded). More than one per kBytesPerField bytes (past a floor) is
+  // refused before anything is decoded.
+  constexpr int64_t kBytesPerField = 4;
+  constexpr int64_t kFloorFields = int64_t{1} << 16;
+  const int64_t limit = kFloorFields + static_cast<int64_t>(bytes.size()) / kBytesPerField;
+  if (wire::count_length_delimited(bytes, limit) > limit) {
+    refused_ = str_cat("its ", bytes.size(), " bytes hold more than ", limit,
+                       " messages and strings (one per ", kBytesPerField,
+                       " bytes, plus 65536; real HLO protos hold one per 7-9 bytes): refused "
+                       "before decoding, which would take many times the file");
+    return;
+  }
   auto messages = std::make_unique<Messages>(bytes.size());
   // What a failed attempt allocated goes with `messages`.
   if (proto_internal::parse_module_proto(bytes, &messages->arena, &messages->read)) {
@@ -1832,6 +1872,7 @@ bool ParsedHloProto::ok() const { return messages_ != nullptr; }
 
 absl::StatusOr<Module> ParsedHloProto::module(const ParseOptions& options) const {
   if (empty_input_) return proto_error(options, "HloModuleProto", "the input is empty");
+  if (!refused_.empty()) return proto_error(options, "HloModuleProto", refused_);
   if (messages_ == nullptr) {
     return proto_error(options, "HloModuleProto",
                        "the bytes are neither an xla.HloProto nor an xla.HloModuleProto with "

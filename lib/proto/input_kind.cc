@@ -51,6 +51,8 @@ InputKind detect_input_kind(std::string_view bytes, ParsedHloProto* parsed) {
   *parsed = ParsedHloProto(bytes);  // failed, it holds no messages
   if (parsed->ok()) return InputKind::kHloProto;
   if (looks_like_xspace(bytes)) return InputKind::kXSpace;
+  // A proto refused for its size: module() says why.
+  if (!parsed->refused_.empty()) return InputKind::kHloProto;
   if (looks_binary(bytes)) return InputKind::kBinary;
   const char c = bytes[first];
   if (c == '{' || c == '[') {

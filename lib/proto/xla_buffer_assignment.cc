@@ -25,6 +25,7 @@ absl::StatusOr<XlaBufferAssignment> read_xla_buffer_assignment(std::string_view 
 }
 
 absl::StatusOr<XlaBufferAssignment> ParsedHloProto::xla_buffer_assignment() const {
+  if (!refused_.empty()) return absl::InvalidArgumentError(refused_);
   if (messages_ == nullptr) {
     return absl::InvalidArgumentError(
         "the bytes are neither an xla.HloProto nor an xla.HloModuleProto");
@@ -45,9 +46,34 @@ absl::StatusOr<XlaBufferAssignment> ParsedHloProto::xla_buffer_assignment() cons
     auto n = names.find(id);
     return n != names.end() ? n->second : std::string_view();
   };
-  absl::flat_hash_map<int64_t, const xla_proto::LogicalBufferProto*> buffers;
-  for (const auto& b : proto.logical_buffers()) buffers.emplace(b.id(), &b);
+  // Each logical buffer's instruction name, interned once (a name is hashed once per buffer
+  // that holds it, or once per instruction id): allocations then compare small numbers.
+  std::vector<std::string_view> interned;
+  absl::flat_hash_map<std::string_view, int> intern;
+  absl::flat_hash_map<int64_t, int> by_instruction_id;
+  const auto intern_name = [&](std::string_view name) {
+    if (name.empty()) return -1;
+    auto [it, added] = intern.emplace(name, static_cast<int>(interned.size()));
+    if (added) interned.push_back(name);
+    return it->second;
+  };
+  absl::flat_hash_map<int64_t, int> buffer_name;  // logical buffer id -> interned name
+  for (const auto& b : proto.logical_buffers()) {
+    const auto& loc = b.defined_at();
+    int name = -1;
+    if (!loc.instruction_name().empty()) {
+      name = intern_name(loc.instruction_name());
+    } else {
+      auto [it, added] = by_instruction_id.emplace(loc.instruction_id(), -1);
+      if (added) it->second = intern_name(name_of(loc.instruction_id()));
+      name = it->second;
+    }
+    buffer_name.emplace(b.id(), name);
+  }
   XlaBufferAssignment out;
+  // Names listed over all allocations: no more than the message's own size (and a floor), so
+  // that one long name referenced by many allocations is not copied into each.
+  size_t name_budget = (size_t{1} << 20) + messages_->size;
   for (const auto& a : proto.buffer_allocations()) {
     XlaAllocation x;
     x.index = a.index();
@@ -63,22 +89,35 @@ absl::StatusOr<XlaBufferAssignment> ParsedHloProto::xla_buffer_assignment() cons
       return absl::InvalidArgumentError(
           str_cat("buffer allocation ", a.index(), " has a negative size"));
     }
-    std::vector<std::pair<int64_t, std::string>> held;
+    // Each instruction once, at its largest buffer: an allocation can hold tens of thousands
+    // of buffers, and a hostile one the same long name thousands of times.
+    absl::flat_hash_map<int, int64_t> largest;
+    std::vector<int> order;
     for (const auto& assigned : a.assigned()) {
-      auto it = buffers.find(assigned.logical_buffer_id());
-      if (it == buffers.end()) continue;
-      const auto& loc = it->second->defined_at();
-      std::string name = loc.instruction_name();
-      if (name.empty()) name = std::string(name_of(loc.instruction_id()));
-      if (name.empty()) continue;
-      held.emplace_back(assigned.size(), std::move(name));
-    }
-    std::stable_sort(held.begin(), held.end(),
-                     [](const auto& p, const auto& q) { return p.first > q.first; });
-    for (auto& [size, name] : held) {
-      if (std::find(x.buffers.begin(), x.buffers.end(), name) == x.buffers.end()) {
-        x.buffers.push_back(std::move(name));
+      auto it = buffer_name.find(assigned.logical_buffer_id());
+      if (it == buffer_name.end() || it->second < 0) continue;
+      auto [at, added] = largest.emplace(it->second, assigned.size());
+      if (added) {
+        order.push_back(it->second);
+      } else {
+        at->second = std::max(at->second, assigned.size());
       }
+    }
+    std::stable_sort(order.begin(), order.end(), [&largest](int p, int q) {
+      return largest.at(p) > largest.at(q);
+    });
+    size_t listed_bytes = 0;
+    for (int id : order) {
+      const std::string_view name = interned[static_cast<size_t>(id)];
+      if (x.buffers.size() >= XlaAllocation::kMaxListedBuffers ||
+          listed_bytes + name.size() > XlaAllocation::kMaxListedNameBytes ||
+          name.size() > name_budget) {
+        ++x.buffers_not_listed;
+        continue;
+      }
+      listed_bytes += name.size();
+      name_budget -= name.size();
+      x.buffers.emplace_back(name);
     }
     int64_t* sum = x.is_entry_parameter ? &out.parameter_bytes
                    : x.maybe_live_out   ? &out.output_bytes

@@ -270,6 +270,57 @@ int main(int argc, char** argv) {
                                                                          varint_field(3, 5000)));
   ok &= write(out, "invalid_utf8.xplane.pb",
               field(1, field(2, "/device:GPU:0\xfe") + line + metadata));
+  // HloModuleProtos (name 1, computations 3, entry id 6; a computation: name 1, instructions
+  // 2, id 5, root id 6; an instruction: name 1, opcode 2, shape 3 (f32[4]), id 35, operand ids
+  // 36). An async-update whose operand is itself: the reader walked updates forever.
+  const std::string f32_4 = varint_field(2, 11) + varint_field(3, 4);
+  const auto instruction = [&](const std::string& name, const std::string& opcode, int id,
+                               const std::string& rest) {
+    return field(2, field(1, name) + field(2, opcode) + field(3, f32_4) + varint_field(35, id) +
+                        rest);
+  };
+  const auto module = [&](const std::string& instructions, int root) {
+    return field(1, "m") +
+           field(3, field(1, "main") + instructions + varint_field(5, 1) +
+                        varint_field(6, root)) +
+           varint_field(6, 1);
+  };
+  ok &= write(out, "async_update_cycle.hlo.pb",
+              module(instruction("u", "async-update", 1, varint_field(36, 1)), 1));
+  // A parameter with a 64 KiB name that a tuple takes 32,768 times (165 KB): 2 GiB of text
+  // were every reference written out.
+  const std::string long_name(65536, 'p');
+  ok &= write(out, "operand_name_amplification.hlo.pb",
+              module(instruction(long_name, "parameter", 1, "") +
+                         instruction("t", "tuple", 2, repeat(varint_field(36, 1), 32768)),
+                     2));
+  // An HloProto (module 1, buffer assignment 3) whose one logical buffer (id 1, defined at 3:
+  // instruction name 2) has a 1 MiB name and is assigned 4,096 times in one allocation (index
+  // 1, size 2, assigned 9: buffer id 1, size 3); then 160,000 buffers of distinct names in
+  // another. The reader copied the name at each assignment (3.1 GB) and looked each name up
+  // in a list (quadratic: 141 s).
+  const std::string add_module =
+      module(instruction("x", "parameter", 1, "") +
+                 instruction("n", "negate", 2, varint_field(36, 1)),
+             2);
+  std::string assignment =
+      field(1, varint_field(1, 1) + varint_field(2, 16) +
+                   field(3, field(2, std::string(size_t{1} << 20, 'n'))));
+  assignment += field(3, varint_field(1, 0) + varint_field(2, 16) +
+                             repeat(field(9, varint_field(1, 1) + varint_field(3, 16)), 4096));
+  std::string many;
+  for (int i = 0; i < 160000; ++i) {
+    assignment += field(1, varint_field(1, 10 + i) + varint_field(2, 4) +
+                               field(3, field(2, "b" + std::to_string(i))));
+    many += field(9, varint_field(1, 10 + i) + varint_field(3, 4));
+  }
+  assignment += field(3, varint_field(1, 1) + varint_field(2, 640000) + many);
+  ok &= write(out, "buffer_assignment_copies.hlo.pb",
+              field(1, add_module) + field(3, assignment));
+  // 8 MiB of empty FileLocation messages in the module's stack frame index (17, locations 3):
+  // 2 bytes each, over 100 bytes each decoded.
+  ok &= write(out, "tiny_messages.hlo.pb",
+              add_module + field(17, repeat(field(3, ""), 1 << 22)));
   if (!ok) {
     std::cerr << "make_hostile_inputs: cannot write to " << out << "\n";
     return 1;

@@ -116,6 +116,19 @@ hostile_module(reduce_window_pad ${HOSTILE_INPUTS}/reduce_window_pad_2p62.hlo ok
 hostile_module(invalid_utf8 ${HOSTILE_INPUTS}/invalid_utf8.hlo ok "")
 hostile_module(parameter_number_2p31 ${HOSTILE_INPUTS}/parameter_number_2p31.hlo error
                "parameter number 2147483648 is out of range")
+# HloProtos: an async-update that is its own operand (a hang); a 64 KiB name referenced 32,768
+# times (2 GiB of text); a buffer assignment that assigned one 1 MiB name 4,096 times (3.1 GB)
+# and 160,000 buffers in one allocation (quadratic: 141 s); 8 MiB of 2-byte messages (100
+# times the file decoded).
+hostile_module(async_update_cycle ${HOSTILE_GENERATED}/async_update_cycle.hlo.pb error
+               "async-updates in a loop")
+hostile_module(operand_name_amplification
+               ${HOSTILE_GENERATED}/operand_name_amplification.hlo.pb error
+               "names repeated at every reference")
+hostile_module(buffer_assignment_copies ${HOSTILE_GENERATED}/buffer_assignment_copies.hlo.pb ok
+               "")
+hostile_module(tiny_messages ${HOSTILE_GENERATED}/tiny_messages.hlo.pb error
+               "refused before decoding")
 # Replica groups in iota form stay in that form (2^24 devices took seconds per command when
 # expanded): parse and cost read their count and size only; predict says the topology is too
 # small for them.

@@ -460,6 +460,51 @@ TEST_CASE("buffer assignment: read back by read_xla_buffer_assignment") {
   }
 }
 
+TEST_CASE("buffer assignment: a name assigned thousands of times is listed once, if at all") {
+  absl::StatusOr<Module> m = parse_module(kChain);
+  REQUIRE(m.ok());
+  absl::StatusOr<MemoryReport> memory = analyze_memory(*m, {.top_buffers = 0});
+  REQUIRE(memory.ok());
+  pb::HloProto proto;
+  REQUIRE(proto.ParseFromString(write_hlo_proto(*m, *memory)));
+  pb::BufferAssignmentProto* assignment = proto.mutable_buffer_assignment();
+  // One buffer with a 1 MiB name, and 300 with short ones, the k-th of size k + 1.
+  pb::LogicalBufferProto* long_named = assignment->add_logical_buffers();
+  long_named->set_id(1000000);
+  long_named->mutable_defined_at()->set_instruction_name(std::string(size_t{1} << 20, 'n'));
+  for (int k = 0; k < 300; ++k) {
+    pb::LogicalBufferProto* b = assignment->add_logical_buffers();
+    b->set_id(2000000 + k);
+    b->mutable_defined_at()->set_instruction_name(absl::StrCat("b", k));
+  }
+  // One allocation holds the long-named buffer 4,096 times (the reader copied its name at
+  // each: 4 GiB), then the 300 others.
+  pb::BufferAllocationProto* a = assignment->add_buffer_allocations();
+  a->set_index(assignment->buffer_allocations_size() - 1);
+  a->set_size(4096);
+  for (int k = 0; k < 4096; ++k) {
+    pb::BufferAllocationProto::Assigned* x = a->add_assigned();
+    x->set_logical_buffer_id(1000000);
+    x->set_size(1);
+  }
+  for (int k = 0; k < 300; ++k) {
+    pb::BufferAllocationProto::Assigned* x = a->add_assigned();
+    x->set_logical_buffer_id(2000000 + k);
+    x->set_size(k + 1);
+  }
+  std::string bytes;
+  REQUIRE(proto.SerializeToString(&bytes));
+  absl::StatusOr<XlaBufferAssignment> read = read_xla_buffer_assignment(bytes);
+  REQUIRE(read.ok());
+  const XlaAllocation& x = read->allocations.back();
+  // The long name is over the 64 KiB a listing holds; the short ones, largest first, fill the
+  // 256 places: b299 down to b44, and 44 + 1 not listed.
+  REQUIRE(x.buffers.size() == XlaAllocation::kMaxListedBuffers);
+  CHECK(x.buffers.front() == "b299");
+  CHECK(x.buffers.back() == "b44");
+  CHECK(x.buffers_not_listed == 45);
+}
+
 TEST_CASE("buffer assignment: a report without every buffer gets no heap trace") {
   Written w = write(kLoops, /*top_buffers=*/1);
   REQUIRE(w.memory.buffer_count > 1);

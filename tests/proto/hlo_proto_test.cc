@@ -253,6 +253,69 @@ TEST_CASE("malformed protos are errors that say where") {
   CHECK_FALSE(parse_hlo_proto("").ok());
 }
 
+TEST_CASE("async-updates whose operands loop are an error, not a hang") {
+  // One async-update whose operand is itself; then two that point at each other. The reader
+  // walked update operands until it found a start: forever.
+  const auto module = [](const std::string& instructions, int64_t root) {
+    std::string comp = field_bytes(1, "main") + instructions + field_varint(5, 1) +
+                       field_varint(6, static_cast<uint64_t>(root));
+    return field_bytes(1, "m") + field_bytes(3, comp);
+  };
+  absl::StatusOr<Module> self = parse_hlo_proto(
+      module(field_bytes(2, instruction("u", "async-update", 1, {1})), 1));
+  REQUIRE_FALSE(self.ok());
+  CHECK(std::string(self.status().message()).find("async-updates in a loop") !=
+        std::string::npos);
+  absl::StatusOr<Module> pair = parse_hlo_proto(
+      module(field_bytes(2, instruction("u", "async-update", 1, {2})) +
+                 field_bytes(2, instruction("v", "async-update", 2, {1})) +
+                 field_bytes(2, instruction("d", "async-done", 3, {2})),
+             3));
+  REQUIRE_FALSE(pair.ok());
+  CHECK(std::string(pair.status().message()).find("async-updates in a loop") !=
+        std::string::npos);
+}
+
+TEST_CASE("an async-done's start is found by id, not by a name two instructions share") {
+  // computation "w" (id 2): p = parameter(0), n = negate(p), root n. computation "main" (id 1):
+  // x = parameter(0) (id 1); s = async-start(x) calls w (id 2); a second instruction also named
+  // "s", a negate of x (id 3); d = async-done(3): its operand is the negate, not the start.
+  // With the start's sugar keyed by name, the done took the negate for the start and read its
+  // called computation, which it has none of. Either way the names repeat: an error.
+  std::string w = field_bytes(1, "w") + field_bytes(2, instruction("p", "parameter", 1, {})) +
+                  field_bytes(2, instruction("n", "negate", 2, {1})) + field_varint(5, 2) +
+                  field_varint(6, 2);
+  std::string start = instruction("s", "async-start", 2, {1}) + field_varint(38, 2);
+  std::string main = field_bytes(1, "main") + field_bytes(2, instruction("x", "parameter", 1, {})) +
+                     field_bytes(2, start) + field_bytes(2, instruction("s", "negate", 3, {1})) +
+                     field_bytes(2, instruction("d", "async-done", 4, {3})) + field_varint(5, 1) +
+                     field_varint(6, 4);
+  absl::StatusOr<Module> m = parse_hlo_proto(field_bytes(1, "m") + field_bytes(3, w) +
+                                             field_bytes(3, main) + field_varint(6, 1));
+  REQUIRE_FALSE(m.ok());
+  CHECK(std::string(m.status().message()).find("computation %main, instruction %") !=
+        std::string::npos);
+}
+
+TEST_CASE("a long name referenced thousands of times is refused, not written at each") {
+  // A parameter with a 64 KiB name that one tuple takes 32,768 times: 65536 + 3 x 32768 bytes
+  // of proto, and 2 GiB of text were every reference written out. The text stops at 64 MiB +
+  // 32 x the proto's size (about 69 MiB).
+  const std::string name(65536, 'p');
+  std::string tuple = field_bytes(1, "t") + field_bytes(2, "tuple") + field_bytes(3, f32_4()) +
+                      field_varint(35, 2);
+  for (int k = 0; k < 32768; ++k) tuple += field_varint(36, 1);
+  std::string comp = field_bytes(1, "main") + field_bytes(2, instruction(name, "parameter", 1, {})) +
+                     field_bytes(2, tuple) + field_varint(5, 1) + field_varint(6, 2);
+  const std::string bytes = field_bytes(1, "m") + field_bytes(3, comp);
+  CHECK(bytes.size() < 200000);
+  absl::StatusOr<Module> m = parse_hlo_proto(bytes);
+  REQUIRE_FALSE(m.ok());
+  const std::string message(m.status().message());
+  CHECK(message.find("instruction %t: the module's text passes") != std::string::npos);
+  CHECK(message.size() < 400);
+}
+
 TEST_CASE("detect_input_kind hands its parse on: the module and errors of parse_hlo_proto") {
   const std::string module = add_module_bytes();
   const std::string dangling =

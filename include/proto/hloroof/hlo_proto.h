@@ -91,8 +91,13 @@ struct XlaAllocation {
   bool is_tuple = false;
   // What kind of allocation this is: "parameter", "output", "constant", "thread-local", "temp".
   std::string_view kind() const;
-  // The instructions whose buffers it holds (names, each once, largest buffer first).
+  // The instructions whose buffers it holds (names, each once, largest buffer first): the
+  // first kMaxListedBuffers, within kMaxListedNameBytes of names (and, over all allocations,
+  // the message's size plus 1 MiB); buffers_not_listed counts the rest.
   std::vector<std::string> buffers;
+  int64_t buffers_not_listed = 0;
+  static constexpr size_t kMaxListedBuffers = 256;
+  static constexpr size_t kMaxListedNameBytes = size_t{1} << 16;
 };
 struct XlaBufferAssignment {
   std::vector<XlaAllocation> allocations;  // in XLA's index order
@@ -136,6 +141,9 @@ class ParsedHloProto {
   struct Messages;
   std::unique_ptr<Messages> messages_;  // null when the bytes are no HLO proto
   bool empty_input_ = true;
+  // Why the bytes were refused before decoding (their messages would take many times their
+  // size); empty when they were not.
+  std::string refused_;
 };
 
 // detect_input_kind(bytes), and in `parsed` the bytes as ParsedHloProto(bytes) reads them:
