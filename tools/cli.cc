@@ -178,6 +178,16 @@ std::string csv_number(double value) {
 }
 
 std::string message_text(std::string_view prefix, std::string_view message) {
+  // A message quotes what it read (a device kind, a name): one from a hostile file could be
+  // megabytes. Its head and tail are kept, the middle said in bytes.
+  constexpr size_t kMaxMessageBytes = 4096;
+  std::string clipped;
+  if (message.size() > kMaxMessageBytes) {
+    clipped = absl::StrCat(sv(message.substr(0, kMaxMessageBytes - 512)), " [... ",
+                           message.size() - kMaxMessageBytes + 256, " bytes left out ...] ",
+                           sv(message.substr(message.size() - 256)));
+    message = clipped;
+  }
   std::string out;
   bool first = true;
   for (absl::string_view piece : absl::StrSplit(sv(message), '\n')) {

@@ -141,7 +141,18 @@ int run(const std::vector<std::string>& given) {
     if (absl::Status same = check_same_platform(m, choice->spec); !same.ok()) return fail(same);
   }
   absl::StatusOr<CalibrationResult> result = calibrate(runs, device, options);
-  if (!result.ok()) return fail(result.status());
+  if (!result.ok()) {
+    // The join's advice is `profile`'s (its --module names the profile's module); here each
+    // run's module is the one given, so the advice is to give the module that ran.
+    std::string message(result.status().message());
+    constexpr std::string_view kProfileAdvice = ". Give the profile's name with --module";
+    if (const size_t at = message.find(kProfileAdvice); at != std::string::npos) {
+      message.replace(at, kProfileAdvice.size(),
+                      ": the module given is not the one profiled. Give that module's HLO with "
+                      "--hlo (from a dump directory: --module NAME picks it)");
+    }
+    return fail(absl::Status(result.status().code(), message));
+  }
   std::cout << render_calibration(*result);
   if (!result->accepted) {
     if (output.empty()) return kExitOk;

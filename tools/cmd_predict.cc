@@ -189,6 +189,7 @@ int run(const std::vector<std::string>& words) {
       if (!args->has("--trace")) {
         xspace.timeline_read = [&] { std::vector<TimelineEvent>().swap((*predicted)->timeline); };
       }
+      xspace.inputs = {args->positional[0], loaded->file, args->get("--device")};
       xspace_file = write_xspace(*module, **predicted, *spec, args->get("--xspace"), xspace);
     }
   };

@@ -351,15 +351,31 @@ absl::StatusOr<MeasuredDevice> measured_device(const Profile& profile,
   if (!out.kind.empty()) {
     out.source = "the profile's device plane";
   } else {
+    // Only the capture's own meta.json: in the folder given, beside the file, or, for a file
+    // at LOGDIR/plugins/profile/RUN/, in LOGDIR or the folder holding it (a capture keeps its
+    // profile in a log folder of its own). A meta.json further up belongs to something else.
     std::error_code error;
-    fs::path dir(profile_path);
-    if (!fs::is_directory(dir, error)) dir = dir.parent_path();
-    for (int up = 0; up < 5 && !dir.empty(); ++up, dir = dir.parent_path()) {
-      const fs::path meta = dir / "meta.json";
-      if (!fs::is_regular_file(meta, error)) {
-        if (dir == dir.parent_path()) break;
-        continue;
+    std::vector<fs::path> places;
+    const fs::path given(profile_path);
+    if (fs::is_directory(given, error)) {
+      places.push_back(given);
+      // A log folder given: the capture folder holding it too.
+      if (fs::is_directory(given / "plugins" / "profile", error)) {
+        places.push_back(given.parent_path());
       }
+    } else {
+      const fs::path run = given.parent_path();
+      places.push_back(run);
+      const fs::path profile_dir = run.parent_path();
+      const fs::path plugins = profile_dir.parent_path();
+      if (profile_dir.filename() == "profile" && plugins.filename() == "plugins") {
+        places.push_back(plugins.parent_path());
+        places.push_back(plugins.parent_path().parent_path());
+      }
+    }
+    for (const fs::path& dir : places) {
+      const fs::path meta = (dir.empty() ? fs::path(".") : dir) / "meta.json";
+      if (!fs::is_regular_file(meta, error)) continue;
       absl::StatusOr<InputFile> text = read_input(meta.string());
       if (!text.ok()) return text.status();
       const nlohmann::json doc =

@@ -3,7 +3,12 @@
 #include <malloc.h>
 #endif
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -58,9 +63,30 @@ int unknown_command(const std::string& word) {
   return hloroof::cli::kExitUsage;
 }
 
+constexpr char kOutOfMemory[] =
+    "error: out of memory: the input needs more memory than this machine (or its ulimit -v)\n"
+    "  gives; no output file was replaced\n";
+
+// An allocation that fails, on any thread, ends the process through std::terminate (nothing
+// catches std::bad_alloc, so no stack is unwound under a thread still at work): said as an
+// error (exit 1), not SIGABRT. Other uncaught exceptions abort as before.
+[[noreturn]] void on_terminate() {
+  if (std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::bad_alloc&) {
+      (void)!::write(STDERR_FILENO, kOutOfMemory, sizeof(kOutOfMemory) - 1);
+      std::_Exit(hloroof::cli::kExitBadInput);
+    } catch (...) {
+    }
+  }
+  std::abort();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::set_terminate(on_terminate);
   hloroof::detail::back_heap_with_huge_pages(size_t{1} << 30);
 #if defined(__GLIBC__) && defined(M_ARENA_MAX)
   // Every thread allocates from that one heap (`compare` predicts its devices side by side): a

@@ -7,6 +7,7 @@
 #include "hloroof/units.h"
 #include "nlohmann/json.hpp"
 #include "report/wrap.h"
+#include "util/text_safety.h"
 
 namespace hloroof {
 namespace {
@@ -44,14 +45,16 @@ std::string clip(const std::string& s, size_t n = 60) {
   return absl::StrCat("~", s.substr(s.size() - (n - 1)));
 }
 
+// Names, scopes and custom-call targets come from the module: control characters are
+// escaped for the terminal.
 std::string evidence_text(const AdviceEvidence& e) {
-  std::string where = clip(e.op);
+  std::string where = clip(printable(e.op));
   if (!e.scope.empty()) {
-    absl::StrAppend(&where, " [", clip(e.scope), "]");
+    absl::StrAppend(&where, " [", clip(printable(e.scope)), "]");
   } else if (!e.computation.empty()) {
-    absl::StrAppend(&where, " in ", clip(e.computation));
+    absl::StrAppend(&where, " in ", clip(printable(e.computation)));
   }
-  return absl::StrCat(where, ": ", e.detail);
+  return absl::StrCat(where, ": ", printable(e.detail));
 }
 
 }  // namespace
@@ -80,14 +83,15 @@ std::string render_advice_text(const Advice& advice) {
   int rank = 0;
   for (const AdviceFinding& f : advice.findings) {
     absl::StrAppend(&out, "\n",
-                    wrap(absl::StrCat(f.id, ": ", f.title), absl::StrCat("#", ++rank, " "), "   "));
+                    wrap(absl::StrCat(f.id, ": ", printable(f.title)),
+                         absl::StrCat("#", ++rank, " "), "   "));
     const std::string stake =
         f.time_at_stake_s > 0
             ? absl::StrCat(format_seconds(f.time_at_stake_s), " (", format_percent(f.step_share),
                            " of the step) = ", f.arithmetic)
             : f.arithmetic;
-    absl::StrAppend(&out, labelled("at stake", stake));
-    absl::StrAppend(&out, labelled("found", f.what));
+    absl::StrAppend(&out, labelled("at stake", printable(stake)));
+    absl::StrAppend(&out, labelled("found", printable(f.what)));
     for (size_t k = 0; k < f.evidence.size(); ++k) {
       absl::StrAppend(&out, labelled(k == 0 ? "evidence" : "", evidence_text(f.evidence[k])));
     }
@@ -97,7 +101,7 @@ std::string render_advice_text(const Advice& advice) {
           labelled("", absl::StrCat("... ", f.op_count - static_cast<int64_t>(f.evidence.size()),
                                     " more (advise --evidence 0 lists all)")));
     }
-    absl::StrAppend(&out, labelled("fix", f.fix));
+    absl::StrAppend(&out, labelled("fix", printable(f.fix)));
   }
   out += "\n";
   for (const std::string& n : advice.notes) absl::StrAppend(&out, wrap_figures(n, "note: ", "  "));

@@ -1,7 +1,9 @@
 #include "hloroof/instruction.h"
 
 #include <algorithm>
+#include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "hloroof/computation.h"
 #include "ir/metadata_scan.h"
 #include "ir/module_state.h"
@@ -180,6 +182,25 @@ void Instruction::remove_attribute(AttrId id) {
   detail::IrAccess::set_attributes(this, m.arena.copy<Attribute>(kept));
 }
 
+namespace {
+
+// Whether `from` reaches `to` through operands.
+bool depends_on(const Instruction& from, const Instruction& to) {
+  std::vector<const Instruction*> stack = {&from};
+  absl::flat_hash_set<const Instruction*> seen = {&from};
+  while (!stack.empty()) {
+    const Instruction* i = stack.back();
+    stack.pop_back();
+    for (const Instruction* o : i->operands()) {
+      if (o == &to) return true;
+      if (seen.insert(o).second) stack.push_back(o);
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 absl::Status Instruction::replace_operand(size_t i, Instruction* operand) {
   if (i >= operands_.size) {
     return absl::OutOfRangeError(
@@ -188,6 +209,13 @@ absl::Status Instruction::replace_operand(size_t i, Instruction* operand) {
   if (operand == nullptr || operand->parent_ != parent_) {
     return absl::InvalidArgumentError(
         str_cat("the new operand of ", name(), " must be in computation ", parent_->name()));
+  }
+  // An operand printed before this one cannot depend on it while operands come before their
+  // users; one printed at or after it is searched for a path back here.
+  if (operand == this || (operand->position_ >= position_ && depends_on(*operand, *this))) {
+    return absl::InvalidArgumentError(
+        str_cat(operand->name(), " cannot be operand ", i, " of ", name(), ": it ",
+                operand == this ? "is that instruction" : "depends on it", ", a cycle"));
   }
   using detail::EdgeLists;
   Instruction* old = operands_.data()[i];

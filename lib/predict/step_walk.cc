@@ -3,6 +3,7 @@
 // clock, async pairs overlapping the ops between them; while loops, conditionals and calls take
 // their callees' times.
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -36,6 +37,15 @@ absl::StatusOr<std::vector<AsyncPairTiming>> run_clock(ComputationTiming& ct,
     }
   });
   if (!clock.ok()) {
+    // Legal loops nested deep enough multiply their trip counts past what a double holds.
+    for (const InstructionTiming& t : timings) {
+      if (!std::isfinite(t.time_s) && t.role == Role::kWhile) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "loop %", sv(t.instruction->name()), " in ", sv(ct.computation->name()),
+            ": its trip count times its body's time passes 1e308 s (the trip counts of the "
+            "loops around it multiply past what a double holds); no step time to give"));
+      }
+    }
     return absl::InternalError(absl::StrCat(sv(what), " of ", sv(ct.computation->name()), ": ",
                                             clock.status().message()));
   }

@@ -37,14 +37,32 @@ bool needs_quotes(std::string_view cell) {
   return std::any_of(cell.begin() + static_cast<std::ptrdiff_t>(k), cell.end(), special);
 }
 
+// Whether a spreadsheet would read `cell` as a formula: it starts with = + - @, a tab or a
+// carriage return, and is not a number ("-2", "+1e3"). OWASP's rule for CSV injection.
+bool formula_like(std::string_view cell) {
+  if (cell.empty()) return false;
+  const char c = cell.front();
+  if (c != '=' && c != '+' && c != '-' && c != '@' && c != '\t' && c != '\r') return false;
+  double ignored = 0;
+  const std::string_view digits = cell.substr(cell.front() == '+' ? 1 : 0);
+  const std::from_chars_result r =
+      std::from_chars(digits.data(), digits.data() + digits.size(), ignored);
+  const bool number = r.ec == std::errc() && r.ptr == digits.data() + digits.size();
+  return !number && cell != "-";
+}
+
 }  // namespace
 
 void append_csv_cell(std::string& out, std::string_view cell) {
+  // A cell a spreadsheet would run as a formula is written as text: after a quote mark.
+  const bool formula = formula_like(cell);
   if (!needs_quotes(cell)) {
+    if (formula) out += '\'';
     out.append(cell);
     return;
   }
   out += '"';
+  if (formula) out += '\'';
   // Runs up to each quote copied whole, the quote written twice.
   for (size_t at = 0;;) {
     const size_t quote = cell.find('"', at);

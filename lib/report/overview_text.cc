@@ -7,6 +7,7 @@
 #include "hloroof/units.h"
 #include "report/unknown_work.h"
 #include "report/wrap.h"
+#include "util/text_safety.h"
 
 namespace hloroof {
 namespace {
@@ -87,9 +88,11 @@ std::string render_overview(const Prediction& p, const DeviceSpec& device) {
   }
 
   if (!p.unknown_ops.empty()) {
-    std::vector<std::string> shown(
-        p.unknown_ops.begin(),
-        p.unknown_ops.begin() + std::min(p.unknown_ops.size(), kUnknownOpsShown));
+    // Names and targets come from the module: control characters escaped for the terminal.
+    std::vector<std::string> shown;
+    for (size_t k = 0; k < std::min(p.unknown_ops.size(), kUnknownOpsShown); ++k) {
+      shown.push_back(printable(p.unknown_ops[k]));
+    }
     std::string list = absl::StrJoin(shown, ", ");
     if (p.unknown_ops.size() > shown.size()) {
       absl::StrAppend(&list, " and ", p.unknown_ops.size() - shown.size(), " more");
@@ -99,7 +102,7 @@ std::string render_overview(const Prediction& p, const DeviceSpec& device) {
                     "the step may hide more):\n");
     for (const UnknownWork& w : unknown_work(p)) {
       absl::StrAppend(&out, absl::StrFormat("  %-40s %5d ops %10s %7s of the step\n",
-                                            w.target.substr(0, 40), w.count,
+                                            printable(w.target).substr(0, 40), w.count,
                                             format_seconds(w.time_s), share(w.time_s, step)));
     }
     out += wrap(list, "  ops: ", "    ");

@@ -5,19 +5,34 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
+
+#include "util/text_safety.h"
 
 namespace hloroof::report_internal {
 
 inline constexpr size_t kTerminalWidth = 100;
 
 // Word-wraps `text` to kTerminalWidth columns; lines after the first start with `indent`. A
-// word longer than a line (a generated module name) is cut at the right edge.
+// word longer than a line (a generated module name) is cut at the right edge. Control
+// characters in a word (a custom-call target from a module) print escaped (`printable`), all
+// but the unit separator (0x1f) that wrap_figures joins figures with.
 inline std::string wrap(std::string_view text, std::string_view first, std::string_view indent) {
   std::string out(first), word;
   size_t column = first.size();
   bool line_empty = true;
   auto flush = [&] {
     if (word.empty()) return;
+    // (Each piece between the unit separators wrap_figures keeps figures together with.)
+    std::string safe;
+    for (size_t at = 0;;) {
+      const size_t end = word.find('\x1f', at);
+      safe += printable(std::string_view(word).substr(at, end - at));
+      if (end == std::string::npos) break;
+      safe += '\x1f';
+      at = end + 1;
+    }
+    word = std::move(safe);
     // A word no line can hold starts where it is and is cut; others move to a new line.
     const bool too_long = indent.size() + word.size() > kTerminalWidth;
     if (!line_empty && !too_long && column + 1 + word.size() > kTerminalWidth) {

@@ -1271,26 +1271,38 @@ absl::StatusOr<XSpaceFile> write_xspace(const Module& module, const Prediction& 
   if (absl::Status s = check_name("run", run); !s.ok()) return s;
   if (absl::Status s = check_name("host", options.host); !s.ok()) return s;
   if (absl::Status s = check_steps(options); !s.ok()) return s;
-  const fs::path folder = fs::path(std::string(log_dir)) / "plugins" / "profile" / run;
+  const fs::path root = fs::path(std::string(log_dir));
+  const fs::path folder = root / "plugins" / "profile" / run;
+  const fs::path path = folder / absl::StrCat(options.host, ".xplane.pb");
+  // What the log folder holds is written by profilers, not linked elsewhere: a symbolic link
+  // planted there (at the file's name, or a folder's) would send the XSpace over another file.
+  for (const fs::path& p : {root / "plugins", root / "plugins" / "profile", folder, path}) {
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(p, ec))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot write the XSpace to '", path.string(), "': '", p.string(),
+          "' is a symbolic link inside the log folder; remove it, or write to another folder"));
+    }
+  }
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot make the folder '", folder.string(), "': ", ec.message()));
   }
-  const fs::path path = folder / absl::StrCat(options.host, ".xplane.pb");
   // Serialized into the file as it is written (an XSpace is several times its module).
-  absl::StatusOr<XSpaceFile> file = absl::UnknownError("the XSpace was not written");
+  std::optional<absl::StatusOr<XSpaceFile>> file;  // none when the path was refused
   const absl::Status written = write_output_file(
       path.string(),
       [&](std::ostream& out) {
         file = XSpaceWriter(module, prediction, device, options).write(&out);
       },
-      "the XSpace");
-  if (!file.ok()) return file.status();
+      "the XSpace", options.inputs);
+  if (!file) return written;
+  if (!file->ok()) return file->status();
   if (!written.ok()) return written;
-  file->path = path.string();
-  return file;
+  (*file)->path = path.string();
+  return *std::move(file);
 }
 
 std::string render_xspace_summary(const XSpaceFile& file, std::string_view log_dir) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -77,18 +78,31 @@ absl::Status too_large(std::string_view what, std::string_view size_words, int64
 }
 
 // Reads standard input until its end, or until more than `max_bytes` were read (then `*over` is
-// set). The buffer doubles up to the limit and a page past it, never beyond. A NUL byte ends the
-// read with an error: no text holds one, and a stream of them (`< /dev/zero`) would otherwise be
-// read to the limit.
+// set). The buffer doubles up to 256 MiB, then grows by a quarter (a grown buffer is copied
+// while the old one is held: doubling 2 GiB would need 6 GiB), up to the limit and a page past
+// it, never beyond. Memory that cannot be had is an error that says how far the read got. A
+// NUL byte ends the read with an error: no text holds one, and a stream of them (`<
+// /dev/zero`) would otherwise be read to the limit.
 absl::Status read_all(int fd, std::string_view path, int64_t max_bytes, std::string* out,
                       bool* over) {
   *over = false;
   const size_t cap = static_cast<size_t>(max_bytes) + 4096;
+  constexpr size_t kDoublingBytes = size_t{256} << 20;
   size_t used = out->size();
   for (;;) {
     if (out->size() - used < 4096) {
-      size_t grown = out->size() < 65536 ? 65536 : out->size() * 2;
-      out->resize(std::min(grown, cap));
+      const size_t size = out->size();
+      const size_t grown = size < 65536           ? 65536
+                           : size < kDoublingBytes ? size * 2
+                                                   : size + size / 4;
+      try {
+        out->resize(std::min(grown, cap));
+      } catch (const std::bad_alloc&) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "cannot read ", path == "-" ? "standard input" : quoted(path), ": out of memory after ",
+            used, " bytes (this machine, or its ulimit -v, gives no more); give a file instead, "
+            "which is read at its size in one allocation"));
+      }
     }
     ssize_t n = ::read(fd, out->data() + used, out->size() - used);
     if (n < 0 && errno == EINTR) continue;

@@ -132,6 +132,18 @@ int write_produced(int fd, absl::FunctionRef<void(std::ostream&)> produce) {
   return error == 0 && out.bad() ? EIO : error;
 }
 
+// The file an input of the command names: standard output's for "-" (a file redirected into
+// the command), and for "PATH:SUFFIX" that names no file, PATH (a device spec with its
+// topology, `dev.json:2x2`). False when it names none.
+bool input_stat(const std::string& input, struct stat* read) {
+  if (input.empty()) return false;
+  if (input == "-") return ::fstat(STDIN_FILENO, read) == 0 && S_ISREG(read->st_mode);
+  if (::stat(input.c_str(), read) == 0) return true;
+  const size_t colon = input.rfind(':');
+  return colon != std::string::npos && colon > 0 &&
+         ::stat(input.substr(0, colon).c_str(), read) == 0;
+}
+
 }  // namespace
 
 absl::Status write_output_file(std::string_view path_text, std::string_view contents,
@@ -150,6 +162,11 @@ absl::Status write_output_file(std::string_view path_text,
   if (path_text.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(target_words(what, ""), ": the path is empty"));
   }
+  if (path_text == "-") {
+    // Standard output, written in place.
+    const int error = write_produced(STDOUT_FILENO, produce);
+    return error == 0 ? absl::OkStatus() : errno_status(what, "standard output", error, false);
+  }
   std::string path(path_text);
   struct stat target;
   const bool exists = ::stat(path.c_str(), &target) == 0;
@@ -160,7 +177,7 @@ absl::Status write_output_file(std::string_view path_text,
     }
     for (const std::string& input : inputs) {
       struct stat read;
-      if (input.empty() || input == "-" || ::stat(input.c_str(), &read) != 0) continue;
+      if (!input_stat(input, &read)) continue;
       if (read.st_dev == target.st_dev && read.st_ino == target.st_ino) {
         return absl::InvalidArgumentError(absl::StrCat(
             target_words(what, path), ": it is an input of this command ('", input,
@@ -181,25 +198,58 @@ absl::Status write_output_file(std::string_view path_text,
       std::free(resolved);
     }
   }
-  // A new name beside the target, created as any new file is (0666 less the umask).
-  static std::atomic<uint64_t> counter{0};
   const auto [directory, name] = split_path(path);
+  // Where the file system allows it, an unnamed file in the target's folder (O_TMPFILE): a run
+  // killed while it writes (SIGKILL, a file-size limit) leaves nothing behind. It is given a
+  // name only once written whole, then renamed over the target.
+  static std::atomic<uint64_t> counter{0};
   std::string temporary;
   int fd = -1;
+  bool unnamed = false;
+#ifdef O_TMPFILE
+  fd = ::open(directory.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  unnamed = fd >= 0;
+#endif
+  // Else a new name beside the target, created as any new file is (0666 less the umask).
   for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
     temporary = absl::StrCat(directory, "/.", name, ".tmp.", ::getpid(), ".", counter++);
     fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
     if (fd < 0 && errno != EEXIST) break;
   }
-  if (fd < 0) return errno_status(what, path_text, errno, exists);
+  if (fd < 0) {
+    const int error = errno;
+    if (error == EACCES || error == EROFS) {
+      return absl::UnavailableError(absl::StrCat(
+          target_words(what, path_text), ": the folder '", directory, "' cannot be written (",
+          std::strerror(error), "); a file is replaced through a new file beside it, so that a "
+          "failed write never leaves half of one", exists ? " (the file already there is left "
+          "as it was)" : ""));
+    }
+    return errno_status(what, path_text, error, exists);
+  }
   int error = write_produced(fd, produce);
   // A replaced file keeps its permissions.
   if (error == 0 && exists && ::fchmod(fd, target.st_mode & 07777) != 0) error = errno;
   if (error == 0 && ::fsync(fd) != 0 && errno != EINVAL) error = errno;
+  if (error == 0 && unnamed) {
+    // Named now, whole, then renamed over the target as any temporary.
+    const std::string proc = absl::StrCat("/proc/self/fd/", fd);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      temporary = absl::StrCat(directory, "/.", name, ".tmp.", ::getpid(), ".", counter++);
+      if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, temporary.c_str(), AT_SYMLINK_FOLLOW) ==
+          0) {
+        error = 0;
+        break;
+      }
+      error = errno;
+      temporary.clear();
+      if (error != EEXIST) break;
+    }
+  }
   if (::close(fd) != 0 && error == 0) error = errno;
   if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
   if (error != 0) {
-    ::unlink(temporary.c_str());
+    if (!temporary.empty()) ::unlink(temporary.c_str());
     return errno_status(what, path_text, error, exists);
   }
   return absl::OkStatus();

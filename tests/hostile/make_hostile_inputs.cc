@@ -270,6 +270,39 @@ int main(int argc, char** argv) {
                                                                          varint_field(3, 5000)));
   ok &= write(out, "invalid_utf8.xplane.pb",
               field(1, field(2, "/device:GPU:0\xfe") + line + metadata));
+  // A chain of 1.5 million negates (53 MB): more memory than a 400 MB address space holds.
+  {
+    std::string text = "HloModule chain\n\nENTRY e {\n  x0 = f32[8] parameter(0)\n";
+    for (int k = 1; k < 1500000; ++k) {
+      text += "  x" + std::to_string(k) + " = f32[8] negate(x" + std::to_string(k - 1) + ")\n";
+    }
+    text += "  ROOT r = f32[8] negate(x1499999)\n}\n";
+    ok &= write(out, "negate_chain_1500000.hlo", text);
+  }
+  // 24 nested while loops of 10^18 trips each (known_trip_count), innermost first.
+  {
+    const std::string trips = "backend_config={\"known_trip_count\":{\"n\":\"1000000000000000000\"}}";
+    std::string text = "HloModule loops\n\n";
+    for (int k = 23; k >= 0; --k) {
+      const std::string n = std::to_string(k), next = std::to_string(k + 1);
+      text += "cond" + n + " {\n  p = (s32[], f32[8]) parameter(0)\n" +
+              "  i = s32[] get-tuple-element(p), index=0\n  c = s32[] constant(1000)\n" +
+              "  ROOT lt = pred[] compare(i, c), direction=LT\n}\n\n";
+      text += "body" + n + " {\n  p = (s32[], f32[8]) parameter(0)\n" +
+              "  i = s32[] get-tuple-element(p), index=0\n" +
+              "  x = f32[8] get-tuple-element(p), index=1\n  one = s32[] constant(1)\n" +
+              "  j = s32[] add(i, one)\n";
+      text += k == 23 ? "  y = f32[8] exponential(x)\n"
+                      : "  w = (s32[], f32[8]) while(p), condition=cond" + next + ", body=body" +
+                            next + ", " + trips + "\n  y = f32[8] get-tuple-element(w), index=1\n";
+      text += "  ROOT t = (s32[], f32[8]) tuple(j, y)\n}\n\n";
+    }
+    text += "ENTRY e {\n  x = f32[8] parameter(0)\n  z = s32[] constant(0)\n" +
+            std::string("  t = (s32[], f32[8]) tuple(z, x)\n") +
+            "  w = (s32[], f32[8]) while(t), condition=cond0, body=body0, " + trips + "\n" +
+            "  ROOT y = f32[8] get-tuple-element(w), index=1\n}\n";
+    ok &= write(out, "nested_loops_1e18.hlo", text);
+  }
   // HloModuleProtos (name 1, computations 3, entry id 6; a computation: name 1, instructions
   // 2, id 5, root id 6; an instruction: name 1, opcode 2, shape 3 (f32[4]), id 35, operand ids
   // 36). An async-update whose operand is itself: the reader walked updates forever.

@@ -116,6 +116,19 @@ hostile_module(reduce_window_pad ${HOSTILE_INPUTS}/reduce_window_pad_2p62.hlo ok
 hostile_module(invalid_utf8 ${HOSTILE_INPUTS}/invalid_utf8.hlo ok "")
 hostile_module(parameter_number_2p31 ${HOSTILE_INPUTS}/parameter_number_2p31.hlo error
                "parameter number 2147483648 is out of range")
+# A custom-call target holding terminal escapes (ESC [2J clears the screen, ESC ] 0 sets the
+# title): printed raw in predict's unknown-work table and advise's evidence.
+hostile_module(escape_target ${HOSTILE_INPUTS}/escape_target.hlo ok "")
+hostile_run(escape_target.advise ok "" advise ${HOSTILE_INPUTS}/escape_target.hlo --device h100)
+hostile_run(escape_target.predict_csv ok "" predict ${HOSTILE_INPUTS}/escape_target.hlo --csv)
+# 24 nested loops of 1e18 trips: their time passes what a double holds (was an internal
+# message about a schedule's events).
+set(file ${HOSTILE_GENERATED}/nested_loops_1e18.hlo)
+hostile_run(nested_loops_1e18.cost json "" cost ${file} --json)
+hostile_run(nested_loops_1e18.memory ok "" memory ${file})
+hostile_run(nested_loops_1e18.predict error
+            "the trip counts of the loops around it multiply past what a double holds"
+            predict ${file} --device h100)
 # HloProtos: an async-update that is its own operand (a hang); a 64 KiB name referenced 32,768
 # times (2 GiB of text); a buffer assignment that assigned one 1 MiB name 4,096 times (3.1 GB)
 # and 160,000 buffers in one allocation (quadratic: 141 s); 8 MiB of 2-byte messages (100
@@ -256,3 +269,21 @@ add_test(NAME hostile.rewrite_while_reading
                  $<TARGET_FILE:hloroof_cli> ${HOSTILE_INPUTS}/small.hlo
                  ${HOSTILE_GENERATED}/rewrite)
 set_tests_properties(hostile.rewrite_while_reading PROPERTIES TIMEOUT 300)
+
+# Out of memory under an address-space limit: an `error:` line and exit 1, never SIGABRT (an
+# uncaught std::bad_alloc) or SIGSEGV (a worker thread left running while the main one
+# unwound). Standard input grows in bounded steps and says how far it got. Not under the
+# sanitizers, whose shadow memory needs more address space than any such limit.
+if(NOT HLOROOF_SANITIZE)
+  add_test(NAME hostile.out_of_memory_stdin
+           COMMAND bash -c "ulimit -v 400000; yes abcdefgh | head -c 400M | \"$1\" parse -"
+                   _ $<TARGET_FILE:hloroof_cli>)
+  set_tests_properties(hostile.out_of_memory_stdin PROPERTIES TIMEOUT 60
+                       PASS_REGULAR_EXPRESSION "cannot read standard input: out of memory after")
+  add_test(NAME hostile.out_of_memory_predict
+           COMMAND bash -c "ulimit -v 400000; \"$1\" predict \"$2\" --device h100; test $? = 1"
+                   _ $<TARGET_FILE:hloroof_cli> ${HOSTILE_GENERATED}/negate_chain_1500000.hlo)
+  set_tests_properties(hostile.out_of_memory_predict PROPERTIES TIMEOUT 60
+                       FIXTURES_REQUIRED hostile_inputs
+                       PASS_REGULAR_EXPRESSION "error: out of memory: the input needs more memory")
+endif()

@@ -109,6 +109,29 @@ TEST_CASE("verify: a shape rule of the parser (tuple index)") {
         "range: t has 2 elements");
 }
 
+TEST_CASE("an edit that would make a cycle is refused, and the module stays as it was") {
+  Module m = parsed();
+  Computation* main = m.entry();
+  Instruction* neg = main->find_instruction("neg");
+  Instruction* a = main->find_instruction("a");
+  Instruction* t = main->root();
+  // neg as its own operand: analyses returned numbers for such a module; only verify refused.
+  absl::Status self = neg->replace_operand(0, neg);
+  CHECK(self.message() == "neg cannot be operand 0 of neg: it is that instruction, a cycle");
+  // e, added before neg and made its operand; then neg, or the root through it, as e's operand.
+  absl::StatusOr<Instruction*> e =
+      main->add_instruction(Opcode::kExp, "e", shape_of("f32[8,16]{1,0}"), {a}, neg);
+  REQUIRE(e.ok());
+  REQUIRE(neg->replace_operand(0, *e).ok());  // e is printed before neg: no cycle
+  absl::Status loop = (*e)->replace_operand(0, neg);
+  CHECK(loop.message() == "neg cannot be operand 0 of e: it depends on it, a cycle");
+  absl::Status back = (*e)->replace_operand(0, t);
+  CHECK(back.message() == "t cannot be operand 0 of e: it depends on it, a cycle");
+  CHECK(neg->operand(0) == *e);
+  CHECK((*e)->operand(0) == a);
+  CHECK(verify(m).ok());
+}
+
 TEST_CASE("verify: elementwise operands have the result's dimensions") {
   Module m = parsed();
   Computation* main = m.entry();

@@ -9,6 +9,7 @@
 #include "../cli/cli_runner.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 #include "profile_test_util.h"
@@ -350,4 +351,49 @@ TEST_CASE("profile and calibrate read XLA dump directories as the other commands
 }
 
 }  // namespace
+TEST_CASE("only the capture's own meta.json names the device, and a long one is clipped") {
+  Files f;
+  // A meta.json five folders above a profile that is not in a log folder's layout belongs to
+  // something else: it named a TPU for this GPU profile.
+  const std::filesystem::path stray = f.dir.path() / "a" / "b" / "c" / "d" / "host0.xplane.pb";
+  write_file(stray.string(), testing::step_xspace());
+  write_file((f.dir.path() / "meta.json").string(), R"({"device_kind": "TPU v5 lite"})");
+  testing::CliResult far = run_cli(absl::StrCat("profile ", f.hlo, " ", stray.string()));
+  INFO(far.err);
+  CHECK(absl::StrContains(far.err, "--device is required: the profile does not name its device"));
+  CHECK_FALSE(absl::StrContains(far.err, "meta.json"));
+  // The capture's own, above its log folder (CAPTURE/profile/plugins/profile/RUN/FILE), is
+  // read and named in the note.
+  write_file((f.dir.path() / "meta.json").string(), R"({"device_kind": "NVIDIA H100 80GB HBM3"})");
+  testing::CliResult own = run_cli(absl::StrCat("profile ", f.hlo, " ", f.profile));
+  INFO(own.err);
+  CHECK(own.exit_code == 0);
+  CHECK(absl::StrContains(own.err, "meta.json"));
+  // A device kind of a megabyte in an error: its head and tail, and the bytes left out.
+  write_file((f.dir.path() / "meta.json").string(),
+             absl::StrCat(R"({"device_kind": "NVIDIA H100 )", std::string(1 << 20, 'x'), "\"}"));
+  testing::CliResult huge =
+      run_cli(absl::StrCat("profile ", f.hlo, " ", f.profile, " --device tpu_v5e"));
+  CHECK(huge.exit_code == 1);
+  CHECK(huge.err.size() < 8192);
+  CHECK(absl::StrContains(huge.err, "bytes left out"));
+}
+
+TEST_CASE("calibrate with a module that did not run advises what calibrate takes") {
+  // It advised `--module`, then refused `--module` for a file ("picks a module of a dump
+  // directory").
+  TempDir dir;
+  const std::string other = (dir.path() / "other.hlo").string();
+  write_file(other, "HloModule other\n\nENTRY e {\n  x = f32[8] parameter(0)\n"
+                    "  ROOT n = f32[8] negate(x)\n}\n");
+  const std::string capture = std::string(HLOROOF_SOURCE_DIR) + "/tests/data/h100/default/gemm";
+  testing::CliResult r = run_cli(absl::StrCat("calibrate ", capture, " --hlo ", other));
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  const std::string said = absl::StrReplaceAll(r.err, {{"\n  ", " "}});
+  CHECK(absl::StrContains(said, "the module given is not the one profiled"));
+  CHECK_FALSE(absl::StrContains(said, "Give the profile's name with --module"));
+  check_width(r.err);
+}
+
 }  // namespace hloroof

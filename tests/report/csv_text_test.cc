@@ -39,6 +39,21 @@ std::string printed(double x) {
   return absl::StrFormat("%.17g", x);
 }
 
+TEST_CASE("a CSV cell a spreadsheet would run as a formula is written as text") {
+  // OWASP's CSV injection rule: = + - @, a tab or a carriage return first.
+  CHECK(cell("=HYPERLINK(\"http://x\")") == "\"'=HYPERLINK(\"\"http://x\"\")\"");
+  CHECK(cell("+cmd|' /C calc'!A0") == "'+cmd|' /C calc'!A0");
+  CHECK(cell("-2+3+cmd|' /C calc'!A0") == "'-2+3+cmd|' /C calc'!A0");
+  CHECK(cell("@SUM(A1)") == "'@SUM(A1)");
+  CHECK(cell("\tx") == "'\tx");
+  // Numbers, and the dash of an empty figure, are left as they are.
+  CHECK(cell("-2") == "-2");
+  CHECK(cell("+1e3") == "+1e3");
+  CHECK(cell("-0.5") == "-0.5");
+  CHECK(cell("-") == "-");
+  CHECK(cell("fusion.12-x") == "fusion.12-x");
+}
+
 TEST_CASE("a CSV cell is quoted when it holds a comma, a quote or a line break") {
   CHECK(cell("fusion.12") == "fusion.12");
   CHECK(cell("") == "");
@@ -57,6 +72,8 @@ TEST_CASE("a CSV cell is quoted when it holds a comma, a quote or a line break")
         text[at] = c;
         std::string quoted = text;
         if (c == '"') quoted.insert(at, 1, '"');
+        // A leading carriage return is a formula's start to a spreadsheet: a ' before it.
+        if (c == '\r' && at == 0) quoted.insert(0, 1, '\'');
         CHECK(cell(text) == "\"" + quoted + "\"");
       }
     }

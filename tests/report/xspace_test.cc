@@ -859,5 +859,45 @@ TEST_CASE("write_xspace: the run folder JAX writes, and names that stay inside i
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("write_xspace: never over an input, nor through a link planted in the log folder") {
+  Case c = predict_nested("tpu_v5e");
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "hloroof_xspace_inputs_test";
+  fs::remove_all(dir);
+  const fs::path run = dir / "plugins/profile/predicted_tpu_v5e";
+  const fs::path file = run / "hloroof-predicted.xplane.pb";
+  fs::create_directories(run);
+  // The XSpace file itself predicted again into the same folder: it is the input.
+  { std::ofstream(file) << "input"; }
+  XSpaceOptions options;
+  options.inputs = {file.string()};
+  absl::StatusOr<XSpaceFile> over_input =
+      write_xspace(c.module, c.prediction, c.spec, dir.string(), options);
+  REQUIRE_FALSE(over_input.ok());
+  CHECK(over_input.status().message().find("it is an input of this command") !=
+        std::string_view::npos);
+  // A link named like the file, pointing at the module read: refused, the module kept.
+  const fs::path module_file = dir / "module.hlo";
+  { std::ofstream(module_file) << "HloModule m"; }
+  fs::remove(file);
+  fs::create_symlink(module_file, file);
+  absl::StatusOr<XSpaceFile> through_link =
+      write_xspace(c.module, c.prediction, c.spec, dir.string());
+  REQUIRE_FALSE(through_link.ok());
+  CHECK(through_link.status().message().find("is a symbolic link inside the log folder") !=
+        std::string_view::npos);
+  std::ifstream in(module_file);
+  std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(kept == "HloModule m");
+  // A linked folder of the run likewise.
+  fs::remove_all(dir / "plugins");
+  fs::create_directories(dir / "elsewhere");
+  fs::create_directories(dir / "plugins");
+  fs::create_directory_symlink(dir / "elsewhere", dir / "plugins/profile");
+  CHECK_FALSE(write_xspace(c.module, c.prediction, c.spec, dir.string()).ok());
+  CHECK(fs::is_empty(dir / "elsewhere"));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace hloroof

@@ -1,5 +1,6 @@
 #include "hloroof/output_file.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -144,6 +145,88 @@ TEST_CASE("An output that names an input is refused, however it is spelled") {
   CHECK(write_output_file("/dev/null", "x", "the trace").ok());
   CHECK(write_output_file(dir.path().string(), "x", "the trace").message().find(
             "it is a directory") != std::string_view::npos);
+}
+
+TEST_CASE("A device spec with its topology and a file on standard input are inputs too") {
+  TempDir dir;
+  const fs::path spec = dir.path() / "dev.json";
+  std::ofstream(spec) << "{}";
+  // `--device dev.json:2x2 --trace dev.json`: the suffix hid the file from the check.
+  const std::string with_topology[] = {spec.string() + ":2x2"};
+  CHECK(write_output_file(spec.string(), "trace", "the trace", with_topology).message().find(
+            "it is an input of this command") != std::string_view::npos);
+  CHECK(contents_of(spec) == "{}");
+  // `predict - --trace in.hlo < in.hlo`: "-" names the file redirected to standard input.
+  const fs::path in = dir.path() / "in.hlo";
+  std::ofstream(in) << "HloModule m";
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const int fd = ::open(in.c_str(), O_RDONLY);
+    if (fd < 0 || ::dup2(fd, STDIN_FILENO) < 0) _exit(2);
+    const std::string stdin_input[] = {"-"};
+    const absl::Status s = write_output_file(in.string(), "trace", "the trace", stdin_input);
+    _exit(s.message().find("it is an input of this command ('-')") != std::string_view::npos
+              ? 0
+              : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(contents_of(in) == "HloModule m");
+}
+
+TEST_CASE("A path of - is standard output") {
+  TempDir dir;
+  const fs::path captured = dir.path() / "stdout.txt";
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const int fd = ::open(captured.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0) _exit(2);
+    _exit(write_output_file("-", "the trace\n", "the trace").ok() ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(contents_of(captured) == "the trace\n");
+  CHECK_FALSE(fs::exists(fs::current_path() / "-"));
+}
+
+TEST_CASE("A run killed while it writes leaves the old file and nothing beside it") {
+  TempDir dir;
+  const fs::path out = dir.path() / "step.trace.json";
+  // SIGKILL after 1 MiB is written; then a file-size limit whose SIGXFSZ is not ignored (the
+  // default action ends the process). Either used to leave `.step.trace.json.tmp.PID.N`.
+  for (const bool kill_self : {true, false}) {
+    INFO((kill_self ? "SIGKILL" : "SIGXFSZ"));
+    std::ofstream(out) << "old";
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      if (!kill_self) {
+        const rlimit limit{4096, 4096};
+        setrlimit(RLIMIT_FSIZE, &limit);
+      }
+      (void)write_output_file(
+          out.string(),
+          [&](std::ostream& o) {
+            o << std::string(size_t{1} << 20, 'x');
+            o.flush();
+            if (kill_self) ::kill(::getpid(), SIGKILL);
+            o << std::string(size_t{1} << 20, 'y');
+          },
+          "the trace");
+      _exit(0);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    CHECK(contents_of(out) == "old");
+    CHECK(files_in(dir.path()) == 1);
+  }
 }
 
 TEST_CASE("Names from outside print without control characters") {

@@ -37,6 +37,8 @@ struct XSpaceOptions {
   // The run's folder under LOGDIR/plugins/profile; empty: "predicted_DEVICE".
   std::string run;
   std::string host = "hloroof-predicted";  // HOST.xplane.pb, and the space's host name
+  // Files the file must not replace (the command's inputs; write_output_file's `inputs`).
+  std::vector<std::string> inputs;
   // The module's program id (XProf keys ops by it and names the module "NAME(ID)"); 0: a
   // fingerprint of the module's name (FNV-1a, 64 bits).
   uint64_t program_id = 0;

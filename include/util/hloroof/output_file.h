@@ -19,9 +19,13 @@ namespace hloroof {
 // it was and no temporary behind; two writers of one path leave one whole file. A symbolic link
 // at `path` is followed: the file it names is replaced. A path that exists and is not a regular
 // file (/dev/null, /dev/stdout, a named pipe) is written in place, as it cannot be replaced.
-// Refused: an empty path, a directory, and a path that names one of `inputs` (the same file:
-// the same device and inode, whatever the spelling), which would destroy what was read. `what`
-// names the output in errors ("the trace"): "cannot write the trace to 'PATH': ...".
+// Where the file system has O_TMPFILE, the new file has no name until it is written whole:
+// a run killed mid-write (SIGKILL, a file-size limit) leaves nothing behind. A path of "-" is
+// standard output. Refused: an empty path, a directory, and a path that names one of `inputs`
+// (the same file: the same device and inode, whatever the spelling; "-" names the file
+// redirected to standard input, and "PATH:SUFFIX" that names no file names PATH, as a device
+// spec with its topology does), which would destroy what was read. `what` names the output in
+// errors ("the trace"): "cannot write the trace to 'PATH': ...".
 absl::Status write_output_file(std::string_view path, std::string_view contents,
                                std::string_view what,
                                absl::Span<const std::string> inputs = {});
