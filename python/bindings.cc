@@ -35,7 +35,9 @@
 #include "hloroof/edit.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
+#include "hloroof/input_file.h"
 #include "hloroof/memory.h"
+#include "hloroof/output_file.h"
 #include "hloroof/platform.h"
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
@@ -1419,6 +1421,24 @@ void bind_diff(py::module_& m) {
       py::arg("after_peak").none(true));
   m.def("_diff_trace", &diff_to_trace_json, py::arg("diff"), py::arg("before"), py::arg("after"),
         "Both timelines in one Perfetto trace (`hloroof diff --trace`).");
+  // The commands' own reading and writing, for the Python API's files: inputs that are not
+  // regular files (/dev/zero, a FIFO) refused rather than read forever, and outputs written
+  // whole or not at all, never over an input.
+  m.def(
+      "_read_file",
+      [](const std::string& path) {
+        InputFile file = value_or_raise(read_input_file(path));
+        return py::bytes(file.text().data(), file.text().size());
+      },
+      py::arg("path"), "The bytes of `path`, read as the commands read their inputs.");
+  m.def(
+      "_write_file",
+      [](const std::string& path, const std::string& contents, const std::string& what,
+         const std::vector<std::string>& inputs) {
+        ok_or_raise(write_output_file(path, contents, what, inputs));
+      },
+      py::arg("path"), py::arg("contents"), py::arg("what"), py::arg("inputs"),
+      "Writes `contents` to `path` as the commands write their outputs.");
 }
 
 }  // namespace

@@ -115,8 +115,9 @@ def _read_source(source: Any) -> Any:
     file (anything with read()); anything else as it is. A str that can only be a path (one
     line, no braces, a folder or an extension) but names no file raises FileNotFoundError."""
     if _names_file(source):
-        with open(_os.fspath(source), "rb") as f:
-            return _module_of_proto(f.read(), _os.fspath(source))
+        # Read as the commands read: /dev/zero or a FIFO is refused, not read forever.
+        path = _os.fspath(source)
+        return _module_of_proto(_hloroof._read_file(path), path)
     if isinstance(source, str) and len(source) < _MAX_PATH and _PATH_LIKE.fullmatch(source):
         raise FileNotFoundError(f"cannot read '{source}': no such file; check the path (a "
                                 f"string of HLO text holds a computation in braces)")
@@ -449,8 +450,9 @@ class Calibration(Record):
             raise ValueError(f"calibrate: the fit was not kept, nothing to save: "
                              f"{self['rejected_why']}")
         target = _os.fspath(path)
-        with open(target, "w", encoding="utf-8") as out:
-            out.write(self["device_json"])
+        # Whole or not at all, and never over a profile it was fitted from.
+        _hloroof._write_file(target, self["device_json"], "the fitted device",
+                             list(getattr(self, "_inputs", [])))
         return target
 
 
@@ -493,7 +495,10 @@ def calibrate(profiles: List[str], device: Union[str, DeviceSpec], modules: Any 
                         "takes it), not a DeviceSpec")
     data, text = _hloroof._calibrate(parsed, paths, _os.fspath(device), name, device_index,
                                      _settings_list("calibrate", settings))
-    return Calibration(data, text)
+    result = Calibration(data, text)
+    given = modules if isinstance(modules, (list, tuple)) else [modules]
+    result._inputs = list(paths) + [_os.fspath(s) for s in given if _names_file(s)]
+    return result
 
 
 class ProfileComparison(Record):
@@ -590,8 +595,11 @@ def diff(before: _Text, after: _Text, device: Union[str, DeviceSpec, None] = Non
              for m in (before_module, after_module)]
     result = _hloroof._diff(before_prediction, after_prediction, peaks[0], peaks[1])
     if trace is not None:
-        with open(trace, "w", encoding="utf-8") as f:
-            f.write(_hloroof._diff_trace(result, before_prediction, after_prediction))
+        # Whole or not at all, and never over a module it read.
+        inputs = [_os.fspath(s) for s in (before, after) if _names_file(s)]
+        _hloroof._write_file(_os.fspath(trace),
+                             _hloroof._diff_trace(result, before_prediction, after_prediction),
+                             "the trace", inputs)
     return result
 
 

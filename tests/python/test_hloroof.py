@@ -801,3 +801,29 @@ def test_predict_advise_and_memory_take_the_command_s_settings(h100_text):
         hloroof.memory(h100_text, "h100", settings=["hbm.bandwith=1e12"])
     with pytest.raises(TypeError, match="PATH=VALUE"):
         hloroof.advise(h100_text, "h100", settings=[1e12])
+
+
+def test_files_are_read_and_written_as_the_commands_do(tmp_path):
+    # /dev/zero and a FIFO are refused (they were read until MemoryError, or forever).
+    with pytest.raises(ValueError, match="character device"):
+        hloroof.parse(pathlib.Path("/dev/zero"))
+    fifo = tmp_path / "module.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="named pipe"):
+        hloroof.parse(fifo)
+    # diff's trace never replaces a module it read.
+    before = tmp_path / "before.hlo"
+    before.write_text(COPY_BEFORE)
+    with pytest.raises(ValueError, match="it is an input of this command"):
+        hloroof.diff(before, COPY_AFTER, "h100", trace=before)
+    assert before.read_text() == COPY_BEFORE
+    # A fitted device is never saved over a profile it was fitted from.
+    capture = SOURCE / "tests" / "data" / "h100" / "default" / "gemm"
+    profile = tmp_path / "gemm.xplane.pb"
+    profile.write_bytes(next(capture.glob("profile/plugins/profile/*/*.xplane.pb")).read_bytes())
+    fit = hloroof.calibrate([str(profile)], "h100", modules=[capture / "module.hlo"])
+    fit["accepted"], fit["device_json"] = True, "{}"  # whatever the fit, its save is checked
+    kept = profile.read_bytes()
+    with pytest.raises(ValueError, match="it is an input of this command"):
+        fit.save(profile)
+    assert profile.read_bytes() == kept
