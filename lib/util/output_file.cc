@@ -12,6 +12,7 @@
 #include <ostream>
 #include <streambuf>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -218,12 +219,22 @@ absl::Status write_output_file(std::string_view path_text,
   }
   if (fd < 0) {
     const int error = errno;
-    if (error == EACCES || error == EROFS) {
+    if ((error == EACCES || error == EROFS) && exists) {
+      // A writable file in a folder that is not: written in place when the user asks.
+      const char* in_place = std::getenv("HLOROOF_WRITE_IN_PLACE");
+      if (in_place != nullptr && std::string_view(in_place) == "1") {
+        const int out = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+        if (out < 0) return errno_status(what, path_text, errno, false);
+        int written = write_produced(out, produce);
+        if (::close(out) != 0 && written == 0) written = errno;
+        return written == 0 ? absl::OkStatus() : errno_status(what, path_text, written, false);
+      }
       return absl::UnavailableError(absl::StrCat(
           target_words(what, path_text), ": the folder '", directory, "' cannot be written (",
           std::strerror(error), "); a file is replaced through a new file beside it, so that a "
-          "failed write never leaves half of one", exists ? " (the file already there is left "
-          "as it was)" : ""));
+          "failed write never leaves half of one (the file already there is left as it was). "
+          "HLOROOF_WRITE_IN_PLACE=1 writes into the file itself, which a failed write leaves "
+          "cut short"));
     }
     return errno_status(what, path_text, error, exists);
   }

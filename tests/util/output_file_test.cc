@@ -229,6 +229,43 @@ TEST_CASE("A run killed while it writes leaves the old file and nothing beside i
   }
 }
 
+TEST_CASE("A writable file in a folder that is not: refused with why, or written in place") {
+  TempDir dir;
+  const fs::path folder = dir.path() / "locked";
+  fs::create_directories(folder);
+  const fs::path out = folder / "device.json";
+  std::ofstream(out) << "old";
+  fs::permissions(out, fs::perms::all);
+  // In a child without the right to write the folder (root's children become nobody).
+  for (const bool in_place : {false, true}) {
+    INFO((in_place ? "HLOROOF_WRITE_IN_PLACE=1" : "refused"));
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      if (::getuid() == 0) {
+        if (::chmod(dir.path().c_str(), 0755) != 0 || ::setgid(65534) != 0 ||
+            ::setuid(65534) != 0) {
+          _exit(2);
+        }
+      } else if (::chmod(folder.c_str(), 0555) != 0) {
+        _exit(2);
+      }
+      if (in_place) ::setenv("HLOROOF_WRITE_IN_PLACE", "1", 1);
+      const absl::Status s = write_output_file(out.string(), "new", "the device");
+      if (in_place) _exit(s.ok() ? 0 : 1);
+      _exit(s.message().find("cannot be written") != std::string_view::npos &&
+                    s.message().find("HLOROOF_WRITE_IN_PLACE=1") != std::string_view::npos
+                ? 0
+                : 1);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(contents_of(out) == (in_place ? "new" : "old"));
+  }
+}
+
 TEST_CASE("Names from outside print without control characters") {
   // ESC [ 2 J clears a terminal; ESC ] 0 ; ... BEL sets its title.
   CHECK(printable("\x1b[2J\x1b]0;pwn\a") == "\\x1b[2J\\x1b]0;pwn\\x07");

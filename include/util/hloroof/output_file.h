@@ -25,7 +25,9 @@ namespace hloroof {
 // (the same file: the same device and inode, whatever the spelling; "-" names the file
 // redirected to standard input, and "PATH:SUFFIX" that names no file names PATH, as a device
 // spec with its topology does), which would destroy what was read. `what` names the output in
-// errors ("the trace"): "cannot write the trace to 'PATH': ...".
+// errors ("the trace"): "cannot write the trace to 'PATH': ...". A file that can be written in
+// a folder that cannot is refused, saying why; with HLOROOF_WRITE_IN_PLACE=1 in the
+// environment it is written in place (a failed write then leaves it cut short).
 absl::Status write_output_file(std::string_view path, std::string_view contents,
                                std::string_view what,
                                absl::Span<const std::string> inputs = {});
