@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/status/statusor.h"
 #include "hloroof/advise.h"
 #include "hloroof/analysis_json.h"
@@ -1121,19 +1123,65 @@ void bind_predict(py::module_& m) {
                    " ms, ", p.ops.size(), " ops>");
       });
 
+  // A profile read once: the device it names, the module it carries, the join.
+  py::class_<Profile, std::shared_ptr<Profile>>(m, "_Profile");
+  m.def(
+      "_read_profile",
+      [](std::string_view path) {
+        absl::StatusOr<Profile> profile;
+        {
+          py::gil_scoped_release release;
+          profile = read_profile(path);
+        }
+        return std::make_shared<Profile>(value_or_raise(std::move(profile)));
+      },
+      py::arg("path"));
+  m.def(
+      "_profile_device",
+      [](const Profile& profile) {
+        const std::string kind = profile_device_type(profile);
+        const KindDevice d = kind.empty() ? KindDevice{} : device_for_kind(kind);
+        return py::make_tuple(kind, d.device, d.platform);
+      },
+      py::arg("profile"), "(device kind, built-in device or '', platform or '') of the profile");
+  m.def(
+      "_profile_module",
+      [](const Profile& profile, std::string_view name) {
+        std::string note;
+        const ProfileModuleProto* picked =
+            value_or_raise(pick_profile_module(profile, name, &note));
+        return py::make_tuple(py::bytes(picked->hlo_proto), picked->name, note);
+      },
+      py::arg("profile"), py::arg("name"),
+      "(HloProto bytes, NAME(ID), note) of the module the profile carries, as `profile` picks it");
   m.def(
       "_compare_profile",
-      [](const Module& module, const Prediction& prediction, std::string_view profile_path,
+      [](const Module& module, const Prediction& prediction, const Profile& profile,
          std::string_view module_name, int device_index) {
+        ProfileOptions options{.device_index = device_index,
+                               .module_name = std::string(module_name)};
+        // "NAME(ID)": program ID, as the profile's events name it.
+        if (const size_t open = module_name.rfind('(');
+            open != std::string_view::npos && open > 0 && module_name.ends_with(")")) {
+          uint64_t id = 0;
+          if (absl::SimpleAtoi(std::string(module_name.substr(open + 1,
+                                                              module_name.size() - open - 2)),
+                               &id)) {
+            options.program_id = id;
+            bool full = false;
+            for (const ProfilePlane& p : profile.planes) {
+              for (const ProfileLine& l : p.lines) {
+                for (const ProfileEvent& e : l.events) full = full || e.name == module_name;
+              }
+            }
+            if (!full) options.module_name = std::string(module_name.substr(0, open));
+          }
+        }
         std::string json, text;
         {
           py::gil_scoped_release release;
-          absl::StatusOr<Profile> profile = read_profile(profile_path);
           absl::StatusOr<ProfileComparison> c =
-              profile.ok() ? compare_with_profile(module, prediction, *profile,
-                                                  {.device_index = device_index,
-                                                   .module_name = std::string(module_name)})
-                           : absl::StatusOr<ProfileComparison>(profile.status());
+              compare_with_profile(module, prediction, profile, options);
           if (c.ok()) {
             json = profile_comparison_to_json(*c);
             text = render_profile_comparison(*c);

@@ -271,6 +271,17 @@ int run(const std::vector<std::string>& words) {
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
   const Module* module = &loaded->module;
+  if (!hlo_path.empty()) {
+    // The program of the HLO given: named by --module NAME(ID), else (compare_with_profile)
+    // the one of its name whose entry is this module's.
+    const std::string name = profile_options.module_name.empty()
+                                 ? std::string(module->name())
+                                 : profile_options.module_name;
+    if (const uint64_t id = program_id_of(name); id != 0) {
+      profile_options.program_id = id;
+      profile_options.module_name = profile_module_name(*profile, name);
+    }
+  }
 
   // The device: --device, else the one the capture names (the profile's device planes, a
   // capture's meta.json); a profile of one platform is not joined with a prediction for another.

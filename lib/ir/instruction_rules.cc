@@ -310,4 +310,97 @@ bool check_shape_rules(const Instruction& instruction, std::string* message) {
   return true;
 }
 
+bool takes_replica_groups(Opcode op) {
+  switch (op) {
+    case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
+    case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kRaggedAllToAll:
+    case Opcode::kCollectiveBroadcast:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool check_collective_groups(const Instruction& i, int64_t replica_count, int64_t num_partitions,
+                             std::string* message) {
+  const Opcode op = i.opcode();
+  if (!takes_replica_groups(op)) return true;
+  auto fail = [&](std::string text) {
+    *message = std::move(text);
+    return false;
+  };
+  // XLA's group modes (collective_ops_utils.cc, GetCollectiveOpGroupMode): all-to-all takes no
+  // use_global_device_ids, so with a channel_id its ids are partitions.
+  const bool channel = i.channel_id().has_value();
+  const bool all_to_all = op == Opcode::kAllToAll || op == Opcode::kRaggedAllToAll;
+  const bool global = i.use_global_device_ids();
+  if (global && !channel) return fail("use_global_device_ids needs a channel_id");
+  int64_t expected = replica_count;
+  std::string_view what = "replicas (replica_count)";
+  if (channel && all_to_all) {
+    expected = num_partitions;
+    what = "partitions (num_partitions)";
+  } else if (global) {
+    expected = replica_count * num_partitions;
+    what = "devices (replica_count x num_partitions)";
+  }
+  const ReplicaGroups* groups = i.replica_groups();
+  if (groups == nullptr || groups->all_participants()) {
+    if (global) return fail("use_global_device_ids needs its replica groups written");
+    return true;
+  }
+  int64_t n = 0;
+  int64_t size = -1;
+  bool uniform = true;
+  if (groups->form == ReplicaGroups::Form::kIota) {
+    n = groups->num_groups * groups->group_size;  // a permutation of 0..n-1 (the parser's)
+    size = groups->group_size;
+  } else if (groups->form == ReplicaGroups::Form::kList) {
+    for (const std::vector<int64_t>& g : groups->groups) n += static_cast<int64_t>(g.size());
+    std::vector<bool> seen(static_cast<size_t>(n), false);
+    for (const std::vector<int64_t>& g : groups->groups) {
+      if (g.empty()) return fail("a replica group is empty");
+      if (size < 0) size = static_cast<int64_t>(g.size());
+      uniform = uniform && static_cast<int64_t>(g.size()) == size;
+      for (int64_t id : g) {
+        if (id < 0 || id >= n) {
+          return fail(str_cat("replica groups name ", n, " ids, so each is in 0..", n - 1,
+                              "; ", id, " is not"));
+        }
+        if (seen[static_cast<size_t>(id)]) {
+          return fail(str_cat("id ", id, " is in the replica groups more than once"));
+        }
+        seen[static_cast<size_t>(id)] = true;
+      }
+    }
+  } else {
+    return true;  // mesh groups: laid out from the mesh, checked by their parser
+  }
+  if (expected > 1 && n != expected) {
+    return fail(str_cat("the replica groups hold ", n, " ids, but the module has ", expected, " ",
+                        what, ": each must be in exactly one group"));
+  }
+  const bool any_size = op == Opcode::kAllReduce || op == Opcode::kAllReduceStart;
+  if (!uniform && !any_size) {
+    return fail(str_cat("the replica groups of ", opcode_name(op),
+                        " must all have one size (the first has ", size, ")"));
+  }
+  if (op == Opcode::kAllToAll && size > 0 && i.operand_count() == 1) {
+    const IntList dims = i.dimensions();
+    const Shape& in = i.operand(0)->shape();
+    if (dims.size() == 1 && in.is_array() && dims[0] >= 0 && dims[0] < in.rank() &&
+        in.dims[static_cast<size_t>(dims[0])].size % size != 0) {
+      return fail(str_cat("all-to-all splits dimension ", dims[0], " (size ",
+                          in.dims[static_cast<size_t>(dims[0])].size, ") into groups of ", size,
+                          ", which do not divide it"));
+    }
+  }
+  return true;
+}
+
 }  // namespace hloroof::detail

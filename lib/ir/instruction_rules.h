@@ -184,6 +184,17 @@ bool check_operand_and_attribute_rules(const Instruction& instruction, std::stri
 // dimension, tuple results, element counts, async start/update/done agreement.
 bool check_shape_rules(const Instruction& instruction, std::string* message);
 
+// Whether check_collective_groups has anything to check on `op`.
+bool takes_replica_groups(Opcode op);
+// XLA's verifier's rules for the replica groups of a collective (hlo_verifier.cc,
+// CheckReplicaGroups), against the module header's counts: groups non-empty, ids each once and
+// together 0..n-1, n the replica count (no channel_id), the partition count (an all-to-all with
+// a channel_id) or their product (use_global_device_ids), a count of 1 not checked; groups of one
+// size except for all-reduce; flattened ids need groups written; and an all-to-all's split
+// dimension divisible by the group size. False with `message` on the first rule broken.
+bool check_collective_groups(const Instruction& instruction, int64_t replica_count,
+                             int64_t num_partitions, std::string* message);
+
 }  // namespace hloroof::detail
 
 #endif  // HLOROOF_IR_INSTRUCTION_RULES_H_

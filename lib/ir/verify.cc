@@ -233,6 +233,11 @@ class Verifier {
       }
       if (!detail::check_shape_rules(i, &message)) return fail(c, &i, "shape", message);
     }
+    if (detail::takes_replica_groups(i.opcode()) &&
+        !detail::check_collective_groups(i, module_.attributes().replica_count,
+                                         module_.attributes().num_partitions, &message)) {
+      return fail(c, &i, "replica groups", message);
+    }
     if (i.opcode() == Opcode::kBroadcast) {
       if (!check_broadcast(i, &message)) return fail(c, &i, "shape", message);
       return absl::OkStatus();

@@ -61,8 +61,20 @@ int64_t devices_named(const Module& module, const ModuleCost& cost) {
 
 absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost& cost,
                                          const DeviceSpec& device, const PredictOptions& options,
-                                         std::vector<std::string>& assumptions) {
+                                         std::vector<std::string>& assumptions,
+                                         std::vector<std::string>& warnings) {
   const int64_t needed = devices_named(module, cost);
+  const int64_t declared = header_devices(module.attributes());
+  if (declared > 1 && needed > declared) {
+    // A header that says how many devices run the module, and groups that name more: no
+    // module XLA runs (its verifier refuses it; so does verify()).
+    warnings.push_back(absl::StrFormat(
+        "the module's collectives name %d devices, but its header says %d (num_partitions=%d x "
+        "replica_count=%d): XLA's verifier refuses such a module (verify() says where); the "
+        "topology below is for the %d devices the groups name",
+        needed, declared, module.attributes().num_partitions, module.attributes().replica_count,
+        needed));
+  }
   absl::StatusOr<Topology> topology;
   if (options.topology.empty()) {
     topology = infer_topology(device, needed);
@@ -518,7 +530,7 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
   Prediction p;
   p.device = device.name;
   absl::StatusOr<Topology> topology =
-      choose_topology(module, *cost, device, options, p.assumptions);
+      choose_topology(module, *cost, device, options, p.assumptions, p.warnings);
   if (!topology.ok()) return topology.status();
   p.topology = topology->shape;
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -53,7 +54,18 @@ using profile_internal::OpClass;
 absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
                                                        const Prediction& prediction,
                                                        const Profile& profile,
-                                                       const ProfileOptions& options) {
+                                                       const ProfileOptions& given) {
+  // A profile of many programs of the module's name: the one whose entry is this module.
+  ProfileOptions options = given;
+  std::string program_note;
+  if (options.program_id == 0) {
+    const std::string name =
+        options.module_name.empty() ? std::string(module.name()) : options.module_name;
+    absl::StatusOr<std::optional<uint64_t>> program =
+        profile_program_of(profile, module, name, &program_note);
+    if (!program.ok()) return program.status();
+    if (program->has_value()) options.program_id = **program;
+  }
   absl::StatusOr<MeasuredModule> measured = measure_module(profile, module, options);
   if (!measured.ok()) return measured.status();
   ProfileComparison c;
@@ -72,6 +84,7 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
   // Below a picosecond (the XSpace's unit) is rounding, not idle time.
   if (c.idle_s < 1e-12) c.idle_s = 0;
   c.notes = measured->notes;
+  if (!program_note.empty()) c.notes.insert(c.notes.begin(), program_note);
 
   // XLA's own cost of each op, where the measured plane's op metadata gives it (TPU), of the
   // module's program.

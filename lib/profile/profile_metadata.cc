@@ -1,12 +1,16 @@
 // The metadata of an XSpace (see xspace_metadata.h), and picking the module a profile carries.
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hloroof/computation.h"
+#include "hloroof/hlo_proto.h"
+#include "hloroof/shape.h"
 #include "hloroof/units.h"
 #include "profile/xspace_metadata.h"
 #include "util/absl_compat.h"
@@ -204,6 +208,58 @@ absl::StatusOr<const ProfileModuleProto*> pick_profile_module(const Profile& pro
                                                             : "");
   }
   return picked;
+}
+
+namespace {
+
+// What tells programs of one name apart: the entry's instructions, opcode and shape each, in
+// order (the header's config attributes are not in an HloProto, and names are).
+std::string entry_signature(const Module& m) {
+  std::string out;
+  const Computation* entry = m.entry();
+  if (entry == nullptr) return out;
+  for (const Instruction* i : entry->instructions()) {
+    absl::StrAppend(&out, sv(opcode_name(i->opcode())), " ", to_string(i->shape()), ";");
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<uint64_t>> profile_program_of(const Profile& profile,
+                                                           const Module& module,
+                                                           std::string_view name,
+                                                           std::string* note) {
+  std::vector<const ProfileModuleProto*> named;
+  for (const ProfileModuleProto& m : profile.module_protos) {
+    if (base_name(m.name) == name && !program_id_of(m.name).empty()) named.push_back(&m);
+  }
+  if (named.size() < 2) return std::optional<uint64_t>();
+  const std::string wanted = entry_signature(module);
+  std::vector<std::string> ids;
+  for (const ProfileModuleProto* m : named) {
+    ids.push_back(m->name);
+    const ParsedHloProto proto(m->hlo_proto);
+    absl::StatusOr<Module> candidate = proto.module();
+    if (!candidate.ok() || entry_signature(*candidate) != wanted) continue;
+    uint64_t id = 0;
+    if (!absl::SimpleAtoi(sv(program_id_of(m->name)), &id)) continue;
+    if (note != nullptr) {
+      *note = absl::StrCat(named.size(), " programs of the profile are named ", sv(name),
+                           ": joined ", m->name, ", whose entry is the module given; --module "
+                           "NAME(ID) joins another");
+    }
+    return std::optional<uint64_t>(id);
+  }
+  if (ids.size() > 6) {
+    const size_t more = ids.size() - 6;
+    ids.resize(6);
+    ids.push_back(absl::StrCat("and ", more, " more"));
+  }
+  return absl::NotFoundError(absl::StrCat(
+      named.size(), " programs of the profile are named ", sv(name),
+      " and none holds the module given (its entry's ops and shapes differ from each one's): "
+      "give --module NAME(ID) to join one of ", absl::StrJoin(ids, ", ")));
 }
 
 }  // namespace hloroof

@@ -507,7 +507,7 @@ class ProfileComparison(Record):
     ``str()`` is the command's report."""
 
 
-def compare_profile(module_or_text: _Text, profile: str,
+def compare_profile(module_or_text: Optional[_Text], profile: str,
                     device: Union[str, DeviceSpec, None] = None, module_name: str = "",
                     device_index: int = 0, **options: Any) -> ProfileComparison:
     """The prediction beside a measured run, op by op, as ``hloroof profile`` gives it.
@@ -516,20 +516,37 @@ def compare_profile(module_or_text: _Text, profile: str,
     or a ``perfetto_trace.json.gz``, or a ``tools/capture`` folder. Returns a dict: ``step``
     (``measured_s``, ``expected_s``, ``roofline_s``), ``ops`` ranked by time lost, ``unmatched``,
     ``gaps``, ``notes`` (a `ProfileComparison`: attributes or keys; ``to_dict()``; ``str()``
-    the command's report). `module_name` names the module in the profile when it differs from the
-    text's; `device` and `options` are `predict`'s. Raises ValueError when the profile cannot
-    be read or never runs the module::
+    the command's report). As the command: `module_or_text` None reads the module the profile
+    carries (`module_name` picks one, "NAME" or "NAME(ID)"); `device` None takes the device the
+    profile ran on where it names one; several programs of the module's name are told apart by
+    their entry. `module_name` names the module in the profile when it differs from the text's;
+    `device` and `options` are `predict`'s. Raises ValueError when the profile cannot be read or
+    never runs the module::
 
         with jax.profiler.trace("/tmp/trace"):
             jax.block_until_ready(compiled(*args))
         hloroof.compare_profile(compiled, "/tmp/trace", "h100").step.measured_s
     """
     profile_path = _path_argument("compare_profile", "profile", profile)
+    read = _hloroof._read_profile(profile_path)
+    profile_notes: List[str] = []
+    if module_or_text is None:
+        proto, picked, note = _hloroof._profile_module(read, module_name)
+        module_or_text = _module_of_proto(proto, f"{profile_path}:{picked}")
+        module_name = picked
+        profile_notes.append(note)
+    if device is None:
+        kind, named, platform = _hloroof._profile_device(read)
+        if named or platform:
+            device = named or ("h100" if platform == "gpu" else "tpu_v5e")
+            profile_notes.append(
+                f"device {device} from the profile, which ran on '{kind}'"
+                + ("" if named else f" (no built-in device is one: {device} stands in)"))
     source, device, options, notes, warnings = _resolve_device(module_or_text, device, options)
     module = _module_of(source)
     prediction = predict(module, device, **options)
-    _add_notes(prediction, notes, warnings)
-    json_text, text = _hloroof._compare_profile(module, prediction, profile_path, module_name,
+    _add_notes(prediction, profile_notes + notes, warnings)
+    json_text, text = _hloroof._compare_profile(module, prediction, read, module_name,
                                                 device_index)
     return ProfileComparison(_json.loads(json_text), text)
 

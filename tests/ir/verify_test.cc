@@ -132,6 +132,64 @@ TEST_CASE("an edit that would make a cycle is refused, and the module stays as i
   CHECK(verify(m).ok());
 }
 
+TEST_CASE("verify: replica groups follow XLA's verifier against the header's counts") {
+  // 16 partitions; the all-gather's ids are global devices (use_global_device_ids), the
+  // all-to-all's partitions (a channel_id), the all-reduce's groups may differ in size.
+  constexpr std::string_view kGroups = R"(HloModule m, num_partitions=16
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY e {
+  p = f32[1024] parameter(0)
+  ag = f32[16384] all-gather(p), channel_id=1, replica_groups=[1,16]<=[16], dimensions={0}, use_global_device_ids=true
+  a2a = f32[1024] all-to-all(p), channel_id=2, replica_groups=[4,4]<=[16], dimensions={0}
+  ar = f32[1024] all-reduce(p), channel_id=3, replica_groups=[2,8]<=[16], use_global_device_ids=true, to_apply=add
+  ROOT t = (f32[16384], f32[1024], f32[1024]) tuple(ag, a2a, ar)
+})";
+  const auto verified = [&](std::string_view op, std::string_view groups) {
+    Module m = testing::module_of(kGroups);
+    Instruction* i = m.entry()->find_instruction(op);
+    REQUIRE(set_attribute_from_text(*i, "replica_groups", groups).ok());
+    return verify_message(m);
+  };
+  CHECK(verify(testing::module_of(kGroups)).ok());
+  std::string ids;
+  for (int k = 0; k < 15; ++k) ids += std::to_string(k) + ",";
+  // An id of 99 among 16: the ids are not 0..15.
+  CHECK(verified("ag", "{{" + ids + "99}}") ==
+        "computation e, instruction ag (all-gather): replica groups: replica groups name 16 ids, "
+        "so each is in 0..15; 99 is not");
+  // Groups of different sizes: refused for an all-gather, allowed for an all-reduce.
+  const std::string uneven = "{{0,1,2},{3,4,5},{6,7,8},{9,10,11},{12,13,14},{15}}";
+  CHECK(verified("ag", uneven) ==
+        "computation e, instruction ag (all-gather): replica groups: the replica groups of "
+        "all-gather must all have one size (the first has 3)");
+  CHECK(verified("ar", uneven) == "ok");
+  // Fewer ids than the module's devices.
+  CHECK(verified("ar", "{{0,1},{2,3}}") ==
+        "computation e, instruction ar (all-reduce): replica groups: the replica groups hold 4 "
+        "ids, but the module has 16 devices (replica_count x num_partitions): each must be in "
+        "exactly one group");
+  // An id twice.
+  CHECK(verified("ar", "{{0,1,2,3,4,5,6,7},{8,9,10,11,12,13,14,7}}") ==
+        "computation e, instruction ar (all-reduce): replica groups: id 7 is in the replica "
+        "groups more than once");
+  // 1024 split into groups of 3, in a module of 3 partitions.
+  Module m3 = testing::module_of(R"(HloModule m, num_partitions=3
+
+ENTRY e {
+  p = f32[1024] parameter(0)
+  ROOT a2a = f32[1024] all-to-all(p), channel_id=2, replica_groups={{0,1,2}}, dimensions={0}
+})");
+  std::string message = verify_message(m3);
+  CHECK(message.find("all-to-all splits dimension 0 (size 1024) into groups of 3, which do "
+                     "not divide it") != std::string::npos);
+}
+
 TEST_CASE("verify: elementwise operands have the result's dimensions") {
   Module m = parsed();
   Computation* main = m.entry();

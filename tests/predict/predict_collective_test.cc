@@ -521,3 +521,49 @@ TEST_CASE("collectives alike share their estimate; other groups or bytes get the
 
 }  // namespace
 }  // namespace hloroof
+
+namespace hloroof {
+namespace {
+
+TEST_CASE("groups naming more devices than the header are a warning, with the topology they need") {
+  // 16 partitions in the header, and an all-reduce whose groups name ids up to 99: 100 devices
+  // named, 16 declared.
+  std::string ids;
+  for (int k = 0; k < 99; ++k) ids += std::to_string(k) + ",";
+  const std::string text = R"(HloModule m, num_partitions=16
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY e {
+  p = f32[1024] parameter(0)
+  ROOT ar = f32[1024] all-reduce(p), channel_id=1, replica_groups={{)" + ids + R"(99}}, use_global_device_ids=true, to_apply=add
+})";
+  auto p = testing::predict(text, "h100");
+  bool warned = false;
+  for (const std::string& w : p->warnings) {
+    warned = warned || w.rfind("the module's collectives name 100 devices, but its header says "
+                               "16 (num_partitions=16 x replica_count=1)", 0) == 0;
+  }
+  CHECK(warned);
+  // A module whose groups fit its header: no such warning.
+  auto fits = testing::predict(R"(HloModule m, num_partitions=16
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY e {
+  p = f32[1024] parameter(0)
+  ROOT ar = f32[1024] all-reduce(p), channel_id=1, replica_groups=[2,8]<=[16], use_global_device_ids=true, to_apply=add
+})", "h100");
+  for (const std::string& w : fits->warnings) CHECK(w.find("collectives name") == std::string::npos);
+}
+
+}  // namespace
+}  // namespace hloroof

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -15,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "hloroof/profile.h"
 #include "nlohmann/json.hpp"
 
 namespace hloroof {
@@ -259,6 +261,49 @@ TEST_CASE("a JAX 0.6 profile whose kernels ran on GPU:7 only, and a TransformerE
   const std::string te_path = (profiles_dir() / "mi300/te_fused_attn.xplane.pb").string();
   const testing::CliResult te_text = run_cli(absl::StrCat("profile ", te_path));
   CHECK(absl::StrContains(te_text.out, "stands in for it"));
+}
+
+TEST_CASE("with the HLO given, profile joins the program that holds it, as without it") {
+  // jax08_gemm carries 6 programs named jit_dot (a sweep of GEMM shapes). Given jit_dot(34)'s
+  // module, it joined all six as one step (133 us, 17.82x); the program is now told apart by
+  // its entry, and the step is the one `--module jit_dot(34)` reads from the profile alone.
+  const fs::path path = profiles_dir() / "mi300/jax08_gemm.xplane.pb";
+  absl::StatusOr<Profile> profile = read_profile(path.string());
+  REQUIRE(profile.ok());
+  std::string proto;
+  for (const ProfileModuleProto& m : profile->module_protos) {
+    if (m.name == "jit_dot(34)") proto = m.hlo_proto;
+  }
+  REQUIRE(!proto.empty());
+  const fs::path hlo = fs::temp_directory_path() / "hloroof_jit_dot_34.hlo.pb";
+  {
+    std::ofstream out(hlo, std::ios::binary);
+    out << proto;
+  }
+  const testing::CliResult given =
+      run_cli(absl::StrCat("profile ", hlo.string(), " ", path.string(), " --json"));
+  const testing::CliResult alone =
+      run_cli(absl::StrCat("profile ", path.string(), " --module 'jit_dot(34)' --json"));
+  INFO(given.err << alone.err);
+  REQUIRE(given.exit_code == 0);
+  REQUIRE(alone.exit_code == 0);
+  CHECK(absl::StrContains(given.out, "joined jit_dot(34)"));
+  const double with_hlo = nlohmann::json::parse(given.out)["step"]["measured_s"];
+  const double without = nlohmann::json::parse(alone.out)["step"]["measured_s"];
+  CHECK(with_hlo == without);
+  // A module of that name that none of the six holds: an error that lists them.
+  const fs::path other = fs::temp_directory_path() / "hloroof_jit_dot_other.hlo";
+  {
+    std::ofstream out(other);
+    out << "HloModule jit_dot\n\nENTRY e {\n  x = f32[8] parameter(0)\n  ROOT n = f32[8] "
+           "negate(x)\n}\n";
+  }
+  const testing::CliResult none = run_cli(absl::StrCat("profile ", other.string(), " ",
+                                                       path.string()));
+  CHECK(none.exit_code == 1);
+  CHECK(absl::StrContains(none.err, "programs of the profile are named jit_dot"));
+  fs::remove(hlo);
+  fs::remove(other);
 }
 
 }  // namespace

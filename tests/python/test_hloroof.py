@@ -827,3 +827,23 @@ def test_files_are_read_and_written_as_the_commands_do(tmp_path):
     with pytest.raises(ValueError, match="it is an input of this command"):
         fit.save(profile)
     assert profile.read_bytes() == kept
+
+
+MI300_GEMM = SOURCE.parent / "shared" / "profiles" / "mi300" / "jax08_gemm.xplane.pb"
+
+
+@pytest.mark.skipif(not MI300_GEMM.exists(), reason="../shared/profiles is absent")
+def test_compare_profile_chooses_as_the_command_does():
+    # The profile alone, its device from its plane (mi300x, not the h100 default), and with the
+    # module given, the program of that module among the six named jit_dot.
+    alone = hloroof.compare_profile(None, MI300_GEMM, module_name="jit_dot(34)")
+    assert alone.device.startswith("mi300x")
+    cli = run_cli("profile", MI300_GEMM, "--module", "jit_dot(34)", "--json")
+    assert cli.returncode == 0, cli.stderr
+    assert alone.step.measured_s == json.loads(cli.stdout)["step"]["measured_s"]
+    read = hloroof._hloroof._read_profile(str(MI300_GEMM))
+    proto, name, _ = hloroof._hloroof._profile_module(read, "jit_dot(34)")
+    assert name == "jit_dot(34)"
+    given = hloroof.compare_profile(proto, MI300_GEMM)
+    assert given.step.measured_s == alone.step.measured_s
+    assert any("joined jit_dot(34)" in n for n in given.notes)

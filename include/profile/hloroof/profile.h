@@ -16,6 +16,7 @@
 #define HLOROOF_PROFILE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -120,6 +121,16 @@ std::string profile_device_type(const Profile& profile);
 absl::StatusOr<const ProfileModuleProto*> pick_profile_module(const Profile& profile,
                                                               std::string_view name,
                                                               std::string* note = nullptr);
+
+// The program id of the module given among the profile's programs named `name` ("jit_dot":
+// recompiles and shape sweeps make many): the one whose HloProto's entry has the module's
+// entry's ops and shapes, in order. Nothing when fewer than two programs are so named (the name
+// alone tells). An error, listing them, when several are and none holds the module. `note` (if
+// given) says which was joined.
+absl::StatusOr<std::optional<uint64_t>> profile_program_of(const Profile& profile,
+                                                           const Module& module,
+                                                           std::string_view name,
+                                                           std::string* note = nullptr);
 
 // Reads a profile from a file (.xplane.pb, .json, .json.gz), a run folder holding one, a
 // profile directory (DIR/plugins/profile/RUN/, the newest run), or a capture folder of
