@@ -44,7 +44,7 @@ int run(const std::vector<std::string>& words) {
   print_input_messages(*loaded);
   const Module& module = loaded->module;
   absl::StatusOr<DeviceTarget> choice =
-      resolve_device(args->get("--device"), &module,
+      resolve_device(device_or_profile(args->get("--device"), *loaded), &module,
                      {.topology = args->get("--topology"), .settings = args->all("--set")});
   if (!choice.ok()) return fail(choice.status());
   const DeviceSpec* spec = &choice->spec;

@@ -241,7 +241,7 @@ int run(const std::vector<std::string>& words) {
   print_input_messages(*loaded, args->flag("--csv"));
   // Without --device, the module's platform picks it, as for `predict`.
   absl::StatusOr<DeviceTarget> choice =
-      resolve_device(args->get("--device"), &loaded->module,
+      resolve_device(device_or_profile(args->get("--device"), *loaded), &loaded->module,
                      {.settings = args->all("--set")});
   if (!choice.ok()) return fail(choice.status());
   // The allocations are listed by the JSON, and compared with XLA's where the input has them;

@@ -135,7 +135,7 @@ int run(const std::vector<std::string>& words) {
   const Module* module = &loaded->module;
   // The device spec is needed for the report's roofs as well as for the prediction.
   absl::StatusOr<DeviceTarget> choice =
-      resolve_device(args->get("--device"), module,
+      resolve_device(device_or_profile(args->get("--device"), *loaded), module,
                      {.topology = args->get("--topology"), .settings = args->all("--set")});
   if (!choice.ok()) return fail(choice.status());
   const DeviceSpec* spec = &choice->spec;

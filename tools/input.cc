@@ -208,6 +208,10 @@ std::optional<absl::StatusOr<LoadedModule>> load_non_text(std::string_view bytes
         pick_profile_module(*profile, module_name, &note);
     if (!picked.ok()) return absl::StatusOr<LoadedModule>(picked.status());
     loaded.notes.push_back(note);
+    loaded.profile_device_kind = profile_device_type(*profile);
+    if (!loaded.profile_device_kind.empty()) {
+      loaded.profile_device = device_for_kind(loaded.profile_device_kind).device;
+    }
     proto = ParsedHloProto((*picked)->hlo_proto);
     module_file = absl::StrCat(module_file, ":", (*picked)->name);
     loaded.profile_module = (*picked)->name;
@@ -342,6 +346,15 @@ void prepend_input_notes(const LoadedModule& loaded, const DeviceTarget& choice,
   }
   prediction.warnings.insert(prediction.warnings.end(), choice.warnings.begin(),
                              choice.warnings.end());
+}
+
+std::string device_or_profile(const std::string& given, const LoadedModule& loaded) {
+  if (!given.empty() || loaded.profile_device.empty()) return given;
+  print_message("note: ", absl::StrCat("device ", loaded.profile_device,
+                                       " from the profile, which ran on '",
+                                       loaded.profile_device_kind,
+                                       "' (the profile's device plane); --device overrides it"));
+  return loaded.profile_device;
 }
 
 absl::StatusOr<MeasuredDevice> measured_device(const Profile& profile,

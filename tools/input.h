@@ -57,7 +57,15 @@ struct LoadedModule {
   std::optional<absl::StatusOr<XlaBufferAssignment>> xla_assignment;
   // From a profile, the module's name there ("jit_f(12)").
   std::string profile_module;
+  // From a profile whose device planes name a built-in device: that device ("tpu_v6e"), and
+  // the device kind they name ("TPU v6 lite").
+  std::string profile_device;
+  std::string profile_device_kind;
 };
+
+// The device to predict on: `given` (--device), else the device the profile the module came
+// from ran on (and a note on stderr says so), else "" (the module's platform decides).
+std::string device_or_profile(const std::string& given, const LoadedModule& loaded);
 
 // Reads and parses `path`: HLO text, an HloProto or HloModuleProto, or an XSpace profile (by
 // content, whatever the name), "-", or a dump directory. `module_name` picks the module of a

@@ -299,6 +299,20 @@ absl::StatusOr<DeviceTarget> resolve_device(std::string_view device_text, const 
         absl::StrCat("device figures set: ", absl::StrJoin(options.settings, ", ")));
   }
   target.spec = *std::move(spec);
+  if (module != nullptr && target.source == DeviceSource::kNamed) {
+    // A device named for a module compiled for the other platform: its fusions, layouts and
+    // custom calls are that platform's, and so is its memory.
+    const PlatformInference p = infer_platform_of(*module);
+    const std::string_view kind = device_kind_name(target.spec.kind);
+    if ((p.platform == "gpu" || p.platform == "tpu") && p.platform != kind) {
+      target.warnings.push_back(absl::StrCat(
+          "the module was compiled for ", p.platform == "gpu" ? "GPU" : "TPU", " (", p.marker,
+          " in ", p.instruction, ") and is predicted on ", target.spec.name, ", a ",
+          absl::AsciiStrToUpper(std::string(kind)), ": its fusions, layouts and custom calls "
+          "are the other platform's, so the figures show that program on this device, not "
+          "what XLA would compile for it"));
+    }
+  }
   const std::string option(absl::StripAsciiWhitespace(options.topology));
   if (!option.empty() && !shape.empty() && option != shape) {
     return absl::InvalidArgumentError(absl::StrCat(options.device_option, " ", text,

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_replace.h"
 #include "cli_runner.h"
 #include "nlohmann/json.hpp"
 
@@ -248,3 +250,25 @@ TEST_CASE("predict --csv of many ops: the rows in the JSON's order, made in piec
   }
   CHECK(alike == ops.size());
 }
+
+namespace hloroof {
+namespace {
+
+TEST_CASE("a module compiled for one platform, predicted on another's device, is a warning") {
+  // The H100 GEMM capture (custom call __cublas$lt$matmul) on a TPU; on an H100, no warning.
+  const std::string gemm =
+      std::string(HLOROOF_SOURCE_DIR) + "/tests/data/h100/default/gemm/module.hlo";
+  testing::CliResult tpu = testing::run_cli("predict " + gemm + " --device tpu_v5e");
+  INFO(tpu.out << tpu.err);
+  CHECK(tpu.exit_code == 0);
+  const std::string said = absl::StrReplaceAll(tpu.out + tpu.err, {{"\n  ", " "}});
+  CHECK(absl::StrContains(said, "the module was compiled for GPU (custom call "
+                                "\"__cublas$lt$matmul\""));
+  CHECK(absl::StrContains(said, "and is predicted on tpu_v5e, a TPU"));
+  testing::CliResult gpu = testing::run_cli("predict " + gemm + " --device h100");
+  CHECK(gpu.exit_code == 0);
+  CHECK_FALSE(absl::StrContains(gpu.out + gpu.err, "the module was compiled for"));
+}
+
+}  // namespace
+}  // namespace hloroof

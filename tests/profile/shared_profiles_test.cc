@@ -306,6 +306,24 @@ TEST_CASE("with the HLO given, profile joins the program that holds it, as witho
   fs::remove(other);
 }
 
+TEST_CASE("predict and memory of an XSpace take the device it ran on") {
+  // The v6e profile ran on "TPU v6 Lite": predicted on tpu_v6e, where its 15 GiB footprint
+  // fits (tpu_v5e, the default, has 14.9 GiB: it did not, for a program that ran 100 times).
+  const std::string path = (profiles_dir() / "tpu_v6e/tpu_inference_2.xplane.pb").string();
+  const testing::CliResult predicted = run_cli(absl::StrCat("predict ", path, " --json"));
+  INFO(predicted.err);
+  REQUIRE(predicted.exit_code == 0);
+  CHECK(absl::StrContains(predicted.err, "device tpu_v6e from the profile"));
+  CHECK(nlohmann::json::parse(predicted.out)["device"] == "tpu_v6e");
+  const testing::CliResult memory = run_cli(absl::StrCat("memory ", path));
+  INFO(memory.out);
+  CHECK(absl::StrContains(memory.out, "tpu_v6e HBM"));
+  CHECK(absl::StrContains(memory.out, ": fits"));
+  // --device still decides.
+  const testing::CliResult given = run_cli(absl::StrCat("predict ", path, " --device tpu_v5e"));
+  CHECK_FALSE(absl::StrContains(given.err, "from the profile"));
+}
+
 }  // namespace
 }  // namespace hloroof
 
