@@ -218,9 +218,10 @@ void exposed_collectives(const Context& ctx, std::vector<Candidate>& out) {
     FindingText text;
     text.id = "exposed-collective";
     text.title = "The step waits for collectives";
-    text.what = absl::StrCat(plain_found.size(), " collective", plain_found.size() == 1 ? "" : "s",
-                             " are not hidden behind other work: the step waits ",
-                             format_seconds(plain_total), " for them (",
+    const bool one = plain_found.size() == 1;
+    text.what = absl::StrCat(plain_found.size(), one ? " collective is" : " collectives are",
+                             " not hidden behind other work: the step waits ",
+                             format_seconds(plain_total), one ? " for it (" : " for them (",
                              format_percent(plain_total / ctx.step_s()), " of the step).");
     text.fix =
         "Overlap them with work or make them smaller. XLA overlaps only async collectives with "

@@ -175,6 +175,20 @@ absl::Status unknown_device(std::string_view name) {
   const std::vector<std::string_view> views(names.begin(), names.end());
   const std::string wanted = lower(name);
   std::string_view close = closest_name(wanted, views);
+  if (close.empty()) {
+    // Spelled without its separators ("tpuv4", "tpu-v4"): the built-in name that is the same
+    // letters (a device's names and kinds all lead to one such name).
+    const auto letters = [](std::string_view text) {
+      std::string out;
+      for (char c : text) {
+        if (c != '_' && c != '-' && c != ' ') out.push_back(c);
+      }
+      return out;
+    };
+    for (const std::string& n : builtin_device_names()) {
+      if (letters(n) == letters(wanted)) close = n;
+    }
+  }
   // An accelerator type with a mistyped version ("v5lite-8"): the closest version, same count.
   const size_t dash = wanted.rfind('-');
   if (close.empty() && dash != std::string::npos) {
@@ -191,8 +205,9 @@ absl::Status unknown_device(std::string_view name) {
   }
   return absl::NotFoundError(absl::StrCat(
       "unknown device '", sv(name), "'",
-      close.empty() ? "" : absl::StrCat("; did you mean '", sv(close), "'?"),
-      "; built-in devices: ", absl::StrJoin(builtin_device_names(), ", "),
+      close.empty() ? "; built-in devices: "
+                    : absl::StrCat("; did you mean '", sv(close), "'? Built-in devices: "),
+      absl::StrJoin(builtin_device_names(), ", "),
       "; also a JAX device kind ('TPU v5 lite'), a Cloud TPU accelerator type ('v5litepod-16', "
       "'v5p-8') or the path of a JSON spec"));
 }

@@ -28,13 +28,31 @@ std::string ratio(double value, double base) {
   return ">99999x";
 }
 
-// A name cut to `width` columns keeps its end, where XLA's names differ (".12"):
-// "te_fused_attn_backward_ffi.12" -> "te_fused_attn_b~d_ffi.12".
+// A name cut to `width` columns keeps its end, where XLA's names differ (".12"); the end starts
+// at a separator, and the start ends at one where that drops at most 4 more characters:
+// "gemm_fusion_dot.general.51" -> "gemm_fusion~general.51",
+// "te_fused_attn_backward_ffi.12" -> "te_fused_attn~ffi.12".
 std::string cut_name(std::string_view name, size_t width) {
   constexpr size_t kTail = 8;
   if (name.size() <= width || width <= kTail + 1) return std::string(name);
-  return absl::StrCat(sv(name.substr(0, width - kTail - 1)), "~",
-                      sv(name.substr(name.size() - kTail)));
+  const auto separator = [](char c) { return c == '.' || c == '_' || c == '-'; };
+  // The tail: from the first separator whose suffix fits half the width, else the last kTail.
+  size_t tail = name.size() - kTail;
+  for (size_t k = name.size() - width / 2; k < name.size(); ++k) {
+    if (separator(name[k]) && k + 1 < name.size()) {
+      tail = separator(name[k - 1]) ? k : k + 1;
+      break;
+    }
+  }
+  const size_t room = width - 1 - (name.size() - tail);
+  size_t head = room;
+  for (size_t k = room; k + 4 >= room && k > 0; --k) {
+    if (separator(name[k])) {
+      head = k;
+      break;
+    }
+  }
+  return absl::StrCat(sv(name.substr(0, head)), "~", sv(name.substr(tail)));
 }
 
 std::optional<double> json_ratio(double value, double base) {
@@ -116,9 +134,12 @@ std::string profile_comparison_to_json(const ProfileComparison& c) {
 std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
   // Names from the profile and the file system print with their control characters escaped
   // (an op named "\e[2J" must not clear the screen); table cells are escaped by TextTable.
-  std::string out =
-      absl::StrFormat("module %s on %s, profile plane %s\nprofile %s\n", printable(c.module),
-                      printable(c.device), printable(c.plane), printable(c.profile));
+  // A long name or path wraps (a path is cut at the right edge and goes on below).
+  std::string out = report_internal::wrap(
+      absl::StrFormat("module %s on %s, profile plane %s", printable(c.module),
+                      printable(c.device), printable(c.plane)),
+      "", "  ");
+  out += report_internal::wrap(absl::StrCat("profile ", printable(c.profile)), "", "  ");
   absl::StrAppendFormat(&out, "measured step %s (median of %d), expected %s, roofline %s\n",
                         format_seconds(c.measured_step_s), c.steps,
                         format_seconds(c.expected_step_s), format_seconds(c.roofline_step_s));

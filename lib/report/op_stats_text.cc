@@ -17,7 +17,7 @@ using Align = TextTable::Align;
 using report_internal::kTerminalWidth;
 using report_internal::wrap;
 
-constexpr size_t kCategoryWidth = 18;  // "convolution fusion"
+constexpr size_t kCategoryWidth = 24;  // "collective-permute-start", never cut
 constexpr size_t kMinNameWidth = 16;
 
 // Keeps the end of a long scope: "~layer_3/attention".

@@ -48,6 +48,9 @@ std::string format_diagnostic(const Diagnostic& d, std::string_view source, std:
   if (end == std::string_view::npos) end = source.size();
   std::string_view text = source.substr(begin, end - begin);
   if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  // At the end of input after a final newline, the line is empty: no source line to show
+  // (an empty line and a lone caret say nothing).
+  if (text.empty() && begin >= source.size()) return out;
   size_t caret = std::min<size_t>(d.column > 0 ? d.column - 1 : 0, text.size());
 
   // Long lines (dumps have lines of many kilobytes) are cut to a window around the column

@@ -211,6 +211,10 @@ TEST_CASE("unknown names: did you mean the closest") {
   CHECK_THAT(error_of("H1000"), Contains("did you mean 'h100'?"));
   CHECK_THAT(error_of("TPU v5 lit"), Contains("did you mean 'tpu v5 lite'?"));
   CHECK_THAT(error_of("ironwod"), Contains("did you mean 'ironwood'?"));
+  // Without its separators (a tie of tpu_v4 and the kind 'tpu v4', one device): named, and the
+  // list after it as a sentence of its own.
+  CHECK_THAT(error_of("tpuv4"), Contains("unknown device 'tpuv4'; did you mean 'tpu_v4'? "
+                                         "Built-in devices: a100"));
   // An accelerator type with a mistyped version keeps its count.
   CHECK_THAT(error_of("v5lite-8"), Contains("did you mean 'v5litepod-8'?"));
   // Two equally close (tpu_v2, tpu_v3, tpu_v4 for tpu_v9), or none close: no guess, the list.

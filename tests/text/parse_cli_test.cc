@@ -78,6 +78,17 @@ TEST_CASE("parse errors name the file, line and column on stderr") {
   CHECK(r.err.find("  a = f32[4]{0} bogus(a)\n                ^") != std::string::npos);
 }
 
+TEST_CASE("an error at the end of input shows no empty source line") {
+  // It printed the empty line after the last newline and a lone '^' under it.
+  TempFile cut("HloModule m\nENTRY e {\n  a = f32[4]{0} parameter(0)\n");
+  auto r = run_cli("parse " + cut.path);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.rfind(cut.path + ":4:1: error: expected '}' to close computation e, got end of "
+                               "input\nnote: the file ends inside a computation",
+                    0) == 0);
+  CHECK(r.err.find("\n^") == std::string::npos);
+}
+
 TEST_CASE("parse usage errors exit 2") {
   CHECK(run_cli("parse").exit_code == 2);
   CHECK(run_cli("parse --print --json x").exit_code == 2);
