@@ -1099,9 +1099,13 @@ void bind_predict(py::module_& m) {
       .field("model_flops", &Prediction::model_flops,
              "the model's FLOPs per step given (PredictOptions.model_flops); 0: none")
       .field("devices", &Prediction::devices, "devices the module runs on")
-      .field("mfu", &Prediction::mfu,
-             "model FLOP utilization: model_flops / (devices x step_time_s x peak_flop_rate); "
-             "0 without model_flops")
+      .computed(
+          "mfu",
+          [](const Prediction& p) {
+            return p.model_flops > 0 ? std::optional<double>(p.mfu) : std::nullopt;
+          },
+          "model FLOP utilization: model_flops / (devices x step_time_s x peak_flop_rate); "
+          "None without model_flops (JSON's null)")
       .field("ops", &Prediction::ops, "every op of the step once, largest total_time_s first")
       .field("timeline", &Prediction::timeline, "the predicted timeline, in start order")
       .field("unknown_ops", &Prediction::unknown_ops, "instructions whose cost is unknown")

@@ -829,3 +829,4 @@ del _type
 
 # The typing names are for the annotations above, not part of the package.
 del Any, Dict, List, Optional, Union
+del annotations  # the __future__ import's name; the import itself stays in force

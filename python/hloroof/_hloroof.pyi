@@ -466,7 +466,7 @@ class Prediction:
     hfu: float
     model_flops: float
     devices: int
-    mfu: float
+    mfu: Optional[float]  # None without model_flops
     ops: OpPredictionList
     timeline: TimelineEventList
     unknown_ops: List[str]

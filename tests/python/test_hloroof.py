@@ -76,7 +76,7 @@ def test_attributes_match_to_dict(path, device):
     d = p.to_dict()
     assert p.step_time_s == d["step_time_s"] > 0
     assert p.hfu == d["hfu"]
-    assert p.mfu == 0 and d["mfu"] is None  # no model FLOPs given
+    assert p.mfu is None and d["mfu"] is None  # no model FLOPs given: None, as JSON's null
     assert p.is_lower_bound == d["lower_bound"]
     assert p.assumptions == d["assumptions"]
     assert p.breakdown.to_dict() == d["breakdown"]
@@ -847,3 +847,8 @@ def test_compare_profile_chooses_as_the_command_does():
     given = hloroof.compare_profile(proto, MI300_GEMM)
     assert given.step.measured_s == alone.step.measured_s
     assert any("joined jit_dot(34)" in n for n in given.notes)
+
+
+def test_the_package_lists_only_its_own_names():
+    assert "annotations" not in dir(hloroof)
+    assert {"predict", "parse", "compare_profile"} <= set(dir(hloroof))
