@@ -817,7 +817,18 @@ absl::StatusOr<DeviceSpec> set_device_figures(const DeviceSpec& spec,
     return absl::InvalidArgumentError(
         absl::StrCat(spec.origin, ": the spec's JSON is not at hand to set figures in"));
   }
+  const auto no_such_figure = [&spec](const std::string& path) {
+    std::vector<std::string> paths;
+    for (const DeviceFigure& f : spec.figures) paths.push_back(f.path);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--set ", path, ": ", spec.name, " has no such figure; its figures: ",
+        absl::StrJoin(paths, ", "), " (and matmul_efficiency, hbm_efficiency, "
+        "collective_bandwidth_efficiency, collective_latency; interconnect.nic_efficiency on "
+        "GPUs; and any other a device JSON takes: `hloroof devices ", spec.name,
+        " --json` prints one to start from)"));
+  };
   std::vector<std::string> said;
+  std::vector<std::string> added;  // figures the spec did not have
   for (const std::string& setting : settings) {
     const size_t eq = setting.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -858,21 +869,62 @@ absl::StatusOr<DeviceSpec> set_device_figures(const DeviceSpec& spec,
       *node = value;
     } else if (node != nullptr && node->is_null() && path == "collective_latency") {
       *node = {{"value", value}, {"unit", "s"}, {"source", "set"}, {"verified", false}};
+    } else if (node != nullptr && node->is_null() && path.find('.') != std::string::npos) {
+      // A figure the spec leaves out, in an object it has (interconnect.nics_per_node): added
+      // as a device JSON would hold it; its unit is the one the reader asks for below.
+      *node = {{"value", value}, {"unit", ""}, {"source", "set"}, {"verified", false}};
+      added.push_back(path);
     } else {
-      std::vector<std::string> paths;
-      for (const DeviceFigure& f : spec.figures) paths.push_back(f.path);
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--set ", path, ": ", spec.name, " has no such figure; its figures: ",
-          absl::StrJoin(paths, ", "), " (and matmul_efficiency, hbm_efficiency, "
-          "collective_bandwidth_efficiency, collective_latency; interconnect.nic_efficiency "
-          "on GPUs)"));
+      return no_such_figure(path);
     }
     said.push_back(absl::StrCat(path, "=", text));
   }
   const std::string origin =
       absl::StrCat(spec.origin, " with --set ", absl::StrJoin(said, " --set "));
   absl::StatusOr<DeviceSpec> changed = parse_device_spec(root.dump(2), origin);
-  if (!changed.ok()) return changed.status();
+  // An added figure takes the unit the reader names: "field 'P.unit': expected \"NICs\"", or
+  // the first of "use one of: B/s, KB/s, ...".
+  for (size_t tries = 0; !changed.ok() && tries < added.size(); ++tries) {
+    const std::string message(changed.status().message());
+    bool fixed = false;
+    for (const std::string& path : added) {
+      // A count names its unit; a quantity lists its units, the base unit (which --set's
+      // values are in) first.
+      std::string asked = absl::StrCat("field '", path, ".unit': expected \"");
+      char close = '"';
+      size_t at = message.find(asked);
+      if (at == std::string::npos) {
+        asked = absl::StrCat("field '", path, ".unit': '' is not a unit of this field; use one "
+                             "of: ");
+        close = ',';
+        at = message.find(asked);
+      }
+      if (at == std::string::npos) continue;
+      const size_t begin = at + asked.size();
+      const size_t end = message.find(close, begin);
+      if (end == std::string::npos) continue;
+      json* node = &root;
+      for (absl::string_view part : absl::StrSplit(path, '.')) node = &(*node)[std::string(part)];
+      (*node)["unit"] = std::string(message.substr(begin, end - begin));
+      fixed = true;
+    }
+    if (!fixed) break;
+    changed = parse_device_spec(root.dump(2), origin);
+  }
+  if (!changed.ok() && !added.empty()) {
+    // A key no device JSON takes there (a typo): the figures this device has.
+    const std::string message(changed.status().message());
+    for (const std::string& path : added) {
+      if (message.find(absl::StrCat("field '", path, "': unknown field")) != std::string::npos) {
+        return no_such_figure(path);
+      }
+    }
+    return absl::Status(changed.status().code(),
+                        absl::StrCat(changed.status().message(),
+                                     " (a device JSON is the other route: `hloroof devices ",
+                                     spec.name, " --json` prints one to edit and give as --device "
+                                     "FILE)"));
+  }
   return changed;
 }
 

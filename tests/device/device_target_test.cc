@@ -279,6 +279,33 @@ TEST_CASE("settings change the spec's figures, and say so") {
   CHECK(!resolve_device("h100", nullptr, {.settings = {"no.such=1"}}).ok());
 }
 
+TEST_CASE("settings add figures a device JSON takes and the spec leaves out") {
+  // a100 gives scale_out_bandwidth, not a cluster's NICs: both NIC figures are added, in the
+  // units the reader asks for (NICs; B/s, the base unit of a bandwidth). The scale-out
+  // bandwidth stays a100's own.
+  absl::StatusOr<DeviceTarget> t = resolve_device(
+      "a100", nullptr,
+      {.settings = {"interconnect.nics_per_node=4", "interconnect.nic_bandwidth=5e10"}});
+  REQUIRE(t.ok());
+  const DeviceFigure* nics = t->spec.figure("interconnect.nics_per_node");
+  const DeviceFigure* nic = t->spec.figure("interconnect.nic_bandwidth");
+  REQUIRE(nics != nullptr);
+  REQUIRE(nic != nullptr);
+  CHECK(nics->value == 4);
+  CHECK(nics->unit == "NICs");
+  CHECK(nic->value == 5e10);
+  CHECK(nic->unit == "B/s");
+  // One without the other: the reader's rule, and the JSON route named.
+  absl::StatusOr<DeviceTarget> half =
+      resolve_device("a100", nullptr, {.settings = {"interconnect.nics_per_node=4"}});
+  REQUIRE_FALSE(half.ok());
+  CHECK_THAT(std::string(half.status().message()),
+             Contains("nics_per_node and nic_bandwidth go together") &&
+                 Contains("hloroof devices a100 --json"));
+  // A key no device JSON has is still an error.
+  CHECK(!resolve_device("a100", nullptr, {.settings = {"interconnect.nosuch=1"}}).ok());
+}
+
 TEST_CASE("the shared table: the C++ API predicts on the device and slice it names") {
   // tests/data/device_targets/targets.json: the same answers from the command and Python.
   std::ifstream in(std::string(HLOROOF_SOURCE_DIR) + "/tests/data/device_targets/targets.json");
