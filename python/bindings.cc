@@ -1379,10 +1379,12 @@ void bind_predict(py::module_& m) {
       "The report of `hloroof predict` (without its findings).");
   m.def(
       "_render_comparison",
-      [](const std::vector<Prediction>& predictions, size_t top) {
-        return render_comparison(predictions, top);
+      [](const std::vector<Prediction>& predictions, size_t top,
+         const std::vector<std::optional<CapacityCheck>>& memory) {
+        return render_comparison(predictions, top, memory);
       },
-      py::arg("predictions"), py::arg("top"), "The report of `hloroof compare`.");
+      py::arg("predictions"), py::arg("top"), py::arg("memory"),
+      "The report of `hloroof compare`.");
   m.def(
       "_advise",
       [](const Module& module, const Prediction& prediction, const DeviceSpec& device,

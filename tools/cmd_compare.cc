@@ -175,7 +175,14 @@ int run(const std::vector<std::string>& words) {
   if (args->flag("--json")) {
     std::cout << "]\n";
   } else if (!csv) {
-    std::cout << banner_text(*loaded) << render_comparison(predictions, top);
+    // Whether the module fits each device's memory (the text's row; JSON and CSV readers ask
+    // `memory` for it).
+    std::vector<std::optional<CapacityCheck>> fits;
+    for (const absl::StatusOr<DeviceTarget>& choice : choices) {
+      absl::StatusOr<MemoryReport> m = analyze_memory(*module, choice->spec, {.top_buffers = 0});
+      fits.push_back(m.ok() ? m->capacity : std::nullopt);
+    }
+    std::cout << banner_text(*loaded) << render_comparison(predictions, top, fits);
     // Each device's JSON says it in its assumptions; the table shows none.
     if (const std::string set = settings_note(*args); !set.empty()) {
       std::cout << "\n" << message_text("note: ", set + ", on every device");

@@ -555,12 +555,15 @@ class Comparison(list):
     """Predictions of one module on several devices (`compare`), in the order given;
     ``str()`` is the report of ``hloroof compare``."""
 
-    def __init__(self, predictions: List[Prediction], top: int = 5) -> None:
+    def __init__(self, predictions: List[Prediction], top: int = 5,
+                 memory: Optional[List[Any]] = None) -> None:
         super().__init__(predictions)
         self.top = top
+        # Each device's capacity check (`MemoryReport.capacity`), for the report's memory row.
+        self.memory = memory or []
 
     def __str__(self) -> str:
-        return _hloroof._render_comparison(list(self), self.top)
+        return _hloroof._render_comparison(list(self), self.top, self.memory)
 
 
 def compare(module_or_text: _Text, devices: List[Union[str, DeviceSpec]], top: int = 5,
@@ -576,11 +579,14 @@ def compare(module_or_text: _Text, devices: List[Union[str, DeviceSpec]], top: i
     source, _, _, notes, _ = _resolve_device(module_or_text, "", {})
     module = _module_of(source)
     predictions = []
+    fits = []
     for d in devices:
         p = predict(module, d, **options)
         _add_notes(p, notes, [])
         predictions.append(p)
-    return Comparison(predictions, top)
+        spec = d if isinstance(d, DeviceSpec) else resolve_device(d, module).spec
+        fits.append(_hloroof._memory(module, spec, 0, True).capacity)
+    return Comparison(predictions, top, fits)
 
 
 def diff(before: _Text, after: _Text, device: Union[str, DeviceSpec, None] = None,

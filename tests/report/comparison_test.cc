@@ -1,5 +1,6 @@
 // One module on several devices, side by side with ratios to the first.
 #include <catch2/catch.hpp>
+#include <optional>
 
 #include "absl/strings/str_split.h"
 #include "hloroof/report.h"
@@ -41,13 +42,35 @@ std::string line_with(const std::string& text, const std::string& part) {
 TEST_CASE("comparison puts devices side by side with ratios to the first") {
   std::vector<Prediction> ps = {sample_prediction(), twice_as_fast()};
   std::string out = render_comparison(ps);
+  // Both samples are lower bounds (unknown ops): each step is marked, and the mark explained.
   CHECK_THAT(line_with(out, "step time"),
-             Catch::Contains("12 ms") && Catch::Contains("6 ms (0.50x)"));
+             Catch::Contains("12 ms*") && Catch::Contains("6 ms* (0.50x)"));
+  CHECK_THAT(out, Catch::Contains("* a lower bound on tpu_v5e:2x2:"));
   CHECK_THAT(out, Catch::Contains("tpu_v5e:2x2") && Catch::Contains("tpu_v5p:2x2x1"));
   CHECK_THAT(line_with(out, "  compute"), Catch::Contains("2 ms (0.50x)"));
   // MFU 7.9004e11 / (6.001 ms x 4.59e14) = 28.7%; the v5e's 33.4%.
   CHECK_THAT(line_with(out, "HFU"), Catch::Contains("33.4%") && Catch::Contains("28.7%"));
   CHECK_THAT(line_with(out, "peak FLOP/s"), Catch::Contains("459 TFLOP/s bf16"));
+}
+
+TEST_CASE("comparison shows whether each fits, and what each device's figures rest on") {
+  std::vector<Prediction> ps = {sample_prediction(), twice_as_fast()};
+  ps[1].warnings = {"no --device given: a guess"};
+  // 10 GiB of 16 GiB fits; 20 GiB of 16 GiB does not.
+  CapacityCheck fits{.device = "tpu_v5e", .capacity_bytes = int64_t{16} << 30,
+                     .checked_bytes = int64_t{10} << 30, .fits = true};
+  CapacityCheck short_of{.device = "tpu_v5p", .capacity_bytes = int64_t{16} << 30,
+                         .checked_bytes = int64_t{20} << 30, .fits = false};
+  const std::vector<std::optional<CapacityCheck>> memory = {fits, short_of};
+  std::string out = render_comparison(ps, 3, memory);
+  // 10 / 16 = 62.5%, 20 / 16 = 125%.
+  CHECK_THAT(line_with(out, "memory, share of HBM"),
+             Catch::Contains("fits, 62.5%") && Catch::Contains("NO FIT, 125.0%"));
+  CHECK_THAT(out, Catch::Contains("What the figures rest on, per device:"));
+  CHECK_THAT(out, Catch::Contains("  - topology 2x2 inferred from num_partitions=4"));
+  CHECK_THAT(out, Catch::Contains("  warning: no --device given: a guess"));
+  // Without checks, no memory row.
+  CHECK(line_with(render_comparison(ps, 3), "memory, share of HBM").empty());
 }
 
 TEST_CASE("each device lists its top ops, what bounds them, and the ratio to the first") {

@@ -165,9 +165,14 @@ struct RooflineViewOptions {
 RooflineChart roofline_chart(const Prediction& prediction, const DeviceSpec& device,
                              const RooflineViewOptions& options = {});
 
-// Predictions of one module on several devices side by side: step time, breakdown, HFU and MFU
-// with the ratio to the first device, then each device's top ops and what bounds them.
-std::string render_comparison(absl::Span<const Prediction> predictions, size_t top = 5);
+// Predictions of one module on several devices side by side: step time (marked `*` where it is
+// a lower bound: ops it could not cost), breakdown, HFU and MFU with the ratio to the first
+// device, and, where `memory` holds a capacity check per device, whether the module fits (its
+// peak as a share of HBM); then
+// each device's top ops and what bounds them, and a footer of each device's warnings and first
+// assumptions.
+std::string render_comparison(absl::Span<const Prediction> predictions, size_t top = 5,
+                              absl::Span<const std::optional<CapacityCheck>> memory = {});
 
 }  // namespace hloroof
 
