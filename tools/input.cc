@@ -258,8 +258,64 @@ absl::Status finish_loading(LoadedModule& loaded, std::string_view entry) {
   std::vector<std::string> warnings = input_warnings(module, loaded.file);
   // The banner says it already.
   if (!warnings.empty() && !module.entry_marked()) warnings.erase(warnings.begin());
-  loaded.warnings = std::move(warnings);
+  // Warnings of the reading itself (a computation cut off) first; the input's once.
+  std::vector<std::string> kept;
+  for (std::string& w : loaded.warnings) {
+    if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) {
+      kept.push_back(std::move(w));
+    }
+  }
+  kept.insert(kept.end(), std::make_move_iterator(warnings.begin()),
+              std::make_move_iterator(warnings.end()));
+  loaded.warnings = std::move(kept);
   return absl::OkStatus();
+}
+
+}  // namespace
+
+namespace {
+
+// The module of `loaded.file` without its last computation, which the file cuts off: the text
+// up to the last line that opens a computation (no indent, ending in '{'), parsed. Nothing when
+// no such line leaves a text that parses.
+std::optional<LoadedModule> load_complete_part(const LoadedModule& loaded,
+                                               const std::string& file_name) {
+  absl::StatusOr<InputFile> again = read_input(loaded.file);
+  if (!again.ok()) return std::nullopt;
+  const std::string_view text = again->text();
+  size_t end = text.size();
+  while (end > 0) {
+    const size_t begin = text.rfind('\n', end - 1);
+    const size_t start = begin == std::string_view::npos ? 0 : begin + 1;
+    std::string_view line = text.substr(start, end - start);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    const bool opens = !line.empty() && line.front() != ' ' && line.front() != '\t' &&
+                       line.back() == '{' && line.rfind("HloModule", 0) != 0;
+    if (opens) {
+      absl::StatusOr<Module> part =
+          parse_module(std::string(text.substr(0, start)), ParseOptions{.file_name = file_name});
+      if (!part.ok()) return std::nullopt;
+      LoadedModule out;
+      out.file = loaded.file;
+      out.notes = loaded.notes;
+      out.module = *std::move(part);
+      const size_t line_number =
+          1 + static_cast<size_t>(std::count(text.begin(), text.begin() + start, '\n'));
+      std::string_view name = line.substr(0, line.find_first_of(" ({"));
+      if (name == "ENTRY") name = line.substr(6, line.substr(6).find_first_of(" ({"));
+      if (!name.empty() && name.front() == '%') name.remove_prefix(1);
+      const size_t whole = out.module.computations().size();
+      out.warnings.push_back(absl::StrCat(
+          "the file ends inside computation ", sv(name), " (from line ", line_number,
+          "): a cut dump; it is dropped, and the ", whole,
+          whole == 1 ? " whole computation before it is read" : " whole computations before it "
+                                                                  "are read"));
+      return out;
+    }
+    if (begin == std::string_view::npos) break;
+    end = begin;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -304,6 +360,15 @@ absl::StatusOr<LoadedModule> load_module(const std::string& path, std::string_vi
   }
   absl::StatusOr<Module> module =
       parse_module(*std::move(text), ParseOptions{.file_name = file_name});
+  if (!module.ok() && loaded.file != "-" &&
+      absl::StrContains(module.status().message(), "got end of input")) {
+    // A cut dump (MaxText's reference programs stop at 2,000 lines): the computations before
+    // the cut one are whole; they are read, and the cut one is dropped, saying so.
+    if (std::optional<LoadedModule> whole = load_complete_part(loaded, file_name)) {
+      if (absl::Status s = finish_loading(*whole, entry); !s.ok()) return s;
+      return *std::move(whole);
+    }
+  }
   if (!module.ok()) return explain_parse_error(module.status());
   loaded.module = *std::move(module);
   if (absl::Status s = finish_loading(loaded, entry); !s.ok()) return s;

@@ -388,3 +388,32 @@ TEST_CASE("the shared table: the command predicts on the device and slice it nam
 }
 
 }  // namespace
+
+namespace {
+
+TEST_CASE("a file cut inside a computation: the whole ones before it are read, the cut dropped") {
+  // kNoEntry, then a computation the file cuts off at line 6 (MaxText's reference dumps stop
+  // at 2,000 lines): every command stopped at the cut.
+  const fs::path dir = fs::temp_directory_path() / "hloroof_cut_dump";
+  fs::create_directories(dir);
+  const fs::path cut = dir / "cut.hlo";
+  std::ofstream(cut) << kNoEntry << "\nfused_add {\n  p = f32[1024] parameter(0)\n";
+  auto cost = run_cli("cost " + cut.string() + " --entry fused_negate --json");
+  INFO(cost.err);
+  CHECK(cost.exit_code == 0);
+  std::string said = cost.err;
+  for (size_t at; (at = said.find("\n  ")) != std::string::npos;) said.replace(at, 3, " ");
+  CHECK_THAT(said, Catch::Contains("the file ends inside computation fused_add (from line 7): "
+                                   "a cut dump; it is dropped, and the 1 whole computation "
+                                   "before it is read"));
+  CHECK(json_of(cost.out)["instructions"].size() == 2);
+  // From standard input, where it cannot be read again, the error stands.
+  std::ifstream in(cut);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto piped = run_cli("cost -", text);
+  CHECK(piped.exit_code == 1);
+  CHECK_THAT(piped.err, Catch::Contains("the file ends inside a computation"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
