@@ -41,7 +41,8 @@ install(TARGETS hloroof ${hloroof_layer_targets} hloroof_warnings EXPORT hloroof
 foreach(layer IN LISTS HLOROOF_LAYERS ITEMS all)
   install(DIRECTORY include/${layer}/hloroof DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
-# pkg-config: `pkg-config --static --cflags --libs hloroof` (the archives need what they use).
+# pkg-config: `pkg-config --cflags --libs hloroof`. The libraries are static archives, so what
+# they use (abseil, re2, protobuf, zlib, threads) is public: a plain call links a consumer.
 list(REVERSE hloroof_layer_targets)
 list(TRANSFORM hloroof_layer_targets PREPEND -l OUTPUT_VARIABLE HLOROOF_PC_LIBS)
 string(JOIN " " HLOROOF_PC_LIBS ${HLOROOF_PC_LIBS})

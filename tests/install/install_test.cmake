@@ -147,7 +147,9 @@ endif()
 find_program(PKG_CONFIG pkg-config)
 if(PKG_CONFIG AND NOT SANITIZE)
   set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig:${prefix}/lib64/pkgconfig)
-  run(${PKG_CONFIG} --static --cflags --libs hloroof)
+  # The plain call, as a user types it (only --static worked: the archives' own needs were
+  # private).
+  run(${PKG_CONFIG} --cflags --libs hloroof)
   string(STRIP "${last_output}" pc_flags)
   separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
   run(${CXX_COMPILER} -std=c++20 ${consumer}/main.cc -o ${consumer}/count_ops_pc ${pc_flags})
