@@ -146,6 +146,23 @@ std::string_view platform_title(std::string_view platform) {
   return platform;
 }
 
+// The first fusion named as XLA:GPU names its fusions (loop_add_fusion, input_reduce_fusion,
+// wrapped_transpose): a hint of a GPU program, too weak to decide (a hand-written module may
+// use such names); "" when none is.
+std::string gpu_fusion_name(const Module& module) {
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* i : c->instructions()) {
+      if (i->opcode() != Opcode::kFusion) continue;
+      const std::string_view name = i->name();
+      const bool emitter = (absl::StartsWith(sv(name), "loop_") ||
+                            absl::StartsWith(sv(name), "input_")) &&
+                           absl::StrContains(sv(name), "_fusion");
+      if (emitter || absl::StartsWith(sv(name), "wrapped_")) return std::string(name);
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 PlatformInference infer_platform_of(const Module& module) {
@@ -204,6 +221,11 @@ DefaultDevice default_device(const Module& module, std::string_view option) {
                           "backend config or layout of one platform): predicted on ",
                           d.device, ", the default device, a guess; ", opt,
                           " names the device it runs on");
+    // A weak hint, named but not decisive: fusion names of XLA:GPU's emitters.
+    if (const std::string hint = gpu_fusion_name(module); !hint.empty()) {
+      absl::StrAppend(&d.note, " (its fusion names, such as ", hint,
+                      ", are XLA:GPU's: on a GPU, give ", opt, " h100 or the GPU's name)");
+    }
   }
   return d;
 }

@@ -162,7 +162,11 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
   // Ops whose alignment is uncertain come last (compare_with_profile) and are not ranked.
   size_t ranked = 0;
   while (ranked < c.ops.size() && !c.ops[ranked].alignment_uncertain) ++ranked;
-  absl::StrAppendFormat(&out, "\nOps by time lost against the expectation (%d joined; per step)\n",
+  // The step above is the median step; an op's time is its mean over the steps (a slow first
+  // step can put an op's mean above the median step), and the title says so.
+  absl::StrAppendFormat(&out,
+                        "\nOps by time lost against the expectation (%d joined; mean per step "
+                        "over the steps)\n",
                         c.ops.size());
   const auto table = [&](size_t begin, size_t end, bool numbered) {
     // 100 columns: the name cut to 24, measured/roofline in --json only.

@@ -252,6 +252,23 @@ ENTRY e {
   CHECK(guess->notes.empty());
   CHECK(any_contains(guess->warnings, "no device= given"));
   CHECK(device_source_name(guess->source) == "guess");
+  CHECK(!any_contains(guess->warnings, "XLA:GPU"));
+  // XLA:GPU's fusion names: still a guess, but named as a hint of a GPU.
+  absl::StatusOr<Module> named = parse_module(R"(HloModule m
+fused {
+  p = f32[8] parameter(0)
+  ROOT n = f32[8] negate(p)
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  ROOT loop_negate_fusion = f32[8] fusion(x), kind=kLoop, calls=fused
+})");
+  REQUIRE(named.ok());
+  absl::StatusOr<DeviceTarget> hinted = resolve_device("", &*named);
+  REQUIRE(hinted.ok());
+  CHECK(hinted->source == DeviceSource::kGuess);
+  CHECK(any_contains(hinted->warnings,
+                     "its fusion names, such as loop_negate_fusion, are XLA:GPU's"));
   // No module at all: the default, a guess too.
   absl::StatusOr<DeviceTarget> bare = resolve_device("", nullptr);
   REQUIRE(bare.ok());
