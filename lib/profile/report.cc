@@ -213,10 +213,12 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
                      {"bytes"},
                      {"XLA bytes"}});
     size_t rows = 0;
+    bool copies = false;
     const size_t listed = top == 0 ? c.ops.size() : std::min(top, c.ops.size());
     for (size_t k = 0; k < listed; ++k) {
       const JoinedOp& op = c.ops[k];
       if (op.xla_flops < 0 && op.xla_bytes_accessed < 0) continue;
+      copies = copies || op.opcode == "copy-start" || op.opcode == "copy-done";
       auto flops = [](double f) { return f < 0 ? std::string("-") : format_flops(f); };
       auto bytes = [](double b) { return b < 0 ? std::string("-") : format_bytes(b); };
       costs.add_row({cut_name(op.name, 24), flops(op.flops), flops(op.xla_flops),
@@ -227,6 +229,13 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
     if (rows > 0) {
       out += "\nCost per execution: hloroof's beside XLA's own (the profile's op metadata)\n";
       out += costs.render();
+      if (copies) {
+        out += report_internal::wrap(
+            "An async copy's bytes: hloroof puts what the transfer reads and writes (the value "
+            "once each way, twice its size) on its copy-start and none on its copy-done; XLA's "
+            "op metadata gives the value's size once on each of the two.",
+            "", "");
+      }
     }
   }
 

@@ -322,6 +322,9 @@ TEST_CASE("predict and memory of an XSpace take the device it ran on") {
   // --device still decides.
   const testing::CliResult given = run_cli(absl::StrCat("predict ", path, " --device tpu_v5e"));
   CHECK_FALSE(absl::StrContains(given.err, "from the profile"));
+  // profile's cost table says why a copy's bytes are twice XLA's (10 GiB beside 5 GiB).
+  const testing::CliResult joined = run_cli(absl::StrCat("profile ", path));
+  CHECK(absl::StrContains(joined.out, "An async copy's bytes: hloroof puts what the transfer"));
 }
 
 }  // namespace
