@@ -726,7 +726,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
       // Efficiency at this padded size relative to tpu7x's bf16 peak, applied to this
       // device's peak: the work part of the measured time (its fixed cost taken out). Another
       // chip borrows the ramp, relative to tpu7x's plateau: its own large GEMMs are assumed
-      // to reach its peak, as TPU v2's did in the scaling book's profile (README, "TPUs").
+      // to reach its peak, as TPU v2's did in the scaling book's profile (docs/accuracy.md, "TPUs").
       const double padded = measured::padded_flops(g.shape, mxu);
       const double work_s = std::max(0.0, fits.gemm_time_s(padded) - fits.hbm.latency_s);
       const double plateau = own_tpu_tables(device) ? 1 : fits.gemm_plateau;

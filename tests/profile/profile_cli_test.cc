@@ -236,7 +236,7 @@ TEST_CASE("calibrate --set: the fit starts from the figures set, and the device 
 
 TEST_CASE("calibrate writes nothing when the fit predicts the step worse") {
   // The H100 capture of one 4096^3 GEMM (tests/data/h100/default/gemm): the given device
-  // predicts its step 10.8% fast (README, "Measured on an H100"), and none of the four fits
+  // predicts its step 10.8% fast (docs/profiling.md, "Measured on an H100"), and none of the four fits
   // does better on it (the GEMM table is already within 1% of its op). The file that was at
   // the output path stays as it was.
   Files f;
