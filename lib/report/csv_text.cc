@@ -51,9 +51,39 @@ bool formula_like(std::string_view cell) {
   return !number && cell != "-";
 }
 
+// Whether `cell` holds a control character a CSV cell has no use for (not a tab or a line
+// break): an escape sequence from a module's metadata would drive the terminal that shows it.
+bool has_stray_control(std::string_view cell) {
+  return std::any_of(cell.begin(), cell.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return (b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7f;
+  });
+}
+
+// `cell` with those characters written as \xHH.
+std::string without_stray_controls(std::string_view cell) {
+  std::string out;
+  out.reserve(cell.size() + 8);
+  for (char c : cell) {
+    const auto b = static_cast<unsigned char>(c);
+    if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7f) {
+      out += absl::StrFormat("\\x%02x", b);
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
-void append_csv_cell(std::string& out, std::string_view cell) {
+void append_csv_cell(std::string& out, std::string_view raw) {
+  std::string escaped;
+  std::string_view cell = raw;
+  if (has_stray_control(raw)) {
+    escaped = without_stray_controls(raw);
+    cell = escaped;
+  }
   // A cell a spreadsheet would run as a formula is written as text: after a quote mark.
   const bool formula = formula_like(cell);
   if (!needs_quotes(cell)) {

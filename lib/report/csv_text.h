@@ -10,7 +10,9 @@ namespace hloroof::report_internal {
 
 // `cell` as it is, or quoted (its quotes doubled) when it holds a comma, a quote or a line
 // break. A cell that starts with = + - @, a tab or a carriage return and is not a number gets
-// a leading ' so that a spreadsheet shows it as text instead of running it as a formula.
+// a leading ' so that a spreadsheet shows it as text instead of running it as a formula. Control
+// characters other than a tab and line breaks (an escape sequence in a module's metadata) are
+// written as \xHH, so that the CSV cannot drive the terminal that shows it.
 void append_csv_cell(std::string& out, std::string_view cell);
 
 // `value` as printf's %.15g writes it, else %.16g, else %.17g: the first that reads back as

@@ -121,6 +121,10 @@ hostile_module(parameter_number_2p31 ${HOSTILE_INPUTS}/parameter_number_2p31.hlo
 hostile_module(escape_target ${HOSTILE_INPUTS}/escape_target.hlo ok "")
 hostile_run(escape_target.advise ok "" advise ${HOSTILE_INPUTS}/escape_target.hlo --device h100)
 hostile_run(escape_target.predict_csv ok "" predict ${HOSTILE_INPUTS}/escape_target.hlo --csv)
+# The same in an op's metadata, which predict --csv and compare --csv write in a cell.
+hostile_run(escape_metadata.predict_csv ok "" predict ${HOSTILE_INPUTS}/escape_metadata.hlo --csv)
+hostile_run(escape_metadata.compare_csv ok "" compare ${HOSTILE_INPUTS}/escape_metadata.hlo
+            --devices tpu_v5e,h100 --csv)
 # 24 nested loops of 1e18 trips: their time passes what a double holds (was an internal
 # message about a schedule's events).
 set(file ${HOSTILE_GENERATED}/nested_loops_1e18.hlo)

@@ -52,6 +52,9 @@ TEST_CASE("a CSV cell a spreadsheet would run as a formula is written as text") 
   CHECK(cell("-0.5") == "-0.5");
   CHECK(cell("-") == "-");
   CHECK(cell("fusion.12-x") == "fusion.12-x");
+  // An escape sequence from a module's metadata: written as text, and the formula guarded after.
+  CHECK(cell("\x1b[2J") == "\\x1b[2J");
+  CHECK(cell("=\x07") == "'=\\x07");
 }
 
 TEST_CASE("a CSV cell is quoted when it holds a comma, a quote or a line break") {
