@@ -396,4 +396,21 @@ TEST_CASE("calibrate with a module that did not run advises what calibrate takes
   check_width(r.err);
 }
 
+TEST_CASE("profile's header fits 100 columns under a long path; op times are said to be means") {
+  // A temporary folder 150 characters deep ran the "profile PATH" line past 100 columns.
+  Files f;
+  const std::filesystem::path deep =
+      f.dir.path() / std::string(70, 'a') / std::string(70, 'b') / "profile" / "plugins" /
+      "profile" / "r1";
+  std::filesystem::create_directories(deep);
+  std::filesystem::copy_file(f.profile, deep / "host0.xplane.pb");
+  testing::CliResult r = run_cli(absl::StrCat("profile ", f.hlo, " ",
+                                              (deep / "host0.xplane.pb").string(),
+                                              " --device h100"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  check_width(r.out);
+  CHECK(absl::StrContains(r.out, "mean per step over the steps"));
+}
+
 }  // namespace hloroof
