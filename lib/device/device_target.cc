@@ -175,6 +175,7 @@ absl::Status unknown_device(std::string_view name) {
   const std::vector<std::string_view> views(names.begin(), names.end());
   const std::string wanted = lower(name);
   std::string_view close = closest_name(wanted, views);
+  const std::vector<std::string> builtin = builtin_device_names();  // `close` may point here
   if (close.empty()) {
     // Spelled without its separators ("tpuv4", "tpu-v4"): the built-in name that is the same
     // letters (a device's names and kinds all lead to one such name).
@@ -185,7 +186,7 @@ absl::Status unknown_device(std::string_view name) {
       }
       return out;
     };
-    for (const std::string& n : builtin_device_names()) {
+    for (const std::string& n : builtin) {
       if (letters(n) == letters(wanted)) close = n;
     }
   }
