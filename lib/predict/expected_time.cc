@@ -889,7 +889,9 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
       "%s assumed, not measured: vector and transcendental rates (roofline), non-square GEMM "
       "shapes beyond MXU padding, collectives other than all-gather and other group sizes "
       "(the all-gather fit), DCN bandwidth and latency; host-offload (S(5)) copies at %.2f of "
-      "the host link (measured on tpu_v6e%s)",
+      "the host link (measured on tpu_v6e%s); sorts, top-k, FFTs, scatters, gathers, "
+      "convolutions and reduce-windows at the general model's terms (their own models are "
+      "measured on NVIDIA GPUs only)",
       device.name, kTpuHostFraction, table_device(device) == "tpu_v6e" ? "" : ", borrowed"));
   return out;
 }

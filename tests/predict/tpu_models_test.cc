@@ -138,6 +138,9 @@ TEST_CASE("TPU predictions say what their expected times rest on") {
   CHECK(has_line(*v5e, "tpu_v5e expected times borrow the tpu7x microbenchmarks",
                  "relative to this chip's own peaks"));
   CHECK(has_line(*v5e, "tpu_v5e assumed, not measured", "host-offload"));
+  // The GPU op-family models are not borrowed: a TPU prediction says those ops are not measured.
+  CHECK(has_line(*v5e, "tpu_v5e assumed, not measured",
+                 "sorts, top-k, FFTs, scatters, gathers, convolutions and reduce-windows"));
   CHECK(v5e->step_time_s > v5e->roofline_step_time_s);
 
   // A roofline-only prediction claims no measurement.
