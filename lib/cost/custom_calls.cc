@@ -180,14 +180,35 @@ bool convolution_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
   const Shape* rhs = op.operand_shape(1);
   const ConvDimLabels* labels = op.instruction->conv_dim_labels();
   if (lhs == nullptr || rhs == nullptr || labels == nullptr) return false;
-  std::optional<double> flops =
-      convolution_flops(*lhs, *rhs, first_result(*op.result), op.instruction->window(), *labels,
-                        op.instruction->feature_group_count(), op.instruction->batch_group_count());
+  // The operands and result are the forward convolution's (the one dim_labels describe) in the
+  // order of the pass: a data gradient returns the forward input, a filter gradient the filter.
+  // XLA's GPU analysis counts every pass as if forward (operand 0, operand 1, result); where the
+  // pass is not, that count is kept as XLA's (a filter gradient of 1024 to 256 features
+  // counts 4x).
+  const Shape& result = first_result(*op.result);
+  const std::string_view target = op.instruction->custom_call_target();
+  const Shape* input = lhs;
+  const Shape* kernel = rhs;
+  const Shape* output = &result;
+  if (target == "__cudnn$convBackwardInput") {
+    input = &result;
+    output = lhs;
+  } else if (target == "__cudnn$convBackwardFilter") {
+    kernel = &result;
+    output = rhs;
+  }
+  const auto count = [&](const Shape& in, const Shape& k, const Shape& out) {
+    return convolution_flops(in, k, out, op.instruction->window(), *labels,
+                             op.instruction->feature_group_count(),
+                             op.instruction->batch_group_count());
+  };
+  std::optional<double> flops = count(*input, *kernel, *output);
+  std::optional<double> xla = count(*lhs, *rhs, result);
   if (!flops) return false;
   if (*flops > 0)
     cost.matrix.push_back({matrix_operand_type(lhs->element_type, rhs->element_type), *flops});
   cost.flops += *flops;
-  cost.xla_flops += *flops;
+  cost.xla_flops += xla.value_or(*flops);
   // XLA's GPU analysis also charges only the real output (docs/cost-conventions.md, "Where
   // hloroof follows XLA", GEMMs and cuDNN convolutions).
   charge_result_only(op, tally, Model::kBoth);

@@ -121,6 +121,33 @@ ENTRY e {
   CHECK(c["conv"].cost.xla_bytes_accessed == 4 * (200 + 9 + 144));
 }
 
+TEST_CASE("a cuDNN gradient is costed as its forward convolution; XLA counts it as forward") {
+  // A 1x1 convolution of 4 positions from 8 to 2 features: 2 x 4 x 2 x 8 = 128 FLOPs, and its
+  // data and filter gradients the same 128 (each a GEMM of the same three sizes). XLA's GPU
+  // analysis reads every pass as forward (operand 0, operand 1, result); for the filter gradient
+  // that is 4 times the forward's, the ratio of input to output features (8 / 2), as in the
+  // op-family sweep's 1024-to-256 layer (26.3 GFLOP beside the forward's 6.58).
+  auto c = analyze(R"(
+ENTRY e {
+  x = f32[1,2,2,8] parameter(0)
+  w = f32[2,1,1,8] parameter(1)
+  dy = f32[1,2,2,2] parameter(2)
+  fwd = (f32[1,2,2,2], u8[0]) custom-call(x, w), window={size=1x1}, dim_labels=b01f_o01i->b01f, custom_call_target="__cudnn$convForward"
+  dw = (f32[2,1,1,8], u8[0]) custom-call(x, dy), window={size=1x1}, dim_labels=b01f_o01i->b01f, custom_call_target="__cudnn$convBackwardFilter"
+  dx = (f32[1,2,2,8], u8[0]) custom-call(dy, w), window={size=1x1}, dim_labels=b01f_o01i->b01f, custom_call_target="__cudnn$convBackwardInput"
+  a = f32[1,2,2,2] get-tuple-element(fwd), index=0
+  b = f32[2,1,1,8] get-tuple-element(dw), index=0
+  d = f32[1,2,2,8] get-tuple-element(dx), index=0
+  ROOT t = (f32[1,2,2,2], f32[2,1,1,8], f32[1,2,2,8]) tuple(a, b, d)
+})");
+  CHECK(c["fwd"].cost.flops == 128);
+  CHECK(c["dw"].cost.flops == 128);
+  CHECK(c["dx"].cost.flops == 128);
+  CHECK(c["fwd"].cost.xla_flops == 128);
+  // XLA's count of the filter gradient is not the forward's (the roles are read as forward).
+  CHECK(c["dw"].cost.xla_flops == 4 * 128);
+}
+
 TEST_CASE("an unknown custom call is reported, not counted as -1") {
   auto c = analyze(R"(
 ENTRY e {
