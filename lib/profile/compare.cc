@@ -132,6 +132,7 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
     // there: its own event is the issue, and its done's event the wait.
     j.measured_async = m.async_s > 0 && profile_internal::is_async_start(op);
     j.measured_s = j.measured_async ? m.async_s : m.time_s;
+    if (j.measured_async && op.async) j.async_done = op.async->done;
     j.expected_s = profile_internal::expected_execution_s(op) * op.multiplier;
     j.roofline_s = profile_internal::roofline_execution_s(op) * op.multiplier;
     j.occurrences = m.occurrences;

@@ -3,6 +3,8 @@
 #include <map>
 #include <optional>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hloroof/profile.h"
@@ -168,6 +170,13 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
                         "\nOps by time lost against the expectation (%d joined; mean per step "
                         "over the steps)\n",
                         c.ops.size());
+  // The dones whose rows go under their starts.
+  absl::flat_hash_map<std::string_view, const JoinedOp*> by_name;
+  absl::flat_hash_set<std::string_view> waits;
+  for (const JoinedOp& op : c.ops) by_name[op.name] = &op;
+  for (const JoinedOp& op : c.ops) {
+    if (op.measured_async && by_name.contains(op.async_done)) waits.insert(op.async_done);
+  }
   const auto table = [&](size_t begin, size_t end, bool numbered) {
     // 100 columns: the name cut to 24, measured/roofline in --json only.
     TextTable ops({{"#"},
@@ -179,22 +188,38 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
                    {"roofline"},
                    {"meas/exp"},
                    {"lost"}});
+    // One transfer, one entry: an async start's row, then its done's (the wait) under it,
+    // wherever the done ranks on its own (the run and the model may wait at different dones).
+    auto row = [&](const JoinedOp& op, std::string number, std::string name) {
+      ops.add_row({std::move(number), std::move(name), op.bound, occurrences(op.occurrences),
+                   format_seconds(op.measured_s), format_seconds(op.expected_s),
+                   format_seconds(op.roofline_s), ratio(op.measured_s, op.expected_s),
+                   signed_seconds(op.lost_s)});
+    };
+    // Dones listed under a start of this table.
+    absl::flat_hash_set<std::string_view> under;
+    for (size_t k = begin; k < end; ++k) {
+      if (waits.contains(c.ops[k].async_done)) under.insert(c.ops[k].async_done);
+    }
+    size_t shown = 0;
     for (size_t k = begin; k < end; ++k) {
       const JoinedOp& op = c.ops[k];
-      ops.add_row({numbered ? absl::StrCat(k + 1) : "?",
-                   absl::StrCat(cut_name(op.name, op.measured_async ? 23 : 24),
-                                op.measured_async ? "*" : ""),
-                   op.bound, occurrences(op.occurrences), format_seconds(op.measured_s),
-                   format_seconds(op.expected_s), format_seconds(op.roofline_s),
-                   ratio(op.measured_s, op.expected_s), signed_seconds(op.lost_s)});
+      if (under.contains(op.name)) continue;  // under its start
+      row(op, numbered ? absl::StrCat(begin + ++shown) : "?",
+          absl::StrCat(cut_name(op.name, op.measured_async ? 23 : 24),
+                       op.measured_async ? "*" : ""));
+      if (auto done = by_name.find(op.async_done); !op.async_done.empty() &&
+                                                   done != by_name.end()) {
+        row(*done->second, "", absl::StrCat("  ", cut_name(done->second->name, 22)));
+      }
     }
     return ops.render();
   };
   out += table(0, top == 0 ? ranked : std::min(top, ranked), true);
   if (std::any_of(c.ops.begin(), c.ops.end(),
                   [](const JoinedOp& op) { return op.measured_async; })) {
-    out += "*: an async start (a transfer), measured from its issue to the end of its done; its\n"
-           "   done's row is the wait\n";
+    out += "*: an async start (a transfer), measured from its issue to the end of its done; the\n"
+           "   row under it is its done: the wait\n";
   }
   if (ranked < c.ops.size()) {
     absl::StrAppendFormat(&out,

@@ -6,13 +6,16 @@
 // the events, their stats and their sums are quoted in the comments.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <vector>
 
 #include "../cli/cli_runner.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -325,6 +328,17 @@ TEST_CASE("predict and memory of an XSpace take the device it ran on") {
   // profile's cost table says why a copy's bytes are twice XLA's (10 GiB beside 5 GiB).
   const testing::CliResult joined = run_cli(absl::StrCat("profile ", path));
   CHECK(absl::StrContains(joined.out, "An async copy's bytes: hloroof puts what the transfer"));
+  // One transfer, one entry: each copy's wait (its done) on the line under its start, though
+  // the run waits at copy-done.4 and the model at copy-done.1.
+  const std::vector<std::string> lines = absl::StrSplit(joined.out, '\n');
+  for (const std::string pair : {"4", "1"}) {
+    auto start = std::find_if(lines.begin(), lines.end(), [&](const std::string& l) {
+      return absl::StrContains(l, "copy-start." + pair + "*");
+    });
+    REQUIRE(start != lines.end());
+    REQUIRE(start + 1 != lines.end());
+    CHECK(absl::StartsWith(absl::StripLeadingAsciiWhitespace(*(start + 1)), "copy-done." + pair));
+  }
 }
 
 }  // namespace

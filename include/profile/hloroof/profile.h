@@ -240,6 +240,8 @@ struct JoinedOp {
   // An async start measured on the profile's async line (MeasuredOp::async_s): measured_s is
   // that work (a host-offload copy's transfer), compared with the start's expected work.
   bool measured_async = false;
+  // An async start's done, where measured_async: the op whose row is this transfer's wait.
+  std::string async_done;
   // Per execution: hloroof's cost (FLOPs; bytes read and written in HBM and host memory)
   // and, where the profile gives them (TPU's "XLA Ops" metadata), XLA's own: its `flops`,
   // `model_flops` and `bytes_accessed` stats; -1 where it does not.
