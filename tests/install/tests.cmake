@@ -13,3 +13,10 @@ add_test(NAME install_and_build_example
                  "-DPYTHON=$<$<BOOL:${HLOROOF_PYTHON}>:${Python3_EXECUTABLE}>"
                  -DPYTHON_DIR=${HLOROOF_PYTHON_INSTALL_DIR}
                  -P ${CMAKE_CURRENT_LIST_DIR}/install_test.cmake)
+
+# The quick start builds the command before the tests, and pip builds out of the source tree.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME quickstart_test
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/quickstart_test.py)
+endif()
