@@ -56,6 +56,10 @@ TEST_CASE("exposed-collective: a collective the step waits for, and one it hides
   CHECK(f->evidence[0].op == "ar");
   CHECK(f->evidence[0].bytes == 4194304);  // the payload
   CHECK_THAT(f->evidence[0].detail, Catch::Contains("all-reduce of 4 MiB over 4 devices"));
+  // One collective: said in the singular ("1 collective are not hidden ... for them" before).
+  CHECK_THAT(f->what, Catch::StartsWith("1 collective is not hidden behind other work: the "
+                                        "step waits") &&
+                          Catch::Contains(" for it ("));
 
   auto hidden = advise_text(kHiddenAllReduce, "tpu_v5e:2x2", roofline_without_overhead());
   CHECK(hidden.op("ard").time_s == 0);

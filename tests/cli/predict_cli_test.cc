@@ -272,3 +272,20 @@ TEST_CASE("a module compiled for one platform, predicted on another's device, is
 
 }  // namespace
 }  // namespace hloroof
+
+namespace hloroof {
+namespace {
+
+TEST_CASE("the op table's category column holds the longest category whole") {
+  // A negate outside any fusion: "non-fusion elementwise" (22 characters) was cut to
+  // "non-fusion elemen~" by an 18-character column.
+  const std::string module =
+      "HloModule m\nENTRY e {\n  x = f32[1024] parameter(0)\n  ROOT n = f32[1024] negate(x)\n}\n";
+  testing::CliResult r = testing::run_cli("predict - --device h100", module);
+  REQUIRE(r.exit_code == 0);
+  CHECK(absl::StrContains(r.out, "non-fusion elementwise"));
+  CHECK_FALSE(absl::StrContains(r.out, "elemen~"));
+}
+
+}  // namespace
+}  // namespace hloroof
