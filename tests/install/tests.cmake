@@ -20,3 +20,8 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME quickstart_test
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/quickstart_test.py)
 endif()
+if(Python3_Interpreter_FOUND)
+  # Every file the README and docs/ name exists (the README once cited a missing one).
+  add_test(NAME doc_links_test
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/doc_links_test.py)
+endif()
