@@ -63,14 +63,27 @@ InputKind detect_input_kind(std::string_view bytes, ParsedHloProto* parsed) {
       return InputKind::kJson;
     }
   }
-  std::string_view head = bytes.substr(0, 64 * 1024);
-  const bool hlo = head.find("HloModule") != std::string_view::npos ||
-                   head.find("ENTRY") != std::string_view::npos;
-  if (!hlo && (head.find("module @") != std::string_view::npos ||
-               head.find("func.func") != std::string_view::npos ||
-               head.find("stablehlo.") != std::string_view::npos ||
-               head.find("mhlo.") != std::string_view::npos ||
-               head.compare(first, 8, "module {") == 0)) {
+  // The head's lines outside `//` comments: XLA's own HLO test files hold FileCheck lines
+  // ("// CHECK: func.func @main", "mhlo.constant") above and between computations, and many
+  // have no HloModule header, which XLA's parser does not need.
+  std::string code;
+  for (std::string_view head = bytes.substr(0, 64 * 1024); !head.empty();) {
+    const size_t end = head.find('\n');
+    std::string_view line = head.substr(0, end);
+    head.remove_prefix(end == std::string_view::npos ? head.size() : end + 1);
+    const size_t text = line.find_first_not_of(" \t\r");
+    if (text != std::string_view::npos && line.substr(text, 2) == "//") continue;
+    code.append(line);
+    code.push_back('\n');
+  }
+  const bool hlo = code.find("HloModule") != std::string::npos ||
+                   code.find("ENTRY") != std::string::npos;
+  const size_t code_first = code.find_first_not_of(" \t\r\n\f");
+  if (!hlo && (code.find("module @") != std::string::npos ||
+               code.find("func.func") != std::string::npos ||
+               code.find("stablehlo.") != std::string::npos ||
+               code.find("mhlo.") != std::string::npos ||
+               (code_first != std::string::npos && code.compare(code_first, 8, "module {") == 0))) {
     return InputKind::kMlir;
   }
   return InputKind::kHloText;
