@@ -258,9 +258,10 @@ TEST_CASE("A writable file in a folder that is not: refused with why, or written
     REQUIRE(child >= 0);
     if (child == 0) {
       if (::getuid() == 0) {
+        // Without the right to become nobody (a container's root), the case cannot be made.
         if (::chmod(dir.path().c_str(), 0755) != 0 || ::setgid(65534) != 0 ||
             ::setuid(65534) != 0) {
-          _exit(2);
+          _exit(77);
         }
       } else if (::chmod(folder.c_str(), 0555) != 0) {
         _exit(2);
@@ -275,7 +276,11 @@ TEST_CASE("A writable file in a folder that is not: refused with why, or written
     }
     int status = 0;
     REQUIRE(waitpid(child, &status, 0) == child);
-    CHECK(WIFEXITED(status));
+    REQUIRE(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 77) {
+      WARN("no user without the right to write the folder could be had: not checked");
+      return;
+    }
     CHECK(WEXITSTATUS(status) == 0);
     CHECK(contents_of(out) == (in_place ? "new" : "old"));
   }
