@@ -18,23 +18,47 @@ namespace hloroof::report_internal {
 
 namespace {
 
-// Whether `cell` holds a byte that makes it quoted: 16 bytes at a time where SSE2 is there
-// (every x86-64).
-bool needs_quotes(std::string_view cell) {
+// A control character a CSV cell has no use for (not a tab or a line break): an escape
+// sequence from a module's metadata would drive the terminal that shows the CSV.
+bool stray_control(char c) {
+  const auto b = static_cast<unsigned char>(c);
+  return (b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7f;
+}
+
+// What one pass over `cell` finds: a byte that makes it quoted (comma, quote, line break), and
+// a stray control character. 16 bytes at a time where SSE2 is there (every x86-64).
+struct CellScan {
+  bool quoted = false;
+  bool control = false;
+};
+CellScan scan(std::string_view cell) {
+  CellScan found;
   size_t k = 0;
 #ifdef __SSE2__
   const __m128i comma = _mm_set1_epi8(','), quote = _mm_set1_epi8('"');
   const __m128i cr = _mm_set1_epi8('\r'), lf = _mm_set1_epi8('\n');
-  for (; k + 16 <= cell.size(); k += 16) {
+  const __m128i tab = _mm_set1_epi8('\t'), del = _mm_set1_epi8(0x7f);
+  const __m128i below_space = _mm_set1_epi8(0x1f);
+  for (; k + 16 <= cell.size() && !(found.quoted && found.control); k += 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cell.data() + k));
-    const __m128i hit =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, quote)),
-                     _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, lf)));
-    if (_mm_movemask_epi8(hit) != 0) return true;
+    const __m128i breaks = _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, lf));
+    const __m128i quoting =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, quote)), breaks);
+    // v <= 0x1f (unsigned), less tab and line breaks; or DEL.
+    const __m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, below_space), v);
+    const __m128i control = _mm_or_si128(
+        _mm_andnot_si128(_mm_or_si128(breaks, _mm_cmpeq_epi8(v, tab)), low),
+        _mm_cmpeq_epi8(v, del));
+    found.quoted = found.quoted || _mm_movemask_epi8(quoting) != 0;
+    found.control = found.control || _mm_movemask_epi8(control) != 0;
   }
 #endif
-  const auto special = [](char c) { return c == ',' || c == '"' || c == '\r' || c == '\n'; };
-  return std::any_of(cell.begin() + static_cast<std::ptrdiff_t>(k), cell.end(), special);
+  for (; k < cell.size() && !(found.quoted && found.control); ++k) {
+    const char c = cell[k];
+    found.quoted = found.quoted || c == ',' || c == '"' || c == '\r' || c == '\n';
+    found.control = found.control || stray_control(c);
+  }
+  return found;
 }
 
 // Whether a spreadsheet would read `cell` as a formula: it starts with = + - @, a tab or a
@@ -51,23 +75,13 @@ bool formula_like(std::string_view cell) {
   return !number && cell != "-";
 }
 
-// Whether `cell` holds a control character a CSV cell has no use for (not a tab or a line
-// break): an escape sequence from a module's metadata would drive the terminal that shows it.
-bool has_stray_control(std::string_view cell) {
-  return std::any_of(cell.begin(), cell.end(), [](char c) {
-    const auto b = static_cast<unsigned char>(c);
-    return (b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7f;
-  });
-}
-
-// `cell` with those characters written as \xHH.
+// `cell` with its stray control characters written as \xHH.
 std::string without_stray_controls(std::string_view cell) {
   std::string out;
   out.reserve(cell.size() + 8);
   for (char c : cell) {
-    const auto b = static_cast<unsigned char>(c);
-    if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7f) {
-      out += absl::StrFormat("\\x%02x", b);
+    if (stray_control(c)) {
+      out += absl::StrFormat("\\x%02x", static_cast<unsigned char>(c));
     } else {
       out.push_back(c);
     }
@@ -78,15 +92,17 @@ std::string without_stray_controls(std::string_view cell) {
 }  // namespace
 
 void append_csv_cell(std::string& out, std::string_view raw) {
+  // One pass finds both; escaping a control character adds no byte that needs quotes.
+  const CellScan found = scan(raw);
   std::string escaped;
   std::string_view cell = raw;
-  if (has_stray_control(raw)) {
+  if (found.control) {
     escaped = without_stray_controls(raw);
     cell = escaped;
   }
   // A cell a spreadsheet would run as a formula is written as text: after a quote mark.
   const bool formula = formula_like(cell);
-  if (!needs_quotes(cell)) {
+  if (!found.quoted) {
     if (formula) out += '\'';
     out.append(cell);
     return;

@@ -55,6 +55,17 @@ TEST_CASE("a CSV cell a spreadsheet would run as a formula is written as text") 
   // An escape sequence from a module's metadata: written as text, and the formula guarded after.
   CHECK(cell("\x1b[2J") == "\\x1b[2J");
   CHECK(cell("=\x07") == "'=\\x07");
+  // Found at every place, in a block of 16 or in the tail; a tab stays a tab.
+  for (size_t size : {15, 16, 17, 33}) {
+    const std::string plain(size, 'x');
+    for (size_t at = 1; at < size; ++at) {
+      std::string text = plain;
+      text[at] = '\x1b';
+      CHECK(cell(text) == plain.substr(0, at) + "\\x1b" + plain.substr(at + 1));
+      text[at] = '\t';
+      CHECK(cell(text) == text);
+    }
+  }
 }
 
 TEST_CASE("a CSV cell is quoted when it holds a comma, a quote or a line break") {
