@@ -2,6 +2,7 @@
 #ifndef HLOROOF_LIB_REPORT_WRAP_H_
 #define HLOROOF_LIB_REPORT_WRAP_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -23,16 +24,23 @@ inline std::string wrap(std::string_view text, std::string_view first, std::stri
   bool line_empty = true;
   auto flush = [&] {
     if (word.empty()) return;
-    // (Each piece between the unit separators wrap_figures keeps figures together with.)
-    std::string safe;
-    for (size_t at = 0;;) {
-      const size_t end = word.find('\x1f', at);
-      safe += printable(std::string_view(word).substr(at, end - at));
-      if (end == std::string::npos) break;
-      safe += '\x1f';
-      at = end + 1;
+    // (Each piece between the unit separators wrap_figures keeps figures together with.) A
+    // word of printable ASCII, nearly every one, is kept as it is.
+    const bool plain = std::all_of(word.begin(), word.end(), [](char c) {
+      const auto b = static_cast<unsigned char>(c);
+      return (b >= 0x20 && b < 0x7f) || b == 0x1f;
+    });
+    if (!plain) {
+      std::string safe;
+      for (size_t at = 0;;) {
+        const size_t end = word.find('\x1f', at);
+        safe += printable(std::string_view(word).substr(at, end - at));
+        if (end == std::string::npos) break;
+        safe += '\x1f';
+        at = end + 1;
+      }
+      word = std::move(safe);
     }
-    word = std::move(safe);
     // A word no line can hold starts where it is and is cut; others move to a new line.
     const bool too_long = indent.size() + word.size() > kTerminalWidth;
     if (!line_empty && !too_long && column + 1 + word.size() > kTerminalWidth) {
