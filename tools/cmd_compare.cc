@@ -104,6 +104,9 @@ int run(const std::vector<std::string>& words) {
   // records while the second is.
   EmitWindow records(2);
   std::vector<std::thread> releases;  // the written predictions being freed
+  // The text's memory row: whether the module fits each device, checked beside its prediction
+  // (JSON and CSV readers ask `memory` for it).
+  std::vector<std::optional<CapacityCheck>> fits(count);
   const auto make = [&](size_t k) {
     if (!choices[k].ok()) return;
     PredictOptions with_topology = options;
@@ -122,6 +125,10 @@ int run(const std::vector<std::string>& words) {
       p->ops.shrink_to_fit();
     }
     predicted[k] = std::move(p);
+    if (!every_op) {
+      absl::StatusOr<MemoryReport> m = analyze_memory(*module, spec, {.top_buffers = 0});
+      if (m.ok()) fits[k] = m->capacity;
+    }
   };
   const auto emit = [&](size_t k, int threads) {
     const std::string& d = (*devices)[k];
@@ -175,13 +182,6 @@ int run(const std::vector<std::string>& words) {
   if (args->flag("--json")) {
     std::cout << "]\n";
   } else if (!csv) {
-    // Whether the module fits each device's memory (the text's row; JSON and CSV readers ask
-    // `memory` for it).
-    std::vector<std::optional<CapacityCheck>> fits;
-    for (const absl::StatusOr<DeviceTarget>& choice : choices) {
-      absl::StatusOr<MemoryReport> m = analyze_memory(*module, choice->spec, {.top_buffers = 0});
-      fits.push_back(m.ok() ? m->capacity : std::nullopt);
-    }
     std::cout << banner_text(*loaded) << render_comparison(predictions, top, fits);
     // Each device's JSON says it in its assumptions; the table shows none.
     if (const std::string set = settings_note(*args); !set.empty()) {
