@@ -7,7 +7,10 @@ sweep.xplane.pb --module jit_CASE --json`, beside hloroof's expected and rooflin
 
   python3 bench/opfamilies.py [--hloroof build/tools/hloroof] [--json OUT] [SWEEP ...]
 
-Prints, per sweep, one row per family: cases, how many are within x0.8-1.25 of the measured
+A SWEEP is a folder or a .tar.gz of one. By default: the two shared sweeps, on which the models
+were fitted, and the held-out sweeps in bench/measured (the same families at other sizes, dtypes
+and index distributions, measured on the same two GPUs; its README says how), which the models
+never saw while they were fitted. Prints, per sweep, one row per family: cases, how many are within x0.8-1.25 of the measured
 device time, the median and range of expected/measured, and the roofline's floor violations
 (roofline above measured). A case's family is its name's first word(s), as the sweep names it.
 """
@@ -20,17 +23,19 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-DEFAULT_SWEEPS = [os.path.join(ROOT, "..", "shared", "measured", f"gpu_{g}_opfamilies")
-                  for g in ("h200", "h100")]
+DEFAULT_SWEEPS = ([os.path.join(ROOT, "..", "shared", "measured", f"gpu_{g}_opfamilies")
+                   for g in ("h200", "h100")] +
+                  [os.path.join(HERE, "measured", f"gpu_{g}_heldout.tar.gz") for g in ("h200", "h100")])
 
 # Family by the case name's prefix, longest first.
 FAMILIES = [
     ("argsort", "sort"), ("sort", "sort"), ("topk", "top_k"),
-    ("fftn", "fft 3-D"), ("ifftn", "fft 3-D"), ("rfftn", "fft 3-D"),
+    ("fftn", "fft 3-D"), ("ifftn", "fft 3-D"), ("rfftn", "fft 3-D"), ("irfftn", "fft 3-D"),
     ("fft2", "fft 1-D/2-D"), ("fft", "fft 1-D/2-D"),
     ("segment_sum", "scatter"), ("embed_grad_scatter", "scatter"),
     ("gather_rows", "gather"), ("embed_lookup", "gather"),
@@ -47,6 +52,18 @@ def family(case):
         if case.startswith(prefix):
             return name
     return "other"
+
+
+def unpacked_sweep(sweep, scratch):
+    """A sweep folder; a .tar.gz of one is unpacked into scratch first."""
+    if not sweep.endswith(".tar.gz"):
+        return sweep
+    with tarfile.open(sweep) as t:
+        top = {m.name.split("/")[0] for m in t.getmembers()}
+        if len(top) != 1:
+            sys.exit(f"{sweep}: expected one folder inside, found {sorted(top)}")
+        t.extractall(scratch, filter="data")
+    return os.path.join(scratch, top.pop())
 
 
 def unpacked_profile(sweep, scratch):
@@ -113,6 +130,7 @@ def main():
     everything = {}
     with tempfile.TemporaryDirectory() as scratch:
         for sweep in args.sweeps:
+            sweep = unpacked_sweep(sweep, scratch)
             profile = unpacked_profile(sweep, scratch)
             name = os.path.basename(os.path.normpath(sweep))
             rows = []
@@ -143,6 +161,15 @@ def main():
                           f"{r['expected_s']/r['measured_s']:6.2f}  roof/meas "
                           f"{r['roofline_s']/r['measured_s']:6.2f}")
             print()
+    held = {n: r for n, r in everything.items() if n.endswith("_heldout")}
+    if held:
+        print("fitted sweeps beside held-out ones: within x0.8-1.25, median |expected/measured - 1|")
+        for name, rows in everything.items():
+            ratios = [r["expected_s"] / r["measured_s"] for r in rows]
+            ok = sum(0.8 <= x <= 1.25 for x in ratios)
+            kind = "held out" if name in held else "fitted"
+            print(f"  {name:<24} {kind:<9} {ok:>3}/{len(rows):<3} ({100 * ok / len(rows):3.0f}%)  "
+                  f"{100 * statistics.median(abs(x - 1) for x in ratios):3.0f}%")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(everything, f, indent=1)

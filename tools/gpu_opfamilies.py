@@ -1,0 +1,331 @@
+"""Measured GPU op families (measured/gpu_h200_opfamilies, measured/gpu_h100_opfamilies).
+
+Run on a machine with a GPU and JAX with CUDA:
+    python3 tools/gpu_opfamilies.py OUTDIR [--set sweep|heldout] [--small] [--budget 300]
+Sweeps the op families whose time a roofline does not give: sort, top-k, FFT, gather/scatter,
+convolutions (forward and both backward passes), depthwise convolution, pooling, cumulative
+sums, transposes, small-body loops, decode attention. `--set heldout` measures the same
+families at sizes, dtypes and index distributions that the first sweep does not hold
+(duplicate-heavy scatters among them), so that a model fitted to one set is checked on the
+other. Each case: the optimized HLO
+(module.hlo), XLA's cost and memory analysis, the host wall time per call (median of many
+calls, dispatch included), and, in one profile of the whole sweep (sweep.xplane.pb, each case's module
+named jit_<case>), every kernel's device time. Cases run interleaved by family, so a budget stop still covers all.
+"""
+import argparse, glob, itertools, json, math, os, shutil, statistics, tarfile, time, traceback
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+BF16, F32 = jnp.bfloat16, jnp.float32
+
+
+def normal(shape, dtype=F32, seed=0):
+    return jax.random.normal(jax.random.key(seed), shape, F32).astype(dtype)
+
+
+def family_sort(s):
+    for logn in ([10, 12] if s else [16, 20, 22, 24, 26]):
+        n = 1 << logn
+        yield f"sort_f32_1d_2e{logn}", jnp.sort, (normal((n,)),)
+        yield f"argsort_f32_1d_2e{logn}", jnp.argsort, (normal((n,)),)
+    for rows, cols in ([(4, 256)] if s else [(4096, 1024), (1024, 32768), (64, 131072)]):
+        yield f"sort_f32_rows_{rows}x{cols}", lambda x: jnp.sort(x, axis=-1), (normal((rows, cols)),)
+    for logn in ([10] if s else [20, 24]):
+        yield f"sort_bf16_1d_2e{logn}", jnp.sort, (normal((1 << logn,), BF16),)
+        yield f"sort_i32_1d_2e{logn}", jnp.sort, (jax.random.randint(jax.random.key(1), (1 << logn,), 0, 1 << 30),)
+
+
+def family_topk(s):
+    for rows, vocab, k in ([(4, 1000, 8)] if s else
+                           [(1, 32000, 50), (64, 32000, 50), (1024, 32000, 50), (4096, 32000, 1),
+                            (4096, 32000, 8), (4096, 32000, 50), (256, 128256, 50), (2048, 128256, 8),
+                            (16384, 8, 2), (16384, 64, 8)]):
+        yield f"topk_{rows}x{vocab}_k{k}", (lambda k: lambda x: lax.top_k(x, k))(k), (normal((rows, vocab)),)
+
+
+def family_fft(s):
+    for logn, batch in ([(8, 4)] if s else [(10, 1 << 16), (14, 1 << 12), (18, 1 << 8), (22, 16), (24, 4)]):
+        x = normal((batch, 1 << logn)).astype(jnp.complex64)
+        yield f"fft_c64_1d_2e{logn}_b{batch}", jnp.fft.fft, (x,)
+    for n in ([16] if s else [1024, 4096, 8192]):
+        yield f"fft2_c64_{n}x{n}", jnp.fft.fft2, (normal((n, n)).astype(jnp.complex64),)
+    for n in ([8] if s else [128, 256, 512]):
+        yield f"fftn_c64_{n}^3", jnp.fft.fftn, (normal((n, n, n)).astype(jnp.complex64),)
+        yield f"ifftn_c64_{n}^3", jnp.fft.ifftn, (normal((n, n, n)).astype(jnp.complex64),)
+    for n in ([8] if s else [256, 512]):
+        yield f"rfftn_f32_{n}^3", jnp.fft.rfftn, (normal((n, n, n)),)
+    if not s:
+        yield "fft_c128_1d_2e20_b16", jnp.fft.fft, (normal((16, 1 << 20)).astype(jnp.complex128),) if jax.config.jax_enable_x64 else (normal((16, 1 << 20)).astype(jnp.complex64),)
+
+
+def family_gather_scatter(s):
+    for nodes, edges, feat in ([(1000, 4000, 8)] if s else
+                               [(1 << 20, 1 << 23, 1), (1 << 20, 1 << 23, 16), (1 << 20, 1 << 23, 64),
+                                (1 << 18, 1 << 22, 256), (1 << 16, 1 << 24, 16)]):
+        idx = jax.random.randint(jax.random.key(2), (edges,), 0, nodes)
+        src = normal((edges, feat))
+        yield f"segment_sum_random_n{nodes}_e{edges}_f{feat}", (lambda n: lambda v, i: jax.ops.segment_sum(v, i, num_segments=n))(nodes), (src, idx)
+        yield f"segment_sum_sorted_n{nodes}_e{edges}_f{feat}", (lambda n: lambda v, i: jax.ops.segment_sum(v, i, num_segments=n, indices_are_sorted=True))(nodes), (src, jnp.sort(idx))
+        table = normal((nodes, feat))
+        yield f"gather_rows_n{nodes}_e{edges}_f{feat}", lambda t, i: t[i], (table, idx)
+    for vocab, tokens, d in ([(1000, 64, 32)] if s else [(32000, 16384, 4096), (128256, 8192, 4096), (1 << 20, 65536, 128)]):
+        ids = jax.random.randint(jax.random.key(3), (tokens,), 0, vocab)
+        yield f"embed_lookup_v{vocab}_t{tokens}_d{d}", lambda t, i: t[i], (normal((vocab, d), BF16), ids)
+        yield f"embed_grad_scatter_v{vocab}_t{tokens}_d{d}", (lambda v: lambda g, i: jnp.zeros((v, g.shape[1]), g.dtype).at[i].add(g))(vocab), (normal((tokens, d), BF16), ids)
+
+
+def conv(x, w, stride=1, groups=1):
+    return lax.conv_general_dilated(x, w, (stride, stride), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
+                                    feature_group_count=groups)
+
+
+def family_conv(s):
+    cases = [(2, 8, 8, 16, 16, 3, 1, 1)] if s else [
+        (64, 56, 56, 64, 64, 3, 1, 1), (64, 28, 28, 128, 128, 3, 1, 1), (64, 14, 14, 256, 256, 3, 1, 1),
+        (64, 7, 7, 512, 512, 3, 1, 1), (64, 56, 56, 256, 64, 1, 1, 1), (64, 14, 14, 1024, 256, 1, 1, 1),
+        (64, 56, 56, 128, 128, 3, 2, 1), (64, 224, 224, 3, 64, 7, 2, 1), (64, 56, 56, 128, 128, 7, 1, 128),
+        (64, 28, 28, 384, 384, 3, 1, 384), (16, 128, 128, 256, 256, 3, 1, 1)]
+    for b, h, w_, cin, cout, k, st, g in cases:
+        x = normal((b, h, w_, cin), BF16); w = normal((k, k, cin // g, cout), BF16, 4) * 0.05
+        tag = f"conv{k}x{k}_s{st}_g{g}_b{b}_{h}x{w_}_{cin}to{cout}"
+        yield f"{tag}_fwd", (lambda st, g: lambda x, w: conv(x, w, st, g))(st, g), (x, w)
+        yield f"{tag}_fwdbwd", (lambda st, g: jax.grad(lambda x, w: jnp.sum(conv(x, w, st, g).astype(F32) ** 2), argnums=(0, 1)))(st, g), (x, w)
+
+
+def family_misc(s):
+    n = 256 if s else 8192
+    yield f"maxpool3x3s2_b64_112x112x64", lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME"), (normal((2 if s else 64, 16 if s else 112, 16 if s else 112, 64), BF16),)
+    yield f"cumsum_f32_rows_{n}x{n}", lambda x: jnp.cumsum(x, axis=-1), (normal((n, n)),)
+    yield f"cumsum_f32_1d_2e{10 if s else 26}", jnp.cumsum, (normal((1 << (10 if s else 26),)),)
+    for shape, perm in ([((8, 16, 32), (2, 0, 1))] if s else
+                        [((8192, 8192), (1, 0)), ((64, 2048, 16, 128), (0, 2, 1, 3)), ((512, 512, 512), (2, 1, 0)),
+                         ((512, 512, 512), (1, 0, 2)), ((4096, 4096, 4), (2, 1, 0))]):
+        yield f"transpose_{'x'.join(map(str, shape))}_{''.join(map(str, perm))}", (lambda p: lambda x: jnp.transpose(x, p) + 1)(perm), (normal(shape, BF16),)
+    for layernorm_rows, d in ([(64, 128)] if s else [(32768, 4096), (8192, 16384), (1 << 20, 64)]):
+        def bn(x):
+            xf = x.astype(F32); return ((xf - xf.mean(0)) * lax.rsqrt(xf.var(0) + 1e-5)).astype(BF16)
+        yield f"batchnorm_reduce_axis0_{layernorm_rows}x{d}", bn, (normal((layernorm_rows, d), BF16),)
+
+
+def family_loops(s):
+    for trips in ([10] if s else [100, 1000, 10000]):
+        yield f"fori_tiny_body_{trips}", (lambda t: lambda x: lax.fori_loop(0, t, lambda i, c: c * 1.0001 + 1.0, x))(trips), (normal((128,)),)
+    for trips, b, h in ([(4, 2, 32)] if s else [(256, 64, 1024), (1024, 8, 512), (128, 256, 4096)]):
+        w = normal((h, h), BF16) * 0.02
+        yield f"scan_matmul_{trips}x_b{b}_h{h}", (lambda t: lambda w, x: lax.scan(lambda c, _: (jnp.tanh(c @ w), None), x, None, length=t)[0])(trips), (w, normal((b, h), BF16))
+
+
+def family_decode(s):
+    for batch, kvlen, heads, hd in ([(2, 64, 4, 16)] if s else
+                                    [(1, 8192, 32, 128), (32, 8192, 32, 128), (128, 2048, 32, 128), (8, 32768, 8, 128)]):
+        q = normal((batch, heads, hd), BF16); k = normal((batch, kvlen, heads, hd), BF16); v = normal((batch, kvlen, heads, hd), BF16)
+
+        def f(q, k, v):
+            sc = jnp.einsum("bhd,bkhd->bhk", q, k).astype(F32) / math.sqrt(q.shape[-1])
+            return jnp.einsum("bhk,bkhd->bhd", jax.nn.softmax(sc, -1).astype(BF16), v)
+        yield f"decode_attn_b{batch}_kv{kvlen}_h{heads}_d{hd}", f, (q, k, v)
+        kt = normal((batch, heads, kvlen, hd), BF16); vt = normal((batch, heads, kvlen, hd), BF16)
+
+        def g(q, k, v):
+            sc = jnp.einsum("bhd,bhkd->bhk", q, k).astype(F32) / math.sqrt(q.shape[-1])
+            return jnp.einsum("bhk,bhkd->bhd", jax.nn.softmax(sc, -1).astype(BF16), v)
+        yield f"decode_attn_headmajor_b{batch}_kv{kvlen}_h{heads}_d{hd}", g, (q, kt, vt)
+
+
+
+# The held-out set: the same families at other sizes, dtypes and index distributions.
+
+def heldout_sort(s):
+    for logn in ([11] if s else [18, 21, 23]):
+        yield f"sort_f32_1d_2e{logn}", jnp.sort, (normal((1 << logn,)),)
+    for logn in ([11] if s else [18, 23]):
+        yield f"argsort_f32_1d_2e{logn}", jnp.argsort, (normal((1 << logn,)),)
+    for rows, cols in ([(8, 128)] if s else [(2048, 4096), (256, 65536), (16384, 256)]):
+        yield f"sort_f32_rows_{rows}x{cols}", lambda x: jnp.sort(x, axis=-1), (normal((rows, cols)),)
+    for logn in ([11] if s else [16, 22]):
+        yield f"sort_bf16_1d_2e{logn}", jnp.sort, (normal((1 << logn,), BF16),)
+    for logn in ([11] if s else [22]):
+        yield f"sort_i32_1d_2e{logn}", jnp.sort, (jax.random.randint(jax.random.key(1), (1 << logn,), 0, 1 << 30),)
+        yield f"argsort_bf16_1d_2e{logn - 2}", jnp.argsort, (normal((1 << (logn - 2),), BF16),)
+
+
+def heldout_topk(s):
+    for rows, vocab, k in ([(2, 500, 4)] if s else
+                           [(8, 50257, 40), (512, 50257, 10), (2048, 32000, 4), (8192, 1024, 16),
+                            (32768, 256, 4), (128, 128256, 1), (1024, 4096, 64), (16, 262144, 100)]):
+        yield f"topk_{rows}x{vocab}_k{k}", (lambda k: lambda x: lax.top_k(x, k))(k), (normal((rows, vocab)),)
+
+
+def heldout_fft(s):
+    for logn, batch in ([(6, 4)] if s else [(8, 1 << 18), (12, 1 << 14), (16, 1 << 10), (20, 32)]):
+        x = normal((batch, 1 << logn)).astype(jnp.complex64)
+        yield f"fft_c64_1d_2e{logn}_b{batch}", jnp.fft.fft, (x,)
+    for a, b in ([(8, 16)] if s else [(2048, 2048), (512, 8192)]):
+        yield f"fft2_c64_{a}x{b}", jnp.fft.fft2, (normal((a, b)).astype(jnp.complex64),)
+    for n in ([8] if s else [192, 384]):
+        yield f"fftn_c64_{n}^3", jnp.fft.fftn, (normal((n, n, n)).astype(jnp.complex64),)
+        yield f"rfftn_f32_{n}^3", jnp.fft.rfftn, (normal((n, n, n)),)
+    for n in ([8] if s else [256]):
+        yield f"irfftn_c64_{n}^3", (lambda n: lambda x: jnp.fft.irfftn(x, s=(n, n, n)))(n), (normal((n, n, n // 2 + 1)).astype(jnp.complex64),)
+    for b, n in ([(2, 8)] if s else [(8, 128)]):
+        yield f"fftn_c64_b{b}_{n}^3", lambda x: jnp.fft.fftn(x, axes=(1, 2, 3)), (normal((b, n, n, n)).astype(jnp.complex64),)
+
+
+def heldout_gather_scatter(s):
+    for nodes, edges, feat in ([(500, 3000, 4)] if s else
+                               [(1 << 19, 1 << 22, 32), (1 << 21, 1 << 23, 4), (1 << 17, 1 << 22, 128)]):
+        idx = jax.random.randint(jax.random.key(2), (edges,), 0, nodes)
+        src = normal((edges, feat))
+        yield f"segment_sum_random_n{nodes}_e{edges}_f{feat}", (lambda n: lambda v, i: jax.ops.segment_sum(v, i, num_segments=n))(nodes), (src, idx)
+        yield f"segment_sum_sorted_n{nodes}_e{edges}_f{feat}", (lambda n: lambda v, i: jax.ops.segment_sum(v, i, num_segments=n, indices_are_sorted=True))(nodes), (src, jnp.sort(idx))
+        yield f"gather_rows_n{nodes}_e{edges}_f{feat}", lambda t, i: t[i], (normal((nodes, feat)), idx)
+    # Duplicate-heavy: few segments for many rows, and bf16 atomics.
+    for nodes, edges, feat in ([(16, 3000, 4)] if s else [(1024, 1 << 23, 16), (64, 1 << 22, 64)]):
+        idx = jax.random.randint(jax.random.key(5), (edges,), 0, nodes)
+        yield f"segment_sum_dupes_n{nodes}_e{edges}_f{feat}", (lambda n: lambda v, i: jax.ops.segment_sum(v, i, num_segments=n))(nodes), (normal((edges, feat)), idx)
+    for nodes, edges, feat in ([(500, 3000, 4)] if s else [(1 << 20, 1 << 23, 16)]):
+        idx = jax.random.randint(jax.random.key(6), (edges,), 0, nodes)
+        yield f"segment_sum_bf16_random_n{nodes}_e{edges}_f{feat}", (lambda n: lambda v, i: jax.ops.segment_sum(v, i, num_segments=n))(nodes), (normal((edges, feat), BF16), idx)
+    for vocab, tokens, d in ([(1000, 64, 32)] if s else [(50257, 8192, 768), (256000, 4096, 2048)]):
+        ids = jax.random.randint(jax.random.key(3), (tokens,), 0, vocab)
+        yield f"embed_lookup_v{vocab}_t{tokens}_d{d}", lambda t, i: t[i], (normal((vocab, d), BF16), ids)
+        yield f"embed_grad_scatter_v{vocab}_t{tokens}_d{d}", (lambda v: lambda g, i: jnp.zeros((v, g.shape[1]), g.dtype).at[i].add(g))(vocab), (normal((tokens, d), BF16), ids)
+    # Token ids as text has them: a few ids hold most tokens (Zipf, exponent 1.1).
+    for vocab, tokens, d in ([(1000, 64, 32)] if s else [(32000, 16384, 4096)]):
+        ranks = jnp.arange(1, vocab + 1, dtype=F32)
+        ids = jax.random.categorical(jax.random.key(7), -1.1 * jnp.log(ranks), shape=(tokens,)).astype(jnp.int32)
+        yield f"embed_grad_scatter_zipf_v{vocab}_t{tokens}_d{d}", (lambda v: lambda g, i: jnp.zeros((v, g.shape[1]), g.dtype).at[i].add(g))(vocab), (normal((tokens, d), BF16), ids)
+
+
+def heldout_conv(s):
+    cases = [(2, 8, 8, 8, 16, 3, 1, 1)] if s else [
+        (32, 56, 56, 64, 128, 3, 1, 1), (128, 28, 28, 256, 256, 1, 1, 1), (32, 112, 112, 64, 64, 3, 2, 1),
+        (32, 28, 28, 256, 256, 5, 1, 256), (8, 64, 64, 512, 512, 3, 1, 1), (64, 7, 7, 512, 2048, 1, 1, 1),
+        (16, 56, 56, 96, 96, 3, 1, 1)]
+    for b, h, w_, cin, cout, k, st, g in cases:
+        x = normal((b, h, w_, cin), BF16); w = normal((k, k, cin // g, cout), BF16, 4) * 0.05
+        tag = f"conv{k}x{k}_s{st}_g{g}_b{b}_{h}x{w_}_{cin}to{cout}"
+        yield f"{tag}_fwd", (lambda st, g: lambda x, w: conv(x, w, st, g))(st, g), (x, w)
+        yield f"{tag}_fwdbwd", (lambda st, g: jax.grad(lambda x, w: jnp.sum(conv(x, w, st, g).astype(F32) ** 2), argnums=(0, 1)))(st, g), (x, w)
+
+
+def heldout_misc(s):
+    yield "maxpool2x2s2_b32_56x56x256", lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"), (normal((2 if s else 32, 8 if s else 56, 8 if s else 56, 256), BF16),)
+    r, c = (16, 64) if s else (4096, 16384)
+    yield f"cumsum_f32_rows_{r}x{c}", lambda x: jnp.cumsum(x, axis=-1), (normal((r, c)),)
+    yield f"cumsum_f32_1d_2e{11 if s else 24}", jnp.cumsum, (normal((1 << (11 if s else 24),)),)
+    for shape, perm in ([((4, 8, 16), (1, 0, 2))] if s else
+                        [((4096, 8192), (1, 0)), ((32, 4096, 32, 128), (0, 2, 1, 3)), ((256, 1024, 1024), (2, 1, 0))]):
+        yield f"transpose_{'x'.join(map(str, shape))}_{''.join(map(str, perm))}", (lambda p: lambda x: jnp.transpose(x, p) + 1)(perm), (normal(shape, BF16),)
+    for rows, d in ([(32, 64)] if s else [(65536, 1024), (262144, 256)]):
+        def bn(x):
+            xf = x.astype(F32); return ((xf - xf.mean(0)) * lax.rsqrt(xf.var(0) + 1e-5)).astype(BF16)
+        yield f"batchnorm_reduce_axis0_{rows}x{d}", bn, (normal((rows, d), BF16),)
+
+
+def heldout_loops(s):
+    for trips in ([20] if s else [300, 3000]):
+        yield f"fori_tiny_body_{trips}", (lambda t: lambda x: lax.fori_loop(0, t, lambda i, c: c * 1.0001 + 1.0, x))(trips), (normal((128,)),)
+    for trips, b, h in ([(3, 2, 16)] if s else [(512, 32, 2048), (64, 128, 8192)]):
+        w = normal((h, h), BF16) * 0.02
+        yield f"scan_matmul_{trips}x_b{b}_h{h}", (lambda t: lambda w, x: lax.scan(lambda c, _: (jnp.tanh(c @ w), None), x, None, length=t)[0])(trips), (w, normal((b, h), BF16))
+
+
+def heldout_decode(s):
+    for batch, kvlen, heads, hd in ([(2, 32, 2, 16)] if s else [(16, 16384, 32, 128), (64, 4096, 8, 128)]):
+        for name, kshape, eq1, eq2 in (
+                ("decode_attn", (batch, kvlen, heads, hd), "bhd,bkhd->bhk", "bhk,bkhd->bhd"),
+                ("decode_attn_headmajor", (batch, heads, kvlen, hd), "bhd,bhkd->bhk", "bhk,bhkd->bhd")):
+            def f(q, k, v, eq1=eq1, eq2=eq2):
+                sc = jnp.einsum(eq1, q, k).astype(F32) / math.sqrt(q.shape[-1])
+                return jnp.einsum(eq2, jax.nn.softmax(sc, -1).astype(BF16), v)
+            yield (f"{name}_b{batch}_kv{kvlen}_h{heads}_d{hd}", f,
+                   (normal((batch, heads, hd), BF16), normal(kshape, BF16, 1), normal(kshape, BF16, 2)))
+
+
+HELDOUT = [heldout_sort, heldout_topk, heldout_fft, heldout_gather_scatter, heldout_conv, heldout_misc,
+           heldout_loops, heldout_decode]
+
+FAMILIES = [family_sort, family_topk, family_fft, family_gather_scatter, family_conv, family_misc, family_loops, family_decode]
+
+
+def family_floor(s):
+    yield "dispatch_floor_add_scalar", lambda x: x + 1, (normal(()),)
+
+
+def named(fn, name):
+    """jit names the module after the function: the profile's module is jit_<case>."""
+    def case(*args):
+        return fn(*args)
+    case.__name__ = case.__qualname__ = name
+    return case
+
+
+def interleaved(small, families):
+    gens = [f(small) for f in [family_floor] + families]
+    for group in itertools.zip_longest(*gens):
+        for case in group:
+            if case is not None:
+                name = case[0].replace("^3", "cube")
+                yield name, named(case[1], name), case[2]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("outdir"); ap.add_argument("--small", action="store_true")
+    ap.add_argument("--set", choices=("sweep", "heldout"), default="sweep")
+    ap.add_argument("--budget", type=float, default=300); ap.add_argument("--target_s", type=float, default=0.25)
+    a = ap.parse_args()
+    os.makedirs(a.outdir, exist_ok=True)
+    start = time.time(); done = []; summary = {}
+    print("devices:", jax.devices(), "jax", jax.__version__, flush=True)
+    for name, fn, args in interleaved(a.small, HELDOUT if a.set == "heldout" else FAMILIES):
+        if time.time() - start > a.budget:
+            summary[name] = {"skipped": "budget"}; continue
+        d = os.path.join(a.outdir, name)
+        try:
+            os.makedirs(d, exist_ok=True)
+            args = jax.device_put(args)
+            t0 = time.perf_counter(); compiled = jax.jit(fn).lower(*args).compile(); cs = time.perf_counter() - t0
+            open(os.path.join(d, "module.hlo"), "w").write(compiled.as_text())
+            ma = compiled.memory_analysis()
+            json.dump({k: getattr(ma, k) for k in dir(ma) if k.endswith("_in_bytes")} if ma else {},
+                      open(os.path.join(d, "memory.json"), "w"), indent=1)
+            ca = compiled.cost_analysis(); ca = ca[0] if isinstance(ca, list) else ca
+            json.dump({k: float(v) for k, v in (ca or {}).items()}, open(os.path.join(d, "cost.json"), "w"), indent=1)
+            jax.block_until_ready(compiled(*args))
+            t = time.perf_counter(); jax.block_until_ready(compiled(*args)); one = time.perf_counter() - t
+            reps = max(5, min(200, int(a.target_s / max(one, 1e-6))))
+            ts = []
+            for _ in range(reps):
+                t = time.perf_counter(); jax.block_until_ready(compiled(*args)); ts.append(time.perf_counter() - t)
+            timing = {"median_s": statistics.median(ts), "min_s": min(ts), "max_s": max(ts), "reps": reps,
+                      "compile_s": cs, "device": jax.devices()[0].device_kind, "jax": jax.__version__}
+            json.dump(timing, open(os.path.join(d, "timings.json"), "w"), indent=1)
+            summary[name] = timing; done.append((name, compiled, args))
+            print(f"{name}: {timing['median_s']*1e6:.1f} us (reps {reps}, compile {cs:.1f} s)", flush=True)
+        except Exception as e:
+            summary[name] = {"error": repr(e)[:400]}; shutil.rmtree(d, ignore_errors=True)
+            print(f"{name}: FAILED {e!r}"[:300], flush=True)
+    # One profile of the whole sweep: each case three times.
+    pdir = os.path.join(a.outdir, "_trace")
+    try:
+        with jax.profiler.trace(pdir):
+            for name, compiled, args in done:
+                for _ in range(3):
+                    jax.block_until_ready(compiled(*args))
+        for p in glob.glob(os.path.join(pdir, "**", "*.xplane.pb"), recursive=True):
+            shutil.copy(p, os.path.join(a.outdir, "sweep.xplane.pb"))
+    except Exception as e:
+        print("profile failed:", repr(e)[:300])
+    shutil.rmtree(pdir, ignore_errors=True)
+    json.dump(summary, open(os.path.join(a.outdir, "summary.json"), "w"), indent=1)
+    with tarfile.open(os.path.join(a.outdir, "..", "opfamilies.tar.gz"), "w:gz") as t:
+        t.add(a.outdir, arcname=os.path.basename(os.path.normpath(a.outdir)))
+    print("cases measured:", len(done), "of", len(summary), "in", round(time.time() - start), "s")
+
+
+if __name__ == "__main__":
+    main()
