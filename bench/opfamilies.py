@@ -7,7 +7,7 @@ sweep.xplane.pb --module jit_CASE --json`, beside hloroof's expected and rooflin
 
   python3 bench/opfamilies.py [--hloroof build/tools/hloroof] [--json OUT] [SWEEP ...]
 
-A SWEEP is a folder or a .tar.gz of one. By default: the two shared sweeps, on which the models
+By default: the two shared sweeps, on which the models
 were fitted, and the held-out sweeps in bench/measured (the same families at other sizes, dtypes
 and index distributions, measured on the same two GPUs; its README says how), which the models
 never saw while they were fitted. Prints, per sweep, one row per family: cases, how many are within x0.8-1.25 of the measured
@@ -23,14 +23,13 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFAULT_SWEEPS = ([os.path.join(ROOT, "..", "shared", "measured", f"gpu_{g}_opfamilies")
                    for g in ("h200", "h100")] +
-                  [os.path.join(HERE, "measured", f"gpu_{g}_heldout.tar.gz") for g in ("h200", "h100")])
+                  [os.path.join(HERE, "measured", f"gpu_{g}_heldout") for g in ("h200", "h100")])
 
 # Family by the case name's prefix, longest first.
 FAMILIES = [
@@ -52,18 +51,6 @@ def family(case):
         if case.startswith(prefix):
             return name
     return "other"
-
-
-def unpacked_sweep(sweep, scratch):
-    """A sweep folder; a .tar.gz of one is unpacked into scratch first."""
-    if not sweep.endswith(".tar.gz"):
-        return sweep
-    with tarfile.open(sweep) as t:
-        top = {m.name.split("/")[0] for m in t.getmembers()}
-        if len(top) != 1:
-            sys.exit(f"{sweep}: expected one folder inside, found {sorted(top)}")
-        t.extractall(scratch, filter="data")
-    return os.path.join(scratch, top.pop())
 
 
 def unpacked_profile(sweep, scratch):
@@ -130,7 +117,6 @@ def main():
     everything = {}
     with tempfile.TemporaryDirectory() as scratch:
         for sweep in args.sweeps:
-            sweep = unpacked_sweep(sweep, scratch)
             profile = unpacked_profile(sweep, scratch)
             name = os.path.basename(os.path.normpath(sweep))
             rows = []

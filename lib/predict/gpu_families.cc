@@ -1,6 +1,7 @@
 #include "predict/gpu_families.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -42,19 +43,29 @@ constexpr double kCubHostGapS = 55e-6;
 constexpr double kXlaSortStageS = 0.8e-12;
 constexpr double kXlaSortFixedS = 12e-6;
 
-// XLA's TopK kernel (__gpu$TopK): a block per row keeps the k best; per row kTopKRowS plus
-// kTopKElementS per element, both for k = 8 and taken in proportion to k; never faster than
-// reading the input.
-constexpr double kTopKRowS = 0.238e-6;
-constexpr double kTopKElementS = 6.0e-12;
+// XLA's TopK kernel (__gpu$TopK), as XLA launches it: k rounded up to a power of two K, one
+// block a row of T = min(512 x 16 / K capped at 1024, bit_floor(n / K)) threads, each thread
+// keeping its K best in registers. Work: every element pushed through the K-long register list
+// (kTopKPushS per element and K) and, per thread, K x K steps to sort its first K and merge the
+// lists of a warp and of the block (kTopKMergeS per thread and K^2); with few rows, the threads'
+// dependent loads set the time instead (kTopKLoadLatencyS an element a thread, waves of blocks at
+// most 2048 threads and 32 blocks an SM).
+constexpr double kTopKPushS = 0.756e-12;
+constexpr double kTopKMergeS = 3.62e-12;
+constexpr double kTopKLoadLatencyS = 0.2e-6;
+constexpr double kSweepSms = 132;
 
 // cuFFT: the passes over the data a transform of one axis of length L takes, max(1, a log2 L +
 // b): one kernel in shared memory up to about 2^10 points, more beyond; an axis that is not the
 // innermost is strided and costs kFftStrided times as much; an inverse transform adds one pass
-// (XLA scales its result by 1/L in a kernel of its own).
+// (XLA scales its result by 1/L in a kernel of its own). The first pass streams through HBM;
+// the further passes run at kFftPassRate bytes a second whatever the HBM (the H100 and the H200
+// time them alike: an H100 transform takes a median 1.2x the H200's time, not the 1.43x of their
+// bandwidths), scaled by the vector peak on other GPUs.
 constexpr double kFftPassSlope = 0.19;
 constexpr double kFftPassIntercept = -0.9;
 constexpr double kFftStrided = 1.45;
+constexpr double kFftPassRate = 4.4e12;
 
 // Scatters (XLA's scatter kernel, atomic read-modify-write): per update row kScatterRowS (the
 // index, the address), per element an atomic of kScatterAtomicF32S (f32 and wider) or
@@ -187,18 +198,32 @@ std::optional<FamilyTime> top_k(const Instruction& i, const OpWork& work,
   const Shape& in = i.operand(0)->shape();
   const Shape& out = first_array(i.shape());
   if (!in.is_array() || in.rank() == 0 || !out.is_array() || out.rank() == 0) return std::nullopt;
-  const double len = static_cast<double>(in.dims.back().size);
-  const double rows = len > 0 ? product(in) / len : 0;
-  const double k = static_cast<double>(out.dims.back().size);
+  const int64_t n = in.dims.back().size;
+  const int64_t k = out.dims.back().size;
+  if (n <= 0 || k <= 0) return std::nullopt;
+  const double rows = product(in) / static_cast<double>(n);
+  const double big_k = static_cast<double>(std::bit_ceil(static_cast<uint64_t>(k)));
+  const double threads = std::max(
+      1.0, std::min(std::min(512 * std::max(1.0, 16 / big_k), 1024.0),
+                    static_cast<double>(std::bit_floor(
+                        static_cast<uint64_t>(std::max<int64_t>(1, n / static_cast<int64_t>(big_k)))))));
+  const double sms = kSweepSms / sm_scaled(1.0, device);  // the SMs, as the vector peak has them
+  const double blocks = sms * std::min(32.0, std::max(1.0, std::floor(2048 / threads)));
+  const double waves = std::ceil(rows / blocks);
   const double memory = hbm_s(work.hbm_bytes, device);
-  const double select = sm_scaled(rows * (kTopKRowS + len * kTopKElementS) * k / 8, device);
+  const double work_s = sm_scaled(rows * (static_cast<double>(n) * big_k * kTopKPushS +
+                                          threads * big_k * big_k * kTopKMergeS),
+                                  device);
+  const double latency = waves * std::ceil(static_cast<double>(n) / threads) * kTopKLoadLatencyS;
   FamilyTime t;
   t.family = "TopK kernel";
-  t.device_s = std::max(memory, select);
+  t.device_s = std::max({memory, work_s, latency});
   t.basis = absl::StrFormat(
-      "XLA's TopK kernel, %.4g rows of %g, k = %g: max(memory %s, %.3g us a row + %.3g ps an "
-      "element, for k = 8, times k / 8: %s) (fitted, h200 sweep)",
-      rows, len, k, us(memory), kTopKRowS * 1e6, kTopKElementS * 1e12, us(select));
+      "XLA's TopK kernel, %.4g rows of %d, k = %d (K = %g, %g threads a row): max(memory %s; "
+      "%.3g ps an element x K + %.3g ps a thread x K^2: %s (fitted, h200 sweep); %g waves x "
+      "%g loads a thread x %.2g us: %s (assumed load latency))",
+      rows, n, k, big_k, threads, us(memory), kTopKPushS * 1e12, kTopKMergeS * 1e12, us(work_s),
+      waves, std::ceil(static_cast<double>(n) / threads), kTopKLoadLatencyS * 1e6, us(latency));
   return t;
 }
 
@@ -215,14 +240,18 @@ std::optional<FamilyTime> fft(const Instruction& i, const OpWork& work, const De
   }
   const bool inverse = type == "IFFT" || type == "IRFFT";
   if (inverse) passes += 1;
+  const double rate = kFftPassRate / sm_scaled(1.0, device);
+  const double first = hbm_s(work.hbm_bytes, device);
+  const double further = (passes - 1) * work.hbm_bytes / rate;
   FamilyTime t;
   t.family = "cuFFT";
-  t.device_s = hbm_s(passes * work.hbm_bytes, device);
+  t.device_s = first + further;
   t.basis = absl::StrFormat(
       "cuFFT over %d axes: %.3g passes over its %.4g B (max(1, %.2f log2 L %+.2f) an axis, "
-      "strided axes x%.2f%s) at %.2f of HBM (fitted, h200 sweep)",
+      "strided axes x%.2f%s): the first at %.2f of HBM, %s, the rest at %.3g TB/s, %s (fitted, "
+      "h200 and h100 sweeps)",
       lengths.size(), passes, work.hbm_bytes, kFftPassSlope, kFftPassIntercept, kFftStrided,
-      inverse ? ", +1 to scale the inverse" : "", kHbm);
+      inverse ? ", +1 to scale the inverse" : "", kHbm, us(first), rate / 1e12, us(further));
   return t;
 }
 

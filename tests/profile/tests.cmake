@@ -37,6 +37,7 @@ set_tests_properties(shared_profiles_test PROPERTIES SKIP_RETURN_CODE 77)
 add_executable(op_families_test ${CMAKE_CURRENT_LIST_DIR}/op_families_test.cc)
 target_link_libraries(op_families_test PRIVATE hloroof Catch2::Catch2 hloroof_warnings ZLIB::ZLIB)
 target_compile_definitions(op_families_test PRIVATE
-  HLOROOF_SHARED_MEASURED="${PROJECT_SOURCE_DIR}/../shared/measured")
+  HLOROOF_SHARED_MEASURED="${PROJECT_SOURCE_DIR}/../shared/measured"
+  HLOROOF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_test(NAME op_families_test COMMAND op_families_test)
 set_tests_properties(op_families_test PROPERTIES SKIP_RETURN_CODE 77)
