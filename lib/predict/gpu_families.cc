@@ -86,6 +86,22 @@ constexpr double kStoreElementsPerS = 850e9;
 // Depthwise convolutions (feature groups = input features): cuDNN runs them on CUDA cores at
 // kDepthwiseVectorShare of the vector peak; never faster than their memory traffic.
 constexpr double kDepthwiseVectorShare = 0.17;
+// Dense cuDNN convolutions (any pass): kCudnnFixedS a call (the kernels' setup and tail), then
+// the larger of compute and memory plus kCudnnOverlap of the smaller. Compute runs at
+// kCudnnTensorShare of the tensor peak (kCudnnFilterGradShare of that for a filter gradient),
+// times the share of the GEMM's channel dimensions that fills kCudnnChannelTile-wide tiles:
+// forward the output features and the input features x taps, data gradient the input
+// features, filter gradient both. Fitted to the dense calls of both sweeps (input features 8
+// and more: cuDNN runs the 3-channel stem its own way, at a twentieth of the peak).
+constexpr double kCudnnFixedS = 8e-6;
+constexpr double kCudnnTensorShare = 0.75;
+constexpr double kCudnnFilterGradShare = 0.7;
+constexpr double kCudnnOverlap = 0.5;
+constexpr double kCudnnChannelTile = 32;
+// Input features that do not fill the tensor cores' 16-byte vectors (3 bf16 channels): cuDNN
+// runs the convolution on CUDA cores at kCudnnUnalignedVectorShare of the vector peak (fitted
+// to the sweep's 3-channel 7x7 stem, the one such case: its passes reach 0.28-0.77).
+constexpr double kCudnnUnalignedVectorShare = 0.5;
 // The device idle while the host prepares a cuDNN call.
 constexpr double kCudnnHostGapS = 30e-6;
 
@@ -396,6 +412,58 @@ std::optional<FamilyTime> depthwise(const Instruction& i, const OpWork& work,
   return t;
 }
 
+// The share of a GEMM dimension of `c` channels that fills kCudnnChannelTile-wide tiles.
+double tile_fill(double c) {
+  return c > 0 ? c / (kCudnnChannelTile * std::ceil(c / kCudnnChannelTile)) : 1;
+}
+
+std::optional<FamilyTime> dense_conv(const Instruction& i, const OpWork& work,
+                                     const DeviceSpec& device) {
+  const std::optional<measured::GemmShape> g = implicit_gemm(i);
+  const std::optional<double> peak = device.matrix_peak(work.matrix_type);
+  if (!g || !peak || *peak <= 0 || work.matrix_flops <= 0) return std::nullopt;
+  const ConvDimLabels* labels = i.conv_dim_labels();
+  const std::optional<ConvShapes> s = conv_shapes(i);
+  const int64_t fi = labels->kernel_input_feature, fo = labels->kernel_output_feature;
+  if (fi < 0 || fi >= s->filter->rank() || fo < 0 || fo >= s->filter->rank()) return std::nullopt;
+  const double groups = static_cast<double>(std::max<int64_t>(1, i.feature_group_count()));
+  const double in = static_cast<double>(s->filter->dims[fi].size);
+  const double out = static_cast<double>(s->filter->dims[fo].size) / groups;
+  const double taps = product(*s->filter) / std::max(1.0, in * out * groups);
+  const std::string_view target =
+      i.opcode() == Opcode::kCustomCall ? i.custom_call_target() : std::string_view();
+  const bool data_grad = target == "__cudnn$convBackwardInput";
+  const bool filter_grad = target == "__cudnn$convBackwardFilter";
+  const double fill = data_grad     ? tile_fill(in)
+                      : filter_grad ? tile_fill(in * taps) * tile_fill(out)
+                                    : tile_fill(out) * tile_fill(in * taps);
+  const int bits = primitive_bit_width(work.matrix_type);
+  const double vector = bits > 0 ? 128.0 / bits : 1;  // elements in the tensor cores' 16 bytes
+  const bool aligned = std::fmod(in, vector) == 0;
+  const double share =
+      aligned ? kCudnnTensorShare * (filter_grad ? kCudnnFilterGradShare : 1.0) * fill
+              : kCudnnUnalignedVectorShare;
+  const double rate = aligned ? share * *peak : share * device.vector_flops_per_s;
+  if (rate <= 0) return std::nullopt;
+  const double compute = work.matrix_flops / rate;
+  const double memory = hbm_s(work.hbm_bytes, device);
+  FamilyTime t;
+  t.family = "cuDNN convolution";
+  t.device_s = kCudnnFixedS + std::max(compute, memory) + kCudnnOverlap * std::min(compute, memory);
+  const std::string at =
+      aligned ? absl::StrFormat("%.2f of the tensor peak (%.2f, x%.2f for the channels' fill of "
+                                "%g-wide tiles)",
+                                share, kCudnnTensorShare, fill, kCudnnChannelTile)
+              : absl::StrFormat("%.2f of the vector peak (%g input features: no tensor cores)",
+                                share, in);
+  t.basis = absl::StrFormat(
+      "a cuDNN %s: %s + max(%.4g FLOPs at %s: %s, memory %s) + %.1f x the smaller (fitted, h200 "
+      "and h100 sweeps)",
+      data_grad ? "data gradient" : filter_grad ? "filter gradient" : "convolution",
+      us(kCudnnFixedS), work.matrix_flops, at, us(compute), us(memory), kCudnnOverlap);
+  return t;
+}
+
 // A fusion (or a lone reduce-window) whose reduce-windows walk their windows: max(memory, the
 // window steps of every reduce-window in it).
 std::optional<FamilyTime> reduce_window(const Instruction& op, const OpWork& work,
@@ -515,6 +583,7 @@ std::optional<FamilyTime> gpu_family_time(const Instruction& i, const OpWork& wo
     if (target == "__gpu$TopK" || target == "TopK") return top_k(i, work, device);
     if (absl::StartsWith(sv(target), "__cudnn$conv")) {
       std::optional<FamilyTime> t = depthwise(i, work, device);
+      if (!t) t = dense_conv(i, work, device);
       if (!t) {
         // Its kernels as the GEMM table times its implicit GEMM (the general expected time).
         t = FamilyTime{};
@@ -529,7 +598,10 @@ std::optional<FamilyTime> gpu_family_time(const Instruction& i, const OpWork& wo
     return std::nullopt;
   }
   if (i.opcode() == Opcode::kFft) return fft(i, work, device);
-  if (i.opcode() == Opcode::kConvolution) return depthwise(i, work, device);
+  if (i.opcode() == Opcode::kConvolution) {
+    std::optional<FamilyTime> t = depthwise(i, work, device);
+    return t ? t : dense_conv(i, work, device);
+  }
   if (std::optional<FamilyTime> t = reduce_window(i, work, device)) return t;
   const Instruction* core = core_of(i);
   if (core == nullptr) return std::nullopt;

@@ -609,6 +609,65 @@ ENTRY e {
         std::string::npos);
 }
 
+TEST_CASE("top-k, FFT and cuDNN: the launch, the passes and the tensor cores, by hand") {
+  // XLA's TopK kernel, f32[8192,1024], k = 16 on h200: K = 16, T = min(512 x 16 / 16,
+  // bit_floor(1024 / 16)) = 64 threads a row; 132 x min(32, 2048 / 64) = 4224 blocks at once, 2
+  // waves. Work: 8192 x (1024 x 16 x 0.756 ps + 64 x 16^2 x 3.62 ps) = 8192 x 71696.4 ps =
+  // 587.337 us, above the loads (2 waves x 16 x 0.2 us = 6.4 us) and the memory (33554432 B
+  // read + 8192 x 16 x 8 B written = 34603008 B at 0.87 x 4.8e12 B/s = 8.29 us). + 0.7 us.
+  constexpr std::string_view kTopK = R"(HloModule m
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GT
+}
+ENTRY e {
+  x = f32[8192,1024] parameter(0)
+  ROOT t = (f32[8192,16], s32[8192,16]) custom-call(x), custom_call_target="__gpu$TopK", called_computations={cmp}
+})";
+  auto topk = testing::predict(kTopK, "h200");
+  CHECK(topk.op("t").time_s == Approx(8192 * 71696.4e-12 + 0.7e-6).epsilon(1e-5));
+  CHECK(topk.op("t").model() == "TopK kernel (measured family model)");
+  // cuFFT, c64[1024,65536] along 2^16: max(1, 0.19 x 16 - 0.9) = 2.14 passes over 2 x 536870912
+  // B; the first at 0.87 x 4.8e12 B/s = 257.12 us, the other 1.14 at 4.4e12 B/s = 278.20 us.
+  constexpr std::string_view kFft = R"(HloModule m
+ENTRY e {
+  x = c64[1024,65536] parameter(0)
+  ROOT f = c64[1024,65536] fft(x), fft_type=FFT, fft_length={65536}
+})";
+  const double bytes = 2.0 * 536870912;
+  CHECK(testing::predict(kFft, "h200").op("f").time_s ==
+        Approx(bytes / (0.87 * 4.8e12) + 1.14 * bytes / 4.4e12 + 0.7e-6).epsilon(1e-5));
+  // The same on h100: only the first pass takes its HBM, 3.35e12 B/s; its overhead is 1 us.
+  CHECK(testing::predict(kFft, "h100").op("f").time_s ==
+        Approx(bytes / (0.87 * 3.35e12) + 1.14 * bytes / 4.4e12 + 1e-6).epsilon(1e-5));
+  // A 3x3 convolution, bf16[64,28,28,128] to 128 features, SAME: 2 x 64 x 82^2 taps inside the
+  // image (26 x 3 + 2 x 2 = 82 a dimension) x 128 x 128 = 14101250048 FLOPs at 0.75 of 9.89e14
+  // (128 and 128 x 9 fill 32-wide tiles): 19.011 us; memory 2 x 12845056 + 294912 = 25985024 B
+  // at 0.87 x 4.8e12 = 6.2225 us; 8 us + 19.011 + 0.5 x 6.2225 = 30.122 us, + 0.7 us.
+  constexpr std::string_view kConv = R"(HloModule m
+ENTRY e {
+  x = bf16[64,28,28,128] parameter(0)
+  w = bf16[3,3,128,128] parameter(1)
+  ROOT c = bf16[64,28,28,128] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+})";
+  CHECK(testing::predict(kConv, "h200").op("c").time_s ==
+        Approx(8e-6 + 14101250048 / (0.75 * 9.89e14) + 0.5 * 25985024 / (0.87 * 4.8e12) + 0.7e-6)
+            .epsilon(1e-5));
+  // Three input features fill no 16-byte vector: CUDA cores at 0.5 of 6.7e13 FLOP/s. The 7x7
+  // stride-2 stem, 2 x 64 x 112^2 x 64 x 3 x 49 = 15105785856 FLOPs: 450.92 us; memory
+  // 64 x 230^2 x 3 x 2 + 7 x 7 x 3 x 64 x 2 + 64 x 112^2 x 64 x 2 = 123092736 B: 29.476 us.
+  constexpr std::string_view kStem = R"(HloModule m
+ENTRY e {
+  x = bf16[64,230,230,3] parameter(0)
+  w = bf16[7,7,3,64] parameter(1)
+  ROOT c = bf16[64,112,112,64] convolution(x, w), window={size=7x7 stride=2x2}, dim_labels=b01f_01io->b01f
+})";
+  CHECK(testing::predict(kStem, "h200").op("c").time_s ==
+        Approx(8e-6 + 15105785856 / (0.5 * 6.7e13) + 0.5 * 123092736 / (0.87 * 4.8e12) + 0.7e-6)
+            .epsilon(1e-5));
+}
+
 }  // namespace
 }  // namespace hloroof
 
