@@ -59,8 +59,16 @@ TEST_CASE("GEMM table: outside the box") {
   // m = 2048 is above the box: the edge's rate, 1e12 x sqrt(4) = 2e12 FLOP/s, for
   // 2 x 2048 x 256 x 256 = 268435456 FLOP: 134.2 us.
   CHECK(t.time_s({1, 2048, 256, 256}) == Approx(134.217728e-6).epsilon(1e-6));
-  // m = 64 is below the box: the edge's time, 2 x 256^3 / 1e12 = 33.55 us, not less.
+  // m = 64 is below the box: the edge's time, 2 x 256^3 / 1e12 = 33.55 us, not less; so for
+  // n = 64 and k = 64.
   CHECK(t.time_s({1, 64, 256, 256}) == Approx(33.554432e-6).epsilon(1e-6));
+  CHECK(t.time_s({1, 256, 64, 256}) == Approx(33.554432e-6).epsilon(1e-6));
+  CHECK(t.time_s({1, 256, 256, 64}) == Approx(33.554432e-6).epsilon(1e-6));
+  // m = 16 (or n = 16), below 64: a GEMV-like kernel at the edge's rate, 1e12 FLOP/s, for 2 x
+  // 16 x 256 x 256 = 2097152 FLOP: 2.10 us. k = 16 keeps the edge's time.
+  CHECK(t.time_s({1, 16, 256, 256}) == Approx(2.097152e-6).epsilon(1e-6));
+  CHECK(t.time_s({1, 256, 16, 256}) == Approx(2.097152e-6).epsilon(1e-6));
+  CHECK(t.time_s({1, 256, 256, 16}) == Approx(33.554432e-6).epsilon(1e-6));
   // k = 4096, above the box (k is always 256): 16 x the work at the edge's rate, 16 x 33.55
   // us = 536.9 us.
   CHECK(t.time_s({1, 256, 256, 4096}) == Approx(536.870912e-6).epsilon(1e-6));
