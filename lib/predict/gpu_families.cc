@@ -114,8 +114,11 @@ constexpr double kCudnnChannelTile = 32;
 // runs the convolution on CUDA cores at kCudnnUnalignedVectorShare of the vector peak (fitted
 // to the sweep's 3-channel 7x7 stem, the one such case: its passes reach 0.28-0.77).
 constexpr double kCudnnUnalignedVectorShare = 0.5;
-// The device idle while the host prepares a cuDNN call.
-constexpr double kCudnnHostGapS = 30e-6;
+// The device idle while the host prepares a cuDNN call: the first of a computation waits
+// kCudnnFirstHostGapS, a later one kCudnnHostGapS (the sweeps' steps idle a median 50-65 us
+// beside their kernels with one call or with three).
+constexpr double kCudnnFirstHostGapS = 55e-6;
+constexpr double kCudnnHostGapS = 3e-6;
 
 // XLA's reduce-window loop: a thread per output element walks its window, with the bounds and
 // index arithmetic of every windowed dimension at every step: kWindowStepS per window element
@@ -591,6 +594,28 @@ bool takes_gpu_families(const DeviceSpec& device) {
          !device.matmul_efficiency_set && device.hbm_bandwidth > 0;
 }
 
+namespace {
+
+bool is_cudnn_call(const Instruction& i) {
+  return i.opcode() == Opcode::kCustomCall &&
+         absl::StartsWith(sv(i.custom_call_target()), "__cudnn$conv");
+}
+
+// Whether a cuDNN call runs before `i` in its computation. Each call looks back only to the
+// one before it, so a computation's calls together read it once.
+bool follows_cudnn_call(const Instruction& i) {
+  const Computation* c = i.parent();
+  if (c == nullptr) return false;
+  const absl::Span<Instruction* const> ops = c->instructions();
+  for (int64_t p = std::min<int64_t>(i.position(), static_cast<int64_t>(ops.size())) - 1; p >= 0;
+       --p) {
+    if (is_cudnn_call(*ops[static_cast<size_t>(p)])) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<FamilyTime> gpu_family_time(const Instruction& i, const OpWork& work,
                                           const DeviceSpec& device) {
   if (!takes_gpu_families(device)) return std::nullopt;
@@ -610,9 +635,11 @@ std::optional<FamilyTime> gpu_family_time(const Instruction& i, const OpWork& wo
         t->family = "cuDNN convolution";
         t->basis = "a cuDNN convolution: its implicit GEMM from the measured GEMM table";
       }
-      t->host_gap_s = kCudnnHostGapS;
-      t->basis += absl::StrFormat(", then %s of host gap (fitted, h200 sweep)",
-                                  us(kCudnnHostGapS));
+      const bool first = !follows_cudnn_call(i);
+      t->host_gap_s = first ? kCudnnFirstHostGapS : kCudnnHostGapS;
+      t->basis += absl::StrFormat(", then %s of host gap, %s (fitted, h200 and h100 sweeps)",
+                                  us(t->host_gap_s),
+                                  first ? "the computation's first cuDNN call" : "after another");
       return t;
     }
     return std::nullopt;

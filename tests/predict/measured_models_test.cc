@@ -689,6 +689,21 @@ ENTRY e {
   CHECK(testing::predict(kConv, "h200").op("c").time_s ==
         Approx(8e-6 + 14101250048 / (0.75 * 9.89e14) + 0.5 * 25985024 / (0.87 * 4.8e12) + 0.7e-6)
             .epsilon(1e-5));
+  // As two cuDNN calls, the same kernels; the host's gap before the first is 55 us, before the
+  // second 3 us: 30.122 + 0.7 + 55 = 85.822 us and 33.822 us.
+  constexpr std::string_view kTwoCalls = R"(HloModule m
+ENTRY e {
+  x = bf16[64,28,28,128] parameter(0)
+  w = bf16[3,3,128,128] parameter(1)
+  c1 = (bf16[64,28,28,128], u8[0]) custom-call(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, custom_call_target="__cudnn$convForward"
+  g1 = bf16[64,28,28,128] get-tuple-element(c1), index=0
+  c2 = (bf16[64,28,28,128], u8[0]) custom-call(g1, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, custom_call_target="__cudnn$convForward"
+  ROOT g2 = bf16[64,28,28,128] get-tuple-element(c2), index=0
+})";
+  auto calls = testing::predict(kTwoCalls, "h200");
+  const double kernels = 8e-6 + 14101250048 / (0.75 * 9.89e14) + 0.5 * 25985024 / (0.87 * 4.8e12);
+  CHECK(calls.op("c1").time_s == Approx(kernels + 0.7e-6 + 55e-6).epsilon(1e-5));
+  CHECK(calls.op("c2").time_s == Approx(kernels + 0.7e-6 + 3e-6).epsilon(1e-5));
   // Three input features fill no 16-byte vector: CUDA cores at 0.5 of 6.7e13 FLOP/s. The 7x7
   // stride-2 stem, 2 x 64 x 112^2 x 64 x 3 x 49 = 15105785856 FLOPs: 450.92 us; memory
   // 64 x 230^2 x 3 x 2 + 7 x 7 x 3 x 64 x 2 + 64 x 112^2 x 64 x 2 = 123092736 B: 29.476 us.
