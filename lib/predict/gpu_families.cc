@@ -240,11 +240,12 @@ std::optional<FamilyTime> top_k(const Instruction& i, const OpWork& work,
   const int64_t k = out.dims.back().size;
   if (n <= 0 || k <= 0) return std::nullopt;
   const double rows = product(in) / static_cast<double>(n);
-  const double big_k = static_cast<double>(std::bit_ceil(static_cast<uint64_t>(k)));
-  const double threads = std::max(
-      1.0, std::min(std::min(512 * std::max(1.0, 16 / big_k), 1024.0),
-                    static_cast<double>(std::bit_floor(
-                        static_cast<uint64_t>(std::max<int64_t>(1, n / static_cast<int64_t>(big_k)))))));
+  // XLA's kernel takes k up to 16; a larger one (a hand-written call) is clamped, not wrapped.
+  const uint64_t kk = std::bit_ceil(static_cast<uint64_t>(std::min<int64_t>(k, 1 << 20)));
+  const double big_k = static_cast<double>(kk);
+  const uint64_t per_thread = std::max<uint64_t>(1, static_cast<uint64_t>(n) / kk);
+  const double threads = std::min(
+      {512 * std::max(1.0, 16 / big_k), 1024.0, static_cast<double>(std::bit_floor(per_thread))});
   const double sms = kSweepSms / sm_scaled(1.0, device);  // the SMs, as the vector peak has them
   const double blocks = sms * std::min(32.0, std::max(1.0, std::floor(2048 / threads)));
   const double waves = std::ceil(rows / blocks);
