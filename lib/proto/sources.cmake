@@ -3,6 +3,8 @@
 # XLA's, same field numbers), compiled by protoc into an object library of its own, as the
 # profile layer's xplane.proto is: generated code is not held to our warning flags.
 set(HLOROOF_HLO_PROTO_OUT ${CMAKE_CURRENT_BINARY_DIR}/hlo_proto)
+# protoc writes into its output folder but does not make it (Ninja makes it; Make does not).
+file(MAKE_DIRECTORY ${HLOROOF_HLO_PROTO_OUT})
 get_filename_component(HLOROOF_HLO_PROTO_ROOT ${CMAKE_CURRENT_LIST_DIR} DIRECTORY)
 add_library(hloroof_hlo_proto OBJECT ${CMAKE_CURRENT_LIST_DIR}/hlo.proto)
 target_link_libraries(hloroof_hlo_proto PUBLIC protobuf::libprotobuf)

@@ -28,6 +28,7 @@ target_sources(hloroof_report PRIVATE
 # into an object library of its own (generated code is not held to our warning flags); the
 # profile layer, above, reads them.
 set(HLOROOF_PROTO_OUT ${CMAKE_CURRENT_BINARY_DIR}/proto)
+file(MAKE_DIRECTORY ${HLOROOF_PROTO_OUT})  # protoc does not make it
 # Imported from lib/, so the generated header is "profile/xplane.pb.h".
 get_filename_component(HLOROOF_PROTO_ROOT ${CMAKE_CURRENT_LIST_DIR} DIRECTORY)
 add_library(hloroof_xplane_proto OBJECT ${HLOROOF_PROTO_ROOT}/profile/xplane.proto)
