@@ -104,9 +104,10 @@ int run(const std::vector<std::string>& words) {
   // records while the second is.
   EmitWindow records(2);
   std::vector<std::thread> releases;  // the written predictions being freed
-  // The text's memory row: whether the module fits each device, checked beside its prediction
-  // (JSON and CSV readers ask `memory` for it).
-  std::vector<std::optional<CapacityCheck>> fits(count);
+  // The text's memory row: whether the module fits each device (JSON and CSV readers ask
+  // `memory` for it). The analysis depends on no device: made once, beside the first device's
+  // prediction, and each device's capacity checked against it.
+  std::optional<absl::StatusOr<MemoryReport>> memory;
   const auto make = [&](size_t k) {
     if (!choices[k].ok()) return;
     PredictOptions with_topology = options;
@@ -125,10 +126,7 @@ int run(const std::vector<std::string>& words) {
       p->ops.shrink_to_fit();
     }
     predicted[k] = std::move(p);
-    if (!every_op) {
-      absl::StatusOr<MemoryReport> m = analyze_memory(*module, spec, {.top_buffers = 0});
-      if (m.ok()) fits[k] = m->capacity;
-    }
+    if (!every_op && k == 0) memory = analyze_memory(*module, {.top_buffers = 0});
   };
   const auto emit = [&](size_t k, int threads) {
     const std::string& d = (*devices)[k];
@@ -182,6 +180,14 @@ int run(const std::vector<std::string>& words) {
   if (args->flag("--json")) {
     std::cout << "]\n";
   } else if (!csv) {
+    std::vector<std::optional<CapacityCheck>> fits(count);
+    for (size_t k = 0; k < count; ++k) {
+      // As analyze_memory with the device checks it: the footprint of XLA's buffer assignment.
+      if (memory && memory->ok() && choices[k].ok()) {
+        fits[k] = check_capacity((*memory)->footprint_bytes, choices[k]->spec,
+                                 CapacityBasis::kFootprint);
+      }
+    }
     std::cout << banner_text(*loaded) << render_comparison(predictions, top, fits);
     // Each device's JSON says it in its assumptions; the table shows none.
     if (const std::string set = settings_note(*args); !set.empty()) {
