@@ -64,8 +64,8 @@ def main():
     ]
     for title, command in benches:
         print(f"running {' '.join(command)}", file=sys.stderr)
-        parts += ["", f"## {title}", "", "```sh", " ".join(command), "```", "", "```",
-                  run(command), "```"]
+        shown = " ".join("python3" if c == sys.executable else c for c in command)
+        parts += ["", f"## {title}", "", "```sh", shown, "```", "", "```", run(command), "```"]
     with open(args.out, "w") as f:
         f.write("\n".join(parts) + "\n")
     print(f"wrote {args.out}", file=sys.stderr)
