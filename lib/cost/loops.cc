@@ -43,7 +43,19 @@ Compare mirrored(Compare c) {
 }
 
 // The value of an integer scalar constant.
+// Past copies: XLA's TPU programs copy a loop's counter and its start into scalar memory
+// (`u32[]{:T(128)S(6)} copy(...)`), a copy of a copy at times; the value is the same.
+const Instruction* through_copies(const Instruction* i) {
+  for (int depth = 0; i != nullptr && depth < 8 && i->opcode() == Opcode::kCopy &&
+                      i->operand_count() == 1;
+       ++depth) {
+    i = i->operand(0);
+  }
+  return i;
+}
+
 std::optional<int64_t> integer_constant(const Instruction* i) {
+  i = through_copies(i);
   if (i == nullptr || i->opcode() != Opcode::kConstant || !i->shape().is_array() ||
       i->shape().rank() != 0 ||
       !(is_signed_integral(i->shape().element_type) ||
@@ -58,6 +70,7 @@ std::optional<int64_t> integer_constant(const Instruction* i) {
 // Element `index` of the loop state read from `computation`'s parameter: a get-tuple-element
 // of parameter 0.
 std::optional<int64_t> state_index(const Instruction* i) {
+  i = through_copies(i);
   if (i == nullptr || i->opcode() != Opcode::kGetTupleElement || i->operand_count() != 1 ||
       i->operand(0)->opcode() != Opcode::kParameter) {
     return std::nullopt;

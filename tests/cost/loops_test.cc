@@ -245,6 +245,36 @@ ENTRY e {
   CHECK(derived_count(text) == 7);
 }
 
+TEST_CASE("a counter copied into scalar memory still gives its trip count") {
+  // XLA's TPU programs copy a loop's counter and its start (a copy of a copy, at times) into
+  // scalar memory, S(6): 0, 1, 2, 3 while i < 4.
+  const std::string text = R"(
+cond {
+  p = (u32[], f32[4]) parameter(0)
+  i = u32[] get-tuple-element(p), index=0
+  n = u32[] constant(4)
+  ROOT c = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (u32[], f32[4]) parameter(0)
+  i = u32[] get-tuple-element(p), index=0
+  held = u32[]{:S(6)} copy(i)
+  x = f32[4] get-tuple-element(p), index=1
+  s = u32[] constant(1)
+  next = u32[] add(held, s)
+  ROOT t = (u32[], f32[4]) tuple(next, x)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  zero = u32[] constant(0)
+  first = u32[] copy(zero)
+  start = u32[] copy(first)
+  init = (u32[], f32[4]) tuple(start, x)
+  ROOT loop = (u32[], f32[4]) while(init), condition=cond, body=body
+})";
+  CHECK(derived_count(text) == 4);
+}
+
 TEST_CASE("loops that never end or do not count are not derived") {
   auto source = [](const std::string& text) {
     auto c = analyze(text);
