@@ -3,6 +3,7 @@
 // their own cost estimate (Pallas Mosaic), compiler markers and host transfers. Any other target
 // is unknown: FLOPs 0, and its operands and results charged as a floor.
 #include <array>
+#include <vector>
 #include <cmath>
 #include <string>
 
@@ -175,6 +176,66 @@ bool stated_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
   return true;
 }
 
+// Splash attention (jax.experimental.pallas's TPU kernel, MaxText's attention), a Mosaic
+// kernel that states no cost: told by its name (splash_mha_fwd..., splash_mha_dkv...,
+// splash_mha_dq...; splash_mqa likewise). q, k and v are its first three floating operands of
+// rank 3 and more, [..., heads, seq, head_dim]; E(Q) the elements of q, S_kv k's sequence. Per
+// score element the forward pass runs 2 matrix products (QK^T, PV: 4 S_kv E(Q) FLOPs); the
+// backward recomputes the scores and adds dP, dV and dK (8 S_kv E(Q)), and dQ (10) when one
+// kernel makes it too (a dq output beside dk and dv, or the dq kernel alone: 6). The kernel
+// skips the blocks its mask leaves empty; the mask is runtime data, so a causal one is assumed
+// over the block grid its first operand gives ([.., q blocks, kv blocks]: n(n+1)/2 of n^2), as
+// language models train. One exponential per score element computed.
+bool splash_attention_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
+  const std::string_view name = op.instruction->name();
+  const bool forward = absl::StrContains(sv(name), "_fwd");
+  const bool dkv = absl::StrContains(sv(name), "_dkv");
+  const bool dq = absl::StrContains(sv(name), "_dq");
+  if (!forward && !dkv && !dq) return false;
+  std::vector<const Shape*> qkv;
+  for (size_t i = 0; i < op.operand_count() && qkv.size() < 3; ++i) {
+    const Shape* s = op.operand_shape(i);
+    if (s != nullptr && s->is_array() && s->rank() >= 3 && is_floating_point(s->element_type)) {
+      qkv.push_back(s);
+    }
+  }
+  if (qkv.size() < 3) return false;
+  const Shape& q = *qkv[0];
+  const Shape& k = *qkv[1];
+  const double s_kv = static_cast<double>(k.dims[k.rank() - 2].size);
+  // Blocks computed: the causal share of the block grid the mask operand holds.
+  double share = 0.5;
+  if (const Shape* grid = op.operand_shape(0);
+      grid != nullptr && grid->is_array() && grid->rank() >= 2 &&
+      grid->dims[grid->rank() - 1].size == grid->dims[grid->rank() - 2].size &&
+      grid->dims.back().size > 0) {
+    const double n = static_cast<double>(grid->dims.back().size);
+    share = (n + 1) / (2 * n);
+  }
+  double products = 4;  // FLOPs per score element and head dimension: 2 per product
+  if (dkv) {
+    // A fused backward writes dq beside dk and dv: a result with as many elements as q or more.
+    bool with_dq = false;
+    if (op.result->is_tuple()) {
+      int same_as_q = 0;
+      for (const Shape& e : op.result->elements) {
+        if (e.is_array() && e.rank() >= 3 && elements(e) >= elements(q)) ++same_as_q;
+      }
+      with_dq = same_as_q >= 3;
+    }
+    products = with_dq ? 10 : 8;
+  } else if (dq) {
+    products = 6;
+  }
+  const double scores = elements(q) / static_cast<double>(q.dims.back().size) * s_kv * share;
+  const double flops = products * scores * static_cast<double>(q.dims.back().size);
+  cost.matrix.push_back({q.element_type, flops});
+  cost.flops += flops;
+  cost.transcendentals += scores;
+  add_default_bytes(op, tally, Model::kOurs);
+  return true;
+}
+
 bool convolution_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
   const Shape* lhs = op.operand_shape(0);
   const Shape* rhs = op.operand_shape(1);
@@ -224,6 +285,10 @@ bool add_custom_call_cost(const OpView& op, Context&, OpCost& cost, ByteTally& t
   if (is_cudnn_attention(target) && attention_cost(op, cost, tally)) return true;
   if (target == "TopK" && top_k_cost(op, cost, tally)) return true;
   if (stated_cost(op, cost, tally)) return true;
+  if (target == "tpu_custom_call" && absl::StrContains(sv(op.instruction->name()), "splash_m") &&
+      splash_attention_cost(op, cost, tally)) {
+    return true;
+  }
   if (is_marker(target)) return true;
   if (is_host_transfer(target)) {
     add_default_bytes(op, tally);

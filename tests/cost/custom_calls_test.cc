@@ -69,6 +69,34 @@ ENTRY e {
   CHECK(c.cost.unknown.empty());
 }
 
+TEST_CASE("splash attention: FLOPs from q, k and the causal share of the block grid") {
+  // q, k, v bf16[2,4,1024,128] (batch 2, 4 heads, 1024 positions, head dim 128); the mask's
+  // block grid s8[1,2,2]: causal, 3 of the 4 blocks computed. Scores: 2 x 4 x 1024 x 1024 x
+  // 3/4 = 6,291,456. Forward: 4 x scores x 128 = 3,221,225,472 FLOPs; the fused backward (dq
+  // written beside dk and dv): 10 x scores x 128 = 8,053,063,680; one exponential a score.
+  auto c = analyze(R"(
+ENTRY e {
+  grid = s8[1,2,2] parameter(0)
+  q = bf16[2,4,1024,128] parameter(1)
+  k = bf16[2,4,1024,128] parameter(2)
+  v = bf16[2,4,1024,128] parameter(3)
+  do = bf16[2,4,1024,128] parameter(4)
+  splash_mha_fwd_residuals = (bf16[2,4,1024,128], f32[2,4,1024,128]) custom-call(grid, grid, q, k, v), custom_call_target="tpu_custom_call"
+  splash_mha_dkv_no_residuals = (bf16[2,2,4,1024,128], bf16[2,4,1024,128], bf16[2,4,1024,128]) custom-call(grid, grid, q, k, v, do), custom_call_target="tpu_custom_call"
+  ROOT t = tuple(splash_mha_fwd_residuals, splash_mha_dkv_no_residuals)
+})");
+  const InstructionCost& fwd = c["splash_mha_fwd_residuals"];
+  CHECK_FALSE(fwd.unknown);
+  CHECK(fwd.cost.flops == 3221225472.0);
+  CHECK(fwd.cost.matrix_flops() == fwd.cost.flops);
+  CHECK(fwd.cost.matrix_type() == PrimitiveType::kBF16);
+  CHECK(fwd.cost.transcendentals == 6291456.0);
+  const InstructionCost& bwd = c["splash_mha_dkv_no_residuals"];
+  CHECK_FALSE(bwd.unknown);
+  CHECK(bwd.cost.flops == 8053063680.0);
+  CHECK(c.cost.unknown.empty());
+}
+
 TEST_CASE("TopK, gather bound markers and kernels with a stated cost are known") {
   auto c = analyze(R"(
 ENTRY e {
