@@ -43,7 +43,8 @@ RECIPES = {
         head_dim=128, vocab=128256, batch_per_chip=3, seq=8192,
         step_s=3.443, tflops_per_chip=413.433),
     "llama3.1-8b-v6e-16": dict(
-        source="AI-Hypercomputer/tpu-recipes training/trillium/Llama3.1-8B-MaxText/v6e-16/README.md",
+        source="AI-Hypercomputer/tpu-recipes "
+               "training/trillium/Llama3.1-8B-MaxText/v6e-16/README.md",
         target="tpu_v6e:4x4", layers=32, width=4096, ffn=14336, heads=32, kv_heads=8,
         head_dim=128, vocab=128256, batch_per_chip=3, seq=8192,
         step_s=3.393, tflops_per_chip=419.485),
