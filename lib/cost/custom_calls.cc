@@ -38,6 +38,10 @@ bool is_host_transfer(std::string_view target) {
   return target == "MoveToHost" || target == "MoveToDevice";
 }
 
+// XLA TPU's concatenation of slices into one buffer (ConcatBitcast): data movement, its
+// operands read and its result written.
+bool is_data_movement(std::string_view target) { return target == "ConcatBitcast"; }
+
 const Shape& first_result(const Shape& shape) {
   return shape.is_tuple() && !shape.elements.empty() ? shape.elements[0] : shape;
 }
@@ -290,7 +294,7 @@ bool add_custom_call_cost(const OpView& op, Context&, OpCost& cost, ByteTally& t
     return true;
   }
   if (is_marker(target)) return true;
-  if (is_host_transfer(target)) {
+  if (is_host_transfer(target) || is_data_movement(target)) {
     add_default_bytes(op, tally);
     return true;
   }

@@ -228,5 +228,20 @@ ENTRY e {
   CHECK(c.cost.unknown.empty());
 }
 
+TEST_CASE("XLA TPU's ConcatBitcast moves its operands into its result") {
+  // Two bf16[256,128] slices (65,536 B each) read, one bf16[512,128] (131,072 B) written.
+  auto c = analyze(R"(
+ENTRY e {
+  a = bf16[256,128] parameter(0)
+  b = bf16[256,128] parameter(1)
+  ROOT cat = bf16[512,128] custom-call(a, b), custom_call_target="ConcatBitcast"
+})");
+  CHECK_FALSE(c["cat"].unknown);
+  CHECK(c["cat"].cost.bytes_read == 131072);
+  CHECK(c["cat"].cost.bytes_written == 131072);
+  CHECK(c["cat"].cost.flops == 0);
+  CHECK(c.cost.unknown.empty());
+}
+
 }  // namespace
 }  // namespace hloroof
