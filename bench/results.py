@@ -5,7 +5,9 @@
 
 Runs, in turn: `parse_command_bench` (hloroof parse as a whole command and in process, on the
 three largest modules of the shared corpus), `predict_bench` (predict the largest, parse
-included) and `bench/command_speed.py` (every command as a user waits for it, beside parse).
+included), `bench/command_speed.py` (every command as a user waits for it, beside parse) and,
+where the tests' environment (tools/venv.sh) and the Python module are built,
+`bench/python_predict_bench.py` (what the Python module adds to a prediction).
 Each benchmark's output goes into the file verbatim, under the command that printed it, with
 the date and the machine; nothing is written by hand. Timings on a virtual machine vary by
 20-40% from one run to the next: docs/speed.md says how to read them, and the targets.
@@ -55,6 +57,12 @@ def main():
          [sys.executable, "bench/command_speed.py", "--cli",
           os.path.join(args.build, "tools", "hloroof"), "--runs", str(args.runs)]),
     ]
+    venv_python = os.path.join(ROOT, ".venv", "bin", "python")
+    module = os.path.join(ROOT, args.build, "python", "hloroof")
+    if os.path.exists(venv_python) and os.path.isdir(module):
+        benches.append(("what the Python module adds to a prediction",
+                        ["env", f"PYTHONPATH={args.build}/python", "JAX_PLATFORMS=cpu",
+                         ".venv/bin/python", "bench/python_predict_bench.py"]))
     parts = [
         "# Speed: the benchmarks' current output",
         "",
