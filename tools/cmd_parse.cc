@@ -72,17 +72,19 @@ int run(const std::vector<std::string>& words) {
       }
       continue;
     }
+    // What parsing found: which computation is the entry. Whether the module is the optimized
+    // program is a question for the commands that predict from it, and they say so.
+    std::vector<std::string> warnings;
+    if (std::string w = no_entry_warning(*module); !w.empty()) warnings.push_back(std::move(w));
     if (json) {
-      std::cout << parse_summary_to_json(file, *module, input_warnings(*module, file));
+      std::cout << parse_summary_to_json(file, *module, warnings);
     } else if (print_text) {
       std::cout << print(*module);
     } else {
       std::cout << absl::StrFormat("%s: ok, module %s, %d computations, %d instructions\n", file,
                                    std::string(module->name()), module->computations().size(),
                                    module->instruction_count());
-      for (const std::string& w : input_warnings(*module, file)) {
-        print_message("warning: ", absl::StrCat(file, ": ", w));
-      }
+      for (const std::string& w : warnings) print_message("warning: ", absl::StrCat(file, ": ", w));
     }
     if (&file == &files.back()) keep_until_exit(*std::move(module));
   }
@@ -101,7 +103,8 @@ const Command kParseCommand = {
     "an XSpace profile (*.xplane.pb: the module it carries that ran longest, or --module).\n"
     "A directory that XLA_FLAGS=--xla_dump_to wrote stands for its modules after optimization\n"
     "(*after_optimizations.txt), largest first: `hloroof parse DIR` lists them. Warns when a\n"
-    "module marks no ENTRY computation or looks like HLO before optimization.\n\n"
+    "module marks no ENTRY computation (whether it is the optimized program, the commands\n"
+    "that predict from it say).\n\n"
     "options:\n"
     "  --print  write each module as canonical HLO text (the current dump profile)\n"
     "  --module NAME  the module of a profile to read (jit_step, jit_step(12) or 12)\n"

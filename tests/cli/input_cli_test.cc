@@ -192,6 +192,14 @@ TEST_CASE("HLO before optimization is detected by its shape and by its file name
   auto fused = run_cli("predict -", kFused);
   REQUIRE(fused.exit_code == 0);
   CHECK(fused.err.empty());
+
+  // `parse` says what parsing found, not what a prediction would assume: no such warning.
+  auto parsed = run_cli("parse -", kUnfused);
+  REQUIRE(parsed.exit_code == 0);
+  CHECK(parsed.err.empty());
+  auto parsed_json = run_cli("parse - --json", kUnfused);
+  REQUIRE(parsed_json.exit_code == 0);
+  CHECK(json_of(parsed_json.out)["warnings"].empty());
 }
 
 TEST_CASE("a dump directory: its optimized modules, the largest jit_* by default, --module") {
