@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "absl/strings/numbers.h"
-#include "ir/strings.h"
+#include "util/absl_compat.h"
 
 namespace hloroof {
 namespace {
@@ -73,7 +73,7 @@ std::optional<KernelTimeEstimate> estimate_from(const json& cost, std::string_vi
     if (it->is_number()) {
       v = it->get<double>();
     } else if (!it->is_string() ||
-               !absl::SimpleAtod(absl_view(it->get_ref<const std::string&>()), &v)) {
+               !absl::SimpleAtod(sv(it->get_ref<const std::string&>()), &v)) {
       return 0;
     }
     return std::isfinite(v) && v > 0 ? v * 1e-6 : 0;
@@ -135,7 +135,7 @@ std::optional<int64_t> BackendConfig::find_int(std::string_view json_pointer) co
   if (v->is_number_integer()) return v->get<int64_t>();
   if (v->is_number_unsigned()) return static_cast<int64_t>(v->get<uint64_t>());
   int64_t parsed;
-  if (v->is_string() && absl::SimpleAtoi(absl_view(v->get_ref<const std::string&>()), &parsed)) {
+  if (v->is_string() && absl::SimpleAtoi(sv(v->get_ref<const std::string&>()), &parsed)) {
     return parsed;
   }
   return std::nullopt;
@@ -146,7 +146,7 @@ std::optional<double> BackendConfig::find_double(std::string_view json_pointer) 
   if (!v) return std::nullopt;
   if (v->is_number()) return v->get<double>();
   double parsed;
-  if (v->is_string() && absl::SimpleAtod(absl_view(v->get_ref<const std::string&>()), &parsed)) {
+  if (v->is_string() && absl::SimpleAtod(sv(v->get_ref<const std::string&>()), &parsed)) {
     return parsed;
   }
   return std::nullopt;

@@ -4,7 +4,7 @@
 
 #include "ir/instruction_rules.h"
 #include "ir/module_state.h"
-#include "ir/strings.h"
+#include "util/absl_compat.h"
 
 namespace hloroof::detail {
 

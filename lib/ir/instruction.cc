@@ -7,7 +7,7 @@
 #include "hloroof/computation.h"
 #include "ir/metadata_scan.h"
 #include "ir/module_state.h"
-#include "ir/strings.h"
+#include "util/absl_compat.h"
 
 namespace hloroof {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ir/strings.h"
+#include "util/absl_compat.h"
 
 namespace hloroof {
 

@@ -9,7 +9,7 @@
 #include "ir/module_state.h"
 #include "ir/shape_inference.h"
 #include "ir/shape_util.h"
-#include "ir/strings.h"
+#include "util/absl_compat.h"
 
 namespace hloroof {
 namespace {

@@ -25,7 +25,7 @@
 #include "absl/strings/str_format.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/opcode.h"
-#include "ir/strings.h"
+#include "util/absl_compat.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
 #include "text/name_chars.h"
@@ -61,7 +61,7 @@ void append_quoted(std::string* out, std::string_view s) {
   if (plain) {
     out->append(s);
   } else {
-    out->append(absl::CEscape(absl_view(s)));
+    out->append(absl::CEscape(sv(s)));
   }
   out->push_back('"');
 }

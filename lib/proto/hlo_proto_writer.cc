@@ -22,7 +22,7 @@
 #include "hloroof/hlo_proto.h"
 #include "hloroof/replica_groups.h"
 #include "hloroof/shape_text.h"
-#include "ir/strings.h"
+#include "util/absl_compat.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
 #include "proto/hlo_proto_pieces.h"
@@ -129,9 +129,9 @@ double to_double(std::string_view t) {
 
 int64_t to_int(std::string_view t) {
   int64_t v = 0;
-  if (!absl::SimpleAtoi(absl_view(t), &v)) {
+  if (!absl::SimpleAtoi(sv(t), &v)) {
     uint64_t u = 0;
-    if (absl::SimpleAtoi(absl_view(t), &u)) v = static_cast<int64_t>(u);
+    if (absl::SimpleAtoi(sv(t), &u)) v = static_cast<int64_t>(u);
   }
   return v;
 }
@@ -291,7 +291,7 @@ struct IntScanner {
     size_t start = i;
     if (i < s.size() && s[i] == '-') ++i;
     while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-    return absl::SimpleAtoi(absl_view(s.substr(start, i - start)), v);
+    return absl::SimpleAtoi(sv(s.substr(start, i - start)), v);
   }
   // `{1,2}` into `out`.
   bool index(google::protobuf::RepeatedField<int64_t>* out) {

@@ -11,7 +11,7 @@
 #include "ir/byte_scan.h"
 #include "ir/metadata_scan.h"
 #include "ir/shape_util.h"
-#include "ir/strings.h"
+#include "util/absl_compat.h"
 #include "text/lexer.h"
 #include "text/module_parser.h"
 #include "text/name_chars.h"
@@ -56,7 +56,7 @@ const WordSet* word_set(AttrId id) {
 
 bool allowed(const WordSet& set, std::string_view word) {
   for (std::string_view w : set.words) {
-    if (set.case_insensitive ? absl::EqualsIgnoreCase(absl_view(w), absl_view(word)) : w == word) {
+    if (set.case_insensitive ? absl::EqualsIgnoreCase(sv(w), sv(word)) : w == word) {
       return true;
     }
   }
@@ -357,7 +357,7 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
     case AttrKind::kFloat: {
       if (!at(TokenKind::kInt) && !at(TokenKind::kDecimal)) return expected("a number");
       double v = 0;
-      if (!absl::SimpleAtod(absl_view(tok_.text), &v)) {
+      if (!absl::SimpleAtod(sv(tok_.text), &v)) {
         return error_here(str_cat("cannot read ", tok_.text, " as a number"));
       }
       advance();

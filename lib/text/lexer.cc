@@ -9,7 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "ir/byte_scan.h"
 #include "ir/name_table.h"
-#include "ir/strings.h"
+#include "util/absl_compat.h"
 
 namespace hloroof::text {
 namespace {
@@ -621,7 +621,7 @@ void Lexer::lex_string(Token* out, const char* start) {
   out->has_escapes = escapes;
   if (escapes) {
     std::string decoded, error;
-    if (!absl::CUnescape(absl_view(out->string_body()), &decoded, &error)) {
+    if (!absl::CUnescape(sv(out->string_body()), &decoded, &error)) {
       if (!error.empty()) error[0] = static_cast<char>(std::tolower(error[0]));
       return fail(out, start, str_cat("invalid string: ", error));
     }

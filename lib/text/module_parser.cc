@@ -9,7 +9,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/shape_text.h"
 #include "ir/shape_util.h"
-#include "ir/strings.h"
+#include "util/absl_compat.h"
 #include "util/huge_pages.h"
 #include "text/module_attributes.h"
 

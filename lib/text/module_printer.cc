@@ -10,7 +10,7 @@
 #include "ir/module_state.h"
 #include "ir/shape_printer.h"
 #include "ir/shape_util.h"
-#include "ir/strings.h"
+#include "util/absl_compat.h"
 #include "text/module_attributes.h"
 #include "text/printer.h"
 
@@ -32,7 +32,7 @@ void append_int_list(std::string* out, absl::Span<const int64_t> values) {
 
 void append_quoted(std::string* out, std::string_view value) {
   out->push_back('"');
-  out->append(absl::CEscape(absl_view(value)));
+  out->append(absl::CEscape(sv(value)));
   out->push_back('"');
 }
 

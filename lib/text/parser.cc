@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/escaping.h"
-#include "ir/strings.h"
+#include "util/absl_compat.h"
 
 namespace hloroof::text {
 
@@ -115,7 +115,7 @@ bool Parser::parse_string(std::string* out, std::string_view what) {
   if (!at(TokenKind::kString)) return expected(str_cat("a string (", what, ")"));
   if (tok_.has_escapes) {
     std::string error;
-    if (!absl::CUnescape(absl_view(tok_.string_body()), out, &error)) return error_here(error);
+    if (!absl::CUnescape(sv(tok_.string_body()), out, &error)) return error_here(error);
   } else {
     out->assign(tok_.string_body());
   }
