@@ -509,7 +509,9 @@ void add_conv(const Instruction& conv, const DeviceSpec& device, std::vector<Gem
 void add_gemm(const Instruction& i, const DeviceSpec& device, std::vector<GemmCall>& out) {
   if (i.opcode() == Opcode::kDot) {
     add_dot(i, device, out);
-  } else if (i.opcode() == Opcode::kConvolution && device.kind == DeviceKind::kGpu) {
+  } else if (i.opcode() == Opcode::kConvolution &&
+             (device.kind == DeviceKind::kGpu || device.kind == DeviceKind::kTpu)) {
+    // XLA's TPU programs write their matrix products as convolutions in fusions.
     add_conv(i, device, out);
   } else if (i.opcode() == Opcode::kCustomCall) {
     const std::string_view target = i.custom_call_target();
@@ -889,9 +891,10 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
       "%s assumed, not measured: vector and transcendental rates (roofline), non-square GEMM "
       "shapes beyond MXU padding, collectives other than all-gather and other group sizes "
       "(the all-gather fit), DCN bandwidth and latency; host-offload (S(5)) copies at %.2f of "
-      "the host link (measured on tpu_v6e%s); sorts, top-k, FFTs, scatters, gathers, "
-      "convolutions and reduce-windows at the general model's terms (their own models are "
-      "measured on NVIDIA GPUs only)",
+      "the host link (measured on tpu_v6e%s); convolutions (XLA writes the TPU's matrix "
+      "products as convolutions) as their implicit GEMM on the same ramp; sorts, top-k, FFTs, "
+      "scatters, gathers and reduce-windows at the general model's terms (their own models "
+      "are measured on NVIDIA GPUs only)",
       device.name, kTpuHostFraction, table_device(device) == "tpu_v6e" ? "" : ", borrowed"));
   return out;
 }

@@ -117,6 +117,28 @@ bool has_line(const Prediction& p, const std::string& a, const std::string& b) {
   });
 }
 
+TEST_CASE("a TPU convolution that is a matrix product is timed as that GEMM") {
+  // XLA's TPU programs write matrix products as convolutions. A 1x1 convolution of
+  // bf16[1024,1,1,1024] by [1,1,1024,1024] is the dot of kDot (m = 1024 batch x positions, n =
+  // 1024 output features, k = 1024 input features): the same GEMM on the tpu7x ramp, so the
+  // same expected time, on a chip that borrows the ramp (v6e) and on tpu7x itself.
+  constexpr char kConv[] = R"(HloModule m
+ENTRY e {
+  a = bf16[1024,1,1,1024]{3,2,1,0} parameter(0)
+  b = bf16[1,1,1024,1024]{3,2,1,0} parameter(1)
+  ROOT c = bf16[1024,1,1,1024]{3,2,1,0} convolution(a, b), window={size=1x1}, dim_labels=b01f_01io->b01f
+})";
+  for (const char* device : {"tpu_v6e", "tpu7x"}) {
+    INFO(device);
+    absl::StatusOr<Prediction> dot = predict_step_time(kDot, device);
+    absl::StatusOr<Prediction> conv = predict_step_time(kConv, device);
+    REQUIRE(dot.ok());
+    REQUIRE(conv.ok());
+    CHECK(conv->step_time_s == Approx(dot->step_time_s).epsilon(1e-9));
+    CHECK(conv->step_time_s > conv->roofline_step_time_s);
+  }
+}
+
 TEST_CASE("TPU predictions say what their expected times rest on") {
   // tpu7x: its own measurements. The 1024^3 bf16 GEMM ran in 2 x 1024^3 / 349.7e12 = 6.14 us
   // (ironwood.md), a test-half row: the fit interpolates it log-log between 512^3 (padded
@@ -140,7 +162,9 @@ TEST_CASE("TPU predictions say what their expected times rest on") {
   CHECK(has_line(*v5e, "tpu_v5e assumed, not measured", "host-offload"));
   // The GPU op-family models are not borrowed: a TPU prediction says those ops are not measured.
   CHECK(has_line(*v5e, "tpu_v5e assumed, not measured",
-                 "sorts, top-k, FFTs, scatters, gathers, convolutions and reduce-windows"));
+                 "sorts, top-k, FFTs, scatters, gathers and reduce-windows"));
+  CHECK(has_line(*v5e, "tpu_v5e assumed, not measured",
+                 "convolutions (XLA writes the TPU's matrix products as convolutions)"));
   CHECK(v5e->step_time_s > v5e->roofline_step_time_s);
 
   // A roofline-only prediction claims no measurement.
