@@ -2,7 +2,7 @@
 """Published TPU training recipes compiled offline for their slice, predicted, and compared.
 
     PYTHONPATH=build/python $(tools/venv.sh) bench/tpu_recipes.py [--hloroof build/tools/hloroof]
-        [--json OUT] [--keep DIR] [RECIPE ...]
+        [--json OUT] [--keep DIR] [--show JSON] [RECIPE ...]
 
 Each recipe (RECIPES below) is a train step that AI-Hypercomputer/tpu-recipes publishes with its
 measured step time (the log line `completed step: N, seconds: S, TFLOP/s/device: F`). MaxText
@@ -203,6 +203,21 @@ def run_recipe(name, r, hloroof, keep):
     }
 
 
+HEADER = (f"{'recipe':<19} {'chips':>5} {'measured':>9} {'expected':>15} {'roofline':>9} "
+          f"{'MFU meas/exp':>13} {'temp XLA/ours':>13} {'compile':>7}")
+
+
+def row_text(row):
+    """One recipe's line of the table (100 columns at most)."""
+    x, o = row["xla_memory"], row["our_memory"]
+    ratio = row["expected_step_s"] / row["measured_step_s"]
+    return (f"{row['recipe']:<19} {row['chips']:>5} {row['measured_step_s']:>8.3f}s "
+            f"{row['expected_step_s']:>7.3f}s x{ratio:<5.2f} {row['roofline_step_s']:>8.3f}s "
+            f"{row['mfu_measured']:>6.1%}/{row['mfu_expected']:<6.1%} "
+            f"{x['temp_size_in_bytes'] / 1e9:>5.1f}/{(o.get('temp_bytes') or 0) / 1e9:<5.1f}GB "
+            f"{row['compile_s']:>6.0f}s")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("recipes", nargs="*", default=list(RECIPES))
@@ -210,24 +225,23 @@ def main():
     ap.add_argument("--json", help="write every row's figures here")
     ap.add_argument("--keep", default="/tmp/hloroof-recipes",
                     help="where the compiled programs are written")
+    ap.add_argument("--show", help="print the table of an earlier run's --json, compiling nothing")
     a = ap.parse_args()
     rows = []
-    print(f"{'recipe':<20} {'chips':>5} {'measured':>9} {'expected':>15} {'roofline':>9} "
-          f"{'MFU meas/exp':>13} {'temp XLA/ours':>14} {'compile':>8}")
-    for name in a.recipes:
+    print(HEADER)
+    if a.show:
+        with open(a.show) as f:
+            rows = json.load(f)
+        for row in rows:
+            print(row_text(row))
+    for name in [] if a.show else a.recipes:
         try:
             row = run_recipe(name, RECIPES[name], a.hloroof, a.keep)
         except Exception as e:  # a recipe that does not compile here says why
-            print(f"{name:<20} not predicted: {str(e).splitlines()[0][:70]}")
+            print(f"{name:<19} not predicted: {str(e).splitlines()[0][:70]}")
             continue
         rows.append(row)
-        x, o = row["xla_memory"], row["our_memory"]
-        ratio = row["expected_step_s"] / row["measured_step_s"]
-        print(f"{name:<20} {row['chips']:>5} {row['measured_step_s']:>8.3f}s "
-              f"{row['expected_step_s']:>7.3f}s x{ratio:<5.2f} {row['roofline_step_s']:>8.3f}s "
-              f"{row['mfu_measured']:>6.1%}/{row['mfu_expected']:<6.1%} "
-              f"{x['temp_size_in_bytes'] / 1e9:>6.1f}/{(o.get('temp_bytes') or 0) / 1e9:<6.1f}GB "
-              f"{row['compile_s']:>7.0f}s")
+        print(row_text(row))
     print(textwrap.fill(f"every row: {DIFFERENCES}", 100))
     if a.json:
         with open(a.json, "w") as f:
