@@ -35,30 +35,26 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
+# The models, as the recipes' MaxText configs give them.
+LLAMA3_1_8B = dict(layers=32, width=4096, ffn=14336, heads=32, kv_heads=8, head_dim=128,
+                   vocab=128256)
+MISTRAL_7B = dict(LLAMA3_1_8B, vocab=32000)
+TRILLIUM = "AI-Hypercomputer/tpu-recipes training/trillium/"
+
 # The recipes: the model, the slice, the batch, and what the recipe's README publishes.
 RECIPES = {
     "llama3.1-8b-v6e-8": dict(
-        source="AI-Hypercomputer/tpu-recipes training/trillium/Llama3.1-8B-MaxText/v6e-8/README.md",
-        target="tpu_v6e:2x4", layers=32, width=4096, ffn=14336, heads=32, kv_heads=8,
-        head_dim=128, vocab=128256, batch_per_chip=3, seq=8192,
-        step_s=3.443, tflops_per_chip=413.433),
+        LLAMA3_1_8B, source=TRILLIUM + "Llama3.1-8B-MaxText/v6e-8/README.md",
+        target="tpu_v6e:2x4", batch_per_chip=3, seq=8192, step_s=3.443, tflops_per_chip=413.433),
     "llama3.1-8b-v6e-16": dict(
-        source="AI-Hypercomputer/tpu-recipes "
-               "training/trillium/Llama3.1-8B-MaxText/v6e-16/README.md",
-        target="tpu_v6e:4x4", layers=32, width=4096, ffn=14336, heads=32, kv_heads=8,
-        head_dim=128, vocab=128256, batch_per_chip=3, seq=8192,
-        step_s=3.393, tflops_per_chip=419.485),
+        LLAMA3_1_8B, source=TRILLIUM + "Llama3.1-8B-MaxText/v6e-16/README.md",
+        target="tpu_v6e:4x4", batch_per_chip=3, seq=8192, step_s=3.393, tflops_per_chip=419.485),
     "llama3.1-8b-v6e-32": dict(
-        source="AI-Hypercomputer/tpu-recipes "
-               "training/trillium/Llama3.1-8B-MaxText/v6e-32/README.md",
-        target="tpu_v6e:4x8", layers=32, width=4096, ffn=14336, heads=32, kv_heads=8,
-        head_dim=128, vocab=128256, batch_per_chip=3, seq=8192,
-        step_s=3.495, tflops_per_chip=407.225),
+        LLAMA3_1_8B, source=TRILLIUM + "Llama3.1-8B-MaxText/v6e-32/README.md",
+        target="tpu_v6e:4x8", batch_per_chip=3, seq=8192, step_s=3.495, tflops_per_chip=407.225),
     "mistral-7b-v6e-8": dict(
-        source="AI-Hypercomputer/tpu-recipes training/trillium/Mistral-7B-MaxText/README.md",
-        target="tpu_v6e:2x4", layers=32, width=4096, ffn=14336, heads=32, kv_heads=8,
-        head_dim=128, vocab=32000, batch_per_chip=6, seq=8192,
-        step_s=6.320, tflops_per_chip=431.981),
+        MISTRAL_7B, source=TRILLIUM + "Mistral-7B-MaxText/README.md",
+        target="tpu_v6e:2x4", batch_per_chip=6, seq=8192, step_s=6.320, tflops_per_chip=431.981),
 }
 
 # Two of the recipes' XLA flags (MaxText's xla_flags_library): DENSE_VMEM_LIMIT_FLAG (the splash

@@ -81,17 +81,22 @@ def conv(x, w, stride=1, groups=1):
                                     feature_group_count=groups)
 
 
+def conv_cases(cases):
+    """Each (batch, height, width, in, out, filter, stride, groups): forward, and forward with both gradients."""
+    for b, h, w_, cin, cout, k, st, g in cases:
+        x = normal((b, h, w_, cin), BF16); w = normal((k, k, cin // g, cout), BF16, 4) * 0.05
+        tag = f"conv{k}x{k}_s{st}_g{g}_b{b}_{h}x{w_}_{cin}to{cout}"
+        yield f"{tag}_fwd", (lambda st, g: lambda x, w: conv(x, w, st, g))(st, g), (x, w)
+        yield f"{tag}_fwdbwd", (lambda st, g: jax.grad(lambda x, w: jnp.sum(conv(x, w, st, g).astype(F32) ** 2), argnums=(0, 1)))(st, g), (x, w)
+
+
 def family_conv(s):
     cases = [(2, 8, 8, 16, 16, 3, 1, 1)] if s else [
         (64, 56, 56, 64, 64, 3, 1, 1), (64, 28, 28, 128, 128, 3, 1, 1), (64, 14, 14, 256, 256, 3, 1, 1),
         (64, 7, 7, 512, 512, 3, 1, 1), (64, 56, 56, 256, 64, 1, 1, 1), (64, 14, 14, 1024, 256, 1, 1, 1),
         (64, 56, 56, 128, 128, 3, 2, 1), (64, 224, 224, 3, 64, 7, 2, 1), (64, 56, 56, 128, 128, 7, 1, 128),
         (64, 28, 28, 384, 384, 3, 1, 384), (16, 128, 128, 256, 256, 3, 1, 1)]
-    for b, h, w_, cin, cout, k, st, g in cases:
-        x = normal((b, h, w_, cin), BF16); w = normal((k, k, cin // g, cout), BF16, 4) * 0.05
-        tag = f"conv{k}x{k}_s{st}_g{g}_b{b}_{h}x{w_}_{cin}to{cout}"
-        yield f"{tag}_fwd", (lambda st, g: lambda x, w: conv(x, w, st, g))(st, g), (x, w)
-        yield f"{tag}_fwdbwd", (lambda st, g: jax.grad(lambda x, w: jnp.sum(conv(x, w, st, g).astype(F32) ** 2), argnums=(0, 1)))(st, g), (x, w)
+    yield from conv_cases(cases)
 
 
 def family_misc(s):
@@ -204,11 +209,7 @@ def heldout_conv(s):
         (32, 56, 56, 64, 128, 3, 1, 1), (128, 28, 28, 256, 256, 1, 1, 1), (32, 112, 112, 64, 64, 3, 2, 1),
         (32, 28, 28, 256, 256, 5, 1, 256), (8, 64, 64, 512, 512, 3, 1, 1), (64, 7, 7, 512, 2048, 1, 1, 1),
         (16, 56, 56, 96, 96, 3, 1, 1)]
-    for b, h, w_, cin, cout, k, st, g in cases:
-        x = normal((b, h, w_, cin), BF16); w = normal((k, k, cin // g, cout), BF16, 4) * 0.05
-        tag = f"conv{k}x{k}_s{st}_g{g}_b{b}_{h}x{w_}_{cin}to{cout}"
-        yield f"{tag}_fwd", (lambda st, g: lambda x, w: conv(x, w, st, g))(st, g), (x, w)
-        yield f"{tag}_fwdbwd", (lambda st, g: jax.grad(lambda x, w: jnp.sum(conv(x, w, st, g).astype(F32) ** 2), argnums=(0, 1)))(st, g), (x, w)
+    yield from conv_cases(cases)
 
 
 def heldout_misc(s):

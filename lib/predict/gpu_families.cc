@@ -529,6 +529,24 @@ std::optional<FamilyTime> reduce_window(const Instruction& op, const OpWork& wor
   return t;
 }
 
+bool is_cudnn_call(const Instruction& i) {
+  return i.opcode() == Opcode::kCustomCall &&
+         absl::StartsWith(sv(i.custom_call_target()), "__cudnn$conv");
+}
+
+// Whether a cuDNN call runs before `i` in its computation. Each call looks back only to the
+// one before it, so a computation's calls together read it once.
+bool follows_cudnn_call(const Instruction& i) {
+  const Computation* c = i.parent();
+  if (c == nullptr) return false;
+  const absl::Span<Instruction* const> ops = c->instructions();
+  for (int64_t p = std::min<int64_t>(i.position(), static_cast<int64_t>(ops.size())) - 1; p >= 0;
+       --p) {
+    if (is_cudnn_call(*ops[static_cast<size_t>(p)])) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 double loop_host_gap_s(const Instruction& i, const DeviceSpec& device) {
@@ -595,28 +613,6 @@ bool takes_gpu_families(const DeviceSpec& device) {
          !device.matmul_efficiency_set && device.hbm_bandwidth > 0;
 }
 
-namespace {
-
-bool is_cudnn_call(const Instruction& i) {
-  return i.opcode() == Opcode::kCustomCall &&
-         absl::StartsWith(sv(i.custom_call_target()), "__cudnn$conv");
-}
-
-// Whether a cuDNN call runs before `i` in its computation. Each call looks back only to the
-// one before it, so a computation's calls together read it once.
-bool follows_cudnn_call(const Instruction& i) {
-  const Computation* c = i.parent();
-  if (c == nullptr) return false;
-  const absl::Span<Instruction* const> ops = c->instructions();
-  for (int64_t p = std::min<int64_t>(i.position(), static_cast<int64_t>(ops.size())) - 1; p >= 0;
-       --p) {
-    if (is_cudnn_call(*ops[static_cast<size_t>(p)])) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 std::optional<FamilyTime> gpu_family_time(const Instruction& i, const OpWork& work,
                                           const DeviceSpec& device) {
   if (!takes_gpu_families(device)) return std::nullopt;
@@ -627,7 +623,7 @@ std::optional<FamilyTime> gpu_family_time(const Instruction& i, const OpWork& wo
       return cub_sort(i, device);
     }
     if (target == "__gpu$TopK" || target == "TopK") return top_k(i, work, device);
-    if (absl::StartsWith(sv(target), "__cudnn$conv")) {
+    if (is_cudnn_call(i)) {
       std::optional<FamilyTime> t = depthwise(i, work, device);
       if (!t) t = dense_conv(i, work, device);
       if (!t) {
