@@ -10,9 +10,11 @@ sweep.xplane.pb --module jit_CASE --json`, beside hloroof's expected and rooflin
 By default: the two shared sweeps, on which the models
 were fitted, and the held-out sweeps in bench/measured (the same families at other sizes, dtypes
 and index distributions, measured on the same two GPUs; its README says how), which the models
-never saw while they were fitted. Prints, per sweep, one row per family: cases, how many are within x0.8-1.25 of the measured
-device time, the median and range of expected/measured, and the roofline's floor violations
-(roofline above measured). A case's family is its name's first word(s), as the sweep names it.
+never saw while they were fitted; and the cache sweeps (reads of data L2 may hold, and fills, on
+both sides of L2's size), which the GPU's L2 rate in the roofline's floor was read from. Prints,
+per sweep, one row per family: cases, how many are within x0.8-1.25 of the measured device time,
+the median and range of expected/measured, and the roofline's floor violations: steps, and ops
+whose roofline is above their measured device time. A case's family is its name's first word(s), as the sweep names it.
 """
 import argparse
 import concurrent.futures
@@ -29,7 +31,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFAULT_SWEEPS = ([os.path.join(ROOT, "..", "shared", "measured", f"gpu_{g}_opfamilies")
                    for g in ("h200", "h100")] +
-                  [os.path.join(HERE, "measured", f"gpu_{g}_heldout") for g in ("h200", "h100")])
+                  [os.path.join(HERE, "measured", f"gpu_{g}_{s}")
+                   for s in ("heldout", "cache") for g in ("h200", "h100")])
 
 # Family by the case name's prefix, longest first.
 FAMILIES = [
@@ -42,7 +45,7 @@ FAMILIES = [
     ("cumsum", "cumsum, pooling"), ("maxpool", "cumsum, pooling"),
     ("batchnorm_reduce", "reduce leading axis"),
     ("transpose", "transpose, attention"), ("decode_attn", "transpose, attention"),
-    ("dispatch_floor", "dispatch floor"),
+    ("dispatch_floor", "dispatch floor"), ("l2_", "L2 reuse, fills"),
 ]
 
 
@@ -87,22 +90,26 @@ def table(rows):
         fams.setdefault(r["family"], []).append(r)
     out = []
     out.append(f"{'family':<22} {'cases':>5} {'in 25%':>6} {'median':>7} "
-               f"{'range':>12} {'floor!':>6}")
-    total = within = viol = 0
+               f"{'range':>12} {'floor!':>6} {'op floor!':>9}")
+    total = within = viol = op_viol = 0
     errs = []
     for fam in sorted(fams):
         rs = fams[fam]
         ratios = [r["expected_s"] / r["measured_s"] for r in rs]
         ok = sum(0.8 <= x <= 1.25 for x in ratios)
         v = sum(r["roofline_s"] > r["measured_s"] for r in rs)
+        ov = sum(bool(o["measured_s"]) and o["roofline_s"] > o["measured_s"]
+                 for r in rs for o in r["ops"])
         total += len(rs)
         within += ok
         viol += v
+        op_viol += ov
         errs += [abs(x - 1) for x in ratios]
         out.append(f"{fam:<22} {len(rs):>5} {ok:>6} {ratio_text(statistics.median(ratios)):>7} "
-                   f"{ratio_text(min(ratios)) + '-' + ratio_text(max(ratios))[1:]:>12} {v:>6}")
+                   f"{ratio_text(min(ratios)) + '-' + ratio_text(max(ratios))[1:]:>12} {v:>6} "
+                   f"{ov:>9}")
     out.append(f"{'all':<22} {total:>5} {within:>6} "
-               f"{'':>7} {'':>12} {viol:>6}")
+               f"{'':>7} {'':>12} {viol:>6} {op_viol:>9}")
     out.append(f"median |expected/measured - 1|: {100 * statistics.median(errs):.0f}%")
     return "\n".join(out)
 
@@ -151,6 +158,8 @@ def main():
     if held:
         print("fitted sweeps beside held-out ones: within x0.8-1.25, median |expected/measured - 1|")
         for name, rows in everything.items():
+            if name.endswith("_cache"):
+                continue
             ratios = [r["expected_s"] / r["measured_s"] for r in rows]
             ok = sum(0.8 <= x <= 1.25 for x in ratios)
             kind = "held out" if name in held else "fitted"

@@ -1,13 +1,15 @@
 """Measured GPU op families (measured/gpu_h200_opfamilies, measured/gpu_h100_opfamilies).
 
 Run on a machine with a GPU and JAX with CUDA:
-    python3 tools/gpu_opfamilies.py OUTDIR [--set sweep|heldout] [--small] [--budget 300]
+    python3 tools/gpu_opfamilies.py OUTDIR [--set sweep|heldout|cache] [--small] [--budget 300]
 Sweeps the op families whose time a roofline does not give: sort, top-k, FFT, gather/scatter,
 convolutions (forward and both backward passes), depthwise convolution, pooling, cumulative
 sums, transposes, small-body loops, decode attention. `--set heldout` measures the same
 families at sizes, dtypes and index distributions that the first sweep does not hold
 (duplicate-heavy scatters among them), so that a model fitted to one set is checked on the
-other. Each case: the optimized HLO
+other. `--set cache` measures reads of data a kernel may find in L2 (a buffer reduced again
+and again, a buffer reduced right after it is written) and fills, at sizes on both sides of L2.
+Each case: the optimized HLO
 (module.hlo), XLA's cost and memory analysis, the host wall time per call (median of many
 calls, dispatch included), and, in one profile of the whole sweep (sweep.xplane.pb, each case's module
 named jit_<case>), every kernel's device time. Cases run interleaved by family, so a budget stop still covers all.
@@ -249,6 +251,21 @@ def heldout_decode(s):
 HELDOUT = [heldout_sort, heldout_topk, heldout_fft, heldout_gather_scatter, heldout_conv, heldout_misc,
            heldout_loops, heldout_decode]
 
+def cache_reuse(s):
+    """Reads of data a kernel may find in L2: the same buffer reduced again and again, a buffer
+    reduced right after the kernel that wrote it, and fills, at sizes on both sides of L2."""
+    for mb in ([1, 4] if s else [1, 2, 4, 8, 16, 24, 32, 40, 48, 64, 128, 512]):
+        n = mb << 18  # f32 elements in mb MiB
+        rows = n // 1024
+        x = normal((rows, 1024))
+        yield f"l2_colsum_f32_{mb}mib", lambda x: x.sum(axis=0), (x,)
+        yield f"l2_rowsum_f32_{mb}mib", lambda x: x.sum(axis=1), (x,)
+        yield f"l2_write_then_colsum_f32_{mb}mib", lambda x: (x * 2 + 1).sum(axis=0) + jnp.max(x * 2 + 1, axis=1).sum(), (x,)
+        yield f"l2_fill_f32_{mb}mib", lambda a, rows=rows: jnp.broadcast_to(a, (rows, 1024)) * 1.5, (normal(()),)
+
+
+CACHE = [cache_reuse]
+
 FAMILIES = [family_sort, family_topk, family_fft, family_gather_scatter, family_conv, family_misc, family_loops, family_decode]
 
 
@@ -276,13 +293,14 @@ def interleaved(small, families):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("outdir"); ap.add_argument("--small", action="store_true")
-    ap.add_argument("--set", choices=("sweep", "heldout"), default="sweep")
+    ap.add_argument("--set", choices=("sweep", "heldout", "cache"), default="sweep")
     ap.add_argument("--budget", type=float, default=300); ap.add_argument("--target_s", type=float, default=0.25)
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
     start = time.time(); done = []; summary = {}
     print("devices:", jax.devices(), "jax", jax.__version__, flush=True)
-    for name, fn, args in interleaved(a.small, HELDOUT if a.set == "heldout" else FAMILIES):
+    for name, fn, args in interleaved(
+            a.small, {"sweep": FAMILIES, "heldout": HELDOUT, "cache": CACHE}[a.set]):
         if time.time() - start > a.budget:
             summary[name] = {"skipped": "budget"}; continue
         d = os.path.join(a.outdir, name)

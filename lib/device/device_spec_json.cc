@@ -312,7 +312,7 @@ absl::Status SpecReader::read(const json& root) {
                      {"schema_version", "name", "display_name", "aliases", "base", "kind",
                       "device_note", "matrix_flops_per_s", "vector_flops_per_s",
                       "transcendentals_per_s", "hbm", "on_chip_memory", "host_link",
-                      "per_op_overhead", "mxu_size",
+                      "per_op_overhead", "launch_floor", "mxu_size",
                       "matmul_efficiency", "hbm_efficiency", "collective_bandwidth_efficiency",
                       "collective_latency", "interconnect", "default_tiles", "notes"});
       !s.ok()) {
@@ -377,6 +377,10 @@ absl::Status SpecReader::read(const json& root) {
       required_figure(root, "", "per_op_overhead", Quantity::kTime, Sign::kNonNegative);
   if (!overhead.ok()) return overhead.status();
   spec_->per_op_overhead_s = *overhead;
+  absl::StatusOr<std::optional<double>> floor =
+      figure(root, "", "launch_floor", Quantity::kTime, Sign::kNonNegative, false);
+  if (!floor.ok()) return floor.status();
+  spec_->launch_floor_s = *floor;
   // Read by the TPU expected time from `figures` (DeviceSpec::figure("mxu_size")).
   absl::StatusOr<std::optional<int64_t>> mxu =
       count_figure(root, "", "mxu_size", "elements", 8, 4096, /*required=*/false);

@@ -45,6 +45,7 @@ OpWork work_of(const OpCost& c) {
   w.vector_flops = std::max(0.0, c.vector_flops());
   w.transcendentals = c.transcendentals;
   w.hbm_bytes = c.hbm_bytes();
+  w.hbm_read_bytes = c.padded_read.device;
   w.on_chip_bytes = c.on_chip_bytes();
   w.host_bytes = c.host_bytes();
   return w;
@@ -110,6 +111,8 @@ RooflineEstimate roofline(const OpWork& work, bool include_overhead, Target& tar
                                       .cite_sources = target.explain() && work.matrix_flops > 0});
   use_figure(e.bound, work, target);
   if (e.overhead_s > 0) target.use_figure("per_op_overhead");
+  if (e.overhead_s > 0 && target.device().launch_floor_s) target.use_figure("launch_floor");
+  if (e.l2_read_bytes > 0) target.use_figure("on_chip_memory.bandwidth");
   for (std::string& note : e.notes) target.assume(std::move(note));
   e.notes.clear();
   return e;
@@ -117,7 +120,8 @@ RooflineEstimate roofline(const OpWork& work, bool include_overhead, Target& tar
 
 void set_roofline(InstructionTiming& t, Explanation& explanation, const RooflineEstimate& e,
                   Target& target) {
-  t.time_s = e.time_s;
+  // The roofline walk times the floor; the expected time starts from the terms plus overhead.
+  t.time_s = target.roofline_walk() ? e.floor_s : e.time_s;
   t.resource = e.bound;
   t.bound = bound_by(e.bound);
   if (target.explain()) explanation.assign(target.roofline_text(e));
@@ -296,7 +300,7 @@ void time_plain_op(InstructionTiming& t, Explanation& explanation, const Instruc
     set_roofline(x, pieces, e, target);
     set_expected(x, pieces, i, work, e, include_overhead, target, &in);
     if (several_types && target.explain()) pieces.append(several_types_note(work, target));
-    const Target::OpTimes made{x.time_s, e.time_s, x.resource, x.bound, x.model,
+    const Target::OpTimes made{x.time_s, e.floor_s, x.resource, x.bound, x.model,
                                target.join(pieces)};
     if (transient) target.set_transient_texts(false);
     return made;
@@ -306,9 +310,10 @@ void time_plain_op(InstructionTiming& t, Explanation& explanation, const Instruc
     times = make();
   } else {
     FigureKey& key = target.new_op_key();
-    const double figures[] = {work.matrix_flops,  work.vector_flops,    work.transcendentals,
-                              work.hbm_bytes,     work.on_chip_bytes,   work.host_bytes,
-                              in.issue.time_s,    in.issue.element_ops, in.issue.slots};
+    const double figures[] = {work.matrix_flops,    work.vector_flops,    work.transcendentals,
+                              work.hbm_bytes,       work.hbm_read_bytes,  work.on_chip_bytes,
+                              work.host_bytes,      in.issue.time_s,      in.issue.element_ops,
+                              in.issue.slots};
     key.add_all(figures);
     key.add(work.matrix_type);
     const bool flags[] = {include_overhead, several_types, in.layout_sensitive,
@@ -530,7 +535,7 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
     RooflineEstimate e = roofline(work, /*include_overhead=*/false, target);
     set_roofline(t, explanation, e, target);
     set_expected(t, explanation, i, work, e, /*include_overhead=*/false, target);
-    flow.roofline_latency_s = e.time_s;
+    flow.roofline_latency_s = e.floor_s;
     flow.latency_s = t.time_s;
     t.time_s = 0;
     t.bound = BoundBy::kMemory;
@@ -559,7 +564,7 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
   RooflineEstimate e = roofline(work, target.options().include_overhead, target);
   set_roofline(t, explanation, e, target);
   set_expected(t, explanation, i, work, e, target.options().include_overhead, target);
-  flow.roofline_latency_s = e.time_s;
+  flow.roofline_latency_s = e.floor_s;
   flow.latency_s = t.time_s;
   t.time_s = 0;
   if (target.explain()) explanation.prepend("asynchronous ");
@@ -657,6 +662,8 @@ std::string_view Target::roofline_text(const RooflineEstimate& e) {
   key.add(e.time_s);
   key.add(e.roofline_s);
   key.add(e.overhead_s);
+  key.add(e.floor_s);
+  key.add(e.l2_read_bytes);
   key.add(e.bound);
   for (const RooflineTerm& t : e.terms) {
     key.add(t.bound);

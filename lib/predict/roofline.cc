@@ -164,6 +164,30 @@ RooflineEstimate roofline_time(const DeviceSpec& device, const OpWork& work,
   if (e.overhead_s > e.roofline_s) e.bound = Bound::kOverhead;
   e.time_s = e.roofline_s + e.overhead_s;
   e.upper_bound_s = sum + e.overhead_s;
+  // The floor's fixed part: the launch floor where the device measures one, never above the
+  // overhead.
+  const double launch =
+      std::min(e.overhead_s, options.include_overhead
+                                 ? device.launch_floor_s.value_or(device.per_op_overhead_s)
+                                 : 0.0);
+  e.floor_s = std::max(e.roofline_s, launch);
+  // Reads a GPU's L2 may hold, at most its capacity, are not bound by HBM's rate (the floor).
+  if (device.kind == DeviceKind::kGpu && device.on_chip_bandwidth && work.hbm_read_bytes > 0) {
+    e.l2_read_bytes = std::min({work.hbm_read_bytes, work.hbm_bytes, device.on_chip_capacity_bytes});
+    double others = launch;
+    double hbm_rate = 0;
+    for (const RooflineTerm& t : e.terms) {
+      if (t.bound == Bound::kHbm) {
+        hbm_rate = t.rate;
+      } else {
+        others = std::max(others, t.time_s);
+      }
+    }
+    if (hbm_rate > 0) {
+      e.floor_s = std::max({others, (work.hbm_bytes - e.l2_read_bytes) / hbm_rate,
+                            e.l2_read_bytes / *device.on_chip_bandwidth});
+    }
+  }
   return e;
 }
 
@@ -172,7 +196,12 @@ RooflineEstimate roofline_time(const DeviceSpec& device, const OpWork& work,
 std::string RooflineEstimate::explain() const {
   std::string out = absl::StrCat("time = max(terms) + overhead = ", roofline_s, " s + ", overhead_s,
                                  " s = ", time_s, " s (", sv(bound_category(bound)),
-                                 " bound: ", sv(bound_name(bound)), ")");
+                                 " bound: ", sv(bound_name(bound)), "); floor = max(terms, launch floor)",
+                                 l2_read_bytes > 0 ? ", reads from L2" : "", " = ", floor_s, " s");
+  if (l2_read_bytes > 0) {
+    absl::StrAppend(&out, "\n  floor: up to ", l2_read_bytes,
+                    " B of the reads from L2 (its capacity at most), beside the rest from HBM");
+  }
   for (const RooflineTerm& t : terms) {
     const absl::string_view unit = sv(amount_unit(t.bound));
     absl::StrAppend(&out, "\n  ", sv(bound_name(t.bound)), ": ", t.amount, " ", unit, " / ", t.rate,

@@ -110,6 +110,9 @@ DeviceSpec unit_spec(const DeviceSpec& base) {
   d.matmul_efficiency = 1;
   d.hbm_efficiency = 1;
   d.per_op_overhead_s = 0;
+  // The expected time's terms: every HBM byte at HBM's rate (a GPU's L2 rate only lowers the
+  // roofline's floor, which is not what is fitted).
+  if (d.kind == DeviceKind::kGpu) d.on_chip_bandwidth.reset();
   if (d.gpu) d.gpu->collective_launch_latency_s = 0;
   return d;
 }

@@ -345,7 +345,10 @@ TEST_CASE("before_records is called once and changes nothing") {
 // condition). On a TPU, or without a known trip count, the condition runs.
 TEST_CASE("a GPU loop of known trip count runs its body alone") {
   auto gpu = predict(kLoop, "h100", no_overhead());
-  const double body = (12288.0 + 12) / 3.35e12;
+  // The floor on an H100: every read here may come from L2 (6.5e12 B/s), and each op's reads
+  // at that rate outlast its write at HBM's 3.35e12: x1 reads 8192 B (1.260 ns against 4096 B
+  // written, 1.223 ns), i1 8 B, the condition 8 B.
+  const double body = (8192.0 + 8) / 6.5e12;
   CHECK(gpu->roofline_step_time_s == Approx(5 * body));
   CHECK(gpu.op("x1").multiplier == 5);
   CHECK(!gpu.has_op("lt"));  // never runs
@@ -356,7 +359,7 @@ TEST_CASE("a GPU loop of known trip count runs its body alone") {
   // The trip count is derived from the counter (5), not known to XLA: the condition runs 6
   // times, 9 bytes each.
   CHECK(counted.op("lt").multiplier == 6);
-  CHECK(counted->roofline_step_time_s == Approx(5 * body + 6 * 9 / 3.35e12));
+  CHECK(counted->roofline_step_time_s == Approx(5 * body + 6 * 8 / 6.5e12));
 }
 
 TEST_CASE("a loop's timeline: iterations up to the limit, then one slice") {

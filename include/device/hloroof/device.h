@@ -131,6 +131,8 @@ struct DeviceSpec {
   std::optional<double> on_chip_bandwidth;  // B/s; unknown: S(1) traffic is not charged
   std::optional<double> host_bandwidth;     // host<->device, each way, B/s
   double per_op_overhead_s = 0;             // GPU: kernel launch
+  // The shortest a top-level op can take, for the roofline's floor; per_op_overhead_s when unset.
+  std::optional<double> launch_floor_s;
   // Calibration (data/hardware/README.md): the fraction of matrix peak and of HBM bandwidth
   // reached. roofline_time applies them; a prediction's roofline does not, and uses them for
   // the expected time in place of the measured models when the file sets them (`*_set`).

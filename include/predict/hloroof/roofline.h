@@ -1,10 +1,12 @@
 // The roofline time of one op on one device (docs/prediction-model.md, "One op"): each kind of work
 // divided by the rate the device does it at, the slowest term bounds the op, plus a fixed per-op
-// overhead.
+// overhead; and the floor, which no run of the op can beat: the slowest term or the shortest
+// launch, whichever is longer, with reads that a GPU's L2 may hold at L2's rate.
 //
 //   OpWork w;  w.matrix_flops = 1e12;  w.matrix_type = PrimitiveType::kBF16;
 //   RooflineEstimate e = roofline_time(*device("h100"), w);
 //   e.time_s;        // 1.011 ms + 1 us overhead
+//   e.floor_s;       // 1.011 ms
 //   e.explain();     // "matrix 1 TFLOP / 989 TFLOP/s (SB-roof, SB-gpu) = 1.01 ms <- bound; ..."
 #ifndef HLOROOF_ROOFLINE_H_
 #define HLOROOF_ROOFLINE_H_
@@ -29,6 +31,8 @@ struct OpWork {
   double vector_flops = 0;     // elementwise and reduction FLOPs, on the vector unit
   double transcendentals = 0;  // exp, log, tanh, ...
   double hbm_bytes = 0;        // bytes read and written in device memory (HBM)
+  // Of hbm_bytes, those read: up to a GPU L2's capacity of them may be served by L2 (the floor).
+  double hbm_read_bytes = 0;
   double on_chip_bytes = 0;    // bytes in on-chip memory (S(1), VMEM)
   double host_bytes = 0;       // bytes moved to or from host memory (S(5))
 };
@@ -58,6 +62,12 @@ struct RooflineEstimate {
   double time_s = 0;      // roofline_s + overhead_s
   double roofline_s = 0;  // max over terms
   double overhead_s = 0;  // the device's per-op overhead
+  // The floor: max(terms, launch floor), a kernel's launch overlapping its work (the launch
+  // floor: DeviceSpec::launch_floor_s, at most the overhead), with up to
+  // l2_read_bytes of the reads at the GPU L2's rate (on_chip_bandwidth) beside the rest at HBM's.
+  // Never above time_s; what a prediction's roofline step sums.
+  double floor_s = 0;
+  double l2_read_bytes = 0;  // 0 where the device gives no L2 rate
   // Sum of the terms plus overhead: the time when nothing overlaps (SB-roof's upper bound).
   double upper_bound_s = 0;
   Bound bound = Bound::kOverhead;
@@ -81,7 +91,9 @@ struct RooflineOptions {
 };
 
 // max(matrix / C_type, vector / C_vpu, transcendentals / C_eup, hbm / W_hbm,
-//     on_chip / W_vmem, host / W_host) + overhead.
+//     on_chip / W_vmem, host / W_host) + overhead. The floor: max(those terms, overhead), where
+// on a GPU with an L2 rate the HBM term is max((hbm - r) / W_hbm, r / W_L2) for
+// r = min(hbm_read_bytes, L2 capacity).
 // C_type is the matrix peak for `matrix_class` (or the class of `matrix_type`) times
 // matmul_efficiency; when the device lists no peak for it, a GPU runs f32, tf32 and f64 on its
 // vector units (vector_flops_per_s), anything else takes the bf16 peak (or the largest listed),
