@@ -236,7 +236,9 @@ AsyncPrediction async_record(const InstructionTiming& start, const InstructionTi
           std::string(done.instruction->name()),
           flow.latency_s,
           flow.hidden_s,
-          flow.exposed_s};
+          flow.exposed_s,
+          flow.async_computation != nullptr ? flow.latency_s
+                                            : std::min(flow.roofline_latency_s, flow.latency_s)};
 }
 
 // The peak the FLOP rate is measured against: that of the class with the most matrix FLOPs

@@ -44,7 +44,7 @@ double expected_execution_s(const OpPrediction& op) {
 }
 
 double roofline_execution_s(const OpPrediction& op) {
-  return is_async_start(op) ? op.async->latency_s : op.roofline_time_s;
+  return is_async_start(op) ? op.async->roofline_latency_s : op.roofline_time_s;
 }
 
 }  // namespace profile_internal

@@ -107,6 +107,10 @@ TEST_CASE("the TPU v6e profile: ops timed on the chip's clock, copies where they
   CHECK(ms(j.ops["copy-start.2"]) == Approx(391.2086).epsilon(1e-5));
   CHECK(ms(j.ops["copy-start.4"]) == Approx(593.8034).epsilon(1e-5));
   CHECK(j.ops["copy-done"]["measured_async"] == false);
+  // The copy's roofline is its floor, the bytes over the host link at its full rate, not its
+  // expected time (the link at the measured 0.89 of that rate: docs/prediction-model.md).
+  CHECK(first["roofline_s"].get<double>() ==
+        Approx(0.89 * first["expected_s"].get<double>()).epsilon(1e-9));
   CHECK(j.ops["copy-start.2"]["expected_s"].get<double>() ==
         Approx(first["expected_s"].get<double>()));
   CHECK(j.ops["copy-start.4"]["lost_s"].get<double>() > 0.4);  // 594 - 189 ms

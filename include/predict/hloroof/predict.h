@@ -115,6 +115,8 @@ struct AsyncPrediction {
   double latency_s = 0;  // per execution: how long the async work runs
   double hidden_s = 0;   // per execution: overlapped with the ops between start and done
   double exposed_s = 0;  // per execution: the done's wait (latency_s = hidden_s + exposed_s)
+  // Per execution: the async work's roofline (its floor); a wrapped computation's expected time.
+  double roofline_latency_s = 0;
 };
 
 // An op record's texts, as set_texts takes them.
