@@ -10,9 +10,10 @@ set(hloroof_layer_checks
   cost      cost.h             device.h
   device    topology.h         cost.h
   memory    memory.h           predict.h
-  proto     hlo_proto.h        predict.h
+  proto     hlo_proto.h        memory.h
   predict   predict.h          memory.h
-  report    report.h           advise.h
+  report    report.h           xspace.h
+  export    xspace.h           advise.h
   advise    advise.h           profile.h
   profile   profile.h          advise.h)
 set(layer_checks_dir ${CMAKE_CURRENT_BINARY_DIR}/layer_checks)
