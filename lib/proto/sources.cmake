@@ -16,6 +16,8 @@ target_include_directories(hloroof_hlo_proto PUBLIC
 
 set(HLOROOF_HLO_PROTO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/hlo_proto_reader.cc
+  ${CMAKE_CURRENT_LIST_DIR}/opcode_attributes.cc
+  ${CMAKE_CURRENT_LIST_DIR}/proto_text.cc
   ${CMAKE_CURRENT_LIST_DIR}/input_kind.cc
   ${CMAKE_CURRENT_LIST_DIR}/xla_buffer_assignment.cc
 )
