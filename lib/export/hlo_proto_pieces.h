@@ -1,5 +1,5 @@
-// write_hlo_proto and write_hlo_proto_buffers (hloroof/hlo_proto.h) in pieces, for a writer
-// that hands them on in turn.
+// write_hlo_proto and write_hlo_proto_buffers (hloroof/hlo_proto_writer.h) in pieces, for a
+// writer that hands them on in turn.
 #ifndef HLOROOF_EXPORT_HLO_PROTO_PIECES_H_
 #define HLOROOF_EXPORT_HLO_PROTO_PIECES_H_
 
