@@ -470,10 +470,12 @@ class ProtoBuilder {
   const std::string& shape_bytes(const Shape& s);
   // The opcode-specific attributes of `i` (not the common ones) into `out`.
   void write_opcode_attributes(const Instruction& i, Opcode op, pb::HloInstructionProto* out);
+  void write_common_attributes(const Instruction& i, pb::HloInstructionProto* out);
   // (XLA's position of a called computation, its id), one per called computation.
   using CalledIds = std::vector<std::pair<int, int64_t>>;
-  // One attribute of `i` into `out`, by kind; false (nothing written) for an attribute of
-  // another kind. Scalars, triangular solves, slices, windows and convolutions:
+  // For write_opcode_attributes, the attribute `a` of an instruction of opcode `op` into `out`,
+  // by kind; false (nothing written) for an attribute of another kind. Scalars, triangular
+  // solves, slices, windows and convolutions:
   bool write_field_attribute(const Attribute& a, Opcode op, pb::HloInstructionProto* out);
   // Dot dimensions (into `dot`, when not null: a ragged dot's), precision, padding, called
   // computations (into `calls`), fusions, aliasing, replica groups and source-target pairs:
@@ -481,7 +483,6 @@ class ProtoBuilder {
                                  pb::HloInstructionProto* out, CalledIds& calls);
   // Gathers, scatters, comparisons, random numbers, FFTs, custom calls, feeds, parameters:
   bool write_operation_attribute(const Attribute& a, Opcode op, pb::HloInstructionProto* out);
-  void write_common_attributes(const Instruction& i, pb::HloInstructionProto* out);
   // The module's fields after its computations (build's, from the schedule on).
   void write_module_fields(pb::HloModuleProto* out);
   // The wrapped computation of a sugared async start into `c`; its id.

@@ -61,7 +61,8 @@ bool append_literal(std::string* out, const pb::LiteralProto& lit, const pb::Sha
 
 // Appends `{key=value ...}`: `{}` when no field is set.
 void append_metadata(std::string* out, const pb::OpMetadata& m);
-// `{key="value", ...}`, the keys sorted.
+// `{key=value,...}`, sorted by key (the last of equal keys kept), a value quoted unless it is
+// one brace-balanced blob.
 std::string frontend_attributes_text(const pb::FrontendAttributes& f);
 // True when every key of `f` is a valid name.
 bool valid_frontend_keys(const pb::FrontendAttributes& f);
