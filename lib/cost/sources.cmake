@@ -11,3 +11,6 @@ target_sources(hloroof_cost PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/op_cost.cc
   ${CMAKE_CURRENT_LIST_DIR}/op_view.cc
 )
+# The private headers the layers above include (hloroof_share_headers): the per-op costs the
+# prediction times.
+hloroof_share_headers(cost cost_internal.h)

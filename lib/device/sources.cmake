@@ -16,3 +16,6 @@ hloroof_embed_files(TARGET hloroof_device OUTPUT builtin_device_files.cc
                     FUNCTION builtin_device_files HEADER device/embedded_files.h
                     FILES ${hloroof_device_specs})
 target_link_libraries(hloroof_device PRIVATE nlohmann_json::nlohmann_json)
+# The private headers the layers above include (hloroof_share_headers): the built-in device
+# files and spec units, which the prediction and the profile layer read.
+hloroof_share_headers(device embedded_files.h spec_units.h)

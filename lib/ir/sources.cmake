@@ -27,3 +27,9 @@ target_sources(hloroof_ir PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/verify.cc
 )
 target_link_libraries(hloroof_ir PRIVATE nlohmann_json::nlohmann_json)
+# The private headers the layers above include (hloroof_share_headers): what the text parser
+# builds modules with (module_state.h and what it holds), and the shape helpers the layers
+# above print and infer shapes with.
+hloroof_share_headers(ir arena.h arena_allocator.h byte_scan.h edge_list.h instruction_rules.h
+                         memory_breakdown.h metadata_scan.h module_state.h name_table.h op_notes.h
+                         shape_inference.h shape_printer.h shape_table.h shape_util.h)

@@ -24,7 +24,7 @@
 #include "hloroof/input_file.h"
 #include "hloroof/profile.h"
 #include "nlohmann/json.hpp"
-#include "profile/xplane.pb.h"
+#include "export/xplane.pb.h"
 #include "profile/xspace_metadata.h"
 #include "util/absl_compat.h"
 #include "util/text_safety.h"

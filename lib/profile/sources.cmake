@@ -1,6 +1,6 @@
 # The profile layer: measured profiles (XSpace protobuf, trace-event JSON), the join with a
-# prediction, calibration. The XSpace messages (lib/profile/xplane.proto) are compiled into the
-# report layer, whose XSpace writer is their first user (report/sources.cmake).
+# prediction, calibration. The XSpace messages (lib/export/xplane.proto) are compiled into the
+# export layer, whose XSpace writer is their first user (export/sources.cmake).
 set(HLOROOF_PROFILE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/calibrate.cc
   ${CMAKE_CURRENT_LIST_DIR}/compare.cc
@@ -16,7 +16,7 @@ add_dependencies(hloroof_profile hloroof_xplane_proto)
 # quiet) for these files only.
 get_target_property(HLOROOF_EIGEN_INCLUDE Eigen3::Eigen INTERFACE_INCLUDE_DIRECTORIES)
 set_source_files_properties(${HLOROOF_PROFILE_SOURCES} PROPERTIES
-  INCLUDE_DIRECTORIES ${HLOROOF_PROTO_OUT}
+  INCLUDE_DIRECTORIES ${HLOROOF_XPLANE_PROTO_OUT}
   COMPILE_OPTIONS "-isystem;${HLOROOF_EIGEN_INCLUDE}")
 target_link_libraries(hloroof_profile PRIVATE protobuf::libprotobuf ZLIB::ZLIB
                                               nlohmann_json::nlohmann_json)

@@ -4,7 +4,7 @@
 #define HLOROOF_PROFILE_XSPACE_METADATA_H_
 
 #include "hloroof/profile.h"
-#include "profile/xplane.pb.h"
+#include "export/xplane.pb.h"
 
 namespace hloroof {
 

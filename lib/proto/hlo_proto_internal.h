@@ -11,10 +11,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "google/protobuf/arena.h"
 #include "hloroof/hlo_proto.h"
-#include "hloroof/memory.h"
 #include "hloroof/module.h"
 #include "proto/hlo.pb.h"
-#include "proto/instruction_ids.h"
 
 namespace hloroof::proto_internal {
 
@@ -186,20 +184,5 @@ struct ParsedHloProto::Messages {
 };
 
 }  // namespace hloroof
-
-namespace hloroof::proto_internal {
-
-class WireWriter;
-class WirePieces;
-
-// The buffer assignment of `memory` (write_hlo_proto's): a BufferAssignmentProto's fields
-// written into `out`, its buffers defined at the instruction ids of `ids` (the ids the
-// module's HloModuleProto gives). With `pieces`, `out` writes into the string `pieces` hands
-// over as pieces.
-void write_buffer_assignment(const MemoryReport& memory, const InstructionIds& ids,
-                             const Module& module, WireWriter& out,
-                             WirePieces* pieces = nullptr);
-
-}  // namespace hloroof::proto_internal
 
 #endif  // HLOROOF_PROTO_HLO_PROTO_INTERNAL_H_

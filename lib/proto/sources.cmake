@@ -1,7 +1,7 @@
 # The proto layer: XLA's serialized HLO (HloModuleProto, HloProto with its buffer assignment),
-# read into and written from modules. The messages come from our own hlo.proto (a subset of
-# XLA's, same field numbers), compiled by protoc into an object library of its own, as the
-# profile layer's xplane.proto is: generated code is not held to our warning flags.
+# read into modules (the export layer writes them). The messages come from our own hlo.proto (a
+# subset of XLA's, same field numbers), compiled by protoc into an object library of its own,
+# as the export layer's xplane.proto is: generated code is not held to our warning flags.
 set(HLOROOF_HLO_PROTO_OUT ${CMAKE_CURRENT_BINARY_DIR}/hlo_proto)
 # protoc writes into its output folder but does not make it (Ninja makes it; Make does not).
 file(MAKE_DIRECTORY ${HLOROOF_HLO_PROTO_OUT})
@@ -15,9 +15,9 @@ target_include_directories(hloroof_hlo_proto PUBLIC
                            $<BUILD_INTERFACE:${HLOROOF_HLO_PROTO_OUT}>)
 
 set(HLOROOF_HLO_PROTO_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/hlo_proto_buffers.cc
   ${CMAKE_CURRENT_LIST_DIR}/hlo_proto_reader.cc
-  ${CMAKE_CURRENT_LIST_DIR}/hlo_proto_writer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/opcode_attributes.cc
+  ${CMAKE_CURRENT_LIST_DIR}/proto_text.cc
   ${CMAKE_CURRENT_LIST_DIR}/input_kind.cc
   ${CMAKE_CURRENT_LIST_DIR}/xla_buffer_assignment.cc
 )
@@ -26,3 +26,6 @@ add_dependencies(hloroof_proto hloroof_hlo_proto)
 set_source_files_properties(${HLOROOF_HLO_PROTO_SOURCES} PROPERTIES
   INCLUDE_DIRECTORIES ${HLOROOF_HLO_PROTO_OUT})
 target_link_libraries(hloroof_proto PRIVATE protobuf::libprotobuf)
+# The private headers the layers above include (hloroof_share_headers): what the HloProto
+# writer (lib/export) shares with the reader, XLA's element types and narrow floats.
+hloroof_share_headers(proto hlo_proto_internal.h)

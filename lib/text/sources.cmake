@@ -13,3 +13,6 @@ target_sources(hloroof_text PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/shape_parser.cc
   ${CMAKE_CURRENT_LIST_DIR}/sharding_parser.cc
 )
+# The private headers the layers above include (hloroof_share_headers): the characters of a
+# name (the proto reader checks names) and the instruction printer (the XSpace writer's).
+hloroof_share_headers(text name_chars.h printer.h)

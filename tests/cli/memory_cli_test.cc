@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_split.h"
 #include "cli_runner.h"
-#include "hloroof/hlo_proto.h"
+#include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
 #include "nlohmann/json.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cli_runner.h"
-#include "hloroof/hlo_proto.h"
+#include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
 #include "nlohmann/json.hpp"
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "hloroof/hlo_proto.h"
+#include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

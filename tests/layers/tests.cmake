@@ -10,9 +10,10 @@ set(hloroof_layer_checks
   cost      cost.h             device.h
   device    topology.h         cost.h
   memory    memory.h           predict.h
-  proto     hlo_proto.h        predict.h
+  proto     hlo_proto.h        memory.h
   predict   predict.h          memory.h
-  report    report.h           advise.h
+  report    report.h           xspace.h
+  export    xspace.h           advise.h
   advise    advise.h           profile.h
   profile   profile.h          advise.h)
 set(layer_checks_dir ${CMAKE_CURRENT_BINARY_DIR}/layer_checks)
@@ -32,6 +33,40 @@ while(hloroof_layer_checks)
       string(REPLACE "." "\\." header_re ${header})
       set_tests_properties(layers.${layer}.${kind}_${header} PROPERTIES
         PASS_REGULAR_EXPRESSION "hloroof/${header_re}.*(No such file|not found)")
+    endif()
+  endforeach()
+endwhile()
+
+# A layer's private headers are fenced the same way (lib/CMakeLists.txt): its sources find, of
+# lib/, their own folder and the headers the layers below them share, with exactly the include
+# path a layer's sources get (its own include directories and its usage requirements).
+# `layers.L.private_sees_H` must compile, `layers.L.private_not_H` must fail because the header
+# is not found: a private header of a layer below that it does not share, or of a layer above.
+set(hloroof_private_checks
+  # layer   a private header it sees   another layer's private header it must not see
+  text      ir/module_state.h          ir/mapped_memory.h
+  proto     text/name_chars.h          memory/buffer_assignment.h
+  report    report/wrap.h              export/wire_writer.h
+  export    report/wrap.h              report/json_writer.h
+  profile   device/spec_units.h        advise/advise_internal.h)
+while(hloroof_private_checks)
+  list(POP_FRONT hloroof_private_checks layer seen unseen)
+  foreach(pair "private_sees;${seen}" "private_not;${unseen}")
+    list(GET pair 0 kind)
+    list(GET pair 1 header)
+    string(REPLACE "/" "_" stem ${header})
+    set(source ${layer_checks_dir}/${layer}_${kind}_${stem}.cc)
+    file(WRITE ${source} "#include \"${header}\"\n")
+    set(includes $<TARGET_PROPERTY:hloroof_${layer},INCLUDE_DIRECTORIES>
+                 $<TARGET_PROPERTY:hloroof_${layer},INTERFACE_INCLUDE_DIRECTORIES>)
+    add_test(NAME layers.${layer}.${kind}_${header}
+             COMMAND ${CMAKE_CXX_COMPILER} -std=c++20 -fsyntax-only
+                     "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>" ${source}
+             COMMAND_EXPAND_LISTS)
+    if(kind STREQUAL "private_not")
+      string(REPLACE "." "\\." header_re ${header})
+      set_tests_properties(layers.${layer}.${kind}_${header} PROPERTIES
+        PASS_REGULAR_EXPRESSION "${header_re}.*(No such file|not found)")
     endif()
   endforeach()
 endwhile()

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "profile/xplane.pb.h"
+#include "export/xplane.pb.h"
 
 namespace hloroof::testing {
 

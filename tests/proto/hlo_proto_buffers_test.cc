@@ -16,12 +16,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "hloroof/hlo_proto.h"
+#include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 #include "deterministic_bytes.h"
 #include "proto/hlo.pb.h"
-#include "proto/hlo_proto_pieces.h"
-#include "proto/wire_writer.h"
+#include "export/hlo_proto_pieces.h"
+#include "export/wire_writer.h"
 
 namespace hloroof {
 namespace {

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "hloroof/hlo_proto.h"
+#include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
 
 namespace fs = std::filesystem;

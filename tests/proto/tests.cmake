@@ -5,5 +5,5 @@ hloroof_add_test(hlo_proto_buffers_test ${CMAKE_CURRENT_LIST_DIR}/hlo_proto_buff
 target_include_directories(hlo_proto_buffers_test PRIVATE
   $<TARGET_PROPERTY:hloroof_hlo_proto,INTERFACE_INCLUDE_DIRECTORIES>)
 target_link_libraries(hlo_proto_buffers_test PRIVATE protobuf::libprotobuf)
-# ... and the HloProto in pieces (lib/proto/hlo_proto_pieces.h).
+# ... and the HloProto in pieces (lib/export/hlo_proto_pieces.h).
 target_include_directories(hlo_proto_buffers_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)

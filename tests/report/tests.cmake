@@ -11,12 +11,7 @@ hloroof_add_test(report_test
   ${CMAKE_CURRENT_LIST_DIR}/comparison_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/prediction_json_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/summary_json_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/xspace_test.cc
 )
-# xspace_test reads the written XSpace with the library's generated messages.
-target_include_directories(report_test PRIVATE
-  $<TARGET_PROPERTY:hloroof_xplane_proto,INTERFACE_INCLUDE_DIRECTORIES>)
-target_link_libraries(report_test PRIVATE protobuf::libprotobuf)
 # Rendered charts go under the build tree.
 target_compile_definitions(report_test PRIVATE HLOROOF_TEST_OUT="${CMAKE_CURRENT_BINARY_DIR}"
   HLOROOF_SHARED_PROFILES="${PROJECT_SOURCE_DIR}/../shared/profiles")

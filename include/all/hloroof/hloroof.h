@@ -12,6 +12,7 @@
 #include "hloroof/diff.h"
 #include "hloroof/edit.h"
 #include "hloroof/hlo_proto.h"
+#include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/instruction.h"
 #include "hloroof/memory.h"

@@ -1,8 +1,8 @@
 // The arena many small protobuf messages are made in (an XSpace plane's lines and stats; the
 // messages a WireWriter writes one at a time, ScratchMessages): made at once and dropped at
 // once, one block of up to 256 KiB at a time rather than a heap allocation and a free each.
-#ifndef HLOROOF_LIB_PROTO_MESSAGE_ARENA_H_
-#define HLOROOF_LIB_PROTO_MESSAGE_ARENA_H_
+#ifndef HLOROOF_LIB_EXPORT_MESSAGE_ARENA_H_
+#define HLOROOF_LIB_EXPORT_MESSAGE_ARENA_H_
 
 #include "google/protobuf/arena.h"
 
@@ -38,4 +38,4 @@ class ScratchMessages {
 
 }  // namespace hloroof::proto_internal
 
-#endif  // HLOROOF_LIB_PROTO_MESSAGE_ARENA_H_
+#endif  // HLOROOF_LIB_EXPORT_MESSAGE_ARENA_H_

@@ -22,13 +22,14 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/types/span.h"
+#include "export/hlo_proto_buffers.h"
+#include "export/wire_writer.h"
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
 #include "hloroof/memory.h"
 #include "hloroof/module.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
-#include "proto/wire_writer.h"
 
 namespace hloroof::proto_internal {
 namespace {

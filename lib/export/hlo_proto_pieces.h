@@ -1,7 +1,7 @@
-// write_hlo_proto and write_hlo_proto_buffers (hloroof/hlo_proto.h) in pieces, for a writer
-// that hands them on in turn.
-#ifndef HLOROOF_PROTO_HLO_PROTO_PIECES_H_
-#define HLOROOF_PROTO_HLO_PROTO_PIECES_H_
+// write_hlo_proto and write_hlo_proto_buffers (hloroof/hlo_proto_writer.h) in pieces, for a
+// writer that hands them on in turn.
+#ifndef HLOROOF_EXPORT_HLO_PROTO_PIECES_H_
+#define HLOROOF_EXPORT_HLO_PROTO_PIECES_H_
 
 #include <string>
 #include <vector>
@@ -12,7 +12,7 @@
 namespace hloroof::proto_internal {
 
 // The bytes of write_hlo_proto(module), in pieces of about WirePieces::kPieceBytes
-// (proto/wire_writer.h; their concatenation is that string): none for a module whose proto
+// (export/wire_writer.h; their concatenation is that string): none for a module whose proto
 // would reach 2 GiB. Pieces need no hole of the whole's size in the heap (gemma3 4b: 2.8 MB).
 std::vector<std::string> write_hlo_proto_pieces(const Module& module);
 // The same of write_hlo_proto_buffers(module, memory) (its heap traces are most of it).
@@ -21,4 +21,4 @@ std::vector<std::string> write_hlo_proto_buffers_pieces(const Module& module,
 
 }  // namespace hloroof::proto_internal
 
-#endif  // HLOROOF_PROTO_HLO_PROTO_PIECES_H_
+#endif  // HLOROOF_EXPORT_HLO_PROTO_PIECES_H_

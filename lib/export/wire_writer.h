@@ -8,8 +8,8 @@
 // are written in order of their numbers, as protobuf writes them: a message's fields numbered
 // below its repeated field by hand first, then the repeated ones, then a message holding its
 // other fields (append).
-#ifndef HLOROOF_PROTO_WIRE_WRITER_H_
-#define HLOROOF_PROTO_WIRE_WRITER_H_
+#ifndef HLOROOF_EXPORT_WIRE_WRITER_H_
+#define HLOROOF_EXPORT_WIRE_WRITER_H_
 
 #include <algorithm>
 #include <cstddef>
@@ -273,4 +273,4 @@ inline void maybe_flush(WirePieces* pieces) {
 
 }  // namespace hloroof::proto_internal
 
-#endif  // HLOROOF_PROTO_WIRE_WRITER_H_
+#endif  // HLOROOF_EXPORT_WIRE_WRITER_H_

@@ -1,4 +1,4 @@
-// The predicted step as an XSpace (lib/profile/xplane.proto) in the shape XProf's converters
+// The predicted step as an XSpace (lib/export/xplane.proto) in the shape XProf's converters
 // read. The names and their meaning come from openxla/xprof and openxla/xla (docs/xspace.md
 // cites file and commit for each):
 //  - line names "XLA Modules", "XLA Ops", "Async XLA Ops", "Steps" and the stat names
@@ -33,18 +33,18 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
-#include "hloroof/hlo_proto.h"
+#include "export/hlo_proto_pieces.h"
+#include "export/instruction_ids.h"
+#include "export/message_arena.h"
+#include "export/wire_writer.h"
+#include "export/xplane.pb.h"
+#include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 #include "hloroof/output_file.h"
 #include "hloroof/shape_text.h"
 #include "hloroof/text_pool.h"
-#include "profile/xplane.pb.h"
 #include "predict/op_index.h"
-#include "proto/hlo_proto_pieces.h"
-#include "proto/instruction_ids.h"
-#include "proto/message_arena.h"
-#include "proto/wire_writer.h"
 #include "ir/shape_printer.h"
 #include "report/wrap.h"
 #include "text/printer.h"

@@ -1,6 +1,6 @@
 // Instruction ids in module order, as the HloModuleProto numbers them and XProf's symbols do.
-#ifndef HLOROOF_PROTO_INSTRUCTION_IDS_H_
-#define HLOROOF_PROTO_INSTRUCTION_IDS_H_
+#ifndef HLOROOF_EXPORT_INSTRUCTION_IDS_H_
+#define HLOROOF_EXPORT_INSTRUCTION_IDS_H_
 
 #include <cstdint>
 
@@ -37,4 +37,4 @@ class InstructionIds {
 
 }  // namespace hloroof::proto_internal
 
-#endif  // HLOROOF_PROTO_INSTRUCTION_IDS_H_
+#endif  // HLOROOF_EXPORT_INSTRUCTION_IDS_H_

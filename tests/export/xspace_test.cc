@@ -18,7 +18,7 @@
 #include "hloroof/profile.h"
 #include "hloroof/xspace.h"
 #include "deterministic_bytes.h"
-#include "profile/xplane.pb.h"
+#include "export/xplane.pb.h"
 
 namespace hloroof {
 namespace {

@@ -19,15 +19,16 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
-#include "hloroof/hlo_proto.h"
+#include "export/hlo_proto_buffers.h"
+#include "export/hlo_proto_pieces.h"
+#include "export/message_arena.h"
+#include "export/wire_writer.h"
+#include "hloroof/hlo_proto_writer.h"
 #include "hloroof/replica_groups.h"
 #include "hloroof/shape_text.h"
-#include "util/absl_compat.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
-#include "proto/hlo_proto_pieces.h"
-#include "proto/message_arena.h"
-#include "proto/wire_writer.h"
+#include "util/absl_compat.h"
 #include "util/checked_math.h"
 
 namespace hloroof {
@@ -411,6 +412,10 @@ void write_sharding(const Sharding& s, std::string_view text, pb::OpSharding* ou
   }
 }
 
+void ints(IntList v, google::protobuf::RepeatedField<int64_t>* f) {
+  for (int64_t x : v) f->Add(x);
+}
+
 int precision_number(std::string_view w) {
   if (w == "high") return 1;
   if (w == "highest") return 2;
@@ -466,6 +471,20 @@ class ProtoBuilder {
   // The opcode-specific attributes of `i` (not the common ones) into `out`.
   void write_opcode_attributes(const Instruction& i, Opcode op, pb::HloInstructionProto* out);
   void write_common_attributes(const Instruction& i, pb::HloInstructionProto* out);
+  // (XLA's position of a called computation, its id), one per called computation.
+  using CalledIds = std::vector<std::pair<int, int64_t>>;
+  // For write_opcode_attributes, the attribute `a` of an instruction of opcode `op` into `out`,
+  // by kind; false (nothing written) for an attribute of another kind. Scalars, triangular
+  // solves, slices, windows and convolutions:
+  bool write_field_attribute(const Attribute& a, Opcode op, pb::HloInstructionProto* out);
+  // Dot dimensions (into `dot`, when not null: a ragged dot's), precision, padding, called
+  // computations (into `calls`), fusions, aliasing, replica groups and source-target pairs:
+  bool write_structure_attribute(const Attribute& a, Opcode op, pb::DotDimensionNumbers* dot,
+                                 pb::HloInstructionProto* out, CalledIds& calls);
+  // Gathers, scatters, comparisons, random numbers, FFTs, custom calls, feeds, parameters:
+  bool write_operation_attribute(const Attribute& a, Opcode op, pb::HloInstructionProto* out);
+  // The module's fields after its computations (build's, from the schedule on).
+  void write_module_fields(pb::HloModuleProto* out);
   // The wrapped computation of a sugared async start into `c`; its id.
   int64_t write_wrapped(const Instruction& start, pb::HloComputationProto* c);
   std::string unique_computation_name(std::string base);
@@ -499,343 +518,15 @@ std::string ProtoBuilder::unique_computation_name(std::string base) {
 
 void ProtoBuilder::write_opcode_attributes(const Instruction& i, Opcode op,
                                            pb::HloInstructionProto* out) {
-  std::vector<std::pair<int, int64_t>> calls;  // (XLA position, computation id)
-  auto ints = [](IntList v, google::protobuf::RepeatedField<int64_t>* f) {
-    for (int64_t x : v) f->Add(x);
-  };
+  CalledIds calls;
   pb::DotDimensionNumbers* dot = op == Opcode::kRaggedDot
                                      ? out->mutable_ragged_dot_dimension_numbers()
                                            ->mutable_dot_dimension_numbers()
                                      : nullptr;
-  auto dot_dims = [&]() -> pb::DotDimensionNumbers* {
-    return dot != nullptr ? dot : out->mutable_dot_dimension_numbers();
-  };
   for (const Attribute& a : i.attributes()) {
-    switch (a.id) {
-      case AttrId::kDimensions: ints(*a.get<IntList>(), out->mutable_dimensions()); break;
-      case AttrId::kIndex: out->set_tuple_index(*a.get<int64_t>()); break;
-      case AttrId::kIotaDimension: out->add_dimensions(*a.get<int64_t>()); break;
-      case AttrId::kDynamicSliceSizes:
-        ints(*a.get<IntList>(), out->mutable_dynamic_slice_sizes());
-        break;
-      case AttrId::kFeatureIndex: out->set_feature_index(*a.get<int64_t>()); break;
-      case AttrId::kEpsilon: out->set_epsilon(static_cast<float>(*a.get<double>())); break;
-      case AttrId::kExponentBits:
-        out->set_exponent_bits(static_cast<int32_t>(*a.get<int64_t>()));
-        break;
-      case AttrId::kMantissaBits:
-        out->set_mantissa_bits(static_cast<int32_t>(*a.get<int64_t>()));
-        break;
-      case AttrId::kDelta: out->set_delta(*a.get<int64_t>()); break;
-      case AttrId::kK: out->set_k(*a.get<int64_t>()); break;
-      case AttrId::kCrossProgramPrefetchIndex:
-        out->set_cross_program_prefetch_index(static_cast<int32_t>(*a.get<int64_t>()));
-        break;
-      case AttrId::kChannelId: out->set_channel_id(*a.get<int64_t>()); break;
-      case AttrId::kLargest: out->set_largest(*a.get<bool>()); break;
-      case AttrId::kIsStable: out->set_is_stable(*a.get<bool>()); break;
-      case AttrId::kIndicesAreSorted: out->set_indices_are_sorted(*a.get<bool>()); break;
-      case AttrId::kUniqueIndices: out->set_unique_indices(*a.get<bool>()); break;
-      case AttrId::kConstrainLayout: out->set_constrain_layout(*a.get<bool>()); break;
-      case AttrId::kUseGlobalDeviceIds: out->set_use_global_device_ids(*a.get<bool>()); break;
-      case AttrId::kIsHostTransfer: out->set_is_host_transfer(*a.get<bool>()); break;
-      case AttrId::kIsComposite: out->set_is_composite(*a.get<bool>()); break;
-      case AttrId::kCustomCallHasSideEffect:
-        out->set_custom_call_has_side_effect(*a.get<bool>());
-        break;
-      case AttrId::kLeftSide:
-        out->mutable_triangular_solve_options()->set_left_side(*a.get<bool>());
-        break;
-      case AttrId::kLower:
-        if (op == Opcode::kCholesky) {
-          out->mutable_cholesky_options()->set_lower(*a.get<bool>());
-        } else {
-          out->mutable_triangular_solve_options()->set_lower(*a.get<bool>());
-        }
-        break;
-      case AttrId::kUnitDiagonal:
-        out->mutable_triangular_solve_options()->set_unit_diagonal(*a.get<bool>());
-        break;
-      case AttrId::kTransposeA: {
-        std::string_view w = *a.get<std::string_view>();
-        out->mutable_triangular_solve_options()->set_transpose_a(
-            w == "NO_TRANSPOSE" ? 1 : w == "TRANSPOSE" ? 2 : w == "ADJOINT" ? 3 : 0);
-        break;
-      }
-      case AttrId::kSlice:
-        for (const SliceDim& d : (*a.get<const Slice*>())->dims) {
-          auto* p = out->add_slice_dimensions();
-          p->set_start(d.start);
-          p->set_limit(d.limit);
-          p->set_stride(d.stride);
-        }
-        break;
-      case AttrId::kWindow:
-        for (const WindowDim& d : (*a.get<const Window*>())->dims) {
-          auto* p = out->mutable_window()->add_dimensions();
-          p->set_size(d.size);
-          p->set_stride(d.stride);
-          p->set_padding_low(d.pad_low);
-          p->set_padding_high(d.pad_high);
-          p->set_base_dilation(d.lhs_dilation);
-          p->set_window_dilation(d.rhs_dilation);
-          p->set_window_reversal(d.reversal);
-        }
-        break;
-      case AttrId::kDimLabels: {
-        const ConvDimLabels& l = **a.get<const ConvDimLabels*>();
-        auto* p = out->mutable_convolution_dimension_numbers();
-        p->set_input_batch_dimension(l.input_batch);
-        p->set_input_feature_dimension(l.input_feature);
-        for (int64_t d : l.input_spatial) p->add_input_spatial_dimensions(d);
-        p->set_kernel_input_feature_dimension(l.kernel_input_feature);
-        p->set_kernel_output_feature_dimension(l.kernel_output_feature);
-        for (int64_t d : l.kernel_spatial) p->add_kernel_spatial_dimensions(d);
-        p->set_output_batch_dimension(l.output_batch);
-        p->set_output_feature_dimension(l.output_feature);
-        for (int64_t d : l.output_spatial) p->add_output_spatial_dimensions(d);
-        break;
-      }
-      case AttrId::kFeatureGroupCount: out->set_feature_group_count(*a.get<int64_t>()); break;
-      case AttrId::kBatchGroupCount: out->set_batch_group_count(*a.get<int64_t>()); break;
-      case AttrId::kLhsBatchDims:
-        ints(*a.get<IntList>(), dot_dims()->mutable_lhs_batch_dimensions());
-        break;
-      case AttrId::kLhsContractingDims:
-        ints(*a.get<IntList>(), dot_dims()->mutable_lhs_contracting_dimensions());
-        break;
-      case AttrId::kRhsBatchDims:
-        ints(*a.get<IntList>(), dot_dims()->mutable_rhs_batch_dimensions());
-        break;
-      case AttrId::kRhsContractingDims:
-        ints(*a.get<IntList>(), dot_dims()->mutable_rhs_contracting_dimensions());
-        break;
-      case AttrId::kLhsRaggedDims:
-        ints(*a.get<IntList>(),
-             out->mutable_ragged_dot_dimension_numbers()->mutable_lhs_ragged_dimensions());
-        break;
-      case AttrId::kRhsGroupDims:
-        ints(*a.get<IntList>(),
-             out->mutable_ragged_dot_dimension_numbers()->mutable_rhs_group_dimensions());
-        break;
-      case AttrId::kOperandPrecision:
-        for (std::string_view w : **a.get<const WordList*>()) {
-          out->mutable_precision_config()->add_operand_precision(precision_number(w));
-        }
-        break;
-      case AttrId::kAlgorithm: {
-        std::string_view w = *a.get<std::string_view>();
-        if (op == Opcode::kRngBitGenerator) {
-          out->set_rng_algorithm(w == "rng_three_fry" ? 1 : w == "rng_philox" ? 2 : 0);
-        } else {
-          out->mutable_precision_config()->set_algorithm(algorithm_number(w));
-        }
-        break;
-      }
-      case AttrId::kPadding:
-        for (const PaddingDim& d : (*a.get<const Padding*>())->dims) {
-          auto* p = out->mutable_padding_config()->add_dimensions();
-          p->set_edge_padding_low(d.low);
-          p->set_edge_padding_high(d.high);
-          p->set_interior_padding(d.interior);
-        }
-        break;
-      // Called computations, at XLA's index of each role.
-      case AttrId::kToApply:
-      case AttrId::kCalls:
-      case AttrId::kBody:
-      case AttrId::kTrueComputation:
-      case AttrId::kSelectComputation:
-        calls.push_back({0, comp_id(*a.get<Computation*>())});
-        break;
-      case AttrId::kCondition:
-      case AttrId::kFalseComputation:
-      case AttrId::kScatterComputation:
-        calls.push_back({1, comp_id(*a.get<Computation*>())});
-        break;
-      case AttrId::kBranchComputations:
-      case AttrId::kCalledComputations: {
-        int k = 0;
-        for (Computation* c : *a.get<ComputationList>()) calls.push_back({k++, comp_id(c)});
-        break;
-      }
-      case AttrId::kFusionKind:
-        out->set_fusion_kind(std::string(*a.get<std::string_view>()));
-        break;
-      case AttrId::kOutputToOperandAliasing: {
-        IntScanner s{a.text()};
-        if (!s.take('{')) break;
-        while (s.at('{')) {
-          auto* p = out->add_output_operand_aliasing();
-          int64_t operand = 0;
-          if (!s.index(p->mutable_output_shape_index()) || !s.integer(&operand) ||
-              !s.index(p->mutable_operand_shape_index())) {
-            break;
-          }
-          p->set_operand_index(operand);
-        }
-        break;
-      }
-      case AttrId::kReplicaGroups: {
-        const ReplicaGroups& g = **a.get<const ReplicaGroups*>();
-        auto* list = out->mutable_collective_device_list();
-        if (g.form == ReplicaGroups::Form::kIota) {
-          auto* iota = list->mutable_iota_replica_group_list();
-          iota->set_num_replica_groups(g.num_groups);
-          iota->set_num_devices_per_group(g.group_size);
-          for (int64_t d : g.iota_dims) iota->add_iota_reshape_dims(d);
-          if (g.iota_transpose.empty()) {
-            for (size_t k = 0; k < g.iota_dims.size(); ++k) {
-              iota->add_iota_transpose_perm(static_cast<int32_t>(k));
-            }
-          }
-          for (int64_t d : g.iota_transpose) iota->add_iota_transpose_perm(static_cast<int32_t>(d));
-        } else {
-          for (const std::vector<int64_t>& group : g.groups) {
-            auto* p = list->add_replica_groups();
-            for (int64_t d : group) p->add_replica_ids(d);
-          }
-        }
-        break;
-      }
-      case AttrId::kSourceTargetPairs:
-        for (const std::vector<int64_t>& pair : **a.get<const IntListList*>()) {
-          if (pair.size() != 2) continue;
-          auto* p = out->add_source_target_pairs();
-          p->set_source(pair[0]);
-          p->set_target(pair[1]);
-        }
-        break;
-      case AttrId::kSliceSizes:
-        if (const IntList* list = a.get<IntList>()) {
-          ints(*list, op == Opcode::kGather ? out->mutable_gather_slice_sizes()
-                                            : out->mutable_dynamic_slice_sizes());
-        }
-        break;
-      case AttrId::kDirection:
-        out->set_comparison_direction(std::string(*a.get<std::string_view>()));
-        break;
-      case AttrId::kComparisonType:
-        out->set_comparison_type(std::string(*a.get<std::string_view>()));
-        break;
-      case AttrId::kDistribution:
-        out->set_distribution(*a.get<std::string_view>() == "rng_normal" ? 2 : 1);
-        break;
-      case AttrId::kFftType: {
-        std::string_view w = *a.get<std::string_view>();
-        out->set_fft_type(w == "IFFT" ? 1 : w == "RFFT" ? 2 : w == "IRFFT" ? 3 : 0);
-        break;
-      }
-      case AttrId::kFftLength: ints(*a.get<IntList>(), out->mutable_fft_length()); break;
-      case AttrId::kOffsetDims:
-        ints(*a.get<IntList>(), out->mutable_gather_dimension_numbers()->mutable_offset_dims());
-        break;
-      case AttrId::kCollapsedSliceDims:
-        ints(*a.get<IntList>(),
-             out->mutable_gather_dimension_numbers()->mutable_collapsed_slice_dims());
-        break;
-      case AttrId::kStartIndexMap:
-        ints(*a.get<IntList>(),
-             out->mutable_gather_dimension_numbers()->mutable_start_index_map());
-        break;
-      case AttrId::kOperandBatchingDims:
-        ints(*a.get<IntList>(),
-             out->mutable_gather_dimension_numbers()->mutable_operand_batching_dims());
-        break;
-      case AttrId::kStartIndicesBatchingDims:
-        ints(*a.get<IntList>(),
-             out->mutable_gather_dimension_numbers()->mutable_start_indices_batching_dims());
-        break;
-      case AttrId::kIndexVectorDim:
-        if (op == Opcode::kScatter) {
-          out->mutable_scatter_dimension_numbers()->set_index_vector_dim(*a.get<int64_t>());
-        } else {
-          out->mutable_gather_dimension_numbers()->set_index_vector_dim(*a.get<int64_t>());
-        }
-        break;
-      case AttrId::kUpdateWindowDims:
-        ints(*a.get<IntList>(),
-             out->mutable_scatter_dimension_numbers()->mutable_update_window_dims());
-        break;
-      case AttrId::kInsertedWindowDims:
-        ints(*a.get<IntList>(),
-             out->mutable_scatter_dimension_numbers()->mutable_inserted_window_dims());
-        break;
-      case AttrId::kScatterDimsToOperandDims:
-        ints(*a.get<IntList>(),
-             out->mutable_scatter_dimension_numbers()->mutable_scatter_dims_to_operand_dims());
-        break;
-      case AttrId::kInputBatchingDims:
-        ints(*a.get<IntList>(),
-             out->mutable_scatter_dimension_numbers()->mutable_input_batching_dims());
-        break;
-      case AttrId::kScatterIndicesBatchingDims:
-        ints(*a.get<IntList>(),
-             out->mutable_scatter_dimension_numbers()->mutable_scatter_indices_batching_dims());
-        break;
-      case AttrId::kCustomCallTarget:
-        out->set_custom_call_target(std::string(*a.get<std::string_view>()));
-        break;
-      case AttrId::kApiVersion: {
-        std::string_view w = *a.get<std::string_view>();
-        out->set_custom_call_api_version(w == "API_VERSION_STATUS_RETURNING"           ? 2
-                                         : w == "API_VERSION_STATUS_RETURNING_UNIFIED" ? 3
-                                         : w == "API_VERSION_TYPED_FFI"                ? 4
-                                         : w == "API_VERSION_UNSPECIFIED"              ? 0
-                                                                                       : 1);
-        break;
-      }
-      case AttrId::kSchedule: {
-        std::string_view w = *a.get<std::string_view>();
-        out->set_custom_call_schedule(w == "SCHEDULE_LATEST"     ? 1
-                                      : w == "SCHEDULE_EARLIEST" ? 2
-                                                                 : 0);
-        break;
-      }
-      case AttrId::kOperandLayoutConstraints: {
-        // `{f32[2]{0}, s32[]}`: split at the commas outside brackets.
-        out->set_constrain_layout(true);
-        std::string_view t = a.text();
-        if (t.size() < 2) break;
-        t = t.substr(1, t.size() - 2);
-        int depth = 0;
-        size_t start = 0;
-        for (size_t k = 0; k <= t.size(); ++k) {
-          char c = k < t.size() ? t[k] : ',';
-          if (c == '{' || c == '[' || c == '(') ++depth;
-          if (c == '}' || c == ']' || c == ')') --depth;
-          if (c == ',' && depth == 0) {
-            absl::StatusOr<Shape> s = parse_shape(t.substr(start, k - start));
-            if (s.ok()) write_shape(*s, out->add_operand_shapes_with_layout());
-            start = k + 1;
-          }
-        }
-        break;
-      }
-      case AttrId::kPaddingType: {
-        std::string_view w = *a.get<std::string_view>();
-        out->set_padding_type(w == "PADDING_VALID" ? 1 : w == "PADDING_SAME" ? 2 : 0);
-        break;
-      }
-      case AttrId::kAsyncExecutionThread:
-        out->set_async_execution_thread(std::string(*a.get<std::string_view>()));
-        break;
-      case AttrId::kInfeedConfig:
-        out->set_infeed_config(std::string(*a.get<std::string_view>()));
-        break;
-      case AttrId::kOutfeedConfig:
-        out->set_outfeed_config(std::string(*a.get<std::string_view>()));
-        break;
-      case AttrId::kOutfeedShape:
-        write_shape(**a.get<const Shape*>(), out->mutable_outfeed_shape());
-        break;
-      case AttrId::kParameterReplication:
-        for (std::string_view tok : literal_tokens(a.text())) {
-          out->mutable_parameter_replication()->add_replicated_at_leaf_buffers(tok == "true");
-        }
-        break;
-      default:
-        break;  // common attributes, and those the subset schema has no field for
+    // The common attributes, and those the subset schema has no field for, are none of these.
+    if (!write_field_attribute(a, op, out) && !write_structure_attribute(a, op, dot, out, calls)) {
+      write_operation_attribute(a, op, out);
     }
   }
   std::stable_sort(calls.begin(), calls.end());
@@ -855,6 +546,359 @@ void ProtoBuilder::write_opcode_attributes(const Instruction& i, Opcode op,
                              : is_signed_integral(t)                ? "SIGNED"
                                                                     : "UNSIGNED");
   }
+}
+
+bool ProtoBuilder::write_field_attribute(const Attribute& a, Opcode op,
+                                         pb::HloInstructionProto* out) {
+  switch (a.id) {
+    case AttrId::kDimensions: ints(*a.get<IntList>(), out->mutable_dimensions()); break;
+    case AttrId::kIndex: out->set_tuple_index(*a.get<int64_t>()); break;
+    case AttrId::kIotaDimension: out->add_dimensions(*a.get<int64_t>()); break;
+    case AttrId::kDynamicSliceSizes:
+      ints(*a.get<IntList>(), out->mutable_dynamic_slice_sizes());
+      break;
+    case AttrId::kFeatureIndex: out->set_feature_index(*a.get<int64_t>()); break;
+    case AttrId::kEpsilon: out->set_epsilon(static_cast<float>(*a.get<double>())); break;
+    case AttrId::kExponentBits:
+      out->set_exponent_bits(static_cast<int32_t>(*a.get<int64_t>()));
+      break;
+    case AttrId::kMantissaBits:
+      out->set_mantissa_bits(static_cast<int32_t>(*a.get<int64_t>()));
+      break;
+    case AttrId::kDelta: out->set_delta(*a.get<int64_t>()); break;
+    case AttrId::kK: out->set_k(*a.get<int64_t>()); break;
+    case AttrId::kCrossProgramPrefetchIndex:
+      out->set_cross_program_prefetch_index(static_cast<int32_t>(*a.get<int64_t>()));
+      break;
+    case AttrId::kChannelId: out->set_channel_id(*a.get<int64_t>()); break;
+    case AttrId::kLargest: out->set_largest(*a.get<bool>()); break;
+    case AttrId::kIsStable: out->set_is_stable(*a.get<bool>()); break;
+    case AttrId::kIndicesAreSorted: out->set_indices_are_sorted(*a.get<bool>()); break;
+    case AttrId::kUniqueIndices: out->set_unique_indices(*a.get<bool>()); break;
+    case AttrId::kConstrainLayout: out->set_constrain_layout(*a.get<bool>()); break;
+    case AttrId::kUseGlobalDeviceIds: out->set_use_global_device_ids(*a.get<bool>()); break;
+    case AttrId::kIsHostTransfer: out->set_is_host_transfer(*a.get<bool>()); break;
+    case AttrId::kIsComposite: out->set_is_composite(*a.get<bool>()); break;
+    case AttrId::kCustomCallHasSideEffect:
+      out->set_custom_call_has_side_effect(*a.get<bool>());
+      break;
+    case AttrId::kLeftSide:
+      out->mutable_triangular_solve_options()->set_left_side(*a.get<bool>());
+      break;
+    case AttrId::kLower:
+      if (op == Opcode::kCholesky) {
+        out->mutable_cholesky_options()->set_lower(*a.get<bool>());
+      } else {
+        out->mutable_triangular_solve_options()->set_lower(*a.get<bool>());
+      }
+      break;
+    case AttrId::kUnitDiagonal:
+      out->mutable_triangular_solve_options()->set_unit_diagonal(*a.get<bool>());
+      break;
+    case AttrId::kTransposeA: {
+      std::string_view w = *a.get<std::string_view>();
+      out->mutable_triangular_solve_options()->set_transpose_a(
+          w == "NO_TRANSPOSE" ? 1 : w == "TRANSPOSE" ? 2 : w == "ADJOINT" ? 3 : 0);
+      break;
+    }
+    case AttrId::kSlice:
+      for (const SliceDim& d : (*a.get<const Slice*>())->dims) {
+        auto* p = out->add_slice_dimensions();
+        p->set_start(d.start);
+        p->set_limit(d.limit);
+        p->set_stride(d.stride);
+      }
+      break;
+    case AttrId::kWindow:
+      for (const WindowDim& d : (*a.get<const Window*>())->dims) {
+        auto* p = out->mutable_window()->add_dimensions();
+        p->set_size(d.size);
+        p->set_stride(d.stride);
+        p->set_padding_low(d.pad_low);
+        p->set_padding_high(d.pad_high);
+        p->set_base_dilation(d.lhs_dilation);
+        p->set_window_dilation(d.rhs_dilation);
+        p->set_window_reversal(d.reversal);
+      }
+      break;
+    case AttrId::kDimLabels: {
+      const ConvDimLabels& l = **a.get<const ConvDimLabels*>();
+      auto* p = out->mutable_convolution_dimension_numbers();
+      p->set_input_batch_dimension(l.input_batch);
+      p->set_input_feature_dimension(l.input_feature);
+      for (int64_t d : l.input_spatial) p->add_input_spatial_dimensions(d);
+      p->set_kernel_input_feature_dimension(l.kernel_input_feature);
+      p->set_kernel_output_feature_dimension(l.kernel_output_feature);
+      for (int64_t d : l.kernel_spatial) p->add_kernel_spatial_dimensions(d);
+      p->set_output_batch_dimension(l.output_batch);
+      p->set_output_feature_dimension(l.output_feature);
+      for (int64_t d : l.output_spatial) p->add_output_spatial_dimensions(d);
+      break;
+    }
+    case AttrId::kFeatureGroupCount: out->set_feature_group_count(*a.get<int64_t>()); break;
+    case AttrId::kBatchGroupCount: out->set_batch_group_count(*a.get<int64_t>()); break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+bool ProtoBuilder::write_structure_attribute(const Attribute& a, Opcode op,
+                                             pb::DotDimensionNumbers* dot,
+                                             pb::HloInstructionProto* out, CalledIds& calls) {
+  auto dot_dims = [&]() -> pb::DotDimensionNumbers* {
+    return dot != nullptr ? dot : out->mutable_dot_dimension_numbers();
+  };
+  switch (a.id) {
+    case AttrId::kLhsBatchDims:
+      ints(*a.get<IntList>(), dot_dims()->mutable_lhs_batch_dimensions());
+      break;
+    case AttrId::kLhsContractingDims:
+      ints(*a.get<IntList>(), dot_dims()->mutable_lhs_contracting_dimensions());
+      break;
+    case AttrId::kRhsBatchDims:
+      ints(*a.get<IntList>(), dot_dims()->mutable_rhs_batch_dimensions());
+      break;
+    case AttrId::kRhsContractingDims:
+      ints(*a.get<IntList>(), dot_dims()->mutable_rhs_contracting_dimensions());
+      break;
+    case AttrId::kLhsRaggedDims:
+      ints(*a.get<IntList>(),
+           out->mutable_ragged_dot_dimension_numbers()->mutable_lhs_ragged_dimensions());
+      break;
+    case AttrId::kRhsGroupDims:
+      ints(*a.get<IntList>(),
+           out->mutable_ragged_dot_dimension_numbers()->mutable_rhs_group_dimensions());
+      break;
+    case AttrId::kOperandPrecision:
+      for (std::string_view w : **a.get<const WordList*>()) {
+        out->mutable_precision_config()->add_operand_precision(precision_number(w));
+      }
+      break;
+    case AttrId::kAlgorithm: {
+      std::string_view w = *a.get<std::string_view>();
+      if (op == Opcode::kRngBitGenerator) {
+        out->set_rng_algorithm(w == "rng_three_fry" ? 1 : w == "rng_philox" ? 2 : 0);
+      } else {
+        out->mutable_precision_config()->set_algorithm(algorithm_number(w));
+      }
+      break;
+    }
+    case AttrId::kPadding:
+      for (const PaddingDim& d : (*a.get<const Padding*>())->dims) {
+        auto* p = out->mutable_padding_config()->add_dimensions();
+        p->set_edge_padding_low(d.low);
+        p->set_edge_padding_high(d.high);
+        p->set_interior_padding(d.interior);
+      }
+      break;
+    // Called computations, at XLA's index of each role.
+    case AttrId::kToApply:
+    case AttrId::kCalls:
+    case AttrId::kBody:
+    case AttrId::kTrueComputation:
+    case AttrId::kSelectComputation:
+      calls.push_back({0, comp_id(*a.get<Computation*>())});
+      break;
+    case AttrId::kCondition:
+    case AttrId::kFalseComputation:
+    case AttrId::kScatterComputation:
+      calls.push_back({1, comp_id(*a.get<Computation*>())});
+      break;
+    case AttrId::kBranchComputations:
+    case AttrId::kCalledComputations: {
+      int k = 0;
+      for (Computation* c : *a.get<ComputationList>()) calls.push_back({k++, comp_id(c)});
+      break;
+    }
+    case AttrId::kFusionKind:
+      out->set_fusion_kind(std::string(*a.get<std::string_view>()));
+      break;
+    case AttrId::kOutputToOperandAliasing: {
+      IntScanner s{a.text()};
+      if (!s.take('{')) break;
+      while (s.at('{')) {
+        auto* p = out->add_output_operand_aliasing();
+        int64_t operand = 0;
+        if (!s.index(p->mutable_output_shape_index()) || !s.integer(&operand) ||
+            !s.index(p->mutable_operand_shape_index())) {
+          break;
+        }
+        p->set_operand_index(operand);
+      }
+      break;
+    }
+    case AttrId::kReplicaGroups: {
+      const ReplicaGroups& g = **a.get<const ReplicaGroups*>();
+      auto* list = out->mutable_collective_device_list();
+      if (g.form == ReplicaGroups::Form::kIota) {
+        auto* iota = list->mutable_iota_replica_group_list();
+        iota->set_num_replica_groups(g.num_groups);
+        iota->set_num_devices_per_group(g.group_size);
+        for (int64_t d : g.iota_dims) iota->add_iota_reshape_dims(d);
+        if (g.iota_transpose.empty()) {
+          for (size_t k = 0; k < g.iota_dims.size(); ++k) {
+            iota->add_iota_transpose_perm(static_cast<int32_t>(k));
+          }
+        }
+        for (int64_t d : g.iota_transpose) iota->add_iota_transpose_perm(static_cast<int32_t>(d));
+      } else {
+        for (const std::vector<int64_t>& group : g.groups) {
+          auto* p = list->add_replica_groups();
+          for (int64_t d : group) p->add_replica_ids(d);
+        }
+      }
+      break;
+    }
+    case AttrId::kSourceTargetPairs:
+      for (const std::vector<int64_t>& pair : **a.get<const IntListList*>()) {
+        if (pair.size() != 2) continue;
+        auto* p = out->add_source_target_pairs();
+        p->set_source(pair[0]);
+        p->set_target(pair[1]);
+      }
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+bool ProtoBuilder::write_operation_attribute(const Attribute& a, Opcode op,
+                                             pb::HloInstructionProto* out) {
+  switch (a.id) {
+    case AttrId::kSliceSizes:
+      if (const IntList* list = a.get<IntList>()) {
+        ints(*list, op == Opcode::kGather ? out->mutable_gather_slice_sizes()
+                                          : out->mutable_dynamic_slice_sizes());
+      }
+      break;
+    case AttrId::kDirection:
+      out->set_comparison_direction(std::string(*a.get<std::string_view>()));
+      break;
+    case AttrId::kComparisonType:
+      out->set_comparison_type(std::string(*a.get<std::string_view>()));
+      break;
+    case AttrId::kDistribution:
+      out->set_distribution(*a.get<std::string_view>() == "rng_normal" ? 2 : 1);
+      break;
+    case AttrId::kFftType: {
+      std::string_view w = *a.get<std::string_view>();
+      out->set_fft_type(w == "IFFT" ? 1 : w == "RFFT" ? 2 : w == "IRFFT" ? 3 : 0);
+      break;
+    }
+    case AttrId::kFftLength: ints(*a.get<IntList>(), out->mutable_fft_length()); break;
+    case AttrId::kOffsetDims:
+      ints(*a.get<IntList>(), out->mutable_gather_dimension_numbers()->mutable_offset_dims());
+      break;
+    case AttrId::kCollapsedSliceDims:
+      ints(*a.get<IntList>(),
+           out->mutable_gather_dimension_numbers()->mutable_collapsed_slice_dims());
+      break;
+    case AttrId::kStartIndexMap:
+      ints(*a.get<IntList>(),
+           out->mutable_gather_dimension_numbers()->mutable_start_index_map());
+      break;
+    case AttrId::kOperandBatchingDims:
+      ints(*a.get<IntList>(),
+           out->mutable_gather_dimension_numbers()->mutable_operand_batching_dims());
+      break;
+    case AttrId::kStartIndicesBatchingDims:
+      ints(*a.get<IntList>(),
+           out->mutable_gather_dimension_numbers()->mutable_start_indices_batching_dims());
+      break;
+    case AttrId::kIndexVectorDim:
+      if (op == Opcode::kScatter) {
+        out->mutable_scatter_dimension_numbers()->set_index_vector_dim(*a.get<int64_t>());
+      } else {
+        out->mutable_gather_dimension_numbers()->set_index_vector_dim(*a.get<int64_t>());
+      }
+      break;
+    case AttrId::kUpdateWindowDims:
+      ints(*a.get<IntList>(),
+           out->mutable_scatter_dimension_numbers()->mutable_update_window_dims());
+      break;
+    case AttrId::kInsertedWindowDims:
+      ints(*a.get<IntList>(),
+           out->mutable_scatter_dimension_numbers()->mutable_inserted_window_dims());
+      break;
+    case AttrId::kScatterDimsToOperandDims:
+      ints(*a.get<IntList>(),
+           out->mutable_scatter_dimension_numbers()->mutable_scatter_dims_to_operand_dims());
+      break;
+    case AttrId::kInputBatchingDims:
+      ints(*a.get<IntList>(),
+           out->mutable_scatter_dimension_numbers()->mutable_input_batching_dims());
+      break;
+    case AttrId::kScatterIndicesBatchingDims:
+      ints(*a.get<IntList>(),
+           out->mutable_scatter_dimension_numbers()->mutable_scatter_indices_batching_dims());
+      break;
+    case AttrId::kCustomCallTarget:
+      out->set_custom_call_target(std::string(*a.get<std::string_view>()));
+      break;
+    case AttrId::kApiVersion: {
+      std::string_view w = *a.get<std::string_view>();
+      out->set_custom_call_api_version(w == "API_VERSION_STATUS_RETURNING"           ? 2
+                                       : w == "API_VERSION_STATUS_RETURNING_UNIFIED" ? 3
+                                       : w == "API_VERSION_TYPED_FFI"                ? 4
+                                       : w == "API_VERSION_UNSPECIFIED"              ? 0
+                                                                                     : 1);
+      break;
+    }
+    case AttrId::kSchedule: {
+      std::string_view w = *a.get<std::string_view>();
+      out->set_custom_call_schedule(w == "SCHEDULE_LATEST"     ? 1
+                                    : w == "SCHEDULE_EARLIEST" ? 2
+                                                               : 0);
+      break;
+    }
+    case AttrId::kOperandLayoutConstraints: {
+      // `{f32[2]{0}, s32[]}`: split at the commas outside brackets.
+      out->set_constrain_layout(true);
+      std::string_view t = a.text();
+      if (t.size() < 2) break;
+      t = t.substr(1, t.size() - 2);
+      int depth = 0;
+      size_t start = 0;
+      for (size_t k = 0; k <= t.size(); ++k) {
+        char c = k < t.size() ? t[k] : ',';
+        if (c == '{' || c == '[' || c == '(') ++depth;
+        if (c == '}' || c == ']' || c == ')') --depth;
+        if (c == ',' && depth == 0) {
+          absl::StatusOr<Shape> s = parse_shape(t.substr(start, k - start));
+          if (s.ok()) write_shape(*s, out->add_operand_shapes_with_layout());
+          start = k + 1;
+        }
+      }
+      break;
+    }
+    case AttrId::kPaddingType: {
+      std::string_view w = *a.get<std::string_view>();
+      out->set_padding_type(w == "PADDING_VALID" ? 1 : w == "PADDING_SAME" ? 2 : 0);
+      break;
+    }
+    case AttrId::kAsyncExecutionThread:
+      out->set_async_execution_thread(std::string(*a.get<std::string_view>()));
+      break;
+    case AttrId::kInfeedConfig:
+      out->set_infeed_config(std::string(*a.get<std::string_view>()));
+      break;
+    case AttrId::kOutfeedConfig:
+      out->set_outfeed_config(std::string(*a.get<std::string_view>()));
+      break;
+    case AttrId::kOutfeedShape:
+      write_shape(**a.get<const Shape*>(), out->mutable_outfeed_shape());
+      break;
+    case AttrId::kParameterReplication:
+      for (std::string_view tok : literal_tokens(a.text())) {
+        out->mutable_parameter_replication()->add_replicated_at_leaf_buffers(tok == "true");
+      }
+      break;
+    default:
+      return false;
+  }
+  return true;
 }
 
 void ProtoBuilder::write_common_attributes(const Instruction& i, pb::HloInstructionProto* out) {
@@ -1075,6 +1119,12 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
       for (const Instruction* i : c->instructions()) seq.add_instruction_ids(inst_id(i));
     }
   }
+  write_module_fields(out);
+  w.append(module);
+}
+
+void ProtoBuilder::write_module_fields(pb::HloModuleProto* out) {
+  const ModuleAttributes& a = m_.attributes();
   if (a.is_scheduled) out->mutable_schedule();
   // The host program shape: the entry layout, when the header has one.
   if (a.has_entry_computation_layout) {
@@ -1148,7 +1198,6 @@ void ProtoBuilder::build(proto_internal::WireWriter& w) {
       x->set_parent_frame_id(static_cast<int32_t>(f.parent_frame_id - 1));
     }
   }
-  w.append(module);
 }
 
 }  // namespace
