@@ -235,6 +235,10 @@ absl::StatusOr<ModuleCost> analyze_cost(const Module& module, const CostOptions&
     const double runs = multipliers[c];
     InstructionCost* next = &result.instructions[first_record[c]];
     OpCost sum;
+    // In a fusion, an instruction whose every use ends in a gather or slice is computed only
+    // where it is used: our FLOPs count those elements (XLA's count all of them).
+    absl::flat_hash_map<const Instruction*, double> utilization;
+    if (role == CostRole::kFused) utilization = cost::element_utilization(*c);
     for (const Instruction* i : c->instructions()) {
       InstructionCost& record = recorded(*i, role) ? *next++ : (unrecorded = {});
       record.computation = c;
@@ -242,6 +246,11 @@ absl::StatusOr<ModuleCost> analyze_cost(const Module& module, const CostOptions&
       record.role = role;
       record.multiplier = runs;
       record.cost = cost::instruction_cost(*i, role, context, record);
+      if (auto u = utilization.find(i); u != utilization.end() && u->second < 1) {
+        record.cost.flops *= u->second;
+        record.cost.transcendentals *= u->second;
+        for (MatrixFlops& m : record.cost.matrix) m.flops *= u->second;
+      }
       sum += record.cost;
       if (record.unknown) unknown[c].push_back(i);
       const bool assumed_trips =

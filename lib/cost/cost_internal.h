@@ -154,6 +154,12 @@ void add_fusion_bytes(const OpView& fusion, const Computation& fused, Context& c
 // follows XLA"), if any.
 const Instruction* custom_fusion_stand_in(const OpView& fusion, const Computation& fused);
 
+// For each instruction of fused computation `fused`, the fraction of its elements the fusion's
+// result depends on: 1 unless every path from it ends in a gather or slice, through elementwise
+// ops, converts, bitcasts and reshapes, which pass their own fraction back (XLA's GPU cost
+// model calls it operand utilization). Such an instruction is computed only where it is used.
+absl::flat_hash_map<const Instruction*, double> element_utilization(const Computation& fused);
+
 // FLOPs of a convolution (convolution.cc): 2 * (IF / feature groups) * OF * (B / batch groups)
 // * the valid (output position, kernel tap) pairs of every spatial dimension. nullopt when the
 // dimension labels do not fit the shapes.

@@ -6,6 +6,58 @@
 #include "ir/shape_util.h"
 
 namespace hloroof::cost {
+
+namespace {
+
+// The fraction of `i`'s elements its users need, from theirs (`used`, users first).
+double used_by_users(const Instruction& i,
+                     const absl::flat_hash_map<const Instruction*, double>& used) {
+  if (i.is_root() || i.users().empty()) return 1;
+  const double elements = leaf_elements(i.shape());
+  if (elements <= 0) return 1;
+  double most = 0;
+  for (const Instruction* user : i.users()) {
+    auto found = used.find(user);
+    const double user_used = found == used.end() ? 1 : found->second;
+    double part = 1;
+    switch (user->opcode()) {
+      case Opcode::kGather:
+      case Opcode::kSlice:
+      case Opcode::kDynamicSlice:
+        if (user->operand(0) == &i) {
+          part = leaf_elements(user->shape()) * user_used / elements;
+        }
+        break;
+      case Opcode::kBitcast:
+      case Opcode::kReshape:
+      case Opcode::kConvert:
+      case Opcode::kCopy:
+        part = user_used;
+        break;
+      default:
+        if (is_elementwise(user->opcode()) && leaf_elements(user->shape()) == elements) {
+          part = user_used;
+        }
+    }
+    most = std::max(most, std::min(1.0, part));
+    if (most >= 1) break;
+  }
+  return most;
+}
+
+}  // namespace
+
+absl::flat_hash_map<const Instruction*, double> element_utilization(const Computation& fused) {
+  absl::flat_hash_map<const Instruction*, double> used;
+  const auto instructions = fused.instructions();
+  used.reserve(instructions.size());
+  for (size_t k = instructions.size(); k > 0; --k) {
+    const Instruction* i = instructions[k - 1];
+    used[i] = used_by_users(*i, used);
+  }
+  return used;
+}
+
 namespace {
 
 using ShapePath = absl::InlinedVector<int64_t, 2>;
@@ -158,60 +210,17 @@ class ParameterReads {
     }
   }
 
-  // The fraction of `value`'s elements the fusion's result depends on: 1 unless every path
-  // from it ends in a gather or slice, through elementwise ops, converts, bitcasts, reshapes,
-  // which pass their own fraction back (XLA's GPU cost model calls it operand utilization).
-  // Computed for all instructions of the value's computation at once, in reverse order.
+  // The fraction of `value`'s elements the fusion's result depends on (element_utilization),
+  // for the value's computation, computed once for all its instructions.
   double utilization(const Instruction& value) {
     const Computation* fused = value.parent();
     if (fused == nullptr) return 1;
     if (fused != utilized_in_) {
       utilized_in_ = fused;
-      used_.clear();
-      const auto instructions = fused->instructions();
-      used_.reserve(instructions.size());
-      for (size_t k = instructions.size(); k > 0; --k) {
-        const Instruction* i = instructions[k - 1];
-        used_[i] = used_by_users(*i);
-      }
+      used_ = element_utilization(*fused);
     }
     auto it = used_.find(&value);
     return it == used_.end() ? 1 : it->second;
-  }
-
-  double used_by_users(const Instruction& i) const {
-    if (i.is_root() || i.users().empty()) return 1;
-    const double elements = leaf_elements(i.shape());
-    if (elements <= 0) return 1;
-    double most = 0;
-    for (const Instruction* user : i.users()) {
-      auto found = used_.find(user);
-      const double user_used = found == used_.end() ? 1 : found->second;
-      double part = 1;
-      switch (user->opcode()) {
-        case Opcode::kGather:
-        case Opcode::kSlice:
-        case Opcode::kDynamicSlice:
-          if (user->operand(0) == &i) {
-            part = leaf_elements(user->shape()) * user_used / elements;
-          }
-          break;
-        case Opcode::kBitcast:
-        case Opcode::kReshape:
-        case Opcode::kConvert:
-        case Opcode::kCopy:
-          part = user_used;
-          break;
-        default:
-          if (is_elementwise(user->opcode()) &&
-              leaf_elements(user->shape()) == elements) {
-            part = user_used;
-          }
-      }
-      most = std::max(most, std::min(1.0, part));
-      if (most >= 1) break;
-    }
-    return most;
   }
 
   Context& context_;

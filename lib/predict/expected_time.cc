@@ -580,12 +580,13 @@ const SlotTable* slot_table(std::string_view profile) {
   return nullptr;
 }
 
-void add_issue(const Instruction& i, const SlotTable& slots, IssueTime& out) {
+// `used`: the fraction of its elements the fusion computes (cost::element_utilization).
+void add_issue(const Instruction& i, const SlotTable& slots, double used, IssueTime& out) {
   const OpCategory category = opcode_category(i.opcode());
   if (category != OpCategory::kElementwise && category != OpCategory::kTranscendental) return;
   const Shape& shape = i.shape();
   if (!shape.is_array()) return;
-  const double elements = elements_of(shape);
+  const double elements = elements_of(shape) * used;
   auto it = slots.find({i.opcode(), shape.element_type});
   out.element_ops += elements;
   out.slots += elements * (it == slots.end() ? 1.0 : it->second);
@@ -598,7 +599,25 @@ IssueTime elementwise_issue_time(const Instruction& instruction, const DeviceSpe
   const std::string_view profile = profile_source(device);
   const SlotTable* slots = profile.empty() ? nullptr : slot_table(profile);
   if (slots == nullptr || slots->empty() || !(device.vector_flops_per_s > 0)) return t;
-  for_each_fused_op(instruction, [&](const Instruction& op) { add_issue(op, *slots, t); });
+  // A fused computation that gathers or slices computes some of its ops only where used.
+  const Computation* in = nullptr;
+  absl::flat_hash_map<const Instruction*, double> used;
+  for_each_fused_op(instruction, [&](const Instruction& op) {
+    if (op.parent() != in) {
+      in = op.parent();
+      used.clear();
+      const auto picks = [](const Instruction* x) {
+        return x->opcode() == Opcode::kGather || x->opcode() == Opcode::kSlice ||
+               x->opcode() == Opcode::kDynamicSlice;
+      };
+      if (in != nullptr && std::any_of(in->instructions().begin(), in->instructions().end(),
+                                       picks)) {
+        used = cost::element_utilization(*in);
+      }
+    }
+    const auto u = used.find(&op);
+    add_issue(op, *slots, u == used.end() ? 1.0 : u->second, t);
+  });
   if (t.element_ops <= 0) return t;
   t.profile = std::string(profile);
   t.time_s = t.slots / (device.vector_flops_per_s / 2);
