@@ -1,8 +1,9 @@
-// load_module: kinds told apart by content, the module of a dump directory, the entry option,
-// and the input's warnings said once.
+// load_module: kinds told apart by content (XLA's own test files are HLO, never MLIR), the
+// module of a dump directory, the entry option, and the input's warnings said once.
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <system_error>
 
@@ -17,6 +18,15 @@ namespace fs = std::filesystem;
 using namespace hloroof;
 
 namespace {
+
+const fs::path kXlaTestFiles = fs::path(HLOROOF_SOURCE_DIR) / "tests/data/xla_test_files";
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 void write_file(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);
@@ -68,6 +78,33 @@ constexpr std::string_view kUnfusedNoEntry = R"(HloModule raw
 
 }  // namespace
 
+TEST_CASE("XLA's own HLO test files are HLO text, whatever their comments name") {
+  for (const char* name : {"if_conditional.hlo", "while.hlo", "case_conditional.hlo",
+                           "concat_1d.hlo", "scatter_add.hlo", "custom_call_fragment.hlo"}) {
+    INFO(name);
+    const fs::path path = kXlaTestFiles / name;
+    const std::string bytes = read_file(path);
+    REQUIRE(!bytes.empty());
+    CHECK(detect_input_kind(bytes) == InputKind::kHloText);
+    // Read, the file is a module or a parse error that points into it; never "MLIR".
+    absl::StatusOr<LoadedModule> loaded = load_module(path.string());
+    if (!loaded.ok()) {
+      CHECK(!contains(loaded.status().message(), "MLIR"));
+      CHECK(contains(loaded.status().message(), name));
+    }
+    CHECK(loaded.ok());
+  }
+}
+
+TEST_CASE("an emitter test's fused computation without ENTRY is read, with the banner") {
+  absl::StatusOr<LoadedModule> loaded = load_module((kXlaTestFiles / "concat_1d.hlo").string());
+  REQUIRE(loaded.ok());
+  CHECK(loaded->module.entry()->name() == "fusion");
+  CHECK(!loaded->entry_marked);
+  CHECK(contains(loaded->banner, "no computation is marked ENTRY"));
+  CHECK(contains(loaded->banner, "--entry NAME takes a computation as the step"));
+}
+
 TEST_CASE("MLIR, JSON, empty and binary inputs are refused with what they are") {
   struct Case {
     std::string bytes;
@@ -91,6 +128,9 @@ TEST_CASE("MLIR, JSON, empty and binary inputs are refused with what they are") 
     REQUIRE(!named.ok());
     CHECK(contains(named.status().message(), c.says));
     CHECK(contains(named.status().message(), "'in.txt'"));
+    absl::StatusOr<LoadedModule> unnamed = load_module(ModuleBytes{c.bytes, ""});
+    REQUIRE(!unnamed.ok());
+    CHECK(contains(unnamed.status().message(), "the input"));
   }
 }
 
@@ -225,6 +265,30 @@ TEST_CASE("add_input_diagnostics: the input's, then the device choice's, in one 
         std::vector<std::string>{"input warning", "device note", "own assumption"});
   CHECK(prediction.warnings ==
         std::vector<std::string>{"banner", "own warning", "device warning"});
+}
+
+TEST_CASE("detect_input_kind: an HLO instruction line makes text HLO, an MLIR op line does not") {
+  struct Case {
+    std::string_view text;
+    InputKind kind;
+  };
+  const Case cases[] = {
+      {"c {\n  %x = f32[] parameter(0), frontend_attributes={k=\"mhlo.sharding\"}\n}\n",
+       InputKind::kHloText},
+      {"c {\n  ROOT t = (f32[], s32[4]{0}) custom-call(), custom_call_target=\"stablehlo.x\"\n}\n",
+       InputKind::kHloText},
+      {"c {\n  ROOT t = () tuple(), backend_config=\"mhlo.y\"\n}\n", InputKind::kHloText},
+      {"func.func @f() {\n  %0 = stablehlo.constant dense<1.0> : tensor<f32>\n}\n",
+       InputKind::kMlir},
+      {"func.func @f() {\n  %1:2 = \"mhlo.if\"(%0) ({\n  })\n}\n", InputKind::kMlir},
+      {"#map = affine_map<(d0)[s0] -> (d0)>\nfunc.func @f() {\n}\n", InputKind::kMlir},
+      // Neither: the parser says what is wrong.
+      {"hello\n", InputKind::kHloText},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    CHECK(detect_input_kind(c.text) == c.kind);
+  }
 }
 
 TEST_CASE("a parse error explained as a cut file keeps its location") {
