@@ -38,7 +38,7 @@ int run(const std::vector<std::string>& words) {
     *field = static_cast<size_t>(*n);
   }
 
-  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"),
+  absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->get("--module"),
                                                     args->get("--entry"));
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
@@ -69,7 +69,7 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<MemoryReport>& memory = *analyzed;
   absl::StatusOr<Prediction>& prediction = *predicted;
   if (!prediction.ok()) return fail(prediction.status());
-  prepend_input_notes(*loaded, *choice, *prediction);
+  add_input_diagnostics(*loaded, *choice, *prediction);
   if (!memory.ok()) return fail(memory.status());
   absl::StatusOr<Advice> advice = maker->finish(*memory);
   if (!advice.ok()) return fail(advice.status());

@@ -84,7 +84,7 @@ int run(const std::vector<std::string>& given) {
                                         hlos[k], "' is not a directory"),
                            kUsage);
       }
-      absl::StatusOr<LoadedModule> loaded = load_module(hlos[k], args->get("--module"));
+      absl::StatusOr<LoadedModule> loaded = load_input(hlos[k], args->get("--module"));
       if (!loaded.ok()) return fail(loaded.status());
       print_input_messages(*loaded);
       module_files.push_back(loaded->file);

@@ -62,7 +62,7 @@ int run(const std::vector<std::string>& words) {
     top = static_cast<size_t>(*n);
   }
 
-  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"),
+  absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->get("--module"),
                                                     args->get("--entry"));
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
@@ -143,7 +143,7 @@ int run(const std::vector<std::string>& words) {
       records.release_all();
       return false;
     }
-    prepend_input_notes(*loaded, *choices[k], *p);
+    add_input_diagnostics(*loaded, *choices[k], *p);
     if (!model_flops->note.empty()) p->assumptions.push_back(model_flops->note);
     if (!streamed) {
       predictions.push_back(*std::move(p));

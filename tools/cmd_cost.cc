@@ -288,15 +288,15 @@ int run(const std::vector<std::string>& words) {
     if (!n.ok()) return usage_error(n.status().message(), kUsage);
     options.default_trip_count = *n;
   }
-  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"),
+  absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->get("--module"),
                                                     args->get("--entry"));
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded, args->flag("--csv"));
   const Module* module = &loaded->module;
   absl::StatusOr<ModuleCost> cost = analyze_cost(*module, options);
   if (!cost.ok()) return fail(cost.status());
-  for (size_t i = 0; i < loaded->warnings.size(); ++i) {
-    cost->notes.insert(cost->notes.begin() + i, "warning: " + loaded->warnings[i]);
+  for (size_t i = 0; i < loaded->diagnostics.warnings.size(); ++i) {
+    cost->notes.insert(cost->notes.begin() + i, "warning: " + loaded->diagnostics.warnings[i]);
   }
   if (args->flag("--json")) {
     if (!loaded->banner.empty()) {

@@ -34,7 +34,7 @@ absl::StatusOr<std::array<Side, 2>> predict_sides(const std::array<std::string, 
                                                   const PredictOptions& options,
                                                   const std::vector<std::string>& settings) {
   std::array<std::optional<absl::StatusOr<LoadedModule>>, 2> loaded;
-  auto load = [&](size_t k) { loaded[k] = load_module(paths[k], ""); };
+  auto load = [&](size_t k) { loaded[k] = load_input(paths[k], ""); };
   if (paths[0] == "-" || paths[1] == "-") {
     load(0);  // the second read once the first is predicted, as one side after the other
   } else {
@@ -87,7 +87,7 @@ absl::StatusOr<std::array<Side, 2>> predict_sides(const std::array<std::string, 
     }
     if (!predicted[k]->ok()) return predicted[k]->status();
     if (!memory[k]->ok()) return memory[k]->status();
-    prepend_input_notes(**loaded[k], **choice[k], **predicted[k]);
+    add_input_diagnostics(**loaded[k], **choice[k], **predicted[k]);
     sides[k] = {*std::move(*loaded[k]), *std::move(*predicted[k]), (*memory[k])->peak_bytes};
   }
   return sides;

@@ -235,7 +235,7 @@ int run(const std::vector<std::string>& words) {
     if (!top.ok()) return usage_error(top.status().message(), kUsage);
     options.top_buffers = static_cast<size_t>(*top);
   }
-  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"),
+  absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->get("--module"),
                                                     args->get("--entry"));
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded, args->flag("--csv"));
@@ -251,8 +251,8 @@ int run(const std::vector<std::string>& words) {
   options.live_curves = args->flag("--json");  // the text and the CSV show the peak only
   absl::StatusOr<MemoryReport> report = analyze_memory(loaded->module, choice->spec, options);
   if (!report.ok()) return fail(report.status());
-  for (size_t i = 0; i < loaded->warnings.size(); ++i) {
-    report->notes.insert(report->notes.begin() + i, "warning: " + loaded->warnings[i]);
+  for (size_t i = 0; i < loaded->diagnostics.warnings.size(); ++i) {
+    report->notes.insert(report->notes.begin() + i, "warning: " + loaded->diagnostics.warnings[i]);
   }
   // XLA's own allocations, where the input carries them (an HloProto's buffer assignment).
   std::optional<XlaMemoryComparison> xla;

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/hlo_text.h"
+#include "hloroof/load.h"
 #include "hloroof/summary_json.h"
 #include "input.h"
 
@@ -44,24 +45,22 @@ int run(const std::vector<std::string>& words) {
   }
 
   int exit_code = kExitOk;
+  LoadOptions options;
+  options.module_name = args->get("--module");
+  options.module_name_everywhere = false;
+  options.read_cut_dump = false;
+  options.stdin_name = "<stdin>";
   for (const std::string& file : files) {
+    absl::StatusOr<LoadedModule> loaded = load_module(file, options);
     absl::StatusOr<Module> module = absl::UnknownError("unread");
-    if (absl::StatusOr<InputFile> text = read_input(file); !text.ok()) {
-      module = text.status();
-    } else if (std::optional<absl::StatusOr<LoadedModule>> other =
-                   load_non_text(text->text(), file, args->get("--module"))) {
-      // A proto or a profile (by content), or a file that holds no HLO.
-      if (other->ok()) {
-        for (const std::string& n : (*other)->notes) print_message("note: ", n);
-        module = std::move((*other)->module);
-      } else {
-        module = other->status();
-      }
+    std::string banner;
+    if (loaded.ok()) {
+      // A profile's note: which of its modules was read.
+      for (const std::string& n : loaded->diagnostics.notes) print_message("note: ", n);
+      module = std::move(loaded->module);
+      banner = std::move(loaded->banner);
     } else {
-      ParseOptions options;
-      options.file_name = file == "-" ? "<stdin>" : file;
-      module = parse_module(*std::move(text), options);
-      if (!module.ok()) module = explain_parse_error(module.status());
+      module = loaded.status();
     }
     if (!module.ok()) {
       exit_code = kExitBadInput;
@@ -75,7 +74,7 @@ int run(const std::vector<std::string>& words) {
     // What parsing found: which computation is the entry. Whether the module is the optimized
     // program is a question for the commands that predict from it, and they say so.
     std::vector<std::string> warnings;
-    if (std::string w = no_entry_warning(*module); !w.empty()) warnings.push_back(std::move(w));
+    if (!banner.empty()) warnings.push_back(std::move(banner));
     if (json) {
       std::cout << parse_summary_to_json(file, *module, warnings);
     } else if (print_text) {

@@ -128,7 +128,7 @@ int run(const std::vector<std::string>& words) {
     xspace.steps = *n;
   }
 
-  absl::StatusOr<LoadedModule> loaded = load_module(args->positional[0], args->get("--module"),
+  absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->get("--module"),
                                                     args->get("--entry"));
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
@@ -176,7 +176,7 @@ int run(const std::vector<std::string>& words) {
       advice_maker.emplace(*module, **predicted, *spec,
                            AdviseOptions{.top = 5, .evidence_rows = 3});
     }
-    prepend_input_notes(*loaded, *choice, **predicted);
+    add_input_diagnostics(*loaded, *choice, **predicted);
     if (!model_flops->note.empty()) (*predicted)->assumptions.push_back(model_flops->note);
     // The report (its one error, a filter RE2 cannot compile, is caught with the arguments).
     if (text) report = render_text_report(**predicted, *spec, stats);

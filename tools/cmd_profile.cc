@@ -240,7 +240,7 @@ int run(const std::vector<std::string>& words) {
   if (!hlo_path.empty()) {
     std::error_code error;
     const bool dump_directory = std::filesystem::is_directory(hlo_path, error);
-    loaded = load_module(hlo_path, dump_directory ? args->get("--module") : "");
+    loaded = load_input(hlo_path, dump_directory ? args->get("--module") : "");
   } else {
     std::string note;
     absl::StatusOr<const ProfileModuleProto*> picked =
@@ -252,7 +252,7 @@ int run(const std::vector<std::string>& words) {
     if (!m.ok()) return fail(m.status());
     from_profile.module = *std::move(m);
     from_profile.file = profile->origin;
-    from_profile.notes.push_back(note);
+    from_profile.diagnostics.notes.push_back(note);
     from_profile.xla_assignment = proto.xla_buffer_assignment();
     from_profile.profile_module = (*picked)->name;
     profile_options.module_name = profile_module_name(*profile, (*picked)->name);
@@ -330,7 +330,7 @@ int run(const std::vector<std::string>& words) {
   options.topology = choice->topology;
   absl::StatusOr<Prediction> prediction = predict_step_time(*module, *spec, options);
   if (!prediction.ok()) return fail(prediction.status());
-  prepend_input_notes(*loaded, *choice, *prediction);
+  add_input_diagnostics(*loaded, *choice, *prediction);
   absl::StatusOr<ProfileComparison> comparison =
       compare_with_profile(*module, *prediction, *profile, profile_options);
   if (!comparison.ok()) return fail(comparison.status());

@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "hloroof/device_target.h"
 #include "hloroof/hlo_text.h"
+#include "hloroof/no_entry.h"
 #include "ir/op_notes.h"
 #include "predict/predict_internal.h"
 #include "util/absl_compat.h"
@@ -505,7 +506,7 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
     // A fused computation left at the end of a cut dump is not a step: no step time unless
     // one is named.
     return absl::FailedPreconditionError(absl::StrCat(
-        "no computation is marked ENTRY (a dump cut off before its end?): the module is not a\n"
+        sv(kNoEntryMarked), ": the module is not a\n"
         "whole step, so it has no step time; its last computation is ",
         sv(module.entry()->name()),
         ".\nGive the whole module, or name the computation to take as the step: --entry NAME\n"

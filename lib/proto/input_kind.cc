@@ -32,6 +32,28 @@ bool looks_binary(std::string_view bytes) {
   return false;
 }
 
+bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+// A line of an HLO computation: `[ROOT ]NAME = SHAPE OPCODE(...)`, the shape a primitive type
+// with its dimensions (`f32[8]`, `pred[]`, `token[]`) or a tuple of them (`(f32[], s32[])`,
+// `()`). In MLIR an op's name follows the `=` (`%0 = stablehlo.add`, `%1:2 = "mhlo.if"`),
+// never a shape.
+bool is_instruction_line(std::string_view line) {
+  const size_t equals = line.find(" = ");
+  if (equals == std::string_view::npos) return false;
+  std::string_view shape = line.substr(equals + 3);
+  while (!shape.empty() && shape.front() == ' ') shape.remove_prefix(1);
+  if (!shape.empty() && shape.front() == '(') {
+    shape.remove_prefix(1);
+    while (!shape.empty() && shape.front() == ' ') shape.remove_prefix(1);
+    if (!shape.empty() && (shape.front() == ')' || shape.front() == '(')) return true;
+  }
+  size_t type = 0;
+  while (type < shape.size() && is_lower_alnum(shape[type])) ++type;
+  return type > 0 && type < shape.size() && shape[type] == '[' && shape.front() >= 'a' &&
+         shape.front() <= 'z';
+}
+
 }  // namespace
 
 InputKind detect_input_kind(std::string_view bytes) { return detect_input_kind(bytes, nullptr); }
@@ -65,18 +87,22 @@ InputKind detect_input_kind(std::string_view bytes, ParsedHloProto* parsed) {
   }
   // The head's lines outside `//` comments: XLA's own HLO test files hold FileCheck lines
   // ("// CHECK: func.func @main", "mhlo.constant") above and between computations, and many
-  // have no HloModule header, which XLA's parser does not need.
+  // have no HloModule header or ENTRY computation, which XLA's parser does not need. A line
+  // that can only be an HLO instruction makes the text HLO whatever else it holds (an
+  // attribute's "mhlo.sharding", a custom call's "stablehlo." target).
   std::string code;
+  bool instruction = false;
   for (std::string_view head = bytes.substr(0, 64 * 1024); !head.empty();) {
     const size_t end = head.find('\n');
     std::string_view line = head.substr(0, end);
     head.remove_prefix(end == std::string_view::npos ? head.size() : end + 1);
     const size_t text = line.find_first_not_of(" \t\r");
     if (text != std::string_view::npos && line.substr(text, 2) == "//") continue;
+    instruction = instruction || is_instruction_line(line);
     code.append(line);
     code.push_back('\n');
   }
-  const bool hlo = code.find("HloModule") != std::string::npos ||
+  const bool hlo = instruction || code.find("HloModule") != std::string::npos ||
                    code.find("ENTRY") != std::string::npos;
   const size_t code_first = code.find_first_not_of(" \t\r\n\f");
   if (!hlo && (code.find("module @") != std::string::npos ||
@@ -103,7 +129,9 @@ std::string_view input_kind_name(InputKind kind) {
 }
 
 std::string input_kind_advice(InputKind kind, std::string_view path) {
-  std::string file = path == "-" ? std::string("standard input") : str_cat("'", path, "'");
+  std::string file = path == "-"   ? std::string("standard input")
+                     : path.empty() ? std::string("the input")
+                                    : str_cat("'", path, "'");
   switch (kind) {
     case InputKind::kEmpty:
       return str_cat(file, " is empty: give an HLO module (XLA's text dump, a *.hlo.pb proto) ",

@@ -89,20 +89,17 @@ __version__: str = _hloroof.__version__
 
 _Text = Union[str, bytes, Module, Any]  # Any: an object with as_text()
 
-# The start of an MLIR module (what a JAX Lowered prints by default).
-_MLIR_MODULE = _re.compile(r"\s*module\s*(@|attributes\b|\{)")
-
-
 # A str longer than this, or with a line break, is HLO text, never a path.
 _MAX_PATH = 4096
 
 
 def _names_file(source: Any) -> bool:
-    """`source` is a path to read: an os.PathLike, or a str naming a file that exists."""
+    """`source` is a path to read: an os.PathLike, or a str naming a file or a directory (an
+    XLA dump) that exists."""
     if isinstance(source, _os.PathLike):
         return True
     return (isinstance(source, str) and 0 < len(source) < _MAX_PATH and "\n" not in source
-            and _os.path.isfile(source))
+            and (_os.path.isfile(source) or _os.path.isdir(source)))
 
 
 # A str of one line without a computation's braces that holds a folder separator or ends in
@@ -111,13 +108,13 @@ _PATH_LIKE = _re.compile(r"[^\n{]*([/\\][^\n{]*|\.[A-Za-z0-9]{1,8})")
 
 
 def _read_source(source: Any) -> Any:
-    """The text of a path (an os.PathLike, or a str naming an existing file) or of an open
-    file (anything with read()); anything else as it is. A str that can only be a path (one
-    line, no braces, a folder or an extension) but names no file raises FileNotFoundError."""
+    """The `Module` of a path (an os.PathLike, or a str naming an existing file or dump
+    directory), the text of an open file (anything with read()); anything else as it is. A str
+    that can only be a path (one line, no braces, a folder or an extension) but names no file
+    raises FileNotFoundError."""
     if _names_file(source):
         # Read as the commands read: /dev/zero or a FIFO is refused, not read forever.
-        path = _os.fspath(source)
-        return _module_of_proto(_hloroof._read_file(path), path)
+        return _hloroof._load_path(_os.fspath(source))
     if isinstance(source, str) and len(source) < _MAX_PATH and _PATH_LIKE.fullmatch(source):
         raise FileNotFoundError(f"cannot read '{source}': no such file; check the path (a "
                                 f"string of HLO text holds a computation in braces)")
@@ -127,20 +124,8 @@ def _read_source(source: Any) -> Any:
         if not isinstance(text, (str, bytes)):
             raise TypeError(f"{type(source).__name__}.read() returned {type(text).__name__}, "
                             f"not HLO text")
-        return _module_of_proto(text)
-    return _module_of_proto(source)
-
-
-def _module_of_proto(source: Any, file_name: str = "") -> Any:
-    """The `Module` of the bytes of a proto (an HloProto or HloModuleProto, as XLA's
-    ``--xla_dump_hlo_as_proto`` writes, or an XSpace profile: the module that ran longest);
-    anything else as it is."""
-    if isinstance(source, (bytes, bytearray)):
-        module = _hloroof._read_proto(source if isinstance(source, bytes) else bytes(source),
-                                      file_name)
-        if module is not None:
-            return module
-    return source
+        return text
+    return bytes(source) if isinstance(source, bytearray) else source
 
 
 def _text_of(source: Any) -> Union[str, bytes]:
@@ -162,13 +147,6 @@ def _text_of(source: Any) -> Union[str, bytes]:
         if not isinstance(text, (str, bytes)):
             raise TypeError(f"{type(source).__name__}.as_text() returned "
                             f"{type(text).__name__}, not HLO text")
-    head = text[:256]
-    if isinstance(head, bytes):
-        head = head.decode("utf-8", "replace")
-    if _MLIR_MODULE.match(head):
-        raise ValueError("this is MLIR (StableHLO), not HLO text: pass the compiled "
-                         "object (jax.jit(f).lower(...).compile()) or "
-                         "lowered.as_text(dialect=\"hlo\")")
     return text
 
 
@@ -188,7 +166,10 @@ def _set_options(options_type: type, what: str, values: Dict[str, Any]):
 
 
 def parse(text: _Text, file_name: str = "") -> Module:
-    """Parses HLO text (any of XLA's printed forms) into a `Module`.
+    """Parses HLO text (any of XLA's printed forms) into a `Module`; a path reads its file (HLO
+    text, an HloProto or HloModuleProto, an XSpace profile) or XLA dump directory (its largest
+    ``jit_*`` module after optimization). Input that holds no HLO (StableHLO, JSON, other
+    binary files) raises ValueError saying what to give instead.
 
     `file_name`, when given, starts error messages as the command-line tool's do
     (``model.hlo:3:5: error: ...``). Raises `ParseError` with the location.
@@ -207,11 +188,7 @@ def _entry_warnings(module: Module) -> List[str]:
     """The warning for a module that marks no computation ENTRY (as the command's banner)."""
     if module.entry_marked:
         return []
-    name = module.entry.name
-    return [f"warning: no computation is marked ENTRY (a dump cut off before its end?): as XLA "
-            f"does, the last one, {name}, is taken as the entry, so the figures are those of "
-            f"{name} alone, not of a whole step, and there is no step time; "
-            f"Module.set_entry(NAME) takes a computation as the step"]
+    return [f"warning: {_hloroof._no_entry_warning(module)}"]
 
 
 def cost(module_or_text: _Text, **options: Any) -> ModuleCost:
@@ -532,7 +509,7 @@ def compare_profile(module_or_text: Optional[_Text], profile: str,
     profile_notes: List[str] = []
     if module_or_text is None:
         proto, picked, note = _hloroof._profile_module(read, module_name)
-        module_or_text = _module_of_proto(proto, f"{profile_path}:{picked}")
+        module_or_text = _hloroof._parse(proto, f"{profile_path}:{picked}")
         module_name = picked
         profile_notes.append(note)
     if device is None:

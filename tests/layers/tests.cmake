@@ -1,7 +1,8 @@
 # The layering is enforced by the build: a layer's sources see the public headers of the layers
 # below it (its DEPS in lib/CMakeLists.txt) and no others. Each test compiles one line, an
 # #include, with exactly the include path a layer's sources get (the layer's usage requirements):
-# `layers.L.sees_H` must compile, `layers.L.not_H` must fail because the header is not found.
+# `layers.L.sees_H` must compile, `layers.L.not_H` must fail because the header is not found. A
+# layer may have several rows.
 set(hloroof_layer_checks
   # layer   a header it sees   a header of a layer it must not see
   util      input_file.h       module.h
@@ -15,14 +16,16 @@ set(hloroof_layer_checks
   report    report.h           xspace.h
   export    xspace.h           advise.h
   advise    advise.h           profile.h
-  profile   profile.h          advise.h)
+  profile   profile.h          advise.h
+  load      load.h             advise.h
+  predict   diff.h             load.h)
 set(layer_checks_dir ${CMAKE_CURRENT_BINARY_DIR}/layer_checks)
 while(hloroof_layer_checks)
   list(POP_FRONT hloroof_layer_checks layer seen unseen)
   foreach(pair "sees;${seen}" "not;${unseen}")
     list(GET pair 0 kind)
     list(GET pair 1 header)
-    set(source ${layer_checks_dir}/${layer}_${kind}.cc)
+    set(source ${layer_checks_dir}/${layer}_${kind}_${header}.cc)
     file(WRITE ${source} "#include \"hloroof/${header}\"\n")
     set(includes $<TARGET_PROPERTY:hloroof_${layer},INTERFACE_INCLUDE_DIRECTORIES>)
     add_test(NAME layers.${layer}.${kind}_${header}

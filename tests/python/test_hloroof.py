@@ -199,7 +199,7 @@ def test_duck_typed_compiled_object(h100_text):
         hloroof.parse(Compiled(7))
     # What jax.jit(f).lower(x).as_text() prints by default: StableHLO, not HLO.
     lowered = Compiled('module @jit_f attributes {mhlo.num_partitions = 1 : i32} {\n}\n')
-    with pytest.raises(ValueError, match="dialect=\"hlo\""):
+    with pytest.raises(ValueError, match=r"StableHLO/MLIR text.*compile\(\)\.as_text\(\)"):
         hloroof.predict(lowered)
 
 
@@ -333,6 +333,53 @@ def test_no_entry_has_no_step_time_until_one_is_named():
     # f32[1024] read and written: 8 KiB of HBM traffic.
     assert hloroof.predict(m, "tpu_v5e").hbm_bytes == 8192
     assert not any("ENTRY" in n for n in hloroof.cost(m).notes)
+
+
+# ---- Reading: kinds told apart by content, dump directories.
+
+XLA_TEST_FILES = SOURCE / "tests" / "data" / "xla_test_files"
+
+
+@pytest.mark.parametrize("name", ["if_conditional.hlo", "while.hlo", "case_conditional.hlo",
+                                  "concat_1d.hlo", "scatter_add.hlo",
+                                  "custom_call_fragment.hlo"])
+def test_xla_test_files_are_hlo_not_mlir(name):
+    # FileCheck lines naming MLIR, no HloModule header, no ENTRY: XLA's parser reads them.
+    path = XLA_TEST_FILES / name
+    for source in (path, str(path), path.read_text(), path.read_bytes()):
+        assert isinstance(hloroof.parse(source), hloroof.Module)
+
+
+def test_mlir_is_refused_with_what_to_give():
+    mlir = ("module @jit_f {\n  func.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {"
+            "\n    return %arg0 : tensor<4xf32>\n  }\n}\n")
+    for source in (mlir, mlir.encode()):
+        with pytest.raises(ValueError, match="StableHLO/MLIR text") as refused:
+            hloroof.parse(source)
+        assert "compile().as_text()" in str(refused.value)
+        assert not isinstance(refused.value, hloroof.ParseError)
+    with pytest.raises(ValueError, match="StableHLO/MLIR text"):
+        hloroof.predict(mlir, "h100")
+
+
+def test_a_dump_directory_reads_its_largest_jit_module(tmp_path):
+    (tmp_path / "module_0001.jit_small.cpu_after_optimizations.txt").write_text(
+        "HloModule jit_small\n\nENTRY %e {\n  ROOT %p = f32[4] parameter(0)\n}\n")
+    (tmp_path / "module_0002.jit_large.cpu_after_optimizations.txt").write_text(
+        "HloModule jit_large\n\nENTRY %e {\n  %p = f32[4] parameter(0)\n"
+        "  ROOT %n = f32[4] negate(%p)\n}\n")
+    assert hloroof.parse(tmp_path).name == "jit_large"
+    assert hloroof.parse(str(tmp_path)).name == "jit_large"
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="after_optimizations.txt"):
+        hloroof.parse(tmp_path / "empty")
+
+
+def test_a_cut_file_is_an_error_in_python(tmp_path):
+    cut = tmp_path / "cut.hlo"
+    cut.write_text(CUT_TEXT + "\nENTRY %main {\n  %x = f32[4] parameter(0)\n")
+    with pytest.raises(hloroof.ParseError, match="truncated"):
+        hloroof.parse(cut)
 
 
 # ---- Cost, memory, devices.
@@ -764,9 +811,12 @@ def test_functions_that_take_a_module_take_the_bytes_of_a_proto():
         assert (hloroof.cost(source).totals.flops == hloroof.cost(text).totals.flops)
         assert (hloroof.memory(source, "h100").peak_bytes ==
                 hloroof.memory(text, "h100").peak_bytes)
-    # Bytes that are not a proto are text, as before: a parse error.
-    with pytest.raises(hloroof.ParseError):
+    # Bytes that are neither a proto nor text: said so, as the command says it.
+    with pytest.raises(ValueError, match="binary file but neither an HLO proto"):
         hloroof.parse(b"\x08\x01 not HLO")
+    # Text that is not HLO: a parse error.
+    with pytest.raises(hloroof.ParseError):
+        hloroof.parse(b"not HLO")
 
 
 def test_predict_advise_and_memory_take_the_command_s_settings(h100_text):

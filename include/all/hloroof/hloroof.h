@@ -15,6 +15,7 @@
 #include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/instruction.h"
+#include "hloroof/load.h"
 #include "hloroof/memory.h"
 #include "hloroof/metadata.h"
 #include "hloroof/module.h"

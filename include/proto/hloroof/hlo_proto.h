@@ -48,7 +48,8 @@ InputKind detect_input_kind(std::string_view bytes);
 // "HLO text", "an HloProto", "an XSpace profile", "JSON", "StableHLO/MLIR text", ...
 std::string_view input_kind_name(InputKind kind);
 // For kinds that are not an HLO module: what the file is and what to give instead, one
-// sentence that names `path`; the bytes themselves are never quoted. Empty for the others.
+// sentence that names `path` ("-": standard input; "": the input); the bytes themselves are
+// never quoted. Empty for the others.
 std::string input_kind_advice(InputKind kind, std::string_view path);
 
 // XLA's own buffer assignment (`HloProto.buffer_assignment`), summarized per allocation.

@@ -1,0 +1,22 @@
+// What a step of the work says beside its result, one sentence each: notes (what was read or
+// chosen) and warnings (what the figures do not assume). Loading a module (LoadedModule) says
+// them; add_input_diagnostics (hloroof/load.h) merges them with a device choice's into a
+// prediction.
+#ifndef HLOROOF_DIAGNOSTICS_H_
+#define HLOROOF_DIAGNOSTICS_H_
+
+#include <string>
+#include <vector>
+
+namespace hloroof {
+
+struct Diagnostics {
+  std::vector<std::string> notes;
+  std::vector<std::string> warnings;
+
+  bool empty() const { return notes.empty() && warnings.empty(); }
+};
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_DIAGNOSTICS_H_

@@ -1,0 +1,217 @@
+// What the compiled half of the `hloroof` Python package shares across its files
+// (bindings*.cc, one per topic): the library's errors turned into Python's, the Record helper
+// that binds a record's fields, and each topic's bind_* function.
+#ifndef HLOROOF_PYTHON_BINDINGS_H_
+#define HLOROOF_PYTHON_BINDINGS_H_
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl_bind.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/status/statusor.h"
+#include "hloroof/advise.h"
+#include "hloroof/analysis_json.h"
+#include "hloroof/cost.h"
+#include "hloroof/device.h"
+#include "hloroof/device_target.h"
+#include "hloroof/diff.h"
+#include "hloroof/edit.h"
+#include "hloroof/hlo_proto.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/input_file.h"
+#include "hloroof/load.h"
+#include "hloroof/memory.h"
+#include "hloroof/output_file.h"
+#include "hloroof/platform.h"
+#include "hloroof/predict.h"
+#include "hloroof/profile.h"
+#include "hloroof/report.h"
+#include "hloroof/summary_json.h"
+#include "hloroof/version.h"
+#include "hloroof/xspace.h"
+
+namespace py = pybind11;
+
+// Vectors of records that point into a module or a prediction stay C++ vectors, indexed in
+// place: their elements keep their owner alive, and a long list is not copied on each access.
+PYBIND11_MAKE_OPAQUE(std::vector<hloroof::OpPrediction>)
+PYBIND11_MAKE_OPAQUE(std::vector<hloroof::TimelineEvent>)
+PYBIND11_MAKE_OPAQUE(std::vector<hloroof::InstructionCost>)
+PYBIND11_MAKE_OPAQUE(std::vector<hloroof::ComputationCost>)
+
+namespace hloroof::python {
+
+inline constexpr auto kInternal = py::return_value_policy::reference_internal;
+
+// A library error on its way to Python: a ParseError when it points into the text, else a
+// ValueError, either with the message the command-line tool prints.
+class StatusError : public std::exception {
+ public:
+  explicit StatusError(absl::Status status)
+      : status_(std::move(status)), message_(status_.message()) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+  const absl::Status& status() const { return status_; }
+
+ private:
+  absl::Status status_;
+  std::string message_;
+};
+
+// Debian's abseil has its own string_view, which StrCat does not take: text is built here.
+template <typename T>
+void append_one(std::string* out, const T& piece) {
+  if constexpr (std::is_integral_v<T>) {
+    out->append(std::to_string(piece));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%.4g", static_cast<double>(piece));
+    out->append(buffer);
+  } else {
+    out->append(std::string_view(piece));
+  }
+}
+template <typename... Parts>
+void append(std::string* out, const Parts&... parts) {
+  (append_one(out, parts), ...);
+}
+template <typename... Parts>
+std::string cat(const Parts&... parts) {
+  std::string out;
+  append(&out, parts...);
+  return out;
+}
+
+template <typename T>
+T value_or_raise(absl::StatusOr<T> result) {
+  if (!result.ok()) throw StatusError(result.status());
+  return *std::move(result);
+}
+
+inline py::object& parse_error_type() {
+  static py::object* type = nullptr;  // set once at import, lives with the interpreter
+  if (type == nullptr) type = new py::object();
+  return *type;
+}
+
+inline void raise_status(const StatusError& error) {
+  const absl::Status& status = error.status();
+  std::optional<ParseErrorLocation> where = parse_error_location(status);
+  if (!where) {
+    PyErr_SetString(PyExc_ValueError, error.what());
+    return;
+  }
+  py::object exception = parse_error_type()(error.what());
+  exception.attr("line") = where->line;
+  exception.attr("column") = where->column;
+  exception.attr("reason") = where->message;
+  PyErr_SetObject(parse_error_type().ptr(), exception.ptr());
+}
+
+// Binds a record: each field read-only, its name listed in `_fields`.
+template <typename T, typename... Extra>
+class Record {
+ public:
+  Record(py::handle scope, const char* name, const char* doc) : class_(scope, name, doc) {}
+  // A record that also takes attributes Python sets on it (a prediction keeps its module).
+  Record(py::handle scope, const char* name, const char* doc, py::dynamic_attr attr)
+      : class_(scope, name, doc, attr) {}
+
+  template <typename M>
+  Record& field(const char* name, M T::*member, const char* doc) {
+    class_.def_readonly(name, member, doc);
+    names_.push_back(name);
+    return *this;
+  }
+  // A field Python may set (options).
+  template <typename M>
+  Record& option(const char* name, M T::*member, const char* doc) {
+    class_.def_readwrite(name, member, doc);
+    names_.push_back(name);
+    return *this;
+  }
+  // A settable field with its own conversion (an enum read and written by name).
+  template <typename Getter, typename Setter>
+  Record& property(const char* name, Getter getter, Setter setter, const char* doc) {
+    class_.def_property(name, getter, setter, doc);
+    names_.push_back(name);
+    return *this;
+  }
+  // A field computed from the record (a name for an enum, a list for a span, ...).
+  template <typename Getter>
+  Record& computed(const char* name, Getter getter, const char* doc,
+                   py::return_value_policy policy = py::return_value_policy::automatic) {
+    class_.def_property_readonly(name, py::cpp_function(getter, policy), doc);
+    names_.push_back(name);
+    return *this;
+  }
+  py::class_<T, Extra...>& cls() { return class_; }
+  // Call last: publishes `_fields`.
+  py::class_<T, Extra...>& done() {
+    class_.attr("_fields") = py::tuple(py::cast(names_));
+    return class_;
+  }
+
+ private:
+  py::class_<T, Extra...> class_;
+  std::vector<std::string> names_;
+};
+
+template <typename Span>
+py::list pointer_list(const Span& items, py::handle parent) {
+  py::list out(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    out[i] = py::cast(items[i], kInternal, parent);
+  }
+  return out;
+}
+
+inline std::string shape_text(const Instruction& i) { return to_string(i.shape()); }
+
+inline std::string instruction_repr(const Instruction& i) {
+  std::string operands;
+  for (const Instruction* o : i.operands()) {
+    append(&operands, operands.empty() ? "" : ", ", "%", o->name());
+  }
+  return cat("<hloroof.Instruction %", i.name(), " = ", shape_text(i), " ", opcode_name(i.opcode()),
+             "(", operands, ")>");
+}
+
+inline void ok_or_raise(const absl::Status& status) {
+  if (!status.ok()) throw StatusError(status);
+}
+
+inline Shape shape_or_raise(std::string_view text) { return value_or_raise(parse_shape(text)); }
+
+// Each binds one topic's classes and functions into the extension module.
+void bind_module(py::module_& m);   // Module, Computation, Instruction and their editing
+void bind_load(py::module_& m);     // reading modules from paths, text and bytes
+void bind_device(py::module_& m);   // devices, their specs and targets
+void bind_cost(py::module_& m);     // costs of instructions and modules
+void bind_memory(py::module_& m);   // memory reports
+void bind_predict(py::module_& m);  // predictions, their options and reports
+void bind_diff(py::module_& m);     // two predictions compared; the commands' output files
+
+// The options every module Python reads is loaded with: messages name Python's arguments and
+// Module.set_entry, and a file cut inside a computation is an error (a module read in part
+// would pass for the whole).
+LoadOptions python_load_options(const std::string& module_name = "");
+
+}  // namespace hloroof::python
+
+#endif  // HLOROOF_PYTHON_BINDINGS_H_

@@ -1,0 +1,129 @@
+// Python bindings of devices: specs, their figures, device targets.
+#include "bindings.h"
+
+namespace hloroof::python {
+
+void bind_device(py::module_& m) {
+  Record<DeviceFigure>(m, "DeviceFigure", "One numeric fact of a device spec and its source.")
+      .field("path", &DeviceFigure::path, "JSON path, e.g. 'hbm.bandwidth'")
+      .field("value", &DeviceFigure::value, "the value, in `unit`")
+      .field("unit", &DeviceFigure::unit, "base unit: 'B', 'B/s', 'FLOP/s', 's', ...")
+      .field("source", &DeviceFigure::source, "where it comes from (a source tag, 'assumed', ...)")
+      .field("verified", &DeviceFigure::verified, "False: a configurable default, not a fact")
+      .field("note", &DeviceFigure::note, "derivation or remark")
+      .field("alternatives", &DeviceFigure::alternatives, "other published values, not used")
+      .done();
+
+  Record<DeviceSpec>(m, "DeviceSpec",
+                     "What an accelerator can do. Every number in base units (B, B/s, FLOP/s, s).")
+      .field("name", &DeviceSpec::name, "e.g. 'tpu_v5e'")
+      .field("display_name", &DeviceSpec::display_name, "e.g. 'Google TPU v5e'")
+      .field("aliases", &DeviceSpec::aliases, "other names it goes by")
+      .computed(
+          "kind", [](const DeviceSpec& d) { return device_kind_name(d.kind); }, "'tpu' or 'gpu'")
+      .field("origin", &DeviceSpec::origin, "built-in file or the path it was read from")
+      .field("device_note", &DeviceSpec::device_note, "what one JAX device is")
+      .field("base", &DeviceSpec::base,
+             "built-in device whose measured tables apply ('' for its own name)")
+      .field("matrix_flops_per_s", &DeviceSpec::matrix_flops_per_s,
+             "peak matrix FLOP/s by type class ('bf16', 'int8', 'fp8', ...)")
+      .field("vector_flops_per_s", &DeviceSpec::vector_flops_per_s, "vector unit, FLOP/s")
+      .field("transcendentals_per_s", &DeviceSpec::transcendentals_per_s, "op/s")
+      .field("hbm_capacity_bytes", &DeviceSpec::hbm_capacity_bytes, "B")
+      .field("hbm_bandwidth", &DeviceSpec::hbm_bandwidth, "B/s")
+      .field("on_chip_memory_name", &DeviceSpec::on_chip_memory_name, "'VMEM', 'L2', ...")
+      .field("on_chip_capacity_bytes", &DeviceSpec::on_chip_capacity_bytes, "B")
+      .field("on_chip_bandwidth", &DeviceSpec::on_chip_bandwidth, "B/s, or None when unknown")
+      .field("host_bandwidth", &DeviceSpec::host_bandwidth, "host<->device B/s each way, or None")
+      .field("per_op_overhead_s", &DeviceSpec::per_op_overhead_s, "fixed cost of each op, s")
+      .field("matmul_efficiency", &DeviceSpec::matmul_efficiency, "fraction of matrix peak")
+      .field("hbm_efficiency", &DeviceSpec::hbm_efficiency, "fraction of HBM bandwidth")
+      .field("figures", &DeviceSpec::figures, "every numeric fact with its source")
+      .field("notes", &DeviceSpec::notes, "remarks of the spec")
+      .computed(
+          "torus_rank", [](const DeviceSpec& d) { return d.torus ? d.torus->rank : 0; },
+          "axes of the TPU's ICI torus (2 or 3); 0 for a GPU")
+      .computed(
+          "devices_per_chip",
+          [](const DeviceSpec& d) { return d.torus ? d.torus->devices_per_chip : 1; },
+          "JAX devices per chip: 2 where each TensorCore is one (TPU v2, v3, TPU7x), else 1")
+      .done()
+      .def("__repr__",
+           [](const DeviceSpec& d) {
+             return cat("<hloroof.DeviceSpec ", d.name, ": ", d.display_name, ">");
+           })
+      .def(
+          "to_json", [](const DeviceSpec& d) { return value_or_raise(device_spec_to_json(d)); },
+          "The spec as `hloroof devices NAME --json` prints it (a file of it reads back as the "
+          "device).");
+  m.def(
+      "device_summaries_to_json",
+      [](const std::vector<DeviceSpec>& specs) {
+        return value_or_raise(device_summaries_to_json(specs));
+      },
+      py::arg("devices"), "The JSON of `hloroof devices --json`, for these devices.");
+
+  m.def(
+      "_device", [](std::string_view name) { return value_or_raise(device(name)); },
+      py::arg("name"));
+  m.def("devices", &builtin_device_names, "Names of the built-in device specs, sorted.");
+  m.def("_infer_platform", &infer_platform, py::arg("module"),
+        "'gpu', 'tpu', 'cpu', 'neuron' or '' (nothing tells): what the compiler left in the "
+        "module says.");
+  m.def(
+      "_default_device",
+      [](const Module& module) {
+        DefaultDevice d = default_device(module, "device=");
+        return py::make_tuple(d.device, d.decided, d.note);
+      },
+      py::arg("module"),
+      "(device, decided, note): the device a module is predicted on when none is given.");
+  Record<DeviceTarget>(m, "DeviceTarget",
+                       "A checked device and slice, as resolve_device gives them.")
+      .field("spec", &DeviceTarget::spec, "the device")
+      .field("topology", &DeviceTarget::topology, "the slice ('4x4'); '' when inferred")
+      .computed(
+          "source",
+          [](const DeviceTarget& t) { return std::string(device_source_name(t.source)); },
+          "how it was chosen: 'named', 'platform' (the module's), 'guess'")
+      .field("notes", &DeviceTarget::notes, "what a report's assumptions say of it")
+      .field("warnings", &DeviceTarget::warnings, "what a report says first: a guessed device")
+      .done();
+  m.def(
+      "_resolve_device",
+      [](std::string_view text, const Module* module, const std::string& topology,
+         std::vector<std::string> settings) {
+        absl::StatusOr<DeviceTarget> t;
+        {
+          py::gil_scoped_release release;
+          t = resolve_device(text, module,
+                             {.topology = topology,
+                              .settings = std::move(settings),
+                              .device_option = "device=",
+                              .topology_option = "topology="});
+        }
+        return value_or_raise(std::move(t));
+      },
+      py::arg("text"), py::arg("module").none(true), py::arg("topology"),
+      py::arg("settings") = std::vector<std::string>(),
+      "The command's --device rule (hloroof/device_target.h), with Python's argument names.");
+  m.def(
+      "_check_slice",
+      [](const DeviceSpec& spec, std::string_view topology) {
+        if (absl::Status s = check_slice(spec, topology); !s.ok()) throw StatusError(s);
+      },
+      py::arg("spec"), py::arg("topology"),
+      "Raises ValueError for a slice no such device has (the command's rule).");
+  m.def(
+      "_device_for_kind",
+      [](std::string_view kind) {
+        KindDevice d = device_for_kind(kind);
+        return py::make_tuple(d.device, d.platform, d.exact);
+      },
+      py::arg("kind"),
+      "(device, platform, exact): the built-in device of a JAX device kind ('' when none).");
+  m.attr("_DEFAULT_TPU_DEVICE") = std::string(kDefaultTpuDevice);
+  m.attr("_DEFAULT_GPU_DEVICE") = std::string(kDefaultGpuDevice);
+}
+
+}  // namespace hloroof::python

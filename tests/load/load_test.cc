@@ -1,0 +1,302 @@
+// load_module: kinds told apart by content (XLA's own test files are HLO, never MLIR), the
+// module of a dump directory, the entry option, and the input's warnings said once.
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <system_error>
+
+#include <catch2/catch.hpp>
+
+#include "absl/strings/string_view.h"
+#include "hloroof/hlo_proto.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/load.h"
+
+namespace fs = std::filesystem;
+using namespace hloroof;
+
+namespace {
+
+const fs::path kXlaTestFiles = fs::path(HLOROOF_SOURCE_DIR) / "tests/data/xla_test_files";
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+// absl::string_view: a status's message is one (Debian's Abseil has its own string_view).
+bool contains(absl::string_view text, absl::string_view part) {
+  return text.find(part) != absl::string_view::npos;
+}
+
+// A folder of its own under the system's temporary folder, removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& name) {
+    path = fs::temp_directory_path() / ("hloroof_load_test_" + name);
+    std::error_code error;
+    fs::remove_all(path, error);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code error;
+    fs::remove_all(path, error);
+  }
+};
+
+constexpr std::string_view kTwoComputations = R"(HloModule m
+
+%helper {
+  %p = f32[4] parameter(0)
+  ROOT %n = f32[4] negate(%p)
+}
+
+ENTRY %main {
+  %x = f32[4] parameter(0)
+  ROOT %c = f32[4] call(%x), to_apply=%helper
+}
+)";
+
+// Unscheduled, unfused, a chain of elementwise ops, and no computation marked ENTRY.
+constexpr std::string_view kUnfusedNoEntry = R"(HloModule raw
+
+%step {
+  %x = f32[8] parameter(0)
+  %a = f32[8] add(%x, %x)
+  ROOT %m = f32[8] multiply(%a, %a)
+}
+)";
+
+}  // namespace
+
+TEST_CASE("XLA's own HLO test files are HLO text, whatever their comments name") {
+  for (const char* name : {"if_conditional.hlo", "while.hlo", "case_conditional.hlo",
+                           "concat_1d.hlo", "scatter_add.hlo", "custom_call_fragment.hlo"}) {
+    INFO(name);
+    const fs::path path = kXlaTestFiles / name;
+    const std::string bytes = read_file(path);
+    REQUIRE(!bytes.empty());
+    CHECK(detect_input_kind(bytes) == InputKind::kHloText);
+    // Read, the file is a module or a parse error that points into it; never "MLIR".
+    absl::StatusOr<LoadedModule> loaded = load_module(path.string());
+    if (!loaded.ok()) {
+      CHECK(!contains(loaded.status().message(), "MLIR"));
+      CHECK(contains(loaded.status().message(), name));
+    }
+    CHECK(loaded.ok());
+  }
+}
+
+TEST_CASE("an emitter test's fused computation without ENTRY is read, with the banner") {
+  absl::StatusOr<LoadedModule> loaded = load_module((kXlaTestFiles / "concat_1d.hlo").string());
+  REQUIRE(loaded.ok());
+  CHECK(loaded->module.entry()->name() == "fusion");
+  CHECK(!loaded->entry_marked);
+  CHECK(contains(loaded->banner, "no computation is marked ENTRY"));
+  CHECK(contains(loaded->banner, "--entry NAME takes a computation as the step"));
+}
+
+TEST_CASE("MLIR, JSON, empty and binary inputs are refused with what they are") {
+  struct Case {
+    std::string bytes;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"module @jit_f {\n  func.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+       "    %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>\n    return %0 : tensor<4xf32>\n"
+       "  }\n}\n",
+       "StableHLO/MLIR"},
+      {"// a comment\nfunc.func @main(%a: tensor<f32>) -> tensor<f32> {\n"
+       "  %1:2 = \"mhlo.if\"(%a) : (tensor<f32>) -> (tensor<f32>, tensor<f32>)\n}\n",
+       "StableHLO/MLIR"},
+      {"{\"traceEvents\": []}", "is JSON"},
+      {"", "is empty"},
+      {std::string("\x01\x02\x03\x04", 4), "binary file"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.says);
+    absl::StatusOr<LoadedModule> named = load_module(ModuleBytes{c.bytes, "in.txt"});
+    REQUIRE(!named.ok());
+    CHECK(contains(named.status().message(), c.says));
+    CHECK(contains(named.status().message(), "'in.txt'"));
+    absl::StatusOr<LoadedModule> unnamed = load_module(ModuleBytes{c.bytes, ""});
+    REQUIRE(!unnamed.ok());
+    CHECK(contains(unnamed.status().message(), "the input"));
+  }
+}
+
+TEST_CASE("the entry option takes a computation as the step, and the banner says so") {
+  LoadOptions options;
+  options.entry = "helper";
+  absl::StatusOr<LoadedModule> loaded = load_module(ModuleBytes{kTwoComputations, "m.hlo"},
+                                                    options);
+  REQUIRE(loaded.ok());
+  CHECK(loaded->module.entry()->name() == "helper");
+  CHECK(!loaded->entry_marked);
+  CHECK(loaded->banner ==
+        "--entry takes helper as the step, not the module's ENTRY main: the figures are those "
+        "of helper alone");
+
+  options.entry = "nope";
+  options.entry_option = "entry=";
+  absl::StatusOr<LoadedModule> unknown =
+      load_module(ModuleBytes{kTwoComputations, "m.hlo"}, options);
+  REQUIRE(!unknown.ok());
+  CHECK(contains(unknown.status().message(), "entry=: "));
+  CHECK(contains(unknown.status().message(), "nope"));
+
+  // The module's own ENTRY named: nothing to say.
+  options.entry = "main";
+  absl::StatusOr<LoadedModule> same = load_module(ModuleBytes{kTwoComputations, "m.hlo"},
+                                                  options);
+  REQUIRE(same.ok());
+  CHECK(same->entry_marked);
+  CHECK(same->banner.empty());
+}
+
+TEST_CASE("no ENTRY and HLO before optimization: each said once") {
+  absl::StatusOr<LoadedModule> loaded =
+      load_module(ModuleBytes{kUnfusedNoEntry, "module_0001.raw.before_optimizations.txt"});
+  REQUIRE(loaded.ok());
+  CHECK(contains(loaded->banner, "no computation is marked ENTRY"));
+  REQUIRE(loaded->diagnostics.warnings.size() == 1);
+  CHECK(contains(loaded->diagnostics.warnings[0], "named as XLA's dump before optimization"));
+  for (const std::string& w : loaded->diagnostics.warnings) {
+    CHECK(!contains(w, "ENTRY"));
+  }
+  // Python's words for naming the entry.
+  LoadOptions options;
+  options.entry_naming = "Module.set_entry(NAME)";
+  absl::StatusOr<LoadedModule> python = load_module(ModuleBytes{kUnfusedNoEntry, ""}, options);
+  REQUIRE(python.ok());
+  CHECK(contains(python->banner, "Module.set_entry(NAME) takes a computation as the step"));
+  // Not named either way: the module's shape tells.
+  REQUIRE(python->diagnostics.warnings.size() == 1);
+  CHECK(contains(python->diagnostics.warnings[0], "looks like HLO before optimization"));
+}
+
+TEST_CASE("a dump directory: its largest jit_ module by default, or the one named") {
+  TempDir dir("dump");
+  const std::string small = "HloModule jit_small\n\nENTRY %e {\n  ROOT %p = f32[4] parameter(0)\n}\n";
+  const std::string large = "HloModule jit_large\n\n// padding to make it the larger file\n"
+                            "ENTRY %e {\n  %p = f32[4] parameter(0)\n  ROOT %n = f32[4] negate(%p)\n}\n";
+  write_file(dir.path / "module_0001.jit_small.cpu_after_optimizations.txt", small);
+  write_file(dir.path / "module_0002.jit_large.cpu_after_optimizations.txt", large);
+  write_file(dir.path / "module_0002.jit_large.before_optimizations.txt", large);
+
+  absl::StatusOr<LoadedModule> picked = load_module(dir.path.string());
+  REQUIRE(picked.ok());
+  CHECK(picked->module.name() == "jit_large");
+  REQUIRE(picked->diagnostics.notes.size() == 1);
+  CHECK(contains(picked->diagnostics.notes[0], "read module jit_large"));
+  CHECK(contains(picked->diagnostics.notes[0], "of the 2 optimized module(s)"));
+  CHECK(contains(picked->diagnostics.notes[0], "--module NAME reads another"));
+  CHECK(picked->diagnostics.warnings.empty());
+
+  LoadOptions by_number;
+  by_number.module_name = "0001";
+  absl::StatusOr<LoadedModule> first = load_module(dir.path.string(), by_number);
+  REQUIRE(first.ok());
+  CHECK(first->module.name() == "jit_small");
+
+  LoadOptions unknown;
+  unknown.module_name = "jit_nope";
+  unknown.module_option = "module_name";
+  absl::StatusOr<LoadedModule> none = load_module(dir.path.string(), unknown);
+  REQUIRE(!none.ok());
+  CHECK(contains(none.status().message(), "module_name: no module named 'jit_nope'"));
+  CHECK(contains(none.status().message(), "jit_large"));
+
+  TempDir empty("empty");
+  absl::StatusOr<LoadedModule> nothing = load_module(empty.path.string());
+  REQUIRE(!nothing.ok());
+  CHECK(contains(nothing.status().message(), "after_optimizations.txt"));
+}
+
+TEST_CASE("a module name for a single-module input") {
+  LoadOptions options;
+  options.module_name = "jit_f";
+  absl::StatusOr<LoadedModule> refused = load_module(ModuleBytes{kTwoComputations, "m.hlo"},
+                                                     options);
+  REQUIRE(!refused.ok());
+  CHECK(contains(refused.status().message(), "--module picks a module"));
+  options.module_name_everywhere = false;
+  CHECK(load_module(ModuleBytes{kTwoComputations, "m.hlo"}, options).ok());
+}
+
+TEST_CASE("a file cut inside a computation: the whole ones are read, or the parse error") {
+  TempDir dir("cut");
+  const fs::path file = dir.path / "cut.hlo";
+  write_file(file, std::string(kTwoComputations.substr(0, kTwoComputations.find("ROOT %c"))));
+  absl::StatusOr<LoadedModule> part = load_module(file.string());
+  REQUIRE(part.ok());
+  CHECK(part->module.entry()->name() == "helper");
+  REQUIRE(!part->diagnostics.warnings.empty());
+  CHECK(contains(part->diagnostics.warnings[0], "the file ends inside computation main"));
+
+  LoadOptions whole_only;
+  whole_only.read_cut_dump = false;
+  absl::StatusOr<LoadedModule> refused = load_module(file.string(), whole_only);
+  REQUIRE(!refused.ok());
+  CHECK(contains(refused.status().message(), "truncated?"));
+}
+
+TEST_CASE("add_input_diagnostics: the input's, then the device choice's, in one order") {
+  LoadedModule loaded;
+  loaded.banner = "banner";
+  loaded.diagnostics.warnings = {"input warning"};
+  DeviceTarget choice;
+  choice.notes = {"device note"};
+  choice.warnings = {"device warning"};
+  Prediction prediction;
+  prediction.assumptions = {"own assumption"};
+  prediction.warnings = {"own warning"};
+  add_input_diagnostics(loaded, choice, prediction);
+  CHECK(prediction.assumptions ==
+        std::vector<std::string>{"input warning", "device note", "own assumption"});
+  CHECK(prediction.warnings ==
+        std::vector<std::string>{"banner", "own warning", "device warning"});
+}
+
+TEST_CASE("detect_input_kind: an HLO instruction line makes text HLO, an MLIR op line does not") {
+  struct Case {
+    std::string_view text;
+    InputKind kind;
+  };
+  const Case cases[] = {
+      {"c {\n  %x = f32[] parameter(0), frontend_attributes={k=\"mhlo.sharding\"}\n}\n",
+       InputKind::kHloText},
+      {"c {\n  ROOT t = (f32[], s32[4]{0}) custom-call(), custom_call_target=\"stablehlo.x\"\n}\n",
+       InputKind::kHloText},
+      {"c {\n  ROOT t = () tuple(), backend_config=\"mhlo.y\"\n}\n", InputKind::kHloText},
+      {"func.func @f() {\n  %0 = stablehlo.constant dense<1.0> : tensor<f32>\n}\n",
+       InputKind::kMlir},
+      {"func.func @f() {\n  %1:2 = \"mhlo.if\"(%0) ({\n  })\n}\n", InputKind::kMlir},
+      {"#map = affine_map<(d0)[s0] -> (d0)>\nfunc.func @f() {\n}\n", InputKind::kMlir},
+      // Neither: the parser says what is wrong.
+      {"hello\n", InputKind::kHloText},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    CHECK(detect_input_kind(c.text) == c.kind);
+  }
+}
+
+TEST_CASE("a parse error explained as a cut file keeps its location") {
+  absl::StatusOr<LoadedModule> loaded = load_module(ModuleBytes{"HloModule m\n\nc {\n", "m.hlo"});
+  REQUIRE(!loaded.ok());
+  CHECK(contains(loaded.status().message(), "truncated?"));
+  std::optional<ParseErrorLocation> where = parse_error_location(loaded.status());
+  REQUIRE(where.has_value());
+  CHECK(where->line >= 3);
+  CHECK(contains(where->message, "got end of input\nnote: the file ends inside a computation"));
+}

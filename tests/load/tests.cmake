@@ -1,0 +1,1 @@
+hloroof_add_test(load_test ${CMAKE_CURRENT_LIST_DIR}/load_test.cc)
