@@ -47,11 +47,16 @@ PYBIND11_MODULE(_hloroof, m) {
   });
 
   bind_module(m);
+  bind_module_class(m);
   bind_load(m);
   bind_device(m);
   bind_cost(m);
   bind_memory(m);
   bind_predict(m);
+  bind_prediction(m);
+  bind_profile(m);
+  bind_calibrate(m);
+  bind_outputs(m);
   bind_diff(m);
 
   m.def(

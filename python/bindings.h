@@ -199,12 +199,17 @@ inline void ok_or_raise(const absl::Status& status) {
 inline Shape shape_or_raise(std::string_view text) { return value_or_raise(parse_shape(text)); }
 
 // Each binds one topic's classes and functions into the extension module.
-void bind_module(py::module_& m);   // Module, Computation, Instruction and their editing
+void bind_module(py::module_& m);   // Instruction, Computation and their editing
+void bind_module_class(py::module_& m);  // Module and its editing
 void bind_load(py::module_& m);     // reading modules from paths, text and bytes
 void bind_device(py::module_& m);   // devices, their specs and targets
 void bind_cost(py::module_& m);     // costs of instructions and modules
 void bind_memory(py::module_& m);   // memory reports
-void bind_predict(py::module_& m);  // predictions, their options and reports
+void bind_predict(py::module_& m);     // predict's options and its op records
+void bind_prediction(py::module_& m);  // the predicted step: timeline, breakdown, Prediction
+void bind_profile(py::module_& m);     // profiles read, and predictions joined with them
+void bind_calibrate(py::module_& m);   // a device calibrated from profiles
+void bind_outputs(py::module_& m);     // the commands' reports and files of a prediction
 void bind_diff(py::module_& m);     // two predictions compared; the commands' output files
 
 // The options every module Python reads is loaded with: messages name Python's arguments and

@@ -31,26 +31,8 @@ Instruction* add_instruction(Computation& c, std::string_view opcode, std::strin
   return i;
 }
 
-}  // namespace
-
-void bind_module(py::module_& m) {
-  Record<OpMetadata>(m, "OpMetadata", "Source metadata of an instruction (`metadata={...}`).")
-      .field("op_type", &OpMetadata::op_type, "framework op type, e.g. 'dot_general'")
-      .field("op_name", &OpMetadata::op_name, "framework op name, e.g. 'jit(f)/layer_0/dot'")
-      .field("source_file", &OpMetadata::source_file, "Python file of the op")
-      .field("source_line", &OpMetadata::source_line, "line in source_file (0: none)")
-      .field("source_end_line", &OpMetadata::source_end_line, "last line (0: none)")
-      .field("source_column", &OpMetadata::source_column, "column (0: none)")
-      .field("source_end_column", &OpMetadata::source_end_column, "last column (0: none)")
-      .field("deduplicated_name", &OpMetadata::deduplicated_name, "XLA's deduplicated name")
-      .field("scheduling_name", &OpMetadata::scheduling_name, "XLA's scheduling name")
-      .field("stack_frame_id", &OpMetadata::stack_frame_id,
-             "1-based row of the module's StackFrames table (0: none)")
-      .done();
-
-  auto instruction = py::class_<Instruction>(m, "Instruction", "One HLO instruction.");
-  auto computation =
-      py::class_<Computation>(m, "Computation", "A named list of instructions in schedule order.");
+// Instruction's properties and editing methods.
+void bind_instruction(py::class_<Instruction>& instruction) {
   instruction.def_property_readonly("name", &Instruction::name, "the name, without '%'")
       .def_property_readonly(
           "opcode", [](const Instruction& i) { return opcode_name(i.opcode()); },
@@ -149,7 +131,10 @@ void bind_module(py::module_& m) {
           [](const Instruction& i) { return to_string(value_or_raise(infer_shape(i))); },
           "the shape its operands and attributes give (ValueError when they give none)")
       .def("__repr__", &instruction_repr);
+}
 
+// Computation's properties and editing methods.
+void bind_computation(py::class_<Computation>& computation) {
   computation.def_property_readonly("name", &Computation::name, "the name, without '%'")
       .def_property_readonly("is_entry", &Computation::is_entry, "the ENTRY computation")
       .def_property_readonly("execution_thread", &Computation::execution_thread,
@@ -204,7 +189,33 @@ void bind_module(py::module_& m) {
         return cat("<hloroof.Computation %", c.name(), ": ", c.instruction_count(),
                    " instructions>");
       });
+}
 
+}  // namespace
+
+void bind_module(py::module_& m) {
+  Record<OpMetadata>(m, "OpMetadata", "Source metadata of an instruction (`metadata={...}`).")
+      .field("op_type", &OpMetadata::op_type, "framework op type, e.g. 'dot_general'")
+      .field("op_name", &OpMetadata::op_name, "framework op name, e.g. 'jit(f)/layer_0/dot'")
+      .field("source_file", &OpMetadata::source_file, "Python file of the op")
+      .field("source_line", &OpMetadata::source_line, "line in source_file (0: none)")
+      .field("source_end_line", &OpMetadata::source_end_line, "last line (0: none)")
+      .field("source_column", &OpMetadata::source_column, "column (0: none)")
+      .field("source_end_column", &OpMetadata::source_end_column, "last column (0: none)")
+      .field("deduplicated_name", &OpMetadata::deduplicated_name, "XLA's deduplicated name")
+      .field("scheduling_name", &OpMetadata::scheduling_name, "XLA's scheduling name")
+      .field("stack_frame_id", &OpMetadata::stack_frame_id,
+             "1-based row of the module's StackFrames table (0: none)")
+      .done();
+
+  auto instruction = py::class_<Instruction>(m, "Instruction", "One HLO instruction.");
+  auto computation =
+      py::class_<Computation>(m, "Computation", "A named list of instructions in schedule order.");
+  bind_instruction(instruction);
+  bind_computation(computation);
+}
+
+void bind_module_class(py::module_& m) {
   py::class_<Module>(m, "Module", "A parsed HLO module. str() and print() give its text.")
       .def_property_readonly("name", &Module::name, "the HloModule name")
       .def_property_readonly(

@@ -110,7 +110,9 @@ void bind_predict(py::module_& m) {
           "async_", [](const OpPrediction& o) { return o.async.get(); },
           "both ops of an async pair, or None ('async' in to_dict())", kInternal)
       .done();
+}
 
+void bind_prediction(py::module_& m) {
   Record<TimelineEvent>(m, "TimelineEvent", "A slice of the predicted timeline.")
       .field("name", &TimelineEvent::name, "op, loop or iteration name")
       .field("track", &TimelineEvent::track, "'compute' or an async stream")
@@ -182,7 +184,9 @@ void bind_predict(py::module_& m) {
         return cat("<hloroof.Prediction ", p.device, ":", p.topology, " step ", p.step_time_s * 1e3,
                    " ms, ", p.ops.size(), " ops>");
       });
+}
 
+void bind_profile(py::module_& m) {
   // A profile read once: the device it names, the module it carries, the join.
   py::class_<Profile, std::shared_ptr<Profile>>(m, "_Profile");
   m.def(
@@ -254,6 +258,9 @@ void bind_predict(py::module_& m) {
       },
       py::arg("module"), py::arg("prediction"), py::arg("profile"), py::arg("module_name"),
       py::arg("device_index"));
+}
+
+void bind_calibrate(py::module_& m) {
   m.def(
       "_calibrate",
       [](const std::vector<const Module*>& modules, const std::vector<std::string>& profiles,
@@ -335,6 +342,9 @@ void bind_predict(py::module_& m) {
       py::arg("modules"), py::arg("profiles"), py::arg("device"), py::arg("name"),
       py::arg("device_index"), py::arg("settings"),
       "hloroof calibrate: the fit as a dict and the command's report.");
+}
+
+void bind_outputs(py::module_& m) {
   m.def(
       "_write_xspace",
       [](const Module& module, const Prediction& prediction, const DeviceSpec& device,
