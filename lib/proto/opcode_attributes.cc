@@ -37,7 +37,7 @@ void TextBuilder::replica_groups_attribute(const pb::HloInstructionProto& i) {
     const auto& list = i.has_collective_device_list()
                            ? i.collective_device_list().replica_groups()
                            : i.replica_groups();
-    groups = "{";
+    groups.push_back('{');  // empty here (an assignment from "{" trips GCC 12's -Wrestrict)
     for (int k = 0; k < list.size(); ++k) {
       if (k > 0) groups += ",";
       append_ints(&groups, list[k].replica_ids());
