@@ -20,8 +20,20 @@ const OpCost& Context::cost_of(const Computation* computation) {
 
 namespace {
 
+// A custom call that hands one computation to another execution thread: the TPU's SparseCore
+// offload of gathers and scatters (an opaque target, its computation on thread "sparsecore").
+// It does that computation's work, on the device, as a call would. A host thread's computation
+// (HostExecute) runs on the host: its custom call stays an unknown.
+bool is_offload_call(const Instruction& i) {
+  if (i.opcode() != Opcode::kCustomCall || i.called_computations().size() != 1) return false;
+  const Computation* callee = i.called_computations()[0];
+  return callee != nullptr && callee->execution_thread() != "main" &&
+         callee->execution_thread() != "host";
+}
+
 // How an instruction runs the computations it calls.
 CostRole callee_role(const OpView& caller, CostRole caller_role) {
+  if (is_offload_call(*caller.instruction)) return caller_role;
   switch (caller.opcode) {
     case Opcode::kFusion:
       return CostRole::kFused;
@@ -138,7 +150,9 @@ OpCost instruction_cost(const Instruction& i, CostRole role, Context& context,
       fusion_cost(op, context, cost, tally);
       break;
     case Opcode::kCustomCall:
-      if (!add_custom_call_cost(op, context, cost, tally)) {
+      if (is_offload_call(i)) {
+        cost = context.cost_of(i.called_computations()[0]);
+      } else if (!add_custom_call_cost(op, context, cost, tally)) {
         record.unknown = true;
         cost.unknown_ops += 1;
         context.notes.push_back(absl::StrFormat(

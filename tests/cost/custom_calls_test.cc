@@ -176,6 +176,48 @@ ENTRY e {
   CHECK(c["dw"].cost.xla_flops == 4 * 128);
 }
 
+TEST_CASE("a custom call that hands a computation to the SparseCore does its work") {
+  // As libtpu writes a scatter-add it offloads to a v5p's SparseCore: an opaque target whose
+  // one called computation, on thread "sparsecore", runs the scatter asynchronously.
+  auto c = analyze(R"hlo(
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+%scatter_body (p0: f32[64], p1: s32[16,1], p2: f32[16]) -> f32[64] {
+  %p0 = f32[64] parameter(0)
+  %p1 = s32[16,1] parameter(1)
+  %p2 = f32[16] parameter(2)
+  ROOT %scatter = f32[64] scatter(%p0, %p1, %p2), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%add
+}, execution_thread="sparsecore"
+
+%offloaded (q0: f32[64], q1: s32[16,1], q2: f32[16]) -> f32[64] {
+  %q0 = f32[64] parameter(0)
+  %q1 = s32[16,1] parameter(1)
+  %q2 = f32[16] parameter(2)
+  %start = ((f32[64], s32[16,1], f32[16]), f32[64], u32[]) async-start(%q0, %q1, %q2), async_execution_thread="sparsecore", calls=%scatter_body
+  ROOT %done = f32[64] async-done(%start)
+}, execution_thread="sparsecore"
+
+ENTRY e {
+  x = f32[64] parameter(0)
+  i = s32[16,1] parameter(1)
+  u = f32[16] parameter(2)
+  ROOT call = f32[64] custom-call(x, i, u), custom_call_target="TODO(b/522284627)", output_to_operand_aliasing={{}: (0, {})}, called_computations={%offloaded}
+})hlo");
+  const InstructionCost& call = c["call"];
+  CHECK_FALSE(call.unknown);
+  CHECK(c.cost.unknown.empty());
+  CHECK_FALSE(c.cost.is_lower_bound);
+  // The scatter's cost, no more: 16 additions; as every scatter, its bytes are the scatter
+  // rule's (c["scatter"]), here counted once, at the custom call.
+  CHECK(call.cost.flops == 16);
+  CHECK(call.cost.bytes() == c["scatter"].cost.bytes());
+  CHECK(call.cost.bytes() > 0);
+}
+
 TEST_CASE("an unknown custom call is reported, not counted as -1") {
   auto c = analyze(R"(
 ENTRY e {
