@@ -120,6 +120,8 @@ class SpecReader {
   absl::StatusOr<std::optional<int64_t>> count_figure(const json& obj, std::string_view path,
                                                       std::string_view key, std::string_view unit,
                                                       int64_t min, int64_t max, bool required);
+  // A figure whose value is a share of something, unit "fraction", in (0, 1].
+  absl::StatusOr<std::optional<double>> fraction_figure(const json& obj, std::string_view key);
   // A figure whose value is a list of positive counts (a shape in chips).
   absl::StatusOr<std::vector<int64_t>> shape_figure(const json& obj, std::string_view path,
                                                     std::string_view key, size_t rank);
@@ -276,6 +278,26 @@ absl::StatusOr<std::optional<int64_t>> SpecReader::count_figure(const json& obj,
   return static_cast<int64_t>(v);
 }
 
+absl::StatusOr<std::optional<double>> SpecReader::fraction_figure(const json& obj,
+                                                                  std::string_view key) {
+  DeviceFigure fig;
+  absl::StatusOr<const json*> value = figure_header(obj, "", key, /*required=*/false, &fig);
+  if (!value.ok()) return value.status();
+  if (*value == nullptr) return std::nullopt;
+  if (fig.unit != "fraction") {
+    return error(join_path(fig.path, "unit"),
+                 absl::StrCat("expected \"fraction\", got \"", fig.unit, "\""));
+  }
+  const double v = (*value)->is_number() ? (*value)->get<double>() : 0;
+  if (!(*value)->is_number() || !(v >= internal::kMinEfficiency && v <= 1)) {
+    return error(join_path(fig.path, "value"),
+                 absl::StrCat("expected a fraction from ", internal::kMinEfficiency, " to 1"));
+  }
+  fig.value = v;
+  spec_->figures.push_back(std::move(fig));
+  return v;
+}
+
 absl::StatusOr<std::vector<int64_t>> SpecReader::shape_figure(const json& obj,
                                                               std::string_view path,
                                                               std::string_view key, size_t rank) {
@@ -312,7 +334,7 @@ absl::Status SpecReader::read(const json& root) {
                      {"schema_version", "name", "display_name", "aliases", "base", "kind",
                       "device_note", "matrix_flops_per_s", "vector_flops_per_s",
                       "transcendentals_per_s", "hbm", "on_chip_memory", "host_link",
-                      "per_op_overhead", "launch_floor", "mxu_size",
+                      "per_op_overhead", "launch_floor", "mxu_size", "gemm_plateau",
                       "matmul_efficiency", "hbm_efficiency", "collective_bandwidth_efficiency",
                       "collective_latency", "interconnect", "default_tiles", "notes"});
       !s.ok()) {
@@ -385,6 +407,9 @@ absl::Status SpecReader::read(const json& root) {
   absl::StatusOr<std::optional<int64_t>> mxu =
       count_figure(root, "", "mxu_size", "elements", 8, 4096, /*required=*/false);
   if (!mxu.ok()) return mxu.status();
+  absl::StatusOr<std::optional<double>> plateau = fraction_figure(root, "gemm_plateau");
+  if (!plateau.ok()) return plateau.status();
+  spec_->gemm_plateau = *plateau;
   if (absl::Status s = read_efficiency(root, "matmul_efficiency", &spec_->matmul_efficiency);
       !s.ok()) {
     return s;

@@ -498,7 +498,8 @@ void for_each_fused_op(const Instruction& i, Fn&& fn, int depth = 0) {
 // A dense convolution as its implicit GEMM, at cuDNN's measured factor over the table.
 void add_conv(const Instruction& conv, const DeviceSpec& device, std::vector<GemmCall>& out) {
   if (conv.operand_count() < 2) return;
-  const std::optional<measured::GemmShape> g = implicit_gemm(conv);
+  const std::optional<measured::GemmShape> g = implicit_gemm(
+      conv, device.kind == DeviceKind::kTpu ? ConvTaps::kValid : ConvTaps::kAll);
   if (!g) return;
   const PrimitiveType lhs = conv.operand(0)->shape().element_type;
   const PrimitiveType rhs = conv.operand(1)->shape().element_type;
@@ -725,7 +726,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
   ExpectedTime e{roofline.time_s, "", {}};
   // The terms the explanation names, in its order, with their times: it is made from these,
   // the op's GEMM count and the MXU width alone (and the device's own texts).
-  enum class Term : uint8_t { kGemm, kHbm, kHost };
+  enum class Term : uint8_t { kGemm, kKernelMatrix, kHbm, kHost };
   absl::InlinedVector<std::pair<Term, double>, 4> named;
   int64_t named_mxu = 0;
   static const std::string* const kRoofline = new std::string("roofline");
@@ -737,6 +738,10 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
     if (s > terms) terms = s, model = &name;
   };
   bool gemm_done = false;
+  // The share of its peak this chip's large GEMMs reach: tpu7x's measured plateau, another
+  // chip's gemm_plateau figure (else its peak).
+  const double kernel_share =
+      own_tpu_tables(device) ? fits.gemm_plateau : device.gemm_plateau.value_or(1.0);
   if (work.matrix_flops > 0 && !gemms.empty()) {
     const int64_t mxu = mxu_of(device, assumptions);
     double gemm_s = 0;
@@ -746,11 +751,13 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
       if (!(own_peak > 0)) continue;
       // Efficiency at this padded size relative to tpu7x's bf16 peak, applied to this
       // device's peak: the work part of the measured time (its fixed cost taken out). Another
-      // chip borrows the ramp, relative to tpu7x's plateau: its own large GEMMs are assumed
-      // to reach its peak, as TPU v2's did in the scaling book's profile (docs/accuracy.md, "TPUs").
+      // chip borrows the ramp, relative to tpu7x's plateau: its own large GEMMs reach its
+      // gemm_plateau, else its peak, as TPU v2's did in the scaling book's profile
+      // (docs/accuracy.md, "TPUs").
       const double padded = measured::padded_flops(g.shape, mxu);
       const double work_s = std::max(0.0, fits.gemm_time_s(padded) - fits.hbm.latency_s);
-      const double plateau = own_tpu_tables(device) ? 1 : fits.gemm_plateau;
+      const double plateau =
+          own_tpu_tables(device) ? 1 : fits.gemm_plateau / device.gemm_plateau.value_or(1.0);
       gemm_s += std::max(padded / own_peak, work_s * fits.gemm_peak * plateau / own_peak);
       if (g.unit != "bf16") {
         note_once(assumptions,
@@ -777,7 +784,15 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
       const double s = t.time_s / kTpuHostFraction;
       if (explain) named.push_back({Term::kHost, s});
       consider(s, *kHostLink);
-    } else if (!(t.bound == Bound::kMatrix && gemm_done)) {
+    } else if (t.bound == Bound::kMatrix && gemm_done) {
+      continue;
+    } else if (t.bound == Bound::kMatrix && gemms.empty() && kernel_share < 1) {
+      // A kernel's matrix work (a Pallas call's stated FLOPs): no faster than the chip's
+      // large GEMMs, at their plateau.
+      const double s = t.time_s / kernel_share;
+      if (explain) named.push_back({Term::kKernelMatrix, s});
+      consider(s, names.gemm);
+    } else {
       consider(t.time_s, *kRoofline);
     }
   }
@@ -807,6 +822,11 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
                                        gemms.size() == 1 ? "" : "s", " by padded size (MXU ",
                                        static_cast<int>(named_mxu), ") from the ", from,
                                        " table: ", seconds(s)));
+            break;
+          case Term::kKernelMatrix:
+            how.push_back(absl::StrCat("the kernel's matrix work at the GEMM plateau, ",
+                                       util::fixed_text(kernel_share, 2), " of peak: ",
+                                       seconds(s)));
             break;
           case Term::kHbm:
             how.push_back(absl::StrCat("HBM at ", texts.hbm_fraction, " of its bandwidth (",
@@ -902,8 +922,13 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
       "%.3g us + %.3f of the torus model's bandwidth (fitted to all-gathers of %g devices)",
       device.name, own ? "rest on" : "borrow", measured::kTpuTableDevice,
       own ? "" : ", relative to this chip's own peaks",
-      own ? "" : absl::StrFormat("; the ramp to tpu7x's %.2f plateau, this chip's plateau "
-                                 "assumed at its peak", f.gemm_plateau),
+      own ? ""
+      : device.gemm_plateau
+          ? absl::StrFormat("; the ramp to tpu7x's %.2f plateau, this chip's plateau %.2f of "
+                            "its peak (its gemm_plateau figure)",
+                            f.gemm_plateau, *device.gemm_plateau)
+          : absl::StrFormat("; the ramp to tpu7x's %.2f plateau, this chip's plateau assumed "
+                            "at its peak", f.gemm_plateau),
       f.hbm_fraction, f.hbm.latency_s * 1e6,
       f.ici.latency_s * 1e6, f.ici_efficiency, f.ici_group));
   out.push_back(absl::StrFormat(

@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "cost/cost_internal.h"
 #include "hloroof/computation.h"
 #include "predict/predict_internal.h"
 #include "util/absl_compat.h"
@@ -569,7 +570,7 @@ double loop_host_gap_s(const Instruction& i, const DeviceSpec& device) {
   return kLoopHostPerKernelS;
 }
 
-std::optional<measured::GemmShape> implicit_gemm(const Instruction& conv) {
+std::optional<measured::GemmShape> implicit_gemm(const Instruction& conv, ConvTaps which) {
   const ConvDimLabels* labels = conv.conv_dim_labels();
   const std::optional<ConvShapes> s = conv_shapes(conv);
   if (labels == nullptr || !s || !s->input->is_array() || !s->filter->is_array() ||
@@ -589,7 +590,23 @@ std::optional<measured::GemmShape> implicit_gemm(const Instruction& conv) {
   double positions = 1;
   for (int64_t d : labels->output_spatial) positions *= std::max(size(*s->output, d), 1.0);
   double taps = 1;
-  for (int64_t d : labels->kernel_spatial) taps *= std::max(size(*s->filter, d), 1.0);
+  const Window* window = conv.window();
+  const size_t spatial = labels->kernel_spatial.size();
+  if (which == ConvTaps::kValid && window != nullptr && window->dims.size() == spatial &&
+      labels->input_spatial.size() == spatial && labels->output_spatial.size() == spatial) {
+    for (size_t d = 0; d < spatial; ++d) {
+      const double in = size(*s->input, labels->input_spatial[d]);
+      const double filter = size(*s->filter, labels->kernel_spatial[d]);
+      const double out = size(*s->output, labels->output_spatial[d]);
+      if (in < 1 || filter < 1 || out < 1) continue;
+      const double pairs = static_cast<double>(cost::valid_window_positions(
+          static_cast<int64_t>(in), static_cast<int64_t>(filter), static_cast<int64_t>(out),
+          window->dims[d]));
+      taps *= std::max(pairs / out, 1.0);
+    }
+  } else {
+    for (int64_t d : labels->kernel_spatial) taps *= std::max(size(*s->filter, d), 1.0);
+  }
   // cuDNN pads channels to multiples of 8 for the tensor cores, and tiles a narrow GEMM (n or k
   // below the GEMM table's 256) as well as the table's edge: such a dimension is folded into m,
   // keeping the FLOPs, so that the table is read at the edge's efficiency, not its time.

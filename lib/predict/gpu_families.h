@@ -31,10 +31,17 @@ struct FamilyTime {
 std::optional<FamilyTime> gpu_family_time(const Instruction& i, const OpWork& work,
                                           const DeviceSpec& device);
 
+// Which filter taps an implicit GEMM runs: all of them (cuDNN's kernels multiply the padding's
+// zeros too), or only those over real input elements (a TPU, where XLA writes a matrix product
+// as a convolution whose one spatial dimension is a padded window: 64 taps of which one is real).
+enum class ConvTaps { kAll, kValid };
+
 // The implicit GEMM of a dense convolution (an HLO convolution or a cuDNN call, any pass): b =
 // feature groups, m = batch x output positions, n = output features per group, k = input
-// features per group x filter taps. nullopt for a depthwise convolution or unreadable shapes.
-std::optional<measured::GemmShape> implicit_gemm(const Instruction& conv);
+// features per group x filter taps (kValid: the taps over real input elements, per output
+// position). nullopt for a depthwise convolution or unreadable shapes.
+std::optional<measured::GemmShape> implicit_gemm(const Instruction& conv,
+                                                 ConvTaps taps = ConvTaps::kAll);
 
 // The cuDNN factor on the measured GEMM table's time at a convolution's implicit GEMM shape
 // (forward, data gradient, filter gradient alike): the geometric mean of measured over table

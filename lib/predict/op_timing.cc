@@ -206,6 +206,10 @@ void apply_expected(InstructionTiming& t, Explanation& explanation, const OpWork
                                     &target.gemm_times(), in.issue,
                                     target.explain() ? &target.expected_texts() : nullptr);
   target.assume_all(notes);
+  if (target.device().kind == DeviceKind::kTpu && target.device().gemm_plateau &&
+      work.matrix_flops > 0) {
+    target.use_figure("gemm_plateau");
+  }
   t.model = target.save(x.model);
   if (in.family) {
     // The family's kernels (or, where it leaves them to the general model, that model's time),

@@ -303,6 +303,14 @@ TEST_CASE("bad spec files get errors naming the file and the field") {
   CHECK_THAT(error_after([](J& j) { j["hbm_efficiency"] = 5e-324; }),
              Contains("field 'hbm_efficiency': expected a fraction from 0.001 to 1 (a thousandth "
                       "of the peak to all of it), got 4.94066e-324"));
+  CHECK_THAT(error_after([](J& j) {
+               j["gemm_plateau"] = {{"value", 0.7}, {"unit", "percent"}, {"source", "fitted"}};
+             }),
+             Contains("field 'gemm_plateau.unit': expected \"fraction\", got \"percent\""));
+  CHECK_THAT(error_after([](J& j) {
+               j["gemm_plateau"] = {{"value", 1.2}, {"unit", "fraction"}, {"source", "fitted"}};
+             }),
+             Contains("field 'gemm_plateau.value': expected a fraction from 0.001 to 1"));
   CHECK_THAT(error_after([](J& j) { j["schema_version"] = 2; }),
              Contains("field 'schema_version': expected 1"));
   CHECK_THAT(error_after([](J& j) { j["name"] = "tpu:v5e"; }), Contains("field 'name'"));

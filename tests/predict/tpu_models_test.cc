@@ -5,6 +5,7 @@
 #include <string>
 
 #include "hloroof/device.h"
+#include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
 #include "predict/tpu_models.h"
 
@@ -137,6 +138,72 @@ ENTRY e {
     CHECK(conv->step_time_s == Approx(dot->step_time_s).epsilon(1e-9));
     CHECK(conv->step_time_s > conv->roofline_step_time_s);
   }
+}
+
+TEST_CASE("a TPU matrix product written over a padded window runs only its real taps") {
+  // XLA writes a projection to 8 heads as a convolution whose window of 8 slides over a spatial
+  // dimension of 1 padded by 7 on each side: of the 8 x 8 (output position, tap) pairs, 8 touch
+  // the input, one per output position. The work is the dot of bf16[1024,1024] by
+  // [1024, 8 x 128]: m = 1024 batch x 1 position, n = 1024, k = 1024, kDot's GEMM; counting all
+  // 8 taps would time a GEMM with k = 8192, 8 times the FLOPs.
+  constexpr char kHeads[] = R"(HloModule m
+ENTRY e {
+  a = bf16[1,1024,1024,1]{3,2,1,0} parameter(0)
+  b = bf16[8,128,1024,1]{3,2,1,0} parameter(1)
+  ROOT c = bf16[1,1024,8,128]{3,2,1,0} convolution(a, b), window={size=1x8 pad=0_0x7_7 rhs_reversal=0x1}, dim_labels=0bf1_1oi0->0b1f
+})";
+  for (const char* device : {"tpu_v6e", "tpu7x"}) {
+    INFO(device);
+    absl::StatusOr<Prediction> dot = predict_step_time(kDot, device);
+    absl::StatusOr<Prediction> conv = predict_step_time(kHeads, device);
+    REQUIRE(dot.ok());
+    REQUIRE(conv.ok());
+    // The same FLOPs (2 x 1024^3), the same padded GEMM size, so the same expected time.
+    CHECK(conv->flops == Approx(dot->flops).epsilon(1e-9));
+    CHECK(conv->step_time_s == Approx(dot->step_time_s).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("gemm_plateau: a chip's large GEMMs and its kernels' matrix work") {
+  // tpu_v6e's file sets gemm_plateau 0.66: the tpu7x ramp, relative to its plateau, is scaled
+  // to 0.66 of v6e's peak instead of all of it, so a 4096^3 bf16 GEMM (1.37e11 FLOP) takes
+  // 1 / 0.66 times as long as with the figure unset, beside the same fixed cost; at the peak it
+  // could take no less than 1.37e11 / 9.18e14 = 150 us.
+  constexpr char kBig[] = R"(HloModule m
+ENTRY e {
+  a = bf16[4096,4096]{1,0} parameter(0)
+  b = bf16[4096,4096]{1,0} parameter(1)
+  ROOT d = bf16[4096,4096]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  absl::StatusOr<DeviceSpec> v6e = device("tpu_v6e");
+  REQUIRE(v6e.ok());
+  REQUIRE(v6e->gemm_plateau.has_value());
+  CHECK(*v6e->gemm_plateau == 0.66);
+  const double flops = 2.0 * 4096 * 4096 * 4096;
+  absl::StatusOr<Prediction> p = predict_step_time(kBig, "tpu_v6e");
+  REQUIRE(p.ok());
+  CHECK(has_line(*p, "gemm_plateau = 0.66 fraction is fitted", "held out"));
+  DeviceSpec at_peak = *v6e;
+  at_peak.gemm_plateau.reset();
+  absl::StatusOr<Module> big = parse_module(std::string_view(kBig));
+  REQUIRE(big.ok());
+  absl::StatusOr<Prediction> q = predict_step_time(*big, at_peak);
+  REQUIRE(q.ok());
+  const double fixed = measured::tpu_fits()->hbm.latency_s;
+  CHECK((p->step_time_s - fixed) / (q->step_time_s - fixed) == Approx(1 / 0.66).epsilon(1e-9));
+  CHECK(q->step_time_s - fixed >= flops / 9.18e14);
+
+  // A Pallas kernel that states its cost (1e12 FLOP) runs its matrix work no faster than the
+  // chip's GEMMs: 1e12 / (0.66 x 9.18e14) = 1.65 ms on v6e, at the roofline 1.09 ms.
+  constexpr char kKernel[] = R"(HloModule m
+ENTRY e {
+  x = bf16[1024,1024]{1,0} parameter(0)
+  ROOT k = bf16[1024,1024]{1,0} custom-call(x), custom_call_target="tpu_custom_call", backend_config={"custom_call_config":{"body":"","cost_estimate":{"flops":1000000000000,"transcendentals":0,"bytes_accessed":4194304}}}
+})";
+  absl::StatusOr<Prediction> k = predict_step_time(kKernel, "tpu_v6e");
+  REQUIRE(k.ok());
+  CHECK(k->roofline_step_time_s == Approx(1e12 / 9.18e14).epsilon(0.01));
+  CHECK(k->step_time_s == Approx(1e12 / (0.66 * 9.18e14) + fixed).epsilon(1e-9));
 }
 
 TEST_CASE("TPU predictions say what their expected times rest on") {

@@ -133,6 +133,9 @@ struct DeviceSpec {
   double per_op_overhead_s = 0;             // GPU: kernel launch
   // The shortest a top-level op can take, for the roofline's floor; per_op_overhead_s when unset.
   std::optional<double> launch_floor_s;
+  // TPU: the share of this chip's peak its large GEMMs reach inside programs, the plateau of the
+  // measured ramp the TPU expected time borrows; unset: its peak.
+  std::optional<double> gemm_plateau;
   // Calibration (data/hardware/README.md): the fraction of matrix peak and of HBM bandwidth
   // reached. roofline_time applies them; a prediction's roofline does not, and uses them for
   // the expected time in place of the measured models when the file sets them (`*_set`).
