@@ -2,26 +2,22 @@
 """Published TPU training recipes compiled offline for their slice, predicted, and compared.
 
     PYTHONPATH=build/python $(tools/venv.sh) bench/tpu_recipes.py [--hloroof build/tools/hloroof]
-        [--json OUT] [--keep DIR] [--show JSON] [RECIPE ...]
+        [--json OUT] [--keep DIR] [--reuse] [--show JSON] [--recipes-json MORE] [RECIPE ...]
 
-Each recipe (RECIPES below) is a train step that AI-Hypercomputer/tpu-recipes publishes with its
-measured step time (the log line `completed step: N, seconds: S, TFLOP/s/device: F`). MaxText
-itself needs Python 3.12; here the recipe's model is rebuilt in plain JAX with the recipe's
-shapes: a decoder of its layers, width, heads and vocabulary, its per-device batch and sequence,
-fully sharded over the slice (FSDP: weights and the batch over every chip), the layers in a
-scan, each layer's input offloaded to host memory and the rest rematerialized, and attention by
-the same Pallas splash kernel with the recipe's 2048 blocks. It differs from MaxText's program,
-and every row says so: plain SGD (MaxText: AdamW, f32 weights), no rotary embedding, the
-projections recomputed (MaxText offloads them too), the key and value heads repeated for the
-kernel, and only two of the recipe's XLA flags (scoped VMEM, collective matmul off).
+Each recipe (RECIPES below) is a train step whose measured step time is published: by
+AI-Hypercomputer/tpu-recipes (the log line `completed step: N, seconds: S, TFLOP/s/device: F`)
+or by MaxText's own guide to its logs. MaxText itself needs Python 3.12; here the recipe's model
+is rebuilt in plain JAX with the recipe's shapes, batch, sequence, sharding, scan, remat and
+attention kernel (bench/recipe_models.py). Every row says how its program differs from
+MaxText's.
 
 The step is compiled for the recipe's slice by libtpu without a TPU (hloroof.jax.compile_for,
-with those two flags), its optimized program predicted by `hloroof predict` on
-that slice, and its memory by `hloroof memory` beside XLA's own `memory_analysis()`. Prints one
-row per recipe: chips, the published step and its source's MFU (TFLOP/s per device over the
-chip's bf16 peak), the expected and roofline step and their MFU for the same model FLOPs, XLA's
-temporaries beside ours, and the compile time. Never shrinks a model: a recipe that does not
-compile here says why.
+with the recipe's XLA flags that this program takes), one recipe per process, its optimized
+program predicted by `hloroof predict` on that slice, and its memory by `hloroof memory` beside
+XLA's own `memory_analysis()`. Prints one row per recipe: chips, the published step and its
+source's MFU (TFLOP/s per device over the chip's bf16 peak), the expected and roofline step and
+their MFU for the same model FLOPs, XLA's temporaries beside ours, and the compile time. Never
+shrinks a model: a recipe that does not compile here says why.
 """
 import argparse
 import json
@@ -35,13 +31,33 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-# The models, as the recipes' MaxText configs give them.
-LLAMA3_1_8B = dict(layers=32, width=4096, ffn=14336, heads=32, kv_heads=8, head_dim=128,
-                   vocab=128256)
+# The models, as the recipes' MaxText configs give them (src/maxtext/configs/models/*.yml).
+LLAMA3_1_8B = dict(model="dense", layers=32, width=4096, ffn=14336, heads=32, kv_heads=8,
+                   head_dim=128, vocab=128256)
+LLAMA3_1_70B = dict(LLAMA3_1_8B, layers=80, width=8192, ffn=28672, heads=64)
 MISTRAL_7B = dict(LLAMA3_1_8B, vocab=32000)
+DEEPSEEK2_16B = dict(model="deepseek", layers=27, dense_layers=1, width=2048, ffn=10944,
+                     heads=16, qk_nope_dim=128, qk_rope_dim=64, v_dim=128, kv_lora_rank=512,
+                     experts=64, experts_per_token=6, shared_experts=2, moe_ffn=1408,
+                     vocab=102400)
 TRILLIUM = "AI-Hypercomputer/tpu-recipes training/trillium/"
+MODELS = {"llama3.1-8b": LLAMA3_1_8B, "llama3.1-70b": LLAMA3_1_70B, "mistral-7b": MISTRAL_7B,
+          "deepseek2-16b": DEEPSEEK2_16B}
 
-# The recipes: the model, the slice, the batch, and what the recipe's README publishes.
+# Two of the dense recipes' XLA flags (MaxText's xla_flags_library): DENSE_VMEM_LIMIT_FLAG (the
+# splash kernel's backward needs more scoped VMEM than the default) and DISABLE_COLLECTIVE_MATMUL
+# (no windowed einsums: without it XLA splits each sharded matmul into a loop over the slice,
+# which reads the activations once per chip).
+DENSE_FLAGS = ("--xla_tpu_scoped_vmem_limit_kib=98304 "
+               "--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000")
+DENSE_DIFFERS = ("SGD (MaxText AdamW), no rotary embedding, projections recomputed (MaxText "
+                 "offloads them), kv heads repeated for splash, two of the recipe's XLA flags "
+                 "(scoped VMEM, no collective matmul)")
+DEEPSEEK_DIFFERS = ("no rotary embedding, v padded to q's head size for splash, routing by "
+                    "argsort and scatter (MaxText: a custom sort gradient), AdamW without bias "
+                    "correction, no load-balance loss")
+
+# The recipes: the model, the slice, the batch, and what the recipe's source publishes.
 RECIPES = {
     "llama3.1-8b-v6e-8": dict(
         LLAMA3_1_8B, source=TRILLIUM + "Llama3.1-8B-MaxText/v6e-8/README.md",
@@ -55,108 +71,38 @@ RECIPES = {
     "mistral-7b-v6e-8": dict(
         MISTRAL_7B, source=TRILLIUM + "Mistral-7B-MaxText/README.md",
         target="tpu_v6e:2x4", batch_per_chip=6, seq=8192, step_s=6.320, tflops_per_chip=431.981),
+    "llama3.1-70b-v6e-32": dict(
+        LLAMA3_1_70B, source=TRILLIUM + "Llama3.1-70B-MaxText/v6e-32/README.md",
+        target="tpu_v6e:4x8", batch_per_chip=2, seq=8192, step_s=17.790,
+        tflops_per_chip=443.385),
+    # MaxText's defaults otherwise: f32 weights, AdamW, full remat, no XLA flags.
+    "deepseek2-16b-v5p-8": dict(
+        DEEPSEEK2_16B, source="AI-Hypercomputer/maxtext docs/guides/understand_logs_and_metrics.md",
+        target="tpu_v5p:2x2x1", batch_per_chip=24, seq=2048, step_s=5.667,
+        tflops_per_chip=134.924),
 }
 
-# Two of the recipes' XLA flags (MaxText's xla_flags_library): DENSE_VMEM_LIMIT_FLAG (the splash
-# kernel's backward needs more scoped VMEM than the default) and DISABLE_COLLECTIVE_MATMUL (no
-# windowed einsums: without it XLA splits each sharded matmul into a loop over the slice, which
-# reads the activations once per chip).
-LIBTPU_FLAGS = ("--xla_tpu_scoped_vmem_limit_kib=98304 "
-                "--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000")
 
-# bf16 peak per chip (the same figures as hloroof's device specs), for the published MFU.
-PEAK_BF16 = {"tpu_v6e": 918e12, "tpu_v5p": 459e12}
+def completed(r):
+    """A recipe with its model's shapes (`model_name`: one of MODELS, or the shapes given), its
+    flags and what its program does differently, as the table's entries have them."""
+    r = dict(MODELS.get(r.get("model_name"), {}), **r)
+    missing = [k for k in ("model", "target", "batch_per_chip", "seq", "step_s",
+                           "tflops_per_chip") if k not in r]
+    if missing:
+        raise ValueError(f"a recipe needs {', '.join(missing)} (or a model_name of "
+                         f"{', '.join(MODELS)})")
+    r.setdefault("flags", DENSE_FLAGS if r["model"] == "dense" else "")
+    r.setdefault("differs", DENSE_DIFFERS if r["model"] == "dense" else DEEPSEEK_DIFFERS)
+    r.setdefault("source", "given")
+    return r
 
-DIFFERENCES = ("plain JAX, not MaxText: SGD (MaxText AdamW, f32 weights), no rotary embedding, "
-               "projections recomputed (MaxText offloads them), kv heads repeated for splash, "
-               "two of the recipe's XLA flags (scoped VMEM, no collective matmul), not all")
 
+RECIPES = {name: completed(r) for name, r in RECIPES.items()}
 
 def chips_of(target):
     shape = target.split(":")[1]
     return math.prod(int(x) for x in shape.split("x"))
-
-
-def train_step(r, mesh_axis="fsdp"):
-    """The recipe's train step and its abstract arguments, with their PartitionSpecs."""
-    import jax
-    import jax.numpy as jnp
-    from jax.ad_checkpoint import checkpoint_name
-    from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_kernel as sk
-    from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_mask as sm
-    from jax.experimental.shard_map import shard_map
-    from jax.sharding import PartitionSpec as P
-
-    bf = jnp.bfloat16
-    D, F, H, KV, HD, V = (r["width"], r["ffn"], r["heads"], r["kv_heads"], r["head_dim"],
-                          r["vocab"])
-    blocks = sk.BlockSizes(block_q=2048, block_kv=2048, block_kv_compute=2048,
-                           block_q_dkv=2048, block_kv_dkv=2048, block_kv_dkv_compute=2048,
-                           use_fused_bwd_kernel=True)
-
-    def act(x):  # activations: the batch over the slice, as MaxText constrains them
-        return jax.lax.with_sharding_constraint(x, P(mesh_axis, *([None] * (x.ndim - 1))))
-
-    def rms(x, w):
-        x32 = x.astype(jnp.float32)
-        return (x32 * jax.lax.rsqrt(jnp.mean(x32 * x32, -1, keepdims=True) + 1e-5)).astype(bf) * w
-
-    def splash(q, k, v):  # one chip's batch: [b, s, heads, d]
-        kernel = sk.make_splash_mha(
-            sm.MultiHeadMask([sm.CausalMask((q.shape[1], q.shape[1]))] * H),
-            block_sizes=blocks, head_shards=1, q_seq_shards=1)
-        heads_major = lambda x: x.transpose(0, 2, 1, 3)
-        o = jax.vmap(kernel)(heads_major(q) / math.sqrt(HD),
-                             heads_major(jnp.repeat(k, H // KV, axis=2)),
-                             heads_major(jnp.repeat(v, H // KV, axis=2)))
-        return heads_major(o)
-
-    def attention(q, k, v):
-        spec = P(mesh_axis, None, None, None)
-        return shard_map(splash, mesh=jax.sharding.get_abstract_mesh(), in_specs=(spec,) * 3,
-                         out_specs=spec, check_rep=False)(q, k, v)
-
-    def layer(x, w):
-        x = act(checkpoint_name(x, "decoder_layer_input"))
-        h = act(rms(x, w["ln1"]))
-        b, s = h.shape[:2]
-        q = act((h @ w["wq"]).reshape(b, s, H, HD))
-        k = act((h @ w["wk"]).reshape(b, s, KV, HD))
-        v = act((h @ w["wv"]).reshape(b, s, KV, HD))
-        x = act(x + act(act(attention(q, k, v)).reshape(b, s, H * HD) @ w["wo"]))
-        h = act(rms(x, w["ln2"]))
-        g = act(jax.nn.silu(act(h @ w["w1"])) * act(h @ w["w3"]))
-        return act(x + act(g @ w["w2"]))
-
-    policy = jax.checkpoint_policies.save_and_offload_only_these_names(
-        names_which_can_be_saved=[], names_which_can_be_offloaded=["decoder_layer_input"],
-        offload_src="device", offload_dst="pinned_host")
-
-    def loss(params, tokens):
-        x = act(params["embed"][tokens])
-        body = jax.checkpoint(lambda c, w: (layer(c, w), None), policy=policy)
-        x, _ = jax.lax.scan(body, x, params["layers"])
-        logits = act(rms(x, params["lnf"]) @ params["head"])
-        lse = jax.nn.logsumexp(logits.astype(jnp.float32), axis=-1)
-        return jnp.mean(lse - logits[..., 0].astype(jnp.float32))
-
-    def step(params, tokens):
-        value, grads = jax.value_and_grad(loss)(params, tokens)
-        return jax.tree.map(lambda p, g: (p - 1e-4 * g).astype(p.dtype), params, grads), value
-
-    L = r["layers"]
-    sd = jax.ShapeDtypeStruct
-    layers = {"ln1": sd((L, D), bf), "ln2": sd((L, D), bf), "wq": sd((L, D, H * HD), bf),
-              "wk": sd((L, D, KV * HD), bf), "wv": sd((L, D, KV * HD), bf),
-              "wo": sd((L, H * HD, D), bf), "w1": sd((L, D, F), bf), "w3": sd((L, D, F), bf),
-              "w2": sd((L, F, D), bf)}
-    params = {"embed": sd((V, D), bf), "layers": layers, "lnf": sd((D,), bf),
-              "head": sd((D, V), bf)}
-    specs = {"embed": P(mesh_axis, None), "lnf": P(None), "head": P(mesh_axis, None),
-             "layers": {k: P(None, mesh_axis, *([None] * (len(v.shape) - 2)))
-                        for k, v in layers.items()}}
-    tokens = sd((r["batch_per_chip"] * chips_of(r["target"]), r["seq"]), jnp.int32)
-    return step, (params, tokens), (specs, P(mesh_axis, None))
 
 
 def cli_json(hloroof, args):
@@ -166,36 +112,64 @@ def cli_json(hloroof, args):
     return json.loads(out.stdout)
 
 
-def run_recipe(name, r, hloroof, keep):
+def compile_recipe(name, r, keep):
+    """Compiles the recipe's step (in a process of its own: libtpu reads its flags once) and
+    writes its optimized program and XLA's figures to `keep`."""
     os.environ["LIBTPU_INIT_ARGS"] = (os.environ.get("LIBTPU_INIT_ARGS", "") + " " +
-                                      LIBTPU_FLAGS).strip()
+                                      r["flags"]).strip()
+    sys.path.insert(0, HERE)
     import hloroof.jax as hj
-    step, args, specs = train_step(r)
+    from recipe_models import BUILDERS
+    step, args, specs, donate = BUILDERS[r["model"]](dict(r, chips=chips_of(r["target"])))
     start = time.time()
     compiled = hj.compile_for(step, *args, target=r["target"], mesh_axes={"fsdp": chips_of(
-        r["target"])}, in_specs=specs)
+        r["target"])}, in_specs=specs, donate_argnums=donate)
     compile_s = time.time() - start
     text = getattr(compiled, "_hloroof_hlo_text", None) or compiled.as_text()
     ma = compiled.memory_analysis()
-    xla = {k: int(getattr(ma, k)) for k in dir(ma) if k.endswith("_in_bytes")}
     os.makedirs(keep, exist_ok=True)
-    path = os.path.join(keep, f"{name}.hlo")
-    with open(path, "w") as f:
+    with open(os.path.join(keep, f"{name}.hlo"), "w") as f:
         f.write(text)
+    with open(os.path.join(keep, f"{name}.xla.json"), "w") as f:
+        json.dump({"compile_s": compile_s, "xla_memory": {
+            k: int(getattr(ma, k)) for k in dir(ma) if k.endswith("_in_bytes")}}, f)
+
+
+def run_recipe(name, r, hloroof, keep, reuse=False):
+    os.makedirs(keep, exist_ok=True)
+    compiled_files = [os.path.join(keep, f"{name}{ext}") for ext in (".hlo", ".xla.json")]
+    if reuse and all(os.path.exists(f) for f in compiled_files):
+        return predicted(name, r, hloroof, keep)
+    with open(os.path.join(keep, f"{name}.recipe.json"), "w") as f:
+        json.dump(dict(r, name=name), f)
+    child = subprocess.run([sys.executable, os.path.abspath(__file__), "--compile-one",
+                            os.path.join(keep, f"{name}.recipe.json"), "--keep", keep],
+                           capture_output=True, text=True)
+    if child.returncode != 0:
+        lines = [l for l in child.stderr.splitlines() if l.strip()]
+        raise RuntimeError(lines[-1] if lines else f"exit status {child.returncode}")
+    return predicted(name, r, hloroof, keep)
+
+
+def predicted(name, r, hloroof, keep):
+    """The row of a recipe compiled into `keep`: hloroof's prediction beside the published step."""
+    with open(os.path.join(keep, f"{name}.xla.json")) as f:
+        compiled = json.load(f)
+    path = os.path.join(keep, f"{name}.hlo")
     p = cli_json(hloroof, ["predict", path, "--device", r["target"]])
     m = cli_json(hloroof, ["memory", path, "--device", r["target"]])
-    chip = r["target"].split(":")[0]
+    peak = p["peak_flop_rate"]  # the chip's bf16 peak, as hloroof's device spec gives it
     model_flops = r["tflops_per_chip"] * 1e12 * r["step_s"]  # the recipe's own count, per chip
     return {
         "recipe": name, "source": r["source"], "target": r["target"],
         "chips": chips_of(r["target"]), "measured_step_s": r["step_s"],
         "expected_step_s": p["step_time_s"], "roofline_step_s": p["roofline_step_time_s"],
-        "mfu_measured": r["tflops_per_chip"] * 1e12 / PEAK_BF16[chip],
-        "mfu_expected": model_flops / p["step_time_s"] / PEAK_BF16[chip],
-        "xla_memory": xla, "our_memory": {k: m.get(k) for k in (
+        "mfu_measured": r["tflops_per_chip"] * 1e12 / peak,
+        "mfu_expected": model_flops / p["step_time_s"] / peak,
+        "xla_memory": compiled["xla_memory"], "our_memory": {k: m.get(k) for k in (
             "argument_bytes", "output_bytes", "temp_bytes", "footprint_bytes", "peak_bytes")
             if k in m},
-        "compile_s": compile_s, "differs": DIFFERENCES,
+        "compile_s": compiled["compile_s"], "model": r["model"], "differs": r["differs"],
     }
 
 
@@ -216,13 +190,36 @@ def row_text(row):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("recipes", nargs="*", default=list(RECIPES))
+    ap.add_argument("recipes", nargs="*", help="recipes to run (default: every one of the "
+                    "table, or of --recipes-json)")
+    ap.add_argument("--recipes-json", help="more recipes, a JSON object of name -> recipe: "
+                    "model_name (" + ", ".join(MODELS) + ") or the model's shapes, target "
+                    "(DEVICE:SLICE), batch_per_chip, seq, step_s, tflops_per_chip; optional "
+                    "flags (LIBTPU_INIT_ARGS), source, differs")
     ap.add_argument("--hloroof", default=os.path.join(ROOT, "build", "tools", "hloroof"))
     ap.add_argument("--json", help="write every row's figures here")
     ap.add_argument("--keep", default="/tmp/hloroof-recipes",
                     help="where the compiled programs are written")
+    ap.add_argument("--reuse", action="store_true",
+                    help="predict the programs already compiled into --keep, compiling the others")
     ap.add_argument("--show", help="print the table of an earlier run's --json, compiling nothing")
+    ap.add_argument("--compile-one", help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.compile_one:
+        with open(a.compile_one) as f:
+            r = json.load(f)
+        return compile_recipe(r["name"], r, a.keep)
+    recipes = dict(RECIPES)
+    if a.recipes_json:  # recipes of the caller's: {name: {model_name or shapes, target, ...}}
+        try:
+            with open(a.recipes_json) as f:
+                given = {name: completed(r) for name, r in json.load(f).items()}
+        except (OSError, ValueError, AttributeError) as e:
+            ap.error(f"--recipes-json {a.recipes_json}: {e}")
+        recipes.update(given)
+        if not a.recipes:
+            a.recipes = list(given)
+    a.recipes = a.recipes or list(RECIPES)
     rows = []
     print(HEADER)
     if a.show:
@@ -231,14 +228,19 @@ def main():
         for row in rows:
             print(row_text(row))
     for name in [] if a.show else a.recipes:
+        if name not in recipes:
+            print(f"{name:<19} not a recipe; known: {', '.join(recipes)}")
+            continue
         try:
-            row = run_recipe(name, RECIPES[name], a.hloroof, a.keep)
+            row = run_recipe(name, recipes[name], a.hloroof, a.keep, a.reuse)
         except Exception as e:  # a recipe that does not compile here says why
             print(f"{name:<19} not predicted: {str(e).splitlines()[0][:70]}")
             continue
         rows.append(row)
         print(row_text(row))
-    print(textwrap.fill(f"every row: {DIFFERENCES}", 100))
+    for model in sorted({row.get("model", "dense") for row in rows}):
+        differs = next(row["differs"] for row in rows if row.get("model", "dense") == model)
+        print(textwrap.fill(f"{model} rows, plain JAX, not MaxText: {differs}", 100))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -274,3 +274,28 @@ def test_the_whatif_example_on_one_slice():
     for r in rows:
         hfu, mfu = (float(cell.rstrip("%")) for cell in r[3:5])
         assert 0 < mfu <= hfu
+
+
+@needs_libtpu
+def test_a_mixture_of_experts_step_costs_its_pallas_kernels():
+    """bench/recipe_models.py's DeepSeek-V2 step, at toy sizes (not a recipe): its megablox
+    grouped matmuls and splash attention are Mosaic custom calls, costed from their stated
+    estimate and their shapes, never unknown work."""
+    import sys
+    sys.path.insert(0, str(SOURCE / "bench"))
+    from recipe_models import deepseek_step
+    toy = dict(layers=2, dense_layers=1, width=256, ffn=512, heads=2, qk_nope_dim=128,
+               qk_rope_dim=64, v_dim=128, kv_lora_rank=128, experts=8, experts_per_token=2,
+               shared_experts=1, moe_ffn=256, vocab=1024, batch_per_chip=1, seq=512, chips=4)
+    step, args, specs, donate = deepseek_step(toy)
+    compiled = hloroof.jax.compile_for(step, *args, target="tpu_v5p:2x2x1",
+                                       mesh_axes={"fsdp": 4}, in_specs=specs,
+                                       donate_argnums=donate)
+    text = compiled._hloroof_hlo_text
+    mosaic = set(re.findall(r"%([\w.-]+) = [^\n]*custom_call_target=\"tpu_custom_call\"", text))
+    assert any("gmm" in m for m in mosaic) and any("splash" in m for m in mosaic)
+    p = hloroof.predict(compiled)
+    assert not mosaic & set(p.unknown_ops)
+    # The grouped matmuls' FLOPs are counted: per chip 512 tokens x 2 experts each, through
+    # three 256 x 256 expert products, forward alone 3 x 2 x 1024 x 256 x 256 = 403 MFLOP.
+    assert p.matrix_flops > 3 * 2 * 1024 * 256 * 256

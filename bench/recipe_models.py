@@ -1,0 +1,244 @@
+"""The train steps of bench/tpu_recipes.py: a recipe's model rebuilt in plain JAX.
+
+Each builder takes a recipe (its model's shapes, batch and sequence) and returns the step, its
+abstract arguments, their PartitionSpecs and the arguments it donates. Every model is fully
+sharded over the slice (FSDP: weights and the batch over every chip, one mesh axis "fsdp"), its
+layers in a scan, attention by the Pallas splash kernel.
+
+- `dense_step`: a Llama-style decoder (grouped-query attention, SwiGLU), bf16 weights and plain
+  SGD, each layer's input offloaded to host memory and the rest recomputed.
+- `deepseek_step`: DeepSeek-V2's decoder (multi-head latent attention; a first dense layer, then
+  mixture-of-experts layers with shared experts, top-k softmax routing and the experts' matrix
+  products by the Pallas megablox grouped matmul), f32 weights and AdamW state, every layer
+  recomputed in the backward pass (MaxText's defaults: `weight_dtype: float32`, `opt_type:
+  adamw`, `remat_policy: full`).
+"""
+import math
+
+MESH_AXIS = "fsdp"
+
+
+def _common():
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import PartitionSpec as P
+
+    def act(x):  # activations: the batch over the slice, as MaxText constrains them
+        return jax.lax.with_sharding_constraint(x, P(MESH_AXIS, *([None] * (x.ndim - 1))))
+
+    def rms(x, w, eps=1e-5):
+        x32 = x.astype(jnp.float32)
+        y = x32 * jax.lax.rsqrt(jnp.mean(x32 * x32, -1, keepdims=True) + eps)
+        return y.astype(jnp.bfloat16) * w.astype(jnp.bfloat16)
+
+    return act, rms
+
+
+def _splash(heads, block, scale_dim, kv_repeat=1):
+    """Causal splash attention over one chip's batch, q, k, v as [batch, seq, heads, dim], q
+    scaled by 1/sqrt(scale_dim), each key and value head repeated `kv_repeat` times."""
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_kernel as sk
+    from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_mask as sm
+    from jax.experimental.shard_map import shard_map
+    from jax.sharding import PartitionSpec as P
+
+    blocks = sk.BlockSizes(block_q=block, block_kv=block, block_kv_compute=block,
+                           block_q_dkv=block, block_kv_dkv=block, block_kv_dkv_compute=block,
+                           use_fused_bwd_kernel=True)
+
+    def local(q, k, v):
+        kernel = sk.make_splash_mha(
+            sm.MultiHeadMask([sm.CausalMask((q.shape[1], q.shape[1]))] * heads),
+            block_sizes=blocks, head_shards=1, q_seq_shards=1)
+        heads_major = lambda x: x.transpose(0, 2, 1, 3)
+        return heads_major(jax.vmap(kernel)(
+            heads_major(q) / math.sqrt(scale_dim),
+            heads_major(jnp.repeat(k, kv_repeat, axis=2) if kv_repeat > 1 else k),
+            heads_major(jnp.repeat(v, kv_repeat, axis=2) if kv_repeat > 1 else v)))
+
+    def attention(q, k, v):
+        spec = P(MESH_AXIS, None, None, None)
+        return shard_map(local, mesh=jax.sharding.get_abstract_mesh(), in_specs=(spec,) * 3,
+                         out_specs=spec, check_rep=False)(q, k, v)
+
+    return attention
+
+
+def _cross_entropy(logits):
+    import jax
+    import jax.numpy as jnp
+    lse = jax.nn.logsumexp(logits.astype(jnp.float32), axis=-1)
+    return jnp.mean(lse - logits[..., 0].astype(jnp.float32))
+
+
+def _layer_specs(layers):
+    """Stacked layer weights: the layer axis whole, the next one over the slice."""
+    from jax.sharding import PartitionSpec as P
+    return {k: P(None, MESH_AXIS, *([None] * (len(v.shape) - 2))) for k, v in layers.items()}
+
+
+def dense_step(r):
+    import jax
+    import jax.numpy as jnp
+    from jax.ad_checkpoint import checkpoint_name
+    from jax.sharding import PartitionSpec as P
+
+    bf = jnp.bfloat16
+    D, F, H, KV, HD, V = (r["width"], r["ffn"], r["heads"], r["kv_heads"], r["head_dim"],
+                          r["vocab"])
+    act, rms = _common()
+    splash = _splash(H, 2048, HD, H // KV)
+
+    def layer(x, w):
+        x = act(checkpoint_name(x, "decoder_layer_input"))
+        h = act(rms(x, w["ln1"]))
+        b, s = h.shape[:2]
+        q = act((h @ w["wq"]).reshape(b, s, H, HD))
+        k = act((h @ w["wk"]).reshape(b, s, KV, HD))
+        v = act((h @ w["wv"]).reshape(b, s, KV, HD))
+        x = act(x + act(act(splash(q, k, v)).reshape(b, s, H * HD) @ w["wo"]))
+        h = act(rms(x, w["ln2"]))
+        g = act(jax.nn.silu(act(h @ w["w1"])) * act(h @ w["w3"]))
+        return act(x + act(g @ w["w2"]))
+
+    policy = jax.checkpoint_policies.save_and_offload_only_these_names(
+        names_which_can_be_saved=[], names_which_can_be_offloaded=["decoder_layer_input"],
+        offload_src="device", offload_dst="pinned_host")
+
+    def loss(params, tokens):
+        x = act(params["embed"][tokens])
+        body = jax.checkpoint(lambda c, w: (layer(c, w), None), policy=policy)
+        x, _ = jax.lax.scan(body, x, params["layers"])
+        return _cross_entropy(act(rms(x, params["lnf"]) @ params["head"]))
+
+    def step(params, tokens):
+        value, grads = jax.value_and_grad(loss)(params, tokens)
+        return jax.tree.map(lambda p, g: (p - 1e-4 * g).astype(p.dtype), params, grads), value
+
+    L = r["layers"]
+    sd = jax.ShapeDtypeStruct
+    layers = {"ln1": sd((L, D), bf), "ln2": sd((L, D), bf), "wq": sd((L, D, H * HD), bf),
+              "wk": sd((L, D, KV * HD), bf), "wv": sd((L, D, KV * HD), bf),
+              "wo": sd((L, H * HD, D), bf), "w1": sd((L, D, F), bf), "w3": sd((L, D, F), bf),
+              "w2": sd((L, F, D), bf)}
+    params = {"embed": sd((V, D), bf), "layers": layers, "lnf": sd((D,), bf),
+              "head": sd((D, V), bf)}
+    specs = {"embed": P(MESH_AXIS, None), "lnf": P(None), "head": P(MESH_AXIS, None),
+             "layers": _layer_specs(layers)}
+    tokens = sd((r["batch_per_chip"] * r["chips"], r["seq"]), jnp.int32)
+    return step, (params, tokens), (specs, P(MESH_AXIS, None)), ()
+
+
+def deepseek_step(r):
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas.ops.tpu.megablox import ops as megablox
+    from jax.experimental.shard_map import shard_map
+    from jax.sharding import PartitionSpec as P
+
+    bf, f32 = jnp.bfloat16, jnp.float32
+    D, H, V = r["width"], r["heads"], r["vocab"]
+    NOPE, ROPE, VD, KVR = r["qk_nope_dim"], r["qk_rope_dim"], r["v_dim"], r["kv_lora_rank"]
+    QK = NOPE + ROPE
+    E, K, FE, FD = r["experts"], r["experts_per_token"], r["moe_ffn"], r["ffn"]
+    FS = r["shared_experts"] * FE
+    act, rms = _common()
+    # The splash kernel takes one head size for q, k and v: v is padded to q's.
+    splash = _splash(H, 512, QK)
+    c = lambda w: w.astype(bf)  # f32 weights, bf16 matrix products
+
+    def mla(h, w):
+        b, s = h.shape[:2]
+        q = act((h @ c(w["wq"])).reshape(b, s, H, QK))
+        kv_a = act(h @ c(w["wkv_a"]))
+        latent, k_rope = kv_a[..., :KVR], kv_a[..., KVR:]
+        kv = act((rms(latent, w["kv_norm"], 1e-6) @ c(w["wkv_b"])).reshape(b, s, H, NOPE + VD))
+        k = jnp.concatenate([kv[..., :NOPE], jnp.broadcast_to(k_rope[:, :, None, :],
+                                                              (b, s, H, ROPE))], -1)
+        v = jnp.pad(kv[..., NOPE:], ((0, 0), (0, 0), (0, 0), (0, QK - VD)))
+        o = act(splash(q, k, v))[..., :VD]
+        return act(o.reshape(b, s, H * VD) @ c(w["wo"]))
+
+    def mlp(h, w0, w1, wo):
+        return act(act(jax.nn.silu(h @ c(w0)) * (h @ c(w1))) @ c(wo))
+
+    def routed(x, gate, w0, w1, wo):  # one chip's tokens, every expert's weights
+        t = x.reshape(-1, D)
+        probs = jax.nn.softmax((t @ gate).astype(f32), axis=-1)
+        weights, experts = jax.lax.top_k(probs, K)
+        order = jnp.argsort(experts.reshape(-1))
+        sizes = jnp.bincount(experts.reshape(-1), length=E).astype(jnp.int32)
+        xs = t[order // K]
+        tiling = (512, 1024, 1024)
+        gmm = lambda a, b: megablox.gmm(a, b, sizes, preferred_element_type=bf,
+                                        tiling=tuple(min(t_, d) for t_, d in zip(
+                                            tiling, (a.shape[0], a.shape[1], b.shape[2]))))
+        ys = gmm(jax.nn.silu(gmm(xs, w0)) * gmm(xs, w1), wo)
+        back = jnp.zeros_like(ys).at[order].set(ys).reshape(-1, K, D)
+        out = jnp.sum(back.astype(f32) * weights[..., None], axis=1).astype(bf)
+        return out.reshape(x.shape)
+
+    def moe(h, w):
+        whole = P()
+        tokens = P(MESH_AXIS, None, None)
+        out = shard_map(routed, mesh=jax.sharding.get_abstract_mesh(),
+                        in_specs=(tokens, whole, whole, whole, whole), out_specs=tokens,
+                        check_rep=False)(h, c(w["gate"]), c(w["e0"]), c(w["e1"]), c(w["eo"]))
+        return act(out + mlp(h, w["s0"], w["s1"], w["so"]))
+
+    def block(x, w, ffn):
+        x = act(x + mla(act(rms(x, w["ln1"], 1e-6)), w))
+        return act(x + ffn(act(rms(x, w["ln2"], 1e-6)), w))
+
+    dense_ffn = lambda h, w: mlp(h, w["w0"], w["w1"], w["wo_mlp"])
+    everything = jax.checkpoint_policies.nothing_saveable
+
+    def loss(params, tokens):
+        x = act(c(params["embed"])[tokens])
+        x = jax.checkpoint(lambda x, w: block(x, w, dense_ffn), policy=everything)(
+            x, params["dense"])
+        body = jax.checkpoint(lambda x, w: (block(x, w, moe), None), policy=everything)
+        x, _ = jax.lax.scan(body, x, params["moe"])
+        return _cross_entropy(act(rms(x, params["lnf"], 1e-6) @ c(params["head"])))
+
+    b1, b2, lr, eps, decay = 0.9, 0.95, 3e-5, 1e-8, 0.1  # MaxText's AdamW defaults
+
+    def step(params, mu, nu, tokens):
+        value, g = jax.value_and_grad(loss)(params, tokens)
+        mu = jax.tree.map(lambda m, g: b1 * m + (1 - b1) * g, mu, g)
+        nu = jax.tree.map(lambda n, g: b2 * n + (1 - b2) * g * g, nu, g)
+        params = jax.tree.map(lambda p, m, n: p - lr * (m / (jnp.sqrt(n) + eps) + decay * p),
+                              params, mu, nu)
+        return params, mu, nu, value
+
+    sd = jax.ShapeDtypeStruct
+    L = r["layers"] - r["dense_layers"]
+
+    def attention_weights(lead):
+        return {"ln1": sd(lead + (D,), f32), "ln2": sd(lead + (D,), f32),
+                "wq": sd(lead + (D, H * QK), f32), "wkv_a": sd(lead + (D, KVR + ROPE), f32),
+                "kv_norm": sd(lead + (KVR,), f32), "wkv_b": sd(lead + (KVR, H * (NOPE + VD)), f32),
+                "wo": sd(lead + (H * VD, D), f32)}
+
+    dense = dict(attention_weights(()), w0=sd((D, FD), f32), w1=sd((D, FD), f32),
+                 wo_mlp=sd((FD, D), f32))
+    moe_layers = dict(attention_weights((L,)), gate=sd((L, D, E), f32),
+                      e0=sd((L, E, D, FE), f32), e1=sd((L, E, D, FE), f32),
+                      eo=sd((L, E, FE, D), f32), s0=sd((L, D, FS), f32),
+                      s1=sd((L, D, FS), f32), so=sd((L, FS, D), f32))
+    params = {"embed": sd((V, D), f32), "dense": dense, "moe": moe_layers,
+              "lnf": sd((D,), f32), "head": sd((D, V), f32)}
+    first = lambda v: P(MESH_AXIS, *([None] * (len(v.shape) - 1)))
+    moe_specs = _layer_specs(moe_layers)
+    for k in ("e0", "e1", "eo"):  # experts: the expert axis whole, the next one over the slice
+        moe_specs[k] = P(None, None, MESH_AXIS, None)
+    specs = {"embed": P(MESH_AXIS, None), "dense": {k: first(v) for k, v in dense.items()},
+             "moe": moe_specs, "lnf": P(None), "head": P(MESH_AXIS, None)}
+    tokens = sd((r["batch_per_chip"] * r["chips"], r["seq"]), jnp.int32)
+    return (step, (params, params, params, tokens), (specs, specs, specs, P(MESH_AXIS, None)),
+            (0, 1, 2))
+
+
+BUILDERS = {"dense": dense_step, "deepseek": deepseek_step}
