@@ -20,9 +20,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "commands.h"
 #include "hloroof/platform.h"
 #include "hloroof/topology.h"
 #include "hloroof/units.h"
+#include "hloroof/xspace.h"
 #include "report/csv_text.h"
 #include "report/wrap.h"
 #include "util/absl_compat.h"
@@ -160,6 +162,66 @@ absl::StatusOr<ModelFlops> model_flops_option(const Args& args) {
       "attention's own FLOPs not counted (the scaling book's and MaxText's convention); for "
       "inference give --model-flops 2ND");
   return out;
+}
+
+ArgSpec with_shared_options(ArgSpec spec, unsigned which) {
+  spec.flags.insert({"--json", "--csv"});
+  spec.options.insert({"--top", "--trip-count"});
+  if (which & kModelFlopsOptions) spec.options.insert({"--model-flops", "--params", "--tokens"});
+  if (which & kXSpaceOptions) spec.options.insert({"--xspace", "--steps"});
+  return spec;
+}
+
+absl::StatusOr<SharedOptions> parse_shared_options(const Args& args, size_t top) {
+  SharedOptions out;
+  out.json = args.flag("--json");
+  out.csv = args.flag("--csv");
+  if (out.json && out.csv) return absl::InvalidArgumentError("--json and --csv: one or the other");
+  if (args.has("--trip-count")) {
+    absl::StatusOr<int64_t> n = parse_count("--trip-count", args.get("--trip-count"));
+    if (!n.ok()) return n.status();
+    out.trip_count = *n;
+  }
+  absl::StatusOr<ModelFlops> model_flops = model_flops_option(args);
+  if (!model_flops.ok()) return model_flops.status();
+  out.model_flops = *std::move(model_flops);
+  out.top = top;
+  if (args.has("--top")) {
+    absl::StatusOr<int64_t> n = parse_count("--top", args.get("--top"));
+    if (!n.ok()) return n.status();
+    out.top = static_cast<size_t>(*n);
+  }
+  if (args.has("--steps")) {
+    if (!args.has("--xspace")) return absl::InvalidArgumentError("--steps needs --xspace");
+    absl::StatusOr<int64_t> n = parse_count("--steps", args.get("--steps"));
+    if (!n.ok()) return n.status();
+    if (*n < 1 || *n > kMaxXSpaceSteps) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--steps: ", *n, " is not in [1, ", kMaxXSpaceSteps, "]"));
+    }
+    out.steps = *n;
+  }
+  return out;
+}
+
+void print_help(const Command& command) {
+  if (!command.usage.empty()) std::cout << "usage: " << command.usage << "\n\n";
+  std::cout << command.help;
+}
+
+std::optional<Args> parse_command_args(const std::vector<std::string>& words, const ArgSpec& spec,
+                                       const Command& command, int& exit_code) {
+  absl::StatusOr<Args> args = parse_args(words, spec);
+  if (!args.ok()) {
+    exit_code = usage_error(args.status().message(), command.usage);
+    return std::nullopt;
+  }
+  if (args->flag("--help")) {
+    print_help(command);
+    exit_code = kExitOk;
+    return std::nullopt;
+  }
+  return *std::move(args);
 }
 
 std::string csv_line(const std::vector<std::string>& cells) {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -70,6 +71,39 @@ struct ModelFlops {
   std::string note;
 };
 absl::StatusOr<ModelFlops> model_flops_option(const Args& args);
+
+// ---- The options that predict, compare, profile and diff share, declared and parsed once:
+// `--json` or `--csv` (one or the other), `--top N`, `--trip-count N`, and where the command
+// takes them, `--model-flops F | --params N --tokens D` and `--xspace LOG_DIR [--steps N]`.
+enum SharedOption : unsigned {
+  kOutputOptions = 0,      // --json, --csv, --top, --trip-count: every one of them
+  kModelFlopsOptions = 1,  // --model-flops, --params, --tokens
+  kXSpaceOptions = 2,      // --xspace, --steps
+};
+
+// `spec` with the shared options of `which` (kOutputOptions | ...) added.
+ArgSpec with_shared_options(ArgSpec spec, unsigned which);
+
+struct SharedOptions {
+  bool json = false;
+  bool csv = false;
+  size_t top = 0;              // --top, else the command's default
+  int64_t trip_count = 1;      // --trip-count: PredictOptions::default_trip_count
+  ModelFlops model_flops;      // model_flops_option
+  int64_t steps = 1;           // --steps: XSpaceOptions::steps
+};
+
+// The shared options of `args`, `top` their --top's default. Errors (for usage_error): --json
+// with --csv, a count that is not one, those of model_flops_option, --steps without --xspace or
+// out of [1, kMaxXSpaceSteps].
+absl::StatusOr<SharedOptions> parse_shared_options(const Args& args, size_t top);
+
+// The words of `command` parsed by `spec`: std::nullopt where the command ends there, with
+// `exit_code` set: its help printed for --help (kExitOk), a usage error for words it does not
+// take.
+struct Command;
+std::optional<Args> parse_command_args(const std::vector<std::string>& words, const ArgSpec& spec,
+                                       const Command& command, int& exit_code);
 
 // CSV (RFC 4180) for the op tables' --csv: one line of cells, each quoted when it holds a comma,
 // a quote or a line break (its quotes doubled), ending in "\n". Numbers (csv_number) printed

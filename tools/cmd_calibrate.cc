@@ -15,10 +15,34 @@
 namespace hloroof::cli {
 namespace {
 
-constexpr std::string_view kUsage =
-    "hloroof calibrate PROFILE... [--hlo HLO...] [--device D] [--set PATH=VALUE]...\n"
-    "       [-o OUT.json] [--name NAME] [--topology T] [--device-index N] [--trip-count N]\n"
-    "       [--module NAME]";
+// The device every capture names (the profile's device plane, a capture's meta.json), as
+// `profile` infers it, and a note that says so. Errors (usage errors): a profile that names no
+// built-in device, profiles of different devices.
+absl::StatusOr<std::string> device_of_profiles(const std::vector<std::string>& profiles,
+                                               const std::vector<MeasuredDevice>& measured) {
+  for (size_t k = 0; k < measured.size(); ++k) {
+    if (measured[k].device.empty()) {
+      return absl::InvalidArgumentError(
+          measured[k].kind.empty()
+              ? absl::StrCat("--device is required: ", profiles[k], " does not name its device")
+              : absl::StrCat("--device is required: ", profiles[k], " ran on '",
+                             measured[k].kind, "', which is not a built-in device"));
+    }
+    if (measured[k].device != measured[0].device) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the profiles ran on different devices (", profiles[0], ": ",
+                       measured[0].device, ", ", profiles[k], ": ", measured[k].device,
+                       "): calibrate one device at a time"));
+    }
+  }
+  const std::string& device = measured[0].device;
+  std::cerr << report_internal::wrap(
+      printable(absl::StrCat("device ", device, " from the profiles, which ran on '",
+                             measured[0].kind, "' (", measured[0].source,
+                             "); --device overrides it")),
+      "note: ", "  ");
+  return device;
+}
 
 int run(const std::vector<std::string>& given) {
   // `-o FILE` as compilers take it; the shared parser knows only long options.
@@ -30,13 +54,13 @@ int run(const std::vector<std::string>& given) {
       parse_args(words, {.options = {"--device", "--output", "--name", "--topology",
                                      "--device-index", "--trip-count", "--module"},
                          .repeatable_options = {"--hlo"}});
-  if (!args.ok()) return usage_error(args.status().message(), kUsage);
+  if (!args.ok()) return usage_error(args.status().message(), kCalibrateCommand.usage);
   if (args->flag("--help")) {
-    std::cout << kCalibrateCommand.help;
+    print_help(kCalibrateCommand);
     return kExitOk;
   }
   const std::vector<std::string>& profiles = args->positional;
-  if (profiles.empty()) return usage_error("expected one or more profiles", kUsage);
+  if (profiles.empty()) return usage_error("expected one or more profiles", kCalibrateCommand.usage);
   const std::string output = args->get("--output");
   std::vector<std::string> hlos;
   if (auto it = args->options.find("--hlo"); it != args->options.end()) hlos = it->second;
@@ -51,7 +75,7 @@ int run(const std::vector<std::string>& given) {
   } else if (hlos.size() != profiles.size()) {
     return usage_error(absl::StrCat("give one --hlo for every profile (", profiles.size(),
                                     " profiles, ", hlos.size(), " --hlo), or one for all"),
-                       kUsage);
+                       kCalibrateCommand.usage);
   }
 
   CalibrationOptions options;
@@ -60,13 +84,13 @@ int run(const std::vector<std::string>& given) {
   options.predict.topology = args->get("--topology");
   if (args->has("--trip-count")) {
     absl::StatusOr<int64_t> n = parse_count("--trip-count", args->get("--trip-count"));
-    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    if (!n.ok()) return usage_error(n.status().message(), kCalibrateCommand.usage);
     options.predict.default_trip_count = *n;
   }
   if (args->has("--device-index")) {
     absl::StatusOr<int64_t> n = parse_count("--device-index", args->get("--device-index"));
-    if (!n.ok()) return usage_error(n.status().message(), kUsage);
-    if (*n > 1 << 20) return usage_error("--device-index: too large", kUsage);
+    if (!n.ok()) return usage_error(n.status().message(), kCalibrateCommand.usage);
+    if (*n > 1 << 20) return usage_error("--device-index: too large", kCalibrateCommand.usage);
     options.profile.device_index = static_cast<int>(*n);
   }
 
@@ -82,7 +106,7 @@ int run(const std::vector<std::string>& given) {
       if (args->has("--module") && !dump_directory) {
         return usage_error(absl::StrCat("--module picks a module of a dump directory; '",
                                         hlos[k], "' is not a directory"),
-                           kUsage);
+                           kCalibrateCommand.usage);
       }
       absl::StatusOr<LoadedModule> loaded = load_input(hlos[k], args->get("--module"));
       if (!loaded.ok()) return fail(loaded.status());
@@ -110,28 +134,9 @@ int run(const std::vector<std::string>& given) {
   }
   std::string device = args->get("--device");
   if (device.empty()) {
-    for (size_t k = 0; k < measured.size(); ++k) {
-      if (measured[k].device.empty()) {
-        return usage_error(
-            measured[k].kind.empty()
-                ? absl::StrCat("--device is required: ", profiles[k], " does not name its device")
-                : absl::StrCat("--device is required: ", profiles[k], " ran on '",
-                               measured[k].kind, "', which is not a built-in device"),
-            kUsage);
-      }
-      if (measured[k].device != measured[0].device) {
-        return usage_error(absl::StrCat("the profiles ran on different devices (", profiles[0],
-                                        ": ", measured[0].device, ", ", profiles[k], ": ",
-                                        measured[k].device, "): calibrate one device at a time"),
-                           kUsage);
-      }
-    }
-    device = measured[0].device;
-    std::cerr << report_internal::wrap(
-        printable(absl::StrCat("device ", device, " from the profiles, which ran on '",
-                               measured[0].kind, "' (", measured[0].source,
-                               "); --device overrides it")),
-        "note: ", "  ");
+    absl::StatusOr<std::string> named = device_of_profiles(profiles, measured);
+    if (!named.ok()) return usage_error(named.status().message(), kCalibrateCommand.usage);
+    device = *std::move(named);
   }
   absl::StatusOr<DeviceTarget> choice =
       resolve_device(device, &modules[0],
@@ -184,9 +189,6 @@ int run(const std::vector<std::string>& given) {
 const Command kCalibrateCommand = {
     "calibrate",
     "fit a device's efficiencies to measured profiles; write a device JSON",
-    "usage: hloroof calibrate PROFILE... [--hlo HLO...] [--device D] [--set PATH=VALUE]...\n"
-    "                         [-o OUT.json] [--name NAME] [--topology T] [--device-index N]\n"
-    "                         [--trip-count N] [--module NAME]\n\n"
     "Joins each profile with its HLO module (as `hloroof profile` does) and fits, by weighted\n"
     "least squares over the measured ops (each op's relative error counts alike),\n"
     "matmul_efficiency, hbm_efficiency and per_op_overhead; on GPUs collective_latency and\n"
@@ -221,6 +223,9 @@ const Command kCalibrateCommand = {
     "  hloroof calibrate runs/gemm runs/mlp runs/attention --device h100 -o my_h100.json\n"
     "  hloroof predict train_step.hlo --device my_h100.json\n",
     run,
+    "hloroof calibrate PROFILE... [--hlo HLO...] [--device D] [--set PATH=VALUE]...\n"
+    "       [-o OUT.json] [--name NAME] [--topology T] [--device-index N] [--trip-count N]\n"
+    "       [--module NAME]",
 };
 
 }  // namespace hloroof::cli

@@ -16,10 +16,6 @@
 namespace hloroof::cli {
 namespace {
 
-constexpr std::string_view kUsage =
-    "hloroof diff BEFORE AFTER [--device D[:TOPOLOGY]] [--top N] [--trip-count N]\n"
-    "       [--json | --csv] [--trace OUT.json]";
-
 struct Side {
   LoadedModule loaded;
   Prediction prediction;
@@ -110,32 +106,22 @@ void print_csv(const PredictionDiff& diff) {
 }
 
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args = parse_args(
-      words,
-      {.flags = {"--json", "--csv"}, .options = {"--device", "--top", "--trip-count", "--trace"}});
-  if (!args.ok()) return usage_error(args.status().message(), kUsage);
-  if (args->flag("--help")) {
-    std::cout << kDiffCommand.help;
-    return kExitOk;
-  }
+  int exit_code = kExitOk;
+  std::optional<Args> args = parse_command_args(
+      words, with_shared_options({.options = {"--device", "--trace"}}, kOutputOptions),
+      kDiffCommand, exit_code);
+  if (!args) return exit_code;
   if (args->flag("--json") && args->flag("--csv")) {
-    return usage_error("--json and --csv: one or the other", kUsage);
+    return usage_error("--json and --csv: one or the other", kDiffCommand.usage);
   }
-  if (args->positional.size() != 2) return usage_error("expected two HLO files", kUsage);
+  if (args->positional.size() != 2) return usage_error("expected two HLO files", kDiffCommand.usage);
+  absl::StatusOr<SharedOptions> shared = parse_shared_options(*args, 10);
+  if (!shared.ok()) return usage_error(shared.status().message(), kDiffCommand.usage);
+  const size_t top = shared->top;
   PredictOptions options;
   options.explain = false;                  // no output shows an op's explanation
   options.timeline = args->has("--trace");  // only the trace shows the timelines
-  if (args->has("--trip-count")) {
-    absl::StatusOr<int64_t> n = parse_count("--trip-count", args->get("--trip-count"));
-    if (!n.ok()) return usage_error(n.status().message(), kUsage);
-    options.default_trip_count = *n;
-  }
-  size_t top = 10;
-  if (args->has("--top")) {
-    absl::StatusOr<int64_t> n = parse_count("--top", args->get("--top"));
-    if (!n.ok()) return usage_error(n.status().message(), kUsage);
-    top = static_cast<size_t>(*n);
-  }
+  options.default_trip_count = shared->trip_count;
   // Both sides on the same device; without --device, the one the first module implies.
   absl::StatusOr<std::array<Side, 2>> sides =
       predict_sides({args->positional[0], args->positional[1]}, args->get("--device"), options,
@@ -180,8 +166,6 @@ int run(const std::vector<std::string>& words) {
 const Command kDiffCommand = {
     "diff",
     "two versions of a program on one device: what changed per op and per step",
-    "usage: hloroof diff BEFORE AFTER [--device D[:TOPOLOGY]] [--top N] [--trip-count N]\n"
-    "                    [--json | --csv] [--trace OUT.json]\n\n"
     "Predicts one step of each module (HLO files, dump directories or - for standard input)\n"
     "on the same device and shows what changed: step time (expected and at the roofline),\n"
     "FLOPs, HBM bytes and the memory peak per step, then the ops whose time per step changed\n"
@@ -202,6 +186,8 @@ const Command kDiffCommand = {
     "example:\n"
     "  hloroof diff before_pass.hlo after_pass.hlo --device h100:1x8\n",
     run,
+    "hloroof diff BEFORE AFTER [--device D[:TOPOLOGY]] [--top N] [--trip-count N]\n"
+    "       [--json | --csv] [--trace OUT.json]",
 };
 
 }  // namespace hloroof::cli

@@ -2,9 +2,7 @@
 // [--trace OUT] [--roofline OUT] [--xspace DIR]`: the predicted step time of an HLO module on a
 // device, and what it is made of, as XProf would show a profile of it.
 #include <algorithm>
-#include <chrono>
 #include <functional>
-#include <future>
 #include <iostream>
 #include <optional>
 #include <vector>
@@ -13,6 +11,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/advise.h"
+#include "hloroof/analysis.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 #include "hloroof/output_file.h"
@@ -25,13 +24,6 @@
 
 namespace hloroof::cli {
 namespace {
-
-constexpr std::string_view kUsage =
-    "hloroof predict FILE [--device D] [--topology T] [--json | --csv] [--top N]\n"
-    "       [--by op|category|scope] [--depth N] [--filter RE] [--trace OUT.json]\n"
-    "       [--roofline OUT.svg] [--formula F]\n"
-    "       [--trip-count N] [--module M] [--model-flops F | --params N --tokens D]\n"
-    "       [--entry NAME] [--xspace LOG_DIR [--steps N]]";
 
 absl::StatusOr<CollectiveFormula> parse_formula(std::string_view name) {
   for (CollectiveFormula f : {CollectiveFormula::kNetwork, CollectiveFormula::kXlaGpuNccl,
@@ -51,226 +43,153 @@ absl::StatusOr<OpGrouping> parse_grouping(std::string_view name) {
                                                  "'; expected op, category or scope"));
 }
 
-// Now, ns since the Unix epoch: the predicted profile's start time.
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args = parse_args(
-      words, {.flags = {"--json", "--csv"},
-              .options = {"--device", "--topology", "--top", "--by", "--depth", "--filter",
-                          "--trace", "--roofline", "--formula", "--trip-count", "--module",
-                          "--entry", "--model-flops", "--params", "--tokens", "--xspace",
-                          "--steps"}});
-  if (!args.ok()) return usage_error(args.status().message(), kUsage);
-  if (args->flag("--help")) {
-    std::cout << kPredictCommand.help;
-    return kExitOk;
-  }
-  if (args->positional.size() != 1) return usage_error("expected one HLO file", kUsage);
-  if (args->flag("--json") && args->flag("--csv")) {
-    return usage_error("--json and --csv: one or the other", kUsage);
-  }
-
-  PredictOptions options;
-  if (args->has("--formula")) {
-    absl::StatusOr<CollectiveFormula> f = parse_formula(args->get("--formula"));
-    if (!f.ok()) return usage_error(f.status().message(), kUsage);
-    options.collective_formula = *f;
-  }
-  if (args->has("--trip-count")) {
-    absl::StatusOr<int64_t> n = parse_count("--trip-count", args->get("--trip-count"));
-    if (!n.ok()) return usage_error(n.status().message(), kUsage);
-    options.default_trip_count = *n;
-  }
-  absl::StatusOr<ModelFlops> model_flops = model_flops_option(*args);
-  if (!model_flops.ok()) return usage_error(model_flops.status().message(), kUsage);
-  options.model_flops = model_flops->flops;
-  // Only the JSON, the CSV and the trace show each op's explanation.
-  options.explain = args->flag("--json") || args->flag("--csv") || args->has("--trace");
-  // Only the trace and the XSpace show the timeline.
-  options.timeline = args->has("--trace") || args->has("--xspace");
+// What the words ask for.
+struct Request {
+  Args args;
+  SharedOptions shared;
+  PredictOptions predict;
   OpStatsOptions stats;
-  stats.filter = args->get("--filter");
+  bool text = false;  // the text report (neither --json nor --csv)
+};
+
+// The text tables' options (--filter, --top, --by, --depth). Errors are usage errors.
+absl::Status parse_stats_options(const Request& request, OpStatsOptions& stats) {
+  const Args& args = request.args;
+  stats.filter = args.get("--filter");
   if (const RE2 filter(stats.filter, RE2::Quiet); !filter.ok()) {
-    return usage_error(absl::StrCat("--filter: bad pattern '", stats.filter, "': ", filter.error()),
-                       kUsage);
+    return absl::InvalidArgumentError(
+        absl::StrCat("--filter: bad pattern '", stats.filter, "': ", filter.error()));
   }
-  if (args->has("--top")) {
-    absl::StatusOr<int64_t> n = parse_count("--top", args->get("--top"));
-    if (!n.ok()) return usage_error(n.status().message(), kUsage);
-    stats.top = static_cast<size_t>(*n);
-  }
-  if (args->has("--by")) {
-    absl::StatusOr<OpGrouping> by = parse_grouping(args->get("--by"));
-    if (!by.ok()) return usage_error(by.status().message(), kUsage);
+  stats.top = request.shared.top;
+  if (args.has("--by")) {
+    absl::StatusOr<OpGrouping> by = parse_grouping(args.get("--by"));
+    if (!by.ok()) return by.status();
     stats.by = *by;
   }
-  if (args->has("--depth")) {
-    absl::StatusOr<int64_t> n = parse_count("--depth", args->get("--depth"));
-    if (!n.ok()) return usage_error(n.status().message(), kUsage);
-    if (stats.by != OpGrouping::kScope) return usage_error("--depth needs --by scope", kUsage);
+  if (args.has("--depth")) {
+    absl::StatusOr<int64_t> n = parse_count("--depth", args.get("--depth"));
+    if (!n.ok()) return n.status();
+    if (stats.by != OpGrouping::kScope) return absl::InvalidArgumentError("--depth needs --by scope");
     stats.scope_depth = static_cast<int>(std::min<int64_t>(*n, 1 << 20));
   }
+  return absl::OkStatus();
+}
 
-  XSpaceOptions xspace;
-  if (args->has("--steps")) {
-    if (!args->has("--xspace")) return usage_error("--steps needs --xspace", kUsage);
-    absl::StatusOr<int64_t> n = parse_count("--steps", args->get("--steps"));
-    if (!n.ok()) return usage_error(n.status().message(), kUsage);
-    if (*n < 1 || *n > kMaxXSpaceSteps) {
-      return usage_error(absl::StrCat("--steps: ", *n, " is not in [1, ", kMaxXSpaceSteps, "]"),
-                         kUsage);
-    }
-    xspace.steps = *n;
+// The request of `args` (one positional argument, the module). Errors are usage errors.
+absl::StatusOr<Request> parse_request(Args args) {
+  if (args.positional.size() != 1) return absl::InvalidArgumentError("expected one HLO file");
+  Request request;
+  request.args = std::move(args);
+  const Args& a = request.args;
+  absl::StatusOr<SharedOptions> shared = parse_shared_options(a, 20);
+  if (!shared.ok()) return shared.status();
+  request.shared = *std::move(shared);
+  PredictOptions& options = request.predict;
+  if (a.has("--formula")) {
+    absl::StatusOr<CollectiveFormula> f = parse_formula(a.get("--formula"));
+    if (!f.ok()) return f.status();
+    options.collective_formula = *f;
   }
+  options.default_trip_count = request.shared.trip_count;
+  options.model_flops = request.shared.model_flops.flops;
+  request.text = !request.shared.json && !request.shared.csv;
+  // Only the JSON, the CSV and the trace show each op's explanation.
+  options.explain = !request.text || a.has("--trace");
+  // Only the trace and the XSpace show the timeline.
+  options.timeline = a.has("--trace") || a.has("--xspace");
+  if (absl::Status s = parse_stats_options(request, request.stats); !s.ok()) return s;
+  return request;
+}
 
-  absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->get("--module"),
-                                                    args->get("--entry"));
-  if (!loaded.ok()) return fail(loaded.status());
-  print_input_messages(*loaded);
-  const Module* module = &loaded->module;
-  // The device spec is needed for the report's roofs as well as for the prediction.
-  absl::StatusOr<DeviceTarget> choice =
-      resolve_device(device_or_profile(args->get("--device"), *loaded), module,
-                     {.topology = args->get("--topology"), .settings = args->all("--set")});
-  if (!choice.ok()) return fail(choice.status());
-  const DeviceSpec* spec = &choice->spec;
-  options.topology = choice->topology;
-  // The text ends with advice, which reads the memory analysis, and the trace shows its live
-  // bytes: then the analysis runs beside the prediction (neither reads the other's results).
-  // Neither shows the allocations themselves (a wide tuple has one per leaf).
-  const bool text = !args->flag("--json") && !args->flag("--csv");
-  const bool report_memory = text || args->has("--trace");
-  const MemoryOptions report_options = {.live_curves = args->has("--trace"),
-                                        .entry_curve = false,
-                                        .allocations = false};
-  // The XSpace's buffer assignment needs every buffer and allocation: where the report's
-  // analysis is made too, one analysis lists them and the report is that one narrowed.
-  std::optional<absl::StatusOr<MemoryReport>> analyzed, xspace_memory;
-  std::optional<absl::StatusOr<Prediction>> predicted;
-  // The text's advice: the findings of the prediction alone made on its thread, while the
-  // memory analysis runs; those of the memory report once it is made.
-  std::optional<AdviceMaker> advice_maker;
-  std::optional<absl::StatusOr<std::string>> report;
-  // The XSpace is written once the prediction is made, while the memory analysis its buffer
-  // assignment needs may still run: its device's planes are laid out meanwhile.
-  std::promise<const MemoryReport*> xspace_memory_made;
-  std::optional<absl::StatusOr<XSpaceFile>> xspace_file;
-  // The report's analysis from the XSpace's, narrowed, and every other buffer it describes
-  // freed: as soon as the XSpace has read it, else once both have run.
-  const auto narrow_xspace_memory = [&] {
-    if (report_memory) {
-      analyzed = !xspace_memory->ok() ? absl::StatusOr<MemoryReport>(xspace_memory->status())
-                                      : narrow_memory_report(**xspace_memory, report_options);
-    }
-    xspace_memory.reset();
-  };
-  const auto predict = [&] {
-    predicted = predict_step_time(*module, *spec, options);
-    if (!predicted->ok()) return;
-    if (text) {
-      advice_maker.emplace(*module, **predicted, *spec,
-                           AdviseOptions{.top = 5, .evidence_rows = 3});
-    }
-    add_input_diagnostics(*loaded, *choice, **predicted);
-    if (!model_flops->note.empty()) (*predicted)->assumptions.push_back(model_flops->note);
+// The analysis the outputs need. The text ends with advice, which reads the memory analysis,
+// and the trace shows its live bytes: then the analysis runs beside the prediction. Neither
+// shows the allocations themselves (a wide tuple has one per leaf). The prediction, once made,
+// gets what loading and the device choice said, and the text report is made of it while the
+// memory analysis may still run.
+AnalysisOptions analysis_options(const Request& request, const LoadedModule& loaded,
+                                 const DeviceTarget& choice,
+                                 std::optional<absl::StatusOr<std::string>>& report) {
+  const Args& args = request.args;
+  AnalysisOptions options;
+  options.predict = request.predict;
+  if (request.text || args.has("--trace")) {
+    options.memory = MemoryOptions{
+        .live_curves = args.has("--trace"), .entry_curve = false, .allocations = false};
+  }
+  if (request.text) options.advise = AdviseOptions{.top = 5, .evidence_rows = 3};
+  options.threads = cores();
+  if (args.has("--xspace")) {
+    options.xspace_dir = args.get("--xspace");
+    options.xspace.steps = request.shared.steps;
+    options.xspace.threads = cores();  // the writer makes two parts at a time at most
+    options.xspace.inputs = {args.positional[0], loaded.file, args.get("--device")};
+    // Only the trace reads the timeline after the XSpace.
+    options.keep_timeline = args.has("--trace");
+  }
+  options.predicted = [&request, &loaded, &choice, &report](Prediction& prediction) {
+    add_input_diagnostics(loaded, choice, prediction);
+    const std::string& note = request.shared.model_flops.note;
+    if (!note.empty()) prediction.assumptions.push_back(note);
     // The report (its one error, a filter RE2 cannot compile, is caught with the arguments).
-    if (text) report = render_text_report(**predicted, *spec, stats);
-    if (args->has("--xspace")) {
-      xspace.start_time_ns = now_ns();
-      xspace.threads = cores();  // the writer makes two parts at a time at most
-      xspace.memory_future = xspace_memory_made.get_future().share();
-      xspace.memory_read = narrow_xspace_memory;
-      // Only the trace reads the timeline after the XSpace.
-      if (!args->has("--trace")) {
-        xspace.timeline_read = [&] { std::vector<TimelineEvent>().swap((*predicted)->timeline); };
-      }
-      xspace.inputs = {args->positional[0], loaded->file, args->get("--device")};
-      xspace_file = write_xspace(*module, **predicted, *spec, args->get("--xspace"), xspace);
-    }
+    if (request.text) report = render_text_report(prediction, choice.spec, request.stats);
   };
-  std::vector<std::function<void()>> analyses;
-  if (args->has("--xspace")) {
-    MemoryOptions wide = xspace_memory_options(xspace);
-    if (report_memory) {
-      const size_t every = wide.placements;
-      wide = report_options;
-      wide.placements = every;
-      wide.allocations = true;
-    }
-    // First: where the two run one after the other, the XSpace finds it made (a failed one is
-    // made again, and its failure said, by the XSpace writer).
-    analyses.push_back([&, wide] {
-      xspace_memory = analyze_memory(*module, *spec, wide);
-      xspace_memory_made.set_value(xspace_memory->ok() ? &**xspace_memory : nullptr);
-    });
-  } else if (report_memory) {
-    analyses.push_back([&] { analyzed = analyze_memory(*module, *spec, report_options); });
-  }
-  analyses.push_back(predict);
-  for_each_concurrently(analyses.size(), [&](size_t k) { analyses[k](); });
-  if (xspace_memory) narrow_xspace_memory();  // not read by the XSpace (failed, or none)
-  absl::StatusOr<Prediction>& prediction = *predicted;
-  if (!prediction.ok()) return fail(prediction.status());
-  if (xspace_file && !xspace_file->ok()) return fail(xspace_file->status());
+  return options;
+}
 
+// The outputs once the analysis has run. The trace is written while the text's advice and the
+// roofline chart are made, each a task of its own (each only reads the prediction and the
+// memory report), the longest first; nothing is written after a failed trace (the XSpace was,
+// with the prediction).
+int write_outputs(const Request& request, const LoadedModule& loaded, Analysis& analysis,
+                  std::optional<absl::StatusOr<std::string>>& report) {
+  const Args& args = request.args;
+  const Prediction& prediction = *analysis.prediction();
   // What an output must not overwrite: the module read, and a device spec file.
-  const std::vector<std::string> inputs = {args->positional[0], loaded->file,
-                                           args->get("--device")};
-  // The trace is written while the text's advice and the roofline chart are made, each a task
-  // of its own (each only reads the prediction and the memory report), the longest first;
-  // nothing is written after a failed trace (the XSpace was, with the prediction).
+  const std::vector<std::string> inputs = {args.positional[0], loaded.file,
+                                           args.get("--device")};
   absl::Status trace_written;
   std::string roofline_svg;
   std::optional<absl::StatusOr<Advice>> advice;
   std::vector<std::function<void()>> tasks;
-  if (args->has("--trace")) {
+  if (args.has("--trace")) {
     tasks.push_back([&] {
       // The trace's live-HBM counter comes from the memory analysis of the same module.
-      const absl::StatusOr<MemoryReport>& memory = *analyzed;
+      const absl::StatusOr<MemoryReport>& memory = analysis.memory();
       trace_written =
           !memory.ok() ? memory.status()
                        : write_output_file(
-                             args->get("--trace"),
+                             args.get("--trace"),
                              [&](std::ostream& out) {
-                               write_prediction_trace_json(out, *prediction, &*memory,
+                               write_prediction_trace_json(out, prediction, &*memory,
                                                            writer_threads());
                              },
                              "the trace", inputs);
     });
   }
-  if (text) {
-    // The report ends with what to fix (`hloroof advise` gives every finding).
-    tasks.push_back([&] {
-      const absl::StatusOr<MemoryReport>& memory = *analyzed;
-      advice = !memory.ok() ? absl::StatusOr<Advice>(memory.status())
-                            : advice_maker->finish(*memory);
-    });
-  }
-  if (args->has("--roofline")) {
+  // The report ends with what to fix (`hloroof advise` gives every finding).
+  if (request.text) tasks.push_back([&] { advice = analysis.advice(); });
+  if (args.has("--roofline")) {
     tasks.push_back([&] {
       roofline_svg = render_roofline_svg(roofline_chart(
-          *prediction, *spec, {.by_category = stats.by == OpGrouping::kCategory}));
+          prediction, analysis.device(),
+          {.by_category = request.stats.by == OpGrouping::kCategory}));
     });
   }
   for_each_concurrently(tasks.size(), [&](size_t k) { tasks[k](); });
   if (!trace_written.ok()) return fail(trace_written);
-  if (args->has("--roofline")) {
-    absl::Status s = write_output_file(args->get("--roofline"), roofline_svg, "the roofline",
+  if (args.has("--roofline")) {
+    absl::Status s = write_output_file(args.get("--roofline"), roofline_svg, "the roofline",
                                        inputs);
     if (!s.ok()) return fail(s);
   }
   const std::string xspace_summary =
-      xspace_file ? render_xspace_summary(**xspace_file, args->get("--xspace")) : "";
-  if (args->flag("--csv")) {
-    write_ops_csv(std::cout, *prediction, false, true, writer_threads());
+      args.has("--xspace") ? render_xspace_summary(*analysis.write_xspace(), args.get("--xspace"))
+                           : "";
+  if (request.shared.csv) {
+    write_ops_csv(std::cout, prediction, false, true, writer_threads());
     std::cerr << xspace_summary;
-  } else if (args->flag("--json")) {
-    write_prediction_json(*prediction, std::cout, writer_threads());
+  } else if (request.shared.json) {
+    write_prediction_json(prediction, std::cout, writer_threads());
     std::cout << "\n";
     std::cerr << xspace_summary;
   } else {
@@ -280,8 +199,39 @@ int run(const std::vector<std::string>& words) {
     std::cout << **report << "\n" << render_advice_text(**advice);
     if (!xspace_summary.empty()) std::cout << "\n" << xspace_summary;
   }
-  keep_until_exit(std::move(loaded), std::move(choice), std::move(prediction),
-                  std::move(analyzed), std::move(xspace_memory));
+  return kExitOk;
+}
+
+int run(const std::vector<std::string>& words) {
+  int exit_code = kExitOk;
+  std::optional<Args> args = parse_command_args(
+      words,
+      with_shared_options({.options = {"--device", "--topology", "--by", "--depth", "--filter",
+                                       "--trace", "--roofline", "--formula", "--module",
+                                       "--entry"}},
+                          kModelFlopsOptions | kXSpaceOptions),
+      kPredictCommand, exit_code);
+  if (!args) return exit_code;
+  absl::StatusOr<Request> request = parse_request(*std::move(args));
+  if (!request.ok()) return usage_error(request.status().message(), kPredictCommand.usage);
+  const Args& a = request->args;
+
+  absl::StatusOr<LoadedModule> loaded =
+      load_input(a.positional[0], a.get("--module"), a.get("--entry"));
+  if (!loaded.ok()) return fail(loaded.status());
+  print_input_messages(*loaded);
+  // The device spec is needed for the report's roofs as well as for the prediction.
+  absl::StatusOr<DeviceTarget> choice =
+      resolve_device(device_or_profile(a.get("--device"), *loaded), &loaded->module,
+                     {.topology = a.get("--topology"), .settings = a.all("--set")});
+  if (!choice.ok()) return fail(choice.status());
+  std::optional<absl::StatusOr<std::string>> report;
+  Analysis analysis(loaded->module, *choice,
+                    analysis_options(*request, *loaded, *choice, report));
+  if (absl::Status s = analysis.run(); !s.ok()) return fail(s);
+  exit_code = write_outputs(*request, *loaded, analysis, report);
+  if (exit_code != kExitOk) return exit_code;
+  keep_until_exit(std::move(loaded), std::move(choice), std::move(analysis));
   return kExitOk;
 }
 
@@ -290,12 +240,6 @@ int run(const std::vector<std::string>& words) {
 const Command kPredictCommand = {
     "predict",
     "predicted step time on a device: breakdown, HFU, op stats, trace and roofline",
-    "usage: hloroof predict FILE [--device D] [--topology T] [--json | --csv] [--top N]\n"
-    "                       [--by op|category|scope] [--depth N] [--filter RE]\n"
-    "                       [--trace OUT.json] [--roofline OUT.svg] [--formula F]\n"
-    "                       [--trip-count N] [--module M] [--entry NAME]\n"
-    "                       [--model-flops F | --params N --tokens D]\n"
-    "                       [--xspace LOG_DIR [--steps N]]\n\n"
     "Predicts how long one step of an HLO module (FILE, or - for standard input) takes on a\n"
     "device, without running it: every op's roofline time, every collective's time on the\n"
     "slice's network, composed along the module's schedule with async collectives overlapping\n"
@@ -358,6 +302,10 @@ const Command kPredictCommand = {
     "  hloroof predict gemm.hlo --device h100:1x8 --formula xla-gpu-nccl --json\n"
     "  hloroof predict train_step.hlo --device tpu_v5e:2x2 --xspace /tmp/logdir\n",
     run,
+    "hloroof predict FILE [--device D] [--topology T] [--json | --csv] [--top N]\n"
+    "       [--by op|category|scope] [--depth N] [--filter RE] [--trace OUT.json]\n"
+    "       [--roofline OUT.svg] [--formula F] [--trip-count N] [--module M] [--entry NAME]\n"
+    "       [--model-flops F | --params N --tokens D] [--xspace LOG_DIR [--steps N]]",
 };
 
 }  // namespace hloroof::cli

@@ -23,12 +23,6 @@
 namespace hloroof::cli {
 namespace {
 
-constexpr std::string_view kUsage =
-    "hloroof profile [HLO|DUMP_DIR] PROFILE [--device D] [--topology T] [--device-index N]\n"
-    "       [--module NAME] [--json | --csv] [--top N] [--trace OUT.json] [--trip-count N]\n"
-    "       [--xspace LOG_DIR [--steps N]]\n"
-    "       hloroof profile CAPTURE_DIR [--device D] ...";
-
 // A capture folder (tools/capture) holds the module as module.hlo beside its profile.
 constexpr char kCapturedModule[] = "module.hlo";
 
@@ -169,151 +163,150 @@ void print_csv(const ProfileComparison& c) {
   }
 }
 
-int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args =
-      parse_args(words, {.flags = {"--json", "--csv"},
-                         .options = {"--device", "--topology", "--device-index", "--module",
-                                     "--top", "--trace", "--trip-count", "--xspace",
-                                     "--steps"}});
-  if (!args.ok()) return usage_error(args.status().message(), kUsage);
-  if (args->flag("--help")) {
-    std::cout << kProfileCommand.help;
-    return kExitOk;
-  }
-  if (args->flag("--json") && args->flag("--csv")) {
-    return usage_error("--json and --csv: one or the other", kUsage);
-  }
+// What the words ask for, and what is read and resolved of them.
+struct Request {
+  Args args;
+  SharedOptions shared;
   std::string hlo_path, profile_path;
-  if (args->positional.size() == 2) {
-    hlo_path = args->positional[0];
-    profile_path = args->positional[1];
-  } else if (args->positional.size() == 1) {
+  PredictOptions options;
+  ProfileOptions profile_options;
+};
+
+// The request of `args`: an HLO and a profile, or a capture folder or profile alone. Errors
+// are usage errors.
+absl::StatusOr<Request> parse_request(Args args) {
+  Request r;
+  r.args = std::move(args);
+  const Args& a = r.args;
+  if (a.flag("--json") && a.flag("--csv")) {
+    return absl::InvalidArgumentError("--json and --csv: one or the other");
+  }
+  if (a.positional.size() == 2) {
+    r.hlo_path = a.positional[0];
+    r.profile_path = a.positional[1];
+  } else if (a.positional.size() == 1) {
     // A capture folder holds its module as module.hlo; otherwise the profile's own metadata
     // holds the module (as an HloProto).
-    profile_path = args->positional[0];
-    const std::string captured = (std::filesystem::path(profile_path) / kCapturedModule).string();
+    r.profile_path = a.positional[0];
+    const std::string captured =
+        (std::filesystem::path(r.profile_path) / kCapturedModule).string();
     std::error_code ec;
-    if (std::filesystem::is_regular_file(captured, ec)) hlo_path = captured;
+    if (std::filesystem::is_regular_file(captured, ec)) r.hlo_path = captured;
   } else {
-    return usage_error("expected a profile, or an HLO file and a profile", kUsage);
+    return absl::InvalidArgumentError("expected a profile, or an HLO file and a profile");
   }
-  PredictOptions options;
-  options.topology = args->get("--topology");
-  if (args->has("--trip-count")) {
-    absl::StatusOr<int64_t> n = parse_count("--trip-count", args->get("--trip-count"));
-    if (!n.ok()) return usage_error(n.status().message(), kUsage);
-    options.default_trip_count = *n;
+  absl::StatusOr<SharedOptions> shared = parse_shared_options(a, 20);
+  if (!shared.ok()) return shared.status();
+  r.shared = *std::move(shared);
+  r.options.topology = a.get("--topology");
+  r.options.default_trip_count = r.shared.trip_count;
+  r.profile_options.module_name = a.get("--module");
+  if (a.has("--device-index")) {
+    absl::StatusOr<int64_t> n = parse_count("--device-index", a.get("--device-index"));
+    if (!n.ok()) return n.status();
+    if (*n > 1 << 20) return absl::InvalidArgumentError("--device-index: too large");
+    r.profile_options.device_index = static_cast<int>(*n);
   }
-  ProfileOptions profile_options;
-  profile_options.module_name = args->get("--module");
-  if (args->has("--device-index")) {
-    absl::StatusOr<int64_t> n = parse_count("--device-index", args->get("--device-index"));
-    if (!n.ok()) return usage_error(n.status().message(), kUsage);
-    if (*n > 1 << 20) return usage_error("--device-index: too large", kUsage);
-    profile_options.device_index = static_cast<int>(*n);
-  }
-  XSpaceOptions xspace;
-  if (args->has("--steps")) {
-    if (!args->has("--xspace")) return usage_error("--steps needs --xspace", kUsage);
-    absl::StatusOr<int64_t> n = parse_count("--steps", args->get("--steps"));
-    if (!n.ok()) return usage_error(n.status().message(), kUsage);
-    if (*n < 1 || *n > kMaxXSpaceSteps) {
-      return usage_error(absl::StrCat("--steps: ", *n, " is not in [1, ", kMaxXSpaceSteps, "]"),
-                         kUsage);
-    }
-    xspace.steps = *n;
-  }
-  size_t top = 20;
-  if (args->has("--top")) {
-    absl::StatusOr<int64_t> n = parse_count("--top", args->get("--top"));
-    if (!n.ok()) return usage_error(n.status().message(), kUsage);
-    top = static_cast<size_t>(*n);
-  }
+  return r;
+}
 
-  absl::StatusOr<Profile> profile = read_profile(profile_path);
-  if (!profile.ok()) return fail(profile.status());
-
-  // The module: the HLO given (with a dump directory, --module picks its module, which is
-  // also the profile's), else the one the profile carries.
+// The module the profile carries (as an HloProto), picked by --module; the profile's name of
+// it and its program id go to `r.profile_options`.
+absl::StatusOr<LoadedModule> load_module_of_profile(Request& r, const Profile& profile) {
+  std::string note;
+  absl::StatusOr<const ProfileModuleProto*> picked =
+      pick_profile_module(profile, r.args.get("--module"), &note);
+  if (!picked.ok()) return picked.status();
+  const ParsedHloProto proto((*picked)->hlo_proto);
+  absl::StatusOr<Module> m = proto.module(
+      ParseOptions{.file_name = absl::StrCat(profile.origin, ":", (*picked)->name)});
+  if (!m.ok()) return m.status();
   LoadedModule from_profile;
-  absl::StatusOr<LoadedModule> loaded;
-  if (!hlo_path.empty()) {
-    std::error_code error;
-    const bool dump_directory = std::filesystem::is_directory(hlo_path, error);
-    loaded = load_input(hlo_path, dump_directory ? args->get("--module") : "");
-  } else {
-    std::string note;
-    absl::StatusOr<const ProfileModuleProto*> picked =
-        pick_profile_module(*profile, args->get("--module"), &note);
-    if (!picked.ok()) return fail(picked.status());
-    const ParsedHloProto proto((*picked)->hlo_proto);
-    absl::StatusOr<Module> m = proto.module(
-        ParseOptions{.file_name = absl::StrCat(profile->origin, ":", (*picked)->name)});
-    if (!m.ok()) return fail(m.status());
-    from_profile.module = *std::move(m);
-    from_profile.file = profile->origin;
-    from_profile.diagnostics.notes.push_back(note);
-    from_profile.xla_assignment = proto.xla_buffer_assignment();
-    from_profile.profile_module = (*picked)->name;
-    profile_options.module_name = profile_module_name(*profile, (*picked)->name);
-    // "jit_dot(21)": program 21, told from other programs named jit_dot by the program_id
-    // stat of its op events.
-    const std::string& full = (*picked)->name;
-    const size_t open = full.rfind('(');
-    if (open != std::string::npos && full.back() == ')') {
-      uint64_t id = 0;
-      if (absl::SimpleAtoi(full.substr(open + 1, full.size() - open - 2), &id)) {
-        profile_options.program_id = id;
-      }
-    }
-    loaded = std::move(from_profile);
-  }
-  if (!loaded.ok()) return fail(loaded.status());
-  print_input_messages(*loaded);
-  const Module* module = &loaded->module;
-  if (!hlo_path.empty()) {
-    // The program of the HLO given: named by --module NAME(ID), else (compare_with_profile)
-    // the one of its name whose entry is this module's.
-    const std::string name = profile_options.module_name.empty()
-                                 ? std::string(module->name())
-                                 : profile_options.module_name;
-    if (const uint64_t id = program_id_of(name); id != 0) {
-      profile_options.program_id = id;
-      profile_options.module_name = profile_module_name(*profile, name);
+  from_profile.module = *std::move(m);
+  from_profile.file = profile.origin;
+  from_profile.diagnostics.notes.push_back(note);
+  from_profile.xla_assignment = proto.xla_buffer_assignment();
+  from_profile.profile_module = (*picked)->name;
+  r.profile_options.module_name = profile_module_name(profile, (*picked)->name);
+  // "jit_dot(21)": program 21, told from other programs named jit_dot by the program_id
+  // stat of its op events.
+  const std::string& full = (*picked)->name;
+  const size_t open = full.rfind('(');
+  if (open != std::string::npos && full.back() == ')') {
+    uint64_t id = 0;
+    if (absl::SimpleAtoi(full.substr(open + 1, full.size() - open - 2), &id)) {
+      r.profile_options.program_id = id;
     }
   }
+  return from_profile;
+}
 
-  // The device: --device, else the one the capture names (the profile's device planes, a
-  // capture's meta.json); a profile of one platform is not joined with a prediction for another.
-  absl::StatusOr<MeasuredDevice> measured = measured_device(*profile, profile_path);
-  if (!measured.ok()) return fail(measured.status());
-  std::string device_text = args->get("--device");
+// The module: the HLO given (with a dump directory, --module picks its module, which is also
+// the profile's), else the one the profile carries.
+absl::StatusOr<LoadedModule> load_profiled_module(Request& r, const Profile& profile) {
+  if (r.hlo_path.empty()) return load_module_of_profile(r, profile);
+  std::error_code error;
+  const bool dump_directory = std::filesystem::is_directory(r.hlo_path, error);
+  absl::StatusOr<LoadedModule> loaded =
+      load_input(r.hlo_path, dump_directory ? r.args.get("--module") : "");
+  if (!loaded.ok()) return loaded;
+  // The program of the HLO given: named by --module NAME(ID), else (compare_with_profile) the
+  // one of its name whose entry is this module's.
+  const std::string name = r.profile_options.module_name.empty()
+                               ? std::string(loaded->module.name())
+                               : r.profile_options.module_name;
+  if (const uint64_t id = program_id_of(name); id != 0) {
+    r.profile_options.program_id = id;
+    r.profile_options.module_name = profile_module_name(profile, name);
+  }
+  return loaded;
+}
+
+// The device resolved, and the note that says where it came from when the capture named it
+// (`stand_in_note` set where a device stands in for one hloroof has no spec for).
+struct ProfiledDevice {
+  absl::StatusOr<DeviceTarget> choice = absl::UnknownError("");
+  std::string stand_in_note;
+  int usage_error = kExitOk;  // not kExitOk: the usage error printed
+};
+
+// The device: --device, else the one the capture names (the profile's device planes, a
+// capture's meta.json); a profile of one platform is not joined with a prediction for another.
+ProfiledDevice resolve_profiled_device(const Request& r, const Profile& profile,
+                                       const Module& module) {
+  ProfiledDevice out;
+  absl::StatusOr<MeasuredDevice> measured = measured_device(profile, r.profile_path);
+  if (!measured.ok()) {
+    out.choice = measured.status();
+    return out;
+  }
+  std::string device_text = r.args.get("--device");
   // A device of the capture's platform that hloroof has no spec for (an AMD GPU): the
   // platform's default device stands in, and the report says so.
   bool stand_in = false;
   if (device_text.empty()) {
     if (measured->device.empty() && measured->platform.empty()) {
-      return usage_error(
+      out.usage_error = usage_error(
           measured->kind.empty()
               ? std::string("--device is required: the profile does not name its device")
               : absl::StrCat("--device is required: the profile ran on '", measured->kind,
                              "', which is not a built-in device (a device JSON can describe it)"),
-          kUsage);
+          kProfileCommand.usage);
+      return out;
     }
     stand_in = measured->device.empty();
     device_text = stand_in ? std::string(measured->platform == "gpu" ? kDefaultGpuDevice
                                                                      : kDefaultTpuDevice)
                            : measured->device;
   }
-  absl::StatusOr<DeviceTarget> choice =
-      resolve_device(device_text, module,
-                     {.topology = options.topology, .settings = args->all("--set")});
-  if (!choice.ok()) return fail(choice.status());
-  if (absl::Status same = check_same_platform(*measured, choice->spec); !same.ok()) {
-    return fail(same);
+  out.choice = resolve_device(device_text, &module,
+                              {.topology = r.options.topology, .settings = r.args.all("--set")});
+  if (!out.choice.ok()) return out;
+  if (absl::Status same = check_same_platform(*measured, out.choice->spec); !same.ok()) {
+    out.choice = same;
+    return out;
   }
-  std::string stand_in_note;
-  if (!args->has("--device")) {
+  if (!r.args.has("--device")) {
     std::string said =
         stand_in
             ? absl::StrCat("the profile ran on '", measured->kind, "' (", measured->source,
@@ -323,57 +316,92 @@ int run(const std::vector<std::string>& words) {
             : absl::StrCat("device ", measured->device, " from the profile, which ran on '",
                            measured->kind, "' (", measured->source, "); --device overrides it");
     std::cerr << report_internal::wrap(printable(said), stand_in ? "warning: " : "note: ", "  ");
-    if (stand_in) stand_in_note = said;
-    choice->notes.insert(choice->notes.begin(), std::move(said));
+    if (stand_in) out.stand_in_note = said;
+    out.choice->notes.insert(out.choice->notes.begin(), std::move(said));
   }
-  const DeviceSpec* spec = &choice->spec;
-  options.topology = choice->topology;
-  absl::StatusOr<Prediction> prediction = predict_step_time(*module, *spec, options);
-  if (!prediction.ok()) return fail(prediction.status());
-  add_input_diagnostics(*loaded, *choice, *prediction);
-  absl::StatusOr<ProfileComparison> comparison =
-      compare_with_profile(*module, *prediction, *profile, profile_options);
-  if (!comparison.ok()) return fail(comparison.status());
-  if (stand_in) comparison->notes.insert(comparison->notes.begin(), stand_in_note);
-  if (const std::string set = settings_note(*args); !set.empty()) {
-    comparison->notes.insert(comparison->notes.begin(), set);
-  }
+  return out;
+}
 
-  if (args->has("--trace")) {
-    const std::vector<std::string> inputs = {hlo_path, loaded->file, profile_path,
-                                             profile->origin, args->get("--device")};
+// The trace, the XSpaces and the report.
+int write_outputs(const Request& r, const Profile& profile, const LoadedModule& loaded,
+                  const DeviceTarget& choice, const Prediction& prediction,
+                  const ProfileComparison& comparison) {
+  const Args& args = r.args;
+  if (args.has("--trace")) {
+    const std::vector<std::string> inputs = {r.hlo_path, loaded.file, r.profile_path,
+                                             profile.origin, args.get("--device")};
     absl::Status s =
-        write_output_file(args->get("--trace"),
-                          profile_comparison_to_trace_json(*comparison, *prediction),
+        write_output_file(args.get("--trace"),
+                          profile_comparison_to_trace_json(comparison, prediction),
                           "the trace", inputs);
     if (!s.ok()) return fail(s);
   }
   std::string xspace_summary;
-  if (args->has("--xspace")) {
+  if (args.has("--xspace")) {
+    XSpaceOptions xspace;
+    xspace.steps = r.shared.steps;
     // The predicted run carries the measured module's program id, so that both name the module
     // alike ("jit_f(12)").
-    xspace.program_id = measured_program_id(*profile, comparison->module.empty()
-                                                          ? module->name()
-                                                          : comparison->module);
-    const std::vector<std::string> inputs = {hlo_path, loaded->file, profile_path,
-                                             profile->origin};
-    absl::StatusOr<std::string> written = write_side_by_side(
-        *module, *prediction, *spec, *profile, args->get("--xspace"), xspace, inputs);
+    xspace.program_id = measured_program_id(
+        profile, comparison.module.empty() ? loaded.module.name() : comparison.module);
+    const std::vector<std::string> inputs = {r.hlo_path, loaded.file, r.profile_path,
+                                             profile.origin};
+    absl::StatusOr<std::string> written =
+        write_side_by_side(loaded.module, prediction, choice.spec, profile,
+                           args.get("--xspace"), xspace, inputs);
     if (!written.ok()) return fail(written.status());
     xspace_summary = *std::move(written);
   }
-  if (args->flag("--csv")) {
-    print_csv(*comparison);
+  if (r.shared.csv) {
+    print_csv(comparison);
     std::cerr << xspace_summary;
-  } else if (args->flag("--json")) {
-    std::cout << profile_comparison_to_json(*comparison);
+  } else if (r.shared.json) {
+    std::cout << profile_comparison_to_json(comparison);
     std::cerr << xspace_summary;
   } else {
-    std::cout << render_profile_comparison(*comparison, top);
-    if (args->has("--trace")) std::cout << "\ntrace written to " << args->get("--trace") << "\n";
+    std::cout << render_profile_comparison(comparison, r.shared.top);
+    if (args.has("--trace")) std::cout << "\ntrace written to " << args.get("--trace") << "\n";
     if (!xspace_summary.empty()) std::cout << "\n" << xspace_summary;
   }
   return kExitOk;
+}
+
+int run(const std::vector<std::string>& words) {
+  int exit_code = kExitOk;
+  std::optional<Args> args = parse_command_args(
+      words,
+      with_shared_options({.options = {"--device", "--topology", "--device-index", "--module",
+                                       "--trace"}},
+                          kXSpaceOptions),
+      kProfileCommand, exit_code);
+  if (!args) return exit_code;
+  absl::StatusOr<Request> r = parse_request(*std::move(args));
+  if (!r.ok()) return usage_error(r.status().message(), kProfileCommand.usage);
+
+  absl::StatusOr<Profile> profile = read_profile(r->profile_path);
+  if (!profile.ok()) return fail(profile.status());
+  absl::StatusOr<LoadedModule> loaded = load_profiled_module(*r, *profile);
+  if (!loaded.ok()) return fail(loaded.status());
+  print_input_messages(*loaded);
+  const Module& module = loaded->module;
+  ProfiledDevice device = resolve_profiled_device(*r, *profile, module);
+  if (device.usage_error != kExitOk) return device.usage_error;
+  if (!device.choice.ok()) return fail(device.choice.status());
+  PredictOptions options = r->options;
+  options.topology = device.choice->topology;
+  absl::StatusOr<Prediction> prediction = predict_step_time(module, device.choice->spec, options);
+  if (!prediction.ok()) return fail(prediction.status());
+  add_input_diagnostics(*loaded, *device.choice, *prediction);
+  absl::StatusOr<ProfileComparison> comparison =
+      compare_with_profile(module, *prediction, *profile, r->profile_options);
+  if (!comparison.ok()) return fail(comparison.status());
+  if (!device.stand_in_note.empty()) {
+    comparison->notes.insert(comparison->notes.begin(), device.stand_in_note);
+  }
+  if (const std::string set = settings_note(r->args); !set.empty()) {
+    comparison->notes.insert(comparison->notes.begin(), set);
+  }
+  return write_outputs(*r, *profile, *loaded, *device.choice, *prediction, *comparison);
 }
 
 }  // namespace
@@ -381,10 +409,6 @@ int run(const std::vector<std::string>& words) {
 const Command kProfileCommand = {
     "profile",
     "a measured JAX profile beside the prediction, op by op",
-    "usage: hloroof profile HLO|DUMP_DIR PROFILE --device D [--topology T] [--device-index N]\n"
-    "                       [--module NAME] [--json | --csv] [--top N] [--trace OUT.json]\n"
-    "                       [--trip-count N] [--xspace LOG_DIR [--steps N]]\n"
-    "       hloroof profile CAPTURE_DIR --device D ...   (a folder of tools/capture)\n\n"
     "Predicts one step of the HLO module (a file, or the module of an XLA dump directory, as\n"
     "`hloroof predict` reads it) on the device and joins it, per HLO op, with the\n"
     "measured run in PROFILE: the .xplane.pb that jax.profiler.trace writes, a perfetto or\n"
@@ -416,6 +440,10 @@ const Command kProfileCommand = {
     "example:\n"
     "  hloroof profile capture/module.hlo capture/profile --device h100\n",
     run,
+    "hloroof profile [HLO|DUMP_DIR] PROFILE [--device D] [--topology T] [--device-index N]\n"
+    "       [--module NAME] [--json | --csv] [--top N] [--trace OUT.json] [--trip-count N]\n"
+    "       [--xspace LOG_DIR [--steps N]]\n"
+    "       hloroof profile CAPTURE_DIR [--device D] ...   (a folder of tools/capture)",
 };
 
 }  // namespace hloroof::cli

@@ -12,9 +12,17 @@ namespace hloroof::cli {
 struct Command {
   std::string_view name;
   std::string_view summary;  // one line for `hloroof --help`
-  std::string_view help;     // full text for `hloroof COMMAND --help`
+  // The text for `hloroof COMMAND --help`: `usage: USAGE`, a blank line and `help`; without a
+  // usage, `help` alone (which then says it).
+  std::string_view help;
   int (*run)(const std::vector<std::string>& args);
+  // The usage lines, as a usage error prints them after `usage: ` (lines after the first
+  // indented by seven spaces, under the first's command).
+  std::string_view usage = {};
 };
+
+// Prints the command's --help text (Command::help) on standard output.
+void print_help(const Command& command);
 
 extern const Command kAdviseCommand;
 extern const Command kCalibrateCommand;

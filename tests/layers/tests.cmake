@@ -18,6 +18,8 @@ set(hloroof_layer_checks
   advise    advise.h           profile.h
   profile   profile.h          advise.h
   load      load.h             advise.h
+  load      profile.h          analysis.h
+  analysis  analysis.h         hloroof.h
   predict   diff.h             load.h)
 set(layer_checks_dir ${CMAKE_CURRENT_BINARY_DIR}/layer_checks)
 while(hloroof_layer_checks)
@@ -51,7 +53,8 @@ set(hloroof_private_checks
   proto     text/name_chars.h          memory/buffer_assignment.h
   report    report/wrap.h              export/wire_writer.h
   export    report/wrap.h              report/json_writer.h
-  profile   device/spec_units.h        advise/advise_internal.h)
+  profile   device/spec_units.h        advise/advise_internal.h
+  analysis  util/threads.h             advise/advise_internal.h)
 while(hloroof_private_checks)
   list(POP_FRONT hloroof_private_checks layer seen unseen)
   foreach(pair "private_sees;${seen}" "private_not;${unseen}")

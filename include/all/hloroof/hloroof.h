@@ -3,6 +3,7 @@
 #define HLOROOF_HLOROOF_H_
 
 #include "hloroof/advise.h"
+#include "hloroof/analysis.h"
 #include "hloroof/analysis_json.h"
 #include "hloroof/attributes.h"
 #include "hloroof/backend_config.h"

@@ -1,0 +1,92 @@
+// One module analysed on one device: its prediction, memory analysis, advice and XSpace, made
+// at the same time where they do not depend on each other, and each large structure freed as
+// soon as nothing left to make reads it. The command's `predict` is this and its rendering.
+//
+//   hloroof::Analysis analysis(loaded->module, *target,
+//                              {.memory = hloroof::MemoryOptions{.live_curves = false},
+//                               .advise = hloroof::AdviseOptions{.top = 5}});
+//   if (absl::Status s = analysis.run(); !s.ok()) return s;
+//   analysis.prediction()->step_time_s;
+//   absl::StatusOr<hloroof::Advice> advice = analysis.advice();
+#ifndef HLOROOF_ANALYSIS_H_
+#define HLOROOF_ANALYSIS_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hloroof/advise.h"
+#include "hloroof/device_target.h"
+#include "hloroof/memory.h"
+#include "hloroof/module.h"
+#include "hloroof/predict.h"
+#include "hloroof/xspace.h"
+
+namespace hloroof {
+
+struct AnalysisOptions {
+  // The prediction's options; its topology is the device target's.
+  PredictOptions predict;
+  // The memory analysis that memory() gives, made beside the prediction (neither reads the
+  // other's results); unset: none. advice() reads it.
+  std::optional<MemoryOptions> memory;
+  // advice(): the findings of the prediction alone are made on the prediction's thread while
+  // the memory analysis runs, the rest by advice(). Unset: no advice. Needs `memory`.
+  std::optional<AdviseOptions> advise;
+  // Not empty: the predicted step is written as an XSpace into this log folder once the
+  // prediction is made, while the memory analysis its buffer assignment needs may still run
+  // (the device's planes are laid out meanwhile). One analysis then lists every buffer and
+  // allocation; memory() is that one narrowed to `memory`'s options, and the rest of it freed as
+  // soon as the XSpace has read it. write_xspace() gives the file.
+  std::string xspace_dir;
+  // The XSpace's options; start_time_ns 0: the time it is written. The analysis sets
+  // memory_future and memory_read, and timeline_read unless `keep_timeline`.
+  XSpaceOptions xspace;
+  // Keep the prediction's timeline after the XSpace has read it (a trace written afterwards
+  // reads it); false frees it then.
+  bool keep_timeline = false;
+  // Threads that run at once (the prediction beside the memory analysis); 1: one after the
+  // other.
+  int threads = 1;
+  // Called once with the prediction, on the thread that made it, before the XSpace reads it:
+  // what the caller adds to it (diagnostics, assumptions), and what it makes of it while the
+  // memory analysis still runs (a report). Not called for a failed prediction.
+  std::function<void(Prediction&)> predicted;
+};
+
+class Analysis {
+ public:
+  // The module and the device target must outlive the analysis.
+  Analysis(const Module& module, const DeviceTarget& device, AnalysisOptions options = {});
+  Analysis(Analysis&&) noexcept;
+  Analysis& operator=(Analysis&&) noexcept;
+  ~Analysis();
+
+  // Makes what the options ask for (once; later calls return the same status). Errors: the
+  // prediction's, else the XSpace's. The memory analysis's error is memory()'s and advice()'s.
+  absl::Status run();
+
+  // The prediction (the caller may add to it), the memory analysis (an error where the options
+  // asked for none), the XSpace written (an error where none was asked for): each runs run()
+  // first where it has not run. Once it has, they may be called from several threads at once.
+  absl::StatusOr<Prediction>& prediction();
+  const absl::StatusOr<MemoryReport>& memory();
+  const absl::StatusOr<XSpaceFile>& write_xspace();
+  // Once: the advice (AdviseOptions as given), or why there is none (the memory
+  // analysis failed, or the options asked for no advice). It reads the prediction and the
+  // memory analysis only: other work that reads them may run beside it.
+  absl::StatusOr<Advice> advice();
+
+  const DeviceSpec& device() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace hloroof
+
+#endif  // HLOROOF_ANALYSIS_H_
