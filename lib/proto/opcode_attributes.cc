@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "hloroof/opcode.h"
+#include "proto/dot_algorithms.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
 #include "proto/proto_text.h"
@@ -62,7 +63,7 @@ bool TextBuilder::precision_attributes(const Comp& c, const pb::HloInstructionPr
     attr("operand_precision", words + "}");
   }
   if (p.algorithm() != 0) {
-    std::string_view w = algorithm_word(p.algorithm());
+    std::string_view w = dot_algorithm_word(p.algorithm());
     if (w.empty()) return fail_at(*c.proto, i, str_cat("unknown algorithm ", p.algorithm()));
     attr("algorithm", std::string(w));
   }
