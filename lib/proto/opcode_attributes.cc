@@ -258,8 +258,9 @@ std::optional<bool> TextBuilder::computation_attributes(const Comp& c,
     if (indices_dims.size() > 0) add(indices_name, ints(indices_dims));
     add("index_vector_dim", str_cat(index_vector_dim));
   };
-  auto sorted = [&] {
-    if (i.indices_are_sorted()) add("indices_are_sorted", "true");
+  // A flag the proto holds, true or written false.
+  auto flag = [&](std::string_view name, bool present, bool value) {
+    if (present) add(name, value ? "true" : "false");
   };
   switch (op) {
     case Opcode::kConvolution:
@@ -290,7 +291,7 @@ std::optional<bool> TextBuilder::computation_attributes(const Comp& c,
                "start_indices_batching_dims", g.start_indices_batching_dims(),
                g.index_vector_dim());
       add("slice_sizes", ints(i.gather_slice_sizes()));
-      sorted();
+      flag("indices_are_sorted", i.has_indices_are_sorted(), i.indices_are_sorted());
       return true;
     }
     case Opcode::kScatter: {
@@ -300,8 +301,8 @@ std::optional<bool> TextBuilder::computation_attributes(const Comp& c,
       add("scatter_dims_to_operand_dims", ints(s.scatter_dims_to_operand_dims()));
       indexing("input_batching_dims", s.input_batching_dims(), "scatter_indices_batching_dims",
                s.scatter_indices_batching_dims(), s.index_vector_dim());
-      sorted();
-      if (i.unique_indices()) add("unique_indices", "true");
+      flag("indices_are_sorted", i.has_indices_are_sorted(), i.indices_are_sorted());
+      flag("unique_indices", i.has_unique_indices(), i.unique_indices());
       return comp("to_apply", 0);
     }
     case Opcode::kReduceWindow:
