@@ -461,59 +461,33 @@ bool ModuleParser::parse_list_value(Instruction* instruction, AttrId id, Attribu
 // A structured value: a record made in the arena, or text kept as it is.
 bool ModuleParser::parse_record_value(Instruction* instruction, AttrId id, Attribute* out) {
   std::string_view what = attribute_name(id);
-  detail::Arena& arena = state_->arena;
+  // A T made in the arena, read by `parse` and set as the value.
+  auto in_arena = [&]<typename T>(bool (ModuleParser::*parse)(T*)) {
+    T* value = state_->arena.create<T>();
+    if (!(this->*parse)(value)) return false;
+    out->set_value(static_cast<const T*>(value));
+    return true;
+  };
   switch (attribute_kind(id)) {
-    case AttrKind::kSlice: {
-      auto* slice = arena.create<Slice>();
-      if (!parse_slice(slice)) return false;
-      out->set_value(static_cast<const Slice*>(slice));
-      break;
-    }
-    case AttrKind::kPadding: {
-      auto* padding = arena.create<Padding>();
-      if (!parse_padding(padding)) return false;
-      out->set_value(static_cast<const Padding*>(padding));
-      break;
-    }
-    case AttrKind::kWindow: {
-      auto* window = arena.create<Window>();
-      if (!parse_window(window)) return false;
-      out->set_value(static_cast<const Window*>(window));
-      break;
-    }
-    case AttrKind::kDimLabels: {
-      auto* labels = arena.create<ConvDimLabels>();
-      if (!parse_dim_labels(labels)) return false;
-      out->set_value(static_cast<const ConvDimLabels*>(labels));
-      break;
-    }
-    case AttrKind::kReplicaGroups: {
-      auto* groups = arena.create<ReplicaGroups>();
-      if (!parse_replica_groups(groups)) return false;
-      out->set_value(static_cast<const ReplicaGroups*>(groups));
-      break;
-    }
-    case AttrKind::kSharding: {
-      auto* sharding = arena.create<Sharding>();
-      if (!parse_sharding(sharding)) return false;
-      out->set_value(static_cast<const Sharding*>(sharding));
-      break;
-    }
-    case AttrKind::kMetadata: {
+    case AttrKind::kSlice:
+      return in_arena(&ModuleParser::parse_slice);
+    case AttrKind::kPadding:
+      return in_arena(&ModuleParser::parse_padding);
+    case AttrKind::kWindow:
+      return in_arena(&ModuleParser::parse_window);
+    case AttrKind::kDimLabels:
+      return in_arena(&ModuleParser::parse_dim_labels);
+    case AttrKind::kReplicaGroups:
+      return in_arena(&ModuleParser::parse_replica_groups);
+    case AttrKind::kSharding:
+      return in_arena(&ModuleParser::parse_sharding);
+    case AttrKind::kMetadata:
       // Metadata in the printers' plain form stays text, read again by Instruction::metadata();
       // only other spellings keep a decoded record.
-      if (at(TokenKind::kLBrace) && scan_metadata(nullptr)) break;
-      auto* metadata = arena.create<OpMetadata>();
-      if (!parse_metadata(metadata)) return false;
-      out->set_value(static_cast<const OpMetadata*>(metadata));
-      break;
-    }
-    case AttrKind::kFrontendAttributes: {
-      auto* attrs = arena.create<FrontendAttributes>();
-      if (!parse_frontend_attributes(attrs)) return false;
-      out->set_value(static_cast<const FrontendAttributes*>(attrs));
-      break;
-    }
+      if (at(TokenKind::kLBrace) && scan_metadata(nullptr)) return true;
+      return in_arena(&ModuleParser::parse_metadata);
+    case AttrKind::kFrontendAttributes:
+      return in_arena(&ModuleParser::parse_frontend_attributes);
     case AttrKind::kLiteral:
       if (!parse_typed_literal(0)) return false;
       break;
