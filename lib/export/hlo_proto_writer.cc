@@ -26,6 +26,7 @@
 #include "hloroof/hlo_proto_writer.h"
 #include "hloroof/replica_groups.h"
 #include "hloroof/shape_text.h"
+#include "proto/dot_algorithms.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
 #include "util/absl_compat.h"
@@ -422,29 +423,6 @@ int precision_number(std::string_view w) {
   return 0;
 }
 
-int algorithm_number(std::string_view w) {
-  static constexpr std::string_view kNames[] = {
-      "",
-      "dot_any_f8_any_f8_f32",
-      "dot_any_f8_any_f8_f32_fast_accum",
-      "dot_f16_f16_f16",
-      "dot_f16_f16_f32",
-      "dot_bf16_bf16_bf16",
-      "dot_bf16_bf16_f32",
-      "dot_bf16_bf16_f32_x3",
-      "dot_bf16_bf16_f32_x6",
-      "dot_tf32_tf32_f32",
-      "dot_tf32_tf32_f32_x3",
-      "dot_f32_f32_f32",
-      "dot_f64_f64_f64",
-      "dot_bf16_bf16_f32_x9",
-  };
-  for (size_t k = 1; k < std::size(kNames); ++k) {
-    if (kNames[k] == w) return static_cast<int>(k);
-  }
-  return 0;
-}
-
 class ProtoBuilder {
  public:
   // With `pieces`, build() writes into the string `pieces` hands over as pieces.
@@ -680,7 +658,7 @@ bool ProtoBuilder::write_structure_attribute(const Attribute& a, Opcode op,
       if (op == Opcode::kRngBitGenerator) {
         out->set_rng_algorithm(w == "rng_three_fry" ? 1 : w == "rng_philox" ? 2 : 0);
       } else {
-        out->mutable_precision_config()->set_algorithm(algorithm_number(w));
+        out->mutable_precision_config()->set_algorithm(proto_internal::dot_algorithm_number(w));
       }
       break;
     }

@@ -448,6 +448,97 @@ bool dims_in_range(IntList dims, int64_t rank) {
   return std::all_of(dims.begin(), dims.end(), [&](int64_t d) { return d >= 0 && d < rank; });
 }
 
+// pad: the operand's shape with each dimension padded; false where a size does not fit.
+bool padded_shape(const Instruction& i, const Shape& first, Shape* out) {
+  const Padding* padding = i.padding();
+  if (padding == nullptr || !first.is_array() || padding->dims.size() != first.dims.size()) {
+    return false;
+  }
+  *out = first;
+  out->layout.reset();
+  for (size_t d = 0; d < out->dims.size(); ++d) {
+    const PaddingDim& p = padding->dims[d];
+    int64_t n = out->dims[d].size;
+    // low + high + n + (n - 1) * interior, refusing what does not fit.
+    int64_t size;
+    if (__builtin_mul_overflow(std::max<int64_t>(n - 1, 0), p.interior, &size) ||
+        __builtin_add_overflow(size, n, &size) || __builtin_add_overflow(size, p.low, &size) ||
+        __builtin_add_overflow(size, p.high, &size) || size < 0) {
+      return false;
+    }
+    out->dims[d].size = size;
+  }
+  return true;
+}
+
+// dot: dot_shape, once every dimension number names a dimension.
+bool dot_result_shape(const Instruction& i, const Shape& first, Shape* out) {
+  if (i.operand_count() != 2) return false;
+  DotDimensionNumbers d = i.dot_dimensions();
+  const Shape& rhs = i.operand(1)->shape();
+  if (!dims_in_range(d.lhs_batch, first.rank()) ||
+      !dims_in_range(d.lhs_contracting, first.rank()) ||
+      !dims_in_range(d.rhs_batch, rhs.rank()) ||
+      !dims_in_range(d.rhs_contracting, rhs.rank())) {
+    return false;
+  }
+  *out = dot_shape(first, rhs, d);
+  return true;
+}
+
+// convolution: batch and feature dimensions from the labels, each spatial one the number of
+// places the dilated window takes in the padded, dilated input.
+bool convolution_shape(const Instruction& i, const Shape& first, Shape* out) {
+  const ConvDimLabels* labels = i.conv_dim_labels();
+  if (labels == nullptr || i.operand_count() != 2 || i.batch_group_count() < 1) return false;
+  const Shape& kernel = i.operand(1)->shape();
+  const Window* window = i.window();
+  const size_t spatial = labels->input_spatial.size();
+  const auto rank = static_cast<int64_t>(spatial + 2);
+  if (first.rank() != rank || kernel.rank() != rank ||
+      (window != nullptr && window->dims.size() != spatial)) {
+    return false;
+  }
+  // Labels may carry '?' positions; every index used must be a dimension.
+  auto in_range = [&](int64_t k) { return k >= 0 && k < rank; };
+  for (int64_t k : {labels->input_batch, labels->input_feature, labels->kernel_output_feature,
+                    labels->output_batch, labels->output_feature}) {
+    if (!in_range(k)) return false;
+  }
+  for (size_t s = 0; s < spatial; ++s) {
+    if (!in_range(labels->input_spatial[s]) || !in_range(labels->kernel_spatial[s]) ||
+        !in_range(labels->output_spatial[s])) {
+      return false;
+    }
+  }
+  out->element_type = first.element_type;
+  out->dims.resize(spatial + 2);
+  auto dim = [](const Shape& s, int64_t k) { return s.dims[static_cast<size_t>(k)].size; };
+  out->dims[static_cast<size_t>(labels->output_batch)].size =
+      dim(first, labels->input_batch) / i.batch_group_count();
+  out->dims[static_cast<size_t>(labels->output_feature)].size =
+      dim(kernel, labels->kernel_output_feature);
+  for (size_t s = 0; s < spatial; ++s) {
+    WindowDim w = window ? window->dims[s] : WindowDim{dim(kernel, labels->kernel_spatial[s])};
+    int64_t in = dim(first, labels->input_spatial[s]);
+    if (w.size < 1) return false;
+    // padded = (in - 1) * lhs_dilation + 1 + pads; window = (size - 1) * rhs_dilation + 1.
+    int64_t padded = 0, window_size = 0;
+    if ((in > 0 && (__builtin_mul_overflow(in - 1, w.lhs_dilation, &padded) ||
+                    __builtin_add_overflow(padded, 1, &padded))) ||
+        __builtin_add_overflow(padded, w.pad_low, &padded) ||
+        __builtin_add_overflow(padded, w.pad_high, &padded) ||
+        __builtin_mul_overflow(w.size - 1, w.rhs_dilation, &window_size) ||
+        __builtin_add_overflow(window_size, 1, &window_size)) {
+      return false;
+    }
+    int64_t size =
+        padded >= window_size && w.stride > 0 ? (padded - window_size) / w.stride + 1 : 0;
+    out->dims[static_cast<size_t>(labels->output_spatial[s])].size = size;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool infer_omitted_shape(const Instruction& instruction, Shape* out) {
@@ -512,90 +603,12 @@ bool infer_omitted_shape(const Instruction& instruction, Shape* out) {
         *out = tuple_of_operands();
       }
       return true;
-    case Opcode::kPad: {
-      const Padding* padding = i->padding();
-      if (padding == nullptr || !first.is_array() || padding->dims.size() != first.dims.size()) {
-        return fail();
-      }
-      *out = first;
-      out->layout.reset();
-      for (size_t d = 0; d < out->dims.size(); ++d) {
-        const PaddingDim& p = padding->dims[d];
-        int64_t n = out->dims[d].size;
-        // low + high + n + (n - 1) * interior, refusing what does not fit.
-        int64_t size;
-        if (__builtin_mul_overflow(std::max<int64_t>(n - 1, 0), p.interior, &size) ||
-            __builtin_add_overflow(size, n, &size) || __builtin_add_overflow(size, p.low, &size) ||
-            __builtin_add_overflow(size, p.high, &size) || size < 0) {
-          return fail();
-        }
-        out->dims[d].size = size;
-      }
-      return true;
-    }
-    case Opcode::kDot: {
-      if (i->operand_count() != 2) return fail();
-      DotDimensionNumbers d = i->dot_dimensions();
-      const Shape& rhs = operand_shape(1);
-      if (!dims_in_range(d.lhs_batch, first.rank()) ||
-          !dims_in_range(d.lhs_contracting, first.rank()) ||
-          !dims_in_range(d.rhs_batch, rhs.rank()) ||
-          !dims_in_range(d.rhs_contracting, rhs.rank())) {
-        return fail();
-      }
-      *out = dot_shape(first, rhs, d);
-      return true;
-    }
-    case Opcode::kConvolution: {
-      const ConvDimLabels* labels = i->conv_dim_labels();
-      if (labels == nullptr || i->operand_count() != 2 || i->batch_group_count() < 1) return fail();
-      const Shape& kernel = operand_shape(1);
-      const Window* window = i->window();
-      const size_t spatial = labels->input_spatial.size();
-      const auto rank = static_cast<int64_t>(spatial + 2);
-      if (first.rank() != rank || kernel.rank() != rank ||
-          (window != nullptr && window->dims.size() != spatial)) {
-        return fail();
-      }
-      // Labels may carry '?' positions; every index used must be a dimension.
-      auto in_range = [&](int64_t k) { return k >= 0 && k < rank; };
-      for (int64_t k : {labels->input_batch, labels->input_feature, labels->kernel_output_feature,
-                        labels->output_batch, labels->output_feature}) {
-        if (!in_range(k)) return fail();
-      }
-      for (size_t s = 0; s < spatial; ++s) {
-        if (!in_range(labels->input_spatial[s]) || !in_range(labels->kernel_spatial[s]) ||
-            !in_range(labels->output_spatial[s])) {
-          return fail();
-        }
-      }
-      out->element_type = first.element_type;
-      out->dims.resize(spatial + 2);
-      auto dim = [](const Shape& s, int64_t k) { return s.dims[static_cast<size_t>(k)].size; };
-      out->dims[static_cast<size_t>(labels->output_batch)].size =
-          dim(first, labels->input_batch) / i->batch_group_count();
-      out->dims[static_cast<size_t>(labels->output_feature)].size =
-          dim(kernel, labels->kernel_output_feature);
-      for (size_t s = 0; s < spatial; ++s) {
-        WindowDim w = window ? window->dims[s] : WindowDim{dim(kernel, labels->kernel_spatial[s])};
-        int64_t in = dim(first, labels->input_spatial[s]);
-        if (w.size < 1) return fail();
-        // padded = (in - 1) * lhs_dilation + 1 + pads; window = (size - 1) * rhs_dilation + 1.
-        int64_t padded = 0, window_size = 0;
-        if ((in > 0 && (__builtin_mul_overflow(in - 1, w.lhs_dilation, &padded) ||
-                        __builtin_add_overflow(padded, 1, &padded))) ||
-            __builtin_add_overflow(padded, w.pad_low, &padded) ||
-            __builtin_add_overflow(padded, w.pad_high, &padded) ||
-            __builtin_mul_overflow(w.size - 1, w.rhs_dilation, &window_size) ||
-            __builtin_add_overflow(window_size, 1, &window_size)) {
-          return fail();
-        }
-        int64_t size =
-            padded >= window_size && w.stride > 0 ? (padded - window_size) / w.stride + 1 : 0;
-        out->dims[static_cast<size_t>(labels->output_spatial[s])].size = size;
-      }
-      return true;
-    }
+    case Opcode::kPad:
+      return padded_shape(*i, first, out);
+    case Opcode::kDot:
+      return dot_result_shape(*i, first, out);
+    case Opcode::kConvolution:
+      return convolution_shape(*i, first, out);
     default:
       break;
   }

@@ -532,6 +532,284 @@ class ProcessingOrder {
   int64_t next_ = 0;
 };
 
+// Temporaries that share bytes: a result that takes over a dying operand's bytes joins the
+// operand's group. Groups are made in order of their start.
+struct TempGroup {
+  int64_t start = 0;
+  int64_t end = 0;
+  int64_t bytes = 0;
+  int32_t first = -1;  // its values (indices into values), a list through next_member
+  int32_t last = -1;
+};
+
+// The groups of one memory space's temporaries, and the lists of their values.
+struct TempGroups {
+  std::vector<TempGroup> groups;
+  std::vector<int32_t> next_member;  // by index into values; -1: the last of its group
+};
+
+// A best-fit heap over groups made in order of their start: each group placed in the smallest
+// gap that holds it among the groups placed before it that it meets in time.
+//
+// A placed group and a new one share a point of time exactly when both live at the later of
+// their two starts, so times are numbered by the distinct starts: a group lives over the
+// numbers from its start to the last start by its end. (A group that ends before it starts has
+// no such numbers; then every placed group's time is tested against each new one's, by a max
+// tree over their ends.)
+class BestFitHeap {
+ public:
+  explicit BestFitHeap(const std::vector<TempGroup>& groups) : groups_(groups) {
+    starts_.resize(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) starts_[g] = groups[g].start;
+    ordered_lives_ = std::all_of(groups.begin(), groups.end(),
+                                 [](const TempGroup& g) { return g.start <= g.end; });
+    times_ = starts_;
+    times_.erase(std::unique(times_.begin(), times_.end()), times_.end());
+    if (ordered_lives_) {
+      numbers_.resize(groups.size());
+      size_t first = 0;
+      for (size_t g = 0; g < groups.size(); ++g) {
+        while (times_[first] < groups[g].start) ++first;
+        const auto last = static_cast<size_t>(
+            std::upper_bound(times_.begin() + first, times_.end(), groups[g].end) -
+            times_.begin());
+        numbers_[g] = {first, last - 1};
+      }
+    }
+    // No group of fewer than 0 bytes: no placed range ends before it starts.
+    sized_ = std::all_of(groups.begin(), groups.end(),
+                         [](const TempGroup& g) { return g.bytes >= 0; });
+  }
+
+  // Places the groups in `order`: each group's offset goes to `offsets`, the ranges met along
+  // the way (and one per group) are added to `steps`. Returns the heap's bytes.
+  int64_t place(const std::vector<size_t>& order, std::vector<int64_t>& offsets,
+                int64_t& steps) {
+    std::optional<PlacedRanges> placed;
+    std::optional<MaxTree> placed_ends;
+    if (ordered_lives_) {
+      placed.emplace(times_.size());
+    } else {
+      placed_ends.emplace(groups_.size());
+    }
+    offsets.assign(groups_.size(), 0);
+    int64_t heap = 0;
+    for (size_t g : order) {
+      const TempGroup& group = groups_[g];
+      // The smallest gap that holds the group, the lowest of equal ones; else past them all.
+      int64_t at = 0, best = -1, best_gap = std::numeric_limits<int64_t>::max();
+      auto next = [&](const std::pair<int64_t, int64_t>& range) {  // in increasing order
+        const auto& [lo, hi] = range;
+        if (lo > at && lo - at >= group.bytes && lo - at < best_gap) {
+          best = at;
+          best_gap = lo - at;
+        }
+        at = std::max(at, hi);
+      };
+      size_t met = 0;
+      if (placed) {
+        met = placed->each_in_order(numbers_[g].first, numbers_[g].second, sized_, busy_,
+                                    scratch_, next);
+      } else {
+        busy_.clear();
+        const size_t starting_by = static_cast<size_t>(
+            std::upper_bound(starts_.begin(), starts_.end(), group.end) - starts_.begin());
+        placed_ends->each_at_least(starting_by, group.start, [&](size_t p) {
+          busy_.push_back({offsets[p], offsets[p] + groups_[p].bytes});
+        });
+        std::sort(busy_.begin(), busy_.end());
+        for (const auto& range : busy_) next(range);
+        met = busy_.size();
+      }
+      steps += static_cast<int64_t>(met) + 1;
+      if (best < 0) best = at;
+      offsets[g] = best;
+      if (placed) {
+        placed->add(numbers_[g].first, numbers_[g].second, best, best + group.bytes);
+      } else {
+        placed_ends->set(g, group.end);
+      }
+      heap = std::max(heap, best + group.bytes);
+    }
+    return heap;
+  }
+
+ private:
+  const std::vector<TempGroup>& groups_;
+  std::vector<int64_t> starts_;  // each group's
+  bool ordered_lives_ = true;    // every group starts by its end
+  std::vector<int64_t> times_;   // the distinct starts
+  // Each group's numbers [first, last], where ordered_lives_.
+  std::vector<std::pair<size_t, size_t>> numbers_;
+  bool sized_ = true;
+  // The placed byte ranges live beside a group: [first byte, end), in increasing order.
+  std::vector<std::pair<int64_t, int64_t>> busy_, scratch_;
+};
+
+// The groups by (first, second) descending, then in order: largest first with longest first
+// among equals (spatial), or the other way around (temporal). Their starts and ends lie in
+// [0, clock] where the packed keys are used.
+std::vector<size_t> heap_order(const std::vector<TempGroup>& groups, bool spatial,
+                               int64_t clock) {
+  std::vector<size_t> order(groups.size());
+  // Each group's figures packed in one 128-bit key where they fit: its bytes (0 to
+  // 2^63 - 1) largest first in 63 bits, its length (start and end in [0, clock]: at most the
+  // clock either way) longest first in 33, its number in 31. Else the comparison below.
+  const bool packable =
+      clock < (int64_t{1} << 32) && groups.size() < (size_t{1} << 31) &&
+      std::all_of(groups.begin(), groups.end(), [clock](const TempGroup& g) {
+        return g.bytes >= 0 && g.start >= 0 && g.start <= clock && g.end >= 0 && g.end <= clock;
+      });
+  if (packable) {
+    std::vector<absl::uint128> keys(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const auto bytes =
+          static_cast<uint64_t>(std::numeric_limits<int64_t>::max() - groups[g].bytes);
+      const auto length = static_cast<uint64_t>(clock - (groups[g].end - groups[g].start));
+      keys[g] = spatial ? (absl::uint128(bytes) << 64) | (absl::uint128(length) << 31) | g
+                        : (absl::uint128(length) << 94) | (absl::uint128(bytes) << 31) | g;
+    }
+    std::sort(keys.begin(), keys.end());
+    for (size_t k = 0; k < keys.size(); ++k) {
+      order[k] = static_cast<size_t>(absl::Uint128Low64(keys[k]) & 0x7fffffffu);
+    }
+    return order;
+  }
+  struct Key {
+    int64_t first, second;
+    size_t group;
+  };
+  std::vector<Key> keys(groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const int64_t length = groups[g].end - groups[g].start;
+    keys[g] = spatial ? Key{groups[g].bytes, length, g} : Key{length, groups[g].bytes, g};
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+    if (x.first != y.first) return x.first > y.first;
+    if (x.second != y.second) return x.second > y.second;
+    return x.group < y.group;
+  });
+  for (size_t k = 0; k < keys.size(); ++k) order[k] = keys[k].group;
+  return order;
+}
+
+// The most bytes the groups (in order of their start) live at one time hold together. No
+// packing needs fewer: they meet one another, so no two share a byte.
+absl::int128 most_live_bytes(const std::vector<TempGroup>& groups) {
+  std::vector<std::pair<int64_t, int64_t>> by_end;  // end, bytes
+  by_end.reserve(groups.size());
+  for (const TempGroup& g : groups) {
+    if (g.start <= g.end) by_end.push_back({g.end, g.bytes});
+  }
+  std::sort(by_end.begin(), by_end.end());
+  absl::int128 live = 0, most = 0;
+  size_t ended = 0;
+  for (const TempGroup& g : groups) {  // in order of their start
+    if (g.start > g.end) continue;
+    for (; ended < by_end.size() && by_end[ended].first < g.start; ++ended) {
+      live -= by_end[ended].second;
+    }
+    live += g.bytes;
+    most = std::max(most, live);
+  }
+  return most;
+}
+
+// A buffer with memory of its own, with its value(s), as the assignment orders them: one per
+// buffer, and one for a run of a parameter's read-only leaves that are alike (their
+// consecutive ids sort together: everything else the order compares is the same). What the
+// order compares is in the item itself.
+struct BufferItem {
+  int32_t id;
+  int32_t rank;   // XLA's post order of the definition (ProcessingOrder)
+  int32_t count;  // buffers id .. id + count - 1
+  bool is_output;
+  int64_t bytes;  // padded
+  int64_t start;
+  int64_t end;
+};
+
+bool read_only_parameter(const Buffer& b) {
+  return b.kind == BufferKind::kParameter && !b.donated;
+}
+
+// Puts the items in the order of `keys` (whose low 32 bits name a place in `items`) where
+// they lie, a cycle of the permutation at a time (a sorted copy held the items twice): place
+// k takes the item the k-th key names. The places are walked in a copy of 4 bytes each (a
+// quarter of the keys', so that the walk stays in cache while the items it moves do not: the
+// item eight places further along the cycle is prefetched), a place filled set to itself so
+// that each cycle is walked once.
+void permute_to_keys(std::vector<BufferItem>& items, const std::vector<absl::uint128>& keys) {
+  std::vector<uint32_t> place(keys.size());
+  for (size_t k = 0; k < keys.size(); ++k) {
+    place[k] = static_cast<uint32_t>(absl::Uint128Low64(keys[k]));
+  }
+  for (size_t k = 0; k < place.size(); ++k) {
+    if (place[k] == k) continue;
+    const BufferItem first = items[k];
+    size_t to = k;
+    size_t ahead = k;
+    for (int step = 0; step < 8; ++step) __builtin_prefetch(&items[ahead = place[ahead]]);
+    for (size_t from = place[to]; from != k; to = from, from = place[to]) {
+      __builtin_prefetch(&items[ahead = place[ahead]]);
+      items[to] = items[from];
+      place[to] = static_cast<uint32_t>(to);
+    }
+    items[to] = first;
+    place[to] = static_cast<uint32_t>(to);
+  }
+}
+
+// Largest first; live-out first among equals; then in XLA's post order of the definitions,
+// then by start and id (the ids make the order total: any sort gives the one order).
+// Sorted as keys of two words: the size, and live-out, rank and place in `items` (which is
+// in id order) packed in the other where ranks fit in 31 bits (none negative) and places in
+// 32. Only items alike in all three but the place (a tuple's leaves) are then put in order
+// of their start where that differs from the ids'.
+void sort_items(std::vector<BufferItem>& items) {
+  const bool packable =
+      items.size() <= (size_t{1} << 32) &&
+      std::all_of(items.begin(), items.end(),
+                  [](const BufferItem& item) { return item.rank >= 0; });
+  if (!packable) {
+    std::sort(items.begin(), items.end(), [](const BufferItem& a, const BufferItem& b) {
+      if (a.bytes != b.bytes) return a.bytes > b.bytes;
+      if (a.is_output != b.is_output) return a.is_output;
+      if (a.rank != b.rank) return a.rank < b.rank;
+      if (a.start != b.start) return a.start < b.start;
+      return a.id < b.id;
+    });
+    return;
+  }
+  std::vector<absl::uint128> keys(items.size());
+  for (size_t k = 0; k < items.size(); ++k) {
+    const BufferItem& item = items[k];
+    keys[k] = absl::MakeUint128(descending(item.bytes),
+                                (uint64_t{!item.is_output} << 63) |
+                                    (static_cast<uint64_t>(item.rank) << 32) | k);
+  }
+  std::sort(keys.begin(), keys.end());
+  permute_to_keys(items, keys);
+  // Then each run alike in all but the place, in order of start and id.
+  auto by_start = [](const BufferItem& a, const BufferItem& b) {
+    return std::tie(a.start, a.id) < std::tie(b.start, b.id);
+  };
+  for (size_t k = 0; k < keys.size();) {
+    size_t end = k + 1;
+    while (end < keys.size() && absl::Uint128High64(keys[end]) == absl::Uint128High64(keys[k]) &&
+           absl::Uint128Low64(keys[end]) >> 32 == absl::Uint128Low64(keys[k]) >> 32) {
+      ++end;
+    }
+    const auto first = items.begin() + static_cast<std::ptrdiff_t>(k);
+    const auto last = items.begin() + static_cast<std::ptrdiff_t>(end);
+    if (!std::is_sorted(first, last, by_start)) std::sort(first, last, by_start);
+    k = end;
+  }
+}
+
+// Output and donated allocations, in creation order, by memory space.
+using ReusableBySpace = absl::flat_hash_map<int64_t, ReusableAllocations>;
+
 class Assigner {
  public:
   Assigner(const ModuleLiveness& liveness, absl::Span<const int32_t> lives_of)
@@ -551,11 +829,17 @@ class Assigner {
   void assign(int32_t allocation, int32_t id, const Value& v, int64_t offset,
               bool checked = false);
   int32_t new_allocation(AllocationKind kind, const Buffer& b);
-  // The allocation numbered `index`. Runs are made whole (run()): every allocation given a
-  // buffer one at a time is its own record.
+  // The allocation numbered `index`. Runs are made whole (place_parameter_run): every
+  // allocation given a buffer one at a time is its own record.
   Allocation& record(int32_t index) {
     return out_.allocations[&out_.allocation(index) - out_.allocations.data()];
   }
+  std::vector<BufferItem> collect_items() const;
+  void reserve_records(const std::vector<BufferItem>& items);
+  void place_parameter_run(const BufferItem& item);
+  void place_parameter(const BufferItem& item, const Value& value, ReusableBySpace& reusable);
+  bool try_reuse(int32_t id, const Value& value, ReusableBySpace& reusable);
+  TempGroups group_temporaries(const std::vector<Value>& values);
   void pack_temporaries(int64_t memory_space, std::vector<Value> values);
   // liveness_.leaves_of, keeping the last computation's analysis: calls in a row mostly ask
   // about instructions of one computation.
@@ -720,22 +1004,15 @@ int32_t Assigner::new_allocation(AllocationKind kind, const Buffer& b) {
   return a.index;
 }
 
-// The heap simulator over the temporaries of one memory space: results take over a dying
-// operand's bytes where XLA allows it, then a best-fit heap places the groups, largest first
-// or longest-lived first, whichever needs less (XLA's ChooseBestHeapAlgorithm).
-void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values) {
+// Groups the temporaries (sorted by start): a value takes over the group of an operand's value
+// that ends where it starts, where XLA lets the two share (each operand's value at most once).
+TempGroups Assigner::group_temporaries(const std::vector<Value>& values) {
   const std::vector<Buffer>& buffers = liveness_.buffers();
-  sort_by_start(values, clock_);
-  struct Group {
-    int64_t start = 0;
-    int64_t end = 0;
-    int64_t bytes = 0;
-    int32_t first = -1;  // its values (indices into values), a list through next_member
-    int32_t last = -1;
-  };
-  std::vector<Group> groups;
+  TempGroups out;
+  std::vector<TempGroup>& groups = out.groups;
   const auto count = static_cast<int32_t>(values.size());
-  std::vector<int32_t> next_member(values.size(), -1), group_of(values.size(), -1);
+  out.next_member.assign(values.size(), -1);
+  std::vector<int32_t> group_of(values.size(), -1);
   std::vector<bool> taken(values.size(), false);  // operands already shared at their last use
   // Indices into values by buffer id, over the ids they span; -1: no temporary of this space.
   int32_t lowest = std::numeric_limits<int32_t>::max(), highest = -1;
@@ -766,10 +1043,10 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
       }
     }
     if (shared >= 0) {
-      Group& g = groups[shared];
+      TempGroup& g = groups[shared];
       g.end = std::max(g.end, v.end);
       g.bytes = std::max(g.bytes, b.padded_bytes());
-      next_member[g.last] = k;
+      out.next_member[g.last] = k;
       g.last = k;
       group_of[k] = shared;
       ++out_.shared_with_operand;
@@ -778,155 +1055,24 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
       groups.push_back({v.start, v.end, b.padded_bytes(), k, k});
     }
   }
+  return out;
+}
 
-  // Groups were made in order of their start. A placed group and a new one share a point of
-  // time exactly when both live at the later of their two starts, so times are numbered by the
-  // distinct starts: a group lives over the numbers from its start to the last start by its
-  // end. (A group that ends before it starts has no such numbers; then every placed group's
-  // time is tested against each new one's, by a max tree over their ends.)
-  std::vector<int64_t> starts(groups.size());
-  for (size_t g = 0; g < groups.size(); ++g) starts[g] = groups[g].start;
-  const bool ordered_lives = std::all_of(groups.begin(), groups.end(),
-                                         [](const Group& g) { return g.start <= g.end; });
-  std::vector<int64_t> times = starts;
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-  // Each group's numbers [first, last], for both orders.
-  std::vector<std::pair<size_t, size_t>> numbers;
-  if (ordered_lives) {
-    numbers.resize(groups.size());
-    size_t first = 0;
-    for (size_t g = 0; g < groups.size(); ++g) {
-      while (times[first] < groups[g].start) ++first;
-      const auto last = static_cast<size_t>(
-          std::upper_bound(times.begin() + first, times.end(), groups[g].end) - times.begin());
-      numbers[g] = {first, last - 1};
-    }
-  }
-  // No group of fewer than 0 bytes: no placed range ends before it starts.
-  const bool sized =
-      std::all_of(groups.begin(), groups.end(), [](const Group& g) { return g.bytes >= 0; });
-  // The placed byte ranges live beside a group: [first byte, end), in increasing order.
-  std::vector<std::pair<int64_t, int64_t>> busy, scratch;
-  auto best_fit = [&](const std::vector<size_t>& order, std::vector<int64_t>& offsets) {
-    std::optional<PlacedRanges> placed;
-    std::optional<MaxTree> placed_ends;
-    if (ordered_lives) {
-      placed.emplace(times.size());
-    } else {
-      placed_ends.emplace(groups.size());
-    }
-    offsets.assign(groups.size(), 0);
-    int64_t heap = 0;
-    for (size_t g : order) {
-      const Group& group = groups[g];
-      // The smallest gap that holds the group, the lowest of equal ones; else past them all.
-      int64_t at = 0, best = -1, best_gap = std::numeric_limits<int64_t>::max();
-      auto next = [&](const std::pair<int64_t, int64_t>& range) {  // in increasing order
-        const auto& [lo, hi] = range;
-        if (lo > at && lo - at >= group.bytes && lo - at < best_gap) {
-          best = at;
-          best_gap = lo - at;
-        }
-        at = std::max(at, hi);
-      };
-      size_t met = 0;
-      if (placed) {
-        met = placed->each_in_order(numbers[g].first, numbers[g].second, sized, busy, scratch,
-                                    next);
-      } else {
-        busy.clear();
-        const size_t starting_by = static_cast<size_t>(
-            std::upper_bound(starts.begin(), starts.end(), group.end) - starts.begin());
-        placed_ends->each_at_least(starting_by, group.start, [&](size_t p) {
-          busy.push_back({offsets[p], offsets[p] + groups[p].bytes});
-        });
-        std::sort(busy.begin(), busy.end());
-        for (const auto& range : busy) next(range);
-        met = busy.size();
-      }
-      out_.steps += static_cast<int64_t>(met) + 1;
-      if (best < 0) best = at;
-      offsets[g] = best;
-      if (placed) {
-        placed->add(numbers[g].first, numbers[g].second, best, best + group.bytes);
-      } else {
-        placed_ends->set(g, group.end);
-      }
-      heap = std::max(heap, best + group.bytes);
-    }
-    return heap;
-  };
-  // The groups by (first, second) descending, then in order: largest first with longest
-  // first among equals (spatial), or the other way around (temporal).
-  auto order_by = [&](bool spatial) {
-    std::vector<size_t> order(groups.size());
-    // Each group's figures packed in one 128-bit key where they fit: its bytes (0 to
-    // 2^63 - 1) largest first in 63 bits, its length (start and end in [0, clock]: at most the
-    // clock either way) longest first in 33, its number in 31. Else the comparison below.
-    const bool packable =
-        clock_ < (int64_t{1} << 32) && groups.size() < (size_t{1} << 31) &&
-        std::all_of(groups.begin(), groups.end(), [this](const Group& g) {
-          return g.bytes >= 0 && g.start >= 0 && g.start <= clock_ && g.end >= 0 &&
-                 g.end <= clock_;
-        });
-    if (packable) {
-      std::vector<absl::uint128> keys(groups.size());
-      for (size_t g = 0; g < groups.size(); ++g) {
-        const auto bytes = static_cast<uint64_t>(std::numeric_limits<int64_t>::max() -
-                                                 groups[g].bytes);
-        const auto length = static_cast<uint64_t>(clock_ - (groups[g].end - groups[g].start));
-        keys[g] = spatial ? (absl::uint128(bytes) << 64) | (absl::uint128(length) << 31) | g
-                          : (absl::uint128(length) << 94) | (absl::uint128(bytes) << 31) | g;
-      }
-      std::sort(keys.begin(), keys.end());
-      for (size_t k = 0; k < keys.size(); ++k) {
-        order[k] = static_cast<size_t>(absl::Uint128Low64(keys[k]) & 0x7fffffffu);
-      }
-      return order;
-    }
-    struct Key {
-      int64_t first, second;
-      size_t group;
-    };
-    std::vector<Key> keys(groups.size());
-    for (size_t g = 0; g < groups.size(); ++g) {
-      const int64_t length = groups[g].end - groups[g].start;
-      keys[g] = spatial ? Key{groups[g].bytes, length, g} : Key{length, groups[g].bytes, g};
-    }
-    std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
-      if (x.first != y.first) return x.first > y.first;
-      if (x.second != y.second) return x.second > y.second;
-      return x.group < y.group;
-    });
-    for (size_t k = 0; k < keys.size(); ++k) order[k] = keys[k].group;
-    return order;
-  };
-  // No packing needs fewer bytes than the groups live at one time hold together (they meet
-  // one another, so no two share a byte). When the first order reaches that bound the second,
-  // kept only when it needs fewer, cannot win: it is not run.
-  auto most_live_bytes = [&]() {
-    std::vector<std::pair<int64_t, int64_t>> by_end;  // end, bytes
-    by_end.reserve(groups.size());
-    for (const Group& g : groups) {
-      if (g.start <= g.end) by_end.push_back({g.end, g.bytes});
-    }
-    std::sort(by_end.begin(), by_end.end());
-    absl::int128 live = 0, most = 0;
-    size_t ended = 0;
-    for (const Group& g : groups) {  // in order of their start
-      if (g.start > g.end) continue;
-      for (; ended < by_end.size() && by_end[ended].first < g.start; ++ended) {
-        live -= by_end[ended].second;
-      }
-      live += g.bytes;
-      most = std::max(most, live);
-    }
-    return most;
-  };
+// The heap simulator over the temporaries of one memory space: results take over a dying
+// operand's bytes where XLA allows it, then a best-fit heap places the groups, largest first
+// or longest-lived first, whichever needs less (XLA's ChooseBestHeapAlgorithm).
+void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values) {
+  sort_by_start(values, clock_);
+  const TempGroups grouped = group_temporaries(values);
+  const std::vector<TempGroup>& groups = grouped.groups;
+  BestFitHeap heap_of(groups);
   std::vector<int64_t> offsets, other;
-  int64_t heap = best_fit(order_by(/*spatial=*/true), offsets);
-  if (groups.size() <= kSecondOrderLimit && heap > most_live_bytes()) {
-    const int64_t second = best_fit(order_by(/*spatial=*/false), other);
+  int64_t heap = heap_of.place(heap_order(groups, /*spatial=*/true, clock_), offsets, out_.steps);
+  // When the first order reaches the most bytes live at one time the second, kept only when
+  // it needs fewer, cannot win: it is not run.
+  if (groups.size() <= kSecondOrderLimit && heap > most_live_bytes(groups)) {
+    const int64_t second =
+        heap_of.place(heap_order(groups, /*spatial=*/false, clock_), other, out_.steps);
     if (second < heap) {
       heap = second;
       offsets.swap(other);
@@ -941,34 +1087,16 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
   out_.allocations.push_back(temp);
   const int32_t index = temp.index;
   for (size_t g = 0; g < groups.size(); ++g) {
-    for (int32_t k = groups[g].first; k >= 0; k = next_member[k]) {
+    for (int32_t k = groups[g].first; k >= 0; k = grouped.next_member[k]) {
       assign(index, values[k].buffer, values[k], offsets[g]);
     }
   }
 }
 
-ModuleAssignment Assigner::run() {
+// Every counted buffer with a value, as an item, in id order.
+std::vector<BufferItem> Assigner::collect_items() const {
   const std::vector<Buffer>& buffers = liveness_.buffers();
-  out_.allocation_of.assign(buffers.size(), -1);
-  flatten(liveness_.entry(), 0);
-
-  // Every buffer with memory of its own, with its value(s).
-  // One per buffer, and one for a run of a parameter's read-only leaves that are alike (their
-  // consecutive ids sort together: everything else the order compares is the same). What the
-  // order compares is in the item itself.
-  struct Item {
-    int32_t id;
-    int32_t rank;   // XLA's post order of the definition (ProcessingOrder)
-    int32_t count;  // buffers id .. id + count - 1
-    bool is_output;
-    int64_t bytes;  // padded
-    int64_t start;
-    int64_t end;
-  };
-  auto read_only_parameter = [](const Buffer& b) {
-    return b.kind == BufferKind::kParameter && !b.donated;
-  };
-  std::vector<Item> items;
+  std::vector<BufferItem> items;
   {
     // Room made once for an item per counted buffer, a parameter's read-only leaves one run
     // (leaves that differ make more, and the vector grows): growing by doubling from none
@@ -986,99 +1114,37 @@ ModuleAssignment Assigner::run() {
     }
     items.reserve(room);
   }
-  {  // the order is needed only here: its tables go before the allocations are made
-    const ProcessingOrder order(liveness_);
-    for (size_t id = 0; id < buffers.size(); ++id) {
-      const Buffer& b = buffers[id];
-      if (!b.counted) continue;
-      std::optional<Value> v = value_of(static_cast<int32_t>(id));
-      if (!v) continue;
-      if (!items.empty() && read_only_parameter(b)) {
-        Item& last = items.back();
-        const Buffer& first = buffers[last.id];
-        if (last.id + last.count == static_cast<int32_t>(id) && read_only_parameter(first) &&
-            first.instruction == b.instruction && first.padded_bytes() == b.padded_bytes() &&
-            first.memory_space() == b.memory_space() && first.is_output == b.is_output &&
-            last.start == v->start) {
-          ++last.count;
-          continue;
-        }
+  // The order is needed only here: its tables go before the allocations are made.
+  const ProcessingOrder order(liveness_);
+  for (size_t id = 0; id < buffers.size(); ++id) {
+    const Buffer& b = buffers[id];
+    if (!b.counted) continue;
+    std::optional<Value> v = value_of(static_cast<int32_t>(id));
+    if (!v) continue;
+    if (!items.empty() && read_only_parameter(b)) {
+      BufferItem& last = items.back();
+      const Buffer& first = buffers[last.id];
+      if (last.id + last.count == static_cast<int32_t>(id) && read_only_parameter(first) &&
+          first.instruction == b.instruction && first.padded_bytes() == b.padded_bytes() &&
+          first.memory_space() == b.memory_space() && first.is_output == b.is_output &&
+          last.start == v->start) {
+        ++last.count;
+        continue;
       }
-      items.push_back({static_cast<int32_t>(id), static_cast<int32_t>(order.of(b)), 1, b.is_output,
-                       b.padded_bytes(), v->start, v->end});
     }
+    items.push_back({static_cast<int32_t>(id), static_cast<int32_t>(order.of(b)), 1, b.is_output,
+                     b.padded_bytes(), v->start, v->end});
   }
-  // Largest first; live-out first among equals; then in XLA's post order of the definitions,
-  // then by start and id (the ids make the order total: any sort gives the one order).
-  // Sorted as keys of two words: the size, and live-out, rank and place in `items` (which is
-  // in id order) packed in the other where ranks fit in 31 bits (none negative) and places in
-  // 32. Only items alike in all three but the place (a tuple's leaves) are then put in order
-  // of their start where that differs from the ids'.
-  const bool packable =
-      items.size() <= (size_t{1} << 32) &&
-      std::all_of(items.begin(), items.end(), [](const Item& item) { return item.rank >= 0; });
-  if (!packable) {
-    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-      if (a.bytes != b.bytes) return a.bytes > b.bytes;
-      if (a.is_output != b.is_output) return a.is_output;
-      if (a.rank != b.rank) return a.rank < b.rank;
-      if (a.start != b.start) return a.start < b.start;
-      return a.id < b.id;
-    });
-  } else {
-    std::vector<absl::uint128> keys(items.size());
-    for (size_t k = 0; k < items.size(); ++k) {
-      const Item& item = items[k];
-      keys[k] = absl::MakeUint128(descending(item.bytes),
-                                  (uint64_t{!item.is_output} << 63) |
-                                      (static_cast<uint64_t>(item.rank) << 32) | k);
-    }
-    std::sort(keys.begin(), keys.end());
-    // The items put in the keys' order where they lie, a cycle of the permutation at a time
-    // (a sorted copy held the items twice): place k takes the item the k-th key names. The
-    // places are walked in a copy of 4 bytes each (a quarter of the keys', so that the walk
-    // stays in cache while the items it moves do not: the item eight places further along the
-    // cycle is prefetched), a place filled set to itself so that each cycle is walked once.
-    std::vector<uint32_t> place(keys.size());
-    for (size_t k = 0; k < keys.size(); ++k) {
-      place[k] = static_cast<uint32_t>(absl::Uint128Low64(keys[k]));
-    }
-    for (size_t k = 0; k < place.size(); ++k) {
-      if (place[k] == k) continue;
-      const Item first = items[k];
-      size_t to = k;
-      size_t ahead = k;
-      for (int step = 0; step < 8; ++step) __builtin_prefetch(&items[ahead = place[ahead]]);
-      for (size_t from = place[to]; from != k; to = from, from = place[to]) {
-        __builtin_prefetch(&items[ahead = place[ahead]]);
-        items[to] = items[from];
-        place[to] = static_cast<uint32_t>(to);
-      }
-      items[to] = first;
-      place[to] = static_cast<uint32_t>(to);
-    }
-    std::vector<uint32_t>().swap(place);
-    // Then each run alike in all but the place, in order of start and id.
-    auto by_start = [](const Item& a, const Item& b) {
-      return std::tie(a.start, a.id) < std::tie(b.start, b.id);
-    };
-    for (size_t k = 0; k < keys.size();) {
-      size_t end = k + 1;
-      while (end < keys.size() && absl::Uint128High64(keys[end]) == absl::Uint128High64(keys[k]) &&
-             absl::Uint128Low64(keys[end]) >> 32 == absl::Uint128Low64(keys[k]) >> 32) {
-        ++end;
-      }
-      const auto first = items.begin() + static_cast<std::ptrdiff_t>(k);
-      const auto last = items.begin() + static_cast<std::ptrdiff_t>(end);
-      if (!std::is_sorted(first, last, by_start)) std::sort(first, last, by_start);
-      k = end;
-    }
-  }
+  return items;
+}
 
-  // An allocation for each parameter (or run of them), constant and output at most, and the
-  // temporaries' (one for each memory space): every other buffer shares one of those. Room
-  // for every item held a million unused records where temporaries are most of them.
-  const auto own_allocation = [&](const Item& item) {
+// Room for the records the items make: an allocation for each parameter (or run of them),
+// constant and output at most, and the temporaries' (one for each memory space): every other
+// buffer shares one of those. Room for every item held a million unused records where
+// temporaries are most of them.
+void Assigner::reserve_records(const std::vector<BufferItem>& items) {
+  const std::vector<Buffer>& buffers = liveness_.buffers();
+  const auto own_allocation = [&](const BufferItem& item) {
     const Buffer& b = buffers[item.id];
     return b.is_output || b.kind == BufferKind::kConstant || b.kind == BufferKind::kParameter;
   };
@@ -1086,36 +1152,93 @@ ModuleAssignment Assigner::run() {
       static_cast<size_t>(std::count_if(items.begin(), items.end(), own_allocation)) + 4);
   // And for the values of the allocations a later buffer may share (a donated parameter's, an
   // output's of its own), one each at most, where doubling held up to twice as many.
-  const auto shared_later = [&](const Item& item) {
+  const auto shared_later = [&](const BufferItem& item) {
     const Buffer& b = buffers[item.id];
     if (b.kind == BufferKind::kParameter) return b.donated;
     return b.is_output && b.kind != BufferKind::kConstant;
   };
   values_.reserve(static_cast<size_t>(std::count_if(items.begin(), items.end(), shared_later)));
+}
 
-  // Output and donated allocations, in creation order, by memory space.
-  absl::flat_hash_map<int64_t, ReusableAllocations> reusable;
+// Read-only parameter leaves: an allocation each, in id order, each held to the end.
+void Assigner::place_parameter_run(const BufferItem& item) {
+  const Buffer& b = liveness_.buffers()[item.id];
+  Allocation run;
+  run.kind = AllocationKind::kParameter;
+  run.memory_space = b.memory_space();
+  run.bytes = b.padded_bytes();
+  run.parameter_number = b.instruction->parameter_number();
+  run.index = out_.allocation_count;
+  run.count = item.count;
+  run.first_buffer = item.id;
+  run.last_buffer = item.id + item.count - 1;
+  run.buffer_count = 1;
+  out_.allocation_count += item.count;
+  out_.allocations.push_back(run);
+  for (int32_t k = 0; k < item.count; ++k) out_.allocation_of[item.id + k] = run.index + k;
+  for (auto& [id, life] : out_.lives) {
+    if (id >= run.first_buffer && id <= run.last_buffer) life = {item.start, clock_};
+  }
+}
+
+// A parameter's allocation of its own; a donated one's is reusable.
+void Assigner::place_parameter(const BufferItem& item, const Value& value,
+                               ReusableBySpace& reusable) {
+  const Buffer& b = liveness_.buffers()[item.id];
+  const int32_t a = new_allocation(AllocationKind::kParameter, b);
+  record(a).parameter_number = b.instruction->parameter_number();
+  Value param = value;
+  if (b.donated) {
+    record(a).maybe_live_out = true;
+    if (const int32_t aliased = liveness_.aliased_output(item.id); aliased >= 0) {
+      // The output written into the donated buffer is a second value of it.
+      if (std::optional<Value> o = value_of(aliased)) {
+        o->buffer = aliased;
+        o->end = clock_;
+        values_in(a).add(*o, /*checked=*/false);
+      }
+    } else {
+      param.end = clock_;  // returned as it is
+    }
+  } else {
+    param.end = clock_;  // read-only: nothing else goes there
+  }
+  assign(a, item.id, param, 0);
+  if (b.donated) reusable[b.memory_space()].add(a, values_in(a).first_values());
+}
+
+// Assigns the buffer to an allocation made before it, if one takes it: first the allocations
+// of its operands, then the smallest reusable allocation first.
+bool Assigner::try_reuse(int32_t id, const Value& value, ReusableBySpace& reusable) {
+  const Buffer& b = liveness_.buffers()[id];
+  if (b.instruction != nullptr && !b.instruction->shape().is_tuple()) {
+    for (const Instruction* operand : b.instruction->operands()) {
+      absl::Span<const int32_t> leaves = leaves_of(*operand);
+      if (operand->shape().is_tuple() || leaves.size() != 1 || leaves[0] < 0) continue;
+      const int32_t a = out_.allocation_of[leaves[0]];
+      if (a >= 0 && try_assign(a, id, value)) return true;
+    }
+  }
+  auto it = reusable.find(b.memory_space());
+  return it != reusable.end() &&
+         it->second.try_latest_first(value.start, value.end,
+                                     [&](int32_t a) { return try_assign(a, id, value); });
+}
+
+ModuleAssignment Assigner::run() {
+  const std::vector<Buffer>& buffers = liveness_.buffers();
+  out_.allocation_of.assign(buffers.size(), -1);
+  flatten(liveness_.entry(), 0);
+  std::vector<BufferItem> ordered = collect_items();
+  sort_items(ordered);
+  reserve_records(ordered);
+
+  ReusableBySpace reusable;
   std::unordered_map<int64_t, std::vector<Value>> deferred;  // by memory space
-  for (const Item& item : items) {
+  for (const BufferItem& item : ordered) {
     const Buffer& b = buffers[item.id];
     if (item.count > 1) {
-      // Read-only parameter leaves: an allocation each, in id order, each held to the end.
-      Allocation run;
-      run.kind = AllocationKind::kParameter;
-      run.memory_space = b.memory_space();
-      run.bytes = b.padded_bytes();
-      run.parameter_number = b.instruction->parameter_number();
-      run.index = out_.allocation_count;
-      run.count = item.count;
-      run.first_buffer = item.id;
-      run.last_buffer = item.id + item.count - 1;
-      run.buffer_count = 1;
-      out_.allocation_count += item.count;
-      out_.allocations.push_back(run);
-      for (int32_t k = 0; k < item.count; ++k) out_.allocation_of[item.id + k] = run.index + k;
-      for (auto& [id, life] : out_.lives) {
-        if (id >= run.first_buffer && id <= run.last_buffer) life = {item.start, clock_};
-      }
+      place_parameter_run(item);
       continue;
     }
     const Value value{item.id, item.start, item.end};
@@ -1124,49 +1247,10 @@ ModuleAssignment Assigner::run() {
       continue;
     }
     if (b.kind == BufferKind::kParameter) {
-      const int32_t a = new_allocation(AllocationKind::kParameter, b);
-      record(a).parameter_number = b.instruction->parameter_number();
-      Value param = value;
-      if (b.donated) {
-        record(a).maybe_live_out = true;
-        if (const int32_t aliased = liveness_.aliased_output(item.id); aliased >= 0) {
-          // The output written into the donated buffer is a second value of it.
-          if (std::optional<Value> o = value_of(aliased)) {
-            o->buffer = aliased;
-            o->end = clock_;
-            values_in(a).add(*o, /*checked=*/false);
-          }
-        } else {
-          param.end = clock_;  // returned as it is
-        }
-      } else {
-        param.end = clock_;  // read-only: nothing else goes there
-      }
-      assign(a, item.id, param, 0);
-      if (b.donated) reusable[b.memory_space()].add(a, values_in(a).first_values());
+      place_parameter(item, value, reusable);
       continue;
     }
-    bool done = false;
-    // First the allocations of its operands, then the smallest reusable allocation first.
-    if (b.instruction != nullptr && !b.instruction->shape().is_tuple()) {
-      for (const Instruction* operand : b.instruction->operands()) {
-        absl::Span<const int32_t> leaves = leaves_of(*operand);
-        if (operand->shape().is_tuple() || leaves.size() != 1 || leaves[0] < 0) continue;
-        const int32_t a = out_.allocation_of[leaves[0]];
-        if (a >= 0 && try_assign(a, item.id, value)) {
-          done = true;
-          break;
-        }
-      }
-    }
-    if (!done) {
-      auto it = reusable.find(b.memory_space());
-      done = it != reusable.end() &&
-             it->second.try_latest_first(value.start, value.end, [&](int32_t a) {
-               return try_assign(a, item.id, value);
-             });
-    }
-    if (done) {
+    if (try_reuse(item.id, value, reusable)) {
       if (!b.is_output) ++out_.temps_in_live_out;
       continue;
     }
@@ -1179,7 +1263,7 @@ ModuleAssignment Assigner::run() {
     }
     deferred[b.memory_space()].push_back(value);
   }
-  std::vector<Item>().swap(items);  // the temporaries to pack are in `deferred`
+  std::vector<BufferItem>().swap(ordered);  // the temporaries to pack are in `deferred`
   std::vector<int64_t> spaces;
   for (const auto& [space, values] : deferred) spaces.push_back(space);
   std::sort(spaces.begin(), spaces.end());

@@ -358,48 +358,8 @@ CapacityCheck check_capacity(int64_t peak_bytes, const DeviceSpec& device, Capac
 
 namespace {
 
-absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* device,
-                                     const MemoryOptions& options) {
-  absl::StatusOr<ModuleLiveness> liveness =
-      ModuleLiveness::analyze(module, options.first_tile_padding);
-  if (!liveness.ok()) return liveness.status();
-  const ComputationLiveness& entry = liveness->entry();
-  const Computation& entry_computation = *entry.computation;
-  const std::vector<Buffer>& buffers = liveness->buffers();
-  detail::LeafIndexer leaves;  // names buffers by their leaf's index
-  detail::ShapeTexts shapes;
-
-  MemoryReport r;
-  r.module_name = std::string(module.name());
-  r.entry = std::string(entry_computation.name());
-  r.entry_marked = module.entry_marked();
-  r.scheduled = module.attributes().is_scheduled;
-
-  // The peak (the curve is made after buffer assignment, whose working set is the largest).
-  const auto schedule = entry_computation.instructions();
-  r.peak_bytes = entry.peak[0];
-  r.peak_on_chip_bytes = entry.peak[1];
-  r.peak_host_bytes = entry.peak[2];
-  std::vector<int32_t> peak_ids;  // the peak buffers described
-  if (!schedule.empty()) {
-    const int64_t p = entry.peak_position;
-    r.peak_at = std::string(schedule[p]->name());
-    r.peak_path = peak_path(entry);
-    r.peak_breakdown = {entry.peak_breakdown[0], entry.peak_breakdown[1],
-                        entry.peak_breakdown[2], entry.peak_breakdown[3]};
-    r.temporary_peak_bytes = std::max(r.temporary_peak_bytes, entry.temporary_peak);
-    // Buffers live at the peak, each offered once (a body run by two overlapping windows
-    // too), without listing them all: a parameter may have a million leaves.
-    LargestBuffers largest(buffers, options.top_buffers);
-    liveness->for_each_live_at(entry, p, [&](int32_t id) {
-      ++r.peak_buffer_count;
-      r.peak_padding_waste_bytes += buffers[id].padded_bytes() - buffers[id].logical_bytes();
-      largest.add(id);
-    });
-    peak_ids = std::move(largest).sorted();
-  }
-
-  // Whole-step totals and the largest buffers.
+// The counted buffers and their device bytes by kind.
+void add_step_totals(const std::vector<Buffer>& buffers, MemoryReport& r) {
   for (const Buffer& b : buffers) {
     if (!b.counted) continue;
     ++r.buffer_count;
@@ -410,30 +370,12 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
     if (b.is_output) r.output_bytes += b.padded_bytes();
     if (b.donated) r.alias_bytes += b.padded_bytes();
   }
-  const std::vector<int32_t> largest_ids = largest_counted(buffers, options.top_buffers);
-  std::vector<int32_t> placed_ids;  // MemoryOptions::placements, ordered as largest_ids
-  if (options.buffer_assignment && options.placements > 0) {
-    placed_ids = largest_counted(buffers, options.placements);
-  }
+}
 
-  // Buffer assignment, keeping the lives of the buffers described and placed.
-  std::vector<int32_t> described = peak_ids;
-  described.insert(described.end(), largest_ids.begin(), largest_ids.end());
-  described.insert(described.end(), placed_ids.begin(), placed_ids.end());
-  ModuleAssignment assignment;
-  if (options.buffer_assignment) {
-    assignment = detail::assign_buffers(*liveness, described);
-  } else {
-    assignment.allocation_of.assign(buffers.size(), -1);
-  }
-  described = {};
-  r.peak_buffers.reserve(peak_ids.size());
-  for (int32_t id : peak_ids) {
-    r.peak_buffers.push_back(
-        describe(buffers[id], entry_computation, assignment, id, leaves, shapes));
-  }
-  r.temps_in_live_out = assignment.temps_in_live_out;
-  r.shared_with_operand = assignment.shared_with_operand;
+// The allocation counts and temp bytes; with MemoryOptions::allocations, the allocations (runs
+// of alike parameter leaves as one, with allocation_runs).
+void add_allocations(const ModuleAssignment& assignment, const std::vector<Buffer>& buffers,
+                     const MemoryOptions& options, detail::LeafIndexer& leaves, MemoryReport& r) {
   if (options.allocations) {
     size_t listed = 0;  // what `allocations` will hold
     for (const detail::Allocation& in : assignment.allocations) {
@@ -486,6 +428,115 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
       r.allocations.push_back(std::move(m));
     }
   }
+}
+
+// What shaped the numbers, and the capacity check on `device` (none without one).
+void add_notes(const std::vector<std::string>& liveness_notes, const std::vector<Buffer>& buffers,
+               const DeviceSpec* device, const MemoryOptions& options, MemoryReport& r) {
+  if (!r.scheduled) {
+    r.notes.push_back(
+        "the module is not scheduled (no is_scheduled=true): liveness follows the printed "
+        "order, which XLA's scheduler may change");
+  }
+  for (const std::string& note : liveness_notes) r.notes.push_back(note);
+  if (device != nullptr) {
+    // A GPU executable allocates its output and temp allocations before the first kernel runs
+    // and holds them to the end (gpu_executable.cc); a TPU program is assumed to do the same.
+    r.capacity = options.buffer_assignment
+                     ? check_capacity(r.footprint_bytes, *device, CapacityBasis::kFootprint)
+                     : check_capacity(r.peak_bytes, *device, CapacityBasis::kPeak);
+    if (device->kind == DeviceKind::kTpu) {
+      r.notes.push_back(
+          "TPU: buffer assignment and allocation are not public; the footprint assumes the TPU "
+          "runtime holds every allocation for the whole step as the GPU runtime does");
+    }
+    if (device->kind == DeviceKind::kTpu) {
+      if (int64_t n = untiled_device_arrays(buffers); n > 0) {
+        r.notes.push_back(
+            absl::StrCat(n,
+                         " device buffers have layouts without tiles; a TPU pads them to its tiles "
+                         "(docs/sources.md), so their sizes here are lower bounds"));
+      }
+    }
+    if (device->on_chip_capacity_bytes > 0 &&
+        static_cast<double>(r.peak_on_chip_bytes) > device->on_chip_capacity_bytes) {
+      r.notes.push_back(absl::StrCat("on-chip buffers (S(1) and up) peak above the device's ",
+                                     device->on_chip_memory_name.empty()
+                                         ? std::string("on-chip memory")
+                                         : device->on_chip_memory_name,
+                                     " capacity"));
+    }
+  }
+}
+
+absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* device,
+                                     const MemoryOptions& options) {
+  absl::StatusOr<ModuleLiveness> liveness =
+      ModuleLiveness::analyze(module, options.first_tile_padding);
+  if (!liveness.ok()) return liveness.status();
+  const ComputationLiveness& entry = liveness->entry();
+  const Computation& entry_computation = *entry.computation;
+  const std::vector<Buffer>& buffers = liveness->buffers();
+  detail::LeafIndexer leaves;  // names buffers by their leaf's index
+  detail::ShapeTexts shapes;
+
+  MemoryReport r;
+  r.module_name = std::string(module.name());
+  r.entry = std::string(entry_computation.name());
+  r.entry_marked = module.entry_marked();
+  r.scheduled = module.attributes().is_scheduled;
+
+  // The peak (the curve is made after buffer assignment, whose working set is the largest).
+  const auto schedule = entry_computation.instructions();
+  r.peak_bytes = entry.peak[0];
+  r.peak_on_chip_bytes = entry.peak[1];
+  r.peak_host_bytes = entry.peak[2];
+  std::vector<int32_t> peak_ids;  // the peak buffers described
+  if (!schedule.empty()) {
+    const int64_t p = entry.peak_position;
+    r.peak_at = std::string(schedule[p]->name());
+    r.peak_path = peak_path(entry);
+    r.peak_breakdown = {entry.peak_breakdown[0], entry.peak_breakdown[1],
+                        entry.peak_breakdown[2], entry.peak_breakdown[3]};
+    r.temporary_peak_bytes = std::max(r.temporary_peak_bytes, entry.temporary_peak);
+    // Buffers live at the peak, each offered once (a body run by two overlapping windows
+    // too), without listing them all: a parameter may have a million leaves.
+    LargestBuffers largest(buffers, options.top_buffers);
+    liveness->for_each_live_at(entry, p, [&](int32_t id) {
+      ++r.peak_buffer_count;
+      r.peak_padding_waste_bytes += buffers[id].padded_bytes() - buffers[id].logical_bytes();
+      largest.add(id);
+    });
+    peak_ids = std::move(largest).sorted();
+  }
+
+  // Whole-step totals and the largest buffers.
+  add_step_totals(buffers, r);
+  const std::vector<int32_t> largest_ids = largest_counted(buffers, options.top_buffers);
+  std::vector<int32_t> placed_ids;  // MemoryOptions::placements, ordered as largest_ids
+  if (options.buffer_assignment && options.placements > 0) {
+    placed_ids = largest_counted(buffers, options.placements);
+  }
+
+  // Buffer assignment, keeping the lives of the buffers described and placed.
+  std::vector<int32_t> described = peak_ids;
+  described.insert(described.end(), largest_ids.begin(), largest_ids.end());
+  described.insert(described.end(), placed_ids.begin(), placed_ids.end());
+  ModuleAssignment assignment;
+  if (options.buffer_assignment) {
+    assignment = detail::assign_buffers(*liveness, described);
+  } else {
+    assignment.allocation_of.assign(buffers.size(), -1);
+  }
+  described = {};
+  r.peak_buffers.reserve(peak_ids.size());
+  for (int32_t id : peak_ids) {
+    r.peak_buffers.push_back(
+        describe(buffers[id], entry_computation, assignment, id, leaves, shapes));
+  }
+  r.temps_in_live_out = assignment.temps_in_live_out;
+  r.shared_with_operand = assignment.shared_with_operand;
+  add_allocations(assignment, buffers, options, leaves, r);
   // The curve: a point per entry instruction (80 bytes each).
   if (options.live_curves && options.entry_curve) {
     r.live_curve.reserve(schedule.size());
@@ -517,41 +568,7 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
                                  r.placement_shape_indices));
   }
 
-  // What shaped the numbers.
-  if (!r.scheduled) {
-    r.notes.push_back(
-        "the module is not scheduled (no is_scheduled=true): liveness follows the printed "
-        "order, which XLA's scheduler may change");
-  }
-  for (const std::string& note : liveness->notes()) r.notes.push_back(note);
-  if (device != nullptr) {
-    // A GPU executable allocates its output and temp allocations before the first kernel runs
-    // and holds them to the end (gpu_executable.cc); a TPU program is assumed to do the same.
-    r.capacity = options.buffer_assignment
-                     ? check_capacity(r.footprint_bytes, *device, CapacityBasis::kFootprint)
-                     : check_capacity(r.peak_bytes, *device, CapacityBasis::kPeak);
-    if (device->kind == DeviceKind::kTpu) {
-      r.notes.push_back(
-          "TPU: buffer assignment and allocation are not public; the footprint assumes the TPU "
-          "runtime holds every allocation for the whole step as the GPU runtime does");
-    }
-    if (device->kind == DeviceKind::kTpu) {
-      if (int64_t n = untiled_device_arrays(buffers); n > 0) {
-        r.notes.push_back(
-            absl::StrCat(n,
-                         " device buffers have layouts without tiles; a TPU pads them to its tiles "
-                         "(docs/sources.md), so their sizes here are lower bounds"));
-      }
-    }
-    if (device->on_chip_capacity_bytes > 0 &&
-        static_cast<double>(r.peak_on_chip_bytes) > device->on_chip_capacity_bytes) {
-      r.notes.push_back(absl::StrCat("on-chip buffers (S(1) and up) peak above the device's ",
-                                     device->on_chip_memory_name.empty()
-                                         ? std::string("on-chip memory")
-                                         : device->on_chip_memory_name,
-                                     " capacity"));
-    }
-  }
+  add_notes(liveness->notes(), buffers, device, options, r);
   return r;
 }
 

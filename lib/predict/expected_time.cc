@@ -943,6 +943,43 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
   return out;
 }
 
+namespace {
+
+// The time of `gemms` on `device` from the measured tables of `source` (whose device is
+// `src`); `used`: how many of them a table times (the others add nothing).
+double table_gemm_time(absl::Span<const GemmCall> gemms, const DeviceSpec& device,
+                       const Source& source, const measured::DeviceTables& tables,
+                       const DeviceSpec& src, GemmTimeCache* cache,
+                       std::vector<std::string>& assumptions, int& used) {
+  double gemm_s = 0;
+  for (const GemmCall& g : gemms) {
+    std::string_view table_class;
+    const measured::GemmTable* table = table_for(tables, g, table_class);
+    const std::optional<double> own = peak(device, g.unit);
+    const std::optional<double> theirs = peak(src, table_class);
+    if (table == nullptr || !own || !theirs) continue;
+    // Efficiency at this shape relative to the table's peak, applied to this device's peak
+    // of the class that runs: exact for the table's own device and class.
+    const bool same = !source.borrowed && table_class == g.unit;
+    const double table_s =
+        cache != nullptr ? cache->time_s(*table, g.shape) : table->time_s(g.shape);
+    const double table_rate =
+        table_s > 0 ? g.shape.flops() / table_s : table->max_flop_per_s();
+    const double rate = same ? table_rate : table_rate / *theirs * *own;
+    gemm_s += g.factor * g.shape.flops() / rate;
+    ++used;
+    if (!same) {
+      note_once(assumptions,
+                absl::StrCat(device.name, " ", sv(g.unit),
+                             " GEMMs: efficiency borrowed from the measured ", source.name, " ",
+                             sv(table_class), " table, relative to each device's own peak"));
+    }
+  }
+  return gemm_s;
+}
+
+}  // namespace
+
 ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
                               const RooflineEstimate& roofline, const DeviceSpec& device,
                               bool include_overhead, std::vector<std::string>& assumptions,
@@ -1001,31 +1038,9 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
       source.name.empty() ? nullptr : measured::tables_for(source.name);
   const DeviceSpec* src = source.name.empty() ? nullptr : source_spec(source.name);
   if (!matmul_knob && work.matrix_flops > 0 && tables != nullptr && src != nullptr) {
-    double gemm_s = 0;
     int used = 0;
-    for (const GemmCall& g : gemms) {
-      std::string_view table_class;
-      const measured::GemmTable* table = table_for(*tables, g, table_class);
-      const std::optional<double> own = peak(device, g.unit);
-      const std::optional<double> theirs = peak(*src, table_class);
-      if (table == nullptr || !own || !theirs) continue;
-      // Efficiency at this shape relative to the table's peak, applied to this device's peak
-      // of the class that runs: exact for the table's own device and class.
-      const bool same = !source.borrowed && table_class == g.unit;
-      const double table_s =
-          cache != nullptr ? cache->time_s(*table, g.shape) : table->time_s(g.shape);
-      const double table_rate =
-          table_s > 0 ? g.shape.flops() / table_s : table->max_flop_per_s();
-      const double rate = same ? table_rate : table_rate / *theirs * *own;
-      gemm_s += g.factor * g.shape.flops() / rate;
-      ++used;
-      if (!same) {
-        note_once(assumptions,
-                  absl::StrCat(device.name, " ", sv(g.unit),
-                               " GEMMs: efficiency borrowed from the measured ", source.name, " ",
-                               sv(table_class), " table, relative to each device's own peak"));
-      }
-    }
+    const double gemm_s =
+        table_gemm_time(gemms, device, source, *tables, *src, cache, assumptions, used);
     if (used > 0) {
       if (explain) {
         named_gemms = used;
@@ -1105,6 +1120,68 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
   return e;
 }
 
+namespace {
+
+// A collective's part across `domains` NVLink domains (device.gpu set): NCCL's algorithms at
+// the measured share of the NICs' line rate, with NCCL's own latency model. `per_domain`: its
+// members in one domain. Sets `so` and the efficiency `eff`; returns so.time_s().
+double across_domains_time(std::string_view op, double bytes, int64_t n, int64_t domains,
+                           int64_t per_domain, const DeviceSpec& device,
+                           std::vector<std::string>& assumptions, ScaleOutTime& so, double& eff) {
+  const DeviceFigure* nic_figure = device.figure("interconnect.nic_bandwidth");
+  const double w_so = device.gpu->scale_out_bandwidth;
+  const double nic = nic_figure != nullptr ? nic_figure->value : w_so;
+  const double l = static_cast<double>(std::max<int64_t>(1, per_domain));
+  eff = device.gpu->nic_efficiency.value_or(kScaleOutEfficiency);
+  // NCCL's tree on NVIDIA GPUs (RCCL's tuning differs: AMD GPUs keep the ring).
+  const double tree_cap =
+      nvidia(device) ? nccl_tree_channel_cap(device.gpu->compute_capability_major, domains) : 0;
+  so = scale_out_time(op, bytes, n, domains, l, w_so, nic, eff, tree_cap);
+  note_once(assumptions,
+            absl::StrFormat(
+                "%s across nodes: NCCL's ring (reductions, gathers; an all-reduce its ring or "
+                "tree, whichever NCCL's own model times lower) and one NIC per GPU "
+                "(all-to-all, send) at %.2f of line rate %s, latency NCCL's own model (9.6 us "
+                "a network step, one per remote peer of an all-to-all, NVIDIA/nccl "
+                "tuning.cc); %s per GPU %s",
+                device.name, eff,
+                device.gpu->nic_efficiency
+                    ? "(the file's nic_efficiency)"
+                    : "(measured on InfiniBand A100 and H100 nodes, NVIDIA/nccl#1048, "
+                      "nccl-tests#119, #267; published all-to-alls across nodes reach "
+                      "0.64-0.96, nccl-tests#139, #267; 2-node FFTs on Jean Zay's Omni-Path "
+                      "0.27: up to 3x slower)",
+                absl::StrFormat("%.4g B/s", w_so),
+                nic_figure != nullptr
+                    ? "from the file's NICs"
+                    : "(scale_out_bandwidth, assumed: one NIC per GPU; nodes with fewer or "
+                      "slower NICs are slower: Jean Zay's 8 A100s share 4 x 100 Gb/s "
+                      "Omni-Path, 4x less per GPU than 8 x 200 Gb/s; give nics_per_node "
+                      "and nic_bandwidth)"));
+  return so.time_s();
+}
+
+// The measured curve of `op` whose group size is nearest `size` (in log), the first of equals;
+// `fit_size`: its group size. Null when none is measured.
+const measured::CollectiveCurve* nearest_fit(const measured::DeviceTables& tables,
+                                             std::string_view op, int64_t size,
+                                             int64_t& fit_size) {
+  const measured::CollectiveCurve* fit = nullptr;
+  for (const auto& [key, f] : tables.collectives) {
+    if (key.op != op) continue;
+    if (fit == nullptr || std::abs(std::log2(static_cast<double>(key.group_size)) -
+                                   std::log2(static_cast<double>(size))) <
+                              std::abs(std::log2(static_cast<double>(fit_size)) -
+                                       std::log2(static_cast<double>(size)))) {
+      fit = &f;
+      fit_size = key.group_size;
+    }
+  }
+  return fit;
+}
+
+}  // namespace
+
 ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstimate& roofline,
                                       const DeviceSpec& device,
                                       std::vector<std::string>& assumptions, TextMemo* memo) {
@@ -1159,37 +1236,8 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
   double across = 0;
   double eff = kScaleOutEfficiency;
   if (domains > 1 && device.gpu) {
-    const DeviceFigure* nic_figure = device.figure("interconnect.nic_bandwidth");
-    const double w_so = device.gpu->scale_out_bandwidth;
-    const double nic = nic_figure != nullptr ? nic_figure->value : w_so;
-    const double l = static_cast<double>(pair ? 1 : std::max<int64_t>(1, inside));
-    eff = device.gpu->nic_efficiency.value_or(kScaleOutEfficiency);
-    // NCCL's tree on NVIDIA GPUs (RCCL's tuning differs: AMD GPUs keep the ring).
-    const double tree_cap =
-        nvidia(device) ? nccl_tree_channel_cap(device.gpu->compute_capability_major, domains) : 0;
-    so = scale_out_time(op, roofline.bytes, n, domains, l, w_so, nic, eff, tree_cap);
-    across = so.time_s();
-    note_once(assumptions,
-              absl::StrFormat(
-                  "%s across nodes: NCCL's ring (reductions, gathers; an all-reduce its ring or "
-                  "tree, whichever NCCL's own model times lower) and one NIC per GPU "
-                  "(all-to-all, send) at %.2f of line rate %s, latency NCCL's own model (9.6 us "
-                  "a network step, one per remote peer of an all-to-all, NVIDIA/nccl "
-                  "tuning.cc); %s per GPU %s",
-                  device.name, eff,
-                  device.gpu->nic_efficiency
-                      ? "(the file's nic_efficiency)"
-                      : "(measured on InfiniBand A100 and H100 nodes, NVIDIA/nccl#1048, "
-                        "nccl-tests#119, #267; published all-to-alls across nodes reach "
-                        "0.64-0.96, nccl-tests#139, #267; 2-node FFTs on Jean Zay's Omni-Path "
-                        "0.27: up to 3x slower)",
-                  absl::StrFormat("%.4g B/s", w_so),
-                  nic_figure != nullptr
-                      ? "from the file's NICs"
-                      : "(scale_out_bandwidth, assumed: one NIC per GPU; nodes with fewer or "
-                        "slower NICs are slower: Jean Zay's 8 A100s share 4 x 100 Gb/s "
-                        "Omni-Path, 4x less per GPU than 8 x 200 Gb/s; give nics_per_node "
-                        "and nic_bandwidth)"));
+    across = across_domains_time(op, roofline.bytes, n, domains, pair ? 1 : inside, device,
+                                 assumptions, so, eff);
   }
   if (inside <= 1) {
     if (across <= 0) {
@@ -1211,18 +1259,8 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
     return e;
   }
   // The measured group size nearest `inside` (in log), scaled by the bus factor.
-  const measured::CollectiveCurve* fit = nullptr;
   int64_t fit_size = 0;
-  for (const auto& [key, f] : tables->collectives) {
-    if (key.op != op) continue;
-    if (fit == nullptr || std::abs(std::log2(static_cast<double>(key.group_size)) -
-                                   std::log2(static_cast<double>(inside))) <
-                              std::abs(std::log2(static_cast<double>(fit_size)) -
-                                       std::log2(static_cast<double>(inside)))) {
-      fit = &f;
-      fit_size = key.group_size;
-    }
-  }
+  const measured::CollectiveCurve* fit = nearest_fit(*tables, op, inside, fit_size);
   if (fit == nullptr) {
     e.model = "roofline (no measured model)";
     return e;

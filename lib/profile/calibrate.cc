@@ -783,6 +783,92 @@ absl::StatusOr<double> fitted_step(const CalibrationRun& run, const DeviceSpec& 
   return p->step_time_s;
 }
 
+// A fit of the kept samples (keeping the given device's matrix and HBM models as asked) and
+// how well it predicts steps beside the given device.
+struct Candidate {
+  Fit fit;
+  std::vector<CalibrationResult::HeldOut> held_out;
+  double score = 0, given_score = 0;  // mean |step error|: the fit's and the given device's
+  int64_t counted = 0, worse = 0;
+};
+
+// One fit of `kept`, scored on the runs' steps: held out (each run's step predicted by the fit
+// of the others' samples) where there are two runs or more, else the runs' own steps.
+absl::StatusOr<Candidate> candidate(absl::Span<const CalibrationRun> runs,
+                                    const std::vector<RunStep>& run_steps,
+                                    const std::vector<Sample>& kept, const DeviceSpec& base,
+                                    bool collectives, bool keep_matmul, bool keep_hbm,
+                                    const std::string& name, const CalibrationOptions& opts) {
+  Candidate c;
+  c.fit = fit(kept, base, collectives, keep_matmul, keep_hbm);
+  if (runs.size() >= 2) {
+    for (size_t k = 0; k < runs.size(); ++k) {
+      std::vector<Sample> train, test;
+      for (const Sample& s : kept) (s.run == k ? test : train).push_back(s);
+      if (test.empty() || train.empty()) continue;
+      const Fit others = fit(train, base, collectives, keep_matmul, keep_hbm);
+      std::vector<ClassError> e;
+      add_errors(test, others.figures, e);
+      absl::StatusOr<double> step = fitted_step(runs[k], base, others, name, opts);
+      if (!step.ok()) return step.status();
+      const RunStep& given = run_steps[k];
+      c.held_out.push_back({runs[k].label, e.back().before, e.back().after,
+                            relative_error(given.given_s, given.measured_s),
+                            relative_error(*step, given.measured_s), given.lower_bound});
+    }
+    for (const CalibrationResult::HeldOut& h : c.held_out) {
+      if (h.lower_bound || !std::isfinite(h.step_before) || !std::isfinite(h.step_after)) {
+        continue;
+      }
+      c.given_score += std::abs(h.step_before);
+      c.score += std::abs(h.step_after);
+      c.worse += std::abs(h.step_after) > std::abs(h.step_before);
+      ++c.counted;
+    }
+  }
+  if (c.counted == 0) {
+    // One run, or none held out: the runs' own steps.
+    c.score = c.given_score = 0;
+    for (size_t k = 0; k < runs.size(); ++k) {
+      const RunStep& given = run_steps[k];
+      if (given.lower_bound || given.measured_s <= 0) continue;
+      absl::StatusOr<double> step = fitted_step(runs[k], base, c.fit, name, opts);
+      if (!step.ok()) return step.status();
+      c.given_score += std::abs(relative_error(given.given_s, given.measured_s));
+      c.score += std::abs(relative_error(*step, given.measured_s));
+      c.worse += std::abs(relative_error(*step, given.measured_s)) >
+                 std::abs(relative_error(given.given_s, given.measured_s));
+      ++c.counted;
+    }
+  }
+  if (c.counted > 0) {
+    c.score /= static_cast<double>(c.counted);
+    c.given_score /= static_cast<double>(c.counted);
+  }
+  return c;
+}
+
+// Notes on the samples the selection left out, by why.
+void note_left_out(const Selection& chosen, std::vector<std::string>& notes) {
+  if (chosen.uncertain > 0) {
+    notes.push_back(absl::StrFormat(
+        "%d op(s) left out: their kernels ran in CUDA graphs or async wrappers and another "
+        "instruction could own them equally well",
+        chosen.uncertain));
+  }
+  if (chosen.unknown > 0) {
+    notes.push_back(absl::StrFormat("%d op(s) left out: their cost is not known",
+                                      chosen.unknown));
+  }
+  if (!chosen.outliers.empty()) {
+    notes.push_back(absl::StrFormat(
+        "%d op%s left out as outlier%s, more than 4x from what the other ops agree on "
+        "(mis-joined kernels, or work the model does not see), e.g. %s",
+        chosen.outliers.size(), chosen.outliers.size() == 1 ? "" : "s",
+        chosen.outliers.size() == 1 ? "" : "s", absl::StrJoin(first(chosen.outliers, 3), ", ")));
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> runs,
@@ -829,23 +915,7 @@ absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> run
   Selection chosen = select(samples, *base, collectives);
   r.ops_used = static_cast<int64_t>(chosen.kept.size());
   r.ops_left_out = static_cast<int64_t>(samples.size() - chosen.kept.size());
-  if (chosen.uncertain > 0) {
-    r.notes.push_back(absl::StrFormat(
-        "%d op(s) left out: their kernels ran in CUDA graphs or async wrappers and another "
-        "instruction could own them equally well",
-        chosen.uncertain));
-  }
-  if (chosen.unknown > 0) {
-    r.notes.push_back(absl::StrFormat("%d op(s) left out: their cost is not known",
-                                      chosen.unknown));
-  }
-  if (!chosen.outliers.empty()) {
-    r.notes.push_back(absl::StrFormat(
-        "%d op%s left out as outlier%s, more than 4x from what the other ops agree on "
-        "(mis-joined kernels, or work the model does not see), e.g. %s",
-        chosen.outliers.size(), chosen.outliers.size() == 1 ? "" : "s",
-        chosen.outliers.size() == 1 ? "" : "s", absl::StrJoin(first(chosen.outliers, 3), ", ")));
-  }
+  note_left_out(chosen, r.notes);
   if (chosen.kept.empty()) {
     return absl::InvalidArgumentError(
         "every measured op was left out (uncertain placement, unknown cost or outlier): "
@@ -855,62 +925,13 @@ absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> run
   // Both fits, in sample and held out; the one that predicts steps better is proposed, and
   // kept only if it predicts them better than the given device.
   const std::string name = opts.name.empty() ? absl::StrCat(base->name, "_fitted") : opts.name;
-  struct Candidate {
-    Fit fit;
-    std::vector<CalibrationResult::HeldOut> held_out;
-    double score = 0, given_score = 0;  // mean |step error|: the fit's and the given device's
-    int64_t counted = 0, worse = 0;
-  };
   std::vector<Candidate> candidates;
   for (auto [keep_matmul, keep_hbm] : {std::pair{false, false}, std::pair{true, false},
                                         std::pair{false, true}, std::pair{true, true}}) {
-    Candidate c;
-    c.fit = fit(chosen.kept, *base, collectives, keep_matmul, keep_hbm);
-    if (runs.size() >= 2) {
-      for (size_t k = 0; k < runs.size(); ++k) {
-        std::vector<Sample> train, test;
-        for (const Sample& s : chosen.kept) (s.run == k ? test : train).push_back(s);
-        if (test.empty() || train.empty()) continue;
-        const Fit others = fit(train, *base, collectives, keep_matmul, keep_hbm);
-        std::vector<ClassError> e;
-        add_errors(test, others.figures, e);
-        absl::StatusOr<double> step = fitted_step(runs[k], *base, others, name, opts);
-        if (!step.ok()) return step.status();
-        const RunStep& given = run_steps[k];
-        c.held_out.push_back({runs[k].label, e.back().before, e.back().after,
-                              relative_error(given.given_s, given.measured_s),
-                              relative_error(*step, given.measured_s), given.lower_bound});
-      }
-      for (const CalibrationResult::HeldOut& h : c.held_out) {
-        if (h.lower_bound || !std::isfinite(h.step_before) || !std::isfinite(h.step_after)) {
-          continue;
-        }
-        c.given_score += std::abs(h.step_before);
-        c.score += std::abs(h.step_after);
-        c.worse += std::abs(h.step_after) > std::abs(h.step_before);
-        ++c.counted;
-      }
-    }
-    if (c.counted == 0) {
-      // One run, or none held out: the runs' own steps.
-      c.score = c.given_score = 0;
-      for (size_t k = 0; k < runs.size(); ++k) {
-        const RunStep& given = run_steps[k];
-        if (given.lower_bound || given.measured_s <= 0) continue;
-        absl::StatusOr<double> step = fitted_step(runs[k], *base, c.fit, name, opts);
-        if (!step.ok()) return step.status();
-        c.given_score += std::abs(relative_error(given.given_s, given.measured_s));
-        c.score += std::abs(relative_error(*step, given.measured_s));
-        c.worse += std::abs(relative_error(*step, given.measured_s)) >
-                   std::abs(relative_error(given.given_s, given.measured_s));
-        ++c.counted;
-      }
-    }
-    if (c.counted > 0) {
-      c.score /= static_cast<double>(c.counted);
-      c.given_score /= static_cast<double>(c.counted);
-    }
-    candidates.push_back(std::move(c));
+    absl::StatusOr<Candidate> c = candidate(runs, run_steps, chosen.kept, *base, collectives,
+                                            keep_matmul, keep_hbm, name, opts);
+    if (!c.ok()) return c.status();
+    candidates.push_back(*std::move(c));
   }
   // Of the fits that predict steps better than the given device (on average, and no worse
   // for more than half of them), the best; none: nothing is kept.

@@ -51,6 +51,56 @@ double roofline_execution_s(const OpPrediction& op) {
 
 using profile_internal::OpClass;
 
+namespace {
+
+using XlaCosts = absl::flat_hash_map<std::string_view, const XlaOpCost*>;
+
+// XLA's own cost of each op, where the op metadata of `plane` gives it (TPU), of the program
+// `program_id` (0: any).
+XlaCosts xla_costs_of(const Profile& profile, std::string_view plane, uint64_t program_id) {
+  XlaCosts xla_costs;
+  for (const ProfilePlane& p : profile.planes) {
+    if (p.name != plane) continue;
+    for (const XlaOpCost& cost : p.xla_op_costs) {
+      if (program_id != 0 && cost.program_id != 0 && cost.program_id != program_id) continue;
+      xla_costs.emplace(cost.op, &cost);
+    }
+  }
+  return xla_costs;
+}
+
+// The measured op `m` beside its prediction `op`.
+JoinedOp joined_op(const MeasuredOp& m, const OpPrediction& op, const XlaCosts& xla_costs) {
+  JoinedOp j;
+  j.name = m.name;
+  j.opcode = op.opcode();
+  j.category = op.category();
+  j.bound = std::string(op_bound_name(op));
+  // An async start whose work the profile shows apart (a TPU copy's transfer) is compared
+  // there: its own event is the issue, and its done's event the wait.
+  j.measured_async = m.async_s > 0 && profile_internal::is_async_start(op);
+  j.measured_s = j.measured_async ? m.async_s : m.time_s;
+  if (j.measured_async && op.async) j.async_done = op.async->done;
+  j.expected_s = profile_internal::expected_execution_s(op) * op.multiplier;
+  j.roofline_s = profile_internal::roofline_execution_s(op) * op.multiplier;
+  j.occurrences = m.occurrences;
+  j.launches = m.launches;
+  j.predicted_occurrences = op.multiplier;
+  j.kernels = m.kernels;
+  j.lost_s = j.measured_s - j.expected_s;
+  j.flops = op.flops;
+  j.bytes_accessed = op.hbm_bytes + op.host_bytes;
+  if (auto cost = xla_costs.find(m.name); cost != xla_costs.end()) {
+    j.xla_flops = cost->second->flops;
+    j.xla_model_flops = cost->second->model_flops;
+    j.xla_bytes_accessed = cost->second->bytes_accessed;
+  }
+  j.alignment_uncertain = m.alignment_uncertain;
+  return j;
+}
+
+}  // namespace
+
 absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
                                                        const Prediction& prediction,
                                                        const Profile& profile,
@@ -86,19 +136,7 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
   c.notes = measured->notes;
   if (!program_note.empty()) c.notes.insert(c.notes.begin(), program_note);
 
-  // XLA's own cost of each op, where the measured plane's op metadata gives it (TPU), of the
-  // module's program.
-  absl::flat_hash_map<std::string_view, const XlaOpCost*> xla_costs;
-  for (const ProfilePlane& p : profile.planes) {
-    if (p.name != measured->plane) continue;
-    for (const XlaOpCost& cost : p.xla_op_costs) {
-      if (options.program_id != 0 && cost.program_id != 0 &&
-          cost.program_id != options.program_id) {
-        continue;
-      }
-      xla_costs.emplace(cost.op, &cost);
-    }
-  }
+  const XlaCosts xla_costs = xla_costs_of(profile, measured->plane, options.program_id);
   absl::flat_hash_map<std::string_view, const OpPrediction*> predicted;
   for (const OpPrediction& op : prediction.ops) predicted[op.name()] = &op;
   absl::flat_hash_map<std::string_view, const MeasuredOp*> seen;
@@ -123,32 +161,7 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
       continue;
     }
     const OpPrediction& op = *it->second;
-    JoinedOp j;
-    j.name = m.name;
-    j.opcode = op.opcode();
-    j.category = op.category();
-    j.bound = std::string(op_bound_name(op));
-    // An async start whose work the profile shows apart (a TPU copy's transfer) is compared
-    // there: its own event is the issue, and its done's event the wait.
-    j.measured_async = m.async_s > 0 && profile_internal::is_async_start(op);
-    j.measured_s = j.measured_async ? m.async_s : m.time_s;
-    if (j.measured_async && op.async) j.async_done = op.async->done;
-    j.expected_s = profile_internal::expected_execution_s(op) * op.multiplier;
-    j.roofline_s = profile_internal::roofline_execution_s(op) * op.multiplier;
-    j.occurrences = m.occurrences;
-    j.launches = m.launches;
-    j.predicted_occurrences = op.multiplier;
-    j.kernels = m.kernels;
-    j.lost_s = j.measured_s - j.expected_s;
-    j.flops = op.flops;
-    j.bytes_accessed = op.hbm_bytes + op.host_bytes;
-    if (auto cost = xla_costs.find(m.name); cost != xla_costs.end()) {
-      j.xla_flops = cost->second->flops;
-      j.xla_model_flops = cost->second->model_flops;
-      j.xla_bytes_accessed = cost->second->bytes_accessed;
-    }
-    j.alignment_uncertain = m.alignment_uncertain;
-    c.ops.push_back(std::move(j));
+    c.ops.push_back(joined_op(m, op, xla_costs));
     const OpClass k = profile_internal::op_class(op);
     if (k != OpClass::kCollective) rows[k].measured_s += m.time_s;
   }

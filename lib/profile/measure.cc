@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -206,34 +207,14 @@ bool runs_module(const ProfilePlane& plane, std::string_view name, uint64_t prog
   return false;
 }
 
-absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view module,
-                                       const Module* hlo, const ProfileOptions& options) {
-  absl::StatusOr<const ProfilePlane*> found = device_plane(profile, options.device_index);
-  if (!found.ok()) return found.status();
-  const std::string name = options.module_name.empty() ? std::string(module) : options.module_name;
-  const uint64_t program_id = options.program_id;
-  MeasuredModule out;
-  // A profile whose kernels ran on another device than the first (JAX on one GPU of eight):
-  // the first device plane that ran the module.
-  if (options.device_index == 0 && !runs_module(**found, name, program_id)) {
-    for (const ProfilePlane& p : profile.planes) {
-      if (&p == *found || !is_device_plane(p) || !runs_module(p, name, program_id)) continue;
-      out.notes.push_back(absl::StrCat((*found)->name, " shows no op of the module: ", p.name,
-                                       " read (--device-index picks another)"));
-      *found = &p;
-      break;
-    }
-  }
-  const ProfilePlane& plane = **found;
-  out.plane = plane.name;
-  out.module = name;
-
-  // Steps: the module's executions.
+// The module's executions on the plane's modules line, in order (none without the line).
+absl::Status module_windows(const Profile& profile, const ProfilePlane& plane,
+                            const std::string& name,
+                            std::vector<std::pair<double, double>>& windows) {
   const ProfileLine* modules_line = nullptr;
   for (const ProfileLine& line : plane.lines) {
     if (line.name == kModulesLine) modules_line = &line;
   }
-  std::vector<std::pair<double, double>> windows;  // start, end
   if (modules_line != nullptr) {
     std::set<std::string_view> seen;
     for (const ProfileEvent& e : modules_line->events) {
@@ -254,11 +235,16 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
     }
     std::sort(windows.begin(), windows.end());
   }
+  return absl::OkStatus();
+}
 
-  // The op events: the "XLA Ops" line by name where the plane has one, else kernels with an
-  // hlo_op stat (GPU). On TPU the "Async XLA Ops" line shows an async op's work from its start
-  // to its done (a copy-start's transfer): kept apart, as the start's async work.
-  std::vector<OpEvent> events, async_events;
+// The op events: the "XLA Ops" line by name where the plane has one, else kernels with an
+// hlo_op stat (GPU). On TPU the "Async XLA Ops" line shows an async op's work from its start
+// to its done (a copy-start's transfer): kept apart, as the start's async work. An error where
+// the plane has no op event of the module.
+absl::Status op_events(const Profile& profile, const ProfilePlane& plane, const std::string& name,
+                       uint64_t program_id, std::vector<OpEvent>& events,
+                       std::vector<OpEvent>& async_events, std::vector<std::string>& notes) {
   bool has_ops_line = false;
   for (const ProfileLine& line : plane.lines) {
     has_ops_line = has_ops_line || (line.name == kOpsLine && !line.events.empty());
@@ -298,22 +284,22 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
     if (!events.empty()) {
       bool device_clock = true;
       for (const OpEvent& e : events) device_clock = device_clock && e.on_chip_clock();
-      out.notes.push_back(absl::StrCat(
+      notes.push_back(absl::StrCat(
           "ops by the event names of the '", sv(kOpsLine), "' line",
           device_clock ? ", timed on the chip's clock (device_duration_ps)" : ""));
     }
     if (!async_events.empty()) {
-      out.notes.push_back(absl::StrCat(
+      notes.push_back(absl::StrCat(
           "async starts (", async_events.front().event->name, ") shown on the '",
           sv(kAsyncOpsLine), "' line: measured from the start's issue to the end of its done ",
           "(the event's hlo_op), on the chip's clock, beside the start's expected work; on the '",
           sv(kOpsLine), "' line a start is its issue and a done its wait"));
     }
   } else {
-    out.notes.push_back("GPU kernels joined to HLO ops through their hlo_op stat");
+    notes.push_back("GPU kernels joined to HLO ops through their hlo_op stat");
   }
   if (other_programs > 0) {
-    out.notes.push_back(absl::StrFormat(
+    notes.push_back(absl::StrFormat(
         "%d op event%s of other programs named '%s' left out (this one is program %d)",
         other_programs, other_programs == 1 ? "" : "s", name, program_id));
   }
@@ -338,30 +324,226 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
                      "': no kernels with an hlo_op stat and no '", sv(kOpsLine), "' line"));
   }
 
-  absl::flat_hash_set<std::string> uncertain;
-  if (hlo != nullptr) {
-    profile_internal::KernelResolution r = profile_internal::resolve_kernels(*hlo, events);
-    if (r.unknown > 0) {
-      out.notes.push_back(
-          absl::StrFormat("%d of %d kernels named no instruction of the module (CUDA graphs, async "
-                          "wrappers): %d given theirs by kernel name and launch order",
-                          r.unknown, events.size(), r.resolved));
-    }
-    if (r.cut_short) {
-      out.notes.push_back(absl::StrFormat(
-          "kernel resolution cut short at its work limit (%d alignment cells and instructions "
-          "scanned): %d kernels keep the command buffer's or wrapper's name",
-          r.work, r.unknown - r.resolved));
-    }
-    if (!r.uncertain.empty()) {
-      out.notes.push_back(absl::StrFormat(
-          "%d ops whose kernels launch order cannot tell from another op's (an equally good "
-          "alignment places them elsewhere): their times are uncertain",
-          r.uncertain.size()));
-    }
-    uncertain.insert(std::make_move_iterator(r.uncertain.begin()),
-                     std::make_move_iterator(r.uncertain.end()));
+  return absl::OkStatus();
+}
+
+// The events' kernels given the instructions of `hlo` they ran for (resolve_kernels), with
+// notes on what could not be told; returns the ops whose times are uncertain.
+absl::flat_hash_set<std::string> resolve_kernel_ops(const Module& hlo,
+                                                    std::vector<OpEvent>& events,
+                                                    std::vector<std::string>& notes) {
+  profile_internal::KernelResolution r = profile_internal::resolve_kernels(hlo, events);
+  if (r.unknown > 0) {
+    notes.push_back(
+        absl::StrFormat("%d of %d kernels named no instruction of the module (CUDA graphs, async "
+                        "wrappers): %d given theirs by kernel name and launch order",
+                        r.unknown, events.size(), r.resolved));
   }
+  if (r.cut_short) {
+    notes.push_back(absl::StrFormat(
+        "kernel resolution cut short at its work limit (%d alignment cells and instructions "
+        "scanned): %d kernels keep the command buffer's or wrapper's name",
+        r.work, r.unknown - r.resolved));
+  }
+  if (!r.uncertain.empty()) {
+    notes.push_back(absl::StrFormat(
+        "%d ops whose kernels launch order cannot tell from another op's (an equally good "
+        "alignment places them elsewhere): their times are uncertain",
+        r.uncertain.size()));
+  }
+  return {std::make_move_iterator(r.uncertain.begin()),
+          std::make_move_iterator(r.uncertain.end())};
+}
+
+// An async event's work: from its start's issue to the end of its done (the event's
+// hlo_op stat names the done), on the chip's clock where both ops carry it; else the event.
+// Returns the start on the chip's clock (-1: none) and the length.
+std::pair<double, double> async_span(const std::vector<const OpEvent*>& step, const OpEvent& e) {
+  const ProfileEventExtra* start = nullptr;
+  const ProfileEventExtra* done = nullptr;
+  const std::string_view done_name = strip_percent(e.event->hlo_op);
+  for (const OpEvent* o : step) {
+    if (!o->on_chip_clock()) continue;
+    if (o->op == e.op && start == nullptr) start = o->extra;
+    if (!done_name.empty() && o->op == done_name) done = o->extra;
+  }
+  if (start != nullptr && done != nullptr && done->device_start_s >= start->device_start_s) {
+    return {start->device_start_s,
+            done->device_start_s + done->device_duration_s - start->device_start_s};
+  }
+  return {-1, e.event->duration_s};
+}
+
+// Each async event to the step it starts in, named by its start: its done's operand in the
+// module, else the op whose own event begins when it does (the issue); an event of neither is
+// left out.
+std::vector<std::vector<const OpEvent*>> async_steps(
+    std::vector<OpEvent>& async_events, const std::vector<std::vector<const OpEvent*>>& by_step,
+    const Module* hlo, absl::FunctionRef<int64_t(const OpEvent&)> step_of) {
+  std::vector<std::vector<const OpEvent*>> async_by_step(by_step.size());
+  for (OpEvent& e : async_events) {
+    const int64_t k = step_of(e);
+    if (k < 0) continue;
+    // The async event is displayed by its kind ("async-copy"): its start is its done's
+    // operand in the module, else the op whose own event begins when it does (the issue).
+    const std::vector<const OpEvent*>& step = by_step[static_cast<size_t>(k)];
+    const std::string_view done = strip_percent(e.event->hlo_op);
+    auto in_step = [&](std::string_view op) {
+      return std::any_of(step.begin(), step.end(), [&](const OpEvent* o) { return o->op == op; });
+    };
+    if (!in_step(e.op) && hlo != nullptr && !done.empty()) {
+      for (const Computation* c : hlo->computations()) {
+        const Instruction* d = c->find_instruction(done);
+        if (d == nullptr || d->operands().empty()) continue;
+        const std::string_view start = d->operand(0)->name();
+        if (in_step(start)) e.op = start;
+        break;
+      }
+    }
+    if (!in_step(e.op)) {
+      const OpEvent* issue = nullptr;
+      for (const OpEvent* o : step) {
+        const double apart = std::abs(o->event->start_s - e.event->start_s);
+        if (o->op == done || apart > 1e-9) continue;
+        if (issue == nullptr || apart < std::abs(issue->event->start_s - e.event->start_s)) {
+          issue = o;
+        }
+      }
+      if (issue == nullptr) continue;
+      e.op = issue->op;
+    }
+    async_by_step[static_cast<size_t>(k)].push_back(&e);
+  }
+  return async_by_step;
+}
+
+// Each op's time, executions and kernels over the `steps` steps, per step on average.
+void tally_ops(const std::vector<std::vector<const OpEvent*>>& by_step,
+               const std::vector<std::vector<const OpEvent*>>& async_by_step,
+               const absl::flat_hash_set<std::string>& uncertain, double steps,
+               std::vector<MeasuredOp>& ops) {
+  struct Tally {
+    double time_s = 0;
+    int64_t count = 0;
+    std::map<std::string_view, int64_t> kernels;  // name -> events
+    std::vector<double> steps_s;                  // per step
+    double async_s = 0;
+  };
+  std::map<std::string_view, Tally> tallies;
+  for (size_t k = 0; k < by_step.size(); ++k) {
+    for (const OpEvent* e : by_step[k]) {
+      Tally& t = tallies[e->op];
+      const double d = e->duration_s();
+      t.time_s += d;
+      ++t.count;
+      ++t.kernels[e->event->name];
+      t.steps_s.resize(by_step.size(), 0.0);
+      t.steps_s[k] += d;
+    }
+  }
+  for (size_t k = 0; k < async_by_step.size(); ++k) {
+    for (const OpEvent* e : async_by_step[k]) {
+      auto it = tallies.find(e->op);
+      if (it != tallies.end()) it->second.async_s += async_span(by_step[k], *e).second;
+    }
+  }
+  for (const auto& [op, t] : tallies) {
+    // One execution may launch several kernels (a library GEMM clears its workspace first):
+    // the executions are the launches of its most frequent kernel.
+    int64_t executions = 0;
+    for (const auto& [kernel, n] : t.kernels) executions = std::max(executions, n);
+    MeasuredOp m{std::string(op), t.time_s / steps, static_cast<double>(executions) / steps,
+                 static_cast<double>(t.count) / steps, static_cast<int64_t>(t.kernels.size())};
+    const auto [least, most] = std::minmax_element(t.steps_s.begin(), t.steps_s.end());
+    m.step_min_s = *least;
+    m.step_max_s = *most;
+    m.alignment_uncertain = uncertain.contains(sv(op));
+    m.async_s = t.async_s / steps;
+    ops.push_back(std::move(m));
+  }
+
+}
+
+// The median step (the one whose duration is the median's, the lower of the middle two): its
+// events from its start, and the time some op runs in it.
+void add_median_step(const std::vector<std::pair<double, double>>& windows,
+                     const std::vector<std::vector<const OpEvent*>>& by_step,
+                     const std::vector<std::vector<const OpEvent*>>& async_by_step,
+                     MeasuredModule& out) {
+  std::vector<size_t> order(windows.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return out.steps_s[a] < out.steps_s[b]; });
+  const size_t chosen = order[(order.size() - 1) / 2];
+  out.step_s = out.steps_s[chosen];
+  const double origin = windows[chosen].first;
+  // Ops on the chip's clock start where their first one does on the host's.
+  const OpEvent* first_on_chip = nullptr;
+  for (const OpEvent* e : by_step[chosen]) {
+    if (!e->on_chip_clock()) continue;
+    if (first_on_chip == nullptr ||
+        e->extra->device_start_s < first_on_chip->extra->device_start_s) {
+      first_on_chip = e;
+    }
+  }
+  const double shift =
+      first_on_chip == nullptr
+          ? 0
+          : first_on_chip->event->start_s - origin - first_on_chip->extra->device_start_s;
+  std::vector<std::pair<double, double>> busy;
+  for (const OpEvent* e : by_step[chosen]) {
+    const double s =
+        e->on_chip_clock() ? e->extra->device_start_s + shift : e->event->start_s - origin;
+    const double d = e->duration_s();
+    const double end = std::min(s + d, windows[chosen].second - origin);
+    busy.emplace_back(s, std::max(s, end));
+    out.median_step.push_back({std::string(e->op), e->event->name, std::string(e->track), s, d});
+  }
+  for (const OpEvent* e : async_by_step[chosen]) {
+    const auto [chip_start, length] = async_span(by_step[chosen], *e);
+    out.median_step.push_back({std::string(e->op), e->event->name, std::string(e->track),
+                               chip_start >= 0 ? chip_start + shift : e->event->start_s - origin,
+                               length});
+  }
+  std::stable_sort(
+      out.median_step.begin(), out.median_step.end(),
+      [](const MeasuredEvent& a, const MeasuredEvent& b) { return a.start_s < b.start_s; });
+  out.busy_s = profile_internal::union_length(std::move(busy));
+}
+
+absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view module,
+                                       const Module* hlo, const ProfileOptions& options) {
+  absl::StatusOr<const ProfilePlane*> found = device_plane(profile, options.device_index);
+  if (!found.ok()) return found.status();
+  const std::string name = options.module_name.empty() ? std::string(module) : options.module_name;
+  const uint64_t program_id = options.program_id;
+  MeasuredModule out;
+  // A profile whose kernels ran on another device than the first (JAX on one GPU of eight):
+  // the first device plane that ran the module.
+  if (options.device_index == 0 && !runs_module(**found, name, program_id)) {
+    for (const ProfilePlane& p : profile.planes) {
+      if (&p == *found || !is_device_plane(p) || !runs_module(p, name, program_id)) continue;
+      out.notes.push_back(absl::StrCat((*found)->name, " shows no op of the module: ", p.name,
+                                       " read (--device-index picks another)"));
+      *found = &p;
+      break;
+    }
+  }
+  const ProfilePlane& plane = **found;
+  out.plane = plane.name;
+  out.module = name;
+
+  // Steps: the module's executions.
+  std::vector<std::pair<double, double>> windows;  // start, end
+  if (absl::Status s = module_windows(profile, plane, name, windows); !s.ok()) return s;
+  std::vector<OpEvent> events, async_events;
+  if (absl::Status s = op_events(profile, plane, name, program_id, events, async_events,
+                                 out.notes);
+      !s.ok()) {
+    return s;
+  }
+  absl::flat_hash_set<std::string> uncertain;
+  if (hlo != nullptr) uncertain = resolve_kernel_ops(*hlo, events, out.notes);
 
   int64_t outside = 0;
   std::vector<std::vector<const OpEvent*>> by_step;
@@ -414,40 +596,8 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
       by_step[static_cast<size_t>(k)].push_back(&e);
     }
   }
-  std::vector<std::vector<const OpEvent*>> async_by_step(windows.size());
-  for (OpEvent& e : async_events) {
-    const int64_t k = step_of(e);
-    if (k < 0) continue;
-    // The async event is displayed by its kind ("async-copy"): its start is its done's
-    // operand in the module, else the op whose own event begins when it does (the issue).
-    const std::vector<const OpEvent*>& step = by_step[static_cast<size_t>(k)];
-    const std::string_view done = strip_percent(e.event->hlo_op);
-    auto in_step = [&](std::string_view op) {
-      return std::any_of(step.begin(), step.end(), [&](const OpEvent* o) { return o->op == op; });
-    };
-    if (!in_step(e.op) && hlo != nullptr && !done.empty()) {
-      for (const Computation* c : hlo->computations()) {
-        const Instruction* d = c->find_instruction(done);
-        if (d == nullptr || d->operands().empty()) continue;
-        const std::string_view start = d->operand(0)->name();
-        if (in_step(start)) e.op = start;
-        break;
-      }
-    }
-    if (!in_step(e.op)) {
-      const OpEvent* issue = nullptr;
-      for (const OpEvent* o : step) {
-        const double apart = std::abs(o->event->start_s - e.event->start_s);
-        if (o->op == done || apart > 1e-9) continue;
-        if (issue == nullptr || apart < std::abs(issue->event->start_s - e.event->start_s)) {
-          issue = o;
-        }
-      }
-      if (issue == nullptr) continue;
-      e.op = issue->op;
-    }
-    async_by_step[static_cast<size_t>(k)].push_back(&e);
-  }
+  std::vector<std::vector<const OpEvent*>> async_by_step =
+      async_steps(async_events, by_step, hlo, step_of);
   if (outside > 0) {
     out.notes.push_back(absl::StrFormat("%d op event%s outside the module's steps left out",
                                         outside, outside == 1 ? "" : "s"));
@@ -456,105 +606,9 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
   out.steps = static_cast<int64_t>(windows.size());
   for (const auto& [s, e] : windows) out.steps_s.push_back(e - s);
 
-  struct Tally {
-    double time_s = 0;
-    int64_t count = 0;
-    std::map<std::string_view, int64_t> kernels;  // name -> events
-    std::vector<double> steps_s;                  // per step
-    double async_s = 0;
-  };
-  std::map<std::string_view, Tally> tallies;
-  for (size_t k = 0; k < by_step.size(); ++k) {
-    for (const OpEvent* e : by_step[k]) {
-      Tally& t = tallies[e->op];
-      const double d = e->duration_s();
-      t.time_s += d;
-      ++t.count;
-      ++t.kernels[e->event->name];
-      t.steps_s.resize(by_step.size(), 0.0);
-      t.steps_s[k] += d;
-    }
-  }
-  // An async event's work: from its start's issue to the end of its done (the event's
-  // hlo_op stat names the done), on the chip's clock where both ops carry it; else the event.
-  // Returns the start on the chip's clock (-1: none) and the length.
-  auto async_span = [&](size_t k, const OpEvent& e) -> std::pair<double, double> {
-    const ProfileEventExtra* start = nullptr;
-    const ProfileEventExtra* done = nullptr;
-    const std::string_view done_name = strip_percent(e.event->hlo_op);
-    for (const OpEvent* o : by_step[k]) {
-      if (!o->on_chip_clock()) continue;
-      if (o->op == e.op && start == nullptr) start = o->extra;
-      if (!done_name.empty() && o->op == done_name) done = o->extra;
-    }
-    if (start != nullptr && done != nullptr && done->device_start_s >= start->device_start_s) {
-      return {start->device_start_s,
-              done->device_start_s + done->device_duration_s - start->device_start_s};
-    }
-    return {-1, e.event->duration_s};
-  };
-  for (size_t k = 0; k < async_by_step.size(); ++k) {
-    for (const OpEvent* e : async_by_step[k]) {
-      auto it = tallies.find(e->op);
-      if (it != tallies.end()) it->second.async_s += async_span(k, *e).second;
-    }
-  }
-  const double steps = static_cast<double>(out.steps);
-  for (const auto& [op, t] : tallies) {
-    // One execution may launch several kernels (a library GEMM clears its workspace first):
-    // the executions are the launches of its most frequent kernel.
-    int64_t executions = 0;
-    for (const auto& [kernel, n] : t.kernels) executions = std::max(executions, n);
-    MeasuredOp m{std::string(op), t.time_s / steps, static_cast<double>(executions) / steps,
-                 static_cast<double>(t.count) / steps, static_cast<int64_t>(t.kernels.size())};
-    const auto [least, most] = std::minmax_element(t.steps_s.begin(), t.steps_s.end());
-    m.step_min_s = *least;
-    m.step_max_s = *most;
-    m.alignment_uncertain = uncertain.contains(sv(op));
-    m.async_s = t.async_s / steps;
-    out.ops.push_back(std::move(m));
-  }
+  tally_ops(by_step, async_by_step, uncertain, static_cast<double>(out.steps), out.ops);
 
-  // The median step: the one whose duration is the median's (the lower of the middle two).
-  std::vector<size_t> order(windows.size());
-  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return out.steps_s[a] < out.steps_s[b]; });
-  const size_t chosen = order[(order.size() - 1) / 2];
-  out.step_s = out.steps_s[chosen];
-  const double origin = windows[chosen].first;
-  // Ops on the chip's clock start where their first one does on the host's.
-  const OpEvent* first_on_chip = nullptr;
-  for (const OpEvent* e : by_step[chosen]) {
-    if (!e->on_chip_clock()) continue;
-    if (first_on_chip == nullptr ||
-        e->extra->device_start_s < first_on_chip->extra->device_start_s) {
-      first_on_chip = e;
-    }
-  }
-  const double shift =
-      first_on_chip == nullptr
-          ? 0
-          : first_on_chip->event->start_s - origin - first_on_chip->extra->device_start_s;
-  std::vector<std::pair<double, double>> busy;
-  for (const OpEvent* e : by_step[chosen]) {
-    const double s =
-        e->on_chip_clock() ? e->extra->device_start_s + shift : e->event->start_s - origin;
-    const double d = e->duration_s();
-    const double end = std::min(s + d, windows[chosen].second - origin);
-    busy.emplace_back(s, std::max(s, end));
-    out.median_step.push_back({std::string(e->op), e->event->name, std::string(e->track), s, d});
-  }
-  for (const OpEvent* e : async_by_step[chosen]) {
-    const auto [chip_start, length] = async_span(chosen, *e);
-    out.median_step.push_back({std::string(e->op), e->event->name, std::string(e->track),
-                               chip_start >= 0 ? chip_start + shift : e->event->start_s - origin,
-                               length});
-  }
-  std::stable_sort(
-      out.median_step.begin(), out.median_step.end(),
-      [](const MeasuredEvent& a, const MeasuredEvent& b) { return a.start_s < b.start_s; });
-  out.busy_s = profile_internal::union_length(std::move(busy));
+  add_median_step(windows, by_step, async_by_step, out);
   return out;
 }
 

@@ -133,7 +133,10 @@ std::string profile_comparison_to_json(const ProfileComparison& c) {
   return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
+namespace {
+
+// The header: the module, the profile, the step's figures; then where the step gap comes from.
+std::string comparison_summary(const ProfileComparison& c) {
   // Names from the profile and the file system print with their control characters escaped
   // (an op named "\e[2J" must not clear the screen); table cells are escaped by TextTable.
   // A long name or path wraps (a path is cut at the right edge and goes on below).
@@ -160,24 +163,22 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
   }
   out += gaps.render();
   out += "% of gap: of the gaps' sizes added up (a category's gap can offset another's)\n";
+  return out;
+}
 
-  // Ops whose alignment is uncertain come last (compare_with_profile) and are not ranked.
-  size_t ranked = 0;
-  while (ranked < c.ops.size() && !c.ops[ranked].alignment_uncertain) ++ranked;
-  // The step above is the median step; an op's time is its mean over the steps (a slow first
-  // step can put an op's mean above the median step), and the title says so.
-  absl::StrAppendFormat(&out,
-                        "\nOps by time lost against the expectation (%d joined; mean per step "
-                        "over the steps)\n",
-                        c.ops.size());
-  // The dones whose rows go under their starts.
-  absl::flat_hash_map<std::string_view, const JoinedOp*> by_name;
-  absl::flat_hash_set<std::string_view> waits;
-  for (const JoinedOp& op : c.ops) by_name[op.name] = &op;
-  for (const JoinedOp& op : c.ops) {
-    if (op.measured_async && by_name.contains(op.async_done)) waits.insert(op.async_done);
+// Tables of the joined ops, an async start's done (the wait) under its start.
+class OpTables {
+ public:
+  explicit OpTables(const ProfileComparison& c) : c_(c) {
+    // The dones whose rows go under their starts.
+    for (const JoinedOp& op : c.ops) by_name_[op.name] = &op;
+    for (const JoinedOp& op : c.ops) {
+      if (op.measured_async && by_name_.contains(op.async_done)) waits_.insert(op.async_done);
+    }
   }
-  const auto table = [&](size_t begin, size_t end, bool numbered) {
+
+  // The ops [begin, end), numbered from begin + 1 or marked "?".
+  std::string table(size_t begin, size_t end, bool numbered) const {
     // 100 columns: the name cut to 24, measured/roofline in --json only.
     TextTable ops({{"#"},
                    {"op", Align::kLeft},
@@ -199,23 +200,43 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
     // Dones listed under a start of this table.
     absl::flat_hash_set<std::string_view> under;
     for (size_t k = begin; k < end; ++k) {
-      if (waits.contains(c.ops[k].async_done)) under.insert(c.ops[k].async_done);
+      if (waits_.contains(c_.ops[k].async_done)) under.insert(c_.ops[k].async_done);
     }
     size_t shown = 0;
     for (size_t k = begin; k < end; ++k) {
-      const JoinedOp& op = c.ops[k];
+      const JoinedOp& op = c_.ops[k];
       if (under.contains(op.name)) continue;  // under its start
       row(op, numbered ? absl::StrCat(begin + ++shown) : "?",
           absl::StrCat(cut_name(op.name, op.measured_async ? 23 : 24),
                        op.measured_async ? "*" : ""));
-      if (auto done = by_name.find(op.async_done); !op.async_done.empty() &&
-                                                   done != by_name.end()) {
+      if (auto done = by_name_.find(op.async_done); !op.async_done.empty() &&
+                                                    done != by_name_.end()) {
         row(*done->second, "", absl::StrCat("  ", cut_name(done->second->name, 22)));
       }
     }
     return ops.render();
-  };
-  out += table(0, top == 0 ? ranked : std::min(top, ranked), true);
+  }
+
+ private:
+  const ProfileComparison& c_;
+  absl::flat_hash_map<std::string_view, const JoinedOp*> by_name_;
+  absl::flat_hash_set<std::string_view> waits_;
+};
+
+// The ops ranked by time lost, then those whose alignment is uncertain.
+std::string op_rankings(const ProfileComparison& c, size_t top) {
+  std::string out;
+  // Ops whose alignment is uncertain come last (compare_with_profile) and are not ranked.
+  size_t ranked = 0;
+  while (ranked < c.ops.size() && !c.ops[ranked].alignment_uncertain) ++ranked;
+  // The step above is the median step; an op's time is its mean over the steps (a slow first
+  // step can put an op's mean above the median step), and the title says so.
+  absl::StrAppendFormat(&out,
+                        "\nOps by time lost against the expectation (%d joined; mean per step "
+                        "over the steps)\n",
+                        c.ops.size());
+  const OpTables tables(c);
+  out += tables.table(0, top == 0 ? ranked : std::min(top, ranked), true);
   if (std::any_of(c.ops.begin(), c.ops.end(),
                   [](const JoinedOp& op) { return op.measured_async; })) {
     out += "*: an async start (a transfer), measured from its issue to the end of its done; the\n"
@@ -226,44 +247,52 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
                           "\nNot ranked (%d): launch order could give their kernels to another op "
                           "as well; their times are uncertain\n",
                           c.ops.size() - ranked);
-    out += table(ranked, top == 0 ? c.ops.size() : std::min(c.ops.size(), ranked + top), false);
+    out += tables.table(ranked, top == 0 ? c.ops.size() : std::min(c.ops.size(), ranked + top),
+                        false);
   }
+  return out;
+}
 
-  // XLA's own cost beside ours, where the profile gives it (TPU).
-  {
-    TextTable costs({{"op", Align::kLeft},
-                     {"FLOPs"},
-                     {"XLA FLOPs"},
-                     {"XLA model FLOPs"},
-                     {"bytes"},
-                     {"XLA bytes"}});
-    size_t rows = 0;
-    bool copies = false;
-    const size_t listed = top == 0 ? c.ops.size() : std::min(top, c.ops.size());
-    for (size_t k = 0; k < listed; ++k) {
-      const JoinedOp& op = c.ops[k];
-      if (op.xla_flops < 0 && op.xla_bytes_accessed < 0) continue;
-      copies = copies || op.opcode == "copy-start" || op.opcode == "copy-done";
-      auto flops = [](double f) { return f < 0 ? std::string("-") : format_flops(f); };
-      auto bytes = [](double b) { return b < 0 ? std::string("-") : format_bytes(b); };
-      costs.add_row({cut_name(op.name, 24), flops(op.flops), flops(op.xla_flops),
-                     flops(op.xla_model_flops), bytes(op.bytes_accessed),
-                     bytes(op.xla_bytes_accessed)});
-      ++rows;
-    }
-    if (rows > 0) {
-      out += "\nCost per execution: hloroof's beside XLA's own (the profile's op metadata)\n";
-      out += costs.render();
-      if (copies) {
-        out += report_internal::wrap(
-            "An async copy's bytes: hloroof puts what the transfer reads and writes (the value "
-            "once each way, twice its size) on its copy-start and none on its copy-done; XLA's "
-            "op metadata gives the value's size once on each of the two.",
-            "", "");
-      }
+// XLA's own cost beside ours, where the profile gives it (TPU); empty where it gives none.
+std::string xla_costs(const ProfileComparison& c, size_t top) {
+  std::string out;
+  TextTable costs({{"op", Align::kLeft},
+                   {"FLOPs"},
+                   {"XLA FLOPs"},
+                   {"XLA model FLOPs"},
+                   {"bytes"},
+                   {"XLA bytes"}});
+  size_t rows = 0;
+  bool copies = false;
+  const size_t listed = top == 0 ? c.ops.size() : std::min(top, c.ops.size());
+  for (size_t k = 0; k < listed; ++k) {
+    const JoinedOp& op = c.ops[k];
+    if (op.xla_flops < 0 && op.xla_bytes_accessed < 0) continue;
+    copies = copies || op.opcode == "copy-start" || op.opcode == "copy-done";
+    auto flops = [](double f) { return f < 0 ? std::string("-") : format_flops(f); };
+    auto bytes = [](double b) { return b < 0 ? std::string("-") : format_bytes(b); };
+    costs.add_row({cut_name(op.name, 24), flops(op.flops), flops(op.xla_flops),
+                   flops(op.xla_model_flops), bytes(op.bytes_accessed),
+                   bytes(op.xla_bytes_accessed)});
+    ++rows;
+  }
+  if (rows > 0) {
+    out += "\nCost per execution: hloroof's beside XLA's own (the profile's op metadata)\n";
+    out += costs.render();
+    if (copies) {
+      out += report_internal::wrap(
+          "An async copy's bytes: hloroof puts what the transfer reads and writes (the value "
+          "once each way, twice its size) on its copy-start and none on its copy-done; XLA's "
+          "op metadata gives the value's size once on each of the two.",
+          "", "");
     }
   }
+  return out;
+}
 
+// The ops seen on one side only, then the notes.
+std::string unmatched_and_notes(const ProfileComparison& c, size_t top) {
+  std::string out;
   if (!c.unmatched.empty()) {
     absl::StrAppendFormat(&out,
                           "\nUnmatched ops (%d): measured = in the profile only, predicted = "
@@ -292,6 +321,13 @@ std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string render_profile_comparison(const ProfileComparison& c, size_t top) {
+  return comparison_summary(c) + op_rankings(c, top) + xla_costs(c, top) +
+         unmatched_and_notes(c, top);
 }
 
 std::string profile_comparison_to_trace_json(const ProfileComparison& c,

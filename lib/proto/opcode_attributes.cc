@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "hloroof/opcode.h"
+#include "proto/dot_algorithms.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
 #include "proto/proto_text.h"
@@ -62,7 +63,7 @@ bool TextBuilder::precision_attributes(const Comp& c, const pb::HloInstructionPr
     attr("operand_precision", words + "}");
   }
   if (p.algorithm() != 0) {
-    std::string_view w = algorithm_word(p.algorithm());
+    std::string_view w = dot_algorithm_word(p.algorithm());
     if (w.empty()) return fail_at(*c.proto, i, str_cat("unknown algorithm ", p.algorithm()));
     attr("algorithm", std::string(w));
   }
@@ -247,6 +248,20 @@ std::optional<bool> TextBuilder::computation_attributes(const Comp& c,
   auto precision = [&] { return precision_attributes(c, i); };
   auto conv = [&] { return convolution_attributes(c, i); };
   auto dot_dims = [&](const pb::DotDimensionNumbers& d) { dot_attributes(d); };
+  // A gather's or scatter's batching dims, the operand's and the indices' (each where there
+  // are any), and its index vector dim.
+  using Dims = google::protobuf::RepeatedField<int64_t>;
+  auto indexing = [&](std::string_view operand_name, const Dims& operand_dims,
+                      std::string_view indices_name, const Dims& indices_dims,
+                      int64_t index_vector_dim) {
+    if (operand_dims.size() > 0) add(operand_name, ints(operand_dims));
+    if (indices_dims.size() > 0) add(indices_name, ints(indices_dims));
+    add("index_vector_dim", str_cat(index_vector_dim));
+  };
+  // A flag the proto holds, true or written false.
+  auto flag = [&](std::string_view name, bool present, bool value) {
+    if (present) add(name, value ? "true" : "false");
+  };
   switch (op) {
     case Opcode::kConvolution:
       if (!conv()) return false;
@@ -272,15 +287,11 @@ std::optional<bool> TextBuilder::computation_attributes(const Comp& c,
       add("offset_dims", ints(g.offset_dims()));
       add("collapsed_slice_dims", ints(g.collapsed_slice_dims()));
       add("start_index_map", ints(g.start_index_map()));
-      if (g.operand_batching_dims_size() > 0) {
-        add("operand_batching_dims", ints(g.operand_batching_dims()));
-      }
-      if (g.start_indices_batching_dims_size() > 0) {
-        add("start_indices_batching_dims", ints(g.start_indices_batching_dims()));
-      }
-      add("index_vector_dim", str_cat(g.index_vector_dim()));
+      indexing("operand_batching_dims", g.operand_batching_dims(),
+               "start_indices_batching_dims", g.start_indices_batching_dims(),
+               g.index_vector_dim());
       add("slice_sizes", ints(i.gather_slice_sizes()));
-      if (i.indices_are_sorted()) add("indices_are_sorted", "true");
+      flag("indices_are_sorted", i.has_indices_are_sorted(), i.indices_are_sorted());
       return true;
     }
     case Opcode::kScatter: {
@@ -288,15 +299,10 @@ std::optional<bool> TextBuilder::computation_attributes(const Comp& c,
       add("update_window_dims", ints(s.update_window_dims()));
       add("inserted_window_dims", ints(s.inserted_window_dims()));
       add("scatter_dims_to_operand_dims", ints(s.scatter_dims_to_operand_dims()));
-      if (s.input_batching_dims_size() > 0) {
-        add("input_batching_dims", ints(s.input_batching_dims()));
-      }
-      if (s.scatter_indices_batching_dims_size() > 0) {
-        add("scatter_indices_batching_dims", ints(s.scatter_indices_batching_dims()));
-      }
-      add("index_vector_dim", str_cat(s.index_vector_dim()));
-      if (i.indices_are_sorted()) add("indices_are_sorted", "true");
-      if (i.unique_indices()) add("unique_indices", "true");
+      indexing("input_batching_dims", s.input_batching_dims(), "scatter_indices_batching_dims",
+               s.scatter_indices_batching_dims(), s.index_vector_dim());
+      flag("indices_are_sorted", i.has_indices_are_sorted(), i.indices_are_sorted());
+      flag("unique_indices", i.has_unique_indices(), i.unique_indices());
       return comp("to_apply", 0);
     }
     case Opcode::kReduceWindow:

@@ -690,27 +690,6 @@ std::string_view precision_word(int p) {
   }
 }
 
-std::string_view algorithm_word(int a) {
-  static constexpr std::string_view kNames[] = {
-      "",
-      "dot_any_f8_any_f8_f32",
-      "dot_any_f8_any_f8_f32_fast_accum",
-      "dot_f16_f16_f16",
-      "dot_f16_f16_f32",
-      "dot_bf16_bf16_bf16",
-      "dot_bf16_bf16_f32",
-      "dot_bf16_bf16_f32_x3",
-      "dot_bf16_bf16_f32_x6",
-      "dot_tf32_tf32_f32",
-      "dot_tf32_tf32_f32_x3",
-      "dot_f32_f32_f32",
-      "dot_f64_f64_f64",
-      "dot_bf16_bf16_f32_x9",
-  };
-  if (a < 0 || a >= static_cast<int>(std::size(kNames))) return "";
-  return kNames[a];
-}
-
 namespace {
 
 // The JSON text of a backend config with the keys of every object sorted, values kept as

@@ -74,9 +74,9 @@ std::string window_text(const pb::Window& w);
 // `b01f_01io->b01f` (xla::ConvolutionDimensionNumbersToString).
 bool dim_labels_text(const pb::ConvolutionDimensionNumbers& d, std::string* out,
                      std::string* error);
-// XLA's words for an operand precision and a dot algorithm; "" for unknown numbers.
+// XLA's word for an operand precision; "" for unknown numbers (dot algorithms:
+// dot_algorithm_word).
 std::string_view precision_word(int p);
-std::string_view algorithm_word(int a);
 // A backend config as XLA's dumps print it: JSON with the keys of every object sorted, a
 // brace-balanced blob as it is, anything else quoted.
 std::string backend_config_text(const std::string& config);

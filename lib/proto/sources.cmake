@@ -27,5 +27,6 @@ set_source_files_properties(${HLOROOF_HLO_PROTO_SOURCES} PROPERTIES
   INCLUDE_DIRECTORIES ${HLOROOF_HLO_PROTO_OUT})
 target_link_libraries(hloroof_proto PRIVATE protobuf::libprotobuf)
 # The private headers the layers above include (hloroof_share_headers): what the HloProto
-# writer (lib/export) shares with the reader, XLA's element types and narrow floats.
-hloroof_share_headers(proto hlo_proto_internal.h)
+# writer (lib/export) shares with the reader, XLA's element types and narrow floats, and the dot
+# algorithms' names.
+hloroof_share_headers(proto hlo_proto_internal.h dot_algorithms.h)

@@ -147,9 +147,18 @@ std::string decade_label(double exponent, bool rate) {
                                         : absl::StrFormat("1e%d", static_cast<int>(exponent));
 }
 
-}  // namespace
+// The chart's axes, the memory bandwidth its roofs slope by and where figures are drawn.
+struct Frame {
+  LogAxis xa, ya;
+  double bw;         // bytes per second, bounded; 1 where the chart has none
+  size_t unplotted;  // points that cannot be drawn
+  double px(double x) const { return kLeft + xa.to(x, kPlotW); }
+  double py(double y) const { return kTop + kPlotH - ya.to(y, kPlotH); }
+  double x_min() const { return std::pow(10.0, xa.lo_decade); }
+  double x_max() const { return std::pow(10.0, xa.hi_decade); }
+};
 
-std::string render_roofline_svg(const RooflineChart& chart) {
+Frame frame_of(const RooflineChart& chart) {
   double peak = 0;
   for (const auto& r : chart.roofs) {
     if (std::isfinite(r.flop_rate)) peak = std::max(peak, bounded(r.flop_rate));
@@ -171,10 +180,12 @@ std::string render_roofline_svg(const RooflineChart& chart) {
     y_lo = std::min(y_lo, p.flop_rate);
     y_hi = std::max(y_hi, p.flop_rate);
   }
-  const LogAxis xa = axis_covering(x_lo, x_hi), ya = axis_covering(y_lo, y_hi);
-  auto px = [&](double x) { return kLeft + xa.to(x, kPlotW); };
-  auto py = [&](double y) { return kTop + kPlotH - ya.to(y, kPlotH); };
+  return {axis_covering(x_lo, x_hi), axis_covering(y_lo, y_hi), bw, unplotted};
+}
 
+// The chart's start: the title, the grid with a tick label per decade, the plot's frame and
+// the axis titles.
+std::string draw_axes(const RooflineChart& chart, const Frame& f) {
   std::string svg = absl::StrFormat(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
       "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
@@ -189,15 +200,15 @@ std::string render_roofline_svg(const RooflineChart& chart) {
   }
 
   // Grid and tick labels, one per decade.
-  for (double e = xa.lo_decade; e <= xa.hi_decade; e += xa.step) {
-    double x = px(std::pow(10.0, e));
+  for (double e = f.xa.lo_decade; e <= f.xa.hi_decade; e += f.xa.step) {
+    double x = f.px(std::pow(10.0, e));
     absl::StrAppendFormat(&svg,
                           "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
                           "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
                           x, kTop, x, kTop + kPlotH, x, kTop + kPlotH + 18, decade_label(e, false));
   }
-  for (double e = ya.lo_decade; e <= ya.hi_decade; e += ya.step) {
-    double y = py(std::pow(10.0, e));
+  for (double e = f.ya.lo_decade; e <= f.ya.hi_decade; e += f.ya.step) {
+    double y = f.py(std::pow(10.0, e));
     absl::StrAppendFormat(&svg,
                           "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
                           "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
@@ -211,43 +222,56 @@ std::string render_roofline_svg(const RooflineChart& chart) {
       "HBM traffic)</text>\n"
       "<text transform=\"translate(18,%.0f) rotate(-90)\" text-anchor=\"middle\">FLOP/s</text>\n",
       kLeft, kTop, kPlotW, kPlotH, kLeft + kPlotW / 2, kHeight - 20, kTop + kPlotH / 2);
+  return svg;
+}
 
-  // Roofs: the memory slope up to each compute roof, then the flat roof. Clipped to the plot.
-  svg += "<g clip-path=\"url(#plot)\">\n";
-  absl::StrAppendFormat(&svg,
-                        "<clipPath id=\"plot\"><rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
-                        "height=\"%.0f\"/></clipPath>\n",
-                        kLeft, kTop, kPlotW, kPlotH);
-  const double x_min = std::pow(10.0, xa.lo_decade), x_max = std::pow(10.0, xa.hi_decade);
-  std::vector<Box> taken;   // labels placed so far
-  std::string roof_labels;  // drawn over the points
+// Where labels may go: away from the roof lines and from the labels placed so far.
+class LabelRoom {
+ public:
+  LabelRoom(const RooflineChart& chart, const Frame& f) {
+    for (const auto& roof : chart.roofs) {
+      if (roof.flop_rate <= 0) continue;
+      const double knee = roof.flop_rate / f.bw;
+      lines_.push_back({f.px(f.x_min()), f.py(f.x_min() * f.bw), f.px(knee), f.py(roof.flop_rate)});
+      lines_.push_back({f.px(knee), f.py(roof.flop_rate), f.px(f.x_max()), f.py(roof.flop_rate)});
+    }
+  }
+  bool crosses_a_line(const Box& box) const {
+    return std::any_of(lines_.begin(), lines_.end(), [&](const Segment& s) {
+      return crosses(box, s.ax, s.ay, s.bx, s.by);
+    });
+  }
+  bool overlaps_a_label(const Box& box) const {
+    return std::any_of(taken_.begin(), taken_.end(), [&](const Box& t) { return t.overlaps(box); });
+  }
+  void take(const Box& box) { taken_.push_back(box); }
+
+ private:
   struct Segment {
     double ax, ay, bx, by;
   };
-  std::vector<Segment> lines;  // the roofs, which labels must not cross
-  for (const auto& roof : chart.roofs) {
-    if (roof.flop_rate <= 0) continue;
-    const double knee = roof.flop_rate / bw;
-    lines.push_back({px(x_min), py(x_min * bw), px(knee), py(roof.flop_rate)});
-    lines.push_back({px(knee), py(roof.flop_rate), px(x_max), py(roof.flop_rate)});
-  }
-  auto crosses_a_line = [&](const Box& box) {
-    return std::any_of(lines.begin(), lines.end(), [&](const Segment& s) {
-      return crosses(box, s.ax, s.ay, s.bx, s.by);
-    });
-  };
+  std::vector<Segment> lines_;  // the roofs, which labels must not cross
+  std::vector<Box> taken_;      // labels placed so far
+};
+
+// Roofs: the memory slope up to each compute roof, then the flat roof, and the slope's label.
+// Returns the roofs' labels, to be drawn over the points.
+std::string draw_roofs(std::string& svg, const RooflineChart& chart, const Frame& f,
+                       LabelRoom& room) {
+  const double x_min = f.x_min(), x_max = f.x_max(), bw = f.bw;
+  std::string roof_labels;
   for (const auto& roof : chart.roofs) {
     if (!(roof.flop_rate > 0) || !std::isfinite(roof.flop_rate)) continue;
     const double knee = bounded(roof.flop_rate / bw);
     absl::StrAppendFormat(&svg,
                           "<polyline fill=\"none\" stroke=\"#222\" stroke-width=\"2\" "
                           "points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
-                          px(x_min), py(x_min * bw), px(knee), py(roof.flop_rate), px(x_max),
-                          py(roof.flop_rate));
+                          f.px(x_min), f.py(x_min * bw), f.px(knee), f.py(roof.flop_rate),
+                          f.px(x_max), f.py(roof.flop_rate));
     // Right-aligned above the roof, else below it, else further left: wherever the label
     // crosses no roof line and no other label.
     const std::string text = absl::StrCat(roof.label, ": ", format_flop_rate(roof.flop_rate));
-    const double y = py(roof.flop_rate);
+    const double y = f.py(roof.flop_rate);
     double lx = kLeft + kPlotW - 4, ly = y - 5;
     const std::pair<double, double> spots[] = {{kLeft + kPlotW - 4, y - 5},
                                                {kLeft + kPlotW - 4, y + 14},
@@ -255,8 +279,8 @@ std::string render_roofline_svg(const RooflineChart& chart) {
                                                {kLeft + kPlotW - 120, y + 14}};
     for (const auto& [sx, sy] : spots) {
       const Box box = text_box(text, sx, sy, 12, true);
-      if (box.x0 < px(knee) || box.y0 < kTop || box.y1 > kTop + kPlotH || crosses_a_line(box) ||
-          std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(box); })) {
+      if (box.x0 < f.px(knee) || box.y0 < kTop || box.y1 > kTop + kPlotH ||
+          room.crosses_a_line(box) || room.overlaps_a_label(box)) {
         continue;
       }
       lx = sx;
@@ -267,18 +291,24 @@ std::string render_roofline_svg(const RooflineChart& chart) {
                           "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#222\"%s>%s"
                           "</text>\n",
                           lx, ly, kHalo, escape(text));
-    taken.push_back(text_box(text, lx, ly, 12, true));
+    room.take(text_box(text, lx, ly, 12, true));
   }
   absl::StrAppendFormat(
       &svg,
       "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222\" transform=\"rotate(-%.1f "
       "%.1f %.1f)\">HBM %s</text>\n",
-      px(x_min) + 8, py(x_min * bw * 2) - 4,
-      std::atan2(py(x_min) - py(x_min * 10), px(x_min * 10) - px(x_min)) * 180 / M_PI,
-      px(x_min) + 8, py(x_min * bw * 2) - 4, format_byte_rate(bw));
+      f.px(x_min) + 8, f.py(x_min * bw * 2) - 4,
+      std::atan2(f.py(x_min) - f.py(x_min * 10), f.px(x_min * 10) - f.px(x_min)) * 180 / M_PI,
+      f.px(x_min) + 8, f.py(x_min * bw * 2) - 4, format_byte_rate(bw));
+  return roof_labels;
+}
 
-  // Points, largest first so small ones stay visible on top.
-  std::map<std::string, const char*> colours;
+// Points, largest first so small ones stay visible on top. Returns them in that order; each
+// drawn category's colour goes to `colours`.
+std::vector<const RooflineChart::Point*> draw_points(std::string& svg,
+                                                     const RooflineChart& chart,
+                                                     const Frame& f,
+                                                     std::map<std::string, const char*>& colours) {
   std::vector<const RooflineChart::Point*> order;
   for (const auto& p : chart.points) {
     if (!plottable(p)) continue;  // the legend lists what is drawn
@@ -294,17 +324,22 @@ std::string render_roofline_svg(const RooflineChart& chart) {
         "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" "
         "fill-opacity=\"0.75\" stroke=\"%s\"><title>%s (%s): %.3g FLOP/B, "
         "%s, %s of step</title></circle>\n",
-        px(p->intensity), py(p->flop_rate), r, colours[p->category], colours[p->category],
+        f.px(p->intensity), f.py(p->flop_rate), r, colours[p->category], colours[p->category],
         escape(p->label), escape(p->category),
         p->intensity, format_flop_rate(p->flop_rate), format_percent(share_of(*p)));
   }
-  // Labels for the largest points: right of the marker, else above, below, or on its left,
-  // wherever no other label is and the plot still holds it; a point with no room goes without.
+  return order;
+}
+
+// Labels for the largest points: right of the marker, else above, below, or on its left,
+// wherever no other label is and the plot still holds it; a point with no room goes without.
+void label_points(std::string& svg, const std::vector<const RooflineChart::Point*>& order,
+                  int labelled_points, const Frame& f, LabelRoom& room) {
   const Box plot = {kLeft, kTop, kLeft + kPlotW, kTop + kPlotH};
-  const size_t labelled = std::min<size_t>(order.size(), std::max(0, chart.labelled_points));
+  const size_t labelled = std::min<size_t>(order.size(), std::max(0, labelled_points));
   for (size_t i = 0; i < labelled; ++i) {
     const auto* p = order[i];
-    const double cx = px(p->intensity), cy = py(p->flop_rate), r = radius(*p);
+    const double cx = f.px(p->intensity), cy = f.py(p->flop_rate), r = radius(*p);
     const struct {
       double x, y;
       bool anchor_end;
@@ -318,22 +353,19 @@ std::string render_roofline_svg(const RooflineChart& chart) {
       const Box box = text_box(p->label, c.x, c.y, 11, c.anchor_end);
       const bool inside =
           box.x0 >= plot.x0 && box.x1 <= plot.x1 && box.y0 >= plot.y0 && box.y1 <= plot.y1;
-      if (!inside ||
-          std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(box); }) ||
-          crosses_a_line(box)) {
-        continue;
-      }
+      if (!inside || room.overlaps_a_label(box) || room.crosses_a_line(box)) continue;
       absl::StrAppendFormat(&svg, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\"%s%s>%s</text>\n",
                             c.x, c.y, c.anchor_end ? " text-anchor=\"end\"" : "", kHalo,
                             escape(p->label));
-      taken.push_back(box);
+      room.take(box);
       break;
     }
   }
-  svg += roof_labels;
-  svg += "</g>\n";
+}
 
-  // Legend: one entry per category, then the note about points that cannot be drawn.
+// Legend: one entry per category, then the note about points that cannot be drawn.
+void draw_legend(std::string& svg, const std::map<std::string, const char*>& colours,
+                 size_t unplotted) {
   double ly = kTop + 10;
   for (const auto& [category, colour] : colours) {
     absl::StrAppendFormat(&svg,
@@ -353,6 +385,27 @@ std::string render_roofline_svg(const RooflineChart& chart) {
                           kWidth - kRight + 14, ly + 10, unplotted,
                           unplotted == 1 ? "point" : "points", kWidth - kRight + 14, ly + 24);
   }
+}
+
+}  // namespace
+
+std::string render_roofline_svg(const RooflineChart& chart) {
+  const Frame f = frame_of(chart);
+  std::string svg = draw_axes(chart, f);
+  // Roofs, points and their labels, clipped to the plot.
+  svg += "<g clip-path=\"url(#plot)\">\n";
+  absl::StrAppendFormat(&svg,
+                        "<clipPath id=\"plot\"><rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
+                        "height=\"%.0f\"/></clipPath>\n",
+                        kLeft, kTop, kPlotW, kPlotH);
+  LabelRoom room(chart, f);
+  const std::string roof_labels = draw_roofs(svg, chart, f, room);
+  std::map<std::string, const char*> colours;
+  const std::vector<const RooflineChart::Point*> order = draw_points(svg, chart, f, colours);
+  label_points(svg, order, chart.labelled_points, f, room);
+  svg += roof_labels;
+  svg += "</g>\n";
+  draw_legend(svg, colours, f.unplotted);
   svg += "</svg>\n";
   return svg;
 }

@@ -336,11 +336,9 @@ bool ModuleParser::scan_attribute(absl::InlinedVector<Attribute, 8>* attributes)
   return true;
 }
 
-bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, Attribute* out) {
-  out->id = id;
-  const char* begin = tok_.begin();
+// A value of one figure, word, string or shape.
+bool ModuleParser::parse_scalar_value(AttrId id, Attribute* out) {
   std::string_view what = attribute_name(id);
-  detail::Arena& arena = state_->arena;
   switch (attribute_kind(id)) {
     case AttrKind::kBool: {
       bool b;
@@ -364,6 +362,41 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
       out->set_value(v);
       break;
     }
+    case AttrKind::kString: {
+      std::string_view s;
+      if (!parse_decoded_string(&s, what)) return false;
+      out->set_value(s);
+      break;
+    }
+    case AttrKind::kWord: {
+      std::string_view w;
+      if (!parse_word(id, &w)) return false;
+      out->set_value(w);
+      break;
+    }
+    case AttrKind::kBackendConfig: {
+      std::string_view config;
+      if (!parse_backend_config(&config)) return false;
+      out->set_value(config);
+      break;
+    }
+    case AttrKind::kShape: {
+      const Shape* shape;
+      if (!parse_interned_shape(&shape)) return false;
+      out->set_value(shape);
+      break;
+    }
+    default:
+      break;
+  }
+  return true;
+}
+
+// A list: of integers, integer lists, words, computations or instructions.
+bool ModuleParser::parse_list_value(Instruction* instruction, AttrId id, Attribute* out) {
+  std::string_view what = attribute_name(id);
+  detail::Arena& arena = state_->arena;
+  switch (attribute_kind(id)) {
     case AttrKind::kIntList: {
       IntList list;
       if (!parse_int_list_value(&list, what)) return false;
@@ -386,18 +419,6 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
         if (!parse_int_list_value(&list, what)) return false;
         out->set_value(list);
       }
-      break;
-    }
-    case AttrKind::kString: {
-      std::string_view s;
-      if (!parse_decoded_string(&s, what)) return false;
-      out->set_value(s);
-      break;
-    }
-    case AttrKind::kWord: {
-      std::string_view w;
-      if (!parse_word(id, &w)) return false;
-      out->set_value(w);
       break;
     }
     case AttrKind::kWordList: {
@@ -431,69 +452,42 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
       out->set_value(list);
       break;
     }
-    case AttrKind::kSlice: {
-      auto* slice = arena.create<Slice>();
-      if (!parse_slice(slice)) return false;
-      out->set_value(static_cast<const Slice*>(slice));
+    default:
       break;
-    }
-    case AttrKind::kPadding: {
-      auto* padding = arena.create<Padding>();
-      if (!parse_padding(padding)) return false;
-      out->set_value(static_cast<const Padding*>(padding));
-      break;
-    }
-    case AttrKind::kWindow: {
-      auto* window = arena.create<Window>();
-      if (!parse_window(window)) return false;
-      out->set_value(static_cast<const Window*>(window));
-      break;
-    }
-    case AttrKind::kDimLabels: {
-      auto* labels = arena.create<ConvDimLabels>();
-      if (!parse_dim_labels(labels)) return false;
-      out->set_value(static_cast<const ConvDimLabels*>(labels));
-      break;
-    }
-    case AttrKind::kReplicaGroups: {
-      auto* groups = arena.create<ReplicaGroups>();
-      if (!parse_replica_groups(groups)) return false;
-      out->set_value(static_cast<const ReplicaGroups*>(groups));
-      break;
-    }
-    case AttrKind::kSharding: {
-      auto* sharding = arena.create<Sharding>();
-      if (!parse_sharding(sharding)) return false;
-      out->set_value(static_cast<const Sharding*>(sharding));
-      break;
-    }
-    case AttrKind::kMetadata: {
+  }
+  return true;
+}
+
+// A structured value: a record made in the arena, or text kept as it is.
+bool ModuleParser::parse_record_value(Instruction* instruction, AttrId id, Attribute* out) {
+  std::string_view what = attribute_name(id);
+  // A T made in the arena, read by `parse` and set as the value.
+  auto in_arena = [&]<typename T>(bool (ModuleParser::*parse)(T*)) {
+    T* value = state_->arena.create<T>();
+    if (!(this->*parse)(value)) return false;
+    out->set_value(static_cast<const T*>(value));
+    return true;
+  };
+  switch (attribute_kind(id)) {
+    case AttrKind::kSlice:
+      return in_arena(&ModuleParser::parse_slice);
+    case AttrKind::kPadding:
+      return in_arena(&ModuleParser::parse_padding);
+    case AttrKind::kWindow:
+      return in_arena(&ModuleParser::parse_window);
+    case AttrKind::kDimLabels:
+      return in_arena(&ModuleParser::parse_dim_labels);
+    case AttrKind::kReplicaGroups:
+      return in_arena(&ModuleParser::parse_replica_groups);
+    case AttrKind::kSharding:
+      return in_arena(&ModuleParser::parse_sharding);
+    case AttrKind::kMetadata:
       // Metadata in the printers' plain form stays text, read again by Instruction::metadata();
       // only other spellings keep a decoded record.
-      if (at(TokenKind::kLBrace) && scan_metadata(nullptr)) break;
-      auto* metadata = arena.create<OpMetadata>();
-      if (!parse_metadata(metadata)) return false;
-      out->set_value(static_cast<const OpMetadata*>(metadata));
-      break;
-    }
-    case AttrKind::kFrontendAttributes: {
-      auto* attrs = arena.create<FrontendAttributes>();
-      if (!parse_frontend_attributes(attrs)) return false;
-      out->set_value(static_cast<const FrontendAttributes*>(attrs));
-      break;
-    }
-    case AttrKind::kBackendConfig: {
-      std::string_view config;
-      if (!parse_backend_config(&config)) return false;
-      out->set_value(config);
-      break;
-    }
-    case AttrKind::kShape: {
-      const Shape* shape;
-      if (!parse_interned_shape(&shape)) return false;
-      out->set_value(shape);
-      break;
-    }
+      if (at(TokenKind::kLBrace) && scan_metadata(nullptr)) return true;
+      return in_arena(&ModuleParser::parse_metadata);
+    case AttrKind::kFrontendAttributes:
+      return in_arena(&ModuleParser::parse_frontend_attributes);
     case AttrKind::kLiteral:
       if (!parse_typed_literal(0)) return false;
       break;
@@ -506,7 +500,49 @@ bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, At
         return false;
       }
       break;
+    default:
+      break;
   }
+  return true;
+}
+
+bool ModuleParser::parse_attribute_value(Instruction* instruction, AttrId id, Attribute* out) {
+  out->id = id;
+  const char* begin = tok_.begin();
+  bool parsed = false;
+  switch (attribute_kind(id)) {
+    case AttrKind::kBool:
+    case AttrKind::kInt:
+    case AttrKind::kFloat:
+    case AttrKind::kString:
+    case AttrKind::kWord:
+    case AttrKind::kBackendConfig:
+    case AttrKind::kShape:
+      parsed = parse_scalar_value(id, out);
+      break;
+    case AttrKind::kIntList:
+    case AttrKind::kIntListList:
+    case AttrKind::kSliceSizes:
+    case AttrKind::kWordList:
+    case AttrKind::kComputation:
+    case AttrKind::kComputationList:
+    case AttrKind::kInstructionList:
+      parsed = parse_list_value(instruction, id, out);
+      break;
+    case AttrKind::kSlice:
+    case AttrKind::kPadding:
+    case AttrKind::kWindow:
+    case AttrKind::kDimLabels:
+    case AttrKind::kReplicaGroups:
+    case AttrKind::kSharding:
+    case AttrKind::kMetadata:
+    case AttrKind::kFrontendAttributes:
+    case AttrKind::kLiteral:
+    case AttrKind::kRaw:
+      parsed = parse_record_value(instruction, id, out);
+      break;
+  }
+  if (!parsed) return false;
   out->set_text(text_since(begin));
   return true;
 }

@@ -136,6 +136,10 @@ class ModuleParser : public Parser {
 
   // ---- attribute_parser.cc
   [[nodiscard]] bool parse_attribute_value(Instruction* instruction, AttrId id, Attribute* out);
+  // parse_attribute_value's, by the kind of value.
+  [[nodiscard]] bool parse_scalar_value(AttrId id, Attribute* out);
+  [[nodiscard]] bool parse_list_value(Instruction* instruction, AttrId id, Attribute* out);
+  [[nodiscard]] bool parse_record_value(Instruction* instruction, AttrId id, Attribute* out);
   [[nodiscard]] bool parse_int_list_value(IntList* out, std::string_view what);
   [[nodiscard]] bool parse_int_list_list(IntListList* out, std::string_view what);
   [[nodiscard]] bool parse_word(AttrId id, std::string_view* out);

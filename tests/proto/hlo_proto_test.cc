@@ -528,3 +528,36 @@ TEST_CASE("every module of tests/data survives the proto round trip") {
 }
 
 
+
+TEST_CASE("gather and scatter flags written false read back as written") {
+  // XLA prints these flags only when true; a text may spell them false, and the proto keeps
+  // that they were written.
+  constexpr const char* kFlags = R"(HloModule flags
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY %main (p0: f32[8,16], ix: s32[4,1], up: f32[4,16]) -> (f32[4,16], f32[8,16], f32[8,16]) {
+  %p0 = f32[8,16]{1,0} parameter(0)
+  %ix = s32[4,1]{1,0} parameter(1)
+  %up = f32[4,16]{1,0} parameter(2)
+  %g = f32[4,16]{1,0} gather(%p0, %ix), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,16}, indices_are_sorted=false
+  %sf = f32[8,16]{1,0} scatter(%p0, %ix, %up), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, indices_are_sorted=false, unique_indices=false, to_apply=%add
+  %st = f32[8,16]{1,0} scatter(%p0, %ix, %up), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, indices_are_sorted=true, unique_indices=true, to_apply=%add
+  ROOT %out = (f32[4,16]{1,0}, f32[8,16]{1,0}, f32[8,16]{1,0}) tuple(%g, %sf, %st)
+}
+)";
+  absl::StatusOr<Module> text = parse_module(kFlags);
+  INFO(print_or_error(text));
+  REQUIRE(text.ok());
+  absl::StatusOr<Module> back = parse_hlo_proto(write_hlo_proto(*text));
+  INFO(print_or_error(back));
+  REQUIRE(back.ok());
+  CHECK(print(*back) == print(*text));
+  std::string difference;
+  CHECK(structurally_equal(*text, *back, &difference));
+  INFO(difference);
+}
