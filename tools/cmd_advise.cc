@@ -15,26 +15,24 @@
 namespace hloroof::cli {
 namespace {
 
-constexpr std::string_view kUsage =
-    "hloroof advise FILE [--device D] [--topology T] [--module M] [--entry NAME] [--json]\n"
-    "       [--top N] [--evidence N]";
-
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args = parse_args(
       words, {.flags = {"--json"},
               .options = {"--device", "--topology", "--top", "--evidence", "--module", "--entry"}});
-  if (!args.ok()) return usage_error(args.status().message(), kUsage);
+  if (!args.ok()) return usage_error(args.status().message(), kAdviseCommand.usage);
   if (args->flag("--help")) {
-    std::cout << kAdviseCommand.help;
+    print_help(kAdviseCommand);
     return kExitOk;
   }
-  if (args->positional.size() != 1) return usage_error("expected one HLO file", kUsage);
+  if (args->positional.size() != 1) {
+    return usage_error("expected one HLO file", kAdviseCommand.usage);
+  }
   AdviseOptions options;
   for (const auto& [flag, field] :
        {std::pair{"--top", &options.top}, std::pair{"--evidence", &options.evidence_rows}}) {
     if (!args->has(flag)) continue;
     absl::StatusOr<int64_t> n = parse_count(flag, args->get(flag));
-    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    if (!n.ok()) return usage_error(n.status().message(), kAdviseCommand.usage);
     *field = static_cast<size_t>(*n);
   }
 
@@ -91,8 +89,6 @@ int run(const std::vector<std::string>& words) {
 const Command kAdviseCommand = {
     "advise",
     "what to fix before running: findings ranked by the step time at stake",
-    "usage: hloroof advise FILE [--device D] [--topology T] [--module M] [--entry NAME]\n"
-    "                      [--json] [--top N] [--evidence N]\n\n"
     "Reads an HLO module (FILE, or - for standard input), predicts its step on a device and\n"
     "its memory peak, and reports what a profile would show is worth fixing: collectives the\n"
     "step waits for, whole weights all-gathered before a matmul, layout copies in front of\n"
@@ -118,6 +114,8 @@ const Command kAdviseCommand = {
     "  hloroof advise examples/tpu_v5e_train_step.hlo --device tpu_v5e:2x2\n"
     "  hloroof advise step.hlo --device h100:1x8 --json --top 3\n",
     run,
+    "hloroof advise FILE [--device D] [--topology T] [--module M] [--entry NAME] [--json]\n"
+    "       [--top N] [--evidence N]",
 };
 
 }  // namespace hloroof::cli

@@ -60,7 +60,9 @@ int run(const std::vector<std::string>& given) {
     return kExitOk;
   }
   const std::vector<std::string>& profiles = args->positional;
-  if (profiles.empty()) return usage_error("expected one or more profiles", kCalibrateCommand.usage);
+  if (profiles.empty()) {
+    return usage_error("expected one or more profiles", kCalibrateCommand.usage);
+  }
   const std::string output = args->get("--output");
   std::vector<std::string> hlos;
   if (auto it = args->options.find("--hlo"); it != args->options.end()) hlos = it->second;

@@ -21,10 +21,6 @@
 namespace hloroof::cli {
 namespace {
 
-constexpr std::string_view kUsage =
-    "hloroof cost FILE|DUMP_DIR [--module NAME] [--top N] [--sort S] [--json | --csv] [--all]\n"
-    "       [--dense] [--trip-count N] [--entry NAME]";
-
 // A count with a unit, scaled like the other figures: "200 ops", "1.5 k ops".
 std::string format_count(double n, std::string_view unit) {
   static constexpr std::pair<double, const char*> kScales[] = {
@@ -260,32 +256,32 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
       parse_args(words, {.flags = {"--json", "--csv", "--all", "--dense"},
                          .options = {"--trip-count", "--module", "--top", "--sort", "--entry"}});
-  if (!args.ok()) return usage_error(args.status().message(), kUsage);
+  if (!args.ok()) return usage_error(args.status().message(), kCostCommand.usage);
   if (args->flag("--help")) {
-    std::cout << kCostCommand.help;
+    print_help(kCostCommand);
     return kExitOk;
   }
-  if (args->positional.size() != 1) return usage_error("expected one HLO file", kUsage);
+  if (args->positional.size() != 1) return usage_error("expected one HLO file", kCostCommand.usage);
   if (args->flag("--json") && args->flag("--csv")) {
-    return usage_error("give --json or --csv, not both", kUsage);
+    return usage_error("give --json or --csv, not both", kCostCommand.usage);
   }
   CostOptions options;
   options.use_padded_sizes = !args->flag("--dense");
   size_t top = 20;
   if (args->has("--top")) {
     absl::StatusOr<int64_t> n = parse_count("--top", args->get("--top"));
-    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    if (!n.ok()) return usage_error(n.status().message(), kCostCommand.usage);
     top = static_cast<size_t>(*n);
   }
   SortBy sort = SortBy::kFlops;
   if (args->has("--sort")) {
     absl::StatusOr<SortBy> by = parse_sort(args->get("--sort"));
-    if (!by.ok()) return usage_error(by.status().message(), kUsage);
+    if (!by.ok()) return usage_error(by.status().message(), kCostCommand.usage);
     sort = *by;
   }
   if (args->has("--trip-count")) {
     absl::StatusOr<int64_t> n = parse_count("--trip-count", args->get("--trip-count"));
-    if (!n.ok()) return usage_error(n.status().message(), kUsage);
+    if (!n.ok()) return usage_error(n.status().message(), kCostCommand.usage);
     options.default_trip_count = *n;
   }
   absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->get("--module"),
@@ -320,8 +316,6 @@ int run(const std::vector<std::string>& words) {
 const Command kCostCommand = {
     "cost",
     "FLOPs, transcendentals and bytes of every instruction and of one step",
-    "usage: hloroof cost FILE|DUMP_DIR [--module NAME] [--top N] [--sort S] [--json | --csv]\n"
-    "                    [--all] [--dense] [--trip-count N] [--entry NAME]\n\n"
     "Costs every instruction of an HLO module (FILE, or - for standard input): FLOPs (matrix\n"
     "and vector), transcendentals, bytes read and written (logical, and padded by the layout's\n"
     "tiles, split into HBM, on-chip and host memory), collective payloads and groups, and loop\n"
@@ -346,6 +340,8 @@ const Command kCostCommand = {
     "  hloroof cost model.hlo --top 10 --sort bytes\n"
     "  hloroof cost model.hlo --json\n",
     run,
+    "hloroof cost FILE|DUMP_DIR [--module NAME] [--top N] [--sort S] [--json | --csv] [--all]\n"
+    "       [--dense] [--trip-count N] [--entry NAME]",
 };
 
 }  // namespace hloroof::cli

@@ -19,9 +19,6 @@
 namespace hloroof::cli {
 namespace {
 
-constexpr std::string_view kUsage =
-    "hloroof devices [NAME[:TOPOLOGY]|PATH] [--set PATH=VALUE]... [--json]";
-
 // Capacities in the units vendors quote them in: binary when a whole number of MiB
 // ("95 GiB", "128 MiB"), decimal otherwise ("80 GB").
 std::string format_capacity(double bytes) {
@@ -182,14 +179,16 @@ int show_device(const std::string& text, bool json, const std::vector<std::strin
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
       parse_args(words, {.flags = {"--json"}, .repeatable_options = {"--set"}});
-  if (!args.ok()) return usage_error(args.status().message(), kUsage);
+  if (!args.ok()) return usage_error(args.status().message(), kDevicesCommand.usage);
   if (args->flag("--help")) {
-    std::cout << kDevicesCommand.help;
+    print_help(kDevicesCommand);
     return kExitOk;
   }
-  if (args->positional.size() > 1) return usage_error("expected at most one device", kUsage);
+  if (args->positional.size() > 1) {
+    return usage_error("expected at most one device", kDevicesCommand.usage);
+  }
   if (args->positional.empty()) {
-    if (args->has("--set")) return usage_error("--set needs a device NAME", kUsage);
+    if (args->has("--set")) return usage_error("--set needs a device NAME", kDevicesCommand.usage);
     return list_devices(args->flag("--json"));
   }
   return show_device(args->positional[0], args->flag("--json"), args->all("--set"));
@@ -200,7 +199,6 @@ int run(const std::vector<std::string>& words) {
 const Command kDevicesCommand = {
     "devices",
     "the built-in device specs: peak rates, memory, interconnect",
-    "usage: hloroof devices [NAME[:TOPOLOGY]|PATH] [--set PATH=VALUE]... [--json]\n\n"
     "Without NAME, lists the built-in devices with their headline figures (bf16 peak, HBM\n"
     "capacity and bandwidth, interconnect). With a device name, alias or the path of a JSON\n"
     "spec (schema: data/hardware/README.md), lists every figure with its unit and source;\n"
@@ -219,6 +217,7 @@ const Command kDevicesCommand = {
     "  hloroof devices h100 --set hbm.bandwidth=4e12 --json > my_h100.json\n"
     "  hloroof predict step.hlo --device my_h100.json\n",
     run,
+    "hloroof devices [NAME[:TOPOLOGY]|PATH] [--set PATH=VALUE]... [--json]",
 };
 
 }  // namespace hloroof::cli

@@ -114,7 +114,9 @@ int run(const std::vector<std::string>& words) {
   if (args->flag("--json") && args->flag("--csv")) {
     return usage_error("--json and --csv: one or the other", kDiffCommand.usage);
   }
-  if (args->positional.size() != 2) return usage_error("expected two HLO files", kDiffCommand.usage);
+  if (args->positional.size() != 2) {
+    return usage_error("expected two HLO files", kDiffCommand.usage);
+  }
   absl::StatusOr<SharedOptions> shared = parse_shared_options(*args, 10);
   if (!shared.ok()) return usage_error(shared.status().message(), kDiffCommand.usage);
   const size_t top = shared->top;

@@ -26,10 +26,6 @@
 namespace hloroof::cli {
 namespace {
 
-constexpr std::string_view kUsage =
-    "hloroof memory FILE|DUMP_DIR [--device D] [--module M] [--entry NAME] [--json | --csv]\n"
-    "       [--top N]";
-
 // "12.5 GiB (13421772800 B)": readable, and exact for checking.
 std::string bytes_text(int64_t bytes) {
   if (bytes < 1024) return absl::StrCat(bytes, " B");
@@ -220,19 +216,21 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
       parse_args(words, {.flags = {"--json", "--csv"},
                          .options = {"--device", "--top", "--module", "--entry"}});
-  if (!args.ok()) return usage_error(args.status().message(), kUsage);
+  if (!args.ok()) return usage_error(args.status().message(), kMemoryCommand.usage);
   if (args->flag("--help")) {
-    std::cout << kMemoryCommand.help;
+    print_help(kMemoryCommand);
     return kExitOk;
   }
-  if (args->positional.size() != 1) return usage_error("expected one HLO file", kUsage);
+  if (args->positional.size() != 1) {
+    return usage_error("expected one HLO file", kMemoryCommand.usage);
+  }
   if (args->flag("--json") && args->flag("--csv")) {
-    return usage_error("--json and --csv: one or the other", kUsage);
+    return usage_error("--json and --csv: one or the other", kMemoryCommand.usage);
   }
   MemoryOptions options;
   if (args->has("--top")) {
     absl::StatusOr<int64_t> top = parse_count("--top", args->get("--top"));
-    if (!top.ok()) return usage_error(top.status().message(), kUsage);
+    if (!top.ok()) return usage_error(top.status().message(), kMemoryCommand.usage);
     options.top_buffers = static_cast<size_t>(*top);
   }
   absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->get("--module"),
@@ -284,8 +282,6 @@ int run(const std::vector<std::string>& words) {
 const Command kMemoryCommand = {
     "memory",
     "device memory: liveness peak, XLA-style allocations, will it fit, what is padding",
-    "usage: hloroof memory FILE|DUMP_DIR [--device D] [--module M] [--entry NAME]\n"
-    "                      [--json | --csv] [--top N]\n\n"
     "Walks the entry computation in schedule order and tracks every buffer from its\n"
     "definition to its last use (parameters and constants for the whole step, outputs to the\n"
     "end; while, conditional and call bodies add their own peak where they run). Sizes are\n"
@@ -325,6 +321,8 @@ const Command kMemoryCommand = {
     "example:\n"
     "  hloroof memory examples/tpu_v5e_train_step.hlo --device tpu_v5e --top 10\n",
     run,
+    "hloroof memory FILE|DUMP_DIR [--device D] [--module M] [--entry NAME] [--json | --csv]\n"
+    "       [--top N]",
 };
 
 }  // namespace hloroof::cli

@@ -16,20 +16,22 @@
 namespace hloroof::cli {
 namespace {
 
-constexpr std::string_view kUsage = "hloroof parse FILE... [--print | --json] [--module NAME]";
-
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args =
       parse_args(words, {.flags = {"--print", "--json"}, .options = {"--module"}});
-  if (!args.ok()) return usage_error(args.status().message(), kUsage);
+  if (!args.ok()) return usage_error(args.status().message(), kParseCommand.usage);
   if (args->flag("--help")) {
-    std::cout << kParseCommand.help;
+    print_help(kParseCommand);
     return kExitOk;
   }
-  if (args->positional.empty()) return usage_error("expected at least one file", kUsage);
+  if (args->positional.empty()) {
+    return usage_error("expected at least one file", kParseCommand.usage);
+  }
   const bool json = args->flag("--json");
   const bool print_text = args->flag("--print");
-  if (json && print_text) return usage_error("--print and --json exclude each other", kUsage);
+  if (json && print_text) {
+    return usage_error("--print and --json exclude each other", kParseCommand.usage);
+  }
 
   // A dump directory stands for its modules after optimization, largest first.
   std::vector<std::string> files;
@@ -95,7 +97,6 @@ int run(const std::vector<std::string>& words) {
 const Command kParseCommand = {
     "parse",
     "check that HLO text parses; print it canonically or summarize it",
-    "usage: hloroof parse FILE... [--print | --json] [--module NAME]\n\n"
     "Parses each file (`-` reads standard input) and reports success or the first error as\n"
     "FILE:LINE:COLUMN: error: MESSAGE with the offending line. Exits 1 if any file fails.\n"
     "Files are told by their content: HLO text, an HloProto or HloModuleProto (*.hlo.pb), or\n"
@@ -114,6 +115,7 @@ const Command kParseCommand = {
     "example:\n"
     "  hloroof parse model.hlo --json\n",
     run,
+    "hloroof parse FILE... [--print | --json] [--module NAME]",
 };
 
 }  // namespace hloroof::cli

@@ -69,7 +69,9 @@ absl::Status parse_stats_options(const Request& request, OpStatsOptions& stats) 
   if (args.has("--depth")) {
     absl::StatusOr<int64_t> n = parse_count("--depth", args.get("--depth"));
     if (!n.ok()) return n.status();
-    if (stats.by != OpGrouping::kScope) return absl::InvalidArgumentError("--depth needs --by scope");
+    if (stats.by != OpGrouping::kScope) {
+      return absl::InvalidArgumentError("--depth needs --by scope");
+    }
     stats.scope_depth = static_cast<int>(std::min<int64_t>(*n, 1 << 20));
   }
   return absl::OkStatus();

@@ -11,16 +11,14 @@
 namespace hloroof::cli {
 namespace {
 
-constexpr std::string_view kUsage = "hloroof shape TEXT [--json]";
-
 int run(const std::vector<std::string>& words) {
   absl::StatusOr<Args> args = parse_args(words, {.flags = {"--json"}});
-  if (!args.ok()) return usage_error(args.status().message(), kUsage);
+  if (!args.ok()) return usage_error(args.status().message(), kShapeCommand.usage);
   if (args->flag("--help")) {
-    std::cout << kShapeCommand.help;
+    print_help(kShapeCommand);
     return kExitOk;
   }
-  if (args->positional.size() != 1) return usage_error("expected one shape", kUsage);
+  if (args->positional.size() != 1) return usage_error("expected one shape", kShapeCommand.usage);
   absl::StatusOr<Shape> shape = parse_shape(args->positional[0]);
   if (!shape.ok()) return fail(shape.status());
   absl::StatusOr<ShapeSize> size = shape_size(*shape);
@@ -52,7 +50,6 @@ int run(const std::vector<std::string>& words) {
 const Command kShapeCommand = {
     "shape",
     "how many bytes a shape really occupies (tiling, padding, memory space)",
-    "usage: hloroof shape TEXT [--json]\n\n"
     "Prints the canonical shape, its element count, logical bytes (dense, sub-byte types\n"
     "packed), padded bytes (the layout's tiles applied, docs/sources.md), the padding factor\n"
     "and the memory space (S(n)).\n\n"
@@ -62,6 +59,7 @@ const Command kShapeCommand = {
     "example:\n"
     "  hloroof shape 'bf16[3,5]{1,0:T(8,128)(2,1)}'\n",
     run,
+    "hloroof shape TEXT [--json]",
 };
 
 }  // namespace hloroof::cli

@@ -67,7 +67,9 @@ void Analysis::State::predict() {
   xspace.memory_future = xspace_memory_made.get_future().share();
   xspace.memory_read = [this] { narrow_xspace_memory(); };
   if (!options.keep_timeline) {
-    xspace.timeline_read = [&prediction] { std::vector<TimelineEvent>().swap(prediction.timeline); };
+    xspace.timeline_read = [&prediction] {
+      std::vector<TimelineEvent>().swap(prediction.timeline);
+    };
   }
   xspace_file = hloroof::write_xspace(module, prediction, device.spec, options.xspace_dir, xspace);
 }

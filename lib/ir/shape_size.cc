@@ -176,8 +176,9 @@ absl::Status check_structure(const Shape& array) {
       }
     }
     if (!tile.dims.empty() && tile.dims.back() == Tile::kCombinedDim) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tile ", tile_text(tile), " ends in '*', which has no more minor dimension to merge into"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("tile ", tile_text(tile),
+                       " ends in '*', which has no more minor dimension to merge into"));
     }
   }
   for (const SplitConfig& split : layout.split_configs) {
@@ -312,8 +313,9 @@ absl::StatusOr<int64_t> physical_element_index(const Shape& array,
   }
   for (size_t i = 0; i < index.size(); ++i) {
     if (index[i] < 0 || index[i] >= array.dims[i].size) {
-      return absl::OutOfRangeError(absl::StrCat("index ", index[i], " is out of bounds for dimension ",
-                                                i, " of size ", array.dims[i].size));
+      return absl::OutOfRangeError(absl::StrCat("index ", index[i],
+                                                " is out of bounds for dimension ", i, " of size ",
+                                                array.dims[i].size));
     }
   }
   absl::InlinedVector<int64_t, 6> dims, at;

@@ -375,11 +375,12 @@ absl::StatusOr<LoadedModule> load_module(const std::string& path, const LoadOpti
         pick_dump_module(*modules, options.module_name, options.module_option);
     if (!picked.ok()) return picked.status();
     loaded.file = picked->file;
-    loaded.diagnostics.notes.push_back(absl::StrCat(
-        "read module ", picked->name, " (", loaded.file, ") of the ", modules->size(),
-        " optimized module(s) in ", path, ": ", module_list(*modules),
-        options.module_name.empty() ? absl::StrCat("; ", options.module_option, " NAME reads another")
-                                    : ""));
+    loaded.diagnostics.notes.push_back(
+        absl::StrCat("read module ", picked->name, " (", loaded.file, ") of the ", modules->size(),
+                     " optimized module(s) in ", path, ": ", module_list(*modules),
+                     options.module_name.empty()
+                         ? absl::StrCat("; ", options.module_option, " NAME reads another")
+                         : ""));
   }
   absl::StatusOr<InputFile> text = read_input_file(loaded.file);
   if (!text.ok()) return text.status();

@@ -313,7 +313,8 @@ std::optional<FamilyTime> scatter(const Instruction& s, const DeviceSpec& device
   const double table_rows = table_bytes / std::max(width * e, 1.0);
   const bool sorted = s.bool_attribute(AttrId::kIndicesAreSorted);
   const bool in_l2 = table_bytes <= device.on_chip_capacity_bytes;
-  double bytes = rows * width * e + product(indices) * primitive_storage_bytes(indices.element_type);
+  double bytes =
+      rows * width * e + product(indices) * primitive_storage_bytes(indices.element_type);
   if (!in_l2) bytes += sorted ? 2 * table_bytes : rows * 2 * roundup32(width * e);
   const double atomic = e < 4 ? kScatterAtomic16S : kScatterAtomicF32S;
   const double conflicts =

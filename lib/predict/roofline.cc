@@ -173,7 +173,8 @@ RooflineEstimate roofline_time(const DeviceSpec& device, const OpWork& work,
   e.floor_s = std::max(e.roofline_s, launch);
   // Reads a GPU's L2 may hold, at most its capacity, are not bound by HBM's rate (the floor).
   if (device.kind == DeviceKind::kGpu && device.on_chip_bandwidth && work.hbm_read_bytes > 0) {
-    e.l2_read_bytes = std::min({work.hbm_read_bytes, work.hbm_bytes, device.on_chip_capacity_bytes});
+    e.l2_read_bytes =
+        std::min({work.hbm_read_bytes, work.hbm_bytes, device.on_chip_capacity_bytes});
     double others = launch;
     double hbm_rate = 0;
     for (const RooflineTerm& t : e.terms) {
@@ -194,10 +195,11 @@ RooflineEstimate roofline_time(const DeviceSpec& device, const OpWork& work,
 // StrCat writes doubles with six significant digits, several times faster than a printf
 // format: every op of a large module explains itself.
 std::string RooflineEstimate::explain() const {
-  std::string out = absl::StrCat("time = max(terms) + overhead = ", roofline_s, " s + ", overhead_s,
-                                 " s = ", time_s, " s (", sv(bound_category(bound)),
-                                 " bound: ", sv(bound_name(bound)), "); floor = max(terms, launch floor)",
-                                 l2_read_bytes > 0 ? ", reads from L2" : "", " = ", floor_s, " s");
+  std::string out =
+      absl::StrCat("time = max(terms) + overhead = ", roofline_s, " s + ", overhead_s,
+                   " s = ", time_s, " s (", sv(bound_category(bound)),
+                   " bound: ", sv(bound_name(bound)), "); floor = max(terms, launch floor)",
+                   l2_read_bytes > 0 ? ", reads from L2" : "", " = ", floor_s, " s");
   if (l2_read_bytes > 0) {
     absl::StrAppend(&out, "\n  floor: up to ", l2_read_bytes,
                     " B of the reads from L2 (its capacity at most), beside the rest from HBM");
