@@ -86,8 +86,12 @@ void bind_device(py::module_& m) {
           "source",
           [](const DeviceTarget& t) { return std::string(device_source_name(t.source)); },
           "how it was chosen: 'named', 'platform' (the module's), 'guess'")
-      .field("notes", &DeviceTarget::notes, "what a report's assumptions say of it")
-      .field("warnings", &DeviceTarget::warnings, "what a report says first: a guessed device")
+      .computed(
+          "notes", [](const DeviceTarget& t) { return t.diagnostics.notes; },
+          "what a report's assumptions say of it")
+      .computed(
+          "warnings", [](const DeviceTarget& t) { return t.diagnostics.warnings; },
+          "what a report says first: a guessed device")
       .done();
   m.def(
       "_resolve_device",

@@ -117,7 +117,7 @@ std::string buffer_table(const std::vector<MemoryBuffer>& buffers) {
 
 void print_text(const MemoryReport& r, const DeviceTarget& choice, size_t top,
                 const std::optional<XlaMemoryComparison>& xla) {
-  for (const std::string& w : choice.warnings) {
+  for (const std::string& w : choice.diagnostics.warnings) {
     std::cout << report_internal::wrap(w, "warning: ", "  ");
   }
   const MemoryBreakdown& b = r.peak_breakdown;
@@ -134,7 +134,7 @@ void print_text(const MemoryReport& r, const DeviceTarget& choice, size_t top,
   line("footprint", absl::StrFormat("%s held for the whole step (buffer assignment)",
                                     bytes_text(r.footprint_bytes)));
   if (r.capacity) line("capacity", verdict_text(*r.capacity));
-  for (const std::string& n : choice.notes) line("  device", n);
+  for (const std::string& n : choice.diagnostics.notes) line("  device", n);
   const std::array<int64_t, 4>& counts = r.allocation_counts;
   const std::string figures = absl::StrFormat(
       "argument %s + output %s - alias %s + temp %s + constant %s\n"
@@ -265,9 +265,9 @@ int run(const std::vector<std::string>& words) {
     if (!loaded->banner.empty()) {
       report->notes.insert(report->notes.begin(), "warning: " + loaded->banner);
     }
-    report->notes.insert(report->notes.end(), choice->notes.begin(), choice->notes.end());
+    report->notes.insert(report->notes.end(), choice->diagnostics.notes.begin(), choice->diagnostics.notes.end());
     report->entry_marked = loaded->entry_marked;
-    report->warnings = choice->warnings;
+    report->warnings = choice->diagnostics.warnings;
     write_memory_json(*report, std::cout, xla ? &*xla : nullptr);
   } else {
     std::cout << banner_text(*loaded);

@@ -317,7 +317,7 @@ ProfiledDevice resolve_profiled_device(const Request& r, const Profile& profile,
                            measured->kind, "' (", measured->source, "); --device overrides it");
     std::cerr << report_internal::wrap(printable(said), stand_in ? "warning: " : "note: ", "  ");
     if (stand_in) out.stand_in_note = said;
-    out.choice->notes.insert(out.choice->notes.begin(), std::move(said));
+    out.choice->diagnostics.notes.insert(out.choice->diagnostics.notes.begin(), std::move(said));
   }
   return out;
 }

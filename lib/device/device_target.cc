@@ -285,14 +285,14 @@ absl::StatusOr<DeviceTarget> resolve_device(std::string_view device_text, const 
     if (module == nullptr) {
       text = std::string(kDefaultTpuDevice);
       target.source = DeviceSource::kGuess;
-      target.warnings.push_back(absl::StrCat("no ", options.device_option,
+      target.diagnostics.warnings.push_back(absl::StrCat("no ", options.device_option,
                                              " given and no module to read a platform from: ",
                                              text, ", the default device, a guess"));
     } else {
       DefaultDevice picked = default_device(*module, options.device_option);
       text = picked.device;
       target.source = picked.decided ? DeviceSource::kPlatform : DeviceSource::kGuess;
-      (picked.decided ? target.notes : target.warnings).push_back(std::move(picked.note));
+      (picked.decided ? target.diagnostics.notes : target.diagnostics.warnings).push_back(std::move(picked.note));
     }
   }
   const TopologyText split = split_topology_text(text);
@@ -306,12 +306,12 @@ absl::StatusOr<DeviceTarget> resolve_device(std::string_view device_text, const 
           named->spec.name, ":", shape));
     }
     shape = named->topology;
-    target.notes.push_back(std::move(named->note));
+    target.diagnostics.notes.push_back(std::move(named->note));
   }
   absl::StatusOr<DeviceSpec> spec = set_device_figures(named->spec, options.settings);
   if (!spec.ok()) return spec.status();
   if (!options.settings.empty()) {
-    target.notes.push_back(
+    target.diagnostics.notes.push_back(
         absl::StrCat("device figures set: ", absl::StrJoin(options.settings, ", ")));
   }
   target.spec = *std::move(spec);
@@ -321,7 +321,7 @@ absl::StatusOr<DeviceTarget> resolve_device(std::string_view device_text, const 
     const PlatformInference p = infer_platform_of(*module);
     const std::string_view kind = device_kind_name(target.spec.kind);
     if ((p.platform == "gpu" || p.platform == "tpu") && p.platform != kind) {
-      target.warnings.push_back(absl::StrCat(
+      target.diagnostics.warnings.push_back(absl::StrCat(
           "the module was compiled for ", p.platform == "gpu" ? "GPU" : "TPU", " (", p.marker,
           " in ", p.instruction, ") and is predicted on ", target.spec.name, ", a ",
           absl::AsciiStrToUpper(std::string(kind)), ": its fusions, layouts and custom calls "
@@ -347,7 +347,7 @@ absl::StatusOr<DeviceTarget> resolve_device(std::string_view device_text, const 
                                         module->attributes().num_partitions);
     const int64_t idle = topology->num_devices() - used;
     if (used > 0 && idle > 0) {
-      target.notes.push_back(absl::StrCat(
+      target.diagnostics.notes.push_back(absl::StrCat(
           "topology ", target.topology, " holds ", topology->num_devices(),
           " devices; the module runs on ", used, " (replica_count x num_partitions), so ", idle,
           " sit idle"));

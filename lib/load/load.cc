@@ -397,14 +397,13 @@ absl::StatusOr<LoadedModule> load_module(const ModuleBytes& input, const LoadOpt
 
 void add_input_diagnostics(const LoadedModule& loaded, const DeviceTarget& choice,
                            Prediction& prediction) {
-  std::vector<std::string> said = loaded.diagnostics.warnings;
-  said.insert(said.end(), choice.notes.begin(), choice.notes.end());
-  prediction.assumptions.insert(prediction.assumptions.begin(), said.begin(), said.end());
+  Diagnostics said{loaded.diagnostics.warnings, choice.diagnostics.warnings};
+  said.notes.insert(said.notes.end(), choice.diagnostics.notes.begin(),
+                    choice.diagnostics.notes.end());
+  add_diagnostics(said, prediction);
   if (!loaded.banner.empty()) {
     prediction.warnings.insert(prediction.warnings.begin(), loaded.banner);
   }
-  prediction.warnings.insert(prediction.warnings.end(), choice.warnings.begin(),
-                             choice.warnings.end());
 }
 
 }  // namespace hloroof

@@ -634,9 +634,15 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_v
   with_topology.topology = target->topology;
   absl::StatusOr<Prediction> p = predict_step_time(module, target->spec, with_topology);
   if (!p.ok()) return p;
-  p->assumptions.insert(p->assumptions.begin(), target->notes.begin(), target->notes.end());
-  p->warnings.insert(p->warnings.end(), target->warnings.begin(), target->warnings.end());
+  add_diagnostics(target->diagnostics, *p);
   return p;
+}
+
+void add_diagnostics(const Diagnostics& said, Prediction& prediction) {
+  prediction.assumptions.insert(prediction.assumptions.begin(), said.notes.begin(),
+                                said.notes.end());
+  prediction.warnings.insert(prediction.warnings.end(), said.warnings.begin(),
+                             said.warnings.end());
 }
 
 absl::StatusOr<Prediction> predict_step_time(std::string_view hlo_text, std::string_view device,

@@ -45,7 +45,7 @@ TEST_CASE("every built-in name and alias resolves to its device, in any letter c
         CHECK(t->spec.name == name);
         CHECK(t->topology.empty());
         CHECK(t->source == DeviceSource::kNamed);
-        CHECK(t->notes.empty());
+        CHECK(t->diagnostics.notes.empty());
       }
     }
   }
@@ -112,15 +112,15 @@ TEST_CASE("Cloud TPU accelerator types name the device and the slice") {
     REQUIRE(t.ok());
     CHECK(t->spec.name == name);
     CHECK(t->topology == topology);
-    CHECK(any_contains(t->notes, "accelerator type"));
+    CHECK(any_contains(t->diagnostics.notes, "accelerator type"));
   }
   absl::StatusOr<DeviceTarget> v5p = resolve_device("v5p-8", nullptr);
-  CHECK(any_contains(v5p->notes,
+  CHECK(any_contains(v5p->diagnostics.notes,
                      "the Cloud TPU accelerator type of 4 chips (its number counts TensorCores, "
                      "two per chip), tpu_v5p:1x2x2"));
   absl::StatusOr<DeviceTarget> ironwood = resolve_device("tpu7x-8", nullptr);
   REQUIRE(ironwood.ok());
-  CHECK(any_contains(ironwood->notes,
+  CHECK(any_contains(ironwood->diagnostics.notes,
                      "the Cloud TPU accelerator type of 4 chips (its number counts TensorCores, "
                      "two per chip), tpu7x:1x2x2"));
   // 4 chips of two TensorCores each: 8 JAX devices.
@@ -238,8 +238,8 @@ ENTRY e {
   REQUIRE(g.ok());
   CHECK(g->spec.name == "h100");
   CHECK(g->source == DeviceSource::kPlatform);
-  CHECK(any_contains(g->notes, "compiled for GPU"));
-  CHECK(g->warnings.empty());
+  CHECK(any_contains(g->diagnostics.notes, "compiled for GPU"));
+  CHECK(g->diagnostics.warnings.empty());
 
   absl::StatusOr<Module> plain =
       parse_module("HloModule m\nENTRY e { ROOT p = f32[8] parameter(0) }");
@@ -249,10 +249,10 @@ ENTRY e {
   REQUIRE(guess.ok());
   CHECK(guess->spec.name == "tpu_v5e");
   CHECK(guess->source == DeviceSource::kGuess);
-  CHECK(guess->notes.empty());
-  CHECK(any_contains(guess->warnings, "no device= given"));
+  CHECK(guess->diagnostics.notes.empty());
+  CHECK(any_contains(guess->diagnostics.warnings, "no device= given"));
   CHECK(device_source_name(guess->source) == "guess");
-  CHECK(!any_contains(guess->warnings, "XLA:GPU"));
+  CHECK(!any_contains(guess->diagnostics.warnings, "XLA:GPU"));
   // XLA:GPU's fusion names: still a guess, but named as a hint of a GPU.
   absl::StatusOr<Module> named = parse_module(R"(HloModule m
 fused {
@@ -267,14 +267,14 @@ ENTRY e {
   absl::StatusOr<DeviceTarget> hinted = resolve_device("", &*named);
   REQUIRE(hinted.ok());
   CHECK(hinted->source == DeviceSource::kGuess);
-  CHECK(any_contains(hinted->warnings,
+  CHECK(any_contains(hinted->diagnostics.warnings,
                      "its fusion names, such as loop_negate_fusion, are XLA:GPU's"));
   // No module at all: the default, a guess too.
   absl::StatusOr<DeviceTarget> bare = resolve_device("", nullptr);
   REQUIRE(bare.ok());
   CHECK(bare->spec.name == "tpu_v5e");
   CHECK(bare->source == DeviceSource::kGuess);
-  CHECK(any_contains(bare->warnings, "no --device given and no module to read a platform from"));
+  CHECK(any_contains(bare->diagnostics.warnings, "no --device given and no module to read a platform from"));
 
   // A slice larger than the module: its idle chips are noted. 4x4 = 16 devices, the module
   // runs on 2 x 2 = 4: 12 idle.
@@ -283,7 +283,7 @@ ENTRY e {
   REQUIRE(four.ok());
   absl::StatusOr<DeviceTarget> idle = resolve_device("tpu_v5e:4x4", &*four);
   REQUIRE(idle.ok());
-  CHECK(any_contains(idle->notes, "topology 4x4 holds 16 devices; the module runs on 4 "
+  CHECK(any_contains(idle->diagnostics.notes, "topology 4x4 holds 16 devices; the module runs on 4 "
                                   "(replica_count x num_partitions), so 12 sit idle"));
 }
 
@@ -292,7 +292,7 @@ TEST_CASE("settings change the spec's figures, and say so") {
       resolve_device("h100", nullptr, {.settings = {"hbm.bandwidth=4e12"}});
   REQUIRE(t.ok());
   CHECK(t->spec.hbm_bandwidth == 4e12);
-  CHECK(any_contains(t->notes, "device figures set: hbm.bandwidth=4e12"));
+  CHECK(any_contains(t->diagnostics.notes, "device figures set: hbm.bandwidth=4e12"));
   CHECK(!resolve_device("h100", nullptr, {.settings = {"no.such=1"}}).ok());
 }
 

@@ -255,8 +255,8 @@ TEST_CASE("add_input_diagnostics: the input's, then the device choice's, in one 
   loaded.banner = "banner";
   loaded.diagnostics.warnings = {"input warning"};
   DeviceTarget choice;
-  choice.notes = {"device note"};
-  choice.warnings = {"device warning"};
+  choice.diagnostics.notes = {"device note"};
+  choice.diagnostics.warnings = {"device warning"};
   Prediction prediction;
   prediction.assumptions = {"own assumption"};
   prediction.warnings = {"own warning"};

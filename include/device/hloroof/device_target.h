@@ -24,6 +24,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hloroof/device.h"
+#include "hloroof/diagnostics.h"
 
 namespace hloroof {
 
@@ -45,12 +46,11 @@ struct DeviceTarget {
   // (infer_topology).
   std::string topology;
   DeviceSource source = DeviceSource::kNamed;
-  // What the reader should know, one sentence each, for a report's assumptions: the device
-  // chosen for the module's platform, what a device kind or accelerator type stands for, figures
-  // set, chips of the slice that sit idle.
-  std::vector<std::string> notes;
-  // What the reader must know before the figures: the device is a guess.
-  std::vector<std::string> warnings;
+  // What the reader should know (notes), one sentence each, for a report's assumptions: the
+  // device chosen for the module's platform, what a device kind or accelerator type stands for,
+  // figures set, chips of the slice that sit idle; and what the reader must know before the
+  // figures (warnings): the device is a guess.
+  Diagnostics diagnostics;
 };
 
 struct DeviceTargetOptions {

@@ -29,6 +29,7 @@
 #include "hloroof/collective.h"
 #include "hloroof/cost.h"
 #include "hloroof/device.h"
+#include "hloroof/diagnostics.h"
 #include "hloroof/heap_optional.h"
 #include "hloroof/module.h"
 #include "hloroof/roofline.h"
@@ -270,6 +271,11 @@ std::string_view op_bound_name(const OpPrediction& op);
 // The roofline term behind it: bound_name(op.resource) ("matrix", "vector", "HBM",
 // "on-chip memory", ...), or "network" for an op that carries a collective.
 std::string_view resource_name(const OpPrediction& op);
+
+// Merges what was said before predicting (loading the module, choosing the device) into
+// `prediction`, the one place every report's order is made: its notes lead the assumptions,
+// its warnings follow the prediction's own.
+void add_diagnostics(const Diagnostics& said, Prediction& prediction);
 
 // Predicts one step. `device` is resolved as the command's --device is (resolve_device,
 // hloroof/device_target.h): a built-in name, alias, JAX device kind or Cloud TPU accelerator
