@@ -381,7 +381,9 @@ const CollectiveCost* collective_of(const Instruction& i, const ModuleCost& cost
 // them; where the record lists none, those it is assumed to have, held in `assumed` (the
 // caller's, to outlive the result).
 absl::StatusOr<TargetMemo::CollectiveRef> collective_input(const Instruction& i,
-                                                           const CollectiveCost& c, Target& target,
+                                                           const CollectiveCost& c,
+                                                           const TargetInputs& inputs,
+                                                           Recorder& recorder,
                                                            CollectiveInput& assumed) {
   // The lists a collective does not read are `assumed`'s, empty.
   TargetMemo::CollectiveRef in{c.kind, c.payload_bytes, &assumed.groups, &assumed.pairs};
@@ -393,33 +395,30 @@ absl::StatusOr<TargetMemo::CollectiveRef> collective_input(const Instruction& i,
       in.pairs = &assumed.pairs;
     }
     if (in.pairs->empty()) {
-      const int64_t peer = target.in().slice.num_devices() > 1 ? 1 : 0;
+      const int64_t peer = inputs.slice.num_devices() > 1 ? 1 : 0;
       assumed.pairs = {{0, peer}};
       in.pairs = &assumed.pairs;
-      target.recorder().assume(
-          absl::StrCat(sv(i.name()),
-                       ": the HLO does not list its peers; timed as a transfer "
-                       "from device 0 to device ",
-                       peer));
+      recorder.assume(absl::StrCat(sv(i.name()),
+                                   ": the HLO does not list its peers; timed as a transfer "
+                                   "from device 0 to device ",
+                                   peer));
     }
     return in;
   }
   in.groups = &c.groups;
   if (c.groups.empty()) {
-    if (c.group_size > target.in().slice.num_devices()) {
+    if (c.group_size > inputs.slice.num_devices()) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: its replica groups hold %d devices, more than the topology %s has (%d)",
-          sv(i.name()), c.group_size, target.in().slice.to_string(),
-          target.in().slice.num_devices()));
+          sv(i.name()), c.group_size, inputs.slice.to_string(), inputs.slice.num_devices()));
     }
     std::vector<int64_t>& everyone = assumed.groups.emplace_back();
     for (int64_t d = 0; d < std::max<int64_t>(1, c.group_size); ++d) everyone.push_back(d);
     in.groups = &assumed.groups;
-    target.recorder().assume(
-        absl::StrCat(sv(i.name()),
-                     ": too many devices to list its groups; timed as one group "
-                     "of devices 0..",
-                     everyone.size() - 1));
+    recorder.assume(absl::StrCat(sv(i.name()),
+                                 ": too many devices to list its groups; timed as one group "
+                                 "of devices 0..",
+                                 everyone.size() - 1));
   }
   return in;
 }
@@ -468,7 +467,8 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
     return p;
   }
   CollectiveInput assumed;
-  absl::StatusOr<TargetMemo::CollectiveRef> input = collective_input(i, c, target, assumed);
+  absl::StatusOr<TargetMemo::CollectiveRef> input =
+      collective_input(i, c, target.in(), target.recorder(), assumed);
   if (!input.ok()) return input.status();
   CollectiveOptions options;
   options.formula = target.in().options.collective_formula;
