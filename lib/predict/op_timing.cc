@@ -73,47 +73,48 @@ BoundBy bound_by(Bound b) {
 }
 
 // Notes the device figure behind a roofline term as used.
-void use_figure(Bound b, const OpWork& w, Target& target) {
+void use_figure(Bound b, const OpWork& w, Recorder& recorder) {
   switch (b) {
     case Bound::kMatrix:
-      target.use_matrix_class(w.matrix_class.empty() ? matrix_class(w.matrix_type)
-                                                     : w.matrix_class);
+      recorder.use_matrix_class(w.matrix_class.empty() ? matrix_class(w.matrix_type)
+                                                       : w.matrix_class);
       return;
     case Bound::kVector:
-      target.use_figure("vector_flops_per_s");
+      recorder.use_figure("vector_flops_per_s");
       return;
     case Bound::kTranscendental:
-      target.use_figure("transcendentals_per_s");
+      recorder.use_figure("transcendentals_per_s");
       return;
     case Bound::kHbm:
-      target.use_figure("hbm.bandwidth");
+      recorder.use_figure("hbm.bandwidth");
       return;
     case Bound::kOnChip:
-      target.use_figure("on_chip_memory.bandwidth");
+      recorder.use_figure("on_chip_memory.bandwidth");
       return;
     case Bound::kHost:
-      target.use_figure("host_link.bandwidth");
+      recorder.use_figure("host_link.bandwidth");
       return;
     case Bound::kOverhead:
-      target.use_figure("per_op_overhead");
+      recorder.use_figure("per_op_overhead");
       return;
   }
 }
 
 // The speed of light: calibration knobs are left to the expected time.
-RooflineEstimate roofline(const OpWork& work, bool include_overhead, Target& target) {
-  // The figures are cited once for the prediction (Target::rate_source), when an explanation
-  // is made (Target::roofline_text); a matrix term's by roofline_time, which picks the class
+RooflineEstimate roofline(const OpWork& work, bool include_overhead, const TargetInputs& inputs,
+                          Recorder& recorder) {
+  // The figures are cited once for the prediction (TargetMemo::rate_source), when an explanation
+  // is made (TargetMemo::roofline_text); a matrix term's by roofline_time, which picks the class
   // that runs.
-  RooflineEstimate e = roofline_time(target.device(), work,
+  RooflineEstimate e = roofline_time(inputs.device, work,
                                      {.include_overhead = include_overhead,
                                       .apply_efficiency = false,
-                                      .cite_sources = target.explain() && work.matrix_flops > 0});
-  use_figure(e.bound, work, target);
-  if (e.overhead_s > 0) target.use_figure("per_op_overhead");
-  if (e.overhead_s > 0 && target.device().launch_floor_s) target.use_figure("launch_floor");
-  if (e.l2_read_bytes > 0) target.use_figure("on_chip_memory.bandwidth");
-  for (std::string& note : e.notes) target.assume(std::move(note));
+                                      .cite_sources = inputs.explain() && work.matrix_flops > 0});
+  use_figure(e.bound, work, recorder);
+  if (e.overhead_s > 0) recorder.use_figure("per_op_overhead");
+  if (e.overhead_s > 0 && inputs.device.launch_floor_s) recorder.use_figure("launch_floor");
+  if (e.l2_read_bytes > 0) recorder.use_figure("on_chip_memory.bandwidth");
+  for (std::string& note : e.notes) recorder.assume(std::move(note));
   e.notes.clear();
   return e;
 }
@@ -121,17 +122,18 @@ RooflineEstimate roofline(const OpWork& work, bool include_overhead, Target& tar
 void set_roofline(InstructionTiming& t, Explanation& explanation, const RooflineEstimate& e,
                   Target& target) {
   // The roofline walk times the floor; the expected time starts from the terms plus overhead.
-  t.time_s = target.roofline_walk() ? e.floor_s : e.time_s;
+  t.time_s = target.in().roofline_walk() ? e.floor_s : e.time_s;
   t.resource = e.bound;
   t.bound = bound_by(e.bound);
-  if (target.explain()) explanation.assign(target.roofline_text(e));
+  if (target.in().explain()) explanation.assign(target.memo().roofline_text(e));
   t.model = "roofline";
 }
 
 // XLA's estimate of the op's own run time, which a GPU kernel may carry in its
 // backend_config; none on another device.
-std::optional<KernelTimeEstimate> kernel_estimate(const Instruction& i, const Target& target) {
-  if (target.device().kind != DeviceKind::kGpu) return std::nullopt;
+std::optional<KernelTimeEstimate> kernel_estimate(const Instruction& i,
+                                                  const TargetInputs& inputs) {
+  if (inputs.device.kind != DeviceKind::kGpu) return std::nullopt;
   return i.backend_config().kernel_time_estimate();
 }
 
@@ -140,20 +142,21 @@ std::optional<KernelTimeEstimate> kernel_estimate(const Instruction& i, const Ta
 // when the op carries none, or the target is not a GPU.
 bool set_kernel_estimate(InstructionTiming& t, Explanation& explanation, const Instruction& i,
                          Target& target) {
-  const std::optional<KernelTimeEstimate> k = kernel_estimate(i, target);
+  const std::optional<KernelTimeEstimate> k = kernel_estimate(i, target.in());
   if (!k) return false;
-  target.assume(
+  target.recorder().assume(
       "kernels with a run-time estimate in their backend_config (reification_cost) are "
       "expected to take it: XLA's own cost model, for the GPU the module was compiled for");
-  t.model = target.save(absl::StrCat("kernel's own estimate (XLA cost model",
-                                     k->model.empty() ? "" : absl::StrCat(" ", k->model), ")"));
-  if (target.explain()) {
+  t.model =
+      target.memo().save(absl::StrCat("kernel's own estimate (XLA cost model",
+                                      k->model.empty() ? "" : absl::StrCat(" ", k->model), ")"));
+  if (target.in().explain()) {
     std::string parts;
     if (k->compute_time_s > 0 || k->memory_access_time_s > 0) {
       parts = absl::StrFormat(" (compute %.4g s, memory %.4g s)", k->compute_time_s,
                               k->memory_access_time_s);
     }
-    explanation.append(target.save(
+    explanation.append(target.memo().save(
         absl::StrFormat("\nexpected = the kernel's own estimate in its backend_config "
                         "(%s, exec_time_us): %.4g s%s",
                         k->key, k->exec_time_s, parts)));
@@ -185,15 +188,15 @@ struct ExpectedInputs {
   double loop_host_gap_s = 0;        // the host's time before it in a small GPU loop body
 };
 
-ExpectedInputs expected_inputs(const Instruction& i, const OpWork& work, const Target& target) {
+ExpectedInputs expected_inputs(const Instruction& i, const OpWork& work,
+                               const TargetInputs& inputs) {
   ExpectedInputs in;
-  if (work.matrix_flops > 0) in.gemms = gemms_of(i, target.device());
-  in.issue = elementwise_issue_time(i, target.device());
-  in.family = gpu_family_time(i, work, target.device());
-  in.loop_host_gap_s = loop_host_gap_s(i, target.device());
+  if (work.matrix_flops > 0) in.gemms = gemms_of(i, inputs.device);
+  in.issue = elementwise_issue_time(i, inputs.device);
+  in.family = gpu_family_time(i, work, inputs.device);
+  in.loop_host_gap_s = loop_host_gap_s(i, inputs.device);
   // A measured family model (cuFFT's passes) already times the layout it moves along.
-  in.layout_sensitive =
-      target.device().kind == DeviceKind::kGpu && !in.family && layout_sensitive(i);
+  in.layout_sensitive = inputs.device.kind == DeviceKind::kGpu && !in.family && layout_sensitive(i);
   return in;
 }
 
@@ -202,49 +205,49 @@ void apply_expected(InstructionTiming& t, Explanation& explanation, const OpWork
                     const RooflineEstimate& e, bool include_overhead, const ExpectedInputs& in,
                     Target& target) {
   std::vector<std::string> notes;
-  ExpectedTime x = expected_op_time(in.gemms, work, e, target.device(), include_overhead, notes,
-                                    &target.gemm_times(), in.issue,
-                                    target.explain() ? &target.expected_texts() : nullptr);
-  target.assume_all(notes);
-  if (target.device().kind == DeviceKind::kTpu && target.device().gemm_plateau &&
+  ExpectedTime x = expected_op_time(
+      in.gemms, work, e, target.in().device, include_overhead, notes, &target.memo().gemm_times(),
+      in.issue, target.in().explain() ? &target.memo().expected_texts() : nullptr);
+  target.recorder().assume_all(notes);
+  if (target.in().device.kind == DeviceKind::kTpu && target.in().device.gemm_plateau &&
       work.matrix_flops > 0) {
-    target.use_figure("gemm_plateau");
+    target.recorder().use_figure("gemm_plateau");
   }
-  t.model = target.save(x.model);
+  t.model = target.memo().save(x.model);
   if (in.family) {
     // The family's kernels (or, where it leaves them to the general model, that model's time),
     // never below the roofline, then the host's gap before them.
     const FamilyTime& f = *in.family;
-    const double overhead = include_overhead ? target.device().per_op_overhead_s : 0.0;
+    const double overhead = include_overhead ? target.in().device.per_op_overhead_s : 0.0;
     const double device = f.device_s > 0 ? f.device_s + overhead : x.time_s;
     const double time = std::max(e.time_s, device) + f.host_gap_s;
     if (f.device_s > 0 || f.host_gap_s > 0) {
-      t.model = target.save(absl::StrCat(sv(f.family), " (measured family model)"));
+      t.model = target.memo().save(absl::StrCat(sv(f.family), " (measured family model)"));
       t.time_s = time;
-      if (target.explain()) {
-        explanation.append(target.save(absl::StrFormat(
-            "\nexpected = %s = %.4g s (%s)",
-            f.device_s > 0 ? "max(roofline, family model + overhead) + host gap"
-                           : "the general expected time + host gap",
-            time, f.basis)));
+      if (target.in().explain()) {
+        explanation.append(target.memo().save(
+            absl::StrFormat("\nexpected = %s = %.4g s (%s)",
+                            f.device_s > 0 ? "max(roofline, family model + overhead) + host gap"
+                                           : "the general expected time + host gap",
+                            time, f.basis)));
       }
       return;
     }
   }
   if (x.time_s > t.time_s) {
     t.time_s = x.time_s;
-    if (target.explain()) {
+    if (target.in().explain()) {
       explanation.append("\n");
       explanation.append(x.explanation);
     }
   }
   if (in.layout_sensitive) {
-    if (target.explain()) {
+    if (target.in().explain()) {
       explanation.append(
           "\n  note: an FFT or transpose: its time depends on layout and stride, "
           "so this expected time may be up to 2.5x short (assumptions)");
     }
-    target.assume(
+    target.recorder().assume(
         "FFTs and transposes on GPUs: modelled as memory traffic only; the axis they stride "
         "along is not, and programs of such kernels took 1.0-2.5x their expected time on one "
         "A100 node (jaxdecomp 3D FFTs: expected/measured 0.4-1.0, inverse transforms the "
@@ -257,14 +260,14 @@ void apply_expected(InstructionTiming& t, Explanation& explanation, const OpWork
 void set_expected(InstructionTiming& t, Explanation& explanation, const Instruction& i,
                   const OpWork& work, const RooflineEstimate& e, bool include_overhead,
                   Target& target, const ExpectedInputs* in = nullptr) {
-  if (target.roofline_walk()) return;
+  if (target.in().roofline_walk()) return;
   if (set_kernel_estimate(t, explanation, i, target)) return;
-  const ExpectedInputs inputs = in != nullptr ? *in : expected_inputs(i, work, target);
+  const ExpectedInputs inputs = in != nullptr ? *in : expected_inputs(i, work, target.in());
   apply_expected(t, explanation, work, e, include_overhead, inputs, target);
   if (inputs.loop_host_gap_s > 0) {
     t.time_s += inputs.loop_host_gap_s;
-    if (target.explain()) {
-      explanation.append(target.save(absl::StrFormat(
+    if (target.in().explain()) {
+      explanation.append(target.memo().save(absl::StrFormat(
           "\n  + host %.3g us: a loop body of fewer than %d kernels is launched by the host "
           "every trip, one kernel at a time, after it reads the predicate (measured family "
           "model)",
@@ -274,46 +277,47 @@ void set_expected(InstructionTiming& t, Explanation& explanation, const Instruct
 }
 
 // The note of an op whose matrix FLOPs are of several element types.
-std::string_view several_types_note(const OpWork& work, Target& target) {
-  return target.save(absl::StrCat(
+std::string_view several_types_note(const OpWork& work, TargetMemo& memo) {
+  return memo.save(absl::StrCat(
       "\n  note: matrix FLOPs of several element types, all charged at the ",
-      work.matrix_class.empty() ? sv(primitive_type_name(work.matrix_type))
-                                : sv(work.matrix_class),
+      work.matrix_class.empty() ? sv(primitive_type_name(work.matrix_type)) : sv(work.matrix_class),
       " peak"));
 }
 
 // An op that is neither a collective nor an async start: its roofline and expected time, with
 // its explanation. Ops alike in everything these read (their work, and what the expected time
-// reads of the instruction) are timed once (Target::op_times); an op with a kernel estimate of
+// reads of the instruction) are timed once (TargetMemo::op_times); an op with a kernel estimate of
 // its own, alone.
 void time_plain_op(InstructionTiming& t, Explanation& explanation, const Instruction& i,
                    const OpWork& work, bool several_types, Target& target) {
-  const bool include_overhead = target.options().include_overhead;
-  const bool own_estimate = kernel_estimate(i, target).has_value();
+  const bool include_overhead = target.in().options.include_overhead;
+  const bool own_estimate = kernel_estimate(i, target.in()).has_value();
   // What the expected time reads (none for the roofline walk or an op's own estimate).
-  const ExpectedInputs in = !target.roofline_walk() && !own_estimate
-                                ? expected_inputs(i, work, target)
+  const ExpectedInputs in = !target.in().roofline_walk() && !own_estimate
+                                ? expected_inputs(i, work, target.in())
                                 : ExpectedInputs();
   const auto make = [&] {
     // Past the memo's keys, the explanation's pieces are not kept: only the whole is.
-    const bool transient = target.explain() && target.op_times_full();
-    if (transient) target.set_transient_texts(true);
+    const bool transient = target.in().explain() && target.memo().op_times_full();
+    if (transient) target.memo().set_transient_texts(true);
     InstructionTiming x;
     Explanation pieces;
-    const RooflineEstimate e = roofline(work, include_overhead, target);
+    const RooflineEstimate e = roofline(work, include_overhead, target.in(), target.recorder());
     set_roofline(x, pieces, e, target);
     set_expected(x, pieces, i, work, e, include_overhead, target, &in);
-    if (several_types && target.explain()) pieces.append(several_types_note(work, target));
-    const Target::OpTimes made{x.time_s, e.floor_s, x.resource, x.bound, x.model,
-                               target.join(pieces)};
-    if (transient) target.set_transient_texts(false);
+    if (several_types && target.in().explain()) {
+      pieces.append(several_types_note(work, target.memo()));
+    }
+    const TargetMemo::OpTimes made{x.time_s, e.floor_s, x.resource, x.bound, x.model,
+                                   target.memo().join(pieces)};
+    if (transient) target.memo().set_transient_texts(false);
     return made;
   };
-  Target::OpTimes times;
+  TargetMemo::OpTimes times;
   if (own_estimate) {
     times = make();
   } else {
-    FigureKey& key = target.new_op_key();
+    FigureKey& key = target.memo().new_op_key();
     const double figures[] = {work.matrix_flops,    work.vector_flops,    work.transcendentals,
                               work.hbm_bytes,       work.hbm_read_bytes,  work.on_chip_bytes,
                               work.host_bytes,      in.issue.time_s,      in.issue.element_ops,
@@ -340,7 +344,7 @@ void time_plain_op(InstructionTiming& t, Explanation& explanation, const Instruc
       key.add_text(g.unit);
       key.add(g.factor);
     }
-    times = target.op_times(key.bytes(), make);
+    times = target.memo().op_times(key.bytes(), make);
   }
   t.time_s = times.time_s;
   t.roofline_time_s = times.roofline_s;
@@ -351,9 +355,9 @@ void time_plain_op(InstructionTiming& t, Explanation& explanation, const Instruc
 }
 
 // The class the op's matrix FLOPs run on, under the precision rules.
-void set_matrix_unit(OpWork& work, const Instruction& i, const Target& target) {
+void set_matrix_unit(OpWork& work, const Instruction& i, const TargetInputs& inputs) {
   if (work.matrix_flops <= 0) return;
-  work.matrix_class = op_matrix_unit(i, target.device(), work.matrix_type);
+  work.matrix_class = op_matrix_unit(i, inputs.device, work.matrix_type);
 }
 
 // The collective an instruction performs: its own, or for `async-start(...), calls=%c` the one
@@ -376,11 +380,13 @@ const CollectiveCost* collective_of(const Instruction& i, const ModuleCost& cost
 // What a collective is timed by: its kind, bytes and groups or pairs as its cost record holds
 // them; where the record lists none, those it is assumed to have, held in `assumed` (the
 // caller's, to outlive the result).
-absl::StatusOr<Target::CollectiveRef> collective_input(const Instruction& i,
-                                                       const CollectiveCost& c, Target& target,
-                                                       CollectiveInput& assumed) {
+absl::StatusOr<TargetMemo::CollectiveRef> collective_input(const Instruction& i,
+                                                           const CollectiveCost& c,
+                                                           const TargetInputs& inputs,
+                                                           Recorder& recorder,
+                                                           CollectiveInput& assumed) {
   // The lists a collective does not read are `assumed`'s, empty.
-  Target::CollectiveRef in{c.kind, c.payload_bytes, &assumed.groups, &assumed.pairs};
+  TargetMemo::CollectiveRef in{c.kind, c.payload_bytes, &assumed.groups, &assumed.pairs};
   if (is_point_to_point(c.kind)) {
     if (c.kind == CollectiveKind::kCollectivePermute) {
       in.pairs = &c.pairs;
@@ -389,44 +395,44 @@ absl::StatusOr<Target::CollectiveRef> collective_input(const Instruction& i,
       in.pairs = &assumed.pairs;
     }
     if (in.pairs->empty()) {
-      const int64_t peer = target.slice().num_devices() > 1 ? 1 : 0;
+      const int64_t peer = inputs.slice.num_devices() > 1 ? 1 : 0;
       assumed.pairs = {{0, peer}};
       in.pairs = &assumed.pairs;
-      target.assume(absl::StrCat(sv(i.name()),
-                                 ": the HLO does not list its peers; timed as a transfer "
-                                 "from device 0 to device ",
-                                 peer));
+      recorder.assume(absl::StrCat(sv(i.name()),
+                                   ": the HLO does not list its peers; timed as a transfer "
+                                   "from device 0 to device ",
+                                   peer));
     }
     return in;
   }
   in.groups = &c.groups;
   if (c.groups.empty()) {
-    if (c.group_size > target.slice().num_devices()) {
+    if (c.group_size > inputs.slice.num_devices()) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: its replica groups hold %d devices, more than the topology %s has (%d)",
-          sv(i.name()), c.group_size, target.slice().to_string(),
-          target.slice().num_devices()));
+          sv(i.name()), c.group_size, inputs.slice.to_string(), inputs.slice.num_devices()));
     }
     std::vector<int64_t>& everyone = assumed.groups.emplace_back();
     for (int64_t d = 0; d < std::max<int64_t>(1, c.group_size); ++d) everyone.push_back(d);
     in.groups = &assumed.groups;
-    target.assume(absl::StrCat(sv(i.name()),
-                               ": too many devices to list its groups; timed as one group "
-                               "of devices 0..",
-                               everyone.size() - 1));
+    recorder.assume(absl::StrCat(sv(i.name()),
+                                 ": too many devices to list its groups; timed as one group "
+                                 "of devices 0..",
+                                 everyone.size() - 1));
   }
   return in;
 }
 
 // Figures of the interconnect a collective estimate rests on.
-void use_interconnect_figures(const CollectiveEstimate& e, Target& target) {
-  for (const DeviceFigure& f : target.device().figures) {
+void use_interconnect_figures(const CollectiveEstimate& e, const TargetInputs& inputs,
+                              Recorder& recorder) {
+  for (const DeviceFigure& f : inputs.device.figures) {
     if (f.path.rfind("interconnect.", 0) != 0) continue;
     const bool dcn = f.path.find("dcn") != std::string::npos;
     const bool sol = f.path.find("xla_sol") != std::string::npos;
     if (dcn && e.placement.domains <= 1) continue;
-    if (sol != (target.options().collective_formula == CollectiveFormula::kXlaGpuSol)) continue;
-    target.use_figure(f.path);
+    if (sol != (inputs.options.collective_formula == CollectiveFormula::kXlaGpuSol)) continue;
+    recorder.use_figure(f.path);
   }
 }
 
@@ -441,18 +447,18 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
   p.is_async = c.is_async || is_async_start(i.opcode());
   if (c.is_host_transfer) {
     // A host transfer crosses the host link (PCIe), not the network.
-    const double rate = target.device().host_bandwidth.value_or(0);
+    const double rate = target.in().device.host_bandwidth.value_or(0);
     p.formula = "host transfer: V / W_host";
     p.time_s = rate > 0 ? c.payload_bytes / rate : 0;
     if (rate > 0) {
-      target.use_figure("host_link.bandwidth");
+      target.recorder().use_figure("host_link.bandwidth");
     } else {
-      target.assume(absl::StrCat(target.device().name,
-                                 " has no host link bandwidth; host "
-                                 "transfers take no time"));
+      target.recorder().assume(absl::StrCat(target.in().device.name,
+                                            " has no host link bandwidth; host "
+                                            "transfers take no time"));
     }
-    if (target.explain()) {
-      explanation.assign(target.save(absl::StrCat(
+    if (target.in().explain()) {
+      explanation.assign(target.memo().save(absl::StrCat(
           p.formula, "\n  V = ", util::general_text(c.payload_bytes, 6), " B, W_host = ",
           util::general_text(rate, 4), " B/s -> ", util::general_text(p.time_s, 4), " s")));
     }
@@ -461,14 +467,15 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
     return p;
   }
   CollectiveInput assumed;
-  absl::StatusOr<Target::CollectiveRef> input = collective_input(i, c, target, assumed);
+  absl::StatusOr<TargetMemo::CollectiveRef> input =
+      collective_input(i, c, target.in(), target.recorder(), assumed);
   if (!input.ok()) return input.status();
   CollectiveOptions options;
-  options.formula = target.options().collective_formula;
-  options.large_n = target.options().collective_large_n;
+  options.formula = target.in().options.collective_formula;
+  options.large_n = target.in().options.collective_large_n;
   options.async_start = i.opcode() == Opcode::kAllReduceStart;
   input->options = &options;
-  const Target::CollectiveTimes& times = target.collective_times(*input);
+  const TargetMemo::CollectiveTimes& times = target.memo().collective_times(*input);
   if (!times.estimate.ok()) {
     const absl::Status& s = times.estimate.status();
     return absl::Status(s.code(), absl::StrCat(sv(i.name()), ": ", s.message()));
@@ -477,15 +484,15 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
   p.formula = e->formula;
   p.time_s = e->time_s;
   roofline_s = e->time_s;
-  if (target.explain()) explanation.assign(times.explanation);
+  if (target.in().explain()) explanation.assign(times.explanation);
   model = "roofline";
   if (times.expected) {
-    for (const std::string& note : times.notes) target.assume(note);
+    for (const std::string& note : times.notes) target.recorder().assume(note);
     const ExpectedTime& x = *times.expected;
-    model = target.save(x.model);
+    model = target.memo().save(x.model);
     if (x.time_s > p.time_s) {
       p.time_s = x.time_s;
-      if (target.explain()) {
+      if (target.in().explain()) {
         explanation.append("\n");
         explanation.append(x.explanation);
       }
@@ -496,14 +503,15 @@ absl::StatusOr<CollectivePrediction> time_collective(const Instruction& i, const
   if (e->approximate) {
     // The same words for every such op, so that they group (group_op_notes); the op's
     // explanation names its group.
-    target.assume(absl::StrCat(sv(i.name()),
-                               ": its group does not fill whole axes of the slice; its time is a "
-                               "conservative bound"));
+    target.recorder().assume(
+        absl::StrCat(sv(i.name()),
+                     ": its group does not fill whole axes of the slice; its time is a "
+                     "conservative bound"));
   }
   for (const std::string& note : e->notes) {
-    target.assume(absl::StrCat(sv(i.name()), ": ", note));
+    target.recorder().assume(absl::StrCat(sv(i.name()), ": ", note));
   }
-  use_interconnect_figures(*e, target);
+  use_interconnect_figures(*e, target.in(), target.recorder());
   p.estimate = *e;
   return p;
 }
@@ -521,8 +529,8 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
                               Explanation& explanation) {
   t.role = Role::kAsyncStart;
   FlowTiming& flow = t.mutable_flow();
-  const CollectiveCost* c = collective_of(i, target.cost());
-  flow.stream = target.save(stream_of(i, c));
+  const CollectiveCost* c = collective_of(i, target.in().cost);
+  flow.stream = target.memo().save(stream_of(i, c));
   if (c != nullptr) {
     absl::StatusOr<CollectivePrediction> p =
         time_collective(i, *c, target, explanation, t.model, flow.roofline_latency_s);
@@ -536,14 +544,14 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
   if (i.opcode() == Opcode::kCopyStart) {
     // A DMA between memories: its bytes over the slower memory's bandwidth, no launch overhead.
     const OpWork work = work_of(record.cost);
-    RooflineEstimate e = roofline(work, /*include_overhead=*/false, target);
+    RooflineEstimate e = roofline(work, /*include_overhead=*/false, target.in(), target.recorder());
     set_roofline(t, explanation, e, target);
     set_expected(t, explanation, i, work, e, /*include_overhead=*/false, target);
     flow.roofline_latency_s = e.floor_s;
     flow.latency_s = t.time_s;
     t.time_s = 0;
     t.bound = BoundBy::kMemory;
-    if (target.explain()) explanation.prepend("asynchronous copy: ");
+    if (target.in().explain()) explanation.prepend("asynchronous copy: ");
     return absl::OkStatus();
   }
   // A wrapped computation: its own predicted time; a sugared op (custom-call-start): its
@@ -554,24 +562,25 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
     flow.latency_s = it->second.total_s;
     flow.async_computation = wrapped;
     t.bound = BoundBy::kCompute;
-    t.model = target.roofline_walk() ? "roofline" : "the wrapped computation's ops";
-    if (target.explain()) {
-      explanation.assign(target.save(absl::StrCat("runs ", sv(wrapped->name()),
-                                                  " asynchronously: ",
-                                                  util::general_text(flow.latency_s, 4), " s")));
+    t.model = target.in().roofline_walk() ? "roofline" : "the wrapped computation's ops";
+    if (target.in().explain()) {
+      explanation.assign(target.memo().save(
+          absl::StrCat("runs ", sv(wrapped->name()),
+                       " asynchronously: ", util::general_text(flow.latency_s, 4), " s")));
     }
     return absl::OkStatus();
   }
   OpWork work = work_of(record.cost);
-  set_matrix_unit(work, i, target);
+  set_matrix_unit(work, i, target.in());
   t.matrix_unit = work.matrix_class;
-  RooflineEstimate e = roofline(work, target.options().include_overhead, target);
+  RooflineEstimate e =
+      roofline(work, target.in().options.include_overhead, target.in(), target.recorder());
   set_roofline(t, explanation, e, target);
-  set_expected(t, explanation, i, work, e, target.options().include_overhead, target);
+  set_expected(t, explanation, i, work, e, target.in().options.include_overhead, target);
   flow.roofline_latency_s = e.floor_s;
   flow.latency_s = t.time_s;
   t.time_s = 0;
-  if (target.explain()) explanation.prepend("asynchronous ");
+  if (target.in().explain()) explanation.prepend("asynchronous ");
   return absl::OkStatus();
 }
 
@@ -584,7 +593,7 @@ absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Target& 
   if (fused == nullptr) return 0.0;
   double total = 0;
   for (const Instruction* inner : fused->instructions()) {
-    const InstructionCost* r = target.cost().find(inner);
+    const InstructionCost* r = target.in().cost.find(inner);
     if (r == nullptr || !r->collective) continue;
     Explanation inner_explanation;
     std::string_view model;
@@ -594,8 +603,8 @@ absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Target& 
     if (!p.ok()) return p.status();
     total += p->time_s;
     roofline_total += roofline_s;
-    if (target.explain()) {
-      explanation.append(target.save(absl::StrCat("\nfused ", sv(inner->name()), ": ")));
+    if (target.in().explain()) {
+      explanation.append(target.memo().save(absl::StrCat("\nfused ", sv(inner->name()), ": ")));
       for (const std::string_view piece : inner_explanation.pieces()) explanation.append(piece);
     }
     if (!t.collective) t.collective = *std::move(p);
@@ -618,7 +627,7 @@ std::vector<std::pair<int64_t, int64_t>> send_recv_pairs(const Instruction& i) {
   return pairs;
 }
 
-const Target::CollectiveTimes& Target::collective_times(const CollectiveRef& collective) {
+const TargetMemo::CollectiveTimes& TargetMemo::collective_times(const CollectiveRef& collective) {
   if (auto it = collective_times_.find(collective); it != collective_times_.end()) {
     return it->second;
   }
@@ -629,24 +638,24 @@ const Target::CollectiveTimes& Target::collective_times(const CollectiveRef& col
                       .first;
   const CollectiveInput& input = it->first.input;
   CollectiveTimes& times = it->second;
-  times.estimate = collective_time(device(), slice(), input, it->first.options);
+  times.estimate = collective_time(in_.device, in_.slice, input, it->first.options);
   if (!times.estimate.ok()) return times;
-  if (explain()) times.explanation = save(times.estimate->explain());
-  if (!roofline_walk()) {
-    times.expected = expected_collective_time(input.kind, *times.estimate, device(), times.notes,
-                                              explain() ? &expected_texts_ : nullptr);
+  if (in_.explain()) times.explanation = save(times.estimate->explain());
+  if (!in_.roofline_walk()) {
+    times.expected = expected_collective_time(input.kind, *times.estimate, in_.device, times.notes,
+                                              in_.explain() ? &expected_texts_ : nullptr);
   }
   return times;
 }
 
-Target::OpTimes Target::op_times(std::string_view key, absl::FunctionRef<OpTimes()> make) {
+TargetMemo::OpTimes TargetMemo::op_times(std::string_view key, absl::FunctionRef<OpTimes()> make) {
   if (auto it = op_times_.find(key); it != op_times_.end()) return it->second;
   const OpTimes times = make();
   if (op_times_.size() < kMaxOpTimes) op_times_.emplace(std::string(key), times);
   return times;
 }
 
-std::string_view Target::roofline_text(const RooflineEstimate& e) {
+std::string_view TargetMemo::roofline_text(const RooflineEstimate& e) {
   const auto make = [&e, this] {
     // A term not cited by roofline_time (all but a matrix term's) cites its figure here.
     const bool cited = std::none_of(e.terms.begin(), e.terms.end(), [](const RooflineTerm& t) {
@@ -681,7 +690,7 @@ std::string_view Target::roofline_text(const RooflineEstimate& e) {
   return roofline_texts_.text(key.bytes(), make);
 }
 
-std::string_view Target::join(const Explanation& explanation) {
+std::string_view TargetMemo::join(const Explanation& explanation) {
   const absl::Span<const std::string_view> pieces = explanation.pieces();
   if (pieces.empty()) return {};
   if (transient_texts_) {  // pieces held until the next of their kind: saved joined, by text
@@ -701,17 +710,17 @@ std::string_view Target::join(const Explanation& explanation) {
   });
 }
 
-const std::string& Target::rate_source(Bound bound) {
+const std::string& TargetMemo::rate_source(Bound bound) {
   std::optional<std::string>& text = rate_sources_[static_cast<size_t>(bound)];
-  if (!text) text = cite_figure(device(), rate_figure(bound));
+  if (!text) text = cite_figure(in_.device, rate_figure(bound));
   return *text;
 }
 
-void Target::assume(std::string line) {
+void Recorder::assume(std::string line) {
   if (seen_.insert(line).second) out_.assumptions.push_back(std::move(line));
 }
 
-void Target::assume_all(std::vector<std::string>& lines) {
+void Recorder::assume_all(std::vector<std::string>& lines) {
   for (std::string& line : lines) assume(std::move(line));
   lines.clear();
 }
@@ -722,7 +731,7 @@ namespace {
 absl::Status time_op(const Instruction& i, const TimingMap& timings, Target& target,
                      InstructionTiming& t, Explanation& explanation) {
   t.instruction = &i;
-  t.cost = target.cost_of(i);
+  t.cost = target.memo().cost_of(i);
   if (t.cost == nullptr || is_pointer_only(i.opcode())) return absl::OkStatus();  // kFree
   const InstructionCost& record = *t.cost;
   if (is_async_start(i.opcode())) {
@@ -743,7 +752,7 @@ absl::Status time_op(const Instruction& i, const TimingMap& timings, Target& tar
   // E.g. a transpose that only relabels its operand's bytes.
   if (!has_work(work)) return absl::OkStatus();
   t.role = Role::kOp;
-  set_matrix_unit(work, i, target);
+  set_matrix_unit(work, i, target.in());
   t.matrix_unit = work.matrix_class;
   time_plain_op(t, explanation, i, work, record.cost.matrix.size() > 1, target);
   if (i.opcode() == Opcode::kFusion) {
@@ -770,7 +779,7 @@ absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i, const T
   Explanation explanation;
   absl::Status s = time_op(i, timings, target, t, explanation);
   if (!s.ok()) return s;
-  t.explanation = target.join(explanation);
+  t.explanation = target.memo().join(explanation);
   return t;
 }
 

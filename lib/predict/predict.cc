@@ -447,7 +447,7 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
 
 // Unverified device figures that shaped the estimates (docs/sources.md, "Open questions": treat
 // them as configurable defaults).
-void add_unverified_figures(const DeviceSpec& device, const predict::Target::Outputs& recorded,
+void add_unverified_figures(const DeviceSpec& device, const predict::Recorder::Outputs& recorded,
                             std::vector<std::string>& out) {
   std::vector<std::string> paths(recorded.figures_used.begin(), recorded.figures_used.end());
   for (std::string_view cls : recorded.matrix_classes_used) {
@@ -572,19 +572,19 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
     // The records first (the cost let go before them), then the timeline laid out: neither the
     // cost's records nor the timeline are held beside the op records.
     gather_ops(module, *timings, roofline ? &*roofline : nullptr, options.max_ops,
-               target.shared_texts(), p, matrix_by_class, /*free_timings=*/false, cost_read);
+               target.memo().shared_texts(), p, matrix_by_class, /*free_timings=*/false, cost_read);
     roofline.reset();  // its times are in the records now
-    p.timeline = predict::build_timeline(*timings, target);
+    p.timeline = predict::build_timeline(*timings, target.in(), target.recorder());
   } else {
     // The timeline first (counted only, where it is not kept): gather_ops lets each
     // computation's timings go once its ops are made.
-    p.timeline = predict::build_timeline(*timings, target);
+    p.timeline = predict::build_timeline(*timings, target.in(), target.recorder());
     gather_ops(module, *timings, roofline ? &*roofline : nullptr, options.max_ops,
-               target.shared_texts(), p, matrix_by_class, /*free_timings=*/true, cost_read);
+               target.memo().shared_texts(), p, matrix_by_class, /*free_timings=*/true, cost_read);
     roofline.reset();
   }
   timings->clear();
-  if (target.texts().full()) {
+  if (target.memo().texts().full()) {
     return absl::ResourceExhaustedError(
         "the prediction's texts (op names, explanations) pass 4 GiB, more than its records "
         "hold; predict with the explain option off");
@@ -603,7 +603,7 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
       p.assumptions.push_back(std::move(line));
     }
   }
-  predict::Target::Outputs recorded = target.take_outputs();
+  predict::Recorder::Outputs recorded = target.recorder().take_outputs();
   for (std::string& line : recorded.assumptions) p.assumptions.push_back(std::move(line));
   add_unverified_figures(device, recorded, p.assumptions);
   p.assumptions = group_op_notes(p.assumptions, &module);

@@ -1,4 +1,4 @@
-// Pieces predict_step_time's files share: the target (module, device, slice, options), how each
+// Pieces predict_step_time's files share: the target (its inputs, memo and recorder), how each
 // scheduled instruction runs, and the timing of every computation that runs as a schedule.
 #ifndef HLOROOF_LIB_PREDICT_PREDICT_INTERNAL_H_
 #define HLOROOF_LIB_PREDICT_PREDICT_INTERNAL_H_
@@ -29,8 +29,8 @@
 namespace hloroof::predict {
 
 // An op's explanation as it is made: the texts it is joined from, in order, each a static string
-// or a text of the Target's pool (Target::save, the memos' texts), which stay where they are
-// while the Target lives; so that the whole is found by where its pieces lie (Target::join)
+// or a text of the memo's pool (TargetMemo::save, the memos' texts), which stay where they are
+// while the Target lives; so that the whole is found by where its pieces lie (TargetMemo::join)
 // rather than written and hashed anew for each op.
 class Explanation {
  public:
@@ -52,21 +52,27 @@ class Explanation {
   absl::InlinedVector<std::string_view, 6> pieces_;
 };
 
-// The context of one prediction, built once by predict_step_time and handed to every step of
-// it (step_walk.cc, op_timing.cc, timeline.cc): what it predicts for (its inputs, fixed), and
-// what the estimates record on the way (its outputs, taken at the end).
-class Target {
+// What one prediction is for, fixed while it runs; every reference outlives the prediction.
+struct TargetInputs {
+  const Module& module;
+  const DeviceSpec& device;
+  // The devices the module runs on (choose_topology: --topology, or the smallest slice of the
+  // device that holds the module's replicas and partitions).
+  const Topology& slice;
+  const PredictOptions& options;
+  const ModuleCost& cost;  // analyze_cost(module) with the options' cost settings
+
+  // Whether op explanations are written (PredictOptions::explain).
+  bool explain() const { return options.explain; }
+  // Every op is timed at its roofline (PredictOptions::roofline_only), not at its expected
+  // time.
+  bool roofline_walk() const { return options.roofline_only; }
+};
+
+// What the estimates of one prediction record on the way (assumptions made, device figures and
+// matrix classes used), taken once at the end.
+class Recorder {
  public:
-  // What the prediction is for; every reference outlives the Target.
-  struct Inputs {
-    const Module& module;
-    const DeviceSpec& device;
-    // The devices the module runs on (choose_topology: --topology, or the smallest slice of
-    // the device that holds the module's replicas and partitions).
-    const Topology& slice;
-    const PredictOptions& options;
-    const ModuleCost& cost;  // analyze_cost(module) with the options' cost settings
-  };
   // What the estimates recorded.
   struct Outputs {
     // Lines the prediction reports as assumptions: each once, in the order first met.
@@ -78,36 +84,6 @@ class Target {
     absl::flat_hash_set<std::string_view> matrix_classes_used;
   };
 
-  explicit Target(const Inputs& inputs) : in_(inputs) {}
-  Target(const Target&) = delete;
-  Target& operator=(const Target&) = delete;
-
-  // ---- Inputs.
-  const Module& module() const { return in_.module; }
-  const DeviceSpec& device() const { return in_.device; }
-  const Topology& slice() const { return in_.slice; }
-  const PredictOptions& options() const { return in_.options; }
-  const ModuleCost& cost() const { return in_.cost; }
-  // cost().find(&i), for instructions asked for in schedule order: ModuleCost lists each
-  // computation's instructions in that order, so the record after the last one found is
-  // tried first, and the index only when it is not `i`'s (a lookup that misses the cache
-  // for each instruction, where the next record is most often in it already).
-  const InstructionCost* cost_of(const Instruction& i) {
-    const std::vector<InstructionCost>& records = in_.cost.instructions;
-    if (next_cost_ < records.size() && records[next_cost_].instruction == &i) {
-      return &records[next_cost_++];
-    }
-    const InstructionCost* found = in_.cost.find(&i);
-    if (found != nullptr) next_cost_ = static_cast<size_t>(found - records.data()) + 1;
-    return found;
-  }
-  // Whether op explanations are written (PredictOptions::explain).
-  bool explain() const { return in_.options.explain; }
-  // Every op is timed at its roofline (PredictOptions::roofline_only), not at its expected
-  // time.
-  bool roofline_walk() const { return in_.options.roofline_only; }
-
-  // ---- Outputs.
   // Records an assumption (once: a line already recorded is not repeated).
   void assume(std::string line);
   // assume() for each line; empties `lines`.
@@ -121,8 +97,56 @@ class Target {
   void use_matrix_class(std::string_view matrix_class) {
     if (!classes_seen_.seen_before(matrix_class)) out_.matrix_classes_used.insert(matrix_class);
   }
-  // What was recorded; the Target records nothing more afterwards.
+  // What was recorded; the recorder records nothing more afterwards.
   Outputs take_outputs() { return std::move(out_); }
+
+ private:
+  // The first texts recorded (static strings or views of the device's), told by where they
+  // lie: every op records the same few, and this spares hashing them each time. A text not
+  // told so is recorded (again) in its set, which keeps one of each.
+  class SeenTexts {
+   public:
+    bool seen_before(std::string_view text) {
+      for (size_t k = 0; k < count_; ++k) {
+        if (texts_[k].data() == text.data() && texts_[k].size() == text.size()) return true;
+      }
+      if (count_ < texts_.size()) texts_[count_++] = text;
+      return false;
+    }
+
+   private:
+    std::array<std::string_view, 8> texts_;
+    size_t count_ = 0;
+  };
+
+  Outputs out_;
+  SeenTexts figures_seen_, classes_seen_;
+  absl::flat_hash_set<std::string> seen_;  // assumptions already recorded
+};
+
+// What one prediction makes once and looks up again, for its fixed inputs: the text pool its
+// records share, the texts made from estimates, the measured GEMM times, the collectives' and
+// the ops' times (the first kMaxOpTimes keys), and where the next cost record is likely found.
+class TargetMemo {
+ public:
+  // `in` outlives the memo.
+  explicit TargetMemo(const TargetInputs& in) : in_(in) {}
+  TargetMemo(const TargetMemo&) = delete;
+  TargetMemo& operator=(const TargetMemo&) = delete;
+
+  // in.cost.find(&i), for instructions asked for in schedule order: ModuleCost lists each
+  // computation's instructions in that order, so the record after the last one found is
+  // tried first, and the index only when it is not `i`'s (a lookup that misses the cache
+  // for each instruction, where the next record is most often in it already).
+  const InstructionCost* cost_of(const Instruction& i) {
+    const std::vector<InstructionCost>& records = in_.cost.instructions;
+    if (next_cost_ < records.size() && records[next_cost_].instruction == &i) {
+      return &records[next_cost_++];
+    }
+    const InstructionCost* found = in_.cost.find(&i);
+    if (found != nullptr) next_cost_ = static_cast<size_t>(found - records.data()) + 1;
+    return found;
+  }
 
   // The measured GEMM estimates of this prediction, kept so that a GEMM size is looked up once.
   GemmTimeCache& gemm_times() { return gemm_times_; }
@@ -196,7 +220,7 @@ class Target {
     roofline_texts_.set_transient(on);
     expected_texts_.set_transient(on);
   }
-  // The key of op_times to fill, empty (the target's own, reused).
+  // The key of op_times to fill, empty (the memo's own, reused).
   FigureKey& new_op_key() {
     op_key_.clear();
     return op_key_;
@@ -209,28 +233,7 @@ class Target {
   const std::shared_ptr<TextPool>& shared_texts() const { return texts_; }
 
  private:
-  // The first texts recorded (static strings or views of the device's), told by where they
-  // lie: every op records the same few, and this spares hashing them each time. A text not
-  // told so is recorded (again) in its set, which keeps one of each.
-  class SeenTexts {
-   public:
-    bool seen_before(std::string_view text) {
-      for (size_t k = 0; k < count_; ++k) {
-        if (texts_[k].data() == text.data() && texts_[k].size() == text.size()) return true;
-      }
-      if (count_ < texts_.size()) texts_[count_++] = text;
-      return false;
-    }
-
-   private:
-    std::array<std::string_view, 8> texts_;
-    size_t count_ = 0;
-  };
-
-  const Inputs in_;
-  Outputs out_;
-  SeenTexts figures_seen_, classes_seen_;
-  absl::flat_hash_set<std::string> seen_;  // assumptions already recorded
+  const TargetInputs& in_;
   GemmTimeCache gemm_times_;
   std::shared_ptr<TextPool> texts_ = std::make_shared<TextPool>();
   // Texts made once, saved in texts_ (declared after it: destroyed before it).
@@ -274,6 +277,25 @@ class Target {
   bool transient_texts_ = false;
   // rate_source's texts, by Bound.
   std::array<std::optional<std::string>, static_cast<size_t>(Bound::kOverhead) + 1> rate_sources_;
+};
+
+// The context of one prediction, built once by predict_step_time and handed to the steps that
+// need more than one of its parts (step_walk.cc, op_timing.cc, timeline.cc): its inputs, the
+// memo made for them, and the recorder of what the estimates record.
+class Target {
+ public:
+  explicit Target(const TargetInputs& inputs) : in_(inputs), memo_(in_) {}
+  Target(const Target&) = delete;
+  Target& operator=(const Target&) = delete;
+
+  const TargetInputs& in() const { return in_; }
+  TargetMemo& memo() { return memo_; }
+  Recorder& recorder() { return recorder_; }
+
+ private:
+  const TargetInputs in_;
+  TargetMemo memo_;  // declared after in_, which it reads
+  Recorder recorder_;
 };
 
 // Ops that only name buffers (parameter, constant, tuple, get-tuple-element, bitcast, ordering
@@ -322,7 +344,7 @@ struct InstructionTiming {
   // The roofline of time_s (an op, a collective), kept by the expected walk for
   // roofline_schedule.
   double roofline_time_s = 0;
-  // Texts of the Target's pool (Target::save) or static ones.
+  // Texts of the target's pool (TargetMemo::save) or static ones.
   std::string_view explanation;
   std::string_view model;        // the model behind time_s or latency_s (OpPrediction::model)
   std::string_view matrix_unit;  // the matrix class its matrix FLOPs ran on ("bf16", "tf32")
@@ -390,7 +412,8 @@ absl::flat_hash_map<const Computation*, double> executions_per_step(const Module
                                                                     const TimingMap& timings);
 
 // The trace timeline of one step (timeline.cc).
-std::vector<TimelineEvent> build_timeline(const TimingMap& timings, Target& target);
+std::vector<TimelineEvent> build_timeline(const TimingMap& timings, const TargetInputs& inputs,
+                                          Recorder& recorder);
 
 // XProf-like category of an op: "convolution fusion", "loop fusion", "all-gather", ...; a view
 // of a static text, of the timing's stream (held by the target's texts) or, for a collective,

@@ -80,7 +80,7 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
                                     Target& target) {
   InstructionTiming t;
   t.instruction = &i;
-  t.cost = target.cost_of(i);
+  t.cost = target.memo().cost_of(i);
   t.bound = BoundBy::kCompute;
   FlowTiming& flow = t.mutable_flow();
   switch (i.opcode()) {
@@ -91,7 +91,7 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
       if (t.cost != nullptr && t.cost->trip_count) {
         flow.trip_count = t.cost->trip_count->count;
         if (t.cost->trip_count->source == TripCountSource::kAssumed) {
-          target.assume(
+          target.recorder().assume(
               absl::StrFormat("%s: trip count unknown; assumed %d (the step time is a lower bound)",
                               sv(i.name()), flow.trip_count));
         }
@@ -100,14 +100,14 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
       // XLA's GPU runtime runs a loop whose trip count the compiler knows (backend_config
       // known_trip_count) by that count, its condition never; other loops run the condition
       // once more than the body.
-      const bool counted = target.device().kind == DeviceKind::kGpu && t.cost != nullptr &&
+      const bool counted = target.in().device.kind == DeviceKind::kGpu && t.cost != nullptr &&
                            t.cost->trip_count &&
                            t.cost->trip_count->source == TripCountSource::kBackendConfig;
       if (counted) {
         flow.condition = nullptr;
         t.time_s = n * total_of(timings, flow.body);
-        if (target.explain()) {
-          t.explanation = target.save(absl::StrFormat(
+        if (target.in().explain()) {
+          t.explanation = target.memo().save(absl::StrFormat(
               "%.0f x body %.4g s = %.4g s (a GPU loop of known trip count: the condition does "
               "not run)",
               n, total_of(timings, flow.body), t.time_s));
@@ -117,10 +117,10 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
       const double body = total_of(timings, flow.body);
       const double condition = total_of(timings, flow.condition);
       t.time_s = n * body + (n + 1) * condition;
-      if (target.explain()) {
-        t.explanation =
-            target.save(absl::StrFormat("%.0f x body %.4g s + %.0f x condition %.4g s = %.4g s",
-                                        n, body, n + 1, condition, t.time_s));
+      if (target.in().explain()) {
+        t.explanation = target.memo().save(
+            absl::StrFormat("%.0f x body %.4g s + %.0f x condition %.4g s = %.4g s", n, body, n + 1,
+                            condition, t.time_s));
       }
       break;
     }
@@ -132,10 +132,10 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
         }
       }
       t.time_s = total_of(timings, flow.body);
-      if (flow.body != nullptr && target.explain()) {
-        t.explanation = target.save(
-            absl::StrFormat("the slowest of %d branches, %s: %.4g s",
-                            i.called_computations().size(), sv(flow.body->name()), t.time_s));
+      if (flow.body != nullptr && target.in().explain()) {
+        t.explanation = target.memo().save(absl::StrFormat("the slowest of %d branches, %s: %.4g s",
+                                                           i.called_computations().size(),
+                                                           sv(flow.body->name()), t.time_s));
       }
       break;
     }
@@ -146,9 +146,9 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
         flow.body = i.called_computations()[0];
       }
       t.time_s = total_of(timings, flow.body);
-      if (flow.body != nullptr && target.explain()) {
-        t.explanation =
-            target.save(absl::StrFormat("calls %s: %.4g s", sv(flow.body->name()), t.time_s));
+      if (flow.body != nullptr && target.in().explain()) {
+        t.explanation = target.memo().save(
+            absl::StrFormat("calls %s: %.4g s", sv(flow.body->name()), t.time_s));
       }
     }
   }
@@ -157,9 +157,9 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
 
 // A start whose done is not in the same computation runs synchronously: the schedule cannot
 // hide what it cannot see end.
-void run_synchronously(InstructionTiming& t, Target& target) {
-  target.assume(absl::StrCat(sv(t.instruction->name()),
-                             ": no matching done in its computation; its latency is exposed"));
+void run_synchronously(InstructionTiming& t, Recorder& recorder) {
+  recorder.assume(absl::StrCat(sv(t.instruction->name()),
+                               ": no matching done in its computation; its latency is exposed"));
   t.role = t.collective ? Role::kCollective : Role::kOp;
   FlowTiming& flow = t.mutable_flow();
   t.time_s = flow.latency_s;
@@ -186,7 +186,7 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
     if (is_async_done(op)) {
       InstructionTiming t;
       t.instruction = i;
-      t.cost = target.cost_of(*i);
+      t.cost = target.memo().cost_of(*i);
       t.role = Role::kAsyncDone;
       const Instruction* start = start_of(*i);
       auto it = start ? starts.find(start) : starts.end();
@@ -201,9 +201,10 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
         t.model = s.model;
       } else {
         t.role = Role::kFree;
-        target.assume(absl::StrCat(sv(i->name()),
-                                   ": its start is not in the same computation; it waits for "
-                                   "nothing"));
+        target.recorder().assume(
+            absl::StrCat(sv(i->name()),
+                         ": its start is not in the same computation; it waits for "
+                         "nothing"));
       }
       ct.instructions.push_back(std::move(t));
       continue;
@@ -215,7 +216,7 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
   }
 
   for (InstructionTiming& t : ct.instructions) {
-    if (t.role == Role::kAsyncStart && t.partner() < 0) run_synchronously(t, target);
+    if (t.role == Role::kAsyncStart && t.partner() < 0) run_synchronously(t, target.recorder());
   }
   absl::StatusOr<std::vector<AsyncPairTiming>> pairs = run_clock(ct, "schedule");
   if (!pairs.ok()) return pairs.status();
@@ -226,13 +227,12 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
       start.collective->hidden_s = p.hidden_s;
       start.collective->exposed_s = p.exposed_s;
     }
-    if (!target.explain()) continue;
+    if (!target.in().explain()) continue;
     // (StrCat and to_chars: a sharded module has thousands of pairs.)
-    done.explanation = target.save(absl::StrCat(
+    done.explanation = target.memo().save(absl::StrCat(
         "waits for ", sv(start.instruction->name()), ": latency ",
         util::general_text(p.latency_s, 4), " s, ", util::general_text(p.hidden_s, 4),
-        " s hidden behind the ops in between, ", util::general_text(p.exposed_s, 4),
-        " s exposed"));
+        " s hidden behind the ops in between, ", util::general_text(p.exposed_s, 4), " s exposed"));
   }
   for (InstructionTiming& t : ct.instructions) {
     if (t.role == Role::kCollective && t.collective) t.collective->exposed_s = t.time_s;
@@ -328,8 +328,8 @@ absl::StatusOr<RooflineMap> roofline_schedule(const Module& module, const Timing
 absl::StatusOr<TimingMap> time_computations(Target& target) {
   TimingMap timings;
   // Callees come before their callers, so every callee is timed when its caller is.
-  for (const Computation* c : target.module().computations()) {
-    const ComputationCost* role = target.cost().find(c);
+  for (const Computation* c : target.in().module.computations()) {
+    const ComputationCost* role = target.in().cost.find(c);
     if (role == nullptr || role->role != CostRole::kScheduled) continue;
     absl::StatusOr<ComputationTiming> t = time_computation(*c, timings, target);
     if (!t.ok()) return t.status();

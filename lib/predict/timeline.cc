@@ -118,17 +118,18 @@ class TimelineBuilder {
 
 }  // namespace
 
-std::vector<TimelineEvent> build_timeline(const TimingMap& timings, Target& target) {
-  const Module& module = target.module();
-  const bool keep = target.options().timeline;
+std::vector<TimelineEvent> build_timeline(const TimingMap& timings, const TargetInputs& inputs,
+                                          Recorder& recorder) {
+  const Module& module = inputs.module;
+  const bool keep = inputs.options.timeline;
   // The slices counted first: a timeline not kept is only counted (whether it is cut), a kept
   // one is then made in a vector of its size (grown as the slices came, it held up to twice
   // that).
-  TimelineBuilder counter(timings, target.options(), false);
+  TimelineBuilder counter(timings, inputs.options, false);
   counter.place(module.entry(), 0, 0);
   std::vector<TimelineEvent> events;
   if (keep) {
-    TimelineBuilder builder(timings, target.options(), true, counter.placed() + 1);
+    TimelineBuilder builder(timings, inputs.options, true, counter.placed() + 1);
     builder.place(module.entry(), 0, 0);
     events = std::move(builder).take();
   }
@@ -136,7 +137,7 @@ std::vector<TimelineEvent> build_timeline(const TimingMap& timings, Target& targ
     // Said without the timeline too: the outputs do not depend on whether it was kept.
     const std::string cut = absl::StrCat("the timeline holds its first ", kMaxEvents,
                                          " slices; later ones are left out");
-    target.assume(cut);
+    recorder.assume(cut);
     if (!keep) return events;
     // Said in the trace too: a slice over the whole step on a track of its own, first (the
     // slices are in start order).
