@@ -125,12 +125,7 @@ int show_device(const std::string& text, bool json, const std::vector<std::strin
   absl::StatusOr<DeviceTarget> choice = resolve_device(text, nullptr, {.settings = settings});
   if (!choice.ok()) return fail(choice.status());
   const DeviceSpec* d = &choice->spec;
-  std::optional<Topology> topology;
-  if (!choice->topology.empty()) {
-    absl::StatusOr<Topology> t = make_topology(*d, choice->topology);
-    if (!t.ok()) return fail(t.status());
-    topology = *std::move(t);
-  }
+  const std::optional<Topology>& topology = choice->slice;
   if (json) {
     // The spec itself (data/hardware/README.md): a file of it is a device for every command.
     absl::StatusOr<std::string> spec_json = device_spec_to_json(*d);

@@ -353,6 +353,7 @@ absl::StatusOr<DeviceTarget> resolve_device(std::string_view device_text, const 
           " sit idle"));
     }
   }
+  target.slice = *std::move(topology);
   return target;
 }
 

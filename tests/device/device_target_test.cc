@@ -283,8 +283,16 @@ ENTRY e {
   REQUIRE(four.ok());
   absl::StatusOr<DeviceTarget> idle = resolve_device("tpu_v5e:4x4", &*four);
   REQUIRE(idle.ok());
-  CHECK(any_contains(idle->diagnostics.notes, "topology 4x4 holds 16 devices; the module runs on 4 "
-                                  "(replica_count x num_partitions), so 12 sit idle"));
+  CHECK(any_contains(idle->diagnostics.notes,
+                     "topology 4x4 holds 16 devices; the module runs on 4 "
+                     "(replica_count x num_partitions), so 12 sit idle"));
+  // The slice comes parsed, for whoever times it; none when none was given.
+  REQUIRE(idle->slice.has_value());
+  CHECK(idle->slice->num_devices() == 16);
+  CHECK(idle->slice->shape == "4x4");
+  absl::StatusOr<DeviceTarget> unsliced = resolve_device("tpu_v5e", &*four);
+  REQUIRE(unsliced.ok());
+  CHECK(!unsliced->slice.has_value());
 }
 
 TEST_CASE("settings change the spec's figures, and say so") {

@@ -17,6 +17,7 @@
 #ifndef HLOROOF_DEVICE_TARGET_H_
 #define HLOROOF_DEVICE_TARGET_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "hloroof/device.h"
 #include "hloroof/diagnostics.h"
+#include "hloroof/topology.h"
 
 namespace hloroof {
 
@@ -45,6 +47,8 @@ struct DeviceTarget {
   // device has (check_slice). Empty: none given, the smallest that holds the module is inferred
   // (infer_topology).
   std::string topology;
+  // That slice as make_topology reads it; nullopt when none was given.
+  std::optional<Topology> slice;
   DeviceSource source = DeviceSource::kNamed;
   // What the reader should know (notes), one sentence each, for a report's assumptions: the
   // device chosen for the module's platform, what a device kind or accelerator type stands for,
