@@ -24,13 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::read_example;
-
-std::string file_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
+using testing::read_file;
 
 TEST_CASE("an analysis gives what its parts give one after the other") {
   absl::StatusOr<Module> module = parse_module(read_example("tpu_v5e_train_step.hlo"));
@@ -59,7 +53,7 @@ TEST_CASE("an analysis gives what its parts give one after the other") {
   absl::StatusOr<XSpaceFile> expected_xspace = write_xspace(
       *module, *expected_prediction, target->spec, (dir / "alone").string(), xspace_options);
   REQUIRE(expected_xspace.ok());
-  const std::string expected_bytes = file_bytes(expected_xspace->path);
+  const std::string expected_bytes = read_file(expected_xspace->path);
 
   for (int threads : {1, 2}) {
     for (bool with_xspace : {false, true}) {
@@ -90,7 +84,7 @@ TEST_CASE("an analysis gives what its parts give one after the other") {
       CHECK(advice_to_json(*advice) == advice_to_json(*expected_advice));
       if (with_xspace) {
         REQUIRE(analysis.write_xspace().ok());
-        CHECK(file_bytes(analysis.write_xspace()->path) == expected_bytes);
+        CHECK(read_file(analysis.write_xspace()->path) == expected_bytes);
         // Read by the XSpace, the timeline was freed.
         CHECK(analysis.prediction()->timeline.empty());
       } else {

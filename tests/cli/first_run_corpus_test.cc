@@ -11,9 +11,12 @@
 
 #include "cli_runner.h"
 #include "corpus.h"
+#include "examples.h"
 #include "nlohmann/json.hpp"
 
 namespace {
+
+using hloroof::testing::read_file;
 
 namespace fs = std::filesystem;
 using hloroof::testing::run_cli;
@@ -82,13 +85,6 @@ TEST_CASE("advise on a real module before layout assignment: no layout copies") 
 constexpr const char* kGemma3 =
     "xla/xla.backends.cpu.benchmarks.huge_hlo.gemma3_4b_text_keras_jax_batch1_in8_out100.hlo__0001"
     ".hlo";
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 TEST_CASE("outputs made in pieces are the same bytes whatever the number of threads") {
   const std::string file = (hloroof::testing::corpus_or_skip(kGemma3) / kGemma3).string();

@@ -8,23 +8,19 @@
 #include <string>
 
 #include "cli_runner.h"
+#include "examples.h"
 #include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
 #include "nlohmann/json.hpp"
 
 namespace {
 
+using hloroof::testing::read_file;
+
 namespace fs = std::filesystem;
 using hloroof::testing::run_cli;
 
 const fs::path kData = fs::path(HLOROOF_SOURCE_DIR) / "tests" / "data";
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 fs::path write_file(const std::string& name, const std::string& bytes) {
   const fs::path p = fs::path(HLOROOF_TEST_OUT) / name;

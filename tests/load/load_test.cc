@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "absl/strings/string_view.h"
+#include "examples.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/load.h"
@@ -19,14 +20,9 @@ using namespace hloroof;
 
 namespace {
 
-const fs::path kXlaTestFiles = fs::path(HLOROOF_SOURCE_DIR) / "tests/data/xla_test_files";
+using hloroof::testing::read_file;
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+const fs::path kXlaTestFiles = fs::path(HLOROOF_SOURCE_DIR) / "tests/data/xla_test_files";
 
 void write_file(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);

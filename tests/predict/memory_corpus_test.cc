@@ -10,23 +10,19 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include "hloroof/hlo_text.h"
+#include "corpus.h"
+#include "examples.h"
 #include "hloroof/analysis_json.h"
+#include "hloroof/hlo_text.h"
 #include "hloroof/instruction.h"
 #include "hloroof/memory.h"
-#include "corpus.h"
 
 namespace {
 
+using hloroof::testing::read_file;
+
 namespace fs = std::filesystem;
 using hloroof::MemoryReport;
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // What must hold for any report.
 void check_consistent(const MemoryReport& r) {

@@ -11,12 +11,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "examples.h"
 #include "nlohmann/json.hpp"
 #include "profile_test_util.h"
 
 namespace hloroof {
 namespace {
 
+using testing::read_file;
 using testing::run_cli;
 using testing::TempDir;
 using testing::write_file;
@@ -77,11 +79,6 @@ TEST_CASE("hloroof profile joins the profile with the prediction") {
   CHECK(nlohmann::json::parse(one.out)["plane"] == "/device:GPU:1");
 }
 
-std::string read_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 TEST_CASE("profile --xspace: the measured and the predicted run side by side in one log dir") {
   Files f;
   const std::filesystem::path log = f.dir.path() / "side";
@@ -92,12 +89,12 @@ TEST_CASE("profile --xspace: the measured and the predicted run side by side in 
   check_width(r.out);
   // The measured run keeps its folder's name (r1) and host (host0), copied byte for byte.
   const std::filesystem::path measured = log / "plugins/profile/measured_r1/host0.xplane.pb";
-  CHECK(read_bytes(measured) == read_bytes(f.profile));
+  CHECK(read_file(measured) == read_file(f.profile));
   CHECK(absl::StrContains(r.out, "(copied)"));
   // The predicted run: its module carries the measured program id (the profile's "jit_step(3)").
   xplane::XSpace predicted;
   REQUIRE(predicted.ParseFromString(
-      read_bytes(log / "plugins/profile/predicted_h100/hloroof-predicted.xplane.pb")));
+      read_file(log / "plugins/profile/predicted_h100/hloroof-predicted.xplane.pb")));
   bool named = false;
   for (const xplane::XPlane& plane : predicted.planes()) {
     for (const auto& [id, m] : plane.event_metadata()) named |= m.name() == "jit_step(3)";

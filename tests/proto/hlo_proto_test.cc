@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "examples.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
@@ -18,12 +19,7 @@ using namespace hloroof;
 
 namespace {
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using hloroof::testing::read_file;
 
 // Protobuf wire format: a tag is (field << 3) | wire type; 0 varint, 2 length-delimited.
 std::string varint(uint64_t v) {

@@ -15,6 +15,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "examples.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
@@ -25,12 +26,7 @@ using namespace hloroof;
 
 namespace {
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using hloroof::testing::read_file;
 
 // The printed module as blocks (header, each computation), sorted, with each stack_frame_id
 // replaced by the stack it names (file:line function, innermost first) and the stack-frame
