@@ -739,9 +739,10 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
   };
   bool gemm_done = false;
   // The share of its peak this chip's large GEMMs reach: tpu7x's measured plateau, another
-  // chip's gemm_plateau figure (else its peak).
-  const double kernel_share =
+  // chip's gemm_plateau figure (else its peak). The borrowed ramp is scaled to it.
+  const double chip_plateau =
       own_tpu_tables(device) ? fits.gemm_plateau : device.gemm_plateau.value_or(1.0);
+  const double ramp_scale = fits.gemm_plateau / chip_plateau;
   if (work.matrix_flops > 0 && !gemms.empty()) {
     const int64_t mxu = mxu_of(device, assumptions);
     double gemm_s = 0;
@@ -756,9 +757,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
       // (docs/accuracy.md, "TPUs").
       const double padded = measured::padded_flops(g.shape, mxu);
       const double work_s = std::max(0.0, fits.gemm_time_s(padded) - fits.hbm.latency_s);
-      const double plateau =
-          own_tpu_tables(device) ? 1 : fits.gemm_plateau / device.gemm_plateau.value_or(1.0);
-      gemm_s += std::max(padded / own_peak, work_s * fits.gemm_peak * plateau / own_peak);
+      gemm_s += std::max(padded / own_peak, work_s * fits.gemm_peak * ramp_scale / own_peak);
       if (g.unit != "bf16") {
         note_once(assumptions,
                   absl::StrCat(device.name, " ", sv(g.unit),
@@ -786,10 +785,10 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
       consider(s, *kHostLink);
     } else if (t.bound == Bound::kMatrix && gemm_done) {
       continue;
-    } else if (t.bound == Bound::kMatrix && gemms.empty() && kernel_share < 1) {
+    } else if (t.bound == Bound::kMatrix && gemms.empty() && chip_plateau < 1) {
       // A kernel's matrix work (a Pallas call's stated FLOPs): no faster than the chip's
       // large GEMMs, at their plateau.
-      const double s = t.time_s / kernel_share;
+      const double s = t.time_s / chip_plateau;
       if (explain) named.push_back({Term::kKernelMatrix, s});
       consider(s, names.gemm);
     } else {
@@ -825,7 +824,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
             break;
           case Term::kKernelMatrix:
             how.push_back(absl::StrCat("the kernel's matrix work at the GEMM plateau, ",
-                                       util::fixed_text(kernel_share, 2), " of peak: ",
+                                       util::fixed_text(chip_plateau, 2), " of peak: ",
                                        seconds(s)));
             break;
           case Term::kHbm:
