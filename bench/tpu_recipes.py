@@ -174,17 +174,18 @@ def predicted(name, r, hloroof, keep):
 
 
 HEADER = (f"{'recipe':<19} {'chips':>5} {'measured':>9} {'expected':>15} {'roofline':>9} "
-          f"{'MFU meas/exp':>13} {'temp XLA/ours':>13} {'compile':>7}")
+          f"{'MFU meas/exp':>13} {'temp XLA,ours':>13} {'compile':>7}")
 
 
 def row_text(row):
     """One recipe's line of the table (100 columns at most)."""
     x, o = row["xla_memory"], row["our_memory"]
     ratio = row["expected_step_s"] / row["measured_step_s"]
+    temp_ratio = (o.get("temp_bytes") or 0) / max(x["temp_size_in_bytes"], 1)  # ours over XLA's
     return (f"{row['recipe']:<19} {row['chips']:>5} {row['measured_step_s']:>8.3f}s "
             f"{row['expected_step_s']:>7.3f}s x{ratio:<5.2f} {row['roofline_step_s']:>8.3f}s "
             f"{row['mfu_measured']:>6.1%}/{row['mfu_expected']:<6.1%} "
-            f"{x['temp_size_in_bytes'] / 1e9:>5.1f}/{(o.get('temp_bytes') or 0) / 1e9:<5.1f}GB "
+            f"{x['temp_size_in_bytes'] / 1e9:>5.2f}GB x{temp_ratio:<5.3f} "
             f"{row['compile_s']:>6.0f}s")
 
 

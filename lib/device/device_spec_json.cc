@@ -335,6 +335,7 @@ absl::Status SpecReader::read(const json& root) {
                       "device_note", "matrix_flops_per_s", "vector_flops_per_s",
                       "transcendentals_per_s", "hbm", "on_chip_memory", "host_link",
                       "per_op_overhead", "launch_floor", "mxu_size", "gemm_plateau",
+                      "tuple_table_granule",
                       "matmul_efficiency", "hbm_efficiency", "collective_bandwidth_efficiency",
                       "collective_latency", "interconnect", "default_tiles", "notes"});
       !s.ok()) {
@@ -407,6 +408,10 @@ absl::Status SpecReader::read(const json& root) {
   absl::StatusOr<std::optional<int64_t>> mxu =
       count_figure(root, "", "mxu_size", "elements", 8, 4096, /*required=*/false);
   if (!mxu.ok()) return mxu.status();
+  // Read by the memory report from `figures` (DeviceSpec::figure("tuple_table_granule")).
+  absl::StatusOr<std::optional<int64_t>> granule = count_figure(
+      root, "", "tuple_table_granule", "B", 1, int64_t{1} << 20, /*required=*/false);
+  if (!granule.ok()) return granule.status();
   absl::StatusOr<std::optional<double>> plateau = fraction_figure(root, "gemm_plateau");
   if (!plateau.ok()) return plateau.status();
   spec_->gemm_plateau = *plateau;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -377,12 +378,13 @@ bool uses_elementwise_or_tuple(const Instruction& i) {
 }
 
 // May `user` write its result over operand `operand_number` (XLA: elementwise ops, and loop
-// or input fusions whose parameter is only read elementwise)?
-bool elementwise_in_operand(const Instruction& user, int64_t operand_number) {
+// or input fusions whose parameter is only read elementwise; output fusions too where
+// `output_fusions` says so)?
+bool elementwise_in_operand(const Instruction& user, int64_t operand_number, bool output_fusions) {
   if (is_elementwise(user.opcode())) return true;
   if (user.opcode() != Opcode::kFusion) return false;
   const std::string_view kind = user.fusion_kind();
-  if (kind != "kLoop" && kind != "kInput") return false;
+  if (kind != "kLoop" && kind != "kInput" && !(output_fusions && kind == "kOutput")) return false;
   const Computation* fused = user.computation_attribute(AttrId::kCalls);
   if (fused == nullptr) return false;
   for (const Instruction* parameter : fused->parameters()) {
@@ -391,6 +393,21 @@ bool elementwise_in_operand(const Instruction& user, int64_t operand_number) {
     }
   }
   return false;
+}
+
+// An integer or predicate scalar: what a loop counter or a branch's predicate is.
+bool is_control_scalar(const Shape& shape) {
+  if (!shape.is_array() || shape.rank() != 0) return false;
+  switch (shape.element_type) {
+    case PrimitiveType::kPred:
+    case PrimitiveType::kS32:
+    case PrimitiveType::kU32:
+    case PrimitiveType::kS64:
+    case PrimitiveType::kU64:
+      return true;
+    default:
+      return false;
+  }
 }
 
 // The order in which XLA's BufferAssigner takes buffers of equal size (live-out ones first):
@@ -812,8 +829,9 @@ using ReusableBySpace = absl::flat_hash_map<int64_t, ReusableAllocations>;
 
 class Assigner {
  public:
-  Assigner(const ModuleLiveness& liveness, absl::Span<const int32_t> lives_of)
-      : liveness_(liveness) {
+  Assigner(const ModuleLiveness& liveness, absl::Span<const int32_t> lives_of,
+           const AssignmentRules& rules)
+      : liveness_(liveness), rules_(rules) {
     for (int32_t id : lives_of) out_.lives[id] = {-1, -1};
   }
 
@@ -839,7 +857,12 @@ class Assigner {
   void place_parameter_run(const BufferItem& item);
   void place_parameter(const BufferItem& item, const Value& value, ReusableBySpace& reusable);
   bool try_reuse(int32_t id, const Value& value, ReusableBySpace& reusable);
-  TempGroups group_temporaries(const std::vector<Value>& values);
+  TempGroups group_temporaries(const std::vector<Value>& values, int64_t alignment);
+  // `bytes` rounded up to a multiple of `a`.
+  static int64_t aligned(int64_t bytes, int64_t a) {
+    if (a <= 1 || bytes % a == 0 || bytes > std::numeric_limits<int64_t>::max() - a) return bytes;
+    return bytes + (a - bytes % a);
+  }
   void pack_temporaries(int64_t memory_space, std::vector<Value> values);
   // liveness_.leaves_of, keeping the last computation's analysis: calls in a row mostly ask
   // about instructions of one computation.
@@ -852,6 +875,7 @@ class Assigner {
   }
 
   const ModuleLiveness& liveness_;
+  const AssignmentRules rules_;
   ModuleAssignment out_;
   std::unordered_map<const ComputationLiveness*, Times> times_;
   int64_t clock_ = 0;
@@ -939,7 +963,12 @@ bool Assigner::can_share(const Value& operand, const Value& user) const {
   if (!(*o.shape() == *u.shape())) return false;
   for (size_t k = 0; k < i->operand_count(); ++k) {
     for (int32_t id : leaves_of(*i->operand(k))) {
-      if (id == operand.buffer) return elementwise_in_operand(*i, static_cast<int64_t>(k));
+      if (id == operand.buffer) {
+        if (!rules_.share_copied_operands && i->operand(k)->opcode() == Opcode::kCopyDone) {
+          return false;
+        }
+        return elementwise_in_operand(*i, static_cast<int64_t>(k), rules_.output_fusions_share);
+      }
     }
   }
   return false;
@@ -1006,7 +1035,7 @@ int32_t Assigner::new_allocation(AllocationKind kind, const Buffer& b) {
 
 // Groups the temporaries (sorted by start): a value takes over the group of an operand's value
 // that ends where it starts, where XLA lets the two share (each operand's value at most once).
-TempGroups Assigner::group_temporaries(const std::vector<Value>& values) {
+TempGroups Assigner::group_temporaries(const std::vector<Value>& values, int64_t alignment) {
   const std::vector<Buffer>& buffers = liveness_.buffers();
   TempGroups out;
   std::vector<TempGroup>& groups = out.groups;
@@ -1042,17 +1071,18 @@ TempGroups Assigner::group_temporaries(const std::vector<Value>& values) {
         if (shared >= 0) break;
       }
     }
+    const int64_t bytes = aligned(b.padded_bytes(), alignment);
     if (shared >= 0) {
       TempGroup& g = groups[shared];
       g.end = std::max(g.end, v.end);
-      g.bytes = std::max(g.bytes, b.padded_bytes());
+      g.bytes = std::max(g.bytes, bytes);
       out.next_member[g.last] = k;
       g.last = k;
       group_of[k] = shared;
       ++out_.shared_with_operand;
     } else {
       group_of[k] = static_cast<int32_t>(groups.size());
-      groups.push_back({v.start, v.end, b.padded_bytes(), k, k});
+      groups.push_back({v.start, v.end, bytes, k, k});
     }
   }
   return out;
@@ -1060,17 +1090,28 @@ TempGroups Assigner::group_temporaries(const std::vector<Value>& values) {
 
 // The heap simulator over the temporaries of one memory space: results take over a dying
 // operand's bytes where XLA allows it, then a best-fit heap places the groups, largest first
-// or longest-lived first, whichever needs less (XLA's ChooseBestHeapAlgorithm).
+// or longest-lived first, whichever needs less (XLA's ChooseBestHeapAlgorithm), or in order
+// of their first use (AssignmentRules::program_order_heap).
 void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values) {
   sort_by_start(values, clock_);
-  const TempGroups grouped = group_temporaries(values);
+  // Only device memory's heap is aligned (the TPU compiler's on-chip ones are not).
+  const TempGroups grouped =
+      group_temporaries(values, memory_space == 0 ? rules_.alignment : int64_t{1});
   const std::vector<TempGroup>& groups = grouped.groups;
   BestFitHeap heap_of(groups);
   std::vector<int64_t> offsets, other;
-  int64_t heap = heap_of.place(heap_order(groups, /*spatial=*/true, clock_), offsets, out_.steps);
+  std::vector<size_t> in_order;
+  if (rules_.program_order_heap) {  // the groups are made in order of their start
+    in_order.resize(groups.size());
+    std::iota(in_order.begin(), in_order.end(), size_t{0});
+  }
+  int64_t heap = heap_of.place(
+      rules_.program_order_heap ? in_order : heap_order(groups, /*spatial=*/true, clock_),
+      offsets, out_.steps);
   // When the first order reaches the most bytes live at one time the second, kept only when
   // it needs fewer, cannot win: it is not run.
-  if (groups.size() <= kSecondOrderLimit && heap > most_live_bytes(groups)) {
+  if (!rules_.program_order_heap && groups.size() <= kSecondOrderLimit &&
+      heap > most_live_bytes(groups)) {
     const int64_t second =
         heap_of.place(heap_order(groups, /*spatial=*/false, clock_), other, out_.steps);
     if (second < heap) {
@@ -1079,6 +1120,14 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
     }
   }
 
+  if (rules_.control_scalars_free && memory_space == 0 &&
+      std::all_of(values.begin(), values.end(), [this](const Value& v) {
+        const Shape* shape = liveness_.buffers()[v.buffer].shape();
+        return shape != nullptr && is_control_scalar(*shape);
+      })) {
+    heap = 0;
+    std::fill(offsets.begin(), offsets.end(), 0);
+  }
   Allocation temp;
   temp.kind = AllocationKind::kTemp;
   temp.memory_space = memory_space;
@@ -1211,6 +1260,7 @@ void Assigner::place_parameter(const BufferItem& item, const Value& value,
 // of its operands, then the smallest reusable allocation first.
 bool Assigner::try_reuse(int32_t id, const Value& value, ReusableBySpace& reusable) {
   const Buffer& b = liveness_.buffers()[id];
+  if (!b.is_output && !rules_.temporaries_in_live_out) return false;
   if (b.instruction != nullptr && !b.instruction->shape().is_tuple()) {
     for (const Instruction* operand : b.instruction->operands()) {
       absl::Span<const int32_t> leaves = leaves_of(*operand);
@@ -1268,14 +1318,23 @@ ModuleAssignment Assigner::run() {
   for (const auto& [space, values] : deferred) spaces.push_back(space);
   std::sort(spaces.begin(), spaces.end());
   for (int64_t space : spaces) pack_temporaries(space, std::move(deferred[space]));
+  if (rules_.root_tables_bytes > 0) {
+    Allocation tables;
+    tables.kind = AllocationKind::kOutput;
+    tables.bytes = rules_.root_tables_bytes;
+    tables.maybe_live_out = true;
+    tables.index = out_.allocation_count++;
+    out_.allocations.push_back(tables);
+  }
   return std::move(out_);
 }
 
 }  // namespace
 
 ModuleAssignment assign_buffers(const ModuleLiveness& liveness,
-                                absl::Span<const int32_t> lives_of) {
-  Assigner assigner(liveness, lives_of);
+                                absl::Span<const int32_t> lives_of,
+                                const AssignmentRules& rules) {
+  Assigner assigner(liveness, lives_of, rules);
   return assigner.run();
 }
 

@@ -83,6 +83,42 @@ struct ModuleAssignment {
   int64_t steps = 0;
 };
 
+// Where the allocators of XLA's backends differ (docs/memory.md, "On TPU"). The defaults are
+// the open-source BufferAssigner's (GPU, CPU); tpu() gives the rules the TPU compiler's
+// buffer-assignment dumps show.
+struct AssignmentRules {
+  // A temporary may go into an output or donated-parameter allocation it does not overlap.
+  bool temporaries_in_live_out = true;
+  // An output fusion (kOutput) may write over a dying operand it reads only elementwise, as a
+  // loop or input fusion may.
+  bool output_fusions_share = false;
+  // A result may write over a dying operand that an asynchronous copy (copy-done) delivered.
+  bool share_copied_operands = true;
+  // The heap places the temporaries in order of their first use (best fit), rather than largest
+  // first or longest-lived first, whichever needs less.
+  bool program_order_heap = false;
+  // Every temporary's offset in the device-memory heap, and that heap's size, are multiples of
+  // this.
+  int64_t alignment = 1;
+  // A device-memory heap of integer and predicate scalars only (loop counters, predicates)
+  // takes no bytes of the temp allocation.
+  bool control_scalars_free = false;
+  // An output allocation of this many bytes for the entry root's tuple pointer tables (0:
+  // none); it holds no buffer.
+  int64_t root_tables_bytes = 0;
+
+  static AssignmentRules tpu() {
+    AssignmentRules r;
+    r.temporaries_in_live_out = false;
+    r.output_fusions_share = true;
+    r.share_copied_operands = false;
+    r.program_order_heap = true;
+    r.alignment = int64_t{16} << 10;
+    r.control_scalars_free = true;
+    return r;
+  }
+};
+
 // Follows the order and rules of XLA's BufferAssigner for a module with a schedule:
 // parameters and constants get allocations of their own; buffers are taken largest first
 // (outputs first among equals, then by definition order); an output gets an allocation of its
@@ -92,8 +128,10 @@ struct ModuleAssignment {
 // ranges, where a result may take over the bytes of an operand whose last use it is
 // (elementwise, same shape).
 // The lives of the buffers `lives_of` names are kept (ModuleAssignment::life_of).
+// `rules` changes what the backend's allocator does differently.
 ModuleAssignment assign_buffers(const ModuleLiveness& liveness,
-                                absl::Span<const int32_t> lives_of = {});
+                                absl::Span<const int32_t> lives_of = {},
+                                const AssignmentRules& rules = {});
 
 }  // namespace hloroof::detail
 

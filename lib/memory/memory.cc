@@ -359,6 +359,33 @@ CapacityCheck check_capacity(int64_t peak_bytes, const DeviceSpec& device, Capac
 namespace {
 
 // The counted buffers and their device bytes by kind.
+// True when some device array has a tiled layout: only the TPU compiler writes those.
+bool tpu_tiled(const std::vector<Buffer>& buffers) {
+  return std::any_of(buffers.begin(), buffers.end(), [](const Buffer& b) {
+    return b.counted && b.tier() == MemoryTier::kDevice && b.shape()->layout &&
+           !b.shape()->layout->tiles.empty();
+  });
+}
+
+// The index tables of the tuples in `shape` (the root's own included): 4 bytes per element,
+// each table rounded up to `granule` bytes, as the TPU compiler sizes them
+// (data/hardware/README.md, `tuple_table_granule`).
+int64_t tuple_table_bytes(const Shape& shape, int64_t granule) {
+  if (!shape.is_tuple() || granule <= 0) return 0;
+  const TupleElements& elements = shape.elements;
+  const auto n = static_cast<int64_t>(elements.size());
+  int64_t bytes = (4 * n + granule - 1) / granule * granule;
+  if (shape.depth() <= 1) return bytes;
+  // Each distinct element's tables once, counted as often as it appears.
+  std::vector<int64_t> of_distinct(elements.distinct().size(), -1);
+  for (size_t i = 0; i < elements.size(); ++i) {
+    int64_t& d = of_distinct[elements.distinct_index(i)];
+    if (d < 0) d = tuple_table_bytes(elements[i], granule);
+    bytes += d;
+  }
+  return bytes;
+}
+
 void add_step_totals(const std::vector<Buffer>& buffers, MemoryReport& r) {
   for (const Buffer& b : buffers) {
     if (!b.counted) continue;
@@ -447,8 +474,8 @@ void add_notes(const std::vector<std::string>& liveness_notes, const std::vector
                      : check_capacity(r.peak_bytes, *device, CapacityBasis::kPeak);
     if (device->kind == DeviceKind::kTpu) {
       r.notes.push_back(
-          "TPU: buffer assignment and allocation are not public; the footprint assumes the TPU "
-          "runtime holds every allocation for the whole step as the GPU runtime does");
+          "TPU: the footprint assumes the TPU runtime holds every allocation for the whole step "
+          "as the GPU runtime does");
     }
     if (device->kind == DeviceKind::kTpu) {
       if (int64_t n = untiled_device_arrays(buffers); n > 0) {
@@ -510,8 +537,18 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
     peak_ids = std::move(largest).sorted();
   }
 
-  // Whole-step totals and the largest buffers.
+  // Whole-step totals and the largest buffers. A program the TPU compiler wrote (tiled
+  // layouts; not for another kind of device) is assigned by that compiler's rules, and its
+  // output's tuple index tables are output bytes where the device gives their size.
   add_step_totals(buffers, r);
+  const bool tpu = (device == nullptr || device->kind == DeviceKind::kTpu) && tpu_tiled(buffers);
+  detail::AssignmentRules rules = tpu ? detail::AssignmentRules::tpu() : detail::AssignmentRules{};
+  const DeviceFigure* granule = device != nullptr ? device->figure("tuple_table_granule") : nullptr;
+  if (tpu && granule != nullptr && entry_computation.root() != nullptr) {
+    rules.root_tables_bytes = tuple_table_bytes(entry_computation.root()->shape(),
+                                                static_cast<int64_t>(granule->value));
+    r.output_bytes += rules.root_tables_bytes;
+  }
   const std::vector<int32_t> largest_ids = largest_counted(buffers, options.top_buffers);
   std::vector<int32_t> placed_ids;  // MemoryOptions::placements, ordered as largest_ids
   if (options.buffer_assignment && options.placements > 0) {
@@ -524,7 +561,7 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   described.insert(described.end(), placed_ids.begin(), placed_ids.end());
   ModuleAssignment assignment;
   if (options.buffer_assignment) {
-    assignment = detail::assign_buffers(*liveness, described);
+    assignment = detail::assign_buffers(*liveness, described, rules);
   } else {
     assignment.allocation_of.assign(buffers.size(), -1);
   }
@@ -533,6 +570,12 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
   for (int32_t id : peak_ids) {
     r.peak_buffers.push_back(
         describe(buffers[id], entry_computation, assignment, id, leaves, shapes));
+  }
+  if (tpu && options.buffer_assignment) {
+    r.notes.push_back(
+        "buffer assignment by the TPU compiler's rules: no temporaries in output allocations, "
+        "output fusions over dying operands, a heap packed in program order at 16 KiB "
+        "(docs/memory.md, \"On TPU\")");
   }
   r.temps_in_live_out = assignment.temps_in_live_out;
   r.shared_with_operand = assignment.shared_with_operand;

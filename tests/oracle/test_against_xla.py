@@ -42,16 +42,22 @@ def test_against_xla(results, target, program):
         xla, ours = figures[name]
         if xla is not None:
             assert ours == pytest.approx(xla, rel=1e-6), name
-    # Output bytes: XLA adds the output tuple's pointer table (at most 512 B seen).
+    # Output bytes: XLA adds the output tuple's pointer table (at most 512 B seen); on a TPU
+    # hloroof counts it too (the device's tuple_table_granule).
     xla, ours = figures["output bytes"]
-    assert 0 <= xla - ours <= 512
+    if target.startswith("tpu"):
+        assert ours == xla
+    else:
+        assert 0 <= xla - ours <= 512
     # Bytes accessed: XLA's TPU analysis charges some small context buffers more (README);
     # within 4 % on the small programs, 25 % on the train steps (async collectives).
     xla, ours = figures["bytes accessed"]
     bound = 0.25 if program.startswith("transformer") else 0.04
     assert xla is None or abs(xla - ours) <= bound * xla
-    # Temp bytes: exact or below XLA's on the CPU by tuple tables and alignment (< 1 KiB);
-    # TPU temp allocation is a lower bound (README: the TPU compiler's scoped buffers).
+    # Temp bytes: exact or below XLA's on the CPU by tuple tables and alignment (< 1 KiB).
+    # On a TPU, below XLA's by at most the tuples' pointer tables XLA put in its device-memory
+    # heap, each in a 16 KiB place of its own (docs/memory.md, "On TPU"); exact without them.
+    # Not so for v5p's two train steps (XLA 1.44 and 1.62 MB, hloroof 0.48 and 0.61 MB).
     # On the GPU, XLA starts each temporary at a 256-byte boundary of its temp allocation and
     # keeps each tuple's pointer table there too: at most 256 B a value over ours (README).
     xla, ours = figures["temp bytes"]
@@ -59,8 +65,10 @@ def test_against_xla(results, target, program):
         assert 0 <= xla - ours < 1024
     elif target.startswith("gpu"):
         assert 0 <= xla - ours <= 256 * results[(target, program)]["temp values"]
+    elif target.startswith("tpu_v5p") and program.startswith("transformer"):
+        assert ours <= xla  # v5p's train steps: XLA's heap holds more than this explains
     else:
-        assert ours <= xla
+        assert 0 <= xla - ours <= 16384 * results[(target, program)]["tuple tables"]
 
 
 @pytest.mark.parametrize("target,program", [(t, p) for t, p, _ in CASES])

@@ -345,6 +345,69 @@ ENTRY e {
   CHECK(r.capacity->checked_bytes == 4608);
 }
 
+// A program the TPU compiler wrote (tiled layouts) is assigned by its rules (docs/memory.md, "On
+// TPU"). p 4096 B; t 4096 B temp [1,2]; u 16384 B temp [2,3]; o 4096 B output [3,END].
+constexpr std::string_view kTiled = R"(
+HloModule tpu_rules, is_scheduled=true
+ENTRY e {
+  p = f32[8,128]{1,0:T(8,128)} parameter(0)
+  t = f32[8,128]{1,0:T(8,128)} negate(p)
+  u = f32[32,128]{1,0:T(8,128)} concatenate(t, t, t, t), dimensions={0}
+  ROOT o = f32[8,128]{1,0:T(8,128)} slice(u), slice={[0:8], [0:128]}
+}
+)";
+
+TEST_CASE("a TPU program's temporaries stay out of outputs, in program order, at 16 KiB") {
+  absl::StatusOr<hloroof::DeviceSpec> v5e = hloroof::device("tpu_v5e");
+  REQUIRE(v5e.ok());
+  const MemoryReport r = analyze(kTiled, {.top_buffers = 0}, &*v5e);
+  // t is dead before o is defined, but no temporary goes into an output allocation: both
+  // temporaries are in the heap. t begins first: offset 0, its 4096 B in a 16 KiB place; u
+  // meets t at 2: offset 16384, 16384 B. temp = 32768 B (largest first would have put u at 0).
+  CHECK(r.temps_in_live_out == 0);
+  CHECK(allocation_of(r, "t").kind == AllocationKind::kTemp);
+  CHECK(buffer(r, "t").allocation_offset == 0);
+  CHECK(buffer(r, "u").allocation_offset == 16384);
+  CHECK(r.temp_bytes == 32768);
+  CHECK(r.output_bytes == 4096);  // an array root: no tuple table
+  CHECK(r.footprint_bytes == 4096 + 4096 + 32768);
+
+  // The same text for a GPU follows XLA's open-source rules: t goes into o's allocation
+  // (4096 <= 4096, lives apart), u alone in the heap: temp 16384 B, unaligned.
+  absl::StatusOr<hloroof::DeviceSpec> h100 = hloroof::device("h100");
+  REQUIRE(h100.ok());
+  const MemoryReport g = analyze(kTiled, {.top_buffers = 0}, &*h100);
+  CHECK(g.temps_in_live_out == 1);
+  CHECK(g.temp_bytes == 16384);
+}
+
+TEST_CASE("a TPU output tuple's table is an output allocation; control scalars take no temp") {
+  // i (s32[] under T(128): 512 B) is the only temporary of device memory: a heap of integer
+  // scalars reports 0 B. Outputs: n 4096 B, j 512 B and the root tuple's table, 2 elements x
+  // 4 B rounded up to the device's granule: 512 B on v5e, 32 B on v6e.
+  constexpr std::string_view kTuple = R"(
+HloModule tpu_tables, is_scheduled=true
+ENTRY e {
+  p = s32[]{:T(128)} parameter(0)
+  q = f32[8,128]{1,0:T(8,128)} parameter(1)
+  i = s32[]{:T(128)} add(p, p)
+  j = s32[]{:T(128)} multiply(i, i)
+  n = f32[8,128]{1,0:T(8,128)} negate(q)
+  ROOT r = (f32[8,128]{1,0:T(8,128)}, s32[]{:T(128)}) tuple(n, j)
+}
+)";
+  absl::StatusOr<hloroof::DeviceSpec> v5e = hloroof::device("tpu_v5e");
+  absl::StatusOr<hloroof::DeviceSpec> v6e = hloroof::device("tpu_v6e");
+  REQUIRE(v5e.ok());
+  REQUIRE(v6e.ok());
+  const MemoryReport a = analyze(kTuple, {.top_buffers = 0}, &*v5e);
+  CHECK(a.temp_bytes == 0);
+  CHECK(a.output_bytes == 4096 + 512 + 512);
+  CHECK(count(a, AllocationKind::kOutput) == 3);
+  const MemoryReport b = analyze(kTuple, {.top_buffers = 0}, &*v6e);
+  CHECK(b.output_bytes == 4096 + 512 + 32);
+}
+
 // XLA's BufferAssignmentTest.OneTempAllocation: parameters f32[2,3], f32[3,4], f32[4,4], two
 // dots f32[2,4] and f32[3,4] concatenated into f32[5,4]. The test states 5 allocations
 // (3 parameters, 1 output, 1 temp), the dots in one temp allocation of 80 B with alignment 1

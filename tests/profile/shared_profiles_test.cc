@@ -173,19 +173,21 @@ TEST_CASE("memory: XLA's buffer assignment of the v6e profile's modules beside h
   CHECK(b["xla_buffer_assignment"]["differences"].empty());
   // jit_f: its three parameters (and outputs, aliased) of 5368709120 B in host memory (color
   // 5), a 32 B output tuple and one temp allocation of 21474934784 B (4 x 5368709120 +
-  // 98304) in device memory. hloroof's temp holds three of those arrays (16106127360 B):
-  // the difference is reported.
+  // 98304) in device memory. hloroof's temp holds the four arrays too (the TPU compiler does
+  // not write an add over its operand an asynchronous copy delivered: docs/memory.md, "On
+  // TPU"), 21474836480 B; the 98304 B left are six 16 KiB places of pointer tables hloroof
+  // does not model, 0.0005%: no difference is said.
   testing::CliResult f = run_cli(absl::StrCat("memory ", path, " --module jit_f --json"));
   INFO(f.err);
   REQUIRE(f.exit_code == 0);
   const nlohmann::json j = nlohmann::json::parse(f.out);
   CHECK(xla_row(j, "temp")["xla_bytes"] == 21474934784);
+  CHECK(xla_row(j, "temp")["hloroof_bytes"] == 4 * int64_t{5368709120});
   CHECK(xla_row(j, "output")["xla_bytes"] == 32);
-  bool temp_said = false;
+  CHECK(xla_row(j, "output")["hloroof_bytes"] == 32);
   for (const nlohmann::json& d : j["xla_buffer_assignment"]["differences"]) {
-    temp_said = temp_said || absl::StartsWith(d.get<std::string>(), "temp, device memory");
+    CHECK_FALSE(absl::StartsWith(d.get<std::string>(), "temp, device memory"));
   }
-  CHECK(temp_said);
   for (const nlohmann::json& row : j["xla_buffer_assignment"]["by_kind"]) {
     if (row["kind"] == "parameter" && row["memory"] == "other") {
       CHECK(row["xla_bytes"] == 3 * 5368709120);

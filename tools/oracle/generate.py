@@ -123,6 +123,24 @@ def mlp(devices, platform):
     return jax.jit(f), (x, w1, w2)
 
 
+def mlp_train(devices, platform):
+    """An SGD step of a wide bf16 MLP on one device: activations too large for on-chip memory,
+    so a TPU's buffer assignment places them in device memory (docs/memory.md, "On TPU")."""
+    mesh = one_device(devices)
+
+    def loss(ws, x):
+        for w in ws:
+            x = jax.nn.relu(x @ w)
+        return jnp.mean(x * x)
+
+    def step(ws, x):
+        grads = jax.grad(loss)(ws, x)
+        return [w - 0.1 * g for w, g in zip(ws, grads)]
+
+    ws = [sds((4096, 4096), jnp.bfloat16, mesh, P()) for _ in range(4)]
+    return jax.jit(step), (ws, sds((16384, 4096), jnp.bfloat16, mesh, P()))
+
+
 def attention(devices, platform):
     mesh = one_device(devices)
 
@@ -318,6 +336,7 @@ PROGRAMS = {
     "matmul_int8": matmul(128, 256, 128, jnp.int8, jnp.int32),
     "matmul_batched_bf16": batched_matmul,
     "mlp": mlp,
+    "mlp_train": mlp_train,
     "attention": attention,
     "transformer_fsdp": transformer_fsdp,
     "transformer_tp": transformer_tp,
