@@ -167,9 +167,12 @@ void bind_prediction(py::module_& m) {
       .field("ops", &Prediction::ops, "every op of the step once, largest total_time_s first")
       .field("timeline", &Prediction::timeline, "the predicted timeline, in start order")
       .field("unknown_ops", &Prediction::unknown_ops, "instructions whose cost is unknown")
-      .field("assumptions", &Prediction::assumptions, "inferred topology, assumed trip counts, ...")
-      .field("warnings", &Prediction::warnings,
-             "what to know before any figure: the device is a guess, ...")
+      .computed(
+          "assumptions", [](const Prediction& p) { return p.diagnostics.notes; },
+          "inferred topology, assumed trip counts, ... (the diagnostics' notes)")
+      .computed(
+          "warnings", [](const Prediction& p) { return p.diagnostics.warnings; },
+          "what to know before any figure: the device is a guess, ...")
       .field("is_lower_bound", &Prediction::is_lower_bound, "the step time is a floor")
       .done()
       .def("to_json", &prediction_to_json,
@@ -414,17 +417,14 @@ void bind_outputs(py::module_& m) {
       },
       py::arg("module"), py::arg("device"), py::arg("options"), py::keep_alive<0, 1>());
   m.def(
-      "_add_assumptions",
-      [](Prediction& prediction, const std::vector<std::string>& notes) {
-        prediction.assumptions.insert(prediction.assumptions.begin(), notes.begin(), notes.end());
+      "_add_diagnostics",
+      [](Prediction& prediction, std::vector<std::string> notes,
+         std::vector<std::string> warnings) {
+        add_diagnostics({.notes = std::move(notes), .warnings = std::move(warnings)}, prediction);
       },
-      py::arg("prediction"), py::arg("notes"), "Puts `notes` first in the assumptions.");
-  m.def(
-      "_add_warnings",
-      [](Prediction& prediction, const std::vector<std::string>& warnings) {
-        prediction.warnings.insert(prediction.warnings.end(), warnings.begin(), warnings.end());
-      },
-      py::arg("prediction"), py::arg("warnings"), "Adds `warnings` to the prediction's.");
+      py::arg("prediction"), py::arg("notes"), py::arg("warnings"),
+      "Puts `notes` first in the assumptions and adds `warnings` after the prediction's\n"
+      "(add_diagnostics).");
   m.def(
       "_add_memory_notes",
       [](MemoryReport& report, const std::vector<std::string>& warnings,

@@ -124,7 +124,7 @@ bool Comparison::emit(size_t k, int threads) {
   absl::StatusOr<Prediction>& p = *predicted[k];
   if (!p.ok()) return failed(k, p.status());
   add_input_diagnostics(loaded, *choices[k], *p);
-  if (!shared.model_flops.note.empty()) p->assumptions.push_back(shared.model_flops.note);
+  if (!shared.model_flops.note.empty()) p->diagnostics.notes.push_back(shared.model_flops.note);
   if (!streamed) {
     predictions.push_back(*std::move(p));
   } else if (shared.csv) {

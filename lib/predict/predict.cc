@@ -62,14 +62,13 @@ int64_t devices_named(const Module& module, const ModuleCost& cost) {
 
 absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost& cost,
                                          const DeviceSpec& device, const PredictOptions& options,
-                                         std::vector<std::string>& assumptions,
-                                         std::vector<std::string>& warnings) {
+                                         Diagnostics& said) {
   const int64_t needed = devices_named(module, cost);
   const int64_t declared = header_devices(module.attributes());
   if (declared > 1 && needed > declared) {
     // A header that says how many devices run the module, and groups that name more: no
     // module XLA runs (its verifier refuses it; so does verify()).
-    warnings.push_back(absl::StrFormat(
+    said.warnings.push_back(absl::StrFormat(
         "the module's collectives name %d devices, but its header says %d (num_partitions=%d x "
         "replica_count=%d): XLA's verifier refuses such a module (verify() says where); the "
         "topology below is for the %d devices the groups name",
@@ -80,7 +79,7 @@ absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost&
   if (options.topology.empty()) {
     topology = infer_topology(device, needed);
     if (!topology.ok()) return topology.status();
-    assumptions.push_back(absl::StrFormat(
+    said.notes.push_back(absl::StrFormat(
         "topology %s (%s) inferred for the %d device%s the module names; give another as "
         "DEVICE:SHAPE or with the topology option",
         topology->shape, topology->describe(), needed, needed == 1 ? "" : "s"));
@@ -533,7 +532,7 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
   Prediction p;
   p.device = device.name;
   absl::StatusOr<Topology> topology =
-      choose_topology(module, *cost, device, options, p.assumptions, p.warnings);
+      choose_topology(module, *cost, device, options, p.diagnostics);
   if (!topology.ok()) return topology.status();
   p.topology = topology->shape;
 
@@ -600,13 +599,13 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
 
   if (!options.roofline_only) {
     for (std::string& line : predict::tpu_model_assumptions(device)) {
-      p.assumptions.push_back(std::move(line));
+      p.diagnostics.notes.push_back(std::move(line));
     }
   }
   predict::Recorder::Outputs recorded = target.recorder().take_outputs();
-  for (std::string& line : recorded.assumptions) p.assumptions.push_back(std::move(line));
-  add_unverified_figures(device, recorded, p.assumptions);
-  p.assumptions = group_op_notes(p.assumptions, &module);
+  for (std::string& line : recorded.assumptions) p.diagnostics.notes.push_back(std::move(line));
+  add_unverified_figures(device, recorded, p.diagnostics.notes);
+  p.diagnostics.notes = group_op_notes(p.diagnostics.notes, &module);
   return p;
 }
 
@@ -639,10 +638,9 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_v
 }
 
 void add_diagnostics(const Diagnostics& said, Prediction& prediction) {
-  prediction.assumptions.insert(prediction.assumptions.begin(), said.notes.begin(),
-                                said.notes.end());
-  prediction.warnings.insert(prediction.warnings.end(), said.warnings.begin(),
-                             said.warnings.end());
+  Diagnostics& own = prediction.diagnostics;
+  own.notes.insert(own.notes.begin(), said.notes.begin(), said.notes.end());
+  own.warnings.insert(own.warnings.end(), said.warnings.begin(), said.warnings.end());
 }
 
 absl::StatusOr<Prediction> predict_step_time(std::string_view hlo_text, std::string_view device,

@@ -241,8 +241,7 @@ def _resolve_device(source: Any, device: Union[str, DeviceSpec, None],
 
 
 def _add_notes(prediction: Prediction, notes: List[str], warnings: List[str]) -> None:
-    _hloroof._add_assumptions(prediction, notes)
-    _hloroof._add_warnings(prediction, warnings)
+    _hloroof._add_diagnostics(prediction, notes, warnings)
 
 
 def predict(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,

@@ -255,11 +255,12 @@ struct Prediction {
   std::vector<OpPrediction> ops;
   std::vector<TimelineEvent> timeline;   // in start order
   std::vector<std::string> unknown_ops;  // instructions whose cost could not be told
-  std::vector<std::string> assumptions;  // inferred topology, assumed trip counts, ...
-  // What to know before reading any figure, one sentence each (reports show them first): the
-  // device is a guess because nothing in the module tells its platform. Set by the callers that
-  // pick the device (the command, Python).
-  std::vector<std::string> warnings;
+  // What the figures rest on, one sentence each. The notes are what the reports call the
+  // assumptions: inferred topology, assumed trip counts, ... The warnings are what to know
+  // before reading any figure (reports show them first): the device is a guess because nothing
+  // in the module tells its platform. Callers add what they said before predicting (loading the
+  // module, choosing the device) with add_diagnostics.
+  Diagnostics diagnostics;
   // An assumed trip count or an op of unknown cost: the step time is a floor.
   bool is_lower_bound = false;
 };
@@ -273,8 +274,8 @@ std::string_view op_bound_name(const OpPrediction& op);
 std::string_view resource_name(const OpPrediction& op);
 
 // Merges what was said before predicting (loading the module, choosing the device) into
-// `prediction`, the one place every report's order is made: its notes lead the assumptions,
-// its warnings follow the prediction's own.
+// `prediction`, the one place every report's order is made: its notes lead the prediction's
+// notes (the assumptions), its warnings follow the prediction's own.
 void add_diagnostics(const Diagnostics& said, Prediction& prediction);
 
 // Predicts one step. `device` is resolved as the command's --device is (resolve_device,
