@@ -417,6 +417,18 @@ void bind_outputs(py::module_& m) {
       },
       py::arg("module"), py::arg("device"), py::arg("options"), py::keep_alive<0, 1>());
   m.def(
+      "_predict_module_target",
+      [](const Module& module, const DeviceTarget& target, const PredictOptions& options) {
+        absl::StatusOr<Prediction> p;
+        {
+          py::gil_scoped_release release;
+          p = predict_step_time(module, target, options);
+        }
+        return value_or_raise(std::move(p));
+      },
+      py::arg("module"), py::arg("target"), py::arg("options"), py::keep_alive<0, 1>(),
+      "Predicts on a resolved device: its spec and its slice as resolving it parsed it.");
+  m.def(
       "_add_diagnostics",
       [](Prediction& prediction, std::vector<std::string> notes,
          std::vector<std::string> warnings) {

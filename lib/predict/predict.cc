@@ -60,9 +60,16 @@ int64_t devices_named(const Module& module, const ModuleCost& cost) {
   return n;
 }
 
+// The slice a prediction runs on: `parsed` (a resolved device's, parsed there), else `text` as
+// make_topology reads it, else the smallest that holds the module (infer_topology).
+struct SliceGiven {
+  const Topology* parsed = nullptr;
+  std::string_view text;
+};
+
 absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost& cost,
                                          const DeviceSpec& device, const PredictOptions& options,
-                                         Diagnostics& said) {
+                                         const SliceGiven& given, Diagnostics& said) {
   const int64_t needed = devices_named(module, cost);
   const int64_t declared = header_devices(module.attributes());
   if (declared > 1 && needed > declared) {
@@ -76,7 +83,7 @@ absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost&
         needed));
   }
   absl::StatusOr<Topology> topology;
-  if (options.topology.empty()) {
+  if (given.parsed == nullptr && given.text.empty()) {
     topology = infer_topology(device, needed);
     if (!topology.ok()) return topology.status();
     said.notes.push_back(absl::StrFormat(
@@ -84,7 +91,8 @@ absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost&
         "DEVICE:SHAPE or with the topology option",
         topology->shape, topology->describe(), needed, needed == 1 ? "" : "s"));
   } else {
-    topology = make_topology(device, options.topology);
+    topology = given.parsed != nullptr ? absl::StatusOr<Topology>(*given.parsed)
+                                       : make_topology(device, given.text);
     if (!topology.ok()) return topology.status();
     const ModuleAttributes& header = module.attributes();
     const int64_t devices = header_devices(header);
@@ -499,6 +507,7 @@ namespace {
 // predict_step_time with the module's cost given, or analysed here (`given` null), after the
 // checks of the module and the options (whose errors come first either way).
 absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceSpec& device,
+                                             const SliceGiven& slice,
                                              const PredictOptions& options,
                                              const ModuleCost* given) {
   if (!module.entry_marked()) {
@@ -532,7 +541,7 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
   Prediction p;
   p.device = device.name;
   absl::StatusOr<Topology> topology =
-      choose_topology(module, *cost, device, options, p.diagnostics);
+      choose_topology(module, *cost, device, options, slice, p.diagnostics);
   if (!topology.ok()) return topology.status();
   p.topology = topology->shape;
 
@@ -613,13 +622,35 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
 
 absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
                                              const PredictOptions& options) {
-  return predict_with_cost(module, device, options, nullptr);
+  return predict_with_cost(module, device, {.text = options.topology}, options, nullptr);
 }
 
 absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
                                              const PredictOptions& options,
                                              const ModuleCost& cost) {
-  return predict_with_cost(module, device, options, &cost);
+  return predict_with_cost(module, device, {.text = options.topology}, options, &cost);
+}
+
+namespace {
+
+// A resolved device's slice: the one it parsed; its text only where it holds no parsed one (a
+// target made by hand).
+SliceGiven slice_of(const DeviceTarget& target) {
+  if (target.slice) return {.parsed = &*target.slice};
+  return {.text = target.topology};
+}
+
+}  // namespace
+
+absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceTarget& target,
+                                             const PredictOptions& options) {
+  return predict_with_cost(module, target.spec, slice_of(target), options, nullptr);
+}
+
+absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceTarget& target,
+                                             const PredictOptions& options,
+                                             const ModuleCost& cost) {
+  return predict_with_cost(module, target.spec, slice_of(target), options, &cost);
 }
 
 absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_view device,
@@ -629,9 +660,7 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_v
       device, &module,
       {.topology = options.topology, .device_option = "device", .topology_option = "topology"});
   if (!target.ok()) return target.status();
-  PredictOptions with_topology = options;
-  with_topology.topology = target->topology;
-  absl::StatusOr<Prediction> p = predict_step_time(module, target->spec, with_topology);
+  absl::StatusOr<Prediction> p = predict_step_time(module, *target, options);
   if (!p.ok()) return p;
   add_diagnostics(target->diagnostics, *p);
   return p;

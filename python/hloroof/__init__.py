@@ -271,9 +271,12 @@ def predict(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
         # resolution says before the prediction's own assumptions.
         module = _module_of(source)
         target = _set_figures("predict", device, module, options.get("topology", ""), settings)
-        options["topology"] = target.topology
-        prediction = predict(module, target.spec, **options)
+        opts = _set_options(PredictOptions, "predict", options)
+        # The slice as resolving the device parsed it (opts.topology is not read again).
+        prediction = _hloroof._predict_module_target(module, target, opts)
         _add_notes(prediction, notes + target.notes, target.warnings + warnings)
+        prediction._source = module
+        prediction._device = target.spec
         return prediction
     opts = _set_options(PredictOptions, "predict", options)
     if isinstance(device, DeviceSpec):

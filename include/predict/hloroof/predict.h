@@ -29,6 +29,7 @@
 #include "hloroof/collective.h"
 #include "hloroof/cost.h"
 #include "hloroof/device.h"
+#include "hloroof/device_target.h"
 #include "hloroof/diagnostics.h"
 #include "hloroof/heap_optional.h"
 #include "hloroof/module.h"
@@ -301,6 +302,15 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
 // the layout's: a GPU layout has none), so predictions of one module on several devices can
 // share it (`hloroof compare`).
 absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
+                                             const PredictOptions& options,
+                                             const ModuleCost& cost);
+// The same on a resolved device (resolve_device): its spec, and its slice as resolving it
+// parsed it (DeviceTarget::slice; none given: inferred), not parsed again; `options.topology`
+// is not read. What resolving it said (target.diagnostics) is the caller's to add
+// (add_diagnostics, add_input_diagnostics): a caller that adds more says it all at once.
+absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceTarget& target,
+                                             const PredictOptions& options = {});
+absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceTarget& target,
                                              const PredictOptions& options,
                                              const ModuleCost& cost);
 // The cost settings a prediction with `options` analyses the module with.
