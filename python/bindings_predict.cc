@@ -9,8 +9,8 @@ CollectiveFormula formula_from_name(std::string_view name) {
                               CollectiveFormula::kXlaGpuSol}) {
     if (collective_formula_name(f) == name) return f;
   }
-  throw py::value_error(cat("collective_formula: unknown formula '", name,
-                            "'; expected network, xla-gpu-nccl or xla-gpu-sol"));
+  throw py::value_error(str_cat("collective_formula: unknown formula '", name,
+                                "'; expected network, xla-gpu-nccl or xla-gpu-sol"));
 }
 
 }  // namespace
@@ -184,8 +184,8 @@ void bind_prediction(py::module_& m) {
           "The text summary: device, step time, breakdown, HFU, assumptions, top ops.")
       .def("__str__", [](const Prediction& p) { return prediction_summary(p, {.top_ops = 10}); })
       .def("__repr__", [](const Prediction& p) {
-        return cat("<hloroof.Prediction ", p.device, ":", p.topology, " step ", p.step_time_s * 1e3,
-                   " ms, ", p.ops.size(), " ops>");
+        return str_cat("<hloroof.Prediction ", p.device, ":", p.topology, " step ",
+                       repr_figure(p.step_time_s * 1e3), " ms, ", p.ops.size(), " ops>");
       });
 }
 
@@ -540,8 +540,9 @@ void bind_diff(py::module_& m) {
           py::arg("top") = 10, "The report of `hloroof diff`, with `top` ops.")
       .def("__str__", [](const PredictionDiff& d) { return render_diff(d, 10); })
       .def("__repr__", [](const PredictionDiff& d) {
-        return cat("<hloroof.PredictionDiff ", d.device, " step ", d.before.step_time_s * 1e3,
-                   " -> ", d.after.step_time_s * 1e3, " ms, ", d.ops.size(), " ops>");
+        return str_cat("<hloroof.PredictionDiff ", d.device, " step ",
+                       repr_figure(d.before.step_time_s * 1e3), " -> ",
+                       repr_figure(d.after.step_time_s * 1e3), " ms, ", d.ops.size(), " ops>");
       });
   m.def(
       "_diff",
