@@ -191,6 +191,7 @@ void bind_profile(py::module_& m);     // profiles read, and predictions joined 
 void bind_calibrate(py::module_& m);   // a device calibrated from profiles
 void bind_outputs(py::module_& m);     // the commands' reports and files of a prediction
 void bind_diff(py::module_& m);     // two predictions compared; the commands' output files
+void bind_analysis(py::module_& m);  // one module analysed on one device: Analysis
 
 // The options every module Python reads is loaded with: messages name Python's arguments and
 // Module.set_entry, and a file cut inside a computation is an error (a module read in part
