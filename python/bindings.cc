@@ -58,6 +58,7 @@ PYBIND11_MODULE(_hloroof, m) {
   bind_calibrate(m);
   bind_outputs(m);
   bind_diff(m);
+  bind_analysis(m);
 
   m.def(
       "_parse_cpu_ms",

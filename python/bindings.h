@@ -11,20 +11,19 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <exception>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_format.h"
 #include "hloroof/advise.h"
 #include "hloroof/analysis_json.h"
 #include "hloroof/cost.h"
@@ -45,6 +44,7 @@
 #include "hloroof/summary_json.h"
 #include "hloroof/version.h"
 #include "hloroof/xspace.h"
+#include "util/absl_compat.h"
 
 namespace py = pybind11;
 
@@ -73,29 +73,9 @@ class StatusError : public std::exception {
   std::string message_;
 };
 
-// Debian's abseil has its own string_view, which StrCat does not take: text is built here.
-template <typename T>
-void append_one(std::string* out, const T& piece) {
-  if constexpr (std::is_integral_v<T>) {
-    out->append(std::to_string(piece));
-  } else if constexpr (std::is_floating_point_v<T>) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof(buffer), "%.4g", static_cast<double>(piece));
-    out->append(buffer);
-  } else {
-    out->append(std::string_view(piece));
-  }
-}
-template <typename... Parts>
-void append(std::string* out, const Parts&... parts) {
-  (append_one(out, parts), ...);
-}
-template <typename... Parts>
-std::string cat(const Parts&... parts) {
-  std::string out;
-  append(&out, parts...);
-  return out;
-}
+// Text is built with the library's str_cat and str_append (util/absl_compat.h: absl::StrCat
+// that takes std::string_view too); a figure in a repr has four significant digits.
+inline std::string repr_figure(double value) { return absl::StrFormat("%.4g", value); }
 
 template <typename T>
 T value_or_raise(absl::StatusOr<T> result) {
@@ -186,10 +166,10 @@ inline std::string shape_text(const Instruction& i) { return to_string(i.shape()
 inline std::string instruction_repr(const Instruction& i) {
   std::string operands;
   for (const Instruction* o : i.operands()) {
-    append(&operands, operands.empty() ? "" : ", ", "%", o->name());
+    str_append(&operands, operands.empty() ? "" : ", ", "%", o->name());
   }
-  return cat("<hloroof.Instruction %", i.name(), " = ", shape_text(i), " ", opcode_name(i.opcode()),
-             "(", operands, ")>");
+  return str_cat("<hloroof.Instruction %", i.name(), " = ", shape_text(i), " ",
+                 opcode_name(i.opcode()), "(", operands, ")>");
 }
 
 inline void ok_or_raise(const absl::Status& status) {
@@ -211,6 +191,7 @@ void bind_profile(py::module_& m);     // profiles read, and predictions joined 
 void bind_calibrate(py::module_& m);   // a device calibrated from profiles
 void bind_outputs(py::module_& m);     // the commands' reports and files of a prediction
 void bind_diff(py::module_& m);     // two predictions compared; the commands' output files
+void bind_analysis(py::module_& m);  // one module analysed on one device: Analysis
 
 // The options every module Python reads is loaded with: messages name Python's arguments and
 // Module.set_entry, and a file cut inside a computation is an error (a module read in part

@@ -50,7 +50,7 @@ void bind_device(py::module_& m) {
       .done()
       .def("__repr__",
            [](const DeviceSpec& d) {
-             return cat("<hloroof.DeviceSpec ", d.name, ": ", d.display_name, ">");
+             return str_cat("<hloroof.DeviceSpec ", d.name, ": ", d.display_name, ">");
            })
       .def(
           "to_json", [](const DeviceSpec& d) { return value_or_raise(device_spec_to_json(d)); },

@@ -12,7 +12,7 @@ Instruction* add_instruction(Computation& c, std::string_view opcode, std::strin
                              const std::vector<std::pair<std::string, std::string>>& attributes,
                              Instruction* before) {
   std::optional<Opcode> op = opcode_from_name(opcode);
-  if (!op) throw StatusError(absl::InvalidArgumentError(cat("unknown opcode '", opcode, "'")));
+  if (!op) throw StatusError(absl::InvalidArgumentError(str_cat("unknown opcode '", opcode, "'")));
   if (!shape && *op == Opcode::kParameter) {
     throw StatusError(absl::InvalidArgumentError("a parameter needs its shape"));
   }
@@ -115,7 +115,8 @@ void bind_instruction(py::class_<Instruction>& instruction) {
           [](Instruction& i, std::string_view name) {
             std::optional<AttrId> id = attribute_from_name(name);
             if (!id) {
-              throw StatusError(absl::InvalidArgumentError(cat("unknown attribute '", name, "'")));
+              throw StatusError(
+                  absl::InvalidArgumentError(str_cat("unknown attribute '", name, "'")));
             }
             i.remove_attribute(*id);
           },
@@ -186,8 +187,8 @@ void bind_computation(py::class_<Computation>& computation) {
           "set_root", [](Computation& c, Instruction* i) { ok_or_raise(c.set_root(i)); },
           py::arg("instruction"), "makes one of its instructions the root")
       .def("__repr__", [](const Computation& c) {
-        return cat("<hloroof.Computation %", c.name(), ": ", c.instruction_count(),
-                   " instructions>");
+        return str_cat("<hloroof.Computation %", c.name(), ": ", c.instruction_count(),
+                       " instructions>");
       });
 }
 
@@ -299,8 +300,8 @@ void bind_module_class(py::module_& m) {
              return print(mod);
            })
       .def("__repr__", [](const Module& mod) {
-        return cat("<hloroof.Module ", mod.name(), ": ", mod.computations().size(),
-                   " computations, ", mod.instruction_count(), " instructions>");
+        return str_cat("<hloroof.Module ", mod.name(), ": ", mod.computations().size(),
+                       " computations, ", mod.instruction_count(), " instructions>");
       });
 }
 

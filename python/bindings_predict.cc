@@ -9,8 +9,8 @@ CollectiveFormula formula_from_name(std::string_view name) {
                               CollectiveFormula::kXlaGpuSol}) {
     if (collective_formula_name(f) == name) return f;
   }
-  throw py::value_error(cat("collective_formula: unknown formula '", name,
-                            "'; expected network, xla-gpu-nccl or xla-gpu-sol"));
+  throw py::value_error(str_cat("collective_formula: unknown formula '", name,
+                                "'; expected network, xla-gpu-nccl or xla-gpu-sol"));
 }
 
 }  // namespace
@@ -167,9 +167,12 @@ void bind_prediction(py::module_& m) {
       .field("ops", &Prediction::ops, "every op of the step once, largest total_time_s first")
       .field("timeline", &Prediction::timeline, "the predicted timeline, in start order")
       .field("unknown_ops", &Prediction::unknown_ops, "instructions whose cost is unknown")
-      .field("assumptions", &Prediction::assumptions, "inferred topology, assumed trip counts, ...")
-      .field("warnings", &Prediction::warnings,
-             "what to know before any figure: the device is a guess, ...")
+      .computed(
+          "assumptions", [](const Prediction& p) { return p.diagnostics.notes; },
+          "inferred topology, assumed trip counts, ... (the diagnostics' notes)")
+      .computed(
+          "warnings", [](const Prediction& p) { return p.diagnostics.warnings; },
+          "what to know before any figure: the device is a guess, ...")
       .field("is_lower_bound", &Prediction::is_lower_bound, "the step time is a floor")
       .done()
       .def("to_json", &prediction_to_json,
@@ -181,8 +184,8 @@ void bind_prediction(py::module_& m) {
           "The text summary: device, step time, breakdown, HFU, assumptions, top ops.")
       .def("__str__", [](const Prediction& p) { return prediction_summary(p, {.top_ops = 10}); })
       .def("__repr__", [](const Prediction& p) {
-        return cat("<hloroof.Prediction ", p.device, ":", p.topology, " step ", p.step_time_s * 1e3,
-                   " ms, ", p.ops.size(), " ops>");
+        return str_cat("<hloroof.Prediction ", p.device, ":", p.topology, " step ",
+                       repr_figure(p.step_time_s * 1e3), " ms, ", p.ops.size(), " ops>");
       });
 }
 
@@ -414,17 +417,26 @@ void bind_outputs(py::module_& m) {
       },
       py::arg("module"), py::arg("device"), py::arg("options"), py::keep_alive<0, 1>());
   m.def(
-      "_add_assumptions",
-      [](Prediction& prediction, const std::vector<std::string>& notes) {
-        prediction.assumptions.insert(prediction.assumptions.begin(), notes.begin(), notes.end());
+      "_predict_module_target",
+      [](const Module& module, const DeviceTarget& target, const PredictOptions& options) {
+        absl::StatusOr<Prediction> p;
+        {
+          py::gil_scoped_release release;
+          p = predict_step_time(module, target, options);
+        }
+        return value_or_raise(std::move(p));
       },
-      py::arg("prediction"), py::arg("notes"), "Puts `notes` first in the assumptions.");
+      py::arg("module"), py::arg("target"), py::arg("options"), py::keep_alive<0, 1>(),
+      "Predicts on a resolved device: its spec and its slice as resolving it parsed it.");
   m.def(
-      "_add_warnings",
-      [](Prediction& prediction, const std::vector<std::string>& warnings) {
-        prediction.warnings.insert(prediction.warnings.end(), warnings.begin(), warnings.end());
+      "_add_diagnostics",
+      [](Prediction& prediction, std::vector<std::string> notes,
+         std::vector<std::string> warnings) {
+        add_diagnostics({.notes = std::move(notes), .warnings = std::move(warnings)}, prediction);
       },
-      py::arg("prediction"), py::arg("warnings"), "Adds `warnings` to the prediction's.");
+      py::arg("prediction"), py::arg("notes"), py::arg("warnings"),
+      "Puts `notes` first in the assumptions and adds `warnings` after the prediction's\n"
+      "(add_diagnostics).");
   m.def(
       "_add_memory_notes",
       [](MemoryReport& report, const std::vector<std::string>& warnings,
@@ -528,8 +540,9 @@ void bind_diff(py::module_& m) {
           py::arg("top") = 10, "The report of `hloroof diff`, with `top` ops.")
       .def("__str__", [](const PredictionDiff& d) { return render_diff(d, 10); })
       .def("__repr__", [](const PredictionDiff& d) {
-        return cat("<hloroof.PredictionDiff ", d.device, " step ", d.before.step_time_s * 1e3,
-                   " -> ", d.after.step_time_s * 1e3, " ms, ", d.ops.size(), " ops>");
+        return str_cat("<hloroof.PredictionDiff ", d.device, " step ",
+                       repr_figure(d.before.step_time_s * 1e3), " -> ",
+                       repr_figure(d.after.step_time_s * 1e3), " ms, ", d.ops.size(), " ops>");
       });
   m.def(
       "_diff",

@@ -47,7 +47,6 @@ int run(const std::vector<std::string>& words) {
   if (!choice.ok()) return fail(choice.status());
   const DeviceSpec* spec = &choice->spec;
   PredictOptions predict_options;
-  predict_options.topology = choice->topology;
   predict_options.explain = false;  // advice shows no op's explanation
   predict_options.timeline = false;  // nor the timeline
   // The memory analysis beside the prediction: neither reads the other's results. The advice
@@ -58,7 +57,7 @@ int run(const std::vector<std::string>& words) {
   std::optional<AdviceMaker> maker;
   for_each_concurrently(2, [&](size_t k) {
     if (k == 0) {
-      predicted = predict_step_time(module, *spec, predict_options);
+      predicted = predict_step_time(module, *choice, predict_options);
       if (predicted->ok()) maker.emplace(module, **predicted, *spec, options);
     } else {
       analyzed = analyze_memory(module, *spec, {.live_curves = false, .allocations = false});

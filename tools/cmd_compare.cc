@@ -91,15 +91,14 @@ void Comparison::analyse_shared_parts() {
 void Comparison::make(size_t k) {
   if (!choices[k].ok()) return;
   const size_t top = shared.top;
-  PredictOptions with_topology = options;
-  with_topology.topology = choices[k]->topology;
-  if (streamed) with_topology.before_records = [this, k] { records.wait(k); };
+  PredictOptions each = options;
+  if (streamed) each.before_records = [this, k] { records.wait(k); };
   // The text shows the top ops of every device but the first: only those get records.
-  if (!every_op && k > 0 && top > 0) with_topology.max_ops = top;
-  const DeviceSpec& spec = choices[k]->spec;
+  if (!every_op && k > 0 && top > 0) each.max_ops = top;
+  const DeviceTarget& target = *choices[k];
   absl::StatusOr<Prediction> p = cost && cost->ok()
-                                     ? predict_step_time(*module, spec, with_topology, **cost)
-                                     : predict_step_time(*module, spec, with_topology);
+                                     ? predict_step_time(*module, target, each, **cost)
+                                     : predict_step_time(*module, target, each);
   // The text shows the first device's ops (each op's time there is what the others' are
   // compared to) and the top ones of the others.
   if (p.ok() && !every_op && k > 0 && p->ops.size() > top) {
@@ -124,7 +123,7 @@ bool Comparison::emit(size_t k, int threads) {
   absl::StatusOr<Prediction>& p = *predicted[k];
   if (!p.ok()) return failed(k, p.status());
   add_input_diagnostics(loaded, *choices[k], *p);
-  if (!shared.model_flops.note.empty()) p->assumptions.push_back(shared.model_flops.note);
+  if (!shared.model_flops.note.empty()) p->diagnostics.notes.push_back(shared.model_flops.note);
   if (!streamed) {
     predictions.push_back(*std::move(p));
   } else if (shared.csv) {

@@ -57,9 +57,7 @@ absl::StatusOr<std::array<Side, 2>> predict_sides(const std::array<std::string, 
     const size_t k = task / 2;
     const Module& module = (*loaded[k])->module;
     if (task % 2 == 0) {
-      PredictOptions with_topology = options;
-      with_topology.topology = (*choice[k])->topology;
-      predicted[k] = predict_step_time(module, (*choice[k])->spec, with_topology);
+      predicted[k] = predict_step_time(module, **choice[k], options);
     } else {
       // Only the peak is shown: liveness, no buffer assignment.
       memory[k] = analyze_memory(module, {.top_buffers = 1,

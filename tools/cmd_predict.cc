@@ -131,7 +131,7 @@ AnalysisOptions analysis_options(const Request& request, const LoadedModule& loa
   options.predicted = [&request, &loaded, &choice, &report](Prediction& prediction) {
     add_input_diagnostics(loaded, choice, prediction);
     const std::string& note = request.shared.model_flops.note;
-    if (!note.empty()) prediction.assumptions.push_back(note);
+    if (!note.empty()) prediction.diagnostics.notes.push_back(note);
     // The report (its one error, a filter RE2 cannot compile, is caught with the arguments).
     if (request.text) report = render_text_report(prediction, choice.spec, request.stats);
   };

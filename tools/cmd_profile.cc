@@ -387,9 +387,7 @@ int run(const std::vector<std::string>& words) {
   ProfiledDevice device = resolve_profiled_device(*r, *profile, module);
   if (device.usage_error != kExitOk) return device.usage_error;
   if (!device.choice.ok()) return fail(device.choice.status());
-  PredictOptions options = r->options;
-  options.topology = device.choice->topology;
-  absl::StatusOr<Prediction> prediction = predict_step_time(module, device.choice->spec, options);
+  absl::StatusOr<Prediction> prediction = predict_step_time(module, *device.choice, r->options);
   if (!prediction.ok()) return fail(prediction.status());
   add_input_diagnostics(*loaded, *device.choice, *prediction);
   absl::StatusOr<ProfileComparison> comparison =

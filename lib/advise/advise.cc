@@ -182,7 +182,7 @@ absl::StatusOr<Advice> AdviceMaker::finish(const MemoryReport& memory) {
   advice.module_name = std::string(ctx.module.name());
   advice.step_time_s = prediction.step_time_s;
   advice.step_is_lower_bound = prediction.is_lower_bound;
-  advice.warnings = prediction.warnings;
+  advice.warnings = prediction.diagnostics.warnings;
   advice.findings = rank(ctx, candidates);
   if (options.top > 0 && advice.findings.size() > options.top) {
     advice.findings.resize(options.top);

@@ -54,9 +54,8 @@ void Analysis::State::narrow_xspace_memory() {
 }
 
 void Analysis::State::predict() {
-  PredictOptions predict_options = options.predict;
-  predict_options.topology = device.topology;
-  predicted = predict_step_time(module, device.spec, predict_options);
+  // The target's slice as resolving it parsed it.
+  predicted = predict_step_time(module, device, options.predict);
   if (!predicted->ok()) return;
   Prediction& prediction = **predicted;
   if (options.advise) advice_maker.emplace(module, prediction, device.spec, *options.advise);

@@ -763,10 +763,10 @@ class XSpaceWriter {
     write_task_environment();
     // One warning each for the assumptions and for what is not filled: XProf's overview shows
     // every warning as a box of its own above the page.
-    if (!prediction_.assumptions.empty()) {
+    if (!prediction_.diagnostics.notes.empty()) {
       space_.add_warnings(absl::StrCat("assumptions of the prediction (",
-                                       prediction_.assumptions.size(), "): ",
-                                       absl::StrJoin(prediction_.assumptions, "; ")));
+                                       prediction_.diagnostics.notes.size(), "): ",
+                                       absl::StrJoin(prediction_.diagnostics.notes, "; ")));
     }
     unfilled_.insert(unfilled_.begin(), unfilled_always().begin(), unfilled_always().end());
     space_.add_warnings(absl::StrCat("not filled in this predicted run: ",

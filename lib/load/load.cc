@@ -402,7 +402,8 @@ void add_input_diagnostics(const LoadedModule& loaded, const DeviceTarget& choic
                     choice.diagnostics.notes.end());
   add_diagnostics(said, prediction);
   if (!loaded.banner.empty()) {
-    prediction.warnings.insert(prediction.warnings.begin(), loaded.banner);
+    std::vector<std::string>& warnings = prediction.diagnostics.warnings;
+    warnings.insert(warnings.begin(), loaded.banner);
   }
 }
 

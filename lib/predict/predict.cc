@@ -60,16 +60,22 @@ int64_t devices_named(const Module& module, const ModuleCost& cost) {
   return n;
 }
 
+// The slice a prediction runs on: `parsed` (a resolved device's, parsed there), else `text` as
+// make_topology reads it, else the smallest that holds the module (infer_topology).
+struct SliceGiven {
+  const Topology* parsed = nullptr;
+  std::string_view text;
+};
+
 absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost& cost,
                                          const DeviceSpec& device, const PredictOptions& options,
-                                         std::vector<std::string>& assumptions,
-                                         std::vector<std::string>& warnings) {
+                                         const SliceGiven& given, Diagnostics& said) {
   const int64_t needed = devices_named(module, cost);
   const int64_t declared = header_devices(module.attributes());
   if (declared > 1 && needed > declared) {
     // A header that says how many devices run the module, and groups that name more: no
     // module XLA runs (its verifier refuses it; so does verify()).
-    warnings.push_back(absl::StrFormat(
+    said.warnings.push_back(absl::StrFormat(
         "the module's collectives name %d devices, but its header says %d (num_partitions=%d x "
         "replica_count=%d): XLA's verifier refuses such a module (verify() says where); the "
         "topology below is for the %d devices the groups name",
@@ -77,15 +83,16 @@ absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost&
         needed));
   }
   absl::StatusOr<Topology> topology;
-  if (options.topology.empty()) {
+  if (given.parsed == nullptr && given.text.empty()) {
     topology = infer_topology(device, needed);
     if (!topology.ok()) return topology.status();
-    assumptions.push_back(absl::StrFormat(
+    said.notes.push_back(absl::StrFormat(
         "topology %s (%s) inferred for the %d device%s the module names; give another as "
         "DEVICE:SHAPE or with the topology option",
         topology->shape, topology->describe(), needed, needed == 1 ? "" : "s"));
   } else {
-    topology = make_topology(device, options.topology);
+    topology = given.parsed != nullptr ? absl::StatusOr<Topology>(*given.parsed)
+                                       : make_topology(device, given.text);
     if (!topology.ok()) return topology.status();
     const ModuleAttributes& header = module.attributes();
     const int64_t devices = header_devices(header);
@@ -500,6 +507,7 @@ namespace {
 // predict_step_time with the module's cost given, or analysed here (`given` null), after the
 // checks of the module and the options (whose errors come first either way).
 absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceSpec& device,
+                                             const SliceGiven& slice,
                                              const PredictOptions& options,
                                              const ModuleCost* given) {
   if (!module.entry_marked()) {
@@ -533,7 +541,7 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
   Prediction p;
   p.device = device.name;
   absl::StatusOr<Topology> topology =
-      choose_topology(module, *cost, device, options, p.assumptions, p.warnings);
+      choose_topology(module, *cost, device, options, slice, p.diagnostics);
   if (!topology.ok()) return topology.status();
   p.topology = topology->shape;
 
@@ -600,13 +608,13 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
 
   if (!options.roofline_only) {
     for (std::string& line : predict::tpu_model_assumptions(device)) {
-      p.assumptions.push_back(std::move(line));
+      p.diagnostics.notes.push_back(std::move(line));
     }
   }
   predict::Recorder::Outputs recorded = target.recorder().take_outputs();
-  for (std::string& line : recorded.assumptions) p.assumptions.push_back(std::move(line));
-  add_unverified_figures(device, recorded, p.assumptions);
-  p.assumptions = group_op_notes(p.assumptions, &module);
+  for (std::string& line : recorded.assumptions) p.diagnostics.notes.push_back(std::move(line));
+  add_unverified_figures(device, recorded, p.diagnostics.notes);
+  p.diagnostics.notes = group_op_notes(p.diagnostics.notes, &module);
   return p;
 }
 
@@ -614,13 +622,35 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
 
 absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
                                              const PredictOptions& options) {
-  return predict_with_cost(module, device, options, nullptr);
+  return predict_with_cost(module, device, {.text = options.topology}, options, nullptr);
 }
 
 absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
                                              const PredictOptions& options,
                                              const ModuleCost& cost) {
-  return predict_with_cost(module, device, options, &cost);
+  return predict_with_cost(module, device, {.text = options.topology}, options, &cost);
+}
+
+namespace {
+
+// A resolved device's slice: the one it parsed; its text only where it holds no parsed one (a
+// target made by hand).
+SliceGiven slice_of(const DeviceTarget& target) {
+  if (target.slice) return {.parsed = &*target.slice};
+  return {.text = target.topology};
+}
+
+}  // namespace
+
+absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceTarget& target,
+                                             const PredictOptions& options) {
+  return predict_with_cost(module, target.spec, slice_of(target), options, nullptr);
+}
+
+absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceTarget& target,
+                                             const PredictOptions& options,
+                                             const ModuleCost& cost) {
+  return predict_with_cost(module, target.spec, slice_of(target), options, &cost);
 }
 
 absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_view device,
@@ -630,19 +660,16 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_v
       device, &module,
       {.topology = options.topology, .device_option = "device", .topology_option = "topology"});
   if (!target.ok()) return target.status();
-  PredictOptions with_topology = options;
-  with_topology.topology = target->topology;
-  absl::StatusOr<Prediction> p = predict_step_time(module, target->spec, with_topology);
+  absl::StatusOr<Prediction> p = predict_step_time(module, *target, options);
   if (!p.ok()) return p;
   add_diagnostics(target->diagnostics, *p);
   return p;
 }
 
 void add_diagnostics(const Diagnostics& said, Prediction& prediction) {
-  prediction.assumptions.insert(prediction.assumptions.begin(), said.notes.begin(),
-                                said.notes.end());
-  prediction.warnings.insert(prediction.warnings.end(), said.warnings.begin(),
-                             said.warnings.end());
+  Diagnostics& own = prediction.diagnostics;
+  own.notes.insert(own.notes.begin(), said.notes.begin(), said.notes.end());
+  own.warnings.insert(own.warnings.end(), said.warnings.begin(), said.warnings.end());
 }
 
 absl::StatusOr<Prediction> predict_step_time(std::string_view hlo_text, std::string_view device,

@@ -153,17 +153,19 @@ std::string render_comparison(absl::Span<const Prediction> predictions, size_t t
   constexpr size_t kAssumptionsShown = 3;
   bool header = false;
   for (const Prediction& p : predictions) {
-    if (p.warnings.empty() && p.assumptions.empty()) continue;
+    const std::vector<std::string>& assumptions = p.diagnostics.notes;
+    const std::vector<std::string>& warnings = p.diagnostics.warnings;
+    if (warnings.empty() && assumptions.empty()) continue;
     if (!header) out += "\nWhat the figures rest on, per device:\n";
     header = true;
     out += label(p) + "\n";
-    for (const std::string& w : p.warnings) out += report_internal::wrap(w, "  warning: ", "    ");
-    const size_t shown = std::min(kAssumptionsShown, p.assumptions.size());
+    for (const std::string& w : warnings) out += report_internal::wrap(w, "  warning: ", "    ");
+    const size_t shown = std::min(kAssumptionsShown, assumptions.size());
     for (size_t k = 0; k < shown; ++k) {
-      out += report_internal::wrap(p.assumptions[k], "  - ", "    ");
+      out += report_internal::wrap(assumptions[k], "  - ", "    ");
     }
-    if (p.assumptions.size() > shown) {
-      out += absl::StrCat("  (", p.assumptions.size() - shown, " more: hloroof predict --device ",
+    if (assumptions.size() > shown) {
+      out += absl::StrCat("  (", assumptions.size() - shown, " more: hloroof predict --device ",
                           label(p), ")\n");
     }
   }

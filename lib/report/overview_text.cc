@@ -38,7 +38,7 @@ void line(std::string& out, std::string_view label, const std::string& value,
 std::string render_overview(const Prediction& p, const DeviceSpec& device) {
   std::string out = absl::StrCat("Predicted step of one device: ", device.display_name, " (",
                                  p.device, p.topology.empty() ? "" : ":", p.topology, ")\n");
-  for (const std::string& w : p.warnings) out += wrap(w, "warning: ", "  ");
+  for (const std::string& w : p.diagnostics.warnings) out += wrap(w, "warning: ", "  ");
   out += "\n";
   const double step = p.step_time_s;
   const auto& b = p.breakdown;
@@ -107,9 +107,9 @@ std::string render_overview(const Prediction& p, const DeviceSpec& device) {
     }
     out += wrap(list, "  ops: ", "    ");
   }
-  if (!p.assumptions.empty()) {
+  if (!p.diagnostics.notes.empty()) {
     out += "\nAssumptions:\n";
-    for (const std::string& a : p.assumptions) out += wrap(a, "  - ", "    ");
+    for (const std::string& a : p.diagnostics.notes) out += wrap(a, "  - ", "    ");
   }
   return out;
 }

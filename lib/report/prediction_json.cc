@@ -126,7 +126,7 @@ void write_json(const Prediction& p, JsonWriter& w, std::ostream* sink = nullptr
   const Prediction::Breakdown& b = p.breakdown;
   const Json head = {{"device", p.device},
                      {"topology", p.topology},
-                     {"warnings", p.warnings},
+                     {"warnings", p.diagnostics.warnings},
                      {"step_time_s", p.step_time_s},
                      {"roofline_step_time_s", p.roofline_step_time_s},
                      {"breakdown",
@@ -148,7 +148,7 @@ void write_json(const Prediction& p, JsonWriter& w, std::ostream* sink = nullptr
                      {"lower_bound", p.is_lower_bound},
                      {"unknown_ops", p.unknown_ops},
                      {"unknown_work", unknown_work_json(p)},
-                     {"assumptions", p.assumptions}};
+                     {"assumptions", p.diagnostics.notes}};
   w.begin_object();
   for (auto it = head.begin(); it != head.end(); ++it) {
     w.key(it.key());

@@ -115,9 +115,9 @@ std::string prediction_summary(const Prediction& p, const SummaryOptions& option
   if (options.top_ops > 0) absl::StrAppend(&out, ops_table(p, options.top_ops));
   absl::StrAppend(&out, "\nunknown ops: ",
                   p.unknown_ops.empty() ? "none" : absl::StrJoin(p.unknown_ops, ", "), "\n");
-  if (!p.assumptions.empty()) {
+  if (!p.diagnostics.notes.empty()) {
     absl::StrAppend(&out, "assumptions:\n");
-    for (const std::string& a : p.assumptions) absl::StrAppend(&out, "  - ", a, "\n");
+    for (const std::string& a : p.diagnostics.notes) absl::StrAppend(&out, "  - ", a, "\n");
   }
   return out;
 }

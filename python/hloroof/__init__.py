@@ -77,7 +77,7 @@ from ._hloroof import (  # noqa: F401  (re-exported)
 __all__ = [
     "parse", "cost", "predict", "memory", "advise", "calibrate", "compare", "compare_profile",
     "diff", "devices", "device", "resolve_device", "DeviceTarget", "Advice", "Calibration", "Comparison", "ProfileComparison",
-    "Record",
+    "Record", "Analysis",
     "ParseError", "__version__",
     "Module", "Computation", "Instruction", "OpMetadata", "ModuleCost", "InstructionCost",
     "ComputationCost", "OpCost", "MemoryReport", "MemoryBuffer", "MemoryAllocation", "DeviceSpec",
@@ -241,8 +241,7 @@ def _resolve_device(source: Any, device: Union[str, DeviceSpec, None],
 
 
 def _add_notes(prediction: Prediction, notes: List[str], warnings: List[str]) -> None:
-    _hloroof._add_assumptions(prediction, notes)
-    _hloroof._add_warnings(prediction, warnings)
+    _hloroof._add_diagnostics(prediction, notes, warnings)
 
 
 def predict(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
@@ -272,9 +271,12 @@ def predict(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
         # resolution says before the prediction's own assumptions.
         module = _module_of(source)
         target = _set_figures("predict", device, module, options.get("topology", ""), settings)
-        options["topology"] = target.topology
-        prediction = predict(module, target.spec, **options)
+        opts = _set_options(PredictOptions, "predict", options)
+        # The slice as resolving the device parsed it (opts.topology is not read again).
+        prediction = _hloroof._predict_module_target(module, target, opts)
         _add_notes(prediction, notes + target.notes, target.warnings + warnings)
+        prediction._source = module
+        prediction._device = target.spec
         return prediction
     opts = _set_options(PredictOptions, "predict", options)
     if isinstance(device, DeviceSpec):
@@ -364,6 +366,93 @@ def memory(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
     report = _hloroof._memory(module, spec, top_buffers, first_tile_padding)
     _hloroof._add_memory_notes(report, warnings, _entry_warnings(module), notes)
     return report
+
+
+class Analysis:
+    """One module analysed on one device at once, as ``hloroof predict`` makes it
+    (hloroof/analysis.h): the prediction beside the memory analysis, then the advice and the
+    XSpace, each made where it depends on nothing still running. `device`, `settings` and
+    `options` as for `predict`; `top_buffers` and `first_tile_padding` as for `memory`;
+    `advise`: make the advice too, `top` and `evidence_rows` as for `advise`; `xspace_dir`: write
+    the predicted step as an XSpace into that log folder, `steps`, `run` and `host` as for
+    ``Prediction.write_xspace``; `threads` that run at once (1: one after the other).
+
+    ``run()`` makes them, once (the prediction's error, else the XSpace's, is raised); each of
+    ``prediction()``, ``memory()``, ``advice()`` and ``write_xspace()`` runs it first where it
+    has not run, and gives what `predict`, `memory`, `advise` and ``Prediction.write_xspace``
+    give for the same module and device. The advice's warnings are the prediction's.
+    """
+
+    def __init__(self, module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
+                 settings: Optional[List[str]] = None, *, top_buffers: int = 20,
+                 first_tile_padding: bool = True, advise: bool = False, top: int = 0,
+                 evidence_rows: int = 5, xspace_dir: Optional[str] = None, steps: int = 1,
+                 run: str = "", host: str = "hloroof-predicted", threads: int = 2,
+                 **options: Any) -> None:
+        source, device, options, notes, warnings = _resolve_device(module_or_text, device,
+                                                                   options)
+        module = _module_of(source)
+        settings = _settings_list("Analysis", settings)
+        opts = _set_options(PredictOptions, "Analysis", options)
+        if isinstance(device, DeviceSpec) and not settings:
+            target = _hloroof._spec_target(device, opts.topology)
+        else:
+            target = _set_figures("Analysis", device, module, opts.topology, settings)
+        self._module = module
+        self._notes = notes
+        self._warnings = warnings
+        # Said as predict() says it: the caller's and the target's notes lead the assumptions,
+        # the target's and the caller's warnings follow the prediction's own.
+        self._analysis = _hloroof._Analysis(
+            module, target, opts, top_buffers, first_tile_padding, advise, top, evidence_rows,
+            _os.fspath(xspace_dir) if xspace_dir is not None else "", steps, run, host, threads,
+            notes + target.notes, target.warnings + warnings)
+        self._prediction: Optional[Prediction] = None
+        self._memory: Optional[MemoryReport] = None
+        self._advice: Optional[Advice] = None
+
+    @property
+    def target(self) -> DeviceTarget:
+        """The device and slice analysed on."""
+        return self._analysis.target
+
+    def run(self) -> None:
+        """Makes what was asked for, once."""
+        self._analysis.run()
+
+    def prediction(self) -> Prediction:
+        """The prediction (`predict`'s for the same module and device)."""
+        if self._prediction is None:
+            prediction = self._analysis.prediction()
+            prediction._source = self._module
+            prediction._device = self.target.spec
+            self._prediction = prediction
+        return self._prediction
+
+    def memory(self) -> MemoryReport:
+        """The memory analysis (`memory`'s for the same module and device)."""
+        if self._memory is None:
+            report = self._analysis.memory()
+            target = self.target
+            _hloroof._add_memory_notes(report, self._warnings + target.warnings,
+                                       _entry_warnings(self._module), self._notes + target.notes)
+            self._memory = report
+        return self._memory
+
+    def advice(self) -> "Advice":
+        """The advice (`advise`'s for the same module and device); ValueError where `advise`
+        was not asked for."""
+        if self._advice is None:
+            json_text, text = self._analysis.advice()
+            advice = _json.loads(json_text)
+            advice["notes"] = self._notes + self.target.notes + advice["notes"]
+            self._advice = Advice(advice, text)
+        return self._advice
+
+    def write_xspace(self) -> Dict[str, Any]:
+        """The XSpace written (``path``, ``events``, ``program_id``, ``unfilled``, as
+        ``Prediction.write_xspace`` gives them); ValueError where no `xspace_dir` was given."""
+        return self._analysis.write_xspace()
 
 
 class Record(dict):

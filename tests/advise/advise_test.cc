@@ -479,7 +479,7 @@ TEST_CASE("AdviceMaker: made before the memory report, finished with it: advise(
   REQUIRE(a.find("padding-waste") != nullptr);
   AdviceMaker maker(a.module, a.prediction, a.device);
   // A warning the caller adds between the two steps is the advice's too.
-  a.prediction.warnings.push_back("added after the prediction's findings");
+  a.prediction.diagnostics.warnings.push_back("added after the prediction's findings");
   absl::StatusOr<Advice> made = maker.finish(a.memory);
   REQUIRE(made.ok());
   absl::StatusOr<Advice> whole = advise(a.module, a.prediction, a.memory, a.device);

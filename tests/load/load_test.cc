@@ -254,12 +254,12 @@ TEST_CASE("add_input_diagnostics: the input's, then the device choice's, in one 
   choice.diagnostics.notes = {"device note"};
   choice.diagnostics.warnings = {"device warning"};
   Prediction prediction;
-  prediction.assumptions = {"own assumption"};
-  prediction.warnings = {"own warning"};
+  prediction.diagnostics.notes = {"own assumption"};
+  prediction.diagnostics.warnings = {"own warning"};
   add_input_diagnostics(loaded, choice, prediction);
-  CHECK(prediction.assumptions ==
+  CHECK(prediction.diagnostics.notes ==
         std::vector<std::string>{"input warning", "device note", "own assumption"});
-  CHECK(prediction.warnings ==
+  CHECK(prediction.diagnostics.warnings ==
         std::vector<std::string>{"banner", "own warning", "device warning"});
 }
 

@@ -544,7 +544,7 @@ ENTRY e {
 })";
   auto p = testing::predict(text, "h100");
   bool warned = false;
-  for (const std::string& w : p->warnings) {
+  for (const std::string& w : p->diagnostics.warnings) {
     warned = warned || w.rfind("the module's collectives name 100 devices, but its header says "
                                "16 (num_partitions=16 x replica_count=1)", 0) == 0;
   }
@@ -562,7 +562,9 @@ ENTRY e {
   p = f32[1024] parameter(0)
   ROOT ar = f32[1024] all-reduce(p), channel_id=1, replica_groups=[2,8]<=[16], use_global_device_ids=true, to_apply=add
 })", "h100");
-  for (const std::string& w : fits->warnings) CHECK(w.find("collectives name") == std::string::npos);
+  for (const std::string& w : fits->diagnostics.warnings) {
+    CHECK(w.find("collectives name") == std::string::npos);
+  }
 }
 
 }  // namespace

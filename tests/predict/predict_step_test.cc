@@ -2,6 +2,7 @@
 // async pairs overlapping the ops between start and done (S1), loops, conditionals, calls, async
 // copies and computations; the breakdown, the op records, the timeline, the topology and the
 // assumptions.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <memory>
 #include <optional>
@@ -544,6 +545,50 @@ ENTRY e { ROOT x = f32[8] parameter(0) })";
   CHECK_THAT(std::string(unknown.status().message()), Catch::Contains("unknown device"));
   absl::StatusOr<Prediction> garbled = predict_step_time("HloModule m\nENTRY {", "tpu_v5e");
   CHECK(!garbled.ok());
+}
+
+// A resolved device's slice is predicted on as resolving it parsed it: its text is not read
+// again, nor PredictOptions::topology; a target made by hand without a parsed slice has its
+// text parsed.
+TEST_CASE("a resolved device's slice is the one it parsed") {
+  constexpr char kText[] = R"(HloModule m, num_partitions=8
+ENTRY e { ROOT x = f32[8] parameter(0) })";
+  absl::StatusOr<Module> module = parse_module(kText);
+  REQUIRE(module.ok());
+  absl::StatusOr<DeviceTarget> target = resolve_device("tpu_v5e:4x2", &*module);
+  REQUIRE(target.ok());
+  REQUIRE(target->slice.has_value());
+  PredictOptions by_text;
+  by_text.topology = "4x2";
+  absl::StatusOr<Prediction> spec = predict_step_time(*module, target->spec, by_text);
+  REQUIRE(spec.ok());
+  // The text no longer parses and the options name another slice: neither is read.
+  DeviceTarget parsed = *target;
+  parsed.topology = "not a slice";
+  PredictOptions other;
+  other.topology = "2x4";
+  absl::StatusOr<Prediction> p = predict_step_time(*module, parsed, other);
+  REQUIRE(p.ok());
+  CHECK(p->topology == "4x2");
+  CHECK(prediction_to_json(*p) == prediction_to_json(*spec));
+  absl::StatusOr<ModuleCost> cost = analyze_cost(*module, cost_options(other));
+  REQUIRE(cost.ok());
+  absl::StatusOr<Prediction> shared = predict_step_time(*module, parsed, other, *cost);
+  REQUIRE(shared.ok());
+  CHECK(prediction_to_json(*shared) == prediction_to_json(*spec));
+  // By hand: the text is parsed; none, the slice is inferred.
+  DeviceTarget by_hand{.spec = target->spec, .topology = "4x2"};
+  absl::StatusOr<Prediction> hand = predict_step_time(*module, by_hand);
+  REQUIRE(hand.ok());
+  CHECK(prediction_to_json(*hand) == prediction_to_json(*spec));
+  by_hand.topology.clear();
+  absl::StatusOr<Prediction> inferred = predict_step_time(*module, by_hand, by_text);
+  REQUIRE(inferred.ok());
+  CHECK(inferred->topology == "2x4");
+  CHECK(std::any_of(inferred->diagnostics.notes.begin(), inferred->diagnostics.notes.end(),
+                    [](const std::string& n) { return n.starts_with("topology 2x4"); }));
+  by_hand.topology = "3x3x3";
+  CHECK(!predict_step_time(*module, by_hand).ok());
 }
 
 TEST_CASE("the text overload keeps no pointers into the module it parsed") {

@@ -57,7 +57,7 @@ struct Predicted {
     return false;
   }
   bool assumes(std::string_view text) const {
-    for (const std::string& a : prediction.assumptions) {
+    for (const std::string& a : prediction.diagnostics.notes) {
       if (a.find(text) != std::string::npos) return true;
     }
     return false;

@@ -113,7 +113,8 @@ ENTRY e {
 })";
 
 bool has_line(const Prediction& p, const std::string& a, const std::string& b) {
-  return std::any_of(p.assumptions.begin(), p.assumptions.end(), [&](const std::string& s) {
+  const std::vector<std::string>& notes = p.diagnostics.notes;
+  return std::any_of(notes.begin(), notes.end(), [&](const std::string& s) {
     return s.find(a) != std::string::npos && s.find(b) != std::string::npos;
   });
 }

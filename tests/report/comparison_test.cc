@@ -55,7 +55,7 @@ TEST_CASE("comparison puts devices side by side with ratios to the first") {
 
 TEST_CASE("comparison shows whether each fits, and what each device's figures rest on") {
   std::vector<Prediction> ps = {sample_prediction(), twice_as_fast()};
-  ps[1].warnings = {"no --device given: a guess"};
+  ps[1].diagnostics.warnings = {"no --device given: a guess"};
   // 10 GiB of 16 GiB fits; 20 GiB of 16 GiB does not.
   CapacityCheck fits{.device = "tpu_v5e", .capacity_bytes = int64_t{16} << 30,
                      .checked_bytes = int64_t{10} << 30, .fits = true};

@@ -132,7 +132,7 @@ inline Prediction sample_prediction() {
   p.timeline.push_back({"copy.3", "compute", 12e-3, 2e-6, 0, nullptr});
 
   p.unknown_ops = {"custom-call.9"};
-  p.assumptions = {"topology 2x2 inferred from num_partitions=4"};
+  p.diagnostics.notes = {"topology 2x2 inferred from num_partitions=4"};
   p.is_lower_bound = true;
   return p;
 }

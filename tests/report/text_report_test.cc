@@ -147,7 +147,7 @@ TEST_CASE("long names are cut so that every line fits 100 columns") {
   }
   p.unknown_ops.assign(40, "custom-call.123456");
   p.peak_flop_rate_type = "bf16 with a name long enough to push the MFU line past 100";
-  p.assumptions.push_back(std::string(30, 'x') + " " + std::string(150, 'y') + " and more " +
+  p.diagnostics.notes.push_back(std::string(30, 'x') + " " + std::string(150, 'y') + " and more " +
                           "words that run past the end of one line of a terminal and wrap");
   const DeviceSpec v5e = *device("tpu_v5e");
   for (OpGrouping by : {OpGrouping::kOp, OpGrouping::kCategory, OpGrouping::kScope}) {

@@ -28,7 +28,8 @@
 namespace hloroof {
 
 struct AnalysisOptions {
-  // The prediction's options; its topology is the device target's.
+  // The prediction's options; its slice is the device target's, as resolving it parsed it
+  // (`predict.topology` is not read).
   PredictOptions predict;
   // The memory analysis that memory() gives, made beside the prediction (neither reads the
   // other's results); unset: none. advice() reads it.

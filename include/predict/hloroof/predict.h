@@ -29,6 +29,7 @@
 #include "hloroof/collective.h"
 #include "hloroof/cost.h"
 #include "hloroof/device.h"
+#include "hloroof/device_target.h"
 #include "hloroof/diagnostics.h"
 #include "hloroof/heap_optional.h"
 #include "hloroof/module.h"
@@ -255,11 +256,12 @@ struct Prediction {
   std::vector<OpPrediction> ops;
   std::vector<TimelineEvent> timeline;   // in start order
   std::vector<std::string> unknown_ops;  // instructions whose cost could not be told
-  std::vector<std::string> assumptions;  // inferred topology, assumed trip counts, ...
-  // What to know before reading any figure, one sentence each (reports show them first): the
-  // device is a guess because nothing in the module tells its platform. Set by the callers that
-  // pick the device (the command, Python).
-  std::vector<std::string> warnings;
+  // What the figures rest on, one sentence each. The notes are what the reports call the
+  // assumptions: inferred topology, assumed trip counts, ... The warnings are what to know
+  // before reading any figure (reports show them first): the device is a guess because nothing
+  // in the module tells its platform. Callers add what they said before predicting (loading the
+  // module, choosing the device) with add_diagnostics.
+  Diagnostics diagnostics;
   // An assumed trip count or an op of unknown cost: the step time is a floor.
   bool is_lower_bound = false;
 };
@@ -273,8 +275,8 @@ std::string_view op_bound_name(const OpPrediction& op);
 std::string_view resource_name(const OpPrediction& op);
 
 // Merges what was said before predicting (loading the module, choosing the device) into
-// `prediction`, the one place every report's order is made: its notes lead the assumptions,
-// its warnings follow the prediction's own.
+// `prediction`, the one place every report's order is made: its notes lead the prediction's
+// notes (the assumptions), its warnings follow the prediction's own.
 void add_diagnostics(const Diagnostics& said, Prediction& prediction);
 
 // Predicts one step. `device` is resolved as the command's --device is (resolve_device,
@@ -300,6 +302,15 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceS
 // the layout's: a GPU layout has none), so predictions of one module on several devices can
 // share it (`hloroof compare`).
 absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
+                                             const PredictOptions& options,
+                                             const ModuleCost& cost);
+// The same on a resolved device (resolve_device): its spec, and its slice as resolving it
+// parsed it (DeviceTarget::slice; none given: inferred), not parsed again; `options.topology`
+// is not read. What resolving it said (target.diagnostics) is the caller's to add
+// (add_diagnostics, add_input_diagnostics): a caller that adds more says it all at once.
+absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceTarget& target,
+                                             const PredictOptions& options = {});
+absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceTarget& target,
                                              const PredictOptions& options,
                                              const ModuleCost& cost);
 // The cost settings a prediction with `options` analyses the module with.
