@@ -600,24 +600,29 @@ IssueTime elementwise_issue_time(const Instruction& instruction, const DeviceSpe
   const std::string_view profile = profile_source(device);
   const SlotTable* slots = profile.empty() ? nullptr : slot_table(profile);
   if (slots == nullptr || slots->empty() || !(device.vector_flops_per_s > 0)) return t;
-  // A fused computation that gathers or slices computes some of its ops only where used.
-  const Computation* in = nullptr;
-  absl::flat_hash_map<const Instruction*, double> used;
-  for_each_fused_op(instruction, [&](const Instruction& op) {
-    if (op.parent() != in) {
-      in = op.parent();
-      used.clear();
-      const auto picks = [](const Instruction* x) {
-        return x->opcode() == Opcode::kGather || x->opcode() == Opcode::kSlice ||
-               x->opcode() == Opcode::kDynamicSlice;
-      };
-      if (in != nullptr && std::any_of(in->instructions().begin(), in->instructions().end(),
-                                       picks)) {
-        used = cost::element_utilization(*in);
-      }
+  // A fused computation that gathers or slices computes some of its ops only where used (an
+  // op outside a fusion computes all of its elements). Each fused computation's figures are
+  // made once: nested fusions interleave their ops with their caller's.
+  absl::flat_hash_map<const Computation*, absl::flat_hash_map<const Instruction*, double>> used;
+  const auto utilization = [&used](const Computation& fused) -> const auto& {
+    auto [it, made] = used.try_emplace(&fused);
+    const auto picks = [](const Instruction* x) {
+      return x->opcode() == Opcode::kGather || x->opcode() == Opcode::kSlice ||
+             x->opcode() == Opcode::kDynamicSlice;
+    };
+    const auto ops = fused.instructions();
+    if (made && std::any_of(ops.begin(), ops.end(), picks)) {
+      it->second = cost::element_utilization(fused);
     }
-    const auto u = used.find(&op);
-    add_issue(op, *slots, u == used.end() ? 1.0 : u->second, t);
+    return it->second;
+  };
+  for_each_fused_op(instruction, [&](const Instruction& op) {
+    double share = 1.0;
+    if (&op != &instruction && op.parent() != nullptr) {
+      const auto& of = utilization(*op.parent());
+      if (auto u = of.find(&op); u != of.end()) share = u->second;
+    }
+    add_issue(op, *slots, share, t);
   });
   if (t.element_ops <= 0) return t;
   t.profile = std::string(profile);
