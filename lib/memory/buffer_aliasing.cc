@@ -211,10 +211,22 @@ void leaf_sources(const Instruction& instruction, std::vector<LeafSource>& sourc
     case Opcode::kBitcast:
     case Opcode::kOptimizationBarrier:
     case Opcode::kDomain:
-    case Opcode::kAsyncUpdate:
     case Opcode::kAddDependency:
     case Opcode::kAllReduceDone:
       forward(instruction, {}, 0, {}, sources);
+      break;
+    // An update is its start's buffers; in the form libtpu writes for SparseCore offloads it
+    // also takes the async operation's operands after the start: they are its element {0} (its
+    // element {2}, the start's context, is named by output_to_operand_aliasing).
+    case Opcode::kAsyncUpdate:
+      if (instruction.operand_count() == 1) {
+        forward(instruction, {}, 0, {}, sources);
+      } else {
+        for (size_t k = 1; k < instruction.operand_count(); ++k) {
+          forward(instruction, {0, static_cast<int64_t>(k) - 1}, static_cast<int64_t>(k), {},
+                  sources);
+        }
+      }
       break;
     // Asynchronous starts carry their operands in element {0} (copy-start: {1}) until the done.
     case Opcode::kAllGatherStart:

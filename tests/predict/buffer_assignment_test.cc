@@ -524,3 +524,36 @@ ENTRY e {
 }
 
 }  // namespace
+
+TEST_CASE("an offloaded async-update's operands are the table's buffers, not copies of them") {
+  // libtpu's SparseCore gather: async-start() holds only a context, the update takes the
+  // table and indices as element {0} and makes the result (element {1}), the done returns it.
+  // t 32768 B and i 512 B are parameters; the only new device buffer is the result r, f32[8,
+  // 128] 4096 B, an output. s32[128] under T(128) is 512 B of context: a temporary of the start,
+  // aliased by the update's {2,0}; an integer array, not a scalar, so the TPU heap counts it at
+  // its 16 KiB place: temp 16384 B (were the table copied as {0,0}, 32768 B more would live).
+  absl::StatusOr<hloroof::DeviceSpec> v5p = hloroof::device("tpu_v5p");
+  REQUIRE(v5p.ok());
+  const MemoryReport r = analyze(R"(
+HloModule offload, is_scheduled=true
+
+%gather (p0: f32[64,128], p1: s32[8]) -> f32[8,128] {
+  %p0 = f32[64,128]{1,0:T(8,128)} parameter(0)
+  %p1 = s32[8]{0:T(128)} parameter(1)
+  ROOT %g = f32[8,128]{1,0:T(8,128)} custom-call(%p0, %p1), custom_call_target="gather"
+}, execution_thread="sparsecore"
+
+ENTRY %e (t: f32[64,128], i: s32[8]) -> f32[8,128] {
+  %t = f32[64,128]{1,0:T(8,128)} parameter(0)
+  %i = s32[8]{0:T(128)} parameter(1)
+  %s = ((), (), (s32[128]{0:T(128)})) async-start(), async_execution_thread="sparsecore", calls=%gather
+  %u = ((f32[64,128]{1,0:T(8,128)}, s32[8]{0:T(128)}), f32[8,128]{1,0:T(8,128)}, (s32[128]{0:T(128)})) async-update(%s, %t, %i), output_to_operand_aliasing={{2,0}: (0, {2,0})}
+  ROOT %d = f32[8,128]{1,0:T(8,128)} async-done(%u)
+}
+)",
+                                 {.top_buffers = 0}, &*v5p);
+  CHECK(r.argument_bytes == 32768 + 512);
+  CHECK(r.output_bytes == 4096);
+  for (const MemoryBuffer& b : r.largest_buffers) CHECK(b.name != "u{0,0}");
+  CHECK(r.temp_bytes == 16384);
+}
