@@ -1095,8 +1095,8 @@ TempGroups Assigner::group_temporaries(const std::vector<Value>& values, int64_t
 void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values) {
   sort_by_start(values, clock_);
   // Only device memory's heap is aligned (the TPU compiler's on-chip ones are not).
-  const TempGroups grouped =
-      group_temporaries(values, memory_space == 0 ? rules_.alignment : int64_t{1});
+  const TempGroups grouped = group_temporaries(
+      values, memory_space == kDefaultMemorySpace ? rules_.alignment : int64_t{1});
   const std::vector<TempGroup>& groups = grouped.groups;
   BestFitHeap heap_of(groups);
   std::vector<int64_t> offsets, other;
@@ -1120,7 +1120,7 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
     }
   }
 
-  if (rules_.control_scalars_free && memory_space == 0 &&
+  if (rules_.control_scalars_free && memory_space == kDefaultMemorySpace &&
       std::all_of(values.begin(), values.end(), [this](const Value& v) {
         const Shape* shape = liveness_.buffers()[v.buffer].shape();
         return shape != nullptr && is_control_scalar(*shape);
