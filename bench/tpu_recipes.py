@@ -167,7 +167,8 @@ def predicted(name, r, hloroof, keep):
         "mfu_measured": r["tflops_per_chip"] * 1e12 / peak,
         "mfu_expected": model_flops / p["step_time_s"] / peak,
         "xla_memory": compiled["xla_memory"], "our_memory": {k: m.get(k) for k in (
-            "argument_bytes", "output_bytes", "temp_bytes", "footprint_bytes", "peak_bytes")
+            "argument_bytes", "output_bytes", "temp_bytes", "host_temp_bytes", "footprint_bytes",
+            "peak_bytes")
             if k in m},
         "compile_s": compiled["compile_s"], "model": r["model"], "differs": r["differs"],
     }

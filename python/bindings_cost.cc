@@ -231,6 +231,8 @@ void bind_memory(py::module_& m) {
       .field("alias_bytes", &MemoryReport::alias_bytes, "B of parameters donated to outputs")
       .field("temporary_peak_bytes", &MemoryReport::temporary_peak_bytes, "B")
       .field("temp_bytes", &MemoryReport::temp_bytes, "B of XLA's temp allocation, as assigned")
+      .field("host_temp_bytes", &MemoryReport::host_temp_bytes,
+             "B of the temp allocations in host memory (XLA's host_temp_size_in_bytes)")
       .field("footprint_bytes", &MemoryReport::footprint_bytes,
              "B held by a step: arguments + outputs - aliased + temp + constants")
       .field("allocations", &MemoryReport::allocations, "every allocation, all memories")

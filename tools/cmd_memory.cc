@@ -163,6 +163,10 @@ void print_text(const MemoryReport& r, const DeviceTarget& choice, size_t top,
   const char* labels[] = {"XLA terms", "allocations", "reuse",  "at the peak",
                           "padding",   "other",       "buffers"};
   for (size_t i = 0; i < texts.size() && i < std::size(labels); ++i) line(labels[i], texts[i]);
+  if (r.host_temp_bytes > 0) {
+    line("host", absl::StrFormat("temp %s (XLA's host_temp_size_in_bytes; offloaded buffers)",
+                                 format_bytes(static_cast<double>(r.host_temp_bytes))));
+  }
   if (!r.peak_buffers.empty()) {
     std::cout << "\nlargest buffers live at the peak"
               << (r.peak_buffer_count > static_cast<int64_t>(r.peak_buffers.size())
@@ -306,9 +310,9 @@ const Command kMemoryCommand = {
     "              ENTRY is read from its last computation, said at the top; JSON: entry,\n"
     "              entry_marked)\n"
     "  --json      one JSON object: peak_bytes, peak_at, argument_bytes, output_bytes,\n"
-    "              alias_bytes, temp_bytes, constant_bytes, footprint_bytes, capacity_bytes,\n"
-    "              capacity_basis, checked_bytes, fits, breakdown {parameters, outputs,\n"
-    "              temporaries, constants}, padding_waste_bytes, allocations, buffers\n"
+    "              alias_bytes, temp_bytes, constant_bytes, footprint_bytes, host_temp_bytes,\n"
+    "              capacity_bytes, capacity_basis, checked_bytes, fits, breakdown {parameters,\n"
+    "              outputs, temporaries, constants}, padding_waste_bytes, allocations, buffers\n"
     "              (largest first: name, logical_bytes, padded_bytes, memory_space,\n"
     "              allocation, live_from, live_to, ...), peak_buffers, live_bytes (per entry\n"
     "              instruction), live_timeline (every instruction, bodies included),\n"

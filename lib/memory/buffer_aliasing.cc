@@ -72,18 +72,43 @@ const Instruction* follow_indirections(const Instruction* instruction, ShapeInde
 
 std::vector<InPlacePair> pairs_at_depth(const Instruction& instruction, int depth);
 
-// A fusion output is written in place when, followed back from the fused root, it comes from
-// an in-place op whose overwritten operand is (through indirections) a fusion parameter.
-std::vector<InPlacePair> fusion_pairs(const Instruction& fusion, int depth) {
+// The subshape of `shape` at `index`, or nullptr when there is none.
+const Shape* subshape(const Shape& shape, const ShapeIndex& index) {
+  const Shape* at = &shape;
+  for (int64_t i : index) {
+    if (!at->is_tuple() || i < 0 || static_cast<size_t>(i) >= at->elements.size()) return nullptr;
+    at = &at->elements[static_cast<size_t>(i)];
+  }
+  return at;
+}
+
+// A called computation's result is written in place when, followed back from its root, it
+// comes from an in-place op whose overwritten operand is (through indirections) one of its
+// parameters: a fusion's (its result: `prefix` {}), or, with `host_only`, an asynchronous
+// computation's whose result is in host memory (the start's element {1}: the
+// dynamic-update-slice a TPU program offloads activations with; XLA's own aliasing rules give
+// an async-start no such pair, the TPU compiler's buffer assignment makes it one buffer).
+std::vector<InPlacePair> called_pairs(const Instruction& caller, const ShapeIndex& prefix,
+                                      int depth, bool host_only = false) {
   std::vector<InPlacePair> pairs;
-  Computation* fused = fusion.computation_attribute(AttrId::kCalls);
-  if (fused == nullptr || fused->root() == nullptr || depth > kMaxFusionDepth) return pairs;
-  const int64_t leaves = leaf_count(fusion.shape());
+  Computation* called = caller.computation_attribute(AttrId::kCalls);
+  if (called == nullptr || called->root() == nullptr || depth > kMaxFusionDepth) return pairs;
+  const Shape& result = called->root()->shape();
+  const int64_t leaves = leaf_count(result);
   LeafIndexer indexer;
   for (int64_t leaf = 0; leaf < leaves; ++leaf) {
-    const ShapeIndex output_index = indexer.index(fusion.shape(), leaf);
-    ShapeIndex source_index = output_index;
-    const Instruction* source = follow_indirections(fused->root(), source_index);
+    const ShapeIndex root_index = indexer.index(result, leaf);
+    ShapeIndex output_index = prefix;
+    output_index.insert(output_index.end(), root_index.begin(), root_index.end());
+    ShapeIndex source_index = root_index;
+    if (host_only) {
+      const Shape* leaf_shape = subshape(result, root_index);
+      if (leaf_shape == nullptr || !leaf_shape->layout ||
+          leaf_shape->layout->memory_space != kHostMemorySpace) {
+        continue;
+      }
+    }
+    const Instruction* source = follow_indirections(called->root(), source_index);
     for (const InPlacePair& inner : pairs_at_depth(*source, depth + 1)) {
       if (inner.output_index != source_index ||
           inner.operand >= static_cast<int64_t>(source->operand_count())) {
@@ -133,10 +158,14 @@ std::vector<InPlacePair> pairs_at_depth(const Instruction& instruction, int dept
       if (operands != 4) return {};
       return {{1, {}, {1}}};
     case Opcode::kCustomCall:
-    case Opcode::kAsyncStart:
       return declared_aliasing(instruction);
+    case Opcode::kAsyncStart: {
+      std::vector<InPlacePair> pairs = called_pairs(instruction, {1}, depth, /*host_only=*/true);
+      for (InPlacePair& p : declared_aliasing(instruction)) pairs.push_back(std::move(p));
+      return pairs;
+    }
     case Opcode::kFusion: {
-      std::vector<InPlacePair> pairs = fusion_pairs(instruction, depth);
+      std::vector<InPlacePair> pairs = called_pairs(instruction, {}, depth);
       for (InPlacePair& p : declared_aliasing(instruction)) pairs.push_back(std::move(p));
       return pairs;
     }

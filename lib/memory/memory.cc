@@ -416,6 +416,9 @@ void add_allocations(const ModuleAssignment& assignment, const std::vector<Buffe
     if (in.kind == AllocationKind::kTemp && memory_tier(in.memory_space) == MemoryTier::kDevice) {
       r.temp_bytes += in.bytes * in.count;
     }
+    if (in.kind == AllocationKind::kTemp && memory_tier(in.memory_space) == MemoryTier::kHost) {
+      r.host_temp_bytes += in.bytes * in.count;
+    }
     if (!options.allocations) continue;
     if (options.allocation_runs && in.count > 1 && is_leaf_run(buffers, in)) {
       MemoryAllocationRun run;

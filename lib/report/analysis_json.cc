@@ -219,6 +219,7 @@ void write_memory_json(const MemoryReport& r, std::ostream& sink,
   w.number_field("temp_bytes", r.temp_bytes);
   w.number_field("constant_bytes", r.constant_bytes);
   w.number_field("footprint_bytes", r.footprint_bytes);
+  w.number_field("host_temp_bytes", r.host_temp_bytes);
   w.key("peak_path");
   w.begin_array();
   for (const PeakFrame& f : r.peak_path) {
@@ -261,6 +262,7 @@ void write_memory_json(const MemoryReport& r, std::ostream& sink,
   w.number_field("temporary_peak_bytes", r.temporary_peak_bytes);
   w.number_field("constant_bytes", r.constant_bytes);
   w.number_field("footprint_bytes", r.footprint_bytes);
+  w.number_field("host_temp_bytes", r.host_temp_bytes);
   w.end_object();
   w.number_field("temps_in_live_out", r.temps_in_live_out);
   w.number_field("shared_with_operand", r.shared_with_operand);

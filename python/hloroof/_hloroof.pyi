@@ -325,6 +325,7 @@ class MemoryReport:
     alias_bytes: int
     temporary_peak_bytes: int
     temp_bytes: int
+    host_temp_bytes: int
     footprint_bytes: int
     allocations: List[MemoryAllocation]
     allocation_counts: Dict[str, int]

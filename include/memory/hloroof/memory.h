@@ -220,6 +220,9 @@ struct MemoryReport {
   // whole execution, as on GPU: argument + output - alias + temp + constant bytes.
   int64_t temp_bytes = 0;
   int64_t footprint_bytes = 0;
+  // The temp allocations of host memory (S(5)): XLA's host_temp_size_in_bytes, where a program
+  // offloads to the host. Not part of the footprint.
+  int64_t host_temp_bytes = 0;
   // Every allocation, all memory spaces: parameters, outputs, temp allocations, constants
   // (empty when MemoryOptions::allocations is false), in index order; with
   // MemoryOptions::allocation_runs, all but those of `allocation_runs`.
