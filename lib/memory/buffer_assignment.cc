@@ -1104,6 +1104,11 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
   if (rules_.program_order_heap) {  // the groups are made in order of their start
     in_order.resize(groups.size());
     std::iota(in_order.begin(), in_order.end(), size_t{0});
+    // Of the groups whose lives begin together, the longest-lived first.
+    std::stable_sort(in_order.begin(), in_order.end(), [&groups](size_t a, size_t b) {
+      if (groups[a].start != groups[b].start) return groups[a].start < groups[b].start;
+      return groups[a].end > groups[b].end;
+    });
   }
   int64_t heap = heap_of.place(
       rules_.program_order_heap ? in_order : heap_order(groups, /*spatial=*/true, clock_),

@@ -94,8 +94,9 @@ struct AssignmentRules {
   bool output_fusions_share = false;
   // A result may write over a dying operand that an asynchronous copy (copy-done) delivered.
   bool share_copied_operands = true;
-  // The heap places the temporaries in order of their first use (best fit), rather than largest
-  // first or longest-lived first, whichever needs less.
+  // The heap places the temporaries in order of their first use (best fit; of those that begin
+  // together, the longest-lived first), rather than largest first or longest-lived first,
+  // whichever needs less.
   bool program_order_heap = false;
   // Every temporary's offset in the device-memory heap, and that heap's size, are multiples of
   // this.
