@@ -11,6 +11,8 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 
+#include "examples.h"
+
 namespace {
 
 using hloroof::AllocationKind;
@@ -562,28 +564,12 @@ TEST_CASE("an async dynamic-update-slice into host memory writes in place") {
   // The offload a TPU program writes activations with: h, f32[4,8,128] in host memory
   // (S(5)), 16384 B, is updated by an asynchronous dynamic-update-slice and read back after
   // it. The start's result is h's buffer, not a second one: the host temp allocation holds
-  // h alone, 16384 B (two buffers, 32768 B, would live at once otherwise).
-  const MemoryReport r = analyze(R"(
-HloModule host_offload, is_scheduled=true
-
-%offload (p0: f32[4,8,128], p1: f32[1,8,128], p2: s32[]) -> f32[4,8,128] {
-  %p0 = f32[4,8,128]{2,1,0:T(8,128)S(5)} parameter(0)
-  %p1 = f32[1,8,128]{2,1,0:T(8,128)} parameter(1)
-  %p2 = s32[] parameter(2)
-  %z = s32[] constant(0)
-  ROOT %u = f32[4,8,128]{2,1,0:T(8,128)S(5)} dynamic-update-slice(%p0, %p1, %p2, %z, %z)
-}
-
-ENTRY %e (x: f32[1,8,128], i: s32[]) -> f32[1,8,128] {
-  %x = f32[1,8,128]{2,1,0:T(8,128)} parameter(0)
-  %i = s32[] parameter(1)
-  %z = s32[] constant(0)
-  %h = f32[4,8,128]{2,1,0:T(8,128)S(5)} custom-call(), custom_call_target="AllocateBuffer"
-  %s = ((f32[4,8,128]{2,1,0:T(8,128)S(5)}, f32[1,8,128]{2,1,0:T(8,128)}, s32[]), f32[4,8,128]{2,1,0:T(8,128)S(5)}, u32[]{:S(2)}) async-start(%h, %x, %i), calls=%offload
-  %d = f32[4,8,128]{2,1,0:T(8,128)S(5)} async-done(%s)
-  ROOT %r = f32[1,8,128]{2,1,0:T(8,128)} dynamic-slice(%d, %i, %z, %z), dynamic_slice_sizes={1,8,128}
-}
-)");
+  // h alone, 16384 B (two buffers, 32768 B, would live at once otherwise). The module is
+  // tests/data/memory/host_offload.hlo (the Python tests read it too).
+  const std::string text = hloroof::testing::read_file(
+      std::filesystem::path(HLOROOF_SOURCE_DIR) / "tests/data/memory/host_offload.hlo");
+  REQUIRE(!text.empty());
+  const MemoryReport r = analyze(text);
   int64_t host_temp = 0;
   for (const MemoryAllocation& a : r.allocations) {
     if (a.kind == AllocationKind::kTemp && a.memory_space == 5) host_temp += a.bytes;

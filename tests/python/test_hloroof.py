@@ -464,33 +464,13 @@ def test_memory_counts_allocations_of_each_kind():
     assert r.live_timeline[3].device_bytes == 512 + 256 + 512 + 512
 
 
-HOST_OFFLOAD = """
-HloModule host_offload, is_scheduled=true
-
-%offload (p0: f32[4,8,128], p1: f32[1,8,128], p2: s32[]) -> f32[4,8,128] {
-  %p0 = f32[4,8,128]{2,1,0:T(8,128)S(5)} parameter(0)
-  %p1 = f32[1,8,128]{2,1,0:T(8,128)} parameter(1)
-  %p2 = s32[] parameter(2)
-  %z = s32[] constant(0)
-  ROOT %u = f32[4,8,128]{2,1,0:T(8,128)S(5)} dynamic-update-slice(%p0, %p1, %p2, %z, %z)
-}
-
-ENTRY %e (x: f32[1,8,128], i: s32[]) -> f32[1,8,128] {
-  %x = f32[1,8,128]{2,1,0:T(8,128)} parameter(0)
-  %i = s32[] parameter(1)
-  %z = s32[] constant(0)
-  %h = f32[4,8,128]{2,1,0:T(8,128)S(5)} custom-call(), custom_call_target="AllocateBuffer"
-  %s = ((f32[4,8,128]{2,1,0:T(8,128)S(5)}, f32[1,8,128]{2,1,0:T(8,128)}, s32[]), f32[4,8,128]{2,1,0:T(8,128)S(5)}, u32[]{:S(2)}) async-start(%h, %x, %i), calls=%offload
-  %d = f32[4,8,128]{2,1,0:T(8,128)S(5)} async-done(%s)
-  ROOT %r = f32[1,8,128]{2,1,0:T(8,128)} dynamic-slice(%d, %i, %z, %z), dynamic_slice_sizes={1,8,128}
-}
-"""
+HOST_OFFLOAD = SOURCE / "tests" / "data" / "memory" / "host_offload.hlo"
 
 
 def test_memory_reports_host_temporaries():
     # %h, f32[4,8,128] in host memory: 4 x 8 x 128 x 4 B = 16384 B, updated in place by the
     # asynchronous dynamic-update-slice; no device temporary but the 0 B heap of scalars.
-    r = hloroof.memory(HOST_OFFLOAD, "tpu_v5e")
+    r = hloroof.memory(HOST_OFFLOAD.read_text(), "tpu_v5e")
     assert r.host_temp_bytes == 16384
     assert r.footprint_bytes == r.argument_bytes + r.output_bytes + r.temp_bytes + \
         r.constant_bytes - r.alias_bytes
