@@ -244,15 +244,22 @@ void leaf_sources(const Instruction& instruction, std::vector<LeafSource>& sourc
     case Opcode::kAllReduceDone:
       forward(instruction, {}, 0, {}, sources);
       break;
-    // An update is its start's buffers; in the form libtpu writes for SparseCore offloads it
-    // also takes the async operation's operands after the start: they are its element {0} (its
-    // element {2}, the start's context, is named by output_to_operand_aliasing).
+    // An update is its start's buffers. In the form libtpu writes for SparseCore offloads it
+    // also takes operands after the start, which bind the async operation's next parameters:
+    // element {0, n + k - 1} is operand k, where the chain before it (operand 0) bound n, whose
+    // buffers it keeps (XLA's AliasInfo rule). Its other elements get buffers of their own
+    // (its output_to_operand_aliasing is not read).
     case Opcode::kAsyncUpdate:
       if (instruction.operand_count() == 1) {
         forward(instruction, {}, 0, {}, sources);
       } else {
+        const Shape* bound = subshape(instruction.operand(0)->shape(), {0});
+        const int64_t n = bound != nullptr && bound->is_tuple()
+                              ? static_cast<int64_t>(bound->elements.size())
+                              : 0;
+        for (int64_t i = 0; i < n; ++i) forward(instruction, {0, i}, 0, {0, i}, sources);
         for (size_t k = 1; k < instruction.operand_count(); ++k) {
-          forward(instruction, {0, static_cast<int64_t>(k) - 1}, static_cast<int64_t>(k), {},
+          forward(instruction, {0, n + static_cast<int64_t>(k) - 1}, static_cast<int64_t>(k), {},
                   sources);
         }
       }

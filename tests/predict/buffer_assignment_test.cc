@@ -576,3 +576,32 @@ TEST_CASE("an async dynamic-update-slice into host memory writes in place") {
   }
   CHECK(host_temp == 16384);
 }
+
+TEST_CASE("an async-update binds its late operands after those its start bound") {
+  // The start binds a (element {0,0}); the update binds b as {0,1}, its chain's {0,0} kept
+  // (XLA's hlo_alias_analysis_test late-binding module): both are the parameters' buffers
+  // (64 B each), not copies of them.
+  const MemoryReport r = analyze(R"(
+HloModule late_binding, is_scheduled=true
+
+%wrapped (p0: f32[16], p1: f32[16]) -> (f32[16]) {
+  %p0 = f32[16]{0} parameter(0)
+  %p1 = f32[16]{0} parameter(1)
+  %add = f32[16]{0} add(%p0, %p1)
+  ROOT %t = (f32[16]{0}) tuple(%add)
+}
+
+ENTRY %e (a: f32[16], b: f32[16]) -> (f32[16]) {
+  %a = f32[16]{0} parameter(0)
+  %b = f32[16]{0} parameter(1)
+  %s = ((f32[16]{0}), (f32[16]{0}), s32[]) async-start(%a), calls=%wrapped, async_execution_thread="sparsecore"
+  %u = ((f32[16]{0}, f32[16]{0}), (f32[16]{0})) async-update(%s, %b)
+  ROOT %d = (f32[16]{0}) async-done(%u)
+}
+)");
+  for (const MemoryBuffer& b : r.largest_buffers) {
+    CHECK(b.name != "u{0,0}");
+    CHECK(b.name != "u{0,1}");
+  }
+  CHECK(r.argument_bytes == 64 + 64);
+}
