@@ -4,9 +4,8 @@
 Each program is compiled by libtpu without a TPU (hloroof.jax.compile_for) and hloroof's
 `memory` figures are set beside XLA's `memory_analysis()`: argument, output and temp bytes. The
 "rules" programs are those whose buffer-assignment dumps the TPU allocation rules were read
-from (docs/memory.md, "On TPU"); the "held out" ones were written after. Where hloroof's temp
-is below XLA's, the gap is in 16 KiB places (the pointer tables of tuples hloroof does not
-place). Needs JAX and libtpu (python/requirements-test.txt), about 3 minutes on 2 cores:
+from (docs/memory.md, "On TPU"); the "held out" ones were written after. The last column is
+XLA's temp minus hloroof's in 16 KiB places (the heap's unit). Needs JAX and libtpu (python/requirements-test.txt), about 3 minutes on 2 cores:
 
     PYTHONPATH=build/python $(tools/venv.sh) bench/tpu_memory.py [--hloroof build/tools/hloroof]
 """

@@ -1133,6 +1133,8 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
     heap = 0;
     std::fill(offsets.begin(), offsets.end(), 0);
   }
+  // The tuples' pointer tables sit above the arrays.
+  if (memory_space == kDefaultMemorySpace && heap > 0) heap += rules_.temp_tables_bytes;
   Allocation temp;
   temp.kind = AllocationKind::kTemp;
   temp.memory_space = memory_space;

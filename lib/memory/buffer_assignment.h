@@ -107,6 +107,9 @@ struct AssignmentRules {
   // An output allocation of this many bytes for the entry root's tuple pointer tables (0:
   // none); it holds no buffer.
   int64_t root_tables_bytes = 0;
+  // Bytes the pointer tables of tuple-shaped temporaries add to a device-memory heap that
+  // holds more than control scalars (tuple_tables.h); no buffer of the liveness holds them.
+  int64_t temp_tables_bytes = 0;
 
   static AssignmentRules tpu() {
     AssignmentRules r;

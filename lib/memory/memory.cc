@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "hloroof/computation.h"
 #include "hloroof/device.h"
@@ -18,6 +19,7 @@
 #include "memory/buffer_assignment.h"
 #include "memory/memory_liveness.h"
 #include "memory/shape_leaves.h"
+#include "memory/tuple_tables.h"
 #include "util/absl_compat.h"
 
 namespace hloroof {
@@ -552,6 +554,12 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
                                                 static_cast<int64_t>(granule->value));
     r.output_bytes += rules.root_tables_bytes;
   }
+  std::optional<detail::TupleTables> tables;
+  if (tpu && options.buffer_assignment) {
+    tables = detail::temporary_tuple_tables(
+        module, granule != nullptr ? static_cast<int64_t>(granule->value) : 1, rules.alignment);
+    if (tables) rules.temp_tables_bytes = tables->bytes;
+  }
   const std::vector<int32_t> largest_ids = largest_counted(buffers, options.top_buffers);
   std::vector<int32_t> placed_ids;  // MemoryOptions::placements, ordered as largest_ids
   if (options.buffer_assignment && options.placements > 0) {
@@ -579,6 +587,12 @@ absl::StatusOr<MemoryReport> analyze(const Module& module, const DeviceSpec* dev
         "buffer assignment by the TPU compiler's rules: no temporaries in output allocations, "
         "output fusions over dying operands, a heap packed in program order at 16 KiB "
         "(docs/memory.md, \"On TPU\")");
+    r.notes.push_back(
+        tables ? absl::StrFormat("tuple-shaped temporaries: %d, each with its pointer table in "
+                                 "16 KiB of the temp allocation (none where that holds only "
+                                 "control scalars)",
+                                 tables->count)
+               : std::string("tuple pointer tables not counted: too many tuple shapes"));
   }
   r.temps_in_live_out = assignment.temps_in_live_out;
   r.shared_with_operand = assignment.shared_with_operand;

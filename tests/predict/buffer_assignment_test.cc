@@ -410,6 +410,116 @@ ENTRY e {
   CHECK(b.output_bytes == 4096 + 512 + 32);
 }
 
+bool has_note(const MemoryReport& r, std::string_view text) {
+  for (const std::string& note : r.notes) {
+    if (note.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST_CASE("a TPU heap holds a 16 KiB pointer table for each tuple-shaped temporary") {
+  // Arrays (f32[8,128] under T(8,128): 4096 B, each in a 16 KiB place): a [1,10] (read by s
+  // through t and tt), f0 and f1 [2,...], all live at 2: 3 places, 49152 B. Tuples: f (the
+  // fusion's result), t and tt; tt{0} is t's table, and g is tt{0} again: 3 tables of 16 KiB,
+  // 49152 B. temp = 49152 + 49152 = 98304 B.
+  constexpr std::string_view kTables = R"(
+HloModule tpu_tuple_tables, is_scheduled=true
+fused {
+  x = f32[8,128]{1,0:T(8,128)} parameter(0)
+  n = f32[8,128]{1,0:T(8,128)} negate(x)
+  e = f32[8,128]{1,0:T(8,128)} exponential(x)
+  ROOT r = (f32[8,128]{1,0:T(8,128)}, f32[8,128]{1,0:T(8,128)}) tuple(n, e)
+}
+ENTRY e {
+  p = f32[8,128]{1,0:T(8,128)} parameter(0)
+  a = f32[8,128]{1,0:T(8,128)} negate(p)
+  f = (f32[8,128]{1,0:T(8,128)}, f32[8,128]{1,0:T(8,128)}) fusion(a), kind=kLoop, calls=fused
+  f0 = f32[8,128]{1,0:T(8,128)} get-tuple-element(f), index=0
+  f1 = f32[8,128]{1,0:T(8,128)} get-tuple-element(f), index=1
+  t = (f32[8,128]{1,0:T(8,128)}, f32[8,128]{1,0:T(8,128)}) tuple(f0, a)
+  tt = ((f32[8,128]{1,0:T(8,128)}, f32[8,128]{1,0:T(8,128)}), f32[8,128]{1,0:T(8,128)}) tuple(t, f1)
+  g = (f32[8,128]{1,0:T(8,128)}, f32[8,128]{1,0:T(8,128)}) get-tuple-element(tt), index=0
+  g0 = f32[8,128]{1,0:T(8,128)} get-tuple-element(g), index=0
+  g1 = f32[8,128]{1,0:T(8,128)} get-tuple-element(g), index=1
+  ROOT s = f32[8,128]{1,0:T(8,128)} add(g0, g1)
+}
+)";
+  absl::StatusOr<hloroof::DeviceSpec> v6e = hloroof::device("tpu_v6e");
+  REQUIRE(v6e.ok());
+  const MemoryReport r = analyze(kTables, {.top_buffers = 0}, &*v6e);
+  CHECK(r.temp_bytes == 98304);
+  CHECK(has_note(r, "tuple-shaped temporaries: 3,"));
+
+  // A loop's state is one buffer: init, the loop, the body's parameter and root and the
+  // condition's parameter share one table (5 tuple-shaped instructions, 1 table); the
+  // multi-output fusion after the loop has its own: 2 tables, 32768 B. Arrays: x0 [1,6] (the
+  // loop's state; the body's x2 is written into it), then the fusion's f{0} over x0 (a loop
+  // fusion over its dying operand) and f{1} [6,9]: 2 places, 32768 B. temp = 65536 B.
+  constexpr std::string_view kLoop = R"(
+HloModule tpu_loop_tables, is_scheduled=true
+fused {
+  x = f32[8,128]{1,0:T(8,128)} parameter(0)
+  n = f32[8,128]{1,0:T(8,128)} negate(x)
+  e = f32[8,128]{1,0:T(8,128)} exponential(x)
+  ROOT r = (f32[8,128]{1,0:T(8,128)}, f32[8,128]{1,0:T(8,128)}) tuple(n, e)
+}
+body {
+  s = (s32[]{:T(128)}, f32[8,128]{1,0:T(8,128)}) parameter(0)
+  i = s32[]{:T(128)} get-tuple-element(s), index=0
+  x = f32[8,128]{1,0:T(8,128)} get-tuple-element(s), index=1
+  one = s32[]{:T(128)} constant(1)
+  i2 = s32[]{:T(128)} add(i, one)
+  x2 = f32[8,128]{1,0:T(8,128)} negate(x)
+  ROOT t = (s32[]{:T(128)}, f32[8,128]{1,0:T(8,128)}) tuple(i2, x2)
+}
+cond {
+  s = (s32[]{:T(128)}, f32[8,128]{1,0:T(8,128)}) parameter(0)
+  i = s32[]{:T(128)} get-tuple-element(s), index=0
+  n = s32[]{:T(128)} constant(4)
+  ROOT lt = pred[]{:T(512)} compare(i, n), direction=LT
+}
+ENTRY e {
+  p = f32[8,128]{1,0:T(8,128)} parameter(0)
+  x0 = f32[8,128]{1,0:T(8,128)} negate(p)
+  zero = s32[]{:T(128)} constant(0)
+  init = (s32[]{:T(128)}, f32[8,128]{1,0:T(8,128)}) tuple(zero, x0)
+  w = (s32[]{:T(128)}, f32[8,128]{1,0:T(8,128)}) while(init), condition=cond, body=body
+  x = f32[8,128]{1,0:T(8,128)} get-tuple-element(w), index=1
+  f = (f32[8,128]{1,0:T(8,128)}, f32[8,128]{1,0:T(8,128)}) fusion(x), kind=kLoop, calls=fused
+  f0 = f32[8,128]{1,0:T(8,128)} get-tuple-element(f), index=0
+  f1 = f32[8,128]{1,0:T(8,128)} get-tuple-element(f), index=1
+  ROOT s = f32[8,128]{1,0:T(8,128)} add(f0, f1)
+}
+)";
+  const MemoryReport loop = analyze(kLoop, {.top_buffers = 0}, &*v6e);
+  CHECK(has_note(loop, "tuple-shaped temporaries: 2,"));
+  CHECK(loop.temp_bytes == 65536);
+
+  // Tables count only where the heap holds more than control scalars: i (s32[]) and the
+  // tuple u alone report 0 B, as the heap of i alone does.
+  constexpr std::string_view kControl = R"(
+HloModule tpu_control_tables, is_scheduled=true
+ENTRY e {
+  p = s32[]{:T(128)} parameter(0)
+  q = f32[8,128]{1,0:T(8,128)} parameter(1)
+  i = s32[]{:T(128)} add(p, p)
+  u = (s32[]{:T(128)}, s32[]{:T(128)}) tuple(i, p)
+  j = s32[]{:T(128)} get-tuple-element(u), index=0
+  k = s32[]{:T(128)} multiply(j, j)
+  n = f32[8,128]{1,0:T(8,128)} negate(q)
+  ROOT r = (f32[8,128]{1,0:T(8,128)}, s32[]{:T(128)}) tuple(n, k)
+}
+)";
+  const MemoryReport control = analyze(kControl, {.top_buffers = 0}, &*v6e);
+  CHECK(control.temp_bytes == 0);
+  CHECK(has_note(control, "tuple-shaped temporaries: 1,"));
+
+  // The same module for a GPU keeps XLA's open-source rules: no 16 KiB tables.
+  absl::StatusOr<hloroof::DeviceSpec> h100 = hloroof::device("h100");
+  REQUIRE(h100.ok());
+  CHECK(analyze(kTables, {.top_buffers = 0}, &*h100).temp_bytes < 16384);
+}
+
 // XLA's BufferAssignmentTest.OneTempAllocation: parameters f32[2,3], f32[3,4], f32[4,4], two
 // dots f32[2,4] and f32[3,4] concatenated into f32[5,4]. The test states 5 allocations
 // (3 parameters, 1 output, 1 temp), the dots in one temp allocation of 80 B with alignment 1
@@ -533,7 +643,9 @@ TEST_CASE("an offloaded async-update's operands are the table's buffers, not cop
   // t 32768 B and i 512 B are parameters; the only new device buffer is the result r, f32[8,
   // 128] 4096 B, an output. s32[128] under T(128) is 512 B of context: a temporary of the start,
   // aliased by the update's {2,0}; an integer array, not a scalar, so the TPU heap counts it at
-  // its 16 KiB place: temp 16384 B (were the table copied as {0,0}, 32768 B more would live).
+  // its 16 KiB place (were the table copied as {0,0}, 32768 B more would live). The tuples'
+  // pointer tables, 16 KiB each: s{} and s{2}, and the update's own u{}, u{0} and u{2} (as
+  // libtpu's dumps place them; s{0} and s{1} are empty): 5. temp = 16384 + 5 x 16384 B.
   absl::StatusOr<hloroof::DeviceSpec> v5p = hloroof::device("tpu_v5p");
   REQUIRE(v5p.ok());
   const MemoryReport r = analyze(R"(
@@ -557,7 +669,7 @@ ENTRY %e (t: f32[64,128], i: s32[8]) -> f32[8,128] {
   CHECK(r.argument_bytes == 32768 + 512);
   CHECK(r.output_bytes == 4096);
   for (const MemoryBuffer& b : r.largest_buffers) CHECK(b.name != "u{0,0}");
-  CHECK(r.temp_bytes == 16384);
+  CHECK(r.temp_bytes == 16384 + 5 * 16384);
 }
 
 TEST_CASE("an async dynamic-update-slice into host memory writes in place") {

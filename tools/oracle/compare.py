@@ -131,14 +131,11 @@ def compare(cli, directory):
     for allocation in memory["allocations"]:
         if allocation["kind"] == "parameter" and allocation["memory_space"] == 0:
             parameters.setdefault(allocation["parameter_number"], [0, 0])[1] += allocation["bytes"]
-    # Values XLA placed in its temp allocations (each at an aligned offset of its own), and
-    # the tuples' pointer tables among those of device memory (hloroof has none).
+    # Values XLA placed in its temp allocations (each at an aligned offset of its own).
     temp_values = sum(len(a["values"]) for a in allocations if a["temp"])
-    tuple_tables = sum(v["shape"].startswith("(") for a in allocations
-                       if a["temp"] and a["color"] == 0 for v in a["values"])
     return {"meta": meta, "figures": figures, "buffers": buffers,
             "parameters": {k: tuple(v) for k, v in sorted(parameters.items())},
-            "temp values": temp_values, "tuple tables": tuple_tables}
+            "temp values": temp_values}
 
 
 def agreement(results):
