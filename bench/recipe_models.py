@@ -44,11 +44,11 @@ def _splash(heads, block, scale_dim, kv_repeat=1):
     from jax.experimental.shard_map import shard_map
     from jax.sharding import PartitionSpec as P
 
-    blocks = sk.BlockSizes(block_q=block, block_kv=block, block_kv_compute=block,
-                           block_q_dkv=block, block_kv_dkv=block, block_kv_dkv_compute=block,
-                           use_fused_bwd_kernel=True)
-
     def local(q, k, v):
+        # The recipe's block, or the largest power-of-two part of it that divides the sequence.
+        b = math.gcd(block, q.shape[1])
+        blocks = sk.BlockSizes(block_q=b, block_kv=b, block_kv_compute=b, block_q_dkv=b,
+                               block_kv_dkv=b, block_kv_dkv_compute=b, use_fused_bwd_kernel=True)
         kernel = sk.make_splash_mha(
             sm.MultiHeadMask([sm.CausalMask((q.shape[1], q.shape[1]))] * heads),
             block_sizes=blocks, head_shards=1, q_seq_shards=1)

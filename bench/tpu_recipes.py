@@ -23,6 +23,7 @@ import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -135,19 +136,26 @@ def compile_recipe(name, r, keep):
             k: int(getattr(ma, k)) for k in dir(ma) if k.endswith("_in_bytes")}}, f)
 
 
-def run_recipe(name, r, hloroof, keep, reuse=False):
+def run_recipe(name, r, hloroof, keep, reuse=False, timeout_s=None):
     os.makedirs(keep, exist_ok=True)
     compiled_files = [os.path.join(keep, f"{name}{ext}") for ext in (".hlo", ".xla.json")]
     if reuse and all(os.path.exists(f) for f in compiled_files):
         return predicted(name, r, hloroof, keep)
     with open(os.path.join(keep, f"{name}.recipe.json"), "w") as f:
         json.dump(dict(r, name=name), f)
-    child = subprocess.run([sys.executable, os.path.abspath(__file__), "--compile-one",
-                            os.path.join(keep, f"{name}.recipe.json"), "--keep", keep],
-                           capture_output=True, text=True)
-    if child.returncode != 0:
+    try:
+        child = subprocess.run([sys.executable, os.path.abspath(__file__), "--compile-one",
+                                os.path.join(keep, f"{name}.recipe.json"), "--keep", keep],
+                               capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"the compile ran past --timeout {timeout_s:.0f} s") from None
+    if child.returncode < 0:  # a signal: on these machines, mostly the kernel's OOM killer
+        raise RuntimeError(f"the compile was killed by signal {-child.returncode} (out of this "
+                           "machine's memory?)")
+    if child.returncode != 0:  # the exception's own line, not the notes printed after it
         lines = [l for l in child.stderr.splitlines() if l.strip()]
-        raise RuntimeError(lines[-1] if lines else f"exit status {child.returncode}")
+        errors = [l for l in lines if re.match(r"[\w.]*(Error|Exception)\b.*:", l)]
+        raise RuntimeError((errors or lines or [f"exit status {child.returncode}"])[-1])
     return predicted(name, r, hloroof, keep)
 
 
@@ -205,6 +213,8 @@ def main():
     ap.add_argument("--reuse", action="store_true",
                     help="predict the programs already compiled into --keep, compiling the others")
     ap.add_argument("--show", help="print the table of an earlier run's --json, compiling nothing")
+    ap.add_argument("--timeout", type=float, default=3600,
+                    help="seconds one recipe's compile may take (default 3600)")
     ap.add_argument("--compile-one", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.compile_one:
@@ -234,7 +244,7 @@ def main():
             print(f"{name:<19} not a recipe; known: {', '.join(recipes)}")
             continue
         try:
-            row = run_recipe(name, recipes[name], a.hloroof, a.keep, a.reuse)
+            row = run_recipe(name, recipes[name], a.hloroof, a.keep, a.reuse, a.timeout)
         except Exception as e:  # a recipe that does not compile here says why
             print(f"{name:<19} not predicted: {str(e).splitlines()[0][:70]}")
             continue
