@@ -18,6 +18,7 @@
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
 #include "input.h"
+#include "util/threads.h"
 
 namespace hloroof::cli {
 namespace {
@@ -58,7 +59,7 @@ struct Comparison {
   // two devices' records are held at a time, not one per thread (gemma3 on three threads: 39.9
   // -> 37.0 MB, no slower). The third waits while the first is written, then makes its
   // records while the second is.
-  EmitWindow records{2};
+  detail::EmitWindow records{2};
   std::vector<std::thread> releases;  // the written predictions being freed
   int exit_code = kExitOk;
 };
@@ -78,7 +79,7 @@ void Comparison::resolve() {
 // while the devices' measured tables are read. Should it fail (or the module have no step),
 // the first prediction says why, as before.
 void Comparison::analyse_shared_parts() {
-  for_each_concurrently(2, [&](size_t part) {
+  detail::for_each_on_threads(2, cores(), [&](size_t part) {
     if (part == 0 && module->entry_marked()) cost = analyze_cost(*module, cost_options(options));
     if (part == 1) {
       for (const absl::StatusOr<DeviceTarget>& choice : choices) {
@@ -186,8 +187,8 @@ int compare(const Args& args, const SharedOptions& shared,
   c->options.timeline = false;       // no output shows the timeline
   c->resolve();
   c->analyse_shared_parts();
-  make_then_emit_in_order(
-      c->count, [&](size_t k) { c->make(k); },
+  detail::make_then_emit_in_order(
+      c->count, cores(), [&](size_t k) { c->make(k); },
       [&](size_t k, int threads) { return c->emit(k, threads); });
   for (std::thread& release : c->releases) release.join();
   if (c->exit_code != kExitOk) return c->exit_code;
