@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -26,6 +27,7 @@
 #include "hloroof/memory.h"
 #include "hloroof/module.h"
 #include "hloroof/predict.h"
+#include "hloroof/profile.h"
 #include "hloroof/xspace.h"
 
 namespace hloroof {
@@ -140,6 +142,52 @@ struct DeviceComparison {
 // module and the devices are only read.
 DeviceComparison compare_devices(const Module& module, absl::Span<const DeviceTarget> devices,
                                  DeviceComparisonOptions options = {});
+
+// ---- A measured profile beside the prediction: the command's `profile` is this and its
+// rendering.
+//
+//   absl::StatusOr<hloroof::Profile> profile = hloroof::read_profile("capture/profile");
+//   absl::StatusOr<hloroof::ProfileJoin> joined =
+//       hloroof::join_profile(module, *target, *profile);
+//   joined->comparison.measured_step_s / joined->comparison.expected_step_s;
+
+struct ProfileJoinOptions {
+  // The prediction's options; its slice is the device target's (`predict.topology` is not
+  // read).
+  PredictOptions predict;
+  // Which of the profile's device planes and programs is the module's.
+  ProfileOptions profile;
+};
+
+struct ProfileJoin {
+  Prediction prediction;
+  ProfileComparison comparison;
+};
+
+// The module's predicted step on the device (predict_step_time), joined per HLO op with its
+// measured executions in `profile` (compare_with_profile). What resolving the device said is
+// the caller's to add to the prediction (add_diagnostics). Errors: the prediction's, else the
+// join's.
+absl::StatusOr<ProfileJoin> join_profile(const Module& module, const DeviceTarget& device,
+                                         const Profile& profile,
+                                         const ProfileJoinOptions& options = {});
+
+// The measured XSpace and the predicted step as two runs of one log directory,
+// LOG_DIR/plugins/profile/{measured_RUN,predicted_DEVICE}/, which XProf lists side by side.
+struct ProfileXSpaces {
+  std::string measured_path;     // the measured run's file
+  bool measured_copied = false;  // false: it lay in LOG_DIR already and is left where it is
+  XSpaceFile predicted;          // the predicted run's (write_xspace)
+};
+// Copies the measured file as it is (RUN: the folder it lies in, when that is a run of a log
+// directory) and writes the joined prediction with `options`; `options.program_id` 0: the
+// measured module's program id, so that both runs name the module alike ("jit_f(12)").
+// `inputs`: files the copy must not replace (write_output_file). Errors: a trace JSON profile
+// (XProf opens XSpaces only), a folder or file that cannot be written, write_xspace's.
+absl::StatusOr<ProfileXSpaces> write_profile_xspaces(
+    const Module& module, const ProfileJoin& joined, const DeviceSpec& device,
+    const Profile& profile, std::string_view log_dir, XSpaceOptions options = {},
+    absl::Span<const std::string> inputs = {});
 
 }  // namespace hloroof
 
