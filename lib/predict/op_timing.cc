@@ -192,7 +192,7 @@ ExpectedInputs expected_inputs(const Instruction& i, const OpWork& work,
                                const TargetInputs& inputs) {
   ExpectedInputs in;
   if (work.matrix_flops > 0) in.gemms = gemms_of(i, inputs.device);
-  in.issue = elementwise_issue_time(i, inputs.device);
+  in.issue = elementwise_issue_time(i, inputs.device, inputs.cost);
   in.family = gpu_family_time(i, work, inputs.device);
   in.loop_host_gap_s = loop_host_gap_s(i, inputs.device);
   // A measured family model (cuFFT's passes) already times the layout it moves along.
