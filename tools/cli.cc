@@ -3,12 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <limits>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -30,7 +27,6 @@
 #include "util/absl_compat.h"
 #include "util/edit_distance.h"
 #include "util/text_safety.h"
-#include "util/threads.h"
 #include "re2/re2.h"
 
 namespace hloroof::cli {
@@ -327,71 +323,5 @@ int cores() {
 }
 
 int writer_threads() { return std::min(cores(), 4); }
-
-void EmitWindow::wait(size_t k) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  opened_.wait(lock, [&] { return k < emitted_ + window_; });
-}
-
-void EmitWindow::emitted(size_t k) { open_through(k + 1); }
-
-void EmitWindow::release_all() { open_through(std::numeric_limits<size_t>::max() - window_); }
-
-void EmitWindow::open_through(size_t through) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    emitted_ = std::max(emitted_, through);
-  }
-  opened_.notify_all();
-}
-
-void for_each_concurrently(size_t n, const std::function<void(size_t)>& task) {
-  detail::for_each_on_threads(n, cores(), task);
-}
-
-void make_then_emit_in_order(size_t n, const std::function<void(size_t)>& make,
-                             const std::function<bool(size_t, int)>& emit) {
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::vector<bool> made(n, false);
-  size_t next_make = 0;
-  size_t next_emit = 0;
-  bool emitting = false;
-  bool stopped = false;
-  const int threads = static_cast<int>(std::min<size_t>(n, static_cast<size_t>(cores())));
-  // A make may start while fewer results than threads are made or being made and not emitted.
-  const auto may_make = [&] { return next_make < n && next_make < next_emit + threads; };
-  // Each thread emits the next result when it is ready and no one else emits; otherwise it
-  // makes the next one; otherwise it waits for another thread to finish either.
-  auto work = [&] {
-    std::unique_lock<std::mutex> lock(mutex);
-    while (!stopped && next_emit < n) {
-      if (!emitting && made[next_emit]) {
-        emitting = true;
-        const size_t k = next_emit;
-        // Where no make may start, the emit takes every thread: a thread whose make ends
-        // meanwhile would otherwise idle until it ends.
-        const int free = may_make() ? 1 : threads;
-        lock.unlock();
-        const bool go_on = emit(k, free);
-        lock.lock();
-        emitting = false;
-        ++next_emit;
-        stopped = !go_on;
-        changed.notify_all();
-      } else if (may_make()) {
-        const size_t k = next_make++;
-        lock.unlock();
-        make(k);
-        lock.lock();
-        made[k] = true;
-        changed.notify_all();
-      } else {
-        changed.wait(lock);
-      }
-    }
-  };
-  detail::run_on_threads(threads, work);
-}
 
 }  // namespace hloroof::cli

@@ -2,11 +2,8 @@
 #ifndef HLOROOF_TOOLS_CLI_H_
 #define HLOROOF_TOOLS_CLI_H_
 
-#include <condition_variable>
 #include <cstddef>
-#include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -146,7 +143,8 @@ void keep_until_exit(T&&... objects);
 // ---- Work at the same time. Analyses of one module only read it (and the device spec): the
 // predictions on several devices run side by side (`compare`), the memory analysis beside the
 // prediction (`predict`, `advise`), and the trace is written while the text report and its
-// advice are made, each a task (tests/predict/concurrent_analysis_test.cc).
+// advice are made, each a task (tests/predict/concurrent_analysis_test.cc). The library runs
+// them (hloroof/analysis.h; util/threads.h); the command says how many threads.
 
 // The threads that run at once: $HLOROOF_THREADS where it is a whole number from 1 to 1024 (a
 // machine shared with other work, or a many-core machine's figures reproduced on a small one),
@@ -158,45 +156,6 @@ int cores();
 // one stream takes the pieces in order: sixteen made gemma3's trace no sooner and held 11.3
 // bytes per input byte at the peak, against 9.1 with two.
 int writer_threads();
-
-// Runs task(0), ..., task(n - 1), each once, on at most cores() threads, the caller's among
-// them, and returns when all are done; one after the other where no thread can be started.
-// Tasks must not depend on each other.
-void for_each_concurrently(size_t n, const std::function<void(size_t)>& task);
-
-// Runs make(0), ..., make(n - 1) as for_each_concurrently does, and emit(k, threads) for each
-// k in order, as soon as make(k) and emit(k - 1) are done, on whichever thread is free (never
-// two emits at once): each result written while later ones are still being made. At most as
-// many results as threads are held at once (made or being made, not yet emitted): a thread
-// whose next make would be one more waits for the emit, so that `compare` of three devices on
-// two cores holds two predictions, not three (gemma3: 41 -> 36 MB at most). `threads` is how
-// many threads the emit may use: 1 while another make may start, else every thread (a make
-// still running shares the cores with it until it ends). An emit that returns false is the
-// last (no make starts after it; those running finish).
-void make_then_emit_in_order(size_t n, const std::function<void(size_t)>& make,
-                             const std::function<bool(size_t, int)>& emit);
-
-// A bound on the results of make_then_emit_in_order that have passed a point of their make
-// (compare's op records, most of a prediction's memory): make(k) calls wait(k), which returns
-// once fewer than `window` results before k are still to be emitted; emit(k) calls
-// emitted(k) once done with it. The results before the point may all be made at once; at most
-// `window` hold what comes after it. The lowest results never wait, so every emit comes. An
-// emit that fails (returns false) calls release_all: no make waits after it.
-class EmitWindow {
- public:
-  explicit EmitWindow(size_t window) : window_(window) {}
-  void wait(size_t k);
-  void emitted(size_t k);
-  void release_all();
-
- private:
-  void open_through(size_t through);
-
-  const size_t window_;
-  std::mutex mutex_;
-  std::condition_variable opened_;
-  size_t emitted_ = 0;  // results 0 .. emitted_ - 1 are emitted (or all released)
-};
 
 // ---- Details of the templates above.
 

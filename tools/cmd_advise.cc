@@ -2,10 +2,12 @@
 // each finding with the predicted time it puts at stake.
 #include <iostream>
 #include <optional>
+#include <utility>
 
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/advise.h"
+#include "hloroof/analysis.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 #include "hloroof/predict.h"
@@ -45,30 +47,21 @@ int run(const std::vector<std::string>& words) {
       resolve_device(device_or_profile(args->get("--device"), *loaded), &module,
                      {.topology = args->get("--topology"), .settings = args->all("--set")});
   if (!choice.ok()) return fail(choice.status());
-  const DeviceSpec* spec = &choice->spec;
-  PredictOptions predict_options;
-  predict_options.explain = false;  // advice shows no op's explanation
-  predict_options.timeline = false;  // nor the timeline
   // The memory analysis beside the prediction: neither reads the other's results. The advice
   // reads no allocation itself (a wide tuple has one per leaf), nor the live bytes. The
   // findings of the prediction alone are made on its thread while the analysis runs.
-  std::optional<absl::StatusOr<MemoryReport>> analyzed;
-  std::optional<absl::StatusOr<Prediction>> predicted;
-  std::optional<AdviceMaker> maker;
-  for_each_concurrently(2, [&](size_t k) {
-    if (k == 0) {
-      predicted = predict_step_time(module, *choice, predict_options);
-      if (predicted->ok()) maker.emplace(module, **predicted, *spec, options);
-    } else {
-      analyzed = analyze_memory(module, *spec, {.live_curves = false, .allocations = false});
-    }
-  });
-  absl::StatusOr<MemoryReport>& memory = *analyzed;
-  absl::StatusOr<Prediction>& prediction = *predicted;
-  if (!prediction.ok()) return fail(prediction.status());
-  add_input_diagnostics(*loaded, *choice, *prediction);
-  if (!memory.ok()) return fail(memory.status());
-  absl::StatusOr<Advice> advice = maker->finish(*memory);
+  AnalysisOptions analysis_options;
+  analysis_options.predict.explain = false;   // advice shows no op's explanation
+  analysis_options.predict.timeline = false;  // nor the timeline
+  analysis_options.memory = MemoryOptions{.live_curves = false, .allocations = false};
+  analysis_options.advise = options;
+  analysis_options.threads = cores();
+  analysis_options.predicted = [&](Prediction& prediction) {
+    add_input_diagnostics(*loaded, *choice, prediction);
+  };
+  Analysis analysis(module, *choice, std::move(analysis_options));
+  if (absl::Status s = analysis.run(); !s.ok()) return fail(s);
+  absl::StatusOr<Advice> advice = analysis.advice();
   if (!advice.ok()) return fail(advice.status());
   if (const std::string set = settings_note(*args); !set.empty()) {
     advice->notes.insert(advice->notes.begin(), set);
@@ -78,8 +71,7 @@ int run(const std::vector<std::string>& words) {
   } else {
     std::cout << render_advice_text(*advice);
   }
-  keep_until_exit(std::move(loaded), std::move(choice), std::move(prediction), std::move(memory),
-                  std::move(advice));
+  keep_until_exit(std::move(loaded), std::move(choice), std::move(analysis), std::move(advice));
   return kExitOk;
 }
 

@@ -12,6 +12,7 @@
 #include "hloroof/output_file.h"
 #include "hloroof/predict.h"
 #include "input.h"
+#include "util/threads.h"
 
 namespace hloroof::cli {
 namespace {
@@ -34,7 +35,7 @@ absl::StatusOr<std::array<Side, 2>> predict_sides(const std::array<std::string, 
   if (paths[0] == "-" || paths[1] == "-") {
     load(0);  // the second read once the first is predicted, as one side after the other
   } else {
-    for_each_concurrently(2, load);
+    detail::for_each_on_threads(2, cores(), load);
   }
   // The first side's device is the second's when none is given.
   std::array<std::optional<absl::StatusOr<DeviceTarget>>, 2> choice;
@@ -66,7 +67,7 @@ absl::StatusOr<std::array<Side, 2>> predict_sides(const std::array<std::string, 
                                           .buffer_assignment = false});
     }
   };
-  for_each_concurrently(2 * ready, analyse);
+  detail::for_each_on_threads(2 * ready, cores(), analyse);
   std::array<Side, 2> sides;
   for (size_t k = 0; k < 2; ++k) {
     if (k == 1) {
@@ -77,7 +78,8 @@ absl::StatusOr<std::array<Side, 2>> predict_sides(const std::array<std::string, 
       if (!loaded[1]->ok()) return loaded[1]->status();
       print_input_messages(**loaded[1]);
       if (!choice[1]->ok()) return choice[1]->status();
-      if (!predicted[1]) for_each_concurrently(2, [&](size_t task) { analyse(2 + task); });
+      if (!predicted[1])
+        detail::for_each_on_threads(2, cores(), [&](size_t task) { analyse(2 + task); });
     }
     if (!predicted[k]->ok()) return predicted[k]->status();
     if (!memory[k]->ok()) return memory[k]->status();

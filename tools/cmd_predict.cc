@@ -21,6 +21,7 @@
 #include "hloroof/xspace.h"
 #include "input.h"
 #include "re2/re2.h"
+#include "util/threads.h"
 
 namespace hloroof::cli {
 namespace {
@@ -177,7 +178,7 @@ int write_outputs(const Request& request, const LoadedModule& loaded, Analysis& 
           {.by_category = request.stats.by == OpGrouping::kCategory}));
     });
   }
-  for_each_concurrently(tasks.size(), [&](size_t k) { tasks[k](); });
+  detail::for_each_on_threads(tasks.size(), cores(), [&](size_t k) { tasks[k](); });
   if (!trace_written.ok()) return fail(trace_written);
   if (args.has("--roofline")) {
     absl::Status s = write_output_file(args.get("--roofline"), roofline_svg, "the roofline",

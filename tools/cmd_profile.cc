@@ -1,14 +1,12 @@
 // `hloroof profile HLO PROFILE --device D [--json] [--top N] [--trace OUT.json]
 // [--xspace LOG_DIR]`: a measured JAX profile of a module beside its prediction, joined per HLO op.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli.h"
 #include "commands.h"
+#include "hloroof/analysis.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/output_file.h"
 #include "hloroof/platform.h"
@@ -40,98 +38,11 @@ std::string profile_module_name(const Profile& profile, const std::string& full_
   return open == std::string::npos || open == 0 ? full_name : full_name.substr(0, open);
 }
 
-// The program id in a profile's module name "jit_f(12)"; 0 when it names none.
-uint64_t program_id_of(std::string_view name) {
-  const size_t open = name.rfind('(');
-  uint64_t id = 0;
-  if (open == std::string_view::npos || !name.ends_with(")") ||
-      !absl::SimpleAtoi(std::string(name.substr(open + 1, name.size() - open - 2)), &id)) {
-    return 0;
-  }
-  return id;
-}
-
-// The program id the profile gives the module `name` ("jit_f" or "jit_f(12)"): the name of a
-// module it carries, or of its executions on an "XLA Modules" line; 0 when none says.
-uint64_t measured_program_id(const Profile& profile, std::string_view name) {
-  if (const uint64_t id = program_id_of(name); id != 0) return id;
-  auto same = [&](std::string_view full) {
-    return full.size() > name.size() && full.starts_with(name) && full[name.size()] == '(' &&
-           program_id_of(full) != 0;
-  };
-  for (const ProfileModuleProto& m : profile.module_protos) {
-    if (same(m.name)) return program_id_of(m.name);
-  }
-  for (const ProfilePlane& p : profile.planes) {
-    for (const ProfileLine& l : p.lines) {
-      if (l.name != "XLA Modules") continue;
-      for (const ProfileEvent& e : l.events) {
-        if (same(e.name)) return program_id_of(e.name);
-      }
-    }
-  }
-  return 0;
-}
-
-// `--xspace LOG_DIR`: the measured XSpace and the predicted step as two runs of one log
-// directory, LOG_DIR/plugins/profile/{measured_RUN,predicted_DEVICE}/, which XProf lists side
-// by side. The measured file is copied as it is (left where it is when it already lies in
-// LOG_DIR); a trace JSON is refused, as XProf opens only XSpaces. Returns the lines to print.
-absl::StatusOr<std::string> write_side_by_side(const Module& module, const Prediction& prediction,
-                                               const DeviceSpec& device, const Profile& profile,
-                                               std::string_view log_dir, XSpaceOptions options,
-                                               absl::Span<const std::string> inputs) {
-  namespace fs = std::filesystem;
-  if (profile.format != "xplane") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--xspace: the profile '", profile.origin, "' is a trace JSON, which XProf does not open; ",
-        "give the .xplane.pb that jax.profiler.trace writes beside it, or write the prediction "
-        "alone with `hloroof predict FILE --device D --xspace LOG_DIR`"));
-  }
-  const fs::path origin(profile.origin);
-  std::string host = origin.filename().string();
-  constexpr std::string_view kSuffix = ".xplane.pb";
-  if (host.ends_with(kSuffix)) host.resize(host.size() - kSuffix.size());
-  // The run's own folder name when the file lies in a log directory (.../plugins/profile/RUN/).
-  const fs::path run_folder = origin.parent_path();
-  const bool in_log_dir = run_folder.parent_path().filename() == "profile" &&
-                          run_folder.parent_path().parent_path().filename() == "plugins";
-  std::string run = "measured";
-  if (in_log_dir && !run_folder.filename().empty()) {
-    run = run_folder.filename().string();
-    if (!run.starts_with("measured")) run = absl::StrCat("measured_", run);
-  }
-  const fs::path profile_dir = fs::path(std::string(log_dir)) / "plugins" / "profile";
-  std::error_code ec;
-  const bool already_there =
-      in_log_dir && fs::equivalent(run_folder.parent_path(), profile_dir, ec);
-  std::string measured_path = origin.string();
-  if (!already_there) {
-    const fs::path folder = profile_dir / run;
-    fs::create_directories(folder, ec);
-    if (ec) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("cannot make the folder '", folder.string(), "': ", ec.message()));
-    }
-    std::ifstream in(origin, std::ios::binary);
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    if (!in) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("cannot read the profile '", origin.string(), "' again to copy it"));
-    }
-    measured_path = (folder / absl::StrCat(host, ".xplane.pb")).string();
-    if (absl::Status s = write_output_file(measured_path, bytes.str(), "the measured XSpace",
-                                           inputs);
-        !s.ok()) {
-      return s;
-    }
-  }
-  absl::StatusOr<XSpaceFile> file = write_xspace(module, prediction, device, log_dir, options);
-  if (!file.ok()) return file.status();
-  return absl::StrCat("measured run: ", measured_path,
-                      already_there ? " (left where it is)\n" : " (copied)\n",
-                      render_xspace_summary(*file, log_dir),
+// What `--xspace LOG_DIR` wrote (write_profile_xspaces), as the lines to print.
+std::string xspaces_summary(const ProfileXSpaces& written, std::string_view log_dir) {
+  return absl::StrCat("measured run: ", written.measured_path,
+                      written.measured_copied ? " (copied)\n" : " (left where it is)\n",
+                      render_xspace_summary(written.predicted, log_dir),
                       "XProf lists both runs; pick one in its Runs menu (the same tool on each)\n");
 }
 
@@ -230,14 +141,7 @@ absl::StatusOr<LoadedModule> load_module_of_profile(Request& r, const Profile& p
   r.profile_options.module_name = profile_module_name(profile, (*picked)->name);
   // "jit_dot(21)": program 21, told from other programs named jit_dot by the program_id
   // stat of its op events.
-  const std::string& full = (*picked)->name;
-  const size_t open = full.rfind('(');
-  if (open != std::string::npos && full.back() == ')') {
-    uint64_t id = 0;
-    if (absl::SimpleAtoi(full.substr(open + 1, full.size() - open - 2), &id)) {
-      r.profile_options.program_id = id;
-    }
-  }
+  r.profile_options.program_id = profile_program_id((*picked)->name);
   return from_profile;
 }
 
@@ -255,7 +159,7 @@ absl::StatusOr<LoadedModule> load_profiled_module(Request& r, const Profile& pro
   const std::string name = r.profile_options.module_name.empty()
                                ? std::string(loaded->module.name())
                                : r.profile_options.module_name;
-  if (const uint64_t id = program_id_of(name); id != 0) {
+  if (const uint64_t id = profile_program_id(name); id != 0) {
     r.profile_options.program_id = id;
     r.profile_options.module_name = profile_module_name(profile, name);
   }
@@ -324,33 +228,26 @@ ProfiledDevice resolve_profiled_device(const Request& r, const Profile& profile,
 
 // The trace, the XSpaces and the report.
 int write_outputs(const Request& r, const Profile& profile, const LoadedModule& loaded,
-                  const DeviceTarget& choice, const Prediction& prediction,
-                  const ProfileComparison& comparison) {
+                  const DeviceTarget& choice, const ProfileJoin& joined) {
   const Args& args = r.args;
+  const ProfileComparison& comparison = joined.comparison;
   if (args.has("--trace")) {
     const std::vector<std::string> inputs = {r.hlo_path, loaded.file, r.profile_path,
                                              profile.origin, args.get("--device")};
-    absl::Status s =
-        write_output_file(args.get("--trace"),
-                          profile_comparison_to_trace_json(comparison, prediction),
-                          "the trace", inputs);
+    absl::Status s = write_output_file(
+        args.get("--trace"), profile_comparison_to_trace_json(comparison, joined.prediction),
+        "the trace", inputs);
     if (!s.ok()) return fail(s);
   }
   std::string xspace_summary;
   if (args.has("--xspace")) {
-    XSpaceOptions xspace;
-    xspace.steps = r.shared.steps;
-    // The predicted run carries the measured module's program id, so that both name the module
-    // alike ("jit_f(12)").
-    xspace.program_id = measured_program_id(
-        profile, comparison.module.empty() ? loaded.module.name() : comparison.module);
     const std::vector<std::string> inputs = {r.hlo_path, loaded.file, r.profile_path,
                                              profile.origin};
-    absl::StatusOr<std::string> written =
-        write_side_by_side(loaded.module, prediction, choice.spec, profile,
-                           args.get("--xspace"), xspace, inputs);
+    absl::StatusOr<ProfileXSpaces> written =
+        write_profile_xspaces(loaded.module, joined, choice.spec, profile, args.get("--xspace"),
+                              {.steps = r.shared.steps}, inputs);
     if (!written.ok()) return fail(written.status());
-    xspace_summary = *std::move(written);
+    xspace_summary = xspaces_summary(*written, args.get("--xspace"));
   }
   if (r.shared.csv) {
     print_csv(comparison);
@@ -387,19 +284,16 @@ int run(const std::vector<std::string>& words) {
   ProfiledDevice device = resolve_profiled_device(*r, *profile, module);
   if (device.usage_error != kExitOk) return device.usage_error;
   if (!device.choice.ok()) return fail(device.choice.status());
-  absl::StatusOr<Prediction> prediction = predict_step_time(module, *device.choice, r->options);
-  if (!prediction.ok()) return fail(prediction.status());
-  add_input_diagnostics(*loaded, *device.choice, *prediction);
-  absl::StatusOr<ProfileComparison> comparison =
-      compare_with_profile(module, *prediction, *profile, r->profile_options);
-  if (!comparison.ok()) return fail(comparison.status());
-  if (!device.stand_in_note.empty()) {
-    comparison->notes.insert(comparison->notes.begin(), device.stand_in_note);
-  }
+  absl::StatusOr<ProfileJoin> joined = join_profile(
+      module, *device.choice, *profile, {.predict = r->options, .profile = r->profile_options});
+  if (!joined.ok()) return fail(joined.status());
+  add_input_diagnostics(*loaded, *device.choice, joined->prediction);
+  std::vector<std::string>& notes = joined->comparison.notes;
+  if (!device.stand_in_note.empty()) notes.insert(notes.begin(), device.stand_in_note);
   if (const std::string set = settings_note(r->args); !set.empty()) {
-    comparison->notes.insert(comparison->notes.begin(), set);
+    notes.insert(notes.begin(), set);
   }
-  return write_outputs(*r, *profile, *loaded, *device.choice, *prediction, *comparison);
+  return write_outputs(*r, *profile, *loaded, *device.choice, *joined);
 }
 
 }  // namespace

@@ -1,7 +1,12 @@
 # The analysis layer: one module analysed on one device (hloroof/analysis.h), the prediction,
 # memory analysis, advice and XSpace made at the same time where they can be and freed as soon
-# as they are read; the command's `predict` and Python alike. It sits on top: it uses the
-# advise layer and the export layer, which no layer below it sees together.
+# as they are read; the command's `predict` and Python alike. One module on several devices
+# (compare_devices), predicted side by side and handed over in order: the command's `compare`.
+# A measured profile joined with the prediction (join_profile, write_profile_xspaces): its
+# `profile`. It sits on top: it uses the advise layer and the export layer, which no layer below
+# it sees together.
 target_sources(hloroof_analysis PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/analysis.cc
+  ${CMAKE_CURRENT_LIST_DIR}/devices.cc
+  ${CMAKE_CURRENT_LIST_DIR}/profile_join.cc
 )

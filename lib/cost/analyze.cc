@@ -264,6 +264,7 @@ absl::StatusOr<ModuleCost> analyze_cost(const Module& module, const CostOptions&
         record.cost.flops *= u->second;
         record.cost.transcendentals *= u->second;
         for (MatrixFlops& m : record.cost.matrix) m.flops *= u->second;
+        result.element_utilization.emplace(i, u->second);
       }
       sum += record.cost;
       if (record.unknown) unknown[c].push_back(i);

@@ -581,7 +581,7 @@ const SlotTable* slot_table(std::string_view profile) {
   return nullptr;
 }
 
-// `used`: the fraction of its elements the fusion computes (cost::element_utilization).
+// `used`: the fraction of its elements the fusion computes (ModuleCost::element_utilization).
 void add_issue(const Instruction& i, const SlotTable& slots, double used, IssueTime& out) {
   const OpCategory category = opcode_category(i.opcode());
   if (category != OpCategory::kElementwise && category != OpCategory::kTranscendental) return;
@@ -595,32 +595,20 @@ void add_issue(const Instruction& i, const SlotTable& slots, double used, IssueT
 
 }  // namespace
 
-IssueTime elementwise_issue_time(const Instruction& instruction, const DeviceSpec& device) {
+IssueTime elementwise_issue_time(const Instruction& instruction, const DeviceSpec& device,
+                                 const ModuleCost& cost) {
   IssueTime t;
   const std::string_view profile = profile_source(device);
   const SlotTable* slots = profile.empty() ? nullptr : slot_table(profile);
   if (slots == nullptr || slots->empty() || !(device.vector_flops_per_s > 0)) return t;
   // A fused computation that gathers or slices computes some of its ops only where used (an
-  // op outside a fusion computes all of its elements). Each fused computation's figures are
-  // made once: nested fusions interleave their ops with their caller's.
-  absl::flat_hash_map<const Computation*, absl::flat_hash_map<const Instruction*, double>> used;
-  const auto utilization = [&used](const Computation& fused) -> const auto& {
-    auto [it, made] = used.try_emplace(&fused);
-    const auto picks = [](const Instruction* x) {
-      return x->opcode() == Opcode::kGather || x->opcode() == Opcode::kSlice ||
-             x->opcode() == Opcode::kDynamicSlice;
-    };
-    const auto ops = fused.instructions();
-    if (made && std::any_of(ops.begin(), ops.end(), picks)) {
-      it->second = cost::element_utilization(fused);
-    }
-    return it->second;
-  };
+  // op outside a fusion computes all of its elements).
   for_each_fused_op(instruction, [&](const Instruction& op) {
     double share = 1.0;
-    if (&op != &instruction && op.parent() != nullptr) {
-      const auto& of = utilization(*op.parent());
-      if (auto u = of.find(&op); u != of.end()) share = u->second;
+    if (&op != &instruction) {
+      if (auto u = cost.element_utilization.find(&op); u != cost.element_utilization.end()) {
+        share = u->second;
+      }
     }
     add_issue(op, *slots, share, t);
   });

@@ -17,6 +17,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/types/span.h"
 #include "hloroof/collective.h"
+#include "hloroof/cost.h"
 #include "hloroof/device.h"
 #include "hloroof/instruction.h"
 #include "hloroof/roofline.h"
@@ -91,8 +92,10 @@ struct IssueTime {
 
 // The issue time of the elementwise ops `instruction` runs: itself, or the ops of its fusion
 // (nested fusions included). Zero on TPUs and GPUs without a profile; ops without a profile
-// count 1 slot per element.
-IssueTime elementwise_issue_time(const Instruction& instruction, const DeviceSpec& device);
+// count 1 slot per element. A fused op computed only where it is used counts those elements
+// (`cost`: the module's, ModuleCost::element_utilization).
+IssueTime elementwise_issue_time(const Instruction& instruction, const DeviceSpec& device,
+                                 const ModuleCost& cost);
 
 // Measured GEMM times already estimated in one prediction, by table (device and operand types)
 // and shape: a model repeats the same few GEMM shapes in every layer, and each estimate is a

@@ -120,12 +120,12 @@ RooflineEstimate roofline(const OpWork& work, bool include_overhead, const Targe
 }
 
 void set_roofline(InstructionTiming& t, Explanation& explanation, const RooflineEstimate& e,
-                  Target& target) {
+                  const TargetInputs& inputs, TargetMemo& memo) {
   // The roofline walk times the floor; the expected time starts from the terms plus overhead.
-  t.time_s = target.in().roofline_walk() ? e.floor_s : e.time_s;
+  t.time_s = inputs.roofline_walk() ? e.floor_s : e.time_s;
   t.resource = e.bound;
   t.bound = bound_by(e.bound);
-  if (target.in().explain()) explanation.assign(target.memo().roofline_text(e));
+  if (inputs.explain()) explanation.assign(memo.roofline_text(e));
   t.model = "roofline";
 }
 
@@ -192,7 +192,7 @@ ExpectedInputs expected_inputs(const Instruction& i, const OpWork& work,
                                const TargetInputs& inputs) {
   ExpectedInputs in;
   if (work.matrix_flops > 0) in.gemms = gemms_of(i, inputs.device);
-  in.issue = elementwise_issue_time(i, inputs.device);
+  in.issue = elementwise_issue_time(i, inputs.device, inputs.cost);
   in.family = gpu_family_time(i, work, inputs.device);
   in.loop_host_gap_s = loop_host_gap_s(i, inputs.device);
   // A measured family model (cuFFT's passes) already times the layout it moves along.
@@ -276,6 +276,19 @@ void set_expected(InstructionTiming& t, Explanation& explanation, const Instruct
   }
 }
 
+// One op's timing, in order: its roofline, then its expected time in place of it (unless this
+// is the roofline walk), each writing its part of the explanation. `in`: what the expected
+// time reads of the instruction, where the caller has read it already. Returns the roofline
+// estimate, whose floor is the op's roofline time.
+RooflineEstimate time_work(InstructionTiming& t, Explanation& explanation, const Instruction& i,
+                           const OpWork& work, bool include_overhead, Target& target,
+                           const ExpectedInputs* in = nullptr) {
+  const RooflineEstimate e = roofline(work, include_overhead, target.in(), target.recorder());
+  set_roofline(t, explanation, e, target.in(), target.memo());
+  set_expected(t, explanation, i, work, e, include_overhead, target, in);
+  return e;
+}
+
 // The note of an op whose matrix FLOPs are of several element types.
 std::string_view several_types_note(const OpWork& work, TargetMemo& memo) {
   return memo.save(absl::StrCat(
@@ -284,10 +297,10 @@ std::string_view several_types_note(const OpWork& work, TargetMemo& memo) {
       " peak"));
 }
 
-// An op that is neither a collective nor an async start: its roofline and expected time, with
-// its explanation. Ops alike in everything these read (their work, and what the expected time
-// reads of the instruction) are timed once (TargetMemo::op_times); an op with a kernel estimate of
-// its own, alone.
+// An op that is neither a collective nor an async start: its roofline and expected time
+// (time_work), with its explanation. Ops alike in everything these read (their work, and what
+// the expected time reads of the instruction) are timed once (TargetMemo::op_times); an op with
+// a kernel estimate of its own, alone.
 void time_plain_op(InstructionTiming& t, Explanation& explanation, const Instruction& i,
                    const OpWork& work, bool several_types, Target& target) {
   const bool include_overhead = target.in().options.include_overhead;
@@ -302,9 +315,7 @@ void time_plain_op(InstructionTiming& t, Explanation& explanation, const Instruc
     if (transient) target.memo().set_transient_texts(true);
     InstructionTiming x;
     Explanation pieces;
-    const RooflineEstimate e = roofline(work, include_overhead, target.in(), target.recorder());
-    set_roofline(x, pieces, e, target);
-    set_expected(x, pieces, i, work, e, include_overhead, target, &in);
+    const RooflineEstimate e = time_work(x, pieces, i, work, include_overhead, target, &in);
     if (several_types && target.in().explain()) {
       pieces.append(several_types_note(work, target.memo()));
     }
@@ -544,9 +555,8 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
   if (i.opcode() == Opcode::kCopyStart) {
     // A DMA between memories: its bytes over the slower memory's bandwidth, no launch overhead.
     const OpWork work = work_of(record.cost);
-    RooflineEstimate e = roofline(work, /*include_overhead=*/false, target.in(), target.recorder());
-    set_roofline(t, explanation, e, target);
-    set_expected(t, explanation, i, work, e, /*include_overhead=*/false, target);
+    const RooflineEstimate e =
+        time_work(t, explanation, i, work, /*include_overhead=*/false, target);
     flow.roofline_latency_s = e.floor_s;
     flow.latency_s = t.time_s;
     t.time_s = 0;
@@ -573,10 +583,8 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
   OpWork work = work_of(record.cost);
   set_matrix_unit(work, i, target.in());
   t.matrix_unit = work.matrix_class;
-  RooflineEstimate e =
-      roofline(work, target.in().options.include_overhead, target.in(), target.recorder());
-  set_roofline(t, explanation, e, target);
-  set_expected(t, explanation, i, work, e, target.in().options.include_overhead, target);
+  const RooflineEstimate e =
+      time_work(t, explanation, i, work, target.in().options.include_overhead, target);
   flow.roofline_latency_s = e.floor_s;
   flow.latency_s = t.time_s;
   t.time_s = 0;

@@ -226,6 +226,12 @@ std::string entry_signature(const Module& m) {
 
 }  // namespace
 
+uint64_t profile_program_id(std::string_view name) {
+  uint64_t id = 0;
+  const std::string_view digits = program_id_of(name);
+  return !digits.empty() && absl::SimpleAtoi(sv(digits), &id) ? id : 0;
+}
+
 absl::StatusOr<std::optional<uint64_t>> profile_program_of(const Profile& profile,
                                                            const Module& module,
                                                            std::string_view name,

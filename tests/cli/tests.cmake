@@ -59,9 +59,3 @@ add_dependencies(proto_input_cli_test hloroof_cli)
 hloroof_add_corpus_test(first_run_corpus_test ${CMAKE_CURRENT_LIST_DIR}/first_run_corpus_test.cc)
 target_compile_definitions(first_run_corpus_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
 add_dependencies(first_run_corpus_test hloroof_cli)
-
-# The command's own helpers (tools/cli.cc), built into a test of their own.
-hloroof_add_test(cli_helpers_test ${CMAKE_CURRENT_LIST_DIR}/make_emit_test.cc
-                                  ${PROJECT_SOURCE_DIR}/tools/cli.cc)
-target_include_directories(cli_helpers_test PRIVATE ${PROJECT_SOURCE_DIR}/tools
-                                                    ${PROJECT_SOURCE_DIR}/lib)

@@ -11,18 +11,23 @@
 #ifndef HLOROOF_ANALYSIS_H_
 #define HLOROOF_ANALYSIS_H_
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "hloroof/advise.h"
 #include "hloroof/device_target.h"
 #include "hloroof/memory.h"
 #include "hloroof/module.h"
 #include "hloroof/predict.h"
+#include "hloroof/profile.h"
 #include "hloroof/xspace.h"
 
 namespace hloroof {
@@ -87,6 +92,102 @@ class Analysis {
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// ---- One module on several devices: the command's `compare` is this and its rendering.
+//
+//   std::vector<hloroof::DeviceTarget> devices = ...;  // resolve_device, one per device
+//   hloroof::DeviceComparison c = hloroof::compare_devices(module, devices, {.threads = 4});
+//   c.predictions[1]->step_time_s / c.predictions[0]->step_time_s;
+
+struct DeviceComparisonOptions {
+  // Each device's prediction options; its slice is the device target's (`predict.topology` is
+  // not read).
+  PredictOptions predict;
+  // Set: the devices after the first keep their `later_ops` costliest ops only (records made
+  // for those only where it is above 0), as a table that shows every op of the first device and
+  // the top ones of the others needs.
+  std::optional<size_t> later_ops;
+  // Analyse the module's memory once (it depends on no device: the footprint of XLA's buffer
+  // assignment), beside the first device's prediction, and check each device's capacity
+  // against it (DeviceComparison::memory and fits).
+  bool check_capacity = false;
+  // Threads that run at once (the devices' predictions side by side); 1: one after the other.
+  int threads = 1;
+  // Set: called with each device's prediction (index k in `devices`) in their order, as soon
+  // as it and those before it are made, on whichever thread is free and never two at once:
+  // each written while later ones are still being made. `threads`: how many threads the call
+  // may use (1 while another prediction may start). Returning false makes it the last call (no
+  // prediction starts after it; those running finish). At most two devices' op records are
+  // held at once (a prediction waits to make them until the one two before it is handed
+  // over), and each prediction is freed once the call returns, on a thread of its own but for
+  // the last one: the call moves out what it keeps. Unset: DeviceComparison::predictions holds
+  // them all.
+  std::function<bool(size_t k, absl::StatusOr<Prediction>& prediction, int threads)> each;
+};
+
+struct DeviceComparison {
+  // One per device, in their order (empty with DeviceComparisonOptions::each).
+  std::vector<absl::StatusOr<Prediction>> predictions;
+  // check_capacity: the memory analysis (analyze_memory without a device), and whether the
+  // module fits each device by it (check_capacity with CapacityBasis::kFootprint; unset where
+  // the analysis failed).
+  std::optional<absl::StatusOr<MemoryReport>> memory;
+  std::vector<std::optional<CapacityCheck>> fits;
+};
+
+// The module's predicted step on each device: the module's cost analysed once for them all
+// while the devices' measured tables are read, then the predictions side by side. The
+// predictions are those of predict_step_time(module, devices[k], options.predict) (but for
+// `later_ops`); what resolving each device said is the caller's to add (add_diagnostics). The
+// module and the devices are only read.
+DeviceComparison compare_devices(const Module& module, absl::Span<const DeviceTarget> devices,
+                                 DeviceComparisonOptions options = {});
+
+// ---- A measured profile beside the prediction: the command's `profile` is this and its
+// rendering.
+//
+//   absl::StatusOr<hloroof::Profile> profile = hloroof::read_profile("capture/profile");
+//   absl::StatusOr<hloroof::ProfileJoin> joined =
+//       hloroof::join_profile(module, *target, *profile);
+//   joined->comparison.measured_step_s / joined->comparison.expected_step_s;
+
+struct ProfileJoinOptions {
+  // The prediction's options; its slice is the device target's (`predict.topology` is not
+  // read).
+  PredictOptions predict;
+  // Which of the profile's device planes and programs is the module's.
+  ProfileOptions profile;
+};
+
+struct ProfileJoin {
+  Prediction prediction;
+  ProfileComparison comparison;
+};
+
+// The module's predicted step on the device (predict_step_time), joined per HLO op with its
+// measured executions in `profile` (compare_with_profile). What resolving the device said is
+// the caller's to add to the prediction (add_diagnostics). Errors: the prediction's, else the
+// join's.
+absl::StatusOr<ProfileJoin> join_profile(const Module& module, const DeviceTarget& device,
+                                         const Profile& profile,
+                                         const ProfileJoinOptions& options = {});
+
+// The measured XSpace and the predicted step as two runs of one log directory,
+// LOG_DIR/plugins/profile/{measured_RUN,predicted_DEVICE}/, which XProf lists side by side.
+struct ProfileXSpaces {
+  std::string measured_path;     // the measured run's file
+  bool measured_copied = false;  // false: it lay in LOG_DIR already and is left where it is
+  XSpaceFile predicted;          // the predicted run's (write_xspace)
+};
+// Copies the measured file as it is (RUN: the folder it lies in, when that is a run of a log
+// directory) and writes the joined prediction with `options`; `options.program_id` 0: the
+// measured module's program id, so that both runs name the module alike ("jit_f(12)").
+// `inputs`: files the copy must not replace (write_output_file). Errors: a trace JSON profile
+// (XProf opens XSpaces only), a folder or file that cannot be written, write_xspace's.
+absl::StatusOr<ProfileXSpaces> write_profile_xspaces(
+    const Module& module, const ProfileJoin& joined, const DeviceSpec& device,
+    const Profile& profile, std::string_view log_dir, XSpaceOptions options = {},
+    absl::Span<const std::string> inputs = {});
 
 }  // namespace hloroof
 

@@ -192,6 +192,11 @@ struct ModuleCost {
   std::vector<std::string> notes;
   // True when a trip count was assumed or an op's cost is unknown: the totals are a floor.
   bool is_lower_bound = false;
+  // The instructions of fused computations that are computed only where they are used (every
+  // path from them ends in a gather or slice), with the fraction of their elements that is; the
+  // others compute all of theirs. Their FLOPs count that fraction; a prediction's issue time
+  // of elementwise ops reads it.
+  absl::flat_hash_map<const Instruction*, double> element_utilization;
 
   const InstructionCost* find(const Instruction* instruction) const;
   const ComputationCost* find(const Computation* computation) const;

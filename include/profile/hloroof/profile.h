@@ -122,6 +122,9 @@ absl::StatusOr<const ProfileModuleProto*> pick_profile_module(const Profile& pro
                                                               std::string_view name,
                                                               std::string* note = nullptr);
 
+// The program id a profile's module name carries: "jit_f(12)" -> 12; 0 when it names none.
+uint64_t profile_program_id(std::string_view name);
+
 // The program id of the module given among the profile's programs named `name` ("jit_dot":
 // recompiles and shape sweeps make many): the one whose HloProto's entry has the module's
 // entry's ops and shapes, in order. Nothing when fewer than two programs are so named (the name

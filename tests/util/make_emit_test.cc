@@ -1,4 +1,6 @@
-// make_then_emit_in_order (tools/cli.h): results made on every core, emitted in order.
+// make_then_emit_in_order (util/threads.h): results made on several threads, emitted in order.
+#include "util/threads.h"
+
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <atomic>
@@ -7,20 +9,18 @@
 #include <thread>
 #include <vector>
 
-#include "cli.h"
-
-namespace hloroof::cli {
+namespace hloroof::detail {
 namespace {
 
 TEST_CASE("make_then_emit_in_order: in order; the last emit has every thread") {
-  const int threads = std::min(cores(), 5);
+  const int threads = 3;
   std::mutex mutex;
   std::vector<size_t> emitted;
   std::vector<int> emit_threads;
   std::vector<bool> made(5, false);
   bool made_first = true;  // each result made before it is emitted
   make_then_emit_in_order(
-      5,
+      5, threads,
       [&](size_t k) {
         std::lock_guard<std::mutex> lock(mutex);
         made[k] = true;
@@ -41,12 +41,12 @@ TEST_CASE("make_then_emit_in_order: in order; the last emit has every thread") {
 }
 
 TEST_CASE("make_then_emit_in_order: no more results held than threads") {
-  const int threads = std::min(cores(), 6);
+  const int threads = 4;
   std::mutex mutex;
   int held = 0;  // made or being made, not yet emitted
   int most_held = 0;
   make_then_emit_in_order(
-      6,
+      6, threads,
       [&](size_t) {
         {
           std::lock_guard<std::mutex> lock(mutex);
@@ -70,7 +70,7 @@ TEST_CASE("make_then_emit_in_order: an emit that returns false is the last") {
   std::vector<size_t> emitted;
   std::mutex mutex;
   make_then_emit_in_order(
-      6, [](size_t) {},
+      6, 3, [](size_t) {},
       [&](size_t k, int) {
         std::lock_guard<std::mutex> lock(mutex);
         emitted.push_back(k);
@@ -114,7 +114,7 @@ TEST_CASE("make_then_emit_in_order with an EmitWindow: at most the window past i
     int most_past = 0;
     std::vector<size_t> emitted;
     make_then_emit_in_order(
-        8,
+        8, 3,
         [&](size_t k) {
           window.wait(k);
           std::lock_guard<std::mutex> lock(mutex);
@@ -139,4 +139,4 @@ TEST_CASE("make_then_emit_in_order with an EmitWindow: at most the window past i
 }
 
 }  // namespace
-}  // namespace hloroof::cli
+}  // namespace hloroof::detail

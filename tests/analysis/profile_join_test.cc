@@ -1,0 +1,118 @@
+// join_profile gives the prediction and the join that predict_step_time and
+// compare_with_profile give one after the other; write_profile_xspaces puts the measured XSpace
+// and the predicted one side by side in one log directory.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+
+#include "examples.h"
+#include "hloroof/analysis.h"
+#include "hloroof/device_target.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/predict.h"
+#include "hloroof/profile.h"
+#include "hloroof/report.h"
+#include "hloroof/xspace.h"
+
+namespace hloroof {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::read_file;
+
+// A capture of tools/capture: an H100 running one GEMM, its module beside its profile.
+struct Capture {
+  Capture() {
+    const fs::path dir = fs::path(HLOROOF_SOURCE_DIR) / "tests/data/h100/default/gemm";
+    absl::StatusOr<Module> m = parse_module(read_file(dir / "module.hlo"));
+    REQUIRE(m.ok());
+    module = *std::move(m);
+    absl::StatusOr<Profile> p = read_profile((dir / "profile").string());
+    REQUIRE(p.ok());
+    profile = *std::move(p);
+    absl::StatusOr<DeviceTarget> t = resolve_device("h100", &module);
+    REQUIRE(t.ok());
+    target = *std::move(t);
+  }
+
+  Module module;
+  Profile profile;
+  DeviceTarget target;
+};
+
+TEST_CASE("join_profile: the prediction, then its join with the profile") {
+  Capture c;
+  const ProfileJoinOptions options = {.predict = {.timeline = true},
+                                      .profile = {.device_index = 0}};
+  absl::StatusOr<Prediction> prediction = predict_step_time(c.module, c.target, options.predict);
+  REQUIRE(prediction.ok());
+  absl::StatusOr<ProfileComparison> comparison =
+      compare_with_profile(c.module, *prediction, c.profile, options.profile);
+  REQUIRE(comparison.ok());
+  REQUIRE(!comparison->ops.empty());
+
+  absl::StatusOr<ProfileJoin> joined = join_profile(c.module, c.target, c.profile, options);
+  REQUIRE(joined.ok());
+  CHECK(prediction_to_json(joined->prediction) == prediction_to_json(*prediction));
+  CHECK(profile_comparison_to_json(joined->comparison) == profile_comparison_to_json(*comparison));
+  CHECK(joined->comparison.measured_step_s > 0);
+}
+
+TEST_CASE("join_profile: the prediction's error, else the join's") {
+  Capture c;
+  absl::StatusOr<Module> no_entry = parse_module(
+      "HloModule m\n\nf {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n");
+  REQUIRE(no_entry.ok());
+  CHECK_FALSE(join_profile(*no_entry, c.target, c.profile).ok());
+  // A module the profile never ran.
+  CHECK_FALSE(
+      join_profile(c.module, c.target, c.profile, {.profile = {.module_name = "jit_never_ran"}})
+          .ok());
+}
+
+TEST_CASE("write_profile_xspaces: the measured run copied, the predicted one beside it") {
+  Capture c;
+  absl::StatusOr<ProfileJoin> joined = join_profile(c.module, c.target, c.profile);
+  REQUIRE(joined.ok());
+  const fs::path dir = fs::temp_directory_path() / "hloroof_profile_join_test";
+  fs::remove_all(dir);
+  absl::StatusOr<ProfileXSpaces> written = write_profile_xspaces(
+      c.module, *joined, c.target.spec, c.profile, (dir / "log").string(), {.start_time_ns = 1});
+  REQUIRE(written.ok());
+  CHECK(written->measured_copied);
+  CHECK(fs::path(written->measured_path).parent_path().parent_path() ==
+        dir / "log" / "plugins" / "profile");
+  CHECK(read_file(written->measured_path) == read_file(c.profile.origin));
+
+  // The predicted run names the module as the measured one does: by the program id of the
+  // module the profile carries under the measured name ("jit_gemm(42)"), else (none here) by
+  // the fingerprint of its name.
+  CHECK(joined->comparison.module == "jit_gemm");
+  uint64_t id = 0;
+  SECTION("no program id") {}
+  SECTION("a program id") {
+    c.profile.module_protos.push_back({.name = "jit_gemm(42)", .hlo_proto = ""});
+    id = 42;
+  }
+  absl::StatusOr<ProfileXSpaces> named = write_profile_xspaces(
+      c.module, *joined, c.target.spec, c.profile, (dir / "named").string(), {.start_time_ns = 1});
+  REQUIRE(named.ok());
+  absl::StatusOr<XSpaceFile> alone =
+      write_xspace(c.module, joined->prediction, c.target.spec, (dir / "alone").string(),
+                   {.program_id = id, .start_time_ns = 1});
+  REQUIRE(alone.ok());
+  CHECK(read_file(named->predicted.path) == read_file(alone->path));
+
+  // Read from the log directory it is written to, the measured run stays where it is.
+  absl::StatusOr<Profile> again = read_profile(written->measured_path);
+  REQUIRE(again.ok());
+  absl::StatusOr<ProfileXSpaces> beside = write_profile_xspaces(
+      c.module, *joined, c.target.spec, *again, (dir / "log").string(), {.start_time_ns = 1});
+  REQUIRE(beside.ok());
+  CHECK_FALSE(beside->measured_copied);
+  CHECK(beside->measured_path == written->measured_path);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace hloroof
