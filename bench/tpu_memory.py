@@ -3,9 +3,10 @@
 
 Each program is compiled by libtpu without a TPU (hloroof.jax.compile_for) and hloroof's
 `memory` figures are set beside XLA's `memory_analysis()`: argument, output and temp bytes. The
-"rules" programs are those whose buffer-assignment dumps the TPU allocation rules were read
-from (docs/memory.md, "On TPU"); the "held out" ones were written after. The last column is
-XLA's temp minus hloroof's in 16 KiB places (the heap's unit). Needs JAX and libtpu (python/requirements-test.txt), about 3 minutes on 2 cores:
+"rules" programs are those the TPU allocation rules were read from (their buffer-assignment
+dumps or figures; docs/memory.md, "On TPU"); the "held out" ones were written after. The last
+column is XLA's temp minus hloroof's in 16 KiB places (the heap's unit). Needs JAX and libtpu
+(python/requirements-test.txt), about 4 minutes on 2 cores:
 
     PYTHONPATH=build/python $(tools/venv.sh) bench/tpu_memory.py [--hloroof build/tools/hloroof]
 """
@@ -164,6 +165,43 @@ def adam(count=20, d=2048):
     spec = [P("fsdp", None)] * count
     return f, (a, a, a, a), dict(mesh_axes={"fsdp": 8}, in_specs=(spec, spec, spec, spec))
 
+def switch(n=2048, d=512):
+    def f(x, i):
+        branches = [lambda x, k=k: (jnp.sin(x) * k, x.sum()) for k in range(3)]
+        y, s = jax.lax.switch(i, branches, x)
+        return y + s
+    return f, (S((n, d), bf16), S((), jnp.int32)), {}
+
+def cond(n=1024):
+    def f(x, w, flag):
+        def a(x): return jnp.tanh(x @ w), (x * 2).sum()
+        def b(x): return jax.nn.relu(x @ w.T), (x - 1).sum()
+        y, s = jax.lax.cond(flag > 0, a, b, x)
+        return y * s
+    return f, (S((n, n), f32), S((n, n), f32), S((), jnp.int32)), {}
+
+def nested_loops(layers=6, n=512, b=256):
+    def f(ws, x):
+        def outer(carry, w):
+            h, acc = carry
+            def inner(i, c):
+                h, m = c
+                h = jnp.tanh(h @ w)
+                return h, (m[0] + h.sum(), m[1] * 0.9 + h.mean())
+            h, m = jax.lax.fori_loop(0, 4, inner, (h, acc))
+            return (h, m), h.sum()
+        return jax.lax.scan(outer, (x, (0.0, 0.0)), ws)
+    return f, (S((layers, n, n), f32), S((b, n), f32)), {}
+
+def while_pytree(n=256):
+    def f(x, y):
+        def body(c):
+            i, (a, b), d = c
+            return i + 1, (a @ b, b + 1.0), {"u": d["u"] * 2, "v": d["v"] + a.sum()}
+        return jax.lax.while_loop(lambda c: c[0] < 10, body,
+                                  (0, (x, y), {"u": x[0], "v": jnp.zeros(())}))
+    return f, (S((n, n), f32), S((n, n), f32)), {}
+
 
 RULES = {
     "rnn128": (rnn, (128, 8, 16), "tpu_v5e:1x1"),
@@ -182,12 +220,15 @@ RULES = {
     "fsdp8": (fsdp_mlp, (8192, 16384, 8), "tpu_v6e:2x4"),
     "cumsum": (cumsum, (4096, 2048), "tpu_v5e:1x1"),
     "transpose": (transpose_chain, (64, 512, 256), "tpu_v6e:1x1"),
+    "switch": (switch, (), "tpu7x:2x2x1"),
 }
 HELD_OUT = {
     "gpt_fsdp": (gpt, (), "tpu_v6e:2x2"), "resnet": (resnet, (), "tpu_v5e:1x1"),
     "moe": (moe, (), "tpu_v5p:2x2x1"), "xent": (xent, (), "tpu_v6e:1x1"),
     "power": (power, (), "tpu_v5e:1x1"), "fft": (fft, (), "tpu_v6e:1x1"),
     "topk_gather": (topk_gather, (), "tpu_v5p:2x2x1"), "adam_fsdp": (adam, (), "tpu_v6e:2x4"),
+    "cond": (cond, (), "tpu_v5e:1x1"), "nested_loops": (nested_loops, (), "tpu_v6e:1x1"),
+    "while_pytree": (while_pytree, (), "tpu7x:2x2x1"),
 }
 
 

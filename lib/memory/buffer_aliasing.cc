@@ -203,7 +203,61 @@ void forward_all_operands(const Instruction& instruction, const ShapeIndex& outp
   }
 }
 
+// Where leaf `leaf` of `c`'s result comes from when it is a leaf of parameter 0 passed on
+// unchanged (through tuples, get-tuple-elements and the like): that leaf's number; else -1.
+int64_t parameter_leaf_of_root(const Computation& c, int64_t leaf) {
+  const Instruction* i = c.root();
+  std::vector<LeafSource> sources;
+  for (size_t steps = 0; i != nullptr && steps <= c.instruction_count(); ++steps) {
+    if (i->opcode() == Opcode::kParameter) return i->parameter_number() == 0 ? leaf : -1;
+    if (!only_forwards_buffers(i->opcode())) return -1;
+    leaf_sources(*i, sources);
+    if (leaf < 0 || leaf >= static_cast<int64_t>(sources.size())) return -1;
+    const LeafSource from = sources[static_cast<size_t>(leaf)];
+    if (from.operand == LeafSource::kNewBuffer) return -1;
+    i = i->operand(static_cast<size_t>(from.operand));
+    leaf = from.leaf;
+  }
+  return -1;
+}
+
+// A conditional's result leaf that every branch passes on from its parameter, where every
+// branch's parameter is the same leaf of the same instruction, is that leaf's buffer (XLA's
+// dataflow: the union of the branches' values is one value, no new one).
+void forward_common_branch_leaves(const Instruction& conditional,
+                                  std::vector<LeafSource>& sources) {
+  const std::vector<const Computation*> branches = conditional_branches(conditional);
+  if (branches.empty() || branches.size() + 1 != conditional.operand_count()) return;
+  for (size_t leaf = 0; leaf < sources.size(); ++leaf) {
+    const Instruction* common = nullptr;
+    int64_t common_leaf = -1;
+    bool same = true;
+    for (size_t b = 0; b < branches.size() && same; ++b) {
+      const int64_t l = parameter_leaf_of_root(*branches[b], static_cast<int64_t>(leaf));
+      const Instruction* operand = conditional.operand(b + 1);
+      same = l >= 0 && (common == nullptr || (operand == common && l == common_leaf));
+      common = operand;
+      common_leaf = l;
+    }
+    if (same && common != nullptr) sources[leaf] = {1, common_leaf};
+  }
+}
+
 }  // namespace
+
+std::vector<const Computation*> conditional_branches(const Instruction& instruction) {
+  if (instruction.opcode() != Opcode::kConditional) return {};
+  if (const Attribute* list = instruction.attribute(AttrId::kBranchComputations)) {
+    if (const ComputationList* branches = list->get<ComputationList>()) {
+      return {branches->begin(), branches->end()};
+    }
+    return {};
+  }
+  const Computation* t = instruction.computation_attribute(AttrId::kTrueComputation);
+  const Computation* f = instruction.computation_attribute(AttrId::kFalseComputation);
+  if (t == nullptr || f == nullptr) return {};
+  return {t, f};
+}
 
 bool only_forwards_buffers(Opcode op) {
   switch (op) {
@@ -284,6 +338,9 @@ void leaf_sources(const Instruction& instruction, std::vector<LeafSource>& sourc
       break;
     case Opcode::kCopyDone:
       forward(instruction, {}, 0, {0}, sources);
+      break;
+    case Opcode::kConditional:
+      forward_common_branch_leaves(instruction, sources);
       break;
     case Opcode::kRecvDone:
       forward(instruction, {0}, 0, {0}, sources);

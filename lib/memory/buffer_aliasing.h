@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "hloroof/computation.h"
 #include "hloroof/instruction.h"
 #include "hloroof/opcode.h"
 
@@ -21,6 +22,11 @@ struct LeafSource {
 // One entry per array leaf of instruction.shape(), written over `sources` (whose room a caller
 // going through many instructions keeps).
 void leaf_sources(const Instruction& instruction, std::vector<LeafSource>& sources);
+
+// A conditional's branches in the order of their operands (operand b + 1 is branch b's):
+// true_computation and false_computation, or branch_computations (a computation may be more
+// than one branch); empty for any other instruction.
+std::vector<const Computation*> conditional_branches(const Instruction& instruction);
 
 // True for ops that only pass buffers on (tuple, get-tuple-element, bitcast, ...): they read
 // no operand memory, so they do not keep an operand alive by themselves.

@@ -9,6 +9,7 @@
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
 #include "hloroof/opcode.h"
+#include "memory/buffer_aliasing.h"
 
 namespace hloroof::detail {
 namespace {
@@ -154,16 +155,21 @@ std::vector<const Computation*> heap_computations(const Module& module) {
   return out;
 }
 
-// Makes `i`'s result one buffer with the parameters and roots of the bodies it runs.
+// Makes `i`'s result one buffer with the parameters and roots of the bodies it runs: a loop's
+// condition and body take its state; branch b takes operand b + 1; a call all its operands.
 void unite_with_bodies(const Instruction* i, TupleNodes& nodes) {
   const Opcode op = i->opcode();
-  absl::Span<Computation* const> called = i->called_computations();
+  std::vector<const Computation*> called;
+  if (op == Opcode::kConditional) {
+    called = conditional_branches(*i);
+  } else {
+    called.assign(i->called_computations().begin(), i->called_computations().end());
+  }
   for (size_t b = 0; b < called.size(); ++b) {
     const Computation* c = called[b];
     if (c->root() != nullptr) nodes.unite(i, {}, c->root(), {});
     absl::Span<Instruction* const> params = c->parameters();
     for (size_t k = 0; k < params.size(); ++k) {
-      // A loop's bodies take its state; a branch takes operand b + 1; a call all operands.
       const size_t operand = op == Opcode::kWhile ? 0 : op == Opcode::kConditional ? b + 1 : k;
       if (operand < i->operand_count() && (op == Opcode::kCall || k == 0)) {
         nodes.unite(params[k], {}, i->operand(operand), {});

@@ -520,6 +520,51 @@ ENTRY e {
   CHECK(analyze(kTables, {.top_buffers = 0}, &*h100).temp_bytes < 16384);
 }
 
+TEST_CASE("a conditional's result every branch passes on from one operand is that operand") {
+  // Both branches return their parameter as element {1}, and both parameters are p: XLA's
+  // dataflow makes c{1} p's own value (the union of the branches' values is one value), so no
+  // buffer c{1} exists and only c{0} (4096 B) is new. With p2 for the second branch the two
+  // branches pass on different values: c{1} is a buffer of its own.
+  constexpr std::string_view kBranches = R"(
+br0 {
+  x = f32[1024]{0} parameter(0)
+  n = f32[1024]{0} negate(x)
+  ROOT t = (f32[1024]{0}, f32[1024]{0}) tuple(n, x)
+}
+br1 {
+  x = f32[1024]{0} parameter(0)
+  e = f32[1024]{0} exponential(x)
+  ROOT t = (f32[1024]{0}, f32[1024]{0}) tuple(e, x)
+}
+)";
+  const std::string same = std::string("HloModule cond_same, is_scheduled=true\n") +
+                           std::string(kBranches) + R"(
+ENTRY e {
+  p = f32[1024]{0} parameter(0)
+  p2 = f32[1024]{0} parameter(1)
+  i = s32[] parameter(2)
+  c = (f32[1024]{0}, f32[1024]{0}) conditional(i, p, p), branch_computations={br0, br1}
+  c0 = f32[1024]{0} get-tuple-element(c), index=0
+  c1 = f32[1024]{0} get-tuple-element(c), index=1
+  ROOT s = f32[1024]{0} add(c0, c1)
+}
+)";
+  const MemoryReport r = analyze(same);
+  bool has_c0 = false;
+  for (const MemoryBuffer& b : r.largest_buffers) {
+    CHECK(b.name != "c{1}");
+    has_c0 = has_c0 || b.name == "c{0}";
+  }
+  CHECK(has_c0);
+
+  std::string other = same;
+  other.replace(other.find("conditional(i, p, p)"), 20, "conditional(i, p, p2)");
+  const MemoryReport o = analyze(other);
+  bool has_c1 = false;
+  for (const MemoryBuffer& b : o.largest_buffers) has_c1 = has_c1 || b.name == "c{1}";
+  CHECK(has_c1);
+}
+
 // XLA's BufferAssignmentTest.OneTempAllocation: parameters f32[2,3], f32[3,4], f32[4,4], two
 // dots f32[2,4] and f32[3,4] concatenated into f32[5,4]. The test states 5 allocations
 // (3 parameters, 1 output, 1 temp), the dots in one temp allocation of 80 B with alignment 1
