@@ -3,8 +3,10 @@
 // place.
 #include "memory/buffer_aliasing.h"
 
+#include <numeric>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -176,8 +178,9 @@ std::vector<InPlacePair> pairs_at_depth(const Instruction& instruction, int dept
 
 // Makes the leaves of result subshape `output_index` those of operand `operand`'s subshape
 // `operand_index`, when both exist and hold the same number of leaves.
-void forward(const Instruction& instruction, const ShapeIndex& output_index, int64_t operand,
-             const ShapeIndex& operand_index, std::vector<LeafSource>& sources) {
+void forward(const Instruction& instruction, absl::Span<const int64_t> output_index,
+             int64_t operand, absl::Span<const int64_t> operand_index,
+             std::vector<LeafSource>& sources) {
   if (operand < 0 || operand >= static_cast<int64_t>(instruction.operand_count())) return;
   std::optional<LeafRange> out = leaf_range(instruction.shape(), output_index);
   std::optional<LeafRange> in = leaf_range(instruction.operand(operand)->shape(), operand_index);
@@ -189,7 +192,7 @@ void forward(const Instruction& instruction, const ShapeIndex& output_index, int
 
 // Makes the leaves of result subshape `output_index` the leaves of all operands, in order
 // (a tuple, or the operand tuple of an async start), when the counts agree.
-void forward_all_operands(const Instruction& instruction, const ShapeIndex& output_index,
+void forward_all_operands(const Instruction& instruction, absl::Span<const int64_t> output_index,
                           std::vector<LeafSource>& sources) {
   std::optional<LeafRange> out = leaf_range(instruction.shape(), output_index);
   if (!out) return;
@@ -203,22 +206,37 @@ void forward_all_operands(const Instruction& instruction, const ShapeIndex& outp
   }
 }
 
-// Where leaf `leaf` of `c`'s result comes from when it is a leaf of parameter 0 passed on
-// unchanged (through tuples, get-tuple-elements and the like): that leaf's number; else -1.
-int64_t parameter_leaf_of_root(const Computation& c, int64_t leaf) {
-  const Instruction* i = c.root();
+// For each leaf of `c`'s result, the leaf of its parameter 0 it passes on unchanged (through
+// ops that only pass buffers on: tuples, get-tuple-elements and the like), or -1. One walk in
+// order: operands come before their users.
+std::vector<int64_t> root_parameter_leaves(const Computation& c) {
+  absl::flat_hash_map<const Instruction*, std::vector<int64_t>> of;
   std::vector<LeafSource> sources;
-  for (size_t steps = 0; i != nullptr && steps <= c.instruction_count(); ++steps) {
-    if (i->opcode() == Opcode::kParameter) return i->parameter_number() == 0 ? leaf : -1;
-    if (!only_forwards_buffers(i->opcode())) return -1;
-    leaf_sources(*i, sources);
-    if (leaf < 0 || leaf >= static_cast<int64_t>(sources.size())) return -1;
-    const LeafSource from = sources[static_cast<size_t>(leaf)];
-    if (from.operand == LeafSource::kNewBuffer) return -1;
-    i = i->operand(static_cast<size_t>(from.operand));
-    leaf = from.leaf;
+  for (const Instruction* i : c.instructions()) {
+    std::vector<int64_t> leaves;
+    if (i->opcode() == Opcode::kParameter) {
+      if (i->parameter_number() != 0) continue;
+      leaves.resize(static_cast<size_t>(leaf_count(i->shape())));
+      std::iota(leaves.begin(), leaves.end(), int64_t{0});
+    } else if (only_forwards_buffers(i->opcode())) {
+      leaf_sources(*i, sources);
+      leaves.assign(sources.size(), -1);
+      bool any = false;
+      for (size_t k = 0; k < sources.size(); ++k) {
+        if (sources[k].operand == LeafSource::kNewBuffer) continue;
+        auto it = of.find(i->operand(static_cast<size_t>(sources[k].operand)));
+        if (it == of.end() || sources[k].leaf >= static_cast<int64_t>(it->second.size())) continue;
+        leaves[k] = it->second[static_cast<size_t>(sources[k].leaf)];
+        any = any || leaves[k] >= 0;
+      }
+      if (!any) continue;
+    } else {
+      continue;
+    }
+    of[i] = std::move(leaves);
   }
-  return -1;
+  auto it = c.root() != nullptr ? of.find(c.root()) : of.end();
+  return it != of.end() ? std::move(it->second) : std::vector<int64_t>();
 }
 
 // A conditional's result leaf that every branch passes on from its parameter, where every
@@ -228,12 +246,14 @@ void forward_common_branch_leaves(const Instruction& conditional,
                                   std::vector<LeafSource>& sources) {
   const std::vector<const Computation*> branches = conditional_branches(conditional);
   if (branches.empty() || branches.size() + 1 != conditional.operand_count()) return;
+  std::vector<std::vector<int64_t>> passed_on(branches.size());
+  for (size_t b = 0; b < branches.size(); ++b) passed_on[b] = root_parameter_leaves(*branches[b]);
   for (size_t leaf = 0; leaf < sources.size(); ++leaf) {
     const Instruction* common = nullptr;
     int64_t common_leaf = -1;
     bool same = true;
     for (size_t b = 0; b < branches.size() && same; ++b) {
-      const int64_t l = parameter_leaf_of_root(*branches[b], static_cast<int64_t>(leaf));
+      const int64_t l = leaf < passed_on[b].size() ? passed_on[b][leaf] : -1;
       const Instruction* operand = conditional.operand(b + 1);
       same = l >= 0 && (common == nullptr || (operand == common && l == common_leaf));
       common = operand;
@@ -277,76 +297,23 @@ std::vector<InPlacePair> in_place_pairs(const Instruction& instruction) {
   return pairs_at_depth(instruction, 0);
 }
 
+int64_t bound_by_update_chain(const Instruction& update) {
+  const Shape* bound = subshape(update.operand(0)->shape(), {0});
+  return bound != nullptr && bound->is_tuple() ? static_cast<int64_t>(bound->elements.size()) : 0;
+}
+
 void leaf_sources(const Instruction& instruction, std::vector<LeafSource>& sources) {
   sources.assign(leaf_count(instruction.shape()), LeafSource());
-  switch (instruction.opcode()) {
-    case Opcode::kTuple:
-      forward_all_operands(instruction, {}, sources);
-      break;
-    case Opcode::kGetTupleElement:
-      if (std::optional<int64_t> index = instruction.int_attribute(AttrId::kIndex)) {
-        forward(instruction, {}, 0, {*index}, sources);
-      }
-      break;
-    // A loop's state lives in its operand's buffers for the whole loop (XLA colocates the
-    // while operand, body parameter, body root and result).
-    case Opcode::kWhile:
-    case Opcode::kBitcast:
-    case Opcode::kOptimizationBarrier:
-    case Opcode::kDomain:
-    case Opcode::kAddDependency:
-    case Opcode::kAllReduceDone:
-      forward(instruction, {}, 0, {}, sources);
-      break;
-    // An update is its start's buffers. In the form libtpu writes for SparseCore offloads it
-    // also takes operands after the start, which bind the async operation's next parameters:
-    // element {0, n + k - 1} is operand k, where the chain before it (operand 0) bound n, whose
-    // buffers it keeps (XLA's AliasInfo rule). Its other elements get buffers of their own
-    // (its output_to_operand_aliasing is not read).
-    case Opcode::kAsyncUpdate:
-      if (instruction.operand_count() == 1) {
-        forward(instruction, {}, 0, {}, sources);
-      } else {
-        const Shape* bound = subshape(instruction.operand(0)->shape(), {0});
-        const int64_t n = bound != nullptr && bound->is_tuple()
-                              ? static_cast<int64_t>(bound->elements.size())
-                              : 0;
-        for (int64_t i = 0; i < n; ++i) forward(instruction, {0, i}, 0, {0, i}, sources);
-        for (size_t k = 1; k < instruction.operand_count(); ++k) {
-          forward(instruction, {0, n + static_cast<int64_t>(k) - 1}, static_cast<int64_t>(k), {},
-                  sources);
-        }
-      }
-      break;
-    // Asynchronous starts carry their operands in element {0} (copy-start: {1}) until the done.
-    case Opcode::kAllGatherStart:
-    case Opcode::kAsyncStart:
-      forward_all_operands(instruction, {0}, sources);
-      break;
-    case Opcode::kCollectivePermuteStart:
-    case Opcode::kSend:
-      forward(instruction, {0}, 0, {}, sources);
-      break;
-    case Opcode::kCopyStart:
-      forward(instruction, {1}, 0, {}, sources);
-      break;
-    // A done's result is the buffer its start allocated.
-    case Opcode::kAllGatherDone:
-    case Opcode::kCollectivePermuteDone:
-    case Opcode::kAsyncDone:
-      forward(instruction, {}, 0, {1}, sources);
-      break;
-    case Opcode::kCopyDone:
-      forward(instruction, {}, 0, {0}, sources);
-      break;
-    case Opcode::kConditional:
-      forward_common_branch_leaves(instruction, sources);
-      break;
-    case Opcode::kRecvDone:
-      forward(instruction, {0}, 0, {0}, sources);
-      break;
-    default:
-      break;
+  for_each_forwarded(instruction, [&](absl::Span<const int64_t> output_index, int64_t operand,
+                                      absl::Span<const int64_t> operand_index) {
+    if (operand == kAllOperands) {
+      forward_all_operands(instruction, output_index, sources);
+    } else {
+      forward(instruction, output_index, operand, operand_index, sources);
+    }
+  });
+  if (instruction.opcode() == Opcode::kConditional) {
+    forward_common_branch_leaves(instruction, sources);
   }
   for (const InPlacePair& pair : in_place_pairs(instruction)) {
     forward(instruction, pair.output_index, pair.operand, pair.operand_index, sources);

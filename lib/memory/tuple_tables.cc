@@ -178,79 +178,28 @@ void unite_with_bodies(const Instruction* i, TupleNodes& nodes) {
   }
 }
 
-// Makes the tuple shapes `i` passes on one buffer with those they come from (the rules of
-// leaf_sources, buffer_aliasing.cc, for tuples).
+// Makes the tuple shapes `i` passes on one buffer with those they come from
+// (for_each_forwarded), and a loop's, call's or conditional's with its bodies'.
 void unite_forwarded(const Instruction* i, TupleNodes& nodes) {
-  const size_t operands = i->operand_count();
-  switch (i->opcode()) {
-    case Opcode::kGetTupleElement:
-      if (std::optional<int64_t> index = i->int_attribute(AttrId::kIndex)) {
-        nodes.unite(i, {}, i->operand(0), {*index});
+  const auto operands = static_cast<int64_t>(i->operand_count());
+  for_each_forwarded(*i, [&](absl::Span<const int64_t> output_index, int64_t operand,
+                             absl::Span<const int64_t> operand_index) {
+    if (operand != kAllOperands) {
+      if (operand < operands) {
+        nodes.unite(i, output_index, i->operand(static_cast<size_t>(operand)), operand_index);
       }
-      break;
-    case Opcode::kTuple:
-      for (size_t k = 0; k < operands; ++k) {
-        nodes.unite(i, {static_cast<int64_t>(k)}, i->operand(k), {});
-      }
-      break;
-    case Opcode::kBitcast:
-    case Opcode::kOptimizationBarrier:
-    case Opcode::kDomain:
-    case Opcode::kAddDependency:
-    case Opcode::kAllReduceDone:
-      nodes.unite(i, {}, i->operand(0), {});
-      break;
-    case Opcode::kWhile:
-      nodes.unite(i, {}, i->operand(0), {});
-      unite_with_bodies(i, nodes);
-      break;
-    case Opcode::kCall:
-    case Opcode::kConditional:
-      unite_with_bodies(i, nodes);
-      break;
-    case Opcode::kAsyncUpdate:
-      // The update is its start's buffers, except in libtpu's offload form (operands after the
-      // start), whose tuples are values of its own but for the operands it binds.
-      if (operands == 1) {
-        nodes.unite(i, {}, i->operand(0), {});
-      } else {
-        const Shape& start = i->operand(0)->shape();
-        const int64_t n =
-            start.is_tuple() && !start.elements.empty() && start.elements[0].is_tuple()
-                ? static_cast<int64_t>(start.elements[0].elements.size())
-                : 0;
-        for (int64_t k = 0; k < n; ++k) nodes.unite(i, {0, k}, i->operand(0), {0, k});
-        for (size_t k = 1; k < operands; ++k) {
-          nodes.unite(i, {0, n + static_cast<int64_t>(k) - 1}, i->operand(k), {});
-        }
-      }
-      break;
-    case Opcode::kAllGatherStart:
-    case Opcode::kAsyncStart:
-      for (size_t k = 0; k < operands; ++k) {
-        nodes.unite(i, {0, static_cast<int64_t>(k)}, i->operand(k), {});
-      }
-      break;
-    case Opcode::kCollectivePermuteStart:
-    case Opcode::kSend:
-      nodes.unite(i, {0}, i->operand(0), {});
-      break;
-    case Opcode::kCopyStart:
-      nodes.unite(i, {1}, i->operand(0), {});
-      break;
-    case Opcode::kAllGatherDone:
-    case Opcode::kCollectivePermuteDone:
-    case Opcode::kAsyncDone:
-      nodes.unite(i, {}, i->operand(0), {1});
-      break;
-    case Opcode::kCopyDone:
-      nodes.unite(i, {}, i->operand(0), {0});
-      break;
-    case Opcode::kRecvDone:
-      nodes.unite(i, {0}, i->operand(0), {0});
-      break;
-    default:
-      break;
+      return;
+    }
+    ShapeIndex element(output_index.begin(), output_index.end());
+    element.push_back(0);
+    for (int64_t k = 0; k < operands; ++k) {
+      element.back() = k;
+      nodes.unite(i, element, i->operand(static_cast<size_t>(k)), {});
+    }
+  });
+  const Opcode op = i->opcode();
+  if (op == Opcode::kWhile || op == Opcode::kCall || op == Opcode::kConditional) {
+    unite_with_bodies(i, nodes);
   }
 }
 
