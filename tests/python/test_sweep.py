@@ -1,0 +1,265 @@
+"""hloroof.sweep: configurations compiled offline by libtpu in worker processes, here and as Ray
+tasks, predicted, stored and tabulated. Each toy step compiles in about a second."""
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+
+pytest.importorskip("jax")
+pytest.importorskip("libtpu")
+pandas = pytest.importorskip("pandas")
+
+import hloroof  # noqa: E402
+import hloroof.sweep as hs  # noqa: E402
+from hloroof.sweep import _report  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.environ.get("HLOROOF_SOURCE_DIR", os.path.dirname(os.path.dirname(HERE)))
+EXAMPLES = os.path.join(SOURCE, "examples", "sweep")
+PATH = [HERE, EXAMPLES]
+# What differs between two runs of the same sweep: how long the compile took, and where the
+# program came from.
+RUN_FIELDS = ("compile_s", "cached")
+
+
+def _same(rows):
+    return [{k: v for k, v in row.items() if k not in RUN_FIELDS} for row in rows]
+
+
+@pytest.fixture(scope="module")
+def llama_configs():
+    """26 configurations of a Llama-style train step: 3 meshes x 2 batches x 2 remat policies
+    on two TPU generations, one whose activations do not fit a v5e (4 layers, a sequence of 4096,
+    no remat: 16 sequences x 8 heads x 4096^2 f32 logits are 8.6 GB a layer) and one whose vocabulary (1021)
+    the mesh's tensor axis (2) does not divide."""
+    grid = hs.grid(tensor=[1, 2, 4], batch_per_device=[2, 4], remat=["full", "dots"])
+    configs = [dict(c, target=t) for t in ("tpu_v5e:2x2", "tpu_v6e:2x2") for c in grid]
+    configs.append(dict(tensor=1, batch_per_device=16, remat="none", oversize=True,
+                        target="tpu_v5e:2x2"))
+    configs.append(dict(tensor=2, batch_per_device=2, remat="full", vocab=1021,
+                        target="tpu_v6e:2x2"))
+    return configs
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, log_to_driver=False, include_dashboard=False)
+    yield ray
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def llama_local(llama_configs, tmp_path_factory):
+    cache = str(tmp_path_factory.mktemp("cache-local"))
+    result = hs.run("sweep_steps:llama_tiny", llama_configs, workers=2, cache=cache, path=PATH,
+                    progress=False, timeout_s=300)
+    return result, cache
+
+
+def test_llama_sweep_local(llama_local, llama_configs):
+    result, _ = llama_local
+    assert len(result.rows) == len(llama_configs) == 26 and result.compiled == 26
+    rows = result.rows
+    ok = [r for r in rows if not r["error"]]
+    assert len(ok) == 24
+    assert {r["target"] for r in ok} == {"tpu_v5e:2x2", "tpu_v6e:2x2"}
+    for r in ok:
+        assert r["chips"] == 4 and r["devices"] == 4
+        assert 0 < r["roofline_step_time_s"] <= r["step_time_s"]
+        assert 0 < r["mfu"] < 1 and r["mfu_flops"] == "model"
+        assert r["fits"] and 0 < r["headroom"] < 1
+        assert r["peak_bytes"] > 0 and r["xla_peak_bytes"] > 0 and r["compile_s"] > 0
+        # tokens a step: batch_per_device x 4 devices / tensor x 128 tokens a sequence.
+        tokens = r["batch_per_device"] * 4 // r["tensor"] * 128
+        assert r["tokens_per_s_per_chip"] == pytest.approx(tokens / r["step_time_s"] / 4)
+    oversize = next(r for r in rows if r.get("oversize"))
+    assert oversize["fits"] is False and "CompileTimeHbmOom" in oversize["error"]
+    ragged = next(r for r in rows if r.get("vocab") == 1021)
+    assert "divisible" in ragged["error"] and "\n" not in ragged["error"]
+    # Remat "full" recomputes the forward pass in the backward one: more FLOPs run than with
+    # the matrix products saved ("dots"), the model's FLOPs the same.
+    flops = {}
+    for i, r in enumerate(rows):
+        if not r["error"]:
+            key = (r["target"], r["tensor"], r["batch_per_device"], r["remat"])
+            flops[key] = hloroof.cost(result.program(i)).totals.flops
+    for (target, tensor, batch, remat), value in flops.items():
+        if remat == "full":
+            assert value > flops[(target, tensor, batch, "dots")]
+    assert any(result.front)
+    for line in result.table().splitlines():
+        assert len(line) <= 100, line
+
+
+def test_llama_sweep_ray_gives_the_same_rows(llama_local, llama_configs, ray_cluster,
+                                             tmp_path):
+    local, _ = llama_local
+    streamed = []
+    result = hs.run("sweep_steps:llama_tiny", llama_configs, engine="ray",
+                    cache=str(tmp_path), path=PATH, progress=False, timeout_s=300,
+                    on_row=streamed.append)
+    assert result.compiled == 26 and len(streamed) == 26
+    assert _same(result.rows) == _same(local.rows)
+
+
+def test_second_run_compiles_nothing(llama_local, llama_configs):
+    local, cache = llama_local
+    start = time.monotonic()
+    again = hs.run("sweep_steps:llama_tiny", llama_configs, workers=2, cache=cache, path=PATH,
+                   progress=False)
+    assert again.compiled == 0 and all(r["cached"] for r in again.rows)
+    assert _same(again.rows) == _same(local.rows)
+    # Re-predicting 26 programs from the store: seconds, not compiles.
+    assert time.monotonic() - start < 30
+
+
+def test_cache_invalidation(tmp_path):
+    """A changed builder source, flags or configuration compiles again; nothing else does."""
+    folder = tmp_path / "mod"
+    folder.mkdir()
+    shutil.copy(os.path.join(HERE, "sweep_steps.py"), folder / "steps_copy.py")
+    cache = str(tmp_path / "cache")
+
+    def sweep(configs, flags=""):
+        return hs.run("steps_copy:mlp", configs, ["tpu_v5e:2x2"], flags=flags, workers=2,
+                      cache=cache, path=[str(folder)], progress=False)
+
+    assert sweep([{"width": 128}]).compiled == 1
+    assert sweep([{"width": 128}]).compiled == 0
+    assert sweep([{"width": 128}, {"width": 256}]).compiled == 1  # only the new one
+    with open(folder / "steps_copy.py", "a") as f:
+        f.write("\n# changed\n")
+    assert sweep([{"width": 128}]).compiled == 1
+    flagged = sweep([{"width": 128}], flags="--xla_tpu_enable_latency_hiding_scheduler=false")
+    assert flagged.compiled == 1 and not flagged.rows[0]["error"]
+    assert sweep([{"width": 128}]).compiled == 0
+
+
+def test_failures_say_why_and_do_not_end_the_sweep(tmp_path):
+    configs = [{"width": 128}, {"die": True}, {"hang": True}, {"broken": True}]
+    result = hs.run("sweep_steps:mlp", configs, ["tpu_v5e:2x2"], workers=2, timeout_s=8,
+                    cache=str(tmp_path), path=PATH, progress=False)
+    errors = {r["config"]: r["error"] for r in result.rows}
+    assert errors["width=128"] is None
+    assert errors["die=True"].startswith("killed for memory: SIGKILL")
+    assert errors["hang=True"] == "timeout: the compile ran past 8 s"
+    # The builder's own exception, in one line.
+    assert errors["broken=True"] == "KeyError: 'no_such_key'"
+    # Only the deterministic failure is stored: a rerun tries the others again.
+    store = hs.Store(str(tmp_path))
+    stored = [store.get(r["entry"]) for r in result.rows]
+    assert [s is not None for s in stored] == [True, False, False, True]
+
+
+def _spec(tmp_path, configs, extra=""):
+    lines = ['builder = "sweep_steps:mlp"', f"path = {json.dumps(PATH)}",
+             'targets = ["tpu_v5e:2x2"]', f'cache = "{tmp_path / "cache"}"', "workers = 1", extra]
+    for c in configs:
+        lines.append("[[configs]]")
+        lines += [f"{k} = {json.dumps(v)}" for k, v in c.items()]
+    spec = tmp_path / "sweep.toml"
+    spec.write_text("\n".join(lines) + "\n")
+    return spec
+
+
+def test_ctrl_c_keeps_finished_rows(tmp_path):
+    spec = _spec(tmp_path, [{"width": 128}, {"hang": True}, {"width": 256}])
+    out = tmp_path / "rows.csv"
+    child = subprocess.Popen([sys.executable, "-m", "hloroof.sweep", str(spec), "--out",
+                              str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    # The progress line (one a finished compile off a terminal) says when the first is done.
+    line = child.stderr.readline()
+    assert line.startswith("sweep: 1/3 done"), line
+    child.send_signal(signal.SIGINT)
+    stdout, stderr = child.communicate(timeout=60)
+    assert child.returncode == 130, stderr
+    assert "interrupted: 1 rows kept" in stderr
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    assert [r["config"] for r in rows] == ["width=128"]
+    assert "width=128" in stdout
+
+
+def test_outputs(tmp_path):
+    spec = _spec(tmp_path, [{"width": 128}, {"width": 256}, {"broken": True}])
+    out, svg = tmp_path / "rows.csv", tmp_path / "front.svg"
+    run = subprocess.run([sys.executable, "-m", "hloroof.sweep", str(spec), "--out", str(out),
+                          "--svg", str(svg), "--quiet"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""
+    lines = run.stdout.splitlines()
+    assert all(len(line) <= 100 for line in lines)
+    # Fastest first; the faster of two configurations on the same chips with more headroom is
+    # the front.
+    frame = pandas.read_csv(out)
+    assert list(frame["config"]) == ["width=128", "width=256", "broken=True"]
+    assert lines[1].startswith("* width=128") and lines[2].startswith("  width=256")
+    assert frame["pareto"].tolist() == [True, False, False]
+    root = ET.parse(svg).getroot()
+    circles = root.findall("{http://www.w3.org/2000/svg}circle")
+    assert len(circles) == 2
+    parquet = subprocess.run([sys.executable, "-m", "hloroof.sweep", str(spec), "--out",
+                              str(tmp_path / "rows.parquet"), "--quiet"],
+                             capture_output=True, text=True)
+    try:
+        import pyarrow  # noqa: F401
+        assert parquet.returncode == 0
+    except ImportError:
+        assert parquet.returncode == 2 and "needs pyarrow" in parquet.stderr
+
+
+def test_spec_errors(tmp_path):
+    spec = tmp_path / "bad.toml"
+    spec.write_text('builder = "sweep_steps:mlp"\ntarget = ["tpu_v5e:2x2"]\n[grid]\nwidth = [1]\n')
+    run = subprocess.run([sys.executable, "-m", "hloroof.sweep", str(spec)],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and "unknown keys ['target']" in run.stderr
+
+
+def test_pareto_front_by_hand():
+    """Step time, chips and headroom: a row is on the front unless another is no worse in all
+    three and better in one."""
+    def row(step, chips, headroom, fits=True):
+        return {"step_time_s": step, "chips": chips, "headroom": headroom, "fits": fits,
+                "error": None}
+    rows = [row(1.0, 4, 0.5),   # front: fastest on 4 chips
+            row(2.0, 4, 0.4),   # dominated by the first
+            row(3.0, 2, 0.4),   # front: fewest chips
+            row(4.0, 4, 0.9),   # front: most headroom
+            row(0.5, 2, -0.1, fits=False)]  # does not fit: never on the front
+    assert _report.pareto(rows) == [True, False, True, True, False]
+
+
+def test_per_device():
+    # A TPU7x chip is 2 devices: 6 sequences a chip are 3 a device.
+    assert hs.per_device({"batch_per_chip": 6}, devices=8, chips=4) == {
+        "batch_per_chip": 6, "batch_per_device": 3, "devices_per_chip": 2}
+    with pytest.raises(ValueError, match="multiple of 2"):
+        hs.per_device({"batch_per_chip": 3}, devices=8, chips=4)
+
+
+def test_what_if_without_compiling(llama_local):
+    local, _ = llama_local
+    index = next(i for i, r in enumerate(local.rows) if not r["error"])
+    module = hloroof.parse(local.program(index))
+    edits = [[], ["hbm.bandwidth=1.6e12"], ["hbm.capacity=1e6"]]
+    frame = hs.what_if(module, ["tpu_v5e:2x2", "tpu_v6e:2x2"], edits)
+    assert len(frame) == 6 and frame["error"].isna().all()
+    for _, r in frame.iterrows():
+        expected = hloroof.predict(module, r["device"], settings=r["edits"].split() or None)
+        assert r["step_time_s"] == expected.step_time_s
+    v5e = frame[frame["device"] == "tpu_v5e:2x2"].set_index("edits")
+    # About twice v5e's 8.19e11 B/s HBM (data/hardware/tpu_v5e.json): no op slower.
+    assert v5e.loc["hbm.bandwidth=1.6e12", "step_time_s"] <= v5e.loc["", "step_time_s"]
+    # 1 MB of HBM: the step's peak (tens of MB) does not fit.
+    assert not v5e.loc["hbm.capacity=1e6", "fits"] and v5e.loc["", "fits"]
