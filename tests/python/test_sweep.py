@@ -263,3 +263,33 @@ def test_what_if_without_compiling(llama_local):
     assert v5e.loc["hbm.bandwidth=1.6e12", "step_time_s"] <= v5e.loc["", "step_time_s"]
     # 1 MB of HBM: the step's peak (tens of MB) does not fit.
     assert not v5e.loc["hbm.capacity=1e6", "fits"] and v5e.loc["", "fits"]
+
+
+def test_recipe_runner_on_tpu7x(tmp_path):
+    """bench/tpu_recipes.py's recipes are a sweep; a recipe published per chip runs on TPU7x,
+    whose chip is two JAX devices: a 2x2x1 slice is 4 chips, 8 devices, each with half a chip's
+    batch (here 2 of 4 sequences)."""
+    sys.path.insert(0, os.path.join(SOURCE, "bench"))
+    try:
+        import tpu_recipes
+    finally:
+        sys.path.pop(0)
+    tiny = tpu_recipes.completed(dict(
+        model="dense", layers=2, width=256, ffn=512, heads=4, kv_heads=2, head_dim=64,
+        vocab=1024, target="tpu7x:2x2x1", batch_per_chip=4, seq=512, step_s=0.01,
+        tflops_per_chip=100.0, flags=""))
+    odd = dict(tiny, batch_per_chip=3)
+    rows = tpu_recipes.rows({"tiny-7x": tiny, "odd-7x": odd}, str(tmp_path), workers=2,
+                            timeout_s=300, progress=False)
+    row = rows[0]
+    assert "error" not in row, row
+    assert (row["chips"], row["devices"]) == (4, 8)
+    # Model FLOPs: 100 TFLOP/s a chip x 0.01 s x 4 chips = 4e12 over 8 devices of 1.1535e15
+    # FLOP/s (data/hardware/tpu7x.json, a TensorCore): mfu x step = 4e12 / (8 x 1.1535e15).
+    assert row["mfu_expected"] * row["expected_step_s"] == pytest.approx(4e12 / 8 / 1.1535e15)
+    assert row["mfu_measured"] == pytest.approx(4e12 / 8 / 1.1535e15 / 0.01)
+    assert row["xla_temp_bytes"] > 0
+    assert rows[1]["error"] == ("ValueError: batch_per_chip=3 does not split over the 2 "
+                                "devices of a chip: give a multiple of 2")
+    text = tpu_recipes.row_text(row)
+    assert text.startswith("tiny-7x") and len(text) <= 100

@@ -141,13 +141,15 @@ def predict_row(text: str, facts: Mapping[str, Any], target: str,
     step = prediction.step_time_s
     tokens = facts.get("tokens")
     capacity = report.capacity
+    xla = facts.get("xla_memory") or {}
     return {
         "step_time_s": step, "roofline_step_time_s": prediction.roofline_step_time_s,
         "mfu": prediction.mfu if model_flops else prediction.hfu,
         "mfu_flops": "model" if model_flops else "program",
         "tokens_per_s_per_chip": (tokens / step / facts["chips"]
                                   if tokens and step > 0 else None),
-        "peak_bytes": report.peak_bytes, "xla_peak_bytes": _xla_peak(facts.get("xla_memory")),
+        "peak_bytes": report.peak_bytes, "xla_peak_bytes": _xla_peak(xla),
+        "temp_bytes": report.temp_bytes, "xla_temp_bytes": xla.get("temp_size_in_bytes"),
         "capacity_bytes": capacity.capacity_bytes if capacity else None,
         "fits": capacity.fits if capacity else None,
         "headroom": capacity.headroom if capacity else None,
@@ -156,8 +158,9 @@ def predict_row(text: str, facts: Mapping[str, Any], target: str,
 
 # The columns of a row, after the configuration's own.
 COLUMNS = ("config", "target", "chips", "devices", "step_time_s", "roofline_step_time_s", "mfu",
-           "mfu_flops", "tokens_per_s_per_chip", "peak_bytes", "xla_peak_bytes",
-           "capacity_bytes", "fits", "headroom", "compile_s", "cached", "error", "entry")
+           "mfu_flops", "tokens_per_s_per_chip", "peak_bytes", "xla_peak_bytes", "temp_bytes",
+           "xla_temp_bytes", "capacity_bytes", "fits", "headroom", "compile_s", "cached", "error",
+           "entry")
 
 
 class Result:
