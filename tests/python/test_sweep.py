@@ -146,12 +146,12 @@ def test_cache_invalidation(tmp_path):
 
 def test_failures_say_why_and_do_not_end_the_sweep(tmp_path):
     configs = [{"width": 128}, {"die": True}, {"hang": True}, {"broken": True}]
-    result = hs.run("sweep_steps:mlp", configs, ["tpu_v5e:2x2"], workers=2, timeout_s=8,
+    result = hs.run("sweep_steps:mlp", configs, ["tpu_v5e:2x2"], workers=2, timeout_s=5,
                     cache=str(tmp_path), path=PATH, progress=False)
     errors = {r["config"]: r["error"] for r in result.rows}
     assert errors["width=128"] is None
     assert errors["die=True"].startswith("killed for memory: SIGKILL")
-    assert errors["hang=True"] == "timeout: the compile ran past 8 s"
+    assert errors["hang=True"] == "timeout: the compile ran past 5 s"
     # The builder's own exception, in one line.
     assert errors["broken=True"] == "KeyError: 'no_such_key'"
     # Only the deterministic failure is stored: a rerun tries the others again.

@@ -367,7 +367,8 @@ def what_if(program: Any, devices: Sequence[str], edits: Sequence[Sequence[str]]
     ``Compiled``) over `devices` ("tpu_v5e:2x2", ...) and device edits (each a list of
     ``--set``-style "PATH=VALUE" strings; ``()`` the device as it is), without compiling: a
     pandas DataFrame with one row per device and edit (``device``, ``edits``, ``step_time_s``,
-    ``roofline_step_time_s``, ``mfu``, ``tokens_per_s_per_chip``, ``peak_bytes``,
+    ``roofline_step_time_s``, ``mfu`` and ``mfu_flops`` as in `run`'s rows: of `model_flops`
+    where given, else of the program's own, ``tokens_per_s_per_chip``, ``peak_bytes``,
     ``capacity_bytes``, ``fits``, ``headroom``, ``error``). The module is parsed once and its
     memory analysed once a device."""
     import hloroof
@@ -393,6 +394,7 @@ def what_if(program: Any, devices: Sequence[str], edits: Sequence[Sequence[str]]
                 row.update(step_time_s=step,
                            roofline_step_time_s=prediction.roofline_step_time_s,
                            mfu=prediction.mfu if model_flops else prediction.hfu,
+                           mfu_flops="model" if model_flops else "program",
                            tokens_per_s_per_chip=tokens / step / chips if tokens else None,
                            peak_bytes=report.peak_bytes, capacity_bytes=capacity,
                            fits=checked <= capacity,
