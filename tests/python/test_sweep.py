@@ -120,6 +120,27 @@ def test_second_run_compiles_nothing(llama_local, llama_configs):
     assert _same(again.rows) == _same(local.rows)
     # Re-predicting 26 programs from the store: seconds, not compiles.
     assert time.monotonic() - start < 30
+    assert local.compile_peak_bytes > 100e6 and again.compile_peak_bytes is None
+    # Another device model: every program predicted again, none compiled. An HBM of 4e11 B/s,
+    # under v5e's 8.19e11 and v6e's 1.64e12 (data/hardware/): every step slower.
+    slower = hs.run("sweep_steps:llama_tiny", llama_configs, workers=2, cache=cache, path=PATH,
+                    progress=False, settings=["hbm.bandwidth=4e11"])
+    assert slower.compiled == 0
+    for before, after in zip(local.rows, slower.rows):
+        if not before["error"]:
+            assert after["step_time_s"] > before["step_time_s"]
+
+
+def test_pool_size(monkeypatch):
+    """A pool of one worker a core, fewer where the memory of a compile says so."""
+    from hloroof.sweep import _engines
+    monkeypatch.setattr(_engines, "cores", lambda: 16)
+    monkeypatch.setattr(_engines, "available_memory", lambda: 20 << 30)
+    assert _engines.pool_size(None) == 16
+    assert _engines.pool_size(None, limit=2) == 2
+    # 20 GiB over 4 GiB a compile with a quarter to spare: 20 / 5 = 4 workers.
+    assert _engines.pool_size(4 << 30) == 4
+    assert _engines.pool_size(64 << 30) == 1
 
 
 def test_cache_invalidation(tmp_path):
@@ -275,8 +296,8 @@ def test_recipe_runner_on_tpu7x(tmp_path):
     finally:
         sys.path.pop(0)
     tiny = tpu_recipes.completed(dict(
-        model="dense", layers=2, width=256, ffn=512, heads=4, kv_heads=2, head_dim=64,
-        vocab=1024, target="tpu7x:2x2x1", batch_per_chip=4, seq=512, step_s=0.01,
+        model="dense", layers=2, width=128, ffn=256, heads=2, kv_heads=1, head_dim=64,
+        vocab=512, target="tpu7x:2x2x1", batch_per_chip=4, seq=256, step_s=0.01,
         tflops_per_chip=100.0, flags=""))
     odd = dict(tiny, batch_per_chip=3)
     rows = tpu_recipes.rows({"tiny-7x": tiny, "odd-7x": odd}, str(tmp_path), workers=2,

@@ -167,12 +167,15 @@ class Result:
     """A sweep's rows, one per configuration and target, in the order of the grid (those not
     finished when it was interrupted left out). ``frame``: the pandas DataFrame; ``table()``,
     ``svg()``, ``write(path)``; ``compiled``: how many were compiled by this run (the others
-    came from the store); ``interrupted``: Ctrl-C ended the run."""
+    came from the store); ``interrupted``: Ctrl-C ended the run; ``compile_peak_bytes``: the
+    largest peak resident memory of one compile process (None when nothing was compiled), what
+    ``compile_memory`` may be set to next time."""
 
     def __init__(self, rows: List[Dict[str, Any]], compiled: int, interrupted: bool,
-                 store: Optional[_cache.Store]) -> None:
+                 store: Optional[_cache.Store], compile_peak_bytes: Optional[int] = None) -> None:
         self.rows = rows
         self.compiled = compiled
+        self.compile_peak_bytes = compile_peak_bytes
         self.interrupted = interrupted
         self.store = store
         self.front = _report.pareto(rows)
@@ -273,6 +276,7 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
     stored = [store.get(e) for e in entries]
     to_compile = [(i, j) for i, j in enumerate(jobs) if stored[i] is None]
     show = _report.Progress(len(jobs), len(to_compile), enabled=progress)
+    peaks: List[int] = []
 
     def finish(i: int, outcome: Dict[str, Any], cached: bool) -> None:
         row = _row(jobs[i], entries[i], outcome, cached, settings)
@@ -293,6 +297,8 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
         elif keep:
             store.put(entries[i], outcome)
         show.compiled += 1
+        if peak:
+            peaks.append(peak)
         finish(i, outcome, False)
         show.show(finished=True)
 
@@ -323,7 +329,8 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
             store = None
     if show.tty or not show.compiled:
         show.show(final=True)
-    return Result([r for r in rows if r is not None], show.compiled, interrupted, store)
+    return Result([r for r in rows if r is not None], show.compiled, interrupted, store,
+                  max(peaks) if peaks else None)
 
 
 # XLA's TPU compiler rejects a program whose buffers exceed the HBM with this error.
