@@ -113,8 +113,8 @@ def _builder_name(builder: Union[str, Callable[..., Any]]) -> tuple:
 
 
 def _label(config: Mapping[str, Any]) -> str:
-    return " ".join(f"{k}={v}" for k, v in config.items() if k not in (TARGET_KEY, FLAGS_KEY)) \
-        or "(default)"
+    """The configuration in one line, "key=value" by key (its target is a column of its own)."""
+    return " ".join(f"{k}={v}" for k, v in config.items() if k != TARGET_KEY) or "(default)"
 
 
 def _xla_peak(xla: Mapping[str, int]) -> Optional[int]:
@@ -259,16 +259,19 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
     `settings`: device figures set for the predictions (as `hloroof.predict`'s). `on_row` is
     called with each row as it is made. Ctrl-C returns the rows finished, ``interrupted``
     set. A configuration that fails never ends the sweep: its row says why in ``error``."""
+    if engine not in ("local", "ray"):
+        raise ValueError(f"engine {engine!r}: 'local' or 'ray'")
     name, extra_path = _builder_name(builder)
     worker_path = list(dict.fromkeys(
         [os.path.abspath(p) for p in path] + extra_path +
         [os.path.abspath(p or ".") for p in sys.path]))
     jobs = _jobs(name, worker_path, configs, targets, flags)
     temporary = cache is False
-    store = _cache.Store(None if cache in (None, True, False) else os.fspath(cache))
     if temporary:
         import tempfile
         store = _cache.Store(tempfile.mkdtemp(prefix="hloroof-sweep-cache-"))
+    else:
+        store = _cache.Store(None if cache in (None, True) else os.fspath(cache))
     digest = _cache.builder_source_digest(name, worker_path)
     found = _cache.versions()
     entries = [_cache.key(j["config"], name, digest, j["target"], j["flags"], found) for j in jobs]
@@ -313,14 +316,14 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
                 finish(i, entry, True)
         if to_compile:
             show.show()
-        if engine == "local":
+        if not to_compile:
+            pass  # nothing to compile: no engine started (no Ray cluster joined)
+        elif engine == "local":
             _engines.run_local(to_compile, store, workers, compile_memory, timeout_s, done,
                                running)
-        elif engine == "ray":
+        else:
             _engines.run_ray(to_compile, address, ray_cpus, compile_memory, timeout_s, done,
                              running)
-        else:
-            raise ValueError(f"engine {engine!r}: 'local' or 'ray'")
     except KeyboardInterrupt:
         interrupted = True
     finally:

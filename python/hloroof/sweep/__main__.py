@@ -1,8 +1,11 @@
 """python -m hloroof.sweep SPEC.toml [--out rows.csv|rows.parquet] [--svg front.svg] ...
+python -m hloroof.sweep what-if PROGRAM --device D [--device D ...] [--edit "PATH=V ..." ...]
 
 Runs the sweep a spec file describes (docs/sweep.md) and prints its table, fastest first with
 the Pareto front marked; the progress line goes to stderr. Ctrl-C keeps the rows finished:
-they are printed and written, and the exit status is 130.
+they are printed and written, and the exit status is 130. `what-if` predicts one compiled
+program (HLO text, a dump folder, a store entry's program.hlo) on each device with each edit,
+compiling nothing.
 """
 
 from __future__ import annotations
@@ -55,7 +58,46 @@ def configs_of(spec: Dict[str, Any]) -> List[Dict[str, Any]]:
     return grid(**axes)
 
 
+def what_if_main(argv: List[str]) -> int:
+    ap = argparse.ArgumentParser(prog="python -m hloroof.sweep what-if",
+                                 description="One compiled program predicted on several devices "
+                                 "and device edits, compiling nothing.")
+    ap.add_argument("program", help="HLO text, a dump folder, a proto (as hloroof predict)")
+    ap.add_argument("--device", action="append", required=True,
+                    help="a device with its slice (tpu_v5e:2x2); repeat for more")
+    ap.add_argument("--edit", action="append", default=None, metavar="'PATH=VALUE ...'",
+                    help="device figures set together (as --set); repeat for more; the "
+                    "devices as they are come first")
+    ap.add_argument("--model-flops", type=float, help="the model's FLOPs of one step (MFU)")
+    ap.add_argument("--out", help="write the rows as CSV")
+    a = ap.parse_args(argv)
+    from . import _report, what_if
+    edits = [[]] + [e.split() for e in a.edit or []]
+    try:
+        frame = what_if(a.program, a.device, edits, model_flops=a.model_flops)
+    except (ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"{'device':<16} {'edits':<44} {'step':>8} {'roofline':>8} {'MFU':>6} {'peak':>7} "
+          f"{'fits':>5}")
+    for row in frame.to_dict("records"):
+        head = f"{row['device'][:16]:<16} {_report._cut(row['edits'] or '-', 44):<44} "
+        if isinstance(row.get("error"), str):
+            print(head + _report._cut(row["error"], 100 - len(head)))
+            continue
+        fits = f"{row['headroom']:+.0%}" if row["fits"] else "no"
+        print(head + f"{_report._time(row['step_time_s']):>8} "
+              f"{_report._time(row['roofline_step_time_s']):>8} {row['mfu']:>6.1%} "
+              f"{_report._bytes(row['peak_bytes']):>7} {fits:>5}")
+    if a.out:
+        frame.to_csv(a.out, index=False)
+    return 0
+
+
 def main(argv: Any = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["what-if"]:
+        return what_if_main(argv[1:])
     ap = argparse.ArgumentParser(prog="python -m hloroof.sweep",
                                  description=__doc__.splitlines()[0])
     ap.add_argument("spec", help="the sweep's spec file (TOML; docs/sweep.md)")
