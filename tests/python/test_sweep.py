@@ -225,7 +225,10 @@ def test_outputs(tmp_path):
     # the front.
     frame = pandas.read_csv(out)
     assert list(frame["config"]) == ["width=128", "width=256", "broken=True"]
-    assert lines[1].startswith("* width=128") and lines[2].startswith("  width=256")
+    # The configuration column: the values of the keys that differ between rows, named above.
+    assert lines[0] == "configuration: width broken"
+    assert lines[2].startswith("* 128 -") and lines[3].startswith("  256 -")
+    assert lines[4:6] == ["failed: 1", "  - True" + " " * 55 + "tpu_v5e:2x2"]
     assert frame["pareto"].tolist() == [True, False, False]
     root = ET.parse(svg).getroot()
     circles = root.findall("{http://www.w3.org/2000/svg}circle")

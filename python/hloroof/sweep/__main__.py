@@ -99,7 +99,10 @@ def main(argv: Any = None) -> int:
     if argv[:1] == ["what-if"]:
         return what_if_main(argv[1:])
     ap = argparse.ArgumentParser(prog="python -m hloroof.sweep",
-                                 description=__doc__.splitlines()[0])
+                                 description=__doc__.splitlines()[0],
+                                 epilog="python -m hloroof.sweep what-if --help: one compiled "
+                                 "program on several devices and device edits, compiling "
+                                 "nothing")
     ap.add_argument("spec", help="the sweep's spec file (TOML; docs/sweep.md)")
     ap.add_argument("--out", help="write the rows: .csv, or .parquet (needs pyarrow)")
     ap.add_argument("--svg", help="write the plot of the Pareto front (SVG)")

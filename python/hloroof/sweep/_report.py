@@ -56,12 +56,41 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[:width - 1] + "~"
 
 
+def _config_keys(rows: Sequence[Dict[str, Any]]) -> List[str]:
+    """The configurations' keys, in order: a row's keys before its "config" column."""
+    keys: Dict[str, None] = {}
+    for row in rows:
+        for key in row:
+            if key == "config":
+                break
+            keys[key] = None
+    return list(keys)
+
+
+def _labels(rows: Sequence[Dict[str, Any]]) -> tuple:
+    """Each row's configuration as the values of the keys that differ between rows, and the
+    lines that name those keys and the values all rows share."""
+    keys = _config_keys(rows)
+    varying = [k for k in keys if len({repr(row.get(k)) for row in rows}) > 1]
+    same = [f"{k}={rows[0][k]}" for k in keys if k not in varying]
+    lines = []
+    if varying:
+        lines.append(_cut("configuration: " + " ".join(varying), WIDTH))
+    if same:
+        lines.append(_cut("in every one: " + " ".join(same), WIDTH))
+    labels = [" ".join("-" if row.get(k) is None else str(row[k]) for k in varying)
+              or ("(in every one)" if same else "(default)") for row in rows]
+    return labels, lines
+
+
 def table(rows: Sequence[Dict[str, Any]], front: Sequence[bool]) -> str:
     """The rows that compiled, fastest first (* on the Pareto front of step time, chips and
-    memory headroom), then those that failed with their reason; 100 columns at most."""
-    head = (f"  {'configuration':<26} {'target':<14} {'chips/dev':>9} {'step':>8} "
-            f"{'roofline':>8} {'MFU':>6} {'peak ours/XLA':>15} {'fits':>5}")
-    lines = [head]
+    memory headroom), then those that failed with their reason; 100 columns at most. The
+    configuration column holds the values of the keys that differ between rows, named above
+    the table."""
+    labels, lines = _labels(rows)
+    lines.append(f"  {'configuration':<26} {'target':<14} {'chips/dev':>9} {'step':>8} "
+                 f"{'roofline':>8} {'MFU':>6} {'peak ours/XLA':>15} {'fits':>5}")
     order = sorted((i for i, row in enumerate(rows) if _ok(row)),
                    key=lambda i: rows[i]["step_time_s"])
     for i in order:
@@ -72,16 +101,16 @@ def table(rows: Sequence[Dict[str, Any]], front: Sequence[bool]) -> str:
         chips = f"{row['chips']}/{row['devices']}"
         peaks = f"{_bytes(row.get('peak_bytes'))}/{_bytes(row.get('xla_peak_bytes'))}"
         lines.append(
-            f"{'*' if front[i] else ' '} {_cut(row['config'], 26):<26} "
+            f"{'*' if front[i] else ' '} {_cut(labels[i], 26):<26} "
             f"{_cut(row['target'], 14):<14} {chips:>9} {_time(row['step_time_s']):>8} "
             f"{_time(row.get('roofline_step_time_s')):>8} "
             f"{'-' if mfu is None or mfu != mfu else f'{mfu:.1%}':>6} {peaks:>15} {fits:>5}")
-    failed = [row for row in rows if not _ok(row)]
+    failed = [i for i, row in enumerate(rows) if not _ok(row)]
     if failed:
         lines.append(f"failed: {len(failed)}")
-        for row in failed:
-            lines.append(f"  {_cut(row['config'], 60):<60} {_cut(row['target'], 36)}")
-            lines.append("      " + _cut(row.get("error") or "", WIDTH - 6))
+        for i in failed:
+            lines.append(f"  {_cut(labels[i], 60):<60} {_cut(rows[i]['target'], 36)}")
+            lines.append("      " + _cut(rows[i].get("error") or "", WIDTH - 6))
     if any(front):
         lines.append("* on the Pareto front: no configuration that fits is as fast, on as few "
                      "chips and with as")
