@@ -167,9 +167,10 @@ def test_cache_invalidation(tmp_path):
 
 
 def test_failures_say_why_and_do_not_end_the_sweep(tmp_path):
+    import sweep_steps  # the builder given as a function: its module is imported by name
     configs = [{"width": 128}, {"die": True}, {"hang": True}, {"broken": True}]
-    result = hs.run("sweep_steps:mlp", configs, ["tpu_v5e:2x2"], workers=2, timeout_s=5,
-                    cache=str(tmp_path), path=PATH, progress=False)
+    result = hs.run(sweep_steps.mlp, configs, ["tpu_v5e:2x2"], workers=2, timeout_s=5,
+                    cache=str(tmp_path), progress=False)
     errors = {r["config"]: r["error"] for r in result.rows}
     assert errors["width=128"] is None
     assert errors["die=True"].startswith("killed for memory: SIGKILL")
