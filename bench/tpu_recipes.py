@@ -15,11 +15,11 @@ The recipes are one sweep (hloroof.sweep): each step is compiled for the recipe'
 libtpu without a TPU (hloroof.jax.compile_for, with the recipe's XLA flags that this program
 takes), one recipe per process, its optimized program predicted on that slice and its memory
 analysed beside XLA's own `memory_analysis()`. A recipe is published per chip; where a chip is
-two JAX devices (TPU7x), the mesh spans the devices and each takes half a chip's batch. Prints one row per recipe: chips, the published step and its
-source's MFU (TFLOP/s per device over the chip's bf16 peak), the expected and roofline step and
-their MFU for the same model FLOPs, XLA's temporaries beside ours, and the compile time. Never
-shrinks a model: a recipe that does not compile here says why.
-"""
+two JAX devices (TPU7x), the mesh spans the devices and each takes half a chip's batch. Prints
+one row per recipe: chips, the published step and its source's MFU (TFLOP/s per device over a
+device's bf16 peak), the expected and roofline step and their MFU for the same model FLOPs, XLA's
+temporaries beside ours, and the compile time. Never shrinks a model: a recipe that does not
+compile here says why."""
 import argparse
 import json
 import os
