@@ -295,6 +295,19 @@ def predict(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
     return prediction
 
 
+def _log_dir_path(function: str, log_dir: Any) -> str:
+    # A path, never the text of another object (`None` would make a folder named None); an
+    # empty one is refused by the writer.
+    if not isinstance(log_dir, (str, bytes, _os.PathLike)):
+        raise TypeError(f"{function}: the log folder wants a path (str or os.PathLike), got "
+                        f"{type(log_dir).__name__}")
+    path = _os.fsdecode(_os.fspath(log_dir))
+    if not path:
+        raise ValueError(f"{function}: cannot write the XSpace: the log folder's path is empty; "
+                         "name a folder (made if missing)")
+    return path
+
+
 def _write_xspace(self: Prediction, log_dir: str, steps: int = 1, run: str = "",
                   host: str = "hloroof-predicted") -> Dict[str, Any]:
     """Writes the predicted step as the profile XProf and TensorBoard open:
@@ -308,7 +321,8 @@ def _write_xspace(self: Prediction, log_dir: str, steps: int = 1, run: str = "",
                          "keeps the module it predicted")
     device = self._device
     spec = device if isinstance(device, DeviceSpec) else _device_spec(device)
-    return _hloroof._write_xspace(_module_of(source), self, spec, str(log_dir), steps, run, host)
+    return _hloroof._write_xspace(_module_of(source), self, spec,
+                                  _log_dir_path("write_xspace", log_dir), steps, run, host)
 
 
 Prediction.write_xspace = _write_xspace
@@ -405,7 +419,7 @@ class Analysis:
         # the target's and the caller's warnings follow the prediction's own.
         self._analysis = _hloroof._Analysis(
             module, target, opts, top_buffers, first_tile_padding, advise, top, evidence_rows,
-            _os.fspath(xspace_dir) if xspace_dir is not None else "", steps, run, host, threads,
+            _log_dir_path("Analysis", xspace_dir) if xspace_dir is not None else "", steps, run, host, threads,
             notes + target.notes, target.warnings + warnings)
         self._prediction: Optional[Prediction] = None
         self._memory: Optional[MemoryReport] = None
