@@ -8,6 +8,14 @@ if(NOT TARGET hloroof_cli)
   return()
 endif()
 
+# Outputs, standard output and profiles that hloroof wrote itself, through the command.
+hloroof_add_test(hostile_cli_test ${CMAKE_CURRENT_LIST_DIR}/hostile_cli_test.cc)
+target_include_directories(hostile_cli_test PRIVATE
+  $<TARGET_PROPERTY:hloroof_xplane_proto,INTERFACE_INCLUDE_DIRECTORIES>)
+target_link_libraries(hostile_cli_test PRIVATE protobuf::libprotobuf ZLIB::ZLIB)
+target_compile_definitions(hostile_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
+add_dependencies(hostile_cli_test hloroof_cli)
+
 add_executable(make_hostile_inputs ${CMAKE_CURRENT_LIST_DIR}/make_hostile_inputs.cc)
 target_link_libraries(make_hostile_inputs PRIVATE hloroof_warnings ZLIB::ZLIB)
 add_dependencies(make_hostile_inputs hloroof_cli)

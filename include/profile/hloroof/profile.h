@@ -109,6 +109,12 @@ inline constexpr int64_t kMaxProfileLines = int64_t{1} << 20;
 inline constexpr int64_t kMaxProfileEvents = int64_t{1} << 23;
 inline constexpr int64_t kMaxProfileHeldBytes = int64_t{1} << 30;
 
+// True when the profile is an XSpace hloroof wrote (`predict --xspace`, `profile --xspace`):
+// its device planes say they were "predicted by hloroof, not measured". Such a profile is read,
+// but never taken for a measurement: measuring a module on it is an error, and a log folder's
+// runs are searched past it (read_profile).
+bool is_predicted_profile(const Profile& profile);
+
 // The device kind the profile's device planes name ("TPU v6 Lite"), the first one found; empty
 // when none does (trace JSON, old profiles).
 std::string profile_device_type(const Profile& profile);
