@@ -184,11 +184,20 @@ double union_length(std::vector<std::pair<double, double>> intervals) {
 
 namespace {
 
+// Whether an event's hlo_module stat names module `name`: as it is, or as "NAME(ID)" of
+// program `program_id` (any program when it is 0).
+bool names_hlo_module(std::string_view hlo_module, std::string_view name, uint64_t program_id) {
+  if (hlo_module == name) return true;
+  if (module_of(hlo_module) != name) return false;
+  const uint64_t id = profile_program_id(hlo_module);
+  return id != 0 && (program_id == 0 || id == program_id);
+}
+
 // Whether an op event of `line` names module `name` (and program `program_id`, when both
 // are known).
 bool of_module(const ProfileLine& line, const ProfileEvent& e, std::string_view name,
                uint64_t program_id) {
-  if (!e.hlo_module.empty() && e.hlo_module != name) return false;
+  if (!e.hlo_module.empty() && !names_hlo_module(e.hlo_module, name, program_id)) return false;
   const ProfileEventExtra* x = extra_of(line, e);
   return program_id == 0 || x == nullptr || x->program_id == 0 || x->program_id == program_id;
 }
@@ -201,7 +210,8 @@ bool runs_module(const ProfilePlane& plane, std::string_view name, uint64_t prog
   for (const ProfileLine& line : plane.lines) {
     for (const ProfileEvent& e : line.events) {
       if (line.name == kModulesLine ? names_module(e, name)
-                                    : !e.hlo_op.empty() && e.hlo_module == name &&
+                                    : !e.hlo_op.empty() &&
+                                          names_hlo_module(e.hlo_module, name, program_id) &&
                                           of_module(line, e, name, program_id)) {
         return true;
       }
@@ -313,7 +323,10 @@ absl::Status op_events(const Profile& profile, const ProfilePlane& plane, const 
   for (const ProfileLine& line : plane.lines) {
     if (has_ops_line || line.name == kModulesLine || line.name == kOpsLine) continue;
     for (const ProfileEvent& e : line.events) {
-      if (e.hlo_op.empty() || (!e.hlo_module.empty() && e.hlo_module != name)) continue;
+      if (e.hlo_op.empty() ||
+          (!e.hlo_module.empty() && !names_hlo_module(e.hlo_module, name, 0))) {
+        continue;
+      }
       if (!of_module(line, e, name, program_id)) {
         ++other_programs;
         continue;
@@ -325,7 +338,7 @@ absl::Status op_events(const Profile& profile, const ProfilePlane& plane, const 
     for (const ProfileLine& line : plane.lines) {
       if (line.name == kOpsLine) {
         auto keep = [&](const ProfileEvent& e) {
-          if (!e.hlo_module.empty() && e.hlo_module != name) return false;
+          if (!e.hlo_module.empty() && !names_hlo_module(e.hlo_module, name, 0)) return false;
           if (of_module(line, e, name, program_id)) return true;
           ++other_programs;
           return false;
@@ -573,12 +586,6 @@ void add_median_step(const std::vector<std::pair<double, double>>& windows,
 
 absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view module,
                                        const Module* hlo, const ProfileOptions& options) {
-  if (is_predicted_profile(profile)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        profile.origin, ": this XSpace was ", kPredictedByHloroof,
-        " (its device planes say so): it is no measurement to compare or fit with; give the "
-        "profile the run wrote (jax.profiler.trace)"));
-  }
   absl::StatusOr<const ProfilePlane*> found = device_plane(profile, options.device_index);
   if (!found.ok()) return found.status();
   std::string name = options.module_name.empty() ? std::string(module) : options.module_name;

@@ -135,6 +135,14 @@ bool is_predicted_profile(const Profile& profile) {
   return false;
 }
 
+absl::Status predicted_profile_error(const Profile& profile) {
+  if (!is_predicted_profile(profile)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      profile.origin, ": this XSpace was ", kPredictedByHloroof,
+      " (its device planes say so): it is no measurement to compare or fit with; give the "
+      "profile the run wrote (jax.profiler.trace)"));
+}
+
 std::string profile_device_type(const Profile& profile) {
   for (const ProfilePlane& p : profile.planes) {
     if (!p.device_type.empty() && absl::StartsWith(p.name, "/device:")) return p.device_type;
