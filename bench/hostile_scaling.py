@@ -8,8 +8,12 @@ every run must end as an error or a result within a constant factor of its file:
   buffer copies   one logical buffer with a 1 MiB name assigned N times in an allocation
   buffer lookups  N logical buffers of distinct names in one allocation
   tiny messages   N empty 2-byte FileLocation messages in the module's stack frame index
+  tuple leaves    a parameter of a tuple of N f32[] leaves (a proto of 4 bytes a leaf)
+  iota shardings  N parameters of HLO text sharded over 2^20 devices in iota form
+  mesh groups     N all-reduces of HLO text over a mesh of 2^20 devices, run through `cost`
 
   python3 bench/hostile_scaling.py [--hloroof build/tools/hloroof] [--command memory]
+                                   [--family NAME]
 
 Prints, per family and size: the file's bytes, the run's seconds and peak resident memory, and
 how it ended (ok, or the first words of its error).
@@ -85,11 +89,49 @@ def tiny_messages(n):
     return ADD + field(17, field(3, b"") * n)
 
 
+F32_SCALAR = varint_field(2, 11)
+
+
+def tuple_leaves(n):
+    # ShapeProto of a tuple (element_type 13) holding n f32[] shapes (4 bytes each on the wire).
+    shape = varint_field(2, 13) + field(4, F32_SCALAR) * n
+    param = field(2, field(1, b"p") + field(2, b"parameter") + field(3, shape) +
+                  varint_field(35, 1))
+    comp = field(1, b"main") + param + varint_field(5, 1) + varint_field(6, 1)
+    return field(1, b"m") + field(3, comp) + varint_field(6, 1)
+
+
+def iota_shardings(n):
+    lines = [b"HloModule iota_shardings\n\nENTRY main {"]
+    for k in range(n):
+        lines.append(b"  p%d = f32[1024,1024]{1,0} parameter(%d), "
+                     b"sharding={devices=[1024,1024]<=[1048576]}" % (k, k))
+    lines.append(b"  ROOT t = () tuple()\n}\n")
+    return b"\n".join(lines)
+
+
+def mesh_groups(n):
+    lines = [b"HloModule mesh_groups\n\nsum {\n  a = f32[] parameter(0)\n  b = f32[] "
+             b"parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\nENTRY main {",
+             b"  r0 = f32[1024]{0} parameter(0)"]
+    for k in range(1, n + 1):
+        lines.append(b"  r%d = f32[1024]{0} all-reduce(r%d), "
+                     b"replica_groups=mesh['x'=1024,'y'=1024] {'y'}, to_apply=sum" % (k, k - 1))
+    lines.append(b"  ROOT out = f32[1024]{0} copy(r%d)\n}\n" % n)
+    return b"\n".join(lines)
+
+
+# (name, generator, sizes, file suffix, command: None for --command)
 FAMILIES = [
-    ("operand names", operand_names, [1024, 2048, 4096, 8192, 16384, 32768]),
-    ("buffer copies", buffer_copies, [512, 1024, 2048, 4096, 8192]),
-    ("buffer lookups", buffer_lookups, [20000, 40000, 80000, 160000, 320000]),
-    ("tiny messages", tiny_messages, [1 << 20, 1 << 21, 1 << 22, 1 << 23, 1 << 24]),
+    ("operand names", operand_names, [1024, 2048, 4096, 8192, 16384, 32768], ".hlo.pb", None),
+    ("buffer copies", buffer_copies, [512, 1024, 2048, 4096, 8192], ".hlo.pb", None),
+    ("buffer lookups", buffer_lookups, [20000, 40000, 80000, 160000, 320000], ".hlo.pb", None),
+    ("tiny messages", tiny_messages, [1 << 20, 1 << 21, 1 << 22, 1 << 23, 1 << 24], ".hlo.pb",
+     None),
+    ("tuple leaves", tuple_leaves, [1 << 20, 1 << 21, 1 << 22, 1 << 23, 1 << 24], ".hlo.pb",
+     None),
+    ("iota shardings", iota_shardings, [100, 200, 400, 800, 1600], ".hlo", None),
+    ("mesh groups", mesh_groups, [25, 50, 100, 200, 400], ".hlo", "cost"),
 ]
 
 
@@ -115,17 +157,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hloroof", default=os.path.join(ROOT, "build", "tools", "hloroof"))
     ap.add_argument("--command", default="memory")
+    ap.add_argument("--family", help="one family only (its name, as printed)")
     args = ap.parse_args()
-    print(f"hloroof {args.command} FILE: seconds and peak resident memory")
+    print(f"hloroof {args.command} FILE (mesh groups: cost): seconds and peak resident memory")
     print(f"{'family':15} {'N':>9} {'file MB':>8} {'s':>6} {'peak MB':>8}  ended")
     with tempfile.TemporaryDirectory() as scratch:
-        for name, make, sizes in FAMILIES:
+        for name, make, sizes, suffix, command in FAMILIES:
+            if args.family and name != args.family:
+                continue
             for n in sizes:
-                path = os.path.join(scratch, "case.hlo.pb")
+                path = os.path.join(scratch, "case" + suffix)
                 with open(path, "wb") as f:
                     f.write(make(n))
                 size_mb = os.path.getsize(path) / 1e6
-                seconds, peak, ended = run(args.hloroof, args.command, path)
+                seconds, peak, ended = run(args.hloroof, command or args.command, path)
                 print(f"{name:15} {n:9d} {size_mb:8.2f} {seconds:6.2f} {peak:8.0f}  {ended}")
 
 

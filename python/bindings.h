@@ -61,10 +61,20 @@ inline constexpr auto kInternal = py::return_value_policy::reference_internal;
 
 // A library error on its way to Python: a ParseError when it points into the text, else a
 // ValueError, either with the message the command-line tool prints.
+// Messages quote what they read (a name, a line): one of hostile text could be megabytes. As
+// the command's: past 4 KiB, the head and the last 256 bytes, the middle counted.
+inline std::string capped_message(std::string_view message) {
+  constexpr size_t kMaxMessageBytes = 4096;
+  if (message.size() <= kMaxMessageBytes) return std::string(message);
+  return str_cat(message.substr(0, kMaxMessageBytes - 512), " [... ",
+                 message.size() - kMaxMessageBytes + 256, " bytes left out ...] ",
+                 message.substr(message.size() - 256));
+}
+
 class StatusError : public std::exception {
  public:
   explicit StatusError(absl::Status status)
-      : status_(std::move(status)), message_(status_.message()) {}
+      : status_(std::move(status)), message_(capped_message(sv(status_.message()))) {}
   const char* what() const noexcept override { return message_.c_str(); }
   const absl::Status& status() const { return status_; }
 
@@ -99,7 +109,7 @@ inline void raise_status(const StatusError& error) {
   py::object exception = parse_error_type()(error.what());
   exception.attr("line") = where->line;
   exception.attr("column") = where->column;
-  exception.attr("reason") = where->message;
+  exception.attr("reason") = capped_message(where->message);
   PyErr_SetObject(parse_error_type().ptr(), exception.ptr());
 }
 

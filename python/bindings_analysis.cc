@@ -5,7 +5,7 @@
 #include <ctime>
 #include <mutex>
 
-#include "bindings.h"
+#include "module_guard.h"
 #include "hloroof/analysis.h"
 #include "hloroof/topology.h"
 
@@ -29,7 +29,7 @@ class PyAnalysis {
  public:
   PyAnalysis(const Module& module, DeviceTarget target, const PredictOptions& predict,
              const AnalysisRequest& request, Diagnostics said)
-      : target_(std::move(target)), said_(std::move(said)) {
+      : module_(module), target_(std::move(target)), said_(std::move(said)) {
     AnalysisOptions options;
     options.predict = predict;
     options.memory = request.memory;
@@ -65,8 +65,10 @@ class PyAnalysis {
     return *advice_;
   }
   const DeviceTarget& target() const { return target_; }
+  const Module& module() const { return module_; }
 
  private:
+  const Module& module_;
   DeviceTarget target_;
   Diagnostics said_;
   std::optional<Analysis> analysis_;  // made last: it reads target_ and said_
@@ -77,6 +79,7 @@ class PyAnalysis {
 // Runs `a` with the GIL released, then reads what `get` gives.
 template <typename Get>
 auto ran(PyAnalysis& a, Get get) -> decltype(get(a.analysis())) {
+  ModuleUse use(a.module());
   py::gil_scoped_release release;
   a.run().IgnoreError();  // each result carries its own error
   return get(a.analysis());
@@ -124,6 +127,7 @@ void bind_analysis(py::module_& m) {
           [](PyAnalysis& a) {
             absl::Status s;
             {
+              ModuleUse use(a.module());
               py::gil_scoped_release release;
               s = a.run();
             }
@@ -153,6 +157,7 @@ void bind_analysis(py::module_& m) {
           [](PyAnalysis& a) {
             const absl::StatusOr<Advice>* advice = nullptr;
             {
+              ModuleUse use(a.module());
               py::gil_scoped_release release;
               a.run().IgnoreError();
               advice = &a.advice();

@@ -1,5 +1,5 @@
 // Python bindings of costs and memory: ModuleCost and its records, MemoryReport.
-#include "bindings.h"
+#include "module_guard.h"
 
 namespace hloroof::python {
 
@@ -128,6 +128,7 @@ void bind_cost(py::module_& m) {
       [](const Module& module, const CostOptions& options) {
         absl::StatusOr<ModuleCost> cost;
         {
+          ModuleUse use(module);
           py::gil_scoped_release release;
           cost = analyze_cost(module, options);
         }
@@ -277,6 +278,7 @@ void bind_memory(py::module_& m) {
          bool first_tile_padding) {
         absl::StatusOr<MemoryReport> report;
         {
+          ModuleUse use(module);
           py::gil_scoped_release release;
           const MemoryOptions options{.top_buffers = top_buffers,
                                       .first_tile_padding = first_tile_padding};

@@ -1,5 +1,5 @@
 // Python bindings of devices: specs, their figures, device targets.
-#include "bindings.h"
+#include "module_guard.h"
 
 namespace hloroof::python {
 
@@ -99,6 +99,8 @@ void bind_device(py::module_& m) {
          std::vector<std::string> settings) {
         absl::StatusOr<DeviceTarget> t;
         {
+          std::optional<ModuleUse> use;
+          if (module != nullptr) use.emplace(*module);
           py::gil_scoped_release release;
           t = resolve_device(text, module,
                              {.topology = topology,

@@ -1,5 +1,5 @@
 // Python bindings of the module: Module, Computation, Instruction and their editing.
-#include "bindings.h"
+#include "module_guard.h"
 
 namespace hloroof::python {
 namespace {
@@ -79,23 +79,37 @@ void bind_instruction(py::class_<Instruction>& instruction) {
           "attribute name -> value text as written, e.g. {'dimensions': '{0,1}'}")
       .def(
           "set_shape",
-          [](Instruction& i, std::string_view shape) { i.set_shape(shape_or_raise(shape)); },
+          [](Instruction& i, std::string_view shape) {
+            const Shape parsed = shape_or_raise(shape);
+            check_editable(i);
+            i.set_shape(parsed);
+          },
           py::arg("shape"),
           "replaces the result shape (HLO text, e.g. 'f32[8]{0:S(1)}'); on the entry "
           "computation's parameters and root, the module header follows")
       .def(
           "replace_operand",
-          [](Instruction& i, size_t index, Instruction* operand) {
-            ok_or_raise(i.replace_operand(index, operand));
+          [](Instruction& i, int64_t index, Instruction* operand) {
+            if (index < 0 || static_cast<size_t>(index) >= i.operand_count()) {
+              throw py::index_error(str_cat("replace_operand: ", i.name(), " has ",
+                                            i.operand_count(), " operands; index ", index,
+                                            " is none of them"));
+            }
+            check_editable(i);
+            ok_or_raise(i.replace_operand(static_cast<size_t>(index), operand));
           },
           py::arg("index"), py::arg("operand"), "makes `operand` the index-th operand")
       .def(
           "replace_all_uses_with",
-          [](Instruction& i, Instruction* other) { ok_or_raise(i.replace_all_uses_with(other)); },
+          [](Instruction& i, Instruction* other) {
+            check_editable(i);
+            ok_or_raise(i.replace_all_uses_with(other));
+          },
           py::arg("other"), "makes every user use `other` instead (and it the root if this was)")
       .def(
           "set_attribute",
           [](Instruction& i, std::string_view name, std::string_view value) {
+            check_editable(i);
             ok_or_raise(set_attribute_from_text(i, name, value));
           },
           py::arg("name"), py::arg("value"),
@@ -104,6 +118,7 @@ void bind_instruction(py::class_<Instruction>& instruction) {
       .def(
           "copy_attributes_from",
           [](Instruction& i, const Instruction& other) {
+            check_editable(i);
             ok_or_raise(i.copy_attributes_from(other));
           },
           py::arg("other"),
@@ -118,12 +133,14 @@ void bind_instruction(py::class_<Instruction>& instruction) {
               throw StatusError(
                   absl::InvalidArgumentError(str_cat("unknown attribute '", name, "'")));
             }
+            check_editable(i);
             i.remove_attribute(*id);
           },
           py::arg("name"), "removes an attribute (nothing when absent)")
       .def(
           "set_dimensions",
           [](Instruction& i, const std::vector<int64_t>& dimensions) {
+            check_editable(i);
             ok_or_raise(i.set_dimensions(dimensions));
           },
           py::arg("dimensions"), "sets dimensions={...}")
@@ -165,6 +182,7 @@ void bind_computation(py::class_<Computation>& computation) {
             for (const auto& [key, value] : attributes) {
               texts.emplace_back(py::cast<std::string>(key), py::cast<std::string>(value));
             }
+            check_editable(&c);
             return add_instruction(c, opcode, name, operands, shape, texts, before);
           },
           kInternal, py::arg("opcode"), py::arg("name"),
@@ -175,16 +193,24 @@ void bind_computation(py::class_<Computation>& computation) {
           "the name gets a .N suffix when taken")
       .def(
           "remove_instruction",
-          [](Computation& c, Instruction* i) { ok_or_raise(c.remove_instruction(i)); },
+          [](Computation& c, Instruction* i) {
+            check_editable(&c);
+            ok_or_raise(c.remove_instruction(i));
+          },
           py::arg("instruction"), "removes an instruction without users that is not the root")
       .def(
           "replace_instruction",
           [](Computation& c, Instruction* old_instruction, Instruction* new_instruction) {
+            check_editable(&c);
             ok_or_raise(c.replace_instruction(old_instruction, new_instruction));
           },
           py::arg("old"), py::arg("new"), "old's users use new, and old is removed")
       .def(
-          "set_root", [](Computation& c, Instruction* i) { ok_or_raise(c.set_root(i)); },
+          "set_root",
+          [](Computation& c, Instruction* i) {
+            check_editable(&c);
+            ok_or_raise(c.set_root(i));
+          },
           py::arg("instruction"), "makes one of its instructions the root")
       .def("__repr__", [](const Computation& c) {
         return str_cat("<hloroof.Computation %", c.name(), ": ", c.instruction_count(),
@@ -244,6 +270,7 @@ void bind_module_class(py::module_& m) {
       .def(
           "set_entry",
           [](Module& mod, std::string_view name) {
+            check_editable(&mod);
             absl::Status s = mod.set_entry(name);
             if (!s.ok()) throw StatusError(s);
           },
@@ -253,6 +280,7 @@ void bind_module_class(py::module_& m) {
       .def(
           "add_computation",
           [](Module& mod, std::string_view name) {
+            check_editable(&mod);
             return value_or_raise(mod.add_computation(name));
           },
           kInternal, py::arg("name"),
@@ -260,19 +288,24 @@ void bind_module_class(py::module_& m) {
       .def(
           "clone_computation",
           [](Module& mod, const Computation& c, std::string_view name) {
+            check_editable(&mod);
             return value_or_raise(mod.clone_computation(c, name));
           },
           kInternal, py::arg("computation"), py::arg("name"),
           "a copy of one of its computations, named `name`")
       .def(
           "remove_computation",
-          [](Module& mod, Computation* c) { ok_or_raise(mod.remove_computation(c)); },
+          [](Module& mod, Computation* c) {
+            check_editable(&mod);
+            ok_or_raise(mod.remove_computation(c));
+          },
           py::arg("computation"), "removes a computation nothing calls (not the entry)")
       .def(
           "verify",
           [](const Module& mod) {
             absl::Status status;
             {
+              ModuleUse use(mod, /*verify_edits=*/false);
               py::gil_scoped_release release;
               status = verify(mod);
             }
@@ -283,6 +316,7 @@ void bind_module_class(py::module_& m) {
       .def(
           "print",
           [](const Module& mod) {
+            ModuleUse use(mod, /*verify_edits=*/false);
             py::gil_scoped_release release;
             return print(mod);
           },
@@ -290,12 +324,14 @@ void bind_module_class(py::module_& m) {
       .def(
           "as_text",
           [](const Module& mod) {
+            ModuleUse use(mod, /*verify_edits=*/false);
             py::gil_scoped_release release;
             return print(mod);
           },
           "the same as print(), so that a Module goes wherever text does")
       .def("__str__",
            [](const Module& mod) {
+             ModuleUse use(mod, /*verify_edits=*/false);
              py::gil_scoped_release release;
              return print(mod);
            })

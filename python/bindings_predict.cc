@@ -1,5 +1,5 @@
 // Python bindings of predictions: options, Prediction and its records, diffs of two.
-#include "bindings.h"
+#include "module_guard.h"
 
 namespace hloroof::python {
 namespace {
@@ -179,7 +179,13 @@ void bind_prediction(py::module_& m) {
            "The JSON object of `hloroof predict --json` (the keys of to_dict()).")
       .def(
           "summary",
-          [](const Prediction& p, size_t top) { return prediction_summary(p, {.top_ops = top}); },
+          [](const Prediction& p, int64_t top) {
+            if (top < 0) {
+              throw py::value_error(str_cat("summary: top wants a count of ops, 0 or more; got ",
+                                            top));
+            }
+            return prediction_summary(p, {.top_ops = static_cast<size_t>(top)});
+          },
           py::arg("top") = 10,
           "The text summary: device, step time, breakdown, HFU, assumptions, top ops.")
       .def("__str__", [](const Prediction& p) { return prediction_summary(p, {.top_ops = 10}); })
@@ -246,6 +252,7 @@ void bind_profile(py::module_& m) {
         }
         std::string json, text;
         {
+          ModuleUse use(module);
           py::gil_scoped_release release;
           absl::StatusOr<ProfileComparison> c =
               compare_with_profile(module, prediction, profile, options);
@@ -275,6 +282,10 @@ void bind_calibrate(py::module_& m) {
         absl::StatusOr<CalibrationResult> result;
         std::string text;
         {
+          std::vector<std::unique_ptr<ModuleUse>> uses;
+          for (const Module* module : modules) {
+            if (module != nullptr) uses.push_back(std::make_unique<ModuleUse>(*module));
+          }
           py::gil_scoped_release release;
           std::vector<Profile> read;
           read.reserve(profiles.size());
@@ -354,6 +365,7 @@ void bind_outputs(py::module_& m) {
          std::string_view log_dir, int64_t steps, std::string run, std::string host) {
         absl::StatusOr<XSpaceFile> file;
         {
+          ModuleUse use(module);
           py::gil_scoped_release release;
           XSpaceOptions options;
           options.steps = steps;
@@ -399,6 +411,7 @@ void bind_outputs(py::module_& m) {
       [](const Module& module, std::string_view device, const PredictOptions& options) {
         absl::StatusOr<Prediction> p;
         {
+          ModuleUse use(module);
           py::gil_scoped_release release;
           p = predict_step_time(module, device, options);
         }
@@ -410,6 +423,7 @@ void bind_outputs(py::module_& m) {
       [](const Module& module, const DeviceSpec& device, const PredictOptions& options) {
         absl::StatusOr<Prediction> p;
         {
+          ModuleUse use(module);
           py::gil_scoped_release release;
           p = predict_step_time(module, device, options);
         }
@@ -421,6 +435,7 @@ void bind_outputs(py::module_& m) {
       [](const Module& module, const DeviceTarget& target, const PredictOptions& options) {
         absl::StatusOr<Prediction> p;
         {
+          ModuleUse use(module);
           py::gil_scoped_release release;
           p = predict_step_time(module, target, options);
         }
@@ -477,6 +492,7 @@ void bind_outputs(py::module_& m) {
          size_t top, size_t evidence_rows) {
         absl::StatusOr<Advice> advice;
         {
+          ModuleUse use(module);
           py::gil_scoped_release release;
           absl::StatusOr<MemoryReport> memory = analyze_memory(module, device);
           advice = memory.ok() ? advise(module, prediction, *memory, device,

@@ -150,6 +150,11 @@ absl::StatusOr<ModelFlops> model_flops_option(const Args& args) {
   absl::StatusOr<double> d = number("--tokens");
   if (!d.ok()) return d.status();
   out.flops = 6 * *n * *d;
+  if (!std::isfinite(out.flops)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--params %g x --tokens %g: the model FLOPs 6 x N x D pass what a double holds "
+        "(1.8e308)", *n, *d));
+  }
   out.note = absl::StrCat(
       "model FLOPs per step 6 x N x D = 6 x ", absl::StrFormat("%.4g", *n), " parameters x ",
       absl::StrFormat("%.4g", *d),
@@ -309,6 +314,7 @@ absl::StatusOr<std::vector<std::string>> split_device_list(std::string_view list
 
 int cores() {
   static const int count = [] {
+    const int machine = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (const char* given = std::getenv("HLOROOF_THREADS"); given != nullptr) {
       int n = 0;
       const char* end = given + std::strlen(given);
@@ -316,8 +322,11 @@ int cores() {
           error == std::errc() && p == end && n >= 1 && n <= 1024) {
         return n;
       }
+      print_message("warning: ", printable(absl::StrCat(
+                                     "HLOROOF_THREADS='", given, "' is not a whole number from 1 "
+                                     "to 1024; ", machine, " threads used (the machine's cores)")));
     }
-    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return machine;
   }();
   return count;
 }

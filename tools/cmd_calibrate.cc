@@ -64,6 +64,10 @@ int run(const std::vector<std::string>& given) {
     return usage_error("expected one or more profiles", kCalibrateCommand.usage);
   }
   const std::string output = args->get("--output");
+  if (args->has("--output") && output.empty()) {
+    // Refused as every output is, before the profiles are read and fitted.
+    return fail(write_output_file("", "", "the device"));
+  }
   std::vector<std::string> hlos;
   if (auto it = args->options.find("--hlo"); it != args->options.end()) hlos = it->second;
   const bool shared = hlos.size() == 1;  // one module for every profile: read once

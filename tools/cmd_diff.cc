@@ -117,6 +117,10 @@ int run(const std::vector<std::string>& words) {
   if (args->positional.size() != 2) {
     return usage_error("expected two HLO files", kDiffCommand.usage);
   }
+  if (args->positional[0] == "-" && args->positional[1] == "-") {
+    return usage_error("standard input ('-') can be read once: give one module as '-' at most",
+                       kDiffCommand.usage);
+  }
   absl::StatusOr<SharedOptions> shared = parse_shared_options(*args, 10);
   if (!shared.ok()) return usage_error(shared.status().message(), kDiffCommand.usage);
   const size_t top = shared->top;

@@ -12,6 +12,7 @@
 #include "hloroof/load.h"
 #include "hloroof/summary_json.h"
 #include "input.h"
+#include "util/text_safety.h"
 
 namespace hloroof::cli {
 namespace {
@@ -82,10 +83,14 @@ int run(const std::vector<std::string>& words) {
     } else if (print_text) {
       std::cout << print(*module);
     } else {
-      std::cout << absl::StrFormat("%s: ok, module %s, %d computations, %d instructions\n", file,
-                                   std::string(module->name()), module->computations().size(),
-                                   module->instruction_count());
-      for (const std::string& w : warnings) print_message("warning: ", absl::StrCat(file, ": ", w));
+      // The file's and module's names as every path prints: control characters escaped (a
+      // file named `x\e[2J.hlo` must not clear the screen).
+      std::cout << absl::StrFormat("%s: ok, module %s, %d computations, %d instructions\n",
+                                   printable(file), printable(module->name()),
+                                   module->computations().size(), module->instruction_count());
+      for (const std::string& w : warnings) {
+        print_message("warning: ", printable(absl::StrCat(file, ": ", w)));
+      }
     }
     if (&file == &files.back()) keep_until_exit(*std::move(module));
   }

@@ -185,9 +185,12 @@ int write_outputs(const Request& request, const LoadedModule& loaded, Analysis& 
                                        inputs);
     if (!s.ok()) return fail(s);
   }
-  const std::string xspace_summary =
-      args.has("--xspace") ? render_xspace_summary(*analysis.write_xspace(), args.get("--xspace"))
-                           : "";
+  std::string xspace_summary;
+  if (args.has("--xspace")) {
+    const absl::StatusOr<XSpaceFile>& xspace = analysis.write_xspace();
+    if (!xspace.ok()) return fail(xspace.status());
+    xspace_summary = render_xspace_summary(*xspace, args.get("--xspace"));
+  }
   if (request.shared.csv) {
     write_ops_csv(std::cout, prediction, false, true, writer_threads());
     std::cerr << xspace_summary;
@@ -218,6 +221,10 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<Request> request = parse_request(*std::move(args));
   if (!request.ok()) return usage_error(request.status().message(), kPredictCommand.usage);
   const Args& a = request->args;
+  // An empty log folder would be taken for none (AnalysisOptions::xspace_dir).
+  if (a.has("--xspace")) {
+    if (absl::Status s = check_xspace_log_dir(a.get("--xspace")); !s.ok()) return fail(s);
+  }
 
   absl::StatusOr<LoadedModule> loaded =
       load_input(a.positional[0], a.get("--module"), a.get("--entry"));

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/version.h"
+#include "standard_output.h"
 #include "util/edit_distance.h"
 #include "util/huge_pages.h"
 
@@ -85,8 +86,9 @@ constexpr char kOutOfMemory[] =
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::set_terminate(on_terminate);
+namespace {
+
+int run_command(int argc, char** argv) {
   hloroof::detail::back_heap_with_huge_pages(size_t{1} << 30);
 #if defined(__GLIBC__) && defined(M_ARENA_MAX)
   // Every thread allocates from that one heap (`compare` predicts its devices side by side): a
@@ -121,4 +123,12 @@ int main(int argc, char** argv) {
     }
   }
   return unknown_command(words[0]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::set_terminate(on_terminate);
+  hloroof::cli::take_standard_output();
+  return hloroof::cli::finish_standard_output(run_command(argc, argv));
 }

@@ -54,6 +54,7 @@ absl::StatusOr<ProfileXSpaces> write_profile_xspaces(
     const Profile& profile, std::string_view log_dir, XSpaceOptions options,
     absl::Span<const std::string> inputs) {
   namespace fs = std::filesystem;
+  if (absl::Status s = check_xspace_log_dir(log_dir); !s.ok()) return s;
   if (profile.format != "xplane") {
     return absl::InvalidArgumentError(absl::StrCat(
         "--xspace: the profile '", profile.origin, "' is a trace JSON, which XProf does not open; ",
@@ -79,6 +80,11 @@ absl::StatusOr<ProfileXSpaces> write_profile_xspaces(
   out.measured_copied = !(in_log_dir && fs::equivalent(run_folder.parent_path(), profile_dir, ec));
   out.measured_path = origin.string();
   if (out.measured_copied) {
+    if (absl::Status s = check_log_folder_file(log_dir, run, absl::StrCat(host, ".xplane.pb"),
+                                               "the measured XSpace");
+        !s.ok()) {
+      return s;
+    }
     const fs::path folder = profile_dir / run;
     fs::create_directories(folder, ec);
     if (ec) {

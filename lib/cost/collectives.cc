@@ -13,6 +13,11 @@ namespace {
 // More device ids than this in one collective's groups are not listed (a malformed
 // replica_count would otherwise exhaust memory); the group size is still reported.
 constexpr int64_t kMaxListedDevices = int64_t{1} << 20;
+// And over the whole module: 2^22 ids (32 MiB) and 4096 more for every collective, so that a
+// module of many collectives over a large mesh (a few bytes of text each) lists ids in
+// memory linear in its collectives, never 8 MiB for each of them.
+constexpr int64_t kModuleListedDevices = int64_t{1} << 22;
+constexpr int64_t kListedDevicesPerCollective = 4096;
 
 std::optional<CollectiveKind> kind_of(Opcode op) {
   switch (op) {
@@ -84,7 +89,7 @@ struct DeviceGrid {
 // into global device ids. Returns the group size; fills `out` unless the listing would be too
 // long, which is known before anything is expanded (groups in iota form stay lazy).
 int64_t expand_groups(CollectiveIdMode mode, const ReplicaGroups* written, const DeviceGrid& grid,
-                      std::vector<std::vector<int64_t>>& out) {
+                      std::vector<std::vector<int64_t>>& out, Context& context) {
   int64_t participants = 0, repeats = 1, widen = 1;
   switch (mode) {
     case CollectiveIdMode::kCrossReplica:
@@ -107,7 +112,15 @@ int64_t expand_groups(CollectiveIdMode mode, const ReplicaGroups* written, const
   const int64_t largest = saturating_mul(everyone ? participants : written->largest_group(), widen);
   const double listed = static_cast<double>(everyone ? participants : written->id_count()) *
                         static_cast<double>(widen) * static_cast<double>(repeats);
-  if (listed > static_cast<double>(kMaxListedDevices)) return largest;
+  context.listed_devices_budget =
+      saturating_add(context.listed_devices_budget, kListedDevicesPerCollective);
+  const int64_t budget =
+      std::min(kMaxListedDevices,
+               std::max<int64_t>(0, saturating_add(kModuleListedDevices,
+                                                   context.listed_devices_budget) -
+                                        context.listed_devices));
+  if (listed > static_cast<double>(budget)) return largest;
+  context.listed_devices += static_cast<int64_t>(listed);
   std::vector<std::vector<int64_t>> groups;
   if (!everyone) {
     absl::StatusOr<std::vector<std::vector<int64_t>>> expanded =
@@ -181,7 +194,7 @@ std::optional<CollectiveCost> collective_cost(const OpView& op, bool is_async, C
     ReplicaGroups pairs;
     if (const IntListList* p = i.source_target_pairs()) pairs.groups = *p;
     std::vector<std::vector<int64_t>> expanded;
-    if (!pairs.groups.empty()) expand_groups(c.id_mode, &pairs, grid, expanded);
+    if (!pairs.groups.empty()) expand_groups(c.id_mode, &pairs, grid, expanded, context);
     for (const std::vector<int64_t>& pair : expanded) {
       if (pair.size() == 2) c.pairs.emplace_back(pair[0], pair[1]);
     }
@@ -197,7 +210,7 @@ std::optional<CollectiveCost> collective_cost(const OpView& op, bool is_async, C
                               ": empty replica_groups with global device ids; taken as every "
                               "device");
     }
-    c.group_size = expand_groups(c.id_mode, groups, grid, c.groups);
+    c.group_size = expand_groups(c.id_mode, groups, grid, c.groups, context);
     if (c.groups.empty()) {
       context.notes.push_back(std::string(i.name()) +
                               ": too many devices to list its groups; group size only");

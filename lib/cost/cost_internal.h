@@ -126,6 +126,10 @@ struct Context {
   // under a model, including those of the nested fusions it feeds: each is walked once, so
   // that fusions nested in fusions cost time linear in the module (fusion.cc).
   absl::node_hash_map<std::tuple<const Instruction*, int64_t, Model>, ByteTally> fused_reads;
+  // Device ids of collectives' groups listed so far, and what the collectives met so far add
+  // to the module's bound on them (collectives.cc).
+  int64_t listed_devices = 0;
+  int64_t listed_devices_budget = 0;
 
   // A computation's per-execution cost; zero for none (a missing callee) or one not yet
   // analysed (only possible in a call cycle, which the parser rejects).

@@ -171,6 +171,15 @@ std::vector<std::string> known_names() {
 }
 
 absl::Status unknown_device(std::string_view name) {
+  // No device is named in more than a few dozen bytes: a longer name gets no suggestion, whose
+  // edit distances take time in its length times every name's.
+  constexpr size_t kMaxSuggestedLength = 256;
+  if (name.size() > kMaxSuggestedLength) {
+    return absl::NotFoundError(absl::StrCat(
+        "unknown device '", sv(name.substr(0, 64)), "...' (", name.size(),
+        " bytes; no device has so long a name): `hloroof devices` lists the built-in ones; a "
+        "device JSON file is named by its path"));
+  }
   const std::vector<std::string> names = known_names();
   const std::vector<std::string_view> views(names.begin(), names.end());
   const std::string wanted = lower(name);

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -22,7 +23,13 @@ constexpr std::string_view kTorusAxisNames[] = {"x", "y", "z"};
 
 absl::StatusOr<int64_t> parse_dim(absl::string_view text, absl::string_view shape) {
   int64_t v = 0;
-  if (!absl::SimpleAtoi(text, &v) || v < 1 || v > kMaxDevices) {
+  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), absl::ascii_isdigit);
+  if (digits && (!absl::SimpleAtoi(text, &v) || v > kMaxDevices)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad topology '", shape, "': '", text, "' is more than the ", kMaxDevices,
+                     " devices a topology holds"));
+  }
+  if (!absl::SimpleAtoi(text, &v) || v < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("bad topology '", shape, "': '", text, "' is not a positive count"));
   }

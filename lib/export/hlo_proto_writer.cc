@@ -194,11 +194,30 @@ void append_le16(std::string* out, uint16_t v) {
   out->push_back(static_cast<char>(v >> 8));
 }
 
+// The most elements a splat constant is written out to (256 KiB of f32).
+constexpr int64_t kMaxSplatElements = int64_t{1} << 16;
+
 void write_literal(const Shape& shape, std::string_view text, pb::LiteralProto* out) {
   write_shape(shape, out->mutable_shape());
   if (!shape.is_array() || text.find("...") != std::string_view::npos) return;
   const int t = primitive_number_of(primitive_type_name(shape.element_type));
-  for (std::string_view tok : literal_tokens(text)) {
+  std::vector<std::string_view> tokens = literal_tokens(text);
+  // A splat, one value for every element (`f32[2,2] constant(0)`, which XLA's text parser
+  // takes): each element written, as a literal lists them (a reader checks their count), up to
+  // kMaxSplatElements; a larger one keeps its shape only, as an elided `{...}` does.
+  const size_t per_element = t == 15 || t == 18 ? 2 : 1;  // complex: real and imaginary
+  int64_t elements = 1;
+  for (const Dimension& d : shape.dims) {
+    elements = saturating_mul(elements, std::max<int64_t>(d.size, 0));
+  }
+  if (tokens.size() == per_element && elements != 1) {
+    if (elements > kMaxSplatElements) return;
+    std::vector<std::string_view> one = std::move(tokens);
+    tokens.clear();
+    tokens.reserve(static_cast<size_t>(elements) * per_element);
+    for (int64_t k = 0; k < elements; ++k) tokens.insert(tokens.end(), one.begin(), one.end());
+  }
+  for (std::string_view tok : tokens) {
     switch (t) {
       case 1: out->add_preds(tok == "true" || tok == "1"); break;
       case 2: out->mutable_s8s()->push_back(static_cast<char>(to_int(tok))); break;
@@ -348,7 +367,7 @@ void parse_frontend_text(std::string_view text, pb::FrontendAttributes* out) {
   }
 }
 
-void write_sharding(const Sharding& s, std::string_view text, pb::OpSharding* out) {
+void write_sharding(const Sharding& s, pb::OpSharding* out) {
   auto type_number = [](Sharding::Type t) {
     switch (t) {
       case Sharding::Type::kReplicated: return 0;
@@ -366,42 +385,21 @@ void write_sharding(const Sharding& s, std::string_view text, pb::OpSharding* ou
   if (s.type == Sharding::Type::kMaximal) out->add_tile_assignment_devices(s.device);
   if (s.type == Sharding::Type::kTuple) {
     for (const Sharding& e : s.elements) {
-      write_sharding(e, std::string_view(), out->add_tuple_shardings());
+      write_sharding(e, out->add_tuple_shardings());
     }
   }
   if (s.type == Sharding::Type::kTiled) {
     for (int64_t d : s.tile_shape) out->add_tile_assignment_dimensions(d);
     // The iota form `devices=[..]<=[dims]T(perm)` is kept as written.
-    size_t iota = text.find("<=[");
-    bool written = false;
-    if (iota != std::string_view::npos) {
-      IntScanner scan{text.substr(iota + 2)};
-      scan.i = 1;  // past '['
-      int64_t v;
-      std::vector<int64_t> dims;
-      while (scan.i < scan.s.size() && scan.s[scan.i] != ']' && scan.integer(&v)) {
-        dims.push_back(v);
-        if (scan.i < scan.s.size() && scan.s[scan.i] == ',') ++scan.i;
+    if (s.devices.is_iota()) {
+      for (int64_t d : s.devices.iota_dims) out->add_iota_reshape_dims(d);
+      for (size_t k = 0; k < s.devices.iota_dims.size(); ++k) {
+        out->add_iota_transpose_perm(static_cast<int32_t>(
+            s.devices.iota_transpose.empty() ? static_cast<int64_t>(k)
+                                             : s.devices.iota_transpose[k]));
       }
-      for (int64_t d : dims) out->add_iota_reshape_dims(d);
-      size_t after = scan.i + 1;
-      if (after < scan.s.size() && scan.s[after] == 'T') {
-        IntScanner perm{scan.s.substr(after + 2)};
-        while (perm.i < perm.s.size() && perm.s[perm.i] != ')' && perm.integer(&v)) {
-          out->add_iota_transpose_perm(static_cast<int32_t>(v));
-          if (perm.i < perm.s.size() && perm.s[perm.i] == ',') ++perm.i;
-        }
-      } else {
-        for (size_t k = 0; k < dims.size(); ++k) {
-          out->add_iota_transpose_perm(static_cast<int32_t>(k));
-        }
-      }
-      written = !dims.empty();
-    }
-    if (!written) {
-      out->clear_iota_reshape_dims();
-      out->clear_iota_transpose_perm();
-      for (int64_t d : s.devices) out->add_tile_assignment_devices(d);
+    } else {
+      for (int64_t d : s.devices.listed) out->add_tile_assignment_devices(d);
     }
     out->set_replicate_on_last_tile_dim(s.last_tile_dim_replicate);
     for (Sharding::Type t : s.last_tile_dims) out->add_last_tile_dims(type_number(t));
@@ -709,7 +707,10 @@ bool ProtoBuilder::write_structure_attribute(const Attribute& a, Opcode op,
     case AttrId::kReplicaGroups: {
       const ReplicaGroups& g = **a.get<const ReplicaGroups*>();
       auto* list = out->mutable_collective_device_list();
-      if (g.form == ReplicaGroups::Form::kIota) {
+      // Mesh groups over the mesh's own order are iota groups; over devices of their own, a
+      // list (a mesh holds 2^20 devices at most).
+      if (g.form == ReplicaGroups::Form::kIota ||
+          (g.form == ReplicaGroups::Form::kMesh && g.mesh_devices.empty())) {
         auto* iota = list->mutable_iota_replica_group_list();
         iota->set_num_replica_groups(g.num_groups);
         iota->set_num_devices_per_group(g.group_size);
@@ -721,9 +722,9 @@ bool ProtoBuilder::write_structure_attribute(const Attribute& a, Opcode op,
         }
         for (int64_t d : g.iota_transpose) iota->add_iota_transpose_perm(static_cast<int32_t>(d));
       } else {
-        for (const std::vector<int64_t>& group : g.groups) {
+        for (int64_t k = 0; k < g.group_count(); ++k) {
           auto* p = list->add_replica_groups();
-          for (int64_t d : group) p->add_replica_ids(d);
+          for (int64_t d : g.group(k)) p->add_replica_ids(d);
         }
       }
       break;
@@ -883,7 +884,7 @@ void ProtoBuilder::write_common_attributes(const Instruction& i, pb::HloInstruct
   for (const Attribute& a : i.attributes()) {
     switch (a.id) {
       case AttrId::kSharding:
-        write_sharding(**a.get<const Sharding*>(), a.text(), out->mutable_sharding());
+        write_sharding(**a.get<const Sharding*>(), out->mutable_sharding());
         break;
       case AttrId::kFrontendAttributes:
         for (const FrontendAttribute& e : (*a.get<const FrontendAttributes*>())->entries) {

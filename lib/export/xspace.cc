@@ -61,7 +61,7 @@ namespace xp = hloroof::xplane;
 // Events written in all, every step: a bound that keeps a deep loop nest's file in memory.
 constexpr int64_t kMaxEvents = 4'000'000;
 
-constexpr char kPredicted[] = "predicted by hloroof, not measured";
+constexpr const char* kPredicted = kPredictedByHloroof;
 
 // FNV-1a, 64 bits: a program id that is the same for the same module name on every machine.
 uint64_t fingerprint(std::string_view text) {
@@ -1263,9 +1263,51 @@ absl::StatusOr<XSpaceFile> prediction_to_xspace(const Module& module, const Pred
   return XSpaceWriter(module, prediction, device, options).write();
 }
 
+absl::Status check_xspace_log_dir(std::string_view log_dir) {
+  if (log_dir.empty()) {
+    return absl::InvalidArgumentError(
+        "cannot write the XSpace: the log folder's path is empty; name a folder (made if missing)");
+  }
+  if (log_dir.find('\0') != std::string_view::npos) {
+    return absl::InvalidArgumentError(
+        "cannot write the XSpace: the log folder's path holds a NUL byte, which no path holds");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status check_log_folder_file(std::string_view log_dir, std::string_view run,
+                                   std::string_view file_name, std::string_view what) {
+  const fs::path root = fs::path(std::string(log_dir));
+  const fs::path folder = root / "plugins" / "profile" / std::string(run);
+  const fs::path path = folder / std::string(file_name);
+  // What the log folder holds is written by profilers, not linked elsewhere: a symbolic link
+  // planted there (at the file's name, or a folder's) would send the file over another one.
+  for (const fs::path& p : {root / "plugins", root / "plugins" / "profile", folder, path}) {
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(p, ec))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot write ", sv(what), " to '", path.string(), "': '", p.string(),
+          "' is a symbolic link inside the log folder; remove it, or write to another folder"));
+    }
+  }
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(path, ec);
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    const std::string_view kind = fs::is_fifo(status)        ? "a named pipe"
+                                  : fs::is_directory(status) ? "a directory"
+                                  : fs::is_socket(status)    ? "a socket"
+                                                             : "a device";
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot write ", sv(what), " to '", path.string(), "': it is ", sv(kind),
+        ", which no profiler writes into a log folder; remove it, or write to another folder"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<XSpaceFile> write_xspace(const Module& module, const Prediction& prediction,
                                         const DeviceSpec& device, std::string_view log_dir,
                                         const XSpaceOptions& options) {
+  if (absl::Status s = check_xspace_log_dir(log_dir); !s.ok()) return s;
   const std::string run = options.run.empty() ? absl::StrCat("predicted_", device.name)
                                               : options.run;
   if (absl::Status s = check_name("run", run); !s.ok()) return s;
@@ -1274,15 +1316,9 @@ absl::StatusOr<XSpaceFile> write_xspace(const Module& module, const Prediction& 
   const fs::path root = fs::path(std::string(log_dir));
   const fs::path folder = root / "plugins" / "profile" / run;
   const fs::path path = folder / absl::StrCat(options.host, ".xplane.pb");
-  // What the log folder holds is written by profilers, not linked elsewhere: a symbolic link
-  // planted there (at the file's name, or a folder's) would send the XSpace over another file.
-  for (const fs::path& p : {root / "plugins", root / "plugins" / "profile", folder, path}) {
-    std::error_code ec;
-    if (fs::is_symlink(fs::symlink_status(p, ec))) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "cannot write the XSpace to '", path.string(), "': '", p.string(),
-          "' is a symbolic link inside the log folder; remove it, or write to another folder"));
-    }
+  if (absl::Status s = check_log_folder_file(log_dir, run, path.filename().string(), "the XSpace");
+      !s.ok()) {
+    return s;
   }
   std::error_code ec;
   fs::create_directories(folder, ec);

@@ -160,6 +160,15 @@ absl::Status Instruction::set_int_list(AttrId id, IntList values) {
       !s.ok()) {
     return s;
   }
+  // Every list attribute holds dimension numbers or sizes, none negative (a negative one was
+  // kept, printed as nothing, and predicted from).
+  for (int64_t v : values) {
+    if (v < 0) {
+      return absl::InvalidArgumentError(str_cat("attribute '", attribute_name(id), "' of ", name(),
+                                                " holds ", v, "; its entries are dimension "
+                                                "numbers or sizes, 0 or more"));
+    }
+  }
   return put(*this, id, IntList(state_of(*this).arena.copy<int64_t>(values)));
 }
 

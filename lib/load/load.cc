@@ -353,8 +353,15 @@ std::vector<std::string> input_warnings(const Module& module, std::string_view f
 
 absl::Status explain_parse_error(const absl::Status& status) {
   if (!absl::StrContains(status.message(), "got end of input")) return status;
-  constexpr std::string_view kNote =
-      "\nnote: the file ends inside a computation: truncated? (a dump cut off, a partial copy)";
+  // A file that ends before any computation begins (`HloModule` alone) holds no module; one
+  // that ends inside a computation was cut.
+  const bool header_only = absl::StrContains(status.message(), "expected the module name") ||
+                           absl::StrContains(status.message(), "expected a computation");
+  const std::string_view kNote =
+      header_only ? "\nnote: the file holds a module header and no computation, so no module "
+                    "(an empty dump, or the first line of one?)"
+                  : "\nnote: the file ends inside a computation: truncated? (a dump cut off, a "
+                    "partial copy)";
   absl::Status explained(status.code(), absl::StrCat(status.message(), sv(kNote)));
   // The error's location (parse_error_location: line, column, reason) goes with it, the note
   // after its reason.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
@@ -525,6 +526,10 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
         absl::StrCat("max_expanded_iterations wants a non-negative integer, got ",
                      options.max_expanded_iterations));
   }
+  if (!std::isfinite(options.model_flops) || options.model_flops < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model_flops wants a finite non-negative number of FLOPs, got ", options.model_flops));
+  }
   if (options.collective_formula != CollectiveFormula::kNetwork &&
       device.kind != DeviceKind::kGpu) {
     return absl::InvalidArgumentError(
@@ -604,6 +609,15 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
   if (p.step_time_s > 0 && p.peak_flop_rate > 0) {
     p.hfu = p.flops / (p.step_time_s * p.peak_flop_rate);
     p.mfu = p.model_flops / (static_cast<double>(p.devices) * p.step_time_s * p.peak_flop_rate);
+    if (p.mfu > 1) {
+      // More than the devices' peak could run in the predicted step: the figure given is not
+      // this step's (another batch, a model counted twice).
+      p.diagnostics.warnings.push_back(absl::StrFormat(
+          "model FLOPs %.4g exceed the %.4g FLOPs %d device%s at peak run in the predicted "
+          "step: MFU %.3g%% is not possible; check the model FLOPs given",
+          p.model_flops, static_cast<double>(p.devices) * p.step_time_s * p.peak_flop_rate,
+          p.devices, p.devices == 1 ? "" : "s", p.mfu * 100));
+    }
   }
 
   if (!options.roofline_only) {

@@ -151,6 +151,7 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
                          RunStep& step) {
   ProfileOptions po = options.profile;
   po.module_name.clear();
+  if (absl::Status s = predicted_profile_error(*run.profile); !s.ok()) return s;
   absl::StatusOr<MeasuredModule> measured = measure_module(*run.profile, *run.module, po);
   if (!measured.ok()) return measured.status();
   absl::StatusOr<Prediction> given = predict_step_time(*run.module, base, options.predict);

@@ -105,6 +105,7 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
                                                        const Prediction& prediction,
                                                        const Profile& profile,
                                                        const ProfileOptions& given) {
+  if (absl::Status s = predicted_profile_error(profile); !s.ok()) return s;
   // A profile of many programs of the module's name: the one whose entry is this module.
   ProfileOptions options = given;
   std::string program_note;

@@ -8,13 +8,16 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
 #include "hloroof/profile.h"
+#include "hloroof/xspace.h"
 #include "profile/profile_internal.h"
 #include "util/absl_compat.h"
 
@@ -181,11 +184,20 @@ double union_length(std::vector<std::pair<double, double>> intervals) {
 
 namespace {
 
+// Whether an event's hlo_module stat names module `name`: as it is, or as "NAME(ID)" of
+// program `program_id` (any program when it is 0).
+bool names_hlo_module(std::string_view hlo_module, std::string_view name, uint64_t program_id) {
+  if (hlo_module == name) return true;
+  if (module_of(hlo_module) != name) return false;
+  const uint64_t id = profile_program_id(hlo_module);
+  return id != 0 && (program_id == 0 || id == program_id);
+}
+
 // Whether an op event of `line` names module `name` (and program `program_id`, when both
 // are known).
 bool of_module(const ProfileLine& line, const ProfileEvent& e, std::string_view name,
                uint64_t program_id) {
-  if (!e.hlo_module.empty() && e.hlo_module != name) return false;
+  if (!e.hlo_module.empty() && !names_hlo_module(e.hlo_module, name, program_id)) return false;
   const ProfileEventExtra* x = extra_of(line, e);
   return program_id == 0 || x == nullptr || x->program_id == 0 || x->program_id == program_id;
 }
@@ -198,7 +210,8 @@ bool runs_module(const ProfilePlane& plane, std::string_view name, uint64_t prog
   for (const ProfileLine& line : plane.lines) {
     for (const ProfileEvent& e : line.events) {
       if (line.name == kModulesLine ? names_module(e, name)
-                                    : !e.hlo_op.empty() && e.hlo_module == name &&
+                                    : !e.hlo_op.empty() &&
+                                          names_hlo_module(e.hlo_module, name, program_id) &&
                                           of_module(line, e, name, program_id)) {
         return true;
       }
@@ -207,34 +220,91 @@ bool runs_module(const ProfilePlane& plane, std::string_view name, uint64_t prog
   return false;
 }
 
-// The module's executions on the plane's modules line, in order (none without the line).
+// The program a window of the modules line ran: "jit_step(12)" is program 12; 0 when unnamed.
+struct ProgramRuns {
+  std::string_view name;  // the events' name, "jit_step(12)"
+  int64_t executions = 0;
+  double seconds = 0;
+};
+
+// Of several programs of the module's name (recompiles, shape sweeps), the one measured: the
+// most executions, then the most time, then the latest compiled (the largest id).
+uint64_t pick_program(const std::map<uint64_t, ProgramRuns>& programs) {
+  uint64_t best = 0;
+  const ProgramRuns* kept = nullptr;
+  for (const auto& [id, runs] : programs) {
+    if (kept == nullptr || runs.executions > kept->executions ||
+        (runs.executions == kept->executions && runs.seconds >= kept->seconds)) {
+      best = id;
+      kept = &runs;
+    }
+  }
+  return best;
+}
+
+// The module's executions on the plane's modules line, in order (none without the line): those
+// of `program_id` where it is not 0. Where several programs of the name ran and none is named,
+// one is picked (pick_program), `program_id` set to it and a note says which.
 absl::Status module_windows(const Profile& profile, const ProfilePlane& plane,
-                            const std::string& name,
-                            std::vector<std::pair<double, double>>& windows) {
+                            const std::string& name, uint64_t& program_id,
+                            std::vector<std::pair<double, double>>& windows,
+                            std::vector<std::string>& notes) {
   const ProfileLine* modules_line = nullptr;
   for (const ProfileLine& line : plane.lines) {
     if (line.name == kModulesLine) modules_line = &line;
   }
-  if (modules_line != nullptr) {
-    std::set<std::string_view> seen;
-    for (const ProfileEvent& e : modules_line->events) {
-      if (names_module(e, name)) {
-        windows.emplace_back(e.start_s, e.start_s + e.duration_s);
-      } else {
-        seen.insert(module_of(e.name));
-      }
+  if (modules_line == nullptr) return absl::OkStatus();
+  std::set<std::string_view> seen;
+  std::map<uint64_t, ProgramRuns> programs;
+  for (const ProfileEvent& e : modules_line->events) {
+    if (!names_module(e, name)) {
+      seen.insert(module_of(e.name));
+      continue;
     }
-    if (windows.empty()) {
-      std::vector<std::string> names(seen.begin(), seen.end());
-      if (names.size() > 10) names.resize(10);
-      return absl::NotFoundError(absl::StrCat(
-          profile.origin, ": module '", name, "' never runs on ", plane.name, "; its '",
-          sv(kModulesLine), "' line has ",
-          names.empty() ? "no modules" : absl::StrCat("'", absl::StrJoin(names, "', '"), "'"),
-          ". Give the profile's name with --module"));
+    const uint64_t id = profile_program_id(e.name);
+    if (program_id != 0 && id != 0 && id != program_id) {
+      seen.insert(e.name);
+      continue;
     }
-    std::sort(windows.begin(), windows.end());
+    ProgramRuns& runs = programs[id];
+    runs.name = e.name;
+    ++runs.executions;
+    runs.seconds += e.duration_s;
   }
+  if (program_id == 0 && programs.size() > 1) {
+    program_id = pick_program(programs);
+    int64_t left = 0;
+    std::vector<std::string> others;
+    for (const auto& [id, runs] : programs) {
+      if (id == program_id) continue;
+      left += runs.executions;
+      if (others.size() < 8) others.emplace_back(runs.name);
+    }
+    const ProgramRuns& kept = programs[program_id];
+    notes.push_back(absl::StrFormat(
+        "%d programs named '%s' ran on %s: %s measured (%d executions, the most); %d "
+        "executions of %s%s left out; --module '%s' picks another",
+        programs.size(), name, plane.name, kept.name, kept.executions, left,
+        absl::StrJoin(others, ", "), programs.size() - 1 > others.size() ? ", ..." : "",
+        others.front()));
+  }
+  for (const ProfileEvent& e : modules_line->events) {
+    if (!names_module(e, name)) continue;
+    const uint64_t id = profile_program_id(e.name);
+    if (program_id != 0 && id != 0 && id != program_id) continue;
+    windows.emplace_back(e.start_s, e.start_s + e.duration_s);
+  }
+  if (windows.empty()) {
+    std::vector<std::string> names(seen.begin(), seen.end());
+    if (names.size() > 10) names.resize(10);
+    return absl::NotFoundError(absl::StrCat(
+        profile.origin, ": module '", name,
+        program_id != 0 ? absl::StrCat("' (program ", program_id, ")") : std::string("'"),
+        " never runs on ", plane.name, "; its '", sv(kModulesLine), "' line has ",
+        names.empty() ? "no modules" : absl::StrCat("'", absl::StrJoin(names, "', '"), "'"),
+        ". Give the profile's name with --module"));
+  }
+  std::sort(windows.begin(), windows.end());
   return absl::OkStatus();
 }
 
@@ -253,7 +323,10 @@ absl::Status op_events(const Profile& profile, const ProfilePlane& plane, const 
   for (const ProfileLine& line : plane.lines) {
     if (has_ops_line || line.name == kModulesLine || line.name == kOpsLine) continue;
     for (const ProfileEvent& e : line.events) {
-      if (e.hlo_op.empty() || (!e.hlo_module.empty() && e.hlo_module != name)) continue;
+      if (e.hlo_op.empty() ||
+          (!e.hlo_module.empty() && !names_hlo_module(e.hlo_module, name, 0))) {
+        continue;
+      }
       if (!of_module(line, e, name, program_id)) {
         ++other_programs;
         continue;
@@ -265,7 +338,7 @@ absl::Status op_events(const Profile& profile, const ProfilePlane& plane, const 
     for (const ProfileLine& line : plane.lines) {
       if (line.name == kOpsLine) {
         auto keep = [&](const ProfileEvent& e) {
-          if (!e.hlo_module.empty() && e.hlo_module != name) return false;
+          if (!e.hlo_module.empty() && !names_hlo_module(e.hlo_module, name, 0)) return false;
           if (of_module(line, e, name, program_id)) return true;
           ++other_programs;
           return false;
@@ -515,8 +588,20 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
                                        const Module* hlo, const ProfileOptions& options) {
   absl::StatusOr<const ProfilePlane*> found = device_plane(profile, options.device_index);
   if (!found.ok()) return found.status();
-  const std::string name = options.module_name.empty() ? std::string(module) : options.module_name;
-  const uint64_t program_id = options.program_id;
+  std::string name = options.module_name.empty() ? std::string(module) : options.module_name;
+  uint64_t program_id = options.program_id;
+  // A program named as the profile names it: "jit_step(2)" is program 2 of jit_step (its
+  // kernels name jit_step), and a number alone a program of the module's own name.
+  if (!name.empty() && std::all_of(name.begin(), name.end(), absl::ascii_isdigit)) {
+    uint64_t id = 0;
+    if (absl::SimpleAtoi(name, &id) && id != 0) {
+      if (program_id == 0) program_id = id;
+      name = std::string(module);
+    }
+  } else if (const uint64_t id = profile_program_id(name); id != 0) {
+    if (program_id == 0) program_id = id;
+    name = std::string(module_of(name));
+  }
   MeasuredModule out;
   // A profile whose kernels ran on another device than the first (JAX on one GPU of eight):
   // the first device plane that ran the module.
@@ -535,7 +620,10 @@ absl::StatusOr<MeasuredModule> measure(const Profile& profile, std::string_view 
 
   // Steps: the module's executions.
   std::vector<std::pair<double, double>> windows;  // start, end
-  if (absl::Status s = module_windows(profile, plane, name, windows); !s.ok()) return s;
+  if (absl::Status s = module_windows(profile, plane, name, program_id, windows, out.notes);
+      !s.ok()) {
+    return s;
+  }
   std::vector<OpEvent> events, async_events;
   if (absl::Status s = op_events(profile, plane, name, program_id, events, async_events,
                                  out.notes);

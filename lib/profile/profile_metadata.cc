@@ -12,6 +12,7 @@
 #include "hloroof/hlo_proto.h"
 #include "hloroof/shape.h"
 #include "hloroof/units.h"
+#include "hloroof/xspace.h"
 #include "profile/xspace_metadata.h"
 #include "util/absl_compat.h"
 
@@ -122,6 +123,24 @@ void finish_xspace_metadata(Profile* profile) {
             [](const ProfileModuleProto& a, const ProfileModuleProto& b) {
               return a.name < b.name;
             });
+}
+
+bool is_predicted_profile(const Profile& profile) {
+  for (const ProfilePlane& p : profile.planes) {
+    if (absl::StartsWith(p.name, "/device:") &&
+        absl::StrContains(p.device_type, kPredictedByHloroof)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+absl::Status predicted_profile_error(const Profile& profile) {
+  if (!is_predicted_profile(profile)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      profile.origin, ": this XSpace was ", kPredictedByHloroof,
+      " (its device planes say so): it is no measurement to compare or fit with; give the "
+      "profile the run wrote (jax.profiler.trace)"));
 }
 
 std::string profile_device_type(const Profile& profile) {

@@ -943,10 +943,11 @@ std::optional<fs::path> profile_file_in(const fs::path& dir) {
   return std::nullopt;
 }
 
-// DIR itself, DIR/plugins/profile/RUN (the last run by name: runs are named by their time),
-// DIR/profile (a capture folder), in that order.
-std::optional<fs::path> find_profile_file(const fs::path& dir, int depth) {
-  if (std::optional<fs::path> f = profile_file_in(dir)) return f;
+// The profile files of `dir`, in the order they are looked for: DIR itself, DIR/plugins/
+// profile/RUN (the last run by name first: runs are named by their time), DIR/profile (a
+// capture folder); one file of each folder.
+void find_profile_files(const fs::path& dir, int depth, std::vector<fs::path>& out) {
+  if (std::optional<fs::path> f = profile_file_in(dir)) out.push_back(*f);
   std::error_code ec;
   const fs::path runs = dir / "plugins" / "profile";
   if (fs::is_directory(runs, ec)) {
@@ -956,31 +957,16 @@ std::optional<fs::path> find_profile_file(const fs::path& dir, int depth) {
     }
     std::sort(names.rbegin(), names.rend());
     for (const fs::path& run : names) {
-      if (std::optional<fs::path> f = profile_file_in(run)) return f;
+      if (std::optional<fs::path> f = profile_file_in(run)) out.push_back(*f);
     }
   }
   if (depth > 0 && fs::is_directory(dir / "profile", ec)) {
-    return find_profile_file(dir / "profile", depth - 1);
+    find_profile_files(dir / "profile", depth - 1, out);
   }
-  return std::nullopt;
 }
 
-}  // namespace
-
-absl::StatusOr<Profile> read_profile(std::string_view path_text) {
-  const fs::path path{std::string(path_text)};
-  std::error_code ec;
-  fs::path file = path;
-  if (fs::is_directory(path, ec)) {
-    std::optional<fs::path> found = find_profile_file(path, 1);
-    if (!found) {
-      return absl::NotFoundError(absl::StrCat(
-          "no profile in '", path.string(),
-          "': looked for *.xplane.pb, perfetto_trace.json.gz or *.trace.json.gz there, in "
-          "plugins/profile/RUN/ and in profile/"));
-    }
-    file = *found;
-  }
+// The profile in `file`.
+absl::StatusOr<Profile> read_profile_file(const fs::path& file) {
   // The checks every input gets: a regular file (not /dev/zero, not a named pipe), its size
   // known and within the limit.
   absl::StatusOr<InputFile> read = read_input_file(file.string(), kMaxProfileFileBytes);
@@ -992,6 +978,31 @@ absl::StatusOr<Profile> read_profile(std::string_view path_text) {
   const bool looks_json = !bytes.empty() && (bytes[0] == '{' || bytes[0] == '[');
   if (json_name || is_gzip(bytes) || looks_json) return parse_trace_json(bytes, origin);
   return parse_xspace(bytes, origin);
+}
+
+}  // namespace
+
+absl::StatusOr<Profile> read_profile(std::string_view path_text) {
+  const fs::path path{std::string(path_text)};
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return read_profile_file(path);
+  std::vector<fs::path> found;
+  find_profile_files(path, 1, found);
+  if (found.empty()) {
+    return absl::NotFoundError(absl::StrCat(
+        "no profile in '", path.string(),
+        "': looked for *.xplane.pb, perfetto_trace.json.gz or *.trace.json.gz there, in "
+        "plugins/profile/RUN/ and in profile/"));
+  }
+  // The runs hloroof predicted into the folder (`predict --xspace`) are passed over for the
+  // next one measured; where there is none, the first is read (and refused as a measurement).
+  std::optional<absl::StatusOr<Profile>> first;
+  for (const fs::path& file : found) {
+    absl::StatusOr<Profile> profile = read_profile_file(file);
+    if (!profile.ok() || !is_predicted_profile(*profile)) return profile;
+    if (!first) first = std::move(profile);
+  }
+  return *std::move(first);
 }
 
 absl::StatusOr<const ProfilePlane*> device_plane(const Profile& profile, int index) {

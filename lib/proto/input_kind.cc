@@ -32,6 +32,26 @@ bool looks_binary(std::string_view bytes) {
   return false;
 }
 
+// UTF-16 text: its byte-order mark (FF FE, FE FF), or, without one, ASCII characters of two
+// bytes each, the high one NUL, through its first 64 bytes.
+bool looks_utf16(std::string_view bytes) {
+  if (bytes.size() >= 2 && ((bytes[0] == '\xff' && bytes[1] == '\xfe') ||
+                            (bytes[0] == '\xfe' && bytes[1] == '\xff'))) {
+    return true;
+  }
+  const std::string_view head = bytes.substr(0, 64);
+  if (head.size() < 4 || head.size() % 2 != 0) return false;
+  for (size_t zero : {size_t{0}, size_t{1}}) {  // big-endian, then little-endian
+    bool all = true;
+    for (size_t k = 0; k + 1 < head.size() && all; k += 2) {
+      const unsigned char c = static_cast<unsigned char>(head[k + 1 - zero]);
+      all = head[k + zero] == '\0' && c >= 0x09 && c < 0x7f;
+    }
+    if (all) return true;
+  }
+  return false;
+}
+
 bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
 // A line of an HLO computation: `[ROOT ]NAME = SHAPE OPCODE(...)`, the shape a primitive type
@@ -75,6 +95,7 @@ InputKind detect_input_kind(std::string_view bytes, ParsedHloProto* parsed) {
   if (looks_like_xspace(bytes)) return InputKind::kXSpace;
   // A proto refused for its size: module() says why.
   if (!parsed->refused_.empty()) return InputKind::kHloProto;
+  if (looks_utf16(bytes)) return InputKind::kUtf16;
   if (looks_binary(bytes)) return InputKind::kBinary;
   const char c = bytes[first];
   if (c == '{' || c == '[') {
@@ -102,6 +123,16 @@ InputKind detect_input_kind(std::string_view bytes, ParsedHloProto* parsed) {
     code.append(line);
     code.push_back('\n');
   }
+  // Block comments say nothing of the kind either (`/* ENTRY */` in StableHLO).
+  std::string uncommented;
+  for (size_t at = 0; at < code.size();) {
+    const size_t open = code.find("/*", at);
+    uncommented.append(code, at, open == std::string::npos ? std::string::npos : open - at);
+    if (open == std::string::npos) break;
+    const size_t close = code.find("*/", open + 2);
+    at = close == std::string::npos ? code.size() : close + 2;
+  }
+  code = std::move(uncommented);
   const bool hlo = instruction || code.find("HloModule") != std::string::npos ||
                    code.find("ENTRY") != std::string::npos;
   const size_t code_first = code.find_first_not_of(" \t\r\n\f");
@@ -124,6 +155,7 @@ std::string_view input_kind_name(InputKind kind) {
     case InputKind::kJson: return "JSON";
     case InputKind::kMlir: return "StableHLO/MLIR text";
     case InputKind::kBinary: return "a binary file";
+    case InputKind::kUtf16: return "UTF-16 text";
   }
   return "";
 }
@@ -149,6 +181,9 @@ std::string input_kind_advice(InputKind kind, std::string_view path) {
       return str_cat(file, " is a binary file but neither an HLO proto (xla.HloProto, ",
                      "xla.HloModuleProto) nor an XSpace profile; compressed? (uncompress it ",
                      "first: xz -d, gunzip)");
+    case InputKind::kUtf16:
+      return str_cat(file, " is UTF-16 text; hloroof reads UTF-8, as XLA writes it: convert it ",
+                     "first (iconv -f UTF-16 -t UTF-8)");
     default:
       return {};
   }

@@ -34,8 +34,13 @@ std::string iota_text(const Dims& dims, const Perm& perm) {
   out += "]";
   bool identity = true;
   for (int i = 0; i < perm.size(); ++i) identity = identity && perm[i] == i;
-  if (!identity) {
+  // Several dims are written with their permutation, identity or not (none given: identity),
+  // as the text needs it; one dim never takes one.
+  if (!identity || dims.size() > 1) {
     out += "T(";
+    if (perm.empty()) {
+      for (int i = 0; i < dims.size(); ++i) str_append(&out, i > 0 ? "," : "", i);
+    }
     for (int i = 0; i < perm.size(); ++i) {
       if (i > 0) out += ",";
       str_append(&out, perm[i]);

@@ -25,13 +25,13 @@ std::string bracketed(const std::vector<int64_t>& dims) {
   return str_cat("[", absl::StrJoin(dims, ","), "]");
 }
 
-// Expands mesh replica groups: the devices form the mesh; one group per combination of the
-// axes not listed, varying over the listed (sub-)axes in the order given.
+// Mesh replica groups in the compact form of iota groups: every axis split into factors at the
+// boundaries of the sub-axes referenced on it, the positions of the mesh (row-major over the
+// factors) transposed so that the factors not listed come first (one group per combination of
+// them) and the listed ones follow in the order given (the members of a group).
 template <typename AxisRef>
-std::vector<std::vector<int64_t>> mesh_groups(const std::vector<int64_t>& axis_sizes,
-                                              const std::vector<int64_t>& device_ids,
-                                              const std::vector<AxisRef>& refs) {
-  // Split every axis into factors at the boundaries of the sub-axes referenced on it.
+void mesh_groups(const std::vector<int64_t>& axis_sizes, const std::vector<AxisRef>& refs,
+                 ReplicaGroups* out) {
   struct Factor {
     size_t axis;
     int64_t prefix;  // product of the more major factors of the same axis
@@ -61,45 +61,22 @@ std::vector<std::vector<int64_t>> mesh_groups(const std::vector<int64_t>& axis_s
       }
     }
   }
-  std::vector<size_t> grouped(static_cast<size_t>(position));
-  std::vector<size_t> batch;
+  std::vector<int64_t> grouped(static_cast<size_t>(position));
+  out->num_groups = 1;
+  out->group_size = 1;
+  out->iota_dims.clear();
+  out->iota_transpose.clear();
   for (size_t i = 0; i < factors.size(); ++i) {
+    out->iota_dims.push_back(factors[i].size);
     if (factors[i].group_position >= 0) {
-      grouped[static_cast<size_t>(factors[i].group_position)] = i;
+      grouped[static_cast<size_t>(factors[i].group_position)] = static_cast<int64_t>(i);
+      out->group_size *= factors[i].size;  // the mesh's size bounds these products
     } else {
-      batch.push_back(i);
+      out->iota_transpose.push_back(static_cast<int64_t>(i));
+      out->num_groups *= factors[i].size;
     }
   }
-  // Row-major strides of the factors in mesh order.
-  std::vector<int64_t> stride(factors.size(), 1);
-  for (size_t i = factors.size(); i-- > 1;) stride[i - 1] = stride[i] * factors[i].size;
-
-  auto enumerate = [&](const std::vector<size_t>& which, auto&& visit) {
-    std::vector<int64_t> index(which.size(), 0);
-    for (;;) {
-      visit(index);
-      size_t k = which.size();
-      while (k > 0) {
-        --k;
-        if (++index[k] < factors[which[k]].size) break;
-        index[k] = 0;
-        if (k == 0) return;
-      }
-      if (which.empty()) return;
-    }
-  };
-  std::vector<std::vector<int64_t>> groups;
-  enumerate(batch, [&](const std::vector<int64_t>& batch_index) {
-    int64_t base = 0;
-    for (size_t k = 0; k < batch.size(); ++k) base += batch_index[k] * stride[batch[k]];
-    std::vector<int64_t>& group = groups.emplace_back();
-    enumerate(grouped, [&](const std::vector<int64_t>& group_index) {
-      int64_t linear = base;
-      for (size_t k = 0; k < grouped.size(); ++k) linear += group_index[k] * stride[grouped[k]];
-      group.push_back(device_ids.empty() ? linear : device_ids[static_cast<size_t>(linear)]);
-    });
-  });
-  return groups;
+  out->iota_transpose.insert(out->iota_transpose.end(), grouped.begin(), grouped.end());
 }
 
 }  // namespace
@@ -144,7 +121,9 @@ bool ModuleParser::parse_replica_groups(ReplicaGroups* out) {
     if (!parse_axis_list(mesh, &refs, /*allow_open=*/false, nullptr)) return false;
     std::vector<int64_t> sizes;
     for (const Sharding::MeshAxis& a : mesh.axes) sizes.push_back(a.size);
-    out->groups = mesh_groups(sizes, mesh.device_ids, refs);
+    // Kept compact: members are computed on demand (ReplicaGroups::id_at).
+    mesh_groups(sizes, refs, out);
+    out->mesh_devices = std::move(mesh.device_ids);
     return true;
   }
   return expected("replica groups ({{0,1},...}, [G,S]<=[N], or mesh[...] {...})");
@@ -236,24 +215,22 @@ const char* scan_sharding(const char* p, Sharding* out) {
       tiles *= d;
     }
     if (p[0] == '<' && p[1] == '=') {
-      std::vector<int64_t> dims, perm;
-      p = scan_iota_list(p + 2, &dims, &perm);
-      if (p == nullptr) return nullptr;
-      absl::StatusOr<std::vector<int64_t>> ids = expand_iota(dims, perm);
-      if (!ids.ok()) return nullptr;
-      out->devices = *std::move(ids);
+      DeviceIds& ids = out->devices;
+      p = scan_iota_list(p + 2, &ids.iota_dims, &ids.iota_transpose);
+      if (p == nullptr || iota_size(ids.iota_dims, kMaxDevices) < 0) return nullptr;
+      // Kept in iota form: the device of a tile is computed on demand.
     } else {
       for (;;) {
         int64_t id;
         p = scan_count(p, &id);
         if (p == nullptr) return nullptr;
-        out->devices.push_back(id);
+        out->devices.listed.push_back(id);
         if (*p != ',') break;
         ++p;
       }
-      if (out->devices.size() < 2) return nullptr;
+      if (out->devices.listed.size() < 2) return nullptr;
     }
-    if (static_cast<int64_t>(out->devices.size()) != tiles) return nullptr;
+    if (out->devices.size() != tiles) return nullptr;
     if (std::strncmp(p, " last_tile_dim_replicate", 24) == 0) {
       out->last_tile_dim_replicate = true;
       p += 24;
@@ -319,16 +296,17 @@ bool ModuleParser::parse_mesh(Mesh* out) {
     Token list = tok_;
     if (!expect(TokenKind::kLParen, "to open device_ids")) return false;
     if (at(TokenKind::kLBracket)) {
-      std::vector<int64_t> dims, perm;
-      if (!parse_iota_list(&dims, &perm)) return false;
-      absl::StatusOr<std::vector<int64_t>> ids = expand_iota(dims, perm);
-      if (!ids.ok()) return error(list, std::string(ids.status().message()));
-      out->device_ids = *std::move(ids);
+      // Kept in iota form: the device of a position is computed on demand.
+      DeviceIds& ids = out->device_ids;
+      if (!parse_iota_list(&ids.iota_dims, &ids.iota_transpose)) return false;
+      if (iota_size(ids.iota_dims, kMaxDevices) < 0) {
+        return error(list, str_cat("iota device list has more than ", kMaxDevices, " devices"));
+      }
     } else {
       do {
         int64_t id;
         if (!parse_int(&id, "a device id")) return false;
-        out->device_ids.push_back(id);
+        out->device_ids.listed.push_back(id);
       } while (consume_if(TokenKind::kComma));
     }
     return expect(TokenKind::kRParen, "to close device_ids");
@@ -376,7 +354,8 @@ bool ModuleParser::parse_mesh(Mesh* out) {
     }
     devices *= a.size;
   }
-  if (!out->device_ids.empty() && static_cast<int64_t>(out->device_ids.size()) != devices) {
+  if ((out->device_ids.is_iota() || !out->device_ids.empty()) &&
+      out->device_ids.size() != devices) {
     return error(start, str_cat("mesh device_ids has ", out->device_ids.size(),
                                 " ids but the mesh has ", devices, " devices"));
   }

@@ -647,6 +647,19 @@ bool ModuleParser::parse_attributes(Instruction* instruction) {
     Attribute& a = attributes.emplace_back();
     if (!parse_attribute_value(instruction, *id, &a)) return false;
   }
+  // What follows an instruction begins the next one (`name = ...`, ROOT) or closes the
+  // computation: anything else is left over from the value before it (`[2,4]<=[8]T(5)`), said
+  // there rather than as an attribute missing further on.
+  if (!at(TokenKind::kRBrace) && !at(TokenKind::kEof) && !at(TokenKind::kw_ROOT) &&
+      !at(TokenKind::kAttr) && !peek().is(TokenKind::kEqual)) {
+    if (attributes.empty()) {
+      return error_here(str_cat("unexpected '", tok_.text, "' after the instruction; its "
+                                "attributes follow a comma (`, name=value`)"));
+    }
+    return error_here(str_cat("unexpected '", tok_.text, "' after the value of attribute '",
+                              attribute_name(attributes.back().id),
+                              "'; attributes are separated by commas"));
+  }
   if (attributes.empty()) return true;
   // Opcode-specific attributes first in their written order, then the common ones in print
   // order (syntax 2.8): a stable insertion sort, as lists are short.

@@ -303,7 +303,10 @@ bool is_element_type_name(std::string_view word) {
 }
 
 Lexer::Lexer(std::string_view source)
-    : begin_(source.data()), end_(source.data() + source.size()), pos_(begin_) {}
+    : begin_(source.data()), end_(source.data() + source.size()), pos_(begin_) {
+  // A UTF-8 byte-order mark, which some editors write at the start of a file: not text.
+  if (source.starts_with("\xEF\xBB\xBF")) pos_ += 3;
+}
 
 void Lexer::fail(Token* out, const char* start, std::string_view message) {
   error_ = message;

@@ -178,7 +178,7 @@ class ModuleParser : public Parser {
   [[nodiscard]] bool parse_iota_list(std::vector<int64_t>* dims, std::vector<int64_t>* perm);
   struct Mesh {
     std::vector<Sharding::MeshAxis> axes;
-    std::vector<int64_t> device_ids;  // empty: 0..N-1
+    DeviceIds device_ids;  // empty: 0..N-1
   };
   // A reference to a mesh axis, `'x'`, or to the sub-axis `'x':(pre)size` of it.
   struct AxisRef {

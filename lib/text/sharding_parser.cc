@@ -130,20 +130,22 @@ bool ModuleParser::parse_single_sharding_body(Sharding* out) {
       if (consume_if(TokenKind::kLeq)) {
         iota = true;
         Token list = tok_;
-        std::vector<int64_t> dims, perm;
-        if (!parse_iota_list(&dims, &perm)) return false;
-        absl::StatusOr<std::vector<int64_t>> ids = expand_iota(dims, perm);
-        if (!ids.ok()) return error(list, std::string(ids.status().message()));
-        out->devices = *std::move(ids);
+        // Kept in iota form: the device of a tile is computed on demand.
+        DeviceIds& ids = out->devices;
+        if (!parse_iota_list(&ids.iota_dims, &ids.iota_transpose)) return false;
+        if (iota_size(ids.iota_dims, kMaxDevices) < 0) {
+          return error(list,
+                       str_cat("iota device list has more than ", kMaxDevices, " devices"));
+        }
       } else {
         do {
           int64_t id;
           if (!parse_int(&id, "a device id")) return false;
-          out->devices.push_back(id);
+          out->devices.listed.push_back(id);
         } while (consume_if(TokenKind::kComma));
       }
       int64_t tiles = out->tile_count();
-      if (static_cast<int64_t>(out->devices.size()) != tiles) {
+      if (out->devices.size() != tiles) {
         return error(part, str_cat(iota ? "iota device list" : "sharding device list", " has ",
                                    out->devices.size(), " devices but the tile assignment [",
                                    absl::StrJoin(out->tile_shape, ","), "] needs ", tiles));

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <ostream>
 #include <streambuf>
 #include <string>
@@ -163,8 +164,15 @@ absl::Status write_output_file(std::string_view path_text,
   if (path_text.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(target_words(what, ""), ": the path is empty"));
   }
+  if (path_text.find('\0') != std::string_view::npos) {
+    // The system would read the path only up to the NUL: another file than the one named.
+    return absl::InvalidArgumentError(absl::StrCat(
+        target_words(what, path_text.substr(0, path_text.find('\0'))),
+        ": the path holds a NUL byte, which no path holds"));
+  }
   if (path_text == "-") {
-    // Standard output, written in place.
+    // Standard output, written in place, after what the stream holds.
+    std::cout.flush();
     const int error = write_produced(STDOUT_FILENO, produce);
     return error == 0 ? absl::OkStatus() : errno_status(what, "standard output", error, false);
   }
@@ -186,9 +194,19 @@ absl::Status write_output_file(std::string_view path_text,
       }
     }
     if (!S_ISREG(target.st_mode)) {
-      // /dev/null, /dev/stdout, a named pipe: written in place (not replaced by a file).
-      const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+      // /dev/null, /dev/stdout, a named pipe: written in place (not replaced by a file). Opened
+      // without blocking: a named pipe that no program reads would wait forever.
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+      if (fd < 0 && errno == ENXIO && S_ISFIFO(target.st_mode)) {
+        return absl::UnavailableError(absl::StrCat(
+            target_words(what, path), ": it is a named pipe that no program reads; start its "
+            "reader first, or name a file"));
+      }
       if (fd < 0) return errno_status(what, path, errno, false);
+      // A reader is there: written as any file, each write waiting for it.
+      if (const int flags = ::fcntl(fd, F_GETFL); flags != -1) {
+        (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+      }
       int error = write_produced(fd, produce);
       if (::close(fd) != 0 && error == 0) error = errno;
       return error == 0 ? absl::OkStatus() : errno_status(what, path, error, false);

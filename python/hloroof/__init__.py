@@ -136,6 +136,13 @@ def _text_of(source: Any) -> Union[str, bytes]:
     facts = None if isinstance(source, (str, bytes)) else _jax_objects.read(source)
     if isinstance(source, (str, bytes)):
         text = source
+        if isinstance(text, str) and not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as e:
+                raise ValueError(f"the text holds {e.object[e.start]!r} at character {e.start}, "
+                                 "a lone surrogate, which UTF-8 cannot hold: not text a "
+                                 "program wrote") from None
     elif facts is not None:  # a JAX Lowered or Compiled: its text printed once
         text = facts.text
     else:
@@ -206,6 +213,22 @@ def cost(module_or_text: _Text, **options: Any) -> ModuleCost:
     return result
 
 
+def _count(function: str, name: str, value: Any) -> int:
+    # A count argument as the public function names it: not pybind11's "incompatible function
+    # arguments" naming a private one.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{function}: {name} wants a whole number, got {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{function}: {name} wants a count, 0 or more; got {value}")
+    return value
+
+
+def _device_argument(device: Any) -> None:
+    if device is not None and not isinstance(device, (str, _os.PathLike, DeviceSpec)):
+        raise TypeError(f"device wants a name ('h100', 'tpu_v5e:2x2'), a device JSON path or "
+                        f"a DeviceSpec, got {type(device).__name__}")
+
+
 def _resolve_device(source: Any, device: Union[str, DeviceSpec, None],
                     options: Dict[str, Any]):
     """What to predict on: (module or text, device, options, notes for the assumptions,
@@ -213,6 +236,7 @@ def _resolve_device(source: Any, device: Union[str, DeviceSpec, None],
 
     Without `device`: the device and slice a JAX object was compiled for, else the default of
     the module's platform (as the command's --device)."""
+    _device_argument(device)
     facts = None
     if _names_file(source):
         source = parse(source)
@@ -295,6 +319,19 @@ def predict(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
     return prediction
 
 
+def _log_dir_path(function: str, log_dir: Any) -> str:
+    # A path, never the text of another object (`None` would make a folder named None); an
+    # empty one is refused by the writer.
+    if not isinstance(log_dir, (str, bytes, _os.PathLike)):
+        raise TypeError(f"{function}: the log folder wants a path (str or os.PathLike), got "
+                        f"{type(log_dir).__name__}")
+    path = _os.fsdecode(_os.fspath(log_dir))
+    if not path:
+        raise ValueError(f"{function}: cannot write the XSpace: the log folder's path is empty; "
+                         "name a folder (made if missing)")
+    return path
+
+
 def _write_xspace(self: Prediction, log_dir: str, steps: int = 1, run: str = "",
                   host: str = "hloroof-predicted") -> Dict[str, Any]:
     """Writes the predicted step as the profile XProf and TensorBoard open:
@@ -308,7 +345,8 @@ def _write_xspace(self: Prediction, log_dir: str, steps: int = 1, run: str = "",
                          "keeps the module it predicted")
     device = self._device
     spec = device if isinstance(device, DeviceSpec) else _device_spec(device)
-    return _hloroof._write_xspace(_module_of(source), self, spec, str(log_dir), steps, run, host)
+    return _hloroof._write_xspace(_module_of(source), self, spec,
+                                  _log_dir_path("write_xspace", log_dir), steps, run, host)
 
 
 Prediction.write_xspace = _write_xspace
@@ -324,6 +362,8 @@ def advise(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None, t
     `device`, `settings` and `options` as for `predict`; `top` findings kept (0: all),
     `evidence_rows` per finding (0: all).
     """
+    _count("advise", "top", top)
+    _count("advise", "evidence_rows", evidence_rows)
     source, device, options, notes, warnings = _resolve_device(module_or_text, device, options)
     module = _module_of(source)
     spec = device
@@ -354,6 +394,7 @@ def memory(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
     ``largest_buffers`` and ``peak_buffers`` (0 keeps all). `settings` as for `predict`
     (``["hbm.capacity=32e9"]``: the check against 32 GB).
     """
+    _count("memory", "top_buffers", top_buffers)
     source, device, _, notes, warnings = _resolve_device(module_or_text, device, {})
     module = _module_of(source)
     spec = device
@@ -389,6 +430,9 @@ class Analysis:
                  evidence_rows: int = 5, xspace_dir: Optional[str] = None, steps: int = 1,
                  run: str = "", host: str = "hloroof-predicted", threads: int = 2,
                  **options: Any) -> None:
+        for name, value in (("top_buffers", top_buffers), ("top", top),
+                            ("evidence_rows", evidence_rows), ("threads", threads)):
+            _count("Analysis", name, value)
         source, device, options, notes, warnings = _resolve_device(module_or_text, device,
                                                                    options)
         module = _module_of(source)
@@ -405,7 +449,7 @@ class Analysis:
         # the target's and the caller's warnings follow the prediction's own.
         self._analysis = _hloroof._Analysis(
             module, target, opts, top_buffers, first_tile_padding, advise, top, evidence_rows,
-            _os.fspath(xspace_dir) if xspace_dir is not None else "", steps, run, host, threads,
+            _log_dir_path("Analysis", xspace_dir) if xspace_dir is not None else "", steps, run, host, threads,
             notes + target.notes, target.warnings + warnings)
         self._prediction: Optional[Prediction] = None
         self._memory: Optional[MemoryReport] = None

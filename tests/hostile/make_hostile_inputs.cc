@@ -125,6 +125,32 @@ std::string varint_field(int number, uint64_t value) {
   return varint(static_cast<uint64_t>(number) << 3) + varint(value);
 }
 
+// `n` parameters sharded over 2^20 devices in iota form, and `n` all-reduces over a mesh of
+// 2^20 devices: each was expanded into 2^20 ids (8 MiB) when parsed (400 of the first ran out
+// of memory; 100 of the second took 1.6 GB in cost). A few dozen bytes each.
+std::string iota_shardings(int n) {
+  std::string out = "HloModule iota_shardings\n\nENTRY main {\n";
+  for (int k = 0; k < n; ++k) {
+    out += "  p" + std::to_string(k) + " = f32[1024,1024]{1,0} parameter(" + std::to_string(k) +
+           "), sharding={devices=[1024,1024]<=[1048576]}\n";
+  }
+  return out + "  ROOT t = () tuple()\n}\n";
+}
+
+std::string mesh_groups(int n) {
+  std::string out =
+      "HloModule mesh_groups\n\nsum {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\n\nENTRY main {\n  p = f32[1024]{0} parameter(0)\n";
+  std::string previous = "p";
+  for (int k = 0; k < n; ++k) {
+    const std::string name = "r" + std::to_string(k);
+    out += "  " + name + " = f32[1024]{0} all-reduce(" + previous +
+           "), replica_groups=mesh['x'=1024,'y'=1024] {'y'}, to_apply=sum\n";
+    previous = name;
+  }
+  return out + "  ROOT out = f32[1024]{0} copy(" + previous + ")\n}\n";
+}
+
 std::string module_with_root(const std::string& root_line) {
   return "HloModule hostile\n\nENTRY %e (a: f32[8]) -> f32[8] {\n  %a = f32[8] parameter(0)\n  " +
          root_line + "\n}\n";
@@ -168,6 +194,8 @@ int main(int argc, char** argv) {
   ok &= write(out, "fusion_chain_20000.hlo", fusion_chain(20000));
   ok &= write(out, "fusion_chain_120.hlo", fusion_chain(120));
   ok &= write(out, "wide_parameter_200000.hlo", wide_parameter(200000));
+  ok &= write(out, "iota_shardings_400.hlo", iota_shardings(400));
+  ok &= write(out, "mesh_groups_100.hlo", mesh_groups(100));
   // Fan-out: 2^30 paths through 31 computations.
   ok &= write(out, "call_fan_out_30.hlo", fan_out(30, false));
   ok &= write(out, "conditional_fan_out_30.hlo", fan_out(30, true));

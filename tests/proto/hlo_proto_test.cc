@@ -557,3 +557,61 @@ ENTRY %main (p0: f32[8,16], ix: s32[4,1], up: f32[4,16]) -> (f32[4,16], f32[8,16
   CHECK(structurally_equal(*text, *back, &difference));
   INFO(difference);
 }
+
+TEST_CASE("a splat constant is written element by element, so that the reader takes it back") {
+  // `constant(0)` of an f32[2,2] (XLA's text parser takes it; a module of XLA's own tests has
+  // it) was written as a one-element literal, which the reader refuses ("the literal holds 1
+  // elements where its shape has 4").
+  absl::StatusOr<Module> text = parse_module(R"(HloModule splat
+ENTRY e {
+  zero = f32[2,2]{1,0} constant(0)
+  pair = c64[3]{0} constant((1, 2))
+  big = f32[1024,1024]{1,0} constant(0)
+  ROOT t = (f32[2,2]{1,0}, c64[3]{0}, f32[1024,1024]{1,0}) tuple(zero, pair, big)
+})");
+  REQUIRE(text.ok());
+  const std::string bytes = write_hlo_proto(*text);
+  // 2^20 elements are past kMaxSplatElements (2^16): written as their shape alone, as an
+  // elided constant is, not 4 MiB of zeros.
+  CHECK(bytes.size() < 4096);
+  absl::StatusOr<Module> back = parse_hlo_proto(bytes);
+  INFO(print_or_error(back));
+  REQUIRE(back.ok());
+  const std::string printed = print(*back);
+  // Every element of the splats, as the reader prints a literal.
+  CHECK(printed.find("{0, 0}, {0, 0}") != std::string::npos);
+  CHECK(printed.find("(1, 2), (1, 2), (1, 2)") != std::string::npos);
+}
+
+TEST_CASE("iota and mesh forms stay compact through the proto") {
+  // 2^20 devices each: written as their iota form, never a list of 2^20 ids (8 MiB).
+  absl::StatusOr<Module> text = parse_module(R"(HloModule compact
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[1024,1024]{1,0} parameter(0), sharding={devices=[1024,1024]<=[1048576]}
+  q = f32[1024,1024]{1,0} parameter(1), sharding={devices=[1024,1024]<=[1024,1024]T(1,0)}
+  r = f32[1024,1024]{1,0} all-reduce(p), replica_groups=mesh['x'=1024,'y'=1024] {'y'}, to_apply=sum
+  ROOT t = (f32[1024,1024]{1,0}, f32[1024,1024]{1,0}) tuple(r, q)
+})");
+  INFO(print_or_error(text));
+  REQUIRE(text.ok());
+  const std::string bytes = write_hlo_proto(*text);
+  CHECK(bytes.size() < 4096);
+  absl::StatusOr<Module> back = parse_hlo_proto(bytes);
+  INFO(print_or_error(back));
+  REQUIRE(back.ok());
+  const Computation* entry = back->entry();
+  // Mesh x=1024, y=1024 (device = 1024x + y): group g varies y for x = g: 1024g .. 1024g+1023.
+  const ReplicaGroups* groups = entry->find_instruction("r")->replica_groups();
+  REQUIRE(groups != nullptr);
+  CHECK(groups->group_count() == 1024);
+  CHECK(groups->id_at(3, 5) == 3 * 1024 + 5);
+  // [1024,1024]T(1,0): tile k = 1024i + j holds device 1024j + i.
+  const Sharding* q = entry->find_instruction("q")->sharding();
+  REQUIRE(q != nullptr);
+  CHECK(q->devices.at(1024 * 2 + 7) == 1024 * 7 + 2);
+}

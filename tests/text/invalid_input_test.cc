@@ -204,6 +204,40 @@ TEST_CASE("more rules upstream's parser enforces") {
         "2:7: error: computation e declares result shape s32[] but its root p has shape f32[]");
 }
 
+TEST_CASE("junk after an attribute's value is pointed at, not taken for a missing attribute") {
+  // Was "attribute 'to_apply' is required for all-reduce", the caret on the opcode. Line 10:
+  // `  %r = f32[8]{0} all-reduce(%p), replica_groups=` is 48 columns; the junk follows the value.
+  const std::string head = "  %p = f32[8]{0} parameter(0)\n  %r = f32[8]{0} all-reduce(%p), ";
+  struct Case {
+    std::string groups;
+    std::string error;
+  };
+  const Case cases[] = {
+      {"replica_groups=[2,4]<=[8]T(5)",
+       "10:59: error: unexpected 'T' after the value of attribute 'replica_groups'"},
+      {"replica_groups=[2,4]<=[8]T(0,0)",
+       "10:59: error: unexpected 'T' after the value of attribute 'replica_groups'"},
+      {"replica_groups=[2,4]<=[8]T()",
+       "10:59: error: unexpected 'T' after the value of attribute 'replica_groups'"},
+      {"replica_groups=[2,4]<=[8]T(0",
+       "10:59: error: unexpected 'T' after the value of attribute 'replica_groups'"},
+      {"replica_groups=[2,4]<=[8]X",
+       "10:59: error: unexpected 'X' after the value of attribute 'replica_groups'"},
+      {"replica_groups={{0,1,2,3},{4,5,6,7}}X",
+       "10:70: error: unexpected 'X' after the value of attribute 'replica_groups'"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.groups);
+    const std::string error =
+        parse_error(module(head + c.groups + ", to_apply=%add", /*with_add=*/true));
+    CHECK(error.rfind(c.error, 0) == 0);
+    CHECK(error.find("is required") == std::string::npos);
+  }
+  CHECK(parse_error(module("  %p = f32[8]{0} parameter(0) junk")) ==
+        "3:31: error: unexpected 'junk' after the instruction; its attributes follow a comma "
+        "(`, name=value`)");
+}
+
 TEST_CASE("errors name the file, show the line and put a caret under the column") {
   ParseOptions options;
   options.file_name = "model.hlo";

@@ -415,7 +415,8 @@ TEST_CASE("errors inside attribute values keep their place and wording") {
       {", dimensions={1}, dimensions={1}, to_apply=%add",
        "10:55: error: attribute 'dimensions' is given twice"},
       {", dimensions={1}x, to_apply=%add",
-       "10:23: error: attribute 'to_apply' is required for reduce"},
+       "10:53: error: unexpected 'x' after the value of attribute 'dimensions'; attributes are "
+       "separated by commas"},
       // `, dimensions={1}, to_apply=%add, metadata={` ends at column 79: the field at 80.
       {", dimensions={1}, to_apply=%add, metadata={bogus=1}",
        "10:80: error: unknown metadata field 'bogus'"},
@@ -629,9 +630,13 @@ TEST_CASE("replica groups in iota form as printed and in other spellings read th
       {"[2,-2]<=[4]", "10:80: error: iota device list has 4 ids but [2,-2] needs more"},
       {"[2,2]<=[99999999999999999999]",
        "10:80: error: integer 99999999999999999999 does not fit in 64 bits"},
-      // `[4]T(0)` leaves the T over: the attribute list ends there, without to_apply.
-      {"[2,2]<=[4]T(0)", "10:27: error: attribute 'to_apply' is required for all-reduce"},
-      {"[2,2]<=[4]x", "10:27: error: attribute 'to_apply' is required for all-reduce"},
+      // `[4]T(0)` leaves the T over: said there, at column 72 + 10 (not as to_apply missing).
+      {"[2,2]<=[4]T(0)",
+       "10:82: error: unexpected 'T' after the value of attribute 'replica_groups'; attributes "
+       "are separated by commas"},
+      {"[2,2]<=[4]x",
+       "10:82: error: unexpected 'x' after the value of attribute 'replica_groups'; attributes "
+       "are separated by commas"},
   };
   check_errors(reduce, cases, ", to_apply=%add");
 }
@@ -651,7 +656,7 @@ TEST_CASE("common shardings as printed and in other spellings read the same") {
   const Sharding tiled = sharding_of(m);
   CHECK(tiled.type == Sharding::Type::kTiled);
   CHECK(tiled.tile_shape == std::vector<int64_t>{2, 1, 2});
-  CHECK(tiled.devices == std::vector<int64_t>{0, 2, 1, 3});
+  CHECK(tiled.devices.expand() == std::vector<int64_t>{0, 2, 1, 3});
   CHECK(tiled.last_tile_dim_replicate);
   CHECK(sharding_of(parse_ok(entry_line(negate + "{maximal device=3}"))).device == 3);
   CHECK(sharding_of(parse_ok(entry_line(negate + "{replicated}"))).type ==

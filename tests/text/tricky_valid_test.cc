@@ -150,9 +150,9 @@ ENTRY %e {
   CHECK(groups->form == ReplicaGroups::Form::kMesh);
   // Mesh [x=2,y=2] holds devices 0,2 / 1,3 (row-major); groups vary over x for each y:
   // y=0: devices at (0,0),(1,0) = 0,1; y=1: (0,1),(1,1) = 2,3.
-  REQUIRE(groups->groups.size() == 2);
-  CHECK(groups->groups[0] == std::vector<int64_t>{0, 1});
-  CHECK(groups->groups[1] == std::vector<int64_t>{2, 3});
+  REQUIRE(groups->group_count() == 2);
+  CHECK(groups->group(0) == std::vector<int64_t>{0, 1});
+  CHECK(groups->group(1) == std::vector<int64_t>{2, 3});
 }
 
 TEST_CASE("8.1-8 tuple sharding with iota, subgroups, metadata and an index comment") {
@@ -167,13 +167,13 @@ ENTRY %e {
   CHECK(s->elements[0].type == Sharding::Type::kReplicated);
   CHECK(s->elements[1].type == Sharding::Type::kTiled);
   CHECK(s->elements[1].tile_shape == std::vector<int64_t>{2, 1, 2});
-  CHECK(s->elements[1].devices == std::vector<int64_t>{0, 1, 2, 3});
+  CHECK(s->elements[1].devices.expand() == std::vector<int64_t>{0, 1, 2, 3});
   CHECK(s->elements[1].last_tile_dim_replicate);
   CHECK(s->elements[2].type == Sharding::Type::kMaximal);
   CHECK(s->elements[2].device == 0);
   CHECK(s->elements[3].type == Sharding::Type::kManual);
   // <=[2,2]T(1,0): 0,2,1,3.
-  CHECK(s->elements[4].devices == std::vector<int64_t>{0, 2, 1, 3});
+  CHECK(s->elements[4].devices.expand() == std::vector<int64_t>{0, 2, 1, 3});
   CHECK(s->elements[4].last_tile_dims == std::vector<Sharding::Type>{Sharding::Type::kManual});
   CHECK(s->elements[5].type == Sharding::Type::kUnknown);
 }

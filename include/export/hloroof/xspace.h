@@ -87,6 +87,10 @@ MemoryOptions xspace_memory_options(const XSpaceOptions& options);
 
 inline constexpr int64_t kMaxXSpaceSteps = 1000;
 
+// What the device planes of a predicted XSpace say after their device's name (their
+// `device_type_string` stat), and its warning: "(predicted by hloroof, not measured)".
+inline constexpr char kPredictedByHloroof[] = "predicted by hloroof, not measured";
+
 struct XSpaceFile {
   std::string path;       // the file written (write_xspace) or empty (prediction_to_xspace)
   // The serialized XSpace (prediction_to_xspace); write_xspace writes each plane into the file
@@ -105,9 +109,20 @@ absl::StatusOr<XSpaceFile> prediction_to_xspace(const Module& module, const Pred
                                                 const DeviceSpec& device,
                                                 const XSpaceOptions& options = {});
 
+// An error where `log_dir` names no folder an XSpace can be written under: an empty path (which
+// would write into the working folder) or one holding a NUL byte.
+absl::Status check_xspace_log_dir(std::string_view log_dir);
+
+// An error where the file LOG_DIR/plugins/profile/RUN/FILE_NAME (`what` in the message: "the
+// XSpace") may not be written: a symbolic link planted at it or at a folder on the way would
+// send it over another file, and anything there but a regular file (a named pipe would block
+// the writer forever) is no profile. What a log folder holds is written by profilers only.
+absl::Status check_log_folder_file(std::string_view log_dir, std::string_view run,
+                                   std::string_view file_name, std::string_view what);
+
 // The same, written to LOG_DIR/plugins/profile/RUN/HOST.xplane.pb (folders made as needed).
-// Errors: those of prediction_to_xspace, a run or host name that is not one plain file name,
-// a folder or file that cannot be written.
+// Errors: those of prediction_to_xspace and check_xspace_log_dir, a run or host name that is not
+// one plain file name, a folder or file that cannot be written.
 absl::StatusOr<XSpaceFile> write_xspace(const Module& module, const Prediction& prediction,
                                         const DeviceSpec& device, std::string_view log_dir,
                                         const XSpaceOptions& options = {});

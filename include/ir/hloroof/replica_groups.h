@@ -1,7 +1,8 @@
-// Replica groups of collectives (docs/hlo-text.md, "Attributes"). Groups written as lists, and mesh
-// groups, are held as explicit device lists; groups in iota form (`[G,S]<=[dims]T(perm)`) keep
-// that form, whatever their size, and their members are computed on demand: reading the group
-// count and size costs nothing, and only a consumer that needs every id expands them.
+// Replica groups of collectives (docs/hlo-text.md, "Attributes"). Groups written as lists are
+// held as explicit device lists; groups in iota form (`[G,S]<=[dims]T(perm)`) and mesh groups
+// (`mesh['x'=2,'y'=4] {'y'}`) keep a form as compact as their text, whatever their size, and
+// their members are computed on demand: reading the group count and size costs nothing, and
+// only a consumer that needs every id expands them.
 #ifndef HLOROOF_REPLICA_GROUPS_H_
 #define HLOROOF_REPLICA_GROUPS_H_
 
@@ -24,6 +25,31 @@ inline constexpr int64_t kMaxDevices = int64_t{1} << 20;
 // counts far from overflow.
 inline constexpr int64_t kMaxIotaDevices = int64_t{1} << 32;
 
+// Device ids written one by one, or in iota form `[dims]T(perm)`: 0..N-1 (N the product of the
+// dims) reshaped to the dims, transposed by perm and flattened, each id computed on demand
+// (a tile assignment or mesh of 2^20 devices written in 20 bytes takes as little memory).
+struct DeviceIds {
+  std::vector<int64_t> listed;          // written one by one; empty in iota form
+  std::vector<int64_t> iota_dims;       // iota form: the reshape; empty when listed
+  std::vector<int64_t> iota_transpose;  // iota form: the permutation; empty: identity
+
+  bool is_iota() const { return !iota_dims.empty(); }
+  // The number of ids (the product of the dims in iota form, checked when parsed).
+  int64_t size() const;
+  bool empty() const { return size() == 0; }
+  // Id `k`, 0 <= k < size(), in time linear in the rank.
+  int64_t at(int64_t k) const;
+  // Every id; the caller bounds size() first.
+  std::vector<int64_t> expand() const;
+
+  // The same ids in the same order, whatever the form (`<=[4]` is `0,1,2,3`).
+  friend bool operator==(const DeviceIds& a, const DeviceIds& b);
+};
+
+// The number of ids of an iota list with `dims`; -1 when a dim is negative or the product
+// passes `limit`.
+int64_t iota_size(absl::Span<const int64_t> dims, int64_t limit);
+
 struct ReplicaGroups {
   enum class Form : uint8_t {
     kList,  // {{0,1},{2,3}}, or {} (one group of every participant)
@@ -31,17 +57,21 @@ struct ReplicaGroups {
     kMesh,  // mesh['x'=2,'y'=4] {'y'}
   };
   Form form = Form::kList;
-  // kList and kMesh: the groups. Empty means one group holding every participant. Empty for
-  // kIota, whose groups are computed on demand (id_at, group, expand).
+  // kList: the groups. Empty means one group holding every participant. Empty for kIota and
+  // kMesh, whose groups are computed on demand (id_at, group, expand).
   std::vector<std::vector<int64_t>> groups;
-  // kIota: [num_groups, group_size] <= [iota_dims] T(iota_transpose).
+  // kIota: [num_groups, group_size] <= [iota_dims] T(iota_transpose). kMesh: the same over
+  // the positions of the mesh (each axis split at the sub-axes named, the axes not named
+  // first: one group per combination of them), each position then mapped to its device by
+  // mesh_devices.
   int64_t num_groups = 0;
   int64_t group_size = 0;
   std::vector<int64_t> iota_dims;
   std::vector<int64_t> iota_transpose;  // empty: identity
+  DeviceIds mesh_devices;               // kMesh: the device at each position; empty: itself
 
   // True when no groups are written (`{}`): one group of every participant.
-  bool all_participants() const { return form != Form::kIota && groups.empty(); }
+  bool all_participants() const { return form == Form::kList && groups.empty(); }
   // Groups written; 0 when all_participants().
   int64_t group_count() const;
   // Size of every group; `participants` when all participants form one group. Groups of

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hloroof/replica_groups.h"
+
 namespace hloroof {
 
 struct Sharding {
@@ -26,9 +28,9 @@ struct Sharding {
   int64_t device = -1;
 
   // kTiled: the tile assignment shape (array dims, then subgroup dims) and the device of each
-  // tile in row-major order (iota lists expanded).
+  // tile in row-major order (an iota list kept in its form: `devices.at(tile)`).
   std::vector<int64_t> tile_shape;
-  std::vector<int64_t> devices;
+  DeviceIds devices;
   bool last_tile_dim_replicate = false;
   std::vector<Type> last_tile_dims;  // types of trailing subgroup dims (last_tile_dims={...})
 
@@ -51,7 +53,7 @@ struct Sharding {
     friend bool operator==(const DimAxes&, const DimAxes&) = default;
   };
   std::vector<MeshAxis> mesh;
-  std::vector<int64_t> mesh_device_ids;  // empty: 0..N-1 in mesh order
+  DeviceIds mesh_device_ids;  // empty: 0..N-1 in mesh order
   std::vector<DimAxes> dim_axes;
   std::vector<std::string_view> replicated_axes;
   std::vector<std::string_view> unreduced_axes;

@@ -109,6 +109,15 @@ inline constexpr int64_t kMaxProfileLines = int64_t{1} << 20;
 inline constexpr int64_t kMaxProfileEvents = int64_t{1} << 23;
 inline constexpr int64_t kMaxProfileHeldBytes = int64_t{1} << 30;
 
+// True when the profile is an XSpace hloroof wrote (`predict --xspace`, `profile --xspace`):
+// its device planes say they were "predicted by hloroof, not measured". Such a profile is read
+// (measure_module reads it as a profile of the module), but never taken for a measurement:
+// compare_with_profile and calibrate refuse it (predicted_profile_error), and a log folder's
+// runs are searched past it (read_profile).
+bool is_predicted_profile(const Profile& profile);
+// The error for such a profile given as a measurement; OK for any other.
+absl::Status predicted_profile_error(const Profile& profile);
+
 // The device kind the profile's device planes name ("TPU v6 Lite"), the first one found; empty
 // when none does (trace JSON, old profiles).
 std::string profile_device_type(const Profile& profile);

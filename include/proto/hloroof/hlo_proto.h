@@ -43,6 +43,7 @@ enum class InputKind {
   kJson,      // JSON: a trace, a device spec, a report
   kMlir,      // StableHLO / MHLO / MLIR text (`module @...`, `func.func`)
   kBinary,    // other bytes that are not text
+  kUtf16,     // text in UTF-16 (a byte-order mark, or every other byte NUL), not UTF-8
 };
 InputKind detect_input_kind(std::string_view bytes);
 // "HLO text", "an HloProto", "an XSpace profile", "JSON", "StableHLO/MLIR text", ...
