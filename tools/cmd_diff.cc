@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli.h"
 #include "commands.h"
+#include "hloroof/analysis.h"
 #include "hloroof/diff.h"
 #include "hloroof/memory.h"
 #include "hloroof/output_file.h"

@@ -33,10 +33,18 @@ namespace fs = std::filesystem;
 
 absl::StatusOr<LoadedModule> load_input(const std::string& path, std::string_view module_name,
                                         std::string_view entry) {
-  LoadOptions options;
+  LoadOptions options = cli_load_options();
   options.module_name = std::string(module_name);
   options.entry = std::string(entry);
   return load_module(path, options);
+}
+
+LoadOptions cli_load_options() {
+  LoadOptions options;
+  options.module_option = "--module";
+  options.entry_option = "--entry";
+  options.entry_naming = "--entry NAME";
+  return options;
 }
 
 void print_input_messages(const LoadedModule& loaded, bool with_banner) {
@@ -66,12 +74,13 @@ std::string settings_note(const Args& args) {
 }
 
 std::string device_or_profile(const std::string& given, const LoadedModule& loaded) {
-  if (!given.empty() || loaded.profile_device.empty()) return given;
-  print_message("note: ", absl::StrCat("device ", loaded.profile_device,
-                                       " from the profile, which ran on '",
+  if (!given.empty() || loaded.profile_device_kind.empty()) return given;
+  const std::string device = device_for_kind(loaded.profile_device_kind).device;
+  if (device.empty()) return given;
+  print_message("note: ", absl::StrCat("device ", device, " from the profile, which ran on '",
                                        loaded.profile_device_kind,
                                        "' (the profile's device plane); --device overrides it"));
-  return loaded.profile_device;
+  return device;
 }
 
 absl::StatusOr<MeasuredDevice> measured_device(const Profile& profile,

@@ -21,6 +21,8 @@
 
 namespace hloroof::cli {
 
+// LoadOptions whose messages name the command's flags (--module, --entry).
+LoadOptions cli_load_options();
 // Reads `path` as every command does (load_module): `module_name` is --module's, `entry`
 // --entry's.
 absl::StatusOr<LoadedModule> load_input(const std::string& path, std::string_view module_name,

@@ -13,8 +13,8 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/input_file.h"
 #include "hloroof/no_entry.h"
-#include "hloroof/profile.h"
 #include "hloroof/units.h"
+#include "hloroof/xspace_modules.h"
 #include "util/absl_compat.h"
 #include "util/text_safety.h"
 
@@ -106,17 +106,15 @@ std::optional<absl::StatusOr<LoadedModule>> load_non_text(std::string_view bytes
   loaded.file = file;
   std::string module_file = file == "-" ? "<stdin>" : file.empty() ? "<bytes>" : file;
   if (kind == InputKind::kXSpace) {
-    absl::StatusOr<Profile> profile = parse_xspace(bytes, file.empty() ? "<bytes>" : file);
-    if (!profile.ok()) return absl::StatusOr<LoadedModule>(profile.status());
+    absl::StatusOr<XSpaceModules> carried =
+        read_xspace_modules(bytes, file.empty() ? "<bytes>" : file);
+    if (!carried.ok()) return absl::StatusOr<LoadedModule>(carried.status());
     std::string note;
     absl::StatusOr<const ProfileModuleProto*> picked =
-        pick_profile_module(*profile, options.module_name, &note);
+        pick_carried_module(*carried, options.module_name, &note, options.module_option);
     if (!picked.ok()) return absl::StatusOr<LoadedModule>(picked.status());
     loaded.diagnostics.notes.push_back(note);
-    loaded.profile_device_kind = profile_device_type(*profile);
-    if (!loaded.profile_device_kind.empty()) {
-      loaded.profile_device = device_for_kind(loaded.profile_device_kind).device;
-    }
+    loaded.profile_device_kind = carried->device_type;
     proto = ParsedHloProto((*picked)->hlo_proto);
     module_file = absl::StrCat(module_file, ":", (*picked)->name);
     loaded.profile_module = (*picked)->name;
@@ -393,18 +391,6 @@ absl::StatusOr<LoadedModule> load_module(const ModuleBytes& input, const LoadOpt
   loaded.file = input.name;
   const std::string file_name = input.name == "-" ? options.stdin_name : input.name;
   return load_bytes(std::nullopt, input.bytes, std::move(loaded), file_name, options);
-}
-
-void add_input_diagnostics(const LoadedModule& loaded, const DeviceTarget& choice,
-                           Prediction& prediction) {
-  Diagnostics said{loaded.diagnostics.warnings, choice.diagnostics.warnings};
-  said.notes.insert(said.notes.end(), choice.diagnostics.notes.begin(),
-                    choice.diagnostics.notes.end());
-  add_diagnostics(said, prediction);
-  if (!loaded.banner.empty()) {
-    std::vector<std::string>& warnings = prediction.diagnostics.warnings;
-    warnings.insert(warnings.begin(), loaded.banner);
-  }
 }
 
 }  // namespace hloroof

@@ -98,7 +98,7 @@ TEST_CASE("an emitter test's fused computation without ENTRY is read, with the b
   CHECK(loaded->module.entry()->name() == "fusion");
   CHECK(!loaded->entry_marked);
   CHECK(contains(loaded->banner, "no computation is marked ENTRY"));
-  CHECK(contains(loaded->banner, "--entry NAME takes a computation as the step"));
+  CHECK(contains(loaded->banner, "LoadOptions::entry = NAME takes a computation as the step"));
 }
 
 TEST_CASE("MLIR, JSON, empty and binary inputs are refused with what they are") {
@@ -139,8 +139,8 @@ TEST_CASE("the entry option takes a computation as the step, and the banner says
   CHECK(loaded->module.entry()->name() == "helper");
   CHECK(!loaded->entry_marked);
   CHECK(loaded->banner ==
-        "--entry takes helper as the step, not the module's ENTRY main: the figures are those "
-        "of helper alone");
+        "LoadOptions::entry takes helper as the step, not the module's ENTRY main: the figures "
+        "are those of helper alone");
 
   options.entry = "nope";
   options.entry_option = "entry=";
@@ -195,7 +195,7 @@ TEST_CASE("a dump directory: its largest jit_ module by default, or the one name
   REQUIRE(picked->diagnostics.notes.size() == 1);
   CHECK(contains(picked->diagnostics.notes[0], "read module jit_large"));
   CHECK(contains(picked->diagnostics.notes[0], "of the 2 optimized module(s)"));
-  CHECK(contains(picked->diagnostics.notes[0], "--module NAME reads another"));
+  CHECK(contains(picked->diagnostics.notes[0], "LoadOptions::module_name NAME reads another"));
   CHECK(picked->diagnostics.warnings.empty());
 
   LoadOptions by_number;
@@ -224,7 +224,7 @@ TEST_CASE("a module name for a single-module input") {
   absl::StatusOr<LoadedModule> refused = load_module(ModuleBytes{kTwoComputations, "m.hlo"},
                                                      options);
   REQUIRE(!refused.ok());
-  CHECK(contains(refused.status().message(), "--module picks a module"));
+  CHECK(contains(refused.status().message(), "LoadOptions::module_name picks a module"));
   options.module_name_everywhere = false;
   CHECK(load_module(ModuleBytes{kTwoComputations, "m.hlo"}, options).ok());
 }
@@ -244,23 +244,6 @@ TEST_CASE("a file cut inside a computation: the whole ones are read, or the pars
   absl::StatusOr<LoadedModule> refused = load_module(file.string(), whole_only);
   REQUIRE(!refused.ok());
   CHECK(contains(refused.status().message(), "truncated?"));
-}
-
-TEST_CASE("add_input_diagnostics: the input's, then the device choice's, in one order") {
-  LoadedModule loaded;
-  loaded.banner = "banner";
-  loaded.diagnostics.warnings = {"input warning"};
-  DeviceTarget choice;
-  choice.diagnostics.notes = {"device note"};
-  choice.diagnostics.warnings = {"device warning"};
-  Prediction prediction;
-  prediction.diagnostics.notes = {"own assumption"};
-  prediction.diagnostics.warnings = {"own warning"};
-  add_input_diagnostics(loaded, choice, prediction);
-  CHECK(prediction.diagnostics.notes ==
-        std::vector<std::string>{"input warning", "device note", "own assumption"});
-  CHECK(prediction.diagnostics.warnings ==
-        std::vector<std::string>{"banner", "own warning", "device warning"});
 }
 
 TEST_CASE("detect_input_kind: an HLO instruction line makes text HLO, an MLIR op line does not") {

@@ -33,5 +33,6 @@
 #include "hloroof/summary_json.h"
 #include "hloroof/version.h"
 #include "hloroof/xspace.h"
+#include "hloroof/xspace_modules.h"
 
 #endif  // HLOROOF_HLOROOF_H_

@@ -24,6 +24,7 @@
 #include "absl/types/span.h"
 #include "hloroof/advise.h"
 #include "hloroof/device_target.h"
+#include "hloroof/load.h"
 #include "hloroof/memory.h"
 #include "hloroof/module.h"
 #include "hloroof/predict.h"
@@ -188,6 +189,12 @@ absl::StatusOr<ProfileXSpaces> write_profile_xspaces(
     const Module& module, const ProfileJoin& joined, const DeviceSpec& device,
     const Profile& profile, std::string_view log_dir, XSpaceOptions options = {},
     absl::Span<const std::string> inputs = {});
+
+// Merges what loading and the device choice said into `prediction`, in the one order every
+// report shows: the input's warnings, then the device choice's notes, before the prediction's
+// assumptions; the banner first, the device choice's warnings last, among its warnings.
+void add_input_diagnostics(const LoadedModule& loaded, const DeviceTarget& choice,
+                           Prediction& prediction);
 
 }  // namespace hloroof
 
