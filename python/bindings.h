@@ -26,6 +26,7 @@
 #include "absl/strings/str_format.h"
 #include "hloroof/advise.h"
 #include "hloroof/analysis_json.h"
+#include "hloroof/analysis_text.h"
 #include "hloroof/cost.h"
 #include "hloroof/device.h"
 #include "hloroof/device_target.h"

@@ -914,3 +914,16 @@ def test_compare_profile_chooses_as_the_command_does():
 def test_the_package_lists_only_its_own_names():
     assert "annotations" not in dir(hloroof)
     assert {"predict", "parse", "compare_profile"} <= set(dir(hloroof))
+
+
+def test_memory_and_cost_print_the_command_s_report():
+    # str() of a MemoryReport and a ModuleCost is the text `hloroof memory` and `hloroof cost`
+    # print for the same module (and device), byte for byte.
+    for path, device in EXAMPLES:
+        memory = run_cli("memory", path, "--device", device)
+        assert memory.returncode == 0, memory.stderr
+        assert str(hloroof.memory(path, device)) == memory.stdout
+        cost = run_cli("cost", path)
+        assert cost.returncode == 0, cost.stderr
+        assert str(hloroof.cost(path)) == cost.stdout
+

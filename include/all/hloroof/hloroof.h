@@ -5,6 +5,7 @@
 #include "hloroof/advise.h"
 #include "hloroof/analysis.h"
 #include "hloroof/analysis_json.h"
+#include "hloroof/analysis_text.h"
 #include "hloroof/attributes.h"
 #include "hloroof/backend_config.h"
 #include "hloroof/computation.h"
