@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "examples.h"
 #include "hloroof/hlo_proto.h"
+#include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/load.h"
 
@@ -216,6 +217,33 @@ TEST_CASE("a dump directory: its largest jit_ module by default, or the one name
   absl::StatusOr<LoadedModule> nothing = load_module(empty.path.string());
   REQUIRE(!nothing.ok());
   CHECK(contains(nothing.status().message(), "after_optimizations.txt"));
+}
+
+TEST_CASE("a dump directory of HloProtos (--xla_dump_hlo_as_proto) is read, text first") {
+  const std::string text =
+      "HloModule jit_p\n\nENTRY %e {\n  %p = f32[4] parameter(0)\n  ROOT %n = f32[4] negate(%p)\n}\n";
+  absl::StatusOr<Module> parsed = parse_module(text);
+  REQUIRE(parsed.ok());
+  TempDir dir("proto_dump");
+  write_file(dir.path / "module_0003.jit_p.gpu_after_optimizations.hlo.pb", write_hlo_proto(*parsed));
+  write_file(dir.path / "module_0003.jit_p.before_optimizations.hlo.pb", write_hlo_proto(*parsed));
+  absl::StatusOr<std::vector<DumpModule>> modules = dump_modules(dir.path.string());
+  REQUIRE(modules.ok());
+  REQUIRE(modules->size() == 1);
+  CHECK((*modules)[0].name == "jit_p");
+  CHECK((*modules)[0].id == "0003");
+  absl::StatusOr<LoadedModule> loaded = load_module(dir.path.string());
+  REQUIRE(loaded.ok());
+  CHECK(loaded->module.name() == "jit_p");
+  CHECK(loaded->xla_assignment.has_value());  // read as a proto
+  CHECK(contains(loaded->diagnostics.notes[0], "gpu_after_optimizations.hlo.pb"));
+  CHECK(loaded->diagnostics.warnings.empty());
+  // Dumped both ways: the text is read, the module listed once.
+  write_file(dir.path / "module_0003.jit_p.gpu_after_optimizations.txt", text);
+  absl::StatusOr<std::vector<DumpModule>> both = dump_modules(dir.path.string());
+  REQUIRE(both.ok());
+  REQUIRE(both->size() == 1);
+  CHECK(std::string_view((*both)[0].file).ends_with("after_optimizations.txt"));
 }
 
 TEST_CASE("a module name for a single-module input") {

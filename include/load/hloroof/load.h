@@ -84,8 +84,9 @@ struct LoadedModule {
 };
 
 // Reads `path`: HLO text, an HloProto or HloModuleProto, or an XSpace profile (by content,
-// whatever the name), "-" for standard input, or a dump directory (its *after_optimizations.txt
-// modules; options.module_name picks one). Errors say what is wrong and what to give instead.
+// whatever the name), "-" for standard input, or a dump directory (its optimized modules,
+// dump_modules; options.module_name picks one). Errors say what is wrong and what to give
+// instead.
 absl::StatusOr<LoadedModule> load_module(const std::string& path, const LoadOptions& options = {});
 // The same for bytes in memory (no dump directory, no cut dump read in part).
 absl::StatusOr<LoadedModule> load_module(const ModuleBytes& input,
@@ -95,12 +96,15 @@ absl::StatusOr<LoadedModule> load_module(const ModuleBytes& input,
 struct DumpModule {
   std::string name;  // "jit_train_step"
   std::string id;    // "0004": XLA numbers modules in the order it compiles them; "" if none
-  std::string file;  // the path of its `*after_optimizations.txt`
+  std::string file;  // the path of its `*after_optimizations.txt` (or `.hlo.pb`)
   int64_t bytes = 0;
 };
 
-// The optimized modules of an XLA dump directory (files ending in `after_optimizations.txt`),
-// largest first. Errors: not a directory, or no such file in it.
+// The optimized modules of an XLA dump directory, largest first: files ending in
+// `after_optimizations.txt` (--xla_dump_hlo_as_text, the default) or
+// `after_optimizations.hlo.pb` (--xla_dump_hlo_as_proto: HloProtos with XLA's buffer
+// assignment), a module dumped both ways read from its text. Errors: not a directory, or no
+// such file in it.
 absl::StatusOr<std::vector<DumpModule>> dump_modules(const std::string& directory);
 
 // The module of a dump directory to read: the one named `module_name`, or numbered so ("0004",
