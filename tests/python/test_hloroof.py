@@ -927,3 +927,15 @@ def test_memory_and_cost_print_the_command_s_report():
         assert cost.returncode == 0, cost.stderr
         assert str(hloroof.cost(path)) == cost.stdout
 
+
+def test_calibrate_infers_the_device_as_the_command_does():
+    # The H100 capture names its device (its GPU plane, its meta.json): no device needed.
+    capture = SOURCE / "tests" / "data" / "h100" / "default" / "gemm"
+    fit = hloroof.calibrate([capture])
+    assert fit.device == "h100"
+    assert any("device h100 from the profiles" in n for n in fit.notes)
+    # The XSpace alone carries its module, as `hloroof profile` reads it.
+    xspace = next((capture / "profile").rglob("*.xplane.pb"))
+    carried = hloroof.calibrate([xspace])
+    assert any(n.startswith("read module jit_") for n in carried.notes)
+    assert [s.measured_s for s in carried.steps] == [s.measured_s for s in fit.steps]
