@@ -45,7 +45,7 @@
 #include "hloroof/summary_json.h"
 #include "hloroof/version.h"
 #include "hloroof/xspace.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace py = pybind11;
 

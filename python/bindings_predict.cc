@@ -3,18 +3,6 @@
 #include "hloroof/analysis.h"
 
 namespace hloroof::python {
-namespace {
-
-CollectiveFormula formula_from_name(std::string_view name) {
-  for (CollectiveFormula f : {CollectiveFormula::kNetwork, CollectiveFormula::kXlaGpuNccl,
-                              CollectiveFormula::kXlaGpuSol}) {
-    if (collective_formula_name(f) == name) return f;
-  }
-  throw py::value_error(str_cat("collective_formula: unknown formula '", name,
-                                "'; expected network, xla-gpu-nccl or xla-gpu-sol"));
-}
-
-}  // namespace
 
 void bind_predict(py::module_& m) {
   Record<PredictOptions>(m, "PredictOptions",
@@ -28,7 +16,8 @@ void bind_predict(py::module_& m) {
           "collective_formula",
           [](const PredictOptions& o) { return collective_formula_name(o.collective_formula); },
           [](PredictOptions& o, std::string_view name) {
-            o.collective_formula = formula_from_name(name);
+            o.collective_formula =
+                value_or_raise(collective_formula_from_name(name, "collective_formula"));
           },
           "'network' (default), 'xla-gpu-nccl' or 'xla-gpu-sol'")
       .option("collective_large_n", &PredictOptions::collective_large_n,

@@ -14,8 +14,8 @@
 #include "hloroof/output_file.h"
 #include "hloroof/profile.h"
 #include "input.h"
-#include "report/wrap.h"
-#include "util/text_safety.h"
+#include "hloroof/wrap.h"
+#include "hloroof/text_safety.h"
 
 namespace hloroof::cli {
 namespace {

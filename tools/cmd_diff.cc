@@ -13,7 +13,7 @@
 #include "hloroof/output_file.h"
 #include "hloroof/predict.h"
 #include "input.h"
-#include "util/threads.h"
+#include "hloroof/threads.h"
 
 namespace hloroof::cli {
 namespace {

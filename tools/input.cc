@@ -15,11 +15,11 @@
 #include "hloroof/platform.h"
 #include "hloroof/profile.h"
 #include "hloroof/units.h"
-#include "report/csv_text.h"
-#include "report/wrap.h"
-#include "util/absl_compat.h"
-#include "util/text_safety.h"
-#include "util/threads.h"
+#include "hloroof/csv_text.h"
+#include "hloroof/wrap.h"
+#include "hloroof/absl_compat.h"
+#include "hloroof/text_safety.h"
+#include "hloroof/threads.h"
 
 namespace hloroof::cli {
 

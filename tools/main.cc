@@ -15,8 +15,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/version.h"
-#include "util/edit_distance.h"
-#include "util/huge_pages.h"
+#include "hloroof/edit_distance.h"
+#include "hloroof/huge_pages.h"
 
 namespace {
 

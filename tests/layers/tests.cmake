@@ -93,3 +93,16 @@ set(load_alone_xspace ${PROJECT_SOURCE_DIR}/tests/data/h100/no_command_buffers/a
 add_test(NAME layers.load.alone COMMAND load_alone ${load_alone_xspace})
 set_tests_properties(layers.load.alone PROPERTIES
   PASS_REGULAR_EXPRESSION "entry [^\n]+\nread module jit_[^ ]+ of the [0-9]+ the profile carries")
+
+# The command and the Python module compile against the library's public headers only: no
+# folder of lib/ (private headers, sources) is on their include path.
+foreach(target hloroof_cli _hloroof)
+  if(TARGET ${target})
+    add_test(NAME layers.${target}.public_headers
+             COMMAND ${CMAKE_COMMAND} -E echo
+                     "include path: $<JOIN:$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>, >.")
+    set_tests_properties(layers.${target}.public_headers PROPERTIES
+      PASS_REGULAR_EXPRESSION "include path: "
+      FAIL_REGULAR_EXPRESSION "${PROJECT_SOURCE_DIR}/lib[ /.]|lib/private")
+  endif()
+endforeach()
