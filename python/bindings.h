@@ -26,6 +26,7 @@
 #include "absl/strings/str_format.h"
 #include "hloroof/advise.h"
 #include "hloroof/analysis_json.h"
+#include "hloroof/analysis_text.h"
 #include "hloroof/cost.h"
 #include "hloroof/device.h"
 #include "hloroof/device_target.h"
@@ -44,7 +45,7 @@
 #include "hloroof/summary_json.h"
 #include "hloroof/version.h"
 #include "hloroof/xspace.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace py = pybind11;
 

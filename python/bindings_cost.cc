@@ -121,7 +121,11 @@ void bind_cost(py::module_& m) {
       .done()
       .def(
           "to_json", [](const ModuleCost& cost) { return cost_to_json(cost); },
-          "The JSON object of `hloroof cost --json` (the keys of to_dict()).");
+          "The JSON object of `hloroof cost --json` (the keys of to_dict()).")
+      .def(
+          "__str__", [](const ModuleCost& cost) { return render_cost_text(cost); },
+          "The report of `hloroof cost`: the totals of one step, the notes, and the 20\n"
+          "instructions with the most FLOPs per step.");
 
   m.def(
       "_cost",
@@ -270,7 +274,14 @@ void bind_memory(py::module_& m) {
       .done()
       .def(
           "to_json", [](const MemoryReport& report) { return memory_to_json(report); },
-          "The JSON object of `hloroof memory --json` (the keys of to_dict()).");
+          "The JSON object of `hloroof memory --json` (the keys of to_dict()).")
+      .def(
+          "__str__",
+          [](const MemoryReport& report) {
+            return render_memory_text(report, {.device_warnings = report.warnings});
+          },
+          "The report of `hloroof memory`: the peak, the footprint, the capacity check, the\n"
+          "largest buffers and the notes.");
 
   m.def(
       "_memory",

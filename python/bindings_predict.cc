@@ -1,19 +1,9 @@
 // Python bindings of predictions: options, Prediction and its records, diffs of two.
+#include "bindings.h"
+#include "hloroof/analysis.h"
 #include "module_guard.h"
 
 namespace hloroof::python {
-namespace {
-
-CollectiveFormula formula_from_name(std::string_view name) {
-  for (CollectiveFormula f : {CollectiveFormula::kNetwork, CollectiveFormula::kXlaGpuNccl,
-                              CollectiveFormula::kXlaGpuSol}) {
-    if (collective_formula_name(f) == name) return f;
-  }
-  throw py::value_error(str_cat("collective_formula: unknown formula '", name,
-                                "'; expected network, xla-gpu-nccl or xla-gpu-sol"));
-}
-
-}  // namespace
 
 void bind_predict(py::module_& m) {
   Record<PredictOptions>(m, "PredictOptions",
@@ -27,7 +17,8 @@ void bind_predict(py::module_& m) {
           "collective_formula",
           [](const PredictOptions& o) { return collective_formula_name(o.collective_formula); },
           [](PredictOptions& o, std::string_view name) {
-            o.collective_formula = formula_from_name(name);
+            o.collective_formula =
+                value_or_raise(collective_formula_from_name(name, "collective_formula"));
           },
           "'network' (default), 'xla-gpu-nccl' or 'xla-gpu-sol'")
       .option("collective_large_n", &PredictOptions::collective_large_n,
@@ -274,43 +265,39 @@ void bind_calibrate(py::module_& m) {
   m.def(
       "_calibrate",
       [](const std::vector<const Module*>& modules, const std::vector<std::string>& profiles,
-         std::string_view device, std::string name, int device_index,
-         std::vector<std::string> settings) {
-        if (modules.size() != profiles.size()) {
-          throw py::value_error("calibrate: one module for every profile");
-        }
+         std::string device, std::string name, int device_index,
+         std::vector<std::string> settings, std::string module_name) {
+        ProfileCalibrationInputs in;
+        in.profiles = profiles;
+        in.modules = modules;
+        in.device = std::move(device);
+        in.load = python_load_options(module_name);
+        in.device_option = "device";
+        in.modules_option = "modules";
+        in.options.name = std::move(name);
+        in.options.profile.device_index = device_index;
+        in.options.settings = std::move(settings);
         absl::StatusOr<CalibrationResult> result;
-        std::string text;
+        std::string text, device_used;
+        std::vector<std::string> notes;
+        in.on_note = [&](const std::string& note) { notes.push_back(note); };
+        in.on_loaded = [&](const LoadedModule& loaded) {
+          notes.insert(notes.end(), loaded.diagnostics.notes.begin(),
+                       loaded.diagnostics.notes.end());
+        };
         {
           std::vector<std::unique_ptr<ModuleUse>> uses;
           for (const Module* module : modules) {
             if (module != nullptr) uses.push_back(std::make_unique<ModuleUse>(*module));
           }
           py::gil_scoped_release release;
-          std::vector<Profile> read;
-          read.reserve(profiles.size());
-          absl::Status status;
-          for (const std::string& path : profiles) {
-            absl::StatusOr<Profile> profile = read_profile(path);
-            if (!profile.ok()) {
-              status = profile.status();
-              break;
-            }
-            read.push_back(*std::move(profile));
-          }
-          if (status.ok()) {
-            std::vector<CalibrationRun> runs;
-            for (size_t k = 0; k < profiles.size(); ++k) {
-              runs.push_back({modules[k], &read[k], profiles[k]});
-            }
-            CalibrationOptions options;
-            options.name = std::move(name);
-            options.profile.device_index = device_index;
-            options.settings = std::move(settings);
-            result = calibrate(runs, device, options);
-            if (result.ok()) text = render_calibration(*result);
+          absl::StatusOr<ProfileCalibration> calibrated = calibrate_profiles(in);
+          if (calibrated.ok()) {
+            text = render_calibration(calibrated->result);
+            device_used = calibrated->device;
+            result = std::move(calibrated->result);
           } else {
-            result = status;
+            result = calibrated.status();
           }
         }
         const CalibrationResult& r = value_or_raise(std::move(result));
@@ -350,12 +337,18 @@ void bind_calibrate(py::module_& m) {
         out["held_out"] = held_out;
         out["ops_used"] = r.ops_used;
         out["ops_left_out"] = r.ops_left_out;
-        out["notes"] = r.notes;
+        // What reading the inputs said (which module of a profile, the device it named), then
+        // the fit's own notes.
+        notes.insert(notes.end(), r.notes.begin(), r.notes.end());
+        out["notes"] = notes;
+        out["device"] = device_used;
         return py::make_tuple(out, text);
       },
       py::arg("modules"), py::arg("profiles"), py::arg("device"), py::arg("name"),
-      py::arg("device_index"), py::arg("settings"),
-      "hloroof calibrate: the fit as a dict and the command's report.");
+      py::arg("device_index"), py::arg("settings"), py::arg("module_name") = "",
+      "hloroof calibrate: the fit as a dict and the command's report. No modules: each\n"
+      "capture folder's module.hlo, else the module each profile carries; device \"\": the one\n"
+      "the profiles name.");
 }
 
 void bind_outputs(py::module_& m) {

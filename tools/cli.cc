@@ -22,11 +22,11 @@
 #include "hloroof/topology.h"
 #include "hloroof/units.h"
 #include "hloroof/xspace.h"
-#include "report/csv_text.h"
-#include "report/wrap.h"
-#include "util/absl_compat.h"
-#include "util/edit_distance.h"
-#include "util/text_safety.h"
+#include "hloroof/csv_text.h"
+#include "hloroof/wrap.h"
+#include "hloroof/absl_compat.h"
+#include "hloroof/edit_distance.h"
+#include "hloroof/text_safety.h"
 #include "re2/re2.h"
 
 namespace hloroof::cli {

@@ -1,47 +1,59 @@
 // `hloroof calibrate PROFILE... --hlo HLO... --device D -o OUT.json`: the device's efficiency
 // figures fitted to measured profiles, written as a device JSON.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cli.h"
 #include "commands.h"
+#include "hloroof/analysis.h"
+#include "hloroof/hlo_proto.h"
+#include "hloroof/input_file.h"
 #include "hloroof/output_file.h"
 #include "hloroof/profile.h"
 #include "input.h"
-#include "report/wrap.h"
-#include "util/text_safety.h"
+#include "hloroof/wrap.h"
+#include "hloroof/text_safety.h"
 
 namespace hloroof::cli {
 namespace {
 
-// The device every capture names (the profile's device plane, a capture's meta.json), as
-// `profile` infers it, and a note that says so. Errors (usage errors): a profile that names no
-// built-in device, profiles of different devices.
-absl::StatusOr<std::string> device_of_profiles(const std::vector<std::string>& profiles,
-                                               const std::vector<MeasuredDevice>& measured) {
-  for (size_t k = 0; k < measured.size(); ++k) {
-    if (measured[k].device.empty()) {
-      return absl::InvalidArgumentError(
-          measured[k].kind.empty()
-              ? absl::StrCat("--device is required: ", profiles[k], " does not name its device")
-              : absl::StrCat("--device is required: ", profiles[k], " ran on '",
-                             measured[k].kind, "', which is not a built-in device"));
-    }
-    if (measured[k].device != measured[0].device) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("the profiles ran on different devices (", profiles[0], ": ",
-                       measured[0].device, ", ", profiles[k], ": ", measured[k].device,
-                       "): calibrate one device at a time"));
+// An HLO module by its content (text or proto), not a profile.
+bool is_module_file(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return false;
+  absl::StatusOr<InputFile> file = read_input_file(path);
+  if (!file.ok()) return false;
+  const InputKind kind = detect_input_kind(file->text());
+  return kind == InputKind::kHloText || kind == InputKind::kHloProto;
+}
+
+// The modules --hlo names, in order: each --hlo's value, and the words after it that are HLO
+// modules by their content (`--hlo a.hlo b.hlo`), which the parser took for profiles and are
+// taken out of `profiles`.
+std::vector<std::string> hlo_words(const std::vector<std::string>& words,
+                                   std::vector<std::string>& profiles) {
+  std::vector<std::string> hlos;
+  bool after_hlo = false;  // the last word was an --hlo value or a module after one
+  for (size_t k = 0; k < words.size(); ++k) {
+    const std::string& w = words[k];
+    if (w == "--hlo" && k + 1 < words.size()) {
+      hlos.push_back(words[++k]);
+      after_hlo = true;
+    } else if (absl::StartsWith(w, "--hlo=")) {
+      hlos.push_back(w.substr(6));
+      after_hlo = true;
+    } else if (after_hlo && !absl::StartsWith(w, "-") && is_module_file(w)) {
+      hlos.push_back(w);
+      auto at = std::find(profiles.begin(), profiles.end(), w);
+      if (at != profiles.end()) profiles.erase(at);
+    } else {
+      after_hlo = false;
     }
   }
-  const std::string& device = measured[0].device;
-  std::cerr << report_internal::wrap(
-      printable(absl::StrCat("device ", device, " from the profiles, which ran on '",
-                             measured[0].kind, "' (", measured[0].source,
-                             "); --device overrides it")),
-      "note: ", "  ");
-  return device;
+  return hlos;
 }
 
 int run(const std::vector<std::string>& given) {
@@ -59,7 +71,8 @@ int run(const std::vector<std::string>& given) {
     print_help(kCalibrateCommand);
     return kExitOk;
   }
-  const std::vector<std::string>& profiles = args->positional;
+  std::vector<std::string> profiles = args->positional;
+  const std::vector<std::string> hlos = hlo_words(words, profiles);
   if (profiles.empty()) {
     return usage_error("expected one or more profiles", kCalibrateCommand.usage);
   }
@@ -68,23 +81,20 @@ int run(const std::vector<std::string>& given) {
     // Refused as every output is, before the profiles are read and fitted.
     return fail(write_output_file("", "", "the device"));
   }
-  std::vector<std::string> hlos;
-  if (auto it = args->options.find("--hlo"); it != args->options.end()) hlos = it->second;
-  const bool shared = hlos.size() == 1;  // one module for every profile: read once
-  if (hlos.empty()) {
-    // Capture folders hold their module.
-    for (const std::string& p : profiles) {
-      hlos.push_back((std::filesystem::path(p) / "module.hlo").string());
-    }
-  } else if (hlos.size() == 1) {
-    hlos.resize(profiles.size(), hlos.front());
-  } else if (hlos.size() != profiles.size()) {
+  if (hlos.size() > 1 && hlos.size() != profiles.size()) {
     return usage_error(absl::StrCat("give one --hlo for every profile (", profiles.size(),
                                     " profiles, ", hlos.size(), " --hlo), or one for all"),
                        kCalibrateCommand.usage);
   }
-
-  CalibrationOptions options;
+  ProfileCalibrationInputs in;
+  in.profiles = profiles;
+  in.module_paths = hlos;
+  in.device = args->get("--device");
+  in.load = cli_load_options();
+  in.load.module_name = args->get("--module");
+  in.device_option = "--device";
+  in.modules_option = "--hlo";
+  CalibrationOptions& options = in.options;
   options.name = args->get("--name");
   options.settings = args->all("--set");  // the fit starts from the figures set
   options.predict.topology = args->get("--topology");
@@ -99,71 +109,27 @@ int run(const std::vector<std::string>& given) {
     if (*n > 1 << 20) return usage_error("--device-index: too large", kCalibrateCommand.usage);
     options.profile.device_index = static_cast<int>(*n);
   }
-
-  std::vector<Module> modules;
-  std::vector<std::string> module_files;  // the files parsed (a dump directory's module)
-  std::vector<Profile> read;
-  modules.reserve(profiles.size());
-  read.reserve(profiles.size());
-  for (size_t k = 0; k < profiles.size(); ++k) {
-    if (!shared || k == 0) {
-      std::error_code error;
-      const bool dump_directory = std::filesystem::is_directory(hlos[k], error);
-      if (args->has("--module") && !dump_directory) {
-        return usage_error(absl::StrCat("--module picks a module of a dump directory; '",
-                                        hlos[k], "' is not a directory"),
-                           kCalibrateCommand.usage);
-      }
-      absl::StatusOr<LoadedModule> loaded = load_input(hlos[k], args->get("--module"));
-      if (!loaded.ok()) return fail(loaded.status());
-      print_input_messages(*loaded);
-      module_files.push_back(loaded->file);
-      modules.push_back(std::move(loaded->module));
+  for (const std::string& hlo : hlos) {
+    std::error_code error;
+    if (args->has("--module") && !std::filesystem::is_directory(hlo, error)) {
+      return usage_error(absl::StrCat("--module picks a module of a dump directory; '", hlo,
+                                      "' is not a directory"),
+                         kCalibrateCommand.usage);
     }
-    absl::StatusOr<Profile> profile = read_profile(profiles[k]);
-    if (!profile.ok()) return fail(profile.status());
-    read.push_back(*std::move(profile));
   }
-  std::vector<CalibrationRun> runs;
-  for (size_t k = 0; k < profiles.size(); ++k) {
-    runs.push_back({&modules[shared ? 0 : k], &read[k], profiles[k]});
-  }
-
-  // The device: --device, else the one every capture names (the profile's device plane, a
-  // capture's meta.json), as `profile` infers it. A capture of one platform is not fitted
-  // with a device of another.
-  std::vector<MeasuredDevice> measured;
-  for (size_t k = 0; k < profiles.size(); ++k) {
-    absl::StatusOr<MeasuredDevice> m = measured_device(read[k], profiles[k]);
-    if (!m.ok()) return fail(m.status());
-    measured.push_back(*std::move(m));
-  }
-  std::string device = args->get("--device");
-  if (device.empty()) {
-    absl::StatusOr<std::string> named = device_of_profiles(profiles, measured);
-    if (!named.ok()) return usage_error(named.status().message(), kCalibrateCommand.usage);
-    device = *std::move(named);
-  }
-  absl::StatusOr<DeviceTarget> choice =
-      resolve_device(device, &modules[0],
-                     {.topology = options.predict.topology, .settings = options.settings});
-  if (!choice.ok()) return fail(choice.status());
-  for (const MeasuredDevice& m : measured) {
-    if (absl::Status same = check_same_platform(m, choice->spec); !same.ok()) return fail(same);
-  }
-  absl::StatusOr<CalibrationResult> result = calibrate(runs, device, options);
-  if (!result.ok()) {
-    // The join's advice is `profile`'s (its --module names the profile's module); here each
-    // run's module is the one given, so the advice is to give the module that ran.
-    std::string message(result.status().message());
-    constexpr std::string_view kProfileAdvice = ". Give the profile's name with --module";
-    if (const size_t at = message.find(kProfileAdvice); at != std::string::npos) {
-      message.replace(at, kProfileAdvice.size(),
-                      ": the module given is not the one profiled. Give that module's HLO with "
-                      "--hlo (from a dump directory: --module NAME picks it)");
+  in.on_loaded = [](const LoadedModule& loaded) { print_input_messages(loaded); };
+  in.on_note = [](const std::string& note) {
+    std::cerr << report_internal::wrap(printable(note), "note: ", "  ");
+  };
+  absl::StatusOr<ProfileCalibration> calibrated = calibrate_profiles(in);
+  if (!calibrated.ok()) {
+    if (calibrated.status().GetPayload(kCalibrationUsagePayload).has_value()) {
+      return usage_error(calibrated.status().message(), kCalibrateCommand.usage);
     }
-    return fail(absl::Status(result.status().code(), message));
+    return fail(calibrated.status());
   }
+  const CalibrationResult* result = &calibrated->result;
+  const std::string& device = calibrated->device;
   std::cout << render_calibration(*result);
   if (!result->accepted) {
     if (output.empty()) return kExitOk;
@@ -177,11 +143,7 @@ int run(const std::vector<std::string>& given) {
   }
   // Every file read: the profiles (and the file found in a profile folder), the modules, the
   // device spec.
-  std::vector<std::string> inputs = profiles;
-  for (const Profile& p : read) inputs.push_back(p.origin);
-  inputs.insert(inputs.end(), hlos.begin(), hlos.end());
-  inputs.insert(inputs.end(), module_files.begin(), module_files.end());
-  inputs.push_back(device);
+  const std::vector<std::string>& inputs = calibrated->inputs;
   if (absl::Status s = write_output_file(output, result->json, "the device", inputs); !s.ok()) {
     return fail(s);
   }
@@ -209,11 +171,13 @@ const Command kCalibrateCommand = {
     "better is proposed, and written only if it predicts the held-out steps (one profile: its\n"
     "own step) better than the given device; otherwise nothing is written (exit 1 with -o).\n\n"
     "options:\n"
-    "  --hlo HLO         the module of each profile, in order (or one for all): a file or an\n"
+    "  --hlo HLO...      the module of each profile, in order (or one for all): a file or an\n"
     "                    XLA dump directory; without it each PROFILE is a capture folder of\n"
-    "                    tools/capture holding module.hlo\n"
+    "                    tools/capture holding module.hlo, or a profile that carries its\n"
+    "                    module (JAX's XSpaces do, as `hloroof profile` reads them)\n"
     "  --module NAME     with dump directories: the module of each to read (default: the\n"
-    "                    largest jit_* one)\n"
+    "                    largest jit_* one); without --hlo, the profiles' module (default:\n"
+    "                    the one that ran longest)\n"
     "  --device D        the device to start from, as `hloroof predict` takes it; default:\n"
     "                    the one the profiles name (device plane, meta.json), as `profile`\n"
     "                    infers it; a device of another platform than theirs is an error\n"

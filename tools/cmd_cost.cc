@@ -1,212 +1,29 @@
 // `hloroof cost FILE [--json]`: FLOPs, transcendentals and bytes of every instruction and of
 // one step, with loop trip counts and collective payloads.
-#include <algorithm>
-#include <cmath>
 #include <iostream>
-#include <limits>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/analysis_json.h"
+#include "hloroof/analysis_text.h"
 #include "hloroof/cost.h"
-#include "hloroof/hlo_text.h"
-#include "hloroof/text_table.h"
-#include "hloroof/units.h"
 #include "input.h"
-#include "report/wrap.h"
 
 namespace hloroof::cli {
 namespace {
 
-// A count with a unit, scaled like the other figures: "200 ops", "1.5 k ops".
-std::string format_count(double n, std::string_view unit) {
-  static constexpr std::pair<double, const char*> kScales[] = {
-      {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
-  for (const auto& [scale, prefix] : kScales) {
-    if (n >= scale) return absl::StrFormat("%.3g %s%s", n / scale, prefix, std::string(unit));
-  }
-  return absl::StrFormat("%.3g %s", n, std::string(unit));
-}
-
-std::string format_runs(double n) { return absl::StrFormat("%.6gx", n); }
-
-bool has_cost(const InstructionCost& r) {
-  const OpCost& c = r.cost;
-  return c.flops > 0 || c.transcendentals > 0 || c.bytes() > 0 || c.padded_bytes() > 0 ||
-         r.collective || r.unknown || r.trip_count;
-}
-
-std::string collective_cell(const CollectiveCost& c) {
-  return absl::StrCat(std::string(collective_kind_name(c.kind)), c.is_async ? " (async)" : "",
-                      " N=", c.group_size, " ", format_bytes(c.payload_bytes));
-}
-
-std::string describe(const InstructionCost& r) {
-  if (r.unknown) return "unknown";
-  if (r.collective) return collective_cell(*r.collective);
-  if (r.trip_count) {
-    return absl::StrCat(r.trip_count->count, r.trip_count->count == 1 ? " trip (" : " trips (",
-                        std::string(trip_count_source_name(r.trip_count->source)), ")");
-  }
-  return "";
-}
-
 // How the table's rows are ranked (--sort).
-enum class SortBy { kFlops, kBytes, kTranscendentals, kRuns, kOrder };
-
-absl::StatusOr<SortBy> parse_sort(std::string_view name) {
-  for (auto [text, by] : {std::pair{"flops", SortBy::kFlops}, std::pair{"bytes", SortBy::kBytes},
-                          std::pair{"transcendentals", SortBy::kTranscendentals},
-                          std::pair{"runs", SortBy::kRuns}, std::pair{"order", SortBy::kOrder}}) {
+absl::StatusOr<CostSort> parse_sort(std::string_view name) {
+  for (auto [text, by] :
+       {std::pair{"flops", CostSort::kFlops}, std::pair{"bytes", CostSort::kBytes},
+        std::pair{"transcendentals", CostSort::kTranscendentals},
+        std::pair{"runs", CostSort::kRuns}, std::pair{"order", CostSort::kOrder}}) {
     if (name == text) return by;
   }
   return absl::InvalidArgumentError(
       absl::StrCat("--sort: unknown order '", std::string(name),
                    "'; expected flops, bytes, transcendentals, runs or order"));
-}
-
-// One table, one row per instruction with its figures per step (per execution x runs), ranked
-// by `sort` and cut to `top` rows (0: all): what a large module spends its FLOPs and bytes on.
-void print_table(const ModuleCost& cost, bool all, SortBy sort, size_t top) {
-  std::vector<const InstructionCost*> rows;
-  size_t hidden = 0;
-  for (const InstructionCost& r : cost.instructions) {
-    if (!all && (r.role != CostRole::kScheduled || !has_cost(r))) {
-      ++hidden;
-      continue;
-    }
-    rows.push_back(&r);
-  }
-  // Per step; ties (many ops with no FLOPs) fall to the bytes, then to the program order.
-  auto key = [&](const InstructionCost* r) -> std::pair<double, double> {
-    const double n = r->multiplier;
-    switch (sort) {
-      case SortBy::kFlops:
-        return {r->cost.flops * n, r->cost.hbm_bytes() * n};
-      case SortBy::kBytes:
-        return {r->cost.hbm_bytes() * n, r->cost.flops * n};
-      case SortBy::kTranscendentals:
-        return {r->cost.transcendentals * n, r->cost.hbm_bytes() * n};
-      case SortBy::kRuns:
-        return {n, r->cost.hbm_bytes() * n};
-      case SortBy::kOrder:
-        return {0, 0};
-    }
-    return {0, 0};
-  };
-  const size_t shown = top == 0 ? rows.size() : std::min(top, rows.size());
-  if (sort != SortBy::kOrder) {
-    // The rows point into cost.instructions in program order, so the address breaks ties as a
-    // stable sort would; only the rows shown are ordered (the top of a million in one pass).
-    // A key that is not a number (0 FLOPs or bytes times runs past a double's range) ranks
-    // last, so that the order stays a strict weak one.
-    const auto ranked = [&](const InstructionCost* r) {
-      const auto last = [](double x) {
-        return std::isnan(x) ? -std::numeric_limits<double>::infinity() : x;
-      };
-      const std::pair<double, double> k = key(r);
-      return std::pair(last(k.first), last(k.second));
-    };
-    const auto before = [&](const InstructionCost* a, const InstructionCost* b) {
-      const std::pair<double, double> ka = ranked(a), kb = ranked(b);
-      if (ka != kb) return ka > kb;
-      return a < b;
-    };
-    if (shown < rows.size()) {
-      std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(shown),
-                        rows.end(), before);
-    } else {
-      std::sort(rows.begin(), rows.end(), before);
-    }
-  }
-  TextTable table({{"instruction", TextTable::Align::kLeft, 28},
-                   {"opcode", TextTable::Align::kLeft, 16},
-                   {"runs"},
-                   {"FLOPs"},
-                   {"HBM"},
-                   {"note", TextTable::Align::kLeft, 20}});
-  for (size_t k = 0; k < shown; ++k) {
-    const InstructionCost& r = *rows[k];
-    const double n = r.multiplier;
-    std::string name(r.instruction->name());
-    if (r.role != CostRole::kScheduled) {
-      name = absl::StrCat(name, " (", std::string(cost_role_name(r.role)), ")");
-    }
-    table.add_row({name, spelled_opcode(*r.instruction), format_runs(n),
-                   format_flops(r.cost.flops * n), format_bytes(r.cost.hbm_bytes() * n),
-                   describe(r)});
-  }
-  std::string title =
-      sort == SortBy::kOrder
-          ? "instructions in program order"
-          : absl::StrCat("instructions by ",
-                         sort == SortBy::kFlops             ? "FLOPs"
-                         : sort == SortBy::kBytes           ? "HBM bytes"
-                         : sort == SortBy::kTranscendentals ? "transcendentals"
-                                                            : "runs",
-                         " per step");
-  absl::StrAppend(&title, shown < rows.size() ? absl::StrCat(", top ", shown, " of ", rows.size())
-                                              : absl::StrCat(", all ", rows.size()));
-  std::cout << "\n" << title
-            << "\n(figures per step: per execution x runs; HBM: padded bytes; --json gives every\n"
-               "figure of every instruction, per execution)\n"
-            << table.render();
-  if (shown < rows.size()) {
-    std::cout << absl::StrFormat("... %d more (--top 0 lists all, --sort another order)\n",
-                                 rows.size() - shown);
-  }
-  if (hidden > 0) {
-    std::cout << absl::StrFormat(
-        "(%d fused, applied or cost-free instructions not shown; --all shows them)\n", hidden);
-  }
-}
-
-// The module, then its totals for one step, then the notes: what a reader wants first.
-void print_totals(const Module& module, const ModuleCost& cost) {
-  const OpCost& t = cost.totals;
-  std::cout << report_internal::wrap(
-                   absl::StrFormat("module %s: %d instructions in %d computations",
-                                   std::string(module.name()), cost.instructions.size(),
-                                   cost.computations.size()),
-                   "", "  ");
-  std::cout << "\none step (loops expanded)" << (cost.is_lower_bound ? ", a lower bound" : "")
-            << ":\n";
-  std::vector<std::string> by_type;
-  for (const MatrixFlops& m : t.matrix) {
-    by_type.push_back(
-        absl::StrCat(std::string(primitive_type_name(m.type)), " ", format_flops(m.flops)));
-  }
-  TextTable totals({{"figure", TextTable::Align::kLeft},
-                    {"value"},
-                    {"detail", TextTable::Align::kLeft, 64}});
-  totals.add_row({"FLOPs", format_flops(t.flops),
-                  absl::StrCat("matrix ", format_flops(t.matrix_flops()),
-                               by_type.empty() ? "" : " (" + absl::StrJoin(by_type, ", ") + ")",
-                               ", vector ", format_flops(t.vector_flops()))});
-  totals.add_row({"transcendentals", format_count(t.transcendentals, "ops"), ""});
-  totals.add_row({"bytes (logical)", format_bytes(t.bytes()),
-                  absl::StrCat("read ", format_bytes(t.bytes_read), ", written ",
-                               format_bytes(t.bytes_written))});
-  totals.add_row(
-      {"bytes (padded)", format_bytes(t.padded_bytes()),
-       absl::StrCat("HBM ", format_bytes(t.hbm_bytes()), ", on-chip ",
-                    format_bytes(t.on_chip_bytes()), ", host ", format_bytes(t.host_bytes()))});
-  totals.add_row({"XLA-compatible", format_flops(t.xla_flops),
-                  absl::StrCat("transcendentals ", format_count(t.xla_transcendentals, "ops"),
-                               ", bytes accessed ", format_bytes(t.xla_bytes_accessed),
-                               " (loops once, as cost_analysis())")});
-  totals.add_row(
-      {"unknown ops", format_count(static_cast<double>(cost.unknown.size()), "ops"), ""});
-  std::cout << totals.render();
-  if (!cost.notes.empty()) {
-    std::cout << "\nnotes:\n";
-    for (const std::string& note : cost.notes) {
-      std::cout << report_internal::wrap(note, "  - ", "    ");
-    }
-  }
 }
 
 // Every instruction, one CSV row each: the keys of the JSON's instructions, nested ones as
@@ -273,9 +90,9 @@ int run(const std::vector<std::string>& words) {
     if (!n.ok()) return usage_error(n.status().message(), kCostCommand.usage);
     top = static_cast<size_t>(*n);
   }
-  SortBy sort = SortBy::kFlops;
+  CostSort sort = CostSort::kFlops;
   if (args->has("--sort")) {
-    absl::StatusOr<SortBy> by = parse_sort(args->get("--sort"));
+    absl::StatusOr<CostSort> by = parse_sort(args->get("--sort"));
     if (!by.ok()) return usage_error(by.status().message(), kCostCommand.usage);
     sort = *by;
   }
@@ -303,9 +120,8 @@ int run(const std::vector<std::string>& words) {
   } else if (args->flag("--csv")) {
     print_csv(*cost);
   } else {
-    std::cout << banner_text(*loaded);
-    print_totals(*module, *cost);
-    print_table(*cost, args->flag("--all"), sort, top);
+    std::cout << banner_text(*loaded)
+              << render_cost_text(*cost, {.sort = sort, .top = top, .all = args->flag("--all")});
   }
   keep_until_exit(std::move(loaded), std::move(cost));
   return kExitOk;

@@ -14,7 +14,7 @@
 #include "hloroof/topology.h"
 #include "hloroof/text_table.h"
 #include "hloroof/units.h"
-#include "report/wrap.h"
+#include "hloroof/wrap.h"
 
 namespace hloroof::cli {
 namespace {

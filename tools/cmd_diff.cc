@@ -7,12 +7,13 @@
 #include "absl/strings/str_cat.h"
 #include "cli.h"
 #include "commands.h"
+#include "hloroof/analysis.h"
 #include "hloroof/diff.h"
 #include "hloroof/memory.h"
 #include "hloroof/output_file.h"
 #include "hloroof/predict.h"
 #include "input.h"
-#include "util/threads.h"
+#include "hloroof/threads.h"
 
 namespace hloroof::cli {
 namespace {

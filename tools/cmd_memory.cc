@@ -1,74 +1,21 @@
 // `hloroof memory FILE [--device D] [--module M] [--json] [--top N]`: will it fit, and what is
 // padding.
-#include <array>
-#include <cmath>
 #include <iostream>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
-#include "absl/strings/str_split.h"
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/device.h"
 #include "hloroof/analysis_json.h"
+#include "hloroof/analysis_text.h"
 #include "hloroof/hlo_proto.h"
-#include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
-#include "hloroof/text_table.h"
 #include "hloroof/topology.h"
-#include "hloroof/units.h"
 #include "input.h"
-#include "report/wrap.h"
 
 namespace hloroof::cli {
 namespace {
-
-// "12.5 GiB (13421772800 B)": readable, and exact for checking.
-std::string bytes_text(int64_t bytes) {
-  if (bytes < 1024) return absl::StrCat(bytes, " B");
-  return absl::StrCat(format_bytes(static_cast<double>(bytes)), " (", bytes, " B)");
-}
-
-// Part of a whole, as a percentage with its unit: "1.5 GiB (12.3%)".
-std::string share_text(int64_t part, int64_t whole) {
-  std::string s = format_bytes(static_cast<double>(part));
-  if (whole > 0) {
-    absl::StrAppend(&s, " (", format_percent(static_cast<double>(part) / whole), ")");
-  }
-  return s;
-}
-
-// "tpu_v5e HBM 14.9 GiB: fits, footprint 3.6 GiB is 24.2% of it, 11.3 GiB free": the figure
-// checked over the capacity, every size in one unit family (binary).
-std::string verdict_text(const CapacityCheck& c) {
-  const std::string figure =
-      c.basis == CapacityBasis::kFootprint ? "footprint" : "liveness peak";
-  const double share = c.capacity_bytes > 0 ? static_cast<double>(c.checked_bytes) /
-                                                  static_cast<double>(c.capacity_bytes)
-                                            : 0.0;
-  std::string s = absl::StrCat(c.device, " HBM ",
-                               format_bytes(static_cast<double>(c.capacity_bytes)),
-                               c.fits ? ": fits, " : ": DOES NOT FIT, ", figure, " ",
-                               format_bytes(static_cast<double>(c.checked_bytes)), " is ",
-                               format_percent(share), " of it, ");
-  if (c.fits) {
-    absl::StrAppend(&s, format_bytes(static_cast<double>(c.capacity_bytes - c.checked_bytes)),
-                    " free");
-  } else {
-    absl::StrAppend(&s, format_bytes(static_cast<double>(c.shortfall_bytes)), " over");
-  }
-  return s;
-}
-
-std::string where_text(const MemoryReport& r) {
-  std::vector<std::string> frames;
-  for (const PeakFrame& f : r.peak_path)
-    frames.push_back(absl::StrCat(f.computation, ": ", f.instruction));
-  return absl::StrJoin(frames, " > ");
-}
 
 // The buffers, one CSV row each, the keys of the JSON's buffers as columns.
 void print_csv(const MemoryReport& r) {
@@ -84,135 +31,6 @@ void print_csv(const MemoryReport& r) {
                            b.is_output ? "true" : "false", b.donated ? "true" : "false",
                            csv_number(b.allocation), csv_number(b.allocation_offset),
                            b.live_from, b.live_to});
-  }
-}
-
-// Two tables sharing their `#` column, so that each fits 100 columns: the buffers, then their
-// sizes and live ranges.
-std::string buffer_table(const std::vector<MemoryBuffer>& buffers) {
-  TextTable what({{"#"},
-                  {"buffer", TextTable::Align::kLeft, 30},
-                  {"kind", TextTable::Align::kLeft, 20},
-                  {"shape", TextTable::Align::kLeft, 38}});
-  TextTable sizes({{"#"},
-                   {"logical"},
-                   {"padded"},
-                   {"waste"},
-                   {"space"},
-                   {"live from", TextTable::Align::kLeft, 24},
-                   {"live to", TextTable::Align::kLeft, 24}});
-  size_t row = 0;
-  for (const MemoryBuffer& b : buffers) {
-    const std::string rank = std::to_string(++row);
-    what.add_row({rank, b.name,
-                  std::string(buffer_kind_name(b.kind)) + (b.donated ? " (donated)" : ""),
-                  b.shape});
-    sizes.add_row({rank, format_bytes(static_cast<double>(b.logical_bytes)),
-                   format_bytes(static_cast<double>(b.padded_bytes)),
-                   format_bytes(static_cast<double>(b.padding_waste_bytes())),
-                   absl::StrCat("S(", b.memory_space, ")"), b.live_from, b.live_to});
-  }
-  return what.render() + "\n" + sizes.render();
-}
-
-void print_text(const MemoryReport& r, const DeviceTarget& choice, size_t top,
-                const std::optional<XlaMemoryComparison>& xla) {
-  for (const std::string& w : choice.diagnostics.warnings) {
-    std::cout << report_internal::wrap(w, "warning: ", "  ");
-  }
-  const MemoryBreakdown& b = r.peak_breakdown;
-  // Each line wraps at 100 columns under its label.
-  const std::string indent(13, ' ');
-  auto line = [&](const std::string& label, const std::string& text) {
-    std::cout << report_internal::wrap(text, absl::StrFormat("%-13s", label), indent);
-  };
-  line("module", absl::StrFormat("%s (%s)", r.module_name,
-                                 r.scheduled ? "scheduled" : "not scheduled: printed order"));
-  line("peak", absl::StrFormat("%s of device memory live at %s (liveness)",
-                               bytes_text(r.peak_bytes), r.peak_at.empty() ? "-" : r.peak_at));
-  if (r.peak_path.size() > 1) line("  where", where_text(r));
-  line("footprint", absl::StrFormat("%s held for the whole step (buffer assignment)",
-                                    bytes_text(r.footprint_bytes)));
-  if (r.capacity) line("capacity", verdict_text(*r.capacity));
-  for (const std::string& n : choice.diagnostics.notes) line("  device", n);
-  const std::array<int64_t, 4>& counts = r.allocation_counts;
-  const std::string figures = absl::StrFormat(
-      "argument %s + output %s - alias %s + temp %s + constant %s\n"
-      "%d parameter, %d output, %d temp, %d constant\n"
-      "temporaries in output or donated allocations: %d; results over a dying operand: %d\n"
-      "parameters %s, outputs %s, temporaries %s, constants %s\n"
-      "%s of the peak is padding; %s over every device buffer\n"
-      "on-chip peak %s, host peak %s (not part of the device peak)\n"
-      "%d, %d of them in device memory at the peak",
-      format_bytes(static_cast<double>(r.argument_bytes)),
-      format_bytes(static_cast<double>(r.output_bytes)),
-      format_bytes(static_cast<double>(r.alias_bytes)),
-      format_bytes(static_cast<double>(r.temp_bytes)),
-      format_bytes(static_cast<double>(r.constant_bytes)),
-      counts[static_cast<int>(AllocationKind::kParameter)],
-      counts[static_cast<int>(AllocationKind::kOutput)],
-      counts[static_cast<int>(AllocationKind::kTemp)],
-      counts[static_cast<int>(AllocationKind::kConstant)], r.temps_in_live_out,
-      r.shared_with_operand, share_text(b.parameters, r.peak_bytes),
-      share_text(b.outputs, r.peak_bytes), share_text(b.temporaries, r.peak_bytes),
-      share_text(b.constants, r.peak_bytes), share_text(r.peak_padding_waste_bytes, r.peak_bytes),
-      format_bytes(static_cast<double>(r.padding_waste_bytes)),
-      format_bytes(static_cast<double>(r.peak_on_chip_bytes)),
-      format_bytes(static_cast<double>(r.peak_host_bytes)), r.buffer_count, r.peak_buffer_count);
-  const std::vector<std::string> texts = absl::StrSplit(figures, '\n');
-  const char* labels[] = {"XLA terms", "allocations", "reuse",  "at the peak",
-                          "padding",   "other",       "buffers"};
-  for (size_t i = 0; i < texts.size() && i < std::size(labels); ++i) line(labels[i], texts[i]);
-  if (r.host_temp_bytes > 0) {
-    line("host", absl::StrFormat("temp %s (XLA's host_temp_size_in_bytes; offloaded buffers)",
-                                 format_bytes(static_cast<double>(r.host_temp_bytes))));
-  }
-  if (!r.peak_buffers.empty()) {
-    std::cout << "\nlargest buffers live at the peak"
-              << (r.peak_buffer_count > static_cast<int64_t>(r.peak_buffers.size())
-                      ? absl::StrCat(" (top ", top, ")")
-                      : "")
-              << ":\n"
-              << buffer_table(r.peak_buffers);
-  }
-  if (!r.largest_buffers.empty()) {
-    std::cout << "\nlargest buffers of the step"
-              << (r.buffer_count > static_cast<int64_t>(r.largest_buffers.size())
-                      ? absl::StrCat(" (top ", top, ")")
-                      : "")
-              << ":\n"
-              << buffer_table(r.largest_buffers);
-  }
-  if (xla) {
-    std::cout << "\nXLA's own buffer assignment (the HloProto's) beside hloroof's, per kind\n";
-    TextTable t({{"kind", TextTable::Align::kLeft},
-                 {"memory", TextTable::Align::kLeft},
-                 {"XLA"},
-                 {"hloroof"},
-                 {"difference"},
-                 {"XLA allocs"},
-                 {"hloroof allocs"}});
-    for (const XlaMemoryComparisonRow& row : xla->rows) {
-      const int64_t diff = row.hloroof_bytes - row.xla_bytes;
-      t.add_row({row.kind, row.memory, format_bytes(static_cast<double>(row.xla_bytes)),
-                 format_bytes(static_cast<double>(row.hloroof_bytes)),
-                 absl::StrCat(diff < 0 ? "-" : diff > 0 ? "+" : "",
-                              format_bytes(static_cast<double>(std::abs(diff)))),
-                 absl::StrCat(row.xla_allocations), absl::StrCat(row.hloroof_allocations)});
-    }
-    std::cout << t.render();
-    if (xla->differences.empty()) {
-      std::cout << "they agree within 1% on every kind\n";
-    } else {
-      std::cout << "where they differ (more than 1%):\n";
-      for (const std::string& d : xla->differences) {
-        std::cout << report_internal::wrap(d, "  - ", "    ");
-      }
-    }
-  }
-  if (!r.notes.empty()) {
-    std::cout << "\nnotes:\n";
-    for (const std::string& n : r.notes) std::cout << report_internal::wrap(n, "  - ", "    ");
   }
 }
 
@@ -274,8 +92,10 @@ int run(const std::vector<std::string>& words) {
     report->warnings = choice->diagnostics.warnings;
     write_memory_json(*report, std::cout, xla ? &*xla : nullptr);
   } else {
-    std::cout << banner_text(*loaded);
-    print_text(*report, *choice, options.top_buffers, xla);
+    std::cout << banner_text(*loaded)
+              << render_memory_text(*report, {.device_warnings = choice->diagnostics.warnings,
+                                              .device_notes = choice->diagnostics.notes,
+                                              .xla = xla ? &*xla : nullptr});
   }
   keep_until_exit(std::move(loaded), std::move(choice), std::move(report));
   return kExitOk;

@@ -48,7 +48,7 @@ int run(const std::vector<std::string>& words) {
   }
 
   int exit_code = kExitOk;
-  LoadOptions options;
+  LoadOptions options = cli_load_options();
   options.module_name = args->get("--module");
   options.module_name_everywhere = false;
   options.read_cut_dump = false;

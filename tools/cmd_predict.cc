@@ -21,20 +21,10 @@
 #include "hloroof/xspace.h"
 #include "input.h"
 #include "re2/re2.h"
-#include "util/threads.h"
+#include "hloroof/threads.h"
 
 namespace hloroof::cli {
 namespace {
-
-absl::StatusOr<CollectiveFormula> parse_formula(std::string_view name) {
-  for (CollectiveFormula f : {CollectiveFormula::kNetwork, CollectiveFormula::kXlaGpuNccl,
-                              CollectiveFormula::kXlaGpuSol}) {
-    if (collective_formula_name(f) == name) return f;
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("--formula: unknown formula '", std::string(name),
-                   "'; expected network, xla-gpu-nccl or xla-gpu-sol"));
-}
 
 absl::StatusOr<OpGrouping> parse_grouping(std::string_view name) {
   for (OpGrouping by : {OpGrouping::kOp, OpGrouping::kCategory, OpGrouping::kScope}) {
@@ -89,7 +79,7 @@ absl::StatusOr<Request> parse_request(Args args) {
   request.shared = *std::move(shared);
   PredictOptions& options = request.predict;
   if (a.has("--formula")) {
-    absl::StatusOr<CollectiveFormula> f = parse_formula(a.get("--formula"));
+    absl::StatusOr<CollectiveFormula> f = collective_formula_from_name(a.get("--formula"), "--formula");
     if (!f.ok()) return f.status();
     options.collective_formula = *f;
   }

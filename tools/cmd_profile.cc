@@ -15,8 +15,8 @@
 #include "hloroof/topology.h"
 #include "hloroof/xspace.h"
 #include "input.h"
-#include "report/wrap.h"
-#include "util/text_safety.h"
+#include "hloroof/wrap.h"
+#include "hloroof/text_safety.h"
 
 namespace hloroof::cli {
 namespace {

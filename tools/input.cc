@@ -1,7 +1,6 @@
 #include "input.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <system_error>
@@ -11,32 +10,33 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli.h"
-#include "absl/strings/ascii.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/platform.h"
 #include "hloroof/profile.h"
-#include "nlohmann/json.hpp"
 #include "hloroof/units.h"
-#include "report/csv_text.h"
-#include "report/wrap.h"
-#include "util/absl_compat.h"
-#include "util/text_safety.h"
-#include "util/threads.h"
+#include "hloroof/csv_text.h"
+#include "hloroof/wrap.h"
+#include "hloroof/absl_compat.h"
+#include "hloroof/text_safety.h"
+#include "hloroof/threads.h"
 
 namespace hloroof::cli {
-namespace {
-
-namespace fs = std::filesystem;
-
-}  // namespace
 
 absl::StatusOr<LoadedModule> load_input(const std::string& path, std::string_view module_name,
                                         std::string_view entry) {
-  LoadOptions options;
+  LoadOptions options = cli_load_options();
   options.module_name = std::string(module_name);
   options.entry = std::string(entry);
   return load_module(path, options);
+}
+
+LoadOptions cli_load_options() {
+  LoadOptions options;
+  options.module_option = "--module";
+  options.entry_option = "--entry";
+  options.entry_naming = "--entry NAME";
+  return options;
 }
 
 void print_input_messages(const LoadedModule& loaded, bool with_banner) {
@@ -66,76 +66,15 @@ std::string settings_note(const Args& args) {
 }
 
 std::string device_or_profile(const std::string& given, const LoadedModule& loaded) {
-  if (!given.empty() || loaded.profile_device.empty()) return given;
-  print_message("note: ", absl::StrCat("device ", loaded.profile_device,
-                                       " from the profile, which ran on '",
+  if (!given.empty() || loaded.profile_device_kind.empty()) return given;
+  const std::string device = device_for_kind(loaded.profile_device_kind).device;
+  if (device.empty()) return given;
+  print_message("note: ", absl::StrCat("device ", device, " from the profile, which ran on '",
                                        loaded.profile_device_kind,
                                        "' (the profile's device plane); --device overrides it"));
-  return loaded.profile_device;
+  return device;
 }
 
-absl::StatusOr<MeasuredDevice> measured_device(const Profile& profile,
-                                               const std::string& profile_path) {
-  MeasuredDevice out;
-  out.kind = profile_device_type(profile);
-  if (!out.kind.empty()) {
-    out.source = "the profile's device plane";
-  } else {
-    // Only the capture's own meta.json: in the folder given, beside the file, or, for a file
-    // at LOGDIR/plugins/profile/RUN/, in LOGDIR or the folder holding it (a capture keeps its
-    // profile in a log folder of its own). A meta.json further up belongs to something else.
-    std::error_code error;
-    std::vector<fs::path> places;
-    const fs::path given(profile_path);
-    if (fs::is_directory(given, error)) {
-      places.push_back(given);
-      // A log folder given: the capture folder holding it too.
-      if (fs::is_directory(given / "plugins" / "profile", error)) {
-        places.push_back(given.parent_path());
-      }
-    } else {
-      const fs::path run = given.parent_path();
-      places.push_back(run);
-      const fs::path profile_dir = run.parent_path();
-      const fs::path plugins = profile_dir.parent_path();
-      if (profile_dir.filename() == "profile" && plugins.filename() == "plugins") {
-        places.push_back(plugins.parent_path());
-        places.push_back(plugins.parent_path().parent_path());
-      }
-    }
-    for (const fs::path& dir : places) {
-      const fs::path meta = (dir.empty() ? fs::path(".") : dir) / "meta.json";
-      if (!fs::is_regular_file(meta, error)) continue;
-      absl::StatusOr<InputFile> text = read_input(meta.string());
-      if (!text.ok()) return text.status();
-      const nlohmann::json doc =
-          nlohmann::json::parse(text->text().begin(), text->text().end(), nullptr, false);
-      if (doc.is_object() && doc.contains("device_kind") && doc["device_kind"].is_string()) {
-        out.kind = doc["device_kind"].get<std::string>();
-        out.source = meta.string();
-      }
-      break;
-    }
-  }
-  if (out.kind.empty()) return out;
-  const KindDevice d = device_for_kind(out.kind);
-  out.device = d.device;
-  out.platform = d.platform;
-  return out;
-}
-
-absl::Status check_same_platform(const MeasuredDevice& measured, const DeviceSpec& spec) {
-  if (measured.platform.empty()) return absl::OkStatus();
-  const std::string_view predicted = device_kind_name(spec.kind);
-  if (predicted == measured.platform) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "the profile was measured on '", measured.kind, "' (a ",
-      absl::AsciiStrToUpper(measured.platform), ", read from ", measured.source,
-      ") and the prediction is for ", spec.name, " (a ",
-      absl::AsciiStrToUpper(std::string(predicted)),
-      "): a profile is joined with a prediction for its own device; give --device ",
-      measured.device.empty() ? "for that device" : measured.device));
-}
 
 namespace {
 

@@ -21,6 +21,8 @@
 
 namespace hloroof::cli {
 
+// LoadOptions whose messages name the command's flags (--module, --entry).
+LoadOptions cli_load_options();
 // Reads `path` as every command does (load_module): `module_name` is --module's, `entry`
 // --entry's.
 absl::StatusOr<LoadedModule> load_input(const std::string& path, std::string_view module_name,
@@ -49,20 +51,6 @@ void write_ops_csv(std::ostream& out, const Prediction& prediction, bool device_
 // in a prediction's assumptions), or "" without one: for the reports that show no assumptions
 // (advise, compare, diff, profile), so that a what-if never passes for the device as built.
 std::string settings_note(const Args& args);
-
-// The device a profile was measured on, as the capture names it.
-struct MeasuredDevice {
-  std::string kind;      // "TPU v6 Lite", "NVIDIA H100 80GB HBM3"; empty: the capture is silent
-  std::string device;    // the built-in device of that kind (device_for_kind); empty: none
-  std::string platform;  // "tpu" or "gpu" when the kind tells; empty otherwise
-  std::string source;    // where the kind was read: "the profile's device plane", "meta.json"
-};
-// What the profile's device planes say (device_type_string, gpu_device_name), else the
-// `device_kind` of a capture's meta.json (tools/capture) in the profile's folder or above it.
-absl::StatusOr<MeasuredDevice> measured_device(const Profile& profile,
-                                               const std::string& profile_path);
-// An error when the profile ran on one platform and `spec` is a device of the other.
-absl::Status check_same_platform(const MeasuredDevice& measured, const DeviceSpec& spec);
 
 }  // namespace hloroof::cli
 

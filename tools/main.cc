@@ -15,9 +15,9 @@
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/version.h"
+#include "hloroof/edit_distance.h"
+#include "hloroof/huge_pages.h"
 #include "standard_output.h"
-#include "util/edit_distance.h"
-#include "util/huge_pages.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The predicted step as an XSpace (lib/export/xplane.proto) in the shape XProf's converters
+// The predicted step as an XSpace (lib/proto/xplane.proto) in the shape XProf's converters
 // read. The names and their meaning come from openxla/xprof and openxla/xla (docs/xspace.md
 // cites file and commit for each):
 //  - line names "XLA Modules", "XLA Ops", "Async XLA Ops", "Steps" and the stat names
@@ -37,7 +37,7 @@
 #include "export/instruction_ids.h"
 #include "export/message_arena.h"
 #include "export/wire_writer.h"
-#include "export/xplane.pb.h"
+#include "proto/xplane.pb.h"
 #include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"

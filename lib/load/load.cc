@@ -6,6 +6,7 @@
 #include <system_error>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -13,8 +14,8 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/input_file.h"
 #include "hloroof/no_entry.h"
-#include "hloroof/profile.h"
 #include "hloroof/units.h"
+#include "hloroof/xspace_modules.h"
 #include "util/absl_compat.h"
 #include "util/text_safety.h"
 
@@ -23,7 +24,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The optimized modules of a dump: text (--xla_dump_hlo_as_text, the default) and HloProtos
+// (--xla_dump_hlo_as_proto), both named module_<id>.<module name>.<platform>_<suffix>.
 constexpr std::string_view kOptimizedSuffix = "after_optimizations.txt";
+constexpr std::string_view kOptimizedProtoSuffix = "after_optimizations.hlo.pb";
 constexpr size_t kModulesListed = 8;
 
 // "module_0004.jit_train_step.tpu_after_optimizations.txt" -> "0004": XLA names dump files
@@ -46,7 +50,10 @@ std::string module_name_of(std::string_view file_name) {
       }
     }
   }
-  return std::string(file_name.substr(0, file_name.size() - kOptimizedSuffix.size()));
+  const size_t suffix = absl::EndsWith(sv(file_name), sv(kOptimizedProtoSuffix))
+                            ? kOptimizedProtoSuffix.size()
+                            : kOptimizedSuffix.size();
+  return std::string(file_name.substr(0, file_name.size() - suffix));
 }
 
 std::string module_list(const std::vector<DumpModule>& modules) {
@@ -106,17 +113,15 @@ std::optional<absl::StatusOr<LoadedModule>> load_non_text(std::string_view bytes
   loaded.file = file;
   std::string module_file = file == "-" ? "<stdin>" : file.empty() ? "<bytes>" : file;
   if (kind == InputKind::kXSpace) {
-    absl::StatusOr<Profile> profile = parse_xspace(bytes, file.empty() ? "<bytes>" : file);
-    if (!profile.ok()) return absl::StatusOr<LoadedModule>(profile.status());
+    absl::StatusOr<XSpaceModules> carried =
+        read_xspace_modules(bytes, file.empty() ? "<bytes>" : file);
+    if (!carried.ok()) return absl::StatusOr<LoadedModule>(carried.status());
     std::string note;
     absl::StatusOr<const ProfileModuleProto*> picked =
-        pick_profile_module(*profile, options.module_name, &note);
+        pick_carried_module(*carried, options.module_name, &note, options.module_option);
     if (!picked.ok()) return absl::StatusOr<LoadedModule>(picked.status());
     loaded.diagnostics.notes.push_back(note);
-    loaded.profile_device_kind = profile_device_type(*profile);
-    if (!loaded.profile_device_kind.empty()) {
-      loaded.profile_device = device_for_kind(loaded.profile_device_kind).device;
-    }
+    loaded.profile_device_kind = carried->device_type;
     proto = ParsedHloProto((*picked)->hlo_proto);
     module_file = absl::StrCat(module_file, ":", (*picked)->name);
     loaded.profile_module = (*picked)->name;
@@ -267,18 +272,34 @@ absl::StatusOr<std::vector<DumpModule>> dump_modules(const std::string& director
         absl::StrCat("cannot list the directory '", directory, "': ", error.message()));
   }
   std::vector<DumpModule> modules;
+  std::vector<DumpModule> protos;
+  absl::flat_hash_set<std::string> text_stems;  // the text modules' files, without the suffix
   for (const fs::directory_entry& entry : it) {
     const std::string file_name = entry.path().filename().string();
-    if (!absl::EndsWith(file_name, sv(kOptimizedSuffix)) || !entry.is_regular_file(error)) continue;
+    const bool text = absl::EndsWith(file_name, sv(kOptimizedSuffix));
+    const bool proto = absl::EndsWith(file_name, sv(kOptimizedProtoSuffix));
+    if ((!text && !proto) || !entry.is_regular_file(error)) continue;
     const uintmax_t size = entry.file_size(error);
-    modules.push_back({module_name_of(file_name), module_id_of(file_name), entry.path().string(),
-                       error ? 0 : static_cast<int64_t>(size)});
+    DumpModule m{module_name_of(file_name), module_id_of(file_name), entry.path().string(),
+                 error ? 0 : static_cast<int64_t>(size)};
+    if (text) {
+      text_stems.insert(m.file.substr(0, m.file.size() - kOptimizedSuffix.size()));
+      modules.push_back(std::move(m));
+    } else {
+      protos.push_back(std::move(m));
+    }
+  }
+  // A module dumped both ways is read from its text, as before the proto was dumped too.
+  for (DumpModule& m : protos) {
+    if (!text_stems.contains(m.file.substr(0, m.file.size() - kOptimizedProtoSuffix.size()))) {
+      modules.push_back(std::move(m));
+    }
   }
   if (modules.empty()) {
     return absl::NotFoundError(absl::StrCat(
         "cannot read '", directory, "': it is a directory with no *", sv(kOptimizedSuffix),
-        " file; give the directory XLA_FLAGS=--xla_dump_to=DIR wrote (with"
-        " --xla_dump_hlo_as_text, the default), or one HLO file"));
+        " or *", sv(kOptimizedProtoSuffix), " file; give the directory "
+        "XLA_FLAGS=--xla_dump_to=DIR wrote, or one HLO file"));
   }
   std::sort(modules.begin(), modules.end(), [](const DumpModule& a, const DumpModule& b) {
     return a.bytes != b.bytes ? a.bytes > b.bytes : a.file < b.file;
@@ -400,18 +421,6 @@ absl::StatusOr<LoadedModule> load_module(const ModuleBytes& input, const LoadOpt
   loaded.file = input.name;
   const std::string file_name = input.name == "-" ? options.stdin_name : input.name;
   return load_bytes(std::nullopt, input.bytes, std::move(loaded), file_name, options);
-}
-
-void add_input_diagnostics(const LoadedModule& loaded, const DeviceTarget& choice,
-                           Prediction& prediction) {
-  Diagnostics said{loaded.diagnostics.warnings, choice.diagnostics.warnings};
-  said.notes.insert(said.notes.end(), choice.diagnostics.notes.begin(),
-                    choice.diagnostics.notes.end());
-  add_diagnostics(said, prediction);
-  if (!loaded.banner.empty()) {
-    std::vector<std::string>& warnings = prediction.diagnostics.warnings;
-    warnings.insert(warnings.begin(), loaded.banner);
-  }
 }
 
 }  // namespace hloroof

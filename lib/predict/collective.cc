@@ -91,6 +91,17 @@ std::string_view collective_formula_name(CollectiveFormula formula) {
   return "?";
 }
 
+absl::StatusOr<CollectiveFormula> collective_formula_from_name(std::string_view name,
+                                                              std::string_view option) {
+  for (CollectiveFormula f : {CollectiveFormula::kNetwork, CollectiveFormula::kXlaGpuNccl,
+                              CollectiveFormula::kXlaGpuSol}) {
+    if (collective_formula_name(f) == name) return f;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(sv(option), ": unknown formula '", sv(name),
+                   "'; expected network, xla-gpu-nccl or xla-gpu-sol"));
+}
+
 absl::StatusOr<CollectiveEstimate> collective_time(const DeviceSpec& device,
                                                    const Topology& topology,
                                                    const CollectiveInput& input,

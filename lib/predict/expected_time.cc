@@ -149,22 +149,21 @@ void note_once(std::vector<std::string>& assumptions, std::string line) {
   }
 }
 
-// The table's name for a collective kind; empty when no table measures it.
+// The table's name for a collective kind, the opcode of the kind it is measured as; empty when
+// no table measures it.
 std::string_view table_op(CollectiveKind kind) {
   switch (kind) {
     case CollectiveKind::kAllReduce:
-      return "all-reduce";
     case CollectiveKind::kAllGather:
-      return "all-gather";
     case CollectiveKind::kReduceScatter:
-      return "reduce-scatter";
     case CollectiveKind::kAllToAll:
-    case CollectiveKind::kRaggedAllToAll:
-      return "all-to-all";
     case CollectiveKind::kCollectivePermute:
+      return collective_kind_name(kind);
+    case CollectiveKind::kRaggedAllToAll:
+      return collective_kind_name(CollectiveKind::kAllToAll);
     case CollectiveKind::kSend:
     case CollectiveKind::kRecv:
-      return "collective-permute";
+      return collective_kind_name(CollectiveKind::kCollectivePermute);
     default:
       return {};
   }

@@ -24,11 +24,11 @@
 #include "hloroof/input_file.h"
 #include "hloroof/profile.h"
 #include "nlohmann/json.hpp"
-#include "export/xplane.pb.h"
+#include "proto/xplane.pb.h"
+#include "proto/xspace_wire.h"
 #include "profile/xspace_metadata.h"
 #include "util/absl_compat.h"
 #include "util/text_safety.h"
-#include "util/wire_reader.h"
 
 namespace hloroof {
 namespace {
@@ -49,9 +49,7 @@ bool is_gzip(std::string_view bytes) {
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-std::string size_words(int64_t bytes) {
-  return absl::StrCat(bytes >> 30, " GiB");
-}
+using xspace::size_words;
 
 // What a profile holds, counted as it is read: events, and the bytes of memory its planes,
 // lines and events take (the objects and their strings).
@@ -95,74 +93,12 @@ class Budget {
 
 // ---- XSpace ------------------------------------------------------------------------------
 //
-// The file is walked in its wire format first, counting planes, lines, events and the memory
-// their messages would take, and refused before anything is decoded when it holds too many.
-// Then each plane is decoded without its lines (its name and metadata), and its lines one at a
-// time: at most one line's messages are held beside what was read.
+// Counted in its wire format first, and refused before anything is decoded when it holds too
+// many (proto/xspace_wire.h); then each plane is decoded without its lines (its name and
+// metadata), and its lines one at a time: at most one line's messages are held beside what was
+// read.
 
-using WireField = wire::Field;
-using wire::for_each_field;
-
-// Field numbers of xplane.proto.
-constexpr uint64_t kSpacePlanes = 1;
-constexpr uint64_t kPlaneLines = 3, kPlaneEventMetadata = 4, kPlaneStatMetadata = 5;
-constexpr uint64_t kLineEvents = 4;
-constexpr uint64_t kEventStats = 4;
-constexpr uint64_t kMapValue = 2;
-constexpr uint64_t kEventMetadataStats = 5;
-
-// The memory, in bytes, that decoding a message takes: its objects and the strings in it.
-// Approximate (a map entry's node, allocator overhead), within a small factor.
-int64_t decoded_bytes(int64_t objects_bytes, std::string_view payload) {
-  return objects_bytes + static_cast<int64_t>(payload.size());
-}
-
-// What one plane holds, counted in its wire format.
-struct PlaneCount {
-  std::vector<std::string_view> lines;
-  int64_t events = 0;
-  int64_t shell_bytes = 0;     // decoded memory of the plane without its lines
-  int64_t max_line_bytes = 0;  // decoded memory of its largest line
-};
-
-// Counts what `plane` holds; false when its wire format is broken.
-bool count_plane(std::string_view plane, PlaneCount* count) {
-  count->shell_bytes = decoded_bytes(sizeof(xplane::XPlane), plane);
-  return for_each_field(plane, [&](const WireField& f) {
-    if (f.type != 2) return true;
-    if (f.number == kPlaneLines) {
-      count->lines.push_back(f.payload);
-      int64_t line_bytes = decoded_bytes(sizeof(xplane::XLine), f.payload);
-      const bool ok = for_each_field(f.payload, [&](const WireField& e) {
-        if (e.number != kLineEvents || e.type != 2) return true;
-        ++count->events;
-        line_bytes += sizeof(xplane::XEvent);
-        return for_each_field(e.payload, [&](const WireField& st) {
-          if (st.number == kEventStats && st.type == 2) line_bytes += sizeof(xplane::XStat);
-          return true;
-        });
-      });
-      count->max_line_bytes = std::max(count->max_line_bytes, line_bytes);
-      return ok;
-    }
-    if (f.number == kPlaneEventMetadata || f.number == kPlaneStatMetadata) {
-      // A map entry: a node holding the key and the metadata message, and its stats.
-      constexpr int64_t kNode = 64;
-      count->shell_bytes += kNode + static_cast<int64_t>(sizeof(xplane::XEventMetadata));
-      if (f.number == kPlaneStatMetadata) return true;
-      return for_each_field(f.payload, [&](const WireField& v) {
-        if (v.number != kMapValue || v.type != 2) return true;
-        return for_each_field(v.payload, [&](const WireField& st) {
-          if (st.number == kEventMetadataStats && st.type == 2) {
-            count->shell_bytes += sizeof(xplane::XStat);
-          }
-          return true;
-        });
-      });
-    }
-    return true;
-  });
-}
+using xspace::not_xspace;
 
 // An event's fields that come from its metadata: its name and the metadata's stats.
 struct EventTemplate {
@@ -237,13 +173,8 @@ void read_stats(const Stats& stats, const xplane::XPlane& plane,
   }
 }
 
-absl::Status not_xspace(std::string_view origin) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      sv(origin), ": not an XSpace protobuf (the .xplane.pb that jax.profiler.trace writes)"));
-}
-
 // Decodes one plane: `count` from count_plane, `shell` the plane's bytes without its lines.
-absl::Status convert_plane(std::string_view shell, const PlaneCount& count,
+absl::Status convert_plane(std::string_view shell, const xspace::PlaneCount& count,
                            std::string_view origin, Budget& budget, ProfilePlane& out) {
   xplane::XPlane plane;
   if (!plane.ParseFromArray(shell.data(), static_cast<int>(shell.size()))) {
@@ -841,61 +772,16 @@ class TraceReader {
 }  // namespace
 
 absl::StatusOr<Profile> parse_xspace(std::string_view bytes, std::string_view origin) {
-  if (static_cast<int64_t>(bytes.size()) > kMaxProfileFileBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(sv(origin), ": larger than ",
-                                                   size_words(kMaxProfileFileBytes),
-                                                   ", more than hloroof reads from one profile"));
-  }
-  // Count first, decode nothing yet.
-  std::vector<std::string_view> planes;
-  bool too_many_planes = false;
-  if (!for_each_field(bytes, [&](const WireField& f) {
-        if (f.number != kSpacePlanes || f.type != 2) return true;
-        planes.push_back(f.payload);
-        too_many_planes = static_cast<int64_t>(planes.size()) > kMaxProfilePlanes;
-        return !too_many_planes;
-      })) {
-    if (!too_many_planes) return not_xspace(origin);
-    return absl::ResourceExhaustedError(
-        absl::StrCat(sv(origin), ": holds more than ", kMaxProfilePlanes,
-                     " planes (devices and hosts), more than hloroof reads from one profile"));
-  }
-  std::vector<PlaneCount> counts(planes.size());
-  int64_t lines = 0, events = 0;
-  for (size_t k = 0; k < planes.size(); ++k) {
-    if (!count_plane(planes[k], &counts[k])) return not_xspace(origin);
-    lines += static_cast<int64_t>(counts[k].lines.size());
-    events += counts[k].events;
-    const int64_t decoded = std::max(counts[k].shell_bytes, counts[k].max_line_bytes);
-    if (decoded > kMaxProfileHeldBytes) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          sv(origin), ": plane ", k, " would take more than ", size_words(kMaxProfileHeldBytes),
-          " of memory to decode, more than hloroof holds for one profile"));
-    }
-  }
-  if (lines > kMaxProfileLines) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat(sv(origin), ": holds more than ", kMaxProfileLines,
-                     " lines (timeline rows), more than hloroof reads from one profile"));
-  }
-  if (events > kMaxProfileEvents) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        sv(origin), ": holds more than ", kMaxProfileEvents,
-        " events, more than hloroof reads from one profile; profile fewer steps"));
-  }
+  absl::StatusOr<std::vector<xspace::PlaneCount>> planes = xspace::count_xspace(bytes, origin);
+  if (!planes.ok()) return planes.status();
   Profile p;
   p.origin = std::string(origin);
   p.format = "xplane";
   Budget budget(origin);
-  p.planes.reserve(planes.size());
-  for (size_t k = 0; k < planes.size(); ++k) {
-    // The plane without its lines: a copy of its other fields.
-    std::string shell;
-    for_each_field(planes[k], [&](const WireField& f) {
-      if (!(f.number == kPlaneLines && f.type == 2)) shell.append(f.raw);
-      return true;
-    });
-    if (absl::Status s = convert_plane(shell, counts[k], origin, budget, p.planes.emplace_back());
+  p.planes.reserve(planes->size());
+  for (const xspace::PlaneCount& count : *planes) {
+    const std::string shell = xspace::plane_shell(count.bytes);
+    if (absl::Status s = convert_plane(shell, count, origin, budget, p.planes.emplace_back());
         !s.ok()) {
       return s;
     }

@@ -1,6 +1,6 @@
 # The profile layer: measured profiles (XSpace protobuf, trace-event JSON), the join with a
-# prediction, calibration. The XSpace messages (lib/export/xplane.proto) are compiled into the
-# export layer, whose XSpace writer is their first user (export/sources.cmake).
+# prediction, calibration. The XSpace messages (lib/proto/xplane.proto) and their wire format
+# are the proto layer's (proto/sources.cmake).
 set(HLOROOF_PROFILE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/calibrate.cc
   ${CMAKE_CURRENT_LIST_DIR}/compare.cc

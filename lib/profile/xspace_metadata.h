@@ -4,7 +4,7 @@
 #define HLOROOF_PROFILE_XSPACE_METADATA_H_
 
 #include "hloroof/profile.h"
-#include "export/xplane.pb.h"
+#include "proto/xplane.pb.h"
 
 namespace hloroof {
 

@@ -1,7 +1,7 @@
 target_sources(hloroof_report PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/analysis_json.cc
+  ${CMAKE_CURRENT_LIST_DIR}/analysis_text.cc
   ${CMAKE_CURRENT_LIST_DIR}/summary_json.cc
-  ${CMAKE_CURRENT_LIST_DIR}/units.cc
 )
 target_sources(hloroof_report PRIVATE ${CMAKE_CURRENT_LIST_DIR}/roofline_svg.cc)
 target_sources(hloroof_report PRIVATE ${CMAKE_CURRENT_LIST_DIR}/trace.cc)

@@ -5,6 +5,7 @@ target_sources(hloroof_util PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/text_pool.cc
   ${CMAKE_CURRENT_LIST_DIR}/text_safety.cc
   ${CMAKE_CURRENT_LIST_DIR}/threads.cc
+  ${CMAKE_CURRENT_LIST_DIR}/units.cc
   ${CMAKE_CURRENT_LIST_DIR}/version.cc
 )
 set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/version.cc APPEND PROPERTY COMPILE_DEFINITIONS

@@ -566,16 +566,19 @@ class Calibration(Record):
         return target
 
 
-def calibrate(profiles: List[str], device: Union[str, DeviceSpec], modules: Any = None,
-              name: str = "", device_index: int = 0,
-              settings: Optional[List[str]] = None) -> Calibration:
+def calibrate(profiles: List[str], device: Union[str, DeviceSpec, None] = None,
+              modules: Any = None, name: str = "", device_index: int = 0,
+              settings: Optional[List[str]] = None, module_name: str = "") -> Calibration:
     """Fits the device's efficiency figures to measured profiles, as ``hloroof calibrate``
     does (docs: README, "Calibration"): a `Calibration`. `profiles` are what
     ``jax.profiler.trace`` wrote (a folder, a run folder, an ``.xplane.pb``) or capture folders;
     `modules` the module of each (a list as long as `profiles`), one module for all, or None:
-    each capture folder's ``module.hlo``. `device` a built-in name or device JSON path;
-    `settings` figures of it set before the fit, as the command's ``--set PATH=VALUE``
-    (``["hbm.bandwidth=3e12"]``; the fitted device keeps them and its notes say so)::
+    each capture folder's ``module.hlo``, else the module each profile carries (`module_name`
+    picks one, as the command's ``--module``). `device` a built-in name or device JSON path;
+    None: the device the profiles name, as the command infers it (``device`` of the result
+    says which). `settings` figures of it set before the fit, as the command's
+    ``--set PATH=VALUE`` (``["hbm.bandwidth=3e12"]``; the fitted device keeps them and its
+    notes say so)::
 
         fit = hloroof.calibrate(["runs/gemm", "runs/mlp"], "h100")
         if fit.accepted:
@@ -587,24 +590,20 @@ def calibrate(profiles: List[str], device: Union[str, DeviceSpec], modules: Any 
     if not paths:
         raise ValueError("calibrate: no profiles given")
     if modules is None:
-        sources = [_os.path.join(p, "module.hlo") for p in paths]
-        for source in sources:
-            if not _os.path.isfile(source):
-                raise ValueError(f"calibrate: '{source}' does not exist; give the module of "
-                                 f"each profile with modules=[...]")
-        parsed = [parse(source) for source in sources]
+        parsed = []
     elif isinstance(modules, (list, tuple)):
         if len(modules) != len(paths):
             raise ValueError(f"calibrate: {len(paths)} profiles and {len(modules)} modules; "
                              f"give one module for each, or one for all")
         parsed = [_module_of(m) for m in modules]
     else:
-        parsed = [_module_of(modules)] * len(paths)
+        parsed = [_module_of(modules)]
     if isinstance(device, DeviceSpec):
         raise TypeError("calibrate: give the device by name or JSON path (as the command "
                         "takes it), not a DeviceSpec")
-    data, text = _hloroof._calibrate(parsed, paths, _os.fspath(device), name, device_index,
-                                     _settings_list("calibrate", settings))
+    data, text = _hloroof._calibrate(parsed, paths, "" if device is None else _os.fspath(device),
+                                     name, device_index, _settings_list("calibrate", settings),
+                                     module_name)
     result = Calibration(data, text)
     given = modules if isinstance(modules, (list, tuple)) else [modules]
     result._inputs = list(paths) + [_os.fspath(s) for s in given if _names_file(s)]

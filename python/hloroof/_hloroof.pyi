@@ -573,7 +573,8 @@ class _Analysis:
 def _advise(module: Module, prediction: Prediction, device: DeviceSpec, top: int,
             evidence_rows: int) -> Tuple[str, str]: ...
 def _calibrate(modules: List[Module], profiles: List[str], device: str, name: str,
-               device_index: int, settings: List[str]) -> Tuple[Dict[str, Any], str]: ...
+               device_index: int, settings: List[str],
+               module_name: str = ...) -> Tuple[Dict[str, Any], str]: ...
 _DEFAULT_TPU_DEVICE: str
 _DEFAULT_GPU_DEVICE: str
 __version__: str

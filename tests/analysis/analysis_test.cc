@@ -119,5 +119,22 @@ TEST_CASE("an analysis says the prediction's error") {
   CHECK_FALSE(analysis.prediction().ok());
 }
 
+TEST_CASE("add_input_diagnostics: the input's, then the device choice's, in one order") {
+  LoadedModule loaded;
+  loaded.banner = "banner";
+  loaded.diagnostics.warnings = {"input warning"};
+  DeviceTarget choice;
+  choice.diagnostics.notes = {"device note"};
+  choice.diagnostics.warnings = {"device warning"};
+  Prediction prediction;
+  prediction.diagnostics.notes = {"own assumption"};
+  prediction.diagnostics.warnings = {"own warning"};
+  add_input_diagnostics(loaded, choice, prediction);
+  CHECK(prediction.diagnostics.notes ==
+        std::vector<std::string>{"input warning", "device note", "own assumption"});
+  CHECK(prediction.diagnostics.warnings ==
+        std::vector<std::string>{"banner", "own warning", "device warning"});
+}
+
 }  // namespace
 }  // namespace hloroof

@@ -18,7 +18,7 @@
 #include "hloroof/profile.h"
 #include "hloroof/xspace.h"
 #include "deterministic_bytes.h"
-#include "export/xplane.pb.h"
+#include "proto/xplane.pb.h"
 
 namespace hloroof {
 namespace {

@@ -17,8 +17,9 @@ set(hloroof_layer_checks
   export    xspace.h           advise.h
   advise    advise.h           profile.h
   profile   profile.h          advise.h
-  load      load.h             advise.h
-  load      profile.h          analysis.h
+  load      load.h             predict.h
+  load      xspace_modules.h   profile.h
+  load      hlo_text.h         device.h
   analysis  analysis.h         hloroof.h
   predict   diff.h             load.h)
 set(layer_checks_dir ${CMAKE_CURRENT_BINARY_DIR}/layer_checks)
@@ -76,3 +77,32 @@ while(hloroof_private_checks)
     endif()
   endforeach()
 endwhile()
+
+# A program that only reads modules links the load layer, which brings proto, text, ir and util
+# and no other layer: `layers.load.links` reads hloroof_load's link interface, and load_alone
+# (linked with hloroof_load alone) reads the module an XSpace profile carries.
+add_test(NAME layers.load.links
+         COMMAND ${CMAKE_COMMAND} -E echo "$<TARGET_PROPERTY:hloroof_load,INTERFACE_LINK_LIBRARIES>")
+set_tests_properties(layers.load.links PROPERTIES
+  PASS_REGULAR_EXPRESSION "^hloroof_proto;hloroof_text;hloroof_ir;hloroof_util;"
+  FAIL_REGULAR_EXPRESSION
+    "hloroof_(device|cost|memory|predict|report|export|advise|profile|analysis)")
+add_executable(load_alone ${CMAKE_CURRENT_LIST_DIR}/load_alone.cc)
+target_link_libraries(load_alone PRIVATE hloroof_load hloroof_warnings)
+set(load_alone_xspace ${PROJECT_SOURCE_DIR}/tests/data/h100/no_command_buffers/axpy/profile/plugins/profile/2026_11_23_02_20_21/vm.xplane.pb)
+add_test(NAME layers.load.alone COMMAND load_alone ${load_alone_xspace})
+set_tests_properties(layers.load.alone PROPERTIES
+  PASS_REGULAR_EXPRESSION "entry [^\n]+\nread module jit_[^ ]+ of the [0-9]+ the profile carries")
+
+# The command and the Python module compile against the library's public headers only: no
+# folder of lib/ (private headers, sources) is on their include path.
+foreach(target hloroof_cli _hloroof)
+  if(TARGET ${target})
+    add_test(NAME layers.${target}.public_headers
+             COMMAND ${CMAKE_COMMAND} -E echo
+                     "include path: $<JOIN:$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>, >.")
+    set_tests_properties(layers.${target}.public_headers PROPERTIES
+      PASS_REGULAR_EXPRESSION "include path: "
+      FAIL_REGULAR_EXPRESSION "${PROJECT_SOURCE_DIR}/lib[ /.]|lib/private")
+  endif()
+endforeach()

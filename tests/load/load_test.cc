@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "examples.h"
 #include "hloroof/hlo_proto.h"
+#include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/load.h"
 
@@ -98,7 +99,7 @@ TEST_CASE("an emitter test's fused computation without ENTRY is read, with the b
   CHECK(loaded->module.entry()->name() == "fusion");
   CHECK(!loaded->entry_marked);
   CHECK(contains(loaded->banner, "no computation is marked ENTRY"));
-  CHECK(contains(loaded->banner, "--entry NAME takes a computation as the step"));
+  CHECK(contains(loaded->banner, "LoadOptions::entry = NAME takes a computation as the step"));
 }
 
 TEST_CASE("MLIR, JSON, empty and binary inputs are refused with what they are") {
@@ -139,8 +140,8 @@ TEST_CASE("the entry option takes a computation as the step, and the banner says
   CHECK(loaded->module.entry()->name() == "helper");
   CHECK(!loaded->entry_marked);
   CHECK(loaded->banner ==
-        "--entry takes helper as the step, not the module's ENTRY main: the figures are those "
-        "of helper alone");
+        "LoadOptions::entry takes helper as the step, not the module's ENTRY main: the figures "
+        "are those of helper alone");
 
   options.entry = "nope";
   options.entry_option = "entry=";
@@ -195,7 +196,7 @@ TEST_CASE("a dump directory: its largest jit_ module by default, or the one name
   REQUIRE(picked->diagnostics.notes.size() == 1);
   CHECK(contains(picked->diagnostics.notes[0], "read module jit_large"));
   CHECK(contains(picked->diagnostics.notes[0], "of the 2 optimized module(s)"));
-  CHECK(contains(picked->diagnostics.notes[0], "--module NAME reads another"));
+  CHECK(contains(picked->diagnostics.notes[0], "LoadOptions::module_name NAME reads another"));
   CHECK(picked->diagnostics.warnings.empty());
 
   LoadOptions by_number;
@@ -218,13 +219,40 @@ TEST_CASE("a dump directory: its largest jit_ module by default, or the one name
   CHECK(contains(nothing.status().message(), "after_optimizations.txt"));
 }
 
+TEST_CASE("a dump directory of HloProtos (--xla_dump_hlo_as_proto) is read, text first") {
+  const std::string text =
+      "HloModule jit_p\n\nENTRY %e {\n  %p = f32[4] parameter(0)\n  ROOT %n = f32[4] negate(%p)\n}\n";
+  absl::StatusOr<Module> parsed = parse_module(text);
+  REQUIRE(parsed.ok());
+  TempDir dir("proto_dump");
+  write_file(dir.path / "module_0003.jit_p.gpu_after_optimizations.hlo.pb", write_hlo_proto(*parsed));
+  write_file(dir.path / "module_0003.jit_p.before_optimizations.hlo.pb", write_hlo_proto(*parsed));
+  absl::StatusOr<std::vector<DumpModule>> modules = dump_modules(dir.path.string());
+  REQUIRE(modules.ok());
+  REQUIRE(modules->size() == 1);
+  CHECK((*modules)[0].name == "jit_p");
+  CHECK((*modules)[0].id == "0003");
+  absl::StatusOr<LoadedModule> loaded = load_module(dir.path.string());
+  REQUIRE(loaded.ok());
+  CHECK(loaded->module.name() == "jit_p");
+  CHECK(loaded->xla_assignment.has_value());  // read as a proto
+  CHECK(contains(loaded->diagnostics.notes[0], "gpu_after_optimizations.hlo.pb"));
+  CHECK(loaded->diagnostics.warnings.empty());
+  // Dumped both ways: the text is read, the module listed once.
+  write_file(dir.path / "module_0003.jit_p.gpu_after_optimizations.txt", text);
+  absl::StatusOr<std::vector<DumpModule>> both = dump_modules(dir.path.string());
+  REQUIRE(both.ok());
+  REQUIRE(both->size() == 1);
+  CHECK(std::string_view((*both)[0].file).ends_with("after_optimizations.txt"));
+}
+
 TEST_CASE("a module name for a single-module input") {
   LoadOptions options;
   options.module_name = "jit_f";
   absl::StatusOr<LoadedModule> refused = load_module(ModuleBytes{kTwoComputations, "m.hlo"},
                                                      options);
   REQUIRE(!refused.ok());
-  CHECK(contains(refused.status().message(), "--module picks a module"));
+  CHECK(contains(refused.status().message(), "LoadOptions::module_name picks a module"));
   options.module_name_everywhere = false;
   CHECK(load_module(ModuleBytes{kTwoComputations, "m.hlo"}, options).ok());
 }
@@ -244,23 +272,6 @@ TEST_CASE("a file cut inside a computation: the whole ones are read, or the pars
   absl::StatusOr<LoadedModule> refused = load_module(file.string(), whole_only);
   REQUIRE(!refused.ok());
   CHECK(contains(refused.status().message(), "truncated?"));
-}
-
-TEST_CASE("add_input_diagnostics: the input's, then the device choice's, in one order") {
-  LoadedModule loaded;
-  loaded.banner = "banner";
-  loaded.diagnostics.warnings = {"input warning"};
-  DeviceTarget choice;
-  choice.diagnostics.notes = {"device note"};
-  choice.diagnostics.warnings = {"device warning"};
-  Prediction prediction;
-  prediction.diagnostics.notes = {"own assumption"};
-  prediction.diagnostics.warnings = {"own warning"};
-  add_input_diagnostics(loaded, choice, prediction);
-  CHECK(prediction.diagnostics.notes ==
-        std::vector<std::string>{"input warning", "device note", "own assumption"});
-  CHECK(prediction.diagnostics.warnings ==
-        std::vector<std::string>{"banner", "own warning", "device warning"});
 }
 
 TEST_CASE("detect_input_kind: an HLO instruction line makes text HLO, an MLIR op line does not") {

@@ -410,4 +410,33 @@ TEST_CASE("profile's header fits 100 columns under a long path; op times are sai
   CHECK(absl::StrContains(r.out, "mean per step over the steps"));
 }
 
+TEST_CASE("calibrate reads the module an XSpace carries, and --hlo A B takes both modules") {
+  // The H100 capture's XSpace alone (no module.hlo beside it): its /host:metadata plane
+  // carries the module, read as `profile` reads it; the device is the one its GPU plane names.
+  const std::string capture = std::string(HLOROOF_SOURCE_DIR) + "/tests/data/h100/default/gemm";
+  const std::string xspace =
+      capture + "/profile/plugins/profile/2026_11_23_02_19_21/vm.xplane.pb";
+  testing::CliResult carried = run_cli(absl::StrCat("calibrate ", xspace));
+  INFO(carried.out << carried.err);
+  CHECK_FALSE(absl::StrContains(carried.err, "cannot read"));
+  CHECK(absl::StrContains(carried.err, "note: read module jit_"));
+  CHECK(absl::StrContains(carried.err, "device h100 from the profiles"));
+  CHECK(absl::StrContains(carried.out, "fitted "));
+
+  // Two profiles, their modules after one --hlo: B is a module, not a third profile.
+  const std::string mlp = std::string(HLOROOF_SOURCE_DIR) + "/tests/data/h100/default/mlp";
+  testing::CliResult both = run_cli(absl::StrCat("calibrate ", capture, " ", mlp, " --hlo ",
+                                                 capture, "/module.hlo ", mlp,
+                                                 "/module.hlo --device h100"));
+  INFO(both.err);
+  CHECK_FALSE(absl::StrContains(both.err, "give one --hlo for every profile"));
+  CHECK_FALSE(absl::StrContains(both.err, "cannot read"));
+  CHECK(absl::StrContains(both.out, "\nmlp "));  // its row of the steps table
+  // As two --hlo give them.
+  testing::CliResult each = run_cli(absl::StrCat("calibrate ", capture, " ", mlp, " --hlo ",
+                                                 capture, "/module.hlo --hlo ", mlp,
+                                                 "/module.hlo --device h100"));
+  CHECK(both.out == each.out);
+}
+
 }  // namespace hloroof

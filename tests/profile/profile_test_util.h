@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "export/xplane.pb.h"
+#include "proto/xplane.pb.h"
 
 namespace hloroof::testing {
 

@@ -914,3 +914,28 @@ def test_compare_profile_chooses_as_the_command_does():
 def test_the_package_lists_only_its_own_names():
     assert "annotations" not in dir(hloroof)
     assert {"predict", "parse", "compare_profile"} <= set(dir(hloroof))
+
+
+def test_memory_and_cost_print_the_command_s_report():
+    # str() of a MemoryReport and a ModuleCost is the text `hloroof memory` and `hloroof cost`
+    # print for the same module (and device), byte for byte.
+    for path, device in EXAMPLES:
+        memory = run_cli("memory", path, "--device", device)
+        assert memory.returncode == 0, memory.stderr
+        assert str(hloroof.memory(path, device)) == memory.stdout
+        cost = run_cli("cost", path)
+        assert cost.returncode == 0, cost.stderr
+        assert str(hloroof.cost(path)) == cost.stdout
+
+
+def test_calibrate_infers_the_device_as_the_command_does():
+    # The H100 capture names its device (its GPU plane, its meta.json): no device needed.
+    capture = SOURCE / "tests" / "data" / "h100" / "default" / "gemm"
+    fit = hloroof.calibrate([capture])
+    assert fit.device == "h100"
+    assert any("device h100 from the profiles" in n for n in fit.notes)
+    # The XSpace alone carries its module, as `hloroof profile` reads it.
+    xspace = next((capture / "profile").rglob("*.xplane.pb"))
+    carried = hloroof.calibrate([xspace])
+    assert any(n.startswith("read module jit_") for n in carried.notes)
+    assert [s.measured_s for s in carried.steps] == [s.measured_s for s in fit.steps]

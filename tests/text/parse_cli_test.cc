@@ -100,11 +100,11 @@ TEST_CASE("parse refuses what is not a regular file, with a clear error and exit
   auto dir = run_cli("parse /");
   CHECK(dir.exit_code == 1);
   // A directory is read as an XLA dump directory; one without optimized modules is refused.
-  // The message wraps at 100 columns (99 on the first line), its second line indented.
+  // The message wraps at 100 columns, its later lines indented.
   CHECK(dir.err ==
-        "error: cannot read '/': it is a directory with no *after_optimizations.txt file; give "
-        "the directory\n  XLA_FLAGS=--xla_dump_to=DIR wrote (with --xla_dump_hlo_as_text, the "
-        "default), or one HLO file\n");
+        "error: cannot read '/': it is a directory with no *after_optimizations.txt or\n"
+        "  *after_optimizations.hlo.pb file; give the directory XLA_FLAGS=--xla_dump_to=DIR wrote, "
+        "or one HLO\n  file\n");
   auto missing = run_cli("parse /nonexistent/file.hlo");
   CHECK(missing.err == "error: cannot read '/nonexistent/file.hlo': no such file; check the path\n");
   // A device would be read forever: it is refused before any read.

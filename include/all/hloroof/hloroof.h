@@ -5,6 +5,7 @@
 #include "hloroof/advise.h"
 #include "hloroof/analysis.h"
 #include "hloroof/analysis_json.h"
+#include "hloroof/analysis_text.h"
 #include "hloroof/attributes.h"
 #include "hloroof/backend_config.h"
 #include "hloroof/computation.h"
@@ -33,5 +34,6 @@
 #include "hloroof/summary_json.h"
 #include "hloroof/version.h"
 #include "hloroof/xspace.h"
+#include "hloroof/xspace_modules.h"
 
 #endif  // HLOROOF_HLOROOF_H_

@@ -24,6 +24,7 @@
 #include "absl/types/span.h"
 #include "hloroof/advise.h"
 #include "hloroof/device_target.h"
+#include "hloroof/load.h"
 #include "hloroof/memory.h"
 #include "hloroof/module.h"
 #include "hloroof/predict.h"
@@ -188,6 +189,65 @@ absl::StatusOr<ProfileXSpaces> write_profile_xspaces(
     const Module& module, const ProfileJoin& joined, const DeviceSpec& device,
     const Profile& profile, std::string_view log_dir, XSpaceOptions options = {},
     absl::Span<const std::string> inputs = {});
+
+// The device a profile was measured on, as the capture names it.
+struct MeasuredDevice {
+  std::string kind;      // "TPU v6 Lite", "NVIDIA H100 80GB HBM3"; empty: the capture is silent
+  std::string device;    // the built-in device of that kind (device_for_kind); empty: none
+  std::string platform;  // "tpu" or "gpu" when the kind tells; empty otherwise
+  std::string source;    // where the kind was read: "the profile's device plane", "meta.json"
+};
+// What the profile's device planes say (device_type_string, gpu_device_name), else the
+// `device_kind` of a capture's meta.json (tools/capture) in the profile's folder or above it.
+absl::StatusOr<MeasuredDevice> measured_device(const Profile& profile,
+                                               std::string_view profile_path);
+// An error when the profile ran on one platform and `spec` is a device of the other.
+absl::Status check_same_platform(const MeasuredDevice& measured, const DeviceSpec& spec);
+
+// A device fitted to measured profiles from files, as the command's `calibrate` and Python's
+// calibrate() do it: each profile read and joined with its module, the device inferred from
+// the captures when none is given.
+struct ProfileCalibrationInputs {
+  std::vector<std::string> profiles;  // files or folders, as read_profile takes them
+  // The module of each profile (as many as profiles, or one for all): files or XLA dump
+  // directories (load.module_name picks a directory's module). Empty: each profile's capture
+  // folder's module.hlo, else the module the profile carries (load.module_name picks it).
+  std::vector<std::string> module_paths;
+  // Modules in memory instead of module_paths (as many as profiles, or one for all).
+  std::vector<const Module*> modules;
+  std::string device;  // as resolve_device takes it; empty: the one every profile names
+  LoadOptions load;
+  CalibrationOptions options;
+  // How messages name the device and module_paths options ("--device" and "--hlo" for the
+  // command).
+  std::string device_option = "ProfileCalibrationInputs::device";
+  std::string modules_option = "ProfileCalibrationInputs::module_paths";
+  // Called with each module as it is read, and with the note saying which device the profiles
+  // named when it was inferred, before the next step (the command prints what they say).
+  std::function<void(const LoadedModule&)> on_loaded;
+  std::function<void(const std::string&)> on_note;
+};
+
+struct ProfileCalibration {
+  CalibrationResult result;
+  std::string device;               // the device fitted from, as given or inferred
+  std::vector<std::string> inputs;  // every file read (for write_output_file)
+};
+
+// The payload (absl::Status::GetPayload) of an error about the inputs themselves: no device
+// given and the profiles name none, or name different ones.
+inline constexpr char kCalibrationUsagePayload[] = "hloroof.calibration.usage";
+
+// Reads the profiles and their modules, infers the device where none is given, checks each
+// profile's platform against it, and fits (calibrate). Errors: reading, the device, the fit
+// (a module that did not run advises giving the one that did).
+absl::StatusOr<ProfileCalibration> calibrate_profiles(const ProfileCalibrationInputs& inputs);
+
+// Merges what loading and the device choice said into `prediction`, in the one order every
+// report shows: the input's warnings, then the device choice's notes, before the prediction's
+// assumptions; the banner first, the device choice's warnings last, among its warnings.
+void add_input_diagnostics(const LoadedModule& loaded, const DeviceTarget& choice,
+                           Prediction& prediction);
 
 }  // namespace hloroof
 

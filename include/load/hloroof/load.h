@@ -19,11 +19,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "hloroof/device_target.h"
 #include "hloroof/diagnostics.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/module.h"
-#include "hloroof/predict.h"
 
 namespace hloroof {
 
@@ -44,12 +42,13 @@ struct LoadOptions {
   bool read_cut_dump = true;
   // What parse errors call standard input's text ("" : no name before LINE:COLUMN).
   std::string stdin_name;
-  // How the caller names the options, in messages: the command's flags by default.
-  std::string module_option = "--module";
-  std::string entry_option = "--entry";
+  // How messages name the two options above, in the caller's words ("--module" and "--entry"
+  // for the command, "module_name" and "Module.set_entry" for Python); by default these fields.
+  std::string module_option = "LoadOptions::module_name";
+  std::string entry_option = "LoadOptions::entry";
   // How a computation is named as the step, for the warning about a module without ENTRY:
   // "--entry NAME" for the command, "Module.set_entry(NAME)" for Python.
-  std::string entry_naming = "--entry NAME";
+  std::string entry_naming = "LoadOptions::entry = NAME";
 };
 
 // Bytes in memory to read as a module (load_module's second form), and the name messages give
@@ -79,15 +78,15 @@ struct LoadedModule {
   std::optional<absl::StatusOr<XlaBufferAssignment>> xla_assignment;
   // From a profile, the module's name there ("jit_f(12)").
   std::string profile_module;
-  // From a profile whose device planes name a built-in device: that device ("tpu_v6e"), and
-  // the device kind they name ("TPU v6 lite").
-  std::string profile_device;
+  // From a profile: the device kind its device planes name ("TPU v6 lite"; device_for_kind,
+  // hloroof/device_target.h, gives the built-in device), empty when they name none.
   std::string profile_device_kind;
 };
 
 // Reads `path`: HLO text, an HloProto or HloModuleProto, or an XSpace profile (by content,
-// whatever the name), "-" for standard input, or a dump directory (its *after_optimizations.txt
-// modules; options.module_name picks one). Errors say what is wrong and what to give instead.
+// whatever the name), "-" for standard input, or a dump directory (its optimized modules,
+// dump_modules; options.module_name picks one). Errors say what is wrong and what to give
+// instead.
 absl::StatusOr<LoadedModule> load_module(const std::string& path, const LoadOptions& options = {});
 // The same for bytes in memory (no dump directory, no cut dump read in part).
 absl::StatusOr<LoadedModule> load_module(const ModuleBytes& input,
@@ -97,41 +96,40 @@ absl::StatusOr<LoadedModule> load_module(const ModuleBytes& input,
 struct DumpModule {
   std::string name;  // "jit_train_step"
   std::string id;    // "0004": XLA numbers modules in the order it compiles them; "" if none
-  std::string file;  // the path of its `*after_optimizations.txt`
+  std::string file;  // the path of its `*after_optimizations.txt` (or `.hlo.pb`)
   int64_t bytes = 0;
 };
 
-// The optimized modules of an XLA dump directory (files ending in `after_optimizations.txt`),
-// largest first. Errors: not a directory, or no such file in it.
+// The optimized modules of an XLA dump directory, largest first: files ending in
+// `after_optimizations.txt` (--xla_dump_hlo_as_text, the default) or
+// `after_optimizations.hlo.pb` (--xla_dump_hlo_as_proto: HloProtos with XLA's buffer
+// assignment), a module dumped both ways read from its text. Errors: not a directory, or no
+// such file in it.
 absl::StatusOr<std::vector<DumpModule>> dump_modules(const std::string& directory);
 
 // The module of a dump directory to read: the one named `module_name`, or numbered so ("0004",
 // "module_0004"), by default the largest `jit_*` module (the largest module when none is
 // `jit_*`). A name compiled more than once (a recompile) reads its latest compilation, the
 // highest id. Errors list the modules there are.
-absl::StatusOr<DumpModule> pick_dump_module(const std::vector<DumpModule>& modules,
-                                            std::string_view module_name,
-                                            std::string_view module_option = "--module");
+absl::StatusOr<DumpModule> pick_dump_module(
+    const std::vector<DumpModule>& modules, std::string_view module_name,
+    std::string_view module_option = "LoadOptions::module_name");
 
 // The warning for a module that marks no computation ENTRY, empty for one that marks one;
 // `entry_naming` says how to name a computation as the step (LoadOptions::entry_naming).
-std::string no_entry_warning(const Module& module, std::string_view entry_naming = "--entry NAME");
+std::string no_entry_warning(const Module& module,
+                             std::string_view entry_naming = "LoadOptions::entry = NAME");
 
 // What about a parsed module the figures do not assume, one sentence each: no computation
 // marked ENTRY (no_entry_warning); HLO before optimization (`file` named
 // `*before_optimizations*`, or, unless it is named `*after_optimizations*`, unscheduled with
 // unfused chains of elementwise ops).
-std::vector<std::string> input_warnings(const Module& module, std::string_view file,
-                                        std::string_view entry_naming = "--entry NAME");
+std::vector<std::string> input_warnings(
+    const Module& module, std::string_view file,
+    std::string_view entry_naming = "LoadOptions::entry = NAME");
 
 // A text parse error that ran into the end of the input gets a note: the file is truncated?
 absl::Status explain_parse_error(const absl::Status& status);
-
-// Merges what loading and the device choice said into `prediction`, in the one order every
-// report shows: the input's warnings, then the device choice's notes, before the prediction's
-// assumptions; the banner first, the device choice's warnings last, among its warnings.
-void add_input_diagnostics(const LoadedModule& loaded, const DeviceTarget& choice,
-                           Prediction& prediction);
 
 }  // namespace hloroof
 

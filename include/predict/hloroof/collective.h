@@ -30,6 +30,10 @@ namespace hloroof {
 
 enum class CollectiveFormula { kNetwork, kXlaGpuNccl, kXlaGpuSol };
 std::string_view collective_formula_name(CollectiveFormula formula);
+// The formula collective_formula_name names so ("network", "xla-gpu-nccl", "xla-gpu-sol");
+// an error naming them for any other text, `option` (the caller's name of the setting) first.
+absl::StatusOr<CollectiveFormula> collective_formula_from_name(std::string_view name,
+                                                              std::string_view option);
 
 struct CollectiveOptions {
   CollectiveFormula formula = CollectiveFormula::kNetwork;

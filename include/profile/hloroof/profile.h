@@ -26,6 +26,7 @@
 #include "hloroof/device.h"
 #include "hloroof/module.h"
 #include "hloroof/predict.h"
+#include "hloroof/xspace_modules.h"
 
 namespace hloroof {
 
@@ -81,33 +82,12 @@ struct ProfilePlane {
   std::vector<XlaOpCost> xla_op_costs;  // one per op of the "XLA Ops" line that has any
 };
 
-// An optimized module an XSpace carries: the "/host:metadata" plane holds one event metadata
-// per module, named "NAME(PROGRAM_ID)", whose stat "Hlo Proto" is a serialized xla.HloProto
-// (the HloModuleProto and XLA's buffer assignment).
-struct ProfileModuleProto {
-  std::string name;       // "jit_step(12)"
-  std::string hlo_proto;  // read with parse_hlo_proto and read_xla_buffer_assignment
-};
-
 struct Profile {
   std::string origin;  // the file read
   std::string format;  // "xplane" or "trace-json"
   std::vector<ProfilePlane> planes;
   std::vector<ProfileModuleProto> module_protos;  // XSpace only
 };
-
-// The largest profile file read (an .xplane.pb, a trace JSON, gzipped or not): 1 GiB. The
-// profiles JAX writes for one step of a large model are tens of megabytes.
-inline constexpr int64_t kMaxProfileFileBytes = int64_t{1} << 30;
-// What one profile may hold (docs/limits.md), checked as it is read, before the memory is taken:
-// the JSON text a trace may be or inflate to (1 GiB), its planes (devices and hosts: 4096),
-// lines (timeline rows: 2^20), events (2^23, about 8.4 million; a step of a large model has tens
-// of thousands), and the memory its planes, lines and events take (1 GiB).
-inline constexpr int64_t kMaxTraceTextBytes = int64_t{1} << 30;
-inline constexpr int64_t kMaxProfilePlanes = 4096;
-inline constexpr int64_t kMaxProfileLines = int64_t{1} << 20;
-inline constexpr int64_t kMaxProfileEvents = int64_t{1} << 23;
-inline constexpr int64_t kMaxProfileHeldBytes = int64_t{1} << 30;
 
 // True when the profile is an XSpace hloroof wrote (`predict --xspace`, `profile --xspace`):
 // its device planes say they were "predicted by hloroof, not measured". Such a profile is read

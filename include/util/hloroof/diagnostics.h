@@ -1,7 +1,7 @@
 // What a step of the work says beside its result, one sentence each: notes (what was read or
 // chosen) and warnings (what the figures do not assume). Loading a module (LoadedModule) and
 // choosing a device (DeviceTarget) say them; add_diagnostics (hloroof/predict.h) merges them
-// into a prediction, add_input_diagnostics (hloroof/load.h) both of them.
+// into a prediction, add_input_diagnostics (hloroof/analysis.h) both of them.
 #ifndef HLOROOF_DIAGNOSTICS_H_
 #define HLOROOF_DIAGNOSTICS_H_
 
