@@ -12,7 +12,7 @@
 #include "hloroof/load.h"
 #include "hloroof/summary_json.h"
 #include "input.h"
-#include "util/text_safety.h"
+#include "hloroof/text_safety.h"
 
 namespace hloroof::cli {
 namespace {
