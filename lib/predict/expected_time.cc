@@ -928,6 +928,27 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
                             "at its peak", f.gemm_plateau),
       f.hbm_fraction, f.hbm.latency_s * 1e6,
       f.ici.latency_s * 1e6, f.ici_efficiency, f.ici_group));
+  // Per generation: what was measured on this chip, what it borrows, and where its GEMM
+  // plateau comes from (the figure's source and the head of its note).
+  std::string plateau = "its peak (assumed: no gemm_plateau figure)";
+  if (own) {
+    plateau = absl::StrFormat("%.2f of its peak (measured)", f.gemm_plateau);
+  } else if (const DeviceFigure* g = device.figure("gemm_plateau"); g != nullptr) {
+    const std::string_view note = g->note;
+    const std::string_view head = note.substr(0, std::min(note.find(':'), note.find(';')));
+    plateau = absl::StrFormat("%.2f of its peak (source '%s'%s%s)", g->value, g->source,
+                              head.empty() ? "" : ": ", std::string(head));
+  }
+  const bool host_own = table_device(device) == "tpu_v6e";
+  out.push_back(absl::StrFormat(
+      "%s provenance: measured on this chip: %s; borrowed: %s; GEMM plateau %s", device.name,
+      own ? "GEMM ramp, HBM share, per-op fixed cost, ICI all-gathers"
+          : host_own ? "host link" : "nothing",
+      own ? "host link (tpu_v6e)"
+          : host_own ? "GEMM ramp, HBM share, per-op fixed cost, ICI all-gathers (tpu7x)"
+                     : "GEMM ramp, HBM share, per-op fixed cost, ICI all-gathers (tpu7x), host "
+                       "link (tpu_v6e)",
+      plateau));
   out.push_back(absl::StrFormat(
       "%s assumed, not measured: vector and transcendental rates (roofline), non-square GEMM "
       "shapes beyond MXU padding, collectives other than all-gather and other group sizes "
