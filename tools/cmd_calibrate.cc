@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "calibrate_nccl_tests.h"
 #include "cli.h"
 #include "commands.h"
 #include "hloroof/analysis.h"
@@ -76,6 +77,7 @@ int run(const std::vector<std::string>& given) {
   if (profiles.empty()) {
     return usage_error("expected one or more profiles", kCalibrateCommand.usage);
   }
+  if (std::optional<int> done = calibrate_from_nccl_tests(*args)) return *done;
   const std::string output = args->get("--output");
   if (args->has("--output") && output.empty()) {
     // Refused as every output is, before the profiles are read and fitted.
@@ -169,7 +171,11 @@ const Command kCalibrateCommand = {
     "cost, or more than 4x from what the other ops agree on are left out. A second fit keeps\n"
     "the device's measured models and moves only the overhead; the one that predicts steps\n"
     "better is proposed, and written only if it predicts the held-out steps (one profile: its\n"
-    "own step) better than the given device; otherwise nothing is written (exit 1 with -o).\n\n"
+    "own step) better than the given device; otherwise nothing is written (exit 1 with -o).\n"
+    "Given nccl-tests logs instead (all_reduce_perf, all_gather_perf, reduce_scatter_perf,\n"
+    "alltoall_perf output, their 'Rank ... on HOST' lines kept), fits interconnect.nic_efficiency\n"
+    "to the sizes whose ranks span nodes, each predicted as one collective on the device over\n"
+    "the log's nodes (--device required; --set, --name and -o apply).\n\n"
     "options:\n"
     "  --hlo HLO...      the module of each profile, in order (or one for all): a file or an\n"
     "                    XLA dump directory; without it each PROFILE is a capture folder of\n"
@@ -191,7 +197,8 @@ const Command kCalibrateCommand = {
     "  --trip-count N    trip count assumed for loops whose count cannot be told (default 1)\n\n"
     "example:\n"
     "  hloroof calibrate runs/gemm runs/mlp runs/attention --device h100 -o my_h100.json\n"
-    "  hloroof predict train_step.hlo --device my_h100.json\n",
+    "  hloroof predict train_step.hlo --device my_h100.json\n"
+    "  hloroof calibrate all_reduce_perf.log alltoall_perf.log --device a100 -o cluster.json\n",
     run,
     "hloroof calibrate PROFILE... [--hlo HLO...] [--device D] [--set PATH=VALUE]...\n"
     "       [-o OUT.json] [--name NAME] [--topology T] [--device-index N] [--trip-count N]\n"

@@ -742,14 +742,18 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
       const std::optional<double> own = peak(device, g.unit);
       const double own_peak = own ? *own : peak(device, "bf16").value_or(0);
       if (!(own_peak > 0)) continue;
-      // Efficiency at this padded size relative to tpu7x's bf16 peak, applied to this
-      // device's peak: the work part of the measured time (its fixed cost taken out). Another
-      // chip borrows the ramp, relative to tpu7x's plateau: its own large GEMMs reach its
-      // gemm_plateau, else its peak, as TPU v2's did in the scaling book's profile
-      // (docs/accuracy.md, "TPUs").
+      // The ramp by time at peak: this GEMM takes padded / own_peak at this chip's peak; the
+      // tpu7x GEMM as long at tpu7x's bf16 peak (padded x gemm_peak / own_peak FLOPs) reaches
+      // the efficiency measured there, and so does this one: what keeps a small GEMM below
+      // peak (filling the MXUs' pipelines, the first DMAs) is time, which a slower chip
+      // spends over more FLOPs. The work part of the measured time (its fixed cost taken out)
+      // then is this GEMM's time. Another chip borrows the ramp relative to tpu7x's plateau:
+      // its own large GEMMs reach its gemm_plateau, else its peak, as TPU v2's did in the
+      // scaling book's profile (docs/accuracy.md, "TPUs").
       const double padded = measured::padded_flops(g.shape, mxu);
-      const double work_s = std::max(0.0, fits.gemm_time_s(padded) - fits.hbm.latency_s);
-      gemm_s += std::max(padded / own_peak, work_s * fits.gemm_peak * ramp_scale / own_peak);
+      const double as_long = padded * fits.gemm_peak / own_peak;
+      const double work_s = std::max(0.0, fits.gemm_time_s(as_long) - fits.hbm.latency_s);
+      gemm_s += std::max(padded / own_peak, work_s * ramp_scale);
       if (g.unit != "bf16") {
         note_once(assumptions,
                   absl::StrCat(device.name, " ", sv(g.unit),
@@ -908,11 +912,12 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
   const bool own = own_tpu_tables(device);
   out.push_back(absl::StrFormat(
       "%s expected times %s the %s microbenchmarks (AI-Hypercomputer/"
-      "accelerator-microbenchmarks)%s: GEMM time by MXU-padded size (measured, interpolated%s), "
+      "accelerator-microbenchmarks)%s: GEMM time by MXU-padded size (measured, interpolated%s%s), "
       "HBM at %.3f of bandwidth and a %.3g us per-op fixed cost (fitted), ICI collectives "
       "%.3g us + %.3f of the torus model's bandwidth (fitted to all-gathers of %g devices)",
       device.name, own ? "rest on" : "borrow", measured::kTpuTableDevice,
       own ? "" : ", relative to this chip's own peaks",
+      own ? "" : "; read at the tpu7x GEMM as long at its peak",
       own ? ""
       : device.gemm_plateau
           ? absl::StrFormat("; the ramp to tpu7x's %.2f plateau, this chip's plateau %.2f of "
@@ -922,6 +927,27 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
                             "at its peak", f.gemm_plateau),
       f.hbm_fraction, f.hbm.latency_s * 1e6,
       f.ici.latency_s * 1e6, f.ici_efficiency, f.ici_group));
+  // Per generation: what was measured on this chip, what it borrows, and where its GEMM
+  // plateau comes from (the figure's source and the head of its note).
+  std::string plateau = "its peak (assumed: no gemm_plateau figure)";
+  if (own) {
+    plateau = absl::StrFormat("%.2f of its peak (measured)", f.gemm_plateau);
+  } else if (const DeviceFigure* g = device.figure("gemm_plateau"); g != nullptr) {
+    const std::string_view note = g->note;
+    const std::string_view head = note.substr(0, std::min(note.find(':'), note.find(';')));
+    plateau = absl::StrFormat("%.2f of its peak (source '%s'%s%s)", g->value, g->source,
+                              head.empty() ? "" : ": ", std::string(head));
+  }
+  const bool host_own = table_device(device) == "tpu_v6e";
+  out.push_back(absl::StrFormat(
+      "%s provenance: measured on this chip: %s; borrowed: %s; GEMM plateau %s", device.name,
+      own ? "GEMM ramp, HBM share, per-op fixed cost, ICI all-gathers"
+          : host_own ? "host link" : "nothing",
+      own ? "host link (tpu_v6e)"
+          : host_own ? "GEMM ramp, HBM share, per-op fixed cost, ICI all-gathers (tpu7x)"
+                     : "GEMM ramp, HBM share, per-op fixed cost, ICI all-gathers (tpu7x), host "
+                       "link (tpu_v6e)",
+      plateau));
   out.push_back(absl::StrFormat(
       "%s assumed, not measured: vector and transcendental rates (roofline), non-square GEMM "
       "shapes beyond MXU padding, collectives other than all-gather and other group sizes "
@@ -937,11 +963,12 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
 namespace {
 
 // The time of `gemms` on `device` from the measured tables of `source` (whose device is
-// `src`); `used`: how many of them a table times (the others add nothing).
+// `src`); `used`: how many of them a table times (the others add nothing), `outside`: how many
+// of those lie outside the table's measured shapes (extrapolated, GemmTable::time_s).
 double table_gemm_time(absl::Span<const GemmCall> gemms, const DeviceSpec& device,
                        const Source& source, const measured::DeviceTables& tables,
                        const DeviceSpec& src, GemmTimeCache* cache,
-                       std::vector<std::string>& assumptions, int& used) {
+                       std::vector<std::string>& assumptions, int& used, int& outside) {
   double gemm_s = 0;
   for (const GemmCall& g : gemms) {
     std::string_view table_class;
@@ -959,6 +986,7 @@ double table_gemm_time(absl::Span<const GemmCall> gemms, const DeviceSpec& devic
     const double rate = same ? table_rate : table_rate / *theirs * *own;
     gemm_s += g.factor * g.shape.flops() / rate;
     ++used;
+    if (!table->covers(g.shape)) ++outside;
     if (!same) {
       note_once(assumptions,
                 absl::StrCat(device.name, " ", sv(g.unit),
@@ -994,7 +1022,7 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
   // is made from these and the issue's figures alone (and the device's own texts).
   enum class Term : uint8_t { kHbm, kMatrix, kIssue };
   absl::InlinedVector<std::pair<Term, double>, 4> named;
-  int named_gemms = 0;
+  int named_gemms = 0, named_outside = 0;
   double named_gemm_s = 0;
   // The slowest term as expected, and the model behind it.
   double terms = 0;
@@ -1029,18 +1057,22 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
       source.name.empty() ? nullptr : measured::tables_for(source.name);
   const DeviceSpec* src = source.name.empty() ? nullptr : source_spec(source.name);
   if (!matmul_knob && work.matrix_flops > 0 && tables != nullptr && src != nullptr) {
-    int used = 0;
-    const double gemm_s =
-        table_gemm_time(gemms, device, source, *tables, *src, cache, assumptions, used);
+    int used = 0, outside = 0;
+    const double gemm_s = table_gemm_time(gemms, device, source, *tables, *src, cache,
+                                          assumptions, used, outside);
     if (used > 0) {
       if (explain) {
         named_gemms = used;
+        named_outside = outside;
         named_gemm_s = gemm_s;
       }
-      consider(gemm_s, [&source] {
+      // A GEMM outside the table's measured shapes is extrapolated (GemmTable::time_s).
+      consider(gemm_s, [&source, outside] {
         return absl::StrCat("gemm table ", source.name,
-                            source.borrowed ? " (measured, borrowed)"
-                                            : " (measured, interpolated)");
+                            source.borrowed ? " (measured, borrowed"
+                            : outside > 0   ? " (measured, extrapolated"
+                                            : " (measured, interpolated",
+                            source.borrowed && outside > 0 ? ", extrapolated)" : ")");
       });
     }
   }
@@ -1063,6 +1095,7 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
     key.add(reinterpret_cast<uintptr_t>(&device));
     key.add(e.time_s);
     key.add(named_gemms);
+    key.add(named_outside);
     key.add(named_gemm_s);
     for (const auto& [term, s] : named) {
       key.add(term);
@@ -1076,9 +1109,14 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
     e.explanation = memo->text(key.bytes(), [&] {
       std::vector<std::string> how;
       if (named_gemms > 0) {
-        how.push_back(absl::StrCat(named_gemms, " GEMM", named_gemms == 1 ? "" : "s",
-                                   " from the measured ", source.name,
-                                   " table: ", seconds(named_gemm_s)));
+        how.push_back(absl::StrCat(
+            named_gemms, " GEMM", named_gemms == 1 ? "" : "s", " from the measured ",
+            source.name, " table",
+            named_outside == 0 ? std::string()
+            : absl::StrCat(" (", named_outside == named_gemms ? "" : absl::StrCat(named_outside, " "),
+                           "outside its measured shapes: extrapolated, the tile-padded work "
+                           "beyond its edge at its marginal rate there)"),
+            ": ", seconds(named_gemm_s)));
       }
       for (const auto& [term, s] : named) {
         switch (term) {

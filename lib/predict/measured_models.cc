@@ -27,6 +27,11 @@ constexpr double kNearby = 0.01;
 // Rows or columns below this run as a GEMV-like kernel (GemmTable::time_s).
 constexpr double kGemvBelow = 64;
 
+// The side of the tensor cores' tiles outside the measured box: m, n and k round up to it
+// (GemmTable::time_s). The smallest tile of cuBLAS's and CUTLASS's tensor-core GEMMs on Ampere
+// and Hopper is 64 rows or columns, and their k step 64 elements of a 16-bit type.
+constexpr double kTileSide = 64;
+
 std::array<double, 4> log2_of(const GemmShape& s) {
   return {std::log2(s.b), std::log2(s.m), std::log2(s.n), std::log2(s.k)};
 }
@@ -140,7 +145,7 @@ absl::StatusOr<GemmTable> GemmTable::from_rows(absl::Span<const GemmRow> rows,
   return t;
 }
 
-double GemmTable::time_inside(const std::array<double, 4>& log2_sizes) const {
+double GemmTable::rate_inside(const std::array<double, 4>& log2_sizes) const {
   // The nearest measured shapes, by squared distance in the coordinates.
   const std::array<double, 4> x = coordinates(log2_sizes);
   const size_t n = points_.size();
@@ -185,32 +190,99 @@ double GemmTable::flop_per_s(const GemmShape& shape) const {
   return t > 0 ? shape.flops() / t : max_rate_;
 }
 
-double GemmTable::time_s(const GemmShape& shape) const {
+// The shape as the table reads it: sizes at least 1, a batch beyond the box joined to m.
+GemmShape GemmTable::normalised(const GemmShape& shape) const {
   GemmShape s = shape;
   s.b = std::max(1.0, s.b);
   s.m = std::max(1.0, s.m);
   s.n = std::max(1.0, s.n);
   s.k = std::max(1.0, s.k);
-  // A batch beyond the box joins m.
   const double b_max = std::exp2(hi_[0]);
   if (s.b > b_max) {
     s.m *= s.b / b_max;
     s.b = b_max;
   }
-  // Beyond the box the work runs at the edge's throughput, except below it, where the edge's
-  // time holds: a narrow tile is no faster (the attention GEMMs of a measured GPT step, n = 64,
-  // take 1.4x what HBM charges them). Fewer than 64 rows or columns, below the tensor cores'
-  // smallest tile side, is the exception: GEMV-like kernels stream the large operand, and the
-  // 16- and 32-row GEMMs measured run at the edge's throughput or their operands' memory (the
-  // memory term, beside this one).
-  std::array<double, 4> x = log2_of(s);
-  double flops = s.flops();
+  return s;
+}
+
+bool GemmTable::covers(const GemmShape& shape) const {
+  const std::array<double, 4> x = log2_of(normalised(shape));
   for (size_t a = 0; a < 4; ++a) {
-    const bool gemv = (a == 1 || a == 2) && x[a] < std::log2(kGemvBelow);
-    if (x[a] < lo_[a] && !gemv) flops *= std::exp2(lo_[a] - x[a]);
-    x[a] = std::clamp(x[a], lo_[a], hi_[a]);
+    if (x[a] < lo_[a] || x[a] > hi_[a]) return false;
   }
-  return flops / time_inside(x);
+  return true;
+}
+
+double GemmTable::time_s(const GemmShape& shape) const {
+  const GemmShape s = normalised(shape);
+  // A k above the box may also be split (split-K, stream-K): its slices run as more output tiles
+  // at once, one GEMM of k / k_max times the rows at the box's largest k, whose partial sums
+  // are then added (a pass over m x n x slices, which the memory term beside this one bounds).
+  // cuBLAS's heuristics take the faster kernel: without the split, a product of few output
+  // tiles and a long k (256 x 256 x 2^20) would keep most of the GPU idle.
+  const double k_max = std::exp2(hi_[3]);
+  if (s.k > k_max) {
+    return std::min(extrapolated(s), extrapolated({s.b, s.m * s.k / k_max, s.n, k_max}));
+  }
+  return extrapolated(s);
+}
+
+double GemmTable::extrapolated(const GemmShape& s) const {
+  const std::array<double, 4> x = log2_of(s);
+  // The edge: the shape clamped into the box, and the axes that leave it.
+  std::array<double, 4> edge = x;
+  bool outside = false, above = false;
+  for (size_t a = 0; a < 4; ++a) {
+    edge[a] = std::clamp(x[a], lo_[a], hi_[a]);
+    outside |= edge[a] != x[a];
+    above |= x[a] > hi_[a];
+  }
+  if (!outside) return s.flops() / rate_inside(x);
+  // Outside the box the time is affine in the work, t = t_edge + (work - work_edge) / rate,
+  // `rate` the marginal throughput of the table at the edge: one doubling back into the box
+  // along the axes that leave it (those above the box when any is, else those below), the
+  // work it adds over the time it adds. A kernel's fixed part (its launch, its first wave, its
+  // pipeline's fill) is paid once, so the work beyond the edge runs at the marginal rate, not
+  // at the edge's mean rate, which counts the fixed part in every FLOP. The rate is held
+  // between the edge's mean rate (the intercept stays non-negative: no shape is charged more
+  // than at the edge's mean) and the best measured throughput.
+  auto work = [](const std::array<double, 4>& l) {
+    return 2 * std::exp2(l[0] + l[1] + l[2] + l[3]);
+  };
+  const double work_edge = work(edge);
+  const double mean_rate = rate_inside(edge);
+  const double t_edge = work_edge / mean_rate;
+  std::array<double, 4> back = edge;
+  bool moved = false;
+  for (size_t a = 0; a < 4; ++a) {
+    if (above ? x[a] > hi_[a] : x[a] < lo_[a]) {
+      back[a] = std::clamp(edge[a] + (above ? -1.0 : 1.0), lo_[a], hi_[a]);
+      moved |= back[a] != edge[a];
+    }
+  }
+  double rate = mean_rate;
+  if (moved) {
+    const double work_back = work(back);
+    const double t_back = work_back / rate_inside(back);
+    const double added_work = std::abs(work_edge - work_back);
+    const double added_time = above ? t_edge - t_back : t_back - t_edge;
+    rate = added_time > 0 ? std::clamp(added_work / added_time, mean_rate,
+                                       std::max(mean_rate, max_rate_))
+                          : std::max(mean_rate, max_rate_);
+  }
+  // The work the tensor cores do: m, n and k padded to whole tiles of kTileSide. Fewer than
+  // kGemvBelow rows or columns run as a GEMV-like kernel, which streams the large operand and
+  // pads nothing (the 16- and 32-row GEMMs measured run at their operands' memory).
+  auto padded = [](double size, bool gemv_axis) {
+    if (gemv_axis && size < kGemvBelow) return size;
+    return std::ceil(size / kTileSide) * kTileSide;
+  };
+  const double tiled = 2 * s.b * padded(s.m, true) * padded(s.n, true) * padded(s.k, false);
+  // A GEMV-like kernel is not a kernel of the table: its work runs at the edge's mean rate, with
+  // no fixed part and no floor of the table's (the memory term, beside this one, bounds it).
+  if (s.m < kGemvBelow || s.n < kGemvBelow) return tiled / mean_rate;
+  // No kernel of the table runs shorter than its shortest measured one.
+  return std::max(t_edge + (tiled - work_edge) / rate, min_time_s_);
 }
 
 double LatencyBandwidth::time_s(double bytes) const {

@@ -41,9 +41,11 @@ struct GemmRow {
 // the whole. Weights fall with the squared distance, so at a measured shape it returns
 // (nearly) the measurement.
 // Outside the measured box: a batch larger than the largest measured one joins m (b x m rows
-// of one larger GEMM); a dimension above the box keeps the throughput of the edge (the time
-// grows with the work); a dimension below the box keeps the time of the edge (a smaller kernel
-// is no faster than the smallest measured one of its kind).
+// of one larger GEMM); then the time is affine in the work along the way out of the box: the
+// edge's time (the shape clamped into the box) plus the tile-padded work beyond it (or less the
+// work short of it) at the table's marginal throughput there, never below the shortest measured
+// kernel (GemmTable::time_s says how). Work grows at the rate the table adds work at its edge,
+// not at the edge's mean rate, which holds the kernel's fixed part.
 // How a GemmTable chooses the measured shapes it regresses over. The defaults are the shipped
 // model's, chosen by leave-one-shape-out on the fit half (measured_models.cc says how;
 // `accuracy_bench --loo` reruns it).
@@ -62,13 +64,18 @@ class GemmTable {
 
   double flop_per_s(const GemmShape& shape) const;  // throughput at `shape`
   double time_s(const GemmShape& shape) const;      // shape.flops() / flop_per_s(shape)
+  // Whether `shape` lies inside the measured box (interpolated), else it is extrapolated.
+  bool covers(const GemmShape& shape) const;
   double min_time_s() const { return min_time_s_; }  // the shortest measured kernel
   double max_flop_per_s() const { return max_rate_; }
   size_t size() const { return log_rate_.size(); }
 
  private:
-  // log2 sizes (b, m, n, k) inside the box.
-  double time_inside(const std::array<double, 4>& log2_sizes) const;
+  GemmShape normalised(const GemmShape& shape) const;
+  // time_s of a normalised shape, k not split.
+  double extrapolated(const GemmShape& s) const;
+  // The throughput (FLOP/s) at log2 sizes (b, m, n, k) inside the box.
+  double rate_inside(const std::array<double, 4>& log2_sizes) const;
 
   std::array<double, 4> coordinates(const std::array<double, 4>& log2_sizes) const;
 

@@ -6,6 +6,7 @@ set(HLOROOF_PROFILE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/compare.cc
   ${CMAKE_CURRENT_LIST_DIR}/kernel_resolver.cc
   ${CMAKE_CURRENT_LIST_DIR}/measure.cc
+  ${CMAKE_CURRENT_LIST_DIR}/nccl_tests.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_metadata.cc
   ${CMAKE_CURRENT_LIST_DIR}/read_profile.cc
   ${CMAKE_CURRENT_LIST_DIR}/report.cc

@@ -56,25 +56,41 @@ TEST_CASE("GEMM table: log-space regression inside the measured box") {
 
 TEST_CASE("GEMM table: outside the box") {
   const GemmTable t = hand_table();
-  // m = 2048 is above the box: the edge's rate, 1e12 x sqrt(4) = 2e12 FLOP/s, for
-  // 2 x 2048 x 256 x 256 = 268435456 FLOP: 134.2 us.
-  CHECK(t.time_s({1, 2048, 256, 256}) == Approx(134.217728e-6).epsilon(1e-6));
-  // m = 64 is below the box: the edge's time, 2 x 256^3 / 1e12 = 33.55 us, not less; so for
-  // n = 64 and k = 64.
+  // m = 2048 is above the box. Its edge, [1, 1024, 256, 256], runs 134217728 FLOP at
+  // 1e12 x sqrt(4) = 2e12 FLOP/s: 67.109 us; one doubling back in, [1, 512, 256, 256], 67108864
+  // FLOP at 1e12 x sqrt(2): 47.453 us. The marginal rate, 67108864 FLOP in 19.656 us =
+  // 3.4142e12 FLOP/s (within the edge's 2e12 and the best measured 4e12), runs the 134217728
+  // FLOP beyond the edge: 67.109 + 39.311 = 106.42 us. (At the edge's mean rate, as if every
+  // FLOP paid the kernel's fixed part again: 134.2 us.)
+  CHECK(t.time_s({1, 2048, 256, 256}) == Approx(106.420326e-6).epsilon(1e-6));
+  CHECK_FALSE(t.covers({1, 2048, 256, 256}));
+  CHECK(t.covers({1, 512, 256, 256}));
+  // m = 64 is below the box: from the edge, 33.554 us, less the 25165824 FLOP short of it at the
+  // marginal rate into the box (33554432 FLOP more in 47.453 - 33.554 = 13.899 us: 2.4142e12
+  // FLOP/s): 33.554 - 10.424 = 23.13 us, below the table's shortest kernel, 33.554 us, which
+  // holds. n = 64: the marginal rate along n is unbounded (the table's time does not grow from
+  // n = 256 to 512), held to the best measured 4e12: 33.554 - 6.291 = 27.26 us, floored alike.
+  // k = 64: the table has one k, so the edge's mean rate, 1e12: 8.39 us, floored alike.
   CHECK(t.time_s({1, 64, 256, 256}) == Approx(33.554432e-6).epsilon(1e-6));
   CHECK(t.time_s({1, 256, 64, 256}) == Approx(33.554432e-6).epsilon(1e-6));
   CHECK(t.time_s({1, 256, 256, 64}) == Approx(33.554432e-6).epsilon(1e-6));
   // m = 16 (or n = 16), below 64: a GEMV-like kernel at the edge's rate, 1e12 FLOP/s, for 2 x
-  // 16 x 256 x 256 = 2097152 FLOP: 2.10 us. k = 16 keeps the edge's time.
+  // 16 x 256 x 256 = 2097152 FLOP: 2.10 us, no floor. k = 16 pads to a 64-wide tile: as k = 64.
   CHECK(t.time_s({1, 16, 256, 256}) == Approx(2.097152e-6).epsilon(1e-6));
   CHECK(t.time_s({1, 256, 16, 256}) == Approx(2.097152e-6).epsilon(1e-6));
   CHECK(t.time_s({1, 256, 256, 16}) == Approx(33.554432e-6).epsilon(1e-6));
-  // k = 4096, above the box (k is always 256): 16 x the work at the edge's rate, 16 x 33.55
-  // us = 536.9 us.
-  CHECK(t.time_s({1, 256, 256, 4096}) == Approx(536.870912e-6).epsilon(1e-6));
+  // A GEMV with k = 16: k pads to 64, 2 x 16 x 256 x 64 = 524288 FLOP at 1e12: 0.524 us.
+  CHECK(t.time_s({1, 16, 256, 16}) == Approx(0.524288e-6).epsilon(1e-6));
+  // k = 4096, above the box (k is always 256, so no marginal rate along k: the edge's 1e12):
+  // 16 x the work at the edge's rate, 16 x 33.55 us = 536.9 us. Split in 16 slices of k = 256,
+  // it runs as [1, 4096, 256, 256]: m above the box, 67.109 us at the edge m = 1024 and
+  // 536870912 - 134217728 FLOP more at the marginal 3.4142e12 FLOP/s (above): 67.109 + 117.934
+  // = 185.04 us, the faster of the two.
+  CHECK(t.time_s({1, 256, 256, 4096}) == Approx(185.043e-6).epsilon(1e-5));
   // b = 4, above the box (b is always 1): joins m, as one [1024, 256] x [256, 256] GEMM at
   // 2e12 FLOP/s: 2 x 1024 x 256 x 256 / 2e12 = 67.1 us.
   CHECK(t.time_s({4, 256, 256, 256}) == Approx(67.108864e-6).epsilon(1e-6));
+  CHECK(t.covers({4, 256, 256, 256}));
 }
 
 TEST_CASE("GEMM table: nearness follows the output size and k, not the aspect") {
@@ -452,13 +468,14 @@ TEST_CASE("precision: f32 dots on tensor cores at DEFAULT, f32 units at HIGHEST"
   auto expected = testing::predict(dot_module(4096, "f32"), "h100");
   CHECK(expected.op("d").time_s - 1e-6 == Approx(flops / 403149640735319.0).epsilon(0.10));
   // A TPU keeps its f32 rules (v5e lists no f32 rate: its bf16 1.97e14) and borrows the
-  // tpu7x GEMM ramp (docs/prediction-model.md, "Measured models (TPUs)"): 4096^3 is held out
-  // of the fit half, so 1.374e11 FLOP is interpolated between 2048^3 (1.718e10 FLOP, 25.29 us)
-  // and 16384^3 (8.796e12, 9257.8 us), a third of the way in log: 25.29 x 366.1^(1/3) =
-  // 180.9 us; less the fitted 1.8 us fixed cost, at tpu7x's 1.1535e15 peak over its 0.829
-  // plateau, on v5e's peak: 179.1 x 1.1535e15 x 0.829 / 1.97e14 = 869.6 us, + 1.8 us.
+  // tpu7x GEMM ramp by time at peak (docs/prediction-model.md, "Measured models (TPUs)"):
+  // 1.374e11 FLOP at v5e's peak take as long as 1.374e11 x 1.1535e15 / 1.97e14 = 8.045e11 FLOP
+  // at tpu7x's, interpolated between 2048^3 (1.718e10 FLOP, 25.29 us) and 16384^3 (8.796e12,
+  // 9257.8 us; 4096^3 is held out of the fit half), ln(46.83) / ln(512) = 0.6166 of the way in
+  // log: 25.29 x 366.07^0.6166 = 963.3 us; less the fitted 1.8 us fixed cost, times tpu7x's
+  // 0.829 plateau (v5e's own plateau taken as its peak): 797.1 us, + 1.8 us = 798.9 us.
   auto tpu = testing::predict(dot_module(4096, "f32"), "tpu_v5e");
-  CHECK(tpu.op("d").time_s == Approx(871.4e-6).epsilon(0.005));
+  CHECK(tpu.op("d").time_s == Approx(798.9e-6).epsilon(0.005));
   CHECK(tpu.op("d").time_s > tpu.op("d").roofline_time_s);
   CHECK(tpu.op("d").model() == "gemm table tpu7x (measured on tpu7x, borrowed)");
 }

@@ -113,8 +113,9 @@ TEST_CASE("the 8xH100 MLP step: GEMMs plus the exposed gradient all-reduce") {
   CHECK(e->roofline_step_time_s == Approx(p->step_time_s));
   CHECK(e->step_time_s > p->step_time_s);
   CHECK(e->step_time_s < p->step_time_s / 0.7);
+  // m = 8192 and n = 16384 lie above the table's box (256-4096 a side): extrapolated.
   for (const char* gemm : {"custom-call.1", "custom-call.2", "custom-call.3", "custom-call.4"}) {
-    CHECK(e.op(gemm).model() == "gemm table h100 (measured, interpolated)");
+    CHECK(e.op(gemm).model() == "gemm table h100 (measured, extrapolated)");
     CHECK(e.op(gemm).efficiency > 0.7);
     CHECK(e.op(gemm).efficiency < 0.95);
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "hloroof/device.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
@@ -234,6 +235,23 @@ TEST_CASE("TPU predictions say what their expected times rest on") {
   CHECK(has_line(*v5e, "tpu_v5e assumed, not measured",
                  "convolutions (XLA writes the TPU's matrix products as convolutions)"));
   CHECK(v5e->step_time_s > v5e->roofline_step_time_s);
+
+  // Per generation, what was measured on the chip and what it borrows: tpu7x its own tables;
+  // v6e the host link, and a plateau fitted to one of its published steps; v5p nothing of its
+  // own, v6e's plateau (each file's gemm_plateau says so); v5e no plateau at all.
+  CHECK(has_line(*own, "tpu7x provenance: measured on this chip: GEMM ramp", "plateau 0.83"));
+  CHECK(has_line(*v5e, "tpu_v5e provenance: measured on this chip: nothing",
+                 "plateau its peak (assumed: no gemm_plateau figure)"));
+  for (const char* chip : {"tpu_v6e", "tpu_v5p"}) {
+    absl::StatusOr<Prediction> p = predict_step_time(kDot, chip);
+    REQUIRE(p.ok());
+    INFO(chip);
+    CHECK(has_line(*p, absl::StrCat(chip, " provenance: measured on this chip: ",
+                                    std::string_view(chip) == "tpu_v6e" ? "host link" : "nothing"),
+                   std::string_view(chip) == "tpu_v6e"
+                       ? "0.66 of its peak (source 'fitted': fitted to one published step)"
+                       : "0.66 of its peak (source 'fitted': tpu_v6e's fitted figure, borrowed)"));
+  }
 
   // A roofline-only prediction claims no measurement.
   PredictOptions roofline;

@@ -245,10 +245,16 @@ TEST_CASE("JAX 0.8 profiles of an AMD MI300X: the module's program, its steps, i
 
   Joined attention = profile("mi300/jax08_attention.xplane.pb");
   CHECK(attention.ops.size() == 1);
-  // Its matmuls as measured against expected: 1.38x a step (2.65x against the roofline).
+  // Its matmul, [8192, 1024] x [1024, 1024] (17.2 GFLOP), lies above the H100 table's box in m
+  // (4096): extrapolated at that table's marginal rate at its edge, 697 TFLOP/s on the H100 (the
+  // 4.29 GFLOP from m = 2048 to 4096 in 6.16 us), it expects 22.7 us on the MI300X, borrowed
+  // relative to each device's peak; the kernel took 39.1 us (1.72x; 2.97x against the
+  // roofline): the MI300X reaches less of its peak than the H100 here. (At the edge's mean rate,
+  // which counts the kernel's fixed part in every FLOP beyond the box, it expected 27.2 us.)
   for (const auto& [name, op] : attention.ops) {
     INFO(name);
-    CHECK(op["measured_over_expected"].get<double>() < 1.6);
+    CHECK(op["measured_over_expected"].get<double>() > 1.6);
+    CHECK(op["measured_over_expected"].get<double>() < 1.8);
   }
 }
 

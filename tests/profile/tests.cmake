@@ -1,6 +1,7 @@
 hloroof_add_test(profile_test
   ${CMAKE_CURRENT_LIST_DIR}/calibrate_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/kernel_resolver_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/nccl_tests_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_test.cc
 )
 # The kernel resolver is tested directly (lib/profile/profile_internal.h).
@@ -41,3 +42,13 @@ target_compile_definitions(op_families_test PRIVATE
   HLOROOF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_test(NAME op_families_test COMMAND op_families_test)
 set_tests_properties(op_families_test PROPERTIES SKIP_RETURN_CODE 77)
+
+# The jaxdecomp FFTs measured on one and two A100 nodes (../shared/measured/a100_jaxdecomp, or
+# $HLOROOF_MEASURED/a100_jaxdecomp), predicted on examples/a100_jean_zay.json; SKIPPED when absent.
+add_executable(jaxdecomp_nodes_test ${CMAKE_CURRENT_LIST_DIR}/jaxdecomp_nodes_test.cc)
+target_link_libraries(jaxdecomp_nodes_test PRIVATE hloroof Catch2::Catch2 hloroof_warnings)
+target_compile_definitions(jaxdecomp_nodes_test PRIVATE
+  HLOROOF_SHARED_MEASURED="${PROJECT_SOURCE_DIR}/../shared/measured"
+  HLOROOF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+add_test(NAME jaxdecomp_nodes_test COMMAND jaxdecomp_nodes_test)
+set_tests_properties(jaxdecomp_nodes_test PROPERTIES SKIP_RETURN_CODE 77)

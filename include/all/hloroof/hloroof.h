@@ -21,6 +21,7 @@
 #include "hloroof/memory.h"
 #include "hloroof/metadata.h"
 #include "hloroof/module.h"
+#include "hloroof/nccl_tests.h"
 #include "hloroof/opcode.h"
 #include "hloroof/platform.h"
 #include "hloroof/predict.h"

@@ -1,0 +1,62 @@
+#include "calibrate_nccl_tests.h"
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "commands.h"
+#include "hloroof/nccl_tests.h"
+#include "hloroof/output_file.h"
+
+namespace hloroof::cli {
+
+std::optional<int> calibrate_from_nccl_tests(const Args& args) {
+  std::vector<InputFile> logs;
+  for (const std::string& path : args.positional) {
+    if (path == "-") return std::nullopt;  // standard input is read once, as a profile
+    absl::StatusOr<InputFile> file = read_input(path);
+    if (!file.ok() || !looks_like_nccl_tests(file->text())) return std::nullopt;
+    logs.push_back(*std::move(file));
+  }
+  if (logs.empty()) return std::nullopt;
+  if (args.has("--hlo") || args.has("--module") || args.has("--trip-count") ||
+      args.has("--device-index") || args.has("--topology")) {
+    return usage_error(
+        "nccl-tests logs take --device, --set, --name and -o only (their ranks and hosts give "
+        "the topology)",
+        kCalibrateCommand.usage);
+  }
+  if (!args.has("--device")) {
+    return usage_error("--device is required with nccl-tests logs (e.g. --device a100)",
+                       kCalibrateCommand.usage);
+  }
+  std::vector<NcclTestsRun> runs;
+  for (size_t k = 0; k < logs.size(); ++k) {
+    absl::StatusOr<std::vector<NcclTestsRun>> read =
+        parse_nccl_tests(logs[k].text(), args.positional[k]);
+    if (!read.ok()) return fail(read.status());
+    runs.insert(runs.end(), read->begin(), read->end());
+  }
+  absl::StatusOr<DeviceTarget> target =
+      resolve_device(args.get("--device"), nullptr, {.settings = args.all("--set")});
+  if (!target.ok()) return fail(target.status());
+  absl::StatusOr<NcclTestsFit> fit = fit_nccl_tests(runs, target->spec, args.get("--name"));
+  if (!fit.ok()) return fail(fit.status());
+  std::cout << render_nccl_tests_fit(*fit);
+  const std::string output = args.get("--output");
+  if (output.empty()) {
+    std::cout << "\nnot written (no -o OUT.json)\n";
+    return kExitOk;
+  }
+  std::vector<std::string> inputs = args.positional;
+  inputs.push_back(args.get("--device"));
+  if (absl::Status s = write_output_file(output, fit->json, "the device", inputs); !s.ok()) {
+    return fail(s);
+  }
+  std::cout << "\ndevice written to " << output << "\nuse it as: hloroof predict HLO --device "
+            << output << ":NODESxGPUS\n";
+  return kExitOk;
+}
+
+}  // namespace hloroof::cli
