@@ -3,8 +3,9 @@
 # as they are read; the command's `predict` and Python alike. One module on several devices
 # (compare_devices), predicted side by side and handed over in order: the command's `compare`.
 # A measured profile joined with the prediction (join_profile, write_profile_xspaces): its
-# `profile`. A device fitted to profiles read from files (calibrate_profiles): its `calibrate`. It sits on top: it uses the advise layer and the export layer, which no layer below
-# it sees together.
+# `profile`. A device fitted to profiles read from files (calibrate_profiles): its `calibrate`.
+# It sits on top: it uses the advise layer and the export layer, which no layer below it sees
+# together.
 target_sources(hloroof_analysis PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/analysis.cc
   ${CMAKE_CURRENT_LIST_DIR}/calibration.cc

@@ -18,7 +18,7 @@ namespace {
 
 using hloroof::testing::run_cli;
 
-// Straight-line code whose peak is derived in tests/predict/memory_test.cc: p 1024 B, then
+// Straight-line code whose peak is derived in tests/memory/memory_test.cc: p 1024 B, then
 // temporaries a 2048, b 2048, c 4096; at c all four are live: 9216 B.
 // Buffer assignment: r (1024 B) gets the output allocation; d [4,5] goes into it, since
 // r = add(d, p) writes over d; a [1,3], b [2,3] and c [3,4] all meet at c and share nothing
@@ -173,7 +173,7 @@ TEST_CASE("memory on the TPU example reads the file and its tiles") {
                    "/examples/tpu_v5e_train_step.hlo' --device tpu_v5e --json");
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);
-  // Arguments derived in tests/predict/memory_corpus_test.cc: 235085824 B.
+  // Arguments derived in tests/memory/memory_corpus_test.cc: 235085824 B.
   CHECK(j["memory_analysis"]["argument_bytes"] == 235085824);
   CHECK(j["peak_bytes"].get<int64_t>() > 235085824);
   CHECK(j["fits"] == true);

@@ -104,7 +104,7 @@ hostile_module(fusion_chain_20000 ${HOSTILE_GENERATED}/fusion_chain_20000.hlo er
                "calls nest more than 128 levels deep")
 hostile_module(fusion_chain_120 ${HOSTILE_GENERATED}/fusion_chain_120.hlo ok "")
 # A parameter of 200,000 scalar leaves: one buffer and allocation each, in time and memory
-# linear in them (tests/predict/memory_wide_tuple_test.cc holds the analysis to 44 heap bytes a
+# linear in them (tests/memory/memory_wide_tuple_test.cc holds the analysis to 44 heap bytes a
 # leaf, and the writing of memory --json's 47 MB, left out here, to 256 KiB).
 foreach(command memory predict)
   hostile_run(wide_parameter.${command} ok "" ${command}

@@ -81,15 +81,16 @@ endwhile()
 # A program that only reads modules links the load layer, which brings proto, text, ir and util
 # and no other layer: `layers.load.links` reads hloroof_load's link interface, and load_alone
 # (linked with hloroof_load alone) reads the module an XSpace profile carries.
-add_test(NAME layers.load.links
-         COMMAND ${CMAKE_COMMAND} -E echo "$<TARGET_PROPERTY:hloroof_load,INTERFACE_LINK_LIBRARIES>")
+add_test(NAME layers.load.links COMMAND ${CMAKE_COMMAND} -E echo
+                                        "$<TARGET_PROPERTY:hloroof_load,INTERFACE_LINK_LIBRARIES>")
 set_tests_properties(layers.load.links PROPERTIES
   PASS_REGULAR_EXPRESSION "^hloroof_proto;hloroof_text;hloroof_ir;hloroof_util;"
   FAIL_REGULAR_EXPRESSION
     "hloroof_(device|cost|memory|predict|report|export|advise|profile|analysis)")
 add_executable(load_alone ${CMAKE_CURRENT_LIST_DIR}/load_alone.cc)
 target_link_libraries(load_alone PRIVATE hloroof_load hloroof_warnings)
-set(load_alone_xspace ${PROJECT_SOURCE_DIR}/tests/data/h100/no_command_buffers/axpy/profile/plugins/profile/2026_11_23_02_20_21/vm.xplane.pb)
+set(load_alone_xspace ${PROJECT_SOURCE_DIR}/tests/data/h100/no_command_buffers/axpy/profile)
+string(APPEND load_alone_xspace /plugins/profile/2026_11_23_02_20_21/vm.xplane.pb)
 add_test(NAME layers.load.alone COMMAND load_alone ${load_alone_xspace})
 set_tests_properties(layers.load.alone PROPERTIES
   PASS_REGULAR_EXPRESSION "entry [^\n]+\nread module jit_[^ ]+ of the [0-9]+ the profile carries")

@@ -4,11 +4,6 @@ hloroof_add_test(predict_test
   ${CMAKE_CURRENT_LIST_DIR}/roofline_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/schedule_clock_test.cc
 )
-hloroof_add_test(memory_test
-  ${CMAKE_CURRENT_LIST_DIR}/buffer_assignment_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/memory_test.cc
-)
-hloroof_add_corpus_test(memory_corpus_test ${CMAKE_CURRENT_LIST_DIR}/memory_corpus_test.cc)
 hloroof_add_test(measured_models_test ${CMAKE_CURRENT_LIST_DIR}/measured_models_test.cc)
 target_include_directories(measured_models_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 hloroof_add_test(tpu_models_test ${CMAKE_CURRENT_LIST_DIR}/tpu_models_test.cc)
@@ -26,14 +21,6 @@ hloroof_add_test(predict_step_test
 
 # The whole corpus, as its own test so that its time and output stand apart.
 hloroof_add_corpus_test(predict_corpus_test ${CMAKE_CURRENT_LIST_DIR}/predict_corpus_test.cc)
-hloroof_add_test(buffer_assignment_work_test
-  ${CMAKE_CURRENT_LIST_DIR}/buffer_assignment_work_test.cc)
-target_include_directories(buffer_assignment_work_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
-# Buffer assignment against XLA's own on FFT programs it compiled (tests/data/xla_fft).
-hloroof_add_test(xla_fft_memory_test ${CMAKE_CURRENT_LIST_DIR}/xla_fft_memory_test.cc)
-# The heap the memory analysis holds per leaf of a wide tuple parameter (counted, not timed).
-hloroof_add_test(memory_wide_tuple_test ${CMAKE_CURRENT_LIST_DIR}/memory_wide_tuple_test.cc)
-target_include_directories(memory_wide_tuple_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 # The memory analysis and predictions on several devices run on threads at once give what they
 # give one after the other (`hloroof compare` predicts its devices so).
 hloroof_add_test(concurrent_analysis_test ${CMAKE_CURRENT_LIST_DIR}/concurrent_analysis_test.cc)
