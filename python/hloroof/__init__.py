@@ -224,6 +224,9 @@ def _resolve_device(source: Any, device: Union[str, DeviceSpec, None],
     if facts is not None:
         jax_object, source = source, facts.text
     if device is not None:
+        if facts is not None and facts.platform == "cpu":
+            source = _module_of(source)
+            warnings += _cpu_mismatch(source, device)
         return source, device, options, notes, warnings
     if facts is not None:
         notes += facts.notes
@@ -238,6 +241,16 @@ def _resolve_device(source: Any, device: Union[str, DeviceSpec, None],
     # A guessed device is a warning (Prediction.warnings), which reports show first.
     (notes if decided else warnings).append(note)
     return module, device, options, notes, warnings
+
+
+def _cpu_mismatch(module: Module, device: Union[str, DeviceSpec]) -> List[str]:
+    """The warning for a module a JAX object compiled for the CPU, predicted on `device`, when
+    its text does not tell (resolving the device warns where it does)."""
+    if _hloroof._infer_platform(module):
+        return []
+    spec = device if isinstance(device, DeviceSpec) else _target(device, None, "").spec
+    warning = _hloroof._platform_mismatch("cpu", "the JAX object's devices", spec)
+    return [warning] if warning else []
 
 
 def _add_notes(prediction: Prediction, notes: List[str], warnings: List[str]) -> None:
@@ -354,12 +367,13 @@ def memory(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
     ``largest_buffers`` and ``peak_buffers`` (0 keeps all). `settings` as for `predict`
     (``["hbm.capacity=32e9"]``: the check against 32 GB).
     """
-    source, device, _, notes, warnings = _resolve_device(module_or_text, device, {})
+    source, device, options, notes, warnings = _resolve_device(module_or_text, device, {})
     module = _module_of(source)
     spec = device
     settings = _settings_list("memory", settings)
     if not isinstance(device, DeviceSpec) or settings:
-        target = _set_figures("memory", device, module, "", settings)
+        # The slice a JAX object was compiled for: its chips' devices are the module's.
+        target = _set_figures("memory", device, module, options.get("topology", ""), settings)
         spec = target.spec
         notes = notes + target.notes
         warnings = warnings + target.warnings
