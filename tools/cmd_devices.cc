@@ -71,9 +71,9 @@ std::string interconnect_summary(const DeviceSpec& d) {
                                  describe_wraparound(t.wraparound));
     if (t.devices_per_chip > 1) absl::StrAppend(&s, "; ", t.devices_per_chip, " devices per chip");
     if (t.cores_per_chip > t.devices_per_chip) {
-      absl::StrAppend(&s, "; ", t.cores_per_chip, " TensorCores per chip as one megacore device (a "
-                      "module on ", t.cores_per_chip, " devices a chip: each 1/",
-                      t.cores_per_chip / t.devices_per_chip, " of it)");
+      absl::StrAppend(&s, "; ", t.cores_per_chip, " TensorCores per chip as one device (a module on ",
+                      t.cores_per_chip, " devices per chip: each 1/",
+                      t.cores_per_chip / t.devices_per_chip, " of one)");
     }
     if (t.dcn_bandwidth_per_chip) {
       absl::StrAppend(&s, "; DCN ", headline(d, "interconnect.dcn_bandwidth_per_chip"),

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json as _json
 import os as _os
 import re as _re
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _hloroof, _jax_objects
 from ._hloroof import (  # noqa: F401  (re-exported)
@@ -378,8 +378,34 @@ def memory(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
         notes = notes + target.notes
         warnings = warnings + target.warnings
     report = _hloroof._memory(module, spec, top_buffers, first_tile_padding)
-    _hloroof._add_memory_notes(report, warnings, _entry_warnings(module), notes)
+    xla = _xla_memory(module_or_text, report)
+    _hloroof._add_memory_notes(report, warnings, _entry_warnings(module),
+                               notes + ([xla[1]] if xla else []))
+    report.xla_memory_analysis = xla[0] if xla else None
     return report
+
+
+_XLA_MEMORY_TERMS = (("argument", "argument_size_in_bytes", "argument_bytes"),
+                     ("output", "output_size_in_bytes", "output_bytes"),
+                     ("alias", "alias_size_in_bytes", "alias_bytes"),
+                     ("temp", "temp_size_in_bytes", "temp_bytes"))
+
+
+def _xla_memory(obj: Any, report: MemoryReport) -> Optional[Tuple[Dict[str, int], str]]:
+    """XLA's own figures of a JAX ``Compiled`` (``memory_analysis()``), by hloroof's names,
+    and a note setting them beside the report's; None for anything else."""
+    if not _jax_objects.is_compiled(obj) or not callable(getattr(obj, "memory_analysis", None)):
+        return None
+    try:
+        analysis = obj.memory_analysis()
+        xla = {ours: int(getattr(analysis, theirs)) for _, theirs, ours in _XLA_MEMORY_TERMS}
+    except Exception:  # no analysis on this backend, or a field missing: nothing to show
+        return None
+    said = ", ".join(
+        f"{name} {xla[ours]:,} B" + ("" if xla[ours] == getattr(report, ours)
+                                     else f" (hloroof {getattr(report, ours):,} B)")
+        for name, _, ours in _XLA_MEMORY_TERMS)
+    return xla, f"XLA's memory_analysis() of the compiled object: {said}"
 
 
 class Analysis:

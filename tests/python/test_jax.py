@@ -247,9 +247,43 @@ def test_a_tpu_compiled_object_names_its_device_and_slice(v5e_compiled):
 def test_memory_and_advise_of_a_tpu_compiled_object(v5e_compiled):
     m = hloroof.memory(v5e_compiled)
     assert m.capacity.capacity_bytes == hloroof.device("tpu_v5e").hbm_capacity_bytes
+    # XLA's own figures beside hloroof's: the same on this program.
+    ma = v5e_compiled.memory_analysis()
+    assert m.xla_memory_analysis == {
+        "argument_bytes": ma.argument_size_in_bytes, "output_bytes": ma.output_size_in_bytes,
+        "alias_bytes": ma.alias_size_in_bytes, "temp_bytes": ma.temp_size_in_bytes}
+    assert (m.temp_bytes, m.argument_bytes) == (ma.temp_size_in_bytes, ma.argument_size_in_bytes)
+    assert f"XLA's memory_analysis() of the compiled object: argument " \
+           f"{ma.argument_size_in_bytes:,} B, output" in m.notes[-1]
+    assert hloroof.memory(v5e_compiled.as_text(), "tpu_v5e").xla_memory_analysis is None
     advice = hloroof.advise(v5e_compiled)
     assert advice["device"] == "tpu_v5e" and advice["step_time_s"] > 0
     assert any("read from the compiled object" in n for n in advice["notes"])
+
+
+@needs_libtpu
+def test_tpu_all_reduces_run_in_place():
+    # A bf16 MLP train step on a v5e 2x2 mesh, data x model (x[8192,4096] over data, w1[4096,
+    # 16384] and w2[16384,4096] over model, gelu, SGD): libtpu reduces the first gradient's
+    # all-reduce in place, temp 234,946,560 B (its buffer-assignment dump), as hloroof now
+    # models; 32 MiB more (268,500,992 B) without the rule.
+    def loss(w1, w2, x):
+        return jnp.mean((jax.nn.gelu(x @ w1) @ w2).astype(jnp.float32) ** 2)
+
+    def step(w1, w2, x):
+        g1, g2 = jax.grad(loss, argnums=(0, 1))(w1, w2, x)
+        return w1 - 0.1 * g1, w2 - 0.1 * g2
+
+    args = (jax.ShapeDtypeStruct((4096, 16384), jnp.bfloat16),
+            jax.ShapeDtypeStruct((16384, 4096), jnp.bfloat16),
+            jax.ShapeDtypeStruct((8192, 4096), jnp.bfloat16))
+    compiled = hloroof.jax.compile_for(step, *args, target="tpu_v5e:2x2",
+                                       mesh_axes={"data": 2, "model": 2},
+                                       in_specs=(P(None, "model"), P("model", None),
+                                                 P("data", None)))
+    m = hloroof.memory(compiled)
+    assert compiled.memory_analysis().temp_size_in_bytes == 234_946_560
+    assert m.temp_bytes == 234_946_560
 
 
 @needs_libtpu
