@@ -221,7 +221,8 @@ void bind_memory(py::module_& m) {
       .field("shortfall_bytes", &CapacityCheck::shortfall_bytes, "B missing; 0 when it fits")
       .done();
 
-  Record<MemoryReport>(m, "MemoryReport", "Peak device memory from buffer liveness.")
+  Record<MemoryReport>(m, "MemoryReport", "Peak device memory from buffer liveness.",
+                       py::dynamic_attr())
       .field("module_name", &MemoryReport::module_name, "the HloModule name")
       .field("entry", &MemoryReport::entry, "the computation analysed as the step")
       .field("entry_marked", &MemoryReport::entry_marked, "it is the one the input marks ENTRY")

@@ -47,6 +47,11 @@ void bind_device(py::module_& m) {
           "devices_per_chip",
           [](const DeviceSpec& d) { return d.torus ? d.torus->devices_per_chip : 1; },
           "JAX devices per chip: 2 where each TensorCore is one (TPU v2, v3, TPU7x), else 1")
+      .computed(
+          "cores_per_chip",
+          [](const DeviceSpec& d) { return d.torus ? d.torus->cores_per_chip : 1; },
+          "TensorCores per chip: 2 on TPU v2, v3, v4, v5p and TPU7x (v4 and v5p run them as one "
+          "megacore device on the hardware, as two devices when libtpu compiles offline)")
       .done()
       .def("__repr__",
            [](const DeviceSpec& d) {
@@ -113,6 +118,14 @@ void bind_device(py::module_& m) {
       py::arg("text"), py::arg("module").none(true), py::arg("topology"),
       py::arg("settings") = std::vector<std::string>(),
       "The command's --device rule (hloroof/device_target.h), with Python's argument names.");
+  m.def(
+      "_platform_mismatch",
+      [](const std::string& platform, const std::string& marker, const DeviceSpec& spec) {
+        return platform_mismatch({platform, marker, ""}, spec);
+      },
+      py::arg("platform"), py::arg("marker"), py::arg("spec"),
+      "The warning for a module compiled for `platform` (said by `marker`) predicted on `spec`; "
+      "'' when none.");
   m.def(
       "_check_slice",
       [](const DeviceSpec& spec, std::string_view topology) {

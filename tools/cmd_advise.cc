@@ -10,6 +10,7 @@
 #include "hloroof/analysis.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
+#include "hloroof/platform.h"
 #include "hloroof/predict.h"
 #include "hloroof/topology.h"
 #include "input.h"
@@ -45,7 +46,9 @@ int run(const std::vector<std::string>& words) {
   const Module& module = loaded->module;
   absl::StatusOr<DeviceTarget> choice =
       resolve_device(device_or_profile(args->get("--device"), *loaded), &module,
-                     {.topology = args->get("--topology"), .settings = args->all("--set")});
+                     {.topology = args->get("--topology"),
+                      .settings = args->all("--set"),
+                      .compiled_for = platform_of_file_name(loaded->file)});
   if (!choice.ok()) return fail(choice.status());
   // The memory analysis beside the prediction: neither reads the other's results. The advice
   // reads no allocation itself (a wide tuple has one per leaf), nor the live bytes. The

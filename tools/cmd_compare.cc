@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "hloroof/analysis.h"
 #include "hloroof/hlo_text.h"
+#include "hloroof/platform.h"
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
 #include "input.h"
@@ -54,7 +55,9 @@ int compare(const Args& args, const SharedOptions& shared,
   absl::Status unresolved;
   for (const std::string& d : devices) {
     absl::StatusOr<DeviceTarget> target =
-        resolve_device(d, &loaded->module, {.settings = args.all("--set")});
+        resolve_device(d, &loaded->module,
+                       {.settings = args.all("--set"),
+                        .compiled_for = platform_of_file_name(loaded->file)});
     if (!target.ok()) {
       unresolved = target.status();
       break;

@@ -70,6 +70,11 @@ std::string interconnect_summary(const DeviceSpec& d) {
                                  headline(d, "interconnect.link_bandwidth"), " one way, ",
                                  describe_wraparound(t.wraparound));
     if (t.devices_per_chip > 1) absl::StrAppend(&s, "; ", t.devices_per_chip, " devices per chip");
+    if (t.cores_per_chip > t.devices_per_chip) {
+      absl::StrAppend(&s, "; ", t.cores_per_chip, " TensorCores per chip as one device (a module on ",
+                      t.cores_per_chip, " devices per chip: each 1/",
+                      t.cores_per_chip / t.devices_per_chip, " of one)");
+    }
     if (t.dcn_bandwidth_per_chip) {
       absl::StrAppend(&s, "; DCN ", headline(d, "interconnect.dcn_bandwidth_per_chip"),
                       " per chip");
@@ -113,7 +118,7 @@ int list_devices(bool json) {
                               std::string(12, ' '));
   }
   std::cout << "Built-in devices; figures are per JAX device (a TPU7x, v3 or v2 device is one\n"
-               "TensorCore).\n\n"
+               "TensorCore; a v4 or v5p device is a chip, its 2 TensorCores as one megacore).\n\n"
             << table.render() << "\ninterconnect:\n"
             << interconnects
             << "\n* unverified figure: a configurable default, not a published number.\n"

@@ -11,6 +11,7 @@
 #include "hloroof/analysis_text.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/memory.h"
+#include "hloroof/platform.h"
 #include "hloroof/topology.h"
 #include "input.h"
 
@@ -62,7 +63,8 @@ int run(const std::vector<std::string>& words) {
   // Without --device, the module's platform picks it, as for `predict`.
   absl::StatusOr<DeviceTarget> choice =
       resolve_device(device_or_profile(args->get("--device"), *loaded), &loaded->module,
-                     {.settings = args->all("--set")});
+                     {.settings = args->all("--set"),
+                      .compiled_for = platform_of_file_name(loaded->file)});
   if (!choice.ok()) return fail(choice.status());
   // The allocations are listed by the JSON, and compared with XLA's where the input has them;
   // the text counts them.

@@ -15,6 +15,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 #include "hloroof/output_file.h"
+#include "hloroof/platform.h"
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
 #include "hloroof/topology.h"
@@ -223,7 +224,9 @@ int run(const std::vector<std::string>& words) {
   // The device spec is needed for the report's roofs as well as for the prediction.
   absl::StatusOr<DeviceTarget> choice =
       resolve_device(device_or_profile(a.get("--device"), *loaded), &loaded->module,
-                     {.topology = a.get("--topology"), .settings = a.all("--set")});
+                     {.topology = a.get("--topology"),
+                      .settings = a.all("--set"),
+                      .compiled_for = platform_of_file_name(loaded->file)});
   if (!choice.ok()) return fail(choice.status());
   std::optional<absl::StatusOr<std::string>> report;
   Analysis analysis(loaded->module, *choice,

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -584,7 +585,8 @@ absl::Status SpecReader::read_wraparound(const json& ic, std::string_view path,
 absl::Status SpecReader::read_torus(const json& ic, std::string_view path) {
   if (absl::Status s =
           check_keys(ic, path,
-                     {"type", "torus_rank", "devices_per_chip", "link_bandwidth", "links_per_chip",
+                     {"type", "torus_rank", "devices_per_chip", "cores_per_chip", "link_bandwidth",
+                      "links_per_chip",
                       "wraparound", "hop_latency", "core_link_bandwidth", "dcn_bandwidth_per_chip",
                       "dcn_latency", "host_shape", "max_slice", "pod_chips"});
       !s.ok()) {
@@ -599,6 +601,18 @@ absl::Status SpecReader::read_torus(const json& ic, std::string_view path) {
       count_figure(ic, path, "devices_per_chip", "devices", 1, 16, /*required=*/true);
   if (!per_chip.ok()) return per_chip.status();
   torus.devices_per_chip = static_cast<int>(**per_chip);
+  // TensorCores per chip: as many as devices unless given (a megacore chip gives 2 over 1).
+  absl::StatusOr<std::optional<int64_t>> cores =
+      count_figure(ic, path, "cores_per_chip", "TensorCores", 1, 16, /*required=*/false);
+  if (!cores.ok()) return cores.status();
+  torus.cores_per_chip = static_cast<int>(cores->value_or(torus.devices_per_chip));
+  if (torus.cores_per_chip < torus.devices_per_chip ||
+      torus.cores_per_chip % torus.devices_per_chip != 0) {
+    return error(join_path(path, "cores_per_chip"),
+                 absl::StrCat("a chip's ", torus.cores_per_chip,
+                              " TensorCore(s) are no whole number of its ", torus.devices_per_chip,
+                              " device(s): expected a multiple of devices_per_chip"));
+  }
   absl::StatusOr<double> link =
       required_figure(ic, path, "link_bandwidth", Quantity::kBandwidth, Sign::kPositive);
   if (!link.ok()) return link.status();
@@ -615,7 +629,7 @@ absl::Status SpecReader::read_torus(const json& ic, std::string_view path) {
 
   absl::StatusOr<std::optional<double>> core =
       figure(ic, path, "core_link_bandwidth", Quantity::kBandwidth, Sign::kPositive,
-             /*required=*/torus.devices_per_chip > 1);
+             /*required=*/torus.cores_per_chip > 1);
   if (!core.ok()) return core.status();
   torus.core_link_bandwidth = *core;
   absl::StatusOr<std::optional<double>> dcn =
@@ -685,10 +699,20 @@ absl::Status SpecReader::read_gpu_fabric(const json& ic, std::string_view path) 
       figure(ic, path, "scale_out_bandwidth", Quantity::kBandwidth, Sign::kPositive,
              /*required=*/!nics->has_value());
   if (!scale_out.ok()) return scale_out.status();
-  gpu.scale_out_bandwidth =
-      scale_out->has_value()
-          ? **scale_out
-          : static_cast<double>(**nics) * **nic / static_cast<double>(gpu.nvlink_domain_size);
+  // Each GPU's share of its node's NICs; a scale_out_bandwidth given as well may be lower
+  // (traffic of its own), not higher: the NICs carry no more.
+  const double share =
+      nics->has_value()
+          ? static_cast<double>(**nics) * **nic / static_cast<double>(gpu.nvlink_domain_size)
+          : 0;
+  if (scale_out->has_value() && nics->has_value() && **scale_out > share * (1 + 1e-9)) {
+    return error(join_path(path, "scale_out_bandwidth"),
+                 absl::StrCat(**scale_out, " B/s per GPU is more than the NICs carry: ", **nics,
+                              " x ", **nic, " B/s over ", gpu.nvlink_domain_size, " GPUs = ",
+                              share, " B/s; leave scale_out_bandwidth out (the NICs give it) "
+                              "or give at most that"));
+  }
+  gpu.scale_out_bandwidth = scale_out->has_value() ? **scale_out : share;
   // The share of line rate the cluster's network reaches, a plain fraction like the calibrated
   // efficiencies (docs/prediction-model.md, "Across nodes (GPUs)").
   if (auto it = ic.find("nic_efficiency"); it != ic.end()) {
@@ -913,6 +937,18 @@ absl::StatusOr<DeviceSpec> set_device_figures(const DeviceSpec& spec,
     }
     said.push_back(absl::StrCat(path, "=", text));
   }
+  // The NICs give each GPU's scale-out bandwidth, as in a device JSON that names them without
+  // scale_out_bandwidth: the spec's own figure goes unless it is set too.
+  const auto set = [&settings](std::string_view path) {
+    return std::any_of(settings.begin(), settings.end(), [path](const std::string& s) {
+      return absl::StartsWith(s, absl::StrCat(sv(path), "="));
+    });
+  };
+  if ((set("interconnect.nics_per_node") || set("interconnect.nic_bandwidth")) &&
+      !set("interconnect.scale_out_bandwidth") && root.contains("interconnect") &&
+      root["interconnect"].is_object()) {
+    root["interconnect"].erase("scale_out_bandwidth");
+  }
   const std::string origin =
       absl::StrCat(spec.origin, " with --set ", absl::StrJoin(said, " --set "));
   absl::StatusOr<DeviceSpec> changed = parse_device_spec(root.dump(2), origin);
@@ -960,6 +996,60 @@ absl::StatusOr<DeviceSpec> set_device_figures(const DeviceSpec& spec,
                                      "FILE)"));
   }
   return changed;
+}
+
+absl::StatusOr<DeviceSpec> per_core_spec(const DeviceSpec& spec) {
+  if (!spec.torus || spec.torus->cores_per_chip <= spec.torus->devices_per_chip) return spec;
+  const int cores = spec.torus->cores_per_chip;
+  const int share = cores / spec.torus->devices_per_chip;
+  json root;
+  try {
+    root = json::parse(spec.json);
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(spec.origin, ": the spec's JSON is not at hand to divide among its cores"));
+  }
+  // What one device of the chip has that its TensorCores share: compute, HBM, and the on-chip
+  // bandwidth quoted for the device (the on-chip capacity is per TensorCore already).
+  const auto at = [&root](std::initializer_list<std::string_view> path) -> json* {
+    json* node = &root;
+    for (std::string_view key : path) {
+      if (!node->is_object()) return nullptr;
+      auto it = node->find(std::string(key));
+      if (it == node->end()) return nullptr;
+      node = &*it;
+    }
+    return node;
+  };
+  std::vector<json*> shared = {at({"vector_flops_per_s"}), at({"transcendentals_per_s"}),
+                               at({"hbm", "capacity"}), at({"hbm", "bandwidth"}),
+                               at({"on_chip_memory", "bandwidth"})};
+  if (json* rates = at({"matrix_flops_per_s"}); rates != nullptr && rates->is_object()) {
+    for (auto& rate : rates->items()) shared.push_back(&rate.value());
+  }
+  for (json* f : shared) {
+    if (f == nullptr || !f->is_object() || !f->contains("value") || !(*f)["value"].is_number()) {
+      continue;
+    }
+    (*f)["value"] = (*f)["value"].get<double>() / share;
+    const std::string was = f->contains("note") && (*f)["note"].is_string()
+                                ? absl::StrCat("; ", (*f)["note"].get<std::string>())
+                                : "";
+    (*f)["note"] = absl::StrCat("one TensorCore's share, 1/", share, " of the chip's", was);
+  }
+  json* per_chip = at({"interconnect", "devices_per_chip"});
+  if (per_chip == nullptr || !per_chip->is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(spec.origin, ": no interconnect.devices_per_chip to set to ", cores));
+  }
+  (*per_chip)["value"] = cores;
+  (*per_chip)["note"] = "one device per TensorCore, as libtpu's offline compiler gives this chip";
+  root["display_name"] = absl::StrCat(spec.display_name, ", one TensorCore");
+  root["device_note"] = absl::StrCat(
+      "One JAX device is one TensorCore, 1/", share, " of a chip (libtpu's offline compiler "
+      "gives a ", spec.name, " chip as ", cores, " devices; the hardware as one megacore "
+      "device): the chip's compute, HBM and HBM capacity are divided among them.");
+  return parse_device_spec(root.dump(2), absl::StrCat(spec.origin, ", one device per TensorCore"));
 }
 
 }  // namespace hloroof

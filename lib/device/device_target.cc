@@ -245,6 +245,30 @@ absl::StatusOr<NamedSlice> named_device(std::string_view name) {
   return unknown_device(name);
 }
 
+// A module on a slice of megacore chips (v4, v5p) that runs on one device per TensorCore, as
+// libtpu's offline compiler builds it: the target becomes per_core_spec's, the slice's chips
+// the same. Any other module or device: unchanged.
+absl::Status split_megacore(const Module* module, DeviceTarget& target) {
+  if (module == nullptr || !target.spec.torus) return absl::OkStatus();
+  const TorusSpec& torus = *target.spec.torus;
+  if (torus.cores_per_chip <= torus.devices_per_chip) return absl::OkStatus();
+  absl::StatusOr<Topology> whole = make_topology(target.spec, target.topology);
+  if (!whole.ok()) return absl::OkStatus();  // the caller's make_topology says why
+  const int64_t chips = whole->num_devices() / torus.devices_per_chip;
+  const int64_t used = saturating_mul(module->attributes().replica_count,
+                                      module->attributes().num_partitions);
+  if (used != chips * torus.cores_per_chip) return absl::OkStatus();
+  absl::StatusOr<DeviceSpec> split = per_core_spec(target.spec);
+  if (!split.ok()) return split.status();
+  target.diagnostics.notes.push_back(absl::StrCat(
+      "the module runs on ", used, " devices on ", target.spec.name, ":", target.topology, "'s ",
+      chips, " chips: one device per TensorCore, ", torus.cores_per_chip, " a chip (as libtpu's "
+      "offline compiler gives them; the hardware runs a chip as one megacore device), each with "
+      "1/", torus.cores_per_chip / torus.devices_per_chip, " of the chip's compute and HBM"));
+  target.spec = *std::move(split);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string_view device_source_name(DeviceSource source) {
@@ -286,6 +310,22 @@ absl::Status check_slice(const DeviceSpec& spec, std::string_view shape) {
       " chips (either order)"));
 }
 
+std::string platform_mismatch(const PlatformInference& compiled_for, const DeviceSpec& device) {
+  const std::string& p = compiled_for.platform;
+  const std::string_view kind = device_kind_name(device.kind);
+  if ((p != "gpu" && p != "tpu" && p != "cpu") || p == kind) return "";
+  const std::string where =
+      compiled_for.instruction.empty()
+          ? compiled_for.marker
+          : absl::StrCat(compiled_for.marker, " in ", compiled_for.instruction);
+  return absl::StrCat(
+      "the module was compiled for ", p == "cpu" ? "the CPU" : absl::AsciiStrToUpper(p), " (",
+      where, ") and is predicted on ", device.name, ", a ",
+      absl::AsciiStrToUpper(std::string(kind)),
+      ": its fusions, layouts and custom calls are the other platform's, so the figures show "
+      "that program on this device, not what XLA would compile for it");
+}
+
 absl::StatusOr<DeviceTarget> resolve_device(std::string_view device_text, const Module* module,
                                             const DeviceTargetOptions& options) {
   DeviceTarget target;
@@ -325,17 +365,12 @@ absl::StatusOr<DeviceTarget> resolve_device(std::string_view device_text, const 
   }
   target.spec = *std::move(spec);
   if (module != nullptr && target.source == DeviceSource::kNamed) {
-    // A device named for a module compiled for the other platform: its fusions, layouts and
+    // A device named for a module compiled for another platform: its fusions, layouts and
     // custom calls are that platform's, and so is its memory.
-    const PlatformInference p = infer_platform_of(*module);
-    const std::string_view kind = device_kind_name(target.spec.kind);
-    if ((p.platform == "gpu" || p.platform == "tpu") && p.platform != kind) {
-      target.diagnostics.warnings.push_back(absl::StrCat(
-          "the module was compiled for ", p.platform == "gpu" ? "GPU" : "TPU", " (", p.marker,
-          " in ", p.instruction, ") and is predicted on ", target.spec.name, ", a ",
-          absl::AsciiStrToUpper(std::string(kind)), ": its fusions, layouts and custom calls "
-          "are the other platform's, so the figures show that program on this device, not "
-          "what XLA would compile for it"));
+    PlatformInference p = infer_platform_of(*module);
+    if (p.platform.empty()) p = options.compiled_for;
+    if (std::string w = platform_mismatch(p, target.spec); !w.empty()) {
+      target.diagnostics.warnings.push_back(std::move(w));
     }
   }
   const std::string option(absl::StripAsciiWhitespace(options.topology));
@@ -348,6 +383,7 @@ absl::StatusOr<DeviceTarget> resolve_device(std::string_view device_text, const 
   target.topology = option.empty() ? shape : option;
   if (target.topology.empty()) return target;
   if (absl::Status s = check_slice(target.spec, target.topology); !s.ok()) return s;
+  if (absl::Status s = split_megacore(module, target); !s.ok()) return s;
   absl::StatusOr<Topology> topology = make_topology(target.spec, target.topology);
   if (!topology.ok()) return topology.status();
   if (module != nullptr) {

@@ -199,6 +199,22 @@ PlatformInference infer_platform_of(const Module& module) {
 
 std::string infer_platform(const Module& module) { return infer_platform_of(module).platform; }
 
+PlatformInference platform_of_file_name(std::string_view path) {
+  const size_t slash = path.find_last_of('/');
+  const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  // XLA names its dumps MODULE.NAME.PLATFORM_after_optimizations.txt (and _before_): "cpu",
+  // "tpu", and on GPUs the compute capability first ("sm_9.0_gpu").
+  for (const std::string_view stage : {"_after_optimizations", "_before_optimizations"}) {
+    const size_t at = name.find(stage);
+    if (at == std::string_view::npos || at < 3) continue;
+    const std::string_view platform = name.substr(at - 3, 3);
+    if (platform == "cpu" || platform == "gpu" || platform == "tpu") {
+      return {std::string(platform), absl::StrCat("file name \"", sv(name), "\""), ""};
+    }
+  }
+  return {};
+}
+
 DefaultDevice default_device(const Module& module, std::string_view option) {
   const PlatformInference p = infer_platform_of(module);
   DefaultDevice d;

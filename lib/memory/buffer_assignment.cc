@@ -950,8 +950,8 @@ std::optional<Value> Assigner::value_of(int32_t id) const {
 }
 
 // XLA's CanShareOperandBufferWithUser as the heap simulator and LiveRangeInterferes use it:
-// the user reads the operand's buffer directly, is not a copy, and is elementwise in it with
-// the same shape and layout.
+// the user reads the operand's buffer directly, is not a copy, and is elementwise in it (or,
+// by the TPU's rule, an all-reduce of it alone) with the same shape and layout.
 bool Assigner::can_share(const Value& operand, const Value& user) const {
   const Buffer& o = liveness_.buffers()[operand.buffer];
   const Buffer& u = liveness_.buffers()[user.buffer];
@@ -966,6 +966,10 @@ bool Assigner::can_share(const Value& operand, const Value& user) const {
       if (id == operand.buffer) {
         if (!rules_.share_copied_operands && i->operand(k)->opcode() == Opcode::kCopyDone) {
           return false;
+        }
+        if (rules_.all_reduce_in_place && i->opcode() == Opcode::kAllReduce &&
+            i->operand_count() == 1) {
+          return true;
         }
         return elementwise_in_operand(*i, static_cast<int64_t>(k), rules_.output_fusions_share);
       }

@@ -94,6 +94,9 @@ struct AssignmentRules {
   bool output_fusions_share = false;
   // A result may write over a dying operand that an asynchronous copy (copy-done) delivered.
   bool share_copied_operands = true;
+  // An all-reduce of one operand may write its result over that operand where it dies (same
+  // shape, layout and memory space): the reduction runs in place.
+  bool all_reduce_in_place = false;
   // The heap places the temporaries in order of their first use (best fit; of those that begin
   // together, the longest-lived first), rather than largest first or longest-lived first,
   // whichever needs less.
@@ -116,6 +119,7 @@ struct AssignmentRules {
     r.temporaries_in_live_out = false;
     r.output_fusions_share = true;
     r.share_copied_operands = false;
+    r.all_reduce_in_place = true;
     r.program_order_heap = true;
     r.alignment = int64_t{16} << 10;
     r.control_scalars_free = true;

@@ -977,8 +977,9 @@ double table_gemm_time(absl::Span<const GemmCall> gemms, const DeviceSpec& devic
     const std::optional<double> theirs = peak(src, table_class);
     if (table == nullptr || !own || !theirs) continue;
     // Efficiency at this shape relative to the table's peak, applied to this device's peak
-    // of the class that runs: exact for the table's own device and class.
-    const bool same = !source.borrowed && table_class == g.unit;
+    // of the class that runs: exact for the table's own device and class at its own peak (a
+    // peak set anew, --set matrix_flops_per_s.bf16=..., scales the measured time with it).
+    const bool same = !source.borrowed && table_class == g.unit && *own == *theirs;
     const double table_s =
         cache != nullptr ? cache->time_s(*table, g.shape) : table->time_s(g.shape);
     const double table_rate =
@@ -987,7 +988,14 @@ double table_gemm_time(absl::Span<const GemmCall> gemms, const DeviceSpec& devic
     gemm_s += g.factor * g.shape.flops() / rate;
     ++used;
     if (!table->covers(g.shape)) ++outside;
-    if (!same) {
+    if (!same && !source.borrowed && table_class == g.unit) {
+      note_once(assumptions,
+                absl::StrCat(device.name, " ", sv(g.unit), " GEMMs: the measured ", source.name,
+                             " ", sv(table_class), " table's efficiency at each shape, applied "
+                             "to the peak set (",
+                             util::general_text(*own, 4), " FLOP/s; measured at ",
+                             util::general_text(*theirs, 4), ")"));
+    } else if (!same) {
       note_once(assumptions,
                 absl::StrCat(device.name, " ", sv(g.unit),
                              " GEMMs: efficiency borrowed from the measured ", source.name, " ",
@@ -1151,6 +1159,23 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
 
 namespace {
 
+// Where a GPU's scale-out bandwidth comes from, for the assumption: its node's NICs, or the
+// spec's scale_out_bandwidth (below the NICs' share, or with no NICs given).
+std::string nics_text(const DeviceSpec& device, const DeviceFigure* nic_figure) {
+  const DeviceFigure* nics = device.figure("interconnect.nics_per_node");
+  if (nic_figure == nullptr || nics == nullptr) {
+    return "(scale_out_bandwidth, assumed: one NIC per GPU; nodes with fewer or slower NICs are "
+           "slower: Jean Zay's 8 A100s share 4 x 100 Gb/s Omni-Path, 4x less per GPU than 8 x "
+           "200 Gb/s; give nics_per_node and nic_bandwidth)";
+  }
+  const std::string node = absl::StrFormat("%g NICs x %.4g B/s a node of %d GPUs", nics->value,
+                                           nic_figure->value, device.gpu->nvlink_domain_size);
+  if (device.figure("interconnect.scale_out_bandwidth") != nullptr) {
+    return absl::StrCat("(scale_out_bandwidth, below the share of its node's NICs: ", node, ")");
+  }
+  return absl::StrCat("from its node's NICs (", node, ")");
+}
+
 // A collective's part across `domains` NVLink domains (device.gpu set): NCCL's algorithms at
 // the measured share of the NICs' line rate, with NCCL's own latency model. `per_domain`: its
 // members in one domain. Sets `so` and the efficiency `eff`; returns so.time_s().
@@ -1180,13 +1205,7 @@ double across_domains_time(std::string_view op, double bytes, int64_t n, int64_t
                       "nccl-tests#119, #267; published all-to-alls across nodes reach "
                       "0.64-0.96, nccl-tests#139, #267; 2-node FFTs on Jean Zay's Omni-Path "
                       "0.27: up to 3x slower)",
-                absl::StrFormat("%.4g B/s", w_so),
-                nic_figure != nullptr
-                    ? "from the file's NICs"
-                    : "(scale_out_bandwidth, assumed: one NIC per GPU; nodes with fewer or "
-                      "slower NICs are slower: Jean Zay's 8 A100s share 4 x 100 Gb/s "
-                      "Omni-Path, 4x less per GPU than 8 x 200 Gb/s; give nics_per_node "
-                      "and nic_bandwidth)"));
+                absl::StrFormat("%.4g B/s", w_so), nics_text(device, nic_figure)));
   return so.time_s();
 }
 

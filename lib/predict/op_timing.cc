@@ -442,6 +442,10 @@ void use_interconnect_figures(const CollectiveEstimate& e, const TargetInputs& i
     const bool dcn = f.path.find("dcn") != std::string::npos;
     const bool sol = f.path.find("xla_sol") != std::string::npos;
     if (dcn && e.placement.domains <= 1) continue;
+    // The link between a chip's devices, only where a chip has several (a megacore chip as
+    // one device has none).
+    const bool core = f.path == "interconnect.core_link_bandwidth";
+    if (core && (!inputs.device.torus || inputs.device.torus->devices_per_chip <= 1)) continue;
     if (sol != (inputs.options.collective_formula == CollectiveFormula::kXlaGpuSol)) continue;
     recorder.use_figure(f.path);
   }

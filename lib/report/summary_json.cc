@@ -79,6 +79,7 @@ absl::StatusOr<std::string> device_summaries_to_json(absl::Span<const DeviceSpec
                            {"links_per_chip", d.torus->links_per_chip},
                            {"link_bandwidth_bytes_per_s", d.torus->link_bandwidth},
                            {"devices_per_chip", d.torus->devices_per_chip},
+                           {"cores_per_chip", d.torus->cores_per_chip},
                            {"wraparound", describe_wraparound(d.torus->wraparound)}};
     } else if (d.gpu) {
       j["interconnect"] = {{"type", d.gpu->vendor == GpuVendor::kAmd ? "xgmi" : "nvlink"},

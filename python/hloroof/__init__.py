@@ -31,7 +31,7 @@ from __future__ import annotations
 import json as _json
 import os as _os
 import re as _re
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _hloroof, _jax_objects
 from ._hloroof import (  # noqa: F401  (re-exported)
@@ -248,6 +248,9 @@ def _resolve_device(source: Any, device: Union[str, DeviceSpec, None],
     if facts is not None:
         jax_object, source = source, facts.text
     if device is not None:
+        if facts is not None and facts.platform == "cpu":
+            source = _module_of(source)
+            warnings += _cpu_mismatch(source, device)
         return source, device, options, notes, warnings
     if facts is not None:
         notes += facts.notes
@@ -262,6 +265,16 @@ def _resolve_device(source: Any, device: Union[str, DeviceSpec, None],
     # A guessed device is a warning (Prediction.warnings), which reports show first.
     (notes if decided else warnings).append(note)
     return module, device, options, notes, warnings
+
+
+def _cpu_mismatch(module: Module, device: Union[str, DeviceSpec]) -> List[str]:
+    """The warning for a module a JAX object compiled for the CPU, predicted on `device`, when
+    its text does not tell (resolving the device warns where it does)."""
+    if _hloroof._infer_platform(module):
+        return []
+    spec = device if isinstance(device, DeviceSpec) else _target(device, None, "").spec
+    warning = _hloroof._platform_mismatch("cpu", "the JAX object's devices", spec)
+    return [warning] if warning else []
 
 
 def _add_notes(prediction: Prediction, notes: List[str], warnings: List[str]) -> None:
@@ -395,18 +408,45 @@ def memory(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
     (``["hbm.capacity=32e9"]``: the check against 32 GB).
     """
     _count("memory", "top_buffers", top_buffers)
-    source, device, _, notes, warnings = _resolve_device(module_or_text, device, {})
+    source, device, options, notes, warnings = _resolve_device(module_or_text, device, {})
     module = _module_of(source)
     spec = device
     settings = _settings_list("memory", settings)
     if not isinstance(device, DeviceSpec) or settings:
-        target = _set_figures("memory", device, module, "", settings)
+        # The slice a JAX object was compiled for: its chips' devices are the module's.
+        target = _set_figures("memory", device, module, options.get("topology", ""), settings)
         spec = target.spec
         notes = notes + target.notes
         warnings = warnings + target.warnings
     report = _hloroof._memory(module, spec, top_buffers, first_tile_padding)
-    _hloroof._add_memory_notes(report, warnings, _entry_warnings(module), notes)
+    xla = _xla_memory(module_or_text, report)
+    _hloroof._add_memory_notes(report, warnings, _entry_warnings(module),
+                               notes + ([xla[1]] if xla else []))
+    report.xla_memory_analysis = xla[0] if xla else None
     return report
+
+
+_XLA_MEMORY_TERMS = (("argument", "argument_size_in_bytes", "argument_bytes"),
+                     ("output", "output_size_in_bytes", "output_bytes"),
+                     ("alias", "alias_size_in_bytes", "alias_bytes"),
+                     ("temp", "temp_size_in_bytes", "temp_bytes"))
+
+
+def _xla_memory(obj: Any, report: MemoryReport) -> Optional[Tuple[Dict[str, int], str]]:
+    """XLA's own figures of a JAX ``Compiled`` (``memory_analysis()``), by hloroof's names,
+    and a note setting them beside the report's; None for anything else."""
+    if not _jax_objects.is_compiled(obj) or not callable(getattr(obj, "memory_analysis", None)):
+        return None
+    try:
+        analysis = obj.memory_analysis()
+        xla = {ours: int(getattr(analysis, theirs)) for _, theirs, ours in _XLA_MEMORY_TERMS}
+    except Exception:  # no analysis on this backend, or a field missing: nothing to show
+        return None
+    said = ", ".join(
+        f"{name} {xla[ours]:,} B" + ("" if xla[ours] == getattr(report, ours)
+                                     else f" (hloroof {getattr(report, ours):,} B)")
+        for name, _, ours in _XLA_MEMORY_TERMS)
+    return xla, f"XLA's memory_analysis() of the compiled object: {said}"
 
 
 class Analysis:

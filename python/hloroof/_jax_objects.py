@@ -17,6 +17,7 @@ class Facts(NamedTuple):
     device: Optional[str]  # a built-in device name, None when the kind has none
     options: Dict[str, Any]  # predict options read: topology, device_coordinates
     notes: List[str]  # how the device and slice were read, and what was assumed
+    platform: str = ""  # the devices' platform: "tpu", "gpu" ("cuda", "rocm"), "cpu"; "" unknown
 
 
 def is_lowered(obj: Any) -> bool:
@@ -69,6 +70,10 @@ def tpu_slice(devices: List[Any], name: str) -> Tuple[Dict[str, Any], Optional[s
         cores = [int(getattr(d, "core_on_chip", 0)) for d in devices]
     except (AttributeError, TypeError, ValueError):
         return {}, "the devices carry no chip coordinates: the slice is inferred"
+    if per_chip < max(cores) + 1 <= spec.cores_per_chip:
+        # A megacore chip (v4, v5p) as one device per TensorCore, as libtpu compiles offline:
+        # the topology counts chips, and the prediction divides each chip among its cores.
+        per_chip = spec.cores_per_chip
     axes = len(coords[0])
     low = [min(c[i] for c in coords) for i in range(axes)]
     high = [max(c[i] for c in coords) for i in range(axes)]
@@ -125,7 +130,7 @@ def read(obj: Any) -> Optional[Facts]:
     options = dict(facts.options)
     if "device_coordinates" in options:
         options["device_coordinates"] = [list(c) for c in options["device_coordinates"]]
-    return Facts(facts.text, facts.device, options, list(facts.notes))
+    return Facts(facts.text, facts.device, options, list(facts.notes), facts.platform)
 
 
 def default_device(obj: Any, module: Any) -> Tuple[str, bool, str]:
@@ -176,7 +181,7 @@ def _read(obj: Any) -> Optional[Facts]:
     if name is None:
         what = "the CPU" if platform == "cpu" else f"device kind {kind!r}"
         notes.append(f"compiled for {what}, which no built-in device spec describes")
-        return Facts(text, None, {}, notes)
+        return Facts(text, None, {}, notes, platform)
     if assumed:
         notes.append(assumed)
     options: Dict[str, Any] = {}
@@ -188,4 +193,4 @@ def _read(obj: Any) -> Optional[Facts]:
         else:
             where += f", chips {options['topology']}"
     notes.append(f"device {name} read from the compiled object ({where})")
-    return Facts(text, name, options, notes)
+    return Facts(text, name, options, notes, platform)

@@ -137,8 +137,11 @@ def mesh_for(target: str, mesh_axes: Optional[MeshAxes] = None,
     names = tuple(name for name, _ in axes)
     shape = tuple(int(size) for _, size in axes)
     if int(np.prod(shape)) != len(devices):
+        cores = 1 + max(int(getattr(d, "core_on_chip", 0)) for d in devices)
+        per_core = (f" ({len(devices) // cores} chips, {cores} devices a chip: libtpu gives "
+                    f"each TensorCore a device of its own)" if cores > 1 else "")
         raise ValueError(f"mesh_axes {dict(axes)} hold {int(np.prod(shape))} devices; "
-                         f"{target} has {len(devices)}")
+                         f"{target} has {len(devices)}{per_core}")
     try:
         from jax.experimental import mesh_utils
         grid = mesh_utils.create_device_mesh(shape, devices=list(devices))
@@ -180,8 +183,10 @@ def compile_for(fn: Callable[..., Any], *args: Any, target: str = "tpu_v5p:2x2x2
     `args` give shapes and dtypes only (arrays, ``jax.ShapeDtypeStruct``, pytrees of them; the
     static ones as values). `target` is an hloroof device with its slice: ``"tpu_v5e:2x2"``,
     ``"tpu_v5p:2x2x2"``, ``"tpu_v6e:2x4"``, ``"tpu7x:2x2x1"``, or ``"h100:8"`` (one node of
-    8 GPUs; ``"h100:2x8"`` two nodes) with JAX's CUDA plugin. `mesh_axes` names the mesh
-    over the slice's devices (``{"fsdp": 4, "model": 2}``; default one axis "data").
+    8 GPUs; ``"h100:2x8"`` two nodes) with JAX's CUDA plugin; a TPU slice counts chips
+    (``tpu_v4:2x2x1`` is 4 chips, 8 devices: libtpu gives each v4 or tpu7x TensorCore a
+    device). `mesh_axes` names the mesh over the slice's devices (``{"fsdp": 4, "model": 2}``;
+    default one axis "data").
     `in_specs`: one PartitionSpec (or pytree of them, or None: replicated) per argument;
     `out_specs` likewise for the outputs (None: XLA chooses). Inside `fn`,
     ``jax.lax.with_sharding_constraint(x, PartitionSpec(...))`` refers to the same mesh.

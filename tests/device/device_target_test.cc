@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "catch2/catch.hpp"
 #include "hloroof/hlo_text.h"
+#include "hloroof/platform.h"
 #include "hloroof/predict.h"
 #include "nlohmann/json.hpp"
 
@@ -295,6 +296,101 @@ ENTRY e {
   CHECK(!unsliced->slice.has_value());
 }
 
+TEST_CASE("a megacore chip's slice counts chips, whatever each chip's devices") {
+  // tpu_v4:2x2x1 is 4 chips. On the hardware each is one megacore device (4 devices, the
+  // chip's figures); libtpu's offline compiler gives each of a chip's 2 TensorCores a device
+  // (core_on_chip 0 and 1): a module on 8 devices of the same 4 chips, each device half a chip.
+  absl::StatusOr<Module> four = parse_module(
+      "HloModule m, num_partitions=4\nENTRY e { ROOT p = f32[8] parameter(0) }");
+  absl::StatusOr<Module> eight = parse_module(
+      "HloModule m, num_partitions=8\nENTRY e { ROOT p = f32[8] parameter(0) }");
+  REQUIRE(four.ok());
+  REQUIRE(eight.ok());
+  absl::StatusOr<DeviceTarget> megacore = resolve_device("tpu_v4:2x2x1", &*four);
+  REQUIRE(megacore.ok());
+  CHECK(megacore->spec.matrix_flops_per_s.at("bf16") == 2.75e14);
+  CHECK(megacore->slice->num_devices() == 4);
+  CHECK(megacore->spec.torus->devices_per_chip == 1);
+  CHECK(megacore->spec.torus->cores_per_chip == 2);
+  absl::StatusOr<DeviceTarget> cores = resolve_device("tpu_v4:2x2x1", &*eight);
+  REQUIRE(cores.ok());
+  CHECK(cores->topology == "2x2x1");
+  REQUIRE(cores->slice.has_value());
+  CHECK(cores->slice->num_devices() == 8);
+  CHECK(cores->slice->describe() == "core:2 chip-local, x:2 ICI line, y:2 ICI line, z:1 ICI line");
+  // Per device: 2.75e14 / 2 FLOP/s, 1.2e12 / 2 B/s, 32 GiB / 2; the VMEM (per TensorCore
+  // already) and the ICI links (per chip) stay.
+  CHECK(cores->spec.name == "tpu_v4");
+  CHECK(cores->spec.matrix_flops_per_s.at("bf16") == 1.375e14);
+  CHECK(cores->spec.matrix_flops_per_s.at("int8") == 1.375e14);
+  CHECK(cores->spec.vector_flops_per_s == 4.2e12);
+  CHECK(cores->spec.hbm_bandwidth == 6e11);
+  CHECK(cores->spec.hbm_capacity_bytes == 16.0 * (1 << 30));
+  CHECK(cores->spec.on_chip_capacity_bytes == megacore->spec.on_chip_capacity_bytes);
+  CHECK(cores->spec.torus->link_bandwidth == megacore->spec.torus->link_bandwidth);
+  CHECK(cores->spec.torus->devices_per_chip == 2);
+  CHECK(any_contains(cores->diagnostics.notes,
+                     "the module runs on 8 devices on tpu_v4:2x2x1's 4 chips: one device per "
+                     "TensorCore, 2 a chip"));
+  // A spec of one device per TensorCore already (tpu7x) or one core a chip (v5e) is its own.
+  absl::StatusOr<DeviceSpec> v5e = device("tpu_v5e");
+  REQUIRE(v5e.ok());
+  absl::StatusOr<DeviceSpec> same = per_core_spec(*v5e);
+  REQUIRE(same.ok());
+  CHECK(same->json == v5e->json);
+  // A chip's cores are a whole number of its devices.
+  std::string json = v5e->json;
+  const std::string per_chip = R"("devices_per_chip": {"value": 1, "unit": "devices")";
+  REQUIRE(json.find(per_chip) != std::string::npos);
+  json.insert(json.find(per_chip),
+              R"("cores_per_chip": {"value": 3, "unit": "TensorCores"}, )");
+  json.replace(json.find(per_chip), per_chip.size(),
+               R"("devices_per_chip": {"value": 2, "unit": "devices")");
+  absl::StatusOr<DeviceSpec> odd = parse_device_spec(json, "odd.json");
+  REQUIRE_FALSE(odd.ok());
+  CHECK_THAT(std::string(odd.status().message()),
+             Contains("interconnect.cores_per_chip") && Contains("multiple of devices_per_chip"));
+}
+
+TEST_CASE("a module compiled for the CPU and predicted on a GPU or TPU is warned of") {
+  // No marker in the text: the dump's file name says it (XLA names CPU dumps
+  // *.cpu_after_optimizations.txt), as the command passes it.
+  absl::StatusOr<Module> plain =
+      parse_module("HloModule m\nENTRY e { ROOT p = f32[8] parameter(0) }");
+  REQUIRE(plain.ok());
+  const PlatformInference named =
+      platform_of_file_name("dump/module_0001.jit_f.cpu_after_optimizations.txt");
+  CHECK(named.platform == "cpu");
+  CHECK(platform_of_file_name("module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt").platform ==
+        "gpu");
+  CHECK(platform_of_file_name("model.hlo").platform.empty());
+  absl::StatusOr<DeviceTarget> h100 = resolve_device("h100", &*plain, {.compiled_for = named});
+  REQUIRE(h100.ok());
+  CHECK(any_contains(h100->diagnostics.warnings,
+                     "the module was compiled for the CPU (file name "
+                     "\"module_0001.jit_f.cpu_after_optimizations.txt\") and is predicted on "
+                     "h100, a GPU"));
+  absl::StatusOr<DeviceTarget> v5e = resolve_device("tpu_v5e", &*plain, {.compiled_for = named});
+  REQUIRE(v5e.ok());
+  CHECK(any_contains(v5e->diagnostics.warnings, "is predicted on tpu_v5e, a TPU"));
+  // XLA:CPU's own marker in the text (oneDNN's custom call) says so without a file name.
+  absl::StatusOr<Module> onednn = parse_module(R"(HloModule m
+ENTRY e {
+  a = f32[8,8] parameter(0)
+  ROOT d = f32[8,8] custom-call(a, a), custom_call_target="__onednn$matmul"
+})");
+  REQUIRE(onednn.ok());
+  absl::StatusOr<DeviceTarget> marked = resolve_device("h100", &*onednn);
+  REQUIRE(marked.ok());
+  CHECK(any_contains(marked->diagnostics.warnings,
+                     "compiled for the CPU (custom call \"__onednn$matmul\" in d)"));
+  // Without anything that tells, or without a device named (the default is chosen for the
+  // module), no warning.
+  absl::StatusOr<DeviceTarget> quiet = resolve_device("h100", &*plain);
+  REQUIRE(quiet.ok());
+  CHECK(quiet->diagnostics.warnings.empty());
+}
+
 TEST_CASE("settings change the spec's figures, and say so") {
   absl::StatusOr<DeviceTarget> t =
       resolve_device("h100", nullptr, {.settings = {"hbm.bandwidth=4e12"}});
@@ -306,8 +402,8 @@ TEST_CASE("settings change the spec's figures, and say so") {
 
 TEST_CASE("settings add figures a device JSON takes and the spec leaves out") {
   // a100 gives scale_out_bandwidth, not a cluster's NICs: both NIC figures are added, in the
-  // units the reader asks for (NICs; B/s, the base unit of a bandwidth). The scale-out
-  // bandwidth stays a100's own.
+  // units the reader asks for (NICs; B/s, the base unit of a bandwidth), and the scale-out
+  // bandwidth follows from them as in a device JSON: 4 x 5e10 / 8 GPUs = 2.5e10 B/s.
   absl::StatusOr<DeviceTarget> t = resolve_device(
       "a100", nullptr,
       {.settings = {"interconnect.nics_per_node=4", "interconnect.nic_bandwidth=5e10"}});
@@ -320,6 +416,13 @@ TEST_CASE("settings add figures a device JSON takes and the spec leaves out") {
   CHECK(nics->unit == "NICs");
   CHECK(nic->value == 5e10);
   CHECK(nic->unit == "B/s");
+  CHECK(t->spec.gpu->scale_out_bandwidth == 2.5e10);
+  CHECK(t->spec.figure("interconnect.scale_out_bandwidth") == nullptr);
+  absl::StatusOr<DeviceTarget> slow = resolve_device(
+      "a100", nullptr,
+      {.settings = {"interconnect.nics_per_node=2", "interconnect.nic_bandwidth=5e10"}});
+  REQUIRE(slow.ok());
+  CHECK(slow->spec.gpu->scale_out_bandwidth == 1.25e10);  // 2 x 5e10 / 8
   // One without the other: the reader's rule, and the JSON route named.
   absl::StatusOr<DeviceTarget> half =
       resolve_device("a100", nullptr, {.settings = {"interconnect.nics_per_node=4"}});

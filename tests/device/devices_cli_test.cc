@@ -23,7 +23,7 @@ void check_numbers_have_units(const std::string& text) {
       INFO("line: " << line << "\nnumber: " << (*it)[2]);
       CHECK(std::regex_match(
           unit, std::regex(R"((k|M|G|T|P)?(FLOP/s|OP/s|op/s|B/s|B)\*?,?|(Ki|Mi|Gi|Ti)B\*?,?|)"
-                           R"((n|u|m)?s\*?,?|links|GPUs|devices|chips|axes|one|per)")));
+                           R"((n|u|m)?s\*?,?|links|GPUs|devices|TensorCores|chips|axes|one|per)")));
     }
   }
 }

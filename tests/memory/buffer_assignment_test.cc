@@ -383,6 +383,34 @@ TEST_CASE("a TPU program's temporaries stay out of outputs, in program order, at
   CHECK(g.temp_bytes == 16384);
 }
 
+TEST_CASE("a TPU all-reduce writes its result over its dying operand") {
+  // d = p x p dies at the all-reduce a, whose result has d's shape and layout: libtpu reduces
+  // in place (its buffer-assignment dumps put an all-reduce at its operand's offset: a bf16
+  // MLP train step on v5e 2x2, 234,946,560 B of temp as XLA's memory_analysis() says, and
+  // f32 MLPs on v5e and v5p; docs/memory.md, "On TPU"). f32[256,256] is 262144 B (16 places):
+  // d [1,2] and a [2,3] share one place, temp 262144 B, where two would be 524288 B.
+  constexpr std::string_view kAllReduce = R"(
+HloModule all_reduce_in_place, is_scheduled=true, replica_count=2
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY e {
+  p = f32[256,256]{1,0:T(8,128)} parameter(0)
+  d = f32[256,256]{1,0:T(8,128)} dot(p, p), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  a = f32[256,256]{1,0:T(8,128)} all-reduce(d), replica_groups={{0,1}}, to_apply=add
+  ROOT o = f32[256,256]{1,0:T(8,128)} dot(a, p), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)";
+  absl::StatusOr<hloroof::DeviceSpec> v5e = hloroof::device("tpu_v5e");
+  REQUIRE(v5e.ok());
+  const MemoryReport r = analyze(kAllReduce, {.top_buffers = 0}, &*v5e);
+  CHECK(r.temp_bytes == 262144);
+}
+
 TEST_CASE("a TPU output tuple's table is an output allocation; control scalars take no temp") {
   // i (s32[] under T(128): 512 B) is the only temporary of device memory: a heap of integer
   // scalars reports 0 B. Outputs: n 4096 B, j 512 B and the root tuple's table, 2 elements x

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "hloroof/collective.h"
 #include "hloroof/device.h"
 #include "hloroof/topology.h"
@@ -791,7 +792,29 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
   o.topology = "2x8";
   auto cluster = testing::predict(hlo, four->origin, o);
   CHECK(cluster->step_time_s == Approx(867.54e-6).epsilon(0.002));
-  CHECK(cluster.assumes("from the file's NICs"));
+  CHECK(cluster.assumes("1.25e+10 B/s per GPU from its node's NICs (4 NICs x 2.5e+10 B/s a "
+                        "node of 8 GPUs)"));
+  // The same NICs set on the built-in a100 mean the same: its own scale_out_bandwidth (25e9,
+  // one NIC per GPU) gives way to the NICs' share, 4 x 25e9 / 8 = 12.5e9, and the time is the
+  // file's. Eight such NICs give each GPU 25e9 B/s again: a100's own 477.37 us.
+  absl::StatusOr<DeviceSpec> a100_spec = device("a100");
+  REQUIRE(a100_spec.ok());
+  for (const auto& [nics, want] : {std::pair{"4", 867.54e-6}, std::pair{"8", 477.37e-6}}) {
+    absl::StatusOr<DeviceSpec> set_nics = set_device_figures(
+        *a100_spec,
+        {absl::StrCat("interconnect.nics_per_node=", nics), "interconnect.nic_bandwidth=25e9"});
+    REQUIRE(set_nics.ok());
+    auto run = testing::predict(hlo, *set_nics, o);
+    CHECK(run->step_time_s == Approx(want).epsilon(0.002));
+    CHECK(run.assumes(absl::StrCat("from its node's NICs (", nics, " NICs x 2.5e+10 B/s")));
+  }
+  // A scale_out_bandwidth above what the NICs carry is refused, naming both routes.
+  absl::StatusOr<DeviceSpec> too_fast = set_device_figures(
+      *a100_spec, {"interconnect.nics_per_node=4", "interconnect.nic_bandwidth=25e9",
+                   "interconnect.scale_out_bandwidth=25e9"});
+  REQUIRE_FALSE(too_fast.ok());
+  CHECK(std::string(too_fast.status().message()).find("more than the NICs carry") !=
+        std::string::npos);
   // The cluster's own share of line rate (interconnect.nic_efficiency) replaces the published
   // 0.86: at 0.5, 8388608 / (0.5 x 12.5e9) = 1342.18 us + 2 + 85.2 us = 1429.38 us.
   std::string with = source_file("examples/a100_4nic.json");
@@ -832,6 +855,33 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
   CHECK(std::string(bad.status().message()).find("go together") != std::string::npos);
 }
 
+
+TEST_CASE("a matrix peak set anew moves the GEMMs timed from the measured table") {
+  // One bf16 GEMM of 8192^3 on h100: 2 x 8192^3 = 1.0995e12 FLOPs, timed from the measured
+  // h100 table (78.8% of 9.89e14 FLOP/s, 1.41 ms). Set to 2e15 FLOP/s, the table's efficiency
+  // at that shape applies to the new peak: 1.41 ms x 9.89e14 / 2e15 = 0.697 ms; the roofline
+  // moves the same way (1.1117 ms -> 0.5498 ms).
+  const std::string hlo = R"(HloModule m, is_scheduled=true
+ENTRY e {
+  a = bf16[8192,8192]{1,0} parameter(0)
+  b = bf16[8192,8192]{1,0} parameter(1)
+  ROOT d = bf16[8192,8192]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  absl::StatusOr<DeviceSpec> h100 = device("h100");
+  REQUIRE(h100.ok());
+  absl::StatusOr<DeviceSpec> faster = set_device_figures(*h100, {"matrix_flops_per_s.bf16=2e15"});
+  REQUIRE(faster.ok());
+  auto own = testing::predict(hlo, *h100);
+  auto set = testing::predict(hlo, *faster);
+  CHECK(set->roofline_step_time_s == Approx(own->roofline_step_time_s * 9.89e14 / 2e15));
+  // Each plus h100's 1 us per-op overhead, which the peak does not move.
+  const double overhead = h100->per_op_overhead_s;
+  CHECK(set->step_time_s - overhead == Approx((own->step_time_s - overhead) * 9.89e14 / 2e15));
+  CHECK(own->step_time_s == Approx(1.41e-3).epsilon(0.01));
+  CHECK(set.assumes("h100 bf16 GEMMs: the measured h100 bf16 table's efficiency at each shape, "
+                    "applied to the peak set (2e+15 FLOP/s; measured at 9.89e+14)"));
+  CHECK_FALSE(own.assumes("applied to the peak set"));
+}
 
 TEST_CASE("scale_out_time: NCCL's latency model across nodes, by size and by peers") {
   using predict::scale_out_time;

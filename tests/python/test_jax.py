@@ -101,6 +101,20 @@ def test_a_3d_slice_with_two_devices_per_chip():
     assert options["device_coordinates"][:3] == [[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0]]
 
 
+def test_a_megacore_slice_with_a_device_per_tensorcore():
+    # tpu_v4 2x2x1 as libtpu's offline compiler lists it: 4 chips, each TensorCore a device
+    # (core_on_chip 0, 1), where the hardware runs each chip as one megacore device.
+    chips = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)]
+    devices = [Device(c, core) for c in chips for core in (0, 1)]
+    options, note = _jax_objects.tpu_slice(devices, "tpu_v4")
+    assert note is None and options["topology"] == "2x2x1"
+    assert options["device_coordinates"][:3] == [[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0]]
+    # One device a chip: the megacore slice, no core coordinate.
+    options, note = _jax_objects.tpu_slice([Device(c) for c in chips], "tpu_v4")
+    assert note is None and options["topology"] == "2x2x1"
+    assert options["device_coordinates"][1] == [1, 0, 0]
+
+
 def test_devices_that_are_not_a_whole_slice_are_said_so():
     devices = [Device((0, 0, 0)), Device((1, 0, 0)), Device((0, 1, 0))]  # an L of 3 chips
     options, note = _jax_objects.tpu_slice(devices, "tpu_v5e")
@@ -131,6 +145,36 @@ def test_a_cpu_compiled_object_is_predicted_on_the_default_device(cpu_lowered):
     assert "compiled for the CPU, which no built-in device spec describes" in p.assumptions[0]
     # The device is a guess: a warning, which the report shows above its figures.
     assert any("predicted on tpu_v5e" in w for w in p.warnings)
+
+
+class _PlainText:
+    """A Compiled whose program text carries no mark of XLA:CPU."""
+
+    def __init__(self, compiled):
+        self._compiled = compiled
+
+    def as_text(self):
+        return "HloModule m\nENTRY e { ROOT p = f32[8] parameter(0) }"
+
+    def __getattr__(self, name):
+        return getattr(self._compiled, name)
+
+
+@needs_jax
+def test_a_cpu_compiled_object_on_a_named_device_is_warned_of(cpu_lowered):
+    compiled = cpu_lowered.compile()
+    for device, kind in (("h100", "a GPU"), ("tpu_v5e:2x2", "a TPU")):
+        # XLA:CPU's own backend config says so in the text, ...
+        p = hloroof.predict(compiled, device)
+        said = f"and is predicted on {device.split(':')[0]}, {kind}"
+        assert any(w.startswith("the module was compiled for the CPU (backend config") and said in w
+                   for w in p.warnings), p.warnings
+        # ... and where the text does not, the compiled object's devices do.
+        plain = hloroof.predict(_PlainText(compiled), device)
+        assert any(w.startswith("the module was compiled for the CPU (the JAX object's devices) "
+                                + said) for w in plain.warnings), plain.warnings
+    assert any("compiled for the CPU" in w
+               for w in hloroof.memory(_PlainText(compiled), "h100").warnings)
 
 
 @needs_jax
@@ -203,9 +247,43 @@ def test_a_tpu_compiled_object_names_its_device_and_slice(v5e_compiled):
 def test_memory_and_advise_of_a_tpu_compiled_object(v5e_compiled):
     m = hloroof.memory(v5e_compiled)
     assert m.capacity.capacity_bytes == hloroof.device("tpu_v5e").hbm_capacity_bytes
+    # XLA's own figures beside hloroof's: the same on this program.
+    ma = v5e_compiled.memory_analysis()
+    assert m.xla_memory_analysis == {
+        "argument_bytes": ma.argument_size_in_bytes, "output_bytes": ma.output_size_in_bytes,
+        "alias_bytes": ma.alias_size_in_bytes, "temp_bytes": ma.temp_size_in_bytes}
+    assert (m.temp_bytes, m.argument_bytes) == (ma.temp_size_in_bytes, ma.argument_size_in_bytes)
+    assert f"XLA's memory_analysis() of the compiled object: argument " \
+           f"{ma.argument_size_in_bytes:,} B, output" in m.notes[-1]
+    assert hloroof.memory(v5e_compiled.as_text(), "tpu_v5e").xla_memory_analysis is None
     advice = hloroof.advise(v5e_compiled)
     assert advice["device"] == "tpu_v5e" and advice["step_time_s"] > 0
     assert any("read from the compiled object" in n for n in advice["notes"])
+
+
+@needs_libtpu
+def test_tpu_all_reduces_run_in_place():
+    # A bf16 MLP train step on a v5e 2x2 mesh, data x model (x[8192,4096] over data, w1[4096,
+    # 16384] and w2[16384,4096] over model, gelu, SGD): libtpu reduces the first gradient's
+    # all-reduce in place, temp 234,946,560 B (its buffer-assignment dump), as hloroof now
+    # models; 32 MiB more (268,500,992 B) without the rule.
+    def loss(w1, w2, x):
+        return jnp.mean((jax.nn.gelu(x @ w1) @ w2).astype(jnp.float32) ** 2)
+
+    def step(w1, w2, x):
+        g1, g2 = jax.grad(loss, argnums=(0, 1))(w1, w2, x)
+        return w1 - 0.1 * g1, w2 - 0.1 * g2
+
+    args = (jax.ShapeDtypeStruct((4096, 16384), jnp.bfloat16),
+            jax.ShapeDtypeStruct((16384, 4096), jnp.bfloat16),
+            jax.ShapeDtypeStruct((8192, 4096), jnp.bfloat16))
+    compiled = hloroof.jax.compile_for(step, *args, target="tpu_v5e:2x2",
+                                       mesh_axes={"data": 2, "model": 2},
+                                       in_specs=(P(None, "model"), P("model", None),
+                                                 P("data", None)))
+    m = hloroof.memory(compiled)
+    assert compiled.memory_analysis().temp_size_in_bytes == 234_946_560
+    assert m.temp_bytes == 234_946_560
 
 
 @needs_libtpu
@@ -213,6 +291,27 @@ def test_compile_for_a_slice_with_two_devices_per_chip():
     compiled = hloroof.jax.compile_for(_step, *_abstract_args(), target="tpu7x:2x2x1")
     p = hloroof.predict(compiled)
     assert (p.device, p.topology) == ("tpu7x", "2x2x1")
+
+
+@needs_libtpu
+def test_compile_for_a_megacore_slice_predicts_its_chips():
+    # libtpu 0.0.52 compiles tpu_v4:2x2x1 (4 chips) for 8 devices, a TensorCore each: the
+    # prediction is of those 4 chips, each device at half the chip's megacore figures.
+    with pytest.raises(ValueError, match=r"tpu_v4:2x2x1 has 8 \(4 chips, 2 devices a chip"):
+        hloroof.jax.compile_for(_step, *_abstract_args(), target="tpu_v4:2x2x1",
+                                mesh_axes={"x": 4})
+    compiled = hloroof.jax.compile_for(_step, *_abstract_args(), target="tpu_v4:2x2x1",
+                                       mesh_axes={"x": 8}, in_specs=(P("x"), None))
+    p = hloroof.predict(compiled)
+    assert (p.device, p.topology) == ("tpu_v4", "2x2x1")
+    assert any("runs on 8 devices on tpu_v4:2x2x1's 4 chips" in a for a in p.assumptions)
+    assert p.devices == 8
+    assert (p.peak_flop_rate_type, p.peak_flop_rate) == ("bf16", 2.75e14 / 2)
+    # The slice named by the caller is the same 4 chips.
+    named = hloroof.predict(compiled, "tpu_v4:2x2x1")
+    assert named.step_time_s == p.step_time_s
+    # Each device holds half the chip's 32 GiB.
+    assert hloroof.memory(compiled).capacity.capacity_bytes == 16 * 2**30
 
 
 @needs_libtpu

@@ -55,11 +55,15 @@ struct Wraparound {
 struct TorusSpec {
   int rank = 2;               // torus axes
   int devices_per_chip = 1;   // TensorCores exposed as separate JAX devices (v2, v3, TPU7x: 2)
+  // TensorCores per chip. More than devices_per_chip on a megacore chip (v4, v5p), one JAX
+  // device per chip on the hardware; libtpu's offline compiler gives one device per TensorCore
+  // there, which per_core_spec describes.
+  int cores_per_chip = 1;
   double link_bandwidth = 0;  // W_uni: one direction of one link, B/s
   int links_per_chip = 0;
   Wraparound wraparound;
   double hop_latency_s = 0;  // T_hop
-  // One direction between the devices of one chip, B/s (only when devices_per_chip > 1).
+  // One direction between the devices of one chip, B/s (only when cores_per_chip > 1).
   std::optional<double> core_link_bandwidth;
   std::optional<double> dcn_bandwidth_per_chip;  // B/s egress per chip to other slices
   double dcn_latency_s = 0;
@@ -192,6 +196,13 @@ std::vector<std::string> builtin_device_names();
 // not a number, a path the spec has no figure at (its figures are listed), a refused value.
 absl::StatusOr<DeviceSpec> set_device_figures(const DeviceSpec& spec,
                                               const std::vector<std::string>& settings);
+
+// A megacore chip's spec (cores_per_chip > devices_per_chip: v4, v5p) as one JAX device per
+// TensorCore, as libtpu's offline compiler gives it: the chip's compute, HBM and on-chip
+// bandwidth and HBM capacity divided among its cores, devices_per_chip = cores_per_chip; its
+// topologies gain the "core" axis. Other specs come back as they are. Errors: a spec whose
+// JSON is not at hand, or whose divided figures the reader refuses.
+absl::StatusOr<DeviceSpec> per_core_spec(const DeviceSpec& spec);
 
 }  // namespace hloroof
 

@@ -57,6 +57,16 @@ struct DeviceTarget {
   Diagnostics diagnostics;
 };
 
+struct PlatformInference {
+  // "gpu", "tpu", "cpu" (XLA:CPU, oneDNN, LAPACK), "neuron" (AWS Neuron); "" when nothing
+  // tells.
+  std::string platform;
+  // The first marker found: `custom call "te_fused_attn_forward_ffi"`, `backend config
+  // "operation_queue_id"`, `tiled layout`; empty when nothing tells.
+  std::string marker;
+  std::string instruction;  // the instruction that holds it
+};
+
 struct DeviceTargetOptions {
   // A topology given apart from the device (the command's --topology, Python's topology=,
   // PredictOptions::topology). Empty: the text's. Given as well as the text's, the two must be
@@ -68,7 +78,15 @@ struct DeviceTargetOptions {
   // "device=" and "topology=" for Python.
   std::string device_option = "--device";
   std::string topology_option = "--topology";
+  // What the caller knows of the module's platform besides its text (XLA's dump file name,
+  // platform_of_file_name; a JAX object's devices), for when the text tells nothing.
+  PlatformInference compiled_for;
 };
+
+// The warning for a module compiled for one platform and predicted on a device of another (a
+// CPU module on any device, a GPU module on a TPU, a TPU module on a GPU); "" when they agree
+// or nothing tells.
+std::string platform_mismatch(const PlatformInference& compiled_for, const DeviceSpec& device);
 
 // Resolves `text` (above) for `module`. Empty text: the default device of the module's
 // platform (default_device; the notes or, when it is a guess, the warnings say so), or tpu_v5e

@@ -13,21 +13,17 @@ namespace hloroof {
 // What the compiler left in a module that only one platform's compiler leaves (every marker is
 // listed in docs/prediction-model.md, "Which platform a module is for"): custom-call targets and
 // backend-config keys of one platform, TPU tiled layouts and memory spaces.
-struct PlatformInference {
-  // "gpu", "tpu", "cpu" (XLA:CPU, oneDNN, LAPACK), "neuron" (AWS Neuron); "" when nothing
-  // tells.
-  std::string platform;
-  // The first marker found: `custom call "te_fused_attn_forward_ffi"`, `backend config
-  // "operation_queue_id"`, `tiled layout`; empty when nothing tells.
-  std::string marker;
-  std::string instruction;  // the instruction that holds it
-};
 
 // A custom-call target or backend config decides at once (GPU before TPU where a module holds
 // both); TPU tiled layouts and memory spaces decide when no marker does.
 PlatformInference infer_platform_of(const Module& module);
 // infer_platform_of(module).platform.
 std::string infer_platform(const Module& module);
+
+// The platform an XLA dump's file name names ("module_0001.jit_f.cpu_after_optimizations.txt":
+// cpu; "...sm_9.0_gpu_after_optimizations.txt": gpu; "...tpu_after_optimizations.txt": tpu),
+// the marker saying so; empty for any other name.
+PlatformInference platform_of_file_name(std::string_view path);
 
 // The device a module is predicted on when none is named (the command's --device, Python's
 // device=): h100 for a GPU module, tpu_v5e otherwise.
