@@ -34,6 +34,7 @@ const Command* const kCommands[] = {
     &hloroof::cli::kMemoryCommand,
     &hloroof::cli::kProfileCommand,
     &hloroof::cli::kCalibrateCommand,
+    &hloroof::cli::kCompletionCommand,
 };
 
 void print_overview(std::ostream& out) {
@@ -84,6 +85,8 @@ constexpr char kOutOfMemory[] =
 }
 
 }  // namespace
+
+std::span<const Command* const> hloroof::cli::all_commands() { return kCommands; }
 
 int main(int argc, char** argv) {
   std::set_terminate(on_terminate);

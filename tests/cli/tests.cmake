@@ -59,3 +59,8 @@ add_dependencies(proto_input_cli_test hloroof_cli)
 hloroof_add_corpus_test(first_run_corpus_test ${CMAKE_CURRENT_LIST_DIR}/first_run_corpus_test.cc)
 target_compile_definitions(first_run_corpus_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
 add_dependencies(first_run_corpus_test hloroof_cli)
+
+hloroof_add_test(completion_cli_test ${CMAKE_CURRENT_LIST_DIR}/completion_cli_test.cc)
+target_compile_definitions(completion_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>"
+                                                       HLOROOF_TEST_OUT="${CMAKE_CURRENT_BINARY_DIR}")
+add_dependencies(completion_cli_test hloroof_cli)
