@@ -18,6 +18,29 @@ import math
 MESH_AXIS = "fsdp"
 
 
+def global_batch(r):
+    """Sequences of one step over the slice: ``batch_per_device`` x ``devices`` where the recipe
+    has been made per device (hloroof.sweep.per_device), else ``batch_per_chip`` x ``chips``."""
+    if "batch_per_device" in r:
+        return r["batch_per_device"] * r["devices"]
+    return r["batch_per_chip"] * r["chips"]
+
+
+def recipe_step(r):
+    """The sweep's builder (bench/tpu_recipes.py): the recipe's step on its target, every JAX
+    device one member of the "fsdp" axis. A recipe is published per chip; where one chip is
+    several devices (TPU7x: 2), its batch is split over them, and its model FLOPs (the
+    published TFLOP/s per chip times the published step, times the chips) stay the slice's."""
+    import hloroof.sweep as hs
+
+    r = hs.per_device(r, r["devices"], r["chips"])
+    step, args, specs, donate = BUILDERS[r["model"]](r)
+    return hs.Step(step, args, in_specs=specs, mesh_axes={MESH_AXIS: r["devices"]},
+                   donate_argnums=donate,
+                   model_flops=r["tflops_per_chip"] * 1e12 * r["step_s"] * r["chips"],
+                   tokens=global_batch(r) * r["seq"])
+
+
 def _common():
     import jax
     import jax.numpy as jnp
@@ -127,7 +150,7 @@ def dense_step(r):
               "head": sd((D, V), bf)}
     specs = {"embed": P(MESH_AXIS, None), "lnf": P(None), "head": P(MESH_AXIS, None),
              "layers": _layer_specs(layers)}
-    tokens = sd((r["batch_per_chip"] * r["chips"], r["seq"]), jnp.int32)
+    tokens = sd((global_batch(r), r["seq"]), jnp.int32)
     return step, (params, tokens), (specs, P(MESH_AXIS, None)), ()
 
 
@@ -236,7 +259,7 @@ def deepseek_step(r):
         moe_specs[k] = P(None, None, MESH_AXIS, None)
     specs = {"embed": P(MESH_AXIS, None), "dense": {k: first(v) for k, v in dense.items()},
              "moe": moe_specs, "lnf": P(None), "head": P(MESH_AXIS, None)}
-    tokens = sd((r["batch_per_chip"] * r["chips"], r["seq"]), jnp.int32)
+    tokens = sd((global_batch(r), r["seq"]), jnp.int32)
     return (step, (params, params, params, tokens), (specs, specs, specs, P(MESH_AXIS, None)),
             (0, 1, 2))
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Published TPU training recipes compiled offline for their slice, predicted, and compared.
 
-    PYTHONPATH=build/python $(tools/venv.sh) bench/tpu_recipes.py [--hloroof build/tools/hloroof]
-        [--json OUT] [--keep DIR] [--reuse] [--show JSON] [--recipes-json MORE] [RECIPE ...]
+    PYTHONPATH=build/python $(tools/venv.sh) bench/tpu_recipes.py [--json OUT] [--keep DIR]
+        [--show JSON] [--recipes-json MORE] [--workers N] [--ray ADDRESS] [RECIPE ...]
 
 Each recipe (RECIPES below) is a train step whose measured step time is published: by
 AI-Hypercomputer/tpu-recipes (the log line `completed step: N, seconds: S, TFLOP/s/device: F`)
@@ -11,23 +11,19 @@ is rebuilt in plain JAX with the recipe's shapes, batch, sequence, sharding, sca
 attention kernel (bench/recipe_models.py). Every row says how its program differs from
 MaxText's.
 
-The step is compiled for the recipe's slice by libtpu without a TPU (hloroof.jax.compile_for,
-with the recipe's XLA flags that this program takes), one recipe per process, its optimized
-program predicted by `hloroof predict` on that slice, and its memory by `hloroof memory` beside
-XLA's own `memory_analysis()`. Prints one row per recipe: chips, the published step and its
-source's MFU (TFLOP/s per device over the chip's bf16 peak), the expected and roofline step and
-their MFU for the same model FLOPs, XLA's temporaries beside ours, and the compile time. Never
-shrinks a model: a recipe that does not compile here says why.
-"""
+The recipes are one sweep (hloroof.sweep): each step is compiled for the recipe's slice by
+libtpu without a TPU (hloroof.jax.compile_for, with the recipe's XLA flags that this program
+takes), one recipe per process, its optimized program predicted on that slice and its memory
+analysed beside XLA's own `memory_analysis()`. A recipe is published per chip; where a chip is
+two JAX devices (TPU7x), the mesh spans the devices and each takes half a chip's batch. Prints
+one row per recipe: chips, the published step and its source's MFU (TFLOP/s per device over a
+device's bf16 peak), the expected and roofline step and their MFU for the same model FLOPs, XLA's
+temporaries beside ours, and the compile time. Never shrinks a model: a recipe that does not
+compile here says why."""
 import argparse
 import json
-import math
 import os
-import re
-import subprocess
-import sys
 import textwrap
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -101,84 +97,34 @@ def completed(r):
 
 RECIPES = {name: completed(r) for name, r in RECIPES.items()}
 
-def chips_of(target):
-    shape = target.split(":")[1]
-    return math.prod(int(x) for x in shape.split("x"))
+def rows(recipes, keep, workers=1, timeout_s=3600, engine="local", address=None,
+         progress=True):
+    """The recipes as one sweep (hloroof.sweep): each compiled for its slice in a process of
+    its own (bench/recipe_models.py's recipe_step), predicted on that slice, its memory beside
+    XLA's; the programs kept in the store `keep`, so that a rerun compiles nothing. One dict
+    per recipe, in order: its row, or {"recipe", "error"} when it did not compile here."""
+    import hloroof.sweep as hs
+    configs = [dict(r, name=name) for name, r in recipes.items()]
+    result = hs.run("recipe_models:recipe_step", configs, workers=workers, timeout_s=timeout_s,
+                    engine=engine, address=address, cache=keep, path=[HERE],
+                    progress=progress)
+    return [recipe_row(row, recipes[row["name"]]) for row in result.rows]
 
 
-def cli_json(hloroof, args):
-    out = subprocess.run([hloroof, *args, "--json"], capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr else "failed")
-    return json.loads(out.stdout)
-
-
-def compile_recipe(name, r, keep):
-    """Compiles the recipe's step (in a process of its own: libtpu reads its flags once) and
-    writes its optimized program and XLA's figures to `keep`."""
-    os.environ["LIBTPU_INIT_ARGS"] = (os.environ.get("LIBTPU_INIT_ARGS", "") + " " +
-                                      r["flags"]).strip()
-    sys.path.insert(0, HERE)
-    import hloroof.jax as hj
-    from recipe_models import BUILDERS
-    step, args, specs, donate = BUILDERS[r["model"]](dict(r, chips=chips_of(r["target"])))
-    start = time.time()
-    compiled = hj.compile_for(step, *args, target=r["target"], mesh_axes={"fsdp": chips_of(
-        r["target"])}, in_specs=specs, donate_argnums=donate)
-    compile_s = time.time() - start
-    text = getattr(compiled, "_hloroof_hlo_text", None) or compiled.as_text()
-    ma = compiled.memory_analysis()
-    os.makedirs(keep, exist_ok=True)
-    with open(os.path.join(keep, f"{name}.hlo"), "w") as f:
-        f.write(text)
-    with open(os.path.join(keep, f"{name}.xla.json"), "w") as f:
-        json.dump({"compile_s": compile_s, "xla_memory": {
-            k: int(getattr(ma, k)) for k in dir(ma) if k.endswith("_in_bytes")}}, f)
-
-
-def run_recipe(name, r, hloroof, keep, reuse=False, timeout_s=None):
-    os.makedirs(keep, exist_ok=True)
-    compiled_files = [os.path.join(keep, f"{name}{ext}") for ext in (".hlo", ".xla.json")]
-    if reuse and all(os.path.exists(f) for f in compiled_files):
-        return predicted(name, r, hloroof, keep)
-    with open(os.path.join(keep, f"{name}.recipe.json"), "w") as f:
-        json.dump(dict(r, name=name), f)
-    try:
-        child = subprocess.run([sys.executable, os.path.abspath(__file__), "--compile-one",
-                                os.path.join(keep, f"{name}.recipe.json"), "--keep", keep],
-                               capture_output=True, text=True, timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"the compile ran past --timeout {timeout_s:.0f} s") from None
-    if child.returncode < 0:  # a signal: on these machines, mostly the kernel's OOM killer
-        raise RuntimeError(f"the compile was killed by signal {-child.returncode} (out of this "
-                           "machine's memory?)")
-    if child.returncode != 0:  # the exception's own line, not the notes printed after it
-        lines = [l for l in child.stderr.splitlines() if l.strip()]
-        errors = [l for l in lines if re.match(r"[\w.]*(Error|Exception)\b.*:", l)]
-        raise RuntimeError((errors or lines or [f"exit status {child.returncode}"])[-1])
-    return predicted(name, r, hloroof, keep)
-
-
-def predicted(name, r, hloroof, keep):
-    """The row of a recipe compiled into `keep`: hloroof's prediction beside the published step."""
-    with open(os.path.join(keep, f"{name}.xla.json")) as f:
-        compiled = json.load(f)
-    path = os.path.join(keep, f"{name}.hlo")
-    p = cli_json(hloroof, ["predict", path, "--device", r["target"]])
-    m = cli_json(hloroof, ["memory", path, "--device", r["target"]])
-    peak = p["peak_flop_rate"]  # the chip's bf16 peak, as hloroof's device spec gives it
-    model_flops = r["tflops_per_chip"] * 1e12 * r["step_s"]  # the recipe's own count, per chip
+def recipe_row(row, r):
+    """A sweep row beside the recipe's published step. The published MFU and ours count the
+    same model FLOPs (TFLOP/s per chip x the published step x the chips) over the same peak,
+    so they stand in the ratio of the steps."""
+    if row["error"]:
+        return {"recipe": row["name"], "error": row["error"]}
+    measured_mfu = row["mfu"] * row["step_time_s"] / r["step_s"]
     return {
-        "recipe": name, "source": r["source"], "target": r["target"],
-        "chips": chips_of(r["target"]), "measured_step_s": r["step_s"],
-        "expected_step_s": p["step_time_s"], "roofline_step_s": p["roofline_step_time_s"],
-        "mfu_measured": r["tflops_per_chip"] * 1e12 / peak,
-        "mfu_expected": model_flops / p["step_time_s"] / peak,
-        "xla_memory": compiled["xla_memory"], "our_memory": {k: m.get(k) for k in (
-            "argument_bytes", "output_bytes", "temp_bytes", "host_temp_bytes", "footprint_bytes",
-            "peak_bytes")
-            if k in m},
-        "compile_s": compiled["compile_s"], "model": r["model"], "differs": r["differs"],
+        "recipe": row["name"], "source": r["source"], "target": row["target"],
+        "chips": row["chips"], "devices": row["devices"], "measured_step_s": r["step_s"],
+        "expected_step_s": row["step_time_s"], "roofline_step_s": row["roofline_step_time_s"],
+        "mfu_measured": measured_mfu, "mfu_expected": row["mfu"],
+        "xla_temp_bytes": row["xla_temp_bytes"], "temp_bytes": row["temp_bytes"],
+        "compile_s": row["compile_s"], "model": r["model"], "differs": r["differs"],
     }
 
 
@@ -188,13 +134,15 @@ HEADER = (f"{'recipe':<19} {'chips':>5} {'measured':>9} {'expected':>15} {'roofl
 
 def row_text(row):
     """One recipe's line of the table (100 columns at most)."""
-    x, o = row["xla_memory"], row["our_memory"]
+    if row.get("error"):
+        return f"{row['recipe']:<19} not predicted: {row['error'][:70]}"
+    xla_temp = row["xla_temp_bytes"] or 0
     ratio = row["expected_step_s"] / row["measured_step_s"]
-    temp_ratio = (o.get("temp_bytes") or 0) / max(x["temp_size_in_bytes"], 1)  # ours over XLA's
+    temp_ratio = (row["temp_bytes"] or 0) / max(xla_temp, 1)  # ours over XLA's
     return (f"{row['recipe']:<19} {row['chips']:>5} {row['measured_step_s']:>8.3f}s "
             f"{row['expected_step_s']:>7.3f}s x{ratio:<5.2f} {row['roofline_step_s']:>8.3f}s "
             f"{row['mfu_measured']:>6.1%}/{row['mfu_expected']:<6.1%} "
-            f"{x['temp_size_in_bytes'] / 1e9:>5.2f}GB x{temp_ratio:<5.3f} "
+            f"{xla_temp / 1e9:>5.2f}GB x{temp_ratio:<5.3f} "
             f"{row['compile_s']:>6.0f}s")
 
 
@@ -206,21 +154,17 @@ def main():
                     "model_name (" + ", ".join(MODELS) + ") or the model's shapes, target "
                     "(DEVICE:SLICE), batch_per_chip, seq, step_s, tflops_per_chip; optional "
                     "flags (LIBTPU_INIT_ARGS), source, differs")
-    ap.add_argument("--hloroof", default=os.path.join(ROOT, "build", "tools", "hloroof"))
     ap.add_argument("--json", help="write every row's figures here")
     ap.add_argument("--keep", default="/tmp/hloroof-recipes",
-                    help="where the compiled programs are written")
-    ap.add_argument("--reuse", action="store_true",
-                    help="predict the programs already compiled into --keep, compiling the others")
+                    help="the store of compiled programs: a recipe compiled before (same "
+                    "recipe, code, flags and versions) is predicted without compiling")
     ap.add_argument("--show", help="print the table of an earlier run's --json, compiling nothing")
     ap.add_argument("--timeout", type=float, default=3600,
                     help="seconds one recipe's compile may take (default 3600)")
-    ap.add_argument("--compile-one", help=argparse.SUPPRESS)
+    ap.add_argument("--workers", type=int, default=1,
+                    help="recipes compiled at once (default 1: several GB each)")
+    ap.add_argument("--ray", metavar="ADDRESS", help="compile as Ray tasks on this cluster")
     a = ap.parse_args()
-    if a.compile_one:
-        with open(a.compile_one) as f:
-            r = json.load(f)
-        return compile_recipe(r["name"], r, a.keep)
     recipes = dict(RECIPES)
     if a.recipes_json:  # recipes of the caller's: {name: {model_name or shapes, target, ...}}
         try:
@@ -232,30 +176,25 @@ def main():
         if not a.recipes:
             a.recipes = list(given)
     a.recipes = a.recipes or list(RECIPES)
-    rows = []
-    print(HEADER)
     if a.show:
         with open(a.show) as f:
-            rows = json.load(f)
-        for row in rows:
-            print(row_text(row))
-    for name in [] if a.show else a.recipes:
-        if name not in recipes:
+            table = json.load(f)
+    else:
+        unknown = [name for name in a.recipes if name not in recipes]
+        for name in unknown:
             print(f"{name:<19} not a recipe; known: {', '.join(recipes)}")
-            continue
-        try:
-            row = run_recipe(name, recipes[name], a.hloroof, a.keep, a.reuse, a.timeout)
-        except Exception as e:  # a recipe that does not compile here says why
-            print(f"{name:<19} not predicted: {str(e).splitlines()[0][:70]}")
-            continue
-        rows.append(row)
+        chosen = {name: recipes[name] for name in a.recipes if name in recipes}
+        table = rows(chosen, a.keep, a.workers, a.timeout, "ray" if a.ray else "local", a.ray)
+    print(HEADER)
+    for row in table:
         print(row_text(row))
-    for model in sorted({row.get("model", "dense") for row in rows}):
-        differs = next(row["differs"] for row in rows if row.get("model", "dense") == model)
+    table = [row for row in table if not row.get("error")]
+    for model in sorted({row.get("model", "dense") for row in table}):
+        differs = next(row["differs"] for row in table if row.get("model", "dense") == model)
         print(textwrap.fill(f"{model} rows, plain JAX, not MaxText: {differs}", 100))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(rows, f, indent=1)
+            json.dump(table, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,166 @@
+"""python -m hloroof.sweep SPEC.toml [--out rows.csv|rows.parquet] [--svg front.svg] ...
+python -m hloroof.sweep what-if PROGRAM --device D [--device D ...] [--edit "PATH=V ..." ...]
+
+Runs the sweep a spec file describes (docs/sweep.md) and prints its table, fastest first with
+the Pareto front marked; the progress line goes to stderr. Ctrl-C keeps the rows finished:
+they are printed and written, and the exit status is 130. `what-if` predicts one compiled
+program (HLO text, a dump folder, a store entry's program.hlo) on each device with each edit,
+compiling nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, Dict, List
+
+try:
+    import tomllib
+except ImportError:  # Python before 3.11
+    tomllib = None
+
+SPEC_KEYS = {"builder", "path", "targets", "flags", "grid", "configs", "engine", "address",
+             "workers", "compile_memory_gb", "ray_cpus", "timeout_s", "cache", "out", "svg",
+             "settings"}
+
+
+def read_spec(path: str) -> Dict[str, Any]:
+    """The spec file's table, checked: a builder, and a grid or configurations."""
+    if tomllib is None:
+        raise ValueError("spec files need Python 3.11 or later (tomllib)")
+    try:
+        with open(path, "rb") as f:
+            spec = tomllib.load(f)
+    except OSError as error:
+        raise ValueError(f"{path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"{path}: not TOML: {error}") from None
+    unknown = sorted(set(spec) - SPEC_KEYS)
+    if unknown:
+        raise ValueError(f"{path}: unknown keys {unknown}; keys: {', '.join(sorted(SPEC_KEYS))}")
+    if "builder" not in spec:
+        raise ValueError(f"{path}: no builder (builder = \"module:function\")")
+    if ("grid" in spec) == ("configs" in spec):
+        raise ValueError(f"{path}: give either [grid] (named axes, each a list) or configs "
+                         f"(a list of tables)")
+    return spec
+
+
+def configs_of(spec: Dict[str, Any]) -> List[Dict[str, Any]]:
+    from . import grid
+    if "configs" in spec:
+        return [dict(c) for c in spec["configs"]]
+    axes = spec["grid"]
+    for name, values in axes.items():
+        if not isinstance(values, list):
+            raise ValueError(f"grid axis {name!r}: expected a list of values")
+    return grid(**axes)
+
+
+def what_if_main(argv: List[str]) -> int:
+    ap = argparse.ArgumentParser(prog="python -m hloroof.sweep what-if",
+                                 description="One compiled program predicted on several devices "
+                                 "and device edits, compiling nothing.")
+    ap.add_argument("program", help="HLO text, a dump folder, a proto (as hloroof predict)")
+    ap.add_argument("--device", action="append", required=True,
+                    help="a device with its slice (tpu_v5e:2x2); repeat for more")
+    ap.add_argument("--edit", action="append", default=None, metavar="'PATH=VALUE ...'",
+                    help="device figures set together (as --set); repeat for more; the "
+                    "devices as they are come first")
+    ap.add_argument("--model-flops", type=float, help="the model's FLOPs of one step (MFU)")
+    ap.add_argument("--out", help="write the rows as CSV")
+    a = ap.parse_args(argv)
+    from . import _report, what_if
+    edits = [[]] + [e.split() for e in a.edit or []]
+    try:
+        frame = what_if(a.program, a.device, edits, model_flops=a.model_flops)
+    except (ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"{'device':<16} {'edits':<44} {'step':>8} {'roofline':>8} {'MFU':>6} {'peak':>7} "
+          f"{'fits':>5}")
+    for row in frame.to_dict("records"):
+        head = f"{row['device'][:16]:<16} {_report._cut(row['edits'] or '-', 44):<44} "
+        if isinstance(row.get("error"), str):
+            print(head + _report._cut(row["error"], 100 - len(head)))
+            continue
+        fits = f"{row['headroom']:+.0%}" if row["fits"] else "no"
+        print(head + f"{_report._time(row['step_time_s']):>8} "
+              f"{_report._time(row['roofline_step_time_s']):>8} {row['mfu']:>6.1%} "
+              f"{_report._bytes(row['peak_bytes']):>7} {fits:>5}")
+    if a.out:
+        frame.to_csv(a.out, index=False)
+    return 0
+
+
+def main(argv: Any = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["what-if"]:
+        return what_if_main(argv[1:])
+    ap = argparse.ArgumentParser(prog="python -m hloroof.sweep",
+                                 description=__doc__.splitlines()[0],
+                                 epilog="python -m hloroof.sweep what-if --help: one compiled "
+                                 "program on several devices and device edits, compiling "
+                                 "nothing")
+    ap.add_argument("spec", help="the sweep's spec file (TOML; docs/sweep.md)")
+    ap.add_argument("--out", help="write the rows: .csv, or .parquet (needs pyarrow)")
+    ap.add_argument("--svg", help="write the plot of the Pareto front (SVG)")
+    ap.add_argument("--ray", metavar="ADDRESS", help="compile as Ray tasks on this cluster "
+                    "('auto': the one this machine runs)")
+    ap.add_argument("--workers", type=int, help="compiles at once here (default: by cores "
+                    "and memory)")
+    ap.add_argument("--compile-memory", type=float, metavar="GB",
+                    help="memory one compile needs, GB (default: measured)")
+    ap.add_argument("--timeout", type=float, metavar="S", help="seconds one compile may take")
+    ap.add_argument("--cache", help="the store of compiled programs (a folder)")
+    ap.add_argument("--set", action="append", default=None, metavar="PATH=VALUE",
+                    help="a device figure set for the predictions, as hloroof predict --set")
+    ap.add_argument("--quiet", action="store_true", help="no progress line")
+    a = ap.parse_args(argv)
+    try:
+        spec = read_spec(a.spec)
+        configs = configs_of(spec)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    from . import run
+    base = os.path.dirname(os.path.abspath(a.spec))
+    path = [os.path.join(base, p) for p in spec.get("path", ["."])]
+    engine = "ray" if a.ray or spec.get("engine") == "ray" else "local"
+    gb = a.compile_memory or spec.get("compile_memory_gb")
+    cache = a.cache or spec.get("cache")
+    if cache:
+        cache = os.path.join(base, cache) if not a.cache else cache
+    try:
+        result = run(spec["builder"], configs, spec.get("targets"), flags=spec.get("flags", ""),
+                     engine=engine, address=a.ray or spec.get("address"),
+                     workers=a.workers or spec.get("workers"),
+                     compile_memory=int(gb * 1e9) if gb else None,
+                     ray_cpus=spec.get("ray_cpus", 1),
+                     timeout_s=a.timeout or spec.get("timeout_s", 3600), cache=cache,
+                     path=path, settings=a.set or spec.get("settings"),
+                     progress=not a.quiet)
+    except (ValueError, ImportError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(result.table())
+    out = a.out or spec.get("out")
+    svg = a.svg or spec.get("svg")
+    try:
+        if out:
+            result.write(out)
+        if svg:
+            with open(svg, "w") as f:
+                f.write(result.svg())
+    except (ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if result.interrupted:
+        print(f"interrupted: {len(result.rows)} rows kept", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

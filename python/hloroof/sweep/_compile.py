@@ -1,0 +1,128 @@
+"""One configuration compiled, in a process of its own (libtpu reads its flags once a process).
+
+    python -m hloroof.sweep._compile JOB.json OUT_DIR
+
+JOB.json: ``builder`` ("module:function"), ``path`` (folders put first on sys.path so that the
+builder's module imports), ``config`` (the configuration), ``target`` ("tpu_v5e:2x2"),
+``flags`` (added to LIBTPU_INIT_ARGS). Writes OUT_DIR/program.hlo (XLA's optimized module) and
+OUT_DIR/compile.json (compile time, XLA's memory_analysis(), the builder's model FLOPs and
+tokens), or OUT_DIR/failure.json (the reason in one line) when the builder or the compiler
+rejects the configuration; exit status 0 either way. Anything else (a signal, an exit status
+other than 0) is the parent's to explain.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import os
+import sys
+import time
+from typing import Any, Dict, Mapping
+
+# The fields of a builder's step: what compile_for takes, and the figures the row reports.
+STEP_FIELDS = ("fn", "args", "in_specs", "mesh_axes", "out_specs", "static_argnums",
+               "donate_argnums", "model_flops", "tokens")
+
+
+def chips_of(target: str) -> int:
+    """The chips of a target's slice or node shape ("tpu_v5p:2x2x2": 8, "h100:2x8": 16)."""
+    shape = target.partition(":")[2]
+    try:
+        return math.prod(int(x) for x in shape.split("x"))
+    except ValueError:
+        raise ValueError(f"target {target!r}: expected DEVICE:SHAPE, e.g. 'tpu_v5e:2x2'") from None
+
+
+def load_builder(spec: str) -> Any:
+    """The function a "module:function" string names (a dotted attribute path after ':')."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"builder {spec!r}: expected 'module:function'")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def step_fields(step: Any) -> Dict[str, Any]:
+    """A builder's result as a dict of STEP_FIELDS: a Mapping, or an object with them as
+    attributes (hloroof.sweep.Step)."""
+    if isinstance(step, Mapping):
+        fields = dict(step)
+    else:
+        fields = {k: getattr(step, k) for k in STEP_FIELDS if hasattr(step, k)}
+    unknown = sorted(set(fields) - set(STEP_FIELDS))
+    if unknown:
+        raise ValueError(f"the builder's step has unknown fields {unknown}; fields: "
+                         f"{', '.join(STEP_FIELDS)}")
+    for needed in ("fn", "args"):
+        if fields.get(needed) is None:
+            raise ValueError(f"the builder's step has no {needed!r}")
+    return fields
+
+
+def one_line(error: BaseException) -> str:
+    """An exception as one line: its type and its message's first non-empty line."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return f"{type(error).__name__}: {lines[0] if lines else '(no message)'}"
+
+
+def xla_memory(compiled: Any) -> Dict[str, int]:
+    """The byte counts of XLA's memory_analysis() (its ``*_in_bytes`` fields)."""
+    analysis = compiled.memory_analysis()
+    if analysis is None:
+        return {}
+    return {k: int(getattr(analysis, k)) for k in dir(analysis)
+            if k.endswith("_in_bytes") and isinstance(getattr(analysis, k), int)}
+
+
+def compile_one(job: Mapping[str, Any], out_dir: str) -> None:
+    """Builds and compiles `job`'s configuration; writes program.hlo and compile.json."""
+    import hloroof.jax as hj
+
+    target = job["target"]
+    builder = load_builder(job["builder"])
+    devices = len(hj.topology_devices(target))
+    config = dict(job["config"])
+    config.setdefault("target", target)
+    config.setdefault("chips", chips_of(target))
+    config.setdefault("devices", devices)
+    step = step_fields(builder(config))
+    start = time.perf_counter()
+    compiled = hj.compile_for(
+        step["fn"], *step["args"], target=target, mesh_axes=step.get("mesh_axes"),
+        in_specs=step.get("in_specs"), out_specs=step.get("out_specs"),
+        static_argnums=tuple(step.get("static_argnums") or ()),
+        donate_argnums=tuple(step.get("donate_argnums") or ()))
+    compile_s = time.perf_counter() - start
+    text = getattr(compiled, "_hloroof_hlo_text", None) or compiled.as_text()
+    facts = {"compile_s": compile_s, "xla_memory": xla_memory(compiled),
+             "chips": chips_of(target), "devices": devices,
+             "model_flops": step.get("model_flops"), "tokens": step.get("tokens")}
+    with open(os.path.join(out_dir, "program.hlo"), "w") as f:
+        f.write(text)
+    with open(os.path.join(out_dir, "compile.json"), "w") as f:
+        json.dump(facts, f)
+
+
+def main(argv: Any = None) -> int:
+    job_path, out_dir = (argv or sys.argv[1:])[:2]
+    with open(job_path) as f:
+        job = json.load(f)
+    flags = (job.get("flags") or "").strip()
+    if flags:
+        os.environ["LIBTPU_INIT_ARGS"] = (os.environ.get("LIBTPU_INIT_ARGS", "") + " " +
+                                          flags).strip()
+    sys.path[:0] = [p for p in job.get("path", []) if p not in sys.path]
+    try:
+        compile_one(job, out_dir)
+    except Exception as error:  # the builder's or the compiler's rejection: the row's reason
+        with open(os.path.join(out_dir, "failure.json"), "w") as f:
+            json.dump({"reason": one_line(error)}, f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

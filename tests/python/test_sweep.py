@@ -1,0 +1,347 @@
+"""hloroof.sweep: configurations compiled offline by libtpu in worker processes, here and as Ray
+tasks, predicted, stored and tabulated. Each toy step compiles in about a second."""
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+
+pytest.importorskip("jax")
+pytest.importorskip("libtpu")
+pandas = pytest.importorskip("pandas")
+
+import hloroof  # noqa: E402
+import hloroof.sweep as hs  # noqa: E402
+from hloroof.sweep import _report  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.environ.get("HLOROOF_SOURCE_DIR", os.path.dirname(os.path.dirname(HERE)))
+EXAMPLES = os.path.join(SOURCE, "examples", "sweep")
+PATH = [HERE, EXAMPLES]
+# What differs between two runs of the same sweep: how long the compile took, and where the
+# program came from.
+RUN_FIELDS = ("compile_s", "cached")
+
+
+def _same(rows):
+    return [{k: v for k, v in row.items() if k not in RUN_FIELDS} for row in rows]
+
+
+@pytest.fixture(scope="module")
+def llama_configs():
+    """26 configurations of a Llama-style train step: 3 meshes x 2 batches x 2 remat policies
+    on two TPU generations, one whose activations do not fit a v5e (4 layers, a sequence of
+    4096, no remat: 16 sequences x 8 heads x 4096^2 f32 logits are 8.6 GB a layer) and one
+    whose vocabulary (1021) the mesh's tensor axis (2) does not divide."""
+    grid = hs.grid(tensor=[1, 2, 4], batch_per_device=[2, 4], remat=["full", "dots"])
+    configs = [dict(c, target=t) for t in ("tpu_v5e:2x2", "tpu_v6e:2x2") for c in grid]
+    configs.append(dict(tensor=1, batch_per_device=16, remat="none", oversize=True,
+                        target="tpu_v5e:2x2"))
+    configs.append(dict(tensor=2, batch_per_device=2, remat="full", vocab=1021,
+                        target="tpu_v6e:2x2"))
+    return configs
+
+
+@pytest.fixture
+def ray_cluster():
+    """A Ray cluster of 2 CPUs on this machine, for one test (its processes end with it)."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, log_to_driver=False, include_dashboard=False)
+    yield ray
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def llama_local(llama_configs, tmp_path_factory):
+    cache = str(tmp_path_factory.mktemp("cache-local"))
+    result = hs.run("sweep_steps:llama_tiny", llama_configs, workers=2, cache=cache, path=PATH,
+                    progress=False, timeout_s=300)
+    return result, cache
+
+
+def test_llama_sweep_local(llama_local, llama_configs):
+    result, _ = llama_local
+    assert len(result.rows) == len(llama_configs) == 26 and result.compiled == 26
+    rows = result.rows
+    ok = [r for r in rows if not r["error"]]
+    assert len(ok) == 24
+    assert {r["target"] for r in ok} == {"tpu_v5e:2x2", "tpu_v6e:2x2"}
+    for r in ok:
+        assert r["chips"] == 4 and r["devices"] == 4
+        assert 0 < r["roofline_step_time_s"] <= r["step_time_s"]
+        assert 0 < r["mfu"] < 1 and r["mfu_flops"] == "model"
+        assert r["fits"] and 0 < r["headroom"] < 1
+        assert r["peak_bytes"] > 0 and r["xla_peak_bytes"] > 0 and r["compile_s"] > 0
+        # tokens a step: batch_per_device x 4 devices / tensor x 128 tokens a sequence.
+        tokens = r["batch_per_device"] * 4 // r["tensor"] * 128
+        assert r["tokens_per_s_per_chip"] == pytest.approx(tokens / r["step_time_s"] / 4)
+    oversize = next(r for r in rows if r.get("oversize"))
+    assert oversize["fits"] is False and "CompileTimeHbmOom" in oversize["error"]
+    ragged = next(r for r in rows if r.get("vocab") == 1021)
+    assert "divisible" in ragged["error"] and "\n" not in ragged["error"]
+    # Remat "full" recomputes the forward pass in the backward one: more FLOPs run than with
+    # the matrix products saved ("dots"), the model's FLOPs the same.
+    flops = {}
+    for i, r in enumerate(rows):
+        if not r["error"]:
+            key = (r["target"], r["tensor"], r["batch_per_device"], r["remat"])
+            flops[key] = hloroof.cost(result.program(i)).totals.flops
+    for (target, tensor, batch, remat), value in flops.items():
+        if remat == "full":
+            assert value > flops[(target, tensor, batch, "dots")]
+    assert any(result.front)
+    for line in result.table().splitlines():
+        assert len(line) <= 100, line
+
+
+def test_llama_sweep_ray_gives_the_same_rows(llama_local, llama_configs, ray_cluster,
+                                             tmp_path):
+    local, _ = llama_local
+    streamed = []
+    result = hs.run("sweep_steps:llama_tiny", llama_configs, engine="ray",
+                    cache=str(tmp_path), path=PATH, progress=False, timeout_s=300,
+                    on_row=streamed.append)
+    assert result.compiled == 26 and len(streamed) == 26
+    assert _same(result.rows) == _same(local.rows)
+
+
+def test_second_run_compiles_nothing(llama_local, llama_configs):
+    local, cache = llama_local
+    start = time.monotonic()
+    again = hs.run("sweep_steps:llama_tiny", llama_configs, workers=2, cache=cache, path=PATH,
+                   progress=False)
+    assert again.compiled == 0 and all(r["cached"] for r in again.rows)
+    assert _same(again.rows) == _same(local.rows)
+    # Re-predicting 26 programs from the store: seconds, not compiles.
+    assert time.monotonic() - start < 30
+    assert local.compile_peak_bytes > 100e6 and again.compile_peak_bytes is None
+    # Another device model: every program predicted again, none compiled. An HBM of 4e11 B/s,
+    # under v5e's 8.19e11 and v6e's 1.64e12 (data/hardware/): every step slower.
+    slower = hs.run("sweep_steps:llama_tiny", llama_configs, workers=2, cache=cache, path=PATH,
+                    progress=False, settings=["hbm.bandwidth=4e11"])
+    assert slower.compiled == 0
+    for before, after in zip(local.rows, slower.rows):
+        if not before["error"]:
+            assert after["step_time_s"] > before["step_time_s"]
+
+
+def test_pool_size(monkeypatch):
+    """A pool of one worker a core, fewer where the memory of a compile says so."""
+    from hloroof.sweep import _engines
+    monkeypatch.setattr(_engines, "cores", lambda: 16)
+    monkeypatch.setattr(_engines, "available_memory", lambda: 20 << 30)
+    assert _engines.pool_size(None) == 16
+    assert _engines.pool_size(None, limit=2) == 2
+    # 20 GiB over 4 GiB a compile with a quarter to spare: 20 / 5 = 4 workers.
+    assert _engines.pool_size(4 << 30) == 4
+    assert _engines.pool_size(64 << 30) == 1
+
+
+def test_cache_invalidation(tmp_path):
+    """A changed builder source, flags or configuration compiles again; nothing else does."""
+    folder = tmp_path / "mod"
+    folder.mkdir()
+    shutil.copy(os.path.join(HERE, "sweep_steps.py"), folder / "steps_copy.py")
+    cache = str(tmp_path / "cache")
+
+    def sweep(configs, flags=""):
+        return hs.run("steps_copy:mlp", configs, ["tpu_v5e:2x2"], flags=flags, workers=2,
+                      cache=cache, path=[str(folder)], progress=False)
+
+    assert sweep([{"width": 128}]).compiled == 1
+    assert sweep([{"width": 128}]).compiled == 0
+    assert sweep([{"width": 128}, {"width": 256}]).compiled == 1  # only the new one
+    with open(folder / "steps_copy.py", "a") as f:
+        f.write("\n# changed\n")
+    assert sweep([{"width": 128}]).compiled == 1
+    flagged = sweep([{"width": 128}], flags="--xla_tpu_enable_latency_hiding_scheduler=false")
+    assert flagged.compiled == 1 and not flagged.rows[0]["error"]
+    assert sweep([{"width": 128}]).compiled == 0
+
+
+def test_failures_say_why_and_do_not_end_the_sweep(tmp_path):
+    import sweep_steps  # the builder given as a function: its module is imported by name
+    configs = [{"width": 128}, {"die": True}, {"hang": True}, {"broken": True}]
+    result = hs.run(sweep_steps.mlp, configs, ["tpu_v5e:2x2"], workers=2, timeout_s=5,
+                    cache=str(tmp_path), progress=False)
+    errors = {r["config"]: r["error"] for r in result.rows}
+    assert errors["width=128"] is None
+    assert errors["die=True"].startswith("killed for memory: SIGKILL")
+    assert errors["hang=True"] == "timeout: the compile ran past 5 s"
+    # The builder's own exception, in one line.
+    assert errors["broken=True"] == "KeyError: 'no_such_key'"
+    # Only the deterministic failure is stored: a rerun tries the others again.
+    store = hs.Store(str(tmp_path))
+    stored = [store.get(r["entry"]) for r in result.rows]
+    assert [s is not None for s in stored] == [True, False, False, True]
+
+
+def _spec(tmp_path, configs, extra=""):
+    lines = ['builder = "sweep_steps:mlp"', f"path = {json.dumps(PATH)}",
+             'targets = ["tpu_v5e:2x2"]', f'cache = "{tmp_path / "cache"}"', "workers = 1", extra]
+    for c in configs:
+        lines.append("[[configs]]")
+        lines += [f"{k} = {json.dumps(v)}" for k, v in c.items()]
+    spec = tmp_path / "sweep.toml"
+    spec.write_text("\n".join(lines) + "\n")
+    return spec
+
+
+def test_ctrl_c_keeps_finished_rows(tmp_path):
+    spec = _spec(tmp_path, [{"width": 128}, {"hang": True}, {"width": 256}])
+    out = tmp_path / "rows.csv"
+    child = subprocess.Popen([sys.executable, "-m", "hloroof.sweep", str(spec), "--out",
+                              str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    # The progress line (one a finished compile off a terminal) says when the first is done.
+    line = child.stderr.readline()
+    assert line.startswith("sweep: 1/3 done"), line
+    child.send_signal(signal.SIGINT)
+    stdout, stderr = child.communicate(timeout=60)
+    assert child.returncode == 130, stderr
+    assert "interrupted: 1 rows kept" in stderr
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    assert [r["config"] for r in rows] == ["width=128"]
+    assert "width=128" in stdout
+
+
+def test_outputs(tmp_path):
+    spec = _spec(tmp_path, [{"width": 128}, {"width": 256}, {"broken": True}])
+    out, svg = tmp_path / "rows.csv", tmp_path / "front.svg"
+    run = subprocess.run([sys.executable, "-m", "hloroof.sweep", str(spec), "--out", str(out),
+                          "--svg", str(svg), "--quiet"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""
+    lines = run.stdout.splitlines()
+    assert all(len(line) <= 100 for line in lines)
+    # Fastest first; the faster of two configurations on the same chips with more headroom is
+    # the front.
+    frame = pandas.read_csv(out)
+    assert list(frame["config"]) == ["width=128", "width=256", "broken=True"]
+    # The configuration column: the values of the keys that differ between rows, named above.
+    assert lines[0] == "configuration: width broken"
+    assert lines[2].startswith("* 128 -") and lines[3].startswith("  256 -")
+    assert lines[4:6] == ["failed: 1", "  - True" + " " * 55 + "tpu_v5e:2x2"]
+    assert frame["pareto"].tolist() == [True, False, False]
+    root = ET.parse(svg).getroot()
+    circles = root.findall("{http://www.w3.org/2000/svg}circle")
+    assert len(circles) == 2
+    parquet = subprocess.run([sys.executable, "-m", "hloroof.sweep", str(spec), "--out",
+                              str(tmp_path / "rows.parquet"), "--quiet"],
+                             capture_output=True, text=True)
+    try:
+        import pyarrow  # noqa: F401
+        assert parquet.returncode == 0
+    except ImportError:
+        assert parquet.returncode == 2 and "needs pyarrow" in parquet.stderr
+
+
+def test_spec_errors(tmp_path):
+    spec = tmp_path / "bad.toml"
+    spec.write_text('builder = "sweep_steps:mlp"\ntarget = ["tpu_v5e:2x2"]\n[grid]\nwidth = [1]\n')
+    run = subprocess.run([sys.executable, "-m", "hloroof.sweep", str(spec)],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and "unknown keys ['target']" in run.stderr
+
+
+def test_pareto_front_by_hand():
+    """Step time, chips and headroom: a row is on the front unless another is no worse in all
+    three and better in one."""
+    def row(step, chips, headroom, fits=True):
+        return {"step_time_s": step, "chips": chips, "headroom": headroom, "fits": fits,
+                "error": None}
+    rows = [row(1.0, 4, 0.5),   # front: fastest on 4 chips
+            row(2.0, 4, 0.4),   # dominated by the first
+            row(3.0, 2, 0.4),   # front: fewest chips
+            row(4.0, 4, 0.9),   # front: most headroom
+            row(0.5, 2, -0.1, fits=False)]  # does not fit: never on the front
+    assert _report.pareto(rows) == [True, False, True, True, False]
+
+
+def test_per_device():
+    # A TPU7x chip is 2 devices: 6 sequences a chip are 3 a device.
+    assert hs.per_device({"batch_per_chip": 6}, devices=8, chips=4) == {
+        "batch_per_chip": 6, "batch_per_device": 3, "devices_per_chip": 2}
+    with pytest.raises(ValueError, match="multiple of 2"):
+        hs.per_device({"batch_per_chip": 3}, devices=8, chips=4)
+
+
+def test_what_if_without_compiling(llama_local):
+    local, _ = llama_local
+    index = next(i for i, r in enumerate(local.rows) if not r["error"])
+    module = hloroof.parse(local.program(index))
+    edits = [[], ["hbm.bandwidth=1.6e12"], ["hbm.capacity=1e5"]]
+    frame = hs.what_if(module, ["tpu_v5e:2x2", "tpu_v6e:2x2"], edits)
+    assert len(frame) == 6 and frame["error"].isna().all()
+    for _, r in frame.iterrows():
+        expected = hloroof.predict(module, r["device"], settings=r["edits"].split() or None)
+        assert r["step_time_s"] == expected.step_time_s
+    v5e = frame[frame["device"] == "tpu_v5e:2x2"].set_index("edits")
+    # About twice v5e's 8.19e11 B/s HBM (data/hardware/tpu_v5e.json): no op slower.
+    assert v5e.loc["hbm.bandwidth=1.6e12", "step_time_s"] <= v5e.loc["", "step_time_s"]
+    # 100 kB of HBM: the step's footprint (what hloroof memory checks; 1.1-1.4 MB a device at
+    # these sizes, measured) does not fit.
+    assert not v5e.loc["hbm.capacity=1e5", "fits"] and v5e.loc["", "fits"]
+
+
+def test_recipe_runner_on_tpu7x(tmp_path):
+    """bench/tpu_recipes.py's recipes are a sweep; a recipe published per chip runs on TPU7x,
+    whose chip is two JAX devices: a 2x2x1 slice is 4 chips, 8 devices, each with half a chip's
+    batch (here 2 of 4 sequences)."""
+    sys.path.insert(0, os.path.join(SOURCE, "bench"))
+    try:
+        import tpu_recipes
+    finally:
+        sys.path.pop(0)
+    tiny = tpu_recipes.completed(dict(
+        model="dense", layers=2, width=128, ffn=256, heads=2, kv_heads=1, head_dim=64,
+        vocab=512, target="tpu7x:2x2x1", batch_per_chip=4, seq=256, step_s=0.01,
+        tflops_per_chip=100.0, flags=""))
+    odd = dict(tiny, batch_per_chip=3)
+    rows = tpu_recipes.rows({"tiny-7x": tiny, "odd-7x": odd}, str(tmp_path), workers=2,
+                            timeout_s=300, progress=False)
+    row = rows[0]
+    assert "error" not in row, row
+    assert (row["chips"], row["devices"]) == (4, 8)
+    # Model FLOPs: 100 TFLOP/s a chip x 0.01 s x 4 chips = 4e12 over 8 devices of 1.1535e15
+    # FLOP/s (data/hardware/tpu7x.json, a TensorCore): mfu x step = 4e12 / (8 x 1.1535e15).
+    assert row["mfu_expected"] * row["expected_step_s"] == pytest.approx(4e12 / 8 / 1.1535e15)
+    assert row["mfu_measured"] == pytest.approx(4e12 / 8 / 1.1535e15 / 0.01)
+    assert row["xla_temp_bytes"] > 0
+    assert rows[1]["error"] == ("ValueError: batch_per_chip=3 does not split over the 2 "
+                                "devices of a chip: give a multiple of 2")
+    text = tpu_recipes.row_text(row)
+    assert text.startswith("tiny-7x") and len(text) <= 100
+
+
+def test_what_if_command(llama_local, tmp_path):
+    local, _ = llama_local
+    index = next(i for i, r in enumerate(local.rows) if not r["error"])
+    program = tmp_path / "step.hlo"
+    program.write_text(local.program(index))
+    out = tmp_path / "what-if.csv"
+    run = subprocess.run([sys.executable, "-m", "hloroof.sweep", "what-if", str(program),
+                          "--device", "tpu_v5e:2x2", "--device", "tpu_v6e:2x2",
+                          "--edit", "hbm.capacity=1e5", "--out", str(out)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == 5 and all(len(line) <= 100 for line in lines)
+    # 100 kB of HBM holds neither (the footprint: 1.1-1.4 MB a device, measured).
+    assert [line.split()[-1] for line in lines[1:]][1::2] == ["no", "no"]
+    frame = pandas.read_csv(out)
+    module = hloroof.parse(str(program))
+    assert frame["step_time_s"][0] == pytest.approx(
+        hloroof.predict(module, "tpu_v5e:2x2").step_time_s)
+    missing = subprocess.run([sys.executable, "-m", "hloroof.sweep", "what-if",
+                              str(tmp_path / "none.hlo"), "--device", "tpu_v5e:2x2"],
+                             capture_output=True, text=True)
+    assert missing.returncode == 2 and "none.hlo" in missing.stderr
