@@ -510,6 +510,8 @@ void bind_diff(py::module_& m) {
       .field("hbm_bytes", &DiffSide::hbm_bytes, "per step, one device, B")
       .field("op_count", &DiffSide::op_count, "ops of the step")
       .field("peak_bytes", &DiffSide::peak_bytes, "device-memory peak, B, or None")
+      .field("warnings", &DiffSide::warnings, "what this side's prediction warns of")
+      .field("assumptions", &DiffSide::assumptions, "this side's prediction's assumptions")
       .done();
   Record<OpDelta>(m, "OpDelta", "One op in either version, with its per-step figures on each "
                                 "side (0 on the side it is absent from).")

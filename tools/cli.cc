@@ -58,11 +58,16 @@ std::vector<std::string> Args::all(std::string_view name) const {
   return it == options.end() ? std::vector<std::string>() : it->second;
 }
 
-absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgSpec& given) {
-  ArgSpec spec = given;
+ArgSpec accepted_options(ArgSpec spec) {
+  spec.flags.insert("--help");
   if (spec.options.count("--device") || spec.options.count("--devices")) {
     spec.repeatable_options.insert("--set");
   }
+  return spec;
+}
+
+absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgSpec& given) {
+  const ArgSpec spec = accepted_options(given);
   Args out;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];

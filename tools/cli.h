@@ -48,10 +48,11 @@ struct Args {
   std::vector<std::string> all(std::string_view name) const;
 };
 
-// Parses `args` (the words after the command name). `--help`/`-h` sets the flag "--help". A
-// command that takes `--device` or `--devices` also takes `--set PATH=VALUE`, repeatable
-// (DeviceTargetOptions::settings).
+// Parses `args` (the words after the command name) by accepted_options(spec).
 absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgSpec& spec);
+// What a command of `spec` accepts: `--help` (or `-h`) as well, and where it takes `--device`
+// or `--devices`, `--set PATH=VALUE`, repeatable (DeviceTargetOptions::settings).
+ArgSpec accepted_options(ArgSpec spec);
 
 // Parses a non-negative integer option value; a usage error names the option otherwise.
 absl::StatusOr<int64_t> parse_count(absl::string_view option, absl::string_view value);

@@ -18,10 +18,14 @@
 namespace hloroof::cli {
 namespace {
 
+// The flags and options the command takes (`hloroof completion` offers them).
+ArgSpec arg_spec() {
+  return {.flags = {"--json"},
+          .options = {"--device", "--topology", "--top", "--evidence", "--module", "--entry"}};
+}
+
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args = parse_args(
-      words, {.flags = {"--json"},
-              .options = {"--device", "--topology", "--top", "--evidence", "--module", "--entry"}});
+  absl::StatusOr<Args> args = parse_args(words, arg_spec());
   if (!args.ok()) return usage_error(args.status().message(), kAdviseCommand.usage);
   if (args->flag("--help")) {
     print_help(kAdviseCommand);
@@ -110,6 +114,7 @@ const Command kAdviseCommand = {
     run,
     "hloroof advise FILE [--device D] [--topology T] [--module M] [--entry NAME] [--json]\n"
     "       [--top N] [--evidence N]",
+    arg_spec,
 };
 
 }  // namespace hloroof::cli

@@ -57,16 +57,20 @@ std::vector<std::string> hlo_words(const std::vector<std::string>& words,
   return hlos;
 }
 
+// The flags and options the command takes (`hloroof completion` offers them).
+ArgSpec arg_spec() {
+  return {.options = {"--device", "--output", "--name", "--topology", "--device-index",
+                      "--trip-count", "--module"},
+          .repeatable_options = {"--hlo"}};
+}
+
 int run(const std::vector<std::string>& given) {
   // `-o FILE` as compilers take it; the shared parser knows only long options.
   std::vector<std::string> words = given;
   for (std::string& w : words) {
     if (w == "-o") w = "--output";
   }
-  absl::StatusOr<Args> args =
-      parse_args(words, {.options = {"--device", "--output", "--name", "--topology",
-                                     "--device-index", "--trip-count", "--module"},
-                         .repeatable_options = {"--hlo"}});
+  absl::StatusOr<Args> args = parse_args(words, arg_spec());
   if (!args.ok()) return usage_error(args.status().message(), kCalibrateCommand.usage);
   if (args->flag("--help")) {
     print_help(kCalibrateCommand);
@@ -203,6 +207,7 @@ const Command kCalibrateCommand = {
     "hloroof calibrate PROFILE... [--hlo HLO...] [--device D] [--set PATH=VALUE]...\n"
     "       [-o OUT.json] [--name NAME] [--topology T] [--device-index N] [--trip-count N]\n"
     "       [--module NAME]",
+    arg_spec,
 };
 
 }  // namespace hloroof::cli

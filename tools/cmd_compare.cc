@@ -120,12 +120,14 @@ int compare(const Args& args, const SharedOptions& shared,
   return kExitOk;
 }
 
+// The flags and options the command takes (`hloroof completion` offers them).
+ArgSpec arg_spec() {
+  return with_shared_options({.options = {"--devices", "--module", "--entry"}}, kModelFlopsOptions);
+}
+
 int run(const std::vector<std::string>& words) {
   int exit_code = kExitOk;
-  std::optional<Args> args = parse_command_args(
-      words,
-      with_shared_options({.options = {"--devices", "--module", "--entry"}}, kModelFlopsOptions),
-      kCompareCommand, exit_code);
+  std::optional<Args> args = parse_command_args(words, arg_spec(), kCompareCommand, exit_code);
   if (!args) return exit_code;
   const std::string_view usage = kCompareCommand.usage;
   if (args->positional.size() != 1) return usage_error("expected one HLO file", usage);
@@ -169,6 +171,7 @@ const Command kCompareCommand = {
     run,
     "hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--module M]\n"
     "       [--json | --csv] [--entry NAME] [--model-flops F | --params N --tokens D]",
+    arg_spec,
 };
 
 }  // namespace hloroof::cli

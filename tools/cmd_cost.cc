@@ -69,10 +69,14 @@ void print_csv(const ModuleCost& cost) {
   }
 }
 
+// The flags and options the command takes (`hloroof completion` offers them).
+ArgSpec arg_spec() {
+  return {.flags = {"--json", "--csv", "--all", "--dense"},
+          .options = {"--trip-count", "--module", "--top", "--sort", "--entry"}};
+}
+
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args =
-      parse_args(words, {.flags = {"--json", "--csv", "--all", "--dense"},
-                         .options = {"--trip-count", "--module", "--top", "--sort", "--entry"}});
+  absl::StatusOr<Args> args = parse_args(words, arg_spec());
   if (!args.ok()) return usage_error(args.status().message(), kCostCommand.usage);
   if (args->flag("--help")) {
     print_help(kCostCommand);
@@ -158,6 +162,7 @@ const Command kCostCommand = {
     run,
     "hloroof cost FILE|DUMP_DIR [--module NAME] [--top N] [--sort S] [--json | --csv] [--all]\n"
     "       [--dense] [--trip-count N] [--entry NAME]",
+    arg_spec,
 };
 
 }  // namespace hloroof::cli

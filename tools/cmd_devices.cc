@@ -176,9 +176,13 @@ int show_device(const std::string& text, bool json, const std::vector<std::strin
   return kExitOk;
 }
 
+// The flags and options the command takes (`hloroof completion` offers them).
+ArgSpec arg_spec() {
+  return {.flags = {"--json"}, .repeatable_options = {"--set"}};
+}
+
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args =
-      parse_args(words, {.flags = {"--json"}, .repeatable_options = {"--set"}});
+  absl::StatusOr<Args> args = parse_args(words, arg_spec());
   if (!args.ok()) return usage_error(args.status().message(), kDevicesCommand.usage);
   if (args->flag("--help")) {
     print_help(kDevicesCommand);
@@ -218,6 +222,7 @@ const Command kDevicesCommand = {
     "  hloroof predict step.hlo --device my_h100.json\n",
     run,
     "hloroof devices [NAME[:TOPOLOGY]|PATH] [--set PATH=VALUE]... [--json]",
+    arg_spec,
 };
 
 }  // namespace hloroof::cli

@@ -106,11 +106,14 @@ void print_csv(const PredictionDiff& diff) {
   }
 }
 
+// The flags and options the command takes (`hloroof completion` offers them).
+ArgSpec arg_spec() {
+  return with_shared_options({.options = {"--device", "--trace"}}, kOutputOptions);
+}
+
 int run(const std::vector<std::string>& words) {
   int exit_code = kExitOk;
-  std::optional<Args> args = parse_command_args(
-      words, with_shared_options({.options = {"--device", "--trace"}}, kOutputOptions),
-      kDiffCommand, exit_code);
+  std::optional<Args> args = parse_command_args(words, arg_spec(), kDiffCommand, exit_code);
   if (!args) return exit_code;
   if (args->flag("--json") && args->flag("--csv")) {
     return usage_error("--json and --csv: one or the other", kDiffCommand.usage);
@@ -159,9 +162,6 @@ int run(const std::vector<std::string>& words) {
   } else {
     std::cout << render_diff(diff, top);
   }
-  if (const std::string set = settings_note(*args); !set.empty() && !args->flag("--json")) {
-    std::cout << "\n" << message_text("note: ", set + ", on both sides");
-  }
   if (args->has("--trace") && !args->flag("--json")) {
     std::cout << "\ntrace written to " << args->get("--trace") << "\n";
   }
@@ -178,7 +178,9 @@ const Command kDiffCommand = {
     "FLOPs, HBM bytes and the memory peak per step, then the ops whose time per step changed\n"
     "most. Ops are matched by computation and name, then (a pass renames them) by opcode and\n"
     "the op_name of their metadata; the rest were added or removed. Use it on a module before\n"
-    "and after a pass, two compiler flag settings, or two dumps of one job.\n\n"
+    "and after a pass, two compiler flag settings, or two dumps of one job. What the two\n"
+    "predictions warn of comes under the first lines, their assumptions at the end, each once\n"
+    "(after \"before: \" or \"after: \" where one side alone says it).\n\n"
     "options:\n"
     "  --device D      the device of both sides, as `hloroof predict --device` takes it\n"
     "                  (default: the one BEFORE implies, as `predict` infers it)\n"
@@ -195,6 +197,7 @@ const Command kDiffCommand = {
     run,
     "hloroof diff BEFORE AFTER [--device D[:TOPOLOGY]] [--top N] [--trip-count N]\n"
     "       [--json | --csv] [--trace OUT.json]",
+    arg_spec,
 };
 
 }  // namespace hloroof::cli

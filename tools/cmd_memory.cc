@@ -35,10 +35,13 @@ void print_csv(const MemoryReport& r) {
   }
 }
 
+// The flags and options the command takes (`hloroof completion` offers them).
+ArgSpec arg_spec() {
+  return {.flags = {"--json", "--csv"}, .options = {"--device", "--top", "--module", "--entry"}};
+}
+
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args =
-      parse_args(words, {.flags = {"--json", "--csv"},
-                         .options = {"--device", "--top", "--module", "--entry"}});
+  absl::StatusOr<Args> args = parse_args(words, arg_spec());
   if (!args.ok()) return usage_error(args.status().message(), kMemoryCommand.usage);
   if (args->flag("--help")) {
     print_help(kMemoryCommand);
@@ -149,6 +152,7 @@ const Command kMemoryCommand = {
     run,
     "hloroof memory FILE|DUMP_DIR [--device D] [--module M] [--entry NAME] [--json | --csv]\n"
     "       [--top N]",
+    arg_spec,
 };
 
 }  // namespace hloroof::cli

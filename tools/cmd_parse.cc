@@ -17,9 +17,13 @@
 namespace hloroof::cli {
 namespace {
 
+// The flags and options the command takes (`hloroof completion` offers them).
+ArgSpec arg_spec() {
+  return {.flags = {"--print", "--json"}, .options = {"--module"}};
+}
+
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args =
-      parse_args(words, {.flags = {"--print", "--json"}, .options = {"--module"}});
+  absl::StatusOr<Args> args = parse_args(words, arg_spec());
   if (!args.ok()) return usage_error(args.status().message(), kParseCommand.usage);
   if (args->flag("--help")) {
     print_help(kParseCommand);
@@ -51,17 +55,22 @@ int run(const std::vector<std::string>& words) {
   LoadOptions options = cli_load_options();
   options.module_name = args->get("--module");
   options.module_name_everywhere = false;
-  options.read_cut_dump = false;
   options.stdin_name = "<stdin>";
   for (const std::string& file : files) {
     absl::StatusOr<LoadedModule> loaded = load_module(file, options);
     absl::StatusOr<Module> module = absl::UnknownError("unread");
-    std::string banner;
+    std::vector<std::string> warnings;
     if (loaded.ok()) {
       // A profile's note: which of its modules was read.
       for (const std::string& n : loaded->diagnostics.notes) print_message("note: ", n);
       module = std::move(loaded->module);
-      banner = std::move(loaded->banner);
+      // What parsing found: which computation is the entry, where a cut dump was cut (the
+      // warning load_module gives it). Whether the module is the optimized program is a
+      // question for the commands that predict from it, and they say so.
+      if (!loaded->banner.empty()) warnings.push_back(std::move(loaded->banner));
+      for (std::string& w : loaded->diagnostics.warnings) {
+        if (w.rfind("the file ends inside computation ", 0) == 0) warnings.push_back(std::move(w));
+      }
     } else {
       module = loaded.status();
     }
@@ -74,20 +83,18 @@ int run(const std::vector<std::string>& words) {
       }
       continue;
     }
-    // What parsing found: which computation is the entry. Whether the module is the optimized
-    // program is a question for the commands that predict from it, and they say so.
-    std::vector<std::string> warnings;
-    if (!banner.empty()) warnings.push_back(std::move(banner));
     if (json) {
       std::cout << parse_summary_to_json(file, *module, warnings);
-    } else if (print_text) {
-      std::cout << print(*module);
     } else {
-      // The file's and module's names as every path prints: control characters escaped (a
-      // file named `x\e[2J.hlo` must not clear the screen).
-      std::cout << absl::StrFormat("%s: ok, module %s, %d computations, %d instructions\n",
-                                   printable(file), printable(module->name()),
-                                   module->computations().size(), module->instruction_count());
+      if (print_text) {
+        std::cout << print(*module);
+      } else {
+        // The file's and module's names as every path prints: control characters escaped (a
+        // file named `x\e[2J.hlo` must not clear the screen).
+        std::cout << absl::StrFormat("%s: ok, module %s, %d computations, %d instructions\n",
+                                     printable(file), printable(module->name()),
+                                     module->computations().size(), module->instruction_count());
+      }
       for (const std::string& w : warnings) {
         print_message("warning: ", printable(absl::StrCat(file, ": ", w)));
       }
@@ -109,7 +116,9 @@ const Command kParseCommand = {
     "A directory that XLA_FLAGS=--xla_dump_to wrote stands for its modules after optimization\n"
     "(*after_optimizations.txt), largest first: `hloroof parse DIR` lists them. Warns when a\n"
     "module marks no ENTRY computation (whether it is the optimized program, the commands\n"
-    "that predict from it say).\n\n"
+    "that predict from it say). A file that ends inside a computation (a cut dump) is read\n"
+    "up to that computation, with a warning, as every command reads it (standard input is\n"
+    "not: its text cannot be read again).\n\n"
     "options:\n"
     "  --print  write each module as canonical HLO text (the current dump profile)\n"
     "  --module NAME  the module of a profile to read (jit_step, jit_step(12) or 12)\n"
@@ -121,6 +130,7 @@ const Command kParseCommand = {
     "  hloroof parse model.hlo --json\n",
     run,
     "hloroof parse FILE... [--print | --json] [--module NAME]",
+    arg_spec,
 };
 
 }  // namespace hloroof::cli

@@ -199,15 +199,17 @@ int write_outputs(const Request& request, const LoadedModule& loaded, Analysis& 
   return kExitOk;
 }
 
+// The flags and options the command takes (`hloroof completion` offers them).
+ArgSpec arg_spec() {
+  return with_shared_options({.options = {"--device", "--topology", "--by", "--depth", "--filter",
+                                        "--trace", "--roofline", "--formula", "--module",
+                                        "--entry"}},
+                             kModelFlopsOptions | kXSpaceOptions);
+}
+
 int run(const std::vector<std::string>& words) {
   int exit_code = kExitOk;
-  std::optional<Args> args = parse_command_args(
-      words,
-      with_shared_options({.options = {"--device", "--topology", "--by", "--depth", "--filter",
-                                       "--trace", "--roofline", "--formula", "--module",
-                                       "--entry"}},
-                          kModelFlopsOptions | kXSpaceOptions),
-      kPredictCommand, exit_code);
+  std::optional<Args> args = parse_command_args(words, arg_spec(), kPredictCommand, exit_code);
   if (!args) return exit_code;
   absl::StatusOr<Request> request = parse_request(*std::move(args));
   if (!request.ok()) return usage_error(request.status().message(), kPredictCommand.usage);
@@ -309,6 +311,7 @@ const Command kPredictCommand = {
     "       [--by op|category|scope] [--depth N] [--filter RE] [--trace OUT.json]\n"
     "       [--roofline OUT.svg] [--formula F] [--trip-count N] [--module M] [--entry NAME]\n"
     "       [--model-flops F | --params N --tokens D] [--xspace LOG_DIR [--steps N]]",
+    arg_spec,
 };
 
 }  // namespace hloroof::cli

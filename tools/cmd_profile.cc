@@ -263,14 +263,16 @@ int write_outputs(const Request& r, const Profile& profile, const LoadedModule& 
   return kExitOk;
 }
 
+// The flags and options the command takes (`hloroof completion` offers them).
+ArgSpec arg_spec() {
+  return with_shared_options(
+      {.options = {"--device", "--topology", "--device-index", "--module", "--trace"}},
+      kXSpaceOptions);
+}
+
 int run(const std::vector<std::string>& words) {
   int exit_code = kExitOk;
-  std::optional<Args> args = parse_command_args(
-      words,
-      with_shared_options({.options = {"--device", "--topology", "--device-index", "--module",
-                                       "--trace"}},
-                          kXSpaceOptions),
-      kProfileCommand, exit_code);
+  std::optional<Args> args = parse_command_args(words, arg_spec(), kProfileCommand, exit_code);
   if (!args) return exit_code;
   absl::StatusOr<Request> r = parse_request(*std::move(args));
   if (!r.ok()) return usage_error(r.status().message(), kProfileCommand.usage);
@@ -336,6 +338,7 @@ const Command kProfileCommand = {
     "       [--module NAME] [--json | --csv] [--top N] [--trace OUT.json] [--trip-count N]\n"
     "       [--xspace LOG_DIR [--steps N]]\n"
     "       hloroof profile CAPTURE_DIR [--device D] ...   (a folder of tools/capture)",
+    arg_spec,
 };
 
 }  // namespace hloroof::cli

@@ -11,8 +11,13 @@
 namespace hloroof::cli {
 namespace {
 
+// The flags and options the command takes (`hloroof completion` offers them).
+ArgSpec arg_spec() {
+  return {.flags = {"--json"}};
+}
+
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args = parse_args(words, {.flags = {"--json"}});
+  absl::StatusOr<Args> args = parse_args(words, arg_spec());
   if (!args.ok()) return usage_error(args.status().message(), kShapeCommand.usage);
   if (args->flag("--help")) {
     print_help(kShapeCommand);
@@ -60,6 +65,7 @@ const Command kShapeCommand = {
     "  hloroof shape 'bf16[3,5]{1,0:T(8,128)(2,1)}'\n",
     run,
     "hloroof shape TEXT [--json]",
+    arg_spec,
 };
 
 }  // namespace hloroof::cli

@@ -3,11 +3,14 @@
 #ifndef HLOROOF_TOOLS_COMMANDS_H_
 #define HLOROOF_TOOLS_COMMANDS_H_
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace hloroof::cli {
+
+struct ArgSpec;
 
 struct Command {
   std::string_view name;
@@ -19,7 +22,13 @@ struct Command {
   // The usage lines, as a usage error prints them after `usage: ` (lines after the first
   // indented by seven spaces, under the first's command).
   std::string_view usage = {};
+  // The flags and options it takes, as its words are parsed by them (cli.h): what
+  // `hloroof completion` offers after the command's name.
+  ArgSpec (*spec)() = nullptr;
 };
+
+// Every command, in the order `hloroof --help` lists them (main.cc).
+std::span<const Command* const> all_commands();
 
 // Prints the command's --help text (Command::help) on standard output.
 void print_help(const Command& command);
@@ -27,6 +36,7 @@ void print_help(const Command& command);
 extern const Command kAdviseCommand;
 extern const Command kCalibrateCommand;
 extern const Command kCompareCommand;
+extern const Command kCompletionCommand;
 extern const Command kCostCommand;
 extern const Command kDevicesCommand;
 extern const Command kDiffCommand;

@@ -49,7 +49,7 @@ void write_ops_csv(std::ostream& out, const Prediction& prediction, bool device_
 
 // "device figures set: PATH=VALUE, ..." for the command's --set (as resolve_device words it
 // in a prediction's assumptions), or "" without one: for the reports that show no assumptions
-// (advise, compare, diff, profile), so that a what-if never passes for the device as built.
+// (advise, compare, profile), so that a what-if never passes for the device as built.
 std::string settings_note(const Args& args);
 
 }  // namespace hloroof::cli

@@ -35,6 +35,7 @@ const Command* const kCommands[] = {
     &hloroof::cli::kMemoryCommand,
     &hloroof::cli::kProfileCommand,
     &hloroof::cli::kCalibrateCommand,
+    &hloroof::cli::kCompletionCommand,
 };
 
 void print_overview(std::ostream& out) {
@@ -85,6 +86,8 @@ constexpr char kOutOfMemory[] =
 }
 
 }  // namespace
+
+std::span<const Command* const> hloroof::cli::all_commands() { return kCommands; }
 
 namespace {
 

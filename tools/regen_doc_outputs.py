@@ -3,8 +3,9 @@
 
     tools/regen_doc_outputs.py [--check] [--cli build/tools/hloroof] docs/reports.md ...
 
-A fenced block whose first line is `$ hloroof ARGS` is run as `CLI ARGS` from the repository
-root and the lines after the command are replaced by what it prints. A block that ends in a
+A fenced block whose first line is `$ hloroof ARGS` (or `$ build/tools/hloroof ARGS`, as the
+README's quick start runs it) is run as `CLI ARGS` from the repository root and the lines after
+the command are replaced by what it prints. A block that ends in a
 line `...` keeps its length: the output is cut to as many lines, then `...`. With --check
 nothing is written; the exit status is 1 when a block differs (a test runs it that way).
 """
@@ -25,6 +26,17 @@ def render(cli: str, args: list[str]) -> list[str]:
     return run.stdout.rstrip("\n").split("\n") if run.stdout else []
 
 
+PROMPTS = ("$ hloroof ", "$ build/tools/hloroof ")
+
+
+def command_args(line: str):
+    """The arguments of a block's first line that runs the command, else None."""
+    for prompt in PROMPTS:
+        if line.startswith(prompt):
+            return shlex.split(line[len(prompt):])
+    return None
+
+
 def rewrite(text: str, cli: str) -> str:
     lines = text.split("\n")
     out: list[str] = []
@@ -34,7 +46,7 @@ def rewrite(text: str, cli: str) -> str:
         out.append(line)
         i += 1
         if not (line.startswith("```") and i < len(lines) and
-                lines[i].startswith("$ hloroof ")):
+                command_args(lines[i]) is not None):
             continue
         command = lines[i]
         end = i + 1
@@ -43,7 +55,7 @@ def rewrite(text: str, cli: str) -> str:
         body = lines[i + 1:end]
         out.append(command)
         if body:  # a block showing the command alone stays so
-            fresh = render(cli, shlex.split(command[len("$ hloroof "):]))
+            fresh = render(cli, command_args(command))
             if body[-1] == "...":
                 fresh = fresh[:len(body) - 1] + ["..."]
             out.extend(fresh)

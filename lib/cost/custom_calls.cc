@@ -85,10 +85,10 @@ bool gemm_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
   if (flops > 0)
     cost.matrix.push_back({matrix_operand_type(lhs->element_type, rhs->element_type), flops});
   cost.flops += flops;
-  cost.xla_flops += flops;
   // The workspace (tuple element 1) is scratch, not output: XLA's GPU analysis counts only
-  // element 0 too.
-  charge_result_only(op, tally, Model::kBoth);
+  // element 0 too. The XLA-compatible figures count nothing: the analysis behind
+  // `cost_analysis()` does not know the call (docs/cost-conventions.md).
+  charge_result_only(op, tally, Model::kOurs);
   return true;
 }
 
@@ -119,15 +119,17 @@ bool attention_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
   }
   if (flops > 0) cost.matrix.push_back({q->element_type, flops});
   cost.flops += flops;
-  cost.xla_flops += flops;
-  // Operands are read; the results are written except the u8 scratch buffer.
-  for (size_t i = 0; i < op.operand_count(); ++i) tally.read(*op.operand_shape(i), Model::kBoth);
+  // Operands are read; the results are written except the u8 scratch buffer. The
+  // XLA-compatible figures count nothing, as for every cuBLAS and cuDNN call.
+  for (size_t i = 0; i < op.operand_count(); ++i) tally.read(*op.operand_shape(i), Model::kOurs);
   if (op.result->is_tuple()) {
     for (const Shape& e : op.result->elements) {
-      if (!(e.is_array() && e.element_type == PrimitiveType::kU8)) tally.write_leaves(e);
+      if (!(e.is_array() && e.element_type == PrimitiveType::kU8)) {
+        tally.write_leaves(e, Model::kOurs);
+      }
     }
   } else {
-    tally.write_leaves(*op.result);
+    tally.write_leaves(*op.result, Model::kOurs);
   }
   return true;
 }
@@ -141,8 +143,8 @@ bool top_k_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
   const double k = static_cast<double>(values.dims.back().size);
   const double flops = elements(*input) * (k > 1 ? std::ceil(std::log2(k)) : 1);
   cost.flops += flops;
-  cost.xla_flops += flops;
-  add_default_bytes(op, tally);
+  // XLA's analysis does not know the call: the XLA-compatible figures count nothing.
+  add_default_bytes(op, tally, Model::kOurs);
   return true;
 }
 
@@ -247,9 +249,6 @@ bool convolution_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
   if (lhs == nullptr || rhs == nullptr || labels == nullptr) return false;
   // The operands and result are the forward convolution's (the one dim_labels describe) in the
   // order of the pass: a data gradient returns the forward input, a filter gradient the filter.
-  // XLA's GPU analysis counts every pass as if forward (operand 0, operand 1, result); where the
-  // pass is not, that count is kept as XLA's (a filter gradient of 1024 to 256 features
-  // counts 4x).
   const Shape& result = first_result(*op.result);
   const std::string_view target = op.instruction->custom_call_target();
   const Shape* input = lhs;
@@ -262,21 +261,16 @@ bool convolution_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
     kernel = &result;
     output = rhs;
   }
-  const auto count = [&](const Shape& in, const Shape& k, const Shape& out) {
-    return convolution_flops(in, k, out, op.instruction->window(), *labels,
-                             op.instruction->feature_group_count(),
-                             op.instruction->batch_group_count());
-  };
-  std::optional<double> flops = count(*input, *kernel, *output);
-  std::optional<double> xla = count(*lhs, *rhs, result);
+  std::optional<double> flops =
+      convolution_flops(*input, *kernel, *output, op.instruction->window(), *labels,
+                        op.instruction->feature_group_count(), op.instruction->batch_group_count());
   if (!flops) return false;
   if (*flops > 0)
     cost.matrix.push_back({matrix_operand_type(lhs->element_type, rhs->element_type), *flops});
   cost.flops += *flops;
-  cost.xla_flops += xla.value_or(*flops);
-  // XLA's GPU analysis also charges only the real output (docs/cost-conventions.md, "Where
-  // hloroof follows XLA", GEMMs and cuDNN convolutions).
-  charge_result_only(op, tally, Model::kBoth);
+  // Only the real output is written (docs/cost-conventions.md, GEMMs and cuDNN convolutions);
+  // the XLA-compatible figures count nothing, as for a cuBLAS GEMM.
+  charge_result_only(op, tally, Model::kOurs);
   return true;
 }
 

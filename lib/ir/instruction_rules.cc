@@ -326,9 +326,16 @@ bool takes_replica_groups(Opcode op) {
   }
 }
 
+Opcode collective_opcode(const Instruction& i) {
+  if (i.opcode() == Opcode::kAsyncStart && i.uses_async_sugar()) {
+    if (std::optional<Opcode> wrapped = i.async_wrapped_opcode()) return *wrapped;
+  }
+  return i.opcode();
+}
+
 bool check_collective_groups(const Instruction& i, int64_t replica_count, int64_t num_partitions,
                              std::string* message) {
-  const Opcode op = i.opcode();
+  const Opcode op = collective_opcode(i);
   if (!takes_replica_groups(op)) return true;
   auto fail = [&](std::string text) {
     *message = std::move(text);
@@ -390,7 +397,7 @@ bool check_collective_groups(const Instruction& i, int64_t replica_count, int64_
     return fail(str_cat("the replica groups of ", opcode_name(op),
                         " must all have one size (the first has ", size, ")"));
   }
-  if (op == Opcode::kAllToAll && size > 0 && i.operand_count() == 1) {
+  if (op == Opcode::kAllToAll && size > 0 && i.operand_count() == 1) {  // its -start's too
     const IntList dims = i.dimensions();
     const Shape& in = i.operand(0)->shape();
     if (dims.size() == 1 && in.is_array() && dims[0] >= 0 && dims[0] < in.rank() &&

@@ -186,12 +186,17 @@ bool check_shape_rules(const Instruction& instruction, std::string* message);
 
 // Whether check_collective_groups has anything to check on `op`.
 bool takes_replica_groups(Opcode op);
-// XLA's verifier's rules for the replica groups of a collective (hlo_verifier.cc,
-// CheckReplicaGroups), against the module header's counts: groups non-empty, ids each once and
-// together 0..n-1, n the replica count (no channel_id), the partition count (an all-to-all with
-// a channel_id) or their product (use_global_device_ids), a count of 1 not checked; groups of one
-// size except for all-reduce; flattened ids need groups written; and an all-to-all's split
-// dimension divisible by the group size. False with `message` on the first rule broken.
+// The collective whose replica groups `i` holds: its opcode, or for an async start written
+// with sugar (`all-to-all-start`, `reduce-scatter-start`, ...) the opcode it wraps. An
+// explicit `async-start(...), calls=%c` holds none: the collective in %c is checked itself.
+Opcode collective_opcode(const Instruction& i);
+// XLA's verifier's rules for the replica groups of a collective or its start (collective_opcode;
+// hlo_verifier.cc, CheckReplicaGroups), against the module header's counts: groups non-empty,
+// ids each once and together 0..n-1, n the replica count (no channel_id), the partition count
+// (an all-to-all with a channel_id) or their product (use_global_device_ids), a count of 1 not
+// checked; groups of one size except for all-reduce; flattened ids need groups written; and an
+// all-to-all's split dimension divisible by the group size. False with `message` on the first
+// rule broken.
 bool check_collective_groups(const Instruction& instruction, int64_t replica_count,
                              int64_t num_partitions, std::string* message);
 

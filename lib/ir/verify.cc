@@ -141,7 +141,7 @@ class Verifier {
                     std::string_view message) {
     std::string where = str_cat("computation ", c.name());
     if (i != nullptr) {
-      where = str_cat(where, ", instruction ", i->name(), " (", opcode_name(i->opcode()), ")");
+      where = str_cat(where, ", instruction ", i->name(), " (", spelled_opcode(*i), ")");
     }
     return absl::FailedPreconditionError(str_cat(where, ": ", rule, ": ", message));
   }
@@ -233,7 +233,7 @@ class Verifier {
       }
       if (!detail::check_shape_rules(i, &message)) return fail(c, &i, "shape", message);
     }
-    if (detail::takes_replica_groups(i.opcode()) &&
+    if (detail::takes_replica_groups(detail::collective_opcode(i)) &&
         !detail::check_collective_groups(i, module_.attributes().replica_count,
                                          module_.attributes().num_partitions, &message)) {
       return fail(c, &i, "replica groups", message);

@@ -18,7 +18,9 @@ DiffSide side_of(const Prediction& p, std::optional<int64_t> peak_bytes) {
           .flops = p.flops,
           .hbm_bytes = p.hbm_bytes,
           .op_count = static_cast<int64_t>(p.ops.size()),
-          .peak_bytes = peak_bytes};
+          .peak_bytes = peak_bytes,
+          .warnings = p.diagnostics.warnings,
+          .assumptions = p.diagnostics.notes};
 }
 
 // Per-step figures of one op.

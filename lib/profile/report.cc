@@ -7,6 +7,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "hloroof/profile.h"
 #include "hloroof/text_table.h"
 #include "hloroof/trace.h"
@@ -30,32 +32,9 @@ std::string ratio(double value, double base) {
   return ">99999x";
 }
 
-// A name cut to `width` columns keeps its end, where XLA's names differ (".12"); the end starts
-// at a separator, and the start ends at one where that drops at most 4 more characters:
-// "gemm_fusion_dot.general.51" -> "gemm_fusion~general.51",
-// "te_fused_attn_backward_ffi.12" -> "te_fused_attn~ffi.12".
-std::string cut_name(std::string_view name, size_t width) {
-  constexpr size_t kTail = 8;
-  if (name.size() <= width || width <= kTail + 1) return std::string(name);
-  const auto separator = [](char c) { return c == '.' || c == '_' || c == '-'; };
-  // The tail: from the first separator whose suffix fits half the width, else the last kTail.
-  size_t tail = name.size() - kTail;
-  for (size_t k = name.size() - width / 2; k < name.size(); ++k) {
-    if (separator(name[k]) && k + 1 < name.size()) {
-      tail = separator(name[k - 1]) ? k : k + 1;
-      break;
-    }
-  }
-  const size_t room = width - 1 - (name.size() - tail);
-  size_t head = room;
-  for (size_t k = room; k + 4 >= room && k > 0; --k) {
-    if (separator(name[k])) {
-      head = k;
-      break;
-    }
-  }
-  return absl::StrCat(sv(name.substr(0, head)), "~", sv(name.substr(tail)));
-}
+// A name cut to `width` columns keeps its end, where XLA's names differ (".12"), each part cut
+// at a separator: "te_fused_attn_backward_ffi.12" -> "te_fused_attn~ffi.12".
+std::string cut_name(std::string_view name, size_t width) { return shorten_name(name, width); }
 
 std::optional<double> json_ratio(double value, double base) {
   if (base > 0) return value / base;
@@ -135,6 +114,34 @@ std::string profile_comparison_to_json(const ProfileComparison& c) {
 
 namespace {
 
+// Why a category's measured time can exceed the measured step: the step is the median of the
+// steps, a category's time their mean (a slow step, often the first, raises the mean). Empty
+// when none does.
+std::string above_the_step(const ProfileComparison& c) {
+  std::vector<std::string> above;
+  for (const GapRow& r : c.gaps) {
+    if (r.measured_s > c.measured_step_s * (1 + 1e-9)) {
+      above.push_back(absl::StrCat(r.category, " ", format_seconds(r.measured_s)));
+    }
+  }
+  if (above.empty()) return "";
+  const std::vector<double>& steps = c.measured.steps_s;
+  std::string each;
+  if (steps.size() <= 6) {
+    std::vector<std::string> texts;
+    for (double s : steps) texts.push_back(format_seconds(s));
+    each = absl::StrCat(": ", absl::StrJoin(texts, ", "));
+  } else if (!steps.empty()) {
+    each = absl::StrCat(", from ", format_seconds(*std::min_element(steps.begin(), steps.end())),
+                        " to ", format_seconds(*std::max_element(steps.begin(), steps.end())));
+  }
+  return report_internal::wrap(
+      absl::StrCat("measured above the step (", absl::StrJoin(above, ", "), "): a category's "
+                   "time is its mean over the ", c.steps, " steps", each, "; the step is their "
+                   "median, so a slower step raises the mean above it"),
+      "", "  ");
+}
+
 // The header: the module, the profile, the step's figures; then where the step gap comes from.
 std::string comparison_summary(const ProfileComparison& c) {
   // Names from the profile and the file system print with their control characters escaped
@@ -163,6 +170,7 @@ std::string comparison_summary(const ProfileComparison& c) {
   }
   out += gaps.render();
   out += "% of gap: of the gaps' sizes added up (a category's gap can offset another's)\n";
+  out += above_the_step(c);
   return out;
 }
 
@@ -177,9 +185,21 @@ class OpTables {
     }
   }
 
-  // The ops [begin, end), numbered from begin + 1 or marked "?".
+  // The ops [begin, end), numbered from begin + 1 or marked "?". The names take the room the
+  // other columns leave in 100 columns, 24 at least; measured/roofline is in --json only.
   std::string table(size_t begin, size_t end, bool numbered) const {
-    // 100 columns: the name cut to 24, measured/roofline in --json only.
+    std::string out = table(begin, end, numbered, 24);
+    size_t widest = 0;
+    for (absl::string_view line : absl::StrSplit(out, '\n')) widest = std::max(widest, line.size());
+    if (widest < report_internal::kTerminalWidth) {
+      out = table(begin, end, numbered, 24 + report_internal::kTerminalWidth - widest);
+    }
+    return out;
+  }
+
+ private:
+  // The table with names cut to `width` columns.
+  std::string table(size_t begin, size_t end, bool numbered, size_t width) const {
     TextTable ops({{"#"},
                    {"op", Align::kLeft},
                    {"bound", Align::kLeft},
@@ -207,17 +227,16 @@ class OpTables {
       const JoinedOp& op = c_.ops[k];
       if (under.contains(op.name)) continue;  // under its start
       row(op, numbered ? absl::StrCat(begin + ++shown) : "?",
-          absl::StrCat(cut_name(op.name, op.measured_async ? 23 : 24),
+          absl::StrCat(cut_name(op.name, op.measured_async ? width - 1 : width),
                        op.measured_async ? "*" : ""));
       if (auto done = by_name_.find(op.async_done); !op.async_done.empty() &&
                                                     done != by_name_.end()) {
-        row(*done->second, "", absl::StrCat("  ", cut_name(done->second->name, 22)));
+        row(*done->second, "", absl::StrCat("  ", cut_name(done->second->name, width - 2)));
       }
     }
     return ops.render();
   }
 
- private:
   const ProfileComparison& c_;
   absl::flat_hash_map<std::string_view, const JoinedOp*> by_name_;
   absl::flat_hash_set<std::string_view> waits_;
@@ -243,10 +262,11 @@ std::string op_rankings(const ProfileComparison& c, size_t top) {
            "   row under it is its done: the wait\n";
   }
   if (ranked < c.ops.size()) {
-    absl::StrAppendFormat(&out,
-                          "\nNot ranked (%d): launch order could give their kernels to another op "
-                          "as well; their times are uncertain\n",
-                          c.ops.size() - ranked);
+    out += "\n" + report_internal::wrap(
+                       absl::StrFormat("Not ranked (%d): launch order could give their kernels to "
+                                       "another op as well; their times are uncertain",
+                                       c.ops.size() - ranked),
+                       "", "  ");
     out += tables.table(ranked, top == 0 ? c.ops.size() : std::min(c.ops.size(), ranked + top),
                         false);
   }

@@ -1,7 +1,9 @@
 // render_diff and diff_to_json: a PredictionDiff for people and for programs.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -10,6 +12,7 @@
 #include "hloroof/trace.h"
 #include "hloroof/units.h"
 #include "report/json_writer.h"
+#include "report/wrap.h"
 
 namespace hloroof {
 namespace {
@@ -43,6 +46,8 @@ void write_side(report_internal::JsonWriter& w, const DiffSide& s) {
   } else {
     w.null();
   }
+  w.strings_field("warnings", s.warnings);
+  w.strings_field("assumptions", s.assumptions);
   w.end_object();
 }
 
@@ -84,6 +89,23 @@ void write_diff(report_internal::JsonWriter& w, const PredictionDiff& d) {
   w.finish();
 }
 
+// What the sides say, each line once: a line of both sides as it is, one of a single side after
+// "before: " or "after: " (in the order of the before side, then the after side's own).
+std::vector<std::string> said_by_sides(const std::vector<std::string>& before,
+                                       const std::vector<std::string>& after) {
+  const auto has = [](const std::vector<std::string>& list, const std::string& line) {
+    return std::find(list.begin(), list.end(), line) != list.end();
+  };
+  std::vector<std::string> out;
+  for (const std::string& line : before) {
+    out.push_back(has(after, line) ? line : absl::StrCat("before: ", line));
+  }
+  for (const std::string& line : after) {
+    if (!has(before, line)) out.push_back(absl::StrCat("after: ", line));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_diff(const PredictionDiff& d, size_t top) {
@@ -91,7 +113,11 @@ std::string render_diff(const PredictionDiff& d, size_t top) {
                                  d.changed, " changed, ", d.added, " added, ", d.removed,
                                  " removed, ", d.unchanged, " unchanged");
   if (d.renamed > 0) absl::StrAppend(&out, " (", d.renamed, " matched by op_name)");
-  out += "\n\n";
+  out += "\n";
+  for (const std::string& w : said_by_sides(d.before.warnings, d.after.warnings)) {
+    out += report_internal::wrap(w, "warning: ", "  ");
+  }
+  out += "\n";
   TextTable step({{"", Align::kLeft}, {"before"}, {"after"}, {"change"}, {"%"}});
   auto row = [&](std::string name, double b, double a, std::string (*format)(double)) {
     step.add_row({std::move(name), format(b), format(a), signed_change(a - b, format),
@@ -129,17 +155,24 @@ std::string render_diff(const PredictionDiff& d, size_t top) {
                  signed_change(op.after_flops - op.before_flops, format_flops),
                  signed_change(op.after_hbm_bytes - op.before_hbm_bytes, format_bytes)});
   }
-  if (shown == 0) return out + "\nNo op's time, FLOPs or bytes changed.\n";
-  absl::StrAppend(&out, "\nOps whose time per step changed most, ", shown, " of ",
-                  d.changed + d.added + d.removed, " (per step: one execution x executions)\n",
-                  ops.render());
-  // The renamed ops among those listed (the JSON has every one).
-  std::string renamed;
-  for (size_t k = 0; k < shown; ++k) {
-    const OpDelta& op = d.ops[k];
-    if (!op.before_name.empty()) absl::StrAppend(&renamed, " ", op.before_name, "->", op.name);
+  if (shown == 0) {
+    out += "\nNo op's time, FLOPs or bytes changed.\n";
+  } else {
+    absl::StrAppend(&out, "\nOps whose time per step changed most, ", shown, " of ",
+                    d.changed + d.added + d.removed, " (per step: one execution x executions)\n",
+                    ops.render());
+    // The renamed ops among those listed (the JSON has every one).
+    std::string renamed;
+    for (size_t k = 0; k < shown; ++k) {
+      const OpDelta& op = d.ops[k];
+      if (!op.before_name.empty()) absl::StrAppend(&renamed, " ", op.before_name, "->", op.name);
+    }
+    if (!renamed.empty()) out += "\nmatched by op_name, named before:" + renamed + "\n";
   }
-  if (!renamed.empty()) out += "\nmatched by op_name, named before:" + renamed + "\n";
+  const std::vector<std::string> assumptions =
+      said_by_sides(d.before.assumptions, d.after.assumptions);
+  if (!assumptions.empty()) out += "\nAssumptions:\n";
+  for (const std::string& a : assumptions) out += report_internal::wrap(a, "  - ", "    ");
   return out;
 }
 

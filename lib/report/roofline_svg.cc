@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <map>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,7 +15,9 @@ namespace hloroof {
 namespace {
 
 constexpr double kWidth = 900, kHeight = 600;
-constexpr double kLeft = 90, kRight = 200, kTop = 50, kBottom = 70;  // margins
+// The left margin holds the rate ticks ("100 GFLOP/s", 11 characters of about 7.2 px right of
+// x = kLeft - 6: from x = 25) and, left of them, the axis title (rotated, x = 6 to 18).
+constexpr double kLeft = 110, kRight = 200, kTop = 50, kBottom = 70;  // margins
 constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
 // A white outline under text keeps labels readable where they cross lines or markers.
 constexpr const char* kHalo = " stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\"";
@@ -220,7 +224,7 @@ std::string draw_axes(const RooflineChart& chart, const Frame& f) {
       "stroke=\"#333\"/>\n"
       "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">arithmetic intensity (FLOP/B of "
       "HBM traffic)</text>\n"
-      "<text transform=\"translate(18,%.0f) rotate(-90)\" text-anchor=\"middle\">FLOP/s</text>\n",
+      "<text transform=\"translate(16,%.0f) rotate(-90)\" text-anchor=\"middle\">FLOP/s</text>\n",
       kLeft, kTop, kPlotW, kPlotH, kLeft + kPlotW / 2, kHeight - 20, kTop + kPlotH / 2);
   return svg;
 }
@@ -253,6 +257,89 @@ class LabelRoom {
   std::vector<Segment> lines_;  // the roofs, which labels must not cross
   std::vector<Box> taken_;      // labels placed so far
 };
+
+// Where the memory slope's label goes: its baseline's start, its angle, and small boxes along
+// it (for the labels placed after it to keep off).
+struct SlopeLabel {
+  double x, y, degrees;
+  std::vector<Box> boxes;
+};
+
+// The label runs along the slope just above it, at the first place from the left where it
+// covers no point's marker (each tried a tenth of a decade further right, while the label ends
+// left of the lowest roof's knee and inside the plot); at the left end when there is none.
+SlopeLabel slope_label(const RooflineChart& chart, const Frame& f, std::string_view text) {
+  const double x_min = f.x_min(), bw = f.bw;
+  const double radians =
+      std::atan2(f.py(x_min) - f.py(x_min * 10), f.px(x_min * 10) - f.px(x_min));
+  const double along_x = std::cos(radians), along_y = -std::sin(radians);  // the baseline
+  const double up_x = -std::sin(radians), up_y = -std::cos(radians);       // the glyphs' height
+  const double length = 0.6 * 12 * static_cast<double>(text.size());
+  double knee = f.x_max();
+  for (const auto& roof : chart.roofs) {
+    if (roof.flop_rate > 0 && std::isfinite(roof.flop_rate)) {
+      knee = std::min(knee, bounded(roof.flop_rate / bw));
+    }
+  }
+  // Points along the text's baseline and its top, every 4 px.
+  auto samples = [&](double x, double y) {
+    std::vector<std::pair<double, double>> out;
+    for (double t = 0; t <= length; t += 4) {
+      for (double h : {-3.0, 3.0, 9.0, 12.0}) {
+        out.emplace_back(x + t * along_x + h * up_x, y + t * along_y + h * up_y);
+      }
+    }
+    return out;
+  };
+  struct Marker {
+    double x, y, r;
+  };
+  std::vector<Marker> markers;
+  for (const auto& p : chart.points) {
+    if (plottable(p)) markers.push_back({f.px(p.intensity), f.py(p.flop_rate), radius(p) + 5});
+  }
+  auto clear = [&](double x, double y) {
+    const std::vector<std::pair<double, double>> points = samples(x, y);
+    Box span = {x, y, x, y};
+    for (const auto& [sx, sy] : points) {
+      if (sx < kLeft || sx > kLeft + kPlotW || sy < kTop || sy > kTop + kPlotH) return false;
+      span = {std::min(span.x0, sx), std::min(span.y0, sy), std::max(span.x1, sx),
+              std::max(span.y1, sy)};
+    }
+    for (const Marker& m : markers) {
+      if (m.x + m.r < span.x0 || m.x - m.r > span.x1 || m.y + m.r < span.y0 ||
+          m.y - m.r > span.y1) {
+        continue;
+      }
+      for (const auto& [sx, sy] : points) {
+        const double dx = sx - m.x, dy = sy - m.y;
+        if (dx * dx + dy * dy < m.r * m.r) return false;
+      }
+    }
+    return true;
+  };
+  auto place = [&](double from) {  // the baseline's start above the slope at x = `from`
+    return std::pair<double, double>(f.px(from) + 8, f.py(from * bw * 2) - 4);
+  };
+  auto [x, y] = place(x_min);
+  for (double e = 0; std::isfinite(e) && e < 64; e += 0.1) {
+    const double from = x_min * std::pow(10.0, e);
+    const auto [cx, cy] = place(from);
+    if (cx + length * along_x > f.px(knee)) break;
+    if (clear(cx, cy)) {
+      x = cx;
+      y = cy;
+      break;
+    }
+  }
+  SlopeLabel out{x, y, radians * 180 / M_PI, {}};
+  for (double t = 0; t < length; t += 12) {
+    const double bx = x + t * along_x, by = y + t * along_y;
+    out.boxes.push_back({std::min(bx, bx + 12 * along_x), std::min(by, by + 12 * along_y) - 10,
+                         std::max(bx, bx + 12 * along_x), std::max(by, by + 12 * along_y) + 2});
+  }
+  return out;
+}
 
 // Roofs: the memory slope up to each compute roof, then the flat roof, and the slope's label.
 // Returns the roofs' labels, to be drawn over the points.
@@ -293,13 +380,13 @@ std::string draw_roofs(std::string& svg, const RooflineChart& chart, const Frame
                           lx, ly, kHalo, escape(text));
     room.take(text_box(text, lx, ly, 12, true));
   }
-  absl::StrAppendFormat(
-      &svg,
-      "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222\" transform=\"rotate(-%.1f "
-      "%.1f %.1f)\">HBM %s</text>\n",
-      f.px(x_min) + 8, f.py(x_min * bw * 2) - 4,
-      std::atan2(f.py(x_min) - f.py(x_min * 10), f.px(x_min * 10) - f.px(x_min)) * 180 / M_PI,
-      f.px(x_min) + 8, f.py(x_min * bw * 2) - 4, format_byte_rate(bw));
+  const std::string hbm = absl::StrCat("HBM ", format_byte_rate(bw));
+  const SlopeLabel at = slope_label(chart, f, hbm);
+  absl::StrAppendFormat(&roof_labels,
+                        "<text x=\"%.1f\" y=\"%.1f\" fill=\"#222\"%s transform=\"rotate(-%.1f "
+                        "%.1f %.1f)\">%s</text>\n",
+                        at.x, at.y, kHalo, at.degrees, at.x, at.y, escape(hbm));
+  for (const Box& b : at.boxes) room.take(b);
   return roof_labels;
 }
 

@@ -762,7 +762,8 @@ def diff(before: _Text, after: _Text, device: Union[str, DeviceSpec, None] = Non
     after_module = _module_of(after_source)
     before_prediction = predict(before_module, device, **options)
     after_prediction = predict(after_module, device, **options)
-    _add_notes(before_prediction, notes, warnings)
+    for prediction in (before_prediction, after_prediction):
+        _add_notes(prediction, notes, warnings)
     peaks = [_hloroof._memory(m, None, 1, True).peak_bytes
              for m in (before_module, after_module)]
     result = _hloroof._diff(before_prediction, after_prediction, peaks[0], peaks[1])

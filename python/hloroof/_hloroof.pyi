@@ -490,6 +490,8 @@ class DiffSide:
     hbm_bytes: float
     op_count: int
     peak_bytes: Optional[int]
+    warnings: List[str]
+    assumptions: List[str]
 
 class OpDelta:
     _fields: Tuple[str, ...]

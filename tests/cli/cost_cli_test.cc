@@ -72,6 +72,35 @@ TEST_CASE("cost prints the totals first, then one table of names and figures per
   for (const std::string& row : rows) CHECK(row.size() <= 100);
 }
 
+TEST_CASE("cost's tables wrap text and cut names at separators, within 100 columns") {
+  // The example's summary details (the XLA-compatible figures, 83 characters of detail) and
+  // its long fusion names: no word, figure or name is cut at a column's edge.
+  auto r = run_cli("cost " + std::string(HLOROOF_SOURCE_DIR) + "/examples/tpu_v5e_train_step.hlo");
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    INFO(line);
+    CHECK(line.size() <= 100);
+    // A name too long for its column keeps its start and its end, each ending at a separator:
+    // "~" stands between two parts of a name, never at the end of a cell.
+    for (size_t at = line.find('~'); at != std::string::npos; at = line.find('~', at + 1)) {
+      CHECK(at > 0);
+      CHECK(at + 1 < line.size());
+      if (at == 0 || at + 1 >= line.size()) continue;
+      CHECK(line[at - 1] != ' ');
+      CHECK(line[at + 1] != ' ');
+    }
+  }
+  // The detail of a figure goes on below it, word by word: the whole of it is there.
+  std::string joined = r.out;
+  for (size_t at; (at = joined.find("\n   ")) != std::string::npos;) {
+    const size_t end = joined.find_first_not_of(' ', at + 1);
+    joined.replace(at, end - at, " ");
+  }
+  CHECK_THAT(joined, Catch::Contains("transcendentals 1.81 Gops, bytes accessed 32.2 GiB (loops "
+                                     "once, as cost_analysis())\n"));
+}
+
 TEST_CASE("cost --top keeps the largest rows, ties in program order") {
   // Four adds of equal cost (16 FLOP, 64 B read twice and 64 B written: 192 B) between two
   // parameters, then one of four times the size (768 B): by bytes, `big` first, then the first

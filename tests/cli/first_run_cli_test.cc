@@ -301,7 +301,12 @@ TEST_CASE("--set on every command that takes a device: applied, and the report s
   const nlohmann::json d0 = json_of(run_cli(diff + " --json").out);
   const nlohmann::json d1 = json_of(run_cli(diff + " --json" + set).out);
   CHECK(step(d1["after"]) > step(d0["after"]));
-  CHECK_THAT(run_cli(diff + set).out, Catch::Contains(said + ", on both sides"));
+  // In both sides' assumptions, said once in the text.
+  CHECK(any_contains(d1["before"]["assumptions"], said));
+  CHECK(any_contains(d1["after"]["assumptions"], said));
+  const std::string diff_text = run_cli(diff + set).out;
+  CHECK_THAT(diff_text, Catch::Contains("Assumptions:\n") && Catch::Contains("  - " + said));
+  CHECK(diff_text.find(said) == diff_text.rfind(said));
 
   // memory: the capacity the fit verdict checks, 1e9 B: 1.59 GiB does not fit.
   auto memory =
@@ -410,6 +415,29 @@ ENTRY e {
   x = f32[4096]{0} exponential(a)
   ROOT m = f32[4096]{0} multiply(x, a)
 })";
+
+TEST_CASE("diff says what each prediction warns of and assumes, in text and JSON") {
+  // A GPU module diffed on a TPU: predict warns that the module is another platform's; so does
+  // diff, once for both sides, with the assumptions of both.
+  const std::string data = std::string(HLOROOF_SOURCE_DIR) + "/tests/data/h100/default/";
+  const std::string gemm = data + "gemm/module.hlo", f32 = data + "gemm_f32/module.hlo";
+  const auto text = run_cli("diff " + gemm + " " + f32 + " --device tpu_v5e");
+  INFO(text.err);
+  CHECK(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::StartsWith("Diff of two predicted steps on tpu_v5e:1x1\n"
+                                         "ops: 1 changed, 0 added, 0 removed, 0 unchanged\n"
+                                         "warning: the module was compiled for GPU"));
+  CHECK_THAT(text.out, Catch::Contains("\nAssumptions:\n  - "));
+  CHECK_THAT(text.out, Catch::Contains("tpu_v5e expected times borrow the tpu7x microbenchmarks"));
+  std::istringstream lines(text.out);
+  for (std::string line; std::getline(lines, line);) CHECK(line.size() <= 100);
+  const nlohmann::json json =
+      json_of(run_cli("diff " + gemm + " " + f32 + " --device tpu_v5e --json").out);
+  for (const char* side : {"before", "after"}) {
+    CHECK(any_contains(json[side]["warnings"], "the module was compiled for GPU"));
+    CHECK(any_contains(json[side]["assumptions"], "tpu_v5e expected times borrow"));
+  }
+}
 
 TEST_CASE("diff --csv: every op's change, one row each, the JSON's op keys as columns") {
   const std::string dir = std::string(HLOROOF_TEST_OUT) + "/first_run_diff";

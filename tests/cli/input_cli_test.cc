@@ -415,6 +415,19 @@ TEST_CASE("a file cut inside a computation: the whole ones before it are read, t
                                    "a cut dump; it is dropped, and the 1 whole computation "
                                    "before it is read"));
   CHECK(json_of(cost.out)["instructions"].size() == 2);
+  // `parse` reads it as the other commands do: the whole computation, with the warning.
+  auto parsed = run_cli("parse " + cut.string());
+  CHECK(parsed.exit_code == 0);
+  CHECK(parsed.out == cut.string() + ": ok, module cut, 1 computations, 2 instructions\n");
+  said = parsed.err;
+  for (size_t at; (at = said.find("\n  ")) != std::string::npos;) said.replace(at, 3, " ");
+  CHECK_THAT(said, Catch::Contains("the file ends inside computation fused_add (from line 7)"));
+  auto parsed_json = run_cli("parse --json " + cut.string());
+  CHECK(parsed_json.exit_code == 0);
+  const nlohmann::json summary = json_of(parsed_json.out);
+  CHECK(summary["ok"] == true);
+  CHECK(summary["computations"] == 1);
+  CHECK(any_contains(summary["warnings"], "a cut dump"));
   // From standard input, where it cannot be read again, the error stands.
   std::ifstream in(cut);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

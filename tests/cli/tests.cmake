@@ -25,14 +25,15 @@ hloroof_add_test(output_cli_test ${CMAKE_CURRENT_LIST_DIR}/output_cli_test.cc)
 target_compile_definitions(output_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
 add_dependencies(output_cli_test hloroof_cli)
 
-# The sample outputs in the docs are what the command prints today
+# The sample outputs in the README and the docs are what the command prints today
 # (tools/regen_doc_outputs.py rewrites them).
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME doc_outputs_test
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/regen_doc_outputs.py --check
-                   --cli $<TARGET_FILE:hloroof_cli> ${PROJECT_SOURCE_DIR}/docs/reports.md
-                   ${PROJECT_SOURCE_DIR}/docs/memory.md)
+                   --cli $<TARGET_FILE:hloroof_cli> ${PROJECT_SOURCE_DIR}/README.md
+                   ${PROJECT_SOURCE_DIR}/docs/reports.md ${PROJECT_SOURCE_DIR}/docs/memory.md
+                   ${PROJECT_SOURCE_DIR}/docs/cli.md)
 endif()
 
 # The command's code is laid out by tools/link_order.txt (tools/CMakeLists.txt): the file must
@@ -59,3 +60,8 @@ add_dependencies(proto_input_cli_test hloroof_cli)
 hloroof_add_corpus_test(first_run_corpus_test ${CMAKE_CURRENT_LIST_DIR}/first_run_corpus_test.cc)
 target_compile_definitions(first_run_corpus_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
 add_dependencies(first_run_corpus_test hloroof_cli)
+
+hloroof_add_test(completion_cli_test ${CMAKE_CURRENT_LIST_DIR}/completion_cli_test.cc)
+target_compile_definitions(completion_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>"
+                                                       HLOROOF_TEST_OUT="${CMAKE_CURRENT_BINARY_DIR}")
+add_dependencies(completion_cli_test hloroof_cli)

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+
 #include "hloroof/edit.h"
 #include "hloroof/hlo_text.h"
 #include "ir_test_util.h"
@@ -188,6 +190,84 @@ ENTRY e {
   std::string message = verify_message(m3);
   CHECK(message.find("all-to-all splits dimension 0 (size 1024) into groups of 3, which do "
                      "not divide it") != std::string::npos);
+}
+
+TEST_CASE("verify: the replica groups of every async collective start are checked") {
+  // Four replicas; each start names replica 7 among 0..3. all-gather-start and
+  // all-reduce-start are opcodes of their own; all-to-all-start (as XLA:GPU writes it),
+  // reduce-scatter-start, ragged-all-to-all-start and collective-broadcast-start are async
+  // sugar for the op they wrap; the explicit async-start holds the op in its computation.
+  const std::string kHeader = "HloModule m, replica_count=4\n\n";
+  const std::string kAdd = R"(add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+)";
+  const std::string bad = "replica_groups={{0,1},{2,7}}";
+  const auto message = [&](const std::string& text) {
+    return verify_message(testing::module_of(text));
+  };
+  const std::string a2a = absl::StrCat(kHeader, R"(ENTRY e {
+  p = f32[8,16] parameter(0)
+  s = ((f32[8,16]), f32[8,16]) all-to-all-start(p), )", bad, R"(, dimensions={0}
+  ROOT d = f32[8,16] all-to-all-done(s)
+})");
+  CHECK(message(a2a) ==
+        "computation e, instruction s (all-to-all-start): replica groups: replica groups name "
+        "4 ids, so each is in 0..3; 7 is not");
+  // The same groups, each id once: accepted.
+  std::string fixed = a2a;
+  fixed.replace(fixed.find("2,7"), 3, "2,3");
+  CHECK(message(fixed) == "ok");
+  // An all-to-all-start splits its dimension into groups as the all-to-all does.
+  std::string odd = fixed;
+  odd.replace(odd.find("{{0,1},{2,3}}"), 13, "{{0,1,2,3}}");
+  odd.replace(odd.find("f32[8,16] parameter"), 9, "f32[6,16]");
+  odd.replace(odd.find("((f32[8,16]), f32[8,16])"), 24, "((f32[6,16]), f32[6,16])");
+  odd.replace(odd.find("ROOT d = f32[8,16]"), 18, "ROOT d = f32[6,16]");
+  CHECK(message(odd).find("all-to-all splits dimension 0 (size 6) into groups of 4") !=
+        std::string::npos);
+  const std::string rs = absl::StrCat(kHeader, kAdd, R"(ENTRY e {
+  p = f32[8,16] parameter(0)
+  s = ((f32[8,16]), f32[4,16]) reduce-scatter-start(p), )", bad, R"(, dimensions={0}, to_apply=add
+  ROOT d = f32[4,16] reduce-scatter-done(s)
+})");
+  CHECK(message(rs) ==
+        "computation e, instruction s (reduce-scatter-start): replica groups: replica groups "
+        "name 4 ids, so each is in 0..3; 7 is not");
+  const std::string ag = absl::StrCat(kHeader, R"(ENTRY e {
+  p = f32[8] parameter(0)
+  s = (f32[8], f32[16]) all-gather-start(p), )", bad, R"(, dimensions={0}
+  ROOT d = f32[16] all-gather-done(s)
+})");
+  CHECK(message(ag).find("7 is not") != std::string::npos);
+  const std::string ar = absl::StrCat(kHeader, kAdd, R"(ENTRY e {
+  p = f32[8] parameter(0)
+  s = f32[8] all-reduce-start(p), )", bad, R"(, to_apply=add
+  ROOT d = f32[8] all-reduce-done(s)
+})");
+  CHECK(message(ar).find("7 is not") != std::string::npos);
+  const std::string cb = absl::StrCat(kHeader, R"(ENTRY e {
+  p = f32[8] parameter(0)
+  s = ((f32[8]), f32[8]) collective-broadcast-start(p), )", bad, R"(
+  ROOT d = f32[8] collective-broadcast-done(s)
+})");
+  CHECK(message(cb).find("7 is not") != std::string::npos);
+  const std::string wrapped = absl::StrCat(kHeader, R"(wrapped {
+  q = f32[8,16] parameter(0)
+  ROOT a = f32[8,16] all-to-all(q), )", bad, R"(, dimensions={0}
+}
+
+ENTRY e {
+  p = f32[8,16] parameter(0)
+  s = ((f32[8,16]), f32[8,16]) async-start(p), calls=wrapped
+  ROOT d = f32[8,16] async-done(s)
+})");
+  CHECK(message(wrapped) ==
+        "computation wrapped, instruction a (all-to-all): replica groups: replica groups name 4 "
+        "ids, so each is in 0..3; 7 is not");
 }
 
 TEST_CASE("verify: elementwise operands have the result's dimensions") {

@@ -3,6 +3,7 @@ hloroof_add_test(profile_test
   ${CMAKE_CURRENT_LIST_DIR}/kernel_resolver_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/nccl_tests_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/report_layout_test.cc
 )
 # The kernel resolver is tested directly (lib/profile/profile_internal.h).
 target_include_directories(profile_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)

@@ -210,3 +210,33 @@ ENTRY e {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_CASE("a diff says each side's warnings and assumptions, what both say once") {
+  constexpr std::string_view kText = R"(
+HloModule m, is_scheduled=true
+ENTRY e {
+  p = f32[1024]{0} parameter(0)
+  ROOT n = f32[1024]{0} negate(p)
+}
+)";
+  hloroof::Module one = parse(kText), two = parse(kText);
+  hloroof::Prediction before = predict(one), after = predict(two);
+  before.diagnostics = {.notes = {"shared note", "before note"}, .warnings = {"both warn"}};
+  after.diagnostics = {.notes = {"shared note", "after note"}, .warnings = {"both warn", "late"}};
+  const PredictionDiff d = hloroof::diff_predictions(before, after);
+  CHECK(d.before.assumptions == std::vector<std::string>{"shared note", "before note"});
+  CHECK(d.after.warnings == std::vector<std::string>{"both warn", "late"});
+  const std::string text = hloroof::render_diff(d);
+  // Warnings under the first lines, before the step table; assumptions at the end.
+  CHECK(text.find("warning: both warn\nwarning: after: late\n") != std::string::npos);
+  CHECK(text.find("warning: both warn") < text.find("step time, expected"));
+  CHECK(text.substr(text.find("Assumptions:\n")) ==
+        "Assumptions:\n  - shared note\n  - before: before note\n  - after: after note\n");
+  const nlohmann::json json = nlohmann::json::parse(hloroof::diff_to_json(d));
+  CHECK(json["before"]["warnings"] == nlohmann::json::array({"both warn"}));
+  CHECK(json["after"]["assumptions"] == nlohmann::json::array({"shared note", "after note"}));
+}
+
+}  // namespace

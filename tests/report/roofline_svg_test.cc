@@ -4,7 +4,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <array>
 #include <limits>
+#include <regex>
+#include <vector>
 #include <string>
 #include <utility>
 
@@ -134,6 +137,100 @@ TEST_CASE("a long title's tail goes on a second line, not off the chart") {
   CHECK_THAT(svg, Catch::Contains(">Google TPU v5e (tpu_v5e:2x2): predicted step 146 ms, HFU "
                                   "40.3%</text>"));
   CHECK_THAT(svg, Catch::Contains(">100 of 136 ops drawn</text>"));
+}
+
+// Where the SVG draws text: `<text x=.. y=..` (or a translate) and its content.
+struct Text {
+  double x = 0, y = 0, degrees = 0;
+  std::string anchor, content;
+};
+
+std::vector<Text> texts(const std::string& svg) {
+  std::vector<Text> out;
+  static const std::regex text(R"re(<text ([^>]*)>([^<]*)</text>)re");
+  static const std::regex xy(R"re(x="([-0-9.]+)" y="([-0-9.]+)")re");
+  static const std::regex translate(
+      R"re(translate\(([-0-9.]+),([-0-9.]+)\) rotate\(([-0-9.]+)\))re");
+  static const std::regex rotate(R"re(rotate\(([-0-9.]+) )re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text); it != std::sregex_iterator();
+       ++it) {
+    const std::string attributes = (*it)[1].str();
+    Text t;
+    t.content = (*it)[2].str();
+    std::smatch m;
+    if (std::regex_search(attributes, m, translate)) {
+      t.x = std::stod(m[1].str());
+      t.y = std::stod(m[2].str());
+      t.degrees = std::stod(m[3].str());
+    } else if (std::regex_search(attributes, m, xy)) {
+      t.x = std::stod(m[1].str());
+      t.y = std::stod(m[2].str());
+      if (std::regex_search(attributes, m, rotate)) t.degrees = std::stod(m[1].str());
+    }
+    if (attributes.find("text-anchor=\"end\"") != std::string::npos) t.anchor = "end";
+    out.push_back(t);
+  }
+  return out;
+}
+
+TEST_CASE("the rate axis's title keeps clear of its tick labels") {
+  // Tick labels end 6 px left of the plot; "100 GFLOP/s", 11 characters of about 7.2 px at
+  // 12 px, is the widest. The title, rotated a quarter turn, spans its font's height (12 px)
+  // left of its x. It must lie left of every tick label's start.
+  const std::string svg = render_roofline_svg(sample_chart());
+  double title_right = -1, ticks_left = 1e9;
+  for (const Text& t : texts(svg)) {
+    if (t.content == "FLOP/s" && t.degrees == -90) title_right = t.x + 3;
+    if (t.anchor == "end" && t.content.find("FLOP/s") != std::string::npos && t.degrees == 0) {
+      ticks_left = std::min(ticks_left, t.x - 0.6 * 12 * static_cast<double>(t.content.size()));
+    }
+  }
+  REQUIRE(title_right > 0);
+  CHECK(title_right < ticks_left);
+}
+
+TEST_CASE("the memory slope's label covers no point's marker") {
+  // An H200's elementwise fusions near the slope's foot, and one tiny op that stretches the
+  // rate axis over ten decades, flattening the slope (as the H200 MLP's chart).
+  RooflineChart c;
+  c.title = "h200";
+  c.memory_bandwidth = 4.8e12;
+  c.roofs = {{"bf16/f16 matrix", 9.89e14}};
+  for (double intensity : {0.33, 0.5, 0.75, 1.6}) {
+    c.points.push_back({"loop_fusion", "loop fusion", intensity, 0.9 * intensity * 4.8e12, 0.2});
+  }
+  c.points.push_back({"tiny", "loop fusion", 0.12, 1.4e6, 0.01});
+  const std::string svg = render_roofline_svg(c);
+  std::vector<std::array<double, 3>> markers;  // x, y, r
+  static const std::regex circle(
+      R"re(<circle cx="([-0-9.]+)" cy="([-0-9.]+)" r="([-0-9.]+)"[^>]*><title>)re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), circle); it != std::sregex_iterator();
+       ++it) {
+    markers.push_back({std::stod((*it)[1].str()), std::stod((*it)[2].str()),
+                       std::stod((*it)[3].str())});
+  }
+  REQUIRE(markers.size() == 5);
+  bool found = false;
+  for (const Text& t : texts(svg)) {
+    if (t.content.rfind("HBM ", 0) != 0) continue;
+    found = true;
+    // The text's box, rotated by -degrees about its start: along the baseline its length
+    // (0.6 em a character), across it from the baseline to the cap height (0.8 em).
+    const double a = t.degrees * M_PI / 180;
+    const double length = 0.6 * 12 * static_cast<double>(t.content.size());
+    double nearest = 1e9;  // the least distance from the text's box into a marker's edge
+    for (double along = 0; along <= length; along += 1) {
+      for (double up = 0; up <= 0.8 * 12; up += 1) {
+        const double x = t.x + along * std::cos(a) - up * std::sin(a);
+        const double y = t.y - along * std::sin(a) - up * std::cos(a);
+        for (const auto& [cx, cy, r] : markers) {
+          nearest = std::min(nearest, std::hypot(x - cx, y - cy) - r);
+        }
+      }
+    }
+    CHECK(nearest >= 0);
+  }
+  CHECK(found);
 }
 
 TEST_CASE("an empty chart is still a valid document") {

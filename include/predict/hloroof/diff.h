@@ -31,6 +31,10 @@ struct DiffSide {
   double hbm_bytes = 0;             // per step, one device
   int64_t op_count = 0;
   std::optional<int64_t> peak_bytes;  // device-memory peak, when the caller gave it
+  // What the prediction of this side says beside its figures (Prediction::diagnostics): what
+  // to know first (a module of another platform, a guessed device) and the assumptions.
+  std::vector<std::string> warnings;
+  std::vector<std::string> assumptions;
 };
 
 enum class OpChange { kChanged, kUnchanged, kAdded, kRemoved };
@@ -73,8 +77,9 @@ PredictionDiff diff_predictions(const Prediction& before, const Prediction& afte
                                 std::optional<int64_t> before_peak_bytes = std::nullopt,
                                 std::optional<int64_t> after_peak_bytes = std::nullopt);
 
-// The diff as text (a header of step figures, then the `top` ops whose time changed most;
-// fits 100 columns) and as JSON (every op; the keys of docs/reports.md, "diff").
+// The diff as text (the warnings, a header of step figures, the `top` ops whose time changed
+// most, then the assumptions; what both sides say is said once; fits 100 columns) and as JSON
+// (every op; the keys of docs/reports.md, "diff").
 std::string render_diff(const PredictionDiff& diff, size_t top = 10);
 std::string diff_to_json(const PredictionDiff& diff);
 // The same text written to `out` as it is produced (the ops one at a time).
