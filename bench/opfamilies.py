@@ -5,7 +5,7 @@ Each case of a sweep (../shared/measured/gpu_*_opfamilies) is one small JAX prog
 device time is read from the sweep's one profile by `hloroof profile CASE/module.hlo
 sweep.xplane.pb --module jit_CASE --json`, beside hloroof's expected and roofline step.
 
-  python3 bench/opfamilies.py [--hloroof build/tools/hloroof] [--json OUT] [SWEEP ...]
+  python3 bench/opfamilies.py [--hloroof build/tools/hloroof] [--json OUT] [--folds K] [SWEEP ...]
 
 By default: the two shared sweeps, on which the models
 were fitted, and the held-out sweeps in bench/measured (the same families at other sizes, dtypes
@@ -15,11 +15,16 @@ both sides of L2's size), which the GPU's L2 rate in the roofline's floor was re
 per sweep, one row per family: cases, how many are within x0.8-1.25 of the measured device time,
 the median and range of expected/measured, and the roofline's floor violations: steps, and ops
 whose roofline is above their measured device time. A case's family is its name's first word(s), as the sweep names it.
+Then, with --folds K (default 5), sizes held out: each GPU's fitted and held-out cases pooled and
+dealt into K folds by size (`size_folds`), a per-family size correction fitted on the other
+folds and scored on each (`kfold_report`).
 """
 import argparse
+import collections
 import concurrent.futures
 import gzip
 import json
+import math
 import os
 import shutil
 import statistics
@@ -114,12 +119,89 @@ def table(rows):
     return "\n".join(out)
 
 
+def step_bytes(row):
+    """A case's size: the bytes its ops move per step, as hloroof counts them."""
+    return sum((o["bytes_accessed"] or 0) * (o["predicted_occurrences"] or 1)
+               for o in row["ops"]) or 1.0
+
+
+def size_folds(rows, k):
+    """Fold of each case, by size within its family: a family's cases are ranked by their
+    bytes, binned per power of two, and the bins dealt round-robin, so that every case of one
+    size (whatever its dtype or index distribution) lands in the same fold."""
+    bins = collections.defaultdict(set)
+    for r in rows:
+        bins[r["family"]].add(int(math.log2(step_bytes(r))))
+    order = {f: sorted(b) for f, b in bins.items()}
+    return [order[r["family"]].index(int(math.log2(step_bytes(r)))) % k for r in rows]
+
+
+def fit_correction(rows):
+    """Per family, log(measured / expected) as a line in log2(bytes) (a constant with fewer
+    than three sizes): the size-dependent factor the models miss."""
+    by = collections.defaultdict(list)
+    for r in rows:
+        by[r["family"]].append((math.log2(step_bytes(r)),
+                                math.log(r["measured_s"] / r["expected_s"])))
+    fit = {}
+    for fam, pts in by.items():
+        xs = [x for x, _ in pts]
+        ys = [y for _, y in pts]
+        if len(set(round(x) for x in xs)) >= 3:
+            slope, icept = statistics.linear_regression(xs, ys)
+            fit[fam] = (icept, slope)
+        else:
+            fit[fam] = (statistics.mean(ys), 0.0)
+    return fit
+
+
+def corrected(row, fit):
+    a, b = fit.get(row["family"], (0.0, 0.0))
+    return row["expected_s"] * math.exp(a + b * math.log2(step_bytes(row)))
+
+
+def summary(ratios):
+    ok = sum(0.8 <= x <= 1.25 for x in ratios)
+    med = 100 * statistics.median(abs(x - 1) for x in ratios)
+    return f"{ok:>3}/{len(ratios):<3} ({100 * ok / len(ratios):3.0f}%) {med:3.0f}%"
+
+
+def kfold_report(everything, k):
+    """Holds sizes out: per GPU, the fitted and held-out sweeps pooled, k folds by size; the
+    models as they stand, and the models times a per-family size correction: fitted to every
+    case (fitted), and fitted to the other folds for each fold's cases (held out)."""
+    gpus = collections.defaultdict(list)
+    for name, rows in everything.items():
+        if not name.endswith("_cache"):
+            gpus[name.split("_")[1]] += rows
+    lines = [f"k-fold over sizes ({k} folds, no size on both sides): within x0.8-1.25, "
+             "median |expected/measured - 1|",
+             f"  {'gpu':<6} {'models as they stand':>21} {'+ correction, fitted':>21} "
+             f"{'+ correction, held out':>23}"]
+    for gpu, rows in sorted(gpus.items()):
+        folds = size_folds(rows, k)
+        raw = [r["expected_s"] / r["measured_s"] for r in rows]
+        fit = fit_correction(rows)
+        fitted = [corrected(r, fit) / r["measured_s"] for r in rows]
+        held = []
+        for f in range(k):
+            train = [r for r, g in zip(rows, folds) if g != f]
+            test = [r for r, g in zip(rows, folds) if g == f]
+            if not train or not test:
+                continue
+            fit = fit_correction(train)
+            held += [corrected(r, fit) / r["measured_s"] for r in test]
+        lines.append(f"  {gpu:<6} {summary(raw):>21} {summary(fitted):>21} {summary(held):>23}")
+    return "\n".join(lines)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sweeps", nargs="*", default=DEFAULT_SWEEPS)
     ap.add_argument("--hloroof", default=os.path.join(ROOT, "build", "tools", "hloroof"))
     ap.add_argument("--json", help="write every case's figures here")
     ap.add_argument("--cases", action="store_true", help="print every case's row too")
+    ap.add_argument("--folds", type=int, default=5, help="folds over sizes (0: none)")
     args = ap.parse_args()
     everything = {}
     with tempfile.TemporaryDirectory() as scratch:
@@ -165,6 +247,9 @@ def main():
             kind = "held out" if name in held else "fitted"
             print(f"  {name:<24} {kind:<9} {ok:>3}/{len(rows):<3} ({100 * ok / len(rows):3.0f}%)  "
                   f"{100 * statistics.median(abs(x - 1) for x in ratios):3.0f}%")
+    if args.folds > 1 and held:
+        print()
+        print(kfold_report(everything, args.folds))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(everything, f, indent=1)

