@@ -40,9 +40,10 @@ def layers() -> int:
 def main() -> int:
     failures = []
     archives = layers()
-    # The READMEs of the repository's folders (a build tree's excepted).
+    # The READMEs of the repository's folders (build trees, the virtual environment and git
+    # worktrees under wt/, which .gitignore names, excepted).
     readmes = [p for p in sorted(ROOT.glob("*/**/README.md"))
-               if not p.relative_to(ROOT).parts[0].startswith("build")]
+               if not p.relative_to(ROOT).parts[0].startswith(("build", "wt", ".venv"))]
     for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *readmes]:
         for line in doc.read_text().splitlines():
             if "openxla/" in line or "jax-ml/" in line:
