@@ -1,6 +1,7 @@
 // The rules follow XLA's buffer_assignment.cc (BufferAssigner::AssignBuffersForComputations,
 // AssignSingleHloBuffer, MaybeAssignBuffer, LiveRangeInterferes), heap_simulator.cc
-// (HeapSimulator::RunComputation's operand sharing, the global decreasing-size best-fit heap)
+// (HeapSimulator::RunComputation's operand sharing and one address for the values of one
+// buffer, each holding it over its own live range; the global decreasing-size best-fit heap)
 // and hlo_dataflow_analysis.cc (CanShareOperandBufferWithUser), read for their rules.
 #include "memory/buffer_assignment.h"
 
@@ -10,6 +11,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -17,6 +19,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/numeric/int128.h"
+#include "absl/strings/numbers.h"
 #include "absl/types/span.h"
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
@@ -24,6 +27,7 @@
 #include "memory/max_tree.h"
 #include "memory/shape_leaves.h"
 #include "memory/tree_paths.h"
+#include "util/absl_compat.h"
 
 namespace hloroof::detail {
 namespace {
@@ -565,6 +569,18 @@ struct TempGroups {
   std::vector<int32_t> next_member;  // by index into values; -1: the last of its group
 };
 
+// Groups placed at one offset, as XLA places the values of one buffer at one address: each
+// set's first group (its leader) is placed for the whole set, which blocks the bytes only over
+// its `lives` (global times, both ends inclusive), so that other groups may use them between.
+struct Colocations {
+  std::vector<size_t> leader;  // per group: its set's leader (itself where it is in none)
+  struct Set {
+    std::vector<size_t> members;  // the leader first
+    std::vector<std::pair<int64_t, int64_t>> lives;
+  };
+  absl::flat_hash_map<size_t, Set> sets;  // by leader
+};
+
 // A best-fit heap over groups made in order of their start: each group placed in the smallest
 // gap that holds it among the groups placed before it that it meets in time.
 //
@@ -575,11 +591,20 @@ struct TempGroups {
 // tree over their ends.)
 class BestFitHeap {
  public:
-  explicit BestFitHeap(const std::vector<TempGroup>& groups) : groups_(groups) {
+  // `colocations` (or nullptr: none) must outlive the heap.
+  explicit BestFitHeap(const std::vector<TempGroup>& groups,
+                       const Colocations* colocations = nullptr)
+      : groups_(groups) {
     starts_.resize(groups.size());
     for (size_t g = 0; g < groups.size(); ++g) starts_[g] = groups[g].start;
     ordered_lives_ = std::all_of(groups.begin(), groups.end(),
                                  [](const TempGroup& g) { return g.start <= g.end; });
+    // Sets are placed over their lives where every group starts by its end (the common case);
+    // otherwise each group on its own.
+    if (colocations != nullptr && !colocations->sets.empty() && ordered_lives_ &&
+        colocations->leader.size() == groups.size()) {
+      colocations_ = colocations;
+    }
     times_ = starts_;
     times_.erase(std::unique(times_.begin(), times_.end()), times_.end());
     if (ordered_lives_) {
@@ -613,6 +638,13 @@ class BestFitHeap {
     int64_t heap = 0;
     for (size_t g : order) {
       const TempGroup& group = groups_[g];
+      if (colocations_ != nullptr) {
+        if (colocations_->leader[g] != g) continue;  // placed with its leader
+        if (auto it = colocations_->sets.find(g); it != colocations_->sets.end()) {
+          heap = std::max(heap, place_set(it->second, group.bytes, *placed, offsets, steps));
+          continue;
+        }
+      }
       // The smallest gap that holds the group, the lowest of equal ones; else past them all.
       int64_t at = 0, best = -1, best_gap = std::numeric_limits<int64_t>::max();
       auto next = [&](const std::pair<int64_t, int64_t>& range) {  // in increasing order
@@ -652,7 +684,50 @@ class BestFitHeap {
   }
 
  private:
+  // The numbers [first, last] of the starts inside [start, end]; first > last where none is.
+  std::pair<size_t, size_t> numbers_of(int64_t start, int64_t end) const {
+    const auto first = static_cast<size_t>(
+        std::lower_bound(times_.begin(), times_.end(), start) - times_.begin());
+    const auto last = static_cast<size_t>(
+        std::upper_bound(times_.begin(), times_.end(), end) - times_.begin());
+    return {first, last - 1};
+  }
+
+  // Places a colocated set of `bytes` in the smallest gap free over all of its lives (the
+  // lowest of equal ones; else past them all); returns where it ends.
+  int64_t place_set(const Colocations::Set& set, int64_t bytes, PlacedRanges& placed,
+                    std::vector<int64_t>& offsets, int64_t& steps) {
+    met_.clear();
+    for (const auto& [start, end] : set.lives) {
+      const auto [first, last] = numbers_of(start, end);
+      if (last == static_cast<size_t>(-1) || first > last) continue;
+      steps += static_cast<int64_t>(placed.each_in_order(
+          first, last, /*by_first=*/true, busy_, scratch_,
+          [&](const std::pair<int64_t, int64_t>& range) { met_.push_back(range); }));
+    }
+    std::sort(met_.begin(), met_.end());
+    int64_t at = 0, best = -1, best_gap = std::numeric_limits<int64_t>::max();
+    for (const auto& [lo, hi] : met_) {
+      if (lo > at && lo - at >= bytes && lo - at < best_gap) {
+        best = at;
+        best_gap = lo - at;
+      }
+      at = std::max(at, hi);
+    }
+    if (best < 0) best = at;
+    ++steps;
+    for (const auto& [start, end] : set.lives) {
+      const auto [first, last] = numbers_of(start, end);
+      if (last == static_cast<size_t>(-1) || first > last) continue;
+      placed.add(first, last, best, best + bytes);
+    }
+    for (size_t m : set.members) offsets[m] = best;
+    return best + bytes;
+  }
+
   const std::vector<TempGroup>& groups_;
+  const Colocations* colocations_ = nullptr;
+  std::vector<std::pair<int64_t, int64_t>> met_;  // place_set's ranges
   std::vector<int64_t> starts_;  // each group's
   bool ordered_lives_ = true;    // every group starts by its end
   std::vector<int64_t> times_;   // the distinct starts
@@ -864,6 +939,10 @@ class Assigner {
     return bytes + (a - bytes % a);
   }
   void pack_temporaries(int64_t memory_space, std::vector<Value> values);
+  // AssignmentRules::sparse_core_stacks_share: the async-start on thread "sparsecore" whose
+  // offload's stack buffer `id` is, or nullptr.
+  const Instruction* sparse_core_stack_start(int32_t id);
+  Colocations sparse_core_stacks(const std::vector<Value>& values, const TempGroups& grouped);
   // liveness_.leaves_of, keeping the last computation's analysis: calls in a row mostly ask
   // about instructions of one computation.
   absl::Span<const int32_t> leaves_of(const Instruction& i) const {
@@ -893,6 +972,8 @@ class Assigner {
   }
   std::vector<AllocationValues> values_;
   std::vector<int32_t> values_at_;
+  // Each async-update's chain start (sparse_core_stack_start's).
+  absl::flat_hash_map<const Instruction*, const Instruction*> chain_start_;
   mutable const Computation* last_computation_ = nullptr;  // leaves_of's
   mutable const ComputationLiveness* last_liveness_ = nullptr;
 };
@@ -1092,6 +1173,86 @@ TempGroups Assigner::group_temporaries(const std::vector<Value>& values, int64_t
   return out;
 }
 
+// The bytes of a SparseCore offload's stack as its start's backend_config gives them
+// (sparse_core_config's stack_size_high_watermark), or -1.
+int64_t stack_watermark(const Instruction& start) {
+  constexpr std::string_view kKey = "\"stack_size_high_watermark\":";
+  const std::string_view config = start.string_attribute(AttrId::kBackendConfig);
+  const size_t at = config.find(kKey);
+  if (at == std::string_view::npos) return -1;
+  size_t from = at + kKey.size();
+  if (from < config.size() && config[from] == '"') ++from;
+  size_t to = from;
+  while (to < config.size() && to - from < 19 && config[to] >= '0' && config[to] <= '9') ++to;
+  int64_t bytes = -1;
+  if (!absl::SimpleAtoi(sv(config.substr(from, to - from)), &bytes)) return -1;
+  return bytes;
+}
+
+const Instruction* Assigner::sparse_core_stack_start(int32_t id) {
+  const Buffer& b = liveness_.buffers()[id];
+  const Instruction* i = b.instruction;
+  if (i == nullptr || b.memory_space() != kDefaultMemorySpace) return nullptr;
+  if (i->opcode() != Opcode::kAsyncStart && i->opcode() != Opcode::kAsyncUpdate) return nullptr;
+  const int64_t stack_index[] = {2, 0};
+  const std::optional<LeafRange> stack = leaf_range(i->shape(), stack_index);
+  if (!stack || stack->count != 1 || stack->first != b.leaf) return nullptr;
+  // The chain's start: operand 0 of each update, up to the first instruction that is none (the
+  // updates met on the way are remembered, so that a chain is walked once).
+  const Instruction* start = i;
+  std::vector<const Instruction*> path;
+  while (start->opcode() == Opcode::kAsyncUpdate && start->operand_count() > 0) {
+    if (auto it = chain_start_.find(start); it != chain_start_.end()) {
+      start = it->second;
+      break;
+    }
+    path.push_back(start);
+    start = start->operand(0);
+  }
+  for (const Instruction* update : path) chain_start_[update] = start;
+  if (start->opcode() != Opcode::kAsyncStart ||
+      start->string_attribute(AttrId::kAsyncExecutionThread) != "sparsecore") {
+    return nullptr;
+  }
+  return stack_watermark(*start) == b.padded_bytes() ? start : nullptr;
+}
+
+// The SparseCore stacks among one memory space's temporaries, as sets by their bytes: each
+// call's stack (its start's element {2,0} and its updates', one buffer in XLA by their
+// output_to_operand_aliasing) lives from the first of them to the last, and every call's of
+// one size takes one place. Only groups of one value are taken.
+Colocations Assigner::sparse_core_stacks(const std::vector<Value>& values,
+                                         const TempGroups& grouped) {
+  Colocations out;
+  const std::vector<TempGroup>& groups = grouped.groups;
+  absl::flat_hash_map<int64_t, size_t> leader_of;                // by bytes
+  absl::flat_hash_map<const Instruction*, size_t> life_of_call;  // into its set's lives
+  for (size_t g = 0; g < groups.size(); ++g) {  // in order of their start
+    const TempGroup& group = groups[g];
+    if (group.first < 0 || group.first != group.last) continue;
+    const Value& v = values[group.first];
+    const Instruction* start = sparse_core_stack_start(v.buffer);
+    if (start == nullptr) continue;
+    if (out.leader.empty()) {
+      out.leader.resize(groups.size());
+      std::iota(out.leader.begin(), out.leader.end(), size_t{0});
+    }
+    const size_t leader = leader_of.try_emplace(group.bytes, g).first->second;
+    Colocations::Set& set = out.sets[leader];
+    out.leader[g] = leader;
+    set.members.push_back(g);
+    const auto [call, new_call] = life_of_call.try_emplace(start, set.lives.size());
+    if (new_call) {
+      set.lives.push_back({v.start, v.end});
+    } else {
+      auto& [from, to] = set.lives[call->second];
+      from = std::min(from, v.start);
+      to = std::max(to, v.end);
+    }
+  }
+  return out;
+}
+
 // The heap simulator over the temporaries of one memory space: results take over a dying
 // operand's bytes where XLA allows it, then a best-fit heap places the groups, largest first
 // or longest-lived first, whichever needs less (XLA's ChooseBestHeapAlgorithm), or in order
@@ -1102,16 +1263,24 @@ void Assigner::pack_temporaries(int64_t memory_space, std::vector<Value> values)
   const TempGroups grouped = group_temporaries(
       values, memory_space == kDefaultMemorySpace ? rules_.alignment : int64_t{1});
   const std::vector<TempGroup>& groups = grouped.groups;
-  BestFitHeap heap_of(groups);
+  const Colocations stacks = rules_.sparse_core_stacks_share && memory_space == kDefaultMemorySpace
+                                 ? sparse_core_stacks(values, grouped)
+                                 : Colocations();
+  BestFitHeap heap_of(groups, &stacks);
   std::vector<int64_t> offsets, other;
   std::vector<size_t> in_order;
   if (rules_.program_order_heap) {  // the groups are made in order of their start
     in_order.resize(groups.size());
     std::iota(in_order.begin(), in_order.end(), size_t{0});
-    // Of the groups whose lives begin together, the longest-lived first.
-    std::stable_sort(in_order.begin(), in_order.end(), [&groups](size_t a, size_t b) {
+    // Of the groups whose lives begin together, the longest-lived first (a set's leader lives
+    // as long as its first life).
+    auto end_of = [&](size_t g) {
+      auto it = stacks.sets.find(g);
+      return it == stacks.sets.end() ? groups[g].end : it->second.lives.front().second;
+    };
+    std::stable_sort(in_order.begin(), in_order.end(), [&](size_t a, size_t b) {
       if (groups[a].start != groups[b].start) return groups[a].start < groups[b].start;
-      return groups[a].end > groups[b].end;
+      return end_of(a) > end_of(b);
     });
   }
   int64_t heap = heap_of.place(

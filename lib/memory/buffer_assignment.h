@@ -97,6 +97,12 @@ struct AssignmentRules {
   // An all-reduce of one operand may write its result over that operand where it dies (same
   // shape, layout and memory space): the reduction runs in place.
   bool all_reduce_in_place = false;
+  // The stacks of SparseCore offloads of one size share one place: element {2,0} of an
+  // async-start on thread "sparsecore" (and of the async-updates of its chain), in device
+  // memory, whose bytes are the offload's stack_size_high_watermark. Every call's stack of that
+  // size takes one offset, though the calls overlap in time; each call holds it from its start
+  // to its done, and other temporaries may use the place between calls.
+  bool sparse_core_stacks_share = false;
   // The heap places the temporaries in order of their first use (best fit; of those that begin
   // together, the longest-lived first), rather than largest first or longest-lived first,
   // whichever needs less.
@@ -120,6 +126,7 @@ struct AssignmentRules {
     r.output_fusions_share = true;
     r.share_copied_operands = false;
     r.all_reduce_in_place = true;
+    r.sparse_core_stacks_share = true;
     r.program_order_heap = true;
     r.alignment = int64_t{16} << 10;
     r.control_scalars_free = true;

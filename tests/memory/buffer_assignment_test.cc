@@ -745,6 +745,80 @@ ENTRY %e (t: f32[64,128], i: s32[8]) -> f32[8,128] {
   CHECK(r.temp_bytes == 16384 + 5 * 16384);
 }
 
+TEST_CASE("SparseCore offloads' stacks of one size share one place on TPU") {
+  // Two SparseCore offloads in flight together, each with a 65536 B stack (s32[16384] under
+  // T(1024), element {2,0} of its start and, by output_to_operand_aliasing, of its update;
+  // stack_size_high_watermark 65536). libtpu places every such stack of one size at one
+  // offset (a tpu7x MLP train step's two all-reduce offloads, 25,378,816 B each, and its two
+  // data-format offloads, 65,536 B each: docs/memory.md, "On TPU").
+  // Positions: a 1, b 2, sa 3, ua 4, sb 5, ub 6, da 7, db 8, ROOT 9. Arrays, 16 KiB places
+  // (f32[8,128] is 4096 B): a [1,7] (ua binds it, da reads it) and b [2,8]. Stacks: call 1
+  // holds its place over [3,7], call 2 over [5,8]: one 65536 B place. Arrays and stacks:
+  // 16384 + 16384 + 65536 = 98304 B. Pointer tables of the tuple-shaped temporaries, 16 KiB
+  // each: s{}, s{2}, u{}, u{0}, u{2} per call (s{0} and s{1} are empty): 10, 163840 B.
+  // temp = 98304 + 163840 = 262144 B; with a place per call's stack (both live over [6,7]),
+  // 65536 B more: 327680 B.
+  constexpr std::string_view kTwoCalls = R"(
+HloModule sparse_core_stacks, is_scheduled=true
+
+%collective (p0: f32[8,128]) -> f32[8,128] {
+  %p0 = f32[8,128]{1,0:T(8,128)} parameter(0)
+  ROOT %n = f32[8,128]{1,0:T(8,128)} negate(%p0)
+}, execution_thread="sparsecore"
+
+ENTRY %e (x: f32[8,128]) -> (f32[8,128], f32[8,128]) {
+  %x = f32[8,128]{1,0:T(8,128)} parameter(0)
+  %a = f32[8,128]{1,0:T(8,128)} negate(%x)
+  %b = f32[8,128]{1,0:T(8,128)} exponential(%x)
+  %sa = ((), (), (s32[16384]{0:T(1024)})) async-start(), async_execution_thread="sparsecore", calls=%collective, backend_config={"sparse_core_config":{"offload":"OFFLOAD_COLLECTIVE","stack_size_high_watermark":"65536"}}
+  %ua = ((f32[8,128]{1,0:T(8,128)}), f32[8,128]{1,0:T(8,128)}, (s32[16384]{0:T(1024)})) async-update(%sa, %a), output_to_operand_aliasing={{2,0}: (0, {2,0})}
+  %sb = ((), (), (s32[16384]{0:T(1024)})) async-start(), async_execution_thread="sparsecore", calls=%collective, backend_config={"sparse_core_config":{"offload":"OFFLOAD_COLLECTIVE","stack_size_high_watermark":"65536"}}
+  %ub = ((f32[8,128]{1,0:T(8,128)}), f32[8,128]{1,0:T(8,128)}, (s32[16384]{0:T(1024)})) async-update(%sb, %b), output_to_operand_aliasing={{2,0}: (0, {2,0})}
+  %da = f32[8,128]{1,0:T(8,128)} async-done(%ua)
+  %db = f32[8,128]{1,0:T(8,128)} async-done(%ub)
+  ROOT %t = (f32[8,128]{1,0:T(8,128)}, f32[8,128]{1,0:T(8,128)}) tuple(%da, %db)
+}
+)";
+  absl::StatusOr<hloroof::DeviceSpec> tpu7x = hloroof::device("tpu7x");
+  REQUIRE(tpu7x.ok());
+  const MemoryReport r = analyze(kTwoCalls, {.top_buffers = 0}, &*tpu7x);
+  CHECK(r.temp_bytes == 262144);
+  const int64_t at = buffer(r, "sa{2,0}").allocation_offset;
+  for (std::string_view stack : {"ua{2,0}", "sb{2,0}", "ub{2,0}"}) {
+    CHECK(buffer(r, stack).allocation_offset == at);
+  }
+
+  // The rule reads the offload's stack size: without stack_size_high_watermark the element
+  // is a temporary like any other, and the two calls' stacks take two places.
+  std::string unmarked(kTwoCalls);
+  for (size_t k; (k = unmarked.find(",\"stack_size_high_watermark\":\"65536\"")) !=
+                 std::string::npos;) {
+    unmarked.erase(k, std::string_view(",\"stack_size_high_watermark\":\"65536\"").size());
+  }
+  CHECK(analyze(unmarked, {.top_buffers = 0}, &*tpu7x).temp_bytes == 327680);
+}
+
+TEST_CASE("a tpu7x MLP train step's temp is XLA's, its offloads' stacks in one place each") {
+  // tests/data/memory/tpu7x_mlp_step.hlo: bench/tpu_memory.py's mlp_step (w1, w2 f32[4096,
+  // 4096], x f32[256,4096] split over 8 devices; gelu; SGD) compiled by hloroof.jax.compile_for
+  // for tpu7x:2x2x1 (jax 0.10.2, libtpu 0.0.52), as libtpu dumped it. XLA's memory_analysis():
+  // argument 134,742,016 B, output 134,217,760 B, temp 361,332,736 B. Its buffer assignment puts
+  // both gradients' all-reduce offloads' stacks (25,378,816 B, in flight together) at one
+  // offset, and both data-format offloads' (65,536 B) at another; a place per call's stack
+  // would make the temp 25,444,352 B larger.
+  const std::string text = hloroof::testing::read_file(
+      std::filesystem::path(HLOROOF_SOURCE_DIR) / "tests/data/memory/tpu7x_mlp_step.hlo");
+  REQUIRE(!text.empty());
+  absl::StatusOr<hloroof::DeviceSpec> tpu7x = hloroof::device("tpu7x");
+  REQUIRE(tpu7x.ok());
+  const MemoryReport r = analyze(text, {.top_buffers = 0}, &*tpu7x);
+  CHECK(r.argument_bytes == 134742016);
+  CHECK(r.output_bytes == 134217760);
+  CHECK(r.temp_bytes == 361332736);
+  CHECK(buffer(r, "all-reduce.5.cloned.1.call-update{2,0}").allocation_offset ==
+        buffer(r, "all-reduce.7.cloned.1.call-update{2,0}").allocation_offset);
+}
+
 TEST_CASE("an async dynamic-update-slice into host memory writes in place") {
   // The offload a TPU program writes activations with: h, f32[4,8,128] in host memory
   // (S(5)), 16384 B, is updated by an asynchronous dynamic-update-slice and read back after
