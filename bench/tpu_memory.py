@@ -9,6 +9,11 @@ column is XLA's temp minus hloroof's in 16 KiB places (the heap's unit). Needs J
 (python/requirements-test.txt), about 4 minutes on 2 cores:
 
     PYTHONPATH=build/python $(tools/venv.sh) bench/tpu_memory.py [--hloroof build/tools/hloroof]
+        [--keep DIR | --kept DIR] [--json OUT]
+
+`--keep DIR` keeps each compiled program (NAME.hlo) and XLA's figures (NAME.xla.json); a later
+`--kept DIR` run reads them instead of compiling, in seconds: another build's figures on the
+same programs (`--hloroof OTHER_CLI`).
 """
 import argparse
 import json
@@ -78,6 +83,16 @@ def scan_layers(layers, d, b, remat):
     def f(ws, x):
         g = jax.grad(loss)(ws, x); return ws - 0.01 * g
     return f, (S((layers, 2, d, d), bf16), S((b, d), bf16)), {}
+
+def mlp_step(d, b):
+    """Two matmuls with gelu between, SGD, the batch split over the slice's devices: on tpu7x
+    each gradient's all-reduce is a SparseCore offload with a stack of its own."""
+    def loss(w1, w2, x): return jnp.mean((jax.nn.gelu(x @ w1) @ w2) ** 2)
+    def f(w1, w2, x):
+        g1, g2 = jax.grad(loss, argnums=(0, 1))(w1, w2, x)
+        return w1 - 0.1 * g1, w2 - 0.1 * g2
+    return f, (S((d, d), f32), S((d, d), f32), S((b, d), f32)), dict(
+        in_specs=(None, None, P("data", None)))
 
 def fsdp_mlp(d, b, chips):
     def loss(ws, x):
@@ -221,6 +236,7 @@ RULES = {
     "cumsum": (cumsum, (4096, 2048), "tpu_v5e:1x1"),
     "transpose": (transpose_chain, (64, 512, 256), "tpu_v6e:1x1"),
     "switch": (switch, (), "tpu7x:2x2x1"),
+    "mlp_step": (mlp_step, (4096, 256), "tpu7x:2x2x1"),
 }
 HELD_OUT = {
     "gpt_fsdp": (gpt, (), "tpu_v6e:2x2"), "resnet": (resnet, (), "tpu_v5e:1x1"),
@@ -232,17 +248,26 @@ HELD_OUT = {
 }
 
 
-def row(name, group, builder, args, target, hloroof, keep):
-    fn, ins, kw = builder(*args)
-    compiled = hj.compile_for(fn, *ins, target=target, **kw)
-    xla = compiled.memory_analysis()
+def row(name, group, builder, args, target, hloroof, keep, kept):
+    """One program's figures. Compiled, and kept in `keep` (NAME.hlo, NAME.xla.json: XLA's
+    figures); or, where `kept`, read from there as an earlier run kept it."""
     path = os.path.join(keep, name + ".hlo")
-    with open(path, "w") as f:
-        f.write(compiled._hloroof_hlo_text)
+    figures = os.path.join(keep, name + ".xla.json")
+    if kept:
+        with open(figures) as f:
+            xla = json.load(f)["xla"]
+    else:
+        fn, ins, kw = builder(*args)
+        compiled = hj.compile_for(fn, *ins, target=target, **kw)
+        a = compiled.memory_analysis()
+        xla = [a.argument_size_in_bytes, a.output_size_in_bytes, a.temp_size_in_bytes]
+        with open(path, "w") as f:
+            f.write(compiled._hloroof_hlo_text)
+        with open(figures, "w") as f:
+            json.dump({"target": target, "xla": xla}, f)
     ours = json.loads(subprocess.run([hloroof, "memory", path, "--device", target, "--json"],
                                      capture_output=True, text=True, check=True).stdout)
-    return {"program": name, "group": group, "target": target,
-            "xla": [xla.argument_size_in_bytes, xla.output_size_in_bytes, xla.temp_size_in_bytes],
+    return {"program": name, "group": group, "target": target, "xla": xla,
             "ours": [ours["argument_bytes"], ours["output_bytes"], ours["temp_bytes"]]}
 
 
@@ -250,14 +275,23 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hloroof", default="build/tools/hloroof")
     parser.add_argument("--json", help="write the rows here too")
+    parser.add_argument("--keep", metavar="DIR",
+                        help="keep the compiled programs and XLA's figures in DIR")
+    parser.add_argument("--kept", metavar="DIR",
+                        help="compile nothing: read the programs and XLA's figures an earlier "
+                        "--keep DIR run kept (another build's figures on the same programs)")
     options = parser.parse_args()
     rows = []
     print(f"{'program':<12} {'group':<8} {'target':<14} {'args':>5} {'outputs':>7} "
           f"{'temp XLA':>12} {'temp ours':>12} {'ours/XLA':>8} {'16 KiB short':>12}")
-    with tempfile.TemporaryDirectory() as keep:
+    with tempfile.TemporaryDirectory() as scratch:
+        keep = options.kept or options.keep or scratch
+        if options.keep:
+            os.makedirs(keep, exist_ok=True)
         for group, programs in (("rules", RULES), ("held out", HELD_OUT)):
             for name, (builder, args, target) in programs.items():
-                r = row(name, group, builder, args, target, options.hloroof, keep)
+                r = row(name, group, builder, args, target, options.hloroof, keep,
+                        kept=bool(options.kept))
                 rows.append(r)
                 (xa, xo, xt), (oa, oo, ot) = r["xla"], r["ours"]
                 ratio = f"{ot / xt:8.4f}" if xt else f"{'-':>8}"
