@@ -9,6 +9,7 @@ every run must end as an error or a result within a constant factor of its file:
   buffer lookups  N logical buffers of distinct names in one allocation
   tiny messages   N empty 2-byte FileLocation messages in the module's stack frame index
   tuple leaves    a parameter of a tuple of N f32[] leaves (a proto of 4 bytes a leaf)
+  tiny instrs     N instructions of 4 bytes each (only a parameter number): refused
   iota shardings  N parameters of HLO text sharded over 2^20 devices in iota form
   mesh groups     N all-reduces of HLO text over a mesh of 2^20 devices, run through `cost`
 
@@ -101,6 +102,10 @@ def tuple_leaves(n):
     return field(1, b"m") + field(3, comp) + varint_field(6, 1)
 
 
+def tiny_instructions(n):
+    return module(instruction(b"x", b"parameter", 1) + field(2, varint_field(9, 1)) * n, 1)
+
+
 def iota_shardings(n):
     lines = [b"HloModule iota_shardings\n\nENTRY main {"]
     for k in range(n):
@@ -129,6 +134,8 @@ FAMILIES = [
     ("tiny messages", tiny_messages, [1 << 20, 1 << 21, 1 << 22, 1 << 23, 1 << 24], ".hlo.pb",
      None),
     ("tuple leaves", tuple_leaves, [1 << 20, 1 << 21, 1 << 22, 1 << 23, 1 << 24], ".hlo.pb",
+     None),
+    ("tiny instrs", tiny_instructions, [1 << 20, 1 << 21, 1 << 22, 1 << 23, 1 << 24], ".hlo.pb",
      None),
     ("iota shardings", iota_shardings, [100, 200, 400, 800, 1600], ".hlo", None),
     ("mesh groups", mesh_groups, [25, 50, 100, 200, 400], ".hlo", "cost"),

@@ -4,9 +4,11 @@
 #define HLOROOF_PROTO_HLO_PROTO_INTERNAL_H_
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "google/protobuf/arena.h"
@@ -155,6 +157,36 @@ inline const std::string* minifloat_bytes(const xla_proto::LiteralProto& l, int 
   }
 }
 
+// The shapes of a module, taken out of its bytes before protobuf decodes the rest: decoded,
+// each tuple element would be a message of its own (some 130 bytes for the 4 a scalar leaf
+// takes on the wire), so the text is written from these bytes instead. Entry k (from 1) holds
+// the fields one message had, as they were on the wire (tags included): an instruction's
+// shape (3), outfeed_shape (29) and operand_shapes_with_layout (57), found through its
+// hloroof_set_aside field, or the module's host_program_shape (4), through `module_entry`.
+// Computations' program shapes (which the text does not write) are dropped.
+struct SetAside {
+  std::string bytes;
+  std::vector<size_t> ends;  // entry k is bytes[ends[k - 2], ends[k - 1])
+  uint64_t module_entry = 0;
+  // The entry's fields; empty for 0 or an entry it does not hold.
+  std::string_view entry(uint64_t k) const {
+    if (k == 0 || k > ends.size()) return {};
+    const size_t begin = k == 1 ? 0 : ends[k - 2];
+    return std::string_view(bytes).substr(begin, ends[k - 1] - begin);
+  }
+  void clear() {
+    bytes.clear();
+    ends.clear();
+    module_entry = 0;
+  }
+};
+
+// The payloads of the length-delimited fields numbered `number` among `fields`, concatenated
+// (as protobuf merges a message field that occurs more than once): a view of `fields` when
+// there is one, else `*storage`. `count` (when not null) says how many there were.
+std::string_view merged_payload(std::string_view fields, uint64_t number, std::string* storage,
+                                int* count = nullptr);
+
 // A module read from bytes: its messages live on `arena`, the caller's (one allocation per
 // block instead of one per message and string, and nothing to free message by message).
 struct ParsedModuleProto {
@@ -162,14 +194,17 @@ struct ParsedModuleProto {
   // The HloProto's buffer assignment; empty (the default instance) for an HloModuleProto.
   const xla_proto::BufferAssignmentProto* assignment = nullptr;
   std::string_view kind;  // "HloProto" or "HloModuleProto"
+  // Why the bytes were refused before decoding, when they were (no module then).
+  std::string refused;
 };
 // An arena sized for a proto of `bytes` bytes: blocks grow to 1 MiB rather than protobuf's
 // default 8 KiB, so a large module takes a few dozen blocks.
 google::protobuf::ArenaOptions arena_options(size_t bytes);
 // Parses `bytes` as an HloProto holding a module with computations, else as an HloModuleProto
 // with computations, on `arena`. False when neither (what the arena holds is then garbage).
+// The shapes are set aside in `aside`.
 bool parse_module_proto(std::string_view bytes, google::protobuf::Arena* arena,
-                        ParsedModuleProto* out);
+                        ParsedModuleProto* out, SetAside* aside);
 
 }  // namespace hloroof::proto_internal
 
@@ -180,6 +215,7 @@ struct ParsedHloProto::Messages {
   explicit Messages(size_t bytes) : arena(proto_internal::arena_options(bytes)), size(bytes) {}
   google::protobuf::Arena arena;
   proto_internal::ParsedModuleProto read;
+  proto_internal::SetAside aside;
   size_t size = 0;
 };
 

@@ -38,6 +38,47 @@ const pb::HloInstructionProto* TextBuilder::operand(const Comp& c,
   return it == c.by_id.end() ? nullptr : it->second;
 }
 
+std::string_view merged_payload(std::string_view fields, uint64_t number, std::string* storage,
+                                int* count) {
+  std::string_view first;
+  int n = 0;
+  wire::for_each_field(fields, [&](const wire::Field& f) {
+    if (f.number != number || f.type != 2) return true;
+    if (++n == 1) {
+      first = f.payload;
+    } else {
+      if (n == 2) storage->assign(first);
+      storage->append(f.payload);
+    }
+    return true;
+  });
+  if (count != nullptr) *count = n;
+  return n > 1 ? std::string_view(*storage) : first;
+}
+
+int TextBuilder::element_type_of(const pb::HloInstructionProto& i) {
+  // The last element type of the shape's occurrences, as protobuf merges them; kept, as a
+  // tuple's fields are many and many instructions may ask for one operand's.
+  auto [at, added] = element_types_.try_emplace(&i, 0);
+  if (!added) return at->second;
+  int& type = at->second;
+  wire::for_each_field(set_aside(i), [&](const wire::Field& f) {
+    if (f.number != 3 || f.type != 2) return true;
+    wire::for_each_field(f.payload, [&](const wire::Field& g) {
+      if (g.number == 2 && g.type == 0) type = static_cast<int32_t>(g.value);
+      return true;
+    });
+    return true;
+  });
+  return type;
+}
+
+bool TextBuilder::append_field_shape(std::string* out, const pb::HloInstructionProto& i,
+                                     uint64_t number) {
+  std::string storage;
+  return append_shape_bytes(out, merged_payload(set_aside(i), number, &storage), 0, &error_);
+}
+
 bool TextBuilder::called(const Comp& c, const pb::HloInstructionProto& i, int k,
                          std::string* name) {
   if (k >= i.called_computation_ids_size()) {
@@ -214,18 +255,26 @@ bool TextBuilder::header() {
     }
     h += " }";
   }
-  if (m_.has_host_program_shape()) {
-    const pb::ProgramShapeProto& p = m_.host_program_shape();
+  if (aside_.module_entry != 0) {
+    // The host program shape, set aside: its parameters (field 1) and result (2).
+    std::string storage;
+    const std::string_view p = merged_payload(aside_.entry(aside_.module_entry), 4, &storage);
     h += ", entry_computation_layout={(";
-    for (int k = 0; k < p.parameters_size(); ++k) {
+    int k = 0;
+    const bool ok = wire::for_each_field(p, [&](const wire::Field& f) {
+      if (f.number != 1 || f.type != 2) return true;
       if (k > 0) h += ", ";
       if (k > 0 && k % 5 == 0) str_append(&h, "/*index=", k, "*/");
-      if (!append_shape(&h, p.parameters(k), 0, &error_)) {
-        return fail(str_cat("entry computation layout: ", error_));
-      }
+      ++k;
+      return append_shape_bytes(&h, f.payload, 0, &error_);
+    });
+    if (!ok) {
+      if (error_.empty()) error_ = "the host program shape is not a well-formed message";
+      return fail(str_cat("entry computation layout: ", error_));
     }
     h += ")->";
-    if (!append_shape(&h, p.result(), 0, &error_)) {
+    std::string result_storage;
+    if (!append_shape_bytes(&h, merged_payload(p, 2, &result_storage), 0, &error_)) {
       return fail(str_cat("entry computation layout: ", error_));
     }
     h += "}";
@@ -331,7 +380,7 @@ bool TextBuilder::instruction(const Comp& c, const pb::HloInstructionProto& i, b
   // The line is written in place (on an error the text is dropped whole).
   std::string& text = out_;
   str_append(&text, root ? "  ROOT %" : "  %", i.name(), " = ");
-  if (!append_shape(&text, i.shape(), 0, &error_)) return fail_at(*c.proto, i, error_);
+  if (!append_field_shape(&text, i, 3)) return fail_at(*c.proto, i, error_);
 
   // Async sugar: a start prints as its wrapped op (`fusion-start`), its update and done after it.
   const pb::HloInstructionProto* wrapped = nullptr;
@@ -368,8 +417,12 @@ bool TextBuilder::instruction(const Comp& c, const pb::HloInstructionProto& i, b
     if (i.parameter_number() < 0) return fail_at(*c.proto, i, "a negative parameter number");
     str_append(&text, i.parameter_number());
   } else if (*op == Opcode::kConstant) {
-    std::string error;
-    if (!append_literal(&text, i.literal(), i.shape(), 0, &error)) {
+    std::string error, storage;
+    pb::ShapeProto shape;
+    if (!shape.ParseFromString(std::string(merged_payload(set_aside(i), 3, &storage)))) {
+      return fail_at(*c.proto, i, "its shape's bytes are not a well-formed ShapeProto");
+    }
+    if (!append_literal(&text, i.literal(), shape, 0, &error)) {
       return fail_at(*c.proto, i, error);
     }
   } else {
@@ -461,23 +514,155 @@ google::protobuf::ArenaOptions arena_options(size_t bytes) {
   return options;
 }
 
-bool parse_module_proto(std::string_view bytes, google::protobuf::Arena* arena,
-                        ParsedModuleProto* out) {
-  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) return false;
-  const int size = static_cast<int>(bytes.size());
-  auto* whole = google::protobuf::Arena::CreateMessage<pb::HloProto>(arena);
-  if (whole->ParseFromArray(bytes.data(), size) && whole->has_hlo_module() &&
-      whole->hlo_module().computations_size() > 0) {
-    out->module = &whole->hlo_module();
-    out->assignment = &whole->buffer_assignment();
-    out->kind = "HloProto";
+namespace {
+
+constexpr uint64_t kSetAsideField = 536870911;  // HloInstructionProto.hloroof_set_aside
+
+// Copies the fields of `message` into `kept`, but those `set_aside` picks (length-delimited
+// fields of the given numbers), which go whole into a new entry of `aside`, and the ones
+// `drop` names. Groups of unknown fields are left out (protobuf would keep them unread). The
+// number of the new entry, 0 when nothing was set aside; -1 when `message` is not well formed.
+template <typename SetAsideFn, typename DropFn>
+int64_t split_fields(std::string_view message, std::string* kept, SetAside* aside,
+                     SetAsideFn set_aside, DropFn drop) {
+  const size_t start = aside->bytes.size();
+  const bool ok = wire::for_each_field(message, [&](const wire::Field& f) {
+    if (f.type == 2 && set_aside(f.number)) {
+      aside->bytes.append(f.raw);
+    } else if (!drop(f)) {
+      kept->append(f.raw);
+    }
     return true;
+  });
+  if (!ok) return -1;
+  if (aside->bytes.size() == start) return 0;
+  aside->ends.push_back(aside->bytes.size());
+  return static_cast<int64_t>(aside->ends.size());
+}
+
+// An instruction takes at least 16 bytes on the wire where a module holds more than a few:
+// a name, an opcode, a shape and an id, all but the shape unique or nearly so.
+constexpr int64_t kBytesPerInstruction = 16;
+constexpr int64_t kFloorInstructions = int64_t{1} << 16;
+
+bool strip_computation(std::string_view computation, std::string* out, std::string* scratch,
+                       SetAside* aside, int64_t* instructions) {
+  std::string kept;
+  const bool ok = wire::for_each_field(computation, [&](const wire::Field& f) {
+    if (f.type == 2 && f.number == 4) return true;  // program_shape: not read
+    if (f.type != 2 || f.number != 2) {
+      kept.append(f.raw);
+      return true;
+    }
+    ++*instructions;
+    scratch->clear();
+    const int64_t entry = split_fields(
+        f.payload, scratch, aside, [](uint64_t n) { return n == 3 || n == 29 || n == 57; },
+        [](const wire::Field& g) { return g.number == kSetAsideField; });
+    if (entry < 0) return false;
+    if (entry > 0) {
+      wire::put_varint(scratch, kSetAsideField << 3);
+      wire::put_varint(scratch, static_cast<uint64_t>(entry));
+    }
+    wire::put_bytes_field(&kept, 2, *scratch);
+    return true;
+  });
+  if (!ok) return false;
+  wire::put_bytes_field(out, 3, kept);
+  return true;
+}
+
+// `module` (an HloModuleProto's bytes) with its shapes set aside in `aside`, and its
+// instructions counted; false when the bytes are not well formed down to the instructions.
+bool strip_module(std::string_view module, std::string* out, SetAside* aside,
+                  int64_t* instructions) {
+  std::string scratch;
+  std::string host;  // host_program_shape: the payloads of each occurrence, merged
+  const bool ok = wire::for_each_field(module, [&](const wire::Field& f) {
+    if (f.type != 2 || (f.number != 3 && f.number != 4)) {
+      out->append(f.raw);
+      return true;
+    }
+    if (f.number == 4) {
+      host.append(f.raw);
+      return true;
+    }
+    return strip_computation(f.payload, out, &scratch, aside, instructions);
+  });
+  if (!ok) return false;
+  if (!host.empty()) {
+    aside->bytes.append(host);
+    aside->ends.push_back(aside->bytes.size());
+    aside->module_entry = aside->ends.size();
+  }
+  return true;
+}
+
+}  // namespace
+
+bool parse_module_proto(std::string_view bytes, google::protobuf::Arena* arena,
+                        ParsedModuleProto* out, SetAside* aside) {
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) return false;
+  // As an HloProto: its module (protobuf merges repeated occurrences, as their payloads
+  // concatenated would be) with its shapes set aside, and the other fields as they are.
+  std::string_view module;
+  std::string merged_module, rest;
+  int modules = 0;
+  const bool well_formed = wire::for_each_field(bytes, [&](const wire::Field& f) {
+    if (f.type != 2 || f.number != 1) return true;
+    if (++modules == 1) {
+      module = f.payload;
+    } else {
+      if (modules == 2) merged_module.assign(module);
+      merged_module.append(f.payload);
+    }
+    return true;
+  });
+  if (modules > 1) module = merged_module;
+  // Decoded, each instruction takes some 700 bytes whatever its size on the wire.
+  const int64_t max_instructions =
+      kFloorInstructions + static_cast<int64_t>(bytes.size()) / kBytesPerInstruction;
+  auto too_many = [&](int64_t instructions) {
+    if (instructions <= max_instructions) return false;
+    out->refused = str_cat("its ", instructions, " instructions in ", bytes.size(),
+                           " bytes take under ", kBytesPerInstruction,
+                           " bytes each, less than a name, an opcode, a shape and an id take "
+                           "(at most one per ", kBytesPerInstruction,
+                           " bytes, plus 65536): refused before decoding, which would take "
+                           "many times the file");
+    return true;
+  };
+  std::string stripped;
+  int64_t instructions = 0;
+  if (well_formed && modules > 0 && strip_module(module, &stripped, aside, &instructions) &&
+      !too_many(instructions)) {
+    std::string().swap(merged_module);
+    wire::for_each_field(bytes, [&](const wire::Field& f) {
+      if (f.type != 2 || f.number != 1) rest.append(f.raw);
+      return true;
+    });
+    auto* whole = google::protobuf::Arena::CreateMessage<pb::HloProto>(arena);
+    if (whole->ParseFromString(rest) && whole->mutable_hlo_module()->MergeFromString(stripped) &&
+        whole->hlo_module().computations_size() > 0) {
+      out->module = &whole->hlo_module();
+      out->assignment = &whole->buffer_assignment();
+      out->kind = "HloProto";
+      return true;
+    }
   }
   // Not an HloProto: what that attempt allocated goes before the second one.
   arena->Reset();
-  auto* module = google::protobuf::Arena::CreateMessage<pb::HloModuleProto>(arena);
-  if (module->ParseFromArray(bytes.data(), size) && module->computations_size() > 0) {
-    out->module = module;
+  aside->clear();
+  std::string().swap(merged_module);
+  std::string().swap(rest);
+  stripped.clear();
+  instructions = 0;
+  if (!strip_module(bytes, &stripped, aside, &instructions) || too_many(instructions)) {
+    return false;
+  }
+  auto* module_proto = google::protobuf::Arena::CreateMessage<pb::HloModuleProto>(arena);
+  if (module_proto->ParseFromString(stripped) && module_proto->computations_size() > 0) {
+    out->module = module_proto;
     out->assignment = &pb::BufferAssignmentProto::default_instance();
     out->kind = "HloModuleProto";
     return true;
@@ -523,8 +708,11 @@ ParsedHloProto::ParsedHloProto(std::string_view bytes) : empty_input_(bytes.empt
   }
   auto messages = std::make_unique<Messages>(bytes.size());
   // What a failed attempt allocated goes with `messages`.
-  if (proto_internal::parse_module_proto(bytes, &messages->arena, &messages->read)) {
+  if (proto_internal::parse_module_proto(bytes, &messages->arena, &messages->read,
+                                         &messages->aside)) {
     messages_ = std::move(messages);
+  } else {
+    refused_ = std::move(messages->read.refused);
   }
 }
 
@@ -540,7 +728,7 @@ absl::StatusOr<Module> ParsedHloProto::module(const ParseOptions& options) const
   }
   const proto_internal::ParsedModuleProto& read = messages_->read;
   const std::string_view kind = read.kind;
-  proto_internal::TextBuilder builder(*read.module, messages_->size);
+  proto_internal::TextBuilder builder(*read.module, messages_->size, messages_->aside);
   std::string text, error;
   if (!builder.build(&text, &error)) return proto_error(options, kind, error);
   ParseOptions text_options;

@@ -12,6 +12,7 @@
 #include "proto/proto_text.h"
 #include "proto/text_builder.h"
 #include "util/absl_compat.h"
+#include "util/wire_reader.h"
 
 namespace hloroof::proto_internal {
 
@@ -225,7 +226,7 @@ std::optional<bool> TextBuilder::array_attributes(const Comp& c,
       // The type prints when it is not the default of the operands' element type.
       const pb::HloInstructionProto* lhs = operand(c, i, 0);
       if (!i.comparison_type().empty() && lhs != nullptr) {
-        int t = lhs->shape().element_type();
+        int t = element_type_of(*lhs);
         std::string_view name = primitive_name_of(t);
         std::string_view def = proto_internal::is_float_type(t)          ? "FLOAT"
                                : (!name.empty() && name[0] == 's')      ? "SIGNED"
@@ -334,7 +335,7 @@ std::optional<bool> TextBuilder::control_attributes(const Comp& c,
       return comp("condition", 1) && comp("body", 0);
     case Opcode::kConditional: {
       const pb::HloInstructionProto* pred = operand(c, i, 0);
-      if (pred != nullptr && pred->shape().element_type() == 1 &&
+      if (pred != nullptr && element_type_of(*pred) == 1 &&
           i.called_computation_ids_size() == 2) {
         return comp("true_computation", 0) && comp("false_computation", 1);
       }
@@ -359,12 +360,14 @@ std::optional<bool> TextBuilder::control_attributes(const Comp& c,
       add("custom_call_target", quote_text(i.custom_call_target()));
       if (i.constrain_layout()) {
         std::string s = "{";
-        for (int k = 0; k < i.operand_shapes_with_layout_size(); ++k) {
-          if (k > 0) s += ", ";
-          if (!append_shape(&s, i.operand_shapes_with_layout(k), 0, &error_)) {
-            return fail_at(*c.proto, i, error_);
-          }
-        }
+        bool first = true;
+        const bool ok = wire::for_each_field(set_aside(i), [&](const wire::Field& f) {
+          if (f.number != 57 || f.type != 2) return true;
+          if (!first) s += ", ";
+          first = false;
+          return append_shape_bytes(&s, f.payload, 0, &error_);
+        });
+        if (!ok) return fail_at(*c.proto, i, error_);
         add("operand_layout_constraints", s + "}");
       }
       if (i.custom_call_has_side_effect()) add("custom_call_has_side_effect", "true");
@@ -453,16 +456,18 @@ std::optional<bool> TextBuilder::transfer_attributes(const Comp& c,
     case Opcode::kInfeed:
       if (!i.infeed_config().empty()) add("infeed_config", quote_text(i.infeed_config()));
       return true;
-    case Opcode::kOutfeed:
-      if (i.has_outfeed_shape()) {
+    case Opcode::kOutfeed: {
+      int outfeed_shapes = 0;
+      std::string storage;
+      merged_payload(set_aside(i), 29, &storage, &outfeed_shapes);
+      if (outfeed_shapes > 0) {
         std::string s;
-        if (!append_shape(&s, i.outfeed_shape(), 0, &error_)) {
-          return fail_at(*c.proto, i, error_);
-        }
+        if (!append_field_shape(&s, i, 29)) return fail_at(*c.proto, i, error_);
         add("outfeed_shape", s);
       }
       if (!i.outfeed_config().empty()) add("outfeed_config", quote_text(i.outfeed_config()));
       return true;
+    }
     case Opcode::kCopyStart:
       if (i.has_cross_program_prefetch_index()) {
         add("cross_program_prefetch_index", str_cat(i.cross_program_prefetch_index()));

@@ -22,6 +22,7 @@
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
 #include "text/name_chars.h"
+#include "util/wire_reader.h"
 
 namespace hloroof::proto_internal {
 namespace {
@@ -239,6 +240,75 @@ bool append_shape(std::string* out, const pb::ShapeProto& s, int depth, std::str
   out->push_back(']');
   if (s.has_layout()) return append_layout(out, s, depth, error);
   return true;
+}
+
+bool append_shape_bytes(std::string* out, std::string_view bytes, int depth,
+                        std::string* error) {
+  if (depth > kMaxShapeDepth) {
+    *error = str_cat("shapes nest more than ", kMaxShapeDepth, " deep");
+    return false;
+  }
+  // The common leaf, an element type alone (`10 tt`): a scalar without a layout.
+  if (bytes.size() == 2 && bytes[0] == 0x10 && static_cast<uint8_t>(bytes[1]) < 0x80) {
+    const int t = bytes[1];
+    std::string_view name = primitive_name_of(t);
+    if (!name.empty() && t != kTupleType && t != kBufferType && t != kTokenType &&
+        t != kOpaqueType) {
+      str_append(out, name, "[]");
+      return true;
+    }
+  }
+  // As protobuf reads it: the last element type, the tuple elements in order; a field of
+  // another wire type than its own is an unknown field.
+  int32_t type = 0;
+  int64_t elements = 0;
+  if (!wire::for_each_field(bytes, [&](const wire::Field& f) {
+        if (f.number == 2 && f.type == 0) type = static_cast<int32_t>(f.value);
+        if (f.number == 4 && f.type == 2) ++elements;
+        return true;
+      })) {
+    *error = "a shape's bytes are not a well-formed ShapeProto";
+    return false;
+  }
+  if (type == kTupleType || type == kBufferType) {
+    if (type == kBufferType && elements != 1) {
+      *error = "a buffer shape holds one array shape";
+      return false;
+    }
+    out->append(type == kTupleType ? "(" : "b(");
+    bool first = true;
+    bool ok = true;
+    wire::for_each_field(bytes, [&](const wire::Field& f) {
+      if (f.number != 4 || f.type != 2) return true;
+      if (!first) out->append(", ");
+      first = false;
+      ok = append_shape_bytes(out, f.payload, depth + 1, error);
+      return ok;
+    });
+    if (!ok) return false;
+    out->push_back(')');
+    return true;
+  }
+  // Not a tuple: the message decoded, but for the elements it does not print.
+  // One message per thread, cleared for each shape (this path does not come back here).
+  thread_local pb::ShapeProto s;
+  s.Clear();
+  bool parsed = false;
+  if (elements == 0) {
+    parsed = s.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+  } else {
+    std::string rest;
+    wire::for_each_field(bytes, [&](const wire::Field& f) {
+      if (f.number != 4 || f.type != 2) rest.append(f.raw);
+      return true;
+    });
+    parsed = s.ParseFromString(rest);
+  }
+  if (!parsed) {
+    *error = "a shape's bytes are not a well-formed ShapeProto";
+    return false;
+  }
+  return append_shape(out, s, depth, error);
 }
 
 // ---- Literals, as xla::LiteralBase::ToStringWithoutShape writes them.

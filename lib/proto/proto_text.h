@@ -56,6 +56,10 @@ bool valid_name(std::string_view name);
 // `s` with its layout, as xla::Shape::ToString(print_layout=true) writes it; false (and
 // `error`) when it nests past a limit or holds an element type XLA has no name for.
 bool append_shape(std::string* out, const pb::ShapeProto& s, int depth, std::string* error);
+// The same for a serialized ShapeProto, read from its bytes: a tuple's elements are written
+// one by one without a message each (decoded, a tuple of N scalars takes N messages).
+bool append_shape_bytes(std::string* out, std::string_view bytes, int depth,
+                        std::string* error);
 // XLA's RoundTripFpToString: floats at 6 significant digits (9 when that would not read back),
 // doubles likewise (17), the narrow types at their max_digits10.
 std::string float_text(double v, int type);

@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "hloroof/opcode.h"
 #include "proto/hlo.pb.h"
+#include "proto/hlo_proto_internal.h"
 #include "proto/proto_text.h"
 #include "util/absl_compat.h"
 
@@ -22,7 +23,9 @@ namespace hloroof::proto_internal {
 class TextBuilder {
  public:
   // `proto_bytes`: the size of the serialized module, which the text comes close to.
-  TextBuilder(const pb::HloModuleProto& m, size_t proto_bytes) : m_(m), proto_bytes_(proto_bytes) {}
+  // `aside`: the shapes taken out of the bytes before `m` was decoded from them.
+  TextBuilder(const pb::HloModuleProto& m, size_t proto_bytes, const SetAside& aside)
+      : m_(m), proto_bytes_(proto_bytes), aside_(aside) {}
 
   // The text, or an error naming where in the proto it is.
   bool build(std::string* text, std::string* error);
@@ -116,6 +119,16 @@ class TextBuilder {
   void dot_attributes(const pb::DotDimensionNumbers& d);
   void aliasing_attribute(const pb::HloInstructionProto& i);
   bool called(const Comp& c, const pb::HloInstructionProto& i, int k, std::string* name);
+  // The set-aside fields of `i` (its shape, outfeed_shape, operand_shapes_with_layout).
+  std::string_view set_aside(const pb::HloInstructionProto& i) const {
+    return aside_.entry(i.hloroof_set_aside());
+  }
+  // The element type of `i`'s shape (13 for a tuple; 0 when it has none).
+  int element_type_of(const pb::HloInstructionProto& i);
+  // Appends the shape that field `number` of `i` holds (the default shape when it is absent,
+  // as protobuf would read it); false (and error_) on one the text cannot hold.
+  bool append_field_shape(std::string* out, const pb::HloInstructionProto& i,
+                          uint64_t number);
   const pb::HloInstructionProto* operand(const Comp& c, const pb::HloInstructionProto& i,
                                          int k) const;
   // The called computation of an async-start when XLA would print it as sugar; else null.
@@ -123,11 +136,13 @@ class TextBuilder {
 
   const pb::HloModuleProto& m_;
   size_t proto_bytes_ = 0;
+  const SetAside& aside_;
   std::vector<Comp> comps_;
   absl::flat_hash_map<int64_t, size_t> comp_by_id_;
   std::vector<int> called_by_;  // references to each computation, by index
   // The async-starts printed as sugar, by their message (names may repeat in a bad proto).
   absl::flat_hash_set<const pb::HloInstructionProto*> sugared_starts_;
+  absl::flat_hash_map<const pb::HloInstructionProto*, int> element_types_;
   std::string out_;
   std::vector<Owner> line_owner_;
   std::string error_;

@@ -1,11 +1,13 @@
 // Reading the protobuf wire format without decoding: fields one at a time, and how many
 // length-delimited fields (messages, strings) a message holds, so that a reader can refuse
-// bytes whose decoded messages would be many times their size before it decodes them.
+// bytes whose decoded messages would be many times their size before it decodes them; and
+// writing the fields a reader keeps of a message, so that it decodes only those.
 #ifndef HLOROOF_UTIL_WIRE_READER_H_
 #define HLOROOF_UTIL_WIRE_READER_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace hloroof::wire {
@@ -14,6 +16,7 @@ namespace hloroof::wire {
 struct Field {
   uint64_t number = 0;
   int type = 0;               // 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32
+  uint64_t value = 0;         // type 0: the varint
   std::string_view payload;   // type 2: the bytes
   std::string_view raw;       // the whole field, tag included
 };
@@ -47,11 +50,9 @@ bool for_each_field(std::string_view message, Fn fn) {
     field.type = static_cast<int>(tag & 7);
     if (field.number == 0) return false;
     switch (field.type) {
-      case 0: {
-        uint64_t ignored = 0;
-        if (!read_varint(message, &at, &ignored)) return false;
+      case 0:
+        if (!read_varint(message, &at, &field.value)) return false;
         break;
-      }
       case 1:
       case 5: {
         const size_t n = field.type == 1 ? 8 : 4;
@@ -100,6 +101,20 @@ inline int64_t count_length_delimited(std::string_view message, int64_t limit,
   });
   if (n > limit) return limit + 1;
   return ok ? n : -1;
+}
+
+// Appends a varint, and a length-delimited field (its tag, its length, `payload`).
+inline void put_varint(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+inline void put_bytes_field(std::string* out, uint64_t number, std::string_view payload) {
+  put_varint(out, number << 3 | 2);
+  put_varint(out, payload.size());
+  out->append(payload);
 }
 
 }  // namespace hloroof::wire

@@ -382,6 +382,23 @@ int main(int argc, char** argv) {
   // 2 bytes each, over 100 bytes each decoded.
   ok &= write(out, "tiny_messages.hlo.pb",
               add_module + field(17, repeat(field(3, ""), 1 << 22)));
+  // A parameter of 16M f32[] leaves (tuple_shapes 4, each `10 0b`: 4 bytes a leaf, 64 MiB):
+  // decoded, a message per leaf took 2.2 GB. And 4M instructions of 4 bytes (an instruction
+  // holding only parameter_number 1), some 700 bytes each decoded: 2.9 GB for 16 MiB.
+  std::string leaves = varint_field(2, 13);
+  leaves += repeat(field(4, varint_field(2, 11)), 1 << 24);
+  ok &= write(out, "tuple_leaves_16m.hlo.pb",
+              field(1, "m") +
+                  field(3, field(1, "main") +
+                               field(2, field(1, "p") + field(2, "parameter") +
+                                            field(3, leaves) + varint_field(35, 1)) +
+                               varint_field(5, 1) + varint_field(6, 1)) +
+                  varint_field(6, 1));
+  std::string().swap(leaves);
+  ok &= write(out, "tiny_instructions.hlo.pb",
+              module(instruction("x", "parameter", 1, "") +
+                         repeat(field(2, varint_field(9, 1)), 1 << 22),
+                     1));
   if (!ok) {
     std::cerr << "make_hostile_inputs: cannot write to " << out << "\n";
     return 1;

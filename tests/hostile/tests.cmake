@@ -174,6 +174,18 @@ hostile_module(buffer_assignment_copies ${HOSTILE_GENERATED}/buffer_assignment_c
                "")
 hostile_module(tiny_messages ${HOSTILE_GENERATED}/tiny_messages.hlo.pb error
                "refused before decoding")
+# A tuple of 16M leaves (64 MiB): its shape is written from its bytes, not decoded a message a
+# leaf (2.2 GB); read within 768 MiB of address space (it needs between 300 and 400 MiB: the
+# file, its shapes set aside, 117 MB of text and the module). 4M instructions of 4 bytes each
+# (16 MiB, 2.9 GB decoded): refused before decoding.
+set(HOSTILE_MEMORY_KB 786432)
+foreach(command parse cost)
+  hostile_run(tuple_leaves_16m.${command} ok "" ${command}
+              ${HOSTILE_GENERATED}/tuple_leaves_16m.hlo.pb)
+endforeach()
+hostile_run(tiny_instructions.parse error "instructions in" parse
+            ${HOSTILE_GENERATED}/tiny_instructions.hlo.pb)
+unset(HOSTILE_MEMORY_KB)
 # Replica groups in iota form stay in that form (2^24 devices took seconds per command when
 # expanded): parse and cost read their count and size only; predict says the topology is too
 # small for them.
