@@ -1,5 +1,6 @@
 // verify(): the parser's checks on a module as it stands, and the agreements edits can break
 // that text cannot (users and operands in step, callees before callers, the module header).
+#include <algorithm>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -121,6 +122,166 @@ bool check_elementwise(const Instruction& i, std::string* message) {
   return true;
 }
 
+// Dimension lists: each dimension within the rank of the shape it indexes, none twice. A
+// shape that is no array is left to the shape checks.
+class DimensionCheck {
+ public:
+  explicit DimensionCheck(std::string* message) : message_(message) {}
+
+  // `dims`, the value of attribute `name`, index `shape`, of `whose` ("operand p", "the
+  // result").
+  bool in_range(IntList dims, std::string_view name, const Shape& shape,
+                std::string_view whose) {
+    if (!shape.is_array()) return true;
+    for (size_t k = 0; k < dims.size(); ++k) {
+      if (dims[k] < 0 || dims[k] >= shape.rank()) {
+        *message_ = str_cat(list_text(name, dims), " names dimension ", dims[k], ", but ",
+                            whose, " (", to_string(shape), ") has ", rank_text(shape.rank()));
+        return false;
+      }
+      for (size_t j = 0; j < k; ++j) {
+        if (dims[j] == dims[k]) {
+          *message_ = str_cat(list_text(name, dims), " names dimension ", dims[k], " twice");
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+  // As many dimensions in `dims` as `shape` has.
+  bool count(IntList dims, std::string_view name, const Shape& shape, std::string_view whose) {
+    if (!shape.is_array() || static_cast<int64_t>(dims.size()) == shape.rank()) return true;
+    *message_ = str_cat(list_text(name, dims), " names ", rank_text(dims.size()), ", but ",
+                        whose, " (", to_string(shape), ") has ", rank_text(shape.rank()));
+    return false;
+  }
+  // index_vector_dim: a dimension of `shape`, or its rank (the index vector then stands past
+  // the last dimension, of size 1).
+  bool index_vector(int64_t d, const Shape& shape, std::string_view whose) {
+    if (!shape.is_array() || (d >= 0 && d <= shape.rank())) return true;
+    *message_ = str_cat("index_vector_dim=", d, " is not a dimension of ", whose, " (",
+                        to_string(shape), ") nor its rank, ", shape.rank());
+    return false;
+  }
+  // Two lists of one operand's dimensions that share none (dot's contracting and batch).
+  bool disjoint(IntList a, std::string_view a_name, IntList b, std::string_view b_name) {
+    for (int64_t x : a) {
+      if (std::find(b.begin(), b.end(), x) != b.end()) {
+        *message_ = str_cat("dimension ", x, " is in both ", list_text(a_name, a), " and ",
+                            list_text(b_name, b));
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  static std::string rank_text(int64_t rank) {
+    return rank == 1 ? std::string("1 dimension") : str_cat(rank, " dimensions");
+  }
+  // `name={d,...}`, the first 16 dimensions of a longer list written (an edit may set any).
+  static std::string list_text(std::string_view name, IntList dims) {
+    constexpr size_t kShown = 16;
+    std::string text = str_cat(name, "={");
+    for (size_t k = 0; k < dims.size() && k < kShown; ++k) {
+      str_append(&text, k > 0 ? "," : "", dims[k]);
+    }
+    if (dims.size() > kShown) str_append(&text, ",... (", dims.size(), " in all)");
+    return text + "}";
+  }
+  std::string* message_;
+};
+
+std::string operand_text(const Instruction& i, size_t k) {
+  return str_cat("operand ", i.operand(k)->name());
+}
+
+bool check_dimension_lists(const Instruction& i, std::string* message) {
+  DimensionCheck check(message);
+  const size_t n = i.operand_count();
+  if (n == 0) return true;
+  const Shape& in = i.operand(0)->shape();
+  const std::string first = operand_text(i, 0);
+  switch (i.opcode()) {
+    case Opcode::kReduce:
+    case Opcode::kReverse:
+      return check.in_range(i.dimensions(), "dimensions", in, first);
+    case Opcode::kTranspose:
+      return check.count(i.dimensions(), "dimensions", in, first) &&
+             check.in_range(i.dimensions(), "dimensions", in, first);
+    case Opcode::kBroadcast:
+      return check.in_range(i.dimensions(), "dimensions", i.shape(), "the result");
+    case Opcode::kConcatenate:
+    case Opcode::kSort:
+    case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kGetDimensionSize:
+    case Opcode::kSetDimensionSize:
+      return check.in_range(i.dimensions(), "dimensions", in, first);
+    case Opcode::kReduceWindow: {
+      const Window* w = i.window();
+      if (w == nullptr || !in.is_array()) return true;
+      if (static_cast<int64_t>(w->dims.size()) != in.rank()) {
+        *message = str_cat("window={...} has ", w->dims.size(), " dimensions, but ", first,
+                           " (", to_string(in), ") has ", in.rank());
+        return false;
+      }
+      return true;
+    }
+    case Opcode::kDot: {
+      if (n != 2) return true;
+      const DotDimensionNumbers d = i.dot_dimensions();
+      const Shape& rhs = i.operand(1)->shape();
+      const std::string second = operand_text(i, 1);
+      return check.in_range(d.lhs_contracting, "lhs_contracting_dims", in, first) &&
+             check.in_range(d.lhs_batch, "lhs_batch_dims", in, first) &&
+             check.in_range(d.rhs_contracting, "rhs_contracting_dims", rhs, second) &&
+             check.in_range(d.rhs_batch, "rhs_batch_dims", rhs, second) &&
+             check.disjoint(d.lhs_contracting, "lhs_contracting_dims", d.lhs_batch,
+                            "lhs_batch_dims") &&
+             check.disjoint(d.rhs_contracting, "rhs_contracting_dims", d.rhs_batch,
+                            "rhs_batch_dims");
+    }
+    case Opcode::kGather: {
+      if (n != 2) return true;
+      const GatherDimensionNumbers d = i.gather_dimensions();
+      const Shape& indices = i.operand(1)->shape();
+      const std::string second = operand_text(i, 1);
+      return check.in_range(d.offset_dims, "offset_dims", i.shape(), "the result") &&
+             check.in_range(d.collapsed_slice_dims, "collapsed_slice_dims", in, first) &&
+             check.in_range(d.start_index_map, "start_index_map", in, first) &&
+             check.in_range(d.operand_batching_dims, "operand_batching_dims", in, first) &&
+             check.in_range(d.start_indices_batching_dims, "start_indices_batching_dims",
+                            indices, second) &&
+             check.index_vector(d.index_vector_dim, indices, second) &&
+             check.count(d.slice_sizes, "slice_sizes", in, first);
+    }
+    case Opcode::kScatter: {
+      // scatter(inputs..., indices, updates...): as many updates as inputs.
+      if (n < 3 || n % 2 == 0) return true;
+      const size_t inputs = (n - 1) / 2;
+      const ScatterDimensionNumbers d = i.scatter_dimensions();
+      const Shape& indices = i.operand(inputs)->shape();
+      const Shape& updates = i.operand(inputs + 1)->shape();
+      const std::string index_text = operand_text(i, inputs);
+      const std::string update_text = operand_text(i, inputs + 1);
+      return check.in_range(d.update_window_dims, "update_window_dims", updates,
+                            update_text) &&
+             check.in_range(d.inserted_window_dims, "inserted_window_dims", in, first) &&
+             check.in_range(d.scatter_dims_to_operand_dims, "scatter_dims_to_operand_dims", in,
+                            first) &&
+             check.in_range(d.input_batching_dims, "input_batching_dims", in, first) &&
+             check.in_range(d.scatter_indices_batching_dims, "scatter_indices_batching_dims",
+                            indices, index_text) &&
+             check.index_vector(d.index_vector_dim, indices, index_text);
+    }
+    default:
+      return true;
+  }
+}
+
 class Verifier {
  public:
   explicit Verifier(const Module& module) : module_(module) {}
@@ -238,6 +399,7 @@ class Verifier {
                                          module_.attributes().num_partitions, &message)) {
       return fail(c, &i, "replica groups", message);
     }
+    if (!check_dimension_lists(i, &message)) return fail(c, &i, "dimensions", message);
     if (i.opcode() == Opcode::kBroadcast) {
       if (!check_broadcast(i, &message)) return fail(c, &i, "shape", message);
       return absl::OkStatus();

@@ -1,7 +1,9 @@
 // verify(): one test per rule, each with a module an edit breaks it in and the message; the
 // rules it shares with the parser read as the parser's errors do.
 #include <catch2/catch.hpp>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -350,6 +352,149 @@ TEST_CASE("verify: the first failing rule is reported, in printed order") {
   m.entry()->find_instruction("neg")->set_shape(shape_of("f32[8,15]{1,0}"));
   m.entry()->find_instruction("dot")->set_shape(shape_of("f32[8,5]{1,0}"));
   CHECK(verify_message(m).rfind("computation main, instruction dot (dot)", 0) == 0);
+}
+
+TEST_CASE("verify: every dimension list names dimensions its shape has, each once") {
+  // One instruction of each op with a dimension list, all valid; each case below sets one list
+  // (as an edit from Python would) and names the op, the list and the dimension.
+  constexpr std::string_view kDims = R"(HloModule m
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+
+ENTRY e {
+  p = f32[4,8]{1,0} parameter(0)
+  q = f32[8,6]{1,0} parameter(1)
+  idx = s32[3,1]{1,0} parameter(2)
+  upd = f32[3,8]{1,0} parameter(3)
+  sq = f32[4,4]{1,0} parameter(4)
+  z = f32[] constant(0)
+  r = f32[4]{0} reduce(p, z), dimensions={1}, to_apply=add
+  tr = f32[8,4]{1,0} transpose(p), dimensions={1,0}
+  b = f32[4,4,2]{2,1,0} broadcast(sq), dimensions={0,1}
+  rw = f32[4,8]{1,0} reduce-window(p, z), window={size=1x1}, to_apply=add
+  cc = f32[8,8]{1,0} concatenate(p, p), dimensions={0}
+  rv = f32[4,8]{1,0} reverse(p), dimensions={0,1}
+  s = f32[4,8]{1,0} sort(p), dimensions={1}, to_apply=less
+  d = f32[4,6]{1,0} dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  g = f32[3,8]{1,0} gather(p, idx), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}
+  sc = f32[4,8]{1,0} scatter(p, idx, upd), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  ROOT t = (f32[4]{0}, f32[8,4]{1,0}, f32[4,4,2]{2,1,0}, f32[4,8]{1,0}, f32[8,8]{1,0}, f32[4,8]{1,0}, f32[4,8]{1,0}, f32[4,6]{1,0}, f32[3,8]{1,0}, f32[4,8]{1,0}) tuple(r, tr, b, rw, cc, rv, s, d, g, sc)
+})";
+  REQUIRE(verify(testing::module_of(kDims)).ok());
+  // `op`'s attribute `name` set to `value` (more pairs after it), then verified.
+  const auto verified = [&](std::string_view op,
+                            std::initializer_list<std::pair<std::string_view, std::string_view>>
+                                values) {
+    Module m = testing::module_of(kDims);
+    Instruction* i = m.entry()->find_instruction(op);
+    for (const auto& [name, value] : values) {
+      INFO(op << " " << name << "=" << value);
+      REQUIRE(set_attribute_from_text(*i, name, value).ok());
+    }
+    return verify_message(m);
+  };
+  const std::string p = "operand p (f32[4,8]{1,0}) has 2 dimensions";
+  // The issue's case: a reduce over dimension 7 of a rank-2 operand.
+  CHECK(verified("r", {{"dimensions", "{7}"}}) ==
+        "computation e, instruction r (reduce): dimensions: dimensions={7} names dimension 7, "
+        "but " + p);
+  CHECK(verified("r", {{"dimensions", "{1,1}"}}) ==
+        "computation e, instruction r (reduce): dimensions: dimensions={1,1} names dimension 1 "
+        "twice");
+  CHECK(verified("r", {{"dimensions", "{-1}"}}) ==
+        "computation e, instruction r (reduce): dimensions: dimensions={-1} names dimension -1, "
+        "but " + p);
+  // A long list is written in part: its first 16 dimensions and its length.
+  CHECK(verified("r", {{"dimensions", "{0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19}"}}) ==
+        "computation e, instruction r (reduce): dimensions: dimensions={0,1,2,3,4,5,6,7,8,9,10,"
+        "11,12,13,14,15,... (20 in all)} names dimension 2, but " + p);
+  // A transpose permutes every dimension: two of two, each once.
+  CHECK(verified("tr", {{"dimensions", "{0}"}}) ==
+        "computation e, instruction tr (transpose): dimensions: dimensions={0} names 1 "
+        "dimension, but " + p);
+  CHECK(verified("tr", {{"dimensions", "{1,1}"}}) ==
+        "computation e, instruction tr (transpose): dimensions: dimensions={1,1} names "
+        "dimension 1 twice");
+  CHECK(verified("tr", {{"dimensions", "{0,2}"}}) ==
+        "computation e, instruction tr (transpose): dimensions: dimensions={0,2} names "
+        "dimension 2, but " + p);
+  // A broadcast's dimensions are the result's; {0,0} maps both of sq's (sizes 4 and 4) to
+  // the result's dimension 0 (size 4), which the size check alone lets through.
+  CHECK(verified("b", {{"dimensions", "{0,0}"}}) ==
+        "computation e, instruction b (broadcast): dimensions: dimensions={0,0} names "
+        "dimension 0 twice");
+  CHECK(verified("b", {{"dimensions", "{0,3}"}}) ==
+        "computation e, instruction b (broadcast): dimensions: dimensions={0,3} names "
+        "dimension 3, but the result (f32[4,4,2]{2,1,0}) has 3 dimensions");
+  CHECK(verified("rw", {{"window", "{size=1}"}}) ==
+        "computation e, instruction rw (reduce-window): dimensions: window={...} has 1 "
+        "dimensions, but operand p (f32[4,8]{1,0}) has 2");
+  CHECK(verified("cc", {{"dimensions", "{2}"}}) ==
+        "computation e, instruction cc (concatenate): dimensions: dimensions={2} names "
+        "dimension 2, but " + p);
+  CHECK(verified("rv", {{"dimensions", "{0,0}"}}) ==
+        "computation e, instruction rv (reverse): dimensions: dimensions={0,0} names "
+        "dimension 0 twice");
+  CHECK(verified("rv", {{"dimensions", "{5}"}}) ==
+        "computation e, instruction rv (reverse): dimensions: dimensions={5} names dimension 5, "
+        "but " + p);
+  CHECK(verified("s", {{"dimensions", "{2}"}}) ==
+        "computation e, instruction s (sort): dimensions: dimensions={2} names dimension 2, "
+        "but " + p);
+  // Dot: each list within its operand, none twice, no dimension both contracted and batch.
+  CHECK(verified("d", {{"lhs_contracting_dims", "{99}"}}) ==
+        "computation e, instruction d (dot): dimensions: lhs_contracting_dims={99} names "
+        "dimension 99, but " + p);
+  CHECK(verified("d", {{"rhs_contracting_dims", "{-1}"}}) ==
+        "computation e, instruction d (dot): dimensions: rhs_contracting_dims={-1} names "
+        "dimension -1, but operand q (f32[8,6]{1,0}) has 2 dimensions");
+  // {1,1} with {0,0}: sizes 8 and 8 pair up twice, which the size check alone lets through.
+  CHECK(verified("d", {{"lhs_contracting_dims", "{1,1}"}, {"rhs_contracting_dims", "{0,0}"}}) ==
+        "computation e, instruction d (dot): dimensions: lhs_contracting_dims={1,1} names "
+        "dimension 1 twice");
+  CHECK(verified("d", {{"lhs_batch_dims", "{1}"}, {"rhs_batch_dims", "{0}"}}) ==
+        "computation e, instruction d (dot): dimensions: dimension 1 is in both "
+        "lhs_contracting_dims={1} and lhs_batch_dims={1}");
+  // Gather: offset_dims index the result, the others the operand, the indices' batch
+  // dimensions and index_vector_dim (which may be their rank) the indices.
+  CHECK(verified("g", {{"offset_dims", "{2}"}}) ==
+        "computation e, instruction g (gather): dimensions: offset_dims={2} names dimension 2, "
+        "but the result (f32[3,8]{1,0}) has 2 dimensions");
+  CHECK(verified("g", {{"collapsed_slice_dims", "{0,0}"}}) ==
+        "computation e, instruction g (gather): dimensions: collapsed_slice_dims={0,0} names "
+        "dimension 0 twice");
+  CHECK(verified("g", {{"start_index_map", "{3}"}}) ==
+        "computation e, instruction g (gather): dimensions: start_index_map={3} names "
+        "dimension 3, but " + p);
+  CHECK(verified("g", {{"index_vector_dim", "3"}}) ==
+        "computation e, instruction g (gather): dimensions: index_vector_dim=3 is not a "
+        "dimension of operand idx (s32[3,1]{1,0}) nor its rank, 2");
+  CHECK(verified("g", {{"slice_sizes", "{1}"}}) ==
+        "computation e, instruction g (gather): dimensions: slice_sizes={1} names 1 "
+        "dimension, but " + p);
+  // Scatter: update_window_dims index the updates, the others the operand.
+  CHECK(verified("sc", {{"update_window_dims", "{2}"}}) ==
+        "computation e, instruction sc (scatter): dimensions: update_window_dims={2} names "
+        "dimension 2, but operand upd (f32[3,8]{1,0}) has 2 dimensions");
+  CHECK(verified("sc", {{"inserted_window_dims", "{9}"}}) ==
+        "computation e, instruction sc (scatter): dimensions: inserted_window_dims={9} names "
+        "dimension 9, but " + p);
+  CHECK(verified("sc", {{"scatter_dims_to_operand_dims", "{0,0}"}}) ==
+        "computation e, instruction sc (scatter): dimensions: scatter_dims_to_operand_dims="
+        "{0,0} names dimension 0 twice");
+  CHECK(verified("sc", {{"index_vector_dim", "-1"}}) ==
+        "computation e, instruction sc (scatter): dimensions: index_vector_dim=-1 is not a "
+        "dimension of operand idx (s32[3,1]{1,0}) nor its rank, 2");
 }
 
 }  // namespace

@@ -42,9 +42,13 @@ absl::Status set_inferred_shape(Instruction& instruction);
 // lists in step, called computations in the module and printed before their callers. Beyond the
 // parser, each shape is checked against infer_shape's (dot and convolution: dimensions only;
 // broadcast: its dimension mapping; elementwise ops: every operand's dimensions; dot: the
-// contracting and batch sizes), and the header's entry_computation_layout against the entry's
-// parameters and root. The error names the computation, the instruction, the rule and what is
-// wrong: "computation main, instruction dot.1 (dot): shape: ...".
+// contracting and batch sizes), every dimension list within the rank of the shape it indexes
+// and without a dimension twice (reduce, transpose, broadcast, concatenate, reverse, sort, the
+// collectives' dimensions, dot's, gather's and scatter's dimension numbers, a reduce-window's
+// window), and the header's entry_computation_layout against the entry's parameters and root.
+// The error names the computation, the instruction, the rule and what is wrong:
+// "computation main, instruction dot.1 (dot): shape: ...", "... (reduce): dimensions:
+// dimensions={7} names dimension 7, but operand p (f32[4,8]{1,0}) has 2 dimensions".
 absl::Status verify(const Module& module);
 
 }  // namespace hloroof
