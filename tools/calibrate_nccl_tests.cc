@@ -20,14 +20,15 @@ std::optional<int> calibrate_from_nccl_tests(const Args& args) {
     logs.push_back(*std::move(file));
   }
   if (logs.empty()) return std::nullopt;
-  if (args.has("--hlo") || args.has("--module") || args.has("--trip-count") ||
-      args.has("--device-index") || args.has("--topology")) {
+  using namespace calibrate_flags;  // NOLINT: the command's own flags
+  if (args.has(kHlo) || args.has(kModule) || args.has(kTripCountFlag) ||
+      args.has(kDeviceIndex) || args.has(kTopologyFlag)) {
     return usage_error(
         "nccl-tests logs take --device, --set, --name and -o only (their ranks and hosts give "
         "the topology)",
         kCalibrateCommand.usage);
   }
-  if (!args.has("--device")) {
+  if (!args.has(kDevice)) {
     return usage_error("--device is required with nccl-tests logs (e.g. --device a100)",
                        kCalibrateCommand.usage);
   }
@@ -39,18 +40,18 @@ std::optional<int> calibrate_from_nccl_tests(const Args& args) {
     runs.insert(runs.end(), read->begin(), read->end());
   }
   absl::StatusOr<DeviceTarget> target =
-      resolve_device(args.get("--device"), nullptr, {.settings = args.all("--set")});
+      resolve_device(args.text(kDevice), nullptr, {.settings = args.all(kSet)});
   if (!target.ok()) return fail(target.status());
-  absl::StatusOr<NcclTestsFit> fit = fit_nccl_tests(runs, target->spec, args.get("--name"));
+  absl::StatusOr<NcclTestsFit> fit = fit_nccl_tests(runs, target->spec, args.text(kName));
   if (!fit.ok()) return fail(fit.status());
   std::cout << render_nccl_tests_fit(*fit);
-  const std::string output = args.get("--output");
+  const std::string output = args.text(kOutput);
   if (output.empty()) {
     std::cout << "\nnot written (no -o OUT.json)\n";
     return kExitOk;
   }
   std::vector<std::string> inputs = args.positional;
-  inputs.push_back(args.get("--device"));
+  inputs.push_back(args.text(kDevice));
   if (absl::Status s = write_output_file(output, fit->json, "the device", inputs); !s.ok()) {
     return fail(s);
   }

@@ -31,117 +31,275 @@
 
 namespace hloroof::cli {
 
-std::string Args::get(std::string_view name, std::string_view fallback) const {
-  auto it = options.find(std::string(name));
-  if (it == options.end() || it->second.empty()) return std::string(fallback);
-  return it->second.back();
-}
-
 namespace {
 
-// "; did you mean '--device'?" for the option of `spec` that `name` is a prefix of, or is at
+// "; did you mean '--device'?" for the flag of `flags` that `name` is a prefix of, or is at
 // most two edits from; "" when none is that close or two are.
-std::string did_you_mean(std::string_view name, const ArgSpec& spec) {
-  std::vector<std::string_view> known;
-  for (const std::set<std::string>* s : {&spec.flags, &spec.options, &spec.repeatable_options}) {
-    known.insert(known.end(), s->begin(), s->end());
-  }
+std::string did_you_mean(std::string_view name, Flags flags) {
+  std::vector<std::string_view> known = {"--help"};
+  for (const Flag* f : flags) known.push_back(f->name);
   const std::string_view best = closest_name(name, known);
   if (best.empty()) return "";
   return absl::StrCat("; did you mean '", sv(best), "'?");
 }
 
+// A count's value, or why it is not one of the flag's.
+absl::StatusOr<int64_t> count_value(const Flag& flag, std::string_view text) {
+  int64_t n = 0;
+  if (!absl::SimpleAtoi(sv(text), &n) || n < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        sv(flag.name), " wants a non-negative integer, got '", sv(text), "'"));
+  }
+  if (n < flag.min || n > flag.max) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(sv(flag.name), ": ", n, " is not in [", flag.min, ", ", flag.max, "]"));
+  }
+  return n;
+}
+
+// A positive number's value, or why it is not one.
+absl::StatusOr<double> number_value(const Flag& flag, std::string_view text) {
+  double v = 0;
+  if (!absl::SimpleAtod(sv(text), &v) || !std::isfinite(v) || v <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        sv(flag.name), " wants a positive number (1.2e15), got '", sv(text), "'"));
+  }
+  return v;
+}
+
+// The choices of a kChoice flag.
+std::vector<std::string_view> choices_of(const Flag& flag) {
+  std::vector<std::string_view> out;
+  for (absl::string_view c : absl::StrSplit(sv(flag.choices), '|', absl::SkipEmpty())) {
+    out.emplace_back(c.data(), c.size());
+  }
+  return out;
+}
+
+// "op, category or scope".
+std::string said_as_list(const std::vector<std::string_view>& words) {
+  std::string out;
+  for (size_t k = 0; k < words.size(); ++k) {
+    if (k > 0) out += k + 1 == words.size() ? " or " : ", ";
+    out += words[k];
+  }
+  return out;
+}
+
+absl::Status check_value(const Flag& flag, std::string_view text) {
+  switch (flag.type) {
+    case FlagType::kCount:
+      return count_value(flag, text).status();
+    case FlagType::kNumber:
+      return number_value(flag, text).status();
+    case FlagType::kChoice: {
+      const std::vector<std::string_view> choices = choices_of(flag);
+      if (std::find(choices.begin(), choices.end(), text) != choices.end()) {
+        return absl::OkStatus();
+      }
+      return absl::InvalidArgumentError(absl::StrCat(sv(flag.name), " wants ",
+                                                     said_as_list(choices), ", got '", sv(text),
+                                                     "'"));
+    }
+    case FlagType::kSwitch:
+    case FlagType::kText:
+      break;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
-std::vector<std::string> Args::all(std::string_view name) const {
-  auto it = options.find(std::string(name));
-  return it == options.end() ? std::vector<std::string>() : it->second;
-}
-
-ArgSpec accepted_options(ArgSpec spec) {
-  spec.flags.insert("--help");
-  if (spec.options.count("--device") || spec.options.count("--devices")) {
-    spec.repeatable_options.insert("--set");
+const Flag* Args::declared(const Flag& flag) const {
+  for (const Flag* f : flags_) {
+    if (f->name == flag.name) return f;
   }
-  return spec;
+  return nullptr;
 }
 
-absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgSpec& given) {
-  const ArgSpec spec = accepted_options(given);
+bool Args::has(const Flag& flag) const { return values_.find(flag.name) != values_.end(); }
+
+std::string Args::text(const Flag& flag) const {
+  if (auto it = values_.find(flag.name); it != values_.end() && !it->second.empty()) {
+    return it->second.back();
+  }
+  const Flag* own = declared(flag);
+  return std::string(own != nullptr ? own->default_value : flag.default_value);
+}
+
+int64_t Args::count(const Flag& flag) const {
+  const Flag* own = declared(flag);
+  const std::string value = text(flag);
+  if (value.empty()) return 0;
+  absl::StatusOr<int64_t> n = count_value(own != nullptr ? *own : flag, value);
+  return n.ok() ? *n : 0;  // check_values checked the values given and the default
+}
+
+double Args::number(const Flag& flag) const {
+  const Flag* own = declared(flag);
+  const std::string value = text(flag);
+  if (value.empty()) return 0;
+  absl::StatusOr<double> v = number_value(own != nullptr ? *own : flag, value);
+  return v.ok() ? *v : 0;
+}
+
+std::vector<std::string> Args::all(const Flag& flag) const {
+  auto it = values_.find(flag.name);
+  return it == values_.end() ? std::vector<std::string>() : it->second;
+}
+
+absl::StatusOr<Args> parse_args(const std::vector<std::string>& words, Flags flags) {
   Args out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
+  out.flags_ = flags;
+  auto find = [&](std::string_view name) -> const Flag* {
+    for (const Flag* f : flags) {
+      if (f->name == name || (!f->alias.empty() && f->alias == name)) return f;
+    }
+    return nullptr;
+  };
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& a = words[i];
     if (a == "-h" || a == "--help") {
-      out.flags.insert("--help");
+      out.help_ = true;
       continue;
     }
-    if (!absl::StartsWith(a, "--")) {
+    // A short alias (`-o`) is a flag; any other word not starting with `--` is positional.
+    const Flag* flag = absl::StartsWith(a, "-") && !absl::StartsWith(a, "--") ? find(a) : nullptr;
+    if (flag == nullptr && !absl::StartsWith(a, "--")) {
       out.positional.push_back(a);
       continue;
     }
     std::string name = a;
     std::optional<std::string> value;
-    if (size_t eq = a.find('='); eq != std::string::npos) {
-      name = a.substr(0, eq);
-      value = a.substr(eq + 1);
+    if (flag == nullptr) {
+      if (size_t eq = a.find('='); eq != std::string::npos) {
+        name = a.substr(0, eq);
+        value = a.substr(eq + 1);
+      }
+      flag = find(name);
     }
-    if (spec.flags.count(name)) {
+    if (flag == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown option '", name, "'", did_you_mean(name, flags)));
+    }
+    name = std::string(flag->name);
+    if (flag->type == FlagType::kSwitch) {
       if (value) return absl::InvalidArgumentError(absl::StrCat(name, " takes no value"));
-      out.flags.insert(name);
+      out.values_[name];
       continue;
     }
-    if (spec.options.count(name) || spec.repeatable_options.count(name)) {
-      if (!value) {
-        if (i + 1 >= args.size()) {
-          return absl::InvalidArgumentError(absl::StrCat(name, " needs a value"));
-        }
-        value = args[++i];
+    if (!value) {
+      if (i + 1 >= words.size()) {
+        return absl::InvalidArgumentError(absl::StrCat(name, " needs a value"));
       }
-      auto& values = out.options[name];
-      if (!values.empty() && !spec.repeatable_options.count(name)) {
-        return absl::InvalidArgumentError(absl::StrCat(name, " given more than once"));
-      }
-      values.push_back(*value);
-      continue;
+      value = words[++i];
     }
-    return absl::InvalidArgumentError(absl::StrCat("unknown option '", name, "'",
-                                                   did_you_mean(name, spec)));
+    std::vector<std::string>& values = out.values_[name];
+    if (!values.empty() && !flag->repeatable) {
+      return absl::InvalidArgumentError(absl::StrCat(name, " given more than once"));
+    }
+    values.push_back(*std::move(value));
   }
   return out;
 }
 
-absl::StatusOr<int64_t> parse_count(absl::string_view option, absl::string_view value) {
-  int64_t n = 0;
-  if (!absl::SimpleAtoi(value, &n) || n < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(option, " wants a non-negative integer, got '", value, "'"));
+absl::Status check_values(const Args& args) {
+  for (const Flag* f : args.flags_) {
+    // A default is read as a given value is: one not of its flag's type is the command's error.
+    if (!f->default_value.empty()) {
+      if (absl::Status s = check_value(*f, f->default_value); !s.ok()) {
+        return absl::InternalError(absl::StrCat("the default of ", s.message()));
+      }
+    }
+    auto it = args.values_.find(f->name);
+    if (it == args.values_.end()) continue;
+    for (const std::string& value : it->second) {
+      if (absl::Status s = check_value(*f, value); !s.ok()) return s;
+    }
   }
-  return n;
+  return absl::OkStatus();
+}
+
+namespace {
+
+// The width of the help's lines (as the commands' own paragraphs are wrapped), and the widest
+// `--name VALUE` that its help follows on the same line.
+constexpr size_t kHelpWidth = 92;
+constexpr size_t kWidestLabel = 18;
+
+// `text` word-wrapped to kHelpWidth columns after `first`, later lines indented by `indent`.
+std::string wrap_help(std::string_view text, std::string first, size_t indent) {
+  std::string out = std::move(first);
+  size_t column = out.size();
+  bool line_empty = true;
+  for (absl::string_view word : absl::StrSplit(sv(text), ' ', absl::SkipEmpty())) {
+    if (!line_empty && column + 1 + word.size() > kHelpWidth) {
+      out += '\n';
+      out.append(indent, ' ');
+      column = indent;
+      line_empty = true;
+    }
+    if (!line_empty) {
+      out += ' ';
+      ++column;
+    }
+    out.append(word.data(), word.size());
+    column += word.size();
+    line_empty = false;
+  }
+  return out + "\n";
+}
+
+std::string label_of(const Flag& f) {
+  std::string label = f.alias.empty() ? "" : absl::StrCat(sv(f.alias), ", ");
+  absl::StrAppend(&label, sv(f.name));
+  if (f.type == FlagType::kChoice && f.value_name.empty()) {
+    absl::StrAppend(&label, " ", sv(f.choices));
+  } else if (f.type != FlagType::kSwitch) {
+    absl::StrAppend(&label, " ", sv(f.value_name));
+  }
+  return label;
+}
+
+}  // namespace
+
+std::string options_help(Flags flags) {
+  size_t width = 0;
+  for (const Flag* f : flags) {
+    const size_t size = label_of(*f).size();
+    if (size <= kWidestLabel) width = std::max(width, size);
+  }
+  const size_t indent = 2 + width + 2;
+  std::string out;
+  for (const Flag* f : flags) {
+    std::string help(f->help);
+    if (!f->default_value.empty()) {
+      absl::StrAppend(&help, " (default ", sv(f->default_value), ")");
+    } else if (!f->default_help.empty()) {
+      absl::StrAppend(&help, "; default: ", sv(f->default_help));
+    }
+    const std::string label = absl::StrCat("  ", label_of(*f));
+    if (label.size() + 2 > indent) {
+      out += label + "\n";
+      out += wrap_help(help, std::string(indent, ' '), indent);
+    } else {
+      out += wrap_help(help, label + std::string(indent - label.size(), ' '), indent);
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<InputFile> read_input(const std::string& path) { return read_input_file(path); }
 
 absl::StatusOr<ModelFlops> model_flops_option(const Args& args) {
-  auto number = [&](std::string_view option) -> absl::StatusOr<double> {
-    const std::string text = args.get(option);
-    double v = 0;
-    if (!absl::SimpleAtod(text, &v) || !std::isfinite(v) || v <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(std::string(option),
-                                                     " wants a positive number (1.2e15), got '",
-                                                     text, "'"));
-    }
-    return v;
-  };
   ModelFlops out;
-  const bool flops = args.has("--model-flops");
-  const bool params = args.has("--params"), tokens = args.has("--tokens");
+  const bool flops = args.has(kModelFlopsFlag);
+  const bool params = args.has(kParamsFlag), tokens = args.has(kTokensFlag);
   if (flops && (params || tokens)) {
     return absl::InvalidArgumentError("give --model-flops, or --params with --tokens, not both");
   }
   if (flops) {
-    absl::StatusOr<double> f = number("--model-flops");
-    if (!f.ok()) return f.status();
-    out.flops = *f;
+    out.flops = args.number(kModelFlopsFlag);
     out.note = absl::StrCat("model FLOPs per step ", format_flops(out.flops),
                             " (--model-flops), over every device the module runs on");
     return out;
@@ -150,19 +308,16 @@ absl::StatusOr<ModelFlops> model_flops_option(const Args& args) {
     return absl::InvalidArgumentError("--params and --tokens go together (6 x N x D)");
   }
   if (!params) return out;
-  absl::StatusOr<double> n = number("--params");
-  if (!n.ok()) return n.status();
-  absl::StatusOr<double> d = number("--tokens");
-  if (!d.ok()) return d.status();
-  out.flops = 6 * *n * *d;
+  const double n = args.number(kParamsFlag), d = args.number(kTokensFlag);
+  out.flops = 6 * n * d;
   if (!std::isfinite(out.flops)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "--params %g x --tokens %g: the model FLOPs 6 x N x D pass what a double holds "
-        "(1.8e308)", *n, *d));
+        "(1.8e308)", n, d));
   }
   out.note = absl::StrCat(
-      "model FLOPs per step 6 x N x D = 6 x ", absl::StrFormat("%.4g", *n), " parameters x ",
-      absl::StrFormat("%.4g", *d),
+      "model FLOPs per step 6 x N x D = 6 x ", absl::StrFormat("%.4g", n), " parameters x ",
+      absl::StrFormat("%.4g", d),
       " tokens = ", format_flops(out.flops),
       ": a dense model's training step, 2 FLOPs per parameter per token forward and 4 backward, "
       "attention's own FLOPs not counted (the scaling book's and MaxText's convention); for "
@@ -170,61 +325,45 @@ absl::StatusOr<ModelFlops> model_flops_option(const Args& args) {
   return out;
 }
 
-ArgSpec with_shared_options(ArgSpec spec, unsigned which) {
-  spec.flags.insert({"--json", "--csv"});
-  spec.options.insert({"--top", "--trip-count"});
-  if (which & kModelFlopsOptions) spec.options.insert({"--model-flops", "--params", "--tokens"});
-  if (which & kXSpaceOptions) spec.options.insert({"--xspace", "--steps"});
-  return spec;
-}
-
-absl::StatusOr<SharedOptions> parse_shared_options(const Args& args, size_t top) {
+absl::StatusOr<SharedOptions> parse_shared_options(const Args& args) {
   SharedOptions out;
-  out.json = args.flag("--json");
-  out.csv = args.flag("--csv");
+  out.json = args.flag(kJsonFlag);
+  out.csv = args.flag(kCsvFlag);
   if (out.json && out.csv) return absl::InvalidArgumentError("--json and --csv: one or the other");
-  if (args.has("--trip-count")) {
-    absl::StatusOr<int64_t> n = parse_count("--trip-count", args.get("--trip-count"));
-    if (!n.ok()) return n.status();
-    out.trip_count = *n;
-  }
+  out.trip_count = args.count(kTripCountFlag);
   absl::StatusOr<ModelFlops> model_flops = model_flops_option(args);
   if (!model_flops.ok()) return model_flops.status();
   out.model_flops = *std::move(model_flops);
-  out.top = top;
-  if (args.has("--top")) {
-    absl::StatusOr<int64_t> n = parse_count("--top", args.get("--top"));
-    if (!n.ok()) return n.status();
-    out.top = static_cast<size_t>(*n);
+  out.top = static_cast<size_t>(args.count(kTopFlag));
+  if (args.has(kStepsFlag) && !args.has(kXSpaceFlag)) {
+    return absl::InvalidArgumentError("--steps needs --xspace");
   }
-  if (args.has("--steps")) {
-    if (!args.has("--xspace")) return absl::InvalidArgumentError("--steps needs --xspace");
-    absl::StatusOr<int64_t> n = parse_count("--steps", args.get("--steps"));
-    if (!n.ok()) return n.status();
-    if (*n < 1 || *n > kMaxXSpaceSteps) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--steps: ", *n, " is not in [1, ", kMaxXSpaceSteps, "]"));
-    }
-    out.steps = *n;
-  }
+  out.steps = args.count(kStepsFlag);
   return out;
 }
 
 void print_help(const Command& command) {
   if (!command.usage.empty()) std::cout << "usage: " << command.usage << "\n\n";
-  std::cout << command.help;
+  std::cout << command.about;
+  if (!command.flags.empty()) std::cout << "\noptions:\n" << options_help(command.flags);
+  if (!command.notes.empty()) std::cout << command.notes;
+  if (!command.examples.empty()) std::cout << "\n" << command.examples;
 }
 
-std::optional<Args> parse_command_args(const std::vector<std::string>& words, const ArgSpec& spec,
+std::optional<Args> parse_command_args(const std::vector<std::string>& words,
                                        const Command& command, int& exit_code) {
-  absl::StatusOr<Args> args = parse_args(words, spec);
+  absl::StatusOr<Args> args = parse_args(words, command.flags);
   if (!args.ok()) {
     exit_code = usage_error(args.status().message(), command.usage);
     return std::nullopt;
   }
-  if (args->flag("--help")) {
+  if (args->help()) {
     print_help(command);
     exit_code = kExitOk;
+    return std::nullopt;
+  }
+  if (absl::Status s = check_values(*args); !s.ok()) {
+    exit_code = usage_error(s.message(), command.usage);
     return std::nullopt;
   }
   return *std::move(args);

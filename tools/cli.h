@@ -3,9 +3,12 @@
 #define HLOROOF_TOOLS_CLI_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
 #include <map>
 #include <optional>
-#include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -19,6 +22,7 @@
 #include "hloroof/device_target.h"
 #include "hloroof/input_file.h"
 #include "hloroof/module.h"
+#include "hloroof/xspace.h"
 
 namespace hloroof::cli {
 
@@ -27,35 +31,160 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 1;
 inline constexpr int kExitUsage = 2;
 
-// What a command accepts: boolean flags (`--json`) and options with a value (`--device D` or
-// `--device=D`). Anything else that starts with `--` is a usage error; `-` alone is positional.
-struct ArgSpec {
-  std::set<std::string> flags;
-  std::set<std::string> options;
-  std::set<std::string> repeatable_options;  // may be given more than once
+// ---- Flags. Each flag and option a command takes is declared once, as a Flag: its name, the
+// type of its value, its default and its help. The command's words are parsed by its flags
+// (parse_command_args), their values read back typed through the same objects
+// (`args.count(kTopFlag)`), and its --help options and `hloroof completion` are made of them.
+// `--help` (or `-h`) is taken by every command; `-` alone is positional; anything else that
+// starts with `--` and is not declared is a usage error. An option's value comes as
+// `--device D` or `--device=D`.
+enum class FlagType {
+  kSwitch,  // no value: `--json`
+  kText,    // any text: `--device D`
+  kCount,   // a whole number in [min, max]: `--top N`
+  kNumber,  // a positive finite number: `--model-flops 1.2e15`
+  kChoice,  // one of `choices`: `--by op`
 };
 
-struct Args {
+struct Flag {
+  std::string_view name;        // "--top"
+  FlagType type = FlagType::kSwitch;
+  // What help calls the value: `--top N`; a kChoice's choices where empty (`--by op|scope`).
+  std::string_view value_name;
+  // One paragraph, wrapped to fit under the help's option column; the default is added to it.
+  std::string_view help;
+  // The value taken when the option is not given, as it would be typed ("20"); the help says
+  // "(default 20)". Empty: none (a count reads 0, a text "").
+  std::string_view default_value;
+  // A default the command works out, in words, where it has no one value: "; default: WORDS".
+  std::string_view default_help;
+  std::string_view choices;  // kChoice: the values, separated by '|' ("op|category|scope")
+  int64_t min = 0;           // kCount: the range of the value
+  int64_t max = std::numeric_limits<int64_t>::max();
+  bool repeatable = false;   // may be given more than once; all() reads every value
+  std::string_view alias;    // a short name ("-o") taken for `name`
+};
+
+// The flags of a command, in the order its help lists them.
+using Flags = std::span<const Flag* const>;
+
+// The words of a command, parsed by its flags. A flag is read through its declaration (or any
+// flag of the same name: the shared ones of this header), the command's own declaration of it
+// giving the default.
+class Args {
+ public:
   std::vector<std::string> positional;
-  std::set<std::string> flags;
-  std::map<std::string, std::vector<std::string>> options;
 
-  bool flag(std::string_view name) const { return flags.count(std::string(name)) > 0; }
-  bool has(std::string_view name) const { return options.count(std::string(name)) > 0; }
-  // The last value given for an option, or `fallback`.
-  std::string get(std::string_view name, std::string_view fallback = "") const;
+  bool help() const { return help_; }
+  // Whether the flag (or option) was given.
+  bool has(const Flag& flag) const;
+  // A kSwitch flag: whether it was given.
+  bool flag(const Flag& flag) const { return has(flag); }
+  // The last value given for a kText or kChoice option, else its default.
+  std::string text(const Flag& flag) const;
+  // A kCount option's value (checked when parsed), else its default.
+  int64_t count(const Flag& flag) const;
+  // A kNumber option's value (checked when parsed), else its default (0 without one).
+  double number(const Flag& flag) const;
   // Every value given for a repeatable option, in order.
-  std::vector<std::string> all(std::string_view name) const;
+  std::vector<std::string> all(const Flag& flag) const;
+
+ private:
+  friend absl::StatusOr<Args> parse_args(const std::vector<std::string>& words, Flags flags);
+  friend absl::Status check_values(const Args& args);
+  const Flag* declared(const Flag& flag) const;
+
+  Flags flags_;
+  bool help_ = false;
+  std::map<std::string, std::vector<std::string>, std::less<>> values_;  // by flag name
 };
 
-// Parses `args` (the words after the command name) by accepted_options(spec).
-absl::StatusOr<Args> parse_args(const std::vector<std::string>& args, const ArgSpec& spec);
-// What a command of `spec` accepts: `--help` (or `-h`) as well, and where it takes `--device`
-// or `--devices`, `--set PATH=VALUE`, repeatable (DeviceTargetOptions::settings).
-ArgSpec accepted_options(ArgSpec spec);
+// Parses `words` (those after the command name) by `flags`: which words are flags, options and
+// their values, positional. Errors: an undeclared option (with the closest name), a flag with a
+// value, an option without one, a second value of one not repeatable. The values' types are
+// checked by check_values, after --help has had its say.
+absl::StatusOr<Args> parse_args(const std::vector<std::string>& words, Flags flags);
+// Each value given has its flag's type: "--top wants a non-negative integer, got 'x'".
+absl::Status check_values(const Args& args);
 
-// Parses a non-negative integer option value; a usage error names the option otherwise.
-absl::StatusOr<int64_t> parse_count(absl::string_view option, absl::string_view value);
+// The command's flag list and its help's options section: one entry a flag, `--name VALUE`
+// then its help wrapped (with the default said) under one column.
+std::string options_help(Flags flags);
+
+// The flags every command that reads a module, or predicts, shares: declared here, each with its
+// help as the commands say it. A command that says more of one declares its own of that name.
+inline constexpr Flag kJsonFlag{.name = "--json", .help = "one JSON object instead"};
+inline constexpr Flag kCsvFlag{.name = "--csv", .help = "one CSV row per item instead"};
+inline constexpr Flag kTopFlag{.name = "--top",
+                               .type = FlagType::kCount,
+                               .value_name = "N",
+                               .help = "rows listed; 0: all"};
+inline constexpr Flag kTripCountFlag{
+    .name = "--trip-count",
+    .type = FlagType::kCount,
+    .value_name = "N",
+    .help = "trip count assumed for loops whose count cannot be told",
+    .default_value = "1"};
+inline constexpr Flag kDeviceFlag{
+    .name = "--device",
+    .type = FlagType::kText,
+    .value_name = "D",
+    .help = "a built-in device (`hloroof devices` lists them), optionally with its topology "
+            "(tpu_v5e:4x4, h100:2x8), or a device JSON file"};
+inline constexpr Flag kTopologyFlag{.name = "--topology",
+                                    .type = FlagType::kText,
+                                    .value_name = "T",
+                                    .help = "the slice, when --device does not give it"};
+inline constexpr Flag kSetFlag{
+    .name = "--set",
+    .type = FlagType::kText,
+    .value_name = "PATH=VALUE",
+    .help = "set a figure of the device (hbm.bandwidth=4e12; PATH as `hloroof devices D` lists "
+            "the figures, VALUE in the figure's base unit); repeat it for more",
+    .repeatable = true};
+inline constexpr Flag kModuleFlag{
+    .name = "--module",
+    .type = FlagType::kText,
+    .value_name = "NAME",
+    .help = "FILE is an XLA dump directory: read its module NAME",
+    .default_help = "the largest jit_* module after optimizations"};
+inline constexpr Flag kEntryFlag{
+    .name = "--entry",
+    .type = FlagType::kText,
+    .value_name = "NAME",
+    .help = "take computation NAME as the step (a module that marks none ENTRY has no step "
+            "time without it)"};
+inline constexpr Flag kTraceFlag{.name = "--trace",
+                                 .type = FlagType::kText,
+                                 .value_name = "OUT.json",
+                                 .help = "write a Perfetto trace"};
+inline constexpr Flag kModelFlopsFlag{
+    .name = "--model-flops",
+    .type = FlagType::kNumber,
+    .value_name = "F",
+    .help = "the model's FLOPs of one step over all devices: gives MFU (model FLOP utilization) "
+            "= F / (devices x step time x peak), as MaxText counts it"};
+inline constexpr Flag kParamsFlag{
+    .name = "--params",
+    .type = FlagType::kNumber,
+    .value_name = "N",
+    .help = "with --tokens D, the same as --model-flops 6ND (a dense model's training step: 6 "
+            "FLOPs per parameter per token, attention not counted)"};
+inline constexpr Flag kTokensFlag{.name = "--tokens",
+                                  .type = FlagType::kNumber,
+                                  .value_name = "D",
+                                  .help = "the tokens of one step, with --params N"};
+inline constexpr Flag kXSpaceFlag{.name = "--xspace",
+                                  .type = FlagType::kText,
+                                  .value_name = "LOG_DIR",
+                                  .help = "write the predicted step as an XProf profile"};
+inline constexpr Flag kStepsFlag{.name = "--steps",
+                                 .type = FlagType::kCount,
+                                 .value_name = "N",
+                                 .help = "with --xspace: predicted steps laid end to end",
+                                 .default_value = "1",
+                                 .min = 1,
+                                 .max = kMaxXSpaceSteps};
 
 // Reads a whole input file, or standard input for "-", with the checks of read_input_file.
 absl::StatusOr<InputFile> read_input(const std::string& path);
@@ -70,37 +199,27 @@ struct ModelFlops {
 };
 absl::StatusOr<ModelFlops> model_flops_option(const Args& args);
 
-// ---- The options that predict, compare, profile and diff share, declared and parsed once:
-// `--json` or `--csv` (one or the other), `--top N`, `--trip-count N`, and where the command
-// takes them, `--model-flops F | --params N --tokens D` and `--xspace LOG_DIR [--steps N]`.
-enum SharedOption : unsigned {
-  kOutputOptions = 0,      // --json, --csv, --top, --trip-count: every one of them
-  kModelFlopsOptions = 1,  // --model-flops, --params, --tokens
-  kXSpaceOptions = 2,      // --xspace, --steps
-};
-
-// `spec` with the shared options of `which` (kOutputOptions | ...) added.
-ArgSpec with_shared_options(ArgSpec spec, unsigned which);
-
+// ---- The options that predict, compare, profile and diff share, parsed once: `--json` or
+// `--csv` (one or the other), `--top N`, `--trip-count N`, and where the command takes them,
+// `--model-flops F | --params N --tokens D` and `--xspace LOG_DIR [--steps N]`.
 struct SharedOptions {
   bool json = false;
   bool csv = false;
-  size_t top = 0;              // --top, else the command's default
+  size_t top = 0;              // --top, its default the command's
   int64_t trip_count = 1;      // --trip-count: PredictOptions::default_trip_count
   ModelFlops model_flops;      // model_flops_option
   int64_t steps = 1;           // --steps: XSpaceOptions::steps
 };
 
-// The shared options of `args`, `top` their --top's default. Errors (for usage_error): --json
-// with --csv, a count that is not one, those of model_flops_option, --steps without --xspace or
-// out of [1, kMaxXSpaceSteps].
-absl::StatusOr<SharedOptions> parse_shared_options(const Args& args, size_t top);
+// The shared options of `args`. Errors (for usage_error): --json with --csv, those of
+// model_flops_option, --steps without --xspace.
+absl::StatusOr<SharedOptions> parse_shared_options(const Args& args);
 
-// The words of `command` parsed by `spec`: std::nullopt where the command ends there, with
+// The words of `command` parsed by its flags: std::nullopt where the command ends there, with
 // `exit_code` set: its help printed for --help (kExitOk), a usage error for words it does not
-// take.
+// take or values not of their flag's type.
 struct Command;
-std::optional<Args> parse_command_args(const std::vector<std::string>& words, const ArgSpec& spec,
+std::optional<Args> parse_command_args(const std::vector<std::string>& words,
                                        const Command& command, int& exit_code);
 
 // CSV (RFC 4180) for the op tables' --csv: one line of cells, each quoted when it holds a comma,
@@ -145,7 +264,7 @@ void keep_until_exit(T&&... objects);
 // predictions on several devices run side by side (`compare`), the memory analysis beside the
 // prediction (`predict`, `advise`), and the trace is written while the text report and its
 // advice are made, each a task (tests/predict/concurrent_analysis_test.cc). The library runs
-// them (hloroof/analysis.h; util/threads.h); the command says how many threads.
+// them (hloroof/analysis.h; hloroof/threads.h); the command says how many threads.
 
 // The threads that run at once: $HLOROOF_THREADS where it is a whole number from 1 to 1024 (a
 // machine shared with other work, or a many-core machine's figures reproduced on a small one),

@@ -18,40 +18,59 @@
 namespace hloroof::cli {
 namespace {
 
-// The flags and options the command takes (`hloroof completion` offers them).
-ArgSpec arg_spec() {
-  return {.flags = {"--json"},
-          .options = {"--device", "--topology", "--top", "--evidence", "--module", "--entry"}};
-}
+constexpr Flag kDevice{.name = "--device",
+                       .type = FlagType::kText,
+                       .value_name = "D",
+                       .help = kDeviceFlag.help,
+                       .default_help = "h100 for a GPU module, tpu_v5e otherwise (said in the "
+                                       "assumptions)"};
+constexpr Flag kTopology{.name = "--topology",
+                         .type = FlagType::kText,
+                         .value_name = "T",
+                         .help = "the slice (as for predict)",
+                         .default_help = "the smallest that holds the module"};
+constexpr Flag kEntry{.name = "--entry",
+                      .type = FlagType::kText,
+                      .value_name = "NAME",
+                      .help = "take computation NAME as the step (a module that marks none ENTRY "
+                              "has no step to advise on without it)"};
+constexpr Flag kJson{.name = "--json",
+                     .help = "one JSON object instead (keys in docs/advise.md)"};
+constexpr Flag kTop{.name = "--top",
+                    .type = FlagType::kCount,
+                    .value_name = "N",
+                    .help = "findings kept, best ranked first; 0: all",
+                    .default_value = "0"};
+constexpr Flag kEvidence{.name = "--evidence",
+                         .type = FlagType::kCount,
+                         .value_name = "N",
+                         .help = "evidence rows per finding; 0: all",
+                         .default_value = "5"};
+
+// The flags and options the command takes, in the order its help lists them.
+constexpr const Flag* kFlags[] = {&kDevice, &kTopology, &kSetFlag, &kModuleFlag,
+                                  &kEntry,  &kJson,     &kTop,     &kEvidence};
 
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args = parse_args(words, arg_spec());
-  if (!args.ok()) return usage_error(args.status().message(), kAdviseCommand.usage);
-  if (args->flag("--help")) {
-    print_help(kAdviseCommand);
-    return kExitOk;
-  }
+  int exit_code = kExitOk;
+  std::optional<Args> args = parse_command_args(words, kAdviseCommand, exit_code);
+  if (!args) return exit_code;
   if (args->positional.size() != 1) {
     return usage_error("expected one HLO file", kAdviseCommand.usage);
   }
   AdviseOptions options;
-  for (const auto& [flag, field] :
-       {std::pair{"--top", &options.top}, std::pair{"--evidence", &options.evidence_rows}}) {
-    if (!args->has(flag)) continue;
-    absl::StatusOr<int64_t> n = parse_count(flag, args->get(flag));
-    if (!n.ok()) return usage_error(n.status().message(), kAdviseCommand.usage);
-    *field = static_cast<size_t>(*n);
-  }
+  options.top = static_cast<size_t>(args->count(kTop));
+  options.evidence_rows = static_cast<size_t>(args->count(kEvidence));
 
-  absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->get("--module"),
-                                                    args->get("--entry"));
+  absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->text(kModuleFlag),
+                                                    args->text(kEntry));
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
   const Module& module = loaded->module;
   absl::StatusOr<DeviceTarget> choice =
-      resolve_device(device_or_profile(args->get("--device"), *loaded), &module,
-                     {.topology = args->get("--topology"),
-                      .settings = args->all("--set"),
+      resolve_device(device_or_profile(args->text(kDevice), *loaded), &module,
+                     {.topology = args->text(kTopology),
+                      .settings = args->all(kSetFlag),
                       .compiled_for = platform_of_file_name(loaded->file)});
   if (!choice.ok()) return fail(choice.status());
   // The memory analysis beside the prediction: neither reads the other's results. The advice
@@ -73,7 +92,7 @@ int run(const std::vector<std::string>& words) {
   if (const std::string set = settings_note(*args); !set.empty()) {
     advice->notes.insert(advice->notes.begin(), set);
   }
-  if (args->flag("--json")) {
+  if (args->flag(kJson)) {
     std::cout << advice_to_json(*advice) << "\n";
   } else {
     std::cout << render_advice_text(*advice);
@@ -95,26 +114,15 @@ const Command kAdviseCommand = {
     "collective. Each finding has a stable id, the evidence (ops, shapes, bytes, times,\n"
     "scopes), the fix in JAX terms, and the predicted seconds per step it puts at stake with\n"
     "the arithmetic; no op's time is counted under two findings. docs/advise.md lists the\n"
-    "rules and their thresholds.\n\n"
-    "options:\n"
-    "  --device D      a built-in device (`hloroof devices`), optionally with its topology\n"
-    "                  (tpu_v5e:2x2, h100:1x8), or a device JSON file; default: h100 for a\n"
-    "                  GPU module, tpu_v5e otherwise (said in the assumptions)\n"
-    "  --topology T    the slice (as for predict); default: the smallest that holds the module\n"
-    "  --module M      FILE is an XLA dump directory: read its module M (default: the\n"
-    "                  largest jit_* module after optimizations)\n"
-    "  --entry NAME    take computation NAME as the step (a module that marks none ENTRY has\n"
-    "                  no step to advise on without it)\n"
-    "  --json          one JSON object instead (keys in docs/advise.md)\n"
-    "  --top N         findings kept, best ranked first (default all)\n"
-    "  --evidence N    evidence rows per finding (default 5; 0: all)\n\n"
-    "examples:\n"
-    "  hloroof advise examples/tpu_v5e_train_step.hlo --device tpu_v5e:2x2\n"
-    "  hloroof advise step.hlo --device h100:1x8 --json --top 3\n",
+    "rules and their thresholds.\n",
     run,
     "hloroof advise FILE [--device D] [--topology T] [--module M] [--entry NAME] [--json]\n"
     "       [--top N] [--evidence N]",
-    arg_spec,
+    kFlags,
+    {},
+    "examples:\n"
+    "  hloroof advise examples/tpu_v5e_train_step.hlo --device tpu_v5e:2x2\n"
+    "  hloroof advise step.hlo --device h100:1x8 --json --top 3\n",
 };
 
 }  // namespace hloroof::cli

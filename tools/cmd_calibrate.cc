@@ -40,11 +40,11 @@ std::vector<std::string> hlo_words(const std::vector<std::string>& words,
   bool after_hlo = false;  // the last word was an --hlo value or a module after one
   for (size_t k = 0; k < words.size(); ++k) {
     const std::string& w = words[k];
-    if (w == "--hlo" && k + 1 < words.size()) {
+    if (w == calibrate_flags::kHlo.name && k + 1 < words.size()) {
       hlos.push_back(words[++k]);
       after_hlo = true;
     } else if (absl::StartsWith(w, "--hlo=")) {
-      hlos.push_back(w.substr(6));
+      hlos.push_back(w.substr(std::string_view("--hlo=").size()));
       after_hlo = true;
     } else if (after_hlo && !absl::StartsWith(w, "-") && is_module_file(w)) {
       hlos.push_back(w);
@@ -57,33 +57,31 @@ std::vector<std::string> hlo_words(const std::vector<std::string>& words,
   return hlos;
 }
 
-// The flags and options the command takes (`hloroof completion` offers them).
-ArgSpec arg_spec() {
-  return {.options = {"--device", "--output", "--name", "--topology", "--device-index",
-                      "--trip-count", "--module"},
-          .repeatable_options = {"--hlo"}};
-}
+using calibrate_flags::kDevice;
+using calibrate_flags::kDeviceIndex;
+using calibrate_flags::kHlo;
+using calibrate_flags::kModule;
+using calibrate_flags::kName;
+using calibrate_flags::kOutput;
+using calibrate_flags::kSet;
 
-int run(const std::vector<std::string>& given) {
-  // `-o FILE` as compilers take it; the shared parser knows only long options.
-  std::vector<std::string> words = given;
-  for (std::string& w : words) {
-    if (w == "-o") w = "--output";
-  }
-  absl::StatusOr<Args> args = parse_args(words, arg_spec());
-  if (!args.ok()) return usage_error(args.status().message(), kCalibrateCommand.usage);
-  if (args->flag("--help")) {
-    print_help(kCalibrateCommand);
-    return kExitOk;
-  }
+// The flags and options the command takes, in the order its help lists them.
+constexpr const Flag* kFlags[] = {&kHlo,          &kModule,      &kDevice,       &kSet,
+                                  &kOutput,       &kName,        &kTopologyFlag, &kDeviceIndex,
+                                  &kTripCountFlag};
+
+int run(const std::vector<std::string>& words) {
+  int exit_code = kExitOk;
+  std::optional<Args> args = parse_command_args(words, kCalibrateCommand, exit_code);
+  if (!args) return exit_code;
   std::vector<std::string> profiles = args->positional;
   const std::vector<std::string> hlos = hlo_words(words, profiles);
   if (profiles.empty()) {
     return usage_error("expected one or more profiles", kCalibrateCommand.usage);
   }
   if (std::optional<int> done = calibrate_from_nccl_tests(*args)) return *done;
-  const std::string output = args->get("--output");
-  if (args->has("--output") && output.empty()) {
+  const std::string output = args->text(kOutput);
+  if (args->has(kOutput) && output.empty()) {
     // Refused as every output is, before the profiles are read and fitted.
     return fail(write_output_file("", "", "the device"));
   }
@@ -95,29 +93,20 @@ int run(const std::vector<std::string>& given) {
   ProfileCalibrationInputs in;
   in.profiles = profiles;
   in.module_paths = hlos;
-  in.device = args->get("--device");
+  in.device = args->text(kDevice);
   in.load = cli_load_options();
-  in.load.module_name = args->get("--module");
-  in.device_option = "--device";
-  in.modules_option = "--hlo";
+  in.load.module_name = args->text(kModule);
+  in.device_option = kDevice.name;
+  in.modules_option = kHlo.name;
   CalibrationOptions& options = in.options;
-  options.name = args->get("--name");
-  options.settings = args->all("--set");  // the fit starts from the figures set
-  options.predict.topology = args->get("--topology");
-  if (args->has("--trip-count")) {
-    absl::StatusOr<int64_t> n = parse_count("--trip-count", args->get("--trip-count"));
-    if (!n.ok()) return usage_error(n.status().message(), kCalibrateCommand.usage);
-    options.predict.default_trip_count = *n;
-  }
-  if (args->has("--device-index")) {
-    absl::StatusOr<int64_t> n = parse_count("--device-index", args->get("--device-index"));
-    if (!n.ok()) return usage_error(n.status().message(), kCalibrateCommand.usage);
-    if (*n > 1 << 20) return usage_error("--device-index: too large", kCalibrateCommand.usage);
-    options.profile.device_index = static_cast<int>(*n);
-  }
+  options.name = args->text(kName);
+  options.settings = args->all(kSet);  // the fit starts from the figures set
+  options.predict.topology = args->text(kTopologyFlag);
+  options.predict.default_trip_count = args->count(kTripCountFlag);
+  options.profile.device_index = static_cast<int>(args->count(kDeviceIndex));
   for (const std::string& hlo : hlos) {
     std::error_code error;
-    if (args->has("--module") && !std::filesystem::is_directory(hlo, error)) {
+    if (args->has(kModule) && !std::filesystem::is_directory(hlo, error)) {
       return usage_error(absl::StrCat("--module picks a module of a dump directory; '", hlo,
                                       "' is not a directory"),
                          kCalibrateCommand.usage);
@@ -179,35 +168,17 @@ const Command kCalibrateCommand = {
     "Given nccl-tests logs instead (all_reduce_perf, all_gather_perf, reduce_scatter_perf,\n"
     "alltoall_perf output, their 'Rank ... on HOST' lines kept), fits interconnect.nic_efficiency\n"
     "to the sizes whose ranks span nodes, each predicted as one collective on the device over\n"
-    "the log's nodes (--device required; --set, --name and -o apply).\n\n"
-    "options:\n"
-    "  --hlo HLO...      the module of each profile, in order (or one for all): a file or an\n"
-    "                    XLA dump directory; without it each PROFILE is a capture folder of\n"
-    "                    tools/capture holding module.hlo, or a profile that carries its\n"
-    "                    module (JAX's XSpaces do, as `hloroof profile` reads them)\n"
-    "  --module NAME     with dump directories: the module of each to read (default: the\n"
-    "                    largest jit_* one); without --hlo, the profiles' module (default:\n"
-    "                    the one that ran longest)\n"
-    "  --device D        the device to start from, as `hloroof predict` takes it; default:\n"
-    "                    the one the profiles name (device plane, meta.json), as `profile`\n"
-    "                    infers it; a device of another platform than theirs is an error\n"
-    "  --set PATH=VALUE  a figure of the device set before the fit, in base units (repeat it;\n"
-    "                    `hloroof devices D` lists them): e.g. --set hbm.bandwidth=3e12; the\n"
-    "                    written device keeps it, and its notes say so\n"
-    "  -o, --output OUT.json  where the fitted device goes (without it: the report only)\n"
-    "  --name NAME       the fitted device's name (default DEVICE_fitted)\n"
-    "  --topology T      the slice, when --device does not give it\n"
-    "  --device-index N  the profiles' device plane GPU:N or TPU:N (default 0)\n"
-    "  --trip-count N    trip count assumed for loops whose count cannot be told (default 1)\n\n"
-    "example:\n"
-    "  hloroof calibrate runs/gemm runs/mlp runs/attention --device h100 -o my_h100.json\n"
-    "  hloroof predict train_step.hlo --device my_h100.json\n"
-    "  hloroof calibrate all_reduce_perf.log alltoall_perf.log --device a100 -o cluster.json\n",
+    "the log's nodes (--device required; --set, --name and -o apply).\n",
     run,
     "hloroof calibrate PROFILE... [--hlo HLO...] [--device D] [--set PATH=VALUE]...\n"
     "       [-o OUT.json] [--name NAME] [--topology T] [--device-index N] [--trip-count N]\n"
     "       [--module NAME]",
-    arg_spec,
+    kFlags,
+    {},
+    "example:\n"
+    "  hloroof calibrate runs/gemm runs/mlp runs/attention --device h100 -o my_h100.json\n"
+    "  hloroof predict train_step.hlo --device my_h100.json\n"
+    "  hloroof calibrate all_reduce_perf.log alltoall_perf.log --device a100 -o cluster.json\n",
 };
 
 }  // namespace hloroof::cli

@@ -47,7 +47,7 @@ void write_text(const Args& args, const SharedOptions& shared, const LoadedModul
 int compare(const Args& args, const SharedOptions& shared,
             const std::vector<std::string>& devices) {
   absl::StatusOr<LoadedModule> loaded =
-      load_input(args.positional[0], args.get("--module"), args.get("--entry"));
+      load_input(args.positional[0], args.text(kModuleFlag), args.text(kEntryFlag));
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
   // Every device resolved first (that is quick), up to the first that is not.
@@ -56,7 +56,7 @@ int compare(const Args& args, const SharedOptions& shared,
   for (const std::string& d : devices) {
     absl::StatusOr<DeviceTarget> target =
         resolve_device(d, &loaded->module,
-                       {.settings = args.all("--set"),
+                       {.settings = args.all(kSetFlag),
                         .compiled_for = platform_of_file_name(loaded->file)});
     if (!target.ok()) {
       unresolved = target.status();
@@ -120,21 +120,40 @@ int compare(const Args& args, const SharedOptions& shared,
   return kExitOk;
 }
 
-// The flags and options the command takes (`hloroof completion` offers them).
-ArgSpec arg_spec() {
-  return with_shared_options({.options = {"--devices", "--module", "--entry"}}, kModelFlopsOptions);
-}
+constexpr Flag kDevices{
+    .name = "--devices",
+    .type = FlagType::kText,
+    .value_name = "D1,...",
+    .help = "devices as `hloroof predict --device` takes them, each with its own topology if "
+            "needed (tpu_v5e:2x2,tpu_v5p:2x2x1,h100:1x4); spaces after the commas are fine; "
+            "required"};
+constexpr Flag kTop{.name = "--top",
+                    .type = FlagType::kCount,
+                    .value_name = "N",
+                    .help = "ops listed per device; 0: all",
+                    .default_value = "5"};
+constexpr Flag kJson{
+    .name = "--json",
+    .help = "a JSON array with one `hloroof predict --json` object per device"};
+constexpr Flag kCsv{.name = "--csv",
+                    .help = "every op of every device, one CSV row each: a column `device` "
+                            "(h100:1x8), then `hloroof predict --csv`'s columns"};
+
+// The flags and options the command takes, in the order its help lists them.
+constexpr const Flag* kFlags[] = {&kDevices,    &kSetFlag,   &kTop,        &kTripCountFlag,
+                                  &kModelFlopsFlag, &kParamsFlag, &kTokensFlag, &kModuleFlag,
+                                  &kEntryFlag,  &kJson,      &kCsv};
 
 int run(const std::vector<std::string>& words) {
   int exit_code = kExitOk;
-  std::optional<Args> args = parse_command_args(words, arg_spec(), kCompareCommand, exit_code);
+  std::optional<Args> args = parse_command_args(words, kCompareCommand, exit_code);
   if (!args) return exit_code;
   const std::string_view usage = kCompareCommand.usage;
   if (args->positional.size() != 1) return usage_error("expected one HLO file", usage);
-  if (!args->has("--devices")) return usage_error("--devices is required", usage);
-  absl::StatusOr<std::vector<std::string>> devices = split_device_list(args->get("--devices"));
+  if (!args->has(kDevices)) return usage_error("--devices is required", usage);
+  absl::StatusOr<std::vector<std::string>> devices = split_device_list(args->text(kDevices));
   if (!devices.ok()) return usage_error(devices.status().message(), usage);
-  absl::StatusOr<SharedOptions> shared = parse_shared_options(*args, 5);
+  absl::StatusOr<SharedOptions> shared = parse_shared_options(*args);
   if (!shared.ok()) return usage_error(shared.status().message(), usage);
   return compare(*args, *shared, *devices);
 }
@@ -147,31 +166,16 @@ const Command kCompareCommand = {
     "Predicts one step of an HLO module (FILE, or - for standard input) on each device and\n"
     "shows them side by side: step time and its breakdown with the ratio to the first device,\n"
     "HFU and the peak it is measured against, then each device's costliest ops, what bounds\n"
-    "them and how their time compares with the first device's.\n\n"
-    "options:\n"
-    "  --devices D1,...  devices as `hloroof predict --device` takes them, each with its own\n"
-    "                    topology if needed (tpu_v5e:2x2,tpu_v5p:2x2x1,h100:1x4); spaces\n"
-    "                    after the commas are fine\n"
-    "  --top N           ops listed per device (default 5)\n"
-    "  --trip-count N    trip count assumed for loops whose count cannot be told (default 1)\n"
-    "  --model-flops F   the model's FLOPs of one step over all devices: adds MFU (as predict)\n"
-    "  --params N --tokens D  the same as --model-flops 6ND\n"
-    "  --module NAME     FILE is an XLA dump directory: read its module NAME (default: the\n"
-    "                    largest jit_* module after optimizations)\n"
-    "  --entry NAME      take computation NAME as the step (a module that marks none ENTRY\n"
-    "                    has no step time without it)\n"
-    "  --json            a JSON array with one `hloroof predict --json` object per device\n"
-    "  --csv             every op of every device, one CSV row each: a column `device`\n"
-    "                    (h100:1x8), then `hloroof predict --csv`'s columns\n"
-    "                    (--json and --csv are written device by device as the predictions\n"
-    "                    are made: a device whose prediction fails ends the output there,\n"
-    "                    with exit status 1 and why, after the devices before it)\n\n"
-    "example:\n"
-    "  hloroof compare train_step.hlo --devices tpu_v5e:2x2,tpu_v5p:2x2x1,tpu_v6e:2x2\n",
+    "them and how their time compares with the first device's.\n",
     run,
     "hloroof compare FILE --devices D1,D2,... [--top N] [--trip-count N] [--module M]\n"
     "       [--json | --csv] [--entry NAME] [--model-flops F | --params N --tokens D]",
-    arg_spec,
+    kFlags,
+    "--json and --csv are written device by device as the predictions are made: a device\n"
+    "whose prediction fails ends the output there, with exit status 1 and why, after the\n"
+    "devices before it.\n",
+    "example:\n"
+    "  hloroof compare train_step.hlo --devices tpu_v5e:2x2,tpu_v5p:2x2x1,tpu_v6e:2x2\n",
 };
 
 }  // namespace hloroof::cli

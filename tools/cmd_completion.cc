@@ -1,6 +1,7 @@
 // `hloroof completion bash|zsh`: a shell completion script, made from the commands' own flag
-// lists (Command::spec), so that it offers what each command takes and nothing else.
+// lists (Command::flags), so that it offers what each command takes and nothing else.
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -8,30 +9,41 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "cli.h"
 #include "commands.h"
+#include "hloroof/absl_compat.h"
 #include "hloroof/device.h"
 
 namespace hloroof::cli {
 namespace {
 
-// The words of a bash `case` arm: flags and options of one command, each group sorted.
-std::string words_of(const std::set<std::string>& names) { return absl::StrJoin(names, " "); }
-
-// The script for bash; zsh reads it through its bash compatibility (bashcompinit).
+// The script for bash; zsh reads it through its bash compatibility (bashcompinit). After each
+// command, its flags and options (Command::flags, as it parses its words); after an option of
+// fixed choices, those.
 std::string bash_script() {
   std::vector<std::string> names;
   for (const Command* c : all_commands()) names.emplace_back(c->name);
   const std::string commands = absl::StrJoin(names, " ");
   std::string arms;
+  std::map<std::string, std::string> choices;  // by option name: `--by`'s "op category scope"
   for (const Command* c : all_commands()) {
-    if (c->spec == nullptr) continue;
-    const ArgSpec spec = accepted_options(c->spec());
-    std::set<std::string> flags = spec.flags;
-    std::set<std::string> options = spec.options;
-    options.insert(spec.repeatable_options.begin(), spec.repeatable_options.end());
-    absl::StrAppend(&arms, "    ", std::string(c->name), ") flags='", words_of(flags), "'; options='",
-                    words_of(options), "' ;;\n");
+    if (c->flags.empty()) continue;
+    std::set<std::string> flags = {"--help"};
+    std::set<std::string> options;
+    for (const Flag* f : c->flags) {
+      (f->type == FlagType::kSwitch ? flags : options).emplace(f->name);
+      if (f->type == FlagType::kChoice) {
+        choices[std::string(f->name)] = absl::StrReplaceAll(sv(f->choices), {{"|", " "}});
+      }
+    }
+    absl::StrAppend(&arms, "    ", std::string(c->name), ") flags='", absl::StrJoin(flags, " "),
+                    "'; options='", absl::StrJoin(options, " "), "' ;;\n");
+  }
+  std::string values;
+  for (const auto& [option, words] : choices) {
+    absl::StrAppend(&values, "        ", option, ") COMPREPLY=($(compgen -W '", words,
+                    "' -- \"$cur\")) ;;\n");
   }
   const std::string devices = absl::StrJoin(builtin_device_names(), " ");
   return absl::StrCat(
@@ -59,12 +71,13 @@ std::string bash_script() {
       "  esac\n"
       "  case \" $options \" in\n"
       "    *\" $prev \"*)\n"
-      "      # An option's value: a built-in device after --device and --devices; files\n"
-      "      # otherwise (what an empty reply falls back to).\n"
+      "      # An option's value: a built-in device after --device and --devices, an option's\n"
+      "      # choices; files otherwise (what an empty reply falls back to).\n"
       "      case $prev in\n"
       "        --device|--devices) COMPREPLY=($(compgen -W '",
       devices,
-      "' -- \"$cur\")) ;;\n"
+      "' -- \"$cur\")) ;;\n",
+      values,
       "      esac\n"
       "      return ;;\n"
       "  esac\n"
@@ -75,7 +88,7 @@ std::string bash_script() {
 
 int run(const std::vector<std::string>& words) {
   int exit_code = kExitOk;
-  std::optional<Args> args = parse_command_args(words, {}, kCompletionCommand, exit_code);
+  std::optional<Args> args = parse_command_args(words, kCompletionCommand, exit_code);
   if (!args) return exit_code;
   if (args->positional.size() != 1) {
     return usage_error("expected a shell", kCompletionCommand.usage);
@@ -102,14 +115,16 @@ const Command kCompletionCommand = {
     "shell completion of commands, flags and device names, for bash or zsh",
     "Writes a completion script for the shell: after `hloroof`, the commands; after a\n"
     "command, its flags and options (made from the command's own list, as it parses them);\n"
-    "after --device and --devices, the built-in devices; files elsewhere.\n\n"
+    "after --device and --devices, the built-in devices; after an option of fixed choices\n"
+    "(--by, --sort), those; files elsewhere.\n",
+    run,
+    "hloroof completion bash|zsh",
+    {},
+    {},
     "Load it in the current shell, or once for every shell:\n"
     "  source <(hloroof completion bash)            # bash, this shell\n"
     "  hloroof completion bash > ~/.local/share/bash-completion/completions/hloroof\n"
     "  source <(hloroof completion zsh)             # zsh (its bashcompinit)\n",
-    run,
-    "hloroof completion bash|zsh",
-    nullptr,
 };
 
 }  // namespace hloroof::cli

@@ -1,6 +1,7 @@
 // `hloroof cost FILE [--json]`: FLOPs, transcendentals and bytes of every instruction and of
 // one step, with loop trip counts and collective payloads.
 #include <iostream>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "cli.h"
@@ -69,63 +70,73 @@ void print_csv(const ModuleCost& cost) {
   }
 }
 
-// The flags and options the command takes (`hloroof completion` offers them).
-ArgSpec arg_spec() {
-  return {.flags = {"--json", "--csv", "--all", "--dense"},
-          .options = {"--trip-count", "--module", "--top", "--sort", "--entry"}};
-}
+constexpr Flag kTop{.name = "--top",
+                    .type = FlagType::kCount,
+                    .value_name = "N",
+                    .help = "rows of the table; 0: all",
+                    .default_value = "20"};
+constexpr Flag kSort{.name = "--sort",
+                     .type = FlagType::kChoice,
+                     .help = "rank the rows by flops, bytes (HBM), transcendentals, runs, or keep "
+                             "the program's order (order)",
+                     .default_value = "flops",
+                     .choices = "flops|bytes|transcendentals|runs|order"};
+constexpr Flag kJson{
+    .name = "--json",
+    .help = "one JSON object: totals, notes and every instruction (per execution)"};
+constexpr Flag kCsv{
+    .name = "--csv",
+    .help = "every instruction as CSV, one row each, the JSON's figures as columns"};
+constexpr Flag kAll{
+    .name = "--all",
+    .help = "also list fused and applied instructions and those that cost nothing"};
+constexpr Flag kDense{.name = "--dense", .help = "measure bytes without tile padding"};
+constexpr Flag kEntry{
+    .name = "--entry",
+    .type = FlagType::kText,
+    .value_name = "NAME",
+    .help = "take computation NAME as the step (by default a module that marks none ENTRY is "
+            "read from its last computation, said at the top; JSON: entry, entry_marked)"};
+
+// The flags and options the command takes, in the order its help lists them.
+constexpr const Flag* kFlags[] = {&kTop,  &kSort,           &kJson,        &kCsv,  &kAll,
+                                  &kDense, &kTripCountFlag, &kModuleFlag, &kEntry};
 
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args = parse_args(words, arg_spec());
-  if (!args.ok()) return usage_error(args.status().message(), kCostCommand.usage);
-  if (args->flag("--help")) {
-    print_help(kCostCommand);
-    return kExitOk;
-  }
+  int exit_code = kExitOk;
+  std::optional<Args> args = parse_command_args(words, kCostCommand, exit_code);
+  if (!args) return exit_code;
   if (args->positional.size() != 1) return usage_error("expected one HLO file", kCostCommand.usage);
-  if (args->flag("--json") && args->flag("--csv")) {
+  if (args->flag(kJson) && args->flag(kCsv)) {
     return usage_error("give --json or --csv, not both", kCostCommand.usage);
   }
   CostOptions options;
-  options.use_padded_sizes = !args->flag("--dense");
-  size_t top = 20;
-  if (args->has("--top")) {
-    absl::StatusOr<int64_t> n = parse_count("--top", args->get("--top"));
-    if (!n.ok()) return usage_error(n.status().message(), kCostCommand.usage);
-    top = static_cast<size_t>(*n);
-  }
-  CostSort sort = CostSort::kFlops;
-  if (args->has("--sort")) {
-    absl::StatusOr<CostSort> by = parse_sort(args->get("--sort"));
-    if (!by.ok()) return usage_error(by.status().message(), kCostCommand.usage);
-    sort = *by;
-  }
-  if (args->has("--trip-count")) {
-    absl::StatusOr<int64_t> n = parse_count("--trip-count", args->get("--trip-count"));
-    if (!n.ok()) return usage_error(n.status().message(), kCostCommand.usage);
-    options.default_trip_count = *n;
-  }
-  absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->get("--module"),
-                                                    args->get("--entry"));
+  options.use_padded_sizes = !args->flag(kDense);
+  const size_t top = static_cast<size_t>(args->count(kTop));
+  absl::StatusOr<CostSort> sort = parse_sort(args->text(kSort));
+  if (!sort.ok()) return usage_error(sort.status().message(), kCostCommand.usage);
+  options.default_trip_count = args->count(kTripCountFlag);
+  absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->text(kModuleFlag),
+                                                    args->text(kEntry));
   if (!loaded.ok()) return fail(loaded.status());
-  print_input_messages(*loaded, args->flag("--csv"));
+  print_input_messages(*loaded, args->flag(kCsv));
   const Module* module = &loaded->module;
   absl::StatusOr<ModuleCost> cost = analyze_cost(*module, options);
   if (!cost.ok()) return fail(cost.status());
   for (size_t i = 0; i < loaded->diagnostics.warnings.size(); ++i) {
     cost->notes.insert(cost->notes.begin() + i, "warning: " + loaded->diagnostics.warnings[i]);
   }
-  if (args->flag("--json")) {
+  if (args->flag(kJson)) {
     if (!loaded->banner.empty()) {
       cost->notes.insert(cost->notes.begin(), "warning: " + loaded->banner);
     }
     cost->entry_marked = loaded->entry_marked;
     write_cost_json(*cost, std::cout);
-  } else if (args->flag("--csv")) {
+  } else if (args->flag(kCsv)) {
     print_csv(*cost);
   } else {
     std::cout << banner_text(*loaded)
-              << render_cost_text(*cost, {.sort = sort, .top = top, .all = args->flag("--all")});
+              << render_cost_text(*cost, {.sort = *sort, .top = top, .all = args->flag(kAll)});
   }
   keep_until_exit(std::move(loaded), std::move(cost));
   return kExitOk;
@@ -142,27 +153,15 @@ const Command kCostCommand = {
     "trip counts. Prints the totals of one step first (loops expanded, and XLA's\n"
     "cost_analysis() figures), the notes (the same note about many ops once, with examples),\n"
     "then one table: the instructions with the most FLOPs per step (per execution x runs, the\n"
-    "executions per step). Conventions: docs/cost-conventions.md.\n\n"
-    "options:\n"
-    "  --top N          rows of the table (default 20; 0: all)\n"
-    "  --sort S         rank the rows by flops (default), bytes (HBM), transcendentals, runs,\n"
-    "                   or keep the program's order (order)\n"
-    "  --json           one JSON object: totals, notes and every instruction (per execution)\n"
-    "  --csv            every instruction as CSV, one row each, the JSON's figures as columns\n"
-    "  --all            also list fused and applied instructions and those that cost nothing\n"
-    "  --dense          measure bytes without tile padding\n"
-    "  --trip-count N   trip count assumed for loops whose count cannot be told (default 1)\n"
-    "  --module NAME    with a dump directory: the module to read (default: the largest jit_*)\n"
-    "  --entry NAME     take computation NAME as the step (by default a module that marks\n"
-    "                   none ENTRY is read from its last computation, said at the top;\n"
-    "                   JSON: entry, entry_marked)\n\n"
-    "examples:\n"
-    "  hloroof cost model.hlo --top 10 --sort bytes\n"
-    "  hloroof cost model.hlo --json\n",
+    "executions per step). Conventions: docs/cost-conventions.md.\n",
     run,
     "hloroof cost FILE|DUMP_DIR [--module NAME] [--top N] [--sort S] [--json | --csv] [--all]\n"
     "       [--dense] [--trip-count N] [--entry NAME]",
-    arg_spec,
+    kFlags,
+    {},
+    "examples:\n"
+    "  hloroof cost model.hlo --top 10 --sort bytes\n"
+    "  hloroof cost model.hlo --json\n",
 };
 
 }  // namespace hloroof::cli

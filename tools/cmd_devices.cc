@@ -176,26 +176,34 @@ int show_device(const std::string& text, bool json, const std::vector<std::strin
   return kExitOk;
 }
 
-// The flags and options the command takes (`hloroof completion` offers them).
-ArgSpec arg_spec() {
-  return {.flags = {"--json"}, .repeatable_options = {"--set"}};
-}
+constexpr Flag kJson{
+    .name = "--json",
+    .help = "the list as JSON, numbers in base units named in the keys (bf16_peak_flop_per_s, "
+            "hbm_bandwidth_bytes_per_s, ...); with NAME, the spec itself "
+            "(data/hardware/README.md): save it, edit it, give it as --device"};
+constexpr Flag kSet{.name = "--set",
+                    .type = FlagType::kText,
+                    .value_name = "PATH=VALUE",
+                    .help = "set a figure (interconnect.scale_out_bandwidth=12.5e9; VALUE in the "
+                            "figure's base unit), as every command that takes a device does; "
+                            "repeat it for more",
+                    .repeatable = true};
+
+// The flags and options the command takes, in the order its help lists them.
+constexpr const Flag* kFlags[] = {&kJson, &kSet};
 
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args = parse_args(words, arg_spec());
-  if (!args.ok()) return usage_error(args.status().message(), kDevicesCommand.usage);
-  if (args->flag("--help")) {
-    print_help(kDevicesCommand);
-    return kExitOk;
-  }
+  int exit_code = kExitOk;
+  std::optional<Args> args = parse_command_args(words, kDevicesCommand, exit_code);
+  if (!args) return exit_code;
   if (args->positional.size() > 1) {
     return usage_error("expected at most one device", kDevicesCommand.usage);
   }
   if (args->positional.empty()) {
-    if (args->has("--set")) return usage_error("--set needs a device NAME", kDevicesCommand.usage);
-    return list_devices(args->flag("--json"));
+    if (args->has(kSet)) return usage_error("--set needs a device NAME", kDevicesCommand.usage);
+    return list_devices(args->flag(kJson));
   }
-  return show_device(args->positional[0], args->flag("--json"), args->all("--set"));
+  return show_device(args->positional[0], args->flag(kJson), args->all(kSet));
 }
 
 }  // namespace
@@ -208,21 +216,16 @@ const Command kDevicesCommand = {
     "spec (schema: data/hardware/README.md), lists every figure with its unit and source;\n"
     "with :TOPOLOGY (tpu_v5e:4x4, h100:2x8, as predict takes it) also the slice's devices and\n"
     "axes, or why no such slice exists. Sources: docs/sources.md.\n"
-    "Figures marked * are unverified defaults.\n\n"
-    "options:\n"
-    "  --json   the list as JSON, numbers in base units named in the keys\n"
-    "           (bf16_peak_flop_per_s, hbm_bandwidth_bytes_per_s, ...); with NAME, the spec\n"
-    "           itself (data/hardware/README.md): save it, edit it, give it as --device\n"
-    "  --set PATH=VALUE  set a figure (interconnect.scale_out_bandwidth=12.5e9; VALUE in the\n"
-    "           figure's base unit), as every command that takes a device does\n\n"
+    "Figures marked * are unverified defaults.\n",
+    run,
+    "hloroof devices [NAME[:TOPOLOGY]|PATH] [--set PATH=VALUE]... [--json]",
+    kFlags,
+    {},
     "examples:\n"
     "  hloroof devices\n"
     "  hloroof devices tpu_v5e:4x4\n"
     "  hloroof devices h100 --set hbm.bandwidth=4e12 --json > my_h100.json\n"
     "  hloroof predict step.hlo --device my_h100.json\n",
-    run,
-    "hloroof devices [NAME[:TOPOLOGY]|PATH] [--set PATH=VALUE]... [--json]",
-    arg_spec,
 };
 
 }  // namespace hloroof::cli

@@ -106,18 +106,36 @@ void print_csv(const PredictionDiff& diff) {
   }
 }
 
-// The flags and options the command takes (`hloroof completion` offers them).
-ArgSpec arg_spec() {
-  return with_shared_options({.options = {"--device", "--trace"}}, kOutputOptions);
-}
+constexpr Flag kDevice{.name = "--device",
+                       .type = FlagType::kText,
+                       .value_name = "D",
+                       .help = "the device of both sides, as `hloroof predict --device` takes it",
+                       .default_help = "the one BEFORE implies, as `predict` infers it"};
+constexpr Flag kTop{.name = "--top",
+                    .type = FlagType::kCount,
+                    .value_name = "N",
+                    .help = "ops listed; 0: all",
+                    .default_value = "10"};
+constexpr Flag kJson{.name = "--json",
+                     .help = "every op's change as JSON (docs/reports.md, \"diff\")"};
+constexpr Flag kCsv{.name = "--csv",
+                    .help = "every op's change instead, one CSV row each, the JSON's op keys as "
+                            "columns"};
+constexpr Flag kTrace{.name = "--trace",
+                      .type = FlagType::kText,
+                      .value_name = "OUT.json",
+                      .help = "both predicted timelines in one Perfetto trace, each from 0 "
+                              "(tracks \"before: ...\" and \"after: ...\"; each op's change in "
+                              "its args)"};
+
+// The flags and options the command takes, in the order its help lists them.
+constexpr const Flag* kFlags[] = {&kDevice, &kSetFlag, &kTop,  &kTripCountFlag,
+                                  &kJson,   &kCsv,     &kTrace};
 
 int run(const std::vector<std::string>& words) {
   int exit_code = kExitOk;
-  std::optional<Args> args = parse_command_args(words, arg_spec(), kDiffCommand, exit_code);
+  std::optional<Args> args = parse_command_args(words, kDiffCommand, exit_code);
   if (!args) return exit_code;
-  if (args->flag("--json") && args->flag("--csv")) {
-    return usage_error("--json and --csv: one or the other", kDiffCommand.usage);
-  }
   if (args->positional.size() != 2) {
     return usage_error("expected two HLO files", kDiffCommand.usage);
   }
@@ -125,45 +143,45 @@ int run(const std::vector<std::string>& words) {
     return usage_error("standard input ('-') can be read once: give one module as '-' at most",
                        kDiffCommand.usage);
   }
-  absl::StatusOr<SharedOptions> shared = parse_shared_options(*args, 10);
+  absl::StatusOr<SharedOptions> shared = parse_shared_options(*args);
   if (!shared.ok()) return usage_error(shared.status().message(), kDiffCommand.usage);
   const size_t top = shared->top;
   PredictOptions options;
   options.explain = false;                  // no output shows an op's explanation
-  options.timeline = args->has("--trace");  // only the trace shows the timelines
+  options.timeline = args->has(kTrace);  // only the trace shows the timelines
   options.default_trip_count = shared->trip_count;
   // Both sides on the same device; without --device, the one the first module implies.
   absl::StatusOr<std::array<Side, 2>> sides =
-      predict_sides({args->positional[0], args->positional[1]}, args->get("--device"), options,
-                    args->all("--set"));
+      predict_sides({args->positional[0], args->positional[1]}, args->text(kDevice), options,
+                    args->all(kSetFlag));
   if (!sides.ok()) return fail(sides.status());
   Side* const before = &(*sides)[0];
   Side* const after = &(*sides)[1];
-  const std::string device = args->get("--device");
+  const std::string device = args->text(kDevice);
 
   const PredictionDiff diff = diff_predictions(before->prediction, after->prediction,
                                                before->peak_bytes, after->peak_bytes);
-  if (args->has("--trace")) {
+  if (args->has(kTrace)) {
     // Neither module read (nor a device file) may be overwritten.
     const std::vector<std::string> inputs = {args->positional[0], before->loaded.file,
                                              args->positional[1], after->loaded.file, device};
     absl::Status s =
-        write_output_file(args->get("--trace"),
+        write_output_file(args->text(kTrace),
                           diff_to_trace_json(diff, before->prediction, after->prediction),
                           "the trace", inputs);
     if (!s.ok()) return fail(s);
   }
-  if (args->flag("--csv")) {
+  if (shared->csv) {
     print_csv(diff);
     return kExitOk;
   }
-  if (args->flag("--json")) {
+  if (shared->json) {
     write_diff_json(diff, std::cout);
   } else {
     std::cout << render_diff(diff, top);
   }
-  if (args->has("--trace") && !args->flag("--json")) {
-    std::cout << "\ntrace written to " << args->get("--trace") << "\n";
+  if (args->has(kTrace) && !shared->json) {
+    std::cout << "\ntrace written to " << args->text(kTrace) << "\n";
   }
   return kExitOk;
 }
@@ -180,24 +198,14 @@ const Command kDiffCommand = {
     "the op_name of their metadata; the rest were added or removed. Use it on a module before\n"
     "and after a pass, two compiler flag settings, or two dumps of one job. What the two\n"
     "predictions warn of comes under the first lines, their assumptions at the end, each once\n"
-    "(after \"before: \" or \"after: \" where one side alone says it).\n\n"
-    "options:\n"
-    "  --device D      the device of both sides, as `hloroof predict --device` takes it\n"
-    "                  (default: the one BEFORE implies, as `predict` infers it)\n"
-    "  --top N         ops listed (default 10)\n"
-    "  --trip-count N  trip count assumed for loops whose count cannot be told (default 1)\n"
-    "  --json          every op's change as JSON (docs/reports.md, \"diff\")\n"
-    "  --csv           every op's change instead, one CSV row each, the JSON's op keys as\n"
-    "                  columns\n"
-    "  --trace OUT.json  both predicted timelines in one Perfetto trace, each from 0\n"
-    "                  (tracks \"before: ...\" and \"after: ...\"; each op's change in its"
-    " args)\n\n"
-    "example:\n"
-    "  hloroof diff before_pass.hlo after_pass.hlo --device h100:1x8\n",
+    "(after \"before: \" or \"after: \" where one side alone says it).\n",
     run,
     "hloroof diff BEFORE AFTER [--device D[:TOPOLOGY]] [--top N] [--trip-count N]\n"
     "       [--json | --csv] [--trace OUT.json]",
-    arg_spec,
+    kFlags,
+    {},
+    "example:\n"
+    "  hloroof diff before_pass.hlo after_pass.hlo --device h100:1x8\n",
 };
 
 }  // namespace hloroof::cli

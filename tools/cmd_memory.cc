@@ -35,45 +35,70 @@ void print_csv(const MemoryReport& r) {
   }
 }
 
-// The flags and options the command takes (`hloroof completion` offers them).
-ArgSpec arg_spec() {
-  return {.flags = {"--json", "--csv"}, .options = {"--device", "--top", "--module", "--entry"}};
-}
+constexpr Flag kDevice{
+    .name = "--device",
+    .type = FlagType::kText,
+    .value_name = "D",
+    .help = "check against device D's HBM capacity (a name from `hloroof devices`, optionally "
+            "with its topology as `predict` takes it, tpu_v5e:4x4, or a JSON spec path); the "
+            "figures are per device",
+    .default_help = "the device `predict` picks, h100 for a GPU module, else tpu_v5e (said "
+                    "below the capacity line)"};
+constexpr Flag kTop{.name = "--top",
+                    .type = FlagType::kCount,
+                    .value_name = "N",
+                    .help = "list N buffers in each table; 0 lists all",
+                    .default_value = "20"};
+constexpr Flag kEntry{
+    .name = "--entry",
+    .type = FlagType::kText,
+    .value_name = "NAME",
+    .help = "take computation NAME as the step (by default a module that marks none ENTRY is "
+            "read from its last computation, said at the top; JSON: entry, entry_marked)"};
+constexpr Flag kJson{
+    .name = "--json",
+    .help = "one JSON object: peak_bytes, peak_at, argument_bytes, output_bytes, alias_bytes, "
+            "temp_bytes, constant_bytes, footprint_bytes, host_temp_bytes, capacity_bytes, "
+            "capacity_basis, checked_bytes, fits, breakdown {parameters, outputs, temporaries, "
+            "constants}, padding_waste_bytes, allocations, buffers (largest first: name, "
+            "logical_bytes, padded_bytes, memory_space, allocation, live_from, live_to, ...), "
+            "peak_buffers, live_bytes (per entry instruction), live_timeline (every "
+            "instruction, bodies included), xla_buffer_assignment and notes"};
+constexpr Flag kCsv{.name = "--csv",
+                    .help = "the buffers instead, largest first (--top N of them), one CSV row "
+                            "each, the JSON's buffer keys as columns"};
+
+// The flags and options the command takes, in the order its help lists them.
+constexpr const Flag* kFlags[] = {&kDevice, &kSetFlag, &kTop,  &kModuleFlag,
+                                  &kEntry,  &kJson,    &kCsv};
 
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args = parse_args(words, arg_spec());
-  if (!args.ok()) return usage_error(args.status().message(), kMemoryCommand.usage);
-  if (args->flag("--help")) {
-    print_help(kMemoryCommand);
-    return kExitOk;
-  }
+  int exit_code = kExitOk;
+  std::optional<Args> args = parse_command_args(words, kMemoryCommand, exit_code);
+  if (!args) return exit_code;
   if (args->positional.size() != 1) {
     return usage_error("expected one HLO file", kMemoryCommand.usage);
   }
-  if (args->flag("--json") && args->flag("--csv")) {
+  if (args->flag(kJson) && args->flag(kCsv)) {
     return usage_error("--json and --csv: one or the other", kMemoryCommand.usage);
   }
   MemoryOptions options;
-  if (args->has("--top")) {
-    absl::StatusOr<int64_t> top = parse_count("--top", args->get("--top"));
-    if (!top.ok()) return usage_error(top.status().message(), kMemoryCommand.usage);
-    options.top_buffers = static_cast<size_t>(*top);
-  }
-  absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->get("--module"),
-                                                    args->get("--entry"));
+  options.top_buffers = static_cast<size_t>(args->count(kTop));
+  absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->text(kModuleFlag),
+                                                    args->text(kEntry));
   if (!loaded.ok()) return fail(loaded.status());
-  print_input_messages(*loaded, args->flag("--csv"));
+  print_input_messages(*loaded, args->flag(kCsv));
   // Without --device, the module's platform picks it, as for `predict`.
   absl::StatusOr<DeviceTarget> choice =
-      resolve_device(device_or_profile(args->get("--device"), *loaded), &loaded->module,
-                     {.settings = args->all("--set"),
+      resolve_device(device_or_profile(args->text(kDevice), *loaded), &loaded->module,
+                     {.settings = args->all(kSetFlag),
                       .compiled_for = platform_of_file_name(loaded->file)});
   if (!choice.ok()) return fail(choice.status());
   // The allocations are listed by the JSON, and compared with XLA's where the input has them;
   // the text counts them.
-  options.allocations = args->flag("--json") || loaded->xla_assignment.has_value();
+  options.allocations = args->flag(kJson) || loaded->xla_assignment.has_value();
   options.allocation_runs = true;  // expanded as they are written or compared
-  options.live_curves = args->flag("--json");  // the text and the CSV show the peak only
+  options.live_curves = args->flag(kJson);  // the text and the CSV show the peak only
   absl::StatusOr<MemoryReport> report = analyze_memory(loaded->module, choice->spec, options);
   if (!report.ok()) return fail(report.status());
   for (size_t i = 0; i < loaded->diagnostics.warnings.size(); ++i) {
@@ -86,9 +111,9 @@ int run(const std::vector<std::string>& words) {
     if (!assigned.ok()) return fail(assigned.status());
     if (!assigned->allocations.empty()) xla = compare_with_xla(*report, *assigned);
   }
-  if (args->flag("--csv")) {
+  if (args->flag(kCsv)) {
     print_csv(*report);
-  } else if (args->flag("--json")) {
+  } else if (args->flag(kJson)) {
     if (!loaded->banner.empty()) {
       report->notes.insert(report->notes.begin(), "warning: " + loaded->banner);
     }
@@ -120,39 +145,16 @@ const Command kMemoryCommand = {
     "constant allocations, the figures of memory_analysis() (argument, output, alias, temp)\n"
     "and the footprint a step holds when every allocation lives for the whole step, as on\n"
     "GPU; the capacity check uses the footprint. FILE '-' reads stdin.\n"
-    "How the model works and where it differs from XLA: docs/memory.md.\n\n"
-    "options:\n"
-    "  --device D  check against device D's HBM capacity (a name from `hloroof devices`,\n"
-    "              optionally with its topology as `predict` takes it, tpu_v5e:4x4, or a\n"
-    "              JSON spec path); the figures are per device; default: the device\n"
-    "              `predict` picks, h100 for a GPU module, else tpu_v5e (said below the\n"
-    "              capacity line)\n"
-    "  --top N     list N buffers in each table (default 20; 0 lists all)\n"
-    "  --module M  FILE is an XLA dump directory: read its module M (default: the largest\n"
-    "              jit_* module after optimizations)\n"
-    "  --entry NAME\n"
-    "              take computation NAME as the step (by default a module that marks none\n"
-    "              ENTRY is read from its last computation, said at the top; JSON: entry,\n"
-    "              entry_marked)\n"
-    "  --json      one JSON object: peak_bytes, peak_at, argument_bytes, output_bytes,\n"
-    "              alias_bytes, temp_bytes, constant_bytes, footprint_bytes, host_temp_bytes,\n"
-    "              capacity_bytes, capacity_basis, checked_bytes, fits, breakdown {parameters,\n"
-    "              outputs, temporaries, constants}, padding_waste_bytes, allocations, buffers\n"
-    "              (largest first: name, logical_bytes, padded_bytes, memory_space,\n"
-    "              allocation, live_from, live_to, ...), peak_buffers, live_bytes (per entry\n"
-    "              instruction), live_timeline (every instruction, bodies included),\n"
-    "              xla_buffer_assignment and notes\n"
-    "  --csv       the buffers instead, largest first (--top N of them), one CSV row each,\n"
-    "              the JSON's buffer keys as columns\n"
-    "An input that carries XLA's buffer assignment (an HloProto: XSpace metadata, *.hlo.pb)\n"
-    "also gets XLA's own allocations beside hloroof's, per kind and memory, and where they\n"
-    "differ by more than 1% (docs/profiles.md).\n\n"
-    "example:\n"
-    "  hloroof memory examples/tpu_v5e_train_step.hlo --device tpu_v5e --top 10\n",
+    "How the model works and where it differs from XLA: docs/memory.md.\n",
     run,
     "hloroof memory FILE|DUMP_DIR [--device D] [--module M] [--entry NAME] [--json | --csv]\n"
     "       [--top N]",
-    arg_spec,
+    kFlags,
+    "An input that carries XLA's buffer assignment (an HloProto: XSpace metadata, *.hlo.pb)\n"
+    "also gets XLA's own allocations beside hloroof's, per kind and memory, and where they\n"
+    "differ by more than 1% (docs/profiles.md).\n",
+    "example:\n"
+    "  hloroof memory examples/tpu_v5e_train_step.hlo --device tpu_v5e --top 10\n",
 };
 
 }  // namespace hloroof::cli

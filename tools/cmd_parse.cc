@@ -1,6 +1,7 @@
 // `hloroof parse FILE... [--print | --json]`: does HLO text load, and what is in it.
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -17,23 +18,30 @@
 namespace hloroof::cli {
 namespace {
 
-// The flags and options the command takes (`hloroof completion` offers them).
-ArgSpec arg_spec() {
-  return {.flags = {"--print", "--json"}, .options = {"--module"}};
-}
+constexpr Flag kPrint{.name = "--print",
+                      .help = "write each module as canonical HLO text (the current dump profile)"};
+constexpr Flag kModule{.name = "--module",
+                       .type = FlagType::kText,
+                       .value_name = "NAME",
+                       .help = "the module of a profile to read (jit_step, jit_step(12) or 12)"};
+constexpr Flag kJson{
+    .name = "--json",
+    .help = "one JSON object per file: file, ok, module, computations, instructions, opcodes "
+            "(opcode -> count), entry_marked (false: no computation is marked ENTRY and the last "
+            "one is taken), warnings; on failure error {line, column, message}"};
+
+// The flags and options the command takes, in the order its help lists them.
+constexpr const Flag* kFlags[] = {&kPrint, &kModule, &kJson};
 
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args = parse_args(words, arg_spec());
-  if (!args.ok()) return usage_error(args.status().message(), kParseCommand.usage);
-  if (args->flag("--help")) {
-    print_help(kParseCommand);
-    return kExitOk;
-  }
+  int exit_code = kExitOk;
+  std::optional<Args> args = parse_command_args(words, kParseCommand, exit_code);
+  if (!args) return exit_code;
   if (args->positional.empty()) {
     return usage_error("expected at least one file", kParseCommand.usage);
   }
-  const bool json = args->flag("--json");
-  const bool print_text = args->flag("--print");
+  const bool json = args->flag(kJson);
+  const bool print_text = args->flag(kPrint);
   if (json && print_text) {
     return usage_error("--print and --json exclude each other", kParseCommand.usage);
   }
@@ -51,9 +59,8 @@ int run(const std::vector<std::string>& words) {
     for (const DumpModule& m : *modules) files.push_back(m.file);
   }
 
-  int exit_code = kExitOk;
   LoadOptions options = cli_load_options();
-  options.module_name = args->get("--module");
+  options.module_name = args->text(kModule);
   options.module_name_everywhere = false;
   options.stdin_name = "<stdin>";
   for (const std::string& file : files) {
@@ -118,19 +125,13 @@ const Command kParseCommand = {
     "module marks no ENTRY computation (whether it is the optimized program, the commands\n"
     "that predict from it say). A file that ends inside a computation (a cut dump) is read\n"
     "up to that computation, with a warning, as every command reads it (standard input is\n"
-    "not: its text cannot be read again).\n\n"
-    "options:\n"
-    "  --print  write each module as canonical HLO text (the current dump profile)\n"
-    "  --module NAME  the module of a profile to read (jit_step, jit_step(12) or 12)\n"
-    "  --json   one JSON object per file: file, ok, module, computations, instructions,\n"
-    "           opcodes (opcode -> count), entry_marked (false: no computation is marked\n"
-    "           ENTRY and the last one is taken), warnings; on failure error {line, column,\n"
-    "           message}\n\n"
-    "example:\n"
-    "  hloroof parse model.hlo --json\n",
+    "not: its text cannot be read again).\n",
     run,
     "hloroof parse FILE... [--print | --json] [--module NAME]",
-    arg_spec,
+    kFlags,
+    {},
+    "example:\n"
+    "  hloroof parse model.hlo --json\n",
 };
 
 }  // namespace hloroof::cli

@@ -27,6 +27,95 @@
 namespace hloroof::cli {
 namespace {
 
+constexpr Flag kDevice{
+    .name = "--device",
+    .type = FlagType::kText,
+    .value_name = "D",
+    .help = kDeviceFlag.help,
+    .default_help = "h100 for a GPU module (cuBLAS/cuDNN/Triton custom calls, GPU backend "
+                    "configs), else tpu_v5e (said in the assumptions)"};
+constexpr Flag kTopology{
+    .name = "--topology",
+    .type = FlagType::kText,
+    .value_name = "T",
+    .help = "the slice: chips per torus axis (4x4, 4x4x4) or GPU nodes x GPUs per node (2x8), "
+            "as after --device's ':'; the two must agree",
+    .default_help = "the smallest that holds the module's devices"};
+constexpr Flag kJson{
+    .name = "--json",
+    .help = "one JSON object instead: step, breakdown, hfu, mfu, assumptions, unknown_work, "
+            "every op (bound: compute, memory, collective or overhead; resource: the roofline "
+            "term)"};
+constexpr Flag kCsv{.name = "--csv",
+                    .help = "every op as one CSV row instead, the JSON's op keys as columns "
+                            "(nested ones as collective.kind, async.stream, ...)"};
+constexpr Flag kTop{.name = "--top",
+                    .type = FlagType::kCount,
+                    .value_name = "N",
+                    .help = "rows of the op stats and collectives; 0: all",
+                    .default_value = "20"};
+constexpr Flag kBy{.name = "--by",
+                   .type = FlagType::kChoice,
+                   .help = "one row per op, per category (\"loop fusion\", ...) or per scope "
+                           "(the framework op_name without its last part)",
+                   .default_value = "op",
+                   .choices = "op|category|scope"};
+constexpr Flag kDepth{.name = "--depth",
+                      .type = FlagType::kCount,
+                      .value_name = "N",
+                      .help = "with --by scope: keep the first N parts of op_name"};
+constexpr Flag kFilter{
+    .name = "--filter",
+    .type = FlagType::kText,
+    .value_name = "RE",
+    .help = "keep ops whose name, opcode or op_name matches the RE2 pattern (--top, --by, "
+            "--depth and --filter shape the text tables only; --json and --trace hold every op, "
+            "--roofline draws every op but collectives, or one point per category with --by "
+            "category)"};
+constexpr Flag kTrace{
+    .name = "--trace",
+    .type = FlagType::kText,
+    .value_name = "OUT.json",
+    .help = "write the predicted timeline as a Chrome trace (Perfetto, chrome://tracing): ops "
+            "with their costs, loops, counters of work done and of live HBM bytes (the memory "
+            "analysis of the module)"};
+constexpr Flag kRoofline{.name = "--roofline",
+                         .type = FlagType::kText,
+                         .value_name = "OUT.svg",
+                         .help = "write a roofline plot: one point per op (per category with "
+                                 "--by category) under the device's roofs"};
+constexpr Flag kFormula{.name = "--formula",
+                        .type = FlagType::kText,
+                        .value_name = "F",
+                        .help = "collective model: network, xla-gpu-nccl or xla-gpu-sol",
+                        .default_value = "network"};
+constexpr Flag kModule{.name = "--module",
+                       .type = FlagType::kText,
+                       .value_name = "NAME",
+                       .help = "FILE is an XLA dump directory (--xla_dump_to): read its module "
+                               "NAME",
+                       .default_help = kModuleFlag.default_help};
+constexpr Flag kEntry{
+    .name = "--entry",
+    .type = FlagType::kText,
+    .value_name = "NAME",
+    .help = "take computation NAME as the step (a module that marks none ENTRY, e.g. a dump cut "
+            "off, has no step time without it; the report says so at its top)"};
+constexpr Flag kXSpace{
+    .name = "--xspace",
+    .type = FlagType::kText,
+    .value_name = "LOG_DIR",
+    .help = "write the predicted step as the profile XProf and TensorBoard open: "
+            "LOG_DIR/plugins/profile/predicted_DEVICE/hloroof-predicted.xplane.pb (`xprof "
+            "--logdir LOG_DIR`; docs/xspace.md says what it holds)"};
+
+// The flags and options the command takes, in the order its help lists them.
+constexpr const Flag* kFlags[] = {
+    &kDevice,        &kTopology,       &kSetFlag,    &kJson,       &kCsv,
+    &kTop,           &kBy,             &kDepth,      &kFilter,     &kTrace,
+    &kRoofline,      &kFormula,        &kTripCountFlag, &kModelFlopsFlag, &kParamsFlag,
+    &kTokensFlag,    &kModule,         &kEntry,  &kXSpace,     &kStepsFlag};
+
 absl::StatusOr<OpGrouping> parse_grouping(std::string_view name) {
   for (OpGrouping by : {OpGrouping::kOp, OpGrouping::kCategory, OpGrouping::kScope}) {
     if (op_grouping_name(by) == name) return by;
@@ -47,24 +136,20 @@ struct Request {
 // The text tables' options (--filter, --top, --by, --depth). Errors are usage errors.
 absl::Status parse_stats_options(const Request& request, OpStatsOptions& stats) {
   const Args& args = request.args;
-  stats.filter = args.get("--filter");
+  stats.filter = args.text(kFilter);
   if (const RE2 filter(stats.filter, RE2::Quiet); !filter.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("--filter: bad pattern '", stats.filter, "': ", filter.error()));
   }
   stats.top = request.shared.top;
-  if (args.has("--by")) {
-    absl::StatusOr<OpGrouping> by = parse_grouping(args.get("--by"));
-    if (!by.ok()) return by.status();
-    stats.by = *by;
-  }
-  if (args.has("--depth")) {
-    absl::StatusOr<int64_t> n = parse_count("--depth", args.get("--depth"));
-    if (!n.ok()) return n.status();
+  absl::StatusOr<OpGrouping> by = parse_grouping(args.text(kBy));
+  if (!by.ok()) return by.status();
+  stats.by = *by;
+  if (args.has(kDepth)) {
     if (stats.by != OpGrouping::kScope) {
       return absl::InvalidArgumentError("--depth needs --by scope");
     }
-    stats.scope_depth = static_cast<int>(std::min<int64_t>(*n, 1 << 20));
+    stats.scope_depth = static_cast<int>(std::min<int64_t>(args.count(kDepth), 1 << 20));
   }
   return absl::OkStatus();
 }
@@ -75,22 +160,21 @@ absl::StatusOr<Request> parse_request(Args args) {
   Request request;
   request.args = std::move(args);
   const Args& a = request.args;
-  absl::StatusOr<SharedOptions> shared = parse_shared_options(a, 20);
+  absl::StatusOr<SharedOptions> shared = parse_shared_options(a);
   if (!shared.ok()) return shared.status();
   request.shared = *std::move(shared);
   PredictOptions& options = request.predict;
-  if (a.has("--formula")) {
-    absl::StatusOr<CollectiveFormula> f = collective_formula_from_name(a.get("--formula"), "--formula");
-    if (!f.ok()) return f.status();
-    options.collective_formula = *f;
-  }
+  absl::StatusOr<CollectiveFormula> formula =
+      collective_formula_from_name(a.text(kFormula), kFormula.name);
+  if (!formula.ok()) return formula.status();
+  options.collective_formula = *formula;
   options.default_trip_count = request.shared.trip_count;
   options.model_flops = request.shared.model_flops.flops;
   request.text = !request.shared.json && !request.shared.csv;
   // Only the JSON, the CSV and the trace show each op's explanation.
-  options.explain = !request.text || a.has("--trace");
+  options.explain = !request.text || a.has(kTrace);
   // Only the trace and the XSpace show the timeline.
-  options.timeline = a.has("--trace") || a.has("--xspace");
+  options.timeline = a.has(kTrace) || a.has(kXSpace);
   if (absl::Status s = parse_stats_options(request, request.stats); !s.ok()) return s;
   return request;
 }
@@ -106,19 +190,19 @@ AnalysisOptions analysis_options(const Request& request, const LoadedModule& loa
   const Args& args = request.args;
   AnalysisOptions options;
   options.predict = request.predict;
-  if (request.text || args.has("--trace")) {
+  if (request.text || args.has(kTrace)) {
     options.memory = MemoryOptions{
-        .live_curves = args.has("--trace"), .entry_curve = false, .allocations = false};
+        .live_curves = args.has(kTrace), .entry_curve = false, .allocations = false};
   }
   if (request.text) options.advise = AdviseOptions{.top = 5, .evidence_rows = 3};
   options.threads = cores();
-  if (args.has("--xspace")) {
-    options.xspace_dir = args.get("--xspace");
+  if (args.has(kXSpace)) {
+    options.xspace_dir = args.text(kXSpace);
     options.xspace.steps = request.shared.steps;
     options.xspace.threads = cores();  // the writer makes two parts at a time at most
-    options.xspace.inputs = {args.positional[0], loaded.file, args.get("--device")};
+    options.xspace.inputs = {args.positional[0], loaded.file, args.text(kDevice)};
     // Only the trace reads the timeline after the XSpace.
-    options.keep_timeline = args.has("--trace");
+    options.keep_timeline = args.has(kTrace);
   }
   options.predicted = [&request, &loaded, &choice, &report](Prediction& prediction) {
     add_input_diagnostics(loaded, choice, prediction);
@@ -140,19 +224,19 @@ int write_outputs(const Request& request, const LoadedModule& loaded, Analysis& 
   const Prediction& prediction = *analysis.prediction();
   // What an output must not overwrite: the module read, and a device spec file.
   const std::vector<std::string> inputs = {args.positional[0], loaded.file,
-                                           args.get("--device")};
+                                           args.text(kDevice)};
   absl::Status trace_written;
   std::string roofline_svg;
   std::optional<absl::StatusOr<Advice>> advice;
   std::vector<std::function<void()>> tasks;
-  if (args.has("--trace")) {
+  if (args.has(kTrace)) {
     tasks.push_back([&] {
       // The trace's live-HBM counter comes from the memory analysis of the same module.
       const absl::StatusOr<MemoryReport>& memory = analysis.memory();
       trace_written =
           !memory.ok() ? memory.status()
                        : write_output_file(
-                             args.get("--trace"),
+                             args.text(kTrace),
                              [&](std::ostream& out) {
                                write_prediction_trace_json(out, prediction, &*memory,
                                                            writer_threads());
@@ -162,7 +246,7 @@ int write_outputs(const Request& request, const LoadedModule& loaded, Analysis& 
   }
   // The report ends with what to fix (`hloroof advise` gives every finding).
   if (request.text) tasks.push_back([&] { advice = analysis.advice(); });
-  if (args.has("--roofline")) {
+  if (args.has(kRoofline)) {
     tasks.push_back([&] {
       roofline_svg = render_roofline_svg(roofline_chart(
           prediction, analysis.device(),
@@ -171,16 +255,16 @@ int write_outputs(const Request& request, const LoadedModule& loaded, Analysis& 
   }
   detail::for_each_on_threads(tasks.size(), cores(), [&](size_t k) { tasks[k](); });
   if (!trace_written.ok()) return fail(trace_written);
-  if (args.has("--roofline")) {
-    absl::Status s = write_output_file(args.get("--roofline"), roofline_svg, "the roofline",
+  if (args.has(kRoofline)) {
+    absl::Status s = write_output_file(args.text(kRoofline), roofline_svg, "the roofline",
                                        inputs);
     if (!s.ok()) return fail(s);
   }
   std::string xspace_summary;
-  if (args.has("--xspace")) {
+  if (args.has(kXSpace)) {
     const absl::StatusOr<XSpaceFile>& xspace = analysis.write_xspace();
     if (!xspace.ok()) return fail(xspace.status());
-    xspace_summary = render_xspace_summary(*xspace, args.get("--xspace"));
+    xspace_summary = render_xspace_summary(*xspace, args.text(kXSpace));
   }
   if (request.shared.csv) {
     write_ops_csv(std::cout, prediction, false, true, writer_threads());
@@ -199,35 +283,27 @@ int write_outputs(const Request& request, const LoadedModule& loaded, Analysis& 
   return kExitOk;
 }
 
-// The flags and options the command takes (`hloroof completion` offers them).
-ArgSpec arg_spec() {
-  return with_shared_options({.options = {"--device", "--topology", "--by", "--depth", "--filter",
-                                        "--trace", "--roofline", "--formula", "--module",
-                                        "--entry"}},
-                             kModelFlopsOptions | kXSpaceOptions);
-}
-
 int run(const std::vector<std::string>& words) {
   int exit_code = kExitOk;
-  std::optional<Args> args = parse_command_args(words, arg_spec(), kPredictCommand, exit_code);
+  std::optional<Args> args = parse_command_args(words, kPredictCommand, exit_code);
   if (!args) return exit_code;
   absl::StatusOr<Request> request = parse_request(*std::move(args));
   if (!request.ok()) return usage_error(request.status().message(), kPredictCommand.usage);
   const Args& a = request->args;
   // An empty log folder would be taken for none (AnalysisOptions::xspace_dir).
-  if (a.has("--xspace")) {
-    if (absl::Status s = check_xspace_log_dir(a.get("--xspace")); !s.ok()) return fail(s);
+  if (a.has(kXSpace)) {
+    if (absl::Status s = check_xspace_log_dir(a.text(kXSpace)); !s.ok()) return fail(s);
   }
 
   absl::StatusOr<LoadedModule> loaded =
-      load_input(a.positional[0], a.get("--module"), a.get("--entry"));
+      load_input(a.positional[0], a.text(kModule), a.text(kEntry));
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
   // The device spec is needed for the report's roofs as well as for the prediction.
   absl::StatusOr<DeviceTarget> choice =
-      resolve_device(device_or_profile(a.get("--device"), *loaded), &loaded->module,
-                     {.topology = a.get("--topology"),
-                      .settings = a.all("--set"),
+      resolve_device(device_or_profile(a.text(kDevice), *loaded), &loaded->module,
+                     {.topology = a.text(kTopology),
+                      .settings = a.all(kSetFlag),
                       .compiled_for = platform_of_file_name(loaded->file)});
   if (!choice.ok()) return fail(choice.status());
   std::optional<absl::StatusOr<std::string>> report;
@@ -257,61 +333,20 @@ const Command kPredictCommand = {
     "model's FLOPs are given, HBM bandwidth used, unknown work, assumptions), the\n"
     "HLO op stats (time, share of the step, FLOP rate, HBM bandwidth, arithmetic intensity,\n"
     "bound by, roofline efficiency), the collectives, and the five findings of `hloroof\n"
-    "advise` with the most step time at stake.\n\n"
-    "options:\n"
-    "  --device D         a built-in device (`hloroof devices` lists them), optionally with\n"
-    "                     its topology (tpu_v5e:4x4, h100:2x8), or a device JSON file;\n"
-    "                     default: h100 for a GPU module (cuBLAS/cuDNN/Triton custom calls,\n"
-    "                     GPU backend configs), else tpu_v5e (said in the assumptions)\n"
-    "  --topology T       the slice: chips per torus axis (4x4, 4x4x4) or GPU nodes x GPUs\n"
-    "                     per node (2x8), as after --device's ':'; the two must agree;\n"
-    "                     default: the smallest that holds the module's devices\n"
-    "  --json             one JSON object instead: step, breakdown, hfu, mfu, assumptions,\n"
-    "                     unknown_work, every op (bound: compute, memory, collective or\n"
-    "                     overhead; resource: the roofline term)\n"
-    "  --csv              every op as one CSV row instead, the JSON's op keys as columns\n"
-    "                     (nested ones as collective.kind, async.stream, ...)\n"
-    "  --top N            rows of the op stats and collectives (default 20; 0: all)\n"
-    "  --by B             one row per op (default), per category (\"loop fusion\", ...) or\n"
-    "                     per scope (the framework op_name without its last part)\n"
-    "  --depth N          with --by scope: keep the first N parts of op_name\n"
-    "  --filter RE        keep ops whose name, opcode or op_name matches the RE2 pattern\n"
-    "                     (--top, --by, --depth and --filter shape the text tables only;\n"
-    "                     --json and --trace hold every op, --roofline draws every op but\n"
-    "                     collectives, or one point per category with --by category)\n"
-    "  --trace OUT.json   write the predicted timeline as a Chrome trace (Perfetto,\n"
-    "                     chrome://tracing): ops with their costs, loops, counters of work\n"
-    "                     done and of live HBM bytes (the memory analysis of the module)\n"
-    "  --roofline OUT.svg write a roofline plot: one point per op (per category with\n"
-    "                     --by category) under the device's roofs\n"
-    "  --formula F        collective model: network (default), xla-gpu-nccl, xla-gpu-sol\n"
-    "  --trip-count N     trip count assumed for loops whose count cannot be told (default 1)\n"
-    "  --model-flops F    the model's FLOPs of one step over all devices: gives MFU (model FLOP\n"
-    "                     utilization) = F / (devices x step time x peak), as MaxText counts it\n"
-    "  --params N --tokens D\n"
-    "                     the same as --model-flops 6ND (a dense model's training step: 6 FLOPs\n"
-    "                     per parameter per token, attention not counted)\n"
-    "  --module NAME      FILE is an XLA dump directory (--xla_dump_to): read its module NAME\n"
-    "                     (default: the largest jit_* module after optimizations)\n"
-    "  --entry NAME       take computation NAME as the step (a module that marks none ENTRY,\n"
-    "                     e.g. a dump cut off, has no step time without it; the report says\n"
-    "                     so at its top)\n"
-    "  --xspace LOG_DIR   write the predicted step as the profile XProf and TensorBoard open:\n"
-    "                     LOG_DIR/plugins/profile/predicted_DEVICE/hloroof-predicted.xplane.pb\n"
-    "                     (`xprof --logdir LOG_DIR`; docs/xspace.md says what it holds)\n"
-    "  --steps N          with --xspace: predicted steps laid end to end (default 1)\n\n"
+    "advise` with the most step time at stake.\n",
+    run,
+    "hloroof predict FILE [--device D] [--topology T] [--json | --csv] [--top N]\n"
+    "       [--by op|category|scope] [--depth N] [--filter RE] [--trace OUT.json]\n"
+    "       [--roofline OUT.svg] [--formula F] [--trip-count N] [--module M] [--entry NAME]\n"
+    "       [--model-flops F | --params N --tokens D] [--xspace LOG_DIR [--steps N]]",
+    kFlags,
+    {},
     "examples:\n"
     "  hloroof predict train_step.hlo --device tpu_v5e:2x2 --top 10\n"
     "  hloroof predict train_step.hlo --by scope --depth 4 --filter attention\n"
     "  hloroof predict train_step.hlo --trace step.json --roofline roofline.svg\n"
     "  hloroof predict gemm.hlo --device h100:1x8 --formula xla-gpu-nccl --json\n"
     "  hloroof predict train_step.hlo --device tpu_v5e:2x2 --xspace /tmp/logdir\n",
-    run,
-    "hloroof predict FILE [--device D] [--topology T] [--json | --csv] [--top N]\n"
-    "       [--by op|category|scope] [--depth N] [--filter RE] [--trace OUT.json]\n"
-    "       [--roofline OUT.svg] [--formula F] [--trip-count N] [--module M] [--entry NAME]\n"
-    "       [--model-flops F | --params N --tokens D] [--xspace LOG_DIR [--steps N]]",
-    arg_spec,
 };
 
 }  // namespace hloroof::cli

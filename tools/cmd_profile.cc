@@ -46,6 +46,53 @@ std::string xspaces_summary(const ProfileXSpaces& written, std::string_view log_
                       "XProf lists both runs; pick one in its Runs menu (the same tool on each)\n");
 }
 
+constexpr Flag kDevice{
+    .name = "--device",
+    .type = FlagType::kText,
+    .value_name = "D",
+    .help = "device as `hloroof predict` takes it (h100, tpu_v5e:2x2, my.json)",
+    .default_help = "the one the profile names (its device planes, a capture's meta.json)"};
+constexpr Flag kDeviceIndex{.name = "--device-index",
+                            .type = FlagType::kCount,
+                            .value_name = "N",
+                            .help = "the profile's device plane GPU:N or TPU:N",
+                            .default_value = "0",
+                            .max = 1 << 20};
+constexpr Flag kModule{
+    .name = "--module",
+    .type = FlagType::kText,
+    .value_name = "NAME",
+    .help = "the module's name in the profile (default: the HLO module's name); with a dump "
+            "directory, also the module of it to read (default: the largest jit_* one)"};
+constexpr Flag kTop{.name = "--top",
+                    .type = FlagType::kCount,
+                    .value_name = "N",
+                    .help = "ops listed; 0 lists all",
+                    .default_value = "20"};
+constexpr Flag kTrace{.name = "--trace",
+                      .type = FlagType::kText,
+                      .value_name = "OUT.json",
+                      .help = "a Perfetto trace: the median measured step and the predicted one "
+                              "on parallel tracks, slices named by HLO op"};
+constexpr Flag kXSpace{
+    .name = "--xspace",
+    .type = FlagType::kText,
+    .value_name = "LOG_DIR",
+    .help = "the measured XSpace and the predicted step as two runs of one log directory "
+            "(LOG_DIR/plugins/profile/{measured_RUN,predicted_DEVICE}), side by side in `xprof "
+            "--logdir LOG_DIR` (docs/xspace.md)"};
+constexpr Flag kJson{.name = "--json",
+                     .help = "step {measured_s, expected_s, roofline_s}, ops, unmatched, gaps, "
+                             "idle_s as JSON (seconds)"};
+constexpr Flag kCsv{.name = "--csv",
+                    .help = "the joined ops instead, one CSV row each, the JSON's op keys as "
+                            "columns (empty where the JSON has null)"};
+
+// The flags and options the command takes, in the order its help lists them.
+constexpr const Flag* kFlags[] = {&kDevice, &kTopologyFlag, &kSetFlag, &kDeviceIndex,
+                                  &kModule, &kTop,          &kTrace,   &kTripCountFlag,
+                                  &kXSpace, &kStepsFlag,    &kJson,    &kCsv};
+
 // A cell for an optional figure: empty where the profile gives none (-1).
 std::string csv_optional(double value) { return value < 0 ? "" : csv_number(value); }
 
@@ -89,7 +136,7 @@ absl::StatusOr<Request> parse_request(Args args) {
   Request r;
   r.args = std::move(args);
   const Args& a = r.args;
-  if (a.flag("--json") && a.flag("--csv")) {
+  if (a.flag(kJson) && a.flag(kCsv)) {
     return absl::InvalidArgumentError("--json and --csv: one or the other");
   }
   if (a.positional.size() == 2) {
@@ -106,18 +153,13 @@ absl::StatusOr<Request> parse_request(Args args) {
   } else {
     return absl::InvalidArgumentError("expected a profile, or an HLO file and a profile");
   }
-  absl::StatusOr<SharedOptions> shared = parse_shared_options(a, 20);
+  absl::StatusOr<SharedOptions> shared = parse_shared_options(a);
   if (!shared.ok()) return shared.status();
   r.shared = *std::move(shared);
-  r.options.topology = a.get("--topology");
+  r.options.topology = a.text(kTopologyFlag);
   r.options.default_trip_count = r.shared.trip_count;
-  r.profile_options.module_name = a.get("--module");
-  if (a.has("--device-index")) {
-    absl::StatusOr<int64_t> n = parse_count("--device-index", a.get("--device-index"));
-    if (!n.ok()) return n.status();
-    if (*n > 1 << 20) return absl::InvalidArgumentError("--device-index: too large");
-    r.profile_options.device_index = static_cast<int>(*n);
-  }
+  r.profile_options.module_name = a.text(kModule);
+  r.profile_options.device_index = static_cast<int>(a.count(kDeviceIndex));
   return r;
 }
 
@@ -126,7 +168,7 @@ absl::StatusOr<Request> parse_request(Args args) {
 absl::StatusOr<LoadedModule> load_module_of_profile(Request& r, const Profile& profile) {
   std::string note;
   absl::StatusOr<const ProfileModuleProto*> picked =
-      pick_profile_module(profile, r.args.get("--module"), &note);
+      pick_profile_module(profile, r.args.text(kModule), &note);
   if (!picked.ok()) return picked.status();
   const ParsedHloProto proto((*picked)->hlo_proto);
   absl::StatusOr<Module> m = proto.module(
@@ -152,7 +194,7 @@ absl::StatusOr<LoadedModule> load_profiled_module(Request& r, const Profile& pro
   std::error_code error;
   const bool dump_directory = std::filesystem::is_directory(r.hlo_path, error);
   absl::StatusOr<LoadedModule> loaded =
-      load_input(r.hlo_path, dump_directory ? r.args.get("--module") : "");
+      load_input(r.hlo_path, dump_directory ? r.args.text(kModule) : "");
   if (!loaded.ok()) return loaded;
   // The program of the HLO given: named by --module NAME(ID), else (compare_with_profile) the
   // one of its name whose entry is this module's.
@@ -184,7 +226,7 @@ ProfiledDevice resolve_profiled_device(const Request& r, const Profile& profile,
     out.choice = measured.status();
     return out;
   }
-  std::string device_text = r.args.get("--device");
+  std::string device_text = r.args.text(kDevice);
   // A device of the capture's platform that hloroof has no spec for (an AMD GPU): the
   // platform's default device stands in, and the report says so.
   bool stand_in = false;
@@ -204,13 +246,13 @@ ProfiledDevice resolve_profiled_device(const Request& r, const Profile& profile,
                            : measured->device;
   }
   out.choice = resolve_device(device_text, &module,
-                              {.topology = r.options.topology, .settings = r.args.all("--set")});
+                              {.topology = r.options.topology, .settings = r.args.all(kSetFlag)});
   if (!out.choice.ok()) return out;
   if (absl::Status same = check_same_platform(*measured, out.choice->spec); !same.ok()) {
     out.choice = same;
     return out;
   }
-  if (!r.args.has("--device")) {
+  if (!r.args.has(kDevice)) {
     std::string said =
         stand_in
             ? absl::StrCat("the profile ran on '", measured->kind, "' (", measured->source,
@@ -231,23 +273,23 @@ int write_outputs(const Request& r, const Profile& profile, const LoadedModule& 
                   const DeviceTarget& choice, const ProfileJoin& joined) {
   const Args& args = r.args;
   const ProfileComparison& comparison = joined.comparison;
-  if (args.has("--trace")) {
+  if (args.has(kTrace)) {
     const std::vector<std::string> inputs = {r.hlo_path, loaded.file, r.profile_path,
-                                             profile.origin, args.get("--device")};
+                                             profile.origin, args.text(kDevice)};
     absl::Status s = write_output_file(
-        args.get("--trace"), profile_comparison_to_trace_json(comparison, joined.prediction),
+        args.text(kTrace), profile_comparison_to_trace_json(comparison, joined.prediction),
         "the trace", inputs);
     if (!s.ok()) return fail(s);
   }
   std::string xspace_summary;
-  if (args.has("--xspace")) {
+  if (args.has(kXSpace)) {
     const std::vector<std::string> inputs = {r.hlo_path, loaded.file, r.profile_path,
                                              profile.origin};
     absl::StatusOr<ProfileXSpaces> written =
-        write_profile_xspaces(loaded.module, joined, choice.spec, profile, args.get("--xspace"),
+        write_profile_xspaces(loaded.module, joined, choice.spec, profile, args.text(kXSpace),
                               {.steps = r.shared.steps}, inputs);
     if (!written.ok()) return fail(written.status());
-    xspace_summary = xspaces_summary(*written, args.get("--xspace"));
+    xspace_summary = xspaces_summary(*written, args.text(kXSpace));
   }
   if (r.shared.csv) {
     print_csv(comparison);
@@ -257,22 +299,15 @@ int write_outputs(const Request& r, const Profile& profile, const LoadedModule& 
     std::cerr << xspace_summary;
   } else {
     std::cout << render_profile_comparison(comparison, r.shared.top);
-    if (args.has("--trace")) std::cout << "\ntrace written to " << args.get("--trace") << "\n";
+    if (args.has(kTrace)) std::cout << "\ntrace written to " << args.text(kTrace) << "\n";
     if (!xspace_summary.empty()) std::cout << "\n" << xspace_summary;
   }
   return kExitOk;
 }
 
-// The flags and options the command takes (`hloroof completion` offers them).
-ArgSpec arg_spec() {
-  return with_shared_options(
-      {.options = {"--device", "--topology", "--device-index", "--module", "--trace"}},
-      kXSpaceOptions);
-}
-
 int run(const std::vector<std::string>& words) {
   int exit_code = kExitOk;
-  std::optional<Args> args = parse_command_args(words, arg_spec(), kProfileCommand, exit_code);
+  std::optional<Args> args = parse_command_args(words, kProfileCommand, exit_code);
   if (!args) return exit_code;
   absl::StatusOr<Request> r = parse_request(*std::move(args));
   if (!r.ok()) return usage_error(r.status().message(), kProfileCommand.usage);
@@ -311,34 +346,16 @@ const Command kProfileCommand = {
     "name. Steps are the module's executions; the median step is compared.\n\n"
     "Shows the measured step against the expected and roofline ones, the share of the gap per\n"
     "category (matmul, memory-bound, other ops, collectives exposed, idle gaps), the ops\n"
-    "ranked by time lost against their expectation, and the ops seen on one side only.\n\n"
-    "options:\n"
-    "  --device D        device as `hloroof predict` takes it (h100, tpu_v5e:2x2, my.json)\n"
-    "  --topology T      the slice, when --device does not give it\n"
-    "  --device-index N  the profile's device plane GPU:N or TPU:N (default 0)\n"
-    "  --module NAME     the module's name in the profile (default: the HLO module's name);\n"
-    "                    with a dump directory, also the module of it to read (default: the\n"
-    "                    largest jit_* one)\n"
-    "  --top N           ops listed (default 20; 0 lists all)\n"
-    "  --trace OUT.json  a Perfetto trace: the median measured step and the predicted one on\n"
-    "                    parallel tracks, slices named by HLO op\n"
-    "  --trip-count N    trip count assumed for loops whose count cannot be told (default 1)\n"
-    "  --xspace LOG_DIR  the measured XSpace and the predicted step as two runs of one log\n"
-    "                    directory (LOG_DIR/plugins/profile/{measured_RUN,predicted_DEVICE}),\n"
-    "                    side by side in `xprof --logdir LOG_DIR` (docs/xspace.md)\n"
-    "  --steps N         with --xspace: predicted steps laid end to end (default 1)\n"
-    "  --json            step {measured_s, expected_s, roofline_s}, ops, unmatched, gaps,\n"
-    "                    idle_s as JSON (seconds)\n"
-    "  --csv             the joined ops instead, one CSV row each, the JSON's op keys as\n"
-    "                    columns (empty where the JSON has null)\n\n"
-    "example:\n"
-    "  hloroof profile capture/module.hlo capture/profile --device h100\n",
+    "ranked by time lost against their expectation, and the ops seen on one side only.\n",
     run,
     "hloroof profile [HLO|DUMP_DIR] PROFILE [--device D] [--topology T] [--device-index N]\n"
     "       [--module NAME] [--json | --csv] [--top N] [--trace OUT.json] [--trip-count N]\n"
     "       [--xspace LOG_DIR [--steps N]]\n"
     "       hloroof profile CAPTURE_DIR [--device D] ...   (a folder of tools/capture)",
-    arg_spec,
+    kFlags,
+    {},
+    "example:\n"
+    "  hloroof profile capture/module.hlo capture/profile --device h100\n",
 };
 
 }  // namespace hloroof::cli

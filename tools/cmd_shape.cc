@@ -1,5 +1,6 @@
 // `hloroof shape TEXT [--json]`: what a shape really occupies.
 #include <iostream>
+#include <optional>
 
 #include "absl/strings/str_format.h"
 #include "cli.h"
@@ -11,18 +12,17 @@
 namespace hloroof::cli {
 namespace {
 
-// The flags and options the command takes (`hloroof completion` offers them).
-ArgSpec arg_spec() {
-  return {.flags = {"--json"}};
-}
+constexpr Flag kJson{.name = "--json",
+                     .help = "one JSON object: shape, elements, logical_bytes, padded_bytes, "
+                             "padding_factor, memory_space"};
+
+// The flags the command takes, in the order its help lists them.
+constexpr const Flag* kFlags[] = {&kJson};
 
 int run(const std::vector<std::string>& words) {
-  absl::StatusOr<Args> args = parse_args(words, arg_spec());
-  if (!args.ok()) return usage_error(args.status().message(), kShapeCommand.usage);
-  if (args->flag("--help")) {
-    print_help(kShapeCommand);
-    return kExitOk;
-  }
+  int exit_code = kExitOk;
+  std::optional<Args> args = parse_command_args(words, kShapeCommand, exit_code);
+  if (!args) return exit_code;
   if (args->positional.size() != 1) return usage_error("expected one shape", kShapeCommand.usage);
   absl::StatusOr<Shape> shape = parse_shape(args->positional[0]);
   if (!shape.ok()) return fail(shape.status());
@@ -30,7 +30,7 @@ int run(const std::vector<std::string>& words) {
   if (!size.ok()) return fail(size.status());
   const int64_t space = common_memory_space(*shape);
 
-  if (args->flag("--json")) {
+  if (args->flag(kJson)) {
     absl::StatusOr<std::string> json = shape_to_json(*shape);
     if (!json.ok()) return fail(json.status());
     std::cout << *json;
@@ -57,15 +57,13 @@ const Command kShapeCommand = {
     "how many bytes a shape really occupies (tiling, padding, memory space)",
     "Prints the canonical shape, its element count, logical bytes (dense, sub-byte types\n"
     "packed), padded bytes (the layout's tiles applied, docs/sources.md), the padding factor\n"
-    "and the memory space (S(n)).\n\n"
-    "options:\n"
-    "  --json   one JSON object: shape, elements, logical_bytes, padded_bytes,\n"
-    "           padding_factor, memory_space\n\n"
-    "example:\n"
-    "  hloroof shape 'bf16[3,5]{1,0:T(8,128)(2,1)}'\n",
+    "and the memory space (S(n)).\n",
     run,
     "hloroof shape TEXT [--json]",
-    arg_spec,
+    kFlags,
+    {},
+    "example:\n"
+    "  hloroof shape 'bf16[3,5]{1,0:T(8,128)(2,1)}'\n",
 };
 
 }  // namespace hloroof::cli

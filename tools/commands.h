@@ -10,27 +10,31 @@
 
 namespace hloroof::cli {
 
-struct ArgSpec;
+struct Flag;
 
 struct Command {
   std::string_view name;
   std::string_view summary;  // one line for `hloroof --help`
-  // The text for `hloroof COMMAND --help`: `usage: USAGE`, a blank line and `help`; without a
-  // usage, `help` alone (which then says it).
-  std::string_view help;
+  // `hloroof COMMAND --help` (print_help) prints `usage: USAGE`, a blank line, `about`, then
+  // the options made of `flags` (options_help), `notes`, and `examples` as they are.
+  std::string_view about;
   int (*run)(const std::vector<std::string>& args);
   // The usage lines, as a usage error prints them after `usage: ` (lines after the first
   // indented by seven spaces, under the first's command).
   std::string_view usage = {};
-  // The flags and options it takes, as its words are parsed by them (cli.h): what
-  // `hloroof completion` offers after the command's name.
-  ArgSpec (*spec)() = nullptr;
+  // The flags and options it takes, declared once (cli.h): its words are parsed by them, its
+  // help lists them and `hloroof completion` offers them after the command's name.
+  std::span<const Flag* const> flags = {};
+  // Said after the options: what holds for several of them.
+  std::string_view notes = {};
+  // "example:" or "examples:" and the command lines, as printed.
+  std::string_view examples = {};
 };
 
 // Every command, in the order `hloroof --help` lists them (main.cc).
 std::span<const Command* const> all_commands();
 
-// Prints the command's --help text (Command::help) on standard output.
+// Prints the command's --help text on standard output.
 void print_help(const Command& command);
 
 extern const Command kAdviseCommand;

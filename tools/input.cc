@@ -60,7 +60,7 @@ std::string banner_text(const LoadedModule& loaded) {
 }
 
 std::string settings_note(const Args& args) {
-  const std::vector<std::string> settings = args.all("--set");
+  const std::vector<std::string> settings = args.all(kSetFlag);
   if (settings.empty()) return "";
   return absl::StrCat("device figures set: ", absl::StrJoin(settings, ", "));
 }

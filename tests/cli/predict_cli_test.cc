@@ -183,13 +183,29 @@ TEST_CASE("predict errors: bad input exits 1, bad usage 2") {
   CHECK(garbled.exit_code == 1);
   CHECK_THAT(garbled.err, Catch::Contains("error"));
   CHECK(run_cli("predict").exit_code == 2);
-  CHECK(run_cli("predict - --top lots", kStep).exit_code == 2);
+  // A value not of its flag's type is a usage error that names the flag and the value.
+  auto lots = run_cli("predict - --top lots", kStep);
+  CHECK(lots.exit_code == 2);
+  CHECK_THAT(lots.err, Catch::StartsWith("error: --top wants a non-negative integer, got 'lots'"));
+  auto by = run_cli("predict - --by opcode", kStep);
+  CHECK(by.exit_code == 2);
+  CHECK_THAT(by.err, Catch::StartsWith("error: --by wants op, category or scope, got 'opcode'"));
+  auto flops = run_cli("predict - --model-flops -3", kStep);
+  CHECK(flops.exit_code == 2);
+  CHECK_THAT(flops.err, Catch::Contains("--model-flops wants a positive number (1.2e15), got '-3'"));
+  // --help is answered before the values are checked.
+  CHECK(run_cli("predict - --top lots --help", kStep).exit_code == 0);
   CHECK(run_cli("predict - --formula magic", kStep).exit_code == 2);
   CHECK(run_cli("predict - --bogus", kStep).exit_code == 2);
   auto help = run_cli("predict --help");
   CHECK(help.exit_code == 0);
-  CHECK_THAT(help.out,
-             Catch::Contains("h100 for a GPU module") && Catch::Contains("else tpu_v5e"));
+  // The help's options are wrapped to fit: its words, whatever the line breaks.
+  std::string words;
+  std::istringstream in(help.out);
+  for (std::string w; in >> w;) words += (words.empty() ? "" : " ") + w;
+  CHECK_THAT(words, Catch::Contains("h100 for a GPU module") && Catch::Contains("else tpu_v5e"));
+  // Each option's default, as it is declared, and as the command takes it.
+  CHECK_THAT(words, Catch::Contains("rows of the op stats and collectives; 0: all (default 20)"));
 }
 
 }  // namespace
