@@ -6,8 +6,8 @@
 #include "hloroof/advise.h"
 #include "hloroof/units.h"
 #include "nlohmann/json.hpp"
-#include "report/wrap.h"
-#include "util/text_safety.h"
+#include "hloroof/wrap.h"
+#include "hloroof/text_safety.h"
 
 namespace hloroof {
 namespace {

@@ -10,7 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "advise/advise_internal.h"
 #include "hloroof/units.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace {

@@ -10,7 +10,7 @@
 #include "hloroof/computation.h"
 #include "hloroof/shape_text.h"
 #include "hloroof/units.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "util/string_view_hash.h"
 
 namespace hloroof::advise_internal {

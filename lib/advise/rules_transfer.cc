@@ -8,7 +8,7 @@
 #include "hloroof/computation.h"
 #include "hloroof/shape_size.h"
 #include "hloroof/units.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof::advise_internal {
 namespace {

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "util/threads.h"
+#include "hloroof/threads.h"
 
 namespace hloroof {
 

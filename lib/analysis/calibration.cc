@@ -12,7 +12,7 @@
 #include "hloroof/hlo_proto.h"
 #include "hloroof/input_file.h"
 #include "nlohmann/json.hpp"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace {

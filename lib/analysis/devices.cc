@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "hloroof/analysis.h"
-#include "util/threads.h"
+#include "hloroof/threads.h"
 
 namespace hloroof {
 namespace {

@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "cost/cost_internal.h"
 #include "ir/op_notes.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace cost {

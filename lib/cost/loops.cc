@@ -6,7 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "cost/cost_internal.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof::cost {
 namespace {

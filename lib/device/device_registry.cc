@@ -11,7 +11,7 @@
 #include "device/embedded_files.h"
 #include "hloroof/device.h"
 #include "hloroof/input_file.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace {

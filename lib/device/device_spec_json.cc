@@ -18,7 +18,7 @@
 #include "device/spec_units.h"
 #include "hloroof/device.h"
 #include "nlohmann/json.hpp"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace {

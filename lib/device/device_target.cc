@@ -14,9 +14,9 @@
 #include "hloroof/module.h"
 #include "hloroof/platform.h"
 #include "hloroof/topology.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "util/checked_math.h"
-#include "util/edit_distance.h"
+#include "hloroof/edit_distance.h"
 
 namespace hloroof {
 namespace {

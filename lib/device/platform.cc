@@ -12,7 +12,7 @@
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
 #include "hloroof/shape.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "util/string_view_hash.h"
 
 namespace hloroof {

@@ -29,7 +29,7 @@
 #include "proto/dot_algorithms.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "util/checked_math.h"
 
 namespace hloroof {

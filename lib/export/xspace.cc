@@ -46,11 +46,11 @@
 #include "hloroof/text_pool.h"
 #include "predict/op_index.h"
 #include "ir/shape_printer.h"
-#include "report/wrap.h"
+#include "hloroof/wrap.h"
 #include "text/printer.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "util/string_view_hash.h"
-#include "util/threads.h"
+#include "hloroof/threads.h"
 
 namespace hloroof {
 namespace {

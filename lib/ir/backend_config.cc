@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "absl/strings/numbers.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace {

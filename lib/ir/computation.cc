@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "ir/module_state.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 

@@ -13,7 +13,7 @@
 #include "hloroof/replica_groups.h"
 #include "ir/module_state.h"
 #include "ir/shape_inference.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 

@@ -4,7 +4,7 @@
 
 #include "ir/instruction_rules.h"
 #include "ir/module_state.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof::detail {
 

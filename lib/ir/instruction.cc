@@ -7,7 +7,7 @@
 #include "hloroof/computation.h"
 #include "ir/metadata_scan.h"
 #include "ir/module_state.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 

@@ -9,7 +9,7 @@
 #include "hloroof/computation.h"
 #include "ir/module_state.h"
 #include "ir/shape_util.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof::detail {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "util/huge_pages.h"
+#include "hloroof/huge_pages.h"
 
 namespace hloroof::detail {
 

@@ -5,7 +5,7 @@
 #include "hloroof/replica_groups.h"
 #include "hloroof/sharding.h"
 #include "ir/metadata_scan.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace {

@@ -10,7 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "hloroof/computation.h"
 #include "hloroof/instruction.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "util/string_view_hash.h"
 
 namespace hloroof {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 

@@ -12,7 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/types/span.h"
 #include "hloroof/shape_size.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace {

@@ -10,7 +10,7 @@
 #include "ir/module_state.h"
 #include "ir/shape_inference.h"
 #include "ir/shape_util.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace {

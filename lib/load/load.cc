@@ -16,8 +16,8 @@
 #include "hloroof/no_entry.h"
 #include "hloroof/units.h"
 #include "hloroof/xspace_modules.h"
-#include "util/absl_compat.h"
-#include "util/text_safety.h"
+#include "hloroof/absl_compat.h"
+#include "hloroof/text_safety.h"
 
 namespace hloroof {
 namespace {

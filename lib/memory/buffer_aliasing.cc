@@ -14,7 +14,7 @@
 #include "hloroof/computation.h"
 #include "memory/shape_leaves.h"
 #include "re2/re2.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof::detail {
 namespace {

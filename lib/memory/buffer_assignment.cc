@@ -27,7 +27,7 @@
 #include "memory/max_tree.h"
 #include "memory/shape_leaves.h"
 #include "memory/tree_paths.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof::detail {
 namespace {

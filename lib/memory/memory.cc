@@ -20,7 +20,7 @@
 #include "memory/memory_liveness.h"
 #include "memory/shape_leaves.h"
 #include "memory/tuple_tables.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace {

@@ -11,7 +11,7 @@
 #include "hloroof/shape_size.h"
 #include "memory/buffer_aliasing.h"
 #include "memory/shape_leaves.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof::detail {
 namespace {

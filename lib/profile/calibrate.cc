@@ -36,14 +36,14 @@
 #include "device/spec_units.h"
 #include "hloroof/device_target.h"
 #include "hloroof/profile.h"
-#include "report/wrap.h"
+#include "hloroof/wrap.h"
 #include "hloroof/text_table.h"
 #include "hloroof/topology.h"
 #include "hloroof/units.h"
 #include "nlohmann/json.hpp"
 #include "predict/expected_time.h"
 #include "profile/profile_internal.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace {

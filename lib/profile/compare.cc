@@ -10,7 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "hloroof/profile.h"
 #include "profile/profile_internal.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace profile_internal {

@@ -17,7 +17,7 @@
 #include "hloroof/metadata.h"
 #include "hloroof/profile.h"
 #include "profile/profile_internal.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof::profile_internal {
 namespace {

@@ -19,7 +19,7 @@
 #include "hloroof/profile.h"
 #include "hloroof/xspace.h"
 #include "profile/profile_internal.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace {

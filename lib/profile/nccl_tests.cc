@@ -27,7 +27,7 @@
 #include "hloroof/text_table.h"
 #include "nlohmann/json.hpp"
 #include "predict/expected_time.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace {

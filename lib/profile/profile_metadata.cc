@@ -15,7 +15,7 @@
 #include "hloroof/xspace.h"
 #include "profile/xspace_metadata.h"
 #include "proto/xspace_wire.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace {

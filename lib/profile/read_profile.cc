@@ -27,8 +27,8 @@
 #include "proto/xplane.pb.h"
 #include "proto/xspace_wire.h"
 #include "profile/xspace_metadata.h"
-#include "util/absl_compat.h"
-#include "util/text_safety.h"
+#include "hloroof/absl_compat.h"
+#include "hloroof/text_safety.h"
 
 namespace hloroof {
 namespace {

@@ -14,9 +14,9 @@
 #include "hloroof/trace.h"
 #include "hloroof/units.h"
 #include "nlohmann/json.hpp"
-#include "report/wrap.h"
-#include "util/absl_compat.h"
-#include "util/text_safety.h"
+#include "hloroof/wrap.h"
+#include "hloroof/absl_compat.h"
+#include "hloroof/text_safety.h"
 
 namespace hloroof {
 namespace {

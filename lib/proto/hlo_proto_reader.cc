@@ -20,7 +20,7 @@
 #include "absl/status/status.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/opcode.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
 #include "proto/proto_text.h"

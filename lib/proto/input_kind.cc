@@ -2,7 +2,7 @@
 #include <string>
 
 #include "hloroof/hlo_proto.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "proto/hlo.pb.h"
 
 namespace hloroof {

@@ -11,7 +11,7 @@
 #include "proto/hlo_proto_internal.h"
 #include "proto/proto_text.h"
 #include "proto/text_builder.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "util/wire_reader.h"
 
 namespace hloroof::proto_internal {

@@ -18,7 +18,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
 #include "text/name_chars.h"

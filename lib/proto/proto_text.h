@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "proto/hlo.pb.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof::proto_internal {
 

@@ -16,7 +16,7 @@
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
 #include "proto/proto_text.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof::proto_internal {
 

@@ -6,7 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "hloroof/hlo_proto.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
 

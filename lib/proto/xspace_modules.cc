@@ -12,8 +12,8 @@
 #include "absl/strings/str_join.h"
 #include "hloroof/units.h"
 #include "proto/xspace_wire.h"
-#include "util/absl_compat.h"
-#include "util/text_safety.h"
+#include "hloroof/absl_compat.h"
+#include "hloroof/text_safety.h"
 #include "util/wire_reader.h"
 
 namespace hloroof {

@@ -14,7 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "hloroof/text_table.h"
 #include "hloroof/units.h"
-#include "report/wrap.h"
+#include "hloroof/wrap.h"
 
 namespace hloroof {
 namespace {

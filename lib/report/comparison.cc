@@ -8,7 +8,7 @@
 #include "hloroof/text_table.h"
 #include "hloroof/units.h"
 #include "report/op_terms.h"
-#include "report/wrap.h"
+#include "hloroof/wrap.h"
 #include "util/string_view_hash.h"
 
 namespace hloroof {

@@ -1,4 +1,4 @@
-#include "report/csv_text.h"
+#include "hloroof/csv_text.h"
 
 #include <algorithm>
 #include <array>

@@ -12,7 +12,7 @@
 #include "hloroof/trace.h"
 #include "hloroof/units.h"
 #include "report/json_writer.h"
-#include "report/wrap.h"
+#include "hloroof/wrap.h"
 
 namespace hloroof {
 namespace {

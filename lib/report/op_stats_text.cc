@@ -7,8 +7,8 @@
 #include "hloroof/report.h"
 #include "hloroof/text_table.h"
 #include "hloroof/units.h"
-#include "report/wrap.h"
-#include "util/absl_compat.h"
+#include "hloroof/wrap.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace {

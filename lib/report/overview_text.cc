@@ -6,8 +6,8 @@
 #include "hloroof/report.h"
 #include "hloroof/units.h"
 #include "report/unknown_work.h"
-#include "report/wrap.h"
-#include "util/text_safety.h"
+#include "hloroof/wrap.h"
+#include "hloroof/text_safety.h"
 
 namespace hloroof {
 namespace {

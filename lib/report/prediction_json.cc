@@ -10,7 +10,7 @@
 #include "report/json_writer.h"
 #include "report/op_terms.h"
 #include "report/unknown_work.h"
-#include "util/threads.h"
+#include "hloroof/threads.h"
 
 namespace hloroof {
 namespace {

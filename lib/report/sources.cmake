@@ -25,6 +25,3 @@ target_sources(hloroof_report PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/unknown_work.cc
 )
 target_link_libraries(hloroof_report PRIVATE nlohmann_json::nlohmann_json PkgConfig::RE2)
-# The private headers the layers above include (hloroof_share_headers): word wrapping for the
-# text they print.
-hloroof_share_headers(report wrap.h)

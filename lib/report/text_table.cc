@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "report/wrap.h"
-#include "util/text_safety.h"
+#include "hloroof/wrap.h"
+#include "hloroof/text_safety.h"
 
 namespace hloroof {
 namespace {

@@ -13,7 +13,7 @@
 #include "report/op_terms.h"
 #include "report/trace_writer.h"
 #include "util/string_view_hash.h"
-#include "util/threads.h"
+#include "hloroof/threads.h"
 
 namespace hloroof {
 namespace {

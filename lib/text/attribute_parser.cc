@@ -11,7 +11,7 @@
 #include "ir/byte_scan.h"
 #include "ir/metadata_scan.h"
 #include "ir/shape_util.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "text/lexer.h"
 #include "text/module_parser.h"
 #include "text/name_chars.h"

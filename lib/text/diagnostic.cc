@@ -7,7 +7,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof::text {
 namespace {

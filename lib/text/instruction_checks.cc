@@ -4,7 +4,7 @@
 #include "hloroof/shape_text.h"
 #include "ir/instruction_rules.h"
 #include "ir/shape_inference.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "text/module_parser.h"
 
 namespace hloroof::text {

@@ -6,7 +6,7 @@
 #include "hloroof/shape_text.h"
 #include "ir/byte_scan.h"
 #include "ir/shape_util.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "text/module_parser.h"
 #include "text/name_chars.h"
 

@@ -9,7 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "ir/byte_scan.h"
 #include "ir/name_table.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof::text {
 namespace {

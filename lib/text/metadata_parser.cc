@@ -4,7 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "ir/metadata_scan.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "text/module_parser.h"
 #include "util/string_view_hash.h"
 

@@ -9,8 +9,8 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/shape_text.h"
 #include "ir/shape_util.h"
-#include "util/absl_compat.h"
-#include "util/huge_pages.h"
+#include "hloroof/absl_compat.h"
+#include "hloroof/huge_pages.h"
 #include "text/module_attributes.h"
 
 namespace hloroof::text {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/escaping.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof::text {
 

@@ -13,7 +13,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "hloroof/shape.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "text/diagnostic.h"
 #include "text/lexer.h"
 

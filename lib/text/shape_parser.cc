@@ -5,7 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "hloroof/shape_size.h"
 #include "hloroof/shape_text.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "text/parser.h"
 #include "ir/shape_printer.h"
 

@@ -3,7 +3,7 @@
 
 #include "absl/strings/str_join.h"
 #include "hloroof/shape_text.h"
-#include "util/absl_compat.h"
+#include "hloroof/absl_compat.h"
 #include "text/module_parser.h"
 
 namespace hloroof::text {

@@ -13,8 +13,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "util/absl_compat.h"
-#include "util/huge_pages.h"
+#include "hloroof/absl_compat.h"
+#include "hloroof/huge_pages.h"
 
 namespace hloroof {
 namespace {

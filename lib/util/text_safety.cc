@@ -1,4 +1,4 @@
-#include "util/text_safety.h"
+#include "hloroof/text_safety.h"
 
 #include <cstdint>
 

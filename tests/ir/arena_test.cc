@@ -11,7 +11,7 @@
 
 #include "hloroof/module.h"
 #include "ir/mapped_memory.h"
-#include "util/huge_pages.h"
+#include "hloroof/huge_pages.h"
 
 namespace hloroof::detail {
 namespace {

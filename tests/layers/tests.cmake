@@ -52,10 +52,10 @@ set(hloroof_private_checks
   # layer   a private header it sees   another layer's private header it must not see
   text      ir/module_state.h          ir/mapped_memory.h
   proto     text/name_chars.h          memory/buffer_assignment.h
-  report    report/wrap.h              export/wire_writer.h
-  export    report/wrap.h              report/json_writer.h
+  report    util/wire_reader.h         export/wire_writer.h
+  export    util/checked_math.h        report/json_writer.h
   profile   device/spec_units.h        advise/advise_internal.h
-  analysis  util/threads.h             advise/advise_internal.h)
+  analysis  util/number_text.h         advise/advise_internal.h)
 while(hloroof_private_checks)
   list(POP_FRONT hloroof_private_checks layer seen unseen)
   foreach(pair "private_sees;${seen}" "private_not;${unseen}")

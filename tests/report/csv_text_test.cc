@@ -1,7 +1,7 @@
 // The --csv tables' cells: quoted as RFC 4180 wants, and numbers as printf's %.15g, %.16g or
 // %.17g writes them, the first that reads back (what the tables printed before they were
 // written cell by cell).
-#include "report/csv_text.h"
+#include "hloroof/csv_text.h"
 
 #include <catch2/catch.hpp>
 #include <bit>

@@ -1,4 +1,4 @@
-#include "util/huge_pages.h"
+#include "hloroof/huge_pages.h"
 
 #include <catch2/catch.hpp>
 #include <cstdint>

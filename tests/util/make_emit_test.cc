@@ -1,5 +1,5 @@
 // make_then_emit_in_order (util/threads.h): results made on several threads, emitted in order.
-#include "util/threads.h"
+#include "hloroof/threads.h"
 
 #include <catch2/catch.hpp>
 #include <algorithm>

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "absl/functional/function_ref.h"
-#include "util/text_safety.h"
+#include "hloroof/text_safety.h"
 
 namespace hloroof {
 namespace {

@@ -1,4 +1,4 @@
-#include "util/threads.h"
+#include "hloroof/threads.h"
 
 #include <catch2/catch.hpp>
 #include <atomic>
