@@ -18,18 +18,8 @@
 #include "hloroof/absl_compat.h"
 
 namespace hloroof {
-namespace {
 
-double stat_value(const xplane::XStat& s) {
-  switch (s.value_case()) {
-    case xplane::XStat::kDoubleValue: return s.double_value();
-    case xplane::XStat::kInt64Value: return static_cast<double>(s.int64_value());
-    case xplane::XStat::kUint64Value: return static_cast<double>(s.uint64_value());
-    default: return -1;
-  }
-}
-
-}  // namespace
+using xspace::stat_value;
 
 void read_plane_metadata(const xplane::XPlane& plane, ProfilePlane* out, Profile* profile) {
   absl::flat_hash_map<int64_t, std::string_view> stat_names;

@@ -68,6 +68,14 @@ bool count_plane(std::string_view plane, PlaneCount* count) {
   });
 }
 
+absl::flat_hash_map<int64_t, std::string_view> stat_names(const xplane::XPlane& plane) {
+  absl::flat_hash_map<int64_t, std::string_view> names;
+  for (const auto& [id, m] : plane.stat_metadata()) names[id] = m.name();
+  return names;
+}
+
+}  // namespace
+
 double stat_value(const xplane::XStat& s) {
   switch (s.value_case()) {
     case xplane::XStat::kDoubleValue: return s.double_value();
@@ -76,14 +84,6 @@ double stat_value(const xplane::XStat& s) {
     default: return -1;
   }
 }
-
-absl::flat_hash_map<int64_t, std::string_view> stat_names(const xplane::XPlane& plane) {
-  absl::flat_hash_map<int64_t, std::string_view> names;
-  for (const auto& [id, m] : plane.stat_metadata()) names[id] = m.name();
-  return names;
-}
-
-}  // namespace
 
 std::string size_words(int64_t bytes) { return absl::StrCat(bytes >> 30, " GiB"); }
 

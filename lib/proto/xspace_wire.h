@@ -46,6 +46,9 @@ absl::Status not_xspace(std::string_view origin);
 absl::StatusOr<std::vector<PlaneCount>> count_xspace(std::string_view bytes,
                                                      std::string_view origin);
 
+// A number stat's value (double, int64 or uint64) as a double; -1 for a stat of another type.
+double stat_value(const xplane::XStat& s);
+
 // The plane without its lines: a copy of its other fields, decoded as an XPlane.
 std::string plane_shell(std::string_view plane);
 
