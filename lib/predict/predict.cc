@@ -455,7 +455,7 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
 
 // Unverified device figures that shaped the estimates (docs/sources.md, "Open questions": treat
 // them as configurable defaults).
-void add_unverified_figures(const DeviceSpec& device, const predict::Recorder::Outputs& recorded,
+void add_unverified_figures(const DeviceSpec& device, const predict::RecordedNotes& recorded,
                             std::vector<std::string>& out) {
   std::vector<std::string> paths(recorded.figures_used.begin(), recorded.figures_used.end());
   for (std::string_view cls : recorded.matrix_classes_used) {
@@ -552,12 +552,10 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
 
   // The schedule walked once at the expected times, each op keeping its roofline too; then
   // scheduled again with the roofline times (the async overlaps differ), nothing costed anew.
-  predict::Target target({.module = module,
-                          .device = device,
-                          .slice = *topology,
-                          .options = options,
-                          .cost = *cost});
-  absl::StatusOr<predict::TimingMap> timings = predict::time_computations(target);
+  const predict::PredictionInputs inputs{
+      .module = module, .device = device, .slice = *topology, .options = options, .cost = *cost};
+  predict::CombinedModel model(inputs);
+  absl::StatusOr<predict::TimingMap> timings = predict::time_computations(model);
   if (!timings.ok()) return timings.status();
   std::optional<predict::RooflineMap> roofline;
   if (!options.roofline_only) {
@@ -585,19 +583,19 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
     // The records first (the cost let go before them), then the timeline laid out: neither the
     // cost's records nor the timeline are held beside the op records.
     gather_ops(module, *timings, roofline ? &*roofline : nullptr, options.max_ops,
-               target.memo().shared_texts(), p, matrix_by_class, /*free_timings=*/false, cost_read);
+               model.shared_texts(), p, matrix_by_class, /*free_timings=*/false, cost_read);
     roofline.reset();  // its times are in the records now
-    p.timeline = predict::build_timeline(*timings, target.in(), target.recorder());
+    p.timeline = predict::build_timeline(*timings, model);
   } else {
     // The timeline first (counted only, where it is not kept): gather_ops lets each
     // computation's timings go once its ops are made.
-    p.timeline = predict::build_timeline(*timings, target.in(), target.recorder());
+    p.timeline = predict::build_timeline(*timings, model);
     gather_ops(module, *timings, roofline ? &*roofline : nullptr, options.max_ops,
-               target.memo().shared_texts(), p, matrix_by_class, /*free_timings=*/true, cost_read);
+               model.shared_texts(), p, matrix_by_class, /*free_timings=*/true, cost_read);
     roofline.reset();
   }
   timings->clear();
-  if (target.memo().texts().full()) {
+  if (model.texts().full()) {
     return absl::ResourceExhaustedError(
         "the prediction's texts (op names, explanations) pass 4 GiB, more than its records "
         "hold; predict with the explain option off");
@@ -625,7 +623,7 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
       p.diagnostics.notes.push_back(std::move(line));
     }
   }
-  predict::Recorder::Outputs recorded = target.recorder().take_outputs();
+  predict::RecordedNotes recorded = model.take_notes();
   for (std::string& line : recorded.assumptions) p.diagnostics.notes.push_back(std::move(line));
   add_unverified_figures(device, recorded, p.diagnostics.notes);
   p.diagnostics.notes = group_op_notes(p.diagnostics.notes, &module);
