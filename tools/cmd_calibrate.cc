@@ -103,7 +103,7 @@ int run(const std::vector<std::string>& given) {
   CalibrationOptions& options = in.options;
   options.name = args->get("--name");
   options.settings = args->all("--set");  // the fit starts from the figures set
-  options.predict.topology = args->get("--topology");
+  options.topology = args->get("--topology");
   if (args->has("--trip-count")) {
     absl::StatusOr<int64_t> n = parse_count("--trip-count", args->get("--trip-count"));
     if (!n.ok()) return usage_error(n.status().message(), kCalibrateCommand.usage);

@@ -109,7 +109,6 @@ absl::StatusOr<Request> parse_request(Args args) {
   absl::StatusOr<SharedOptions> shared = parse_shared_options(a, 20);
   if (!shared.ok()) return shared.status();
   r.shared = *std::move(shared);
-  r.options.topology = a.get("--topology");
   r.options.default_trip_count = r.shared.trip_count;
   r.profile_options.module_name = a.get("--module");
   if (a.has("--device-index")) {
@@ -204,7 +203,7 @@ ProfiledDevice resolve_profiled_device(const Request& r, const Profile& profile,
                            : measured->device;
   }
   out.choice = resolve_device(device_text, &module,
-                              {.topology = r.options.topology, .settings = r.args.all("--set")});
+                              {.topology = r.args.get("--topology"), .settings = r.args.all("--set")});
   if (!out.choice.ok()) return out;
   if (absl::Status same = check_same_platform(*measured, out.choice->spec); !same.ok()) {
     out.choice = same;
