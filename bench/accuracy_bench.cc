@@ -28,6 +28,7 @@
 #include "absl/strings/str_format.h"
 #include "hloroof/collective.h"
 #include "hloroof/device.h"
+#include "hloroof/device_target.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/input_file.h"
 #include "hloroof/predict.h"
@@ -39,6 +40,22 @@
 #include "predict/tpu_models.h"
 
 namespace {
+
+// A prediction on a device named as the command's --device is: resolved, then predicted.
+absl::StatusOr<hloroof::Prediction> predict_named(const hloroof::Module& module,
+                                                  const std::string& device) {
+  absl::StatusOr<hloroof::DeviceTarget> target = hloroof::resolve_device(device, &module);
+  if (!target.ok()) return target.status();
+  return hloroof::predict_step_time(module, *target);
+}
+
+// The same of a module's text, parsed here.
+absl::StatusOr<hloroof::Prediction> predict_text(const std::string& text,
+                                                 const std::string& device) {
+  absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text);
+  if (!module.ok()) return module.status();
+  return predict_named(*module, device);
+}
 
 using hloroof::PrimitiveType;
 namespace measured = hloroof::measured;
@@ -238,7 +255,7 @@ void tpus(bool test_half, std::map<std::string, Ratios>& out) {
           rows, rows * r.group);
       device = "tpu7x:" + r.slice;
     }
-    absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(hlo, device);
+    absl::StatusOr<hloroof::Prediction> p = predict_text(hlo, device);
     if (!p.ok()) {
       std::fprintf(stderr, "tpu7x %s %g: %s\n", r.table.c_str(), r.size,
                    std::string(p.status().message()).c_str());
@@ -378,7 +395,7 @@ int captures(const std::string& root) {
         continue;
       }
       const std::string device = device_of(dir);
-      absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(*module, device);
+      absl::StatusOr<hloroof::Prediction> p = predict_named(*module, device);
       if (!p.ok()) continue;
       absl::StatusOr<hloroof::ProfileComparison> c =
           hloroof::compare_with_profile(*module, *p, *profile);

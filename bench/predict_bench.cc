@@ -20,11 +20,28 @@
 #include <vector>
 
 #include "hloroof/cost.h"
+#include "hloroof/device_target.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
 #include "hloroof/topology.h"
 
 namespace {
+
+// A prediction on a device named as the command's --device is: resolved, then predicted.
+absl::StatusOr<hloroof::Prediction> predict_named(const hloroof::Module& module,
+                                                  const std::string& device) {
+  absl::StatusOr<hloroof::DeviceTarget> target = hloroof::resolve_device(device, &module);
+  if (!target.ok()) return target.status();
+  return hloroof::predict_step_time(module, *target);
+}
+
+// The same of a module's text, parsed here.
+absl::StatusOr<hloroof::Prediction> predict_text(const std::string& text,
+                                                 const std::string& device) {
+  absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text);
+  if (!module.ok()) return module.status();
+  return predict_named(*module, device);
+}
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -59,7 +76,7 @@ fs::path largest_module(const std::string& device) {
     }
   }
   for (const auto& [size, path] : files) {
-    if (hloroof::predict_step_time(read_file(path), device).ok()) return path;
+    if (predict_text(read_file(path), device).ok()) return path;
   }
   return {};
 }
@@ -97,7 +114,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string text = read_file(path);
-  absl::StatusOr<hloroof::Prediction> check = hloroof::predict_step_time(text, device);
+  absl::StatusOr<hloroof::Prediction> check = predict_text(text, device);
   if (!check.ok()) {
     std::fprintf(stderr, "error: %s\n", std::string(check.status().message()).c_str());
     return 1;
@@ -107,8 +124,8 @@ int main(int argc, char** argv) {
   const double cost = median_ms([&] { (void)hloroof::analyze_cost(*module); });
   const std::string name = hloroof::split_topology_text(device).device;
   const double spec_ms = median_ms([&] { (void)hloroof::device(name); });
-  const double parsed = median_ms([&] { (void)hloroof::predict_step_time(*module, device); });
-  const double predict = median_ms([&] { (void)hloroof::predict_step_time(text, device); });
+  const double parsed = median_ms([&] { (void)predict_named(*module, device); });
+  const double predict = median_ms([&] { (void)predict_text(text, device); });
   std::printf("%s (%.2f MB, %zu ops) on %s\n", path.filename().string().c_str(),
               static_cast<double>(text.size()) / 1e6, check->ops.size(), device.c_str());
   std::printf("  parse alone (baseline)        %8.2f ms\n", parse);

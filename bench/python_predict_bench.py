@@ -7,16 +7,16 @@ Run from the repository root after a build, with the package on the path and JAX
     PYTHONPATH=build/python JAX_PLATFORMS=cpu $(tools/venv.sh) bench/python_predict_bench.py
 
 Predicts each FILE (default: the three largest modules of the shared corpus, ../shared/corpus
-or $HLOROOF_CORPUS) on tpu_v5e with `hloroof.predict(text, "tpu_v5e")` and with the C++ call
-(`predict_step_time(text, "tpu_v5e")`, timed inside the extension), alternately, and prints the
-median thread CPU milliseconds of each and their ratio.
+or $HLOROOF_CORPUS) on tpu_v5e with `hloroof.predict(text, "tpu_v5e")` and with the C++ calls
+(the text parsed, the device resolved and `predict_step_time`, timed inside the extension),
+alternately, and prints the median thread CPU milliseconds of each and their ratio.
 
 Then programs that JAX compiles here on the CPU (`jax.jit(step).lower(...).compile()`, training
 steps of MLPs of 2, 8, 32 and 128 layers), predicted with `hloroof.predict(compiled)` (device
 picked by the module: the CPU has no spec of its own) against what a C++ user holding the same
 XLA executable calls:
   - a Compiled predicted again (the module reads its program once per object): against the
-    C++ call on its text and device, `predict_step_time(text, device)`;
+    C++ calls on its text and device (parse, resolve_device, predict_step_time);
   - a Compiled predicted the first time (the module's memory of it cleared before each call):
     against JAX's `compiled.as_text()` and then the C++ call, timed together, since the C++
     user prints the executable's module too (XLA's HloModule::ToString, which as_text() calls);
@@ -70,7 +70,7 @@ def alternate(runs: int, text: str, device: str,
     for _ in range(runs):
         ms, ok = _hloroof._predict_cpu_ms(text, device)
         if not ok:
-            sys.exit(f"error: predict_step_time(text, {device!r}) failed")
+            sys.exit(f"error: predicting text on {device!r} failed")
         cpp.append(ms)
         python.append(python_ms(call))
     return statistics.median(cpp), statistics.median(python)
@@ -93,7 +93,7 @@ def printed_then_cpp(compiled, device: str) -> float:
     text = compiled.as_text()
     _, ok = _hloroof._predict_cpu_ms(text, device)
     if not ok:
-        sys.exit(f"error: predict_step_time(text, {device!r}) failed")
+        sys.exit(f"error: predicting text on {device!r} failed")
     return (time.thread_time() - start) * 1e3
 
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hloroof/device_target.h"
 #include "hloroof/edit.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
@@ -161,7 +162,10 @@ int main(int argc, char** argv) {
   text << file.rdbuf();
   absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text.str());
   if (!module.ok()) return fail(module.status());
-  absl::StatusOr<hloroof::Prediction> before = hloroof::predict_step_time(*module, argv[2]);
+  // The device and slice as the command's --device reads them, for both predictions.
+  absl::StatusOr<hloroof::DeviceTarget> target = hloroof::resolve_device(argv[2], &*module);
+  if (!target.ok()) return fail(target.status());
+  absl::StatusOr<hloroof::Prediction> before = hloroof::predict_step_time(*module, *target);
   if (!before.ok()) return fail(before.status());
 
   absl::StatusOr<int> made = make_collectives_async(*module);
@@ -176,7 +180,7 @@ int main(int argc, char** argv) {
   if (!hloroof::structurally_equal(*module, *again, &difference)) {
     return fail(absl::InternalError("the printed module reads back otherwise: " + difference));
   }
-  absl::StatusOr<hloroof::Prediction> after = hloroof::predict_step_time(*again, argv[2]);
+  absl::StatusOr<hloroof::Prediction> after = hloroof::predict_step_time(*again, *target);
   if (!after.ok()) return fail(after.status());
 
   std::printf("made %d collectives asynchronous; verify: ok; reparsed: equal\n", *made);

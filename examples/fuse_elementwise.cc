@@ -14,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "hloroof/device_target.h"
 #include "hloroof/edit.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
@@ -111,7 +112,10 @@ int main(int argc, char** argv) {
   text << file.rdbuf();
   absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text.str());
   if (!module.ok()) return fail(module.status());
-  absl::StatusOr<hloroof::Prediction> before = hloroof::predict_step_time(*module, argv[2]);
+  // The device and slice as the command's --device reads them, for both predictions.
+  absl::StatusOr<hloroof::DeviceTarget> target = hloroof::resolve_device(argv[2], &*module);
+  if (!target.ok()) return fail(target.status());
+  absl::StatusOr<hloroof::Prediction> before = hloroof::predict_step_time(*module, *target);
   if (!before.ok()) return fail(before.status());
 
   const std::vector<std::vector<Instruction*>> chains = find_chains(*module->entry());
@@ -131,7 +135,7 @@ int main(int argc, char** argv) {
   if (!hloroof::structurally_equal(*module, *again, &difference)) {
     return fail(absl::InternalError("the printed module reads back otherwise: " + difference));
   }
-  absl::StatusOr<hloroof::Prediction> after = hloroof::predict_step_time(*again, argv[2]);
+  absl::StatusOr<hloroof::Prediction> after = hloroof::predict_step_time(*again, *target);
   if (!after.ok()) return fail(after.status());
 
   std::printf("%zu loop fusions; verify: ok; reparsed: equal\n", chains.size());

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "hloroof/device_target.h"
 #include "hloroof/edit.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
@@ -50,7 +51,10 @@ int main(int argc, char** argv) {
   text << file.rdbuf();
   absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text.str());
   if (!module.ok()) return fail(module.status());
-  absl::StatusOr<hloroof::Prediction> before = hloroof::predict_step_time(*module, argv[2]);
+  // The device and slice as the command's --device reads them, for both predictions.
+  absl::StatusOr<hloroof::DeviceTarget> target = hloroof::resolve_device(argv[2], &*module);
+  if (!target.ok()) return fail(target.status());
+  absl::StatusOr<hloroof::Prediction> before = hloroof::predict_step_time(*module, *target);
   if (!before.ok()) return fail(before.status());
 
   const int removed = remove_layout_preserving_copies(*module);
@@ -60,7 +64,7 @@ int main(int argc, char** argv) {
   const std::string printed = hloroof::print(*module);
   absl::StatusOr<hloroof::Module> again = hloroof::parse_module(printed);
   if (!again.ok()) return fail(again.status());
-  absl::StatusOr<hloroof::Prediction> after = hloroof::predict_step_time(*again, argv[2]);
+  absl::StatusOr<hloroof::Prediction> after = hloroof::predict_step_time(*again, *target);
   if (!after.ok()) return fail(after.status());
 
   std::printf("removed %d copies; verify: ok\n", removed);

@@ -89,7 +89,7 @@ auto ran(PyAnalysis& a, Get get) -> decltype(get(a.analysis())) {
 // (check_slice, as predict() checks a spec's) and parsed once.
 DeviceTarget spec_target(const DeviceSpec& spec, const std::string& topology) {
   ok_or_raise(check_slice(spec, topology));
-  DeviceTarget target{.spec = spec, .topology = topology};
+  DeviceTarget target{.spec = spec};
   if (!topology.empty()) target.slice = value_or_raise(make_topology(spec, topology));
   return target;
 }

@@ -86,7 +86,10 @@ void bind_device(py::module_& m) {
   Record<DeviceTarget>(m, "DeviceTarget",
                        "A checked device and slice, as resolve_device gives them.")
       .field("spec", &DeviceTarget::spec, "the device")
-      .field("topology", &DeviceTarget::topology, "the slice ('4x4'); '' when inferred")
+      .computed(
+          "topology",
+          [](const DeviceTarget& t) { return t.slice ? t.slice->shape : std::string(); },
+          "the slice ('4x4'); '' when inferred")
       .computed(
           "source",
           [](const DeviceTarget& t) { return std::string(device_source_name(t.source)); },

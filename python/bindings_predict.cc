@@ -4,6 +4,34 @@
 #include "module_guard.h"
 
 namespace hloroof::python {
+namespace {
+
+// A prediction on a device named as the command's --device is, with `options.topology` (the
+// device resolved here, what resolving it said added to the prediction).
+absl::StatusOr<Prediction> predict_named(const Module& module, std::string_view device,
+                                         const PredictOptions& options) {
+  absl::StatusOr<DeviceTarget> target = resolve_device(
+      device, &module,
+      {.topology = options.topology, .device_option = "device", .topology_option = "topology"});
+  if (!target.ok()) return target.status();
+  absl::StatusOr<Prediction> p = predict_step_time(module, *target, options);
+  if (p.ok()) add_diagnostics(target->diagnostics, *p);
+  return p;
+}
+
+// A prediction on a spec on `options.topology` as make_topology reads it.
+absl::StatusOr<Prediction> predict_spec(const Module& module, const DeviceSpec& spec,
+                                        const PredictOptions& options) {
+  DeviceTarget target{.spec = spec};
+  if (!options.topology.empty()) {
+    absl::StatusOr<Topology> slice = make_topology(spec, options.topology);
+    if (!slice.ok()) return slice.status();
+    target.slice = *std::move(slice);
+  }
+  return predict_step_time(module, target, options);
+}
+
+}  // namespace
 
 void bind_predict(py::module_& m) {
   Record<PredictOptions>(m, "PredictOptions",
@@ -388,7 +416,7 @@ void bind_outputs(py::module_& m) {
           py::gil_scoped_release release;
           absl::StatusOr<LoadedModule> loaded =
               load_module(ModuleBytes{.bytes = text, .name = ""}, python_load_options());
-          p = loaded.ok() ? predict_step_time(loaded->module, device, options)
+          p = loaded.ok() ? predict_named(loaded->module, device, options)
                           : absl::StatusOr<Prediction>(loaded.status());
           // The module ends here: no record may point into it.
           if (p.ok()) {
@@ -406,7 +434,7 @@ void bind_outputs(py::module_& m) {
         {
           ModuleUse use(module);
           py::gil_scoped_release release;
-          p = predict_step_time(module, device, options);
+          p = predict_named(module, device, options);
         }
         return value_or_raise(std::move(p));
       },
@@ -418,7 +446,7 @@ void bind_outputs(py::module_& m) {
         {
           ModuleUse use(module);
           py::gil_scoped_release release;
-          p = predict_step_time(module, device, options);
+          p = predict_spec(module, device, options);
         }
         return value_or_raise(std::move(p));
       },

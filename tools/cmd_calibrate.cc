@@ -101,7 +101,7 @@ int run(const std::vector<std::string>& words) {
   CalibrationOptions& options = in.options;
   options.name = args->text(kName);
   options.settings = args->all(kSet);  // the fit starts from the figures set
-  options.predict.topology = args->text(kTopologyFlag);
+  options.topology = args->text(kTopologyFlag);
   options.predict.default_trip_count = args->count(kTripCountFlag);
   options.profile.device_index = static_cast<int>(args->count(kDeviceIndex));
   for (const std::string& hlo : hlos) {

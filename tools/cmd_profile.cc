@@ -156,7 +156,6 @@ absl::StatusOr<Request> parse_request(Args args) {
   absl::StatusOr<SharedOptions> shared = parse_shared_options(a);
   if (!shared.ok()) return shared.status();
   r.shared = *std::move(shared);
-  r.options.topology = a.text(kTopologyFlag);
   r.options.default_trip_count = r.shared.trip_count;
   r.profile_options.module_name = a.text(kModule);
   r.profile_options.device_index = static_cast<int>(a.count(kDeviceIndex));
@@ -245,8 +244,9 @@ ProfiledDevice resolve_profiled_device(const Request& r, const Profile& profile,
                                                                      : kDefaultTpuDevice)
                            : measured->device;
   }
-  out.choice = resolve_device(device_text, &module,
-                              {.topology = r.options.topology, .settings = r.args.all(kSetFlag)});
+  out.choice = resolve_device(
+      device_text, &module,
+      {.topology = r.args.text(kTopologyFlag), .settings = r.args.all(kSetFlag)});
   if (!out.choice.ok()) return out;
   if (absl::Status same = check_same_platform(*measured, out.choice->spec); !same.ok()) {
     out.choice = same;

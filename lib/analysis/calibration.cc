@@ -233,7 +233,7 @@ absl::StatusOr<ProfileCalibration> calibrate_profiles(const ProfileCalibrationIn
   }
   absl::StatusOr<DeviceTarget> choice =
       resolve_device(out.device, modules[0],
-                     {.topology = in.options.predict.topology, .settings = in.options.settings});
+                     {.topology = in.options.topology, .settings = in.options.settings});
   if (!choice.ok()) return choice.status();
   for (const MeasuredDevice& m : measured) {
     if (absl::Status same = check_same_platform(m, choice->spec); !same.ok()) return same;

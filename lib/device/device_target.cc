@@ -248,11 +248,11 @@ absl::StatusOr<NamedSlice> named_device(std::string_view name) {
 // A module on a slice of megacore chips (v4, v5p) that runs on one device per TensorCore, as
 // libtpu's offline compiler builds it: the target becomes per_core_spec's, the slice's chips
 // the same. Any other module or device: unchanged.
-absl::Status split_megacore(const Module* module, DeviceTarget& target) {
+absl::Status split_megacore(const Module* module, std::string_view shape, DeviceTarget& target) {
   if (module == nullptr || !target.spec.torus) return absl::OkStatus();
   const TorusSpec& torus = *target.spec.torus;
   if (torus.cores_per_chip <= torus.devices_per_chip) return absl::OkStatus();
-  absl::StatusOr<Topology> whole = make_topology(target.spec, target.topology);
+  absl::StatusOr<Topology> whole = make_topology(target.spec, shape);
   if (!whole.ok()) return absl::OkStatus();  // the caller's make_topology says why
   const int64_t chips = whole->num_devices() / torus.devices_per_chip;
   const int64_t used = saturating_mul(module->attributes().replica_count,
@@ -261,7 +261,7 @@ absl::Status split_megacore(const Module* module, DeviceTarget& target) {
   absl::StatusOr<DeviceSpec> split = per_core_spec(target.spec);
   if (!split.ok()) return split.status();
   target.diagnostics.notes.push_back(absl::StrCat(
-      "the module runs on ", used, " devices on ", target.spec.name, ":", target.topology, "'s ",
+      "the module runs on ", used, " devices on ", target.spec.name, ":", sv(shape), "'s ",
       chips, " chips: one device per TensorCore, ", torus.cores_per_chip, " a chip (as libtpu's "
       "offline compiler gives them; the hardware runs a chip as one megacore device), each with "
       "1/", torus.cores_per_chip / torus.devices_per_chip, " of the chip's compute and HBM"));
@@ -380,11 +380,11 @@ absl::StatusOr<DeviceTarget> resolve_device(std::string_view device_text, const 
                                                    options.topology_option, " says ", option,
                                                    "; give one"));
   }
-  target.topology = option.empty() ? shape : option;
-  if (target.topology.empty()) return target;
-  if (absl::Status s = check_slice(target.spec, target.topology); !s.ok()) return s;
-  if (absl::Status s = split_megacore(module, target); !s.ok()) return s;
-  absl::StatusOr<Topology> topology = make_topology(target.spec, target.topology);
+  const std::string slice = option.empty() ? shape : option;
+  if (slice.empty()) return target;
+  if (absl::Status s = check_slice(target.spec, slice); !s.ok()) return s;
+  if (absl::Status s = split_megacore(module, slice, target); !s.ok()) return s;
+  absl::StatusOr<Topology> topology = make_topology(target.spec, slice);
   if (!topology.ok()) return topology.status();
   if (module != nullptr) {
     // Both counts come from the text: their product may not fit in int64.
@@ -393,7 +393,7 @@ absl::StatusOr<DeviceTarget> resolve_device(std::string_view device_text, const 
     const int64_t idle = topology->num_devices() - used;
     if (used > 0 && idle > 0) {
       target.diagnostics.notes.push_back(absl::StrCat(
-          "topology ", target.topology, " holds ", topology->num_devices(),
+          "topology ", slice, " holds ", topology->num_devices(),
           " devices; the module runs on ", used, " (replica_count x num_partitions), so ", idle,
           " sit idle"));
     }

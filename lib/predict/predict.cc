@@ -61,16 +61,11 @@ int64_t devices_named(const Module& module, const ModuleCost& cost) {
   return n;
 }
 
-// The slice a prediction runs on: `parsed` (a resolved device's, parsed there), else `text` as
-// make_topology reads it, else the smallest that holds the module (infer_topology).
-struct SliceGiven {
-  const Topology* parsed = nullptr;
-  std::string_view text;
-};
-
+// The slice a prediction runs on: `given` (the target's), else the smallest that holds the
+// module (infer_topology); with the options' device coordinates.
 absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost& cost,
                                          const DeviceSpec& device, const PredictOptions& options,
-                                         const SliceGiven& given, Diagnostics& said) {
+                                         const Topology* given, Diagnostics& said) {
   const int64_t needed = devices_named(module, cost);
   const int64_t declared = header_devices(module.attributes());
   if (declared > 1 && needed > declared) {
@@ -84,7 +79,7 @@ absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost&
         needed));
   }
   absl::StatusOr<Topology> topology;
-  if (given.parsed == nullptr && given.text.empty()) {
+  if (given == nullptr) {
     topology = infer_topology(device, needed);
     if (!topology.ok()) return topology.status();
     said.notes.push_back(absl::StrFormat(
@@ -92,9 +87,7 @@ absl::StatusOr<Topology> choose_topology(const Module& module, const ModuleCost&
         "DEVICE:SHAPE or with the topology option",
         topology->shape, topology->describe(), needed, needed == 1 ? "" : "s"));
   } else {
-    topology = given.parsed != nullptr ? absl::StatusOr<Topology>(*given.parsed)
-                                       : make_topology(device, given.text);
-    if (!topology.ok()) return topology.status();
+    topology = *given;
     const ModuleAttributes& header = module.attributes();
     const int64_t devices = header_devices(header);
     if (topology->num_devices() < devices) {
@@ -455,7 +448,7 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
 
 // Unverified device figures that shaped the estimates (docs/sources.md, "Open questions": treat
 // them as configurable defaults).
-void add_unverified_figures(const DeviceSpec& device, const predict::Recorder::Outputs& recorded,
+void add_unverified_figures(const DeviceSpec& device, const predict::RecordedNotes& recorded,
                             std::vector<std::string>& out) {
   std::vector<std::string> paths(recorded.figures_used.begin(), recorded.figures_used.end());
   for (std::string_view cls : recorded.matrix_classes_used) {
@@ -508,7 +501,7 @@ namespace {
 // predict_step_time with the module's cost given, or analysed here (`given` null), after the
 // checks of the module and the options (whose errors come first either way).
 absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceSpec& device,
-                                             const SliceGiven& slice,
+                                             const Topology* slice,
                                              const PredictOptions& options,
                                              const ModuleCost* given) {
   if (!module.entry_marked()) {
@@ -552,12 +545,10 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
 
   // The schedule walked once at the expected times, each op keeping its roofline too; then
   // scheduled again with the roofline times (the async overlaps differ), nothing costed anew.
-  predict::Target target({.module = module,
-                          .device = device,
-                          .slice = *topology,
-                          .options = options,
-                          .cost = *cost});
-  absl::StatusOr<predict::TimingMap> timings = predict::time_computations(target);
+  const predict::PredictionInputs inputs{
+      .module = module, .device = device, .slice = *topology, .options = options, .cost = *cost};
+  predict::CombinedModel model(inputs);
+  absl::StatusOr<predict::TimingMap> timings = predict::time_computations(model);
   if (!timings.ok()) return timings.status();
   std::optional<predict::RooflineMap> roofline;
   if (!options.roofline_only) {
@@ -585,19 +576,19 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
     // The records first (the cost let go before them), then the timeline laid out: neither the
     // cost's records nor the timeline are held beside the op records.
     gather_ops(module, *timings, roofline ? &*roofline : nullptr, options.max_ops,
-               target.memo().shared_texts(), p, matrix_by_class, /*free_timings=*/false, cost_read);
+               model.shared_texts(), p, matrix_by_class, /*free_timings=*/false, cost_read);
     roofline.reset();  // its times are in the records now
-    p.timeline = predict::build_timeline(*timings, target.in(), target.recorder());
+    p.timeline = predict::build_timeline(*timings, model);
   } else {
     // The timeline first (counted only, where it is not kept): gather_ops lets each
     // computation's timings go once its ops are made.
-    p.timeline = predict::build_timeline(*timings, target.in(), target.recorder());
+    p.timeline = predict::build_timeline(*timings, model);
     gather_ops(module, *timings, roofline ? &*roofline : nullptr, options.max_ops,
-               target.memo().shared_texts(), p, matrix_by_class, /*free_timings=*/true, cost_read);
+               model.shared_texts(), p, matrix_by_class, /*free_timings=*/true, cost_read);
     roofline.reset();
   }
   timings->clear();
-  if (target.memo().texts().full()) {
+  if (model.texts().full()) {
     return absl::ResourceExhaustedError(
         "the prediction's texts (op names, explanations) pass 4 GiB, more than its records "
         "hold; predict with the explain option off");
@@ -625,7 +616,7 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
       p.diagnostics.notes.push_back(std::move(line));
     }
   }
-  predict::Recorder::Outputs recorded = target.recorder().take_outputs();
+  predict::RecordedNotes recorded = model.take_notes();
   for (std::string& line : recorded.assumptions) p.diagnostics.notes.push_back(std::move(line));
   add_unverified_figures(device, recorded, p.diagnostics.notes);
   p.diagnostics.notes = group_op_notes(p.diagnostics.notes, &module);
@@ -634,68 +625,23 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
 
 }  // namespace
 
-absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
-                                             const PredictOptions& options) {
-  return predict_with_cost(module, device, {.text = options.topology}, options, nullptr);
-}
-
-absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
-                                             const PredictOptions& options,
-                                             const ModuleCost& cost) {
-  return predict_with_cost(module, device, {.text = options.topology}, options, &cost);
-}
-
-namespace {
-
-// A resolved device's slice: the one it parsed; its text only where it holds no parsed one (a
-// target made by hand).
-SliceGiven slice_of(const DeviceTarget& target) {
-  if (target.slice) return {.parsed = &*target.slice};
-  return {.text = target.topology};
-}
-
-}  // namespace
-
 absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceTarget& target,
                                              const PredictOptions& options) {
-  return predict_with_cost(module, target.spec, slice_of(target), options, nullptr);
+  return predict_with_cost(module, target.spec, target.slice ? &*target.slice : nullptr, options,
+                           nullptr);
 }
 
 absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceTarget& target,
                                              const PredictOptions& options,
                                              const ModuleCost& cost) {
-  return predict_with_cost(module, target.spec, slice_of(target), options, &cost);
-}
-
-absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_view device,
-                                             const PredictOptions& options) {
-  // The command's and Python's rule: aliases, the module's platform, real slices only.
-  absl::StatusOr<DeviceTarget> target = resolve_device(
-      device, &module,
-      {.topology = options.topology, .device_option = "device", .topology_option = "topology"});
-  if (!target.ok()) return target.status();
-  absl::StatusOr<Prediction> p = predict_step_time(module, *target, options);
-  if (!p.ok()) return p;
-  add_diagnostics(target->diagnostics, *p);
-  return p;
+  return predict_with_cost(module, target.spec, target.slice ? &*target.slice : nullptr, options,
+                           &cost);
 }
 
 void add_diagnostics(const Diagnostics& said, Prediction& prediction) {
   Diagnostics& own = prediction.diagnostics;
   own.notes.insert(own.notes.begin(), said.notes.begin(), said.notes.end());
   own.warnings.insert(own.warnings.end(), said.warnings.begin(), said.warnings.end());
-}
-
-absl::StatusOr<Prediction> predict_step_time(std::string_view hlo_text, std::string_view device,
-                                             const PredictOptions& options) {
-  absl::StatusOr<Module> module = parse_module(hlo_text);
-  if (!module.ok()) return module.status();
-  absl::StatusOr<Prediction> p = predict_step_time(*module, device, options);
-  if (!p.ok()) return p;
-  // The module ends here: no record may point into it.
-  for (OpPrediction& op : p->ops) op.instruction = nullptr;
-  for (TimelineEvent& e : p->timeline) e.instruction = nullptr;
-  return p;
 }
 
 }  // namespace hloroof

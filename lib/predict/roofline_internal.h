@@ -1,5 +1,5 @@
 // What roofline_time cites for each term's rate, for a caller that cites the figures of one
-// device once rather than for every op (a prediction's TargetMemo).
+// device once rather than for every op (a prediction's CombinedModel).
 #ifndef HLOROOF_LIB_PREDICT_ROOFLINE_INTERNAL_H_
 #define HLOROOF_LIB_PREDICT_ROOFLINE_INTERNAL_H_
 

@@ -1,5 +1,6 @@
 target_sources(hloroof_predict PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/collective.cc
+  ${CMAKE_CURRENT_LIST_DIR}/combined_model.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_gpu.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_tpu.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_xla_gpu.cc
@@ -9,6 +10,7 @@ target_sources(hloroof_predict PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/measured_models.cc
   ${CMAKE_CURRENT_LIST_DIR}/roofline.cc
   ${CMAKE_CURRENT_LIST_DIR}/schedule_clock.cc
+  ${CMAKE_CURRENT_LIST_DIR}/op_models.cc
   ${CMAKE_CURRENT_LIST_DIR}/op_timing.cc
   ${CMAKE_CURRENT_LIST_DIR}/predict.cc
   ${CMAKE_CURRENT_LIST_DIR}/step_walk.cc

@@ -77,10 +77,10 @@ const Instruction* start_of(const Instruction& done) {
 }
 
 InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timings,
-                                    Target& target) {
+                                    CombinedModel& model) {
   InstructionTiming t;
   t.instruction = &i;
-  t.cost = target.memo().cost_of(i);
+  t.cost = model.cost_of(i);
   t.bound = BoundBy::kCompute;
   FlowTiming& flow = t.mutable_flow();
   switch (i.opcode()) {
@@ -91,7 +91,7 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
       if (t.cost != nullptr && t.cost->trip_count) {
         flow.trip_count = t.cost->trip_count->count;
         if (t.cost->trip_count->source == TripCountSource::kAssumed) {
-          target.recorder().assume(
+          model.assume(
               absl::StrFormat("%s: trip count unknown; assumed %d (the step time is a lower bound)",
                               sv(i.name()), flow.trip_count));
         }
@@ -100,14 +100,14 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
       // XLA's GPU runtime runs a loop whose trip count the compiler knows (backend_config
       // known_trip_count) by that count, its condition never; other loops run the condition
       // once more than the body.
-      const bool counted = target.in().device.kind == DeviceKind::kGpu && t.cost != nullptr &&
+      const bool counted = model.device().kind == DeviceKind::kGpu && t.cost != nullptr &&
                            t.cost->trip_count &&
                            t.cost->trip_count->source == TripCountSource::kBackendConfig;
       if (counted) {
         flow.condition = nullptr;
         t.time_s = n * total_of(timings, flow.body);
-        if (target.in().explain()) {
-          t.explanation = target.memo().save(absl::StrFormat(
+        if (model.explain()) {
+          t.explanation = model.save(absl::StrFormat(
               "%.0f x body %.4g s = %.4g s (a GPU loop of known trip count: the condition does "
               "not run)",
               n, total_of(timings, flow.body), t.time_s));
@@ -117,8 +117,8 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
       const double body = total_of(timings, flow.body);
       const double condition = total_of(timings, flow.condition);
       t.time_s = n * body + (n + 1) * condition;
-      if (target.in().explain()) {
-        t.explanation = target.memo().save(
+      if (model.explain()) {
+        t.explanation = model.save(
             absl::StrFormat("%.0f x body %.4g s + %.0f x condition %.4g s = %.4g s", n, body, n + 1,
                             condition, t.time_s));
       }
@@ -132,8 +132,8 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
         }
       }
       t.time_s = total_of(timings, flow.body);
-      if (flow.body != nullptr && target.in().explain()) {
-        t.explanation = target.memo().save(absl::StrFormat("the slowest of %d branches, %s: %.4g s",
+      if (flow.body != nullptr && model.explain()) {
+        t.explanation = model.save(absl::StrFormat("the slowest of %d branches, %s: %.4g s",
                                                            i.called_computations().size(),
                                                            sv(flow.body->name()), t.time_s));
       }
@@ -146,8 +146,8 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
         flow.body = i.called_computations()[0];
       }
       t.time_s = total_of(timings, flow.body);
-      if (flow.body != nullptr && target.in().explain()) {
-        t.explanation = target.memo().save(
+      if (flow.body != nullptr && model.explain()) {
+        t.explanation = model.save(
             absl::StrFormat("calls %s: %.4g s", sv(flow.body->name()), t.time_s));
       }
     }
@@ -157,8 +157,8 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
 
 // A start whose done is not in the same computation runs synchronously: the schedule cannot
 // hide what it cannot see end.
-void run_synchronously(InstructionTiming& t, Recorder& recorder) {
-  recorder.assume(absl::StrCat(sv(t.instruction->name()),
+void run_synchronously(InstructionTiming& t, CombinedModel& model) {
+  model.assume(absl::StrCat(sv(t.instruction->name()),
                                ": no matching done in its computation; its latency is exposed"));
   t.role = t.collective ? Role::kCollective : Role::kOp;
   FlowTiming& flow = t.mutable_flow();
@@ -169,7 +169,7 @@ void run_synchronously(InstructionTiming& t, Recorder& recorder) {
 }
 
 absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const TimingMap& timings,
-                                                   Target& target) {
+                                                   CombinedModel& model) {
   ComputationTiming ct;
   ct.computation = &c;
   absl::Span<Instruction* const> instructions = c.instructions();
@@ -180,13 +180,13 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
     const auto position = static_cast<int64_t>(ct.instructions.size());
     const Opcode op = i->opcode();
     if (op == Opcode::kWhile || op == Opcode::kConditional || op == Opcode::kCall) {
-      ct.instructions.push_back(time_control_flow(*i, timings, target));
+      ct.instructions.push_back(time_control_flow(*i, timings, model));
       continue;
     }
     if (is_async_done(op)) {
       InstructionTiming t;
       t.instruction = i;
-      t.cost = target.memo().cost_of(*i);
+      t.cost = model.cost_of(*i);
       t.role = Role::kAsyncDone;
       const Instruction* start = start_of(*i);
       auto it = start ? starts.find(start) : starts.end();
@@ -201,7 +201,7 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
         t.model = s.model;
       } else {
         t.role = Role::kFree;
-        target.recorder().assume(
+        model.assume(
             absl::StrCat(sv(i->name()),
                          ": its start is not in the same computation; it waits for "
                          "nothing"));
@@ -209,14 +209,14 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
       ct.instructions.push_back(std::move(t));
       continue;
     }
-    absl::StatusOr<InstructionTiming> t = time_instruction(*i, timings, target);
+    absl::StatusOr<InstructionTiming> t = time_instruction(*i, timings, model);
     if (!t.ok()) return t.status();
     if (t->role == Role::kAsyncStart) starts.emplace(i, position);
     ct.instructions.push_back(*std::move(t));
   }
 
   for (InstructionTiming& t : ct.instructions) {
-    if (t.role == Role::kAsyncStart && t.partner() < 0) run_synchronously(t, target.recorder());
+    if (t.role == Role::kAsyncStart && t.partner() < 0) run_synchronously(t, model);
   }
   absl::StatusOr<std::vector<AsyncPairTiming>> pairs = run_clock(ct, "schedule");
   if (!pairs.ok()) return pairs.status();
@@ -227,9 +227,9 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
       start.collective->hidden_s = p.hidden_s;
       start.collective->exposed_s = p.exposed_s;
     }
-    if (!target.in().explain()) continue;
+    if (!model.explain()) continue;
     // (StrCat and to_chars: a sharded module has thousands of pairs.)
-    done.explanation = target.memo().save(absl::StrCat(
+    done.explanation = model.save(absl::StrCat(
         "waits for ", sv(start.instruction->name()), ": latency ",
         util::general_text(p.latency_s, 4), " s, ", util::general_text(p.hidden_s, 4),
         " s hidden behind the ops in between, ", util::general_text(p.exposed_s, 4), " s exposed"));
@@ -325,13 +325,13 @@ absl::StatusOr<RooflineMap> roofline_schedule(const Module& module, const Timing
   return timings;
 }
 
-absl::StatusOr<TimingMap> time_computations(Target& target) {
+absl::StatusOr<TimingMap> time_computations(CombinedModel& model) {
   TimingMap timings;
   // Callees come before their callers, so every callee is timed when its caller is.
-  for (const Computation* c : target.in().module.computations()) {
-    const ComputationCost* role = target.in().cost.find(c);
+  for (const Computation* c : model.in().module.computations()) {
+    const ComputationCost* role = model.in().cost.find(c);
     if (role == nullptr || role->role != CostRole::kScheduled) continue;
-    absl::StatusOr<ComputationTiming> t = time_computation(*c, timings, target);
+    absl::StatusOr<ComputationTiming> t = time_computation(*c, timings, model);
     if (!t.ok()) return t.status();
     timings.emplace(c, *std::move(t));
   }

@@ -118,8 +118,8 @@ class TimelineBuilder {
 
 }  // namespace
 
-std::vector<TimelineEvent> build_timeline(const TimingMap& timings, const TargetInputs& inputs,
-                                          Recorder& recorder) {
+std::vector<TimelineEvent> build_timeline(const TimingMap& timings, CombinedModel& model) {
+  const PredictionInputs& inputs = model.in();
   const Module& module = inputs.module;
   const bool keep = inputs.options.timeline;
   // The slices counted first: a timeline not kept is only counted (whether it is cut), a kept
@@ -137,7 +137,7 @@ std::vector<TimelineEvent> build_timeline(const TimingMap& timings, const Target
     // Said without the timeline too: the outputs do not depend on whether it was kept.
     const std::string cut = absl::StrCat("the timeline holds its first ", kMaxEvents,
                                          " slices; later ones are left out");
-    recorder.assume(cut);
+    model.assume(cut);
     if (!keep) return events;
     // Said in the trace too: a slice over the whole step on a track of its own, first (the
     // slices are in start order).

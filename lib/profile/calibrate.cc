@@ -141,6 +141,19 @@ absl::flat_hash_map<std::string, double> execution_times(const Prediction& p) {
   return out;
 }
 
+// A prediction on `spec` over the slice of shape `slice` (empty: inferred), as make_topology
+// reads it on that spec.
+absl::StatusOr<Prediction> predict_on(const Module& module, const DeviceSpec& spec,
+                                      std::string_view slice, const PredictOptions& options) {
+  DeviceTarget target{.spec = spec};
+  if (!slice.empty()) {
+    absl::StatusOr<Topology> topology = make_topology(spec, slice);
+    if (!topology.ok()) return topology.status();
+    target.slice = *std::move(topology);
+  }
+  return predict_step_time(module, target, options);
+}
+
 bool fits_collectives(const DeviceSpec& d, const PredictOptions& o) {
   return d.gpu.has_value() && o.collective_formula == CollectiveFormula::kNetwork;
 }
@@ -154,7 +167,8 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
   if (absl::Status s = predicted_profile_error(*run.profile); !s.ok()) return s;
   absl::StatusOr<MeasuredModule> measured = measure_module(*run.profile, *run.module, po);
   if (!measured.ok()) return measured.status();
-  absl::StatusOr<Prediction> given = predict_step_time(*run.module, base, options.predict);
+  absl::StatusOr<Prediction> given =
+      predict_on(*run.module, base, options.topology, options.predict);
   if (!given.ok()) return given.status();
   const absl::flat_hash_map<std::string, double> given_s = execution_times(*given);
   step = {measured->step_s, given->step_time_s, given->is_lower_bound};
@@ -166,12 +180,13 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
   PredictOptions roofline = options.predict;
   roofline.roofline_only = true;
   const DeviceSpec unit = unit_spec(base);
-  absl::StatusOr<Prediction> p0 = predict_step_time(*run.module, unit, roofline);
+  absl::StatusOr<Prediction> p0 = predict_on(*run.module, unit, options.topology, roofline);
   if (!p0.ok()) return p0.status();
   std::vector<absl::flat_hash_map<std::string, double>> terms;
   for (auto [m, h, r] : {std::tuple{true, false, false}, std::tuple{false, true, false},
                          std::tuple{false, false, true}}) {
-    absl::StatusOr<Prediction> p = predict_step_time(*run.module, only(unit, m, h, r), roofline);
+    absl::StatusOr<Prediction> p =
+        predict_on(*run.module, only(unit, m, h, r), options.topology, roofline);
     if (!p.ok()) return p.status();
     terms.push_back(execution_times(*p));
   }
@@ -779,7 +794,7 @@ absl::StatusOr<double> fitted_step(const CalibrationRun& run, const DeviceSpec& 
   if (!json.ok()) return json.status();
   absl::StatusOr<DeviceSpec> spec = parse_device_spec(*json, "the fitted device");
   if (!spec.ok()) return spec.status();
-  absl::StatusOr<Prediction> p = predict_step_time(*run.module, *spec, options.predict);
+  absl::StatusOr<Prediction> p = predict_on(*run.module, *spec, options.topology, options.predict);
   if (!p.ok()) return p.status();
   return p->step_time_s;
 }
@@ -879,12 +894,12 @@ absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> run
   // The command's --device rule: aliases, real slices only, a topology given once.
   absl::StatusOr<DeviceTarget> target = resolve_device(
       device, runs[0].module,
-      {.topology = options.predict.topology, .settings = options.settings,
+      {.topology = options.topology, .settings = options.settings,
        .device_option = "device", .topology_option = "topology"});
   if (!target.ok()) return target.status();
   const DeviceSpec* base = &target->spec;
   CalibrationOptions opts = options;
-  opts.predict.topology = target->topology;
+  opts.topology = target->slice ? target->slice->shape : std::string();
   const bool collectives = fits_collectives(*base, opts.predict);
 
   std::vector<Sample> samples;

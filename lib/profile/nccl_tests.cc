@@ -250,9 +250,9 @@ struct Sample {
 };
 
 absl::StatusOr<double> expected_s(const Sample& s, const DeviceSpec& device) {
-  PredictOptions options;
-  options.topology = s.topology;
-  absl::StatusOr<Prediction> p = predict_step_time(s.module, device, options);
+  absl::StatusOr<Topology> slice = make_topology(device, s.topology);
+  if (!slice.ok()) return slice.status();
+  absl::StatusOr<Prediction> p = predict_step_time(s.module, {.spec = device, .slice = *slice});
   if (!p.ok()) return p.status();
   return p->step_time_s;
 }

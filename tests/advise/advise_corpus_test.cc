@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "advise_test_util.h"
+#include "predict_on.h"
 
 namespace hloroof {
 namespace {
@@ -67,7 +68,7 @@ TEST_CASE("advise over the corpus: no errors, no finding without evidence") {
     for (const char* name : {"tpu_v5e", "h100"}) {
       absl::StatusOr<DeviceSpec> spec = device(name);
       REQUIRE(spec.ok());
-      absl::StatusOr<Prediction> p = predict_step_time(*module, *spec);
+      absl::StatusOr<Prediction> p = testing::predict_on(*module, *spec);
       if (!p.ok()) continue;  // refusals are predict's to test
       absl::StatusOr<MemoryReport> m = analyze_memory(*module, *spec);
       if (!m.ok()) continue;

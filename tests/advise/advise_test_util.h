@@ -11,6 +11,7 @@
 #include "hloroof/memory.h"
 #include "hloroof/predict.h"
 #include "hloroof/topology.h"
+#include "predict_on.h"
 
 namespace hloroof::testing {
 
@@ -62,7 +63,7 @@ inline Advised advise_text(std::string_view text, std::string_view device_name,
   REQUIRE(spec.ok());
   PredictOptions o = options;
   if (o.topology.empty()) o.topology = named.shape;
-  absl::StatusOr<Prediction> p = predict_step_time(*module, *spec, o);
+  absl::StatusOr<Prediction> p = testing::predict_on(*module, *spec, o);
   INFO(p.status().ToString());
   REQUIRE(p.ok());
   absl::StatusOr<MemoryReport> m = analyze_memory(*module, *spec);

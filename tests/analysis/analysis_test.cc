@@ -32,13 +32,12 @@ TEST_CASE("an analysis gives what its parts give one after the other") {
   absl::StatusOr<DeviceTarget> target = resolve_device("tpu_v5e:2x2", &*module);
   REQUIRE(target.ok());
   PredictOptions predict;
-  predict.topology = target->topology;
   predict.timeline = true;
   const MemoryOptions memory_options = {.live_curves = false, .allocations = false};
   const AdviseOptions advise_options = {.top = 5, .evidence_rows = 3};
 
   absl::StatusOr<Prediction> expected_prediction =
-      predict_step_time(*module, target->spec, predict);
+      predict_step_time(*module, *target, predict);
   REQUIRE(expected_prediction.ok());
   absl::StatusOr<MemoryReport> expected_memory =
       analyze_memory(*module, target->spec, memory_options);

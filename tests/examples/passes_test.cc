@@ -10,6 +10,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/input_file.h"
 #include "hloroof/predict.h"
+#include "predict_on.h"
 
 namespace hloroof {
 namespace {
@@ -51,7 +52,7 @@ Module source_module(const std::string& name) {
 }
 
 double roofline_step_s(const Module& m, std::string_view device) {
-  absl::StatusOr<Prediction> p = predict_step_time(m, device);
+  absl::StatusOr<Prediction> p = testing::predict_on(m, device);
   INFO(p.status().ToString());
   REQUIRE(p.ok());
   return p->roofline_step_time_s;

@@ -18,6 +18,7 @@
 #include "hloroof/profile.h"
 #include "hloroof/xspace.h"
 #include "deterministic_bytes.h"
+#include "predict_on.h"
 #include "proto/xplane.pb.h"
 
 namespace hloroof {
@@ -87,7 +88,7 @@ Case predict_nested(std::string_view device_name) {
   options.include_overhead = false;
   options.roofline_only = true;
   options.max_expanded_iterations = 2;
-  absl::StatusOr<Prediction> p = predict_step_time(*m, *spec, options);
+  absl::StatusOr<Prediction> p = testing::predict_on(*m, *spec, options);
   REQUIRE(p.ok());
   return {*std::move(m), *std::move(spec), *std::move(p)};
 }
@@ -104,7 +105,7 @@ Case predict_tpu(std::string_view text) {
   REQUIRE(m.ok());
   absl::StatusOr<DeviceSpec> spec = device("tpu_v5e");
   REQUIRE(spec.ok());
-  absl::StatusOr<Prediction> p = predict_step_time(*m, *spec);
+  absl::StatusOr<Prediction> p = testing::predict_on(*m, *spec);
   REQUIRE(p.ok());
   return {*std::move(m), *std::move(spec), *std::move(p)};
 }
@@ -274,7 +275,7 @@ TEST_CASE("TPU: an op is named as XLA names it in a real TPU profile") {
   REQUIRE(module.ok());
   absl::StatusOr<DeviceSpec> spec = device("tpu_v6e");
   REQUIRE(spec.ok());
-  absl::StatusOr<Prediction> p = predict_step_time(*module, *spec);
+  absl::StatusOr<Prediction> p = testing::predict_on(*module, *spec);
   REQUIRE(p.ok());
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(*module, *p, *spec);
   REQUIRE(file.ok());
@@ -728,7 +729,7 @@ TEST_CASE("the prediction's timeline freed once it is read: the same bytes") {
   // after may come from it. Here its texts are first overwritten (a slice still viewing them
   // would write other names), then it is freed. Loops' iteration slices have names of their
   // own; a prediction made from the text has no instruction pointers (found by name).
-  absl::StatusOr<Prediction> from_text = predict_step_time(kNested, "tpu_v5e");
+  absl::StatusOr<Prediction> from_text = testing::predict_text(kNested, "tpu_v5e");
   REQUIRE(from_text.ok());
   REQUIRE(from_text->timeline.front().instruction == nullptr);
   for (std::string_view device_name : {"tpu_v5e", "h100", "text"}) {

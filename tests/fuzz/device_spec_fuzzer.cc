@@ -51,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (t.ok()) (void)t->describe();
   static const absl::StatusOr<hloroof::Module> module = hloroof::parse_module(kModule);
   if (!module.ok()) std::abort();
-  absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(*module, *spec);
+  absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(*module, {.spec = *spec});
   if (!p.ok()) return 0;
   (void)hloroof::render_text_report(*p, *spec);
   const std::string svg = hloroof::render_roofline_svg(hloroof::roofline_chart(*p, *spec));

@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const char* name : {"tpu_v5e", "h100"}) {
     absl::StatusOr<hloroof::DeviceSpec> spec = hloroof::device(name);
     if (!spec.ok()) std::abort();  // built-in
-    absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(*module, *spec);
+    absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(*module, {.spec = *spec});
     if (!p.ok()) continue;
     report(*p, *spec, memory.ok() ? &*memory : nullptr);
     // The XSpace, its buffer assignment from its own memory analysis (every buffer placed).

@@ -54,7 +54,9 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   text << in.rdbuf();
   static absl::StatusOr<hloroof::Module> parsed = hloroof::parse_module(text.str());
   if (!parsed.ok()) std::abort();  // the committed capture must parse
-  static absl::StatusOr<hloroof::Prediction> predicted = hloroof::predict_step_time(*parsed, "h100");
+  static absl::StatusOr<hloroof::DeviceTarget> h100 = hloroof::resolve_device("h100", &*parsed);
+  if (!h100.ok()) std::abort();  // built-in
+  static absl::StatusOr<hloroof::Prediction> predicted = hloroof::predict_step_time(*parsed, *h100);
   if (!predicted.ok()) std::abort();
   module = &*parsed;
   prediction = &*predicted;

@@ -12,6 +12,7 @@
 #include "hloroof/memory.h"
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
+#include "predict_on.h"
 #include "util/checked_math.h"
 
 namespace hloroof {
@@ -99,7 +100,7 @@ TEST_CASE("a chain of nested fusions reads its parameter once, through every lev
 }
 
 TEST_CASE("a computation reached along 2^30 call paths is timed once, the trace is bounded") {
-  absl::StatusOr<Prediction> p = predict_step_time(call_fan_out(30), "tpu_v5e");
+  absl::StatusOr<Prediction> p = testing::predict_text(call_fan_out(30), "tpu_v5e");
   INFO(p.status().ToString());
   REQUIRE(p.ok());
   const OpPrediction* exp = nullptr;
@@ -123,7 +124,7 @@ TEST_CASE("a computation reached along 2^30 call paths is timed once, the trace 
   // not depend on whether the timeline was laid out.
   PredictOptions no_timeline;
   no_timeline.timeline = false;
-  absl::StatusOr<Prediction> q = predict_step_time(call_fan_out(30), "tpu_v5e", no_timeline);
+  absl::StatusOr<Prediction> q = testing::predict_text(call_fan_out(30), "tpu_v5e", no_timeline);
   REQUIRE(q.ok());
   CHECK(q->timeline.empty());
   CHECK(q->diagnostics.notes == p->diagnostics.notes);
@@ -144,7 +145,7 @@ TEST_CASE("a small module fanning out 3 ways 20 deep writes a bounded trace that
   CHECK(text.size() < 5000);
   absl::StatusOr<Module> m = parse_module(text);
   REQUIRE(m.ok());
-  absl::StatusOr<Prediction> p = predict_step_time(*m, "tpu_v5e");
+  absl::StatusOr<Prediction> p = testing::predict_on(*m, "tpu_v5e");
   REQUIRE(p.ok());
   REQUIRE(p->timeline.size() == 50001);
   absl::StatusOr<MemoryReport> memory = analyze_memory(*m);

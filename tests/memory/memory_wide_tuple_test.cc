@@ -20,6 +20,7 @@
 #include "hloroof/memory.h"
 #include "hloroof/predict.h"
 #include "memory/memory_liveness.h"
+#include "predict_on.h"
 
 namespace {
 
@@ -199,7 +200,7 @@ TEST_CASE("a prediction of 200,000 ops: at most 400 heap bytes per op") {
   options.timeline = false;
   const int64_t before = live_bytes.load();
   peak_bytes = before;
-  absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(*module, *spec, options);
+  absl::StatusOr<hloroof::Prediction> p = hloroof::testing::predict_on(*module, *spec, options);
   REQUIRE(p.ok());
   const int64_t peak = peak_bytes.load() - before;
   INFO("heap peak " << peak << " B");

@@ -57,9 +57,8 @@ TEST_CASE("memory analysis and predictions on three devices at once: as one afte
     REQUIRE(t.ok());
     targets.push_back(*std::move(t));
   }
-  auto options = [&](size_t k) {
+  auto options = [](size_t) {
     PredictOptions o;
-    o.topology = targets[k].topology;
     o.explain = true;
     o.timeline = true;
     return o;
@@ -72,8 +71,8 @@ TEST_CASE("memory analysis and predictions on three devices at once: as one afte
   };
   auto prediction_json = [&](size_t k, bool from_cost) {
     absl::StatusOr<Prediction> p =
-        from_cost ? predict_step_time(*module, targets[k].spec, options(k), *cost)
-                  : predict_step_time(*module, targets[k].spec, options(k));
+        from_cost ? predict_step_time(*module, targets[k], options(k), *cost)
+                  : predict_step_time(*module, targets[k], options(k));
     return p.ok() ? prediction_to_json(*p) : std::string(p.status().message());
   };
 
@@ -120,8 +119,7 @@ TEST_CASE("trace, text report and advice of one prediction at once: as one after
   absl::StatusOr<DeviceTarget> target = resolve_device("tpu_v5e:2x2", &*module);
   REQUIRE(target.ok());
   PredictOptions options;
-  options.topology = target->topology;
-  absl::StatusOr<Prediction> prediction = predict_step_time(*module, target->spec, options);
+  absl::StatusOr<Prediction> prediction = predict_step_time(*module, *target, options);
   REQUIRE(prediction.ok());
   absl::StatusOr<MemoryReport> memory = analyze_memory(*module, target->spec);
   REQUIRE(memory.ok());

@@ -11,6 +11,7 @@
 #include "hloroof/device.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
+#include "predict_on.h"
 
 namespace hloroof {
 namespace {
@@ -65,7 +66,7 @@ TEST_CASE("no GEMM of the grid is expected above 3x its roofline of 50 us or mor
     absl::StatusOr<Module> module =
         parse_module(grid_module(shapes, spec->kind == DeviceKind::kTpu));
     REQUIRE(module.ok());
-    absl::StatusOr<Prediction> p = predict_step_time(*module, *spec);
+    absl::StatusOr<Prediction> p = testing::predict_on(*module, *spec);
     REQUIRE(p.ok());
     int large = 0, over = 0;
     for (const OpPrediction& op : p->ops) {

@@ -13,6 +13,7 @@
 #include "nlohmann/json.hpp"
 #include "predict/expected_time.h"
 #include "predict/measured_models.h"
+#include "predict_on.h"
 #include "predict_test_util.h"
 
 namespace hloroof {
@@ -496,7 +497,7 @@ TEST_CASE("load_measured_models reads the tables a prediction then uses, once") 
   load_measured_models(*d);
   absl::StatusOr<Module> m = parse_module(dot_module(4096));
   REQUIRE(m.ok());
-  absl::StatusOr<Prediction> p = predict_step_time(*m, *d);
+  absl::StatusOr<Prediction> p = testing::predict_on(*m, *d);
   REQUIRE(p.ok());
   CHECK(measured::tables_for("h100") == h100);  // read once, kept
   CHECK(p->ops.front().model().find("gemm table h100") != std::string_view::npos);
@@ -509,7 +510,7 @@ TEST_CASE("calibration knobs replace the measured GEMM model") {
   d->matmul_efficiency_set = true;
   absl::StatusOr<Module> m = parse_module(dot_module(4096));
   REQUIRE(m.ok());
-  absl::StatusOr<Prediction> p = predict_step_time(*m, *d);
+  absl::StatusOr<Prediction> p = testing::predict_on(*m, *d);
   REQUIRE(p.ok());
   // 1.374e11 FLOP at 0.5 x 9.89e14 FLOP/s = 277.9 us, + 1 us launch; the roofline stays at
   // the peak, its floor the larger of 138.96 us and the launch: 138.96 us.

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "absl/strings/str_format.h"
+#include "predict_on.h"
 #include "predict_test_util.h"
 
 namespace hloroof {
@@ -425,13 +426,13 @@ TEST_CASE("collective errors name the op; a topology too small is refused") {
                           "replica_groups=[1,16]<=[16], use_global_device_ids=true, "
                           "dimensions={0}"));
   REQUIRE(m.ok());
-  absl::StatusOr<Prediction> small = predict_step_time(*m, "tpu_v5e:2x2");
+  absl::StatusOr<Prediction> small = testing::predict_on(*m, "tpu_v5e:2x2");
   REQUIRE(!small.ok());
   CHECK_THAT(std::string(small.status().message()), Catch::Contains("has 4 devices"));
   // XLA's GPU models do not apply to TPUs.
   PredictOptions nccl = testing::roofline_only();
   nccl.collective_formula = CollectiveFormula::kXlaGpuNccl;
-  absl::StatusOr<Prediction> tpu = predict_step_time(*m, "tpu_v5e:4x4", nccl);
+  absl::StatusOr<Prediction> tpu = testing::predict_on(*m, "tpu_v5e:4x4", nccl);
   REQUIRE(!tpu.ok());
   CHECK_THAT(std::string(tpu.status().message()), Catch::Contains("not a GPU"));
   // An id beyond the module's devices, on a topology given explicitly.
@@ -439,7 +440,7 @@ TEST_CASE("collective errors name the op; a topology too small is refused") {
       4, "f32[1024]",
       "ROOT cp = f32[1024] collective-permute(p), channel_id=1, source_target_pairs={{0,9}}"));
   REQUIRE(beyond.ok());
-  absl::StatusOr<Prediction> out = predict_step_time(*beyond, "tpu_v5e:2x2");
+  absl::StatusOr<Prediction> out = testing::predict_on(*beyond, "tpu_v5e:2x2");
   REQUIRE(!out.ok());
   CHECK_THAT(std::string(out.status().message()), Catch::StartsWith("cp: "));
 }

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <vector>
 
+#include "predict_on.h"
 #include "predict_test_util.h"
 #include "corpus.h"
 
@@ -72,7 +73,7 @@ TEST_CASE("the corpus predicts without crashing, every prediction adds up, and n
     ++parsed;
     if (!module->entry_marked()) {
       // Cut off before its ENTRY: no step time until one computation is named the step.
-      absl::StatusOr<Prediction> p = predict_step_time(*module, "tpu_v5e");
+      absl::StatusOr<Prediction> p = testing::predict_on(*module, "tpu_v5e");
       if (p.ok() || p.status().message().find("no computation is marked ENTRY") ==
                         std::string_view::npos) {
         failures.push_back(file.string() + ": predicted a module that marks no ENTRY");
@@ -80,7 +81,7 @@ TEST_CASE("the corpus predicts without crashing, every prediction adds up, and n
       REQUIRE(module->set_entry(module->entry()->name()).ok());
     }
     for (const char* device : {"tpu_v5e", "h100"}) {
-      absl::StatusOr<Prediction> p = predict_step_time(*module, device);
+      absl::StatusOr<Prediction> p = testing::predict_on(*module, device);
       if (!p.ok()) {
         ++refused;
         if (p.status().message().empty()) failures.push_back(file.string() + ": empty error");

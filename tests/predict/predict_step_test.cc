@@ -13,6 +13,7 @@
 #include "hloroof/device_target.h"
 #include "hloroof/report.h"
 #include "nlohmann/json.hpp"
+#include "predict_on.h"
 #include "predict_test_util.h"
 
 namespace hloroof {
@@ -229,12 +230,10 @@ ENTRY e {
         INFO(name << "\n" << text);
         absl::StatusOr<DeviceTarget> device = resolve_device(name, &*module);
         REQUIRE(device.ok());
-        options.topology = device->topology;
-        absl::StatusOr<Prediction> own = predict_step_time(*module, device->spec, options);
-        absl::StatusOr<Prediction> shared =
-            predict_step_time(*module, device->spec, options, *cost);
+        absl::StatusOr<Prediction> own = predict_step_time(*module, *device, options);
+        absl::StatusOr<Prediction> shared = predict_step_time(*module, *device, options, *cost);
         absl::StatusOr<Prediction> from_every =
-            predict_step_time(*module, device->spec, options, *every);
+            predict_step_time(*module, *device, options, *every);
         REQUIRE(own.ok());
         REQUIRE(shared.ok());
         REQUIRE(from_every.ok());
@@ -261,10 +260,10 @@ TEST_CASE("max_ops keeps the first records and every figure of the step") {
         PredictOptions cut;
         cut.max_ops = n;
         // Not through predict(), which checks that the records add up to the step.
-        absl::StatusOr<Prediction> some = predict_step_time(text, device, cut);
+        absl::StatusOr<Prediction> some = testing::predict_text(text, device, cut);
         REQUIRE(some.ok());
         CHECK(some->ops.size() == std::min(n, all->ops.size()));
-        absl::StatusOr<Prediction> first = predict_step_time(text, device);
+        absl::StatusOr<Prediction> first = testing::predict_text(text, device);
         REQUIRE(first.ok());
         if (first->ops.size() > n) first->ops.resize(n);
         CHECK(prediction_to_json(*first) == prediction_to_json(*some));
@@ -279,7 +278,7 @@ TEST_CASE("an op record's texts live as long as the record") {
   std::optional<OpPrediction> kept;
   std::string name, explanation;
   {
-    absl::StatusOr<Prediction> p = predict_step_time(std::string(kLoop), "tpu_v5e");
+    absl::StatusOr<Prediction> p = testing::predict_text(std::string(kLoop), "tpu_v5e");
     REQUIRE(p.ok());
     REQUIRE(!p->ops.empty());
     const OpPrediction& first = p->ops.front();
@@ -329,12 +328,12 @@ TEST_CASE("before_records is called once and changes nothing") {
   for (const char* device : {"tpu_v5e:1x2", "h100:1x2"}) {
     INFO(device);
     const std::string text = std::string(kLoop);
-    absl::StatusOr<Prediction> plain = predict_step_time(text, device);
+    absl::StatusOr<Prediction> plain = testing::predict_text(text, device);
     REQUIRE(plain.ok());
     int calls = 0;
     PredictOptions options;
     options.before_records = [&calls] { ++calls; };
-    absl::StatusOr<Prediction> called = predict_step_time(text, device, options);
+    absl::StatusOr<Prediction> called = testing::predict_text(text, device, options);
     REQUIRE(called.ok());
     CHECK(calls == 1);
     CHECK(prediction_to_json(*plain) == prediction_to_json(*called));
@@ -527,29 +526,28 @@ ENTRY e { ROOT x = f32[8] parameter(0) })";
   CHECK(predict(kText, "tpu_v5e", o)->topology == "4x2");
   // Named twice, the two must agree (the command's --device and --topology).
   o.topology = "2x4";
-  absl::StatusOr<Prediction> twice = predict_step_time(kText, "tpu_v5e:4x2", o);
+  absl::StatusOr<Prediction> twice = testing::predict_text(kText, "tpu_v5e:4x2", o);
   REQUIRE(!twice.ok());
   CHECK_THAT(std::string(twice.status().message()),
              Catch::Contains("device tpu_v5e:4x2 says topology 4x2 but topology says 2x4"));
   // No v5e slice is 8x1 (the long side at most twice the short one) or 3x3x3 (two axes).
   o.topology = "8x1";
-  absl::StatusOr<Prediction> line = predict_step_time(kText, "tpu_v5e", o);
+  absl::StatusOr<Prediction> line = testing::predict_text(kText, "tpu_v5e", o);
   REQUIRE(!line.ok());
   CHECK_THAT(std::string(line.status().message()), Catch::Contains("no tpu_v5e slice is 8x1"));
-  absl::StatusOr<Prediction> bad = predict_step_time(kText, "tpu_v5e:3x3x3");
+  absl::StatusOr<Prediction> bad = testing::predict_text(kText, "tpu_v5e:3x3x3");
   CHECK(!bad.ok());
   // The model itself times any shape: a spec with the topology.
   CHECK(predict(kText, *device("tpu_v5e"), o)->topology == "8x1");
-  absl::StatusOr<Prediction> unknown = predict_step_time(kText, "tpu_v99");
+  absl::StatusOr<Prediction> unknown = testing::predict_text(kText, "tpu_v99");
   REQUIRE(!unknown.ok());
   CHECK_THAT(std::string(unknown.status().message()), Catch::Contains("unknown device"));
-  absl::StatusOr<Prediction> garbled = predict_step_time("HloModule m\nENTRY {", "tpu_v5e");
+  absl::StatusOr<Prediction> garbled = testing::predict_text("HloModule m\nENTRY {", "tpu_v5e");
   CHECK(!garbled.ok());
 }
 
-// A resolved device's slice is predicted on as resolving it parsed it: its text is not read
-// again, nor PredictOptions::topology; a target made by hand without a parsed slice has its
-// text parsed.
+// A target's slice is predicted on as it is held: PredictOptions::topology is not read; a target
+// made by hand holds the slice make_topology made, and one without a slice has it inferred.
 TEST_CASE("a resolved device's slice is the one it parsed") {
   constexpr char kText[] = R"(HloModule m, num_partitions=8
 ENTRY e { ROOT x = f32[8] parameter(0) })";
@@ -560,11 +558,10 @@ ENTRY e { ROOT x = f32[8] parameter(0) })";
   REQUIRE(target->slice.has_value());
   PredictOptions by_text;
   by_text.topology = "4x2";
-  absl::StatusOr<Prediction> spec = predict_step_time(*module, target->spec, by_text);
+  absl::StatusOr<Prediction> spec = testing::predict_on(*module, target->spec, by_text);
   REQUIRE(spec.ok());
-  // The text no longer parses and the options name another slice: neither is read.
-  DeviceTarget parsed = *target;
-  parsed.topology = "not a slice";
+  // The options name another slice: it is not read.
+  const DeviceTarget& parsed = *target;
   PredictOptions other;
   other.topology = "2x4";
   absl::StatusOr<Prediction> p = predict_step_time(*module, parsed, other);
@@ -576,23 +573,23 @@ ENTRY e { ROOT x = f32[8] parameter(0) })";
   absl::StatusOr<Prediction> shared = predict_step_time(*module, parsed, other, *cost);
   REQUIRE(shared.ok());
   CHECK(prediction_to_json(*shared) == prediction_to_json(*spec));
-  // By hand: the text is parsed; none, the slice is inferred.
-  DeviceTarget by_hand{.spec = target->spec, .topology = "4x2"};
+  // By hand: the slice make_topology made; none, the slice is inferred.
+  absl::StatusOr<Topology> four_by_two = make_topology(target->spec, "4x2");
+  REQUIRE(four_by_two.ok());
+  DeviceTarget by_hand{.spec = target->spec, .slice = *four_by_two};
   absl::StatusOr<Prediction> hand = predict_step_time(*module, by_hand);
   REQUIRE(hand.ok());
   CHECK(prediction_to_json(*hand) == prediction_to_json(*spec));
-  by_hand.topology.clear();
+  by_hand.slice.reset();
   absl::StatusOr<Prediction> inferred = predict_step_time(*module, by_hand, by_text);
   REQUIRE(inferred.ok());
   CHECK(inferred->topology == "2x4");
   CHECK(std::any_of(inferred->diagnostics.notes.begin(), inferred->diagnostics.notes.end(),
                     [](const std::string& n) { return n.starts_with("topology 2x4"); }));
-  by_hand.topology = "3x3x3";
-  CHECK(!predict_step_time(*module, by_hand).ok());
 }
 
-TEST_CASE("the text overload keeps no pointers into the module it parsed") {
-  absl::StatusOr<Prediction> p = predict_step_time(
+TEST_CASE("a prediction of text let go keeps no pointers into the module it parsed") {
+  absl::StatusOr<Prediction> p = testing::predict_text(
       absl::StrReplaceAll(kS1, {{"ORDER", std::string(kStart) + kA + kB + kDone + kC}}),
       "tpu_v5e:1x2");
   REQUIRE(p.ok());

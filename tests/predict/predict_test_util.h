@@ -9,6 +9,7 @@
 
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
+#include "predict_on.h"
 
 namespace hloroof::testing {
 
@@ -71,7 +72,7 @@ Predicted predict(std::string_view text, const Device& device,
   absl::StatusOr<Module> module = parse_module(text);
   INFO(module.status().ToString());
   REQUIRE(module.ok());
-  absl::StatusOr<Prediction> p = predict_step_time(*module, device, options);
+  absl::StatusOr<Prediction> p = testing::predict_on(*module, device, options);
   INFO(p.status().ToString());
   REQUIRE(p.ok());
   check_invariants(*p);

@@ -29,5 +29,8 @@ target_link_libraries(concurrent_analysis_test PRIVATE Threads::Threads)
 # Explanations made once for each set of figures they print.
 hloroof_add_test(text_memo_test ${CMAKE_CURRENT_LIST_DIR}/text_memo_test.cc)
 target_include_directories(text_memo_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
+# The models of one op's time, and the combined model that picks one for each op.
+hloroof_add_test(op_model_test ${CMAKE_CURRENT_LIST_DIR}/op_model_test.cc)
+target_include_directories(op_model_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 # Every GEMM of a grid of shapes (16 to 2^23 a side) on every built-in GPU and TPU.
 hloroof_add_test(gemm_grid_test ${CMAKE_CURRENT_LIST_DIR}/gemm_grid_test.cc)

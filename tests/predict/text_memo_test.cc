@@ -1,7 +1,7 @@
 // Explanations made once for each set of figures (TextMemo, FigureKey): a memo gives each key
 // the text made for it, and texts of a memo shared by many ops read as each op's made anew; the
-// device figures they cite, cited once; ops alike timed once (TargetMemo::op_times); cost records
-// found by their place (TargetMemo::cost_of).
+// device figures they cite, cited once; ops alike timed once (CombinedModel::op_times); cost
+// records found by their place (CombinedModel::cost_of).
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <string>
@@ -178,7 +178,7 @@ TEST_CASE("roofline citations made once read as roofline_time's") {
 }
 
 // Ops alike in their work and in what their expected time reads of the instruction are timed
-// once in a prediction (TargetMemo::op_times). Each op of this module, timed beside the others,
+// once in a prediction (CombinedModel::op_times). Each op of this module, timed beside the others,
 // must read as the module of it alone: e1 and e2 are alike; t1 has e1's work (bytes, one
 // transcendental an element); d1 and d2 have the same FLOPs and bytes but GEMMs of other
 // shapes (m 256 and n 1024, and the reverse); f1 and f3 fuse four tanh, f2 four exp: the same
@@ -265,7 +265,7 @@ TEST_CASE("op times: ops alike are timed once, and each op reads as timed alone"
 TEST_CASE("op times: past the memo's 4,096 keys, each op's explanation reads as timed alone") {
   // 4,200 ops of distinct work (the exponential of the first k elements of p): the op memo
   // keeps the first 4,096 ops' times; the later ones are made with their explanation's pieces
-  // held only until they are joined (TargetMemo::set_transient_texts).
+  // held only until they are joined (CombinedModel::set_transient_texts).
   constexpr int kOps = 4200;
   auto module = [](int first, int last) {
     std::string text = absl::StrCat("HloModule m\n\nENTRY e {\n  p = f32[", kOps + 1,
@@ -348,13 +348,13 @@ ENTRY e {
   for (size_t k = 0; k < all.size(); k += 3) orders[2].push_back(all[k]);
   for (size_t k = 1; k < all.size(); k += 3) orders[2].push_back(all[k]);
   for (const std::vector<const Instruction*>& order : orders) {
-    const TargetInputs inputs{
+    const PredictionInputs inputs{
         .module = *m, .device = *d, .slice = *slice, .options = options, .cost = *cost};
-    TargetMemo memo(inputs);
+    CombinedModel model(inputs);
     for (const Instruction* i : order) {
       INFO(std::string(i->name()));
-      CHECK(memo.cost_of(*i) == cost->find(i));
-      CHECK(memo.cost_of(*i) == cost->find(i));  // asked again at once
+      CHECK(model.cost_of(*i) == cost->find(i));
+      CHECK(model.cost_of(*i) == cost->find(i));  // asked again at once
     }
   }
 }

@@ -9,6 +9,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
 #include "predict/tpu_models.h"
+#include "predict_on.h"
 
 namespace hloroof {
 namespace {
@@ -133,8 +134,8 @@ ENTRY e {
 })";
   for (const char* device : {"tpu_v6e", "tpu7x"}) {
     INFO(device);
-    absl::StatusOr<Prediction> dot = predict_step_time(kDot, device);
-    absl::StatusOr<Prediction> conv = predict_step_time(kConv, device);
+    absl::StatusOr<Prediction> dot = testing::predict_text(kDot, device);
+    absl::StatusOr<Prediction> conv = testing::predict_text(kConv, device);
     REQUIRE(dot.ok());
     REQUIRE(conv.ok());
     CHECK(conv->step_time_s == Approx(dot->step_time_s).epsilon(1e-9));
@@ -156,8 +157,8 @@ ENTRY e {
 })";
   for (const char* device : {"tpu_v6e", "tpu7x"}) {
     INFO(device);
-    absl::StatusOr<Prediction> dot = predict_step_time(kDot, device);
-    absl::StatusOr<Prediction> conv = predict_step_time(kHeads, device);
+    absl::StatusOr<Prediction> dot = testing::predict_text(kDot, device);
+    absl::StatusOr<Prediction> conv = testing::predict_text(kHeads, device);
     REQUIRE(dot.ok());
     REQUIRE(conv.ok());
     // The same FLOPs (2 x 1024^3), the same padded GEMM size, so the same expected time.
@@ -182,14 +183,14 @@ ENTRY e {
   REQUIRE(v6e->gemm_plateau.has_value());
   CHECK(*v6e->gemm_plateau == 0.66);
   const double flops = 2.0 * 4096 * 4096 * 4096;
-  absl::StatusOr<Prediction> p = predict_step_time(kBig, "tpu_v6e");
+  absl::StatusOr<Prediction> p = testing::predict_text(kBig, "tpu_v6e");
   REQUIRE(p.ok());
   CHECK(has_line(*p, "gemm_plateau = 0.66 fraction is fitted", "held out"));
   DeviceSpec at_peak = *v6e;
   at_peak.gemm_plateau.reset();
   absl::StatusOr<Module> big = parse_module(std::string_view(kBig));
   REQUIRE(big.ok());
-  absl::StatusOr<Prediction> q = predict_step_time(*big, at_peak);
+  absl::StatusOr<Prediction> q = testing::predict_on(*big, at_peak);
   REQUIRE(q.ok());
   const double fixed = measured::tpu_fits()->hbm.latency_s;
   CHECK((p->step_time_s - fixed) / (q->step_time_s - fixed) == Approx(1 / 0.66).epsilon(1e-9));
@@ -202,7 +203,7 @@ ENTRY e {
   x = bf16[1024,1024]{1,0} parameter(0)
   ROOT k = bf16[1024,1024]{1,0} custom-call(x), custom_call_target="tpu_custom_call", backend_config={"custom_call_config":{"body":"","cost_estimate":{"flops":1000000000000,"transcendentals":0,"bytes_accessed":4194304}}}
 })";
-  absl::StatusOr<Prediction> k = predict_step_time(kKernel, "tpu_v6e");
+  absl::StatusOr<Prediction> k = testing::predict_text(kKernel, "tpu_v6e");
   REQUIRE(k.ok());
   CHECK(k->roofline_step_time_s == Approx(1e12 / 9.18e14).epsilon(0.01));
   CHECK(k->step_time_s == Approx(1e12 / (0.66 * 9.18e14) + fixed).epsilon(1e-9));
@@ -214,7 +215,7 @@ TEST_CASE("TPU predictions say what their expected times rest on") {
   // 2.68e8 FLOP, 2.555 us) and 2048^3 (1.72e10 FLOP, 25.29 us); 2.15e9 FLOP is their geometric
   // middle, so sqrt(2.555 x 25.29) = 8.04 us, 31% over the measurement. The roofline is
   // 2.15e9 / 1.1535e15 = 1.86 us + 1 us overhead.
-  absl::StatusOr<Prediction> own = predict_step_time(kDot, "tpu7x");
+  absl::StatusOr<Prediction> own = testing::predict_text(kDot, "tpu7x");
   REQUIRE(own.ok());
   CHECK(has_line(*own, "tpu7x expected times rest on the tpu7x microbenchmarks", "fitted"));
   CHECK(has_line(*own, "assumed, not measured", "DCN"));
@@ -224,7 +225,7 @@ TEST_CASE("TPU predictions say what their expected times rest on") {
   CHECK(own->ops.front().model().find("gemm table tpu7x") != std::string::npos);
 
   // tpu_v5e borrows them, relative to its own peak and MXU (128).
-  absl::StatusOr<Prediction> v5e = predict_step_time(kDot, "tpu_v5e");
+  absl::StatusOr<Prediction> v5e = testing::predict_text(kDot, "tpu_v5e");
   REQUIRE(v5e.ok());
   CHECK(has_line(*v5e, "tpu_v5e expected times borrow the tpu7x microbenchmarks",
                  "relative to this chip's own peaks"));
@@ -243,7 +244,7 @@ TEST_CASE("TPU predictions say what their expected times rest on") {
   CHECK(has_line(*v5e, "tpu_v5e provenance: measured on this chip: nothing",
                  "plateau its peak (assumed: no gemm_plateau figure)"));
   for (const char* chip : {"tpu_v6e", "tpu_v5p"}) {
-    absl::StatusOr<Prediction> p = predict_step_time(kDot, chip);
+    absl::StatusOr<Prediction> p = testing::predict_text(kDot, chip);
     REQUIRE(p.ok());
     INFO(chip);
     CHECK(has_line(*p, absl::StrCat(chip, " provenance: measured on this chip: ",
@@ -256,7 +257,7 @@ TEST_CASE("TPU predictions say what their expected times rest on") {
   // A roofline-only prediction claims no measurement.
   PredictOptions roofline;
   roofline.roofline_only = true;
-  absl::StatusOr<Prediction> r = predict_step_time(kDot, "tpu_v5e", roofline);
+  absl::StatusOr<Prediction> r = testing::predict_text(kDot, "tpu_v5e", roofline);
   REQUIRE(r.ok());
   CHECK(!has_line(*r, "borrow the tpu7x", ""));
   CHECK(r->step_time_s == r->roofline_step_time_s);

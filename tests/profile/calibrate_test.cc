@@ -9,6 +9,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/profile.h"
 #include "nlohmann/json.hpp"
+#include "predict_on.h"
 #include "profile_test_util.h"
 
 namespace hloroof {
@@ -103,7 +104,7 @@ Run make_run(std::string_view name, const std::vector<int>& dots, const std::vec
              double scale = 1, const std::map<std::string, std::string>& credited = {}) {
   absl::StatusOr<Module> m = parse_module(text.empty() ? module_text(name, dots, adds) : text);
   REQUIRE(m.ok());
-  absl::StatusOr<Prediction> truth = predict_step_time(*m, spec, options);
+  absl::StatusOr<Prediction> truth = testing::predict_on(*m, spec, options);
   REQUIRE(truth.ok());
   absl::StatusOr<Profile> p =
       parse_xspace(synthetic_profile(*m, *truth, scale, credited), std::string(name));
@@ -173,7 +174,7 @@ TEST_CASE("calibrate finds the efficiencies and overhead the measurements were m
   double squares = 0;
   int ops = 0;
   for (const Run* run : {&a, &b}) {
-    absl::StatusOr<Prediction> p = predict_step_time(run->module, *written);
+    absl::StatusOr<Prediction> p = testing::predict_on(run->module, *written);
     REQUIRE(p.ok());
     absl::StatusOr<MeasuredModule> measured = measure_module(run->profile, run->module.name());
     REQUIRE(measured.ok());
@@ -331,7 +332,7 @@ ENTRY main {
   // Predicting with the written JSON gives every all-reduce its true time.
   absl::StatusOr<DeviceSpec> written = parse_device_spec(r->json, "fitted.json");
   REQUIRE(written.ok());
-  absl::StatusOr<Prediction> p = predict_step_time(run.module, *written, options);
+  absl::StatusOr<Prediction> p = testing::predict_on(run.module, *written, options);
   REQUIRE(p.ok());
   REQUIRE(p->ops.size() == run.truth.ops.size());
   int collectives = 0;
@@ -427,7 +428,7 @@ TEST_CASE("calibrate fits the network across nodes apart from the collectives in
   CHECK(doc["interconnect"]["nic_efficiency"].get<double>() == Approx(0.5).epsilon(1e-4));
   absl::StatusOr<DeviceSpec> written = parse_device_spec(r->json, "fitted.json");
   REQUIRE(written.ok());
-  absl::StatusOr<Prediction> p = predict_step_time(run.module, *written, options);
+  absl::StatusOr<Prediction> p = testing::predict_on(run.module, *written, options);
   REQUIRE(p.ok());
   REQUIRE(p->ops.size() == run.truth.ops.size());
   int collectives = 0;

@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "hloroof/hloroof.h"
+#include "predict_on.h"
 
 namespace hloroof {
 namespace {
@@ -96,7 +97,7 @@ TEST_CASE("jaxdecomp FFTs across two A100 nodes of Jean Zay: within 25%, rooflin
     REQUIRE(module.ok());
     PredictOptions options;
     options.topology = r.nodes == 2 ? "2x8" : "1x8";
-    absl::StatusOr<Prediction> p = predict_step_time(*module, *spec, options);
+    absl::StatusOr<Prediction> p = testing::predict_on(*module, *spec, options);
     REQUIRE(p.ok());
     CHECK(p->roofline_step_time_s < r.measured_s);
     if (r.nodes < 2) continue;

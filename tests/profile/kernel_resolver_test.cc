@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/profile.h"
+#include "predict_on.h"
 #include "profile/profile_internal.h"
 
 namespace hloroof {
@@ -106,7 +107,7 @@ TEST_CASE("the join does not rank an op whose kernels are uncertain") {
     e.start_s = static_cast<double>(line.events.size()) * 1e-5;
     e.duration_s = 5e-6;
   }
-  absl::StatusOr<Prediction> prediction = predict_step_time(*m, "h100");
+  absl::StatusOr<Prediction> prediction = testing::predict_on(*m, "h100");
   REQUIRE(prediction.ok());
   absl::StatusOr<ProfileComparison> c = compare_with_profile(*m, *prediction, p);
   REQUIRE(c.ok());

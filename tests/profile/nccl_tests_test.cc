@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
+#include "predict_on.h"
 
 namespace hloroof {
 namespace {
@@ -118,7 +119,7 @@ double all_to_all_s(double bytes, double e) {
   d->gpu->nic_efficiency = e;
   PredictOptions o;
   o.topology = "2x8";
-  absl::StatusOr<Prediction> p = predict_step_time(*m, *d, o);
+  absl::StatusOr<Prediction> p = testing::predict_on(*m, *d, o);
   REQUIRE(p.ok());
   return p->step_time_s;
 }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "hloroof/hloroof.h"
+#include "predict_on.h"
 
 namespace hloroof {
 namespace {
@@ -74,7 +75,7 @@ std::vector<Row> sweep(const fs::path& dir, const std::string& device) {
     INFO(folder << "/" << name);
     absl::StatusOr<Module> module = parse_module(read_file(e.path() / "module.hlo"));
     REQUIRE(module.ok());
-    absl::StatusOr<Prediction> p = predict_step_time(*module, device);
+    absl::StatusOr<Prediction> p = testing::predict_on(*module, device);
     REQUIRE(p.ok());
     ProfileOptions options;
     options.module_name = "jit_" + name;

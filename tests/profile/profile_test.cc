@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "hloroof/hlo_text.h"
 #include "nlohmann/json.hpp"
+#include "predict_on.h"
 #include "profile_test_util.h"
 
 namespace hloroof {
@@ -89,7 +90,7 @@ TEST_CASE("XSpace: GPU kernels join their ops through hlo_op, steps by module ex
 TEST_CASE("the join: measured, expected and roofline per op, gaps per category") {
   absl::StatusOr<Module> module = parse_module(kStepModule);
   REQUIRE(module.ok());
-  absl::StatusOr<Prediction> prediction = predict_step_time(*module, "h100");
+  absl::StatusOr<Prediction> prediction = testing::predict_on(*module, "h100");
   REQUIRE(prediction.ok());
   absl::StatusOr<Profile> profile = parse_xspace(step_xspace(), "step.xplane.pb");
   REQUIRE(profile.ok());
@@ -193,7 +194,7 @@ ENTRY main {
 )";
   absl::StatusOr<Module> module = parse_module(kText);
   REQUIRE(module.ok());
-  absl::StatusOr<Prediction> prediction = predict_step_time(*module, "h100:8");
+  absl::StatusOr<Prediction> prediction = testing::predict_on(*module, "h100:8");
   REQUIRE(prediction.ok());
   const OpPrediction* start = find_predicted(*prediction, "ars");
   REQUIRE(start != nullptr);
@@ -229,7 +230,7 @@ ENTRY main {
 TEST_CASE("JSON and trace outputs of the join") {
   absl::StatusOr<Module> module = parse_module(kStepModule);
   REQUIRE(module.ok());
-  absl::StatusOr<Prediction> prediction = predict_step_time(*module, "h100");
+  absl::StatusOr<Prediction> prediction = testing::predict_on(*module, "h100");
   REQUIRE(prediction.ok());
   absl::StatusOr<Profile> profile = parse_xspace(step_xspace(), "step.xplane.pb");
   REQUIRE(profile.ok());
@@ -304,7 +305,7 @@ TEST_CASE("trace-event JSON, gzipped: TPU ops by name, loop events count as thei
 
   absl::StatusOr<Module> module = parse_module(kStepModule);
   REQUIRE(module.ok());
-  absl::StatusOr<Prediction> prediction = predict_step_time(*module, "tpu_v5e");
+  absl::StatusOr<Prediction> prediction = testing::predict_on(*module, "tpu_v5e");
   REQUIRE(prediction.ok());
   absl::StatusOr<ProfileComparison> c = compare_with_profile(*module, *prediction, *p);
   REQUIRE(c.ok());

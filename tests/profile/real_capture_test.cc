@@ -17,6 +17,7 @@
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "nlohmann/json.hpp"
+#include "predict_on.h"
 
 namespace hloroof {
 namespace {
@@ -47,7 +48,7 @@ Capture load(const fs::path& dir, std::string_view device = "h100") {
   REQUIRE(module.ok());
   absl::StatusOr<Profile> profile = read_profile(dir.string());
   REQUIRE(profile.ok());
-  absl::StatusOr<Prediction> prediction = predict_step_time(*module, device);
+  absl::StatusOr<Prediction> prediction = testing::predict_on(*module, device);
   REQUIRE(prediction.ok());
   absl::StatusOr<ProfileComparison> c = compare_with_profile(*module, *prediction, *profile);
   INFO(c.status().ToString());
@@ -316,7 +317,7 @@ TEST_CASE("a capture's XSpace and its Perfetto JSON give the same steps and op t
   absl::StatusOr<Profile> from_json = read_profile(json.string());
   REQUIRE(from_json.ok());
   CHECK(from_json->format == "trace-json");
-  absl::StatusOr<Prediction> prediction = predict_step_time(cap.module, "h100");
+  absl::StatusOr<Prediction> prediction = testing::predict_on(cap.module, "h100");
   REQUIRE(prediction.ok());
   absl::StatusOr<ProfileComparison> c = compare_with_profile(cap.module, *prediction, *from_json);
   REQUIRE(c.ok());

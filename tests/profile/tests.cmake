@@ -38,6 +38,7 @@ set_tests_properties(shared_profiles_test PROPERTIES SKIP_RETURN_CODE 77)
 # and joined with its profile; SKIPPED when they are absent.
 add_executable(op_families_test ${CMAKE_CURRENT_LIST_DIR}/op_families_test.cc)
 target_link_libraries(op_families_test PRIVATE hloroof Catch2::Catch2 hloroof_warnings ZLIB::ZLIB)
+target_include_directories(op_families_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
 target_compile_definitions(op_families_test PRIVATE
   HLOROOF_SHARED_MEASURED="${PROJECT_SOURCE_DIR}/../shared/measured"
   HLOROOF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
@@ -48,6 +49,7 @@ set_tests_properties(op_families_test PROPERTIES SKIP_RETURN_CODE 77)
 # $HLOROOF_MEASURED/a100_jaxdecomp), predicted on examples/a100_jean_zay.json; SKIPPED when absent.
 add_executable(jaxdecomp_nodes_test ${CMAKE_CURRENT_LIST_DIR}/jaxdecomp_nodes_test.cc)
 target_link_libraries(jaxdecomp_nodes_test PRIVATE hloroof Catch2::Catch2 hloroof_warnings)
+target_include_directories(jaxdecomp_nodes_test PRIVATE ${PROJECT_SOURCE_DIR}/tests)
 target_compile_definitions(jaxdecomp_nodes_test PRIVATE
   HLOROOF_SHARED_MEASURED="${PROJECT_SOURCE_DIR}/../shared/measured"
   HLOROOF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

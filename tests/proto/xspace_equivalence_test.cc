@@ -20,6 +20,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
+#include "predict_on.h"
 
 namespace fs = std::filesystem;
 using namespace hloroof;
@@ -103,8 +104,8 @@ TEST_CASE("every capture's XSpace carries the module of its module.hlo") {
           CHECK(normalized_blocks(*proto) == normalized_blocks(*text));
           ++normalized;
         }
-        absl::StatusOr<Prediction> from_text = predict_step_time(*text, gpu);
-        absl::StatusOr<Prediction> from_proto = predict_step_time(*proto, gpu);
+        absl::StatusOr<Prediction> from_text = testing::predict_on(*text, gpu);
+        absl::StatusOr<Prediction> from_proto = testing::predict_on(*proto, gpu);
         REQUIRE(from_text.ok());
         REQUIRE(from_proto.ok());
         CHECK(from_proto->step_time_s == from_text->step_time_s);

@@ -13,6 +13,7 @@
 #include "hloroof/diff.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
+#include "predict_on.h"
 
 namespace {
 
@@ -37,7 +38,7 @@ hloroof::Module parse(std::string_view text) {
 hloroof::Prediction predict(const hloroof::Module& m) {
   absl::StatusOr<hloroof::DeviceSpec> h100 = hloroof::device("h100");
   REQUIRE(h100.ok());
-  absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(m, *h100, {});
+  absl::StatusOr<hloroof::Prediction> p = hloroof::testing::predict_on(m, *h100, {});
   INFO(p.status().ToString());
   REQUIRE(p.ok());
   return *std::move(p);

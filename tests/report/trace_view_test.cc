@@ -13,6 +13,7 @@
 #include "hloroof/memory.h"
 #include "hloroof/report.h"
 #include "nlohmann/json.hpp"
+#include "predict_on.h"
 #include "sample_prediction.h"
 
 namespace hloroof {
@@ -257,7 +258,7 @@ ENTRY e {
   ROOT c = f32[1024,1024]{1,0} add(b, p)
 })");
   REQUIRE(module.ok());
-  absl::StatusOr<Prediction> prediction = predict_step_time(*module, "h100");
+  absl::StatusOr<Prediction> prediction = testing::predict_on(*module, "h100");
   REQUIRE(prediction.ok());
   absl::StatusOr<MemoryReport> memory = analyze_memory(*module);
   REQUIRE(memory.ok());
@@ -304,7 +305,7 @@ ENTRY e {
   ROOT o = f32[1024,1024]{1,0} negate(x)
 })");
   REQUIRE(module.ok());
-  absl::StatusOr<Prediction> prediction = predict_step_time(*module, "h100");
+  absl::StatusOr<Prediction> prediction = testing::predict_on(*module, "h100");
   REQUIRE(prediction.ok());
   absl::StatusOr<MemoryReport> memory = analyze_memory(*module);
   REQUIRE(memory.ok());

@@ -43,11 +43,9 @@ std::string_view device_source_name(DeviceSource source);  // "named", "platform
 // A checked device and slice.
 struct DeviceTarget {
   DeviceSpec spec;
-  // The slice, as make_topology reads it: "4x4", "2x2x1,slices=2", "2x8"; it is a slice the
-  // device has (check_slice). Empty: none given, the smallest that holds the module is inferred
-  // (infer_topology).
-  std::string topology;
-  // That slice as make_topology reads it; nullopt when none was given.
+  // The slice as make_topology reads it (its shape: "4x4", "2x2x1,slices=2", "2x8"); from
+  // resolve_device, a slice the device has (check_slice). nullopt: none given, the smallest that
+  // holds the module is inferred (infer_topology).
   std::optional<Topology> slice;
   DeviceSource source = DeviceSource::kNamed;
   // What the reader should know (notes), one sentence each, for a report's assumptions: the

@@ -1,7 +1,7 @@
 // predict_step_time: how long one step of an HLO module takes on a device, and why.
 //
-//   absl::StatusOr<hloroof::Prediction> p =
-//       hloroof::predict_step_time(hlo_text, "tpu_v5e:2x2");
+//   absl::StatusOr<hloroof::DeviceTarget> target = hloroof::resolve_device("tpu_v5e:2x2", &module);
+//   absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(module, *target);
 //   p->step_time_s;               // the expected step
 //   p->roofline_step_time_s;      // the same at the roofline (speed of light)
 //   p->breakdown.compute_s;       // what the step is made of
@@ -43,9 +43,9 @@ struct OpRecordAccess;
 }  // namespace detail
 
 struct PredictOptions {
-  // The slice, e.g. "2x2", "4x4x4" (TPU chips per axis) or "2x8" (GPU nodes x GPUs per node).
-  // Empty: taken from a "device:topology" name, else inferred from num_partitions x
-  // replica_count as the smallest valid slice (an assumption the result records).
+  // The slice ("2x2", "4x4x4", "2x8"), for a caller that resolves the device from these options
+  // (resolve_device's topology option, as the Python module does): predict_step_time reads the
+  // target's slice, never this.
   std::string topology;
   // Explicit coordinates of device i (overrides the default row-major mapping).
   std::vector<std::vector<int64_t>> device_coordinates;
@@ -279,37 +279,22 @@ std::string_view resource_name(const OpPrediction& op);
 // notes (the assumptions), its warnings follow the prediction's own.
 void add_diagnostics(const Diagnostics& said, Prediction& prediction);
 
-// Predicts one step. `device` is resolved as the command's --device is (resolve_device,
-// hloroof/device_target.h): a built-in name, alias, JAX device kind or Cloud TPU accelerator
-// type, optionally with a topology ("tpu_v5e:4x4", "h100:2x8"), or a path to a device JSON
-// file; empty, the default device of the module's platform. What resolving it noted leads the
-// assumptions (a guessed device: the warnings). `options.topology`, when given with a
-// topology in `device`, must be the same. The text overload parses the module and lets it go:
-// its records carry no instruction pointers (they are null).
-// The DeviceSpec overload takes `options.topology` as make_topology reads it, any shape the
-// model can time, a slice no real device has (tpu_v5e 4x1) included.
-// Errors: text that does not parse, an unknown device, a topology that does not fit the device
-// (no such slice) or holds fewer devices than the module runs on, a collective whose groups do
-// not fit the topology, XLA's GPU collective formulas on a TPU.
-absl::StatusOr<Prediction> predict_step_time(std::string_view hlo_text, std::string_view device,
-                                             const PredictOptions& options = {});
-absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_view device,
-                                             const PredictOptions& options = {});
-absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
+// Predicts one step of `module` on a device and slice: resolve_device's (the command's --device
+// and Python's device=: a built-in name, alias, JAX device kind or Cloud TPU accelerator type,
+// optionally with a topology, or a device JSON file), or made by hand (make_topology's). The
+// slice is the target's, not parsed again; none, the smallest that holds the module is inferred
+// (an assumption the result records). What resolving the device said (target.diagnostics) is the
+// caller's to add (add_diagnostics, add_input_diagnostics): a caller that adds more says it all
+// at once.
+// Errors: a module with no entry marked, a topology that holds fewer devices than the module
+// runs on, a collective whose groups do not fit the topology, XLA's GPU collective formulas on
+// a TPU, options out of range.
+absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceTarget& target,
                                              const PredictOptions& options = {});
 // The same with the module's cost already analysed: `cost` must be analyze_cost(module,
 // cost_options(options)). The cost depends on no device (bytes padded by the layout's tiles are
 // the layout's: a GPU layout has none), so predictions of one module on several devices can
 // share it (`hloroof compare`).
-absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceSpec& device,
-                                             const PredictOptions& options,
-                                             const ModuleCost& cost);
-// The same on a resolved device (resolve_device): its spec, and its slice as resolving it
-// parsed it (DeviceTarget::slice; none given: inferred), not parsed again; `options.topology`
-// is not read. What resolving it said (target.diagnostics) is the caller's to add
-// (add_diagnostics, add_input_diagnostics): a caller that adds more says it all at once.
-absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceTarget& target,
-                                             const PredictOptions& options = {});
 absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceTarget& target,
                                              const PredictOptions& options,
                                              const ModuleCost& cost);

@@ -322,6 +322,9 @@ struct CalibrationRun {
 struct CalibrationOptions {
   ProfileOptions profile;  // module_name is ignored: each run's module names itself
   PredictOptions predict;
+  // The slice, as the command's --topology gives it; empty: the device's (DEVICE:SHAPE), else
+  // inferred.
+  std::string topology;
   std::string name;  // the fitted device's name; empty: DEVICE_fitted
   // `PATH=VALUE` changes of the given device's figures, made before the fit (as the command's
   // --set: set_device_figures, e.g. "hbm.bandwidth=3e12"); the fit starts from them and the

@@ -1,0 +1,414 @@
+// The combined model (combined_model.h): which model times an op, what the prediction keeps,
+// and the explanations rendered from the estimates.
+#include "predict/combined_model.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "predict/predict_internal.h"
+#include "predict/roofline_internal.h"
+#include "util/absl_compat.h"
+#include "util/number_text.h"
+
+namespace hloroof::predict {
+namespace {
+
+// Whether `i` is, or fuses, an FFT or a transpose: kernels whose speed on GPUs depends on the
+// layout and stride of the axis they move along, which the HBM and issue terms do not see.
+bool layout_sensitive(const Instruction& i, int depth = 0) {
+  if (i.opcode() == Opcode::kFft || i.opcode() == Opcode::kTranspose) return true;
+  if (i.opcode() != Opcode::kFusion || depth > 4) return false;
+  const Computation* fused = i.computation_attribute(AttrId::kCalls);
+  if (fused == nullptr) return false;
+  for (const Instruction* inner : fused->instructions()) {
+    if (layout_sensitive(*inner, depth + 1)) return true;
+  }
+  return false;
+}
+
+// Figures of the interconnect a collective estimate rests on.
+void use_interconnect_figures(const CollectiveEstimate& e, const DeviceSpec& device,
+                              CollectiveFormula formula, EstimateNotes& notes) {
+  for (const DeviceFigure& f : device.figures) {
+    if (f.path.rfind("interconnect.", 0) != 0) continue;
+    const bool dcn = f.path.find("dcn") != std::string::npos;
+    const bool sol = f.path.find("xla_sol") != std::string::npos;
+    if (dcn && e.placement.domains <= 1) continue;
+    // The link between a chip's devices, only where a chip has several (a megacore chip as
+    // one device has none).
+    const bool core = f.path == "interconnect.core_link_bandwidth";
+    if (core && (!device.torus || device.torus->devices_per_chip <= 1)) continue;
+    if (sol != (formula == CollectiveFormula::kXlaGpuSol)) continue;
+    notes.use_figure(f.path);
+  }
+}
+
+}  // namespace
+
+CombinedModel::CombinedModel(const PredictionInputs& in)
+    : in_(in),
+      roofline_(in.device),
+      kernel_(in.device),
+      general_(in.device, gemm_times_),
+      family_(in.device, general_),
+      host_transfer_(in.device),
+      collective_(in.device, in.slice) {}
+
+OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool include_overhead,
+                              bool several_types) const {
+  OpView v;
+  v.instruction = &i;
+  v.work = work;
+  v.include_overhead = include_overhead;
+  v.several_types = several_types;
+  v.kernel = kernel_.find(i);
+  if (roofline_walk() || v.kernel) return v;
+  const DeviceSpec& device = in_.device;
+  if (work.matrix_flops > 0) v.gemms = gemms_of(i, device);
+  v.issue = elementwise_issue_time(i, device, in_.cost);
+  v.family = gpu_family_time(i, work, device);
+  v.loop_host_gap_s = loop_host_gap_s(i, device);
+  // A measured family model (cuFFT's passes) already times the layout it moves along.
+  v.layout_sensitive = device.kind == DeviceKind::kGpu && !v.family && layout_sensitive(i);
+  return v;
+}
+
+OpEstimate CombinedModel::estimate(const OpView& op) {
+  OpEstimate e = roofline_.estimate(op.work, op.include_overhead, explain());
+  if (roofline_walk()) {
+    e.time_s = e.roofline.floor_s;  // the roofline walk times the floor
+  } else if (op.kernel) {
+    e = kernel_.estimate(*op.kernel, std::move(e));
+  } else {
+    TextMemo* texts = explain() ? &expected_texts_ : nullptr;
+    e = FamilyModel::applies(op) ? family_.estimate(op, std::move(e), texts)
+                                 : general_.estimate(op, std::move(e), texts);
+    e.loop_host_gap_s = op.loop_host_gap_s;
+    if (op.loop_host_gap_s > 0) e.time_s += op.loop_host_gap_s;
+  }
+  record(e.notes);
+  return e;
+}
+
+void CombinedModel::render(const OpView& op, const OpEstimate& e, Explanation& explanation) {
+  if (!explain()) return;
+  explanation.assign(roofline_text(e.roofline));
+  if (e.kernel) {
+    const KernelTimeEstimate& k = *e.kernel;
+    std::string parts;
+    if (k.compute_time_s > 0 || k.memory_access_time_s > 0) {
+      parts = absl::StrFormat(" (compute %.4g s, memory %.4g s)", k.compute_time_s,
+                              k.memory_access_time_s);
+    }
+    explanation.append(save(absl::StrFormat("\nexpected = the kernel's own estimate in its "
+                                            "backend_config (%s, exec_time_us): %.4g s%s",
+                                            k.key, k.exec_time_s, parts)));
+    if (k.exec_time_s <= e.roofline.time_s) {
+      explanation.append("; below the roofline, which is kept");
+    }
+  } else if (e.family != nullptr) {
+    const FamilyTime& f = *e.family;
+    explanation.append(save(absl::StrFormat(
+        "\nexpected = %s = %.4g s (%s)",
+        f.device_s > 0 ? "max(roofline, family model + overhead) + host gap"
+                       : "the general expected time + host gap",
+        e.family_s, f.basis)));
+  } else if (e.general) {
+    if (e.general->time_s > e.roofline.time_s) {
+      explanation.append("\n");
+      explanation.append(e.general->explanation);
+    }
+    if (e.layout_sensitive) {
+      explanation.append(
+          "\n  note: an FFT or transpose: its time depends on layout and stride, "
+          "so this expected time may be up to 2.5x short (assumptions)");
+    }
+  }
+  if (e.loop_host_gap_s > 0) {
+    explanation.append(save(absl::StrFormat(
+        "\n  + host %.3g us: a loop body of fewer than %d kernels is launched by the host "
+        "every trip, one kernel at a time, after it reads the predicate (measured family "
+        "model)",
+        e.loop_host_gap_s * 1e6, kCommandBufferMinKernels)));
+  }
+  if (op.several_types) {
+    const OpWork& work = op.work;
+    explanation.append(save(absl::StrCat(
+        "\n  note: matrix FLOPs of several element types, all charged at the ",
+        work.matrix_class.empty() ? sv(primitive_type_name(work.matrix_type))
+                                  : sv(work.matrix_class),
+        " peak")));
+  }
+}
+
+CombinedModel::OpTimes CombinedModel::make_op_times(const OpView& op) {
+  // Past the memo's keys, the explanation's pieces are not kept: only the whole is.
+  const bool transient = explain() && op_times_full();
+  if (transient) set_transient_texts(true);
+  const OpEstimate e = estimate(op);
+  Explanation pieces;
+  render(op, e, pieces);
+  const OpTimes made{e.time_s,
+                     e.roofline.floor_s,
+                     e.resource,
+                     e.bound,
+                     e.model == "roofline" ? std::string_view("roofline") : save(e.model),
+                     join(pieces)};
+  if (transient) set_transient_texts(false);
+  return made;
+}
+
+std::string_view CombinedModel::op_key(const OpView& op) {
+  const OpWork& work = op.work;
+  FigureKey& key = op_key_;
+  key.clear();
+  const double figures[] = {work.matrix_flops,    work.vector_flops,    work.transcendentals,
+                            work.hbm_bytes,       work.hbm_read_bytes,  work.on_chip_bytes,
+                            work.host_bytes,      op.issue.time_s,      op.issue.element_ops,
+                            op.issue.slots};
+  key.add_all(figures);
+  key.add(work.matrix_type);
+  const bool flags[] = {op.include_overhead, op.several_types, op.layout_sensitive,
+                        op.family.has_value()};
+  key.add_all(flags);
+  key.add(op.loop_host_gap_s);
+  if (op.family) {
+    key.add(op.family->device_s);
+    key.add(op.family->host_gap_s);
+    key.add_text(op.family->basis);
+  }
+  key.add_text(work.matrix_class);
+  key.add_text(op.issue.profile);
+  key.add(op.gemms.size());
+  for (const GemmCall& g : op.gemms) {
+    const double shape[] = {g.shape.b, g.shape.m, g.shape.n, g.shape.k};
+    key.add_all(shape);
+    key.add(g.lhs);
+    key.add(g.rhs);
+    key.add_text(g.unit);
+    key.add(g.factor);
+  }
+  return key.bytes();
+}
+
+CombinedModel::OpTimes CombinedModel::op_times(const OpView& op) {
+  // An op with a kernel estimate of its own is made alone.
+  if (op.kernel) return make_op_times(op);
+  const std::string_view key = op_key(op);
+  if (auto it = op_times_.find(key); it != op_times_.end()) return it->second;
+  const OpTimes times = make_op_times(op);
+  // make_op_times makes no op key: `key` still views op_key_.
+  if (op_times_.size() < kMaxOpTimes) op_times_.emplace(std::string(key), times);
+  return times;
+}
+
+absl::StatusOr<CombinedModel::CollectiveRef> CombinedModel::collective_input(
+    const Instruction& i, const CollectiveCost& c, CollectiveInput& assumed,
+    EstimateNotes& notes) {
+  // The lists a collective does not read are `assumed`'s, empty.
+  CollectiveRef in{c.kind, c.payload_bytes, &assumed.groups, &assumed.pairs};
+  const Topology& slice = in_.slice;
+  if (is_point_to_point(c.kind)) {
+    if (c.kind == CollectiveKind::kCollectivePermute) {
+      in.pairs = &c.pairs;
+    } else {
+      assumed.pairs = send_recv_pairs(i);
+      in.pairs = &assumed.pairs;
+    }
+    if (in.pairs->empty()) {
+      const int64_t peer = slice.num_devices() > 1 ? 1 : 0;
+      assumed.pairs = {{0, peer}};
+      in.pairs = &assumed.pairs;
+      notes.assume(absl::StrCat(sv(i.name()),
+                                ": the HLO does not list its peers; timed as a transfer "
+                                "from device 0 to device ",
+                                peer));
+    }
+    return in;
+  }
+  in.groups = &c.groups;
+  if (c.groups.empty()) {
+    if (c.group_size > slice.num_devices()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: its replica groups hold %d devices, more than the topology %s has (%d)",
+          sv(i.name()), c.group_size, slice.to_string(), slice.num_devices()));
+    }
+    std::vector<int64_t>& everyone = assumed.groups.emplace_back();
+    for (int64_t d = 0; d < std::max<int64_t>(1, c.group_size); ++d) everyone.push_back(d);
+    in.groups = &assumed.groups;
+    notes.assume(absl::StrCat(sv(i.name()),
+                              ": too many devices to list its groups; timed as one group "
+                              "of devices 0..",
+                              everyone.size() - 1));
+  }
+  return in;
+}
+
+const CombinedModel::CollectiveTimes& CombinedModel::collective_times(
+    const CollectiveRef& collective) {
+  if (auto it = collective_times_.find(collective); it != collective_times_.end()) {
+    return it->second;
+  }
+  const auto it = collective_times_
+                      .try_emplace(CollectiveKey{{collective.kind, collective.bytes,
+                                                  *collective.groups, *collective.pairs},
+                                                 *collective.options})
+                      .first;
+  CollectiveTimes& times = it->second;
+  times.times = collective_.estimate(it->first.input, it->first.options, !roofline_walk(),
+                                     explain() ? &expected_texts_ : nullptr);
+  if (times.times.estimate.ok() && explain()) {
+    times.explanation = save(times.times.estimate->explain());
+  }
+  return times;
+}
+
+absl::StatusOr<CollectiveOpEstimate> CombinedModel::estimate_collective(const Instruction& i,
+                                                                        const CollectiveCost& c,
+                                                                        Explanation& explanation) {
+  const bool is_async = c.is_async || is_async_start(i.opcode());
+  if (c.is_host_transfer) {
+    CollectiveOpEstimate out = host_transfer_.estimate(c, is_async);
+    record(out.notes);
+    if (explain()) {
+      const CollectivePrediction& p = out.prediction;
+      explanation.assign(save(absl::StrCat(
+          p.formula, "\n  V = ", util::general_text(c.payload_bytes, 6), " B, W_host = ",
+          util::general_text(out.host_rate, 4), " B/s -> ", util::general_text(p.time_s, 4),
+          " s")));
+    }
+    return out;
+  }
+  CollectiveOpEstimate out;
+  CollectivePrediction& p = out.prediction;
+  p.kind = std::string(collective_kind_name(c.kind));
+  p.payload_bytes = c.payload_bytes;
+  p.group_size = c.group_size;
+  p.is_async = is_async;
+  CollectiveInput assumed;
+  absl::StatusOr<CollectiveRef> input = collective_input(i, c, assumed, out.notes);
+  if (!input.ok()) return input.status();
+  CollectiveOptions options;
+  options.formula = in_.options.collective_formula;
+  options.large_n = in_.options.collective_large_n;
+  options.async_start = i.opcode() == Opcode::kAllReduceStart;
+  input->options = &options;
+  const CollectiveTimes& times = collective_times(*input);
+  if (!times.times.estimate.ok()) {
+    const absl::Status& s = times.times.estimate.status();
+    return absl::Status(s.code(), absl::StrCat(sv(i.name()), ": ", s.message()));
+  }
+  const CollectiveEstimate* e = &*times.times.estimate;
+  out.network = e;
+  out.network_text = times.explanation;
+  p.formula = e->formula;
+  p.time_s = e->time_s;
+  out.roofline_s = e->time_s;
+  out.model = "roofline";
+  if (times.times.expected) {
+    for (const std::string& note : times.times.notes) out.notes.assume(note);
+    const ExpectedTime& x = *times.times.expected;
+    out.expected = &x;
+    out.model = save(x.model);
+    if (x.time_s > p.time_s) p.time_s = x.time_s;
+  }
+  p.group_size = e->group_size;
+  p.approximate = e->approximate;
+  if (e->approximate) {
+    // The same words for every such op, so that they group (group_op_notes); the op's
+    // explanation names its group.
+    out.notes.assume(
+        absl::StrCat(sv(i.name()),
+                     ": its group does not fill whole axes of the slice; its time is a "
+                     "conservative bound"));
+  }
+  for (const std::string& note : e->notes) {
+    out.notes.assume(absl::StrCat(sv(i.name()), ": ", note));
+  }
+  use_interconnect_figures(*e, in_.device, in_.options.collective_formula, out.notes);
+  p.estimate = *e;
+  record(out.notes);
+  if (explain()) {
+    explanation.assign(out.network_text);
+    if (out.expected != nullptr && out.expected->time_s > e->time_s) {
+      explanation.append("\n");
+      explanation.append(out.expected->explanation);
+    }
+  }
+  return out;
+}
+
+std::string_view CombinedModel::roofline_text(const RooflineEstimate& e) {
+  const auto make = [&e, this] {
+    // A term not cited by roofline_time (all but a matrix term's) cites its figure here.
+    const bool cited = std::none_of(e.terms.begin(), e.terms.end(), [](const RooflineTerm& t) {
+      return t.rate_source.empty();
+    });
+    if (cited) return e.explain();
+    RooflineEstimate with_sources = e;
+    for (RooflineTerm& t : with_sources.terms) {
+      if (t.rate_source.empty()) t.rate_source = rate_source(t.bound);
+    }
+    return with_sources.explain();
+  };
+  if (transient_texts_) return roofline_texts_.text({}, make);
+  // Everything explain() reads: two estimates with the same key explain alike.
+  FigureKey& key = key_;
+  key.clear();
+  key.add(e.time_s);
+  key.add(e.roofline_s);
+  key.add(e.overhead_s);
+  key.add(e.floor_s);
+  key.add(e.l2_read_bytes);
+  key.add(e.bound);
+  for (const RooflineTerm& t : e.terms) {
+    key.add(t.bound);
+    key.add(t.amount);
+    key.add(t.rate);
+    key.add(t.time_s);
+    key.add_text(t.rate_source);
+  }
+  key.add(e.notes.size());
+  for (const std::string& note : e.notes) key.add_text(note);
+  return roofline_texts_.text(key.bytes(), make);
+}
+
+std::string_view CombinedModel::join(const Explanation& explanation) {
+  const absl::Span<const std::string_view> pieces = explanation.pieces();
+  if (pieces.empty()) return {};
+  if (transient_texts_) {  // pieces held until the next of their kind: saved joined, by text
+    std::string text;
+    for (const std::string_view piece : pieces) text.append(piece);
+    return save(text);
+  }
+  // One piece is a text of the pool or a static one already.
+  if (pieces.size() == 1) return pieces.front();
+  FigureKey& key = key_;
+  key.clear();
+  for (const std::string_view piece : pieces) key.add_place(piece);
+  return joined_texts_.text(key.bytes(), [pieces] {
+    std::string text;
+    for (const std::string_view piece : pieces) text.append(piece);
+    return text;
+  });
+}
+
+const std::string& CombinedModel::rate_source(Bound bound) {
+  std::optional<std::string>& text = rate_sources_[static_cast<size_t>(bound)];
+  if (!text) text = cite_figure(in_.device, rate_figure(bound));
+  return *text;
+}
+
+void CombinedModel::assume(std::string line) {
+  if (assumed_.insert(line).second) recorded_.assumptions.push_back(std::move(line));
+}
+
+void CombinedModel::record(EstimateNotes& notes) {
+  for (std::string& line : notes.assumptions) assume(std::move(line));
+  notes.assumptions.clear();
+  for (const std::string_view path : notes.figures) use_figure(path);
+  for (const std::string_view cls : notes.matrix_classes) use_matrix_class(cls);
+}
+
+}  // namespace hloroof::predict

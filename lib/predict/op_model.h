@@ -1,0 +1,193 @@
+// The models of one op's time (docs/prediction-model.md, "One op", "Expected time",
+// "Collectives"): each built from the device it models (its config, and the slice for the
+// network) and answering one call, estimate(), with an estimate that holds its figures, the data
+// it used and what it assumed. None of them records or explains anything: the combined model
+// (combined_model.h) picks the model for an op, records what the estimate used and renders its
+// explanation from it afterwards.
+//
+// A new model: a class here with its estimate(), and one line in CombinedModel's dispatch.
+#ifndef HLOROOF_LIB_PREDICT_OP_MODEL_H_
+#define HLOROOF_LIB_PREDICT_OP_MODEL_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/statusor.h"
+#include "hloroof/backend_config.h"
+#include "hloroof/collective.h"
+#include "hloroof/cost.h"
+#include "hloroof/device.h"
+#include "hloroof/instruction.h"
+#include "hloroof/predict.h"
+#include "hloroof/roofline.h"
+#include "hloroof/topology.h"
+#include "predict/expected_time.h"
+#include "predict/gpu_families.h"
+
+namespace hloroof::predict {
+
+// What an estimate assumed and which device figures it rests on, in the order met: the
+// prediction's assumptions and its list of unverified figures are made from these.
+struct EstimateNotes {
+  std::vector<std::string> assumptions;
+  // Device figure paths (static strings or views of the device's) and matrix classes of
+  // matrix_flops_per_s.
+  absl::InlinedVector<std::string_view, 6> figures;
+  absl::InlinedVector<std::string_view, 2> matrix_classes;
+
+  void assume(std::string line) { assumptions.push_back(std::move(line)); }
+  void use_figure(std::string_view path) { figures.push_back(path); }
+  void use_matrix_class(std::string_view matrix_class) { matrix_classes.push_back(matrix_class); }
+};
+
+// What the models read of an op that is neither a collective nor an async start: its work and
+// what its expected time reads of its instruction. Two ops with the same view (all but the
+// instruction) have the same estimate.
+struct OpView {
+  const Instruction* instruction = nullptr;
+  OpWork work;
+  // XLA's estimate of the kernel's own time (GPUs only; KernelEstimateModel::find).
+  std::optional<KernelTimeEstimate> kernel;
+  bool include_overhead = true;
+  bool several_types = false;  // matrix FLOPs of several element types
+  // Read only for the expected time (empty on the roofline walk and for a kernel's own
+  // estimate).
+  std::vector<GemmCall> gemms;       // the GEMMs it runs (gemms_of), for matrix FLOPs
+  IssueTime issue;                   // elementwise_issue_time
+  bool layout_sensitive = false;     // on GPUs: an FFT or a transpose
+  std::optional<FamilyTime> family;  // a measured op-family model (gpu_families.h)
+  double loop_host_gap_s = 0;        // the host's time before it in a small GPU loop body
+};
+
+// One op's estimate: its roofline, its expected time and the model and data behind it.
+struct OpEstimate {
+  RooflineEstimate roofline;  // the speed of light; its floor_s is the op's roofline time
+  double time_s = 0;          // expected (the roofline walk: the floor)
+  std::string model = "roofline";  // the model behind time_s (OpPrediction::model)
+  Bound resource = Bound::kOverhead;
+  BoundBy bound = BoundBy::kOverhead;
+  // The data the expected time came from, whichever model gave it.
+  std::optional<KernelTimeEstimate> kernel;  // the kernel's own estimate
+  std::optional<ExpectedTime> general;       // the general model (tables, TPU fits, knobs)
+  const FamilyTime* family = nullptr;        // the family model's, when it set the time
+  double family_s = 0;                       // the family model's time (before any host gap)
+  bool layout_sensitive = false;             // the general time of an FFT or transpose
+  double loop_host_gap_s = 0;                // the host's gap added
+  EstimateNotes notes;
+};
+
+// The category of a roofline term's resource.
+BoundBy bound_by(Bound bound);
+
+// The speed of light of every op: its work at the device's peak rates (calibration left to the
+// expected time).
+class RooflineModel {
+ public:
+  explicit RooflineModel(const DeviceSpec& device) : device_(device) {}
+  // `cite_matrix`: the matrix term names its figure (explanations only).
+  OpEstimate estimate(const OpWork& work, bool include_overhead, bool cite_matrix) const;
+
+ private:
+  const DeviceSpec& device_;
+};
+
+// XLA's estimate of a GPU kernel's own run time, carried in its backend_config
+// (docs/prediction-model.md, "Kernel estimates"): that estimate, never below the roofline.
+class KernelEstimateModel {
+ public:
+  explicit KernelEstimateModel(const DeviceSpec& device) : device_(device) {}
+  // The estimate `i` carries; nullopt when it carries none or the device is not a GPU.
+  std::optional<KernelTimeEstimate> find(const Instruction& i) const;
+  // `roofline`: RooflineModel's estimate, which this refines.
+  OpEstimate estimate(KernelTimeEstimate kernel, OpEstimate roofline) const;
+
+ private:
+  const DeviceSpec& device_;
+};
+
+// The general expected time (expected_op_time): measured GEMM tables, the HBM share, the
+// elementwise issue rate, the TPU fits, or a file's calibrated efficiencies.
+class GeneralModel {
+ public:
+  // `gemm_times` keeps the GEMM estimates of one prediction; `texts`, when given, the
+  // explanations (expected_op_time).
+  GeneralModel(const DeviceSpec& device, GemmTimeCache& gemm_times)
+      : device_(device), gemm_times_(gemm_times) {}
+  OpEstimate estimate(const OpView& op, OpEstimate roofline, TextMemo* texts) const;
+
+ private:
+  const DeviceSpec& device_;
+  GemmTimeCache& gemm_times_;
+};
+
+// The measured op families of NVIDIA GPUs (gpu_families.h): sorts, top-k, FFTs, scatters,
+// gathers, depthwise convolutions, library calls' host gaps.
+class FamilyModel {
+ public:
+  FamilyModel(const DeviceSpec& device, const GeneralModel& general)
+      : device_(device), general_(general) {}
+  // Whether the family model times `op` (a family read that gives a time).
+  static bool applies(const OpView& op) {
+    return op.family && (op.family->device_s > 0 || op.family->host_gap_s > 0);
+  }
+  // Where the family leaves the kernels to the general model, that model's time.
+  OpEstimate estimate(const OpView& op, OpEstimate roofline, TextMemo* texts) const;
+
+ private:
+  const DeviceSpec& device_;
+  const GeneralModel& general_;
+};
+
+// A collective's estimate: its prediction (formula, time, group), its roofline and the expected
+// model behind it.
+struct CollectiveOpEstimate {
+  CollectivePrediction prediction;
+  double roofline_s = 0;
+  std::string_view model;  // a static text or a text of the memo
+  // The network estimate and expected time the memo made (CollectiveModel); null for a host
+  // transfer.
+  const CollectiveEstimate* network = nullptr;
+  const ExpectedTime* expected = nullptr;  // null on the roofline walk
+  std::string_view network_text;           // network->explain(), with explanations
+  double host_rate = 0;                    // a host transfer: the host link, B/s
+  EstimateNotes notes;
+};
+
+// Transfers to and from the host (send/recv with is_host_transfer): the payload over the host
+// link (PCIe).
+class HostTransferModel {
+ public:
+  explicit HostTransferModel(const DeviceSpec& device) : device_(device) {}
+  CollectiveOpEstimate estimate(const CollectiveCost& c, bool is_async) const;
+
+ private:
+  const DeviceSpec& device_;
+};
+
+// A collective's network time on the slice (collective_time: the torus, NVLink and the network
+// across nodes) and its expected time (expected_collective_time: measured fits, NCCL's model).
+class CollectiveModel {
+ public:
+  CollectiveModel(const DeviceSpec& device, const Topology& slice)
+      : device_(device), slice_(slice) {}
+  struct Times {
+    absl::StatusOr<CollectiveEstimate> estimate;
+    std::optional<ExpectedTime> expected;
+    std::vector<std::string> notes;  // the expected time's assumptions
+  };
+  // `expected`: the expected time too; `texts`, when given, explanations.
+  Times estimate(const CollectiveInput& input, const CollectiveOptions& options, bool expected,
+                 TextMemo* texts) const;
+  const Topology& slice() const { return slice_; }
+
+ private:
+  const DeviceSpec& device_;
+  const Topology& slice_;
+};
+
+}  // namespace hloroof::predict
+
+#endif  // HLOROOF_LIB_PREDICT_OP_MODEL_H_

@@ -1,0 +1,172 @@
+// The models of one op's time (op_model.h).
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hloroof/roofline.h"
+#include "predict/op_model.h"
+#include "util/absl_compat.h"
+
+namespace hloroof::predict {
+
+BoundBy bound_by(Bound b) {
+  switch (b) {
+    case Bound::kMatrix:
+    case Bound::kVector:
+    case Bound::kTranscendental:
+      return BoundBy::kCompute;
+    case Bound::kHbm:
+    case Bound::kOnChip:
+    case Bound::kHost:
+      return BoundBy::kMemory;
+    case Bound::kOverhead:
+      return BoundBy::kOverhead;
+  }
+  return BoundBy::kOverhead;
+}
+
+namespace {
+
+// Notes the device figure behind a roofline term as used.
+void use_figure(Bound b, const OpWork& w, EstimateNotes& notes) {
+  switch (b) {
+    case Bound::kMatrix:
+      notes.use_matrix_class(w.matrix_class.empty() ? matrix_class(w.matrix_type)
+                                                    : w.matrix_class);
+      return;
+    case Bound::kVector:
+      notes.use_figure("vector_flops_per_s");
+      return;
+    case Bound::kTranscendental:
+      notes.use_figure("transcendentals_per_s");
+      return;
+    case Bound::kHbm:
+      notes.use_figure("hbm.bandwidth");
+      return;
+    case Bound::kOnChip:
+      notes.use_figure("on_chip_memory.bandwidth");
+      return;
+    case Bound::kHost:
+      notes.use_figure("host_link.bandwidth");
+      return;
+    case Bound::kOverhead:
+      notes.use_figure("per_op_overhead");
+      return;
+  }
+}
+
+}  // namespace
+
+OpEstimate RooflineModel::estimate(const OpWork& work, bool include_overhead,
+                                   bool cite_matrix) const {
+  OpEstimate out;
+  // The figures are cited once for the prediction (CombinedModel::rate_source), when an
+  // explanation is made; a matrix term's by roofline_time, which picks the class that runs.
+  out.roofline = roofline_time(device_, work,
+                               {.include_overhead = include_overhead,
+                                .apply_efficiency = false,
+                                .cite_sources = cite_matrix && work.matrix_flops > 0});
+  RooflineEstimate& e = out.roofline;
+  use_figure(e.bound, work, out.notes);
+  if (e.overhead_s > 0) out.notes.use_figure("per_op_overhead");
+  if (e.overhead_s > 0 && device_.launch_floor_s) out.notes.use_figure("launch_floor");
+  if (e.l2_read_bytes > 0) out.notes.use_figure("on_chip_memory.bandwidth");
+  for (std::string& note : e.notes) out.notes.assume(std::move(note));
+  e.notes.clear();
+  out.time_s = e.time_s;
+  out.resource = e.bound;
+  out.bound = bound_by(e.bound);
+  return out;
+}
+
+std::optional<KernelTimeEstimate> KernelEstimateModel::find(const Instruction& i) const {
+  if (device_.kind != DeviceKind::kGpu) return std::nullopt;
+  return i.backend_config().kernel_time_estimate();
+}
+
+OpEstimate KernelEstimateModel::estimate(KernelTimeEstimate k, OpEstimate e) const {
+  e.notes.assume(
+      "kernels with a run-time estimate in their backend_config (reification_cost) are "
+      "expected to take it: XLA's own cost model, for the GPU the module was compiled for");
+  e.model = absl::StrCat("kernel's own estimate (XLA cost model",
+                         k.model.empty() ? "" : absl::StrCat(" ", k.model), ")");
+  if (k.exec_time_s > e.time_s) e.time_s = k.exec_time_s;
+  e.kernel = std::move(k);
+  return e;
+}
+
+OpEstimate GeneralModel::estimate(const OpView& op, OpEstimate e, TextMemo* texts) const {
+  std::vector<std::string> assumed;
+  ExpectedTime x = expected_op_time(op.gemms, op.work, e.roofline, device_, op.include_overhead,
+                                    assumed, &gemm_times_, op.issue, texts);
+  for (std::string& line : assumed) e.notes.assume(std::move(line));
+  if (device_.kind == DeviceKind::kTpu && device_.gemm_plateau && op.work.matrix_flops > 0) {
+    e.notes.use_figure("gemm_plateau");
+  }
+  e.model = x.model;
+  if (x.time_s > e.time_s) e.time_s = x.time_s;
+  e.general = std::move(x);
+  if (op.layout_sensitive) {
+    e.layout_sensitive = true;
+    e.notes.assume(
+        "FFTs and transposes on GPUs: modelled as memory traffic only; the axis they stride "
+        "along is not, and programs of such kernels took 1.0-2.5x their expected time on one "
+        "A100 node (jaxdecomp 3D FFTs: expected/measured 0.4-1.0, inverse transforms the "
+        "lowest): read their times as uncertain by up to 2.5x");
+  }
+  return e;
+}
+
+OpEstimate FamilyModel::estimate(const OpView& op, OpEstimate roofline, TextMemo* texts) const {
+  const double roofline_s = roofline.time_s;
+  OpEstimate e = general_.estimate(op, std::move(roofline), texts);
+  // The family's kernels (or, where it leaves them to the general model, that model's time),
+  // never below the roofline, then the host's gap before them.
+  const FamilyTime& f = *op.family;
+  const double overhead = op.include_overhead ? device_.per_op_overhead_s : 0.0;
+  const double device = f.device_s > 0 ? f.device_s + overhead : e.general->time_s;
+  e.time_s = std::max(roofline_s, device) + f.host_gap_s;
+  e.model = absl::StrCat(sv(f.family), " (measured family model)");
+  e.family = &f;
+  e.family_s = e.time_s;
+  e.general.reset();
+  return e;
+}
+
+CollectiveOpEstimate HostTransferModel::estimate(const CollectiveCost& c, bool is_async) const {
+  CollectiveOpEstimate out;
+  CollectivePrediction& p = out.prediction;
+  p.kind = std::string(collective_kind_name(c.kind));
+  p.payload_bytes = c.payload_bytes;
+  p.group_size = c.group_size;
+  p.is_async = is_async;
+  // A host transfer crosses the host link (PCIe), not the network.
+  const double rate = device_.host_bandwidth.value_or(0);
+  out.host_rate = rate;
+  p.formula = "host transfer: V / W_host";
+  p.time_s = rate > 0 ? c.payload_bytes / rate : 0;
+  if (rate > 0) {
+    out.notes.use_figure("host_link.bandwidth");
+  } else {
+    out.notes.assume(
+        absl::StrCat(device_.name, " has no host link bandwidth; host transfers take no time"));
+  }
+  out.model = "roofline (no measured model)";
+  out.roofline_s = p.time_s;
+  return out;
+}
+
+CollectiveModel::Times CollectiveModel::estimate(const CollectiveInput& input,
+                                                 const CollectiveOptions& options, bool expected,
+                                                 TextMemo* texts) const {
+  Times times;
+  times.estimate = collective_time(device_, slice_, input, options);
+  if (!times.estimate.ok() || !expected) return times;
+  times.expected =
+      expected_collective_time(input.kind, *times.estimate, device_, times.notes, texts);
+  return times;
+}
+
+}  // namespace hloroof::predict

@@ -1,0 +1,202 @@
+// The models of one op's time (lib/predict/op_model.h) and the combined model that picks one
+// for each op (combined_model.h): each estimate carries its figures, the data it used and what
+// it assumed, and the combined model records those and renders the explanation afterwards.
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "absl/strings/match.h"
+#include "hloroof/cost.h"
+#include "hloroof/device.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/topology.h"
+#include "predict/combined_model.h"
+#include "predict/op_model.h"
+
+namespace hloroof::predict {
+namespace {
+
+bool has(absl::Span<const std::string_view> figures, std::string_view path) {
+  return std::find(figures.begin(), figures.end(), path) != figures.end();
+}
+
+// 3.35e9 bytes of HBM traffic: 1 ms at the H100's 3.35e12 B/s (data/hardware/h100.json).
+OpWork hbm_work() {
+  OpWork w;
+  w.hbm_bytes = 3.35e9;
+  return w;
+}
+
+TEST_CASE("roofline model: an HBM-bound op at the bandwidth, the figures it used noted") {
+  absl::StatusOr<DeviceSpec> h100 = device("h100");
+  REQUIRE(h100.ok());
+  const OpEstimate e = RooflineModel(*h100).estimate(hbm_work(), /*include_overhead=*/true,
+                                                     /*cite_matrix=*/false);
+  // 3.35e9 B / 3.35e12 B/s = 1 ms, plus the 1 us per-op overhead; the floor is the term alone
+  // (the launch floor, 0.9 us, overlaps it).
+  CHECK(e.roofline.floor_s == Approx(1e-3));
+  CHECK(e.time_s == Approx(1e-3 + 1e-6));
+  CHECK(e.resource == Bound::kHbm);
+  CHECK(e.bound == BoundBy::kMemory);
+  CHECK(e.model == "roofline");
+  CHECK(has(e.notes.figures, "hbm.bandwidth"));
+  CHECK(has(e.notes.figures, "per_op_overhead"));
+  CHECK(has(e.notes.figures, "launch_floor"));
+  CHECK(e.notes.assumptions.empty());
+  CHECK(!e.kernel);
+  CHECK(!e.general);
+}
+
+TEST_CASE("general model: a memory-bound GPU op at the measured 0.87 of HBM bandwidth") {
+  absl::StatusOr<DeviceSpec> h100 = device("h100");
+  REQUIRE(h100.ok());
+  OpView op;
+  op.work = hbm_work();
+  GemmTimeCache gemm_times;
+  const GeneralModel general(*h100, gemm_times);
+  const OpEstimate e = general.estimate(
+      op, RooflineModel(*h100).estimate(op.work, true, false), /*texts=*/nullptr);
+  // 1 ms / 0.87 + 1 us = 1.1504 ms (kGpuHbmFraction).
+  CHECK(e.time_s == Approx(1e-3 / 0.87 + 1e-6));
+  CHECK(e.model == "achievable HBM (measured)");
+  REQUIRE(e.general);
+  CHECK(e.general->time_s == e.time_s);
+  CHECK(e.general->explanation.empty());  // no texts given: nothing written
+  CHECK(e.roofline.floor_s == Approx(1e-3));  // the roofline is kept beside it
+}
+
+TEST_CASE("kernel estimate model: XLA's estimate of the kernel, never below the roofline") {
+  absl::StatusOr<DeviceSpec> h100 = device("h100");
+  REQUIRE(h100.ok());
+  const KernelEstimateModel model(*h100);
+  const OpEstimate roofline = RooflineModel(*h100).estimate(hbm_work(), true, false);
+  const OpEstimate slower = model.estimate({.exec_time_s = 2e-3, .model = "sol"}, roofline);
+  CHECK(slower.time_s == 2e-3);
+  CHECK(slower.model == "kernel's own estimate (XLA cost model sol)");
+  REQUIRE(slower.kernel);
+  CHECK(slower.kernel->exec_time_s == 2e-3);
+  REQUIRE(slower.notes.assumptions.size() == 1);
+  CHECK(absl::StrContains(slower.notes.assumptions[0], "reification_cost"));
+  // 0.5 ms is below the 1.001 ms roofline, which is kept.
+  const OpEstimate faster = model.estimate({.exec_time_s = 5e-4}, roofline);
+  CHECK(faster.time_s == roofline.time_s);
+  CHECK(faster.model == "kernel's own estimate (XLA cost model)");
+}
+
+TEST_CASE("combined model: each op's model picked by the op and the device") {
+  absl::StatusOr<Module> m = parse_module(R"(
+HloModule m
+
+fused_negate {
+  p = f32[1024]{0} parameter(0)
+  ROOT n = f32[1024]{0} negate(p)
+}
+
+ENTRY e {
+  a = f32[1024]{0} parameter(0)
+  k = f32[1024]{0} fusion(a), kind=kCustom, calls=fused_negate, backend_config={"reification_cost":[{"exec_time_us":500,"name":"sol"}]}
+  x = f32[1048576]{0} parameter(1)
+  big = f32[1048576]{0} negate(x)
+  ROOT t = (f32[1024]{0}, f32[1048576]{0}) tuple(k, big)
+}
+)");
+  REQUIRE(m.ok());
+  absl::StatusOr<ModuleCost> cost = analyze_cost(*m);
+  REQUIRE(cost.ok());
+  const Instruction* k = m->entry()->find_instruction("k");
+  const Instruction* big = m->entry()->find_instruction("big");
+  REQUIRE(k != nullptr);
+  REQUIRE(big != nullptr);
+  const auto work = [&](const Instruction* i) {
+    const InstructionCost* r = cost->find(i);
+    REQUIRE(r != nullptr);
+    OpWork w;
+    w.hbm_bytes = r->cost.hbm_bytes();
+    w.vector_flops = r->cost.vector_flops();
+    return w;
+  };
+  for (const std::string_view name : {"h100", "tpu_v5e"}) {
+    INFO(name);
+    absl::StatusOr<DeviceSpec> d = device(name);
+    REQUIRE(d.ok());
+    absl::StatusOr<Topology> slice = make_topology(*d, "1x1");
+    REQUIRE(slice.ok());
+    for (const bool roofline_only : {false, true}) {
+      PredictOptions options;
+      options.roofline_only = roofline_only;
+      CombinedModel model({.module = *m,
+                           .device = *d,
+                           .slice = *slice,
+                           .options = options,
+                           .cost = *cost});
+      const OpView kernel_op = model.view_of(*k, work(k), true, false);
+      const OpEstimate kernel = model.estimate(kernel_op);
+      const OpEstimate general = model.estimate(model.view_of(*big, work(big), true, false));
+      if (roofline_only) {
+        // The roofline walk times every op at its floor, by no other model.
+        CHECK(kernel.time_s == kernel.roofline.floor_s);
+        CHECK(general.time_s == general.roofline.floor_s);
+        CHECK(!kernel.kernel);
+        CHECK(!general.general);
+        continue;
+      }
+      // A GPU kernel's own estimate (500 us) is its time; a TPU reads none.
+      CHECK(kernel.kernel.has_value() == (name == "h100"));
+      if (name == "h100") CHECK(kernel.time_s == Approx(500e-6));
+      CHECK(!general.kernel);
+      REQUIRE(general.general);
+      CHECK(general.time_s >= general.roofline.time_s);
+      // What the estimates assumed is recorded once, in order.
+      const RecordedNotes notes = model.take_notes();
+      const bool reification = std::any_of(
+          notes.assumptions.begin(), notes.assumptions.end(),
+          [](const std::string& a) { return absl::StrContains(a, "reification_cost"); });
+      CHECK(reification == (name == "h100"));
+      CHECK(notes.figures_used.contains("hbm.bandwidth"));
+    }
+  }
+}
+
+TEST_CASE("combined model: the explanation is rendered from the estimate") {
+  absl::StatusOr<Module> m = parse_module(R"(
+HloModule m
+
+ENTRY e {
+  x = f32[1048576]{0} parameter(0)
+  ROOT big = f32[1048576]{0} negate(x)
+}
+)");
+  REQUIRE(m.ok());
+  absl::StatusOr<ModuleCost> cost = analyze_cost(*m);
+  REQUIRE(cost.ok());
+  absl::StatusOr<DeviceSpec> h100 = device("h100");
+  REQUIRE(h100.ok());
+  absl::StatusOr<Topology> slice = make_topology(*h100, "1x1");
+  REQUIRE(slice.ok());
+  PredictOptions options;
+  options.explain = true;
+  CombinedModel model(
+      {.module = *m, .device = *h100, .slice = *slice, .options = options, .cost = *cost});
+  const Instruction* big = m->entry()->root();
+  OpWork w;
+  w.hbm_bytes = cost->find(big)->cost.hbm_bytes();
+  const OpView op = model.view_of(*big, w, true, false);
+  const OpEstimate e = model.estimate(op);
+  Explanation explanation;
+  model.render(op, e, explanation);
+  const std::string text(model.join(explanation));
+  // The roofline's formula, then the general model's line: 8 MiB read and written,
+  // 8388608 B / 3.35e12 B/s = 2.504 us at the roofline, / 0.87 + 1 us = 3.878 us expected.
+  CHECK(absl::StrContains(text, "HBM at 0.87 of its bandwidth (measured)"));
+  CHECK(absl::StartsWith(text, std::string(model.join([&] {
+                           Explanation roofline_only;
+                           model.render(op, RooflineModel(*h100).estimate(w, true, true),
+                                        roofline_only);
+                           return roofline_only;
+                         }()))));
+  CHECK(e.time_s == Approx(8388608 / 3.35e12 / 0.87 + 1e-6));
+}
+
+}  // namespace
+}  // namespace hloroof::predict

@@ -1,0 +1,68 @@
+// Predictions the tests ask for by a device's name or spec: the name resolved as the command's
+// --device is (resolve_device, the options' topology given with it) and what resolving it said
+// added to the prediction; a spec on the options' topology as make_topology reads it (any shape
+// the model can time). predict_step_time itself takes a resolved target.
+#ifndef HLOROOF_TESTS_PREDICT_ON_H_
+#define HLOROOF_TESTS_PREDICT_ON_H_
+
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "hloroof/device.h"
+#include "hloroof/device_target.h"
+#include "hloroof/hlo_text.h"
+#include "hloroof/predict.h"
+#include "hloroof/topology.h"
+
+namespace hloroof::testing {
+
+inline absl::StatusOr<Prediction> predict_on(const Module& module, std::string_view device,
+                                             const PredictOptions& options = {}) {
+  absl::StatusOr<DeviceTarget> target = resolve_device(
+      device, &module,
+      {.topology = options.topology, .device_option = "device", .topology_option = "topology"});
+  if (!target.ok()) return target.status();
+  absl::StatusOr<Prediction> p = predict_step_time(module, *target, options);
+  if (p.ok()) add_diagnostics(target->diagnostics, *p);
+  return p;
+}
+
+inline absl::StatusOr<DeviceTarget> spec_on(const DeviceSpec& spec, std::string_view topology) {
+  DeviceTarget target{.spec = spec};
+  if (topology.empty()) return target;
+  absl::StatusOr<Topology> slice = make_topology(spec, topology);
+  if (!slice.ok()) return slice.status();
+  target.slice = *std::move(slice);
+  return target;
+}
+
+inline absl::StatusOr<Prediction> predict_on(const Module& module, const DeviceSpec& spec,
+                                             const PredictOptions& options = {}) {
+  absl::StatusOr<DeviceTarget> target = spec_on(spec, options.topology);
+  if (!target.ok()) return target.status();
+  return predict_step_time(module, *target, options);
+}
+
+inline absl::StatusOr<Prediction> predict_on(const Module& module, const DeviceSpec& spec,
+                                             const PredictOptions& options,
+                                             const ModuleCost& cost) {
+  absl::StatusOr<DeviceTarget> target = spec_on(spec, options.topology);
+  if (!target.ok()) return target.status();
+  return predict_step_time(module, *target, options, cost);
+}
+
+// The text parsed and let go: the records carry no instruction pointers.
+inline absl::StatusOr<Prediction> predict_text(std::string_view text, std::string_view device,
+                                               const PredictOptions& options = {}) {
+  absl::StatusOr<Module> module = parse_module(text);
+  if (!module.ok()) return module.status();
+  absl::StatusOr<Prediction> p = predict_on(*module, device, options);
+  if (!p.ok()) return p;
+  for (OpPrediction& op : p->ops) op.instruction = nullptr;
+  for (TimelineEvent& e : p->timeline) e.instruction = nullptr;
+  return p;
+}
+
+}  // namespace hloroof::testing
+
+#endif  // HLOROOF_TESTS_PREDICT_ON_H_
