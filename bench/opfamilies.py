@@ -44,7 +44,7 @@ FAMILIES = [
     ("argsort", "sort"), ("sort", "sort"), ("topk", "top_k"),
     ("fftn", "fft 3-D"), ("ifftn", "fft 3-D"), ("rfftn", "fft 3-D"), ("irfftn", "fft 3-D"),
     ("fft2", "fft 1-D/2-D"), ("fft", "fft 1-D/2-D"),
-    ("segment_sum", "scatter"), ("embed_grad_scatter", "scatter"),
+    ("segment_sum", "scatter"), ("embed_grad_scatter", "scatter"), ("scatter_add", "scatter"),
     ("gather_rows", "gather"), ("embed_lookup", "gather"),
     ("conv", "convolution"), ("fori", "while loop"), ("scan", "scan"),
     ("cumsum", "cumsum, pooling"), ("maxpool", "cumsum, pooling"),

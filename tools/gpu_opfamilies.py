@@ -1,7 +1,8 @@
 """Measured GPU op families (measured/gpu_h200_opfamilies, measured/gpu_h100_opfamilies).
 
 Run on a machine with a GPU and JAX with CUDA:
-    python3 tools/gpu_opfamilies.py OUTDIR [--set sweep|heldout|cache] [--small] [--budget 300]
+    python3 tools/gpu_opfamilies.py OUTDIR [--set sweep|heldout|cache|contention] [--small]
+        [--budget 300]
 Sweeps the op families whose time a roofline does not give: sort, top-k, FFT, gather/scatter,
 convolutions (forward and both backward passes), depthwise convolution, pooling, cumulative
 sums, transposes, small-body loops, decode attention. `--set heldout` measures the same
@@ -9,6 +10,9 @@ families at sizes, dtypes and index distributions that the first sweep does not 
 (duplicate-heavy scatters among them), so that a model fitted to one set is checked on the
 other. `--set cache` measures reads of data a kernel may find in L2 (a buffer reduced again
 and again, a buffer reduced right after it is written) and fills, at sizes on both sides of L2.
+`--set contention` measures scatter-adds whose indices repeat (f32 and bf16; uniform, Zipf with
+exponents 0.8, 1.1 and 1.4, 8 rows, one row; sorted and unique variants), the range that
+docs/prediction-model.md gives a scatter whose indices the program does not declare unique.
 Each case: the optimized HLO
 (module.hlo), XLA's cost and memory analysis, the host wall time per call (median of many
 calls, dispatch included), and, in one profile of the whole sweep (sweep.xplane.pb, each case's module
@@ -266,6 +270,55 @@ def cache_reuse(s):
 
 CACHE = [cache_reuse]
 
+
+def scatter_ids(dist, updates, rows, seed):
+    """Row ids for `updates` scatter updates into `rows` rows: "uniform" (every row alike),
+    "zipfS" (a Zipf law of exponent S over the rows, as text's token ids: rank k drawn with
+    weight k^-S, the ranks dealt to rows by a fixed permutation, so hot rows are not
+    neighbours), "fewN" (N rows alike), "one" (every update on one row)."""
+    key = jax.random.key(seed)
+    if dist == "uniform":
+        return jax.random.randint(key, (updates,), 0, rows)
+    if dist.startswith("few"):
+        return jax.random.randint(key, (updates,), 0, int(dist[3:])) * (rows // int(dist[3:]))
+    if dist == "one":
+        return jnp.full((updates,), rows // 2, jnp.int32)
+    s = float(dist[4:])
+    ranks = jax.random.categorical(key, -s * jnp.log(jnp.arange(1, rows + 1, dtype=F32)),
+                                   shape=(updates,))
+    return jax.random.permutation(jax.random.key(seed + 1), rows)[ranks].astype(jnp.int32)
+
+
+def scatter_contention(s):
+    """Scatter-add with repeated indices: f32 and bf16, wide rows (an embedding gradient) and
+    narrow ones (a segment sum), indices uniform, Zipf-distributed (exponents 0.8, 1.1, 1.4),
+    on 8 rows, on one row; and the Zipf 1.1 ids sorted (indices_are_sorted) and a permutation
+    declared unique (unique_indices), the two cases whose attributes change the kernel."""
+    shapes = ([("embed", 1000, 64, 32), ("segment", 500, 3000, 4)] if s else
+              [("embed", 32000, 16384, 2048), ("segment", 65536, 1 << 18, 16)])
+    dists = ["uniform", "zipf0.8", "zipf1.1", "zipf1.4", "few8", "one"]
+    for (kind, rows, updates, width), dtype, dist in itertools.product(shapes, (F32, BF16), dists):
+        tag = "bf16" if dtype == BF16 else "f32"
+        ids = scatter_ids(dist, updates, rows, 11)
+        yield (f"scatter_add_{kind}_{tag}_{dist}_r{rows}_u{updates}_w{width}",
+               (lambda r: lambda g, i: jnp.zeros((r, g.shape[1]), g.dtype).at[i].add(g))(rows),
+               (normal((updates, width), dtype), ids))
+    for (kind, rows, updates, width), dtype in itertools.product(shapes[:1], (F32, BF16)):
+        tag = "bf16" if dtype == BF16 else "f32"
+        ids = jnp.sort(scatter_ids("zipf1.1", updates, rows, 11))
+        yield (f"scatter_add_{kind}_{tag}_zipf1.1sorted_r{rows}_u{updates}_w{width}",
+               (lambda r: lambda g, i: jnp.zeros((r, g.shape[1]), g.dtype).at[i].add(
+                   g, indices_are_sorted=True))(rows),
+               (normal((updates, width), dtype), ids))
+        ids = jax.random.permutation(jax.random.key(12), rows)[:updates].astype(jnp.int32)
+        yield (f"scatter_add_{kind}_{tag}_unique_r{rows}_u{updates}_w{width}",
+               (lambda r: lambda g, i: jnp.zeros((r, g.shape[1]), g.dtype).at[i].add(
+                   g, unique_indices=True))(rows),
+               (normal((updates, width), dtype), ids))
+
+
+CONTENTION = [scatter_contention]
+
 FAMILIES = [family_sort, family_topk, family_fft, family_gather_scatter, family_conv, family_misc, family_loops, family_decode]
 
 
@@ -293,14 +346,15 @@ def interleaved(small, families):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("outdir"); ap.add_argument("--small", action="store_true")
-    ap.add_argument("--set", choices=("sweep", "heldout", "cache"), default="sweep")
+    ap.add_argument("--set", choices=("sweep", "heldout", "cache", "contention"), default="sweep")
     ap.add_argument("--budget", type=float, default=300); ap.add_argument("--target_s", type=float, default=0.25)
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
     start = time.time(); done = []; summary = {}
     print("devices:", jax.devices(), "jax", jax.__version__, flush=True)
     for name, fn, args in interleaved(
-            a.small, {"sweep": FAMILIES, "heldout": HELDOUT, "cache": CACHE}[a.set]):
+            a.small, {"sweep": FAMILIES, "heldout": HELDOUT, "cache": CACHE,
+                       "contention": CONTENTION}[a.set]):
         if time.time() - start > a.budget:
             summary[name] = {"skipped": "budget"}; continue
         d = os.path.join(a.outdir, name)

@@ -79,13 +79,26 @@ constexpr double kFftPassRate = 4.4e12;
 // sectors; a table that fits stays in L2. Sorted indices (indices_are_sorted) send the
 // duplicates of a row to one warp, serialising min(32 / W, U / R) atomics on one address.
 constexpr double kScatterRowS = 9.2e-12;
-// Indices in any order may repeat, and the program does not say how often: the time assumes
-// few repeats, and the top of its range is the slowdown measured with heavy repeats (held-out
-// sweeps, both GPUs): f32 segment sums over 64 and 1024 segments ran 1.4-3.3x their repeat-free
-// time; a bf16 embedding gradient with Zipf-distributed token ids (exponent 1.1, as text's),
-// whose 16-bit atomics are compare-and-swap loops, 25-30x.
-constexpr double kScatterRepeatsF32 = 3.3;
-constexpr double kScatterRepeats16 = 30;
+// Repeated indices (a scatter with a combiner whose indices are neither sorted nor declared
+// unique): the updates that land on one row add to the same addresses one after another, so the
+// busiest row's updates form a chain of same-address atomics, kScatterSameAddressS apiece (f32
+// and wider: native reductions at L2) or kScatterSameAddress16S (bf16, f16: 16-bit atomics,
+// which XLA emits as a 32-bit compare-and-swap loop below sm_90 and as a native bf16 add on
+// sm_90 and later, and which measured as retry-bound on both GPUs). The chain adds to the
+// repeat-free time. How many updates the busiest row takes depends on the data, which the
+// program does not show: the expected time takes the stated case, indices spread evenly over
+// the table's rows (U / R of them per row, as the sweeps' random indices: the fewest the busiest
+// row can take); the range runs from it to indices that follow a Zipf law of exponent
+// kScatterTextZipf over the rows (text's token ids: U / H(R, s) on the first row), and the
+// explanation adds all updates on one row. Assumed: read off the held-out sweeps'
+// duplicate-heavy cases (bench/measured, both GPUs), the only measurements with heavy repeats:
+// f32 segment sums of 4M rows into 64 segments and 8M into 1024 ran 0.6-1.0 ms and 0.10-0.16 ms
+// past their repeat-free time, 9-19 ns a repeat of the busiest row (13 ns: the geometric mean);
+// a bf16 embedding gradient of 16384 Zipf-distributed token ids (2327 on the first id) ran
+// 14.5-17.4 ms past it, 6.2-7.5 us a repeat (6.8 us).
+constexpr double kScatterSameAddressS = 13e-9;
+constexpr double kScatterSameAddress16S = 6.8e-6;
+constexpr double kScatterTextZipf = 1.1;
 constexpr double kScatterAtomicF32S = 1.47e-12;
 constexpr double kScatterAtomic16S = 7.6e-12;
 
@@ -306,6 +319,61 @@ std::optional<FamilyTime> fft(const Instruction& i, const OpWork& work, const De
   return t;
 }
 
+// H(R, s) = sum of k^-s for k = 1..R: the normaliser of a Zipf law of exponent s over R ranks
+// (s = 0: R, the uniform law). Exact to rank 1000, the integral of x^-s past it (relative error
+// below 1e-6 for s in [0, 2]).
+double zipf_normaliser(double ranks, double s) {
+  if (ranks <= 1) return 1;
+  const double exact = std::min(ranks, 1000.0);
+  double h = 0;
+  for (double k = 1; k <= exact; ++k) h += std::pow(k, -s);
+  if (ranks > exact) {
+    const double a = exact + 0.5;
+    const double b = ranks + 0.5;
+    h += std::abs(s - 1) < 1e-9 ? std::log(b / a)
+                                : (std::pow(b, 1 - s) - std::pow(a, 1 - s)) / (1 - s);
+  }
+  return h;
+}
+
+// Whether a scatter's combiner computes (an add, a max): its root is not one of its
+// parameters (a combiner that returns the update only overwrites, with no read-modify-write).
+bool combines(const Instruction& s) {
+  const Computation* f = s.to_apply();
+  return f != nullptr && f->root() != nullptr && f->root()->opcode() != Opcode::kParameter;
+}
+
+// The time a scatter's repeated indices add: the busiest row's updates as a chain of
+// same-address atomics. None (applies false) when the indices are sorted (the sorted model's
+// conflicts time them) or declared unique, or when the combiner only overwrites. Repeats are
+// the updates on the busiest row: expected (indices spread evenly over the rows: updates / rows,
+// the fewest, the range's low end), zipf (a Zipf law of exponent kScatterTextZipf over the rows:
+// the range's top), one_row (every update on one row); each _s is the time its chain adds.
+struct ScatterContention {
+  bool applies = false;
+  double same_address_s = 0;  // a repeat's wait, by element type
+  double expected_repeats = 0, zipf_repeats = 0, one_row_repeats = 0;
+  double expected_s = 0, zipf_s = 0, one_row_s = 0;
+};
+
+ScatterContention scatter_contention(double updates, double table_rows, double element_bytes,
+                                     bool sorted, bool unique, bool combiner) {
+  ScatterContention c;
+  if (sorted || unique || !combiner || updates <= 0 || table_rows <= 0) return c;
+  c.applies = true;
+  c.same_address_s = element_bytes < 4 ? kScatterSameAddress16S : kScatterSameAddressS;
+  const double rows = std::max(table_rows, 1.0);
+  c.expected_repeats = updates / rows;
+  c.zipf_repeats = updates / zipf_normaliser(rows, kScatterTextZipf);
+  c.one_row_repeats = updates;
+  // A row's first update waits on no other: a chain of n updates costs n - 1 waits.
+  const auto chain = [&](double n) { return std::max(n - 1, 0.0) * c.same_address_s; };
+  c.expected_s = chain(c.expected_repeats);
+  c.zipf_s = chain(c.zipf_repeats);
+  c.one_row_s = chain(c.one_row_repeats);
+  return c;
+}
+
 std::optional<FamilyTime> scatter(const Instruction& s, const DeviceSpec& device) {
   const size_t n = (s.operand_count() - 1) / 2;
   if (n == 0 || s.operand_count() < 3) return std::nullopt;
@@ -323,6 +391,7 @@ std::optional<FamilyTime> scatter(const Instruction& s, const DeviceSpec& device
   const double table_bytes = product(table) * primitive_storage_bytes(table.element_type);
   const double table_rows = table_bytes / std::max(width * e, 1.0);
   const bool sorted = s.bool_attribute(AttrId::kIndicesAreSorted);
+  const bool unique = s.bool_attribute(AttrId::kUniqueIndices);
   const double index_bytes = product(indices) * primitive_storage_bytes(indices.element_type);
   const bool in_l2 = rows_stay_in_l2(table_bytes, table_rows,
                                      width * e + index_bytes / std::max(rows, 1.0), device);
@@ -334,24 +403,32 @@ std::optional<FamilyTime> scatter(const Instruction& s, const DeviceSpec& device
   const double issue = sm_scaled(
       rows * kScatterRowS + rows * width * atomic * (sorted ? conflicts : 1.0), device);
   const double memory = hbm_s(bytes, device);
+  const ScatterContention c = scatter_contention(rows, table_rows, e, sorted, unique, combines(s));
+  const double base = std::max(memory, issue);
   FamilyTime t;
   t.family = "scatter (atomics)";
-  t.device_s = std::max(memory, issue);
-  // Indices in any order may repeat: the top of the time's range, measured.
-  const double worst_factor = sorted ? 1.0 : e < 4 ? kScatterRepeats16 : kScatterRepeatsF32;
+  t.device_s = base + c.expected_s;
   t.basis = absl::StrFormat(
-      "scatter of %.4g rows of %g %s into a %s table (%s): max(memory %s (%.4g B), atomics %s: "
-      "%.3g ps a row + %.3g ps an element%s) (fitted, h200 sweep)%s",
+      "scatter of %.4g rows of %g %s into a %s table of %.4g rows (%s): max(memory %s (%.4g B), "
+      "atomics %s: %.3g ps a row + %.3g ps an element%s) (fitted, h200 sweep)",
       rows, width, sv(primitive_type_name(updates.element_type)),
-      in_l2 ? "L2-resident" : "HBM", sorted ? "sorted indices" : "indices in any order",
+      in_l2 ? "L2-resident" : "HBM", table_rows,
+      sorted   ? "sorted indices"
+      : unique ? "unique indices"
+               : "indices in any order",
       us(memory), bytes, us(issue), kScatterRowS * 1e12, atomic * 1e12,
-      sorted ? absl::StrFormat(", x%.3g same-address conflicts", conflicts) : "",
-      worst_factor > 1.0
-          ? absl::StrFormat("; repeated indices, which the program does not show, may take it to "
-                            "%s (x%g, measured with %s)",
-                            us(t.device_s * worst_factor), worst_factor,
-                            e < 4 ? "Zipf-distributed token ids" : "64 segments for 4M rows")
-          : "");
+      sorted ? absl::StrFormat(", x%.3g same-address conflicts", conflicts) : "");
+  if (c.applies) {
+    t.basis += absl::StrFormat(
+        " + repeated indices: the busiest row's chain of same-address atomics, %s a repeat "
+        "(%s; assumed, held-out sweeps); expected case, indices spread evenly over the rows "
+        "(the fewest repeats on the busiest row): %.4g updates a row, +%s; range %s to %s (a "
+        "Zipf law of exponent %g over the rows, as text's token ids: %.4g updates on the first "
+        "row); every update on one row: %s",
+        us(c.same_address_s), e < 4 ? "16-bit atomics" : "32-bit and wider atomics",
+        c.expected_repeats, us(c.expected_s), us(t.device_s), us(base + c.zipf_s),
+        kScatterTextZipf, c.zipf_repeats, us(base + c.one_row_s));
+  }
   return t;
 }
 

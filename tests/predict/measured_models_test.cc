@@ -658,11 +658,12 @@ ENTRY e {
         std::string::npos);
 }
 
-TEST_CASE("scatter: repeated indices give the time a measured range, and say so") {
+TEST_CASE("scatter: repeated indices give the time a range, and say so") {
   // A bf16 embedding gradient, 16384 rows of 4096 into bf16[32000,4096] (262 MB, beyond L2),
   // indices in any order, on h200. Atomics: 16384 x 9.2 ps + 16384 x 4096 x 7.6 ps = 510.18 us,
   // above memory (134217728 B of updates + 65536 of indices + 16384 rows x 2 x 8192 B of table
-  // sectors = 402718720 B at 0.87 x 4.8e12 B/s = 96.44 us); + 0.7 us overhead.
+  // sectors = 402718720 B at 0.87 x 4.8e12 B/s = 96.44 us); + 0.7 us overhead. Spread evenly,
+  // 16384 / 32000 = 0.512 updates a row: no row repeats, the chain adds nothing.
   constexpr std::string_view kGrad = R"(HloModule m
 add {
   a = bf16[] parameter(0)
@@ -678,11 +679,59 @@ ENTRY e {
   auto grad = testing::predict(kGrad, "h200");
   const double atomics = 16384 * 9.2e-12 + 16384.0 * 4096 * 7.6e-12;
   CHECK(grad.op("s").time_s == Approx(atomics + 0.7e-6).epsilon(1e-5));
-  // The range's top: 30x the atomics' 510 us, 15.3 ms (measured with Zipf token ids: 15.4 ms on
-  // an H200, 18.0 ms on an H100), named in the explanation.
+  // The range's top: token ids under a Zipf law of exponent 1.1 over 32000 rows put 16384 /
+  // H(32000, 1.1) = 16384 / 7.0405 = 2327.1 updates on the first row; 2326.1 repeats x 6.8 us
+  // = 15.82 ms + 510.18 us = 16.33 ms (measured with such ids: 15.2 ms on an H200, 18.0 ms on
+  // an H100). Every update on one row: 16383 x 6.8 us + 510 us = 111.9 ms.
   const std::string text(grad.op("s").explanation());
-  CHECK(text.find("repeated indices, which the program does not show, may take it to 1.53e+04 us "
-                  "(x30, measured with Zipf-distributed token ids)") != std::string::npos);
+  CHECK(text.find("range 510 us to 1.63e+04 us (a Zipf law of exponent 1.1 over the rows, as "
+                  "text's token ids: 2327 updates on the first row); every update on one row: "
+                  "1.12e+05 us") != std::string::npos);
+  CHECK(text.find("6.8 us a repeat (16-bit atomics") != std::string::npos);
+}
+
+TEST_CASE("scatter: few rows for many updates chain their atomics; unique indices do not") {
+  // A segment sum of 4194304 rows of 64 f32 into 64 segments on h200: the 16 KiB table stays in
+  // L2. Memory: 4194304 x 64 x 4 B + 4194304 x 4 B of indices = 1090519040 B at 0.87 x 4.8e12
+  // B/s = 261.14 us; atomics: 4194304 x 9.2 ps + 268435456 x 1.47 ps = 38.59 + 394.60 =
+  // 433.19 us. Spread evenly, 65536 updates a row: 65535 repeats x 13 ns = 851.96 us more
+  // (measured: 1433.6 us on an H200, 1044.1 us on an H100). + 0.7 us overhead.
+  constexpr std::string_view kSegments = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  t = f32[64,64] parameter(0)
+  i = s32[4194304,1] parameter(1)
+  u = f32[4194304,64] parameter(2)
+  ROOT s = f32[64,64] scatter(t, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, ATTRS to_apply=add
+})";
+  const auto with = [&](std::string_view attrs) {
+    std::string text(kSegments);
+    text.replace(text.find("ATTRS "), 6, attrs);
+    return testing::predict(text, "h200").op("s");
+  };
+  const double base = 4194304 * 9.2e-12 + 268435456 * 1.47e-12;
+  CHECK(with("").time_s == Approx(base + 65535 * 13e-9 + 0.7e-6).epsilon(1e-5));
+  // Declared unique (a promise that no row repeats): no chain. The repeat-free time, 433.9 us,
+  // is below the roofline, which counts a read and a write of the table for every element
+  // (268435456 x 12 B / 4.8e12 B/s = 671.1 us, + the indices and the overhead): the time is the
+  // roofline's, 0.61 ms below the chained 1285.9 us.
+  const double chained = base + 65535 * 13e-9 + 0.7e-6;
+  const auto unique = with("unique_indices=true, ");
+  CHECK(unique.time_s == Approx(268435456.0 * 12 / 4.8e12).epsilon(0.02));
+  CHECK(unique.time_s < chained - 0.6e-3);
+  // An overwrite (the combiner returns the update) reads nothing back: no chain either.
+  std::string overwrite(kSegments);
+  overwrite.replace(overwrite.find("  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)"), 51,
+                    "  ROOT b = f32[] parameter(1)");
+  overwrite.replace(overwrite.find("ATTRS "), 6, "");
+  const auto plain = testing::predict(overwrite, "h200").op("s");
+  CHECK(plain.time_s == Approx(unique.time_s).epsilon(1e-9));
+  // Sorted indices take the sorted model (its same-address conflicts), not the chain: below it.
+  CHECK(with("indices_are_sorted=true, ").time_s < base + 65535 * 13e-9);
 }
 
 TEST_CASE("top-k, FFT and cuDNN: the launch, the passes and the tensor cores, by hand") {
