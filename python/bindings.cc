@@ -1,11 +1,12 @@
-// The compiled half of the `hloroof` Python package: the library's records as Python classes.
-// The pure-Python half (hloroof/__init__.py) accepts text, JAX objects and options, and adds
-// to_dict() and to_pandas(); its type stubs are hloroof/_hloroof.pyi.
+// The compiled half of the `hloroof` Python package: the library's records as Python classes,
+// with to_dict(), to_pandas() and str() (bindings_results.cc), and the steps of every call
+// (bindings_calls.cc). The pure-Python half (hloroof/__init__.py) accepts JAX objects, open
+// files and keyword options; its type stubs are hloroof/_hloroof.pyi.
 //
 // Every record field is registered through Record::field, which binds it read-only and lists its
 // name in the class's `_fields` tuple (to_dict() and the tests walk that tuple): a new C++ field
 // is one line in its topic's bindings_*.cc, plus one in _hloroof.pyi. Every module Python
-// reads comes through load_module (bindings_load.cc), as the command's do.
+// reads comes through load_path_or_text (bindings_calls.cc), as the command's do.
 // Results that point into a module (instructions, computations) keep it alive; the GIL is
 // released while the library parses, costs, predicts or prints.
 #include "bindings.h"
@@ -48,7 +49,6 @@ PYBIND11_MODULE(_hloroof, m) {
 
   bind_module(m);
   bind_module_class(m);
-  bind_load(m);
   bind_device(m);
   bind_cost(m);
   bind_memory(m);
@@ -58,7 +58,8 @@ PYBIND11_MODULE(_hloroof, m) {
   bind_calibrate(m);
   bind_outputs(m);
   bind_diff(m);
-  bind_analysis(m);
+  bind_calls(m);
+  bind_results(m);
 
   m.def(
       "_parse_cpu_ms",

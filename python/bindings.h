@@ -192,7 +192,6 @@ inline Shape shape_or_raise(std::string_view text) { return value_or_raise(parse
 // Each binds one topic's classes and functions into the extension module.
 void bind_module(py::module_& m);   // Instruction, Computation and their editing
 void bind_module_class(py::module_& m);  // Module and its editing
-void bind_load(py::module_& m);     // reading modules from paths, text and bytes
 void bind_device(py::module_& m);   // devices, their specs and targets
 void bind_cost(py::module_& m);     // costs of instructions and modules
 void bind_memory(py::module_& m);   // memory reports
@@ -202,7 +201,12 @@ void bind_profile(py::module_& m);     // profiles read, and predictions joined 
 void bind_calibrate(py::module_& m);   // a device calibrated from profiles
 void bind_outputs(py::module_& m);     // the commands' reports and files of a prediction
 void bind_diff(py::module_& m);     // two predictions compared; the commands' output files
-void bind_analysis(py::module_& m);  // one module analysed on one device: Analysis
+void bind_calls(py::module_& m);  // the API's steps: read, choose the device, merge what was said
+void bind_results(py::module_& m);  // last: to_dict, to_pandas, str of every result; Advice
+
+// Plain Python data of a bound value: a record's fields by name, lists, dicts; instructions and
+// computations by name.
+py::object plain(py::handle value);
 
 // The options every module Python reads is loaded with: messages name Python's arguments and
 // Module.set_entry, and a file cut inside a computation is an error (a module read in part

@@ -127,18 +127,6 @@ void bind_cost(py::module_& m) {
           "The report of `hloroof cost`: the totals of one step, the notes, and the 20\n"
           "instructions with the most FLOPs per step.");
 
-  m.def(
-      "_cost",
-      [](const Module& module, const CostOptions& options) {
-        absl::StatusOr<ModuleCost> cost;
-        {
-          ModuleUse use(module);
-          py::gil_scoped_release release;
-          cost = analyze_cost(module, options);
-        }
-        return value_or_raise(std::move(cost));
-      },
-      py::arg("module"), py::arg("options"), py::keep_alive<0, 1>());
 }
 
 // ---- Memory.
@@ -284,23 +272,6 @@ void bind_memory(py::module_& m) {
           "The report of `hloroof memory`: the peak, the footprint, the capacity check, the\n"
           "largest buffers and the notes.");
 
-  m.def(
-      "_memory",
-      [](const Module& module, const DeviceSpec* spec, size_t top_buffers,
-         bool first_tile_padding) {
-        absl::StatusOr<MemoryReport> report;
-        {
-          ModuleUse use(module);
-          py::gil_scoped_release release;
-          const MemoryOptions options{.top_buffers = top_buffers,
-                                      .first_tile_padding = first_tile_padding};
-          report = spec == nullptr ? analyze_memory(module, options)
-                                   : analyze_memory(module, *spec, options);
-        }
-        return value_or_raise(std::move(report));
-      },
-      py::arg("module"), py::arg("device").none(true), py::arg("top_buffers"),
-      py::arg("first_tile_padding"));
 }
 
 }  // namespace hloroof::python

@@ -72,17 +72,6 @@ void bind_device(py::module_& m) {
       "_device", [](std::string_view name) { return value_or_raise(device(name)); },
       py::arg("name"));
   m.def("devices", &builtin_device_names, "Names of the built-in device specs, sorted.");
-  m.def("_infer_platform", &infer_platform, py::arg("module"),
-        "'gpu', 'tpu', 'cpu', 'neuron' or '' (nothing tells): what the compiler left in the "
-        "module says.");
-  m.def(
-      "_default_device",
-      [](const Module& module) {
-        DefaultDevice d = default_device(module, "device=");
-        return py::make_tuple(d.device, d.decided, d.note);
-      },
-      py::arg("module"),
-      "(device, decided, note): the device a module is predicted on when none is given.");
   Record<DeviceTarget>(m, "DeviceTarget",
                        "A checked device and slice, as resolve_device gives them.")
       .field("spec", &DeviceTarget::spec, "the device")
@@ -101,41 +90,6 @@ void bind_device(py::module_& m) {
           "warnings", [](const DeviceTarget& t) { return t.diagnostics.warnings; },
           "what a report says first: a guessed device")
       .done();
-  m.def(
-      "_resolve_device",
-      [](std::string_view text, const Module* module, const std::string& topology,
-         std::vector<std::string> settings) {
-        absl::StatusOr<DeviceTarget> t;
-        {
-          std::optional<ModuleUse> use;
-          if (module != nullptr) use.emplace(*module);
-          py::gil_scoped_release release;
-          t = resolve_device(text, module,
-                             {.topology = topology,
-                              .settings = std::move(settings),
-                              .device_option = "device=",
-                              .topology_option = "topology="});
-        }
-        return value_or_raise(std::move(t));
-      },
-      py::arg("text"), py::arg("module").none(true), py::arg("topology"),
-      py::arg("settings") = std::vector<std::string>(),
-      "The command's --device rule (hloroof/device_target.h), with Python's argument names.");
-  m.def(
-      "_platform_mismatch",
-      [](const std::string& platform, const std::string& marker, const DeviceSpec& spec) {
-        return platform_mismatch({platform, marker, ""}, spec);
-      },
-      py::arg("platform"), py::arg("marker"), py::arg("spec"),
-      "The warning for a module compiled for `platform` (said by `marker`) predicted on `spec`; "
-      "'' when none.");
-  m.def(
-      "_check_slice",
-      [](const DeviceSpec& spec, std::string_view topology) {
-        if (absl::Status s = check_slice(spec, topology); !s.ok()) throw StatusError(s);
-      },
-      py::arg("spec"), py::arg("topology"),
-      "Raises ValueError for a slice no such device has (the command's rule).");
   m.def(
       "_device_for_kind",
       [](std::string_view kind) {

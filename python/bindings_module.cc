@@ -243,8 +243,27 @@ void bind_module(py::module_& m) {
 }
 
 void bind_module_class(py::module_& m) {
-  py::class_<Module>(m, "Module", "A parsed HLO module. str() and print() give its text.")
+  Record<Diagnostics>(m, "Diagnostics",
+                      "What a step said beside its result, one sentence each: reading a module "
+                      "(Module.diagnostics), choosing a device.")
+      .field("notes", &Diagnostics::notes,
+             "what was read or chosen: which module of a dump directory or a profile")
+      .field("warnings", &Diagnostics::warnings,
+             "what the figures do not assume: HLO before optimization, ...")
+      .done();
+  // Dynamic attributes: what loading the module said (`_diagnostics`, set by _load).
+  py::class_<Module>(m, "Module", "A parsed HLO module. str() and print() give its text.",
+                     py::dynamic_attr())
       .def_property_readonly("name", &Module::name, "the HloModule name")
+      .def_property_readonly(
+          "diagnostics",
+          [](py::handle self) {
+            py::object said = py::getattr(self, "_diagnostics", py::none());
+            return said.is_none() ? Diagnostics{} : said.cast<Diagnostics>();
+          },
+          "what reading it said (Diagnostics): which module of a dump directory or profile was "
+          "read (notes), HLO before optimization (warnings); the results made from it say the "
+          "same, first")
       .def_property_readonly(
           "computations",
           [](py::handle self) { return pointer_list(self.cast<Module&>().computations(), self); },

@@ -4,34 +4,6 @@
 #include "module_guard.h"
 
 namespace hloroof::python {
-namespace {
-
-// A prediction on a device named as the command's --device is, with `options.topology` (the
-// device resolved here, what resolving it said added to the prediction).
-absl::StatusOr<Prediction> predict_named(const Module& module, std::string_view device,
-                                         const PredictOptions& options) {
-  absl::StatusOr<DeviceTarget> target = resolve_device(
-      device, &module,
-      {.topology = options.topology, .device_option = "device", .topology_option = "topology"});
-  if (!target.ok()) return target.status();
-  absl::StatusOr<Prediction> p = predict_step_time(module, *target, options);
-  if (p.ok()) add_diagnostics(target->diagnostics, *p);
-  return p;
-}
-
-// A prediction on a spec on `options.topology` as make_topology reads it.
-absl::StatusOr<Prediction> predict_spec(const Module& module, const DeviceSpec& spec,
-                                        const PredictOptions& options) {
-  DeviceTarget target{.spec = spec};
-  if (!options.topology.empty()) {
-    absl::StatusOr<Topology> slice = make_topology(spec, options.topology);
-    if (!slice.ok()) return slice.status();
-    target.slice = *std::move(slice);
-  }
-  return predict_step_time(module, target, options);
-}
-
-}  // namespace
 
 void bind_predict(py::module_& m) {
   Record<PredictOptions>(m, "PredictOptions",
@@ -381,125 +353,6 @@ void bind_calibrate(py::module_& m) {
 
 void bind_outputs(py::module_& m) {
   m.def(
-      "_write_xspace",
-      [](const Module& module, const Prediction& prediction, const DeviceSpec& device,
-         std::string_view log_dir, int64_t steps, std::string run, std::string host) {
-        absl::StatusOr<XSpaceFile> file;
-        {
-          ModuleUse use(module);
-          py::gil_scoped_release release;
-          XSpaceOptions options;
-          options.steps = steps;
-          options.run = std::move(run);
-          options.host = std::move(host);
-          options.start_time_ns = static_cast<int64_t>(time(nullptr)) * 1'000'000'000;
-          // Two parts at a time where there is a second core (the writer's most), as the
-          // command makes them.
-          options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-          file = write_xspace(module, prediction, device, log_dir, options);
-        }
-        XSpaceFile f = value_or_raise(std::move(file));
-        py::dict out;
-        out["path"] = f.path;
-        out["events"] = f.events;
-        out["program_id"] = f.program_id;
-        out["unfilled"] = f.unfilled;
-        return out;
-      },
-      py::arg("module"), py::arg("prediction"), py::arg("device"), py::arg("log_dir"),
-      py::arg("steps"), py::arg("run"), py::arg("host"));
-  m.def(
-      "_predict_text",
-      [](std::string_view text, std::string_view device, const PredictOptions& options) {
-        absl::StatusOr<Prediction> p;
-        {
-          py::gil_scoped_release release;
-          absl::StatusOr<LoadedModule> loaded =
-              load_module(ModuleBytes{.bytes = text, .name = ""}, python_load_options());
-          p = loaded.ok() ? predict_named(loaded->module, device, options)
-                          : absl::StatusOr<Prediction>(loaded.status());
-          // The module ends here: no record may point into it.
-          if (p.ok()) {
-            for (OpPrediction& op : p->ops) op.instruction = nullptr;
-            for (TimelineEvent& e : p->timeline) e.instruction = nullptr;
-          }
-        }
-        return value_or_raise(std::move(p));
-      },
-      py::arg("text"), py::arg("device"), py::arg("options"));
-  m.def(
-      "_predict_module",
-      [](const Module& module, std::string_view device, const PredictOptions& options) {
-        absl::StatusOr<Prediction> p;
-        {
-          ModuleUse use(module);
-          py::gil_scoped_release release;
-          p = predict_named(module, device, options);
-        }
-        return value_or_raise(std::move(p));
-      },
-      py::arg("module"), py::arg("device"), py::arg("options"), py::keep_alive<0, 1>());
-  m.def(
-      "_predict_module_spec",
-      [](const Module& module, const DeviceSpec& device, const PredictOptions& options) {
-        absl::StatusOr<Prediction> p;
-        {
-          ModuleUse use(module);
-          py::gil_scoped_release release;
-          p = predict_spec(module, device, options);
-        }
-        return value_or_raise(std::move(p));
-      },
-      py::arg("module"), py::arg("device"), py::arg("options"), py::keep_alive<0, 1>());
-  m.def(
-      "_predict_module_target",
-      [](const Module& module, const DeviceTarget& target, const PredictOptions& options) {
-        absl::StatusOr<Prediction> p;
-        {
-          ModuleUse use(module);
-          py::gil_scoped_release release;
-          p = predict_step_time(module, target, options);
-        }
-        return value_or_raise(std::move(p));
-      },
-      py::arg("module"), py::arg("target"), py::arg("options"), py::keep_alive<0, 1>(),
-      "Predicts on a resolved device: its spec and its slice as resolving it parsed it.");
-  m.def(
-      "_add_diagnostics",
-      [](Prediction& prediction, std::vector<std::string> notes,
-         std::vector<std::string> warnings) {
-        add_diagnostics({.notes = std::move(notes), .warnings = std::move(warnings)}, prediction);
-      },
-      py::arg("prediction"), py::arg("notes"), py::arg("warnings"),
-      "Puts `notes` first in the assumptions and adds `warnings` after the prediction's\n"
-      "(add_diagnostics).");
-  m.def(
-      "_add_memory_notes",
-      [](MemoryReport& report, const std::vector<std::string>& warnings,
-         const std::vector<std::string>& first, const std::vector<std::string>& last) {
-        report.warnings.insert(report.warnings.end(), warnings.begin(), warnings.end());
-        report.notes.insert(report.notes.begin(), first.begin(), first.end());
-        report.notes.insert(report.notes.end(), last.begin(), last.end());
-      },
-      py::arg("report"), py::arg("warnings"), py::arg("first"), py::arg("last"),
-      "Adds the caller's `warnings` (how the device was chosen) to the report's, `first` before\n"
-      "its notes and `last` after them.");
-  m.def(
-      "_add_cost_notes",
-      [](ModuleCost& cost, const std::vector<std::string>& first) {
-        cost.notes.insert(cost.notes.begin(), first.begin(), first.end());
-      },
-      py::arg("cost"), py::arg("first"), "Puts `first` before the cost's notes.");
-  m.def(
-      "_text_report",
-      [](const Prediction& prediction, const DeviceSpec& device, size_t top) {
-        OpStatsOptions options;
-        options.top = top;
-        return value_or_raise(render_text_report(prediction, device, options));
-      },
-      py::arg("prediction"), py::arg("device"), py::arg("top"),
-      "The report of `hloroof predict` (without its findings).");
-  m.def(
       "_render_comparison",
       [](const std::vector<Prediction>& predictions, size_t top,
          const std::vector<std::optional<CapacityCheck>>& memory) {
@@ -507,25 +360,6 @@ void bind_outputs(py::module_& m) {
       },
       py::arg("predictions"), py::arg("top"), py::arg("memory"),
       "The report of `hloroof compare`.");
-  m.def(
-      "_advise",
-      [](const Module& module, const Prediction& prediction, const DeviceSpec& device,
-         size_t top, size_t evidence_rows) {
-        absl::StatusOr<Advice> advice;
-        {
-          ModuleUse use(module);
-          py::gil_scoped_release release;
-          absl::StatusOr<MemoryReport> memory = analyze_memory(module, device);
-          advice = memory.ok() ? advise(module, prediction, *memory, device,
-                                        {.top = top, .evidence_rows = evidence_rows})
-                               : absl::StatusOr<Advice>(memory.status());
-        }
-        const Advice& a = value_or_raise(std::move(advice));
-        return py::make_tuple(advice_to_json(a), render_advice_text(a));
-      },
-      py::arg("module"), py::arg("prediction"), py::arg("device"), py::arg("top"),
-      py::arg("evidence_rows"),
-      "The object of `hloroof advise --json`, as JSON text, and the command's report.");
 }
 
 // ---- Diff.

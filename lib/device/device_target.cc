@@ -402,6 +402,24 @@ absl::StatusOr<DeviceTarget> resolve_device(std::string_view device_text, const 
   return target;
 }
 
+absl::StatusOr<DeviceTarget> spec_target(const DeviceSpec& spec, std::string_view topology,
+                                         const Module* module,
+                                         const PlatformInference& compiled_for) {
+  if (absl::Status s = check_slice(spec, topology); !s.ok()) return s;
+  DeviceTarget target{.spec = spec};
+  if (!topology.empty()) {
+    absl::StatusOr<Topology> slice = make_topology(spec, topology);
+    if (!slice.ok()) return slice.status();
+    target.slice = *std::move(slice);
+  }
+  if (module != nullptr && infer_platform_of(*module).platform.empty()) {
+    if (std::string w = platform_mismatch(compiled_for, spec); !w.empty()) {
+      target.diagnostics.warnings.push_back(std::move(w));
+    }
+  }
+  return target;
+}
+
 KindDevice device_for_kind(std::string_view kind) {
   const std::string wanted = lower(kind);
   for (const auto& [name, device] : kTpuKinds) {

@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/cord.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -421,6 +422,46 @@ absl::StatusOr<LoadedModule> load_module(const ModuleBytes& input, const LoadOpt
   loaded.file = input.name;
   const std::string file_name = input.name == "-" ? options.stdin_name : input.name;
   return load_bytes(std::nullopt, input.bytes, std::move(loaded), file_name, options);
+}
+
+InputForm input_form(std::string_view s) {
+  constexpr size_t kMaxPath = 4096;
+  if (s.empty() || s.size() >= kMaxPath || s.find_first_of(std::string_view("\n\0", 2)) !=
+                                               std::string_view::npos) {
+    return InputForm::kText;
+  }
+  std::error_code error;
+  const fs::path path{std::string(s)};
+  if (fs::is_regular_file(path, error) || fs::is_directory(path, error)) return InputForm::kPath;
+  // One line without braces, with a folder separator or a file extension of 1 to 8 letters or
+  // digits at its end: only a path.
+  if (s.find('{') != std::string_view::npos) return InputForm::kText;
+  if (s.find_first_of("/\\") != std::string_view::npos) return InputForm::kMissingPath;
+  const size_t dot = s.rfind('.');
+  if (dot == std::string_view::npos) return InputForm::kText;
+  const std::string_view extension = s.substr(dot + 1);
+  const bool word = !extension.empty() && extension.size() <= 8 &&
+                    std::all_of(extension.begin(), extension.end(),
+                                [](char c) { return absl::ascii_isalnum(c); });
+  return word ? InputForm::kMissingPath : InputForm::kText;
+}
+
+absl::StatusOr<LoadedModule> load_path_or_text(std::string_view path_or_text,
+                                               const LoadOptions& options,
+                                               std::string_view text_name) {
+  switch (input_form(path_or_text)) {
+    case InputForm::kPath:
+      // A file named "-" is that file, not standard input.
+      return load_module(path_or_text == "-" ? std::string("./-") : std::string(path_or_text),
+                         options);
+    case InputForm::kMissingPath:
+      return absl::NotFoundError(str_cat(
+          "cannot read '", path_or_text,
+          "': no such file; check the path (a string of HLO text holds a computation in braces)"));
+    case InputForm::kText:
+      break;
+  }
+  return load_module(ModuleBytes{.bytes = path_or_text, .name = std::string(text_name)}, options);
 }
 
 }  // namespace hloroof

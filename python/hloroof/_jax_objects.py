@@ -97,12 +97,6 @@ def tpu_slice(devices: List[Any], name: str) -> Tuple[Dict[str, Any], Optional[s
 # printing the program (as_text()) costs more than parsing and predicting it. Kept as long as
 # the object lives; objects that cannot be weakly referenced are read on each call.
 _facts: "weakref.WeakKeyDictionary[Any, Facts]" = weakref.WeakKeyDictionary()
-# The device a module is predicted on when none is given (`_hloroof._default_device`), for
-# the objects whose Facts name none.
-_default_devices: "weakref.WeakKeyDictionary[Any, Tuple[str, bool, str]]" = (
-    weakref.WeakKeyDictionary())
-
-
 def _cached(cache: "weakref.WeakKeyDictionary[Any, Any]", obj: Any) -> Any:
     try:
         return cache.get(obj)
@@ -133,23 +127,26 @@ def read(obj: Any) -> Optional[Facts]:
     return Facts(facts.text, facts.device, options, list(facts.notes), facts.platform)
 
 
-def default_device(obj: Any, module: Any) -> Tuple[str, bool, str]:
-    """(device, decided, note) of `module`, the program of the JAX object `obj`, when no
-    device is given: `_hloroof._default_device`, found once per object."""
-    found = _cached(_default_devices, obj)
-    if found is None:
-        found = _hloroof._default_device(module)
-        _keep(_default_devices, obj, found)
-    return found
-
-
 def forget(obj: Any) -> None:
     """Drops what was read of `obj`: the next call reads it again (for the benchmark)."""
-    for cache in (_facts, _default_devices):
-        try:
-            cache.pop(obj, None)
-        except TypeError:
-            pass
+    try:
+        _facts.pop(obj, None)
+    except TypeError:
+        pass
+
+
+def xla_memory(obj: Any) -> Optional[Dict[str, int]]:
+    """XLA's own memory figures of a JAX ``Compiled`` (``memory_analysis()``) by hloroof's
+    names (``argument_bytes``, ``output_bytes``, ``alias_bytes``, ``temp_bytes``); None for
+    anything else, or where the backend has none."""
+    if not is_compiled(obj) or not callable(getattr(obj, "memory_analysis", None)):
+        return None
+    try:
+        analysis = obj.memory_analysis()
+        return {f"{term}_bytes": int(getattr(analysis, f"{term}_size_in_bytes"))
+                for term in ("argument", "output", "alias", "temp")}
+    except Exception:  # no analysis on this backend, or a field missing: nothing to show
+        return None
 
 
 def _read(obj: Any) -> Optional[Facts]:

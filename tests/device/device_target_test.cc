@@ -437,6 +437,35 @@ TEST_CASE("settings add figures a device JSON takes and the spec leaves out") {
   CHECK(!resolve_device("a100", nullptr, {.settings = {"interconnect.nosuch=1"}}).ok());
 }
 
+TEST_CASE("a spec given whole: its slice checked as a named device's, a CPU module warned of") {
+  absl::StatusOr<DeviceSpec> v5e = device("tpu_v5e");
+  REQUIRE(v5e.ok());
+  absl::StatusOr<DeviceTarget> none = spec_target(*v5e, "");
+  REQUIRE(none.ok());
+  CHECK(none->topology.empty());
+  CHECK(!none->slice.has_value());
+  CHECK(none->diagnostics.empty());
+  // 2x2: 4 chips of one device each.
+  absl::StatusOr<DeviceTarget> square = spec_target(*v5e, "2x2");
+  REQUIRE(square.ok());
+  REQUIRE(square->slice.has_value());
+  CHECK(square->slice->num_devices() == 4);
+  absl::StatusOr<DeviceTarget> odd = spec_target(*v5e, "3x3");
+  REQUIRE(!odd.ok());
+  CHECK_THAT(std::string(odd.status().message()), Contains("no tpu_v5e slice is 3x3"));
+  // A module whose text tells no platform, compiled for the CPU by what the caller knows.
+  absl::StatusOr<Module> plain =
+      parse_module("HloModule m\nENTRY e { ROOT p = f32[8] parameter(0) }\n");
+  REQUIRE(plain.ok());
+  absl::StatusOr<DeviceTarget> cpu =
+      spec_target(*v5e, "", &*plain, {.platform = "cpu", .marker = "the caller's devices"});
+  REQUIRE(cpu.ok());
+  REQUIRE(cpu->diagnostics.warnings.size() == 1);
+  CHECK_THAT(cpu->diagnostics.warnings[0],
+             Contains("compiled for the CPU (the caller's devices)") && Contains("tpu_v5e"));
+  CHECK(spec_target(*v5e, "", &*plain)->diagnostics.warnings.empty());
+}
+
 TEST_CASE("the shared table: the C++ API predicts on the device and slice it names") {
   // tests/data/device_targets/targets.json: the same answers from the command and Python.
   std::ifstream in(std::string(HLOROOF_SOURCE_DIR) + "/tests/data/device_targets/targets.json");

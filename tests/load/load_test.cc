@@ -307,3 +307,35 @@ TEST_CASE("a parse error explained as a cut file keeps its location") {
   CHECK(where->line >= 3);
   CHECK(contains(where->message, "got end of input\nnote: the file ends inside a computation"));
 }
+
+TEST_CASE("one argument that is a path or text: the file when it names one, else the text") {
+  TempDir dir("path_or_text");
+  const fs::path file = dir.path / "step.hlo";
+  write_file(file, std::string(kTwoComputations));
+  CHECK(input_form(file.string()) == InputForm::kPath);
+  CHECK(input_form(dir.path.string()) == InputForm::kPath);
+  // One line without braces that holds a folder separator or ends in an extension can only be
+  // a path: naming nothing, it is said to be missing rather than parsed as HLO.
+  for (const char* missing : {"missing.hlo", "runs/step", "runs\\step", "step.hlo.txt"}) {
+    INFO(missing);
+    CHECK(input_form(missing) == InputForm::kMissingPath);
+    absl::StatusOr<LoadedModule> loaded = load_path_or_text(missing);
+    REQUIRE(!loaded.ok());
+    CHECK(absl::IsNotFound(loaded.status()));
+    CHECK(contains(loaded.status().message(), "no such file"));
+  }
+  // Text: a line break, braces, no extension, or an extension that is no word.
+  for (const char* text : {"HloModule m\nENTRY e { ROOT p = f32[] parameter(0) }",
+                           "ENTRY e { ROOT p = f32[] parameter(0) }", "garbage", "x.a-b"}) {
+    INFO(text);
+    CHECK(input_form(text) == InputForm::kText);
+  }
+  absl::StatusOr<LoadedModule> read = load_path_or_text(file.string());
+  REQUIRE(read.ok());
+  CHECK(read->file == file.string());
+  CHECK(read->module.computations().size() == 2);
+  absl::StatusOr<LoadedModule> parsed = load_path_or_text(kTwoComputations, {}, "mine.hlo");
+  REQUIRE(parsed.ok());
+  CHECK(parsed->file == "mine.hlo");
+  CHECK(parsed->module.computations().size() == 2);
+}

@@ -375,6 +375,43 @@ def test_a_dump_directory_reads_its_largest_jit_module(tmp_path):
         hloroof.parse(tmp_path / "empty")
 
 
+def test_what_reading_said_is_shown_as_the_command_says_it(tmp_path):
+    # Which module of a dump was read: Module.diagnostics, and first in every result, in the
+    # words the command prints on standard error ("note: read module jit_large ...").
+    (tmp_path / "module_0001.jit_small.cpu_after_optimizations.txt").write_text(
+        "HloModule jit_small\n\nENTRY %e {\n  ROOT %p = f32[4] parameter(0)\n}\n")
+    (tmp_path / "module_0002.jit_large.cpu_after_optimizations.txt").write_text(
+        "HloModule jit_large\n\nENTRY %e {\n  %p = f32[4] parameter(0)\n"
+        "  ROOT %n = f32[4] negate(%p)\n}\n")
+    module = hloroof.parse(tmp_path)
+    assert isinstance(module.diagnostics, hloroof.Diagnostics)
+    read = module.diagnostics.notes
+    assert len(read) == 1 and read[0].startswith("read module jit_large (")
+    assert "of the 2 optimized module(s)" in read[0]
+    assert "module_name NAME reads another" in read[0]
+    cli = run_cli("cost", tmp_path)
+    assert cli.returncode == 0, cli.stderr
+    # The same sentence, the option named as each names it; the command wraps long paths.
+    said = read[0].replace("module_name NAME", "--module NAME")
+    assert "".join(said.split()) in "".join(cli.stderr.split())
+    assert hloroof.predict(module, "tpu_v5e").assumptions[0] == read[0]
+    assert hloroof.cost(tmp_path).notes[0] == read[0]
+    assert hloroof.memory(module, "tpu_v5e").notes[0] == read[0]
+    assert hloroof.advise(module, "tpu_v5e").notes[0] == read[0]
+    # Text in memory says nothing of where it came from.
+    assert hloroof.parse(module.print()).diagnostics.to_dict() == {"notes": [], "warnings": []}
+    # HLO before optimization: a warning, marked as `cost --json` marks it.
+    before = tmp_path / "module_0003.jit_f.before_optimizations.txt"
+    before.write_text("HloModule jit_f\n\nENTRY %e {\n  ROOT %p = f32[4] parameter(0)\n}\n")
+    warnings = hloroof.parse(before).diagnostics.warnings
+    assert len(warnings) == 1 and "before optimization" in warnings[0]
+    cli = run_cli("cost", before, "--json")
+    assert cli.returncode == 0, cli.stderr
+    assert hloroof.cost(before).notes == json.loads(cli.stdout)["notes"]
+    assert hloroof.cost(before).notes[0] == "warning: " + warnings[0]
+    assert warnings[0] in hloroof.predict(before, "h100").assumptions
+
+
 def test_a_cut_file_is_an_error_in_python(tmp_path):
     cut = tmp_path / "cut.hlo"
     cut.write_text(CUT_TEXT + "\nENTRY %main {\n  %x = f32[4] parameter(0)\n")

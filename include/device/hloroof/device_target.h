@@ -97,6 +97,14 @@ std::string platform_mismatch(const PlatformInference& compiled_for, const Devic
 absl::StatusOr<DeviceTarget> resolve_device(std::string_view text, const Module* module,
                                             const DeviceTargetOptions& options = {});
 
+// A spec given whole (one a caller made or changed, not a name) as a target on the slice
+// `topology`: checked as a named device's slice is (check_slice) and parsed; empty: none given,
+// inferred from the module. With `module`, a module that `compiled_for` says was compiled for
+// another platform, its text telling none, is warned of (platform_mismatch).
+absl::StatusOr<DeviceTarget> spec_target(const DeviceSpec& spec, std::string_view topology,
+                                         const Module* module = nullptr,
+                                         const PlatformInference& compiled_for = {});
+
 // Whether a real slice of `device` has the shape `topology` ("4x4", "2x2x4,slices=2"): a 2D-torus
 // TPU (v2, v3, v5e, v6e) has power-of-two sides, the long one at most twice the short one (1x1,
 // 2x2, 2x4, 4x4, ..., 16x16); a 3D TPU whose axes wrap in whole cubes (v4, v5p, TPU7x) has 1x1x1,

@@ -92,6 +92,20 @@ absl::StatusOr<LoadedModule> load_module(const std::string& path, const LoadOpti
 absl::StatusOr<LoadedModule> load_module(const ModuleBytes& input,
                                          const LoadOptions& options = {});
 
+// A string given where a module is wanted, as one argument that may be either (Python's
+// `hloroof.parse("step.hlo")` and `hloroof.parse(text)`): a path when it names a file or a
+// directory that exists (one line, under 4096 bytes); a missing path when it can only be one (one
+// line without a computation's braces, with a folder separator or ending in a file extension:
+// "runs/step", "step.hlo.txt"); else HLO text.
+enum class InputForm { kPath, kMissingPath, kText };
+InputForm input_form(std::string_view path_or_text);
+// Reads `path_or_text` as input_form tells: a path by load_module(path) ("-" is a file of that
+// name, never standard input), text by load_module(ModuleBytes{path_or_text, text_name}).
+// Errors: load_module's; absl::NotFoundError for a missing path, saying so.
+absl::StatusOr<LoadedModule> load_path_or_text(std::string_view path_or_text,
+                                               const LoadOptions& options = {},
+                                               std::string_view text_name = "");
+
 // One module of a dump directory: `module_0004.jit_train_step.tpu_after_optimizations.txt`.
 struct DumpModule {
   std::string name;  // "jit_train_step"
