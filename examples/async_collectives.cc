@@ -1,7 +1,9 @@
-// A compiler pass written against the edit API (hloroof/edit.h): make the entry's synchronous
-// collectives asynchronous, each start as early as its operands allow and each done just before
-// its first use, so that the ops between them hide the collective's time (the entry's
-// instruction order is its schedule). Then verify, print, reparse, and predict what that saved.
+// A compiler pass written against the edit API (hloroof/edit.h) and run by run_passes
+// (hloroof/passes.h), which verifies the module it leaves, reads the printed module back, and
+// predicts the step before and after: make the entry's synchronous collectives asynchronous,
+// each start as early as its operands allow and each done just before its first use, so that
+// the ops between them hide the collective's time (the entry's instruction order is its
+// schedule).
 //
 //   async_collectives module.hlo DEVICE [--print]
 //
@@ -12,19 +14,17 @@
 // collective.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "hloroof/device_target.h"
 #include "hloroof/edit.h"
 #include "hloroof/hlo_text.h"
-#include "hloroof/predict.h"
+#include "hloroof/input_file.h"
+#include "hloroof/passes.h"
 
 namespace {
 
@@ -157,52 +157,46 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: async_collectives FILE.hlo DEVICE [--print]\n");
     return 2;
   }
-  std::ifstream file(argv[1], std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text.str());
+  absl::StatusOr<hloroof::InputFile> file = hloroof::read_input_file(argv[1]);
+  if (!file.ok()) return fail(file.status());
+  absl::StatusOr<hloroof::Module> module = hloroof::parse_module(*std::move(file));
   if (!module.ok()) return fail(module.status());
-  // The device and slice as the command's --device reads them, for both predictions.
-  absl::StatusOr<hloroof::DeviceTarget> target = hloroof::resolve_device(argv[2], &*module);
-  if (!target.ok()) return fail(target.status());
-  absl::StatusOr<hloroof::Prediction> before = hloroof::predict_step_time(*module, *target);
-  if (!before.ok()) return fail(before.status());
 
-  absl::StatusOr<int> made = make_collectives_async(*module);
-  if (!made.ok()) return fail(made.status());
+  int made = 0;
+  const hloroof::Pass pass = {"async_collectives",
+                              [&](hloroof::Module& m) -> absl::StatusOr<bool> {
+                                absl::StatusOr<int> n = make_collectives_async(m);
+                                if (!n.ok()) return n.status();
+                                made = *n;
+                                return made > 0;
+                              }};
+  absl::StatusOr<hloroof::PassRun> run =
+      hloroof::run_passes(*module, {pass}, {.device = argv[2], .reparse = true});
+  if (!run.ok()) return fail(run.status());
 
-  // The edited module passes the parser's checks and reads back as the same module.
-  if (absl::Status ok = hloroof::verify(*module); !ok.ok()) return fail(ok);
-  const std::string printed = hloroof::print(*module);
-  absl::StatusOr<hloroof::Module> again = hloroof::parse_module(printed);
-  if (!again.ok()) return fail(again.status());
-  std::string difference;
-  if (!hloroof::structurally_equal(*module, *again, &difference)) {
-    return fail(absl::InternalError("the printed module reads back otherwise: " + difference));
-  }
-  absl::StatusOr<hloroof::Prediction> after = hloroof::predict_step_time(*again, *target);
-  if (!after.ok()) return fail(after.status());
-
-  std::printf("made %d collectives asynchronous; verify: ok; reparsed: equal\n", *made);
+  std::printf("made %d collectives asynchronous; verify: ok; reparsed: equal\n", made);
   // Each pair as scheduled: what its start follows, what its done precedes, the ops between.
-  const auto order = again->entry()->instructions();
+  const hloroof::Computation& entry = *module->entry();
+  const auto order = entry.instructions();
   for (size_t s = 0; s < order.size(); ++s) {
     if (!hloroof::is_async_start(order[s]->opcode())) continue;
-    const size_t d = position(*again->entry(), order[s]->users()[0]);
+    const size_t d = position(entry, order[s]->users()[0]);
     std::cout << "  " << order[s]->name() << " after " << order[s - 1]->name() << ", "
               << order[d]->name() << " before "
               << (d + 1 < order.size() ? order[d + 1]->name() : "the end") << ": "
               << d - s - 1 << " ops between\n";
   }
+  const hloroof::Prediction& before = run->before;
+  const hloroof::Prediction& after = run->after;
   std::printf("collectives exposed on %s: %.3f -> %.3f us (hidden: %.3f us)\n",
-              before->device.c_str(), before->breakdown.collective_exposed_s * 1e6,
-              after->breakdown.collective_exposed_s * 1e6,
-              after->breakdown.collective_hidden_s * 1e6);
-  std::printf("step time, expected: %.3f -> %.3f us (saved %.3f us)\n", before->step_time_s * 1e6,
-              after->step_time_s * 1e6, (before->step_time_s - after->step_time_s) * 1e6);
+              before.device.c_str(), before.breakdown.collective_exposed_s * 1e6,
+              after.breakdown.collective_exposed_s * 1e6,
+              after.breakdown.collective_hidden_s * 1e6);
+  std::printf("step time, expected: %.3f -> %.3f us (saved %.3f us)\n", before.step_time_s * 1e6,
+              after.step_time_s * 1e6, (before.step_time_s - after.step_time_s) * 1e6);
   std::printf("step time, roofline: %.3f -> %.3f us (saved %.3f us)\n",
-              before->roofline_step_time_s * 1e6, after->roofline_step_time_s * 1e6,
-              (before->roofline_step_time_s - after->roofline_step_time_s) * 1e6);
-  if (argc > 3 && std::string(argv[3]) == "--print") std::cout << printed;
+              before.roofline_step_time_s * 1e6, after.roofline_step_time_s * 1e6,
+              (before.roofline_step_time_s - after.roofline_step_time_s) * 1e6);
+  if (argc > 3 && std::string(argv[3]) == "--print") std::cout << hloroof::print(*module);
   return 0;
 }

@@ -1,23 +1,22 @@
-// A compiler pass written against the edit API (hloroof/edit.h): fuse each chain of elementwise
-// ops in the entry (each link's only user is the next, all of one shape) into one loop fusion,
-// whose computation holds the chain, so that the values between the links stay on chip instead
-// of going to HBM and back. Then verify, print, reparse, and predict what that saved.
+// A compiler pass written against the edit API (hloroof/edit.h) and run by run_passes
+// (hloroof/passes.h), which verifies the module it leaves, reads the printed module back, and
+// predicts the step before and after: fuse each chain of elementwise ops in the entry (each
+// link's only user is the next, all of one shape) into one loop fusion, whose computation holds
+// the chain, so that the values between the links stay on chip instead of going to HBM and back.
 //
 //   fuse_elementwise module.hlo DEVICE [--print]
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "hloroof/device_target.h"
 #include "hloroof/edit.h"
 #include "hloroof/hlo_text.h"
-#include "hloroof/predict.h"
+#include "hloroof/input_file.h"
+#include "hloroof/passes.h"
 
 namespace {
 
@@ -95,6 +94,19 @@ absl::Status fuse(hloroof::Module& module, const std::vector<Instruction*>& chai
   return s;
 }
 
+// The pass: every chain of the entry fused. Says which in `fused`, a line each.
+absl::StatusOr<bool> fuse_chains(hloroof::Module& module, std::vector<std::string>& fused) {
+  const std::vector<std::vector<Instruction*>> chains = find_chains(*module.entry());
+  for (const std::vector<Instruction*>& chain : chains) {
+    std::string line = "fused";
+    for (const Instruction* link : chain) line.append(" ").append(link->name());
+    line.append(" into ").append(chain.back()->name()).append("_fusion");
+    if (absl::Status s = fuse(module, chain); !s.ok()) return s;
+    fused.push_back(std::move(line));
+  }
+  return !chains.empty();
+}
+
 int fail(const absl::Status& status) {
   std::fprintf(stderr, "error: %s\n", std::string(status.message()).c_str());
   return 1;
@@ -107,45 +119,29 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: fuse_elementwise FILE.hlo DEVICE [--print]\n");
     return 2;
   }
-  std::ifstream file(argv[1], std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text.str());
+  absl::StatusOr<hloroof::InputFile> file = hloroof::read_input_file(argv[1]);
+  if (!file.ok()) return fail(file.status());
+  absl::StatusOr<hloroof::Module> module = hloroof::parse_module(*std::move(file));
   if (!module.ok()) return fail(module.status());
-  // The device and slice as the command's --device reads them, for both predictions.
-  absl::StatusOr<hloroof::DeviceTarget> target = hloroof::resolve_device(argv[2], &*module);
-  if (!target.ok()) return fail(target.status());
-  absl::StatusOr<hloroof::Prediction> before = hloroof::predict_step_time(*module, *target);
-  if (!before.ok()) return fail(before.status());
 
-  const std::vector<std::vector<Instruction*>> chains = find_chains(*module->entry());
-  for (const std::vector<Instruction*>& chain : chains) {
-    std::cout << "fused";
-    for (const Instruction* link : chain) std::cout << " " << link->name();
-    std::cout << " into " << chain.back()->name() << "_fusion\n";
-    if (absl::Status s = fuse(*module, chain); !s.ok()) return fail(s);
-  }
+  std::vector<std::string> fused;
+  const hloroof::Pass pass = {"fuse_elementwise",
+                              [&](hloroof::Module& m) { return fuse_chains(m, fused); }};
+  absl::StatusOr<hloroof::PassRun> run =
+      hloroof::run_passes(*module, {pass}, {.device = argv[2], .reparse = true});
+  if (!run.ok()) return fail(run.status());
 
-  // The edited module passes the parser's checks and reads back as the same module.
-  if (absl::Status ok = hloroof::verify(*module); !ok.ok()) return fail(ok);
-  const std::string printed = hloroof::print(*module);
-  absl::StatusOr<hloroof::Module> again = hloroof::parse_module(printed);
-  if (!again.ok()) return fail(again.status());
-  std::string difference;
-  if (!hloroof::structurally_equal(*module, *again, &difference)) {
-    return fail(absl::InternalError("the printed module reads back otherwise: " + difference));
-  }
-  absl::StatusOr<hloroof::Prediction> after = hloroof::predict_step_time(*again, *target);
-  if (!after.ok()) return fail(after.status());
-
-  std::printf("%zu loop fusions; verify: ok; reparsed: equal\n", chains.size());
-  std::printf("HBM traffic: %.0f -> %.0f bytes (saved %.0f bytes)\n", before->hbm_bytes,
-              after->hbm_bytes, before->hbm_bytes - after->hbm_bytes);
-  std::printf("step time, expected: %.3f -> %.3f us (saved %.3f us)\n", before->step_time_s * 1e6,
-              after->step_time_s * 1e6, (before->step_time_s - after->step_time_s) * 1e6);
+  for (const std::string& line : fused) std::cout << line << "\n";
+  std::printf("%zu loop fusions; verify: ok; reparsed: equal\n", fused.size());
+  const hloroof::Prediction& before = run->before;
+  const hloroof::Prediction& after = run->after;
+  std::printf("HBM traffic: %.0f -> %.0f bytes (saved %.0f bytes)\n", before.hbm_bytes,
+              after.hbm_bytes, before.hbm_bytes - after.hbm_bytes);
+  std::printf("step time, expected: %.3f -> %.3f us (saved %.3f us)\n", before.step_time_s * 1e6,
+              after.step_time_s * 1e6, (before.step_time_s - after.step_time_s) * 1e6);
   std::printf("step time, roofline: %.3f -> %.3f us (saved %.3f us)\n",
-              before->roofline_step_time_s * 1e6, after->roofline_step_time_s * 1e6,
-              (before->roofline_step_time_s - after->roofline_step_time_s) * 1e6);
-  if (argc > 3 && std::string(argv[3]) == "--print") std::cout << printed;
+              before.roofline_step_time_s * 1e6, after.roofline_step_time_s * 1e6,
+              (before.roofline_step_time_s - after.roofline_step_time_s) * 1e6);
+  if (argc > 3 && std::string(argv[3]) == "--print") std::cout << hloroof::print(*module);
   return 0;
 }

@@ -12,6 +12,7 @@ target_sources(hloroof_predict PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/schedule_clock.cc
   ${CMAKE_CURRENT_LIST_DIR}/op_models.cc
   ${CMAKE_CURRENT_LIST_DIR}/op_timing.cc
+  ${CMAKE_CURRENT_LIST_DIR}/passes.cc
   ${CMAKE_CURRENT_LIST_DIR}/predict.cc
   ${CMAKE_CURRENT_LIST_DIR}/step_walk.cc
   ${CMAKE_CURRENT_LIST_DIR}/timeline.cc

@@ -34,3 +34,5 @@ hloroof_add_test(op_model_test ${CMAKE_CURRENT_LIST_DIR}/op_model_test.cc)
 target_include_directories(op_model_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 # Every GEMM of a grid of shapes (16 to 2^23 a side) on every built-in GPU and TPU.
 hloroof_add_test(gemm_grid_test ${CMAKE_CURRENT_LIST_DIR}/gemm_grid_test.cc)
+# Compiler passes run on a module, each verified and predicted (hloroof/passes.h).
+hloroof_add_test(passes_test ${CMAKE_CURRENT_LIST_DIR}/passes_test.cc)

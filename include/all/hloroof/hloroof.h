@@ -23,6 +23,7 @@
 #include "hloroof/module.h"
 #include "hloroof/nccl_tests.h"
 #include "hloroof/opcode.h"
+#include "hloroof/passes.h"
 #include "hloroof/platform.h"
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
