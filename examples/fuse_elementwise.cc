@@ -127,8 +127,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> fused;
   const hloroof::Pass pass = {"fuse_elementwise",
                               [&](hloroof::Module& m) { return fuse_chains(m, fused); }};
-  absl::StatusOr<hloroof::PassRun> run =
-      hloroof::run_passes(*module, {pass}, {.device = argv[2], .reparse = true});
+  absl::StatusOr<hloroof::PassRun> run = hloroof::run_passes(
+      *module, {pass}, {.device = argv[2], .verify_each = true, .reparse = true});
   if (!run.ok()) return fail(run.status());
 
   for (const std::string& line : fused) std::cout << line << "\n";

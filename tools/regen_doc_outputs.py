@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Rewrites the sample outputs in Markdown docs from the command as it is now.
 
-    tools/regen_doc_outputs.py [--check] [--cli build/tools/hloroof] docs/reports.md ...
+    tools/regen_doc_outputs.py [--check] [--cli build/tools/hloroof]
+        [--program NAME=PATH ...] docs/reports.md ...
 
 A fenced block whose first line is `$ hloroof ARGS` (or `$ build/tools/hloroof ARGS`, as the
 README's quick start runs it) is run as `CLI ARGS` from the repository root and the lines after
-the command are replaced by what it prints. A block that ends in a
-line `...` keeps its length: the output is cut to as many lines, then `...`. With --check
-nothing is written; the exit status is 1 when a block differs (a test runs it that way).
+the command are replaced by what it prints; one whose first line is `$ NAME ARGS`, for a NAME
+given by --program (the example passes: `--program fuse_elementwise=build/tests/fuse_elementwise`),
+is run as `PATH ARGS`. A block that ends in a line `...` keeps its length: the output is cut to
+as many lines, then `...`. With --check nothing is written; the exit status is 1 when a block
+differs (a test runs it that way).
 """
 import argparse
 import pathlib
@@ -20,8 +23,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 from output_file import write_output  # noqa: E402
 
 
-def render(cli: str, args: list[str]) -> list[str]:
-    run = subprocess.run([cli, *args], cwd=ROOT, capture_output=True, text=True,
+def render(program: str, args: list[str]) -> list[str]:
+    run = subprocess.run([program, *args], cwd=ROOT, capture_output=True, text=True,
                          errors="replace", check=False)
     return run.stdout.rstrip("\n").split("\n") if run.stdout else []
 
@@ -29,15 +32,19 @@ def render(cli: str, args: list[str]) -> list[str]:
 PROMPTS = ("$ hloroof ", "$ build/tools/hloroof ")
 
 
-def command_args(line: str):
-    """The arguments of a block's first line that runs the command, else None."""
+def command_args(line: str, programs: dict[str, str]):
+    """The program and arguments a block's first line runs (the command's prompts give
+    programs[""]), else None."""
     for prompt in PROMPTS:
         if line.startswith(prompt):
-            return shlex.split(line[len(prompt):])
+            return [programs[""], *shlex.split(line[len(prompt):])]
+    for name, path in programs.items():
+        if name and line.startswith(f"$ {name} "):
+            return [path, *shlex.split(line[len(name) + 3:])]
     return None
 
 
-def rewrite(text: str, cli: str) -> str:
+def rewrite(text: str, programs: dict[str, str]) -> str:
     lines = text.split("\n")
     out: list[str] = []
     i = 0
@@ -46,7 +53,7 @@ def rewrite(text: str, cli: str) -> str:
         out.append(line)
         i += 1
         if not (line.startswith("```") and i < len(lines) and
-                command_args(lines[i]) is not None):
+                command_args(lines[i], programs) is not None):
             continue
         command = lines[i]
         end = i + 1
@@ -55,7 +62,8 @@ def rewrite(text: str, cli: str) -> str:
         body = lines[i + 1:end]
         out.append(command)
         if body:  # a block showing the command alone stays so
-            fresh = render(cli, command_args(command))
+            program, *args = command_args(command, programs)
+            fresh = render(program, args)
             if body[-1] == "...":
                 fresh = fresh[:len(body) - 1] + ["..."]
             out.extend(fresh)
@@ -67,12 +75,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="+", type=pathlib.Path)
     parser.add_argument("--cli", default=str(ROOT / "build/tools/hloroof"))
+    parser.add_argument("--program", action="append", default=[], metavar="NAME=PATH",
+                        help="run blocks whose first line is `$ NAME ARGS` as PATH ARGS")
     parser.add_argument("--check", action="store_true")
     options = parser.parse_args()
+    programs = {"": options.cli}
+    for given in options.program:
+        name, sep, path = given.partition("=")
+        if not sep or not name or not path:
+            parser.error(f"--program {given!r}: expected NAME=PATH")
+        programs[name] = path
     stale = []
     for path in options.files:
         old = path.read_text()
-        new = rewrite(old, options.cli)
+        new = rewrite(old, programs)
         if new == old:
             continue
         stale.append(str(path))

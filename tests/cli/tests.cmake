@@ -25,15 +25,19 @@ hloroof_add_test(output_cli_test ${CMAKE_CURRENT_LIST_DIR}/output_cli_test.cc)
 target_compile_definitions(output_cli_test PRIVATE HLOROOF_CLI="$<TARGET_FILE:hloroof_cli>")
 add_dependencies(output_cli_test hloroof_cli)
 
-# The sample outputs in the README and the docs are what the command prints today
-# (tools/regen_doc_outputs.py rewrites them).
+# The sample outputs in the README and the docs are what the command and the example passes
+# (tests/examples) print today (tools/regen_doc_outputs.py rewrites them).
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME doc_outputs_test
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/regen_doc_outputs.py --check
-                   --cli $<TARGET_FILE:hloroof_cli> ${PROJECT_SOURCE_DIR}/README.md
-                   ${PROJECT_SOURCE_DIR}/docs/reports.md ${PROJECT_SOURCE_DIR}/docs/memory.md
-                   ${PROJECT_SOURCE_DIR}/docs/cli.md)
+                   --cli $<TARGET_FILE:hloroof_cli>
+                   --program remove_copies=$<TARGET_FILE:remove_copies>
+                   --program async_collectives=$<TARGET_FILE:async_collectives>
+                   --program fuse_elementwise=$<TARGET_FILE:fuse_elementwise>
+                   ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/reports.md
+                   ${PROJECT_SOURCE_DIR}/docs/memory.md ${PROJECT_SOURCE_DIR}/docs/cli.md
+                   ${PROJECT_SOURCE_DIR}/docs/library.md)
 endif()
 
 # The command's code is laid out by tools/link_order.txt (tools/CMakeLists.txt): the file must

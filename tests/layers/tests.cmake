@@ -21,7 +21,8 @@ set(hloroof_layer_checks
   load      xspace_modules.h   profile.h
   load      hlo_text.h         device.h
   analysis  analysis.h         hloroof.h
-  predict   diff.h             load.h)
+  predict   diff.h             load.h
+  predict   passes.h           analysis.h)
 set(layer_checks_dir ${CMAKE_CURRENT_BINARY_DIR}/layer_checks)
 while(hloroof_layer_checks)
   list(POP_FRONT hloroof_layer_checks layer seen unseen)
