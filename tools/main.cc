@@ -95,8 +95,8 @@ int run_command(int argc, char** argv) {
   hloroof::detail::back_heap_with_huge_pages(size_t{1} << 30);
 #if defined(__GLIBC__) && defined(M_ARENA_MAX)
   // Every thread allocates from that one heap (`compare` predicts its devices side by side): a
-  // thread's heap of its own would take 4 KiB pages (`compare` of three devices on gemma3: 2,000
-  // more page faults, 2,700 rather than 700) and keep what it frees from the other threads.
+  // thread's heap of its own would take 4 KiB pages (a fault each, where a huge page of the one
+  // heap faults once for 512) and keep what it frees from the other threads.
   (void)mallopt(M_ARENA_MAX, 1);
 #endif
   std::vector<std::string> words(argv + 1, argv + argc);

@@ -512,7 +512,7 @@ class PlaneBuilder {
   std::array<std::pair<const char*, int64_t>, size_t{1} << kLiteralIdBits> literal_ids_{};
   proto_internal::SerializedPieces event_metadata_, stat_metadata_;  // map entries
   // Ids by name, the names held once in `names_` (a GPU plane names a stat and an event
-  // metadata after each op: a string each took 32 bytes and a block of its own).
+  // metadata after each op: a std::string each would take 32 bytes and a block of its own).
   using Ids = absl::flat_hash_map<std::string_view, int64_t, detail::StringViewHash,
                                   detail::StringViewEq>;
   TextPool names_;

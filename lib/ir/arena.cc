@@ -32,15 +32,12 @@ constexpr size_t kMaxExpected = size_t{1} << 30;
 // step instead of a page fault per 4 KiB, and no resident memory for the part of the last block
 // that is never used (blocks double, so up to half of what is reserved). Where the kernel does not
 // know the advice (before Linux 5.14), pages fault in on first touch. A fault costs 10-20 us on a
-// virtual machine, populating about 1-2 us a page: a 4 MB module took 240 fewer faults. A step
-// (Arena::kPopulateStep, 64 KiB) bounds what is resident but not yet used; steps of 256 KiB left
-// 128 KiB of that on average.
+// virtual machine, populating about 1-2 us a page. A step (Arena::kPopulateStep, 64 KiB) bounds
+// what is resident but not yet used: half a step on average.
 // Even populated, each 4 KiB page costs 1-4 us more when first touched on a virtual machine; a
 // huge page does not. So the block a parse expects (expect(), see parse_state) and large
-// blocks of large arenas (kHugeAfter) are in huge pages, made resident 2 MiB at a time: gemma4's
-// 3.6 MB parse took about 2 ms less with the text's huge pages. Huge pages for every block from 2
-// MiB up left most of a huge page unused in modules of 2-4 MB (1.15 bytes per text byte more on
-// a 1.8 MB one).
+// blocks of large arenas (kHugeAfter) are in huge pages, made resident 2 MiB at a time. Not
+// every block from 2 MiB up: in a module of 2-4 MB, most of its last huge page would be unused.
 
 // Mapped blocks of destroyed arenas, kept for the next arena up to kPoolBytes in all: parsing
 // one file after another reuses resident pages instead of making fresh ones resident (on a

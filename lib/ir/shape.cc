@@ -87,8 +87,7 @@ inline size_t mix(size_t h, uint64_t v) {
 // Every bit of `h` into every bit of the result (the two halves of a 64x64 -> 128-bit
 // product, xored): without it, shapes that differ in one small dimension (f32[1], f32[2],
 // ...) hash to values that differ in their low bits only, which a hash table that places by
-// the high bits puts in one run of slots (40,000 such shapes took 5,000 instructions each to
-// intern).
+// the high bits puts in one run of slots, where interning each costs time linear in the run.
 inline size_t spread(size_t h) {
   const absl::uint128 r = absl::uint128(h) * 0x9e3779b97f4a7c15ULL;
   return absl::Uint128Low64(r) ^ absl::Uint128High64(r);

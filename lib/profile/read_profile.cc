@@ -258,8 +258,8 @@ absl::Status convert_plane(std::string_view shell, const xspace::PlaneCount& cou
 // into nlohmann_json's SAX reader, which calls TraceReader for each key and value; only the
 // fields of the events that are used are kept. The filter bounds the text and what the reader
 // holds: it counts the text against kMaxTraceTextBytes, writes each run of whitespace outside
-// strings as one space (the reader keeps every character between two values, and a 4 GiB
-// whitespace bomb took 8.4 GB), and refuses a token longer than kMaxJsonToken and a run of
+// strings as one space (the reader keeps every character between two values: 4 GiB of
+// whitespace would be held twice over), and refuses a token longer than kMaxJsonToken and a run of
 // structure longer than kMaxJsonStructureRun.
 
 class TraceText : public std::streambuf {

@@ -486,14 +486,14 @@ bool ModuleParser::find_later_definition(std::string_view name, bool computation
 namespace hloroof {
 namespace {
 
-// What parsing a text of `text_bytes` bytes and `lines` lines will take of its module's arena,
-// for Arena::expect: from 1.5 MiB up, the arena's first block is that large, in huge pages made
+// What parsing a text of `text_bytes` bytes and `lines` lines will take of its module's arena, for
+// Arena::expect: from 1.5 MiB up, the arena's first block is that large, in huge pages made
 // resident as it fills. Printers write an instruction a line, and a module takes 157-163 bytes of
-// arena per instruction on the corpus's largest modules (module_memory_bench): so 160 bytes a
-// line. That many huge pages pay on texts of a few MB (gemma3's 3.8 MB: 1.65 huge pages' worth;
-// with two instead of one and 4 KiB pages after it, its whole command took 1.2-1.5 ms less of
-// 10); past 16 MiB, half the text's size is expected instead (the arena takes 0.56-1.2 bytes per
-// text byte), since every block of an arena past 4 MiB is in huge pages anyway.
+// arena per instruction on the corpus's largest modules (module_memory_bench): so 160 bytes a line.
+// That many huge pages pay on texts of a few MB (gemma3's 3.8 MB: 1.65 huge pages' worth, so two
+// huge pages rather than one and 4 KiB pages after it); past 16 MiB, half the text's size is
+// expected instead (the arena takes 0.56-1.2 bytes per text byte), since every block of an arena
+// past 4 MiB is in huge pages anyway.
 size_t expected_arena_bytes(size_t text_bytes, size_t lines) {
   constexpr size_t kCountUpTo = size_t{16} << 20;
   constexpr size_t kBytesPerLine = 160;

@@ -249,8 +249,7 @@ absl::StatusOr<InputFile> read_input_file(std::string_view path, int64_t max_byt
   // its last part (or the whole text, under 2 MiB) when the huge page it takes would leave at
   // most half a byte per text byte unused (resident all the same): memory of its own costs a
   // fault and a zeroing per 4 KiB page where a mapping of the file took pages already in the
-  // page cache, 0.37 ms for the last 1.5 MB of a 3.6 MB module (0.17 ms to read it all mapped);
-  // in a huge page the whole read takes 0.14 ms. After the read, the file must still have the
+  // page cache, and one per 2 MiB in huge pages. After the read, the file must still have the
   // size and modification time it had before: a file rewritten meanwhile (`cp` over it) may
   // have given part old, part new bytes, so it is an error rather than a mixture.
   const size_t bytes = static_cast<size_t>(size);

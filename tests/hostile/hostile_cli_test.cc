@@ -257,12 +257,12 @@ TEST_CASE("several programs of one name: one is measured, said, and --module pic
   const testing::CliResult picked = f.run(head);
   INFO(picked.out << picked.err);
   REQUIRE(picked.exit_code == 0);
-  // Program 2 ran most: its 4 executions of 30 us, not a median over all 8 (was "median of 8").
+  // Program 2 ran most: its 4 executions of 30 us, not a median over all 8.
   CHECK(absl::StrContains(picked.out, "measured step 30 us (median of 4)"));
   CHECK(absl::StrContains(flat(picked.out + picked.err), "3 programs named 'jit_step' ran"));
   CHECK(absl::StrContains(flat(picked.out + picked.err), "jit_step(2) measured (4 executions"));
   CHECK(absl::StrContains(flat(picked.out + picked.err), "4 executions of jit_step(1), jit_step(3)"));
-  // The documented forms of --module (were refused: "its kernels belong to 'jit_step'").
+  // The documented forms of --module, each taken.
   const testing::CliResult first = f.run(head + " --module 'jit_step(1)'");
   INFO(first.err);
   REQUIRE(first.exit_code == 0);
@@ -292,10 +292,10 @@ TEST_CASE("model FLOPs past a double are refused; past the step's peak, warned o
   Files f;
   const testing::CliResult product =
       f.run(absl::StrCat("predict ", f.hlo, " --device h100 --params 1e300 --tokens 1e300"));
-  CHECK(product.exit_code == 2);  // was exit 0 and "model FLOPs inf"
+  CHECK(product.exit_code == 2);  // a usage error, not "model FLOPs inf"
   CHECK(absl::StrContains(flat(product.err), "the model FLOPs 6 x N x D pass what a double holds"));
-  // 1e20 FLOPs in a step of microseconds on one H100 (about 1e15 FLOP/s): far past its peak
-  // (was "MFU 7.79e+11%" without a word).
+  // 1e20 FLOPs in a step of microseconds on one H100 (about 1e15 FLOP/s): far past its peak,
+  // which the warning says.
   const testing::CliResult over =
       f.run(absl::StrCat("predict ", f.hlo, " --device h100 --model-flops 1e20 --json"));
   INFO(over.err);
@@ -311,38 +311,38 @@ TEST_CASE("model FLOPs past a double are refused; past the step's peak, warned o
 
 TEST_CASE("messages say what the input is") {
   Files f;
-  // A UTF-8 byte-order mark is no text: read past (was "unexpected byte 0xef").
+  // A UTF-8 byte-order mark is no text: read past.
   write_file(f.dir.path() / "bom.hlo",
              "\xEF\xBB\xBF" + std::string(testing::kStepModule));
   const testing::CliResult bom = f.run("parse bom.hlo");
   CHECK(bom.exit_code == 0);
   CHECK(absl::StrContains(bom.out, "bom.hlo: ok, module jit_step"));
-  // UTF-16 (was "a binary file ...; compressed?").
+  // UTF-16, said as such (not as a binary file).
   write_file(f.dir.path() / "u16.hlo", std::string("\xFF\xFEH\0l\0o\0M\0", 10));
   const testing::CliResult utf16 = f.run("parse u16.hlo");
   CHECK(utf16.exit_code == 1);
   CHECK(absl::StrContains(flat(utf16.err), "'u16.hlo' is UTF-16 text; hloroof reads UTF-8"));
-  // A count past what a topology holds (was "not a positive count").
+  // A count past what a topology holds: the limit named.
   const testing::CliResult count = f.run("predict module.hlo --device h100:99999999999x1");
   CHECK(count.exit_code == 1);
   CHECK(absl::StrContains(flat(count.err), "'99999999999' is more than the 1048576 devices"));
-  // A header and nothing else (was "the file ends inside a computation: truncated?").
+  // A header and nothing else: said so, not as a file cut inside a computation.
   write_file(f.dir.path() / "header.hlo", "HloModule\n");
   const testing::CliResult header = f.run("parse header.hlo");
   CHECK(header.exit_code == 1);
   CHECK(absl::StrContains(flat(header.err), "holds a module header and no computation"));
   CHECK(!absl::StrContains(flat(header.err), "inside a computation"));
-  // StableHLO whose comment says ENTRY (was parsed as HLO text).
+  // StableHLO whose comment says ENTRY: told from HLO text.
   write_file(f.dir.path() / "f.mlir",
              "module @jit_f {\n  /* ENTRY */\n  func.func public @main() {\n  }\n}\n");
   const testing::CliResult mlir = f.run("parse f.mlir");
   CHECK(mlir.exit_code == 1);
   CHECK(absl::StrContains(flat(mlir.err), "is StableHLO/MLIR text"));
-  // Standard input named twice (was "standard input is empty").
+  // Standard input named twice: said so, not "standard input is empty".
   const testing::CliResult twice = f.run("diff - - < module.hlo");
   CHECK(twice.exit_code == 2);
   CHECK(absl::StrContains(flat(twice.err), "standard input ('-') can be read once"));
-  // HLOROOF_THREADS that is no thread count (was ignored without a word).
+  // HLOROOF_THREADS that is no thread count: warned of, not ignored.
   for (const char* bad : {"0", "abc", "99999"}) {
     const testing::CliResult threads =
         f.sh(absl::StrCat("HLOROOF_THREADS=", bad, " ", HLOROOF_CLI,

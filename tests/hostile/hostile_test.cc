@@ -79,8 +79,8 @@ TEST_CASE("calls nested more than 128 levels deep are refused where the text is"
   REQUIRE(!deep.ok());
   CHECK_THAT(std::string(deep.status().message()),
              Contains("calls nest more than 128 levels deep"));
-  // 20,000 levels (3.3 s in cost before the bound, a stack overflow at 100,000) stop at the
-  // same place.
+  // 20,000 levels stop at the same place, before any recursion deep enough to overflow the
+  // stack.
   absl::StatusOr<Module> deeper = parse_module(fusion_chain(20000));
   REQUIRE(!deeper.ok());
   CHECK_THAT(std::string(deeper.status().message()),
@@ -139,8 +139,8 @@ TEST_CASE("a computation reached along 2^30 call paths is timed once, the trace 
 }
 
 TEST_CASE("a small module fanning out 3 ways 20 deep writes a bounded trace that says so") {
-  // 3^20 (3.5e9) paths through 21 computations of a few KB of text: the trace was 98 MB
-  // (200,000 slices and their counters) and took 1 GB to write.
+  // 3^20 (3.5e9) paths through 21 computations of a few KB of text: laid out whole, the trace
+  // would have billions of slices.
   const std::string text = call_fan_out(20, 3);
   CHECK(text.size() < 5000);
   absl::StatusOr<Module> m = parse_module(text);
@@ -151,7 +151,7 @@ TEST_CASE("a small module fanning out 3 ways 20 deep writes a bounded trace that
   absl::StatusOr<MemoryReport> memory = analyze_memory(*m);
   REQUIRE(memory.ok());
   const std::string trace = prediction_to_trace_json(*p, &*memory);
-  // A quarter of the slices: about a quarter of the 98 MB, with room for the counters.
+  // 50,000 slices and their counters: under 32 MiB.
   CHECK(trace.size() < (size_t{32} << 20));
   CHECK(trace.find("timeline cut: the timeline holds its first 50000 slices") !=
         std::string::npos);

@@ -1,7 +1,6 @@
 // Writes the large hostile inputs of the hostile-input corpus (tests/hostile/README.md): texts
-// too big, or too regular, to keep in the repository. Each is what a bug report showed hurting
-// a command (a crash, a hang, unbounded memory) before the command learned to refuse or handle
-// it.
+// too big, or too regular, to keep in the repository. Each would hurt a command that did not
+// refuse or handle it (a crash, a hang, unbounded memory).
 //   make_hostile_inputs SOURCE_DIR OUT_DIR
 #include <sys/stat.h>
 #include <zlib.h>
@@ -29,8 +28,8 @@ std::string repeat(std::string_view s, int n) {
   return out;
 }
 
-// A parameter whose shape is a tuple of `n` scalars (issue 33, item 7: 200,000 of them took
-// memory and predict minutes and gigabytes): one buffer and allocation per leaf.
+// A parameter whose shape is a tuple of `n` scalars: one buffer and allocation per leaf, which
+// must cost time and memory linear in `n`.
 std::string wide_parameter(int n) {
   std::string t = "HloModule wide, is_scheduled=true\nENTRY e {\n  p = (";
   for (int i = 0; i < n; ++i) t += i == 0 ? "f32[]" : ", f32[]";
@@ -126,8 +125,7 @@ std::string varint_field(int number, uint64_t value) {
 }
 
 // `n` parameters sharded over 2^20 devices in iota form, and `n` all-reduces over a mesh of
-// 2^20 devices: each was expanded into 2^20 ids (8 MiB) when parsed (400 of the first ran out
-// of memory; 100 of the second took 1.6 GB in cost). A few dozen bytes each.
+// 2^20 devices: each is 2^20 ids (8 MiB) expanded, and a few dozen bytes as written.
 std::string iota_shardings(int n) {
   std::string out = "HloModule iota_shardings\n\nENTRY main {\n";
   for (int k = 0; k < n; ++k) {
@@ -190,7 +188,7 @@ int main(int argc, char** argv) {
   const std::string hbm_bw = "\"value\": 8.19e11";
   const std::string first_key = "\"schema_version\": 1,";
   bool ok = true;
-  // Call nesting: 20k levels (was 3.3 s in cost), and a chain just inside the bound.
+  // Call nesting: 20k levels, and a chain just inside the bound.
   ok &= write(out, "fusion_chain_20000.hlo", fusion_chain(20000));
   ok &= write(out, "fusion_chain_120.hlo", fusion_chain(120));
   ok &= write(out, "wide_parameter_200000.hlo", wide_parameter(200000));
@@ -280,7 +278,7 @@ int main(int argc, char** argv) {
   const size_t half = trace.size() / 2;
   ok &= write(out, "two_members.trace.json.gz",
               gzip(trace.substr(0, half)) + gzip(trace.substr(half)));
-  // XSpace: 10,000 empty planes (4096 are read at most); 20 MB of them took 2.8 GB.
+  // XSpace: 10,000 empty planes (4096 are read at most).
   ok &= write(out, "planes_bomb.xplane.pb", repeat(field(1, ""), 10000));
   // 100 planes named p0..p99: an error lists 16 of them.
   std::string planes;
@@ -358,8 +356,8 @@ int main(int argc, char** argv) {
   // An HloProto (module 1, buffer assignment 3) whose one logical buffer (id 1, defined at 3:
   // instruction name 2) has a 1 MiB name and is assigned 4,096 times in one allocation (index
   // 1, size 2, assigned 9: buffer id 1, size 3); then 160,000 buffers of distinct names in
-  // another. The reader copied the name at each assignment (3.1 GB) and looked each name up
-  // in a list (quadratic: 141 s).
+  // another: a reader that copies the name at each assignment holds 4 GiB, one that looks each
+  // name up in a list takes time quadratic in the buffers.
   const std::string add_module =
       module(instruction("x", "parameter", 1, "") +
                  instruction("n", "negate", 2, varint_field(36, 1)),

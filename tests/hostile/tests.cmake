@@ -1,6 +1,7 @@
-# The hostile-input corpus (tests/hostile/README.md): inputs that once crashed, hung or grew
-# without bound, each run through every command that reads it, with a timeout per run. Small
-# inputs live in inputs/; make_hostile_inputs writes the big ones into the build tree first.
+# The hostile-input corpus (tests/hostile/README.md): inputs that crash, hang or grow without bound
+# a reader that does not guard against them, each run through every command that reads it, with a
+# timeout per run. Small inputs live in inputs/; make_hostile_inputs writes the big ones into the
+# build tree first.
 hloroof_add_test(hostile_test ${CMAKE_CURRENT_LIST_DIR}/hostile_test.cc)
 target_include_directories(hostile_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 
@@ -98,8 +99,8 @@ function(hostile_device name file message)
               --devices tpu_v5e,${file})
 endfunction()
 
-# Call nesting: refused past the bound (was 3.3 s at 20k levels, a stack overflow at 100k);
-# linear below it.
+# Call nesting: refused past the bound (unbounded, 100k levels overflow the stack); linear below
+# it.
 hostile_module(fusion_chain_20000 ${HOSTILE_GENERATED}/fusion_chain_20000.hlo error
                "calls nest more than 128 levels deep")
 hostile_module(fusion_chain_120 ${HOSTILE_GENERATED}/fusion_chain_120.hlo ok "")
@@ -112,10 +113,9 @@ foreach(command memory predict)
 endforeach()
 hostile_run(wide_parameter.trace ok "" predict ${HOSTILE_GENERATED}/wide_parameter_200000.hlo
             --trace ${HOSTILE_GENERATED}/wide_parameter.trace.json)
-# Shardings and replica groups over 2^20 devices, in iota and mesh form, kept as written (400
-# shardings ran out of memory expanded; 100 mesh all-reduces took 1.6 GB in cost). Predict
-# says the topology is too small for the mesh.
-# Each within 1 GiB of address space: expanded, the shardings took 3.3 GB, the mesh 1.7 GB.
+# Shardings and replica groups over 2^20 devices, in iota and mesh form, kept as written (each
+# expanded is 2^20 ids, 8 MiB). Predict says the topology is too small for the mesh.
+# Each within 1 GiB of address space, which the expanded forms pass.
 set(HOSTILE_MEMORY_KB 1048576)
 foreach(command parse cost memory)
   hostile_run(iota_shardings_400.${command} ok "" ${command}
@@ -153,18 +153,17 @@ hostile_run(escape_target.predict_csv ok "" predict ${HOSTILE_INPUTS}/escape_tar
 hostile_run(escape_metadata.predict_csv ok "" predict ${HOSTILE_INPUTS}/escape_metadata.hlo --csv)
 hostile_run(escape_metadata.compare_csv ok "" compare ${HOSTILE_INPUTS}/escape_metadata.hlo
             --devices tpu_v5e,h100 --csv)
-# 24 nested loops of 1e18 trips: their time passes what a double holds (was an internal
-# message about a schedule's events).
+# 24 nested loops of 1e18 trips: their time passes what a double holds, and the error says so.
 set(file ${HOSTILE_GENERATED}/nested_loops_1e18.hlo)
 hostile_run(nested_loops_1e18.cost json "" cost ${file} --json)
 hostile_run(nested_loops_1e18.memory ok "" memory ${file})
 hostile_run(nested_loops_1e18.predict error
             "the trip counts of the loops around it multiply past what a double holds"
             predict ${file} --device h100)
-# HloProtos: an async-update that is its own operand (a hang); a 64 KiB name referenced 32,768
-# times (2 GiB of text); a buffer assignment that assigned one 1 MiB name 4,096 times (3.1 GB)
-# and 160,000 buffers in one allocation (quadratic: 141 s); 8 MiB of 2-byte messages (100
-# times the file decoded).
+# HloProtos: an async-update that is its own operand (a cycle); a 64 KiB name referenced 32,768
+# times (2 GiB of text written out); a buffer assignment that assigns one 1 MiB name 4,096 times
+# and 160,000 buffers in one allocation (each name held once, looked up by hash); 8 MiB of
+# 2-byte messages (each decoded takes many times its bytes).
 hostile_module(async_update_cycle ${HOSTILE_GENERATED}/async_update_cycle.hlo.pb error
                "async-updates in a loop")
 hostile_module(operand_name_amplification
@@ -186,9 +185,8 @@ endforeach()
 hostile_run(tiny_instructions.parse error "instructions in" parse
             ${HOSTILE_GENERATED}/tiny_instructions.hlo.pb)
 unset(HOSTILE_MEMORY_KB)
-# Replica groups in iota form stay in that form (2^24 devices took seconds per command when
-# expanded): parse and cost read their count and size only; predict says the topology is too
-# small for them.
+# Replica groups in iota form stay in that form (2^24 devices expanded are 128 MiB of ids): parse
+# and cost read their count and size only; predict says the topology is too small for them.
 foreach(log2 20 24)
   set(file ${HOSTILE_INPUTS}/iota_groups_2p${log2}.hlo)
   hostile_run(iota_groups_2p${log2}.parse json "" parse ${file} --json)
@@ -225,7 +223,7 @@ hostile_run(replica_count_overflow.predict error "devices" predict
 hostile_run(replica_count_overflow.memory ok "" memory
             ${HOSTILE_INPUTS}/replica_count_overflow.hlo --device tpu_v5e:2x2)
 
-# Standard input that never ends (was 8.4 GB of memory and 27 s, read to the 4 GiB limit).
+# Standard input that never ends: refused for what it is, not read to the 4 GiB limit.
 set(HOSTILE_STDIN /dev/zero)
 hostile_run(stdin_dev_zero.parse error "standard input: it is a character device" parse -)
 hostile_run(stdin_dev_zero.predict error "standard input: it is a character device" predict -)
@@ -270,8 +268,8 @@ hostile_run(output_is_input.roofline error "it is an input of this command" pred
             ${HOSTILE_GENERATED}/output_is_input.hlo
             --roofline ${HOSTILE_GENERATED}/../hostile/output_is_input.hlo)
 
-# Profiles (docs/limits.md, "Profiles"). Trace JSON: a gzip bomb of events (5.3 MB took
-# 15 GB and ended in bad_alloc), of whitespace (8.4 GB), of brackets, a string too long.
+# Profiles (docs/limits.md, "Profiles"). Trace JSON: a gzip bomb of events (5.3 MB
+# compressed), of whitespace, of brackets, a string too long.
 set(P ${HOSTILE_GENERATED})
 foreach(command profile calibrate)
   if(command STREQUAL "profile")
@@ -294,7 +292,7 @@ foreach(command profile calibrate)
               ${P}/planes_bomb.xplane.pb ${tail})
   hostile_run(events_bomb_xplane.${command} error "holds more than 8388608 events" ${head}
               ${P}/events_bomb.xplane.pb ${tail})
-  # An error lists 16 planes of 100 (it listed every one: 40 MB of stderr for 20 MB of planes).
+  # An error lists 16 planes of 100, not every one.
   hostile_run(planes_100.${command} error "'p15' and 84 more" ${head} ${P}/planes_100.xplane.pb
               ${tail})
   # Bytes that are not UTF-8 in names: read (the module is not in it), no protobuf ERROR line.

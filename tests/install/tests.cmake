@@ -21,7 +21,7 @@ if(Python3_Interpreter_FOUND)
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/quickstart_test.py)
 endif()
 if(Python3_Interpreter_FOUND)
-  # Every file the README and docs/ name exists (the README once cited a missing one).
+  # Every file the README and docs/ name exists.
   add_test(NAME doc_links_test
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/doc_links_test.py)
 endif()

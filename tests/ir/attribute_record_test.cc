@@ -14,7 +14,7 @@ namespace hloroof {
 namespace {
 
 // A text pointer and a 32-bit length (12 bytes), a 16-byte value, the id and the value's index:
-// 30 bytes, 32 with alignment; a record of std::string_view text and a std::variant value took 48.
+// 30 bytes, 32 with alignment, where std::string_view text and a std::variant value take 48.
 static_assert(sizeof(Attribute) == 32);
 static_assert(std::is_trivially_copyable_v<Attribute>);
 

@@ -1,5 +1,5 @@
-// What the memory analysis holds for a parameter of many scalar leaves (issue 33, item 7: a
-// parameter of 28 million `f32[]` took 12.6 GB, 64 bytes per input byte). Its text is 7 bytes
+// What the memory analysis holds for a parameter of many scalar leaves (one of 28 million
+// `f32[]` is 200 MB of text: every byte held per leaf counts). Its text is 7 bytes
 // a leaf (`f32[], `), so every byte kept per leaf is a seventh of a byte per input byte. This
 // program counts the heap bytes live at once (every operator new and delete of the process)
 // while analyze_memory runs, without timing anything; and, the same way, what the memory

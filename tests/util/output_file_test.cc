@@ -212,7 +212,7 @@ TEST_CASE("A run killed while it writes leaves the old file and nothing beside i
   TempDir dir;
   const fs::path out = dir.path() / "step.trace.json";
   // SIGKILL after 1 MiB is written; then a file-size limit whose SIGXFSZ is not ignored (the
-  // default action ends the process). Either used to leave `.step.trace.json.tmp.PID.N`.
+  // default action ends the process). Neither may leave `.step.trace.json.tmp.PID.N`.
   for (const bool kill_self : {true, false}) {
     INFO((kill_self ? "SIGKILL" : "SIGXFSZ"));
     std::ofstream(out) << "old";

@@ -72,11 +72,9 @@ struct XSpaceOptions {
   std::function<void()> timeline_read;
   // Threads that may make the file, each taking the next of three parts: the HloProto's buffer
   // assignment (and its memory analysis, when `memory` is null), the device's planes, the
-  // HloProto's module. More than 2 are 2: on 16 cores a third part made beside two saved no
-  // time and held more at once (gemma3 4b: 9.6 -> 8.7 bytes per input byte at the peak with
-  // two). The bytes are the same either way: protobuf's
-  // deterministic serialization (map entries in order of their keys), the same for the same
-  // prediction and options.
+  // HloProto's module. More than 2 are 2: a third part made beside two saves no time and holds
+  // more at once. The bytes are the same either way: protobuf's deterministic serialization
+  // (map entries in order of their keys), the same for the same prediction and options.
   int threads = 1;
 };
 

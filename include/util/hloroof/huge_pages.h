@@ -2,9 +2,8 @@
 //
 // A huge page is 2 MiB: one page-table entry and one fault where 4 KiB pages take 512. On a
 // virtual machine the first touch of each 4 KiB page costs 1-4 us even after the page was made
-// resident (measured: 8 MiB populated in 4 KiB pages, then read, 7-8 ms; in huge pages, 0.2 ms
-// after a 0.6-1 ms populate), so for memory that is written or read once from end to end, huge
-// pages save most of that time.
+// resident, and of a huge page once, so for memory that is written or read once from end to end,
+// huge pages save most of that time.
 #ifndef HLOROOF_UTIL_HUGE_PAGES_H_
 #define HLOROOF_UTIL_HUGE_PAGES_H_
 
@@ -29,9 +28,9 @@ void* map_huge_pages(size_t bytes, size_t huge_bytes);
 // resident when first touched, 2 MiB at a time) advised for huge pages, and malloc is told to
 // keep that much when memory is freed and to serve blocks up to 32 MiB from the heap rather than
 // map each apart. What lies beyond the reserve takes 4 KiB pages as before. For a command-line
-// process that allocates tens of megabytes in small blocks and touches them once (gemma3's
-// `predict`: 8,400 page faults -> 700, a third less CPU time); a library must not change its
-// host's allocator. Returns whether the heap was advised.
+// process that allocates tens of megabytes in small blocks and touches them once (a 2 MiB huge
+// page faults once where its 4 KiB pages fault 512 times); a library must not change its host's
+// allocator. Returns whether the heap was advised.
 bool back_heap_with_huge_pages(size_t reserve);
 
 }  // namespace hloroof::detail

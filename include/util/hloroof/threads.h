@@ -24,13 +24,12 @@ void for_each_on_threads(size_t n, int threads, const std::function<void(size_t)
 
 // Runs make(0), ..., make(n - 1) as for_each_on_threads does, on at most `threads` threads, and
 // emit(k, free) for each k in order, as soon as make(k) and emit(k - 1) are done, on whichever
-// thread is free (never two emits at once): each result written while later ones are still
-// being made. At most as many results as threads are held at once (made or being made, not yet
-// emitted): a thread whose next make would be one more waits for the emit, so that three
-// devices compared on two threads hold two predictions, not three (gemma3: 41 -> 36 MB at
-// most). `free` is how many threads the emit may use: 1 while another make may start, else
-// every thread (a make still running shares the cores with it until it ends). An emit that
-// returns false is the last (no make starts after it; those running finish).
+// thread is free (never two emits at once): each result written while later ones are still being
+// made. At most as many results as threads are held at once (made or being made, not yet emitted):
+// a thread whose next make would be one more waits for the emit, so that three devices compared on
+// two threads hold two predictions, not three. `free` is how many threads the emit may use: 1 while
+// another make may start, else every thread (a make still running shares the cores with it until it
+// ends). An emit that returns false is the last (no make starts after it; those running finish).
 void make_then_emit_in_order(size_t n, int threads, const std::function<void(size_t)>& make,
                              const std::function<bool(size_t, int)>& emit);
 
