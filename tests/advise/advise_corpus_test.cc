@@ -13,6 +13,7 @@
 
 #include "advise_test_util.h"
 #include "predict_on.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -67,7 +68,7 @@ TEST_CASE("advise over the corpus: no errors, no finding without evidence") {
     if (!module->entry_marked()) REQUIRE(module->set_entry(module->entry()->name()).ok());
     for (const char* name : {"tpu_v5e", "h100"}) {
       absl::StatusOr<DeviceSpec> spec = device(name);
-      REQUIRE(spec.ok());
+      REQUIRE_OK(spec);
       absl::StatusOr<Prediction> p = testing::predict_on(*module, *spec);
       if (!p.ok()) continue;  // refusals are predict's to test
       absl::StatusOr<MemoryReport> m = analyze_memory(*module, *spec);

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "advise_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -456,10 +457,10 @@ ENTRY e {
 TEST_CASE("every rule has a documented id; the advice names its device") {
   CHECK(advice_rule_ids().size() == 11);
   absl::StatusOr<Module> m = parse_module("HloModule m\nENTRY e { ROOT p = f32[] parameter(0) }");
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   // The device is a parameter (no options struct holds it): nothing to predict, nothing found.
   absl::StatusOr<Advice> a = advise(*m, Prediction{}, MemoryReport{}, *device("h100"));
-  REQUIRE(a.ok());
+  REQUIRE_OK(a);
   CHECK(a->device == "h100");
   CHECK(a->findings.empty());
 }
@@ -481,9 +482,9 @@ TEST_CASE("AdviceMaker: made before the memory report, finished with it: advise(
   // A warning the caller adds between the two steps is the advice's too.
   a.prediction.diagnostics.warnings.push_back("added after the prediction's findings");
   absl::StatusOr<Advice> made = maker.finish(a.memory);
-  REQUIRE(made.ok());
+  REQUIRE_OK(made);
   absl::StatusOr<Advice> whole = advise(a.module, a.prediction, a.memory, a.device);
-  REQUIRE(whole.ok());
+  REQUIRE_OK(whole);
   CHECK(advice_to_json(*made) == advice_to_json(*whole));
   CHECK(made->warnings.back() == "added after the prediction's findings");
   CHECK(advice_to_json(*made) != advice_to_json(a.advice));  // the warning
@@ -495,7 +496,7 @@ TEST_CASE("AdviceMaker: a prediction of another module is finish()'s error") {
   for (OpPrediction& op : a.prediction.ops) op.instruction = nullptr;
   absl::StatusOr<Module> other =
       parse_module("HloModule o\nENTRY e {\n  ROOT p = f32[8]{0} parameter(0)\n}\n");
-  REQUIRE(other.ok());
+  REQUIRE_OK(other);
   AdviceMaker maker(*other, a.prediction, a.device);
   absl::StatusOr<Advice> made = maker.finish(a.memory);
   REQUIRE_FALSE(made.ok());

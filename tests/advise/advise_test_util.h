@@ -12,6 +12,7 @@
 #include "hloroof/predict.h"
 #include "hloroof/topology.h"
 #include "predict_on.h"
+#include "require_ok.h"
 
 namespace hloroof::testing {
 
@@ -57,21 +58,21 @@ inline Advised advise_text(std::string_view text, std::string_view device_name,
                            const PredictOptions& options = {}) {
   absl::StatusOr<Module> module = parse_module(text);
   INFO(module.status().ToString());
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   const TopologyText named = split_topology_text(device_name);
   absl::StatusOr<DeviceSpec> spec = device(named.device);
-  REQUIRE(spec.ok());
+  REQUIRE_OK(spec);
   PredictOptions o = options;
   if (o.topology.empty()) o.topology = named.shape;
   absl::StatusOr<Prediction> p = testing::predict_on(*module, *spec, o);
   INFO(p.status().ToString());
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   absl::StatusOr<MemoryReport> m = analyze_memory(*module, *spec);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   Advised a{*std::move(module), *std::move(spec), *std::move(p), *std::move(m), {}};
   absl::StatusOr<Advice> advice = advise(a.module, a.prediction, a.memory, a.device);
   INFO(advice.status().ToString());
-  REQUIRE(advice.ok());
+  REQUIRE_OK(advice);
   a.advice = *std::move(advice);
   check_advice(a);
   return a;

@@ -18,6 +18,7 @@
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
 #include "hloroof/xspace.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -28,9 +29,9 @@ using testing::read_file;
 
 TEST_CASE("an analysis gives what its parts give one after the other") {
   absl::StatusOr<Module> module = parse_module(read_example("tpu_v5e_train_step.hlo"));
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<DeviceTarget> target = resolve_device("tpu_v5e:2x2", &*module);
-  REQUIRE(target.ok());
+  REQUIRE_OK(target);
   PredictOptions predict;
   predict.timeline = true;
   const MemoryOptions memory_options = {.live_curves = false, .allocations = false};
@@ -38,20 +39,20 @@ TEST_CASE("an analysis gives what its parts give one after the other") {
 
   absl::StatusOr<Prediction> expected_prediction =
       predict_step_time(*module, *target, predict);
-  REQUIRE(expected_prediction.ok());
+  REQUIRE_OK(expected_prediction);
   absl::StatusOr<MemoryReport> expected_memory =
       analyze_memory(*module, target->spec, memory_options);
-  REQUIRE(expected_memory.ok());
+  REQUIRE_OK(expected_memory);
   absl::StatusOr<Advice> expected_advice =
       advise(*module, *expected_prediction, *expected_memory, target->spec, advise_options);
-  REQUIRE(expected_advice.ok());
+  REQUIRE_OK(expected_advice);
   const fs::path dir = fs::temp_directory_path() / "hloroof_analysis_test";
   fs::remove_all(dir);
   XSpaceOptions xspace_options;
   xspace_options.start_time_ns = 1;
   absl::StatusOr<XSpaceFile> expected_xspace = write_xspace(
       *module, *expected_prediction, target->spec, (dir / "alone").string(), xspace_options);
-  REQUIRE(expected_xspace.ok());
+  REQUIRE_OK(expected_xspace);
   const std::string expected_bytes = read_file(expected_xspace->path);
 
   for (int threads : {1, 2}) {
@@ -68,21 +69,21 @@ TEST_CASE("an analysis gives what its parts give one after the other") {
         options.xspace = xspace_options;
       }
       Analysis analysis(*module, *target, options);
-      REQUIRE(analysis.run().ok());
+      REQUIRE_OK(analysis.run());
       CHECK(called == 1);
-      REQUIRE(analysis.prediction().ok());
+      REQUIRE_OK(analysis.prediction());
       CHECK(analysis.prediction()->step_time_s == expected_prediction->step_time_s);
       if (!with_xspace) {
         CHECK(prediction_to_json(*analysis.prediction()) ==
               prediction_to_json(*expected_prediction));
       }
-      REQUIRE(analysis.memory().ok());
+      REQUIRE_OK(analysis.memory());
       CHECK(memory_to_json(*analysis.memory()) == memory_to_json(*expected_memory));
       absl::StatusOr<Advice> advice = analysis.advice();
-      REQUIRE(advice.ok());
+      REQUIRE_OK(advice);
       CHECK(advice_to_json(*advice) == advice_to_json(*expected_advice));
       if (with_xspace) {
-        REQUIRE(analysis.write_xspace().ok());
+        REQUIRE_OK(analysis.write_xspace());
         CHECK(read_file(analysis.write_xspace()->path) == expected_bytes);
         // Read by the XSpace, the timeline was freed.
         CHECK(analysis.prediction()->timeline.empty());
@@ -96,11 +97,11 @@ TEST_CASE("an analysis gives what its parts give one after the other") {
 
 TEST_CASE("an analysis that asks for no memory analysis has none, and no advice") {
   absl::StatusOr<Module> module = parse_module(read_example("h100_gemm_step.hlo"));
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<DeviceTarget> target = resolve_device("h100", &*module);
-  REQUIRE(target.ok());
+  REQUIRE_OK(target);
   Analysis analysis(*module, *target);
-  REQUIRE(analysis.prediction().ok());
+  REQUIRE_OK(analysis.prediction());
   CHECK(analysis.prediction()->step_time_s > 0);
   CHECK_FALSE(analysis.memory().ok());
   CHECK_FALSE(analysis.advice().ok());
@@ -110,9 +111,9 @@ TEST_CASE("an analysis says the prediction's error") {
   // No computation marked ENTRY: no step to predict.
   absl::StatusOr<Module> module = parse_module(
       "HloModule m\n\nf {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n");
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<DeviceTarget> target = resolve_device("h100", &*module);
-  REQUIRE(target.ok());
+  REQUIRE_OK(target);
   Analysis analysis(*module, *target, {.memory = MemoryOptions{}});
   CHECK_FALSE(analysis.run().ok());
   CHECK_FALSE(analysis.prediction().ok());

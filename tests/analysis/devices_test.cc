@@ -11,6 +11,7 @@
 #include "hloroof/memory.h"
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -21,14 +22,14 @@ using testing::read_example;
 struct Devices {
   explicit Devices(const std::vector<std::string>& names) {
     absl::StatusOr<Module> m = parse_module(read_example("tpu_v5e_train_step.hlo"));
-    REQUIRE(m.ok());
+    REQUIRE_OK(m);
     module = *std::move(m);
     for (const std::string& name : names) {
       absl::StatusOr<DeviceTarget> target = resolve_device(name, &module);
-      REQUIRE(target.ok());
+      REQUIRE_OK(target);
       targets.push_back(*std::move(target));
       absl::StatusOr<Prediction> alone = predict_step_time(module, targets.back(), predict);
-      REQUIRE(alone.ok());
+      REQUIRE_OK(alone);
       expected.push_back(prediction_to_json(*alone));
     }
   }
@@ -48,7 +49,7 @@ TEST_CASE("compare_devices: each device's prediction alone, in the devices' orde
     REQUIRE(c.predictions.size() == 3);
     for (size_t k = 0; k < 3; ++k) {
       CAPTURE(k);
-      REQUIRE(c.predictions[k].ok());
+      REQUIRE_OK(c.predictions[k]);
       CHECK(prediction_to_json(*c.predictions[k]) == d.expected[k]);
     }
     CHECK_FALSE(c.memory.has_value());
@@ -68,7 +69,7 @@ TEST_CASE("compare_devices: handed over one by one, in order; false is the last 
     options.each = [&](size_t k, absl::StatusOr<Prediction>& p, int threads) {
       called.push_back(k);
       CHECK(threads >= 1);
-      REQUIRE(p.ok());
+      REQUIRE_OK(p);
       handed.push_back(prediction_to_json(*p));
       kept.push_back(std::move(p));  // what the call moves out stays its own
       return k < last;
@@ -79,7 +80,7 @@ TEST_CASE("compare_devices: handed over one by one, in order; false is the last 
     for (size_t k = 0; k <= last; ++k) {
       CHECK(called[k] == k);
       CHECK(handed[k] == d.expected[k]);
-      REQUIRE(kept[k].ok());
+      REQUIRE_OK(kept[k]);
       CHECK(prediction_to_json(*kept[k]) == d.expected[k]);
     }
   }
@@ -91,11 +92,11 @@ TEST_CASE("compare_devices: the later devices' top ops; whether the module fits 
       compare_devices(d.module, d.targets,
                       {.predict = d.predict, .later_ops = 2, .check_capacity = true, .threads = 2});
   REQUIRE(c.predictions.size() == 2);
-  REQUIRE(c.predictions[0].ok());
-  REQUIRE(c.predictions[1].ok());
+  REQUIRE_OK(c.predictions[0]);
+  REQUIRE_OK(c.predictions[1]);
   CHECK(prediction_to_json(*c.predictions[0]) == d.expected[0]);  // every op of the first
   absl::StatusOr<Prediction> alone = predict_step_time(d.module, d.targets[1], d.predict);
-  REQUIRE(alone.ok());
+  REQUIRE_OK(alone);
   REQUIRE(alone->ops.size() > 2);
   REQUIRE(c.predictions[1]->ops.size() == 2);
   CHECK(c.predictions[1]->step_time_s == alone->step_time_s);
@@ -104,7 +105,7 @@ TEST_CASE("compare_devices: the later devices' top ops; whether the module fits 
   }
 
   absl::StatusOr<MemoryReport> memory = analyze_memory(d.module, {.top_buffers = 0});
-  REQUIRE(memory.ok());
+  REQUIRE_OK(memory);
   REQUIRE(c.memory.has_value());
   REQUIRE(c.memory->ok());
   CHECK((*c.memory)->footprint_bytes == memory->footprint_bytes);
@@ -122,9 +123,9 @@ TEST_CASE("compare_devices: a prediction's error is that device's") {
   // No computation marked ENTRY: no step to predict on any device.
   absl::StatusOr<Module> module = parse_module(
       "HloModule m\n\nf {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n");
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<DeviceTarget> target = resolve_device("h100", &*module);
-  REQUIRE(target.ok());
+  REQUIRE_OK(target);
   const std::vector<DeviceTarget> targets = {*target, *target};
   DeviceComparison c = compare_devices(*module, targets, {.threads = 2});
   REQUIRE(c.predictions.size() == 2);

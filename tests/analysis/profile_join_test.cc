@@ -13,6 +13,7 @@
 #include "hloroof/profile.h"
 #include "hloroof/report.h"
 #include "hloroof/xspace.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -25,13 +26,13 @@ struct Capture {
   Capture() {
     const fs::path dir = fs::path(HLOROOF_SOURCE_DIR) / "tests/data/h100/default/gemm";
     absl::StatusOr<Module> m = parse_module(read_file(dir / "module.hlo"));
-    REQUIRE(m.ok());
+    REQUIRE_OK(m);
     module = *std::move(m);
     absl::StatusOr<Profile> p = read_profile((dir / "profile").string());
-    REQUIRE(p.ok());
+    REQUIRE_OK(p);
     profile = *std::move(p);
     absl::StatusOr<DeviceTarget> t = resolve_device("h100", &module);
-    REQUIRE(t.ok());
+    REQUIRE_OK(t);
     target = *std::move(t);
   }
 
@@ -45,14 +46,14 @@ TEST_CASE("join_profile: the prediction, then its join with the profile") {
   const ProfileJoinOptions options = {.predict = {.timeline = true},
                                       .profile = {.device_index = 0}};
   absl::StatusOr<Prediction> prediction = predict_step_time(c.module, c.target, options.predict);
-  REQUIRE(prediction.ok());
+  REQUIRE_OK(prediction);
   absl::StatusOr<ProfileComparison> comparison =
       compare_with_profile(c.module, *prediction, c.profile, options.profile);
-  REQUIRE(comparison.ok());
+  REQUIRE_OK(comparison);
   REQUIRE(!comparison->ops.empty());
 
   absl::StatusOr<ProfileJoin> joined = join_profile(c.module, c.target, c.profile, options);
-  REQUIRE(joined.ok());
+  REQUIRE_OK(joined);
   CHECK(prediction_to_json(joined->prediction) == prediction_to_json(*prediction));
   CHECK(profile_comparison_to_json(joined->comparison) == profile_comparison_to_json(*comparison));
   CHECK(joined->comparison.measured_step_s > 0);
@@ -62,7 +63,7 @@ TEST_CASE("join_profile: the prediction's error, else the join's") {
   Capture c;
   absl::StatusOr<Module> no_entry = parse_module(
       "HloModule m\n\nf {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n");
-  REQUIRE(no_entry.ok());
+  REQUIRE_OK(no_entry);
   CHECK_FALSE(join_profile(*no_entry, c.target, c.profile).ok());
   // A module the profile never ran.
   CHECK_FALSE(
@@ -73,12 +74,12 @@ TEST_CASE("join_profile: the prediction's error, else the join's") {
 TEST_CASE("write_profile_xspaces: the measured run copied, the predicted one beside it") {
   Capture c;
   absl::StatusOr<ProfileJoin> joined = join_profile(c.module, c.target, c.profile);
-  REQUIRE(joined.ok());
+  REQUIRE_OK(joined);
   const fs::path dir = fs::temp_directory_path() / "hloroof_profile_join_test";
   fs::remove_all(dir);
   absl::StatusOr<ProfileXSpaces> written = write_profile_xspaces(
       c.module, *joined, c.target.spec, c.profile, (dir / "log").string(), {.start_time_ns = 1});
-  REQUIRE(written.ok());
+  REQUIRE_OK(written);
   CHECK(written->measured_copied);
   CHECK(fs::path(written->measured_path).parent_path().parent_path() ==
         dir / "log" / "plugins" / "profile");
@@ -96,19 +97,19 @@ TEST_CASE("write_profile_xspaces: the measured run copied, the predicted one bes
   }
   absl::StatusOr<ProfileXSpaces> named = write_profile_xspaces(
       c.module, *joined, c.target.spec, c.profile, (dir / "named").string(), {.start_time_ns = 1});
-  REQUIRE(named.ok());
+  REQUIRE_OK(named);
   absl::StatusOr<XSpaceFile> alone =
       write_xspace(c.module, joined->prediction, c.target.spec, (dir / "alone").string(),
                    {.program_id = id, .start_time_ns = 1});
-  REQUIRE(alone.ok());
+  REQUIRE_OK(alone);
   CHECK(read_file(named->predicted.path) == read_file(alone->path));
 
   // Read from the log directory it is written to, the measured run stays where it is.
   absl::StatusOr<Profile> again = read_profile(written->measured_path);
-  REQUIRE(again.ok());
+  REQUIRE_OK(again);
   absl::StatusOr<ProfileXSpaces> beside = write_profile_xspaces(
       c.module, *joined, c.target.spec, *again, (dir / "log").string(), {.start_time_ns = 1});
-  REQUIRE(beside.ok());
+  REQUIRE_OK(beside);
   CHECK_FALSE(beside->measured_copied);
   CHECK(beside->measured_path == written->measured_path);
   fs::remove_all(dir);

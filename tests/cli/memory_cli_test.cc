@@ -13,6 +13,7 @@
 #include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
 #include "nlohmann/json.hpp"
+#include "require_ok.h"
 
 namespace {
 
@@ -208,7 +209,7 @@ TEST_CASE("memory shows XLA's buffer assignment beside its own, and where they d
   absl::StatusOr<hloroof::Module> module = hloroof::parse_module(
       "HloModule m\n\nENTRY %e (p: f32[16]) -> f32[16] {\n  %p = f32[16]{0} parameter(0)\n"
       "  ROOT %n = f32[16]{0} negate(%p)\n}\n");
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   // BufferAllocationProto (xla/service/hlo.proto: index = 1, size = 2,
   // is_entry_computation_parameter = 5, parameter_number = 6, maybe_live_out = 7):
   //   the parameter: 08 00 (index 0) 10 40 (size 64 = 16 x 4 B) 28 01 30 00: 8 bytes;

@@ -12,6 +12,7 @@
 #include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
 #include "nlohmann/json.hpp"
+#include "require_ok.h"
 
 namespace {
 
@@ -42,7 +43,7 @@ TEST_CASE("predict, cost and memory read an HloProto and an XSpace like the text
   const fs::path capture = kData / "h100" / "default" / "gemm";
   const std::string text = (capture / "module.hlo").string();
   absl::StatusOr<hloroof::Module> m = hloroof::parse_module(read_file(capture / "module.hlo"));
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   // Named neither .pb nor .hlo.pb: the content decides.
   const std::string proto = write_file("gemm_module.bin", hloroof::write_hlo_proto(*m)).string();
   const std::string xspace = xspace_of(capture);

@@ -8,6 +8,7 @@
 
 #include "hloroof/cost.h"
 #include "hloroof/hlo_text.h"
+#include "require_ok.h"
 
 namespace hloroof::testing {
 
@@ -37,10 +38,10 @@ struct Costed {
 inline Costed analyze(std::string_view text, const CostOptions& options = {}) {
   absl::StatusOr<Module> module = parse_module(text);
   INFO(module.status().ToString());
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<ModuleCost> cost = analyze_cost(*module, options);
   INFO(cost.status().ToString());
-  REQUIRE(cost.ok());
+  REQUIRE_OK(cost);
   return Costed{*std::move(module), *std::move(cost)};
 }
 

@@ -21,6 +21,7 @@
 
 #include "hloroof/hloroof.h"
 #include "nlohmann/json.hpp"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -68,9 +69,9 @@ TEST_CASE("XLA-compatible totals are cost_analysis() on the measured GPU program
   for (const fs::path& dir : programs) {
     INFO(dir.string());
     absl::StatusOr<LoadedModule> loaded = load_module((dir / "module.hlo").string());
-    REQUIRE(loaded.ok());
+    REQUIRE_OK(loaded);
     absl::StatusOr<ModuleCost> cost = analyze_cost(loaded->module);
-    REQUIRE(cost.ok());
+    REQUIRE_OK(cost);
     std::ifstream in(dir / "cost.json");
     const nlohmann::json xla = nlohmann::json::parse(in);
     // XLA's -1 per custom call, each 0 in the XLA-compatible figures.

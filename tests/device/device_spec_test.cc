@@ -7,6 +7,7 @@
 
 #include "hloroof/device.h"
 #include "nlohmann/json.hpp"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -17,7 +18,7 @@ using Catch::Matchers::StartsWith;
 DeviceSpec load(std::string_view name) {
   absl::StatusOr<DeviceSpec> d = device(name);
   INFO(name << ": " << d.status().ToString());
-  REQUIRE(d.ok());
+  REQUIRE_OK(d);
   return *std::move(d);
 }
 
@@ -207,7 +208,7 @@ nlohmann::json minimal_tpu() {
 TEST_CASE("a minimal user spec parses, converting every unit to base units") {
   absl::StatusOr<DeviceSpec> d = parse_device_spec(minimal_tpu().dump(), "test.json");
   INFO(d.status().ToString());
-  REQUIRE(d.ok());
+  REQUIRE_OK(d);
   CHECK(d->display_name == "test_tpu");  // defaults to the name
   CHECK(d->hbm_capacity_bytes == 16e9);
   CHECK(d->hbm_bandwidth == Approx(8.19e11));
@@ -224,7 +225,7 @@ TEST_CASE("a spec file on disk loads by path") {
   std::ofstream(path) << minimal_tpu().dump(2);
   absl::StatusOr<DeviceSpec> d = device(path);
   std::remove(path.c_str());
-  REQUIRE(d.ok());
+  REQUIRE_OK(d);
   CHECK(d->name == "test_tpu");
   CHECK(d->origin == path);
   absl::StatusOr<DeviceSpec> missing = device("/nonexistent/dir/spec.json");
@@ -409,7 +410,7 @@ TEST_CASE("GPU specs check their NVLink fields") {
             "compute_capability": "9.0"}})");
   absl::StatusOr<DeviceSpec> d = parse_device_spec(j.dump(), "gpu.json");
   INFO(d.status().ToString());
-  REQUIRE(d.ok());
+  REQUIRE_OK(d);
   CHECK(d->matrix_peak(PrimitiveType::kBF16) == 1e15);
   CHECK(d->gpu->scale_out_bandwidth == 5e10);
   CHECK(d->hbm_bandwidth == Approx(3.35e12));
@@ -482,7 +483,7 @@ TEST_CASE("every mutation of a built-in spec parses or fails with an error namin
 
 TEST_CASE("calibration fields: set or not, and checked") {
   absl::StatusOr<DeviceSpec> plain = parse_device_spec(minimal_tpu().dump(), "test.json");
-  REQUIRE(plain.ok());
+  REQUIRE_OK(plain);
   CHECK(!plain->matmul_efficiency_set);
   CHECK(!plain->hbm_efficiency_set);
   CHECK(!plain->collective_bandwidth_efficiency);
@@ -493,7 +494,7 @@ TEST_CASE("calibration fields: set or not, and checked") {
   j["collective_latency"] = {{"value", 20}, {"unit", "us"}, {"source", "my profile"}};
   absl::StatusOr<DeviceSpec> d = parse_device_spec(j.dump(), "test.json");
   INFO(d.status().ToString());
-  REQUIRE(d.ok());
+  REQUIRE_OK(d);
   CHECK(d->matmul_efficiency_set);
   CHECK(d->matmul_efficiency == 0.8);
   CHECK(!d->hbm_efficiency_set);
@@ -504,7 +505,7 @@ TEST_CASE("calibration fields: set or not, and checked") {
   // The built-in specs set none: their expected times come from the measured models.
   for (const std::string& name : builtin_device_names()) {
     absl::StatusOr<DeviceSpec> b = device(name);
-    REQUIRE(b.ok());
+    REQUIRE_OK(b);
     CHECK(!b->matmul_efficiency_set);
     CHECK(!b->hbm_efficiency_set);
   }

@@ -13,6 +13,7 @@
 #include "hloroof/predict.h"
 #include "nlohmann/json.hpp"
 #include "predict_on.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -39,14 +40,14 @@ bool any_contains(const std::vector<std::string>& lines, std::string_view text) 
 TEST_CASE("every built-in name and alias resolves to its device, in any letter case") {
   for (const std::string& name : builtin_device_names()) {
     absl::StatusOr<DeviceSpec> spec = device(name);
-    REQUIRE(spec.ok());
+    REQUIRE_OK(spec);
     std::vector<std::string> names = spec->aliases;
     names.push_back(name);
     for (const std::string& alias : names) {
       for (const std::string& text : {alias, absl::AsciiStrToUpper(alias)}) {
         INFO(text);
         absl::StatusOr<DeviceTarget> t = resolve_device(text, nullptr);
-        REQUIRE(t.ok());
+        REQUIRE_OK(t);
         CHECK(t->spec.name == name);
         CHECK(shape(*t).empty());
         CHECK(t->source == DeviceSource::kNamed);
@@ -73,13 +74,13 @@ TEST_CASE("JAX device kinds name their device") {
   for (const auto& [kind, name] : kinds) {
     INFO(kind);
     absl::StatusOr<DeviceTarget> t = resolve_device(kind, nullptr);
-    REQUIRE(t.ok());
+    REQUIRE_OK(t);
     CHECK(t->spec.name == name);
     CHECK(shape(*t).empty());
   }
   // With a slice, as any name.
   absl::StatusOr<DeviceTarget> sliced = resolve_device("TPU v5 lite:2x4", nullptr);
-  REQUIRE(sliced.ok());
+  REQUIRE_OK(sliced);
   CHECK(sliced->spec.name == "tpu_v5e");
   CHECK(shape(*sliced) == "2x4");
   // Another model of a built-in GPU has other figures: not taken for it, but suggested.
@@ -114,7 +115,7 @@ TEST_CASE("Cloud TPU accelerator types name the device and the slice") {
   for (const auto& [type, name, topology] : types) {
     INFO(type);
     absl::StatusOr<DeviceTarget> t = resolve_device(type, nullptr);
-    REQUIRE(t.ok());
+    REQUIRE_OK(t);
     CHECK(t->spec.name == name);
     CHECK(shape(*t) == topology);
     CHECK(any_contains(t->diagnostics.notes, "accelerator type"));
@@ -124,7 +125,7 @@ TEST_CASE("Cloud TPU accelerator types name the device and the slice") {
                      "the Cloud TPU accelerator type of 4 chips (its number counts TensorCores, "
                      "two per chip), tpu_v5p:1x2x2"));
   absl::StatusOr<DeviceTarget> ironwood = resolve_device("tpu7x-8", nullptr);
-  REQUIRE(ironwood.ok());
+  REQUIRE_OK(ironwood);
   CHECK(any_contains(ironwood->diagnostics.notes,
                      "the Cloud TPU accelerator type of 4 chips (its number counts TensorCores, "
                      "two per chip), tpu7x:1x2x2"));
@@ -190,7 +191,7 @@ TEST_CASE("slices no such device has are rejected, with the shapes it has") {
   for (const Case& c : accepted) {
     INFO(c.text);
     absl::StatusOr<DeviceTarget> t = resolve_device(c.text, nullptr);
-    REQUIRE(t.ok());
+    REQUIRE_OK(t);
     CHECK(shape(*t) == c.message);
   }
   CHECK(check_slice(*device("tpu_v5e"), "4x4").ok());
@@ -237,9 +238,9 @@ ENTRY e {
   a = f32[8,8] parameter(0)
   ROOT c = (f32[8,8], s8[0]) custom-call(a, a), custom_call_target="__cublas$gemm"
 })");
-  REQUIRE(gpu.ok());
+  REQUIRE_OK(gpu);
   absl::StatusOr<DeviceTarget> g = resolve_device("", &*gpu);
-  REQUIRE(g.ok());
+  REQUIRE_OK(g);
   CHECK(g->spec.name == "h100");
   CHECK(g->source == DeviceSource::kPlatform);
   CHECK(any_contains(g->diagnostics.notes, "compiled for GPU"));
@@ -247,10 +248,10 @@ ENTRY e {
 
   absl::StatusOr<Module> plain =
       parse_module("HloModule m\nENTRY e { ROOT p = f32[8] parameter(0) }");
-  REQUIRE(plain.ok());
+  REQUIRE_OK(plain);
   absl::StatusOr<DeviceTarget> guess =
       resolve_device("  ", &*plain, {.device_option = "device="});
-  REQUIRE(guess.ok());
+  REQUIRE_OK(guess);
   CHECK(guess->spec.name == "tpu_v5e");
   CHECK(guess->source == DeviceSource::kGuess);
   CHECK(guess->diagnostics.notes.empty());
@@ -267,15 +268,15 @@ ENTRY e {
   x = f32[8] parameter(0)
   ROOT loop_negate_fusion = f32[8] fusion(x), kind=kLoop, calls=fused
 })");
-  REQUIRE(named.ok());
+  REQUIRE_OK(named);
   absl::StatusOr<DeviceTarget> hinted = resolve_device("", &*named);
-  REQUIRE(hinted.ok());
+  REQUIRE_OK(hinted);
   CHECK(hinted->source == DeviceSource::kGuess);
   CHECK(any_contains(hinted->diagnostics.warnings,
                      "its fusion names, such as loop_negate_fusion, are XLA:GPU's"));
   // No module at all: the default, a guess too.
   absl::StatusOr<DeviceTarget> bare = resolve_device("", nullptr);
-  REQUIRE(bare.ok());
+  REQUIRE_OK(bare);
   CHECK(bare->spec.name == "tpu_v5e");
   CHECK(bare->source == DeviceSource::kGuess);
   CHECK(any_contains(bare->diagnostics.warnings, "no --device given and no module to read a platform from"));
@@ -284,9 +285,9 @@ ENTRY e {
   // runs on 2 x 2 = 4: 12 idle.
   absl::StatusOr<Module> four = parse_module(
       "HloModule m, replica_count=2, num_partitions=2\nENTRY e { ROOT p = f32[8] parameter(0) }");
-  REQUIRE(four.ok());
+  REQUIRE_OK(four);
   absl::StatusOr<DeviceTarget> idle = resolve_device("tpu_v5e:4x4", &*four);
-  REQUIRE(idle.ok());
+  REQUIRE_OK(idle);
   CHECK(any_contains(idle->diagnostics.notes,
                      "topology 4x4 holds 16 devices; the module runs on 4 "
                      "(replica_count x num_partitions), so 12 sit idle"));
@@ -295,7 +296,7 @@ ENTRY e {
   CHECK(idle->slice->num_devices() == 16);
   CHECK(idle->slice->shape == "4x4");
   absl::StatusOr<DeviceTarget> unsliced = resolve_device("tpu_v5e", &*four);
-  REQUIRE(unsliced.ok());
+  REQUIRE_OK(unsliced);
   CHECK(!unsliced->slice.has_value());
 }
 
@@ -307,16 +308,16 @@ TEST_CASE("a megacore chip's slice counts chips, whatever each chip's devices") 
       "HloModule m, num_partitions=4\nENTRY e { ROOT p = f32[8] parameter(0) }");
   absl::StatusOr<Module> eight = parse_module(
       "HloModule m, num_partitions=8\nENTRY e { ROOT p = f32[8] parameter(0) }");
-  REQUIRE(four.ok());
-  REQUIRE(eight.ok());
+  REQUIRE_OK(four);
+  REQUIRE_OK(eight);
   absl::StatusOr<DeviceTarget> megacore = resolve_device("tpu_v4:2x2x1", &*four);
-  REQUIRE(megacore.ok());
+  REQUIRE_OK(megacore);
   CHECK(megacore->spec.matrix_flops_per_s.at("bf16") == 2.75e14);
   CHECK(megacore->slice->num_devices() == 4);
   CHECK(megacore->spec.torus->devices_per_chip == 1);
   CHECK(megacore->spec.torus->cores_per_chip == 2);
   absl::StatusOr<DeviceTarget> cores = resolve_device("tpu_v4:2x2x1", &*eight);
-  REQUIRE(cores.ok());
+  REQUIRE_OK(cores);
   CHECK(shape(*cores) == "2x2x1");
   REQUIRE(cores->slice.has_value());
   CHECK(cores->slice->num_devices() == 8);
@@ -337,9 +338,9 @@ TEST_CASE("a megacore chip's slice counts chips, whatever each chip's devices") 
                      "TensorCore, 2 a chip"));
   // A spec of one device per TensorCore already (tpu7x) or one core a chip (v5e) is its own.
   absl::StatusOr<DeviceSpec> v5e = device("tpu_v5e");
-  REQUIRE(v5e.ok());
+  REQUIRE_OK(v5e);
   absl::StatusOr<DeviceSpec> same = per_core_spec(*v5e);
-  REQUIRE(same.ok());
+  REQUIRE_OK(same);
   CHECK(same->json == v5e->json);
   // A chip's cores are a whole number of its devices.
   std::string json = v5e->json;
@@ -360,7 +361,7 @@ TEST_CASE("a module compiled for the CPU and predicted on a GPU or TPU is warned
   // *.cpu_after_optimizations.txt), as the command passes it.
   absl::StatusOr<Module> plain =
       parse_module("HloModule m\nENTRY e { ROOT p = f32[8] parameter(0) }");
-  REQUIRE(plain.ok());
+  REQUIRE_OK(plain);
   const PlatformInference named =
       platform_of_file_name("dump/module_0001.jit_f.cpu_after_optimizations.txt");
   CHECK(named.platform == "cpu");
@@ -368,13 +369,13 @@ TEST_CASE("a module compiled for the CPU and predicted on a GPU or TPU is warned
         "gpu");
   CHECK(platform_of_file_name("model.hlo").platform.empty());
   absl::StatusOr<DeviceTarget> h100 = resolve_device("h100", &*plain, {.compiled_for = named});
-  REQUIRE(h100.ok());
+  REQUIRE_OK(h100);
   CHECK(any_contains(h100->diagnostics.warnings,
                      "the module was compiled for the CPU (file name "
                      "\"module_0001.jit_f.cpu_after_optimizations.txt\") and is predicted on "
                      "h100, a GPU"));
   absl::StatusOr<DeviceTarget> v5e = resolve_device("tpu_v5e", &*plain, {.compiled_for = named});
-  REQUIRE(v5e.ok());
+  REQUIRE_OK(v5e);
   CHECK(any_contains(v5e->diagnostics.warnings, "is predicted on tpu_v5e, a TPU"));
   // XLA:CPU's own marker in the text (oneDNN's custom call) says so without a file name.
   absl::StatusOr<Module> onednn = parse_module(R"(HloModule m
@@ -382,22 +383,22 @@ ENTRY e {
   a = f32[8,8] parameter(0)
   ROOT d = f32[8,8] custom-call(a, a), custom_call_target="__onednn$matmul"
 })");
-  REQUIRE(onednn.ok());
+  REQUIRE_OK(onednn);
   absl::StatusOr<DeviceTarget> marked = resolve_device("h100", &*onednn);
-  REQUIRE(marked.ok());
+  REQUIRE_OK(marked);
   CHECK(any_contains(marked->diagnostics.warnings,
                      "compiled for the CPU (custom call \"__onednn$matmul\" in d)"));
   // Without anything that tells, or without a device named (the default is chosen for the
   // module), no warning.
   absl::StatusOr<DeviceTarget> quiet = resolve_device("h100", &*plain);
-  REQUIRE(quiet.ok());
+  REQUIRE_OK(quiet);
   CHECK(quiet->diagnostics.warnings.empty());
 }
 
 TEST_CASE("settings change the spec's figures, and say so") {
   absl::StatusOr<DeviceTarget> t =
       resolve_device("h100", nullptr, {.settings = {"hbm.bandwidth=4e12"}});
-  REQUIRE(t.ok());
+  REQUIRE_OK(t);
   CHECK(t->spec.hbm_bandwidth == 4e12);
   CHECK(any_contains(t->diagnostics.notes, "device figures set: hbm.bandwidth=4e12"));
   CHECK(!resolve_device("h100", nullptr, {.settings = {"no.such=1"}}).ok());
@@ -410,7 +411,7 @@ TEST_CASE("settings add figures a device JSON takes and the spec leaves out") {
   absl::StatusOr<DeviceTarget> t = resolve_device(
       "a100", nullptr,
       {.settings = {"interconnect.nics_per_node=4", "interconnect.nic_bandwidth=5e10"}});
-  REQUIRE(t.ok());
+  REQUIRE_OK(t);
   const DeviceFigure* nics = t->spec.figure("interconnect.nics_per_node");
   const DeviceFigure* nic = t->spec.figure("interconnect.nic_bandwidth");
   REQUIRE(nics != nullptr);
@@ -424,7 +425,7 @@ TEST_CASE("settings add figures a device JSON takes and the spec leaves out") {
   absl::StatusOr<DeviceTarget> slow = resolve_device(
       "a100", nullptr,
       {.settings = {"interconnect.nics_per_node=2", "interconnect.nic_bandwidth=5e10"}});
-  REQUIRE(slow.ok());
+  REQUIRE_OK(slow);
   CHECK(slow->spec.gpu->scale_out_bandwidth == 1.25e10);  // 2 x 5e10 / 8
   // One without the other: the reader's rule, and the JSON route named.
   absl::StatusOr<DeviceTarget> half =
@@ -439,15 +440,15 @@ TEST_CASE("settings add figures a device JSON takes and the spec leaves out") {
 
 TEST_CASE("a spec given whole: its slice checked as a named device's, a CPU module warned of") {
   absl::StatusOr<DeviceSpec> v5e = device("tpu_v5e");
-  REQUIRE(v5e.ok());
+  REQUIRE_OK(v5e);
   absl::StatusOr<DeviceTarget> none = spec_target(*v5e, "");
-  REQUIRE(none.ok());
+  REQUIRE_OK(none);
   CHECK(none->topology.empty());
   CHECK(!none->slice.has_value());
   CHECK(none->diagnostics.empty());
   // 2x2: 4 chips of one device each.
   absl::StatusOr<DeviceTarget> square = spec_target(*v5e, "2x2");
-  REQUIRE(square.ok());
+  REQUIRE_OK(square);
   REQUIRE(square->slice.has_value());
   CHECK(square->slice->num_devices() == 4);
   absl::StatusOr<DeviceTarget> odd = spec_target(*v5e, "3x3");
@@ -456,10 +457,10 @@ TEST_CASE("a spec given whole: its slice checked as a named device's, a CPU modu
   // A module whose text tells no platform, compiled for the CPU by what the caller knows.
   absl::StatusOr<Module> plain =
       parse_module("HloModule m\nENTRY e { ROOT p = f32[8] parameter(0) }\n");
-  REQUIRE(plain.ok());
+  REQUIRE_OK(plain);
   absl::StatusOr<DeviceTarget> cpu =
       spec_target(*v5e, "", &*plain, {.platform = "cpu", .marker = "the caller's devices"});
-  REQUIRE(cpu.ok());
+  REQUIRE_OK(cpu);
   REQUIRE(cpu->diagnostics.warnings.size() == 1);
   CHECK_THAT(cpu->diagnostics.warnings[0],
              Contains("compiled for the CPU (the caller's devices)") && Contains("tpu_v5e"));
@@ -483,7 +484,7 @@ TEST_CASE("the shared table: the C++ API predicts on the device and slice it nam
       CHECK_THAT(std::string(p.status().message()), Contains(row["error"].get<std::string>()));
     } else {
       INFO(p.status().ToString());
-      REQUIRE(p.ok());
+      REQUIRE_OK(p);
       CHECK(p->device == row["name"]);
       CHECK(p->topology == row["topology"]);
     }

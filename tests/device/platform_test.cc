@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "catch2/catch.hpp"
 #include "hloroof/hlo_text.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -17,7 +18,7 @@ PlatformInference infer(std::string_view attributes, std::string_view layout = "
       "HloModule m\nENTRY e {\n  p = f32[8]", std::string(layout),
       " parameter(0)\n  ROOT n = f32[8]{0} negate(p)", std::string(attributes), "\n}\n");
   absl::StatusOr<Module> module = parse_module(text);
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   return infer_platform_of(*module);
 }
 
@@ -68,7 +69,7 @@ ENTRY e {
   a = f32[8]{0} negate(p), backend_config={"scoped_memory_configs":[]}
   ROOT b = f32[8]{0} custom-call(a), custom_call_target="__cublas$gemm"
 })");
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   PlatformInference found = infer_platform_of(*module);
   CHECK(found.platform == "gpu");
   CHECK(found.marker == "custom call \"__cublas$gemm\"");
@@ -87,7 +88,7 @@ ENTRY e {
   d = f32[8]{0} negate(c), backend_config={"x":1}
   ROOT e = f32[8]{0} negate(d), backend_config={"scoped_memory_configs":[],"operation_queue_id":"1"}
 })");
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   PlatformInference found = infer_platform_of(*module);
   CHECK(found.platform == "gpu");
   CHECK(found.marker == "backend config \"operation_queue_id\"");
@@ -100,7 +101,7 @@ ENTRY e {
   b = f32[8]{0} negate(a), backend_config={"used_scoped_memory_configs":[]}
   ROOT c = f32[8]{0} negate(b), backend_config={"used_scoped_memory_configs":[]}
 })");
-  REQUIRE(tpu.ok());
+  REQUIRE_OK(tpu);
   found = infer_platform_of(*tpu);
   CHECK(found.platform == "tpu");
   CHECK(found.instruction == "b");  // the first instruction that carries it

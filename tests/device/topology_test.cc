@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <numeric>
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -12,14 +13,14 @@ using Catch::Matchers::Contains;
 
 DeviceSpec spec(std::string_view name) {
   absl::StatusOr<DeviceSpec> d = device(name);
-  REQUIRE(d.ok());
+  REQUIRE_OK(d);
   return *std::move(d);
 }
 
 Topology topo(std::string_view name, std::string_view shape) {
   absl::StatusOr<Topology> t = make_topology(spec(name), shape);
   INFO(name << ":" << shape << " " << t.status().ToString());
-  REQUIRE(t.ok());
+  REQUIRE_OK(t);
   return *std::move(t);
 }
 
@@ -32,7 +33,7 @@ std::string topology_error(std::string_view name, std::string_view shape) {
 GroupPlacement place(const Topology& t, std::vector<int64_t> ids) {
   absl::StatusOr<GroupPlacement> g = place_group(t, ids);
   INFO(g.status().ToString());
-  REQUIRE(g.ok());
+  REQUIRE_OK(g);
   return *std::move(g);
 }
 
@@ -121,7 +122,7 @@ TEST_CASE("inferred TPU slices are the smallest power-of-two slice, smallest axi
   auto inferred = [](std::string_view name, int64_t n) {
     absl::StatusOr<Topology> t = infer_topology(spec(name), n);
     INFO(t.status().ToString());
-    REQUIRE(t.ok());
+    REQUIRE_OK(t);
     CHECK(t->inferred);
     return t->shape;
   };
@@ -150,7 +151,7 @@ TEST_CASE("inferred TPU slices are the smallest power-of-two slice, smallest axi
 TEST_CASE("explicit coordinates replace the default order") {
   Topology t = topo("tpu_v5e", "2x2");
   // Snake order: ids 2 and 3 swapped.
-  REQUIRE(set_device_coords(t, {{0, 0}, {1, 0}, {1, 1}, {0, 1}}).ok());
+  REQUIRE_OK(set_device_coords(t, {{0, 0}, {1, 0}, {1, 1}, {0, 1}}));
   CHECK(t.coords[2] == DeviceCoords{1, 1});
   // Now {1, 2} is a line along y.
   CHECK(place(t, {1, 2}).description == "line along y (2 chips, no wraparound)");

@@ -11,6 +11,7 @@
 #include "hloroof/input_file.h"
 #include "hloroof/predict.h"
 #include "predict_on.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -38,23 +39,23 @@ Module printed_module(const std::string& out) {
   REQUIRE(at != std::string::npos);
   absl::StatusOr<Module> m = parse_module(out.substr(at));
   INFO(m.status().ToString());
-  REQUIRE(m.ok());
-  REQUIRE(verify(*m).ok());
+  REQUIRE_OK(m);
+  REQUIRE_OK(verify(*m));
   return *std::move(m);
 }
 
 Module source_module(const std::string& name) {
   absl::StatusOr<InputFile> file = read_input_file(HLOROOF_SOURCE_DIR "/examples/" + name);
-  REQUIRE(file.ok());
+  REQUIRE_OK(file);
   absl::StatusOr<Module> m = parse_module(file->text());
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   return *std::move(m);
 }
 
 double roofline_step_s(const Module& m, std::string_view device) {
   absl::StatusOr<Prediction> p = testing::predict_on(m, device);
   INFO(p.status().ToString());
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   return p->roofline_step_time_s;
 }
 

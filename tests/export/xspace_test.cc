@@ -20,6 +20,7 @@
 #include "deterministic_bytes.h"
 #include "predict_on.h"
 #include "proto/xplane.pb.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -79,9 +80,9 @@ struct Case {
 
 Case predict_nested(std::string_view device_name) {
   absl::StatusOr<Module> m = parse_module(kNested);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<DeviceSpec> spec = device(device_name);
-  REQUIRE(spec.ok());
+  REQUIRE_OK(spec);
   // At the roofline, without the per-op overhead: each op's time is its bytes over the HBM
   // bandwidth, derived by hand below.
   PredictOptions options;
@@ -89,7 +90,7 @@ Case predict_nested(std::string_view device_name) {
   options.roofline_only = true;
   options.max_expanded_iterations = 2;
   absl::StatusOr<Prediction> p = testing::predict_on(*m, *spec, options);
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   return {*std::move(m), *std::move(spec), *std::move(p)};
 }
 
@@ -102,11 +103,11 @@ xp::XSpace parse_space(const std::string& bytes) {
 // `text` predicted on a TPU v5e with the default options.
 Case predict_tpu(std::string_view text) {
   absl::StatusOr<Module> m = parse_module(text);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<DeviceSpec> spec = device("tpu_v5e");
-  REQUIRE(spec.ok());
+  REQUIRE_OK(spec);
   absl::StatusOr<Prediction> p = testing::predict_on(*m, *spec);
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   return {*std::move(m), *std::move(spec), *std::move(p)};
 }
 
@@ -114,7 +115,7 @@ Case predict_tpu(std::string_view text) {
 xp::XSpace tpu_space(std::string_view text) {
   const Case c = predict_tpu(text);
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
-  REQUIRE(file.ok());
+  REQUIRE_OK(file);
   return parse_space(file->bytes);
 }
 
@@ -181,7 +182,7 @@ std::map<std::string, double> self_seconds(const xp::XPlane& plane, const xp::XL
 TEST_CASE("TPU: every op's XLA Ops events add up to its predicted time, loops stretched") {
   Case c = predict_nested("tpu_v5e");
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
-  REQUIRE(file.ok());
+  REQUIRE_OK(file);
   const xp::XSpace space = parse_space(file->bytes);
   const xp::XPlane& tpu = plane_named(space, "/device:TPU:0");
   const std::map<std::string, double> self = self_seconds(tpu, line_named(tpu, "XLA Ops"));
@@ -213,7 +214,7 @@ TEST_CASE("TPU: every op's XLA Ops events add up to its predicted time, loops st
 TEST_CASE("TPU: op metadata carries the text, program id, category and costs") {
   Case c = predict_nested("tpu_v5e");
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
-  REQUIRE(file.ok());
+  REQUIRE_OK(file);
   const xp::XSpace space = parse_space(file->bytes);
   const xp::XPlane& tpu = plane_named(space, "/device:TPU:0");
   std::set<uint64_t> symbols;
@@ -268,17 +269,17 @@ TEST_CASE("TPU: an op is named as XLA names it in a real TPU profile") {
   }
   REQUIRE(real.size() >= 10);
   absl::StatusOr<Profile> profile = read_profile(path.string());
-  REQUIRE(profile.ok());
+  REQUIRE_OK(profile);
   absl::StatusOr<const ProfileModuleProto*> carried = pick_profile_module(*profile, "jit_f");
-  REQUIRE(carried.ok());
+  REQUIRE_OK(carried);
   absl::StatusOr<Module> module = parse_hlo_proto((*carried)->hlo_proto);
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<DeviceSpec> spec = device("tpu_v6e");
-  REQUIRE(spec.ok());
+  REQUIRE_OK(spec);
   absl::StatusOr<Prediction> p = testing::predict_on(*module, *spec);
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(*module, *p, *spec);
-  REQUIRE(file.ok());
+  REQUIRE_OK(file);
   const xp::XSpace ours = parse_space(file->bytes);
   int named = 0;
   for (const auto& [id, m] : plane_named(ours, "/device:TPU:0").event_metadata()) {
@@ -380,7 +381,7 @@ ENTRY e {
 TEST_CASE("TPU: the device's peaks where XProf's roofline reads them") {
   Case c = predict_nested("tpu_v5e");
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
-  REQUIRE(file.ok());
+  REQUIRE_OK(file);
   const xp::XSpace space = parse_space(file->bytes);
   const xp::XPlane& tpu = plane_named(space, "/device:TPU:0");
   // data/hardware/tpu_v5e.json: bf16 1.97e14 FLOP/s, HBM 8.19e11 B/s.
@@ -407,8 +408,8 @@ TEST_CASE("steps are laid end to end, each one the predicted step") {
   absl::StatusOr<XSpaceFile> one = prediction_to_xspace(c.module, c.prediction, c.spec);
   absl::StatusOr<XSpaceFile> three =
       prediction_to_xspace(c.module, c.prediction, c.spec, {.steps = 3});
-  REQUIRE(one.ok());
-  REQUIRE(three.ok());
+  REQUIRE_OK(one);
+  REQUIRE_OK(three);
   const xp::XSpace space = parse_space(three->bytes);
   const xp::XPlane& tpu = plane_named(space, "/device:TPU:0");
   const xp::XLine& modules = line_named(tpu, "XLA Modules");
@@ -428,7 +429,7 @@ TEST_CASE("steps are laid end to end, each one the predicted step") {
 // The file of `c`'s prediction.
 XSpaceFile written(const Case& c, const XSpaceOptions& options) {
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec, options);
-  REQUIRE(file.ok());
+  REQUIRE_OK(file);
   return *std::move(file);
 }
 
@@ -495,7 +496,7 @@ TEST_CASE("ops' event metadata made again lie in order among the kept ones") {
   const auto bytes = [&](int threads) {
     absl::StatusOr<XSpaceFile> file =
         prediction_to_xspace(c.module, c.prediction, c.spec, {.steps = 2, .threads = threads});
-    REQUIRE(file.ok());
+    REQUIRE_OK(file);
     return file->bytes;
   };
   const std::string one = bytes(1);
@@ -519,9 +520,9 @@ TEST_CASE("hloroof's own reader takes the predicted file for a measured run of t
     Case c = predict_nested(device_name);
     const XSpaceFile file = written(c, {.steps = 2});
     absl::StatusOr<Profile> profile = parse_xspace(file.bytes, "predicted.xplane.pb");
-    REQUIRE(profile.ok());
+    REQUIRE_OK(profile);
     absl::StatusOr<MeasuredModule> measured = measure_module(*profile, c.module);
-    REQUIRE(measured.ok());
+    REQUIRE_OK(measured);
     CHECK(measured->steps == 2);
     CHECK(measured->step_s == Approx(c.prediction.step_time_s).margin(1e-11));
     // On a TPU the reader counts a loop's summary slice (stretched iterations) as one
@@ -543,19 +544,19 @@ TEST_CASE("the metadata plane's HloProto carries hloroof's buffer assignment") {
     INFO(device_name);
     Case c = predict_nested(device_name);
     absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
-    REQUIRE(file.ok());
+    REQUIRE_OK(file);
     for (const std::string& gap : file->unfilled) {
       CHECK(gap.find("buffer assignment") == std::string::npos);
     }
     absl::StatusOr<Profile> profile = parse_xspace(file->bytes, "predicted.xplane.pb");
-    REQUIRE(profile.ok());
+    REQUIRE_OK(profile);
     REQUIRE(profile->module_protos.size() == 1);
     absl::StatusOr<XlaBufferAssignment> read =
         read_xla_buffer_assignment(profile->module_protos[0].hlo_proto);
-    REQUIRE(read.ok());
+    REQUIRE_OK(read);
     // The allocations of the module's own memory analysis, in its order and sizes.
     absl::StatusOr<MemoryReport> memory = analyze_memory(c.module, {.top_buffers = 0});
-    REQUIRE(memory.ok());
+    REQUIRE_OK(memory);
     REQUIRE(read->allocations.size() == memory->allocations.size());
     for (size_t k = 0; k < read->allocations.size(); ++k) {
       CHECK(read->allocations[k].size_bytes == memory->allocations[k].bytes);
@@ -568,7 +569,7 @@ TEST_CASE("the metadata plane's HloProto carries hloroof's buffer assignment") {
     CHECK(read->total_bytes() == total);
     // The module read back from the same bytes is the one written.
     absl::StatusOr<Module> back = parse_hlo_proto(profile->module_protos[0].hlo_proto);
-    REQUIRE(back.ok());
+    REQUIRE_OK(back);
     CHECK(back->name() == c.module.name());
   }
 }
@@ -576,22 +577,22 @@ TEST_CASE("the metadata plane's HloProto carries hloroof's buffer assignment") {
 TEST_CASE("a module of more buffers than max_assigned_buffers: the largest, no heap trace") {
   Case c = predict_nested("h100");
   absl::StatusOr<MemoryReport> memory = analyze_memory(c.module, {.top_buffers = 0});
-  REQUIRE(memory.ok());
+  REQUIRE_OK(memory);
   REQUIRE(memory->buffer_count > 2);
   absl::StatusOr<XSpaceFile> file =
       prediction_to_xspace(c.module, c.prediction, c.spec, {.max_assigned_buffers = 2});
-  REQUIRE(file.ok());
+  REQUIRE_OK(file);
   const std::string said = absl::StrCat("the buffer assignment holds the 2 largest of ",
                                         memory->buffer_count, " buffers and no heap trace");
   CHECK(std::any_of(file->unfilled.begin(), file->unfilled.end(), [&](const std::string& gap) {
     return gap.rfind(said, 0) == 0;
   }));
   absl::StatusOr<Profile> profile = parse_xspace(file->bytes, "predicted.xplane.pb");
-  REQUIRE(profile.ok());
+  REQUIRE_OK(profile);
   REQUIRE(profile->module_protos.size() == 1);
   absl::StatusOr<XlaBufferAssignment> read =
       read_xla_buffer_assignment(profile->module_protos[0].hlo_proto);
-  REQUIRE(read.ok());
+  REQUIRE_OK(read);
   // Every allocation, with its size; buffers named for the 2 largest only.
   REQUIRE(read->allocations.size() == memory->allocations.size());
   size_t named = 0;
@@ -608,19 +609,19 @@ TEST_CASE("a memory analysis the caller made is the one the buffer assignment co
   const XSpaceOptions options = {.max_assigned_buffers = 2};
   absl::StatusOr<MemoryReport> memory =
       analyze_memory(c.module, c.spec, xspace_memory_options(options));
-  REQUIRE(memory.ok());
+  REQUIRE_OK(memory);
   XSpaceOptions given = options;
   given.memory = &*memory;
   absl::StatusOr<XSpaceFile> made = prediction_to_xspace(c.module, c.prediction, c.spec, options);
   absl::StatusOr<XSpaceFile> from_given =
       prediction_to_xspace(c.module, c.prediction, c.spec, given);
-  REQUIRE(made.ok());
-  REQUIRE(from_given.ok());
+  REQUIRE_OK(made);
+  REQUIRE_OK(from_given);
   CHECK(from_given->unfilled == made->unfilled);
   absl::StatusOr<Profile> a = parse_xspace(made->bytes, "a.xplane.pb");
   absl::StatusOr<Profile> b = parse_xspace(from_given->bytes, "b.xplane.pb");
-  REQUIRE(a.ok());
-  REQUIRE(b.ok());
+  REQUIRE_OK(a);
+  REQUIRE_OK(b);
   REQUIRE(a->module_protos.size() == 1);
   REQUIRE(b->module_protos.size() == 1);
   // The same file (its bytes are deterministic), and the same assignment read back.
@@ -629,8 +630,8 @@ TEST_CASE("a memory analysis the caller made is the one the buffer assignment co
       read_xla_buffer_assignment(a->module_protos[0].hlo_proto);
   absl::StatusOr<XlaBufferAssignment> read_b =
       read_xla_buffer_assignment(b->module_protos[0].hlo_proto);
-  REQUIRE(read_a.ok());
-  REQUIRE(read_b.ok());
+  REQUIRE_OK(read_a);
+  REQUIRE_OK(read_b);
   CHECK(b->module_protos[0].hlo_proto.size() == a->module_protos[0].hlo_proto.size());
   REQUIRE(read_b->allocations.size() == read_a->allocations.size());
   for (size_t k = 0; k < read_a->allocations.size(); ++k) {
@@ -641,17 +642,17 @@ TEST_CASE("a memory analysis the caller made is the one the buffer assignment co
 
   // And it is the one used: a report of every buffer names them all.
   absl::StatusOr<MemoryReport> every = analyze_memory(c.module, c.spec, {.top_buffers = 0});
-  REQUIRE(every.ok());
+  REQUIRE_OK(every);
   REQUIRE(every->buffer_count > 2);
   given.memory = &*every;
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec, given);
-  REQUIRE(file.ok());
+  REQUIRE_OK(file);
   absl::StatusOr<Profile> profile = parse_xspace(file->bytes, "c.xplane.pb");
-  REQUIRE(profile.ok());
+  REQUIRE_OK(profile);
   REQUIRE(profile->module_protos.size() == 1);
   absl::StatusOr<XlaBufferAssignment> read =
       read_xla_buffer_assignment(profile->module_protos[0].hlo_proto);
-  REQUIRE(read.ok());
+  REQUIRE_OK(read);
   size_t named = 0;
   for (const auto& allocation : read->allocations) named += allocation.buffers.size();
   CHECK(named > 2);
@@ -664,15 +665,15 @@ TEST_CASE("a memory analysis still running when the XSpace begins: the planes do
   const XSpaceOptions options = {.max_assigned_buffers = 3};
   // A report of every buffer: told apart from the one the writer would make (three buffers).
   absl::StatusOr<MemoryReport> memory = analyze_memory(c.module, c.spec, {.top_buffers = 0});
-  REQUIRE(memory.ok());
+  REQUIRE_OK(memory);
   REQUIRE(memory->buffer_count > 3);
   XSpaceOptions given = options;
   given.memory = &*memory;
   absl::StatusOr<XSpaceFile> expected =
       prediction_to_xspace(c.module, c.prediction, c.spec, given);
   absl::StatusOr<XSpaceFile> own = prediction_to_xspace(c.module, c.prediction, c.spec, options);
-  REQUIRE(expected.ok());
-  REQUIRE(own.ok());
+  REQUIRE_OK(expected);
+  REQUIRE_OK(own);
   REQUIRE(expected->bytes != own->bytes);
   for (int threads : {1, 2, 3}) {
     INFO("threads " << threads);
@@ -691,7 +692,7 @@ TEST_CASE("a memory analysis still running when the XSpace begins: the planes do
     std::thread analysis([&] { made.set_value(&held); });
     absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec, later);
     analysis.join();
-    REQUIRE(file.ok());
+    REQUIRE_OK(file);
     CHECK(reads == 1);
     CHECK(held.largest_buffers.empty());
     CHECK(file->bytes == expected->bytes);
@@ -706,7 +707,7 @@ TEST_CASE("a memory analysis still running when the XSpace begins: the planes do
   int reads = 0;
   none.memory_read = [&] { ++reads; };
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec, none);
-  REQUIRE(file.ok());
+  REQUIRE_OK(file);
   CHECK(file->bytes == own->bytes);
   CHECK(reads == 0);
   // So is a promise given up without a report (its future throws): no crash, the same file.
@@ -719,7 +720,7 @@ TEST_CASE("a memory analysis still running when the XSpace begins: the planes do
     abandoned.threads = threads;
     absl::StatusOr<XSpaceFile> again =
         prediction_to_xspace(c.module, c.prediction, c.spec, abandoned);
-    REQUIRE(again.ok());
+    REQUIRE_OK(again);
     CHECK(again->bytes == own->bytes);
   }
 }
@@ -730,7 +731,7 @@ TEST_CASE("the prediction's timeline freed once it is read: the same bytes") {
   // would write other names), then it is freed. Loops' iteration slices have names of their
   // own; a prediction made from the text has no instruction pointers (found by name).
   absl::StatusOr<Prediction> from_text = testing::predict_text(kNested, "tpu_v5e");
-  REQUIRE(from_text.ok());
+  REQUIRE_OK(from_text);
   REQUIRE(from_text->timeline.front().instruction == nullptr);
   for (std::string_view device_name : {"tpu_v5e", "h100", "text"}) {
     INFO(device_name);
@@ -754,7 +755,7 @@ TEST_CASE("the prediction's timeline freed once it is read: the same bytes") {
         std::vector<TimelineEvent>().swap(p.timeline);
       };
       absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, p, c.spec, options);
-      REQUIRE(file.ok());
+      REQUIRE_OK(file);
       CHECK(reads == 1);
       CHECK(p.timeline.empty());
       CHECK(file->bytes == expected.bytes);
@@ -767,7 +768,7 @@ TEST_CASE("the prediction's timeline freed once it is read: the same bytes") {
 TEST_CASE("an AMD GPU's plane: XProf's vendor and its gfx942 rate give mi300x's peak") {
   Case c = predict_nested("mi300x");
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
-  REQUIRE(file.ok());
+  REQUIRE_OK(file);
   const xp::XSpace space = parse_space(file->bytes);
   const xp::XPlane& gpu = plane_named(space, "/device:GPU:0");
   // XProf reads compute capability 9.4 as gfx942, whose largest per-CU rate is 2,048 f16 matrix
@@ -783,7 +784,7 @@ TEST_CASE("an AMD GPU's plane: XProf's vendor and its gfx942 rate give mi300x's 
 TEST_CASE("GPU: kernels carry hlo_op, hlo_module and correlation_id; the host launches them") {
   Case c = predict_nested("h100");
   absl::StatusOr<XSpaceFile> file = prediction_to_xspace(c.module, c.prediction, c.spec);
-  REQUIRE(file.ok());
+  REQUIRE_OK(file);
   const xp::XSpace space = parse_space(file->bytes);
   const xp::XPlane& gpu = plane_named(space, "/device:GPU:0");
   const xp::XPlane& host = plane_named(space, "/host:CPU");
@@ -829,7 +830,7 @@ TEST_CASE("write_xspace: the run folder JAX writes, and names that stay inside i
       std::filesystem::temp_directory_path() / "hloroof_xspace_test";
   std::filesystem::remove_all(dir);
   absl::StatusOr<XSpaceFile> file = write_xspace(c.module, c.prediction, c.spec, dir.string());
-  REQUIRE(file.ok());
+  REQUIRE_OK(file);
   CHECK(file->path ==
         (dir / "plugins/profile/predicted_tpu_v5e/hloroof-predicted.xplane.pb").string());
   // Serialized into the file, not held: the file reads as the space prediction_to_xspace
@@ -838,16 +839,16 @@ TEST_CASE("write_xspace: the run folder JAX writes, and names that stay inside i
   std::ifstream in(file->path, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   absl::StatusOr<XSpaceFile> made = prediction_to_xspace(c.module, c.prediction, c.spec);
-  REQUIRE(made.ok());
+  REQUIRE_OK(made);
   CHECK(bytes.size() == made->bytes.size());
   CHECK(file->events == made->events);
   CHECK(file->unfilled == made->unfilled);
   absl::StatusOr<Profile> read_back = parse_xspace(bytes, "written.xplane.pb");
-  REQUIRE(read_back.ok());
+  REQUIRE_OK(read_back);
   REQUIRE(read_back->module_protos.size() == 1);
   // read_profile finds it in the log directory, as it finds JAX's.
   absl::StatusOr<Profile> profile = read_profile(dir.string());
-  REQUIRE(profile.ok());
+  REQUIRE_OK(profile);
   CHECK(profile->origin == file->path);
   for (std::string_view bad : {"..", "a/b", ".", "a\\b"}) {
     INFO(bad);

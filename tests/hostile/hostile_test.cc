@@ -14,6 +14,7 @@
 #include "hloroof/report.h"
 #include "predict_on.h"
 #include "util/checked_math.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -89,9 +90,9 @@ TEST_CASE("calls nested more than 128 levels deep are refused where the text is"
 
 TEST_CASE("a chain of nested fusions reads its parameter once, through every level") {
   absl::StatusOr<Module> m = parse_module(fusion_chain(127));
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<ModuleCost> cost = analyze_cost(*m);
-  REQUIRE(cost.ok());
+  REQUIRE_OK(cost);
   // The one scheduled op is the entry's fusion: it reads f32[8] (32 B) where the innermost
   // negate reads it, writes f32[8] (32 B), and does 8 negations.
   CHECK(cost->totals.flops == 8);
@@ -102,7 +103,7 @@ TEST_CASE("a chain of nested fusions reads its parameter once, through every lev
 TEST_CASE("a computation reached along 2^30 call paths is timed once, the trace is bounded") {
   absl::StatusOr<Prediction> p = testing::predict_text(call_fan_out(30), "tpu_v5e");
   INFO(p.status().ToString());
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   const OpPrediction* exp = nullptr;
   for (const OpPrediction& op : p->ops) {
     if (op.name() == "exp") exp = &op;
@@ -125,15 +126,15 @@ TEST_CASE("a computation reached along 2^30 call paths is timed once, the trace 
   PredictOptions no_timeline;
   no_timeline.timeline = false;
   absl::StatusOr<Prediction> q = testing::predict_text(call_fan_out(30), "tpu_v5e", no_timeline);
-  REQUIRE(q.ok());
+  REQUIRE_OK(q);
   CHECK(q->timeline.empty());
   CHECK(q->diagnostics.notes == p->diagnostics.notes);
 
   absl::StatusOr<Module> m = parse_module(call_fan_out(30));
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<MemoryReport> memory = analyze_memory(*m);
   INFO(memory.status().ToString());
-  REQUIRE(memory.ok());
+  REQUIRE_OK(memory);
   // At least the entry's parameter f32[1024] (4096 B) is live at the peak.
   CHECK(memory->peak_bytes >= 4096);
 }
@@ -144,12 +145,12 @@ TEST_CASE("a small module fanning out 3 ways 20 deep writes a bounded trace that
   const std::string text = call_fan_out(20, 3);
   CHECK(text.size() < 5000);
   absl::StatusOr<Module> m = parse_module(text);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<Prediction> p = testing::predict_on(*m, "tpu_v5e");
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   REQUIRE(p->timeline.size() == 50001);
   absl::StatusOr<MemoryReport> memory = analyze_memory(*m);
-  REQUIRE(memory.ok());
+  REQUIRE_OK(memory);
   const std::string trace = prediction_to_trace_json(*p, &*memory);
   // 50,000 slices and their counters: under 32 MiB.
   CHECK(trace.size() < (size_t{32} << 20));

@@ -9,6 +9,7 @@
 #include "hloroof/attributes.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/instruction.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -88,7 +89,7 @@ ENTRY %e (p: f32[4,8]) -> f32[8,4] {
   ROOT %t = f32[8,4] transpose(%p), dimensions={1,0}, metadata={op_name="t"}
 }
 )");
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   const Instruction* t = m->entry()->root();
   const Attribute* dims = t->attribute(AttrId::kDimensions);
   REQUIRE(dims != nullptr);

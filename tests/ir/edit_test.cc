@@ -7,6 +7,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/replica_groups.h"
 #include "ir_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -37,12 +38,12 @@ Module parsed() { return testing::module_of(kModule); }
 std::string verified_round_trip(const Module& m) {
   absl::Status ok = verify(m);
   INFO(ok.ToString());
-  REQUIRE(ok.ok());
+  REQUIRE_OK(ok);
   std::string printed = print(m);
   absl::StatusOr<Module> again = parse_module(printed);
   INFO(printed);
   INFO(again.status().ToString());
-  REQUIRE(again.ok());
+  REQUIRE_OK(again);
   CHECK(verify(*again).ok());
   CHECK(print(*again) == printed);
   return printed;
@@ -56,29 +57,29 @@ TEST_CASE("outlining multiply and exponential into a loop fusion") {
   Instruction* e = main->find_instruction("e");
 
   absl::StatusOr<Computation*> fused = m.add_computation("fused_exp");
-  REQUIRE(fused.ok());
+  REQUIRE_OK(fused);
   Computation* f = *fused;
   absl::StatusOr<Instruction*> p0 = f->add_instruction(Opcode::kParameter, "p0", a->shape(), {});
   absl::StatusOr<Instruction*> p1 = f->add_instruction(Opcode::kParameter, "p1", b->shape(), {});
   REQUIRE((p0.ok() && p1.ok()));
   absl::StatusOr<Instruction*> mul =
       f->add_instruction(Opcode::kMultiply, "mul", Shape(), {*p0, *p1});
-  REQUIRE(mul.ok());
-  REQUIRE(set_inferred_shape(**mul).ok());
+  REQUIRE_OK(mul);
+  REQUIRE_OK(set_inferred_shape(**mul));
   absl::StatusOr<Instruction*> exp = f->add_instruction(Opcode::kExp, "exp", Shape(), {*mul});
-  REQUIRE(exp.ok());
-  REQUIRE(set_inferred_shape(**exp).ok());
-  REQUIRE(f->set_root(*exp).ok());
+  REQUIRE_OK(exp);
+  REQUIRE_OK(set_inferred_shape(**exp));
+  REQUIRE_OK(f->set_root(*exp));
 
   absl::StatusOr<Instruction*> fusion =
       main->add_instruction(Opcode::kFusion, "fusion", Shape(), {a, b}, e);
-  REQUIRE(fusion.ok());
-  REQUIRE((*fusion)->set_fusion_kind("kLoop").ok());
-  REQUIRE((*fusion)->set_computation_attribute(AttrId::kCalls, f).ok());
-  REQUIRE(set_inferred_shape(**fusion).ok());  // the fused computation's root
+  REQUIRE_OK(fusion);
+  REQUIRE_OK((*fusion)->set_fusion_kind("kLoop"));
+  REQUIRE_OK((*fusion)->set_computation_attribute(AttrId::kCalls, f));
+  REQUIRE_OK(set_inferred_shape(**fusion));  // the fused computation's root
   CHECK(to_string((*fusion)->shape()) == "f32[8,16]{1,0}");
-  REQUIRE(main->replace_instruction(e, *fusion).ok());
-  REQUIRE(main->remove_instruction(main->find_instruction("m")).ok());
+  REQUIRE_OK(main->replace_instruction(e, *fusion));
+  REQUIRE_OK(main->remove_instruction(main->find_instruction("m")));
 
   const std::string printed = verified_round_trip(m);
   CHECK(printed.find("%fusion = f32[8,16]{1,0} fusion(%a, %b), kind=kLoop, calls=%fused_exp") !=
@@ -107,7 +108,7 @@ TEST_CASE("an instruction's position follows insertions and removals") {
   Shape shape = a->shape();
   // negate(a) placed before `m` (index 2) moves m, e, zero and r on by one.
   absl::StatusOr<Instruction*> neg = main->add_instruction(Opcode::kNegate, "neg", shape, {a}, m_);
-  REQUIRE(neg.ok());
+  REQUIRE_OK(neg);
   CHECK((*neg)->position() == 2);
   CHECK(m_->position() == 3);
   CHECK(main->root()->position() == 6);
@@ -115,18 +116,18 @@ TEST_CASE("an instruction's position follows insertions and removals") {
   // At the end (no `before`); before an instruction of another computation: refused.
   Instruction* other = m.find_computation("add")->root();
   absl::StatusOr<Instruction*> tail = main->add_instruction(Opcode::kNegate, "tail", shape, {a});
-  REQUIRE(tail.ok());
+  REQUIRE_OK(tail);
   CHECK((*tail)->position() == 7);
   CHECK_FALSE(main->add_instruction(Opcode::kNegate, "foreign", shape, {a}, other).ok());
   CHECK(other->position() == 2);
   CHECK(main->instruction_count() == 8);
   // Removing renumbers those after it, and only this computation's.
-  REQUIRE(main->remove_instruction(*neg).ok());
+  REQUIRE_OK(main->remove_instruction(*neg));
   CHECK(m_->position() == 2);
   CHECK((*tail)->position() == 6);
   CHECK(positions_are_indices(*main));
   CHECK(positions_are_indices(*m.find_computation("add")));
-  REQUIRE(main->remove_instruction(*tail).ok());
+  REQUIRE_OK(main->remove_instruction(*tail));
   CHECK(positions_are_indices(*main));
   CHECK(main->root()->position() == 5);
   verified_round_trip(m);
@@ -137,17 +138,17 @@ TEST_CASE("a computation called by an earlier one moves before it") {
   // Printed order: add, main. A new computation goes before main; made the callee of the
   // reduce's to_apply chain through `add`, it must move before `add`.
   absl::StatusOr<Computation*> max = m.add_computation("max");
-  REQUIRE(max.ok());
+  REQUIRE_OK(max);
   Shape scalar = shape_of("f32[]");
   Instruction* x = *(*max)->add_instruction(Opcode::kParameter, "x", scalar, {});
   Instruction* y = *(*max)->add_instruction(Opcode::kParameter, "y", scalar, {});
-  REQUIRE((*max)->set_root(*(*max)->add_instruction(Opcode::kMaximum, "mx", scalar, {x, y})).ok());
+  REQUIRE_OK((*max)->set_root(*(*max)->add_instruction(Opcode::kMaximum, "mx", scalar, {x, y})));
   Computation* add = m.find_computation("add");
   absl::StatusOr<Instruction*> call = add->add_instruction(
       Opcode::kCall, "c", scalar, {add->parameters()[0], add->parameters()[1]});
-  REQUIRE(call.ok());
-  REQUIRE((*call)->set_to_apply(*max).ok());
-  REQUIRE(add->replace_instruction(add->root(), *call).ok());
+  REQUIRE_OK(call);
+  REQUIRE_OK((*call)->set_to_apply(*max));
+  REQUIRE_OK(add->replace_instruction(add->root(), *call));
   REQUIRE(m.computations().size() == 3);
   CHECK(m.computations()[0]->name() == "max");
   CHECK(m.computations()[1]->name() == "add");
@@ -160,14 +161,14 @@ TEST_CASE("cloning a computation and removing the original") {
   Module m = parsed();
   Computation* add = m.find_computation("add");
   absl::StatusOr<Computation*> copy = m.clone_computation(*add, "add.clone");
-  REQUIRE(copy.ok());
+  REQUIRE_OK(copy);
   CHECK((*copy)->instruction_count() == 3);
   CHECK((*copy)->root()->name() == "s");
   CHECK((*copy)->parameters().size() == 2);
   Instruction* r = m.entry()->root();
-  REQUIRE(r->set_to_apply(*copy).ok());
+  REQUIRE_OK(r->set_to_apply(*copy));
   CHECK(add->callers().empty());
-  REQUIRE(m.remove_computation(add).ok());
+  REQUIRE_OK(m.remove_computation(add));
   CHECK(m.find_computation("add") == nullptr);
   const std::string printed = verified_round_trip(m);
   CHECK(printed.find("to_apply=%add.clone") != std::string::npos);
@@ -181,17 +182,17 @@ TEST_CASE("typed attribute setters print as the text would write them") {
   Instruction* a = main->find_instruction("a");
   Shape s = a->shape();
   Instruction* ar = *main->add_instruction(Opcode::kAllReduce, "ar", s, {a}, main->root());
-  REQUIRE(ar->set_to_apply(m.find_computation("add")).ok());
+  REQUIRE_OK(ar->set_to_apply(m.find_computation("add")));
   ReplicaGroups groups;
   groups.groups = {{0, 1}, {2, 3}};
-  REQUIRE(ar->set_replica_groups(groups).ok());
-  REQUIRE(ar->set_channel_id(7).ok());
-  REQUIRE(ar->set_bool_attribute(AttrId::kUseGlobalDeviceIds, true).ok());
+  REQUIRE_OK(ar->set_replica_groups(groups));
+  REQUIRE_OK(ar->set_channel_id(7));
+  REQUIRE_OK(ar->set_bool_attribute(AttrId::kUseGlobalDeviceIds, true));
   Instruction* sl = *main->add_instruction(Opcode::kSlice, "sl", Shape(), {ar}, main->root());
   Slice slice;
   slice.dims = {{0, 8, 2}, {4, 16, 1}};
-  REQUIRE(sl->set_slice(slice).ok());
-  REQUIRE(set_inferred_shape(*sl).ok());
+  REQUIRE_OK(sl->set_slice(slice));
+  REQUIRE_OK(set_inferred_shape(*sl));
   // ceil(8 / 2) = 4 rows, 16 - 4 = 12 columns.
   CHECK(to_string(sl->shape()) == "f32[4,12]");
   // Opcode-specific attributes print in the order they were set, the common ones after them.
@@ -211,22 +212,22 @@ TEST_CASE("an all-reduce made asynchronous takes its attributes onto the start")
   Instruction* a = main->find_instruction("a");
   Instruction* m1 = main->find_instruction("m");
   Instruction* ar = *main->add_instruction(Opcode::kAllReduce, "ar", a->shape(), {a}, m1);
-  REQUIRE(ar->set_to_apply(m.find_computation("add")).ok());
+  REQUIRE_OK(ar->set_to_apply(m.find_computation("add")));
   ReplicaGroups groups;
   groups.groups = {{0, 1}};
-  REQUIRE(ar->set_replica_groups(groups).ok());
-  REQUIRE(ar->set_channel_id(3).ok());
-  REQUIRE(ar->set_control_predecessors({main->find_instruction("b")}).ok());
-  REQUIRE(m1->replace_operand(0, ar).ok());
+  REQUIRE_OK(ar->set_replica_groups(groups));
+  REQUIRE_OK(ar->set_channel_id(3));
+  REQUIRE_OK(ar->set_control_predecessors({main->find_instruction("b")}));
+  REQUIRE_OK(m1->replace_operand(0, ar));
 
   Instruction* start =
       *main->add_instruction(Opcode::kAllReduceStart, "ar-start", a->shape(), {a}, ar);
   // The start's own control predecessor stays; the all-reduce's is not copied.
-  REQUIRE(start->set_control_predecessors({a}).ok());
-  REQUIRE(start->copy_attributes_from(*ar).ok());
+  REQUIRE_OK(start->set_control_predecessors({a}));
+  REQUIRE_OK(start->copy_attributes_from(*ar));
   Instruction* done =
       *main->add_instruction(Opcode::kAllReduceDone, "ar-done", a->shape(), {start}, ar);
-  REQUIRE(main->replace_instruction(ar, done).ok());
+  REQUIRE_OK(main->replace_instruction(ar, done));
   CHECK(print(*start) ==
         "%ar-start = f32[8,16]{1,0} all-reduce-start(%a), to_apply=%add, "
         "replica_groups={{0,1}}, channel_id=3, control-predecessors={%a}");
@@ -257,14 +258,14 @@ TEST_CASE("shape inference for callers") {
         "cannot infer the shape of a (parameter): its operands do not give its shape; write it");
   Instruction* a = main->find_instruction("a");
   Instruction* tr = *main->add_instruction(Opcode::kTranspose, "tr", Shape(), {a}, main->root());
-  REQUIRE(tr->set_dimensions({1, 0}).ok());
+  REQUIRE_OK(tr->set_dimensions({1, 0}));
   CHECK(to_string(*infer_shape(*tr)) == "f32[16,8]");
-  REQUIRE(set_inferred_shape(*tr).ok());
+  REQUIRE_OK(set_inferred_shape(*tr));
   Instruction* dot = *main->add_instruction(Opcode::kDot, "d", Shape(), {a, tr}, main->root());
-  REQUIRE(dot->set_dot_dimensions({.lhs_contracting = {1}, .rhs_contracting = {0}}).ok());
+  REQUIRE_OK(dot->set_dot_dimensions({.lhs_contracting = {1}, .rhs_contracting = {0}}));
   // [8,16] x [16,8] contracting 16: [8,8].
   absl::StatusOr<Shape> product = infer_shape(*dot);
-  REQUIRE(product.ok());
+  REQUIRE_OK(product);
   CHECK(to_string(*product) == "f32[8,8]");
 }
 
@@ -272,13 +273,13 @@ TEST_CASE("a parameter added to the entry joins the module header") {
   absl::StatusOr<Module> m = parse_module(
       "HloModule h, entry_computation_layout={(f32[4]{0})->f32[4]{0}}\n"
       "ENTRY %e (p: f32[4]) -> f32[4] {\n  ROOT %p = f32[4]{0} parameter(0)\n}\n");
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   Computation* e = m->entry();
   Instruction* q = *e->add_instruction(Opcode::kParameter, "q", shape_of("f32[4]{0}"), {});
   CHECK(q->parameter_number() == 1);
   Instruction* sum = *e->add_instruction(Opcode::kAdd, "sum", Shape(), {e->root(), q});
-  REQUIRE(set_inferred_shape(*sum).ok());
-  REQUIRE(e->set_root(sum).ok());
+  REQUIRE_OK(set_inferred_shape(*sum));
+  REQUIRE_OK(e->set_root(sum));
   const std::string printed = verified_round_trip(*m);
   CHECK(printed.substr(0, printed.find('\n')) ==
         "HloModule h, entry_computation_layout={(f32[4]{0}, f32[4]{0})->f32[4]{0}}");
@@ -287,15 +288,15 @@ TEST_CASE("a parameter added to the entry joins the module header") {
 TEST_CASE("a module built from nothing") {
   Module m;
   absl::StatusOr<Computation*> e = m.add_computation("main");
-  REQUIRE(e.ok());
+  REQUIRE_OK(e);
   CHECK(m.entry() == *e);
   Shape s = shape_of("f32[2]");
   Instruction* p = *(*e)->add_instruction(Opcode::kParameter, "p", s, {});
   Instruction* n = *(*e)->add_instruction(Opcode::kNegate, "n", s, {p});
-  REQUIRE((*e)->set_root(n).ok());
+  REQUIRE_OK((*e)->set_root(n));
   const std::string printed = verified_round_trip(m);
   CHECK(printed.rfind("HloModule module_main\n", 0) == 0);
-  REQUIRE(m.set_name("scratch").ok());
+  REQUIRE_OK(m.set_name("scratch"));
   CHECK(print(m).rfind("HloModule scratch\n", 0) == 0);
 }
 

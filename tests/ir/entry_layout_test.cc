@@ -6,6 +6,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/module.h"
 #include "hloroof/shape_text.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -25,7 +26,7 @@ ENTRY %e (a: f32[8], b: f32[8], c: f32[8]) -> f32[8] {
 
 TEST_CASE("entry parameter layouts of equal shapes share one interned shape") {
   absl::StatusOr<Module> m = parse_module(module_text("f32[8]{0}"));
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   const ModuleAttributes& a = m->attributes();
   REQUIRE(a.entry_parameter_layouts.size() == 3);
   CHECK(a.entry_parameter_layouts[0] == a.entry_parameter_layouts[1]);
@@ -40,9 +41,9 @@ TEST_CASE("modules with equal entry layouts are equal; a different layout makes 
   absl::StatusOr<Module> a = parse_module(module_text("f32[8]{0}"));
   absl::StatusOr<Module> b = parse_module(module_text("f32[8]{0}"));
   absl::StatusOr<Module> c = parse_module(module_text("f32[8]{0:T(8)}"));
-  REQUIRE(a.ok());
-  REQUIRE(b.ok());
-  REQUIRE(c.ok());
+  REQUIRE_OK(a);
+  REQUIRE_OK(b);
+  REQUIRE_OK(c);
   // Distinct modules hold distinct shapes: equality looks through the pointers.
   CHECK(a->attributes().entry_parameter_layouts[2] != b->attributes().entry_parameter_layouts[2]);
   CHECK(structurally_equal(*a, *b));

@@ -7,20 +7,21 @@
 
 #include "hloroof/hlo_text.h"
 #include "hloroof/shape_text.h"
+#include "require_ok.h"
 
 namespace hloroof::testing {
 
 inline Module module_of(std::string_view text) {
   absl::StatusOr<Module> module = parse_module(text);
   INFO(module.status().ToString());
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   return *std::move(module);
 }
 
 inline Shape shape_of(std::string_view text) {
   absl::StatusOr<Shape> shape = parse_shape(text);
   INFO(text << ": " << shape.status().ToString());
-  REQUIRE(shape.ok());
+  REQUIRE_OK(shape);
   return *std::move(shape);
 }
 

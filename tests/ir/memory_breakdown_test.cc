@@ -8,6 +8,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/instruction.h"
 #include "text/module_parser.h"
+#include "require_ok.h"
 
 namespace hloroof::detail {
 namespace {
@@ -20,7 +21,7 @@ ENTRY %e (p: f32[4]) -> (f32[4], f32[4], f32[4]) {
   ROOT %t = (f32[4], f32[4], f32[4]) tuple(%p, %n, %n), sharding={replicated}
 }
 )");
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   const MemoryBreakdown b = memory_breakdown(*m);
   CHECK(b.instructions == 3);
   CHECK(b.attributes == 3);  // two metadata, one sharding
@@ -56,7 +57,7 @@ std::string chains(std::initializer_list<int> sizes) {
 TEST_CASE("the memory breakdown counts the name map of a large computation") {
   // 20 instructions, over the 16 that a computation finds by scanning its list.
   absl::StatusOr<Module> m = parse_module(chains({20}));
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   const MemoryBreakdown b = memory_breakdown(*m);
   CHECK(b.instructions == 20);
   // At least a slot of 8 bytes for each name.
@@ -67,19 +68,19 @@ TEST_CASE("each computation's instruction list is sized from its lines before it
   // One computation of 40 instructions and 1 parameter: the list holds exactly 40 and the
   // parameter list 1 (grown one by one, it would hold 64: 1, 2, 4, ..., 64).
   absl::StatusOr<Module> one = parse_module(chains({40}));
-  REQUIRE(one.ok());
+  REQUIRE_OK(one);
   CHECK(memory_breakdown(*one).order_lists == (40 + 1) * sizeof(void*));
   // Three computations (20, 3 and 30 instructions, one parameter each) with text between them:
   // each is sized by its own lines, not by its neighbours'.
   absl::StatusOr<Module> three = parse_module(chains({20, 3, 30}));
-  REQUIRE(three.ok());
+  REQUIRE_OK(three);
   CHECK(memory_breakdown(*three).order_lists == (20 + 3 + 30 + 3) * sizeof(void*));
   // Laid out otherwise (a body that does not end on a line of its own), the lists still hold
   // every instruction; they grow as they go.
   std::string flat = chains({20});
   flat.replace(flat.rfind("\n}"), 2, " }");
   absl::StatusOr<Module> grown = parse_module(flat);
-  REQUIRE(grown.ok());
+  REQUIRE_OK(grown);
   CHECK(grown->entry()->instruction_count() == 20);
   CHECK(memory_breakdown(*grown).order_lists >= (20 + 1) * sizeof(void*));
 }
@@ -89,7 +90,7 @@ TEST_CASE("a computation's lists and name map are in the module's arena") {
   // name map (at least a pointer a name) are in the arena, beside the nodes; what else the arena
   // holds here (one interned shape, the computation) is far smaller.
   absl::StatusOr<Module> m = parse_module(chains({5000}));
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   const MemoryBreakdown b = memory_breakdown(*m);
   CHECK(b.order_lists == (5000 + 1) * sizeof(void*));
   CHECK(b.name_maps >= 5000 * sizeof(void*));

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hloroof/hlo_text.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -30,7 +31,7 @@ std::string module_text() {
 
 TEST_CASE("notes of the same text about ops of the module become one line where the first was") {
   absl::StatusOr<Module> module = parse_module(module_text());
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   const std::vector<std::string> lines = {
       "first line, not about an op",
       "k.22: target a is not understood",

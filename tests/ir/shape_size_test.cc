@@ -5,6 +5,7 @@
 #include "hloroof/shape_size.h"
 #include "hloroof/shape_text.h"
 #include "ir_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -14,7 +15,7 @@ constexpr int64_t kMiB = int64_t{1} << 20;
 ArraySize size_of(std::string_view text) {
   absl::StatusOr<ArraySize> size = array_size(testing::shape_of(text));
   INFO(size.status().ToString());
-  REQUIRE(size.ok());
+  REQUIRE_OK(size);
   return *size;
 }
 
@@ -63,16 +64,16 @@ TEST_CASE("P4 and P5: 64 wide pads, 256 wide does not") {
 TEST_CASE("P6: element (2,3) of f32[3,5] under T(2,2) sits at linear index 17") {
   // worked example P6: tile (1,1) of a 2x3 grid, in-tile (0,1): (1*3+1)*4 + (0*2+1) = 17.
   absl::StatusOr<Shape> shape = parse_shape("f32[3,5]{1,0:T(2,2)}");
-  REQUIRE(shape.ok());
+  REQUIRE_OK(shape);
   absl::StatusOr<int64_t> index = physical_element_index(*shape, {2, 3});
-  REQUIRE(index.ok());
+  REQUIRE_OK(index);
   CHECK(*index == 17);
 }
 
 TEST_CASE("bf16 (8,128)(2,1) packs row pairs into words") {
   // In-tile offset of the (2,1) level ((i/2)*128 + j)*2 + i%2.
   absl::StatusOr<Shape> shape = parse_shape("bf16[3,5]{1,0:T(8,128)(2,1)}");
-  REQUIRE(shape.ok());
+  REQUIRE_OK(shape);
   CHECK(*physical_element_index(*shape, {1, 0}) == 1);
   CHECK(*physical_element_index(*shape, {0, 1}) == 2);
   CHECK(*physical_element_index(*shape, {2, 3}) == 262);  // (1*128 + 3)*2 + 0
@@ -178,9 +179,9 @@ TEST_CASE("split configs size one piece; M(n) is not counted") {
   // (8,128): 131072 elements, a multiple of L(2048); E(4): 65536 B; S(1) is on-chip.
   absl::StatusOr<Shape> shape =
       parse_shape("s4[256,1024]{1,0:T(8,128)(2,1)L(2048)E(4)S(1)SC(0:128)M(64)}");
-  REQUIRE(shape.ok());
+  REQUIRE_OK(shape);
   absl::StatusOr<ShapeSize> s = shape_size(*shape);
-  REQUIRE(s.ok());
+  REQUIRE_OK(s);
   CHECK(s->padded_bytes == 65536);
   CHECK(s->padded_bytes_on_chip == 65536);
   CHECK(s->padded_bytes_default == 0);
@@ -197,9 +198,9 @@ TEST_CASE("tuples sum their leaves per memory space") {
   // 96 B (P1) in HBM + 2048 B on chip (bf16 scalar above, S(1)) + 8 B pinned host + token 0.
   absl::StatusOr<Shape> shape = parse_shape(
       "(f32[3,5]{1,0:T(2,2)}, (bf16[]{:T(512)(2,1)S(1)}, token[]), f32[2]{0:S(5)})");
-  REQUIRE(shape.ok());
+  REQUIRE_OK(shape);
   absl::StatusOr<ShapeSize> s = shape_size(*shape);
-  REQUIRE(s.ok());
+  REQUIRE_OK(s);
   CHECK(s->elements == 15 + 1 + 2);
   CHECK(s->logical_bytes == 60 + 2 + 8);
   CHECK(s->padded_bytes == 96 + 2048 + 8);
@@ -211,9 +212,9 @@ TEST_CASE("tuples sum their leaves per memory space") {
 TEST_CASE("S(6) is TPU scalar memory on chip; only S(5) is host memory") {
   // s32[] under T(128): one 128-element tile, 512 B, in S(6); f32[2] in S(5): 8 B.
   absl::StatusOr<Shape> shape = parse_shape("(s32[]{:T(128)S(6)}, f32[2]{0:S(5)})");
-  REQUIRE(shape.ok());
+  REQUIRE_OK(shape);
   absl::StatusOr<ShapeSize> s = shape_size(*shape);
-  REQUIRE(s.ok());
+  REQUIRE_OK(s);
   CHECK(s->padded_bytes_on_chip == 512);
   CHECK(s->padded_bytes_host == 8);
   CHECK(s->padded_bytes_default == 0);

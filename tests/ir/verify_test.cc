@@ -10,6 +10,7 @@
 #include "hloroof/edit.h"
 #include "hloroof/hlo_text.h"
 #include "ir_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -51,8 +52,8 @@ TEST_CASE("verify: a dot operand of another shape changes the result's dimension
   // The issue's case: an operand set to f32[999,7] (a new parameter standing in for it).
   absl::StatusOr<Instruction*> p = main->add_instruction(
       Opcode::kParameter, "wide", shape_of("f32[999,7]{1,0}"), {}, a);
-  REQUIRE(p.ok());
-  REQUIRE(main->find_instruction("dot")->replace_operand(0, *p).ok());
+  REQUIRE_OK(p);
+  REQUIRE_OK(main->find_instruction("dot")->replace_operand(0, *p));
   // [999,7] x [16,4] contracting dimension 1 with 0: sizes 7 and 16.
   CHECK(verify_message(m) ==
         "computation main, instruction dot (dot): shape: contracting dimension 1 of wide "
@@ -73,7 +74,7 @@ TEST_CASE("verify: operand count (the parser's rule and message)") {
   Module m = parsed();
   Computation* main = m.entry();
   Instruction* a = main->find_instruction("a");
-  REQUIRE(main->add_instruction(Opcode::kAdd, "lonely", a->shape(), {a}, main->root()).ok());
+  REQUIRE_OK(main->add_instruction(Opcode::kAdd, "lonely", a->shape(), {a}, main->root()));
   CHECK(verify_message(m) ==
         "computation main, instruction lonely (add): operands and attributes: add takes 2 "
         "operands, got 1");
@@ -96,7 +97,7 @@ TEST_CASE("verify: a required attribute") {
   CHECK(verify_message(m) ==
         "computation main, instruction tr (transpose): operands and attributes: attribute "
         "'dimensions' is required for transpose");
-  REQUIRE(main->find_instruction("tr")->set_dimensions({1, 0}).ok());
+  REQUIRE_OK(main->find_instruction("tr")->set_dimensions({1, 0}));
   CHECK(verify(m).ok());
 }
 
@@ -105,9 +106,9 @@ TEST_CASE("verify: a shape rule of the parser (tuple index)") {
   Computation* main = m.entry();
   absl::StatusOr<Instruction*> gte = main->add_instruction(
       Opcode::kGetTupleElement, "g", shape_of("f32[8,4]"), {main->root()});
-  REQUIRE(gte.ok());
-  REQUIRE((*gte)->set_int_attribute(AttrId::kIndex, 2).ok());
-  REQUIRE(main->set_root(*gte).ok());
+  REQUIRE_OK(gte);
+  REQUIRE_OK((*gte)->set_int_attribute(AttrId::kIndex, 2));
+  REQUIRE_OK(main->set_root(*gte));
   CHECK(verify_message(m) ==
         "computation main, instruction g (get-tuple-element): shape: tuple index 2 is out of "
         "range: t has 2 elements");
@@ -125,8 +126,8 @@ TEST_CASE("an edit that would make a cycle is refused, and the module stays as i
   // e, added before neg and made its operand; then neg, or the root through it, as e's operand.
   absl::StatusOr<Instruction*> e =
       main->add_instruction(Opcode::kExp, "e", shape_of("f32[8,16]{1,0}"), {a}, neg);
-  REQUIRE(e.ok());
-  REQUIRE(neg->replace_operand(0, *e).ok());  // e is printed before neg: no cycle
+  REQUIRE_OK(e);
+  REQUIRE_OK(neg->replace_operand(0, *e));  // e is printed before neg: no cycle
   absl::Status loop = (*e)->replace_operand(0, neg);
   CHECK(loop.message() == "neg cannot be operand 0 of e: it depends on it, a cycle");
   absl::Status back = (*e)->replace_operand(0, t);
@@ -157,7 +158,7 @@ ENTRY e {
   const auto verified = [&](std::string_view op, std::string_view groups) {
     Module m = testing::module_of(kGroups);
     Instruction* i = m.entry()->find_instruction(op);
-    REQUIRE(set_attribute_from_text(*i, "replica_groups", groups).ok());
+    REQUIRE_OK(set_attribute_from_text(*i, "replica_groups", groups));
     return verify_message(m);
   };
   CHECK(verify(testing::module_of(kGroups)).ok());
@@ -276,7 +277,7 @@ TEST_CASE("verify: elementwise operands have the result's dimensions") {
   Module m = parsed();
   Computation* main = m.entry();
   Instruction* neg = main->find_instruction("neg");
-  REQUIRE(neg->replace_operand(0, main->find_instruction("dot")).ok());
+  REQUIRE_OK(neg->replace_operand(0, main->find_instruction("dot")));
   CHECK(verify_message(m) ==
         "computation main, instruction neg (negate): shape: operand dot has shape "
         "f32[8,4]{1,0}, whose dimensions are not those of the result f32[8,16]{1,0}");
@@ -288,12 +289,12 @@ TEST_CASE("verify: broadcast maps each operand dimension to a result dimension o
   Instruction* a = main->find_instruction("a");
   absl::StatusOr<Instruction*> b = main->add_instruction(
       Opcode::kBroadcast, "bc", shape_of("f32[2,8,16]"), {a}, main->root());
-  REQUIRE(b.ok());
-  REQUIRE((*b)->set_dimensions({2, 1}).ok());
+  REQUIRE_OK(b);
+  REQUIRE_OK((*b)->set_dimensions({2, 1}));
   CHECK(verify_message(m) ==
         "computation main, instruction bc (broadcast): shape: broadcast of f32[8,16]{1,0} to "
         "f32[2,8,16]: operand dimension 0 does not map to result dimension 2 of the same size");
-  REQUIRE((*b)->set_dimensions({1, 2}).ok());
+  REQUIRE_OK((*b)->set_dimensions({1, 2}));
   CHECK(verify(m).ok());
 }
 
@@ -303,8 +304,8 @@ TEST_CASE("verify: an operand is defined before its user") {
   Instruction* a = main->find_instruction("a");
   // A copy placed last, then used by the earlier negate.
   absl::StatusOr<Instruction*> late = main->add_instruction(Opcode::kCopy, "late", a->shape(), {a});
-  REQUIRE(late.ok());
-  REQUIRE(main->find_instruction("neg")->replace_operand(0, *late).ok());
+  REQUIRE_OK(late);
+  REQUIRE_OK(main->find_instruction("neg")->replace_operand(0, *late));
   CHECK(verify_message(m) ==
         "computation main, instruction neg (negate): references: operand late is defined after "
         "its user");
@@ -312,7 +313,7 @@ TEST_CASE("verify: an operand is defined before its user") {
 
 TEST_CASE("verify: a computation without instructions") {
   Module m = parsed();
-  REQUIRE(m.add_computation("empty").ok());
+  REQUIRE_OK(m.add_computation("empty"));
   CHECK(verify_message(m) == "computation empty: root: the computation has no instructions");
 }
 
@@ -335,13 +336,13 @@ TEST_CASE("set_shape on an entry parameter or root keeps the module header in st
   main->find_instruction("b")->set_shape(shape_of("f32[16,6]{1,0}"));
   main->find_instruction("dot")->set_shape(shape_of("f32[8,6]{1,0}"));
   main->root()->set_shape(shape_of("(f32[8,6]{1,0}, f32[8,16]{1,0})"));
-  REQUIRE(verify(m).ok());
+  REQUIRE_OK(verify(m));
   const std::string printed = print(m);
   CHECK(printed.substr(0, printed.find('\n')) ==
         "HloModule m, entry_computation_layout={(f32[8,16]{1,0}, f32[16,6]{1,0})->"
         "(f32[8,6]{1,0}, f32[8,16]{1,0})}");
   absl::StatusOr<Module> again = parse_module(printed);
-  REQUIRE(again.ok());
+  REQUIRE_OK(again);
   CHECK(verify(*again).ok());
   CHECK(print(*again) == printed);
 }
@@ -390,7 +391,7 @@ ENTRY e {
   sc = f32[4,8]{1,0} scatter(p, idx, upd), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
   ROOT t = (f32[4]{0}, f32[8,4]{1,0}, f32[4,4,2]{2,1,0}, f32[4,8]{1,0}, f32[8,8]{1,0}, f32[4,8]{1,0}, f32[4,8]{1,0}, f32[4,6]{1,0}, f32[3,8]{1,0}, f32[4,8]{1,0}) tuple(r, tr, b, rw, cc, rv, s, d, g, sc)
 })";
-  REQUIRE(verify(testing::module_of(kDims)).ok());
+  REQUIRE_OK(verify(testing::module_of(kDims)));
   // `op`'s attribute `name` set to `value` (more pairs after it), then verified.
   const auto verified = [&](std::string_view op,
                             std::initializer_list<std::pair<std::string_view, std::string_view>>
@@ -399,7 +400,7 @@ ENTRY e {
     Instruction* i = m.entry()->find_instruction(op);
     for (const auto& [name, value] : values) {
       INFO(op << " " << name << "=" << value);
-      REQUIRE(set_attribute_from_text(*i, name, value).ok());
+      REQUIRE_OK(set_attribute_from_text(*i, name, value));
     }
     return verify_message(m);
   };

@@ -15,6 +15,7 @@
 #include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/load.h"
+#include "require_ok.h"
 
 namespace fs = std::filesystem;
 using namespace hloroof;
@@ -95,7 +96,7 @@ TEST_CASE("XLA's own HLO test files are HLO text, whatever their comments name")
 
 TEST_CASE("an emitter test's fused computation without ENTRY is read, with the banner") {
   absl::StatusOr<LoadedModule> loaded = load_module((kXlaTestFiles / "concat_1d.hlo").string());
-  REQUIRE(loaded.ok());
+  REQUIRE_OK(loaded);
   CHECK(loaded->module.entry()->name() == "fusion");
   CHECK(!loaded->entry_marked);
   CHECK(contains(loaded->banner, "no computation is marked ENTRY"));
@@ -136,7 +137,7 @@ TEST_CASE("the entry option takes a computation as the step, and the banner says
   options.entry = "helper";
   absl::StatusOr<LoadedModule> loaded = load_module(ModuleBytes{kTwoComputations, "m.hlo"},
                                                     options);
-  REQUIRE(loaded.ok());
+  REQUIRE_OK(loaded);
   CHECK(loaded->module.entry()->name() == "helper");
   CHECK(!loaded->entry_marked);
   CHECK(loaded->banner ==
@@ -155,7 +156,7 @@ TEST_CASE("the entry option takes a computation as the step, and the banner says
   options.entry = "main";
   absl::StatusOr<LoadedModule> same = load_module(ModuleBytes{kTwoComputations, "m.hlo"},
                                                   options);
-  REQUIRE(same.ok());
+  REQUIRE_OK(same);
   CHECK(same->entry_marked);
   CHECK(same->banner.empty());
 }
@@ -163,7 +164,7 @@ TEST_CASE("the entry option takes a computation as the step, and the banner says
 TEST_CASE("no ENTRY and HLO before optimization: each said once") {
   absl::StatusOr<LoadedModule> loaded =
       load_module(ModuleBytes{kUnfusedNoEntry, "module_0001.raw.before_optimizations.txt"});
-  REQUIRE(loaded.ok());
+  REQUIRE_OK(loaded);
   CHECK(contains(loaded->banner, "no computation is marked ENTRY"));
   REQUIRE(loaded->diagnostics.warnings.size() == 1);
   CHECK(contains(loaded->diagnostics.warnings[0], "named as XLA's dump before optimization"));
@@ -174,7 +175,7 @@ TEST_CASE("no ENTRY and HLO before optimization: each said once") {
   LoadOptions options;
   options.entry_naming = "Module.set_entry(NAME)";
   absl::StatusOr<LoadedModule> python = load_module(ModuleBytes{kUnfusedNoEntry, ""}, options);
-  REQUIRE(python.ok());
+  REQUIRE_OK(python);
   CHECK(contains(python->banner, "Module.set_entry(NAME) takes a computation as the step"));
   // Not named either way: the module's shape tells.
   REQUIRE(python->diagnostics.warnings.size() == 1);
@@ -191,7 +192,7 @@ TEST_CASE("a dump directory: its largest jit_ module by default, or the one name
   write_file(dir.path / "module_0002.jit_large.before_optimizations.txt", large);
 
   absl::StatusOr<LoadedModule> picked = load_module(dir.path.string());
-  REQUIRE(picked.ok());
+  REQUIRE_OK(picked);
   CHECK(picked->module.name() == "jit_large");
   REQUIRE(picked->diagnostics.notes.size() == 1);
   CHECK(contains(picked->diagnostics.notes[0], "read module jit_large"));
@@ -202,7 +203,7 @@ TEST_CASE("a dump directory: its largest jit_ module by default, or the one name
   LoadOptions by_number;
   by_number.module_name = "0001";
   absl::StatusOr<LoadedModule> first = load_module(dir.path.string(), by_number);
-  REQUIRE(first.ok());
+  REQUIRE_OK(first);
   CHECK(first->module.name() == "jit_small");
 
   LoadOptions unknown;
@@ -223,17 +224,17 @@ TEST_CASE("a dump directory of HloProtos (--xla_dump_hlo_as_proto) is read, text
   const std::string text =
       "HloModule jit_p\n\nENTRY %e {\n  %p = f32[4] parameter(0)\n  ROOT %n = f32[4] negate(%p)\n}\n";
   absl::StatusOr<Module> parsed = parse_module(text);
-  REQUIRE(parsed.ok());
+  REQUIRE_OK(parsed);
   TempDir dir("proto_dump");
   write_file(dir.path / "module_0003.jit_p.gpu_after_optimizations.hlo.pb", write_hlo_proto(*parsed));
   write_file(dir.path / "module_0003.jit_p.before_optimizations.hlo.pb", write_hlo_proto(*parsed));
   absl::StatusOr<std::vector<DumpModule>> modules = dump_modules(dir.path.string());
-  REQUIRE(modules.ok());
+  REQUIRE_OK(modules);
   REQUIRE(modules->size() == 1);
   CHECK((*modules)[0].name == "jit_p");
   CHECK((*modules)[0].id == "0003");
   absl::StatusOr<LoadedModule> loaded = load_module(dir.path.string());
-  REQUIRE(loaded.ok());
+  REQUIRE_OK(loaded);
   CHECK(loaded->module.name() == "jit_p");
   CHECK(loaded->xla_assignment.has_value());  // read as a proto
   CHECK(contains(loaded->diagnostics.notes[0], "gpu_after_optimizations.hlo.pb"));
@@ -241,7 +242,7 @@ TEST_CASE("a dump directory of HloProtos (--xla_dump_hlo_as_proto) is read, text
   // Dumped both ways: the text is read, the module listed once.
   write_file(dir.path / "module_0003.jit_p.gpu_after_optimizations.txt", text);
   absl::StatusOr<std::vector<DumpModule>> both = dump_modules(dir.path.string());
-  REQUIRE(both.ok());
+  REQUIRE_OK(both);
   REQUIRE(both->size() == 1);
   CHECK(std::string_view((*both)[0].file).ends_with("after_optimizations.txt"));
 }
@@ -262,7 +263,7 @@ TEST_CASE("a file cut inside a computation: the whole ones are read, or the pars
   const fs::path file = dir.path / "cut.hlo";
   write_file(file, std::string(kTwoComputations.substr(0, kTwoComputations.find("ROOT %c"))));
   absl::StatusOr<LoadedModule> part = load_module(file.string());
-  REQUIRE(part.ok());
+  REQUIRE_OK(part);
   CHECK(part->module.entry()->name() == "helper");
   REQUIRE(!part->diagnostics.warnings.empty());
   CHECK(contains(part->diagnostics.warnings[0], "the file ends inside computation main"));
@@ -331,11 +332,11 @@ TEST_CASE("one argument that is a path or text: the file when it names one, else
     CHECK(input_form(text) == InputForm::kText);
   }
   absl::StatusOr<LoadedModule> read = load_path_or_text(file.string());
-  REQUIRE(read.ok());
+  REQUIRE_OK(read);
   CHECK(read->file == file.string());
   CHECK(read->module.computations().size() == 2);
   absl::StatusOr<LoadedModule> parsed = load_path_or_text(kTwoComputations, {}, "mine.hlo");
-  REQUIRE(parsed.ok());
+  REQUIRE_OK(parsed);
   CHECK(parsed->file == "mine.hlo");
   CHECK(parsed->module.computations().size() == 2);
 }

@@ -12,6 +12,7 @@
 #include "hloroof/memory.h"
 
 #include "examples.h"
+#include "require_ok.h"
 
 namespace {
 
@@ -26,12 +27,12 @@ MemoryReport analyze(std::string_view text, const MemoryOptions& options = {.top
                      const hloroof::DeviceSpec* device = nullptr) {
   absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text);
   INFO(module.status().ToString());
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<MemoryReport> report = device == nullptr
                                             ? hloroof::analyze_memory(*module, options)
                                             : hloroof::analyze_memory(*module, *device, options);
   INFO(report.status().ToString());
-  REQUIRE(report.ok());
+  REQUIRE_OK(report);
   return *std::move(report);
 }
 
@@ -324,7 +325,7 @@ ENTRY e {
 TEST_CASE("an S(6) scalar is TPU scalar memory on chip, not host memory") {
   // i: s32[] under T(128) occupies one 128-element tile: 512 B in S(6). p 4096 B, d 512 B.
   absl::StatusOr<hloroof::DeviceSpec> v5e = hloroof::device("tpu_v5e");
-  REQUIRE(v5e.ok());
+  REQUIRE_OK(v5e);
   MemoryReport r = analyze(R"(
 HloModule smem, is_scheduled=true
 ENTRY e {
@@ -361,7 +362,7 @@ ENTRY e {
 
 TEST_CASE("a TPU program's temporaries stay out of outputs, in program order, at 16 KiB") {
   absl::StatusOr<hloroof::DeviceSpec> v5e = hloroof::device("tpu_v5e");
-  REQUIRE(v5e.ok());
+  REQUIRE_OK(v5e);
   const MemoryReport r = analyze(kTiled, {.top_buffers = 0}, &*v5e);
   // t is dead before o is defined, but no temporary goes into an output allocation: both
   // temporaries are in the heap. t begins first: offset 0, its 4096 B in a 16 KiB place; u
@@ -377,7 +378,7 @@ TEST_CASE("a TPU program's temporaries stay out of outputs, in program order, at
   // The same text for a GPU follows XLA's open-source rules: t goes into o's allocation
   // (4096 <= 4096, lives apart), u alone in the heap: temp 16384 B, unaligned.
   absl::StatusOr<hloroof::DeviceSpec> h100 = hloroof::device("h100");
-  REQUIRE(h100.ok());
+  REQUIRE_OK(h100);
   const MemoryReport g = analyze(kTiled, {.top_buffers = 0}, &*h100);
   CHECK(g.temps_in_live_out == 1);
   CHECK(g.temp_bytes == 16384);
@@ -406,7 +407,7 @@ ENTRY e {
 }
 )";
   absl::StatusOr<hloroof::DeviceSpec> v5e = hloroof::device("tpu_v5e");
-  REQUIRE(v5e.ok());
+  REQUIRE_OK(v5e);
   const MemoryReport r = analyze(kAllReduce, {.top_buffers = 0}, &*v5e);
   CHECK(r.temp_bytes == 262144);
 }
@@ -428,8 +429,8 @@ ENTRY e {
 )";
   absl::StatusOr<hloroof::DeviceSpec> v5e = hloroof::device("tpu_v5e");
   absl::StatusOr<hloroof::DeviceSpec> v6e = hloroof::device("tpu_v6e");
-  REQUIRE(v5e.ok());
-  REQUIRE(v6e.ok());
+  REQUIRE_OK(v5e);
+  REQUIRE_OK(v6e);
   const MemoryReport a = analyze(kTuple, {.top_buffers = 0}, &*v5e);
   CHECK(a.temp_bytes == 0);
   CHECK(a.output_bytes == 4096 + 512 + 512);
@@ -473,7 +474,7 @@ ENTRY e {
 }
 )";
   absl::StatusOr<hloroof::DeviceSpec> v6e = hloroof::device("tpu_v6e");
-  REQUIRE(v6e.ok());
+  REQUIRE_OK(v6e);
   const MemoryReport r = analyze(kTables, {.top_buffers = 0}, &*v6e);
   CHECK(r.temp_bytes == 98304);
   CHECK(has_note(r, "tuple-shaped temporaries: 3,"));
@@ -544,7 +545,7 @@ ENTRY e {
 
   // The same module for a GPU keeps XLA's open-source rules: no 16 KiB tables.
   absl::StatusOr<hloroof::DeviceSpec> h100 = hloroof::device("h100");
-  REQUIRE(h100.ok());
+  REQUIRE_OK(h100);
   CHECK(analyze(kTables, {.top_buffers = 0}, &*h100).temp_bytes < 16384);
 }
 
@@ -720,7 +721,7 @@ TEST_CASE("an offloaded async-update's operands are the table's buffers, not cop
   // pointer tables, 16 KiB each: s{} and s{2}, and the update's own u{}, u{0} and u{2} (as
   // libtpu's dumps place them; s{0} and s{1} are empty): 5. temp = 16384 + 5 x 16384 B.
   absl::StatusOr<hloroof::DeviceSpec> v5p = hloroof::device("tpu_v5p");
-  REQUIRE(v5p.ok());
+  REQUIRE_OK(v5p);
   const MemoryReport r = analyze(R"(
 HloModule offload, is_scheduled=true
 
@@ -780,7 +781,7 @@ ENTRY %e (x: f32[8,128]) -> (f32[8,128], f32[8,128]) {
 }
 )";
   absl::StatusOr<hloroof::DeviceSpec> tpu7x = hloroof::device("tpu7x");
-  REQUIRE(tpu7x.ok());
+  REQUIRE_OK(tpu7x);
   const MemoryReport r = analyze(kTwoCalls, {.top_buffers = 0}, &*tpu7x);
   CHECK(r.temp_bytes == 262144);
   const int64_t at = buffer(r, "sa{2,0}").allocation_offset;
@@ -810,7 +811,7 @@ TEST_CASE("a tpu7x MLP train step's temp is XLA's, its offloads' stacks in one p
       std::filesystem::path(HLOROOF_SOURCE_DIR) / "tests/data/memory/tpu7x_mlp_step.hlo");
   REQUIRE(!text.empty());
   absl::StatusOr<hloroof::DeviceSpec> tpu7x = hloroof::device("tpu7x");
-  REQUIRE(tpu7x.ok());
+  REQUIRE_OK(tpu7x);
   const MemoryReport r = analyze(text, {.top_buffers = 0}, &*tpu7x);
   CHECK(r.argument_bytes == 134742016);
   CHECK(r.output_bytes == 134217760);

@@ -9,17 +9,18 @@
 #include "hloroof/hlo_text.h"
 #include "memory/buffer_assignment.h"
 #include "memory/memory_liveness.h"
+#include "require_ok.h"
 
 namespace {
 
 hloroof::detail::ModuleAssignment assignment_of(const std::string& text) {
   absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text);
   INFO(module.status().ToString());
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<hloroof::detail::ModuleLiveness> liveness =
       hloroof::detail::ModuleLiveness::analyze(*module, /*first_tile_padding=*/true);
   INFO(liveness.status().ToString());
-  REQUIRE(liveness.ok());
+  REQUIRE_OK(liveness);
   return hloroof::detail::assign_buffers(*liveness);
 }
 

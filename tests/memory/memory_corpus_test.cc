@@ -16,6 +16,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/instruction.h"
 #include "hloroof/memory.h"
+#include "require_ok.h"
 
 namespace {
 
@@ -71,8 +72,8 @@ void check_narrowed(const hloroof::Module& m) {
     wide.allocations = true;
     absl::StatusOr<MemoryReport> all = hloroof::analyze_memory(m, wide);
     absl::StatusOr<MemoryReport> made = hloroof::analyze_memory(m, narrow);
-    REQUIRE(all.ok());
-    REQUIRE(made.ok());
+    REQUIRE_OK(all);
+    REQUIRE_OK(made);
     const MemoryReport narrowed = hloroof::narrow_memory_report(*all, narrow);
     CHECK(hloroof::memory_to_json(narrowed) == hloroof::memory_to_json(*made));
     CHECK(narrowed.largest_buffers.size() == made->largest_buffers.size());
@@ -88,8 +89,8 @@ void check_placed(const hloroof::Module& m) {
   absl::StatusOr<MemoryReport> described = hloroof::analyze_memory(m, {.top_buffers = 0});
   absl::StatusOr<MemoryReport> placed =
       hloroof::analyze_memory(m, {.top_buffers = 1, .placements = 1'000'000});
-  REQUIRE(described.ok());
-  REQUIRE(placed.ok());
+  REQUIRE_OK(described);
+  REQUIRE_OK(placed);
   CHECK(placed->largest_buffers.size() == std::min<size_t>(1, described->largest_buffers.size()));
   REQUIRE(placed->placements.size() == described->largest_buffers.size());
   for (size_t k = 0; k < placed->placements.size(); ++k) {
@@ -131,7 +132,7 @@ void check_placed(const hloroof::Module& m) {
 void check_liveness_only(const hloroof::Module& m, const MemoryReport& full) {
   absl::StatusOr<MemoryReport> r =
       hloroof::analyze_memory(m, hloroof::MemoryOptions{.buffer_assignment = false});
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   CHECK(r->peak_bytes == full.peak_bytes);
   CHECK(r->peak_on_chip_bytes == full.peak_on_chip_bytes);
   CHECK(r->peak_at == full.peak_at);
@@ -157,9 +158,9 @@ void check_liveness_only(const hloroof::Module& m, const MemoryReport& full) {
 TEST_CASE("example: the TPU v5e train step's arguments and donated outputs") {
   absl::StatusOr<hloroof::Module> m = hloroof::parse_module(
       read_file(fs::path(HLOROOF_SOURCE_DIR) / "examples" / "tpu_v5e_train_step.hlo"));
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<MemoryReport> r = hloroof::analyze_memory(*m);
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   check_consistent(*r);
   // Parameters, from entry_computation_layout, padded by their tiles (f32 (8,128) adds
   // nothing to these dims; f32[4,1024] under (4,128) neither):
@@ -180,9 +181,9 @@ TEST_CASE("example: the TPU v5e train step's arguments and donated outputs") {
 TEST_CASE("example: the H100 GEMM step") {
   absl::StatusOr<hloroof::Module> m = hloroof::parse_module(
       read_file(fs::path(HLOROOF_SOURCE_DIR) / "examples" / "h100_gemm_step.hlo"));
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<MemoryReport> r = hloroof::analyze_memory(*m);
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   check_consistent(*r);
   // GPU layouts have no tiles: nothing is padding.
   CHECK(r->padding_waste_bytes == 0);
@@ -206,7 +207,7 @@ TEST_CASE("every parseable corpus module analyzes to consistent numbers") {
     if (!m.ok()) continue;  // the parser's own conformance tests cover these
     absl::StatusOr<MemoryReport> r = hloroof::analyze_memory(*m);
     INFO(cells[0] << ": " << r.status().ToString());
-    REQUIRE(r.ok());
+    REQUIRE_OK(r);
     check_consistent(*r);
     if (analyzed % 16 == 0) {
       check_narrowed(*m);

@@ -7,6 +7,7 @@
 
 #include "hloroof/device.h"
 #include "hloroof/hlo_text.h"
+#include "require_ok.h"
 
 namespace {
 
@@ -20,12 +21,12 @@ MemoryReport analyze(std::string_view text, const MemoryOptions& options = {},
                      const hloroof::DeviceSpec* device = nullptr) {
   absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text);
   INFO(module.status().ToString());
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<MemoryReport> report = device == nullptr
                                             ? hloroof::analyze_memory(*module, options)
                                             : hloroof::analyze_memory(*module, *device, options);
   INFO(report.status().ToString());
-  REQUIRE(report.ok());
+  REQUIRE_OK(report);
   return *std::move(report);
 }
 
@@ -500,8 +501,8 @@ TEST_CASE("capacity: 40 GiB does not fit a 16 GB v5e but fits a 95 GiB v5p") {
   // Each array is 5 x 2^30 x 4 B = 20 GiB = 21474836480 B; both live at r: 42949672960 B.
   absl::StatusOr<hloroof::DeviceSpec> v5e = hloroof::device("tpu_v5e");
   absl::StatusOr<hloroof::DeviceSpec> v5p = hloroof::device("tpu_v5p");
-  REQUIRE(v5e.ok());
-  REQUIRE(v5p.ok());
+  REQUIRE_OK(v5e);
+  REQUIRE_OK(v5p);
 
   MemoryReport on_v5e = analyze(kTwentyGiB, {}, &*v5e);
   CHECK(on_v5e.peak_bytes == 42949672960);
@@ -524,7 +525,7 @@ TEST_CASE("capacity: 40 GiB does not fit a 16 GB v5e but fits a 95 GiB v5p") {
 
 TEST_CASE("capacity: without buffer assignment the peak is checked, and no footprint is made") {
   absl::StatusOr<hloroof::DeviceSpec> v5p = hloroof::device("tpu_v5p");
-  REQUIRE(v5p.ok());
+  REQUIRE_OK(v5p);
   // The parameter and the negate's result, 20 GiB each, live at r: 42949672960 B.
   MemoryReport assigned = analyze(kTwentyGiB, {}, &*v5p);
   REQUIRE(assigned.capacity.has_value());
@@ -542,7 +543,7 @@ TEST_CASE("capacity: without buffer assignment the peak is checked, and no footp
 
 TEST_CASE("check_capacity on its own") {
   absl::StatusOr<hloroof::DeviceSpec> h100 = hloroof::device("h100");
-  REQUIRE(h100.ok());
+  REQUIRE_OK(h100);
   hloroof::CapacityCheck c = hloroof::check_capacity(0, *h100);
   CHECK(c.fits);
   CHECK(c.headroom == Approx(1.0));

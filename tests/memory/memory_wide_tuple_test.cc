@@ -21,6 +21,7 @@
 #include "hloroof/predict.h"
 #include "memory/memory_liveness.h"
 #include "predict_on.h"
+#include "require_ok.h"
 
 namespace {
 
@@ -82,12 +83,12 @@ struct Analysis {
 Analysis analyze_text(const std::string& text, bool allocations, bool allocation_runs = false) {
   absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text);
   INFO(module.status().message());
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   const int64_t before = live_bytes.load();
   peak_bytes = before;
   absl::StatusOr<hloroof::MemoryReport> report = hloroof::analyze_memory(
       *module, {.allocations = allocations, .allocation_runs = allocation_runs});
-  REQUIRE(report.ok());
+  REQUIRE_OK(report);
   return {peak_bytes.load() - before, *std::move(report)};
 }
 
@@ -193,15 +194,15 @@ TEST_CASE("a prediction of 200,000 ops: at most 400 heap bytes per op") {
   // MB): the module's cost records (184 bytes an op) were held until the records were made.
   constexpr int kLinks = 100000;  // two ops each
   absl::StatusOr<hloroof::Module> module = hloroof::parse_module(chain_of_temporaries(kLinks));
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<hloroof::DeviceSpec> spec = hloroof::device("tpu_v5e");
-  REQUIRE(spec.ok());
+  REQUIRE_OK(spec);
   hloroof::PredictOptions options;
   options.timeline = false;
   const int64_t before = live_bytes.load();
   peak_bytes = before;
   absl::StatusOr<hloroof::Prediction> p = hloroof::testing::predict_on(*module, *spec, options);
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   const int64_t peak = peak_bytes.load() - before;
   INFO("heap peak " << peak << " B");
   CHECK(p->ops.size() == 2 * kLinks);

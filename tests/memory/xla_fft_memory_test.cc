@@ -14,6 +14,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/input_file.h"
 #include "hloroof/memory.h"
+#include "require_ok.h"
 
 namespace {
 
@@ -42,13 +43,13 @@ TEST_CASE("argument, output and temp bytes equal XLA's memory_analysis() on FFT 
     const nlohmann::json xla = nlohmann::json::parse(stats_file);
     absl::StatusOr<hloroof::InputFile> file =
         hloroof::read_input_file((dir / "module.hlo").string());
-    REQUIRE(file.ok());
+    REQUIRE_OK(file);
     absl::StatusOr<hloroof::Module> module = hloroof::parse_module(*std::move(file));
     INFO(module.status().ToString());
-    REQUIRE(module.ok());
+    REQUIRE_OK(module);
     absl::StatusOr<hloroof::MemoryReport> r =
         hloroof::analyze_memory(*module, {.top_buffers = 0});
-    REQUIRE(r.ok());
+    REQUIRE_OK(r);
     CHECK(r->argument_bytes == xla["argument_size_in_bytes"].get<int64_t>());
     CHECK(r->output_bytes == xla["output_size_in_bytes"].get<int64_t>());
     CHECK(r->alias_bytes == xla["alias_size_in_bytes"].get<int64_t>());

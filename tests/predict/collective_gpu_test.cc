@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "hloroof/collective.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -18,9 +19,9 @@ struct Setup {
 
 Setup setup(std::string_view name, std::string_view shape) {
   absl::StatusOr<DeviceSpec> d = device(name);
-  REQUIRE(d.ok());
+  REQUIRE_OK(d);
   absl::StatusOr<Topology> t = make_topology(*d, shape);
-  REQUIRE(t.ok());
+  REQUIRE_OK(t);
   return {*std::move(d), *std::move(t)};
 }
 
@@ -40,7 +41,7 @@ CollectiveEstimate run(const Setup& s, CollectiveKind kind, double bytes,
                        std::vector<int64_t> group, CollectiveOptions options = {}) {
   absl::StatusOr<CollectiveEstimate> e = estimate(s, kind, bytes, std::move(group), options);
   INFO(e.status().ToString());
-  REQUIRE(e.ok());
+  REQUIRE_OK(e);
   return *std::move(e);
 }
 

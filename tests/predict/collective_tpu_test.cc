@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "hloroof/collective.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -16,10 +17,10 @@ struct Setup {
 
 Setup setup(std::string_view name, std::string_view shape) {
   absl::StatusOr<DeviceSpec> d = device(name);
-  REQUIRE(d.ok());
+  REQUIRE_OK(d);
   absl::StatusOr<Topology> t = make_topology(*d, shape);
   INFO(t.status().ToString());
-  REQUIRE(t.ok());
+  REQUIRE_OK(t);
   return {*std::move(d), *std::move(t)};
 }
 
@@ -28,7 +29,7 @@ CollectiveEstimate run(const Setup& s, CollectiveKind kind, double bytes,
   CollectiveInput in{kind, bytes, std::move(groups), {}};
   absl::StatusOr<CollectiveEstimate> e = collective_time(s.spec, s.topology, in, options);
   INFO(e.status().ToString());
-  REQUIRE(e.ok());
+  REQUIRE_OK(e);
   return *std::move(e);
 }
 
@@ -37,7 +38,7 @@ CollectiveEstimate send(const Setup& s, double bytes,
   CollectiveInput in{CollectiveKind::kCollectivePermute, bytes, {}, std::move(pairs)};
   absl::StatusOr<CollectiveEstimate> e = collective_time(s.spec, s.topology, in);
   INFO(e.status().ToString());
-  REQUIRE(e.ok());
+  REQUIRE_OK(e);
   return *std::move(e);
 }
 

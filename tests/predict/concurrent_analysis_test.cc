@@ -20,6 +20,7 @@
 #include "hloroof/memory.h"
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -39,7 +40,7 @@ TEST_CASE("memory analysis and predictions on three devices at once: as one afte
   // A while loop of 4 layers whose weights are all-gathered (10 all-gather-start) and passed
   // round the ring with collective-permute (examples/README.md).
   absl::StatusOr<Module> module = parse_module(read_example("tpu_v5e_train_step.hlo"));
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   int loops = 0, collectives = 0;
   for (const Computation* c : module->computations()) {
     for (const Instruction* i : c->instructions()) {
@@ -54,7 +55,7 @@ TEST_CASE("memory analysis and predictions on three devices at once: as one afte
   std::vector<DeviceTarget> targets;
   for (const std::string& d : devices) {
     absl::StatusOr<DeviceTarget> t = resolve_device(d, &*module);
-    REQUIRE(t.ok());
+    REQUIRE_OK(t);
     targets.push_back(*std::move(t));
   }
   auto options = [](size_t) {
@@ -64,7 +65,7 @@ TEST_CASE("memory analysis and predictions on three devices at once: as one afte
     return o;
   };
   const absl::StatusOr<ModuleCost> cost = analyze_cost(*module, cost_options(options(0)));
-  REQUIRE(cost.ok());
+  REQUIRE_OK(cost);
   auto memory_json = [&](size_t k) {
     absl::StatusOr<MemoryReport> r = analyze_memory(*module, targets[k].spec);
     return r.ok() ? memory_to_json(*r) : std::string(r.status().message());
@@ -115,14 +116,14 @@ TEST_CASE("trace, text report and advice of one prediction at once: as one after
   // `hloroof predict --trace` writes the trace while it makes the text report and its advice,
   // all three reading the one prediction and memory report.
   absl::StatusOr<Module> module = parse_module(read_example("tpu_v5e_train_step.hlo"));
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<DeviceTarget> target = resolve_device("tpu_v5e:2x2", &*module);
-  REQUIRE(target.ok());
+  REQUIRE_OK(target);
   PredictOptions options;
   absl::StatusOr<Prediction> prediction = predict_step_time(*module, *target, options);
-  REQUIRE(prediction.ok());
+  REQUIRE_OK(prediction);
   absl::StatusOr<MemoryReport> memory = analyze_memory(*module, target->spec);
-  REQUIRE(memory.ok());
+  REQUIRE_OK(memory);
   // On two threads of its own, as the command writes it (a trace of about 500 KB: two pieces).
   auto trace = [&](int threads) {
     std::ostringstream out;

@@ -3,6 +3,7 @@
 
 #include "hloroof/device.h"
 #include "predict_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -18,7 +19,7 @@ ENTRY e {
 })",
                    "h100");
   absl::StatusOr<DeviceSpec> h100 = device("h100");
-  REQUIRE(h100.ok());
+  REQUIRE_OK(h100);
   CHECK(p->matrix_flops == 0);
   CHECK(p->flops == 1048576);
   CHECK(p->peak_flop_rate_type == "vector");

@@ -12,6 +12,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
 #include "predict_on.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -60,14 +61,14 @@ TEST_CASE("no GEMM of the grid is expected above 3x its roofline of 50 us or mor
   int devices = 0;
   for (const std::string& name : builtin_device_names()) {
     absl::StatusOr<DeviceSpec> spec = device(name);
-    REQUIRE(spec.ok());
+    REQUIRE_OK(spec);
     if (spec->kind != DeviceKind::kGpu && spec->kind != DeviceKind::kTpu) continue;
     ++devices;
     absl::StatusOr<Module> module =
         parse_module(grid_module(shapes, spec->kind == DeviceKind::kTpu));
-    REQUIRE(module.ok());
+    REQUIRE_OK(module);
     absl::StatusOr<Prediction> p = testing::predict_on(*module, *spec);
-    REQUIRE(p.ok());
+    REQUIRE_OK(p);
     int large = 0, over = 0;
     for (const OpPrediction& op : p->ops) {
       if (op.opcode() != "dot") continue;

@@ -15,6 +15,7 @@
 #include "predict/measured_models.h"
 #include "predict_on.h"
 #include "predict_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -35,7 +36,7 @@ GemmTable hand_table() {
     }
   }
   absl::StatusOr<GemmTable> t = GemmTable::from_rows(rows);
-  REQUIRE(t.ok());
+  REQUIRE_OK(t);
   return *std::move(t);
 }
 
@@ -107,7 +108,7 @@ TEST_CASE("GEMM table: nearness follows the output size and k, not the aspect") 
   // barely. (Plain log2 distances, 2 and 1, would give 1e12 x 4^0.666 = 2.52e12.)
   absl::StatusOr<GemmTable> t = GemmTable::from_rows(
       {{GemmRow{{1, 512, 256, 256}, 1e12}, GemmRow{{1, 256, 512, 512}, 4e12}}});
-  REQUIRE(t.ok());
+  REQUIRE_OK(t);
   CHECK(t->flop_per_s({1, 256, 512, 256}) == Approx(1.067577e12).epsilon(1e-6));
   // 2 x 256 x 512 x 256 = 67108864 FLOP / 1.0676e12 FLOP/s = 62.86 us.
   CHECK(t->time_s({1, 256, 512, 256}) == Approx(62.86093e-6).epsilon(1e-6));
@@ -121,7 +122,7 @@ TEST_CASE("GEMM table: nearness follows the output size and k, not the aspect") 
   absl::StatusOr<GemmTable> full = GemmTable::from_rows(
       {{GemmRow{{1, 512, 256, 256}, 1e12}, GemmRow{{1, 256, 512, 512}, 4e12}}},
       measured::GemmFitOptions{.neighbours = 24, .aspect = 1.0});
-  REQUIRE(full.ok());
+  REQUIRE_OK(full);
   CHECK(full->flop_per_s({1, 256, 512, 256}) == Approx(3.026414e12).epsilon(1e-6));
 }
 
@@ -141,7 +142,7 @@ TEST_CASE("latency-bandwidth fit: exact points, and the floors of the data") {
   // Points on t = 10 us + x / 1e11 B/s: 1e3 B -> 10.01 us, 1e6 B -> 20 us, 1e8 B -> 1.01 ms.
   const std::vector<CollectivePoint> points = {{1e3, 10.01e-6}, {1e6, 20e-6}, {1e8, 1.01e-3}};
   absl::StatusOr<measured::LatencyBandwidth> f = measured::fit_latency_bandwidth(points);
-  REQUIRE(f.ok());
+  REQUIRE_OK(f);
   CHECK(f->latency_s == Approx(10e-6).epsilon(1e-6));
   CHECK(f->seconds_per_byte == Approx(1e-11).epsilon(1e-6));
   CHECK(f->time_s(1e7) == Approx(110e-6).epsilon(1e-6));  // 10 us + 1e7 / 1e11 = 110 us
@@ -158,7 +159,7 @@ TEST_CASE("latency-bandwidth fit: a negative latency is dropped") {
   // = (1e9 + 0.90909e9) / (1e18 + 0.82645e18) = 1.04525e-9 s/B.
   absl::StatusOr<measured::LatencyBandwidth> f =
       measured::fit_latency_bandwidth({{{1e6, 1e-3}, {2e6, 2.2e-3}}});
-  REQUIRE(f.ok());
+  REQUIRE_OK(f);
   CHECK(f->latency_s == 0);
   CHECK(f->seconds_per_byte == Approx(1.04525e-9).epsilon(1e-4));
   CHECK_FALSE(measured::fit_latency_bandwidth({{{1e6, 1e-3}}}).ok());
@@ -171,7 +172,7 @@ TEST_CASE("collective curve: local fits follow two regimes") {
   for (double x : {1e3, 2e3, 4e3, 8e3}) points.push_back({x, 10e-6});
   for (double x : {1e8, 2e8, 4e8, 8e8}) points.push_back({x, x / 1e11});
   absl::StatusOr<measured::CollectiveCurve> c = measured::CollectiveCurve::from_points(points);
-  REQUIRE(c.ok());
+  REQUIRE_OK(c);
   // At 3 kB the 4 nearest sizes are the 1-8 kB ones: 10 us flat.
   CHECK(c->time_s(3e3) == Approx(10e-6).epsilon(1e-6));
   // At 300 MB the 100-800 MB ones: 300e6 / 1e11 = 3 ms (one line through all eight points
@@ -189,7 +190,7 @@ TEST_CASE("latency-bandwidth fit: weights") {
   // = 1.071259e-9 s/B (1.04525e-9 unweighted: the heavier point pulls towards 1.1e-9).
   absl::StatusOr<measured::LatencyBandwidth> f =
       measured::fit_latency_bandwidth({{{1e6, 1e-3, 1}, {2e6, 2.2e-3, 3}}});
-  REQUIRE(f.ok());
+  REQUIRE_OK(f);
   CHECK(f->latency_s == 0);
   CHECK(f->seconds_per_byte == Approx(1.071259e-9).epsilon(1e-5));
   CHECK_FALSE(measured::fit_latency_bandwidth({{{1e6, 1e-3, 1}, {2e6, 2e-3, 0}}}).ok());
@@ -207,8 +208,8 @@ TEST_CASE("pooled fit: another group size extends the curve in bus bytes") {
       measured::CollectiveCurve::from_points(own_points);
   absl::StatusOr<measured::CollectiveCurve> other =
       measured::CollectiveCurve::from_points(other_points);
-  REQUIRE(own.ok());
-  REQUIRE(other.ok());
+  REQUIRE_OK(own);
+  REQUIRE_OK(other);
   // At 1.6e9 B, beyond the own data. Alone: the line gives 5 us + 0.8e9 / 1e11 = 8.005 ms, but
   // the own curve's best throughput, 2e8 B / 1.005 ms = 1.99005e11 B/s, floors it at
   // 1.6e9 / 1.99005e11 = 8.04 ms.
@@ -246,9 +247,9 @@ TEST_CASE("no measured GPU collective beats the roofline by more than noise") {
        {Case{"gb200", "1x72", 1147}, Case{"h100", "1x8", 330}, Case{"b200", "1x8", 330}}) {
     INFO(c.device);
     absl::StatusOr<DeviceSpec> spec = device(c.device);
-    REQUIRE(spec.ok());
+    REQUIRE_OK(spec);
     absl::StatusOr<Topology> topology = make_topology(*spec, c.topology);
-    REQUIRE(topology.ok());
+    REQUIRE_OK(topology);
     int checked = 0;
     for (const measured::CollectiveRecord& r : measured::collective_records()) {
       if (r.device != c.device) continue;
@@ -276,7 +277,7 @@ TEST_CASE("no measured GPU collective beats the roofline by more than noise") {
         }
       }
       absl::StatusOr<CollectiveEstimate> roof = collective_time(*spec, *topology, in);
-      REQUIRE(roof.ok());
+      REQUIRE_OK(roof);
       INFO(r.op << " " << r.groups << "x" << r.group_size << " " << r.point.bytes
                 << " B: " << r.point.time_s << " s measured");
       CHECK(roof->time_s <= r.point.time_s * 1.05);
@@ -364,14 +365,14 @@ ENTRY e {
     use_global_device_ids=true, to_apply=add
 })";
   absl::StatusOr<DeviceSpec> gb200 = device("gb200");
-  REQUIRE(gb200.ok());
+  REQUIRE_OK(gb200);
   nlohmann::json doc = nlohmann::json::parse(gb200->json);
   doc["name"] = "gb200_fitted";
   absl::StatusOr<DeviceSpec> renamed = parse_device_spec(doc.dump(), "renamed.json");
-  REQUIRE(renamed.ok());
+  REQUIRE_OK(renamed);
   doc["base"] = "gb200";
   absl::StatusOr<DeviceSpec> fitted = parse_device_spec(doc.dump(), "fitted.json");
-  REQUIRE(fitted.ok());
+  REQUIRE_OK(fitted);
   CHECK(fitted->base == "gb200");
   auto own = testing::predict(kAllReduce, *gb200, testing::on("1x8"));
   auto kept = testing::predict(kAllReduce, *fitted, testing::on("1x8"));
@@ -487,31 +488,31 @@ TEST_CASE("load_measured_models reads the tables a prediction then uses, once") 
   // and CPUs have none to read.
   for (const std::string& name : builtin_device_names()) {
     absl::StatusOr<DeviceSpec> d = device(name);
-    REQUIRE(d.ok());
+    REQUIRE_OK(d);
     load_measured_models(*d);
   }
   const measured::DeviceTables* h100 = measured::tables_for("h100");
   REQUIRE(h100 != nullptr);
   absl::StatusOr<DeviceSpec> d = device("h100");
-  REQUIRE(d.ok());
+  REQUIRE_OK(d);
   load_measured_models(*d);
   absl::StatusOr<Module> m = parse_module(dot_module(4096));
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<Prediction> p = testing::predict_on(*m, *d);
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   CHECK(measured::tables_for("h100") == h100);  // read once, kept
   CHECK(p->ops.front().model().find("gemm table h100") != std::string_view::npos);
 }
 
 TEST_CASE("calibration knobs replace the measured GEMM model") {
   absl::StatusOr<DeviceSpec> d = device("h100");
-  REQUIRE(d.ok());
+  REQUIRE_OK(d);
   d->matmul_efficiency = 0.5;
   d->matmul_efficiency_set = true;
   absl::StatusOr<Module> m = parse_module(dot_module(4096));
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<Prediction> p = testing::predict_on(*m, *d);
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   // 1.374e11 FLOP at 0.5 x 9.89e14 FLOP/s = 277.9 us, + 1 us launch; the roofline stays at
   // the peak, its floor the larger of 138.96 us and the launch: 138.96 us.
   const double flops = 2.0 * 4096 * 4096 * 4096;
@@ -836,7 +837,7 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
   // + 2 + 85.2 us.
   absl::StatusOr<DeviceSpec> four = device(std::string(HLOROOF_SOURCE_DIR) +
                                            "/examples/a100_4nic.json");
-  REQUIRE(four.ok());
+  REQUIRE_OK(four);
   CHECK(four->gpu->scale_out_bandwidth == Approx(12.5e9));
   PredictOptions o;
   o.topology = "2x8";
@@ -848,12 +849,12 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
   // one NIC per GPU) gives way to the NICs' share, 4 x 25e9 / 8 = 12.5e9, and the time is the
   // file's. Eight such NICs give each GPU 25e9 B/s again: a100's own 477.37 us.
   absl::StatusOr<DeviceSpec> a100_spec = device("a100");
-  REQUIRE(a100_spec.ok());
+  REQUIRE_OK(a100_spec);
   for (const auto& [nics, want] : {std::pair{"4", 867.54e-6}, std::pair{"8", 477.37e-6}}) {
     absl::StatusOr<DeviceSpec> set_nics = set_device_figures(
         *a100_spec,
         {absl::StrCat("interconnect.nics_per_node=", nics), "interconnect.nic_bandwidth=25e9"});
-    REQUIRE(set_nics.ok());
+    REQUIRE_OK(set_nics);
     auto run = testing::predict(hlo, *set_nics, o);
     CHECK(run->step_time_s == Approx(want).epsilon(0.002));
     CHECK(run.assumes(absl::StrCat("from its node's NICs (", nics, " NICs x 2.5e+10 B/s")));
@@ -872,7 +873,7 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
   REQUIRE(at != std::string::npos);
   with.insert(at, "\"nic_efficiency\": 0.5, ");
   absl::StatusOr<DeviceSpec> half = parse_device_spec(with, "half.json");
-  REQUIRE(half.ok());
+  REQUIRE_OK(half);
   REQUIRE(half->gpu->nic_efficiency);
   CHECK(*half->gpu->nic_efficiency == 0.5);
   auto slow = testing::predict(hlo, *half, o);
@@ -881,9 +882,9 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
   // The same by --set on the built-in spec, whose 25e9 B/s per GPU gives 8388608 / 12.5e9 =
   // 671.09 us + 87.2 us.
   absl::StatusOr<DeviceSpec> a100 = device("a100");
-  REQUIRE(a100.ok());
+  REQUIRE_OK(a100);
   absl::StatusOr<DeviceSpec> set = set_device_figures(*a100, {"interconnect.nic_efficiency=0.5"});
-  REQUIRE(set.ok());
+  REQUIRE_OK(set);
   auto set_run = testing::predict(hlo, *set, o);
   CHECK(set_run->step_time_s == Approx(758.29e-6).epsilon(0.002));
   // A share outside (0, 1] is refused, naming the field.
@@ -919,9 +920,9 @@ ENTRY e {
   ROOT d = bf16[8192,8192]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })";
   absl::StatusOr<DeviceSpec> h100 = device("h100");
-  REQUIRE(h100.ok());
+  REQUIRE_OK(h100);
   absl::StatusOr<DeviceSpec> faster = set_device_figures(*h100, {"matrix_flops_per_s.bf16=2e15"});
-  REQUIRE(faster.ok());
+  REQUIRE_OK(faster);
   auto own = testing::predict(hlo, *h100);
   auto set = testing::predict(hlo, *faster);
   CHECK(set->roofline_step_time_s == Approx(own->roofline_step_time_s * 9.89e14 / 2e15));

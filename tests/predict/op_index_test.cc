@@ -6,6 +6,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
 #include "predict/op_index.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -29,7 +30,7 @@ ENTRY main {
 
 TEST_CASE("an op index finds each instruction's record, the first where several name it") {
   absl::StatusOr<Module> m = parse_module(kModule);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   const Computation* main = m->entry();
   const Computation* add = m->find_computation("add");
   // Records of r, n and the add computation's s, out of schedule order, and a second one of n.
@@ -50,7 +51,7 @@ TEST_CASE("an op index finds each instruction's record, the first where several 
   CHECK(index.find(nullptr) == nullptr);
   // Of another module (the same text parsed again), whose computations have no records: none.
   absl::StatusOr<Module> other = parse_module(kModule);
-  REQUIRE(other.ok());
+  REQUIRE_OK(other);
   CHECK(index.find(other->entry()->find_instruction("r")) == nullptr);
 }
 

@@ -13,6 +13,7 @@
 #include "hloroof/topology.h"
 #include "predict/combined_model.h"
 #include "predict/op_model.h"
+#include "require_ok.h"
 
 namespace hloroof::predict {
 namespace {
@@ -30,7 +31,7 @@ OpWork hbm_work() {
 
 TEST_CASE("roofline model: an HBM-bound op at the bandwidth, the figures it used noted") {
   absl::StatusOr<DeviceSpec> h100 = device("h100");
-  REQUIRE(h100.ok());
+  REQUIRE_OK(h100);
   const OpEstimate e = RooflineModel(*h100).estimate(hbm_work(), /*include_overhead=*/true,
                                                      /*cite_matrix=*/false);
   // 3.35e9 B / 3.35e12 B/s = 1 ms, plus the 1 us per-op overhead; the floor is the term alone
@@ -50,7 +51,7 @@ TEST_CASE("roofline model: an HBM-bound op at the bandwidth, the figures it used
 
 TEST_CASE("general model: a memory-bound GPU op at the measured 0.87 of HBM bandwidth") {
   absl::StatusOr<DeviceSpec> h100 = device("h100");
-  REQUIRE(h100.ok());
+  REQUIRE_OK(h100);
   OpView op;
   op.work = hbm_work();
   GemmTimeCache gemm_times;
@@ -68,7 +69,7 @@ TEST_CASE("general model: a memory-bound GPU op at the measured 0.87 of HBM band
 
 TEST_CASE("kernel estimate model: XLA's estimate of the kernel, never below the roofline") {
   absl::StatusOr<DeviceSpec> h100 = device("h100");
-  REQUIRE(h100.ok());
+  REQUIRE_OK(h100);
   const KernelEstimateModel model(*h100);
   const OpEstimate roofline = RooflineModel(*h100).estimate(hbm_work(), true, false);
   const OpEstimate slower = model.estimate({.exec_time_s = 2e-3, .model = "sol"}, roofline);
@@ -101,9 +102,9 @@ ENTRY e {
   ROOT t = (f32[1024]{0}, f32[1048576]{0}) tuple(k, big)
 }
 )");
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<ModuleCost> cost = analyze_cost(*m);
-  REQUIRE(cost.ok());
+  REQUIRE_OK(cost);
   const Instruction* k = m->entry()->find_instruction("k");
   const Instruction* big = m->entry()->find_instruction("big");
   REQUIRE(k != nullptr);
@@ -119,9 +120,9 @@ ENTRY e {
   for (const std::string_view name : {"h100", "tpu_v5e"}) {
     INFO(name);
     absl::StatusOr<DeviceSpec> d = device(name);
-    REQUIRE(d.ok());
+    REQUIRE_OK(d);
     absl::StatusOr<Topology> slice = make_topology(*d, "1x1");
-    REQUIRE(slice.ok());
+    REQUIRE_OK(slice);
     for (const bool roofline_only : {false, true}) {
       PredictOptions options;
       options.roofline_only = roofline_only;
@@ -167,13 +168,13 @@ ENTRY e {
   ROOT big = f32[1048576]{0} negate(x)
 }
 )");
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<ModuleCost> cost = analyze_cost(*m);
-  REQUIRE(cost.ok());
+  REQUIRE_OK(cost);
   absl::StatusOr<DeviceSpec> h100 = device("h100");
-  REQUIRE(h100.ok());
+  REQUIRE_OK(h100);
   absl::StatusOr<Topology> slice = make_topology(*h100, "1x1");
-  REQUIRE(slice.ok());
+  REQUIRE_OK(slice);
   PredictOptions options;
   options.explain = true;
   CombinedModel model(

@@ -8,6 +8,7 @@
 
 #include "hloroof/edit.h"
 #include "hloroof/hlo_text.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -27,7 +28,7 @@ ENTRY %main (p: f32[1024,1024]) -> f32[1024,1024] {
 Module parsed() {
   absl::StatusOr<Module> m = parse_module(kModule);
   INFO(m.status().ToString());
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   return *std::move(m);
 }
 
@@ -61,7 +62,7 @@ TEST_CASE("a pass that changes nothing: the step predicted once") {
   Module m = parsed();
   absl::StatusOr<PassRun> run = run_passes(m, {{"nothing", nothing}}, {.device = "h100"});
   INFO(run.status().ToString());
-  REQUIRE(run.ok());
+  REQUIRE_OK(run);
   REQUIRE(run->passes.size() == 1);
   const PassResult& r = run->passes[0];
   CHECK(r.name == "nothing");
@@ -83,7 +84,7 @@ TEST_CASE("a pass that changes the module: predicted before and after it") {
       run_passes(m, {{"nothing", nothing}, {"remove_copies", remove_copies}},
                  {.device = "h100", .verify_each = true, .reparse = true});
   INFO(run.status().ToString());
-  REQUIRE(run.ok());
+  REQUIRE_OK(run);
   REQUIRE(run->passes.size() == 2);
   const PassResult& removed = run->passes[1];
   CHECK(removed.changed);
@@ -150,7 +151,7 @@ TEST_CASE("without verify_each: checked and predicted after the last pass only")
         m, {{"remove_copies", remove_copies}, {"nothing", nothing}},
         {.device = "h100", .verify_each = false});
     INFO(run.status().ToString());
-    REQUIRE(run.ok());
+    REQUIRE_OK(run);
     CHECK_FALSE(run->passes[0].verified);
     CHECK_FALSE(run->passes[0].after.has_value());
     CHECK(run->passes[1].verified);
@@ -182,7 +183,7 @@ TEST_CASE("a module that does not verify as given, or an unknown device, runs no
     CHECK(run.status().message().find("before the passes, predicting: ") == 0);
   }
   SECTION("a module broken before the passes") {
-    REQUIRE(break_shape(m).ok());
+    REQUIRE_OK(break_shape(m));
     absl::StatusOr<PassRun> run = run_passes(m, passes, {.device = "h100"});
     REQUIRE_FALSE(run.ok());
     CHECK(run.status().message().find("before the passes: the module does not verify: ") == 0);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "predict_on.h"
 #include "predict_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -425,7 +426,7 @@ TEST_CASE("collective errors name the op; a topology too small is refused") {
                           "ROOT ag = f32[16384] all-gather(p), channel_id=1, "
                           "replica_groups=[1,16]<=[16], use_global_device_ids=true, "
                           "dimensions={0}"));
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<Prediction> small = testing::predict_on(*m, "tpu_v5e:2x2");
   REQUIRE(!small.ok());
   CHECK_THAT(std::string(small.status().message()), Catch::Contains("has 4 devices"));
@@ -439,7 +440,7 @@ TEST_CASE("collective errors name the op; a topology too small is refused") {
   absl::StatusOr<Module> beyond = parse_module(module(
       4, "f32[1024]",
       "ROOT cp = f32[1024] collective-permute(p), channel_id=1, source_target_pairs={{0,9}}"));
-  REQUIRE(beyond.ok());
+  REQUIRE_OK(beyond);
   absl::StatusOr<Prediction> out = testing::predict_on(*beyond, "tpu_v5e:2x2");
   REQUIRE(!out.ok());
   CHECK_THAT(std::string(out.status().message()), Catch::StartsWith("cp: "));

@@ -14,6 +14,7 @@
 #include "predict_on.h"
 #include "predict_test_util.h"
 #include "corpus.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -78,7 +79,7 @@ TEST_CASE("the corpus predicts without crashing, every prediction adds up, and n
                         std::string_view::npos) {
         failures.push_back(file.string() + ": predicted a module that marks no ENTRY");
       }
-      REQUIRE(module->set_entry(module->entry()->name()).ok());
+      REQUIRE_OK(module->set_entry(module->entry()->name()));
     }
     for (const char* device : {"tpu_v5e", "h100"}) {
       absl::StatusOr<Prediction> p = testing::predict_on(*module, device);

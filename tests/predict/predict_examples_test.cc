@@ -10,6 +10,7 @@
 #include "examples.h"
 #include "hloroof/cost.h"
 #include "predict_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -44,7 +45,7 @@ TEST_CASE("the v5e FSDP train step: between its roofline floor and twice it") {
   // 115.7 ms. So the step is memory bound: the HBM floor alone is nearly twice the compute
   // floor, and a window of "the compute floor to twice it" could not hold the step.
   absl::StatusOr<ModuleCost> cost = analyze_cost(p.module);
-  REQUIRE(cost.ok());
+  REQUIRE_OK(cost);
   const double compute_floor = 11544872091648.0 / 1.97e14;
   const double memory_floor = cost->totals.hbm_bytes() / 8.19e11;
   CHECK(compute_floor == Approx(58.6e-3).epsilon(0.001));
@@ -95,7 +96,7 @@ TEST_CASE("the 8xH100 MLP step: GEMMs plus the exposed gradient all-reduce") {
   CHECK(start.collective->exposed_s == Approx(all_reduce));
   // Floor: GEMMs and the all-reduce; ceiling: plus all HBM traffic and 1 us per kernel.
   absl::StatusOr<ModuleCost> cost = analyze_cost(p.module);
-  REQUIRE(cost.ok());
+  REQUIRE_OK(cost);
   const double floor = gemms + all_reduce;
   const double ceiling = floor + cost->totals.hbm_bytes() / 3.35e12 + overhead(p.prediction);
   CHECK(p->step_time_s >= floor);

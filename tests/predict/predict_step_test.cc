@@ -15,6 +15,7 @@
 #include "nlohmann/json.hpp"
 #include "predict_on.h"
 #include "predict_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -216,27 +217,27 @@ ENTRY e {
        {absl::StrReplaceAll(kS1, {{"ORDER", std::string(kStart) + kA + kB + kDone + kC}}),
         std::string(kLoop), tiled, fused}) {
     absl::StatusOr<Module> module = parse_module(text);
-    REQUIRE(module.ok());
+    REQUIRE_OK(module);
     for (int64_t trips : {1, 3}) {
       PredictOptions options;
       options.default_trip_count = trips;
       const absl::StatusOr<ModuleCost> cost = analyze_cost(*module, cost_options(options));
-      REQUIRE(cost.ok());
+      REQUIRE_OK(cost);
       CostOptions every_record = cost_options(options);
       every_record.fused_records = true;
       const absl::StatusOr<ModuleCost> every = analyze_cost(*module, every_record);
-      REQUIRE(every.ok());
+      REQUIRE_OK(every);
       for (const char* name : {"tpu_v5e:1x2", "tpu_v5p:2x2x1", "h100:1x2"}) {
         INFO(name << "\n" << text);
         absl::StatusOr<DeviceTarget> device = resolve_device(name, &*module);
-        REQUIRE(device.ok());
+        REQUIRE_OK(device);
         absl::StatusOr<Prediction> own = predict_step_time(*module, *device, options);
         absl::StatusOr<Prediction> shared = predict_step_time(*module, *device, options, *cost);
         absl::StatusOr<Prediction> from_every =
             predict_step_time(*module, *device, options, *every);
-        REQUIRE(own.ok());
-        REQUIRE(shared.ok());
-        REQUIRE(from_every.ok());
+        REQUIRE_OK(own);
+        REQUIRE_OK(shared);
+        REQUIRE_OK(from_every);
         CHECK(own->hbm_bytes > 0);
         CHECK(prediction_to_json(*own) == prediction_to_json(*shared));
         CHECK(prediction_to_json(*own) == prediction_to_json(*from_every));
@@ -261,10 +262,10 @@ TEST_CASE("max_ops keeps the first records and every figure of the step") {
         cut.max_ops = n;
         // Not through predict(), which checks that the records add up to the step.
         absl::StatusOr<Prediction> some = testing::predict_text(text, device, cut);
-        REQUIRE(some.ok());
+        REQUIRE_OK(some);
         CHECK(some->ops.size() == std::min(n, all->ops.size()));
         absl::StatusOr<Prediction> first = testing::predict_text(text, device);
-        REQUIRE(first.ok());
+        REQUIRE_OK(first);
         if (first->ops.size() > n) first->ops.resize(n);
         CHECK(prediction_to_json(*first) == prediction_to_json(*some));
       }
@@ -279,7 +280,7 @@ TEST_CASE("an op record's texts live as long as the record") {
   std::string name, explanation;
   {
     absl::StatusOr<Prediction> p = testing::predict_text(std::string(kLoop), "tpu_v5e");
-    REQUIRE(p.ok());
+    REQUIRE_OK(p);
     REQUIRE(!p->ops.empty());
     const OpPrediction& first = p->ops.front();
     name = std::string(first.name());
@@ -329,12 +330,12 @@ TEST_CASE("before_records is called once and changes nothing") {
     INFO(device);
     const std::string text = std::string(kLoop);
     absl::StatusOr<Prediction> plain = testing::predict_text(text, device);
-    REQUIRE(plain.ok());
+    REQUIRE_OK(plain);
     int calls = 0;
     PredictOptions options;
     options.before_records = [&calls] { ++calls; };
     absl::StatusOr<Prediction> called = testing::predict_text(text, device, options);
-    REQUIRE(called.ok());
+    REQUIRE_OK(called);
     CHECK(calls == 1);
     CHECK(prediction_to_json(*plain) == prediction_to_json(*called));
   }
@@ -552,37 +553,37 @@ TEST_CASE("a resolved device's slice is the one it parsed") {
   constexpr char kText[] = R"(HloModule m, num_partitions=8
 ENTRY e { ROOT x = f32[8] parameter(0) })";
   absl::StatusOr<Module> module = parse_module(kText);
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<DeviceTarget> target = resolve_device("tpu_v5e:4x2", &*module);
-  REQUIRE(target.ok());
+  REQUIRE_OK(target);
   REQUIRE(target->slice.has_value());
   PredictOptions by_text;
   by_text.topology = "4x2";
   absl::StatusOr<Prediction> spec = testing::predict_on(*module, target->spec, by_text);
-  REQUIRE(spec.ok());
+  REQUIRE_OK(spec);
   // The options name another slice: it is not read.
   const DeviceTarget& parsed = *target;
   PredictOptions other;
   other.topology = "2x4";
   absl::StatusOr<Prediction> p = predict_step_time(*module, parsed, other);
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   CHECK(p->topology == "4x2");
   CHECK(prediction_to_json(*p) == prediction_to_json(*spec));
   absl::StatusOr<ModuleCost> cost = analyze_cost(*module, cost_options(other));
-  REQUIRE(cost.ok());
+  REQUIRE_OK(cost);
   absl::StatusOr<Prediction> shared = predict_step_time(*module, parsed, other, *cost);
-  REQUIRE(shared.ok());
+  REQUIRE_OK(shared);
   CHECK(prediction_to_json(*shared) == prediction_to_json(*spec));
   // By hand: the slice make_topology made; none, the slice is inferred.
   absl::StatusOr<Topology> four_by_two = make_topology(target->spec, "4x2");
-  REQUIRE(four_by_two.ok());
+  REQUIRE_OK(four_by_two);
   DeviceTarget by_hand{.spec = target->spec, .slice = *four_by_two};
   absl::StatusOr<Prediction> hand = predict_step_time(*module, by_hand);
-  REQUIRE(hand.ok());
+  REQUIRE_OK(hand);
   CHECK(prediction_to_json(*hand) == prediction_to_json(*spec));
   by_hand.slice.reset();
   absl::StatusOr<Prediction> inferred = predict_step_time(*module, by_hand, by_text);
-  REQUIRE(inferred.ok());
+  REQUIRE_OK(inferred);
   CHECK(inferred->topology == "2x4");
   CHECK(std::any_of(inferred->diagnostics.notes.begin(), inferred->diagnostics.notes.end(),
                     [](const std::string& n) { return n.starts_with("topology 2x4"); }));
@@ -592,7 +593,7 @@ TEST_CASE("a prediction of text let go keeps no pointers into the module it pars
   absl::StatusOr<Prediction> p = testing::predict_text(
       absl::StrReplaceAll(kS1, {{"ORDER", std::string(kStart) + kA + kB + kDone + kC}}),
       "tpu_v5e:1x2");
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   REQUIRE(!p->ops.empty());
   for (const OpPrediction& op : p->ops) CHECK(op.instruction == nullptr);
   for (const TimelineEvent& e : p->timeline) CHECK(e.instruction == nullptr);

@@ -10,6 +10,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
 #include "predict_on.h"
+#include "require_ok.h"
 
 namespace hloroof::testing {
 
@@ -71,10 +72,10 @@ Predicted predict(std::string_view text, const Device& device,
                   const PredictOptions& options = {}) {
   absl::StatusOr<Module> module = parse_module(text);
   INFO(module.status().ToString());
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<Prediction> p = testing::predict_on(*module, device, options);
   INFO(p.status().ToString());
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   check_invariants(*p);
   return Predicted{*std::move(module), *std::move(p)};
 }

@@ -3,6 +3,7 @@
 #include "hloroof/roofline.h"
 
 #include <catch2/catch.hpp>
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -11,7 +12,7 @@ using Catch::Matchers::Contains;
 
 DeviceSpec spec(std::string_view name) {
   absl::StatusOr<DeviceSpec> d = device(name);
-  REQUIRE(d.ok());
+  REQUIRE_OK(d);
   return *std::move(d);
 }
 

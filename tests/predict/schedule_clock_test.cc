@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -14,7 +15,7 @@ using E = ScheduledEvent;
 ScheduleTiming timing(std::vector<ScheduledEvent> events) {
   absl::StatusOr<ScheduleTiming> t = time_schedule(events);
   INFO(t.status().ToString());
-  REQUIRE(t.ok());
+  REQUIRE_OK(t);
   return *std::move(t);
 }
 
@@ -51,7 +52,7 @@ TEST_CASE("events made one at a time give the clock of the list") {
     const ScheduledEvent& e = events[k];
     return ClockEvent{e.kind, e.cost_s, e.async_id, e.latency_s};
   });
-  REQUIRE(t.ok());
+  REQUIRE_OK(t);
   CHECK(asked == std::vector<size_t>{0, 1, 2, 3, 4});
   CHECK(t->end_s == std::vector<double>{0, 3, 5, 6, 10});
   CHECK(t->total_s == 10);

@@ -20,6 +20,7 @@
 #include "predict/predict_internal.h"
 #include "predict/roofline_internal.h"
 #include "predict_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof::predict {
 namespace {
@@ -109,7 +110,7 @@ std::string explained(const DeviceSpec& d, TextMemo& memo, double hbm_s, bool ov
 TEST_CASE("expected explanations: one memo for many ops reads as each op's made anew") {
   for (const std::string_view name : {"h100", "h200", "tpu_v5e", "tpu_v6e"}) {
     absl::StatusOr<DeviceSpec> d = device(name);
-    REQUIRE(d.ok());
+    REQUIRE_OK(d);
     TextPool pool;
     TextMemo memo(pool), anew(pool);
     anew.set_memoize(false);
@@ -158,7 +159,7 @@ TEST_CASE("expected explanations: one memo for many ops reads as each op's made 
 TEST_CASE("roofline citations made once read as roofline_time's") {
   for (const std::string_view name : {"h100", "tpu_v5e", "tpu_v6e"}) {
     absl::StatusOr<DeviceSpec> d = device(name);
-    REQUIRE(d.ok());
+    REQUIRE_OK(d);
     OpWork work;
     work.vector_flops = 1e9;
     work.transcendentals = 1e6;
@@ -330,13 +331,13 @@ ENTRY e {
   ROOT r = f32[1024] get-tuple-element(w), index=1
 }
 )");
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<ModuleCost> cost = analyze_cost(*m);
-  REQUIRE(cost.ok());
+  REQUIRE_OK(cost);
   absl::StatusOr<DeviceSpec> d = device("tpu_v5e");
-  REQUIRE(d.ok());
+  REQUIRE_OK(d);
   absl::StatusOr<Topology> slice = make_topology(*d, "1x1");
-  REQUIRE(slice.ok());
+  REQUIRE_OK(slice);
   const PredictOptions options;
   std::vector<const Instruction*> all;
   for (const Computation* c : m->computations()) {

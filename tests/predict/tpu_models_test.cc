@@ -10,6 +10,7 @@
 #include "hloroof/predict.h"
 #include "predict/tpu_models.h"
 #include "predict_on.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -18,7 +19,7 @@ using measured::TpuRecord;
 
 DeviceSpec tpu7x() {
   absl::StatusOr<DeviceSpec> d = device("tpu7x");
-  REQUIRE(d.ok());
+  REQUIRE_OK(d);
   return *std::move(d);
 }
 
@@ -43,7 +44,7 @@ std::vector<TpuRecord> hand_rows() {
 
 TEST_CASE("TPU fits: hand-made tables") {
   absl::StatusOr<measured::TpuFits> f = measured::fit_tpu(hand_rows(), tpu7x());
-  REQUIRE(f.ok());
+  REQUIRE_OK(f);
   CHECK(f->hbm.latency_s == Approx(2e-6).epsilon(1e-9));
   CHECK(f->hbm.seconds_per_byte == Approx(1e-12).epsilon(1e-9));
   // 1e12 over tpu7x's 3.69e12 B/s per TensorCore.
@@ -136,8 +137,8 @@ ENTRY e {
     INFO(device);
     absl::StatusOr<Prediction> dot = testing::predict_text(kDot, device);
     absl::StatusOr<Prediction> conv = testing::predict_text(kConv, device);
-    REQUIRE(dot.ok());
-    REQUIRE(conv.ok());
+    REQUIRE_OK(dot);
+    REQUIRE_OK(conv);
     CHECK(conv->step_time_s == Approx(dot->step_time_s).epsilon(1e-9));
     CHECK(conv->step_time_s > conv->roofline_step_time_s);
   }
@@ -159,8 +160,8 @@ ENTRY e {
     INFO(device);
     absl::StatusOr<Prediction> dot = testing::predict_text(kDot, device);
     absl::StatusOr<Prediction> conv = testing::predict_text(kHeads, device);
-    REQUIRE(dot.ok());
-    REQUIRE(conv.ok());
+    REQUIRE_OK(dot);
+    REQUIRE_OK(conv);
     // The same FLOPs (2 x 1024^3), the same padded GEMM size, so the same expected time.
     CHECK(conv->flops == Approx(dot->flops).epsilon(1e-9));
     CHECK(conv->step_time_s == Approx(dot->step_time_s).epsilon(1e-9));
@@ -179,19 +180,19 @@ ENTRY e {
   ROOT d = bf16[4096,4096]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })";
   absl::StatusOr<DeviceSpec> v6e = device("tpu_v6e");
-  REQUIRE(v6e.ok());
+  REQUIRE_OK(v6e);
   REQUIRE(v6e->gemm_plateau.has_value());
   CHECK(*v6e->gemm_plateau == 0.66);
   const double flops = 2.0 * 4096 * 4096 * 4096;
   absl::StatusOr<Prediction> p = testing::predict_text(kBig, "tpu_v6e");
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   CHECK(has_line(*p, "gemm_plateau = 0.66 fraction is fitted", "held out"));
   DeviceSpec at_peak = *v6e;
   at_peak.gemm_plateau.reset();
   absl::StatusOr<Module> big = parse_module(std::string_view(kBig));
-  REQUIRE(big.ok());
+  REQUIRE_OK(big);
   absl::StatusOr<Prediction> q = testing::predict_on(*big, at_peak);
-  REQUIRE(q.ok());
+  REQUIRE_OK(q);
   const double fixed = measured::tpu_fits()->hbm.latency_s;
   CHECK((p->step_time_s - fixed) / (q->step_time_s - fixed) == Approx(1 / 0.66).epsilon(1e-9));
   CHECK(q->step_time_s - fixed >= flops / 9.18e14);
@@ -204,7 +205,7 @@ ENTRY e {
   ROOT k = bf16[1024,1024]{1,0} custom-call(x), custom_call_target="tpu_custom_call", backend_config={"custom_call_config":{"body":"","cost_estimate":{"flops":1000000000000,"transcendentals":0,"bytes_accessed":4194304}}}
 })";
   absl::StatusOr<Prediction> k = testing::predict_text(kKernel, "tpu_v6e");
-  REQUIRE(k.ok());
+  REQUIRE_OK(k);
   CHECK(k->roofline_step_time_s == Approx(1e12 / 9.18e14).epsilon(0.01));
   CHECK(k->step_time_s == Approx(1e12 / (0.66 * 9.18e14) + fixed).epsilon(1e-9));
 }
@@ -216,7 +217,7 @@ TEST_CASE("TPU predictions say what their expected times rest on") {
   // middle, so sqrt(2.555 x 25.29) = 8.04 us, 31% over the measurement. The roofline is
   // 2.15e9 / 1.1535e15 = 1.86 us + 1 us overhead.
   absl::StatusOr<Prediction> own = testing::predict_text(kDot, "tpu7x");
-  REQUIRE(own.ok());
+  REQUIRE_OK(own);
   CHECK(has_line(*own, "tpu7x expected times rest on the tpu7x microbenchmarks", "fitted"));
   CHECK(has_line(*own, "assumed, not measured", "DCN"));
   CHECK(own->step_time_s == Approx(8.04e-6).epsilon(0.01));
@@ -226,7 +227,7 @@ TEST_CASE("TPU predictions say what their expected times rest on") {
 
   // tpu_v5e borrows them, relative to its own peak and MXU (128).
   absl::StatusOr<Prediction> v5e = testing::predict_text(kDot, "tpu_v5e");
-  REQUIRE(v5e.ok());
+  REQUIRE_OK(v5e);
   CHECK(has_line(*v5e, "tpu_v5e expected times borrow the tpu7x microbenchmarks",
                  "relative to this chip's own peaks"));
   CHECK(has_line(*v5e, "tpu_v5e assumed, not measured", "host-offload"));
@@ -245,7 +246,7 @@ TEST_CASE("TPU predictions say what their expected times rest on") {
                  "plateau its peak (assumed: no gemm_plateau figure)"));
   for (const char* chip : {"tpu_v6e", "tpu_v5p"}) {
     absl::StatusOr<Prediction> p = testing::predict_text(kDot, chip);
-    REQUIRE(p.ok());
+    REQUIRE_OK(p);
     INFO(chip);
     CHECK(has_line(*p, absl::StrCat(chip, " provenance: measured on this chip: ",
                                     std::string_view(chip) == "tpu_v6e" ? "host link" : "nothing"),
@@ -258,7 +259,7 @@ TEST_CASE("TPU predictions say what their expected times rest on") {
   PredictOptions roofline;
   roofline.roofline_only = true;
   absl::StatusOr<Prediction> r = testing::predict_text(kDot, "tpu_v5e", roofline);
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   CHECK(!has_line(*r, "borrow the tpu7x", ""));
   CHECK(r->step_time_s == r->roofline_step_time_s);
 }

@@ -11,6 +11,7 @@
 #include "nlohmann/json.hpp"
 #include "predict_on.h"
 #include "profile_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -103,12 +104,12 @@ Run make_run(std::string_view name, const std::vector<int>& dots, const std::vec
              std::string text = "", DeviceSpec spec = truth_device(), PredictOptions options = {},
              double scale = 1, const std::map<std::string, std::string>& credited = {}) {
   absl::StatusOr<Module> m = parse_module(text.empty() ? module_text(name, dots, adds) : text);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<Prediction> truth = testing::predict_on(*m, spec, options);
-  REQUIRE(truth.ok());
+  REQUIRE_OK(truth);
   absl::StatusOr<Profile> p =
       parse_xspace(synthetic_profile(*m, *truth, scale, credited), std::string(name));
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   return {*std::move(m), *std::move(truth), *std::move(p)};
 }
 
@@ -131,7 +132,7 @@ TEST_CASE("calibrate finds the efficiencies and overhead the measurements were m
   const std::vector<CalibrationRun> runs = {{&a.module, &a.profile, "a"},
                                             {&b.module, &b.profile, "b"}};
   absl::StatusOr<CalibrationResult> r = calibrate(runs, "h100");
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   CHECK(r->ops_used == 8);
   CHECK(figure(*r, "matmul_efficiency").after == Approx(0.8).epsilon(1e-6));
   CHECK(figure(*r, "hbm_efficiency").after == Approx(0.7).epsilon(1e-6));
@@ -170,14 +171,14 @@ TEST_CASE("calibrate finds the efficiencies and overhead the measurements were m
   // Predicting with the written JSON reproduces the fit: its error against the measured ops is
   // the fit's error, and every op takes its true time.
   absl::StatusOr<DeviceSpec> written = parse_device_spec(r->json, "fitted.json");
-  REQUIRE(written.ok());
+  REQUIRE_OK(written);
   double squares = 0;
   int ops = 0;
   for (const Run* run : {&a, &b}) {
     absl::StatusOr<Prediction> p = testing::predict_on(run->module, *written);
-    REQUIRE(p.ok());
+    REQUIRE_OK(p);
     absl::StatusOr<MeasuredModule> measured = measure_module(run->profile, run->module.name());
-    REQUIRE(measured.ok());
+    REQUIRE_OK(measured);
     REQUIRE(p->ops.size() == run->truth.ops.size());
     for (size_t k = 0; k < p->ops.size(); ++k) {
       CHECK(p->ops[k].name() == run->truth.ops[k].name());
@@ -206,7 +207,7 @@ TEST_CASE("calibrate starts from the figures set on the device") {
   CalibrationOptions options;
   options.settings = {"hbm.bandwidth=6.7e12"};
   absl::StatusOr<CalibrationResult> r = calibrate(runs, "h100", options);
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   REQUIRE(r->accepted);
   CHECK(figure(*r, "hbm_efficiency").after == Approx(0.35).epsilon(1e-6));
   CHECK(figure(*r, "matmul_efficiency").after == Approx(0.8).epsilon(1e-6));
@@ -229,7 +230,7 @@ TEST_CASE("calibrate starts from the figures set on the device") {
   }
   CHECK(noted);
   absl::StatusOr<DeviceSpec> written = parse_device_spec(r->json, "fitted.json");
-  REQUIRE(written.ok());
+  REQUIRE_OK(written);
   CHECK(written->hbm_bandwidth == 6.7e12);
 
   // A figure the device does not have is refused before any fit, by name.
@@ -245,7 +246,7 @@ TEST_CASE("calibrate keeps what the ops cannot tell") {
   Run a = make_run("jit_dots", {2048, 3072, 4096}, {});
   const std::vector<CalibrationRun> runs = {{&a.module, &a.profile, "dots"}};
   absl::StatusOr<CalibrationResult> r = calibrate(runs, "h100");
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   CHECK(figure(*r, "matmul_efficiency").after == Approx(0.8).epsilon(1e-6));
   CHECK(!figure(*r, "hbm_efficiency").fitted);
   CHECK(figure(*r, "hbm_efficiency").after == 1);
@@ -300,7 +301,7 @@ ENTRY main {
   Run run = make_run("jit_ar", {}, {}, std::string(kText), truth, options);
   const std::vector<CalibrationRun> runs = {{&run.module, &run.profile, "ar"}};
   absl::StatusOr<CalibrationResult> r = calibrate(runs, "h100:8");
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   CHECK(figure(*r, "collective_latency").fitted);
   CHECK(figure(*r, "collective_latency").before == 2e-6);  // h100.json's collective latency
   CHECK(figure(*r, "collective_latency").after == Approx(8e-6).epsilon(1e-6));
@@ -331,9 +332,9 @@ ENTRY main {
 
   // Predicting with the written JSON gives every all-reduce its true time.
   absl::StatusOr<DeviceSpec> written = parse_device_spec(r->json, "fitted.json");
-  REQUIRE(written.ok());
+  REQUIRE_OK(written);
   absl::StatusOr<Prediction> p = testing::predict_on(run.module, *written, options);
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   REQUIRE(p->ops.size() == run.truth.ops.size());
   int collectives = 0;
   for (size_t k = 0; k < p->ops.size(); ++k) {
@@ -409,7 +410,7 @@ TEST_CASE("calibrate fits the network across nodes apart from the collectives in
 
   const std::vector<CalibrationRun> runs = {{&run.module, &run.profile, "nodes"}};
   absl::StatusOr<CalibrationResult> r = calibrate(runs, "a100:2x8");
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   REQUIRE(r->accepted);
   // Kernel times are whole picoseconds (a relative error of 2e-7 at most on the shortest op);
   // the search on ln e ends within 1e-12: the share comes back to 1e-4.
@@ -427,9 +428,9 @@ TEST_CASE("calibrate fits the network across nodes apart from the collectives in
   const nlohmann::json doc = nlohmann::json::parse(r->json);
   CHECK(doc["interconnect"]["nic_efficiency"].get<double>() == Approx(0.5).epsilon(1e-4));
   absl::StatusOr<DeviceSpec> written = parse_device_spec(r->json, "fitted.json");
-  REQUIRE(written.ok());
+  REQUIRE_OK(written);
   absl::StatusOr<Prediction> p = testing::predict_on(run.module, *written, options);
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   REQUIRE(p->ops.size() == run.truth.ops.size());
   int collectives = 0;
   for (size_t k = 0; k < p->ops.size(); ++k) {
@@ -452,7 +453,7 @@ TEST_CASE("calibrate fits the network across nodes apart from the collectives in
                       options);
   absl::StatusOr<CalibrationResult> o =
       calibrate(std::vector<CalibrationRun>{{&only.module, &only.profile, "only"}}, "a100:2x8");
-  REQUIRE(o.ok());
+  REQUIRE_OK(o);
   CHECK(figure(*o, "nic_efficiency").fitted);
   CHECK(figure(*o, "nic_efficiency").after == Approx(0.5).epsilon(1e-4));
   CHECK_FALSE(figure(*o, "collective_latency").fitted);
@@ -468,7 +469,7 @@ TEST_CASE("calibrate fits the network across nodes apart from the collectives in
   Run tiny = make_run("jit_nodes", {}, {}, two_node_text({16}, {}), truth, options);
   absl::StatusOr<CalibrationResult> t =
       calibrate(std::vector<CalibrationRun>{{&tiny.module, &tiny.profile, "tiny"}}, "a100:2x8");
-  REQUIRE(t.ok());
+  REQUIRE_OK(t);
   CHECK_FALSE(figure(*t, "nic_efficiency").fitted);
   CHECK(figure(*t, "nic_efficiency").after == 0.86);
   CHECK_THAT(figure(*t, "nic_efficiency").why,
@@ -491,7 +492,7 @@ TEST_CASE("calibrate leaves out mis-joined kernels that would ruin the fit") {
   const std::vector<CalibrationRun> runs = {{&a.module, &a.profile, "a"},
                                             {&b.module, &b.profile, "b"}};
   absl::StatusOr<CalibrationResult> r = calibrate(runs, "h100");
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   CHECK(r->accepted);
   CHECK(r->ops_used == 8);
   CHECK(r->ops_left_out == 2);
@@ -515,7 +516,7 @@ TEST_CASE("calibrate does not keep a fit that predicts held-out steps worse") {
   const std::vector<CalibrationRun> runs = {{&a.module, &a.profile, "a"},
                                             {&b.module, &b.profile, "b"}};
   absl::StatusOr<CalibrationResult> r = calibrate(runs, "h100");
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   CHECK(!r->accepted);
   CHECK(r->json.empty());
   CHECK(r->rejected_why.find("held-out steps worse") != std::string::npos);
@@ -545,7 +546,7 @@ TEST_CASE("calibrate keeps the measured models when they predict steps better") 
   const std::vector<CalibrationRun> runs = {{&a.module, &a.profile, "a"},
                                             {&b.module, &b.profile, "b"}};
   absl::StatusOr<CalibrationResult> r = calibrate(runs, "h100");
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   CHECK(r->accepted);
   CHECK(!figure(*r, "matmul_efficiency").fitted);
   CHECK(figure(*r, "matmul_efficiency").given_model.find("gemm table h100") == 0);

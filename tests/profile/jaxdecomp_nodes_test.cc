@@ -18,6 +18,7 @@
 #include "absl/strings/strip.h"
 #include "hloroof/hloroof.h"
 #include "predict_on.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -85,7 +86,7 @@ TEST_CASE("jaxdecomp FFTs across two A100 nodes of Jean Zay: within 25%, rooflin
   const fs::path dir = reports_dir();
   absl::StatusOr<DeviceSpec> spec =
       device(std::string(HLOROOF_SOURCE_DIR) + "/examples/a100_jean_zay.json");
-  REQUIRE(spec.ok());
+  REQUIRE_OK(spec);
   REQUIRE(spec->gpu->nic_efficiency);
   int across = 0, within = 0, reports = 0;
   for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
@@ -94,11 +95,11 @@ TEST_CASE("jaxdecomp FFTs across two A100 nodes of Jean Zay: within 25%, rooflin
     INFO(r.name);
     ++reports;
     absl::StatusOr<Module> module = parse_module(r.hlo);
-    REQUIRE(module.ok());
+    REQUIRE_OK(module);
     PredictOptions options;
     options.topology = r.nodes == 2 ? "2x8" : "1x8";
     absl::StatusOr<Prediction> p = testing::predict_on(*module, *spec, options);
-    REQUIRE(p.ok());
+    REQUIRE_OK(p);
     CHECK(p->roofline_step_time_s < r.measured_s);
     if (r.nodes < 2) continue;
     ++across;

@@ -10,6 +10,7 @@
 #include "hloroof/profile.h"
 #include "predict_on.h"
 #include "profile/profile_internal.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -64,7 +65,7 @@ struct Launches {
 
 TEST_CASE("graph kernels: a cuBLAS call's workspace memset goes with the call after it") {
   absl::StatusOr<Module> m = parse_module(kCalls);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   Launches l;
   // cc.1 and cc.2 clear their workspace first, cc.3 does not (XLA's gemm_sweep capture ran
   // this pattern; with the memset free on either side, each call got the kernel before its own).
@@ -80,7 +81,7 @@ TEST_CASE("graph kernels: a cuBLAS call's workspace memset goes with the call af
 
 TEST_CASE("graph kernels: a kernel that fits two instructions alike is marked uncertain") {
   absl::StatusOr<Module> m = parse_module(kCalls);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   Launches l;
   // Two GEMM kernels for three calls: either call may be the one that launched nothing.
   l.add(3, {"first_fusion", "nvjet_a", "nvjet_b", "negate_fusion"});
@@ -92,7 +93,7 @@ TEST_CASE("graph kernels: a kernel that fits two instructions alike is marked un
 
 TEST_CASE("the join does not rank an op whose kernels are uncertain") {
   absl::StatusOr<Module> m = parse_module(kCalls);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   Profile p;
   p.origin = "made by hand";
   ProfilePlane& plane = p.planes.emplace_back();
@@ -108,9 +109,9 @@ TEST_CASE("the join does not rank an op whose kernels are uncertain") {
     e.duration_s = 5e-6;
   }
   absl::StatusOr<Prediction> prediction = testing::predict_on(*m, "h100");
-  REQUIRE(prediction.ok());
+  REQUIRE_OK(prediction);
   absl::StatusOr<ProfileComparison> c = compare_with_profile(*m, *prediction, p);
-  REQUIRE(c.ok());
+  REQUIRE_OK(c);
   // The two calls that got a kernel, ranked after the fusions whatever they lost.
   REQUIRE(c->ops.size() == 4);
   CHECK(!c->ops[0].alignment_uncertain);
@@ -140,7 +141,7 @@ std::string chain(int n) {
 TEST_CASE("kernel resolution's work is bounded, and it says when it was cut short") {
   constexpr int kFusions = 2000, kRuns = 400;
   absl::StatusOr<Module> m = parse_module(chain(kFusions));
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   std::deque<ProfileEvent> events;
   std::vector<OpEvent> ops;
   uint64_t id = 0;
@@ -179,7 +180,7 @@ TEST_CASE("kernel resolution's work is bounded, and it says when it was cut shor
 
 TEST_CASE("graph launches that ran alike are aligned once") {
   absl::StatusOr<Module> m = parse_module(kCalls);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   const std::vector<std::string> kernels = {"Memset 0", "nvjet_big", "Memset 0", "nvjet_small",
                                             "nvjet_other", "negate_fusion"};
   Launches one, many;

@@ -11,6 +11,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
 #include "predict_on.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -54,7 +55,7 @@ TEST_CASE("nccl-tests: a log's tests, ranks, hosts and out-of-place rows") {
   CHECK(looks_like_nccl_tests(text));
   CHECK_FALSE(looks_like_nccl_tests("HloModule m\nENTRY e { ROOT p = f32[] parameter(0) }\n"));
   absl::StatusOr<std::vector<NcclTestsRun>> runs = parse_nccl_tests(text, "ar.log");
-  REQUIRE(runs.ok());
+  REQUIRE_OK(runs);
   REQUIRE(runs->size() == 1);
   const NcclTestsRun& r = runs->front();
   CHECK(r.kind == CollectiveKind::kAllReduce);
@@ -80,7 +81,7 @@ TEST_CASE("nccl-tests: a log without its test line is named by its file") {
                   "951.3   35.27   30.86  0e+00\n");
   absl::StatusOr<std::vector<NcclTestsRun>> named =
       parse_nccl_tests(text, "logs/all_gather_perf.txt");
-  REQUIRE(named.ok());
+  REQUIRE_OK(named);
   CHECK(named->front().kind == CollectiveKind::kAllGather);
   CHECK(named->front().ranks == 8);
   CHECK(named->front().rows.front().time_s == Approx(950.1e-6));
@@ -113,14 +114,14 @@ double all_to_all_s(double bytes, double e) {
       "14,15}}, dimensions={0}\n}\n",
       elements, elements);
   absl::StatusOr<Module> m = parse_module(hlo);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<DeviceSpec> d = device("a100");
-  REQUIRE(d.ok());
+  REQUIRE_OK(d);
   d->gpu->nic_efficiency = e;
   PredictOptions o;
   o.topology = "2x8";
   absl::StatusOr<Prediction> p = testing::predict_on(*m, *d, o);
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   return p->step_time_s;
 }
 
@@ -137,11 +138,11 @@ TEST_CASE("nccl-tests: nic_efficiency fitted to all-to-alls across two nodes") {
                           t * 1e6, bytes / t / 1e9, bytes / t / 1e9 * 15 / 16);
   }
   absl::StatusOr<std::vector<NcclTestsRun>> runs = parse_nccl_tests(text, "a2a.log");
-  REQUIRE(runs.ok());
+  REQUIRE_OK(runs);
   absl::StatusOr<DeviceSpec> a100 = device("a100");
-  REQUIRE(a100.ok());
+  REQUIRE_OK(a100);
   absl::StatusOr<NcclTestsFit> fit = fit_nccl_tests(*runs, *a100, "my_cluster");
-  REQUIRE(fit.ok());
+  REQUIRE_OK(fit);
   CHECK(fit->before == 0.86);  // the published share, a100 setting none
   // The times are printed to 0.1 us (the log's precision), so the share within 0.2%.
   CHECK(fit->after == Approx(kShare).epsilon(0.002));
@@ -165,14 +166,14 @@ TEST_CASE("nccl-tests: nic_efficiency fitted to all-to-alls across two nodes") {
   absl::StrAppend(&one, "    16777216       4194304     float    none      -1    500.0   33.55 "
                         "  31.46      0    500.0   33.55   31.46      0\n");
   absl::StatusOr<std::vector<NcclTestsRun>> single = parse_nccl_tests(one, "one.log");
-  REQUIRE(single.ok());
+  REQUIRE_OK(single);
   CHECK(single->front().nodes == 1);
   absl::StatusOr<NcclTestsFit> none = fit_nccl_tests(*single, *a100, "");
   REQUIRE_FALSE(none.ok());
   CHECK(none.status().message().find("spans nodes") != std::string::npos);
   // A TPU has no NICs to fit.
   absl::StatusOr<DeviceSpec> tpu = device("tpu_v5e");
-  REQUIRE(tpu.ok());
+  REQUIRE_OK(tpu);
   CHECK_FALSE(fit_nccl_tests(*runs, *tpu, "").ok());
 }
 

@@ -23,6 +23,7 @@
 
 #include "hloroof/hloroof.h"
 #include "predict_on.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -67,20 +68,20 @@ std::vector<Row> sweep(const fs::path& dir, const std::string& device) {
   const std::string folder = dir.filename().string();
   absl::StatusOr<Profile> profile =
       parse_xspace(read_gzip(dir / "sweep.xplane.pb.gz"), "sweep.xplane.pb");
-  REQUIRE(profile.ok());
+  REQUIRE_OK(profile);
   std::vector<Row> rows;
   for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
     if (!fs::exists(e.path() / "module.hlo")) continue;
     const std::string name = e.path().filename().string();
     INFO(folder << "/" << name);
     absl::StatusOr<Module> module = parse_module(read_file(e.path() / "module.hlo"));
-    REQUIRE(module.ok());
+    REQUIRE_OK(module);
     absl::StatusOr<Prediction> p = testing::predict_on(*module, device);
-    REQUIRE(p.ok());
+    REQUIRE_OK(p);
     ProfileOptions options;
     options.module_name = "jit_" + name;
     absl::StatusOr<ProfileComparison> c = compare_with_profile(*module, *p, *profile, options);
-    REQUIRE(c.ok());
+    REQUIRE_OK(c);
     Row row{name, c->measured_step_s, c->expected_step_s, c->roofline_step_s, {}};
     for (const JoinedOp& op : c->ops) {
       if (op.measured_s > 0 && op.roofline_s > op.measured_s) {

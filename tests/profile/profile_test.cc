@@ -10,6 +10,7 @@
 #include "nlohmann/json.hpp"
 #include "predict_on.h"
 #include "profile_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -46,11 +47,11 @@ const OpPrediction* find_predicted(const Prediction& p, std::string_view name) {
 
 TEST_CASE("XSpace: GPU kernels join their ops through hlo_op, steps by module executions") {
   absl::StatusOr<Profile> p = parse_xspace(step_xspace(), "step.xplane.pb");
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   CHECK(p->format == "xplane");
   CHECK(p->planes.size() == 3);
   absl::StatusOr<MeasuredModule> m = measure_module(*p, "jit_step");
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   CHECK(m->plane == "/device:GPU:0");
   CHECK(m->steps == 3);
   REQUIRE(m->steps_s.size() == 3);
@@ -82,20 +83,20 @@ TEST_CASE("XSpace: GPU kernels join their ops through hlo_op, steps by module ex
 
   // Device 1: every kernel twice as long; dot.1 (40 + 52 + 40) / 3 = 44 us.
   absl::StatusOr<MeasuredModule> m1 = measure_module(*p, "jit_step", {.device_index = 1});
-  REQUIRE(m1.ok());
+  REQUIRE_OK(m1);
   CHECK(m1->plane == "/device:GPU:1");
   CHECK(find_op(*m1, "dot.1")->time_s == Approx(44 * us));
 }
 
 TEST_CASE("the join: measured, expected and roofline per op, gaps per category") {
   absl::StatusOr<Module> module = parse_module(kStepModule);
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<Prediction> prediction = testing::predict_on(*module, "h100");
-  REQUIRE(prediction.ok());
+  REQUIRE_OK(prediction);
   absl::StatusOr<Profile> profile = parse_xspace(step_xspace(), "step.xplane.pb");
-  REQUIRE(profile.ok());
+  REQUIRE_OK(profile);
   absl::StatusOr<ProfileComparison> c = compare_with_profile(*module, *prediction, *profile);
-  REQUIRE(c.ok());
+  REQUIRE_OK(c);
   CHECK(c->steps == 3);
   CHECK(c->measured_step_s == Approx(55 * us));
   CHECK(c->expected_step_s == prediction->step_time_s);
@@ -193,9 +194,9 @@ ENTRY main {
 }
 )";
   absl::StatusOr<Module> module = parse_module(kText);
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<Prediction> prediction = testing::predict_on(*module, "h100:8");
-  REQUIRE(prediction.ok());
+  REQUIRE_OK(prediction);
   const OpPrediction* start = find_predicted(*prediction, "ars");
   REQUIRE(start != nullptr);
   REQUIRE(start->async.has_value());
@@ -211,9 +212,9 @@ ENTRY main {
   std::string bytes;
   REQUIRE(space.SerializeToString(&bytes));
   absl::StatusOr<Profile> profile = parse_xspace(bytes, "ar.xplane.pb");
-  REQUIRE(profile.ok());
+  REQUIRE_OK(profile);
   absl::StatusOr<ProfileComparison> c = compare_with_profile(*module, *prediction, *profile);
-  REQUIRE(c.ok());
+  REQUIRE_OK(c);
   REQUIRE(c->ops.size() == 1);
   CHECK(c->ops[0].name == "ars");
   CHECK(c->ops[0].measured_s == Approx(30 * us));
@@ -229,13 +230,13 @@ ENTRY main {
 
 TEST_CASE("JSON and trace outputs of the join") {
   absl::StatusOr<Module> module = parse_module(kStepModule);
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<Prediction> prediction = testing::predict_on(*module, "h100");
-  REQUIRE(prediction.ok());
+  REQUIRE_OK(prediction);
   absl::StatusOr<Profile> profile = parse_xspace(step_xspace(), "step.xplane.pb");
-  REQUIRE(profile.ok());
+  REQUIRE_OK(profile);
   absl::StatusOr<ProfileComparison> c = compare_with_profile(*module, *prediction, *profile);
-  REQUIRE(c.ok());
+  REQUIRE_OK(c);
   const nlohmann::json j = nlohmann::json::parse(profile_comparison_to_json(*c));
   CHECK(j["step"]["measured_s"].get<double>() == Approx(55 * us));
   CHECK(j["step"]["expected_s"].get<double>() == prediction->step_time_s);
@@ -291,10 +292,10 @@ TEST_CASE("trace-event JSON, gzipped: TPU ops by name, loop events count as thei
   const auto run = dir.path() / "plugins" / "profile" / "2026_01_01_00_00_00";
   write_file(run / "perfetto_trace.json.gz", testing::gzip(std::string(kStepTraceJson)));
   absl::StatusOr<Profile> p = read_profile(dir.path().string());
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   CHECK(p->format == "trace-json");
   absl::StatusOr<MeasuredModule> m = measure_module(*p, "jit_step");
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   CHECK(m->plane == "/device:TPU:0");
   CHECK(m->steps == 2);
   CHECK(m->step_s == Approx(40 * us));  // the lower of 40 and 44
@@ -304,11 +305,11 @@ TEST_CASE("trace-event JSON, gzipped: TPU ops by name, loop events count as thei
   CHECK(m->busy_s == Approx(35 * us));  // step 0: [2,32] + [33,38]
 
   absl::StatusOr<Module> module = parse_module(kStepModule);
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<Prediction> prediction = testing::predict_on(*module, "tpu_v5e");
-  REQUIRE(prediction.ok());
+  REQUIRE_OK(prediction);
   absl::StatusOr<ProfileComparison> c = compare_with_profile(*module, *prediction, *p);
-  REQUIRE(c.ok());
+  REQUIRE_OK(c);
   CHECK(c->idle_s == Approx(5 * us));  // 40 - 35
   CHECK(c->unmatched.empty());
   CHECK(find_joined(*c, "dot.1")->measured_s == Approx(32 * us));
@@ -316,7 +317,7 @@ TEST_CASE("trace-event JSON, gzipped: TPU ops by name, loop events count as thei
   // The same text, not gzipped, read as a file.
   write_file(dir.path() / "plain.trace.json", std::string(kStepTraceJson));
   absl::StatusOr<Profile> plain = read_profile((dir.path() / "plain.trace.json").string());
-  REQUIRE(plain.ok());
+  REQUIRE_OK(plain);
   CHECK(plain->planes.size() == p->planes.size());
 }
 
@@ -331,7 +332,7 @@ TEST_CASE("read_profile takes the file, the run folder, the profile directory, a
              testing::gzip(std::string(kStepTraceJson)));
   for (const std::filesystem::path& path : {run / "host0.xplane.pb", run, dir.path() / "trace"}) {
     absl::StatusOr<Profile> p = read_profile(path.string());
-    REQUIRE(p.ok());
+    REQUIRE_OK(p);
     CHECK(p->format == "xplane");
     CHECK(absl::EndsWith(p->origin, "host0.xplane.pb"));
   }
@@ -339,7 +340,7 @@ TEST_CASE("read_profile takes the file, the run folder, the profile directory, a
   const auto capture = dir.path() / "capture";
   write_file(capture / "profile" / "plugins" / "profile" / "r1" / "h.xplane.pb", bytes);
   absl::StatusOr<Profile> p = read_profile(capture.string());
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   CHECK(p->format == "xplane");
 
   std::filesystem::create_directories(dir.path() / "empty");
@@ -374,7 +375,7 @@ void check_same_profile(const Profile& a, const Profile& b) {
 TEST_CASE("a trace gzipped in several members reads whole, as zcat reads it") {
   const std::string text(kStepTraceJson);
   absl::StatusOr<Profile> whole = parse_trace_json(testing::gzip(text), "one.json.gz");
-  REQUIRE(whole.ok());
+  REQUIRE_OK(whole);
   // `cat a.gz b.gz c.gz`: the members' texts one after the other. Its later members were
   // ignored (the first third alone is not JSON).
   const size_t third = text.size() / 3;
@@ -383,7 +384,7 @@ TEST_CASE("a trace gzipped in several members reads whole, as zcat reads it") {
                               testing::gzip(text.substr(2 * third));
   absl::StatusOr<Profile> cat = parse_trace_json(members, "cat.json.gz");
   INFO(cat.status().ToString());
-  REQUIRE(cat.ok());
+  REQUIRE_OK(cat);
   check_same_profile(*whole, *cat);
   CHECK(!whole->planes.empty());
   // A member cut short is still an error.
@@ -411,7 +412,7 @@ TEST_CASE("trace JSON: keys given twice keep their last value, odd types are abs
           ]})",
       "dup.json");
   INFO(p.status().ToString());
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   REQUIRE(p->planes.size() == 2);
   CHECK(p->planes[0].name == "/device:GPU:0");
   REQUIRE(p->planes[0].lines.size() == 1);
@@ -436,7 +437,7 @@ TEST_CASE("XSpace: names that are not UTF-8 are read, their bad bytes replaced")
   const std::string bytes = space.SerializeAsString();
   absl::StatusOr<Profile> p = parse_xspace(bytes, "bad.xplane.pb");
   INFO(p.status().ToString());
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   const std::string kBad = "\xef\xbf\xbd";  // U+FFFD
   CHECK(p->planes.at(0).name == "/device:GPU:0" + kBad);
   CHECK(p->planes[0].lines.at(0).name == "stream" + kBad);
@@ -478,7 +479,7 @@ TEST_CASE("profiles past the bounds are refused before they are decoded") {
   std::string named;
   for (int i = 0; i < 20; ++i) named += wrap(1, wrap(2, "p" + std::to_string(i)));
   p = parse_xspace(named, "named.xplane.pb");
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   absl::StatusOr<const ProfilePlane*> plane = device_plane(*p, 0);
   REQUIRE(!plane.ok());
   CHECK_THAT(std::string(plane.status().message()), Contains("'p14', 'p15' and 4 more."));
@@ -505,7 +506,7 @@ TEST_CASE("trace JSON past the bounds is refused, with what it passed") {
 
 TEST_CASE("profile errors say what is wrong") {
   absl::StatusOr<Profile> p = parse_xspace(step_xspace(), "step.xplane.pb");
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   absl::StatusOr<MeasuredModule> m = measure_module(*p, "jit_train");
   REQUIRE(!m.ok());
   CHECK(absl::StrContains(m.status().message(), "'jit_step'"));  // the modules there are
@@ -534,7 +535,7 @@ TEST_CASE("profile errors say what is wrong") {
       R"([{"ph": "X", "ts": "soon", "dur": 1}, {"ph": "X", "ts": 1, "dur": -5}, 7, null,
           {"ph": 5, "name": 3}, {"ph": "M", "name": "process_name", "args": "x"}])",
       "odd.json");
-  REQUIRE(odd.ok());
+  REQUIRE_OK(odd);
   CHECK(odd->planes.empty());
 }
 

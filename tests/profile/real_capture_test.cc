@@ -18,6 +18,7 @@
 #include "hloroof/profile.h"
 #include "nlohmann/json.hpp"
 #include "predict_on.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -31,7 +32,7 @@ const fs::path kData = kRoot / "h100";
 std::string slurp(const fs::path& path) {
   absl::StatusOr<InputFile> file = read_input_file(path.string());
   INFO(path.string());
-  REQUIRE(file.ok());
+  REQUIRE_OK(file);
   return std::string(file->text());
 }
 
@@ -45,14 +46,14 @@ struct Capture {
 Capture load(const fs::path& dir, std::string_view device = "h100") {
   INFO(dir.string());
   absl::StatusOr<Module> module = parse_module(slurp(dir / "module.hlo"));
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<Profile> profile = read_profile(dir.string());
-  REQUIRE(profile.ok());
+  REQUIRE_OK(profile);
   absl::StatusOr<Prediction> prediction = testing::predict_on(*module, device);
-  REQUIRE(prediction.ok());
+  REQUIRE_OK(prediction);
   absl::StatusOr<ProfileComparison> c = compare_with_profile(*module, *prediction, *profile);
   INFO(c.status().ToString());
-  REQUIRE(c.ok());
+  REQUIRE_OK(c);
   return {*std::move(module), *std::move(profile), *std::move(c),
           nlohmann::json::parse(slurp(dir / "meta.json"))};
 }
@@ -109,9 +110,9 @@ TEST_CASE("the memory of every real capture: what XLA allocated, from the text a
       if (!entry.is_directory()) continue;
       INFO(entry.path().string());
       absl::StatusOr<Module> module = parse_module(slurp(entry.path() / "module.hlo"));
-      REQUIRE(module.ok());
+      REQUIRE_OK(module);
       absl::StatusOr<MemoryReport> m = analyze_memory(*module);
-      REQUIRE(m.ok());
+      REQUIRE_OK(m);
       const nlohmann::json xla =
           nlohmann::json::parse(slurp(entry.path() / "memory_analysis.json"));
       CHECK(m->argument_bytes == xla["argument_size_in_bytes"].get<int64_t>());
@@ -315,12 +316,12 @@ TEST_CASE("a capture's XSpace and its Perfetto JSON give the same steps and op t
   }
   REQUIRE(!json.empty());
   absl::StatusOr<Profile> from_json = read_profile(json.string());
-  REQUIRE(from_json.ok());
+  REQUIRE_OK(from_json);
   CHECK(from_json->format == "trace-json");
   absl::StatusOr<Prediction> prediction = testing::predict_on(cap.module, "h100");
-  REQUIRE(prediction.ok());
+  REQUIRE_OK(prediction);
   absl::StatusOr<ProfileComparison> c = compare_with_profile(cap.module, *prediction, *from_json);
-  REQUIRE(c.ok());
+  REQUIRE_OK(c);
   CHECK(c->steps == cap.comparison.steps);
   // JSON times are microseconds with three decimals: a nanosecond apart at most per event.
   CHECK(c->measured_step_s == Approx(cap.comparison.measured_step_s).margin(2e-9));

@@ -21,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "hloroof/profile.h"
 #include "nlohmann/json.hpp"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -295,7 +296,7 @@ TEST_CASE("with the HLO given, profile joins the program that holds it, as witho
   // its entry, and the step is the one `--module jit_dot(34)` reads from the profile alone.
   const fs::path path = profiles_dir() / "mi300/jax08_gemm.xplane.pb";
   absl::StatusOr<Profile> profile = read_profile(path.string());
-  REQUIRE(profile.ok());
+  REQUIRE_OK(profile);
   std::string proto;
   for (const ProfileModuleProto& m : profile->module_protos) {
     if (m.name == "jit_dot(34)") proto = m.hlo_proto;

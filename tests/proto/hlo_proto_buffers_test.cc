@@ -23,6 +23,7 @@
 #include "proto/hlo.pb.h"
 #include "export/hlo_proto_pieces.h"
 #include "export/wire_writer.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -98,9 +99,9 @@ struct Written {
 
 Written write(const char* text, size_t top_buffers = 0) {
   absl::StatusOr<Module> m = parse_module(text);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<MemoryReport> memory = analyze_memory(*m, {.top_buffers = top_buffers});
-  REQUIRE(memory.ok());
+  REQUIRE_OK(memory);
   Written w{*std::move(memory), {}};
   REQUIRE(w.proto.ParseFromString(write_hlo_proto(*m, w.memory)));
   return w;
@@ -297,7 +298,7 @@ TEST_CASE("written a message at a time, the bytes are protobuf's own, the same e
     // XSpace asks for): the same bytes.
     absl::StatusOr<MemoryReport> placed =
         analyze_memory(*m, {.top_buffers = 1, .placements = 1'000'000});
-    REQUIRE(placed.ok());
+    REQUIRE_OK(placed);
     CHECK(write_hlo_proto_buffers(*m, *placed) == buffers);
     REQUIRE(proto.ParseFromString(with_buffers));
     CHECK(testing::deterministic_bytes(proto) == with_buffers);
@@ -403,17 +404,17 @@ TEST_CASE("buffer assignment: loops, bodies and a donated parameter stay consist
 TEST_CASE("buffer assignment: read back by read_xla_buffer_assignment") {
   for (const char* text : {kChain, kLoops}) {
     absl::StatusOr<Module> m = parse_module(text);
-    REQUIRE(m.ok());
+    REQUIRE_OK(m);
     absl::StatusOr<MemoryReport> memory = analyze_memory(*m, {.top_buffers = 0});
-    REQUIRE(memory.ok());
+    REQUIRE_OK(memory);
     const std::string bytes = write_hlo_proto(*m, *memory);
     absl::StatusOr<XlaBufferAssignment> read = read_xla_buffer_assignment(bytes);
-    REQUIRE(read.ok());
+    REQUIRE_OK(read);
     // The same from the parse that told the bytes apart.
     ParsedHloProto parsed;
     REQUIRE(detect_input_kind(bytes, &parsed) == InputKind::kHloProto);
     absl::StatusOr<XlaBufferAssignment> kept = parsed.xla_buffer_assignment();
-    REQUIRE(kept.ok());
+    REQUIRE_OK(kept);
     REQUIRE(kept->allocations.size() == read->allocations.size());
     for (size_t k = 0; k < read->allocations.size(); ++k) {
       CHECK(kept->allocations[k].buffers == read->allocations[k].buffers);
@@ -463,9 +464,9 @@ TEST_CASE("buffer assignment: read back by read_xla_buffer_assignment") {
 
 TEST_CASE("buffer assignment: a name assigned thousands of times is listed once, if at all") {
   absl::StatusOr<Module> m = parse_module(kChain);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<MemoryReport> memory = analyze_memory(*m, {.top_buffers = 0});
-  REQUIRE(memory.ok());
+  REQUIRE_OK(memory);
   pb::HloProto proto;
   REQUIRE(proto.ParseFromString(write_hlo_proto(*m, *memory)));
   pb::BufferAssignmentProto* assignment = proto.mutable_buffer_assignment();
@@ -496,7 +497,7 @@ TEST_CASE("buffer assignment: a name assigned thousands of times is listed once,
   std::string bytes;
   REQUIRE(proto.SerializeToString(&bytes));
   absl::StatusOr<XlaBufferAssignment> read = read_xla_buffer_assignment(bytes);
-  REQUIRE(read.ok());
+  REQUIRE_OK(read);
   const XlaAllocation& x = read->allocations.back();
   // The long name is over the 64 KiB a listing holds; the short ones, largest first, fill the
   // 256 places: b299 down to b44, and 44 + 1 not listed.
@@ -522,12 +523,12 @@ TEST_CASE("buffer assignment: a report without every buffer gets no heap trace")
 
 TEST_CASE("buffer assignment: placements are written where a report has them, its own once") {
   absl::StatusOr<Module> m = parse_module(kLoops);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   // One buffer placed of several, and three described: the placed one is written (its
   // allocation, no heap trace), not the described ones.
   absl::StatusOr<MemoryReport> memory =
       analyze_memory(*m, {.top_buffers = 3, .placements = 1});
-  REQUIRE(memory.ok());
+  REQUIRE_OK(memory);
   REQUIRE(memory->buffer_count > 3);
   REQUIRE(memory->placements.size() == 1);
   pb::HloProto proto;
@@ -540,8 +541,8 @@ TEST_CASE("buffer assignment: placements are written where a report has them, it
   absl::StatusOr<MemoryReport> placed =
       analyze_memory(*m, {.top_buffers = 1, .placements = 1'000'000});
   absl::StatusOr<MemoryReport> described = analyze_memory(*m, {.top_buffers = 0});
-  REQUIRE(placed.ok());
-  REQUIRE(described.ok());
+  REQUIRE_OK(placed);
+  REQUIRE_OK(described);
   CHECK(static_cast<int64_t>(placed->placements.size()) == placed->buffer_count);
   const std::string bytes = write_hlo_proto(*m, *placed);
   CHECK(bytes == write_hlo_proto(*m, *described));

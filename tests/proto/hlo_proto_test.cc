@@ -13,6 +13,7 @@
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
+#include "require_ok.h"
 
 namespace fs = std::filesystem;
 using namespace hloroof;
@@ -123,7 +124,7 @@ bool has_unmapped_attribute(const std::string& text) {
 
 TEST_CASE("a hand-made HloModuleProto reads as its text") {
   absl::StatusOr<Module> m = parse_hlo_proto(add_module_bytes());
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   CHECK(print(*m) ==
         "HloModule m\n\n"
         "ENTRY %main (x: f32[4], y: f32[4]) -> f32[4] {\n"
@@ -133,7 +134,7 @@ TEST_CASE("a hand-made HloModuleProto reads as its text") {
         "}\n");
   // The same module inside an HloProto (field 1) reads the same.
   absl::StatusOr<Module> wrapped = parse_hlo_proto(field_bytes(1, add_module_bytes()));
-  REQUIRE(wrapped.ok());
+  REQUIRE_OK(wrapped);
   CHECK(print(*wrapped) == print(*m));
   CHECK(is_hlo_proto(add_module_bytes()));
   CHECK(is_hlo_proto(field_bytes(1, add_module_bytes())));
@@ -178,7 +179,7 @@ TEST_CASE("the proto's fields become the attributes XLA prints") {
   std::string module = field_bytes(1, "jit_f") + field_bytes(3, comp) + field_varint(6, 1) +
                        field_bytes(7, schedule);
   absl::StatusOr<Module> m = parse_hlo_proto(module);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   CHECK(print(*m) ==
         "HloModule jit_f, is_scheduled=true\n\n"
         "ENTRY %main (p: f32[16,256]) -> f32[16,256] {\n"
@@ -361,7 +362,7 @@ TEST_CASE("detect_input_kind hands its parse on: the module and errors of parse_
     kept = ParsedHloProto(bytes);
     bytes.assign(bytes.size(), '\0');
   }
-  REQUIRE(kept.ok());
+  REQUIRE_OK(kept);
   CHECK(print_or_error(kept.module()) == print_or_error(parse_hlo_proto(module)));
   CHECK(print_or_error(ParsedHloProto().module()) == print_or_error(parse_hlo_proto("")));
 }
@@ -469,18 +470,18 @@ ENTRY %main (p0: f32[8,16], p1: f32[8,16], idx: s32[4]) -> (f32[8,16], f32[8,16]
 TEST_CASE("text -> proto -> module -> text is the identity") {
   absl::StatusOr<Module> text = parse_module(kRichModule);
   INFO(print_or_error(text));
-  REQUIRE(text.ok());
+  REQUIRE_OK(text);
   std::string expected = print(*text);
   absl::StatusOr<Module> back = parse_hlo_proto(write_hlo_proto(*text));
   INFO(print_or_error(back));
-  REQUIRE(back.ok());
+  REQUIRE_OK(back);
   CHECK(print(*back) == expected);
   std::string difference;
   CHECK(structurally_equal(*text, *back, &difference));
   INFO(difference);
   // The HloModuleProto alone reads the same.
   absl::StatusOr<Module> bare = parse_hlo_proto(write_hlo_module_proto(*text));
-  REQUIRE(bare.ok());
+  REQUIRE_OK(bare);
   CHECK(print(*bare) == expected);
 }
 
@@ -490,11 +491,11 @@ TEST_CASE("a header of billions of devices writes their counts, not an id for ea
   absl::StatusOr<Module> huge = parse_module(
       "HloModule huge, replica_count=65536, num_partitions=65536\n"
       "ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n");
-  REQUIRE(huge.ok());
+  REQUIRE_OK(huge);
   const std::string bytes = write_hlo_module_proto(*huge);
   CHECK(bytes.size() < 1000);
   absl::StatusOr<Module> back = parse_hlo_proto(bytes);
-  REQUIRE(back.ok());
+  REQUIRE_OK(back);
   CHECK(print(*back) == print(*huge));
 }
 
@@ -510,7 +511,7 @@ TEST_CASE("every module of tests/data survives the proto round trip") {
     absl::StatusOr<Module> back = parse_hlo_proto(write_hlo_proto(*m));
     INFO(entry.path().string());
     INFO(print_or_error(back));
-    REQUIRE(back.ok());
+    REQUIRE_OK(back);
     std::string difference;
     CHECK(structurally_equal(*m, *back, &difference));
     INFO(difference);
@@ -548,10 +549,10 @@ ENTRY %main (p0: f32[8,16], ix: s32[4,1], up: f32[4,16]) -> (f32[4,16], f32[8,16
 )";
   absl::StatusOr<Module> text = parse_module(kFlags);
   INFO(print_or_error(text));
-  REQUIRE(text.ok());
+  REQUIRE_OK(text);
   absl::StatusOr<Module> back = parse_hlo_proto(write_hlo_proto(*text));
   INFO(print_or_error(back));
-  REQUIRE(back.ok());
+  REQUIRE_OK(back);
   CHECK(print(*back) == print(*text));
   std::string difference;
   CHECK(structurally_equal(*text, *back, &difference));
@@ -569,14 +570,14 @@ ENTRY e {
   big = f32[1024,1024]{1,0} constant(0)
   ROOT t = (f32[2,2]{1,0}, c64[3]{0}, f32[1024,1024]{1,0}) tuple(zero, pair, big)
 })");
-  REQUIRE(text.ok());
+  REQUIRE_OK(text);
   const std::string bytes = write_hlo_proto(*text);
   // 2^20 elements are past kMaxSplatElements (2^16): written as their shape alone, as an
   // elided constant is, not 4 MiB of zeros.
   CHECK(bytes.size() < 4096);
   absl::StatusOr<Module> back = parse_hlo_proto(bytes);
   INFO(print_or_error(back));
-  REQUIRE(back.ok());
+  REQUIRE_OK(back);
   const std::string printed = print(*back);
   // Every element of the splats, as the reader prints a literal.
   CHECK(printed.find("{0, 0}, {0, 0}") != std::string::npos);
@@ -598,12 +599,12 @@ ENTRY e {
   ROOT t = (f32[1024,1024]{1,0}, f32[1024,1024]{1,0}) tuple(r, q)
 })");
   INFO(print_or_error(text));
-  REQUIRE(text.ok());
+  REQUIRE_OK(text);
   const std::string bytes = write_hlo_proto(*text);
   CHECK(bytes.size() < 4096);
   absl::StatusOr<Module> back = parse_hlo_proto(bytes);
   INFO(print_or_error(back));
-  REQUIRE(back.ok());
+  REQUIRE_OK(back);
   const Computation* entry = back->entry();
   // Mesh x=1024, y=1024 (device = 1024x + y): group g varies y for x = g: 1024g .. 1024g+1023.
   const ReplicaGroups* groups = entry->find_instruction("r")->replica_groups();

@@ -15,6 +15,7 @@
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
 #include "proto/hlo.pb.h"
+#include "require_ok.h"
 
 namespace {
 
@@ -102,7 +103,7 @@ Read read(const std::string& proto) {
   absl::StatusOr<hloroof::Module> module = hloroof::parse_hlo_proto(proto);
   const int64_t peak = peak_bytes.load() - before;
   INFO(module.status().message());
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   const hloroof::Shape& shape = module->entry()->root()->shape();
   REQUIRE(shape.is_tuple());
   return {peak, static_cast<int64_t>(shape.elements.size())};
@@ -160,7 +161,7 @@ TEST_CASE("a tuple read from its bytes prints as the one decoded did") {
       varint_field(6, 1);
   absl::StatusOr<hloroof::Module> m = hloroof::parse_hlo_proto(module);
   INFO(m.status().message());
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   CHECK(hloroof::to_string(m->entry()->root()->shape()) ==
         "(f32[], f32[4,8]{0,1}, (f32[], s32[]), token[], s32[])");
 }

@@ -21,6 +21,7 @@
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "predict_on.h"
+#include "require_ok.h"
 
 namespace fs = std::filesystem;
 using namespace hloroof;
@@ -81,15 +82,15 @@ TEST_CASE("every capture's XSpace carries the module of its module.hlo") {
         if (!fs::exists(hlo)) continue;
         INFO(capture.path().string());
         absl::StatusOr<Module> text = parse_module(read_file(hlo));
-        REQUIRE(text.ok());
+        REQUIRE_OK(text);
         absl::StatusOr<Profile> profile = read_profile((capture.path() / "profile").string());
-        REQUIRE(profile.ok());
+        REQUIRE_OK(profile);
         // The capture's module by its name (a capture also runs small helper modules).
         absl::StatusOr<const ProfileModuleProto*> carried =
             pick_profile_module(*profile, text->name());
-        REQUIRE(carried.ok());
+        REQUIRE_OK(carried);
         absl::StatusOr<Module> proto = parse_hlo_proto((*carried)->hlo_proto);
-        REQUIRE(proto.ok());
+        REQUIRE_OK(proto);
         // Header attributes XLA keeps in the module config, not the proto, are not compared.
         std::erase_if(text->mutable_attributes().others, [](const RawModuleAttribute& a) {
           return a.name.rfind("allow_spmd_sharding_propagation", 0) == 0;
@@ -106,8 +107,8 @@ TEST_CASE("every capture's XSpace carries the module of its module.hlo") {
         }
         absl::StatusOr<Prediction> from_text = testing::predict_on(*text, gpu);
         absl::StatusOr<Prediction> from_proto = testing::predict_on(*proto, gpu);
-        REQUIRE(from_text.ok());
-        REQUIRE(from_proto.ok());
+        REQUIRE_OK(from_text);
+        REQUIRE_OK(from_proto);
         CHECK(from_proto->step_time_s == from_text->step_time_s);
         CHECK(from_proto->flops == from_text->flops);
         CHECK(from_proto->hbm_bytes == from_text->hbm_bytes);

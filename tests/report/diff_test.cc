@@ -14,6 +14,7 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
 #include "predict_on.h"
+#include "require_ok.h"
 
 namespace {
 
@@ -31,16 +32,16 @@ struct Pair {
 hloroof::Module parse(std::string_view text) {
   absl::StatusOr<hloroof::Module> m = hloroof::parse_module(text);
   INFO(m.status().ToString());
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   return *std::move(m);
 }
 
 hloroof::Prediction predict(const hloroof::Module& m) {
   absl::StatusOr<hloroof::DeviceSpec> h100 = hloroof::device("h100");
-  REQUIRE(h100.ok());
+  REQUIRE_OK(h100);
   absl::StatusOr<hloroof::Prediction> p = hloroof::testing::predict_on(m, *h100, {});
   INFO(p.status().ToString());
-  REQUIRE(p.ok());
+  REQUIRE_OK(p);
   return *std::move(p);
 }
 

@@ -4,6 +4,7 @@
 
 #include "hloroof/report.h"
 #include "sample_prediction.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -23,7 +24,7 @@ const OpStatsRow& row_named(const OpStats& stats, const std::string& name) {
 
 TEST_CASE("ops are ranked by their part of the step") {
   auto stats = op_stats(sample_prediction(), v5e());
-  REQUIRE(stats.ok());
+  REQUIRE_OK(stats);
   std::vector<std::string> names;
   for (const OpStatsRow& r : stats->rows) names.push_back(r.name);
   // fusion.add 5 ms, convolution.1 4 ms, fusion.embed 1.5 ms, fusion.tanh 1 ms, the done's
@@ -40,7 +41,7 @@ TEST_CASE("ops are ranked by their part of the step") {
 
 TEST_CASE("an op row has XProf's time and roofline figures") {
   auto stats = op_stats(sample_prediction(), v5e());
-  REQUIRE(stats.ok());
+  REQUIRE_OK(stats);
   const OpStatsRow& add = row_named(*stats, "fusion.add");
   CHECK(add.category == "loop fusion");
   CHECK(add.op_name == "jit(train_step)/layer_0/mlp/add");
@@ -89,7 +90,7 @@ TEST_CASE("an op row has XProf's time and roofline figures") {
 
 TEST_CASE("top keeps the leading rows and counts the rest") {
   auto stats = op_stats(sample_prediction(), v5e(), {.top = 2});
-  REQUIRE(stats.ok());
+  REQUIRE_OK(stats);
   REQUIRE(stats->rows.size() == 2);
   CHECK(stats->rows[1].name == "convolution.1");
   CHECK(stats->matched == 7);
@@ -99,7 +100,7 @@ TEST_CASE("top keeps the leading rows and counts the rest") {
 
 TEST_CASE("filter matches op name, opcode or op_name") {
   auto by_op_name = op_stats(sample_prediction(), v5e(), {.filter = "mlp/"});
-  REQUIRE(by_op_name.ok());
+  REQUIRE_OK(by_op_name);
   REQUIRE(by_op_name->rows.size() == 2);
   CHECK(by_op_name->rows[0].name == "fusion.add");
   CHECK(by_op_name->rows[1].name == "fusion.tanh");
@@ -116,7 +117,7 @@ TEST_CASE("filter matches op name, opcode or op_name") {
   CHECK(by_name->rows[0].name == "all-gather-start.1");
 
   auto none = op_stats(sample_prediction(), v5e(), {.filter = "no-such-op"});
-  REQUIRE(none.ok());
+  REQUIRE_OK(none);
   CHECK(none->rows.empty());
 
   auto bad = op_stats(sample_prediction(), v5e(), {.filter = "fusion("});
@@ -127,7 +128,7 @@ TEST_CASE("filter matches op name, opcode or op_name") {
 
 TEST_CASE("by category sums the ops of each category") {
   auto stats = op_stats(sample_prediction(), v5e(), {.by = OpGrouping::kCategory});
-  REQUIRE(stats.ok());
+  REQUIRE_OK(stats);
   std::vector<std::string> names;
   for (const OpStatsRow& r : stats->rows) names.push_back(r.name);
   CHECK(names == std::vector<std::string>{"loop fusion", "convolution fusion", "input fusion",
@@ -151,7 +152,7 @@ TEST_CASE("by category sums the ops of each category") {
 
 TEST_CASE("by scope groups by the op_name hierarchy") {
   auto stats = op_stats(sample_prediction(), v5e(), {.by = OpGrouping::kScope});
-  REQUIRE(stats.ok());
+  REQUIRE_OK(stats);
   REQUIRE(stats->rows.size() == 4);
   CHECK(stats->rows[0].name == "jit(train_step)/layer_0/mlp");  // 6 ms
   CHECK(stats->rows[0].ops == 2);
@@ -189,7 +190,7 @@ TEST_CASE("scopes split at slashes outside parentheses") {
 
 TEST_CASE("an empty prediction gives an empty table") {
   auto stats = op_stats(Prediction{}, v5e());
-  REQUIRE(stats.ok());
+  REQUIRE_OK(stats);
   CHECK(stats->rows.empty());
   CHECK_THAT(render_op_stats(*stats), Catch::Contains("(no ops)"));
 }

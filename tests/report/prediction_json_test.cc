@@ -11,6 +11,7 @@
 #include "hloroof/report.h"
 #include "nlohmann/json.hpp"
 #include "sample_prediction.h"
+#include "require_ok.h"
 
 namespace {
 
@@ -92,9 +93,9 @@ ENTRY main {
   ROOT ag = f32[256] all-gather(cp), dimensions={0}, replica_groups={}
 })";
   absl::StatusOr<hloroof::Module> m = hloroof::parse_module(kText);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   absl::StatusOr<hloroof::ModuleCost> cost = hloroof::analyze_cost(*m);
-  REQUIRE(cost.ok());
+  REQUIRE_OK(cost);
   const std::string text = hloroof::cost_to_json(*cost);
   const Json j = Json::parse(text);
   CHECK(j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n" == text);

@@ -8,6 +8,7 @@
 #include "hloroof/shape_text.h"
 #include "hloroof/summary_json.h"
 #include "nlohmann/json.hpp"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -25,7 +26,7 @@ ENTRY %main (p: f32[4]) -> f32[4] {
 
 TEST_CASE("parse_summary_to_json: one line, the module's counts by opcode") {
   absl::StatusOr<Module> m = parse_module(kModule);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   const std::string text = parse_summary_to_json("m.hlo", *m, {"a warning"});
   // One line, then the newline.
   CHECK(text.find('\n') == text.size() - 1);
@@ -61,9 +62,9 @@ TEST_CASE("parse_failure_to_json: where the parse error is, when it says") {
 
 TEST_CASE("shape_to_json: sizes and memory space") {
   absl::StatusOr<Shape> s = parse_shape("f32[8,128]{1,0}");
-  REQUIRE(s.ok());
+  REQUIRE_OK(s);
   absl::StatusOr<std::string> text = shape_to_json(*s);
-  REQUIRE(text.ok());
+  REQUIRE_OK(text);
   const Json j = Json::parse(*text);
   // 8 x 128 = 1024 elements of 4 bytes = 4096 bytes, no tiles: nothing padded.
   CHECK(j["elements"] == 1024);
@@ -76,7 +77,7 @@ TEST_CASE("shape_to_json: sizes and memory space") {
 
   // Leaves in two memory spaces: mixed.
   absl::StatusOr<Shape> mixed = parse_shape("(f32[4]{0}, s8[1024]{0:S(5)})");
-  REQUIRE(mixed.ok());
+  REQUIRE_OK(mixed);
   CHECK(common_memory_space(*mixed) == -1);
   const Json m = Json::parse(*shape_to_json(*mixed));
   CHECK(m["memory_space_name"] == "mixed");
@@ -88,10 +89,10 @@ TEST_CASE("shape_to_json: sizes and memory space") {
 TEST_CASE("device summaries: the headline figures and the interconnect in words") {
   absl::StatusOr<DeviceSpec> v5e = device("tpu_v5e");
   absl::StatusOr<DeviceSpec> h100 = device("h100");
-  REQUIRE(v5e.ok());
-  REQUIRE(h100.ok());
+  REQUIRE_OK(v5e);
+  REQUIRE_OK(h100);
   absl::StatusOr<std::string> text = device_summaries_to_json({*v5e, *h100});
-  REQUIRE(text.ok());
+  REQUIRE_OK(text);
   const Json j = Json::parse(*text);
   REQUIRE(j.size() == 2);
   CHECK(j[0]["name"] == "tpu_v5e");
@@ -102,9 +103,9 @@ TEST_CASE("device summaries: the headline figures and the interconnect in words"
 
   // The spec itself reads back as the same device.
   absl::StatusOr<std::string> spec = device_spec_to_json(*v5e);
-  REQUIRE(spec.ok());
+  REQUIRE_OK(spec);
   absl::StatusOr<DeviceSpec> again = parse_device_spec(*spec, "again");
-  REQUIRE(again.ok());
+  REQUIRE_OK(again);
   CHECK(again->hbm_bandwidth == v5e->hbm_bandwidth);
 }
 

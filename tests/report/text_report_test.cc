@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "hloroof/report.h"
 #include "sample_prediction.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -64,7 +65,7 @@ TEST_CASE("overview gives the step, its breakdown, MFU and bandwidth used") {
 
 TEST_CASE("op stats print aligned time and roofline tables") {
   auto report = render_text_report(sample_prediction(), *device("tpu_v5e"));
-  REQUIRE(report.ok());
+  REQUIRE_OK(report);
   const std::string& r = *report;
   check_fits(r);
   CHECK_THAT(r, Catch::Contains("HLO op stats by op: 7 ops"));
@@ -94,7 +95,7 @@ TEST_CASE("op stats print aligned time and roofline tables") {
 
 TEST_CASE("collectives list group size, payload, and what the step waits for") {
   auto r = render_collectives(sample_prediction());
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   check_fits(*r);
   // 3.2e7 B = 30.5 MiB over 4 devices; 2 ms, of which 0.5 exposed and 1.5 hidden.
   CHECK_THAT(row_with(*r, "all-gather-start.1"),
@@ -110,7 +111,7 @@ TEST_CASE("collectives list group size, payload, and what the step waits for") {
 TEST_CASE("grouped tables name their groups") {
   const DeviceSpec v5e = *device("tpu_v5e");
   auto by_category = render_text_report(sample_prediction(), v5e, {.by = OpGrouping::kCategory});
-  REQUIRE(by_category.ok());
+  REQUIRE_OK(by_category);
   check_fits(*by_category);
   CHECK_THAT(*by_category, Catch::Contains("HLO op stats by category: 5 categories"));
   const std::string roofline = by_category->substr(by_category->find("Roofline"));
@@ -118,7 +119,7 @@ TEST_CASE("grouped tables name their groups") {
 
   auto by_scope =
       render_text_report(sample_prediction(), v5e, {.by = OpGrouping::kScope, .top = 1});
-  REQUIRE(by_scope.ok());
+  REQUIRE_OK(by_scope);
   check_fits(*by_scope);
   CHECK_THAT(*by_scope, Catch::Contains("top 1 of 4 scopes"));
   CHECK_THAT(*by_scope, Catch::Contains("jit(train_step)/layer_0/mlp"));
@@ -152,7 +153,7 @@ TEST_CASE("long names are cut so that every line fits 100 columns") {
   const DeviceSpec v5e = *device("tpu_v5e");
   for (OpGrouping by : {OpGrouping::kOp, OpGrouping::kCategory, OpGrouping::kScope}) {
     auto r = render_text_report(p, v5e, {.by = by});
-    REQUIRE(r.ok());
+    REQUIRE_OK(r);
     INFO(*r);
     for (const std::string& line : lines_of(*r)) {
       // One unbreakable 150-character word is the only thing allowed past the width.

@@ -15,6 +15,7 @@
 #include "nlohmann/json.hpp"
 #include "predict_on.h"
 #include "sample_prediction.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -257,11 +258,11 @@ ENTRY e {
   b = f32[1024,1024]{1,0} negate(a)
   ROOT c = f32[1024,1024]{1,0} add(b, p)
 })");
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<Prediction> prediction = testing::predict_on(*module, "h100");
-  REQUIRE(prediction.ok());
+  REQUIRE_OK(prediction);
   absl::StatusOr<MemoryReport> memory = analyze_memory(*module);
-  REQUIRE(memory.ok());
+  REQUIRE_OK(memory);
   CHECK(memory->peak_bytes == 12582912);
 
   Parsed p = parse(prediction_to_trace_json(*prediction, &*memory));
@@ -304,11 +305,11 @@ ENTRY e {
   x = f32[1024,1024]{1,0} get-tuple-element(w), index=0
   ROOT o = f32[1024,1024]{1,0} negate(x)
 })");
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   absl::StatusOr<Prediction> prediction = testing::predict_on(*module, "h100");
-  REQUIRE(prediction.ok());
+  REQUIRE_OK(prediction);
   absl::StatusOr<MemoryReport> memory = analyze_memory(*module);
-  REQUIRE(memory.ok());
+  REQUIRE_OK(memory);
   REQUIRE(memory->live_timeline.size() == 12);
   Parsed p = parse(prediction_to_trace_json(*prediction, &*memory));
   const auto& live = p.counters["live HBM bytes"];

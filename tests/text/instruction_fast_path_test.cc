@@ -14,6 +14,7 @@
 #include "hloroof/module.h"
 #include "hloroof/shape_text.h"
 #include "module_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -224,16 +225,16 @@ TEST_CASE("names are found by scanning in small computations and by a map in lar
     for (int k = 0; k < 3; ++k) {
       absl::StatusOr<Instruction*> copy =
           e->add_instruction(Opcode::kCopy, "p.0", scalar, {e->instructions().front()});
-      REQUIRE(copy.ok());
+      REQUIRE_OK(copy);
       CHECK((*copy)->name() == "p.0." + std::to_string(k + 1));
       CHECK(e->find_instruction((*copy)->name()) == *copy);
     }
-    REQUIRE(e->remove_instruction(e->find_instruction("p.0.2")).ok());
+    REQUIRE_OK(e->remove_instruction(e->find_instruction("p.0.2")));
     CHECK(e->find_instruction("p.0.2") == nullptr);
     CHECK(e->find_instruction("p.0.3") != nullptr);
     absl::StatusOr<Instruction*> again =
         e->add_instruction(Opcode::kCopy, "p.0", scalar, {e->instructions().front()});
-    REQUIRE(again.ok());
+    REQUIRE_OK(again);
     CHECK((*again)->name() == "p.0.2");  // free again
   }
 }
@@ -378,10 +379,10 @@ TEST_CASE("names added and removed after parsing are found and freed by name") {
   REQUIRE(a != nullptr);
   absl::StatusOr<Instruction*> added =
       e->add_instruction(Opcode::kNegate, "a.1", a->shape(), {a}, e->root());
-  REQUIRE(added.ok());
+  REQUIRE_OK(added);
   CHECK((*added)->name() == "a.1.1");  // the name was taken
   CHECK(e->find_instruction("a.1.1") == *added);
-  REQUIRE(e->remove_instruction(*added).ok());
+  REQUIRE_OK(e->remove_instruction(*added));
   CHECK(e->find_instruction("a.1.1") == nullptr);
   CHECK(e->find_instruction("a.1") == a);
 }

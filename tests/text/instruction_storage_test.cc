@@ -7,6 +7,7 @@
 #include "hloroof/hloroof.h"
 #include "ir/edge_list.h"
 #include "module_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -108,13 +109,13 @@ TEST_CASE("edge lists: five operands and a user list that outgrows its first arr
   for (int n = 0; n < 10; ++n) {
     absl::StatusOr<Instruction*> neg =
         main->add_instruction(Opcode::kNegate, "neg", pa->shape(), {pa}, main->root());
-    REQUIRE(neg.ok());
+    REQUIRE_OK(neg);
     added.push_back(*neg);
   }
   REQUIRE(pa->users().size() == 2 + 10);  // %sum, %many, the new ones
   for (int n = 0; n < 10; ++n) CHECK(pa->users()[2 + static_cast<size_t>(n)] == added[n]);
   // Replacing %many's operand 2 (%a) with %one drops %many from %a's users, in place.
-  REQUIRE(main->find_instruction("many")->replace_operand(2, main->find_instruction("one")).ok());
+  REQUIRE_OK(main->find_instruction("many")->replace_operand(2, main->find_instruction("one")));
   REQUIRE(pa->users().size() == 1 + 10);
   CHECK(pa->users()[0]->name() == "sum");
   CHECK(pa->users()[1] == added[0]);
@@ -143,12 +144,12 @@ TEST_CASE("called computations: one attribute's own, several attributes, repeats
 
   // Setting an attribute again replaces what it called.
   Instruction* r = m.entry()->root();
-  REQUIRE(set_attribute_from_text(*r, "to_apply", "%branch").ok());
+  REQUIRE_OK(set_attribute_from_text(*r, "to_apply", "%branch"));
   REQUIRE(r->called_computations().size() == 1);
   CHECK(r->called_computations()[0] == branch);
   CHECK(add->callers().empty());
   Instruction* pw = m.entry()->find_instruction("w");
-  REQUIRE(set_attribute_from_text(*pw, "body", "%cond").ok());
+  REQUIRE_OK(set_attribute_from_text(*pw, "body", "%cond"));
   REQUIRE(pw->called_computations().size() == 1);  // condition and body are both %cond
   CHECK(pw->called_computations()[0] == cond);
   pw->remove_attribute(AttrId::kBody);
@@ -169,9 +170,9 @@ TEST_CASE("attributes that reference nothing are installed without linking, othe
   CHECK(find(m, "main", "sum").control_successors().size() == 1);
   // A list that references nothing, then a reference added to it: linked on the second set.
   Instruction* sum = m.entry()->find_instruction("sum");
-  REQUIRE(set_attribute_from_text(*sum, "metadata", "{op_name=\"x\"}").ok());
+  REQUIRE_OK(set_attribute_from_text(*sum, "metadata", "{op_name=\"x\"}"));
   CHECK(sum->called_computations().empty());
-  REQUIRE(set_attribute_from_text(*sum, "to_apply", "%branch").ok());
+  REQUIRE_OK(set_attribute_from_text(*sum, "to_apply", "%branch"));
   REQUIRE(sum->called_computations().size() == 1);
   CHECK(sum->called_computations()[0] == m.find_computation("branch"));
   CHECK(m.find_computation("branch")->callers().size() == 2);  // %sel and %sum

@@ -17,6 +17,7 @@
 #include "ir/arena.h"
 #include "ir/metadata_scan.h"
 #include "module_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -52,7 +53,7 @@ void check_every_field(const OpMetadata& m) {
 TEST_CASE("plain metadata is kept as text and every field reads back") {
   const std::string text = module_with(std::string(", metadata=") + std::string(kPlain));
   absl::StatusOr<Module> m = parse_module(text);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   const Instruction* root = m->entry()->root();
   const Attribute* a = root->attribute(AttrId::kMetadata);
   REQUIRE(a != nullptr);
@@ -73,7 +74,7 @@ TEST_CASE("metadata in another spelling keeps a decoded record that reads the sa
   }
   const std::string text = module_with(", metadata=" + commas);
   absl::StatusOr<Module> m = parse_module(text);
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   const Attribute* a = m->entry()->root()->attribute(AttrId::kMetadata);
   REQUIRE(a != nullptr);
   REQUIRE(a->get<const OpMetadata*>() != nullptr);
@@ -84,7 +85,7 @@ TEST_CASE("metadata in another spelling keeps a decoded record that reads the sa
   CHECK(print(*m) == text);  // printed as written
   absl::StatusOr<Module> plain =
       parse_module(module_with(std::string(", metadata=") + std::string(kPlain)));
-  REQUIRE(plain.ok());
+  REQUIRE_OK(plain);
   std::string difference;
   CHECK(structurally_equal(*m, *plain, &difference));
   CHECK(difference.empty());
@@ -93,7 +94,7 @@ TEST_CASE("metadata in another spelling keeps a decoded record that reads the sa
 TEST_CASE("metadata with escapes, profile_type or a payload is decoded in full") {
   absl::StatusOr<Module> m = parse_module(
       module_with(R"(, metadata={op_name="a\"b" profile_type={1,3} metadata_payload="p\n"})"));
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   std::optional<OpMetadata> md = m->entry()->root()->metadata();
   REQUIRE(md.has_value());
   CHECK(md->op_name == "a\"b");
@@ -121,7 +122,7 @@ TEST_CASE("op_name() reads metadata()'s op_name in every form and place") {
   for (const auto& [attributes, op_name] : cases) {
     INFO(attributes);
     absl::StatusOr<Module> m = parse_module(module_with(attributes));
-    REQUIRE(m.ok());
+    REQUIRE_OK(m);
     const Instruction* root = m->entry()->root();
     CHECK(root->op_name() == op_name);
     const std::optional<OpMetadata> md = root->metadata();

@@ -4,6 +4,7 @@
 
 #include "hloroof/hloroof.h"
 #include "module_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -110,7 +111,7 @@ TEST_CASE("operands and users, callees and callers, control edges go both ways")
 
 TEST_CASE("a module can be moved and keeps its graph") {
   absl::StatusOr<Module> parsed = parse_module(kModule);
-  REQUIRE(parsed.ok());
+  REQUIRE_OK(parsed);
   const Instruction* root = parsed->entry()->root();
   Module moved = *std::move(parsed);
   Module assigned;
@@ -150,7 +151,7 @@ fused_b {
 }
 )");
   REQUIRE_FALSE(cut.entry_marked());
-  REQUIRE(cut.set_entry("fused_a").ok());
+  REQUIRE_OK(cut.set_entry("fused_a"));
   CHECK(cut.entry_marked());
   CHECK(cut.entry()->name() == "fused_a");
   CHECK(cut.entry()->is_entry());
@@ -177,9 +178,9 @@ TEST_CASE("edits: add, replace uses, change a layout and an attribute, remove, p
   // schedule, so definitions must come before uses.
   absl::StatusOr<Instruction*> copy =
       main->add_instruction(Opcode::kCopy, "f", on_chip, {f}, main->find_instruction("zero"));
-  REQUIRE(copy.ok());
+  REQUIRE_OK(copy);
   CHECK((*copy)->name() == "f.1");  // "f" is taken
-  REQUIRE(f->replace_all_uses_with(*copy).ok());
+  REQUIRE_OK(f->replace_all_uses_with(*copy));
   // The copy keeps reading %f: replace_all_uses_with skips the replacement itself.
   CHECK((*copy)->operand(0) == f);
   REQUIRE(f->users().size() == 1);
@@ -188,7 +189,7 @@ TEST_CASE("edits: add, replace uses, change a layout and an attribute, remove, p
 
   // Reduce over nothing instead, with a different reducer.
   Instruction* r = main->find_instruction("r");
-  REQUIRE(set_attribute_from_text(*r, "dimensions", "{}").ok());
+  REQUIRE_OK(set_attribute_from_text(*r, "dimensions", "{}"));
   CHECK(r->dimensions().empty());
   CHECK(set_attribute_from_text(*r, "to_apply", "%nope")
             .message()
@@ -204,11 +205,11 @@ TEST_CASE("edits: add, replace uses, change a layout and an attribute, remove, p
   Instruction* zero = main->find_instruction("zero");
   CHECK(main->remove_instruction(zero).code() == absl::StatusCode::kFailedPrecondition);
   CHECK(main->remove_instruction(t).code() == absl::StatusCode::kFailedPrecondition);
-  REQUIRE(t->replace_operand(0, zero).ok());
+  REQUIRE_OK(t->replace_operand(0, zero));
   REQUIRE(r->users().empty());
   r->remove_attribute(AttrId::kControlPredecessors);
   CHECK(main->find_instruction("a")->control_successors().empty());
-  REQUIRE(main->remove_instruction(r).ok());
+  REQUIRE_OK(main->remove_instruction(r));
   CHECK(main->find_instruction("r") == nullptr);
   CHECK(m.find_computation("add")->callers().empty());
   CHECK(print(m).find("reduce") == std::string::npos);

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "hloroof/hlo_text.h"
+#include "require_ok.h"
 
 namespace hloroof::testing {
 
@@ -16,12 +17,12 @@ inline Module parse_ok(std::string_view text) {
   absl::StatusOr<Module> module = parse_module(text);
   INFO(text);
   INFO(module.status().ToString());
-  REQUIRE(module.ok());
+  REQUIRE_OK(module);
   std::string printed = print(*module);
   absl::StatusOr<Module> again = parse_module(printed);
   INFO(printed);
   INFO(again.status().ToString());
-  REQUIRE(again.ok());
+  REQUIRE_OK(again);
   CHECK(print(*again) == printed);
   std::string difference;
   CHECK(structurally_equal(*module, *again, &difference));

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 Shape parsed(std::string_view text) {
   absl::StatusOr<Shape> shape = parse_shape(text);
   INFO(text << " -> " << shape.status().ToString());
-  REQUIRE(shape.ok());
+  REQUIRE_OK(shape);
   return *shape;
 }
 

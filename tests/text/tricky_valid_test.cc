@@ -7,6 +7,7 @@
 #include "hloroof/replica_groups.h"
 #include "hloroof/sharding.h"
 #include "module_test_util.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -122,7 +123,7 @@ ENTRY %e {
   CHECK(groups->group(2) == std::vector<int64_t>{13, 18, 23, 28, 4, 9, 14, 19, 24, 29});
   CHECK(groups->id_at(2, 9) == 29);
   absl::StatusOr<std::vector<std::vector<int64_t>>> listed = groups->expand();
-  REQUIRE(listed.ok());
+  REQUIRE_OK(listed);
   CHECK(listed->size() == 3);
   CHECK((*listed)[1] == groups->group(1));
   CHECK_FALSE(groups->expand(29).ok());  // 30 ids

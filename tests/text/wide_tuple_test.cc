@@ -6,6 +6,7 @@
 #include <string>
 
 #include "hloroof/hlo_text.h"
+#include "require_ok.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define HLOROOF_UNDER_ASAN 1
@@ -55,7 +56,7 @@ double parse_bytes_per_input_byte(int64_t n, int64_t* elements, bool alternate =
   const int64_t before = status_field("VmRSS:");
   absl::StatusOr<Module> m = parse_module(std::string_view(text));
   const int64_t peak = status_field("VmHWM:");
-  REQUIRE(m.ok());
+  REQUIRE_OK(m);
   *elements = static_cast<int64_t>(m->entry()->root()->shape().elements.size());
   return static_cast<double>(peak - before) / bytes;
 }

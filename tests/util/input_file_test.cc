@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -48,7 +49,7 @@ TEST_CASE("A regular file reads whole, mapped, with a NUL after its text") {
   const std::string path =
       dir.write("m.hlo", "HloModule m\n\nENTRY e { ROOT c = f32[] constant(1) }\n");
   absl::StatusOr<InputFile> f = read_input_file(path);
-  REQUIRE(f.ok());
+  REQUIRE_OK(f);
   CHECK(f->text() == "HloModule m\n\nENTRY e { ROOT c = f32[] constant(1) }\n");
   CHECK(f->path() == path);
   CHECK(f->mapped());
@@ -60,7 +61,7 @@ TEST_CASE("A file that ends on a page boundary still has a NUL after its text") 
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const std::string contents(2 * page, 'x');
   absl::StatusOr<InputFile> f = read_input_file(dir.write("pages.hlo", contents));
-  REQUIRE(f.ok());
+  REQUIRE_OK(f);
   CHECK(f->text().size() == 2 * page);
   CHECK(f->text() == contents);
   CHECK(f->text().data()[2 * page] == '\0');
@@ -80,7 +81,7 @@ TEST_CASE("A file of several huge pages reads whole, with a NUL after its text")
     std::string contents(size, '\0');
     for (size_t i = 0; i < size; ++i) contents[i] = static_cast<char>('a' + i % 23);
     absl::StatusOr<InputFile> f = read_input_file(dir.write("big.hlo", contents));
-    REQUIRE(f.ok());
+    REQUIRE_OK(f);
     INFO(size);
     CHECK(f->mapped());
     CHECK(f->text().size() == size);
@@ -98,7 +99,7 @@ TEST_CASE("A file cut short and rewritten after it was read leaves the text as i
     const std::string contents(size, 'a');
     const std::string path = dir.write("changing.hlo", contents);
     absl::StatusOr<InputFile> f = read_input_file(path);
-    REQUIRE(f.ok());
+    REQUIRE_OK(f);
     REQUIRE(truncate(path.c_str(), 0) == 0);
     dir.write("changing.hlo", "b");
     CHECK(f->text().size() == size);
@@ -109,7 +110,7 @@ TEST_CASE("A file cut short and rewritten after it was read leaves the text as i
 TEST_CASE("An empty file reads as empty text") {
   TempDir dir;
   absl::StatusOr<InputFile> f = read_input_file(dir.write("empty.hlo", ""));
-  REQUIRE(f.ok());
+  REQUIRE_OK(f);
   CHECK(f->text().empty());
   CHECK(f->text().data()[0] == '\0');
 }
@@ -117,7 +118,7 @@ TEST_CASE("An empty file reads as empty text") {
 TEST_CASE("Moving an InputFile moves its text") {
   TempDir dir;
   absl::StatusOr<InputFile> f = read_input_file(dir.write("a.hlo", "abc"));
-  REQUIRE(f.ok());
+  REQUIRE_OK(f);
   InputFile moved = *std::move(f);
   CHECK(moved.text() == "abc");
   InputFile assigned;
@@ -176,7 +177,7 @@ TEST_CASE("An input over the limit is refused; one at the limit is read") {
   CHECK(message_of(over) ==
         "cannot read '" + path + "': it is 100 bytes, over the input limit of 99 bytes");
   absl::StatusOr<InputFile> at = read_input_file(path, 100);
-  REQUIRE(at.ok());
+  REQUIRE_OK(at);
   CHECK(at->text().size() == 100);
   CHECK(kDefaultMaxInputBytes == 4294967296);  // 4 GiB = 4 * 2^30 bytes
 }
@@ -211,7 +212,7 @@ TEST_CASE("'-' reads standard input, up to the limit") {
   const std::string text(200000, 'z');  // several read chunks
   with_stdin(dir, text, [&] {
     absl::StatusOr<InputFile> f = read_input_file("-");
-    REQUIRE(f.ok());
+    REQUIRE_OK(f);
     CHECK(f->text() == text);
     CHECK(f->path() == "-");
     CHECK(f->text().data()[f->text().size()] == '\0');

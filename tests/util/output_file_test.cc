@@ -16,6 +16,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "hloroof/text_safety.h"
+#include "require_ok.h"
 
 namespace hloroof {
 namespace {
@@ -92,14 +93,14 @@ TEST_CASE("An output replaces the old file whole and leaves nothing beside it") 
   const fs::path out = dir.path() / "step.trace.json";
   std::ofstream(out) << "old";
   fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
-  REQUIRE(write_output_file(out.string(), "new contents", "the trace").ok());
+  REQUIRE_OK(write_output_file(out.string(), "new contents", "the trace"));
   CHECK(contents_of(out) == "new contents");
   CHECK(files_in(dir.path()) == 1);  // no temporary left
   // The replaced file keeps its permissions.
   CHECK(fs::status(out).permissions() ==
         (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
   // A new file.
-  REQUIRE(write_output_file((dir.path() / "new.svg").string(), "<svg/>", "the roofline").ok());
+  REQUIRE_OK(write_output_file((dir.path() / "new.svg").string(), "<svg/>", "the roofline"));
   CHECK(contents_of(dir.path() / "new.svg") == "<svg/>");
 }
 
@@ -151,7 +152,7 @@ TEST_CASE("An output that names an input is refused, however it is spelled") {
   const fs::path target = dir.path() / "target.json";
   std::ofstream(target) << "old";
   fs::create_symlink(target, dir.path() / "out.json");
-  REQUIRE(write_output_file((dir.path() / "out.json").string(), "new", "the trace", inputs).ok());
+  REQUIRE_OK(write_output_file((dir.path() / "out.json").string(), "new", "the trace", inputs));
   CHECK(fs::is_symlink(dir.path() / "out.json"));
   CHECK(contents_of(target) == "new");
   // What cannot be replaced is written in place, and a directory is refused.
@@ -308,7 +309,7 @@ TEST_CASE("An output produced into a stream is written whole, or not at all") {
   std::ostringstream expected;
   produce(expected);
   REQUIRE(expected.str().size() == 300000);
-  REQUIRE(write_output_file(out.string(), produce, "the trace").ok());
+  REQUIRE_OK(write_output_file(out.string(), produce, "the trace"));
   CHECK(contents_of(out) == expected.str());
   // A file-size limit of 100,000 bytes stops it after the first pieces: the old file stays.
   CHECK(cut_short_keeps_old(out, produce, 100000));
@@ -331,7 +332,7 @@ TEST_CASE("Pieces of 64 KiB and more written into the stream land in order among
   produce(expected);
   // 5 + 65,536 + 7 + 2 x 100,000 + 4 bytes.
   REQUIRE(expected.str().size() == 265552);
-  REQUIRE(write_output_file(out.string(), produce, "the trace").ok());
+  REQUIRE_OK(write_output_file(out.string(), produce, "the trace"));
   CHECK(contents_of(out) == expected.str());
   // A file-size limit of 100,000 bytes stops it at the second large piece: the old file stays.
   CHECK(cut_short_keeps_old(out, produce, 100000));
@@ -352,7 +353,7 @@ TEST_CASE("An output of several MiB, handed to the disk a MiB at a time, is whol
   std::ostringstream expected;
   produce(expected);
   REQUIRE(expected.str().size() == 56 * 65536);
-  REQUIRE(write_output_file(out.string(), produce, "the trace").ok());
+  REQUIRE_OK(write_output_file(out.string(), produce, "the trace"));
   CHECK(contents_of(out) == expected.str());
   // A file-size limit of 2.5 MiB stops it after two hand-overs: the old file stays.
   CHECK(cut_short_keeps_old(out, produce, 5 << 19));
@@ -363,7 +364,7 @@ TEST_CASE("A text written whole in one piece of MiBs, and a producer that fails,
   TempDir dir;
   const fs::path out = dir.path() / "space.pb";
   const std::string text = std::string(3 << 20, 'x') + "tail.";
-  REQUIRE(write_output_file(out.string(), text, "the XSpace").ok());
+  REQUIRE_OK(write_output_file(out.string(), text, "the XSpace"));
   CHECK(contents_of(out) == text);
   // A producer that cannot make its text leaves the stream bad: an error, the old file kept,
   // nothing beside it.
