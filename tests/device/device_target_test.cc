@@ -443,7 +443,6 @@ TEST_CASE("a spec given whole: its slice checked as a named device's, a CPU modu
   REQUIRE_OK(v5e);
   absl::StatusOr<DeviceTarget> none = spec_target(*v5e, "");
   REQUIRE_OK(none);
-  CHECK(none->topology.empty());
   CHECK(!none->slice.has_value());
   CHECK(none->diagnostics.empty());
   // 2x2: 4 chips of one device each.
