@@ -39,23 +39,12 @@
 #include "predict/measured_models.h"
 #include "predict/tpu_models.h"
 
+#include "predict_named.h"
+
 namespace {
 
-// A prediction on a device named as the command's --device is: resolved, then predicted.
-absl::StatusOr<hloroof::Prediction> predict_named(const hloroof::Module& module,
-                                                  const std::string& device) {
-  absl::StatusOr<hloroof::DeviceTarget> target = hloroof::resolve_device(device, &module);
-  if (!target.ok()) return target.status();
-  return hloroof::predict_step_time(module, *target);
-}
-
-// The same of a module's text, parsed here.
-absl::StatusOr<hloroof::Prediction> predict_text(const std::string& text,
-                                                 const std::string& device) {
-  absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text);
-  if (!module.ok()) return module.status();
-  return predict_named(*module, device);
-}
+using hloroof::bench::predict_named;
+using hloroof::bench::predict_text;
 
 using hloroof::PrimitiveType;
 namespace measured = hloroof::measured;

@@ -280,12 +280,8 @@ absl::StatusOr<CollectiveOpEstimate> CombinedModel::estimate_collective(const In
     }
     return out;
   }
-  CollectiveOpEstimate out;
+  CollectiveOpEstimate out = collective_op_estimate(c, is_async);
   CollectivePrediction& p = out.prediction;
-  p.kind = std::string(collective_kind_name(c.kind));
-  p.payload_bytes = c.payload_bytes;
-  p.group_size = c.group_size;
-  p.is_async = is_async;
   CollectiveInput assumed;
   absl::StatusOr<CollectiveRef> input = collective_input(i, c, assumed, out.notes);
   if (!input.ok()) return input.status();

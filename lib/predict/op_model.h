@@ -156,6 +156,10 @@ struct CollectiveOpEstimate {
   EstimateNotes notes;
 };
 
+// An estimate whose prediction names the collective's kind, payload, group and whether it runs
+// asynchronously; its time is the model's to fill.
+CollectiveOpEstimate collective_op_estimate(const CollectiveCost& c, bool is_async);
+
 // Transfers to and from the host (send/recv with is_host_transfer): the payload over the host
 // link (PCIe).
 class HostTransferModel {

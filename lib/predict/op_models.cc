@@ -135,13 +135,19 @@ OpEstimate FamilyModel::estimate(const OpView& op, OpEstimate roofline, TextMemo
   return e;
 }
 
-CollectiveOpEstimate HostTransferModel::estimate(const CollectiveCost& c, bool is_async) const {
+CollectiveOpEstimate collective_op_estimate(const CollectiveCost& c, bool is_async) {
   CollectiveOpEstimate out;
   CollectivePrediction& p = out.prediction;
   p.kind = std::string(collective_kind_name(c.kind));
   p.payload_bytes = c.payload_bytes;
   p.group_size = c.group_size;
   p.is_async = is_async;
+  return out;
+}
+
+CollectiveOpEstimate HostTransferModel::estimate(const CollectiveCost& c, bool is_async) const {
+  CollectiveOpEstimate out = collective_op_estimate(c, is_async);
+  CollectivePrediction& p = out.prediction;
   // A host transfer crosses the host link (PCIe), not the network.
   const double rate = device_.host_bandwidth.value_or(0);
   out.host_rate = rate;

@@ -21,49 +21,11 @@
 #include "hloroof/predict.h"
 #include "memory/memory_liveness.h"
 #include "predict_on.h"
+#include "heap_counter.h"
 #include "require_ok.h"
 
-namespace {
-
-std::atomic<int64_t> live_bytes{0};
-std::atomic<int64_t> peak_bytes{0};
-
-void* counted_new(size_t n) {
-  void* p = std::malloc(n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  const int64_t now = live_bytes += static_cast<int64_t>(malloc_usable_size(p));
-  int64_t peak = peak_bytes.load();
-  while (now > peak && !peak_bytes.compare_exchange_weak(peak, now)) {
-  }
-  return p;
-}
-
-void counted_delete(void* p) {
-  if (p == nullptr) return;
-  live_bytes -= static_cast<int64_t>(malloc_usable_size(p));
-  std::free(p);
-}
-
-}  // namespace
-
-void* operator new(size_t n) { return counted_new(n); }
-void* operator new[](size_t n) { return counted_new(n); }
-void operator delete(void* p) noexcept { counted_delete(p); }
-void operator delete[](void* p) noexcept { counted_delete(p); }
-void operator delete(void* p, size_t) noexcept { counted_delete(p); }
-void operator delete[](void* p, size_t) noexcept { counted_delete(p); }
-// The nothrow forms too (std::stable_sort's buffer takes one): every form the program uses must
-// be this pair, or a block would be freed by another allocator's delete.
-void* operator new(size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return counted_new(n);
-  } catch (const std::bad_alloc&) {
-    return nullptr;
-  }
-}
-void* operator new[](size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { counted_delete(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_delete(p); }
+using hloroof::testing::live_bytes;
+using hloroof::testing::peak_bytes;
 
 namespace {
 
