@@ -1176,17 +1176,9 @@ TempGroups Assigner::group_temporaries(const std::vector<Value>& values, int64_t
 // The bytes of a SparseCore offload's stack as its start's backend_config gives them
 // (sparse_core_config's stack_size_high_watermark), or -1.
 int64_t stack_watermark(const Instruction& start) {
-  constexpr std::string_view kKey = "\"stack_size_high_watermark\":";
-  const std::string_view config = start.string_attribute(AttrId::kBackendConfig);
-  const size_t at = config.find(kKey);
-  if (at == std::string_view::npos) return -1;
-  size_t from = at + kKey.size();
-  if (from < config.size() && config[from] == '"') ++from;
-  size_t to = from;
-  while (to < config.size() && to - from < 19 && config[to] >= '0' && config[to] <= '9') ++to;
-  int64_t bytes = -1;
-  if (!absl::SimpleAtoi(sv(config.substr(from, to - from)), &bytes)) return -1;
-  return bytes;
+  return start.backend_config()
+      .find_int("/sparse_core_config/stack_size_high_watermark")
+      .value_or(-1);
 }
 
 const Instruction* Assigner::sparse_core_stack_start(int32_t id) {
