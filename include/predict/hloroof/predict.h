@@ -133,8 +133,8 @@ struct OpTexts {
 };
 
 // Its texts (name(), ..., explanation()) are held by the pool `texts()`, which the record
-// holds: a copy of the record keeps them too. A record keeps each text as 4 bytes of that pool
-// (168 bytes a record where views of its seven texts took 112 alone).
+// holds: a copy of the record keeps them too. A record refers to each text by a 4-byte
+// reference into that pool (TextPool::Ref), which keeps a record within 168 bytes.
 class OpPrediction {
  public:
   const Instruction* instruction = nullptr;  // valid while the module lives
