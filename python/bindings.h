@@ -84,7 +84,7 @@ class StatusError : public std::exception {
   std::string message_;
 };
 
-// Text is built with the library's str_cat and str_append (util/absl_compat.h: absl::StrCat
+// Text is built with the library's str_cat and str_append (hloroof/absl_compat.h: absl::StrCat
 // that takes std::string_view too); a figure in a repr has four significant digits.
 inline std::string repr_figure(double value) { return absl::StrFormat("%.4g", value); }
 

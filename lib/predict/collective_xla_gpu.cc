@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "hloroof/absl_compat.h"
 #include "predict/collective_models.h"
-#include "util/absl_compat.h"
 
 namespace hloroof::internal {
 namespace {

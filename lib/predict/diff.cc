@@ -7,7 +7,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "hloroof/diff.h"
-#include "util/absl_compat.h"
 
 namespace hloroof {
 namespace {

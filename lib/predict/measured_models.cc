@@ -13,9 +13,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "hloroof/absl_compat.h"
 #include "hloroof/device.h"
 #include "predict/measured_files.h"
-#include "util/absl_compat.h"
 
 namespace hloroof::measured {
 namespace {

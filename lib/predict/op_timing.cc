@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "hloroof/absl_compat.h"
 #include "hloroof/backend_config.h"
 #include "hloroof/collective.h"
 #include "hloroof/roofline.h"
@@ -14,7 +15,6 @@
 #include "predict/predict_internal.h"
 #include "predict/roofline_internal.h"
 #include "re2/re2.h"
-#include "util/absl_compat.h"
 #include "util/number_text.h"
 
 namespace hloroof::predict {

@@ -13,12 +13,12 @@
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "hloroof/absl_compat.h"
 #include "hloroof/device_target.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/no_entry.h"
 #include "ir/op_notes.h"
 #include "predict/predict_internal.h"
-#include "util/absl_compat.h"
 
 namespace hloroof {
 namespace {

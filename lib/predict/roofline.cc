@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "hloroof/absl_compat.h"
 #include "predict/roofline_internal.h"
-#include "util/absl_compat.h"
 
 namespace hloroof {
 

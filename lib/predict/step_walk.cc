@@ -7,9 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "hloroof/absl_compat.h"
 #include "hloroof/schedule_clock.h"
 #include "predict/predict_internal.h"
-#include "util/absl_compat.h"
 #include "util/number_text.h"
 
 namespace hloroof::predict {

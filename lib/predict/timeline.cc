@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "predict/predict_internal.h"
-#include "util/absl_compat.h"
 
 namespace hloroof::predict {
 namespace {

@@ -6,9 +6,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "hloroof/absl_compat.h"
 #include "hloroof/collective.h"
 #include "hloroof/topology.h"
-#include "util/absl_compat.h"
 
 namespace hloroof::measured {
 namespace {
