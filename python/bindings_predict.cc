@@ -9,8 +9,6 @@ void bind_predict(py::module_& m) {
   Record<PredictOptions>(m, "PredictOptions",
                          "Options of predict(); pass them as keywords: "
                          "predict(m, 'tpu_v5e:4x4', default_trip_count=4).")
-      .option("topology", &PredictOptions::topology,
-              "the slice, e.g. '4x4' or '2x8'; empty: from the device name or inferred")
       .option("device_coordinates", &PredictOptions::device_coordinates,
               "explicit coordinates of each device id (default: row-major)")
       .property(

@@ -1,7 +1,8 @@
-// Predictions the tests ask for by a device's name or spec: the name resolved as the command's
-// --device is (resolve_device, the options' topology given with it) and what resolving it said
-// added to the prediction; a spec on the options' topology as make_topology reads it (any shape
-// the model can time). predict_step_time itself takes a resolved target.
+// Predictions the tests ask for by a device's name or spec: the name (with its slice, as
+// "tpu_v5e:2x2") resolved as the command's --device is (resolve_device) and what resolving it
+// said added to the prediction; a spec on a slice as make_topology reads it (spec_on: any shape
+// the model can time), or on none (the slice inferred). predict_step_time itself takes a
+// resolved target.
 #ifndef HLOROOF_TESTS_PREDICT_ON_H_
 #define HLOROOF_TESTS_PREDICT_ON_H_
 
@@ -18,9 +19,8 @@ namespace hloroof::testing {
 
 inline absl::StatusOr<Prediction> predict_on(const Module& module, std::string_view device,
                                              const PredictOptions& options = {}) {
-  absl::StatusOr<DeviceTarget> target = resolve_device(
-      device, &module,
-      {.topology = options.topology, .device_option = "device", .topology_option = "topology"});
+  absl::StatusOr<DeviceTarget> target =
+      resolve_device(device, &module, {.device_option = "device"});
   if (!target.ok()) return target.status();
   absl::StatusOr<Prediction> p = predict_step_time(module, *target, options);
   if (p.ok()) add_diagnostics(target->diagnostics, *p);
@@ -36,19 +36,22 @@ inline absl::StatusOr<DeviceTarget> spec_on(const DeviceSpec& spec, std::string_
   return target;
 }
 
+// A spec on a slice made by hand: predicted as it is (the target's diagnostics are empty).
+inline absl::StatusOr<Prediction> predict_on(const Module& module, const DeviceTarget& target,
+                                             const PredictOptions& options = {}) {
+  return predict_step_time(module, target, options);
+}
+
+// A spec without a slice: the slice inferred from the module.
 inline absl::StatusOr<Prediction> predict_on(const Module& module, const DeviceSpec& spec,
                                              const PredictOptions& options = {}) {
-  absl::StatusOr<DeviceTarget> target = spec_on(spec, options.topology);
-  if (!target.ok()) return target.status();
-  return predict_step_time(module, *target, options);
+  return predict_step_time(module, DeviceTarget{.spec = spec}, options);
 }
 
 inline absl::StatusOr<Prediction> predict_on(const Module& module, const DeviceSpec& spec,
                                              const PredictOptions& options,
                                              const ModuleCost& cost) {
-  absl::StatusOr<DeviceTarget> target = spec_on(spec, options.topology);
-  if (!target.ok()) return target.status();
-  return predict_step_time(module, *target, options, cost);
+  return predict_step_time(module, DeviceTarget{.spec = spec}, options, cost);
 }
 
 // The text parsed and let go: the records carry no instruction pointers.

@@ -61,9 +61,7 @@ absl::StatusOr<PassRun> run_passes(Module& module, absl::Span<const Pass> passes
   // The device resolved once, as the command's --device is; what resolving it said goes with
   // the whole predictions.
   absl::StatusOr<DeviceTarget> target =
-      resolve_device(options.device, &module,
-                     {.topology = options.predict.topology, .device_option = "device",
-                      .topology_option = "topology"});
+      resolve_device(options.device, &module, {.device_option = "device"});
   if (!target.ok()) return with_context(target.status(), "before the passes, predicting");
   PassRun run;
   {

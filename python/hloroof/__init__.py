@@ -77,7 +77,8 @@ from ._hloroof import (  # noqa: F401  (re-exported)
     shape_to_json,
 )
 from ._analysis import Analysis
-from ._inputs import _count, _files, _input, _options, _path_argument, _target, _Text
+from ._inputs import (_count, _files, _input, _options, _path_argument, _predict_options, _target,
+                      _Text)
 from ._results import Calibration, Comparison, ProfileComparison, Record  # noqa: F401
 
 __all__ = [
@@ -129,8 +130,9 @@ def predict(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
     JAX ``Compiled`` (or ``Lowered``, compiled here) gives its own: the device kind and, on TPU,
     the slice from its devices' coordinates; anything else is predicted on the default device
     of the module's platform (h100 for GPU modules, tpu_v5e otherwise). ``assumptions`` say
-    which, first, after what reading the module said (``Module.diagnostics``).
-    Options (`PredictOptions`): ``topology``, ``collective_formula`` ("network",
+    which, first, after what reading the module said (``Module.diagnostics``). ``topology``
+    gives the slice apart from `device` (``"4x4"``; with one in `device`, the same).
+    Options (`PredictOptions`): ``collective_formula`` ("network",
     "xla-gpu-nccl", "xla-gpu-sol"), ``collective_large_n``, ``default_trip_count``,
     ``use_padded_sizes``, ``include_overhead``, ``max_expanded_iterations``,
     ``device_coordinates``. `settings` change the device's figures as the command's ``--set
@@ -281,9 +283,8 @@ def compare(module_or_text: _Text, devices: List[Union[str, DeviceSpec]], top: i
     if isinstance(devices, (str, DeviceSpec)):
         raise TypeError("compare() wants a list of devices; predict() takes one")
     source = _input(module_or_text)
-    opts = _options(PredictOptions, "compare", options)
-    targets = [_hloroof._target(d, source.module, opts.topology, None, "compare")
-               for d in devices]
+    topology, opts = _predict_options("compare", options)
+    targets = [_hloroof._target(d, source.module, topology, None, "compare") for d in devices]
     predictions, fits = _hloroof._compare(source.module, targets, opts)
     return Comparison(predictions, top, fits)
 
@@ -303,9 +304,9 @@ def diff(before: _Text, after: _Text, device: Union[str, DeviceSpec, None] = Non
         d.ops[0].name, d.ops[0].delta_time_s         # the op that changed most
     """
     read = [(before, _input(before)), (after, _input(after))]
-    target, opts, notes, device = _target("diff", device, read[0][1], options)
+    target, opts, notes, (device, topology) = _target("diff", device, read[0][1], options)
     # Each side on the device named for both, resolved for its own module (as the command).
-    targets = [target, _hloroof._target(device, read[1][1].module, opts.topology, None, "diff")]
+    targets = [target, _hloroof._target(device, read[1][1].module, topology, None, "diff")]
     sides = [_hloroof._predict(i.module, t, opts, notes, True) for (_, i), t in zip(read, targets)]
     peaks = [_hloroof._peak_bytes(i.module) for _, i in read]
     result = _hloroof._diff(sides[0], sides[1], peaks[0], peaks[1])

@@ -360,7 +360,6 @@ class MemoryReport:
 
 class PredictOptions:
     _fields: Tuple[str, ...]
-    topology: str
     device_coordinates: List[List[int]]
     collective_formula: str
     collective_large_n: bool

@@ -45,22 +45,37 @@ def _input(source: _Text, file_name: str = "") -> _Input:
                     f"with as_text(), got {type(source).__name__}")
 
 
-def _options(options_type: type, what: str, values: Dict[str, Any]):
+def _options(options_type: type, what: str, values: Dict[str, Any],
+             also: Tuple[str, ...] = ()):
+    # `also`: the keywords taken apart from the options (topology=), for the message.
     options = options_type()
     known = options_type._fields
     for name, value in values.items():
         if name not in known:
             raise TypeError(f"{what}() got an unknown option {name!r}; "
-                            f"options: {', '.join(known)}")
+                            f"options: {', '.join(also + tuple(known))}")
         setattr(options, name, value)
     return options
 
 
+def _predict_options(function: str, options: Dict[str, Any]) -> Tuple[str, PredictOptions]:
+    """(topology, options): the slice given apart from the device (``topology=``, which goes
+    where the device is resolved) and the `PredictOptions` of the other keywords."""
+    rest = dict(options)
+    topology = rest.pop("topology", "")
+    if not isinstance(topology, str):
+        raise TypeError(f"{function}() wants topology as a str ('4x4', '2x8'), got "
+                        f"{type(topology).__name__} {topology!r}")
+    return topology, _options(PredictOptions, function, rest, ("topology",))
+
+
 def _target(function: str, device: Any, source: _Input, options: Dict[str, Any],
-            settings: Any = None) -> Tuple[DeviceTarget, PredictOptions, List[str], Any]:
-    """(target, options, notes, device): what `device` names for the module (the library's
-    rule, _hloroof._target); without it, the device and slice a JAX object was compiled for
-    (said in the notes), else the default of the module's platform."""
+            settings: Any = None) -> Tuple[DeviceTarget, PredictOptions, List[str],
+                                           Tuple[Any, str]]:
+    """(target, options, notes, (device, topology)): what `device` and ``topology=`` name for
+    the module (the library's rule, _hloroof._target); without a device, the device and slice a
+    JAX object was compiled for (said in the notes), else the default of the module's
+    platform."""
     facts, notes, compiled_for = source.facts, [], ""
     if facts is not None and device is None:
         notes = facts.notes
@@ -69,10 +84,10 @@ def _target(function: str, device: Any, source: _Input, options: Dict[str, Any],
             options = {**facts.options, **options}
     elif facts is not None and facts.platform == "cpu":
         compiled_for = "cpu"  # a CPU program on a named device, its text may not tell
-    opts = _options(PredictOptions, function, options)
-    target = _hloroof._target(device, source.module, opts.topology, settings, function, "any",
+    topology, opts = _predict_options(function, options)
+    target = _hloroof._target(device, source.module, topology, settings, function, "any",
                               compiled_for)
-    return target, opts, notes, device
+    return target, opts, notes, (device, topology)
 
 
 def _count(function: str, name: str, value: Any) -> int:

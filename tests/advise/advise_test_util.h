@@ -62,9 +62,9 @@ inline Advised advise_text(std::string_view text, std::string_view device_name,
   const TopologyText named = split_topology_text(device_name);
   absl::StatusOr<DeviceSpec> spec = device(named.device);
   REQUIRE_OK(spec);
-  PredictOptions o = options;
-  if (o.topology.empty()) o.topology = named.shape;
-  absl::StatusOr<Prediction> p = testing::predict_on(*module, *spec, o);
+  absl::StatusOr<DeviceTarget> target = testing::spec_on(*spec, named.shape);
+  REQUIRE_OK(target);
+  absl::StatusOr<Prediction> p = testing::predict_on(*module, *target, options);
   INFO(p.status().ToString());
   REQUIRE_OK(p);
   absl::StatusOr<MemoryReport> m = analyze_memory(*module, *spec);

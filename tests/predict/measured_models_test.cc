@@ -374,9 +374,9 @@ ENTRY e {
   absl::StatusOr<DeviceSpec> fitted = parse_device_spec(doc.dump(), "fitted.json");
   REQUIRE_OK(fitted);
   CHECK(fitted->base == "gb200");
-  auto own = testing::predict(kAllReduce, *gb200, testing::on("1x8"));
-  auto kept = testing::predict(kAllReduce, *fitted, testing::on("1x8"));
-  auto borrowed = testing::predict(kAllReduce, *renamed, testing::on("1x8"));
+  auto own = testing::predict(kAllReduce, testing::on(*gb200, "1x8"));
+  auto kept = testing::predict(kAllReduce, testing::on(*fitted, "1x8"));
+  auto borrowed = testing::predict(kAllReduce, testing::on(*renamed, "1x8"));
   CHECK(own.op("ar").model() == "collective fit gb200 (measured, fitted)");
   CHECK(kept.op("ar").model() == "collective fit gb200 (measured, fitted)");
   CHECK(kept.op("ar").time_s == own.op("ar").time_s);
@@ -839,9 +839,7 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
                                            "/examples/a100_4nic.json");
   REQUIRE_OK(four);
   CHECK(four->gpu->scale_out_bandwidth == Approx(12.5e9));
-  PredictOptions o;
-  o.topology = "2x8";
-  auto cluster = testing::predict(hlo, four->origin, o);
+  auto cluster = testing::predict(hlo, four->origin + ":2x8");
   CHECK(cluster->step_time_s == Approx(867.54e-6).epsilon(0.002));
   CHECK(cluster.assumes("1.25e+10 B/s per GPU from its node's NICs (4 NICs x 2.5e+10 B/s a "
                         "node of 8 GPUs)"));
@@ -855,7 +853,7 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
         *a100_spec,
         {absl::StrCat("interconnect.nics_per_node=", nics), "interconnect.nic_bandwidth=25e9"});
     REQUIRE_OK(set_nics);
-    auto run = testing::predict(hlo, *set_nics, o);
+    auto run = testing::predict(hlo, testing::on(*set_nics, "2x8"));
     CHECK(run->step_time_s == Approx(want).epsilon(0.002));
     CHECK(run.assumes(absl::StrCat("from its node's NICs (", nics, " NICs x 2.5e+10 B/s")));
   }
@@ -876,7 +874,7 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
   REQUIRE_OK(half);
   REQUIRE(half->gpu->nic_efficiency);
   CHECK(*half->gpu->nic_efficiency == 0.5);
-  auto slow = testing::predict(hlo, *half, o);
+  auto slow = testing::predict(hlo, testing::on(*half, "2x8"));
   CHECK(slow->step_time_s == Approx(1429.38e-6).epsilon(0.002));
   CHECK(slow.assumes("at 0.50 of line rate (the file's nic_efficiency)"));
   // The same by --set on the built-in spec, whose 25e9 B/s per GPU gives 8388608 / 12.5e9 =
@@ -885,7 +883,7 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
   REQUIRE_OK(a100);
   absl::StatusOr<DeviceSpec> set = set_device_figures(*a100, {"interconnect.nic_efficiency=0.5"});
   REQUIRE_OK(set);
-  auto set_run = testing::predict(hlo, *set, o);
+  auto set_run = testing::predict(hlo, testing::on(*set, "2x8"));
   CHECK(set_run->step_time_s == Approx(758.29e-6).epsilon(0.002));
   // A share outside (0, 1] is refused, naming the field.
   std::string wrong = with;

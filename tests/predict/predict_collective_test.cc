@@ -18,10 +18,10 @@ testing::Predicted predict(std::string_view text, std::string_view device,
   if (device.substr(0, 3) == "tpu") options.roofline_only = true;
   return testing::predict(text, device, options);
 }
-// A spec with a topology: any shape the model can time, a line of chips included.
-testing::Predicted predict(std::string_view text, const DeviceSpec& device,
-                           PredictOptions options) {
-  if (device.kind == DeviceKind::kTpu) options.roofline_only = true;
+// A spec on a slice (testing::on): any shape the model can time, a line of chips included.
+testing::Predicted predict(std::string_view text, const DeviceTarget& device,
+                           PredictOptions options = {}) {
+  if (device.spec.kind == DeviceKind::kTpu) options.roofline_only = true;
   return testing::predict(text, device, options);
 }
 
@@ -287,7 +287,7 @@ ENTRY e {
   sd = token[] send-done(s), channel_id=1
   ROOT r = f32[1048576] negate(p)
 })";
-  auto p = predict(text, *device("tpu_v5e"), testing::on("4x1"));
+  auto p = predict(text, testing::on(*device("tpu_v5e"), "4x1"));
   const CollectivePrediction& c = collective(p, "s");
   CHECK(c.kind == "send");
   CHECK(c.time_s == Approx(4194304 / 4.5e10 + 3e-6));
@@ -317,7 +317,7 @@ ENTRY e {
   s = (f32[1048576], u32[], token[]) send(p, t), channel_id=1
   ROOT sd = token[] send-done(s), channel_id=1
 })";
-  auto p = predict(text, *device("tpu_v5e"), testing::on("4x1"));
+  auto p = predict(text, testing::on(*device("tpu_v5e"), "4x1"));
   CHECK(collective(p, "s").time_s == Approx(4194304 / 4.5e10 + 1e-6));
   CHECK(p.assumes("s: the HLO does not list its peers"));
 }
@@ -387,7 +387,7 @@ ENTRY e {
   ROOT x = f32[1048576] get-tuple-element(rd), index=0
 })";
   // 4 MiB between neighbours of a v5e 4x1 line: one link, one hop.
-  auto p = predict(text, *device("tpu_v5e"), testing::on("4x1"));
+  auto p = predict(text, testing::on(*device("tpu_v5e"), "4x1"));
   CHECK(collective(p, "r").kind == "recv");
   CHECK(collective(p, "r").payload_bytes == 4194304);
   CHECK(collective(p, "r").time_s == Approx(4194304 / 4.5e10 + 1e-6));
@@ -401,7 +401,7 @@ TEST_CASE("a strided group is a conservative bound, flagged") {
                           "ROOT ag = f32[4194304] all-gather(p), channel_id=1, "
                           "replica_groups={{0,2,4,6},{1,3,5,7}}, use_global_device_ids=true, "
                           "dimensions={0}"),
-                   *device("tpu_v5e"), testing::on("8x1"));
+                   testing::on(*device("tpu_v5e"), "8x1"));
   CHECK(collective(p, "ag").approximate);
   CHECK(p.assumes("conservative bound"));
 }

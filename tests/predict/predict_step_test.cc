@@ -489,7 +489,7 @@ ENTRY e {
   st = ((f32[4096]), f32[1024], u32[]) async-start(x), calls=wrapped
   ROOT dn = f32[1024] async-done(st)
 })",
-                   *device("tpu_v5e"), testing::on("4x1"));
+                   testing::on(*device("tpu_v5e"), "4x1"));
   REQUIRE(p.op("st").collective.has_value());
   CHECK(p.op("st").collective->kind == "reduce-scatter");
   CHECK(p.op("st").collective->is_async);
@@ -522,24 +522,28 @@ ENTRY e { ROOT x = f32[8] parameter(0) })";
   auto named = predict(kText, "tpu_v5e:4x2");
   CHECK(named->topology == "4x2");
   CHECK(!named.assumes("inferred"));
-  PredictOptions o;
-  o.topology = "4x2";
-  CHECK(predict(kText, "tpu_v5e", o)->topology == "4x2");
+  // Given apart from the device (the command's --topology), where the device is resolved.
+  absl::StatusOr<Module> module = parse_module(kText);
+  REQUIRE_OK(module);
+  const DeviceTargetOptions apart{.topology = "4x2", .topology_option = "topology"};
+  absl::StatusOr<DeviceTarget> given = resolve_device("tpu_v5e", &*module, apart);
+  REQUIRE_OK(given);
+  CHECK(predict(kText, *given)->topology == "4x2");
   // Named twice, the two must agree (the command's --device and --topology).
-  o.topology = "2x4";
-  absl::StatusOr<Prediction> twice = testing::predict_text(kText, "tpu_v5e:4x2", o);
+  absl::StatusOr<DeviceTarget> twice =
+      resolve_device("tpu_v5e:4x2", &*module,
+                     {.topology = "2x4", .device_option = "device", .topology_option = "topology"});
   REQUIRE(!twice.ok());
   CHECK_THAT(std::string(twice.status().message()),
              Catch::Contains("device tpu_v5e:4x2 says topology 4x2 but topology says 2x4"));
   // No v5e slice is 8x1 (the long side at most twice the short one) or 3x3x3 (two axes).
-  o.topology = "8x1";
-  absl::StatusOr<Prediction> line = testing::predict_text(kText, "tpu_v5e", o);
+  absl::StatusOr<Prediction> line = testing::predict_text(kText, "tpu_v5e:8x1");
   REQUIRE(!line.ok());
   CHECK_THAT(std::string(line.status().message()), Catch::Contains("no tpu_v5e slice is 8x1"));
   absl::StatusOr<Prediction> bad = testing::predict_text(kText, "tpu_v5e:3x3x3");
   CHECK(!bad.ok());
   // The model itself times any shape: a spec with the topology.
-  CHECK(predict(kText, *device("tpu_v5e"), o)->topology == "8x1");
+  CHECK(predict(kText, testing::on(*device("tpu_v5e"), "8x1"))->topology == "8x1");
   absl::StatusOr<Prediction> unknown = testing::predict_text(kText, "tpu_v99");
   REQUIRE(!unknown.ok());
   CHECK_THAT(std::string(unknown.status().message()), Catch::Contains("unknown device"));
@@ -547,8 +551,8 @@ ENTRY e { ROOT x = f32[8] parameter(0) })";
   CHECK(!garbled.ok());
 }
 
-// A target's slice is predicted on as it is held: PredictOptions::topology is not read; a target
-// made by hand holds the slice make_topology made, and one without a slice has it inferred.
+// A target's slice is predicted on as it is held: a target made by hand holds the slice
+// make_topology made, and one without a slice has it inferred.
 TEST_CASE("a resolved device's slice is the one it parsed") {
   constexpr char kText[] = R"(HloModule m, num_partitions=8
 ENTRY e { ROOT x = f32[8] parameter(0) })";
@@ -557,21 +561,18 @@ ENTRY e { ROOT x = f32[8] parameter(0) })";
   absl::StatusOr<DeviceTarget> target = resolve_device("tpu_v5e:4x2", &*module);
   REQUIRE_OK(target);
   REQUIRE(target->slice.has_value());
-  PredictOptions by_text;
-  by_text.topology = "4x2";
-  absl::StatusOr<Prediction> spec = testing::predict_on(*module, target->spec, by_text);
+  absl::StatusOr<Prediction> spec =
+      testing::predict_on(*module, testing::on(target->spec, "4x2"));
   REQUIRE_OK(spec);
-  // The options name another slice: it is not read.
   const DeviceTarget& parsed = *target;
-  PredictOptions other;
-  other.topology = "2x4";
-  absl::StatusOr<Prediction> p = predict_step_time(*module, parsed, other);
+  absl::StatusOr<Prediction> p = predict_step_time(*module, parsed);
   REQUIRE_OK(p);
   CHECK(p->topology == "4x2");
   CHECK(prediction_to_json(*p) == prediction_to_json(*spec));
-  absl::StatusOr<ModuleCost> cost = analyze_cost(*module, cost_options(other));
+  const PredictOptions options;
+  absl::StatusOr<ModuleCost> cost = analyze_cost(*module, cost_options(options));
   REQUIRE_OK(cost);
-  absl::StatusOr<Prediction> shared = predict_step_time(*module, parsed, other, *cost);
+  absl::StatusOr<Prediction> shared = predict_step_time(*module, parsed, options, *cost);
   REQUIRE_OK(shared);
   CHECK(prediction_to_json(*shared) == prediction_to_json(*spec));
   // By hand: the slice make_topology made; none, the slice is inferred.
@@ -582,7 +583,7 @@ ENTRY e { ROOT x = f32[8] parameter(0) })";
   REQUIRE_OK(hand);
   CHECK(prediction_to_json(*hand) == prediction_to_json(*spec));
   by_hand.slice.reset();
-  absl::StatusOr<Prediction> inferred = predict_step_time(*module, by_hand, by_text);
+  absl::StatusOr<Prediction> inferred = predict_step_time(*module, by_hand);
   REQUIRE_OK(inferred);
   CHECK(inferred->topology == "2x4");
   CHECK(std::any_of(inferred->diagnostics.notes.begin(), inferred->diagnostics.notes.end(),

@@ -80,12 +80,13 @@ Predicted predict(std::string_view text, const Device& device,
   return Predicted{*std::move(module), *std::move(p)};
 }
 
-// Options with `topology`: with a DeviceSpec, any shape the model can time, a line of chips no
-// real slice is (tpu_v5e 4x1) included.
-inline PredictOptions on(std::string topology) {
-  PredictOptions o;
-  o.topology = std::move(topology);
-  return o;
+// `spec` on the slice `topology`: any shape the model can time, a line of chips no real slice is
+// (tpu_v5e 4x1) included.
+inline DeviceTarget on(const DeviceSpec& spec, std::string_view topology) {
+  absl::StatusOr<DeviceTarget> target = spec_on(spec, topology);
+  INFO(target.status().ToString());
+  REQUIRE_OK(target);
+  return *std::move(target);
 }
 
 // Pure roofline, as the worked examples compute it.

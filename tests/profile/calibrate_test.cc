@@ -101,11 +101,13 @@ struct Run {
 };
 
 Run make_run(std::string_view name, const std::vector<int>& dots, const std::vector<int>& adds,
-             std::string text = "", DeviceSpec spec = truth_device(), PredictOptions options = {},
+             std::string text = "", DeviceSpec spec = truth_device(), std::string topology = "",
              double scale = 1, const std::map<std::string, std::string>& credited = {}) {
   absl::StatusOr<Module> m = parse_module(text.empty() ? module_text(name, dots, adds) : text);
   REQUIRE_OK(m);
-  absl::StatusOr<Prediction> truth = testing::predict_on(*m, spec, options);
+  absl::StatusOr<DeviceTarget> target = testing::spec_on(spec, topology);
+  REQUIRE_OK(target);
+  absl::StatusOr<Prediction> truth = testing::predict_on(*m, *target);
   REQUIRE_OK(truth);
   absl::StatusOr<Profile> p =
       parse_xspace(synthetic_profile(*m, *truth, scale, credited), std::string(name));
@@ -297,8 +299,8 @@ ENTRY main {
   truth.collective_bandwidth_efficiency = 0.6;
   // Initialized, not assigned: GCC 12 under ASan misreads a one-character string assignment
   // (-Wrestrict, GCC bug 105329).
-  const PredictOptions options{.topology = std::string("8")};
-  Run run = make_run("jit_ar", {}, {}, std::string(kText), truth, options);
+  const std::string topology("8");
+  Run run = make_run("jit_ar", {}, {}, std::string(kText), truth, topology);
   const std::vector<CalibrationRun> runs = {{&run.module, &run.profile, "ar"}};
   absl::StatusOr<CalibrationResult> r = calibrate(runs, "h100:8");
   REQUIRE_OK(r);
@@ -333,7 +335,9 @@ ENTRY main {
   // Predicting with the written JSON gives every all-reduce its true time.
   absl::StatusOr<DeviceSpec> written = parse_device_spec(r->json, "fitted.json");
   REQUIRE_OK(written);
-  absl::StatusOr<Prediction> p = testing::predict_on(run.module, *written, options);
+  absl::StatusOr<DeviceTarget> on = testing::spec_on(*written, topology);
+  REQUIRE_OK(on);
+  absl::StatusOr<Prediction> p = testing::predict_on(run.module, *on);
   REQUIRE_OK(p);
   REQUIRE(p->ops.size() == run.truth.ops.size());
   int collectives = 0;
@@ -385,10 +389,10 @@ TEST_CASE("calibrate fits the network across nodes apart from the collectives in
   truth.collective_latency_s = 8e-6;
   truth.collective_bandwidth_efficiency = 0.6;
   truth.gpu->nic_efficiency = 0.5;
-  const PredictOptions options{.topology = std::string("2x8")};
+  const std::string topology = "2x8";
   Run run = make_run("jit_nodes", {}, {},
                      two_node_text({65536, 262144, 1048576}, {262144, 1048576, 4194304}), truth,
-                     options);
+                     topology);
   // The largest all-to-all by the model's formula (docs/prediction-model.md, "Across nodes"):
   // each GPU holds 16 x 1048576 x 4 B = 64 MiB and sends half of it, 33554432 B, to the other
   // node through its own NIC (a100: one 25e9 B/s NIC per GPU) at 0.5 of line rate: 33554432 /
@@ -429,7 +433,9 @@ TEST_CASE("calibrate fits the network across nodes apart from the collectives in
   CHECK(doc["interconnect"]["nic_efficiency"].get<double>() == Approx(0.5).epsilon(1e-4));
   absl::StatusOr<DeviceSpec> written = parse_device_spec(r->json, "fitted.json");
   REQUIRE_OK(written);
-  absl::StatusOr<Prediction> p = testing::predict_on(run.module, *written, options);
+  absl::StatusOr<DeviceTarget> on = testing::spec_on(*written, topology);
+  REQUIRE_OK(on);
+  absl::StatusOr<Prediction> p = testing::predict_on(run.module, *on);
   REQUIRE_OK(p);
   REQUIRE(p->ops.size() == run.truth.ops.size());
   int collectives = 0;
@@ -450,7 +456,7 @@ TEST_CASE("calibrate fits the network across nodes apart from the collectives in
 
   // Only collectives across nodes: the share is fitted, the knobs inside a node are not.
   Run only = make_run("jit_nodes", {}, {}, two_node_text({65536, 262144, 1048576}, {}), truth,
-                      options);
+                      topology);
   absl::StatusOr<CalibrationResult> o =
       calibrate(std::vector<CalibrationRun>{{&only.module, &only.profile, "only"}}, "a100:2x8");
   REQUIRE_OK(o);
@@ -466,7 +472,7 @@ TEST_CASE("calibrate fits the network across nodes apart from the collectives in
   // An all-to-all of 16 x 16 f32 per GPU crosses nodes but is all latency: each GPU sends 512
   // B to the other node, 41 ns at 0.5 x 25e9 B/s, beside 87.2 us of latency. A 5% lower share
   // moves it by 2 ns: nothing to fit.
-  Run tiny = make_run("jit_nodes", {}, {}, two_node_text({16}, {}), truth, options);
+  Run tiny = make_run("jit_nodes", {}, {}, two_node_text({16}, {}), truth, topology);
   absl::StatusOr<CalibrationResult> t =
       calibrate(std::vector<CalibrationRun>{{&tiny.module, &tiny.profile, "tiny"}}, "a100:2x8");
   REQUIRE_OK(t);

@@ -96,9 +96,9 @@ TEST_CASE("jaxdecomp FFTs across two A100 nodes of Jean Zay: within 25%, rooflin
     ++reports;
     absl::StatusOr<Module> module = parse_module(r.hlo);
     REQUIRE_OK(module);
-    PredictOptions options;
-    options.topology = r.nodes == 2 ? "2x8" : "1x8";
-    absl::StatusOr<Prediction> p = testing::predict_on(*module, *spec, options);
+    absl::StatusOr<DeviceTarget> on = testing::spec_on(*spec, r.nodes == 2 ? "2x8" : "1x8");
+    REQUIRE_OK(on);
+    absl::StatusOr<Prediction> p = testing::predict_on(*module, *on);
     REQUIRE_OK(p);
     CHECK(p->roofline_step_time_s < r.measured_s);
     if (r.nodes < 2) continue;

@@ -118,9 +118,9 @@ double all_to_all_s(double bytes, double e) {
   absl::StatusOr<DeviceSpec> d = device("a100");
   REQUIRE_OK(d);
   d->gpu->nic_efficiency = e;
-  PredictOptions o;
-  o.topology = "2x8";
-  absl::StatusOr<Prediction> p = testing::predict_on(*m, *d, o);
+  absl::StatusOr<DeviceTarget> on = testing::spec_on(*d, "2x8");
+  REQUIRE_OK(on);
+  absl::StatusOr<Prediction> p = testing::predict_on(*m, *on);
   REQUIRE_OK(p);
   return p->step_time_s;
 }

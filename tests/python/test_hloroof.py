@@ -181,6 +181,24 @@ def test_predict_options_and_device_spec(h100_text):
         hloroof.predict(h100_text, "h100", collective_formula="ring")
 
 
+def test_topology_goes_with_the_device(h100_text):
+    # The slice is resolved with the device, not held by PredictOptions: topology= is a keyword
+    # of every call that takes a device, the same as a slice named with the device.
+    assert "topology" not in hloroof.PredictOptions._fields
+    named = hloroof.predict(h100_text, "h100:1x8").to_dict()
+    assert hloroof.predict(h100_text, "h100", topology="1x8").to_dict() == named
+    both = hloroof.compare(h100_text, ["h100", "b200"], topology="2x4")
+    assert [p.topology for p in both] == ["2x4", "2x4"]
+    # Both sides on the slice given (the module alone infers 1x8).
+    assert hloroof.diff(h100_text, h100_text, "h100", topology="2x4").device == "h100:2x4"
+    with pytest.raises(ValueError, match="says topology 1x8 but topology= says 2x4"):
+        hloroof.predict(h100_text, "h100:1x8", topology="2x4")
+    with pytest.raises(TypeError, match="options: topology, device_coordinates"):
+        hloroof.predict(h100_text, "h100", trip_count=3)
+    with pytest.raises(TypeError, match="wants topology as a str"):
+        hloroof.predict(h100_text, "h100", topology=8)
+
+
 # ---- Anything with as_text().
 
 def test_duck_typed_compiled_object(h100_text):

@@ -34,8 +34,7 @@
 namespace hloroof {
 
 struct AnalysisOptions {
-  // The prediction's options; its slice is the device target's, as resolving it parsed it
-  // (`predict.topology` is not read).
+  // The prediction's options; its slice is the device target's, as resolving it parsed it.
   PredictOptions predict;
   // The memory analysis that memory() gives, made beside the prediction (neither reads the
   // other's results); unset: none. advice() reads it.
@@ -101,8 +100,7 @@ class Analysis {
 //   c.predictions[1]->step_time_s / c.predictions[0]->step_time_s;
 
 struct DeviceComparisonOptions {
-  // Each device's prediction options; its slice is the device target's (`predict.topology` is
-  // not read).
+  // Each device's prediction options; its slice is the device target's.
   PredictOptions predict;
   // Set: the devices after the first keep their `later_ops` costliest ops only (records made
   // for those only where it is above 0), as a table that shows every op of the first device and
@@ -153,8 +151,7 @@ DeviceComparison compare_devices(const Module& module, absl::Span<const DeviceTa
 //   joined->comparison.measured_step_s / joined->comparison.expected_step_s;
 
 struct ProfileJoinOptions {
-  // The prediction's options; its slice is the device target's (`predict.topology` is not
-  // read).
+  // The prediction's options; its slice is the device target's.
   PredictOptions predict;
   // Which of the profile's device planes and programs is the module's.
   ProfileOptions profile;

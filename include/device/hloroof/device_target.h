@@ -66,9 +66,8 @@ struct PlatformInference {
 };
 
 struct DeviceTargetOptions {
-  // A topology given apart from the device (the command's --topology, Python's topology=,
-  // PredictOptions::topology). Empty: the text's. Given as well as the text's, the two must be
-  // the same.
+  // A topology given apart from the device (the command's --topology, Python's topology=).
+  // Empty: the text's. Given as well as the text's, the two must be the same.
   std::string topology;
   // `PATH=VALUE` changes of the spec's figures (set_device_figures; the command's --set).
   std::vector<std::string> settings;

@@ -33,9 +33,8 @@ struct Pass {
 };
 
 struct PassOptions {
-  // The device, resolved once as the command's --device is (resolve_device: "h100",
-  // "tpu_v5e:2x2", a JSON file; the slice from `predict.topology` too); empty: the default
-  // device of the module's platform.
+  // The device and its slice, resolved once as the command's --device is (resolve_device:
+  // "h100", "tpu_v5e:2x2", a JSON file); empty: the default device of the module's platform.
   std::string device;
   // Verify the module after every pass and predict the step after every pass that changed it
   // (PassResult::after); a module that fails verify stops the run with an error naming the

@@ -42,11 +42,9 @@ namespace detail {
 struct OpRecordAccess;
 }  // namespace detail
 
+// How to predict; the device and its slice are the DeviceTarget's (resolve_device, with a
+// topology given apart from the device in DeviceTargetOptions::topology).
 struct PredictOptions {
-  // The slice ("2x2", "4x4x4", "2x8"), for a caller that resolves the device from these options
-  // (resolve_device's topology option, as the Python module does): predict_step_time reads the
-  // target's slice, never this.
-  std::string topology;
   // Explicit coordinates of device i (overrides the default row-major mapping).
   std::vector<std::vector<int64_t>> device_coordinates;
   CollectiveFormula collective_formula = CollectiveFormula::kNetwork;

@@ -405,7 +405,7 @@ struct CalibrationResult {
 // each run's step predicted by the fit to the others (leave one out), their mean |error|; with
 // one, the run's own step. Otherwise `accepted` is false and the given device stays.
 // `device` is resolved as the command's --device (resolve_device, hloroof/device_target.h),
-// for the first run's module; a topology in it and `options.predict.topology` must agree.
+// for the first run's module; a topology in it and `options.topology` must agree.
 absl::StatusOr<CalibrationResult> calibrate(absl::Span<const CalibrationRun> runs,
                                             std::string_view device,
                                             const CalibrationOptions& options = {});
