@@ -485,6 +485,45 @@ void bind_calls(py::module_& m) {
       "The device and slice `device` names (a name, a JSON path, a DeviceSpec when `accepts` is\n"
       "'any'; None: the module's platform's), by the command's --device rule, `settings` set.");
   m.def(
+      "_profile_target",
+      [](py::handle device, const Profile& profile, const std::string& profile_path,
+         const Module& module, const std::string& topology) {
+        if (py::isinstance<DeviceSpec>(device)) {
+          // A spec given whole: the profile chooses nothing, and is of its platform.
+          DeviceTarget t = target(device, &module, topology, py::none(), "compare_profile",
+                                  "any", "");
+          absl::StatusOr<MeasuredDevice> measured = measured_device(profile, profile_path);
+          const absl::Status same =
+              measured.ok() ? check_same_platform(*measured, t.spec) : measured.status();
+          if (!same.ok()) throw StatusError(same);
+          return py::make_tuple(std::move(t), std::string());
+        }
+        if (!device.is_none() && !py::isinstance<py::str>(device) && !is_path_like(device)) {
+          throw py::type_error(str_cat("device wants a name ('h100', 'tpu_v5e:2x2'), a device "
+                                       "JSON path or a DeviceSpec, got ",
+                                       type_name(device)));
+        }
+        const std::string text = device.is_none()        ? std::string()
+                                 : is_path_like(device) ? fs_path(device)
+                                                        : device.cast<std::string>();
+        absl::StatusOr<ProfileDevice> chosen;
+        {
+          ModuleUse use(module);
+          py::gil_scoped_release release;
+          chosen = resolve_profile_device(text, profile, profile_path, module,
+                                          {.topology = topology,
+                                           .device_option = "device=",
+                                           .topology_option = "topology="});
+        }
+        ProfileDevice d = value_or_raise(std::move(chosen));
+        return py::make_tuple(std::move(d.target), d.stand_in ? d.said : std::string());
+      },
+      py::arg("device"), py::arg("profile"), py::arg("profile_path"), py::arg("module"),
+      py::arg("topology") = "",
+      "(target, stand-in note): the device a profile is joined on, as the command's `profile`\n"
+      "chooses it (resolve_profile_device): `device`, else the one the profile ran on; the note\n"
+      "says which device stands in for one with no built-in spec ('' when none).");
+  m.def(
       "_predict",
       [](py::object module_object, const DeviceTarget& target, const PredictOptions& options,
          const std::vector<std::string>& notes, bool keep_module) {

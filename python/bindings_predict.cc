@@ -199,14 +199,6 @@ void bind_profile(py::module_& m) {
       },
       py::arg("path"));
   m.def(
-      "_profile_device",
-      [](const Profile& profile) {
-        const std::string kind = profile_device_type(profile);
-        const KindDevice d = kind.empty() ? KindDevice{} : device_for_kind(kind);
-        return py::make_tuple(kind, d.device, d.platform);
-      },
-      py::arg("profile"), "(device kind, built-in device or '', platform or '') of the profile");
-  m.def(
       "_profile_module",
       [](const Profile& profile, std::string_view name) {
         std::string note;
@@ -219,7 +211,7 @@ void bind_profile(py::module_& m) {
   m.def(
       "_compare_profile",
       [](const Module& module, const Prediction& prediction, const Profile& profile,
-         std::string_view module_name, int device_index) {
+         std::string_view module_name, int device_index, const std::string& stand_in) {
         ProfileOptions options{.device_index = device_index,
                                .module_name = std::string(module_name)};
         // "NAME(ID)": program ID, as the profile's events name it.
@@ -246,6 +238,8 @@ void bind_profile(py::module_& m) {
           absl::StatusOr<ProfileComparison> c =
               compare_with_profile(module, prediction, profile, options);
           if (c.ok()) {
+            // A device that stands in for the measured one, said first (as the command does).
+            if (!stand_in.empty()) c->notes.insert(c->notes.begin(), stand_in);
             json = profile_comparison_to_json(*c);
             text = render_profile_comparison(*c);
           } else {
@@ -256,7 +250,7 @@ void bind_profile(py::module_& m) {
         return py::make_tuple(json, text);
       },
       py::arg("module"), py::arg("prediction"), py::arg("profile"), py::arg("module_name"),
-      py::arg("device_index"));
+      py::arg("device_index"), py::arg("stand_in") = "");
 }
 
 void bind_calibrate(py::module_& m) {

@@ -9,7 +9,6 @@
 #include "hloroof/analysis.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/output_file.h"
-#include "hloroof/platform.h"
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "hloroof/topology.h"
@@ -207,66 +206,6 @@ absl::StatusOr<LoadedModule> load_profiled_module(Request& r, const Profile& pro
   return loaded;
 }
 
-// The device resolved, and the note that says where it came from when the capture named it
-// (`stand_in_note` set where a device stands in for one hloroof has no spec for).
-struct ProfiledDevice {
-  absl::StatusOr<DeviceTarget> choice = absl::UnknownError("");
-  std::string stand_in_note;
-  int usage_error = kExitOk;  // not kExitOk: the usage error printed
-};
-
-// The device: --device, else the one the capture names (the profile's device planes, a
-// capture's meta.json); a profile of one platform is not joined with a prediction for another.
-ProfiledDevice resolve_profiled_device(const Request& r, const Profile& profile,
-                                       const Module& module) {
-  ProfiledDevice out;
-  absl::StatusOr<MeasuredDevice> measured = measured_device(profile, r.profile_path);
-  if (!measured.ok()) {
-    out.choice = measured.status();
-    return out;
-  }
-  std::string device_text = r.args.text(kDevice);
-  // A device of the capture's platform that hloroof has no spec for (an AMD GPU): the
-  // platform's default device stands in, and the report says so.
-  bool stand_in = false;
-  if (device_text.empty()) {
-    if (measured->device.empty() && measured->platform.empty()) {
-      out.usage_error = usage_error(
-          measured->kind.empty()
-              ? std::string("--device is required: the profile does not name its device")
-              : absl::StrCat("--device is required: the profile ran on '", measured->kind,
-                             "', which is not a built-in device (a device JSON can describe it)"),
-          kProfileCommand.usage);
-      return out;
-    }
-    stand_in = measured->device.empty();
-    device_text = stand_in ? std::string(measured->platform == "gpu" ? kDefaultGpuDevice
-                                                                     : kDefaultTpuDevice)
-                           : measured->device;
-  }
-  out.choice = resolve_device(
-      device_text, &module,
-      {.topology = r.args.text(kTopologyFlag), .settings = r.args.all(kSetFlag)});
-  if (!out.choice.ok()) return out;
-  if (absl::Status same = check_same_platform(*measured, out.choice->spec); !same.ok()) {
-    out.choice = same;
-    return out;
-  }
-  if (!r.args.has(kDevice)) {
-    std::string said =
-        stand_in
-            ? absl::StrCat("the profile ran on '", measured->kind, "' (", measured->source,
-                           "), which is no built-in device: ", device_text,
-                           " stands in for it, so expected times are ", device_text,
-                           "'s; --device names a device JSON that describes it")
-            : absl::StrCat("device ", measured->device, " from the profile, which ran on '",
-                           measured->kind, "' (", measured->source, "); --device overrides it");
-    std::cerr << report_internal::wrap(printable(said), stand_in ? "warning: " : "note: ", "  ");
-    if (stand_in) out.stand_in_note = said;
-    out.choice->diagnostics.notes.insert(out.choice->diagnostics.notes.begin(), std::move(said));
-  }
-  return out;
-}
 
 // The trace, the XSpaces and the report.
 int write_outputs(const Request& r, const Profile& profile, const LoadedModule& loaded,
@@ -318,19 +257,32 @@ int run(const std::vector<std::string>& words) {
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
   const Module& module = loaded->module;
-  ProfiledDevice device = resolve_profiled_device(*r, *profile, module);
-  if (device.usage_error != kExitOk) return device.usage_error;
-  if (!device.choice.ok()) return fail(device.choice.status());
+  // The device: --device, else the one the capture names; a profile of one platform is not
+  // joined with a prediction for another.
+  absl::StatusOr<ProfileDevice> device = resolve_profile_device(
+      r->args.text(kDevice), *profile, r->profile_path, module,
+      {.topology = r->args.text(kTopologyFlag), .settings = r->args.all(kSetFlag)});
+  if (!device.ok()) {
+    if (device.status().GetPayload(kCalibrationUsagePayload).has_value()) {
+      return usage_error(device.status().message(), kProfileCommand.usage);
+    }
+    return fail(device.status());
+  }
+  if (!device->said.empty()) {
+    std::cerr << report_internal::wrap(printable(device->said),
+                                       device->stand_in ? "warning: " : "note: ", "  ");
+  }
+  const DeviceTarget& choice = device->target;
   absl::StatusOr<ProfileJoin> joined = join_profile(
-      module, *device.choice, *profile, {.predict = r->options, .profile = r->profile_options});
+      module, choice, *profile, {.predict = r->options, .profile = r->profile_options});
   if (!joined.ok()) return fail(joined.status());
-  add_input_diagnostics(*loaded, *device.choice, joined->prediction);
+  add_input_diagnostics(*loaded, choice, joined->prediction);
   std::vector<std::string>& notes = joined->comparison.notes;
-  if (!device.stand_in_note.empty()) notes.insert(notes.begin(), device.stand_in_note);
+  if (device->stand_in) notes.insert(notes.begin(), device->said);
   if (const std::string set = settings_note(r->args); !set.empty()) {
     notes.insert(notes.begin(), set);
   }
-  return write_outputs(*r, *profile, *loaded, *device.choice, *joined);
+  return write_outputs(*r, *profile, *loaded, choice, *joined);
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // A device fitted to profiles read from files (calibrate_profiles, hloroof/analysis.h), and
-// the device a profile was measured on.
+// the device a profile was measured on and is joined on (resolve_profile_device).
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/cord.h"
@@ -11,6 +13,7 @@
 #include "hloroof/analysis.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/input_file.h"
+#include "hloroof/platform.h"
 #include "nlohmann/json.hpp"
 #include "hloroof/absl_compat.h"
 
@@ -161,6 +164,52 @@ absl::Status check_same_platform(const MeasuredDevice& measured, const DeviceSpe
       absl::AsciiStrToUpper(std::string(predicted)),
       "): a profile is joined with a prediction for its own device; give --device ",
       measured.device.empty() ? "for that device" : measured.device));
+}
+
+absl::StatusOr<ProfileDevice> resolve_profile_device(std::string_view device,
+                                                     const Profile& profile,
+                                                     std::string_view profile_path,
+                                                     const Module& module,
+                                                     const DeviceTargetOptions& options) {
+  absl::StatusOr<MeasuredDevice> measured = measured_device(profile, profile_path);
+  if (!measured.ok()) return measured.status();
+  const std::string& option = options.device_option;
+  ProfileDevice out;
+  std::string text(device);
+  if (text.empty()) {
+    if (measured->device.empty() && measured->platform.empty()) {
+      return usage_error(
+          measured->kind.empty()
+              ? absl::StrCat(option, " is required: the profile does not name its device")
+              : absl::StrCat(option, " is required: the profile ran on '", measured->kind,
+                             "', which is not a built-in device (a device JSON can describe "
+                             "it)"));
+    }
+    // A device of the capture's platform that hloroof has no spec for: the platform's default
+    // stands in.
+    out.stand_in = measured->device.empty();
+    text = out.stand_in ? std::string(measured->platform == "gpu" ? kDefaultGpuDevice
+                                                                  : kDefaultTpuDevice)
+                        : measured->device;
+    out.said =
+        out.stand_in
+            ? absl::StrCat("the profile ran on '", measured->kind, "' (", measured->source,
+                           "), which is no built-in device: ", text,
+                           " stands in for it, so expected times are ", text, "'s; ", option,
+                           " names a device JSON that describes it")
+            : absl::StrCat("device ", measured->device, " from the profile, which ran on '",
+                           measured->kind, "' (", measured->source, "); ", option,
+                           " overrides it");
+  }
+  absl::StatusOr<DeviceTarget> target = resolve_device(text, &module, options);
+  if (!target.ok()) return target.status();
+  if (absl::Status same = check_same_platform(*measured, target->spec); !same.ok()) return same;
+  out.target = *std::move(target);
+  if (!out.said.empty()) {
+    std::vector<std::string>& notes = out.target.diagnostics.notes;
+    notes.insert(notes.begin(), out.said);
+  }
+  return out;
 }
 
 absl::StatusOr<ProfileCalibration> calibrate_profiles(const ProfileCalibrationInputs& in) {

@@ -240,7 +240,8 @@ def compare_profile(module_or_text: Optional[_Text], profile: str,
     ``gaps``, ``notes`` (a `ProfileComparison`: attributes or keys; ``to_dict()``; ``str()``
     the command's report). As the command: `module_or_text` None reads the module the profile
     carries (`module_name` picks one, "NAME" or "NAME(ID)"); `device` None takes the device the
-    profile ran on where it names one; several programs of the module's name are told apart by
+    profile ran on (the platform's default standing in for one with no built-in spec; a profile
+    that names no device needs one); several programs of the module's name are told apart by
     their entry. `module_name` names the module in the profile when it differs from the text's;
     `device` and `options` are `predict`'s. Raises ValueError when the profile cannot be read or
     never runs the module::
@@ -257,18 +258,14 @@ def compare_profile(module_or_text: Optional[_Text], profile: str,
         module_or_text = _hloroof._load(proto, f"{profile_path}:{picked}")[0]
         module_name = picked
         profile_notes.append(note)
-    if device is None:
-        kind, named, platform = _hloroof._profile_device(read)
-        if named or platform:
-            device = named or ("h100" if platform == "gpu" else "tpu_v5e")
-            profile_notes.append(
-                f"device {device} from the profile, which ran on '{kind}'"
-                + ("" if named else f" (no built-in device is one: {device} stands in)"))
     source = _input(module_or_text)
-    target, opts, notes, _ = _target("compare_profile", device, source, options)
-    prediction = _hloroof._predict(source.module, target, opts, profile_notes + notes, True)
+    topology, opts = _predict_options("compare_profile", options)
+    # The command's rule (resolve_profile_device): the device given, else the profile's.
+    target, stand_in = _hloroof._profile_target(device, read, profile_path, source.module,
+                                                topology)
+    prediction = _hloroof._predict(source.module, target, opts, profile_notes, True)
     json_text, text = _hloroof._compare_profile(source.module, prediction, read, module_name,
-                                                device_index)
+                                                device_index, stand_in)
     return ProfileComparison(_json.loads(json_text), text)
 
 

@@ -71,6 +71,59 @@ TEST_CASE("join_profile: the prediction's error, else the join's") {
           .ok());
 }
 
+// A profile with one device plane that names `kind`, read from no folder (no meta.json).
+Profile profile_of_kind(std::string kind) {
+  Profile p;
+  p.planes.push_back({.name = "/device:GPU:0", .device_type = std::move(kind)});
+  return p;
+}
+constexpr char kNoFolder[] = "/nonexistent/hloroof/run/profile.xplane.pb";
+
+TEST_CASE("resolve_profile_device: the device given, else the one the profile ran on") {
+  Capture c;
+  const std::string path =
+      (fs::path(HLOROOF_SOURCE_DIR) / "tests/data/h100/default/gemm/profile").string();
+  // None given: the capture's own (an H100), said first in the notes, as `--device` overrides.
+  absl::StatusOr<ProfileDevice> own = resolve_profile_device("", c.profile, path, c.module);
+  REQUIRE_OK(own);
+  CHECK(own->target.spec.name == "h100");
+  CHECK_FALSE(own->stand_in);
+  CHECK(own->said.starts_with("device h100 from the profile, which ran on 'NVIDIA H100"));
+  CHECK(own->said.ends_with("; --device overrides it"));
+  REQUIRE(!own->target.diagnostics.notes.empty());
+  CHECK(own->target.diagnostics.notes.front() == own->said);
+  // Given: as resolve_device resolves it, nothing said of the profile; Python's option name.
+  absl::StatusOr<ProfileDevice> given = resolve_profile_device(
+      "h100:1x1", c.profile, path, c.module, {.device_option = "device="});
+  REQUIRE_OK(given);
+  CHECK(given->said.empty());
+  REQUIRE(given->target.slice.has_value());
+  CHECK(given->target.slice->shape == "1x1");
+  // A device of the other platform is refused.
+  absl::StatusOr<ProfileDevice> tpu = resolve_profile_device("tpu_v5e", c.profile, path, c.module);
+  REQUIRE_FALSE(tpu.ok());
+  CHECK_THAT(std::string(tpu.status().message()),
+             Catch::Contains("a profile is joined with a prediction for its own device"));
+  // A GPU with no built-in spec: the GPU default stands in, with the warning the comparison
+  // carries.
+  absl::StatusOr<ProfileDevice> other = resolve_profile_device(
+      "", profile_of_kind("AMD Instinct MI250X"), kNoFolder, c.module,
+      {.device_option = "device="});
+  REQUIRE_OK(other);
+  CHECK(other->target.spec.name == "h100");
+  CHECK(other->stand_in);
+  CHECK_THAT(other->said, Catch::Contains("which is no built-in device: h100 stands in for it"));
+  CHECK(other->said.ends_with("device= names a device JSON that describes it"));
+  // A capture that names no device of a known platform: one must be given (a usage error).
+  for (const std::string kind : {"", "Some Accelerator"}) {
+    absl::StatusOr<ProfileDevice> none =
+        resolve_profile_device("", profile_of_kind(kind), kNoFolder, c.module);
+    REQUIRE_FALSE(none.ok());
+    CHECK(none.status().GetPayload(kCalibrationUsagePayload).has_value());
+    CHECK_THAT(std::string(none.status().message()), Catch::StartsWith("--device is required"));
+  }
+}
+
 TEST_CASE("write_profile_xspaces: the measured run copied, the predicted one beside it") {
   Capture c;
   absl::StatusOr<ProfileJoin> joined = join_profile(c.module, c.target, c.profile);

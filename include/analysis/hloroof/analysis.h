@@ -201,6 +201,31 @@ absl::StatusOr<MeasuredDevice> measured_device(const Profile& profile,
 // An error when the profile ran on one platform and `spec` is a device of the other.
 absl::Status check_same_platform(const MeasuredDevice& measured, const DeviceSpec& spec);
 
+// The device a profile is joined with a prediction on, as the command's `profile` and Python's
+// compare_profile() choose it.
+struct ProfileDevice {
+  DeviceTarget target;
+  // Where the device came from when none was given, also the first of the target's notes:
+  // "device h100 from the profile, which ran on 'NVIDIA H100 80GB HBM3' (the profile's device
+  // plane); --device overrides it", or which device stands in for one hloroof has no spec for.
+  // Empty: the device was given.
+  std::string said;
+  // A default device stands in for the measured one: `said` is a warning, which the
+  // comparison's notes carry too.
+  bool stand_in = false;
+};
+// `device` (as resolve_device takes it, with `options`) when given; else the built-in device
+// of the kind the capture names (measured_device); else, for a capture of a platform whose
+// device has no built-in spec (an AMD GPU), that platform's default device (kDefaultGpuDevice,
+// kDefaultTpuDevice), standing in. Errors: none given and the capture names no device of a
+// known platform (with kCalibrationUsagePayload: the caller must name one); measured_device's;
+// resolve_device's; a device of another platform than the capture's (check_same_platform).
+absl::StatusOr<ProfileDevice> resolve_profile_device(std::string_view device,
+                                                     const Profile& profile,
+                                                     std::string_view profile_path,
+                                                     const Module& module,
+                                                     const DeviceTargetOptions& options = {});
+
 // A device fitted to measured profiles from files, as the command's `calibrate` and Python's
 // calibrate() do it: each profile read and joined with its module, the device inferred from
 // the captures when none is given.
@@ -232,7 +257,8 @@ struct ProfileCalibration {
 };
 
 // The payload (absl::Status::GetPayload) of an error about the inputs themselves: no device
-// given and the profiles name none, or name different ones.
+// given and the profiles name none, or name different ones (calibrate_profiles,
+// resolve_profile_device).
 inline constexpr char kCalibrationUsagePayload[] = "hloroof.calibration.usage";
 
 // Reads the profiles and their modules, infers the device where none is given, checks each
