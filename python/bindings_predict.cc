@@ -62,6 +62,15 @@ void bind_predict(py::module_& m) {
       .field("exposed_s", &AsyncPrediction::exposed_s, "per execution: the done's wait, s")
       .done();
 
+  Record<TimeRange>(m, "TimeRange",
+                    "The range a time spans where the data decide it, with what each end "
+                    "assumes.")
+      .field("low_s", &TimeRange::low_s, "one execution (a step's: the step) at the low end, s")
+      .field("high_s", &TimeRange::high_s, "the same at the high end, s")
+      .field("low", &TimeRange::low, "what the low end assumes")
+      .field("high", &TimeRange::high, "what the high end assumes")
+      .done();
+
   Record<OpPrediction>(m, "OpPrediction", "One op of the predicted step.")
       .field("instruction", &OpPrediction::instruction,
              "the instruction when predicted from a Module, else None")
@@ -75,6 +84,9 @@ void bind_predict(py::module_& m) {
       .field("time_s", &OpPrediction::time_s, "one execution on the critical path, expected, s")
       .field("roofline_time_s", &OpPrediction::roofline_time_s, "the same at the roofline, s")
       .field("efficiency", &OpPrediction::efficiency, "roofline_time_s / time_s, in (0, 1]")
+      .computed(
+          "time_range", [](const OpPrediction& o) { return o.time_range(); },
+          "the range time_s spans where the data decide it (TimeRange), or None")
       .computed("model", &OpPrediction::model, "the model behind time_s")
       .computed("total_time_s", &OpPrediction::total_time_s, "time_s x multiplier, s")
       .computed("total_roofline_time_s", &OpPrediction::total_roofline_time_s,
@@ -134,6 +146,8 @@ void bind_prediction(py::module_& m) {
       .field("step_time_s", &Prediction::step_time_s, "the predicted step, expected, s")
       .field("roofline_step_time_s", &Prediction::roofline_step_time_s,
              "the step with every op at its roofline time, s")
+      .field("step_time_range", &Prediction::step_time_range,
+             "the range the step spans where ops have one (TimeRange), or None")
       .field("breakdown", &Prediction::breakdown, "what the step is made of")
       .field("flops", &Prediction::flops, "per step, one device")
       .field("matrix_flops", &Prediction::matrix_flops, "per step, one device")

@@ -127,6 +127,12 @@ void append_op_rows(std::string& out, const std::vector<OpPrediction>& ops, size
     } else {
       out += ",,,,,,";
     }
+    if (const std::optional<TimeRange> r = op.time_range()) {
+      numbers({r->low_s, r->high_s});
+      texts({r->low, r->high});
+    } else {
+      out += ",,,,";
+    }
     const std::string_view e = op.explanation();
     auto [it, added] = quoted.try_emplace(std::pair(e.data(), e.size()));
     if (added) append_csv_cell(it->second, e);
@@ -146,7 +152,8 @@ void write_ops_csv(std::ostream& out_stream, const Prediction& prediction, bool 
       "on_chip_bytes", "host_bytes", "collective.kind", "collective.payload_bytes",
       "collective.group_size", "collective.time_s", "collective.exposed_s",
       "collective.hidden_s", "async.stream", "async.start", "async.done", "async.latency_s",
-      "async.hidden_s", "async.exposed_s", "explanation"};
+      "async.hidden_s", "async.exposed_s", "time_range.low_s", "time_range.high_s",
+      "time_range.low", "time_range.high", "explanation"};
   if (device_column) names.insert(names.begin(), "device");
   if (header) out_stream << csv_line(names);
   const std::string device =

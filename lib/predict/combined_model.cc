@@ -86,6 +86,10 @@ OpEstimate CombinedModel::estimate(const OpView& op) {
                                  : general_.estimate(op, std::move(e), texts);
     e.loop_host_gap_s = op.loop_host_gap_s;
     if (op.loop_host_gap_s > 0) e.time_s += op.loop_host_gap_s;
+    if (op.loop_host_gap_s > 0 && e.range) {
+      e.range->low_s += op.loop_host_gap_s;
+      e.range->high_s += op.loop_host_gap_s;
+    }
   }
   record(e.notes);
   return e;
@@ -154,7 +158,8 @@ CombinedModel::OpTimes CombinedModel::make_op_times(const OpView& op) {
                      e.resource,
                      e.bound,
                      e.model == "roofline" ? std::string_view("roofline") : save(e.model),
-                     join(pieces)};
+                     join(pieces),
+                     e.range};
   if (transient) set_transient_texts(false);
   return made;
 }
@@ -176,6 +181,8 @@ std::string_view CombinedModel::op_key(const OpView& op) {
   if (op.family) {
     key.add(op.family->device_s);
     key.add(op.family->host_gap_s);
+    key.add(op.family->range ? op.family->range->low_s : -1.0);
+    key.add(op.family->range ? op.family->range->high_s : -1.0);
     key.add_text(op.family->basis);
   }
   key.add_text(work.matrix_class);

@@ -116,6 +116,7 @@ class CombinedModel {
     BoundBy bound = BoundBy::kOverhead;
     std::string_view model;        // a text of the pool or a static one
     std::string_view explanation;  // joined (join()); empty without explain()
+    std::optional<TimeRange> range;  // time_s's, where it has one (OpPrediction::time_range)
   };
   OpTimes op_times(const OpView& op);
 

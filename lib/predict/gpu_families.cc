@@ -428,6 +428,12 @@ std::optional<FamilyTime> scatter(const Instruction& s, const DeviceSpec& device
         us(c.same_address_s), e < 4 ? "16-bit atomics" : "32-bit and wider atomics",
         c.expected_repeats, us(c.expected_s), us(t.device_s), us(base + c.zipf_s),
         kScatterTextZipf, c.zipf_repeats, us(base + c.one_row_s));
+    t.range = TimeRange{
+        .low_s = t.device_s,
+        .high_s = base + c.zipf_s,
+        .low = "indices spread evenly over the rows",
+        .high = absl::StrFormat("a Zipf law of exponent %g over the rows, as text's token ids",
+                                kScatterTextZipf)};
   }
   return t;
 }

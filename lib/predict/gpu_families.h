@@ -14,6 +14,7 @@
 
 #include "hloroof/device.h"
 #include "hloroof/instruction.h"
+#include "hloroof/predict.h"
 #include "hloroof/roofline.h"
 #include "predict/measured_models.h"
 
@@ -24,6 +25,9 @@ struct FamilyTime {
   double host_gap_s = 0;  // device idle while the host prepares the call (library calls)
   std::string_view family;  // "cub radix sort", "cuFFT", ...
   std::string basis;        // how the time was made, with its figures and their provenance
+  // The range device_s spans where the data decide it (a scatter's repeated indices), device
+  // time at each end; none for most families.
+  std::optional<TimeRange> range;
 };
 
 // The measured model of `i` on an NVIDIA GPU, where one applies; nullopt otherwise (other

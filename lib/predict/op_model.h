@@ -76,6 +76,7 @@ struct OpEstimate {
   double family_s = 0;                       // the family model's time (before any host gap)
   bool layout_sensitive = false;             // the general time of an FFT or transpose
   double loop_host_gap_s = 0;                // the host's gap added
+  std::optional<TimeRange> range;            // time_s's (the family's range, made alike)
   EstimateNotes notes;
 };
 

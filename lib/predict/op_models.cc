@@ -128,6 +128,12 @@ OpEstimate FamilyModel::estimate(const OpView& op, OpEstimate roofline, TextMemo
   const double overhead = op.include_overhead ? device_.per_op_overhead_s : 0.0;
   const double device = f.device_s > 0 ? f.device_s + overhead : e.general->time_s;
   e.time_s = std::max(roofline_s, device) + f.host_gap_s;
+  if (f.range && f.device_s > 0) {
+    // Each end of the family's range made into an op time as the expected one is.
+    e.range = f.range;
+    e.range->low_s = std::max(roofline_s, f.range->low_s + overhead) + f.host_gap_s;
+    e.range->high_s = std::max(roofline_s, f.range->high_s + overhead) + f.host_gap_s;
+  }
   e.model = absl::StrCat(sv(f.family), " (measured family model)");
   e.family = &f;
   e.family_s = e.time_s;

@@ -236,6 +236,7 @@ absl::Status time_op(const Instruction& i, const TimingMap& timings, CombinedMod
   t.resource = times.resource;
   t.bound = times.bound;
   t.model = times.model;
+  if (times.range) t.time_range = *times.range;
   explanation.assign(times.explanation);
   if (i.opcode() == Opcode::kFusion) {
     double collective_roofline_s = 0;
@@ -246,6 +247,7 @@ absl::Status time_op(const Instruction& i, const TimingMap& timings, CombinedMod
     t.roofline_time_s = std::max(t.roofline_time_s, collective_roofline_s);
     if (*collective_s > t.time_s) {
       t.time_s = *collective_s;
+      t.time_range = std::nullopt;  // the collective's time, which has no range
       t.bound = BoundBy::kCollective;
       t.role = Role::kCollective;
     }

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
+#include <string>
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
@@ -147,7 +149,7 @@ struct OpRecordAccess {
   static void set_texts(OpPrediction& op, const std::shared_ptr<TextPool>& texts,
                         SharedTexts& shared, const Instruction& i, TextPool::Ref computation,
                         std::string_view category, bool own_category, std::string_view model,
-                        std::string_view explanation) {
+                        std::string_view explanation, const TimeRange* time_range) {
     op.texts_ = texts;
     op.name_ = texts->ref_once(i.name());
     // Static text by its opcode or where it lies (op_category's literals); the rest saved.
@@ -159,6 +161,33 @@ struct OpRecordAccess {
     op.op_name_ = texts->ref(i.op_name());
     op.model_ = shared.text(model);
     op.explanation_ = explanation;  // in the pool already, or static
+    op.time_range_ = time_range != nullptr ? save_time_range(*texts, *time_range) : 0;
+  }
+  // A time range as a record of the pool: low_s, high_s, then the Refs of its two texts.
+  static TextPool::Ref save_time_range(TextPool& pool, const TimeRange& r) {
+    const TextPool::Ref texts[2] = {pool.ref(r.low), pool.ref(r.high)};
+    char bytes[kTimeRangeBytes];
+    std::memcpy(bytes, &r.low_s, sizeof(double));
+    std::memcpy(bytes + sizeof(double), &r.high_s, sizeof(double));
+    std::memcpy(bytes + 2 * sizeof(double), texts, sizeof texts);
+    return pool.ref(std::string_view(bytes, sizeof bytes));
+  }
+  static std::optional<TimeRange> time_range(const OpPrediction& op) {
+    if (op.time_range_ == 0 || op.texts_ == nullptr) return std::nullopt;
+    const std::string_view bytes = op.texts_->text(op.time_range_);
+    if (bytes.size() != kTimeRangeBytes) return std::nullopt;
+    TimeRange r;
+    TextPool::Ref texts[2];
+    std::memcpy(&r.low_s, bytes.data(), sizeof(double));
+    std::memcpy(&r.high_s, bytes.data() + sizeof(double), sizeof(double));
+    std::memcpy(texts, bytes.data() + 2 * sizeof(double), sizeof texts);
+    r.low = std::string(op.texts_->text(texts[0]));
+    r.high = std::string(op.texts_->text(texts[1]));
+    return r;
+  }
+  static constexpr size_t kTimeRangeBytes = 2 * sizeof(double) + 2 * sizeof(TextPool::Ref);
+  static void set_time_range(OpPrediction& op, TextPool& pool, const TimeRange* r) {
+    op.time_range_ = r != nullptr ? save_time_range(pool, *r) : 0;
   }
 };
 }  // namespace detail
@@ -192,7 +221,8 @@ void fill_op_record(OpPrediction& op, InstructionTiming& t, const OpFigures& fig
   const Instruction& i = *t.instruction;
   detail::OpRecordAccess::set_texts(op, texts, shared, i, computation,
                                     predict::op_category(t, figures.matrix_flops),
-                                    t.collective.has_value(), t.model, t.explanation);
+                                    t.collective.has_value(), t.model, t.explanation,
+                                    t.time_range.get());
   op.instruction = &i;
   op.in_entry = i.parent()->is_entry();
   op.multiplier = runs;
@@ -216,7 +246,7 @@ void OpPrediction::set_texts(const std::shared_ptr<TextPool>& texts, const OpTex
   if (texts == nullptr) {  // no texts
     texts_.reset();
     explanation_ = {};
-    name_ = opcode_ = computation_ = category_ = op_name_ = model_ = 0;
+    name_ = opcode_ = computation_ = category_ = op_name_ = model_ = time_range_ = 0;
     return;
   }
   name_ = texts->ref(t.name);
@@ -226,7 +256,13 @@ void OpPrediction::set_texts(const std::shared_ptr<TextPool>& texts, const OpTex
   op_name_ = texts->ref(t.op_name);
   model_ = texts->ref(t.model);
   explanation_ = texts->save(t.explanation);
+  detail::OpRecordAccess::set_time_range(*this, *texts,
+                                         t.time_range ? &*t.time_range : nullptr);
   texts_ = texts;
+}
+
+std::optional<TimeRange> OpPrediction::time_range() const {
+  return detail::OpRecordAccess::time_range(*this);
 }
 
 namespace {
@@ -384,6 +420,14 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
   p.ops.resize(records);
   SharedTexts shared(*texts);
   met = 0;
+  // The step's range: each ranged op's ends less its expected time, times its executions,
+  // added to the expected step (docs/reports.md, "Time ranges"); the cases the ends assume,
+  // while every ranged op assumes the same.
+  struct StepRange {
+    bool any = false, same_cases = true;
+    double low_s = 0, high_s = 0;
+    std::string low, high;
+  } step_range;
   each_run([&](const Computation* c, predict::ComputationTiming& timing, double m) {
     const TextPool::Ref computation = texts->ref(c->name());
     std::vector<InstructionTiming>& list = timing.instructions;
@@ -429,6 +473,15 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
           p.breakdown.overhead_s += total_time_s;
           break;
       }
+      if (const TimeRange* r = t.time_range.get()) {
+        step_range.low_s += (r->low_s - t.time_s) * m;
+        step_range.high_s += (r->high_s - t.time_s) * m;
+        if (step_range.any && (r->low != step_range.low || r->high != step_range.high)) {
+          step_range.same_cases = false;
+        }
+        if (!step_range.any) step_range.low = r->low, step_range.high = r->high;
+        step_range.any = true;
+      }
       if (place == kNone) continue;
       OpPrediction& op = p.ops[place];
       fill_op_record(op, t, figures[place], m, roofline_s, efficiency, texts, shared, computation);
@@ -444,6 +497,13 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
       std::vector<double>().swap(timing.begin_s);
     }
   });
+  if (step_range.any) {
+    TimeRange& r = p.step_time_range.emplace();
+    r.low_s = std::max(0.0, p.step_time_s + step_range.low_s);
+    r.high_s = p.step_time_s + step_range.high_s;
+    r.low = step_range.same_cases ? step_range.low : "each ranged op at its low end's case";
+    r.high = step_range.same_cases ? step_range.high : "each ranged op at its high end's case";
+  }
 }
 
 // Unverified device figures that shaped the estimates (docs/sources.md, "Open questions": treat

@@ -82,6 +82,9 @@ struct InstructionTiming {
   std::string_view matrix_unit;  // the matrix class its matrix FLOPs ran on ("bf16", "tf32")
   // A collective's prediction; held apart, as few ops are collectives.
   HeapOptional<CollectivePrediction> collective;
+  // The range time_s spans where the data decide it (OpPrediction::time_range); few ops
+  // have one.
+  HeapOptional<TimeRange> time_range;
   Role role = Role::kFree;
   BoundBy bound = BoundBy::kOverhead;
   Bound resource = Bound::kOverhead;

@@ -47,6 +47,12 @@ std::string render_overview(const Prediction& p, const DeviceSpec& device) {
                     p.is_lower_bound
                         ? " (lower bounds: see the unknown work and assumptions below)"
                         : ""));
+  if (const std::optional<TimeRange>& r = p.step_time_range) {
+    line(out, "step time range",
+         absl::StrCat(format_seconds(r->low_s), " to ", format_seconds(r->high_s)),
+         absl::StrCat("ops whose time the data decide: low end, ", r->low, "; high end, ",
+                      r->high));
+  }
   line(out, "compute", format_seconds(b.compute_s), share(b.compute_s, step));
   line(out, "memory", format_seconds(b.memory_s), share(b.memory_s, step));
   line(out, "collectives, exposed", format_seconds(b.collective_exposed_s),

@@ -32,6 +32,17 @@ void write_op(const OpPrediction& op, JsonWriter& w) {
   w.number_field("roofline_time_s", op.roofline_time_s);
   w.number_field("total_roofline_time_s", op.total_roofline_time_s());
   w.number_field("efficiency", op.efficiency);
+  w.key("time_range");
+  if (const std::optional<TimeRange> r = op.time_range()) {
+    w.begin_object();
+    w.number_field("low_s", r->low_s);
+    w.number_field("high_s", r->high_s);
+    w.text_field("low", r->low);
+    w.text_field("high", r->high);
+    w.end_object();
+  } else {
+    w.null();
+  }
   w.repeated_text_field("model", op.model());
   w.text_field("bound", op_bound_name(op));
   w.text_field("resource", resource_name(op));
@@ -74,6 +85,11 @@ void write_op(const OpPrediction& op, JsonWriter& w) {
   }
   w.repeated_text_field("explanation", op.explanation());
   w.end_object();
+}
+
+Json time_range_json(const std::optional<TimeRange>& r) {
+  if (!r) return nullptr;
+  return {{"low_s", r->low_s}, {"high_s", r->high_s}, {"low", r->low}, {"high", r->high}};
 }
 
 Json unknown_work_json(const Prediction& p) {
@@ -128,6 +144,7 @@ void write_json(const Prediction& p, JsonWriter& w, std::ostream* sink = nullptr
                      {"warnings", p.diagnostics.warnings},
                      {"step_time_s", p.step_time_s},
                      {"roofline_step_time_s", p.roofline_step_time_s},
+                     {"step_time_range", time_range_json(p.step_time_range)},
                      {"breakdown",
                       {{"compute_s", b.compute_s},
                        {"memory_s", b.memory_s},

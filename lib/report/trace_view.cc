@@ -54,6 +54,12 @@ void write_op_slice(TraceWriter& writer, int64_t tid, std::string_view name, dou
   if (c != nullptr) writer.arg("payload_bytes", c->payload_bytes);
   writer.arg("resource", resource_name(op));
   writer.arg("roofline_time_s", op.roofline_time_s);
+  if (const std::optional<TimeRange> r = op.time_range()) {
+    writer.arg("time_range.high", r->high);
+    writer.arg("time_range.high_s", r->high_s);
+    writer.arg("time_range.low", r->low);
+    writer.arg("time_range.low_s", r->low_s);
+  }
   if (op.transcendentals > 0) writer.arg("transcendentals", op.transcendentals);
   writer.end_slice(tid, name, start_s, duration_s);
 }
@@ -346,6 +352,10 @@ void TraceEvents::write(TraceWriter& writer, size_t begin, size_t end) const {
               {"hfu", p_.hfu},
               {"flops", p_.flops},
               {"hbm_bytes", p_.hbm_bytes}};
+      if (const std::optional<TimeRange>& r = p_.step_time_range) {
+        args.push_back({"step_time_range.low_s", r->low_s});
+        args.push_back({"step_time_range.high_s", r->high_s});
+      }
       writer.slice(w.track, "predicted step", w.start_s, w.duration_s, args);
       continue;
     }

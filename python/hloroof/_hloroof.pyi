@@ -398,6 +398,14 @@ class AsyncPrediction:
     exposed_s: float
     def to_dict(self) -> Dict[str, Any]: ...
 
+class TimeRange:
+    _fields: Tuple[str, ...]
+    low_s: float
+    high_s: float
+    low: str
+    high: str
+    def to_dict(self) -> Dict[str, Any]: ...
+
 class OpPrediction:
     _fields: Tuple[str, ...]
     instruction: Optional[Instruction]
@@ -410,6 +418,7 @@ class OpPrediction:
     time_s: float
     roofline_time_s: float
     efficiency: float
+    time_range: Optional[TimeRange]
     model: str
     total_time_s: float
     total_roofline_time_s: float
@@ -465,6 +474,7 @@ class Prediction:
     topology: str
     step_time_s: float
     roofline_step_time_s: float
+    step_time_range: Optional[TimeRange]
     breakdown: Breakdown
     flops: float
     matrix_flops: float

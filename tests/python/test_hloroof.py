@@ -70,6 +70,44 @@ def test_predict_matches_the_cli_json(path, device):
     assert json.loads(p.to_json()) == expected
 
 
+SCATTER_GRADS = """HloModule m
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY e {
+  t = bf16[32000,4096] parameter(0)
+  i = s32[16384,1] parameter(1)
+  u = bf16[16384,4096] parameter(2)
+  ROOT g = bf16[32000,4096] scatter(t, i, u), update_window_dims={1}, inserted_window_dims={0}, \
+scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+}
+"""
+
+
+def test_time_ranges_are_the_json_s():
+    # A bf16 embedding gradient on h200 (tests/predict/predict_step_test.cc derives it): 16384
+    # token ids over 32000 rows, at the low end spread evenly (the expected time), at the high
+    # end under a Zipf law of exponent 1.1: 16384 / H(32000, 1.1) = 16384 / 7.04053 = 2327.10
+    # updates on the first row, 2326.10 repeats x 6.8 us = 15.8175 ms more.
+    p = hloroof.predict(SCATTER_GRADS, "h200")
+    op = p.ops[0]
+    r = op.time_range
+    assert r.low_s == op.time_s
+    assert r.high_s - r.low_s == pytest.approx(2326.10 * 6.8e-6, rel=1e-4)
+    assert r.low == "indices spread evenly over the rows"
+    assert p.step_time_range.high_s - p.step_time_s == pytest.approx(r.high_s - r.low_s)
+    d = p.to_dict()
+    assert d["ops"][0]["time_range"] == op.to_dict()["time_range"] == r.to_dict()
+    assert d["step_time_range"] == p.step_time_range.to_dict()
+    assert p.to_pandas()["time_range.high_s"][0] == r.high_s
+    # No op of the examples has a range: None, JSON's null.
+    plain = hloroof.predict(H100.read_text(), "h100")
+    assert plain.step_time_range is None and plain.to_dict()["step_time_range"] is None
+    assert all(o.time_range is None for o in plain.ops)
+
+
 @pytest.mark.parametrize("path,device", EXAMPLES, ids=["v5e", "h100"])
 def test_attributes_match_to_dict(path, device):
     p = hloroof.predict(path.read_text(), device)

@@ -119,6 +119,18 @@ struct AsyncPrediction {
   double roofline_latency_s = 0;
 };
 
+// The range an op's expected time spans where the data decide it and the program does not
+// show them (a scatter's repeated indices: how many updates land on one row;
+// docs/prediction-model.md): one execution's time at each end, and what each end assumes. The
+// expected time lies in [low_s, high_s]. The step's range (Prediction::step_time_range) is the
+// same for the step.
+struct TimeRange {
+  double low_s = 0;
+  double high_s = 0;
+  std::string low;   // what the low end assumes
+  std::string high;  // what the high end assumes
+};
+
 // An op record's texts, as set_texts takes them.
 struct OpTexts {
   std::string_view name;
@@ -128,6 +140,8 @@ struct OpTexts {
   std::string_view op_name;
   std::string_view model;
   std::string_view explanation;
+  // The range of the op's time (OpPrediction::time_range), kept in the pool with the texts.
+  std::optional<TimeRange> time_range;
 };
 
 // Its texts (name(), ..., explanation()) are held by the pool `texts()`, which the record
@@ -147,6 +161,9 @@ class OpPrediction {
   // "collective fit h100 (measured, fitted)", "roofline (no measured model)".
   std::string_view model() const { return text(model_); }
   std::string_view explanation() const { return explanation_; }  // the formula, with numbers
+  // The range time_s spans where the data decide it (TimeRange); none for most ops. Set with
+  // the texts (set_texts).
+  std::optional<TimeRange> time_range() const;
   double multiplier = 1;  // executions per step
   // One execution, on the step's critical path, as expected (docs/prediction-model.md): the
   // op's time from the measured models (its roofline time raised to what the device is
@@ -167,6 +184,12 @@ class OpPrediction {
   BoundBy bound = BoundBy::kOverhead;
   Bound resource = Bound::kOverhead;  // the roofline term behind `bound`
   bool in_entry = false;              // the computation is the module's entry
+
+ private:
+  // time_range()'s figures and texts, a record of the pool (in the padding after the flags).
+  TextPool::Ref time_range_ = 0;
+
+ public:
   double flops = 0;                   // one execution
   double matrix_flops = 0;
   double transcendentals = 0;
@@ -183,7 +206,8 @@ class OpPrediction {
   void set_texts(const std::shared_ptr<TextPool>& texts, const OpTexts& t);
   // The texts, as set_texts takes them (views of texts()).
   OpTexts all_texts() const {
-    return {name(), opcode(), computation(), category(), op_name(), model(), explanation()};
+    return {name(),    opcode(), computation(), category(), op_name(),
+            model(),   explanation(), time_range()};
   }
   // The pool the texts are in; null for a record without texts.
   const std::shared_ptr<const TextPool>& texts() const { return texts_; }
@@ -222,6 +246,10 @@ struct Prediction {
   std::string topology;  // e.g. "2x2"
   double step_time_s = 0;           // expected (docs/prediction-model.md)
   double roofline_step_time_s = 0;  // the step with every op at its roofline time
+  // The range the step time spans where ops have one (OpPrediction::time_range): the step
+  // with every such op at its low end, and at its high end (docs/reports.md, "Time ranges");
+  // none when no op has one.
+  std::optional<TimeRange> step_time_range;
   struct Breakdown {
     double compute_s = 0;             // ops bound by FLOPs
     double memory_s = 0;              // ops bound by memory bandwidth
