@@ -51,6 +51,8 @@ FAMILIES = [
     ("batchnorm_reduce", "reduce leading axis"),
     ("transpose", "transpose, attention"), ("decode_attn", "transpose, attention"),
     ("dispatch_floor", "dispatch floor"), ("l2_", "L2 reuse, fills"),
+    ("gemv", "decode: GEMV"), ("cache_write", "decode: cache write"),
+    ("decode_step", "decode: whole step"),
 ]
 
 

@@ -1,7 +1,7 @@
 """Measured GPU op families (measured/gpu_h200_opfamilies, measured/gpu_h100_opfamilies).
 
 Run on a machine with a GPU and JAX with CUDA:
-    python3 tools/gpu_opfamilies.py OUTDIR [--set sweep|heldout|cache|contention] [--small]
+    python3 tools/gpu_opfamilies.py OUTDIR [--set sweep|heldout|cache|contention|decode] [--small]
         [--budget 300]
 Sweeps the op families whose time a roofline does not give: sort, top-k, FFT, gather/scatter,
 convolutions (forward and both backward passes), depthwise convolution, pooling, cumulative
@@ -13,6 +13,11 @@ and again, a buffer reduced right after it is written) and fills, at sizes on bo
 `--set contention` measures scatter-adds whose indices repeat (f32 and bf16; uniform, Zipf with
 exponents 0.8, 1.1 and 1.4, 8 rows, one row; sorted and unique variants), the range that
 docs/prediction-model.md gives a scatter whose indices the program does not declare unique.
+`--set decode` measures the pieces of an LLM decode step with a KV cache: matrix-vector
+products at batch 1-8 over weights of 34 MB to 470 MB (one, and a loop over layers that each
+read their own weights, as a step does), writes of one position into a large cache in a loop
+(XLA's in-place dynamic-update-slice), attention over long caches at batch 1-8, and whole decode
+steps of a few layers (norm, projections, cache writes, attention, MLP).
 Each case: the optimized HLO
 (module.hlo), XLA's cost and memory analysis, the host wall time per call (median of many
 calls, dispatch included), and, in one profile of the whole sweep (sweep.xplane.pb, each case's module
@@ -319,6 +324,77 @@ def scatter_contention(s):
 
 CONTENTION = [scatter_contention]
 
+
+def decode_gemv(s):
+    """Matrix-vector products as a decode step runs them: batch 1-8 rows against bf16 weights
+    (4096x4096, 4096x14336, 8192x28672), alone and in a loop over 8 layers whose weights are
+    each read once (as a step reads them: none left in L2 by the call before)."""
+    shapes = [(64, 128)] if s else [(4096, 4096), (4096, 14336), (8192, 28672)]
+    for b, (k, n) in itertools.product((1, 2, 4, 8), shapes):
+        yield f"gemv_b{b}_{k}x{n}_bf16", lambda x, w: x @ w, (normal((b, k), BF16), normal((k, n), BF16, 1) * 0.02)
+    layers, k, n = (2, 64, 128) if s else (8, 4096, 14336)
+    for b in (1, 8):
+        yield (f"gemv_layers{layers}_b{b}_{k}x{n}_bf16",
+               lambda x, w: lax.fori_loop(0, w.shape[0], lambda l, c: (c @ w[l])[:, :c.shape[1]], x),
+               (normal((b, k), BF16), normal((layers, k, n), BF16, 1) * 0.02))
+
+
+def decode_cache_write(s):
+    """Writes of one position into a KV cache [batch, seq, heads, dim], one a trip of a loop of
+    16 trips: the loop carries the cache, so XLA writes it in place (the update's bytes, not the
+    cache's); the call's copy of the cache into the loop is a kernel of its own in the profile."""
+    trips = 16
+    for b, seq, h, d in ([(2, 64, 2, 16)] if s else [(1, 4096, 32, 128), (8, 4096, 32, 128), (8, 32768, 8, 128)]):
+        yield (f"cache_write_b{b}_s{seq}_h{h}_d{d}_x{trips}",
+               lambda c, u: lax.fori_loop(0, trips, lambda i, c: lax.dynamic_update_slice(
+                   c, (u * i.astype(u.dtype))[:, None], (0, i, 0, 0)), c),
+               (normal((b, seq, h, d), BF16), normal((b, h, d), BF16, 1)))
+
+
+def decode_long_attention(s):
+    """Attention of one new token over a long cache: the whole K and V are read."""
+    for b, kv, h, d in ([(1, 64, 2, 16)] if s else [(1, 32768, 8, 128), (4, 32768, 8, 128), (1, 131072, 8, 128)]):
+        def f(q, k, v):
+            sc = jnp.einsum("bhd,bkhd->bhk", q, k).astype(F32) / math.sqrt(q.shape[-1])
+            return jnp.einsum("bhk,bkhd->bhd", jax.nn.softmax(sc, -1).astype(BF16), v)
+        yield (f"decode_attn_long_b{b}_kv{kv}_h{h}_d{d}", f,
+               (normal((b, h, d), BF16), normal((b, kv, h, d), BF16, 1), normal((b, kv, h, d), BF16, 2)))
+
+
+def decode_step(s):
+    """Whole decode steps: `layers` layers (RMS norm, QKV projection, the new K and V written
+    into the caches [layers, batch, seq, heads, dim] at the step's position, attention over the
+    cache, output projection, a gated MLP), weights stacked by layer and read once each."""
+    layers, hidden, heads, dim, ffn = (2, 64, 4, 16, 128) if s else (4, 4096, 32, 128, 14336)
+    for b, seq in ([(2, 32)] if s else [(1, 4096), (8, 4096), (8, 16384)]):
+        def step(x, pos, wqkv, wo, wup, wdown, kc, vc):
+            def norm(x):
+                xf = x.astype(F32)
+                return (xf * lax.rsqrt(jnp.mean(xf * xf, -1, keepdims=True) + 1e-6)).astype(BF16)
+
+            def layer(l, c):
+                x, kc, vc = c
+                q, k, v = jnp.split((norm(x) @ wqkv[l]).reshape(b, 3, heads, dim), 3, axis=1)
+                kc = lax.dynamic_update_slice(kc, k[None, :, None, 0], (l, 0, pos, 0, 0))
+                vc = lax.dynamic_update_slice(vc, v[None, :, None, 0], (l, 0, pos, 0, 0))
+                sc = jnp.einsum("bhd,bkhd->bhk", q[:, 0], kc[l]).astype(F32) / math.sqrt(dim)
+                o = jnp.einsum("bhk,bkhd->bhd", jax.nn.softmax(sc, -1).astype(BF16), vc[l])
+                x = x + o.reshape(b, heads * dim) @ wo[l]
+                g, u = jnp.split(norm(x) @ wup[l], 2, axis=-1)
+                return x + (jax.nn.silu(g) * u) @ wdown[l], kc, vc
+            return lax.fori_loop(0, layers, layer, (x, kc, vc))
+        cache = (layers, b, seq, heads, dim)
+        yield (f"decode_step_l{layers}_b{b}_s{seq}_h{hidden}", step,
+               (normal((b, hidden), BF16), jnp.int32(seq // 2),
+                normal((layers, hidden, 3 * heads * dim), BF16, 1) * 0.02,
+                normal((layers, heads * dim, hidden), BF16, 2) * 0.02,
+                normal((layers, hidden, 2 * ffn), BF16, 3) * 0.02,
+                normal((layers, ffn, hidden), BF16, 4) * 0.02,
+                normal(cache, BF16, 5), normal(cache, BF16, 6)))
+
+
+DECODE = [decode_gemv, decode_cache_write, decode_long_attention, decode_step]
+
 FAMILIES = [family_sort, family_topk, family_fft, family_gather_scatter, family_conv, family_misc, family_loops, family_decode]
 
 
@@ -346,7 +422,7 @@ def interleaved(small, families):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("outdir"); ap.add_argument("--small", action="store_true")
-    ap.add_argument("--set", choices=("sweep", "heldout", "cache", "contention"), default="sweep")
+    ap.add_argument("--set", choices=("sweep", "heldout", "cache", "contention", "decode"), default="sweep")
     ap.add_argument("--budget", type=float, default=300); ap.add_argument("--target_s", type=float, default=0.25)
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
@@ -354,7 +430,7 @@ def main():
     print("devices:", jax.devices(), "jax", jax.__version__, flush=True)
     for name, fn, args in interleaved(
             a.small, {"sweep": FAMILIES, "heldout": HELDOUT, "cache": CACHE,
-                       "contention": CONTENTION}[a.set]):
+                       "contention": CONTENTION, "decode": DECODE}[a.set]):
         if time.time() - start > a.budget:
             summary[name] = {"skipped": "budget"}; continue
         d = os.path.join(a.outdir, name)
