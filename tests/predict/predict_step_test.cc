@@ -390,6 +390,43 @@ ENTRY e {
   CHECK(k["ops"][0]["time_range"].is_null());
 }
 
+// A decode step's two memory-bound pieces on h200 (HBM at 0.87 of 4.8e12 B/s, + 0.7 us a
+// kernel). A matrix-vector product, bf16[1,4096] x bf16[4096,12288], is outside the measured
+// GEMM table (M from 256) and reads its weights once: 100663296 + 8192 + 24576 = 100696064 B,
+// 24.113 us, + 0.7 = 24.813 us (the table's extrapolated GEMM, 0.24 us, is below it). The
+// new position written into a KV cache bf16[8,8192,32,128] in place (a fusion whose root is a
+// dynamic-update-slice of its parameter) moves the update, not the cache: 65536 B read and
+// 65536 B written + the 4 B index = 131076 B, 31.4 ns, + 0.7 us = 0.7314 us (the cache's
+// 536870912 B would take 128.6 us).
+TEST_CASE("decode: a GEMV reads its weights once, a cache write moves the update only") {
+  constexpr std::string_view kGemv = R"(HloModule m
+ENTRY e {
+  x = bf16[1,4096] parameter(0)
+  w = bf16[4096,12288] parameter(1)
+  ROOT d = bf16[1,12288] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  const auto gemv = predict(kGemv, "h200");
+  CHECK(gemv.op("d").hbm_bytes == 100696064);
+  CHECK(gemv.op("d").time_s == Approx(100696064 / (0.87 * 4.8e12) + 0.7e-6).epsilon(1e-4));
+  constexpr std::string_view kCacheWrite = R"(HloModule m
+write {
+  c = bf16[8,8192,32,128] parameter(0)
+  u = bf16[8,1,32,128] parameter(1)
+  p = s32[] parameter(2)
+  z = s32[] constant(0)
+  ROOT d = bf16[8,8192,32,128] dynamic-update-slice(c, u, z, p, z, z)
+}
+ENTRY e {
+  cache = bf16[8,8192,32,128] parameter(0)
+  new = bf16[8,1,32,128] parameter(1)
+  pos = s32[] parameter(2)
+  ROOT f = bf16[8,8192,32,128] fusion(cache, new, pos), kind=kLoop, calls=write
+})";
+  const auto write = predict(kCacheWrite, "h200");
+  CHECK(write.op("f").hbm_bytes == 131076);
+  CHECK(write.op("f").time_s == Approx(131076 / (0.87 * 4.8e12) + 0.7e-6).epsilon(1e-4));
+}
+
 // PredictOptions::before_records is called once a prediction, and changes nothing it gives
 // (hloroof compare --json waits there for the devices before to be written).
 TEST_CASE("before_records is called once and changes nothing") {
