@@ -6,7 +6,10 @@ sharded over the slice (FSDP: weights and the batch over every chip, one mesh ax
 layers in a scan, attention by the Pallas splash kernel.
 
 - `dense_step`: a Llama-style decoder (grouped-query attention, SwiGLU), bf16 weights and plain
-  SGD, each layer's input offloaded to host memory and the rest recomputed.
+  SGD. What the backward pass keeps is the recipe's `remat` (MaxText's custom remat policy: a
+  name of DENSE_SAVE_NAMES -> "device" or "offload"; default: each layer's input offloaded to
+  host memory), the rest recomputed; the splash kernel's blocks are the recipe's
+  `splash_blocks` (MaxText's sa_block_* fields; default 2048 each).
 - `deepseek_step`: DeepSeek-V2's decoder (multi-head latent attention; a first dense layer, then
   mixture-of-experts layers with shared experts, top-k softmax routing and the experts' matrix
   products by the Pallas megablox grouped matmul), f32 weights and AdamW state, every layer
@@ -57,9 +60,14 @@ def _common():
     return act, rms
 
 
+SPLASH_BLOCKS = ("block_q", "block_kv", "block_kv_compute", "block_q_dkv", "block_kv_dkv",
+                 "block_kv_dkv_compute")
+
+
 def _splash(heads, block, scale_dim, kv_repeat=1):
     """Causal splash attention over one chip's batch, q, k, v as [batch, seq, heads, dim], q
-    scaled by 1/sqrt(scale_dim), each key and value head repeated `kv_repeat` times."""
+    scaled by 1/sqrt(scale_dim), each key and value head repeated `kv_repeat` times. `block`:
+    one size for every block, or a dict of SPLASH_BLOCKS' sizes (those not given: 2048)."""
     import jax
     import jax.numpy as jnp
     from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_kernel as sk
@@ -68,10 +76,11 @@ def _splash(heads, block, scale_dim, kv_repeat=1):
     from jax.sharding import PartitionSpec as P
 
     def local(q, k, v):
-        # The recipe's block, or the largest power-of-two part of it that divides the sequence.
-        b = math.gcd(block, q.shape[1])
-        blocks = sk.BlockSizes(block_q=b, block_kv=b, block_kv_compute=b, block_q_dkv=b,
-                               block_kv_dkv=b, block_kv_dkv_compute=b, use_fused_bwd_kernel=True)
+        # The recipe's blocks, or the largest power-of-two part of each that divides the
+        # sequence.
+        given = block if isinstance(block, dict) else dict.fromkeys(SPLASH_BLOCKS, block)
+        blocks = sk.BlockSizes(use_fused_bwd_kernel=True, **{
+            k: math.gcd(given.get(k, 2048), q.shape[1]) for k in SPLASH_BLOCKS})
         kernel = sk.make_splash_mha(
             sm.MultiHeadMask([sm.CausalMask((q.shape[1], q.shape[1]))] * heads),
             block_sizes=blocks, head_shards=1, q_seq_shards=1)
@@ -102,6 +111,11 @@ def _layer_specs(layers):
     return {k: P(None, MESH_AXIS, *([None] * (len(v.shape) - 2))) for k, v in layers.items()}
 
 
+# The activations a dense recipe's remat policy may keep (MaxText's names): each layer's input,
+# the q, k and v projections and the attention's output before the output projection.
+DENSE_SAVE_NAMES = ("decoder_layer_input", "query_proj", "key_proj", "value_proj", "context")
+
+
 def dense_step(r):
     import jax
     import jax.numpy as jnp
@@ -112,22 +126,30 @@ def dense_step(r):
     D, F, H, KV, HD, V = (r["width"], r["ffn"], r["heads"], r["kv_heads"], r["head_dim"],
                           r["vocab"])
     act, rms = _common()
-    splash = _splash(H, 2048, HD, H // KV)
+    splash = _splash(H, r.get("splash_blocks", 2048), HD, H // KV)
+    remat = r.get("remat", {"decoder_layer_input": "offload"})
+    unknown = sorted(set(remat) - set(DENSE_SAVE_NAMES)) + sorted(
+        k for k, v in remat.items() if v not in ("device", "offload"))
+    if unknown:
+        raise ValueError(f"remat {remat}: names of {', '.join(DENSE_SAVE_NAMES)}, each "
+                         f"'device' or 'offload' ({', '.join(unknown)} is not)")
 
     def layer(x, w):
         x = act(checkpoint_name(x, "decoder_layer_input"))
         h = act(rms(x, w["ln1"]))
         b, s = h.shape[:2]
-        q = act((h @ w["wq"]).reshape(b, s, H, HD))
-        k = act((h @ w["wk"]).reshape(b, s, KV, HD))
-        v = act((h @ w["wv"]).reshape(b, s, KV, HD))
-        x = act(x + act(act(splash(q, k, v)).reshape(b, s, H * HD) @ w["wo"]))
+        q = act(checkpoint_name((h @ w["wq"]).reshape(b, s, H, HD), "query_proj"))
+        k = act(checkpoint_name((h @ w["wk"]).reshape(b, s, KV, HD), "key_proj"))
+        v = act(checkpoint_name((h @ w["wv"]).reshape(b, s, KV, HD), "value_proj"))
+        o = act(checkpoint_name(act(splash(q, k, v)).reshape(b, s, H * HD), "context"))
+        x = act(x + act(o @ w["wo"]))
         h = act(rms(x, w["ln2"]))
         g = act(jax.nn.silu(act(h @ w["w1"])) * act(h @ w["w3"]))
         return act(x + act(g @ w["w2"]))
 
     policy = jax.checkpoint_policies.save_and_offload_only_these_names(
-        names_which_can_be_saved=[], names_which_can_be_offloaded=["decoder_layer_input"],
+        names_which_can_be_saved=[n for n, where in remat.items() if where == "device"],
+        names_which_can_be_offloaded=[n for n, where in remat.items() if where == "offload"],
         offload_src="device", offload_dst="pinned_host")
 
     def loss(params, tokens):

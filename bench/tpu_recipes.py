@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Published TPU training recipes compiled offline for their slice, predicted, and compared.
 
-    PYTHONPATH=build/python $(tools/venv.sh) bench/tpu_recipes.py [--json OUT] [--keep DIR]
-        [--show JSON] [--recipes-json MORE] [--workers N] [--ray ADDRESS] [RECIPE ...]
+    PYTHONPATH=build/python $(tools/venv.sh) bench/tpu_recipes.py [--json OUT]
+        [--keep DIR | --kept DIR] [--show JSON] [--recipes-json MORE] [--workers N]
+        [--ray ADDRESS] [RECIPE ...]
 
 Each recipe (RECIPES below) is a train step whose measured step time is published: by
 AI-Hypercomputer/tpu-recipes (the log line `completed step: N, seconds: S, TFLOP/s/device: F`)
@@ -19,7 +20,9 @@ two JAX devices (TPU7x), the mesh spans the devices and each takes half a chip's
 one row per recipe: chips, the published step and its source's MFU (TFLOP/s per device over a
 device's bf16 peak), the expected and roofline step and their MFU for the same model FLOPs, XLA's
 temporaries beside ours, and the compile time. Never shrinks a model: a recipe that does not
-compile here says why."""
+compile here says why. The store (--keep) names each recipe's latest program in
+DIR/by-recipe/NAME; `--kept DIR` predicts those programs again, compiling nothing, whatever
+the code or the recipe's fields now are (another build's figures on the same programs)."""
 import argparse
 import json
 import os
@@ -38,6 +41,7 @@ DEEPSEEK2_16B = dict(model="deepseek", layers=27, dense_layers=1, width=2048, ff
                      experts=64, experts_per_token=6, shared_experts=2, moe_ffn=1408,
                      vocab=102400)
 TRILLIUM = "AI-Hypercomputer/tpu-recipes training/trillium/"
+IRONWOOD = "AI-Hypercomputer/tpu-recipes training/ironwood/"
 MODELS = {"llama3.1-8b": LLAMA3_1_8B, "llama3.1-70b": LLAMA3_1_70B, "mistral-7b": MISTRAL_7B,
           "deepseek2-16b": DEEPSEEK2_16B}
 
@@ -50,6 +54,19 @@ DENSE_FLAGS = ("--xla_tpu_scoped_vmem_limit_kib=98304 "
 DENSE_DIFFERS = ("SGD (MaxText AdamW), no rotary embedding, projections recomputed (MaxText "
                  "offloads them), kv heads repeated for splash, two of the recipe's XLA flags "
                  "(scoped VMEM, no collective matmul)")
+# The TPU7x dense recipes' MaxText overrides: remat_policy=custom keeping each layer's input,
+# the q, k and v projections and the attention's output on the device; the splash blocks
+# (sa_block_*); the scoped VMEM of their XLA flags.
+IRONWOOD_DENSE = dict(
+    remat=dict.fromkeys(("decoder_layer_input", "query_proj", "key_proj", "value_proj",
+                         "context"), "device"),
+    splash_blocks=dict(block_q=2048, block_kv=1024, block_kv_compute=512, block_q_dkv=2048,
+                       block_kv_dkv=2048, block_kv_dkv_compute=256),
+    flags=("--xla_tpu_scoped_vmem_limit_kib=65536 "
+           "--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000"),
+    differs=("SGD (MaxText AdamW, bf16 moments), no rotary embedding, kv heads repeated for "
+             "splash, one of the recipe's XLA flags (scoped VMEM; not its SparseCore "
+             "collective offload), no collective matmul"))
 DEEPSEEK_DIFFERS = ("no rotary embedding, v padded to q's head size for splash, routing by "
                     "argsort and scatter (MaxText: a custom sort gradient), AdamW without bias "
                     "correction, no load-balance loss")
@@ -72,6 +89,12 @@ RECIPES = {
         LLAMA3_1_70B, source=TRILLIUM + "Llama3.1-70B-MaxText/v6e-32/README.md",
         target="tpu_v6e:4x8", batch_per_chip=2, seq=8192, step_s=17.790,
         tflops_per_chip=443.385),
+    # The summary table of training/ironwood/README.md: 64 chips, global batch 256, 8192 tokens.
+    "llama3.1-70b-tpu7x-64": dict(
+        LLAMA3_1_70B, **IRONWOOD_DENSE,
+        source=IRONWOOD + "README.md (recipe: llama3.1-70b/8k-bf16-tpu7x-4x4x4)",
+        target="tpu7x:4x4x4", batch_per_chip=4, seq=8192, step_s=12.20,
+        tflops_per_chip=1207.05),
     # MaxText's defaults otherwise: f32 weights, AdamW, full remat, no XLA flags.
     "deepseek2-16b-v5p-8": dict(
         DEEPSEEK2_16B, source="AI-Hypercomputer/maxtext docs/guides/understand_logs_and_metrics.md",
@@ -108,7 +131,40 @@ def rows(recipes, keep, workers=1, timeout_s=3600, engine="local", address=None,
     result = hs.run("recipe_models:recipe_step", configs, workers=workers, timeout_s=timeout_s,
                     engine=engine, address=address, cache=keep, path=[HERE],
                     progress=progress)
+    named = os.path.join(keep, BY_RECIPE)
+    os.makedirs(named, exist_ok=True)
+    for row in result.rows:  # DIR/by-recipe/NAME: the entry this recipe's program is in
+        if row.get("entry") and result.store and not row["error"]:
+            link = os.path.join(named, row["name"])
+            if os.path.islink(link):
+                os.remove(link)
+            os.symlink(os.path.relpath(result.store.path(row["entry"]), named), link)
     return [recipe_row(row, recipes[row["name"]]) for row in result.rows]
+
+
+BY_RECIPE = "by-recipe"
+
+
+def kept_rows(recipes, kept):
+    """The recipes' programs kept in `kept` (DIR/by-recipe/NAME of an earlier --keep DIR run)
+    predicted again, compiling nothing: one dict per recipe, as rows() gives them."""
+    import hloroof.sweep as hs
+    out = []
+    for name, r in recipes.items():
+        folder = os.path.join(kept, BY_RECIPE, name)
+        try:
+            with open(os.path.join(folder, "compile.json")) as f:
+                facts = json.load(f)
+            with open(os.path.join(folder, "program.hlo")) as f:
+                text = f.read()
+        except (OSError, ValueError) as e:
+            out.append({"recipe": name, "error": f"not kept in {kept}: {e}"})
+            continue
+        row = dict(name=name, target=r["target"], chips=facts["chips"],
+                   devices=facts["devices"], compile_s=facts["compile_s"], error=None)
+        row.update(hs.predict_row(text, facts, r["target"]))
+        out.append(recipe_row(row, r))
+    return out
 
 
 def recipe_row(row, r):
@@ -128,18 +184,18 @@ def recipe_row(row, r):
     }
 
 
-HEADER = (f"{'recipe':<19} {'chips':>5} {'measured':>9} {'expected':>15} {'roofline':>9} "
+HEADER = (f"{'recipe':<21} {'chips':>5} {'measured':>9} {'expected':>15} {'roofline':>9} "
           f"{'MFU meas/exp':>13} {'temp XLA,ours':>13} {'compile':>7}")
 
 
 def row_text(row):
     """One recipe's line of the table (100 columns at most)."""
     if row.get("error"):
-        return f"{row['recipe']:<19} not predicted: {row['error'][:70]}"
+        return f"{row['recipe']:<21} not predicted: {row['error'][:70]}"
     xla_temp = row["xla_temp_bytes"] or 0
     ratio = row["expected_step_s"] / row["measured_step_s"]
     temp_ratio = (row["temp_bytes"] or 0) / max(xla_temp, 1)  # ours over XLA's
-    return (f"{row['recipe']:<19} {row['chips']:>5} {row['measured_step_s']:>8.3f}s "
+    return (f"{row['recipe']:<21} {row['chips']:>5} {row['measured_step_s']:>8.3f}s "
             f"{row['expected_step_s']:>7.3f}s x{ratio:<5.2f} {row['roofline_step_s']:>8.3f}s "
             f"{row['mfu_measured']:>6.1%}/{row['mfu_expected']:<6.1%} "
             f"{xla_temp / 1e9:>5.2f}GB x{temp_ratio:<5.3f} "
@@ -153,11 +209,15 @@ def main():
     ap.add_argument("--recipes-json", help="more recipes, a JSON object of name -> recipe: "
                     "model_name (" + ", ".join(MODELS) + ") or the model's shapes, target "
                     "(DEVICE:SLICE), batch_per_chip, seq, step_s, tflops_per_chip; optional "
-                    "flags (LIBTPU_INIT_ARGS), source, differs")
+                    "flags (LIBTPU_INIT_ARGS), source, differs, and for a dense model remat "
+                    "({NAME: 'device' or 'offload'}, MaxText's names) and splash_blocks "
+                    "({block_q: N, ...})")
     ap.add_argument("--json", help="write every row's figures here")
     ap.add_argument("--keep", default="/tmp/hloroof-recipes",
                     help="the store of compiled programs: a recipe compiled before (same "
                     "recipe, code, flags and versions) is predicted without compiling")
+    ap.add_argument("--kept", metavar="DIR", help="predict the programs an earlier --keep DIR "
+                    "run kept for these recipes (DIR/by-recipe/NAME), compiling nothing")
     ap.add_argument("--show", help="print the table of an earlier run's --json, compiling nothing")
     ap.add_argument("--timeout", type=float, default=3600,
                     help="seconds one recipe's compile may take (default 3600)")
@@ -182,16 +242,20 @@ def main():
     else:
         unknown = [name for name in a.recipes if name not in recipes]
         for name in unknown:
-            print(f"{name:<19} not a recipe; known: {', '.join(recipes)}")
+            print(f"{name:<21} not a recipe; known: {', '.join(recipes)}")
         chosen = {name: recipes[name] for name in a.recipes if name in recipes}
-        table = rows(chosen, a.keep, a.workers, a.timeout, "ray" if a.ray else "local", a.ray)
+        table = (kept_rows(chosen, a.kept) if a.kept else
+                 rows(chosen, a.keep, a.workers, a.timeout, "ray" if a.ray else "local", a.ray))
     print(HEADER)
     for row in table:
         print(row_text(row))
     table = [row for row in table if not row.get("error")]
-    for model in sorted({row.get("model", "dense") for row in table}):
-        differs = next(row["differs"] for row in table if row.get("model", "dense") == model)
-        print(textwrap.fill(f"{model} rows, plain JAX, not MaxText: {differs}", 100))
+    notes = {}  # what each group of rows does differently, in the table's order
+    for row in table:
+        notes.setdefault((row.get("model", "dense"), row["differs"]), []).append(row["recipe"])
+    for (model, differs), names in notes.items():
+        which = f"{model} rows" if len(notes) == len({m for m, _ in notes}) else ", ".join(names)
+        print(textwrap.fill(f"{which}, plain JAX, not MaxText: {differs}", 100))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(table, f, indent=1)
