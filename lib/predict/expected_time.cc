@@ -927,27 +927,51 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
                             "at its peak", f.gemm_plateau),
       f.hbm_fraction, f.hbm.latency_s * 1e6,
       f.ici.latency_s * 1e6, f.ici_efficiency, f.ici_group));
-  // Per generation: what was measured on this chip, what it borrows, and where its GEMM
-  // plateau comes from (the figure's source and the head of its note).
-  std::string plateau = "its peak (assumed: no gemm_plateau figure)";
-  if (own) {
-    plateau = absl::StrFormat("%.2f of its peak (measured)", f.gemm_plateau);
-  } else if (const DeviceFigure* g = device.figure("gemm_plateau"); g != nullptr) {
+  // Per generation: what was measured on this chip (and where), what was fitted to it (and
+  // to what), what it borrows (from which generation) and what is assumed. The GEMM plateau's
+  // provenance is its figure's: the head of its note says "fitted to ..." or "borrowed from
+  // ..." (the device files do), else its source.
+  std::string plateau_fitted, plateau_borrowed, plateau_assumed;
+  const DeviceFigure* g = own ? nullptr : device.figure("gemm_plateau");
+  if (g != nullptr) {
     const std::string_view note = g->note;
-    const std::string_view head = note.substr(0, std::min(note.find(':'), note.find(';')));
-    plateau = absl::StrFormat("%.2f of its peak (source '%s'%s%s)", g->value, g->source,
-                              head.empty() ? "" : ": ", std::string(head));
+    const std::string head(note.substr(0, std::min(note.find(':'), note.find(';'))));
+    const std::string text = absl::StrFormat(
+        "GEMM plateau %.2f of its peak (%s)", g->value,
+        head.empty() ? absl::StrCat("source '", g->source, "'") : head);
+    (absl::StartsWith(head, "borrowed") ? plateau_borrowed : plateau_fitted) = text;
+  } else if (!own) {
+    plateau_assumed = "GEMM plateau at its peak (no gemm_plateau figure)";
   }
   const bool host_own = table_device(device) == "tpu_v6e";
+  std::vector<std::string> measured, fitted, borrowed;
+  if (own) {
+    measured.push_back(absl::StrFormat(
+        "GEMM ramp and its %.2f plateau, HBM copies, ICI all-gathers (AI-Hypercomputer/"
+        "accelerator-microbenchmarks)",
+        f.gemm_plateau));
+    fitted.push_back(absl::StrFormat(
+        "HBM share %.3f, per-op fixed cost %.3g us, ICI latency %.3g us and %.3f of the torus "
+        "bandwidth (to those microbenchmarks)",
+        f.hbm_fraction, f.hbm.latency_s * 1e6, f.ici.latency_s * 1e6, f.ici_efficiency));
+  } else {
+    borrowed.push_back(absl::StrCat("GEMM ramp, HBM share, per-op fixed cost, ICI all-gathers (",
+                                    measured::kTpuTableDevice, ")"));
+  }
+  if (host_own) {
+    measured.push_back("host link (a TPU v6e profile)");
+  } else {
+    borrowed.push_back("host link (tpu_v6e)");
+  }
+  if (!plateau_fitted.empty()) fitted.push_back(plateau_fitted);
+  if (!plateau_borrowed.empty()) borrowed.insert(borrowed.begin(), plateau_borrowed);
+  auto list = [](const std::vector<std::string>& items) {
+    return items.empty() ? std::string("nothing") : absl::StrJoin(items, ", ");
+  };
   out.push_back(absl::StrFormat(
-      "%s provenance: measured on this chip: %s; borrowed: %s; GEMM plateau %s", device.name,
-      own ? "GEMM ramp, HBM share, per-op fixed cost, ICI all-gathers"
-          : host_own ? "host link" : "nothing",
-      own ? "host link (tpu_v6e)"
-          : host_own ? "GEMM ramp, HBM share, per-op fixed cost, ICI all-gathers (tpu7x)"
-                     : "GEMM ramp, HBM share, per-op fixed cost, ICI all-gathers (tpu7x), host "
-                       "link (tpu_v6e)",
-      plateau));
+      "%s provenance: measured on this chip: %s; fitted to this chip: %s; borrowed: %s%s",
+      device.name, list(measured), list(fitted), list(borrowed),
+      plateau_assumed.empty() ? "" : absl::StrCat("; assumed: ", plateau_assumed)));
   out.push_back(absl::StrFormat(
       "%s assumed, not measured: vector and transcendental rates (roofline), non-square GEMM "
       "shapes beyond MXU padding, collectives other than all-gather and other group sizes "

@@ -10,6 +10,7 @@
 #include "hloroof/backend_config.h"
 #include "hloroof/collective.h"
 #include "hloroof/roofline.h"
+#include "ir/shape_util.h"
 #include "predict/expected_time.h"
 #include "predict/gpu_families.h"
 #include "predict/predict_internal.h"
@@ -157,8 +158,63 @@ absl::Status time_async_start(const Instruction& i, const InstructionCost& recor
   return absl::OkStatus();
 }
 
+// Whether `x` depends on the device's own id (partition-id or replica-id), within a few steps
+// of scalar arithmetic.
+bool depends_on_device_id(const Instruction& x, int depth = 4) {
+  if (x.opcode() == Opcode::kPartitionId || x.opcode() == Opcode::kReplicaId) return true;
+  if (depth == 0) return false;
+  for (const Instruction* o : x.operands()) {
+    if (depends_on_device_id(*o, depth - 1)) return true;
+  }
+  return false;
+}
+
+// Whether each device keeps only its own 1/`n` of the array `value`: its one use, through
+// bitcasts and reshapes, is a dynamic-slice of 1/n of it at an offset of the device's own id.
+bool only_own_part_used(const Instruction& value, int64_t n) {
+  const int64_t whole = detail::element_count(value.shape());
+  const Instruction* v = &value;
+  while (v->users().size() == 1) {
+    const Instruction& user = *v->users()[0];
+    if (user.opcode() == Opcode::kBitcast || user.opcode() == Opcode::kReshape) {
+      v = &user;
+      continue;
+    }
+    if (user.opcode() != Opcode::kDynamicSlice || user.operand(0) != v ||
+        !user.shape().is_array()) {
+      return false;
+    }
+    const int64_t kept = detail::element_count(user.shape());
+    if (whole <= 0 || kept <= 0 || kept * n != whole) return false;
+    for (size_t k = 1; k < user.operands().size(); ++k) {
+      if (depends_on_device_id(*user.operand(k))) return true;
+    }
+    return false;
+  }
+  return false;
+}
+
+// Whether a fused all-reduce runs as a reduce-scatter: each device keeps only its own 1/N of
+// the sum (N: the group's size; of each array of a tuple all-reduce), as in the TPU's
+// `all-reduce-scatter` fusions (their emitter, AllReduceScatterFusion, shards the result over
+// the group). The reduce-scatter half of the all-reduce delivers those parts; the all-gather
+// half would move bytes no one reads.
+bool runs_as_reduce_scatter(const Instruction& all_reduce, const CollectiveCost& c) {
+  if (c.kind != CollectiveKind::kAllReduce || c.group_size <= 1) return false;
+  if (all_reduce.shape().is_array()) return only_own_part_used(all_reduce, c.group_size);
+  if (!all_reduce.shape().is_tuple() || all_reduce.users().empty()) return false;
+  for (const Instruction* user : all_reduce.users()) {
+    if (user->opcode() != Opcode::kGetTupleElement || !user->shape().is_array() ||
+        !only_own_part_used(*user, c.group_size)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Collectives inside a fusion (TPU fuses some, e.g. `kind=kCustom` all-reduce-scatter fusions)
-// run as part of it.
+// run as part of it; an all-reduce whose sum each device only slices its own part of runs as a
+// reduce-scatter (runs_as_reduce_scatter).
 absl::StatusOr<double> fused_collective_time(const Instruction& fusion, CombinedModel& model,
                                              InstructionTiming& t, Explanation& explanation,
                                              double& roofline_total) {
@@ -169,13 +225,18 @@ absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Combined
     const InstructionCost* r = model.in().cost.find(inner);
     if (r == nullptr || !r->collective) continue;
     Explanation inner_explanation;
-    absl::StatusOr<CollectiveOpEstimate> e =
-        model.estimate_collective(*inner, *r->collective, inner_explanation);
+    CollectiveCost c = *r->collective;
+    const bool scatter = runs_as_reduce_scatter(*inner, c);
+    if (scatter) c.kind = CollectiveKind::kReduceScatter;
+    absl::StatusOr<CollectiveOpEstimate> e = model.estimate_collective(*inner, c, inner_explanation);
     if (!e.ok()) return e.status();
     total += e->prediction.time_s;
     roofline_total += e->roofline_s;
     if (model.explain()) {
-      explanation.append(model.save(absl::StrCat("\nfused ", sv(inner->name()), ": ")));
+      explanation.append(model.save(absl::StrCat(
+          "\nfused ", sv(inner->name()),
+          scatter ? " (each device slices its own 1/N of the sum: run as a reduce-scatter)" : "",
+          ": ")));
       for (const std::string_view piece : inner_explanation.pieces()) explanation.append(piece);
     }
     if (!t.collective) t.collective = std::move(e->prediction);
