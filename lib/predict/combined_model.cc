@@ -132,8 +132,8 @@ void CombinedModel::render(const OpView& op, const OpEstimate& e, Explanation& e
   if (e.loop_host_gap_s > 0) {
     explanation.append(save(absl::StrFormat(
         "\n  + host %.3g us: a loop body of fewer than %d kernels is launched by the host "
-        "every trip, one kernel at a time, after it reads the predicate (measured family "
-        "model)",
+        "every trip, one kernel at a time; a trip takes the longer of the body's launches and "
+        "its kernels (measured family model)",
         e.loop_host_gap_s * 1e6, kCommandBufferMinKernels)));
   }
   if (op.several_types) {
@@ -159,7 +159,8 @@ CombinedModel::OpTimes CombinedModel::make_op_times(const OpView& op) {
                      e.bound,
                      e.model == "roofline" ? std::string_view("roofline") : save(e.model),
                      join(pieces),
-                     e.range};
+                     e.range,
+                     e.loop_host_gap_s};
   if (transient) set_transient_texts(false);
   return made;
 }

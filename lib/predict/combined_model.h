@@ -117,6 +117,7 @@ class CombinedModel {
     std::string_view model;        // a text of the pool or a static one
     std::string_view explanation;  // joined (join()); empty without explain()
     std::optional<TimeRange> range;  // time_s's, where it has one (OpPrediction::time_range)
+    double loop_host_s = 0;          // the host's launch time included in time_s
   };
   OpTimes op_times(const OpView& op);
 

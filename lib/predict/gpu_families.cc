@@ -63,8 +63,8 @@ constexpr double kSweepSms = 132;
 
 // cuFFT: the passes over the data a transform of one axis of length L takes, max(1, a log2 L +
 // b): one kernel in shared memory up to about 2^10 points, more beyond; an axis that is not the
-// innermost is strided and costs kFftStrided times as much; an inverse transform adds one pass
-// (XLA scales its result by 1/L in a kernel of its own). The first pass streams through HBM;
+// innermost is strided and costs kFftStrided times as much (an inverse's scaling and a real
+// transform's first pass: below). The first pass streams through HBM;
 // the further passes run at kFftPassRate bytes a second whatever the HBM (the H100 and the H200
 // time them alike: an H100 transform takes a median 1.2x the H200's time, not the 1.43x of their
 // bandwidths), scaled by the vector peak on other GPUs.
@@ -72,6 +72,16 @@ constexpr double kFftPassSlope = 0.19;
 constexpr double kFftPassIntercept = -0.9;
 constexpr double kFftStrided = 1.45;
 constexpr double kFftPassRate = 4.4e12;
+// An innermost row of at most kFftOneKernelRowBytes (4096 c64 points) runs in one kernel
+// (vector_fft, the row in one block's shared memory): one pass at HBM's rate, whatever its
+// length (the sweep's 4096 x 4096 transform: its innermost 4096-point kernel takes 1.08 times
+// its bytes at 0.87 of HBM on the H200).
+constexpr double kFftOneKernelRowBytes = 32768;
+// An inverse transform's 1/L: XLA scales the result in place with cuBLAS's scal kernel, one
+// element a thread: max(reading and writing the result at the HBM share, the elements at
+// kFftScaleElementsPerS). Fitted to the sweeps' 128^3 inverse (2^21 elements, from L2, in 6.8 us
+// on the H200 and 7.4 us on the H100: 309 and 283 G elements/s; 296: their geometric mean).
+constexpr double kFftScaleElementsPerS = 2.96e11;
 
 // Scatters (XLA's scatter kernel, atomic read-modify-write): per update row kScatterRowS (the
 // index, the address), per element an atomic of kScatterAtomicF32S (f32 and wider) or
@@ -293,29 +303,73 @@ std::optional<FamilyTime> top_k(const Instruction& i, const OpWork& work,
 
 std::optional<FamilyTime> fft(const Instruction& i, const OpWork& work, const DeviceSpec& device) {
   const IntList lengths = i.fft_length();
-  if (lengths.empty()) return std::nullopt;
+  if (lengths.empty() || i.operand_count() == 0) return std::nullopt;
   const std::string_view type = i.string_attribute(AttrId::kFftType);
+  const bool inverse = type == "IFFT" || type == "IRFFT";
+  const bool real = type == "RFFT" || type == "IRFFT";
+  const Shape& in = first_array(i.operand(0)->shape());
+  const Shape& out = first_array(i.shape());
+  const double complex_element = primitive_storage_bytes(type == "RFFT" ? out.element_type
+                                                                         : in.element_type);
   double passes = 0;
   for (size_t d = 0; d < lengths.size(); ++d) {
     const double l = static_cast<double>(lengths[d]);
+    const bool innermost = d + 1 == lengths.size();
     const double p =
-        std::max(1.0, kFftPassSlope * (l > 1 ? std::log2(l) : 0) + kFftPassIntercept);
-    passes += d + 1 == lengths.size() ? p : p * kFftStrided;
+        innermost && l * complex_element <= kFftOneKernelRowBytes
+            ? 1.0
+            : std::max(1.0, kFftPassSlope * (l > 1 ? std::log2(l) : 0) + kFftPassIntercept);
+    passes += innermost ? p : p * kFftStrided;
   }
-  const bool inverse = type == "IFFT" || type == "IRFFT";
-  if (inverse) passes += 1;
+  const double in_bytes = product(in) * primitive_storage_bytes(in.element_type);
+  const double out_bytes = product(out) * primitive_storage_bytes(out.element_type);
+  // A real transform packs an even power-of-two row into a complex one of half its length
+  // (cuFFT's vector_fft_r2c and _c2r kernels); a row of another length runs its first pass as a
+  // complex row of full length (regular_fft_r2c): the complex side's bytes for L / (L / 2 + 1)
+  // of its rows, read and written.
+  const int64_t last = lengths.back();
+  const bool half_packed = !real || (last > 1 && std::has_single_bit(static_cast<uint64_t>(last)));
+  double first_bytes = work.hbm_bytes;
+  if (!half_packed) {
+    const double complex_bytes = type == "RFFT" ? out_bytes : in_bytes;
+    first_bytes = 2 * complex_bytes * static_cast<double>(last) /
+                  static_cast<double>(last / 2 + 1);
+  }
   const double rate = kFftPassRate / sm_scaled(1.0, device);
-  const double first = hbm_s(work.hbm_bytes, device);
+  const double first = hbm_s(first_bytes, device);
   const double further = (passes - 1) * work.hbm_bytes / rate;
+  // An inverse's scaling (cuBLAS scal over the result) and, for a complex-to-real one, the copy
+  // XLA makes of its input, which cuFFT's complex-to-real plans overwrite.
+  const double scale =
+      inverse ? std::max(hbm_s(2 * out_bytes, device),
+                         sm_scaled(product(out) / kFftScaleElementsPerS, device))
+              : 0;
+  const double copy = type == "IRFFT" ? hbm_s(2 * in_bytes, device) : 0;
   FamilyTime t;
   t.family = "cuFFT";
-  t.device_s = first + further;
+  t.device_s = first + further + scale + copy;
   t.basis = absl::StrFormat(
       "cuFFT over %d axes: %.3g passes over its %.4g B (max(1, %.2f log2 L %+.2f) an axis, "
-      "strided axes x%.2f%s): the first at %.2f of HBM, %s, the rest at %.3g TB/s, %s (fitted, "
+      "one for an innermost row of %g B or less, strided axes x%.2f): the first at %.2f of HBM%s, %s, the rest at %.3g TB/s, %s (fitted, "
       "h200 and h100 sweeps)",
-      lengths.size(), passes, work.hbm_bytes, kFftPassSlope, kFftPassIntercept, kFftStrided,
-      inverse ? ", +1 to scale the inverse" : "", kHbm, us(first), rate / 1e12, us(further));
+      lengths.size(), passes, work.hbm_bytes, kFftPassSlope, kFftPassIntercept,
+      kFftOneKernelRowBytes, kFftStrided, kHbm,
+      half_packed ? ""
+                  : absl::StrFormat(" over %.4g B (a real row of %d, not a power of two: a "
+                                    "complex row of full length)",
+                                    first_bytes, last),
+      us(first), rate / 1e12, us(further));
+  if (inverse) {
+    t.basis += absl::StrFormat(
+        " + the inverse's 1/L, cuBLAS scal: max(%.4g B read and written, %.4g elements at %.3g "
+        "G/s): %s (fitted, h200 and h100 sweeps)",
+        2 * out_bytes, product(out), kFftScaleElementsPerS / 1e9, us(scale));
+  }
+  if (copy > 0) {
+    t.basis += absl::StrFormat(
+        " + a copy of the %.4g B input (cuFFT's complex-to-real plans overwrite it): %s", in_bytes,
+        us(copy));
+  }
   return t;
 }
 
@@ -665,7 +719,9 @@ double loop_host_gap_s(const Instruction& i, const DeviceSpec& device) {
   for (const Instruction* op : body->instructions()) {
     if (!is_pointer_only(op->opcode()) && ++kernels >= kCommandBufferMinKernels) return 0;
   }
-  return kLoopHostPerKernelS;
+  const bool cublas = i.opcode() == Opcode::kCustomCall &&
+                      absl::StartsWith(sv(i.custom_call_target()), "__cublas$");
+  return cublas ? kLoopHostCublasS : kLoopHostPerKernelS;
 }
 
 std::optional<measured::GemmShape> implicit_gemm(const Instruction& conv, ConvTaps which) {

@@ -53,14 +53,22 @@ std::optional<measured::GemmShape> implicit_gemm(const Instruction& conv,
 inline constexpr double kCudnnOverGemmTable = 0.63;
 
 // The host's time per kernel a small GPU while loop's body launches, every trip: XLA's runtime
-// reads the loop predicate on the host each trip and launches the body's kernels after it, one
-// thunk at a time, when the body is too small for a command buffer (fewer than
-// kCommandBufferMinKernels kernels). Fitted to the sweep's fori and scan loops.
-inline constexpr double kLoopHostPerKernelS = 7.0e-6;
+// launches the body's kernels one thunk at a time when the body is too small for a command
+// buffer (fewer than kCommandBufferMinKernels kernels); a cuBLAS call (a GEMM XLA leaves to
+// cuBLAS) takes kLoopHostCublasS. The host runs ahead of the device: a trip takes the longer of
+// the body's launches and its kernels (step_walk.cc). Fitted to the sweeps' loops: the fori
+// loops and the two scans of small GEMMs, whose trips are the host's (2 and 3 kernels in
+// 15.6-17.6 us and 24.9-27.1 us a trip: 7.8-9.0 us a kernel, 8.5 their geometric mean), and
+// the scan of 128 GEMMs 256 x 4096 x 4096 (cuBLAS and two fusions in 35.4 us a trip on the
+// H100, 31.9 us on the H200, above its 21 and 18 us of kernels: 18.4 and 14.9 us for the
+// cuBLAS call, 16.5 their geometric mean).
+inline constexpr double kLoopHostPerKernelS = 8.5e-6;
+inline constexpr double kLoopHostCublasS = 16.5e-6;
 inline constexpr int kCommandBufferMinKernels = 5;
 
-// The host's time before `i`'s kernel every time it runs, where `i` launches one in the body of
-// a while loop too small for a command buffer: kLoopHostPerKernelS; else 0.
+// The host's time to launch `i`'s kernel every time it runs, where `i` launches one in the body
+// of a while loop too small for a command buffer: kLoopHostPerKernelS (kLoopHostCublasS for a
+// cuBLAS call); else 0.
 double loop_host_gap_s(const Instruction& i, const DeviceSpec& device);
 
 // Whether `device` takes the family models: an NVIDIA GPU with no calibrated efficiency.

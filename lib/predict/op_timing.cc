@@ -298,6 +298,7 @@ absl::Status time_op(const Instruction& i, const TimingMap& timings, CombinedMod
   t.bound = times.bound;
   t.model = times.model;
   if (times.range) t.time_range = *times.range;
+  t.loop_host_s = times.loop_host_s;
   explanation.assign(times.explanation);
   if (i.opcode() == Opcode::kFusion) {
     double collective_roofline_s = 0;

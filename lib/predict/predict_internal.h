@@ -76,6 +76,9 @@ struct InstructionTiming {
   // The roofline of time_s (an op, a collective), kept by the expected walk for
   // roofline_schedule.
   double roofline_time_s = 0;
+  // The host's launch time included in time_s (an op in the body of a GPU loop too small for a
+  // command buffer: loop_host_gap_s); the body's total weighs it against its kernels.
+  double loop_host_s = 0;
   // Texts of the combined model's pool (CombinedModel::save) or static ones.
   std::string_view explanation;
   std::string_view model;        // the model behind time_s or latency_s (OpPrediction::model)

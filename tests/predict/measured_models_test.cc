@@ -767,6 +767,44 @@ ENTRY e {
   // The same on h100: only the first pass takes its HBM, 3.35e12 B/s; its overhead is 1 us.
   CHECK(testing::predict(kFft, "h100").op("f").time_s ==
         Approx(bytes / (0.87 * 3.35e12) + 1.14 * bytes / 4.4e12 + 1e-6).epsilon(1e-5));
+  // A row of 4096 c64 points (32768 B) runs in one kernel: one pass, not max(1, 0.19 x 12 -
+  // 0.9) = 1.38: c64[16384,4096] moves 2 x 536870912 B at 0.87 x 4.8e12 B/s, 257.12 us (the
+  // held-out sweep: 259.9 us measured).
+  constexpr std::string_view kFftRow = R"(HloModule m
+ENTRY e {
+  x = c64[16384,4096] parameter(0)
+  ROOT f = c64[16384,4096] fft(x), fft_type=FFT, fft_length={4096}
+})";
+  CHECK(testing::predict(kFftRow, "h200").op("f").time_s ==
+        Approx(bytes / (0.87 * 4.8e12) + 0.7e-6).epsilon(1e-5));
+  // An inverse real 3-D transform, c64[256,256,129] (67633152 B) to f32[256,256,256] (67108864
+  // B): 1 + 2 x 1.45 = 3.9 passes over 134742016 B, the first at 0.87 x 4.8e12 B/s (32.266 us),
+  // 2.9 at 4.4e12 B/s (88.809 us); the 1/L by cuBLAS scal, max(2 x 67108864 B at 0.87 x 4.8e12
+  // (32.141 us), 16777216 elements at 2.96e11 a second (56.680 us)); the copy of the input
+  // cuFFT overwrites, 2 x 67633152 B at 0.87 x 4.8e12 (32.392 us): 210.097 us, + 0.7 us (the
+  // held-out sweep's fft op: 214.2 us measured).
+  constexpr std::string_view kIrfft = R"(HloModule m
+ENTRY e {
+  x = c64[256,256,129] parameter(0)
+  ROOT f = f32[256,256,256] fft(x), fft_type=IRFFT, fft_length={256,256,256}
+})";
+  const double hbm = 0.87 * 4.8e12;
+  CHECK(testing::predict(kIrfft, "h200").op("f").time_s ==
+        Approx(134742016 / hbm + 2.9 * 134742016 / 4.4e12 + 16777216 / 2.96e11 +
+               2 * 67633152 / hbm + 0.7e-6)
+            .epsilon(1e-5));
+  // A real transform along 384, not a power of two: its first pass runs the rows as complex
+  // ones of full length, 2 x 384^3 x 8 = 905969664 B at 0.87 x 4.8e12 (216.947 us); the other
+  // 2.9 passes over f32[384,384,384] + c64[384,384,193] = 454164480 B at 4.4e12 B/s (299.336
+  // us): 516.283 us + 0.7 us (590.9 us measured on the held-out sweep; the half-length packing
+  // of a power of two would give 108.8 us for the first).
+  constexpr std::string_view kRfft = R"(HloModule m
+ENTRY e {
+  x = f32[384,384,384] parameter(0)
+  ROOT f = c64[384,384,193] fft(x), fft_type=RFFT, fft_length={384,384,384}
+})";
+  CHECK(testing::predict(kRfft, "h200").op("f").time_s ==
+        Approx(905969664 / hbm + 2.9 * 454164480 / 4.4e12 + 0.7e-6).epsilon(1e-5));
   // A 3x3 convolution, bf16[64,28,28,128] to 128 features, SAME: 2 x 64 x 82^2 taps inside the
   // image (26 x 3 + 2 x 2 = 82 a dimension) x 128 x 128 = 14101250048 FLOPs at 0.75 of 9.89e14
   // (128 and 128 x 9 fill 32-wide tiles): 19.011 us; memory 2 x 12845056 + 294912 = 25985024 B

@@ -467,6 +467,34 @@ TEST_CASE("a GPU loop of known trip count runs its body alone") {
   CHECK(counted->roofline_step_time_s == Approx(5 * body + 6 * 8 / 6.5e12));
 }
 
+// A GPU loop body of fewer than 5 kernels is launched by the host kernel by kernel, 8.5 us a
+// kernel, and the host runs ahead of the device: a trip takes the longer of the launches and
+// the kernels (gpu_families.h, fitted to the op-family sweeps' loops).
+TEST_CASE("a small GPU loop body: a trip takes the longer of its launches and its kernels") {
+  // kLoop's body, two kernels of about a microsecond: the host's 2 x 8.5 us set each trip,
+  // and the ops (predict() checks that they add up to the step) hold the launches' rest.
+  auto tiny = predict(kLoop, "h100");
+  CHECK(tiny->step_time_s == Approx(5 * 17e-6));
+  CHECK(tiny.op("x1").time_s < 17e-6);
+  // f32[268435456] (1 GiB) instead: x1's kernel takes hundreds of microseconds, the launches
+  // hide behind it, and a trip is the two kernels' time, as they take outside a loop.
+  const std::string big = absl::StrReplaceAll(kLoop, {{"f32[1024]", "f32[268435456]"}});
+  auto large = predict(big, "h100");
+  auto alone = predict(R"(HloModule m, is_scheduled=true
+ENTRY e {
+  x = f32[268435456] parameter(0)
+  i = s32[] parameter(1)
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  x1 = f32[268435456] add(x, x)
+  ROOT r = (s32[], f32[268435456]) tuple(i1, x1)
+})",
+                       "h100");
+  const double kernels = alone.op("x1").time_s + alone.op("i1").time_s;
+  CHECK(kernels > 100e-6);
+  CHECK(large->step_time_s == Approx(5 * kernels));
+}
+
 TEST_CASE("a loop's timeline: iterations up to the limit, then one slice") {
   PredictOptions o = no_overhead();
   o.max_expanded_iterations = 2;
