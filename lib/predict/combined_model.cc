@@ -48,12 +48,12 @@ void use_interconnect_figures(const CollectiveEstimate& e, const DeviceSpec& dev
 
 CombinedModel::CombinedModel(const PredictionInputs& in)
     : in_(in),
-      roofline_(in.device),
+      roofline_(in.device, in.options.explain),
       kernel_(in.device),
       general_(in.device, gemm_times_),
-      family_(in.device, general_),
+      family_(in.device),
       host_transfer_(in.device),
-      collective_(in.device, in.slice) {}
+      collective_(in.device, in.slice, !in.options.roofline_only) {}
 
 OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool include_overhead,
                               bool several_types) const {
@@ -75,15 +75,17 @@ OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool inc
 }
 
 OpEstimate CombinedModel::estimate(const OpView& op) {
-  OpEstimate e = roofline_.estimate(op.work, op.include_overhead, explain());
+  // The roofline, then the models of the expected time, each refining the estimate before it.
+  OpEstimate e = roofline_.estimate(op);
   if (roofline_walk()) {
     e.time_s = e.roofline.floor_s;  // the roofline walk times the floor
   } else if (op.kernel) {
-    e = kernel_.estimate(*op.kernel, std::move(e));
+    e = kernel_.estimate(op, std::move(e));
   } else {
-    TextMemo* texts = explain() ? &expected_texts_ : nullptr;
-    e = FamilyModel::applies(op) ? family_.estimate(op, std::move(e), texts)
-                                 : general_.estimate(op, std::move(e), texts);
+    e = general_.estimate(op, std::move(e));
+    if (FamilyModel::applies(op)) {
+      e = family_.estimate(op, std::move(e));
+    }
     e.loop_host_gap_s = op.loop_host_gap_s;
     if (op.loop_host_gap_s > 0) e.time_s += op.loop_host_gap_s;
     if (op.loop_host_gap_s > 0 && e.range) {
@@ -121,7 +123,7 @@ void CombinedModel::render(const OpView& op, const OpEstimate& e, Explanation& e
   } else if (e.general) {
     if (e.general->time_s > e.roofline.time_s) {
       explanation.append("\n");
-      explanation.append(e.general->explanation);
+      explanation.append(explain_expected_time(*e.general, device(), expected_texts_));
     }
     if (e.layout_sensitive) {
       explanation.append(
@@ -264,9 +266,11 @@ const CombinedModel::CollectiveTimes& CombinedModel::collective_times(
                                                  *collective.options})
                       .first;
   CollectiveTimes& times = it->second;
-  times.times = collective_.estimate(it->first.input, it->first.options, !roofline_walk(),
-                                     explain() ? &expected_texts_ : nullptr);
+  times.times = collective_.estimate({.input = it->first.input, .options = it->first.options});
   if (times.times.estimate.ok() && explain()) {
+    if (times.times.expected) {
+      times.expected_text = explain_expected_time(*times.times.expected, device(), expected_texts_);
+    }
     times.explanation = save(times.times.estimate->explain());
   }
   return times;
@@ -277,7 +281,7 @@ absl::StatusOr<CollectiveOpEstimate> CombinedModel::estimate_collective(const In
                                                                         Explanation& explanation) {
   const bool is_async = c.is_async || is_async_start(i.opcode());
   if (c.is_host_transfer) {
-    CollectiveOpEstimate out = host_transfer_.estimate(c, is_async);
+    CollectiveOpEstimate out = host_transfer_.estimate({.cost = c, .is_async = is_async});
     record(out.notes);
     if (explain()) {
       const CollectivePrediction& p = out.prediction;
@@ -306,6 +310,7 @@ absl::StatusOr<CollectiveOpEstimate> CombinedModel::estimate_collective(const In
   const CollectiveEstimate* e = &*times.times.estimate;
   out.network = e;
   out.network_text = times.explanation;
+  out.expected_text = times.expected_text;
   p.formula = e->formula;
   p.time_s = e->time_s;
   out.roofline_s = e->time_s;
@@ -337,7 +342,7 @@ absl::StatusOr<CollectiveOpEstimate> CombinedModel::estimate_collective(const In
     explanation.assign(out.network_text);
     if (out.expected != nullptr && out.expected->time_s > e->time_s) {
       explanation.append("\n");
-      explanation.append(out.expected->explanation);
+      explanation.append(out.expected_text);
     }
   }
   return out;

@@ -218,6 +218,7 @@ class CombinedModel {
   struct CollectiveTimes {
     CollectiveModel::Times times;
     std::string_view explanation;
+    std::string_view expected_text;  // explain_expected_time(*times.expected), with explain()
   };
   const CollectiveTimes& collective_times(const CollectiveRef& collective);
   // What `i` is timed by: its kind, bytes and groups or pairs as its cost record holds them;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <variant>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/ascii.h"
@@ -26,7 +27,7 @@ namespace {
 // The device whose measured tables stand in for `device`, and how: its own ("h100"), or a
 // borrowed one, read in units of each device's own peak.
 struct Source {
-  std::string name;  // tables' device, e.g. "h100"
+  std::string_view name;  // tables' device, e.g. "h100": static, or the device's own name
   bool borrowed = false;
 };
 
@@ -49,7 +50,7 @@ Source gemm_source(const DeviceSpec& device) {
   // 2.65x to 1.38x (attention's matmuls) where the roofline alone stood (tests/profile).
   if (!nvidia(device)) return {"h100", true};
   const std::string_view name = table_device(device);
-  if (name == "h100" || name == "b200") return {std::string(name), false};
+  if (name == "h100" || name == "b200") return {name, false};
   if (name == "h200") return {"h100", true};  // same Hopper die, more HBM
   if (name == "gb200") return {"b200", true};
   const int major = device.gpu ? device.gpu->compute_capability_major : 0;
@@ -61,7 +62,7 @@ Source gemm_source(const DeviceSpec& device) {
 Source collective_source(const DeviceSpec& device) {
   if (!nvidia(device)) return {};
   const std::string_view name = table_device(device);
-  if (name == "h100" || name == "b200" || name == "gb200") return {std::string(name), false};
+  if (name == "h100" || name == "b200" || name == "gb200") return {name, false};
   if (name == "h200") return {"h100", true};
   const int major = device.gpu ? device.gpu->compute_capability_major : 0;
   if (major >= 10) return {"b200", true};
@@ -709,18 +710,15 @@ int64_t mxu_of(const DeviceSpec& device, std::vector<std::string>& assumptions) 
 
 ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
                                   const RooflineEstimate& roofline, const DeviceSpec& device,
-                                  bool include_overhead, std::vector<std::string>& assumptions,
-                                  TextMemo* memo) {
-  const bool explain = memo != nullptr;
+                                  bool include_overhead, std::vector<std::string>& assumptions) {
   const measured::TpuFits& fits = *measured::tpu_fits();
-  const std::string& from = tpu_provenance(device);
   const TpuModelNames& names = tpu_model_names(device);
   ExpectedTime e{roofline.time_s, "", {}};
-  // The terms the explanation names, in its order, with their times: it is made from these,
-  // the op's GEMM count and the MXU width alone (and the device's own texts).
-  enum class Term : uint8_t { kGemm, kKernelMatrix, kHbm, kHost };
-  absl::InlinedVector<std::pair<Term, double>, 4> named;
-  int64_t named_mxu = 0;
+  // The terms the explanation names, in its order, with their times.
+  TpuOpBasis basis;
+  using Term = TpuOpBasis::Term;
+  basis.gemms = gemms.size();
+  basis.include_overhead = include_overhead;
   static const std::string* const kRoofline = new std::string("roofline");
   static const std::string* const kHostLink = new std::string("host link (measured on tpu_v6e)");
   double terms = 0;
@@ -734,6 +732,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
   // chip's gemm_plateau figure (else its peak). The borrowed ramp is scaled to it.
   const double chip_plateau =
       own_tpu_tables(device) ? fits.gemm_plateau : device.gemm_plateau.value_or(1.0);
+  basis.chip_plateau = chip_plateau;
   const double ramp_scale = fits.gemm_plateau / chip_plateau;
   if (work.matrix_flops > 0 && !gemms.empty()) {
     const int64_t mxu = mxu_of(device, assumptions);
@@ -763,21 +762,19 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
     }
     if (gemm_s > 0) {
       gemm_done = true;
-      if (explain) {
-        named.push_back({Term::kGemm, gemm_s});
-        named_mxu = mxu;
-      }
+      basis.terms.push_back({Term::kGemm, gemm_s});
+      basis.mxu = mxu;
       consider(gemm_s, names.gemm);
     }
   }
   for (const RooflineTerm& t : roofline.terms) {
     if (t.bound == Bound::kHbm) {
       const double s = t.time_s / fits.hbm_fraction;
-      if (explain) named.push_back({Term::kHbm, s});
+      basis.terms.push_back({Term::kHbm, s});
       consider(s, names.hbm);
     } else if (t.bound == Bound::kHost) {
       const double s = t.time_s / kTpuHostFraction;
-      if (explain) named.push_back({Term::kHost, s});
+      basis.terms.push_back({Term::kHost, s});
       consider(s, *kHostLink);
     } else if (t.bound == Bound::kMatrix && gemm_done) {
       continue;
@@ -785,7 +782,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
       // A kernel's matrix work (a Pallas call's stated FLOPs): no faster than the chip's
       // large GEMMs, at their plateau.
       const double s = t.time_s / chip_plateau;
-      if (explain) named.push_back({Term::kKernelMatrix, s});
+      basis.terms.push_back({Term::kKernelMatrix, s});
       consider(s, names.gemm);
     } else {
       consider(t.time_s, *kRoofline);
@@ -795,69 +792,77 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
   if (fixed > terms) model = &names.fixed_cost;
   e.model = *model;
   e.time_s = std::max(roofline.time_s, terms + fixed);
-  if (explain && e.time_s > roofline.time_s) {
-    FigureKey& key = memo->new_key();
-    key.add(ExplanationKind::kTpuOp);
-    key.add(reinterpret_cast<uintptr_t>(&device));
-    key.add(include_overhead);
-    key.add(e.time_s);
-    key.add(gemms.size());
-    key.add(named_mxu);
-    for (const auto& [term, s] : named) {
-      key.add(term);
-      key.add(s);
-    }
-    e.explanation = memo->text(key.bytes(), [&] {
-      const TpuFitTexts& texts = tpu_fit_texts(fits);
-      std::vector<std::string> how;
-      for (const auto& [term, s] : named) {
-        switch (term) {
-          case Term::kGemm:
-            how.push_back(absl::StrCat(static_cast<int>(gemms.size()), " GEMM",
-                                       gemms.size() == 1 ? "" : "s", " by padded size (MXU ",
-                                       static_cast<int>(named_mxu), ") from the ", from,
-                                       " table: ", seconds(s)));
-            break;
-          case Term::kKernelMatrix:
-            how.push_back(absl::StrCat("the kernel's matrix work at the GEMM plateau, ",
-                                       util::fixed_text(chip_plateau, 2), " of peak: ",
-                                       seconds(s)));
-            break;
-          case Term::kHbm:
-            how.push_back(absl::StrCat("HBM at ", texts.hbm_fraction, " of its bandwidth (",
-                                       from, "): ", seconds(s)));
-            break;
-          case Term::kHost:
-            how.push_back(absl::StrCat("host link at ", util::fixed_text(kTpuHostFraction, 2),
-                                       " of its bandwidth (measured on tpu_v6e",
-                                       table_device(device) == "tpu_v6e" ? "" : ", borrowed",
-                                       "): ", seconds(s)));
-            break;
-        }
-      }
-      return absl::StrCat("expected = per-op fixed cost ",
-                          include_overhead ? texts.fixed_cost : texts.no_fixed_cost, " (fitted, ",
-                          from, ") + max(terms as measured) = ", seconds(e.time_s), " (",
-                          how.empty() ? std::string("no measured term") : absl::StrJoin(how, "; "),
-                          ")");
-    });
-  }
+  if (e.time_s > roofline.time_s) e.basis = std::move(basis);
   return e;
+}
+
+// The explanation of a TPU op's expected time `e` (expected_tpu_op_time).
+std::string_view explain_tpu_op(const ExpectedTime& e, const TpuOpBasis& basis,
+                                const DeviceSpec& device, TextMemo& memo) {
+  using Term = TpuOpBasis::Term;
+  FigureKey& key = memo.new_key();
+  key.add(ExplanationKind::kTpuOp);
+  key.add(reinterpret_cast<uintptr_t>(&device));
+  key.add(basis.include_overhead);
+  key.add(e.time_s);
+  key.add(basis.gemms);
+  key.add(basis.mxu);
+  for (const auto& [term, s] : basis.terms) {
+    key.add(term);
+    key.add(s);
+  }
+  return memo.text(key.bytes(), [&] {
+    const measured::TpuFits& fits = *measured::tpu_fits();
+    const std::string& from = tpu_provenance(device);
+    const TpuFitTexts& texts = tpu_fit_texts(fits);
+    std::vector<std::string> how;
+    for (const auto& [term, s] : basis.terms) {
+      switch (term) {
+        case Term::kGemm:
+          how.push_back(absl::StrCat(static_cast<int>(basis.gemms), " GEMM",
+                                     basis.gemms == 1 ? "" : "s", " by padded size (MXU ",
+                                     static_cast<int>(basis.mxu), ") from the ", from,
+                                     " table: ", seconds(s)));
+          break;
+        case Term::kKernelMatrix:
+          how.push_back(absl::StrCat("the kernel's matrix work at the GEMM plateau, ",
+                                     util::fixed_text(basis.chip_plateau, 2), " of peak: ",
+                                     seconds(s)));
+          break;
+        case Term::kHbm:
+          how.push_back(absl::StrCat("HBM at ", texts.hbm_fraction, " of its bandwidth (", from,
+                                     "): ", seconds(s)));
+          break;
+        case Term::kHost:
+          how.push_back(absl::StrCat("host link at ", util::fixed_text(kTpuHostFraction, 2),
+                                     " of its bandwidth (measured on tpu_v6e",
+                                     table_device(device) == "tpu_v6e" ? "" : ", borrowed",
+                                     "): ", seconds(s)));
+          break;
+      }
+    }
+    return absl::StrCat("expected = per-op fixed cost ",
+                        basis.include_overhead ? texts.fixed_cost : texts.no_fixed_cost,
+                        " (fitted, ", from, ") + max(terms as measured) = ", seconds(e.time_s),
+                        " (", how.empty() ? std::string("no measured term") : absl::StrJoin(how, "; "),
+                        ")");
+  });
 }
 
 ExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
                                           const DeviceSpec& device,
-                                          std::vector<std::string>& assumptions, TextMemo* memo) {
-  const bool explain = memo != nullptr;
+                                          std::vector<std::string>& assumptions) {
   const measured::TpuFits& fits = *measured::tpu_fits();
   const std::string& from = tpu_provenance(device);
-  ExpectedTime e{roofline.time_s, "", ""};
+  ExpectedTime e{roofline.time_s, "", {}};
   if (roofline.group_size <= 1) {
     e.model = "roofline (nothing crosses a link)";
     return e;
   }
   const double latency = fits.ici.latency_s;
   const double eff = fits.ici_efficiency;
+  CollectiveBasis basis;
+  basis.latency_s = latency;
   if (roofline.placement.domains > 1) {
     // Across slices: the roofline's ICI and DCN phases (DCN assumed), plus the fitted latency.
     // No DCN collective is measured: say which figures stand in and how far off they could be.
@@ -875,23 +880,18 @@ ExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
     e.time_s = roofline.time_s + latency;
     e.model = absl::StrCat("ICI fit ", measured::kTpuTableDevice, " (", from,
                            ") + DCN (assumed)");
-    if (!explain) return e;
-    e.explanation = memo->save(absl::StrCat(
-        "expected = fitted collective latency ", seconds(latency), " (", from,
-        ") + the roofline's ICI and DCN phases ", seconds(roofline.time_s),
-        " (DCN bandwidth and latency assumed) = ", seconds(e.time_s)));
+    basis.kind = CollectiveBasis::Kind::kTpuAcrossSlices;
+    basis.roofline_s = roofline.time_s;
+    e.basis = basis;
     return e;
   }
   e.time_s = std::max(roofline.time_s, latency + roofline.bandwidth_time_s / eff);
   e.model = absl::StrCat("ICI fit ", measured::kTpuTableDevice, " (", from, ")");
-  if (!explain) return e;
-  // (StrCat and to_chars, as printf writes them: one per collective, thousands in a sharded
-  // module.)
-  e.explanation = memo->save(absl::StrCat(
-      "expected = fitted latency ", seconds(latency), " + bandwidth term ",
-      seconds(roofline.bandwidth_time_s), " / ", util::fixed_text(eff, 3),
-      " of the torus model (fitted to ", measured::kTpuTableDevice, " all-gathers of ",
-      util::general_text(fits.ici_group, 6), " devices, ", from, ") = ", seconds(e.time_s)));
+  basis.kind = CollectiveBasis::Kind::kTpuIci;
+  basis.bandwidth_s = roofline.bandwidth_time_s;
+  basis.efficiency = eff;
+  basis.group = fits.ici_group;
+  e.basis = basis;
   return e;
 }
 
@@ -1014,7 +1014,7 @@ double table_gemm_time(absl::Span<const GemmCall> gemms, const DeviceSpec& devic
     if (!table->covers(g.shape)) ++outside;
     if (!same && !source.borrowed && table_class == g.unit) {
       note_once(assumptions,
-                absl::StrCat(device.name, " ", sv(g.unit), " GEMMs: the measured ", source.name,
+                absl::StrCat(device.name, " ", sv(g.unit), " GEMMs: the measured ", sv(source.name),
                              " ", sv(table_class), " table's efficiency at each shape, applied "
                              "to the peak set (",
                              util::general_text(*own, 4), " FLOP/s; measured at ",
@@ -1022,7 +1022,7 @@ double table_gemm_time(absl::Span<const GemmCall> gemms, const DeviceSpec& devic
     } else if (!same) {
       note_once(assumptions,
                 absl::StrCat(device.name, " ", sv(g.unit),
-                             " GEMMs: efficiency borrowed from the measured ", source.name, " ",
+                             " GEMMs: efficiency borrowed from the measured ", sv(source.name), " ",
                              sv(table_class), " table, relative to each device's own peak"));
     }
   }
@@ -1034,28 +1034,22 @@ double table_gemm_time(absl::Span<const GemmCall> gemms, const DeviceSpec& devic
 ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
                               const RooflineEstimate& roofline, const DeviceSpec& device,
                               bool include_overhead, std::vector<std::string>& assumptions,
-                              GemmTimeCache* cache, const IssueTime& issue, TextMemo* memo) {
-  const bool explain = memo != nullptr;
+                              GemmTimeCache* cache, const IssueTime& issue) {
   ExpectedTime e{roofline.time_s, "", {}};
   const bool gpu = device.kind == DeviceKind::kGpu;
   const bool matmul_knob = device.matmul_efficiency_set;
   const bool hbm_knob = device.hbm_efficiency_set;
   if (tpu_measured(device)) {
-    return expected_tpu_op_time(gemms, work, roofline, device, include_overhead, assumptions,
-                                memo);
+    return expected_tpu_op_time(gemms, work, roofline, device, include_overhead, assumptions);
   }
   if (!gpu && !matmul_knob && !hbm_knob) {
     e.model = "roofline (no measured model for TPUs)";
     return e;
   }
   const double overhead = include_overhead ? device.per_op_overhead_s : 0.0;
-  // The terms the explanation names, with their times: the measured GEMMs' first (when
-  // `named_gemms` > 0), then the roofline's in its order, then the elementwise issue time. It
-  // is made from these and the issue's figures alone (and the device's own texts).
-  enum class Term : uint8_t { kHbm, kMatrix, kIssue };
-  absl::InlinedVector<std::pair<Term, double>, 4> named;
-  int named_gemms = 0, named_outside = 0;
-  double named_gemm_s = 0;
+  // The terms the explanation names, with their times.
+  GpuOpBasis basis;
+  using Term = GpuOpBasis::Term;
   // The slowest term as expected, and the model behind it.
   double terms = 0;
   std::string model = "roofline";
@@ -1069,14 +1063,17 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
       const double s = t.time_s / fraction;
       // The fraction was measured on the H100; other GPUs borrow it.
       const std::string_view measured = hbm_measured(device);
-      if (explain) named.push_back({Term::kHbm, s});
+      basis.terms.push_back({Term::kHbm, s});
+      basis.hbm_fraction = fraction;
+      basis.hbm_calibrated = hbm_knob;
       consider(s, [hbm_knob, measured] {
         return hbm_knob ? std::string("calibrated hbm_efficiency")
                         : absl::StrCat("achievable HBM (", sv(measured), ")");
       });
     } else if (t.bound == Bound::kMatrix && matmul_knob) {
       const double s = t.time_s / device.matmul_efficiency;
-      if (explain) named.push_back({Term::kMatrix, s});
+      basis.terms.push_back({Term::kMatrix, s});
+      basis.matmul_efficiency = device.matmul_efficiency;
       consider(s, [] { return std::string("calibrated matmul_efficiency"); });
     } else {
       consider(t.time_s, [] { return std::string("roofline"); });
@@ -1093,14 +1090,13 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
     const double gemm_s = table_gemm_time(gemms, device, source, *tables, *src, cache,
                                           assumptions, used, outside);
     if (used > 0) {
-      if (explain) {
-        named_gemms = used;
-        named_outside = outside;
-        named_gemm_s = gemm_s;
-      }
+      basis.table = source.name;
+      basis.gemms = used;
+      basis.outside = outside;
+      basis.gemm_s = gemm_s;
       // A GEMM outside the table's measured shapes is extrapolated (GemmTable::time_s).
       consider(gemm_s, [&source, outside] {
-        return absl::StrCat("gemm table ", source.name,
+        return absl::StrCat("gemm table ", sv(source.name),
                             source.borrowed ? " (measured, borrowed"
                             : outside > 0   ? " (measured, extrapolated"
                                             : " (measured, interpolated",
@@ -1111,7 +1107,10 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
   // Elementwise work at the lanes' issue rate, each op costed by its measured profile; said
   // only when it is the slowest term (it then sets the expected time).
   if (gpu && !issue.profile.empty() && issue.time_s > terms) {
-    if (explain) named.push_back({Term::kIssue, issue.time_s});
+    basis.terms.push_back({Term::kIssue, issue.time_s});
+    basis.element_ops = issue.element_ops;
+    basis.slots = issue.slots;
+    basis.profile = issue.profile;
     consider(issue.time_s, [&issue] {
       return absl::StrCat("elementwise issue (op profiles ", issue.profile, ", measured)");
     });
@@ -1121,65 +1120,76 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
   }
   e.model = model;
   e.time_s = std::max(roofline.time_s, terms + overhead);
-  if ((named_gemms > 0 || !named.empty()) && e.time_s > roofline.time_s) {
-    FigureKey& key = memo->new_key();
-    key.add(ExplanationKind::kOp);
-    key.add(reinterpret_cast<uintptr_t>(&device));
-    key.add(e.time_s);
-    key.add(named_gemms);
-    key.add(named_outside);
-    key.add(named_gemm_s);
-    for (const auto& [term, s] : named) {
-      key.add(term);
-      key.add(s);
-      if (term == Term::kIssue) {
-        key.add(issue.element_ops);
-        key.add(issue.slots);
-        key.add_text(issue.profile);
-      }
-    }
-    e.explanation = memo->text(key.bytes(), [&] {
-      std::vector<std::string> how;
-      if (named_gemms > 0) {
-        how.push_back(absl::StrCat(
-            named_gemms, " GEMM", named_gemms == 1 ? "" : "s", " from the measured ",
-            source.name, " table",
-            named_outside == 0 ? std::string()
-            : absl::StrCat(" (", named_outside == named_gemms ? "" : absl::StrCat(named_outside, " "),
-                           "outside its measured shapes: extrapolated, the tile-padded work "
-                           "beyond its edge at its marginal rate there)"),
-            ": ", seconds(named_gemm_s)));
-      }
-      for (const auto& [term, s] : named) {
-        switch (term) {
-          case Term::kHbm:
-            how.push_back(absl::StrCat(
-                "HBM at ", util::fixed_text(hbm_knob ? device.hbm_efficiency : kGpuHbmFraction, 2),
-                " of its bandwidth (",
-                hbm_knob ? "hbm_efficiency, calibrated" : sv(hbm_measured(device)), "): ",
-                seconds(s)));
-            break;
-          case Term::kMatrix:
-            how.push_back(absl::StrCat("matrix at ",
-                                       util::fixed_text(device.matmul_efficiency, 2),
-                                       " of peak (matmul_efficiency, calibrated): ", seconds(s)));
-            break;
-          case Term::kIssue:
-            how.push_back(absl::StrCat(util::general_text(issue.element_ops, 4),
-                                       " element ops at ",
-                                       util::general_text(issue.slots / issue.element_ops, 3),
-                                       " issue slots each (op profiles ", issue.profile, ") on ",
-                                       util::general_text(device.vector_flops_per_s / 2, 4),
-                                       " lane slots/s: ", seconds(s)));
-            break;
-        }
-      }
-      return absl::StrCat("expected = max(terms as measured) + overhead = ", seconds(e.time_s),
-                          " (", absl::StrJoin(how, "; "), ")");
-    });
+  if ((basis.gemms > 0 || !basis.terms.empty()) && e.time_s > roofline.time_s) {
+    e.basis = std::move(basis);
   }
   return e;
 }
+
+namespace {
+
+// The explanation of a GPU op's expected time `e` (expected_op_time).
+std::string_view explain_gpu_op(const ExpectedTime& e, const GpuOpBasis& basis,
+                                const DeviceSpec& device, TextMemo& memo) {
+  using Term = GpuOpBasis::Term;
+  FigureKey& key = memo.new_key();
+  key.add(ExplanationKind::kOp);
+  key.add(reinterpret_cast<uintptr_t>(&device));
+  key.add(e.time_s);
+  key.add(basis.gemms);
+  key.add(basis.outside);
+  key.add(basis.gemm_s);
+  for (const auto& [term, s] : basis.terms) {
+    key.add(term);
+    key.add(s);
+    if (term == Term::kIssue) {
+      key.add(basis.element_ops);
+      key.add(basis.slots);
+      key.add_text(basis.profile);
+    }
+  }
+  return memo.text(key.bytes(), [&] {
+    std::vector<std::string> how;
+    if (basis.gemms > 0) {
+      how.push_back(absl::StrCat(
+          basis.gemms, " GEMM", basis.gemms == 1 ? "" : "s", " from the measured ",
+          sv(basis.table), " table",
+          basis.outside == 0
+              ? std::string()
+              : absl::StrCat(" (",
+                             basis.outside == basis.gemms ? "" : absl::StrCat(basis.outside, " "),
+                             "outside its measured shapes: extrapolated, the tile-padded work "
+                             "beyond its edge at its marginal rate there)"),
+          ": ", seconds(basis.gemm_s)));
+    }
+    for (const auto& [term, s] : basis.terms) {
+      switch (term) {
+        case Term::kHbm:
+          how.push_back(absl::StrCat(
+              "HBM at ", util::fixed_text(basis.hbm_fraction, 2), " of its bandwidth (",
+              basis.hbm_calibrated ? "hbm_efficiency, calibrated" : sv(hbm_measured(device)),
+              "): ", seconds(s)));
+          break;
+        case Term::kMatrix:
+          how.push_back(absl::StrCat("matrix at ", util::fixed_text(basis.matmul_efficiency, 2),
+                                     " of peak (matmul_efficiency, calibrated): ", seconds(s)));
+          break;
+        case Term::kIssue:
+          how.push_back(absl::StrCat(util::general_text(basis.element_ops, 4),
+                                     " element ops at ",
+                                     util::general_text(basis.slots / basis.element_ops, 3),
+                                     " issue slots each (op profiles ", sv(basis.profile), ") on ",
+                                     util::general_text(device.vector_flops_per_s / 2, 4),
+                                     " lane slots/s: ", seconds(s)));
+          break;
+      }
+    }
+    return absl::StrCat("expected = max(terms as measured) + overhead = ", seconds(e.time_s),
+                        " (", absl::StrJoin(how, "; "), ")");
+  });
+}
+
+}  // namespace
 
 namespace {
 
@@ -1256,9 +1266,9 @@ const measured::CollectiveCurve* nearest_fit(const measured::DeviceTables& table
 
 ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstimate& roofline,
                                       const DeviceSpec& device,
-                                      std::vector<std::string>& assumptions, TextMemo* memo) {
-  const bool explain = memo != nullptr;
-  ExpectedTime e{roofline.time_s, "", ""};
+                                      std::vector<std::string>& assumptions) {
+  ExpectedTime e{roofline.time_s, "", {}};
+  CollectiveBasis basis;
   // A file that sets the share of its NICs' line rate (nic_efficiency) gives collectives across
   // nodes that network model; collective_bandwidth_efficiency and collective_latency then
   // calibrate only those inside one node (hloroof calibrate fits them apart).
@@ -1269,7 +1279,7 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
       (device.collective_bandwidth_efficiency || device.collective_latency_s) && !network_set;
   if (device.kind != DeviceKind::kGpu && !calibrated) {
     if (tpu_measured(device)) {
-      return expected_tpu_collective_time(roofline, device, assumptions, memo);
+      return expected_tpu_collective_time(roofline, device, assumptions);
     }
     e.model = "roofline (no measured model for TPUs)";
     return e;
@@ -1280,10 +1290,11 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
     e.time_s =
         std::max(roofline.time_s, latency + roofline.bandwidth_time_s / eff);
     e.model = "calibrated collective_bandwidth_efficiency / collective_latency";
-    if (!explain) return e;
-    e.explanation = memo->save(absl::StrFormat(
-        "expected = latency %s + bandwidth term %s / %.2f = %s", seconds(latency),
-        seconds(roofline.bandwidth_time_s), eff, seconds(e.time_s)));
+    basis.kind = CollectiveBasis::Kind::kCalibrated;
+    basis.latency_s = latency;
+    basis.bandwidth_s = roofline.bandwidth_time_s;
+    basis.efficiency = eff;
+    e.basis = basis;
     return e;
   }
   const std::string_view op = table_op(kind);
@@ -1321,13 +1332,14 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
     e.model = device.gpu->nic_efficiency
                   ? "scale-out (NCCL across nodes, the file's nic_efficiency)"
                   : "scale-out (NCCL across nodes, measured efficiency)";
-    if (!explain) return e;
-    e.explanation = memo->save(absl::StrFormat(
-        "expected = launch latency %s + %s across %d nodes: NCCL latency %s (%s) + network "
-        "bytes at %.2f of the NICs' line rate %s -> %s",
-        seconds(latency), sv(op), static_cast<int>(domains), seconds(so.latency_s),
-        scale_out_latency_text(so), eff, seconds(so.bandwidth_s),
-        seconds(e.time_s)));
+    basis.kind = CollectiveBasis::Kind::kScaleOut;
+    basis.latency_s = latency;
+    basis.op = op;
+    basis.domains = domains;
+    basis.across_s = across;
+    basis.scale_out = so;
+    basis.efficiency = eff;
+    e.basis = basis;
     return e;
   }
   // The measured group size nearest `inside` (in log), scaled by the bus factor.
@@ -1368,7 +1380,7 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
     }
     note_once(assumptions, absl::StrFormat("%s collectives: latency and bandwidth borrowed from "
                                            "the measured %s fit, bandwidth scaled by NVLink",
-                                           device.name, source.name));
+                                           device.name, sv(source.name)));
   }
   model.seconds_per_byte *= scale;
   model.max_bytes_per_s /= scale;
@@ -1379,24 +1391,87 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
   // which counts the same launch and steps.
   const double launch = device.gpu ? device.gpu->collective_launch_latency_s : 0.0;
   e.time_s = std::max({roofline.time_s, in_domain, across > 0 ? launch + across : 0.0});
-  e.model = absl::StrCat("collective fit ", source.name,
+  e.model = absl::StrCat("collective fit ", sv(source.name),
                          source.borrowed ? " (measured, borrowed)" : " (measured, fitted)");
-  if (!explain) return e;
-  e.explanation = memo->save(absl::StrCat(
-      "expected = fitted ", sv(op), " of ", pair ? 2 : inside, " in one NVLink domain: ",
-      seconds(model.latency_s), " + ", util::general_text(bytes, 4), " B x ",
-      util::general_text(model.seconds_per_byte, 4), " s/B (fit to the 4 nearest measured sizes",
-      op == "all-to-all" ? ", with those of group sizes within 2 x" : "", ") = ",
-      seconds(in_domain),
-      across > 0 ? absl::StrFormat("; across %d nodes at once: launch latency %s + NCCL latency "
-                                   "%s (%s) + network bytes at %.2f of line rate %s",
-                                   static_cast<int>(domains), seconds(launch),
-                                   seconds(so.latency_s),
-                                   scale_out_latency_text(so), eff,
-                                   seconds(so.bandwidth_s))
-                 : std::string(),
-      " -> ", seconds(e.time_s)));
+  basis.kind = CollectiveBasis::Kind::kFit;
+  basis.op = op;
+  basis.inside = pair ? 2 : inside;
+  basis.fit_latency_s = model.latency_s;
+  basis.bytes = bytes;
+  basis.seconds_per_byte = model.seconds_per_byte;
+  basis.in_domain_s = in_domain;
+  basis.across_s = across;
+  basis.domains = domains;
+  basis.latency_s = launch;
+  basis.scale_out = so;
+  basis.efficiency = eff;
+  e.basis = basis;
   return e;
+}
+
+namespace {
+
+// The explanation of a collective's expected time `e` (expected_collective_time).
+std::string explain_collective(const ExpectedTime& e, const CollectiveBasis& b,
+                               const DeviceSpec& device) {
+  switch (b.kind) {
+    case CollectiveBasis::Kind::kTpuAcrossSlices:
+      return absl::StrCat("expected = fitted collective latency ", seconds(b.latency_s), " (",
+                          tpu_provenance(device), ") + the roofline's ICI and DCN phases ",
+                          seconds(b.roofline_s), " (DCN bandwidth and latency assumed) = ",
+                          seconds(e.time_s));
+    case CollectiveBasis::Kind::kTpuIci:
+      // (StrCat and to_chars, as printf writes them: one per collective, thousands in a
+      // sharded module.)
+      return absl::StrCat("expected = fitted latency ", seconds(b.latency_s), " + bandwidth term ",
+                          seconds(b.bandwidth_s), " / ", util::fixed_text(b.efficiency, 3),
+                          " of the torus model (fitted to ", measured::kTpuTableDevice,
+                          " all-gathers of ", util::general_text(b.group, 6), " devices, ",
+                          tpu_provenance(device), ") = ", seconds(e.time_s));
+    case CollectiveBasis::Kind::kCalibrated:
+      return absl::StrFormat("expected = latency %s + bandwidth term %s / %.2f = %s",
+                             seconds(b.latency_s), seconds(b.bandwidth_s), b.efficiency,
+                             seconds(e.time_s));
+    case CollectiveBasis::Kind::kScaleOut:
+      return absl::StrFormat(
+          "expected = launch latency %s + %s across %d nodes: NCCL latency %s (%s) + network "
+          "bytes at %.2f of the NICs' line rate %s -> %s",
+          seconds(b.latency_s), sv(b.op), static_cast<int>(b.domains),
+          seconds(b.scale_out.latency_s), scale_out_latency_text(b.scale_out), b.efficiency,
+          seconds(b.scale_out.bandwidth_s), seconds(e.time_s));
+    case CollectiveBasis::Kind::kFit:
+      break;
+  }
+  const ScaleOutTime& so = b.scale_out;
+  return absl::StrCat(
+      "expected = fitted ", sv(b.op), " of ", b.inside, " in one NVLink domain: ",
+      seconds(b.fit_latency_s), " + ", util::general_text(b.bytes, 4), " B x ",
+      util::general_text(b.seconds_per_byte, 4), " s/B (fit to the 4 nearest measured sizes",
+      b.op == "all-to-all" ? ", with those of group sizes within 2 x" : "", ") = ",
+      seconds(b.in_domain_s),
+      b.across_s > 0 ? absl::StrFormat("; across %d nodes at once: launch latency %s + NCCL "
+                                       "latency %s (%s) + network bytes at %.2f of line rate %s",
+                                       static_cast<int>(b.domains), seconds(b.latency_s),
+                                       seconds(so.latency_s), scale_out_latency_text(so),
+                                       b.efficiency, seconds(so.bandwidth_s))
+                     : std::string(),
+      " -> ", seconds(e.time_s));
+}
+
+}  // namespace
+
+std::string_view explain_expected_time(const ExpectedTime& e, const DeviceSpec& device,
+                                       TextMemo& memo) {
+  if (const auto* gpu = std::get_if<GpuOpBasis>(&e.basis)) {
+    return explain_gpu_op(e, *gpu, device, memo);
+  }
+  if (const auto* tpu = std::get_if<TpuOpBasis>(&e.basis)) {
+    return explain_tpu_op(e, *tpu, device, memo);
+  }
+  if (const auto* collective = std::get_if<CollectiveBasis>(&e.basis)) {
+    return memo.save(explain_collective(e, *collective, device));
+  }
+  return {};
 }
 
 }  // namespace hloroof::predict

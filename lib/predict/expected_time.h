@@ -11,9 +11,12 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/functional/function_ref.h"
 #include "absl/types/span.h"
 #include "hloroof/collective.h"
@@ -194,30 +197,6 @@ class TextMemo {
   FigureKey key_;
 };
 
-struct ExpectedTime {
-  double time_s = 0;
-  std::string model;  // which model gave it, e.g. "gemm table h100 (measured, interpolated)"
-  // How, with the numbers, a text of the memo the call was given; empty without one, and when
-  // expected == roofline.
-  std::string_view explanation;
-};
-
-// An op that is not a collective: `roofline` is its roofline estimate (overhead included),
-// `gemms` the GEMMs it runs (gemms_of). Assumptions made (borrowed tables) are added once.
-// `cache`, when given, keeps the GEMM estimates for the rest of the prediction; `issue` is the
-// op's elementwise issue time (elementwise_issue_time), a compute term of its own. With a
-// `memo` the explanation is written, once for each set of figures it prints (the memo's texts
-// are made for one device: `device` is part of their keys).
-ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
-                              const RooflineEstimate& roofline, const DeviceSpec& device,
-                              bool include_overhead, std::vector<std::string>& assumptions,
-                              GemmTimeCache* cache = nullptr, const IssueTime& issue = {},
-                              TextMemo* memo = nullptr);
-
-// What a TPU prediction's expected times rest on, one line each (measured, fitted, borrowed,
-// assumed), for its assumptions; empty for GPUs.
-std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device);
-
 // The part of a GPU collective that crosses NVLink domains (nodes), as NCCL runs it
 // (docs/prediction-model.md, "Across nodes (GPUs)"): NCCL's own latency plus the bytes each GPU
 // sends through the network at the share of the NICs' line rate it reaches.
@@ -230,6 +209,95 @@ struct ScaleOutTime {
   int64_t remote_peers = 0;   // all-to-all and sends: the peers on other nodes of one GPU
   double time_s() const { return latency_s + bandwidth_s; }
 };
+
+// What an expected time was made from, as its explanation prints it (explain_expected_time):
+// the table or fit used, the efficiencies, the terms named with their times, and where a table
+// was left (extrapolation). One kind for each model; none where the time is the roofline's.
+
+// The general model's op on a GPU, or on any device with a file's calibrated efficiencies.
+struct GpuOpBasis {
+  // The terms named, with their times: the measured GEMMs' first (when `gemms` > 0), then the
+  // roofline's in its order, then the elementwise issue time.
+  enum class Term : uint8_t { kHbm, kMatrix, kIssue };
+  absl::InlinedVector<std::pair<Term, double>, 4> terms;
+  std::string_view table;        // the GEMM table's device ("h100"): static, or the device's
+  int gemms = 0;                 // GEMMs the table timed
+  int outside = 0;               // of them, outside its measured shapes (extrapolated)
+  double gemm_s = 0;             // their time
+  double hbm_fraction = 0;       // kHbm: the share of the bandwidth reached
+  bool hbm_calibrated = false;   // kHbm: the file's hbm_efficiency (else the measured share)
+  double matmul_efficiency = 0;  // kMatrix: the file's matmul_efficiency
+  // kIssue: the elementwise issue time's figures (IssueTime).
+  double element_ops = 0;
+  double slots = 0;
+  std::string_view profile;  // a view of the op's IssueTime::profile
+};
+
+// The TPU fits (tpu_models.h): GEMMs on the measured ramp, HBM and host link at their measured
+// shares, a fitted per-op fixed cost.
+struct TpuOpBasis {
+  enum class Term : uint8_t { kGemm, kKernelMatrix, kHbm, kHost };
+  absl::InlinedVector<std::pair<Term, double>, 4> terms;
+  size_t gemms = 0;         // the op's GEMMs
+  int64_t mxu = 0;          // the MXU width they were padded to (with a kGemm term)
+  double chip_plateau = 0;  // kKernelMatrix: the share of peak the chip's large GEMMs reach
+  bool include_overhead = true;  // the fitted fixed cost added
+};
+
+// A collective's expected time: which model, and the figures its explanation prints.
+struct CollectiveBasis {
+  enum class Kind : uint8_t {
+    kTpuAcrossSlices,  // TPU: fitted latency + the roofline's ICI and DCN phases
+    kTpuIci,           // TPU: fitted latency + the bandwidth term at the fitted share
+    kCalibrated,       // a file's collective_bandwidth_efficiency / collective_latency
+    kScaleOut,         // GPU: one member in each NVLink domain: all of it across nodes
+    kFit,              // GPU: the measured fit inside a domain (and across nodes at once)
+  };
+  Kind kind = Kind::kFit;
+  double latency_s = 0;    // the fitted or calibrated latency; GPUs: the launch latency
+  double roofline_s = 0;   // kTpuAcrossSlices: the roofline's time
+  double bandwidth_s = 0;  // the roofline's bandwidth term (kTpuIci, kCalibrated)
+  double efficiency = 0;   // its share reached; GPUs: the NICs' share of line rate
+  double group = 0;        // kTpuIci: the group size the fit was made at
+  std::string_view op;     // GPUs: the table's name of the collective ("all-reduce"), static
+  int64_t inside = 0;      // kFit: the members in one NVLink domain (2 for a pair)
+  int64_t domains = 0;     // GPUs: the NVLink domains (nodes) crossed
+  double bytes = 0;        // kFit: the table's size
+  double fit_latency_s = 0;     // kFit: the fit's latency
+  double seconds_per_byte = 0;  // kFit: the fit's slope, scaled
+  double in_domain_s = 0;       // kFit: the fit's time
+  double across_s = 0;          // GPUs: NCCL's time across nodes (0: none)
+  ScaleOutTime scale_out;       // GPUs: NCCL's part across nodes
+};
+
+struct ExpectedTime {
+  double time_s = 0;
+  std::string model;  // which model gave it, e.g. "gemm table h100 (measured, interpolated)"
+  // What it was made from, for its explanation; monostate where nothing is explained (the
+  // roofline's time, no measured term).
+  std::variant<std::monostate, GpuOpBasis, TpuOpBasis, CollectiveBasis> basis;
+};
+
+// An op that is not a collective: `roofline` is its roofline estimate (overhead included),
+// `gemms` the GEMMs it runs (gemms_of). Assumptions made (borrowed tables) are added once.
+// `cache`, when given, keeps the GEMM estimates for the rest of the prediction; `issue` is the
+// op's elementwise issue time (elementwise_issue_time), a compute term of its own (the result's
+// basis views its profile: `issue` outlives it).
+ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
+                              const RooflineEstimate& roofline, const DeviceSpec& device,
+                              bool include_overhead, std::vector<std::string>& assumptions,
+                              GemmTimeCache* cache = nullptr, const IssueTime& issue = {});
+
+// How, with the numbers, `e` was made on `device`: an op's text made once for each set of
+// figures it prints (the memo's texts are made for one device: `device` is part of their keys),
+// a collective's saved in the memo's pool (collectives are few: by its text, no key). Empty
+// where `e` has nothing to explain.
+std::string_view explain_expected_time(const ExpectedTime& e, const DeviceSpec& device,
+                                       TextMemo& memo);
+
+// What a TPU prediction's expected times rest on, one line each (measured, fitted, borrowed,
+// assumed), for its assumptions; empty for GPUs.
+std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device);
 
 // `op` names the collective as the measured tables do ("all-reduce", "all-gather",
 // "reduce-scatter", "all-to-all", "collective-permute"); `v` the roofline's bytes V; `n` the
@@ -245,12 +313,10 @@ ScaleOutTime scale_out_time(std::string_view op, double v, int64_t n, int64_t m,
 // Ampere (8) 23.6e9 and 17.8e9; Hopper (9) and later 41.4e9 and 36e9; 0 below 7 (no tree).
 double nccl_tree_channel_cap(int compute_capability_major, int64_t nodes);
 
-// A collective whose roofline estimate is `roofline` (kind as in the HLO); with a `memo` the
-// explanation is written and saved in its pool (collectives are few: by its text, no key).
+// A collective whose roofline estimate is `roofline` (kind as in the HLO).
 ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstimate& roofline,
                                       const DeviceSpec& device,
-                                      std::vector<std::string>& assumptions,
-                                      TextMemo* memo = nullptr);
+                                      std::vector<std::string>& assumptions);
 
 }  // namespace hloroof::predict
 

@@ -1,14 +1,23 @@
 // The models of one op's time (docs/prediction-model.md, "One op", "Expected time",
-// "Collectives"): each built from the device it models (its config, and the slice for the
-// network) and answering one call, estimate(), with an estimate that holds its figures, the data
-// it used and what it assumed. None of them records or explains anything: the combined model
-// (combined_model.h) picks the model for an op, records what the estimate used and renders its
-// explanation from it afterwards.
+// "Collectives"): each built from the device it models (its config, the slice for the network)
+// and only what else it reads, and answering one call, estimate(), with an estimate that holds
+// its figures, the data it used and what it assumed. None of them records or explains anything:
+// the combined model (combined_model.h) picks the models for an op, records what the estimates
+// used and renders their explanations from them afterwards (explain_expected_time for the
+// expected times' figures).
 //
-// A new model: a class here with its estimate(), and one line in CombinedModel's dispatch.
+// The interface is a C++20 concept, not an abstract base: OpModel (below) for the models of an
+// op's expected time, each refining the estimate before it (the roofline's); CollectiveOpModel
+// for a collective's. The combined model holds each model by value and calls it directly, so
+// the per-op path has no virtual call and no allocation, and each model's estimate() takes only
+// the input it reads; the concepts, checked by static_assert here, hold them to one shape.
+//
+// A new model: a class in a file of its own, satisfying its concept, and one line in
+// CombinedModel's dispatch (CombinedModel::estimate or estimate_collective).
 #ifndef HLOROOF_LIB_PREDICT_OP_MODEL_H_
 #define HLOROOF_LIB_PREDICT_OP_MODEL_H_
 
+#include <concepts>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,16 +92,31 @@ struct OpEstimate {
 // The category of a roofline term's resource.
 BoundBy bound_by(Bound bound);
 
+// A model of an op's expected time: it refines `prior`, the estimate made before it (the
+// roofline's, or for a family, the general model's), into its own.
+template <typename M>
+concept OpModel = requires(const M& model, const OpView& op, OpEstimate prior) {
+  { model.estimate(op, std::move(prior)) } -> std::same_as<OpEstimate>;
+};
+
+// A model of a collective's time: `Op` is what it reads of the collective.
+template <typename M, typename Op, typename Estimate>
+concept CollectiveOpModel = requires(const M& model, const Op& op) {
+  { model.estimate(op) } -> std::same_as<Estimate>;
+};
+
 // The speed of light of every op: its work at the device's peak rates (calibration left to the
-// expected time).
+// expected time). The prior every OpModel refines.
 class RooflineModel {
  public:
-  explicit RooflineModel(const DeviceSpec& device) : device_(device) {}
-  // `cite_matrix`: the matrix term names its figure (explanations only).
-  OpEstimate estimate(const OpWork& work, bool include_overhead, bool cite_matrix) const;
+  // `cite_matrix`: the matrix term names its figure (for explanations).
+  RooflineModel(const DeviceSpec& device, bool cite_matrix)
+      : device_(device), cite_matrix_(cite_matrix) {}
+  OpEstimate estimate(const OpView& op) const;
 
  private:
   const DeviceSpec& device_;
+  bool cite_matrix_;
 };
 
 // XLA's estimate of a GPU kernel's own run time, carried in its backend_config
@@ -102,8 +126,8 @@ class KernelEstimateModel {
   explicit KernelEstimateModel(const DeviceSpec& device) : device_(device) {}
   // The estimate `i` carries; nullopt when it carries none or the device is not a GPU.
   std::optional<KernelTimeEstimate> find(const Instruction& i) const;
-  // `roofline`: RooflineModel's estimate, which this refines.
-  OpEstimate estimate(KernelTimeEstimate kernel, OpEstimate roofline) const;
+  // `op.kernel`, which find() gave, is the estimate.
+  OpEstimate estimate(const OpView& op, OpEstimate roofline) const;
 
  private:
   const DeviceSpec& device_;
@@ -113,11 +137,10 @@ class KernelEstimateModel {
 // elementwise issue rate, the TPU fits, or a file's calibrated efficiencies.
 class GeneralModel {
  public:
-  // `gemm_times` keeps the GEMM estimates of one prediction; `texts`, when given, the
-  // explanations (expected_op_time).
+  // `gemm_times` keeps the GEMM estimates of one prediction.
   GeneralModel(const DeviceSpec& device, GemmTimeCache& gemm_times)
       : device_(device), gemm_times_(gemm_times) {}
-  OpEstimate estimate(const OpView& op, OpEstimate roofline, TextMemo* texts) const;
+  OpEstimate estimate(const OpView& op, OpEstimate roofline) const;
 
  private:
   const DeviceSpec& device_;
@@ -128,18 +151,17 @@ class GeneralModel {
 // gathers, depthwise convolutions, library calls' host gaps.
 class FamilyModel {
  public:
-  FamilyModel(const DeviceSpec& device, const GeneralModel& general)
-      : device_(device), general_(general) {}
+  explicit FamilyModel(const DeviceSpec& device) : device_(device) {}
   // Whether the family model times `op` (a family read that gives a time).
   static bool applies(const OpView& op) {
     return op.family && (op.family->device_s > 0 || op.family->host_gap_s > 0);
   }
-  // Where the family leaves the kernels to the general model, that model's time.
-  OpEstimate estimate(const OpView& op, OpEstimate roofline, TextMemo* texts) const;
+  // `general`: the general model's estimate of `op`, whose time stands where the family leaves
+  // the kernels to it, and whose assumptions are kept.
+  OpEstimate estimate(const OpView& op, OpEstimate general) const;
 
  private:
   const DeviceSpec& device_;
-  const GeneralModel& general_;
 };
 
 // A collective's estimate: its prediction (formula, time, group), its roofline and the expected
@@ -153,6 +175,7 @@ struct CollectiveOpEstimate {
   const CollectiveEstimate* network = nullptr;
   const ExpectedTime* expected = nullptr;  // null on the roofline walk
   std::string_view network_text;           // network->explain(), with explanations
+  std::string_view expected_text;          // explain_expected_time(*expected), with them
   double host_rate = 0;                    // a host transfer: the host link, B/s
   EstimateNotes notes;
 };
@@ -161,37 +184,55 @@ struct CollectiveOpEstimate {
 // asynchronously; its time is the model's to fill.
 CollectiveOpEstimate collective_op_estimate(const CollectiveCost& c, bool is_async);
 
+// What a host transfer's model reads: the collective's cost and whether it runs asynchronously.
+struct HostTransferOp {
+  const CollectiveCost& cost;
+  bool is_async = false;
+};
+
 // Transfers to and from the host (send/recv with is_host_transfer): the payload over the host
 // link (PCIe).
 class HostTransferModel {
  public:
   explicit HostTransferModel(const DeviceSpec& device) : device_(device) {}
-  CollectiveOpEstimate estimate(const CollectiveCost& c, bool is_async) const;
+  CollectiveOpEstimate estimate(const HostTransferOp& op) const;
 
  private:
   const DeviceSpec& device_;
+};
+
+// What a collective's network model reads: the collective and how it is timed.
+struct NetworkOp {
+  const CollectiveInput& input;
+  const CollectiveOptions& options;
 };
 
 // A collective's network time on the slice (collective_time: the torus, NVLink and the network
 // across nodes) and its expected time (expected_collective_time: measured fits, NCCL's model).
 class CollectiveModel {
  public:
-  CollectiveModel(const DeviceSpec& device, const Topology& slice)
-      : device_(device), slice_(slice) {}
+  // `expected`: the expected time is made too (not on the roofline walk).
+  CollectiveModel(const DeviceSpec& device, const Topology& slice, bool expected)
+      : device_(device), slice_(slice), expected_(expected) {}
   struct Times {
     absl::StatusOr<CollectiveEstimate> estimate;
     std::optional<ExpectedTime> expected;
     std::vector<std::string> notes;  // the expected time's assumptions
   };
-  // `expected`: the expected time too; `texts`, when given, explanations.
-  Times estimate(const CollectiveInput& input, const CollectiveOptions& options, bool expected,
-                 TextMemo* texts) const;
+  Times estimate(const NetworkOp& op) const;
   const Topology& slice() const { return slice_; }
 
  private:
   const DeviceSpec& device_;
   const Topology& slice_;
+  bool expected_;
 };
+
+static_assert(OpModel<KernelEstimateModel>);
+static_assert(OpModel<GeneralModel>);
+static_assert(OpModel<FamilyModel>);
+static_assert(CollectiveOpModel<HostTransferModel, HostTransferOp, CollectiveOpEstimate>);
+static_assert(CollectiveOpModel<CollectiveModel, NetworkOp, CollectiveModel::Times>);
 
 }  // namespace hloroof::predict
 

@@ -59,15 +59,15 @@ void use_figure(Bound b, const OpWork& w, EstimateNotes& notes) {
 
 }  // namespace
 
-OpEstimate RooflineModel::estimate(const OpWork& work, bool include_overhead,
-                                   bool cite_matrix) const {
+OpEstimate RooflineModel::estimate(const OpView& op) const {
+  const OpWork& work = op.work;
   OpEstimate out;
   // The figures are cited once for the prediction (CombinedModel::rate_source), when an
   // explanation is made; a matrix term's by roofline_time, which picks the class that runs.
   out.roofline = roofline_time(device_, work,
-                               {.include_overhead = include_overhead,
+                               {.include_overhead = op.include_overhead,
                                 .apply_efficiency = false,
-                                .cite_sources = cite_matrix && work.matrix_flops > 0});
+                                .cite_sources = cite_matrix_ && work.matrix_flops > 0});
   RooflineEstimate& e = out.roofline;
   use_figure(e.bound, work, out.notes);
   if (e.overhead_s > 0) out.notes.use_figure("per_op_overhead");
@@ -86,21 +86,22 @@ std::optional<KernelTimeEstimate> KernelEstimateModel::find(const Instruction& i
   return i.backend_config().kernel_time_estimate();
 }
 
-OpEstimate KernelEstimateModel::estimate(KernelTimeEstimate k, OpEstimate e) const {
+OpEstimate KernelEstimateModel::estimate(const OpView& op, OpEstimate e) const {
+  const KernelTimeEstimate& k = *op.kernel;
   e.notes.assume(
       "kernels with a run-time estimate in their backend_config (reification_cost) are "
       "expected to take it: XLA's own cost model, for the GPU the module was compiled for");
   e.model = absl::StrCat("kernel's own estimate (XLA cost model",
                          k.model.empty() ? "" : absl::StrCat(" ", k.model), ")");
   if (k.exec_time_s > e.time_s) e.time_s = k.exec_time_s;
-  e.kernel = std::move(k);
+  e.kernel = k;
   return e;
 }
 
-OpEstimate GeneralModel::estimate(const OpView& op, OpEstimate e, TextMemo* texts) const {
+OpEstimate GeneralModel::estimate(const OpView& op, OpEstimate e) const {
   std::vector<std::string> assumed;
   ExpectedTime x = expected_op_time(op.gemms, op.work, e.roofline, device_, op.include_overhead,
-                                    assumed, &gemm_times_, op.issue, texts);
+                                    assumed, &gemm_times_, op.issue);
   for (std::string& line : assumed) e.notes.assume(std::move(line));
   if (device_.kind == DeviceKind::kTpu && device_.gemm_plateau && op.work.matrix_flops > 0) {
     e.notes.use_figure("gemm_plateau");
@@ -119,11 +120,10 @@ OpEstimate GeneralModel::estimate(const OpView& op, OpEstimate e, TextMemo* text
   return e;
 }
 
-OpEstimate FamilyModel::estimate(const OpView& op, OpEstimate roofline, TextMemo* texts) const {
-  const double roofline_s = roofline.time_s;
-  OpEstimate e = general_.estimate(op, std::move(roofline), texts);
+OpEstimate FamilyModel::estimate(const OpView& op, OpEstimate e) const {
   // The family's kernels (or, where it leaves them to the general model, that model's time),
   // never below the roofline, then the host's gap before them.
+  const double roofline_s = e.roofline.time_s;
   const FamilyTime& f = *op.family;
   const double overhead = op.include_overhead ? device_.per_op_overhead_s : 0.0;
   const double device = f.device_s > 0 ? f.device_s + overhead : e.general->time_s;
@@ -151,8 +151,9 @@ CollectiveOpEstimate collective_op_estimate(const CollectiveCost& c, bool is_asy
   return out;
 }
 
-CollectiveOpEstimate HostTransferModel::estimate(const CollectiveCost& c, bool is_async) const {
-  CollectiveOpEstimate out = collective_op_estimate(c, is_async);
+CollectiveOpEstimate HostTransferModel::estimate(const HostTransferOp& op) const {
+  const CollectiveCost& c = op.cost;
+  CollectiveOpEstimate out = collective_op_estimate(c, op.is_async);
   CollectivePrediction& p = out.prediction;
   // A host transfer crosses the host link (PCIe), not the network.
   const double rate = device_.host_bandwidth.value_or(0);
@@ -170,14 +171,11 @@ CollectiveOpEstimate HostTransferModel::estimate(const CollectiveCost& c, bool i
   return out;
 }
 
-CollectiveModel::Times CollectiveModel::estimate(const CollectiveInput& input,
-                                                 const CollectiveOptions& options, bool expected,
-                                                 TextMemo* texts) const {
+CollectiveModel::Times CollectiveModel::estimate(const NetworkOp& op) const {
   Times times;
-  times.estimate = collective_time(device_, slice_, input, options);
-  if (!times.estimate.ok() || !expected) return times;
-  times.expected =
-      expected_collective_time(input.kind, *times.estimate, device_, times.notes, texts);
+  times.estimate = collective_time(device_, slice_, op.input, op.options);
+  if (!times.estimate.ok() || !expected_) return times;
+  times.expected = expected_collective_time(op.input.kind, *times.estimate, device_, times.notes);
   return times;
 }
 

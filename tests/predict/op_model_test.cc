@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "absl/strings/match.h"
 #include "hloroof/cost.h"
@@ -32,8 +33,10 @@ OpWork hbm_work() {
 TEST_CASE("roofline model: an HBM-bound op at the bandwidth, the figures it used noted") {
   absl::StatusOr<DeviceSpec> h100 = device("h100");
   REQUIRE_OK(h100);
-  const OpEstimate e = RooflineModel(*h100).estimate(hbm_work(), /*include_overhead=*/true,
-                                                     /*cite_matrix=*/false);
+  OpView op;
+  op.work = hbm_work();
+  op.include_overhead = true;
+  const OpEstimate e = RooflineModel(*h100, /*cite_matrix=*/false).estimate(op);
   // 3.35e9 B / 3.35e12 B/s = 1 ms, plus the 1 us per-op overhead; the floor is the term alone
   // (the launch floor, 0.9 us, overlaps it).
   CHECK(e.roofline.floor_s == Approx(1e-3));
@@ -56,23 +59,40 @@ TEST_CASE("general model: a memory-bound GPU op at the measured 0.87 of HBM band
   op.work = hbm_work();
   GemmTimeCache gemm_times;
   const GeneralModel general(*h100, gemm_times);
-  const OpEstimate e = general.estimate(
-      op, RooflineModel(*h100).estimate(op.work, true, false), /*texts=*/nullptr);
+  const OpEstimate e = general.estimate(op, RooflineModel(*h100, false).estimate(op));
   // 1 ms / 0.87 + 1 us = 1.1504 ms (kGpuHbmFraction).
   CHECK(e.time_s == Approx(1e-3 / 0.87 + 1e-6));
   CHECK(e.model == "achievable HBM (measured)");
   REQUIRE(e.general);
   CHECK(e.general->time_s == e.time_s);
-  CHECK(e.general->explanation.empty());  // no texts given: nothing written
   CHECK(e.roofline.floor_s == Approx(1e-3));  // the roofline is kept beside it
+  // What the time was made from, for its explanation: the HBM term alone, 1 ms / 0.87, at the
+  // measured share; no GEMM table.
+  const auto* basis = std::get_if<GpuOpBasis>(&e.general->basis);
+  REQUIRE(basis != nullptr);
+  REQUIRE(basis->terms.size() == 1);
+  CHECK(basis->terms[0].first == GpuOpBasis::Term::kHbm);
+  CHECK(basis->terms[0].second == Approx(1e-3 / 0.87));
+  CHECK(basis->hbm_fraction == 0.87);
+  CHECK(!basis->hbm_calibrated);
+  CHECK(basis->gemms == 0);
+  // Rendered afterwards: the share and the term's time, 1.149 ms; the sum 1.150 ms.
+  TextPool pool;
+  TextMemo memo(pool);
+  CHECK(std::string(explain_expected_time(*e.general, *h100, memo)) ==
+        "expected = max(terms as measured) + overhead = 0.00115 s (HBM at 0.87 of its "
+        "bandwidth (measured): 0.001149 s)");
 }
 
 TEST_CASE("kernel estimate model: XLA's estimate of the kernel, never below the roofline") {
   absl::StatusOr<DeviceSpec> h100 = device("h100");
   REQUIRE_OK(h100);
   const KernelEstimateModel model(*h100);
-  const OpEstimate roofline = RooflineModel(*h100).estimate(hbm_work(), true, false);
-  const OpEstimate slower = model.estimate({.exec_time_s = 2e-3, .model = "sol"}, roofline);
+  OpView op;
+  op.work = hbm_work();
+  const OpEstimate roofline = RooflineModel(*h100, false).estimate(op);
+  op.kernel = KernelTimeEstimate{.exec_time_s = 2e-3, .model = "sol"};
+  const OpEstimate slower = model.estimate(op, roofline);
   CHECK(slower.time_s == 2e-3);
   CHECK(slower.model == "kernel's own estimate (XLA cost model sol)");
   REQUIRE(slower.kernel);
@@ -80,7 +100,8 @@ TEST_CASE("kernel estimate model: XLA's estimate of the kernel, never below the 
   REQUIRE(slower.notes.assumptions.size() == 1);
   CHECK(absl::StrContains(slower.notes.assumptions[0], "reification_cost"));
   // 0.5 ms is below the 1.001 ms roofline, which is kept.
-  const OpEstimate faster = model.estimate({.exec_time_s = 5e-4}, roofline);
+  op.kernel = KernelTimeEstimate{.exec_time_s = 5e-4};
+  const OpEstimate faster = model.estimate(op, roofline);
   CHECK(faster.time_s == roofline.time_s);
   CHECK(faster.model == "kernel's own estimate (XLA cost model)");
 }
@@ -192,7 +213,7 @@ ENTRY e {
   CHECK(absl::StrContains(text, "HBM at 0.87 of its bandwidth (measured)"));
   CHECK(absl::StartsWith(text, std::string(model.join([&] {
                            Explanation roofline_only;
-                           model.render(op, RooflineModel(*h100).estimate(w, true, true),
+                           model.render(op, RooflineModel(*h100, true).estimate(op),
                                         roofline_only);
                            return roofline_only;
                          }()))));

@@ -102,9 +102,9 @@ std::string explained(const DeviceSpec& d, TextMemo& memo, double hbm_s, bool ov
   std::vector<std::string> notes;
   OpWork work;
   work.matrix_flops = gemms.empty() ? 0 : 1e9;
-  const ExpectedTime e = expected_op_time(gemms, work, hbm_roofline(hbm_s), d, overhead, notes,
-                                          nullptr, issue, &memo);
-  return std::string(e.explanation);
+  const ExpectedTime e =
+      expected_op_time(gemms, work, hbm_roofline(hbm_s), d, overhead, notes, nullptr, issue);
+  return std::string(explain_expected_time(e, d, memo));
 }
 
 TEST_CASE("expected explanations: one memo for many ops reads as each op's made anew") {
