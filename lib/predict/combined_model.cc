@@ -44,10 +44,15 @@ void use_interconnect_figures(const CollectiveEstimate& e, const DeviceSpec& dev
   }
 }
 
+thread_local ModelObserver* model_observer = nullptr;
+
 }  // namespace
+
+void set_model_observer(ModelObserver* observer) { model_observer = observer; }
 
 CombinedModel::CombinedModel(const PredictionInputs& in)
     : in_(in),
+      observer_(model_observer),
       roofline_(in.device, in.options.explain),
       kernel_(in.device),
       general_(in.device, gemm_times_),
@@ -76,14 +81,18 @@ OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool inc
 
 OpEstimate CombinedModel::estimate(const OpView& op) {
   // The roofline, then the models of the expected time, each refining the estimate before it.
+  visited(ModelKind::kRoofline, op.instruction);
   OpEstimate e = roofline_.estimate(op);
   if (roofline_walk()) {
     e.time_s = e.roofline.floor_s;  // the roofline walk times the floor
   } else if (op.kernel) {
+    visited(ModelKind::kKernelEstimate, op.instruction);
     e = kernel_.estimate(op, std::move(e));
   } else {
+    visited(ModelKind::kGeneral, op.instruction);
     e = general_.estimate(op, std::move(e));
     if (FamilyModel::applies(op)) {
+      visited(ModelKind::kFamily, op.instruction);
       e = family_.estimate(op, std::move(e));
     }
     e.loop_host_gap_s = op.loop_host_gap_s;
@@ -256,7 +265,7 @@ absl::StatusOr<CombinedModel::CollectiveRef> CombinedModel::collective_input(
 }
 
 const CombinedModel::CollectiveTimes& CombinedModel::collective_times(
-    const CollectiveRef& collective) {
+    const CollectiveRef& collective, const Instruction& i) {
   if (auto it = collective_times_.find(collective); it != collective_times_.end()) {
     return it->second;
   }
@@ -266,6 +275,7 @@ const CombinedModel::CollectiveTimes& CombinedModel::collective_times(
                                                  *collective.options})
                       .first;
   CollectiveTimes& times = it->second;
+  visited(ModelKind::kCollective, &i);
   times.times = collective_.estimate({.input = it->first.input, .options = it->first.options});
   if (times.times.estimate.ok() && explain()) {
     if (times.times.expected) {
@@ -281,6 +291,7 @@ absl::StatusOr<CollectiveOpEstimate> CombinedModel::estimate_collective(const In
                                                                         Explanation& explanation) {
   const bool is_async = c.is_async || is_async_start(i.opcode());
   if (c.is_host_transfer) {
+    visited(ModelKind::kHostTransfer, &i);
     CollectiveOpEstimate out = host_transfer_.estimate({.cost = c, .is_async = is_async});
     record(out.notes);
     if (explain()) {
@@ -302,7 +313,7 @@ absl::StatusOr<CollectiveOpEstimate> CombinedModel::estimate_collective(const In
   options.large_n = in_.options.collective_large_n;
   options.async_start = i.opcode() == Opcode::kAllReduceStart;
   input->options = &options;
-  const CollectiveTimes& times = collective_times(*input);
+  const CollectiveTimes& times = collective_times(*input, i);
   if (!times.times.estimate.ok()) {
     const absl::Status& s = times.times.estimate.status();
     return absl::Status(s.code(), absl::StrCat(sv(i.name()), ": ", s.message()));

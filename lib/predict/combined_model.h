@@ -55,6 +55,29 @@ class Explanation {
   absl::InlinedVector<std::string_view, 6> pieces_;
 };
 
+// The models the combined model asks for an estimate (ModelObserver).
+enum class ModelKind : uint8_t {
+  kRoofline,
+  kKernelEstimate,
+  kGeneral,
+  kFamily,
+  kHostTransfer,
+  kCollective,
+};
+inline constexpr size_t kModelKinds = 6;
+
+// Told of each model's estimate as the combined model asks for it, with the instruction it is
+// for: a test's view of the models one op's time visits (set_model_observer).
+class ModelObserver {
+ public:
+  virtual ~ModelObserver() = default;
+  virtual void visited(ModelKind model, const Instruction* instruction) = 0;
+};
+
+// The observer told of the estimates of the combined models built on this thread from now on;
+// null (the default) for none. For tests.
+void set_model_observer(ModelObserver* observer);
+
 // What one prediction is for, fixed while it runs; every reference outlives the prediction.
 struct PredictionInputs {
   const Module& module;
@@ -220,7 +243,12 @@ class CombinedModel {
     std::string_view explanation;
     std::string_view expected_text;  // explain_expected_time(*times.expected), with explain()
   };
-  const CollectiveTimes& collective_times(const CollectiveRef& collective);
+  // `i`: the instruction it is first made for (ModelObserver).
+  const CollectiveTimes& collective_times(const CollectiveRef& collective, const Instruction& i);
+  // Tells the observer, if any, that `model` was asked for an estimate of `i`.
+  void visited(ModelKind model, const Instruction* i) {
+    if (observer_ != nullptr) observer_->visited(model, i);
+  }
   // What `i` is timed by: its kind, bytes and groups or pairs as its cost record holds them;
   // where the record lists none, those it is assumed to have, held in `assumed` (the caller's,
   // to outlive the result), and the assumption said in `notes`.
@@ -228,6 +256,7 @@ class CombinedModel {
                                                  CollectiveInput& assumed, EstimateNotes& notes);
 
   const PredictionInputs in_;
+  ModelObserver* const observer_;
   // The models, each built from the device (and the slice).
   GemmTimeCache gemm_times_;
   RooflineModel roofline_;

@@ -36,3 +36,6 @@ target_include_directories(op_model_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 hloroof_add_test(gemm_grid_test ${CMAKE_CURRENT_LIST_DIR}/gemm_grid_test.cc)
 # Compiler passes run on a module, each verified and predicted (hloroof/passes.h).
 hloroof_add_test(passes_test ${CMAKE_CURRENT_LIST_DIR}/passes_test.cc)
+# Each op's time asks each model once (ModelObserver).
+hloroof_add_test(model_visits_test ${CMAKE_CURRENT_LIST_DIR}/model_visits_test.cc)
+target_include_directories(model_visits_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
