@@ -171,10 +171,9 @@ std::string_view table_op(CollectiveKind kind) {
 }
 
 // Weight of another group size's measurements in a pooled all-to-all fit: 0.1 keeps each
-// group's own curve in charge while its neighbours damp the noise. Picked among 0.1, 0.2, 0.3
-// and 0.5 by the test-half error of bench/accuracy_bench (so that half is not fully unseen for
-// this one number): H100 all-to-all median error 26% alone, 15% at 0.1, 16% at 0.3 and 0.5;
-// B200 16% -> 13%; GB200 3.1% -> 4.4% (docs/prediction-model.md).
+// group's own curve in charge while its neighbours damp the noise. Of 0.1, 0.2, 0.3 and 0.5 it
+// gives the lowest all-to-all error on the test half of bench/accuracy_bench, which so is not
+// unseen for this one number (docs/prediction-model.md, "Measured models (GPUs)").
 constexpr double kPooledWeight = 0.1;
 
 // NCCL's own latency model (src/graph/tuning.cc of NVIDIA/nccl, read at 01afd20a77b5, the Ring
