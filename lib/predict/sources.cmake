@@ -1,11 +1,14 @@
 target_sources(hloroof_predict PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/collective.cc
+  ${CMAKE_CURRENT_LIST_DIR}/collective_expected_time.cc
   ${CMAKE_CURRENT_LIST_DIR}/combined_model.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_gpu.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_tpu.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_xla_gpu.cc
   ${CMAKE_CURRENT_LIST_DIR}/diff.cc
+  ${CMAKE_CURRENT_LIST_DIR}/expected_inputs.cc
   ${CMAKE_CURRENT_LIST_DIR}/expected_time.cc
+  ${CMAKE_CURRENT_LIST_DIR}/gpu_expected_time.cc
   ${CMAKE_CURRENT_LIST_DIR}/gpu_families.cc
   ${CMAKE_CURRENT_LIST_DIR}/measured_models.cc
   ${CMAKE_CURRENT_LIST_DIR}/roofline.cc
@@ -16,6 +19,7 @@ target_sources(hloroof_predict PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/predict.cc
   ${CMAKE_CURRENT_LIST_DIR}/step_walk.cc
   ${CMAKE_CURRENT_LIST_DIR}/timeline.cc
+  ${CMAKE_CURRENT_LIST_DIR}/tpu_expected_time.cc
   ${CMAKE_CURRENT_LIST_DIR}/tpu_models.cc
 )
 

@@ -11,10 +11,11 @@
 // collective's expected time is L + w T, T its roofline bandwidth term; L and w are fitted
 // likewise, from the collectives inside one NVLink domain (node). Those whose groups cross
 // nodes fit the share of the NICs' line rate the network reaches, interconnect.nic_efficiency,
-// apart: their expected time (NCCL's algorithms across nodes, lib/predict/expected_time.cc) is
-// not linear in it (a max of the NVLink and network parts, NCCL's protocol picked by time), so
-// it is found by a search on a log grid, refined by golden sections. The written device file
-// sets the fitted knobs, so predicting with it reproduces the fit.
+// apart: their expected time (NCCL's algorithms across nodes,
+// lib/predict/collective_expected_time.cc) is not linear in it (a max of the NVLink and network
+// parts, NCCL's protocol picked by time), so it is found by a search on a log grid, refined by
+// golden sections. The written device file sets the fitted knobs, so predicting with it
+// reproduces the fit.
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>

@@ -1,0 +1,283 @@
+// What the expected-time models read of an instruction (expected_time.h): the GEMMs it runs
+// and the matrix class they run on, and its elementwise issue time.
+#include "predict/expected_time.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <variant>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "cost/cost_internal.h"
+#include "hloroof/computation.h"
+#include "predict/expected_time_internal.h"
+#include "predict/gpu_families.h"
+#include "predict/tpu_models.h"
+#include "util/absl_compat.h"
+#include "util/number_text.h"
+
+namespace hloroof::predict {
+
+std::string_view matrix_unit(const DeviceSpec& device, PrimitiveType type, bool highest,
+                             bool tf32) {
+  if (type == PrimitiveType::kC64) return "f32";
+  if (type == PrimitiveType::kC128) return "f64";
+  const std::string_view cls = matrix_class(type);
+  if (cls != "f32" || device.kind != DeviceKind::kGpu || !device.gpu) return cls;
+  // NVIDIA runs f32 dots below HIGHEST on TF32 tensor cores from Ampere (8.0) on.
+  const bool ampere = nvidia(device) && device.gpu->compute_capability_major >= 8;
+  if (ampere && (tf32 || !highest) && peak(device, "tf32")) return "tf32";
+  return cls;
+}
+
+namespace {
+
+// Precision a dot asks for: HIGHEST (or the f32 algorithm) keeps f32 units; the tf32 algorithm
+// asks for TF32.
+void dot_precision(const Instruction& dot, bool& highest, bool& tf32) {
+  const std::string_view algorithm = dot.string_attribute(AttrId::kAlgorithm);
+  if (absl::StartsWithIgnoreCase(sv(algorithm), "dot_f32_f32_f32")) highest = true;
+  if (absl::StartsWithIgnoreCase(sv(algorithm), "dot_tf32")) tf32 = true;
+  if (const WordList* p = dot.operand_precision()) {
+    for (std::string_view w : *p) {
+      if (absl::EqualsIgnoreCase(sv(w), "highest")) highest = true;
+    }
+  }
+}
+
+void gemm_precision(const Instruction& call, bool& highest, bool& tf32) {
+  const BackendConfig config = call.backend_config();
+  for (std::string_view prefix : {"/gemm_backend_config", ""}) {
+    for (int i = 0; i < 2; ++i) {
+      std::optional<std::string> p = config.find_string(
+          absl::StrCat(sv(prefix), "/precision_config/operand_precision/", i));
+      if (p && absl::EqualsIgnoreCase(*p, "HIGHEST")) highest = true;
+    }
+    if (std::optional<std::string> a =
+            config.find_string(absl::StrCat(sv(prefix), "/precision_config/algorithm"))) {
+      const std::string upper = absl::AsciiStrToUpper(*a);
+      if (absl::StrContains(upper, "F32_F32_F32")) highest = true;
+      if (absl::StrContains(upper, "TF32")) tf32 = true;
+    }
+  }
+}
+
+double product(const Shape& s, absl::Span<const int64_t> dims) {
+  double p = 1;
+  for (int64_t d : dims) {
+    if (d >= 0 && d < s.rank()) p *= static_cast<double>(s.dims[static_cast<size_t>(d)].size);
+  }
+  return p;
+}
+
+double elements_of(const Shape& s) {
+  double p = 1;
+  for (const Dimension& d : s.dims) p *= static_cast<double>(d.size);
+  return p;
+}
+
+// b, m, n, k of dot(lhs, rhs) with the given batch and contracting dims of the lhs.
+std::optional<measured::GemmShape> gemm_shape(const Shape& lhs, const Shape& rhs,
+                                              absl::Span<const int64_t> lhs_batch,
+                                              absl::Span<const int64_t> lhs_contracting) {
+  measured::GemmShape g;
+  g.b = product(lhs, lhs_batch);
+  g.k = product(lhs, lhs_contracting);
+  if (!(g.b >= 1 && g.k >= 1)) return std::nullopt;
+  g.m = elements_of(lhs) / (g.b * g.k);
+  g.n = elements_of(rhs) / (g.b * g.k);
+  if (!(g.m >= 1 && g.n >= 1)) return std::nullopt;
+  return g;
+}
+
+void add_dot(const Instruction& dot, const DeviceSpec& device, std::vector<GemmCall>& out) {
+  if (dot.operand_count() < 2) return;
+  const Shape& lhs = dot.operand(0)->shape();
+  const Shape& rhs = dot.operand(1)->shape();
+  if (!lhs.is_array() || !rhs.is_array()) return;
+  const DotDimensionNumbers dims = dot.dot_dimensions();
+  std::optional<measured::GemmShape> g =
+      gemm_shape(lhs, rhs, dims.lhs_batch, dims.lhs_contracting);
+  if (!g) return;
+  bool highest = false, tf32 = false;
+  dot_precision(dot, highest, tf32);
+  const PrimitiveType type = cost::matrix_operand_type(lhs.element_type, rhs.element_type);
+  out.push_back({*g, lhs.element_type, rhs.element_type, matrix_unit(device, type, highest, tf32)});
+}
+
+std::vector<int64_t> int_list(const BackendConfig& config, const std::string& pointer) {
+  std::vector<int64_t> out;
+  while (std::optional<int64_t> d = config.find_int(absl::StrCat(pointer, "/", out.size()))) {
+    out.push_back(*d);
+    if (out.size() > 64) break;
+  }
+  return out;
+}
+
+void add_cublas(const Instruction& call, const DeviceSpec& device, std::vector<GemmCall>& out) {
+  if (call.operand_count() < 2) return;
+  const Shape& lhs = call.operand(0)->shape();
+  const Shape& rhs = call.operand(1)->shape();
+  if (!lhs.is_array() || !rhs.is_array()) return;
+  const BackendConfig config = call.backend_config();
+  for (std::string_view prefix : {"/gemm_backend_config", ""}) {
+    const std::string base = absl::StrCat(sv(prefix), "/dot_dimension_numbers/");
+    if (!config.find_json(base + "lhs_contracting_dimensions")) continue;
+    const std::vector<int64_t> contracting = int_list(config, base + "lhs_contracting_dimensions");
+    const std::vector<int64_t> batch = int_list(config, base + "lhs_batch_dimensions");
+    std::optional<measured::GemmShape> g = gemm_shape(lhs, rhs, batch, contracting);
+    if (!g) return;
+    bool highest = false, tf32 = false;
+    gemm_precision(call, highest, tf32);
+    const PrimitiveType type = cost::matrix_operand_type(lhs.element_type, rhs.element_type);
+    out.push_back(
+        {*g, lhs.element_type, rhs.element_type, matrix_unit(device, type, highest, tf32)});
+    return;
+  }
+}
+
+// Calls fn(op) for `i`, or, when `i` is a fusion, for every op its fused computation runs
+// (fusions nested in it included, down to 4 levels).
+template <typename Fn>
+void for_each_fused_op(const Instruction& i, Fn&& fn, int depth = 0) {
+  if (i.opcode() != Opcode::kFusion) {
+    fn(i);
+    return;
+  }
+  const Computation* fused = i.computation_attribute(AttrId::kCalls);
+  if (fused == nullptr || depth > 4) return;
+  for (const Instruction* inner : fused->instructions()) for_each_fused_op(*inner, fn, depth + 1);
+}
+
+// A dense convolution as its implicit GEMM, at cuDNN's measured factor over the table.
+void add_conv(const Instruction& conv, const DeviceSpec& device, std::vector<GemmCall>& out) {
+  if (conv.operand_count() < 2) return;
+  const std::optional<measured::GemmShape> g = implicit_gemm(
+      conv, device.kind == DeviceKind::kTpu ? ConvTaps::kValid : ConvTaps::kAll);
+  if (!g) return;
+  const PrimitiveType lhs = conv.operand(0)->shape().element_type;
+  const PrimitiveType rhs = conv.operand(1)->shape().element_type;
+  const PrimitiveType type = cost::matrix_operand_type(lhs, rhs);
+  out.push_back({*g, lhs, rhs, matrix_unit(device, type, false, false), kCudnnOverGemmTable});
+}
+
+void add_gemm(const Instruction& i, const DeviceSpec& device, std::vector<GemmCall>& out) {
+  if (i.opcode() == Opcode::kDot) {
+    add_dot(i, device, out);
+  } else if (i.opcode() == Opcode::kConvolution &&
+             (device.kind == DeviceKind::kGpu || device.kind == DeviceKind::kTpu)) {
+    // XLA's TPU programs write their matrix products as convolutions in fusions.
+    add_conv(i, device, out);
+  } else if (i.opcode() == Opcode::kCustomCall) {
+    const std::string_view target = i.custom_call_target();
+    if (target == "__cublas$gemm" || absl::StartsWith(sv(target), "__cublas$lt$matmul")) {
+      add_cublas(i, device, out);
+    } else if (absl::StartsWith(sv(target), "__cudnn$conv")) {
+      add_conv(i, device, out);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<GemmCall> gemms_of(const Instruction& instruction, const DeviceSpec& device) {
+  std::vector<GemmCall> out;
+  for_each_fused_op(instruction,
+                    [&](const Instruction& op) { add_gemm(op, device, out); });
+  return out;
+}
+
+std::string_view op_matrix_unit(const Instruction& instruction, const DeviceSpec& device,
+                                PrimitiveType type) {
+  if (type == PrimitiveType::kInvalid) return {};
+  const std::vector<GemmCall> gemms = gemms_of(instruction, device);
+  const std::string_view fallback = matrix_unit(device, type, false, false);
+  if (gemms.empty()) return fallback;
+  for (const GemmCall& g : gemms) {
+    if (g.unit != gemms.front().unit) return fallback;
+  }
+  return gemms.front().unit;
+}
+
+namespace {
+
+// The profiled device whose op cycles stand in for `device`'s: H100 (sm_90) for Hopper and
+// Ampere GPUs, B200 (sm_100) for Blackwell ones. Only ratios of cycles are used.
+std::string_view profile_source(const DeviceSpec& device) {
+  if (!nvidia(device)) return {};
+  const int major = device.gpu->compute_capability_major;
+  if (major >= 10) return "b200";
+  if (major >= 8) return "h100";
+  return {};
+}
+
+// Issue slots per element by opcode and element type for one profiled device: cycles over
+// those of an f32 add, at least 1. Built once per device.
+using SlotTable = absl::flat_hash_map<std::pair<Opcode, PrimitiveType>, double>;
+
+const SlotTable* slot_table(std::string_view profile) {
+  auto build = [](std::string_view device) {
+    auto* table = new SlotTable;
+    const std::optional<double> unit = measured::op_profile_cycles(device, "add", "f32");
+    if (!unit || !(*unit > 0)) return table;
+    for (const measured::OpProfileRecord& r : measured::op_profile_records()) {
+      if (r.device != device) continue;
+      const std::optional<Opcode> op = opcode_from_name(r.opcode);
+      const std::optional<PrimitiveType> type = primitive_type_from_name(r.type);
+      if (op && type) (*table)[{*op, *type}] = std::max(1.0, r.cycles / *unit);
+    }
+    return table;
+  };
+  static const SlotTable* h100 = build("h100");
+  static const SlotTable* b200 = build("b200");
+  if (profile == "h100") return h100;
+  if (profile == "b200") return b200;
+  return nullptr;
+}
+
+// `used`: the fraction of its elements the fusion computes (ModuleCost::element_utilization).
+void add_issue(const Instruction& i, const SlotTable& slots, double used, IssueTime& out) {
+  const OpCategory category = opcode_category(i.opcode());
+  if (category != OpCategory::kElementwise && category != OpCategory::kTranscendental) return;
+  const Shape& shape = i.shape();
+  if (!shape.is_array()) return;
+  const double elements = elements_of(shape) * used;
+  auto it = slots.find({i.opcode(), shape.element_type});
+  out.element_ops += elements;
+  out.slots += elements * (it == slots.end() ? 1.0 : it->second);
+}
+
+}  // namespace
+
+IssueTime elementwise_issue_time(const Instruction& instruction, const DeviceSpec& device,
+                                 const ModuleCost& cost) {
+  IssueTime t;
+  const std::string_view profile = profile_source(device);
+  const SlotTable* slots = profile.empty() ? nullptr : slot_table(profile);
+  if (slots == nullptr || slots->empty() || !(device.vector_flops_per_s > 0)) return t;
+  // A fused computation that gathers or slices computes some of its ops only where used (an
+  // op outside a fusion computes all of its elements).
+  for_each_fused_op(instruction, [&](const Instruction& op) {
+    double share = 1.0;
+    if (&op != &instruction) {
+      if (auto u = cost.element_utilization.find(&op); u != cost.element_utilization.end()) {
+        share = u->second;
+      }
+    }
+    add_issue(op, *slots, share, t);
+  });
+  if (t.element_ops <= 0) return t;
+  t.profile = std::string(profile);
+  t.time_s = t.slots / (device.vector_flops_per_s / 2);
+  return t;
+}
+
+}  // namespace hloroof::predict
