@@ -237,7 +237,8 @@ std::string_view explain_tpu_op(const ExpectedTime& e, const TpuOpBasis& basis,
     return absl::StrCat("expected = per-op fixed cost ",
                         basis.include_overhead ? texts.fixed_cost : texts.no_fixed_cost,
                         " (fitted, ", from, ") + max(terms as measured) = ", seconds(e.time_s),
-                        " (", how.empty() ? std::string("no measured term") : absl::StrJoin(how, "; "),
+                        " (",
+                        how.empty() ? std::string("no measured term") : absl::StrJoin(how, "; "),
                         ")");
   });
 }
