@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hloroof/absl_compat.h"
 #include "hloroof/roofline.h"
 #include "predict/op_model.h"
-#include "util/absl_compat.h"
 
 namespace hloroof::predict {
 

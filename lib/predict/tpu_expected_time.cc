@@ -18,11 +18,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cost/cost_internal.h"
+#include "hloroof/absl_compat.h"
 #include "hloroof/computation.h"
 #include "predict/expected_time_internal.h"
 #include "predict/gpu_families.h"
 #include "predict/tpu_models.h"
-#include "util/absl_compat.h"
 #include "util/number_text.h"
 
 namespace hloroof::predict {
