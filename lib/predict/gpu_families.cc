@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cost/cost_internal.h"
 #include "hloroof/computation.h"
@@ -119,21 +120,36 @@ constexpr double kScatterAtomic16S = 7.6e-12;
 constexpr double kGatherRowS = 7.2e-12;
 constexpr double kStoreElementsPerS = 850e9;
 
-// Depthwise convolutions (feature groups = input features): cuDNN runs them on CUDA cores at
-// kDepthwiseVectorShare of the vector peak; never faster than their memory traffic.
-constexpr double kDepthwiseVectorShare = 0.17;
+// Depthwise convolutions (feature groups = input features): cuDNN runs them on CUDA cores, a
+// thread's outputs each loading, converting and storing (kDepthwiseOutputS an output element)
+// and summing the filter's taps (kDepthwiseTapS a tap); a filter gradient sums over the batch
+// and positions instead, at kDepthwiseGradOutputS and kDepthwiseGradTapS. SM-bound (the same
+// time on the H100 as on the H200), never faster than their memory traffic. Fitted to the
+// sweeps' 3x3 (19.3 M outputs) and 7x7 (25.7 M) depthwise filters; a 5x5 one held out.
+constexpr double kDepthwiseOutputS = 0.823e-12;
+constexpr double kDepthwiseTapS = 0.1285e-12;
+constexpr double kDepthwiseGradOutputS = 1.58e-12;
+constexpr double kDepthwiseGradTapS = 0.0867e-12;
+constexpr double kDepthwiseMeasuredTaps[2] = {9, 49};
+constexpr double kDepthwiseMeasuredOutputs[2] = {6.4e6, 25.7e6};
 // Dense cuDNN convolutions (any pass): kCudnnFixedS a call (the kernels' setup and tail), then
 // the larger of compute and memory plus kCudnnOverlap of the smaller. Compute runs at
-// kCudnnTensorShare of the tensor peak (kCudnnFilterGradShare of that for a filter gradient),
-// times the share of the GEMM's channel dimensions that fills kCudnnChannelTile-wide tiles:
-// forward the output features and the input features x taps, data gradient the input
-// features, filter gradient both. Fitted to the dense calls of both sweeps (input features 8
-// and more: cuDNN runs the 3-channel stem its own way, at a twentieth of the peak).
+// kCudnnTensorShare of the tensor peak, times the share of the GEMM's channel dimensions that
+// fills kCudnnChannelTile-wide tiles: forward the output features and the input features x
+// taps, data gradient the input features, filter gradient both. A filter gradient contracts
+// over batch x positions, split among the SMs, and adds kCudnnFilterGradReduceS to reduce the
+// partial filters. A pointwise convolution (1x1 filter, unit strides, no padding or dilation)
+// is a plain GEMM over its input as it lies: cuDNN runs a GEMM engine with no window to
+// gather, kCudnnPointwiseFixedS a call, its loads overlapped with the math but for
+// kCudnnPointwiseOverlap of the smaller term. Fitted to the dense calls of both sweeps (input
+// features 8 and more: cuDNN runs the 3-channel stem its own way, at a twentieth of the peak).
 constexpr double kCudnnFixedS = 8e-6;
 constexpr double kCudnnTensorShare = 0.75;
-constexpr double kCudnnFilterGradShare = 0.7;
 constexpr double kCudnnOverlap = 0.5;
 constexpr double kCudnnChannelTile = 32;
+constexpr double kCudnnFilterGradReduceS = 8e-6;
+constexpr double kCudnnPointwiseFixedS = 2e-6;
+constexpr double kCudnnPointwiseOverlap = 0.1;
 // Input features that do not fill the tensor cores' 16-byte vectors (3 bf16 channels): cuDNN
 // runs the convolution on CUDA cores at kCudnnUnalignedVectorShare of the vector peak (fitted
 // to the sweep's 3-channel 7x7 stem, the one such case: its passes reach 0.28-0.77).
@@ -566,27 +582,101 @@ std::optional<ConvShapes> conv_shapes(const Instruction& i) {
   return ConvShapes{&a, &b, &r};
 }
 
+// The pass a convolution runs: an HLO convolution or a forward cuDNN call, or a cuDNN gradient.
+enum class ConvPass { kForward, kDataGrad, kFilterGrad };
+
+ConvPass conv_pass(const Instruction& i) {
+  const std::string_view target =
+      i.opcode() == Opcode::kCustomCall ? i.custom_call_target() : std::string_view();
+  if (target == "__cudnn$convBackwardInput") return ConvPass::kDataGrad;
+  if (target == "__cudnn$convBackwardFilter") return ConvPass::kFilterGrad;
+  return ConvPass::kForward;
+}
+
+// The elements in the tensor's 16-byte vectors for the matrix type of `work`.
+double vector_elements(const OpWork& work) {
+  const int bits = primitive_bit_width(work.matrix_type);
+  return bits > 0 ? 128.0 / bits : 1;
+}
+
+// Depthwise convolutions, and grouped ones whose input features per group do not fill the
+// tensor cores' vectors: the CUDA-core kernel, per output element kDepthwiseOutputS and
+// kDepthwiseTapS a tap x input feature of its group.
 std::optional<FamilyTime> depthwise(const Instruction& i, const OpWork& work,
                                     const DeviceSpec& device) {
   const ConvDimLabels* labels = i.conv_dim_labels();
   const std::optional<ConvShapes> s = conv_shapes(i);
-  if (labels == nullptr || !s) return std::nullopt;
-  const int64_t groups = i.feature_group_count();
-  const int64_t f = labels->input_feature;
-  if (groups <= 1 || f < 0 || f >= s->input->rank() || s->input->dims[f].size != groups) {
+  if (labels == nullptr || !s || !s->input->is_array() || !s->filter->is_array() ||
+      !s->output->is_array()) {
     return std::nullopt;
   }
-  const double flops = std::max(work.vector_flops + work.matrix_flops, 0.0);
-  const double compute = flops / (kDepthwiseVectorShare * device.vector_flops_per_s);
+  const int64_t groups = i.feature_group_count();
+  const int64_t f = labels->input_feature;
+  if (groups <= 1 || f < 0 || f >= s->input->rank()) return std::nullopt;
+  const double per_group = static_cast<double>(s->input->dims[f].size) / groups;
+  if (per_group < 1) return std::nullopt;
+  const bool depthwise = per_group == 1;
+  if (!depthwise && std::fmod(per_group, vector_elements(work)) == 0) return std::nullopt;
+  double taps = 1;
+  for (int64_t d : labels->kernel_spatial) {
+    if (d >= 0 && d < s->filter->rank()) taps *= std::max<double>(1, s->filter->dims[d].size);
+  }
+  const ConvPass pass = conv_pass(i);
+  // The elements a thread writes: the forward output, the data gradient's input; a filter
+  // gradient's threads walk the forward output's elements.
+  const double outputs = product(pass == ConvPass::kDataGrad ? *s->input : *s->output);
+  const bool grad = pass == ConvPass::kFilterGrad;
+  const double per_output = grad ? kDepthwiseGradOutputS : kDepthwiseOutputS;
+  const double per_tap = grad ? kDepthwiseGradTapS : kDepthwiseTapS;
+  const double sums = taps * per_group;
+  const double compute = sm_scaled(outputs * (per_output + sums * per_tap), device);
   const double memory = hbm_s(work.hbm_bytes, device);
+  std::string range;
+  if (!depthwise) {
+    range = absl::StrFormat(
+        "; extrapolated: no grouped convolution with %g input features a group was measured, "
+        "only depthwise ones",
+        per_group);
+  } else {
+    if (taps < kDepthwiseMeasuredTaps[0] || taps > kDepthwiseMeasuredTaps[1]) {
+      range = absl::StrFormat("; extrapolated: %g taps, outside the measured %g-%g", taps,
+                              kDepthwiseMeasuredTaps[0], kDepthwiseMeasuredTaps[1]);
+    }
+    if (outputs < kDepthwiseMeasuredOutputs[0] || outputs > kDepthwiseMeasuredOutputs[1]) {
+      absl::StrAppend(&range, range.empty() ? "; extrapolated: " : ", ",
+                      absl::StrFormat("%.3g M outputs, outside the measured %.3g-%.3g M",
+                                      outputs / 1e6, kDepthwiseMeasuredOutputs[0] / 1e6,
+                                      kDepthwiseMeasuredOutputs[1] / 1e6));
+    }
+  }
   FamilyTime t;
-  t.family = "depthwise convolution";
+  t.family = depthwise ? "depthwise convolution" : "grouped convolution";
   t.device_s = std::max(compute, memory);
   t.basis = absl::StrFormat(
-      "a depthwise convolution (%d groups) on CUDA cores: max(%.4g FLOPs at %.2f of the vector "
-      "peak: %s, memory %s) (fitted, h200 sweep)",
-      groups, flops, kDepthwiseVectorShare, us(compute), us(memory));
+      "a %s%s (%d groups of %g input features) on CUDA cores: max(%.4g output elements x "
+      "(%.3g ps + %g taps x features x %.3g ps), SM-bound: %s, memory %s) (fitted, h200 and "
+      "h100 sweeps%s)",
+      depthwise ? "depthwise convolution" : "grouped convolution",
+      grad ? "'s filter gradient" : "", groups, per_group, outputs, per_output * 1e12, sums,
+      per_tap * 1e12, us(compute), us(memory), range);
   return t;
+}
+
+// Whether a convolution's window is a pointwise one: every filter tap 1, unit strides, no
+// padding or dilation.
+bool pointwise(const Instruction& i, const ConvShapes& s, const ConvDimLabels& labels) {
+  const Window* w = i.window();
+  if (w == nullptr) return false;
+  for (const WindowDim& d : w->dims) {
+    if (d.size != 1 || d.stride != 1 || d.pad_low != 0 || d.pad_high != 0 ||
+        d.lhs_dilation != 1 || d.rhs_dilation != 1) {
+      return false;
+    }
+  }
+  for (int64_t d : labels.kernel_spatial) {
+    if (d < 0 || d >= s.filter->rank() || s.filter->dims[d].size != 1) return false;
+  }
+  return true;
 }
 
 // The share of a GEMM dimension of `c` channels that fills kCudnnChannelTile-wide tiles.
@@ -607,37 +697,43 @@ std::optional<FamilyTime> dense_conv(const Instruction& i, const OpWork& work,
   const double in = static_cast<double>(s->filter->dims[fi].size);
   const double out = static_cast<double>(s->filter->dims[fo].size) / groups;
   const double taps = product(*s->filter) / std::max(1.0, in * out * groups);
-  const std::string_view target =
-      i.opcode() == Opcode::kCustomCall ? i.custom_call_target() : std::string_view();
-  const bool data_grad = target == "__cudnn$convBackwardInput";
-  const bool filter_grad = target == "__cudnn$convBackwardFilter";
+  const ConvPass pass = conv_pass(i);
+  const bool data_grad = pass == ConvPass::kDataGrad;
+  const bool filter_grad = pass == ConvPass::kFilterGrad;
   const double fill = data_grad     ? tile_fill(in)
                       : filter_grad ? tile_fill(in * taps) * tile_fill(out)
                                     : tile_fill(out) * tile_fill(in * taps);
-  const int bits = primitive_bit_width(work.matrix_type);
-  const double vector = bits > 0 ? 128.0 / bits : 1;  // elements in the tensor cores' 16 bytes
-  const bool aligned = std::fmod(in, vector) == 0;
-  const double share =
-      aligned ? kCudnnTensorShare * (filter_grad ? kCudnnFilterGradShare : 1.0) * fill
-              : kCudnnUnalignedVectorShare;
+  const bool aligned = std::fmod(in, vector_elements(work)) == 0;
+  const double share = aligned ? kCudnnTensorShare * fill : kCudnnUnalignedVectorShare;
   const double rate = aligned ? share * *peak : share * device.vector_flops_per_s;
   if (rate <= 0) return std::nullopt;
+  const bool gemm = aligned && pointwise(i, *s, *labels);
+  const double fixed = gemm ? kCudnnPointwiseFixedS : kCudnnFixedS;
+  const double overlap = gemm ? kCudnnPointwiseOverlap : kCudnnOverlap;
+  const double reduce = filter_grad ? kCudnnFilterGradReduceS : 0.0;
   const double compute = work.matrix_flops / rate;
   const double memory = hbm_s(work.hbm_bytes, device);
   FamilyTime t;
   t.family = "cuDNN convolution";
-  t.device_s = kCudnnFixedS + std::max(compute, memory) + kCudnnOverlap * std::min(compute, memory);
+  t.device_s = fixed + std::max(compute, memory) + overlap * std::min(compute, memory) + reduce;
   const std::string at =
       aligned ? absl::StrFormat("%.2f of the tensor peak (%.2f, x%.2f for the channels' fill of "
                                 "%g-wide tiles)",
                                 share, kCudnnTensorShare, fill, kCudnnChannelTile)
               : absl::StrFormat("%.2f of the vector peak (%g input features: no tensor cores)",
                                 share, in);
+  const std::string grouped =
+      groups > 1 ? absl::StrFormat(" (%g groups; extrapolated: no grouped convolution but "
+                                   "depthwise ones was measured)",
+                                   groups)
+                 : "";
   t.basis = absl::StrFormat(
-      "a cuDNN %s: %s + max(%.4g FLOPs at %s: %s, memory %s) + %.1f x the smaller (fitted, h200 "
-      "and h100 sweeps)",
+      "a cuDNN %s%s%s: %s + max(%.4g FLOPs at %s: %s, memory %s) + %.1f x the smaller%s "
+      "(fitted, h200 and h100 sweeps)",
       data_grad ? "data gradient" : filter_grad ? "filter gradient" : "convolution",
-      us(kCudnnFixedS), work.matrix_flops, at, us(compute), us(memory), kCudnnOverlap);
+      gemm ? ", pointwise (a GEMM engine)" : "", grouped, us(fixed), work.matrix_flops, at,
+      us(compute), us(memory), overlap,
+      filter_grad ? absl::StrFormat(" + %s to reduce the partial filters", us(reduce)) : "");
   return t;
 }
 

@@ -847,6 +847,123 @@ ENTRY e {
             .epsilon(1e-5));
 }
 
+TEST_CASE("cuDNN's pointwise convolutions and filter gradients, by hand") {
+  // A 1x1 unit-stride convolution is a GEMM over the input as it lies: bf16[64,14,14,1024] to
+  // 256 features, 2 x 64 x 196 x 1024 x 256 = 6576668672 FLOPs at 0.75 of 9.89e14: 8.8663 us;
+  // memory 64 x 196 x 1024 x 2 + 1024 x 256 x 2 + 64 x 196 x 256 x 2 = 32636928 B at 0.87 x
+  // 4.8e12 B/s: 7.8153 us; 2 us + 8.8663 + 0.1 x 7.8153 = 11.648 us, + 0.7 us = 12.348 us (the
+  // h200 sweep's conv1x1_s1_g1_b64_14x14_1024to256_fwd measured 11.6 us).
+  constexpr std::string_view kPointwise = R"(HloModule m
+ENTRY e {
+  x = bf16[64,14,14,1024] parameter(0)
+  w = bf16[1,1,1024,256] parameter(1)
+  ROOT c = bf16[64,14,14,256] convolution(x, w), window={size=1x1}, dim_labels=b01f_01io->b01f
+})";
+  const auto pointwise = testing::predict(kPointwise, "h200").op("c");
+  CHECK(pointwise.time_s == Approx(2e-6 + 6576668672 / (0.75 * 9.89e14) +
+                                   0.1 * 32636928 / (0.87 * 4.8e12) + 0.7e-6)
+                                .epsilon(1e-5));
+  CHECK_THAT(std::string(pointwise.explanation()), Catch::Contains("pointwise"));
+  // Padded, the same 1x1 filter is a windowed kernel again: 8 us and half the smaller term.
+  std::string padded(kPointwise);
+  padded.replace(padded.find("size=1x1"), 8, "size=1x1 pad=1_1x1_1");
+  padded.replace(padded.find("bf16[64,14,14,256] conv"), 18, "bf16[64,16,16,256]");
+  CHECK(testing::predict(padded, "h200").op("c").time_s > pointwise.time_s + 6e-6);
+  // The filter gradient of the 3x3 convolution above (bf16[64,28,28,128], 128 features): the
+  // forward's 8 us + 14101250048 / (0.75 x 9.89e14) = 19.011 us + 0.5 x its memory, then 8 us
+  // to reduce the partial filters. Memory: the input and the output's gradient, 2 x 12845056
+  // B, and the filter 294912 B: 6.2225 us. 8 + 19.011 + 3.1113 + 8 = 38.122 us, + 0.7 us.
+  constexpr std::string_view kFilterGrad = R"(HloModule m
+ENTRY e {
+  x = bf16[64,28,28,128] parameter(0)
+  dy = bf16[64,28,28,128] parameter(1)
+  c = (bf16[128,3,3,128], u8[0]) custom-call(x, dy), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_o01i->b01f, custom_call_target="__cudnn$convBackwardFilter"
+  ROOT g = bf16[128,3,3,128] get-tuple-element(c), index=0
+})";
+  const auto grad = testing::predict(kFilterGrad, "h200").op("c");
+  CHECK(grad.time_s == Approx(8e-6 + 14101250048 / (0.75 * 9.89e14) +
+                              0.5 * 25985024 / (0.87 * 4.8e12) + 8e-6 + 0.7e-6 + 55e-6)
+                           .epsilon(1e-5));
+  CHECK_THAT(std::string(grad.explanation()), Catch::Contains("reduce the partial filters"));
+}
+
+TEST_CASE("depthwise and grouped convolutions: per output and tap, the roofline a floor") {
+  // ConvNeXt's 7x7 depthwise convolution, bf16[64,56,56,96]: 64 x 56 x 56 x 96 = 19267584
+  // outputs x (0.823 ps + 49 taps x 0.1285 ps) = 137.175 us on CUDA cores (h200's vector
+  // peak is the sweeps', 6.7e13: no scaling), above its memory (2 x 38535168 + 9408 B at 0.87
+  // x 4.8e12 B/s = 18.46 us); + 0.7 us. Inside the measured range: no extrapolation said.
+  constexpr std::string_view kConvNeXt = R"(HloModule m
+ENTRY e {
+  x = bf16[64,56,56,96] parameter(0)
+  w = bf16[7,7,1,96] parameter(1)
+  ROOT c = bf16[64,56,56,96] convolution(x, w), window={size=7x7 pad=3_3x3_3}, dim_labels=b01f_01io->b01f, feature_group_count=96
+})";
+  const auto stage1 = testing::predict(kConvNeXt, "h200").op("c");
+  CHECK(stage1.time_s == Approx(19267584 * (0.823e-12 + 49 * 0.1285e-12) + 0.7e-6).epsilon(1e-4));
+  CHECK_THAT(std::string(stage1.explanation()), Catch::Contains("depthwise convolution"));
+  CHECK_THAT(std::string(stage1.explanation()), !Catch::Contains("extrapolated"));
+  // The same as a sweep case: conv7x7_s1_g128_b64_56x56_128to128_fwd measured 181.6 us on the
+  // h200 and 178.9 us on the h100; 25690112 outputs x 7.1195 ps = 182.90 us, + 0.7 us (h100:
+  // + 1 us).
+  std::string g128(kConvNeXt);
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{"56,56,96]", "56,56,128]"}, {"1,96]", "1,128]"},
+        {"56,56,96] conv", "56,56,128] conv"}, {"count=96", "count=128"}}) {
+    while (g128.find(from) != std::string::npos) g128.replace(g128.find(from), from.size(), to);
+  }
+  CHECK(testing::predict(g128, "h200").op("c").time_s ==
+        Approx(25690112 * 7.1195e-12 + 0.7e-6).epsilon(1e-4));
+  CHECK(testing::predict(g128, "h100").op("c").time_s ==
+        Approx(25690112 * 7.1195e-12 + 1e-6).epsilon(1e-4));
+  // ConvNeXt's last stage, bf16[8,7,7,768]: 301056 outputs, far below the measured 6.4-25.7 M:
+  // 301056 x 7.1195 ps = 2.1434 us, said to be extrapolated; never below the roofline.
+  constexpr std::string_view kStage4 = R"(HloModule m
+ENTRY e {
+  x = bf16[8,7,7,768] parameter(0)
+  w = bf16[7,7,1,768] parameter(1)
+  ROOT c = bf16[8,7,7,768] convolution(x, w), window={size=7x7 pad=3_3x3_3}, dim_labels=b01f_01io->b01f, feature_group_count=768
+})";
+  const auto stage4 = testing::predict(kStage4, "h200").op("c");
+  CHECK(stage4.time_s == Approx(301056 * 7.1195e-12 + 0.7e-6).epsilon(1e-4));
+  CHECK(stage4.time_s >= stage4.roofline_time_s);
+  CHECK_THAT(std::string(stage4.explanation()), Catch::Contains("extrapolated"));
+  // A wide shallow depthwise convolution is bound by its memory: bf16[16,512,512,64], 3x3:
+  // 268435456 outputs x (0.823 + 9 x 0.1285) ps = 531.40 us; memory 2 x 536870912 + 1152 B at
+  // 0.87 x 3.35e12 B/s on the h100 = 368.42 us; a 1x1 one (1 tap) reads and writes as much in
+  // 220.93 us of CUDA-core time: the memory's 368.42 us, + 1 us.
+  constexpr std::string_view kWide = R"(HloModule m
+ENTRY e {
+  x = bf16[16,512,512,64] parameter(0)
+  w = bf16[1,1,1,64] parameter(1)
+  ROOT c = bf16[16,512,512,64] convolution(x, w), window={size=1x1}, dim_labels=b01f_01io->b01f, feature_group_count=64
+})";
+  const auto wide = testing::predict(kWide, "h100").op("c");
+  CHECK(wide.time_s == Approx((2.0 * 536870912 + 128) / (0.87 * 3.35e12) + 1e-6).epsilon(1e-4));
+  CHECK(wide.time_s >= wide.roofline_time_s);
+  // Grouped, 4 input features a group (no 16-byte vector of bf16): the CUDA-core kernel, each
+  // output summing 9 taps x 4 features: bf16[32,28,28,256] in 64 groups, 6422528 outputs x
+  // (0.823 + 36 x 0.1285) ps = 35.0 us, said to be extrapolated (only depthwise ones measured).
+  constexpr std::string_view kGrouped = R"(HloModule m
+ENTRY e {
+  x = bf16[32,28,28,256] parameter(0)
+  w = bf16[3,3,4,256] parameter(1)
+  ROOT c = bf16[32,28,28,256] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=64
+})";
+  const auto grouped = testing::predict(kGrouped, "h200").op("c");
+  CHECK(grouped.time_s == Approx(6422528 * (0.823e-12 + 36 * 0.1285e-12) + 0.7e-6).epsilon(1e-4));
+  CHECK(grouped.time_s >= grouped.roofline_time_s);
+  CHECK_THAT(std::string(grouped.explanation()), Catch::Contains("grouped convolution"));
+  CHECK_THAT(std::string(grouped.explanation()), Catch::Contains("extrapolated"));
+  // 32 input features a group fill the tensor cores: the dense model per group, said to be
+  // extrapolated too.
+  std::string wide_groups(kGrouped);
+  wide_groups.replace(wide_groups.find("3,3,4,256"), 9, "3,3,32,256");
+  wide_groups.replace(wide_groups.find("count=64"), 8, "count=8");
+  const auto dense_groups = testing::predict(wide_groups, "h200").op("c");
+  CHECK_THAT(std::string(dense_groups.explanation()), Catch::Contains("8 groups; extrapolated"));
+  CHECK(dense_groups.time_s >= dense_groups.roofline_time_s);
+}
+
 }  // namespace
 }  // namespace hloroof
 
