@@ -1,8 +1,8 @@
 """Measured GPU op families (measured/gpu_h200_opfamilies, measured/gpu_h100_opfamilies).
 
 Run on a machine with a GPU and JAX with CUDA:
-    python3 tools/gpu_opfamilies.py OUTDIR [--set sweep|heldout|cache|contention|decode] [--small]
-        [--budget 300]
+    python3 tools/gpu_opfamilies.py OUTDIR [--set sweep|heldout|cache|contention|decode|convs]
+        [--small] [--budget 300]
 Sweeps the op families whose time a roofline does not give: sort, top-k, FFT, gather/scatter,
 convolutions (forward and both backward passes), depthwise convolution, pooling, cumulative
 sums, transposes, small-body loops, decode attention. `--set heldout` measures the same
@@ -18,6 +18,10 @@ products at batch 1-8 over weights of 34 MB to 470 MB (one, and a loop over laye
 read their own weights, as a step does), writes of one position into a large cache in a loop
 (XLA's in-place dynamic-update-slice), attention over long caches at batch 1-8, and whole decode
 steps of a few layers (norm, projections, cache writes, attention, MLP).
+`--set convs` measures the convolutions the cuDNN models extrapolate to: pointwise (1x1) ones
+over a range of GEMM shapes, strided ones (1x1 and 3x3 downsampling), grouped ones that are
+not depthwise (ResNeXt's 32 groups and others, 4-24 features a group), ConvNeXt's 7x7 depthwise stages
+(56x56x96 to 7x7x768, three batches) and MobileNet's 3x3 depthwise ones, stride 1 and 2.
 Each case: the optimized HLO
 (module.hlo), XLA's cost and memory analysis, the host wall time per call (median of many
 calls, dispatch included), and, in one profile of the whole sweep (sweep.xplane.pb, each case's module
@@ -395,6 +399,31 @@ def decode_step(s):
 
 DECODE = [decode_gemv, decode_cache_write, decode_long_attention, decode_step]
 
+
+def convs_sweep(s):
+    """Convolutions beyond the sweep's: each (batch, height, width, in, out, filter, stride,
+    groups), forward and forward with both gradients, as conv_cases builds them."""
+    cases = [(2, 8, 8, 16, 32, 1, 1, 1), (2, 8, 8, 16, 16, 3, 2, 1), (2, 8, 8, 32, 32, 3, 1, 4),
+             (2, 8, 8, 16, 16, 7, 1, 16)] if s else [
+        # Pointwise, unit stride: the GEMM's m (batch x positions), k (in) and n (out) varied.
+        (64, 56, 56, 64, 256, 1, 1, 1), (64, 28, 28, 512, 128, 1, 1, 1), (64, 14, 14, 256, 1024, 1, 1, 1),
+        (16, 7, 7, 2048, 512, 1, 1, 1), (256, 28, 28, 128, 512, 1, 1, 1), (8, 14, 14, 384, 1536, 1, 1, 1),
+        # Strided: ResNet's 1x1 downsampling projections and 3x3 stride-2 convolutions.
+        (64, 56, 56, 256, 512, 1, 2, 1), (64, 28, 28, 512, 1024, 1, 2, 1), (64, 28, 28, 256, 256, 3, 2, 1),
+        (64, 14, 14, 512, 512, 3, 2, 1),
+        # Grouped, not depthwise: ResNeXt 32x4d and 32x8d, 16 and 24 features a group.
+        (64, 56, 56, 128, 128, 3, 1, 32), (64, 28, 28, 256, 256, 3, 1, 32), (64, 14, 14, 512, 512, 3, 1, 32),
+        (64, 28, 28, 256, 256, 3, 1, 16), (32, 56, 56, 96, 96, 3, 1, 4),
+        # ConvNeXt's 7x7 depthwise stages, and two other batches.
+        (64, 56, 56, 96, 96, 7, 1, 96), (64, 28, 28, 192, 192, 7, 1, 192), (64, 14, 14, 384, 384, 7, 1, 384),
+        (64, 7, 7, 768, 768, 7, 1, 768), (16, 56, 56, 96, 96, 7, 1, 96), (256, 14, 14, 384, 384, 7, 1, 384),
+        # MobileNet's 3x3 depthwise convolutions, stride 1 and 2.
+        (64, 112, 112, 32, 32, 3, 1, 32), (64, 56, 56, 144, 144, 3, 2, 144), (64, 14, 14, 576, 576, 3, 1, 576)]
+    yield from conv_cases(cases)
+
+
+CONVS = [convs_sweep]
+
 FAMILIES = [family_sort, family_topk, family_fft, family_gather_scatter, family_conv, family_misc, family_loops, family_decode]
 
 
@@ -422,7 +451,8 @@ def interleaved(small, families):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("outdir"); ap.add_argument("--small", action="store_true")
-    ap.add_argument("--set", choices=("sweep", "heldout", "cache", "contention", "decode"), default="sweep")
+    ap.add_argument("--set", choices=("sweep", "heldout", "cache", "contention", "decode", "convs"),
+                    default="sweep")
     ap.add_argument("--budget", type=float, default=300); ap.add_argument("--target_s", type=float, default=0.25)
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
@@ -430,7 +460,7 @@ def main():
     print("devices:", jax.devices(), "jax", jax.__version__, flush=True)
     for name, fn, args in interleaved(
             a.small, {"sweep": FAMILIES, "heldout": HELDOUT, "cache": CACHE,
-                       "contention": CONTENTION, "decode": DECODE}[a.set]):
+                       "contention": CONTENTION, "decode": DECODE, "convs": CONVS}[a.set]):
         if time.time() - start > a.budget:
             summary[name] = {"skipped": "budget"}; continue
         d = os.path.join(a.outdir, name)
