@@ -9,9 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cost/cost_internal.h"
+#include "hloroof/absl_compat.h"
 #include "hloroof/computation.h"
 #include "predict/predict_internal.h"
-#include "util/absl_compat.h"
 
 namespace hloroof::predict {
 namespace {
