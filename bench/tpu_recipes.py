@@ -54,6 +54,33 @@ DENSE_FLAGS = ("--xla_tpu_scoped_vmem_limit_kib=98304 "
 DENSE_DIFFERS = ("SGD (MaxText AdamW), no rotary embedding, projections recomputed (MaxText "
                  "offloads them), kv heads repeated for splash, two of the recipe's XLA flags "
                  "(scoped VMEM, no collective matmul)")
+# The rest of the Llama3.1-70B v6e recipes' flag groups, as the libtpu here takes them:
+# LAYOUT_FOR_ALL_REDUCE_SCATTER, DATA_PARALLEL_OVERLAP, CF_FOR_ALL_GATHER less its all-gather
+# continuation fusion (this libtpu refuses it on v6e: "not supported/recommended on platforms
+# other than TPU v5e") and HOST_OFFLOAD_FLAGS (the latency-hiding scheduler's settings).
+OVERLAP_FLAGS = ("--xla_tpu_use_minor_sharding_for_major_trivial_input=true "
+                 "--xla_tpu_relayout_group_size_threshold_for_reduce_scatter=1 "
+                 "--xla_tpu_assign_all_reduce_scatter_layout=true "
+                 "--xla_tpu_enable_data_parallel_all_reduce_opt=true "
+                 "--xla_tpu_data_parallel_opt_different_sized_ops=true "
+                 "--xla_tpu_enable_async_collective_fusion=true "
+                 "--xla_tpu_enable_async_collective_fusion_multiple_steps=true "
+                 "--xla_tpu_overlap_compute_collective_tc=true "
+                 "--xla_enable_async_all_gather=true "
+                 "--xla_tpu_enable_all_experimental_scheduler_features=true "
+                 "--xla_tpu_enable_scheduler_memory_pressure_tracking=true "
+                 "--xla_tpu_host_transfer_overlap_limit=24 "
+                 "--xla_tpu_aggressive_opt_barrier_removal=ENABLED "
+                 "--xla_lhs_prioritize_async_depth_over_stall=ENABLED "
+                 "--xla_tpu_enable_ag_backward_pipelining=true "
+                 "--xla_should_allow_loop_variant_parameter_in_chain=ENABLED "
+                 "--xla_should_add_loop_invariant_op_in_chain=ENABLED "
+                 "--xla_max_concurrent_host_send_recv=100 "
+                 "--xla_tpu_scheduler_percent_shared_memory_limit=100 "
+                 "--xla_latency_hiding_scheduler_rerun=2")
+OVERLAP_DIFFERS = ("SGD (MaxText AdamW), no rotary embedding, projections recomputed (MaxText "
+                   "offloads them), kv heads repeated for splash, the recipe's XLA flags but "
+                   "the all-gather continuation fusion (refused on v6e by this libtpu)")
 # The TPU7x dense recipes' MaxText overrides: remat_policy=custom keeping each layer's input,
 # the q, k and v projections and the attention's output on the device; the splash blocks
 # (sa_block_*); the scoped VMEM of their XLA flags.
@@ -88,7 +115,8 @@ RECIPES = {
     "llama3.1-70b-v6e-32": dict(
         LLAMA3_1_70B, source=TRILLIUM + "Llama3.1-70B-MaxText/v6e-32/README.md",
         target="tpu_v6e:4x8", batch_per_chip=2, seq=8192, step_s=17.790,
-        tflops_per_chip=443.385),
+        tflops_per_chip=443.385, flags=DENSE_FLAGS + " " + OVERLAP_FLAGS,
+        differs=OVERLAP_DIFFERS),
     # The summary table of training/ironwood/README.md: 64 chips, global batch 256, 8192 tokens.
     "llama3.1-70b-tpu7x-64": dict(
         LLAMA3_1_70B, **IRONWOOD_DENSE,
