@@ -366,8 +366,8 @@ std::optional<FamilyTime> fft(const Instruction& i, const OpWork& work, const De
   t.device_s = first + further + scale + copy;
   t.basis = absl::StrFormat(
       "cuFFT over %d axes: %.3g passes over its %.4g B (max(1, %.2f log2 L %+.2f) an axis, "
-      "one for an innermost row of %g B or less, strided axes x%.2f): the first at %.2f of HBM%s, %s, the rest at %.3g TB/s, %s (fitted, "
-      "h200 and h100 sweeps)",
+      "one for an innermost row of %g B or less, strided axes x%.2f): the first at %.2f of "
+      "HBM%s, %s, the rest at %.3g TB/s, %s (fitted, h200 and h100 sweeps)",
       lengths.size(), passes, work.hbm_bytes, kFftPassSlope, kFftPassIntercept,
       kFftOneKernelRowBytes, kFftStrided, kHbm,
       half_packed ? ""

@@ -228,7 +228,8 @@ absl::StatusOr<double> fused_collective_time(const Instruction& fusion, Combined
     CollectiveCost c = *r->collective;
     const bool scatter = runs_as_reduce_scatter(*inner, c);
     if (scatter) c.kind = CollectiveKind::kReduceScatter;
-    absl::StatusOr<CollectiveOpEstimate> e = model.estimate_collective(*inner, c, inner_explanation);
+    absl::StatusOr<CollectiveOpEstimate> e =
+        model.estimate_collective(*inner, c, inner_explanation);
     if (!e.ok()) return e.status();
     total += e->prediction.time_s;
     roofline_total += e->roofline_s;

@@ -161,7 +161,7 @@ struct OpRecordAccess {
     op.op_name_ = texts->ref(i.op_name());
     op.model_ = shared.text(model);
     op.explanation_ = explanation;  // in the pool already, or static
-    op.time_range_ = time_range != nullptr ? save_time_range(*texts, *time_range) : 0;
+    set_time_range(op, *texts, time_range);
   }
   // A time range as a record of the pool: low_s, high_s, then the Refs of its two texts.
   static TextPool::Ref save_time_range(TextPool& pool, const TimeRange& r) {

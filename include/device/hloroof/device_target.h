@@ -87,8 +87,8 @@ std::string platform_mismatch(const PlatformInference& compiled_for, const Devic
 
 // Resolves `text` (above) for `module`. Empty text: the default device of the module's
 // platform (default_device; the notes or, when it is a guess, the warnings say so), or tpu_v5e
-// without a module (a guess: the warnings say so). With `module`, a slice with more devices than the module runs on
-// (replica_count x num_partitions) is noted.
+// without a module (a guess: the warnings say so). With `module`, a slice with more devices
+// than the module runs on (replica_count x num_partitions) is noted.
 // Errors: an unknown name, with the closest known one ("did you mean 'tpu_v5e'?"); a spec file
 // that does not read; an accelerator type whose count is no slice of the device; a topology the
 // device cannot have (check_slice, make_topology); a topology option that contradicts the
