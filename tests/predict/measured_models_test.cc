@@ -3,10 +3,9 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "examples.h"
 #include "hloroof/collective.h"
 #include "hloroof/device.h"
 #include "hloroof/topology.h"
@@ -661,30 +660,19 @@ ENTRY e {
 
 TEST_CASE("scatter: repeated indices give the time a range, and say so") {
   // A bf16 embedding gradient, 16384 rows of 4096 into bf16[32000,4096] (262 MB, beyond L2),
-  // indices in any order, on h200. Atomics: 16384 x 9.2 ps + 16384 x 4096 x 7.6 ps = 510.18 us,
-  // above memory (134217728 B of updates + 65536 of indices + 16384 rows x 2 x 8192 B of table
-  // sectors = 402718720 B at 0.87 x 4.8e12 B/s = 96.44 us); + 0.7 us overhead. Spread evenly,
-  // 16384 / 32000 = 0.512 updates a row: no row repeats, the chain adds nothing.
-  constexpr std::string_view kGrad = R"(HloModule m
-add {
-  a = bf16[] parameter(0)
-  b = bf16[] parameter(1)
-  ROOT s = bf16[] add(a, b)
-}
-ENTRY e {
-  t = bf16[32000,4096] parameter(0)
-  i = s32[16384,1] parameter(1)
-  u = bf16[16384,4096] parameter(2)
-  ROOT s = bf16[32000,4096] scatter(t, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-})";
-  auto grad = testing::predict(kGrad, "h200");
+  // indices in any order, on h200: g1, the first of examples/h200_embedding_grads.hlo's two.
+  // Atomics: 16384 x 9.2 ps + 16384 x 4096 x 7.6 ps = 510.18 us, above memory (134217728 B of
+  // updates + 65536 of indices + 16384 rows x 2 x 8192 B of table sectors = 402718720 B at 0.87
+  // x 4.8e12 B/s = 96.44 us); + 0.7 us overhead. Spread evenly, 16384 / 32000 = 0.512 updates a
+  // row: no row repeats, the chain adds nothing.
+  auto grad = testing::predict(testing::read_example("h200_embedding_grads.hlo"), "h200");
   const double atomics = 16384 * 9.2e-12 + 16384.0 * 4096 * 7.6e-12;
-  CHECK(grad.op("s").time_s == Approx(atomics + 0.7e-6).epsilon(1e-5));
+  CHECK(grad.op("g1").time_s == Approx(atomics + 0.7e-6).epsilon(1e-5));
   // The range's top: token ids under a Zipf law of exponent 1.1 over 32000 rows put 16384 /
   // H(32000, 1.1) = 16384 / 7.0405 = 2327.1 updates on the first row; 2326.1 repeats x 6.8 us
   // = 15.82 ms + 510.18 us = 16.33 ms (measured with such ids: 15.2 ms on an H200, 18.0 ms on
   // an H100). Every update on one row: 16383 x 6.8 us + 510 us = 111.9 ms.
-  const std::string text(grad.op("s").explanation());
+  const std::string text(grad.op("g1").explanation());
   CHECK(text.find("range 510 us to 1.63e+04 us (a Zipf law of exponent 1.1 over the rows, as "
                   "text's token ids: 2327 updates on the first row); every update on one row: "
                   "1.12e+05 us") != std::string::npos);
@@ -970,19 +958,12 @@ ENTRY e {
 namespace hloroof {
 namespace {
 
-std::string source_file(const std::string& path) {
-  std::ifstream in(std::string(HLOROOF_SOURCE_DIR) + "/" + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from its file") {
   // examples/README.md: each GPU sends half of its 16 MiB to the other node through its own
   // NIC at 0.86 of 25e9 B/s: 8388608 / 2.15e10 = 390.17 us, after the launch latency (2 us) and
   // NCCL's latency, 8.4 us + 8 remote peers x 9.6 us = 85.2 us: 477.37 us. The NVLink part (the
   // in-node fit, 117.9 us) runs at the same time. The roofline: 335.5 + 2 us.
-  const std::string hlo = source_file("examples/a100_2node_all_to_all.hlo");
+  const std::string hlo = testing::read_example("a100_2node_all_to_all.hlo");
   auto dgx = testing::predict(hlo, "a100:2x8");
   CHECK(dgx->roofline_step_time_s == Approx(337.5e-6).epsilon(0.002));
   CHECK(dgx->step_time_s == Approx(477.37e-6).epsilon(0.002));
@@ -1021,7 +1002,7 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
         std::string::npos);
   // The cluster's own share of line rate (interconnect.nic_efficiency) replaces the published
   // 0.86: at 0.5, 8388608 / (0.5 x 12.5e9) = 1342.18 us + 2 + 85.2 us = 1429.38 us.
-  std::string with = source_file("examples/a100_4nic.json");
+  std::string with = testing::read_example("a100_4nic.json");
   const size_t at = with.find("\"nic_bandwidth\"");
   REQUIRE(at != std::string::npos);
   with.insert(at, "\"nic_efficiency\": 0.5, ");
@@ -1049,7 +1030,7 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
         std::string::npos);
   // The two NIC figures go together: without nics_per_node (and no scale_out_bandwidth) the
   // file is an error that names the missing one.
-  std::string json = source_file("examples/a100_4nic.json");
+  std::string json = testing::read_example("a100_4nic.json");
   const size_t from = json.find("\"nics_per_node\"");
   const size_t to = json.find("\"nic_bandwidth\"");
   REQUIRE(from < to);

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "examples.h"
 #include "hloroof/device_target.h"
 #include "hloroof/report.h"
 #include "nlohmann/json.hpp"
@@ -325,7 +326,7 @@ TEST_CASE("an op record's texts live as long as the record") {
 
 // A scatter whose indices may repeat has a time range (TimeRange), carried by its record, the
 // step and the JSON. Two bf16 embedding gradients, 16384 rows of 4096 into bf16[32000,4096], in
-// any order, on h200 (tests/predict/measured_models_test.cc derives the model's terms): each
+// any order (examples/h200_embedding_grads.hlo), on h200 (tests/predict/measured_models_test.cc derives the model's terms): each
 // takes 16384 x 9.2 ps + 16384 x 4096 x 7.6 ps = 510.178 us of atomics + 0.7 us overhead, and
 // indices spread evenly put 16384 / 32000 < 1 update on a row: the low end is the expected
 // time. The high end, token ids under a Zipf law of exponent 1.1 over 32000 rows: H(32000, 1.1)
@@ -333,20 +334,8 @@ TEST_CASE("an op record's texts live as long as the record") {
 // row, 2326.10 repeats x 6.8 us = 15.8175 ms more. The step's range: the step, and the step +
 // 2 x 15.8175 ms = 31.635 ms more (both scatters run once, one after the other).
 TEST_CASE("a scatter's repeated indices give its record and the step a time range") {
-  constexpr std::string_view kTwoGrads = R"(HloModule m
-add {
-  a = bf16[] parameter(0)
-  b = bf16[] parameter(1)
-  ROOT s = bf16[] add(a, b)
-}
-ENTRY e {
-  t = bf16[32000,4096] parameter(0)
-  i = s32[16384,1] parameter(1)
-  u = bf16[16384,4096] parameter(2)
-  g1 = bf16[32000,4096] scatter(t, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-  ROOT g2 = bf16[32000,4096] scatter(g1, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-})";
-  const auto p = predict(kTwoGrads, "h200");
+  const std::string two_grads = testing::read_example("h200_embedding_grads.hlo");
+  const auto p = predict(two_grads, "h200");
   const double expected = 16384 * 9.2e-12 + 16384.0 * 4096 * 7.6e-12 + 0.7e-6;
   const double zipf_more = (16384 / 7.04053 - 1) * 6.8e-6;
   for (const char* name : {"g1", "g2"}) {
@@ -380,7 +369,7 @@ ENTRY e {
           Approx(expected + zipf_more).epsilon(1e-5));
   }
   // Sorted indices (the sorted model's conflicts time them), or none that combine: no range.
-  std::string sorted(kTwoGrads);
+  std::string sorted = two_grads;
   absl::StrReplaceAll({{"to_apply=add", "indices_are_sorted=true, to_apply=add"}}, &sorted);
   const auto q = predict(sorted, "h200");
   CHECK(!q->step_time_range.has_value());

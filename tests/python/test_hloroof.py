@@ -21,6 +21,7 @@ SOURCE = pathlib.Path(os.environ.get("HLOROOF_SOURCE_DIR",
 CLI = os.environ.get("HLOROOF_CLI")
 V5E = SOURCE / "examples" / "tpu_v5e_train_step.hlo"
 H100 = SOURCE / "examples" / "h100_gemm_step.hlo"
+GRADS = SOURCE / "examples" / "h200_embedding_grads.hlo"
 EXAMPLES = [(V5E, "tpu_v5e:2x2"), (H100, "h100")]
 
 BAD_TEXT = ("HloModule bad\n\nENTRY %main {\n  %p = f32[4] parameter(0)\n"
@@ -70,34 +71,19 @@ def test_predict_matches_the_cli_json(path, device):
     assert json.loads(p.to_json()) == expected
 
 
-SCATTER_GRADS = """HloModule m
-add {
-  a = bf16[] parameter(0)
-  b = bf16[] parameter(1)
-  ROOT s = bf16[] add(a, b)
-}
-ENTRY e {
-  t = bf16[32000,4096] parameter(0)
-  i = s32[16384,1] parameter(1)
-  u = bf16[16384,4096] parameter(2)
-  ROOT g = bf16[32000,4096] scatter(t, i, u), update_window_dims={1}, inserted_window_dims={0}, \
-scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-}
-"""
-
-
 def test_time_ranges_are_the_json_s():
-    # A bf16 embedding gradient on h200 (tests/predict/predict_step_test.cc derives it): 16384
-    # token ids over 32000 rows, at the low end spread evenly (the expected time), at the high
-    # end under a Zipf law of exponent 1.1: 16384 / H(32000, 1.1) = 16384 / 7.04053 = 2327.10
-    # updates on the first row, 2326.10 repeats x 6.8 us = 15.8175 ms more.
-    p = hloroof.predict(SCATTER_GRADS, "h200")
+    # Two bf16 embedding gradients on h200 (GRADS; tests/predict/predict_step_test.cc derives
+    # them): each 16384 token ids over 32000 rows, at the low end spread evenly (the expected
+    # time), at the high end under a Zipf law of exponent 1.1: 16384 / H(32000, 1.1) = 16384 /
+    # 7.04053 = 2327.10 updates on the first row, 2326.10 repeats x 6.8 us = 15.8175 ms more.
+    # The step runs both, one after the other: its range is twice an op's.
+    p = hloroof.predict(GRADS.read_text(), "h200")
     op = p.ops[0]
     r = op.time_range
     assert r.low_s == op.time_s
     assert r.high_s - r.low_s == pytest.approx(2326.10 * 6.8e-6, rel=1e-4)
     assert r.low == "indices spread evenly over the rows"
-    assert p.step_time_range.high_s - p.step_time_s == pytest.approx(r.high_s - r.low_s)
+    assert p.step_time_range.high_s - p.step_time_s == pytest.approx(2 * (r.high_s - r.low_s))
     d = p.to_dict()
     assert d["ops"][0]["time_range"] == op.to_dict()["time_range"] == r.to_dict()
     assert d["step_time_range"] == p.step_time_range.to_dict()
