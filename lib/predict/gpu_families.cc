@@ -723,8 +723,8 @@ std::optional<FamilyTime> dense_conv(const Instruction& i, const OpWork& work,
               : absl::StrFormat("%.2f of the vector peak (%g input features: no tensor cores)",
                                 share, in);
   const std::string grouped =
-      groups > 1 ? absl::StrFormat(" (%g groups; extrapolated: no grouped convolution but "
-                                   "depthwise ones was measured)",
+      groups > 1 ? absl::StrFormat(" (%g groups; extrapolated: no grouped convolutions but "
+                                   "depthwise ones were measured)",
                                    groups)
                  : "";
   t.basis = absl::StrFormat(

@@ -948,7 +948,9 @@ ENTRY e {
   wide_groups.replace(wide_groups.find("3,3,4,256"), 9, "3,3,32,256");
   wide_groups.replace(wide_groups.find("count=64"), 8, "count=8");
   const auto dense_groups = testing::predict(wide_groups, "h200").op("c");
-  CHECK_THAT(std::string(dense_groups.explanation()), Catch::Contains("8 groups; extrapolated"));
+  CHECK_THAT(std::string(dense_groups.explanation()),
+             Catch::Contains("8 groups; extrapolated: no grouped convolutions but depthwise ones "
+                             "were measured)"));
   CHECK(dense_groups.time_s >= dense_groups.roofline_time_s);
 }
 
