@@ -2,7 +2,7 @@
 
 Run on a machine with a GPU and JAX with CUDA:
     python3 tools/gpu_opfamilies.py OUTDIR [--set sweep|heldout|cache|contention|decode|convs]
-        [--small] [--budget 300]
+        [--small] [--budget 300] [--cases REGEX] [--dry-run]
 Sweeps the op families whose time a roofline does not give: sort, top-k, FFT, gather/scatter,
 convolutions (forward and both backward passes), depthwise convolution, pooling, cumulative
 sums, transposes, small-body loops, decode attention. `--set heldout` measures the same
@@ -20,18 +20,38 @@ read their own weights, as a step does), writes of one position into a large cac
 steps of a few layers (norm, projections, cache writes, attention, MLP).
 `--set convs` measures the convolutions the cuDNN models extrapolate to: pointwise (1x1) ones
 over a range of GEMM shapes, strided ones (1x1 and 3x3 downsampling), grouped ones that are
-not depthwise (ResNeXt's 32 groups and others, 4-24 features a group), ConvNeXt's 7x7 depthwise stages
-(56x56x96 to 7x7x768, three batches) and MobileNet's 3x3 depthwise ones, stride 1 and 2.
-Each case: the optimized HLO
-(module.hlo), XLA's cost and memory analysis, the host wall time per call (median of many
-calls, dispatch included), and, in one profile of the whole sweep (sweep.xplane.pb, each case's module
-named jit_<case>), every kernel's device time. Cases run interleaved by family, so a budget stop still covers all.
+not depthwise (ResNeXt's 32 groups and others, 4-24 features a group), ConvNeXt's 7x7
+depthwise stages (56x56x96 to 7x7x768, three batches) and MobileNet's 3x3 depthwise ones,
+stride 1 and 2.
+
+Each case, in OUTDIR/CASE/: the optimized HLO (module.hlo), XLA's cost and memory analyses
+(cost.json, memory.json) and the host wall time per call (timings.json: median of many calls,
+dispatch included). In OUTDIR: summary.json (every case's timing, or its error), one profile of
+the whole sweep (sweep.xplane.pb.gz, each case's module named jit_CASE) with every kernel's device
+time, and provenance.json: the command, the UTC start, the script's SHA-256, jax and jaxlib,
+the backend, its platform version and device kind and count, XLA_FLAGS, and each GPU's name,
+driver, memory, maximum SM clock and power limit as nvidia-smi gives them. Beside OUTDIR,
+OUTDIR.tar.gz holds the folder. Cases run interleaved by family, so a budget stop still covers
+all; `--cases REGEX` keeps those whose name the expression finds. The command exits 1 when a
+case fails (summary.json holds its error).
+
+`--dry-run` checks a set on any machine, without a GPU: every case's arguments are built as
+shapes only (traced, never computed, so full sizes cost no memory), and each program is
+lowered and compiled on the CPU backend; it writes the same files but timings.json and the
+profile (module.hlo is then the CPU's optimized HLO, summary.json gives compile times). With
+`--small`, the same at tiny sizes.
 """
-import argparse, glob, itertools, json, math, os, shutil, statistics, tarfile, time, traceback
+import argparse, datetime, glob, gzip, hashlib, itertools, json, math, os, re, shutil, statistics
+import subprocess, sys, tarfile, time
 
 import jax
+import jaxlib
+import numpy as np
 import jax.numpy as jnp
 from jax import lax
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # tools/
+from output_file import write_output  # noqa: E402
 
 BF16, F32 = jnp.bfloat16, jnp.float32
 
@@ -292,9 +312,13 @@ def scatter_ids(dist, updates, rows, seed):
         return jax.random.randint(key, (updates,), 0, int(dist[3:])) * (rows // int(dist[3:]))
     if dist == "one":
         return jnp.full((updates,), rows // 2, jnp.int32)
-    s = float(dist[4:])
-    ranks = jax.random.categorical(key, -s * jnp.log(jnp.arange(1, rows + 1, dtype=F32)),
-                                   shape=(updates,))
+    # Zipf by inverse transform: a uniform draw looked up in the cumulative weights (rows long).
+    # jax.random.categorical would draw updates x rows Gumbel variates at once: 69 GB of f32 for
+    # the segment sum's 262144 updates into 65536 rows.
+    weights = np.arange(1, rows + 1, dtype=np.float64) ** -float(dist[4:])
+    cumulative = np.cumsum(weights) / weights.sum()
+    draws = np.random.default_rng(seed).random(updates)
+    ranks = np.minimum(np.searchsorted(cumulative, draws, side="right"), rows - 1)
     return jax.random.permutation(jax.random.key(seed + 1), rows)[ranks].astype(jnp.int32)
 
 
@@ -378,12 +402,13 @@ def decode_step(s):
 
             def layer(l, c):
                 x, kc, vc = c
-                q, k, v = jnp.split((norm(x) @ wqkv[l]).reshape(b, 3, heads, dim), 3, axis=1)
+                batch = x.shape[0]
+                q, k, v = jnp.split((norm(x) @ wqkv[l]).reshape(batch, 3, heads, dim), 3, axis=1)
                 kc = lax.dynamic_update_slice(kc, k[None, :, None, 0], (l, 0, pos, 0, 0))
                 vc = lax.dynamic_update_slice(vc, v[None, :, None, 0], (l, 0, pos, 0, 0))
                 sc = jnp.einsum("bhd,bkhd->bhk", q[:, 0], kc[l]).astype(F32) / math.sqrt(dim)
                 o = jnp.einsum("bhk,bkhd->bhd", jax.nn.softmax(sc, -1).astype(BF16), vc[l])
-                x = x + o.reshape(b, heads * dim) @ wo[l]
+                x = x + o.reshape(batch, heads * dim) @ wo[l]
                 g, u = jnp.split(norm(x) @ wup[l], 2, axis=-1)
                 return x + (jax.nn.silu(g) * u) @ wdown[l], kc, vc
             return lax.fori_loop(0, layers, layer, (x, kc, vc))
@@ -448,63 +473,166 @@ def interleaved(small, families):
                 yield name, named(case[1], name), case[2]
 
 
-def main():
-    ap = argparse.ArgumentParser()
+SETS = {"sweep": FAMILIES, "heldout": HELDOUT, "cache": CACHE, "contention": CONTENTION,
+        "decode": DECODE, "convs": CONVS}
+
+
+def cases(which, small, dry_run=False, only=None):
+    """The cases of set `which` as (name, function, arguments), interleaved by family; those whose
+    name `only` (a regular expression) finds, if given. With `dry_run`, the arguments are their
+    shapes (jax.ShapeDtypeStruct): all are traced in one pass and none computed, so a case at its
+    full size costs no memory."""
+    if dry_run:
+        built = []
+
+        def build():
+            built.extend(interleaved(small, SETS[which]))
+            return [case[2] for case in built]
+        shapes = jax.eval_shape(build)
+        made = [(name, fn, args) for (name, fn, _), args in zip(built, shapes)]
+    else:
+        made = interleaved(small, SETS[which])
+    for name, fn, args in made:
+        if only is None or re.search(only, name):
+            yield name, fn, args
+
+
+def write_json(path, value):
+    write_output(path, json.dumps(value, indent=1) + "\n")
+
+
+def compile_case(fn, args, folder):
+    """Lowers and compiles one case; writes its optimized HLO (module.hlo) and XLA's analyses
+    (memory.json, cost.json). Returns the executable and its compile time in seconds."""
+    t0 = time.perf_counter()
+    compiled = jax.jit(fn).lower(*args).compile()
+    compile_s = time.perf_counter() - t0
+    write_output(os.path.join(folder, "module.hlo"), compiled.as_text())
+    ma = compiled.memory_analysis()
+    write_json(os.path.join(folder, "memory.json"),
+               {k: getattr(ma, k) for k in dir(ma) if k.endswith("_in_bytes")} if ma else {})
+    ca = compiled.cost_analysis()
+    ca = ca[0] if isinstance(ca, list) else ca
+    write_json(os.path.join(folder, "cost.json"), {k: float(v) for k, v in (ca or {}).items()})
+    return compiled, compile_s
+
+
+def gpu_details():
+    """nvidia-smi's name, driver, memory, maximum SM clock and power limit of each GPU, units
+    included; an empty list where nvidia-smi is missing or fails."""
+    fields = ("name", "driver_version", "memory.total", "clocks.max.sm", "power.limit")
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=" + ",".join(fields),
+                              "--format=csv,noheader"], capture_output=True, text=True,
+                             timeout=30, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [dict(zip([f.replace(".", "_") for f in fields], (v.strip() for v in line.split(","))))
+            for line in out.splitlines() if line.strip()]
+
+
+def provenance(a, device, command):
+    """What made the results: the command, the software, the device and its settings."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    with open(__file__, "rb") as source:
+        script = hashlib.sha256(source.read())
+    return {"set": a.set, "small": a.small, "dry_run": a.dry_run, "cases": a.cases,
+            "budget_s": a.budget, "target_s": a.target_s, "command": command,
+            "started_utc": now.isoformat(timespec="seconds"), "script_sha256": script.hexdigest(),
+            "jax": jax.__version__, "jaxlib": jaxlib.__version__, "backend": device.platform,
+            "platform_version": getattr(getattr(device, "client", None), "platform_version", ""),
+            "device": device.device_kind,
+            "device_count": len(jax.devices(device.platform)),
+            "xla_flags": os.environ.get("XLA_FLAGS", ""), "gpus": gpu_details()}
+
+
+def call_s(compiled, args):
+    """Host wall time of one call, until its results are ready, in seconds."""
+    t = time.perf_counter()
+    jax.block_until_ready(compiled(*args))
+    return time.perf_counter() - t
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Measures op families on a GPU (see the docstring).")
     ap.add_argument("outdir"); ap.add_argument("--small", action="store_true")
-    ap.add_argument("--set", choices=("sweep", "heldout", "cache", "contention", "decode", "convs"),
-                    default="sweep")
-    ap.add_argument("--budget", type=float, default=300); ap.add_argument("--target_s", type=float, default=0.25)
-    a = ap.parse_args()
+    ap.add_argument("--set", choices=tuple(SETS), default="sweep")
+    ap.add_argument("--budget", type=float, default=300, help="seconds; later cases are skipped")
+    ap.add_argument("--target_s", type=float, default=0.25, help="seconds of timed calls a case")
+    ap.add_argument("--cases", metavar="REGEX", help="only the cases whose name this finds")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="build, lower and compile every case on the CPU; run and time none")
+    a = ap.parse_args(argv)
+    try:
+        re.compile(a.cases or "")
+    except re.error as e:
+        ap.error(f"--cases {a.cases!r} is not a regular expression: {e}")
+    if a.dry_run:
+        jax.config.update("jax_platforms", "cpu")
+    device = jax.devices("cpu" if a.dry_run else None)[0]
     os.makedirs(a.outdir, exist_ok=True)
     start = time.time(); done = []; summary = {}
-    print("devices:", jax.devices(), "jax", jax.__version__, flush=True)
-    for name, fn, args in interleaved(
-            a.small, {"sweep": FAMILIES, "heldout": HELDOUT, "cache": CACHE,
-                       "contention": CONTENTION, "decode": DECODE, "convs": CONVS}[a.set]):
-        if time.time() - start > a.budget:
-            summary[name] = {"skipped": "budget"}; continue
-        d = os.path.join(a.outdir, name)
-        try:
-            os.makedirs(d, exist_ok=True)
-            args = jax.device_put(args)
-            t0 = time.perf_counter(); compiled = jax.jit(fn).lower(*args).compile(); cs = time.perf_counter() - t0
-            open(os.path.join(d, "module.hlo"), "w").write(compiled.as_text())
-            ma = compiled.memory_analysis()
-            json.dump({k: getattr(ma, k) for k in dir(ma) if k.endswith("_in_bytes")} if ma else {},
-                      open(os.path.join(d, "memory.json"), "w"), indent=1)
-            ca = compiled.cost_analysis(); ca = ca[0] if isinstance(ca, list) else ca
-            json.dump({k: float(v) for k, v in (ca or {}).items()}, open(os.path.join(d, "cost.json"), "w"), indent=1)
-            jax.block_until_ready(compiled(*args))
-            t = time.perf_counter(); jax.block_until_ready(compiled(*args)); one = time.perf_counter() - t
-            reps = max(5, min(200, int(a.target_s / max(one, 1e-6))))
-            ts = []
-            for _ in range(reps):
-                t = time.perf_counter(); jax.block_until_ready(compiled(*args)); ts.append(time.perf_counter() - t)
-            timing = {"median_s": statistics.median(ts), "min_s": min(ts), "max_s": max(ts), "reps": reps,
-                      "compile_s": cs, "device": jax.devices()[0].device_kind, "jax": jax.__version__}
-            json.dump(timing, open(os.path.join(d, "timings.json"), "w"), indent=1)
-            summary[name] = timing; done.append((name, compiled, args))
-            print(f"{name}: {timing['median_s']*1e6:.1f} us (reps {reps}, compile {cs:.1f} s)", flush=True)
-        except Exception as e:
-            summary[name] = {"error": repr(e)[:400]}; shutil.rmtree(d, ignore_errors=True)
-            print(f"{name}: FAILED {e!r}"[:300], flush=True)
-    # One profile of the whole sweep: each case three times.
-    pdir = os.path.join(a.outdir, "_trace")
+    print("devices:", jax.devices(device.platform), "jax", jax.__version__, flush=True)
+    command = sys.argv if argv is None else [__file__, *argv]
+    write_json(os.path.join(a.outdir, "provenance.json"), provenance(a, device, command))
+    with jax.default_device(device):
+        for name, fn, args in cases(a.set, a.small, a.dry_run, a.cases):
+            if time.time() - start > a.budget:
+                summary[name] = {"skipped": "budget"}; continue
+            d = os.path.join(a.outdir, name)
+            try:
+                os.makedirs(d, exist_ok=True)
+                if a.dry_run:
+                    compiled, cs = compile_case(fn, args, d)
+                    summary[name] = {"dry_run": True, "compile_s": cs,
+                                     "device": device.device_kind}
+                    done.append((name, compiled, args))
+                    print(f"{name}: compiled in {cs:.1f} s", flush=True)
+                    continue
+                args = jax.device_put(args)
+                compiled, cs = compile_case(fn, args, d)
+                jax.block_until_ready(compiled(*args))
+                one = call_s(compiled, args)
+                reps = max(5, min(200, int(a.target_s / max(one, 1e-6))))
+                ts = [call_s(compiled, args) for _ in range(reps)]
+                timing = {"median_s": statistics.median(ts), "min_s": min(ts), "max_s": max(ts),
+                          "reps": reps, "compile_s": cs, "device": device.device_kind,
+                          "jax": jax.__version__, "jaxlib": jaxlib.__version__}
+                write_json(os.path.join(d, "timings.json"), timing)
+                summary[name] = timing; done.append((name, compiled, args))
+                print(f"{name}: {timing['median_s'] * 1e6:.1f} us (reps {reps}, "
+                      f"compile {cs:.1f} s)", flush=True)
+            except Exception as e:
+                summary[name] = {"error": repr(e)[:400]}; shutil.rmtree(d, ignore_errors=True)
+                print(f"{name}: FAILED {e!r}"[:300], flush=True)
+    if not a.dry_run:
+        profile_sweep(a.outdir, done)
+    write_json(os.path.join(a.outdir, "summary.json"), summary)
+    # The folder in one archive beside it, named after it: OUTDIR.tar.gz.
+    folder = os.path.normpath(a.outdir)
+    with tarfile.open(folder + ".tar.gz", "w:gz") as t:
+        t.add(folder, arcname=os.path.basename(folder))
+    print("cases", "compiled" if a.dry_run else "measured", len(done), "of", len(summary), "in",
+          round(time.time() - start), "s")
+    return 1 if any("error" in v for v in summary.values()) else 0
+
+
+def profile_sweep(outdir, done):
+    """One profile of the whole sweep, each case run three times: sweep.xplane.pb.gz."""
+    pdir = os.path.join(outdir, "_trace")
     try:
         with jax.profiler.trace(pdir):
             for name, compiled, args in done:
                 for _ in range(3):
                     jax.block_until_ready(compiled(*args))
         for p in glob.glob(os.path.join(pdir, "**", "*.xplane.pb"), recursive=True):
-            shutil.copy(p, os.path.join(a.outdir, "sweep.xplane.pb"))
+            with open(p, "rb") as profile:
+                write_output(os.path.join(outdir, "sweep.xplane.pb.gz"),
+                             gzip.compress(profile.read()))
     except Exception as e:
         print("profile failed:", repr(e)[:300])
     shutil.rmtree(pdir, ignore_errors=True)
-    json.dump(summary, open(os.path.join(a.outdir, "summary.json"), "w"), indent=1)
-    with tarfile.open(os.path.join(a.outdir, "..", "opfamilies.tar.gz"), "w:gz") as t:
-        t.add(a.outdir, arcname=os.path.basename(os.path.normpath(a.outdir)))
-    print("cases measured:", len(done), "of", len(summary), "in", round(time.time() - start), "s")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
