@@ -88,8 +88,13 @@ constexpr double kFftScaleElementsPerS = 2.96e11;
 // index, the address), per element an atomic of kScatterAtomicF32S (f32 and wider) or
 // kScatterAtomic16S (bf16, f16). Rows of a table larger than L2 are read and written in 32-byte
 // sectors; a table that fits stays in L2. Sorted indices (indices_are_sorted) send the
-// duplicates of a row to one warp, serialising min(32 / W, U / R) atomics on one address.
+// duplicates of a row to one warp, serialising c = min(32 / W, U / R) atomics on one address:
+// each element's c - 1 waits take kScatterConflictS apiece for f32 and wider atomics (fitted
+// to the sweeps' sorted segment sums that the atomics bound, on both GPUs: 1 feature a row
+// with c = 8, 28 ps an update measured; 16 with c = 2, 59 ps), a 16-bit atomic's time for
+// 16-bit ones (none measured).
 constexpr double kScatterRowS = 9.2e-12;
+constexpr double kScatterConflictS = 2.0e-12;
 // Repeated indices (a scatter with a combiner whose indices are neither sorted nor declared
 // unique): the updates that land on one row add to the same addresses one after another, so the
 // busiest row's updates form a chain of same-address atomics, kScatterSameAddressS apiece (f32
@@ -468,10 +473,11 @@ std::optional<FamilyTime> scatter(const Instruction& s, const DeviceSpec& device
   double bytes = rows * width * e + index_bytes;
   if (!in_l2) bytes += sorted ? 2 * table_bytes : rows * 2 * roundup32(width * e);
   const double atomic = e < 4 ? kScatterAtomic16S : kScatterAtomicF32S;
+  const double conflict = e < 4 ? kScatterAtomic16S : kScatterConflictS;
   const double conflicts =
-      std::max(1.0, std::min(32 / width, rows / std::max(table_rows, 1.0)));
+      sorted ? std::max(1.0, std::min(32 / width, rows / std::max(table_rows, 1.0))) : 1.0;
   const double issue = sm_scaled(
-      rows * kScatterRowS + rows * width * atomic * (sorted ? conflicts : 1.0), device);
+      rows * kScatterRowS + rows * width * (atomic + (conflicts - 1) * conflict), device);
   const double memory = hbm_s(bytes, device);
   const ScatterContention c = scatter_contention(rows, table_rows, e, sorted, unique, combines(s));
   const double base = std::max(memory, issue);
@@ -487,7 +493,10 @@ std::optional<FamilyTime> scatter(const Instruction& s, const DeviceSpec& device
       : unique ? "unique indices"
                : "indices in any order",
       us(memory), bytes, us(issue), kScatterRowS * 1e12, atomic * 1e12,
-      sorted ? absl::StrFormat(", x%.3g same-address conflicts", conflicts) : "");
+      sorted ? absl::StrFormat(", + %.3g same-address waits an element at %.3g ps (fitted, "
+                               "h200 and h100 sweeps)",
+                               conflicts - 1, conflict * 1e12)
+             : "");
   if (c.applies) {
     t.basis += absl::StrFormat(
         " + repeated indices: the busiest row's chain of same-address atomics, %s a repeat "

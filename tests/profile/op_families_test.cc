@@ -126,19 +126,19 @@ const fs::path kHeldOut = fs::path(HLOROOF_SOURCE_DIR) / "bench" / "measured";
 
 // Before the family models, 22 (H200) and 27 (H100) of the 113 were within x0.8-1.25.
 TEST_CASE("the H200 sweep: roofline below every measured step, expected within 25% on most") {
-  check(measured_dir() / "gpu_h200_opfamilies", "h200", 113, 100);
+  check(measured_dir() / "gpu_h200_opfamilies", "h200", 113, 101);
 }
 
 TEST_CASE("the H100 sweep: the same") {
-  check(measured_dir() / "gpu_h100_opfamilies", "h100", 113, 100);
+  check(measured_dir() / "gpu_h100_opfamilies", "h100", 113, 101);
 }
 
 TEST_CASE("the held-out H200 sweep: the same") {
-  check(kHeldOut / "gpu_h200_heldout", "h200", 80, 70);
+  check(kHeldOut / "gpu_h200_heldout", "h200", 80, 71);
 }
 
 TEST_CASE("the held-out H100 sweep: the same") {
-  check(kHeldOut / "gpu_h100_heldout", "h100", 80, 65);
+  check(kHeldOut / "gpu_h100_heldout", "h100", 80, 66);
 }
 
 // The expected time does not model L2 (its error on these cases reaches 9x): these two
