@@ -30,11 +30,18 @@ constexpr double kSweepVectorPeak = 6.7e13;
 
 // CUB radix sort (xla.gpu.ext.cub_sort_keys / _pairs). One-dimensional: CUB's onesweep sort
 // makes one pass per 8 bits of key, each reading and writing keys and values, and spends
-// kCubElementPassS per element and pass besides (ranking in shared memory). Batched rows run
-// CUB's segmented sort: a block per segment (kCubConcurrentSegments at once), one pass per 6
-// bits of key, kCubSegmentPassS per element of a segment and pass. kCubFixedS: the kernels'
-// floor; kCubHostGapS: the device idle while the host prepares the call.
+// kCubElementPassS per element and pass besides (ranking in shared memory). Its kernels have a
+// floor of kCubOnesweepFixedS (the histogram's kernels) and kCubPassFixedS a pass (the pass's
+// onesweep kernel, which takes 8-10 us even over 2^16 keys, and its look-back reset): 45 us
+// with four passes (32-bit keys: the sweeps' 2^16- to 2^22-key sorts take a mean 45 us past
+// their memory and ranking), 27 us with two (16-bit keys: the sweeps' 2^20-key bf16 sort, 27
+// us past them on both GPUs). Batched rows run CUB's segmented sort: a block per segment
+// (kCubConcurrentSegments at once), one pass per 6 bits of key, kCubSegmentPassS per element
+// of a segment and pass, after kCubFixedS. kCubHostGapS: the device idle while the host
+// prepares the call.
 constexpr double kCubElementPassS = 4.2e-12;
+constexpr double kCubOnesweepFixedS = 9e-6;
+constexpr double kCubPassFixedS = 9e-6;
 constexpr double kCubSegmentPassS = 1.3e-9;
 constexpr double kCubConcurrentSegments = 132;
 constexpr double kCubFixedS = 45e-6;
@@ -239,12 +246,15 @@ std::optional<FamilyTime> cub_sort(const Instruction& i, const DeviceSpec& devic
     const double bytes = n * passes * 2 * (kb + vb);
     const double memory = hbm_s(bytes, device);
     const double rank = sm_scaled(n * passes * kCubElementPassS, device);
-    t.device_s = kCubFixedS + memory + rank;
+    const double floor = kCubOnesweepFixedS + passes * kCubPassFixedS;
+    t.device_s = floor + memory + rank;
     t.basis = absl::StrFormat(
         "CUB onesweep radix sort of %.4g keys (%g B%s): %g passes, %s of memory (%.4g B at "
-        "%.2f of HBM) + %s ranking + %s floor, then %s of host gap (fitted, h200 sweep)",
+        "%.2f of HBM) + %s ranking + %s floor (%s + %s a pass; fitted, h200 and h100 sweeps), "
+        "then %s of host gap (fitted, h200 sweep)",
         n, kb, vb > 0 ? absl::StrFormat(" + %g B values", vb) : "", passes, us(memory), bytes,
-        kHbm, us(rank), us(kCubFixedS), us(kCubHostGapS));
+        kHbm, us(rank), us(floor), us(kCubOnesweepFixedS), us(kCubPassFixedS),
+        us(kCubHostGapS));
   } else {
     const double passes = std::ceil(8 * kb / 6);
     const double waves = std::ceil(segments / kCubConcurrentSegments);
