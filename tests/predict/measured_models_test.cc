@@ -954,12 +954,6 @@ ENTRY e {
   CHECK(dense_groups.time_s >= dense_groups.roofline_time_s);
 }
 
-}  // namespace
-}  // namespace hloroof
-
-namespace hloroof {
-namespace {
-
 TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from its file") {
   // examples/README.md: each GPU sends half of its 16 MiB to the other node through its own
   // NIC at 0.86 of 25e9 B/s: 8388608 / 2.15e10 = 390.17 us, after the launch latency (2 us) and
