@@ -112,8 +112,10 @@ def _layer_specs(layers):
 
 
 # The activations a dense recipe's remat policy may keep (MaxText's names): each layer's input,
-# the q, k and v projections and the attention's output before the output projection.
-DENSE_SAVE_NAMES = ("decoder_layer_input", "query_proj", "key_proj", "value_proj", "context")
+# the q, k and v projections, the attention's output before the output projection and the
+# MLP's output projection.
+DENSE_SAVE_NAMES = ("decoder_layer_input", "query_proj", "key_proj", "value_proj", "context",
+                    "mlpwo")
 
 
 def dense_step(r):
@@ -145,7 +147,7 @@ def dense_step(r):
         x = act(x + act(o @ w["wo"]))
         h = act(rms(x, w["ln2"]))
         g = act(jax.nn.silu(act(h @ w["w1"])) * act(h @ w["w3"]))
-        return act(x + act(g @ w["w2"]))
+        return act(x + act(checkpoint_name(act(g @ w["w2"]), "mlpwo")))
 
     policy = jax.checkpoint_policies.save_and_offload_only_these_names(
         names_which_can_be_saved=[n for n, where in remat.items() if where == "device"],
@@ -170,7 +172,10 @@ def dense_step(r):
               "w2": sd((L, F, D), bf)}
     params = {"embed": sd((V, D), bf), "layers": layers, "lnf": sd((D,), bf),
               "head": sd((D, V), bf)}
-    specs = {"embed": P(MESH_AXIS, None), "lnf": P(None), "head": P(MESH_AXIS, None),
+    # The embedding's vocabulary over the slice where it divides; else its width, as MaxText's
+    # sharding rules place it (128256 rows over 512 devices do not divide).
+    embed = P(MESH_AXIS, None) if V % r["devices"] == 0 else P(None, MESH_AXIS)
+    specs = {"embed": embed, "lnf": P(None), "head": P(MESH_AXIS, None),
              "layers": _layer_specs(layers)}
     tokens = sd((global_batch(r), r["seq"]), jnp.int32)
     return step, (params, tokens), (specs, P(MESH_AXIS, None)), ()

@@ -35,6 +35,7 @@ ROOT = os.path.dirname(HERE)
 LLAMA3_1_8B = dict(model="dense", layers=32, width=4096, ffn=14336, heads=32, kv_heads=8,
                    head_dim=128, vocab=128256)
 LLAMA3_1_70B = dict(LLAMA3_1_8B, layers=80, width=8192, ffn=28672, heads=64)
+LLAMA3_1_405B = dict(LLAMA3_1_8B, layers=126, width=16384, ffn=53248, heads=128)
 MISTRAL_7B = dict(LLAMA3_1_8B, vocab=32000)
 DEEPSEEK2_16B = dict(model="deepseek", layers=27, dense_layers=1, width=2048, ffn=10944,
                      heads=16, qk_nope_dim=128, qk_rope_dim=64, v_dim=128, kv_lora_rank=512,
@@ -42,7 +43,8 @@ DEEPSEEK2_16B = dict(model="deepseek", layers=27, dense_layers=1, width=2048, ff
                      vocab=102400)
 TRILLIUM = "AI-Hypercomputer/tpu-recipes training/trillium/"
 IRONWOOD = "AI-Hypercomputer/tpu-recipes training/ironwood/"
-MODELS = {"llama3.1-8b": LLAMA3_1_8B, "llama3.1-70b": LLAMA3_1_70B, "mistral-7b": MISTRAL_7B,
+MODELS = {"llama3.1-8b": LLAMA3_1_8B, "llama3.1-70b": LLAMA3_1_70B,
+          "llama3.1-405b": LLAMA3_1_405B, "mistral-7b": MISTRAL_7B,
           "deepseek2-16b": DEEPSEEK2_16B}
 
 # Two of the dense recipes' XLA flags (MaxText's xla_flags_library): DENSE_VMEM_LIMIT_FLAG (the
@@ -81,9 +83,10 @@ OVERLAP_FLAGS = ("--xla_tpu_use_minor_sharding_for_major_trivial_input=true "
 OVERLAP_DIFFERS = ("SGD (MaxText AdamW), no rotary embedding, projections recomputed (MaxText "
                    "offloads them), kv heads repeated for splash, the recipe's XLA flags but "
                    "the all-gather continuation fusion (refused on v6e by this libtpu)")
-# The TPU7x dense recipes' MaxText overrides: remat_policy=custom keeping each layer's input,
-# the q, k and v projections and the attention's output on the device; the splash blocks
-# (sa_block_*); the scoped VMEM of their XLA flags.
+# The TPU7x dense recipes' MaxText overrides, as Llama3.1-70B's gives them (the 405B's remat and
+# splash blocks differ: its row below): remat_policy=custom keeping each layer's input, the q, k
+# and v projections and the attention's output on the device; the splash blocks (sa_block_*);
+# the scoped VMEM of their XLA flags.
 IRONWOOD_DENSE = dict(
     remat=dict.fromkeys(("decoder_layer_input", "query_proj", "key_proj", "value_proj",
                          "context"), "device"),
@@ -94,6 +97,17 @@ IRONWOOD_DENSE = dict(
     differs=("SGD (MaxText AdamW, bf16 moments), no rotary embedding, kv heads repeated for "
              "splash, one of the recipe's XLA flags (scoped VMEM; not its SparseCore "
              "collective offload), no collective matmul"))
+# Llama3.1-405B's (llama3.1-405b/8k-bf16-tpu7x-4x8x8/run_recipe.sh): each layer's input and the
+# MLP's output offloaded to the host, k and v kept on the device, the rest recomputed; splash
+# blocks of its own; MaxText's loss in 4 vocabulary tiles (num_vocab_tiling), here in one.
+IRONWOOD_405B = dict(
+    IRONWOOD_DENSE,
+    remat=dict(decoder_layer_input="offload", mlpwo="offload", key_proj="device",
+               value_proj="device"),
+    splash_blocks=dict(block_q=2048, block_kv=2048, block_kv_compute=1024, block_q_dkv=2048,
+                       block_kv_dkv=2048, block_kv_dkv_compute=512),
+    differs=IRONWOOD_DENSE["differs"] + ", the loss over the whole vocabulary at once "
+    "(MaxText: 4 tiles)")
 DEEPSEEK_DIFFERS = ("no rotary embedding, v padded to q's head size for splash, routing by "
                     "argsort and scatter (MaxText: a custom sort gradient), AdamW without bias "
                     "correction, no load-balance loss")
@@ -123,6 +137,12 @@ RECIPES = {
         source=IRONWOOD + "README.md (recipe: llama3.1-70b/8k-bf16-tpu7x-4x4x4)",
         target="tpu7x:4x4x4", batch_per_chip=4, seq=8192, step_s=12.20,
         tflops_per_chip=1207.05),
+    # The same table: 256 chips, global batch 1536 (3 sequences a device), 8192 tokens.
+    "llama3.1-405b-tpu7x-256": dict(
+        LLAMA3_1_405B, **IRONWOOD_405B,
+        source=IRONWOOD + "README.md (recipe: llama3.1-405b/8k-bf16-tpu7x-4x8x8)",
+        target="tpu7x:4x8x8", batch_per_chip=6, seq=8192, step_s=98.34,
+        tflops_per_chip=1261.40),
     # MaxText's defaults otherwise: f32 weights, AdamW, full remat, no XLA flags.
     "deepseek2-16b-v5p-8": dict(
         DEEPSEEK2_16B, source="AI-Hypercomputer/maxtext docs/guides/understand_logs_and_metrics.md",
@@ -212,21 +232,21 @@ def recipe_row(row, r):
     }
 
 
-HEADER = (f"{'recipe':<21} {'chips':>5} {'measured':>9} {'expected':>15} {'roofline':>9} "
-          f"{'MFU meas/exp':>13} {'temp XLA,ours':>13} {'compile':>7}")
+HEADER = (f"{'recipe':<23} {'chips':>5} {'measured':>9} {'expected':>15} {'roofline':>9} "
+          f"{'MFU meas/exp':>12} {'temp XLA,ours':>13} {'compile':>7}")
 
 
 def row_text(row):
     """One recipe's line of the table (100 columns at most)."""
     if row.get("error"):
-        return f"{row['recipe']:<21} not predicted: {row['error'][:70]}"
+        return f"{row['recipe']:<23} not predicted: {row['error'][:61]}"
     xla_temp = row["xla_temp_bytes"] or 0
     ratio = row["expected_step_s"] / row["measured_step_s"]
     temp_ratio = (row["temp_bytes"] or 0) / max(xla_temp, 1)  # ours over XLA's
-    return (f"{row['recipe']:<21} {row['chips']:>5} {row['measured_step_s']:>8.3f}s "
-            f"{row['expected_step_s']:>7.3f}s x{ratio:<5.2f} {row['roofline_step_s']:>8.3f}s "
-            f"{row['mfu_measured']:>6.1%}/{row['mfu_expected']:<6.1%} "
-            f"{xla_temp / 1e9:>5.2f}GB x{temp_ratio:<5.3f} "
+    return (f"{row['recipe']:<23} {row['chips']:>5} {row['measured_step_s']:>8.3f}s "
+            f"{row['expected_step_s']:>8.3f}s x{ratio:.2f} {row['roofline_step_s']:>8.3f}s "
+            f"{row['mfu_measured']:>5.1%}/{row['mfu_expected']:<6.1%} "
+            f"{xla_temp / 1e9:>4.1f}GB x{temp_ratio:<5.3f} "
             f"{row['compile_s']:>6.0f}s")
 
 
