@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -23,6 +24,7 @@
 #include "hloroof/cost.h"
 #include "hloroof/device.h"
 #include "hloroof/instruction.h"
+#include "hloroof/module.h"
 #include "hloroof/roofline.h"
 #include "hloroof/text_pool.h"
 #include "predict/measured_models.h"
@@ -298,6 +300,13 @@ std::string_view explain_expected_time(const ExpectedTime& e, const DeviceSpec& 
 // What a TPU prediction's expected times rest on, one line each (measured, fitted, borrowed,
 // assumed), for its assumptions; empty for GPUs.
 std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device);
+
+// The spec a module that is one GEMM alone runs on, where it differs from `device`: on a chip
+// whose GEMM ramp is measured on GEMMs alone (tpu7x, its microbenchmarks) and whose
+// gemm_plateau figure is the share of peak its GEMMs reach inside programs, a module whose
+// entry does nothing but one GEMM (a dot, a convolution, or one fusion of one) is what the
+// microbenchmarks timed: `device` without that figure. Nullopt for any other module or chip.
+std::optional<DeviceSpec> tpu_spec_for_gemm_alone(const Module& module, const DeviceSpec& device);
 
 // `op` names the collective as the measured tables do ("all-reduce", "all-gather",
 // "reduce-scatter", "all-to-all", "collective-permute"); `v` the roofline's bytes V; `n` the

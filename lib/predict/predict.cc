@@ -560,7 +560,7 @@ namespace {
 
 // predict_step_time with the module's cost given, or analysed here (`given` null), after the
 // checks of the module and the options (whose errors come first either way).
-absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceSpec& device,
+absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceSpec& named,
                                              const Topology* slice,
                                              const PredictOptions& options,
                                              const ModuleCost* given) {
@@ -584,10 +584,10 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
         "model_flops wants a finite non-negative number of FLOPs, got ", options.model_flops));
   }
   if (options.collective_formula != CollectiveFormula::kNetwork &&
-      device.kind != DeviceKind::kGpu) {
+      named.kind != DeviceKind::kGpu) {
     return absl::InvalidArgumentError(
         absl::StrCat("the ", sv(collective_formula_name(options.collective_formula)),
-                     " collective formula is XLA's GPU model; ", device.name, " is not a GPU"));
+                     " collective formula is XLA's GPU model; ", named.name, " is not a GPU"));
   }
   std::optional<absl::StatusOr<ModuleCost>> analyzed;
   if (given == nullptr) {
@@ -595,6 +595,10 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
     if (!analyzed->ok()) return analyzed->status();
   }
   const ModuleCost* cost = given != nullptr ? given : &**analyzed;
+  // A module of one GEMM alone on tpu7x runs at the plateau measured on GEMMs alone, not at the
+  // chip's in-program one (tpu_spec_for_gemm_alone).
+  const std::optional<DeviceSpec> alone = predict::tpu_spec_for_gemm_alone(module, named);
+  const DeviceSpec& device = alone ? *alone : named;
 
   Prediction p;
   p.device = device.name;

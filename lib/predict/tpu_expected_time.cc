@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <optional>
 #include <variant>
 
 #include "absl/container/inlined_vector.h"
@@ -20,6 +21,8 @@
 #include "cost/cost_internal.h"
 #include "hloroof/absl_compat.h"
 #include "hloroof/computation.h"
+#include "hloroof/instruction.h"
+#include "hloroof/module.h"
 #include "predict/expected_time_internal.h"
 #include "predict/gpu_families.h"
 #include "predict/tpu_models.h"
@@ -94,6 +97,45 @@ bool tpu_measured(const DeviceSpec& device) {
          tpu_table_spec() != nullptr;
 }
 
+std::optional<DeviceSpec> tpu_spec_for_gemm_alone(const Module& module,
+                                                   const DeviceSpec& device) {
+  if (!device.gemm_plateau || !tpu_measured(device) || !own_tpu_tables(device)) {
+    return std::nullopt;
+  }
+  // The entry's one op that does work (what is left after parameters, constants, tuples and
+  // bitcasts), if it is the only one.
+  const Instruction* work = nullptr;
+  for (const Instruction* i : module.entry()->instructions()) {
+    switch (i->opcode()) {
+      case Opcode::kParameter:
+      case Opcode::kConstant:
+      case Opcode::kTuple:
+      case Opcode::kGetTupleElement:
+      case Opcode::kBitcast:
+        continue;
+      default:
+        break;
+    }
+    if (work != nullptr) return std::nullopt;
+    work = i;
+  }
+  if (work == nullptr) return std::nullopt;
+  const auto is_gemm = [](const Instruction& i) {
+    return i.opcode() == Opcode::kDot || i.opcode() == Opcode::kConvolution;
+  };
+  bool gemm = is_gemm(*work);
+  if (work->opcode() == Opcode::kFusion) {
+    for (const Computation* c : work->called_computations()) {
+      for (const Instruction* i : c->instructions()) gemm = gemm || is_gemm(*i);
+    }
+  }
+  if (!gemm) return std::nullopt;
+  DeviceSpec alone = device;
+  alone.gemm_plateau.reset();
+  std::erase_if(alone.figures, [](const DeviceFigure& f) { return f.path == "gemm_plateau"; });
+  return alone;
+}
+
 const std::string& tpu_provenance(const DeviceSpec& device) {
   static const auto* own = new std::string(absl::StrCat("measured on ", measured::kTpuTableDevice));
   static const auto* borrowed =
@@ -121,10 +163,11 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
     if (s > terms) terms = s, model = &name;
   };
   bool gemm_done = false;
-  // The share of its peak this chip's large GEMMs reach: tpu7x's measured plateau, another
-  // chip's gemm_plateau figure (else its peak). The borrowed ramp is scaled to it.
-  const double chip_plateau =
-      own_tpu_tables(device) ? fits.gemm_plateau : device.gemm_plateau.value_or(1.0);
+  // The share of its peak this chip's large GEMMs reach: its gemm_plateau figure (inside
+  // programs), else tpu7x's measured plateau (GEMMs alone) on tpu7x and its peak on another
+  // chip. The measured ramp is scaled to it.
+  const double chip_plateau = device.gemm_plateau.value_or(
+      own_tpu_tables(device) ? fits.gemm_plateau : 1.0);
   basis.chip_plateau = chip_plateau;
   const double ramp_scale = fits.gemm_plateau / chip_plateau;
   if (work.matrix_flops > 0 && !gemms.empty()) {
@@ -311,7 +354,12 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
       device.name, own ? "rest on" : "borrow", measured::kTpuTableDevice,
       own ? "" : ", relative to this chip's own peaks",
       own ? "" : "; read at the tpu7x GEMM as long at its peak",
-      own ? ""
+      own ? (device.gemm_plateau
+                 ? absl::StrFormat("; its %.2f plateau is of GEMMs alone: inside a program the "
+                                   "ramp is scaled to %.2f of its peak (its gemm_plateau "
+                                   "figure), a module of one GEMM alone keeps the measured one",
+                                   f.gemm_plateau, *device.gemm_plateau)
+                 : std::string())
       : device.gemm_plateau
           ? absl::StrFormat("; the ramp to tpu7x's %.2f plateau, this chip's plateau %.2f of "
                             "its peak (its gemm_plateau figure)",
@@ -325,12 +373,12 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
   // provenance is its figure's: the head of its note says "fitted to ..." or "borrowed from
   // ..." (the device files do), else its source.
   std::string plateau_fitted, plateau_borrowed, plateau_assumed;
-  const DeviceFigure* g = own ? nullptr : device.figure("gemm_plateau");
+  const DeviceFigure* g = device.gemm_plateau ? device.figure("gemm_plateau") : nullptr;
   if (g != nullptr) {
     const std::string_view note = g->note;
     const std::string head(note.substr(0, std::min(note.find(':'), note.find(';'))));
     const std::string text = absl::StrFormat(
-        "GEMM plateau %.2f of its peak (%s)", g->value,
+        "GEMM plateau %.2f of its peak%s (%s)", g->value, own ? " in programs" : "",
         head.empty() ? absl::StrCat("source '", g->source, "'") : head);
     (absl::StartsWith(head, "borrowed") ? plateau_borrowed : plateau_fitted) = text;
   } else if (!own) {
@@ -340,8 +388,8 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
   std::vector<std::string> measured, fitted, borrowed;
   if (own) {
     measured.push_back(absl::StrFormat(
-        "GEMM ramp and its %.2f plateau, HBM copies, ICI all-gathers (AI-Hypercomputer/"
-        "accelerator-microbenchmarks)",
+        "GEMM ramp and its %.2f plateau (GEMMs alone), HBM copies, ICI all-gathers "
+        "(AI-Hypercomputer/accelerator-microbenchmarks)",
         f.gemm_plateau));
     fitted.push_back(absl::StrFormat(
         "HBM share %.3f, per-op fixed cost %.3g us, ICI latency %.3g us and %.3f of the torus "
