@@ -76,6 +76,7 @@ OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool inc
   v.loop_host_gap_s = loop_host_gap_s(i, device);
   // A measured family model (cuFFT's passes) already times the layout it moves along.
   v.layout_sensitive = device.kind == DeviceKind::kGpu && !v.family && layout_sensitive(i);
+  if (device.kind == DeviceKind::kGpu) v.kernel_class = kernel_class(i);
   return v;
 }
 
@@ -190,6 +191,7 @@ std::string_view CombinedModel::op_key(const OpView& op) {
                         op.family.has_value()};
   key.add_all(flags);
   key.add(op.loop_host_gap_s);
+  key.add(op.kernel_class);
   if (op.family) {
     key.add(op.family->device_s);
     key.add(op.family->host_gap_s);

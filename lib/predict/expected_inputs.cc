@@ -280,4 +280,43 @@ IssueTime elementwise_issue_time(const Instruction& instruction, const DeviceSpe
   return t;
 }
 
+std::string_view kernel_class_name(KernelClass c) {
+  switch (c) {
+    case KernelClass::kElementwise:
+      return "elementwise";
+    case KernelClass::kReduction:
+      return "reduction";
+    case KernelClass::kTranspose:
+      return "transpose";
+    case KernelClass::kNone:
+      break;
+  }
+  return "none";
+}
+
+KernelClass kernel_class(const Instruction& instruction) {
+  // Ops that launch no kernel of XLA's own: leaves, control flow, library and collective calls.
+  auto launches_none = [](OpCategory c) {
+    return c == OpCategory::kLeaf || c == OpCategory::kControlFlow || c == OpCategory::kCustom ||
+           c == OpCategory::kAsync || c == OpCategory::kCollective ||
+           c == OpCategory::kCommunication || c == OpCategory::kOrdering;
+  };
+  if (launches_none(opcode_category(instruction.opcode()))) return KernelClass::kNone;
+  bool reduce = false, transpose = false, other = false;
+  for_each_fused_op(instruction, [&](const Instruction& op) {
+    const OpCategory c = opcode_category(op.opcode());
+    // Matrix products, FFTs and library calls run kernels of their own (GEMM tables, families).
+    if (c == OpCategory::kContraction || c == OpCategory::kCustom ||
+        c == OpCategory::kCollective) {
+      other = true;
+    }
+    if (op.opcode() == Opcode::kReduce) reduce = true;
+    if (op.opcode() == Opcode::kTranspose) transpose = true;
+  });
+  if (other) return KernelClass::kNone;
+  if (reduce) return KernelClass::kReduction;
+  if (transpose) return KernelClass::kTranspose;
+  return KernelClass::kElementwise;
+}
+
 }  // namespace hloroof::predict

@@ -102,6 +102,17 @@ struct IssueTime {
 IssueTime elementwise_issue_time(const Instruction& instruction, const DeviceSpec& device,
                                  const ModuleCost& cost);
 
+// What kind of kernel an op runs, for the small-kernel floor (docs/prediction-model.md,
+// "Small kernels"): a reduction (a reduce, or a fusion holding one: its blocks combine partial
+// results), a transpose (or a fusion holding one, no reduce: tiled through shared memory),
+// any other elementwise loop (copies, slices, fills, converts, in-place updates), or none (a
+// library call, which times itself, or an op that launches no kernel).
+enum class KernelClass : uint8_t { kNone, kElementwise, kReduction, kTranspose };
+std::string_view kernel_class_name(KernelClass c);  // "elementwise", "reduction", ...
+
+// The class of the kernel `instruction` launches on a GPU.
+KernelClass kernel_class(const Instruction& instruction);
+
 // Measured GEMM times already estimated in one prediction, by table (device and operand types)
 // and shape: a model repeats the same few GEMM shapes in every layer, and each estimate is a
 // regression over the table.
@@ -219,8 +230,8 @@ struct ScaleOutTime {
 // The general model's op on a GPU, or on any device with a file's calibrated efficiencies.
 struct GpuOpBasis {
   // The terms named, with their times: the measured GEMMs' first (when `gemms` > 0), then the
-  // roofline's in its order, then the elementwise issue time.
-  enum class Term : uint8_t { kHbm, kMatrix, kIssue };
+  // roofline's in its order, then the elementwise issue time, then the small-kernel floor.
+  enum class Term : uint8_t { kHbm, kMatrix, kIssue, kKernelFloor };
   absl::InlinedVector<std::pair<Term, double>, 4> terms;
   std::string_view table;        // the GEMM table's device ("h100"): static, or the device's
   int gemms = 0;                 // GEMMs the table timed
@@ -233,6 +244,15 @@ struct GpuOpBasis {
   double element_ops = 0;
   double slots = 0;
   std::string_view profile;  // a view of the op's IssueTime::profile
+  // kKernelFloor: the small-kernel floor's figures (its time is the term's): the kernel's
+  // class, its start, the ramp over its bytes, its floor's work, and where they were measured.
+  KernelClass kernel_class = KernelClass::kNone;
+  double floor_start_s = 0;
+  double floor_ramp_s = 0;
+  double floor_per_doubling_s = 0;  // the ramp's time a doubling of the bytes
+  double floor_work_s = 0;
+  std::string_view floor_source;  // "h200": static
+  bool floor_borrowed = false;
 };
 
 // The TPU fits (tpu_models.h): GEMMs on the measured ramp, HBM and host link at their measured
@@ -288,7 +308,8 @@ struct ExpectedTime {
 ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
                               const RooflineEstimate& roofline, const DeviceSpec& device,
                               bool include_overhead, std::vector<std::string>& assumptions,
-                              GemmTimeCache* cache = nullptr, const IssueTime& issue = {});
+                              GemmTimeCache* cache = nullptr, const IssueTime& issue = {},
+                              KernelClass kernel = KernelClass::kNone);
 
 // How, with the numbers, `e` was made on `device`: an op's text made once for each set of
 // figures it prints (the memo's texts are made for one device: `device` is part of their keys),

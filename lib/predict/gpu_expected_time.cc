@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <utility>
 #include <variant>
 
 #include "absl/container/inlined_vector.h"
@@ -103,12 +104,55 @@ double table_gemm_time(absl::Span<const GemmCall> gemms, const DeviceSpec& devic
   return gemm_s;
 }
 
+// The small-kernel floor (docs/prediction-model.md, "Small kernels"): a kernel of XLA's own
+// takes at least a start that depends on its class and GPU, plus a ramp for every doubling of
+// its bytes above kKernelFloorRampFromBytes (blocks to schedule; a reduction's blocks combine
+// their partial results), plus its floor's work at the speed of light. Fitted, by the median
+// |log(measured / expected)| of each class, to the device times of the kernels under 3 us of
+// the two shared op-family sweeps (../shared/measured/gpu_{h200,h100}_opfamilies) that no
+// family model or GEMM table times; the held-out sweeps (bench/measured) check them.
+// Transposes keep the general model (their time depends on layout and stride: the op's note).
+struct KernelFloor {
+  std::string_view source;  // the GPU the starts were measured on
+  double elementwise_s, reduction_s;
+};
+constexpr KernelFloor kH200KernelFloor{"h200", 0.87e-6, 1.01e-6};
+constexpr KernelFloor kH100KernelFloor{"h100", 1.07e-6, 1.13e-6};
+constexpr double kElementwiseRampS = 0.03e-6;  // a doubling of the bytes, both GPUs
+constexpr double kReductionRampS = 0.07e-6;
+constexpr double kKernelFloorRampFromBytes = 1024;
+
+// The floor's starts for `device`: its own where measured (h200, h100), else the H100's
+// (`borrowed`); none for AMD GPUs or devices with a calibrated efficiency.
+const KernelFloor* kernel_floor(const DeviceSpec& device, bool& borrowed) {
+  if (!takes_gpu_families(device)) return nullptr;
+  const std::string_view name = table_device(device);
+  borrowed = name != "h200" && name != "h100";
+  return name == "h200" ? &kH200KernelFloor : &kH100KernelFloor;
+}
+
+// The start and the ramp a doubling of a kernel of class `c`; {0, 0} where the floor does not
+// apply.
+std::pair<double, double> floor_start_ramp_s(const KernelFloor& f, KernelClass c) {
+  switch (c) {
+    case KernelClass::kReduction:
+      return {f.reduction_s, kReductionRampS};
+    case KernelClass::kElementwise:
+      return {f.elementwise_s, kElementwiseRampS};
+    case KernelClass::kTranspose:
+    case KernelClass::kNone:
+      break;
+  }
+  return {0, 0};
+}
+
 }  // namespace
 
 ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
                               const RooflineEstimate& roofline, const DeviceSpec& device,
                               bool include_overhead, std::vector<std::string>& assumptions,
-                              GemmTimeCache* cache, const IssueTime& issue) {
+                              GemmTimeCache* cache, const IssueTime& issue,
+                              KernelClass kernel) {
   ExpectedTime e{roofline.time_s, "", {}};
   const bool gpu = device.kind == DeviceKind::kGpu;
   const bool matmul_knob = device.matmul_efficiency_set;
@@ -194,6 +238,38 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
   }
   e.model = model;
   e.time_s = std::max(roofline.time_s, terms + overhead);
+  // A small kernel of XLA's own: the floor of its class, when it is longer. GEMMs keep their
+  // table's (its smallest measured kernel).
+  bool floor_borrowed = false;
+  const KernelFloor* floor = gpu && include_overhead && kernel != KernelClass::kNone &&
+                                     basis.gemms == 0
+                                 ? kernel_floor(device, floor_borrowed)
+                                 : nullptr;
+  const auto [start, per_doubling] =
+      floor != nullptr ? floor_start_ramp_s(*floor, kernel) : std::pair<double, double>{0, 0};
+  if (start > 0) {
+    const double ramp =
+        per_doubling *
+        std::max(0.0, std::log2(std::max(work.hbm_bytes, 1.0) / kKernelFloorRampFromBytes));
+    const double floor_s = start + ramp + roofline.floor_work_s;
+    if (floor_s > e.time_s) {
+      e.time_s = floor_s;
+      basis.terms.push_back({Term::kKernelFloor, floor_s});
+      basis.kernel_class = kernel;
+      basis.floor_start_s = start;
+      basis.floor_ramp_s = ramp;
+      basis.floor_per_doubling_s = per_doubling;
+      basis.floor_work_s = roofline.floor_work_s;
+      basis.floor_source = floor->source;
+      basis.floor_borrowed = floor_borrowed;
+      e.model = floor_borrowed ? "small-kernel floor (measured on h100, borrowed)"
+                               : "small-kernel floor (measured)";
+      note_once(assumptions,
+                absl::StrCat(device.name, " small kernels: the small-kernel floor ",
+                             floor_borrowed ? "of the H100's op-family sweeps, borrowed"
+                                            : "measured on its op-family sweeps"));
+    }
+  }
   if ((basis.gemms > 0 || !basis.terms.empty()) && e.time_s > roofline.time_s) {
     e.basis = std::move(basis);
   }
@@ -218,6 +294,14 @@ std::string_view explain_gpu_op(const ExpectedTime& e, const GpuOpBasis& basis,
       key.add(basis.element_ops);
       key.add(basis.slots);
       key.add_text(basis.profile);
+    }
+    if (term == Term::kKernelFloor) {
+      key.add(basis.kernel_class);
+      key.add(basis.floor_start_s);
+      key.add(basis.floor_ramp_s);
+      key.add(basis.floor_per_doubling_s);
+      key.add(basis.floor_work_s);
+      key.add(basis.floor_borrowed);
     }
   }
   return memo.text(key.bytes(), [&] {
@@ -254,9 +338,24 @@ std::string_view explain_gpu_op(const ExpectedTime& e, const GpuOpBasis& basis,
                                      util::general_text(device.vector_flops_per_s / 2, 4),
                                      " lane slots/s: ", seconds(s)));
           break;
+        case Term::kKernelFloor:
+          how.push_back(absl::StrCat(
+              "small-kernel floor: a ", sv(kernel_class_name(basis.kernel_class)),
+              " kernel takes at least ", seconds(basis.floor_start_s), " + ",
+              seconds(basis.floor_ramp_s), " (",
+              util::general_text(basis.floor_per_doubling_s * 1e6, 2),
+              " us a doubling of its bytes above ",
+              util::general_text(kKernelFloorRampFromBytes, 4), " B) + its floor's work ",
+              seconds(basis.floor_work_s), " (measured on ", sv(basis.floor_source),
+              basis.floor_borrowed ? ", borrowed" : "", "): ", seconds(s)));
+          break;
       }
     }
-    return absl::StrCat("expected = max(terms as measured) + overhead = ", seconds(e.time_s),
+    const bool floored = !basis.terms.empty() && basis.terms.back().first == Term::kKernelFloor;
+    return absl::StrCat(floored ? "expected = max(max(terms as measured) + overhead, "
+                                  "small-kernel floor) = "
+                                : "expected = max(terms as measured) + overhead = ",
+                        seconds(e.time_s),
                         " (", absl::StrJoin(how, "; "), ")");
   });
 }

@@ -101,7 +101,7 @@ OpEstimate KernelEstimateModel::estimate(const OpView& op, OpEstimate e) const {
 OpEstimate GeneralModel::estimate(const OpView& op, OpEstimate e) const {
   std::vector<std::string> assumed;
   ExpectedTime x = expected_op_time(op.gemms, op.work, e.roofline, device_, op.include_overhead,
-                                    assumed, &gemm_times_, op.issue);
+                                    assumed, &gemm_times_, op.issue, op.kernel_class);
   for (std::string& line : assumed) e.notes.assume(std::move(line));
   if (device_.kind == DeviceKind::kTpu && device_.gemm_plateau && op.work.matrix_flops > 0) {
     e.notes.use_figure("gemm_plateau");

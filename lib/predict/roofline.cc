@@ -170,12 +170,13 @@ RooflineEstimate roofline_time(const DeviceSpec& device, const OpWork& work,
       std::min(e.overhead_s, options.include_overhead
                                  ? device.launch_floor_s.value_or(device.per_op_overhead_s)
                                  : 0.0);
+  e.floor_work_s = e.roofline_s;
   e.floor_s = std::max(e.roofline_s, launch);
   // Reads a GPU's L2 may hold, at most its capacity, are not bound by HBM's rate (the floor).
   if (device.kind == DeviceKind::kGpu && device.on_chip_bandwidth && work.hbm_read_bytes > 0) {
     e.l2_read_bytes =
         std::min({work.hbm_read_bytes, work.hbm_bytes, device.on_chip_capacity_bytes});
-    double others = launch;
+    double others = 0;
     double hbm_rate = 0;
     for (const RooflineTerm& t : e.terms) {
       if (t.bound == Bound::kHbm) {
@@ -185,8 +186,9 @@ RooflineEstimate roofline_time(const DeviceSpec& device, const OpWork& work,
       }
     }
     if (hbm_rate > 0) {
-      e.floor_s = std::max({others, (work.hbm_bytes - e.l2_read_bytes) / hbm_rate,
-                            e.l2_read_bytes / *device.on_chip_bandwidth});
+      e.floor_work_s = std::max({others, (work.hbm_bytes - e.l2_read_bytes) / hbm_rate,
+                                 e.l2_read_bytes / *device.on_chip_bandwidth});
+      e.floor_s = std::max(e.floor_work_s, launch);
     }
   }
   return e;

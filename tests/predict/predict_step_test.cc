@@ -4,6 +4,7 @@
 // assumptions.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -385,8 +386,11 @@ TEST_CASE("a scatter's repeated indices give its record and the step a time rang
 // 24.113 us, + 0.7 = 24.813 us (the table's extrapolated GEMM, 0.24 us, is below it). The
 // new position written into a KV cache bf16[8,8192,32,128] in place (a fusion whose root is a
 // dynamic-update-slice of its parameter) moves the update, not the cache: 65536 B read and
-// 65536 B written + the 4 B index = 131076 B, 31.4 ns, + 0.7 us = 0.7314 us (the cache's
-// 536870912 B would take 128.6 us).
+// 65536 B written + the 4 B index = 131076 B (the cache's 536870912 B would take 128.6 us).
+// At the HBM share that is 31.4 ns, + 0.7 us = 0.7314 us; the small-kernel floor of an
+// elementwise kernel on h200 is longer: 0.87 us + 0.03 us x log2(131076 / 1024) = 0.21 us,
+// + its floor's work, the 65536 B written at 4.8e12 B/s = 13.65 ns (the 65540 B read may come
+// from L2 at 6.5e12 B/s: 10.08 ns) = 1.0937 us.
 TEST_CASE("decode: a GEMV reads its weights once, a cache write moves the update only") {
   constexpr std::string_view kGemv = R"(HloModule m
 ENTRY e {
@@ -413,7 +417,51 @@ ENTRY e {
 })";
   const auto write = predict(kCacheWrite, "h200");
   CHECK(write.op("f").hbm_bytes == 131076);
-  CHECK(write.op("f").time_s == Approx(131076 / (0.87 * 4.8e12) + 0.7e-6).epsilon(1e-4));
+  CHECK(write.op("f").time_s ==
+        Approx(0.87e-6 + 0.03e-6 * std::log2(131076.0 / 1024) + 65536 / 4.8e12).epsilon(1e-4));
+  CHECK(write.op("f").model() == "small-kernel floor (measured)");
+}
+
+// The small kernels between a decode step's large ones: softmax's max over a row of scores,
+// f32[32,8192] -> f32[32] (a reduction: 1048576 B and the 4 B initial value read, 128 B
+// written: 1048708 B). The HBM share and per-op cost give h200 1048708 / (0.87 x 4.8e12) +
+// 0.7 us = 0.9511 us, h100 1048708 / (0.87 x 3.35e12) + 1 us = 1.3598 us; the decode-attention
+// sweeps measured such reductions (1.06 MB) at 1.70-2.35 us on the H200 and 1.78-2.24 us on
+// the H100. The small-kernel floor of a reduction: its start (h200 1.01 us, h100 1.13 us) +
+// 0.07 us x log2(1048708 / 1024) = 0.700 us + its floor's work, the 1048580 B read from L2 at
+// 6.5e12 B/s = 161.3 ns (above the 128 B written at HBM's rate): h200 1.8713 us, h100 1.9913
+// us. a100 borrows the H100's (said), mi300x takes none (1048708 / (0.87 x 5.3e12) + 1 us =
+// 1.2274 us).
+TEST_CASE("decode: a small reduction takes the small-kernel floor of its class") {
+  constexpr std::string_view kRowMax = R"(HloModule m
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+ENTRY e {
+  s = f32[32,8192] parameter(0)
+  i = f32[] constant(-inf)
+  ROOT r = f32[32] reduce(s, i), dimensions={1}, to_apply=max
+})";
+  const double ramp = 0.07e-6 * std::log2(1048708.0 / 1024);
+  const double l2 = 1048580 / 6.5e12;
+  const auto h200 = predict(kRowMax, "h200");
+  CHECK(h200.op("r").hbm_bytes == 1048708);
+  CHECK(h200.op("r").time_s == Approx(1.01e-6 + ramp + l2).epsilon(1e-4));
+  CHECK(h200.op("r").model() == "small-kernel floor (measured)");
+  CHECK(h200.op("r").explanation().find(
+            "small-kernel floor: a reduction kernel takes at least") != std::string_view::npos);
+  const auto h100 = predict(kRowMax, "h100");
+  CHECK(h100.op("r").time_s == Approx(1.13e-6 + ramp + l2).epsilon(1e-4));
+  const auto a100 = predict(kRowMax, "a100");
+  CHECK(a100.op("r").model() == "small-kernel floor (measured on h100, borrowed)");
+  CHECK(std::any_of(a100->diagnostics.notes.begin(), a100->diagnostics.notes.end(),
+                    [](const std::string& a) { return a.find("borrowed") != std::string::npos; }));
+  const auto mi300x = predict(kRowMax, "mi300x");
+  CHECK(mi300x.op("r").time_s == Approx(1048708 / (0.87 * 5.3e12) + 1e-6).epsilon(1e-4));
+  // Without the per-op cost (the roofline alone), no floor.
+  CHECK(predict(kRowMax, "h200", no_overhead()).op("r").time_s < 1e-6);
 }
 
 // PredictOptions::before_records is called once a prediction, and changes nothing it gives

@@ -67,6 +67,9 @@ struct RooflineEstimate {
   // l2_read_bytes of the reads at the GPU L2's rate (on_chip_bandwidth) beside the rest at HBM's.
   // Never above time_s; what a prediction's roofline step sums.
   double floor_s = 0;
+  // The floor's terms alone, without the launch floor (floor_s = max(this, launch floor)): the
+  // op's work at the speed of light, L2's share of the reads included.
+  double floor_work_s = 0;
   double l2_read_bytes = 0;  // 0 where the device gives no L2 rate
   // Sum of the terms plus overhead: the time when nothing overlaps (SB-roof's upper bound).
   double upper_bound_s = 0;
