@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "examples.h"
+#include "hloroof/absl_compat.h"
 #include "hloroof/collective.h"
 #include "hloroof/device.h"
 #include "hloroof/topology.h"
@@ -875,43 +876,38 @@ ENTRY e {
   CHECK_THAT(std::string(grad.explanation()), Catch::Contains("reduce the partial filters"));
 }
 
+// A bf16 convolution in `groups` feature groups over an NHWC input `x` (its output the same
+// shape) with an HWIO filter `w` and `window`: the form of the depthwise and grouped cases.
+std::string grouped_conv(std::string_view x, std::string_view w, std::string_view window,
+                         int groups) {
+  return str_cat("HloModule m\nENTRY e {\n  x = bf16[", x, "] parameter(0)\n  w = bf16[", w,
+                 "] parameter(1)\n  ROOT c = bf16[", x, "] convolution(x, w), window={", window,
+                 "}, dim_labels=b01f_01io->b01f, feature_group_count=", groups, "\n}");
+}
+
 TEST_CASE("depthwise and grouped convolutions: per output and tap, the roofline a floor") {
   // ConvNeXt's 7x7 depthwise convolution, bf16[64,56,56,96]: 64 x 56 x 56 x 96 = 19267584
   // outputs x (0.823 ps + 49 taps x 0.1285 ps) = 137.175 us on CUDA cores (h200's vector
   // peak is the sweeps', 6.7e13: no scaling), above its memory (2 x 38535168 + 9408 B at 0.87
   // x 4.8e12 B/s = 18.46 us); + 0.7 us. Inside the measured range: no extrapolation said.
-  constexpr std::string_view kConvNeXt = R"(HloModule m
-ENTRY e {
-  x = bf16[64,56,56,96] parameter(0)
-  w = bf16[7,7,1,96] parameter(1)
-  ROOT c = bf16[64,56,56,96] convolution(x, w), window={size=7x7 pad=3_3x3_3}, dim_labels=b01f_01io->b01f, feature_group_count=96
-})";
-  const auto stage1 = testing::predict(kConvNeXt, "h200").op("c");
+  constexpr std::string_view k7x7 = "size=7x7 pad=3_3x3_3";
+  const auto stage1 =
+      testing::predict(grouped_conv("64,56,56,96", "7,7,1,96", k7x7, 96), "h200").op("c");
   CHECK(stage1.time_s == Approx(19267584 * (0.823e-12 + 49 * 0.1285e-12) + 0.7e-6).epsilon(1e-4));
   CHECK_THAT(std::string(stage1.explanation()), Catch::Contains("depthwise convolution"));
   CHECK_THAT(std::string(stage1.explanation()), !Catch::Contains("extrapolated"));
   // The same as a sweep case: conv7x7_s1_g128_b64_56x56_128to128_fwd measured 181.6 us on the
   // h200 and 178.9 us on the h100; 25690112 outputs x 7.1195 ps = 182.90 us, + 0.7 us (h100:
   // + 1 us).
-  std::string g128(kConvNeXt);
-  for (const auto& [from, to] :
-       {std::pair<std::string, std::string>{"56,56,96]", "56,56,128]"}, {"1,96]", "1,128]"},
-        {"56,56,96] conv", "56,56,128] conv"}, {"count=96", "count=128"}}) {
-    while (g128.find(from) != std::string::npos) g128.replace(g128.find(from), from.size(), to);
-  }
+  const std::string g128 = grouped_conv("64,56,56,128", "7,7,1,128", k7x7, 128);
   CHECK(testing::predict(g128, "h200").op("c").time_s ==
         Approx(25690112 * 7.1195e-12 + 0.7e-6).epsilon(1e-4));
   CHECK(testing::predict(g128, "h100").op("c").time_s ==
         Approx(25690112 * 7.1195e-12 + 1e-6).epsilon(1e-4));
   // ConvNeXt's last stage, bf16[8,7,7,768]: 301056 outputs, far below the measured 6.4-25.7 M:
   // 301056 x 7.1195 ps = 2.1434 us, said to be extrapolated; never below the roofline.
-  constexpr std::string_view kStage4 = R"(HloModule m
-ENTRY e {
-  x = bf16[8,7,7,768] parameter(0)
-  w = bf16[7,7,1,768] parameter(1)
-  ROOT c = bf16[8,7,7,768] convolution(x, w), window={size=7x7 pad=3_3x3_3}, dim_labels=b01f_01io->b01f, feature_group_count=768
-})";
-  const auto stage4 = testing::predict(kStage4, "h200").op("c");
+  const auto stage4 =
+      testing::predict(grouped_conv("8,7,7,768", "7,7,1,768", k7x7, 768), "h200").op("c");
   CHECK(stage4.time_s == Approx(301056 * 7.1195e-12 + 0.7e-6).epsilon(1e-4));
   CHECK(stage4.time_s >= stage4.roofline_time_s);
   CHECK_THAT(std::string(stage4.explanation()), Catch::Contains("extrapolated"));
@@ -919,35 +915,24 @@ ENTRY e {
   // 268435456 outputs x (0.823 + 9 x 0.1285) ps = 531.40 us; memory 2 x 536870912 + 1152 B at
   // 0.87 x 3.35e12 B/s on the h100 = 368.42 us; a 1x1 one (1 tap) reads and writes as much in
   // 220.93 us of CUDA-core time: the memory's 368.42 us, + 1 us.
-  constexpr std::string_view kWide = R"(HloModule m
-ENTRY e {
-  x = bf16[16,512,512,64] parameter(0)
-  w = bf16[1,1,1,64] parameter(1)
-  ROOT c = bf16[16,512,512,64] convolution(x, w), window={size=1x1}, dim_labels=b01f_01io->b01f, feature_group_count=64
-})";
-  const auto wide = testing::predict(kWide, "h100").op("c");
+  const auto wide =
+      testing::predict(grouped_conv("16,512,512,64", "1,1,1,64", "size=1x1", 64), "h100").op("c");
   CHECK(wide.time_s == Approx((2.0 * 536870912 + 128) / (0.87 * 3.35e12) + 1e-6).epsilon(1e-4));
   CHECK(wide.time_s >= wide.roofline_time_s);
   // Grouped, 4 input features a group (no 16-byte vector of bf16): the CUDA-core kernel, each
   // output summing 9 taps x 4 features: bf16[32,28,28,256] in 64 groups, 6422528 outputs x
   // (0.823 + 36 x 0.1285) ps = 35.0 us, said to be extrapolated (only depthwise ones measured).
-  constexpr std::string_view kGrouped = R"(HloModule m
-ENTRY e {
-  x = bf16[32,28,28,256] parameter(0)
-  w = bf16[3,3,4,256] parameter(1)
-  ROOT c = bf16[32,28,28,256] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=64
-})";
-  const auto grouped = testing::predict(kGrouped, "h200").op("c");
+  constexpr std::string_view k3x3 = "size=3x3 pad=1_1x1_1";
+  const auto grouped =
+      testing::predict(grouped_conv("32,28,28,256", "3,3,4,256", k3x3, 64), "h200").op("c");
   CHECK(grouped.time_s == Approx(6422528 * (0.823e-12 + 36 * 0.1285e-12) + 0.7e-6).epsilon(1e-4));
   CHECK(grouped.time_s >= grouped.roofline_time_s);
   CHECK_THAT(std::string(grouped.explanation()), Catch::Contains("grouped convolution"));
   CHECK_THAT(std::string(grouped.explanation()), Catch::Contains("extrapolated"));
   // 32 input features a group fill the tensor cores: the dense model per group, said to be
   // extrapolated too.
-  std::string wide_groups(kGrouped);
-  wide_groups.replace(wide_groups.find("3,3,4,256"), 9, "3,3,32,256");
-  wide_groups.replace(wide_groups.find("count=64"), 8, "count=8");
-  const auto dense_groups = testing::predict(wide_groups, "h200").op("c");
+  const auto dense_groups =
+      testing::predict(grouped_conv("32,28,28,256", "3,3,32,256", k3x3, 8), "h200").op("c");
   CHECK_THAT(std::string(dense_groups.explanation()),
              Catch::Contains("8 groups; extrapolated: no grouped convolutions but depthwise ones "
                              "were measured)"));
