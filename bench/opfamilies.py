@@ -52,7 +52,7 @@ FAMILIES = [
     ("transpose", "transpose, attention"), ("decode_attn", "transpose, attention"),
     ("dispatch_floor", "dispatch floor"), ("l2_", "L2 reuse, fills"),
     ("gemv", "decode: GEMV"), ("cache_write", "decode: cache write"),
-    ("decode_step", "decode: whole step"),
+    ("decode_step", "decode: whole step"), ("gemm_", "GEMM, unaligned"),
 ]
 
 

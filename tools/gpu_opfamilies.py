@@ -1,7 +1,8 @@
 """Measured GPU op families (measured/gpu_h200_opfamilies, measured/gpu_h100_opfamilies).
 
 Run on a machine with a GPU and JAX with CUDA:
-    python3 tools/gpu_opfamilies.py OUTDIR [--set sweep|heldout|cache|contention|decode|convs]
+    python3 tools/gpu_opfamilies.py OUTDIR
+        [--set sweep|heldout|cache|contention|decode|convs|unaligned]
         [--small] [--budget 300] [--cases REGEX] [--dry-run]
 Sweeps the op families whose time a roofline does not give: sort, top-k, FFT, gather/scatter,
 convolutions (forward and both backward passes), depthwise convolution, pooling, cumulative
@@ -23,6 +24,9 @@ over a range of GEMM shapes, strided ones (1x1 and 3x3 downsampling), grouped on
 not depthwise (ResNeXt's 32 groups and others, 4-24 features a group), ConvNeXt's 7x7
 depthwise stages (56x56x96 to 7x7x768, three batches) and MobileNet's 3x3 depthwise ones,
 stride 1 and 2.
+`--set unaligned` measures GEMMs whose dimensions are odd or prime (GPT-2's LM head with its
+vocabulary of 50,257, forward and both backward products; a 4096^3 product with one dimension
+made 4093, 4095, 4100, 4104 or 4112) beside aligned twins, in bf16 and fp8.
 
 Each case, in OUTDIR/CASE/: the optimized HLO (module.hlo), XLA's cost and memory analyses
 (cost.json, memory.json) and the host wall time per call (timings.json: median of many calls,
@@ -449,6 +453,35 @@ def convs_sweep(s):
 
 CONVS = [convs_sweep]
 
+F8 = jnp.float8_e4m3fn
+GPT2_VOCAB = 50257  # a prime: odd, and a multiple of no power of two
+
+
+def unaligned_gemms(s):
+    """GEMMs with dimensions that are not multiples of 8, 16 or 64, each beside an aligned twin,
+    in bf16 and fp8 (e4m3 inputs, bf16 out): GPT-2's LM head (vocabulary 50,257, a prime) as the
+    forward and both backward products run it, against 50,304 (a multiple of 64); and a 4096^3
+    product with one dimension at a time made 4093 (prime), 4095 (odd), 4100 (a multiple of 4),
+    4104 (of 8), 4112 (of 16), beside 4096 (of 64 and more). What a dimension's alignment
+    costs (the kernels and vector loads it allows, the padding XLA adds) is read off the pairs."""
+    tokens, width = (64, 32) if s else (8192, 1024)
+    vocabs = (67, 128) if s else (GPT2_VOCAB, 50304)
+    shapes = []  # (m, k, n)
+    for v in vocabs:  # logits = x @ W; dx = dlogits @ W^T; dW = x^T @ dlogits
+        shapes += [(tokens, width, v), (tokens, v, width), (width, tokens, v)]
+    base = 64 if s else 4096
+    for d in ((61, 63, 72, 80) if s else (4093, 4095, 4100, 4104, 4112)):
+        shapes += [(d, base, base), (base, d, base), (base, base, d)]
+    shapes.append((base, base, base))
+    for dtype, name in ((BF16, "bf16"), (F8, "fp8")):
+        for m, k, n in shapes:
+            yield (f"gemm_{name}_m{m}_k{k}_n{n}",
+                   lambda a, b: lax.dot(a, b, preferred_element_type=BF16),
+                   (normal((m, k), dtype), normal((k, n), dtype, 1)))
+
+
+UNALIGNED = [unaligned_gemms]
+
 FAMILIES = [family_sort, family_topk, family_fft, family_gather_scatter, family_conv, family_misc, family_loops, family_decode]
 
 
@@ -474,7 +507,7 @@ def interleaved(small, families):
 
 
 SETS = {"sweep": FAMILIES, "heldout": HELDOUT, "cache": CACHE, "contention": CONTENTION,
-        "decode": DECODE, "convs": CONVS}
+        "decode": DECODE, "convs": CONVS, "unaligned": UNALIGNED}
 
 
 def cases(which, small, dry_run=False, only=None):

@@ -1,5 +1,5 @@
 """tools/gpu_opfamilies.py, checked without a GPU: the sets not yet measured (contention, decode,
-convs) build at their full sizes, and a dry run (--dry-run) compiles a tiny case of each on the
+convs, unaligned) build at their full sizes, and a dry run (--dry-run) compiles a tiny case of each on the
 CPU and writes what a measurement writes but the timings and the profile."""
 
 import json
@@ -24,8 +24,10 @@ import gpu_opfamilies  # noqa: E402
 # contention: (2 shapes x 2 dtypes x 6 index distributions) + 2 dtypes x (sorted, unique) = 28;
 # decode: 4 batches x 3 weights (GEMV) + 2 layer loops + 3 cache writes + 3 long attentions
 #   + 3 whole steps = 23;
-# convs: 24 convolutions x (forward, forward with both gradients) = 48.
-CASES = {"contention": 28 + 1, "decode": 23 + 1, "convs": 48 + 1}
+# convs: 24 convolutions x (forward, forward with both gradients) = 48;
+# unaligned: 2 dtypes x (2 vocabularies x 3 LM-head products + 5 sizes x 3 dimensions + 4096^3)
+#   = 2 x 22 = 44.
+CASES = {"contention": 28 + 1, "decode": 23 + 1, "convs": 48 + 1, "unaligned": 44 + 1}
 
 
 @pytest.mark.parametrize("which", sorted(CASES))
@@ -48,11 +50,14 @@ def test_every_full_size_case_builds(which):
 #   wup 2 x 64 x 256 x 2 = 65536, wdown 2 x 128 x 64 x 2 = 32768, two caches 2 x (2 x 2 x 32 x 4
 #   x 16 x 2 = 16384) = 32768: 196868 B;
 # a grouped 3x3 convolution with both gradients: x 2 x 8 x 8 x 32 x 2 B = 8192 B, w 3 x 3 x 8 x
-#   32 x 2 B = 4608 B: 12800 B.
+#   32 x 2 B = 4608 B: 12800 B;
+# an fp8 LM-head product with a vocabulary of 67 (prime): x 64 x 32 x 1 B = 2048 B, W 32 x 67 x
+#   1 B = 2144 B: 4192 B.
 TINY = {
     "contention": ("scatter_add_embed_bf16_zipf1.1_r1000_u64_w32", "scatter(", 4352),
     "decode": ("decode_step_l2_b2_s32_h64", "dynamic-update-slice(", 196868),
     "convs": ("conv3x3_s1_g4_b2_8x8_32to32_fwdbwd", "convolution(", 12800),
+    "unaligned": ("gemm_fp8_m64_k32_n67", "f8e4m3fn[32,67]", 4192),
 }
 
 
