@@ -294,9 +294,25 @@ absl::StatusOr<CollectiveOpEstimate> CombinedModel::estimate_collective(const In
   const bool is_async = c.is_async || is_async_start(i.opcode());
   if (c.is_host_transfer) {
     visited(ModelKind::kHostTransfer, &i);
-    CollectiveOpEstimate out = host_transfer_.estimate({.cost = c, .is_async = is_async});
+    HostTransferOp op{.cost = c, .is_async = is_async};
+    if (const FrontendAttributes* f = i.frontend_attributes(); f != nullptr) {
+      op.megascale_type = f->find("_xla_megascale_transfer_type").value_or("");
+    }
+    for (const TopologyAxis& axis : collective_.slice().axes) {
+      if (axis.link == LinkKind::kDcn) op.slices = axis.size;
+    }
+    CollectiveOpEstimate out = host_transfer_.estimate(op);
     record(out.notes);
-    if (explain()) {
+    if (explain() && !op.megascale_type.empty()) {
+      const CollectivePrediction& p = out.prediction;
+      explanation.assign(save(
+          out.dcn_rate <= 0
+              ? p.formula
+              : absl::StrCat(p.formula, "\n  B = ", util::general_text(c.payload_bytes, 6),
+                             " B, S = ", std::max<int64_t>(op.slices, 2), ", W_dcn = ",
+                             util::general_text(out.dcn_rate, 4), " B/s -> ",
+                             util::general_text(p.time_s, 4), " s")));
+    } else if (explain()) {
       const CollectivePrediction& p = out.prediction;
       explanation.assign(save(absl::StrCat(
           p.formula, "\n  V = ", util::general_text(c.payload_bytes, 6), " B, W_host = ",

@@ -179,6 +179,7 @@ struct CollectiveOpEstimate {
   std::string_view network_text;           // network->explain(), with explanations
   std::string_view expected_text;          // explain_expected_time(*expected), with them
   double host_rate = 0;                    // a host transfer: the host link, B/s
+  double dcn_rate = 0;                     // a megascale transfer: a device's DCN share, B/s
   EstimateNotes notes;
 };
 
@@ -190,10 +191,15 @@ CollectiveOpEstimate collective_op_estimate(const CollectiveCost& c, bool is_asy
 struct HostTransferOp {
   const CollectiveCost& cost;
   bool is_async = false;
+  // A collective across slices as libtpu compiles a multi-slice program: a send and a recv
+  // host transfer of its megascale runtime over DCN, whose frontend attribute
+  // _xla_megascale_transfer_type names the collective ("ALL_REDUCE", ...); empty otherwise.
+  std::string_view megascale_type;
+  int64_t slices = 1;  // the target's slices (its "slice" axis)
 };
 
 // Transfers to and from the host (send/recv with is_host_transfer): the payload over the host
-// link (PCIe).
+// link (PCIe); a megascale transfer over DCN instead.
 class HostTransferModel {
  public:
   explicit HostTransferModel(const DeviceSpec& device) : device_(device) {}

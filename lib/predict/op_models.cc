@@ -151,7 +151,70 @@ CollectiveOpEstimate collective_op_estimate(const CollectiveCost& c, bool is_asy
   return out;
 }
 
+namespace {
+
+// A collective across slices (docs/prediction-model.md, "Measured models (TPUs)"): libtpu
+// compiles one slice's program, in which each device sends its share to its counterparts in
+// the other slices and receives theirs (a send and a recv of the megascale runtime, one
+// rendezvous). The recv carries the time, the send none: over a ring of S slices each pass
+// moves (S-1)/S of the share B through the device's part of its chip's DCN bandwidth; an
+// all-reduce takes two passes (reduce-scatter, then all-gather), a reduce-scatter's B is its
+// input (S times its output). Each pass pays the DCN latency once.
+CollectiveOpEstimate megascale_estimate(const DeviceSpec& device, const HostTransferOp& op) {
+  const CollectiveCost& c = op.cost;
+  CollectiveOpEstimate out = collective_op_estimate(c, op.is_async);
+  CollectivePrediction& p = out.prediction;
+  p.approximate = true;
+  out.model = "roofline (DCN assumed)";
+  if (c.kind != CollectiveKind::kRecv) {
+    p.formula = absl::StrCat("DCN ", sv(op.megascale_type),
+                             " across slices: its recv carries the time");
+    return out;
+  }
+  const double per_chip = device.torus ? device.torus->devices_per_chip : 1;
+  const double w = device.torus ? device.torus->dcn_bandwidth_per_chip.value_or(0) / per_chip : 0;
+  const double latency = device.torus ? device.torus->dcn_latency_s : 0;
+  int64_t slices = op.slices;
+  if (slices < 2) {
+    slices = 2;
+    out.notes.assume(absl::StrCat(
+        "the program crosses slices over DCN (", sv(op.megascale_type),
+        ") but the target has one slice: timed as 2 slices (give DEVICE:SHAPE,slices=N)"));
+  }
+  const double s = static_cast<double>(slices);
+  double passes = 1, bytes = c.payload_bytes * (s - 1) / s;
+  std::string_view form = "B (S-1) / (S W_dcn) + T_dcn";
+  if (op.megascale_type == "ALL_REDUCE") {
+    passes = 2;
+    bytes *= 2;
+    form = "2 B (S-1) / (S W_dcn) + 2 T_dcn";
+  } else if (op.megascale_type == "REDUCE_SCATTER") {
+    bytes = c.payload_bytes * (s - 1);
+    form = "B_out (S-1) / W_dcn + T_dcn";
+  } else if (op.megascale_type != "ALL_GATHER") {
+    out.notes.assume(absl::StrCat("DCN transfer type ", sv(op.megascale_type),
+                                  " timed as one pass of a gather over the slices"));
+  }
+  if (w <= 0) {
+    out.notes.assume(absl::StrCat(device.name,
+                                  " has no DCN bandwidth: transfers across slices take no time"));
+    p.formula = absl::StrCat("DCN ", sv(op.megascale_type), ": no DCN bandwidth");
+    return out;
+  }
+  out.notes.use_figure("interconnect.dcn_bandwidth_per_chip");
+  out.notes.use_figure("interconnect.dcn_latency");
+  p.formula = absl::StrCat("DCN ", sv(op.megascale_type), " across ", slices,
+                           " slices (ring over the slices, derived): ", sv(form));
+  p.time_s = bytes / w + passes * latency;
+  out.roofline_s = p.time_s;
+  out.dcn_rate = w;
+  return out;
+}
+
+}  // namespace
+
 CollectiveOpEstimate HostTransferModel::estimate(const HostTransferOp& op) const {
+  if (!op.megascale_type.empty()) return megascale_estimate(device_, op);
   const CollectiveCost& c = op.cost;
   CollectiveOpEstimate out = collective_op_estimate(c, op.is_async);
   CollectivePrediction& p = out.prediction;

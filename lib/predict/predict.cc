@@ -660,6 +660,13 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
   set_peak(device, matrix_by_class, p);
   p.devices = std::max<int64_t>(
       1, module.attributes().replica_count * module.attributes().num_partitions);
+  // libtpu compiles one slice's program for several slices: every slice runs it, so the step's
+  // devices (what model FLOPs are shared by) are the program's times the target's slices.
+  for (const TopologyAxis& axis : topology->axes) {
+    if (axis.link == LinkKind::kDcn && p.devices * axis.size == topology->num_devices()) {
+      p.devices *= axis.size;
+    }
+  }
   p.model_flops = options.model_flops;
   if (p.step_time_s > 0 && p.peak_flop_rate > 0) {
     p.hfu = p.flops / (p.step_time_s * p.peak_flop_rate);

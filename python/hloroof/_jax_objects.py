@@ -62,7 +62,26 @@ def _devices(compiled: Any) -> List[Any]:
 
 def tpu_slice(devices: List[Any], name: str) -> Tuple[Dict[str, Any], Optional[str]]:
     """The topology and device coordinates of TPU `devices` (each with ``coords`` and
-    ``core_on_chip``), or no options and a note saying why not."""
+    ``core_on_chip``), or no options and a note saying why not. Devices of several slices
+    (libtpu's ``slice_index``) are one topology ``SHAPE,slices=N`` when every slice is a whole
+    slice of the same shape: each device's coordinates end with its slice's rank."""
+    slice_of = [getattr(d, "slice_index", None) for d in devices]
+    if len(set(slice_of) - {None}) > 1:
+        if None in slice_of:
+            return {}, "some devices carry no slice index: the slice is inferred"
+        order = sorted(set(slice_of))
+        parts = [tpu_slice([d for d, s in zip(devices, slice_of) if s == index], name)
+                 for index in order]
+        shapes = {options.get("topology") for options, _ in parts}
+        if any(note for _, note in parts) or len(shapes) != 1:
+            return {}, (f"the devices of {len(order)} slices are not whole {name} slices of "
+                        f"one shape: the slice is inferred from the module's device count")
+        # Each slice's coordinates, in the devices' order, with the slice's rank appended.
+        per_slice = {index: iter(options["device_coordinates"])
+                     for index, (options, _) in zip(order, parts)}
+        coordinates = [next(per_slice[s]) + [order.index(s)] for s in slice_of]
+        return {"topology": f"{shapes.pop()},slices={len(order)}",
+                "device_coordinates": coordinates}, None
     spec = _hloroof._device(name)
     rank, per_chip = spec.torus_rank, spec.devices_per_chip
     try:

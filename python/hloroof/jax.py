@@ -74,8 +74,23 @@ def _split_target(target: str) -> Tuple[str, str]:
     name, sep, shape = target.partition(":")
     if not sep or not shape:
         raise ValueError(f"target {target!r}: expected DEVICE:TOPOLOGY, e.g. 'tpu_v5e:2x2', "
-                         f"'tpu_v5p:2x2x2', 'tpu7x:2x2x1', 'h100:8'")
+                         f"'tpu_v5p:2x2x2', 'tpu7x:2x2x1', 'tpu_v6e:16x16,slices=2', 'h100:8'")
     return name, shape
+
+
+def split_slices(target: str) -> Tuple[str, int]:
+    """(the target of one slice, the slice count) of a TPU target: ``"tpu_v6e:16x16,slices=2"``
+    is two slices of ``"tpu_v6e:16x16"`` joined by the data-centre network (DCN), as hloroof's
+    device strings write them; a target without ``,slices=N`` is one slice."""
+    one, *options = target.split(",")
+    slices = 1
+    for option in options:
+        key, sep, value = option.partition("=")
+        if key != "slices" or not sep or not value.isdigit() or int(value) < 1:
+            raise ValueError(f"target {target!r}: unknown option {option!r}; expected "
+                             f"',slices=N' (N slices over DCN, e.g. 'tpu_v6e:16x16,slices=2')")
+        slices = int(value)
+    return one, slices
 
 
 def _gpu_devices(spec: Any, shape: str, target_config: Optional[str]) -> Tuple[Any, ...]:
@@ -103,9 +118,13 @@ def topology_devices(target: str, gpu_target_config: Optional[str] = None) -> Tu
     slice or node shape), as the compiler describes them without the hardware: each has
     ``device_kind`` (and, on TPU, ``coords`` and ``core_on_chip``). Raises ValueError for a
     device hloroof does not know or JAX does not compile for, with the compiler's message."""
-    name, shape = _split_target(target)
+    one_slice, slices = split_slices(target)
+    name, shape = _split_target(one_slice)
     spec = _hloroof._device(name)
     if spec.kind == "gpu":
+        if slices > 1:
+            raise ValueError(f"target {target!r}: ',slices=N' is for TPU slices; GPU nodes are "
+                             f"NODESxGPUS (e.g. 'h100:2x8')")
         return _gpu_devices(spec, shape, gpu_target_config)
     libtpu_name = _LIBTPU_NAMES.get(spec.name)
     if libtpu_name is None:
@@ -118,11 +137,15 @@ def topology_devices(target: str, gpu_target_config: Optional[str] = None) -> Tu
     os.environ.setdefault("TPU_SKIP_MDS_QUERY", "1")
     os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
     from jax.experimental import topologies
+    # Several slices: libtpu's num_slices, each device then with its slice_index (its id counts
+    # from 100000 x (slice + 1)).
+    extra = {"num_slices": slices} if slices > 1 else {}
     try:
         topology = topologies.get_topology_desc(platform="tpu",
-                                                topology_name=f"{libtpu_name}:{shape}")
+                                                topology_name=f"{libtpu_name}:{shape}", **extra)
     except Exception as error:  # JaxRuntimeError, RuntimeError: libtpu's own message
-        raise ValueError(f"libtpu does not compile for {libtpu_name}:{shape}: {error}") from error
+        what = f"{libtpu_name}:{shape}" + (f" x {slices} slices" if slices > 1 else "")
+        raise ValueError(f"libtpu does not compile for {what}: {error}") from error
     return tuple(topology.devices)
 
 
@@ -142,12 +165,44 @@ def mesh_for(target: str, mesh_axes: Optional[MeshAxes] = None,
                     f"each TensorCore a device of its own)" if cores > 1 else "")
         raise ValueError(f"mesh_axes {dict(axes)} hold {int(np.prod(shape))} devices; "
                          f"{target} has {len(devices)}{per_core}")
+    slices = split_slices(target)[1]
+    if slices > 1:
+        return Mesh(_hybrid_grid(target, dict(axes), shape, devices, slices), names)
     try:
         from jax.experimental import mesh_utils
         grid = mesh_utils.create_device_mesh(shape, devices=list(devices))
     except Exception:  # a shape the physical layout does not take: device order
         grid = np.array(devices, dtype=object).reshape(shape)
     return Mesh(grid, names)
+
+
+def _hybrid_grid(target: str, axes: Mapping[str, int], shape: Tuple[int, ...],
+                 devices: Sequence[Any], slices: int) -> np.ndarray:
+    """The devices of several slices as a mesh of `shape` whose first axis spans the slices
+    (MaxText's dcn_*_parallelism on its outermost axis): that axis is the slice index times
+    its members in one slice, so mesh position i (a program's partition id) lies in slice
+    i // (devices per slice), as hloroof's topology numbers them (the slice axis last). Each
+    slice is laid out as one slice alone would be."""
+    first = shape[0]
+    if first % slices:
+        raise ValueError(f"mesh_axes {dict(axes)}: the first axis spans the {slices} slices of "
+                         f"{target} over DCN, so its size ({first}) must be a multiple of "
+                         f"{slices}")
+    inner = (first // slices,) + tuple(shape[1:])
+    by_slice: Dict[int, list] = {}
+    for d in devices:
+        by_slice.setdefault(int(getattr(d, "slice_index", 0)), []).append(d)
+    if len(by_slice) != slices:
+        raise ValueError(f"target {target}: libtpu gave {len(by_slice)} slices, not {slices}")
+    grids = []
+    for index in sorted(by_slice):
+        members = by_slice[index]
+        try:
+            from jax.experimental import mesh_utils
+            grids.append(mesh_utils.create_device_mesh(inner, devices=members))
+        except Exception:  # a shape the physical layout does not take: device order
+            grids.append(np.array(members, dtype=object).reshape(inner))
+    return np.concatenate(grids, axis=0)
 
 
 def _is_spec(x: Any) -> bool:
@@ -185,8 +240,11 @@ def compile_for(fn: Callable[..., Any], *args: Any, target: str = "tpu_v5p:2x2x2
     ``"tpu_v5p:2x2x2"``, ``"tpu_v6e:2x4"``, ``"tpu7x:2x2x1"``, or ``"h100:8"`` (one node of
     8 GPUs; ``"h100:2x8"`` two nodes) with JAX's CUDA plugin; a TPU slice counts chips
     (``tpu_v4:2x2x1`` is 4 chips, 8 devices: libtpu gives each v4 or tpu7x TensorCore a
-    device). `mesh_axes` names the mesh over the slice's devices (``{"fsdp": 4, "model": 2}``;
-    default one axis "data").
+    device). ``",slices=N"`` joins N such slices over DCN (``"tpu_v6e:16x16,slices=2"``: 512
+    chips), libtpu compiling for all of them. `mesh_axes` names the mesh over the slice's
+    devices (``{"fsdp": 4, "model": 2}``; default one axis "data"); over several slices the
+    first axis spans them (a multiple of N: the slice index outermost, as MaxText's
+    dcn_*_parallelism lays it out).
     `in_specs`: one PartitionSpec (or pytree of them, or None: replicated) per argument;
     `out_specs` likewise for the outputs (None: XLA chooses). Inside `fn`,
     ``jax.lax.with_sharding_constraint(x, PartitionSpec(...))`` refers to the same mesh.

@@ -27,10 +27,11 @@ STEP_FIELDS = ("fn", "args", "in_specs", "mesh_axes", "out_specs", "static_argnu
 
 
 def chips_of(target: str) -> int:
-    """The chips of a target's slice or node shape ("tpu_v5p:2x2x2": 8, "h100:2x8": 16)."""
-    shape = target.partition(":")[2]
+    """The chips of a target's slice or node shape ("tpu_v5p:2x2x2": 8, "h100:2x8": 16), every
+    slice counted ("tpu_v6e:16x16,slices=2": 512)."""
+    shape, _, option = target.partition(":")[2].partition(",slices=")
     try:
-        return math.prod(int(x) for x in shape.split("x"))
+        return math.prod(int(x) for x in shape.split("x")) * (int(option) if option else 1)
     except ValueError:
         raise ValueError(f"target {target!r}: expected DEVICE:SHAPE, e.g. 'tpu_v5e:2x2'") from None
 
