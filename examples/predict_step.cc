@@ -8,8 +8,6 @@
 #include <iostream>
 #include <sstream>
 
-#include "hloroof/device_target.h"
-#include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
 
@@ -30,15 +28,10 @@ int main(int argc, char** argv) {
   }
   std::stringstream text;
   text << file.rdbuf();
-  absl::StatusOr<hloroof::Module> module = hloroof::parse_module(text.str());
-  if (!module.ok()) return fail(module.status());
-  // The device and slice as the command's --device reads them.
-  absl::StatusOr<hloroof::DeviceTarget> target = hloroof::resolve_device(argv[2], &*module);
-  if (!target.ok()) return fail(target.status());
-  absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(*module, *target);
+  // HLO text and a device as the command's --device reads it ("tpu_v5e", "tpu_v5e:2x2",
+  // "h100:2x8"): the call a unit test or a tool makes.
+  absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(text.str(), argv[2]);
   if (!p.ok()) return fail(p.status());
-  // What choosing the device said leads the assumptions.
-  hloroof::add_diagnostics(target->diagnostics, *p);
   std::cout << hloroof::prediction_summary(*p, {.top_ops = 5});
   return 0;
 }

@@ -1,8 +1,7 @@
 // Predictions the tests ask for by a device's name or spec: the name (with its slice, as
 // "tpu_v5e:2x2") resolved as the command's --device is (resolve_device) and what resolving it
-// said added to the prediction; a spec on a slice as make_topology reads it (spec_on: any shape
-// the model can time), or on none (the slice inferred). predict_step_time itself takes a
-// resolved target.
+// said added to the prediction (predict_step_time on a name); a spec on a slice as make_topology
+// reads it (spec_on: any shape the model can time), or on none (the slice inferred).
 #ifndef HLOROOF_TESTS_PREDICT_ON_H_
 #define HLOROOF_TESTS_PREDICT_ON_H_
 
@@ -19,12 +18,7 @@ namespace hloroof::testing {
 
 inline absl::StatusOr<Prediction> predict_on(const Module& module, std::string_view device,
                                              const PredictOptions& options = {}) {
-  absl::StatusOr<DeviceTarget> target =
-      resolve_device(device, &module, {.device_option = "device"});
-  if (!target.ok()) return target.status();
-  absl::StatusOr<Prediction> p = predict_step_time(module, *target, options);
-  if (p.ok()) add_diagnostics(target->diagnostics, *p);
-  return p;
+  return predict_step_time(module, device, options);
 }
 
 inline absl::StatusOr<DeviceTarget> spec_on(const DeviceSpec& spec, std::string_view topology) {
@@ -54,16 +48,10 @@ inline absl::StatusOr<Prediction> predict_on(const Module& module, const DeviceS
   return predict_step_time(module, DeviceTarget{.spec = spec}, options, cost);
 }
 
-// The text parsed and let go: the records carry no instruction pointers.
+// The text parsed by the prediction, which holds the module (Prediction::module).
 inline absl::StatusOr<Prediction> predict_text(std::string_view text, std::string_view device,
                                                const PredictOptions& options = {}) {
-  absl::StatusOr<Module> module = parse_module(text);
-  if (!module.ok()) return module.status();
-  absl::StatusOr<Prediction> p = predict_on(*module, device, options);
-  if (!p.ok()) return p;
-  for (OpPrediction& op : p->ops) op.instruction = nullptr;
-  for (TimelineEvent& e : p->timeline) e.instruction = nullptr;
-  return p;
+  return predict_step_time(text, device, options);
 }
 
 }  // namespace hloroof::testing

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -707,6 +708,26 @@ absl::StatusOr<Prediction> predict_step_time(const Module& module, const DeviceT
                                              const ModuleCost& cost) {
   return predict_with_cost(module, target.spec, target.slice ? &*target.slice : nullptr, options,
                            &cost);
+}
+
+absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_view device,
+                                             const PredictOptions& options) {
+  absl::StatusOr<DeviceTarget> target =
+      resolve_device(device, &module, {.device_option = "device"});
+  if (!target.ok()) return target.status();
+  absl::StatusOr<Prediction> prediction = predict_step_time(module, *target, options);
+  if (prediction.ok()) add_diagnostics(target->diagnostics, *prediction);
+  return prediction;
+}
+
+absl::StatusOr<Prediction> predict_step_time(std::string_view hlo_text, std::string_view device,
+                                             const PredictOptions& options) {
+  absl::StatusOr<Module> parsed = parse_module(hlo_text);
+  if (!parsed.ok()) return parsed.status();
+  auto module = std::make_shared<const Module>(*std::move(parsed));
+  absl::StatusOr<Prediction> prediction = predict_step_time(*module, device, options);
+  if (prediction.ok()) prediction->module = std::move(module);
+  return prediction;
 }
 
 void add_diagnostics(const Diagnostics& said, Prediction& prediction) {

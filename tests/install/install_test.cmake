@@ -162,4 +162,21 @@ if(PKG_CONFIG AND NOT SANITIZE)
     message(FATAL_ERROR "unexpected output from the pkg-config consumer: ${last_output}")
   endif()
   message(STATUS "pkg-config package works: ${last_output}")
+  # The headline call, predict_step_time(hlo_text, "tpu_v5e"), built the same way
+  # (examples/predict_step.cc): the slice inferred, named, and a GPU cluster's name.
+  run(${CXX_COMPILER} -std=c++20 ${EXAMPLES_DIR}/predict_step.cc -o ${consumer}/predict_pc
+      ${pc_flags})
+  foreach(device_and_expected IN ITEMS "tpu_v5e|device tpu_v5e, topology 2x2"
+                                       "tpu_v5e:2x2|device tpu_v5e, topology 2x2"
+                                       "h100:2x8|device h100, topology 2x8")
+    string(REPLACE "|" ";" device_and_expected "${device_and_expected}")
+    list(GET device_and_expected 0 device)
+    list(GET device_and_expected 1 expected)
+    run(${consumer}/predict_pc ${EXAMPLES_DIR}/tpu_v5e_train_step.hlo ${device})
+    if(NOT last_output MATCHES "${expected}" OR NOT last_output MATCHES "step time")
+      message(FATAL_ERROR "predict_step_time(text, \"${device}\") built with pkg-config: "
+                          "${last_output}")
+    endif()
+  endforeach()
+  message(STATUS "predict_step_time(hlo_text, device) works from pkg-config")
 endif()

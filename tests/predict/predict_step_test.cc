@@ -46,6 +46,11 @@ constexpr char kB[] = "b = f32[136500] add(b0, b0)\n";
 constexpr char kC[] = "c = f32[273000] add(c0, c0)\n";
 constexpr char kDone[] = "agd = f32[135000] all-gather-done(ags)\n";
 
+// S1 in the order start, A, B, done, C.
+std::string s1_text() {
+  return absl::StrReplaceAll(kS1, {{"ORDER", std::string(kStart) + kA + kB + kDone + kC}});
+}
+
 testing::Predicted s1(std::vector<const char*> order) {
   std::string body;
   for (const char* line : order) body += line;
@@ -759,14 +764,67 @@ ENTRY e { ROOT x = f32[8] parameter(0) })";
                     [](const std::string& n) { return n.starts_with("topology 2x4"); }));
 }
 
-TEST_CASE("a prediction of text let go keeps no pointers into the module it parsed") {
-  absl::StatusOr<Prediction> p = testing::predict_text(
-      absl::StrReplaceAll(kS1, {{"ORDER", std::string(kStart) + kA + kB + kDone + kC}}),
-      "tpu_v5e:1x2");
-  REQUIRE_OK(p);
-  REQUIRE(!p->ops.empty());
-  for (const OpPrediction& op : p->ops) CHECK(op.instruction == nullptr);
-  for (const TimelineEvent& e : p->timeline) CHECK(e.instruction == nullptr);
+TEST_CASE("a prediction of text holds the module it parsed") {
+  std::optional<Prediction> kept;
+  {
+    absl::StatusOr<Prediction> p = predict_step_time(s1_text(), "tpu_v5e:1x2");
+    REQUIRE_OK(p);
+    REQUIRE(p->module != nullptr);
+    kept = *std::move(p);
+  }
+  // The text and the first prediction are gone; the copy's pointers are the module's it holds.
+  REQUIRE(!kept->ops.empty());
+  for (const OpPrediction& op : kept->ops) {
+    REQUIRE(op.instruction != nullptr);
+    CHECK(op.instruction->name() == op.name());
+  }
+  for (const TimelineEvent& e : kept->timeline) {
+    if (e.instruction != nullptr) CHECK(e.instruction->name() == e.name);
+  }
+  // Given a module, the caller holds it.
+  absl::StatusOr<Module> module = parse_module(s1_text());
+  REQUIRE_OK(module);
+  absl::StatusOr<Prediction> on_module = predict_step_time(*module, "tpu_v5e:1x2");
+  REQUIRE_OK(on_module);
+  CHECK(on_module->module == nullptr);
+  CHECK(on_module->ops.front().instruction->name() == on_module->ops.front().name());
+}
+
+// The call the library exists for: HLO text (or a module) and a device's name, the same
+// prediction as the device resolved apart, choosing the device's notes leading the assumptions.
+TEST_CASE("predict_step_time on text and a device name") {
+  const std::string text = s1_text();
+  absl::StatusOr<Prediction> by_name = predict_step_time(text, "tpu_v5e:1x2", no_overhead());
+  REQUIRE_OK(by_name);
+  absl::StatusOr<Module> module = parse_module(text);
+  REQUIRE_OK(module);
+  absl::StatusOr<DeviceTarget> target = resolve_device("tpu_v5e:1x2", &*module);
+  REQUIRE_OK(target);
+  absl::StatusOr<Prediction> apart = predict_step_time(*module, *target, no_overhead());
+  REQUIRE_OK(apart);
+  add_diagnostics(target->diagnostics, *apart);
+  CHECK(prediction_to_json(*by_name) == prediction_to_json(*apart));
+  // S1 in order start, A, B, done, C: 3 + 2 + 1 (the done's wait) + 4 = 10 us.
+  CHECK(by_name->step_time_s == Approx(10 * kUs));
+  CHECK(by_name->topology == "1x2");
+  // No slice named: the smallest that holds the module's two devices, said in the notes.
+  absl::StatusOr<Prediction> inferred = predict_step_time(text, "tpu_v5e");
+  REQUIRE_OK(inferred);
+  CHECK(inferred->topology == "1x2");
+  CHECK(std::any_of(inferred->diagnostics.notes.begin(), inferred->diagnostics.notes.end(),
+                    [](const std::string& n) { return n.starts_with("topology 1x2"); }));
+  // A module and a GPU cluster's name: 2 nodes of 8 for a module of 2 devices.
+  absl::StatusOr<Prediction> gpus = predict_step_time(*module, "h100:2x8");
+  REQUIRE_OK(gpus);
+  CHECK(gpus->device == "h100");
+  CHECK(gpus->topology == "2x8");
+  // Errors a person can act on: the closest known device, the text's line.
+  absl::StatusOr<Prediction> typo = predict_step_time(text, "tpu_v5f");
+  REQUIRE(!typo.ok());
+  CHECK_THAT(std::string(typo.status().message()), Catch::Contains("did you mean"));
+  absl::StatusOr<Prediction> garbled = predict_step_time("HloModule m\nENTRY {", "tpu_v5e");
+  REQUIRE(!garbled.ok());
+  CHECK_THAT(std::string(garbled.status().message()), Catch::Contains("line"));
 }
 
 TEST_CASE("the JSON rendering carries the contract's fields") {

@@ -1,7 +1,7 @@
 // advise: what to fix in a compiled step before running it, found in the HLO and its predicted
 // timeline, each finding with the step time it puts at stake.
 //
-//   absl::StatusOr<Prediction> p = predict_step_time(module, spec);
+//   absl::StatusOr<Prediction> p = predict_step_time(module, "tpu_v5e");
 //   absl::StatusOr<MemoryReport> m = analyze_memory(module, spec);
 //   absl::StatusOr<Advice> a = advise(module, *p, *m, spec);
 //   a->findings.front().id;             // "exposed-collective"

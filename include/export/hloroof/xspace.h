@@ -3,7 +3,7 @@
 // HLO op profile, HLO op stats and roofline model show the prediction as they show a measured
 // run, and beside one (docs/xspace.md).
 //
-//   absl::StatusOr<Prediction> p = predict_step_time(module, spec);
+//   absl::StatusOr<Prediction> p = predict_step_time(module, "tpu_v5e");
 //   absl::StatusOr<XSpaceFile> f = write_xspace(module, *p, spec, "/tmp/logdir");
 //   f->path;      // /tmp/logdir/plugins/profile/predicted_tpu_v5e/hloroof-predicted.xplane.pb
 //   f->unfilled;  // what XProf shows of a measured run that this file leaves empty

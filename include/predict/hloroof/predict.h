@@ -1,11 +1,18 @@
 // predict_step_time: how long one step of an HLO module takes on a device, and why.
 //
-//   absl::StatusOr<hloroof::DeviceTarget> target = hloroof::resolve_device("tpu_v5e:2x2", &module);
-//   absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(module, *target);
+//   absl::StatusOr<hloroof::Prediction> p = hloroof::predict_step_time(hlo_text, "tpu_v5e");
 //   p->step_time_s;               // the expected step
 //   p->roofline_step_time_s;      // the same at the roofline (speed of light)
 //   p->breakdown.compute_s;       // what the step is made of
 //   p->ops.front().explanation(); // the most expensive op's formula, with the device numbers
+//
+// The device is a name as the command's --device takes it, the slice inferred from the module
+// or given ("tpu_v5e:2x2", "h100:2x8"). A module already parsed takes the same name
+// (predict_step_time(module, "h100")); one device and slice checked once for several modules,
+// or a spec made by hand, is a DeviceTarget (resolve_device, spec_target):
+//
+//   absl::StatusOr<hloroof::DeviceTarget> target = hloroof::resolve_device("tpu_v5e:2x2", &module);
+//   absl::StatusOr<hloroof::Prediction> q = hloroof::predict_step_time(module, *target);
 //
 // The model (docs/prediction-model.md): each op's roofline time on the device, each
 // collective's time on the slice's topology, composed along the module's schedule with async
@@ -290,6 +297,9 @@ struct Prediction {
   Diagnostics diagnostics;
   // An assumed trip count or an op of unknown cost: the step time is a floor.
   bool is_lower_bound = false;
+  // The module the prediction parsed itself (predict_step_time on HLO text), which the ops'
+  // and the timeline's instruction pointers point into; null when the caller holds the module.
+  std::shared_ptr<const Module> module;
 };
 
 // What bounds an op, in the one vocabulary of text, JSON, trace and the Python bindings:
@@ -304,6 +314,21 @@ std::string_view resource_name(const OpPrediction& op);
 // `prediction`, the one place every report's order is made: its notes lead the prediction's
 // notes (the assumptions), its warnings follow the prediction's own.
 void add_diagnostics(const Diagnostics& said, Prediction& prediction);
+
+// Predicts one step of the module in `hlo_text` (HLO text, as parse_module reads it) on
+// `device`: a built-in name, alias, JAX device kind, Cloud TPU accelerator type or device JSON
+// file, optionally with a topology ("tpu_v5e", "tpu_v5e:2x2", "v5litepod-16", "h100:2x8"), as
+// resolve_device reads the command's --device. Without a topology the smallest slice that holds
+// the module is inferred. What choosing the device said leads the prediction's assumptions
+// (add_diagnostics). The prediction holds the module it parsed (Prediction::module), so its
+// ops' instruction pointers stay valid while it lives.
+// Errors: text that does not parse (with its line and column), an unknown device (with the
+// closest known name), and those of the overload on a DeviceTarget below.
+absl::StatusOr<Prediction> predict_step_time(std::string_view hlo_text, std::string_view device,
+                                             const PredictOptions& options = {});
+// The same for a module already parsed (or edited): its instruction pointers are the module's.
+absl::StatusOr<Prediction> predict_step_time(const Module& module, std::string_view device,
+                                             const PredictOptions& options = {});
 
 // Predicts one step of `module` on a device and slice: resolve_device's (the command's --device
 // and Python's device=: a built-in name, alias, JAX device kind or Cloud TPU accelerator type,

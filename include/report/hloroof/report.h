@@ -2,7 +2,7 @@
 // profiled one (Overview, HLO Op Stats, Trace Viewer, Roofline Model), so that a prediction can
 // sit next to a real profile.
 //
-//   absl::StatusOr<Prediction> p = predict_step_time(module, spec);
+//   absl::StatusOr<Prediction> p = predict_step_time(module, "tpu_v5e");
 //   std::string json = prediction_to_json(*p);
 //   std::cout << *render_text_report(*p, spec, {.by = OpGrouping::kCategory});
 //   write_file("step.trace.json", prediction_to_trace_json(*p));  // Perfetto, chrome://tracing
