@@ -184,6 +184,17 @@ bool check_operand_and_attribute_rules(const Instruction& instruction, std::stri
 // dimension, tuple results, element counts, async start/update/done agreement.
 bool check_shape_rules(const Instruction& instruction, std::string* message);
 
+// The dimension checks of verify.cc that every reader runs on each instruction as well (the
+// text parser, and so the HloProto reader): dimension lists within the rank of the shape they
+// index and none named twice (dot, gather, scatter, reduce, transpose, ...), iota_dimension, a
+// pad's and a slice's entry per dimension (a slice within its operand), dynamic_slice_sizes,
+// fft_length, topk's k. False with `*message` on the first broken.
+bool check_dimension_lists(const Instruction& instruction, std::string* message);
+// Dot: contracting and batch dimensions pair up with the same sizes.
+bool check_dot(const Instruction& instruction, std::string* message);
+// Broadcast: `dimensions` maps operand dimension k to a result dimension of its size.
+bool check_broadcast(const Instruction& instruction, std::string* message);
+
 // Whether check_collective_groups has anything to check on `op`.
 bool takes_replica_groups(Opcode op);
 // The collective whose replica groups `i` holds: its opcode, or for an async start written

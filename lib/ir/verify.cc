@@ -1,7 +1,9 @@
 // verify(): the parser's checks on a module as it stands, and the agreements edits can break
 // that text cannot (users and operands in step, callees before callers, the module header).
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -39,6 +41,11 @@ bool agrees(const Instruction& i, const Shape& inferred) {
   same_type.element_type = i.shape().element_type;
   return detail::compatible(same_type, i.shape());
 }
+
+}  // namespace
+
+// The checks every reader runs too (instruction_rules.h): dimension lists, dot and broadcast.
+namespace detail {
 
 // The broadcast rule: `dimensions` maps operand dimension k to result dimension
 // dimensions[k], whose size it keeps.
@@ -102,28 +109,25 @@ bool check_dot(const Instruction& i, std::string* message) {
          pairs(d.lhs_batch, d.rhs_batch, "batch");
 }
 
-// Elementwise ops: every operand that is not a scalar has the result's dimensions.
-bool check_elementwise(const Instruction& i, std::string* message) {
-  const Shape& shape = i.shape();
-  if (!shape.is_array()) return true;
-  for (const Instruction* operand : i.operands()) {
-    const Shape& s = operand->shape();
-    if (!s.is_array() || s.rank() == 0) continue;
-    bool same = s.rank() == shape.rank();
-    for (size_t d = 0; same && d < s.dims.size(); ++d) {
-      same = s.dims[d].size == shape.dims[d].size;
-    }
-    if (!same) {
-      *message = str_cat("operand ", operand->name(), " has shape ", to_string(s),
-                         ", whose dimensions are not those of the result ", to_string(shape));
-      return false;
-    }
-  }
-  return true;
-}
-
 // Dimension lists: each dimension within the rank of the shape it indexes, none twice. A
 // shape that is no array is left to the shape checks.
+namespace {
+
+// Who a dimension list indexes ("operand p", "the result"), written out for a message only: the
+// parser checks every instruction, and builds no string for one that passes.
+class Whose {
+ public:
+  Whose(const Instruction* operand) : operand_(operand) {}  // NOLINT(google-explicit-constructor)
+  Whose(const char* text) : text_(text) {}                   // NOLINT(google-explicit-constructor)
+  std::string text() const {
+    return operand_ != nullptr ? str_cat("operand ", operand_->name()) : std::string(text_);
+  }
+
+ private:
+  const Instruction* operand_ = nullptr;
+  std::string_view text_;
+};
+
 class DimensionCheck {
  public:
   explicit DimensionCheck(std::string* message) : message_(message) {}
@@ -131,35 +135,43 @@ class DimensionCheck {
   // `dims`, the value of attribute `name`, index `shape`, of `whose` ("operand p", "the
   // result").
   bool in_range(IntList dims, std::string_view name, const Shape& shape,
-                std::string_view whose) {
+                const Whose& whose) {
     if (!shape.is_array()) return true;
+    // Each dimension marked as it is met: a list of a million entries costs a million steps.
+    std::vector<bool> seen(dims.size() > 8 ? static_cast<size_t>(shape.rank()) : 0);
     for (size_t k = 0; k < dims.size(); ++k) {
       if (dims[k] < 0 || dims[k] >= shape.rank()) {
         *message_ = str_cat(list_text(name, dims), " names dimension ", dims[k], ", but ",
-                            whose, " (", to_string(shape), ") has ", rank_text(shape.rank()));
+                            whose.text(), " (", to_string(shape), ") has ",
+                            rank_text(shape.rank()));
         return false;
       }
-      for (size_t j = 0; j < k; ++j) {
-        if (dims[j] == dims[k]) {
-          *message_ = str_cat(list_text(name, dims), " names dimension ", dims[k], " twice");
-          return false;
-        }
+      bool twice = false;
+      if (seen.empty()) {
+        for (size_t j = 0; j < k && !twice; ++j) twice = dims[j] == dims[k];
+      } else {
+        twice = seen[static_cast<size_t>(dims[k])];
+        seen[static_cast<size_t>(dims[k])] = true;
+      }
+      if (twice) {
+        *message_ = str_cat(list_text(name, dims), " names dimension ", dims[k], " twice");
+        return false;
       }
     }
     return true;
   }
   // As many dimensions in `dims` as `shape` has.
-  bool count(IntList dims, std::string_view name, const Shape& shape, std::string_view whose) {
+  bool count(IntList dims, std::string_view name, const Shape& shape, const Whose& whose) {
     if (!shape.is_array() || static_cast<int64_t>(dims.size()) == shape.rank()) return true;
     *message_ = str_cat(list_text(name, dims), " names ", rank_text(dims.size()), ", but ",
-                        whose, " (", to_string(shape), ") has ", rank_text(shape.rank()));
+                        whose.text(), " (", to_string(shape), ") has ", rank_text(shape.rank()));
     return false;
   }
   // index_vector_dim: a dimension of `shape`, or its rank (the index vector then stands past
   // the last dimension, of size 1).
-  bool index_vector(int64_t d, const Shape& shape, std::string_view whose) {
+  bool index_vector(int64_t d, const Shape& shape, const Whose& whose) {
     if (!shape.is_array() || (d >= 0 && d <= shape.rank())) return true;
-    *message_ = str_cat("index_vector_dim=", d, " is not a dimension of ", whose, " (",
+    *message_ = str_cat("index_vector_dim=", d, " is not a dimension of ", whose.text(), " (",
                         to_string(shape), ") nor its rank, ", shape.rank());
     return false;
   }
@@ -192,17 +204,171 @@ class DimensionCheck {
   std::string* message_;
 };
 
-std::string operand_text(const Instruction& i, size_t k) {
-  return str_cat("operand ", i.operand(k)->name());
+Whose operand_text(const Instruction& i, size_t k) { return Whose(i.operand(k)); }
+
+// The opcodes check_dimension_lists checks (most instructions are none of them).
+bool has_dimension_checks(Opcode op) {
+  switch (op) {
+    case Opcode::kReduce:
+    case Opcode::kReverse:
+    case Opcode::kTranspose:
+    case Opcode::kBroadcast:
+    case Opcode::kConcatenate:
+    case Opcode::kSort:
+    case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kGetDimensionSize:
+    case Opcode::kSetDimensionSize:
+    case Opcode::kReduceWindow:
+    case Opcode::kDot:
+    case Opcode::kGather:
+    case Opcode::kScatter:
+    case Opcode::kPad:
+    case Opcode::kSlice:
+    case Opcode::kDynamicSlice:
+    case Opcode::kFft:
+    case Opcode::kTopK:
+      return true;
+    default:
+      return false;
+  }
 }
 
+// iota_dimension: a dimension of the result.
+bool check_iota(const Instruction& i, std::string* message) {
+  const std::optional<int64_t> d = i.int_attribute(AttrId::kIotaDimension);
+  const Shape& shape = i.shape();
+  if (!d || !shape.is_array() || (*d >= 0 && *d < shape.rank())) return true;
+  *message = str_cat("iota_dimension=", *d, " is not a dimension of the result (",
+                     to_string(shape), "), which has ", shape.rank(),
+                     shape.rank() == 1 ? " dimension" : " dimensions");
+  return false;
+}
+
+// A slice's `[start:limit:stride]` per dimension of the operand, within it.
+bool check_slice(const Instruction& i, const Shape& in, const Whose& first,
+                 std::string* message) {
+  const Slice* slice = i.slice();
+  if (slice == nullptr || !in.is_array()) return true;
+  if (static_cast<int64_t>(slice->dims.size()) != in.rank()) {
+    *message = str_cat("slice={...} has ", slice->dims.size(), " dimensions, but ",
+                       first.text(), " (", to_string(in), ") has ", in.rank());
+    return false;
+  }
+  for (size_t k = 0; k < slice->dims.size(); ++k) {
+    const SliceDim& d = slice->dims[k];
+    const int64_t size = in.dims[k].size;
+    if (in.dims[k].kind == Dimension::Kind::kUnbounded) continue;  // any size
+    if (d.start < 0 || d.start > d.limit || d.limit > size || d.stride < 1) {
+      *message = str_cat("slice dimension ", k, " [", d.start, ":", d.limit, ":", d.stride,
+                         "] is not within dimension ", k, " of ", first.text(), " (", to_string(in),
+                         "): 0 <= start <= limit <= ", size, ", stride >= 1");
+      return false;
+    }
+  }
+  return true;
+}
+
+// dynamic_slice_sizes: one size per dimension of the operand, each within it.
+bool check_dynamic_slice(const Instruction& i, const Shape& in, const Whose& first,
+                         std::string* message) {
+  IntList sizes = i.int_list(AttrId::kDynamicSliceSizes);
+  if (!in.is_array() || !i.has_attribute(AttrId::kDynamicSliceSizes)) return true;
+  if (static_cast<int64_t>(sizes.size()) != in.rank()) {
+    *message = str_cat("dynamic_slice_sizes has ", sizes.size(), " sizes, but ", first.text(), " (",
+                       to_string(in), ") has ", in.rank(), " dimensions");
+    return false;
+  }
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    if (sizes[k] < 0 ||
+        (in.dims[k].kind != Dimension::Kind::kUnbounded && sizes[k] > in.dims[k].size)) {
+      *message = str_cat("dynamic_slice_sizes names size ", sizes[k], " for dimension ", k,
+                         " of ", first.text(), " (", to_string(in), "), which has ",
+                         in.dims[k].size);
+      return false;
+    }
+  }
+  return true;
+}
+
+// fft_length: 1 to 3 lengths of the operand's last dimensions (XLA's shape inference): RFFT's
+// are those dimensions' sizes, and IRFFT's too but the last, which holds length / 2 + 1
+// frequencies (FFT and IFFT check the count only, as XLA does).
+bool check_fft(const Instruction& i, const Shape& in, const Whose& first,
+               std::string* message) {
+  IntList length = i.fft_length();
+  if (!in.is_array() || !i.has_attribute(AttrId::kFftLength)) return true;
+  const auto n = static_cast<int64_t>(length.size());
+  if (n < 1 || n > 3 || n > in.rank()) {
+    *message = str_cat("fft_length names ", n, " lengths, but an fft transforms 1 to 3 of the "
+                       "last dimensions of ", first.text(), " (", to_string(in), ")");
+    return false;
+  }
+  const std::string_view type = i.string_attribute(AttrId::kFftType);
+  if (type != "RFFT" && type != "IRFFT") return true;
+  const bool inverse_real = type == "IRFFT";
+  for (int64_t k = 0; k < n; ++k) {
+    const Dimension& dim = in.dims[static_cast<size_t>(in.rank() - n + k)];
+    if (dim.kind == Dimension::Kind::kUnbounded) continue;
+    const int64_t have = dim.size;
+    int64_t want = length[static_cast<size_t>(k)];
+    if (inverse_real && k == n - 1) want = want / 2 + 1;
+    if (want < 0 || have != want) {
+      *message = str_cat("fft_length={...} entry ", k, " (", length[static_cast<size_t>(k)],
+                         ") wants dimension ", in.rank() - n + k, " of ", first.text(), " (",
+                         to_string(in), ") of size ", want, ", not ", have);
+      return false;
+    }
+  }
+  return true;
+}
+
+// topk's k: at most the size of the operand's last dimension.
+bool check_topk(const Instruction& i, const Shape& in, const Whose& first,
+                std::string* message) {
+  const std::optional<int64_t> k = i.int_attribute(AttrId::kK);
+  if (!k || !in.is_array()) return true;
+  if (in.rank() > 0 && in.dims.back().kind == Dimension::Kind::kUnbounded) return true;
+  const int64_t last = in.rank() == 0 ? -1 : in.dims.back().size;
+  if (*k < 0 || *k > last) {
+    *message = str_cat("k=", *k, " is not within the last dimension of ", first.text(), " (",
+                       to_string(in), "): topk takes 0 <= k <= its size");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool check_dimension_lists(const Instruction& i, std::string* message) {
+  if (i.opcode() == Opcode::kIota) return check_iota(i, message);
+  if (!has_dimension_checks(i.opcode())) return true;
   DimensionCheck check(message);
   const size_t n = i.operand_count();
   if (n == 0) return true;
   const Shape& in = i.operand(0)->shape();
-  const std::string first = operand_text(i, 0);
+  const Whose first = operand_text(i, 0);
   switch (i.opcode()) {
+    case Opcode::kPad: {
+      const Padding* padding = i.padding();
+      if (padding == nullptr || !in.is_array()) return true;
+      if (static_cast<int64_t>(padding->dims.size()) != in.rank()) {
+        *message = str_cat("padding={...} has ", padding->dims.size(), " dimensions, but ",
+                           first.text(), " (", to_string(in), ") has ", in.rank());
+        return false;
+      }
+      return true;
+    }
+    case Opcode::kSlice:
+      return check_slice(i, in, first, message);
+    case Opcode::kDynamicSlice:
+      return check_dynamic_slice(i, in, first, message);
+    case Opcode::kFft:
+      return check_fft(i, in, first, message);
+    case Opcode::kTopK:
+      return check_topk(i, in, first, message);
     case Opcode::kReduce:
     case Opcode::kReverse:
       return check.in_range(i.dimensions(), "dimensions", in, first);
@@ -224,7 +390,7 @@ bool check_dimension_lists(const Instruction& i, std::string* message) {
       const Window* w = i.window();
       if (w == nullptr || !in.is_array()) return true;
       if (static_cast<int64_t>(w->dims.size()) != in.rank()) {
-        *message = str_cat("window={...} has ", w->dims.size(), " dimensions, but ", first,
+        *message = str_cat("window={...} has ", w->dims.size(), " dimensions, but ", first.text(),
                            " (", to_string(in), ") has ", in.rank());
         return false;
       }
@@ -234,7 +400,7 @@ bool check_dimension_lists(const Instruction& i, std::string* message) {
       if (n != 2) return true;
       const DotDimensionNumbers d = i.dot_dimensions();
       const Shape& rhs = i.operand(1)->shape();
-      const std::string second = operand_text(i, 1);
+      const Whose second = operand_text(i, 1);
       return check.in_range(d.lhs_contracting, "lhs_contracting_dims", in, first) &&
              check.in_range(d.lhs_batch, "lhs_batch_dims", in, first) &&
              check.in_range(d.rhs_contracting, "rhs_contracting_dims", rhs, second) &&
@@ -248,7 +414,7 @@ bool check_dimension_lists(const Instruction& i, std::string* message) {
       if (n != 2) return true;
       const GatherDimensionNumbers d = i.gather_dimensions();
       const Shape& indices = i.operand(1)->shape();
-      const std::string second = operand_text(i, 1);
+      const Whose second = operand_text(i, 1);
       return check.in_range(d.offset_dims, "offset_dims", i.shape(), "the result") &&
              check.in_range(d.collapsed_slice_dims, "collapsed_slice_dims", in, first) &&
              check.in_range(d.start_index_map, "start_index_map", in, first) &&
@@ -265,8 +431,8 @@ bool check_dimension_lists(const Instruction& i, std::string* message) {
       const ScatterDimensionNumbers d = i.scatter_dimensions();
       const Shape& indices = i.operand(inputs)->shape();
       const Shape& updates = i.operand(inputs + 1)->shape();
-      const std::string index_text = operand_text(i, inputs);
-      const std::string update_text = operand_text(i, inputs + 1);
+      const Whose index_text = operand_text(i, inputs);
+      const Whose update_text = operand_text(i, inputs + 1);
       return check.in_range(d.update_window_dims, "update_window_dims", updates,
                             update_text) &&
              check.in_range(d.inserted_window_dims, "inserted_window_dims", in, first) &&
@@ -280,6 +446,34 @@ bool check_dimension_lists(const Instruction& i, std::string* message) {
     default:
       return true;
   }
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::check_broadcast;
+using detail::check_dimension_lists;
+using detail::check_dot;
+
+// Elementwise ops: every operand that is not a scalar has the result's dimensions.
+bool check_elementwise(const Instruction& i, std::string* message) {
+  const Shape& shape = i.shape();
+  if (!shape.is_array()) return true;
+  for (const Instruction* operand : i.operands()) {
+    const Shape& s = operand->shape();
+    if (!s.is_array() || s.rank() == 0) continue;
+    bool same = s.rank() == shape.rank();
+    for (size_t d = 0; same && d < s.dims.size(); ++d) {
+      same = s.dims[d].size == shape.dims[d].size;
+    }
+    if (!same) {
+      *message = str_cat("operand ", operand->name(), " has shape ", to_string(s),
+                         ", whose dimensions are not those of the result ", to_string(shape));
+      return false;
+    }
+  }
+  return true;
 }
 
 class Verifier {

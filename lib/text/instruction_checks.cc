@@ -18,8 +18,25 @@ constexpr int64_t kMaxInferredShapeTreeSize = int64_t{1} << 20;
 }  // namespace
 
 bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
-  if (detail::passes_rules_quickly(*i)) return true;
-  return check_instruction_in_full(i, at);
+  if (!detail::passes_rules_quickly(*i) && !check_instruction_in_full(i, at)) return false;
+  return check_dimensions(i, at);
+}
+
+// verify()'s dimension checks, which a module read from text or a proto gets as one edited
+// gets them: a dimension list out of range or repeated is analysed as nothing real.
+bool ModuleParser::check_dimensions(Instruction* i, const Token& at) {
+  std::string message;
+  if (!detail::check_dimension_lists(*i, &message)) return error(at, message);
+  if (i->opcode() == Opcode::kDot && i->operand_count() == 2 && !detail::check_dot(*i, &message)) {
+    return error(at, message);
+  }
+  // A broadcast written without dimensions={...} (the parser's shorthand, XLA's parser's too)
+  // is left to verify().
+  if (i->opcode() == Opcode::kBroadcast && i->operand_count() == 1 &&
+      i->has_attribute(AttrId::kDimensions) && !detail::check_broadcast(*i, &message)) {
+    return error(at, message);
+  }
+  return true;
 }
 
 bool ModuleParser::check_instruction_in_full(Instruction* i, const Token& at) {

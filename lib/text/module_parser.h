@@ -211,6 +211,8 @@ class ModuleParser : public Parser {
   [[nodiscard]] bool check_instruction(Instruction* instruction, const Token& at);
   // Every check, one by one (check_instruction takes a shortcut for the usual instruction).
   [[nodiscard]] bool check_instruction_in_full(Instruction* instruction, const Token& at);
+  // verify()'s dimension checks (ir/instruction_rules.h), on every instruction.
+  [[nodiscard]] bool check_dimensions(Instruction* instruction, const Token& at);
 
   // About how many instructions the body whose `{` is at `body` holds (to size its lists).
   size_t estimated_instruction_count(const char* body);

@@ -498,5 +498,102 @@ ENTRY e {
         "dimension of operand idx (s32[3,1]{1,0}) nor its rank, 2");
 }
 
+TEST_CASE("verify and the readers: iota, pad, slice, dynamic-slice, fft and topk dimensions") {
+  constexpr std::string_view kOps = R"(HloModule m
+
+ENTRY e {
+  p = f32[4,8]{1,0} parameter(0)
+  i0 = s32[] parameter(1)
+  z = f32[] constant(0)
+  io = s32[4,8]{1,0} iota(), iota_dimension=1
+  pd = f32[6,8]{1,0} pad(p, z), padding=1_1x0_0
+  sl = f32[2,8]{1,0} slice(p), slice={[0:2], [0:8]}
+  ds = f32[2,4]{1,0} dynamic-slice(p, i0, i0), dynamic_slice_sizes={2,4}
+  f = c64[4,5]{1,0} fft(p), fft_type=RFFT, fft_length={8}
+  tk = (f32[4,2]{1,0}, s32[4,2]{1,0}) topk(p), k=2, largest=true
+  ROOT t = (s32[4,8]{1,0}, f32[6,8]{1,0}, f32[2,8]{1,0}, f32[2,4]{1,0}, c64[4,5]{1,0}, (f32[4,2]{1,0}, s32[4,2]{1,0})) tuple(io, pd, sl, ds, f, tk)
+})";
+  REQUIRE_OK(verify(testing::module_of(kOps)));
+  // `op`'s attribute `name` set to `value`: verify() refuses it with `message`, and the text of
+  // the module (and so an HloProto, which is read through it) is refused with the same words.
+  const auto refused = [&](std::string_view op, std::string_view name, std::string_view value,
+                           std::string_view message) {
+    INFO(op << " " << name << "=" << value);
+    Module m = testing::module_of(kOps);
+    Instruction* i = m.entry()->find_instruction(op);
+    REQUIRE_OK(set_attribute_from_text(*i, name, value));
+    const std::string verified = verify_message(m);
+    CHECK(verified.find(message) != std::string::npos);
+    CHECK(verified.rfind("computation e, instruction " + std::string(op) + " (", 0) == 0);
+    absl::StatusOr<Module> read = parse_module(print(m));
+    REQUIRE_FALSE(read.ok());
+    CHECK(std::string(read.status().message()).find(message) != std::string::npos);
+  };
+  const std::string p = "operand p (f32[4,8]{1,0})";
+  refused("io", "iota_dimension", "2",
+          "iota_dimension=2 is not a dimension of the result (s32[4,8]{1,0}), which has 2 "
+          "dimensions");
+  refused("io", "iota_dimension", "-1", "iota_dimension=-1 is not a dimension of the result");
+  refused("pd", "padding", "1_1", "padding={...} has 1 dimensions, but " + p + " has 2");
+  refused("sl", "slice", "{[0:2]}", "slice={...} has 1 dimensions, but " + p + " has 2");
+  refused("sl", "slice", "{[0:2], [0:9]}",
+          "slice dimension 1 [0:9:1] is not within dimension 1 of " + p +
+              ": 0 <= start <= limit <= 8, stride >= 1");
+  refused("ds", "dynamic_slice_sizes", "{2}",
+          "dynamic_slice_sizes has 1 sizes, but " + p + " has 2 dimensions");
+  refused("ds", "dynamic_slice_sizes", "{2,9}",
+          "dynamic_slice_sizes names size 9 for dimension 1 of " + p + ", which has 8");
+  // An RFFT's lengths are its operand's last dimensions (an FFT's are not checked, as XLA's).
+  refused("f", "fft_length", "{4}",
+          "fft_length={...} entry 0 (4) wants dimension 1 of " + p + " of size 4, not 8");
+  refused("f", "fft_length", "{1,1,4,8}",
+          "fft_length names 4 lengths, but an fft transforms 1 to 3 of the last dimensions of " +
+              p);
+  refused("tk", "k", "9",
+          "k=9 is not within the last dimension of " + p + ": topk takes 0 <= k <= its size");
+}
+
+TEST_CASE("the text reader refuses the dimension lists verify() refuses") {
+  // A dot contracting dimension 7 of a rank-2 operand was predicted (142 ms where the valid dot
+  // takes microseconds); 66 repeated dimensions gave 5e189 s. Both are errors at the opcode.
+  absl::StatusOr<Module> dot = parse_module(R"(HloModule m
+ENTRY e {
+  a = f32[8,16]{1,0} parameter(0)
+  b = f32[16,4]{1,0} parameter(1)
+  ROOT d = f32[8,4]{1,0} dot(a, b), lhs_contracting_dims={7}, rhs_contracting_dims={0}
+})");
+  REQUIRE_FALSE(dot.ok());
+  CHECK(std::string(dot.status().message()).find(
+            "lhs_contracting_dims={7} names dimension 7, but operand a (f32[8,16]{1,0}) has 2 "
+            "dimensions") != std::string::npos);
+  std::string repeated = "{";
+  for (int k = 0; k < 66; ++k) repeated += k == 0 ? "1" : ",1";
+  repeated += "}";
+  absl::StatusOr<Module> reduce = parse_module(absl::StrCat(R"(HloModule m
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  a = f32[8,16]{1,0} parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[8]{0} reduce(a, z), dimensions=)", repeated, R"(, to_apply=add
+})"));
+  REQUIRE_FALSE(reduce.ok());
+  CHECK(std::string(reduce.status().message()).find("names dimension 1 twice") !=
+        std::string::npos);
+  // Contracting dimensions of unequal sizes: 16 against 4.
+  absl::StatusOr<Module> sizes = parse_module(R"(HloModule m
+ENTRY e {
+  a = f32[8,16]{1,0} parameter(0)
+  b = f32[16,4]{1,0} parameter(1)
+  ROOT d = f32[8,16]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+})");
+  REQUIRE_FALSE(sizes.ok());
+  CHECK(std::string(sizes.status().message()).find("has size 16 but contracting dimension 1") !=
+        std::string::npos);
+}
+
 }  // namespace
 }  // namespace hloroof

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "examples.h"
+#include "hloroof/edit.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_proto_writer.h"
 #include "hloroof/hlo_text.h"
@@ -616,3 +617,27 @@ ENTRY e {
   REQUIRE(q != nullptr);
   CHECK(q->devices.at(1024 * 2 + 7) == 1024 * 7 + 2);
 }
+
+namespace hloroof {
+namespace {
+
+TEST_CASE("an HloModuleProto whose dimension lists verify() refuses is refused as text is") {
+  // The dot's lhs contracting dimension edited to 7 of a rank-2 operand, then written as a
+  // proto: the reader names the list and the operand, where it predicted 142 ms before.
+  absl::StatusOr<Module> m = parse_module(R"(HloModule m
+ENTRY e {
+  a = f32[8,16]{1,0} parameter(0)
+  b = f32[16,4]{1,0} parameter(1)
+  ROOT d = f32[8,4]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  REQUIRE_OK(m);
+  REQUIRE_OK(set_attribute_from_text(*m->entry()->root(), "lhs_contracting_dims", "{7}"));
+  absl::StatusOr<Module> back = parse_hlo_proto(write_hlo_proto(*m));
+  REQUIRE_FALSE(back.ok());
+  CHECK(std::string(back.status().message()).find(
+            "lhs_contracting_dims={7} names dimension 7, but operand a (f32[8,16]{1,0}) has 2 "
+            "dimensions") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace hloroof
