@@ -274,6 +274,33 @@ class TraceText : public std::streambuf {
 
   const absl::Status& status() const { return status_; }
 
+  // Reads the text through without parsing it (inflating it 64 KiB at a time when gzipped),
+  // counting its "X" events (objects of the event array whose "ph" is "X", as the parse keeps
+  // them) and its bytes: an error as soon as either passes its limit, before anything is held.
+  // A file's events are counted so before it is parsed: a gzip bomb of 8.4 million events took
+  // 7 s and 2 GB to reach kMaxProfileEvents in the parse, and is refused here after 1.7 s of
+  // CPU at 5 MB. An event this count misses (a "ph" written with
+  // escapes) is still counted by the parse.
+  absl::Status count_events() {
+    while (status_.ok() && !done_) {
+      const std::string_view piece = next_piece();
+      text_bytes_ += static_cast<int64_t>(piece.size());
+      if (text_bytes_ > kMaxTraceTextBytes) {
+        fail(absl::StrCat(gzip_ ? "inflates to" : "is", " more than ",
+                          size_words(kMaxTraceTextBytes),
+                          " of JSON text, more than hloroof reads from one trace; not read"));
+        break;
+      }
+      count(piece);
+      if (events_ > kMaxProfileEvents) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            origin_, ": holds more than ", kMaxProfileEvents,
+            " events, more than hloroof reads from one profile; profile fewer steps"));
+      }
+    }
+    return status_;
+  }
+
  protected:
   int_type underflow() override {
     if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
@@ -406,9 +433,79 @@ class TraceText : public std::streambuf {
     }
   }
 
+  // count_events' scan of one piece: strings, nesting, and at the events' depth the value of
+  // each "ph" key.
+  void count(std::string_view piece) {
+    for (const char c : piece) {
+      if (in_string_) {
+        if (escape_) {
+          escape_ = false;
+          word_.clear();  // an escaped name is no "ph" nor "X" read here
+          word_long_ = true;
+        } else if (c == '\\') {
+          escape_ = true;
+        } else if (c == '"') {
+          in_string_ = false;
+          end_string();
+        } else if (word_.size() < 12) {
+          word_.push_back(c);
+        } else {
+          word_long_ = true;
+        }
+        continue;
+      }
+      switch (c) {
+        case '"':
+          in_string_ = true;
+          word_.clear();
+          word_long_ = false;
+          break;
+        case '[':
+        case '{':
+          if (depth_ == 0) root_object_ = c == '{';
+          // The event array: the root array, or the root object's "traceEvents".
+          if (c == '[' && ((depth_ == 0 && !root_object_) ||
+                           (depth_ == 1 && root_object_ && last_key_is_events_))) {
+            events_depth_ = depth_ + 1;
+          }
+          ++depth_;
+          ph_value_ = false;
+          break;
+        case ']':
+        case '}':
+          if (depth_ == events_depth_) events_depth_ = -1;
+          if (depth_ > 0) --depth_;
+          ph_value_ = false;
+          break;
+        case ':':
+          ph_value_ = events_depth_ >= 0 && depth_ == events_depth_ + 1 && last_word_ph_;
+          break;
+        case ',':
+          ph_value_ = false;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  void end_string() {
+    const bool whole = !word_long_;
+    if (depth_ == 1 && root_object_) last_key_is_events_ = whole && word_ == "traceEvents";
+    if (events_depth_ >= 0 && depth_ == events_depth_ + 1) {
+      if (ph_value_ && whole && word_ == "X") ++events_;
+      last_word_ph_ = whole && word_ == "ph";
+      ph_value_ = false;
+    }
+  }
+
   std::string_view bytes_;
   std::string origin_;
   bool gzip_;
+  // count_events' state.
+  int64_t events_ = 0, depth_ = 0, events_depth_ = -1;
+  bool root_object_ = false, last_key_is_events_ = false, last_word_ph_ = false;
+  bool ph_value_ = false, word_long_ = false;
+  std::string word_;
   z_stream z_{};
   bool inflating_ = false;
   size_t offset_ = 0;  // bytes of the file handed on (to zlib, or as text)
@@ -794,6 +891,10 @@ absl::StatusOr<Profile> parse_xspace(std::string_view bytes, std::string_view or
 }
 
 absl::StatusOr<Profile> parse_trace_json(std::string_view bytes, std::string_view origin) {
+  {
+    TraceText counted(bytes, origin);
+    if (absl::Status s = counted.count_events(); !s.ok()) return s;
+  }
   Budget budget(origin);
   TraceText text(bytes, origin);
   std::istream stream(&text);
