@@ -8,18 +8,32 @@
 #include "commands.h"
 #include "hloroof/nccl_tests.h"
 #include "hloroof/output_file.h"
+#include "hloroof/text_safety.h"
 
 namespace hloroof::cli {
 
 std::optional<int> calibrate_from_nccl_tests(const Args& args) {
   std::vector<InputFile> logs;
+  std::string a_log, not_a_log;  // an input of each kind, for the error when both are given
   for (const std::string& path : args.positional) {
-    if (path == "-") return std::nullopt;  // standard input is read once, as a profile
-    absl::StatusOr<InputFile> file = read_input(path);
-    if (!file.ok() || !looks_like_nccl_tests(file->text())) return std::nullopt;
+    // Standard input is read once, as a profile (which says so when it holds a log).
+    absl::StatusOr<InputFile> file =
+        path == "-" ? absl::StatusOr<InputFile>(absl::CancelledError()) : read_input(path);
+    if (!file.ok() || !looks_like_nccl_tests(file->text())) {
+      if (not_a_log.empty()) not_a_log = path == "-" ? "standard input" : path;
+      continue;
+    }
+    if (a_log.empty()) a_log = path;
     logs.push_back(*std::move(file));
   }
   if (logs.empty()) return std::nullopt;
+  if (!not_a_log.empty()) {
+    return usage_error(absl::StrCat("'", printable(a_log), "' is an nccl-tests log, but '",
+                                    printable(not_a_log),
+                                    "' is not one: give nccl-tests logs alone (as files), or "
+                                    "profiles alone"),
+                       kCalibrateCommand.usage);
+  }
   using namespace calibrate_flags;  // NOLINT: the command's own flags
   if (args.has(kHlo) || args.has(kModule) || args.has(kTripCountFlag) ||
       args.has(kDeviceIndex) || args.has(kTopologyFlag)) {

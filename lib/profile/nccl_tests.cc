@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -71,7 +73,55 @@ struct Section {
   int time_column = -1, busbw_column = -1;
   size_t columns = 0;
   std::vector<NcclTestsRow> rows;
+  std::vector<int64_t> lines;                       // each row's line of the log, from 1
+  std::vector<std::pair<double, double>> printed;  // each row's time (us), busbw (GB/s) rounding
 };
+
+// Half a unit of the last digit `number` is printed with: 0.005 for "203.25", 0.5 for "6759".
+double half_last_digit(std::string_view number) {
+  const size_t point = number.find('.');
+  if (point == std::string_view::npos) return 0.5;
+  size_t digits = 0;
+  while (point + 1 + digits < number.size() &&
+         absl::ascii_isdigit(static_cast<unsigned char>(number[point + 1 + digits]))) {
+    ++digits;
+  }
+  return 0.5 * std::pow(10.0, -static_cast<double>(digits));
+}
+
+// nccl-tests' bus bandwidth over its algorithm bandwidth (size / time) for `ranks` ranks (its
+// doc/PERFORMANCE.md): all-reduce 2(n-1)/n, the others (n-1)/n.
+double bus_factor(CollectiveKind kind, int64_t ranks) {
+  const double n = static_cast<double>(ranks);
+  return (kind == CollectiveKind::kAllReduce ? 2 : 1) * (n - 1) / n;
+}
+
+// The first row of `s` whose busbw column contradicts its size and time (each read to the
+// precision the log prints it with, and 1% besides), as an error; ok when none does. A row
+// edited by hand (a time of 1 us for 1 GiB) would otherwise drive the fit.
+absl::Status check_rows(const Section& s, CollectiveKind kind, int64_t ranks,
+                        std::string_view where) {
+  const double factor = bus_factor(kind, ranks);
+  for (size_t k = 0; k < s.rows.size(); ++k) {
+    const NcclTestsRow& row = s.rows[k];
+    const double time_us = row.time_s * 1e6, busbw = row.bus_bytes_per_s / 1e9;
+    const auto [time_half, busbw_half] = s.printed[k];
+    // busbw = size / time * factor, over the times the printed one may stand for.
+    const double low = row.size_bytes / ((time_us + time_half) * 1e3) * factor;
+    const double high = time_us - time_half > 0
+                            ? row.size_bytes / ((time_us - time_half) * 1e3) * factor
+                            : std::numeric_limits<double>::infinity();
+    if (busbw + busbw_half < low / 1.01 || busbw - busbw_half > high * 1.01) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s, line %d: the row contradicts itself: %.0f B in %g us over %d ranks is a bus "
+          "bandwidth of %.4g GB/s, but its busbw column says %g GB/s; correct the row or delete "
+          "it",
+          where, s.lines[k], row.size_bytes, time_us, ranks,
+          row.size_bytes / (time_us * 1e3) * factor, busbw));
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<NcclTestsRun> finish(const Section& s, std::string_view origin) {
   const std::string where =
@@ -100,6 +150,8 @@ absl::StatusOr<NcclTestsRun> finish(const Section& s, std::string_view origin) {
           per_host.begin()->second, ", ", host, ": ", n, "): give runs of equal nodes"));
     }
   }
+  const auto ranks = static_cast<int64_t>(s.hosts.size());
+  if (absl::Status st = check_rows(s, *kind, ranks, where); !st.ok()) return st;
   NcclTestsRun run;
   run.origin = absl::StrCat(sv(origin), s.name.empty() ? "" : absl::StrCat(" ", s.name));
   run.kind = *kind;
@@ -112,8 +164,15 @@ absl::StatusOr<NcclTestsRun> finish(const Section& s, std::string_view origin) {
 }  // namespace
 
 bool looks_like_nccl_tests(std::string_view text) {
-  for (absl::string_view line : absl::StrSplit(sv(text.substr(0, 1 << 16)), '\n')) {
-    if (is_header(words(sv(line)))) return true;
+  // Anywhere in the text: the rank lines before the header grow with the run (712 GPUs: 66 KB).
+  // Only the lines that hold "busbw" are split into words.
+  constexpr std::string_view kBusbw = "busbw";
+  for (size_t at = text.find(kBusbw); at != std::string_view::npos;
+       at = text.find(kBusbw, at + kBusbw.size())) {
+    const size_t begin = text.rfind('\n', at);
+    const size_t start = begin == std::string_view::npos ? 0 : begin + 1;
+    const size_t end = std::min(text.find('\n', at), text.size());
+    if (is_header(words(text.substr(start, end - start)))) return true;
   }
   return false;
 }
@@ -132,7 +191,9 @@ absl::StatusOr<std::vector<NcclTestsRun>> parse_nccl_tests(std::string_view text
     open = false;
     return absl::OkStatus();
   };
+  int64_t line_number = 0;
   for (absl::string_view raw : absl::StrSplit(sv(text), '\n')) {
+    ++line_number;
     const std::string_view line = sv(absl::StripAsciiWhitespace(raw));
     const std::vector<std::string_view> w = words(line);
     if (w.empty()) continue;
@@ -160,22 +221,39 @@ absl::StatusOr<std::vector<NcclTestsRun>> parse_nccl_tests(std::string_view text
         if (w[c] == "time" && s.time_column < 0) s.time_column = static_cast<int>(c - 1);
         if (w[c] == "busbw" && s.busbw_column < 0) s.busbw_column = static_cast<int>(c - 1);
       }
+      if (s.time_column < 0) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s, line %d: the column header has no 'time' column, so no row can be read; "
+            "nccl-tests prints '#  size  count  type ... time  algbw  busbw ...'",
+            origin, line_number));
+      }
       open = true;
       continue;
     }
     if (w[0][0] == '#' || s.columns == 0 || w.size() != s.columns) continue;
     NcclTestsRow row;
     double time_us = 0, busbw = 0;
-    if (!absl::SimpleAtod(sv(w[0]), &row.size_bytes) ||
-        !absl::SimpleAtod(sv(w[static_cast<size_t>(s.time_column)]), &time_us) ||
-        !absl::SimpleAtod(sv(w[static_cast<size_t>(s.busbw_column)]), &busbw) ||
-        !(row.size_bytes > 0 && time_us > 0 && busbw >= 0) || !std::isfinite(time_us) ||
-        !std::isfinite(row.size_bytes)) {
+    double size = 0;
+    const std::string_view time_text = w[static_cast<size_t>(s.time_column)];
+    const std::string_view busbw_text = w[static_cast<size_t>(s.busbw_column)];
+    if (!absl::SimpleAtod(sv(w[0]), &size) || !absl::SimpleAtod(sv(time_text), &time_us) ||
+        !absl::SimpleAtod(sv(busbw_text), &busbw) ||
+        !(size > 0 && time_us > 0 && busbw >= 0) || !std::isfinite(time_us) ||
+        !std::isfinite(busbw)) {
       continue;
     }
+    if (!(size <= static_cast<double>(kMaxNcclTestsBytes))) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s, line %d: a size of %s B, past the largest collective hloroof reads from "
+          "nccl-tests logs (2^50 B = 1 PiB)",
+          origin, line_number, w[0]));
+    }
+    row.size_bytes = std::floor(size);
     row.time_s = time_us * 1e-6;
     row.bus_bytes_per_s = busbw * 1e9;
     s.rows.push_back(row);
+    s.lines.push_back(line_number);
+    s.printed.emplace_back(half_last_digit(time_text), half_last_digit(busbw_text));
   }
   if (absl::Status st = close(); !st.ok()) return st;
   if (out.empty()) {

@@ -22,6 +22,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "hloroof/input_file.h"
+#include "hloroof/nccl_tests.h"
 #include "hloroof/profile.h"
 #include "nlohmann/json.hpp"
 #include "proto/xplane.pb.h"
@@ -964,7 +965,15 @@ absl::StatusOr<Profile> read_profile_file(const fs::path& file) {
   const bool json_name = absl::EndsWith(name, ".json") || absl::EndsWith(name, ".json.gz");
   const bool looks_json = !bytes.empty() && (bytes[0] == '{' || bytes[0] == '[');
   if (json_name || is_gzip(bytes) || looks_json) return parse_trace_json(bytes, origin);
-  return parse_xspace(bytes, origin);
+  absl::StatusOr<Profile> profile = parse_xspace(bytes, origin);
+  if (!profile.ok() && looks_like_nccl_tests(bytes)) {
+    // Given where a profile goes: among profiles, or on standard input.
+    return absl::InvalidArgumentError(absl::StrCat(
+        origin == "-" ? "standard input" : origin,
+        ": an nccl-tests log, not a profile; `hloroof calibrate LOG... --device D` reads "
+        "nccl-tests logs as files (not standard input), every input a log"));
+  }
+  return profile;
 }
 
 }  // namespace

@@ -105,6 +105,77 @@ TEST_CASE("nccl-tests: errors a person can act on") {
   CHECK_FALSE(parse_nccl_tests("", "empty.log").ok());
 }
 
+TEST_CASE("nccl-tests: a header without 'time', a size past 1 PiB, a row contradicting itself") {
+  // A header naming busbw but no time column: refused at its line (it was read at column -1,
+  // past the row's words).
+  std::string text = log_head("all_reduce_perf", 8);
+  const size_t header = text.find("#       size");
+  text.erase(header);
+  absl::StrAppend(&text, "#  size  count  type  redop  algbw  busbw\n",
+                  "  1048576  262144  float  sum  5.16  9.68\n");
+  absl::StatusOr<std::vector<NcclTestsRun>> no_time = parse_nccl_tests(text, "ar.log");
+  REQUIRE_FALSE(no_time.ok());
+  CHECK(no_time.status().message() ==
+        "ar.log, line 24: the column header has no 'time' column, so no row can be read; "
+        "nccl-tests prints '#  size  count  type ... time  algbw  busbw ...'");
+  // A size past 2^63 (and any past 2^50 B = 1 PiB) is an error, not a module of 2^62 floats.
+  const std::string huge =
+      log_head("all_reduce_perf", 8) +
+      "  18446744073709551616  4611686018427387904  float  sum  -1  6759.0  158.86  297.86  0  "
+      "6737.4  159.37  298.82  0\n";
+  absl::StatusOr<std::vector<NcclTestsRun>> too_big = parse_nccl_tests(huge, "ar.log");
+  REQUIRE_FALSE(too_big.ok());
+  CHECK(too_big.status().message().find("line 26: a size of 18446744073709551616 B, past the "
+                                        "largest") != std::string::npos);
+  // 2^50 B itself is read.
+  const double pib = 1125899906842624.0;  // 2^50; in 6759 s: 166.58 GB/s, x 2 x 15/16 = 312.3
+  const std::string at_limit = log_head("all_reduce_perf", 8) +
+                               "  1125899906842624  281474976710656  float  sum  -1  6759000000 "
+                               " 166.58  312.34  0  6759000000  166.58  312.34  0\n";
+  absl::StatusOr<std::vector<NcclTestsRun>> limit = parse_nccl_tests(at_limit, "ar.log");
+  REQUIRE_OK(limit);
+  CHECK(limit->front().rows.front().size_bytes == pib);
+  // One row's time cut to 1 us while its busbw stays: 1 GiB in 1 us over 16 ranks is
+  // 1073741824 / 1e3 x 2 x 15/16 = 2.013e6 GB/s against the 297.86 printed. Refused at its line.
+  const std::string edited =
+      log_head("all_reduce_perf", 8) +
+      "     1048576        262144     float     sum      -1    203.2    5.16    9.68      0    "
+      "207.2    5.06    9.49      0\n"
+      "  1073741824     268435456     float     sum      -1      1.0  158.86  297.86      0   "
+      "6737.4  159.37  298.82      0\n";
+  absl::StatusOr<std::vector<NcclTestsRun>> contradicts = parse_nccl_tests(edited, "ar.log");
+  REQUIRE_FALSE(contradicts.ok());
+  CHECK(contradicts.status().message() ==
+        "ar.log (all_reduce_perf), line 27: the row contradicts itself: 1073741824 B in 1 us "
+        "over 16 ranks is a bus bandwidth of 2.013e+06 GB/s, but its busbw column says 297.86 "
+        "GB/s; correct the row or delete it");
+}
+
+TEST_CASE("nccl-tests: a log of 712 GPUs is found by its header past 64 KiB of rank lines") {
+  // 89 nodes of 8 GPUs: 712 rank lines of about 92 bytes, 65.5 KB before the header.
+  std::string text = "# nccl-tests version 2.17.6 nccl-headers=22501 nccl-library=22501\n"
+                     "# Collective test starting: all_reduce_perf\n#\n# Using devices\n";
+  for (int r = 0; r < 712; ++r) {
+    absl::StrAppendFormat(&text,
+                          "#  Rank %3d Group  0 Pid %6d on node-%03d device %2d [0000:04:00] "
+                          "NVIDIA A100-SXM4-80GB\n",
+                          r, 1000 + r, r / 8, r % 8);
+  }
+  REQUIRE(text.size() > 65536);
+  // 1 GiB in 6759 us: 158.86 GB/s, x 2 x 711/712 = 317.27 GB/s.
+  absl::StrAppend(
+      &text,
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong\n",
+      "  1073741824     268435456     float     sum      -1   6759.0  158.86  317.27      0\n");
+  CHECK(looks_like_nccl_tests(text));
+  absl::StatusOr<std::vector<NcclTestsRun>> runs = parse_nccl_tests(text, "big.log");
+  REQUIRE_OK(runs);
+  CHECK(runs->front().ranks == 712);
+  CHECK(runs->front().nodes == 89);
+  // The word alone is not a header.
+  CHECK_FALSE(looks_like_nccl_tests(std::string(70000, 'x') + " busbw\n# size busbw\n"));
+}
+
 // One all-to-all of `bytes` per GPU over 2 nodes of 8 A100s, predicted with nic_efficiency `e`.
 double all_to_all_s(double bytes, double e) {
   const int64_t elements = static_cast<int64_t>(bytes / 4);

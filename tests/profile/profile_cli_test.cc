@@ -168,6 +168,41 @@ TEST_CASE("hloroof profile: usage and input errors") {
   CHECK(absl::StrContains(module.err, "jit_step"));
 }
 
+TEST_CASE("calibrate: an nccl-tests log among profiles or on standard input is named as one") {
+  Files f;
+  // 2 hosts of one A100 each; 1 GiB in 6759 us: 158.86 GB/s, x 2 x 1/2 = 158.86 busbw.
+  const std::string log =
+      "# Collective test starting: all_reduce_perf\n# Using devices\n"
+      "#  Rank  0 Group  0 Pid   1000 on node-a device  0 [0000:04:00] NVIDIA A100-SXM4-80GB\n"
+      "#  Rank  1 Group  0 Pid   1001 on node-b device  0 [0000:04:00] NVIDIA A100-SXM4-80GB\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong\n"
+      "  1073741824     268435456     float     sum      -1   6759.0  158.86  158.86      0\n";
+  const std::string path = (f.dir.path() / "all_reduce_perf.log").string();
+  write_file(path, log);
+  // With a profile: a usage error that names both, not "not an XSpace protobuf".
+  testing::CliResult mixed =
+      run_cli(absl::StrCat("calibrate ", path, " ", f.profile, " --device a100"));
+  INFO(mixed.err);
+  CHECK(mixed.exit_code == 2);
+  // Messages are wrapped at 100 columns: their lines joined.
+  const auto joined = [](const std::string& err) {
+    return absl::StrReplaceAll(err, {{"\n  ", " "}});
+  };
+  CHECK(absl::StrContains(joined(mixed.err), "is an nccl-tests log, but '"));
+  CHECK_FALSE(absl::StrContains(mixed.err, "XSpace"));
+  // On standard input, read as a profile: the reader says what it holds.
+  testing::CliResult piped = run_cli("calibrate - --hlo " + f.hlo + " --device a100", log);
+  INFO(piped.err);
+  CHECK(piped.exit_code == 1);
+  CHECK(absl::StrContains(joined(piped.err), "standard input: an nccl-tests log, not a profile"));
+  // `profile` given the log says the same of the file.
+  testing::CliResult profiled = run_cli(absl::StrCat("profile ", f.hlo, " ", path,
+                                                     " --device a100"));
+  CHECK(profiled.exit_code == 1);
+  CHECK(absl::StrContains(joined(profiled.err), "all_reduce_perf.log: an nccl-tests log, not a "
+                                                "profile"));
+}
+
 TEST_CASE("hloroof calibrate writes a device that predict reads") {
   Files f;
   const std::string out = (f.dir.path() / "my_h100.json").string();

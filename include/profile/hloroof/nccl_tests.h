@@ -34,14 +34,21 @@ struct NcclTestsRun {
   std::vector<NcclTestsRow> rows;
 };
 
-// Whether `text` looks like an nccl-tests log: the column header of its results.
+// The largest size (the `size` column, bytes) read from a log: 2^50 B = 1 PiB, far past any
+// collective a cluster runs, and within what an HLO shape and the models count exactly.
+inline constexpr int64_t kMaxNcclTestsBytes = int64_t{1} << 50;
+
+// Whether `text` looks like an nccl-tests log: the column header of its results, anywhere in it.
 bool looks_like_nccl_tests(std::string_view text);
 
 // The tests of one log. Each begins at its "# Collective test starting: NAME" line (nccl-tests
 // 2.17 on); a log without one holds one test, named by `origin`'s file name (all_reduce_perf.log,
 // alltoall.txt). Ranks and hosts come from its "#  Rank N ... on HOST device ..." lines.
 // Errors: no result rows, a test that is not one of the four, no rank lines (how many nodes the
-// run spanned cannot be told), hosts of unequal rank counts.
+// run spanned cannot be told), hosts of unequal rank counts, a column header without `time`, a
+// size past kMaxNcclTestsBytes, a row whose busbw contradicts its size and time (nccl-tests'
+// busbw = size / time x 2(n-1)/n for all-reduce, (n-1)/n for the others, n ranks; each column
+// read to the precision it is printed with, and 1% besides).
 absl::StatusOr<std::vector<NcclTestsRun>> parse_nccl_tests(std::string_view text,
                                                            std::string_view origin);
 
