@@ -32,6 +32,7 @@ PYBIND11_MODULE(_hloroof, m) {
   using namespace hloroof::python;
   m.doc() = "hloroof's compiled bindings; use the `hloroof` package.";
   m.attr("__version__") = std::string(version());
+  register_exit_wait();
   parse_error_type() = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
       "hloroof.ParseError",
       "HLO text that does not parse. str() is the located message of the command-line tool "
@@ -64,7 +65,7 @@ PYBIND11_MODULE(_hloroof, m) {
   m.def(
       "_parse_cpu_ms",
       [](std::string_view text) {
-        py::gil_scoped_release release;
+        GilRelease release;
         const double t0 = thread_cpu_ms();
         const bool ok = parse_module(text).ok();
         const double ms = thread_cpu_ms() - t0;
@@ -83,7 +84,7 @@ PYBIND11_MODULE(_hloroof, m) {
   m.def(
       "_predict_cpu_ms",
       [](std::string_view text, std::string_view device) {
-        py::gil_scoped_release release;
+        GilRelease release;
         const double t0 = thread_cpu_ms();
         // As predict_step_time on text did: the module parsed, the device resolved.
         absl::StatusOr<Module> module = parse_module(text);

@@ -10,9 +10,11 @@
 #include <time.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,6 +61,69 @@ PYBIND11_MAKE_OPAQUE(std::vector<hloroof::ComputationCost>)
 namespace hloroof::python {
 
 inline constexpr auto kInternal = py::return_value_policy::reference_internal;
+
+// The GIL released while the library works, as py::gil_scoped_release does, but safe at the
+// interpreter's exit. A thread that takes the GIL back while the interpreter finalizes is ended
+// by Python (pthread_exit); from py::gil_scoped_release's destructor, which may not throw, that
+// ended the process instead ("terminate called without an active exception", SIGABRT) when a
+// daemon thread was in an analysis at exit. So every release is counted, and at exit (an atexit
+// function, run before Python finalizes: register_exit_wait) the main thread waits for the
+// analyses running with the GIL released to take it back; after that, analyses keep the GIL.
+namespace gil {
+struct State {
+  std::mutex mutex;
+  std::condition_variable done;
+  int64_t released = 0;  // releases running
+  bool exiting = false;  // set with the GIL held: no release starts after it
+};
+inline State& state() {
+  static State* const kState = new State();  // lives past the interpreter
+  return *kState;
+}
+}  // namespace gil
+
+class GilRelease {
+ public:
+  GilRelease() {
+    gil::State& s = gil::state();
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      if (s.exiting) return;
+      ++s.released;
+    }
+    thread_ = PyEval_SaveThread();
+  }
+  ~GilRelease() {
+    if (thread_ == nullptr) return;
+    PyEval_RestoreThread(thread_);
+    gil::State& s = gil::state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (--s.released == 0) s.done.notify_all();
+  }
+  GilRelease(const GilRelease&) = delete;
+  GilRelease& operator=(const GilRelease&) = delete;
+
+ private:
+  PyThreadState* thread_ = nullptr;
+};
+
+// Registers with Python's atexit the wait GilRelease needs (once, at import).
+inline void register_exit_wait() {
+  py::module_::import("atexit").attr("register")(py::cpp_function([] {
+    gil::State& s = gil::state();
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      s.exiting = true;
+      if (s.released == 0) return;
+    }
+    PyThreadState* main = PyEval_SaveThread();
+    {
+      std::unique_lock<std::mutex> lock(s.mutex);
+      s.done.wait(lock, [&] { return s.released == 0; });
+    }
+    PyEval_RestoreThread(main);
+  }));
+}
 
 // A library error on its way to Python: a ParseError when it points into the text, else a
 // ValueError, either with the message the command-line tool prints.

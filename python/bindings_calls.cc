@@ -58,7 +58,7 @@ py::tuple load(py::handle source, const std::string& file_name, const std::strin
   if (py::isinstance<py::str>(source)) {
     const std::string_view text = utf8_of(source);
     {
-      py::gil_scoped_release release;
+      GilRelease release;
       loaded = load_path_or_text(text, options, file_name);
     }
     if (!loaded.ok() && absl::IsNotFound(loaded.status()) &&
@@ -78,13 +78,13 @@ py::tuple load(py::handle source, const std::string& file_name, const std::strin
                   static_cast<size_t>(PyByteArray_Size(source.ptr())));
       bytes = copy;
     }
-    py::gil_scoped_release release;
+    GilRelease release;
     loaded = load_module(ModuleBytes{.bytes = bytes, .name = file_name}, options);
   } else if (is_path_like(source)) {
     std::string path = fs_path(source);
     if (path == "-") path = "./-";  // a file of that name, not standard input
     from_file = true;
-    py::gil_scoped_release release;
+    GilRelease release;
     loaded = load_module(path, options);
   } else {
     throw py::type_error(str_cat("expected HLO text, a path, an open file, a hloroof.Module or "
@@ -182,7 +182,7 @@ DeviceTarget target(py::handle device, const Module* module, const std::string& 
                                    "settings)"));
     }
     const DeviceSpec& spec = device.cast<const DeviceSpec&>();
-    py::gil_scoped_release release;
+    GilRelease release;
     t = spec_target(spec, topology, module, platform);
   } else if (py::isinstance<py::str>(device) || is_path_like(device) ||
              (device.is_none() && mode != Accepts::kName)) {
@@ -192,7 +192,7 @@ DeviceTarget target(py::handle device, const Module* module, const std::string& 
     if (mode == Accepts::kName && absl::StripAsciiWhitespace(text).empty()) {
       throw py::value_error("device: no name given (hloroof.devices() lists the built-in ones)");
     }
-    py::gil_scoped_release release;
+    GilRelease release;
     t = resolve_device(text, module,
                        {.topology = topology,
                         .settings = std::move(set),
@@ -359,7 +359,7 @@ class PyAnalysis {
 template <typename Get>
 auto ran(PyAnalysis& a, Get get) -> decltype(get(a.analysis())) {
   ModuleUse use(a.module());
-  py::gil_scoped_release release;
+  GilRelease release;
   a.run().IgnoreError();  // each result carries its own error
   return get(a.analysis());
 }
@@ -411,7 +411,7 @@ void bind_analysis_class(py::module_& m) {
             absl::Status s;
             {
               ModuleUse use(a.module());
-              py::gil_scoped_release release;
+              GilRelease release;
               s = a.run();
             }
             ok_or_raise(s);
@@ -441,7 +441,7 @@ void bind_analysis_class(py::module_& m) {
             const absl::StatusOr<Advice>* advice = nullptr;
             {
               ModuleUse use(a.module());
-              py::gil_scoped_release release;
+              GilRelease release;
               a.run().IgnoreError();
               advice = &a.advice();
             }
@@ -509,7 +509,7 @@ void bind_calls(py::module_& m) {
         absl::StatusOr<ProfileDevice> chosen;
         {
           ModuleUse use(module);
-          py::gil_scoped_release release;
+          GilRelease release;
           chosen = resolve_profile_device(text, profile, profile_path, module,
                                           {.topology = topology,
                                            .device_option = "device=",
@@ -532,7 +532,7 @@ void bind_calls(py::module_& m) {
         absl::StatusOr<Prediction> p;
         {
           ModuleUse use(module);
-          py::gil_scoped_release release;
+          GilRelease release;
           p = predict_step_time(module, target, options);
           if (p.ok()) {
             add_diagnostics(said, *p);
@@ -558,7 +558,7 @@ void bind_calls(py::module_& m) {
         absl::StatusOr<ModuleCost> cost;
         {
           ModuleUse use(module);
-          py::gil_scoped_release release;
+          GilRelease release;
           cost = analyze_cost(module, options);
         }
         ModuleCost out = value_or_raise(std::move(cost));
@@ -577,7 +577,7 @@ void bind_calls(py::module_& m) {
         absl::StatusOr<MemoryReport> report;
         {
           ModuleUse use(module);
-          py::gil_scoped_release release;
+          GilRelease release;
           report = analyze_memory(module, target.spec,
                                   {.top_buffers = top_buffers,
                                    .first_tile_padding = first_tile_padding});
@@ -603,7 +603,7 @@ void bind_calls(py::module_& m) {
         absl::StatusOr<Advice> advice;
         {
           ModuleUse use(module);
-          py::gil_scoped_release release;
+          GilRelease release;
           AnalysisOptions analysis_options;
           analysis_options.predict = options;
           analysis_options.memory = MemoryOptions{};
@@ -638,7 +638,7 @@ void bind_calls(py::module_& m) {
         absl::StatusOr<XSpaceFile> file;
         {
           ModuleUse use(mod);
-          py::gil_scoped_release release;
+          GilRelease release;
           file = write_xspace(mod, p, spec, dir, xspace_options(steps, run, host));
         }
         return xspace_dict(value_or_raise(std::move(file)));
@@ -654,7 +654,7 @@ void bind_calls(py::module_& m) {
         DeviceComparison c;
         {
           ModuleUse use(module);
-          py::gil_scoped_release release;
+          GilRelease release;
           c = compare_devices(module, targets, {.predict = options, .check_capacity = true});
         }
         py::list predictions;
@@ -676,7 +676,7 @@ void bind_calls(py::module_& m) {
         absl::StatusOr<MemoryReport> report;
         {
           ModuleUse use(module);
-          py::gil_scoped_release release;
+          GilRelease release;
           report = analyze_memory(module, MemoryOptions{.top_buffers = 1});
         }
         return value_or_raise(std::move(report)).peak_bytes;

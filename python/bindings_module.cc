@@ -325,7 +325,7 @@ void bind_module_class(py::module_& m) {
             absl::Status status;
             {
               ModuleUse use(mod, /*verify_edits=*/false);
-              py::gil_scoped_release release;
+              GilRelease release;
               status = verify(mod);
             }
             ok_or_raise(status);
@@ -336,7 +336,7 @@ void bind_module_class(py::module_& m) {
           "print",
           [](const Module& mod) {
             ModuleUse use(mod, /*verify_edits=*/false);
-            py::gil_scoped_release release;
+            GilRelease release;
             return print(mod);
           },
           "the canonical HLO text of the module (parse(m.print()) gives the same module)")
@@ -344,14 +344,14 @@ void bind_module_class(py::module_& m) {
           "as_text",
           [](const Module& mod) {
             ModuleUse use(mod, /*verify_edits=*/false);
-            py::gil_scoped_release release;
+            GilRelease release;
             return print(mod);
           },
           "the same as print(), so that a Module goes wherever text does")
       .def("__str__",
            [](const Module& mod) {
              ModuleUse use(mod, /*verify_edits=*/false);
-             py::gil_scoped_release release;
+             GilRelease release;
              return print(mod);
            })
       .def("__repr__", [](const Module& mod) {

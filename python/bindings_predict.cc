@@ -206,7 +206,7 @@ void bind_profile(py::module_& m) {
       [](std::string_view path) {
         absl::StatusOr<Profile> profile;
         {
-          py::gil_scoped_release release;
+          GilRelease release;
           profile = read_profile(path);
         }
         return std::make_shared<Profile>(value_or_raise(std::move(profile)));
@@ -248,7 +248,7 @@ void bind_profile(py::module_& m) {
         std::string json, text;
         {
           ModuleUse use(module);
-          py::gil_scoped_release release;
+          GilRelease release;
           absl::StatusOr<ProfileComparison> c =
               compare_with_profile(module, prediction, profile, options);
           if (c.ok()) {
@@ -296,7 +296,7 @@ void bind_calibrate(py::module_& m) {
           for (const Module* module : modules) {
             if (module != nullptr) uses.push_back(std::make_unique<ModuleUse>(*module));
           }
-          py::gil_scoped_release release;
+          GilRelease release;
           absl::StatusOr<ProfileCalibration> calibrated = calibrate_profiles(in);
           if (calibrated.ok()) {
             text = render_calibration(calibrated->result);

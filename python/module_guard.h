@@ -56,7 +56,7 @@ inline void check_editable(const Instruction& i) {
 }
 
 // Made with the GIL held, before the GIL is released for a read of `module`, and destroyed
-// with it held again (declare it before the py::gil_scoped_release). With `verify_edits`, a
+// with it held again (declare it before the GilRelease). With `verify_edits`, a
 // module edited since it was last verified is verified first: ValueError when it fails.
 class ModuleUse {
  public:
@@ -70,7 +70,7 @@ class ModuleUse {
     if (!edited) return;
     absl::Status verified;
     {
-      py::gil_scoped_release release;
+      GilRelease release;
       verified = verify(module);
     }
     if (!verified.ok()) {

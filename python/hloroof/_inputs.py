@@ -54,7 +54,18 @@ def _options(options_type: type, what: str, values: Dict[str, Any],
         if name not in known:
             raise TypeError(f"{what}() got an unknown option {name!r}; "
                             f"options: {', '.join(also + tuple(known))}")
-        setattr(options, name, value)
+        try:
+            setattr(options, name, value)
+        except TypeError:
+            # pybind11's own message lists C++ signatures: say what the option takes instead.
+            default = getattr(options, name)
+            wanted = {bool: "True or False", int: "a whole number", float: "a number",
+                      str: "a str"}.get(type(default), type(default).__name__)
+            if type(default) is int and isinstance(value, int) and not isinstance(value, bool):
+                raise ValueError(f"{what}() option {name} wants a whole number within 64 bits, "
+                                 f"got {value}") from None
+            raise TypeError(f"{what}() option {name} wants {wanted}, got "
+                            f"{type(value).__name__} {value!r:.80}") from None
     return options
 
 

@@ -3,6 +3,8 @@ module invalid, arguments of the wrong type or sign, huge texts and device names
 name no path. Each must raise a Python exception naming the public function, never crash."""
 
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -145,3 +147,47 @@ def test_write_xspace_wants_a_path(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="the log folder's path is empty"):
         hloroof.Analysis(DOT, "h100", xspace_dir="")
     assert os.listdir(tmp_path) == []
+
+
+def test_the_interpreter_exits_cleanly_while_a_daemon_thread_analyses(tmp_path):
+    # Was SIGABRT ("terminate called without an active exception"): at exit, Python ends a
+    # thread that takes the GIL back, and the daemon thread took it back inside an analysis.
+    # Now the exit waits for the analysis to return; the thread then ends as Python ends it.
+    script = tmp_path / "exit_during_analysis.py"
+    script.write_text(
+        "import threading\n"
+        "import hloroof\n"
+        "text = ('HloModule chain\\n\\nENTRY %main (p: f32[256,256]) -> f32[256,256] {\\n'\n"
+        "        '  %p = f32[256,256]{1,0} parameter(0)\\n' + ''.join(\n"
+        "            f'  %n{k} = f32[256,256]{{1,0}} negate(%{\"p\" if k == 0 else f\"n{k - 1}\"})\\n'\n"
+        "            for k in range(20000)) + '  ROOT %out = f32[256,256]{1,0} copy(%n19999)\\n}\\n')\n"
+        "started = threading.Event()\n"
+        "def analyse():\n"
+        "    while True:\n"
+        "        started.set()\n"
+        "        hloroof.predict(text, 'h100')\n"
+        "threading.Thread(target=analyse, daemon=True).start()\n"
+        "started.wait()\n"
+        "print('exiting', flush=True)\n")
+    for _ in range(3):
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                              timeout=300)
+        assert "terminate called" not in done.stderr
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.stdout == "exiting\n"
+
+
+def test_an_option_of_the_wrong_type_says_what_it_takes():
+    # Was pybind11's "incompatible function arguments. The following argument types are
+    # supported: 1. (self: PredictOptions, arg0: int) -> None".
+    module = hloroof.parse(DOT)
+    with pytest.raises(TypeError, match=r"^predict\(\) option default_trip_count wants a whole "
+                                        r"number, got float 2\.5$"):
+        hloroof.predict(module, "h100", default_trip_count=2.5)
+    with pytest.raises(TypeError, match=r"option explain wants True or False, got str 'yes'"):
+        hloroof.predict(module, "h100", explain="yes")
+    with pytest.raises(ValueError, match=r"default_trip_count wants a whole number within 64 "
+                                         r"bits, got 1208925819614629174706176"):
+        hloroof.predict(module, "h100", default_trip_count=2**80)
+    with pytest.raises(TypeError, match=r"^cost\(\) option default_trip_count wants a whole"):
+        hloroof.cost(module, default_trip_count="4")
