@@ -8,6 +8,7 @@
 #include "hloroof/text_table.h"
 #include "hloroof/units.h"
 #include "report/op_terms.h"
+#include "hloroof/text_safety.h"
 #include "hloroof/wrap.h"
 #include "util/string_view_hash.h"
 
@@ -16,8 +17,9 @@ namespace {
 
 using Align = TextTable::Align;
 
+// The device as given, printed escaped (a device file's name may hold control characters).
 std::string label(const Prediction& p) {
-  return p.topology.empty() ? p.device : absl::StrCat(p.device, ":", p.topology);
+  return printable(p.topology.empty() ? p.device : absl::StrCat(p.device, ":", p.topology));
 }
 
 std::string ratio(double value, double first) {

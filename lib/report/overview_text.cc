@@ -36,8 +36,10 @@ void line(std::string& out, std::string_view label, const std::string& value,
 }  // namespace
 
 std::string render_overview(const Prediction& p, const DeviceSpec& device) {
-  std::string out = absl::StrCat("Predicted step of one device: ", device.display_name, " (",
-                                 p.device, p.topology.empty() ? "" : ":", p.topology, ")\n");
+  // Names from a device file print escaped (a name holding `\e[2J` must not clear the screen).
+  std::string out =
+      absl::StrCat("Predicted step of one device: ", printable(device.display_name), " (",
+                   printable(p.device), p.topology.empty() ? "" : ":", p.topology, ")\n");
   for (const std::string& w : p.diagnostics.warnings) out += wrap(w, "warning: ", "  ");
   out += "\n";
   const double step = p.step_time_s;

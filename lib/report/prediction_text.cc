@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "hloroof/text_safety.h"
 #include "hloroof/report.h"
 #include "hloroof/text_table.h"
 #include "hloroof/units.h"
@@ -110,7 +111,8 @@ std::string ops_table(const Prediction& p, size_t top) {
 }  // namespace
 
 std::string prediction_summary(const Prediction& p, const SummaryOptions& options) {
-  std::string out = absl::StrCat("device ", p.device, ", topology ", p.topology, "\n");
+  std::string out =
+      absl::StrCat("device ", printable(p.device), ", topology ", p.topology, "\n");
   absl::StrAppend(&out, summary_table(p), collectives_table(p, options.top_ops));
   if (options.top_ops > 0) absl::StrAppend(&out, ops_table(p, options.top_ops));
   absl::StrAppend(&out, "\nunknown ops: ",

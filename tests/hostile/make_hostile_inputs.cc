@@ -227,6 +227,11 @@ int main(int argc, char** argv) {
   ok &= write(out, "device_array_deep.json",
               replaced(spec, first_key,
                        first_key + " \"x\": " + repeat("[", kDeep) + repeat("]", kDeep) + ","));
+  // Names that would drive the terminal (clear the screen, set its title): printed escaped.
+  ok &= write(out, "device_name_escapes.json",
+              replaced(replaced(spec, "\"name\": \"tpu_v5e\"",
+                                "\"name\": \"v5e\\u001b[2J\\u001b]0;pwn\\u0007\""),
+                       "\"display_name\": \"", "\"display_name\": \"\\u001b[31mred\\u009b "));
   // Efficiency figures: the smallest double above 0.
   ok &= write(out, "device_efficiency_5e-324.json",
               replaced(spec, first_key, first_key + " \"matmul_efficiency\": 5e-324,"));

@@ -207,6 +207,15 @@ hostile_device(device_number_1e999 ${HOSTILE_GENERATED}/device_number_1e999.json
 hostile_device(device_number_400_digits ${HOSTILE_GENERATED}/device_number_400_digits.json
                "beyond a double")
 hostile_device(device_array_deep ${HOSTILE_GENERATED}/device_array_deep.json "field 'x'")
+# A device named with escapes (clear the screen, set the title, red, C1 CSI): read, and every
+# report prints its names escaped (run_hostile.cmake fails on an ESC in the output).
+set(escapes ${HOSTILE_GENERATED}/device_name_escapes.json)
+hostile_run(device_name_escapes.predict ok "" predict ${HOSTILE_INPUTS}/small.hlo --device
+            ${escapes})
+hostile_run(device_name_escapes.compare ok "" compare ${HOSTILE_INPUTS}/small.hlo --devices
+            tpu_v5e,${escapes})
+hostile_run(device_name_escapes.memory ok "" memory ${HOSTILE_INPUTS}/small.hlo --device
+            ${escapes})
 # Files that are not regular files.
 hostile_device(device_directory / "it is a directory")
 hostile_device(device_dev_zero /dev/zero "it is a character device")
