@@ -189,6 +189,9 @@ double across_domains_time(std::string_view op, double bytes, int64_t n, int64_t
                       "0.64-0.96, nccl-tests#139, #267; 2-node FFTs on Jean Zay's Omni-Path "
                       "0.27: up to 3x slower)",
                 absl::StrFormat("%.4g B/s", w_so), nics_text(device, nic_figure)));
+  if (!device.gpu->nic_efficiency) {
+    note_once(assumptions, std::string(kUncalibratedNetworkWarning));
+  }
   return so.time_s();
 }
 

@@ -47,6 +47,30 @@ inline constexpr double kGpuHbmFraction = 0.87;
 // 0.86, is used: a 2-node ring is where our measurements come from.
 inline constexpr double kScaleOutEfficiency = 0.86;
 
+// The warning of a prediction whose collectives cross GPU nodes on a device that sets no
+// interconnect.nic_efficiency (expected_collective_time notes it, predict moves it to the
+// warnings). The built-in figure is the best a network reaches: on two of Jean Zay's A100 nodes
+// (4 x 100 Gb/s Omni-Path a node) the built-in a100 expected 0.103-0.140 of the 24 measured
+// FFT steps (docs/accuracy.md, "Across GPU nodes").
+inline constexpr std::string_view kUncalibratedNetworkWarning =
+    "collectives across nodes take the built-in network figures (0.86 of the NICs' line rate, "
+    "one NIC per GPU), not measured on this cluster: the part across nodes may take several "
+    "times longer (2-node A100 FFTs on Omni-Path ran 7-10x the built-in a100's expected step); "
+    "measure it with nccl-tests across two nodes and fit the device with `hloroof calibrate` "
+    "(or set interconnect.nic_efficiency)";
+
+// GEMMs on GPUs with a dimension of kUnalignedGemmMinDim or more whose elements are not a whole
+// number of 16-byte vectors (GPT-2's vocabulary, 50,257, a prime): measured on an H200 and an
+// H100, the LM-head products bf16[8192,50257] x [50257,1024] and its transpose reached 0.24-0.32
+// of the bf16 peak, where the aligned tables extrapolate 0.81 (2.5-3.4x their expected time).
+// Such a GEMM is expected at the best share, and its range reaches the worst
+// (docs/prediction-model.md, "Unaligned dimensions"; tools/gpu_opfamilies.py --set unaligned
+// measures more).
+inline constexpr double kUnalignedGemmBest = 0.32;
+inline constexpr double kUnalignedGemmWorst = 0.24;
+inline constexpr int64_t kUnalignedGemmMinDim = 128;
+inline constexpr int kGemmVectorBytes = 16;
+
 // The share of the host link (PCIe) a TPU host-offload copy (to or from memory space S(5)) is
 // expected to reach. Measured on the TPU v6e profile (../shared/profiles/tpu_v6e, docs/
 // prediction-model.md): a 5368709120 B f32 array copied host -> device alone took 189.18 ms
@@ -231,7 +255,7 @@ struct ScaleOutTime {
 struct GpuOpBasis {
   // The terms named, with their times: the measured GEMMs' first (when `gemms` > 0), then the
   // roofline's in its order, then the elementwise issue time, then the small-kernel floor.
-  enum class Term : uint8_t { kHbm, kMatrix, kIssue, kKernelFloor };
+  enum class Term : uint8_t { kHbm, kMatrix, kIssue, kKernelFloor, kUnalignedGemm };
   absl::InlinedVector<std::pair<Term, double>, 4> terms;
   std::string_view table;        // the GEMM table's device ("h100"): static, or the device's
   int gemms = 0;                 // GEMMs the table timed
@@ -253,6 +277,11 @@ struct GpuOpBasis {
   double floor_work_s = 0;
   std::string_view floor_source;  // "h200": static
   bool floor_borrowed = false;
+  // kUnalignedGemm: the GEMMs with an unaligned dimension (the first such dimension), at
+  // kUnalignedGemmBest of their class's peak (the term's time) and at kUnalignedGemmWorst.
+  int unaligned_gemms = 0;
+  int64_t unaligned_dim = 0;
+  double unaligned_worst_s = 0;
 };
 
 // The TPU fits (tpu_models.h): GEMMs on the measured ramp, HBM and host link at their measured
@@ -298,6 +327,8 @@ struct ExpectedTime {
   // What it was made from, for its explanation; monostate where nothing is explained (the
   // roofline's time, no measured term).
   std::variant<std::monostate, GpuOpBasis, TpuOpBasis, CollectiveBasis> basis;
+  // Above time_s: the high end of the measured range it may take (unaligned GEMMs); else 0.
+  double range_high_s = 0;
 };
 
 // An op that is not a collective: `roofline` is its roofline estimate (overhead included),

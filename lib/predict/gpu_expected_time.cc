@@ -146,6 +146,17 @@ std::pair<double, double> floor_start_ramp_s(const KernelFloor& f, KernelClass c
   return {0, 0};
 }
 
+// The first dimension of `c` of kUnalignedGemmMinDim or more whose elements are not a whole
+// number of 16-byte vectors; 0 when none.
+int64_t unaligned_dim(const GemmCall& c) {
+  const int bytes = std::max(1, primitive_storage_bytes(c.lhs));
+  for (double d : {c.shape.k, c.shape.n, c.shape.m}) {
+    const auto n = static_cast<int64_t>(d);
+    if (n >= kUnalignedGemmMinDim && (n * bytes) % kGemmVectorBytes != 0) return n;
+  }
+  return 0;
+}
+
 }  // namespace
 
 ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
@@ -222,6 +233,29 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
       });
     }
   }
+  // GEMMs with an unaligned dimension: at the share of the peak such kernels were measured at,
+  // not the aligned tables' extrapolation.
+  double unaligned_worst_s = 0;
+  if (basis.gemms > 0) {
+    double best = 0, worst = 0;
+    for (const GemmCall& c : gemms) {
+      const int64_t d = unaligned_dim(c);
+      const auto peak = device.matrix_flops_per_s.find(c.unit);
+      if (d == 0 || peak == device.matrix_flops_per_s.end() || peak->second <= 0) continue;
+      const double flops = c.shape.flops() * c.factor;
+      best += flops / (kUnalignedGemmBest * peak->second);
+      worst += flops / (kUnalignedGemmWorst * peak->second);
+      if (basis.unaligned_gemms++ == 0) basis.unaligned_dim = d;
+    }
+    if (best > basis.gemm_s) {
+      basis.terms.push_back({Term::kUnalignedGemm, best});
+      basis.unaligned_worst_s = worst;
+      unaligned_worst_s = worst;
+      consider(best, [] { return std::string("gemm, unaligned dimension (measured range)"); });
+    } else {
+      basis.unaligned_gemms = 0;
+    }
+  }
   // Elementwise work at the lanes' issue rate, each op costed by its measured profile; said
   // only when it is the slowest term (it then sets the expected time).
   if (gpu && !issue.profile.empty() && issue.time_s > terms) {
@@ -238,6 +272,9 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
   }
   e.model = model;
   e.time_s = std::max(roofline.time_s, terms + overhead);
+  if (model == "gemm, unaligned dimension (measured range)") {
+    e.range_high_s = unaligned_worst_s + overhead;
+  }
   // A small kernel of XLA's own: the floor of its class, when it is longer. GEMMs keep their
   // table's (its smallest measured kernel).
   bool floor_borrowed = false;
@@ -295,6 +332,11 @@ std::string_view explain_gpu_op(const ExpectedTime& e, const GpuOpBasis& basis,
       key.add(basis.slots);
       key.add_text(basis.profile);
     }
+    if (term == Term::kUnalignedGemm) {
+      key.add(basis.unaligned_gemms);
+      key.add(basis.unaligned_dim);
+      key.add(basis.unaligned_worst_s);
+    }
     if (term == Term::kKernelFloor) {
       key.add(basis.kernel_class);
       key.add(basis.floor_start_s);
@@ -337,6 +379,17 @@ std::string_view explain_gpu_op(const ExpectedTime& e, const GpuOpBasis& basis,
                                      " issue slots each (op profiles ", sv(basis.profile), ") on ",
                                      util::general_text(device.vector_flops_per_s / 2, 4),
                                      " lane slots/s: ", seconds(s)));
+          break;
+        case Term::kUnalignedGemm:
+          how.push_back(absl::StrCat(
+              basis.unaligned_gemms, " GEMM", basis.unaligned_gemms == 1 ? "" : "s",
+              " with a dimension of ", basis.unaligned_dim,
+              " (not a whole number of 16-byte vectors: other kernels and loads) at ",
+              util::fixed_text(kUnalignedGemmBest, 2), " of peak, range to ",
+              util::fixed_text(kUnalignedGemmWorst, 2),
+              " (unaligned LM-head products measured on H100 and H200; the aligned table "
+              "extrapolates higher): ",
+              seconds(s), " to ", seconds(basis.unaligned_worst_s)));
           break;
         case Term::kKernelFloor:
           how.push_back(absl::StrCat(

@@ -108,6 +108,14 @@ OpEstimate GeneralModel::estimate(const OpView& op, OpEstimate e) const {
   }
   e.model = x.model;
   if (x.time_s > e.time_s) e.time_s = x.time_s;
+  if (x.range_high_s > e.time_s) {
+    e.range = TimeRange{.low_s = e.time_s,
+                        .high_s = x.range_high_s,
+                        .low = absl::StrCat("unaligned GEMMs at ", kUnalignedGemmBest,
+                                            " of peak, the best measured"),
+                        .high = absl::StrCat("at ", kUnalignedGemmWorst,
+                                             " of peak, the worst measured")};
+  }
   e.general = std::move(x);
   if (op.layout_sensitive) {
     e.layout_sensitive = true;

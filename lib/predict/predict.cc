@@ -689,7 +689,10 @@ absl::StatusOr<Prediction> predict_with_cost(const Module& module, const DeviceS
     }
   }
   predict::RecordedNotes recorded = model.take_notes();
-  for (std::string& line : recorded.assumptions) p.diagnostics.notes.push_back(std::move(line));
+  for (std::string& line : recorded.assumptions) {
+    (line == predict::kUncalibratedNetworkWarning ? p.diagnostics.warnings : p.diagnostics.notes)
+        .push_back(std::move(line));
+  }
   add_unverified_figures(device, recorded, p.diagnostics.notes);
   p.diagnostics.notes = group_op_notes(p.diagnostics.notes, &module);
   return p;

@@ -1021,6 +1021,78 @@ TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from i
   CHECK(std::string(bad.status().message()).find("go together") != std::string::npos);
 }
 
+TEST_CASE("across nodes on a network not measured: a warning names calibrate and nccl-tests") {
+  const std::string hlo = testing::read_example("a100_2node_all_to_all.hlo");
+  auto warned = [](const Prediction& p) {
+    for (const std::string& w : p.diagnostics.warnings) {
+      if (w.find("`hloroof calibrate`") != std::string::npos &&
+          w.find("nccl-tests") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  };
+  // The built-in a100 across two nodes: 0.86 of line rate, assumed, so the prediction warns
+  // (and the warning is not also an assumption).
+  auto builtin = testing::predict(hlo, "a100:2x8");
+  CHECK(warned(builtin.prediction));
+  CHECK_FALSE(builtin.assumes("`hloroof calibrate`"));
+  // Jean Zay's nodes, whose share of line rate was fitted to runs there: no warning.
+  absl::StatusOr<DeviceSpec> jean_zay =
+      device(std::string(HLOROOF_SOURCE_DIR) + "/examples/a100_jean_zay.json");
+  REQUIRE_OK(jean_zay);
+  REQUIRE(jean_zay->gpu->nic_efficiency);
+  CHECK_FALSE(warned(testing::predict(hlo, testing::on(*jean_zay, "2x8")).prediction));
+  // Within one node nothing crosses the network: no warning.
+  const std::string one_node = R"(HloModule m, num_partitions=8
+ENTRY e {
+  p = f32[8,262144]{1,0} parameter(0)
+  ROOT a = f32[8,262144]{1,0} all-to-all(p), channel_id=1, replica_groups={{0,1,2,3,4,5,6,7}},
+      dimensions={0}
+})";
+  CHECK_FALSE(warned(testing::predict(one_node, "a100:1x8").prediction));
+}
+
+TEST_CASE("a GEMM with an unaligned dimension: the measured share of peak, and its range") {
+  // GPT-2's LM-head product with K = 50257 (a prime: 100514 bytes a row, not a whole number of
+  // 16-byte vectors): 2 x 8192 x 50257 x 1024 = 8.4317e11 FLOPs. On h100 (bf16 peak 9.89e14) at
+  // 0.32 of peak: 8.4317e11 / 3.1648e14 = 2664.2 us, + 1 us per op = 2665.2 us; the range's
+  // high end at 0.24: 3552.3 + 1 us. Measured on an H200 and an H100: 0.24-0.32 of peak.
+  const std::string unaligned = R"(HloModule m, is_scheduled=true
+ENTRY e {
+  a = bf16[8192,50257]{1,0} parameter(0)
+  b = bf16[50257,1024]{1,0} parameter(1)
+  ROOT d = bf16[8192,1024]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  auto p = testing::predict(unaligned, "h100");
+  const OpPrediction& d = p.op("d");
+  CHECK(d.time_s == Approx(2665.2e-6).epsilon(0.001));
+  CHECK(std::string(d.model()) == "gemm, unaligned dimension (measured range)");
+  CHECK_THAT(std::string(d.explanation()), Catch::Contains("a dimension of 50257"));
+  const std::optional<TimeRange> range = d.time_range();
+  REQUIRE(range);
+  CHECK(range->low_s == Approx(2665.2e-6).epsilon(0.001));
+  CHECK(range->high_s == Approx(3553.3e-6).epsilon(0.001));
+  REQUIRE(p->step_time_range);
+  CHECK(p->step_time_range->high_s > p->step_time_s);
+  // Its aligned twin (a vocabulary of 50304, a multiple of 64) keeps the table's
+  // extrapolation, 0.81 of peak: 2 x 8192 x 50304 x 1024 / (0.81 x 9.89e14) = 1053.5 us (+1).
+  std::string aligned = unaligned;
+  for (size_t at; (at = aligned.find("50257")) != std::string::npos;) {
+    aligned.replace(at, 5, "50304");
+  }
+  auto twin = testing::predict(aligned, "h100");
+  CHECK(twin.op("d").time_s == Approx(1054.5e-6).epsilon(0.02));
+  CHECK_FALSE(twin.op("d").time_range());
+  // A small odd dimension (below 128) runs other kernels: not ranged.
+  auto small = testing::predict(R"(HloModule m, is_scheduled=true
+ENTRY e {
+  a = bf16[4096,4096]{1,0} parameter(0)
+  b = bf16[4096,100]{1,0} parameter(1)
+  ROOT d = bf16[4096,100]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})", "h100");
+  CHECK_FALSE(small.op("d").time_range());
+}
 
 TEST_CASE("a matrix peak set anew moves the GEMMs timed from the measured table") {
   // One bf16 GEMM of 8192^3 on h100: 2 x 8192^3 = 1.0995e12 FLOPs, timed from the measured
