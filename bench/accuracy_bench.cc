@@ -11,6 +11,8 @@
 //   accuracy_bench --fit    # fit half, for comparison
 //   accuracy_bench --loo    # how the GEMM tables' options were chosen, on the fit half alone
 //   accuracy_bench --captures [DIR]   # against real profiles (default tests/data/h100, h200)
+//   accuracy_bench --rows   # every row of both halves: CLASS<TAB>HALF<TAB>EXPECTED/MEASURED
+//                           # (what bench/ledger.py reads)
 //
 // --loo predicts every fit-half GEMM row from the other fit-half rows of its table (leave one
 // shape out) with each GemmFitOptions of a grid around the shipped one, and prints per option
@@ -437,6 +439,20 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && std::strcmp(argv[1], "--loo") == 0) {
     leave_one_out();
+    return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--rows") == 0) {
+    for (const bool half : {true, false}) {
+      std::map<std::string, Ratios> rows;
+      gemms(half, rows);
+      collectives(half, rows);
+      tpus(half, rows);
+      for (const auto& [name, r] : rows) {
+        for (double x : r.expected) {
+          std::printf("%s\t%s\t%.9g\n", name.c_str(), half ? "test" : "fit", x);
+        }
+      }
+    }
     return 0;
   }
   const bool test_half = !(argc > 1 && std::strcmp(argv[1], "--fit") == 0);
