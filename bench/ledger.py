@@ -23,7 +23,8 @@ the tables' fit half). --check BASELINE compares this run with a baseline writte
 --write-baseline and exits 1 when a whole-program set's median error is more than one point
 worse, its bias moved by more than 0.03, or a program within 25% in the baseline is not now
 (sets the run left out are not compared). --results JSON checks or prints a run's --json again,
-running nothing. A set whose inputs are absent (no ../shared) is skipped and said so.
+running nothing. A set whose inputs are absent (no ../shared) is skipped and said so; one the
+build fails to predict is an error, and the command exits 1.
 """
 import argparse
 import concurrent.futures
@@ -235,8 +236,11 @@ def stats(name, kind, fast, items):
     return s
 
 
+FAILED = (RuntimeError, subprocess.CalledProcessError, ValueError, KeyError)
+
+
 def run(args):
-    sets, skipped = [], []
+    sets, skipped, errors = [], [], []
     for name, kind, fast, runner in plan(args):
         if args.fast and not fast:
             continue
@@ -245,6 +249,8 @@ def run(args):
             sets.append(stats(name, kind, fast, runner()))
         except Skip as e:
             skipped.append(f"{name}: {e}")
+        except FAILED as e:  # a program the build no longer predicts: a failure, not a skip
+            errors.append(f"{name}: {e}")
     try:
         grouped = table_rows(args.accuracy_bench)
         for (name, half), items in sorted(grouped.items(), key=lambda kv: (kv[0][1] != "test",
@@ -254,7 +260,9 @@ def run(args):
             sets.append(stats(name, "op", half == "test", items))
     except Skip as e:
         skipped.append(f"XLA tables: {e}")
-    return {"sets": sets, "skipped": skipped}
+    except FAILED as e:
+        errors.append(f"XLA tables: {e}")
+    return {"sets": sets, "skipped": skipped, "errors": errors}
 
 
 def table(result):
@@ -282,6 +290,8 @@ def table(result):
                  f"{BIAS_LOW}-{BIAS_HIGH}")
     for s in result.get("skipped", []):
         lines.append(f"skipped: {s}"[:100])
+    for e in result.get("errors", []):
+        lines.append(textwrap.fill(f"error: {e}", 100, subsequent_indent="  "))
     return "\n".join(lines)
 
 
@@ -351,6 +361,7 @@ def main():
         with open(args.write_baseline, "w") as f:
             json.dump(baseline_of(result), f, indent=1)
             f.write("\n")
+    failed = bool(result.get("errors"))
     if args.check:
         try:
             with open(args.check) as f:
@@ -360,10 +371,10 @@ def main():
         problems = check(result, baseline)
         for p in problems:
             print(textwrap.fill(f"regression: {p}", 100, subsequent_indent="  "))
-        if problems:
+        if problems or failed:
             return 1
         print(f"no regression against {os.path.relpath(args.check, ROOT)}")
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
