@@ -2,7 +2,10 @@
 
 `build(config)` takes the sweep's configuration: ``fsdp`` and ``tensor`` (the mesh: the batch
 and the weights' first axis over ``fsdp``, the heads and the MLP's hidden axis over
-``tensor``; ``fsdp`` 0 means every device the tensor axis leaves), ``batch_per_device``,
+``tensor``; ``fsdp`` 0 means every device the tensor axis leaves), ``batch_per_device``
+(sequences a step per device: the global batch is ``batch_per_device`` x ``devices`` whatever
+the mesh, so that every mesh of a grid does the same work and tensor parallelism never
+shrinks it; each data-parallel group of ``tensor`` devices shares its members' sequences),
 ``remat`` ("full": every layer recomputed in the backward pass, "dots": the matrix products
 saved, "none") and optional model sizes (``layers``, ``width``, ``heads``, ``kv_heads``,
 ``ffn``, ``vocab``, ``seq``); the sweep adds ``devices``. Grouped-query attention, SwiGLU, RMS
@@ -26,7 +29,7 @@ def build(config):
     HD = D // H
     tensor = c.get("tensor", 1)
     fsdp = c.get("fsdp") or c["devices"] // tensor
-    batch = c["batch_per_device"] * c["devices"] // tensor
+    batch = c["batch_per_device"] * c["devices"]
     bf = jnp.bfloat16
 
     def rms(x, w):

@@ -6,6 +6,8 @@ Nothing here imports JAX until it is handed a JAX object: hloroof works without 
 from __future__ import annotations
 
 import math
+import os
+import sys
 import weakref
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
@@ -168,6 +170,31 @@ def xla_memory(obj: Any) -> Optional[Dict[str, int]]:
         return None
 
 
+def _quietly(call: Any) -> Any:
+    """call(), with what it writes to file descriptor 2 (jaxlib's C++ logging) held back:
+    written out when it returns, dropped when it raises (its exception says what failed)."""
+    import tempfile
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no descriptor 2 to hold back
+        return call()
+    try:
+        with tempfile.TemporaryFile() as held:
+            os.dup2(held.fileno(), 2)
+            try:
+                result = call()
+            finally:
+                os.dup2(saved, 2)
+            held.seek(0)
+            logged = held.read()
+    finally:
+        os.close(saved)
+    if logged:
+        os.write(2, logged)
+    return result
+
+
 def _read(obj: Any) -> Optional[Facts]:
     notes = []
     if is_lowered(obj):
@@ -175,8 +202,10 @@ def _read(obj: Any) -> Optional[Facts]:
         notes.append("the Lowered object was compiled for its backend to read its HLO")
     if not is_compiled(obj):
         return None
+    # jaxlib logs a long stack to stderr before as_text() raises (what libtpu compiles for
+    # v5p, v6e and tpu7x): held back, the exception's first line says it in the notes.
     try:
-        text = obj.as_text()
+        text = _quietly(obj.as_text)
     except Exception as error:  # jax.errors.JaxRuntimeError; jax is not imported here
         text = getattr(obj, "_hloroof_hlo_text", None)
         first = str(error).splitlines()[0] if str(error) else type(error).__name__

@@ -10,7 +10,8 @@ import hloroof.sweep as hs
 def mlp(config):
     """A two-layer MLP's train step, its weights' inner axis over the mesh; `width` and
     `batch_per_device` set its size. `hang` sleeps past any timeout, `die` kills the process
-    as the kernel's out-of-memory killer does, `broken` raises KeyError, `oversize` makes
+    as the kernel's out-of-memory killer does, `broken` raises KeyError, `none` returns None
+    (no step), `oversize` makes
     XLA's temporaries larger than a v5e's HBM."""
     import jax
     import jax.numpy as jnp
@@ -22,6 +23,8 @@ def mlp(config):
         config["no_such_key"]
     if config.get("die"):
         os.kill(os.getpid(), signal.SIGKILL)
+    if config.get("none"):
+        return None
     width = config.get("width", 256)
     n = config["devices"]
     batch = config.get("batch_per_device", 8) * n

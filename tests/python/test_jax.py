@@ -351,6 +351,32 @@ def test_a_program_xla_cannot_print_is_read_from_its_dump(v5e_compiled):
         hloroof.predict(_Unprintable(v5e_compiled, dump=False))
 
 
+class _Noisy(_Unprintable):
+    """A Compiled whose as_text() logs to file descriptor 2 as jaxlib's C++ does (a stack of
+    30 lines before its RET_CHECK error), then fails or, `prints`, returns the program."""
+
+    def __init__(self, compiled, prints):
+        super().__init__(compiled, dump=True)
+        self.prints = prints
+
+    def as_text(self):
+        os.write(2, b"E0000 hlo_verifier.cc:1] RET_CHECK failure stack frame\n" * 30)
+        if self.prints:
+            return self._hloroof_hlo_text
+        return super().as_text()
+
+
+@needs_libtpu
+def test_the_stack_jaxlib_logs_before_as_text_fails_is_held_back(v5e_compiled, capfd):
+    capfd.readouterr()
+    p = hloroof.predict(_Noisy(v5e_compiled, prints=False))
+    assert any("as_text() failed: INTERNAL" in a for a in p.assumptions)
+    assert "RET_CHECK failure stack frame" not in capfd.readouterr().err
+    # Where as_text() works, what it logged is written out as it was.
+    hloroof.predict(_Noisy(v5e_compiled, prints=True))
+    assert capfd.readouterr().err.count("RET_CHECK failure stack frame") == 30
+
+
 @needs_cuda_plugin
 def test_compile_for_an_h100_node_without_a_gpu():
     compiled = hloroof.jax.compile_for(_step, *_abstract_args(), target="h100:8")

@@ -117,15 +117,20 @@ def _label(config: Mapping[str, Any]) -> str:
     return " ".join(f"{k}={v}" for k, v in config.items() if k != TARGET_KEY) or "(default)"
 
 
-def _xla_peak(xla: Mapping[str, int]) -> Optional[int]:
-    """XLA's peak: peak_memory_in_bytes where memory_analysis() gives it, else its arguments,
-    outputs and temporaries less what outputs alias."""
-    if not xla:
+def _xla_footprint(xla: Mapping[str, int]) -> Optional[int]:
+    """XLA's footprint of the step, as `footprint_bytes` counts ours: its arguments, outputs
+    and temporaries less what the outputs alias (memory_analysis())."""
+    if not xla or "temp_size_in_bytes" not in xla:
         return None
-    if xla.get("peak_memory_in_bytes"):
-        return xla["peak_memory_in_bytes"]
     return (xla.get("argument_size_in_bytes", 0) + xla.get("output_size_in_bytes", 0) +
-            xla.get("temp_size_in_bytes", 0) - xla.get("alias_size_in_bytes", 0))
+            xla["temp_size_in_bytes"] - xla.get("alias_size_in_bytes", 0))
+
+
+def _xla_peak(xla: Mapping[str, int]) -> Optional[int]:
+    """XLA's own peak (memory_analysis()'s peak_memory_in_bytes), None where it gives none. On
+    TPU it counts more than the device memory live at once (arguments and outputs whole, the
+    program's code, on-chip buffers): not our liveness peak's counterpart, kept as XLA says."""
+    return xla.get("peak_memory_in_bytes") or None if xla else None
 
 
 def predict_row(text: str, facts: Mapping[str, Any], target: str,
@@ -146,8 +151,10 @@ def predict_row(text: str, facts: Mapping[str, Any], target: str,
         "step_time_s": step, "roofline_step_time_s": prediction.roofline_step_time_s,
         "mfu": prediction.mfu if model_flops else prediction.hfu,
         "mfu_flops": "model" if model_flops else "program",
+        "model_flops": float(model_flops) if model_flops else None,
         "tokens_per_s_per_chip": (tokens / step / facts["chips"]
                                   if tokens and step > 0 else None),
+        "footprint_bytes": report.footprint_bytes, "xla_footprint_bytes": _xla_footprint(xla),
         "peak_bytes": report.peak_bytes, "xla_peak_bytes": _xla_peak(xla),
         "temp_bytes": report.temp_bytes, "xla_temp_bytes": xla.get("temp_size_in_bytes"),
         "capacity_bytes": capacity.capacity_bytes if capacity else None,
@@ -158,9 +165,9 @@ def predict_row(text: str, facts: Mapping[str, Any], target: str,
 
 # The columns of a row, after the configuration's own.
 COLUMNS = ("config", "target", "chips", "devices", "step_time_s", "roofline_step_time_s", "mfu",
-           "mfu_flops", "tokens_per_s_per_chip", "peak_bytes", "xla_peak_bytes", "temp_bytes",
-           "xla_temp_bytes", "capacity_bytes", "fits", "headroom", "compile_s", "cached", "error",
-           "entry")
+           "mfu_flops", "model_flops", "tokens_per_s_per_chip", "footprint_bytes",
+           "xla_footprint_bytes", "peak_bytes", "xla_peak_bytes", "temp_bytes", "xla_temp_bytes",
+           "capacity_bytes", "fits", "headroom", "compile_s", "cached", "error", "entry")
 
 
 class Result:
@@ -238,6 +245,21 @@ def _jobs(builder: str, path: List[str], configs: Sequence[Mapping[str, Any]],
     return jobs
 
 
+def check_targets(targets: Iterable[str], settings: Optional[List[str]] = None,
+                  shape: bool = True) -> None:
+    """Each target, with the device edits `settings`, checked before anything compiles:
+    ValueError with hloroof's whole message (its "did you mean" included) for the first
+    device, slice or edit it does not know; `shape`: each must name its slice."""
+    import hloroof
+    for target in dict.fromkeys(targets):
+        if shape:
+            _compile.chips_of(target)
+        try:
+            hloroof.resolve_device(target, settings=list(settings or []))
+        except ValueError as error:
+            raise ValueError(f"target {target!r}: {error}") from None
+
+
 def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, Any]],
         targets: Optional[Sequence[str]] = None, *, flags: str = "", engine: str = "local",
         address: Optional[str] = None, workers: Optional[int] = None,
@@ -266,6 +288,7 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
         [os.path.abspath(p) for p in path] + extra_path +
         [os.path.abspath(p or ".") for p in sys.path]))
     jobs = _jobs(name, worker_path, configs, targets, flags)
+    check_targets((j["target"] for j in jobs), settings)
     temporary = cache is False
     if temporary:
         import tempfile
@@ -307,6 +330,9 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
 
     def running(count: int) -> None:
         show.running = count
+        # Compiles start in the order of to_compile: those running are the first not done.
+        show.compiling = [f"{_label(j['config'])} on {j['target']}" for i, j in to_compile
+                          if rows[i] is None][:count]
         show.show()
 
     interrupted = False
@@ -378,9 +404,10 @@ def what_if(program: Any, devices: Sequence[str], edits: Sequence[Sequence[str]]
     ``--set``-style "PATH=VALUE" strings; ``()`` the device as it is), without compiling: a
     pandas DataFrame with one row per device and edit (``device``, ``edits``, ``step_time_s``,
     ``roofline_step_time_s``, ``mfu`` and ``mfu_flops`` as in `run`'s rows: of `model_flops`
-    where given, else of the program's own, ``tokens_per_s_per_chip``, ``peak_bytes``,
-    ``capacity_bytes``, ``fits``, ``headroom``, ``error``). The module is parsed once and its
-    memory analysed once a device."""
+    where given, else of the program's own (the HFU), ``tokens_per_s_per_chip``,
+    ``footprint_bytes`` (what the device holds for the step), ``peak_bytes`` (the liveness
+    peak), ``capacity_bytes``, ``fits`` and ``headroom`` (of the footprint), ``error``). The
+    module is parsed once and its memory analysed once a device."""
     import hloroof
     import pandas
     module = hloroof.parse(program)
@@ -406,6 +433,7 @@ def what_if(program: Any, devices: Sequence[str], edits: Sequence[Sequence[str]]
                            mfu=prediction.mfu if model_flops else prediction.hfu,
                            mfu_flops="model" if model_flops else "program",
                            tokens_per_s_per_chip=tokens / step / chips if tokens else None,
+                           footprint_bytes=report.footprint_bytes,
                            peak_bytes=report.peak_bytes, capacity_bytes=capacity,
                            fits=checked <= capacity,
                            headroom=(capacity - checked) / capacity if capacity else None,

@@ -47,6 +47,25 @@ def read_spec(path: str) -> Dict[str, Any]:
     return spec
 
 
+def check_output(path: str, suffixes: tuple, what: str) -> None:
+    """ValueError, before anything compiles, unless `path` can be written as `what`: its
+    suffix one of `suffixes`, its folder there, and Parquet's pyarrow importable."""
+    lower = path.lower()
+    if not lower.endswith(suffixes):
+        raise ValueError(f"{what} {path}: write {' or '.join(suffixes)}")
+    if lower.endswith(".parquet"):
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise ValueError(f"{what} {path}: Parquet needs pyarrow, which is not installed "
+                             f"(pip install pyarrow), or write .csv") from None
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{what} {path}: no folder {folder}")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"{what} {path}: the folder {folder} cannot be written")
+
+
 def configs_of(spec: Dict[str, Any]) -> List[Dict[str, Any]]:
     from . import grid
     if "configs" in spec:
@@ -71,24 +90,18 @@ def what_if_main(argv: List[str]) -> int:
     ap.add_argument("--model-flops", type=float, help="the model's FLOPs of one step (MFU)")
     ap.add_argument("--out", help="write the rows as CSV")
     a = ap.parse_args(argv)
-    from . import _report, what_if
+    from . import _report, check_targets, what_if
     edits = [[]] + [e.split() for e in a.edit or []]
     try:
+        if a.out:
+            check_output(a.out, (".csv",), "--out")
+        for edit in edits:  # each device and edit known before any prediction
+            check_targets(a.device, edit, shape=False)
         frame = what_if(a.program, a.device, edits, model_flops=a.model_flops)
     except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(f"{'device':<16} {'edits':<44} {'step':>8} {'roofline':>8} {'MFU':>6} {'peak':>7} "
-          f"{'fits':>5}")
-    for row in frame.to_dict("records"):
-        head = f"{row['device'][:16]:<16} {_report._cut(row['edits'] or '-', 44):<44} "
-        if isinstance(row.get("error"), str):
-            print(head + _report._cut(row["error"], 100 - len(head)))
-            continue
-        fits = f"{row['headroom']:+.0%}" if row["fits"] else "no"
-        print(head + f"{_report._time(row['step_time_s']):>8} "
-              f"{_report._time(row['roofline_step_time_s']):>8} {row['mfu']:>6.1%} "
-              f"{_report._bytes(row['peak_bytes']):>7} {fits:>5}")
+    print(_report.what_if_table(frame.to_dict("records")))
     if a.out:
         frame.to_csv(a.out, index=False)
     return 0
@@ -107,7 +120,7 @@ def main(argv: Any = None) -> int:
     ap.add_argument("--out", help="write the rows: .csv, or .parquet (needs pyarrow)")
     ap.add_argument("--svg", help="write the plot of the Pareto front (SVG)")
     ap.add_argument("--ray", metavar="ADDRESS", help="compile as Ray tasks on this cluster "
-                    "('auto': the one this machine runs)")
+                    "('auto': the one this machine runs; 'local': a new one here)")
     ap.add_argument("--workers", type=int, help="compiles at once here (default: by cores "
                     "and memory)")
     ap.add_argument("--compile-memory", type=float, metavar="GB",
@@ -121,6 +134,10 @@ def main(argv: Any = None) -> int:
     try:
         spec = read_spec(a.spec)
         configs = configs_of(spec)
+        if a.out or spec.get("out"):
+            check_output(a.out or spec["out"], (".csv", ".parquet"), "--out")
+        if a.svg or spec.get("svg"):
+            check_output(a.svg or spec["svg"], (".svg",), "--svg")
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -141,7 +158,11 @@ def main(argv: Any = None) -> int:
                      timeout_s=a.timeout or spec.get("timeout_s", 3600), cache=cache,
                      path=path, settings=a.set or spec.get("settings"),
                      progress=not a.quiet)
-    except (ValueError, ImportError) as error:
+    except (ValueError, ImportError, ConnectionError) as error:
+        if "Could not find any running Ray instance" in str(error):  # Ray's advice names
+            # flags of `ray start`, not of this command
+            error = ("Ray at auto: no Ray cluster runs on this machine; start one (ray start "
+                     "--head), or give 'local' for a Ray of this sweep's own")
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(result.table())

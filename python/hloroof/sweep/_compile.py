@@ -19,6 +19,7 @@ import math
 import os
 import sys
 import time
+import traceback
 from typing import Any, Dict, Mapping
 
 # The fields of a builder's step: what compile_for takes, and the figures the row reports.
@@ -50,6 +51,9 @@ def load_builder(spec: str) -> Any:
 def step_fields(step: Any) -> Dict[str, Any]:
     """A builder's result as a dict of STEP_FIELDS: a Mapping, or an object with them as
     attributes (hloroof.sweep.Step)."""
+    if step is None:
+        raise ValueError("the builder returned None: return a hloroof.sweep.Step (or a dict of "
+                         "its fields)")
     if isinstance(step, Mapping):
         fields = dict(step)
     else:
@@ -120,8 +124,9 @@ def main(argv: Any = None) -> int:
     try:
         compile_one(job, out_dir)
     except Exception as error:  # the builder's or the compiler's rejection: the row's reason
+        # The row keeps one line; the store's entry keeps the traceback too (file:line).
         with open(os.path.join(out_dir, "failure.json"), "w") as f:
-            json.dump({"reason": one_line(error)}, f)
+            json.dump({"reason": one_line(error), "traceback": traceback.format_exc()}, f)
     return 0
 
 
