@@ -1,6 +1,7 @@
 // Python bindings of predictions: options, Prediction and its records, diffs of two.
 #include "bindings.h"
 #include "hloroof/analysis.h"
+#include "hloroof/variant_table.h"
 #include "module_guard.h"
 
 namespace hloroof::python {
@@ -433,6 +434,53 @@ void bind_diff(py::module_& m) {
       py::arg("after_peak").none(true));
   m.def("_diff_trace", &diff_to_trace_json, py::arg("diff"), py::arg("before"), py::arg("after"),
         "Both timelines in one Perfetto trace (`hloroof diff --trace`).");
+  // Design-space what-ifs (hloroof/variant_table.h): the step re-timed on device variants.
+  py::class_<VariantTable>(m, "_VariantTable")
+      .def(py::init([](py::object module_object, const DeviceTarget& target,
+                       const PredictOptions& options) {
+             const Module& module = module_object.cast<const Module&>();
+             absl::StatusOr<VariantTable> table;
+             {
+               ModuleUse use(module);
+               GilRelease release;
+               table = VariantTable::build(module, target, options);
+             }
+             return value_or_raise(std::move(table));
+           }),
+           py::arg("module"), py::arg("target"), py::arg("options"))
+      .def_property_readonly("op_count", &VariantTable::op_count)
+      .def(
+          "times",
+          [](const VariantTable& table, const std::vector<double>& flop_rate_scale,
+             const std::vector<double>& hbm_bandwidth_scale,
+             const std::vector<double>& link_bandwidth_scale) {
+            const size_t n = flop_rate_scale.size();
+            if (hbm_bandwidth_scale.size() != n || link_bandwidth_scale.size() != n) {
+              throw py::value_error("the scales want lists of one length");
+            }
+            std::vector<double> step(n), roofline(n);
+            absl::Status status;
+            {
+              GilRelease release;
+              for (size_t k = 0; k < n && status.ok(); ++k) {
+                absl::StatusOr<VariantTime> t = table.time(
+                    {.flop_rate_scale = flop_rate_scale[k],
+                     .hbm_bandwidth_scale = hbm_bandwidth_scale[k],
+                     .link_bandwidth_scale = link_bandwidth_scale[k]});
+                if (!t.ok()) {
+                  status = t.status();
+                  break;
+                }
+                step[k] = t->step_time_s;
+                roofline[k] = t->roofline_step_time_s;
+              }
+            }
+            ok_or_raise(status);
+            return py::make_tuple(step, roofline);
+          },
+          py::arg("flop_rate_scale"), py::arg("hbm_bandwidth_scale"),
+          py::arg("link_bandwidth_scale"),
+          "(step_time_s, roofline_step_time_s): lists, one per variant.");
   // The commands' own writing, for the Python API's files: outputs written whole or not at
   // all, never over an input.
   m.def(

@@ -63,6 +63,19 @@ void set_matrix_unit(OpWork& work, const Instruction& i, const DeviceSpec& devic
   work.matrix_class = op_matrix_unit(i, device, work.matrix_type);
 }
 
+}  // namespace
+
+RooflineEstimate op_roofline(const Instruction& instruction, const InstructionCost& cost,
+                             const DeviceSpec& device, bool include_overhead) {
+  OpWork work = work_of(cost.cost);
+  set_matrix_unit(work, instruction, device);
+  return roofline_time(device, work,
+                       {.include_overhead = include_overhead, .apply_efficiency = false,
+                        .cite_sources = false});
+}
+
+namespace {
+
 // The collective an instruction performs: its own, or for `async-start(...), calls=%c` the one
 // at the root of %c.
 const CollectiveCost* collective_of(const Instruction& i, const ModuleCost& cost) {

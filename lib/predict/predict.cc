@@ -733,6 +733,42 @@ absl::StatusOr<Prediction> predict_step_time(std::string_view hlo_text, std::str
   return prediction;
 }
 
+namespace predict {
+
+absl::Status walk_step(const Module& module, const DeviceTarget& target,
+                       const PredictOptions& options, absl::FunctionRef<WalkedStep> use) {
+  absl::StatusOr<Prediction> checked = [&]() -> absl::StatusOr<Prediction> {
+    // The checks of predict_with_cost, without its walk: a module with no entry, options out
+    // of range.
+    if (!module.entry_marked() || options.max_expanded_iterations < 0 ||
+        !std::isfinite(options.model_flops) || options.model_flops < 0 ||
+        (options.collective_formula != CollectiveFormula::kNetwork &&
+         target.spec.kind != DeviceKind::kGpu)) {
+      return predict_with_cost(module, target.spec, target.slice ? &*target.slice : nullptr,
+                               options, nullptr);
+    }
+    return Prediction{};
+  }();
+  if (!checked.ok()) return checked.status();
+  absl::StatusOr<ModuleCost> cost = analyze_cost(module, cost_options(options));
+  if (!cost.ok()) return cost.status();
+  const std::optional<DeviceSpec> alone = tpu_spec_for_gemm_alone(module, target.spec);
+  const DeviceSpec& device = alone ? *alone : target.spec;
+  Diagnostics said;
+  absl::StatusOr<Topology> topology = choose_topology(
+      module, *cost, device, options, target.slice ? &*target.slice : nullptr, said);
+  if (!topology.ok()) return topology.status();
+  const PredictionInputs inputs{
+      .module = module, .device = device, .slice = *topology, .options = options, .cost = *cost};
+  CombinedModel model(inputs);
+  absl::StatusOr<TimingMap> timings = time_computations(model);
+  if (!timings.ok()) return timings.status();
+  use(device, *topology, *timings);
+  return absl::OkStatus();
+}
+
+}  // namespace predict
+
 void add_diagnostics(const Diagnostics& said, Prediction& prediction) {
   Diagnostics& own = prediction.diagnostics;
   own.notes.insert(own.notes.begin(), said.notes.begin(), said.notes.end());

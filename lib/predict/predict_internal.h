@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "hloroof/collective.h"
 #include "hloroof/cost.h"
+#include "hloroof/device_target.h"
 #include "hloroof/predict.h"
 #include "hloroof/topology.h"
 #include "predict/combined_model.h"
@@ -149,6 +150,20 @@ absl::StatusOr<RooflineMap> roofline_schedule(const Module& module, const Timing
 // condition, a conditional runs its slowest branch, a call its callee (step_walk.cc).
 absl::flat_hash_map<const Computation*, double> executions_per_step(const Module& module,
                                                                     const TimingMap& timings);
+
+// What walk_step hands its caller: the device the walk used (the target's, or the TPU's
+// GEMM-alone spec), the slice, and every scheduled computation's expected timing.
+using WalkedStep = void(const DeviceSpec& device, const Topology& slice, const TimingMap& timings);
+
+// predict_step_time's checks and expected walk, without its records or roofline schedule:
+// calls `use` with the timings, which live only for the call (predict.cc; VariantTable).
+absl::Status walk_step(const Module& module, const DeviceTarget& target,
+                       const PredictOptions& options, absl::FunctionRef<WalkedStep> use);
+
+// The roofline of one op's work on `device` at the speed of light (no efficiency), from its
+// cost record, its matrix FLOPs on the class the precision rules give (op_timing.cc).
+RooflineEstimate op_roofline(const Instruction& instruction, const InstructionCost& cost,
+                             const DeviceSpec& device, bool include_overhead);
 
 // The trace timeline of one step (timeline.cc).
 std::vector<TimelineEvent> build_timeline(const TimingMap& timings, CombinedModel& model);

@@ -21,6 +21,7 @@ target_sources(hloroof_predict PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/timeline.cc
   ${CMAKE_CURRENT_LIST_DIR}/tpu_expected_time.cc
   ${CMAKE_CURRENT_LIST_DIR}/tpu_models.cc
+  ${CMAKE_CURRENT_LIST_DIR}/variant_table.cc
 )
 
 # The measured GPU tables (data/measured, derived from openxla/xla by tools/measured_tables.py)

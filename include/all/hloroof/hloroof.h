@@ -34,6 +34,7 @@
 #include "hloroof/shape_text.h"
 #include "hloroof/sharding.h"
 #include "hloroof/summary_json.h"
+#include "hloroof/variant_table.h"
 #include "hloroof/version.h"
 #include "hloroof/xspace.h"
 #include "hloroof/xspace_modules.h"
