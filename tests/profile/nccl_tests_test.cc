@@ -152,14 +152,15 @@ TEST_CASE("nccl-tests: a header without 'time', a size past 1 PiB, a row contrad
 }
 
 TEST_CASE("nccl-tests: a log of 712 GPUs is found by its header past 64 KiB of rank lines") {
-  // 89 nodes of 8 GPUs: 712 rank lines of about 92 bytes, 65.5 KB before the header.
+  // 89 nodes of 8 GPUs: 712 rank lines of 97 bytes, 69 KB before the header.
   std::string text = "# nccl-tests version 2.17.6 nccl-headers=22501 nccl-library=22501\n"
                      "# Collective test starting: all_reduce_perf\n#\n# Using devices\n";
   for (int r = 0; r < 712; ++r) {
-    absl::StrAppendFormat(&text,
-                          "#  Rank %3d Group  0 Pid %6d on node-%03d device %2d [0000:04:00] "
-                          "NVIDIA A100-SXM4-80GB\n",
-                          r, 1000 + r, r / 8, r % 8);
+    absl::StrAppendFormat(
+        &text,
+        "#  Rank %3d Group  0 Pid %6d on node-%03d.cluster device %2d [0000:04:00] "
+        "NVIDIA A100-SXM4-80GB\n",
+        r, 1000 + r, r / 8, r % 8);
   }
   REQUIRE(text.size() > 65536);
   // 1 GiB in 6759 us: 158.86 GB/s, x 2 x 711/712 = 317.27 GB/s.
