@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "device/registry.h"
 #include "device/spec_units.h"
 #include "hloroof/device.h"
 #include "nlohmann/json.hpp"
@@ -131,6 +132,7 @@ class SpecReader {
                                             std::string_view key, bool required,
                                             DeviceFigure* out) const;
 
+  absl::Status read_measured_on(const json& root);
   absl::Status read_matrix_rates(const json& root);
   absl::Status read_memories(const json& root);
   absl::Status read_efficiency(const json& root, std::string_view key, double* out) const;
@@ -333,7 +335,7 @@ absl::Status SpecReader::read(const json& root) {
   if (absl::Status s =
           check_keys(root, "",
                      {"schema_version", "name", "display_name", "aliases", "base", "kind",
-                      "device_note", "matrix_flops_per_s", "vector_flops_per_s",
+                      "device_note", "measured_on", "matrix_flops_per_s", "vector_flops_per_s",
                       "transcendentals_per_s", "hbm", "on_chip_memory", "host_link",
                       "per_op_overhead", "launch_floor", "mxu_size", "gemm_plateau",
                       "tuple_table_granule",
@@ -370,6 +372,7 @@ absl::Status SpecReader::read(const json& root) {
     }
   }
   spec_->base = *std::move(base);
+  if (absl::Status s = read_measured_on(root); !s.ok()) return s;
   absl::StatusOr<std::string> note = string_member(root, "", "device_note", false);
   if (!note.ok()) return note.status();
   spec_->device_note = *note;
@@ -455,6 +458,41 @@ absl::Status SpecReader::read(const json& root) {
   if (!s.ok()) return s;
   if (!tpu && *type == "xgmi") spec_->gpu->vendor = GpuVendor::kAmd;
   return read_default_tiles(root);
+}
+
+absl::Status SpecReader::read_measured_on(const json& root) {
+  absl::StatusOr<const json*> on = member(root, "", "measured_on", /*required=*/false);
+  if (!on.ok()) return on.status();
+  if (*on == nullptr) return absl::OkStatus();
+  if (absl::Status s = expect_object(**on, "measured_on"); !s.ok()) return s;
+  MeasuredOn& out = spec_->measured_on;
+  const std::pair<std::string_view, std::string*> sets[] = {
+      {"gemm_tables", &out.gemm_tables},   {"collective_tables", &out.collective_tables},
+      {"op_profiles", &out.op_profiles},   {"kernel_floor", &out.kernel_floor},
+      {"hbm_fraction", &out.hbm_fraction}, {"host_link", &out.host_link},
+      {"tpu_fits", &out.tpu_fits}};
+  if (absl::Status s = check_keys(**on, "measured_on",
+                                  {"gemm_tables", "collective_tables", "op_profiles",
+                                   "kernel_floor", "hbm_fraction", "host_link", "tpu_fits"});
+      !s.ok()) {
+    return s;
+  }
+  const std::vector<std::string> builtin = builtin_device_names();
+  for (const auto& [key, field] : sets) {
+    absl::StatusOr<std::string> name = string_member(**on, "measured_on", key, false);
+    if (!name.ok()) return name.status();
+    // A device's own measurements (data/measured holds some for devices not built in, such
+    // as gb300), or a built-in device's, borrowed.
+    const std::string_view own = spec_->base.empty() ? spec_->name : spec_->base;
+    if (!name->empty() && *name != own &&
+        std::find(builtin.begin(), builtin.end(), *name) == builtin.end()) {
+      return error(join_path("measured_on", key),
+                   absl::StrCat("expected '", sv(own), "' or the name of a built-in device (",
+                                absl::StrJoin(builtin, ", "), "), got '", *name, "'"));
+    }
+    *field = *std::move(name);
+  }
+  return absl::OkStatus();
 }
 
 absl::Status SpecReader::read_matrix_rates(const json& root) {
@@ -861,6 +899,11 @@ absl::StatusOr<DeviceSpec> parse_device_spec(std::string_view text, std::string_
   } catch (const json::exception& e) {
     // The reader checks every type before reading a value; this is a safety net.
     return absl::InvalidArgumentError(absl::StrCat(sv(origin), ": unexpected JSON: ", e.what()));
+  }
+  if (!root.contains("measured_on")) {
+    absl::StatusOr<MeasuredOn> inherited = internal::inherited_measured_on(spec);
+    if (!inherited.ok()) return inherited.status();
+    spec.measured_on = *std::move(inherited);
   }
   return spec;
 }

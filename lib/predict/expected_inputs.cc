@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <map>
 #include <variant>
 
 #include "absl/container/inlined_vector.h"
@@ -209,14 +210,12 @@ std::string_view op_matrix_unit(const Instruction& instruction, const DeviceSpec
 
 namespace {
 
-// The profiled device whose op cycles stand in for `device`'s: H100 (sm_90) for Hopper and
-// Ampere GPUs, B200 (sm_100) for Blackwell ones. Only ratios of cycles are used.
+// The profiled device whose op cycles stand in for `device`'s (its measured_on.op_profiles:
+// the H100 for Hopper and Ampere GPUs, the B200 for Blackwell ones). Only ratios of cycles are
+// used.
 std::string_view profile_source(const DeviceSpec& device) {
-  if (!nvidia(device)) return {};
-  const int major = device.gpu->compute_capability_major;
-  if (major >= 10) return "b200";
-  if (major >= 8) return "h100";
-  return {};
+  if (device.kind != DeviceKind::kGpu || !device.gpu) return {};
+  return device.measured_on.op_profiles;
 }
 
 // Issue slots per element by opcode and element type for one profiled device: cycles over
@@ -236,11 +235,16 @@ const SlotTable* slot_table(std::string_view profile) {
     }
     return table;
   };
-  static const SlotTable* h100 = build("h100");
-  static const SlotTable* b200 = build("b200");
-  if (profile == "h100") return h100;
-  if (profile == "b200") return b200;
-  return nullptr;
+  // One table for each profiled device, built once.
+  static const auto* tables = [&build] {
+    auto* out = new std::map<std::string, const SlotTable*, std::less<>>;
+    for (const measured::OpProfileRecord& r : measured::op_profile_records()) {
+      if (!out->contains(r.device)) out->emplace(r.device, build(r.device));
+    }
+    return out;
+  }();
+  auto it = tables->find(profile);
+  return it == tables->end() ? nullptr : it->second;
 }
 
 // `used`: the fraction of its elements the fusion computes (ModuleCost::element_utilization).

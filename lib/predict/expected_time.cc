@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <map>
+#include <mutex>
 #include <variant>
 
 #include "absl/container/inlined_vector.h"
@@ -35,42 +37,32 @@ bool nvidia(const DeviceSpec& device) {
          device.gpu->vendor == GpuVendor::kNvidia;
 }
 
+Source measured_source(const DeviceSpec& device, const std::string& measured_on) {
+  if (measured_on.empty()) return {};
+  return {measured_on, measured_on != table_device(device)};
+}
+
+// An AMD GPU borrows the H100's GEMM efficiency at each shape (its file says so): on the MI300X
+// profiles of ../shared/profiles/mi300 it brings measured/expected from 3.65x to 1.29x (a dot)
+// and from 2.65x to 1.38x (attention's matmuls) where the roofline alone stood (tests/profile).
 Source gemm_source(const DeviceSpec& device) {
   if (device.kind != DeviceKind::kGpu || !device.gpu) return {};
-  // An AMD GPU borrows the H100's GEMM efficiency at each shape: on the MI300X profiles of
-  // ../shared/profiles/mi300 it brings measured/expected from 3.65x to 1.29x (a dot) and from
-  // 2.65x to 1.38x (attention's matmuls) where the roofline alone stood (tests/profile).
-  if (!nvidia(device)) return {"h100", true};
-  const std::string_view name = table_device(device);
-  if (name == "h100" || name == "b200") return {name, false};
-  if (name == "h200") return {"h100", true};  // same Hopper die, more HBM
-  if (name == "gb200") return {"b200", true};
-  const int major = device.gpu ? device.gpu->compute_capability_major : 0;
-  if (major >= 10) return {"b200", true};
-  if (major >= 8) return {"h100", true};
-  return {};
+  return measured_source(device, device.measured_on.gemm_tables);
 }
 
 Source collective_source(const DeviceSpec& device) {
-  if (!nvidia(device)) return {};
-  const std::string_view name = table_device(device);
-  if (name == "h100" || name == "b200" || name == "gb200") return {name, false};
-  if (name == "h200") return {"h100", true};
-  const int major = device.gpu ? device.gpu->compute_capability_major : 0;
-  if (major >= 10) return {"b200", true};
-  if (major >= 8) return {"h100", true};
-  return {};
+  if (device.kind != DeviceKind::kGpu || !device.gpu) return {};
+  return measured_source(device, device.measured_on.collective_tables);
 }
 
 const DeviceSpec* source_spec(std::string_view name) {
-  static const auto* h100 = new absl::StatusOr<DeviceSpec>(device("h100"));
-  static const auto* b200 = new absl::StatusOr<DeviceSpec>(device("b200"));
-  static const auto* gb200 = new absl::StatusOr<DeviceSpec>(device("gb200"));
-  const absl::StatusOr<DeviceSpec>* s = name == "h100"   ? h100
-                                        : name == "b200" ? b200
-                                        : name == "gb200" ? gb200
-                                                          : nullptr;
-  return s != nullptr && s->ok() ? &**s : nullptr;
+  // Built-in specs only (a spec file names built-in devices in measured_on), each read once.
+  static std::mutex mu;
+  static auto* specs = new std::map<std::string, absl::StatusOr<DeviceSpec>, std::less<>>;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = specs->find(name);
+  if (it == specs->end()) it = specs->emplace(std::string(name), device(name)).first;
+  return it->second.ok() ? &*it->second : nullptr;
 }
 
 std::optional<double> peak(const DeviceSpec& device, std::string_view cls) {

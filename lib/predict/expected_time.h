@@ -36,8 +36,10 @@ namespace hloroof::predict {
 // bound: in the H100 GEMM table, dot(bf16[4,256,4096], bf16[4,4096,4096]) moves
 // 2 x 4 x (256 x 4096 + 4096 x 4096 + 256 x 4096) = 142.6 MB in 52.0 us = 2.74 TB/s, 0.82 of
 // its 3.35 TB/s, while the table's best memory-heavy shape reaches 0.87 (docs/
-// prediction-model.md shows the arithmetic). 0.87 is used for every GPU.
+// prediction-model.md shows the arithmetic). 0.87 is used for every GPU whose spec names the
+// H100 in measured_on.hbm_fraction.
 inline constexpr double kGpuHbmFraction = 0.87;
+inline constexpr char kGpuHbmFractionDevice[] = "h100";
 
 // The share of its NICs' line rate a GPU node reaches across nodes. Measured (not by us):
 // two 8-GPU A100 nodes with 4 x 200 Gb/s HDR each ran NCCL's all-reduce at 86 GB/s bus
@@ -76,8 +78,10 @@ inline constexpr int kGemmVectorBytes = 16;
 // prediction-model.md): a 5368709120 B f32 array copied host -> device alone took 189.18 ms
 // (28.4 GB/s) and device -> host alone 182.36 ms (29.4 GB/s), 0.89 and 0.92 of the 32 GB/s
 // host link; four such copies, two each way at once, took 412.6 ms (26.0 GB/s each way, 0.81).
-// The lower single-direction figure is used.
+// The lower single-direction figure is used, on every TPU whose spec names the v6e in
+// measured_on.host_link.
 inline constexpr double kTpuHostFraction = 0.89;
+inline constexpr char kTpuHostFractionDevice[] = "tpu_v6e";
 
 // One GEMM an instruction runs: its shape and the matrix class it runs on.
 struct GemmCall {

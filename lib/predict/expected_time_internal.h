@@ -21,9 +21,13 @@ namespace hloroof::predict {
 // The device whose measured tables stand in for `device`, and how: its own ("h100"), or a
 // borrowed one, read in units of each device's own peak.
 struct Source {
-  std::string_view name;  // tables' device, e.g. "h100": static, or the device's own name
+  std::string_view name;  // tables' device, e.g. "h100": a view of the device's measured_on
   bool borrowed = false;
 };
+
+// The set of measurements `measured_on` names (a field of device.measured_on): none when empty,
+// borrowed when taken on a device other than table_device(device).
+Source measured_source(const DeviceSpec& device, const std::string& measured_on);
 
 // The device whose measured tables apply to `device` as to itself: the built-in device a file
 // was made from (a device fitted by hloroof calibrate keeps its base's), else its own name.
@@ -32,11 +36,11 @@ std::string_view table_device(const DeviceSpec& device);
 // The tables were measured on NVIDIA GPUs (cuBLAS, NCCL, CUDA kernels).
 bool nvidia(const DeviceSpec& device);
 
+// A GPU's GEMM tables and collective tables (measured_on.gemm_tables, .collective_tables).
 Source gemm_source(const DeviceSpec& device);
-
 Source collective_source(const DeviceSpec& device);
 
-// The built-in spec of a table's device, for its peaks and NVLink bandwidth.
+// The built-in spec of a table's device, for its peaks and NVLink bandwidth; read once.
 const DeviceSpec* source_spec(std::string_view name);
 
 std::optional<double> peak(const DeviceSpec& device, std::string_view cls);

@@ -56,9 +56,17 @@ const measured::GemmTable* table_for(const measured::DeviceTables& t, const Gemm
   return find("bf16xbf16->bf16");
 }
 
-// How the GPU HBM fraction was measured: on the H100; other GPUs borrow it.
-std::string_view hbm_measured(const DeviceSpec& device) {
-  return table_device(device) == "h100" ? "measured" : "measured on h100, borrowed";
+// Whether the GPU HBM fraction applies to `device`: its measured_on.hbm_fraction names the
+// GPU it was measured on.
+bool takes_hbm_fraction(const DeviceSpec& device) {
+  return device.measured_on.hbm_fraction == kGpuHbmFractionDevice;
+}
+
+// How the GPU HBM fraction was measured: on the device itself, or borrowed.
+std::string hbm_measured(const DeviceSpec& device) {
+  const Source source = measured_source(device, device.measured_on.hbm_fraction);
+  return source.borrowed ? absl::StrCat("measured on ", sv(source.name), ", borrowed")
+                         : std::string("measured");
 }
 
 // The time of `gemms` on `device` from the measured tables of `source` (whose device is
@@ -116,19 +124,24 @@ struct KernelFloor {
   std::string_view source;  // the GPU the starts were measured on
   double elementwise_s, reduction_s;
 };
-constexpr KernelFloor kH200KernelFloor{"h200", 0.87e-6, 1.01e-6};
-constexpr KernelFloor kH100KernelFloor{"h100", 1.07e-6, 1.13e-6};
+constexpr KernelFloor kKernelFloors[] = {{"h200", 0.87e-6, 1.01e-6}, {"h100", 1.07e-6, 1.13e-6}};
 constexpr double kElementwiseRampS = 0.03e-6;  // a doubling of the bytes, both GPUs
 constexpr double kReductionRampS = 0.07e-6;
 constexpr double kKernelFloorRampFromBytes = 1024;
 
-// The floor's starts for `device`: its own where measured (h200, h100), else the H100's
-// (`borrowed`); none for AMD GPUs or devices with a calibrated efficiency.
+// The floor's starts for `device`: those of the GPU its measured_on.kernel_floor names, its
+// own or another's (`borrowed`); none for AMD GPUs, devices with a calibrated efficiency and a
+// GPU with no floor measured.
 const KernelFloor* kernel_floor(const DeviceSpec& device, bool& borrowed) {
   if (!takes_gpu_families(device)) return nullptr;
-  const std::string_view name = table_device(device);
-  borrowed = name != "h200" && name != "h100";
-  return name == "h200" ? &kH200KernelFloor : &kH100KernelFloor;
+  const Source source = measured_source(device, device.measured_on.kernel_floor);
+  for (const KernelFloor& f : kKernelFloors) {
+    if (f.source == source.name) {
+      borrowed = source.borrowed;
+      return &f;
+    }
+  }
+  return nullptr;
 }
 
 // The start and the ramp a doubling of a kernel of class `c`; {0, 0} where the floor does not
@@ -187,17 +200,16 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
     if (s > terms) terms = s, model = name();
   };
   for (const RooflineTerm& t : roofline.terms) {
-    if (t.bound == Bound::kHbm && (hbm_knob || gpu)) {
+    if (t.bound == Bound::kHbm && (hbm_knob || (gpu && takes_hbm_fraction(device)))) {
       const double fraction = hbm_knob ? device.hbm_efficiency : kGpuHbmFraction;
       const double s = t.time_s / fraction;
-      // The fraction was measured on the H100; other GPUs borrow it.
-      const std::string_view measured = hbm_measured(device);
       basis.terms.push_back({Term::kHbm, s});
       basis.hbm_fraction = fraction;
       basis.hbm_calibrated = hbm_knob;
-      consider(s, [hbm_knob, measured] {
+      // The fraction was measured on one GPU; the others borrow it.
+      consider(s, [hbm_knob, &device] {
         return hbm_knob ? std::string("calibrated hbm_efficiency")
-                        : absl::StrCat("achievable HBM (", sv(measured), ")");
+                        : absl::StrCat("achievable HBM (", hbm_measured(device), ")");
       });
     } else if (t.bound == Bound::kMatrix && matmul_knob) {
       const double s = t.time_s / device.matmul_efficiency;
@@ -299,12 +311,16 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
       basis.floor_work_s = roofline.floor_work_s;
       basis.floor_source = floor->source;
       basis.floor_borrowed = floor_borrowed;
-      e.model = floor_borrowed ? "small-kernel floor (measured on h100, borrowed)"
+      e.model = floor_borrowed ? absl::StrCat("small-kernel floor (measured on ",
+                                              sv(floor->source), ", borrowed)")
                                : "small-kernel floor (measured)";
       note_once(assumptions,
-                absl::StrCat(device.name, " small kernels: the small-kernel floor ",
-                             floor_borrowed ? "of the H100's op-family sweeps, borrowed"
-                                            : "measured on its op-family sweeps"));
+                floor_borrowed
+                    ? absl::StrCat(device.name, " small kernels: the small-kernel floor of the ",
+                                   absl::AsciiStrToUpper(sv(floor->source)),
+                                   "'s op-family sweeps, borrowed")
+                    : absl::StrCat(device.name, " small kernels: the small-kernel floor "
+                                                "measured on its op-family sweeps"));
     }
   }
   if ((basis.gemms > 0 || !basis.terms.empty()) && e.time_s > roofline.time_s) {

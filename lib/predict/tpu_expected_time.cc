@@ -34,7 +34,19 @@ namespace {
 
 // Whether the TPU tables were measured on `device` itself (else it borrows them).
 bool own_tpu_tables(const DeviceSpec& device) {
-  return table_device(device) == measured::kTpuTableDevice;
+  const Source source = measured_source(device, device.measured_on.tpu_fits);
+  return !source.name.empty() && !source.borrowed;
+}
+
+// Whether host-offload copies take the host link's measured share (kTpuHostFraction): its
+// measured_on.host_link names the TPU it was measured on.
+bool takes_host_fraction(const DeviceSpec& device) {
+  return device.measured_on.host_link == kTpuHostFractionDevice;
+}
+
+// ", borrowed" when the host link's share was measured on another TPU, else empty.
+const char* host_borrowed(const DeviceSpec& device) {
+  return measured_source(device, device.measured_on.host_link).borrowed ? ", borrowed" : "";
 }
 
 // The tpu7x spec, whose peaks the TPU tables are in units of.
@@ -93,6 +105,7 @@ int64_t mxu_of(const DeviceSpec& device, std::vector<std::string>& assumptions) 
 
 bool tpu_measured(const DeviceSpec& device) {
   return device.kind == DeviceKind::kTpu && !device.matmul_efficiency_set &&
+         device.measured_on.tpu_fits == measured::kTpuTableDevice &&
          !device.hbm_efficiency_set && measured::tpu_fits() != nullptr &&
          tpu_table_spec() != nullptr;
 }
@@ -155,7 +168,8 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
   basis.gemms = gemms.size();
   basis.include_overhead = include_overhead;
   static const std::string* const kRoofline = new std::string("roofline");
-  static const std::string* const kHostLink = new std::string("host link (measured on tpu_v6e)");
+  static const std::string* const kHostLink =
+      new std::string(absl::StrCat("host link (measured on ", kTpuHostFractionDevice, ")"));
   double terms = 0;
   // The model of the slowest term so far; copied into the result once, at the end.
   const std::string* model = kRoofline;
@@ -208,7 +222,7 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
       const double s = t.time_s / fits.hbm_fraction;
       basis.terms.push_back({Term::kHbm, s});
       consider(s, names.hbm);
-    } else if (t.bound == Bound::kHost) {
+    } else if (t.bound == Bound::kHost && takes_host_fraction(device)) {
       const double s = t.time_s / kTpuHostFraction;
       basis.terms.push_back({Term::kHost, s});
       consider(s, *kHostLink);
@@ -271,9 +285,9 @@ std::string_view explain_tpu_op(const ExpectedTime& e, const TpuOpBasis& basis,
           break;
         case Term::kHost:
           how.push_back(absl::StrCat("host link at ", util::fixed_text(kTpuHostFraction, 2),
-                                     " of its bandwidth (measured on tpu_v6e",
-                                     table_device(device) == "tpu_v6e" ? "" : ", borrowed",
-                                     "): ", seconds(s)));
+                                     " of its bandwidth (measured on ",
+                                     kTpuHostFractionDevice, host_borrowed(device), "): ",
+                                     seconds(s)));
           break;
       }
     }
@@ -384,7 +398,7 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
   } else if (!own) {
     plateau_assumed = "GEMM plateau at its peak (no gemm_plateau figure)";
   }
-  const bool host_own = table_device(device) == "tpu_v6e";
+  const Source host = measured_source(device, device.measured_on.host_link);
   std::vector<std::string> measured, fitted, borrowed;
   if (own) {
     measured.push_back(absl::StrFormat(
@@ -399,10 +413,12 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
     borrowed.push_back(absl::StrCat("GEMM ramp, HBM share, per-op fixed cost, ICI all-gathers (",
                                     measured::kTpuTableDevice, ")"));
   }
-  if (host_own) {
+  if (!takes_host_fraction(device)) {
+    // No share measured for it: host-offload copies stay at the roofline's host link.
+  } else if (!host.borrowed) {
     measured.push_back("host link (a TPU v6e profile)");
   } else {
-    borrowed.push_back("host link (tpu_v6e)");
+    borrowed.push_back(absl::StrCat("host link (", sv(host.name), ")"));
   }
   if (!plateau_fitted.empty()) fitted.push_back(plateau_fitted);
   if (!plateau_borrowed.empty()) borrowed.insert(borrowed.begin(), plateau_borrowed);
@@ -421,7 +437,7 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
       "products as convolutions) as their implicit GEMM on the same ramp; sorts, top-k, FFTs, "
       "scatters, gathers and reduce-windows at the general model's terms (their own models "
       "are measured on NVIDIA GPUs only)",
-      device.name, kTpuHostFraction, table_device(device) == "tpu_v6e" ? "" : ", borrowed"));
+      device.name, kTpuHostFraction, host_borrowed(device)));
   return out;
 }
 

@@ -356,7 +356,8 @@ TEST_CASE("shipped tables: GPUs with measurements, none for TPUs") {
 TEST_CASE("a device fitted from another keeps that device's measured tables") {
   // hloroof calibrate names a device fitted from gb200 "gb200_fitted" and writes base "gb200":
   // its 8-GPU all-reduce reads gb200's own measured collectives, as gb200 does. Without the
-  // base the name alone would pick, by compute capability 10, the b200 tables (borrowed).
+  // base, the copy of gb200's measured_on borrows gb200's tables; with no measured_on either,
+  // it takes the closest built-in device's, by compute capability 10 the b200's (borrowed).
   constexpr std::string_view kAllReduce = R"(HloModule m, num_partitions=8
 add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
 ENTRY e {
@@ -370,6 +371,13 @@ ENTRY e {
   doc["name"] = "gb200_fitted";
   absl::StatusOr<DeviceSpec> renamed = parse_device_spec(doc.dump(), "renamed.json");
   REQUIRE_OK(renamed);
+  nlohmann::json bare = doc;
+  bare.erase("measured_on");
+  absl::StatusOr<DeviceSpec> closest = parse_device_spec(bare.dump(), "bare.json");
+  REQUIRE_OK(closest);
+  bare["base"] = "gb200";
+  absl::StatusOr<DeviceSpec> bare_fitted = parse_device_spec(bare.dump(), "bare_fitted.json");
+  REQUIRE_OK(bare_fitted);
   doc["base"] = "gb200";
   absl::StatusOr<DeviceSpec> fitted = parse_device_spec(doc.dump(), "fitted.json");
   REQUIRE_OK(fitted);
@@ -377,10 +385,14 @@ ENTRY e {
   auto own = testing::predict(kAllReduce, testing::on(*gb200, "1x8"));
   auto kept = testing::predict(kAllReduce, testing::on(*fitted, "1x8"));
   auto borrowed = testing::predict(kAllReduce, testing::on(*renamed, "1x8"));
+  auto from_closest = testing::predict(kAllReduce, testing::on(*closest, "1x8"));
+  auto from_base = testing::predict(kAllReduce, testing::on(*bare_fitted, "1x8"));
   CHECK(own.op("ar").model() == "collective fit gb200 (measured, fitted)");
   CHECK(kept.op("ar").model() == "collective fit gb200 (measured, fitted)");
   CHECK(kept.op("ar").time_s == own.op("ar").time_s);
-  CHECK(borrowed.op("ar").model() == "collective fit b200 (measured, borrowed)");
+  CHECK(from_base.op("ar").model() == "collective fit gb200 (measured, fitted)");
+  CHECK(borrowed.op("ar").model() == "collective fit gb200 (measured, borrowed)");
+  CHECK(from_closest.op("ar").model() == "collective fit b200 (measured, borrowed)");
 }
 
 constexpr std::string_view kDot = R"(

@@ -39,3 +39,5 @@ hloroof_add_test(passes_test ${CMAKE_CURRENT_LIST_DIR}/passes_test.cc)
 # Each op's time asks each model once (ModelObserver).
 hloroof_add_test(model_visits_test ${CMAKE_CURRENT_LIST_DIR}/model_visits_test.cc)
 target_include_directories(model_visits_test PRIVATE ${PROJECT_SOURCE_DIR}/lib)
+# Which measurements a device reads is its spec's measured_on; a GPU not built in is one file.
+hloroof_add_test(device_provenance_test ${CMAKE_CURRENT_LIST_DIR}/device_provenance_test.cc)

@@ -112,6 +112,20 @@ struct GpuFabricSpec {
 enum class DeviceKind { kTpu, kGpu };
 std::string_view device_kind_name(DeviceKind kind);  // "tpu", "gpu"
 
+// Which device each set of measurements the expected times read was taken on (a spec's
+// `measured_on`, data/hardware/README.md): the device's own name (or its `base`) where it was
+// measured itself, another built-in device's name where it borrows that one's, empty where
+// none applies. A file that gives none takes its `base`'s, else the closest built-in device's.
+struct MeasuredOn {
+  std::string gemm_tables;        // GPU GEMM tables (data/measured/gemm.tsv)
+  std::string collective_tables;  // GPU collective tables (data/measured/collectives.tsv)
+  std::string op_profiles;        // GPU cycles of elementwise ops (op_profiles.tsv)
+  std::string kernel_floor;       // GPU small-kernel floor (op-family sweeps)
+  std::string hbm_fraction;       // GPU share of HBM bandwidth a memory-bound kernel reaches
+  std::string host_link;          // TPU share of the host link a host-offload copy reaches
+  std::string tpu_fits;           // TPU microbenchmark fits: GEMM ramp, HBM share, ICI
+};
+
 struct DeviceSpec {
   std::string name;          // "tpu_v5e"
   std::string display_name;  // "Google TPU v5e"
@@ -122,6 +136,7 @@ struct DeviceSpec {
   // The built-in device a file was made from ("gb200" for one `hloroof calibrate` fitted from
   // gb200): its measured tables apply as to that device. Empty: the device's own name.
   std::string base;
+  MeasuredOn measured_on;
 
   // Peak matrix-unit rates, keyed by the classes of data/hardware/README.md: "bf16", "f16",
   // "tf32", "f32", "f64", "int8", "int4", "fp8", "fp6", "fp4".
