@@ -322,8 +322,8 @@ void add_diagnostics(const Diagnostics& said, Prediction& prediction);
 // the module is inferred. What choosing the device said leads the prediction's assumptions
 // (add_diagnostics). The prediction holds the module it parsed (Prediction::module), so its
 // ops' instruction pointers stay valid while it lives.
-// Errors: text that does not parse (with its line and column), an unknown device (with the
-// closest known name), and those of the overload on a DeviceTarget below.
+// Errors: text that does not parse (with its line and column), a device resolve_device does
+// not know (naming those it does), and those of the overload on a DeviceTarget below.
 absl::StatusOr<Prediction> predict_step_time(std::string_view hlo_text, std::string_view device,
                                              const PredictOptions& options = {});
 // The same for a module already parsed (or edited): its instruction pointers are the module's.
