@@ -8,12 +8,18 @@ if(hloroof_no_pytest)
 else()
   add_test(NAME python_test
            COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider
-                   --ignore=${CMAKE_CURRENT_LIST_DIR}/test_sweep.py ${CMAKE_CURRENT_LIST_DIR})
+                   --ignore=${CMAKE_CURRENT_LIST_DIR}/test_sweep.py
+                   --ignore=${CMAKE_CURRENT_LIST_DIR}/test_sweep_design.py ${CMAKE_CURRENT_LIST_DIR})
   # The sweep's tests compile about 80 small programs in worker processes (two at a time, on
   # the local engine and on a Ray cluster of 2 CPUs): a test of their own, run beside the rest.
   add_test(NAME python_sweep_test
            COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider
                    ${CMAKE_CURRENT_LIST_DIR}/test_sweep.py)
+  # Design-space what-ifs, checks before compiling, budgeted search, GPU targets: a few small
+  # compiles each.
+  add_test(NAME python_sweep_design_test
+           COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider
+                   ${CMAKE_CURRENT_LIST_DIR}/test_sweep_design.py)
   set(hloroof_python_env
       "PYTHONPATH=${PROJECT_BINARY_DIR}/python"
       "PYTHONDONTWRITEBYTECODE=1"
@@ -21,6 +27,6 @@ else()
   if(TARGET hloroof_cli)
     list(APPEND hloroof_python_env "HLOROOF_CLI=$<TARGET_FILE:hloroof_cli>")
   endif()
-  set_tests_properties(python_test python_sweep_test PROPERTIES
+  set_tests_properties(python_test python_sweep_test python_sweep_design_test PROPERTIES
                        ENVIRONMENT "${hloroof_python_env}")
 endif()

@@ -32,11 +32,14 @@ import shutil
 import sys
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
-from . import _cache, _compile, _engines, _report
+from . import _cache, _compile, _engines, _precheck, _report, _search, _whatif
 
-__all__ = ["Step", "grid", "run", "Result", "what_if", "per_device", "Store"]
+__all__ = ["Step", "grid", "run", "Result", "what_if", "explore", "search", "per_device",
+           "Store"]
 
 Store = _cache.Store
+explore = _whatif.explore
+search = _search.search
 
 # Keys of a configuration that the sweep reads: the target it is compiled for (instead of the
 # sweep's targets) and XLA flags added to the sweep's (LIBTPU_INIT_ARGS).
@@ -266,7 +269,8 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
         compile_memory: Optional[int] = None, ray_cpus: float = 1, timeout_s: float = 3600,
         cache: Union[str, bool, None] = None, path: Sequence[str] = (),
         settings: Optional[List[str]] = None, progress: bool = True,
-        on_row: Optional[Callable[[Dict[str, Any]], None]] = None) -> Result:
+        on_row: Optional[Callable[[Dict[str, Any]], None]] = None,
+        precheck: bool = True) -> Result:
     """Compiles, predicts and tabulates each configuration on each target.
 
     `builder`: a module-level function (or "module:function") from a configuration (a dict,
@@ -301,6 +305,19 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
     rows: List[Optional[Dict[str, Any]]] = [None] * len(jobs)
     stored = [store.get(e) for e in entries]
     to_compile = [(i, j) for i, j in enumerate(jobs) if stored[i] is None]
+    _say_bad_entries(store)
+    if to_compile:
+        store.check_writable()  # a read-only store or a full disk: one error, before compiling
+    # Configurations that cannot shard or fit, refused from their abstract arguments in one
+    # process of their own (docs/sweep.md, "Checks before compiling"); kept in the store as
+    # the compiler's own rejections are.
+    refused = (_precheck.refuse(to_compile, _engines._worker_env(),
+                                _precheck.time_limit(timeout_s, len(to_compile)))
+               if precheck and to_compile else {})
+    for i, outcome in refused.items():
+        store.put(entries[i], outcome)
+        stored[i] = outcome
+    to_compile = [(i, j) for i, j in to_compile if i not in refused]
     show = _report.Progress(len(jobs), len(to_compile), enabled=progress)
     peaks: List[int] = []
 
@@ -339,7 +356,7 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
     try:
         for i, entry in enumerate(stored):
             if entry is not None:
-                finish(i, entry, True)
+                finish(i, entry, i not in refused)
         if to_compile:
             show.show()
         if not to_compile:
@@ -385,6 +402,8 @@ def _row(job: Mapping[str, Any], entry: str, outcome: Mapping[str, Any], cached:
         pass
     if "failure" in outcome:
         row["error"] = outcome["failure"]
+        if row["error"].startswith(_precheck.CANNOT_FIT):  # refused before compiling
+            row["fits"] = False
         if _HBM_OOM in row["error"]:  # XLA's own check: the program does not fit the HBM
             row["fits"] = False
         return row
