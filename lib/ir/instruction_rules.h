@@ -185,10 +185,11 @@ bool check_operand_and_attribute_rules(const Instruction& instruction, std::stri
 bool check_shape_rules(const Instruction& instruction, std::string* message);
 
 // The dimension checks of verify.cc that every reader runs on each instruction as well (the
-// text parser, and so the HloProto reader): dimension lists within the rank of the shape they
-// index and none named twice (dot, gather, scatter, reduce, transpose, ...), iota_dimension, a
-// pad's and a slice's entry per dimension (a slice within its operand), dynamic_slice_sizes,
-// fft_length, topk's k. False with `*message` on the first broken.
+// text parser, and so the HloProto reader; a broadcast's are verify()'s alone, as the parser
+// reads its shorthand `broadcast(p), dimensions={2,4}`): dimension lists within the rank of the
+// shape they index and none named twice (dot, gather, scatter, reduce, transpose, ...),
+// iota_dimension, a pad's and a slice's entry per dimension (a slice within its operand),
+// dynamic_slice_sizes, fft_length, topk's k. False with `*message` on the first broken.
 bool check_dimension_lists(const Instruction& instruction, std::string* message);
 // Dot: contracting and batch dimensions pair up with the same sizes.
 bool check_dot(const Instruction& instruction, std::string* message);

@@ -18,11 +18,11 @@ constexpr int64_t kMaxInferredShapeTreeSize = int64_t{1} << 20;
 }  // namespace
 
 bool ModuleParser::check_instruction(Instruction* i, const Token& at) {
-  const bool shape_written = detail::IrAccess::has_shape(i);
   if (!detail::passes_rules_quickly(*i) && !check_instruction_in_full(i, at)) return false;
   // A broadcast written without its shape takes dimensions={...} as the sizes it prepends (XLA's
-  // parser's shorthand), not as a mapping: left to verify(), which refuses it.
-  if (!shape_written && i->opcode() == Opcode::kBroadcast) return true;
+  // parser's shorthand), and prints them back with the shape inferred: a text the parser must
+  // read again. Its dimensions are left to verify(), which refuses both forms.
+  if (i->opcode() == Opcode::kBroadcast) return true;
   return check_dimensions(i, at);
 }
 
@@ -32,12 +32,6 @@ bool ModuleParser::check_dimensions(Instruction* i, const Token& at) {
   std::string message;
   if (!detail::check_dimension_lists(*i, &message)) return error(at, message);
   if (i->opcode() == Opcode::kDot && i->operand_count() == 2 && !detail::check_dot(*i, &message)) {
-    return error(at, message);
-  }
-  // A broadcast written without dimensions={...} (the parser's shorthand, XLA's parser's too)
-  // is left to verify().
-  if (i->opcode() == Opcode::kBroadcast && i->operand_count() == 1 &&
-      i->has_attribute(AttrId::kDimensions) && !detail::check_broadcast(*i, &message)) {
     return error(at, message);
   }
   return true;
