@@ -2,6 +2,8 @@
 
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import hloroof.sweep as hs
@@ -11,12 +13,22 @@ def mlp(config):
     """A two-layer MLP's train step, its weights' inner axis over the mesh; `width` and
     `batch_per_device` set its size. `hang` sleeps past any timeout, `die` kills the process
     as the kernel's out-of-memory killer does, `broken` raises KeyError, `none` returns None
-    (no step), `oversize` makes
-    XLA's temporaries larger than a v5e's HBM."""
+    (no step), `oversize` makes XLA's temporaries larger than a v5e's HBM, `memory_error`
+    raises MemoryError, `pids` (a path), in the compile's process (not in the checks before
+    compiling), starts a child process, writes "WORKER_PID CHILD_PID" there and sleeps past
+    any timeout."""
     import jax
     import jax.numpy as jnp
     from jax.sharding import PartitionSpec as P
 
+    if config.get("pids") and os.path.basename(sys.argv[0]) == "_compile.py":
+        child = subprocess.Popen(["sleep", "600"])
+        with open(config["pids"] + ".part", "w") as f:
+            f.write(f"{os.getpid()} {child.pid}\n")
+        os.rename(config["pids"] + ".part", config["pids"])
+        time.sleep(600)
+    if config.get("memory_error"):
+        raise MemoryError("no memory for the compile's buffers")
     if config.get("hang"):
         time.sleep(600)
     if config.get("broken"):

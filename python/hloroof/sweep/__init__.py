@@ -32,7 +32,7 @@ import shutil
 import sys
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
-from . import _cache, _compile, _engines, _precheck, _report, _search, _whatif
+from . import _cache, _compile, _engines, _files, _precheck, _report, _search, _whatif
 
 __all__ = ["Step", "grid", "run", "Result", "what_if", "explore", "search", "per_device",
            "Store"]
@@ -66,11 +66,27 @@ class Step:
     tokens: Optional[float] = None
 
 
+# The most jobs (configurations times their targets) one sweep takes: at a second a compile
+# at best, 100,000 is over a day of one core, far past any sweep run to the end.
+MAX_CONFIGURATIONS = 100_000
+
+
+def _check_count(count: int, what: str) -> None:
+    if count > MAX_CONFIGURATIONS:
+        raise ValueError(f"{what} is {count:,} configurations, over the limit of "
+                         f"{MAX_CONFIGURATIONS:,} a sweep; split it, or give fewer values")
+
+
 def grid(**axes: Iterable[Any]) -> List[Dict[str, Any]]:
     """Every combination of the named axes, the first axis slowest:
-    ``grid(model=[1, 2], batch=[8, 16])`` is 4 configurations."""
+    ``grid(model=[1, 2], batch=[8, 16])`` is 4 configurations. Counted before it is made: more
+    than MAX_CONFIGURATIONS is refused (ValueError)."""
     names = list(axes)
     values = [list(v) for v in axes.values()]
+    count = 1
+    for v in values:
+        count *= len(v)
+    _check_count(count, "the grid")
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 
 
@@ -224,9 +240,9 @@ class Result:
             except ImportError:
                 raise ValueError(f"{path}: Parquet needs pyarrow, which is not installed "
                                  f"(pip install pyarrow), or write .csv") from None
-            frame.to_parquet(path, index=False)
+            _files.write_output(path, lambda p: frame.to_parquet(p, index=False), "rows")
         elif lower.endswith(".csv"):
-            frame.to_csv(path, index=False)
+            _files.write_csv(frame, path)
         else:
             raise ValueError(f"{path}: write .csv or .parquet")
         return path
@@ -236,7 +252,15 @@ def _jobs(builder: str, path: List[str], configs: Sequence[Mapping[str, Any]],
           targets: Optional[Sequence[str]], flags: str) -> List[Dict[str, Any]]:
     jobs = []
     for config in configs:
+        if not isinstance(config, Mapping):
+            raise ValueError(f"configuration {config!r}: a dict of named values, not "
+                             f"{type(config).__name__}")
         config = dict(config)
+        if TARGET_KEY in config and not isinstance(config[TARGET_KEY], str):
+            raise ValueError(f"configuration {config}: its '{TARGET_KEY}' is not a string "
+                             f"('tpu_v5e:2x2')")
+        if not isinstance(config.get(FLAGS_KEY) or "", str):
+            raise ValueError(f"configuration {config}: its '{FLAGS_KEY}' is not a string")
         names = [config[TARGET_KEY]] if TARGET_KEY in config else list(targets or [])
         if not names:
             raise ValueError(f"configuration {config}: no target (give targets=, or a "
@@ -263,6 +287,55 @@ def check_targets(targets: Iterable[str], settings: Optional[List[str]] = None,
             raise ValueError(f"target {target!r}: {error}") from None
 
 
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _positive(value: Any) -> bool:
+    """A number above 0 and finite (not a bool, not NaN)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool) and
+            0 < value < float("inf"))
+
+
+def _check_options(configs: Any, targets: Any, flags: Any, engine: Any, address: Any,
+                   workers: Any, compile_memory: Any, ray_cpus: Any, timeout_s: Any) -> None:
+    """run()'s arguments of a type or value it cannot use: ValueError saying which and why."""
+    if not isinstance(flags, str):
+        raise ValueError(f"flags={flags!r}: one string of XLA flags")
+    if engine not in ("local", "ray"):
+        raise ValueError(f"engine {engine!r}: 'local' or 'ray'")
+    if isinstance(configs, (str, bytes, Mapping)) or not isinstance(configs, Iterable):
+        raise ValueError(f"configs: a list of configurations (dicts; hs.grid makes one), not "
+                         f"{type(configs).__name__}")
+    if targets is not None and (isinstance(targets, (str, bytes)) or
+                                not isinstance(targets, Iterable) or
+                                not all(isinstance(t, str) for t in targets)):
+        raise ValueError(f"targets={targets!r}: a list of targets, e.g. ['tpu_v5e:2x2']")
+    if address is not None and (not isinstance(address, str) or not address.strip()):
+        raise ValueError(f"address={address!r}: a Ray address, HOST:PORT, ray://HOST:PORT or "
+                         f"auto")
+    if workers is not None and (not _whole(workers) or workers < 1):
+        raise ValueError(f"workers={workers!r}: a whole number of compiles at once, 1 or more")
+    if compile_memory is not None and not _positive(compile_memory):
+        raise ValueError(f"compile_memory={compile_memory!r}: bytes, above 0")
+    if not _positive(ray_cpus):
+        raise ValueError(f"ray_cpus={ray_cpus!r}: CPUs a compile, above 0")
+    if not _positive(timeout_s):
+        raise ValueError(f"timeout_s={timeout_s!r}: seconds one compile may take, above 0")
+
+
+def _say_bad_entries(store: _cache.Store) -> None:
+    """One line on stderr for the entries of the store that could not be read (compiled
+    again): how many, and the first with why."""
+    if not store.problems:
+        return
+    entry, why = store.problems[0]
+    count = len(store.problems)
+    head = (f"sweep: {count} stored entr{'y' if count == 1 else 'ies'} unreadable, compiled "
+            f"again; {entry[:12]}: ")
+    print(head + _report._cut(why, max(10, _report.WIDTH - len(head))), file=sys.stderr)
+
+
 def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, Any]],
         targets: Optional[Sequence[str]] = None, *, flags: str = "", engine: str = "local",
         address: Optional[str] = None, workers: Optional[int] = None,
@@ -285,8 +358,11 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
     `settings`: device figures set for the predictions (as `hloroof.predict`'s). `on_row` is
     called with each row as it is made. Ctrl-C returns the rows finished, ``interrupted``
     set. A configuration that fails never ends the sweep: its row says why in ``error``."""
-    if engine not in ("local", "ray"):
-        raise ValueError(f"engine {engine!r}: 'local' or 'ray'")
+    _check_options(configs, targets, flags, engine, address, workers, compile_memory, ray_cpus,
+                   timeout_s)
+    configs = list(configs)
+    _check_count(sum(1 if isinstance(c, Mapping) and TARGET_KEY in c else len(targets or [])
+                     for c in configs), "the sweep")
     name, extra_path = _builder_name(builder)
     worker_path = list(dict.fromkeys(
         [os.path.abspath(p) for p in path] + extra_path +
@@ -353,6 +429,8 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
         show.show()
 
     interrupted = False
+    # SIGTERM, SIGHUP: the compiles ended, their scratch removed, then the signal's own end.
+    signals = _engines.EndingSignals()
     try:
         for i, entry in enumerate(stored):
             if entry is not None:
@@ -373,6 +451,7 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
         if temporary:
             shutil.rmtree(store.root, ignore_errors=True)
             store = None
+        signals.restore()
     if show.tty or not show.compiled:
         show.show(final=True)
     return Result([r for r in rows if r is not None], show.compiled, interrupted, store,

@@ -15,6 +15,8 @@ import os
 import sys
 from typing import Any, Dict, List
 
+from . import _files
+
 try:
     import tomllib
 except ImportError:  # Python before 3.11
@@ -23,6 +25,53 @@ except ImportError:  # Python before 3.11
 SPEC_KEYS = {"builder", "path", "targets", "flags", "grid", "configs", "engine", "address",
              "workers", "compile_memory_gb", "ray_cpus", "timeout_s", "cache", "out", "svg",
              "settings"}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+# Each key's check and what it wants, as the message says it.
+_SPEC_TYPES = {
+    "builder": (lambda v: isinstance(v, str) and ":" in v, 'a string, "module:function"'),
+    "path": (_strings, 'a list of folders, ["."]'),
+    "targets": (lambda v: _strings(v) and len(v) > 0, 'a list of targets, ["tpu_v5e:2x2"]'),
+    "flags": (lambda v: isinstance(v, str), "a string of XLA flags"),
+    "grid": (lambda v: isinstance(v, dict) and len(v) > 0 and
+             all(isinstance(x, list) and x for x in v.values()),
+             "a table of named axes, each a list of one value or more"),
+    "configs": (lambda v: isinstance(v, list) and len(v) > 0 and
+                all(isinstance(c, dict) for c in v), "a list of tables ([[configs]])"),
+    "engine": (lambda v: v in ("local", "ray"), '"local" or "ray"'),
+    "address": (lambda v: isinstance(v, str) and v.strip() != "",
+                'a Ray address, "HOST:PORT", "ray://HOST:PORT" or "auto"'),
+    "workers": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+                "a whole number of compiles at once, 1 or more"),
+    "compile_memory_gb": (lambda v: _is_number(v) and 0 < v < float("inf"),
+                          "GB one compile needs, a number above 0"),
+    "ray_cpus": (lambda v: _is_number(v) and 0 < v < float("inf"),
+                 "CPUs a compile, a number above 0"),
+    "timeout_s": (lambda v: _is_number(v) and 0 < v < float("inf"),
+                  "seconds one compile may take, a number above 0"),
+    "cache": (lambda v: isinstance(v, str) and v != "", "a folder"),
+    "out": (lambda v: isinstance(v, str) and v != "", "a file, .csv or .parquet"),
+    "svg": (lambda v: isinstance(v, str) and v != "", "a file, .svg"),
+    "settings": (_strings, 'a list of "PATH=VALUE" strings'),
+}
+
+
+def check_spec_types(path: str, spec: Dict[str, Any]) -> None:
+    """ValueError naming the first key whose value is of a type or value the sweep cannot use
+    (``targets = "tpu_v5e:2x2"``: a string, not a list), and what it wants."""
+    for key, (ok, wanted) in _SPEC_TYPES.items():
+        if key in spec and not ok(spec[key]):
+            shown = repr(spec[key])
+            shown = shown if len(shown) <= 40 else shown[:39] + "~"
+            raise ValueError(f"{path}: {key} = {shown}: expected {wanted}")
 
 
 def read_spec(path: str) -> Dict[str, Any]:
@@ -44,6 +93,7 @@ def read_spec(path: str) -> Dict[str, Any]:
     if ("grid" in spec) == ("configs" in spec):
         raise ValueError(f"{path}: give either [grid] (named axes, each a list) or configs "
                          f"(a list of tables)")
+    check_spec_types(path, spec)
     return spec
 
 
@@ -95,6 +145,7 @@ def what_if_main(argv: List[str]) -> int:
     try:
         if a.out:
             check_output(a.out, (".csv",), "--out")
+            _files.check_output(a.out, "rows", [a.program])
         for edit in edits:  # each device and edit known before any prediction
             check_targets(a.device, edit, shape=False)
         frame = what_if(a.program, a.device, edits, model_flops=a.model_flops)
@@ -103,7 +154,11 @@ def what_if_main(argv: List[str]) -> int:
         return 2
     print(_report.what_if_table(frame.to_dict("records")))
     if a.out:
-        frame.to_csv(a.out, index=False)
+        try:
+            _files.write_csv(frame, a.out, inputs=[a.program])
+        except (ValueError, OSError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
     return 0
 
 
@@ -138,27 +193,34 @@ def main(argv: Any = None) -> int:
             check_output(a.out or spec["out"], (".csv", ".parquet"), "--out")
         if a.svg or spec.get("svg"):
             check_output(a.svg or spec["svg"], (".svg",), "--svg")
+        for given, what in ((a.out or spec.get("out"), "rows"),
+                            (a.svg or spec.get("svg"), "plot")):
+            if given is not None:
+                _files.check_output(given, what, [a.spec])
+        if a.ray is not None and not a.ray.strip():
+            raise ValueError("--ray '': give HOST:PORT, ray://HOST:PORT or auto")
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     from . import run
     base = os.path.dirname(os.path.abspath(a.spec))
     path = [os.path.join(base, p) for p in spec.get("path", ["."])]
-    engine = "ray" if a.ray or spec.get("engine") == "ray" else "local"
-    gb = a.compile_memory or spec.get("compile_memory_gb")
+    engine = "ray" if a.ray is not None or spec.get("engine") == "ray" else "local"
+    gb = a.compile_memory if a.compile_memory is not None else spec.get("compile_memory_gb")
     cache = a.cache or spec.get("cache")
     if cache:
         cache = os.path.join(base, cache) if not a.cache else cache
     try:
         result = run(spec["builder"], configs, spec.get("targets"), flags=spec.get("flags", ""),
-                     engine=engine, address=a.ray or spec.get("address"),
-                     workers=a.workers or spec.get("workers"),
-                     compile_memory=int(gb * 1e9) if gb else None,
+                     engine=engine, address=a.ray if a.ray is not None else spec.get("address"),
+                     workers=a.workers if a.workers is not None else spec.get("workers"),
+                     compile_memory=gb * 1e9 if gb is not None else None,
                      ray_cpus=spec.get("ray_cpus", 1),
-                     timeout_s=a.timeout or spec.get("timeout_s", 3600), cache=cache,
-                     path=path, settings=a.set or spec.get("settings"),
+                     timeout_s=(a.timeout if a.timeout is not None
+                                else spec.get("timeout_s", 3600)),
+                     cache=cache, path=path, settings=a.set or spec.get("settings"),
                      progress=not a.quiet)
-    except (ValueError, ImportError, ConnectionError) as error:
+    except (ValueError, ImportError, OSError) as error:  # OSError: the store, Ray's address
         if "Could not find any running Ray instance" in str(error):  # Ray's advice names
             # flags of `ray start`, not of this command
             error = ("Ray at auto: no Ray cluster runs on this machine; start one (ray start "
@@ -172,8 +234,7 @@ def main(argv: Any = None) -> int:
         if out:
             result.write(out)
         if svg:
-            with open(svg, "w") as f:
-                f.write(result.svg())
+            _files.write_text(svg, result.svg(), "plot")
     except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

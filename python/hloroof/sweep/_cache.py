@@ -5,19 +5,25 @@ configuration, the builder's name and its module's source, the target, the XLA f
 versions of jax, jaxlib and libtpu, and the source of the code that compiles it. It holds
 ``program.hlo`` and ``compile.json``, or ``failure.json`` (a configuration the builder or the
 compiler rejects: the same inputs are rejected again). Entries are written whole (into a
-temporary folder, then renamed) so that an interrupted compile leaves none behind.
+temporary folder, then renamed) so that an interrupted compile leaves none behind. An entry that
+cannot be read as written (a file cut short, JSON of another shape, anything but a regular file)
+is no entry: the sweep compiles it again and replaces it.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib.metadata
 import importlib.util
 import json
+import numbers
 import os
+import secrets
 import shutil
+import stat
 import tempfile
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from . import _compile
 
@@ -64,6 +70,9 @@ def builder_source_digest(builder: str, path: Any = ()) -> str:
         spec = importlib.util.find_spec(module_name)
     except (ImportError, ValueError):
         spec = None
+    except Exception as error:  # a package of the module's that fails on import
+        raise ValueError(f"builder {builder!r}: importing the package of {module_name!r} "
+                         f"failed: {_compile.one_line(error)}") from None
     finally:
         for p in added:
             sys.path.remove(p)
@@ -91,54 +100,193 @@ def key(config: Mapping[str, Any], builder: str, source_digest: str, target: str
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+class BadEntry(ValueError):
+    """An entry (or a compile's output folder) that cannot be read as written: why, one line."""
+
+
+class StoreError(OSError):
+    """The store cannot be written (read-only, a full disk, not a folder): one line."""
+
+
+def _read_regular(path: str) -> bytes:
+    """The bytes of `path`, refused (BadEntry) unless it is a regular file: opened without
+    blocking, so that a named pipe in its place cannot hang the sweep."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise BadEntry(f"{os.path.basename(path)} is missing") from None
+    except OSError as error:
+        raise BadEntry(f"{os.path.basename(path)}: {error.strerror or error}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise BadEntry(f"{os.path.basename(path)} is not a regular file")
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as error:
+        raise BadEntry(f"{os.path.basename(path)}: {error.strerror or error}") from None
+    finally:
+        os.close(fd)
+
+
+def _read_json(path: str) -> Any:
+    data = _read_regular(path)
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise BadEntry(f"{os.path.basename(path)} is not JSON") from None
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _check_facts(facts: Any) -> Dict[str, Any]:
+    """compile.json as the worker writes it, else BadEntry."""
+    if not isinstance(facts, dict):
+        raise BadEntry(f"{FACTS} is not a JSON object")
+    for name in ("chips", "devices"):
+        if not isinstance(facts.get(name), int) or isinstance(facts.get(name), bool) or \
+                facts[name] < 1:
+            raise BadEntry(f"{FACTS}: {name!r} is not a whole number of 1 or more")
+    if not _number(facts.get("compile_s")) or not facts["compile_s"] >= 0:
+        raise BadEntry(f"{FACTS}: 'compile_s' is not a number of seconds")
+    xla = facts.get("xla_memory")
+    if not isinstance(xla, dict) or not all(isinstance(k, str) and isinstance(v, int)
+                                            for k, v in xla.items()):
+        raise BadEntry(f"{FACTS}: 'xla_memory' is not an object of byte counts")
+    for name in ("model_flops", "tokens"):
+        if facts.get(name) is not None and not _number(facts[name]):
+            raise BadEntry(f"{FACTS}: {name!r} is not a number")
+    if not isinstance(facts.get("program_sha256"), str):
+        raise BadEntry(f"{FACTS}: no 'program_sha256'")
+    return facts
+
+
+def read_entry(folder: str) -> Dict[str, Any]:
+    """What a compile wrote into `folder`, checked: {"text", "facts"} (the program whole, as its
+    SHA-256 in compile.json says) or {"failure", "cache": True} (failure.json's reason, a
+    string); BadEntry, saying why, for anything else."""
+    failure = os.path.join(folder, FAILURE)
+    if os.path.lexists(failure):
+        data = _read_json(failure)
+        if not isinstance(data, dict) or not isinstance(data.get("reason"), str) or \
+                not data["reason"]:
+            raise BadEntry(f"{FAILURE} holds no reason (a string)")
+        return {"failure": data["reason"], "cache": True}
+    facts = _check_facts(_read_json(os.path.join(folder, FACTS)))
+    data = _read_regular(os.path.join(folder, PROGRAM))
+    if hashlib.sha256(data).hexdigest() != facts["program_sha256"]:
+        raise BadEntry(f"{PROGRAM} is not the program compiled ({len(data)} bytes, cut short "
+                       f"or changed)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadEntry(f"{PROGRAM} is not UTF-8 text") from None
+    return {"text": text, "facts": facts}
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
 class Store:
-    """The entries under `root`."""
+    """The entries under `root`. ``problems``: (entry, why) of each entry that get() found
+    unreadable (a cache miss: the sweep compiles it again and put_folder replaces it)."""
 
     def __init__(self, root: Optional[str] = None) -> None:
         self.root = os.path.abspath(root or default_dir())
+        self.problems: List[Tuple[str, str]] = []
 
     def path(self, entry: str) -> str:
         return os.path.join(self.root, entry[:2], entry)
 
     def get(self, entry: str) -> Optional[Dict[str, Any]]:
-        """The entry: {"text", "facts"} or {"failure"}; None when not stored."""
+        """The entry: {"text", "facts"} or {"failure"}; None when not stored, or when it cannot
+        be read as written (then noted in ``problems``)."""
         folder = self.path(entry)
-        try:
-            if os.path.exists(os.path.join(folder, FAILURE)):
-                with open(os.path.join(folder, FAILURE)) as f:
-                    return {"failure": json.load(f)["reason"]}
-            with open(os.path.join(folder, FACTS)) as f:
-                facts = json.load(f)
-            with open(os.path.join(folder, PROGRAM)) as f:
-                return {"text": f.read(), "facts": facts}
-        except (OSError, ValueError, KeyError):
+        if not os.path.lexists(folder):
             return None
+        try:
+            found = read_entry(folder)
+        except BadEntry as error:
+            self.problems.append((entry, str(error)))
+            return None
+        found.pop("cache", None)
+        return found
+
+    def _error(self, error: OSError) -> StoreError:
+        full = error.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
+        return StoreError(f"cannot write the store {self.root!r}: {error.strerror or error}; "
+                          f"{'free space there, or ' if full else ''}give another store "
+                          f"(cache=, --cache)")
 
     def scratch(self) -> str:
         """A new folder on the store's file system for one compile to write into."""
-        os.makedirs(self.root, exist_ok=True)
-        return tempfile.mkdtemp(prefix="tmp-", dir=self.root)
+        try:
+            os.makedirs(self.root, exist_ok=True)
+            return tempfile.mkdtemp(prefix="tmp-", dir=self.root)
+        except OSError as error:
+            raise self._error(error) from None
+
+    def check_writable(self) -> None:
+        """StoreError, in one line, unless a folder and a file can be written in the store."""
+        folder = self.scratch()
+        try:
+            with open(os.path.join(folder, "probe"), "wb") as f:
+                f.write(b"hloroof sweep store\n" * 16)
+        except OSError as error:
+            raise self._error(error) from None
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
 
     def put_folder(self, entry: str, folder: str) -> None:
-        """Stores what a compile wrote into `folder` (from scratch()) as `entry`, whole."""
+        """Stores what a compile wrote into `folder` (from scratch()) as `entry`, whole,
+        replacing an entry there (one that could not be read)."""
         final = self.path(entry)
-        os.makedirs(os.path.dirname(final), exist_ok=True)
-        if os.path.exists(final):
-            shutil.rmtree(final, ignore_errors=True)
         try:
+            os.makedirs(os.path.dirname(final), exist_ok=True)
+            if os.path.lexists(final):
+                aside = os.path.join(self.root, f"tmp-old-{os.getpid()}-{secrets.token_hex(4)}")
+                try:
+                    os.rename(final, aside)
+                except FileNotFoundError:  # another sweep moved it first
+                    pass
+                else:
+                    _remove(aside)
             os.rename(folder, final)
-        except OSError:  # another sweep stored it first: theirs is the same program
+        except OSError as error:
             shutil.rmtree(folder, ignore_errors=True)
+            if os.path.isdir(final):  # another sweep stored it first: the same program
+                return
+            raise self._error(error) from None
 
     def put(self, entry: str, outcome: Mapping[str, Any]) -> None:
         """Stores a compile's outcome sent back as data ({"text", "facts"} or {"failure"})."""
         folder = self.scratch()
-        if "failure" in outcome:
-            with open(os.path.join(folder, FAILURE), "w") as f:
-                json.dump({"reason": outcome["failure"]}, f)
-        else:
-            with open(os.path.join(folder, PROGRAM), "w") as f:
-                f.write(outcome["text"])
-            with open(os.path.join(folder, FACTS), "w") as f:
-                json.dump(outcome["facts"], f)
+        try:
+            if "failure" in outcome:
+                with open(os.path.join(folder, FAILURE), "w") as f:
+                    json.dump({"reason": outcome["failure"]}, f)
+            else:
+                data = outcome["text"].encode("utf-8")
+                facts = dict(outcome["facts"])
+                facts.setdefault("program_sha256", hashlib.sha256(data).hexdigest())
+                with open(os.path.join(folder, PROGRAM), "wb") as f:
+                    f.write(data)
+                with open(os.path.join(folder, FACTS), "w") as f:
+                    json.dump(facts, f)
+        except OSError as error:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise self._error(error) from None
         self.put_folder(entry, folder)

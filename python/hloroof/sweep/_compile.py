@@ -1,23 +1,34 @@
 """One configuration compiled, in a process of its own (libtpu reads its flags once a process).
 
-    python -m hloroof.sweep._compile JOB.json OUT_DIR
+    python -m hloroof.sweep._compile [--watch FD] JOB.json OUT_DIR
 
 JOB.json: ``builder`` ("module:function"), ``path`` (folders put first on sys.path so that the
 builder's module imports), ``config`` (the configuration), ``target`` ("tpu_v5e:2x2"),
 ``flags`` (added to LIBTPU_INIT_ARGS). Writes OUT_DIR/program.hlo (XLA's optimized module) and
 OUT_DIR/compile.json (compile time, XLA's memory_analysis(), the builder's model FLOPs and
-tokens), or OUT_DIR/failure.json (the reason in one line) when the builder or the compiler
-rejects the configuration; exit status 0 either way. Anything else (a signal, an exit status
-other than 0) is the parent's to explain.
+tokens, the program's SHA-256), or OUT_DIR/failure.json (the reason in one line) when the
+builder or the compiler rejects the configuration; exit status 0 either way. What says nothing
+about the configuration (MemoryError, an OSError such as a full disk) is written to stderr in one
+line, with exit status 3, so that it is not stored as a rejection. Anything else (a signal, an
+exit status other than 0) is the parent's to explain.
+
+--watch FD: the read end of a pipe whose write end only the parent holds. When it reads end of
+file (the parent died, even by SIGKILL), the process removes the folder holding JOB.json and
+kills its process group (it is the group's leader: the parent starts it in a session of its
+own), so that no compile outlives its sweep.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import math
 import os
+import shutil
+import signal
 import sys
+import threading
 import time
 import traceback
 from typing import Any, Dict, Mapping
@@ -103,17 +114,48 @@ def compile_one(job: Mapping[str, Any], out_dir: str) -> None:
         donate_argnums=tuple(step.get("donate_argnums") or ()))
     compile_s = time.perf_counter() - start
     text = getattr(compiled, "_hloroof_hlo_text", None) or compiled.as_text()
+    data = text.encode("utf-8")
     facts = {"compile_s": compile_s, "xla_memory": xla_memory(compiled),
              "chips": chips_of(target), "devices": devices,
-             "model_flops": step.get("model_flops"), "tokens": step.get("tokens")}
-    with open(os.path.join(out_dir, "program.hlo"), "w") as f:
-        f.write(text)
+             "model_flops": step.get("model_flops"), "tokens": step.get("tokens"),
+             "program_sha256": hashlib.sha256(data).hexdigest()}
+    with open(os.path.join(out_dir, "program.hlo"), "wb") as f:
+        f.write(data)
     with open(os.path.join(out_dir, "compile.json"), "w") as f:
         json.dump(facts, f)
 
 
+def watch_parent(fd: int, scratch: str) -> None:
+    """Ends this process's group, after removing `scratch`, once `fd` reads end of file."""
+    def watch() -> None:
+        try:
+            while os.read(fd, 4096):
+                pass
+        except OSError:
+            pass
+        shutil.rmtree(scratch, ignore_errors=True)
+        if os.getpgrp() == os.getpid():
+            os.killpg(os.getpid(), signal.SIGKILL)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="hloroof-sweep-watch", daemon=True).start()
+
+
+# Errors that say nothing about the configuration: the same inputs may compile next time.
+TRANSIENT = (MemoryError, OSError)
+EXIT_TRANSIENT = 3
+# The start of the stderr line that says why, with EXIT_TRANSIENT.
+TRANSIENT_MARK = "hloroof.sweep: not kept: "
+
+
 def main(argv: Any = None) -> int:
-    job_path, out_dir = (argv or sys.argv[1:])[:2]
+    args = list(sys.argv[1:] if argv is None else argv)
+    watch = None
+    if args[:1] == ["--watch"]:
+        watch, args = int(args[1]), args[2:]
+    job_path, out_dir = args[:2]
+    if watch is not None:  # the folder holding JOB.json: the compile's scratch
+        watch_parent(watch, os.path.dirname(os.path.abspath(job_path)))
     with open(job_path) as f:
         job = json.load(f)
     flags = (job.get("flags") or "").strip()
@@ -122,11 +164,22 @@ def main(argv: Any = None) -> int:
                                           flags).strip()
     sys.path[:0] = [p for p in job.get("path", []) if p not in sys.path]
     try:
-        compile_one(job, out_dir)
-    except Exception as error:  # the builder's or the compiler's rejection: the row's reason
-        # The row keeps one line; the store's entry keeps the traceback too (file:line).
-        with open(os.path.join(out_dir, "failure.json"), "w") as f:
-            json.dump({"reason": one_line(error), "traceback": traceback.format_exc()}, f)
+        try:
+            compile_one(job, out_dir)
+        except TRANSIENT:
+            raise
+        except Exception as error:  # the builder's or the compiler's rejection: the row's reason
+            # The row keeps one line; the store's entry keeps the traceback too (file:line).
+            with open(os.path.join(out_dir, "failure.json"), "w") as f:
+                json.dump({"reason": one_line(error), "traceback": traceback.format_exc()}, f)
+    except TRANSIENT as error:  # this machine's trouble, not the configuration's: not stored
+        for name in ("program.hlo", "compile.json", "failure.json"):
+            try:
+                os.unlink(os.path.join(out_dir, name))
+            except OSError:
+                pass
+        print(TRANSIENT_MARK + one_line(error), file=sys.stderr, flush=True)
+        return EXIT_TRANSIENT
     return 0
 
 

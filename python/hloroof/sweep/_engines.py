@@ -4,6 +4,11 @@ Both run each configuration's compile in a process of its own (``python -m
 hloroof.sweep._compile``) and hand back an outcome: {"text", "facts"} (the program and XLA's
 figures) or {"failure": one line, "cache": whether the same inputs fail the same way}. Ray is
 imported here only, and only by the Ray engine.
+
+A compile is the leader of a process group of its own; the group is killed at the compile's
+timeout and when the sweep ends early (Ctrl-C, SIGTERM, SIGHUP, an error). Each compile also
+watches a pipe whose write end only the sweep holds: when the sweep dies, even by SIGKILL, the
+compile removes its scratch folder and kills its group.
 """
 
 from __future__ import annotations
@@ -13,13 +18,15 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-from . import _cache
+from . import _cache, _compile
 
 Outcome = Dict[str, Any]
 # Called with (job index, outcome, the compile's peak resident memory in bytes or None).
@@ -28,6 +35,53 @@ Done = Callable[[int, Outcome, Optional[int]], None]
 Running = Callable[[int], None]
 
 _GIB = 1 << 30
+
+
+class Ended(BaseException):
+    """SIGTERM or SIGHUP reached the sweep (raised by EndingSignals' handler)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"ended by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+class EndingSignals:
+    """While a sweep runs: SIGTERM and SIGHUP, where they would end the process (their default
+    disposition, in the main thread), raise Ended instead, so that the engine ends its compiles'
+    process groups and removes their scratch folders; restore() then puts the signals back and,
+    when one came, sends it again: the process ends by it, as it would have."""
+
+    SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        self.previous: Dict[int, Any] = {}
+        self.received: Optional[int] = None
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for signum in self.SIGNALS:
+            if signal.getsignal(signum) == signal.SIG_DFL:
+                self.previous[signum] = signal.signal(signum, self._handler)
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self.received is None:
+            self.received = signum
+            for other in self.previous:  # the cleanup runs to its end
+                signal.signal(other, signal.SIG_IGN)
+            raise Ended(signum)
+
+    def restore(self) -> None:
+        for signum, handler in self.previous.items():
+            current = signal.getsignal(signum)
+            if current == self._handler or current == signal.SIG_IGN:  # not another's since
+                signal.signal(signum, handler)
+        self.previous.clear()
+        if self.received is not None:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            os.kill(os.getpid(), self.received)
 
 
 def _worker_env() -> Dict[str, str]:
@@ -44,8 +98,30 @@ def _worker_env() -> Dict[str, str]:
     return env
 
 
-def _command(job_file: str, folder: str) -> List[str]:
-    return [sys.executable, "-m", "hloroof.sweep._compile", job_file, folder]
+def _command(job_file: str, folder: str, watch_fd: int) -> List[str]:
+    return [sys.executable, "-m", "hloroof.sweep._compile", "--watch", str(watch_fd), job_file,
+            folder]
+
+
+def _kill_group(pgid: int) -> None:
+    """SIGKILL to the process group `pgid` (a compile and whatever it started), if any is left."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _start(job: Mapping[str, Any], folder: str, out: str, watch_fd: int, env: Mapping[str, str],
+           stderr: Any) -> subprocess.Popen:
+    """One compile started: its job written to FOLDER/job.json, the process the leader of a new
+    session and process group (Ctrl-C reaches the sweep, which ends the group), watching
+    `watch_fd`."""
+    job_file = os.path.join(folder, "job.json")
+    with open(job_file, "w") as f:
+        json.dump(job, f)
+    return subprocess.Popen(_command(job_file, out, watch_fd), env=dict(env),
+                            stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
+                            pass_fds=(watch_fd,))
 
 
 def _error_line(stderr_path: str) -> str:
@@ -61,6 +137,16 @@ def _error_line(stderr_path: str) -> str:
               or "Error" in line.split(":")[0]]
     picked = (errors or lines or [""])[-1]
     return picked[:300]
+
+
+def _marked_line(stderr_path: str, mark: str) -> str:
+    """What follows `mark` on the last line of a compile's stderr that starts with it."""
+    try:
+        with open(stderr_path, errors="replace") as f:
+            lines = [line.strip() for line in f if line.startswith(mark)]
+    except OSError:
+        return ""
+    return lines[-1][len(mark):][:300] if lines else ""
 
 
 def outcome_of(returncode: int, folder: str, stderr_path: str, timed_out: bool,
@@ -80,19 +166,16 @@ def outcome_of(returncode: int, folder: str, stderr_path: str, timed_out: bool,
         last = _error_line(stderr_path)
         return {"failure": f"the compile died of {name}" + (f": {last}" if last else ""),
                 "cache": False}
+    if returncode == _compile.EXIT_TRANSIENT:
+        said = _marked_line(stderr_path, _compile.TRANSIENT_MARK)
+        if said:
+            return {"failure": f"the compile process failed: {said}", "cache": False}
     if returncode != 0:
         last = _error_line(stderr_path) or f"exit status {returncode}"
         return {"failure": f"the compile process failed: {last}", "cache": False}
-    failure = os.path.join(folder, _cache.FAILURE)
     try:
-        if os.path.exists(failure):
-            with open(failure) as f:
-                return {"failure": json.load(f)["reason"], "cache": True}
-        with open(os.path.join(folder, _cache.FACTS)) as f:
-            facts = json.load(f)
-        with open(os.path.join(folder, _cache.PROGRAM)) as f:
-            return {"text": f.read(), "facts": facts}
-    except (OSError, ValueError, KeyError) as error:
+        return _cache.read_entry(folder)
+    except _cache.BadEntry as error:
         return {"failure": f"the compile left no program: {error}", "cache": False}
 
 
@@ -136,27 +219,36 @@ def run_local(jobs: List[Tuple[int, Mapping[str, Any]]], store: _cache.Store,
               done: Done, running_changed: Running) -> None:
     """Compiles `jobs` (index, job) in worker processes here, `workers` at once (None: sized
     by the cores and by `compile_memory`, bytes, or by the peak of the first compile). Each
-    compile writes into a scratch folder of the store; `done` gets its outcome. Ctrl-C
-    (KeyboardInterrupt) kills the running compiles and is raised again."""
+    compile writes into a scratch folder of the store; `done` gets its outcome. Any exception
+    (Ctrl-C's KeyboardInterrupt, a signal's) kills the running compiles' process groups,
+    removes their scratch folders and is raised again; a store that cannot be written raises
+    _cache.StoreError."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or
+                                workers < 1):
+        raise ValueError(f"workers={workers!r}: give a whole number of compiles at once, 1 or "
+                         f"more")
     pending = collections.deque(jobs)
     running: Dict[int, _Running] = {}
     measured = compile_memory
     limit = workers or (pool_size(measured) if measured else 1)
     env = _worker_env()
-    scratch_jobs = tempfile.mkdtemp(prefix="hloroof-sweep-")
+    watch_read, watch_write = os.pipe()  # the compiles' lifeline: closed when this process ends
     try:
         while pending or running:
             while pending and len(running) < limit:
-                index, job = pending.popleft()
+                index, job = pending[0]
                 folder = store.scratch()
-                job_file = os.path.join(scratch_jobs, f"{index}.json")
-                with open(job_file, "w") as f:
-                    json.dump(job, f)
-                stderr = open(os.path.join(folder, "stderr.txt"), "w")
-                # A session of its own: Ctrl-C reaches the sweep, which ends the compiles.
-                popen = subprocess.Popen(_command(job_file, folder), env=env,
-                                         stdout=subprocess.DEVNULL, stderr=stderr,
-                                         start_new_session=True)
+                try:
+                    stderr = open(os.path.join(folder, "stderr.txt"), "w")
+                    try:
+                        popen = _start(job, folder, folder, watch_read, env, stderr)
+                    except BaseException:
+                        stderr.close()
+                        raise
+                except OSError as error:
+                    shutil.rmtree(folder, ignore_errors=True)
+                    raise store._error(error) from None
+                pending.popleft()
                 running[popen.pid] = _Running(index, popen, folder, stderr)
                 running_changed(len(running))
             time.sleep(0.05)
@@ -165,11 +257,16 @@ def run_local(jobs: List[Tuple[int, Mapping[str, Any]]], store: _cache.Store,
                 if reaped == 0:
                     if time.monotonic() - run.start > timeout_s and not run.timed_out:
                         run.timed_out = True
-                        os.kill(pid, signal.SIGKILL)
+                        _kill_group(pid)
                     continue
+                _kill_group(pid)  # what the compile started and left behind
                 run.popen.returncode = os.waitstatus_to_exitcode(status)
                 run.stderr.close()
                 del running[pid]
+                try:
+                    os.unlink(os.path.join(run.folder, "job.json"))
+                except OSError:
+                    pass
                 peak = usage.ru_maxrss * 1024  # kilobytes on Linux
                 if workers is None and measured is None:
                     measured = peak
@@ -182,7 +279,7 @@ def run_local(jobs: List[Tuple[int, Mapping[str, Any]]], store: _cache.Store,
                 done(run.index, outcome, peak)
     except BaseException:
         for pid, run in running.items():
-            os.kill(pid, signal.SIGKILL)
+            _kill_group(pid)
             os.waitpid(pid, 0)
             run.popen.returncode = -signal.SIGKILL
             run.stderr.close()
@@ -190,24 +287,22 @@ def run_local(jobs: List[Tuple[int, Mapping[str, Any]]], store: _cache.Store,
         running_changed(0)
         raise
     finally:
-        shutil.rmtree(scratch_jobs, ignore_errors=True)
+        os.close(watch_write)
+        os.close(watch_read)
 
 
 def compile_here(job: Mapping[str, Any], timeout_s: float) -> Outcome:
     """One compile in a process of its own, waited for (a Ray task's body): its outcome with
     the program's text, and its peak resident memory in bytes as "peak"."""
     folder = tempfile.mkdtemp(prefix="hloroof-sweep-")
+    watch_read, watch_write = os.pipe()
+    popen = None
     try:
-        job_file = os.path.join(folder, "job.json")
-        with open(job_file, "w") as f:
-            json.dump(job, f)
         out = os.path.join(folder, "out")
         os.mkdir(out)
         stderr_path = os.path.join(folder, "stderr.txt")
         with open(stderr_path, "w") as stderr:
-            popen = subprocess.Popen(_command(job_file, out), env=_worker_env(),
-                                     stdout=subprocess.DEVNULL, stderr=stderr,
-                                     start_new_session=True)
+            popen = _start(job, folder, out, watch_read, _worker_env(), stderr)
             timed_out = False
             deadline = time.monotonic() + timeout_s
             while True:
@@ -216,14 +311,82 @@ def compile_here(job: Mapping[str, Any], timeout_s: float) -> Outcome:
                     break
                 if time.monotonic() > deadline and not timed_out:
                     timed_out = True
-                    os.kill(popen.pid, signal.SIGKILL)
+                    _kill_group(popen.pid)
                 time.sleep(0.05)
+            _kill_group(popen.pid)
             popen.returncode = os.waitstatus_to_exitcode(status)
         outcome = outcome_of(popen.returncode, out, stderr_path, timed_out, timeout_s)
         outcome["peak"] = usage.ru_maxrss * 1024
         return outcome
+    except BaseException:
+        if popen is not None and popen.returncode is None:
+            _kill_group(popen.pid)
+            popen.wait()
+        raise
     finally:
+        os.close(watch_write)
+        os.close(watch_read)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+# Seconds to wait for a Ray address to answer before giving up on it.
+CONNECT_TIMEOUT_S = 10.0
+
+
+def check_address(address: Optional[str], timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+    """Refuses a Ray address that is malformed (ValueError) or does not accept a connection
+    within `timeout_s` (ConnectionError, one line): HOST:PORT (the head's GCS), ray://HOST:PORT
+    (Ray Client), "auto" (Ray finds the cluster of this machine) or "local" (a new Ray on this
+    machine, for this process)."""
+    if address is None or address in ("auto", "local"):
+        return
+    if not isinstance(address, str) or not address.strip():
+        raise ValueError(f"Ray address {address!r}: give HOST:PORT, ray://HOST:PORT or auto")
+    rest = address[len("ray://"):] if address.startswith("ray://") else address
+    host, sep, port = rest.rpartition(":")
+    host = host.strip("[]")
+    if "://" in rest or not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"Ray address {address!r}: give HOST:PORT, ray://HOST:PORT or auto")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout_s):
+            pass
+    except socket.timeout:
+        raise ConnectionError(f"Ray at {address}: no answer from {host}:{port} in "
+                              f"{timeout_s:g} s") from None
+    except OSError as error:
+        reason = error.strerror or str(error) or type(error).__name__
+        raise ConnectionError(f"Ray at {address}: cannot connect to {host}:{port}: "
+                              f"{reason}") from None
+
+
+class _HeldStderr:
+    """File descriptor 2 sent to a temporary file while Ray joins a cluster: Ray's core logs
+    each failed try there (a line a second); on failure they are dropped for one line of ours,
+    on success written out as they came."""
+
+    def __enter__(self) -> "_HeldStderr":
+        sys.stderr.flush()
+        self.saved = os.dup(2)
+        self.file = tempfile.TemporaryFile()
+        os.dup2(self.file.fileno(), 2)
+        return self
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        sys.stderr.flush()
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        if kind is None:
+            self.file.seek(0)
+            held = self.file.read()
+            if held:
+                sys.stderr.write(held.decode("utf-8", "replace"))
+                sys.stderr.flush()
+        self.file.close()
+
+
+def _first_line(error: BaseException) -> str:
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return (lines[0] if lines else type(error).__name__)[:300]
 
 
 def run_ray(jobs: List[Tuple[int, Mapping[str, Any]]], address: Optional[str],
@@ -238,7 +401,15 @@ def run_ray(jobs: List[Tuple[int, Mapping[str, Any]]], address: Optional[str],
     except ImportError as error:
         raise ImportError("engine='ray' needs Ray: pip install 'hloroof[ray]' (or ray)") from error
     if not ray.is_initialized():
-        ray.init(address=address, log_to_driver=False)
+        check_address(address)
+        try:
+            with _HeldStderr():
+                ray.init(address=address, log_to_driver=False)
+        except Exception as error:  # Ray's own reason, first line (its advice names flags
+            # of `ray start`, not of this command)
+            where = f"Ray at {address}" if address else "Ray"
+            raise ConnectionError(f"{where}: {type(error).__name__}: "
+                                  f"{_first_line(error)}") from None
     options: Dict[str, Any] = {"num_cpus": cpus, "max_retries": 0}
     if compile_memory:
         options["memory"] = int(compile_memory)
