@@ -373,6 +373,7 @@ void bind_outputs(py::module_& m) {
 
 void bind_diff(py::module_& m) {
   Record<DiffSide>(m, "DiffSide", "One side of a diff: the step's figures.")
+      .field("device", &DiffSide::device, "the device and slice it was predicted on")
       .field("step_time_s", &DiffSide::step_time_s, "expected, s")
       .field("roofline_step_time_s", &DiffSide::roofline_step_time_s, "at the roofline, s")
       .field("flops", &DiffSide::flops, "per step, one device")
@@ -403,7 +404,8 @@ void bind_diff(py::module_& m) {
   Record<PredictionDiff>(m, "PredictionDiff",
                          "Two versions of a program on one device: what changed per op and "
                          "per step. str() gives the report of `hloroof diff`.")
-      .field("device", &PredictionDiff::device, "the device of both sides, e.g. 'h100:1x8'")
+      .field("device", &PredictionDiff::device,
+             "the device of both sides, e.g. 'h100:1x8'; 'BEFORE -> AFTER' when they differ")
       .field("before", &PredictionDiff::before, "the step before")
       .field("after", &PredictionDiff::after, "the step after")
       .field("ops", &PredictionDiff::ops, "every op of either version, largest change first")

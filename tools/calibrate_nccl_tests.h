@@ -33,7 +33,7 @@ inline constexpr Flag kDevice{
     .help = "the device to start from, as `hloroof predict` takes it; a device of another "
             "platform than the profiles' is an error",
     .default_help = "the one the profiles name (device plane, meta.json), as `profile` infers "
-                    "it"};
+                    "it, or the GPU of the nccl-tests logs' rank lines"};
 inline constexpr Flag kSet{
     .name = "--set",
     .type = FlagType::kText,
@@ -61,8 +61,9 @@ inline constexpr Flag kDeviceIndex{.name = "--device-index",
                                    .max = 1 << 20};
 }  // namespace calibrate_flags
 
-// When every positional input of `calibrate` is an nccl-tests log, fits the device's
-// interconnect.nic_efficiency to them and returns the exit code; nullopt otherwise (profiles).
+// When every positional input of `calibrate` is an nccl-tests log, fits the device's network
+// across nodes to them (interconnect.nic_efficiency, interconnect.scale_out_latency) and
+// returns the exit code; nullopt otherwise (profiles).
 std::optional<int> calibrate_from_nccl_tests(const Args& args);
 
 }  // namespace hloroof::cli

@@ -166,9 +166,13 @@ const Command kCalibrateCommand = {
     "better is proposed, and written only if it predicts the held-out steps (one profile: its\n"
     "own step) better than the given device; otherwise nothing is written (exit 1 with -o).\n"
     "Given nccl-tests logs instead (all_reduce_perf, all_gather_perf, reduce_scatter_perf,\n"
-    "alltoall_perf output, their 'Rank ... on HOST' lines kept), fits interconnect.nic_efficiency\n"
-    "to the sizes whose ranks span nodes, each predicted as one collective on the device over\n"
-    "the log's nodes (--device required; --set, --name and -o apply).\n",
+    "alltoall_perf output, their 'Rank ... on HOST device ...' lines kept), fits the network\n"
+    "across nodes to the sizes whose ranks span nodes, each predicted as one collective on the\n"
+    "device over the log's nodes: interconnect.nic_efficiency to the bandwidth-bound sizes and\n"
+    "interconnect.scale_out_latency (added to NCCL's latency model) to the latency-bound ones;\n"
+    "prints each size before and after, warns of a figure at its bound, and writes the device\n"
+    "only if its median error falls. The device is the GPU the rank lines name (a --device of\n"
+    "another GPU is an error); --set, --name and -o apply.\n",
     run,
     "hloroof calibrate PROFILE... [--hlo HLO...] [--device D] [--set PATH=VALUE]...\n"
     "       [-o OUT.json] [--name NAME] [--topology T] [--device-index N] [--trip-count N]\n"

@@ -169,6 +169,38 @@ int show_device(const std::string& text, bool json, const std::vector<std::strin
     }
     table.add_row({f.path, format_figure(*d, f), f.source, mark});
   }
+  if (d->gpu) {
+    // A cluster's own network figures, listed also when the spec leaves them out: what --set
+    // (or a device JSON) may give, in what unit.
+    struct Optional {
+      std::string path, value, source, note;
+    };
+    const double efficiency = d->gpu->nic_efficiency.value_or(kPublishedNicEfficiency);
+    const Optional optional[] = {
+        {"interconnect.nics_per_node", "-", "not set",
+         "NICs of a node, with nic_bandwidth (a cluster's own, e.g. --set "
+         "interconnect.nics_per_node=4); not set: one NIC per GPU at scale_out_bandwidth"},
+        {"interconnect.nic_bandwidth", "-", "not set",
+         "one NIC's line rate, one way, with nics_per_node: --set "
+         "interconnect.nic_bandwidth=200Gb/s (a number without a unit is in B/s, 2.5e10)"},
+        {"interconnect.nic_efficiency", absl::StrFormat("%.3f", efficiency),
+         d->gpu->nic_efficiency ? "file" : "default",
+         "the share of the NICs' line rate NCCL reaches across nodes, a plain fraction "
+         "(default: the published 0.86; hloroof calibrate fits it to nccl-tests logs)"},
+        {"interconnect.scale_out_latency",
+         d->gpu->scale_out_latency_s ? format_seconds(*d->gpu->scale_out_latency_s) : "-",
+         d->gpu->scale_out_latency_s ? "file" : "not set",
+         "latency added to NCCL's latency model for every collective across nodes (hloroof "
+         "calibrate fits it to nccl-tests logs; e.g. --set interconnect.scale_out_latency=20us)"},
+    };
+    for (const Optional& o : optional) {
+      if (d->figure(o.path) != nullptr) continue;
+      const std::string mark = absl::StrCat("[", ++footnote, "]");
+      footnotes += report_internal::wrap(absl::StrCat(o.path, ": ", o.note),
+                                         absl::StrFormat("%5s ", mark), std::string(6, ' '));
+      table.add_row({o.path, o.value, o.source, mark});
+    }
+  }
   std::cout << table.render()
             << "\n* unverified figure: a configurable default. Sources: docs/sources.md.\n";
   if (!footnotes.empty()) std::cout << "\nnotes:\n" << footnotes;

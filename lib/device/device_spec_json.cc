@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -702,8 +703,8 @@ absl::Status SpecReader::read_gpu_fabric(const json& ic, std::string_view path) 
   if (absl::Status s = check_keys(
           ic, path,
           {"type", "nvlink_domain_size", "nvlink_bandwidth", "nvlink_links", "scale_out_bandwidth",
-           "nics_per_node", "nic_bandwidth", "nic_efficiency", "collective_launch_latency",
-           "compute_capability", "xla_sol"});
+           "nics_per_node", "nic_bandwidth", "nic_efficiency", "scale_out_latency",
+           "collective_launch_latency", "compute_capability", "xla_sol"});
       !s.ok()) {
     return s;
   }
@@ -764,6 +765,12 @@ absl::Status SpecReader::read_gpu_fabric(const json& ic, std::string_view path) 
     }
     gpu.nic_efficiency = v;
   }
+  // A cluster's own latency across nodes, added to NCCL's latency model (docs/prediction-model.md,
+  // "Across nodes (GPUs)").
+  absl::StatusOr<std::optional<double>> scale_out_latency =
+      figure(ic, path, "scale_out_latency", Quantity::kTime, Sign::kNonNegative, false);
+  if (!scale_out_latency.ok()) return scale_out_latency.status();
+  gpu.scale_out_latency_s = *scale_out_latency;
   absl::StatusOr<double> launch =
       required_figure(ic, path, "collective_launch_latency", Quantity::kTime, Sign::kNonNegative);
   if (!launch.ok()) return launch.status();
@@ -908,6 +915,20 @@ absl::StatusOr<DeviceSpec> parse_device_spec(std::string_view text, std::string_
   return spec;
 }
 
+namespace {
+
+// Whether `unit` is the base unit of a quantity (a figure --set may give with a unit), not a
+// count's word ("NICs", "GPUs").
+bool is_quantity_unit(std::string_view unit) {
+  for (Quantity q : {Quantity::kBytes, Quantity::kBandwidth, Quantity::kFlopRate,
+                     Quantity::kOpRate, Quantity::kTime}) {
+    if (internal::unit_factor(q, unit).has_value()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 absl::StatusOr<DeviceSpec> set_device_figures(const DeviceSpec& spec,
                                               const std::vector<std::string>& settings) {
   if (settings.empty()) return spec;
@@ -929,7 +950,8 @@ absl::StatusOr<DeviceSpec> set_device_figures(const DeviceSpec& spec,
         " --json` prints one to start from)"));
   };
   std::vector<std::string> said;
-  std::vector<std::string> added;  // figures the spec did not have
+  std::vector<std::string> added;  // figures the spec did not have, given without a unit
+  std::vector<std::string> bare;   // paths set without a unit
   for (const std::string& setting : settings) {
     const size_t eq = setting.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -938,11 +960,23 @@ absl::StatusOr<DeviceSpec> set_device_figures(const DeviceSpec& spec,
     }
     const std::string path = setting.substr(0, eq);
     const std::string text = setting.substr(eq + 1);
+    // VALUE is a number in the figure's base unit, or a number and a unit a device JSON takes
+    // for the figure ("200Gb/s", "5us"): the longest leading number, the rest its unit.
     double value = 0;
-    if (!absl::SimpleAtod(text, &value) || !std::isfinite(value)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--set ", path, ": '", text, "' is not a number"));
+    std::string unit;
+    bool parsed = absl::SimpleAtod(text, &value);
+    for (size_t n = text.size(); !parsed && n > 0; --n) {
+      if (absl::SimpleAtod(text.substr(0, n), &value)) {
+        unit = std::string(absl::StripAsciiWhitespace(text.substr(n)));
+        parsed = !unit.empty() && absl::ascii_isalpha(static_cast<unsigned char>(unit[0]));
+      }
     }
+    if (!parsed || !std::isfinite(value)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--set ", path, ": '", text, "' is not a number (in the figure's base unit, e.g. "
+          "2.5e10) or a number and a unit (e.g. 200Gb/s)"));
+    }
+    if (unit.empty()) bare.push_back(path);
     json* node = &root;
     for (absl::string_view part : absl::StrSplit(path, '.')) {
       if (!node->is_object()) {
@@ -957,9 +991,16 @@ absl::StatusOr<DeviceSpec> set_device_figures(const DeviceSpec& spec,
         "interconnect.nic_efficiency"};
     const bool fraction =
         std::find(std::begin(kFractions), std::end(kFractions), path) != std::end(kFractions);
+    if (!unit.empty() && (fraction || (node != nullptr && node->is_number()) ||
+                          (figure != nullptr && !is_quantity_unit(figure->unit)))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--set ", path, "=", text, ": this figure is a plain number (a fraction or a count), "
+          "with no unit; give the number alone"));
+    }
     if (node != nullptr && node->is_object() && node->contains("value") && figure != nullptr) {
       (*node)["value"] = value;
-      (*node)["unit"] = figure->unit;  // the base unit: VALUE is in it
+      // The unit given, else the base unit: VALUE is in it.
+      (*node)["unit"] = unit.empty() ? figure->unit : unit;
       (*node)["source"] = "set";
       (*node)["verified"] = false;
       (*node)["note"] =
@@ -969,12 +1010,16 @@ absl::StatusOr<DeviceSpec> set_device_figures(const DeviceSpec& spec,
     } else if (node != nullptr && (node->is_number() || (node->is_null() && fraction))) {
       *node = value;
     } else if (node != nullptr && node->is_null() && path == "collective_latency") {
-      *node = {{"value", value}, {"unit", "s"}, {"source", "set"}, {"verified", false}};
+      *node = {{"value", value},
+               {"unit", unit.empty() ? std::string("s") : unit},
+               {"source", "set"},
+               {"verified", false}};
     } else if (node != nullptr && node->is_null() && path.find('.') != std::string::npos) {
       // A figure the spec leaves out, in an object it has (interconnect.nics_per_node): added
-      // as a device JSON would hold it; its unit is the one the reader asks for below.
-      *node = {{"value", value}, {"unit", ""}, {"source", "set"}, {"verified", false}};
-      added.push_back(path);
+      // as a device JSON would hold it; its unit the one given, else the one the reader asks
+      // for below (the base unit of a quantity).
+      *node = {{"value", value}, {"unit", unit}, {"source", "set"}, {"verified", false}};
+      if (unit.empty()) added.push_back(path);
     } else {
       return no_such_figure(path);
     }
@@ -1023,6 +1068,20 @@ absl::StatusOr<DeviceSpec> set_device_figures(const DeviceSpec& spec,
     }
     if (!fixed) break;
     changed = parse_device_spec(root.dump(2), origin);
+  }
+  if (!changed.ok() && !bare.empty() &&
+      absl::StrContains(changed.status().message(), "(physical sanity range)")) {
+    // 200 for a bandwidth is 200 B/s: say in what unit VALUE was read, and how to give another.
+    for (const std::string& path : bare) {
+      if (!absl::StrContains(changed.status().message(), absl::StrCat("'", path, ".value'"))) {
+        continue;
+      }
+      return absl::Status(
+          changed.status().code(),
+          absl::StrCat(changed.status().message(), ": --set ", path, "=VALUE without a unit is "
+                       "in the figure's base unit; give its unit, e.g. "
+                       "--set interconnect.nic_bandwidth=200Gb/s"));
+    }
   }
   if (!changed.ok() && !added.empty()) {
     // A key no device JSON takes there (a typo): the figures this device has.

@@ -174,13 +174,16 @@ double across_domains_time(std::string_view op, double bytes, int64_t n, int64_t
   const double tree_cap =
       nvidia(device) ? nccl_tree_channel_cap(device.gpu->compute_capability_major, domains) : 0;
   so = scale_out_time(op, bytes, n, domains, l, w_so, nic, eff, tree_cap);
+  // A cluster's own latency across nodes (interconnect.scale_out_latency), the same for every
+  // algorithm and protocol, so it changes none of NCCL's choices.
+  so.latency_s += device.gpu->scale_out_latency_s.value_or(0.0);
   note_once(assumptions,
             absl::StrFormat(
                 "%s across nodes: NCCL's ring (reductions, gathers; an all-reduce its ring or "
                 "tree, whichever NCCL's own model times lower) and one NIC per GPU "
                 "(all-to-all, send) at %.2f of line rate %s, latency NCCL's own model (9.6 us "
                 "a network step, one per remote peer of an all-to-all, NVIDIA/nccl "
-                "tuning.cc); %s per GPU %s",
+                "tuning.cc)%s; %s per GPU %s",
                 device.name, eff,
                 device.gpu->nic_efficiency
                     ? "(the file's nic_efficiency)"
@@ -188,6 +191,10 @@ double across_domains_time(std::string_view op, double bytes, int64_t n, int64_t
                       "nccl-tests#119, #267; published all-to-alls across nodes reach "
                       "0.64-0.96, nccl-tests#139, #267; 2-node FFTs on Jean Zay's Omni-Path "
                       "0.27: up to 3x slower)",
+                device.gpu->scale_out_latency_s
+                    ? absl::StrFormat(" + the file's scale_out_latency %.4g s",
+                                      *device.gpu->scale_out_latency_s)
+                    : std::string(),
                 absl::StrFormat("%.4g B/s", w_so), nics_text(device, nic_figure)));
   if (!device.gpu->nic_efficiency) {
     note_once(assumptions, std::string(kUncalibratedNetworkWarning));

@@ -57,10 +57,16 @@ PredictionDiff diff_predictions(const Prediction& before, const Prediction& afte
                                 std::optional<int64_t> before_peak_bytes,
                                 std::optional<int64_t> after_peak_bytes) {
   PredictionDiff d;
-  d.device = after.topology.empty() ? after.device : absl::StrCat(after.device, ":",
-                                                                  after.topology);
+  const auto device_of = [](const Prediction& p) {
+    return p.topology.empty() ? p.device : absl::StrCat(p.device, ":", p.topology);
+  };
   d.before = side_of(before, before_peak_bytes);
   d.after = side_of(after, after_peak_bytes);
+  d.before.device = device_of(before);
+  d.after.device = device_of(after);
+  d.device = d.before.device == d.after.device
+                 ? d.after.device
+                 : absl::StrCat(d.before.device, " -> ", d.after.device);
 
   // Four passes, each over the ops the earlier ones left, first come first matched:
   //   1. the same name and the same figures (the same op);

@@ -47,7 +47,7 @@ inline constexpr char kGpuHbmFractionDevice[] = "h100";
 // there); three such nodes 84.8 GB/s on average over sizes, 96 at best (NVIDIA/nccl-tests#119);
 // NDR (400 Gb/s) NICs 46-48 of 50 GB/s (NVIDIA/nccl-tests#267, #290, by NVIDIA). The lowest,
 // 0.86, is used: a 2-node ring is where our measurements come from.
-inline constexpr double kScaleOutEfficiency = 0.86;
+inline constexpr double kScaleOutEfficiency = kPublishedNicEfficiency;  // hloroof/device.h
 
 // The warning of a prediction whose collectives cross GPU nodes on a device that sets no
 // interconnect.nic_efficiency (expected_collective_time notes it, predict moves it to the

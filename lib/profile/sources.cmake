@@ -3,6 +3,7 @@
 # are the proto layer's (proto/sources.cmake).
 set(HLOROOF_PROFILE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/calibrate.cc
+  ${CMAKE_CURRENT_LIST_DIR}/calibrate_nccl_tests.cc
   ${CMAKE_CURRENT_LIST_DIR}/compare.cc
   ${CMAKE_CURRENT_LIST_DIR}/kernel_resolver.cc
   ${CMAKE_CURRENT_LIST_DIR}/measure.cc

@@ -35,6 +35,7 @@ std::string count(double n) { return absl::StrFormat("%.0f", n); }
 
 void write_side(report_internal::JsonWriter& w, const DiffSide& s) {
   w.begin_object();
+  w.text_field("device", s.device);
   w.number_field("step_time_s", s.step_time_s);
   w.number_field("roofline_step_time_s", s.roofline_step_time_s);
   w.number_field("flops", s.flops);
@@ -109,7 +110,11 @@ std::vector<std::string> said_by_sides(const std::vector<std::string>& before,
 }  // namespace
 
 std::string render_diff(const PredictionDiff& d, size_t top) {
-  std::string out = absl::StrCat("Diff of two predicted steps on ", d.device, "\nops: ",
+  const std::string on =
+      d.before.device == d.after.device
+          ? absl::StrCat(" on ", d.device)
+          : absl::StrCat(": before on ", d.before.device, ", after on ", d.after.device);
+  std::string out = absl::StrCat("Diff of two predicted steps", on, "\nops: ",
                                  d.changed, " changed, ", d.added, " added, ", d.removed,
                                  " removed, ", d.unchanged, " unchanged");
   if (d.renamed > 0) absl::StrAppend(&out, " (", d.renamed, " matched by op_name)");

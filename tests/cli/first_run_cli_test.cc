@@ -439,6 +439,53 @@ TEST_CASE("diff says what each prediction warns of and assumes, in text and JSON
   }
 }
 
+TEST_CASE("diff of two modules predicted on two slices names both") {
+  // 4 and 8 devices: each side's slice is inferred from its own module (tpu_v5e 2x2 and 2x4),
+  // so the header names both, not the second alone.
+  const std::string dir = std::string(HLOROOF_TEST_OUT) + "/first_run_diff_slices";
+  fs::create_directories(dir);
+  std::string four = kBefore, eight = kAfter;
+  four.replace(four.find("is_scheduled=true"), 17, "is_scheduled=true, num_partitions=4");
+  eight.replace(eight.find("is_scheduled=true"), 17, "is_scheduled=true, num_partitions=8");
+  std::ofstream(dir + "/four.hlo") << four;
+  std::ofstream(dir + "/eight.hlo") << eight;
+  const std::string args = "diff " + dir + "/four.hlo " + dir + "/eight.hlo --device tpu_v5e";
+  auto text = run_cli(args);
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::StartsWith("Diff of two predicted steps: before on tpu_v5e:2x2, "
+                                         "after on tpu_v5e:2x4\n"));
+  const nlohmann::json json = json_of(run_cli(args + " --json").out);
+  CHECK(json["device"] == "tpu_v5e:2x2 -> tpu_v5e:2x4");
+  CHECK(json["before"]["device"] == "tpu_v5e:2x2");
+  CHECK(json["after"]["device"] == "tpu_v5e:2x4");
+  // One slice for both: named once.
+  const std::string same = "diff " + dir + "/four.hlo " + dir + "/four.hlo --device tpu_v5e";
+  CHECK_THAT(run_cli(same).out, Catch::StartsWith("Diff of two predicted steps on tpu_v5e:2x2\n"));
+}
+
+TEST_CASE("devices lists a GPU's network figures, those its file leaves out too") {
+  // a100's file gives scale_out_bandwidth, not the NICs: the figures a cluster sets are listed,
+  // with how to set them and in what unit.
+  auto a100 = run_cli("devices a100");
+  REQUIRE(a100.exit_code == 0);
+  for (const char* path : {"interconnect.nics_per_node", "interconnect.nic_bandwidth",
+                           "interconnect.nic_efficiency", "interconnect.scale_out_latency"}) {
+    INFO(path);
+    CHECK_THAT(a100.out, Catch::Contains(std::string("\n") + path + " "));
+  }
+  CHECK_THAT(a100.out, Catch::Contains("0.860") && Catch::Contains("200Gb/s") &&
+                           Catch::Contains("a number without a unit is in B/s"));
+  std::istringstream lines(a100.out);
+  for (std::string line; std::getline(lines, line);) CHECK(line.size() <= 100);
+  // A file that gives the NICs lists them once, as figures.
+  auto four = run_cli("devices " + std::string(HLOROOF_SOURCE_DIR) + "/examples/a100_4nic.json");
+  REQUIRE(four.exit_code == 0);
+  const size_t first = four.out.find("\ninterconnect.nic_bandwidth ");
+  REQUIRE(first != std::string::npos);
+  CHECK(four.out.find("\ninterconnect.nic_bandwidth ", first + 1) == std::string::npos);
+}
+
 TEST_CASE("diff --csv: every op's change, one row each, the JSON's op keys as columns") {
   const std::string dir = std::string(HLOROOF_TEST_OUT) + "/first_run_diff";
   fs::create_directories(dir);

@@ -488,6 +488,47 @@ TEST_CASE("the shared table: the C++ API predicts on the device and slice it nam
       CHECK(p->topology == row["topology"]);
     }
   }
+TEST_CASE("settings take a unit, as a device JSON does; a bare number is in the base unit") {
+  // 200 Gb/s is 200 x 1.25e8 = 2.5e10 B/s, what a device JSON's {"value": 200, "unit": "Gb/s"}
+  // (examples/a100_4nic.json) gives: 4 x 2.5e10 / 8 GPUs = 1.25e10 B/s a GPU.
+  absl::StatusOr<DeviceTarget> gbps = resolve_device(
+      "a100", nullptr,
+      {.settings = {"interconnect.nics_per_node=4", "interconnect.nic_bandwidth=200Gb/s"}});
+  REQUIRE_OK(gbps);
+  const DeviceFigure* nic = gbps->spec.figure("interconnect.nic_bandwidth");
+  REQUIRE(nic != nullptr);
+  CHECK(nic->value == 2.5e10);
+  CHECK(nic->unit == "B/s");
+  CHECK(gbps->spec.gpu->scale_out_bandwidth == 1.25e10);
+  absl::StatusOr<DeviceSpec> file = device(std::string(HLOROOF_SOURCE_DIR) +
+                                           "/examples/a100_4nic.json");
+  REQUIRE_OK(file);
+  CHECK(gbps->spec.gpu->scale_out_bandwidth == file->gpu->scale_out_bandwidth);
+  // A figure the spec has, in another unit: 3 TB/s; a time in us.
+  absl::StatusOr<DeviceTarget> hbm =
+      resolve_device("h100", nullptr, {.settings = {"hbm.bandwidth=3TB/s"}});
+  REQUIRE_OK(hbm);
+  CHECK(hbm->spec.hbm_bandwidth == 3e12);
+  absl::StatusOr<DeviceTarget> latency = resolve_device(
+      "a100", nullptr, {.settings = {"interconnect.scale_out_latency=20us"}});
+  REQUIRE_OK(latency);
+  REQUIRE(latency->spec.gpu->scale_out_latency_s);
+  CHECK(*latency->spec.gpu->scale_out_latency_s == Approx(20e-6));
+  // 200 alone is 200 B/s, out of any NIC's range: the error says in what unit it was read.
+  const std::string bare = error_of(
+      "a100", {.settings = {"interconnect.nics_per_node=4", "interconnect.nic_bandwidth=200"}});
+  CHECK_THAT(bare, Contains("got 200 B/s") && Contains("without a unit is in the figure's base "
+                                                       "unit") &&
+                       Contains("200Gb/s"));
+  // A fraction or a count takes no unit; a unit of another quantity is the reader's error.
+  CHECK_THAT(error_of("a100", {.settings = {"interconnect.nic_efficiency=50%"}}),
+             Contains("is not a number"));
+  CHECK_THAT(error_of("a100", {.settings = {"interconnect.nic_efficiency=0.5GB"}}),
+             Contains("a plain number"));
+  CHECK_THAT(error_of("h100", {.settings = {"hbm.bandwidth=3GB"}}),
+             Contains("'GB' is not a unit of this field"));
+}
+
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `hloroof profile` and `hloroof calibrate` on small hand-made profiles.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -9,6 +10,7 @@
 #include "../cli/cli_runner.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "examples.h"
@@ -473,5 +475,65 @@ TEST_CASE("calibrate reads the module an XSpace carries, and --hlo A B takes bot
                                                  "/module.hlo --device h100"));
   CHECK(both.out == each.out);
 }
+
+namespace {
+
+// An all_reduce_perf log over 2 hosts of 8 A100s, 8 B to 1 GiB: `latency_us` plus each size's
+// bus bytes, 2 x 15/16 of it, at 86 GB/s; busbw from the printed time.
+std::string a100_all_reduce_log(double latency_us) {
+  std::string text = "# Collective test starting: all_reduce_perf\n# Using devices\n";
+  for (int r = 0; r < 16; ++r) {
+    absl::StrAppend(&text, "#  Rank ", r, " Group  0 Pid ", 1000 + r, " on node-",
+                    r < 8 ? "a" : "b", " device ", r % 8,
+                    " [0000:07:00] NVIDIA A100-SXM4-80GB\n");
+  }
+  absl::StrAppend(&text, "#       size         count      type   redop    root     time   "
+                         "algbw   busbw #wrong\n");
+  for (int k = 3; k <= 30; ++k) {
+    const double size = static_cast<double>(int64_t{1} << k);
+    const double time_us = std::round((latency_us + size * 1.875 / 86e3) * 100) / 100;
+    const double algbw = size / (time_us * 1e3);
+    absl::StrAppend(&text, absl::StrFormat("%12.0f  %12.0f  float  sum  -1  %.2f  %.2f  %.2f  0\n",
+                                           size, size / 4, time_us, algbw, algbw * 1.875));
+  }
+  return text;
+}
+
+TEST_CASE("calibrate on nccl-tests logs: the logs' GPU, each size, kept only when better") {
+  TempDir dir;
+  const std::string log = (dir.path() / "all_reduce_perf.log").string();
+  write_file(log, a100_all_reduce_log(100));
+  const std::string nics =
+      " --set interconnect.nics_per_node=4 --set interconnect.nic_bandwidth=200Gb/s";
+  // No --device: the GPU the rank lines name.
+  testing::CliResult named = run_cli("calibrate " + log + nics);
+  INFO(named.err);
+  REQUIRE(named.exit_code == 0);
+  CHECK(absl::StrContains(named.err, "device a100 from the logs, which ran on 'NVIDIA "
+                                     "A100-SXM4-80GB'"));
+  CHECK(absl::StrContains(named.out, "1 GiB"));
+  CHECK(absl::StrContains(named.out, "interconnect.scale_out_latency"));
+  CHECK(absl::StrContains(named.out, "kept: the median error falls"));
+  check_width(named.out);
+  // A device of another GPU: a usage error that names both.
+  testing::CliResult h100 = run_cli("calibrate " + log + " --device h100" + nics);
+  CHECK(h100.exit_code == 2);
+  CHECK(absl::StrContains(h100.err, "ran on 'NVIDIA A100-SXM4-80GB' (a100) and --device h100"));
+  // A cluster's own file of that GPU is taken (its display name says A100).
+  testing::CliResult file = run_cli("calibrate " + log + " --device " +
+                                    std::string(HLOROOF_SOURCE_DIR) + "/examples/a100_4nic.json");
+  CHECK(file.exit_code == 0);
+  // Written, then fitted again from what was written: nothing gained, so not written (exit 1).
+  const std::string fitted = (dir.path() / "fitted.json").string();
+  REQUIRE(run_cli("calibrate " + log + nics + " -o " + fitted).exit_code == 0);
+  const std::string again = (dir.path() / "again.json").string();
+  testing::CliResult refit = run_cli("calibrate " + log + " --device " + fitted + " -o " + again);
+  CHECK(refit.exit_code == 1);
+  CHECK(absl::StrContains(refit.out, "not kept"));
+  CHECK(absl::StrContains(refit.err, "not written"));
+  CHECK_FALSE(std::filesystem::exists(again));
+}
+
+}  // namespace
 
 }  // namespace hloroof

@@ -1,5 +1,6 @@
 hloroof_add_test(profile_test
   ${CMAKE_CURRENT_LIST_DIR}/calibrate_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/calibrate_nccl_tests_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/kernel_resolver_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/nccl_tests_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/profile_test.cc

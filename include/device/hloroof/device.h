@@ -89,6 +89,10 @@ struct SolModelSpec {
 enum class GpuVendor { kNvidia, kAmd };
 std::string_view gpu_vendor_name(GpuVendor vendor);  // "NVIDIA", "AMD"
 
+// The share of its NICs' line rate a GPU node reaches across nodes when the spec gives none:
+// 0.86, measured on two 8-GPU A100 nodes (docs/prediction-model.md, "Across nodes (GPUs)").
+inline constexpr double kPublishedNicEfficiency = 0.86;
+
 // NVLink domains (xGMI on AMD GPUs: `interconnect.type` "xgmi") joined by a scale-out network
 // (docs/sources.md, "Hardware figures" and "Collective formulas"). The nvlink_* figures are the
 // GPU-to-GPU fabric inside one node, whichever it is.
@@ -99,8 +103,13 @@ struct GpuFabricSpec {
   int nvlink_links = 0;            // links per GPU (XLA's NCCL model caps channels by it)
   double scale_out_bandwidth = 0;  // one way, per GPU, B/s
   // The share of the NICs' line rate NCCL reaches across nodes on this cluster (a plain fraction,
-  // `interconnect.nic_efficiency`); unset: the published figure the model uses (0.86).
+  // `interconnect.nic_efficiency`); unset: the published figure the model uses
+  // (kPublishedNicEfficiency).
   std::optional<double> nic_efficiency;
+  // Latency added to NCCL's latency model for every collective across nodes, s (a cluster's own
+  // figure, `interconnect.scale_out_latency`, fitted by `hloroof calibrate` to nccl-tests logs);
+  // unset: none.
+  std::optional<double> scale_out_latency_s;
   double collective_launch_latency_s = 0;
   // NVIDIA's compute capability; on AMD GPUs the GFX version ROCm reports the same way
   // (9.4 is gfx942, the MI300 series).

@@ -25,6 +25,7 @@ namespace hloroof {
 
 // One side of the diff: the step's figures.
 struct DiffSide {
+  std::string device;               // the device and slice it was predicted on ("tpu_v5e:2x2")
   double step_time_s = 0;           // expected
   double roofline_step_time_s = 0;  // at the roofline
   double flops = 0;                 // per step, one device
@@ -59,7 +60,9 @@ struct OpDelta {
 };
 
 struct PredictionDiff {
-  std::string device;  // the device both were predicted on, e.g. "h100:1x8"
+  // The device both were predicted on, e.g. "h100:1x8"; "BEFORE -> AFTER" when the sides were
+  // predicted on two (two slices: modules of two device counts, each slice inferred).
+  std::string device;
   DiffSide before;
   DiffSide after;
   // Every op of either version, the largest change of time first (ties: by name).
