@@ -269,6 +269,49 @@ absl::Status split_megacore(const Module* module, std::string_view shape, Device
   return absl::OkStatus();
 }
 
+// Whether a TPU compile of `module` ran one device per TensorCore: the TPU compiler writes a
+// megacore_config into the backend configs of its fusions when a device is a megacore chip
+// (every program of tests/data/xla/tpu_v5p_2x2x1 with a fusion has one), and none when each
+// TensorCore is a device (libtpu's offline v4 topologies). False without such fusions (a
+// hand-written module, a Pallas kernel alone): nothing tells.
+bool compiled_per_core(const Module& module) {
+  bool configured_fusion = false;
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* i : c->instructions()) {
+      const std::string_view text = i->backend_config().text();
+      if (text.empty()) continue;
+      if (absl::StrContains(sv(text), "\"megacore_config\"")) return false;
+      configured_fusion |= i->opcode() == Opcode::kFusion;
+    }
+  }
+  return configured_fusion;
+}
+
+// With no slice given: a module that a megacore chip's TPU compile gave one device per
+// TensorCore (compiled_per_core) runs on per_core_spec's devices, as split_megacore gives a
+// slice that is given; the slice inferred counts chips of that many devices.
+absl::Status split_megacore_inferred(const Module* module, DeviceTarget& target) {
+  if (module == nullptr || !target.spec.torus) return absl::OkStatus();
+  const TorusSpec& torus = *target.spec.torus;
+  if (torus.cores_per_chip <= torus.devices_per_chip) return absl::OkStatus();
+  const int64_t used = saturating_mul(module->attributes().replica_count,
+                                      module->attributes().num_partitions);
+  if (used < torus.cores_per_chip || used % torus.cores_per_chip != 0 ||
+      !compiled_per_core(*module)) {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<DeviceSpec> split = per_core_spec(target.spec);
+  if (!split.ok()) return split.status();
+  target.diagnostics.notes.push_back(absl::StrCat(
+      "the module's fusions carry no megacore_config: it was compiled with one device per "
+      "TensorCore (as libtpu's offline compiler gives ", target.spec.name, "), so its ", used,
+      " devices are ", used / torus.cores_per_chip, " chips of ", torus.cores_per_chip,
+      ", each with 1/", torus.cores_per_chip / torus.devices_per_chip,
+      " of the chip's compute and HBM; give DEVICE:SHAPE for another slice"));
+  target.spec = *std::move(split);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string_view device_source_name(DeviceSource source) {
@@ -381,7 +424,10 @@ absl::StatusOr<DeviceTarget> resolve_device(std::string_view device_text, const 
                                                    "; give one"));
   }
   const std::string slice = option.empty() ? shape : option;
-  if (slice.empty()) return target;
+  if (slice.empty()) {
+    if (absl::Status s = split_megacore_inferred(module, target); !s.ok()) return s;
+    return target;
+  }
   if (absl::Status s = check_slice(target.spec, slice); !s.ok()) return s;
   if (absl::Status s = split_megacore(module, slice, target); !s.ok()) return s;
   absl::StatusOr<Topology> topology = make_topology(target.spec, slice);

@@ -2,6 +2,7 @@
 #include "hloroof/device_target.h"
 
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -356,6 +357,55 @@ TEST_CASE("a megacore chip's slice counts chips, whatever each chip's devices") 
              Contains("interconnect.cores_per_chip") && Contains("multiple of devices_per_chip"));
 }
 
+TEST_CASE("a v4 program libtpu compiled offline: 2 devices a chip without a slice given") {
+  // tests/data/device_targets/tpu_v4_2x2x1_mlp.hlo: gelu(x @ w1) @ w2, x f32[64,128] sharded
+  // over the 8 devices jax.experimental.topologies gives "v4:2x2x1" (core_on_chip 0 and 1 on
+  // each of 4 chips), compiled by libtpu 0.0.52 (jax 0.10.2). Its fusions carry no
+  // megacore_config, which every v5p program of tests/data/xla with a fusion has: one device per
+  // TensorCore. Without a slice the device is the same as with tpu_v4:2x2x1 (what Python and the
+  // sweep give from JAX's devices): 4 chips of 2 devices, each half a chip.
+  std::ifstream in(std::string(HLOROOF_SOURCE_DIR) +
+                   "/tests/data/device_targets/tpu_v4_2x2x1_mlp.hlo");
+  REQUIRE(in.good());
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  absl::StatusOr<Module> module = parse_module(text);
+  REQUIRE_OK(module);
+  REQUIRE(module->attributes().num_partitions == 8);
+  absl::StatusOr<DeviceTarget> inferred = resolve_device("tpu_v4", &*module);
+  REQUIRE_OK(inferred);
+  absl::StatusOr<DeviceTarget> sliced = resolve_device("tpu_v4:2x2x1", &*module);
+  REQUIRE_OK(sliced);
+  CHECK(inferred->spec.torus->devices_per_chip == 2);
+  CHECK(inferred->spec.hbm_capacity_bytes == 16.0 * (1 << 30));  // 32 GiB a chip / 2
+  CHECK(inferred->spec.json == sliced->spec.json);
+  CHECK(any_contains(inferred->diagnostics.notes, "its 8 devices are 4 chips of 2"));
+  absl::StatusOr<Prediction> a = predict_step_time(*module, *inferred);
+  absl::StatusOr<Prediction> b = predict_step_time(*module, *sliced);
+  REQUIRE_OK(a);
+  REQUIRE_OK(b);
+  // Inferred: 8 devices at 2 a chip, 4 chips (the smallest v4 slice of 4, as for any module of 4
+  // chips), not 8 whole chips (2x2x2).
+  CHECK(a->topology == "1x2x2");
+  CHECK(a->step_time_s == b->step_time_s);
+  // A module of whole megacore chips (every v5p program with a fusion carries
+  // megacore_config) and one with nothing to tell (no fusion) keep one device a chip.
+  std::string megacore = text;
+  const size_t at = megacore.find("\"window_config\"");
+  REQUIRE(at != std::string::npos);
+  megacore.insert(at, "\"megacore_config\":{\"megacore_split_dim\":\"0\"},");
+  absl::StatusOr<Module> whole = parse_module(megacore);
+  REQUIRE_OK(whole);
+  absl::StatusOr<DeviceTarget> chips = resolve_device("tpu_v4", &*whole);
+  REQUIRE_OK(chips);
+  CHECK(chips->spec.torus->devices_per_chip == 1);
+  absl::StatusOr<Module> plain = parse_module(
+      "HloModule m, num_partitions=8\nENTRY e { ROOT p = f32[8] parameter(0) }");
+  REQUIRE_OK(plain);
+  absl::StatusOr<DeviceTarget> untold = resolve_device("tpu_v4", &*plain);
+  REQUIRE_OK(untold);
+  CHECK(untold->spec.torus->devices_per_chip == 1);
+}
+
 TEST_CASE("a module compiled for the CPU and predicted on a GPU or TPU is warned of") {
   // No marker in the text: the dump's file name says it (XLA names CPU dumps
   // *.cpu_after_optimizations.txt), as the command passes it.
@@ -438,6 +488,47 @@ TEST_CASE("settings add figures a device JSON takes and the spec leaves out") {
   CHECK(!resolve_device("a100", nullptr, {.settings = {"interconnect.nosuch=1"}}).ok());
 }
 
+TEST_CASE("settings take a unit, as a device JSON does; a bare number is in the base unit") {
+  // 200 Gb/s is 200 x 1.25e8 = 2.5e10 B/s, what a device JSON's {"value": 200, "unit": "Gb/s"}
+  // (examples/a100_4nic.json) gives: 4 x 2.5e10 / 8 GPUs = 1.25e10 B/s a GPU.
+  absl::StatusOr<DeviceTarget> gbps = resolve_device(
+      "a100", nullptr,
+      {.settings = {"interconnect.nics_per_node=4", "interconnect.nic_bandwidth=200Gb/s"}});
+  REQUIRE_OK(gbps);
+  const DeviceFigure* nic = gbps->spec.figure("interconnect.nic_bandwidth");
+  REQUIRE(nic != nullptr);
+  CHECK(nic->value == 2.5e10);
+  CHECK(nic->unit == "B/s");
+  CHECK(gbps->spec.gpu->scale_out_bandwidth == 1.25e10);
+  absl::StatusOr<DeviceSpec> file = device(std::string(HLOROOF_SOURCE_DIR) +
+                                           "/examples/a100_4nic.json");
+  REQUIRE_OK(file);
+  CHECK(gbps->spec.gpu->scale_out_bandwidth == file->gpu->scale_out_bandwidth);
+  // A figure the spec has, in another unit: 3 TB/s; a time in us.
+  absl::StatusOr<DeviceTarget> hbm =
+      resolve_device("h100", nullptr, {.settings = {"hbm.bandwidth=3TB/s"}});
+  REQUIRE_OK(hbm);
+  CHECK(hbm->spec.hbm_bandwidth == 3e12);
+  absl::StatusOr<DeviceTarget> latency = resolve_device(
+      "a100", nullptr, {.settings = {"interconnect.scale_out_latency=20us"}});
+  REQUIRE_OK(latency);
+  REQUIRE(latency->spec.gpu->scale_out_latency_s);
+  CHECK(*latency->spec.gpu->scale_out_latency_s == Approx(20e-6));
+  // 200 alone is 200 B/s, out of any NIC's range: the error says in what unit it was read.
+  const std::string bare = error_of(
+      "a100", {.settings = {"interconnect.nics_per_node=4", "interconnect.nic_bandwidth=200"}});
+  CHECK_THAT(bare, Contains("got 200 B/s") && Contains("without a unit is in the figure's base "
+                                                       "unit") &&
+                       Contains("200Gb/s"));
+  // A fraction or a count takes no unit; a unit of another quantity is the reader's error.
+  CHECK_THAT(error_of("a100", {.settings = {"interconnect.nic_efficiency=50%"}}),
+             Contains("is not a number"));
+  CHECK_THAT(error_of("a100", {.settings = {"interconnect.nic_efficiency=0.5GB"}}),
+             Contains("a plain number"));
+  CHECK_THAT(error_of("h100", {.settings = {"hbm.bandwidth=3GB"}}),
+             Contains("'GB' is not a unit of this field"));
+}
+
 TEST_CASE("a spec given whole: its slice checked as a named device's, a CPU module warned of") {
   absl::StatusOr<DeviceSpec> v5e = device("tpu_v5e");
   REQUIRE_OK(v5e);
@@ -488,47 +579,6 @@ TEST_CASE("the shared table: the C++ API predicts on the device and slice it nam
       CHECK(p->topology == row["topology"]);
     }
   }
-TEST_CASE("settings take a unit, as a device JSON does; a bare number is in the base unit") {
-  // 200 Gb/s is 200 x 1.25e8 = 2.5e10 B/s, what a device JSON's {"value": 200, "unit": "Gb/s"}
-  // (examples/a100_4nic.json) gives: 4 x 2.5e10 / 8 GPUs = 1.25e10 B/s a GPU.
-  absl::StatusOr<DeviceTarget> gbps = resolve_device(
-      "a100", nullptr,
-      {.settings = {"interconnect.nics_per_node=4", "interconnect.nic_bandwidth=200Gb/s"}});
-  REQUIRE_OK(gbps);
-  const DeviceFigure* nic = gbps->spec.figure("interconnect.nic_bandwidth");
-  REQUIRE(nic != nullptr);
-  CHECK(nic->value == 2.5e10);
-  CHECK(nic->unit == "B/s");
-  CHECK(gbps->spec.gpu->scale_out_bandwidth == 1.25e10);
-  absl::StatusOr<DeviceSpec> file = device(std::string(HLOROOF_SOURCE_DIR) +
-                                           "/examples/a100_4nic.json");
-  REQUIRE_OK(file);
-  CHECK(gbps->spec.gpu->scale_out_bandwidth == file->gpu->scale_out_bandwidth);
-  // A figure the spec has, in another unit: 3 TB/s; a time in us.
-  absl::StatusOr<DeviceTarget> hbm =
-      resolve_device("h100", nullptr, {.settings = {"hbm.bandwidth=3TB/s"}});
-  REQUIRE_OK(hbm);
-  CHECK(hbm->spec.hbm_bandwidth == 3e12);
-  absl::StatusOr<DeviceTarget> latency = resolve_device(
-      "a100", nullptr, {.settings = {"interconnect.scale_out_latency=20us"}});
-  REQUIRE_OK(latency);
-  REQUIRE(latency->spec.gpu->scale_out_latency_s);
-  CHECK(*latency->spec.gpu->scale_out_latency_s == Approx(20e-6));
-  // 200 alone is 200 B/s, out of any NIC's range: the error says in what unit it was read.
-  const std::string bare = error_of(
-      "a100", {.settings = {"interconnect.nics_per_node=4", "interconnect.nic_bandwidth=200"}});
-  CHECK_THAT(bare, Contains("got 200 B/s") && Contains("without a unit is in the figure's base "
-                                                       "unit") &&
-                       Contains("200Gb/s"));
-  // A fraction or a count takes no unit; a unit of another quantity is the reader's error.
-  CHECK_THAT(error_of("a100", {.settings = {"interconnect.nic_efficiency=50%"}}),
-             Contains("is not a number"));
-  CHECK_THAT(error_of("a100", {.settings = {"interconnect.nic_efficiency=0.5GB"}}),
-             Contains("a plain number"));
-  CHECK_THAT(error_of("h100", {.settings = {"hbm.bandwidth=3GB"}}),
-             Contains("'GB' is not a unit of this field"));
-}
-
 }
 
 }  // namespace
