@@ -1032,7 +1032,12 @@ std::optional<Value> Assigner::value_of(int32_t id) const {
 
 // XLA's CanShareOperandBufferWithUser as the heap simulator and LiveRangeInterferes use it:
 // the user reads the operand's buffer directly, is not a copy, and is elementwise in it (or,
-// by the TPU's rule, an all-reduce of it alone) with the same shape and layout.
+// by the TPU's rule, an all-reduce of it: of it alone, or result k of an all-reduce of several
+// operands, operand k, where that operand is its instruction's whole result, not an element of
+// a tuple) with the same shape and layout. The TPU compiler writes each result of a two-operand
+// all-reduce over its operand's bytes (tests/data/xla/tpu_v5e_2x2/mlp_tp: the weight gradient
+// `fusion` and `all-reduce.4{0}` at one offset of the temp allocation), but not over an element
+// of a multi-output fusion (transformer_fsdp's `all-reduce.17{1}`, of `fusion.87{0}`).
 bool Assigner::can_share(const Value& operand, const Value& user) const {
   const Buffer& o = liveness_.buffers()[operand.buffer];
   const Buffer& u = liveness_.buffers()[user.buffer];
@@ -1049,7 +1054,8 @@ bool Assigner::can_share(const Value& operand, const Value& user) const {
           return false;
         }
         if (rules_.all_reduce_in_place && i->opcode() == Opcode::kAllReduce &&
-            i->operand_count() == 1) {
+            (i->operand_count() == 1 ||
+             (u.leaf == static_cast<int32_t>(k) && !o.instruction->shape().is_tuple()))) {
           return true;
         }
         return elementwise_in_operand(*i, static_cast<int64_t>(k), rules_.output_fusions_share);

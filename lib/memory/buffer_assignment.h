@@ -94,8 +94,9 @@ struct AssignmentRules {
   bool output_fusions_share = false;
   // A result may write over a dying operand that an asynchronous copy (copy-done) delivered.
   bool share_copied_operands = true;
-  // An all-reduce of one operand may write its result over that operand where it dies (same
-  // shape, layout and memory space): the reduction runs in place.
+  // An all-reduce may write its result over its operand where it dies (same shape, layout and
+  // memory space): the reduction runs in place; an all-reduce of several operands, each result
+  // over its own operand.
   bool all_reduce_in_place = false;
   // The stacks of SparseCore offloads of one size share one place: element {2,0} of an
   // async-start on thread "sparsecore" (and of the async-updates of its chain), in device

@@ -50,9 +50,11 @@ def test_against_xla(results, target, program):
     else:
         assert 0 <= xla - ours <= 512
     # Bytes accessed: XLA's TPU analysis charges some small context buffers more (README);
-    # within 4 % on the small programs, 25 % on the train steps (async collectives).
+    # within 4 % on the small programs, 25 % on the train steps (async collectives) and on
+    # mlp_tp, whose `ConcatBitcast` custom call (joining four async slices of a weight) XLA's
+    # analysis charges nothing and hloroof its operands and result (75,497,472 B on v5e: 5.9 %).
     xla, ours = figures["bytes accessed"]
-    bound = 0.25 if program.startswith("transformer") else 0.04
+    bound = 0.25 if program.startswith("transformer") or program == "mlp_tp" else 0.04
     assert xla is None or abs(xla - ours) <= bound * xla
     # Temp bytes: exact or below XLA's on the CPU by tuple tables and alignment (< 1 KiB).
     # On a TPU, exact: the TPU compiler's rules, the tuples' pointer tables included

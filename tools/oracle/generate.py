@@ -141,6 +141,30 @@ def mlp_train(devices, platform):
     return jax.jit(step), (ws, sds((16384, 4096), jnp.bfloat16, mesh, P()))
 
 
+def mlp_tp(devices, platform):
+    """A two-layer bf16 MLP's SGD step, tensor-parallel over a mesh ("data", "model") with
+    model = 2: the first weight split by columns, the second (the middle of the step) by rows,
+    P("model", None), donated. Its two weight gradients are all-reduced by one all-reduce of two
+    operands, each result written over its operand's bytes where that operand is in device
+    memory."""
+    model = 2
+    if len(devices) % model:
+        raise Refused(f"{len(devices)} devices do not split into a model axis of {model}")
+    mesh = Mesh(np.array(devices).reshape(len(devices) // model, model), ("data", "model"))
+    width = 3072
+
+    def step(w, x):
+        def loss(w):
+            return jnp.mean(jax.nn.relu(x @ w["a"]) @ w["b"])
+        value, grads = jax.value_and_grad(loss)(w)
+        return jax.tree.map(lambda p, g: p - 1e-3 * g, w, grads), value
+
+    w = {"a": sds((width, 4 * width), jnp.bfloat16, mesh, P(None, "model")),
+         "b": sds((4 * width, width), jnp.bfloat16, mesh, P("model", None))}
+    x = sds((8 * len(devices) // model, width), jnp.bfloat16, mesh, P("data", None))
+    return jax.jit(step, donate_argnums=(0,)), (w, x)
+
+
 def attention(devices, platform):
     mesh = one_device(devices)
 
@@ -337,6 +361,7 @@ PROGRAMS = {
     "matmul_batched_bf16": batched_matmul,
     "mlp": mlp,
     "mlp_train": mlp_train,
+    "mlp_tp": mlp_tp,
     "attention": attention,
     "transformer_fsdp": transformer_fsdp,
     "transformer_tp": transformer_tp,
