@@ -500,6 +500,7 @@ class Prediction:
 
 class DiffSide:
     _fields: Tuple[str, ...]
+    device: str
     step_time_s: float
     roofline_step_time_s: float
     flops: float
