@@ -112,10 +112,50 @@ def _layer_specs(layers):
 
 
 # The activations a dense recipe's remat policy may keep (MaxText's names): each layer's input,
-# the q, k and v projections, the attention's output before the output projection and the
-# MLP's output projection.
+# the q, k and v projections, the attention's output before the output projection and after it
+# (out_proj), and the MLP's output projection.
 DENSE_SAVE_NAMES = ("decoder_layer_input", "query_proj", "key_proj", "value_proj", "context",
-                    "mlpwo")
+                    "out_proj", "mlpwo")
+
+
+def fp8_matmul():
+    """MaxText's quantization=fp8_full as a matrix product a @ w (a: [..., K], w: [K, N]): the
+    forward product of a and w cast to float8_e4m3fn, the backward products of the incoming
+    gradient cast to float8_e5m2 with the same fp8 a and w, each tensor scaled by its absolute
+    maximum onto its format's largest finite value (one scale a tensor), bf16 results."""
+    import jax
+    import jax.numpy as jnp
+
+    def quantize(x, dtype):
+        top = float(jnp.finfo(dtype).max)
+        amax = jnp.maximum(jnp.max(jnp.abs(x)).astype(jnp.float32), 1e-12)
+        scale = top / amax
+        return jnp.clip(x.astype(jnp.float32) * scale, -top, top).astype(dtype), 1 / scale
+
+    def dot(a, b, contract, out_scale):
+        y = jax.lax.dot_general(a, b, (contract, ((), ())),
+                                preferred_element_type=jnp.float32)
+        return (y * out_scale).astype(jnp.bfloat16)
+
+    @jax.custom_vjp
+    def mm(a, w):
+        return forward(a, w)[0]
+
+    def forward(a, w):
+        aq, sa = quantize(a, jnp.float8_e4m3fn)
+        wq, sw = quantize(w, jnp.float8_e4m3fn)
+        return dot(aq, wq, ((a.ndim - 1,), (0,)), sa * sw), (aq, sa, wq, sw)
+
+    def backward(saved, g):
+        aq, sa, wq, sw = saved
+        gq, sg = quantize(g, jnp.float8_e5m2)
+        da = dot(gq, wq, ((g.ndim - 1,), (1,)), sg * sw)
+        lead = tuple(range(g.ndim - 1))
+        dw = dot(aq, gq, (lead, lead), sa * sg)
+        return da, dw
+
+    mm.defvjp(forward, backward)
+    return mm
 
 
 def dense_step(r):
@@ -135,19 +175,23 @@ def dense_step(r):
     if unknown:
         raise ValueError(f"remat {remat}: names of {', '.join(DENSE_SAVE_NAMES)}, each "
                          f"'device' or 'offload' ({', '.join(unknown)} is not)")
+    quantization = r.get("quantization")
+    if quantization not in (None, "fp8_full"):
+        raise ValueError(f"quantization {quantization!r}: None (bf16) or 'fp8_full'")
+    mm = fp8_matmul() if quantization == "fp8_full" else (lambda a, b: a @ b)
 
     def layer(x, w):
         x = act(checkpoint_name(x, "decoder_layer_input"))
         h = act(rms(x, w["ln1"]))
         b, s = h.shape[:2]
-        q = act(checkpoint_name((h @ w["wq"]).reshape(b, s, H, HD), "query_proj"))
-        k = act(checkpoint_name((h @ w["wk"]).reshape(b, s, KV, HD), "key_proj"))
-        v = act(checkpoint_name((h @ w["wv"]).reshape(b, s, KV, HD), "value_proj"))
+        q = act(checkpoint_name(mm(h, w["wq"]).reshape(b, s, H, HD), "query_proj"))
+        k = act(checkpoint_name(mm(h, w["wk"]).reshape(b, s, KV, HD), "key_proj"))
+        v = act(checkpoint_name(mm(h, w["wv"]).reshape(b, s, KV, HD), "value_proj"))
         o = act(checkpoint_name(act(splash(q, k, v)).reshape(b, s, H * HD), "context"))
-        x = act(x + act(o @ w["wo"]))
+        x = act(x + act(checkpoint_name(act(mm(o, w["wo"])), "out_proj")))
         h = act(rms(x, w["ln2"]))
-        g = act(jax.nn.silu(act(h @ w["w1"])) * act(h @ w["w3"]))
-        return act(x + act(checkpoint_name(act(g @ w["w2"]), "mlpwo")))
+        g = act(jax.nn.silu(act(mm(h, w["w1"]))) * act(mm(h, w["w3"])))
+        return act(x + act(checkpoint_name(act(mm(g, w["w2"])), "mlpwo")))
 
     policy = jax.checkpoint_policies.save_and_offload_only_these_names(
         names_which_can_be_saved=[n for n, where in remat.items() if where == "device"],

@@ -2,8 +2,8 @@
 """Published TPU training recipes compiled offline for their slice, predicted, and compared.
 
     PYTHONPATH=build/python $(tools/venv.sh) bench/tpu_recipes.py [--json OUT]
-        [--keep DIR | --kept DIR] [--show JSON] [--recipes-json MORE] [--workers N]
-        [--ray ADDRESS] [RECIPE ...]
+        [--keep DIR [--export DIR] | --kept DIR] [--show JSON] [--recipes-json MORE]
+        [--workers N] [--ray ADDRESS] [RECIPE ...]
 
 Each recipe (RECIPES below) is a train step whose measured step time is published: by
 AI-Hypercomputer/tpu-recipes (the log line `completed step: N, seconds: S, TFLOP/s/device: F`)
@@ -22,8 +22,11 @@ device's bf16 peak), the expected and roofline step and their MFU for the same m
 temporaries beside ours, and the compile time. Never shrinks a model: a recipe that does not
 compile here says why. The store (--keep) names each recipe's latest program in
 DIR/by-recipe/NAME; `--kept DIR` predicts those programs again, compiling nothing, whatever
-the code or the recipe's fields now are (another build's figures on the same programs)."""
+the code or the recipe's fields now are (another build's figures on the same programs).
+`--export DIR` copies the programs kept by --keep into DIR/by-recipe/NAME gzipped, with their
+provenance: the repository keeps them in bench/measured/tpu_programs, which `--kept` reads."""
 import argparse
+import gzip
 import json
 import os
 import textwrap
@@ -108,6 +111,22 @@ IRONWOOD_405B = dict(
                        block_kv_dkv=2048, block_kv_dkv_compute=512),
     differs=IRONWOOD_DENSE["differs"] + ", the loss over the whole vocabulary at once "
     "(MaxText: 4 tiles)")
+# Llama3.1-405B on two v6e-256 slices joined by DCN (training/trillium/Llama3-405B-MaxText:
+# MaxText's benchmark config llama3_1_405b_8192_fsdp_dcn): each layer's input and the q, k, v
+# and output projections offloaded to the host, the rest recomputed; splash blocks q 1024,
+# q_dkv 2048 and MaxText's 512 for the others; the FSDP axis spans both slices
+# (dcn_fsdp_parallelism 2), so every weight all-gather and gradient reduce-scatter crosses DCN.
+MULTISLICE_405B = dict(
+    remat=dict.fromkeys(("decoder_layer_input", "query_proj", "key_proj", "value_proj",
+                         "out_proj"), "offload"),
+    splash_blocks=dict(block_q=1024, block_kv=512, block_kv_compute=512, block_q_dkv=2048,
+                       block_kv_dkv=512, block_kv_dkv_compute=512),
+    flags=DENSE_FLAGS,
+    differs=("SGD (MaxText AdamW), no rotary embedding, kv heads repeated for splash, FSDP "
+             "over all 512 chips (MaxText: FSDP 64 x tensor parallelism 4 in a slice, FSDP 2 "
+             "over DCN), the fused splash backward (MaxText: a separate dq kernel), two of the "
+             "recipe's XLA flags (scoped VMEM; no collective matmul, which MaxText's tensor "
+             "axis uses; not its host-offload scheduler flags)"))
 DEEPSEEK_DIFFERS = ("no rotary embedding, v padded to q's head size for splash, routing by "
                     "argsort and scatter (MaxText: a custom sort gradient), AdamW without bias "
                     "correction, no load-balance loss")
@@ -143,6 +162,33 @@ RECIPES = {
         source=IRONWOOD + "README.md (recipe: llama3.1-405b/8k-bf16-tpu7x-4x8x8)",
         target="tpu7x:4x8x8", batch_per_chip=6, seq=8192, step_s=98.34,
         tflops_per_chip=1261.40),
+    # The Ironwood table's Llama3.1-70B on 256 chips (llama3.1-70b/8k-bf16-tpu7x-4x8x8: the
+    # 64-chip recipe's overrides and splash blocks), global batch 1024.
+    "llama3.1-70b-tpu7x-256": dict(
+        LLAMA3_1_70B, **IRONWOOD_DENSE,
+        source=IRONWOOD + "README.md (recipe: llama3.1-70b/8k-bf16-tpu7x-4x8x8)",
+        target="tpu7x:4x8x8", batch_per_chip=4, seq=8192, step_s=12.27,
+        tflops_per_chip=1199.67),
+    # Its fp8_full row on 64 chips (llama3.1-70b/8k-fp8-tpu7x-4x4x4): the bf16 recipe's remat,
+    # every splash block 2048, scoped VMEM 61440 KiB, quantization=fp8_full (qwix).
+    "llama3.1-70b-fp8-tpu7x-64": dict(
+        LLAMA3_1_70B, **dict(
+            IRONWOOD_DENSE, splash_blocks=2048, quantization="fp8_full",
+            flags=("--xla_tpu_scoped_vmem_limit_kib=61440 "
+                   "--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000"),
+            differs=IRONWOOD_DENSE["differs"] + ", fp8 matrix products of the decoder layers "
+            "with one absolute-max scale a tensor (qwix: its own calibration), the output "
+            "layer in bf16"),
+        source=IRONWOOD + "README.md (recipe: llama3.1-70b/8k-fp8-tpu7x-4x4x4)",
+        target="tpu7x:4x4x4", batch_per_chip=4, seq=8192, step_s=7.93,
+        tflops_per_chip=1854.19),
+    # Two slices of v6e-256 over DCN: 512 chips, one sequence each (total_weights 4194304 =
+    # 512 x 8192 tokens), the step of its README's log line.
+    "llama3.1-405b-2xv6e-256": dict(
+        LLAMA3_1_405B, **MULTISLICE_405B,
+        source=TRILLIUM + "Llama3-405B-MaxText/README.md (2 slices)",
+        target="tpu_v6e:16x16,slices=2", batch_per_chip=1, seq=8192, step_s=58.805,
+        tflops_per_chip=365.740),
     # MaxText's defaults otherwise: f32 weights, AdamW, full remat, no XLA flags.
     "deepseek2-16b-v5p-8": dict(
         DEEPSEEK2_16B, source="AI-Hypercomputer/maxtext docs/guides/understand_logs_and_metrics.md",
@@ -203,8 +249,7 @@ def kept_rows(recipes, kept):
         try:
             with open(os.path.join(folder, "compile.json")) as f:
                 facts = json.load(f)
-            with open(os.path.join(folder, "program.hlo")) as f:
-                text = f.read()
+            text = read_program(folder)
         except (OSError, ValueError) as e:
             out.append({"recipe": name, "error": f"not kept in {kept}: {e}"})
             continue
@@ -213,6 +258,63 @@ def kept_rows(recipes, kept):
         row.update(hs.predict_row(text, facts, r["target"]))
         out.append(recipe_row(row, r))
     return out
+
+
+def read_program(folder):
+    """The optimized program kept in `folder`: program.hlo, or program.hlo.gz as
+    bench/measured/tpu_programs keeps it (OSError when neither is there)."""
+    plain = os.path.join(folder, "program.hlo")
+    if os.path.exists(plain) or not os.path.exists(plain + ".gz"):
+        with open(plain) as f:
+            return f.read()
+    with gzip.open(plain + ".gz", "rt") as f:
+        return f.read()
+
+
+# The programs kept in the repository (--export): DIR/by-recipe/NAME/program.hlo.gz and
+# compile.json, so that `--kept bench/measured/tpu_programs` predicts them without libtpu.
+KEPT_IN_REPOSITORY = os.path.join(HERE, "measured", "tpu_programs")
+
+
+def export_kept(recipes, keep, out):
+    """Copies each recipe's program kept in `keep` (DIR/by-recipe/NAME) to
+    `out`/by-recipe/NAME: the program gzipped, and compile.json with its provenance (the
+    recipe's fields, jax, jaxlib and libtpu versions, the program's SHA-256, the date).
+    Returns the names exported."""
+    import datetime
+    import hashlib
+    import importlib.metadata as md
+    versions = {}
+    for package in ("jax", "jaxlib", "libtpu"):
+        try:
+            versions[package] = md.version(package)
+        except md.PackageNotFoundError:
+            versions[package] = None
+    done = []
+    for name, r in recipes.items():
+        folder = os.path.join(keep, BY_RECIPE, name)
+        try:
+            with open(os.path.join(folder, "compile.json")) as f:
+                facts = json.load(f)
+            text = read_program(folder)
+        except (OSError, ValueError):
+            continue
+        target = os.path.join(out, BY_RECIPE, name)
+        os.makedirs(target, exist_ok=True)
+        data = text.encode("utf-8")
+        with open(os.path.join(target, "program.hlo.gz"), "wb") as f:
+            # mtime 0: the same program gives the same bytes.
+            with gzip.GzipFile(fileobj=f, mode="wb", compresslevel=9, mtime=0) as z:
+                z.write(data)
+        facts = dict(facts, program_sha256=hashlib.sha256(data).hexdigest(), provenance=dict(
+            recipe={k: v for k, v in r.items() if k not in ("differs",)},
+            compiled_by="bench/tpu_recipes.py (bench/recipe_models.py's recipe_step, "
+                        "hloroof.jax.compile_for)",
+            versions=versions, exported=datetime.date.today().isoformat()))
+        with open(os.path.join(target, "compile.json"), "w") as f:
+            json.dump(facts, f, indent=1, sort_keys=True)
+        done.append(name)
+    return done
 
 
 def recipe_row(row, r):
@@ -243,7 +345,9 @@ def row_text(row):
     xla_temp = row["xla_temp_bytes"] or 0
     ratio = row["expected_step_s"] / row["measured_step_s"]
     temp_ratio = (row["temp_bytes"] or 0) / max(xla_temp, 1)  # ours over XLA's
-    return (f"{row['recipe']:<23} {row['chips']:>5} {row['measured_step_s']:>8.3f}s "
+    # A name past 23 characters takes room from the chips' column (25 leave 3 digits).
+    chips = f"{row['chips']:>{max(5 - max(len(row['recipe']) - 23, 0), 1)}}"
+    return (f"{row['recipe']:<23} {chips} {row['measured_step_s']:>8.3f}s "
             f"{row['expected_step_s']:>8.3f}s x{ratio:.2f} {row['roofline_step_s']:>8.3f}s "
             f"{row['mfu_measured']:>5.1%}/{row['mfu_expected']:<6.1%} "
             f"{xla_temp / 1e9:>4.1f}GB x{temp_ratio:<5.3f} "
@@ -256,16 +360,20 @@ def main():
                     "table, or of --recipes-json)")
     ap.add_argument("--recipes-json", help="more recipes, a JSON object of name -> recipe: "
                     "model_name (" + ", ".join(MODELS) + ") or the model's shapes, target "
-                    "(DEVICE:SLICE), batch_per_chip, seq, step_s, tflops_per_chip; optional "
-                    "flags (LIBTPU_INIT_ARGS), source, differs, and for a dense model remat "
-                    "({NAME: 'device' or 'offload'}, MaxText's names) and splash_blocks "
-                    "({block_q: N, ...})")
+                    "(DEVICE:SLICE, or DEVICE:SLICE,slices=N over DCN), batch_per_chip, seq, "
+                    "step_s, tflops_per_chip; optional flags (LIBTPU_INIT_ARGS), source, "
+                    "differs, and for a dense model remat ({NAME: 'device' or 'offload'}, "
+                    "MaxText's names), splash_blocks ({block_q: N, ...}) and quantization "
+                    "('fp8_full')")
     ap.add_argument("--json", help="write every row's figures here")
     ap.add_argument("--keep", default="/tmp/hloroof-recipes",
                     help="the store of compiled programs: a recipe compiled before (same "
                     "recipe, code, flags and versions) is predicted without compiling")
     ap.add_argument("--kept", metavar="DIR", help="predict the programs an earlier --keep DIR "
                     "run kept for these recipes (DIR/by-recipe/NAME), compiling nothing")
+    ap.add_argument("--export", metavar="DIR", help="copy the programs of these recipes kept "
+                    "by --keep into DIR/by-recipe/NAME, gzipped, with their provenance (the "
+                    "repository's: " + os.path.relpath(KEPT_IN_REPOSITORY, ROOT) + ")")
     ap.add_argument("--show", help="print the table of an earlier run's --json, compiling nothing")
     ap.add_argument("--timeout", type=float, default=3600,
                     help="seconds one recipe's compile may take (default 3600)")
@@ -294,6 +402,9 @@ def main():
         chosen = {name: recipes[name] for name in a.recipes if name in recipes}
         table = (kept_rows(chosen, a.kept) if a.kept else
                  rows(chosen, a.keep, a.workers, a.timeout, "ray" if a.ray else "local", a.ray))
+    if a.export and not a.show and not a.kept:
+        exported = export_kept(chosen, a.keep, a.export)
+        print(f"kept in {a.export}: {', '.join(exported) or 'nothing'}")
     print(HEADER)
     for row in table:
         print(row_text(row))

@@ -1,0 +1,131 @@
+"""The table of bench/measured/tpu_recipes.json held against the programs kept in the repository
+(bench/measured/tpu_programs/by-recipe/NAME): each kept program is predicted again, compiling
+nothing, and must give the table's figures; every held-out row stays within 20% of its
+published step, its roofline below it."""
+import json
+import os
+import sys
+
+import pytest
+
+import hloroof  # noqa: F401  (the module the rows are predicted with)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.environ.get("HLOROOF_SOURCE_DIR", os.path.dirname(os.path.dirname(HERE)))
+BENCH = os.path.join(SOURCE, "bench")
+KEPT = os.path.join(BENCH, "measured", "tpu_programs")
+TABLE = os.path.join(BENCH, "measured", "tpu_recipes.json")
+
+
+def _tpu_recipes():
+    sys.path.insert(0, BENCH)
+    try:
+        import tpu_recipes
+    finally:
+        sys.path.pop(0)
+    return tpu_recipes
+
+
+def _kept_names():
+    folder = os.path.join(KEPT, "by-recipe")
+    return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+
+
+def _table():
+    with open(TABLE) as f:
+        return {row["recipe"]: row for row in json.load(f)}
+
+
+def test_an_exported_program_is_kept_gzipped_and_predicted_again(tmp_path):
+    # A store as --keep leaves it (DIR/by-recipe/NAME: program.hlo, compile.json), exported as
+    # the repository keeps programs, then predicted from the export with nothing compiled.
+    tr = _tpu_recipes()
+    recipe = tr.completed(dict(
+        model="dense", layers=1, width=128, ffn=256, heads=2, kv_heads=1, head_dim=64,
+        vocab=512, target="tpu_v5e:2x2", batch_per_chip=1, seq=128, step_s=0.01,
+        tflops_per_chip=1.0))
+    text = ("HloModule step, num_partitions=4\n\nENTRY main {\n"
+            "  a = f32[512,512]{1,0} parameter(0)\n"
+            "  ROOT d = f32[512,512]{1,0} dot(a, a), lhs_contracting_dims={1}, "
+            "rhs_contracting_dims={0}\n}\n")
+    store = tmp_path / "store" / "by-recipe" / "toy"
+    store.mkdir(parents=True)
+    (store / "program.hlo").write_text(text)
+    facts = {"compile_s": 1.5, "xla_memory": {"temp_size_in_bytes": 0}, "chips": 4,
+             "devices": 4, "model_flops": 4e10, "tokens": 512}
+    (store / "compile.json").write_text(json.dumps(facts))
+    out = tmp_path / "kept"
+    assert tr.export_kept({"toy": recipe}, str(tmp_path / "store"), str(out)) == ["toy"]
+    kept = out / "by-recipe" / "toy"
+    assert sorted(os.listdir(kept)) == ["compile.json", "program.hlo.gz"]
+    assert tr.read_program(str(kept)) == text
+    with open(kept / "compile.json") as f:
+        exported = json.load(f)
+    assert exported["provenance"]["recipe"]["target"] == "tpu_v5e:2x2"
+    assert exported["compile_s"] == 1.5
+    # The same program, plain or gzipped, predicts the same row.
+    plain = tr.kept_rows({"toy": recipe}, str(tmp_path / "store"))[0]
+    again = tr.kept_rows({"toy": recipe}, str(out))[0]
+    assert "error" not in again, again
+    assert again["expected_step_s"] == plain["expected_step_s"] > 0
+    # Exporting twice gives the same bytes (no time stamp in the archive).
+    first = (kept / "program.hlo.gz").read_bytes()
+    tr.export_kept({"toy": recipe}, str(tmp_path / "store"), str(out))
+    assert (kept / "program.hlo.gz").read_bytes() == first
+
+
+def test_an_fp8_recipe_compiles_to_fp8_products_timed_at_the_fp8_peak():
+    # bench/recipe_models.py's dense step at toy sizes (not a recipe) with quantization=
+    # fp8_full, on 4 TPU7x chips (8 devices): every decoder product takes fp8 operands, and
+    # hloroof times them at TPU7x's fp8 peak, 2.307e15 FLOP/s a device (data/hardware/tpu7x.json).
+    pytest.importorskip("libtpu")
+    import hloroof.jax
+    sys.path.insert(0, BENCH)
+    try:
+        import recipe_models
+    finally:
+        sys.path.pop(0)
+    r = dict(model="dense", layers=2, width=256, ffn=512, heads=2, kv_heads=1, head_dim=128,
+             vocab=512, batch_per_chip=2, seq=256, step_s=0.01, tflops_per_chip=1.0,
+             chips=4, devices=8, remat={"decoder_layer_input": "device"},
+             quantization="fp8_full")
+    step = recipe_models.recipe_step(r)
+    compiled = hloroof.jax.compile_for(step.fn, *step.args, target="tpu7x:2x2x1",
+                                       mesh_axes=step.mesh_axes, in_specs=step.in_specs)
+    text = compiled._hloroof_hlo_text
+    assert "f8e4m3fn" in text and "f8e5m2" in text
+    p = hloroof.predict(compiled)
+    assert (p.peak_flop_rate, p.peak_flop_rate_type) == (2.307e15, "fp8")
+    with pytest.raises(ValueError, match=r"quantization 'int4': None \(bf16\) or 'fp8_full'"):
+        recipe_models.recipe_step(dict(r, quantization="int4"))
+
+
+def test_every_kept_program_is_a_recipe_and_a_row_of_the_table():
+    # Every program kept (none until a machine has compiled them: docs/accuracy.md, "More
+    # recipes") belongs to a recipe and a row.
+    names = _kept_names()
+    recipes, table = _tpu_recipes().RECIPES, _table()
+    for name in names:
+        assert name in recipes and name in table, name
+        with open(os.path.join(KEPT, "by-recipe", name, "compile.json")) as f:
+            facts = json.load(f)
+        # The provenance says what compiled it and with which versions.
+        assert facts["provenance"]["recipe"]["target"] == recipes[name]["target"]
+        assert facts["provenance"]["versions"]["libtpu"]
+        assert len(facts["program_sha256"]) == 64
+
+
+@pytest.mark.parametrize("name", _kept_names())
+def test_a_kept_program_predicts_its_row(name):
+    tr = _tpu_recipes()
+    row = tr.kept_rows({name: tr.RECIPES[name]}, KEPT)[0]
+    assert "error" not in row, row
+    want = _table()[name]
+    for key in ("expected_step_s", "roofline_step_s", "mfu_expected"):
+        assert row[key] == pytest.approx(want[key], rel=1e-3), key
+    assert row["temp_bytes"] == want["temp_bytes"]
+    assert row["xla_temp_bytes"] == want["xla_temp_bytes"]
+    assert (row["chips"], row["devices"]) == (want["chips"], want["devices"])
+    # Held out or fitted, every row within 20% of its published step; the roofline below it.
+    assert 0.8 <= row["expected_step_s"] / row["measured_step_s"] <= 1.2
+    assert row["roofline_step_s"] < row["measured_step_s"]
