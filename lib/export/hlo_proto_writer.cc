@@ -508,6 +508,9 @@ void ProtoBuilder::write_opcode_attributes(const Instruction& i, Opcode op,
   std::stable_sort(calls.begin(), calls.end());
   for (const auto& [position, id] : calls) out->add_called_computation_ids(id);
   // XLA writes these defaults explicitly for the ops that have them.
+  // XLA's reader requires a convolution's window: an empty one where the text has none (a
+  // convolution without spatial dimensions, as TPU programs write their matrix products).
+  if (op == Opcode::kConvolution) out->mutable_window();
   if (op == Opcode::kConvolution || op == Opcode::kCustomCall) {
     if (out->feature_group_count() == 0) out->set_feature_group_count(1);
     if (out->batch_group_count() == 0) out->set_batch_group_count(1);
