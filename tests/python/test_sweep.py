@@ -179,12 +179,14 @@ def test_failures_say_why_and_do_not_end_the_sweep(tmp_path):
     import sweep_steps  # the builder given as a function: its module is imported by name
     configs = [{"width": 128}, {"die": True}, {"hang": True}, {"broken": True},
                {"none": True}]
-    result = hs.run(sweep_steps.mlp, configs, ["tpu_v5e:2x2"], workers=2, timeout_s=5,
+    # A timeout a real compile meets on a loaded machine too: the hanging builder alone reaches
+    # it.
+    result = hs.run(sweep_steps.mlp, configs, ["tpu_v5e:2x2"], workers=2, timeout_s=90,
                     cache=str(tmp_path), progress=False)
     errors = {r["config"]: r["error"] for r in result.rows}
     assert errors["width=128"] is None
     assert errors["die=True"].startswith("killed for memory: SIGKILL")
-    assert errors["hang=True"] == "timeout: the compile ran past 5 s"
+    assert errors["hang=True"] == "timeout: the compile ran past 90 s"
     # The builder's own exception, in one line; the store's entry keeps its traceback.
     assert errors["broken=True"] == "KeyError: 'no_such_key'"
     assert errors["none=True"] == ("ValueError: the builder returned None: return a "
@@ -370,7 +372,6 @@ def test_what_if_command(llama_local, tmp_path):
     assert missing.returncode == 2 and "none.hlo" in missing.stderr
 
 
-
 def _hand_row(step, chips=4, headroom=0.5, target="tpu_v5e:2x2", **extra):
     """A row as `run` makes it, by hand: `extra` goes before its "config" column (the
     configuration's own keys) unless it is a column of the sweep's."""
@@ -380,6 +381,30 @@ def _hand_row(step, chips=4, headroom=0.5, target="tpu_v5e:2x2", **extra):
                mfu=0.5, mfu_flops="model", headroom=headroom, fits=headroom >= 0, error=None)
     row.update({k: v for k, v in extra.items() if k in hs.COLUMNS})
     return row
+
+
+def test_control_characters_never_reach_the_terminal():
+    """A target named after a device file, a configuration's value or an error may hold
+    escapes: the table shows them escaped, one row a line."""
+    rows = [_hand_row(0.5, target="my\x1b[2J.json", name="a\rb"),
+            dict(_hand_row(0.5, name="c"), error="Error: \x1b]8;;http://x\x07 bad\nline")]
+    text = _report.table(rows, _report.pareto(rows))
+    assert not any(not c.isprintable() for c in text.replace("\n", ""))
+    assert "my\\x1b[2J" in text and "\\x1b]8;;" in text
+    # Each row is one line: the error's newline is escaped, not written.
+    assert sum("bad\\nline" in line for line in text.splitlines()) == 1
+    what_if = _report.what_if_table([dict(rows[0], device="h\x1bx", edits="")])
+    assert "h\\x1bx" in what_if and "\x1b" not in what_if
+
+
+def test_what_if_refuses_an_empty_device(tmp_path):
+    program = tmp_path / "p.hlo"
+    program.write_text("HloModule m\nENTRY e { ROOT p = f32[8] parameter(0) }\n")
+    for device in ("", "  "):
+        run = subprocess.run([sys.executable, "-m", "hloroof.sweep", "what-if", str(program),
+                              "--device", device], capture_output=True, text=True)
+        assert run.returncode == 2, run.stderr
+        assert "name a device and its slice" in run.stderr and "Traceback" not in run.stderr
 
 
 def test_front_and_order_by_throughput():

@@ -279,6 +279,9 @@ def check_targets(targets: Iterable[str], settings: Optional[List[str]] = None,
     device, slice or edit it does not know; `shape`: each must name its slice."""
     import hloroof
     for target in dict.fromkeys(targets):
+        if not isinstance(target, str) or not target.strip():
+            raise ValueError(f"a target is {target!r}: name a device and its slice, as "
+                             "tpu_v5e:2x2")
         if shape:
             _compile.chips_of(target)
         try:

@@ -132,7 +132,14 @@ def _bytes(count: Optional[float]) -> str:
     return f"{int(count)}B"
 
 
+def _shown(text: str) -> str:
+    """`text` with its control characters escaped (\\x1b, \\n): a name from a device file or a
+    builder's message cannot move the terminal's cursor or split a table's line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+
+
 def _cut(text: str, width: int) -> str:
+    text = _shown(text)
     return text if len(text) <= width else text[:width - 1] + "~"
 
 
