@@ -343,12 +343,16 @@ def main():
                     help="predict the TPU recipes' kept programs again (bench/tpu_recipes.py)")
     ap.add_argument("--results", metavar="JSON", help="an earlier --json: run nothing")
     args = ap.parse_args()
-    if args.results:
+
+    def read_json(flag, path):
         try:
-            with open(args.results) as f:
-                result = json.load(f)
+            with open(path) as f:
+                return json.load(f)
         except (OSError, ValueError) as e:
-            ap.error(f"--results {args.results}: {e}")
+            ap.error(f"{flag} {path}: {e}")
+
+    if args.results:
+        result = read_json("--results", args.results)
     else:
         if not os.access(args.cli, os.X_OK):
             ap.error(f"{args.cli}: not built (cmake --build build --target hloroof_cli)")
@@ -363,11 +367,7 @@ def main():
             f.write("\n")
     failed = bool(result.get("errors"))
     if args.check:
-        try:
-            with open(args.check) as f:
-                baseline = json.load(f)
-        except (OSError, ValueError) as e:
-            ap.error(f"--check {args.check}: {e}")
+        baseline = read_json("--check", args.check)
         problems = check(result, baseline)
         for p in problems:
             print(textwrap.fill(f"regression: {p}", 100, subsequent_indent="  "))
