@@ -113,12 +113,16 @@ def test_llama_sweep_local(llama_local, llama_configs):
 def test_llama_sweep_ray_gives_the_same_rows(llama_local, llama_configs, ray_cluster,
                                              tmp_path):
     local, _ = llama_local
+    # One configuration on each generation, and the one refused before compiling: the engine,
+    # not the grid, is what this test is about.
+    picked = [0, len(llama_configs) // 2, len(llama_configs) - 1]
+    assert llama_configs[picked[0]]["target"] != llama_configs[picked[1]]["target"]
     streamed = []
-    result = hs.run("sweep_steps:llama_tiny", llama_configs, engine="ray",
+    result = hs.run("sweep_steps:llama_tiny", [llama_configs[i] for i in picked], engine="ray",
                     cache=str(tmp_path), path=PATH, progress=False, timeout_s=300,
                     on_row=streamed.append)
-    assert result.compiled == 25 and len(streamed) == 26  # one refused before compiling
-    assert _same(result.rows) == _same(local.rows)
+    assert result.compiled == 2 and len(streamed) == 3  # one refused before compiling
+    assert _same(result.rows) == _same([local.rows[i] for i in picked])
 
 
 def test_second_run_compiles_nothing(llama_local, llama_configs):
@@ -179,14 +183,14 @@ def test_failures_say_why_and_do_not_end_the_sweep(tmp_path):
     import sweep_steps  # the builder given as a function: its module is imported by name
     configs = [{"width": 128}, {"die": True}, {"hang": True}, {"broken": True},
                {"none": True}]
-    # A timeout a real compile meets on a loaded machine too: the hanging builder alone reaches
-    # it.
-    result = hs.run(sweep_steps.mlp, configs, ["tpu_v5e:2x2"], workers=2, timeout_s=90,
+    # A timeout the small compiles here stay well under on a loaded machine too (a few seconds
+    # each, measured): the hanging builder alone reaches it.
+    result = hs.run(sweep_steps.mlp, configs, ["tpu_v5e:2x2"], workers=2, timeout_s=45,
                     cache=str(tmp_path), progress=False)
     errors = {r["config"]: r["error"] for r in result.rows}
     assert errors["width=128"] is None
     assert errors["die=True"].startswith("killed for memory: SIGKILL")
-    assert errors["hang=True"] == "timeout: the compile ran past 90 s"
+    assert errors["hang=True"] == "timeout: the compile ran past 45 s"
     # The builder's own exception, in one line; the store's entry keeps its traceback.
     assert errors["broken=True"] == "KeyError: 'no_such_key'"
     assert errors["none=True"] == ("ValueError: the builder returned None: return a "

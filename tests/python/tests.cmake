@@ -11,7 +11,7 @@ else()
                    --ignore=${CMAKE_CURRENT_LIST_DIR}/test_sweep.py
                    --ignore=${CMAKE_CURRENT_LIST_DIR}/test_sweep_design.py
                    --ignore=${CMAKE_CURRENT_LIST_DIR}/test_sweep_store.py ${CMAKE_CURRENT_LIST_DIR})
-  # The sweep's tests compile about 80 small programs in worker processes (two at a time, on
+  # The sweep's tests compile about 40 small programs in worker processes (two at a time, on
   # the local engine and on a Ray cluster of 2 CPUs): a test of their own, run beside the rest.
   add_test(NAME python_sweep_test
            COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider
