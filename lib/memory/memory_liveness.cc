@@ -146,6 +146,8 @@ class ModuleLiveness::Builder {
   absl::flat_hash_set<const Shape*> counted_shapes_;
   absl::flat_hash_map<const Computation*, const ComputationLiveness*> analyzed_;
   absl::flat_hash_set<const Computation*> in_progress_;
+  // The computations a loop runs as its condition: their result is a buffer of their own.
+  absl::flat_hash_set<const Computation*> conditions_;
   // By leaf shape: shapes are interned, so a wide tuple's alike leaves share one.
   absl::flat_hash_map<const Shape*, const LeafClass*> classes_;
   std::vector<LeafSource> sources_;  // define_leaves': the instruction's, room kept
@@ -290,6 +292,11 @@ absl::StatusOr<const ComputationLiveness*> ModuleLiveness::Builder::analyze(cons
       ComputationLiveness::Window window;
       window.from = p;
       window.to = i.opcode() == Opcode::kAsyncStart ? async_window_end(i, leaves) : p;
+      if (i.opcode() == Opcode::kWhile) {
+        if (const Computation* condition = i.computation_attribute(AttrId::kCondition)) {
+          conditions_.insert(condition);
+        }
+      }
       for (const Computation* body : i.called_computations()) {
         absl::StatusOr<const ComputationLiveness*> b = analyze(*body, depth + 1);
         if (!b.ok()) return b.status();
@@ -302,8 +309,10 @@ absl::StatusOr<const ComputationLiveness*> ModuleLiveness::Builder::analyze(cons
   if (is_entry) {
     mark_entry_outputs(c, leaves);
     apply_donation(c, leaves);
-  } else if (c.root() != nullptr) {
-    // A body's result is its caller's buffer (a loop's state, a call's result).
+  } else if (c.root() != nullptr && !conditions_.contains(&c)) {
+    // A body's result is its caller's buffer (a loop's state, a call's result); a loop
+    // condition's predicate is a buffer of its own, as XLA assigns it (the TPU compiler places
+    // it in the temp allocation like any scalar).
     for (int32_t id : leaves.of(c.root())) {
       if (id >= 0 && !out_.buffers_[id].whole_step) out_.buffers_[id].counted = false;
     }

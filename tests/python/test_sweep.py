@@ -88,6 +88,10 @@ def test_llama_sweep_local(llama_local, llama_configs):
         # aliased (memory_analysis()), within 2% (measured: 1.2% at most on this grid, 1.12 MB
         # against 1.10 MB); fits and headroom rest on the footprint.
         assert r["footprint_bytes"] == pytest.approx(r["xla_footprint_bytes"], rel=0.02)
+        # Temporaries against XLA's temp_size_in_bytes: equal on every row of this grid (a
+        # loop condition's predicate in a 16 KiB place of its own; without it 16 rows were one
+        # place, 16,384 B, short).
+        assert r["temp_bytes"] == r["xla_temp_bytes"]
         assert r["headroom"] == pytest.approx(
             (r["capacity_bytes"] - r["footprint_bytes"]) / r["capacity_bytes"])
     oversize = next(r for r in rows if r.get("oversize"))
