@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -70,12 +74,78 @@ constexpr const Flag* kFlags[] = {&kHlo,          &kModule,      &kDevice,      
                                   &kOutput,       &kName,        &kTopologyFlag, &kDeviceIndex,
                                   &kTripCountFlag};
 
+// What calibrate_profiles needs, from the command's flags.
+ProfileCalibrationInputs calibration_inputs(const Args& args, std::vector<std::string> profiles,
+                                            std::vector<std::string> hlos) {
+  ProfileCalibrationInputs in;
+  in.profiles = std::move(profiles);
+  in.module_paths = std::move(hlos);
+  in.device = args.text(kDevice);
+  in.load = cli_load_options();
+  in.load.module_name = args.text(kModule);
+  in.device_option = kDevice.name;
+  in.modules_option = kHlo.name;
+  CalibrationOptions& options = in.options;
+  options.name = args.text(kName);
+  options.settings = args.all(kSet);  // the fit starts from the figures set
+  options.topology = args.text(kTopologyFlag);
+  options.predict.default_trip_count = args.count(kTripCountFlag);
+  options.profile.device_index = static_cast<int>(args.count(kDeviceIndex));
+  in.on_loaded = [](const LoadedModule& loaded) { print_input_messages(loaded); };
+  in.on_note = [](const std::string& note) {
+    std::cerr << report_internal::wrap(printable(note), "note: ", "  ");
+  };
+  return in;
+}
+
+// The usage error of --hlo values that do not go with the profiles, or none.
+std::optional<std::string> hlo_mismatch(const Args& args, size_t profiles,
+                                        const std::vector<std::string>& hlos) {
+  if (hlos.size() > 1 && hlos.size() != profiles) {
+    return absl::StrCat("give one --hlo for every profile (", profiles, " profiles, ",
+                        hlos.size(), " --hlo), or one for all");
+  }
+  for (const std::string& hlo : hlos) {
+    std::error_code error;
+    if (args.has(kModule) && !std::filesystem::is_directory(hlo, error)) {
+      return absl::StrCat("--module picks a module of a dump directory; '", hlo,
+                          "' is not a directory");
+    }
+  }
+  return std::nullopt;
+}
+
+// Prints the fit and writes the device to `output` (none: only printed) where it is accepted.
+int report_fit(const ProfileCalibration& calibrated, const std::string& output) {
+  const CalibrationResult& result = calibrated.result;
+  std::cout << render_calibration(result);
+  if (!result.accepted) {
+    if (output.empty()) return kExitOk;
+    return fail(absl::FailedPreconditionError(absl::StrCat(
+        "'", output, "' not written: the fit predicts steps worse than --device ",
+        calibrated.device, " (above); keep using it")));
+  }
+  if (output.empty()) {
+    std::cout << "\nnot written (no -o OUT.json)\n";
+    return kExitOk;
+  }
+  // Every file read: the profiles (and the file found in a profile folder), the modules, the
+  // device spec.
+  if (absl::Status s = write_output_file(output, result.json, "the device", calibrated.inputs);
+      !s.ok()) {
+    return fail(s);
+  }
+  std::cout << "\ndevice written to " << output << "\nuse it as: hloroof predict HLO --device "
+            << output << "\n";
+  return kExitOk;
+}
+
 int run(const std::vector<std::string>& words) {
   int exit_code = kExitOk;
   std::optional<Args> args = parse_command_args(words, kCalibrateCommand, exit_code);
   if (!args) return exit_code;
   std::vector<std::string> profiles = args->positional;
-  const std::vector<std::string> hlos = hlo_words(words, profiles);
+  std::vector<std::string> hlos = hlo_words(words, profiles);
   if (profiles.empty()) {
     return usage_error("expected one or more profiles", kCalibrateCommand.usage);
   }
@@ -85,66 +155,18 @@ int run(const std::vector<std::string>& words) {
     // Refused as every output is, before the profiles are read and fitted.
     return fail(write_output_file("", "", "the device"));
   }
-  if (hlos.size() > 1 && hlos.size() != profiles.size()) {
-    return usage_error(absl::StrCat("give one --hlo for every profile (", profiles.size(),
-                                    " profiles, ", hlos.size(), " --hlo), or one for all"),
-                       kCalibrateCommand.usage);
+  if (std::optional<std::string> error = hlo_mismatch(*args, profiles.size(), hlos)) {
+    return usage_error(*error, kCalibrateCommand.usage);
   }
-  ProfileCalibrationInputs in;
-  in.profiles = profiles;
-  in.module_paths = hlos;
-  in.device = args->text(kDevice);
-  in.load = cli_load_options();
-  in.load.module_name = args->text(kModule);
-  in.device_option = kDevice.name;
-  in.modules_option = kHlo.name;
-  CalibrationOptions& options = in.options;
-  options.name = args->text(kName);
-  options.settings = args->all(kSet);  // the fit starts from the figures set
-  options.topology = args->text(kTopologyFlag);
-  options.predict.default_trip_count = args->count(kTripCountFlag);
-  options.profile.device_index = static_cast<int>(args->count(kDeviceIndex));
-  for (const std::string& hlo : hlos) {
-    std::error_code error;
-    if (args->has(kModule) && !std::filesystem::is_directory(hlo, error)) {
-      return usage_error(absl::StrCat("--module picks a module of a dump directory; '", hlo,
-                                      "' is not a directory"),
-                         kCalibrateCommand.usage);
-    }
-  }
-  in.on_loaded = [](const LoadedModule& loaded) { print_input_messages(loaded); };
-  in.on_note = [](const std::string& note) {
-    std::cerr << report_internal::wrap(printable(note), "note: ", "  ");
-  };
-  absl::StatusOr<ProfileCalibration> calibrated = calibrate_profiles(in);
+  absl::StatusOr<ProfileCalibration> calibrated =
+      calibrate_profiles(calibration_inputs(*args, std::move(profiles), std::move(hlos)));
   if (!calibrated.ok()) {
     if (calibrated.status().GetPayload(kCalibrationUsagePayload).has_value()) {
       return usage_error(calibrated.status().message(), kCalibrateCommand.usage);
     }
     return fail(calibrated.status());
   }
-  const CalibrationResult* result = &calibrated->result;
-  const std::string& device = calibrated->device;
-  std::cout << render_calibration(*result);
-  if (!result->accepted) {
-    if (output.empty()) return kExitOk;
-    return fail(absl::FailedPreconditionError(absl::StrCat(
-        "'", output, "' not written: the fit predicts steps worse than --device ",
-        device, " (above); keep using it")));
-  }
-  if (output.empty()) {
-    std::cout << "\nnot written (no -o OUT.json)\n";
-    return kExitOk;
-  }
-  // Every file read: the profiles (and the file found in a profile folder), the modules, the
-  // device spec.
-  const std::vector<std::string>& inputs = calibrated->inputs;
-  if (absl::Status s = write_output_file(output, result->json, "the device", inputs); !s.ok()) {
-    return fail(s);
-  }
-  std::cout << "\ndevice written to " << output << "\nuse it as: hloroof predict HLO --device "
-            << output << "\n";
-  return kExitOk;
+  return report_fit(*calibrated, output);
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ target_sources(hloroof_predict PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/measured_models.cc
   ${CMAKE_CURRENT_LIST_DIR}/roofline.cc
   ${CMAKE_CURRENT_LIST_DIR}/schedule_clock.cc
-  ${CMAKE_CURRENT_LIST_DIR}/op_models.cc
+  ${CMAKE_CURRENT_LIST_DIR}/op_model.cc
   ${CMAKE_CURRENT_LIST_DIR}/op_timing.cc
   ${CMAKE_CURRENT_LIST_DIR}/passes.cc
   ${CMAKE_CURRENT_LIST_DIR}/predict.cc
