@@ -51,11 +51,19 @@ def llama_configs():
 
 @pytest.fixture
 def ray_cluster():
-    """A Ray cluster of 2 CPUs on this machine, for one test (its processes end with it)."""
+    """A Ray cluster of two nodes on this machine (Ray's own test utility: a head and a second
+    raylet, 1 CPU each), for one test; its processes end with it."""
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, log_to_driver=False, include_dashboard=False)
-    yield ray
-    ray.shutdown()
+    from ray.cluster_utils import Cluster
+    cluster = Cluster(initialize_head=True,
+                      head_node_args={"num_cpus": 1, "include_dashboard": False})
+    try:
+        cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -123,10 +131,40 @@ def test_llama_sweep_ray_gives_the_same_rows(llama_local, llama_configs, ray_clu
     assert llama_configs[picked[0]]["target"] != llama_configs[picked[1]]["target"]
     streamed = []
     result = hs.run("sweep_steps:llama_tiny", [llama_configs[i] for i in picked], engine="ray",
-                    cache=str(tmp_path), path=PATH, progress=False, timeout_s=300,
-                    on_row=streamed.append)
+                    address=ray_cluster.address, cache=str(tmp_path), path=PATH,
+                    progress=False, timeout_s=300, on_row=streamed.append)
     assert result.compiled == 2 and len(streamed) == 3  # one refused before compiling
-    assert _same(result.rows) == _same([local.rows[i] for i in picked])
+    # Row for row, but for the front, which is the whole sweep's (here 3 rows, there 26).
+    def rows(of):
+        return [{k: v for k, v in r.items() if k != "pareto"} for r in _same(of)]
+    assert rows(result.rows) == rows([local.rows[i] for i in picked])
+    import ray
+    assert sum(node["Alive"] for node in ray.nodes()) == 2
+
+
+def test_ray_keeps_the_compilers_log_in_the_store(ray_cluster, tmp_path, capfd):
+    """The TPU compiler's log lines of a compile on a Ray node go to the store entry beside
+    its program, none to the driver's terminal; the builder's module reaches the nodes in the
+    runtime environment (working_dir)."""
+    import ray
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    shutil.copy(os.path.join(HERE, "sweep_steps.py"), shipped / "shipped_steps.py")
+    ray.init(address=ray_cluster.address, log_to_driver=False,
+             runtime_env={"working_dir": str(shipped)})
+    cache = tmp_path / "cache"
+    result = hs.run("shipped_steps:mlp", [{"width": 128}, {"width": 256}], ["tpu_v5e:2x2"],
+                    engine="ray", cache=str(cache), path=[str(shipped)], progress=False,
+                    timeout_s=300)
+    assert [r["error"] for r in result.rows] == [None, None] and result.compiled == 2
+    store = hs.Store(str(cache))
+    for row in result.rows:
+        with open(os.path.join(store.path(row["entry"]), "stderr.txt")) as f:
+            log = f.read()
+        # libtpu's own lines (glog's "I1129 ..." or absl's "I0000 ..." prefix).
+        assert any(line[:1] in "IWE" and line[1:5].isdigit() for line in log.splitlines()), log
+    _, err = capfd.readouterr()
+    assert not any(line[:1] in "IWE" and line[1:5].isdigit() for line in err.splitlines()), err
 
 
 def test_second_run_compiles_nothing(llama_local, llama_configs):

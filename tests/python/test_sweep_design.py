@@ -231,6 +231,24 @@ def test_gpu_sweep_one_node_and_several(tmp_path):
     assert by[("h100:2x8", 1)]["step_time_s"] >= by[("h100:8", 1)]["step_time_s"] * 0.9
 
 
+def test_two_slice_sweep_times_its_gradients_over_dcn(tmp_path):
+    """A target of two v5e slices joined by the data-centre network: 8 chips, the data axis over
+    both slices, each slice's gradient shares all-reduced across them (DCN send and recv)."""
+    configs = [dict(model=1, width=512, batch_per_device=8)]
+    result = hs.run(design_steps.mlp, configs, ["tpu_v5e:2x2", "tpu_v5e:2x2,slices=2"],
+                    cache=str(tmp_path), workers=2, progress=False, timeout_s=600)
+    one, two = result.rows
+    assert one["error"] is None and two["error"] is None, (one["error"], two["error"])
+    assert (one["chips"], one["devices"]) == (4, 4) and (two["chips"], two["devices"]) == (8, 8)
+    assert 0 < two["roofline_step_time_s"] <= two["step_time_s"] and two["fits"]
+    p = hloroof.predict(result.program(1), "tpu_v5e:2x2,slices=2")
+    dcn = [op for op in p.ops
+           if op.collective is not None and "DCN" in op.collective.formula and op.collective.time_s]
+    assert dcn, [op.opcode for op in p.ops if op.collective is not None]
+    # The same work a device, plus the gradients' pass over DCN: a slower step.
+    assert two["step_time_s"] > one["step_time_s"]
+
+
 def test_search_spends_its_budget_on_configurations_that_can_compile(tmp_path):
     space = hs.grid(model=[1, 2, 3, 4], width=[128, 256], batch_per_device=[2, 8])
     cache = str(tmp_path / "cache")

@@ -418,6 +418,7 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
             shutil.rmtree(folder, ignore_errors=True)
         elif keep:
             store.put(entries[i], outcome)
+        outcome.pop("log", None)  # kept in the store only
         show.compiled += 1
         if peak:
             peaks.append(peak)

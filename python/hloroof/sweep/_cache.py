@@ -30,6 +30,10 @@ from . import _compile
 PROGRAM = "program.hlo"
 FACTS = "compile.json"
 FAILURE = "failure.json"
+# What the compile process printed (the TPU compiler's log lines), kept beside its program.
+LOG = "stderr.txt"
+# The most of it a compile sent back as data keeps (its end: where the reason is).
+LOG_BYTES = 1 << 20
 
 
 def default_dir() -> str:
@@ -272,9 +276,13 @@ class Store:
             raise self._error(error) from None
 
     def put(self, entry: str, outcome: Mapping[str, Any]) -> None:
-        """Stores a compile's outcome sent back as data ({"text", "facts"} or {"failure"})."""
+        """Stores a compile's outcome sent back as data ({"text", "facts"} or {"failure"}, with
+        the compile's "log" where it has one)."""
         folder = self.scratch()
         try:
+            if outcome.get("log"):
+                with open(os.path.join(folder, LOG), "w") as f:
+                    f.write(outcome["log"])
             if "failure" in outcome:
                 with open(os.path.join(folder, FAILURE), "w") as f:
                     json.dump({"reason": outcome["failure"]}, f)

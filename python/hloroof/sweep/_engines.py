@@ -239,7 +239,7 @@ def run_local(jobs: List[Tuple[int, Mapping[str, Any]]], store: _cache.Store,
                 index, job = pending[0]
                 folder = store.scratch()
                 try:
-                    stderr = open(os.path.join(folder, "stderr.txt"), "w")
+                    stderr = open(os.path.join(folder, _cache.LOG), "w")
                     try:
                         popen = _start(job, folder, folder, watch_read, env, stderr)
                     except BaseException:
@@ -272,7 +272,7 @@ def run_local(jobs: List[Tuple[int, Mapping[str, Any]]], store: _cache.Store,
                     measured = peak
                     limit = pool_size(measured)
                 outcome = outcome_of(run.popen.returncode, run.folder,
-                                     os.path.join(run.folder, "stderr.txt"), run.timed_out,
+                                     os.path.join(run.folder, _cache.LOG), run.timed_out,
                                      timeout_s)
                 outcome["folder"] = run.folder
                 running_changed(len(running))
@@ -291,16 +291,28 @@ def run_local(jobs: List[Tuple[int, Mapping[str, Any]]], store: _cache.Store,
         os.close(watch_read)
 
 
+def _log_tail(path: str) -> str:
+    """The end of the compile's log (its last _cache.LOG_BYTES bytes), or "" where none."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - _cache.LOG_BYTES))
+            return f.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
 def compile_here(job: Mapping[str, Any], timeout_s: float) -> Outcome:
     """One compile in a process of its own, waited for (a Ray task's body): its outcome with
-    the program's text, and its peak resident memory in bytes as "peak"."""
+    the program's text, its peak resident memory in bytes as "peak" and the end of what it
+    printed as "log" (kept in the store: the driver's terminal never sees it)."""
     folder = tempfile.mkdtemp(prefix="hloroof-sweep-")
     watch_read, watch_write = os.pipe()
     popen = None
     try:
         out = os.path.join(folder, "out")
         os.mkdir(out)
-        stderr_path = os.path.join(folder, "stderr.txt")
+        stderr_path = os.path.join(folder, _cache.LOG)
         with open(stderr_path, "w") as stderr:
             popen = _start(job, folder, out, watch_read, _worker_env(), stderr)
             timed_out = False
@@ -317,6 +329,9 @@ def compile_here(job: Mapping[str, Any], timeout_s: float) -> Outcome:
             popen.returncode = os.waitstatus_to_exitcode(status)
         outcome = outcome_of(popen.returncode, out, stderr_path, timed_out, timeout_s)
         outcome["peak"] = usage.ru_maxrss * 1024
+        log = _log_tail(stderr_path)
+        if log:
+            outcome["log"] = log
         return outcome
     except BaseException:
         if popen is not None and popen.returncode is None:
