@@ -6,23 +6,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 
-missing=()
-for p in clang libclang-rt-14-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  sudo=""
-  [[ $(id -u) -eq 0 ]] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
+tools/install_clang.sh
+# The build: build-fuzz/, or a sanitized tree that has the fuzz targets already (tools/test.sh
+# --sanitize makes build-asan/ so): HLOROOF_FUZZ_BUILD=build-asan.
+build=${HLOROOF_FUZZ_BUILD:-build-fuzz}
+if grep -qs "^HLOROOF_FUZZ:BOOL=ON" "$build/CMakeCache.txt"; then
+  cmake --build "$build" -j2 --target parse_module_fuzzer parse_shape_fuzzer print_module_fuzzer \
+    pipeline_fuzzer device_spec_fuzzer profile_fuzzer hlo_proto_fuzzer
+else
+  launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  CXX=clang++ cmake -S . -B "$build" -G Ninja -DHLOROOF_FUZZ=ON -DHLOROOF_BUILD_TESTS=OFF \
+    -DHLOROOF_BUILD_TOOLS=OFF -DHLOROOF_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
+  cmake --build "$build" -j2
 fi
-
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DHLOROOF_FUZZ=ON -DHLOROOF_BUILD_TESTS=OFF \
-  -DHLOROOF_BUILD_TOOLS=OFF -DHLOROOF_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
-cmake --build build-fuzz -j2
 
 # Each target with its seed folder and dictionary (keep in step with tests/fuzz/CMakeLists.txt).
 # -timeout flags any input that takes longer than that many seconds as a hang (a finding, like a
@@ -38,24 +35,24 @@ targets=(
 )
 # Findings of earlier runs are not this run's: start without them.
 shopt -s nullglob
-rm -f build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* build-fuzz/oom-*
+rm -f "$build"/crash-* "$build"/leak-* "$build"/timeout-* "$build"/oom-*
 for entry in "${targets[@]}"; do
   read -r target seeds dict <<<"$entry"
   # The fuzzer adds what it finds to its corpus folder: start from a copy of the seeds.
-  corpus=build-fuzz/corpus/$target
+  corpus=$build/corpus/$target
   rm -rf "$corpus"
   mkdir -p "$corpus"
   cp tests/fuzz/seeds/$seeds/* "$corpus"/
   dict_option=()
   [[ $dict == - ]] || dict_option=(-dict="$dict")
   echo "fuzzing $target for $seconds s"
-  build-fuzz/tests/fuzz/$target "$corpus" "${dict_option[@]}" -max_total_time="$seconds" \
-    -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=build-fuzz/ 2>&1 |
+  "$build"/tests/fuzz/$target "$corpus" "${dict_option[@]}" -max_total_time="$seconds" \
+    -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$build"/ 2>&1 |
     grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|ERROR)" || true
   # libFuzzer exits non-zero on a finding; pipefail would hide it behind grep, so check again.
   # (`ls` of the four patterns failed whenever one of them matched nothing, so a finding
   # went unreported: the files themselves are counted.)
-  found=(build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* build-fuzz/oom-*)
+  found=("$build"/crash-* "$build"/leak-* "$build"/timeout-* "$build"/oom-*)
   if ((${#found[@]})); then
     echo "fuzzing $target found a failing input: ${found[*]}"
     exit 1

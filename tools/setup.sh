@@ -26,7 +26,7 @@ fi
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B build -G Ninja -DHLOROOF_WERROR=ON "${launcher[@]}" >/dev/null
-# The library and the command only (about 5 minutes on 2 cores): the first prediction does
+# The library and the command only (about 15 minutes on 2 cores): the first prediction does
 # not wait for the tests, which tools/test.sh builds (about 10 minutes more; build/ then takes
 # about 1.3 GB).
 start=$SECONDS

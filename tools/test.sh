@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Quick start, step 2 (and CI): builds everything and runs every test.
 #   tools/test.sh             the normal build in build/
-#   tools/test.sh --sanitize  AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/
+#   tools/test.sh --sanitize  clang with AddressSanitizer + UndefinedBehaviorSanitizer in
+#                             build-asan/: the library, the command, the tests of the layers that
+#                             read input (docs/development.md) and the libFuzzer targets, which
+#                             `HLOROOF_FUZZ_BUILD=build-asan tools/fuzz.sh` then runs
 # The normal build's Python module and its tests use the pinned environment of tools/venv.sh
 # (jax, jaxlib, libtpu, pandas, pytest): created in .venv on first use (about 400 MB from PyPI),
 # or reused from $HLOROOF_VENV. HLOROOF_VENV=off uses the system Python instead, where the tests
@@ -13,7 +16,11 @@ build=build
 options=(-DHLOROOF_WERROR=ON)
 if [[ ${1:-} == --sanitize ]]; then
   build=build-asan
-  options+=(-DHLOROOF_SANITIZE=ON -DHLOROOF_BUILD_BENCH=OFF)
+  # One sanitized build for the tests and the fuzzers: the library is compiled once, by clang
+  # (libFuzzer needs it). Warnings are the normal build's to stop on.
+  tools/install_clang.sh
+  export CXX=clang++
+  options=(-DHLOROOF_SANITIZE=ON -DHLOROOF_FUZZ=ON -DHLOROOF_BUILD_BENCH=OFF)
 elif [[ ${HLOROOF_VENV:-} != off ]]; then
   # The module is built for the environment's interpreter (made from /usr/bin/python3, so the
   # same headers and ABI), and pytest runs under it.

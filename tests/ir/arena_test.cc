@@ -17,9 +17,10 @@ namespace hloroof::detail {
 namespace {
 
 struct Recorder {
+  Recorder(std::vector<int>* d, int i) : destroyed(d), id(i) {}
+  ~Recorder() { destroyed->push_back(id); }
   std::vector<int>* destroyed;
   int id;
-  ~Recorder() { destroyed->push_back(id); }
 };
 
 TEST_CASE("the arena destroys what it created, newest first, over several destructor chunks") {

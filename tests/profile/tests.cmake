@@ -58,8 +58,9 @@ add_test(NAME jaxdecomp_nodes_test COMMAND jaxdecomp_nodes_test)
 set_tests_properties(jaxdecomp_nodes_test PROPERTIES SKIP_RETURN_CODE 77)
 
 # bench/opfamilies.py's k-fold over sizes keeps each size on one side of a fold.
+# (Scripts over the command's output: the normal build's, not the sanitizer build's.)
 find_package(Python3 COMPONENTS Interpreter)
-if(Python3_Interpreter_FOUND)
+if(Python3_Interpreter_FOUND AND NOT HLOROOF_SANITIZE)
   add_test(NAME opfamilies_folds_test
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/opfamilies_folds_test.py)
   # The accuracy ledger (bench/ledger.py): its check fails on a deliberate regression; its fast
