@@ -20,6 +20,11 @@ if [[ ${1:-} == --sanitize ]]; then
   # (libFuzzer needs it). Warnings are the normal build's to stop on.
   tools/install_clang.sh
   export CXX=clang++
+  cache=$build/CMakeCache.txt
+  if [[ -f $cache ]] && ! grep -q "^CMAKE_CXX_COMPILER:.*clang" "$cache"; then
+    echo "error: $build/ was configured with another compiler; remove it (rm -rf $build)" >&2
+    exit 2
+  fi
   options=(-DHLOROOF_SANITIZE=ON -DHLOROOF_FUZZ=ON -DHLOROOF_BUILD_BENCH=OFF)
 elif [[ ${HLOROOF_VENV:-} != off ]]; then
   # The module is built for the environment's interpreter (made from /usr/bin/python3, so the
