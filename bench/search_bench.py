@@ -3,10 +3,11 @@
 
     PYTHONPATH=build/python $(tools/venv.sh) bench/search_bench.py [--cache DIR] [--seeds N]
 
-The grid: examples/sweep/llama.py at small sizes (2 layers, width 128: about a second of XLA
-a compile) over tensor 1, 2, 3, 4, 8 x batch_per_device 1, 2, 4, 8, 16 x remat full, dots x
-targets tpu_v5e:2x2, tpu_v6e:2x2: 200 configurations, of which the 80 with tensor 3 or 8 cannot
-shard over 4 devices (refused before compiling) and 120 compile. The whole grid is compiled once into a store
+The grid: examples/sweep/llama.py at small sizes (2 layers, width 128: about ten seconds of XLA
+a compile here) over tensor 1, 2, 3, 4, 8 x batch_per_device 1, 2, 4, 8, 16 x remat full, dots
+x targets tpu_v5e:2x2, tpu_v6e:2x2: 100 configurations, of which the 40 with tensor 3 or 8
+cannot shard over 4 devices (refused before compiling) and 60 compile. The whole grid is
+compiled once into a store
 (--cache keeps it between runs), its best tokens_per_s_per_chip among those that fit found;
 then hs.search runs with each sampler and seed against the same store (its "compiles" are
 configurations evaluated, each read from the store here: what a cold store would compile) and
@@ -70,7 +71,8 @@ def main():
     print(f"full grid: {len(rows)} configurations, {refused} refused before compiling, "
           f"{len(rows) - refused} compiled ({full.compiled} by this run, {wall:.0f} s), "
           f"{len(fitting)} fit")
-    print(f"  best {OBJECTIVE} {best:,.0f}: {top['config']} on {top['target']}")
+    chosen = " ".join(f"{k}={top[k]}" for k in ("tensor", "batch_per_device", "remat"))
+    print(f"  best {OBJECTIVE} {best:,.0f}: {chosen} on {top['target']}")
     samplers = ["random"]
     try:
         import optuna  # noqa: F401
@@ -87,7 +89,8 @@ def main():
             exact.append(needed(found, best, 0.0))
         print(f"{sampler:>6}: compiles to within 5% of the best, {a.seeds} seeds: "
               f"{' '.join(str(n) for n in within5)} (median {statistics.median(within5):g} of "
-              f"{len(rows) - refused}); to the best itself: {' '.join(str(n) for n in exact)} "
+              f"{len(rows) - refused})")
+        print(f"        to the best itself: {' '.join(str(n) for n in exact)} "
               f"(median {statistics.median(exact):g})")
     if temporary is not None:
         temporary.cleanup()
