@@ -6,21 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 
-tools/install_clang.sh
-# The build: build-fuzz/, or a sanitized tree that has the fuzz targets already (tools/test.sh
-# --sanitize makes build-asan/ so): HLOROOF_FUZZ_BUILD=build-asan.
-build=${HLOROOF_FUZZ_BUILD:-build-fuzz}
-if grep -qs "^HLOROOF_FUZZ:BOOL=ON" "$build/CMakeCache.txt"; then
-  cmake --build "$build" -j2 --target parse_module_fuzzer parse_shape_fuzzer print_module_fuzzer \
-    pipeline_fuzzer device_spec_fuzzer profile_fuzzer hlo_proto_fuzzer
-else
-  launcher=()
-  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  CXX=clang++ cmake -S . -B "$build" -G Ninja -DHLOROOF_FUZZ=ON -DHLOROOF_BUILD_TESTS=OFF \
-    -DHLOROOF_BUILD_TOOLS=OFF -DHLOROOF_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
-  cmake --build "$build" -j2
-fi
-
+tools/install_packages.sh clang libclang-rt-14-dev
 # Each target with its seed folder and dictionary (keep in step with tests/fuzz/CMakeLists.txt).
 # -timeout flags any input that takes longer than that many seconds as a hang (a finding, like a
 # crash).
@@ -33,6 +19,19 @@ targets=(
   "profile_fuzzer profile -"
   "hlo_proto_fuzzer hlo_proto -"
 )
+# The build: build-fuzz/, or a sanitized tree that has the fuzz targets already (tools/test.sh
+# --sanitize makes build-asan/ so): HLOROOF_FUZZ_BUILD=build-asan.
+build=${HLOROOF_FUZZ_BUILD:-build-fuzz}
+if grep -qs "^HLOROOF_FUZZ:BOOL=ON" "$build/CMakeCache.txt"; then
+  cmake --build "$build" -j2 --target "${targets[@]%% *}"
+else
+  launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  CXX=clang++ cmake -S . -B "$build" -G Ninja -DHLOROOF_FUZZ=ON -DHLOROOF_BUILD_TESTS=OFF \
+    -DHLOROOF_BUILD_TOOLS=OFF -DHLOROOF_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
+  cmake --build "$build" -j2
+fi
+
 # Findings of earlier runs are not this run's: start without them.
 shopt -s nullglob
 rm -f "$build"/crash-* "$build"/leak-* "$build"/timeout-* "$build"/oom-*

@@ -18,7 +18,7 @@ if [[ ${1:-} == --sanitize ]]; then
   build=build-asan
   # One sanitized build for the tests and the fuzzers: the library is compiled once, by clang
   # (libFuzzer needs it). Warnings are the normal build's to stop on.
-  tools/install_clang.sh
+  tools/install_packages.sh clang libclang-rt-14-dev
   export CXX=clang++
   cache=$build/CMakeCache.txt
   if [[ -f $cache ]] && ! grep -q "^CMAKE_CXX_COMPILER:.*clang" "$cache"; then
