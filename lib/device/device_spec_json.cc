@@ -520,7 +520,7 @@ absl::Status SpecReader::read_memories(const json& root) {
   absl::StatusOr<const json*> hbm = member(root, "", "hbm", /*required=*/true);
   if (!hbm.ok()) return hbm.status();
   if (absl::Status s = expect_object(**hbm, "hbm"); !s.ok()) return s;
-  if (absl::Status s = check_keys(**hbm, "hbm", {"capacity", "bandwidth"}); !s.ok()) return s;
+  if (absl::Status s = check_keys(**hbm, "hbm", {"capacity", "bandwidth", "unaligned_bandwidth"}); !s.ok()) return s;
   absl::StatusOr<double> cap =
       required_figure(**hbm, "hbm", "capacity", Quantity::kBytes, Sign::kPositive);
   if (!cap.ok()) return cap.status();
@@ -529,6 +529,10 @@ absl::Status SpecReader::read_memories(const json& root) {
       required_figure(**hbm, "hbm", "bandwidth", Quantity::kBandwidth, Sign::kPositive);
   if (!bw.ok()) return bw.status();
   spec_->hbm_bandwidth = *bw;
+  absl::StatusOr<std::optional<double>> unaligned = figure(
+      **hbm, "hbm", "unaligned_bandwidth", Quantity::kBandwidth, Sign::kPositive, false);
+  if (!unaligned.ok()) return unaligned.status();
+  spec_->hbm_unaligned_bandwidth = *unaligned;
 
   absl::StatusOr<const json*> chip = member(root, "", "on_chip_memory", /*required=*/false);
   if (!chip.ok()) return chip.status();

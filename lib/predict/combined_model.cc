@@ -76,7 +76,10 @@ OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool inc
   v.loop_host_gap_s = loop_host_gap_s(i, device);
   // A measured family model (cuFFT's passes) already times the layout it moves along.
   v.layout_sensitive = device.kind == DeviceKind::kGpu && !v.family && layout_sensitive(i);
-  if (device.kind == DeviceKind::kGpu) v.kernel_class = kernel_class(i);
+  if (device.kind == DeviceKind::kGpu) {
+    v.kernel_class = kernel_class(i);
+    if (device.hbm_unaligned_bandwidth) v.unaligned_share = unaligned_share(i);
+  }
   return v;
 }
 

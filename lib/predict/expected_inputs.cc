@@ -323,4 +323,67 @@ KernelClass kernel_class(const Instruction& instruction) {
   return KernelClass::kElementwise;
 }
 
+namespace {
+
+// Bytes of `shape`'s arrays in device memory (memory space 0), tuples walked.
+template <typename F>
+void for_each_device_array(const Shape& shape, F&& f) {
+  if (shape.is_tuple()) {
+    for (const Shape& element : shape.elements) for_each_device_array(element, f);
+    return;
+  }
+  if (!shape.is_array() || shape.dims.empty()) return;
+  if (shape.layout && shape.layout->memory_space != kDefaultMemorySpace) return;
+  const int bytes = primitive_storage_bytes(shape.element_type);
+  if (bytes <= 0) return;
+  double elements = 1;
+  for (const Dimension& d : shape.dims) elements *= static_cast<double>(d.size);
+  f(shape, elements, elements * bytes);
+}
+
+// The size of `shape`'s most minor dimension, by its layout (the last one without).
+int64_t minor_dimension(const Shape& shape) {
+  if (shape.layout && !shape.layout->minor_to_major.empty()) {
+    const int64_t d = shape.layout->minor_to_major.front();
+    if (d >= 0 && d < shape.rank()) return shape.dims[static_cast<size_t>(d)].size;
+  }
+  return shape.dims.back().size;
+}
+
+}  // namespace
+
+double unaligned_share(const Instruction& instruction) {
+  const KernelClass kernel = kernel_class(instruction);
+  const bool contraction_fusion = instruction.opcode() == Opcode::kFusion &&
+                                  kernel == KernelClass::kNone &&
+                                  instruction.fusion_kind() != "kLoop";
+  if (kernel == KernelClass::kNone && !contraction_fusion) return 0;
+  // A loop over the output's elements (a concatenation too: each operand is a block of it),
+  // vectorized unless their count is odd; Triton's fusions tile rows.
+  const bool loop = kernel == KernelClass::kElementwise &&
+                    (instruction.opcode() != Opcode::kFusion ||
+                     instruction.fusion_kind() != "kCustom");
+  bool odd_loop = false;
+  if (loop) {
+    for_each_device_array(instruction.shape(), [&](const Shape&, double elements, double) {
+      if (std::fmod(elements, 2.0) != 0) odd_loop = true;
+    });
+  }
+  double all = 0, unaligned = 0;
+  const auto add = [&](const Shape& shape, double, double bytes) {
+    all += bytes;
+    // Rows shorter than kUnalignedMinDim are tiled several at a time, contiguous in memory.
+    const int64_t row = minor_dimension(shape);
+    const bool unaligned_rows =
+        row >= kUnalignedMinDim &&
+        row * primitive_storage_bytes(shape.element_type) % kGpuVectorBytes != 0;
+    if (loop ? odd_loop : unaligned_rows) unaligned += bytes;
+  };
+  for_each_device_array(instruction.shape(), add);
+  for (const Instruction* operand : instruction.operands()) {
+    for_each_device_array(operand->shape(), add);
+  }
+  return all > 0 ? unaligned / all : 0;
+}
+
 }  // namespace hloroof::predict

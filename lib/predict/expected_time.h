@@ -61,7 +61,7 @@ inline constexpr std::string_view kUncalibratedNetworkWarning =
     "measure it with nccl-tests across two nodes and fit the device with `hloroof calibrate` "
     "(or set interconnect.nic_efficiency)";
 
-// GEMMs on GPUs with a dimension of kUnalignedGemmMinDim or more whose elements are not a whole
+// GEMMs on GPUs with a dimension of kUnalignedMinDim or more whose elements are not a whole
 // number of 16-byte vectors (GPT-2's vocabulary, 50,257, a prime): measured on an H200 and an
 // H100, the LM-head products bf16[8192,50257] x [50257,1024] and its transpose reached 0.24-0.32
 // of the bf16 peak, where the aligned tables extrapolate 0.81 (2.5-3.4x their expected time).
@@ -70,8 +70,9 @@ inline constexpr std::string_view kUncalibratedNetworkWarning =
 // measures more).
 inline constexpr double kUnalignedGemmBest = 0.32;
 inline constexpr double kUnalignedGemmWorst = 0.24;
-inline constexpr int64_t kUnalignedGemmMinDim = 128;
-inline constexpr int kGemmVectorBytes = 16;
+// The same bounds mark the arrays XLA's row kernels cannot vectorize (unaligned_share).
+inline constexpr int64_t kUnalignedMinDim = 128;
+inline constexpr int kGpuVectorBytes = 16;
 
 // The share of the host link (PCIe) a TPU host-offload copy (to or from memory space S(5)) is
 // expected to reach. Measured on the TPU v6e profile (../shared/profiles/tpu_v6e, docs/
@@ -140,6 +141,18 @@ std::string_view kernel_class_name(KernelClass c);  // "elementwise", "reduction
 
 // The class of the kernel `instruction` launches on a GPU.
 KernelClass kernel_class(const Instruction& instruction);
+
+// The share of the bytes of the arrays `instruction` reads and writes (its operands and
+// results in device memory) that a kernel of XLA's own on a GPU cannot move in 16-byte
+// vectors, from 0 to 1; 0 for ops that launch no such kernel (library calls, collectives,
+// control flow). An elementwise kernel (a loop fusion, a concatenation, a lone elementwise op)
+// runs over its output's elements unrolled by the largest of 4 and 2 that divides their
+// count, as XLA's loop emitter does: an odd count leaves every array unvectorized. Any other
+// kernel (reductions, transposes, Triton tiles and GEMM fusions) walks rows: an array whose
+// minor dimension, of kUnalignedMinDim elements or more, is not a whole number of 16-byte
+// vectors (rows of 1,023 f32) is read or written element by element; shorter rows are tiled
+// several at a time. docs/prediction-model.md, "Unaligned dimensions".
+double unaligned_share(const Instruction& instruction);
 
 // Measured GEMM times already estimated in one prediction, by table (device and operand types)
 // and shape: a model repeats the same few GEMM shapes in every layer, and each estimate is a
@@ -266,6 +279,10 @@ struct GpuOpBasis {
   int outside = 0;               // of them, outside its measured shapes (extrapolated)
   double gemm_s = 0;             // their time
   double hbm_fraction = 0;       // kHbm: the share of the bandwidth reached
+  // kHbm: the share of the bytes moved without 16-byte vectors (unaligned_share), and the rate
+  // they move at (hbm.unaligned_bandwidth, at most the achievable HBM rate); 0: none.
+  double unaligned_share = 0;
+  double unaligned_rate = 0;
   bool hbm_calibrated = false;   // kHbm: the file's hbm_efficiency (else the measured share)
   double matmul_efficiency = 0;  // kMatrix: the file's matmul_efficiency
   // kIssue: the elementwise issue time's figures (IssueTime).
@@ -344,7 +361,8 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
                               const RooflineEstimate& roofline, const DeviceSpec& device,
                               bool include_overhead, std::vector<std::string>& assumptions,
                               GemmTimeCache* cache = nullptr, const IssueTime& issue = {},
-                              KernelClass kernel = KernelClass::kNone);
+                              KernelClass kernel = KernelClass::kNone,
+                              double unaligned_share = 0);
 
 // How, with the numbers, `e` was made on `device`: an op's text made once for each set of
 // figures it prints (the memo's texts are made for one device: `device` is part of their keys),

@@ -159,13 +159,13 @@ std::pair<double, double> floor_start_ramp_s(const KernelFloor& f, KernelClass c
   return {0, 0};
 }
 
-// The first dimension of `c` of kUnalignedGemmMinDim or more whose elements are not a whole
+// The first dimension of `c` of kUnalignedMinDim or more whose elements are not a whole
 // number of 16-byte vectors; 0 when none.
 int64_t unaligned_dim(const GemmCall& c) {
   const int bytes = std::max(1, primitive_storage_bytes(c.lhs));
   for (double d : {c.shape.k, c.shape.n, c.shape.m}) {
     const auto n = static_cast<int64_t>(d);
-    if (n >= kUnalignedGemmMinDim && (n * bytes) % kGemmVectorBytes != 0) return n;
+    if (n >= kUnalignedMinDim && (n * bytes) % kGpuVectorBytes != 0) return n;
   }
   return 0;
 }
@@ -176,7 +176,7 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
                               const RooflineEstimate& roofline, const DeviceSpec& device,
                               bool include_overhead, std::vector<std::string>& assumptions,
                               GemmTimeCache* cache, const IssueTime& issue,
-                              KernelClass kernel) {
+                              KernelClass kernel, double unaligned_share) {
   ExpectedTime e{roofline.time_s, "", {}};
   const bool gpu = device.kind == DeviceKind::kGpu;
   const bool matmul_knob = device.matmul_efficiency_set;
@@ -202,7 +202,17 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
   for (const RooflineTerm& t : roofline.terms) {
     if (t.bound == Bound::kHbm && (hbm_knob || (gpu && takes_hbm_fraction(device)))) {
       const double fraction = hbm_knob ? device.hbm_efficiency : kGpuHbmFraction;
-      const double s = t.time_s / fraction;
+      double s = t.time_s / fraction;
+      // Bytes a kernel cannot move in 16-byte vectors, at the rate such kernels were measured
+      // at (a calibrated share already holds them).
+      if (!hbm_knob && unaligned_share > 0 && device.hbm_unaligned_bandwidth) {
+        const double achievable = fraction * device.hbm_bandwidth;
+        const double rate = std::min(achievable, *device.hbm_unaligned_bandwidth);
+        const double bytes = t.time_s * device.hbm_bandwidth;
+        s = bytes * (1 - unaligned_share) / achievable + bytes * unaligned_share / rate;
+        basis.unaligned_share = unaligned_share;
+        basis.unaligned_rate = rate;
+      }
       basis.terms.push_back({Term::kHbm, s});
       basis.hbm_fraction = fraction;
       basis.hbm_calibrated = hbm_knob;
@@ -343,6 +353,10 @@ std::string_view explain_gpu_op(const ExpectedTime& e, const GpuOpBasis& basis,
   for (const auto& [term, s] : basis.terms) {
     key.add(term);
     key.add(s);
+    if (term == Term::kHbm) {
+      key.add(basis.unaligned_share);
+      key.add(basis.unaligned_rate);
+    }
     if (term == Term::kIssue) {
       key.add(basis.element_ops);
       key.add(basis.slots);
@@ -382,7 +396,14 @@ std::string_view explain_gpu_op(const ExpectedTime& e, const GpuOpBasis& basis,
           how.push_back(absl::StrCat(
               "HBM at ", util::fixed_text(basis.hbm_fraction, 2), " of its bandwidth (",
               basis.hbm_calibrated ? "hbm_efficiency, calibrated" : sv(hbm_measured(device)),
-              "): ", seconds(s)));
+              ")",
+              basis.unaligned_share == 0
+                  ? std::string()
+                  : absl::StrCat(", ", util::fixed_text(100 * basis.unaligned_share, 0),
+                                 "% of its bytes in rows that are not whole 16-byte vectors at ",
+                                 util::general_text(basis.unaligned_rate / 1e12, 3),
+                                 " TB/s (hbm.unaligned_bandwidth)"),
+              ": ", seconds(s)));
           break;
         case Term::kMatrix:
           how.push_back(absl::StrCat("matrix at ", util::fixed_text(basis.matmul_efficiency, 2),

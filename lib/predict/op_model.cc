@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -101,10 +102,14 @@ OpEstimate KernelEstimateModel::estimate(const OpView& op, OpEstimate e) const {
 OpEstimate GeneralModel::estimate(const OpView& op, OpEstimate e) const {
   std::vector<std::string> assumed;
   ExpectedTime x = expected_op_time(op.gemms, op.work, e.roofline, device_, op.include_overhead,
-                                    assumed, &gemm_times_, op.issue, op.kernel_class);
+                                    assumed, &gemm_times_, op.issue, op.kernel_class,
+                                    op.unaligned_share);
   for (std::string& line : assumed) e.notes.assume(std::move(line));
   if (device_.kind == DeviceKind::kTpu && device_.gemm_plateau && op.work.matrix_flops > 0) {
     e.notes.use_figure("gemm_plateau");
+  }
+  if (const auto* gpu = std::get_if<GpuOpBasis>(&x.basis); gpu && gpu->unaligned_share > 0) {
+    e.notes.use_figure("hbm.unaligned_bandwidth");
   }
   e.model = x.model;
   if (x.time_s > e.time_s) e.time_s = x.time_s;

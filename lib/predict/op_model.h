@@ -69,6 +69,7 @@ struct OpView {
   IssueTime issue;                   // elementwise_issue_time
   bool layout_sensitive = false;     // on GPUs: an FFT or a transpose
   KernelClass kernel_class = KernelClass::kNone;  // on GPUs: for the small-kernel floor
+  double unaligned_share = 0;  // on GPUs: of its bytes, those not in 16-byte vectors
   std::optional<FamilyTime> family;  // a measured op-family model (gpu_families.h)
   double loop_host_gap_s = 0;        // the host's time before it in a small GPU loop body
 };

@@ -154,6 +154,9 @@ struct DeviceSpec {
   double transcendentals_per_s = 0;  // C_eup
   double hbm_capacity_bytes = 0;
   double hbm_bandwidth = 0;         // W_hbm, B/s
+  // GPU: the rate a kernel of XLA's own reaches on arrays it cannot read or write in 16-byte
+  // vectors (rows of 1,023 f32); unset: not modelled (docs/prediction-model.md).
+  std::optional<double> hbm_unaligned_bandwidth;
   std::string on_chip_memory_name;  // "VMEM", "L2"; empty when unknown
   double on_chip_capacity_bytes = 0;
   std::optional<double> on_chip_bandwidth;  // B/s; unknown: S(1) traffic is not charged
