@@ -1,8 +1,8 @@
-// The steps every call of the Python API (hloroof/__init__.py) takes, as the commands take
-// them: the module read from whatever was given (load_path_or_text: a path or text), the device
-// resolved from whatever names it (resolve_device, spec_target), and what both said merged into
-// the result in the commands' order. Python keeps what is Python's: JAX objects, open files,
-// pandas.
+// The steps every call of the Python API (hloroof/__init__.py) takes, through the front door
+// the commands take (hloroof/analysis.h): the module read from whatever was given
+// (load_path_or_text: a path or text), the device chosen from whatever names it
+// (choose_device, spec_target), and what both said merged into the result
+// (add_input_diagnostics). Python keeps what is Python's: JAX objects, open files, pandas.
 #include <ctime>
 #include <map>
 #include <mutex>
@@ -94,45 +94,38 @@ py::tuple load(py::handle source, const std::string& file_name, const std::strin
   LoadedModule read = value_or_raise(std::move(loaded));
   py::object module = py::cast(std::move(read.module));
   module.attr("_diagnostics") = py::cast(std::move(read.diagnostics));
+  // What choose_device reads of where the module came from.
+  module.attr("_file") = read.file;
+  module.attr("_profile_device_kind") = read.profile_device_kind;
   return py::make_tuple(module, from_file);
 }
 
-// What loading `module` said (Module.diagnostics), and the warning for a module that marks no
-// computation ENTRY (the commands' banner).
-struct Loaded {
-  Diagnostics said;
-  std::string banner;
-};
-Loaded loaded_of(py::handle module) {
-  Loaded out;
+std::string text_attr(py::handle object, const char* name) {
+  py::object value = py::getattr(object, name, py::none());
+  return value.is_none() ? std::string() : value.cast<std::string>();
+}
+
+// What was said before an analysis of `module`: what loading it said (Module.diagnostics), the
+// warning for a module that marks no computation ENTRY (the commands' banner), what the caller
+// read (`notes`: a JAX object, a profile) and what choosing `target` said (none without one).
+InputDiagnostics said_of(py::handle module, const DeviceTarget* target = nullptr,
+                         const std::vector<std::string>& notes = {}) {
+  InputDiagnostics out;
   py::object said = py::getattr(module, "_diagnostics", py::none());
-  if (!said.is_none()) out.said = said.cast<Diagnostics>();
+  if (!said.is_none()) out.loaded = said.cast<Diagnostics>();
   out.banner = no_entry_warning(module.cast<const Module&>(),
                                 python_load_options().entry_naming);
+  out.caller_notes = notes;
+  if (target != nullptr) out.device = target->diagnostics;
   return out;
 }
 
-// What reading the input said, for the notes of a cost or memory report as the command's
-// --json gives them: the banner and the input's warnings, marked "warning: ", first; what it
-// read (a dump directory's module), which the command says on standard error, after them.
-std::vector<std::string> input_notes(const Loaded& loaded) {
-  std::vector<std::string> out;
-  if (!loaded.banner.empty()) out.push_back(str_cat("warning: ", loaded.banner));
-  for (const std::string& w : loaded.said.warnings) out.push_back(str_cat("warning: ", w));
-  out.insert(out.end(), loaded.said.notes.begin(), loaded.said.notes.end());
-  return out;
-}
-
-// What a prediction is told before its own assumptions, in the commands' order
-// (add_input_diagnostics): what the input was read from, its warnings, what the caller read
-// (a JAX object, a profile), and what choosing the device said.
-Diagnostics said_before(const Loaded& loaded, const DeviceTarget& target,
-                        const std::vector<std::string>& notes) {
-  Diagnostics said{.notes = loaded.said.notes, .warnings = target.diagnostics.warnings};
-  for (const auto* part : {&loaded.said.warnings, &notes, &target.diagnostics.notes}) {
-    said.notes.insert(said.notes.end(), part->begin(), part->end());
-  }
-  return said;
+// What reading the input said, for the notes of a cost report as the command's --json gives
+// them: as a memory report's (add_input_diagnostics), with no device.
+std::vector<std::string> input_notes(const InputDiagnostics& said) {
+  MemoryReport report;
+  add_input_diagnostics(said, report);
+  return report.notes;
 }
 
 // ---- Choosing the device.
@@ -163,9 +156,11 @@ enum class Accepts { kAny, kNames, kName };
 // The device and slice `device` names for `module`, by the command's --device rule, with
 // `settings` (the command's --set) applied. `compiled_for`: the platform a JAX object's devices
 // are, where its text may not tell.
-DeviceTarget target(py::handle device, const Module* module, const std::string& topology,
+DeviceTarget target(py::handle device, py::handle module_object, const std::string& topology,
                     py::handle settings, const std::string& function, const std::string& accepts,
                     const std::string& compiled_for) {
+  const Module* module =
+      module_object.is_none() ? nullptr : &module_object.cast<const Module&>();
   const Accepts mode = accepts == "names" ? Accepts::kNames
                        : accepts == "name" ? Accepts::kName
                                            : Accepts::kAny;
@@ -192,13 +187,23 @@ DeviceTarget target(py::handle device, const Module* module, const std::string& 
     if (mode == Accepts::kName && absl::StripAsciiWhitespace(text).empty()) {
       throw py::value_error("device: no name given (hloroof.devices() lists the built-in ones)");
     }
+    const std::string file = text_attr(module_object, "_file");
+    const std::string kind = text_attr(module_object, "_profile_device_kind");
     GilRelease release;
-    t = resolve_device(text, module,
-                       {.topology = topology,
-                        .settings = std::move(set),
-                        .device_option = "device=",
-                        .topology_option = "topology=",
-                        .compiled_for = platform});
+    absl::StatusOr<DeviceChoice> chosen =
+        choose_device(module, file, kind, text,
+                      {.topology = topology,
+                       .settings = std::move(set),
+                       .device_option = "device=",
+                       .topology_option = "topology=",
+                       .compiled_for = platform});
+    if (chosen.ok() && !chosen->profile_note.empty()) {
+      // The command says it on standard error; Python, first among the device's notes.
+      std::vector<std::string>& notes = chosen->target.diagnostics.notes;
+      notes.insert(notes.begin(), chosen->profile_note);
+    }
+    t = chosen.ok() ? absl::StatusOr<DeviceTarget>(std::move(chosen->target))
+                    : absl::StatusOr<DeviceTarget>(chosen.status());
   } else if (mode == Accepts::kAny) {
     throw py::type_error(str_cat("device wants a name ('h100', 'tpu_v5e:2x2'), a device JSON "
                                  "path or a DeviceSpec, got ",
@@ -212,19 +217,6 @@ DeviceTarget target(py::handle device, const Module* module, const std::string& 
 }
 
 // ---- The results, with what was said merged in.
-
-// The memory report's notes and warnings as the command's --json gives them, and what the
-// caller read (a JAX object's device) after the device choice's notes.
-void merge_memory(MemoryReport& report, const Loaded& loaded, const DeviceTarget& target,
-                  const std::vector<std::string>& notes) {
-  std::vector<std::string> first = input_notes(loaded);
-  report.notes.insert(report.notes.begin(), first.begin(), first.end());
-  for (const auto* part : {&notes, &target.diagnostics.notes}) {
-    report.notes.insert(report.notes.end(), part->begin(), part->end());
-  }
-  report.warnings.insert(report.warnings.end(), target.diagnostics.warnings.begin(),
-                         target.diagnostics.warnings.end());
-}
 
 // A count of bytes with its thousands grouped: 167,772,160.
 std::string grouped(int64_t n) {
@@ -256,12 +248,6 @@ std::string xla_memory_note(const MemoryReport& report,
   return str_cat("XLA's memory_analysis() of the compiled object: ", said);
 }
 
-// The advice's notes: what was said before the prediction, then its own; its warnings are the
-// prediction's, which holds what was said.
-void merge_advice(Advice& advice, const Diagnostics& said) {
-  advice.notes.insert(advice.notes.begin(), said.notes.begin(), said.notes.end());
-}
-
 py::dict xspace_dict(const XSpaceFile& f) {
   py::dict out;
   out["path"] = f.path;
@@ -273,7 +259,7 @@ py::dict xspace_dict(const XSpaceFile& f) {
 
 // ---- Analysis: the prediction, memory analysis, advice and XSpace of one module at once.
 
-struct AnalysisRequest {
+struct PyAnalysisRequest {
   MemoryOptions memory;
   std::optional<AdviseOptions> advise;
   std::string xspace_dir;
@@ -300,12 +286,8 @@ XSpaceOptions xspace_options(int64_t steps, std::string run, std::string host) {
 class PyAnalysis {
  public:
   PyAnalysis(const Module& module, DeviceTarget target, const PredictOptions& predict,
-             const AnalysisRequest& request, Loaded loaded, std::vector<std::string> notes)
-      : module_(module),
-        target_(std::move(target)),
-        loaded_(std::move(loaded)),
-        notes_(std::move(notes)),
-        said_(said_before(loaded_, target_, notes_)) {
+             const PyAnalysisRequest& request, InputDiagnostics said)
+      : module_(module), target_(std::move(target)), said_(std::move(said)) {
     AnalysisOptions options;
     options.predict = predict;
     options.memory = request.memory;
@@ -315,7 +297,7 @@ class PyAnalysis {
     options.keep_timeline = true;  // Python reads the timeline after the XSpace
     options.threads = std::max(1, request.threads);
     // What was said, merged as predict() merges it, before the XSpace reads the prediction.
-    options.predicted = [this](Prediction& p) { add_diagnostics(said_, p); };
+    options.predicted = [this](Prediction& p) { add_input_diagnostics(said_, p); };
     analysis_.emplace(module, target_, std::move(options));
   }
   PyAnalysis(const PyAnalysis&) = delete;
@@ -332,13 +314,13 @@ class PyAnalysis {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!advice_) {
       advice_ = analysis_->advice();
-      if (advice_->ok()) merge_advice(**advice_, said_);
+      if (advice_->ok()) add_input_diagnostics(said_, **advice_);
     }
     return *advice_;
   }
   MemoryReport memory_report(const MemoryReport& made) const {
     MemoryReport report = made;
-    merge_memory(report, loaded_, target_, notes_);
+    add_input_diagnostics(said_, report);
     return report;
   }
   const DeviceTarget& target() const { return target_; }
@@ -347,9 +329,7 @@ class PyAnalysis {
  private:
   const Module& module_;
   DeviceTarget target_;
-  Loaded loaded_;
-  std::vector<std::string> notes_;
-  Diagnostics said_;
+  InputDiagnostics said_;
   std::optional<Analysis> analysis_;  // made last: it reads target_ and said_
   std::mutex mutex_;
   std::optional<absl::StatusOr<Advice>> advice_;
@@ -389,7 +369,7 @@ void bind_analysis_class(py::module_& m) {
                        size_t top_buffers, bool first_tile_padding, bool advise, size_t top,
                        size_t evidence_rows, py::object xspace_dir, int64_t steps,
                        std::string run, std::string host, int threads) {
-             AnalysisRequest request{
+             PyAnalysisRequest request{
                  .memory = {.top_buffers = top_buffers, .first_tile_padding = first_tile_padding},
                  .xspace_dir = xspace_dir.is_none() ? "" : log_dir_of(xspace_dir, "Analysis"),
                  .steps = steps,
@@ -398,7 +378,7 @@ void bind_analysis_class(py::module_& m) {
                  .threads = threads};
              if (advise) request.advise = AdviseOptions{.top = top, .evidence_rows = evidence_rows};
              return std::make_unique<PyAnalysis>(module.cast<const Module&>(), target, predict,
-                                                 request, loaded_of(module), std::move(notes));
+                                                 request, said_of(module, &target, notes));
            }),
            py::arg("module"), py::arg("target"), py::arg("predict"), py::arg("notes"),
            py::kw_only(), py::arg("top_buffers"), py::arg("first_tile_padding"),
@@ -477,8 +457,7 @@ void bind_calls(py::module_& m) {
       [](py::handle device, py::object module, const std::string& topology, py::handle settings,
          const std::string& function, const std::string& accepts,
          const std::string& compiled_for) {
-        return target(device, module.is_none() ? nullptr : &module.cast<const Module&>(),
-                      topology, settings, function, accepts, compiled_for);
+        return target(device, module, topology, settings, function, accepts, compiled_for);
       },
       py::arg("device"), py::arg("module"), py::arg("topology") = "", py::arg("settings"),
       py::arg("function"), py::arg("accepts") = "any", py::arg("compiled_for") = "",
@@ -487,10 +466,11 @@ void bind_calls(py::module_& m) {
   m.def(
       "_profile_target",
       [](py::handle device, const Profile& profile, const std::string& profile_path,
-         const Module& module, const std::string& topology) {
+         py::handle module_object, const std::string& topology) {
+        const Module& module = module_object.cast<const Module&>();
         if (py::isinstance<DeviceSpec>(device)) {
           // A spec given whole: the profile chooses nothing, and is of its platform.
-          DeviceTarget t = target(device, &module, topology, py::none(), "compare_profile",
+          DeviceTarget t = target(device, module_object, topology, py::none(), "compare_profile",
                                   "any", "");
           absl::StatusOr<MeasuredDevice> measured = measured_device(profile, profile_path);
           const absl::Status same =
@@ -528,14 +508,14 @@ void bind_calls(py::module_& m) {
       [](py::object module_object, const DeviceTarget& target, const PredictOptions& options,
          const std::vector<std::string>& notes, bool keep_module) {
         const Module& module = module_object.cast<const Module&>();
-        const Diagnostics said = said_before(loaded_of(module_object), target, notes);
+        const InputDiagnostics said = said_of(module_object, &target, notes);
         absl::StatusOr<Prediction> p;
         {
           ModuleUse use(module);
           GilRelease release;
           p = predict_step_time(module, target, options);
           if (p.ok()) {
-            add_diagnostics(said, *p);
+            add_input_diagnostics(said, *p);
             if (!keep_module) {  // the module ends with the call: no record may point into it
               for (OpPrediction& op : p->ops) op.instruction = nullptr;
               for (TimelineEvent& e : p->timeline) e.instruction = nullptr;
@@ -562,7 +542,7 @@ void bind_calls(py::module_& m) {
           cost = analyze_cost(module, options);
         }
         ModuleCost out = value_or_raise(std::move(cost));
-        const std::vector<std::string> first = input_notes(loaded_of(module_object));
+        const std::vector<std::string> first = input_notes(said_of(module_object));
         out.notes.insert(out.notes.begin(), first.begin(), first.end());
         return out;
       },
@@ -583,7 +563,7 @@ void bind_calls(py::module_& m) {
                                    .first_tile_padding = first_tile_padding});
         }
         MemoryReport out = value_or_raise(std::move(report));
-        merge_memory(out, loaded_of(module_object), target, notes);
+        add_input_diagnostics(said_of(module_object, &target, notes), out);
         if (xla) out.notes.push_back(xla_memory_note(out, *xla));
         return out;
       },
@@ -599,7 +579,7 @@ void bind_calls(py::module_& m) {
       [](py::object module_object, const DeviceTarget& target, const PredictOptions& options,
          const std::vector<std::string>& notes, size_t top, size_t evidence_rows) {
         const Module& module = module_object.cast<const Module&>();
-        const Diagnostics said = said_before(loaded_of(module_object), target, notes);
+        const InputDiagnostics said = said_of(module_object, &target, notes);
         absl::StatusOr<Advice> advice;
         {
           ModuleUse use(module);
@@ -608,11 +588,11 @@ void bind_calls(py::module_& m) {
           analysis_options.predict = options;
           analysis_options.memory = MemoryOptions{};
           analysis_options.advise = AdviseOptions{.top = top, .evidence_rows = evidence_rows};
-          analysis_options.predicted = [&](Prediction& p) { add_diagnostics(said, p); };
+          analysis_options.predicted = [&](Prediction& p) { add_input_diagnostics(said, p); };
           Analysis analysis(module, target, std::move(analysis_options));
           absl::Status s = analysis.run();
           advice = s.ok() ? analysis.advice() : absl::StatusOr<Advice>(s);
-          if (advice.ok()) merge_advice(*advice, said);
+          if (advice.ok()) add_input_diagnostics(said, *advice);
         }
         return value_or_raise(std::move(advice));
       },
@@ -650,7 +630,7 @@ void bind_calls(py::module_& m) {
       [](py::object module_object, const std::vector<DeviceTarget>& targets,
          const PredictOptions& options) {
         const Module& module = module_object.cast<const Module&>();
-        const Loaded loaded = loaded_of(module_object);
+
         DeviceComparison c;
         {
           ModuleUse use(module);
@@ -660,7 +640,7 @@ void bind_calls(py::module_& m) {
         py::list predictions;
         for (size_t k = 0; k < targets.size(); ++k) {
           Prediction p = value_or_raise(std::move(c.predictions[k]));
-          add_diagnostics(said_before(loaded, targets[k], {}), p);
+          add_input_diagnostics(said_of(module_object, &targets[k]), p);
           py::object out = py::cast(std::move(p));
           py::detail::keep_alive_impl(out, module_object);
           out.attr("_device") = py::cast(targets[k].spec);

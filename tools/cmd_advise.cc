@@ -10,7 +10,6 @@
 #include "hloroof/analysis.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
-#include "hloroof/platform.h"
 #include "hloroof/predict.h"
 #include "hloroof/topology.h"
 #include "input.h"
@@ -62,17 +61,11 @@ int run(const std::vector<std::string>& words) {
   options.top = static_cast<size_t>(args->count(kTop));
   options.evidence_rows = static_cast<size_t>(args->count(kEvidence));
 
-  absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->text(kModuleFlag),
-                                                    args->text(kEntry));
-  if (!loaded.ok()) return fail(loaded.status());
-  print_input_messages(*loaded);
-  const Module& module = loaded->module;
-  absl::StatusOr<DeviceTarget> choice =
-      resolve_device(device_or_profile(args->text(kDevice), *loaded), &module,
-                     {.topology = args->text(kTopology),
-                      .settings = args->all(kSetFlag),
-                      .compiled_for = platform_of_file_name(loaded->file)});
-  if (!choice.ok()) return fail(choice.status());
+  absl::StatusOr<AnalysisInput> in =
+      prepare_input(args->positional[0], args->text(kModuleFlag), args->text(kEntry),
+                    args->text(kDevice),
+                    {.topology = args->text(kTopology), .settings = args->all(kSetFlag)});
+  if (!in.ok()) return fail(in.status());
   // The memory analysis beside the prediction: neither reads the other's results. The advice
   // reads no allocation itself (a wide tuple has one per leaf), nor the live bytes. The
   // findings of the prediction alone are made on its thread while the analysis runs.
@@ -83,9 +76,9 @@ int run(const std::vector<std::string>& words) {
   analysis_options.advise = options;
   analysis_options.threads = cores();
   analysis_options.predicted = [&](Prediction& prediction) {
-    add_input_diagnostics(*loaded, *choice, prediction);
+    add_input_diagnostics(in->said(/*loaded_notes_shown=*/true), prediction);
   };
-  Analysis analysis(module, *choice, std::move(analysis_options));
+  Analysis analysis(in->loaded.module, in->target, std::move(analysis_options));
   if (absl::Status s = analysis.run(); !s.ok()) return fail(s);
   absl::StatusOr<Advice> advice = analysis.advice();
   if (!advice.ok()) return fail(advice.status());
@@ -97,7 +90,7 @@ int run(const std::vector<std::string>& words) {
   } else {
     std::cout << render_advice_text(*advice);
   }
-  keep_until_exit(std::move(loaded), std::move(choice), std::move(analysis), std::move(advice));
+  keep_until_exit(std::move(in), std::move(analysis), std::move(advice));
   return kExitOk;
 }
 

@@ -15,7 +15,6 @@
 #include "commands.h"
 #include "hloroof/analysis.h"
 #include "hloroof/hlo_text.h"
-#include "hloroof/platform.h"
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
 #include "input.h"
@@ -54,15 +53,13 @@ int compare(const Args& args, const SharedOptions& shared,
   std::vector<DeviceTarget> targets;
   absl::Status unresolved;
   for (const std::string& d : devices) {
-    absl::StatusOr<DeviceTarget> target =
-        resolve_device(d, &loaded->module,
-                       {.settings = args.all(kSetFlag),
-                        .compiled_for = platform_of_file_name(loaded->file)});
-    if (!target.ok()) {
-      unresolved = target.status();
+    absl::StatusOr<DeviceChoice> choice =
+        choose_device(*loaded, d, {.settings = args.all(kSetFlag)});
+    if (!choice.ok()) {
+      unresolved = choice.status();
       break;
     }
-    targets.push_back(*std::move(target));
+    targets.push_back(std::move(choice->target));
   }
   const bool every_op = shared.json || shared.csv;  // every op of every device
   DeviceComparisonOptions options;
@@ -76,7 +73,8 @@ int compare(const Args& args, const SharedOptions& shared,
     options.check_capacity = true;  // the text's memory row
   }
   auto add_diagnostics = [&](size_t k, Prediction& p) {
-    add_input_diagnostics(*loaded, targets[k], p);
+    add_input_diagnostics(input_diagnostics(*loaded, targets[k], /*loaded_notes_shown=*/true),
+                          p);
     if (!shared.model_flops.note.empty()) p.diagnostics.notes.push_back(shared.model_flops.note);
   };
   int exit_code = kExitOk;

@@ -41,7 +41,13 @@ absl::StatusOr<std::array<Side, 2>> predict_sides(const std::array<std::string, 
   // The first side's device is the second's when none is given.
   std::array<std::optional<absl::StatusOr<DeviceTarget>>, 2> choice;
   auto resolve = [&](size_t k) {
-    choice[k] = resolve_device(device, &(*loaded[k])->module, {.settings = settings});
+    absl::StatusOr<DeviceChoice> chosen =
+        choose_device(**loaded[k], device, {.settings = settings});
+    if (chosen.ok() && !chosen->profile_note.empty()) {
+      print_message("note: ", chosen->profile_note);
+    }
+    choice[k] = chosen.ok() ? absl::StatusOr<DeviceTarget>(std::move(chosen->target))
+                            : absl::StatusOr<DeviceTarget>(chosen.status());
   };
   if (!loaded[0]->ok()) return loaded[0]->status();
   print_input_messages(**loaded[0]);
@@ -84,7 +90,8 @@ absl::StatusOr<std::array<Side, 2>> predict_sides(const std::array<std::string, 
     }
     if (!predicted[k]->ok()) return predicted[k]->status();
     if (!memory[k]->ok()) return memory[k]->status();
-    add_input_diagnostics(**loaded[k], **choice[k], **predicted[k]);
+    add_input_diagnostics(input_diagnostics(**loaded[k], **choice[k], /*loaded_notes_shown=*/true),
+                          **predicted[k]);
     sides[k] = {*std::move(*loaded[k]), *std::move(*predicted[k]), (*memory[k])->peak_bytes};
   }
   return sides;

@@ -11,7 +11,6 @@
 #include "hloroof/analysis_text.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/memory.h"
-#include "hloroof/platform.h"
 #include "hloroof/topology.h"
 #include "input.h"
 
@@ -84,50 +83,46 @@ int run(const std::vector<std::string>& words) {
   }
   MemoryOptions options;
   options.top_buffers = static_cast<size_t>(args->count(kTop));
-  absl::StatusOr<LoadedModule> loaded = load_input(args->positional[0], args->text(kModuleFlag),
-                                                    args->text(kEntry));
-  if (!loaded.ok()) return fail(loaded.status());
-  print_input_messages(*loaded, args->flag(kCsv));
   // Without --device, the module's platform picks it, as for `predict`.
-  absl::StatusOr<DeviceTarget> choice =
-      resolve_device(device_or_profile(args->text(kDevice), *loaded), &loaded->module,
-                     {.settings = args->all(kSetFlag),
-                      .compiled_for = platform_of_file_name(loaded->file)});
-  if (!choice.ok()) return fail(choice.status());
+  absl::StatusOr<AnalysisInput> in =
+      prepare_input(args->positional[0], args->text(kModuleFlag), args->text(kEntry),
+                    args->text(kDevice), {.settings = args->all(kSetFlag)}, args->flag(kCsv));
+  if (!in.ok()) return fail(in.status());
+  const LoadedModule& loaded = in->loaded;
+  const DeviceTarget& choice = in->target;
   // The allocations are listed by the JSON, and compared with XLA's where the input has them;
   // the text counts them.
-  options.allocations = args->flag(kJson) || loaded->xla_assignment.has_value();
+  options.allocations = args->flag(kJson) || loaded.xla_assignment.has_value();
   options.allocation_runs = true;  // expanded as they are written or compared
   options.live_curves = args->flag(kJson);  // the text and the CSV show the peak only
-  absl::StatusOr<MemoryReport> report = analyze_memory(loaded->module, choice->spec, options);
+  absl::StatusOr<MemoryReport> report = analyze_memory(loaded.module, choice.spec, options);
   if (!report.ok()) return fail(report.status());
-  for (size_t i = 0; i < loaded->diagnostics.warnings.size(); ++i) {
-    report->notes.insert(report->notes.begin() + i, "warning: " + loaded->diagnostics.warnings[i]);
-  }
   // XLA's own allocations, where the input carries them (an HloProto's buffer assignment).
   std::optional<XlaMemoryComparison> xla;
-  if (loaded->xla_assignment.has_value()) {
-    const absl::StatusOr<XlaBufferAssignment>& assigned = *loaded->xla_assignment;
+  if (loaded.xla_assignment.has_value()) {
+    const absl::StatusOr<XlaBufferAssignment>& assigned = *loaded.xla_assignment;
     if (!assigned.ok()) return fail(assigned.status());
     if (!assigned->allocations.empty()) xla = compare_with_xla(*report, *assigned);
   }
+  // What reading the module said went to stderr; its warnings are the report's too.
+  InputDiagnostics said = in->said(/*loaded_notes_shown=*/true);
   if (args->flag(kCsv)) {
     print_csv(*report);
   } else if (args->flag(kJson)) {
-    if (!loaded->banner.empty()) {
-      report->notes.insert(report->notes.begin(), "warning: " + loaded->banner);
-    }
-    report->notes.insert(report->notes.end(), choice->diagnostics.notes.begin(), choice->diagnostics.notes.end());
-    report->entry_marked = loaded->entry_marked;
-    report->warnings = choice->diagnostics.warnings;
+    add_input_diagnostics(said, *report);
+    report->entry_marked = loaded.entry_marked;
     write_memory_json(*report, std::cout, xla ? &*xla : nullptr);
   } else {
-    std::cout << banner_text(*loaded)
-              << render_memory_text(*report, {.device_warnings = choice->diagnostics.warnings,
-                                              .device_notes = choice->diagnostics.notes,
+    // The text shows the banner at its top and the device choice's diagnostics apart.
+    said.banner.clear();
+    said.device = {};
+    add_input_diagnostics(said, *report);
+    std::cout << banner_text(loaded)
+              << render_memory_text(*report, {.device_warnings = choice.diagnostics.warnings,
+                                              .device_notes = choice.diagnostics.notes,
                                               .xla = xla ? &*xla : nullptr});
   }
-  keep_until_exit(std::move(loaded), std::move(choice), std::move(report));
+  keep_until_exit(std::move(in), std::move(report));
   return kExitOk;
 }
 

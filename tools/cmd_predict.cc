@@ -15,7 +15,6 @@
 #include "hloroof/hlo_text.h"
 #include "hloroof/memory.h"
 #include "hloroof/output_file.h"
-#include "hloroof/platform.h"
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
 #include "hloroof/topology.h"
@@ -184,8 +183,7 @@ absl::StatusOr<Request> parse_request(Args args) {
 // shows the allocations themselves (a wide tuple has one per leaf). The prediction, once made,
 // gets what loading and the device choice said, and the text report is made of it while the
 // memory analysis may still run.
-AnalysisOptions analysis_options(const Request& request, const LoadedModule& loaded,
-                                 const DeviceTarget& choice,
+AnalysisOptions analysis_options(const Request& request, const AnalysisInput& in,
                                  std::optional<absl::StatusOr<std::string>>& report) {
   const Args& args = request.args;
   AnalysisOptions options;
@@ -200,16 +198,16 @@ AnalysisOptions analysis_options(const Request& request, const LoadedModule& loa
     options.xspace_dir = args.text(kXSpace);
     options.xspace.steps = request.shared.steps;
     options.xspace.threads = cores();  // the writer makes two parts at a time at most
-    options.xspace.inputs = {args.positional[0], loaded.file, args.text(kDevice)};
+    options.xspace.inputs = {args.positional[0], in.loaded.file, args.text(kDevice)};
     // Only the trace reads the timeline after the XSpace.
     options.keep_timeline = args.has(kTrace);
   }
-  options.predicted = [&request, &loaded, &choice, &report](Prediction& prediction) {
-    add_input_diagnostics(loaded, choice, prediction);
+  options.predicted = [&request, &in, &report](Prediction& prediction) {
+    add_input_diagnostics(in.said(/*loaded_notes_shown=*/true), prediction);
     const std::string& note = request.shared.model_flops.note;
     if (!note.empty()) prediction.diagnostics.notes.push_back(note);
     // The report (its one error, a filter RE2 cannot compile, is caught with the arguments).
-    if (request.text) report = render_text_report(prediction, choice.spec, request.stats);
+    if (request.text) report = render_text_report(prediction, in.target.spec, request.stats);
   };
   return options;
 }
@@ -295,24 +293,17 @@ int run(const std::vector<std::string>& words) {
     if (absl::Status s = check_xspace_log_dir(a.text(kXSpace)); !s.ok()) return fail(s);
   }
 
-  absl::StatusOr<LoadedModule> loaded =
-      load_input(a.positional[0], a.text(kModule), a.text(kEntry));
-  if (!loaded.ok()) return fail(loaded.status());
-  print_input_messages(*loaded);
   // The device spec is needed for the report's roofs as well as for the prediction.
-  absl::StatusOr<DeviceTarget> choice =
-      resolve_device(device_or_profile(a.text(kDevice), *loaded), &loaded->module,
-                     {.topology = a.text(kTopology),
-                      .settings = a.all(kSetFlag),
-                      .compiled_for = platform_of_file_name(loaded->file)});
-  if (!choice.ok()) return fail(choice.status());
+  absl::StatusOr<AnalysisInput> in =
+      prepare_input(a.positional[0], a.text(kModule), a.text(kEntry), a.text(kDevice),
+                    {.topology = a.text(kTopology), .settings = a.all(kSetFlag)});
+  if (!in.ok()) return fail(in.status());
   std::optional<absl::StatusOr<std::string>> report;
-  Analysis analysis(loaded->module, *choice,
-                    analysis_options(*request, *loaded, *choice, report));
+  Analysis analysis(in->loaded.module, in->target, analysis_options(*request, *in, report));
   if (absl::Status s = analysis.run(); !s.ok()) return fail(s);
-  exit_code = write_outputs(*request, *loaded, analysis, report);
+  exit_code = write_outputs(*request, in->loaded, analysis, report);
   if (exit_code != kExitOk) return exit_code;
-  keep_until_exit(std::move(loaded), std::move(choice), std::move(analysis));
+  keep_until_exit(std::move(in), std::move(analysis));
   return kExitOk;
 }
 

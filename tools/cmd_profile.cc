@@ -276,7 +276,8 @@ int run(const std::vector<std::string>& words) {
   absl::StatusOr<ProfileJoin> joined = join_profile(
       module, choice, *profile, {.predict = r->options, .profile = r->profile_options});
   if (!joined.ok()) return fail(joined.status());
-  add_input_diagnostics(*loaded, choice, joined->prediction);
+  add_input_diagnostics(input_diagnostics(*loaded, choice, /*loaded_notes_shown=*/true),
+                        joined->prediction);
   std::vector<std::string>& notes = joined->comparison.notes;
   if (device->stand_in) notes.insert(notes.begin(), device->said);
   if (const std::string set = settings_note(r->args); !set.empty()) {

@@ -12,7 +12,6 @@
 #include "cli.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/hlo_text.h"
-#include "hloroof/platform.h"
 #include "hloroof/profile.h"
 #include "hloroof/units.h"
 #include "hloroof/csv_text.h"
@@ -65,14 +64,20 @@ std::string settings_note(const Args& args) {
   return absl::StrCat("device figures set: ", absl::StrJoin(settings, ", "));
 }
 
-std::string device_or_profile(const std::string& given, const LoadedModule& loaded) {
-  if (!given.empty() || loaded.profile_device_kind.empty()) return given;
-  const std::string device = device_for_kind(loaded.profile_device_kind).device;
-  if (device.empty()) return given;
-  print_message("note: ", absl::StrCat("device ", device, " from the profile, which ran on '",
-                                       loaded.profile_device_kind,
-                                       "' (the profile's device plane); --device overrides it"));
-  return device;
+absl::StatusOr<AnalysisInput> prepare_input(const std::string& path,
+                                            std::string_view module_name,
+                                            std::string_view entry, const std::string& device,
+                                            DeviceTargetOptions options, bool with_banner) {
+  AnalysisRequest request{.path = path, .load = cli_load_options(), .device = device};
+  request.load.module_name = std::string(module_name);
+  request.load.entry = std::string(entry);
+  request.device_options = std::move(options);
+  request.on_loaded = [with_banner](const LoadedModule& loaded) {
+    print_input_messages(loaded, with_banner);
+  };
+  absl::StatusOr<AnalysisInput> in = prepare_analysis(request);
+  if (in.ok() && !in->profile_note.empty()) print_message("note: ", in->profile_note);
+  return in;
 }
 
 

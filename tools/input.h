@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "cli.h"
+#include "hloroof/analysis.h"
 #include "hloroof/hlo_proto.h"
 #include "hloroof/load.h"
 #include "hloroof/module.h"
@@ -28,9 +29,14 @@ LoadOptions cli_load_options();
 absl::StatusOr<LoadedModule> load_input(const std::string& path, std::string_view module_name,
                                         std::string_view entry = {});
 
-// The device to predict on: `given` (--device), else the device the profile the module came
-// from ran on (and a note on stderr says so), else "" (the module's platform decides).
-std::string device_or_profile(const std::string& given, const LoadedModule& loaded);
+// The module at `path` read as load_input reads it, what reading it said printed
+// (print_input_messages), and its device chosen (choose_device: `device` is --device's,
+// `options` the other device flags), the profile's choice said on stderr.
+absl::StatusOr<AnalysisInput> prepare_input(const std::string& path,
+                                            std::string_view module_name,
+                                            std::string_view entry, const std::string& device,
+                                            DeviceTargetOptions options,
+                                            bool with_banner = false);
 
 // Prints `note: ...` for each note and `warning: ...` for each warning on stderr; the banner
 // too when `with_banner` (a report that has no top of its own to show it: CSV).

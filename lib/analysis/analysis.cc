@@ -147,16 +147,4 @@ absl::StatusOr<Advice> Analysis::advice() {
 
 const DeviceSpec& Analysis::device() const { return state_->device.spec; }
 
-void add_input_diagnostics(const LoadedModule& loaded, const DeviceTarget& choice,
-                           Prediction& prediction) {
-  Diagnostics said{loaded.diagnostics.warnings, choice.diagnostics.warnings};
-  said.notes.insert(said.notes.end(), choice.diagnostics.notes.begin(),
-                    choice.diagnostics.notes.end());
-  add_diagnostics(said, prediction);
-  if (!loaded.banner.empty()) {
-    std::vector<std::string>& warnings = prediction.diagnostics.warnings;
-    warnings.insert(warnings.begin(), loaded.banner);
-  }
-}
-
 }  // namespace hloroof

@@ -14,6 +14,7 @@
 #include "hloroof/analysis_json.h"
 #include "hloroof/device_target.h"
 #include "hloroof/hlo_text.h"
+#include "hloroof/load.h"
 #include "hloroof/memory.h"
 #include "hloroof/predict.h"
 #include "hloroof/report.h"
@@ -120,20 +121,66 @@ TEST_CASE("an analysis says the prediction's error") {
 }
 
 TEST_CASE("add_input_diagnostics: the input's, then the device choice's, in one order") {
-  LoadedModule loaded;
-  loaded.banner = "banner";
-  loaded.diagnostics.warnings = {"input warning"};
-  DeviceTarget choice;
-  choice.diagnostics.notes = {"device note"};
-  choice.diagnostics.warnings = {"device warning"};
+  InputDiagnostics said;
+  said.banner = "banner";
+  said.loaded = {.notes = {"read note"}, .warnings = {"input warning"}};
+  said.caller_notes = {"caller note"};
+  said.device = {.notes = {"device note"}, .warnings = {"device warning"}};
   Prediction prediction;
   prediction.diagnostics.notes = {"own assumption"};
   prediction.diagnostics.warnings = {"own warning"};
-  add_input_diagnostics(loaded, choice, prediction);
+  add_input_diagnostics(said, prediction);
   CHECK(prediction.diagnostics.notes ==
-        std::vector<std::string>{"input warning", "device note", "own assumption"});
+        std::vector<std::string>{"read note", "input warning", "caller note", "device note",
+                                 "own assumption"});
   CHECK(prediction.diagnostics.warnings ==
         std::vector<std::string>{"banner", "own warning", "device warning"});
+  // A memory report, as `memory --json` gives it; the command showed loading's notes apart.
+  said.loaded_notes_shown = true;
+  MemoryReport report;
+  report.notes = {"own note"};
+  add_input_diagnostics(said, report);
+  CHECK(report.notes == std::vector<std::string>{"warning: banner", "warning: input warning",
+                                                 "own note", "caller note", "device note"});
+  CHECK(report.warnings == std::vector<std::string>{"device warning"});
+  Advice advice;
+  advice.notes = {"own finding note"};
+  add_input_diagnostics(said, advice);
+  CHECK(advice.notes == std::vector<std::string>{"input warning", "caller note", "device note",
+                                                 "own finding note"});
+}
+
+TEST_CASE("choose_device: the device given, else the profile's, else the platform's") {
+  const std::string text =
+      "HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n";
+  absl::StatusOr<LoadedModule> loaded = load_module(ModuleBytes{.bytes = text, .name = "m.hlo"});
+  REQUIRE_OK(loaded);
+  // Nothing tells the platform: the default guess, said as a warning.
+  absl::StatusOr<DeviceChoice> none = choose_device(*loaded, "");
+  REQUIRE_OK(none);
+  CHECK(none->profile_note.empty());
+  // The profile it came from ran on a TPU v6e: that device, and a note naming the option.
+  loaded->profile_device_kind = "TPU v6 Lite";
+  absl::StatusOr<DeviceChoice> profiled = choose_device(*loaded, "", {.device_option = "-d"});
+  REQUIRE_OK(profiled);
+  CHECK(profiled->target.spec.name == "tpu_v6e");
+  CHECK(profiled->profile_note ==
+        "device tpu_v6e from the profile, which ran on 'TPU v6 Lite' (the profile's device "
+        "plane); -d overrides it");
+  // A device given wins over the profile's.
+  absl::StatusOr<DeviceChoice> given = choose_device(*loaded, "h100");
+  REQUIRE_OK(given);
+  CHECK(given->target.spec.name == "h100");
+  CHECK(given->profile_note.empty());
+  // XLA's dump file name of a GPU compilation tells the platform the text does not: a TPU
+  // named for it is warned of.
+  loaded->profile_device_kind.clear();
+  CHECK(choose_device(*loaded, "tpu_v5e")->target.diagnostics.warnings.empty());
+  loaded->file = "module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt";
+  absl::StatusOr<DeviceChoice> dumped = choose_device(*loaded, "tpu_v5e");
+  REQUIRE_OK(dumped);
+  REQUIRE(dumped->target.diagnostics.warnings.size() == 1);
+  CHECK_THAT(dumped->target.diagnostics.warnings[0], Catch::Contains("gpu_after_optimizations"));
 }
 
 }  // namespace

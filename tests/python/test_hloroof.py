@@ -71,6 +71,30 @@ def test_predict_matches_the_cli_json(path, device):
     assert json.loads(p.to_json()) == expected
 
 
+def test_a_profile_s_module_is_predicted_on_its_device_as_the_command_does():
+    # One rule for every caller (hloroof/analysis.h, choose_device): with no device given, a
+    # module read from a profile is predicted on the device its planes name (a TPU v6e here).
+    profile = SOURCE.parent / "shared" / "profiles" / "tpu_v6e" / "tpu_inference_2.xplane.pb"
+    if not profile.exists():
+        pytest.skip(f"{profile}: absent")
+    result = run_cli("predict", profile, "--json")
+    assert result.returncode == 0, result.stderr
+    expected = json.loads(result.stdout)
+    got = hloroof.predict(profile).to_dict()
+    assert got["device"] == expected["device"] == "tpu_v6e"
+    # What the command says on standard error (which module was read, which device the
+    # profile chose), Python says first among the assumptions, each naming its own options
+    # after a ';' (module_name=, device=); the rest is the same.
+    said = got["assumptions"][:len(got["assumptions"]) - len(expected["assumptions"])]
+    assert got["assumptions"][len(said):] == expected["assumptions"]
+    assert len(said) == 2 and "device tpu_v6e from the profile" in said[1]
+    stderr = " ".join(result.stderr.split())
+    for note in said:
+        assert " ".join(note.rsplit(";", 1)[0].split()) in stderr
+    del got["assumptions"], expected["assumptions"]
+    assert got == expected
+
+
 def test_time_ranges_are_the_json_s():
     # Two bf16 embedding gradients on h200 (GRADS; tests/predict/predict_step_test.cc derives
     # them): each 16384 token ids over 32000 rows, at the low end spread evenly (the expected

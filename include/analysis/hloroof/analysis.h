@@ -266,11 +266,83 @@ inline constexpr char kCalibrationUsagePayload[] = "hloroof.calibration.usage";
 // (a module that did not run advises giving the one that did).
 absl::StatusOr<ProfileCalibration> calibrate_profiles(const ProfileCalibrationInputs& inputs);
 
-// Merges what loading and the device choice said into `prediction`, in the one order every
-// report shows: the input's warnings, then the device choice's notes, before the prediction's
-// assumptions; the banner first, the device choice's warnings last, among its warnings.
-void add_input_diagnostics(const LoadedModule& loaded, const DeviceTarget& choice,
-                           Prediction& prediction);
+// ---- The front door: what every command and the Python module do around an analysis. A
+// module is read (load_module), its device chosen by one rule (choose_device), and what both
+// said merged into each result in one order (add_input_diagnostics).
+//
+//   absl::StatusOr<hloroof::AnalysisInput> in =
+//       hloroof::prepare_analysis({.path = "train_step.hlo", .device = "tpu_v5e:2x2"});
+//   hloroof::Analysis analysis(in->loaded.module, in->target);
+//   absl::StatusOr<hloroof::Prediction>& p = analysis.prediction();
+//   if (p.ok()) hloroof::add_input_diagnostics(in->said(), *p);
+
+// What was said before an analysis ran, in the order every result gives it.
+struct InputDiagnostics {
+  std::string banner;  // the module's figures are not its whole step (LoadedModule::banner)
+  Diagnostics loaded;  // reading the module: which module was read (notes), its warnings
+  // What the caller read besides the module (a JAX object's devices), after loading's.
+  std::vector<std::string> caller_notes;
+  Diagnostics device;  // choosing the device (DeviceTarget::diagnostics)
+  // Loading's notes were shown apart (the command prints them on standard error): not merged.
+  bool loaded_notes_shown = false;
+};
+
+// The device `loaded` is analysed on: `device` as resolve_device reads it (with `options`);
+// empty, the built-in device of the kind the profile it was read from ran on
+// (LoadedModule::profile_device_kind), else the default of the module's platform. An unset
+// `options.compiled_for` takes what the file's name tells (platform_of_file_name: XLA's dump
+// names). `profile_note` says when the profile chose the device ("device h100 from the
+// profile, which ran on 'NVIDIA H100 80GB HBM3' (the profile's device plane); --device
+// overrides it", `options.device_option` naming the option). Errors: resolve_device's.
+struct DeviceChoice {
+  DeviceTarget target;
+  std::string profile_note;
+};
+absl::StatusOr<DeviceChoice> choose_device(const LoadedModule& loaded, std::string_view device,
+                                           DeviceTargetOptions options = {});
+// The same for a module held apart from what loading it said (Python's): `file` the file it
+// was read from (empty: none), `profile_device_kind` as LoadedModule's; `module` may be null
+// (the device alone).
+absl::StatusOr<DeviceChoice> choose_device(const Module* module, std::string_view file,
+                                           std::string_view profile_device_kind,
+                                           std::string_view device,
+                                           DeviceTargetOptions options = {});
+
+// A module read and its device chosen: what every analysis starts from.
+struct AnalysisRequest {
+  std::string path;  // as load_module reads it: a file, an XLA dump folder, "-"
+  LoadOptions load;
+  std::string device;  // as choose_device takes it
+  DeviceTargetOptions device_options;
+  // Called with the module once read, before its device is chosen (the command prints what
+  // reading it said, then the device's note or error).
+  std::function<void(const LoadedModule&)> on_loaded;
+};
+struct AnalysisInput {
+  LoadedModule loaded;
+  DeviceTarget target;
+  std::string profile_note;  // choose_device's
+  // What reading the module and choosing its device said; `loaded_notes_shown` as the caller
+  // shows loading's notes.
+  InputDiagnostics said(bool loaded_notes_shown = false) const;
+};
+// load_module, then choose_device. Errors: either's.
+absl::StatusOr<AnalysisInput> prepare_analysis(const AnalysisRequest& request);
+
+// What reading `loaded` and choosing `target` said.
+InputDiagnostics input_diagnostics(const LoadedModule& loaded, const DeviceTarget& target,
+                                   bool loaded_notes_shown = false);
+
+// Merges `said` into a result, in the one order every report shows. A prediction: loading's
+// notes (unless shown), its warnings, the caller's notes and the device choice's notes lead
+// its assumptions; the banner leads its warnings, the device choice's follow them. A memory
+// report (as `memory --json` gives it): the banner and loading's warnings, each marked
+// "warning: ", then loading's notes (unless shown) lead its notes, the caller's and the device
+// choice's notes follow them; the device choice's warnings follow its warnings. Advice: the
+// prediction's leading notes lead its notes (its warnings are its prediction's).
+void add_input_diagnostics(const InputDiagnostics& said, Prediction& prediction);
+void add_input_diagnostics(const InputDiagnostics& said, MemoryReport& report);
+void add_input_diagnostics(const InputDiagnostics& said, Advice& advice);
 
 }  // namespace hloroof
 
