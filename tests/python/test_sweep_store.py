@@ -46,10 +46,12 @@ def _spec(folder, configs=None, extra="", grid=None, cache=None, workers=True):
     return spec
 
 
-def _sweep(*args, timeout=HANG_S, **kwargs):
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.run([sys.executable, "-m", "hloroof.sweep", *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout, env=env, **kwargs)
+def _sweep(*args, timeout=HANG_S, env=(), **kwargs):
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **dict(env))
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    kwargs.setdefault("stderr", subprocess.PIPE)
+    return subprocess.run([sys.executable, "-m", "hloroof.sweep", *map(str, args)], text=True,
+                          timeout=timeout, env=env, **kwargs)
 
 
 def _one_error_line(run):
@@ -98,6 +100,11 @@ def test_workers_below_one_refused(tmp_path):
     ("cache = 5", "cache = 5: expected a folder"),
     ("out = 5", "out = 5: expected a file, .csv or .parquet"),
     ("svg = true", "svg = True: expected a file, .svg"),
+    # NUL, which no file name holds, once gave "error: embedded null byte", naming no key.
+    ('cache = "a\\u0000b"', "cache = 'a\\x00b': expected a folder"),
+    ('path = ["\\u0000"]', "path = ['\\x00']: expected a list of folders"),
+    # 1e300 GB is no number of bytes (inf), once said as "compile_memory=inf".
+    ("compile_memory_gb = 1e300", "compile_memory_gb = 1e+300: expected GB"),
 ])
 def test_spec_values_of_the_wrong_type(tmp_path, line, says):
     """docs/sweep.md: exit status 2 and a message for a spec the sweep cannot use; a string for
@@ -128,6 +135,17 @@ def test_spec_tables_of_the_wrong_shape(tmp_path):
 def test_options_refused_before_compiling(tmp_path):
     spec = _spec(tmp_path, [{"width": 128}])
     assert "--ray '': give HOST:PORT" in _one_error_line(_sweep(spec, "--ray", ""))
+    # Empty names were taken as no option: no rows written, the default store.
+    for option, says in (("--out", "a file, .csv or .parquet"), ("--svg", "a file, .svg"),
+                         ("--cache", "a folder")):
+        line = _one_error_line(_sweep(spec, option, ""))
+        assert line == f"error: {option} '': give {says}", line
+    line = _one_error_line(_sweep("what-if", spec, "--device", "tpu_v5e:2x2", "--out", " "))
+    assert line == "error: --out ' ': give a file, .csv", line
+    # A terminal's escapes in a name reach the error line escaped (hloroof's message quotes
+    # the device's name as it came).
+    line = _one_error_line(_sweep("what-if", spec, "--device", "\x1b[2Jtpu:2x2"))
+    assert "\x1b" not in line and "\\x1b[2Jtpu" in line, line
     assert "timeout_s=0.0: seconds" in _one_error_line(_sweep(spec, "--timeout", "0"))
     assert "compile_memory=" in _one_error_line(_sweep(spec, "--compile-memory", "-2"))
     assert not (tmp_path / "cache").exists()  # nothing compiled, no store made
@@ -321,6 +339,66 @@ def test_compiles_end_with_their_sweep(tmp_path, signum):
             sweep.wait()
 
 
+# A builder that, in the checks before compiling (their own process), starts a child, writes
+# "PID CHILD_PID" to its configuration's "checks" path and sleeps: the checks are then running.
+CHECKS_HANG = """
+import os, signal, subprocess, sys, time
+
+def build(config):
+    if os.path.basename(sys.argv[0]) == "_precheck.py":
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)  # past the checks' 30 s for a builder
+        child = subprocess.Popen(["sleep", "600"])
+        with open(config["checks"] + ".part", "w") as f:
+            f.write(f"{os.getpid()} {child.pid}\\n")
+        os.rename(config["checks"] + ".part", config["checks"])
+        time.sleep(600)
+    raise ValueError("the test ends the sweep before this compiles")
+"""
+
+
+def _checks_hang_spec(tmp_path, extra=""):
+    """A spec of CHECKS_HANG's builder, and the path it writes its pids to."""
+    (tmp_path / "checks_hang.py").write_text(CHECKS_HANG)
+    pids = tmp_path / "pids"
+    spec = tmp_path / "sweep.toml"
+    spec.write_text(f'builder = "checks_hang:build"\npath = ["{tmp_path}"]\n'
+                    f'targets = ["tpu_v5e:2x2"]\ncache = "{tmp_path / "cache"}"\n{extra}\n'
+                    f'[[configs]]\nchecks = "{pids}"\n')
+    return spec, pids
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def test_checks_before_compiling_end_with_their_sweep(tmp_path, signum):
+    """The checks before compiling run builders (user code) in a process of their own: it
+    once ran on, up to 10 minutes, with what it started and its folder, after SIGTERM or
+    SIGKILL of the sweep, and Ctrl-C there gave a traceback. They end as a compile does."""
+    spec, pids = _checks_hang_spec(tmp_path)
+    # SIGINT as at a terminal: a shell without job control starts its background jobs with it
+    # ignored, and the sweep would inherit that.
+    sweep = subprocess.Popen([sys.executable, "-m", "hloroof.sweep", str(spec), "--quiet"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        _wait_for(lambda: pids.exists() or sweep.poll() is not None, HANG_S,
+                  "the checks never started the builder")
+        assert sweep.poll() is None, sweep.communicate()
+        checks, child = map(int, pids.read_text().split())
+        with open(f"/proc/{checks}/cmdline") as f:
+            jobs_file = f.read().split("\0")[-3]  # ... --watch FD JOBS.json OUT
+        assert os.path.isfile(jobs_file), jobs_file
+        sweep.send_signal(signum)
+        stdout, stderr = sweep.communicate(timeout=120)
+        assert sweep.returncode == (130 if signum == signal.SIGINT else -signum), stderr
+        assert "Traceback" not in stderr
+        _wait_for(lambda: _gone(checks) and _gone(child), 120, "the checks outlived the sweep")
+        _wait_for(lambda: not os.path.exists(os.path.dirname(jobs_file)), 60,
+                  "the checks' folder stayed")
+    finally:
+        if sweep.poll() is None:
+            sweep.kill()
+            sweep.wait()
+
+
 # --- Ray addresses -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("address, says", [
@@ -339,6 +417,18 @@ def test_ray_address_that_answers_nothing(tmp_path, address, says):
     spec = _spec(tmp_path, [{"width": 128}])
     line = _one_error_line(_sweep(spec, "--ray", address))
     assert line.startswith(says), line
+
+
+def test_ray_address_from_the_environment(tmp_path):
+    """Without an address Ray joins RAY_ADDRESS: it is checked as a given one is (it once
+    waited in ray.init as 127.0.0.1:1 did), and before the checks before compiling, which
+    may take minutes (here they would hang)."""
+    pytest.importorskip("ray")
+    spec, pids = _checks_hang_spec(tmp_path, extra='engine = "ray"')
+    line = _one_error_line(_sweep(spec, env={"RAY_ADDRESS": "127.0.0.1:1"}, timeout=300))
+    assert line.startswith("error: Ray at 127.0.0.1:1 (RAY_ADDRESS): cannot connect to "
+                           "127.0.0.1:1: "), line
+    assert not pids.exists()
 
 
 # --- outputs -------------------------------------------------------------------------------
@@ -361,6 +451,13 @@ def test_outputs_written_whole_and_never_over_an_input(tmp_path):
     assert line == f"error: cannot write the rows to '{out}': File too large"
     assert out.read_bytes() == before
     assert sorted(os.listdir(tmp_path)) == ["cache", "rows.csv", "sweep.toml"]
+    # A table that standard output cannot take (a full disk) is one line, exit status 2, and
+    # the rows are written even so; a traceback once.
+    out.unlink()
+    with open("/dev/full", "w") as full:
+        line = _one_error_line(_sweep(spec, "--quiet", "--out", out, stdout=full))
+    assert line == "error: cannot write the table to standard output: No space left on device"
+    assert [r["config"] for r in csv.DictReader(open(out))] == ["width=128"]
     # An output that is an input (the spec, here named .csv) is refused before anything runs.
     named_csv = tmp_path / "spec.csv"
     named_csv.write_text(spec.read_text())
@@ -378,16 +475,22 @@ def test_outputs_written_whole_and_never_over_an_input(tmp_path):
     assert line == (f"error: cannot write the rows to '{program}': it is an input of this "
                     f"command ('{program}'), which would be overwritten; write to another file")
     assert program.read_text() == result.program(0)
+    with open("/dev/full", "w") as full:
+        line = _one_error_line(_sweep("what-if", program, "--device", "tpu_v5e:2x2",
+                                      stdout=full))
+    assert line == "error: cannot write the table to standard output: No space left on device"
 
 
 def test_csv_cells_that_spreadsheets_would_run(tmp_path):
-    frame = pandas.DataFrame({"config": ["=1+1", "+cmd", "-2+3", "@SUM(A1)", "plain", None],
-                              "step_time_s": [-1.5, 1.0, 2.0, 3.0, 4.0, 5.0]})
+    frame = pandas.DataFrame({"config": ["=1+1", "+cmd", "-2+3", "@SUM(A1)", "plain", None,
+                                         "-8", "+1.5e3"],
+                              "step_time_s": [-1.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]})
     path = tmp_path / "cells.csv"
     _files.write_csv(frame, path)
     rows = list(csv.reader(open(path)))
-    assert [r[0] for r in rows[1:]] == ["'=1+1", "'+cmd", "'-2+3", "'@SUM(A1)", "plain", ""]
-    assert rows[1][1] == "-1.5"  # numbers are numbers, negative ones too
+    assert [r[0] for r in rows[1:]] == ["'=1+1", "'+cmd", "'-2+3", "'@SUM(A1)", "plain", "",
+                                        "-8", "+1.5e3"]
+    assert rows[1][1] == "-1.5"  # numbers are numbers, negative ones too, as text too
 
 
 def test_store_entry_checks():

@@ -387,16 +387,6 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
     _say_bad_entries(store)
     if to_compile:
         store.check_writable()  # a read-only store or a full disk: one error, before compiling
-    # Configurations that cannot shard or fit, refused from their abstract arguments in one
-    # process of their own (docs/sweep.md, "Checks before compiling"); kept in the store as
-    # the compiler's own rejections are.
-    refused = (_precheck.refuse(to_compile, _engines._worker_env(),
-                                _precheck.time_limit(timeout_s, len(to_compile)))
-               if precheck and to_compile else {})
-    for i, outcome in refused.items():
-        store.put(entries[i], outcome)
-        stored[i] = outcome
-    to_compile = [(i, j) for i, j in to_compile if i not in refused]
     show = _report.Progress(len(jobs), len(to_compile), enabled=progress)
     peaks: List[int] = []
 
@@ -438,7 +428,20 @@ def run(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, 
     try:
         for i, entry in enumerate(stored):
             if entry is not None:
-                finish(i, entry, i not in refused)
+                finish(i, entry, True)
+        if engine == "ray" and to_compile:
+            _engines.join_ray(address)  # an address that fails: said before the checks' minutes
+        if precheck and to_compile:
+            # Configurations that cannot shard or fit, refused from their abstract arguments in
+            # one process of their own (docs/sweep.md, "Checks before compiling"); kept in the
+            # store as the compiler's own rejections are.
+            refused = _precheck.refuse(to_compile, _engines._worker_env(),
+                                       _precheck.time_limit(timeout_s, len(to_compile)))
+            for i, outcome in sorted(refused.items()):
+                store.put(entries[i], outcome)
+                finish(i, outcome, False)
+            to_compile = [(i, j) for i, j in to_compile if i not in refused]
+            show.to_compile = len(to_compile)
         if to_compile:
             show.show()
         if not to_compile:

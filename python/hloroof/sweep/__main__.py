@@ -35,10 +35,16 @@ def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
+def _file_name(value: Any) -> bool:
+    """A name the file system can take: a string, not blank, without NUL (TOML's "\u0000")."""
+    return isinstance(value, str) and value.strip() != "" and "\0" not in value
+
+
 # Each key's check and what it wants, as the message says it.
 _SPEC_TYPES = {
     "builder": (lambda v: isinstance(v, str) and ":" in v, 'a string, "module:function"'),
-    "path": (_strings, 'a list of folders, ["."]'),
+    "path": (lambda v: _strings(v) and not any("\0" in p for p in v),
+             'a list of folders, ["."]'),
     "targets": (lambda v: _strings(v) and len(v) > 0, 'a list of targets, ["tpu_v5e:2x2"]'),
     "flags": (lambda v: isinstance(v, str), "a string of XLA flags"),
     "grid": (lambda v: isinstance(v, dict) and len(v) > 0 and
@@ -51,15 +57,15 @@ _SPEC_TYPES = {
                 'a Ray address, "HOST:PORT", "ray://HOST:PORT" or "auto"'),
     "workers": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
                 "a whole number of compiles at once, 1 or more"),
-    "compile_memory_gb": (lambda v: _is_number(v) and 0 < v < float("inf"),
+    "compile_memory_gb": (lambda v: _is_number(v) and 0 < v * 1e9 < float("inf"),  # bytes
                           "GB one compile needs, a number above 0"),
     "ray_cpus": (lambda v: _is_number(v) and 0 < v < float("inf"),
                  "CPUs a compile, a number above 0"),
     "timeout_s": (lambda v: _is_number(v) and 0 < v < float("inf"),
                   "seconds one compile may take, a number above 0"),
-    "cache": (lambda v: isinstance(v, str) and v != "", "a folder"),
-    "out": (lambda v: isinstance(v, str) and v != "", "a file, .csv or .parquet"),
-    "svg": (lambda v: isinstance(v, str) and v != "", "a file, .svg"),
+    "cache": (_file_name, "a folder"),
+    "out": (_file_name, "a file, .csv or .parquet"),
+    "svg": (_file_name, "a file, .svg"),
     "settings": (_strings, 'a list of "PATH=VALUE" strings'),
 }
 
@@ -127,6 +133,39 @@ def configs_of(spec: Dict[str, Any]) -> List[Dict[str, Any]]:
     return grid(**axes)
 
 
+def check_named(options: argparse.Namespace, wanted: Dict[str, str]) -> None:
+    """ValueError for an option of `wanted` (its name: what it wants) given empty or blank:
+    a mistake (an unset variable, `--out "$OUT"`), not the option left out."""
+    for name, what in wanted.items():
+        given = getattr(options, name)
+        if given is not None and not given.strip():
+            raise ValueError(f"--{name} {given!r}: give {what}")
+
+
+def fail(error: Any) -> int:
+    """Says `error` in one line on stderr, its control characters escaped (a device's or a
+    file's name may hold a terminal's escapes); the exit status of input that cannot be used."""
+    from ._report import _shown
+    print(f"error: {_shown(error)}", file=sys.stderr)
+    return 2
+
+
+def print_table(table: str) -> bool:
+    """Prints `table` on stdout; False, said in one line on stderr, where stdout cannot take it
+    (a full disk, a closed pipe)."""
+    try:
+        print(table, flush=True)
+        return True
+    except OSError as error:
+        # Python flushes stdout again as it exits: what is left goes nowhere, the error is
+        # said once.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        fail(f"cannot write the table to standard output: {error.strerror or error}")
+        return False
+
+
 def what_if_main(argv: List[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m hloroof.sweep what-if",
                                  description="One compiled program predicted on several devices "
@@ -143,6 +182,7 @@ def what_if_main(argv: List[str]) -> int:
     from . import _report, check_targets, what_if
     edits = [[]] + [e.split() for e in a.edit or []]
     try:
+        check_named(a, {"out": "a file, .csv"})
         if a.out:
             check_output(a.out, (".csv",), "--out")
             _files.check_output(a.out, "rows", [a.program])
@@ -150,16 +190,14 @@ def what_if_main(argv: List[str]) -> int:
             check_targets(a.device, edit, shape=False)
         frame = what_if(a.program, a.device, edits, model_flops=a.model_flops)
     except (ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    print(_report.what_if_table(frame.to_dict("records")))
+        return fail(error)
+    shown = print_table(_report.what_if_table(frame.to_dict("records")))
     if a.out:
         try:
             _files.write_csv(frame, a.out, inputs=[a.program])
         except (ValueError, OSError) as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-    return 0
+            return fail(error)
+    return 0 if shown else 2
 
 
 def main(argv: Any = None) -> int:
@@ -187,6 +225,8 @@ def main(argv: Any = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="no progress line")
     a = ap.parse_args(argv)
     try:
+        check_named(a, {"out": "a file, .csv or .parquet", "svg": "a file, .svg",
+                        "cache": "a folder", "ray": "HOST:PORT, ray://HOST:PORT or auto"})
         spec = read_spec(a.spec)
         configs = configs_of(spec)
         if a.out or spec.get("out"):
@@ -197,11 +237,8 @@ def main(argv: Any = None) -> int:
                             (a.svg or spec.get("svg"), "plot")):
             if given is not None:
                 _files.check_output(given, what, [a.spec])
-        if a.ray is not None and not a.ray.strip():
-            raise ValueError("--ray '': give HOST:PORT, ray://HOST:PORT or auto")
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(error)
     from . import run
     base = os.path.dirname(os.path.abspath(a.spec))
     path = [os.path.join(base, p) for p in spec.get("path", ["."])]
@@ -225,9 +262,8 @@ def main(argv: Any = None) -> int:
             # flags of `ray start`, not of this command
             error = ("Ray at auto: no Ray cluster runs on this machine; start one (ray start "
                      "--head), or give 'local' for a Ray of this sweep's own")
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    print(result.table())
+        return fail(error)
+    shown = print_table(result.table())  # the rows are written even so
     out = a.out or spec.get("out")
     svg = a.svg or spec.get("svg")
     try:
@@ -236,12 +272,11 @@ def main(argv: Any = None) -> int:
         if svg:
             _files.write_text(svg, result.svg(), "plot")
     except (ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(error)
     if result.interrupted:
         print(f"interrupted: {len(result.rows)} rows kept", file=sys.stderr)
         return 130
-    return 0
+    return 0 if shown else 2
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 import traceback
-from typing import Any, Dict, Mapping
+from typing import Any, Dict, List, Mapping
 
 # The fields of a builder's step: what compile_for takes, and the figures the row reports.
 STEP_FIELDS = ("fn", "args", "in_specs", "mesh_axes", "out_specs", "static_argnums",
@@ -141,6 +141,17 @@ def watch_parent(fd: int, scratch: str) -> None:
     threading.Thread(target=watch, name="hloroof-sweep-watch", daemon=True).start()
 
 
+def watch_from(args: List[str]) -> List[str]:
+    """`args` less a leading ``--watch FD``, whose watch is started: its scratch is the folder
+    holding the first argument left (the job's file). The sweep's checks before compiling take
+    the option too."""
+    if args[:1] != ["--watch"]:
+        return args
+    fd, args = int(args[1]), args[2:]
+    watch_parent(fd, os.path.dirname(os.path.abspath(args[0])))
+    return args
+
+
 # Errors that say nothing about the configuration: the same inputs may compile next time.
 TRANSIENT = (MemoryError, OSError)
 EXIT_TRANSIENT = 3
@@ -149,13 +160,7 @@ TRANSIENT_MARK = "hloroof.sweep: not kept: "
 
 
 def main(argv: Any = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    watch = None
-    if args[:1] == ["--watch"]:
-        watch, args = int(args[1]), args[2:]
-    job_path, out_dir = args[:2]
-    if watch is not None:  # the folder holding JOB.json: the compile's scratch
-        watch_parent(watch, os.path.dirname(os.path.abspath(job_path)))
+    job_path, out_dir = watch_from(list(sys.argv[1:] if argv is None else argv))[:2]
     with open(job_path) as f:
         job = json.load(f)
     flags = (job.get("flags") or "").strip()

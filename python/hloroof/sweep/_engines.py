@@ -8,12 +8,14 @@ imported here only, and only by the Ray engine.
 A compile is the leader of a process group of its own; the group is killed at the compile's
 timeout and when the sweep ends early (Ctrl-C, SIGTERM, SIGHUP, an error). Each compile also
 watches a pipe whose write end only the sweep holds: when the sweep dies, even by SIGKILL, the
-compile removes its scratch folder and kills its group.
+compile removes its scratch folder and kills its group. The checks before compiling
+(_precheck) run the same way (`watched`).
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import os
 import shutil
@@ -24,7 +26,7 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from . import _cache, _compile
 
@@ -98,9 +100,13 @@ def _worker_env() -> Dict[str, str]:
     return env
 
 
-def _command(job_file: str, folder: str, watch_fd: int) -> List[str]:
-    return [sys.executable, "-m", "hloroof.sweep._compile", "--watch", str(watch_fd), job_file,
-            folder]
+def _spawn(module: str, args: List[str], watch_fd: int, env: Mapping[str, str],
+           stderr: Any) -> subprocess.Popen:
+    """``python -m MODULE --watch FD ARGS...`` started as the leader of a new session and process
+    group (Ctrl-C reaches the sweep alone, which ends the group), watching `watch_fd`."""
+    return subprocess.Popen([sys.executable, "-m", module, "--watch", str(watch_fd), *args],
+                            env=dict(env), stdout=subprocess.DEVNULL, stderr=stderr,
+                            start_new_session=True, pass_fds=(watch_fd,))
 
 
 def _kill_group(pgid: int) -> None:
@@ -111,17 +117,59 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
+# The module a compile runs: ``python -m COMPILE --watch FD JOB.json OUT_DIR``.
+COMPILE = "hloroof.sweep._compile"
+
+
+def _job_file(job: Mapping[str, Any], folder: str) -> str:
+    """`job` written to FOLDER/job.json: the compile's scratch folder, which it removes when its
+    watched pipe closes."""
+    path = os.path.join(folder, "job.json")
+    with open(path, "w") as f:
+        json.dump(job, f)
+    return path
+
+
 def _start(job: Mapping[str, Any], folder: str, out: str, watch_fd: int, env: Mapping[str, str],
            stderr: Any) -> subprocess.Popen:
-    """One compile started: its job written to FOLDER/job.json, the process the leader of a new
-    session and process group (Ctrl-C reaches the sweep, which ends the group), watching
-    `watch_fd`."""
-    job_file = os.path.join(folder, "job.json")
-    with open(job_file, "w") as f:
-        json.dump(job, f)
-    return subprocess.Popen(_command(job_file, out, watch_fd), env=dict(env),
-                            stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
-                            pass_fds=(watch_fd,))
+    """One compile started (_spawn), its job in `folder`, its program written to `out`."""
+    return _spawn(COMPILE, [_job_file(job, folder), out], watch_fd, env, stderr)
+
+
+@contextlib.contextmanager
+def watched(module: str, args: List[str], env: Mapping[str, str],
+            stderr: Any = subprocess.DEVNULL) -> Iterator[subprocess.Popen]:
+    """One process of ours (_spawn) with a pipe of its own to watch. However the block is left
+    (its end, an error, Ctrl-C, SIGTERM's Ended), the process group is killed (what it started
+    and left behind too) and the process reaped; when this process dies, the pipe closes."""
+    watch_read, watch_write = os.pipe()
+    popen = None
+    try:
+        popen = _spawn(module, args, watch_read, env, stderr)
+        yield popen
+    finally:
+        if popen is not None:
+            _kill_group(popen.pid)
+            if popen.returncode is None:
+                popen.wait()
+        os.close(watch_write)
+        os.close(watch_read)
+
+
+def wait_group(popen: subprocess.Popen, timeout_s: float) -> Tuple[int, int, bool]:
+    """Waits for `popen`'s process, its group killed once it runs past `timeout_s`: (its exit
+    code, negative for a signal; its peak resident memory in bytes; whether it timed out)."""
+    deadline = time.monotonic() + timeout_s
+    timed_out = False
+    while True:
+        reaped, status, usage = os.wait4(popen.pid, os.WNOHANG)
+        if reaped:
+            popen.returncode = os.waitstatus_to_exitcode(status)
+            return popen.returncode, usage.ru_maxrss * 1024, timed_out  # ru_maxrss: KiB
+        if time.monotonic() > deadline and not timed_out:
+            timed_out = True
+            _kill_group(popen.pid)
+        time.sleep(0.05)
 
 
 def _error_line(stderr_path: str) -> str:
@@ -307,40 +355,21 @@ def compile_here(job: Mapping[str, Any], timeout_s: float) -> Outcome:
     the program's text, its peak resident memory in bytes as "peak" and the end of what it
     printed as "log" (kept in the store: the driver's terminal never sees it)."""
     folder = tempfile.mkdtemp(prefix="hloroof-sweep-")
-    watch_read, watch_write = os.pipe()
-    popen = None
     try:
         out = os.path.join(folder, "out")
         os.mkdir(out)
         stderr_path = os.path.join(folder, _cache.LOG)
-        with open(stderr_path, "w") as stderr:
-            popen = _start(job, folder, out, watch_read, _worker_env(), stderr)
-            timed_out = False
-            deadline = time.monotonic() + timeout_s
-            while True:
-                reaped, status, usage = os.wait4(popen.pid, os.WNOHANG)
-                if reaped:
-                    break
-                if time.monotonic() > deadline and not timed_out:
-                    timed_out = True
-                    _kill_group(popen.pid)
-                time.sleep(0.05)
-            _kill_group(popen.pid)
-            popen.returncode = os.waitstatus_to_exitcode(status)
-        outcome = outcome_of(popen.returncode, out, stderr_path, timed_out, timeout_s)
-        outcome["peak"] = usage.ru_maxrss * 1024
+        with open(stderr_path, "w") as stderr, \
+                watched(COMPILE, [_job_file(job, folder), out], _worker_env(),
+                        stderr) as popen:
+            returncode, peak, timed_out = wait_group(popen, timeout_s)
+        outcome = outcome_of(returncode, out, stderr_path, timed_out, timeout_s)
+        outcome["peak"] = peak
         log = _log_tail(stderr_path)
         if log:
             outcome["log"] = log
         return outcome
-    except BaseException:
-        if popen is not None and popen.returncode is None:
-            _kill_group(popen.pid)
-            popen.wait()
-        raise
     finally:
-        os.close(watch_write)
-        os.close(watch_read)
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -352,25 +381,30 @@ def check_address(address: Optional[str], timeout_s: float = CONNECT_TIMEOUT_S) 
     """Refuses a Ray address that is malformed (ValueError) or does not accept a connection
     within `timeout_s` (ConnectionError, one line): HOST:PORT (the head's GCS), ray://HOST:PORT
     (Ray Client), "auto" (Ray finds the cluster of this machine) or "local" (a new Ray on this
-    machine, for this process)."""
+    machine, for this process). None and "auto" are checked as Ray reads them: RAY_ADDRESS
+    where it is set."""
+    source = ""
+    if address in (None, "auto") and os.environ.get("RAY_ADDRESS"):
+        address, source = os.environ["RAY_ADDRESS"], " (RAY_ADDRESS)"  # what ray.init joins
     if address is None or address in ("auto", "local"):
         return
+    malformed = f"Ray address {address!r}{source}: give HOST:PORT, ray://HOST:PORT or auto"
     if not isinstance(address, str) or not address.strip():
-        raise ValueError(f"Ray address {address!r}: give HOST:PORT, ray://HOST:PORT or auto")
+        raise ValueError(malformed)
     rest = address[len("ray://"):] if address.startswith("ray://") else address
     host, sep, port = rest.rpartition(":")
     host = host.strip("[]")
     if "://" in rest or not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"Ray address {address!r}: give HOST:PORT, ray://HOST:PORT or auto")
+        raise ValueError(malformed)
     try:
         with socket.create_connection((host, int(port)), timeout=timeout_s):
             pass
     except socket.timeout:
-        raise ConnectionError(f"Ray at {address}: no answer from {host}:{port} in "
+        raise ConnectionError(f"Ray at {address}{source}: no answer from {host}:{port} in "
                               f"{timeout_s:g} s") from None
     except OSError as error:
         reason = error.strerror or str(error) or type(error).__name__
-        raise ConnectionError(f"Ray at {address}: cannot connect to {host}:{port}: "
+        raise ConnectionError(f"Ray at {address}{source}: cannot connect to {host}:{port}: "
                               f"{reason}") from None
 
 
@@ -404,13 +438,10 @@ def _first_line(error: BaseException) -> str:
     return (lines[0] if lines else type(error).__name__)[:300]
 
 
-def run_ray(jobs: List[Tuple[int, Mapping[str, Any]]], address: Optional[str],
-            cpus: float, compile_memory: Optional[int], timeout_s: float, done: Done,
-            running_changed: Running) -> None:
-    """Compiles `jobs` as Ray tasks (each `cpus` CPUs and, when given, `compile_memory` bytes
-    of Ray's memory resource) on the cluster at `address` (None: the one this process is
-    connected to, else Ray's own choice: RAY_ADDRESS, or a new local one); outcomes reach
-    `done` as they finish. Ctrl-C cancels the tasks not finished and is raised again."""
+def join_ray(address: Optional[str]) -> Any:
+    """The ray module, this process joined to the cluster at `address` (None: the one it is
+    connected to, else Ray's own choice: RAY_ADDRESS, or a new local one) unless it already is.
+    An address that cannot be joined: ConnectionError, one line; no Ray: ImportError."""
     try:
         import ray
     except ImportError as error:
@@ -425,6 +456,16 @@ def run_ray(jobs: List[Tuple[int, Mapping[str, Any]]], address: Optional[str],
             where = f"Ray at {address}" if address else "Ray"
             raise ConnectionError(f"{where}: {type(error).__name__}: "
                                   f"{_first_line(error)}") from None
+    return ray
+
+
+def run_ray(jobs: List[Tuple[int, Mapping[str, Any]]], address: Optional[str],
+            cpus: float, compile_memory: Optional[int], timeout_s: float, done: Done,
+            running_changed: Running) -> None:
+    """Compiles `jobs` as Ray tasks (each `cpus` CPUs and, when given, `compile_memory` bytes
+    of Ray's memory resource) on the cluster at `address` (join_ray); outcomes reach `done` as
+    they finish. Ctrl-C cancels the tasks not finished and is raised again."""
+    ray = join_ray(address)
     options: Dict[str, Any] = {"num_cpus": cpus, "max_retries": 0}
     if compile_memory:
         options["memory"] = int(compile_memory)

@@ -84,10 +84,22 @@ def write_text(path: Any, text: str, what: str = "output") -> str:
     return write_output(path, write, what)
 
 
+def _number_text(text: str) -> bool:
+    """Whether `text` is a number written out ("-2", "+1.5e3"): a spreadsheet reads it as the
+    number, never as a formula."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def csv_safe(value: Any) -> Any:
     """A cell as written to CSV: a string a spreadsheet would run as a formula (=, +, -, @, a
-    tab or a carriage return first) gets a leading apostrophe; anything else as it is."""
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+    tab or a carriage return first, and not a number such as "-2") gets a leading apostrophe;
+    anything else as it is."""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS) and \
+            not _number_text(value):
         return "'" + value
     return value
 

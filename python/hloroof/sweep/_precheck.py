@@ -24,12 +24,11 @@ import json
 import math
 import os
 import signal
-import subprocess
 import sys
 import time
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import _compile
+from . import _compile, _engines
 
 # The row's error starts so.
 PREFIX = "refused before compiling: "
@@ -211,9 +210,9 @@ def refusal(step: Mapping[str, Any], target: str, devices: int,
 
 def check_job(job: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
     """The outcome of refusing `job` ({"failure": the reason, "precheck_s": seconds the
-    checks took, the builder's call included}), or None when it should be compiled. Builds its step here (the builder
-    imported from the job's path); a builder that raises, or a target JAX does not know, is
-    left to the compile."""
+    checks took, the builder's call included}), or None when it should be compiled. Builds
+    its step here (the builder imported from the job's path); a builder that raises, or a
+    target JAX does not know, is left to the compile."""
     start = time.perf_counter()
     try:
         import hloroof
@@ -263,9 +262,10 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 
 def main(argv: Any = None) -> int:
-    """python -m hloroof.sweep._precheck JOBS.json OUT: one JSON line a job in OUT, written as
-    each is checked ({"index", "outcome"}: the refusal, or null)."""
-    jobs_path, out_path = (argv or sys.argv[1:])[:2]
+    """python -m hloroof.sweep._precheck [--watch FD] JOBS.json OUT: one JSON line a job in OUT,
+    written as each is checked ({"index", "outcome"}: the refusal, or null). --watch: as a
+    compile's (hloroof.sweep._compile), so that the checks end with their sweep."""
+    jobs_path, out_path = _compile.watch_from(list(argv or sys.argv[1:]))[:2]
     with open(jobs_path) as f:
         jobs = json.load(f)
     signal.signal(signal.SIGALRM, _on_alarm)
@@ -281,7 +281,8 @@ def refuse(jobs: List[Tuple[int, Mapping[str, Any]]], env: Mapping[str, str],
            timeout_s: float) -> Dict[int, Dict[str, Any]]:
     """The refusals among `jobs` (index, job), by index: the checks run in one process of their
     own (the builders are the user's code: one that hangs or dies takes only that process),
-    for at most `timeout_s`; a job it did not reach is compiled."""
+    for at most `timeout_s`; a job it did not reach is compiled. The process and what it
+    started end with the checks, with the sweep, and at `timeout_s` (its process group)."""
     import tempfile
     refused: Dict[int, Dict[str, Any]] = {}
     if not jobs:
@@ -291,13 +292,8 @@ def refuse(jobs: List[Tuple[int, Mapping[str, Any]]], env: Mapping[str, str],
         out_path = os.path.join(folder, "out.jsonl")
         with open(jobs_path, "w") as f:
             json.dump([[i, dict(j)] for i, j in jobs], f)
-        try:
-            subprocess.run([sys.executable, "-m", "hloroof.sweep._precheck", jobs_path,
-                            out_path], env=dict(env), stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=timeout_s,
-                           start_new_session=True)
-        except subprocess.TimeoutExpired:
-            pass  # what it wrote stands; the rest is compiled
+        with _engines.watched("hloroof.sweep._precheck", [jobs_path, out_path], env) as popen:
+            _engines.wait_group(popen, timeout_s)  # timed out: what it wrote stands
         try:
             with open(out_path) as f:
                 for line in f:
