@@ -142,6 +142,11 @@ def test_options_refused_before_compiling(tmp_path):
         assert line == f"error: {option} '': give {says}", line
     line = _one_error_line(_sweep("what-if", spec, "--device", "tpu_v5e:2x2", "--out", " "))
     assert line == "error: --out ' ': give a file, .csv", line
+    # A model FLOP count that is no count gave an error in every row and exit 0.
+    for flops in ("nan", "-1", "inf"):
+        line = _one_error_line(_sweep("what-if", spec, "--device", "tpu_v5e:2x2",
+                                      "--model-flops", flops))
+        assert line.startswith(f"error: --model-flops {flops}: give the model's FLOPs"), line
     # A terminal's escapes in a name reach the error line escaped (hloroof's message quotes
     # the device's name as it came).
     line = _one_error_line(_sweep("what-if", spec, "--device", "\x1b[2Jtpu:2x2"))

@@ -11,6 +11,7 @@ compiling nothing.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from typing import Any, Dict, List
@@ -183,6 +184,10 @@ def what_if_main(argv: List[str]) -> int:
     edits = [[]] + [e.split() for e in a.edit or []]
     try:
         check_named(a, {"out": "a file, .csv"})
+        if a.model_flops is not None and not (math.isfinite(a.model_flops) and
+                                              a.model_flops > 0):
+            raise ValueError(f"--model-flops {a.model_flops:g}: give the model's FLOPs of one "
+                             "step, a positive number")
         if a.out:
             check_output(a.out, (".csv",), "--out")
             _files.check_output(a.out, "rows", [a.program])
