@@ -24,14 +24,13 @@ namespace hloroof::cli {
 
 absl::StatusOr<LoadedModule> load_input(const std::string& path, std::string_view module_name,
                                         std::string_view entry) {
-  LoadOptions options = cli_load_options();
-  options.module_name = std::string(module_name);
-  options.entry = std::string(entry);
-  return load_module(path, options);
+  return load_module(path, cli_load_options(module_name, entry));
 }
 
-LoadOptions cli_load_options() {
+LoadOptions cli_load_options(std::string_view module_name, std::string_view entry) {
   LoadOptions options;
+  options.module_name = std::string(module_name);
+  options.entry = std::string(entry);
   options.module_option = "--module";
   options.entry_option = "--entry";
   options.entry_naming = "--entry NAME";
@@ -68,10 +67,10 @@ absl::StatusOr<AnalysisInput> prepare_input(const std::string& path,
                                             std::string_view module_name,
                                             std::string_view entry, const std::string& device,
                                             DeviceTargetOptions options, bool with_banner) {
-  AnalysisRequest request{.path = path, .load = cli_load_options(), .device = device};
-  request.load.module_name = std::string(module_name);
-  request.load.entry = std::string(entry);
-  request.device_options = std::move(options);
+  AnalysisRequest request{.path = path,
+                          .load = cli_load_options(module_name, entry),
+                          .device = device,
+                          .device_options = std::move(options)};
   request.on_loaded = [with_banner](const LoadedModule& loaded) {
     print_input_messages(loaded, with_banner);
   };

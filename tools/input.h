@@ -22,8 +22,8 @@
 
 namespace hloroof::cli {
 
-// LoadOptions whose messages name the command's flags (--module, --entry).
-LoadOptions cli_load_options();
+// LoadOptions whose messages name the command's flags (--module, --entry), with their values.
+LoadOptions cli_load_options(std::string_view module_name = {}, std::string_view entry = {});
 // Reads `path` as every command does (load_module): `module_name` is --module's, `entry`
 // --entry's.
 absl::StatusOr<LoadedModule> load_input(const std::string& path, std::string_view module_name,

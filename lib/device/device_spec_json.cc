@@ -520,7 +520,11 @@ absl::Status SpecReader::read_memories(const json& root) {
   absl::StatusOr<const json*> hbm = member(root, "", "hbm", /*required=*/true);
   if (!hbm.ok()) return hbm.status();
   if (absl::Status s = expect_object(**hbm, "hbm"); !s.ok()) return s;
-  if (absl::Status s = check_keys(**hbm, "hbm", {"capacity", "bandwidth", "unaligned_bandwidth"}); !s.ok()) return s;
+  if (absl::Status s =
+          check_keys(**hbm, "hbm", {"capacity", "bandwidth", "unaligned_bandwidth"});
+      !s.ok()) {
+    return s;
+  }
   absl::StatusOr<double> cap =
       required_figure(**hbm, "hbm", "capacity", Quantity::kBytes, Sign::kPositive);
   if (!cap.ok()) return cap.status();

@@ -78,7 +78,7 @@ OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool inc
   v.layout_sensitive = device.kind == DeviceKind::kGpu && !v.family && layout_sensitive(i);
   if (device.kind == DeviceKind::kGpu) {
     v.kernel_class = kernel_class(i);
-    if (device.hbm_unaligned_bandwidth) v.unaligned_share = unaligned_share(i);
+    if (device.hbm_unaligned_bandwidth) v.unaligned_share = unaligned_share(i, v.kernel_class);
   }
   return v;
 }

@@ -325,7 +325,8 @@ KernelClass kernel_class(const Instruction& instruction) {
 
 namespace {
 
-// Bytes of `shape`'s arrays in device memory (memory space 0), tuples walked.
+// Calls `f` with each array of `shape` in device memory (memory space 0; tuples walked), its
+// element count and its bytes.
 template <typename F>
 void for_each_device_array(const Shape& shape, F&& f) {
   if (shape.is_tuple()) {
@@ -352,8 +353,7 @@ int64_t minor_dimension(const Shape& shape) {
 
 }  // namespace
 
-double unaligned_share(const Instruction& instruction) {
-  const KernelClass kernel = kernel_class(instruction);
+double unaligned_share(const Instruction& instruction, KernelClass kernel) {
   const bool contraction_fusion = instruction.opcode() == Opcode::kFusion &&
                                   kernel == KernelClass::kNone &&
                                   instruction.fusion_kind() != "kLoop";

@@ -152,7 +152,8 @@ KernelClass kernel_class(const Instruction& instruction);
 // minor dimension, of kUnalignedMinDim elements or more, is not a whole number of 16-byte
 // vectors (rows of 1,023 f32) is read or written element by element; shorter rows are tiled
 // several at a time. docs/prediction-model.md, "Unaligned dimensions".
-double unaligned_share(const Instruction& instruction);
+// `kernel` is kernel_class(instruction), as the caller has it.
+double unaligned_share(const Instruction& instruction, KernelClass kernel);
 
 // Measured GEMM times already estimated in one prediction, by table (device and operand types)
 // and shape: a model repeats the same few GEMM shapes in every layer, and each estimate is a
