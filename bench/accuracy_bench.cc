@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -39,6 +40,7 @@
 #include "hloroof/topology.h"
 #include "predict/expected_time.h"
 #include "predict/measured_models.h"
+#include "predict/op_model.h"
 #include "predict/tpu_models.h"
 
 #include "predict_named.h"
@@ -149,10 +151,16 @@ void gemms(bool test_half, std::map<std::string, Ratios>& out) {
     const GemmCase c = gemm_case(device, s, lhs, rhs, result);
     const hloroof::OpWork& work = c.work;
     const hloroof::RooflineEstimate& roof = c.roof;
-    const predict::GemmCall call{s, lhs, rhs, work.matrix_class};
-    std::vector<std::string> notes;
-    const predict::ExpectedTime e =
-        predict::expected_op_time({&call, 1}, work, roof, device, false, notes);
+    predict::OpView op;
+    op.work = work;
+    op.include_overhead = false;
+    op.gemms = {predict::GemmCall{s, lhs, rhs, work.matrix_class}};
+    predict::OpEstimate roofline;
+    roofline.roofline = roof;
+    roofline.time_s = roof.time_s;
+    predict::GemmTimeCache gemm_times;
+    const predict::OpEstimate e =
+        predict::pick_device_model(device, gemm_times)->estimate(op, std::move(roofline));
     const std::string dtype = dtype_label(lhs);
     // A row faster than the dense peak of its class cannot be a dense GEMM as measured (87 H100
     // fp8 rows upstream, up to 1.32 x peak): the model leaves it out of its fit, and here it is
@@ -209,7 +217,7 @@ void collectives(bool test_half, std::map<std::string, Ratios>& out) {
         hloroof::collective_time(device, *topology, in);
     if (!roof.ok()) continue;
     std::vector<std::string> notes;
-    const predict::ExpectedTime e =
+    const predict::CollectiveExpectedTime e =
         predict::expected_collective_time(in.kind, *roof, device, notes);
     Ratios& k = out[absl::StrFormat("%-6s %-18s", r.device, r.op)];
     k.roofline.push_back(roof->time_s / r.point.time_s);

@@ -321,10 +321,11 @@ ScaleOutTime scale_out_time(std::string_view op, double v, int64_t n, int64_t m,
   return t;
 }
 
-ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstimate& roofline,
-                                      const DeviceSpec& device,
-                                      std::vector<std::string>& assumptions) {
-  ExpectedTime e{roofline.time_s, "", {}};
+CollectiveExpectedTime expected_collective_time(CollectiveKind kind,
+                                                const CollectiveEstimate& roofline,
+                                                const DeviceSpec& device,
+                                                std::vector<std::string>& assumptions) {
+  CollectiveExpectedTime e{roofline.time_s, "", {}};
   CollectiveBasis basis;
   // A file that sets the share of its NICs' line rate (nic_efficiency) gives collectives across
   // nodes that network model; collective_bandwidth_efficiency and collective_latency then
@@ -466,9 +467,9 @@ ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstim
   return e;
 }
 
-// The explanation of a collective's expected time `e` (expected_collective_time).
-std::string explain_collective(const ExpectedTime& e, const CollectiveBasis& b,
-                               const DeviceSpec& device) {
+std::string explain_collective(const CollectiveExpectedTime& e, const DeviceSpec& device) {
+  if (!e.basis) return {};
+  const CollectiveBasis& b = *e.basis;
   switch (b.kind) {
     case CollectiveBasis::Kind::kTpuAcrossSlices:
       return absl::StrCat("expected = fitted collective latency ", seconds(b.latency_s), " (",

@@ -1,8 +1,9 @@
-// The combined model (combined_model.h): which model times an op, what the prediction keeps,
-// and the explanations rendered from the estimates.
+// The combined model (combined_model.h): which models time an instruction, what the prediction
+// keeps, and the explanations rendered from the estimates.
 #include "predict/combined_model.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -50,15 +51,208 @@ thread_local ModelObserver* model_observer = nullptr;
 
 void set_model_observer(ModelObserver* observer) { model_observer = observer; }
 
-CombinedModel::CombinedModel(const PredictionInputs& in)
+CombinedModel::CombinedModel(const PredictionInputs& in,
+                             absl::Span<const DeviceModelChoice> models)
     : in_(in),
       observer_(model_observer),
       roofline_(in.device, in.options.explain),
       kernel_(in.device),
-      general_(in.device, gemm_times_),
+      device_model_(pick_device_model(in.device, gemm_times_, models)),
       family_(in.device),
       host_transfer_(in.device),
       collective_(in.device, in.slice, !in.options.roofline_only) {}
+
+absl::StatusOr<InstructionTiming> CombinedModel::time_instruction(const Instruction& i,
+                                                                  const TimingMap& timings) {
+  InstructionTiming t;
+  Explanation explanation;
+  absl::Status s = time(i, timings, t, explanation);
+  if (!s.ok()) return s;
+  t.explanation = join(explanation);
+  return t;
+}
+
+absl::Status CombinedModel::time(const Instruction& i, const TimingMap& timings,
+                                 InstructionTiming& t, Explanation& explanation) {
+  t.instruction = &i;
+  t.cost = cost_of(i);
+  if (t.cost == nullptr || is_pointer_only(i.opcode())) return absl::OkStatus();  // kFree
+  const InstructionCost& record = *t.cost;
+  if (is_async_start(i.opcode())) {
+    return time_async_start(i, record, timings, t, explanation);
+  }
+  if (record.collective) {
+    t.role = Role::kCollective;
+    absl::StatusOr<CollectiveOpEstimate> e = estimate_collective(i, *record.collective);
+    if (!e.ok()) return e.status();
+    render(*e, explanation);
+    t.model = e->model;
+    t.roofline_time_s = e->roofline_s;
+    t.time_s = e->prediction.time_s;
+    t.bound = BoundBy::kCollective;
+    t.collective = std::move(e->prediction);
+    return absl::OkStatus();
+  }
+  OpWork work = work_of(record.cost);
+  // E.g. a transpose that only relabels its operand's bytes.
+  if (!has_work(work)) return absl::OkStatus();
+  t.role = Role::kOp;
+  set_matrix_unit(work, i, device());
+  t.matrix_unit = work.matrix_class;
+  time_op(view_of(i, work, in_.options.include_overhead, record.cost.matrix.size() > 1), t,
+          explanation);
+  if (i.opcode() == Opcode::kFusion) {
+    double collective_roofline_s = 0;
+    absl::StatusOr<double> collective_s =
+        time_fused_collectives(i, t, explanation, collective_roofline_s);
+    if (!collective_s.ok()) return collective_s.status();
+    // The fused collective moves the data the fusion's bytes describe: the slower one bounds.
+    t.roofline_time_s = std::max(t.roofline_time_s, collective_roofline_s);
+    if (*collective_s > t.time_s) {
+      t.time_s = *collective_s;
+      t.time_range = std::nullopt;  // the collective's time, which has no range
+      t.bound = BoundBy::kCollective;
+      t.role = Role::kCollective;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CombinedModel::time_async_start(const Instruction& i, const InstructionCost& record,
+                                             const TimingMap& timings, InstructionTiming& t,
+                                             Explanation& explanation) {
+  t.role = Role::kAsyncStart;
+  FlowTiming& flow = t.mutable_flow();
+  const CollectiveCost* c = collective_of(i, in_.cost);
+  flow.stream = save(stream_of(i, c));
+  if (c != nullptr) {
+    absl::StatusOr<CollectiveOpEstimate> e = estimate_collective(i, *c);
+    if (!e.ok()) return e.status();
+    render(*e, explanation);
+    t.model = e->model;
+    flow.roofline_latency_s = e->roofline_s;
+    e->prediction.is_async = true;
+    flow.latency_s = e->prediction.time_s;
+    t.bound = BoundBy::kCollective;
+    t.collective = std::move(e->prediction);
+    return absl::OkStatus();
+  }
+  if (i.opcode() == Opcode::kCopyStart) {
+    // A DMA between memories: its bytes over the slower memory's bandwidth, no launch overhead.
+    const OpWork work = work_of(record.cost);
+    flow.roofline_latency_s =
+        time_work(i, work, /*include_overhead=*/false, t, explanation);
+    flow.latency_s = t.time_s;
+    t.time_s = 0;
+    t.bound = BoundBy::kMemory;
+    if (explain()) explanation.prepend("asynchronous copy: ");
+    return absl::OkStatus();
+  }
+  // A wrapped computation: its own predicted time; a sugared op (custom-call-start): its
+  // roofline.
+  const Computation* wrapped =
+      i.uses_async_sugar() ? nullptr : i.computation_attribute(AttrId::kCalls);
+  if (auto it = wrapped ? timings.find(wrapped) : timings.end(); it != timings.end()) {
+    flow.latency_s = it->second.total_s;
+    flow.async_computation = wrapped;
+    t.bound = BoundBy::kCompute;
+    t.model = roofline_walk() ? "roofline" : "the wrapped computation's ops";
+    if (explain()) {
+      explanation.assign(save(
+          absl::StrCat("runs ", sv(wrapped->name()),
+                       " asynchronously: ", util::general_text(flow.latency_s, 4), " s")));
+    }
+    return absl::OkStatus();
+  }
+  OpWork work = work_of(record.cost);
+  set_matrix_unit(work, i, device());
+  t.matrix_unit = work.matrix_class;
+  flow.roofline_latency_s =
+      time_work(i, work, in_.options.include_overhead, t, explanation);
+  flow.latency_s = t.time_s;
+  t.time_s = 0;
+  if (explain()) explanation.prepend("asynchronous ");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<double> CombinedModel::time_fused_collectives(const Instruction& fusion,
+                                                             InstructionTiming& t,
+                                                             Explanation& explanation,
+                                                             double& roofline_total) {
+  const Computation* fused = fusion.computation_attribute(AttrId::kCalls);
+  if (fused == nullptr) return 0.0;
+  double total = 0;
+  for (const Instruction* inner : fused->instructions()) {
+    const InstructionCost* r = in_.cost.find(inner);
+    if (r == nullptr || !r->collective) continue;
+    Explanation inner_explanation;
+    CollectiveCost c = *r->collective;
+    const bool scatter = runs_as_reduce_scatter(*inner, c);
+    if (scatter) c.kind = CollectiveKind::kReduceScatter;
+    absl::StatusOr<CollectiveOpEstimate> e = estimate_collective(*inner, c);
+    if (!e.ok()) return e.status();
+    render(*e, inner_explanation);
+    total += e->prediction.time_s;
+    roofline_total += e->roofline_s;
+    if (explain()) {
+      explanation.append(save(absl::StrCat(
+          "\nfused ", sv(inner->name()),
+          scatter ? " (each device slices its own 1/N of the sum: run as a reduce-scatter)" : "",
+          ": ")));
+      for (const std::string_view piece : inner_explanation.pieces()) explanation.append(piece);
+    }
+    if (!t.collective) t.collective = std::move(e->prediction);
+  }
+  return total;
+}
+
+void CombinedModel::time_op(const OpView& op, InstructionTiming& t, Explanation& explanation) {
+  // An op with a kernel estimate of its own is made alone; others once for the ops alike in
+  // everything the models read (op_key).
+  std::string_view key;
+  if (!op.kernel) {
+    key = op_key(op);
+    if (auto it = op_times_.find(key); it != op_times_.end()) {
+      const Instruction* const instruction = t.instruction;
+      const InstructionCost* const cost = t.cost;
+      t = it->second;
+      t.instruction = instruction;
+      t.cost = cost;
+      explanation.assign(t.explanation);
+      return;
+    }
+  }
+  // Past the memo's keys, the explanation's pieces are not kept: only the whole is.
+  const bool transient = explain() && op_times_full();
+  if (transient) set_transient_texts(true);
+  const OpEstimate e = estimate(op);
+  Explanation pieces;
+  render(op, e, pieces);
+  t.time_s = e.time_s;
+  t.roofline_time_s = e.roofline.floor_s;
+  t.resource = e.resource;
+  t.bound = e.bound;
+  t.model = e.model == "roofline" ? std::string_view("roofline") : save(e.model);
+  if (e.range) t.time_range = *e.range;
+  t.loop_host_s = e.loop_host_gap_s;
+  t.explanation = join(pieces);
+  if (transient) set_transient_texts(false);
+  // Neither estimate nor render makes an op key: `key` still views op_key_.
+  if (!op.kernel && op_times_.size() < kMaxOpTimes) op_times_.emplace(std::string(key), t);
+  explanation.assign(t.explanation);
+}
+
+double CombinedModel::time_work(const Instruction& i, const OpWork& work, bool include_overhead,
+                                InstructionTiming& t, Explanation& explanation) {
+  const OpView view = view_of(i, work, include_overhead, /*several_types=*/false);
+  const OpEstimate e = estimate(view);
+  render(view, e, explanation);
+  t.time_s = e.time_s;
+  t.resource = e.resource;
+  t.bound = e.bound;
+  t.model = e.model == "roofline" ? std::string_view("roofline") : save(e.model);
+  return e.roofline.floor_s;
+}
 
 OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool include_overhead,
                               bool several_types) const {
@@ -93,8 +287,10 @@ OpEstimate CombinedModel::estimate(const OpView& op) {
     visited(ModelKind::kKernelEstimate, op.instruction);
     e = kernel_.estimate(op, std::move(e));
   } else {
-    visited(ModelKind::kGeneral, op.instruction);
-    e = general_.estimate(op, std::move(e));
+    if (device_model_ != nullptr) {
+      visited(ModelKind::kDevice, op.instruction);
+      e = device_model_->estimate(op, std::move(e));
+    }
     if (FamilyModel::applies(op)) {
       visited(ModelKind::kFamily, op.instruction);
       e = family_.estimate(op, std::move(e));
@@ -132,11 +328,11 @@ void CombinedModel::render(const OpView& op, const OpEstimate& e, Explanation& e
         "\nexpected = %s = %.4g s (%s)",
         f.device_s > 0 ? "max(roofline, family model + overhead) + host gap"
                        : "the general expected time + host gap",
-        e.family_s, f.basis)));
-  } else if (e.general) {
-    if (e.general->time_s > e.roofline.time_s) {
+        e.model_s, f.basis)));
+  } else if (e.device_model != nullptr) {
+    if (e.model_s > e.roofline.time_s) {
       explanation.append("\n");
-      explanation.append(explain_expected_time(*e.general, device(), expected_texts_));
+      explanation.append(e.device_model->explain(e, expected_texts_));
     }
     if (e.layout_sensitive) {
       explanation.append(
@@ -161,70 +357,16 @@ void CombinedModel::render(const OpView& op, const OpEstimate& e, Explanation& e
   }
 }
 
-CombinedModel::OpTimes CombinedModel::make_op_times(const OpView& op) {
-  // Past the memo's keys, the explanation's pieces are not kept: only the whole is.
-  const bool transient = explain() && op_times_full();
-  if (transient) set_transient_texts(true);
-  const OpEstimate e = estimate(op);
-  Explanation pieces;
-  render(op, e, pieces);
-  const OpTimes made{e.time_s,
-                     e.roofline.floor_s,
-                     e.resource,
-                     e.bound,
-                     e.model == "roofline" ? std::string_view("roofline") : save(e.model),
-                     join(pieces),
-                     e.range,
-                     e.loop_host_gap_s};
-  if (transient) set_transient_texts(false);
-  return made;
-}
-
 std::string_view CombinedModel::op_key(const OpView& op) {
-  const OpWork& work = op.work;
   FigureKey& key = op_key_;
   key.clear();
-  const double figures[] = {work.matrix_flops,    work.vector_flops,    work.transcendentals,
-                            work.hbm_bytes,       work.hbm_read_bytes,  work.on_chip_bytes,
-                            work.host_bytes,      op.issue.time_s,      op.issue.element_ops,
-                            op.issue.slots};
-  key.add_all(figures);
-  key.add(work.matrix_type);
-  const bool flags[] = {op.include_overhead, op.several_types, op.layout_sensitive,
-                        op.family.has_value()};
-  key.add_all(flags);
-  key.add(op.loop_host_gap_s);
-  key.add(op.kernel_class);
-  if (op.family) {
-    key.add(op.family->device_s);
-    key.add(op.family->host_gap_s);
-    key.add(op.family->range ? op.family->range->low_s : -1.0);
-    key.add(op.family->range ? op.family->range->high_s : -1.0);
-    key.add_text(op.family->basis);
-  }
-  key.add_text(work.matrix_class);
-  key.add_text(op.issue.profile);
-  key.add(op.gemms.size());
-  for (const GemmCall& g : op.gemms) {
-    const double shape[] = {g.shape.b, g.shape.m, g.shape.n, g.shape.k};
-    key.add_all(shape);
-    key.add(g.lhs);
-    key.add(g.rhs);
-    key.add_text(g.unit);
-    key.add(g.factor);
-  }
+  // All of the view but its instruction, which the models read only through the rest.
+  util::for_each_field(op, [&key](const auto& field) {
+    if constexpr (!std::is_same_v<std::decay_t<decltype(field)>, const Instruction*>) {
+      key.add_fields(field);
+    }
+  });
   return key.bytes();
-}
-
-CombinedModel::OpTimes CombinedModel::op_times(const OpView& op) {
-  // An op with a kernel estimate of its own is made alone.
-  if (op.kernel) return make_op_times(op);
-  const std::string_view key = op_key(op);
-  if (auto it = op_times_.find(key); it != op_times_.end()) return it->second;
-  const OpTimes times = make_op_times(op);
-  // make_op_times makes no op key: `key` still views op_key_.
-  if (op_times_.size() < kMaxOpTimes) op_times_.emplace(std::string(key), times);
-  return times;
 }
 
 absl::StatusOr<CombinedModel::CollectiveRef> CombinedModel::collective_input(
@@ -283,8 +425,8 @@ const CombinedModel::CollectiveTimes& CombinedModel::collective_times(
   visited(ModelKind::kCollective, &i);
   times.times = collective_.estimate({.input = it->first.input, .options = it->first.options});
   if (times.times.estimate.ok() && explain()) {
-    if (times.times.expected) {
-      times.expected_text = explain_expected_time(*times.times.expected, device(), expected_texts_);
+    if (times.times.expected && times.times.expected->basis) {
+      times.expected_text = save(explain_collective(*times.times.expected, device()));
     }
     times.explanation = save(times.times.estimate->explain());
   }
@@ -292,8 +434,7 @@ const CombinedModel::CollectiveTimes& CombinedModel::collective_times(
 }
 
 absl::StatusOr<CollectiveOpEstimate> CombinedModel::estimate_collective(const Instruction& i,
-                                                                        const CollectiveCost& c,
-                                                                        Explanation& explanation) {
+                                                                        const CollectiveCost& c) {
   const bool is_async = c.is_async || is_async_start(i.opcode());
   if (c.is_host_transfer) {
     visited(ModelKind::kHostTransfer, &i);
@@ -305,23 +446,10 @@ absl::StatusOr<CollectiveOpEstimate> CombinedModel::estimate_collective(const In
       if (axis.link == LinkKind::kDcn) op.slices = axis.size;
     }
     CollectiveOpEstimate out = host_transfer_.estimate(op);
+    out.host_transfer = true;
+    out.megascale = !op.megascale_type.empty();
+    out.slices = op.slices;
     record(out.notes);
-    if (explain() && !op.megascale_type.empty()) {
-      const CollectivePrediction& p = out.prediction;
-      explanation.assign(save(
-          out.dcn_rate <= 0
-              ? p.formula
-              : absl::StrCat(p.formula, "\n  B = ", util::general_text(c.payload_bytes, 6),
-                             " B, S = ", std::max<int64_t>(op.slices, 2), ", W_dcn = ",
-                             util::general_text(out.dcn_rate, 4), " B/s -> ",
-                             util::general_text(p.time_s, 4), " s")));
-    } else if (explain()) {
-      const CollectivePrediction& p = out.prediction;
-      explanation.assign(save(absl::StrCat(
-          p.formula, "\n  V = ", util::general_text(c.payload_bytes, 6), " B, W_host = ",
-          util::general_text(out.host_rate, 4), " B/s -> ", util::general_text(p.time_s, 4),
-          " s")));
-    }
     return out;
   }
   CollectiveOpEstimate out = collective_op_estimate(c, is_async);
@@ -349,7 +477,7 @@ absl::StatusOr<CollectiveOpEstimate> CombinedModel::estimate_collective(const In
   out.model = "roofline";
   if (times.times.expected) {
     for (const std::string& note : times.times.notes) out.notes.assume(note);
-    const ExpectedTime& x = *times.times.expected;
+    const CollectiveExpectedTime& x = *times.times.expected;
     out.expected = &x;
     out.model = save(x.model);
     if (x.time_s > p.time_s) p.time_s = x.time_s;
@@ -370,14 +498,32 @@ absl::StatusOr<CollectiveOpEstimate> CombinedModel::estimate_collective(const In
   use_interconnect_figures(*e, in_.device, in_.options.collective_formula, out.notes);
   p.estimate = *e;
   record(out.notes);
-  if (explain()) {
-    explanation.assign(out.network_text);
-    if (out.expected != nullptr && out.expected->time_s > e->time_s) {
+  return out;
+}
+
+void CombinedModel::render(const CollectiveOpEstimate& e, Explanation& explanation) {
+  if (!explain()) return;
+  const CollectivePrediction& p = e.prediction;
+  if (e.host_transfer && e.megascale) {
+    explanation.assign(save(
+        e.dcn_rate <= 0
+            ? p.formula
+            : absl::StrCat(p.formula, "\n  B = ", util::general_text(p.payload_bytes, 6),
+                           " B, S = ", std::max<int64_t>(e.slices, 2), ", W_dcn = ",
+                           util::general_text(e.dcn_rate, 4), " B/s -> ",
+                           util::general_text(p.time_s, 4), " s")));
+  } else if (e.host_transfer) {
+    explanation.assign(save(absl::StrCat(
+        p.formula, "\n  V = ", util::general_text(p.payload_bytes, 6), " B, W_host = ",
+        util::general_text(e.host_rate, 4), " B/s -> ", util::general_text(p.time_s, 4),
+        " s")));
+  } else {
+    explanation.assign(e.network_text);
+    if (e.expected != nullptr && e.expected->time_s > e.roofline_s) {
       explanation.append("\n");
-      explanation.append(out.expected_text);
+      explanation.append(e.expected_text);
     }
   }
-  return out;
 }
 
 std::string_view CombinedModel::roofline_text(const RooflineEstimate& e) {
@@ -397,21 +543,7 @@ std::string_view CombinedModel::roofline_text(const RooflineEstimate& e) {
   // Everything explain() reads: two estimates with the same key explain alike.
   FigureKey& key = key_;
   key.clear();
-  key.add(e.time_s);
-  key.add(e.roofline_s);
-  key.add(e.overhead_s);
-  key.add(e.floor_s);
-  key.add(e.l2_read_bytes);
-  key.add(e.bound);
-  for (const RooflineTerm& t : e.terms) {
-    key.add(t.bound);
-    key.add(t.amount);
-    key.add(t.rate);
-    key.add(t.time_s);
-    key.add_text(t.rate_source);
-  }
-  key.add(e.notes.size());
-  for (const std::string& note : e.notes) key.add_text(note);
+  key.add_fields(e);
   return roofline_texts_.text(key.bytes(), make);
 }
 

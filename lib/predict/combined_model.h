@@ -1,7 +1,8 @@
-// The combined model of one prediction: it picks the model for each op (op_model.h), keeps what
-// the prediction makes once and looks up again (the text pool, the memos of estimates and
-// texts, the measured GEMM times), records what the estimates used and assumed, and renders
-// each estimate's explanation from it once it is made.
+// The combined model of one prediction: it times each scheduled instruction, picking the models
+// that time it (op_model.h: the op's own, the device's one), keeps what the prediction makes
+// once and looks up again (the text pool, the memos of times and texts, the measured GEMM
+// times), records what the estimates used and assumed, and renders each estimate's explanation
+// from it once it is made.
 #ifndef HLOROOF_LIB_PREDICT_COMBINED_MODEL_H_
 #define HLOROOF_LIB_PREDICT_COMBINED_MODEL_H_
 
@@ -27,6 +28,7 @@
 #include "hloroof/predict.h"
 #include "hloroof/topology.h"
 #include "predict/expected_time.h"
+#include "predict/instruction_timing.h"
 #include "predict/op_model.h"
 
 namespace hloroof::predict {
@@ -59,7 +61,7 @@ class Explanation {
 enum class ModelKind : uint8_t {
   kRoofline,
   kKernelEstimate,
-  kGeneral,
+  kDevice,
   kFamily,
   kHostTransfer,
   kCollective,
@@ -102,12 +104,25 @@ struct RecordedNotes {
 
 class CombinedModel {
  public:
-  // `in` outlives the model.
-  explicit CombinedModel(const PredictionInputs& in);
+  // `in` outlives the model. The device's model is the first of `models` that takes the
+  // device (pick_device_model).
+  explicit CombinedModel(const PredictionInputs& in,
+                         absl::Span<const DeviceModelChoice> models = device_models());
   CombinedModel(const CombinedModel&) = delete;
   CombinedModel& operator=(const CombinedModel&) = delete;
 
   const PredictionInputs& in() const { return in_; }
+
+  // How `i` runs when it is not control flow and not the done of a pair: the one place that
+  // picks the models timing an instruction. Nothing for an op that only names buffers or does
+  // no work. An async start: what it launches (a collective, a copy, a wrapped computation as
+  // `timings` already holds it, an op) and the stream it runs on. A collective: its network and
+  // expected models (estimate_collective). Any other op: its roofline, then a kernel's own
+  // estimate or the device's model and a measured family (estimate), made once for the first
+  // kMaxOpTimes ops alike (past them each op's anew); a fusion's collectives beside it. The
+  // explanation is joined from its pieces (with explain()).
+  absl::StatusOr<InstructionTiming> time_instruction(const Instruction& i,
+                                                     const TimingMap& timings);
   const DeviceSpec& device() const { return in_.device; }
   // Whether explanations are written (PredictOptions::explain).
   bool explain() const { return in_.options.explain; }
@@ -123,34 +138,20 @@ class CombinedModel {
   OpView view_of(const Instruction& i, const OpWork& work, bool include_overhead,
                  bool several_types) const;
   // The op's estimate: its roofline, then the expected time of the model it picks (a kernel's
-  // own estimate, a measured family, the general model; none on the roofline walk); what the
-  // estimate used and assumed is recorded.
+  // own estimate, the device's model, then a measured family; none on the roofline walk); what
+  // the estimate used and assumed is recorded.
   OpEstimate estimate(const OpView& op);
   // The explanation of `e`, an estimate of `op`.
   void render(const OpView& op, const OpEstimate& e, Explanation& explanation);
 
-  // An op's times and explanation: estimate and render made once for each view alike (the
-  // first kMaxOpTimes views; past them each op's are made anew), as a module's ops repeat a few
-  // hundred alike thousands of times. An op with a kernel estimate of its own is made alone.
-  struct OpTimes {
-    double time_s = 0;
-    double roofline_s = 0;
-    Bound resource = Bound::kOverhead;
-    BoundBy bound = BoundBy::kOverhead;
-    std::string_view model;        // a text of the pool or a static one
-    std::string_view explanation;  // joined (join()); empty without explain()
-    std::optional<TimeRange> range;  // time_s's, where it has one (OpPrediction::time_range)
-    double loop_host_s = 0;          // the host's launch time included in time_s
-  };
-  OpTimes op_times(const OpView& op);
-
   // --- Collectives.
 
   // A collective's estimate (host transfers: HostTransferModel; others: CollectiveModel, made
-  // once for each input), with its explanation; what it assumed is recorded.
+  // once for each input); what it assumed is recorded.
   absl::StatusOr<CollectiveOpEstimate> estimate_collective(const Instruction& i,
-                                                           const CollectiveCost& c,
-                                                           Explanation& explanation);
+                                                           const CollectiveCost& c);
+  // The explanation of `e`, a collective's estimate (with explain()).
+  void render(const CollectiveOpEstimate& e, Explanation& explanation);
 
   // --- What the prediction keeps.
 
@@ -211,14 +212,34 @@ class CombinedModel {
     roofline_texts_.set_transient(on);
     expected_texts_.set_transient(on);
   }
-  // op_times' work for one op.
-  OpTimes make_op_times(const OpView& op);
-  // The key of op_times: everything an estimate and its explanation read of `op`.
+  // time_instruction's work, with the explanation written in `explanation`.
+  absl::Status time(const Instruction& i, const TimingMap& timings, InstructionTiming& t,
+                    Explanation& explanation);
+  // An async start: what it launches and how long that runs.
+  absl::Status time_async_start(const Instruction& i, const InstructionCost& record,
+                                const TimingMap& timings, InstructionTiming& t,
+                                Explanation& explanation);
+  // Collectives inside a fusion (TPU fuses some, e.g. `kind=kCustom` all-reduce-scatter
+  // fusions) run as part of it; an all-reduce whose sum each device only slices its own part
+  // of runs as a reduce-scatter (runs_as_reduce_scatter). Their time; `roofline_total` their
+  // roofline.
+  absl::StatusOr<double> time_fused_collectives(const Instruction& fusion, InstructionTiming& t,
+                                                Explanation& explanation,
+                                                double& roofline_total);
+  // An op's times and explanation into `t` and `explanation`, made once for the ops alike.
+  void time_op(const OpView& op, InstructionTiming& t, Explanation& explanation);
+  // An op's times, not memoized (an async start's), into `t` and `explanation`; its roofline
+  // floor returned.
+  double time_work(const Instruction& i, const OpWork& work, bool include_overhead,
+                   InstructionTiming& t, Explanation& explanation);
+  // The key of time_op's memo: every field of `op` but its instruction (FigureKey::add_fields).
   std::string_view op_key(const OpView& op);
 
   // What a collective is timed by: CollectiveInput's fields, the replica groups and pairs
   // where they are already held (the op's cost record), so that a collective met again copies
   // nothing.
+  // The fields of CollectiveInput and CollectiveOptions, every one (checked below): a field
+  // added to either is added here, or it would share another collective's times.
   struct CollectiveRef {
     CollectiveKind kind = CollectiveKind::kAllReduce;
     double bytes = 0;
@@ -241,10 +262,14 @@ class CombinedModel {
   struct CollectiveTimes {
     CollectiveModel::Times times;
     std::string_view explanation;
-    std::string_view expected_text;  // explain_expected_time(*times.expected), with explain()
+    std::string_view expected_text;  // explain_collective(*times.expected), with explain()
   };
   // `i`: the instruction it is first made for (ModelObserver).
   const CollectiveTimes& collective_times(const CollectiveRef& collective, const Instruction& i);
+  static_assert(util::kFieldCount<CollectiveInput> == 4 &&
+                    util::kFieldCount<CollectiveOptions> == 4,
+                "CollectiveRef::fields() names every field of CollectiveInput and "
+                "CollectiveOptions");
   // Tells the observer, if any, that `model` was asked for an estimate of `i`.
   void visited(ModelKind model, const Instruction* i) {
     if (observer_ != nullptr) observer_->visited(model, i);
@@ -261,7 +286,7 @@ class CombinedModel {
   GemmTimeCache gemm_times_;
   RooflineModel roofline_;
   KernelEstimateModel kernel_;
-  GeneralModel general_;
+  std::unique_ptr<DeviceModel> device_model_;
   FamilyModel family_;
   HostTransferModel host_transfer_;
   CollectiveModel collective_;
@@ -302,7 +327,11 @@ class CombinedModel {
       collective_times_;
   static constexpr size_t kMaxOpTimes = 4096;
   // Keys of 100 bytes and more: hashed 16 bytes a step (util/string_view_hash.h).
-  absl::flat_hash_map<std::string, OpTimes, detail::StringViewHash, detail::StringViewEq> op_times_;
+  // time_op's times of an op, by its key (op_key): the instruction and cost record are those
+  // of the first op met.
+  absl::flat_hash_map<std::string, InstructionTiming, detail::StringViewHash,
+                      detail::StringViewEq>
+      op_times_;
   FigureKey op_key_;
   size_t next_cost_ = 0;  // cost_of's guess: the record after the last one found
   bool transient_texts_ = false;

@@ -114,20 +114,6 @@ double GemmTimeCache::time_s(const measured::GemmTable& table, const measured::G
   return it->second;
 }
 
-std::string_view explain_expected_time(const ExpectedTime& e, const DeviceSpec& device,
-                                       TextMemo& memo) {
-  if (const auto* gpu = std::get_if<GpuOpBasis>(&e.basis)) {
-    return explain_gpu_op(e, *gpu, device, memo);
-  }
-  if (const auto* tpu = std::get_if<TpuOpBasis>(&e.basis)) {
-    return explain_tpu_op(e, *tpu, device, memo);
-  }
-  if (const auto* collective = std::get_if<CollectiveBasis>(&e.basis)) {
-    return memo.save(explain_collective(e, *collective, device));
-  }
-  return {};
-}
-
 }  // namespace hloroof::predict
 
 namespace hloroof {

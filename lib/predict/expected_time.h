@@ -13,7 +13,6 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -28,6 +27,7 @@
 #include "hloroof/roofline.h"
 #include "hloroof/text_pool.h"
 #include "predict/measured_models.h"
+#include "util/fields.h"
 #include "util/string_view_hash.h"
 
 namespace hloroof::predict {
@@ -194,6 +194,31 @@ class FigureKey {
     add(reinterpret_cast<uintptr_t>(text.data()));
     add(text.size());
   }
+  // A value of any type a memo reads, whole: figures as add() takes them, texts after their
+  // sizes, lists after their lengths, an optional's presence before it, a pair's halves, and an
+  // aggregate member by member (util/fields.h), so that a member added to it later is in the
+  // key. A pointer does not compile: its address is no figure (add_place says where a text
+  // lies).
+  template <typename T>
+  void add_fields(const T& value) {
+    if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T>) {
+      add(value);
+    } else if constexpr (std::is_convertible_v<const T&, std::string_view>) {
+      add_text(value);
+    } else if constexpr (requires { value.has_value(); *value; }) {
+      add(value.has_value());
+      if (value.has_value()) add_fields(*value);
+    } else if constexpr (requires { value.first; value.second; }) {
+      add_fields(value.first);
+      add_fields(value.second);
+    } else if constexpr (requires { value.size(); value.begin(); value.end(); }) {
+      add(value.size());
+      for (const auto& element : value) add_fields(element);
+    } else {
+      static_assert(std::is_aggregate_v<T>, "add_fields: no figure of this type");
+      util::for_each_field(value, [this](const auto& member) { add_fields(member); });
+    }
+  }
   void clear() { size_ = 0; }
   std::string_view bytes() const { return {bytes_.data(), size_}; }
 
@@ -201,10 +226,14 @@ class FigureKey {
   // `n` more bytes at the end, to write: the buffer grows (doubling) and is kept from one key
   // to the next, so that most figures are written as one copy of their bytes.
   char* room(size_t n) {
-    if (bytes_.size() - size_ < n) bytes_.resize(std::max(2 * bytes_.size(), size_ + n + 64));
+    if (bytes_.size() - size_ < n) [[unlikely]] grow(n);
     char* const at = bytes_.data() + size_;
     size_ += n;
     return at;
+  }
+  // Out of line, so that room() is inlined where each figure is added.
+  [[gnu::noinline]] void grow(size_t n) {
+    bytes_.resize(std::max(2 * bytes_.size(), size_ + n + 64));
   }
 
   std::string bytes_;
@@ -265,11 +294,13 @@ struct ScaleOutTime {
   double time_s() const { return latency_s + bandwidth_s; }
 };
 
-// What an expected time was made from, as its explanation prints it (explain_expected_time):
-// the table or fit used, the efficiencies, the terms named with their times, and where a table
-// was left (extrapolation). One kind for each model; none where the time is the roofline's.
+// What an expected time was made from, as its model's explanation prints it: the table or fit
+// used, the efficiencies, the terms named with their times, and where a table was left
+// (extrapolation). One kind for each device model (op_model.h) that explains figures; a
+// collective's for collectives.
 
-// The general model's op on a GPU, or on any device with a file's calibrated efficiencies.
+// An op's on a GPU (GpuTableModel), or on a device with a file's calibrated efficiencies
+// (CalibratedModel), whose terms are a subset of a GPU's.
 struct GpuOpBasis {
   // The terms named, with their times: the measured GEMMs' first (when `gemms` > 0), then the
   // roofline's in its order, then the elementwise issue time, then the small-kernel floor.
@@ -306,8 +337,8 @@ struct GpuOpBasis {
   double unaligned_worst_s = 0;
 };
 
-// The TPU fits (tpu_models.h): GEMMs on the measured ramp, HBM and host link at their measured
-// shares, a fitted per-op fixed cost.
+// An op's on a TPU's fits (TpuFitModel, tpu_models.h): GEMMs on the measured ramp, HBM and
+// host link at their measured shares, a fitted per-op fixed cost.
 struct TpuOpBasis {
   enum class Term : uint8_t { kGemm, kKernelMatrix, kHbm, kHost };
   absl::InlinedVector<std::pair<Term, double>, 4> terms;
@@ -343,34 +374,17 @@ struct CollectiveBasis {
   ScaleOutTime scale_out;       // GPUs: NCCL's part across nodes
 };
 
-struct ExpectedTime {
+// A collective's expected time (expected_collective_time): the time, the model that gave it
+// and what it was made from, for its explanation (explain_collective); no basis where the time
+// is the roofline's.
+struct CollectiveExpectedTime {
   double time_s = 0;
-  std::string model;  // which model gave it, e.g. "gemm table h100 (measured, interpolated)"
-  // What it was made from, for its explanation; monostate where nothing is explained (the
-  // roofline's time, no measured term).
-  std::variant<std::monostate, GpuOpBasis, TpuOpBasis, CollectiveBasis> basis;
-  // Above time_s: the high end of the measured range it may take (unaligned GEMMs); else 0.
-  double range_high_s = 0;
+  std::string model;  // which model gave it, e.g. "collective fit h100 (measured)"
+  std::optional<CollectiveBasis> basis;
 };
 
-// An op that is not a collective: `roofline` is its roofline estimate (overhead included),
-// `gemms` the GEMMs it runs (gemms_of). Assumptions made (borrowed tables) are added once.
-// `cache`, when given, keeps the GEMM estimates for the rest of the prediction; `issue` is the
-// op's elementwise issue time (elementwise_issue_time), a compute term of its own (the result's
-// basis views its profile: `issue` outlives it).
-ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
-                              const RooflineEstimate& roofline, const DeviceSpec& device,
-                              bool include_overhead, std::vector<std::string>& assumptions,
-                              GemmTimeCache* cache = nullptr, const IssueTime& issue = {},
-                              KernelClass kernel = KernelClass::kNone,
-                              double unaligned_share = 0);
-
-// How, with the numbers, `e` was made on `device`: an op's text made once for each set of
-// figures it prints (the memo's texts are made for one device: `device` is part of their keys),
-// a collective's saved in the memo's pool (collectives are few: by its text, no key). Empty
-// where `e` has nothing to explain.
-std::string_view explain_expected_time(const ExpectedTime& e, const DeviceSpec& device,
-                                       TextMemo& memo);
+// How, with the numbers, `e` was made on `device`; empty where it has no basis.
+std::string explain_collective(const CollectiveExpectedTime& e, const DeviceSpec& device);
 
 // What a TPU prediction's expected times rest on, one line each (measured, fitted, borrowed,
 // assumed), for its assumptions; empty for GPUs.
@@ -398,9 +412,10 @@ ScaleOutTime scale_out_time(std::string_view op, double v, int64_t n, int64_t m,
 double nccl_tree_channel_cap(int compute_capability_major, int64_t nodes);
 
 // A collective whose roofline estimate is `roofline` (kind as in the HLO).
-ExpectedTime expected_collective_time(CollectiveKind kind, const CollectiveEstimate& roofline,
-                                      const DeviceSpec& device,
-                                      std::vector<std::string>& assumptions);
+CollectiveExpectedTime expected_collective_time(CollectiveKind kind,
+                                                const CollectiveEstimate& roofline,
+                                                const DeviceSpec& device,
+                                                std::vector<std::string>& assumptions);
 
 }  // namespace hloroof::predict
 

@@ -1,5 +1,6 @@
 // What the expected-time models (expected_time.cc, expected_inputs.cc, gpu_expected_time.cc,
-// tpu_expected_time.cc, collective_expected_time.cc) share among themselves.
+// tpu_expected_time.cc, calibrated_expected_time.cc, collective_expected_time.cc) share among
+// themselves.
 #ifndef HLOROOF_LIB_PREDICT_EXPECTED_TIME_INTERNAL_H_
 #define HLOROOF_LIB_PREDICT_EXPECTED_TIME_INTERNAL_H_
 
@@ -61,27 +62,15 @@ bool tpu_measured(const DeviceSpec& device);
 // "measured on tpu7x" or "measured on tpu7x, borrowed".
 const std::string& tpu_provenance(const DeviceSpec& device);
 
-// The TPU fits of an op (tpu_expected_time.cc): `device` takes them (tpu_measured).
-ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
-                                  const RooflineEstimate& roofline, const DeviceSpec& device,
-                                  bool include_overhead, std::vector<std::string>& assumptions);
-
-// The explanation of a TPU op's expected time `e` (expected_tpu_op_time).
-std::string_view explain_tpu_op(const ExpectedTime& e, const TpuOpBasis& basis,
-                                const DeviceSpec& device, TextMemo& memo);
-
 // The TPU fits of a collective (tpu_expected_time.cc).
-ExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
-                                          const DeviceSpec& device,
-                                          std::vector<std::string>& assumptions);
+CollectiveExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
+                                                    const DeviceSpec& device,
+                                                    std::vector<std::string>& assumptions);
 
-// The explanation of a GPU op's expected time `e` (expected_op_time).
-std::string_view explain_gpu_op(const ExpectedTime& e, const GpuOpBasis& basis,
-                                const DeviceSpec& device, TextMemo& memo);
-
-// The explanation of a collective's expected time `e` (expected_collective_time).
-std::string explain_collective(const ExpectedTime& e, const CollectiveBasis& b,
-                               const DeviceSpec& device);
+// The explanation of an op's expected time `time_s` made on `device` from `basis`
+// (GpuTableModel, CalibratedModel).
+std::string_view explain_gpu_op(double time_s, const GpuOpBasis& basis, const DeviceSpec& device,
+                                TextMemo& memo);
 
 }  // namespace hloroof::predict
 

@@ -1,15 +1,14 @@
-// The general model of an op's expected time (expected_op_time, docs/prediction-model.md,
-// "Measured models (GPUs)"): the measured GEMM tables, the HBM share and the elementwise
-// issue rate on GPUs, a file's calibrated efficiencies elsewhere; TPUs with no calibration
-// take the TPU fits (tpu_expected_time.cc).
-#include "predict/expected_time.h"
-
+// The GPU tables model of an op's expected time (GpuTableModel, docs/prediction-model.md,
+// "Measured models (GPUs)"): the measured GEMM tables, the HBM share, the elementwise issue
+// rate, the small-kernel floor and unaligned rows and GEMMs, with a file's calibrated
+// efficiencies where it sets them.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <memory>
 #include <utility>
 #include <variant>
 
@@ -24,6 +23,7 @@
 #include "hloroof/computation.h"
 #include "predict/expected_time_internal.h"
 #include "predict/gpu_families.h"
+#include "predict/op_model.h"
 #include "predict/tpu_models.h"
 #include "util/number_text.h"
 
@@ -119,7 +119,7 @@ double table_gemm_time(absl::Span<const GemmCall> gemms, const DeviceSpec& devic
 // |log(measured / expected)| of each class, to the device times of the kernels under 3 us of
 // the two shared op-family sweeps (../shared/measured/gpu_{h200,h100}_opfamilies) that no
 // family model or GEMM table times; the held-out sweeps (bench/measured) check them.
-// Transposes keep the general model (their time depends on layout and stride: the op's note).
+// Transposes keep the other terms (their time depends on layout and stride: the op's note).
 struct KernelFloor {
   std::string_view source;  // the GPU the starts were measured on
   double elementwise_s, reduction_s;
@@ -170,25 +170,35 @@ int64_t unaligned_dim(const GemmCall& c) {
   return 0;
 }
 
-}  // namespace
+// A GPU's model: its GEMM tables, the HBM share, the elementwise issue rate, the small-kernel
+// floor, unaligned rows and GEMMs; a file's calibrated efficiencies in place of the HBM share
+// and the tables where it sets them.
+class GpuTableModel final : public DeviceModel {
+ public:
+  GpuTableModel(const DeviceSpec& device, GemmTimeCache& gemm_times)
+      : device_(device), gemm_times_(gemm_times) {}
+  OpEstimate estimate(const OpView& op, OpEstimate e) const override;
+  std::string_view explain(const OpEstimate& e, TextMemo& memo) const override {
+    const auto* basis = std::get_if<GpuOpBasis>(&e.basis);
+    return basis == nullptr ? std::string_view() : explain_gpu_op(e.model_s, *basis, device_, memo);
+  }
 
-ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
-                              const RooflineEstimate& roofline, const DeviceSpec& device,
-                              bool include_overhead, std::vector<std::string>& assumptions,
-                              GemmTimeCache* cache, const IssueTime& issue,
-                              KernelClass kernel, double unaligned_share) {
-  ExpectedTime e{roofline.time_s, "", {}};
-  const bool gpu = device.kind == DeviceKind::kGpu;
+ private:
+  const DeviceSpec& device_;
+  GemmTimeCache& gemm_times_;
+};
+
+OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
+  const DeviceSpec& device = device_;
+  const absl::Span<const GemmCall> gemms = op.gemms;
+  const OpWork& work = op.work;
+  const RooflineEstimate& roofline = out.roofline;
+  const IssueTime& issue = op.issue;
+  std::vector<std::string>& assumptions = out.notes.assumptions;
+  const double unaligned_share = op.unaligned_share;
   const bool matmul_knob = device.matmul_efficiency_set;
   const bool hbm_knob = device.hbm_efficiency_set;
-  if (tpu_measured(device)) {
-    return expected_tpu_op_time(gemms, work, roofline, device, include_overhead, assumptions);
-  }
-  if (!gpu && !matmul_knob && !hbm_knob) {
-    e.model = "roofline (no measured model for TPUs)";
-    return e;
-  }
-  const double overhead = include_overhead ? device.per_op_overhead_s : 0.0;
+  const double overhead = op.include_overhead ? device.per_op_overhead_s : 0.0;
   // The terms the explanation names, with their times.
   GpuOpBasis basis;
   using Term = GpuOpBasis::Term;
@@ -200,7 +210,7 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
     if (s > terms) terms = s, model = name();
   };
   for (const RooflineTerm& t : roofline.terms) {
-    if (t.bound == Bound::kHbm && (hbm_knob || (gpu && takes_hbm_fraction(device)))) {
+    if (t.bound == Bound::kHbm && (hbm_knob || takes_hbm_fraction(device))) {
       const double fraction = hbm_knob ? device.hbm_efficiency : kGpuHbmFraction;
       double s = t.time_s / fraction;
       // Bytes a kernel cannot move in 16-byte vectors, at the rate such kernels were measured
@@ -238,7 +248,7 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
   const DeviceSpec* src = source.name.empty() ? nullptr : source_spec(source.name);
   if (!matmul_knob && work.matrix_flops > 0 && tables != nullptr && src != nullptr) {
     int used = 0, outside = 0;
-    const double gemm_s = table_gemm_time(gemms, device, source, *tables, *src, cache,
+    const double gemm_s = table_gemm_time(gemms, device, source, *tables, *src, &gemm_times_,
                                           assumptions, used, outside);
     if (used > 0) {
       basis.table = source.name;
@@ -280,7 +290,7 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
   }
   // Elementwise work at the lanes' issue rate, each op costed by its measured profile; said
   // only when it is the slowest term (it then sets the expected time).
-  if (gpu && !issue.profile.empty() && issue.time_s > terms) {
+  if (!issue.profile.empty() && issue.time_s > terms) {
     basis.terms.push_back({Term::kIssue, issue.time_s});
     basis.element_ops = issue.element_ops;
     basis.slots = issue.slots;
@@ -290,17 +300,15 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
     });
   }
   if (model == "roofline" || terms + overhead <= roofline.time_s) {
-    model = gpu ? "roofline (no measured model)" : "roofline";
+    model = "roofline (no measured model)";
   }
-  e.model = model;
-  e.time_s = std::max(roofline.time_s, terms + overhead);
-  if (model == "gemm, unaligned dimension (measured range)") {
-    e.range_high_s = unaligned_worst_s + overhead;
-  }
+  double time_s = std::max(roofline.time_s, terms + overhead);
+  const bool ranged = model == "gemm, unaligned dimension (measured range)";
   // A small kernel of XLA's own: the floor of its class, when it is longer. GEMMs keep their
   // table's (its smallest measured kernel).
+  const KernelClass kernel = op.kernel_class;
   bool floor_borrowed = false;
-  const KernelFloor* floor = gpu && include_overhead && kernel != KernelClass::kNone &&
+  const KernelFloor* floor = op.include_overhead && kernel != KernelClass::kNone &&
                                      basis.gemms == 0
                                  ? kernel_floor(device, floor_borrowed)
                                  : nullptr;
@@ -311,8 +319,8 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
         per_doubling *
         std::max(0.0, std::log2(std::max(work.hbm_bytes, 1.0) / kKernelFloorRampFromBytes));
     const double floor_s = start + ramp + roofline.floor_work_s;
-    if (floor_s > e.time_s) {
-      e.time_s = floor_s;
+    if (floor_s > time_s) {
+      time_s = floor_s;
       basis.terms.push_back({Term::kKernelFloor, floor_s});
       basis.kernel_class = kernel;
       basis.floor_start_s = start;
@@ -321,9 +329,9 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
       basis.floor_work_s = roofline.floor_work_s;
       basis.floor_source = floor->source;
       basis.floor_borrowed = floor_borrowed;
-      e.model = floor_borrowed ? absl::StrCat("small-kernel floor (measured on ",
-                                              sv(floor->source), ", borrowed)")
-                               : "small-kernel floor (measured)";
+      model = floor_borrowed ? absl::StrCat("small-kernel floor (measured on ",
+                                            sv(floor->source), ", borrowed)")
+                             : "small-kernel floor (measured)";
       note_once(assumptions,
                 floor_borrowed
                     ? absl::StrCat(device.name, " small kernels: the small-kernel floor of the ",
@@ -333,49 +341,50 @@ ExpectedTime expected_op_time(absl::Span<const GemmCall> gemms, const OpWork& wo
                                                 "measured on its op-family sweeps"));
     }
   }
-  if ((basis.gemms > 0 || !basis.terms.empty()) && e.time_s > roofline.time_s) {
-    e.basis = std::move(basis);
+  if (basis.unaligned_share > 0) out.notes.use_figure("hbm.unaligned_bandwidth");
+  out.model = std::move(model);
+  out.model_s = time_s;
+  if (time_s > out.time_s) out.time_s = time_s;
+  if (ranged && unaligned_worst_s + overhead > out.time_s) {
+    out.range = TimeRange{.low_s = out.time_s,
+                          .high_s = unaligned_worst_s + overhead,
+                          .low = absl::StrCat("unaligned GEMMs at ", kUnalignedGemmBest,
+                                              " of peak, the best measured"),
+                          .high = absl::StrCat("at ", kUnalignedGemmWorst,
+                                               " of peak, the worst measured")};
   }
-  return e;
+  out.device_model = this;
+  if ((basis.gemms > 0 || !basis.terms.empty()) && time_s > roofline.time_s) {
+    out.basis = std::move(basis);
+  }
+  if (op.layout_sensitive) {
+    out.layout_sensitive = true;
+    out.notes.assume(
+        "FFTs and transposes on GPUs: modelled as memory traffic only; the axis they stride "
+        "along is not, and programs of such kernels took 1.0-2.5x their expected time on one "
+        "A100 node (jaxdecomp 3D FFTs: expected/measured 0.4-1.0, inverse transforms the "
+        "lowest): read their times as uncertain by up to 2.5x");
+  }
+  return out;
 }
 
-// The explanation of a GPU op's expected time `e` (expected_op_time).
-std::string_view explain_gpu_op(const ExpectedTime& e, const GpuOpBasis& basis,
-                                const DeviceSpec& device, TextMemo& memo) {
+}  // namespace
+
+bool takes_gpu_tables(const DeviceSpec& device) { return device.kind == DeviceKind::kGpu; }
+
+std::unique_ptr<DeviceModel> make_gpu_table_model(const DeviceSpec& device,
+                                                  GemmTimeCache& gemm_times) {
+  return std::make_unique<GpuTableModel>(device, gemm_times);
+}
+
+std::string_view explain_gpu_op(double time_s, const GpuOpBasis& basis, const DeviceSpec& device,
+                                TextMemo& memo) {
   using Term = GpuOpBasis::Term;
   FigureKey& key = memo.new_key();
   key.add(ExplanationKind::kOp);
   key.add(reinterpret_cast<uintptr_t>(&device));
-  key.add(e.time_s);
-  key.add(basis.gemms);
-  key.add(basis.outside);
-  key.add(basis.gemm_s);
-  for (const auto& [term, s] : basis.terms) {
-    key.add(term);
-    key.add(s);
-    if (term == Term::kHbm) {
-      key.add(basis.unaligned_share);
-      key.add(basis.unaligned_rate);
-    }
-    if (term == Term::kIssue) {
-      key.add(basis.element_ops);
-      key.add(basis.slots);
-      key.add_text(basis.profile);
-    }
-    if (term == Term::kUnalignedGemm) {
-      key.add(basis.unaligned_gemms);
-      key.add(basis.unaligned_dim);
-      key.add(basis.unaligned_worst_s);
-    }
-    if (term == Term::kKernelFloor) {
-      key.add(basis.kernel_class);
-      key.add(basis.floor_start_s);
-      key.add(basis.floor_ramp_s);
-      key.add(basis.floor_per_doubling_s);
-      key.add(basis.floor_work_s);
-      key.add(basis.floor_borrowed);
-    }
-  }
+  key.add(time_s);
+  key.add_fields(basis);
   return memo.text(key.bytes(), [&] {
     std::vector<std::string> how;
     if (basis.gemms > 0) {
@@ -445,7 +454,7 @@ std::string_view explain_gpu_op(const ExpectedTime& e, const GpuOpBasis& basis,
     return absl::StrCat(floored ? "expected = max(max(terms as measured) + overhead, "
                                   "small-kernel floor) = "
                                 : "expected = max(terms as measured) + overhead = ",
-                        seconds(e.time_s),
+                        seconds(time_s),
                         " (", absl::StrJoin(how, "; "), ")");
   });
 }

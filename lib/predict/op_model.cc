@@ -99,47 +99,13 @@ OpEstimate KernelEstimateModel::estimate(const OpView& op, OpEstimate e) const {
   return e;
 }
 
-OpEstimate GeneralModel::estimate(const OpView& op, OpEstimate e) const {
-  std::vector<std::string> assumed;
-  ExpectedTime x = expected_op_time(op.gemms, op.work, e.roofline, device_, op.include_overhead,
-                                    assumed, &gemm_times_, op.issue, op.kernel_class,
-                                    op.unaligned_share);
-  for (std::string& line : assumed) e.notes.assume(std::move(line));
-  if (device_.kind == DeviceKind::kTpu && device_.gemm_plateau && op.work.matrix_flops > 0) {
-    e.notes.use_figure("gemm_plateau");
-  }
-  if (const auto* gpu = std::get_if<GpuOpBasis>(&x.basis); gpu && gpu->unaligned_share > 0) {
-    e.notes.use_figure("hbm.unaligned_bandwidth");
-  }
-  e.model = x.model;
-  if (x.time_s > e.time_s) e.time_s = x.time_s;
-  if (x.range_high_s > e.time_s) {
-    e.range = TimeRange{.low_s = e.time_s,
-                        .high_s = x.range_high_s,
-                        .low = absl::StrCat("unaligned GEMMs at ", kUnalignedGemmBest,
-                                            " of peak, the best measured"),
-                        .high = absl::StrCat("at ", kUnalignedGemmWorst,
-                                             " of peak, the worst measured")};
-  }
-  e.general = std::move(x);
-  if (op.layout_sensitive) {
-    e.layout_sensitive = true;
-    e.notes.assume(
-        "FFTs and transposes on GPUs: modelled as memory traffic only; the axis they stride "
-        "along is not, and programs of such kernels took 1.0-2.5x their expected time on one "
-        "A100 node (jaxdecomp 3D FFTs: expected/measured 0.4-1.0, inverse transforms the "
-        "lowest): read their times as uncertain by up to 2.5x");
-  }
-  return e;
-}
-
 OpEstimate FamilyModel::estimate(const OpView& op, OpEstimate e) const {
-  // The family's kernels (or, where it leaves them to the general model, that model's time),
+  // The family's kernels (or, where it leaves them to the device model, that model's time),
   // never below the roofline, then the host's gap before them.
   const double roofline_s = e.roofline.time_s;
   const FamilyTime& f = *op.family;
   const double overhead = op.include_overhead ? device_.per_op_overhead_s : 0.0;
-  const double device = f.device_s > 0 ? f.device_s + overhead : e.general->time_s;
+  const double device = f.device_s > 0 ? f.device_s + overhead : e.model_s;
   e.time_s = std::max(roofline_s, device) + f.host_gap_s;
   if (f.range && f.device_s > 0) {
     // Each end of the family's range made into an op time as the expected one is.
@@ -149,8 +115,9 @@ OpEstimate FamilyModel::estimate(const OpView& op, OpEstimate e) const {
   }
   e.model = absl::StrCat(sv(f.family), " (measured family model)");
   e.family = &f;
-  e.family_s = e.time_s;
-  e.general.reset();
+  e.model_s = e.time_s;
+  e.device_model = nullptr;
+  e.basis = std::monostate();
   return e;
 }
 

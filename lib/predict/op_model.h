@@ -1,27 +1,30 @@
 // The models of one op's time (docs/prediction-model.md, "One op", "Expected time",
 // "Collectives"): each built from the device it models (its config, the slice for the network)
 // and only what else it reads, and answering one call, estimate(), with an estimate that holds
-// its figures, the data it used and what it assumed. None of them records or explains anything:
-// the combined model (combined_model.h) picks the models for an op, records what the estimates
-// used and renders their explanations from them afterwards (explain_expected_time for the
-// expected times' figures).
+// its figures, the data it used and what it assumed. None of them records anything: the
+// combined model (combined_model.h) picks the models for an op, records what the estimates used
+// and renders their explanations afterwards, asking the device model that made an estimate to
+// explain its figures.
 //
-// The interface is a C++20 concept, not an abstract base: OpModel (below) for the models of an
-// op's expected time, each refining the estimate before it (the roofline's); CollectiveOpModel
-// for a collective's. The combined model holds each model by value and calls it directly, so
-// the per-op path has no virtual call and no allocation, and each model's estimate() takes only
-// the input it reads; the concepts, checked by static_assert here, hold them to one shape.
+// Two axes. The models of what an op is (its roofline, XLA's estimate of a kernel, a measured
+// op family, a collective's network, a host transfer) meet a C++20 concept, OpModel or
+// CollectiveOpModel, checked by static_assert here: the combined model holds each by value and
+// calls it directly, and each estimate() takes only the input it reads. The models of what a
+// device measured (its GEMM tables, its TPU fits, a file's calibration) are DeviceModels: one
+// is picked for the prediction by the device, from a list.
 //
-// A new model: a class meeting its concept, its work in a file of its own (as the expected times
-// are: gpu_expected_time.cc, tpu_expected_time.cc, collective_expected_time.cc), and one line in
-// CombinedModel's dispatch (CombinedModel::estimate or estimate_collective).
+// A new model of an op: a class meeting its concept, its work in a file of its own, and one
+// line in CombinedModel::estimate or estimate_collective. A new device model: a class deriving
+// from DeviceModel in a file of its own, and one line in device_models() (device_models.cc).
 #ifndef HLOROOF_LIB_PREDICT_OP_MODEL_H_
 #define HLOROOF_LIB_PREDICT_OP_MODEL_H_
 
 #include <concepts>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -38,6 +41,8 @@
 #include "predict/gpu_families.h"
 
 namespace hloroof::predict {
+
+class DeviceModel;
 
 // What an estimate assumed and which device figures it rests on, in the order met: the
 // prediction's assumptions and its list of unverified figures are made from these.
@@ -83,10 +88,12 @@ struct OpEstimate {
   BoundBy bound = BoundBy::kOverhead;
   // The data the expected time came from, whichever model gave it.
   std::optional<KernelTimeEstimate> kernel;  // the kernel's own estimate
-  std::optional<ExpectedTime> general;       // the general model (tables, TPU fits, knobs)
+  // The device's model (DeviceModel), where it set the time: it explains it from `basis`.
+  const DeviceModel* device_model = nullptr;
+  std::variant<std::monostate, GpuOpBasis, TpuOpBasis> basis;
   const FamilyTime* family = nullptr;        // the family model's, when it set the time
-  double family_s = 0;                       // the family model's time (before any host gap)
-  bool layout_sensitive = false;             // the general time of an FFT or transpose
+  double model_s = 0;                        // the time the model set, before any host gap
+  bool layout_sensitive = false;             // the device model's time of an FFT or transpose
   double loop_host_gap_s = 0;                // the host's gap added
   std::optional<TimeRange> range;            // time_s's (the family's range, made alike)
   EstimateNotes notes;
@@ -96,7 +103,7 @@ struct OpEstimate {
 BoundBy bound_by(Bound bound);
 
 // A model of an op's expected time: it refines `prior`, the estimate made before it (the
-// roofline's, or for a family, the general model's), into its own.
+// roofline's, or for a family, the device model's), into its own.
 template <typename M>
 concept OpModel = requires(const M& model, const OpView& op, OpEstimate prior) {
   { model.estimate(op, std::move(prior)) } -> std::same_as<OpEstimate>;
@@ -136,19 +143,54 @@ class KernelEstimateModel {
   const DeviceSpec& device_;
 };
 
-// The general expected time (expected_op_time): measured GEMM tables, the HBM share, the
-// elementwise issue rate, the TPU fits, or a file's calibrated efficiencies.
-class GeneralModel {
+// A device's model of an op's expected time: the measured GPU tables, the TPU fits, a file's
+// calibrated efficiencies. One is picked for the prediction by its device (pick_device_model)
+// and asked for every op that no kernel estimate of its own times. Unlike the models above, it
+// is an interface: the device picks it once, each op's estimate is made once for the ops alike
+// (CombinedModel::time_op), and a test or a new device adds one as a class and a line of
+// device_models().
+class DeviceModel {
  public:
-  // `gemm_times` keeps the GEMM estimates of one prediction.
-  GeneralModel(const DeviceSpec& device, GemmTimeCache& gemm_times)
-      : device_(device), gemm_times_(gemm_times) {}
-  OpEstimate estimate(const OpView& op, OpEstimate roofline) const;
-
- private:
-  const DeviceSpec& device_;
-  GemmTimeCache& gemm_times_;
+  virtual ~DeviceModel() = default;
+  // Refines `roofline`, RooflineModel's estimate of `op`: sets time_s (never below the
+  // roofline), model, model_s and, where it explains figures, basis and device_model.
+  virtual OpEstimate estimate(const OpView& op, OpEstimate roofline) const = 0;
+  // How `e`, an estimate it made, was made, with the numbers: a text of `memo` (made once for
+  // each set of figures it prints); empty where it has nothing to say.
+  virtual std::string_view explain(const OpEstimate& e, TextMemo& memo) const = 0;
 };
+
+// One line of the list pick_device_model reads: a model and the devices it takes.
+struct DeviceModelChoice {
+  std::string_view name;  // what it rests on, e.g. "GPU tables"
+  bool (*takes)(const DeviceSpec& device);
+  // `gemm_times` keeps the GEMM estimates of one prediction; both outlive the model.
+  std::unique_ptr<DeviceModel> (*make)(const DeviceSpec& device, GemmTimeCache& gemm_times);
+};
+
+// The built-in device models, in the order they are tried: the TPU fits (a TPU whose file sets
+// no calibration), the GPU tables (GPUs, with a file's calibrated efficiencies where it sets
+// them), the calibrated efficiencies (any other device whose file sets them), the roofline
+// (every device).
+absl::Span<const DeviceModelChoice> device_models();
+
+// The first model of `models` that takes `device`; null when none does.
+std::unique_ptr<DeviceModel> pick_device_model(
+    const DeviceSpec& device, GemmTimeCache& gemm_times,
+    absl::Span<const DeviceModelChoice> models = device_models());
+
+// The built-in models, each in a file of its own (device_models() lists them).
+bool takes_gpu_tables(const DeviceSpec& device);
+std::unique_ptr<DeviceModel> make_gpu_table_model(const DeviceSpec& device,
+                                                  GemmTimeCache& gemm_times);
+bool takes_tpu_fits(const DeviceSpec& device);
+std::unique_ptr<DeviceModel> make_tpu_fit_model(const DeviceSpec& device,
+                                                GemmTimeCache& gemm_times);
+bool takes_calibrated(const DeviceSpec& device);
+std::unique_ptr<DeviceModel> make_calibrated_model(const DeviceSpec& device,
+                                                   GemmTimeCache& gemm_times);
+std::unique_ptr<DeviceModel> make_roofline_model(const DeviceSpec& device,
+                                                 GemmTimeCache& gemm_times);
 
 // The measured op families of NVIDIA GPUs (gpu_families.h): sorts, top-k, FFTs, scatters,
 // gathers, depthwise convolutions, library calls' host gaps.
@@ -159,7 +201,7 @@ class FamilyModel {
   static bool applies(const OpView& op) {
     return op.family && (op.family->device_s > 0 || op.family->host_gap_s > 0);
   }
-  // `general`: the general model's estimate of `op`, whose time stands where the family leaves
+  // `general`: the device model's estimate of `op`, whose time stands where the family leaves
   // the kernels to it, and whose assumptions are kept.
   OpEstimate estimate(const OpView& op, OpEstimate general) const;
 
@@ -176,9 +218,12 @@ struct CollectiveOpEstimate {
   // The network estimate and expected time the memo made (CollectiveModel); null for a host
   // transfer.
   const CollectiveEstimate* network = nullptr;
-  const ExpectedTime* expected = nullptr;  // null on the roofline walk
+  const CollectiveExpectedTime* expected = nullptr;  // null on the roofline walk
   std::string_view network_text;           // network->explain(), with explanations
-  std::string_view expected_text;          // explain_expected_time(*expected), with them
+  std::string_view expected_text;          // explain_collective(*expected), with them
+  bool host_transfer = false;              // HostTransferModel's
+  bool megascale = false;                  // a host transfer across slices over DCN
+  int64_t slices = 1;                      // its target's slices
   double host_rate = 0;                    // a host transfer: the host link, B/s
   double dcn_rate = 0;                     // a megascale transfer: a device's DCN share, B/s
   EstimateNotes notes;
@@ -225,7 +270,7 @@ class CollectiveModel {
       : device_(device), slice_(slice), expected_(expected) {}
   struct Times {
     absl::StatusOr<CollectiveEstimate> estimate;
-    std::optional<ExpectedTime> expected;
+    std::optional<CollectiveExpectedTime> expected;
     std::vector<std::string> notes;  // the expected time's assumptions
   };
   Times estimate(const NetworkOp& op) const;
@@ -238,7 +283,6 @@ class CollectiveModel {
 };
 
 static_assert(OpModel<KernelEstimateModel>);
-static_assert(OpModel<GeneralModel>);
 static_assert(OpModel<FamilyModel>);
 static_assert(CollectiveOpModel<HostTransferModel, HostTransferOp, CollectiveOpEstimate>);
 static_assert(CollectiveOpModel<CollectiveModel, NetworkOp, CollectiveModel::Times>);

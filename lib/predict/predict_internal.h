@@ -28,93 +28,13 @@
 #include "hloroof/topology.h"
 #include "predict/combined_model.h"
 #include "predict/expected_time.h"
+#include "predict/instruction_timing.h"
 
 namespace hloroof::predict {
 
 // Ops that only name buffers (parameter, constant, tuple, get-tuple-element, bitcast, ordering
 // tokens, domain, opt-barrier): no code runs for them.
 bool is_pointer_only(Opcode op);
-
-// How a scheduled instruction takes part in its computation's schedule.
-enum class Role : uint8_t {
-  kFree,         // moves pointers only: parameter, tuple, bitcast, ...; or does no work at all
-  kOp,           // runs on the device for its roofline time
-  kCollective,   // a synchronous collective: its network time
-  kAsyncStart,   // launches work on a stream; takes no time of its own
-  kAsyncDone,    // waits for its start's work
-  kWhile,        // body and condition, trip count times
-  kConditional,  // the slowest branch
-  kCall,         // the callee
-};
-
-// What an async start or done, or a control-flow instruction, has besides an op's timing:
-// held apart (InstructionTiming::flow), as most instructions are none of these.
-struct FlowTiming {
-  // Async starts: the work launched, and where it runs. Dones: the start they wait for.
-  double latency_s = 0;
-  std::string_view stream;
-  int64_t partner = -1;  // index of the other op of the pair in its computation; -1 unpaired
-  double hidden_s = 0;
-  double exposed_s = 0;
-  // The roofline of latency_s (an async start), kept by the expected walk for
-  // roofline_schedule; an async start that runs a computation names it (its roofline latency
-  // is that computation's roofline total).
-  double roofline_latency_s = 0;
-  const Computation* async_computation = nullptr;
-  // Control flow: the computations run (a while's body and condition; the slowest branch; a
-  // call's callee) and the loop's trip count.
-  const Computation* body = nullptr;
-  const Computation* condition = nullptr;
-  int64_t trip_count = 1;
-};
-
-struct InstructionTiming {
-  const Instruction* instruction = nullptr;
-  const InstructionCost* cost = nullptr;
-  // One execution's own time on the compute track (a loop: every iteration; a done: its wait,
-  // set by the schedule).
-  double time_s = 0;
-  // The roofline of time_s (an op, a collective), kept by the expected walk for
-  // roofline_schedule.
-  double roofline_time_s = 0;
-  // The host's launch time included in time_s (an op in the body of a GPU loop too small for a
-  // command buffer: loop_host_gap_s); the body's total weighs it against its kernels.
-  double loop_host_s = 0;
-  // Texts of the combined model's pool (CombinedModel::save) or static ones.
-  std::string_view explanation;
-  std::string_view model;        // the model behind time_s or latency_s (OpPrediction::model)
-  std::string_view matrix_unit;  // the matrix class its matrix FLOPs ran on ("bf16", "tf32")
-  // A collective's prediction; held apart, as few ops are collectives.
-  HeapOptional<CollectivePrediction> collective;
-  // The range time_s spans where the data decide it (OpPrediction::time_range); few ops
-  // have one.
-  HeapOptional<TimeRange> time_range;
-  Role role = Role::kFree;
-  BoundBy bound = BoundBy::kOverhead;
-  Bound resource = Bound::kOverhead;
-
-  // The async and control-flow fields: those of none (no partner, trip count 1) where there
-  // are none.
-  const FlowTiming& flow() const { return flow_ ? *flow_.get() : kNoFlow; }
-  // The same to set: made on first use.
-  FlowTiming& mutable_flow() { return flow_ ? *flow_.get() : flow_.emplace(); }
-  int64_t partner() const { return flow_ ? flow_.get()->partner : -1; }
-
- private:
-  static inline const FlowTiming kNoFlow{};
-  HeapOptional<FlowTiming> flow_;
-};
-
-// One computation run as a schedule (docs/prediction-model.md, "Async pairs and the schedule"): its
-// instructions in order, where each starts on the clock, and the total.
-struct ComputationTiming {
-  const Computation* computation = nullptr;
-  double total_s = 0;
-  std::vector<InstructionTiming> instructions;
-  std::vector<double> begin_s;  // clock when instruction i begins (its own time, then any wait)
-};
-
-using TimingMap = absl::flat_hash_map<const Computation*, ComputationTiming>;
 
 // One computation scheduled again with every op at its roofline: per instruction, in the order
 // of its ComputationTiming, the time on the compute track (a done: its exposed wait) and the
@@ -127,12 +47,24 @@ struct RooflineTiming {
 
 using RooflineMap = absl::flat_hash_map<const Computation*, RooflineTiming>;
 
-// How `instruction` runs when it is not control flow and not the done of a pair: the estimates
-// of `model` composed (op_timing.cc). Async starts get their latency and stream; `timings` holds
-// the computations already timed (an async-start's wrapped computation).
-absl::StatusOr<InstructionTiming> time_instruction(const Instruction& instruction,
-                                                   const TimingMap& timings,
-                                                   CombinedModel& model);
+// What an instruction is, for its timing (op_timing.cc).
+
+// Its work as the models read it, from its cost record (its matrix class not yet set).
+OpWork work_of(const OpCost& cost);
+bool has_work(const OpWork& work);
+// Sets the class the op's matrix FLOPs run on, under the precision rules.
+void set_matrix_unit(OpWork& work, const Instruction& instruction, const DeviceSpec& device);
+// The collective an instruction performs: its own, or for `async-start(...), calls=%c` the one
+// at the root of %c; null for none.
+const CollectiveCost* collective_of(const Instruction& instruction, const ModuleCost& cost);
+// The stream an async start launches its work on: "async all-gather", "async copy", ...
+std::string stream_of(const Instruction& instruction, const CollectiveCost* collective);
+// Whether a fused all-reduce runs as a reduce-scatter: each device keeps only its own 1/N of
+// the sum (N: the group's size; of each array of a tuple all-reduce), as in the TPU's
+// `all-reduce-scatter` fusions (their emitter, AllReduceScatterFusion, shards the result over
+// the group). The reduce-scatter half of the all-reduce delivers those parts; the all-gather
+// half would move bytes no one reads.
+bool runs_as_reduce_scatter(const Instruction& all_reduce, const CollectiveCost& collective);
 
 // The peers of a send or recv, from its `_xla_send_recv_source_target_pairs` frontend
 // attribute (source, target); empty when it has none (op_timing.cc).

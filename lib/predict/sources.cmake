@@ -1,10 +1,12 @@
 target_sources(hloroof_predict PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/calibrated_expected_time.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_expected_time.cc
   ${CMAKE_CURRENT_LIST_DIR}/combined_model.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_gpu.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_tpu.cc
   ${CMAKE_CURRENT_LIST_DIR}/collective_xla_gpu.cc
+  ${CMAKE_CURRENT_LIST_DIR}/device_models.cc
   ${CMAKE_CURRENT_LIST_DIR}/diff.cc
   ${CMAKE_CURRENT_LIST_DIR}/expected_inputs.cc
   ${CMAKE_CURRENT_LIST_DIR}/expected_time.cc

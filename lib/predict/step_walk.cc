@@ -256,7 +256,7 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
       ct.instructions.push_back(std::move(t));
       continue;
     }
-    absl::StatusOr<InstructionTiming> t = time_instruction(*i, timings, model);
+    absl::StatusOr<InstructionTiming> t = model.time_instruction(*i, timings);
     if (!t.ok()) return t.status();
     if (t->role == Role::kAsyncStart) starts.emplace(i, position);
     ct.instructions.push_back(*std::move(t));

@@ -1,7 +1,6 @@
-// The TPU fits model of the expected time (docs/prediction-model.md, "Measured models
-// (TPUs)"): ops' GEMMs on the measured ramp, HBM and the host link at their measured
+// The TPU fits model of the expected time (TpuFitModel, docs/prediction-model.md, "Measured
+// models (TPUs)"): ops' GEMMs on the measured ramp, HBM and the host link at their measured
 // shares and a fitted per-op fixed cost; collectives on the fitted ICI latency and share.
-#include "predict/expected_time.h"
 
 #include <algorithm>
 #include <array>
@@ -9,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <variant>
 
@@ -25,6 +25,7 @@
 #include "hloroof/module.h"
 #include "predict/expected_time_internal.h"
 #include "predict/gpu_families.h"
+#include "predict/op_model.h"
 #include "predict/tpu_models.h"
 #include "util/number_text.h"
 
@@ -156,12 +157,36 @@ const std::string& tpu_provenance(const DeviceSpec& device) {
   return own_tpu_tables(device) ? *own : *borrowed;
 }
 
-ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork& work,
-                                  const RooflineEstimate& roofline, const DeviceSpec& device,
-                                  bool include_overhead, std::vector<std::string>& assumptions) {
+namespace {
+
+// The explanation of a TPU op's expected time `time_s` made on `device` from `basis`.
+std::string_view explain_tpu_op(double time_s, const TpuOpBasis& basis, const DeviceSpec& device,
+                                TextMemo& memo);
+
+// A TPU's fits (tpu_models.h): its ops' GEMMs on the measured ramp, HBM and the host link at
+// their measured shares, and the fitted per-op fixed cost.
+class TpuFitModel final : public DeviceModel {
+ public:
+  explicit TpuFitModel(const DeviceSpec& device) : device_(device) {}
+  OpEstimate estimate(const OpView& op, OpEstimate e) const override;
+  std::string_view explain(const OpEstimate& e, TextMemo& memo) const override {
+    const auto* basis = std::get_if<TpuOpBasis>(&e.basis);
+    return basis == nullptr ? std::string_view() : explain_tpu_op(e.model_s, *basis, device_, memo);
+  }
+
+ private:
+  const DeviceSpec& device_;
+};
+
+OpEstimate TpuFitModel::estimate(const OpView& op, OpEstimate out) const {
+  const DeviceSpec& device = device_;
+  const absl::Span<const GemmCall> gemms = op.gemms;
+  const OpWork& work = op.work;
+  const RooflineEstimate& roofline = out.roofline;
+  const bool include_overhead = op.include_overhead;
+  std::vector<std::string>& assumptions = out.notes.assumptions;
   const measured::TpuFits& fits = *measured::tpu_fits();
   const TpuModelNames& names = tpu_model_names(device);
-  ExpectedTime e{roofline.time_s, "", {}};
   // The terms the explanation names, in its order, with their times.
   TpuOpBasis basis;
   using Term = TpuOpBasis::Term;
@@ -240,27 +265,23 @@ ExpectedTime expected_tpu_op_time(absl::Span<const GemmCall> gemms, const OpWork
   }
   const double fixed = include_overhead ? fits.hbm.latency_s : 0.0;
   if (fixed > terms) model = &names.fixed_cost;
-  e.model = *model;
-  e.time_s = std::max(roofline.time_s, terms + fixed);
-  if (e.time_s > roofline.time_s) e.basis = std::move(basis);
-  return e;
+  if (device.gemm_plateau && work.matrix_flops > 0) out.notes.use_figure("gemm_plateau");
+  out.model = *model;
+  out.model_s = std::max(roofline.time_s, terms + fixed);
+  if (out.model_s > out.time_s) out.time_s = out.model_s;
+  out.device_model = this;
+  if (out.model_s > roofline.time_s) out.basis = std::move(basis);
+  return out;
 }
 
-// The explanation of a TPU op's expected time `e` (expected_tpu_op_time).
-std::string_view explain_tpu_op(const ExpectedTime& e, const TpuOpBasis& basis,
-                                const DeviceSpec& device, TextMemo& memo) {
+std::string_view explain_tpu_op(double time_s, const TpuOpBasis& basis, const DeviceSpec& device,
+                                TextMemo& memo) {
   using Term = TpuOpBasis::Term;
   FigureKey& key = memo.new_key();
   key.add(ExplanationKind::kTpuOp);
   key.add(reinterpret_cast<uintptr_t>(&device));
-  key.add(basis.include_overhead);
-  key.add(e.time_s);
-  key.add(basis.gemms);
-  key.add(basis.mxu);
-  for (const auto& [term, s] : basis.terms) {
-    key.add(term);
-    key.add(s);
-  }
+  key.add(time_s);
+  key.add_fields(basis);
   return memo.text(key.bytes(), [&] {
     const measured::TpuFits& fits = *measured::tpu_fits();
     const std::string& from = tpu_provenance(device);
@@ -293,19 +314,27 @@ std::string_view explain_tpu_op(const ExpectedTime& e, const TpuOpBasis& basis,
     }
     return absl::StrCat("expected = per-op fixed cost ",
                         basis.include_overhead ? texts.fixed_cost : texts.no_fixed_cost,
-                        " (fitted, ", from, ") + max(terms as measured) = ", seconds(e.time_s),
+                        " (fitted, ", from, ") + max(terms as measured) = ", seconds(time_s),
                         " (",
                         how.empty() ? std::string("no measured term") : absl::StrJoin(how, "; "),
                         ")");
   });
 }
 
-ExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
-                                          const DeviceSpec& device,
-                                          std::vector<std::string>& assumptions) {
+}  // namespace
+
+bool takes_tpu_fits(const DeviceSpec& device) { return tpu_measured(device); }
+
+std::unique_ptr<DeviceModel> make_tpu_fit_model(const DeviceSpec& device, GemmTimeCache&) {
+  return std::make_unique<TpuFitModel>(device);
+}
+
+CollectiveExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
+                                                    const DeviceSpec& device,
+                                                    std::vector<std::string>& assumptions) {
   const measured::TpuFits& fits = *measured::tpu_fits();
   const std::string& from = tpu_provenance(device);
-  ExpectedTime e{roofline.time_s, "", {}};
+  CollectiveExpectedTime e{roofline.time_s, "", {}};
   if (roofline.group_size <= 1) {
     e.model = "roofline (nothing crosses a link)";
     return e;
@@ -345,7 +374,6 @@ ExpectedTime expected_tpu_collective_time(const CollectiveEstimate& roofline,
   e.basis = basis;
   return e;
 }
-
 
 std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
   std::vector<std::string> out;

@@ -13,5 +13,5 @@ set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/version.cc APPEND PROPERTY COMPILE
 # run_on_threads starts threads.
 target_link_libraries(hloroof_util PRIVATE Threads::Threads)
 # The private headers the layers above include (hloroof_share_headers): all of util's.
-hloroof_share_headers(util checked_math.h number_text.h prefetch.h
+hloroof_share_headers(util checked_math.h fields.h number_text.h prefetch.h
                            string_view_hash.h wire_reader.h)

@@ -1,6 +1,6 @@
 // Following one op's time from the prediction to its figure visits each model once: the
 // combined model (lib/predict/combined_model.h) asks the roofline and then one model of the
-// expected time (a kernel's own estimate, or the general model and, for a measured family, the
+// expected time (a kernel's own estimate, or the device model and, for a measured family, the
 // family model after it) for an estimate of the op, or one collective model, and nothing asks
 // again. Counted by a ModelObserver over whole predictions of a GPU module of GEMMs, a TPU
 // module, a GPU op family and collectives.
@@ -50,8 +50,8 @@ class Visits : public ModelObserver {
   int total_ = 0;
 };
 
-const Kinds kGeneral = {ModelKind::kRoofline, ModelKind::kGeneral};
-const Kinds kFamily = {ModelKind::kRoofline, ModelKind::kGeneral, ModelKind::kFamily};
+const Kinds kDevice = {ModelKind::kRoofline, ModelKind::kDevice};
+const Kinds kFamily = {ModelKind::kRoofline, ModelKind::kDevice, ModelKind::kFamily};
 const Kinds kKernel = {ModelKind::kRoofline, ModelKind::kKernelEstimate};
 const Kinds kRooflineOnly = {ModelKind::kRoofline};
 const Kinds kCollective = {ModelKind::kCollective};
@@ -66,7 +66,7 @@ void check_each_model_once(const Visits& visits, bool roofline_walk) {
     if (roofline_walk) {
       CHECK((kinds == kRooflineOnly || kinds == kCollective));
     } else {
-      CHECK((kinds == kGeneral || kinds == kFamily || kinds == kKernel || kinds == kCollective ||
+      CHECK((kinds == kDevice || kinds == kFamily || kinds == kKernel || kinds == kCollective ||
              kinds == Kinds{ModelKind::kHostTransfer}));
     }
   }
@@ -98,11 +98,11 @@ TEST_CASE("model visits: GEMMs on a GPU, each model once, an op alike another no
     Visits visits;
     const auto p = testing::predict(kGemms, "h100", options);
     check_each_model_once(visits, false);
-    CHECK(visits.of("d1") == kGeneral);
+    CHECK(visits.of("d1") == kDevice);
     // d2 reads what d1 read (work, GEMM shape, types): its estimate is d1's, asked for once.
     CHECK(visits.of("d2").empty());
     CHECK(p.op("d2").time_s == p.op("d1").time_s);
-    CHECK(visits.of("e") == kGeneral);
+    CHECK(visits.of("e") == kDevice);
     CHECK(visits.of("k") == kKernel);
     // d1 2, e 2, k 2: 6 visits for the 3 ops whose estimate is made, 4 ops timed.
     CHECK(visits.total() == 6);
@@ -121,21 +121,21 @@ TEST_CASE("model visits: the roofline walk asks the roofline alone") {
   CHECK(visits.total() == 3);
 }
 
-TEST_CASE("model visits: a TPU's ops take the general model (its fits) once each") {
+TEST_CASE("model visits: a TPU's ops take the device model (its fits) once each") {
   Visits visits;
   PredictOptions options;
   options.explain = true;
   const auto p = testing::predict(kGemms, "tpu_v5e", options);
   check_each_model_once(visits, false);
-  CHECK(visits.of("d1") == kGeneral);
-  CHECK(visits.of("e") == kGeneral);
-  // A TPU reads no kernel estimate: k is timed by the general model too.
-  CHECK(visits.of("k") == kGeneral);
+  CHECK(visits.of("d1") == kDevice);
+  CHECK(visits.of("e") == kDevice);
+  // A TPU reads no kernel estimate: k is timed by the device model too.
+  CHECK(visits.of("k") == kDevice);
   CHECK(visits.total() == 6);
   CHECK_THAT(std::string(p.op("d1").explanation()), Catch::Contains("expected = per-op fixed"));
 }
 
-TEST_CASE("model visits: a GPU op family after the general model, once each") {
+TEST_CASE("model visits: a GPU op family after the device model, once each") {
   // A scatter of 4194304 rows into 64 (the scatter family, gpu_families.h).
   constexpr const char* kScatter = R"(HloModule m
 add {

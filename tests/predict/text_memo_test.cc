@@ -1,9 +1,11 @@
 // Explanations made once for each set of figures (TextMemo, FigureKey): a memo gives each key
 // the text made for it, and texts of a memo shared by many ops read as each op's made anew; the
-// device figures they cite, cited once; ops alike timed once (CombinedModel::op_times); cost
+// device figures they cite, cited once; ops alike timed once (CombinedModel::time_op); cost
 // records found by their place (CombinedModel::cost_of).
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,6 +21,7 @@
 #include "predict/expected_time.h"
 #include "predict/predict_internal.h"
 #include "predict/roofline_internal.h"
+#include "util/fields.h"
 #include "predict_test_util.h"
 #include "require_ok.h"
 
@@ -86,6 +89,50 @@ TEST_CASE("figure key: values by their bytes, texts by their size and bytes") {
   CHECK(x.bytes() != y.bytes());
 }
 
+// A struct of every kind of member a memo's key reads.
+struct Keyed {
+  double figure = 1;
+  std::string_view text = "a";
+  std::optional<TimeRange> range;
+  std::vector<GemmCall> gemms;
+  std::pair<int, double> pair{1, 2};
+  KernelClass kernel = KernelClass::kNone;
+};
+
+TEST_CASE("figure key: every member of a struct, found without naming them") {
+  CHECK(util::kFieldCount<Keyed> == 6);
+  CHECK(util::kFieldCount<GpuOpBasis> == 23);
+  const auto key = [](const auto& value) {
+    FigureKey k;
+    k.add_fields(value);
+    return std::string(k.bytes());
+  };
+  const Keyed base;
+  // Each member changed alone makes another key, nested ones too (a GEMM's shape, a range's
+  // text).
+  std::vector<Keyed> changed(8, base);
+  changed[0].figure = 2;
+  changed[1].text = "b";
+  changed[2].range = TimeRange{};
+  changed[3].gemms.push_back(GemmCall{});
+  changed[4].pair.second = 3;
+  changed[5].kernel = KernelClass::kReduction;
+  changed[6].range = TimeRange{.low = "x"};
+  changed[7].gemms.push_back(GemmCall{.shape = {.b = 1, .m = 2, .n = 1, .k = 1}});
+  std::vector<std::string> keys = {key(base)};
+  for (const Keyed& c : changed) keys.push_back(key(c));
+  std::sort(keys.begin(), keys.end());
+  CHECK(std::unique(keys.begin(), keys.end()) == keys.end());
+  CHECK(key(base) == key(Keyed{}));
+  // An explanation's figures: a member the text prints (the unaligned GEMMs' worst time) is
+  // in the key, whichever term holds it.
+  GpuOpBasis b;
+  b.terms.push_back({GpuOpBasis::Term::kHbm, 1e-6});
+  GpuOpBasis worse = b;
+  worse.unaligned_worst_s = 2e-6;
+  CHECK(key(b) != key(worse));
+}
+
 // One HBM term of `hbm_s` seconds under an op whose roofline is that term.
 RooflineEstimate hbm_roofline(double hbm_s) {
   RooflineEstimate e;
@@ -96,15 +143,21 @@ RooflineEstimate hbm_roofline(double hbm_s) {
   return e;
 }
 
-// expected_op_time's explanation with a memo `memo`.
+// The device model's explanation of an op with a memo `memo`.
 std::string explained(const DeviceSpec& d, TextMemo& memo, double hbm_s, bool overhead,
                       const IssueTime& issue, const std::vector<GemmCall>& gemms) {
-  std::vector<std::string> notes;
-  OpWork work;
-  work.matrix_flops = gemms.empty() ? 0 : 1e9;
-  const ExpectedTime e =
-      expected_op_time(gemms, work, hbm_roofline(hbm_s), d, overhead, notes, nullptr, issue);
-  return std::string(explain_expected_time(e, d, memo));
+  OpView op;
+  op.work.matrix_flops = gemms.empty() ? 0 : 1e9;
+  op.include_overhead = overhead;
+  op.issue = issue;
+  op.gemms = gemms;
+  OpEstimate roofline;
+  roofline.roofline = hbm_roofline(hbm_s);
+  roofline.time_s = hbm_s;
+  GemmTimeCache gemm_times;
+  const std::unique_ptr<DeviceModel> model = pick_device_model(d, gemm_times);
+  const OpEstimate e = model->estimate(op, roofline);
+  return std::string(model->explain(e, memo));
 }
 
 TEST_CASE("expected explanations: one memo for many ops reads as each op's made anew") {
@@ -179,7 +232,7 @@ TEST_CASE("roofline citations made once read as roofline_time's") {
 }
 
 // Ops alike in their work and in what their expected time reads of the instruction are timed
-// once in a prediction (CombinedModel::op_times). Each op of this module, timed beside the others,
+// once in a prediction (CombinedModel::time_op). Each op of this module, timed beside the others,
 // must read as the module of it alone: e1 and e2 are alike; t1 has e1's work (bytes, one
 // transcendental an element); d1 and d2 have the same FLOPs and bytes but GEMMs of other
 // shapes (m 256 and n 1024, and the reverse); f1 and f3 fuse four tanh, f2 four exp: the same
