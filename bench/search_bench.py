@@ -60,8 +60,9 @@ def main():
         cache = temporary.name
     configs = space()
     start = time.perf_counter()
-    full = hs.run("llama:build", configs, TARGETS, cache=cache, path=[EXAMPLES],
-                  workers=a.workers, progress=False, timeout_s=900)
+    engine = hs.Local(workers=a.workers)
+    full = hs.run("llama:build", configs, TARGETS, engine=engine, progress=False,
+                  compile=hs.Compile(cache=cache, path=[EXAMPLES], timeout_s=900))
     wall = time.perf_counter() - start
     rows = full.rows
     refused = sum(1 for r in rows if (r["error"] or "").startswith("refused before compiling"))
@@ -82,9 +83,9 @@ def main():
     for sampler in samplers:
         within5, exact = [], []
         for seed in range(a.seeds):
-            found = hs.search("llama:build", configs, TARGETS, budget=len(rows), cache=cache,
-                              path=[EXAMPLES], workers=a.workers, sampler=sampler, seed=seed,
-                              batch=a.workers, stop=lambda r: r[OBJECTIVE] >= best)
+            found = hs.search("llama:build", configs, TARGETS, budget=len(rows), engine=engine,
+                              compile=hs.Compile(cache=cache, path=[EXAMPLES]), sampler=sampler,
+                              seed=seed, batch=a.workers, stop=lambda r: r[OBJECTIVE] >= best)
             within5.append(needed(found, best, 0.05))
             exact.append(needed(found, best, 0.0))
         print(f"{sampler:>6}: compiles to within 5% of the best, {a.seeds} seeds: "

@@ -31,12 +31,12 @@ def configs(n):
     return [dict(TINY, **c) for c in grid[:n]]
 
 
-def timed_sweep(n, **engine):
+def timed_sweep(n, engine):
     import hloroof.sweep as hs
     with tempfile.TemporaryDirectory() as store:
         start = time.perf_counter()
-        result = hs.run("llama:build", configs(n), ["tpu_v5e:2x2"], cache=store,
-                        path=[EXAMPLES], progress=False, **engine)
+        result = hs.run("llama:build", configs(n), ["tpu_v5e:2x2"], engine=engine,
+                        compile=hs.Compile(cache=store, path=[EXAMPLES]), progress=False)
         wall = time.perf_counter() - start
     failed = [r["error"] for r in result.rows if r["error"]]
     if failed:
@@ -62,8 +62,8 @@ def what_ifs():
     with tempfile.TemporaryDirectory() as store:
         result = hs.run("sweep_bench:unrolled",
                         [dict(TINY, tensor=2, batch_per_device=8, remat="dots", layers=12)],
-                        ["tpu_v5e:2x2"], cache=store, path=[EXAMPLES, HERE], progress=False,
-                        workers=1, timeout_s=1800)
+                        ["tpu_v5e:2x2"], engine=hs.Local(workers=1), progress=False,
+                        compile=hs.Compile(cache=store, path=[EXAMPLES, HERE], timeout_s=1800))
         if result.rows[0]["error"]:
             raise SystemExit(f"the what-ifs' program did not compile: {result.rows[0]['error']}")
         text = result.program(0)
@@ -109,10 +109,11 @@ def main():
     ap.add_argument("--what-ifs-only", action="store_true",
                     help="the what-ifs alone (no sweep timed)")
     a = ap.parse_args()
+    import hloroof.sweep as hs
     n = a.configs
     walls = {}
     for workers in (1, 2) if not a.what_ifs_only else ():
-        walls[workers], result = timed_sweep(n, workers=workers)
+        walls[workers], result = timed_sweep(n, hs.Local(workers=workers))
         compile_s = sum(r["compile_s"] for r in result.rows) / n
         print(f"local, {workers} worker{'s' if workers > 1 else ' '}: {n} compiles in "
               f"{walls[workers]:6.1f} s = {n / walls[workers] * 3600:6.0f} compiles/hour "
@@ -124,7 +125,7 @@ def main():
             print("ray: not installed (pip install 'hloroof[ray]')")
         else:
             ray.init(num_cpus=2, log_to_driver=False, include_dashboard=False)
-            wall, _ = timed_sweep(n, engine="ray")
+            wall, _ = timed_sweep(n, hs.Ray())
             ray.shutdown()
             print(f"ray, 2 CPUs:      {n} compiles in {wall:6.1f} s = "
                   f"{n / wall * 3600:6.0f} compiles/hour; overhead "

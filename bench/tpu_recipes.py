@@ -214,17 +214,17 @@ def completed(r):
 
 RECIPES = {name: completed(r) for name, r in RECIPES.items()}
 
-def rows(recipes, keep, workers=1, timeout_s=3600, engine="local", address=None,
-         progress=True):
+def rows(recipes, keep, engine=None, timeout_s=3600, progress=True):
     """The recipes as one sweep (hloroof.sweep): each compiled for its slice in a process of
-    its own (bench/recipe_models.py's recipe_step), predicted on that slice, its memory beside
-    XLA's; the programs kept in the store `keep`, so that a rerun compiles nothing. One dict
-    per recipe, in order: its row, or {"recipe", "error"} when it did not compile here."""
+    its own (bench/recipe_models.py's recipe_step) by `engine` (default: one local worker),
+    predicted on that slice, its memory beside XLA's; the programs kept in the store `keep`,
+    so that a rerun compiles nothing. One dict per recipe, in order: its row, or
+    {"recipe", "error"} when it did not compile here."""
     import hloroof.sweep as hs
     configs = [dict(r, name=name) for name, r in recipes.items()]
-    result = hs.run("recipe_models:recipe_step", configs, workers=workers, timeout_s=timeout_s,
-                    engine=engine, address=address, cache=keep, path=[HERE],
-                    progress=progress)
+    result = hs.run("recipe_models:recipe_step", configs,
+                    engine=engine or hs.Local(workers=1), progress=progress,
+                    compile=hs.Compile(cache=keep, path=[HERE], timeout_s=timeout_s))
     named = os.path.join(keep, BY_RECIPE)
     os.makedirs(named, exist_ok=True)
     for row in result.rows:  # DIR/by-recipe/NAME: the entry this recipe's program is in
@@ -253,10 +253,8 @@ def kept_rows(recipes, kept):
         except (OSError, ValueError) as e:
             out.append({"recipe": name, "error": f"not kept in {kept}: {e}"})
             continue
-        row = dict(name=name, target=r["target"], chips=facts["chips"],
-                   devices=facts["devices"], compile_s=facts["compile_s"], error=None)
-        row.update(hs.predict_row(text, facts, r["target"]))
-        out.append(recipe_row(row, r))
+        row = hs.Row.of(r["target"], hs.Outcome(text=text, facts=facts), {"name": name})
+        out.append(recipe_row(row.as_dict(), r))
     return out
 
 
@@ -400,8 +398,9 @@ def main():
         for name in unknown:
             print(f"{name:<21} not a recipe; known: {', '.join(recipes)}")
         chosen = {name: recipes[name] for name in a.recipes if name in recipes}
-        table = (kept_rows(chosen, a.kept) if a.kept else
-                 rows(chosen, a.keep, a.workers, a.timeout, "ray" if a.ray else "local", a.ray))
+        import hloroof.sweep as hs
+        engine = hs.Ray(a.ray) if a.ray else hs.Local(a.workers)
+        table = kept_rows(chosen, a.kept) if a.kept else rows(chosen, a.keep, engine, a.timeout)
     if a.export and not a.show and not a.kept:
         exported = export_kept(chosen, a.keep, a.export)
         print(f"kept in {a.export}: {', '.join(exported) or 'nothing'}")

@@ -69,8 +69,8 @@ def ray_cluster():
 @pytest.fixture(scope="module")
 def llama_local(llama_configs, tmp_path_factory):
     cache = str(tmp_path_factory.mktemp("cache-local"))
-    result = hs.run("sweep_steps:llama_tiny", llama_configs, workers=2, cache=cache, path=PATH,
-                    progress=False, timeout_s=300)
+    result = hs.run("sweep_steps:llama_tiny", llama_configs, engine=hs.Local(workers=2),
+                    compile=hs.Compile(cache=cache, path=PATH, timeout_s=300), progress=False)
     return result, cache
 
 
@@ -130,9 +130,10 @@ def test_llama_sweep_ray_gives_the_same_rows(llama_local, llama_configs, ray_clu
     picked = [0, len(llama_configs) // 2, len(llama_configs) - 1]
     assert llama_configs[picked[0]]["target"] != llama_configs[picked[1]]["target"]
     streamed = []
-    result = hs.run("sweep_steps:llama_tiny", [llama_configs[i] for i in picked], engine="ray",
-                    address=ray_cluster.address, cache=str(tmp_path), path=PATH,
-                    progress=False, timeout_s=300, on_row=streamed.append)
+    result = hs.run("sweep_steps:llama_tiny", [llama_configs[i] for i in picked],
+                    engine=hs.Ray(address=ray_cluster.address),
+                    compile=hs.Compile(cache=str(tmp_path), path=PATH, timeout_s=300),
+                    progress=False, on_row=streamed.append)
     assert result.compiled == 2 and len(streamed) == 3  # one refused before compiling
     # Row for row, but for the front, which is the whole sweep's (here 3 rows, there 26).
     def rows(of):
@@ -154,8 +155,8 @@ def test_ray_keeps_the_compilers_log_in_the_store(ray_cluster, tmp_path, capfd):
              runtime_env={"working_dir": str(shipped)})
     cache = tmp_path / "cache"
     result = hs.run("shipped_steps:mlp", [{"width": 128}, {"width": 256}], ["tpu_v5e:2x2"],
-                    engine="ray", cache=str(cache), path=[str(shipped)], progress=False,
-                    timeout_s=300)
+                    engine=hs.Ray(), progress=False,
+                    compile=hs.Compile(cache=str(cache), path=[str(shipped)], timeout_s=300))
     assert [r["error"] for r in result.rows] == [None, None] and result.compiled == 2
     store = hs.Store(str(cache))
     for row in result.rows:
@@ -170,8 +171,8 @@ def test_ray_keeps_the_compilers_log_in_the_store(ray_cluster, tmp_path, capfd):
 def test_second_run_compiles_nothing(llama_local, llama_configs):
     local, cache = llama_local
     start = time.monotonic()
-    again = hs.run("sweep_steps:llama_tiny", llama_configs, workers=2, cache=cache, path=PATH,
-                   progress=False)
+    again = hs.run("sweep_steps:llama_tiny", llama_configs, engine=hs.Local(workers=2),
+                   compile=hs.Compile(cache=cache, path=PATH), progress=False)
     assert again.compiled == 0 and all(r["cached"] for r in again.rows)
     assert _same(again.rows) == _same(local.rows)
     # Re-predicting 26 programs from the store: seconds, not compiles.
@@ -179,8 +180,9 @@ def test_second_run_compiles_nothing(llama_local, llama_configs):
     assert local.compile_peak_bytes > 100e6 and again.compile_peak_bytes is None
     # Another device model: every program predicted again, none compiled. An HBM of 4e11 B/s,
     # under v5e's 8.19e11 and v6e's 1.64e12 (data/hardware/): every step slower.
-    slower = hs.run("sweep_steps:llama_tiny", llama_configs, workers=2, cache=cache, path=PATH,
-                    progress=False, settings=["hbm.bandwidth=4e11"])
+    slower = hs.run("sweep_steps:llama_tiny", llama_configs, engine=hs.Local(workers=2),
+                    compile=hs.Compile(cache=cache, path=PATH), progress=False,
+                    settings=["hbm.bandwidth=4e11"])
     assert slower.compiled == 0
     for before, after in zip(local.rows, slower.rows):
         if not before["error"]:
@@ -199,6 +201,56 @@ def test_pool_size(monkeypatch):
     assert _engines.pool_size(64 << 30) == 1
 
 
+class InlineEngine:
+    """An engine of this test's own, one class of the hs.Engine protocol: each job compiled in
+    turn, in a process of its own, by the body of the Ray engine's task; a configuration
+    with "skip" is not compiled, its outcome a failure the store does not keep."""
+
+    def __init__(self):
+        self.started = 0
+        self.compiled = []
+
+    def start(self):
+        self.started += 1
+
+    def compile(self, jobs, store, timeout_s, done, running):
+        from hloroof.sweep import _engines
+        for index, job in jobs:
+            running(1)
+            if job["config"].get("skip"):
+                outcome = hs.Outcome.failed("inline: skipped")
+            else:
+                outcome = _engines.compile_here(job, timeout_s)
+                self.compiled.append(job["config"])
+            running(0)
+            done(index, outcome)
+
+
+def test_an_engine_is_one_class(tmp_path):
+    """A class with start() and compile() runs a sweep: its rows are the local engine's; its
+    failures are rows; what it compiled is stored, and a rerun starts it no more."""
+    engine = InlineEngine()
+    configs = [{"width": 128}, {"width": 256, "skip": True}]
+    options = hs.Compile(cache=str(tmp_path / "inline"), path=PATH, timeout_s=300)
+    result = hs.run("sweep_steps:mlp", configs, ["tpu_v5e:2x2"], engine=engine, compile=options,
+                    progress=False)
+    assert engine.started == 1 and engine.compiled == [{"width": 128}]
+    assert result.compiled == 2 and result.compile_peak_bytes > 0
+    made, skipped = result.rows
+    assert made["error"] is None and made["step_time_s"] > 0 and made["fits"] is True
+    assert skipped["error"] == "inline: skipped" and skipped["fits"] is None
+    local = hs.run("sweep_steps:mlp", configs[:1], ["tpu_v5e:2x2"], engine=hs.Local(workers=1),
+                   compile=hs.Compile(cache=str(tmp_path / "local"), path=PATH),
+                   progress=False)
+    assert _same([made]) == _same(local.rows)
+    store = hs.Store(str(tmp_path / "inline"))
+    assert store.get(made["entry"]).text == result.program(0)
+    assert store.get(skipped["entry"]) is None  # not kept: compiled again next time
+    again = hs.run("sweep_steps:mlp", configs[:1], ["tpu_v5e:2x2"], engine=engine,
+                   compile=options, progress=False)
+    assert again.compiled == 0 and again.rows[0]["cached"] and engine.started == 1
+
+
 def test_cache_invalidation(tmp_path):
     """A changed builder source, flags or configuration compiles again; nothing else does."""
     folder = tmp_path / "mod"
@@ -207,8 +259,9 @@ def test_cache_invalidation(tmp_path):
     cache = str(tmp_path / "cache")
 
     def sweep(configs, flags=""):
-        return hs.run("steps_copy:mlp", configs, ["tpu_v5e:2x2"], flags=flags, workers=2,
-                      cache=cache, path=[str(folder)], progress=False)
+        return hs.run("steps_copy:mlp", configs, ["tpu_v5e:2x2"], engine=hs.Local(workers=2),
+                      compile=hs.Compile(flags=flags, cache=cache, path=[str(folder)]),
+                      progress=False)
 
     assert sweep([{"width": 128}]).compiled == 1
     assert sweep([{"width": 128}]).compiled == 0
@@ -227,8 +280,8 @@ def test_failures_say_why_and_do_not_end_the_sweep(tmp_path):
                {"none": True}]
     # A timeout the small compiles here stay well under on a loaded machine too (a few seconds
     # each, measured): the hanging builder alone reaches it.
-    result = hs.run(sweep_steps.mlp, configs, ["tpu_v5e:2x2"], workers=2, timeout_s=45,
-                    cache=str(tmp_path), progress=False)
+    result = hs.run(sweep_steps.mlp, configs, ["tpu_v5e:2x2"], engine=hs.Local(workers=2),
+                    compile=hs.Compile(timeout_s=45, cache=str(tmp_path)), progress=False)
     errors = {r["config"]: r["error"] for r in result.rows}
     assert errors["width=128"] is None
     assert errors["die=True"].startswith("killed for memory: SIGKILL")
@@ -374,8 +427,8 @@ def test_recipe_runner_on_tpu7x(tmp_path):
         vocab=512, target="tpu7x:2x2x1", batch_per_chip=4, seq=256, step_s=0.01,
         tflops_per_chip=100.0, flags=""))
     odd = dict(tiny, batch_per_chip=3)
-    rows = tpu_recipes.rows({"tiny-7x": tiny, "odd-7x": odd}, str(tmp_path), workers=2,
-                            timeout_s=300, progress=False)
+    rows = tpu_recipes.rows({"tiny-7x": tiny, "odd-7x": odd}, str(tmp_path),
+                            hs.Local(workers=2), timeout_s=300, progress=False)
     row = rows[0]
     assert "error" not in row, row
     assert (row["chips"], row["devices"]) == (4, 8)

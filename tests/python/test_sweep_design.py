@@ -30,8 +30,9 @@ def llama_program(tmp_path_factory):
     and reduce-scatters async pairs): the program the what-ifs re-time."""
     result = hs.run("sweep_steps:llama_tiny", [dict(tensor=2, batch_per_device=4,
                                                     remat="dots")],
-                    ["tpu_v5e:2x2"], cache=str(tmp_path_factory.mktemp("cache")), path=PATH,
-                    progress=False, workers=1, precheck=False)
+                    ["tpu_v5e:2x2"], engine=hs.Local(workers=1), progress=False,
+                    compile=hs.Compile(cache=str(tmp_path_factory.mktemp("cache")), path=PATH,
+                                       precheck=False))
     assert not result.rows[0]["error"], result.rows[0]["error"]
     return result.program(0)
 
@@ -168,10 +169,12 @@ PRECHECK_GRID = [
 
 def test_precheck_refuses_what_cannot_shard_or_fit_and_nothing_xla_fits(tmp_path):
     target = "tpu_v5e:2x2"
-    checked = hs.run(design_steps.params, PRECHECK_GRID, [target], cache=str(tmp_path / "a"),
-                     workers=2, progress=False, timeout_s=600)
-    compiled = hs.run(design_steps.params, PRECHECK_GRID, [target], cache=str(tmp_path / "b"),
-                      workers=2, progress=False, timeout_s=600, precheck=False)
+    checked = hs.run(design_steps.params, PRECHECK_GRID, [target], engine=hs.Local(workers=2),
+                     compile=hs.Compile(cache=str(tmp_path / "a"), timeout_s=600),
+                     progress=False)
+    compiled = hs.run(design_steps.params, PRECHECK_GRID, [target], engine=hs.Local(workers=2),
+                      compile=hs.Compile(cache=str(tmp_path / "b"), timeout_s=600,
+                                         precheck=False), progress=False)
     refused = {r["name"]: r["error"] for r in checked.rows
                if r["error"] and r["error"].startswith(_precheck.PREFIX)}
     assert set(refused) == {"mesh of 3", "ragged batch", "no such axis", "params too big"}
@@ -200,8 +203,8 @@ def test_precheck_refuses_what_cannot_shard_or_fit_and_nothing_xla_fits(tmp_path
     assert checked_rows["params too big"]["fits"] is False
     assert checked_rows["mesh of 3"]["fits"] is None
     # Refusals are kept in the store: a rerun compiles and checks nothing.
-    again = hs.run(design_steps.params, PRECHECK_GRID, [target], cache=str(tmp_path / "a"),
-                   workers=2, progress=False)
+    again = hs.run(design_steps.params, PRECHECK_GRID, [target], engine=hs.Local(workers=2),
+                   compile=hs.Compile(cache=str(tmp_path / "a")), progress=False)
     assert again.compiled == 0 and all(r["cached"] for r in again.rows)
 
 
@@ -218,8 +221,8 @@ def test_precheck_takes_milliseconds():
 
 def test_gpu_sweep_one_node_and_several(tmp_path):
     configs = hs.grid(model=[1, 2], batch_per_device=[8])
-    result = hs.run(design_steps.mlp, configs, ["h100:8", "h100:2x8"], cache=str(tmp_path),
-                    workers=2, progress=False, timeout_s=600)
+    result = hs.run(design_steps.mlp, configs, ["h100:8", "h100:2x8"], engine=hs.Local(workers=2),
+                    compile=hs.Compile(cache=str(tmp_path), timeout_s=600), progress=False)
     assert len(result.rows) == 4
     for row in result.rows:
         assert row["error"] is None, row["error"]
@@ -236,7 +239,8 @@ def test_two_slice_sweep_times_its_gradients_over_dcn(tmp_path):
     both slices, each slice's gradient shares all-reduced across them (DCN send and recv)."""
     configs = [dict(model=1, width=512, batch_per_device=8)]
     result = hs.run(design_steps.mlp, configs, ["tpu_v5e:2x2", "tpu_v5e:2x2,slices=2"],
-                    cache=str(tmp_path), workers=2, progress=False, timeout_s=600)
+                    engine=hs.Local(workers=2), progress=False,
+                    compile=hs.Compile(cache=str(tmp_path), timeout_s=600))
     one, two = result.rows
     assert one["error"] is None and two["error"] is None, (one["error"], two["error"])
     assert (one["chips"], one["devices"]) == (4, 4) and (two["chips"], two["devices"]) == (8, 8)
@@ -252,8 +256,8 @@ def test_two_slice_sweep_times_its_gradients_over_dcn(tmp_path):
 def test_search_spends_its_budget_on_configurations_that_can_compile(tmp_path):
     space = hs.grid(model=[1, 2, 3, 4], width=[128, 256], batch_per_device=[2, 8])
     cache = str(tmp_path / "cache")
-    full = hs.run(design_steps.mlp, space, ["tpu_v5e:2x2"], cache=cache, workers=2,
-                  progress=False, timeout_s=600)
+    full = hs.run(design_steps.mlp, space, ["tpu_v5e:2x2"], engine=hs.Local(workers=2),
+                  compile=hs.Compile(cache=cache, timeout_s=600), progress=False)
     fitting = [r for r in full.rows if not r["error"] and r["fits"]]
     best = max(r["tokens_per_s_per_chip"] for r in fitting)
     assert len(fitting) == 12  # model=3 leaves a mesh of 2 x 3 on 4 devices: refused
@@ -261,15 +265,17 @@ def test_search_spends_its_budget_on_configurations_that_can_compile(tmp_path):
         if sampler == "optuna":
             pytest.importorskip("optuna")
         # Every configuration that can compile, from the store: the grid's best is found.
-        found = hs.search(design_steps.mlp, space, ["tpu_v5e:2x2"], budget=12, cache=cache,
-                          workers=2, sampler=sampler, seed=1)
+        found = hs.search(design_steps.mlp, space, ["tpu_v5e:2x2"], budget=12,
+                          engine=hs.Local(workers=2), compile=hs.Compile(cache=cache),
+                          sampler=sampler, seed=1)
         assert found.sampler == sampler and found.refused == 4 and found.evaluated == 12
         assert found.compiled == 0 and found.best["tokens_per_s_per_chip"] == best
         assert found.history[-1] == best and len(found.history) == 12
         assert all(r["error"].startswith(_precheck.PREFIX) for r in found.rows[:4])
         # A budget of 5: 5 evaluated, the refusals free.
-        few = hs.search(design_steps.mlp, space, ["tpu_v5e:2x2"], budget=5, cache=cache,
-                        workers=2, sampler=sampler, seed=2, batch=2)
+        few = hs.search(design_steps.mlp, space, ["tpu_v5e:2x2"], budget=5,
+                        engine=hs.Local(workers=2), compile=hs.Compile(cache=cache),
+                        sampler=sampler, seed=2, batch=2)
         assert few.evaluated == 5 and few.refused == 4 and len(few.rows) == 9
         assert few.best["tokens_per_s_per_chip"] <= best
     with pytest.raises(ValueError, match="budget wants a whole number of compiles"):

@@ -74,8 +74,91 @@ def test_workers_below_one_refused(tmp_path):
         line = _one_error_line(_sweep(spec, "--workers", given))
         assert f"workers={given}: a whole number of compiles at once" in line
     with pytest.raises(ValueError, match="workers=-1"):
-        hs.run("sweep_steps:mlp", [{"width": 128}], ["tpu_v5e:2x2"], workers=-1, path=PATH,
-               cache=str(tmp_path / "cache"), progress=False)
+        hs.run("sweep_steps:mlp", [{"width": 128}], ["tpu_v5e:2x2"], engine=hs.Local(workers=-1),
+               compile=hs.Compile(path=PATH, cache=str(tmp_path / "cache")), progress=False)
+
+
+@pytest.mark.parametrize("make, says", [
+    (lambda: hs.Local(workers=0), "workers=0: a whole number of compiles at once, 1 or more"),
+    (lambda: hs.Local(workers=True), "workers=True: a whole number"),
+    (lambda: hs.Local(workers=2.0), "workers=2.0: a whole number"),
+    (lambda: hs.Local(compile_memory=float("nan")), "compile_memory=nan: bytes, above 0"),
+    (lambda: hs.Ray(compile_memory=0), "compile_memory=0: bytes, above 0"),
+    (lambda: hs.Ray(address=" "), "address=' ': a Ray address"),
+    (lambda: hs.Ray(cpus=0), "cpus=0: CPUs a compile, above 0"),
+    (lambda: hs.Ray(cpus=float("inf")), "cpus=inf: CPUs a compile"),
+    (lambda: hs.Compile(timeout_s=-1), "timeout_s=-1: seconds one compile may take"),
+    (lambda: hs.Compile(flags=["--a"]), "flags=['--a']: one string of XLA flags"),
+    (lambda: hs.Compile(path="."), "path='.': a list of folders"),
+    (lambda: hs.Compile(path=[5]), "path=[5]: a list of folders"),
+    (lambda: hs.Compile(cache=5), "cache=5: the store's folder"),
+])
+def test_engines_and_options_refuse_values_naming_them(make, says):
+    with pytest.raises(ValueError) as raised:
+        make()
+    assert str(raised.value).startswith(says), str(raised.value)
+
+
+def test_run_takes_engines_and_options_only(tmp_path):
+    assert hs.Compile(path=iter(["a", "b"])).path == ("a", "b")
+    args = ("sweep_steps:mlp", [{"width": 128}], ["tpu_v5e:2x2"])
+    with pytest.raises(ValueError, match=r"engine='ray': an Engine \(hs.Local\(\), hs.Ray"):
+        hs.run(*args, engine="ray", progress=False)
+    with pytest.raises(ValueError, match="compile={'timeout_s': 5}: a hloroof.sweep.Compile"):
+        hs.run(*args, compile={"timeout_s": 5}, progress=False)
+    with pytest.raises(TypeError, match="workers"):
+        hs.run(*args, workers=2, progress=False)
+    assert not os.listdir(tmp_path)
+
+
+def test_a_row_is_built_one_way():
+    """Row.of: a failure's row (fits False where it cannot fit), a program's figures; what_if's
+    rows are the same builder's (the same step, chips, fits and headroom)."""
+    from hloroof.sweep import _rows
+    refused = hs.Row.of("tpu_v5e:2x2", hs.Outcome.failed("refused before compiling: cannot "
+                                                         "fit: the arguments alone", keep=True),
+                        {"width": 1, "chips": [2], "target": "tpu_v5e:2x2"})
+    assert (refused.fits, refused.chips, refused.devices) == (False, 4, None)
+    shown = refused.as_dict()
+    assert list(shown) == ["width", "config.chips", *hs.COLUMNS]
+    assert (shown["config.chips"], shown["config"]) == ("[2]", "width=1 chips=[2]")
+    oom = hs.Row.of("tpu_v5e:2x2", hs.Outcome.failed("JaxRuntimeError: RESOURCE_EXHAUSTED: "
+                                                     "E1000: CompileTimeHbmOom: Ran out"))
+    broken = hs.Row.of("tpu_v5e:2x2,slices=2", hs.Outcome.failed("KeyError: 'x'"))
+    assert oom.fits is False and broken.fits is None and broken.chips == 8
+    with pytest.raises(ValueError, match="a program .text and facts. or a failure"):
+        hs.Outcome(text="HloModule m")
+    with pytest.raises(ValueError, match="one of them"):
+        hs.Outcome(text="HloModule m", facts={}, failure="no")
+    text = """HloModule add
+
+ENTRY main {
+  a = f32[1048576]{0} parameter(0)
+  b = f32[1048576]{0} parameter(1)
+  ROOT c = f32[1048576]{0} add(a, b)
+}
+"""
+    facts = {"chips": 4, "devices": 4, "compile_s": 0.5, "xla_memory": {}, "tokens": 4096,
+             "model_flops": 1e6}
+    row = hs.Row.of("tpu_v5e:2x2", hs.Outcome(text=text, facts=facts), {"batch": 8})
+    assert row.error is None and row.step_time_s > 0 and row.mfu_flops == "model"
+    assert row.tokens_per_s_per_chip == pytest.approx(4096 / row.step_time_s / 4)
+    assert row.fits is True and 0 < row.headroom < 1 and row.compile_s == 0.5
+    import hloroof
+    check = hloroof.memory(hloroof.parse(text), "tpu_v5e:2x2", top_buffers=1).capacity
+    assert (row.capacity_bytes, row.fits, row.headroom) == (check.capacity_bytes, check.fits,
+                                                             check.headroom)
+    frame = hs.what_if(text, ["tpu_v5e:2x2"], [[], ["hbm.bandwidth=1e12"]], model_flops=1e6,
+                       tokens=4096)
+    assert frame["step_time_s"][1] != row.step_time_s  # the edit is the figures' own
+    frame = frame[:1]
+    for _, what in frame.iterrows():
+        for column in ("step_time_s", "mfu", "tokens_per_s_per_chip", "capacity_bytes", "fits",
+                       "headroom", "footprint_bytes", "peak_bytes"):
+            assert what[column] == getattr(row, column), (what["device"], column)
+    # A target's chips: its slice's, every slice counted; a device alone, its devices'.
+    assert _rows.chips("tpu7x:2x2x1", 8, 2) == 4 and _rows.chips("tpu7x", 8, 2) == 4
+    assert _rows.chips("tpu_v5e:2x2,slices=2", 8, 1) == 8 and _rows.chips("h100", 8, 1) == 8
 
 
 @pytest.mark.parametrize("line, says", [
@@ -127,9 +210,11 @@ def test_spec_tables_of_the_wrong_shape(tmp_path):
         spec.write_text(body)
         assert says in _one_error_line(_sweep(spec))
     with pytest.raises(ValueError, match="targets='tpu_v5e:2x2': a list of targets"):
-        hs.run("sweep_steps:mlp", [{"width": 128}], "tpu_v5e:2x2", path=PATH, progress=False)
+        hs.run("sweep_steps:mlp", [{"width": 128}], "tpu_v5e:2x2",
+               compile=hs.Compile(path=PATH), progress=False)
     with pytest.raises(ValueError, match="its 'target' is not a string"):
-        hs.run("sweep_steps:mlp", [{"target": 5}], path=PATH, progress=False)
+        hs.run("sweep_steps:mlp", [{"target": 5}], compile=hs.Compile(path=PATH),
+               progress=False)
 
 
 def test_options_refused_before_compiling(tmp_path):
@@ -168,7 +253,7 @@ def test_grid_counted_before_it_is_made(tmp_path):
     # Configurations times targets count too: 60,000 configurations on 2 targets.
     with pytest.raises(ValueError, match="the sweep is 120,000 configurations"):
         hs.run("sweep_steps:mlp", [{"width": w} for w in range(60_000)],
-               ["tpu_v5e:2x2", "tpu_v6e:2x2"], path=PATH, progress=False)
+               ["tpu_v5e:2x2", "tpu_v6e:2x2"], compile=hs.Compile(path=PATH), progress=False)
     assert len(hs.grid(a=list(range(1000)), b=list(range(100)))) == 100_000
 
 
@@ -223,8 +308,8 @@ def test_corrupt_store_entries_are_compiled_again(tmp_path):
     first = _sweep(spec, "--quiet", "--workers", "2")
     assert first.returncode == 0, first.stderr
     store = hs.Store(str(tmp_path / "cache"))
-    result = hs.run("sweep_steps:mlp", configs, ["tpu_v5e:2x2"], cache=store.root, path=PATH,
-                    progress=False)
+    result = hs.run("sweep_steps:mlp", configs, ["tpu_v5e:2x2"],
+                    compile=hs.Compile(cache=store.root, path=PATH), progress=False)
     assert result.compiled == 0 and not any(r["error"] for r in result.rows)
     entries = [r["entry"] for r in result.rows]
     for entry, how in zip(entries, CORRUPTIONS):
@@ -242,10 +327,10 @@ def test_corrupt_store_entries_are_compiled_again(tmp_path):
     assert [r["error"] for r in rows] == [""] * 6 and [r["cached"] for r in rows] == ["False"] * 6
     assert rows[0]["note"] == "'" + configs[0]["note"]
     # Replaced: read whole, nothing compiled the third time.
-    third = hs.run("sweep_steps:mlp", configs, ["tpu_v5e:2x2"], cache=store.root, path=PATH,
-                   progress=False)
+    third = hs.run("sweep_steps:mlp", configs, ["tpu_v5e:2x2"],
+                   compile=hs.Compile(cache=store.root, path=PATH), progress=False)
     assert third.compiled == 0 and not any(r["error"] for r in third.rows)
-    assert all(store.get(e) and "text" in store.get(e) for e in entries)
+    assert all(store.get(e) and store.get(e).text is not None for e in entries)
     assert not [name for name in os.listdir(store.root) if name.startswith("tmp-")]
 
 
@@ -274,13 +359,15 @@ def test_memory_error_is_not_stored(tmp_path):
     """A MemoryError says nothing about the configuration: the row says it, the store keeps
     nothing, and the next run tries again."""
     result = hs.run("sweep_steps:mlp", [{"memory_error": True}], ["tpu_v5e:2x2"],
-                    cache=str(tmp_path), path=PATH, progress=False, timeout_s=HANG_S)
+                    compile=hs.Compile(cache=str(tmp_path), path=PATH, timeout_s=HANG_S),
+                    progress=False)
     error = result.rows[0]["error"]
     assert error == ("the compile process failed: MemoryError: no memory for the compile's "
                      "buffers"), error
     assert hs.Store(str(tmp_path)).get(result.rows[0]["entry"]) is None
     again = hs.run("sweep_steps:mlp", [{"memory_error": True}], ["tpu_v5e:2x2"],
-                   cache=str(tmp_path), path=PATH, progress=False, timeout_s=HANG_S)
+                   compile=hs.Compile(cache=str(tmp_path), path=PATH, timeout_s=HANG_S),
+                   progress=False)
     assert again.compiled == 1
 
 
@@ -306,7 +393,8 @@ def test_timeout_ends_the_compiles_children(tmp_path):
     """The compile's process group is killed at its timeout, not its leader alone."""
     pids = tmp_path / "pids"
     result = hs.run("sweep_steps:mlp", [{"pids": str(pids)}], ["tpu_v5e:2x2"],
-                    cache=str(tmp_path / "cache"), path=PATH, progress=False, timeout_s=40)
+                    compile=hs.Compile(cache=str(tmp_path / "cache"), path=PATH, timeout_s=40),
+                    progress=False)
     assert result.rows[0]["error"] == "timeout: the compile ran past 40 s"
     assert pids.exists(), "the builder did not start within the 40 s timeout"
     worker, child = map(int, pids.read_text().split())
@@ -472,7 +560,7 @@ def test_outputs_written_whole_and_never_over_an_input(tmp_path):
     # what-if PROGRAM --out PROGRAM once overwrote its program with CSV, exit status 0 (HLO
     # text is read whatever its file's name: here .csv, as --out wants).
     result = hs.run("sweep_steps:mlp", [{"width": 128}], ["tpu_v5e:2x2"],
-                    cache=str(tmp_path / "cache"), path=PATH, progress=False)
+                    compile=hs.Compile(cache=str(tmp_path / "cache"), path=PATH), progress=False)
     program = tmp_path / "step.csv"
     program.write_text(result.program(0))
     line = _one_error_line(_sweep("what-if", program, "--device", "tpu_v5e:2x2", "--out",
@@ -512,8 +600,8 @@ def test_store_entry_checks():
             _cache.read_entry(folder)
         with open(os.path.join(folder, "failure.json"), "w") as f:
             f.write('{"reason": "IndivisibleError: 3 does not divide 4"}')
-        assert _cache.read_entry(folder) == {
-            "failure": "IndivisibleError: 3 does not divide 4", "cache": True}
+        assert _cache.read_entry(folder) == hs.Outcome(
+            failure="IndivisibleError: 3 does not divide 4", keep=True)
 
 
 def test_pareto_front_is_not_quadratic():

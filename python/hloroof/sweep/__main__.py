@@ -146,8 +146,8 @@ def check_named(options: argparse.Namespace, wanted: Dict[str, str]) -> None:
 def fail(error: Any) -> int:
     """Says `error` in one line on stderr, its control characters escaped (a device's or a
     file's name may hold a terminal's escapes); the exit status of input that cannot be used."""
-    from ._report import _shown
-    print(f"error: {_shown(error)}", file=sys.stderr)
+    from ._report import shown
+    print(f"error: {shown(error)}", file=sys.stderr)
     return 2
 
 
@@ -244,23 +244,26 @@ def main(argv: Any = None) -> int:
                 _files.check_output(given, what, [a.spec])
     except ValueError as error:
         return fail(error)
-    from . import run
+    from . import Compile, Engine, Local, Ray, run
     base = os.path.dirname(os.path.abspath(a.spec))
     path = [os.path.join(base, p) for p in spec.get("path", ["."])]
-    engine = "ray" if a.ray is not None or spec.get("engine") == "ray" else "local"
     gb = a.compile_memory if a.compile_memory is not None else spec.get("compile_memory_gb")
+    compile_memory = gb * 1e9 if gb is not None else None
     cache = a.cache or spec.get("cache")
     if cache:
         cache = os.path.join(base, cache) if not a.cache else cache
     try:
-        result = run(spec["builder"], configs, spec.get("targets"), flags=spec.get("flags", ""),
-                     engine=engine, address=a.ray if a.ray is not None else spec.get("address"),
-                     workers=a.workers if a.workers is not None else spec.get("workers"),
-                     compile_memory=gb * 1e9 if gb is not None else None,
-                     ray_cpus=spec.get("ray_cpus", 1),
-                     timeout_s=(a.timeout if a.timeout is not None
-                                else spec.get("timeout_s", 3600)),
-                     cache=cache, path=path, settings=a.set or spec.get("settings"),
+        if a.ray is not None or spec.get("engine") == "ray":
+            engine: Engine = Ray(a.ray if a.ray is not None else spec.get("address"),
+                                 spec.get("ray_cpus", 1), compile_memory)
+        else:
+            engine = Local(a.workers if a.workers is not None else spec.get("workers"),
+                           compile_memory)
+        options = Compile(flags=spec.get("flags", ""), path=path, cache=cache,
+                          timeout_s=(a.timeout if a.timeout is not None
+                                     else spec.get("timeout_s", 3600)))
+        result = run(spec["builder"], configs, spec.get("targets"), engine=engine,
+                     compile=options, settings=a.set or spec.get("settings"),
                      progress=not a.quiet)
     except (ValueError, ImportError, OSError) as error:  # OSError: the store, Ray's address
         if "Could not find any running Ray instance" in str(error):  # Ray's advice names

@@ -26,14 +26,7 @@ import tempfile
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from . import _compile
-
-PROGRAM = "program.hlo"
-FACTS = "compile.json"
-FAILURE = "failure.json"
-# What the compile process printed (the TPU compiler's log lines), kept beside its program.
-LOG = "stderr.txt"
-# The most of it a compile sent back as data keeps (its end: where the reason is).
-LOG_BYTES = 1 << 20
+from ._entry import FACTS, FAILURE, LOG, PROGRAM, Outcome
 
 
 def default_dir() -> str:
@@ -171,17 +164,17 @@ def _check_facts(facts: Any) -> Dict[str, Any]:
     return facts
 
 
-def read_entry(folder: str) -> Dict[str, Any]:
-    """What a compile wrote into `folder`, checked: {"text", "facts"} (the program whole, as its
-    SHA-256 in compile.json says) or {"failure", "cache": True} (failure.json's reason, a
-    string); BadEntry, saying why, for anything else."""
+def read_entry(folder: str) -> Outcome:
+    """What a compile wrote into `folder`, checked: its program and facts (the program whole, as
+    its SHA-256 in compile.json says) or its failure, kept (failure.json's reason, a string);
+    BadEntry, saying why, for anything else."""
     failure = os.path.join(folder, FAILURE)
     if os.path.lexists(failure):
         data = _read_json(failure)
         if not isinstance(data, dict) or not isinstance(data.get("reason"), str) or \
                 not data["reason"]:
             raise BadEntry(f"{FAILURE} holds no reason (a string)")
-        return {"failure": data["reason"], "cache": True}
+        return Outcome(failure=data["reason"], keep=True)
     facts = _check_facts(_read_json(os.path.join(folder, FACTS)))
     data = _read_regular(os.path.join(folder, PROGRAM))
     if hashlib.sha256(data).hexdigest() != facts["program_sha256"]:
@@ -191,7 +184,7 @@ def read_entry(folder: str) -> Dict[str, Any]:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise BadEntry(f"{PROGRAM} is not UTF-8 text") from None
-    return {"text": text, "facts": facts}
+    return Outcome(text=text, facts=facts)
 
 
 def _remove(path: str) -> None:
@@ -215,19 +208,17 @@ class Store:
     def path(self, entry: str) -> str:
         return os.path.join(self.root, entry[:2], entry)
 
-    def get(self, entry: str) -> Optional[Dict[str, Any]]:
-        """The entry: {"text", "facts"} or {"failure"}; None when not stored, or when it cannot
-        be read as written (then noted in ``problems``)."""
+    def get(self, entry: str) -> Optional[Outcome]:
+        """The entry: its program or its failure; None when not stored, or when it cannot be
+        read as written (then noted in ``problems``)."""
         folder = self.path(entry)
         if not os.path.lexists(folder):
             return None
         try:
-            found = read_entry(folder)
+            return read_entry(folder)
         except BadEntry as error:
             self.problems.append((entry, str(error)))
             return None
-        found.pop("cache", None)
-        return found
 
     def _error(self, error: OSError) -> StoreError:
         full = error.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
@@ -275,20 +266,20 @@ class Store:
                 return
             raise self._error(error) from None
 
-    def put(self, entry: str, outcome: Mapping[str, Any]) -> None:
-        """Stores a compile's outcome sent back as data ({"text", "facts"} or {"failure"}, with
-        the compile's "log" where it has one)."""
+    def put(self, entry: str, outcome: Outcome) -> None:
+        """Stores a compile's outcome sent back as data (its program or its failure, with the
+        compile's log where it has one)."""
         folder = self.scratch()
         try:
-            if outcome.get("log"):
+            if outcome.log:
                 with open(os.path.join(folder, LOG), "w") as f:
-                    f.write(outcome["log"])
-            if "failure" in outcome:
+                    f.write(outcome.log)
+            if outcome.failure is not None:
                 with open(os.path.join(folder, FAILURE), "w") as f:
-                    json.dump({"reason": outcome["failure"]}, f)
+                    json.dump({"reason": outcome.failure}, f)
             else:
-                data = outcome["text"].encode("utf-8")
-                facts = dict(outcome["facts"])
+                data = outcome.text.encode("utf-8")
+                facts = dict(outcome.facts)
                 facts.setdefault("program_sha256", hashlib.sha256(data).hexdigest())
                 with open(os.path.join(folder, PROGRAM), "wb") as f:
                     f.write(data)

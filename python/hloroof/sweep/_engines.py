@@ -1,9 +1,10 @@
-"""Where the compiles run: a pool of worker processes here, or Ray tasks on a cluster.
+"""Where the compiles run: an `Engine`. `Local`, a pool of worker processes here, and `Ray`,
+Ray tasks on a cluster, are the two the sweep has; any class with the protocol's two methods is
+another.
 
 Both run each configuration's compile in a process of its own (``python -m
-hloroof.sweep._compile``) and hand back an outcome: {"text", "facts"} (the program and XLA's
-figures) or {"failure": one line, "cache": whether the same inputs fail the same way}. Ray is
-imported here only, and only by the Ray engine.
+hloroof.sweep._compile``) and hand back an `Outcome`: the program and XLA's figures, or why
+there is none. Ray is imported here only, and only by the Ray engine.
 
 A compile is the leader of a process group of its own; the group is killed at the compile's
 timeout and when the sweep ends early (Ctrl-C, SIGTERM, SIGHUP, an error). Each compile also
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
@@ -26,15 +28,44 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Protocol, Tuple
 
 from . import _cache, _compile
+from ._entry import LOG, LOG_BYTES, Outcome
+from ._options import positive, whole
 
-Outcome = Dict[str, Any]
-# Called with (job index, outcome, the compile's peak resident memory in bytes or None).
-Done = Callable[[int, Outcome, Optional[int]], None]
+# What an engine compiles: (the job's index, the job: "builder", "path", "config", "target",
+# "flags", as the compile process reads them from its JSON file).
+Jobs = List[Tuple[int, Mapping[str, Any]]]
+# Called with (job index, its outcome) as each compile finishes.
+Done = Callable[[int, Outcome], None]
 # Called with the number of compiles running, after each change.
 Running = Callable[[int], None]
+
+
+class Engine(Protocol):
+    """Where a sweep's compiles run. `run` calls `start` once, when anything is to compile,
+    before the checks before compiling (an engine that joins a cluster joins it there: an
+    address that fails is said at once, not after the checks' minutes); then `compile` once
+    with the jobs the checks left."""
+
+    def start(self) -> None:
+        """Readies the engine (a cluster joined); an error here ends the sweep before
+        anything compiles."""
+        ...
+
+    def compile(self, jobs: Jobs, store: _cache.Store, timeout_s: float, done: Done,
+                running: Running) -> None:
+        """Compiles each of `jobs` (each in a process of its own: libtpu reads its flags once a
+        process), for at most `timeout_s` seconds each; `done` gets each one's outcome as it
+        finishes (its program, or a failure that says why in one line, `keep` where the same
+        inputs would fail the same way; `peak_bytes`, where known, for
+        ``Result.compile_peak_bytes``), `running` the number running after each change.
+        Returns when every job is done; an exception (Ctrl-C's KeyboardInterrupt, SIGTERM's
+        Ended) ends the compiles running and is raised again. `store`: where a compile may
+        write its entry (`store.scratch()`, handed back as the outcome's `folder`)."""
+        ...
+
 
 _GIB = 1 << 30
 
@@ -86,7 +117,7 @@ class EndingSignals:
             os.kill(os.getpid(), self.received)
 
 
-def _worker_env() -> Dict[str, str]:
+def worker_env() -> Dict[str, str]:
     """The environment of a compile: this process's, with the folder of the hloroof package
     this process runs first on PYTHONPATH (the worker imports the same hloroof)."""
     import hloroof
@@ -201,7 +232,7 @@ def outcome_of(returncode: int, folder: str, stderr_path: str, timed_out: bool,
                timeout_s: float) -> Outcome:
     """What a finished compile process left: its program, its rejection, or why it died."""
     if timed_out:
-        return {"failure": f"timeout: the compile ran past {timeout_s:g} s", "cache": False}
+        return Outcome.failed(f"timeout: the compile ran past {timeout_s:g} s")
     if returncode < 0:
         number = -returncode
         try:
@@ -209,22 +240,21 @@ def outcome_of(returncode: int, folder: str, stderr_path: str, timed_out: bool,
         except ValueError:
             name = f"signal {number}"
         if number == signal.SIGKILL:
-            return {"failure": f"killed for memory: {name}, most likely from the kernel's "
-                               f"out-of-memory killer", "cache": False}
+            return Outcome.failed(f"killed for memory: {name}, most likely from the kernel's "
+                                  f"out-of-memory killer")
         last = _error_line(stderr_path)
-        return {"failure": f"the compile died of {name}" + (f": {last}" if last else ""),
-                "cache": False}
+        return Outcome.failed(f"the compile died of {name}" + (f": {last}" if last else ""))
     if returncode == _compile.EXIT_TRANSIENT:
         said = _marked_line(stderr_path, _compile.TRANSIENT_MARK)
         if said:
-            return {"failure": f"the compile process failed: {said}", "cache": False}
+            return Outcome.failed(f"the compile process failed: {said}")
     if returncode != 0:
         last = _error_line(stderr_path) or f"exit status {returncode}"
-        return {"failure": f"the compile process failed: {last}", "cache": False}
+        return Outcome.failed(f"the compile process failed: {last}")
     try:
         return _cache.read_entry(folder)
     except _cache.BadEntry as error:
-        return {"failure": f"the compile left no program: {error}", "cache": False}
+        return Outcome.failed(f"the compile left no program: {error}")
 
 
 def cores() -> int:
@@ -262,89 +292,101 @@ class _Running:
         self.timed_out = False
 
 
-def run_local(jobs: List[Tuple[int, Mapping[str, Any]]], store: _cache.Store,
-              workers: Optional[int], compile_memory: Optional[int], timeout_s: float,
-              done: Done, running_changed: Running) -> None:
-    """Compiles `jobs` (index, job) in worker processes here, `workers` at once (None: sized
-    by the cores and by `compile_memory`, bytes, or by the peak of the first compile). Each
-    compile writes into a scratch folder of the store; `done` gets its outcome. Any exception
-    (Ctrl-C's KeyboardInterrupt, a signal's) kills the running compiles' process groups,
-    removes their scratch folders and is raised again; a store that cannot be written raises
-    _cache.StoreError."""
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or
-                                workers < 1):
-        raise ValueError(f"workers={workers!r}: give a whole number of compiles at once, 1 or "
-                         f"more")
-    pending = collections.deque(jobs)
-    running: Dict[int, _Running] = {}
-    measured = compile_memory
-    limit = workers or (pool_size(measured) if measured else 1)
-    env = _worker_env()
-    watch_read, watch_write = os.pipe()  # the compiles' lifeline: closed when this process ends
-    try:
-        while pending or running:
-            while pending and len(running) < limit:
-                index, job = pending[0]
-                folder = store.scratch()
-                try:
-                    stderr = open(os.path.join(folder, _cache.LOG), "w")
+@dataclasses.dataclass(frozen=True)
+class Local:
+    """The compiles in worker processes here, `workers` at once (None: one compile runs first,
+    its peak resident memory is measured, and the pool grows to as many as the cores and the
+    available memory hold, a quarter spare); `compile_memory`, bytes one compile takes, sizes
+    the pool instead of that measure. Each compile writes into a scratch folder of the store,
+    renamed into its entry. A value it cannot use: ValueError, naming it."""
+    workers: Optional[int] = None
+    compile_memory: Optional[float] = None
+
+    def __post_init__(self) -> None:
+        if self.workers is not None and (not whole(self.workers) or self.workers < 1):
+            raise ValueError(f"workers={self.workers!r}: a whole number of compiles at once, 1 "
+                             f"or more")
+        if self.compile_memory is not None and not positive(self.compile_memory):
+            raise ValueError(f"compile_memory={self.compile_memory!r}: bytes, above 0")
+
+    def start(self) -> None:
+        """Nothing to ready: the pool starts with the compiles."""
+
+    def compile(self, jobs: Jobs, store: _cache.Store, timeout_s: float, done: Done,
+                running_changed: Running) -> None:
+        """Engine.compile, here. A store that cannot be written raises _cache.StoreError."""
+        workers = self.workers
+        pending = collections.deque(jobs)
+        running: Dict[int, _Running] = {}
+        measured = self.compile_memory
+        limit = workers or (pool_size(measured) if measured else 1)
+        env = worker_env()
+        watch_read, watch_write = os.pipe()  # the compiles' lifeline: closed when this ends
+        try:
+            while pending or running:
+                while pending and len(running) < limit:
+                    index, job = pending[0]
+                    folder = store.scratch()
                     try:
-                        popen = _start(job, folder, folder, watch_read, env, stderr)
-                    except BaseException:
-                        stderr.close()
-                        raise
-                except OSError as error:
-                    shutil.rmtree(folder, ignore_errors=True)
-                    raise store._error(error) from None
-                pending.popleft()
-                running[popen.pid] = _Running(index, popen, folder, stderr)
-                running_changed(len(running))
-            time.sleep(0.05)
-            for pid, run in list(running.items()):
-                reaped, status, usage = os.wait4(pid, os.WNOHANG)
-                if reaped == 0:
-                    if time.monotonic() - run.start > timeout_s and not run.timed_out:
-                        run.timed_out = True
-                        _kill_group(pid)
-                    continue
-                _kill_group(pid)  # what the compile started and left behind
-                run.popen.returncode = os.waitstatus_to_exitcode(status)
+                        stderr = open(os.path.join(folder, LOG), "w")
+                        try:
+                            popen = _start(job, folder, folder, watch_read, env, stderr)
+                        except BaseException:
+                            stderr.close()
+                            raise
+                    except OSError as error:
+                        shutil.rmtree(folder, ignore_errors=True)
+                        raise store._error(error) from None
+                    pending.popleft()
+                    running[popen.pid] = _Running(index, popen, folder, stderr)
+                    running_changed(len(running))
+                time.sleep(0.05)
+                for pid, run in list(running.items()):
+                    reaped, status, usage = os.wait4(pid, os.WNOHANG)
+                    if reaped == 0:
+                        if time.monotonic() - run.start > timeout_s and not run.timed_out:
+                            run.timed_out = True
+                            _kill_group(pid)
+                        continue
+                    _kill_group(pid)  # what the compile started and left behind
+                    run.popen.returncode = os.waitstatus_to_exitcode(status)
+                    run.stderr.close()
+                    del running[pid]
+                    try:
+                        os.unlink(os.path.join(run.folder, "job.json"))
+                    except OSError:
+                        pass
+                    peak = usage.ru_maxrss * 1024  # kilobytes on Linux
+                    if workers is None and measured is None:
+                        measured = peak
+                        limit = pool_size(measured)
+                    outcome = outcome_of(run.popen.returncode, run.folder,
+                                         os.path.join(run.folder, LOG), run.timed_out,
+                                         timeout_s)
+                    outcome.folder = run.folder
+                    outcome.peak_bytes = peak
+                    running_changed(len(running))
+                    done(run.index, outcome)
+        except BaseException:
+            for pid, run in running.items():
+                _kill_group(pid)
+                os.waitpid(pid, 0)
+                run.popen.returncode = -signal.SIGKILL
                 run.stderr.close()
-                del running[pid]
-                try:
-                    os.unlink(os.path.join(run.folder, "job.json"))
-                except OSError:
-                    pass
-                peak = usage.ru_maxrss * 1024  # kilobytes on Linux
-                if workers is None and measured is None:
-                    measured = peak
-                    limit = pool_size(measured)
-                outcome = outcome_of(run.popen.returncode, run.folder,
-                                     os.path.join(run.folder, _cache.LOG), run.timed_out,
-                                     timeout_s)
-                outcome["folder"] = run.folder
-                running_changed(len(running))
-                done(run.index, outcome, peak)
-    except BaseException:
-        for pid, run in running.items():
-            _kill_group(pid)
-            os.waitpid(pid, 0)
-            run.popen.returncode = -signal.SIGKILL
-            run.stderr.close()
-            shutil.rmtree(run.folder, ignore_errors=True)
-        running_changed(0)
-        raise
-    finally:
-        os.close(watch_write)
-        os.close(watch_read)
+                shutil.rmtree(run.folder, ignore_errors=True)
+            running_changed(0)
+            raise
+        finally:
+            os.close(watch_write)
+            os.close(watch_read)
 
 
 def _log_tail(path: str) -> str:
-    """The end of the compile's log (its last _cache.LOG_BYTES bytes), or "" where none."""
+    """The end of the compile's log (its last LOG_BYTES bytes), or "" where none."""
     try:
         with open(path, "rb") as f:
             f.seek(0, os.SEEK_END)
-            f.seek(max(0, f.tell() - _cache.LOG_BYTES))
+            f.seek(max(0, f.tell() - LOG_BYTES))
             return f.read().decode("utf-8", errors="replace")
     except OSError:
         return ""
@@ -352,22 +394,20 @@ def _log_tail(path: str) -> str:
 
 def compile_here(job: Mapping[str, Any], timeout_s: float) -> Outcome:
     """One compile in a process of its own, waited for (a Ray task's body): its outcome with
-    the program's text, its peak resident memory in bytes as "peak" and the end of what it
-    printed as "log" (kept in the store: the driver's terminal never sees it)."""
+    the program's text, its peak resident memory and the end of what it printed (kept in the
+    store: the driver's terminal never sees it)."""
     folder = tempfile.mkdtemp(prefix="hloroof-sweep-")
     try:
         out = os.path.join(folder, "out")
         os.mkdir(out)
-        stderr_path = os.path.join(folder, _cache.LOG)
+        stderr_path = os.path.join(folder, LOG)
         with open(stderr_path, "w") as stderr, \
-                watched(COMPILE, [_job_file(job, folder), out], _worker_env(),
+                watched(COMPILE, [_job_file(job, folder), out], worker_env(),
                         stderr) as popen:
             returncode, peak, timed_out = wait_group(popen, timeout_s)
         outcome = outcome_of(returncode, out, stderr_path, timed_out, timeout_s)
-        outcome["peak"] = peak
-        log = _log_tail(stderr_path)
-        if log:
-            outcome["log"] = log
+        outcome.peak_bytes = peak
+        outcome.log = _log_tail(stderr_path) or None
         return outcome
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -445,7 +485,8 @@ def join_ray(address: Optional[str]) -> Any:
     try:
         import ray
     except ImportError as error:
-        raise ImportError("engine='ray' needs Ray: pip install 'hloroof[ray]' (or ray)") from error
+        raise ImportError("the Ray engine needs Ray: pip install 'hloroof[ray]' (or "
+                          "ray)") from error
     if not ray.is_initialized():
         check_address(address)
         try:
@@ -459,35 +500,62 @@ def join_ray(address: Optional[str]) -> Any:
     return ray
 
 
-def run_ray(jobs: List[Tuple[int, Mapping[str, Any]]], address: Optional[str],
-            cpus: float, compile_memory: Optional[int], timeout_s: float, done: Done,
-            running_changed: Running) -> None:
-    """Compiles `jobs` as Ray tasks (each `cpus` CPUs and, when given, `compile_memory` bytes
-    of Ray's memory resource) on the cluster at `address` (join_ray); outcomes reach `done` as
-    they finish. Ctrl-C cancels the tasks not finished and is raised again."""
-    ray = join_ray(address)
-    options: Dict[str, Any] = {"num_cpus": cpus, "max_retries": 0}
-    if compile_memory:
-        options["memory"] = int(compile_memory)
-    task = ray.remote(compile_here).options(**options)
-    refs = {task.remote(dict(job), timeout_s): index for index, job in jobs}
-    pending = list(refs)
-    running_changed(min(len(pending), max(1, int(ray.available_resources().get("CPU", 1)))))
-    try:
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1, timeout=1.0)
-            for ref in ready:
-                try:
-                    outcome = ray.get(ref)
-                except Exception as error:  # the task itself failed: Ray's own reason
-                    outcome = {"failure": f"the Ray task failed: {type(error).__name__}: "
-                                          f"{str(error).strip().splitlines()[0][:200]}",
-                               "cache": False}
-                running_changed(min(len(pending), max(1, int(ray.cluster_resources().get(
-                    "CPU", 1) // max(cpus, 1e-9)))))
-                done(refs[ref], outcome, outcome.pop("peak", None))
-    except BaseException:
-        for ref in pending:
-            ray.cancel(ref, force=True)
-        running_changed(0)
-        raise
+@dataclasses.dataclass(frozen=True)
+class Ray:
+    """The compiles as Ray tasks on the cluster at `address` (HOST:PORT, ray://HOST:PORT,
+    "auto": the cluster of this machine, "local": a new Ray of this sweep's own; None: the Ray
+    session this process has started, else Ray's own choice: RAY_ADDRESS, else a new local
+    one), each task `cpus` CPUs and, where `compile_memory` (bytes) is given, that much of
+    Ray's memory resource, so that Ray places no more compiles on a node than it holds.
+    Outcomes stream back as tasks finish. A value it cannot use: ValueError, naming it."""
+    address: Optional[str] = None
+    cpus: float = 1
+    compile_memory: Optional[float] = None
+
+    def __post_init__(self) -> None:
+        if self.address is not None and (not isinstance(self.address, str) or
+                                         not self.address.strip()):
+            raise ValueError(f"address={self.address!r}: a Ray address, HOST:PORT, "
+                             f"ray://HOST:PORT or auto")
+        if not positive(self.cpus):
+            raise ValueError(f"cpus={self.cpus!r}: CPUs a compile, above 0")
+        if self.compile_memory is not None and not positive(self.compile_memory):
+            raise ValueError(f"compile_memory={self.compile_memory!r}: bytes, above 0")
+
+    def start(self) -> None:
+        """Joins the cluster (join_ray): an address that fails is ConnectionError, one line;
+        no Ray, ImportError."""
+        join_ray(self.address)
+
+    def compile(self, jobs: Jobs, store: _cache.Store, timeout_s: float, done: Done,
+                running_changed: Running) -> None:
+        """Engine.compile as Ray tasks (compile_here on a node); the store is written here,
+        from the outcomes sent back. Ctrl-C cancels the tasks not finished."""
+        ray = join_ray(self.address)
+        cpus = self.cpus
+        options: Dict[str, Any] = {"num_cpus": cpus, "max_retries": 0}
+        if self.compile_memory:
+            options["memory"] = int(self.compile_memory)
+        task = ray.remote(compile_here).options(**options)
+        refs = {task.remote(dict(job), timeout_s): index for index, job in jobs}
+        pending = list(refs)
+        running_changed(min(len(pending), max(1, int(ray.available_resources().get("CPU",
+                                                                                   1)))))
+        try:
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1, timeout=1.0)
+                for ref in ready:
+                    try:
+                        outcome = ray.get(ref)
+                    except Exception as error:  # the task itself failed: Ray's own reason
+                        outcome = Outcome.failed(
+                            f"the Ray task failed: {type(error).__name__}: "
+                            f"{str(error).strip().splitlines()[0][:200]}")
+                    running_changed(min(len(pending), max(1, int(ray.cluster_resources().get(
+                        "CPU", 1) // max(cpus, 1e-9)))))
+                    done(refs[ref], outcome)
+        except BaseException:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+            running_changed(0)
+            raise

@@ -29,6 +29,7 @@ import time
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _compile, _engines
+from ._entry import Outcome
 
 # The row's error starts so.
 PREFIX = "refused before compiling: "
@@ -278,13 +279,14 @@ def main(argv: Any = None) -> int:
 
 
 def refuse(jobs: List[Tuple[int, Mapping[str, Any]]], env: Mapping[str, str],
-           timeout_s: float) -> Dict[int, Dict[str, Any]]:
-    """The refusals among `jobs` (index, job), by index: the checks run in one process of their
-    own (the builders are the user's code: one that hangs or dies takes only that process),
-    for at most `timeout_s`; a job it did not reach is compiled. The process and what it
+           timeout_s: float) -> Dict[int, Outcome]:
+    """The refusals among `jobs` (index, job), by index, each a failure the store keeps (the
+    same inputs are refused again): the checks run in one process of their own (the builders
+    are the user's code: one that hangs or dies takes only that process), for at most
+    `timeout_s`; a job it did not reach is compiled. The process and what it
     started end with the checks, with the sweep, and at `timeout_s` (its process group)."""
     import tempfile
-    refused: Dict[int, Dict[str, Any]] = {}
+    refused: Dict[int, Outcome] = {}
     if not jobs:
         return refused
     with tempfile.TemporaryDirectory(prefix="hloroof-precheck-") as folder:
@@ -302,7 +304,8 @@ def refuse(jobs: List[Tuple[int, Mapping[str, Any]]], env: Mapping[str, str],
                     except ValueError:
                         break  # a line cut short by a death
                     if record.get("outcome"):
-                        refused[int(record["index"])] = record["outcome"]
+                        refused[int(record["index"])] = Outcome.failed(
+                            record["outcome"]["failure"], keep=True)
         except OSError:
             pass
     return refused

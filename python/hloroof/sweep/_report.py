@@ -1,4 +1,5 @@
-"""A sweep's rows shown: the Pareto front, the text table, the SVG plot, the progress line."""
+"""A sweep's rows shown: the Pareto front, the text table, the SVG plot, the progress line,
+and text as a terminal takes it (`shown`, `cut`)."""
 
 from __future__ import annotations
 
@@ -132,14 +133,15 @@ def _bytes(count: Optional[float]) -> str:
     return f"{int(count)}B"
 
 
-def _shown(text: str) -> str:
+def shown(text: str) -> str:
     """`text` with its control characters escaped (\\x1b, \\n): a name from a device file or a
     builder's message cannot move the terminal's cursor or split a table's line."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
 
 
-def _cut(text: str, width: int) -> str:
-    text = _shown(text)
+def cut(text: str, width: int) -> str:
+    """`text` as `shown` writes it, in `width` columns at most: a longer one ends in "~"."""
+    text = shown(text)
     return text if len(text) <= width else text[:width - 1] + "~"
 
 
@@ -162,9 +164,9 @@ def _labels(rows: Sequence[Dict[str, Any]]) -> tuple:
     same = [f"{k}={rows[0][k]}" for k in keys if k not in varying]
     lines = []
     if varying:
-        lines.append(_cut("configuration: " + " ".join(varying), WIDTH))
+        lines.append(cut("configuration: " + " ".join(varying), WIDTH))
     if same:
-        lines.append(_cut("in every one: " + " ".join(same), WIDTH))
+        lines.append(cut("in every one: " + " ".join(same), WIDTH))
     labels = [" ".join("-" if row.get(k) is None else str(row[k]) for k in varying)
               or ("(in every one)" if same else "(default)") for row in rows]
     return labels, lines
@@ -216,16 +218,16 @@ def table(rows: Sequence[Dict[str, Any]], front: Sequence[bool]) -> str:
         footprint = (f"{_bytes(row.get('footprint_bytes'))}/"
                      f"{_bytes(row.get('xla_footprint_bytes'))}")
         lines.append(
-            f"{'*' if front[i] else ' '} {_cut(labels[i], 19):<19} "
-            f"{_cut(row['target'], 13):<13} {chips:>8} {_time(row['step_time_s']):>7} "
+            f"{'*' if front[i] else ' '} {cut(labels[i], 19):<19} "
+            f"{cut(row['target'], 13):<13} {chips:>8} {_time(row['step_time_s']):>7} "
             f"{_si(value(row)):>11} {'-' if mfu is None else f'{mfu:.1%}':>5} "
             f"{footprint:>13} {_bytes(row.get('peak_bytes')):>6} {_headroom(row):>8}")
     failed = [i for i, row in enumerate(rows) if not _ok(row)]
     if failed:
         lines.append(f"failed: {len(failed)}")
         for i in failed:
-            lines.append(f"  {_cut(labels[i], 60):<60} {_cut(rows[i]['target'], 36)}")
-            lines.append("      " + _cut(rows[i].get("error") or "", WIDTH - 6))
+            lines.append(f"  {cut(labels[i], 60):<60} {cut(rows[i]['target'], 36)}")
+            lines.append("      " + cut(rows[i].get("error") or "", WIDTH - 6))
     if order(rows):
         what = {"tokens_per_s_per_chip": "tokens a second a chip",
                 "model_flops_per_s_per_chip": "model FLOPs a second a chip"}.get(
@@ -362,7 +364,7 @@ def svg(rows: Sequence[Dict[str, Any]], front: Sequence[bool], title: str = "swe
             y -= 12
         placed.append((x, y))
         out.append(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}">'
-                   f'{html.escape(_cut(label, 40) + " on " + row["target"])}</text>')
+                   f'{html.escape(cut(label, 40) + " on " + row["target"])}</text>')
     for k, target in enumerate(targets):
         y = h - legend_h + 16 * k + 4
         out.append(f'<circle cx="{left + 6}" cy="{y - 4}" r="4" fill="{colour[target]}" '
@@ -382,9 +384,9 @@ def what_if_table(rows: Sequence[Dict[str, Any]]) -> str:
     lines = [f"{'device':<16} {'edits':<30} {'step':>8} {'roofline':>8} {utilization:>6} "
              f"{'footprint':>9} {'peak':>7} {'headroom':>8}"]
     for row in rows:
-        head = f"{_cut(row['device'], 16):<16} {_cut(row['edits'] or '-', 30):<30} "
+        head = f"{cut(row['device'], 16):<16} {cut(row['edits'] or '-', 30):<30} "
         if isinstance(row.get("error"), str):
-            lines.append(head + _cut(row["error"], WIDTH - len(head)))
+            lines.append(head + cut(row["error"], WIDTH - len(head)))
             continue
         mfu = _number(row.get("mfu"))
         lines.append(head + f"{_time(row['step_time_s']):>8} "
@@ -433,7 +435,7 @@ class Progress:
             text += f", ETA {duration(left * elapsed / self.compiled)}"
         if self.running and self.compiling:
             text += f"; compiling {self.compiling[0]}"
-        return _cut(text, WIDTH - 1)
+        return cut(text, WIDTH - 1)
 
     def show(self, final: bool = False, finished: bool = False) -> None:
         """Rewrites the line on a terminal; elsewhere, writes one line a finished compile."""

@@ -51,7 +51,7 @@ def _value(row: Mapping[str, Any], objective: str) -> Optional[float]:
 def search(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[str, Any]],
            targets: Optional[Sequence[str]] = None, *, budget: int,
            objective: str = "tokens_per_s_per_chip", maximize: Optional[bool] = None,
-           sampler: str = "auto", seed: int = 0, batch: int = 1, precheck: bool = True,
+           sampler: str = "auto", seed: int = 0, batch: int = 1,
            stop: Optional[Callable[[Dict[str, Any]], bool]] = None,
            **run_options: Any) -> SearchResult:
     """Compiles at most `budget` configurations of `configs` x `targets` (each a configuration
@@ -60,10 +60,14 @@ def search(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[st
     says otherwise). `sampler`: "optuna" (TPE over the configurations' keys; ImportError
     without Optuna), "random" (seeded order), "auto" (Optuna where installed). `batch`
     configurations are proposed and compiled at once (workers of the local engine, tasks on
-    Ray). `run_options` go to `run` (engine, workers, cache, path, settings, timeout_s, ...).
-    Refusals of the checks before compiling cost nothing and are kept in the rows. `stop`,
-    called with the best row after each batch, ends the search when it returns True."""
-    from . import _builder_name, _engines, _jobs, _precheck, _label, run
+    Ray). `run_options` go to `run` (engine, compile, settings, on_row, progress). Refusals of
+    the checks before compiling (the `compile` options' precheck) cost nothing and are kept in
+    the rows. `stop`, called with the best row after each batch, ends the search when it
+    returns True."""
+    import dataclasses
+    from . import _engines, _jobs, _precheck, run
+    from ._options import Compile
+    from ._rows import Row
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise ValueError(f"search: budget wants a whole number of compiles, 1 or more; got "
                          f"{budget!r}")
@@ -82,6 +86,11 @@ def search(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[st
                                   "'hloroof[search]' (or optuna)") from None
     run_options = dict(run_options)
     run_options.setdefault("progress", False)
+    options = run_options.get("compile") or Compile()
+    if not isinstance(options, Compile):
+        raise ValueError(f"compile={options!r}: a hloroof.sweep.Compile")
+    # The search checks every configuration before compiling; `run` compiles what it picks.
+    run_options["compile"] = dataclasses.replace(options, precheck=False)
     # Every configuration once per target, its target a key of its own.
     candidates: List[Dict[str, Any]] = []
     added = set()  # the configurations whose target key is the search's, not their own
@@ -101,23 +110,16 @@ def search(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[st
 
     rows: List[Dict[str, Any]] = []
     refused_keys = set()
-    if precheck:
-        import os
-        import sys
-        name, extra = _builder_name(builder)
-        path = list(dict.fromkeys([os.path.abspath(p) for p in run_options.get("path", ())] +
-                                  extra + [os.path.abspath(p or ".") for p in sys.path]))
-        jobs = _jobs(name, path, candidates, None, run_options.get("flags", ""))
-        refusals = _precheck.refuse(list(enumerate(jobs)), _engines._worker_env(),
-                                    _precheck.time_limit(run_options.get("timeout_s", 3600),
-                                                         len(jobs)))
+    if options.precheck:
+        jobs = _jobs.jobs(builder, candidates, None, options)[2]
+        refusals = _precheck.refuse(list(enumerate(jobs)), _engines.worker_env(),
+                                    _precheck.time_limit(options.timeout_s, len(jobs)))
         for index, outcome in sorted(refusals.items()):
             c = candidates[index]
             refused_keys.add(_key(c))
-            rows.append({**{k: v for k, v in c.items() if k != "target"}, "config": _label(c),
-                         "target": c["target"], "error": outcome["failure"],
-                         "fits": False if outcome["failure"].startswith(_precheck.CANNOT_FIT)
-                         else None})
+            row = Row.of(c["target"], outcome, c)
+            rows.append({**{k: v for k, v in c.items() if k != "target"}, "config": row.config,
+                         "target": row.target, "error": row.error, "fits": row.fits})
     left = {(_key(c)): c for c in candidates if _key(c) not in refused_keys}
     evaluated: Dict[Any, Dict[str, Any]] = {}
     history: List[Optional[float]] = []
@@ -139,7 +141,7 @@ def search(builder: Union[str, Callable[..., Any]], configs: Sequence[Mapping[st
         for target, indices in by_target.items():
             given = [{k: v for k, v in chosen[i].items() if k != "target"}
                      if _key(chosen[i]) in added else chosen[i] for i in indices]
-            result = run(builder, given, [target], precheck=False, **run_options)
+            result = run(builder, given, [target], **run_options)
             compiled += result.compiled
             for i, row in zip(indices, result.rows):
                 out[i] = row

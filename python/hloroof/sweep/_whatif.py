@@ -1,8 +1,10 @@
-"""Design-space what-ifs: one compiled program re-timed on thousands of device variants.
+"""Static what-ifs (`what_if`: one compiled program predicted on several devices and device
+edits) and design-space ones (`explore`: re-timed on thousands of device variants).
 
-The module is parsed, costed, walked and its memory analysed once (`hloroof._VariantTable`,
-hloroof/variant_table.h); each variant then re-times every op from the roofline terms kept
-and schedules the step again, about 0.1 ms a variant on an 8,000-line program.
+For `explore`, the module is parsed, costed, walked and its memory analysed once
+(`hloroof._VariantTable`, hloroof/variant_table.h); each variant then re-times every op from the
+roofline terms kept and schedules the step again, about 0.1 ms a variant on an 8,000-line
+program.
 """
 
 from __future__ import annotations
@@ -10,10 +12,47 @@ from __future__ import annotations
 import itertools
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
+from ._rows import Row, chips, fit
+
+# The columns of what_if()'s rows, after "device" and "edits" (a row hloroof refuses: "error"
+# alone).
+WHAT_IF_COLUMNS = ("step_time_s", "roofline_step_time_s", "mfu", "mfu_flops",
+                   "tokens_per_s_per_chip", "footprint_bytes", "peak_bytes", "capacity_bytes",
+                   "fits", "headroom", "error")
+
 # The columns of explore()'s rows, in order.
 COLUMNS = ("device", "flop_rate_scale", "hbm_bandwidth", "link_bandwidth_scale",
            "hbm_capacity_bytes", "step_time_s", "roofline_step_time_s", "mfu", "mfu_flops",
            "tokens_per_s_per_chip", "fits", "headroom", "cost", "pareto")
+
+
+def what_if(program: Any, devices: Sequence[str], edits: Sequence[Sequence[str]] = ((),),
+            model_flops: Optional[float] = None, tokens: Optional[float] = None):
+    """Predictions of one compiled program (HLO text, a path, a `hloroof.Module`, a JAX
+    ``Compiled``) over `devices` ("tpu_v5e:2x2", ...) and device edits (each a list of
+    ``--set``-style "PATH=VALUE" strings; ``()`` the device as it is), without compiling: a
+    pandas DataFrame with one row per device and edit (``device``, ``edits``, ``step_time_s``,
+    ``roofline_step_time_s``, ``mfu`` and ``mfu_flops`` as in `run`'s rows: of `model_flops`
+    where given, else of the program's own (the HFU), ``tokens_per_s_per_chip``,
+    ``footprint_bytes`` (what the device holds for the step), ``peak_bytes`` (the liveness
+    peak), ``capacity_bytes``, ``fits`` and ``headroom`` (of the footprint), ``error``). The
+    module is parsed once and its memory analysed once a device."""
+    import hloroof
+    import pandas
+    module = hloroof.parse(program)
+    rows = []
+    reports: Dict[str, Any] = {}
+    for device in devices:
+        for edit in edits:
+            row = Row(device, settings=tuple(edit))
+            shown: Dict[str, Any] = {"device": device, "edits": " ".join(row.settings)}
+            try:
+                row.predict(module, model_flops, tokens, reports=reports)
+                shown.update((column, getattr(row, column)) for column in WHAT_IF_COLUMNS)
+            except ValueError as error:
+                shown["error"] = str(error).splitlines()[0]
+            rows.append(shown)
+    return pandas.DataFrame(rows)
 
 
 def _axis(name: str, values: Optional[Sequence[float]], default: float) -> List[float]:
@@ -94,7 +133,7 @@ def explore(program: Any, device: str, *, flop_rate_scale: Optional[Sequence[flo
     steps, rooflines = table.times([r[0] for r in rates],
                                    [r[1] / spec.hbm_bandwidth for r in rates],
                                    [r[2] for r in rates])
-    chips = max(1, prediction.devices // max(1, spec.devices_per_chip))
+    chip_count = chips(device, prediction.devices, spec.devices_per_chip)
     # MFU and HFU scale with the peak: FLOPs over (step x peak x scale).
     peak_work = (float(model_flops) / max(1, prediction.devices) if model_flops
                  else prediction.flops)
@@ -102,7 +141,7 @@ def explore(program: Any, device: str, *, flop_rate_scale: Optional[Sequence[flo
     times, fits, costs = [], [], []
     for (f, h, link), step, roofline in zip(rates, steps, rooflines):
         for cap in capacity:
-            fit = checked <= cap
+            fits_cap, headroom = fit(checked, cap)
             rows.append({
                 "device": device, "flop_rate_scale": f, "hbm_bandwidth": h,
                 "link_bandwidth_scale": link, "hbm_capacity_bytes": cap, "step_time_s": step,
@@ -110,13 +149,14 @@ def explore(program: Any, device: str, *, flop_rate_scale: Optional[Sequence[flo
                 "mfu": (peak_work / (step * prediction.peak_flop_rate * f)
                         if step > 0 and prediction.peak_flop_rate > 0 else None),
                 "mfu_flops": "model" if model_flops else "program",
-                "tokens_per_s_per_chip": tokens / step / chips if tokens and step > 0 else None,
-                "fits": fit, "headroom": (cap - checked) / cap, "cost": None,
+                "tokens_per_s_per_chip": (tokens / step / chip_count if tokens and step > 0
+                                          else None),
+                "fits": fits_cap, "headroom": headroom, "cost": None,
                 "pareto": False})
             row = rows[-1]
             row["cost"] = float(cost(row)) if cost is not None else relative_cost(row, spec)
             times.append(step)
-            fits.append(fit)
+            fits.append(fits_cap)
             costs.append(row["cost"])
     for row, on in zip(rows, pareto_cost(times, costs, fits)):
         row["pareto"] = on
