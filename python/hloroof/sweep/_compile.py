@@ -33,6 +33,8 @@ import time
 import traceback
 from typing import Any, Dict, List, Mapping
 
+from ._entry import FACTS, FAILURE, PROGRAM
+
 # The fields of a builder's step: what compile_for takes, and the figures the row reports.
 STEP_FIELDS = ("fn", "args", "in_specs", "mesh_axes", "out_specs", "static_argnums",
                "donate_argnums", "model_flops", "tokens")
@@ -119,9 +121,9 @@ def compile_one(job: Mapping[str, Any], out_dir: str) -> None:
              "chips": chips_of(target), "devices": devices,
              "model_flops": step.get("model_flops"), "tokens": step.get("tokens"),
              "program_sha256": hashlib.sha256(data).hexdigest()}
-    with open(os.path.join(out_dir, "program.hlo"), "wb") as f:
+    with open(os.path.join(out_dir, PROGRAM), "wb") as f:
         f.write(data)
-    with open(os.path.join(out_dir, "compile.json"), "w") as f:
+    with open(os.path.join(out_dir, FACTS), "w") as f:
         json.dump(facts, f)
 
 
@@ -175,10 +177,10 @@ def main(argv: Any = None) -> int:
             raise
         except Exception as error:  # the builder's or the compiler's rejection: the row's reason
             # The row keeps one line; the store's entry keeps the traceback too (file:line).
-            with open(os.path.join(out_dir, "failure.json"), "w") as f:
+            with open(os.path.join(out_dir, FAILURE), "w") as f:
                 json.dump({"reason": one_line(error), "traceback": traceback.format_exc()}, f)
     except TRANSIENT as error:  # this machine's trouble, not the configuration's: not stored
-        for name in ("program.hlo", "compile.json", "failure.json"):
+        for name in (PROGRAM, FACTS, FAILURE):
             try:
                 os.unlink(os.path.join(out_dir, name))
             except OSError:

@@ -150,12 +150,14 @@ def _kill_group(pgid: int) -> None:
 
 # The module a compile runs: ``python -m COMPILE --watch FD JOB.json OUT_DIR``.
 COMPILE = "hloroof.sweep._compile"
+# The job's file in a compile's scratch folder (removed once the compile is done).
+JOB = "job.json"
 
 
 def _job_file(job: Mapping[str, Any], folder: str) -> str:
     """`job` written to FOLDER/job.json: the compile's scratch folder, which it removes when its
     watched pipe closes."""
-    path = os.path.join(folder, "job.json")
+    path = os.path.join(folder, JOB)
     with open(path, "w") as f:
         json.dump(job, f)
     return path
@@ -353,7 +355,7 @@ class Local:
                     run.stderr.close()
                     del running[pid]
                     try:
-                        os.unlink(os.path.join(run.folder, "job.json"))
+                        os.unlink(os.path.join(run.folder, JOB))
                     except OSError:
                         pass
                     peak = usage.ru_maxrss * 1024  # kilobytes on Linux

@@ -10,8 +10,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Dict, Optional
 
-# The files of an entry: the optimized program, its facts (compile time, XLA's memory figures,
-# the builder's model FLOPs and tokens, the program's SHA-256), or the reason it was rejected.
+# The files of an entry, named here alone: the optimized program, its facts (compile time, XLA's
+# memory figures, the builder's model FLOPs and tokens, the program's SHA-256), or the reason it
+# was rejected.
 PROGRAM = "program.hlo"
 FACTS = "compile.json"
 FAILURE = "failure.json"
