@@ -185,15 +185,18 @@ ENTRY e {
   }
 }
 
-TEST_CASE("combined model: the explanation is rendered from the estimate") {
-  absl::StatusOr<Module> m = parse_module(R"(
+// One elementwise op over 4 MiB in, 4 MiB out.
+constexpr char kOneNegate[] = R"(
 HloModule m
 
 ENTRY e {
   x = f32[1048576]{0} parameter(0)
   ROOT big = f32[1048576]{0} negate(x)
 }
-)");
+)";
+
+TEST_CASE("combined model: the explanation is rendered from the estimate") {
+  absl::StatusOr<Module> m = parse_module(kOneNegate);
   REQUIRE_OK(m);
   absl::StatusOr<ModuleCost> cost = analyze_cost(*m);
   REQUIRE_OK(cost);
@@ -253,14 +256,7 @@ std::unique_ptr<DeviceModel> make_twice(const DeviceSpec&, GemmTimeCache&) {
 }
 
 TEST_CASE("device models: a new model is a class and one line of the list") {
-  absl::StatusOr<Module> m = parse_module(R"(
-HloModule m
-
-ENTRY e {
-  x = f32[1048576]{0} parameter(0)
-  ROOT big = f32[1048576]{0} negate(x)
-}
-)");
+  absl::StatusOr<Module> m = parse_module(kOneNegate);
   REQUIRE_OK(m);
   absl::StatusOr<ModuleCost> cost = analyze_cost(*m);
   REQUIRE_OK(cost);
