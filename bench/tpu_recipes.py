@@ -44,11 +44,58 @@ DEEPSEEK2_16B = dict(model="deepseek", layers=27, dense_layers=1, width=2048, ff
                      heads=16, qk_nope_dim=128, qk_rope_dim=64, v_dim=128, kv_lora_rank=512,
                      experts=64, experts_per_token=6, shared_experts=2, moe_ffn=1408,
                      vocab=102400)
+# GPT-OSS-120B (gpt-oss-120b.yml): 36 layers alternating a sliding window of 128 and global
+# attention, biased projections, 128 experts of which 4 a token, each a GLU of 2880, GPT-OSS's
+# clamped activation, biased router and experts.
+GPT_OSS_120B = dict(model="moe", layers=36, width=2880, heads=64, kv_heads=8, head_dim=64,
+                    vocab=201088, experts=128, experts_per_token=4, moe_ffn=2880,
+                    attention_pattern=("local", "global"), window=128, attention_bias=True,
+                    router_bias=True, mlp_bias=True, activation="gpt_oss", norm_eps=1e-5)
+# Qwen3-235B-A22B (qwen3-235b-a22b.yml): 94 layers, q and k normalized per head, 128 experts of
+# which 8 a token, each a SwiGLU of 1536.
+QWEN3_235B = dict(model="moe", layers=94, width=4096, heads=64, kv_heads=4, head_dim=128,
+                  vocab=151936, experts=128, experts_per_token=8, moe_ffn=1536, qk_norm=True,
+                  activation="silu", norm_eps=1e-6)
+# Gemma 4's (gemma4-31b.yml, gemma4-26b.yml): cycles of five sliding-window layers (1024) and
+# one global layer whose heads are 512 wide, fewer kv heads, keys that are its values'
+# projection; GeGLU; q, k and v normalized; tied embedding, final logits soft-capped at 30.
+GEMMA4 = dict(model="moe", head_dim=256, global_head_dim=512, share_kv=True, vocab=262144,
+              attention_pattern=("local",) * 5 + ("global",), window=1024, qk_norm=True,
+              gemma4=True, activation="gelu", tied_embedding=True, logit_soft_cap=30.0,
+              norm_eps=1e-6)
+GEMMA4_31B = dict(GEMMA4, layers=60, width=5376, heads=32, kv_heads=16, global_kv_heads=4,
+                  ffn=21504, experts=0)
+# The 26B: 128 experts of 704, 8 a token (softmax over all, the top 8 renormalized), beside a
+# shared expert of 2112.
+GEMMA4_26B = dict(GEMMA4, layers=30, width=2816, heads=16, kv_heads=8, global_kv_heads=2,
+                  ffn=2112, experts=128, experts_per_token=8, moe_ffn=704,
+                  routing="softmax_top_k")
+# DeepSeek-V3 (deepseek3-671b.yml): DeepSeek-V2's decoder with queries through a rank-1536
+# projection, 3 dense layers then 58 of 256 experts (8 a token by sigmoid scores, a bias that
+# only chooses, the chosen scores normalized and scaled by 2.5) beside one shared expert.
+DEEPSEEK3_671B = dict(DEEPSEEK2_16B, layers=61, dense_layers=3, width=7168, ffn=18432,
+                      heads=128, q_lora_rank=1536, experts=256, experts_per_token=8,
+                      shared_experts=1, moe_ffn=2048, vocab=129280,
+                      routed_score_func="sigmoid", router_bias=True, routed_scaling=2.5)
+# Gemma 4's small decoders (gemma4-e2b.yml, gemma4-e4b.yml): sliding windows of 512 between
+# global layers, the last layers sharing the keys and values of earlier ones, a per-layer
+# input of 256 a layer.
+GEMMA4_E2B = dict(model="gemma4_small", layers=35, width=1536, heads=8, kv_heads=1,
+                  head_dim=256, global_head_dim=512, ffn=6144, vocab=262144, window=512,
+                  attention_pattern=("local",) * 4 + ("global",), ple_dim=256,
+                  kv_shared_layers=20, double_wide_mlp=True, norm_eps=1e-6,
+                  logit_soft_cap=30.0)
+GEMMA4_E4B = dict(GEMMA4_E2B, layers=42, width=2560, kv_heads=2, ffn=10240,
+                  attention_pattern=("local",) * 5 + ("global",), kv_shared_layers=18,
+                  double_wide_mlp=False)
 TRILLIUM = "AI-Hypercomputer/tpu-recipes training/trillium/"
 IRONWOOD = "AI-Hypercomputer/tpu-recipes training/ironwood/"
 MODELS = {"llama3.1-8b": LLAMA3_1_8B, "llama3.1-70b": LLAMA3_1_70B,
           "llama3.1-405b": LLAMA3_1_405B, "mistral-7b": MISTRAL_7B,
-          "deepseek2-16b": DEEPSEEK2_16B}
+          "deepseek2-16b": DEEPSEEK2_16B, "gpt-oss-120b": GPT_OSS_120B,
+          "qwen3-235b-a22b": QWEN3_235B, "gemma4-31b": GEMMA4_31B, "gemma4-26b": GEMMA4_26B,
+          "deepseek3-671b": DEEPSEEK3_671B, "gemma4-e2b": GEMMA4_E2B,
+          "gemma4-e4b": GEMMA4_E4B}
 
 # Two of the dense recipes' XLA flags (MaxText's xla_flags_library): DENSE_VMEM_LIMIT_FLAG (the
 # splash kernel's backward needs more scoped VMEM than the default) and DISABLE_COLLECTIVE_MATMUL
@@ -127,6 +174,180 @@ MULTISLICE_405B = dict(
              "over DCN), the fused splash backward (MaxText: a separate dq kernel), two of the "
              "recipe's XLA flags (scoped VMEM; no collective matmul, which MaxText's tensor "
              "axis uses; not its host-offload scheduler flags)"))
+# GPT-OSS-120B's recipes (gpt-oss-120b/8k-bf16-tpu7x-*/xpk/run_recipe.sh): random routing
+# (use_random_routing), the experts' axis over FSDP (fsdp_shard_on_exp), each layer's input and
+# the experts' output projection offloaded to the host, the rest recomputed, splash blocks of
+# their own, FSDP 64 x data parallelism over the rest; every XLA flag of the recipe (this libtpu
+# takes them all: the SparseCore collective offloads, the layer scheduler's) and, as the dense
+# TPU7x rows, no collective matmul.
+GPT_OSS_RECIPE = dict(
+    routing="random", shard_experts=True,
+    remat=dict(decoder_layer_input="offload", mlpwo="offload"),
+    splash_blocks=dict(block_q=1024, block_kv=1024, block_kv_compute=1024, block_q_dkv=2048,
+                       block_kv_dkv=2048, block_kv_dkv_compute=2048),
+    flags=" ".join((
+        "--xla_tpu_scoped_vmem_limit_kib=65536",
+        "--xla_tpu_impure_enable_packed_bf16_math_ops=true",
+        "--xla_tpu_enable_sparse_core_reduce_scatter_v2=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_all_gather=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_2d_all_gather=true",
+        "--xla_tpu_enable_all_gather_offload_tracing=true",
+        "--xla_tpu_use_tc_device_shape_on_sc=True",
+        "--xla_sc_disable_megacore_partitioning=True",
+        "--xla_tpu_enable_async_collective_fusion_fuse_all_gather=false",
+        "--xla_enable_async_all_gather=true",
+        "--xla_tpu_prefer_async_allgather_to_allreduce=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_all_reduce=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_reduce_scatter=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_3d_all_gather=true",
+        "--xla_tpu_use_single_sparse_core_for_all_gather_offload=true",
+        "--xla_tpu_enable_concurrent_sparse_core_offloading=true",
+        "--xla_max_concurrent_async_all_gathers=2",
+        "--xla_max_concurrent_async_reduce_scatters=2",
+        "--xla_tpu_aggressive_opt_barrier_removal=true",
+        "--xla_tpu_enable_offloading_gather_to_sparsecore=true",
+        "--xla_tpu_sparse_core_all_gather_latency_multiplier=1",
+        "--xla_tpu_sparse_core_reduce_scatter_latency_multiplier=3",
+        "--xla_tpu_enable_sparse_core_collective_aggregator=true",
+        "--xla_tpu_enable_latency_hiding_layer_scheduler=true",
+        "--xla_tpu_scheduler_percent_shared_memory_limit=150",
+        "--xla_tpu_enable_layer_scheduler_for_dependent_collectives=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_nd_reduce_scatter=true",
+        "--xla_tpu_pcie_bandwidth_multiplier=0.03",
+        "--xla_tpu_enable_multi_compute_overlap_in_layer_scheduler=true",
+        "--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000")),
+    differs=("AdamW without bias correction, no rotary embedding (YaRN), no attention sinks, "
+             "kv heads repeated for splash, jax's megablox and splash kernels (MaxText: "
+             "tokamax's), routing by argsort and scatter (MaxText: a custom sort gradient), "
+             "the recipe's XLA flags and no collective matmul"))
+# Qwen3-235B-A22B's (qwen3-235b-a22b/4k-bf16-tpu7x-4x8x8/xpk/run_recipe.sh): random routing,
+# the experts' embedding axis over FSDP (shard_exp_on_fsdp=False), FSDP over every device, each
+# layer's input offloaded, the rest recomputed; splash blocks of its own; every XLA flag of the
+# recipe and no collective matmul.
+QWEN3_RECIPE = dict(
+    routing="random",
+    remat=dict(decoder_layer_input="offload"),
+    splash_blocks=dict(block_q=1024, block_kv=1024, block_kv_compute=512, block_q_dkv=2048,
+                       block_kv_dkv=2048, block_kv_dkv_compute=1024),
+    flags=" ".join((
+        "--xla_tpu_scoped_vmem_limit_kib=61440",
+        "--xla_tpu_enable_sparse_core_collective_offload_all_gather=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_all_reduce=true",
+        "--xla_tpu_use_single_sparse_core_for_all_gather_offload=true",
+        "--xla_tpu_enable_all_experimental_scheduler_features=true",
+        "--xla_tpu_enable_scheduler_memory_pressure_tracking=true",
+        "--xla_tpu_host_transfer_overlap_limit=24",
+        "--xla_tpu_aggressive_opt_barrier_removal=ENABLED",
+        "--xla_lhs_prioritize_async_depth_over_stall=ENABLED",
+        "--xla_tpu_enable_ag_backward_pipelining=true",
+        "--xla_should_allow_loop_variant_parameter_in_chain=ENABLED",
+        "--xla_should_add_loop_invariant_op_in_chain=ENABLED",
+        "--xla_max_concurrent_host_send_recv=100",
+        "--xla_tpu_scheduler_percent_shared_memory_limit=100",
+        "--xla_latency_hiding_scheduler_rerun=2",
+        "--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000")),
+    differs=("AdamW without bias correction, no rotary embedding, no load-balance loss, kv "
+             "heads repeated for splash, jax's megablox and splash kernels (MaxText: tokamax's "
+             "grouped matmul and splash), routing by argsort and scatter (MaxText: a custom "
+             "sort gradient), the recipe's XLA flags and no collective matmul"))
+# The Gemma 4 recipes' XLA flags (gemma4-*/xpk/run_recipe.sh: the same 19 in each).
+GEMMA4_FLAGS = " ".join((
+    "--xla_tpu_scoped_vmem_limit_kib=65536",
+    "--xla_tpu_bf16_emission_mode=NATIVE_EMISSION",
+    "--xla_tpu_enable_sparse_core_reduce_scatter_v2=true",
+    "--xla_tpu_enable_sparse_core_collective_offload_all_gather=true",
+    "--xla_tpu_enable_sparse_core_collective_offload_2d_all_gather=true",
+    "--xla_tpu_enable_sparse_core_collective_offload_3d_all_gather=true",
+    "--xla_tpu_enable_sparse_core_collective_offload_nd_reduce_scatter=true",
+    "--xla_tpu_enable_sparse_core_collective_offload_all_reduce=true",
+    "--xla_tpu_enable_sparse_core_collective_offload_reduce_scatter=true",
+    "--xla_tpu_use_single_sparse_core_for_all_gather_offload=true",
+    "--xla_tpu_use_tc_device_shape_on_sc=true",
+    "--xla_sc_disable_megacore_partitioning=true",
+    "--xla_enable_async_all_gather=true",
+    "--xla_tpu_prefer_async_allgather_to_allreduce=true",
+    "--xla_tpu_enable_latency_hiding_layer_scheduler=true",
+    "--xla_tpu_enable_layer_scheduler_for_dependent_collectives=true",
+    "--xla_tpu_scheduler_percent_shared_memory_limit=150",
+    "--xla_tpu_enable_sparse_core_collective_aggregator=true",
+    "--xla_tpu_enable_all_gather_offload_tracing=true",
+    "--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000"))
+GEMMA4_DIFFERS = ("AdamW without bias correction, no rotary embedding, kv heads repeated for "
+                  "splash, jax's splash kernel (MaxText: tokamax's), the recipe's XLA flags "
+                  "and no collective matmul")
+# Gemma4-31B's (gemma4-31b/8k-bf16-tpu7x-4x4x4): the attention's and the MLP's output
+# projections kept on the device, the rest recomputed; splash blocks of its own for the
+# global and the sliding layers; the embedding looked up as a one-hot product
+# (use_iota_embed).
+GEMMA4_31B_RECIPE = dict(
+    remat=dict(out_proj="device", mlpwo="device"), iota_embed=True, vocab_tiles=8,
+    splash_blocks=dict(block_q=2048, block_kv=2048, block_kv_compute=512, block_q_dkv=1024,
+                       block_kv_dkv=2048, block_kv_dkv_compute=1024),
+    local_splash_blocks=dict(block_q=1024, block_kv=1024, block_kv_compute=512,
+                             block_q_dkv=1024, block_kv_dkv=2048, block_kv_dkv_compute=1024),
+    flags=GEMMA4_FLAGS,
+    differs=GEMMA4_DIFFERS + ", FSDP over all 128 devices in one axis (MaxText: FSDP 16 x "
+    "FSDP-transpose 8, two-stage all-gathers)")
+# Gemma4-26B's (gemma4-26b/4k-bf16-tpu7x-*): every layer recomputed (remat full, or custom
+# with nothing named), the grouped matmuls' tiles 2816 x 704, splash blocks of its own.
+GEMMA4_26B_RECIPE = dict(
+    remat={}, iota_embed=True, gmm_tiling=dict(embed=2816, mlp=704),
+    splash_blocks=dict(block_q=1024, block_kv=1024, block_kv_compute=512, block_q_dkv=1024,
+                       block_kv_dkv=1024, block_kv_dkv_compute=256),
+    flags=GEMMA4_FLAGS,
+    differs=GEMMA4_DIFFERS + ", jax's megablox (MaxText's too), routing by argsort and "
+    "scatter (MaxText: a custom sort gradient), no load-balance loss")
+# DeepSeek-V3's (deepseek3-671b/4k-bf16-tpu7x-*/xpk/run_recipe.sh): random routing, AdamW's
+# first moment in bf16, each layer's input offloaded, the rest recomputed, every splash block
+# 2048 but kv_compute (MaxText's 512), the embedding as a one-hot product; every XLA flag of
+# the recipe and no collective matmul.
+DEEPSEEK3_RECIPE = dict(
+    routing="random", mu_dtype="bfloat16", iota_embed=True,
+    remat=dict(decoder_layer_input="offload"),
+    splash_blocks=dict(block_q=2048, block_kv=2048, block_kv_compute=512, block_q_dkv=2048,
+                       block_kv_dkv=2048, block_kv_dkv_compute=2048),
+    flags=" ".join((
+        "--xla_tpu_scoped_vmem_limit_kib=65536",
+        "--xla_tpu_bf16_emission_mode=NATIVE_EMISSION",
+        "--xla_tpu_enable_sparse_core_reduce_scatter_v2=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_all_gather=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_2d_all_gather=true",
+        "--xla_tpu_enable_all_gather_offload_tracing=true",
+        "--xla_tpu_use_tc_device_shape_on_sc=True",
+        "--xla_sc_disable_megacore_partitioning=True",
+        "--xla_tpu_enable_async_collective_fusion_fuse_all_gather=false",
+        "--xla_enable_async_all_gather=true",
+        "--xla_tpu_prefer_async_allgather_to_allreduce=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_all_reduce=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_reduce_scatter=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_3d_all_gather=true",
+        "--xla_tpu_use_single_sparse_core_for_all_gather_offload=true",
+        "--xla_tpu_enable_concurrent_sparse_core_offloading=true",
+        "--xla_tpu_aggressive_opt_barrier_removal=true",
+        "--xla_tpu_enable_offloading_gather_to_sparsecore=true",
+        "--xla_tpu_sparse_core_all_gather_latency_multiplier=1",
+        "--xla_tpu_sparse_core_reduce_scatter_latency_multiplier=3",
+        "--xla_tpu_enable_sparse_core_collective_aggregator=true",
+        "--xla_tpu_enable_latency_hiding_layer_scheduler=true",
+        "--xla_tpu_scheduler_percent_shared_memory_limit=150",
+        "--xla_tpu_enable_layer_scheduler_for_dependent_collectives=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_nd_reduce_scatter=true",
+        "--xla_tpu_pcie_bandwidth_multiplier=0.03",
+        "--xla_tpu_enable_sparse_core_offload_queuing_in_lhs=true",
+        "--xla_tpu_enable_multi_compute_overlap_in_layer_scheduler=false",
+        "--xla_tpu_enable_3d_reduce_scatter_decomposer=false",
+        "--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000")),
+    differs=("AdamW without bias correction, no rotary embedding, v padded to q's head size "
+             "for splash, jax's megablox and splash kernels (MaxText: tokamax's), routing by "
+             "argsort and scatter (MaxText: a custom sort gradient), f32 gradients (MaxText: "
+             "bf16, grad_dtype), the recipe's XLA flags and no collective matmul"))
+# The Gemma 4 small recipes' (gemma4-2b, gemma4-4b/8k-bf16-tpu7x-4x4x4): 2 sequences a
+# device, FSDP 32 x data 4, every layer unrolled and recomputed; splash blocks of their own.
+GEMMA4_SMALL_RECIPE = dict(
+    data_parallel=4, vocab_tiles=8,
+    splash_blocks=dict(block_q=1024, block_kv=1024, block_kv_compute=512, block_q_dkv=1024,
+                       block_kv_dkv=1024, block_kv_dkv_compute=256),
+    flags=GEMMA4_FLAGS, differs=GEMMA4_DIFFERS)
 DEEPSEEK_DIFFERS = ("no rotary embedding, v padded to q's head size for splash, routing by "
                     "argsort and scatter (MaxText: a custom sort gradient), AdamW without bias "
                     "correction, no load-balance loss")
@@ -189,6 +410,67 @@ RECIPES = {
         source=TRILLIUM + "Llama3-405B-MaxText/README.md (2 slices)",
         target="tpu_v6e:16x16,slices=2", batch_per_chip=1, seq=8192, step_s=58.805,
         tflops_per_chip=365.740),
+    # The Ironwood table's GPT-OSS-120B on 64 chips (gpt-oss-120b/8k-bf16-tpu7x-4x4x4):
+    # global batch 1280 (10 sequences a device), 8192 tokens, FSDP 64 x data 2.
+    "gpt-oss-120b-tpu7x-64": dict(
+        GPT_OSS_120B, **GPT_OSS_RECIPE, data_parallel=2,
+        source=IRONWOOD + "README.md (recipe: gpt-oss-120b/8k-bf16-tpu7x-4x4x4)",
+        target="tpu7x:4x4x4", batch_per_chip=20, seq=8192, step_s=17.10,
+        tflops_per_chip=330.25),
+    # Its Qwen3-235B-A22B on 256 chips (qwen3-235b-a22b/4k-bf16-tpu7x-4x8x8): global batch
+    # 8192 (16 sequences a device), 4096 tokens.
+    "qwen3-235b-tpu7x-256": dict(
+        QWEN3_235B, **QWEN3_RECIPE,
+        source=IRONWOOD + "README.md (recipe: qwen3-235b-a22b/4k-bf16-tpu7x-4x8x8)",
+        target="tpu7x:4x8x8", batch_per_chip=32, seq=4096, step_s=30.87,
+        tflops_per_chip=629.79),
+    # Its Gemma4-2B and -4B (MaxText's gemma4-e2b, -e4b) on 64 chips: global batch 256, 8192
+    # tokens.
+    "gemma4-2b-tpu7x-64": dict(
+        GEMMA4_E2B, **GEMMA4_SMALL_RECIPE,
+        source=IRONWOOD + "README.md (recipe: gemma4-2b/8k-bf16-tpu7x-4x4x4)",
+        target="tpu7x:4x4x4", batch_per_chip=4, seq=8192, step_s=0.57,
+        tflops_per_chip=892.84),
+    "gemma4-4b-tpu7x-64": dict(
+        GEMMA4_E4B, **GEMMA4_SMALL_RECIPE,
+        source=IRONWOOD + "README.md (recipe: gemma4-4b/8k-bf16-tpu7x-4x4x4)",
+        target="tpu7x:4x4x4", batch_per_chip=4, seq=8192, step_s=0.97,
+        tflops_per_chip=1002.50),
+    # Its Gemma4-31B on 64 chips (gemma4-31b/8k-bf16-tpu7x-4x4x4): global batch 512, 8192
+    # tokens.
+    "gemma4-31b-tpu7x-64": dict(
+        GEMMA4_31B, **GEMMA4_31B_RECIPE,
+        source=IRONWOOD + "README.md (recipe: gemma4-31b/8k-bf16-tpu7x-4x4x4)",
+        target="tpu7x:4x4x4", batch_per_chip=8, seq=8192, step_s=12.20,
+        tflops_per_chip=1057.76),
+    # Its Gemma4-26B on 64 chips (gemma4-26b/4k-bf16-tpu7x-4x4x4): global batch 2048, 4096
+    # tokens, FSDP over every device.
+    "gemma4-26b-tpu7x-64": dict(
+        GEMMA4_26B, **GEMMA4_26B_RECIPE,
+        source=IRONWOOD + "README.md (recipe: gemma4-26b/4k-bf16-tpu7x-4x4x4)",
+        target="tpu7x:4x4x4", batch_per_chip=32, seq=4096, step_s=5.54,
+        tflops_per_chip=592.31),
+    # And on 256 chips (gemma4-26b/4k-bf16-tpu7x-4x8x8): global batch 8192, FSDP 256 x data 2.
+    "gemma4-26b-tpu7x-256": dict(
+        GEMMA4_26B, **GEMMA4_26B_RECIPE, data_parallel=2,
+        source=IRONWOOD + "README.md (recipe: gemma4-26b/4k-bf16-tpu7x-4x8x8)",
+        target="tpu7x:4x8x8", batch_per_chip=32, seq=4096, step_s=5.54,
+        tflops_per_chip=592.41),
+    # And on 256 chips (gpt-oss-120b/8k-bf16-tpu7x-4x8x8): global batch 5120, FSDP 64 x
+    # data 8.
+    "gpt-oss-120b-tpu7x-256": dict(
+        GPT_OSS_120B, **GPT_OSS_RECIPE, data_parallel=8,
+        source=IRONWOOD + "README.md (recipe: gpt-oss-120b/8k-bf16-tpu7x-4x8x8)",
+        target="tpu7x:4x8x8", batch_per_chip=20, seq=8192, step_s=17.12,
+        tflops_per_chip=329.90),
+    # Its DeepSeek-V3 on 128 chips (deepseek3-671b/4k-bf16-tpu7x-4x4x8): global batch 2048
+    # (8 sequences a device), 4096 tokens, FSDP over every device, the experts' axis over it
+    # (fsdp_shard_on_exp).
+    "deepseek3-671b-tpu7x-128": dict(
+        DEEPSEEK3_671B, **DEEPSEEK3_RECIPE, shard_experts=True,
+        source=IRONWOOD + "README.md (recipe: deepseek3-671b/4k-bf16-tpu7x-4x4x8)",
+        target="tpu7x:4x4x8", batch_per_chip=16, seq=4096, step_s=27.02,
+        tflops_per_chip=607.53),
     # MaxText's defaults otherwise: f32 weights, AdamW, full remat, no XLA flags.
     "deepseek2-16b-v5p-8": dict(
         DEEPSEEK2_16B, source="AI-Hypercomputer/maxtext docs/guides/understand_logs_and_metrics.md",
