@@ -411,7 +411,8 @@ def test_a_mixture_of_experts_step_costs_its_pallas_kernels():
     from recipe_models import deepseek_step
     toy = dict(layers=2, dense_layers=1, width=256, ffn=512, heads=2, qk_nope_dim=128,
                qk_rope_dim=64, v_dim=128, kv_lora_rank=128, experts=8, experts_per_token=2,
-               shared_experts=1, moe_ffn=256, vocab=1024, batch_per_chip=1, seq=512, chips=4)
+               shared_experts=1, moe_ffn=256, vocab=1024, batch_per_chip=1, seq=512, chips=4,
+               devices=4)
     step, args, specs, donate = deepseek_step(toy)
     compiled = hloroof.jax.compile_for(step, *args, target="tpu_v5p:2x2x1",
                                        mesh_axes={"fsdp": 4}, in_specs=specs,
