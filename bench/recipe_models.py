@@ -193,6 +193,24 @@ def fp8_matmul():
     return mm
 
 
+def _adamw_step(loss):
+    """A train step of `loss(params, tokens)` under AdamW with MaxText's defaults and no bias
+    correction: step(params, mu, nu, tokens) -> (params, mu, nu, loss). The first moment keeps
+    its own dtype (bf16 where a recipe sets mu_dtype; a no-op cast otherwise)."""
+    import jax
+    import jax.numpy as jnp
+    b1, b2, lr, eps, decay = 0.9, 0.95, 3e-5, 1e-8, 0.1  # MaxText's AdamW defaults
+
+    def step(params, mu, nu, tokens):
+        value, g = jax.value_and_grad(loss)(params, tokens)
+        mu = jax.tree.map(lambda m, g: (b1 * m + (1 - b1) * g).astype(m.dtype), mu, g)
+        nu = jax.tree.map(lambda n, g: b2 * n + (1 - b2) * g * g, nu, g)
+        params = jax.tree.map(lambda p, m, n: p - lr * (m / (jnp.sqrt(n) + eps) + decay * p),
+                              params, mu, nu)
+        return params, mu, nu, value
+    return step
+
+
 def dense_step(r):
     import jax
     import jax.numpy as jnp
@@ -379,20 +397,8 @@ def deepseek_step(r):
         x, _ = jax.lax.scan(body, x, layers)
         return _cross_entropy(act(rms(x, params["lnf"], 1e-6) @ c(params["head"])))
 
-    b1, b2, lr, eps, decay = 0.9, 0.95, 3e-5, 1e-8, 0.1  # MaxText's AdamW defaults
-
     mu_dtype = r.get("mu_dtype")
-
-    def step(params, mu, nu, tokens):
-        value, g = jax.value_and_grad(loss)(params, tokens)
-        if mu_dtype:
-            mu = jax.tree.map(lambda m, g: (b1 * m + (1 - b1) * g).astype(m.dtype), mu, g)
-        else:
-            mu = jax.tree.map(lambda m, g: b1 * m + (1 - b1) * g, mu, g)
-        nu = jax.tree.map(lambda n, g: b2 * n + (1 - b2) * g * g, nu, g)
-        params = jax.tree.map(lambda p, m, n: p - lr * (m / (jnp.sqrt(n) + eps) + decay * p),
-                              params, mu, nu)
-        return params, mu, nu, value
+    step = _adamw_step(loss)
 
     sd = jax.ShapeDtypeStruct
     L = r["layers"] - r["dense_layers"]
@@ -677,16 +683,7 @@ def moe_step(r):
         return _cross_entropy(capped(act(rms(x, params["lnf"], eps) @ head)))
 
     mu_dtype = jnp.dtype(r.get("mu_dtype", "float32"))
-    b1, b2, lr, adam_eps, decay = 0.9, 0.95, 3e-5, 1e-8, 0.1  # MaxText's AdamW defaults
-
-    def step(params, mu, nu, tokens):
-        value, g = jax.value_and_grad(loss)(params, tokens)
-        mu = jax.tree.map(lambda m, g: (b1 * m + (1 - b1) * g).astype(m.dtype), mu, g)
-        nu = jax.tree.map(lambda n, g: b2 * n + (1 - b2) * g * g, nu, g)
-        params = jax.tree.map(
-            lambda p, m, n: p - lr * (m / (jnp.sqrt(n) + adam_eps) + decay * p),
-            params, mu, nu)
-        return params, mu, nu, value
+    step = _adamw_step(loss)
 
     sd = jax.ShapeDtypeStruct
     lead = (cycles,)
@@ -825,16 +822,7 @@ def gemma4_small_step(r):
                                capped)
         return _cross_entropy(capped(rms(x, params["lnf"], eps) @ embed.T))
 
-    b1, b2, lr, adam_eps, decay = 0.9, 0.95, 3e-5, 1e-8, 0.1  # MaxText's AdamW defaults
-
-    def step(params, mu, nu, tokens):
-        value, g = jax.value_and_grad(loss)(params, tokens)
-        mu = jax.tree.map(lambda m, g: b1 * m + (1 - b1) * g, mu, g)
-        nu = jax.tree.map(lambda n, g: b2 * n + (1 - b2) * g * g, nu, g)
-        params = jax.tree.map(
-            lambda p, m, n: p - lr * (m / (jnp.sqrt(n) + adam_eps) + decay * p),
-            params, mu, nu)
-        return params, mu, nu, value
+    step = _adamw_step(loss)
 
     sd = jax.ShapeDtypeStruct
     embed_axis = {"wq": 0, "wk": 0, "wv": 0, "wo": 1, "w0": 0, "w1": 0, "wo_mlp": 1,
