@@ -130,6 +130,10 @@ struct Context {
   // to the module's bound on them (collectives.cc).
   int64_t listed_devices = 0;
   int64_t listed_devices_budget = 0;
+  // The sliding windows splash attention's shrunk forward grids imply, by (q sequence, k
+  // sequence, head dimension), read once from the whole module (custom_calls.cc).
+  std::optional<absl::flat_hash_map<std::tuple<int64_t, int64_t, int64_t>, double>>
+      splash_windows;
 
   // A computation's per-execution cost; zero for none (a missing callee) or one not yet
   // analysed (only possible in a call cycle, which the parser rejects).

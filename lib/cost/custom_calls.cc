@@ -2,10 +2,14 @@
 // "Custom calls"): cuBLAS GEMMs, cuDNN convolutions and fused attention, TopK, kernels that carry
 // their own cost estimate (Pallas Mosaic), compiler markers and host transfers. Any other target
 // is unknown: FLOPs 0, and its operands and results charged as a floor.
+#include <algorithm>
 #include <array>
-#include <vector>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "cost/cost_internal.h"
@@ -189,15 +193,21 @@ bool stated_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
 // score element the forward pass runs 2 matrix products (QK^T, PV: 4 S_kv E(Q) FLOPs); the
 // backward recomputes the scores and adds dP, dV and dK (8 S_kv E(Q)), and dQ (10) when one
 // kernel makes it too (a dq output beside dk and dv, or the dq kernel alone: 6). The kernel
-// skips the blocks its mask leaves empty; the mask is runtime data, so a causal one is assumed
-// over the block grid its first operand gives ([.., q blocks, kv blocks]: n(n+1)/2 of n^2), as
-// language models train. One exponential per score element computed.
-bool splash_attention_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
+// computes whole blocks and skips those its mask leaves empty (SplashGrid::share). One
+// exponential per score element computed.
+struct SplashCall {
+  bool forward = false, dkv = false, dq = false;
+  const Shape* q = nullptr;
+  const Shape* k = nullptr;
+};
+
+std::optional<SplashCall> splash_call(const OpView& op) {
+  SplashCall call;
   const std::string_view name = op.instruction->name();
-  const bool forward = absl::StrContains(sv(name), "_fwd");
-  const bool dkv = absl::StrContains(sv(name), "_dkv");
-  const bool dq = absl::StrContains(sv(name), "_dq");
-  if (!forward && !dkv && !dq) return false;
+  call.forward = absl::StrContains(sv(name), "_fwd");
+  call.dkv = absl::StrContains(sv(name), "_dkv");
+  call.dq = absl::StrContains(sv(name), "_dq");
+  if (!call.forward && !call.dkv && !call.dq) return std::nullopt;
   std::vector<const Shape*> qkv;
   for (size_t i = 0; i < op.operand_count() && qkv.size() < 3; ++i) {
     const Shape* s = op.operand_shape(i);
@@ -205,21 +215,147 @@ bool splash_attention_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
       qkv.push_back(s);
     }
   }
-  if (qkv.size() < 3) return false;
-  const Shape& q = *qkv[0];
-  const Shape& k = *qkv[1];
-  const double s_kv = static_cast<double>(k.dims[k.rank() - 2].size);
-  // Blocks computed: the causal share of the block grid the mask operand holds.
-  double share = 0.5;
-  if (const Shape* grid = op.operand_shape(0);
-      grid != nullptr && grid->is_array() && grid->rank() >= 2 &&
-      grid->dims[grid->rank() - 1].size == grid->dims[grid->rank() - 2].size &&
-      grid->dims.back().size > 0) {
-    const double n = static_cast<double>(grid->dims.back().size);
-    share = (n + 1) / (2 * n);
+  if (qkv.size() < 3) return std::nullopt;
+  call.q = qkv[0];
+  call.k = qkv[1];
+  return call;
+}
+
+bool is_mask_type(PrimitiveType t) {
+  return is_signed_integral(t) || is_unsigned_integral(t) || t == PrimitiveType::kPred;
+}
+
+// A splash kernel's grid of (q block, kv block) pairs. Its first operand is the block mask,
+// [heads, q blocks, kv blocks], which may be shrunk to the blocks a row needs (the kv axis of
+// the forward and dq kernels, the q axis of dkv's), as a sliding window shrinks it. The
+// unshrunk axis gives its block size (its sequence over its count); the other comes from the
+// partial-mask blocks ([n, a, b], an integer operand of rank 3 beside the grid: the mask is
+// materialized, not computed in the kernel) or, without them, from the other sequence.
+struct SplashGrid {
+  double s_q = 0, s_kv = 0;            // sequences
+  double rows = 0, cols = 0;           // the grid as given: q blocks, kv blocks
+  double block_q = 0, block_kv = 0;    // positions a block
+  double full_q = 0, full_kv = 0;      // blocks over the whole sequences
+  bool materialized = false;           // partial-mask blocks given
+
+  bool shrunk(bool dkv) const { return dkv ? rows < full_q : cols < full_kv; }
+  // How far behind its own position a query sees, in positions, that a forward grid shrunk to
+  // `cols` kv blocks a row implies: the band's widest reach (c - 1 blocks).
+  double window() const { return (cols - 1) * block_kv; }
+
+  // The share of the grid computed. The mask's values are runtime data: a causal one is
+  // assumed (language models train so), each q position seeing the keys up to its own,
+  // `window` positions back at most, and a shrunk axis caps a row at what it holds.
+  double share(bool dkv, double window) const {
+    double computed = 0;
+    if (!dkv) {  // q block i: kv blocks from the one its window opens in to its diagonal
+      for (double i = 0; i < full_q; ++i) {
+        const double last = std::min(full_kv - 1, std::floor(((i + 1) * block_q - 1) / block_kv));
+        const double first = std::max(0.0, std::floor((i * block_q - window) / block_kv));
+        computed += std::clamp(last - first + 1, 0.0, cols);
+      }
+    } else {  // kv block j: q blocks from the one holding its first position to its window's end
+      for (double j = 0; j < full_kv; ++j) {
+        const double first = std::floor(j * block_kv / block_q);
+        const double last =
+            std::min(full_q - 1, std::floor(((j + 1) * block_kv - 1 + window) / block_q));
+        computed += std::clamp(last - first + 1, 0.0, rows);
+      }
+    }
+    return computed / (full_q * full_kv);
   }
+};
+
+std::optional<SplashGrid> splash_grid(const OpView& op, const SplashCall& call) {
+  const Shape* mask = op.operand_shape(0);
+  if (mask == nullptr || !mask->is_array() || mask->rank() < 2 ||
+      !is_mask_type(mask->element_type)) {
+    return std::nullopt;
+  }
+  SplashGrid g;
+  g.s_q = static_cast<double>(call.q->dims[call.q->rank() - 2].size);
+  g.s_kv = static_cast<double>(call.k->dims[call.k->rank() - 2].size);
+  g.rows = static_cast<double>(mask->dims[mask->rank() - 2].size);
+  g.cols = static_cast<double>(mask->dims[mask->rank() - 1].size);
+  if (g.rows < 1 || g.cols < 1) return std::nullopt;
+  const double known = call.dkv ? g.s_kv / g.cols : g.s_q / g.rows;
+  double other = call.dkv ? g.s_q / g.rows : g.s_kv / g.cols;
+  for (size_t i = 1; i < op.operand_count(); ++i) {
+    const Shape* s = op.operand_shape(i);
+    if (s == nullptr || !s->is_array() || s->rank() != 3 || !is_mask_type(s->element_type) ||
+        s->dims[1].size < 2 || s->dims[2].size < 2 || s->dims == mask->dims) {
+      continue;  // not partial-mask blocks (the grid's other tables share its shape)
+    }
+    const double a = static_cast<double>(s->dims[1].size);
+    const double b = static_cast<double>(s->dims[2].size);
+    g.materialized = true;
+    if (a == known || b == known) other = a == known ? b : a;
+    break;
+  }
+  g.block_q = call.dkv ? other : known;
+  g.block_kv = call.dkv ? known : other;
+  g.full_q = g.s_q / g.block_q;
+  g.full_kv = g.s_kv / g.block_kv;
+  constexpr double kMaxBlocks = 1 << 16;  // beyond any kernel's grid: a malformed one
+  if (!(g.block_q >= 1 && g.block_kv >= 1) || g.block_q != std::floor(g.block_q) ||
+      g.block_kv != std::floor(g.block_kv) || g.full_q != std::floor(g.full_q) ||
+      g.full_kv != std::floor(g.full_kv) || g.full_q > kMaxBlocks || g.full_kv > kMaxBlocks ||
+      g.rows > g.full_q || g.cols > g.full_kv) {
+    return std::nullopt;
+  }
+  return g;
+}
+
+// (q's sequence, k's sequence, head dimension) -> the window a shrunk forward grid of that
+// attention implies. A backward kernel's grid is often left whole, its empty blocks skipped at
+// run time; its forward's says how far the band reaches.
+using SplashWindows = absl::flat_hash_map<std::tuple<int64_t, int64_t, int64_t>, double>;
+
+std::tuple<int64_t, int64_t, int64_t> splash_key(const SplashCall& call) {
+  return {call.q->dims[call.q->rank() - 2].size, call.k->dims[call.k->rank() - 2].size,
+          call.q->dims.back().size};
+}
+
+const SplashWindows& splash_windows(Context& context) {
+  if (context.splash_windows) return *context.splash_windows;
+  SplashWindows& windows = context.splash_windows.emplace();
+  for (const Computation* computation : context.module.computations()) {
+    for (const Instruction* instruction : computation->instructions()) {
+      if (instruction->opcode() != Opcode::kCustomCall ||
+          instruction->custom_call_target() != "tpu_custom_call" ||
+          !absl::StrContains(sv(instruction->name()), "splash_m")) {
+        continue;
+      }
+      const OpView op = view_of(*instruction);
+      const std::optional<SplashCall> call = splash_call(op);
+      if (!call || !call->forward) continue;
+      const std::optional<SplashGrid> grid = splash_grid(op, *call);
+      if (!grid || !grid->materialized || !grid->shrunk(false)) continue;
+      double& window = windows[splash_key(*call)];
+      window = std::max(window, grid->window());
+    }
+  }
+  return windows;
+}
+
+bool splash_attention_cost(const OpView& op, Context& context, OpCost& cost, ByteTally& tally) {
+  const std::optional<SplashCall> call = splash_call(op);
+  if (!call) return false;
+  const Shape& q = *call->q;
+  double share = 0.5;  // an unreadable grid: half of it
+  if (const std::optional<SplashGrid> grid = splash_grid(op, *call)) {
+    double window = std::numeric_limits<double>::infinity();  // causal
+    if (grid->materialized && grid->shrunk(false) && !call->dkv) {
+      window = grid->window();
+    } else if (grid->materialized && !grid->shrunk(call->dkv)) {
+      const SplashWindows& windows = splash_windows(context);
+      if (auto it = windows.find(splash_key(*call)); it != windows.end()) window = it->second;
+    }
+    share = grid->share(call->dkv, window);
+  }
+  const double s_kv = static_cast<double>(call->k->dims[call->k->rank() - 2].size);
   double products = 4;  // FLOPs per score element and head dimension: 2 per product
-  if (dkv) {
+  if (call->dkv) {
     // A fused backward writes dq beside dk and dv: a result with as many elements as q or more.
     bool with_dq = false;
     if (op.result->is_tuple()) {
@@ -230,7 +366,7 @@ bool splash_attention_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
       with_dq = same_as_q >= 3;
     }
     products = with_dq ? 10 : 8;
-  } else if (dq) {
+  } else if (call->dq) {
     products = 6;
   }
   const double scores = elements(q) / static_cast<double>(q.dims.back().size) * s_kv * share;
@@ -276,7 +412,7 @@ bool convolution_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
 
 }  // namespace
 
-bool add_custom_call_cost(const OpView& op, Context&, OpCost& cost, ByteTally& tally) {
+bool add_custom_call_cost(const OpView& op, Context& context, OpCost& cost, ByteTally& tally) {
   const std::string_view target = op.instruction->custom_call_target();
   if (is_cublas_gemm(target) && gemm_cost(op, cost, tally)) return true;
   if (is_cudnn_convolution(target) && convolution_cost(op, cost, tally)) return true;
@@ -284,7 +420,7 @@ bool add_custom_call_cost(const OpView& op, Context&, OpCost& cost, ByteTally& t
   if (target == "TopK" && top_k_cost(op, cost, tally)) return true;
   if (stated_cost(op, cost, tally)) return true;
   if (target == "tpu_custom_call" && absl::StrContains(sv(op.instruction->name()), "splash_m") &&
-      splash_attention_cost(op, cost, tally)) {
+      splash_attention_cost(op, context, cost, tally)) {
     return true;
   }
   if (is_marker(target)) return true;

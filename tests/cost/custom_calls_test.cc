@@ -105,6 +105,60 @@ ENTRY e {
   CHECK(c.cost.unknown.empty());
 }
 
+TEST_CASE("splash attention: rectangular blocks, a shrunk sliding-window grid, its backward") {
+  // One head of 1024 positions, head dim 64: 1024 x 1024 = 1,048,576 scores in all.
+  // causal: grid s8[1,2,4], q blocks of 1024/2 = 512, kv blocks of 1024/4 = 256. q block 0
+  //   keeps kv blocks 0-1 (its last position 511 is in block 1), q block 1 all 4: 6 of 8.
+  //   4 x 1,048,576 x 6/8 x 64 = 201,326,592 FLOPs.
+  // window: grid s8[1,4,2] shrunk to 2 kv blocks a row, partial-mask blocks s32[2,256,256]:
+  //   blocks of 256, 4 x 4 in all; rows keep 1, 2, 2, 2: 7 of 16.
+  //   4 x 1,048,576 x 7/16 x 64 = 117,440,512.
+  // its backward: grid s8[1,4,4] left whole, the same mask's partial blocks: the forward's
+  //   shrunk grid says a query sees (2 - 1) x 256 positions back, so kv block j is needed by
+  //   q blocks j and j + 1 (the last by 3 alone): 2 + 2 + 2 + 1 = 7 of 16, dq fused (10 FLOPs
+  //   a score and head dim): 10 x 1,048,576 x 7/16 x 64 = 293,601,280.
+  // causal backward: grid s8[1,4,4], mask computed in the kernel (no partial blocks): kv
+  //   block j needed by q blocks j-3: 4 + 3 + 2 + 1 = 10 of 16: 10 x 1,048,576 x 10/16 x 64
+  //   = 419,430,400.
+  auto c = analyze(R"(
+ENTRY e {
+  causal = s8[1,2,4] parameter(0)
+  band = s8[1,4,2] parameter(1)
+  whole = s8[1,4,4] parameter(2)
+  partial = s32[2,256,256] parameter(3)
+  q = bf16[1,1,1024,64] parameter(4)
+  k = bf16[1,1,1024,64] parameter(5)
+  v = bf16[1,1,1024,64] parameter(6)
+  splash_mha_fwd_residuals.1 = (bf16[1,1,1024,64], f32[1,1,1024,128]) custom-call(causal, causal, q, k, v), custom_call_target="tpu_custom_call"
+  splash_mha_fwd_residuals.2 = (bf16[1,1,1024,64], f32[1,1,1024,128]) custom-call(band, band, band, q, k, v, partial), custom_call_target="tpu_custom_call"
+  splash_mha_dkv_no_residuals.1 = (bf16[1,1,1024,64], bf16[1,1,1024,64], bf16[1,1,1024,64]) custom-call(whole, whole, whole, q, k, v, partial), custom_call_target="tpu_custom_call"
+  splash_mha_dkv_no_residuals.2 = (bf16[1,1,1024,64], bf16[1,1,1024,64], bf16[1,1,1024,64]) custom-call(whole, whole, q, k, v), custom_call_target="tpu_custom_call"
+  ROOT t = tuple(splash_mha_fwd_residuals.1, splash_mha_fwd_residuals.2, splash_mha_dkv_no_residuals.1, splash_mha_dkv_no_residuals.2)
+})");
+  CHECK(c["splash_mha_fwd_residuals.1"].cost.flops == 201326592.0);
+  CHECK(c["splash_mha_fwd_residuals.2"].cost.flops == 117440512.0);
+  CHECK(c["splash_mha_dkv_no_residuals.1"].cost.flops == 293601280.0);
+  CHECK(c["splash_mha_dkv_no_residuals.2"].cost.flops == 419430400.0);
+}
+
+TEST_CASE("splash attention: a grid that cannot be read is counted as half") {
+  // The grid's 3 q blocks do not divide 1024 positions: half of 1,048,576 scores,
+  // 4 x 524,288 x 64 = 134,217,728 FLOPs. A grid larger than the sequence likewise.
+  auto c = analyze(R"(
+ENTRY e {
+  odd = s8[1,3,3] parameter(0)
+  huge = s8[1,2048,2048] parameter(1)
+  q = bf16[1,1,1024,64] parameter(2)
+  k = bf16[1,1,1024,64] parameter(3)
+  v = bf16[1,1,1024,64] parameter(4)
+  splash_mha_fwd_residuals.1 = (bf16[1,1,1024,64], f32[1,1,1024,128]) custom-call(odd, q, k, v), custom_call_target="tpu_custom_call"
+  splash_mha_fwd_residuals.2 = (bf16[1,1,1024,64], f32[1,1,1024,128]) custom-call(huge, q, k, v), custom_call_target="tpu_custom_call"
+  ROOT t = tuple(splash_mha_fwd_residuals.1, splash_mha_fwd_residuals.2)
+})");
+  CHECK(c["splash_mha_fwd_residuals.1"].cost.flops == 134217728.0);
+  CHECK(c["splash_mha_fwd_residuals.2"].cost.flops == 134217728.0);
+}
+
 TEST_CASE("TopK, gather bound markers and kernels with a stated cost are known") {
   auto c = analyze(R"(
 ENTRY e {
