@@ -10,8 +10,9 @@ $HLOROOF_SHARED): XLA's GEMM and collective tables and the TPU7x microbenchmarks
 (`accuracy_bench --rows`, each half: single ops), the real GPU captures (tests/data/h100,
 tests/data/h200), the op-family sweeps (../shared/measured, fitted, and bench/measured, held out
 and L2 cache), the jaxdecomp FFTs on one and two A100 nodes (../shared/measured/a100_jaxdecomp),
-the TPU training recipes (bench/measured/tpu_recipes.json; with --recipes-kept DIR, the programs
-kept by `bench/tpu_recipes.py --keep DIR` predicted again) and the real profiles
+the TPU training recipes and the GPU clusters' (bench/measured/tpu_recipes.json and
+gpu_recipes.json; with --recipes-kept DIR, the programs kept by `bench/tpu_recipes.py --keep DIR`
+predicted again) and the real profiles
 (../shared/profiles: TPU v6e, MI300X). Whole programs (a step measured end to end) are kept
 apart from single ops (one table row). Per set: n, how many are within 25% of measured, the
 median |predicted / measured - 1| and the median predicted / measured (bias); a set whose bias
@@ -153,14 +154,17 @@ def jaxdecomp(cli, folder, device, nodes):
 RECIPES_FITTED = ("llama3.1-8b-v6e-8", "llama3.1-70b-tpu7x-64")  # each generation's gemm_plateau
 
 
-def recipes(kept, fitted):
-    """The TPU recipes' rows: predicted again from the kept programs (--recipes-kept), else as
-    bench/measured/tpu_recipes.json holds them (predicted when it was written)."""
+def recipes(kept, fitted, gpu=False):
+    """The TPU recipes' rows (`gpu`: the GPU clusters'): predicted again from the kept programs
+    (--recipes-kept), else as bench/measured/tpu_recipes.json (gpu_recipes.json) holds them
+    (predicted when it was written)."""
     if kept:
         import tpu_recipes
-        table = tpu_recipes.kept_rows(dict(tpu_recipes.RECIPES), kept)
+        table = tpu_recipes.kept_rows(
+            dict(tpu_recipes.GPU_RECIPES if gpu else tpu_recipes.RECIPES), kept)
     else:
-        with open(os.path.join(HERE, "measured", "tpu_recipes.json")) as f:
+        name = "gpu_recipes.json" if gpu else "tpu_recipes.json"
+        with open(os.path.join(HERE, "measured", name)) as f:
             table = json.load(f)
     return [(r["recipe"], r["expected_step_s"] / r["measured_step_s"]) for r in table
             if not r.get("error") and (r["recipe"] in RECIPES_FITTED) == fitted]
@@ -212,6 +216,9 @@ def plan(args):
                 lambda: recipes(args.recipes_kept, False)))
     out.append((f"TPU recipes, fitted ({src})", "program", True,
                 lambda: recipes(args.recipes_kept, True)))
+    src = "kept programs" if args.recipes_kept else "gpu_recipes.json"
+    out.append((f"GPU clusters, held out ({src})", "program", True,
+                lambda: recipes(args.recipes_kept, False, gpu=True)))
     prof = os.path.join(shared, "profiles")
     out.append(("real profile TPU v6e", "program", True,
                 lambda: profiles(cli, [os.path.join(prof, "tpu_v6e",

@@ -9,7 +9,8 @@ layers in a scan, attention by the Pallas splash kernel.
   SGD. What the backward pass keeps is the recipe's `remat` (MaxText's custom remat policy: a
   name of DENSE_SAVE_NAMES -> "device" or "offload"; default: each layer's input offloaded to
   host memory), the rest recomputed; the splash kernel's blocks are the recipe's
-  `splash_blocks` (MaxText's sa_block_* fields; default 2048 each).
+  `splash_blocks` (MaxText's sa_block_* fields; default 2048 each). On GPUs (`attention`
+  "cudnn") attention is cuDNN's fused flash attention, as MaxText's cudnn_flash_te.
 - `deepseek_step`: DeepSeek-V2's decoder (multi-head latent attention; a first dense layer, then
   mixture-of-experts layers with shared experts, top-k softmax routing and the experts' matrix
   products by the Pallas megablox grouped matmul), f32 weights and AdamW state, every layer
@@ -112,6 +113,18 @@ def _splash(heads, block, scale_dim, kv_repeat=1, window=None, batch=MESH_AXIS):
         return shard_map(local, mesh=jax.sharding.get_abstract_mesh(), in_specs=(spec,) * 3,
                          out_specs=spec, check_rep=False)(q, k, v)
 
+    return attention
+
+
+def _cudnn(scale_dim):
+    """Causal attention by cuDNN's fused flash attention (MaxText's GPU recipes:
+    cudnn_flash_te), q, k, v as [batch, seq, heads, dim], q scaled by 1/sqrt(scale_dim); key and
+    value heads shared by groups of query heads as they are."""
+    import jax
+
+    def attention(q, k, v):
+        return jax.nn.dot_product_attention(q, k, v, scale=1 / math.sqrt(scale_dim),
+                                            is_causal=True, implementation="cudnn")
     return attention
 
 
@@ -220,8 +233,14 @@ def dense_step(r):
     bf = jnp.bfloat16
     D, F, H, KV, HD, V = (r["width"], r["ffn"], r["heads"], r["kv_heads"], r["head_dim"],
                           r["vocab"])
-    act, rms = _common()
-    splash = _splash(H, r.get("splash_blocks", 2048), HD, H // KV)
+    data = r.get("data_parallel", 1)
+    batch = ("data", MESH_AXIS) if data > 1 else MESH_AXIS
+    act, rms = _common(batch)
+    attention = r.get("attention", "splash")
+    if attention not in ("splash", "cudnn"):
+        raise ValueError(f"attention {attention!r}: 'splash' (TPU) or 'cudnn' (GPU)")
+    splash = (_cudnn(HD) if attention == "cudnn" else
+              _splash(H, r.get("splash_blocks", 2048), HD, H // KV, batch=batch))
     remat = r.get("remat", {"decoder_layer_input": "offload"})
     unknown = sorted(set(remat) - set(DENSE_SAVE_NAMES)) + sorted(
         k for k, v in remat.items() if v not in ("device", "offload"))
@@ -275,7 +294,7 @@ def dense_step(r):
     specs = {"embed": embed, "lnf": P(None), "head": P(MESH_AXIS, None),
              "layers": _layer_specs(layers)}
     tokens = sd((global_batch(r), r["seq"]), jnp.int32)
-    return step, (params, tokens), (specs, P(MESH_AXIS, None)), ()
+    return step, (params, tokens), (specs, P(batch, None)), ()
 
 
 def deepseek_step(r):

@@ -496,6 +496,71 @@ def completed(r):
 
 RECIPES = {name: completed(r) for name, r in RECIPES.items()}
 
+# GPU clusters: AI-Hypercomputer/gpu-recipes' MaxText Llama3.1 recipes on A3 Ultra (8 H200s a
+# node) and A4 (8 B200s a node) nodes, each node 8 ConnectX-7 NICs of 400 Gb/s, one a GPU
+# (Google Cloud, "Networking and GPU machines"; the built-in h200 and b200 files' scale-out
+# figure). Compiled by JAX's CUDA plugin for the cluster (no GPU), attention by cuDNN's flash
+# attention (MaxText: cudnn_flash_te), FSDP within and across nodes, data parallelism across.
+# A step is published only as one example log line of a README; the rows here are those lines.
+GPU_RECIPES_SOURCE = "AI-Hypercomputer/gpu-recipes training/"
+GPU_COMMON_FLAGS = (
+    "--xla_gpu_enable_latency_hiding_scheduler=true --xla_gpu_enable_triton_gemm=false "
+    "--xla_gpu_enable_pipelined_all_gather=true --xla_gpu_enable_pipelined_reduce_scatter=true "
+    "--xla_gpu_enable_pipelined_all_reduce=true --xla_gpu_enable_while_loop_double_buffering=true "
+    "--xla_gpu_enable_all_gather_combine_by_dim=false "
+    "--xla_gpu_enable_reduce_scatter_combine_by_dim=false "
+    "--xla_disable_hlo_passes=rematerialization")
+
+
+def gpu_flags(all_reduce, all_gather, reduce_scatter):
+    """A recipe's XLA_FLAGS: the common set and its three combine thresholds (bytes)."""
+    return (GPU_COMMON_FLAGS + f" --xla_gpu_all_reduce_combine_threshold_bytes={all_reduce}"
+            f" --xla_gpu_all_gather_combine_threshold_bytes={all_gather}"
+            f" --xla_gpu_reduce_scatter_combine_threshold_bytes={reduce_scatter}")
+
+
+GPU_DIFFERS = ("SGD (MaxText AdamW, f32 weights), no rotary embedding, jax's cuDNN attention "
+               "(MaxText: Transformer Engine's), the recipe's XLA flags but those of command "
+               "buffers and CUDA graphs (no effect on the program)")
+GPU_RECIPES = {
+    # a3ultra/llama3-1-70b README: "completed step: 12, seconds: 15.516, TFLOP/s/device:
+    # 508.371" (2 sequences of 8192 a GPU, 256 GPUs: the 256-GPU bf16 config, whose remat
+    # policy was then save_dot_except_mlp), DCN data 2 x DCN FSDP 16 x ICI FSDP 8.
+    "llama3.1-70b-a3u-256": dict(
+        LLAMA3_1_70B, attention="cudnn", data_parallel=2,
+        remat=dict.fromkeys(("query_proj", "key_proj", "value_proj", "out_proj"), "device"),
+        flags=gpu_flags(2147483648, 2147483648, 16777216), differs=GPU_DIFFERS,
+        source=GPU_RECIPES_SOURCE + "a3ultra/llama3-1-70b/maxtext-pretraining-gke/README.md",
+        target="h200:32x8", batch_per_chip=2, seq=8192, step_s=15.516,
+        tflops_per_chip=508.371),
+    # a4/llama3-1-70b README: "seconds: 20.935, TFLOP/s/device: 1507.142" (8 sequences a GPU,
+    # 256 GPUs, remat full, FSDP 32 x 8). The line does not name its precision; the README's
+    # default job, listed first, is fp8: taken as fp8.
+    "llama3.1-70b-fp8-a4-256": dict(
+        LLAMA3_1_70B, attention="cudnn", remat={}, quantization="fp8_full",
+        flags=gpu_flags(2147483648, 2147483648, 16777216),
+        differs=GPU_DIFFERS + ", fp8 products with one scale a tensor, computed each step "
+        "(MaxText: fp8 with delayed scaling), the precision taken as fp8 (the log line does "
+        "not say)",
+        source=GPU_RECIPES_SOURCE + "a4/llama3-1-70b/maxtext-pretraining-gke/README.md",
+        target="b200:32x8", batch_per_chip=8, seq=8192, step_s=20.935,
+        tflops_per_chip=1507.142),
+    # a4/llama3-1-405b README: "seconds: 28.294, TFLOP/s/device: 1520.276" (2 sequences a GPU,
+    # 256 GPUs; first published with the recipe's only config, fp8), remat full, DCN data 2 x
+    # DCN FSDP 16 x ICI FSDP 8, combine thresholds of 16 GiB.
+    "llama3.1-405b-fp8-a4-256": dict(
+        LLAMA3_1_405B, attention="cudnn", remat={}, quantization="fp8_full", data_parallel=2,
+        flags=gpu_flags(17179869184, 17179869184, 17179869184),
+        differs=GPU_DIFFERS + ", fp8 products with one scale a tensor, computed each step "
+        "(MaxText: fp8 with delayed scaling)",
+        source=GPU_RECIPES_SOURCE + "a4/llama3-1-405b/maxtext-pretraining-gke/README.md",
+        target="b200:32x8", batch_per_chip=2, seq=8192, step_s=28.294,
+        tflops_per_chip=1520.276),
+}
+GPU_RECIPES = {name: completed(r) for name, r in GPU_RECIPES.items()}
+# Every recipe the runner knows, TPU and GPU.
+ALL_RECIPES = dict(RECIPES, **GPU_RECIPES)
+
 def rows(recipes, keep, engine=None, timeout_s=3600, progress=True):
     """The recipes as one sweep (hloroof.sweep): each compiled for its slice in a process of
     its own (bench/recipe_models.py's recipe_step) by `engine` (default: one local worker),
@@ -559,13 +624,15 @@ KEPT_IN_REPOSITORY = os.path.join(HERE, "measured", "tpu_programs")
 def export_kept(recipes, keep, out):
     """Copies each recipe's program kept in `keep` (DIR/by-recipe/NAME) to
     `out`/by-recipe/NAME: the program gzipped, and compile.json with its provenance (the
-    recipe's fields, jax, jaxlib and libtpu versions, the program's SHA-256, the date).
+    recipe's fields, the versions of jax, jaxlib, libtpu and of the CUDA plugin, its compiler
+    and cuDNN, the program's SHA-256, the date).
     Returns the names exported."""
     import datetime
     import hashlib
     import importlib.metadata as md
     versions = {}
-    for package in ("jax", "jaxlib", "libtpu"):
+    for package in ("jax", "jaxlib", "libtpu", "jax-cuda12-plugin", "nvidia-cuda-nvcc-cu12",
+                    "nvidia-cudnn-cu12"):
         try:
             versions[package] = md.version(package)
         except md.PackageNotFoundError:
@@ -661,7 +728,7 @@ def main():
                     help="recipes compiled at once (default 1: several GB each)")
     ap.add_argument("--ray", metavar="ADDRESS", help="compile as Ray tasks on this cluster")
     a = ap.parse_args()
-    recipes = dict(RECIPES)
+    recipes = dict(ALL_RECIPES)
     if a.recipes_json:  # recipes of the caller's: {name: {model_name or shapes, target, ...}}
         try:
             with open(a.recipes_json) as f:
@@ -671,7 +738,7 @@ def main():
         recipes.update(given)
         if not a.recipes:
             a.recipes = list(given)
-    a.recipes = a.recipes or list(RECIPES)
+    a.recipes = a.recipes or list(ALL_RECIPES)
     if a.show:
         with open(a.show) as f:
             table = json.load(f)

@@ -12,10 +12,12 @@
 TPU targets compile offline with libtpu (``pip install libtpu``; checked with jax 0.10.2,
 jaxlib 0.10.2 and libtpu 0.0.52): jax.experimental.topologies gives the slice's devices, with
 their device kind and chip coordinates, and XLA's TPU compiler compiles for them on any x86
-Linux machine. ``"h100:8"`` compiles for one node of 8 H100s with JAX's CUDA plugin
-(``pip install jax-cuda12-plugin jax-cuda12-pjrt nvidia-cuda-nvcc-cu12``), no GPU needed,
-from the H100 target description below, in a process started with ``JAX_PLATFORMS=cpu``; other GPUs take ``gpu_target_config=`` (a
-GpuTargetConfigProto in text form).
+Linux machine. ``"h100:8"`` compiles for one node of 8 H100s (``"h200:32x8"``: 32 nodes of 8
+H200s; ``b200`` likewise) with JAX's CUDA plugin (``pip install jax-cuda12-plugin
+jax-cuda12-pjrt nvidia-cuda-nvcc-cu12``; cuDNN's attention needs ``nvidia-cudnn-cu12`` too),
+no GPU needed, from the target descriptions below, in a process started with
+``JAX_PLATFORMS=cpu``; other GPUs take ``gpu_target_config=`` (a GpuTargetConfigProto in text
+form).
 """
 
 from __future__ import annotations
@@ -38,36 +40,55 @@ _LIBTPU_NAMES = {"tpu_v4": "v4", "tpu_v5e": "v5e", "tpu_v5p": "v5p", "tpu_v6e": 
 
 MeshAxes = Union[Mapping[str, int], Sequence[Tuple[str, int]]]
 
-# What XLA's GPU compiler needs to know of an H100 SXM 80GB (a GpuTargetConfigProto, text form):
-# the figures cudaGetDeviceProperties reports for it (NVIDIA's H100 architecture whitepaper
-# gives the same: 132 SMs, compute capability 9.0, 228 KiB shared memory per SM of which 227 KiB
-# per block, 50 MiB L2, 64K registers and 2048 threads per SM, 1.98 GHz boost clock, 3.35 TB/s).
-H100_TARGET_CONFIG = """
-gpu_device_info {
+# What XLA's GPU compiler needs to know of a GPU (a GpuTargetConfigProto, text form): the
+# figures cudaGetDeviceProperties reports for it. Hopper and Blackwell alike: 228 KiB shared
+# memory per SM of which 227 KiB per block, 64K registers and 2048 threads per SM. The CUDA
+# runtime is the 12.9 of nvidia-cuda-nvcc-cu12 (python/requirements-test.txt): XLA's GPU compiler
+# writes fp8 products as cuBLASLt fp8 GEMMs only for a runtime it knows to have them.
+_TARGET_CONFIG = """
+gpu_device_info {{
   threads_per_block_limit: 1024
   threads_per_warp: 32
   shared_memory_per_block: 49152
   shared_memory_per_core: 233472
   shared_memory_per_block_optin: 232448
   threads_per_core_limit: 2048
-  core_count: 132
+  core_count: {sms}
   fpus_per_core: 128
   block_dim_limit_x: 2147483647
   block_dim_limit_y: 65535
   block_dim_limit_z: 65535
-  memory_bandwidth: 3352320000000
-  l2_cache_size: 52428800
-  clock_rate_ghz: 1.98
-  device_memory_size: 84942979072
-  cuda_compute_capability { major: 9 }
+  memory_bandwidth: {bandwidth}
+  l2_cache_size: {l2}
+  clock_rate_ghz: {ghz}
+  device_memory_size: {memory}
+  cuda_compute_capability {{ major: {major} }}
   registers_per_core_limit: 65536
   registers_per_block_limit: 65536
-}
+}}
 platform_name: "CUDA"
-dnn_version_info { major: 8 minor: 9 patch: 4 }
-device_description_str: "NVIDIA H100 80GB HBM3"
+dnn_version_info {{ major: {dnn[0]} minor: {dnn[1]} patch: {dnn[2]} }}
+runtime_version {{ major: 12 minor: 9 patch: 0 }}
+device_description_str: "{name}"
 """
-_GPU_TARGET_CONFIGS = {"h100": H100_TARGET_CONFIG}
+# An H100 SXM 80GB (NVIDIA's H100 architecture whitepaper gives the same): 132 SMs, compute
+# capability 9.0, 50 MiB L2, 1.98 GHz boost clock, 3.35 TB/s.
+H100_TARGET_CONFIG = _TARGET_CONFIG.format(
+    sms=132, bandwidth=3352320000000, l2=52428800, ghz=1.98, memory=84942979072, major=9,
+    dnn=(8, 9, 4), name="NVIDIA H100 80GB HBM3")
+# An H200 SXM: the H100's die with 141 GB of HBM3e at 4.8 TB/s (NVIDIA's H200 datasheet;
+# data/hardware/h200.json).
+H200_TARGET_CONFIG = _TARGET_CONFIG.format(
+    sms=132, bandwidth=4800000000000, l2=52428800, ghz=1.98, memory=141000000000, major=9,
+    dnn=(9, 8, 0), name="NVIDIA H200")
+# A B200 of an HGX B200 node: 148 SMs of compute capability 10.0, 126 MB L2, 180 GB of its HBM3e
+# usable at 8 TB/s, about 1.97 GHz boost (NVIDIA's Blackwell datasheets; data/hardware/b200.json);
+# cuDNN 9.8, the first for Blackwell.
+B200_TARGET_CONFIG = _TARGET_CONFIG.format(
+    sms=148, bandwidth=8000000000000, l2=126000000, ghz=1.965, memory=180000000000, major=10,
+    dnn=(9, 8, 0), name="NVIDIA B200")
+_GPU_TARGET_CONFIGS = {"h100": H100_TARGET_CONFIG, "h200": H200_TARGET_CONFIG,
+                       "b200": B200_TARGET_CONFIG}
 
 
 def _split_target(target: str) -> Tuple[str, str]:
@@ -94,7 +115,8 @@ def split_slices(target: str) -> Tuple[str, int]:
 
 
 def _gpu_devices(spec: Any, shape: str, target_config: Optional[str]) -> Tuple[Any, ...]:
-    config = target_config or _GPU_TARGET_CONFIGS.get(spec.name)
+    config = (target_config or _GPU_TARGET_CONFIGS.get(spec.name) or
+              _GPU_TARGET_CONFIGS.get(spec.base or ""))  # a device file: its base GPU's
     if config is None:
         raise ValueError(f"no GPU target description for {spec.name} here (only "
                          f"{', '.join(_GPU_TARGET_CONFIGS)}): pass gpu_target_config=")

@@ -385,6 +385,29 @@ def test_compile_for_an_h100_node_without_a_gpu():
     assert any("8 device(s) of kind 'NVIDIA H100 80GB HBM3'" in a for a in p.assumptions)
 
 
+@needs_cuda_plugin
+@pytest.mark.parametrize("target", ["h200:8", "b200:2x8"])
+def test_fp8_products_stay_fp8_on_h200_and_b200_nodes(target):
+    # bench/recipe_models.py's fp8 product (one absolute-max scale a tensor) over the batch of
+    # a node or two: XLA keeps its operands fp8 (a GEMM fusion of f8 operands here; cuBLASLt's
+    # fp8 GEMMs where Triton's are off, as the GPU recipes set, for the CUDA runtime the GPU's
+    # description names), and hloroof times it at the GPU's fp8 peak.
+    import sys
+    sys.path.insert(0, str(SOURCE / "bench"))
+    from recipe_models import fp8_matmul
+    mm = fp8_matmul()
+    x = jax.ShapeDtypeStruct((16 * 1024, 4096), jnp.bfloat16)
+    w = jax.ShapeDtypeStruct((4096, 4096), jnp.bfloat16)
+    devices = 8 if target == "h200:8" else 16
+    name = target.partition(":")[0]
+    fp8 = hloroof.jax.compile_for(lambda a, b: mm(a, b), x, w, target=target,
+                                  mesh_axes={"data": devices}, in_specs=(P("data"), P()))
+    half = re.compile(r"\bf16\[")  # an f16 array (not bf16)
+    assert not half.search(fp8.as_text())
+    p = hloroof.predict(fp8)
+    assert (p.device, p.peak_flop_rate_type) == (name, "fp8")
+
+
 @needs_libtpu
 def test_the_whatif_example_on_one_slice():
     path = SOURCE / "examples" / "python" / "whatif.py"

@@ -641,3 +641,15 @@ def test_ray_auto_without_a_cluster_is_one_line(tmp_path):
         "error: Ray at auto: no Ray cluster runs on this machine; start one (ray start "
         "--head), or give 'local' for a Ray of this sweep's own"]
 
+
+
+def test_a_jobs_flags_go_to_the_compiler_of_its_target():
+    # libtpu reads LIBTPU_INIT_ARGS; XLA's GPU compiler, XLA_FLAGS (a device file is its base's
+    # kind); a target hloroof does not know leaves the compile to say so, the flags to libtpu.
+    from hloroof.sweep import _compile
+    assert _compile.flags_variable("tpu_v5e:2x2") == "LIBTPU_INIT_ARGS"
+    assert _compile.flags_variable("tpu_v6e:16x16,slices=2") == "LIBTPU_INIT_ARGS"
+    assert _compile.flags_variable("h200:32x8") == "XLA_FLAGS"
+    jean_zay = os.path.join(SOURCE, "examples", "a100_jean_zay.json")
+    assert _compile.flags_variable(jean_zay + ":2x8") == "XLA_FLAGS"
+    assert _compile.flags_variable("no_such_chip:8") == "LIBTPU_INIT_ARGS"

@@ -1,7 +1,7 @@
-"""The table of bench/measured/tpu_recipes.json held against the programs kept in the repository
-(bench/measured/tpu_programs/by-recipe/NAME): each kept program is predicted again, compiling
-nothing, and must give the table's figures; every held-out row stays within 20% of its
-published step, its roofline below it."""
+"""The tables of bench/measured/tpu_recipes.json and gpu_recipes.json held against the programs
+kept in the repository (bench/measured/tpu_programs/by-recipe/NAME): each kept program is
+predicted again, compiling nothing, and must give the table's figures; every TPU row stays
+within 20% of its published step, and every roofline below it."""
 import json
 import os
 import sys
@@ -14,7 +14,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.environ.get("HLOROOF_SOURCE_DIR", os.path.dirname(os.path.dirname(HERE)))
 BENCH = os.path.join(SOURCE, "bench")
 KEPT = os.path.join(BENCH, "measured", "tpu_programs")
-TABLE = os.path.join(BENCH, "measured", "tpu_recipes.json")
+TABLES = [os.path.join(BENCH, "measured", name) for name in ("tpu_recipes.json",
+                                                             "gpu_recipes.json")]
 
 
 def _tpu_recipes():
@@ -32,8 +33,11 @@ def _kept_names():
 
 
 def _table():
-    with open(TABLE) as f:
-        return {row["recipe"]: row for row in json.load(f)}
+    rows = {}
+    for table in TABLES:
+        with open(table) as f:
+            rows.update((row["recipe"], row) for row in json.load(f))
+    return rows
 
 
 def test_an_exported_program_is_kept_gzipped_and_predicted_again(tmp_path):
@@ -104,21 +108,24 @@ def test_every_kept_program_is_a_recipe_and_a_row_of_the_table():
     # Every program kept (none until a machine has compiled them: docs/accuracy.md, "More
     # recipes") belongs to a recipe and a row.
     names = _kept_names()
-    recipes, table = _tpu_recipes().RECIPES, _table()
+    tr = _tpu_recipes()
+    recipes, table = tr.ALL_RECIPES, _table()
     for name in names:
         assert name in recipes and name in table, name
         with open(os.path.join(KEPT, "by-recipe", name, "compile.json")) as f:
             facts = json.load(f)
-        # The provenance says what compiled it and with which versions.
+        # The provenance says what compiled it and with which versions: libtpu for a TPU
+        # slice, JAX's CUDA plugin for GPU nodes.
         assert facts["provenance"]["recipe"]["target"] == recipes[name]["target"]
-        assert facts["provenance"]["versions"]["libtpu"]
+        compiler = "jax-cuda12-plugin" if name in tr.GPU_RECIPES else "libtpu"
+        assert facts["provenance"]["versions"][compiler]
         assert len(facts["program_sha256"]) == 64
 
 
 @pytest.mark.parametrize("name", _kept_names())
 def test_a_kept_program_predicts_its_row(name):
     tr = _tpu_recipes()
-    row = tr.kept_rows({name: tr.RECIPES[name]}, KEPT)[0]
+    row = tr.kept_rows({name: tr.ALL_RECIPES[name]}, KEPT)[0]
     assert "error" not in row, row
     want = _table()[name]
     for key in ("expected_step_s", "roofline_step_s", "mfu_expected"):
@@ -126,6 +133,8 @@ def test_a_kept_program_predicts_its_row(name):
     assert row["temp_bytes"] == want["temp_bytes"]
     assert row["xla_temp_bytes"] == want["xla_temp_bytes"]
     assert (row["chips"], row["devices"]) == (want["chips"], want["devices"])
-    # Held out or fitted, every row within 20% of its published step; the roofline below it.
-    assert 0.8 <= row["expected_step_s"] / row["measured_step_s"] <= 1.2
+    # Held out or fitted, every TPU row within 20% of its published step (the GPU clusters'
+    # rows, not yet: docs/accuracy.md); every roofline below it.
+    if name in tr.RECIPES:
+        assert 0.8 <= row["expected_step_s"] / row["measured_step_s"] <= 1.2
     assert row["roofline_step_s"] < row["measured_step_s"]

@@ -4,10 +4,11 @@
 
 JOB.json: ``builder`` ("module:function"), ``path`` (folders put first on sys.path so that the
 builder's module imports), ``config`` (the configuration), ``target`` ("tpu_v5e:2x2"),
-``flags`` (added to LIBTPU_INIT_ARGS). Writes OUT_DIR/program.hlo (XLA's optimized module) and
-OUT_DIR/compile.json (compile time, XLA's memory_analysis(), the builder's model FLOPs and
-tokens, the program's SHA-256), or OUT_DIR/failure.json (the reason in one line) when the
-builder or the compiler rejects the configuration; exit status 0 either way. What says nothing
+``flags`` (added to LIBTPU_INIT_ARGS; to XLA_FLAGS for a GPU target). Writes
+OUT_DIR/program.hlo (XLA's optimized module) and OUT_DIR/compile.json (compile time, XLA's
+memory_analysis(), the builder's model FLOPs and tokens, the program's SHA-256), or
+OUT_DIR/failure.json (the reason in one line) when the builder or the compiler rejects the
+configuration; exit status 0 either way. What says nothing
 about the configuration (MemoryError, an OSError such as a full disk) is written to stderr in one
 line, with exit status 3, so that it is not stored as a rejection. Anything else (a signal, an
 exit status other than 0) is the parent's to explain.
@@ -161,14 +162,25 @@ EXIT_TRANSIENT = 3
 TRANSIENT_MARK = "hloroof.sweep: not kept: "
 
 
+def flags_variable(target: str) -> str:
+    """Where a job's compiler flags go: XLA_FLAGS for a GPU target (XLA's GPU compiler reads
+    them), LIBTPU_INIT_ARGS for any other (libtpu's)."""
+    try:
+        from hloroof import _hloroof
+        name = target.partition(":")[0]
+        return "XLA_FLAGS" if name and _hloroof._device(name).kind == "gpu" else "LIBTPU_INIT_ARGS"
+    except Exception:  # a target hloroof does not know: the compile says so itself
+        return "LIBTPU_INIT_ARGS"
+
+
 def main(argv: Any = None) -> int:
     job_path, out_dir = watch_from(list(sys.argv[1:] if argv is None else argv))[:2]
     with open(job_path) as f:
         job = json.load(f)
     flags = (job.get("flags") or "").strip()
     if flags:
-        os.environ["LIBTPU_INIT_ARGS"] = (os.environ.get("LIBTPU_INIT_ARGS", "") + " " +
-                                          flags).strip()
+        variable = flags_variable(job.get("target", ""))
+        os.environ[variable] = (os.environ.get(variable, "") + " " + flags).strip()
     sys.path[:0] = [p for p in job.get("path", []) if p not in sys.path]
     try:
         try:
