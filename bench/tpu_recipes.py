@@ -557,7 +557,33 @@ GPU_RECIPES = {
         target="b200:32x8", batch_per_chip=2, seq=8192, step_s=28.294,
         tflops_per_chip=1520.276),
 }
+# An older recipe of the same repository (training/a3mega/llama-2-7b, since removed; at
+# 2db62ee): Llama2-7B on 32 A3 Mega nodes (8 H100s, 8 x 200 Gb/s GPUDirect-TCPXO:
+# examples/h100_a3_mega.json), 4 sequences of 4096 a GPU, DCN data 32 x ICI FSDP 8, remat
+# minimal_flash (every weight product's output and the attention's kept): "completed step: 12,
+# seconds: 1.500, TFLOP/s/device: 503.384".
+LLAMA2_7B = dict(LLAMA3_1_8B, ffn=11008, kv_heads=32, vocab=32000)
+GPU_RECIPES["llama2-7b-a3mega-256"] = dict(
+    LLAMA2_7B, attention="cudnn", data_parallel=32,
+    remat=dict.fromkeys(("query_proj", "key_proj", "value_proj", "context", "out_proj",
+                         "mlpwo"), "device"),
+    flags=gpu_flags(536870912, 134217728, 67108864),
+    differs=GPU_DIFFERS + ", layers in a scan (MaxText: unrolled), the MLP's input products "
+    "recomputed (MaxText keeps them)",
+    source="AI-Hypercomputer/gpu-recipes training/a3mega/llama-2-7b/maxtext-pretraining-gke/"
+    "README.md (at 2db62ee)",
+    target="examples/h100_a3_mega.json:32x8", batch_per_chip=4, seq=4096, step_s=1.500,
+    tflops_per_chip=503.384)
 GPU_RECIPES = {name: completed(r) for name, r in GPU_RECIPES.items()}
+
+
+def resolved(target):
+    """A recipe's target with a device file named relative to the repository (examples/...)
+    made absolute, so that it compiles and predicts from any folder."""
+    device, sep, shape = target.partition(":")
+    if device.endswith(".json") and not os.path.isabs(device):
+        return os.path.join(ROOT, device) + sep + shape
+    return target
 # Every recipe the runner knows, TPU and GPU.
 ALL_RECIPES = dict(RECIPES, **GPU_RECIPES)
 
@@ -568,7 +594,7 @@ def rows(recipes, keep, engine=None, timeout_s=3600, progress=True):
     so that a rerun compiles nothing. One dict per recipe, in order: its row, or
     {"recipe", "error"} when it did not compile here."""
     import hloroof.sweep as hs
-    configs = [dict(r, name=name) for name, r in recipes.items()]
+    configs = [dict(r, name=name, target=resolved(r["target"])) for name, r in recipes.items()]
     result = hs.run("recipe_models:recipe_step", configs,
                     engine=engine or hs.Local(workers=1), progress=progress,
                     compile=hs.Compile(cache=keep, path=[HERE], timeout_s=timeout_s))
@@ -600,7 +626,8 @@ def kept_rows(recipes, kept):
         except (OSError, ValueError) as e:
             out.append({"recipe": name, "error": f"not kept in {kept}: {e}"})
             continue
-        row = hs.Row.of(r["target"], hs.Outcome(text=text, facts=facts), {"name": name})
+        row = hs.Row.of(resolved(r["target"]), hs.Outcome(text=text, facts=facts),
+                        {"name": name})
         out.append(recipe_row(row.as_dict(), r))
     return out
 
@@ -672,7 +699,7 @@ def recipe_row(row, r):
         return {"recipe": row["name"], "error": row["error"]}
     measured_mfu = row["mfu"] * row["step_time_s"] / r["step_s"]
     return {
-        "recipe": row["name"], "source": r["source"], "target": row["target"],
+        "recipe": row["name"], "source": r["source"], "target": r["target"],
         "chips": row["chips"], "devices": row["devices"], "measured_step_s": r["step_s"],
         "expected_step_s": row["step_time_s"], "roofline_step_s": row["roofline_step_time_s"],
         "mfu_measured": measured_mfu, "mfu_expected": row["mfu"],
