@@ -512,16 +512,18 @@ GPU_COMMON_FLAGS = (
     "--xla_disable_hlo_passes=rematerialization")
 
 
-def gpu_flags(all_reduce, all_gather, reduce_scatter):
-    """A recipe's XLA_FLAGS: the common set and its three combine thresholds (bytes)."""
+def gpu_flags(all_reduce, all_gather, reduce_scatter, command_buffer="", more=""):
+    """A recipe's XLA_FLAGS: the common set, its three combine thresholds (bytes), the kinds
+    of op its command buffers (CUDA graphs) take ("": none; a recipe's older
+    --xla_gpu_graph_level=0, which this XLA no longer knows, meant that) and any more."""
     return (GPU_COMMON_FLAGS + f" --xla_gpu_all_reduce_combine_threshold_bytes={all_reduce}"
             f" --xla_gpu_all_gather_combine_threshold_bytes={all_gather}"
-            f" --xla_gpu_reduce_scatter_combine_threshold_bytes={reduce_scatter}")
+            f" --xla_gpu_reduce_scatter_combine_threshold_bytes={reduce_scatter}"
+            f" --xla_gpu_enable_command_buffer={command_buffer} {more}").strip()
 
 
 GPU_DIFFERS = ("SGD (MaxText AdamW, f32 weights), no rotary embedding, jax's cuDNN attention "
-               "(MaxText: Transformer Engine's), the recipe's XLA flags but those of command "
-               "buffers and CUDA graphs (no effect on the program)")
+               "(MaxText: Transformer Engine's), the recipe's XLA flags")
 GPU_RECIPES = {
     # a3ultra/llama3-1-70b README: "completed step: 12, seconds: 15.516, TFLOP/s/device:
     # 508.371" (2 sequences of 8192 a GPU, 256 GPUs: the 256-GPU bf16 config, whose remat
@@ -538,7 +540,7 @@ GPU_RECIPES = {
     # default job, listed first, is fp8: taken as fp8.
     "llama3.1-70b-fp8-a4-256": dict(
         LLAMA3_1_70B, attention="cudnn", remat={}, quantization="fp8_full",
-        flags=gpu_flags(2147483648, 2147483648, 16777216),
+        flags=gpu_flags(2147483648, 2147483648, 16777216, "FUSION,CUSTOM_CALL"),
         differs=GPU_DIFFERS + ", fp8 products with one scale a tensor, computed each step "
         "(MaxText: fp8 with delayed scaling), the precision taken as fp8 (the log line does "
         "not say)",
@@ -550,7 +552,7 @@ GPU_RECIPES = {
     # DCN FSDP 16 x ICI FSDP 8, combine thresholds of 16 GiB.
     "llama3.1-405b-fp8-a4-256": dict(
         LLAMA3_1_405B, attention="cudnn", remat={}, quantization="fp8_full", data_parallel=2,
-        flags=gpu_flags(17179869184, 17179869184, 17179869184),
+        flags=gpu_flags(17179869184, 17179869184, 17179869184, "FUSION,CUSTOM_CALL"),
         differs=GPU_DIFFERS + ", fp8 products with one scale a tensor, computed each step "
         "(MaxText: fp8 with delayed scaling)",
         source=GPU_RECIPES_SOURCE + "a4/llama3-1-405b/maxtext-pretraining-gke/README.md",
@@ -567,9 +569,11 @@ GPU_RECIPES["llama2-7b-a3mega-256"] = dict(
     LLAMA2_7B, attention="cudnn", data_parallel=32,
     remat=dict.fromkeys(("query_proj", "key_proj", "value_proj", "context", "out_proj",
                          "mlpwo"), "device"),
-    flags=gpu_flags(536870912, 134217728, 67108864),
-    differs=GPU_DIFFERS + ", layers in a scan (MaxText: unrolled), the MLP's input products "
-    "recomputed (MaxText keeps them)",
+    flags=gpu_flags(536870912, 134217728, 67108864,
+                    more="--xla_gpu_enable_highest_priority_async_stream=true"),
+    differs=GPU_DIFFERS + " but Triton's softmax fusion off (this XLA no longer has the flag), "
+    "layers in a scan (MaxText: unrolled), the MLP's input products recomputed (MaxText keeps "
+    "them)",
     source="AI-Hypercomputer/gpu-recipes training/a3mega/llama-2-7b/maxtext-pretraining-gke/"
     "README.md (at 2db62ee)",
     target="examples/h100_a3_mega.json:32x8", batch_per_chip=4, seq=4096, step_s=1.500,
