@@ -216,7 +216,7 @@ class FigureKey {
       for (const auto& element : value) add_fields(element);
     } else {
       static_assert(std::is_aggregate_v<T>, "add_fields: no figure of this type");
-      util::for_each_field(value, [this](const auto& member) { add_fields(member); });
+      util::for_each_field(value, [&](const auto& member) { add_fields(member); });
     }
   }
   void clear() { size_ = 0; }
