@@ -369,8 +369,10 @@ bool splash_attention_cost(const OpView& op, Context& context, OpCost& cost, Byt
   } else if (call->dq) {
     products = 6;
   }
-  const double scores = elements(q) / static_cast<double>(q.dims.back().size) * s_kv * share;
-  const double flops = products * scores * static_cast<double>(q.dims.back().size);
+  const double head_dim = static_cast<double>(q.dims.back().size);
+  // Query positions x heads x keys computed; none for an empty head (elements(q) is 0 too).
+  const double scores = head_dim > 0 ? elements(q) / head_dim * s_kv * share : 0;
+  const double flops = products * scores * head_dim;
   cost.matrix.push_back({q.element_type, flops});
   cost.flops += flops;
   cost.transcendentals += scores;

@@ -143,7 +143,8 @@ ENTRY e {
 
 TEST_CASE("splash attention: a grid that cannot be read is counted as half") {
   // The grid's 3 q blocks do not divide 1024 positions: half of 1,048,576 scores,
-  // 4 x 524,288 x 64 = 134,217,728 FLOPs. A grid larger than the sequence likewise.
+  // 4 x 524,288 x 64 = 134,217,728 FLOPs. A grid larger than the sequence likewise. Heads of
+  // no dimension compute nothing (not 0 / 0).
   auto c = analyze(R"(
 ENTRY e {
   odd = s8[1,3,3] parameter(0)
@@ -153,10 +154,14 @@ ENTRY e {
   v = bf16[1,1,1024,64] parameter(4)
   splash_mha_fwd_residuals.1 = (bf16[1,1,1024,64], f32[1,1,1024,128]) custom-call(odd, q, k, v), custom_call_target="tpu_custom_call"
   splash_mha_fwd_residuals.2 = (bf16[1,1,1024,64], f32[1,1,1024,128]) custom-call(huge, q, k, v), custom_call_target="tpu_custom_call"
-  ROOT t = tuple(splash_mha_fwd_residuals.1, splash_mha_fwd_residuals.2)
+  empty = bf16[1,1,1024,0] parameter(5)
+  splash_mha_fwd_residuals.3 = (bf16[1,1,1024,0], f32[1,1,1024,128]) custom-call(odd, empty, empty, empty), custom_call_target="tpu_custom_call"
+  ROOT t = tuple(splash_mha_fwd_residuals.1, splash_mha_fwd_residuals.2, splash_mha_fwd_residuals.3)
 })");
   CHECK(c["splash_mha_fwd_residuals.1"].cost.flops == 134217728.0);
   CHECK(c["splash_mha_fwd_residuals.2"].cost.flops == 134217728.0);
+  CHECK(c["splash_mha_fwd_residuals.3"].cost.flops == 0.0);
+  CHECK(c["splash_mha_fwd_residuals.3"].cost.transcendentals == 0.0);
 }
 
 TEST_CASE("TopK, gather bound markers and kernels with a stated cost are known") {
