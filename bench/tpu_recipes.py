@@ -524,6 +524,8 @@ def gpu_flags(all_reduce, all_gather, reduce_scatter, command_buffer="", more=""
 
 GPU_DIFFERS = ("SGD (MaxText AdamW, f32 weights), no rotary embedding, jax's cuDNN attention "
                "(MaxText: Transformer Engine's), the recipe's XLA flags")
+FP8_DIFFERS = (", fp8 products with one scale a tensor, computed each step (MaxText: fp8 with "
+               "delayed scaling)")
 GPU_RECIPES = {
     # a3ultra/llama3-1-70b README: "completed step: 12, seconds: 15.516, TFLOP/s/device:
     # 508.371" (2 sequences of 8192 a GPU, 256 GPUs: the 256-GPU bf16 config, whose remat
@@ -541,8 +543,7 @@ GPU_RECIPES = {
     "llama3.1-70b-fp8-a4-256": dict(
         LLAMA3_1_70B, attention="cudnn", remat={}, quantization="fp8_full",
         flags=gpu_flags(2147483648, 2147483648, 16777216, "FUSION,CUSTOM_CALL"),
-        differs=GPU_DIFFERS + ", fp8 products with one scale a tensor, computed each step "
-        "(MaxText: fp8 with delayed scaling), the precision taken as fp8 (the log line does "
+        differs=GPU_DIFFERS + FP8_DIFFERS + ", the precision taken as fp8 (the log line does "
         "not say)",
         source=GPU_RECIPES_SOURCE + "a4/llama3-1-70b/maxtext-pretraining-gke/README.md",
         target="b200:32x8", batch_per_chip=8, seq=8192, step_s=20.935,
@@ -553,8 +554,7 @@ GPU_RECIPES = {
     "llama3.1-405b-fp8-a4-256": dict(
         LLAMA3_1_405B, attention="cudnn", remat={}, quantization="fp8_full", data_parallel=2,
         flags=gpu_flags(17179869184, 17179869184, 17179869184, "FUSION,CUSTOM_CALL"),
-        differs=GPU_DIFFERS + ", fp8 products with one scale a tensor, computed each step "
-        "(MaxText: fp8 with delayed scaling)",
+        differs=GPU_DIFFERS + FP8_DIFFERS,
         source=GPU_RECIPES_SOURCE + "a4/llama3-1-405b/maxtext-pretraining-gke/README.md",
         target="b200:32x8", batch_per_chip=2, seq=8192, step_s=28.294,
         tflops_per_chip=1520.276),
@@ -574,8 +574,8 @@ GPU_RECIPES["llama2-7b-a3mega-256"] = dict(
     differs=GPU_DIFFERS + " but Triton's softmax fusion off (this XLA no longer has the flag), "
     "layers in a scan (MaxText: unrolled), the MLP's input products recomputed (MaxText keeps "
     "them)",
-    source="AI-Hypercomputer/gpu-recipes training/a3mega/llama-2-7b/maxtext-pretraining-gke/"
-    "README.md (at 2db62ee)",
+    source=GPU_RECIPES_SOURCE + "a3mega/llama-2-7b/maxtext-pretraining-gke/README.md (at "
+    "2db62ee)",
     target="examples/h100_a3_mega.json:32x8", batch_per_chip=4, seq=4096, step_s=1.500,
     tflops_per_chip=503.384)
 GPU_RECIPES = {name: completed(r) for name, r in GPU_RECIPES.items()}
@@ -588,6 +588,8 @@ def resolved(target):
     if device.endswith(".json") and not os.path.isabs(device):
         return os.path.join(ROOT, device) + sep + shape
     return target
+
+
 # Every recipe the runner knows, TPU and GPU.
 ALL_RECIPES = dict(RECIPES, **GPU_RECIPES)
 
