@@ -231,11 +231,15 @@ bool is_mask_type(PrimitiveType t) {
 // unshrunk axis gives its block size (its sequence over its count); the other comes from the
 // partial-mask blocks ([n, a, b], an integer operand of rank 3 beside the grid: the mask is
 // materialized, not computed in the kernel) or, without them, from the other sequence.
+// A q shorter than k by a whole factor n is one of n shards of the sequence, the keys gathered
+// whole (context parallelism, MaxText's q_seq_shards): its share is the whole grid's, as when
+// the shards are balanced (MaxText's load-balanced reordering) and on average when not.
 struct SplashGrid {
   double s_q = 0, s_kv = 0;            // sequences
   double rows = 0, cols = 0;           // the grid as given: q blocks, kv blocks
   double block_q = 0, block_kv = 0;    // positions a block
   double full_q = 0, full_kv = 0;      // blocks over the whole sequences
+  double q_shards = 1;                 // q's sequence: 1 / q_shards of k's
   bool materialized = false;           // partial-mask blocks given
 
   bool shrunk(bool dkv) const { return dkv ? rows < full_q : cols < full_kv; }
@@ -247,9 +251,10 @@ struct SplashGrid {
   // assumed (language models train so), each q position seeing the keys up to its own,
   // `window` positions back at most, and a shrunk axis caps a row at what it holds.
   double share(bool dkv, double window) const {
+    const double all_q = full_q * q_shards;  // q blocks over every shard
     double computed = 0;
     if (!dkv) {  // q block i: kv blocks from the one its window opens in to its diagonal
-      for (double i = 0; i < full_q; ++i) {
+      for (double i = 0; i < all_q; ++i) {
         const double last = std::min(full_kv - 1, std::floor(((i + 1) * block_q - 1) / block_kv));
         const double first = std::max(0.0, std::floor((i * block_q - window) / block_kv));
         computed += std::clamp(last - first + 1, 0.0, cols);
@@ -258,11 +263,11 @@ struct SplashGrid {
       for (double j = 0; j < full_kv; ++j) {
         const double first = std::floor(j * block_kv / block_q);
         const double last =
-            std::min(full_q - 1, std::floor(((j + 1) * block_kv - 1 + window) / block_q));
-        computed += std::clamp(last - first + 1, 0.0, rows);
+            std::min(all_q - 1, std::floor(((j + 1) * block_kv - 1 + window) / block_q));
+        computed += std::clamp(last - first + 1, 0.0, rows * q_shards);
       }
     }
-    return computed / (full_q * full_kv);
+    return computed / (all_q * full_kv);
   }
 };
 
@@ -296,10 +301,12 @@ std::optional<SplashGrid> splash_grid(const OpView& op, const SplashCall& call) 
   g.block_kv = call.dkv ? known : other;
   g.full_q = g.s_q / g.block_q;
   g.full_kv = g.s_kv / g.block_kv;
+  if (g.s_q >= 1 && g.s_kv > g.s_q && std::fmod(g.s_kv, g.s_q) == 0) g.q_shards = g.s_kv / g.s_q;
   constexpr double kMaxBlocks = 1 << 16;  // beyond any kernel's grid: a malformed one
   if (!(g.block_q >= 1 && g.block_kv >= 1) || g.block_q != std::floor(g.block_q) ||
       g.block_kv != std::floor(g.block_kv) || g.full_q != std::floor(g.full_q) ||
-      g.full_kv != std::floor(g.full_kv) || g.full_q > kMaxBlocks || g.full_kv > kMaxBlocks ||
+      g.full_kv != std::floor(g.full_kv) || g.full_q * g.q_shards > kMaxBlocks ||
+      g.full_kv > kMaxBlocks ||
       g.rows > g.full_q || g.cols > g.full_kv) {
     return std::nullopt;
   }

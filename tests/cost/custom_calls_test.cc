@@ -141,6 +141,35 @@ ENTRY e {
   CHECK(c["splash_mha_dkv_no_residuals.2"].cost.flops == 419430400.0);
 }
 
+TEST_CASE("splash attention: q one shard of the sequence, the keys gathered whole") {
+  // Context parallelism over 4: q holds 256 of k's 1024 positions (one head, head dim 64),
+  // its grid s8[1,1,4] one q block of 256 by 4 kv blocks of 256. Its share is the whole
+  // causal grid's, 4 x 4 blocks: 1 + 2 + 3 + 4 = 10 of 16; scores 256 x 1024 x 10/16 =
+  // 163,840. Forward: 4 x 163,840 x 64 = 41,943,040 FLOPs. The dkv kernel (dk and dv, no dq)
+  // over the same grid: kv block j needed by q blocks j-3 of the whole sequence, 4 + 3 + 2 +
+  // 1 = 10 of 16 again: 8 x 163,840 x 64 = 83,886,080.
+  // A shard of one position against 2^30 keys would be a grid of 2^30 q blocks a side: not
+  // read, half of 2^30 scores, 4 x 2^29 x 64 = 137,438,953,472 FLOPs.
+  auto c = analyze(R"(
+ENTRY e {
+  grid = s8[1,1,4] parameter(0)
+  q = bf16[1,1,256,64] parameter(1)
+  k = bf16[1,1,1024,64] parameter(2)
+  v = bf16[1,1,1024,64] parameter(3)
+  one = s8[1,1,1] parameter(4)
+  q1 = bf16[1,1,1,64] parameter(5)
+  kh = bf16[1,1,1073741824,64] parameter(6)
+  splash_mha_fwd_residuals.1 = (bf16[1,1,256,64], f32[1,1,256,128]) custom-call(grid, grid, q, k, v), custom_call_target="tpu_custom_call"
+  splash_mha_dkv_no_residuals.1 = (bf16[1,1,1024,64], bf16[1,1,1024,64]) custom-call(grid, grid, q, k, v, q), custom_call_target="tpu_custom_call"
+  splash_mha_fwd_residuals.2 = (bf16[1,1,1,64], f32[1,1,1,128]) custom-call(one, q1, kh, kh), custom_call_target="tpu_custom_call"
+  ROOT t = tuple(splash_mha_fwd_residuals.1, splash_mha_dkv_no_residuals.1, splash_mha_fwd_residuals.2)
+})");
+  CHECK(c["splash_mha_fwd_residuals.1"].cost.flops == 41943040.0);
+  CHECK(c["splash_mha_fwd_residuals.1"].cost.transcendentals == 163840.0);
+  CHECK(c["splash_mha_dkv_no_residuals.1"].cost.flops == 83886080.0);
+  CHECK(c["splash_mha_fwd_residuals.2"].cost.flops == 137438953472.0);
+}
+
 TEST_CASE("splash attention: a grid that cannot be read is counted as half") {
   // The grid's 3 q blocks do not divide 1024 positions: half of 1,048,576 scores,
   // 4 x 524,288 x 64 = 134,217,728 FLOPs. A grid larger than the sequence likewise. Heads of
