@@ -31,9 +31,11 @@ MESH_AXIS = "fsdp"
 def global_batch(r):
     """Sequences of one step over the slice: ``batch_per_device`` x ``devices`` where the recipe
     has been made per device (hloroof.sweep.per_device), else ``batch_per_chip`` x ``chips``."""
-    if "batch_per_device" in r:
-        return r["batch_per_device"] * r["devices"]
-    return r["batch_per_chip"] * r["chips"]
+    n = (r["batch_per_device"] * r["devices"] if "batch_per_device" in r else
+         r["batch_per_chip"] * r["chips"])
+    if n != int(n):
+        raise ValueError(f"a global batch of {n} sequences: not a whole number")
+    return int(n)
 
 
 def recipe_step(r):
@@ -47,22 +49,25 @@ def recipe_step(r):
     step, args, specs, donate = BUILDERS[r["model"]](r)
     # A recipe's data-parallel degree (MaxText's ici_data_parallelism, over devices) is a mesh
     # axis "data" outside "fsdp": the weights sharded over "fsdp", the batch over both.
-    data = r.get("data_parallel", 1)
-    mesh = {"data": data, MESH_AXIS: r["devices"] // data} if data > 1 else {
-        MESH_AXIS: r["devices"]}
+    # Context parallelism (ici_context_parallelism) is an axis "context" inside "fsdp".
+    data, context = r.get("data_parallel", 1), r.get("context_parallel", 1)
+    mesh = dict({"data": data} if data > 1 else {}, **{MESH_AXIS: r["devices"] // data // context},
+                **({"context": context} if context > 1 else {}))
     return hs.Step(step, args, in_specs=specs, mesh_axes=mesh,
                    donate_argnums=donate,
                    model_flops=r["tflops_per_chip"] * 1e12 * r["step_s"] * r["chips"],
                    tokens=global_batch(r) * r["seq"])
 
 
-def _common(batch=MESH_AXIS):
+def _common(batch=MESH_AXIS, length=None):
     import jax
     import jax.numpy as jnp
     from jax.sharding import PartitionSpec as P
 
-    def act(x):  # activations: the batch over the slice, as MaxText constrains them
-        return jax.lax.with_sharding_constraint(x, P(batch, *([None] * (x.ndim - 1))))
+    def act(x):  # activations: the batch over the slice (the sequence over `length`), as
+        # MaxText constrains them
+        return jax.lax.with_sharding_constraint(
+            x, P(batch, length, *([None] * (x.ndim - 2))) if x.ndim > 1 else P(batch))
 
     def rms(x, w, eps=1e-5):
         x32 = x.astype(jnp.float32)
@@ -76,12 +81,25 @@ SPLASH_BLOCKS = ("block_q", "block_kv", "block_kv_compute", "block_q_dkv", "bloc
                  "block_kv_dkv_compute")
 
 
-def _splash(heads, block, scale_dim, kv_repeat=1, window=None, batch=MESH_AXIS):
+def load_balanced_positions(seq, context):
+    """MaxText's load-balanced order of a sequence over `context` devices (its dual chunk
+    swap): 2 x context chunks, device i holding chunks i and 2 x context - 1 - i, so that each
+    sees as much of the causal past as the others. The positions, device by device."""
+    import numpy as np
+    chunks = np.arange(seq, dtype=np.int32).reshape(2 * context, -1)
+    return np.concatenate([chunks[j] for i in range(context) for j in (i, 2 * context - 1 - i)])
+
+
+def _splash(heads, block, scale_dim, kv_repeat=1, window=None, batch=MESH_AXIS, context=1):
     """Causal splash attention over one chip's batch, q, k, v as [batch, seq, heads, dim], q
     scaled by 1/sqrt(scale_dim), each key and value head repeated `kv_repeat` times. `block`:
     one size for every block, or a dict of SPLASH_BLOCKS' sizes (those not given: 2048).
     `window`: a sliding window of that many positions (MaxText's mask for it: causal and a
-    local mask of window - 1 positions back), else the whole causal past."""
+    local mask of window - 1 positions back), else the whole causal past. `context` > 1:
+    the sequence over the mesh axis "context" (MaxText's context parallelism, all-gather
+    strategy): each device's queries against the keys and values gathered whole, the
+    sequence in MaxText's load-balanced order (device i holds chunks i and 2 context - 1 - i
+    of 2 context) and the mask's query positions with it."""
     import jax
     import jax.numpy as jnp
     from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_kernel as sk
@@ -89,19 +107,25 @@ def _splash(heads, block, scale_dim, kv_repeat=1, window=None, batch=MESH_AXIS):
     from jax.experimental.shard_map import shard_map
     from jax.sharding import PartitionSpec as P
 
-    def local(q, k, v):
+    def kernel_for(seq):
         # The recipe's blocks, or the largest power-of-two part of each that divides the
         # sequence.
         given = block if isinstance(block, dict) else dict.fromkeys(SPLASH_BLOCKS, block)
         blocks = sk.BlockSizes(use_fused_bwd_kernel=True, **{
-            k: math.gcd(given.get(k, 2048), q.shape[1]) for k in SPLASH_BLOCKS})
-        shape = (q.shape[1], q.shape[1])
+            k: math.gcd(given.get(k, 2048), seq // context) for k in SPLASH_BLOCKS})
+        shape = (seq, seq)
         mask = sm.CausalMask(shape)
+        if context > 1:
+            mask.q_sequence = load_balanced_positions(seq, context)
         if window:
             mask = mask & sm.LocalMask(shape, (window - 1, window), 0)
-        kernel = sk.make_splash_mha(
-            sm.MultiHeadMask([mask] * heads),
-            block_sizes=blocks, head_shards=1, q_seq_shards=1)
+        # Its output and residuals named "context", as MaxText names them: a remat policy that
+        # keeps "context" keeps what the backward kernel reads, and runs no forward again.
+        return sk.make_splash_mha(sm.MultiHeadMask([mask] * heads), block_sizes=blocks,
+                                  head_shards=1, q_seq_shards=context,
+                                  residual_checkpoint_name="context")
+
+    def local(q, k, v, kernel):
         heads_major = lambda x: x.transpose(0, 2, 1, 3)
         return heads_major(jax.vmap(kernel)(
             heads_major(q) / math.sqrt(scale_dim),
@@ -109,9 +133,19 @@ def _splash(heads, block, scale_dim, kv_repeat=1, window=None, batch=MESH_AXIS):
             heads_major(jnp.repeat(v, kv_repeat, axis=2) if kv_repeat > 1 else v)))
 
     def attention(q, k, v):
-        spec = P(batch, None, None, None)
-        return shard_map(local, mesh=jax.sharding.get_abstract_mesh(), in_specs=(spec,) * 3,
-                         out_specs=spec, check_rep=False)(q, k, v)
+        mesh = jax.sharding.get_abstract_mesh()
+        kv_spec = P(batch, None, None, None)
+        if context == 1:  # the kernel made for one device's batch, its mask info constants
+            return shard_map(lambda q, k, v: local(q, k, v, kernel_for(q.shape[1])),
+                             mesh=mesh, in_specs=(kv_spec,) * 3, out_specs=kv_spec,
+                             check_rep=False)(q, k, v)
+        # The kernel's mask info sharded with the queries.
+        kernel = kernel_for(q.shape[1])
+        q_spec = P(batch, "context", None, None)
+        kernel_spec = kernel.manual_sharding_spec(
+            jax.sharding.NamedSharding(mesh, P(None, "context")))
+        return shard_map(local, mesh=mesh, in_specs=(q_spec, kv_spec, kv_spec, kernel_spec),
+                         out_specs=q_spec, check_rep=False)(q, k, v, kernel)
 
     return attention
 
@@ -135,14 +169,17 @@ def _cross_entropy(logits):
     return jnp.mean(lse - logits[..., 0].astype(jnp.float32))
 
 
-def _tiled_loss(x, head, tiles, logits_of):
+def _tiled_loss(x, head, tiles, logits_of, strided=False):
     """The cross entropy of `logits_of(x @ head)` over x [batch, seq, width] in `tiles` pieces
     of the sequence, one piece's logits alive at once and recomputed in the backward pass
-    (MaxText's num_vocab_tiling: the logits of a large vocabulary never whole)."""
+    (MaxText's num_vocab_tiling: the logits of a large vocabulary never whole). `strided`:
+    piece t holds positions t, t + tiles, ..., so that a sequence sharded in runs (context
+    parallelism) keeps each piece sharded alike."""
     import jax
     import jax.numpy as jnp
     b, s, d = x.shape
-    pieces = x.reshape(b, tiles, s // tiles, d).swapaxes(0, 1)
+    pieces = (x.reshape(b, s // tiles, tiles, d).transpose(2, 0, 1, 3) if strided else
+              x.reshape(b, tiles, s // tiles, d).swapaxes(0, 1))
 
     def piece(total, xp):
         logits = logits_of(xp @ head).astype(jnp.float32)
@@ -153,10 +190,10 @@ def _tiled_loss(x, head, tiles, logits_of):
     return total / (b * s)
 
 
-def _layer_specs(layers):
-    """Stacked layer weights: the layer axis whole, the next one over the slice."""
+def _layer_specs(layers, axis=MESH_AXIS):
+    """Stacked layer weights: the layer axis whole, the next one over the slice (`axis`)."""
     from jax.sharding import PartitionSpec as P
-    return {k: P(None, MESH_AXIS, *([None] * (len(v.shape) - 2))) for k, v in layers.items()}
+    return {k: P(None, axis, *([None] * (len(v.shape) - 2))) for k, v in layers.items()}
 
 
 # The activations a dense recipe's remat policy may keep (MaxText's names): each layer's input,
@@ -166,17 +203,22 @@ DENSE_SAVE_NAMES = ("decoder_layer_input", "query_proj", "key_proj", "value_proj
                     "out_proj", "mlpwo")
 
 
-def fp8_matmul():
+def fp8_matmul(fixed_range=None):
     """MaxText's quantization=fp8_full as a matrix product a @ w (a: [..., K], w: [K, N]): the
     forward product of a and w cast to float8_e4m3fn, the backward products of the incoming
     gradient cast to float8_e5m2 with the same fp8 a and w, each tensor scaled by its absolute
-    maximum onto its format's largest finite value (one scale a tensor), bf16 results."""
+    maximum onto its format's largest finite value (one scale a tensor), bf16 results. With a
+    `fixed_range` r (qwix's calibration 'fixed,-r,r'), a and w take the constant scale of
+    [-r, r] instead of their absolute maximum; gradients keep theirs."""
     import jax
     import jax.numpy as jnp
 
-    def quantize(x, dtype):
+    def quantize(x, dtype, fixed=None):
         top = float(jnp.finfo(dtype).max)
-        amax = jnp.maximum(jnp.max(jnp.abs(x)).astype(jnp.float32), 1e-12)
+        if fixed is None:
+            amax = jnp.maximum(jnp.max(jnp.abs(x)).astype(jnp.float32), 1e-12)
+        else:
+            amax = jnp.float32(fixed)
         scale = top / amax
         return jnp.clip(x.astype(jnp.float32) * scale, -top, top).astype(dtype), 1 / scale
 
@@ -190,8 +232,8 @@ def fp8_matmul():
         return forward(a, w)[0]
 
     def forward(a, w):
-        aq, sa = quantize(a, jnp.float8_e4m3fn)
-        wq, sw = quantize(w, jnp.float8_e4m3fn)
+        aq, sa = quantize(a, jnp.float8_e4m3fn, fixed_range)
+        wq, sw = quantize(w, jnp.float8_e4m3fn, fixed_range)
         return dot(aq, wq, ((a.ndim - 1,), (0,)), sa * sw), (aq, sa, wq, sw)
 
     def backward(saved, g):
@@ -233,14 +275,19 @@ def dense_step(r):
     bf = jnp.bfloat16
     D, F, H, KV, HD, V = (r["width"], r["ffn"], r["heads"], r["kv_heads"], r["head_dim"],
                           r["vocab"])
-    data = r.get("data_parallel", 1)
+    data, context = r.get("data_parallel", 1), r.get("context_parallel", 1)
     batch = ("data", MESH_AXIS) if data > 1 else MESH_AXIS
-    act, rms = _common(batch)
+    # Context parallelism: the sequence over the "context" axis, the weights over it and FSDP
+    # (MaxText's rules put "context" in the weights' embedding axes).
+    length, weights = ("context", (MESH_AXIS, "context")) if context > 1 else (None, MESH_AXIS)
+    act, rms = _common(batch, length)
     attention = r.get("attention", "splash")
-    if attention not in ("splash", "cudnn"):
-        raise ValueError(f"attention {attention!r}: 'splash' (TPU) or 'cudnn' (GPU)")
+    if attention not in ("splash", "cudnn") or (context > 1 and attention != "splash"):
+        raise ValueError(f"attention {attention!r}: 'splash' (TPU) or 'cudnn' (GPU; no "
+                         "context parallelism)")
     splash = (_cudnn(HD) if attention == "cudnn" else
-              _splash(H, r.get("splash_blocks", 2048), HD, H // KV, batch=batch))
+              _splash(H, r.get("splash_blocks", 2048), HD, H // KV, batch=batch,
+                      context=context))
     remat = r.get("remat", {"decoder_layer_input": "offload"})
     unknown = sorted(set(remat) - set(DENSE_SAVE_NAMES)) + sorted(
         k for k, v in remat.items() if v not in ("device", "offload"))
@@ -250,7 +297,8 @@ def dense_step(r):
     quantization = r.get("quantization")
     if quantization not in (None, "fp8_full"):
         raise ValueError(f"quantization {quantization!r}: None (bf16) or 'fp8_full'")
-    mm = fp8_matmul() if quantization == "fp8_full" else (lambda a, b: a @ b)
+    mm = (fp8_matmul(r.get("fp8_range")) if quantization == "fp8_full" else
+          (lambda a, b: a @ b))
 
     def layer(x, w):
         x = act(checkpoint_name(x, "decoder_layer_input"))
@@ -259,7 +307,10 @@ def dense_step(r):
         q = act(checkpoint_name(mm(h, w["wq"]).reshape(b, s, H, HD), "query_proj"))
         k = act(checkpoint_name(mm(h, w["wk"]).reshape(b, s, KV, HD), "key_proj"))
         v = act(checkpoint_name(mm(h, w["wv"]).reshape(b, s, KV, HD), "value_proj"))
-        o = act(checkpoint_name(act(splash(q, k, v)).reshape(b, s, H * HD), "context"))
+        o = act(splash(q, k, v)).reshape(b, s, H * HD)
+        if attention == "cudnn":  # splash names its own output and residuals "context"
+            o = checkpoint_name(o, "context")
+        o = act(o)
         x = act(x + act(checkpoint_name(act(mm(o, w["wo"])), "out_proj")))
         h = act(rms(x, w["ln2"]))
         g = act(jax.nn.silu(act(mm(h, w["w1"]))) * act(mm(h, w["w3"])))
@@ -274,6 +325,9 @@ def dense_step(r):
         x = act(params["embed"][tokens])
         body = jax.checkpoint(lambda c, w: (layer(c, w), None), policy=policy)
         x, _ = jax.lax.scan(body, x, params["layers"])
+        if r.get("vocab_tiles", 1) > 1:
+            return _tiled_loss(act(rms(x, params["lnf"])), params["head"], r["vocab_tiles"],
+                               lambda logits: logits, strided=context > 1)
         return _cross_entropy(act(rms(x, params["lnf"]) @ params["head"]))
 
     def step(params, tokens):
@@ -290,11 +344,11 @@ def dense_step(r):
               "head": sd((D, V), bf)}
     # The embedding's vocabulary over the slice where it divides; else its width, as MaxText's
     # sharding rules place it (128256 rows over 512 devices do not divide).
-    embed = P(MESH_AXIS, None) if V % r["devices"] == 0 else P(None, MESH_AXIS)
-    specs = {"embed": embed, "lnf": P(None), "head": P(MESH_AXIS, None),
-             "layers": _layer_specs(layers)}
+    embed = P(weights, None) if V % r["devices"] == 0 else P(None, weights)
+    specs = {"embed": embed, "lnf": P(None), "head": P(weights, None),
+             "layers": _layer_specs(layers, weights)}
     tokens = sd((global_batch(r), r["seq"]), jnp.int32)
-    return step, (params, tokens), (specs, P(batch, None)), ()
+    return step, (params, tokens), (specs, P(batch, length)), ()
 
 
 def deepseek_step(r):
@@ -576,8 +630,8 @@ def moe_step(r):
         if gemma4:
             v = plain(v, eps)
         v = act(checkpoint_name(v, "value_proj"))
-        o = act(checkpoint_name(act(splash[kind](q, k, v)).reshape(b, s, heads * hd),
-                                "context"))
+        # splash names its own output and residuals "context"
+        o = act(act(splash[kind](q, k, v)).reshape(b, s, heads * hd))
         o = o @ c(w["wo"])
         if attention_bias:
             o = o + c(w["wo_b"])
@@ -615,15 +669,19 @@ def moe_step(r):
         xs = t[order // K]
         chosen = flat[order]
 
-        def gmm(a, b, tiling):
-            return megablox.gmm(a, b, sizes, preferred_element_type=bf, tiling=tuple(
-                min(t_, d) for t_, d in zip(tiling, (a.shape[0], a.shape[1], b.shape[2]))))
+        def tiling(*dims):
+            # Each dimension takes its own tile, whichever role it plays: the backward
+            # products reuse the tiling with the dimensions in other places.
+            tile = {D: tiles["embed"], FE: tiles["mlp"]}
+            return tuple(min(tile.get(d, tiles["batch_seq"]), d) for d in dims)
 
-        wi_tiles = (tiles["batch_seq"], tiles["embed"], tiles["mlp"])
-        h0, h1 = gmm(xs, w0, wi_tiles), gmm(xs, w1, wi_tiles)
+        def gmm(a, b):
+            return megablox.gmm(a, b, sizes, preferred_element_type=bf, tiling=tiling)
+
+        h0, h1 = gmm(xs, w0), gmm(xs, w1)
         if mlp_bias:
             h0, h1 = h0 + b0[chosen], h1 + b1[chosen]
-        ys = gmm(glu(h0, h1), wo, (tiles["batch_seq"], tiles["mlp"], tiles["embed"]))
+        ys = gmm(glu(h0, h1), wo)
         if mlp_bias:
             ys = ys + bo[chosen]
         ys = checkpoint_name(ys, "mlpwo")

@@ -158,6 +158,42 @@ IRONWOOD_405B = dict(
                        block_kv_dkv=2048, block_kv_dkv_compute=512),
     differs=IRONWOOD_DENSE["differs"] + ", the loss over the whole vocabulary at once "
     "(MaxText: 4 tiles)")
+# The Llama3.1 fp8_full recipes: quantization=fp8_full by qwix with the fixed calibration
+# 'fixed,-224,224' of activations and weights.
+QWIX_FP8_DIFFERS = (", fp8 matrix products of the decoder layers, activations and weights "
+                    "scaled by the fixed range [-224, 224], gradients by their absolute maximum "
+                    "(qwix: its own gradient calibration), the output layer in bf16")
+# Llama3.1-70B's (llama3.1-70b/8k-fp8-tpu7x-*/run_recipe.sh): the bf16 recipe's remat, splash
+# blocks of its own, scoped VMEM 61440 KiB.
+IRONWOOD_70B_FP8 = dict(
+    IRONWOOD_DENSE, quantization="fp8_full", fp8_range=224,
+    splash_blocks=dict(block_q=1024, block_kv=1024, block_kv_compute=512, block_q_dkv=2048,
+                       block_kv_dkv=2048, block_kv_dkv_compute=256),
+    flags=("--xla_tpu_scoped_vmem_limit_kib=61440 "
+           "--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000"),
+    differs=IRONWOOD_DENSE["differs"] + QWIX_FP8_DIFFERS)
+# Llama3.1-405B's (llama3.1-405b/8k-fp8-tpu7x-4x8x8/run_recipe.sh): each layer's input
+# offloaded, the rest recomputed; splash blocks of its own.
+IRONWOOD_405B_FP8 = dict(
+    IRONWOOD_405B, quantization="fp8_full", fp8_range=224,
+    remat=dict(decoder_layer_input="offload"),
+    splash_blocks=dict(block_q=1024, block_kv=2048, block_kv_compute=256, block_q_dkv=2048,
+                       block_kv_dkv=2048, block_kv_dkv_compute=1024),
+    differs=IRONWOOD_405B["differs"] + QWIX_FP8_DIFFERS)
+# Llama3.1-70B at 131072 tokens (llama3.1-70b/128k-{bf16,fp8}-tpu7x-4x8x8/run_recipe.sh):
+# context parallelism 8 (ici_context_parallelism; MaxText's all-gather strategy, its
+# load-balanced order) inside FSDP 64, one sequence to 8 devices; the MLP's output kept too;
+# the loss in 4 vocabulary tiles (num_vocab_tiling).
+IRONWOOD_128K = dict(
+    IRONWOOD_DENSE, context_parallel=8, vocab_tiles=4,
+    remat=dict.fromkeys(("decoder_layer_input", "context", "query_proj", "key_proj",
+                         "value_proj", "mlpwo"), "device"),
+    splash_blocks=dict(block_q=2048, block_kv=2048, block_kv_compute=512, block_q_dkv=1024,
+                       block_kv_dkv=4096, block_kv_dkv_compute=256),
+    differs=("SGD (MaxText: adam_pax), no rotary embedding, kv heads repeated for splash, "
+             "jax's splash kernel (MaxText: tokamax's, its max-logit estimate), the loss's 4 "
+             "vocabulary tiles over strided positions, one of the recipe's XLA flags (scoped "
+             "VMEM; not its SparseCore collective offload), no collective matmul"))
 # Llama3.1-405B on two v6e-256 slices joined by DCN (training/trillium/Llama3-405B-MaxText:
 # MaxText's benchmark config llama3_1_405b_8192_fsdp_dcn): each layer's input and the q, k, v
 # and output projections offloaded to the host, the rest recomputed; splash blocks q 1024,
@@ -390,19 +426,40 @@ RECIPES = {
         source=IRONWOOD + "README.md (recipe: llama3.1-70b/8k-bf16-tpu7x-4x8x8)",
         target="tpu7x:4x8x8", batch_per_chip=4, seq=8192, step_s=12.27,
         tflops_per_chip=1199.67),
-    # Its fp8_full row on 64 chips (llama3.1-70b/8k-fp8-tpu7x-4x4x4): the bf16 recipe's remat,
-    # every splash block 2048, scoped VMEM 61440 KiB, quantization=fp8_full (qwix).
+    # Its fp8_full rows (llama3.1-70b/8k-fp8-tpu7x-4x4x4 and -4x8x8, alike but the slice):
+    # IRONWOOD_70B_FP8.
     "llama3.1-70b-fp8-tpu7x-64": dict(
-        LLAMA3_1_70B, **dict(
-            IRONWOOD_DENSE, splash_blocks=2048, quantization="fp8_full",
-            flags=("--xla_tpu_scoped_vmem_limit_kib=61440 "
-                   "--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000"),
-            differs=IRONWOOD_DENSE["differs"] + ", fp8 matrix products of the decoder layers "
-            "with one absolute-max scale a tensor (qwix: its own calibration), the output "
-            "layer in bf16"),
+        LLAMA3_1_70B, **IRONWOOD_70B_FP8,
         source=IRONWOOD + "README.md (recipe: llama3.1-70b/8k-fp8-tpu7x-4x4x4)",
         target="tpu7x:4x4x4", batch_per_chip=4, seq=8192, step_s=7.93,
         tflops_per_chip=1854.19),
+    "llama3.1-70b-fp8-tpu7x-256": dict(
+        LLAMA3_1_70B, **IRONWOOD_70B_FP8,
+        source=IRONWOOD + "README.md (recipe: llama3.1-70b/8k-fp8-tpu7x-4x8x8)",
+        target="tpu7x:4x8x8", batch_per_chip=4, seq=8192, step_s=7.95,
+        tflops_per_chip=1851.25),
+    # Its 128k-token rows on 256 chips: global batch 64 (a sequence to 8 devices).
+    "llama3.1-70b-128k-tpu7x-256": dict(
+        LLAMA3_1_70B, **IRONWOOD_128K,
+        source=IRONWOOD + "README.md (recipe: llama3.1-70b/128k-bf16-tpu7x-4x8x8)",
+        target="tpu7x:4x8x8", batch_per_chip=0.25, seq=131072, step_s=34.02,
+        tflops_per_chip=897.94),
+    # Its fp8_full one: qwix's default calibration (no fixed range in the recipe).
+    "llama3.1-70b-128k-fp8-tpu7x-256": dict(
+        LLAMA3_1_70B, **dict(
+            IRONWOOD_128K, quantization="fp8_full",
+            differs=IRONWOOD_128K["differs"] + ", fp8 matrix products of the decoder layers "
+            "with one absolute-max scale a tensor (qwix: its own calibration), the output "
+            "layer in bf16"),
+        source=IRONWOOD + "README.md (recipe: llama3.1-70b/128k-fp8-tpu7x-4x8x8)",
+        target="tpu7x:4x8x8", batch_per_chip=0.25, seq=131072, step_s=30.11,
+        tflops_per_chip=1014.45),
+    # The 405B's fp8_full row (llama3.1-405b/8k-fp8-tpu7x-4x8x8): IRONWOOD_405B_FP8.
+    "llama3.1-405b-fp8-tpu7x-256": dict(
+        LLAMA3_1_405B, **IRONWOOD_405B_FP8,
+        source=IRONWOOD + "README.md (recipe: llama3.1-405b/8k-fp8-tpu7x-4x8x8)",
+        target="tpu7x:4x8x8", batch_per_chip=6, seq=8192, step_s=64.37,
+        tflops_per_chip=1927.15),
     # Two slices of v6e-256 over DCN: 512 chips, one sequence each (total_weights 4194304 =
     # 512 x 8192 tokens), the step of its README's log line.
     "llama3.1-405b-2xv6e-256": dict(

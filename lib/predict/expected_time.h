@@ -99,6 +99,14 @@ struct GemmCall {
 // for anything else. A dense convolution's implicit GEMM (gpu_families.h) runs as one.
 std::vector<GemmCall> gemms_of(const Instruction& instruction, const DeviceSpec& device);
 
+// A TPU splash attention kernel's matrix products (`matrix_flops` of them) as one GEMM, so that
+// the MXU pads them as it pads any GEMM: every product of the kernel has the head dimension as
+// its contraction (QK^T, dO V^T) or its output width (PV; dV, dK and dQ backward), the other
+// sides being query and key blocks. The GEMM: m = q's rows (its elements over the head
+// dimension), k = the head dimension, n = the rest of the FLOPs. Empty for any other op.
+std::vector<GemmCall> splash_gemms(const Instruction& instruction, double matrix_flops,
+                                   const DeviceSpec& device);
+
 // The matrix class dots of `type` run on for `device` (the precision rules of
 // docs/prediction-model.md): on Ampere and later GPUs, f32 dots at DEFAULT or HIGH precision
 // run on TF32 tensor cores ("tf32") unless the device lists no tf32 peak; HIGHEST, or the

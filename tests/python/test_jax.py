@@ -424,6 +424,66 @@ def test_the_whatif_example_on_one_slice():
         assert 0 < mfu <= hfu
 
 
+def test_fp8_products_with_a_fixed_range_take_no_absolute_maximum():
+    """bench/recipe_models.py's fp8 product: qwix's 'fixed,-224,224' calibration scales the
+    activations and weights by a constant (no reduction over them), gradients still by their
+    absolute maximum; the values stay those of the product within fp8's precision."""
+    import sys
+    sys.path.insert(0, str(SOURCE / "bench"))
+    from recipe_models import fp8_matmul
+    a = jnp.linspace(-2, 2, 64 * 32, dtype=jnp.float32).reshape(64, 32).astype(jnp.bfloat16)
+    w = jnp.linspace(1, -1, 32 * 16, dtype=jnp.float32).reshape(32, 16).astype(jnp.bfloat16)
+    for fixed, forward_maxima in ((None, 2), (224, 0)):
+        mm = fp8_matmul(fixed)
+        jaxpr = str(jax.make_jaxpr(mm)(a, w))
+        assert jaxpr.count("reduce_max") == forward_maxima
+        # The backward pass takes the gradient's maximum either way (and the forward's again).
+        grad = str(jax.make_jaxpr(jax.grad(lambda a, w: mm(a, w).astype(jnp.float32).sum()))(a, w))
+        assert grad.count("reduce_max") == forward_maxima + 1
+        exact = a.astype(jnp.float32) @ w.astype(jnp.float32)
+        # e4m3 keeps 3 mantissa bits: each operand within 2^-4 of its value, the sums of 32
+        # products within 2 x 2^-4 of their magnitudes' sum.
+        bound = 2 * 2.0 ** -4 * (jnp.abs(a.astype(jnp.float32)) @ jnp.abs(w.astype(jnp.float32)))
+        assert (jnp.abs(mm(a, w).astype(jnp.float32) - exact) <= bound + 1e-2).all()
+
+
+def test_load_balanced_positions_give_each_device_the_same_causal_work():
+    import sys
+    sys.path.insert(0, str(SOURCE / "bench"))
+    from recipe_models import load_balanced_positions
+    # 16 positions over 4 devices: 8 chunks of 2, device i holding chunks i and 7 - i.
+    order = load_balanced_positions(16, 4).reshape(4, 4)
+    assert order.tolist() == [[0, 1, 14, 15], [2, 3, 12, 13], [4, 5, 10, 11], [6, 7, 8, 9]]
+    # Position p sees p + 1 keys: 1 + 2 + 15 + 16 = 34 on every device.
+    assert ((order + 1).sum(axis=1) == 34).all()
+
+
+@needs_libtpu
+def test_context_parallel_attention_costs_the_whole_causal_grid():
+    """bench/recipe_models.py's dense step with the sequence over 2 devices (toy sizes): each
+    device's splash kernel has half of q against the whole k, and costs as its share of the
+    whole causal grid, not as the first half of the sequence."""
+    import sys
+    sys.path.insert(0, str(SOURCE / "bench"))
+    from recipe_models import dense_step
+    toy = dict(layers=2, width=256, ffn=512, heads=2, kv_heads=1, head_dim=128, vocab=1024,
+               batch_per_chip=2, seq=2048, chips=4, devices=4, context_parallel=2,
+               splash_blocks=512, remat={"decoder_layer_input": "device"})
+    step, args, specs, donate = dense_step(toy)
+    compiled = hloroof.jax.compile_for(step, *args, target="tpu_v5p:2x2x1",
+                                       mesh_axes={"fsdp": 2, "context": 2}, in_specs=specs,
+                                       donate_argnums=donate)
+    forward = [i for i in hloroof.cost(compiled._hloroof_hlo_text).instructions
+               if i.instruction.name.startswith("splash_mha_fwd")]
+    assert forward
+    # 8 sequences over FSDP 2: 4 a device, 2 heads, 1024 of the 2048 queries against 2048
+    # keys. Blocks of 512: the whole causal grid computes 1 + 2 + 3 + 4 = 10 of 4 x 4 blocks;
+    # 4 x 2 x 1024 x 2048 x 10/16 = 10,485,760 scores, 4 x 128 FLOPs each = 5,368,709,120.
+    # (Read as the first half of the sequence alone, 3 of 8 blocks: 3,221,225,472.)
+    for i in forward:
+        assert i.cost.flops == 5368709120
+
+
 @needs_libtpu
 def test_a_mixture_of_experts_step_costs_its_pallas_kernels():
     """bench/recipe_models.py's DeepSeek-V2 step, at toy sizes (not a recipe): its megablox
