@@ -264,8 +264,10 @@ OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool inc
   v.kernel = kernel_.find(i);
   if (roofline_walk() || v.kernel) return v;
   const DeviceSpec& device = in_.device;
-  if (work.matrix_flops > 0) v.gemms = gemms_of(i, device);
-  if (v.gemms.empty()) v.gemms = splash_gemms(i, work.matrix_flops, device);
+  if (work.matrix_flops > 0) {
+    v.gemms = gemms_of(i, device);
+    if (v.gemms.empty()) v.gemms = splash_gemms(i, work.matrix_flops, device);
+  }
   v.issue = elementwise_issue_time(i, device, in_.cost);
   v.family = gpu_family_time(i, work, device);
   v.loop_host_gap_s = loop_host_gap_s(i, device);
