@@ -339,6 +339,7 @@ absl::Status SpecReader::read(const json& root) {
                       "device_note", "measured_on", "matrix_flops_per_s", "vector_flops_per_s",
                       "transcendentals_per_s", "hbm", "on_chip_memory", "host_link",
                       "per_op_overhead", "launch_floor", "mxu_size", "gemm_plateau",
+                      "sharded_compute_share",
                       "tuple_table_granule",
                       "matmul_efficiency", "hbm_efficiency", "collective_bandwidth_efficiency",
                       "collective_latency", "interconnect", "default_tiles", "notes"});
@@ -420,6 +421,9 @@ absl::Status SpecReader::read(const json& root) {
   absl::StatusOr<std::optional<double>> plateau = fraction_figure(root, "gemm_plateau");
   if (!plateau.ok()) return plateau.status();
   spec_->gemm_plateau = *plateau;
+  absl::StatusOr<std::optional<double>> sharded = fraction_figure(root, "sharded_compute_share");
+  if (!sharded.ok()) return sharded.status();
+  spec_->sharded_compute_share = *sharded;
   if (absl::Status s = read_efficiency(root, "matmul_efficiency", &spec_->matmul_efficiency);
       !s.ok()) {
     return s;

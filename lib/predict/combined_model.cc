@@ -60,7 +60,13 @@ CombinedModel::CombinedModel(const PredictionInputs& in,
       device_model_(pick_device_model(in.device, gemm_times_, models)),
       family_(in.device),
       host_transfer_(in.device),
-      collective_(in.device, in.slice, !in.options.roofline_only) {}
+      collective_(in.device, in.slice, !in.options.roofline_only) {
+  const ModuleAttributes& a = in.module.attributes();
+  if (in.device.kind == DeviceKind::kGpu && in.device.sharded_compute_share &&
+      (a.num_partitions > 1 || a.replica_count > 1)) {
+    matrix_share_ = *in.device.sharded_compute_share;
+  }
+}
 
 absl::StatusOr<InstructionTiming> CombinedModel::time_instruction(const Instruction& i,
                                                                   const TimingMap& timings) {
@@ -269,7 +275,8 @@ OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool inc
     if (v.gemms.empty()) v.gemms = splash_gemms(i, work.matrix_flops, device);
   }
   v.issue = elementwise_issue_time(i, device, in_.cost);
-  v.family = gpu_family_time(i, work, device);
+  v.matrix_share = matrix_share_;
+  v.family = gpu_family_time(i, work, device, matrix_share_);
   v.loop_host_gap_s = loop_host_gap_s(i, device);
   // A measured family model (cuFFT's passes) already times the layout it moves along.
   v.layout_sensitive = device.kind == DeviceKind::kGpu && !v.family && layout_sensitive(i);

@@ -290,6 +290,8 @@ class CombinedModel {
   FamilyModel family_;
   HostTransferModel host_transfer_;
   CollectiveModel collective_;
+  // Matrix work's share of its measured rate (OpView::matrix_share) in this module.
+  double matrix_share_ = 1;
 
   std::shared_ptr<TextPool> texts_ = std::make_shared<TextPool>();
   // Texts made once, saved in texts_ (declared after it: destroyed before it).

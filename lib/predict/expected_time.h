@@ -318,6 +318,7 @@ struct GpuOpBasis {
   int gemms = 0;                 // GEMMs the table timed
   int outside = 0;               // of them, outside its measured shapes (extrapolated)
   double gemm_s = 0;             // their time
+  double matrix_share = 1;       // of the table's rate, the share they keep (OpView)
   double hbm_fraction = 0;       // kHbm: the share of the bandwidth reached
   // kHbm: the share of the bytes moved without 16-byte vectors (unaligned_share), and the rate
   // they move at (hbm.unaligned_bandwidth, at most the achievable HBM rate); 0: none.

@@ -248,13 +248,17 @@ OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
   const DeviceSpec* src = source.name.empty() ? nullptr : source_spec(source.name);
   if (!matmul_knob && work.matrix_flops > 0 && tables != nullptr && src != nullptr) {
     int used = 0, outside = 0;
+    // In a program sharded over several GPUs, at the share of the table's rate they keep.
     const double gemm_s = table_gemm_time(gemms, device, source, *tables, *src, &gemm_times_,
-                                          assumptions, used, outside);
+                                          assumptions, used, outside) /
+                          op.matrix_share;
     if (used > 0) {
       basis.table = source.name;
       basis.gemms = used;
       basis.outside = outside;
       basis.gemm_s = gemm_s;
+      basis.matrix_share = op.matrix_share;
+      if (op.matrix_share < 1) out.notes.use_figure("sharded_compute_share");
       // A GEMM outside the table's measured shapes is extrapolated (GemmTable::time_s).
       consider(gemm_s, [&source, outside] {
         return absl::StrCat("gemm table ", sv(source.name),
@@ -397,6 +401,10 @@ std::string_view explain_gpu_op(double time_s, const GpuOpBasis& basis, const De
                              basis.outside == basis.gemms ? "" : absl::StrCat(basis.outside, " "),
                              "outside its measured shapes: extrapolated, the tile-padded work "
                              "beyond its edge at its marginal rate there)"),
+          basis.matrix_share < 1
+              ? absl::StrCat(", / ", util::fixed_text(basis.matrix_share, 2),
+                             " in a program sharded over several GPUs (sharded_compute_share)")
+              : std::string(),
           ": ", seconds(basis.gemm_s)));
     }
     for (const auto& [term, s] : basis.terms) {

@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -177,6 +179,23 @@ constexpr double kCudnnHostGapS = 3e-6;
 // and windowed dimension (a cumulative sum's 16-wide windows and a 3x3 max pool, both SM-bound:
 // the same time on the H100 as on the H200).
 constexpr double kWindowStepS = 0.285e-12;
+
+// cuDNN's fused attention (__cudnn$fmha..., forward and backward): its matrix FLOPs (the cost
+// rule's, a causal mask's skipped half left out) at the share of the 16-bit tensor peak cuDNN
+// 9.1 reached on an H100 SXM5 in FlashAttention-3's benchmarks (Shah et al. 2024,
+// arXiv:2407.08608, Fig. 5 and 6: the clock fixed at 1830 MHz, where the peak is 989 TFLOP/s;
+// 16k tokens a batch, no mask, FLOPs counted as here), by pass, head dimension (64, 128) and
+// key length (2^9 to 2^14). Published, not measured here: the shares are interpolated in the
+// logarithms of head dimension and key length and held at the table's edges; other GPUs take
+// them relative to their own peak, and a causal mask runs at the unmasked rate (assumed).
+// Reading and writing q, k, v and the outputs streams through HBM beside the math.
+constexpr double kAttentionPeakTflops = 989;
+constexpr double kAttentionKeysLog2[] = {9, 10, 11, 12, 13, 14};
+constexpr double kAttentionHeadDimLog2[] = {6, 7};
+// TFLOP/s [backward][head dimension][key length].
+constexpr double kAttentionTflops[2][2][6] = {
+    {{335, 373, 395, 408, 412, 413}, {497, 574, 617, 609, 600, 595}},
+    {{266, 348, 395, 417, 432, 433}, {305, 408, 465, 499, 518, 516}}};
 
 double product(const Shape& s) {
   double p = 1;
@@ -797,6 +816,61 @@ std::optional<FamilyTime> reduce_window(const Instruction& op, const OpWork& wor
   return t;
 }
 
+// The share of its tensor peak a cuDNN attention pass reaches at head dimension `head_dim` and
+// `keys` keys (kAttentionTflops).
+double attention_share(bool backward, double head_dim, double keys) {
+  // The position of x in the ascending table `at` of n points: index and weight of the next.
+  const auto locate = [](const double* at, int n, double x) {
+    x = std::clamp(x, at[0], at[n - 1]);
+    int k = 0;
+    while (k + 2 < n && x > at[k + 1]) ++k;
+    return std::pair<int, double>(k, n > 1 ? (x - at[k]) / (at[k + 1] - at[k]) : 0.0);
+  };
+  const auto [h, hw] = locate(kAttentionHeadDimLog2, 2, std::log2(std::max(head_dim, 1.0)));
+  const auto [s, sw] = locate(kAttentionKeysLog2, 6, std::log2(std::max(keys, 1.0)));
+  const auto row = [&, s = s, sw = sw](int d) {
+    const double* r = kAttentionTflops[backward ? 1 : 0][d];
+    return r[s] + sw * (r[s + 1] - r[s]);
+  };
+  return (row(h) + hw * (row(h + 1) - row(h))) / kAttentionPeakTflops;
+}
+
+std::optional<FamilyTime> cudnn_attention(const Instruction& i, const OpWork& work,
+                                          const DeviceSpec& device) {
+  const std::optional<double> peak = device.matrix_peak(work.matrix_type);
+  if (!peak || *peak <= 0 || work.matrix_flops <= 0 || i.operand_count() == 0) {
+    return std::nullopt;
+  }
+  // The score tensor [B, H, S_q, S_kv] of the backend config; q's elements over B H S_q are
+  // its head dimension.
+  const BackendConfig config = i.backend_config();
+  const std::string dims = "/cudnn_fmha_backend_config/intermediate_tensor_shape/dimensions/";
+  double score[4];
+  for (int d = 0; d < 4; ++d) {
+    const std::optional<int64_t> v = config.find_int(absl::StrCat(dims, d));
+    if (!v || *v <= 0) return std::nullopt;
+    score[d] = static_cast<double>(*v);
+  }
+  if (config.find_int(absl::StrCat(dims, 4))) return std::nullopt;
+  const double head_dim = product(i.operand(0)->shape()) / (score[0] * score[1] * score[2]);
+  if (!(head_dim >= 1)) return std::nullopt;
+  const bool backward = absl::StrContains(sv(i.custom_call_target()), "Backward");
+  const double share = attention_share(backward, head_dim, score[3]);
+  const double compute = work.matrix_flops / (share * *peak);
+  const double memory = hbm_s(work.hbm_bytes, device);
+  FamilyTime t;
+  t.family = "cuDNN attention";
+  t.source = "published";
+  t.device_s = std::max(compute, memory);
+  t.basis = absl::StrFormat(
+      "cuDNN attention, %s pass, head dim %g, %g keys: max(%.4g FLOPs at %.2f of the tensor "
+      "peak: %s, memory %s) (published: cuDNN 9.1 on an H100 in FlashAttention-3's "
+      "benchmarks, as a share of the peak)",
+      backward ? "backward" : "forward", head_dim, score[3], work.matrix_flops, share,
+      us(compute), us(memory));
+  return t;
+}
+
 bool is_cudnn_call(const Instruction& i) {
   return i.opcode() == Opcode::kCustomCall &&
          absl::StartsWith(sv(i.custom_call_target()), "__cudnn$conv");
@@ -899,9 +973,11 @@ bool takes_gpu_families(const DeviceSpec& device) {
          !device.matmul_efficiency_set && device.hbm_bandwidth > 0;
 }
 
-std::optional<FamilyTime> gpu_family_time(const Instruction& i, const OpWork& work,
-                                          const DeviceSpec& device) {
-  if (!takes_gpu_families(device)) return std::nullopt;
+namespace {
+
+// The family model of `i`, where one applies (gpu_family_time, its share aside).
+std::optional<FamilyTime> family_time(const Instruction& i, const OpWork& work,
+                                      const DeviceSpec& device) {
   if (i.opcode() == Opcode::kCustomCall) {
     const std::string_view target = i.custom_call_target();
     if (absl::StrContains(sv(target), "cub_sort") ||
@@ -909,6 +985,7 @@ std::optional<FamilyTime> gpu_family_time(const Instruction& i, const OpWork& wo
       return cub_sort(i, device);
     }
     if (target == "__gpu$TopK" || target == "TopK") return top_k(i, work, device);
+    if (absl::StartsWith(sv(target), "__cudnn$fmha")) return cudnn_attention(i, work, device);
     if (is_cudnn_call(i)) {
       std::optional<FamilyTime> t = depthwise(i, work, device);
       if (!t) t = dense_conv(i, work, device);
@@ -947,6 +1024,22 @@ std::optional<FamilyTime> gpu_family_time(const Instruction& i, const OpWork& wo
     default:
       return fill(i, *core, device);
   }
+}
+
+}  // namespace
+
+std::optional<FamilyTime> gpu_family_time(const Instruction& i, const OpWork& work,
+                                          const DeviceSpec& device, double matrix_share) {
+  if (!takes_gpu_families(device)) return std::nullopt;
+  std::optional<FamilyTime> t = family_time(i, work, device);
+  // Matrix work in a sharded program keeps matrix_share of its measured rate.
+  if (t && t->device_s > 0 && work.matrix_flops > 0 && matrix_share < 1) {
+    t->device_s /= matrix_share;
+    t->basis += absl::StrFormat(", / %.2f: its share in a program sharded over several GPUs "
+                                "(sharded_compute_share)",
+                                matrix_share);
+  }
+  return t;
 }
 
 }  // namespace hloroof::predict

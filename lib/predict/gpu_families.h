@@ -24,6 +24,9 @@ struct FamilyTime {
   double device_s = 0;    // the kernels' own time
   double host_gap_s = 0;  // device idle while the host prepares the call (library calls)
   std::string_view family;  // "cub radix sort", "cuFFT", ...
+  // Where its figures come from: "measured" (the op-family sweeps) or "published" (another's
+  // benchmark, borrowed).
+  std::string_view source = "measured";
   std::string basis;        // how the time was made, with its figures and their provenance
   // The range device_s spans where the data decide it (a scatter's repeated indices), device
   // time at each end; none for most families.
@@ -32,8 +35,9 @@ struct FamilyTime {
 
 // The measured model of `i` on an NVIDIA GPU, where one applies; nullopt otherwise (other
 // devices, other ops: their expected time is the general one).
+// `matrix_share`: the share of its measured rate matrix work keeps (OpView::matrix_share).
 std::optional<FamilyTime> gpu_family_time(const Instruction& i, const OpWork& work,
-                                          const DeviceSpec& device);
+                                          const DeviceSpec& device, double matrix_share = 1);
 
 // Which filter taps an implicit GEMM runs: all of them (cuDNN's kernels multiply the padding's
 // zeros too), or only those over real input elements (a TPU, where XLA writes a matrix product

@@ -113,7 +113,10 @@ OpEstimate FamilyModel::estimate(const OpView& op, OpEstimate e) const {
     e.range->low_s = std::max(roofline_s, f.range->low_s + overhead) + f.host_gap_s;
     e.range->high_s = std::max(roofline_s, f.range->high_s + overhead) + f.host_gap_s;
   }
-  e.model = absl::StrCat(sv(f.family), " (measured family model)");
+  e.model = absl::StrCat(sv(f.family), " (", sv(f.source), " family model)");
+  if (op.matrix_share < 1 && f.device_s > 0 && op.work.matrix_flops > 0) {
+    e.notes.use_figure("sharded_compute_share");
+  }
   e.family = &f;
   e.model_s = e.time_s;
   e.device_model = nullptr;

@@ -77,6 +77,9 @@ struct OpView {
   double unaligned_share = 0;  // on GPUs: of its bytes, those not in 16-byte vectors
   std::optional<FamilyTime> family;  // a measured op-family model (gpu_families.h)
   double loop_host_gap_s = 0;        // the host's time before it in a small GPU loop body
+  // On GPUs: the share of its measured rate the op's matrix work keeps (the device's
+  // sharded_compute_share in a program sharded over several GPUs, else 1).
+  double matrix_share = 1;
 };
 
 // One op's estimate: its roofline, its expected time and the model and data behind it.

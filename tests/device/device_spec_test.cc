@@ -312,6 +312,11 @@ TEST_CASE("bad spec files get errors naming the file and the field") {
                j["gemm_plateau"] = {{"value", 1.2}, {"unit", "fraction"}, {"source", "fitted"}};
              }),
              Contains("field 'gemm_plateau.value': expected a fraction from 0.001 to 1"));
+  CHECK_THAT(error_after([](J& j) {
+               j["sharded_compute_share"] = {
+                   {"value", 1.2}, {"unit", "fraction"}, {"source", "fitted"}};
+             }),
+             Contains("field 'sharded_compute_share.value': expected a fraction from 0.001 to 1"));
   CHECK_THAT(error_after([](J& j) { j["schema_version"] = 2; }),
              Contains("field 'schema_version': expected 1"));
   CHECK_THAT(error_after([](J& j) { j["name"] = "tpu:v5e"; }), Contains("field 'name'"));

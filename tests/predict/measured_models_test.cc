@@ -737,6 +737,84 @@ ENTRY e {
   CHECK(with("indices_are_sorted=true, ").time_s < base + 65535 * 13e-9);
 }
 
+TEST_CASE("cuDNN attention runs at the share of the peak cuDNN reached, by pass and keys") {
+  // Forward, no mask, q bf16[2,8192,16,128] (head dim 128, 8192 keys): 2 x 8192 x (E(q) +
+  // E(o)) = 2 x 8192 x 2 x 33554432 = 1.0995116e12 FLOPs at 600 TFLOP/s (cuDNN 9.1 on an H100
+  // at 8k keys, head dim 128; the h200's peak is the same 989 TFLOP/s) = 1.83252 ms, above its
+  // memory (4 x 67108864 B at 0.87 x 4.8e12 B/s = 64.3 us). + 0.7 us.
+  constexpr std::string_view kForward = R"(HloModule m
+ENTRY e {
+  q = bf16[2,8192,16,128] parameter(0)
+  k = bf16[2,8192,16,128] parameter(1)
+  v = bf16[2,8192,16,128] parameter(2)
+  ROOT a = (bf16[2,8192,16,128], u8[1024]) custom-call(q, k, v), custom_call_target="__cudnn$fmhaSoftmax", backend_config={"cudnn_fmha_backend_config":{"mask_type":"NO_MASK","intermediate_tensor_shape":{"element_type":"BF16","dimensions":["2","16","8192","8192"]}}}
+})";
+  auto fwd = testing::predict(kForward, "h200");
+  CHECK(fwd.op("a").model() == "cuDNN attention (published family model)");
+  CHECK(fwd.op("a").time_s == Approx(1.0995116e12 / 600e12 + 0.7e-6).epsilon(1e-5));
+  CHECK_THAT(std::string(fwd.op("a").explanation()), Catch::Contains("0.61 of the tensor peak"));
+  // Backward, causal, q bf16[1,32768,8,96]: 32768 keys, past the table's 16k: held at 16k's.
+  // Head dim 96 between 64 and 128: log2(96) - 6 = 0.585 of the way, 433 + 0.585 x (516 -
+  // 433) = 481.55 TFLOP/s. 10 x 32768 x E(q) / 2 = 5 x 32768 x 25165824 = 4.123169e12 FLOPs:
+  // 8.5623 ms. A wider head (256) takes 128's rate, 516 TFLOP/s.
+  const auto backward = [](int head_dim) {
+    const std::string q = absl::StrCat("bf16[1,32768,8,", head_dim, "]");
+    return absl::StrCat(R"(HloModule m
+ENTRY e {
+  q = )", q, R"( parameter(0)
+  k = )", q, R"( parameter(1)
+  v = )", q, R"( parameter(2)
+  o = )", q, R"( parameter(3)
+  d = )", q, R"( parameter(4)
+  ROOT b = ()", q, ", ", q, ", ", q, R"(, u8[1024]) custom-call(q, k, v, d, o), custom_call_target="__cudnn$fmhaSoftmaxBackward", backend_config={"cudnn_fmha_backend_config":{"mask_type":"CAUSAL","intermediate_tensor_shape":{"element_type":"BF16","dimensions":["1","8","32768","32768"]}}}
+})");
+  };
+  const double share = std::log2(96.0) - 6;
+  const double rate = (433 + share * (516 - 433)) * 1e12;
+  const double flops = 5.0 * 32768 * (32768.0 * 8 * 96);
+  auto bwd = testing::predict(backward(96), "h200");
+  CHECK(bwd.op("b").time_s == Approx(flops / rate + 0.7e-6).epsilon(1e-5));
+  CHECK(flops / rate == Approx(8.5623e-3).epsilon(1e-4));
+  auto wide = testing::predict(backward(256), "h200");
+  CHECK(wide.op("b").time_s == Approx(flops / 96 * 256 / 516e12 + 0.7e-6).epsilon(1e-5));
+  // A TPU has no such model: its custom call keeps the general expected time.
+  CHECK(testing::predict(kForward, "tpu_v5e").op("a").model() !=
+        "cuDNN attention (published family model)");
+}
+
+TEST_CASE("sharded_compute_share: matrix work in a program sharded over several GPUs") {
+  // h100's file sets 0.81: a GEMM of a module of 8 partitions takes 1 / 0.81 of the table's
+  // time, the same GEMM of a one-GPU module the table's; the share is named in the explanation
+  // and among the fitted figures used. Without the figure the sharded GEMM keeps the table's.
+  const auto module = [](int partitions) {
+    return absl::StrCat("HloModule m, num_partitions=", partitions, R"(
+ENTRY e {
+  a = bf16[8192,8192]{1,0} parameter(0)
+  b = bf16[8192,8192]{1,0} parameter(1)
+  ROOT d = bf16[8192,8192]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  };
+  absl::StatusOr<DeviceSpec> h100 = device("h100");
+  REQUIRE_OK(h100);
+  REQUIRE(h100->sharded_compute_share.has_value());
+  CHECK(*h100->sharded_compute_share == 0.81);
+  const auto one = testing::predict(module(1), "h100").op("d");
+  const auto eight = testing::predict(module(8), "h100").op("d");
+  // Both are GEMM-bound at the table's time t plus the 0.7 us overhead (h100's per-op cost).
+  const double overhead = h100->per_op_overhead_s;
+  const double table_s = one.time_s - overhead;
+  CHECK(table_s > 1.1e12 / 989e12);  // the table's 8192^3 GEMM is below the peak
+  CHECK(eight.time_s == Approx(table_s / 0.81 + overhead).epsilon(1e-6));
+  CHECK_THAT(std::string(eight.explanation()), Catch::Contains("/ 0.81 in a program sharded"));
+  CHECK_THAT(std::string(one.explanation()), !Catch::Contains("sharded"));
+  DeviceSpec unset = *h100;
+  unset.sharded_compute_share.reset();
+  CHECK(testing::predict(module(8), unset).op("d").time_s == Approx(one.time_s).epsilon(1e-9));
+  // A TPU has no such figure: its sharded GEMM is timed as its one-chip one.
+  CHECK(testing::predict(module(8), "tpu_v5e").op("d").time_s ==
+        Approx(testing::predict(module(1), "tpu_v5e").op("d").time_s).epsilon(1e-9));
+}
+
 TEST_CASE("top-k, FFT and cuDNN: the launch, the passes and the tensor cores, by hand") {
   // XLA's TopK kernel, f32[8192,1024], k = 16 on h200: K = 16, T = min(512 x 16 / 16,
   // bit_floor(1024 / 16)) = 64 threads a row; 132 x min(32, 2048 / 64) = 4224 blocks at once, 2

@@ -107,18 +107,26 @@ TEST_CASE("the 8xH100 MLP step: GEMMs plus the exposed gradient all-reduce") {
   CHECK(p.assumes("topology 1x8"));
 
   // Expected: the GEMMs at what the measured H100 table gives an 8192 x 16384 x 4096 bf16
-  // GEMM (about 80% of peak: the table's large bf16 GEMMs reach 0.78-0.81), the all-reduce at
-  // the fitted 8-GPU all-reduce. Slower than the roofline, but not by more than the 0.78
-  // efficiency of the GEMMs and the measured all-reduce bus bandwidth allow.
+  // GEMM (about 80% of peak: the table's large bf16 GEMMs reach 0.78-0.81), times 0.81 in this
+  // program of 8 partitions (h100's sharded_compute_share), the all-reduce at the fitted 8-GPU
+  // all-reduce. Slower than the roofline, but not by more than the GEMMs' efficiency and the
+  // measured all-reduce bus bandwidth allow.
   auto e = testing::predict(text, "h100");
+  absl::StatusOr<DeviceSpec> h100 = device("h100");
+  REQUIRE_OK(h100);
+  DeviceSpec alone = *h100;
+  alone.sharded_compute_share.reset();
+  auto table = testing::predict(text, alone);
   CHECK(e->roofline_step_time_s == Approx(p->step_time_s));
   CHECK(e->step_time_s > p->step_time_s);
-  CHECK(e->step_time_s < p->step_time_s / 0.7);
+  CHECK(e->step_time_s < p->step_time_s / (0.7 * 0.81));
+  CHECK(table->step_time_s < p->step_time_s / 0.7);
   // m = 8192 and n = 16384 lie above the table's box (256-4096 a side): extrapolated.
   for (const char* gemm : {"custom-call.1", "custom-call.2", "custom-call.3", "custom-call.4"}) {
     CHECK(e.op(gemm).model() == "gemm table h100 (measured, extrapolated)");
-    CHECK(e.op(gemm).efficiency > 0.7);
-    CHECK(e.op(gemm).efficiency < 0.95);
+    CHECK(table.op(gemm).efficiency > 0.7);
+    CHECK(table.op(gemm).efficiency < 0.95);
+    CHECK(e.op(gemm).efficiency == Approx(0.81 * table.op(gemm).efficiency).epsilon(1e-3));
   }
   // The all-reduce: 2 x 536.9 MB x 7/8 = 939.5 MB of bus traffic; the table's 8-GPU
   // all-reduces move at most ~402 GB/s of bus bandwidth (2 GiB in 9.34 ms), so at least

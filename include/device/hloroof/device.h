@@ -167,6 +167,9 @@ struct DeviceSpec {
   // TPU: the share of this chip's peak its large GEMMs reach inside programs, the plateau of the
   // measured ramp the TPU expected time borrows; unset: its peak.
   std::optional<double> gemm_plateau;
+  // NVIDIA GPU: the share of its measured rate (GEMM tables, attention, convolutions) a GPU's
+  // matrix work keeps in a program sharded over several GPUs; unset: all of it.
+  std::optional<double> sharded_compute_share;
   // Calibration (data/hardware/README.md): the fraction of matrix peak and of HBM bandwidth
   // reached. roofline_time applies them; a prediction's roofline does not, and uses them for
   // the expected time in place of the measured models when the file sets them (`*_set`).
