@@ -152,6 +152,8 @@ def jaxdecomp(cli, folder, device, nodes):
 
 
 RECIPES_FITTED = ("llama3.1-8b-v6e-8", "llama3.1-70b-tpu7x-64")  # each generation's gemm_plateau
+# The GPU clusters' sharded_compute_share (data/hardware/h100.json).
+GPU_RECIPES_FITTED = ("llama3-70b-h100-256", "llama3-70b-fp8-h100-256")
 
 
 def recipes(kept, fitted, gpu=False):
@@ -166,8 +168,9 @@ def recipes(kept, fitted, gpu=False):
         name = "gpu_recipes.json" if gpu else "tpu_recipes.json"
         with open(os.path.join(HERE, "measured", name)) as f:
             table = json.load(f)
+    chosen = GPU_RECIPES_FITTED if gpu else RECIPES_FITTED
     return [(r["recipe"], r["expected_step_s"] / r["measured_step_s"]) for r in table
-            if not r.get("error") and (r["recipe"] in RECIPES_FITTED) == fitted]
+            if not r.get("error") and (r["recipe"] in chosen) == fitted]
 
 
 def profiles(cli, files):
@@ -219,6 +222,8 @@ def plan(args):
     src = "kept programs" if args.recipes_kept else "gpu_recipes.json"
     out.append((f"GPU clusters, held out ({src})", "program", True,
                 lambda: recipes(args.recipes_kept, False, gpu=True)))
+    out.append((f"GPU clusters, fitted ({src})", "program", True,
+                lambda: recipes(args.recipes_kept, True, gpu=True)))
     prof = os.path.join(shared, "profiles")
     out.append(("real profile TPU v6e", "program", True,
                 lambda: profiles(cli, [os.path.join(prof, "tpu_v6e",

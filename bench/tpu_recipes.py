@@ -635,6 +635,55 @@ GPU_RECIPES["llama2-7b-a3mega-256"] = dict(
     "2db62ee)",
     target="examples/h100_a3_mega.json:32x8", batch_per_chip=4, seq=4096, step_s=1.500,
     tflops_per_chip=503.384)
+# NVIDIA's DGX Cloud benchmarks (NVIDIA/dgxc-benchmarking, maxtext/README_70b.md): MaxText
+# Llama3-70B (at 8f5cbb3, container jax 25.01-maxtext) and Llama2-70B (at 143b90d, maxtext
+# 2024-12-09) on DGX H100 nodes (8 ConnectX-7 NICs of 400 Gb/s, one a GPU: the built-in h100's
+# scale-out figure), a table of seconds a step by GPU count and precision (its MFU: model FLOPs
+# over 989 TFLOP/s bf16, 1979 fp8). Its configure.sh: 2 sequences a GPU, FSDP 8 within a node
+# and over every node up to 32 nodes, from 64 nodes DCN FSDP 16 x data parallelism over the
+# rest; attention cudnn_flash_te, layers in a scan; combine thresholds of 8 GiB over 4 (all-
+# reduce, all-gather) and over 256 (bf16; 512 from 64 nodes) or 128 (fp8; 256) for the
+# reduce-scatters (Llama2 fp8: 8, 16 and 1024; 2048); its runs' latency-hiding scheduler read
+# a profile of an earlier run (PGLE), which a compile here has not.
+DGXC_SOURCE = "NVIDIA/dgxc-benchmarking maxtext/README_70b.md"
+DGXC_DIFFERS = GPU_DIFFERS + (" but Triton's softmax fusion off (this XLA no longer has the flag), "
+                              "no profile-guided latency estimates (the runs' PGLE)")
+LLAMA2_70B = dict(LLAMA3_1_70B, vocab=32000)
+
+
+def dgxc_row(model, fp8, nodes, step_s, mfu, seq, remat, thresholds, commit):
+    """One row of the DGXC table: `thresholds` the combine thresholds (all-reduce, all-gather,
+    reduce-scatter below 64 nodes, from 64) in bytes."""
+    ar, ag, rs_small, rs_large = thresholds
+    return dict(
+        model, attention="cudnn", data_parallel=max(1, nodes // 16) if nodes >= 64 else 1,
+        remat=dict.fromkeys(remat, "device"), **({"quantization": "fp8_full"} if fp8 else {}),
+        flags=gpu_flags(ar, ag, rs_large if nodes >= 64 else rs_small,
+                        more="--xla_gpu_enable_highest_priority_async_stream=true"),
+        differs=DGXC_DIFFERS + (FP8_DIFFERS if fp8 else ""),
+        source=f"{DGXC_SOURCE} (at {commit}, {nodes * 8} GPUs, {'fp8' if fp8 else 'bf16'})",
+        target=f"h100:{nodes}x8", batch_per_chip=2, seq=seq, step_s=step_s,
+        tflops_per_chip=round(mfu * (1979 if fp8 else 989), 1))
+
+
+GIB = 1 << 30
+QKV = ("query_proj", "key_proj", "value_proj")
+for nodes, bf16, fp8 in ((32, (15.444, 0.5159), (9.488, 0.4197)),
+                         (64, (15.519, 0.5134), (9.244, 0.4307)),
+                         (128, (15.603, 0.5106), (9.483, 0.4199))):
+    for is_fp8, (step, mfu) in ((False, bf16), (True, fp8)):
+        GPU_RECIPES[f"llama3-70b{'-fp8' if is_fp8 else ''}-h100-{nodes * 8}"] = dgxc_row(
+            LLAMA3_1_70B, is_fp8, nodes, step, mfu, 8192, QKV,
+            (2 * GIB, 2 * GIB, (64 if is_fp8 else 32) << 20, (32 if is_fp8 else 16) << 20),
+            "8f5cbb3")
+for nodes, bf16, fp8 in ((32, (7.153, 0.5145), (4.959, 0.3709)),
+                         (128, (7.084, 0.5195), (5.062, 0.3634))):
+    GPU_RECIPES[f"llama2-70b-h100-{nodes * 8}"] = dgxc_row(
+        LLAMA2_70B, False, nodes, *bf16, 4096, QKV + ("out_proj", "mlpwo"),
+        (2 * GIB, 2 * GIB, 32 << 20, 16 << 20), "143b90d")
+    GPU_RECIPES[f"llama2-70b-fp8-h100-{nodes * 8}"] = dgxc_row(
+        LLAMA2_70B, True, nodes, *fp8, 4096, QKV + ("out_proj",),
+        (GIB, GIB // 2, 8 << 20, 4 << 20), "143b90d")
 GPU_RECIPES = {name: completed(r) for name, r in GPU_RECIPES.items()}
 
 
@@ -771,23 +820,25 @@ def recipe_row(row, r):
     }
 
 
-HEADER = (f"{'recipe':<23} {'chips':>5} {'measured':>9} {'expected':>15} {'roofline':>9} "
-          f"{'MFU meas/exp':>12} {'temp XLA,ours':>13} {'compile':>7}")
+NAME_WIDTH = 25
+HEADER = (f"{'recipe':<{NAME_WIDTH}} {'chips':>5} {'measured':>8} {'expected':>14} "
+          f"{'roofline':>8} {'MFU meas/exp':>12} {'temp XLA,ours':>14} {'compile':>7}")
 
 
 def row_text(row):
-    """One recipe's line of the table (100 columns at most)."""
+    """One recipe's line of the table (100 columns at most); a name longer than the name
+    column takes a line of its own above its figures."""
+    name = row["recipe"]
+    head = f"{name}\n{'':<{NAME_WIDTH}}" if len(name) > NAME_WIDTH else f"{name:<{NAME_WIDTH}}"
     if row.get("error"):
-        return f"{row['recipe']:<23} not predicted: {row['error'][:61]}"
+        return f"{head} not predicted: {row['error'][:100 - NAME_WIDTH - 16]}"
     xla_temp = row["xla_temp_bytes"] or 0
     ratio = row["expected_step_s"] / row["measured_step_s"]
     temp_ratio = (row["temp_bytes"] or 0) / max(xla_temp, 1)  # ours over XLA's
-    # A name past 23 characters takes room from the chips' column (25 leave 3 digits).
-    chips = f"{row['chips']:>{max(5 - max(len(row['recipe']) - 23, 0), 1)}}"
-    return (f"{row['recipe']:<23} {chips} {row['measured_step_s']:>8.3f}s "
-            f"{row['expected_step_s']:>8.3f}s x{ratio:.2f} {row['roofline_step_s']:>8.3f}s "
+    return (f"{head} {row['chips']:>5} {row['measured_step_s']:>7.3f}s "
+            f"{row['expected_step_s']:>7.3f}s x{ratio:.2f} {row['roofline_step_s']:>7.3f}s "
             f"{row['mfu_measured']:>5.1%}/{row['mfu_expected']:<6.1%} "
-            f"{xla_temp / 1e9:>4.1f}GB x{temp_ratio:<5.3f} "
+            f"{xla_temp / 1e9:>5.1f}GB x{temp_ratio:<5.3f} "
             f"{row['compile_s']:>6.0f}s")
 
 

@@ -441,6 +441,11 @@ def test_recipe_runner_on_tpu7x(tmp_path):
                                 "devices of a chip: give a multiple of 2")
     text = tpu_recipes.row_text(row)
     assert text.startswith("tiny-7x") and len(text) <= 100
+    # A name longer than its column (25) takes a line of its own; the figures stay in 100.
+    long = tpu_recipes.row_text(dict(row, recipe="llama3.1-70b-128k-fp8-tpu7x-256"))
+    name, figures = long.split("\n")
+    assert name == "llama3.1-70b-128k-fp8-tpu7x-256" and len(figures) <= 100
+    assert figures[26:].split()[0] == "4"  # the chips, in their column
 
 
 def test_what_if_command(llama_local, tmp_path):

@@ -1,7 +1,7 @@
 """The tables of bench/measured/tpu_recipes.json and gpu_recipes.json held against the programs
 kept in the repository (bench/measured/tpu_programs/by-recipe/NAME): each kept program is
 predicted again, compiling nothing, and must give the table's figures; every TPU row stays
-within 20% of its published step, and every roofline below it."""
+within 20% of its published step, every GPU cluster's within 15%, and every roofline below it."""
 import json
 import os
 import sys
@@ -133,8 +133,11 @@ def test_a_kept_program_predicts_its_row(name):
     assert row["temp_bytes"] == want["temp_bytes"]
     assert row["xla_temp_bytes"] == want["xla_temp_bytes"]
     assert (row["chips"], row["devices"]) == (want["chips"], want["devices"])
-    # Held out or fitted, every TPU row within 20% of its published step (the GPU clusters'
-    # rows, not yet: docs/accuracy.md); every roofline below it.
+    # Held out or fitted, every TPU row within 20% of its published step, every GPU cluster's
+    # within 15% (docs/accuracy.md); every roofline below it.
+    ratio = row["expected_step_s"] / row["measured_step_s"]
     if name in tr.RECIPES:
-        assert 0.8 <= row["expected_step_s"] / row["measured_step_s"] <= 1.2
+        assert 0.8 <= ratio <= 1.2
+    else:
+        assert 0.85 <= ratio <= 1.15
     assert row["roofline_step_s"] < row["measured_step_s"]
