@@ -279,8 +279,9 @@ OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
       const auto peak = device.matrix_flops_per_s.find(c.unit);
       if (d == 0 || peak == device.matrix_flops_per_s.end() || peak->second <= 0) continue;
       const double flops = c.shape.flops() * c.factor;
-      best += flops / (kUnalignedGemmBest * peak->second);
-      worst += flops / (kUnalignedGemmWorst * peak->second);
+      // Measured on one GPU: a sharded program keeps its share of either end too.
+      best += flops / (kUnalignedGemmBest * peak->second * op.matrix_share);
+      worst += flops / (kUnalignedGemmWorst * peak->second * op.matrix_share);
       if (basis.unaligned_gemms++ == 0) basis.unaligned_dim = d;
     }
     if (best > basis.gemm_s) {

@@ -810,6 +810,26 @@ ENTRY e {
   DeviceSpec unset = *h100;
   unset.sharded_compute_share.reset();
   CHECK(testing::predict(module(8), unset).op("d").time_s == Approx(one.time_s).epsilon(1e-9));
+  // A GEMM with an unaligned dimension (k = 50257) takes its measured range, both ends at the
+  // share too.
+  const auto odd = [](int partitions) {
+    return absl::StrCat("HloModule m, num_partitions=", partitions, R"(
+ENTRY e {
+  a = bf16[8192,50257]{1,0} parameter(0)
+  b = bf16[50257,1024]{1,0} parameter(1)
+  ROOT d = bf16[8192,1024]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  };
+  const auto odd_one = testing::predict(odd(1), "h100").op("d");
+  const auto odd_eight = testing::predict(odd(8), "h100").op("d");
+  CHECK(odd_one.model() == "gemm, unaligned dimension (measured range)");
+  CHECK(odd_eight.time_s - overhead == Approx((odd_one.time_s - overhead) / 0.81).epsilon(1e-6));
+  const std::optional<TimeRange> odd_one_range = odd_one.time_range();
+  const std::optional<TimeRange> odd_eight_range = odd_eight.time_range();
+  REQUIRE(odd_one_range.has_value());
+  REQUIRE(odd_eight_range.has_value());
+  CHECK(odd_eight_range->high_s - overhead ==
+        Approx((odd_one_range->high_s - overhead) / 0.81).epsilon(1e-6));
   // A TPU has no such figure: its sharded GEMM is timed as its one-chip one.
   CHECK(testing::predict(module(8), "tpu_v5e").op("d").time_s ==
         Approx(testing::predict(module(1), "tpu_v5e").op("d").time_s).epsilon(1e-9));
