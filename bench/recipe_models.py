@@ -735,10 +735,17 @@ def moe_step(r):
         names_which_can_be_offloaded=[n for n, where in remat.items() if where == "offload"],
         offload_src="device", offload_dst="pinned_host")
 
+    # Gemma 4's cycle rematerializes each of its layers apart (MaxText's Gemma4ScannableBlock:
+    # a checkpoint a layer, none over the block), so the backward pass holds one layer's
+    # activations at a time; the other models' cycle is one checkpoint.
+    def layer(kind):
+        run = lambda x, w, i: block(x, w, kind, i)
+        return jax.checkpoint(run, policy=policy) if gemma4 else run
+
     def cycle(x, xs):
         w, i = xs
         for j, kind in enumerate(pattern):
-            x = block(x, w[j], kind, i * len(pattern) + j)
+            x = layer(kind)(x, w[j], i * len(pattern) + j)
         return x, None
 
     cap = r.get("logit_soft_cap")
@@ -750,7 +757,7 @@ def moe_step(r):
             x = act(one_hot @ embed)
         else:
             x = act(embed[tokens])
-        x, _ = jax.lax.scan(jax.checkpoint(cycle, policy=policy), x,
+        x, _ = jax.lax.scan(cycle if gemma4 else jax.checkpoint(cycle, policy=policy), x,
                             (params["layers"], jnp.arange(cycles, dtype=jnp.int32)))
         head = embed.T if r.get("tied_embedding") else c(params["head"])
         capped = (lambda y: jnp.tanh(y / cap) * cap) if cap else (lambda y: y)
