@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "examples.h"
 #include "hloroof/absl_compat.h"
@@ -786,14 +787,17 @@ TEST_CASE("sharded_compute_share: matrix work in a program sharded over several 
   // h100's file sets 0.81: a GEMM of a module of 8 partitions takes 1 / 0.81 of the table's
   // time, the same GEMM of a one-GPU module the table's; the share is named in the explanation
   // and among the fitted figures used. Without the figure the sharded GEMM keeps the table's.
-  const auto module = [](int partitions) {
-    return absl::StrCat("HloModule m, num_partitions=", partitions, R"(
+  // A module of `partitions` whose one op is an m x k x n bf16 GEMM.
+  const auto gemm = [](int partitions, int m, int k, int n) {
+    return absl::StrFormat(R"(HloModule m, num_partitions=%d
 ENTRY e {
-  a = bf16[8192,8192]{1,0} parameter(0)
-  b = bf16[8192,8192]{1,0} parameter(1)
-  ROOT d = bf16[8192,8192]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})");
+  a = bf16[%d,%d]{1,0} parameter(0)
+  b = bf16[%d,%d]{1,0} parameter(1)
+  ROOT d = bf16[%d,%d]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                           partitions, m, k, k, n, m, n);
   };
+  const auto module = [&gemm](int partitions) { return gemm(partitions, 8192, 8192, 8192); };
   absl::StatusOr<DeviceSpec> h100 = device("h100");
   REQUIRE_OK(h100);
   REQUIRE(h100->sharded_compute_share.has_value());
@@ -812,14 +816,7 @@ ENTRY e {
   CHECK(testing::predict(module(8), unset).op("d").time_s == Approx(one.time_s).epsilon(1e-9));
   // A GEMM with an unaligned dimension (k = 50257) takes its measured range, both ends at the
   // share too.
-  const auto odd = [](int partitions) {
-    return absl::StrCat("HloModule m, num_partitions=", partitions, R"(
-ENTRY e {
-  a = bf16[8192,50257]{1,0} parameter(0)
-  b = bf16[50257,1024]{1,0} parameter(1)
-  ROOT d = bf16[8192,1024]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})");
-  };
+  const auto odd = [&gemm](int partitions) { return gemm(partitions, 8192, 50257, 1024); };
   const auto odd_one = testing::predict(odd(1), "h100").op("d");
   const auto odd_eight = testing::predict(odd(8), "h100").op("d");
   CHECK(odd_one.model() == "gemm, unaligned dimension (measured range)");
