@@ -59,6 +59,8 @@ void bind_predict(py::module_& m) {
       .field("start", &AsyncPrediction::start, "the start's name")
       .field("done", &AsyncPrediction::done, "the done's name")
       .field("latency_s", &AsyncPrediction::latency_s, "per execution: how long it runs, s")
+      .field("queued_s", &AsyncPrediction::queued_s,
+             "per execution: waited for its engine (the host link) before it began, s")
       .field("hidden_s", &AsyncPrediction::hidden_s, "per execution: overlapped, s")
       .field("exposed_s", &AsyncPrediction::exposed_s, "per execution: the done's wait, s")
       .done();

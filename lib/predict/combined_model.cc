@@ -151,6 +151,14 @@ absl::Status CombinedModel::time_async_start(const Instruction& i, const Instruc
     flow.latency_s = t.time_s;
     t.time_s = 0;
     t.bound = BoundBy::kMemory;
+    // A host-offload copy takes its direction of the host link, one copy at a time (the
+    // schedule queues it behind the copies started before it): a TPU v6e profile's three
+    // concurrent copies each way ran one after another (docs/prediction-model.md).
+    if (t.resource == Bound::kHost) {
+      flow.queue = record.cost.padded_read.host >= record.cost.padded_written.host
+                       ? kHostToDevice
+                       : kDeviceToHost;
+    }
     if (explain()) explanation.prepend("asynchronous copy: ");
     return absl::OkStatus();
   }

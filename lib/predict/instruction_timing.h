@@ -19,6 +19,10 @@
 
 namespace hloroof::predict {
 
+// The engines async work queues on (FlowTiming::queue): each direction of the host link.
+inline constexpr uint8_t kHostToDevice = 1;
+inline constexpr uint8_t kDeviceToHost = 2;
+
 // How a scheduled instruction takes part in its computation's schedule.
 enum class Role : uint8_t {
   kFree,         // moves pointers only: parameter, tuple, bitcast, ...; or does no work at all
@@ -38,6 +42,10 @@ struct FlowTiming {
   double latency_s = 0;
   std::string_view stream;
   int64_t partner = -1;  // index of the other op of the pair in its computation; -1 unpaired
+  // The engine the work queues on (ScheduledEvent::queue): 0 none; kHostToDevice or
+  // kDeviceToHost for a host-offload copy, one at a time on its direction of the host link.
+  uint8_t queue = 0;
+  double queued_s = 0;  // how long the work waited for its engine (AsyncPairTiming)
   double hidden_s = 0;
   double exposed_s = 0;
   // The roofline of latency_s (an async start), kept by the expected walk for

@@ -274,6 +274,7 @@ AsyncPrediction async_record(const InstructionTiming& start, const InstructionTi
           std::string(start.instruction->name()),
           std::string(done.instruction->name()),
           flow.latency_s,
+          flow.queued_s,
           flow.hidden_s,
           flow.exposed_s,
           flow.async_computation != nullptr ? flow.latency_s

@@ -16,6 +16,11 @@ ScheduledEvent ScheduledEvent::start(int64_t id, double cost_s, std::string labe
   return {Kind::kAsyncStart, cost_s, id, 0, std::move(label)};
 }
 
+ScheduledEvent ScheduledEvent::queued_start(int64_t id, int queue, double latency_s,
+                                            double cost_s, std::string label) {
+  return {Kind::kAsyncStart, cost_s, id, latency_s, std::move(label), queue};
+}
+
 ScheduledEvent ScheduledEvent::done(int64_t id, double latency_s, double cost_s,
                                     std::string label) {
   return {Kind::kAsyncDone, cost_s, id, latency_s, std::move(label)};
@@ -24,7 +29,7 @@ ScheduledEvent ScheduledEvent::done(int64_t id, double latency_s, double cost_s,
 absl::StatusOr<ScheduleTiming> time_schedule(absl::Span<const ScheduledEvent> events) {
   return time_schedule(events.size(), [events](size_t i) {
     const ScheduledEvent& e = events[i];
-    return ClockEvent{e.kind, e.cost_s, e.async_id, e.latency_s};
+    return ClockEvent{e.kind, e.cost_s, e.async_id, e.latency_s, e.queue};
   });
 }
 
@@ -32,7 +37,14 @@ absl::StatusOr<ScheduleTiming> time_schedule(size_t count,
                                              absl::FunctionRef<ClockEvent(size_t)> event) {
   ScheduleTiming timing;
   timing.end_s.reserve(count);
-  absl::flat_hash_map<int64_t, double> open;  // async id -> clock at its start
+  struct Open {
+    double start_s = 0;
+    double queued_s = 0;   // a queued pair's wait for its engine
+    double latency_s = 0;  // a queued pair's (its start gives it)
+    bool queued = false;
+  };
+  absl::flat_hash_map<int64_t, Open> open;  // async id -> its start
+  absl::flat_hash_map<int, double> engine_free_s;  // queue -> when its last work ends
   double t = 0;
   for (size_t i = 0; i < count; ++i) {
     const ClockEvent e = event(i);
@@ -41,10 +53,22 @@ absl::StatusOr<ScheduleTiming> time_schedule(size_t count,
       return absl::InvalidArgumentError(
           absl::StrCat("event ", i, ": cost and latency must be finite and non-negative"));
     }
+    if (e.queue < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("event ", i, ": queue ", e.queue,
+                                                     " is negative (0: no queue)"));
+    }
     t += e.cost_s;
     timing.busy_s += e.cost_s;
     if (e.kind == ScheduledEvent::Kind::kAsyncStart) {
-      if (!open.emplace(e.async_id, t).second) {
+      Open o{.start_s = t};
+      if (e.queue > 0) {
+        double& free_s = engine_free_s[e.queue];
+        o.queued = true;
+        o.latency_s = e.latency_s;
+        o.queued_s = std::max(0.0, free_s - t);
+        free_s = t + o.queued_s + e.latency_s;
+      }
+      if (!open.emplace(e.async_id, o).second) {
         return absl::InvalidArgumentError(absl::StrCat("event ", i, ": async id ", e.async_id,
                                                        " is started again before its done"));
       }
@@ -54,13 +78,21 @@ absl::StatusOr<ScheduleTiming> time_schedule(size_t count,
         return absl::InvalidArgumentError(
             absl::StrCat("event ", i, ": done of async id ", e.async_id, " has no open start"));
       }
+      const Open& o = it->second;
+      if (o.queued && e.latency_s != 0 && e.latency_s != o.latency_s) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "event ", i, ": done of queued async id ", e.async_id, " gives latency ",
+            e.latency_s, " s, its start ", o.latency_s, " s"));
+      }
       AsyncPairTiming p;
       p.async_id = e.async_id;
-      p.start_s = it->second;
+      p.start_s = o.start_s;
       p.done_s = t;
-      p.latency_s = e.latency_s;
-      p.hidden_s = std::min(e.latency_s, t - it->second);
-      p.exposed_s = e.latency_s - p.hidden_s;
+      p.latency_s = o.queued ? o.latency_s : e.latency_s;
+      p.queued_s = o.queued_s;
+      const double span_s = p.queued_s + p.latency_s;
+      p.hidden_s = std::min(span_s, t - o.start_s);
+      p.exposed_s = span_s - p.hidden_s;
       open.erase(it);
       t += p.exposed_s;
       timing.exposed_s += p.exposed_s;

@@ -28,7 +28,8 @@ absl::StatusOr<std::vector<AsyncPairTiming>> run_clock(ComputationTiming& ct,
     const InstructionTiming& t = timings[k];
     switch (t.role) {
       case Role::kAsyncStart:
-        return ClockEvent{Kind::kAsyncStart, 0, static_cast<int64_t>(k), 0};
+        return ClockEvent{Kind::kAsyncStart, 0, static_cast<int64_t>(k), t.flow().latency_s,
+                          t.flow().queue};
       case Role::kAsyncDone:
         return ClockEvent{Kind::kAsyncDone, 0, t.partner(),
                           timings[t.partner()].flow().latency_s};
@@ -52,6 +53,7 @@ absl::StatusOr<std::vector<AsyncPairTiming>> run_clock(ComputationTiming& ct,
   for (const AsyncPairTiming& p : clock->pairs) {
     InstructionTiming& start = timings[p.async_id];
     InstructionTiming& done = timings[start.partner()];
+    start.mutable_flow().queued_s = done.mutable_flow().queued_s = p.queued_s;
     start.mutable_flow().hidden_s = done.mutable_flow().hidden_s = p.hidden_s;
     start.mutable_flow().exposed_s = done.mutable_flow().exposed_s = p.exposed_s;
     done.time_s = p.exposed_s;  // the wait is the done's time on the compute track
@@ -277,9 +279,13 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
     }
     if (!model.explain()) continue;
     // (StrCat and to_chars: a sharded module has thousands of pairs.)
+    const std::string queued =
+        p.queued_s > 0 ? absl::StrCat(" after ", util::general_text(p.queued_s, 4),
+                                      " s queued behind the host link's earlier copies")
+                       : "";
     done.explanation = model.save(absl::StrCat(
         "waits for ", sv(start.instruction->name()), ": latency ",
-        util::general_text(p.latency_s, 4), " s, ", util::general_text(p.hidden_s, 4),
+        util::general_text(p.latency_s, 4), " s", queued, ", ", util::general_text(p.hidden_s, 4),
         " s hidden behind the ops in between, ", util::general_text(p.exposed_s, 4), " s exposed"));
   }
   for (InstructionTiming& t : ct.instructions) {
@@ -338,7 +344,8 @@ absl::StatusOr<RooflineTiming> roofline_computation(const ComputationTiming& exp
     const InstructionTiming& x = expected.instructions[k];
     switch (x.role) {
       case Role::kAsyncStart:
-        return ClockEvent{Kind::kAsyncStart, 0, static_cast<int64_t>(k), 0};
+        return ClockEvent{Kind::kAsyncStart, 0, static_cast<int64_t>(k), rt.latency_s[k],
+                          x.flow().queue};
       case Role::kAsyncDone:
         return ClockEvent{Kind::kAsyncDone, 0, x.partner(), rt.latency_s[x.partner()]};
       default:

@@ -36,8 +36,9 @@ class TimelineBuilder {
       const InstructionTiming& t = ct.instructions[k];
       const double begin = offset + ct.begin_s[k];
       if (t.role == Role::kAsyncStart && t.partner() >= 0) {
-        add(t.instruction->name(), t.flow().stream, begin, t.flow().latency_s, depth,
-            t.instruction);
+        // A queued copy's work begins when its direction of the host link is free.
+        add(t.instruction->name(), t.flow().stream, begin + t.flow().queued_s,
+            t.flow().latency_s, depth, t.instruction);
       }
       if (t.role == Role::kFree || t.role == Role::kAsyncStart || t.time_s <= 0) continue;
       add(t.instruction->name(), "compute", begin, t.time_s, depth, t.instruction);

@@ -141,6 +141,7 @@ absl::StatusOr<VariantTable> VariantTable::build(const Module& module, const Dev
                 break;
               case Role::kAsyncStart:
                 op.body = index_of(flow.async_computation);
+                op.queue = flow.queue;
                 op.time_s = flow.latency_s;
                 op.roofline_s = flow.roofline_latency_s;
                 if (op.body < 0) keep_terms(t, device, options.include_overhead, op);
@@ -264,7 +265,8 @@ absl::StatusOr<VariantTime> VariantTable::time(const DeviceVariant& v) const {
         const Op& op = ops[k];
         switch (static_cast<Role>(op.role)) {
           case Role::kAsyncStart:
-            return ClockEvent{Kind::kAsyncStart, 0, static_cast<int64_t>(k), 0};
+            return ClockEvent{Kind::kAsyncStart, 0, static_cast<int64_t>(k), latency_s[k],
+                              op.queue};
           case Role::kAsyncDone:
             return ClockEvent{Kind::kAsyncDone, 0, op.partner,
                               latency_s[static_cast<size_t>(op.partner)]};

@@ -39,8 +39,10 @@ std::string_view op_class_name(OpClass c) {
 bool is_async_start(const OpPrediction& op) { return op.async && op.async->start == op.name(); }
 bool is_async_done(const OpPrediction& op) { return op.async && op.async->done == op.name(); }
 
+// An async start's: its work's span from the start, a queued copy's wait for the host link
+// included (a profile times a copy from its start to its done's end).
 double expected_execution_s(const OpPrediction& op) {
-  return is_async_start(op) ? op.async->latency_s : op.time_s;
+  return is_async_start(op) ? op.async->queued_s + op.async->latency_s : op.time_s;
 }
 
 double roofline_execution_s(const OpPrediction& op) {

@@ -77,6 +77,7 @@ void write_op(const OpPrediction& op, JsonWriter& w) {
     w.text_field("start", a->start);
     w.text_field("done", a->done);
     w.number_field("latency_s", a->latency_s);
+    w.number_field("queued_s", a->queued_s);
     w.number_field("hidden_s", a->hidden_s);
     w.number_field("exposed_s", a->exposed_s);
     w.end_object();

@@ -394,6 +394,7 @@ class AsyncPrediction:
     start: str
     done: str
     latency_s: float
+    queued_s: float
     hidden_s: float
     exposed_s: float
     def to_dict(self) -> Dict[str, Any]: ...

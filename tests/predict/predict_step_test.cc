@@ -654,6 +654,40 @@ ENTRY e {
   CHECK(computation.op("dn").time_s == 0);
 }
 
+TEST_CASE("host-offload copies queue on their direction of the host link") {
+  // Two 4 MiB copies in from host memory (S(5)) and one out, started together, then their
+  // dones: 262 us each at 1.6e10 B/s (4194304 / 1.6e10). The two in run one after the other
+  // (0-262, 262-524 us); the copy out runs beside them on the other direction (0-262 us). The
+  // step waits for the second copy in: 2 x 262 us (unqueued, every copy would end at 262 us).
+  auto p = predict(R"(HloModule m, is_scheduled=true
+ENTRY e {
+  h0 = f32[1048576]{0:S(5)} parameter(0)
+  h1 = f32[1048576]{0:S(5)} parameter(1)
+  d = f32[1048576] parameter(2)
+  in0 = (f32[1048576], f32[1048576]{0:S(5)}, u32[]) copy-start(h0)
+  in1 = (f32[1048576], f32[1048576]{0:S(5)}, u32[]) copy-start(h1)
+  out = (f32[1048576]{0:S(5)}, f32[1048576], u32[]) copy-start(d)
+  a0 = f32[1048576] copy-done(in0)
+  a1 = f32[1048576] copy-done(in1)
+  o = f32[1048576]{0:S(5)} copy-done(out)
+  ROOT t = (f32[1048576], f32[1048576], f32[1048576]{0:S(5)}) tuple(a0, a1, o)
+})",
+                   "tpu_v5e", no_overhead());
+  const double pcie = 4194304 / 1.6e10;
+  CHECK(p->step_time_s == Approx(2 * pcie));
+  REQUIRE(p.op("in1").async.has_value());
+  CHECK(p.op("in0").async->queued_s == 0);
+  CHECK(p.op("in1").async->queued_s == Approx(pcie));
+  CHECK(p.op("in1").async->latency_s == Approx(pcie));
+  CHECK(p.op("out").async->queued_s == 0);
+  CHECK(p.op("a0").time_s == Approx(pcie));
+  CHECK(p.op("a1").time_s == Approx(pcie));  // the rest of in1's span: 524 - 262 us
+  CHECK(p.op("o").time_s == 0);
+  CHECK_THAT(std::string(p.op("a1").explanation()), Catch::Contains("queued behind the host link"));
+  // The roofline queues too: the link's full rate is its floor.
+  CHECK(p->roofline_step_time_s == Approx(p->step_time_s));
+}
+
 TEST_CASE("an async reduce-scatter wrapped in a computation is a collective") {
   auto p = predict(R"(HloModule m, num_partitions=4, is_scheduled=true
 add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }

@@ -101,12 +101,48 @@ TEST_CASE("several collectives in flight overlap each other and the work") {
   CHECK(timing({}).total_s == 0);
 }
 
+TEST_CASE("queued pairs run their work one at a time, in the order of their starts") {
+  // Three copies of 2 s started together on queue 1, one of 3 s on queue 2, then 1 s of work
+  // and the dones in order. Queue 1 runs [0, 2], [2, 4], [4, 6]; queue 2 runs [0, 3] beside it.
+  // Done a at 1: waits 1 -> 2. Done b: waits 4 - 2 = 2 -> 4. Done c: waits 2 -> 6. Done d: its
+  // work ended at 3: no wait. Total 6 (unqueued: 3, every copy ending at 2 and d at 3).
+  ScheduleTiming t = timing({E::queued_start(1, 1, 2), E::queued_start(2, 1, 2),
+                             E::queued_start(3, 1, 2), E::queued_start(4, 2, 3), E::op(1),
+                             E::done(1, 2), E::done(2, 0), E::done(3, 2), E::done(4, 3)});
+  CHECK(t.total_s == 6);
+  REQUIRE(t.pairs.size() == 4);
+  CHECK(t.pairs[0].queued_s == 0);
+  CHECK(t.pairs[1].queued_s == 2);
+  CHECK(t.pairs[2].queued_s == 4);
+  CHECK(t.pairs[3].queued_s == 0);
+  CHECK(t.pairs[0].exposed_s == 1);
+  CHECK(t.pairs[1].exposed_s == 2);
+  CHECK(t.pairs[2].exposed_s == 2);
+  CHECK(t.pairs[3].exposed_s == 0);
+  // The span (queue wait and work) is either hidden or exposed: b's 4 s = 2 s + 2 s.
+  CHECK(t.pairs[1].latency_s == 2);
+  CHECK(t.pairs[1].hidden_s == 2);
+  for (const AsyncPairTiming& p : t.pairs) {
+    CHECK(p.hidden_s + p.exposed_s == p.queued_s + p.latency_s);
+  }
+  CHECK(t.total_s == t.busy_s + t.exposed_s);
+  // A queue frees as its work ends: a copy started after the engine is idle waits for nothing
+  // (start at 0, 2 s of work, op 5, done; start at 5: its 2 s run at once, 2 s exposed: 7).
+  ScheduleTiming idle = timing({E::queued_start(1, 1, 2), E::op(5), E::done(1, 0),
+                                E::queued_start(2, 1, 2), E::done(2, 0)});
+  CHECK(idle.pairs[1].queued_s == 0);
+  CHECK(idle.total_s == 7);
+}
+
 TEST_CASE("malformed schedules are errors") {
   CHECK_THAT(error({E::done(3, 1)}), Contains("event 0: done of async id 3 has no open start"));
   CHECK_THAT(error({E::start(3), E::start(3)}), Contains("async id 3 is started again"));
   CHECK_THAT(error({E::start(3), E::op(1)}), Contains("async id 3 is started but never done"));
   CHECK_THAT(error({E::op(-1)}), Contains("event 0: cost and latency must be finite"));
   CHECK_THAT(error({E::start(1), E::done(1, std::nan(""))}), Contains("event 1"));
+  CHECK_THAT(error({E::queued_start(1, -1, 1), E::done(1, 0)}), Contains("queue -1 is negative"));
+  CHECK_THAT(error({E::queued_start(1, 1, 2), E::done(1, 3)}),
+             Contains("done of queued async id 1 gives latency 3 s, its start 2 s"));
 }
 
 }  // namespace

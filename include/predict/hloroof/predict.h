@@ -120,8 +120,13 @@ struct AsyncPrediction {
   std::string start;   // the start's and the done's names
   std::string done;
   double latency_s = 0;  // per execution: how long the async work runs
-  double hidden_s = 0;   // per execution: overlapped with the ops between start and done
-  double exposed_s = 0;  // per execution: the done's wait (latency_s = hidden_s + exposed_s)
+  // Per execution: how long the work waited for its engine before it began (a host-offload
+  // copy behind the copies started before it on its direction of the host link); else 0.
+  double queued_s = 0;
+  // Per execution: the pair's span overlapped with the ops between start and done, and the
+  // done's wait for the rest (queued_s + latency_s = hidden_s + exposed_s).
+  double hidden_s = 0;
+  double exposed_s = 0;
   // Per execution: the async work's roofline (its floor); a wrapped computation's expected time.
   double roofline_latency_s = 0;
 };

@@ -60,6 +60,7 @@ class VariantTable {
   struct Op {
     uint8_t role = 0;        // predict::Role
     uint8_t scaling = 0;     // 0: none, 1: the op's work, 2: a collective
+    uint8_t queue = 0;       // an async start: the engine its work queues on (FlowTiming)
     int32_t partner = -1;    // the other op of an async pair, in its computation
     int32_t body = -1;       // a computation run (index into computations_), or -1
     int32_t condition = -1;  // a while loop's condition
