@@ -34,6 +34,26 @@ struct OpView {
 };
 OpView view_of(const Instruction& instruction);
 
+// The attention kernels' calls as the cost rules read them (custom_calls.cc), one reading for
+// the rules and for the models that time the calls.
+// cuDNN's fused attention (`__cudnn$fmha...`): the score tensor of its backend config
+// (intermediate_tensor_shape: [B, H, S_q, S_kv]) and its pass.
+struct CudnnAttentionCall {
+  std::vector<int64_t> score;  // rank 2 or more, every dimension positive
+  bool backward = false;       // a `...Backward` target
+  bool causal = false;         // a causal mask_type
+};
+// None when `op` is no such call or its config gives no such score tensor.
+std::optional<CudnnAttentionCall> cudnn_attention_call(const OpView& op);
+// Splash attention's q and k (a Mosaic kernel named splash_mha... or splash_mqa...): the first
+// two of its first three floating operands of rank 3 or more, [..., heads, seq, head_dim].
+// None when it has fewer than three.
+struct SplashOperands {
+  const Shape* q = nullptr;
+  const Shape* k = nullptr;
+};
+std::optional<SplashOperands> splash_operands(const OpView& op);
+
 // Elements of an array (product of dims, bounds for bounded dims); 0 for non-arrays.
 double elements(const Shape& shape);
 // Elements of every array leaf.

@@ -96,31 +96,20 @@ bool gemm_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
   return true;
 }
 
-bool is_cudnn_attention(std::string_view target) {
-  return absl::StartsWith(sv(target), "__cudnn$fmha");
-}
-
 // cuDNN fused attention (flash attention). With Q rows of D elements and S_kv keys, the forward
 // pass is two GEMMs, S = Q K^T and O = P V: 2 S_kv (E(Q) + E(O)) FLOPs. The backward pass
 // recomputes S and runs four more (dV, dP, dQ, dK): with D_v = D, 2.5 times the forward's
 // 4 S_kv E(Q), so 10 S_kv E(Q). A causal mask skips half of the score matrix. S_kv is the last
 // dimension of the config's intermediate (score) tensor shape [B, H, S_q, S_kv].
 bool attention_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
-  const BackendConfig config = op.instruction->backend_config();
-  const std::string dims = "/cudnn_fmha_backend_config/intermediate_tensor_shape/dimensions";
-  int64_t rank = 0;
-  while (config.find_int(dims + "/" + std::to_string(rank))) ++rank;
+  const std::optional<CudnnAttentionCall> call = cudnn_attention_call(op);
   const Shape* q = op.operand_shape(0);
-  if (rank < 2 || q == nullptr || !q->is_array()) return false;
-  const double s_kv = static_cast<double>(*config.find_int(dims + "/" + std::to_string(rank - 1)));
-  if (s_kv <= 0) return false;
+  if (!call || q == nullptr || !q->is_array()) return false;
+  const double s_kv = static_cast<double>(call->score.back());
   const Shape& out = first_result(*op.result);
-  const bool backward = absl::StrContains(sv(op.instruction->custom_call_target()), "Backward");
-  double flops = backward ? 10 * s_kv * elements(*q) : 2 * s_kv * (elements(*q) + elements(out));
-  if (std::optional<std::string> mask = config.find_string("/cudnn_fmha_backend_config/mask_type");
-      mask && absl::StrContains(*mask, "CAUSAL")) {
-    flops /= 2;
-  }
+  double flops =
+      call->backward ? 10 * s_kv * elements(*q) : 2 * s_kv * (elements(*q) + elements(out));
+  if (call->causal) flops /= 2;
   if (flops > 0) cost.matrix.push_back({q->element_type, flops});
   cost.flops += flops;
   // Operands are read; the results are written except the u8 scratch buffer. The
@@ -208,16 +197,10 @@ std::optional<SplashCall> splash_call(const OpView& op) {
   call.dkv = absl::StrContains(sv(name), "_dkv");
   call.dq = absl::StrContains(sv(name), "_dq");
   if (!call.forward && !call.dkv && !call.dq) return std::nullopt;
-  std::vector<const Shape*> qkv;
-  for (size_t i = 0; i < op.operand_count() && qkv.size() < 3; ++i) {
-    const Shape* s = op.operand_shape(i);
-    if (s != nullptr && s->is_array() && s->rank() >= 3 && is_floating_point(s->element_type)) {
-      qkv.push_back(s);
-    }
-  }
-  if (qkv.size() < 3) return std::nullopt;
-  call.q = qkv[0];
-  call.k = qkv[1];
+  const std::optional<SplashOperands> qk = splash_operands(op);
+  if (!qk) return std::nullopt;
+  call.q = qk->q;
+  call.k = qk->k;
   return call;
 }
 
@@ -421,11 +404,48 @@ bool convolution_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
 
 }  // namespace
 
+std::optional<CudnnAttentionCall> cudnn_attention_call(const OpView& op) {
+  if (!absl::StartsWith(sv(op.instruction->custom_call_target()), "__cudnn$fmha")) {
+    return std::nullopt;
+  }
+  const BackendConfig config = op.instruction->backend_config();
+  const std::string dims = "/cudnn_fmha_backend_config/intermediate_tensor_shape/dimensions/";
+  CudnnAttentionCall call;
+  // [B, H, S_q, S_kv]: a longer list is read no further than this, and taken as malformed.
+  constexpr size_t kMaxScoreRank = 8;
+  for (size_t d = 0; d <= kMaxScoreRank; ++d) {
+    const std::optional<int64_t> v = config.find_int(dims + std::to_string(d));
+    if (!v) break;
+    if (*v <= 0) return std::nullopt;
+    call.score.push_back(*v);
+  }
+  if (call.score.size() < 2 || call.score.size() > kMaxScoreRank) return std::nullopt;
+  call.backward = absl::StrContains(sv(op.instruction->custom_call_target()), "Backward");
+  const std::optional<std::string> mask =
+      config.find_string("/cudnn_fmha_backend_config/mask_type");
+  call.causal = mask && absl::StrContains(*mask, "CAUSAL");
+  return call;
+}
+
+std::optional<SplashOperands> splash_operands(const OpView& op) {
+  std::vector<const Shape*> qkv;
+  for (size_t i = 0; i < op.operand_count() && qkv.size() < 3; ++i) {
+    const Shape* s = op.operand_shape(i);
+    if (s != nullptr && s->is_array() && s->rank() >= 3 && is_floating_point(s->element_type)) {
+      qkv.push_back(s);
+    }
+  }
+  if (qkv.size() < 3) return std::nullopt;
+  return SplashOperands{qkv[0], qkv[1]};
+}
+
 bool add_custom_call_cost(const OpView& op, Context& context, OpCost& cost, ByteTally& tally) {
   const std::string_view target = op.instruction->custom_call_target();
   if (is_cublas_gemm(target) && gemm_cost(op, cost, tally)) return true;
   if (is_cudnn_convolution(target) && convolution_cost(op, cost, tally)) return true;
-  if (is_cudnn_attention(target) && attention_cost(op, cost, tally)) return true;
+  if (absl::StartsWith(sv(target), "__cudnn$fmha") && attention_cost(op, cost, tally)) {
+    return true;
+  }
   if (target == "TopK" && top_k_cost(op, cost, tally)) return true;
   if (stated_cost(op, cost, tally)) return true;
   if (target == "tpu_custom_call" && absl::StrContains(sv(op.instruction->name()), "splash_m") &&

@@ -203,22 +203,18 @@ std::vector<GemmCall> splash_gemms(const Instruction& instruction, double matrix
       !absl::StrContains(sv(instruction.name()), "splash_m") || !(matrix_flops > 0)) {
     return {};
   }
-  // q: the first floating operand of rank 3 or more, [..., heads, seq, head_dim] (the cost
-  // rule's, cost/custom_calls.cc).
-  for (const Instruction* operand : instruction.operands()) {
-    const Shape& q = operand->shape();
-    if (!q.is_array() || q.rank() < 3 || !is_floating_point(q.element_type)) continue;
-    const double head_dim = static_cast<double>(q.dims.back().size);
-    const double rows = head_dim > 0 ? static_cast<double>(elements_of(q)) / head_dim : 0;
-    if (!(rows >= 1)) return {};
-    measured::GemmShape g;
-    g.m = rows;
-    g.k = head_dim;
-    g.n = matrix_flops / (2 * rows * head_dim);
-    return {{g, q.element_type, q.element_type,
-             matrix_unit(device, q.element_type, false, false)}};
-  }
-  return {};
+  // q, [..., heads, seq, head_dim], as the cost rule reads it.
+  const std::optional<cost::SplashOperands> qk = cost::splash_operands(cost::view_of(instruction));
+  if (!qk) return {};
+  const Shape& q = *qk->q;
+  const double head_dim = static_cast<double>(q.dims.back().size);
+  const double rows = head_dim > 0 ? static_cast<double>(elements_of(q)) / head_dim : 0;
+  if (!(rows >= 1)) return {};
+  measured::GemmShape g;
+  g.m = rows;
+  g.k = head_dim;
+  g.n = matrix_flops / (2 * rows * head_dim);
+  return {{g, q.element_type, q.element_type, matrix_unit(device, q.element_type, false, false)}};
 }
 
 std::string_view op_matrix_unit(const Instruction& instruction, const DeviceSpec& device,

@@ -835,27 +835,24 @@ double attention_share(bool backward, double head_dim, double keys) {
   return (row(h) + hw * (row(h + 1) - row(h))) / kAttentionPeakTflops;
 }
 
-std::optional<FamilyTime> cudnn_attention(const Instruction& i, const OpWork& work,
-                                          const DeviceSpec& device) {
+std::optional<FamilyTime> cudnn_attention(const Instruction& i,
+                                          const cost::CudnnAttentionCall& call,
+                                          const OpWork& work, const DeviceSpec& device) {
   const std::optional<double> peak = device.matrix_peak(work.matrix_type);
   if (!peak || *peak <= 0 || work.matrix_flops <= 0 || i.operand_count() == 0) {
     return std::nullopt;
   }
-  // The score tensor [B, H, S_q, S_kv] of the backend config; q's elements over B H S_q are
-  // its head dimension.
-  const BackendConfig config = i.backend_config();
-  const std::string dims = "/cudnn_fmha_backend_config/intermediate_tensor_shape/dimensions/";
-  double score[4];
-  for (int d = 0; d < 4; ++d) {
-    const std::optional<int64_t> v = config.find_int(absl::StrCat(dims, d));
-    if (!v || *v <= 0) return std::nullopt;
-    score[d] = static_cast<double>(*v);
-  }
-  if (config.find_int(absl::StrCat(dims, 4))) return std::nullopt;
-  const double head_dim = product(i.operand(0)->shape()) / (score[0] * score[1] * score[2]);
+  // The score tensor [B, H, S_q, S_kv] of the backend config, as the cost rule reads it; q's
+  // elements over B H S_q are its head dimension.
+  if (call.score.size() != 4) return std::nullopt;
+  const std::vector<int64_t>& s = call.score;
+  const double keys = static_cast<double>(s[3]);
+  const double head_dim = product(i.operand(0)->shape()) /
+                          (static_cast<double>(s[0]) * static_cast<double>(s[1]) *
+                           static_cast<double>(s[2]));
   if (!(head_dim >= 1)) return std::nullopt;
-  const bool backward = absl::StrContains(sv(i.custom_call_target()), "Backward");
-  const double share = attention_share(backward, head_dim, score[3]);
+  const bool backward = call.backward;
+  const double share = attention_share(backward, head_dim, keys);
   const double compute = work.matrix_flops / (share * *peak);
   const double memory = hbm_s(work.hbm_bytes, device);
   FamilyTime t;
@@ -866,7 +863,7 @@ std::optional<FamilyTime> cudnn_attention(const Instruction& i, const OpWork& wo
       "cuDNN attention, %s pass, head dim %g, %g keys: max(%.4g FLOPs at %.2f of the tensor "
       "peak: %s, memory %s) (published: cuDNN 9.1 on an H100 in FlashAttention-3's "
       "benchmarks, as a share of the peak)",
-      backward ? "backward" : "forward", head_dim, score[3], work.matrix_flops, share,
+      backward ? "backward" : "forward", head_dim, keys, work.matrix_flops, share,
       us(compute), us(memory));
   return t;
 }
@@ -985,7 +982,10 @@ std::optional<FamilyTime> family_time(const Instruction& i, const OpWork& work,
       return cub_sort(i, device);
     }
     if (target == "__gpu$TopK" || target == "TopK") return top_k(i, work, device);
-    if (absl::StartsWith(sv(target), "__cudnn$fmha")) return cudnn_attention(i, work, device);
+    if (const std::optional<cost::CudnnAttentionCall> call =
+            cost::cudnn_attention_call(cost::view_of(i))) {
+      return cudnn_attention(i, *call, work, device);
+    }
     if (is_cudnn_call(i)) {
       std::optional<FamilyTime> t = depthwise(i, work, device);
       if (!t) t = dense_conv(i, work, device);

@@ -77,6 +77,26 @@ ENTRY e {
   CHECK(c.cost.totals.xla_bytes_accessed == 0);
 }
 
+TEST_CASE("cuDNN fused attention: a config without a score tensor is not read as one") {
+  // No score dimension, a zero one, and nine of them (more than a score tensor has): each call
+  // is left to the unknown-op rule (operands read, results written), never a guessed S_kv.
+  const std::string call =
+      "  a = (bf16[2,128,4,64]{3,2,1,0}, u8[1024]{0}) custom-call(q, q, q), "
+      "custom_call_target=\"__cudnn$fmhaSoftmax\", backend_config={\"cudnn_fmha_backend_config\":"
+      "{\"intermediate_tensor_shape\":{\"dimensions\":[DIMS]}}}\n";
+  for (const std::string& dims :
+       {std::string(""), std::string("\"2\",\"4\",\"128\",\"0\""),
+        std::string("\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"128\"")}) {
+    INFO(dims);
+    std::string text = "ENTRY e {\n  q = bf16[2,128,4,64]{3,2,1,0} parameter(0)\n" + call +
+                       "  ROOT r = bf16[2,128,4,64]{3,2,1,0} get-tuple-element(a), index=0\n}";
+    text.replace(text.find("DIMS"), 4, dims);
+    auto c = analyze(text);
+    CHECK(c["a"].unknown);
+    CHECK(c["a"].cost.flops == 0);
+  }
+}
+
 TEST_CASE("splash attention: FLOPs from q, k and the causal share of the block grid") {
   // q, k, v bf16[2,4,1024,128] (batch 2, 4 heads, 1024 positions, head dim 128); the mask's
   // block grid s8[1,2,2]: causal, 3 of the 4 blocks computed. Scores: 2 x 4 x 1024 x 1024 x
