@@ -686,6 +686,21 @@ ENTRY e {
   CHECK_THAT(std::string(p.op("a1").explanation()), Catch::Contains("queued behind the host link"));
   // The roofline queues too: the link's full rate is its floor.
   CHECK(p->roofline_step_time_s == Approx(p->step_time_s));
+  // The trace draws in1's work after its wait: from 262 us, for 262 us.
+  const TimelineEvent* in1 = nullptr;
+  for (const TimelineEvent& e : p->timeline) {
+    if (e.name == "in1" && e.track == "async copy") in1 = &e;
+  }
+  REQUIRE(in1 != nullptr);
+  CHECK(in1->start_s == Approx(pcie));
+  CHECK(in1->duration_s == Approx(pcie));
+  // The JSON says the wait.
+  const nlohmann::json j = nlohmann::json::parse(prediction_to_json(p.prediction));
+  bool said = false;
+  for (const nlohmann::json& op : j["ops"]) {
+    if (op["name"] == "in1") said = op["async"]["queued_s"].get<double>() == Approx(pcie);
+  }
+  CHECK(said);
 }
 
 TEST_CASE("an async reduce-scatter wrapped in a computation is a collective") {
