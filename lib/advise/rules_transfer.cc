@@ -283,6 +283,7 @@ void host_transfer(const Context& ctx, std::vector<Candidate>& out) {
   Candidate c;
   std::vector<AdviceEvidence> items;
   double total = 0, bytes = 0;
+  double queued = 0;  // of `total`: copies waiting behind earlier ones on the host link
   const double host_bw = ctx.device.host_bandwidth.value_or(0);
   for (const IndexedOp& op : ctx.ops) {
     const OpPrediction& r = *op.record;
@@ -313,9 +314,18 @@ void host_transfer(const Context& ctx, std::vector<Candidate>& out) {
       continue;
     }
     if (saving <= 0) continue;
+    // What queueing behind the copies before it on its direction of the host link adds to a
+    // copy's wait (AsyncPrediction::queued_s): alone on the link it would end queued_s sooner.
+    const double wait_queued =
+        r.async ? std::min(r.async->queued_s, saving / r.multiplier) : 0.0;
     AdviceEvidence e = ctx.evidence(op);
     e.detail = absl::StrCat(format_bytes(moved), " between host and device; the step waits ",
                             times_text(saving / r.multiplier, r.multiplier));
+    if (wait_queued > 0) {
+      absl::StrAppend(&e.detail, " (", format_seconds(wait_queued),
+                      " of it from queueing behind earlier copies on the host link)");
+    }
+    queued += wait_queued * r.multiplier;
     e.bytes = moved;
     e.time_s = op_step_time_s(r);
     e.time_at_stake_s = saving;
@@ -332,6 +342,12 @@ void host_transfer(const Context& ctx, std::vector<Candidate>& out) {
                            " between host and device memory (", format_bytes(bytes),
                            " per step) are on the critical path: the step waits ",
                            format_seconds(total), ".");
+  if (queued > 0) {
+    absl::StrAppend(&text.what, " ", format_seconds(queued),
+                    " of it comes from copies queueing behind earlier ones on their direction "
+                    "of the host link, which carries one copy at a time: fewer bytes offloaded, "
+                    "or more work between the copies and their use, shortens it.");
+  }
   text.fix =
       "Start host copies earlier or offload less: with activation offload, choose a remat "
       "policy that offloads only what compute can hide "

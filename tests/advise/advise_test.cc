@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "advise_test_util.h"
+#include "hloroof/units.h"
 #include "require_ok.h"
 
 namespace hloroof {
@@ -373,6 +374,39 @@ TEST_CASE("host-transfer: the step waits for a copy from host memory") {
   // The same copy within device memory: no host transfer.
   auto b = advise_text(host_copy_module(0), "tpu_v5e", roofline_without_overhead());
   CHECK(b.find("host-transfer") == nullptr);
+}
+
+TEST_CASE("host-transfer: copies queued on the host link say so") {
+  // Two 4 MiB copies in from host memory started together, then their dones: 262.1 us each
+  // (4194304 / 1.6e10). The second waits behind the first: its done waits 262.1 us, all of it
+  // from the queue (alone on the link it would have ended with the first); the step waits
+  // 2 x 262.1 us in all.
+  auto a = advise_text(R"(HloModule m, is_scheduled=true
+ENTRY e {
+  h0 = f32[1048576]{0:S(5)} parameter(0)
+  h1 = f32[1048576]{0:S(5)} parameter(1)
+  in0 = (f32[1048576], f32[1048576]{0:S(5)}, u32[]) copy-start(h0)
+  in1 = (f32[1048576], f32[1048576]{0:S(5)}, u32[]) copy-start(h1)
+  a0 = f32[1048576] copy-done(in0)
+  a1 = f32[1048576] copy-done(in1)
+  ROOT t = (f32[1048576], f32[1048576]) tuple(a0, a1)
+})",
+                       "tpu_v5e", roofline_without_overhead());
+  const AdviceFinding* f = a.find("host-transfer");
+  REQUIRE(f != nullptr);
+  const double copy_s = 4194304 / 1.6e10;
+  CHECK(f->time_at_stake_s == Approx(2 * copy_s));
+  CHECK_THAT(f->what,
+             Catch::Contains(format_seconds(copy_s) + " of it comes from copies queueing"));
+  bool said = false;
+  for (const AdviceEvidence& e : f->evidence) {
+    if (e.op == "a1") said = absl::StrContains(e.detail, "queueing behind earlier copies");
+  }
+  CHECK(said);
+  // A lone copy queues behind nothing: no such words.
+  auto b = advise_text(host_copy_module(5), "tpu_v5e", roofline_without_overhead());
+  REQUIRE(b.find("host-transfer") != nullptr);
+  CHECK_FALSE(absl::StrContains(b.find("host-transfer")->what, "queueing"));
 }
 
 // ---- memory-headroom
