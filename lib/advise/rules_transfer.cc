@@ -316,11 +316,11 @@ void host_transfer(const Context& ctx, std::vector<Candidate>& out) {
     if (saving <= 0) continue;
     // What queueing behind the copies before it on its direction of the host link adds to a
     // copy's wait (AsyncPrediction::queued_s): alone on the link it would end queued_s sooner.
-    const double wait_queued =
-        r.async ? std::min(r.async->queued_s, saving / r.multiplier) : 0.0;
+    const double wait_s = saving / r.multiplier;
+    const double wait_queued = r.async ? std::min(r.async->queued_s, wait_s) : 0.0;
     AdviceEvidence e = ctx.evidence(op);
     e.detail = absl::StrCat(format_bytes(moved), " between host and device; the step waits ",
-                            times_text(saving / r.multiplier, r.multiplier));
+                            times_text(wait_s, r.multiplier));
     if (wait_queued > 0) {
       absl::StrAppend(&e.detail, " (", format_seconds(wait_queued),
                       " of it from queueing behind earlier copies on the host link)");

@@ -100,7 +100,8 @@ bool gemm_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
 // pass is two GEMMs, S = Q K^T and O = P V: 2 S_kv (E(Q) + E(O)) FLOPs. The backward pass
 // recomputes S and runs four more (dV, dP, dQ, dK): with D_v = D, 2.5 times the forward's
 // 4 S_kv E(Q), so 10 S_kv E(Q). A causal mask skips half of the score matrix. S_kv is the last
-// dimension of the config's intermediate (score) tensor shape [B, H, S_q, S_kv].
+// dimension of the config's intermediate (score) tensor shape [B, H, S_q, S_kv]. False for
+// any other call (cudnn_attention_call tells them by their target).
 bool attention_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
   const std::optional<CudnnAttentionCall> call = cudnn_attention_call(op);
   const Shape* q = op.operand_shape(0);
@@ -443,9 +444,7 @@ bool add_custom_call_cost(const OpView& op, Context& context, OpCost& cost, Byte
   const std::string_view target = op.instruction->custom_call_target();
   if (is_cublas_gemm(target) && gemm_cost(op, cost, tally)) return true;
   if (is_cudnn_convolution(target) && convolution_cost(op, cost, tally)) return true;
-  if (absl::StartsWith(sv(target), "__cudnn$fmha") && attention_cost(op, cost, tally)) {
-    return true;
-  }
+  if (attention_cost(op, cost, tally)) return true;
   if (target == "TopK" && top_k_cost(op, cost, tally)) return true;
   if (stated_cost(op, cost, tally)) return true;
   if (target == "tpu_custom_call" && absl::StrContains(sv(op.instruction->name()), "splash_m") &&

@@ -851,8 +851,7 @@ std::optional<FamilyTime> cudnn_attention(const Instruction& i,
                           (static_cast<double>(s[0]) * static_cast<double>(s[1]) *
                            static_cast<double>(s[2]));
   if (!(head_dim >= 1)) return std::nullopt;
-  const bool backward = call.backward;
-  const double share = attention_share(backward, head_dim, keys);
+  const double share = attention_share(call.backward, head_dim, keys);
   const double compute = work.matrix_flops / (share * *peak);
   const double memory = hbm_s(work.hbm_bytes, device);
   FamilyTime t;
@@ -863,7 +862,7 @@ std::optional<FamilyTime> cudnn_attention(const Instruction& i,
       "cuDNN attention, %s pass, head dim %g, %g keys: max(%.4g FLOPs at %.2f of the tensor "
       "peak: %s, memory %s) (published: cuDNN 9.1 on an H100 in FlashAttention-3's "
       "benchmarks, as a share of the peak)",
-      backward ? "backward" : "forward", head_dim, keys, work.matrix_flops, share,
+      call.backward ? "backward" : "forward", head_dim, keys, work.matrix_flops, share,
       us(compute), us(memory));
   return t;
 }
