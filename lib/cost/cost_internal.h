@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -36,15 +37,24 @@ OpView view_of(const Instruction& instruction);
 
 // The attention kernels' calls as the cost rules read them (custom_calls.cc), one reading for
 // the rules and for the models that time the calls.
-// cuDNN's fused attention (`__cudnn$fmha...`): the score tensor of its backend config
-// (intermediate_tensor_shape: [B, H, S_q, S_kv]) and its pass.
-struct CudnnAttentionCall {
-  std::vector<int64_t> score;  // rank 2 or more, every dimension positive
-  bool backward = false;       // a `...Backward` target
-  bool causal = false;         // a causal mask_type
+// A fused flash-attention call on a GPU: cuDNN's (`__cudnn$fmha...`: the score tensor
+// [B, H, S_q, S_kv] of its backend config, the head dimensions from its operand and result) or
+// TransformerEngine's (`te_fused_attn_forward_ffi`, `te_fused_attn_backward_ffi`: every size in
+// the typed-FFI attributes of its backend config, as TE's JAX layer writes them; on NVIDIA GPUs
+// TE runs cuDNN's fused attention kernels).
+struct AttentionCall {
+  std::string_view library;   // "cuDNN" or "TransformerEngine"
+  double rows = 0;            // B H S_q: a row of scores per query and head (> 0)
+  double keys = 0;            // S_kv (> 0)
+  double visible_keys = 0;    // keys a query attends to, on average over the rows: the mask's
+                              // and the window's share of S_kv (> 0)
+  double head_dim = 0;        // of q and k (> 0)
+  double head_dim_v = 0;      // of v and the output (> 0)
+  bool backward = false;
+  bool causal = false;
 };
-// None when `op` is no such call or its config gives no such score tensor.
-std::optional<CudnnAttentionCall> cudnn_attention_call(const OpView& op);
+// None when `op` is no such call or its config does not give every size.
+std::optional<AttentionCall> attention_call(const OpView& op);
 // Splash attention's q and k (a Mosaic kernel named splash_mha... or splash_mqa...): the first
 // two of its first three floating operands of rank 3 or more, [..., heads, seq, head_dim].
 // None when it has fewer than three.

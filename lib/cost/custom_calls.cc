@@ -8,10 +8,13 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "cost/cost_internal.h"
 #include "hloroof/absl_compat.h"
 
@@ -96,24 +99,21 @@ bool gemm_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
   return true;
 }
 
-// cuDNN fused attention (flash attention). With Q rows of D elements and S_kv keys, the forward
-// pass is two GEMMs, S = Q K^T and O = P V: 2 S_kv (E(Q) + E(O)) FLOPs. The backward pass
-// recomputes S and runs four more (dV, dP, dQ, dK): with D_v = D, 2.5 times the forward's
-// 4 S_kv E(Q), so 10 S_kv E(Q). A causal mask skips half of the score matrix. S_kv is the last
-// dimension of the config's intermediate (score) tensor shape [B, H, S_q, S_kv]. False for
-// any other call (cudnn_attention_call tells them by their target).
+// Fused attention (flash attention: cuDNN's and TransformerEngine's calls, attention_call).
+// Per score computed (a query's row times the keys it sees), the forward pass runs two GEMMs,
+// S = Q K^T and O = P V: 2 (D + D_v) FLOPs. The backward pass recomputes S and runs four more,
+// dP = dO V^T and dV = P^T dO (2 D_v each), dQ = dS K and dK = dS^T Q (2 D each): 2 (3 D +
+// 2 D_v), 2.5 times the forward when D_v = D. A causal mask skips half of the score matrix,
+// a sliding window all but its width. False for any other call.
 bool attention_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
-  const std::optional<CudnnAttentionCall> call = cudnn_attention_call(op);
-  const Shape* q = op.operand_shape(0);
-  if (!call || q == nullptr || !q->is_array()) return false;
-  const double s_kv = static_cast<double>(call->score.back());
-  const Shape& out = first_result(*op.result);
-  double flops =
-      call->backward ? 10 * s_kv * elements(*q) : 2 * s_kv * (elements(*q) + elements(out));
-  if (call->causal) flops /= 2;
-  if (flops > 0) cost.matrix.push_back({q->element_type, flops});
+  const std::optional<AttentionCall> call = attention_call(op);
+  if (!call) return false;
+  const double per_score = call->backward ? 2 * (3 * call->head_dim + 2 * call->head_dim_v)
+                                          : 2 * (call->head_dim + call->head_dim_v);
+  const double flops = call->rows * call->visible_keys * per_score;
+  cost.matrix.push_back({op.operand_shape(0)->element_type, flops});
   cost.flops += flops;
-  // Operands are read; the results are written except the u8 scratch buffer. The
+  // Operands are read; the results are written except the u8 scratch buffers. The
   // XLA-compatible figures count nothing, as for every cuBLAS and cuDNN call.
   for (size_t i = 0; i < op.operand_count(); ++i) tally.read(*op.operand_shape(i), Model::kOurs);
   if (op.result->is_tuple()) {
@@ -405,27 +405,153 @@ bool convolution_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
 
 }  // namespace
 
-std::optional<CudnnAttentionCall> cudnn_attention_call(const OpView& op) {
-  if (!absl::StartsWith(sv(op.instruction->custom_call_target()), "__cudnn$fmha")) {
-    return std::nullopt;
-  }
+namespace {
+
+// cuDNN's call: S_kv and B H S_q from the score tensor [B, H, S_q, S_kv] of its config
+// (intermediate_tensor_shape), D from q (operand 0), D_v from the forward's output (tuple
+// element 0; the backward's is dQ, and D_v = D is taken).
+std::optional<AttentionCall> cudnn_call(const OpView& op) {
   const BackendConfig config = op.instruction->backend_config();
   const std::string dims = "/cudnn_fmha_backend_config/intermediate_tensor_shape/dimensions/";
-  CudnnAttentionCall call;
+  std::vector<int64_t> score;
   // [B, H, S_q, S_kv]: a longer list is read no further than this, and taken as malformed.
   constexpr size_t kMaxScoreRank = 8;
   for (size_t d = 0; d <= kMaxScoreRank; ++d) {
     const std::optional<int64_t> v = config.find_int(dims + std::to_string(d));
     if (!v) break;
     if (*v <= 0) return std::nullopt;
-    call.score.push_back(*v);
+    score.push_back(*v);
   }
-  if (call.score.size() < 2 || call.score.size() > kMaxScoreRank) return std::nullopt;
+  if (score.size() < 2 || score.size() > kMaxScoreRank) return std::nullopt;
+  AttentionCall call;
+  call.library = "cuDNN";
   call.backward = absl::StrContains(sv(op.instruction->custom_call_target()), "Backward");
   const std::optional<std::string> mask =
       config.find_string("/cudnn_fmha_backend_config/mask_type");
   call.causal = mask && absl::StrContains(*mask, "CAUSAL");
+  call.rows = 1;
+  for (size_t d = 0; d + 1 < score.size(); ++d) call.rows *= static_cast<double>(score[d]);
+  call.keys = static_cast<double>(score.back());
+  call.visible_keys = call.causal ? call.keys / 2 : call.keys;
+  call.head_dim = elements(*op.operand_shape(0)) / call.rows;
+  const Shape& out = first_result(*op.result);
+  call.head_dim_v = call.backward || !out.is_array() ? call.head_dim : elements(out) / call.rows;
+  if (!(call.head_dim > 0) || !(call.head_dim_v > 0)) return std::nullopt;
   return call;
+}
+
+std::string_view trim(std::string_view s) { return sv(absl::StripAsciiWhitespace(sv(s))); }
+
+// The value text of entry `name` of a typed-FFI call's backend config, the MLIR dictionary XLA
+// prints: `{attn_heads = 16 : i64, is_training = true, ...}`. Entries are split at the
+// dictionary's top level (brackets and strings inside a value are skipped over); the value is
+// the text after `=`, its `: type` suffix left on. None when the config is no such dictionary
+// (a string left open, brackets that do not pair) or has no such entry.
+std::optional<std::string_view> ffi_attribute(std::string_view config, std::string_view name) {
+  config = trim(config);
+  if (config.size() < 2 || config.front() != '{' || config.back() != '}') return std::nullopt;
+  const std::string_view body = config.substr(1, config.size() - 2);
+  std::optional<std::string_view> found;
+  int depth = 0;
+  bool quoted = false;
+  size_t start = 0;
+  for (size_t i = 0; i <= body.size() && depth >= 0; ++i) {
+    const char c = i < body.size() ? body[i] : ',';
+    if (quoted) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      quoted = true;
+    } else if (c == '{' || c == '[' || c == '(' || c == '<') {
+      ++depth;
+    } else if (c == '}' || c == ']' || c == ')' || c == '>') {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      const std::string_view entry = body.substr(start, i - start);
+      start = i + 1;
+      const size_t eq = entry.find('=');
+      if (!found && eq != std::string_view::npos && trim(entry.substr(0, eq)) == name) {
+        found = trim(entry.substr(eq + 1));
+      }
+    }
+  }
+  if (quoted || depth != 0) return std::nullopt;
+  return found;
+}
+
+// An integer entry (`16 : i64`) of a typed-FFI config; None when absent or not an integer.
+std::optional<int64_t> ffi_int(std::string_view config, std::string_view name) {
+  const std::optional<std::string_view> value = ffi_attribute(config, name);
+  if (!value) return std::nullopt;
+  int64_t v = 0;
+  if (!absl::SimpleAtoi(sv(trim(value->substr(0, value->find(':')))), &v)) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+// TransformerEngine's call (its JAX layer's typed-FFI attributes): B input_batch, H
+// attn_heads, S_q q_max_seqlen, S_kv kv_max_seqlen, D qk_head_dim and D_v v_head_dim (one
+// head_dim in TE versions before the split). mask_type is NVTE_Mask_Type: 2-5 are the causal
+// masks (top-left or bottom-right aligned, with padding or without). window_size_left and
+// _right (-1: unbounded) set a sliding window. Packed sequences (THD) and padding are charged
+// at their maximum lengths: the work of the real tokens is at most that.
+std::optional<AttentionCall> te_call(const OpView& op) {
+  const std::string_view target = op.instruction->custom_call_target();
+  const bool backward = target == "te_fused_attn_backward_ffi";
+  if (!backward && target != "te_fused_attn_forward_ffi") return std::nullopt;
+  const std::string_view config = op.instruction->backend_config().text();
+  const auto size = [config](std::string_view name) -> std::optional<double> {
+    const std::optional<int64_t> v = ffi_int(config, name);
+    if (!v || *v <= 0) return std::nullopt;
+    return static_cast<double>(*v);
+  };
+  const std::optional<double> batch = size("input_batch"), heads = size("attn_heads"),
+                              queries = size("q_max_seqlen"), keys = size("kv_max_seqlen");
+  std::optional<double> head_dim = size("qk_head_dim"), head_dim_v = size("v_head_dim");
+  if (!head_dim) head_dim = size("head_dim");
+  if (!head_dim_v) head_dim_v = head_dim;
+  if (!batch || !heads || !queries || !keys || !head_dim || !head_dim_v) return std::nullopt;
+  AttentionCall call;
+  call.library = "TransformerEngine";
+  call.backward = backward;
+  const int64_t mask = ffi_int(config, "mask_type").value_or(0);
+  call.causal = mask >= 2 && mask <= 5;
+  call.rows = *batch * *heads * *queries;
+  call.keys = *keys;
+  call.head_dim = *head_dim;
+  call.head_dim_v = *head_dim_v;
+  const int64_t left = ffi_int(config, "window_size_left").value_or(-1);
+  const int64_t right = ffi_int(config, "window_size_right").value_or(-1);
+  if (call.causal) {
+    // Query i sees min(i + 1, w) keys, w = the window's left width + 1: w - w^2 / 2 S_kv on
+    // average (S_kv / 2 without a window, the causal half).
+    const double w = left >= 0 ? std::min(static_cast<double>(left) + 1, call.keys) : call.keys;
+    call.visible_keys = w - w * w / (2 * call.keys);
+  } else if (left >= 0 || right >= 0) {
+    // The window's width, its cut at the sequence's ends left out.
+    const double lo = left >= 0 ? static_cast<double>(left) : call.keys;
+    const double hi = right >= 0 ? static_cast<double>(right) : call.keys;
+    call.visible_keys = std::min(call.keys, lo + hi + 1);
+  } else {
+    call.visible_keys = call.keys;
+  }
+  return call;
+}
+
+}  // namespace
+
+std::optional<AttentionCall> attention_call(const OpView& op) {
+  const Shape* q = op.operand_shape(0);
+  if (q == nullptr || !q->is_array() || op.result == nullptr) return std::nullopt;
+  const std::string_view target = op.instruction->custom_call_target();
+  if (absl::StartsWith(sv(target), "__cudnn$fmha")) return cudnn_call(op);
+  return te_call(op);
 }
 
 std::optional<SplashOperands> splash_operands(const OpView& op) {

@@ -180,14 +180,16 @@ constexpr double kCudnnHostGapS = 3e-6;
 // the same time on the H100 as on the H200).
 constexpr double kWindowStepS = 0.285e-12;
 
-// cuDNN's fused attention (__cudnn$fmha..., forward and backward): its matrix FLOPs (the cost
-// rule's, a causal mask's skipped half left out) at the share of the 16-bit tensor peak cuDNN
+// cuDNN's fused attention (__cudnn$fmha..., forward and backward, and TransformerEngine's calls,
+// which run cuDNN's kernels on NVIDIA GPUs): its matrix FLOPs (the cost rule's, the scores a
+// mask or window skips left out) at the share of the 16-bit tensor peak cuDNN
 // 9.1 reached on an H100 SXM5 in FlashAttention-3's benchmarks (Shah et al. 2024,
 // arXiv:2407.08608, Fig. 5 and 6: the clock fixed at 1830 MHz, where the peak is 989 TFLOP/s;
 // 16k tokens a batch, no mask, FLOPs counted as here), by pass, head dimension (64, 128) and
 // key length (2^9 to 2^14). Published, not measured here: the shares are interpolated in the
 // logarithms of head dimension and key length and held at the table's edges; other GPUs take
-// them relative to their own peak, and a causal mask runs at the unmasked rate (assumed).
+// them relative to their own peak; a causal mask or window runs at the unmasked rate, and
+// dropout costs nothing more (both assumed).
 // Reading and writing q, k, v and the outputs streams through HBM beside the math.
 constexpr double kAttentionPeakTflops = 989;
 constexpr double kAttentionKeysLog2[] = {9, 10, 11, 12, 13, 14};
@@ -835,23 +837,11 @@ double attention_share(bool backward, double head_dim, double keys) {
   return (row(h) + hw * (row(h + 1) - row(h))) / kAttentionPeakTflops;
 }
 
-std::optional<FamilyTime> cudnn_attention(const Instruction& i,
-                                          const cost::CudnnAttentionCall& call,
-                                          const OpWork& work, const DeviceSpec& device) {
+std::optional<FamilyTime> cudnn_attention(const cost::AttentionCall& call, const OpWork& work,
+                                          const DeviceSpec& device) {
   const std::optional<double> peak = device.matrix_peak(work.matrix_type);
-  if (!peak || *peak <= 0 || work.matrix_flops <= 0 || i.operand_count() == 0) {
-    return std::nullopt;
-  }
-  // The score tensor [B, H, S_q, S_kv] of the backend config, as the cost rule reads it; q's
-  // elements over B H S_q are its head dimension.
-  if (call.score.size() != 4) return std::nullopt;
-  const std::vector<int64_t>& s = call.score;
-  const double keys = static_cast<double>(s[3]);
-  const double head_dim = product(i.operand(0)->shape()) /
-                          (static_cast<double>(s[0]) * static_cast<double>(s[1]) *
-                           static_cast<double>(s[2]));
-  if (!(head_dim >= 1)) return std::nullopt;
-  const double share = attention_share(call.backward, head_dim, keys);
+  if (!peak || *peak <= 0 || work.matrix_flops <= 0) return std::nullopt;
+  const double share = attention_share(call.backward, call.head_dim, call.keys);
   const double compute = work.matrix_flops / (share * *peak);
   const double memory = hbm_s(work.hbm_bytes, device);
   FamilyTime t;
@@ -859,10 +849,11 @@ std::optional<FamilyTime> cudnn_attention(const Instruction& i,
   t.source = "published";
   t.device_s = std::max(compute, memory);
   t.basis = absl::StrFormat(
-      "cuDNN attention, %s pass, head dim %g, %g keys: max(%.4g FLOPs at %.2f of the tensor "
+      "cuDNN attention%s, %s pass, head dim %g, %g keys: max(%.4g FLOPs at %.2f of the tensor "
       "peak: %s, memory %s) (published: cuDNN 9.1 on an H100 in FlashAttention-3's "
       "benchmarks, as a share of the peak)",
-      call.backward ? "backward" : "forward", head_dim, keys, work.matrix_flops, share,
+      call.library == "cuDNN" ? "" : " (a TransformerEngine call)",
+      call.backward ? "backward" : "forward", call.head_dim, call.keys, work.matrix_flops, share,
       us(compute), us(memory));
   return t;
 }
@@ -981,9 +972,8 @@ std::optional<FamilyTime> family_time(const Instruction& i, const OpWork& work,
       return cub_sort(i, device);
     }
     if (target == "__gpu$TopK" || target == "TopK") return top_k(i, work, device);
-    if (const std::optional<cost::CudnnAttentionCall> call =
-            cost::cudnn_attention_call(cost::view_of(i))) {
-      return cudnn_attention(i, *call, work, device);
+    if (const std::optional<cost::AttentionCall> call = cost::attention_call(cost::view_of(i))) {
+      return cudnn_attention(*call, work, device);
     }
     if (is_cudnn_call(i)) {
       std::optional<FamilyTime> t = depthwise(i, work, device);

@@ -1,6 +1,7 @@
 // Custom calls: cuBLAS GEMMs and cuDNN convolutions costed from their configs; markers free;
 // anything else unknown, counted and explained, never mixed into totals as -1.
 #include "cost_test_util.h"
+#include "hloroof/absl_compat.h"
 
 namespace hloroof {
 namespace {
@@ -95,6 +96,112 @@ TEST_CASE("cuDNN fused attention: a config without a score tensor is not read as
     CHECK(c["a"].unknown);
     CHECK(c["a"].cost.flops == 0);
   }
+}
+
+// A TransformerEngine fused-attention call as TE's JAX layer writes it (typed FFI): packed
+// qkv bf16[2,128,3,4,64] (B = 2, S = 128, H = 4, D = 64), its RNG seed, and the output, the
+// softmax statistics, the RNG state and a u8 workspace. ATTRS replaces the config's sizes.
+std::string te_attention(std::string_view target, std::string_view attrs) {
+  std::string text = R"(ENTRY e {
+  qkv = bf16[2,128,3,4,64]{4,3,2,1,0} parameter(0)
+  seed = u32[2]{0} parameter(1)
+  a = (bf16[2,128,4,64]{3,2,1,0}, f32[2,4,128,1]{3,2,1,0}, u32[2,4]{1,0}, u8[1]{0}) custom-call(qkv, seed), custom_call_target="TARGET", api_version=API_VERSION_TYPED_FFI, backend_config={ATTRS, deterministic = false, dropout_probability = 1.000000e-01 : f64, is_training = true, scaling_factor = 1.250000e-01 : f64}
+  ROOT r = bf16[2,128,4,64]{3,2,1,0} get-tuple-element(a), index=0
+})";
+  text.replace(text.find("TARGET"), 6, target);
+  text.replace(text.find("ATTRS"), 5, attrs);
+  return text;
+}
+
+constexpr std::string_view kTeSizes =
+    "attn_heads = 4 : i64, input_batch = 2 : i64, num_gqa_groups = 4 : i64, "
+    "q_max_seqlen = 128 : i64, kv_max_seqlen = 128 : i64, qk_head_dim = 64 : i64, "
+    "v_head_dim = 64 : i64";
+
+TEST_CASE("TransformerEngine fused attention: FLOPs from its FFI attributes") {
+  // Rows B H S_q = 2 x 4 x 128 = 1024, S_kv = 128. Causal forward (mask_type 2): 64 keys seen
+  // on average, 2 (D + D_v) = 256 FLOPs a score: 1024 x 64 x 256 = 16,777,216.
+  const std::string causal = str_cat(kTeSizes, ", mask_type = 2 : i64, window_size_left = "
+                                               "-1 : i64, window_size_right = -1 : i64");
+  auto fwd = analyze(te_attention("te_fused_attn_forward_ffi", causal));
+  CHECK_FALSE(fwd["a"].unknown);
+  CHECK(fwd["a"].cost.flops == 16777216);
+  CHECK(fwd["a"].cost.matrix_type() == PrimitiveType::kBF16);
+  // Reads qkv (2 x 128 x 3 x 4 x 64 x 2 = 393,216 B) and the seed (8 B); writes the output
+  // (131,072 B), the statistics (2 x 4 x 128 x 4 = 4,096 B) and the RNG state (32 B), not the
+  // u8 workspace.
+  CHECK(fwd["a"].cost.bytes_read == 393216 + 8);
+  CHECK(fwd["a"].cost.bytes_written == 131072 + 4096 + 32);
+  CHECK(fwd.cost.totals.xla_flops == 0);
+  // Backward, no mask (mask_type 0): 2 (3 D + 2 D_v) = 640 FLOPs a score: 1024 x 128 x 640 =
+  // 83,886,080, as cuDNN's backward of the same sizes (10 S_kv E(Q)).
+  auto bwd = analyze(te_attention("te_fused_attn_backward_ffi",
+                                  str_cat(kTeSizes, ", mask_type = 0 : i64")));
+  CHECK(bwd["a"].cost.flops == 83886080);
+  // A causal window of 32 keys (window_size_left 31): query i sees min(i + 1, 32) keys, w -
+  // w^2 / 2 S_kv = 32 - 4 = 28 on average: 1024 x 28 x 256 = 7,340,032 forward.
+  auto windowed = analyze(te_attention(
+      "te_fused_attn_forward_ffi",
+      str_cat(kTeSizes, ", mask_type = 2 : i64, window_size_left = 31 : i64, "
+                        "window_size_right = 0 : i64")));
+  CHECK(windowed["a"].cost.flops == 7340032);
+  // Without a causal mask, a window of 15 keys each side sees 31: 1024 x 31 x 256 = 8,126,464.
+  auto both_sides = analyze(te_attention(
+      "te_fused_attn_forward_ffi",
+      str_cat(kTeSizes, ", mask_type = 1 : i64, window_size_left = 15 : i64, "
+                        "window_size_right = 15 : i64")));
+  CHECK(both_sides["a"].cost.flops == 8126464);
+  // A narrower v (D_v = 32) and the single head_dim of older TE versions: 2 (64 + 32) = 192
+  // FLOPs a score, 1024 x 128 x 192 = 25,165,824; head_dim alone: 256 a score, 33,554,432.
+  std::string narrow(kTeSizes);
+  narrow.replace(narrow.find("v_head_dim = 64"), 15, "v_head_dim = 32");
+  CHECK(analyze(te_attention("te_fused_attn_forward_ffi", narrow))["a"].cost.flops == 25165824);
+  const std::string older =
+      "attn_heads = 4 : i64, input_batch = 2 : i64, q_max_seqlen = 128 : i64, "
+      "kv_max_seqlen = 128 : i64, head_dim = 64 : i64";
+  CHECK(analyze(te_attention("te_fused_attn_forward_ffi", older))["a"].cost.flops == 33554432);
+}
+
+TEST_CASE("TransformerEngine fused attention: a config without every size is not read") {
+  // A size missing, zero, negative or not a number, the sizes nested in another entry or in a
+  // string left open, no sizes at all: each call is left to the
+  // unknown-op rule (operands read, results written), never a guessed size.
+  std::string missing(kTeSizes);
+  missing.replace(missing.find("kv_max_seqlen = 128 : i64, "), 27, "");
+  std::string zero(kTeSizes);
+  zero.replace(zero.find("attn_heads = 4"), 14, "attn_heads = 0");
+  std::string negative(kTeSizes);
+  negative.replace(negative.find("input_batch = 2"), 15, "input_batch = -2");
+  std::string word(kTeSizes);
+  word.replace(word.find("q_max_seqlen = 128"), 18, "q_max_seqlen = many");
+  // The config as a quoted string (as `backend_config="..."` gives it), so that a string in it
+  // may be left open.
+  const auto quoted = [](std::string text) {
+    const size_t open = text.find("backend_config={") + 15;
+    const size_t close = text.find('\n', open) - 1;
+    std::string config = text.substr(open, close - open + 1);
+    for (size_t i = 0; i < config.size(); ++i) {
+      if (config[i] == '"' || config[i] == '\\') config.insert(i++, 1, '\\');
+    }
+    return text.replace(open, close - open + 1, str_cat("\"", config, "\""));
+  };
+  for (const std::string& text :
+       {te_attention("te_fused_attn_forward_ffi", missing),
+        te_attention("te_fused_attn_forward_ffi", zero),
+        te_attention("te_fused_attn_forward_ffi", negative),
+        te_attention("te_fused_attn_forward_ffi", word),
+        te_attention("te_fused_attn_forward_ffi", str_cat("outer = {", kTeSizes, "}")),
+        quoted(te_attention("te_fused_attn_forward_ffi", str_cat("note = \"", kTeSizes))),
+        quoted(te_attention("te_fused_attn_forward_ffi", str_cat(kTeSizes, ", x = \"\\"))),
+        te_attention("te_fused_attn_forward_ffi", "")}) {
+    INFO(text);
+    auto c = analyze(text);
+    CHECK(c["a"].unknown);
+    CHECK(c["a"].cost.flops == 0);
+  }
+  // The sizes in a quoted config are read as in a bare one.
+  CHECK(analyze(quoted(te_attention("te_fused_attn_forward_ffi", kTeSizes)))["a"].cost.flops ==
+        33554432);
 }
 
 TEST_CASE("splash attention: FLOPs from q, k and the causal share of the block grid") {

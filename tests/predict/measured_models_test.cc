@@ -783,6 +783,23 @@ ENTRY e {
         "cuDNN attention (published family model)");
 }
 
+TEST_CASE("TransformerEngine's fused attention takes the cuDNN attention model") {
+  // TE's forward call with the sizes of the cuDNN test above (B 2, H 16, 8192 queries and
+  // keys, head dim 128, no mask): the same 1.0995116e12 FLOPs at the same 600 TFLOP/s, + 0.7
+  // us, on an NVIDIA GPU, whose TE calls run cuDNN's kernels.
+  constexpr std::string_view kTe = R"(HloModule m
+ENTRY e {
+  q = bf16[2,8192,16,128] parameter(0)
+  k = bf16[2,8192,16,128] parameter(1)
+  v = bf16[2,8192,16,128] parameter(2)
+  ROOT a = (bf16[2,8192,16,128], f32[2,16,8192,1], u8[1]) custom-call(q, k, v), custom_call_target="te_fused_attn_forward_ffi", api_version=API_VERSION_TYPED_FFI, backend_config={attn_heads = 16 : i64, input_batch = 2 : i64, kv_max_seqlen = 8192 : i64, mask_type = 0 : i64, q_max_seqlen = 8192 : i64, qk_head_dim = 128 : i64, qkv_layout = 9 : i64, v_head_dim = 128 : i64, window_size_left = -1 : i64, window_size_right = -1 : i64}
+})";
+  auto te = testing::predict(kTe, "h200");
+  CHECK(te.op("a").model() == "cuDNN attention (published family model)");
+  CHECK(te.op("a").time_s == Approx(1.0995116e12 / 600e12 + 0.7e-6).epsilon(1e-5));
+  CHECK_THAT(std::string(te.op("a").explanation()), Catch::Contains("TransformerEngine"));
+}
+
 TEST_CASE("sharded_compute_share: matrix work in a program sharded over several GPUs") {
   // h100's file sets 0.81: a GEMM of a module of 8 partitions takes 1 / 0.81 of the table's
   // time, the same GEMM of a one-GPU module the table's; the share is named in the explanation
