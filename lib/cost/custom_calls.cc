@@ -403,10 +403,6 @@ bool convolution_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
   return true;
 }
 
-}  // namespace
-
-namespace {
-
 // cuDNN's call: S_kv and B H S_q from the score tensor [B, H, S_q, S_kv] of its config
 // (intermediate_tensor_shape), D from q (operand 0), D_v from the forward's output (tuple
 // element 0; the backward's is dQ, and D_v = D is taken).
