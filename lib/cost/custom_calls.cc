@@ -49,6 +49,10 @@ bool is_host_transfer(std::string_view target) {
 // operands read and its result written.
 bool is_data_movement(std::string_view target) { return target == "ConcatBitcast"; }
 
+// XLA TPU's SliceId: the index of the slice a multi-slice program runs on, a u32 scalar the
+// runtime gives; its result is written.
+bool is_runtime_query(std::string_view target) { return target == "SliceId"; }
+
 const Shape& first_result(const Shape& shape) {
   return shape.is_tuple() && !shape.elements.empty() ? shape.elements[0] : shape;
 }
@@ -574,7 +578,7 @@ bool add_custom_call_cost(const OpView& op, Context& context, OpCost& cost, Byte
     return true;
   }
   if (is_marker(target)) return true;
-  if (is_host_transfer(target) || is_data_movement(target)) {
+  if (is_host_transfer(target) || is_data_movement(target) || is_runtime_query(target)) {
     add_default_bytes(op, tally);
     return true;
   }

@@ -511,5 +511,19 @@ ENTRY e {
   CHECK(c.cost.unknown.empty());
 }
 
+TEST_CASE("XLA TPU's SliceId writes its scalar and is known") {
+  // A multi-slice program asks the runtime which slice it runs on: no operand, a u32 scalar
+  // (4 B) written, no FLOPs; not unknown work that would make the step a floor.
+  auto c = analyze(R"(
+ENTRY e {
+  ROOT id = u32[] custom-call(), custom_call_target="SliceId"
+})");
+  CHECK_FALSE(c["id"].unknown);
+  CHECK(c["id"].cost.bytes_read == 0);
+  CHECK(c["id"].cost.bytes_written == 4);
+  CHECK(c["id"].cost.flops == 0);
+  CHECK(c.cost.unknown.empty());
+}
+
 }  // namespace
 }  // namespace hloroof
