@@ -49,10 +49,14 @@ def recipe_step(r):
     step, args, specs, donate = BUILDERS[r["model"]](r)
     # A recipe's data-parallel degree (MaxText's ici_data_parallelism, over devices) is a mesh
     # axis "data" outside "fsdp": the weights sharded over "fsdp", the batch over both.
-    # Context parallelism (ici_context_parallelism) is an axis "context" inside "fsdp".
+    # Context parallelism (ici_context_parallelism) is an axis "context" inside "fsdp", tensor
+    # parallelism (ici_tensor_parallelism) an axis "tensor" innermost.
     data, context = r.get("data_parallel", 1), r.get("context_parallel", 1)
-    mesh = dict({"data": data} if data > 1 else {}, **{MESH_AXIS: r["devices"] // data // context},
-                **({"context": context} if context > 1 else {}))
+    tensor = r.get("tensor_parallel", 1)
+    mesh = dict({"data": data} if data > 1 else {},
+                **{MESH_AXIS: r["devices"] // data // context // tensor},
+                **({"context": context} if context > 1 else {}),
+                **({"tensor": tensor} if tensor > 1 else {}))
     return hs.Step(step, args, in_specs=specs, mesh_axes=mesh,
                    donate_argnums=donate,
                    model_flops=r["tflops_per_chip"] * 1e12 * r["step_s"] * r["chips"],
@@ -64,10 +68,12 @@ def _common(batch=MESH_AXIS, length=None):
     import jax.numpy as jnp
     from jax.sharding import PartitionSpec as P
 
-    def act(x):  # activations: the batch over the slice (the sequence over `length`), as
-        # MaxText constrains them
+    def act(x, *inner):  # activations: the batch over the slice (the sequence over `length`),
+        # as MaxText constrains them; `inner`: the axes of the dimensions after those two
+        # (default: whole)
+        rest = list(inner) + [None] * (x.ndim - 2 - len(inner))
         return jax.lax.with_sharding_constraint(
-            x, P(batch, length, *([None] * (x.ndim - 2))) if x.ndim > 1 else P(batch))
+            x, P(batch, length, *rest) if x.ndim > 1 else P(batch))
 
     def rms(x, w, eps=1e-5):
         x32 = x.astype(jnp.float32)
@@ -90,7 +96,8 @@ def load_balanced_positions(seq, context):
     return np.concatenate([chunks[j] for i in range(context) for j in (i, 2 * context - 1 - i)])
 
 
-def _splash(heads, block, scale_dim, kv_repeat=1, window=None, batch=MESH_AXIS, context=1):
+def _splash(heads, block, scale_dim, kv_repeat=1, window=None, batch=MESH_AXIS, context=1,
+            heads_axis=None):
     """Causal splash attention over one chip's batch, q, k, v as [batch, seq, heads, dim], q
     scaled by 1/sqrt(scale_dim), each key and value head repeated `kv_repeat` times. `block`:
     one size for every block, or a dict of SPLASH_BLOCKS' sizes (those not given: 2048).
@@ -99,7 +106,8 @@ def _splash(heads, block, scale_dim, kv_repeat=1, window=None, batch=MESH_AXIS, 
     the sequence over the mesh axis "context" (MaxText's context parallelism, all-gather
     strategy): each device's queries against the keys and values gathered whole, the
     sequence in MaxText's load-balanced order (device i holds chunks i and 2 context - 1 - i
-    of 2 context) and the mask's query positions with it."""
+    of 2 context) and the mask's query positions with it. `heads_axis`: the mesh axis the
+    heads are sharded over (tensor parallelism; `heads` then counts one device's)."""
     import jax
     import jax.numpy as jnp
     from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_kernel as sk
@@ -134,7 +142,7 @@ def _splash(heads, block, scale_dim, kv_repeat=1, window=None, batch=MESH_AXIS, 
 
     def attention(q, k, v):
         mesh = jax.sharding.get_abstract_mesh()
-        kv_spec = P(batch, None, None, None)
+        kv_spec = P(batch, None, heads_axis, None)
         if context == 1:  # the kernel made for one device's batch, its mask info constants
             return shard_map(lambda q, k, v: local(q, k, v, kernel_for(q.shape[1])),
                              mesh=mesh, in_specs=(kv_spec,) * 3, out_specs=kv_spec,
@@ -276,6 +284,13 @@ def dense_step(r):
     D, F, H, KV, HD, V = (r["width"], r["ffn"], r["heads"], r["kv_heads"], r["head_dim"],
                           r["vocab"])
     data, context = r.get("data_parallel", 1), r.get("context_parallel", 1)
+    # Tensor parallelism (MaxText's rules for its "tensor" axis): the heads and the MLP's
+    # hidden units over it, and the activations' embedding dimension between them.
+    tensor = r.get("tensor_parallel", 1)
+    if tensor > 1 and (context > 1 or H % tensor or KV % tensor or F % tensor):
+        raise ValueError(f"tensor_parallel {tensor}: no context parallelism beside it, and "
+                         f"it must divide the heads ({H}), kv heads ({KV}) and ffn ({F})")
+    tp = "tensor" if tensor > 1 else None
     batch = ("data", MESH_AXIS) if data > 1 else MESH_AXIS
     # Context parallelism: the sequence over the "context" axis, the weights over it and FSDP
     # (MaxText's rules put "context" in the weights' embedding axes).
@@ -286,8 +301,8 @@ def dense_step(r):
         raise ValueError(f"attention {attention!r}: 'splash' (TPU) or 'cudnn' (GPU; no "
                          "context parallelism)")
     splash = (_cudnn(HD) if attention == "cudnn" else
-              _splash(H, r.get("splash_blocks", 2048), HD, H // KV, batch=batch,
-                      context=context))
+              _splash(H // tensor, r.get("splash_blocks", 2048), HD, H // KV, batch=batch,
+                      context=context, heads_axis=tp))
     remat = r.get("remat", {"decoder_layer_input": "offload"})
     unknown = sorted(set(remat) - set(DENSE_SAVE_NAMES)) + sorted(
         k for k, v in remat.items() if v not in ("device", "offload"))
@@ -301,20 +316,20 @@ def dense_step(r):
           (lambda a, b: a @ b))
 
     def layer(x, w):
-        x = act(checkpoint_name(x, "decoder_layer_input"))
-        h = act(rms(x, w["ln1"]))
+        x = act(checkpoint_name(x, "decoder_layer_input"), tp)
+        h = act(rms(x, w["ln1"]), tp)
         b, s = h.shape[:2]
-        q = act(checkpoint_name(mm(h, w["wq"]).reshape(b, s, H, HD), "query_proj"))
-        k = act(checkpoint_name(mm(h, w["wk"]).reshape(b, s, KV, HD), "key_proj"))
-        v = act(checkpoint_name(mm(h, w["wv"]).reshape(b, s, KV, HD), "value_proj"))
-        o = act(splash(q, k, v)).reshape(b, s, H * HD)
+        q = act(checkpoint_name(mm(h, w["wq"]).reshape(b, s, H, HD), "query_proj"), tp)
+        k = act(checkpoint_name(mm(h, w["wk"]).reshape(b, s, KV, HD), "key_proj"), tp)
+        v = act(checkpoint_name(mm(h, w["wv"]).reshape(b, s, KV, HD), "value_proj"), tp)
+        o = act(splash(q, k, v), tp).reshape(b, s, H * HD)
         if attention == "cudnn":  # splash names its own output and residuals "context"
             o = checkpoint_name(o, "context")
-        o = act(o)
-        x = act(x + act(checkpoint_name(act(mm(o, w["wo"])), "out_proj")))
-        h = act(rms(x, w["ln2"]))
-        g = act(jax.nn.silu(act(mm(h, w["w1"]))) * act(mm(h, w["w3"])))
-        return act(x + act(checkpoint_name(act(mm(g, w["w2"])), "mlpwo")))
+        o = act(o, tp)
+        x = act(x + act(checkpoint_name(act(mm(o, w["wo"]), tp), "out_proj"), tp), tp)
+        h = act(rms(x, w["ln2"]), tp)
+        g = act(jax.nn.silu(act(mm(h, w["w1"]), tp)) * act(mm(h, w["w3"]), tp), tp)
+        return act(x + act(checkpoint_name(act(mm(g, w["w2"]), tp), "mlpwo"), tp), tp)
 
     policy = jax.checkpoint_policies.save_and_offload_only_these_names(
         names_which_can_be_saved=[n for n, where in remat.items() if where == "device"],
@@ -347,6 +362,10 @@ def dense_step(r):
     embed = P(weights, None) if V % r["devices"] == 0 else P(None, weights)
     specs = {"embed": embed, "lnf": P(None), "head": P(weights, None),
              "layers": _layer_specs(layers, weights)}
+    if tp:  # the vocabulary, the heads and the hidden units over "tensor", the width over FSDP
+        specs["embed"], specs["head"] = P(tp, weights), P(weights, tp)
+        specs["layers"].update({k: P(None, weights, tp) for k in ("wq", "wk", "wv", "w1", "w3")})
+        specs["layers"].update({k: P(None, tp, weights) for k in ("wo", "w2")})
     tokens = sd((global_batch(r), r["seq"]), jnp.int32)
     return step, (params, tokens), (specs, P(batch, length)), ()
 

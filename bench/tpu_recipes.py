@@ -198,18 +198,20 @@ IRONWOOD_128K = dict(
 # MaxText's benchmark config llama3_1_405b_8192_fsdp_dcn): each layer's input and the q, k, v
 # and output projections offloaded to the host, the rest recomputed; splash blocks q 1024,
 # q_dkv 2048 and MaxText's 512 for the others; the FSDP axis spans both slices
-# (dcn_fsdp_parallelism 2), so every weight all-gather and gradient reduce-scatter crosses DCN.
+# (dcn_fsdp_parallelism 2), so every weight all-gather and gradient reduce-scatter crosses DCN;
+# in a slice FSDP 64 x tensor parallelism 4 (ici_fsdp_parallelism, ici_tensor_parallelism).
 MULTISLICE_405B = dict(
     remat=dict.fromkeys(("decoder_layer_input", "query_proj", "key_proj", "value_proj",
                          "out_proj"), "offload"),
     splash_blocks=dict(block_q=1024, block_kv=512, block_kv_compute=512, block_q_dkv=2048,
                        block_kv_dkv=512, block_kv_dkv_compute=512),
+    tensor_parallel=4,
     flags=DENSE_FLAGS,
-    differs=("SGD (MaxText AdamW), no rotary embedding, kv heads repeated for splash, FSDP "
-             "over all 512 chips (MaxText: FSDP 64 x tensor parallelism 4 in a slice, FSDP 2 "
-             "over DCN), the fused splash backward (MaxText: a separate dq kernel), two of the "
-             "recipe's XLA flags (scoped VMEM; no collective matmul, which MaxText's tensor "
-             "axis uses; not its host-offload scheduler flags)"))
+    differs=("SGD (MaxText AdamW), no rotary embedding, kv heads repeated for splash, the "
+             "tensor axis on 4 devices in device order (MaxText: its hybrid_ring_64x4 mesh), "
+             "norm weights over FSDP (MaxText: over the tensor axis), the fused splash "
+             "backward (MaxText: a separate dq kernel), two of the recipe's XLA flags (scoped "
+             "VMEM; no collective matmul; not its host-offload scheduler flags)"))
 # GPT-OSS-120B's recipes (gpt-oss-120b/8k-bf16-tpu7x-*/xpk/run_recipe.sh): random routing
 # (use_random_routing), the experts' axis over FSDP (fsdp_shard_on_exp), each layer's input and
 # the experts' output projection offloaded to the host, the rest recomputed, splash blocks of

@@ -104,6 +104,41 @@ def test_an_fp8_recipe_compiles_to_fp8_products_timed_at_the_fp8_peak():
         recipe_models.recipe_step(dict(r, quantization="int4"))
 
 
+def test_a_tensor_parallel_recipe_shards_heads_and_hidden_units_over_its_axis():
+    # bench/recipe_models.py's dense step at toy sizes with tensor_parallel=2 on 4 v5e chips
+    # (MaxText's ici_tensor_parallelism): the mesh is fsdp 2 x tensor 2, each device holds a
+    # quarter of wq (width 256 over fsdp, 4 heads x 128 over tensor: [2, 128, 256]) and of wo
+    # (its transpose, [2, 256, 128]), half of the vocabulary of the embedding ([256, 128]), and
+    # the activations move within the tensor pairs ({0,1},{2,3}: iota groups [2,2]<=[4]).
+    pytest.importorskip("libtpu")
+    import re
+    import hloroof.jax
+    sys.path.insert(0, BENCH)
+    try:
+        import recipe_models
+    finally:
+        sys.path.pop(0)
+    r = dict(model="dense", layers=2, width=256, ffn=512, heads=4, kv_heads=2, head_dim=128,
+             vocab=512, batch_per_chip=2, seq=256, step_s=0.01, tflops_per_chip=1.0,
+             chips=4, devices=4, remat={"decoder_layer_input": "device"}, tensor_parallel=2)
+    step = recipe_models.recipe_step(r)
+    assert step.mesh_axes == {"fsdp": 2, "tensor": 2}
+    compiled = hloroof.jax.compile_for(step.fn, *step.args, target="tpu_v5e:2x2",
+                                       mesh_axes=step.mesh_axes, in_specs=step.in_specs)
+    text = compiled._hloroof_hlo_text
+
+    def parameter(name):
+        line = next(l for l in text.splitlines()
+                    if "parameter(" in l and f"op_name=\"{name}\"" in l.replace("\\'", "'"))
+        return re.search(r"= \w+\[([\d,]*)\]", line).group(1)
+    assert parameter("params['layers']['wq']") == "2,128,256"
+    assert parameter("params['layers']['wo']") == "2,256,128"
+    assert parameter("params['embed']") == "256,128"
+    assert re.search(r"all-(gather|reduce)(-start)?\(.*replica_groups=\[2,2\]<=\[4\]", text)
+    with pytest.raises(ValueError, match="tensor_parallel 3"):
+        recipe_models.recipe_step(dict(r, tensor_parallel=3, chips=6, devices=6))
+
+
 def test_every_kept_program_is_a_recipe_and_a_row_of_the_table():
     # Every program kept (none until a machine has compiled them: docs/accuracy.md, "More
     # recipes") belongs to a recipe and a row.
