@@ -45,9 +45,12 @@ bool is_host_transfer(std::string_view target) {
   return target == "MoveToHost" || target == "MoveToDevice";
 }
 
-// XLA TPU's concatenation of slices into one buffer (ConcatBitcast): data movement, its
-// operands read and its result written.
-bool is_data_movement(std::string_view target) { return target == "ConcatBitcast"; }
+// XLA TPU's data movement, its operands read and its result written: the concatenation of
+// slices into one buffer (ConcatBitcast) and the packing of gather and scatter indices
+// (GatherScatterIndicesBitpacked: an s32 index array in, the same shape out).
+bool is_data_movement(std::string_view target) {
+  return target == "ConcatBitcast" || target == "GatherScatterIndicesBitpacked";
+}
 
 // XLA TPU's SliceId: the index of the slice a multi-slice program runs on, a u32 scalar the
 // runtime gives; its result is written.
@@ -100,6 +103,40 @@ bool gemm_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
   // element 0 too. The XLA-compatible figures count nothing: the analysis behind
   // `cost_analysis()` does not know the call (docs/cost-conventions.md).
   charge_result_only(op, tally, Model::kOurs);
+  return true;
+}
+
+// XLA's block-scaled dot (`__op$block_scaled_dot`, what jax.nn.scaled_matmul lowers to before
+// XLA rewrites it into a cuDNN fusion): operands lhs [B.., M, K], rhs [B.., N, K] (both
+// contracted on their last dimension) and their block scales; the result [B.., M, N]. 2 K
+// FLOPs per result element, of the wider operand type. False when the shapes do not agree.
+bool block_scaled_dot_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
+  const Shape* lhs = op.operand_shape(0);
+  const Shape* rhs = op.operand_shape(1);
+  const Shape& out = *op.result;
+  if (op.operand_count() < 2 || lhs == nullptr || rhs == nullptr || !lhs->is_array() ||
+      !rhs->is_array() || !out.is_array() || lhs->rank() < 2 || lhs->rank() != rhs->rank() ||
+      out.rank() != lhs->rank()) {
+    return false;
+  }
+  const size_t r = lhs->dims.size();
+  if (lhs->dims[r - 1].size != rhs->dims[r - 1].size ||
+      out.dims[r - 2].size != lhs->dims[r - 2].size ||
+      out.dims[r - 1].size != rhs->dims[r - 2].size) {
+    return false;
+  }
+  for (size_t d = 0; d + 2 < r; ++d) {
+    if (out.dims[d].size != lhs->dims[d].size || rhs->dims[d].size != lhs->dims[d].size) {
+      return false;
+    }
+  }
+  const double flops = 2 * elements(out) * static_cast<double>(lhs->dims[r - 1].size);
+  if (flops > 0)
+    cost.matrix.push_back({matrix_operand_type(lhs->element_type, rhs->element_type), flops});
+  cost.flops += flops;
+  // Operands (scales included) read, the result written; the XLA-compatible figures count
+  // nothing, as for every call cost_analysis() does not know.
+  add_default_bytes(op, tally, Model::kOurs);
   return true;
 }
 
@@ -572,6 +609,7 @@ bool add_custom_call_cost(const OpView& op, Context& context, OpCost& cost, Byte
   if (is_cudnn_convolution(target) && convolution_cost(op, cost, tally)) return true;
   if (attention_cost(op, cost, tally)) return true;
   if (target == "TopK" && top_k_cost(op, cost, tally)) return true;
+  if (target == "__op$block_scaled_dot" && block_scaled_dot_cost(op, cost, tally)) return true;
   if (stated_cost(op, cost, tally)) return true;
   if (target == "tpu_custom_call" && absl::StrContains(sv(op.instruction->name()), "splash_m") &&
       splash_attention_cost(op, context, cost, tally)) {

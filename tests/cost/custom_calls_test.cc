@@ -511,6 +511,49 @@ ENTRY e {
   CHECK(c.cost.unknown.empty());
 }
 
+TEST_CASE("XLA TPU's GatherScatterIndicesBitpacked moves its indices") {
+  // s32[4,32,3] in (1,536 B) and the same shape out, as MaxText's take_along_axis gathers
+  // compile on a v6e.
+  auto c = analyze(R"(
+ENTRY e {
+  i = s32[4,32,3] parameter(0)
+  ROOT p = s32[4,32,3] custom-call(i), custom_call_target="GatherScatterIndicesBitpacked"
+})");
+  CHECK_FALSE(c["p"].unknown);
+  CHECK(c["p"].cost.bytes_read == 1536);
+  CHECK(c["p"].cost.bytes_written == 1536);
+  CHECK(c.cost.unknown.empty());
+}
+
+TEST_CASE("a block-scaled dot counts 2 K FLOPs a result element") {
+  // lhs f8e4m3fn[8,128,512], rhs f8e4m3fn[8,1024,512], scales f8e8m0fnu (one a block of 32):
+  // result f32[8,128,1024]. 2 x 8 x 128 x 1024 x 512 = 1,073,741,824 FLOPs of fp8. Bytes:
+  // lhs 524,288 + rhs 4,194,304 + scales 16,384 + 131,072 read, 4,194,304 written.
+  auto c = analyze(R"(
+ENTRY e {
+  lhs = f8e4m3fn[8,128,512] parameter(0)
+  rhs = f8e4m3fn[8,1024,512] parameter(1)
+  ls = f8e8m0fnu[8,128,16] parameter(2)
+  rs = f8e8m0fnu[8,1024,16] parameter(3)
+  ROOT d = f32[8,128,1024] custom-call(lhs, rhs, ls, rs), custom_call_target="__op$block_scaled_dot"
+})");
+  CHECK_FALSE(c["d"].unknown);
+  CHECK(c["d"].cost.flops == 1073741824.0);
+  CHECK(c["d"].cost.matrix_type() == PrimitiveType::kF8E4M3FN);
+  CHECK(c["d"].cost.bytes_read == 524288 + 4194304 + 16384 + 131072);
+  CHECK(c["d"].cost.bytes_written == 4194304);
+  CHECK(c.cost.totals.xla_flops == 0);
+  // Shapes that do not contract (K 512 against 256) are not read as a dot: unknown.
+  auto bad = analyze(R"(
+ENTRY e {
+  lhs = f8e4m3fn[128,512] parameter(0)
+  rhs = f8e4m3fn[1024,256] parameter(1)
+  ROOT d = f32[128,1024] custom-call(lhs, rhs), custom_call_target="__op$block_scaled_dot"
+})");
+  CHECK(bad["d"].unknown);
+  CHECK(bad["d"].cost.flops == 0);
+}
+
 TEST_CASE("XLA TPU's SliceId writes its scalar and is known") {
   // A multi-slice program asks the runtime which slice it runs on: no operand, a u32 scalar
   // (4 B) written, no FLOPs; not unknown work that would make the step a floor.
