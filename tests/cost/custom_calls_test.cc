@@ -511,6 +511,36 @@ ENTRY e {
   CHECK(c.cost.unknown.empty());
 }
 
+TEST_CASE("megablox's grouped matmul counts the tiles it runs") {
+  // gmm over m = 4096 rows in 4 groups (offsets s32[5]), metadata for N = 11 tiles: 8 tiles
+  // of 512 rows and 3 more where a tile holds the edge of two groups. Its estimate states the
+  // rows once, 2 x 4096 x 256 x 512 = 1,073,741,824 FLOPs; the kernel runs 11 / 8 of it,
+  // 1,476,395,008, of its rows' type (bf16, not the s32 of operand 0). XLA's figures keep the
+  // estimate. Another kernel with the same operands keeps its estimate whole.
+  const std::string text = R"(
+ENTRY e {
+  n = s32[] parameter(0)
+  offsets = s32[5] parameter(1)
+  ids = s32[11] parameter(2)
+  tiles = s32[11] parameter(3)
+  active = s32[1] parameter(4)
+  lhs = bf16[4096,256] parameter(5)
+  rhs = bf16[4,256,512] parameter(6)
+  ROOT NAME.3 = bf16[4096,512] custom-call(n, offsets, ids, tiles, active, lhs, rhs), custom_call_target="tpu_custom_call", backend_config={"custom_call_config":{"cost_estimate":{"bytes_accessed":"6291456","flops":"1073741824","transcendentals":"0"}}}
+})";
+  const auto with_name = [&text](std::string_view name) {
+    std::string t = text;
+    t.replace(t.find("NAME"), 4, name);
+    return analyze(t);
+  };
+  auto gmm = with_name("gmm");
+  CHECK(gmm["gmm.3"].cost.flops == 1476395008.0);
+  CHECK(gmm["gmm.3"].cost.matrix_type() == PrimitiveType::kBF16);
+  CHECK(gmm["gmm.3"].cost.xla_flops == 1073741824.0);
+  CHECK(with_name("tgmm")["tgmm.3"].cost.flops == 1476395008.0);
+  CHECK(with_name("kernel")["kernel.3"].cost.flops == 1073741824.0);
+}
+
 TEST_CASE("XLA TPU's GatherScatterIndicesBitpacked moves its indices") {
   // s32[4,32,3] in (1,536 B) and the same shape out, as MaxText's take_along_axis gathers
   // compile on a v6e.
