@@ -78,21 +78,30 @@ def test_an_exported_program_is_kept_gzipped_and_predicted_again(tmp_path):
     assert (kept / "program.hlo.gz").read_bytes() == first
 
 
+def _recipe_models():
+    sys.path.insert(0, BENCH)
+    try:
+        import recipe_models
+    finally:
+        sys.path.pop(0)
+    return recipe_models
+
+
+def _toy_dense(**fields):
+    """bench/recipe_models.py's dense step at toy sizes (not a recipe) on 4 chips."""
+    return dict(dict(model="dense", layers=2, width=256, ffn=512, head_dim=128, vocab=512,
+                     batch_per_chip=2, seq=256, step_s=0.01, tflops_per_chip=1.0, chips=4,
+                     remat={"decoder_layer_input": "device"}), **fields)
+
+
 def test_an_fp8_recipe_compiles_to_fp8_products_timed_at_the_fp8_peak():
     # bench/recipe_models.py's dense step at toy sizes (not a recipe) with quantization=
     # fp8_full, on 4 TPU7x chips (8 devices): every decoder product takes fp8 operands, and
     # hloroof times them at TPU7x's fp8 peak, 2.307e15 FLOP/s a device (data/hardware/tpu7x.json).
     pytest.importorskip("libtpu")
     import hloroof.jax
-    sys.path.insert(0, BENCH)
-    try:
-        import recipe_models
-    finally:
-        sys.path.pop(0)
-    r = dict(model="dense", layers=2, width=256, ffn=512, heads=2, kv_heads=1, head_dim=128,
-             vocab=512, batch_per_chip=2, seq=256, step_s=0.01, tflops_per_chip=1.0,
-             chips=4, devices=8, remat={"decoder_layer_input": "device"},
-             quantization="fp8_full")
+    recipe_models = _recipe_models()
+    r = _toy_dense(heads=2, kv_heads=1, devices=8, quantization="fp8_full")
     step = recipe_models.recipe_step(r)
     compiled = hloroof.jax.compile_for(step.fn, *step.args, target="tpu7x:2x2x1",
                                        mesh_axes=step.mesh_axes, in_specs=step.in_specs)
@@ -113,14 +122,8 @@ def test_a_tensor_parallel_recipe_shards_heads_and_hidden_units_over_its_axis():
     pytest.importorskip("libtpu")
     import re
     import hloroof.jax
-    sys.path.insert(0, BENCH)
-    try:
-        import recipe_models
-    finally:
-        sys.path.pop(0)
-    r = dict(model="dense", layers=2, width=256, ffn=512, heads=4, kv_heads=2, head_dim=128,
-             vocab=512, batch_per_chip=2, seq=256, step_s=0.01, tflops_per_chip=1.0,
-             chips=4, devices=4, remat={"decoder_layer_input": "device"}, tensor_parallel=2)
+    recipe_models = _recipe_models()
+    r = _toy_dense(heads=4, kv_heads=2, devices=4, tensor_parallel=2)
     step = recipe_models.recipe_step(r)
     assert step.mesh_axes == {"fsdp": 2, "tensor": 2}
     compiled = hloroof.jax.compile_for(step.fn, *step.args, target="tpu_v5e:2x2",
