@@ -55,6 +55,14 @@ struct AttentionCall {
 };
 // None when `op` is no such call or its config does not give every size.
 std::optional<AttentionCall> attention_call(const OpView& op);
+// megablox's grouped matmuls (gmm, tgmm: Pallas TPU kernels, an MoE's experts): the share of
+// the kernel's stated work it runs (the tiles it visits over its rows' tiles, custom_calls.cc)
+// and its rows' type. None for any other kernel.
+struct MegabloxTiles {
+  double share = 1;
+  PrimitiveType type = PrimitiveType::kF32;
+};
+std::optional<MegabloxTiles> megablox_tiles(const OpView& op);
 // Splash attention's q and k (a Mosaic kernel named splash_mha... or splash_mqa...): the first
 // two of its first three floating operands of rank 3 or more, [..., heads, seq, head_dim].
 // None when it has fewer than three.

@@ -183,39 +183,6 @@ bool top_k_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
   return true;
 }
 
-// megablox's grouped matmuls (gmm and tgmm, Pallas TPU kernels: an MoE's experts) run over
-// the m rows in tiles, and a tile that holds rows of two groups runs once for each. Their
-// group metadata (operands 1-3: offsets s32[G + 1], then group ids and m-tile ids, s32[N])
-// has room for N = m-tiles + G - 1 tiles, the most the grid visits, reached unless group
-// sizes fall on tile edges; the kernel's own estimate counts the m rows once. The share of
-// the stated work the kernel runs, N / (N - G + 1), and the type of its rows (operand 5);
-// none for any other kernel.
-struct MegabloxTiles {
-  double share = 1;
-  PrimitiveType type = PrimitiveType::kF32;
-};
-std::optional<MegabloxTiles> megablox_tiles(const OpView& op) {
-  const std::string_view name = op.instruction->name();
-  if (!absl::StartsWith(sv(name), "gmm") && !absl::StartsWith(sv(name), "tgmm")) {
-    return std::nullopt;
-  }
-  if (op.operand_count() < 7) return std::nullopt;
-  const auto s32_list = [&op](size_t i) -> double {
-    const Shape* s = op.operand_shape(i);
-    return s != nullptr && s->is_array() && s->rank() == 1 &&
-                   s->element_type == PrimitiveType::kS32
-               ? static_cast<double>(s->dims[0].size)
-               : 0;
-  };
-  const double groups = s32_list(1) - 1, tiles = s32_list(2);
-  const Shape* rows = op.operand_shape(5);
-  if (groups < 1 || tiles < groups || s32_list(3) != tiles || rows == nullptr ||
-      !rows->is_array() || !is_floating_point(rows->element_type)) {
-    return std::nullopt;
-  }
-  return MegabloxTiles{tiles / (tiles - groups + 1), rows->element_type};
-}
-
 // A kernel that states its own cost: Pallas Mosaic kernels (`tpu_custom_call`) put
 // `cost_estimate: {flops, transcendentals, bytes_accessed}` in `custom_call_config`. The
 // estimate does not split matrix from vector FLOPs: they count as matrix FLOPs of the first
@@ -619,6 +586,35 @@ std::optional<AttentionCall> te_call(const OpView& op) {
 }
 
 }  // namespace
+
+// megablox's grouped matmuls (gmm and tgmm, Pallas TPU kernels: an MoE's experts) run over
+// the m rows in tiles, and a tile that holds rows of two groups runs once for each. Their
+// group metadata (operands 1-3: offsets s32[G + 1], then group ids and m-tile ids, s32[N])
+// has room for N = m-tiles + G - 1 tiles, the most the grid visits, reached unless group
+// sizes fall on tile edges; the kernel's own estimate counts the m rows once. The share of
+// the stated work the kernel runs, N / (N - G + 1), and the type of its rows (operand 5);
+// none for any other kernel.
+std::optional<MegabloxTiles> megablox_tiles(const OpView& op) {
+  const std::string_view name = op.instruction->name();
+  if (!absl::StartsWith(sv(name), "gmm") && !absl::StartsWith(sv(name), "tgmm")) {
+    return std::nullopt;
+  }
+  if (op.operand_count() < 7) return std::nullopt;
+  const auto s32_list = [&op](size_t i) -> double {
+    const Shape* s = op.operand_shape(i);
+    return s != nullptr && s->is_array() && s->rank() == 1 &&
+                   s->element_type == PrimitiveType::kS32
+               ? static_cast<double>(s->dims[0].size)
+               : 0;
+  };
+  const double groups = s32_list(1) - 1, tiles = s32_list(2);
+  const Shape* rows = op.operand_shape(5);
+  if (groups < 1 || tiles < groups || s32_list(3) != tiles || rows == nullptr ||
+      !rows->is_array() || !is_floating_point(rows->element_type)) {
+    return std::nullopt;
+  }
+  return MegabloxTiles{tiles / (tiles - groups + 1), rows->element_type};
+}
 
 std::optional<AttentionCall> attention_call(const OpView& op) {
   const Shape* q = op.operand_shape(0);

@@ -281,6 +281,7 @@ OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool inc
   if (work.matrix_flops > 0) {
     v.gemms = gemms_of(i, device);
     if (v.gemms.empty()) v.gemms = splash_gemms(i, work.matrix_flops, device);
+    if (v.gemms.empty()) v.gemms = megablox_gemms(i, work.matrix_flops, device);
   }
   v.issue = elementwise_issue_time(i, device, in_.cost);
   v.matrix_share = matrix_share_;

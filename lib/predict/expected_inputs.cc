@@ -217,6 +217,34 @@ std::vector<GemmCall> splash_gemms(const Instruction& instruction, double matrix
   return {{g, q.element_type, q.element_type, matrix_unit(device, q.element_type, false, false)}};
 }
 
+std::vector<GemmCall> megablox_gemms(const Instruction& instruction, double matrix_flops,
+                                     const DeviceSpec& device) {
+  if (device.kind != DeviceKind::kTpu || instruction.opcode() != Opcode::kCustomCall ||
+      instruction.custom_call_target() != "tpu_custom_call" || !(matrix_flops > 0)) {
+    return {};
+  }
+  const cost::OpView view = cost::view_of(instruction);
+  const std::optional<cost::MegabloxTiles> tiles = cost::megablox_tiles(view);
+  if (!tiles) return {};
+  const Shape* rows = view.operand_shape(5);
+  const Shape& out = instruction.shape();
+  if (rows == nullptr || rows->rank() != 2 || !out.is_array() || out.rank() < 2) return {};
+  // gmm's result is [m, n] and its rows [m, k]; tgmm's is [G, k, n].
+  const double n = static_cast<double>(out.dims.back().size);
+  measured::GemmShape g;
+  if (out.rank() == 2) {
+    g.k = static_cast<double>(rows->dims[1].size);
+    g.n = n;
+    g.m = matrix_flops / (2 * g.k * n);
+  } else {
+    g.m = static_cast<double>(out.dims[out.rank() - 2].size);
+    g.n = n;
+    g.k = matrix_flops / (2 * g.m * n);
+  }
+  if (!(g.m >= 1) || !(g.k >= 1) || !(g.n >= 1)) return {};
+  return {{g, tiles->type, tiles->type, matrix_unit(device, tiles->type, false, false)}};
+}
+
 std::string_view op_matrix_unit(const Instruction& instruction, const DeviceSpec& device,
                                 PrimitiveType type) {
   if (type == PrimitiveType::kInvalid) return {};

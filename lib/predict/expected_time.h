@@ -107,6 +107,13 @@ std::vector<GemmCall> gemms_of(const Instruction& instruction, const DeviceSpec&
 std::vector<GemmCall> splash_gemms(const Instruction& instruction, double matrix_flops,
                                    const DeviceSpec& device);
 
+// A TPU megablox grouped matmul's matrix products (`matrix_flops`: the tiles it runs) as one
+// GEMM, so that the MXU pads them as it pads any GEMM. gmm (rows [m, k] by an expert's [k, n]):
+// k and n as they are, m the rows run. tgmm (each expert's [k, n] gradient, rows [m, k] and
+// [m, n]): m = k, n = n, the rows run the contraction. Empty for any other op.
+std::vector<GemmCall> megablox_gemms(const Instruction& instruction, double matrix_flops,
+                                     const DeviceSpec& device);
+
 // The matrix class dots of `type` run on for `device` (the precision rules of
 // docs/prediction-model.md): on Ampere and later GPUs, f32 dots at DEFAULT or HIGH precision
 // run on TF32 tensor cores ("tf32") unless the device lists no tf32 peak; HIGHEST, or the

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "hloroof/device.h"
 #include "hloroof/hlo_text.h"
 #include "hloroof/predict.h"
@@ -324,6 +325,38 @@ TEST_CASE("splash attention pays the MXU's padding of its head dimension") {
     CHECK(narrow->roofline_step_time_s == Approx(wide->roofline_step_time_s).epsilon(1e-9));
     CHECK((narrow->step_time_s - fixed) / (wide->step_time_s - fixed) ==
           Approx(ratio).epsilon(0.005));
+  }
+}
+
+TEST_CASE("megablox's grouped matmul pays the MXU's padding of its columns") {
+  // Two gmm calls over 2^22 rows of 8192 in 4 groups (8192 tiles of 512 rows and 3 that two
+  // groups share: metadata s32[8195]), one into 640 columns, one into 768. On a 256-wide MXU
+  // (tpu7x) 640 columns pad to 768: the two take the same time, past the measured ramp's
+  // largest GEMM (2 x 2^22 x 8192 x 768 = 5.3e13 FLOP; within 0.5%). A 128-wide MXU (tpu_v5e)
+  // pads neither: 640 / 768 of the time. Both rooflines keep the real FLOPs, 640 / 768.
+  auto call = [](int n) {
+    const double flops = 2.0 * 4194304 * 8192 * n;
+    return absl::StrCat(
+        "HloModule m\nENTRY e {\n  a = s32[] parameter(0)\n  o = s32[5] parameter(1)\n"
+        "  g = s32[8195] parameter(2)\n  t = s32[8195] parameter(3)\n  c = s32[1] parameter(4)\n"
+        "  x = bf16[4194304,8192] parameter(5)\n  w = bf16[4,8192,", n, "] parameter(6)\n"
+        "  ROOT gmm.1 = bf16[4194304,", n, "] custom-call(a, o, g, t, c, x, w), "
+        "custom_call_target=\"tpu_custom_call\", backend_config={\"custom_call_config\":"
+        "{\"cost_estimate\":{\"flops\":\"", absl::StrFormat("%.0f", flops),
+        "\",\"transcendentals\":\"0\"}}}\n}\n");
+  };
+  const double fixed = measured::tpu_fits()->hbm.latency_s;
+  for (const auto& [name, ratio] : {std::pair{"tpu7x", 1.0}, std::pair{"tpu_v5e", 640.0 / 768}}) {
+    INFO(name);
+    absl::StatusOr<Prediction> narrow = testing::predict_text(call(640), name);
+    absl::StatusOr<Prediction> wide = testing::predict_text(call(768), name);
+    REQUIRE_OK(narrow);
+    REQUIRE_OK(wide);
+    CHECK(narrow->roofline_step_time_s / wide->roofline_step_time_s ==
+          Approx(640.0 / 768).epsilon(1e-3));
+    CHECK((narrow->step_time_s - fixed) / (wide->step_time_s - fixed) ==
+          Approx(ratio).epsilon(0.005));
+    CHECK(narrow->ops.front().model().find("gemm table tpu7x") != std::string::npos);
   }
 }
 
