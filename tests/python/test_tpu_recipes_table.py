@@ -2,6 +2,7 @@
 kept in the repository (bench/measured/tpu_programs/by-recipe/NAME): each kept program is
 predicted again, compiling nothing, and must give the table's figures; every TPU row stays
 within 20% of its published step, every GPU cluster's within 15%, and every roofline below it."""
+import importlib
 import json
 import os
 import sys
@@ -18,13 +19,17 @@ TABLES = [os.path.join(BENCH, "measured", name) for name in ("tpu_recipes.json",
                                                              "gpu_recipes.json")]
 
 
-def _tpu_recipes():
+def _bench(name):
+    """A module of bench/ (tpu_recipes, recipe_models), imported from there."""
     sys.path.insert(0, BENCH)
     try:
-        import tpu_recipes
+        return importlib.import_module(name)
     finally:
         sys.path.pop(0)
-    return tpu_recipes
+
+
+def _tpu_recipes():
+    return _bench("tpu_recipes")
 
 
 def _kept_names():
@@ -78,15 +83,6 @@ def test_an_exported_program_is_kept_gzipped_and_predicted_again(tmp_path):
     assert (kept / "program.hlo.gz").read_bytes() == first
 
 
-def _recipe_models():
-    sys.path.insert(0, BENCH)
-    try:
-        import recipe_models
-    finally:
-        sys.path.pop(0)
-    return recipe_models
-
-
 def _toy_dense(**fields):
     """bench/recipe_models.py's dense step at toy sizes (not a recipe) on 4 chips."""
     return dict(dict(model="dense", layers=2, width=256, ffn=512, head_dim=128, vocab=512,
@@ -100,7 +96,7 @@ def test_an_fp8_recipe_compiles_to_fp8_products_timed_at_the_fp8_peak():
     # hloroof times them at TPU7x's fp8 peak, 2.307e15 FLOP/s a device (data/hardware/tpu7x.json).
     pytest.importorskip("libtpu")
     import hloroof.jax
-    recipe_models = _recipe_models()
+    recipe_models = _bench("recipe_models")
     r = _toy_dense(heads=2, kv_heads=1, devices=8, quantization="fp8_full")
     step = recipe_models.recipe_step(r)
     compiled = hloroof.jax.compile_for(step.fn, *step.args, target="tpu7x:2x2x1",
@@ -122,7 +118,7 @@ def test_a_tensor_parallel_recipe_shards_heads_and_hidden_units_over_its_axis():
     pytest.importorskip("libtpu")
     import re
     import hloroof.jax
-    recipe_models = _recipe_models()
+    recipe_models = _bench("recipe_models")
     r = _toy_dense(heads=4, kv_heads=2, devices=4, tensor_parallel=2)
     step = recipe_models.recipe_step(r)
     assert step.mesh_axes == {"fsdp": 2, "tensor": 2}
