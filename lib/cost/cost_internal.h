@@ -64,11 +64,14 @@ struct MegabloxTiles {
 };
 std::optional<MegabloxTiles> megablox_tiles(const OpView& op);
 // Splash attention's q and k (a Mosaic kernel named splash_mha... or splash_mqa...): the first
-// two of its first three floating operands of rank 3 or more, [..., heads, seq, head_dim].
-// None when it has fewer than three.
+// two of its first three floating operands of rank 3 or more, each [..., heads, seq, head_dim]
+// or, laid out sequence-minor (the kernel's SEQ_MINOR), [..., heads, head_dim, seq]. None when
+// it has fewer than three.
 struct SplashOperands {
   const Shape* q = nullptr;
   const Shape* k = nullptr;
+  int64_t q_seq = 0, kv_seq = 0, head_dim = 0;  // q's and k's positions; q's and k's head size
+  double q_rows() const;  // q's elements over its head size: positions x heads x batch
 };
 std::optional<SplashOperands> splash_operands(const OpView& op);
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -224,7 +225,8 @@ bool stated_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
 // Splash attention (jax.experimental.pallas's TPU kernel, MaxText's attention), a Mosaic
 // kernel that states no cost: told by its name (splash_mha_fwd..., splash_mha_dkv...,
 // splash_mha_dq...; splash_mqa likewise). q, k and v are its first three floating operands of
-// rank 3 and more, [..., heads, seq, head_dim]; E(Q) the elements of q, S_kv k's sequence. Per
+// rank 3 and more, [..., heads, seq, head_dim] or sequence-minor (splash_operands); E(Q) the
+// elements of q, S_kv k's sequence. Per
 // score element the forward pass runs 2 matrix products (QK^T, PV: 4 S_kv E(Q) FLOPs); the
 // backward recomputes the scores and adds dP, dV and dK (8 S_kv E(Q)), and dQ (10) when one
 // kernel makes it too (a dq output beside dk and dv, or the dq kernel alone: 6). The kernel
@@ -232,8 +234,7 @@ bool stated_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
 // exponential per score element computed.
 struct SplashCall {
   bool forward = false, dkv = false, dq = false;
-  const Shape* q = nullptr;
-  const Shape* k = nullptr;
+  SplashOperands qk;
 };
 
 std::optional<SplashCall> splash_call(const OpView& op) {
@@ -245,8 +246,7 @@ std::optional<SplashCall> splash_call(const OpView& op) {
   if (!call.forward && !call.dkv && !call.dq) return std::nullopt;
   const std::optional<SplashOperands> qk = splash_operands(op);
   if (!qk) return std::nullopt;
-  call.q = qk->q;
-  call.k = qk->k;
+  call.qk = *qk;
   return call;
 }
 
@@ -307,8 +307,8 @@ std::optional<SplashGrid> splash_grid(const OpView& op, const SplashCall& call) 
     return std::nullopt;
   }
   SplashGrid g;
-  g.s_q = static_cast<double>(call.q->dims[call.q->rank() - 2].size);
-  g.s_kv = static_cast<double>(call.k->dims[call.k->rank() - 2].size);
+  g.s_q = static_cast<double>(call.qk.q_seq);
+  g.s_kv = static_cast<double>(call.qk.kv_seq);
   g.rows = static_cast<double>(mask->dims[mask->rank() - 2].size);
   g.cols = static_cast<double>(mask->dims[mask->rank() - 1].size);
   if (g.rows < 1 || g.cols < 1) return std::nullopt;
@@ -348,8 +348,7 @@ std::optional<SplashGrid> splash_grid(const OpView& op, const SplashCall& call) 
 using SplashWindows = absl::flat_hash_map<std::tuple<int64_t, int64_t, int64_t>, double>;
 
 std::tuple<int64_t, int64_t, int64_t> splash_key(const SplashCall& call) {
-  return {call.q->dims[call.q->rank() - 2].size, call.k->dims[call.k->rank() - 2].size,
-          call.q->dims.back().size};
+  return {call.qk.q_seq, call.qk.kv_seq, call.qk.head_dim};
 }
 
 const SplashWindows& splash_windows(Context& context) {
@@ -377,7 +376,7 @@ const SplashWindows& splash_windows(Context& context) {
 bool splash_attention_cost(const OpView& op, Context& context, OpCost& cost, ByteTally& tally) {
   const std::optional<SplashCall> call = splash_call(op);
   if (!call) return false;
-  const Shape& q = *call->q;
+  const Shape& q = *call->qk.q;
   double share = 0.5;  // an unreadable grid: half of it
   if (const std::optional<SplashGrid> grid = splash_grid(op, *call)) {
     double window = std::numeric_limits<double>::infinity();  // causal
@@ -389,7 +388,7 @@ bool splash_attention_cost(const OpView& op, Context& context, OpCost& cost, Byt
     }
     share = grid->share(call->dkv, window);
   }
-  const double s_kv = static_cast<double>(call->k->dims[call->k->rank() - 2].size);
+  const double s_kv = static_cast<double>(call->qk.kv_seq);
   double products = 4;  // FLOPs per score element and head dimension: 2 per product
   if (call->dkv) {
     // A fused backward writes dq beside dk and dv: a result with as many elements as q or more.
@@ -405,9 +404,9 @@ bool splash_attention_cost(const OpView& op, Context& context, OpCost& cost, Byt
   } else if (call->dq) {
     products = 6;
   }
-  const double head_dim = static_cast<double>(q.dims.back().size);
+  const double head_dim = static_cast<double>(call->qk.head_dim);
   // Query positions x heads x keys computed; none for an empty head (elements(q) is 0 too).
-  const double scores = head_dim > 0 ? elements(q) / head_dim * s_kv * share : 0;
+  const double scores = call->qk.q_rows() * s_kv * share;
   const double flops = products * scores * head_dim;
   cost.matrix.push_back({q.element_type, flops});
   cost.flops += flops;
@@ -624,6 +623,15 @@ std::optional<AttentionCall> attention_call(const OpView& op) {
   return te_call(op);
 }
 
+double SplashOperands::q_rows() const {
+  return head_dim > 0 ? elements(*q) / static_cast<double>(head_dim) : 0;
+}
+
+// The kernel's outputs are head-minor whatever the inputs' layout: the next-to-last dimension of
+// each floating result of rank 3 or more (o, the log-sum-exp, dq, dk, dv) is a sequence. An
+// operand whose next-to-last dimension is one of those is head-minor; one whose last dimension
+// is, and not its next-to-last, sequence-minor. When only one of q and k tells, the other's
+// head size is the same (q k^T shares it); when neither, both are head-minor.
 std::optional<SplashOperands> splash_operands(const OpView& op) {
   std::vector<const Shape*> qkv;
   for (size_t i = 0; i < op.operand_count() && qkv.size() < 3; ++i) {
@@ -633,7 +641,49 @@ std::optional<SplashOperands> splash_operands(const OpView& op) {
     }
   }
   if (qkv.size() < 3) return std::nullopt;
-  return SplashOperands{qkv[0], qkv[1]};
+  std::vector<int64_t> sequences;
+  const auto add_sequence = [&](const Shape& s) {
+    if (s.is_array() && s.rank() >= 3 && is_floating_point(s.element_type)) {
+      sequences.push_back(s.dims[s.rank() - 2].size);
+    }
+  };
+  if (op.result != nullptr) {
+    if (op.result->is_tuple()) {
+      for (const Shape& e : op.result->elements) add_sequence(e);
+    } else {
+      add_sequence(*op.result);
+    }
+  }
+  const auto is_sequence = [&](int64_t n) {
+    return std::find(sequences.begin(), sequences.end(), n) != sequences.end();
+  };
+  struct Minor {
+    int64_t second, last;
+    std::optional<bool> seq_minor;  // none: the results do not tell
+    int64_t sequence() const { return *seq_minor ? last : second; }
+    int64_t head() const { return *seq_minor ? second : last; }
+  };
+  const auto read = [&](const Shape& s) {
+    Minor m{s.dims[s.rank() - 2].size, s.dims[s.rank() - 1].size, std::nullopt};
+    if (is_sequence(m.second)) {
+      m.seq_minor = false;
+    } else if (is_sequence(m.last)) {
+      m.seq_minor = true;
+    }
+    return m;
+  };
+  const auto with_head = [](Minor& m, int64_t head) {
+    m.seq_minor = m.second == head && m.last != head;
+  };
+  Minor q = read(*qkv[0]), k = read(*qkv[1]);
+  if (!q.seq_minor && !k.seq_minor) {
+    q.seq_minor = k.seq_minor = false;
+  } else if (!q.seq_minor) {
+    with_head(q, k.head());
+  } else if (!k.seq_minor) {
+    with_head(k, q.head());
+  }
+  return SplashOperands{qkv[0], qkv[1], q.sequence(), k.sequence(), q.head()};
 }
 
 bool add_custom_call_cost(const OpView& op, Context& context, OpCost& cost, ByteTally& tally) {

@@ -203,12 +203,12 @@ std::vector<GemmCall> splash_gemms(const Instruction& instruction, double matrix
       !absl::StrContains(sv(instruction.name()), "splash_m") || !(matrix_flops > 0)) {
     return {};
   }
-  // q, [..., heads, seq, head_dim], as the cost rule reads it.
+  // q's rows and head size, in either layout, as the cost rule reads them.
   const std::optional<cost::SplashOperands> qk = cost::splash_operands(cost::view_of(instruction));
   if (!qk) return {};
   const Shape& q = *qk->q;
-  const double head_dim = static_cast<double>(q.dims.back().size);
-  const double rows = head_dim > 0 ? static_cast<double>(elements_of(q)) / head_dim : 0;
+  const double head_dim = static_cast<double>(qk->head_dim);
+  const double rows = qk->q_rows();
   if (!(rows >= 1)) return {};
   measured::GemmShape g;
   g.m = rows;

@@ -232,6 +232,38 @@ ENTRY e {
   CHECK(c.cost.unknown.empty());
 }
 
+TEST_CASE("splash attention: q, k and v laid out sequence-minor") {
+  // The first case's kernels with q, k and v as [batch, heads, head dim, seq] (the kernel's
+  // SEQ_MINOR layout; its outputs stay [..., seq, head dim]): the same 6,291,456 scores, the
+  // same 3,221,225,472 and 8,053,063,680 FLOPs. Read head-minor, the 128-wide dimension would
+  // be the sequence: a grid of 2 blocks of 64 over 128 positions, a head size of 1024.
+  // Context parallelism, sequence-minor: q [1,1,64,256] holds 256 of k's [1,1,64,1024]
+  // positions, grid s8[1,1,4] (blocks of 256): the whole causal grid's 10 of 16 blocks,
+  // 256 x 1024 x 10/16 = 163,840 scores, 4 x 163,840 x 64 = 41,943,040 FLOPs; the dkv kernel,
+  // its results dk and dv [1,1,1024,64]: 8 x 163,840 x 64 = 83,886,080.
+  auto c = analyze(R"(
+ENTRY e {
+  grid = s8[1,2,2] parameter(0)
+  q = bf16[2,4,128,1024] parameter(1)
+  k = bf16[2,4,128,1024] parameter(2)
+  v = bf16[2,4,128,1024] parameter(3)
+  do = bf16[2,4,1024,128] parameter(4)
+  splash_mha_fwd_residuals = (bf16[2,4,1024,128], f32[2,4,1024,128]) custom-call(grid, grid, q, k, v), custom_call_target="tpu_custom_call"
+  splash_mha_dkv_no_residuals = (bf16[2,2,4,1024,128], bf16[2,4,1024,128], bf16[2,4,1024,128]) custom-call(grid, grid, q, k, v, do), custom_call_target="tpu_custom_call"
+  cp = s8[1,1,4] parameter(5)
+  qs = bf16[1,1,64,256] parameter(6)
+  ks = bf16[1,1,64,1024] parameter(7)
+  splash_mha_fwd_residuals.1 = (bf16[1,1,256,64], f32[1,1,256,128]) custom-call(cp, cp, qs, ks, ks), custom_call_target="tpu_custom_call"
+  splash_mha_dkv_no_residuals.1 = (bf16[1,1,1024,64], bf16[1,1,1024,64]) custom-call(cp, cp, qs, ks, ks), custom_call_target="tpu_custom_call"
+  ROOT t = tuple(splash_mha_fwd_residuals, splash_mha_dkv_no_residuals, splash_mha_fwd_residuals.1, splash_mha_dkv_no_residuals.1)
+})");
+  CHECK(c["splash_mha_fwd_residuals"].cost.flops == 3221225472.0);
+  CHECK(c["splash_mha_fwd_residuals"].cost.transcendentals == 6291456.0);
+  CHECK(c["splash_mha_dkv_no_residuals"].cost.flops == 8053063680.0);
+  CHECK(c["splash_mha_fwd_residuals.1"].cost.flops == 41943040.0);
+  CHECK(c["splash_mha_dkv_no_residuals.1"].cost.flops == 83886080.0);
+}
+
 TEST_CASE("splash attention: rectangular blocks, a shrunk sliding-window grid, its backward") {
   // One head of 1024 positions, head dim 64: 1024 x 1024 = 1,048,576 scores in all.
   // causal: grid s8[1,2,4], q blocks of 1024/2 = 512, kv blocks of 1024/4 = 256. q block 0
