@@ -97,7 +97,7 @@ def load_balanced_positions(seq, context):
 
 
 def _splash(heads, block, scale_dim, kv_repeat=1, window=None, batch=MESH_AXIS, context=1,
-            heads_axis=None):
+            heads_axis=None, layout="head_dim_minor"):
     """Causal splash attention over one chip's batch, q, k, v as [batch, seq, heads, dim], q
     scaled by 1/sqrt(scale_dim), each key and value head repeated `kv_repeat` times. `block`:
     one size for every block, or a dict of SPLASH_BLOCKS' sizes (those not given: 2048).
@@ -107,7 +107,9 @@ def _splash(heads, block, scale_dim, kv_repeat=1, window=None, batch=MESH_AXIS, 
     strategy): each device's queries against the keys and values gathered whole, the
     sequence in MaxText's load-balanced order (device i holds chunks i and 2 context - 1 - i
     of 2 context) and the mask's query positions with it. `heads_axis`: the mesh axis the
-    heads are sharded over (tensor parallelism; `heads` then counts one device's)."""
+    heads are sharded over (tensor parallelism; `heads` then counts one device's). `layout`:
+    how the kernel lays q, k and v out in memory (MaxText's sa_*_layout): "head_dim_minor",
+    [..., seq, head_dim], or "seq_minor", [..., head_dim, seq]; its outputs are head-minor."""
     import jax
     import jax.numpy as jnp
     from jax.experimental.pallas.ops.tpu.splash_attention import splash_attention_kernel as sk
@@ -119,8 +121,11 @@ def _splash(heads, block, scale_dim, kv_repeat=1, window=None, batch=MESH_AXIS, 
         # The recipe's blocks, or the largest power-of-two part of each that divides the
         # sequence.
         given = block if isinstance(block, dict) else dict.fromkeys(SPLASH_BLOCKS, block)
-        blocks = sk.BlockSizes(use_fused_bwd_kernel=True, **{
-            k: math.gcd(given.get(k, 2048), seq // context) for k in SPLASH_BLOCKS})
+        order = sk.QKVLayout[layout.upper()]
+        blocks = sk.BlockSizes(use_fused_bwd_kernel=True, q_layout=order, k_layout=order,
+                               v_layout=order, **{
+                                   k: math.gcd(given.get(k, 2048), seq // context)
+                                   for k in SPLASH_BLOCKS})
         shape = (seq, seq)
         mask = sm.CausalMask(shape)
         if context > 1:
@@ -572,7 +577,8 @@ def moe_step(r):
     softmax over every expert, renormalized), `shard_experts` (the experts' axis over FSDP,
     MaxText's fsdp_shard_on_exp; else their embedding axis), `remat` (MOE_SAVE_NAMES ->
     "device" or "offload"), `splash_blocks` (`local_splash_blocks` for the sliding layers if
-    given), `gmm_tiling` ({batch_seq, embed, mlp}: MaxText's wi_tile_* and wo_tile_*),
+    given), `splash_layout` (q, k and v's layout in the kernel, MaxText's sa_*_layout:
+    "head_dim_minor" or "seq_minor"), `gmm_tiling` ({batch_seq, embed, mlp}: MaxText's wi_tile_* and wo_tile_*),
     `data_parallel` (a "data" mesh axis: the batch over it too, the weights replicated over
     it), `norm_eps`; and Gemma 4's: `gemma4` (q, k and v normalized, no query scaling, the
     attention's and the MLP's outputs normalized, a scalar a layer, the router's input
@@ -608,6 +614,9 @@ def moe_step(r):
             or routing not in ("top_k", "random", "softmax_top_k")):
         raise ValueError(f"activation {activation!r} ('silu', 'gelu' or 'gpt_oss'), routing "
                          f"{routing!r} ('top_k', 'random' or 'softmax_top_k')")
+    if r.get("splash_layout", "head_dim_minor") not in ("head_dim_minor", "seq_minor"):
+        raise ValueError(f"splash_layout {r['splash_layout']!r}: 'head_dim_minor' or "
+                         "'seq_minor'")
     remat = r.get("remat", {"decoder_layer_input": "offload"})
     unknown = sorted(set(remat) - set(MOE_SAVE_NAMES)) + sorted(
         k for k, v in remat.items() if v not in ("device", "offload"))
@@ -623,7 +632,7 @@ def moe_step(r):
     splash = {kind: _splash(H, r.get("local_splash_blocks", blocks) if kind == "local" else
                             blocks, 1 if gemma4 else shape[kind][2],
                             H // shape[kind][1], r.get("window") if kind == "local" else None,
-                            batch=batch)
+                            batch=batch, layout=r.get("splash_layout", "head_dim_minor"))
               for kind in ("global", "local")}
     c = lambda w: w.astype(bf)  # f32 weights, bf16 matrix products
     tiles = dict(dict(batch_seq=512, embed=1024, mlp=1024), **r.get("gmm_tiling", {}))

@@ -175,3 +175,36 @@ def test_a_kept_program_predicts_its_row(name):
     else:
         assert 0.85 <= ratio <= 1.15
     assert row["roofline_step_s"] < row["measured_step_s"]
+
+
+def test_sequence_minor_splash_costs_as_head_minor():
+    # bench/recipe_models.py's mixture-of-experts step at toy sizes (not a recipe) on 4 v5e
+    # chips, splash's q, k and v laid out [..., head_dim, seq] (splash_layout seq_minor,
+    # MaxText's sa_*_layout=SEQ_MINOR, as GPT-OSS's recipes run it): its kernels take the
+    # sequence-minor operands, and cost what the head-minor ones do. Each device: 2 sequences
+    # of 512, 2 heads of 64, blocks of 128: the causal 4 x 4 grid computes 10 of 16 blocks,
+    # 2 x 2 x 512 x 512 x 10/16 = 655,360 scores; the forward 4 x 655,360 x 64 = 167,772,160
+    # FLOPs (read head-minor, 64 positions of head size 512 would be counted instead).
+    pytest.importorskip("libtpu")
+    import hloroof.jax
+    recipe_models = _bench("recipe_models")
+    toy = dict(model="moe", layers=2, width=256, heads=2, kv_heads=1, head_dim=64, vocab=512,
+               experts=4, experts_per_token=2, moe_ffn=256, batch_per_chip=2, seq=512,
+               step_s=0.01, tflops_per_chip=1.0, chips=4, devices=4, splash_blocks=128)
+
+    def splash_flops(layout):
+        step = recipe_models.recipe_step(dict(toy, splash_layout=layout))
+        compiled = hloroof.jax.compile_for(step.fn, *step.args, target="tpu_v5e:2x2",
+                                           mesh_axes=step.mesh_axes, in_specs=step.in_specs)
+        splash = [i for i in hloroof.cost(compiled._hloroof_hlo_text).instructions
+                  if i.instruction.name.startswith("splash_mha")]
+        q = next(str(i.instruction.operands[3].shape) for i in splash
+                 if "fwd" in i.instruction.name)
+        return q, {i.instruction.name: i.cost.flops for i in splash}
+    minor, seq_minor = splash_flops("head_dim_minor"), splash_flops("seq_minor")
+    assert seq_minor[0].startswith("bf16[2,2,64,512]")  # [batch, heads, head_dim, seq]
+    assert minor[0].startswith("bf16[2,2,512,64]")
+    assert sorted(seq_minor[1].values()) == sorted(minor[1].values())
+    assert {f for n, f in seq_minor[1].items() if "fwd" in n} == {167772160}
+    with pytest.raises(ValueError, match="splash_layout 'seq'"):
+        recipe_models.recipe_step(dict(toy, splash_layout="seq"))
