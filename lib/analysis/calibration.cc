@@ -233,6 +233,7 @@ absl::StatusOr<ProfileCalibration> calibrate_profiles(const ProfileCalibrationIn
   // The modules: given in memory, else read (one for all is read once).
   std::vector<Module> owned;
   owned.reserve(n);
+  std::vector<uint64_t> program_ids(n, 0);  // of the modules the profiles carry
   std::vector<const Module*> modules = in.modules;
   for (size_t k = 0; modules.empty() && k < n; ++k) {
     if (k > 0 && in.module_paths.size() == 1) break;
@@ -251,6 +252,7 @@ absl::StatusOr<ProfileCalibration> calibrate_profiles(const ProfileCalibrationIn
         out.inputs.push_back(captured);
       } else {
         loaded = module_of_profile(read[k], in.load);
+        if (loaded.ok()) program_ids[k] = profile_program_id(loaded->profile_module);
       }
     }
     if (!loaded.ok()) return loaded.status();
@@ -263,7 +265,8 @@ absl::StatusOr<ProfileCalibration> calibrate_profiles(const ProfileCalibrationIn
   }
   std::vector<CalibrationRun> runs;
   for (size_t k = 0; k < n; ++k) {
-    runs.push_back({modules[modules.size() == 1 ? 0 : k], &read[k], in.profiles[k]});
+    runs.push_back(
+        {modules[modules.size() == 1 ? 0 : k], &read[k], in.profiles[k], program_ids[k]});
   }
 
   // The device: as given, else the one every capture names, as `profile` infers it. A capture

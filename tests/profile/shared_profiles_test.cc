@@ -343,6 +343,23 @@ TEST_CASE("with the HLO given, profile joins the program that holds it, as witho
   fs::remove(other);
 }
 
+TEST_CASE("calibrate measures the step of the module's own program, as profile does") {
+  // jax08_gemm's module is jit_dot(21), one of six programs named jit_dot; calibrate had
+  // joined all six as one step (133 us). Its step is now the 9.64 us `profile` reads (the
+  // median of 12.44, 9.64 and 9.28 us, above), and jax08_elementwise's jit_add(11) 105 us.
+  const std::string gemm = (profiles_dir() / "mi300/jax08_gemm.xplane.pb").string();
+  const std::string add = (profiles_dir() / "mi300/jax08_elementwise.xplane.pb").string();
+  const testing::CliResult r = run_cli(absl::StrCat("calibrate ", gemm, " ", add));
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto row = [&](const std::string& file) {
+    const size_t at = r.out.find(file + "  ", r.out.find("Step per profile"));
+    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('\n', at) - at);
+  };
+  CHECK(absl::StrContains(row("jax08_gemm.xplane.pb"), " 9.64 us "));
+  CHECK(absl::StrContains(row("jax08_elementwise.xplane.pb"), " 105 us "));
+}
+
 TEST_CASE("predict and memory of an XSpace take the device it ran on") {
   // The v6e profile ran on "TPU v6 Lite": predicted on tpu_v6e, where its 15 GiB footprint
   // fits (tpu_v5e, the default, has 14.9 GiB: it did not, for a program that ran 100 times).

@@ -317,6 +317,9 @@ struct CalibrationRun {
   const Module* module = nullptr;
   const Profile* profile = nullptr;
   std::string label;  // for the report, e.g. the profile's path
+  // The profile's program of the module ("jit_dot(21)": 21), told from other programs of its
+  // name; 0: the one whose entry is the module's (profile_program_of), as `profile` joins it.
+  uint64_t program_id = 0;
 };
 
 struct CalibrationOptions {
