@@ -163,6 +163,37 @@ def _splash(heads, block, scale_dim, kv_repeat=1, window=None, batch=MESH_AXIS, 
     return attention
 
 
+def _tiled_gmm(lhs, rhs, sizes, tiles):
+    """megablox's grouped matmul lhs [m, k] x rhs [groups, k, n] whose forward, input-gradient
+    and weight-gradient kernels take tiles of their own, as MaxText's wi_tile_*/wo_tile_* give
+    them: `tiles` maps "fwd", "dlhs" and "drhs" to (m, k, n) tiles of that pass's product,
+    each cut to its dimensions."""
+    import importlib
+    import jax
+    # The kernels' module (the package's `gmm` is ops.gmm, one tiling for every pass).
+    backend = importlib.import_module("jax.experimental.pallas.ops.tpu.megablox.gmm")
+
+    def cut(name):
+        return lambda *dims: tuple(min(t, d) for t, d in zip(tiles[name], dims))
+
+    @jax.custom_vjp
+    def product(lhs, rhs, sizes):
+        return backend.gmm(lhs, rhs, sizes, lhs.dtype, cut("fwd"))
+
+    def forward(lhs, rhs, sizes):
+        return product(lhs, rhs, sizes), (lhs, rhs, sizes)
+
+    def backward(saved, grad):
+        lhs, rhs, sizes = saved
+        d_lhs = backend.gmm(grad, rhs, sizes, lhs.dtype, cut("dlhs"), transpose_rhs=True)
+        d_rhs = backend.tgmm(lhs.swapaxes(0, 1), grad, sizes, rhs.dtype, cut("drhs"),
+                             num_actual_groups=rhs.shape[0])
+        return d_lhs, d_rhs, None
+
+    product.defvjp(forward, backward)
+    return product(lhs, rhs, sizes)
+
+
 def _cudnn(scale_dim):
     """Causal attention by cuDNN's fused flash attention (MaxText's GPU recipes:
     cudnn_flash_te), q, k, v as [batch, seq, heads, dim], q scaled by 1/sqrt(scale_dim); key and
@@ -579,6 +610,8 @@ def moe_step(r):
     "device" or "offload"), `splash_blocks` (`local_splash_blocks` for the sliding layers if
     given), `splash_layout` (q, k and v's layout in the kernel, MaxText's sa_*_layout:
     "head_dim_minor" or "seq_minor"), `gmm_tiling` ({batch_seq, embed, mlp}: MaxText's wi_tile_* and wo_tile_*),
+    `gmm_pass_tiles` (megablox's (m, k, n) tiles of each pass, "fwd", "dlhs" and "drhs", by
+    role: rows, the contracted dimension, the output's; in place of `gmm_tiling`),
     `data_parallel` (a "data" mesh axis: the batch over it too, the weights replicated over
     it), `norm_eps`; and Gemma 4's: `gemma4` (q, k and v normalized, no query scaling, the
     attention's and the MLP's outputs normalized, a scalar a layer, the router's input
@@ -636,6 +669,10 @@ def moe_step(r):
               for kind in ("global", "local")}
     c = lambda w: w.astype(bf)  # f32 weights, bf16 matrix products
     tiles = dict(dict(batch_seq=512, embed=1024, mlp=1024), **r.get("gmm_tiling", {}))
+    pass_tiles = r.get("gmm_pass_tiles")
+    if pass_tiles is not None and sorted(pass_tiles) != ["dlhs", "drhs", "fwd"]:
+        raise ValueError(f"gmm_pass_tiles {pass_tiles}: (m, k, n) tiles of 'fwd', 'dlhs' and "
+                         "'drhs'")
     plain = lambda x, eps=eps: rms(x, jnp.ones((), bf), eps)  # no scale
 
     def attention(h, w, kind):
@@ -704,6 +741,8 @@ def moe_step(r):
             return tuple(min(tile.get(d, tiles["batch_seq"]), d) for d in dims)
 
         def gmm(a, b):
+            if pass_tiles:
+                return _tiled_gmm(a, b, sizes, pass_tiles)
             return megablox.gmm(a, b, sizes, preferred_element_type=bf, tiling=tiling)
 
         h0, h1 = gmm(xs, w0), gmm(xs, w1)

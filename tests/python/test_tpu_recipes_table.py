@@ -208,3 +208,31 @@ def test_sequence_minor_splash_costs_as_head_minor():
     assert {f for n, f in seq_minor[1].items() if "fwd" in n} == {167772160}
     with pytest.raises(ValueError, match="splash_layout 'seq'"):
         recipe_models.recipe_step(dict(toy, splash_layout="seq"))
+
+
+def test_grouped_matmul_passes_take_tiles_of_their_own():
+    # The toy mixture-of-experts step above with gmm_pass_tiles (MaxText's wi_tile_* and
+    # wo_tile_*): the forward and input-gradient kernels take 256 rows a tile, the weights'
+    # gradient 512. Each device routes 2 x 512 tokens to 2 experts each, 2048 rows over 4
+    # experts; megablox's group metadata holds room for m / tm + groups - 1 tiles: 2048 / 256
+    # + 3 = 11 for gmm, 2048 / 512 + 3 = 7 for tgmm.
+    pytest.importorskip("libtpu")
+    import hloroof.jax
+    recipe_models = _bench("recipe_models")
+    toy = dict(model="moe", layers=2, width=256, heads=2, kv_heads=1, head_dim=64, vocab=512,
+               experts=4, experts_per_token=2, moe_ffn=256, batch_per_chip=2, seq=512,
+               step_s=0.01, tflops_per_chip=1.0, chips=4, devices=4, splash_blocks=128,
+               gmm_pass_tiles=dict(fwd=(256, 256, 512), dlhs=(256, 256, 512),
+                                   drhs=(512, 256, 128)))
+    step = recipe_models.recipe_step(toy)
+    compiled = hloroof.jax.compile_for(step.fn, *step.args, target="tpu_v5e:2x2",
+                                       mesh_axes=step.mesh_axes, in_specs=step.in_specs)
+    room = {}
+    for i in hloroof.cost(compiled._hloroof_hlo_text).instructions:
+        name = i.instruction.name
+        if i.instruction.opcode == "custom-call" and name.split(".")[0] in ("gmm", "tgmm"):
+            room.setdefault(name.split(".")[0], set()).add(
+                str(i.instruction.operands[2].shape).split("{")[0])
+    assert room == {"gmm": {"s32[11]"}, "tgmm": {"s32[7]"}}
+    with pytest.raises(ValueError, match="gmm_pass_tiles"):
+        recipe_models.recipe_step(dict(toy, gmm_pass_tiles=dict(fwd=(256, 256, 512))))
