@@ -130,8 +130,9 @@ std::optional<int64_t> read_step(const Computation& body, int64_t index) {
       index >= static_cast<int64_t>(root->operand_count())) {
     return std::nullopt;
   }
-  const Instruction* next = root->operand(static_cast<size_t>(index));
-  if (next->operand_count() != 2) return std::nullopt;
+  // The next value, past the copy into scalar memory XLA's TPU programs may make of it.
+  const Instruction* next = through_copies(root->operand(static_cast<size_t>(index)));
+  if (next == nullptr || next->operand_count() != 2) return std::nullopt;
   const Instruction* a = next->operand(0);
   const Instruction* b = next->operand(1);
   if (next->opcode() == Opcode::kAdd) {

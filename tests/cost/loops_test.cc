@@ -273,6 +273,15 @@ ENTRY e {
   ROOT loop = (u32[], f32[4]) while(init), condition=cond, body=body
 })";
   CHECK(derived_count(text) == 4);
+  // The next value copied too (a loop peeled of its first iteration, GPT-OSS-120B's forward
+  // scan on TPU7x): from 1 while i < 4, 3 iterations.
+  std::string copied = text;
+  copied.replace(copied.find("  ROOT t = (u32[], f32[4]) tuple(next, x)"),
+                 std::string("  ROOT t = (u32[], f32[4]) tuple(next, x)").size(),
+                 "  stored = u32[]{:S(6)} copy(next)\n  ROOT t = (u32[], f32[4]) tuple(stored, x)");
+  copied.replace(copied.find("zero = u32[] constant(0)"),
+                 std::string("zero = u32[] constant(0)").size(), "zero = u32[] constant(1)");
+  CHECK(derived_count(copied) == 3);
 }
 
 TEST_CASE("loops that never end or do not count are not derived") {
