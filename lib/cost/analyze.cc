@@ -101,7 +101,18 @@ OpView performed_op(const OpView& op) {
   const Computation* wrapped = op.opcode == Opcode::kAsyncStart
                                    ? op.instruction->computation_attribute(AttrId::kCalls)
                                    : nullptr;
-  return wrapped != nullptr && wrapped->root() != nullptr ? view_of(*wrapped->root()) : op;
+  const Instruction* done = wrapped != nullptr && wrapped->root() != nullptr ? wrapped->root()
+                                                                              : op.instruction;
+  // A collective the TPU hands to its SparseCore (XLA's sparse-core collective offload): an
+  // offload call whose computation's root is the collective, the call itself the root of an
+  // async computation or standing alone.
+  if (is_offload_call(*done)) {
+    const Computation* callee = done->called_computations()[0];
+    if (callee->root() != nullptr && performs_collective(view_of(*callee->root()))) {
+      return view_of(*callee->root());
+    }
+  }
+  return done == op.instruction ? op : view_of(*done);
 }
 
 OpCost instruction_cost(const Instruction& i, CostRole role, Context& context,

@@ -476,6 +476,36 @@ ENTRY e {
   CHECK(call.cost.bytes() > 0);
 }
 
+TEST_CASE("a collective handed to the SparseCore is a collective") {
+  // As libtpu writes an FSDP weight all-gather it offloads to TPU7x's SparseCore: an async
+  // pair whose computation is an offload call, whose computation's root is the all-gather.
+  // The start performs the all-gather: bf16[8,64] gathered from [1,64] over 8 devices, 1 KiB
+  // (8 x 64 x 2 B) as its result.
+  auto c = analyze(R"hlo(
+HloModule m, num_partitions=8
+
+%gather (p: bf16[1,64]) -> bf16[8,64] {
+  %p = bf16[1,64] parameter(0)
+  ROOT %ag = bf16[8,64] all-gather(%p), channel_id=1, replica_groups=[1,8]<=[8], dimensions={0}, use_global_device_ids=true
+}, execution_thread="sparsecore"
+
+%wrapped (w: bf16[1,64]) -> bf16[8,64] {
+  %w = bf16[1,64] parameter(0)
+  ROOT %call = bf16[8,64] custom-call(%w), custom_call_target="TODO(b/522284627)", called_computations={%gather}
+}
+
+ENTRY e {
+  x = bf16[1,64] parameter(0)
+  start = ((bf16[1,64]), bf16[8,64], u32[]) async-start(x), calls=%wrapped
+  ROOT done = bf16[8,64] async-done(start)
+})hlo");
+  REQUIRE(c["start"].collective.has_value());
+  CHECK(c["start"].collective->kind == CollectiveKind::kAllGather);
+  CHECK(c["start"].collective->group_size == 8);
+  CHECK(c["start"].collective->payload_bytes == 1024);
+  CHECK(c.cost.unknown.empty());
+}
+
 TEST_CASE("an unknown custom call is reported, not counted as -1") {
   auto c = analyze(R"(
 ENTRY e {
