@@ -609,10 +609,10 @@ def moe_step(r):
     MaxText's fsdp_shard_on_exp; else their embedding axis), `remat` (MOE_SAVE_NAMES ->
     "device" or "offload"), `splash_blocks` (`local_splash_blocks` for the sliding layers if
     given), `splash_layout` (q, k and v's layout in the kernel, MaxText's sa_*_layout:
-    "head_dim_minor" or "seq_minor"), `gmm_tiling` ({batch_seq, embed, mlp}: MaxText's wi_tile_* and wo_tile_*),
-    `gmm_pass_tiles` (megablox's (m, k, n) tiles of each pass, "fwd", "dlhs" and "drhs", by
-    role: rows, the contracted dimension, the output's; in place of `gmm_tiling`),
-    `data_parallel` (a "data" mesh axis: the batch over it too, the weights replicated over
+    "head_dim_minor" or "seq_minor"), `gmm_tiling` ({batch_seq, embed, mlp}: MaxText's
+    wi_tile_* and wo_tile_*), `gmm_pass_tiles` (megablox's (m, k, n) tiles of each pass,
+    "fwd", "dlhs" and "drhs", by role: rows, the contracted dimension, the output's; in place
+    of `gmm_tiling`), `data_parallel` (a "data" mesh axis: the batch over it too, the weights replicated over
     it), `norm_eps`; and Gemma 4's: `gemma4` (q, k and v normalized, no query scaling, the
     attention's and the MLP's outputs normalized, a scalar a layer, the router's input
     normalized apart and a shared expert of `ffn` beside the routed ones), `global_head_dim`,

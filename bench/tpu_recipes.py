@@ -212,20 +212,32 @@ MULTISLICE_405B = dict(
              "norm weights over FSDP (MaxText: over the tensor axis), the fused splash "
              "backward (MaxText: a separate dq kernel), two of the recipe's XLA flags (scoped "
              "VMEM; no collective matmul; not its host-offload scheduler flags)"))
-# GPT-OSS-120B's recipes (gpt-oss-120b/8k-bf16-tpu7x-*/xpk/run_recipe.sh): random routing
-# (use_random_routing), the experts' axis over FSDP (fsdp_shard_on_exp), each layer's input and
-# the experts' output projection offloaded to the host, the rest recomputed, splash blocks of
-# their own, FSDP 64 x data parallelism over the rest; every XLA flag of the recipe (this libtpu
-# takes them all: the SparseCore collective offloads, the layer scheduler's) and, as the dense
-# TPU7x rows, no collective matmul.
+# GPT-OSS-120B's recipes (gpt-oss-120b/8k-bf16-tpu7x-*/cluster_toolkit/run_recipe.sh): the
+# experts' axis over FSDP (shard_exp_on_fsdp), each layer's input and the experts' output
+# projection offloaded to the host, the rest recomputed, splash blocks of their own with q, k
+# and v laid out sequence-minor (sa_*_layout=SEQ_MINOR), the grouped matmuls' tiles of each
+# pass, FSDP 64 x data parallelism over the rest; every XLA flag of the recipe (this libtpu
+# takes them all: the SparseCore collective offloads, the schedulers') and, as the dense TPU7x
+# rows, no collective matmul. Routing: the 64-chip recipe routes by the router
+# (use_random_routing=False), the 256-chip one at random.
 GPT_OSS_RECIPE = dict(
-    routing="random", shard_experts=True,
+    shard_experts=True,
     remat=dict(decoder_layer_input="offload", mlpwo="offload"),
     splash_blocks=dict(block_q=1024, block_kv=1024, block_kv_compute=1024, block_q_dkv=2048,
                        block_kv_dkv=2048, block_kv_dkv_compute=2048),
+    # jax's splash holds a sliding window's partial-mask blocks as int32 in VMEM, 16 MiB a
+    # 2048 x 2048 block double-buffered: with the recipe's blocks the backward kernel of the
+    # sliding layers needs 71.8 MiB of TPU7x's 64 (XLA refused it). Their key blocks are halved.
+    local_splash_blocks=dict(block_q=1024, block_kv=1024, block_kv_compute=1024,
+                             block_q_dkv=2048, block_kv_dkv=1024, block_kv_dkv_compute=1024),
+    # The grouped matmuls' tiles of each pass (wi_tile_* and wo_tile_*: by role the same for
+    # both), (rows, contracted, output): 256 x 2880 x 2944 forward and for the input
+    # gradient, 512 x 2880 x 1536 for the weights' gradient.
+    splash_layout="seq_minor",
+    gmm_pass_tiles=dict(fwd=(256, 2880, 2944), dlhs=(256, 2880, 2944), drhs=(512, 2880, 1536)),
     flags=" ".join((
         "--xla_tpu_scoped_vmem_limit_kib=65536",
-        "--xla_tpu_impure_enable_packed_bf16_math_ops=true",
+        "--xla_tpu_bf16_emission_mode=NATIVE_EMISSION",
         "--xla_tpu_enable_sparse_core_reduce_scatter_v2=true",
         "--xla_tpu_enable_sparse_core_collective_offload_all_gather=true",
         "--xla_tpu_enable_sparse_core_collective_offload_2d_all_gather=true",
@@ -247,7 +259,9 @@ GPT_OSS_RECIPE = dict(
         "--xla_tpu_sparse_core_all_gather_latency_multiplier=1",
         "--xla_tpu_sparse_core_reduce_scatter_latency_multiplier=3",
         "--xla_tpu_enable_sparse_core_collective_aggregator=true",
-        "--xla_tpu_enable_latency_hiding_layer_scheduler=true",
+        "--xla_tpu_enable_latency_hiding_layer_scheduler=false",
+        "--xla_tpu_rerun_latency_hiding_scheduler_post_sc_assignment=true",
+        "--xla_tpu_enable_offloading_copy_to_sparsecore=false",
         "--xla_tpu_scheduler_percent_shared_memory_limit=150",
         "--xla_tpu_enable_layer_scheduler_for_dependent_collectives=true",
         "--xla_tpu_enable_sparse_core_collective_offload_nd_reduce_scatter=true",
@@ -256,8 +270,9 @@ GPT_OSS_RECIPE = dict(
         "--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000")),
     differs=("AdamW without bias correction, no rotary embedding (YaRN), no attention sinks, "
              "kv heads repeated for splash, jax's megablox and splash kernels (MaxText: "
-             "tokamax's), routing by argsort and scatter (MaxText: a custom sort gradient), "
-             "the recipe's XLA flags and no collective matmul"))
+             "tokamax's), the sliding layers' backward key blocks 1024 (MaxText: 2048; jax's "
+             "splash runs out of VMEM with them), routing by argsort and scatter (MaxText: a "
+             "custom sort gradient), the recipe's XLA flags and no collective matmul"))
 # Qwen3-235B-A22B's (qwen3-235b-a22b/4k-bf16-tpu7x-4x8x8/xpk/run_recipe.sh): random routing,
 # the experts' embedding axis over FSDP (shard_exp_on_fsdp=False), FSDP over every device, each
 # layer's input offloaded, the rest recomputed; splash blocks of its own; every XLA flag of the
@@ -472,7 +487,7 @@ RECIPES = {
     # The Ironwood table's GPT-OSS-120B on 64 chips (gpt-oss-120b/8k-bf16-tpu7x-4x4x4):
     # global batch 1280 (10 sequences a device), 8192 tokens, FSDP 64 x data 2.
     "gpt-oss-120b-tpu7x-64": dict(
-        GPT_OSS_120B, **GPT_OSS_RECIPE, data_parallel=2,
+        GPT_OSS_120B, **GPT_OSS_RECIPE, data_parallel=2, routing="top_k",
         source=IRONWOOD + "README.md (recipe: gpt-oss-120b/8k-bf16-tpu7x-4x4x4)",
         target="tpu7x:4x4x4", batch_per_chip=20, seq=8192, step_s=17.10,
         tflops_per_chip=330.25),
@@ -518,7 +533,7 @@ RECIPES = {
     # And on 256 chips (gpt-oss-120b/8k-bf16-tpu7x-4x8x8): global batch 5120, FSDP 64 x
     # data 8.
     "gpt-oss-120b-tpu7x-256": dict(
-        GPT_OSS_120B, **GPT_OSS_RECIPE, data_parallel=8,
+        GPT_OSS_120B, **GPT_OSS_RECIPE, data_parallel=8, routing="random",
         source=IRONWOOD + "README.md (recipe: gpt-oss-120b/8k-bf16-tpu7x-4x8x8)",
         target="tpu7x:4x8x8", batch_per_chip=20, seq=8192, step_s=17.12,
         tflops_per_chip=329.90),
