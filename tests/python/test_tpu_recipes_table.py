@@ -189,6 +189,15 @@ def test_a_kept_program_predicts_its_row(name):
     assert row["roofline_step_s"] < row["measured_step_s"]
 
 
+def _toy_moe(**fields):
+    """bench/recipe_models.py's mixture-of-experts step at toy sizes (not a recipe) on 4 chips:
+    4 experts, 2 a token, heads of 64, 2 sequences of 512 a chip, splash blocks of 128."""
+    return dict(dict(model="moe", layers=2, width=256, heads=2, kv_heads=1, head_dim=64,
+                     vocab=512, experts=4, experts_per_token=2, moe_ffn=256, batch_per_chip=2,
+                     seq=512, step_s=0.01, tflops_per_chip=1.0, chips=4, devices=4,
+                     splash_blocks=128), **fields)
+
+
 def test_sequence_minor_splash_costs_as_head_minor():
     # bench/recipe_models.py's mixture-of-experts step at toy sizes (not a recipe) on 4 v5e
     # chips, splash's q, k and v laid out [..., head_dim, seq] (splash_layout seq_minor,
@@ -200,9 +209,7 @@ def test_sequence_minor_splash_costs_as_head_minor():
     pytest.importorskip("libtpu")
     import hloroof.jax
     recipe_models = _bench("recipe_models")
-    toy = dict(model="moe", layers=2, width=256, heads=2, kv_heads=1, head_dim=64, vocab=512,
-               experts=4, experts_per_token=2, moe_ffn=256, batch_per_chip=2, seq=512,
-               step_s=0.01, tflops_per_chip=1.0, chips=4, devices=4, splash_blocks=128)
+    toy = _toy_moe()
 
     def splash_flops(layout):
         step = recipe_models.recipe_step(dict(toy, splash_layout=layout))
@@ -231,11 +238,8 @@ def test_grouped_matmul_passes_take_tiles_of_their_own():
     pytest.importorskip("libtpu")
     import hloroof.jax
     recipe_models = _bench("recipe_models")
-    toy = dict(model="moe", layers=2, width=256, heads=2, kv_heads=1, head_dim=64, vocab=512,
-               experts=4, experts_per_token=2, moe_ffn=256, batch_per_chip=2, seq=512,
-               step_s=0.01, tflops_per_chip=1.0, chips=4, devices=4, splash_blocks=128,
-               gmm_pass_tiles=dict(fwd=(256, 256, 512), dlhs=(256, 256, 512),
-                                   drhs=(512, 256, 128)))
+    toy = _toy_moe(gmm_pass_tiles=dict(fwd=(256, 256, 512), dlhs=(256, 256, 512),
+                                       drhs=(512, 256, 128)))
     step = recipe_models.recipe_step(toy)
     compiled = hloroof.jax.compile_for(step.fn, *step.args, target="tpu_v5e:2x2",
                                        mesh_axes=step.mesh_axes, in_specs=step.in_specs)
