@@ -168,11 +168,9 @@ absl::Status add_samples(const CalibrationRun& run, size_t index, const DeviceSp
   if (absl::Status s = predicted_profile_error(*run.profile); !s.ok()) return s;
   // The module's own program among those of its name, as `profile` joins it.
   po.program_id = run.program_id;
-  if (po.program_id == 0) {
-    absl::StatusOr<std::optional<uint64_t>> program =
-        profile_program_of(*run.profile, *run.module, run.module->name(), nullptr);
-    if (!program.ok()) return program.status();
-    if (program->has_value()) po.program_id = **program;
+  if (absl::Status s = profile_internal::join_own_program(*run.profile, *run.module, po);
+      !s.ok()) {
+    return s;
   }
   absl::StatusOr<MeasuredModule> measured = measure_module(*run.profile, *run.module, po);
   if (!measured.ok()) return measured.status();

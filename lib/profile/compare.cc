@@ -111,13 +111,10 @@ absl::StatusOr<ProfileComparison> compare_with_profile(const Module& module,
   // A profile of many programs of the module's name: the one whose entry is this module.
   ProfileOptions options = given;
   std::string program_note;
-  if (options.program_id == 0) {
-    const std::string name =
-        options.module_name.empty() ? std::string(module.name()) : options.module_name;
-    absl::StatusOr<std::optional<uint64_t>> program =
-        profile_program_of(profile, module, name, &program_note);
-    if (!program.ok()) return program.status();
-    if (program->has_value()) options.program_id = **program;
+  if (absl::Status s = profile_internal::join_own_program(profile, module, options,
+                                                          &program_note);
+      !s.ok()) {
+    return s;
   }
   absl::StatusOr<MeasuredModule> measured = measure_module(profile, module, options);
   if (!measured.ok()) return measured.status();

@@ -56,6 +56,12 @@ inline constexpr int64_t kMaxResolutionWork = int64_t{1} << 27;
 KernelResolution resolve_kernels(const Module& module, std::vector<OpEvent>& events,
                                  int64_t max_work = kMaxResolutionWork);
 
+// Where `options.program_id` is 0, sets it to the profile's program of the module's name (the
+// options' module_name, else the module's) whose entry is the module (profile_program_of), as
+// `profile` and `calibrate` join it; `note` (if given) says which. Errors: profile_program_of's.
+absl::Status join_own_program(const Profile& profile, const Module& module,
+                              ProfileOptions& options, std::string* note = nullptr);
+
 // The length of the union of [start, end) intervals.
 double union_length(std::vector<std::pair<double, double>> intervals);
 

@@ -13,6 +13,7 @@
 #include "hloroof/shape.h"
 #include "hloroof/units.h"
 #include "hloroof/xspace.h"
+#include "profile/profile_internal.h"
 #include "profile/xspace_metadata.h"
 #include "proto/xspace_wire.h"
 #include "hloroof/absl_compat.h"
@@ -168,5 +169,21 @@ absl::StatusOr<std::optional<uint64_t>> profile_program_of(const Profile& profil
       " and none holds the module given (its entry's ops and shapes differ from each one's): "
       "give --module NAME(ID) to join one of ", absl::StrJoin(ids, ", ")));
 }
+
+namespace profile_internal {
+
+absl::Status join_own_program(const Profile& profile, const Module& module,
+                              ProfileOptions& options, std::string* note) {
+  if (options.program_id != 0) return absl::OkStatus();
+  const std::string name =
+      options.module_name.empty() ? std::string(module.name()) : options.module_name;
+  absl::StatusOr<std::optional<uint64_t>> program =
+      profile_program_of(profile, module, name, note);
+  if (!program.ok()) return program.status();
+  if (program->has_value()) options.program_id = **program;
+  return absl::OkStatus();
+}
+
+}  // namespace profile_internal
 
 }  // namespace hloroof
