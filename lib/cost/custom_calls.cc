@@ -226,12 +226,11 @@ bool stated_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
 // kernel that states no cost: told by its name (splash_mha_fwd..., splash_mha_dkv...,
 // splash_mha_dq...; splash_mqa likewise). q, k and v are its first three floating operands of
 // rank 3 and more, [..., heads, seq, head_dim] or sequence-minor (splash_operands); E(Q) the
-// elements of q, S_kv k's sequence. Per
-// score element the forward pass runs 2 matrix products (QK^T, PV: 4 S_kv E(Q) FLOPs); the
-// backward recomputes the scores and adds dP, dV and dK (8 S_kv E(Q)), and dQ (10) when one
-// kernel makes it too (a dq output beside dk and dv, or the dq kernel alone: 6). The kernel
-// computes whole blocks and skips those its mask leaves empty (SplashGrid::share). One
-// exponential per score element computed.
+// elements of q, S_kv k's sequence. Per score element the forward pass runs 2 matrix products
+// (QK^T, PV: 4 S_kv E(Q) FLOPs); the backward recomputes the scores and adds dP, dV and dK
+// (8 S_kv E(Q)), and dQ (10) when one kernel makes it too (a dq output beside dk and dv, or
+// the dq kernel alone: 6). The kernel computes whole blocks and skips those its mask leaves
+// empty (SplashGrid::share). One exponential per score element computed.
 struct SplashCall {
   bool forward = false, dkv = false, dq = false;
   SplashOperands qk;

@@ -196,11 +196,21 @@ std::vector<GemmCall> gemms_of(const Instruction& instruction, const DeviceSpec&
   return out;
 }
 
+namespace {
+
+// A Pallas (Mosaic) kernel with matrix work on a TPU: what splash_gemms and megablox_gemms time.
+bool tpu_kernel_with_products(const Instruction& instruction, double matrix_flops,
+                              const DeviceSpec& device) {
+  return device.kind == DeviceKind::kTpu && instruction.opcode() == Opcode::kCustomCall &&
+         instruction.custom_call_target() == "tpu_custom_call" && matrix_flops > 0;
+}
+
+}  // namespace
+
 std::vector<GemmCall> splash_gemms(const Instruction& instruction, double matrix_flops,
                                    const DeviceSpec& device) {
-  if (device.kind != DeviceKind::kTpu || instruction.opcode() != Opcode::kCustomCall ||
-      instruction.custom_call_target() != "tpu_custom_call" ||
-      !absl::StrContains(sv(instruction.name()), "splash_m") || !(matrix_flops > 0)) {
+  if (!tpu_kernel_with_products(instruction, matrix_flops, device) ||
+      !absl::StrContains(sv(instruction.name()), "splash_m")) {
     return {};
   }
   // q's rows and head size, in either layout, as the cost rule reads them.
@@ -219,10 +229,7 @@ std::vector<GemmCall> splash_gemms(const Instruction& instruction, double matrix
 
 std::vector<GemmCall> megablox_gemms(const Instruction& instruction, double matrix_flops,
                                      const DeviceSpec& device) {
-  if (device.kind != DeviceKind::kTpu || instruction.opcode() != Opcode::kCustomCall ||
-      instruction.custom_call_target() != "tpu_custom_call" || !(matrix_flops > 0)) {
-    return {};
-  }
+  if (!tpu_kernel_with_products(instruction, matrix_flops, device)) return {};
   const cost::OpView view = cost::view_of(instruction);
   const std::optional<cost::MegabloxTiles> tiles = cost::megablox_tiles(view);
   if (!tiles) return {};
