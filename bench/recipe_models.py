@@ -213,14 +213,19 @@ def _cross_entropy(logits):
     return jnp.mean(lse - logits[..., 0].astype(jnp.float32))
 
 
-def _tiled_loss(x, head, tiles, logits_of, strided=False):
+def _tiled_loss(x, head, tiles, logits_of, strided=False, gathered=None):
     """The cross entropy of `logits_of(x @ head)` over x [batch, seq, width] in `tiles` pieces
     of the sequence, one piece's logits alive at once and recomputed in the backward pass
     (MaxText's num_vocab_tiling: the logits of a large vocabulary never whole). `strided`:
     piece t holds positions t, t + tiles, ..., so that a sequence sharded in runs (context
-    parallelism) keeps each piece sharded alike."""
+    parallelism) keeps each piece sharded alike. The head is gathered over FSDP once, before
+    the pieces, as MaxText's vocab_tiling_linen_loss does (all_gather_over_fsdp): left sharded,
+    XLA gathers it again in every piece, forward and backward. `gathered`: the head's
+    PartitionSpec once gathered (default: whole on every device)."""
     import jax
     import jax.numpy as jnp
+    from jax.sharding import PartitionSpec as P
+    head = jax.lax.with_sharding_constraint(head, gathered if gathered is not None else P())
     b, s, d = x.shape
     pieces = (x.reshape(b, s // tiles, tiles, d).transpose(2, 0, 1, 3) if strided else
               x.reshape(b, tiles, s // tiles, d).swapaxes(0, 1))
@@ -378,7 +383,8 @@ def dense_step(r):
         x, _ = jax.lax.scan(body, x, params["layers"])
         if r.get("vocab_tiles", 1) > 1:
             return _tiled_loss(act(rms(x, params["lnf"])), params["head"], r["vocab_tiles"],
-                               lambda logits: logits, strided=context > 1)
+                               lambda logits: logits, strided=context > 1,
+                               gathered=P(None, tp))
         return _cross_entropy(act(rms(x, params["lnf"]) @ params["head"]))
 
     def step(params, tokens):

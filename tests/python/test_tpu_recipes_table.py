@@ -110,6 +110,34 @@ def test_an_fp8_recipe_compiles_to_fp8_products_timed_at_the_fp8_peak():
         recipe_models.recipe_step(dict(r, quantization="int4"))
 
 
+def test_a_vocabulary_tiled_loss_gathers_its_head_once():
+    # bench/recipe_models.py's loss in 8 sequence pieces (num_vocab_tiling) at toy sizes on
+    # 4 TPU7x chips (8 devices, FSDP 8): a head of 512 x 16384 (bf16, 16 MiB), 16 sequences of
+    # 8192. Gathered before the pieces, as MaxText gathers it, its one all-gather runs once a
+    # step; left sharded over FSDP, libtpu gathers it again in each of the 8 pieces.
+    pytest.importorskip("libtpu")
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import PartitionSpec as P
+    import hloroof.jax
+    recipe_models = _bench("recipe_models")
+
+    def gathers(gathered):
+        def loss(embed, x):
+            return recipe_models._tiled_loss(x, embed.astype(jnp.bfloat16).T, 8,
+                                             lambda y: y, gathered=gathered)
+        sd = jax.ShapeDtypeStruct
+        compiled = hloroof.jax.compile_for(
+            jax.value_and_grad(loss, argnums=(0, 1)), sd((16384, 512), jnp.float32),
+            sd((16, 8192, 512), jnp.bfloat16), target="tpu7x:2x2x1", mesh_axes={"fsdp": 8},
+            in_specs=(P("fsdp", None), P("fsdp", None, None)))
+        # Each all-gather's times a step (its completion's multiplier).
+        return [op.multiplier for op in hloroof.predict(compiled).ops
+                if op.category == "all-gather" and op.opcode.endswith("done")]
+    assert gathers(None) == [1.0]
+    assert 8.0 in gathers(P(None, "fsdp"))
+
+
 def test_a_tensor_parallel_recipe_shards_heads_and_hidden_units_over_its_axis():
     # bench/recipe_models.py's dense step at toy sizes with tensor_parallel=2 on 4 v5e chips
     # (MaxText's ici_tensor_parallelism): the mesh is fsdp 2 x tensor 2, each device holds a
