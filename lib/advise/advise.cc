@@ -110,7 +110,8 @@ std::vector<std::string> advice_rule_ids() {
           "host-transfer",
           "memory-headroom",
           "unknown-cost",
-          "serial-loop-collective"};
+          "serial-loop-collective",
+          "loop-invariant-gather"};
 }
 
 // What AdviceMaker holds between its two steps: the context and the findings of the rules
@@ -149,6 +150,7 @@ AdviceMaker::AdviceMaker(const Module& module, const Prediction& prediction,
     ctx.by_instruction.add(i, &op);
   }
   std::vector<Candidate>& before = state_->before_padding;
+  advise_internal::loop_invariant_gather(ctx, before);
   advise_internal::replicated_weight_gather(ctx, before);
   advise_internal::exposed_collectives(ctx, before);
   advise_internal::host_transfer(ctx, before);

@@ -149,6 +149,7 @@ void add_candidate(Candidate c, FindingText text, std::vector<AdviceEvidence> it
 
 // ---- The rules (rules_*.cc). Each appends its candidates, or nothing.
 void exposed_collectives(const Context& ctx, std::vector<Candidate>& out);  // and serial-loop
+void loop_invariant_gather(const Context& ctx, std::vector<Candidate>& out);
 void replicated_weight_gather(const Context& ctx, std::vector<Candidate>& out);
 void layout_copy(const Context& ctx, std::vector<Candidate>& out);
 void padding_waste(const Context& ctx, std::vector<Candidate>& out);
@@ -159,8 +160,10 @@ void host_transfer(const Context& ctx, std::vector<Candidate>& out);
 void memory_headroom(const Context& ctx, std::vector<Candidate>& out);
 void unknown_cost(const Context& ctx, std::vector<Candidate>& out);
 
-// The all-gathers replicated_weight_gather reports (the collective rules leave them to it).
+// The all-gathers replicated_weight_gather and loop_invariant_gather report (the collective
+// rules leave them to them).
 bool is_replicated_weight_gather(const Context& ctx, const Instruction& i);
+bool is_loop_invariant_gather(const Context& ctx, const Instruction& i);
 
 }  // namespace hloroof::advise_internal
 

@@ -1,9 +1,10 @@
 // The rules about data that crosses a link: exposed-collective, serial-loop-collective,
-// replicated-weight-gather, host-transfer.
+// loop-invariant-gather, replicated-weight-gather, host-transfer.
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "advise/advise_internal.h"
 #include "hloroof/computation.h"
 #include "hloroof/shape_size.h"
@@ -83,6 +84,70 @@ double independent_work_s(const Context& ctx, const Computation& c, const Instru
   return work;
 }
 
+// The value an all-gather gathers: its operand; for a collective the TPU hands to its
+// SparseCore (libtpu's offload: an async start of no operands), the operand its async-update
+// passes.
+const Instruction* gathered_value(const Instruction& i) {
+  if (i.operand_count() > 0) return i.operand(0);
+  for (const Instruction* u : i.users()) {
+    if (u->opcode() == Opcode::kAsyncUpdate && u->operand_count() > 1) return u->operand(1);
+  }
+  return nullptr;
+}
+
+// The element of `body`'s loop state that `v` is, looking through ops that move or relabel a
+// value (bitcast, reshape, copy, an asynchronous copy between memory spaces): its index, or -1.
+int64_t state_element(const Instruction* v, const Computation& body) {
+  for (int steps = 0; steps < 32 && v != nullptr; ++steps) {
+    switch (v->opcode()) {
+      case Opcode::kBitcast:
+      case Opcode::kReshape:
+      case Opcode::kCopy:
+      case Opcode::kCopyStart:
+      case Opcode::kCopyDone:
+        v = v->operand_count() > 0 ? v->operand(0) : nullptr;
+        break;
+      case Opcode::kGetTupleElement: {
+        const Instruction* of = v->operand(0);
+        if (of->opcode() != Opcode::kParameter || of->parent() != &body) return -1;
+        return v->int_attribute(AttrId::kIndex).value_or(-1);
+      }
+      default:
+        return -1;
+    }
+  }
+  return -1;
+}
+
+// The loop whose every trip gathers the same value again: an all-gather in a while body of an
+// element of the loop's state that the body passes on unchanged. The while, or null.
+const Instruction* invariant_gather_loop(const Context& ctx, const Instruction& i) {
+  const OpPrediction* r = ctx.record(&i);
+  if (r == nullptr || !r->collective || r->collective->kind != "all-gather") return nullptr;
+  const Computation& body = *i.parent();
+  const Instruction* root = body.root();
+  if (!is_loop_body(body) || root == nullptr || root->opcode() != Opcode::kTuple) return nullptr;
+  const int64_t k = state_element(gathered_value(i), body);
+  if (k < 0 || static_cast<size_t>(k) >= root->operand_count() ||
+      state_element(root->operand(k), body) != k) {
+    return nullptr;
+  }
+  for (const Instruction* caller : body.callers()) {
+    if (caller->opcode() == Opcode::kWhile) return caller;
+  }
+  return nullptr;
+}
+
+// Executions per step of the ops of `c`: once in the entry, else as any op of it the
+// prediction times (a while op has no record of its own); 0 when none is timed.
+double executions_of(const Context& ctx, const Computation& c) {
+  if (c.is_entry()) return 1;
+  for (const Instruction* i : c.instructions()) {
+    if (const OpPrediction* r = ctx.record(i)) return r->multiplier;
+  }
+  return 0;
+}
+
 std::string collective_detail(const CollectivePrediction& c, double exposed_s, double multiplier) {
   return absl::StrCat(c.kind, " of ", format_bytes(c.payload_bytes), " over ", c.group_size,
                       " devices", c.is_async ? " (async)" : " (synchronous)", ": takes ",
@@ -92,8 +157,74 @@ std::string collective_detail(const CollectivePrediction& c, double exposed_s, d
 
 }  // namespace
 
+bool is_loop_invariant_gather(const Context& ctx, const Instruction& i) {
+  return invariant_gather_loop(ctx, i) != nullptr;
+}
+
+void loop_invariant_gather(const Context& ctx, std::vector<Candidate>& out) {
+  Candidate c;
+  double total = 0, gathered = 0;
+  std::vector<AdviceEvidence> items;
+  std::vector<std::string> terms;  // the first three items' arithmetic
+  for (const IndexedOp& op : ctx.ops) {
+    const Instruction* loop = invariant_gather_loop(ctx, *op.instruction);
+    const Instruction* wait = waiting_op(*op.instruction);
+    const double loops = loop != nullptr ? executions_of(ctx, *loop->parent()) : 0;
+    if (wait == nullptr || loops <= 0) continue;
+    const OpPrediction& r = *op.record;
+    const double trips = r.multiplier / loops;
+    // Gathered once before the loop, it would wait at most as one trip's gather does now.
+    const double saving = r.collective->exposed_s * r.multiplier * (1 - 1 / trips);
+    const double full = result_bytes(wait->shape()).padded;
+    if (trips <= 1 || saving <= 0 || full < static_cast<double>(ctx.limits.weight_gather_min_bytes)) {
+      continue;
+    }
+    const int64_t k = state_element(gathered_value(*op.instruction), *op.instruction->parent());
+    AdviceEvidence e = ctx.evidence(op);
+    e.detail = absl::StrCat("gathers element ", k, " of the state of ", sv(loop->name()),
+                            ", which the loop passes on unchanged, to ", format_bytes(full),
+                            " in each of its ", trips, " trips; the step waits ",
+                            times_text(r.collective->exposed_s, r.multiplier));
+    e.bytes = full;
+    e.time_s = r.collective->time_s * r.multiplier;
+    e.time_at_stake_s = saving;
+    items.push_back(std::move(e));
+    if (terms.size() < 3) {
+      terms.push_back(absl::StrCat(format_seconds(r.collective->exposed_s), " x ", r.multiplier,
+                                   " x (1 - 1/", trips, ")"));
+    }
+    c.claims.push_back({wait, saving});
+    total += saving;
+    gathered += full * r.multiplier;
+  }
+  if (items.empty() || total < ctx.min_time_s()) return;
+  FindingText text;
+  text.id = "loop-invariant-gather";
+  text.title = "A loop all-gathers the same value on every trip";
+  const bool one = items.size() == 1;
+  text.what = absl::StrCat(
+      items.size(), one ? " all-gather inside a while loop gathers a value" :
+                          " all-gathers inside while loops gather values",
+      " the loop carries unchanged (", format_bytes(gathered),
+      " per step): the same bytes cross the network on every trip, and the step waits ",
+      format_seconds(total), " more than one gather before the loop would make it wait.");
+  text.fix =
+      "Gather it once, before the loop: constrain the value to its gathered sharding outside the "
+      "scan (jax.lax.with_sharding_constraint on the weight before jax.lax.scan, as MaxText's "
+      "vocabulary tiling gathers its parameters over FSDP first). The gathered value then stays "
+      "in memory while the loop runs: check the memory headroom.";
+  text.arithmetic = absl::StrCat("exposed time x executions x (1 - 1 / trips): ",
+                                 absl::StrJoin(terms, " + "),
+                                 items.size() > terms.size()
+                                     ? absl::StrCat(" + ", items.size() - terms.size(), " more")
+                                     : "",
+                                 " = ", format_seconds(total));
+  add_candidate(std::move(c), std::move(text), std::move(items), gathered, out);
+}
+
 bool is_replicated_weight_gather(const Context& ctx, const Instruction& i) {
   if (!is_all_gather(i) || i.operand_count() == 0) return false;
+  if (is_loop_invariant_gather(ctx, i)) return false;
   if (source_parameter(*i.operand(0)) == nullptr) return false;
   const Instruction* out = waiting_op(i);
   if (out == nullptr) return false;
@@ -176,6 +307,7 @@ void exposed_collectives(const Context& ctx, std::vector<Candidate>& out) {
     const OpPrediction& r = *op.record;
     if (!r.collective || r.collective->exposed_s <= 0) continue;
     if (is_replicated_weight_gather(ctx, *op.instruction)) continue;
+    if (is_loop_invariant_gather(ctx, *op.instruction)) continue;
     const Instruction* wait = waiting_op(*op.instruction);
     if (wait == nullptr) continue;
     const Computation& body = *op.instruction->parent();

@@ -132,6 +132,74 @@ TEST_CASE("serial-loop-collective: per-iteration exposed time x trips, capped by
   CHECK(e->time_at_stake_s == Approx(b.op("ar").time_s * 4));
 }
 
+// ---- loop-invariant-gather
+
+// A loop of 4 trips whose body all-gathers the bf16[512,1024] shard (1 MiB) of its state's
+// weight w to the full [2048,1024] (4 MiB) for a dot. `update` is the state's next w: w itself
+// (through a bitcast: the loop carries it unchanged) or a new value.
+std::string invariant_gather_module(std::string_view update) {
+  return absl::StrCat(R"(HloModule m, num_partitions=4
+cond {
+  s = (s32[], bf16[4096,2048]{1,0}, bf16[512,1024]{1,0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], bf16[4096,2048]{1,0}, bf16[512,1024]{1,0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = bf16[4096,2048]{1,0} get-tuple-element(s), index=1
+  w = bf16[512,1024]{1,0} get-tuple-element(s), index=2
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ag = bf16[2048,1024]{1,0} all-gather(w), channel_id=1, replica_groups={{0,1,2,3}},
+    use_global_device_ids=true, dimensions={0}
+  d = bf16[4096,1024]{1,0} dot(x, ag), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  y = bf16[4096,2048]{1,0} concatenate(d, d), dimensions={1}
+  )",
+                      std::string(update), R"(
+  ROOT r = (s32[], bf16[4096,2048]{1,0}, bf16[512,1024]{1,0}) tuple(i1, y, next)
+}
+ENTRY e {
+  x = bf16[4096,2048]{1,0} parameter(0)
+  w = bf16[512,1024]{1,0} parameter(1)
+  zero = s32[] constant(0)
+  s = (s32[], bf16[4096,2048]{1,0}, bf16[512,1024]{1,0}) tuple(zero, x, w)
+  ROOT loop = (s32[], bf16[4096,2048]{1,0}, bf16[512,1024]{1,0}) while(s), condition=cond,
+    body=body, backend_config={"known_trip_count":{"n":"4"}}
+})");
+}
+
+TEST_CASE("loop-invariant-gather: the same state gathered on every trip, less one gather") {
+  auto a = advise_text(invariant_gather_module("next = bf16[512,1024]{1,0} bitcast(w)"),
+                       "tpu_v5e:2x2", roofline_without_overhead());
+  const AdviceFinding* f = a.find("loop-invariant-gather");
+  REQUIRE(f != nullptr);
+  const OpPrediction& ag = a.op("ag");
+  REQUIRE(ag.multiplier == 4);
+  REQUIRE(ag.time_s > 0);
+  // Synchronous: the step waits for the whole gather on each of the 4 trips; gathered once
+  // before the loop it would wait once: 4 x t - t = 3 x t.
+  CHECK(f->time_at_stake_s == Approx(3 * ag.time_s));
+  CHECK(f->bytes_at_stake == 4 * 4194304);  // 2048 x 1024 x 2 B, 4 times a step
+  REQUIRE(f->evidence.size() == 1);
+  CHECK_THAT(f->evidence[0].detail,
+             Catch::Contains("gathers element 2 of the state of loop") &&
+                 Catch::Contains("in each of its 4 trips"));
+  // The same gather is not reported again by the other collective rules.
+  CHECK(a.find("replicated-weight-gather") == nullptr);
+  CHECK(a.find("exposed-collective") == nullptr);
+
+  // The loop changes w on each trip: each trip's gather is of a new value, a replicated
+  // weight gather (loop state feeding a dot) and not a loop-invariant one.
+  auto b = advise_text(invariant_gather_module("next = bf16[512,1024]{1,0} negate(w)"),
+                       "tpu_v5e:2x2", roofline_without_overhead());
+  CHECK(b.find("loop-invariant-gather") == nullptr);
+  const AdviceFinding* g = b.find("replicated-weight-gather");
+  REQUIRE(g != nullptr);
+  CHECK(g->time_at_stake_s == Approx(4 * b.op("ag").time_s));
+}
+
 // ---- replicated-weight-gather
 
 // A weight parameter's bf16[256,1024] shard (512 KiB) is all-gathered to the full [1024,1024]
@@ -489,7 +557,7 @@ ENTRY e {
 }
 
 TEST_CASE("every rule has a documented id; the advice names its device") {
-  CHECK(advice_rule_ids().size() == 11);
+  CHECK(advice_rule_ids().size() == 12);
   absl::StatusOr<Module> m = parse_module("HloModule m\nENTRY e { ROOT p = f32[] parameter(0) }");
   REQUIRE_OK(m);
   // The device is a parameter (no options struct holds it): nothing to predict, nothing found.

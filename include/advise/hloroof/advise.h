@@ -33,7 +33,8 @@ namespace hloroof {
 struct AdviseThresholds {
   // A time finding is reported when the time it puts at stake is at least this share of the
   // step (exposed-collective, serial-loop-collective, layout-copy, padding-waste's traffic,
-  // f32-matmul, unfused-elementwise, host-transfer, replicated-weight-gather).
+  // f32-matmul, unfused-elementwise, host-transfer, replicated-weight-gather,
+  // loop-invariant-gather).
   double min_step_share = 0.01;
   // small-ops: at least this many op executions bound by the per-op overhead, and their
   // overhead at least `small_ops_min_step_share` of the step.
@@ -50,7 +51,8 @@ struct AdviseThresholds {
   // neither feeds it nor uses it is at least this share of its exposed time per iteration
   // (else it is an exposed-collective: there is little to overlap it with).
   double loop_min_independent_share = 0.10;
-  // replicated-weight-gather: the gathered weight is at least this many bytes.
+  // replicated-weight-gather and loop-invariant-gather: the gathered value is at least this
+  // many bytes.
   int64_t weight_gather_min_bytes = int64_t{1} << 20;
   // memory-headroom: reported when the peak leaves less than this share of capacity free.
   double memory_min_headroom = 0.10;
