@@ -155,6 +155,25 @@ std::string collective_detail(const CollectivePrediction& c, double exposed_s, d
                       times_text(exposed_s, multiplier));
 }
 
+// The all-gathers a gather rule reports: each one's evidence and claim, and their sums.
+struct Gathers {
+  Candidate candidate;
+  std::vector<AdviceEvidence> items;
+  double total = 0;     // seconds at stake per step
+  double gathered = 0;  // bytes gathered per step
+  // One all-gather `r`, whose wait is `wait`, gathering `full` bytes, `saving` at stake.
+  void add(AdviceEvidence e, const OpPrediction& r, const Instruction* wait, double full,
+           double saving) {
+    e.bytes = full;
+    e.time_s = r.collective->time_s * r.multiplier;
+    e.time_at_stake_s = saving;
+    items.push_back(std::move(e));
+    candidate.claims.push_back({wait, saving});
+    total += saving;
+    gathered += full * r.multiplier;
+  }
+};
+
 }  // namespace
 
 bool is_loop_invariant_gather(const Context& ctx, const Instruction& i) {
@@ -162,9 +181,7 @@ bool is_loop_invariant_gather(const Context& ctx, const Instruction& i) {
 }
 
 void loop_invariant_gather(const Context& ctx, std::vector<Candidate>& out) {
-  Candidate c;
-  double total = 0, gathered = 0;
-  std::vector<AdviceEvidence> items;
+  Gathers g;
   std::vector<std::string> terms;  // the first three items' arithmetic
   for (const IndexedOp& op : ctx.ops) {
     const Instruction* loop = invariant_gather_loop(ctx, *op.instruction);
@@ -185,29 +202,23 @@ void loop_invariant_gather(const Context& ctx, std::vector<Candidate>& out) {
                             ", which the loop passes on unchanged, to ", format_bytes(full),
                             " in each of its ", trips, " trips; the step waits ",
                             times_text(r.collective->exposed_s, r.multiplier));
-    e.bytes = full;
-    e.time_s = r.collective->time_s * r.multiplier;
-    e.time_at_stake_s = saving;
-    items.push_back(std::move(e));
+    g.add(std::move(e), r, wait, full, saving);
     if (terms.size() < 3) {
       terms.push_back(absl::StrCat(format_seconds(r.collective->exposed_s), " x ", r.multiplier,
                                    " x (1 - 1/", trips, ")"));
     }
-    c.claims.push_back({wait, saving});
-    total += saving;
-    gathered += full * r.multiplier;
   }
-  if (items.empty() || total < ctx.min_time_s()) return;
+  if (g.items.empty() || g.total < ctx.min_time_s()) return;
   FindingText text;
   text.id = "loop-invariant-gather";
   text.title = "A loop all-gathers the same value on every trip";
-  const bool one = items.size() == 1;
+  const bool one = g.items.size() == 1;
   text.what = absl::StrCat(
-      items.size(), one ? " all-gather inside a while loop gathers a value" :
-                          " all-gathers inside while loops gather values",
-      " the loop carries unchanged (", format_bytes(gathered),
+      g.items.size(), one ? " all-gather inside a while loop gathers a value" :
+                            " all-gathers inside while loops gather values",
+      " the loop carries unchanged (", format_bytes(g.gathered),
       " per step): the same bytes cross the network on every trip, and the step waits ",
-      format_seconds(total), " more than one gather before the loop would make it wait.");
+      format_seconds(g.total), " more than one gather before the loop would make it wait.");
   text.fix =
       "Gather it once, before the loop: constrain the value to its gathered sharding outside the "
       "scan (jax.lax.with_sharding_constraint on the weight before jax.lax.scan, as MaxText's "
@@ -215,11 +226,11 @@ void loop_invariant_gather(const Context& ctx, std::vector<Candidate>& out) {
       "in memory while the loop runs: check the memory headroom.";
   text.arithmetic = absl::StrCat("exposed time x executions x (1 - 1 / trips): ",
                                  absl::StrJoin(terms, " + "),
-                                 items.size() > terms.size()
-                                     ? absl::StrCat(" + ", items.size() - terms.size(), " more")
+                                 g.items.size() > terms.size()
+                                     ? absl::StrCat(" + ", g.items.size() - terms.size(), " more")
                                      : "",
-                                 " = ", format_seconds(total));
-  add_candidate(std::move(c), std::move(text), std::move(items), gathered, out);
+                                 " = ", format_seconds(g.total));
+  add_candidate(std::move(g.candidate), std::move(text), std::move(g.items), g.gathered, out);
 }
 
 bool is_replicated_weight_gather(const Context& ctx, const Instruction& i) {
@@ -238,9 +249,7 @@ bool is_replicated_weight_gather(const Context& ctx, const Instruction& i) {
 }
 
 void replicated_weight_gather(const Context& ctx, std::vector<Candidate>& out) {
-  Candidate c;
-  double total = 0, gathered = 0;
-  std::vector<AdviceEvidence> items;
+  Gathers g;
   for (const IndexedOp& op : ctx.ops) {
     const OpPrediction& r = *op.record;
     if (!r.collective || !is_replicated_weight_gather(ctx, *op.instruction)) continue;
@@ -263,22 +272,16 @@ void replicated_weight_gather(const Context& ctx, std::vector<Candidate>& out) {
                             " shard to the full ", format_bytes(full), " on each of ",
                             r.collective->group_size, " devices for ", consumer,
                             "; the step waits ", times_text(r.collective->exposed_s, r.multiplier));
-    e.bytes = full;
-    e.time_s = r.collective->time_s * r.multiplier;
-    e.time_at_stake_s = saving;
-    items.push_back(std::move(e));
-    c.claims.push_back({wait, saving});
-    total += saving;
-    gathered += full * r.multiplier;
+    g.add(std::move(e), r, wait, full, saving);
   }
-  if (items.empty() || total < ctx.min_time_s()) return;
+  if (g.items.empty() || g.total < ctx.min_time_s()) return;
   FindingText text;
   text.id = "replicated-weight-gather";
   text.title = "Whole weights are all-gathered before the matmul, and the step waits";
   text.what = absl::StrCat(
-      items.size(), " all-gather", items.size() == 1 ? "" : "s",
-      " rebuild full weights from their shards (", format_bytes(gathered),
-      " per step) right before a dot or convolution; the step waits ", format_seconds(total),
+      g.items.size(), " all-gather", g.items.size() == 1 ? "" : "s",
+      " rebuild full weights from their shards (", format_bytes(g.gathered),
+      " per step) right before a dot or convolution; the step waits ", format_seconds(g.total),
       " for them. This is the \"giant AllGather\": XLA chose to replicate the weight instead of "
       "keeping the matmul sharded.");
   text.fix =
@@ -287,8 +290,8 @@ void replicated_weight_gather(const Context& ctx, std::vector<Candidate>& out) {
       "jax.lax.with_sharding_constraint so that XLA moves activations, not weights. If FSDP is "
       "intended, let the gather of the next layer overlap this one's compute: scan over layers "
       "(jax.lax.scan) and keep collectives async.";
-  text.arithmetic = absl::StrCat("exposed all-gather time: ", sum_text(items, total));
-  add_candidate(std::move(c), std::move(text), std::move(items), gathered, out);
+  text.arithmetic = absl::StrCat("exposed all-gather time: ", sum_text(g.items, g.total));
+  add_candidate(std::move(g.candidate), std::move(text), std::move(g.items), g.gathered, out);
 }
 
 void exposed_collectives(const Context& ctx, std::vector<Candidate>& out) {
