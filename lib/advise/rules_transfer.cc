@@ -1,6 +1,7 @@
 // The rules about data that crosses a link: exposed-collective, serial-loop-collective,
 // loop-invariant-gather, replicated-weight-gather, host-transfer.
 #include <algorithm>
+#include <optional>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -119,25 +120,6 @@ int64_t state_element(const Instruction* v, const Computation& body) {
   return -1;
 }
 
-// The loop whose every trip gathers the same value again: an all-gather in a while body of an
-// element of the loop's state that the body passes on unchanged. The while, or null.
-const Instruction* invariant_gather_loop(const Context& ctx, const Instruction& i) {
-  const OpPrediction* r = ctx.record(&i);
-  if (r == nullptr || !r->collective || r->collective->kind != "all-gather") return nullptr;
-  const Computation& body = *i.parent();
-  const Instruction* root = body.root();
-  if (!is_loop_body(body) || root == nullptr || root->opcode() != Opcode::kTuple) return nullptr;
-  const int64_t k = state_element(gathered_value(i), body);
-  if (k < 0 || static_cast<size_t>(k) >= root->operand_count() ||
-      state_element(root->operand(k), body) != k) {
-    return nullptr;
-  }
-  for (const Instruction* caller : body.callers()) {
-    if (caller->opcode() == Opcode::kWhile) return caller;
-  }
-  return nullptr;
-}
-
 // Executions per step of the ops of `c`: once in the entry, else as any op of it the
 // prediction times (a while op has no record of its own); 0 when none is timed.
 double executions_of(const Context& ctx, const Computation& c) {
@@ -146,6 +128,46 @@ double executions_of(const Context& ctx, const Computation& c) {
     if (const OpPrediction* r = ctx.record(i)) return r->multiplier;
   }
   return 0;
+}
+
+// An all-gather in a while body of an element of the loop's state that the body passes on
+// unchanged: every trip gathers the same value again.
+struct InvariantGather {
+  const Instruction* loop = nullptr;  // the while
+  const Instruction* wait = nullptr;  // the op the step waits on (an async pair's done)
+  int64_t element = -1;               // the element of the loop's state gathered
+  double trips = 0;
+  double full = 0;  // the gathered result's padded bytes
+};
+
+// `i` as such a gather, when it is one that loop-invariant-gather reports: more than one trip
+// and a result of weight_gather_min_bytes or more.
+std::optional<InvariantGather> invariant_gather(const Context& ctx, const Instruction& i) {
+  const OpPrediction* r = ctx.record(&i);
+  if (r == nullptr || !r->collective || r->collective->kind != "all-gather") return std::nullopt;
+  const Computation& body = *i.parent();
+  const Instruction* root = body.root();
+  if (!is_loop_body(body) || root == nullptr || root->opcode() != Opcode::kTuple) {
+    return std::nullopt;
+  }
+  InvariantGather g;
+  g.element = state_element(gathered_value(i), body);
+  if (g.element < 0 || static_cast<size_t>(g.element) >= root->operand_count() ||
+      state_element(root->operand(g.element), body) != g.element) {
+    return std::nullopt;
+  }
+  for (const Instruction* caller : body.callers()) {
+    if (caller->opcode() == Opcode::kWhile) g.loop = caller;
+  }
+  g.wait = waiting_op(i);
+  const double loops = g.loop != nullptr ? executions_of(ctx, *g.loop->parent()) : 0;
+  if (g.wait == nullptr || loops <= 0) return std::nullopt;
+  g.trips = r->multiplier / loops;
+  g.full = result_bytes(g.wait->shape()).padded;
+  if (g.trips <= 1 || g.full < static_cast<double>(ctx.limits.weight_gather_min_bytes)) {
+    return std::nullopt;
+  }
+  return g;
 }
 
 std::string collective_detail(const CollectivePrediction& c, double exposed_s, double multiplier) {
@@ -177,35 +199,29 @@ struct Gathers {
 }  // namespace
 
 bool is_loop_invariant_gather(const Context& ctx, const Instruction& i) {
-  return invariant_gather_loop(ctx, i) != nullptr;
+  return invariant_gather(ctx, i).has_value();
 }
 
 void loop_invariant_gather(const Context& ctx, std::vector<Candidate>& out) {
   Gathers g;
   std::vector<std::string> terms;  // the first three items' arithmetic
   for (const IndexedOp& op : ctx.ops) {
-    const Instruction* loop = invariant_gather_loop(ctx, *op.instruction);
-    const Instruction* wait = waiting_op(*op.instruction);
-    const double loops = loop != nullptr ? executions_of(ctx, *loop->parent()) : 0;
-    if (wait == nullptr || loops <= 0) continue;
+    const std::optional<InvariantGather> found = invariant_gather(ctx, *op.instruction);
+    if (!found) continue;
     const OpPrediction& r = *op.record;
-    const double trips = r.multiplier / loops;
     // Gathered once before the loop, it would wait at most as one trip's gather does now.
-    const double saving = r.collective->exposed_s * r.multiplier * (1 - 1 / trips);
-    const double full = result_bytes(wait->shape()).padded;
-    if (trips <= 1 || saving <= 0 || full < static_cast<double>(ctx.limits.weight_gather_min_bytes)) {
-      continue;
-    }
-    const int64_t k = state_element(gathered_value(*op.instruction), *op.instruction->parent());
+    const double saving = r.collective->exposed_s * r.multiplier * (1 - 1 / found->trips);
+    if (saving <= 0) continue;
     AdviceEvidence e = ctx.evidence(op);
-    e.detail = absl::StrCat("gathers element ", k, " of the state of ", sv(loop->name()),
-                            ", which the loop passes on unchanged, to ", format_bytes(full),
-                            " in each of its ", trips, " trips; the step waits ",
+    e.detail = absl::StrCat("gathers element ", found->element, " of the state of ",
+                            sv(found->loop->name()), ", which the loop passes on unchanged, to ",
+                            format_bytes(found->full), " in each of its ", found->trips,
+                            " trips; the step waits ",
                             times_text(r.collective->exposed_s, r.multiplier));
-    g.add(std::move(e), r, wait, full, saving);
+    g.add(std::move(e), r, found->wait, found->full, saving);
     if (terms.size() < 3) {
       terms.push_back(absl::StrCat(format_seconds(r.collective->exposed_s), " x ", r.multiplier,
-                                   " x (1 - 1/", trips, ")"));
+                                   " x (1 - 1/", found->trips, ")"));
     }
   }
   if (g.items.empty() || g.total < ctx.min_time_s()) return;

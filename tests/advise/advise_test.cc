@@ -134,39 +134,39 @@ TEST_CASE("serial-loop-collective: per-iteration exposed time x trips, capped by
 
 // ---- loop-invariant-gather
 
-// A loop of 4 trips whose body all-gathers the bf16[512,1024] shard (1 MiB) of its state's
-// weight w to the full [2048,1024] (4 MiB) for a dot. `update` is the state's next w: w itself
-// (through a bitcast: the loop carries it unchanged) or a new value.
-std::string invariant_gather_module(std::string_view update) {
-  return absl::StrCat(R"(HloModule m, num_partitions=4
-cond {
-  s = (s32[], bf16[4096,2048]{1,0}, bf16[512,1024]{1,0}) parameter(0)
+// A loop of 4 trips whose body all-gathers the bf16[rows/4,1024] shard of its state's weight w
+// to the full [rows,1024] for a dot. `update` is the state's next w: w itself (through a
+// bitcast: the loop carries it unchanged) or a new value.
+std::string invariant_gather_module(std::string_view update, int rows = 2048) {
+  const std::string x = absl::StrCat("bf16[4096,", rows, "]{1,0}");
+  const std::string w = absl::StrCat("bf16[", rows / 4, ",1024]{1,0}");
+  const std::string state = absl::StrCat("(s32[], ", x, ", ", w, ")");
+  return absl::StrCat("HloModule m, num_partitions=4\ncond {\n  s = ", state, R"( parameter(0)
   i = s32[] get-tuple-element(s), index=0
   n = s32[] constant(4)
   ROOT lt = pred[] compare(i, n), direction=LT
 }
 body {
-  s = (s32[], bf16[4096,2048]{1,0}, bf16[512,1024]{1,0}) parameter(0)
+  s = )", state, R"( parameter(0)
   i = s32[] get-tuple-element(s), index=0
-  x = bf16[4096,2048]{1,0} get-tuple-element(s), index=1
-  w = bf16[512,1024]{1,0} get-tuple-element(s), index=2
+  x = )", x, R"( get-tuple-element(s), index=1
+  w = )", w, R"( get-tuple-element(s), index=2
   one = s32[] constant(1)
   i1 = s32[] add(i, one)
-  ag = bf16[2048,1024]{1,0} all-gather(w), channel_id=1, replica_groups={{0,1,2,3}},
+  ag = bf16[)", rows, R"(,1024]{1,0} all-gather(w), channel_id=1, replica_groups={{0,1,2,3}},
     use_global_device_ids=true, dimensions={0}
   d = bf16[4096,1024]{1,0} dot(x, ag), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  y = bf16[4096,2048]{1,0} concatenate(d, d), dimensions={1}
-  )",
-                      std::string(update), R"(
-  ROOT r = (s32[], bf16[4096,2048]{1,0}, bf16[512,1024]{1,0}) tuple(i1, y, next)
+  y = )", x, R"( negate(x)
+  )", std::string(update), R"(
+  ROOT r = )", state, R"( tuple(i1, y, next)
 }
 ENTRY e {
-  x = bf16[4096,2048]{1,0} parameter(0)
-  w = bf16[512,1024]{1,0} parameter(1)
+  x = )", x, R"( parameter(0)
+  w = )", w, R"( parameter(1)
   zero = s32[] constant(0)
-  s = (s32[], bf16[4096,2048]{1,0}, bf16[512,1024]{1,0}) tuple(zero, x, w)
-  ROOT loop = (s32[], bf16[4096,2048]{1,0}, bf16[512,1024]{1,0}) while(s), condition=cond,
-    body=body, backend_config={"known_trip_count":{"n":"4"}}
+  s = )", state, R"( tuple(zero, x, w)
+  ROOT loop = )", state, R"( while(s), condition=cond, body=body,
+    backend_config={"known_trip_count":{"n":"4"}}
 })");
 }
 
@@ -198,6 +198,17 @@ TEST_CASE("loop-invariant-gather: the same state gathered on every trip, less on
   const AdviceFinding* g = b.find("replicated-weight-gather");
   REQUIRE(g != nullptr);
   CHECK(g->time_at_stake_s == Approx(4 * b.op("ag").time_s));
+
+  // A gather of 256 x 1024 x 2 B = 512 KiB, under weight_gather_min_bytes (1 MiB): not this
+  // rule's (nor the replicated weight gather's), and still a collective the loop waits for
+  // (beside the negate, which does not depend on it).
+  auto c = advise_text(invariant_gather_module("next = bf16[64,1024]{1,0} bitcast(w)", 256),
+                       "tpu_v5e:2x2", roofline_without_overhead());
+  CHECK(c.find("loop-invariant-gather") == nullptr);
+  CHECK(c.find("replicated-weight-gather") == nullptr);
+  const AdviceFinding* e = c.find("serial-loop-collective");
+  REQUIRE(e != nullptr);
+  CHECK(e->evidence[0].op == "ag");
 }
 
 // ---- replicated-weight-gather
