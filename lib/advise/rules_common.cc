@@ -131,14 +131,16 @@ std::vector<const Instruction*> consumers(const Instruction& i) {
   return out;
 }
 
-bool is_loop_body(const Computation& c) {
+const Instruction* loop_of(const Computation& c) {
   for (const Instruction* caller : c.callers()) {
     if (caller->opcode() == Opcode::kWhile && caller->computation_attribute(AttrId::kBody) == &c) {
-      return true;
+      return caller;
     }
   }
-  return false;
+  return nullptr;
 }
+
+bool is_loop_body(const Computation& c) { return loop_of(c) != nullptr; }
 
 const Instruction* done_of(const Instruction& start) {
   for (const Instruction* u : start.users()) {

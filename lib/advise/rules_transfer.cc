@@ -147,20 +147,18 @@ std::optional<InvariantGather> invariant_gather(const Context& ctx, const Instru
   if (r == nullptr || !r->collective || r->collective->kind != "all-gather") return std::nullopt;
   const Computation& body = *i.parent();
   const Instruction* root = body.root();
-  if (!is_loop_body(body) || root == nullptr || root->opcode() != Opcode::kTuple) {
+  InvariantGather g;
+  g.loop = loop_of(body);
+  if (g.loop == nullptr || root == nullptr || root->opcode() != Opcode::kTuple) {
     return std::nullopt;
   }
-  InvariantGather g;
   g.element = state_element(gathered_value(i), body);
   if (g.element < 0 || static_cast<size_t>(g.element) >= root->operand_count() ||
       state_element(root->operand(g.element), body) != g.element) {
     return std::nullopt;
   }
-  for (const Instruction* caller : body.callers()) {
-    if (caller->opcode() == Opcode::kWhile) g.loop = caller;
-  }
   g.wait = waiting_op(i);
-  const double loops = g.loop != nullptr ? executions_of(ctx, *g.loop->parent()) : 0;
+  const double loops = executions_of(ctx, *g.loop->parent());
   if (g.wait == nullptr || loops <= 0) return std::nullopt;
   g.trips = r->multiplier / loops;
   g.full = result_bytes(g.wait->shape()).padded;
