@@ -42,9 +42,9 @@ Source measured_source(const DeviceSpec& device, const std::string& measured_on)
   return {measured_on, measured_on != table_device(device)};
 }
 
-// An AMD GPU borrows the H100's GEMM efficiency at each shape (its file says so): on the MI300X
-// profiles of ../shared/profiles/mi300 it brings measured/expected from 3.65x to 1.29x (a dot)
-// and from 2.65x to 1.38x (attention's matmuls) where the roofline alone stood (tests/profile).
+// An AMD GPU borrows the H100's GEMM efficiency at each shape (its file says so), scaled to its
+// own measured plateau (gemm_plateau): on the MI300X profiles of ../shared/profiles/mi300 a dot's
+// measured/expected per step is 0.89x, attention's matmul 1.12x (tests/profile).
 Source gemm_source(const DeviceSpec& device) {
   if (device.kind != DeviceKind::kGpu || !device.gpu) return {};
   return measured_source(device, device.measured_on.gemm_tables);

@@ -91,7 +91,15 @@ double table_gemm_time(absl::Span<const GemmCall> gemms, const DeviceSpec& devic
         cache != nullptr ? cache->time_s(*table, g.shape) : table->time_s(g.shape);
     const double table_rate =
         table_s > 0 ? g.shape.flops() / table_s : table->max_flop_per_s();
-    const double rate = same ? table_rate : table_rate / *theirs * *own;
+    double rate = same ? table_rate : table_rate / *theirs * *own;
+    // A chip that borrows the tables but states the share of its peak its own large GEMMs
+    // reach (gemm_plateau, measured on it) takes the table's efficiencies scaled so that the
+    // table's best share reaches that plateau, as a TPU borrows TPU7x's ramp.
+    const double best = table->max_flop_per_s() / *theirs;
+    const double plateau = source.borrowed && device.gemm_plateau && best > 0
+                               ? *device.gemm_plateau / best
+                               : 1.0;
+    rate *= plateau;
     gemm_s += g.factor * g.shape.flops() / rate;
     ++used;
     if (!table->covers(g.shape)) ++outside;
@@ -106,7 +114,13 @@ double table_gemm_time(absl::Span<const GemmCall> gemms, const DeviceSpec& devic
       note_once(assumptions,
                 absl::StrCat(device.name, " ", sv(g.unit),
                              " GEMMs: efficiency borrowed from the measured ", sv(source.name), " ",
-                             sv(table_class), " table, relative to each device's own peak"));
+                             sv(table_class), " table, relative to each device's own peak",
+                             plateau == 1.0
+                                 ? std::string()
+                                 : absl::StrFormat(", scaled by %.3g: the table's best, %.2f of "
+                                                   "%s's peak, to this chip's gemm_plateau %.2f",
+                                                   plateau, best, source.name,
+                                                   *device.gemm_plateau)));
     }
   }
   return gemm_s;
@@ -259,6 +273,7 @@ OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
       basis.gemm_s = gemm_s;
       basis.matrix_share = op.matrix_share;
       if (op.matrix_share < 1) out.notes.use_figure("sharded_compute_share");
+      if (source.borrowed && device.gemm_plateau) out.notes.use_figure("gemm_plateau");
       // A GEMM outside the table's measured shapes is extrapolated (GemmTable::time_s).
       consider(gemm_s, [&source, outside] {
         return absl::StrCat("gemm table ", sv(source.name),

@@ -243,11 +243,13 @@ TEST_CASE("JAX 0.8 profiles of an AMD MI300X: the module's program, its steps, i
   CHECK(gemm.ops["custom-call.1"]["roofline_s"].get<double>() ==
         Approx(2147483648.0 / 1.3074e15).epsilon(1e-6));
   // Measured against expected: the H100's measured GEMM efficiency at this shape, borrowed
-  // relative to each device's peak, expects 7.49 us; the kernel took 10.45 us (1.40x), where
-  // the roofline alone would miss by 3.96x.
+  // relative to each device's peak, expected 7.49 us (1.40x short of the 10.45 us kernel).
+  // Scaled by the MI300X's measured plateau (0.5415 of its peak, AMD-MAF) over the H100 bf16
+  // table's best (0.8133: 804.7 of 989.4 TFLOP/s), 0.666, it expects 7.49 / 0.666 = 11.25 us
+  // (0.93x), where the roofline alone would miss by 6.4x.
   const double over = gemm.ops["custom-call.1"]["measured_over_expected"].get<double>();
-  CHECK(over > 1.0);
-  CHECK(over < 1.5);
+  CHECK(over > 0.85);
+  CHECK(over < 1.05);
 
   // jit_add (program 11): loop_convert_fusion, 5 kernels summing 541.761 us.
   Joined add = profile("mi300/jax08_elementwise.xplane.pb");
@@ -267,12 +269,13 @@ TEST_CASE("JAX 0.8 profiles of an AMD MI300X: the module's program, its steps, i
   // (4096): extrapolated at that table's marginal rate at its edge, 697 TFLOP/s on the H100 (the
   // 4.29 GFLOP from m = 2048 to 4096 in 6.16 us), it expects 22.7 us on the MI300X, borrowed
   // relative to each device's peak; the kernel took 39.1 us (1.72x; 2.97x against the
-  // roofline): the MI300X reaches less of its peak than the H100 here. (At the edge's mean rate,
-  // which counts the kernel's fixed part in every FLOP beyond the box, it expected 27.2 us.)
+  // roofline). Scaled to the MI300X's measured plateau (0.666, above) it expects 22.7 / 0.666 =
+  // 34.1 us (1.15x). (At the edge's mean rate, which counts the kernel's fixed part in every
+  // FLOP beyond the box, it would expect 27.2 / 0.666 = 40.8 us.)
   for (const auto& [name, op] : attention.ops) {
     INFO(name);
-    CHECK(op["measured_over_expected"].get<double>() > 1.6);
-    CHECK(op["measured_over_expected"].get<double>() < 1.8);
+    CHECK(op["measured_over_expected"].get<double>() > 1.1);
+    CHECK(op["measured_over_expected"].get<double>() < 1.2);
   }
 }
 
