@@ -16,8 +16,11 @@ predicted again) and the real profiles
 (../shared/profiles: TPU v6e, MI300X). Whole programs (a step measured end to end) are kept
 apart from single ops (one table row). Per set: n, how many are within 25% of measured, the
 median |predicted / measured - 1| and the median predicted / measured (bias); a set whose bias
-is outside 0.95-1.05 is flagged ("bias"). Whole programs judge: a single-op fit that moves a
-whole-program set the wrong way is a regression.
+is outside 0.95-1.05 is flagged ("bias"). Where the measured steps come from profiles, "busy" is
+the median ratio of the programs whose step is at most 10% idle (no kernel running): their
+ratio is the device model's alone, the others' also holds the host's gaps between launches.
+Whole programs judge: a single-op fit that moves a whole-program set the wrong way is a
+regression.
 
 --fast runs what fits in a few minutes on 2 cores (all but the op-family sweeps of L2 reuse and
 the tables' fit half). --check BASELINE compares this run with a baseline written by
@@ -103,6 +106,16 @@ def device_of_capture(folder):
     return "h100"
 
 
+def ratio_and_idle(report):
+    """A profile report's (`hloroof profile --json`) predicted / measured step, and the share of
+    its measured step no kernel ran (the host's gaps between launches, round trips)."""
+    step = report["step"]
+    idle = report.get("idle_s")
+    share = (min(1.0, max(0.0, idle / step["measured_s"])) if idle is not None and
+             step["measured_s"] > 0 else None)
+    return step["expected_s"] / step["measured_s"], share
+
+
 def captures(cli, root):
     if not os.path.isdir(root):
         raise Skip(f"{root}: absent")
@@ -114,9 +127,10 @@ def captures(cli, root):
         if run_json([cli, "predict", os.path.join(d, "module.hlo"), "--device", device,
                      "--json"]).get("lower_bound"):
             return None  # a trip count assumed: a floor, no estimate of the step
-        s = run_json([cli, "profile", d, "--device", device, "--json"])["step"]
-        return os.path.basename(d), s["expected_s"] / s["measured_s"]
-    return [r for r in parallel(one, [(d,) for d in dirs]) if r]
+        p = run_json([cli, "profile", d, "--device", device, "--json"])
+        return os.path.basename(d), ratio_and_idle(p)
+    return [(name, *figures) for name, figures in
+            (r for r in parallel(one, [(d,) for d in dirs]) if r)]
 
 
 def opfamily_sweep(cli, sweep):
@@ -131,7 +145,7 @@ def opfamily_sweep(cli, sweep):
     for case, d, err in got:
         if d is None:
             raise RuntimeError(f"{sweep}/{case}: {err[0]}")
-        rows.append((case, d["step"]["expected_s"] / d["step"]["measured_s"]))
+        rows.append((case, *ratio_and_idle(d)))
     return rows
 
 
@@ -179,8 +193,8 @@ def profiles(cli, files):
         raise Skip("../shared/profiles: absent")
 
     def one(f):
-        s = run_json([cli, "profile", f, "--json"])["step"]
-        return os.path.basename(f).replace(".xplane.pb", ""), s["expected_s"] / s["measured_s"]
+        p = run_json([cli, "profile", f, "--json"])
+        return (os.path.basename(f).replace(".xplane.pb", ""), *ratio_and_idle(p))
     return parallel(one, [(f,) for f in present])
 
 
@@ -234,7 +248,16 @@ def plan(args):
     return out
 
 
+# A program whose measured step is at most this share idle is kernel-bound: its ratio judges the
+# device model alone.
+BUSY_IDLE = 0.10
+
+
 def stats(name, kind, fast, items):
+    """A set's figures from its items: (name, ratio) or (name, ratio, idle share of the measured
+    step) each."""
+    idle = {i[0]: i[2] for i in items if len(i) > 2 and i[2] is not None}
+    items = [(i[0], i[1]) for i in items]
     ratios = [r for _, r in items]
     errors = [abs(r - 1) for r in ratios]
     s = {"set": name, "kind": kind, "fast": fast, "n": len(ratios),
@@ -245,6 +268,11 @@ def stats(name, kind, fast, items):
         BIAS_LOW <= s["median_ratio"] <= BIAS_HIGH)
     if kind == "program":
         s["items"] = {i: r for i, r in items}
+    if idle:
+        busy = [r for i, r in items if i in idle and idle[i] <= BUSY_IDLE]
+        s["idle"] = idle
+        s["n_busy"] = len(busy)
+        s["busy_ratio"] = statistics.median(busy) if busy else None
     return s
 
 
@@ -279,27 +307,35 @@ def run(args):
 
 def table(result):
     lines = [f"{'set':<44} {'kind':<7} {'n':>5} {'in 25%':>7} {'|err|':>6} {'ratio':>6} "
-             f"{'flag':<4}"]
+             f"{'flag':<4} {'busy':>9}"]
     for kind in ("program", "op"):
         for s in result["sets"]:
             if s["kind"] != kind or not s["n"]:
                 continue
-            lines.append(f"{s['set']:<44} {kind:<7} {s['n']:>5} {s['within_25']:>7} "
-                         f"{100 * s['median_error']:>5.1f}% {s['median_ratio']:>6.2f} "
-                         f"{'bias' if s['biased'] else '':<4}")
+            busy = (f"{s['busy_ratio']:.2f} ({s['n_busy']})" if s.get("busy_ratio") is not None
+                    else "")
+            lines.append((f"{s['set']:<44} {kind:<7} {s['n']:>5} {s['within_25']:>7} "
+                          f"{100 * s['median_error']:>5.1f}% {s['median_ratio']:>6.2f} "
+                          f"{'bias' if s['biased'] else '':<4} {busy:>9}").rstrip())
     programs = [r for s in result["sets"] if s["kind"] == "program" for r in
                 s["items"].values()]
+    busy = [r for s in result["sets"] if s["kind"] == "program" for i, r in s["items"].items()
+            if s.get("idle", {}).get(i, 1) <= BUSY_IDLE]
     if programs:
         errors = [abs(r - 1) for r in programs]
-        lines.append(f"{'every whole program':<44} {'program':<7} {len(programs):>5} "
-                     f"{sum(e <= WITHIN for e in errors):>7} "
-                     f"{100 * statistics.median(errors):>5.1f}% "
-                     f"{statistics.median(programs):>6.2f} "
-                     f"{'' if BIAS_LOW <= statistics.median(programs) <= BIAS_HIGH else 'bias'}")
+        median = statistics.median(programs)
+        busy_text = f"{statistics.median(busy):.2f} ({len(busy)})" if busy else ""
+        lines.append((f"{'every whole program':<44} {'program':<7} {len(programs):>5} "
+                      f"{sum(e <= WITHIN for e in errors):>7} "
+                      f"{100 * statistics.median(errors):>5.1f}% {median:>6.2f} "
+                      f"{'' if BIAS_LOW <= median <= BIAS_HIGH else 'bias':<4} "
+                      f"{busy_text:>9}").rstrip())
     lines.append("in 25%: predicted within 25% of measured; |err|: median |predicted/measured - "
                  "1|;")
     lines.append("ratio: median predicted/measured (bias); flag 'bias': ratio outside "
-                 f"{BIAS_LOW}-{BIAS_HIGH}")
+                 f"{BIAS_LOW}-{BIAS_HIGH};")
+    lines.append(f"busy: the median ratio of the programs (how many) whose measured step is at "
+                 f"most {100 * BUSY_IDLE:.0f}% idle")
     for s in result.get("skipped", []):
         lines.append(f"skipped: {s}"[:100])
     for e in result.get("errors", []):
@@ -310,9 +346,9 @@ def table(result):
 def baseline_of(result):
     """What a baseline keeps: every set's figures; the programs' own ratios (for crossings)."""
     return {"sets": [{k: (round(v, 4) if isinstance(v, float) else v) for k, v in s.items()
-                      if k != "items"} | ({"items": {i: round(r, 4)
-                                                     for i, r in s["items"].items()}}
-                                          if "items" in s else {})
+                      if k not in ("items", "idle")}
+                     | {k: {i: round(r, 4) for i, r in s[k].items()}
+                        for k in ("items", "idle") if k in s}
                      for s in result["sets"]]}
 
 

@@ -32,6 +32,22 @@ def test_figures_of_a_set():
     assert program_set("t", [0.9] * 3)["biased"]
 
 
+def test_busy_programs_apart():
+    # Idle shares 0, 0.05, 0.10, 0.5 and none: the first three (at most 10% idle) are busy,
+    # ratios 0.9, 1.0, 1.2 -> median 1.0; the one half idle (0.6) and the one with no profile
+    # (0.7) are not. The set's own median stays that of all five, 0.9.
+    s = ledger.stats("u", "program", True, [("a", 0.9, 0.0), ("b", 1.0, 0.05), ("c", 1.2, 0.10),
+                                            ("d", 0.6, 0.5), ("e", 0.7, None)])
+    assert (s["n"], s["n_busy"], s["busy_ratio"], s["median_ratio"]) == (5, 3, 1.0, 0.9)
+    assert s["idle"] == {"a": 0.0, "b": 0.05, "c": 0.10, "d": 0.5}
+    assert s["items"] == {"a": 0.9, "b": 1.0, "c": 1.2, "d": 0.6, "e": 0.7}
+    # A set without idle figures has no busy figure, and the table leaves the column empty.
+    plain = program_set("v", [1.0])
+    assert "busy_ratio" not in plain
+    lines = ledger.table({"sets": [s, plain]}).splitlines()
+    assert lines[1].endswith("1.00 (3)") and lines[2].endswith("1.00")
+
+
 def test_each_kind_of_regression_is_found():
     base = {"sets": [program_set("s", [0.9, 0.95, 1.0, 1.02, 1.2])]}
     assert ledger.check(copy.deepcopy(base), base) == []
