@@ -1274,24 +1274,26 @@ TEST_CASE("an elementwise loop is vectorized unless its element count is odd") {
         Approx(48.90e-6).epsilon(0.002));
 }
 
+// One bf16 GEMM of 8192^3.
+constexpr char kDot8192[] = R"(HloModule m, is_scheduled=true
+ENTRY e {
+  a = bf16[8192,8192]{1,0} parameter(0)
+  b = bf16[8192,8192]{1,0} parameter(1)
+  ROOT d = bf16[8192,8192]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+
 TEST_CASE("a matrix peak set anew moves the GEMMs timed from the measured table") {
   // One bf16 GEMM of 8192^3 on h100: 2 x 8192^3 = 1.0995e12 FLOPs, timed from the measured
   // h100 table, extrapolated past its 4096 edge at the edge's marginal rate (81.0% of 9.89e14
   // FLOP/s: 1.0995e12 / 8.01e14 = 1.372 ms, plus 1 us per op). Set to 2e15 FLOP/s, the table's
   // efficiency at that shape applies to the new peak: 1.372 ms x 9.89e14 / 2e15 = 0.679 ms; the
   // roofline moves the same way (1.1117 ms -> 0.5498 ms).
-  const std::string hlo = R"(HloModule m, is_scheduled=true
-ENTRY e {
-  a = bf16[8192,8192]{1,0} parameter(0)
-  b = bf16[8192,8192]{1,0} parameter(1)
-  ROOT d = bf16[8192,8192]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})";
   absl::StatusOr<DeviceSpec> h100 = device("h100");
   REQUIRE_OK(h100);
   absl::StatusOr<DeviceSpec> faster = set_device_figures(*h100, {"matrix_flops_per_s.bf16=2e15"});
   REQUIRE_OK(faster);
-  auto own = testing::predict(hlo, *h100);
-  auto set = testing::predict(hlo, *faster);
+  auto own = testing::predict(kDot8192, *h100);
+  auto set = testing::predict(kDot8192, *faster);
   CHECK(set->roofline_step_time_s == Approx(own->roofline_step_time_s * 9.89e14 / 2e15));
   // Each plus h100's 1 us per-op overhead, which the peak does not move.
   const double overhead = h100->per_op_overhead_s;
@@ -1308,20 +1310,14 @@ TEST_CASE("a chip borrowing the GEMM tables takes them to its own measured plate
   // large GEMMs reach 0.5415 of its peak (gemm_plateau, AMD-MAF) where the h100 bf16 table's
   // best reaches 0.8133 of the H100's (804.7 of 989.4 TFLOP/s, its row 4 x 4096 x 2048 x 4096),
   // so the rate is scaled by 0.5415 / 0.8133 = 0.6658: 1.0379 / 0.6658 = 1.559 ms.
-  const std::string hlo = R"(HloModule m, is_scheduled=true
-ENTRY e {
-  a = bf16[8192,8192]{1,0} parameter(0)
-  b = bf16[8192,8192]{1,0} parameter(1)
-  ROOT d = bf16[8192,8192]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})";
   absl::StatusOr<DeviceSpec> h100 = device("h100");
   absl::StatusOr<DeviceSpec> amd = device("mi300x");
   REQUIRE_OK(h100);
   REQUIRE_OK(amd);
   REQUIRE(amd->gemm_plateau.has_value());
   CHECK(*amd->gemm_plateau == 0.5415);
-  auto own = testing::predict(hlo, *h100);
-  auto borrowed = testing::predict(hlo, *amd);
+  auto own = testing::predict(kDot8192, *h100);
+  auto borrowed = testing::predict(kDot8192, *amd);
   const double h100_work = own->step_time_s - h100->per_op_overhead_s;
   const double scale = 0.5415 / (804715405124361.0 / 9.89e14);
   CHECK(borrowed->step_time_s - amd->per_op_overhead_s ==
@@ -1333,7 +1329,7 @@ ENTRY e {
   // Without the figure the tables' efficiency stands as measured, relative to the peak.
   absl::StatusOr<DeviceSpec> bare = *amd;
   bare->gemm_plateau.reset();
-  auto unscaled = testing::predict(hlo, *bare);
+  auto unscaled = testing::predict(kDot8192, *bare);
   CHECK(unscaled->step_time_s - amd->per_op_overhead_s ==
         Approx(h100_work * 9.89e14 / 1.3074e15).epsilon(1e-6));
 }
