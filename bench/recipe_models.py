@@ -194,6 +194,67 @@ def _tiled_gmm(lhs, rhs, sizes, tiles):
     return product(lhs, rhs, sizes)
 
 
+def fp8_gmm(fixed_range, tiles):
+    """MaxText's quantization=fp8_full of a grouped matmul lhs [m, k] x rhs [groups, k, n]
+    (rows in groups of `sizes`: the returned product(lhs, rhs, sizes)) by
+    tokamax's ragged dot (MaxText's use_tokamax_gmm) on qwix's fp8 arrays, as `fp8_matmul` for
+    a dense product: lhs and rhs float8_e4m3fn forward (scaled to [-r, r] with a
+    `fixed_range` r, else by their absolute maximum), the incoming gradient float8_e5m2 by its
+    own, bf16 results. `tiles` maps "fwd", "dlhs" and "drhs" to that pass's (m, k, n) tiles,
+    each cut to its dimensions. Needs bench/requirements-fp8-moe.txt."""
+    import jax
+    import jax.numpy as jnp
+    try:
+        import qwix
+        import tokamax
+        from tokamax._src.ops.ragged_dot import base as ragged
+        from tokamax._src.ops.ragged_dot import pallas_mosaic_tpu as mosaic
+    except ImportError as e:
+        raise ImportError("fp8 grouped matmuls need tokamax and qwix: pip install -r "
+                          "bench/requirements-fp8-moe.txt") from e
+    from absl import flags
+    # The kernel asks the default device whether it runs there; compiling offline for a TPU
+    # slice, that is the host's CPU. The program is the slice's, so it runs there.
+    mosaic.PallasMosaicTpuRaggedDot.supported_on = lambda self, device: True
+    # tokamax reads its options from absl flags, parsing the process's command line (not its
+    # own) the first time unless something parsed it already.
+    if not flags.FLAGS.is_parsed():
+        flags.FLAGS.mark_as_parsed()
+
+    def quantize(x, dtype, fixed=None):
+        how = f"fixed,-{fixed},{fixed}" if fixed else "absmax"
+        return qwix.quantize(x, dtype, calibration_method=how)
+
+    def dot(a, b, sizes, dims, name, out):
+        m, k, n = (min(t, d) for t, d in zip(tiles[name], out))
+        kernel = mosaic.PallasMosaicTpuRaggedDot(
+            config=mosaic.Config(tile_m=m, tile_k=k, tile_n=n))
+        return tokamax.ragged_dot_general(a, b, sizes, dims, preferred_element_type=jnp.bfloat16,
+                                          implementation=kernel)
+
+    @jax.custom_vjp
+    def product(lhs, rhs, sizes):
+        return forward(lhs, rhs, sizes)[0]
+
+    def forward(lhs, rhs, sizes):
+        lq = quantize(lhs, jnp.float8_e4m3fn, fixed_range)
+        rq = quantize(rhs, jnp.float8_e4m3fn, fixed_range)
+        (m, k), n = lhs.shape, rhs.shape[2]
+        out = dot(lq, rq, sizes, ragged.DEFAULT_RAGGED_DOT_DIM_NUMS, "fwd", (m, k, n))
+        return out, (lq, rq, sizes)
+
+    def backward(saved, grad):
+        lq, rq, sizes = saved
+        gq = quantize(grad, jnp.float8_e5m2)
+        (m, k), n = lq.shape, rq.shape[2]
+        d_lhs = dot(gq, rq, sizes, ragged.TRANS_RHS_RAGGED_DOT_DIM_NUMS, "dlhs", (m, n, k))
+        d_rhs = dot(lq, gq, sizes, ragged.RAGGED_CONTRACTING_DOT_DIM_NUMS, "drhs", (m, k, n))
+        return d_lhs, d_rhs, None
+
+    product.defvjp(forward, backward)
+    return product
+
+
 def _cudnn(scale_dim):
     """Causal attention by cuDNN's fused flash attention (MaxText's GPU recipes:
     cudnn_flash_te), q, k, v as [batch, seq, heads, dim], q scaled by 1/sqrt(scale_dim); key and
@@ -297,16 +358,21 @@ def fp8_matmul(fixed_range=None):
     return mm
 
 
-def _adamw_step(loss):
+def _adamw_step(loss, grad_dtype=None):
     """A train step of `loss(params, tokens)` under AdamW with MaxText's defaults and no bias
     correction: step(params, mu, nu, tokens) -> (params, mu, nu, loss). The first moment keeps
-    its own dtype (bf16 where a recipe sets mu_dtype; a no-op cast otherwise)."""
+    its own dtype (bf16 where a recipe sets mu_dtype; a no-op cast otherwise); with a
+    `grad_dtype`, the f32 gradients are cast to it before the update, as MaxText's grad_dtype
+    casts them."""
     import jax
     import jax.numpy as jnp
     b1, b2, lr, eps, decay = 0.9, 0.95, 3e-5, 1e-8, 0.1  # MaxText's AdamW defaults
 
     def step(params, mu, nu, tokens):
         value, g = jax.value_and_grad(loss)(params, tokens)
+        if grad_dtype is not None:
+            g = jax.tree.map(lambda x: x.astype(grad_dtype) if x.dtype == jnp.float32 else x,
+                             g)
         mu = jax.tree.map(lambda m, g: (b1 * m + (1 - b1) * g).astype(m.dtype), mu, g)
         nu = jax.tree.map(lambda n, g: b2 * n + (1 - b2) * g * g, nu, g)
         params = jax.tree.map(lambda p, m, n: p - lr * (m / (jnp.sqrt(n) + eps) + decay * p),
@@ -532,7 +598,7 @@ def deepseek_step(r):
         return _cross_entropy(act(rms(x, params["lnf"], 1e-6) @ c(params["head"])))
 
     mu_dtype = r.get("mu_dtype")
-    step = _adamw_step(loss)
+    step = _adamw_step(loss, r.get("grad_dtype"))
 
     sd = jax.ShapeDtypeStruct
     L = r["layers"] - r["dense_layers"]
@@ -619,7 +685,11 @@ def moe_step(r):
     wi_tile_* and wo_tile_*), `gmm_pass_tiles` (megablox's (m, k, n) tiles of each pass,
     "fwd", "dlhs" and "drhs", by role: rows, the contracted dimension, the output's; in place
     of `gmm_tiling`), `data_parallel` (a "data" mesh axis: the batch over it too, the weights replicated over
-    it), `norm_eps`; and Gemma 4's: `gemma4` (q, k and v normalized, no query scaling, the
+    it), `quantization` ("fp8_full": every decoder product in fp8 as `fp8_matmul` makes the
+    dense ones and `fp8_gmm` the experts', the router and the output layer in bf16; with
+    `fp8_range` as there), `gmm_weight_tiles` (the fp8 grouped matmuls' tiles, MaxText's
+    wi_tile_* and wo_tile_*: "wi" and "wo" each map "fwd", "dlhs" and "drhs" to {batch_seq,
+    embed, mlp}; else `gmm_tiling` for every pass), `norm_eps`; and Gemma 4's: `gemma4` (q, k and v normalized, no query scaling, the
     attention's and the MLP's outputs normalized, a scalar a layer, the router's input
     normalized apart and a shared expert of `ffn` beside the routed ones), `global_head_dim`,
     `global_kv_heads` and `share_kv` (the global layers' head size, kv heads, and keys that are
@@ -674,6 +744,11 @@ def moe_step(r):
                             batch=batch, layout=r.get("splash_layout", "head_dim_minor"))
               for kind in ("global", "local")}
     c = lambda w: w.astype(bf)  # f32 weights, bf16 matrix products
+    quantization = r.get("quantization")
+    if quantization not in (None, "fp8_full"):
+        raise ValueError(f"quantization {quantization!r}: None (bf16) or 'fp8_full'")
+    fp8 = quantization == "fp8_full"
+    mm = fp8_matmul(r.get("fp8_range")) if fp8 else (lambda a, b: a @ b)
     tiles = dict(dict(batch_seq=512, embed=1024, mlp=1024), **r.get("gmm_tiling", {}))
     pass_tiles = r.get("gmm_pass_tiles")
     if pass_tiles is not None and sorted(pass_tiles) != ["dlhs", "drhs", "fwd"]:
@@ -686,7 +761,7 @@ def moe_step(r):
         heads, kv_heads, hd, shared_kv = shape[kind]
 
         def proj(name, n):
-            y = h @ c(w[name])
+            y = mm(h, c(w[name]))
             if attention_bias:
                 y = y + c(w[name + "_b"])
             y = y.reshape(b, s, n, hd)
@@ -695,7 +770,7 @@ def moe_step(r):
         q = act(checkpoint_name(proj("wq", heads), "query_proj"))
         k = act(checkpoint_name(proj("wk", kv_heads), "key_proj"))
         if shared_kv:  # the keys' projection before its norm is the values'
-            v = (h @ c(w["wk"])).reshape(b, s, kv_heads, hd)
+            v = mm(h, c(w["wk"])).reshape(b, s, kv_heads, hd)
         else:
             v = proj("wv", kv_heads)
         if gemma4:
@@ -703,7 +778,7 @@ def moe_step(r):
         v = act(checkpoint_name(v, "value_proj"))
         # splash names its own output and residuals "context"
         o = act(act(splash[kind](q, k, v)).reshape(b, s, heads * hd))
-        o = o @ c(w["wo"])
+        o = mm(o, c(w["wo"]))
         if attention_bias:
             o = o + c(w["wo_b"])
         return act(checkpoint_name(act(o), "out_proj"))
@@ -747,6 +822,18 @@ def moe_step(r):
             return tuple(min(tile.get(d, tiles["batch_seq"]), d) for d in dims)
 
         def gmm(a, b):
+            if fp8:
+                # MaxText's tiles by role (wi_tile_*, wo_tile_*: rows, embed, mlp), each
+                # pass's (m, k, n) from the roles of this weight's input and output.
+                into, out = (("embed", "mlp") if b.shape[1] == D else ("mlp", "embed"))
+                role = (r.get("gmm_weight_tiles") or {}).get("wi" if into == "embed" else "wo")
+                if role is None:
+                    role = {p: tiles for p in ("fwd", "dlhs", "drhs")}
+                by = lambda t, a, b: (t["batch_seq"], t[a], t[b])
+                return fp8_gmm(r.get("fp8_range"),
+                               {"fwd": by(role["fwd"], into, out),
+                                "dlhs": by(role["dlhs"], out, into),
+                                "drhs": by(role["drhs"], into, out)})(a, b, sizes)
             if pass_tiles:
                 return _tiled_gmm(a, b, sizes, pass_tiles)
             return megablox.gmm(a, b, sizes, preferred_element_type=bf, tiling=tiling)
@@ -776,8 +863,8 @@ def moe_step(r):
                              c(w["e1"]), c(w["eo"]), bias("e0_b"), bias("e1_b"), bias("eo_b")))
 
     def dense_mlp(h, w):
-        g = act(glu(act(h @ c(w["w0"])), act(h @ c(w["w1"]))))
-        return act(checkpoint_name(act(g @ c(w["wo_mlp"])), "mlpwo"))
+        g = act(glu(act(mm(h, c(w["w0"]))), act(mm(h, c(w["w1"])))))
+        return act(checkpoint_name(act(mm(g, c(w["wo_mlp"]))), "mlpwo"))
 
     def ffn(x, w, layer):
         h = act(rms(x, w["ln2"], eps))

@@ -303,6 +303,26 @@ QWEN3_RECIPE = dict(
              "heads repeated for splash, jax's megablox and splash kernels (MaxText: tokamax's "
              "grouped matmul and splash), routing by argsort and scatter (MaxText: a custom "
              "sort gradient), the recipe's XLA flags and no collective matmul"))
+# Its fp8_full recipe (qwen3-235b-a22b/4k-fp8-tpu7x-4x8x8/cluster_toolkit/run_recipe.sh): the
+# bf16 recipe's flags, remat and splash blocks, qwix's fp8 with the fixed range [-224, 224] for
+# weights and activations, tokamax's grouped matmul with the tiles of each weight and pass
+# (wi_tile_*, wo_tile_*).
+QWEN3_FP8_RECIPE = dict(
+    QWEN3_RECIPE, quantization="fp8_full", fp8_range=224,
+    gmm_weight_tiles=dict(
+        wi=dict(fwd=dict(batch_seq=512, embed=4096, mlp=1536),
+                dlhs=dict(batch_seq=512, embed=1536, mlp=4096),
+                drhs=dict(batch_seq=1024, embed=1024, mlp=1536)),
+        wo=dict(fwd=dict(batch_seq=512, embed=1536, mlp=4096),
+                dlhs=dict(batch_seq=512, embed=4096, mlp=1536),
+                drhs=dict(batch_seq=512, embed=768, mlp=4096))),
+    differs=("AdamW without bias correction, no rotary embedding, no load-balance loss, kv "
+             "heads repeated for splash, jax's splash kernel (MaxText: tokamax's), tokamax's "
+             "grouped matmul on qwix's fp8 arrays in our own gradient (MaxText: qwix's "
+             "quantized training), routing by argsort and scatter (MaxText: a custom sort "
+             "gradient), fp8 products of the decoder layers, gradients by their absolute "
+             "maximum, the router and the output layer in bf16, the recipe's XLA flags and no "
+             "collective matmul"))
 # The Gemma 4 recipes' XLA flags (gemma4-*/xpk/run_recipe.sh: the same 19 in each).
 GEMMA4_FLAGS = " ".join((
     "--xla_tpu_scoped_vmem_limit_kib=65536",
@@ -351,11 +371,11 @@ GEMMA4_26B_RECIPE = dict(
     differs=GEMMA4_DIFFERS + ", jax's megablox (MaxText's too), routing by argsort and "
     "scatter (MaxText: a custom sort gradient), no load-balance loss")
 # DeepSeek-V3's (deepseek3-671b/4k-bf16-tpu7x-*/xpk/run_recipe.sh): random routing, AdamW's
-# first moment in bf16, each layer's input offloaded, the rest recomputed, every splash block
+# first moment and the gradients in bf16, each layer's input offloaded, the rest recomputed, every splash block
 # 2048 but kv_compute (MaxText's 512), the embedding as a one-hot product; every XLA flag of
 # the recipe and no collective matmul.
 DEEPSEEK3_RECIPE = dict(
-    routing="random", mu_dtype="bfloat16", iota_embed=True,
+    routing="random", mu_dtype="bfloat16", grad_dtype="bfloat16", iota_embed=True,
     remat=dict(decoder_layer_input="offload"),
     splash_blocks=dict(block_q=2048, block_kv=2048, block_kv_compute=512, block_q_dkv=2048,
                        block_kv_dkv=2048, block_kv_dkv_compute=2048),
@@ -392,8 +412,8 @@ DEEPSEEK3_RECIPE = dict(
         "--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000")),
     differs=("AdamW without bias correction, no rotary embedding, v padded to q's head size "
              "for splash, jax's megablox and splash kernels (MaxText: tokamax's), routing by "
-             "argsort and scatter (MaxText: a custom sort gradient), f32 gradients (MaxText: "
-             "bf16, grad_dtype), the recipe's XLA flags and no collective matmul"))
+             "argsort and scatter (MaxText: a custom sort gradient), the recipe's XLA flags "
+             "and no collective matmul"))
 # The Gemma 4 small recipes' (gemma4-2b, gemma4-4b/8k-bf16-tpu7x-4x4x4): 2 sequences a
 # device, FSDP 32 x data 4, every layer unrolled and recomputed; splash blocks of their own.
 GEMMA4_SMALL_RECIPE = dict(
@@ -498,6 +518,12 @@ RECIPES = {
         source=IRONWOOD + "README.md (recipe: qwen3-235b-a22b/4k-bf16-tpu7x-4x8x8)",
         target="tpu7x:4x8x8", batch_per_chip=32, seq=4096, step_s=30.87,
         tflops_per_chip=629.79),
+    # Its fp8_full row (qwen3-235b-a22b/4k-fp8-tpu7x-4x8x8): the same batch and slice.
+    "qwen3-235b-fp8-tpu7x-256": dict(
+        QWEN3_235B, **QWEN3_FP8_RECIPE,
+        source=IRONWOOD + "README.md (recipe: qwen3-235b-a22b/4k-fp8-tpu7x-4x8x8)",
+        target="tpu7x:4x8x8", batch_per_chip=32, seq=4096, step_s=27.67,
+        tflops_per_chip=702.60),
     # Its Gemma4-2B and -4B (MaxText's gemma4-e2b, -e4b) on 64 chips: global batch 256, 8192
     # tokens.
     "gemma4-2b-tpu7x-64": dict(

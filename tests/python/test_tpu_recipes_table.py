@@ -110,6 +110,95 @@ def test_an_fp8_recipe_compiles_to_fp8_products_timed_at_the_fp8_peak():
         recipe_models.recipe_step(dict(r, quantization="int4"))
 
 
+FP8_GMM = os.path.join(SOURCE, "tests", "data", "tpu_fp8_gmm", "program.hlo.gz")
+
+
+def _fp8_gmm_kernels(text):
+    """The program's grouped-matmul kernels: name -> (FLOPs, operand element types)."""
+    out = {}
+    for i in hloroof.cost(text).instructions:
+        if i.instruction.opcode == "custom-call" and "gmm" in i.instruction.name:
+            types = sorted({str(o.shape).split("[")[0] for o in i.instruction.operands
+                            if str(o.shape).startswith("f8")})
+            out[i.instruction.name.split(".")[0]] = (i.cost.flops, types)
+    return out
+
+
+def test_fp8_grouped_matmuls_are_counted_by_tile_and_timed_at_the_fp8_peak():
+    # tests/data/tpu_fp8_gmm (its README): the gradients of an fp8 grouped matmul on 8 TPU7x
+    # devices, 4096 rows a device in 8 groups. Each kernel runs m / tm + groups - 1 = 4096 / 512
+    # + 7 = 15 row tiles of 512 (a tile that straddles two groups runs once for each), each
+    # 512 x 1024 x 1536 x 2 FLOPs: 15 x 1,610,612,736 = 24,159,191,040 FLOPs, against the
+    # 2 x 4096 x 1024 x 1536 = 12,884,901,888 of the rows alone. Both take fp8 operands and run
+    # at TPU7x's fp8 peak (2.307e15 FLOP/s a device, data/hardware/tpu7x.json).
+    import gzip
+    with gzip.open(FP8_GMM, "rt") as f:
+        text = f.read()
+    kernels = _fp8_gmm_kernels(text)
+    assert kernels == {
+        "gmm_megablox_transpose_rhs": (24159191040.0, ["f8e4m3fn", "f8e5m2"]),
+        "tgmm_megablox": (24159191040.0, ["f8e4m3fn", "f8e5m2"])}
+    p = hloroof.predict(text, "tpu7x:2x2x1")
+    assert (p.peak_flop_rate, p.peak_flop_rate_type) == (2.307e15, "fp8")
+
+
+def test_the_kept_fp8_grouped_matmul_is_the_builder_s():
+    # Where tokamax is installed (bench/requirements-fp8-moe.txt), bench/recipe_models.py's
+    # fp8_gmm compiles again to the kept program's kernels (tests/data/tpu_fp8_gmm/README.md),
+    # and its tiles reach them: 1024-row tiles for the weights' gradient make 4096 / 1024 + 7 =
+    # 11 tiles of 1024 x 1024 x 1536 x 2 FLOPs.
+    pytest.importorskip("libtpu")
+    pytest.importorskip("tokamax")
+    import gzip
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import PartitionSpec as P
+    import hloroof.jax
+    recipe_models = _bench("recipe_models")
+
+    def compiled(drhs_rows):
+        tiles = {"fwd": (512, 1024, 1536), "dlhs": (512, 1536, 1024),
+                 "drhs": (drhs_rows, 1024, 1536)}
+
+        def loss(x, w, sizes):
+            y = jax.shard_map(lambda x, w, s: recipe_models.fp8_gmm(224, tiles)(x, w, s),
+                              mesh=jax.sharding.get_abstract_mesh(),
+                              in_specs=(P("d"), P(), P()), out_specs=P("d"),
+                              check_vma=False)(x, w, sizes)
+            return jnp.sum(y.astype(jnp.float32))
+        sd = jax.ShapeDtypeStruct
+        return hloroof.jax.compile_for(
+            jax.grad(loss, argnums=(0, 1)), sd((32768, 1024), jnp.bfloat16),
+            sd((8, 1024, 1536), jnp.bfloat16), sd((8,), jnp.int32), target="tpu7x:2x2x1",
+            mesh_axes={"d": 8})._hloroof_hlo_text
+    with gzip.open(FP8_GMM, "rt") as f:
+        assert _fp8_gmm_kernels(compiled(512)) == _fp8_gmm_kernels(f.read())
+    assert _fp8_gmm_kernels(compiled(1024))["tgmm_megablox"][0] == 11 * 1024 * 1024 * 1536 * 2
+
+
+def test_an_fp8_mixture_of_experts_takes_fp8_in_every_decoder_product():
+    # The toy mixture-of-experts step with quantization=fp8_full on 4 TPU7x chips: each grouped
+    # matmul of the experts (forward, input and weight gradients) takes fp8 operands, as do
+    # the attention's projections; the router stays bf16. Needs tokamax (skipped without).
+    pytest.importorskip("libtpu")
+    pytest.importorskip("tokamax")
+    import hloroof.jax
+    recipe_models = _bench("recipe_models")
+    toy = _toy_moe(devices=8, quantization="fp8_full", fp8_range=224)
+    step = recipe_models.recipe_step(toy)
+    text = hloroof.jax.compile_for(step.fn, *step.args, target="tpu7x:2x2x1",
+                                   mesh_axes=step.mesh_axes,
+                                   in_specs=step.in_specs)._hloroof_hlo_text
+    kernels = {}
+    for i in hloroof.cost(text).instructions:
+        if i.instruction.opcode == "custom-call" and "gmm" in i.instruction.name:
+            fp8 = any(str(o.shape).startswith("f8") for o in i.instruction.operands)
+            kernels.setdefault(i.instruction.name.split(".")[0], set()).add(fp8)
+    assert kernels == {"gmm_megablox": {True}, "gmm_megablox_transpose_rhs": {True},
+                       "tgmm_megablox": {True}}
+    assert hloroof.predict(text, "tpu7x:2x2x1").peak_flop_rate_type == "fp8"
+
+
 def test_a_vocabulary_tiled_loss_gathers_its_head_once():
     # bench/recipe_models.py's loss in 8 sequence pieces (num_vocab_tiling) at toy sizes on
     # 4 TPU7x chips (8 devices, FSDP 8): a head of 512 x 16384 (bf16, 16 MiB), 16 sequences of
