@@ -504,24 +504,30 @@ def deepseek_step(r):
     splash = _splash(H, r.get("splash_blocks", 512), QK)
     c = lambda w: w.astype(bf)  # f32 weights, bf16 matrix products
 
+    quantization = r.get("quantization")
+    if quantization not in (None, "fp8_full"):
+        raise ValueError(f"quantization {quantization!r}: None (bf16) or 'fp8_full'")
+    fp8 = quantization == "fp8_full"
+    mm = fp8_matmul(r.get("fp8_range")) if fp8 else (lambda a, b: a @ b)
+
     def mla(h, w):
         b, s = h.shape[:2]
         if QLR:
-            q = act((rms(act(h @ c(w["wq_a"])), w["q_norm"], 1e-6) @ c(w["wq_b"])).reshape(
+            q = act(mm(rms(act(mm(h, c(w["wq_a"]))), w["q_norm"], 1e-6), c(w["wq_b"])).reshape(
                 b, s, H, QK))
         else:
-            q = act((h @ c(w["wq"])).reshape(b, s, H, QK))
-        kv_a = act(h @ c(w["wkv_a"]))
+            q = act(mm(h, c(w["wq"])).reshape(b, s, H, QK))
+        kv_a = act(mm(h, c(w["wkv_a"])))
         latent, k_rope = kv_a[..., :KVR], kv_a[..., KVR:]
-        kv = act((rms(latent, w["kv_norm"], 1e-6) @ c(w["wkv_b"])).reshape(b, s, H, NOPE + VD))
+        kv = act(mm(rms(latent, w["kv_norm"], 1e-6), c(w["wkv_b"])).reshape(b, s, H, NOPE + VD))
         k = jnp.concatenate([kv[..., :NOPE], jnp.broadcast_to(k_rope[:, :, None, :],
                                                               (b, s, H, ROPE))], -1)
         v = jnp.pad(kv[..., NOPE:], ((0, 0), (0, 0), (0, 0), (0, QK - VD)))
         o = act(splash(q, k, v))[..., :VD]
-        return act(o.reshape(b, s, H * VD) @ c(w["wo"]))
+        return act(mm(o.reshape(b, s, H * VD), c(w["wo"])))
 
     def mlp(h, w0, w1, wo):
-        return act(act(jax.nn.silu(h @ c(w0)) * (h @ c(w1))) @ c(wo))
+        return act(mm(act(jax.nn.silu(mm(h, c(w0))) * mm(h, c(w1))), c(wo)))
 
     def routed(x, gate, w0, w1, wo, *bias):  # one chip's tokens, every expert's weights
         t = x.reshape(-1, D)
@@ -543,9 +549,15 @@ def deepseek_step(r):
         sizes = jnp.bincount(experts.reshape(-1), length=E).astype(jnp.int32)
         xs = t[order // K]
         tiling = (512, 1024, 1024)
-        gmm = lambda a, b: megablox.gmm(a, b, sizes, preferred_element_type=bf,
-                                        tiling=tuple(min(t_, d) for t_, d in zip(
-                                            tiling, (a.shape[0], a.shape[1], b.shape[2]))))
+
+        def gmm(a, b):
+            if fp8:  # the weight's own (m, k, n) tiles of each pass (wi: its input is D)
+                tiles = (r.get("gmm_weight_tiles") or {}).get("wi" if b.shape[1] == D else "wo")
+                return fp8_gmm(r.get("fp8_range"), tiles or {p: tiling for p in
+                                                            ("fwd", "dlhs", "drhs")})(a, b, sizes)
+            return megablox.gmm(a, b, sizes, preferred_element_type=bf,
+                                tiling=tuple(min(t_, d) for t_, d in zip(
+                                    tiling, (a.shape[0], a.shape[1], b.shape[2]))))
         ys = gmm(jax.nn.silu(gmm(xs, w0)) * gmm(xs, w1), wo)
         back = jnp.zeros_like(ys).at[order].set(ys).reshape(-1, K, D)
         out = jnp.sum(back.astype(f32) * weights[..., None], axis=1).astype(bf)
@@ -687,9 +699,10 @@ def moe_step(r):
     of `gmm_tiling`), `data_parallel` (a "data" mesh axis: the batch over it too, the weights replicated over
     it), `quantization` ("fp8_full": every decoder product in fp8 as `fp8_matmul` makes the
     dense ones and `fp8_gmm` the experts', the router and the output layer in bf16; with
-    `fp8_range` as there), `gmm_weight_tiles` (the fp8 grouped matmuls' tiles, MaxText's
-    wi_tile_* and wo_tile_*: "wi" and "wo" each map "fwd", "dlhs" and "drhs" to {batch_seq,
-    embed, mlp}; else `gmm_tiling` for every pass), `norm_eps`; and Gemma 4's: `gemma4` (q, k and v normalized, no query scaling, the
+    `fp8_range` as there), `gmm_weight_tiles` (the fp8 grouped matmuls' (m, k, n) tiles of
+    each pass for each weight, MaxText's wi_tile_* and wo_tile_*: "wi" and "wo" each map
+    "fwd", "dlhs" and "drhs" to a tile; else `gmm_pass_tiles` or `gmm_tiling`), `norm_eps`;
+    and Gemma 4's: `gemma4` (q, k and v normalized, no query scaling, the
     attention's and the MLP's outputs normalized, a scalar a layer, the router's input
     normalized apart and a shared expert of `ffn` beside the routed ones), `global_head_dim`,
     `global_kv_heads` and `share_kv` (the global layers' head size, kv heads, and keys that are
@@ -823,17 +836,16 @@ def moe_step(r):
 
         def gmm(a, b):
             if fp8:
-                # MaxText's tiles by role (wi_tile_*, wo_tile_*: rows, embed, mlp), each
-                # pass's (m, k, n) from the roles of this weight's input and output.
-                into, out = (("embed", "mlp") if b.shape[1] == D else ("mlp", "embed"))
-                role = (r.get("gmm_weight_tiles") or {}).get("wi" if into == "embed" else "wo")
-                if role is None:
-                    role = {p: tiles for p in ("fwd", "dlhs", "drhs")}
-                by = lambda t, a, b: (t["batch_seq"], t[a], t[b])
-                return fp8_gmm(r.get("fp8_range"),
-                               {"fwd": by(role["fwd"], into, out),
-                                "dlhs": by(role["dlhs"], out, into),
-                                "drhs": by(role["drhs"], into, out)})(a, b, sizes)
+                # The weight's own (m, k, n) tiles of each pass (wi: its input is the width),
+                # else the passes' or the per-dimension tiling's.
+                weight = "wi" if b.shape[1] == D else "wo"
+                own = (r.get("gmm_weight_tiles") or {}).get(weight) or pass_tiles
+                if own is None:
+                    own = {p: tiling(*dims) for p, dims in (
+                        ("fwd", (a.shape[0], b.shape[1], b.shape[2])),
+                        ("dlhs", (a.shape[0], b.shape[2], b.shape[1])),
+                        ("drhs", (a.shape[0], b.shape[1], b.shape[2])))}
+                return fp8_gmm(r.get("fp8_range"), own)(a, b, sizes)
             if pass_tiles:
                 return _tiled_gmm(a, b, sizes, pass_tiles)
             return megablox.gmm(a, b, sizes, preferred_element_type=bf, tiling=tiling)

@@ -305,17 +305,16 @@ QWEN3_RECIPE = dict(
              "sort gradient), the recipe's XLA flags and no collective matmul"))
 # Its fp8_full recipe (qwen3-235b-a22b/4k-fp8-tpu7x-4x8x8/cluster_toolkit/run_recipe.sh): the
 # bf16 recipe's flags, remat and splash blocks, qwix's fp8 with the fixed range [-224, 224] for
-# weights and activations, tokamax's grouped matmul with the tiles of each weight and pass
-# (wi_tile_*, wo_tile_*).
+# weights and activations, tokamax's grouped matmul with the tiles of each weight and pass.
+# The recipe's wi_tile_* and wo_tile_* are read in their order, (batch_seq, embed_dim,
+# mlp_dim) as (m, k, n), as MaxText's moe.py hands them to the kernel: so read, every tile
+# divides its dimension (the width 4096, the experts' 1536); MaxText's later reading by role
+# would cut the width in tiles of 1536.
 QWEN3_FP8_RECIPE = dict(
     QWEN3_RECIPE, quantization="fp8_full", fp8_range=224,
     gmm_weight_tiles=dict(
-        wi=dict(fwd=dict(batch_seq=512, embed=4096, mlp=1536),
-                dlhs=dict(batch_seq=512, embed=1536, mlp=4096),
-                drhs=dict(batch_seq=1024, embed=1024, mlp=1536)),
-        wo=dict(fwd=dict(batch_seq=512, embed=1536, mlp=4096),
-                dlhs=dict(batch_seq=512, embed=4096, mlp=1536),
-                drhs=dict(batch_seq=512, embed=768, mlp=4096))),
+        wi=dict(fwd=(512, 4096, 1536), dlhs=(512, 1536, 4096), drhs=(1024, 1024, 1536)),
+        wo=dict(fwd=(512, 1536, 4096), dlhs=(512, 4096, 1536), drhs=(512, 768, 4096))),
     differs=("AdamW without bias correction, no rotary embedding, no load-balance loss, kv "
              "heads repeated for splash, jax's splash kernel (MaxText: tokamax's), tokamax's "
              "grouped matmul on qwix's fp8 arrays in our own gradient (MaxText: qwix's "
@@ -414,6 +413,60 @@ DEEPSEEK3_RECIPE = dict(
              "for splash, jax's megablox and splash kernels (MaxText: tokamax's), routing by "
              "argsort and scatter (MaxText: a custom sort gradient), the recipe's XLA flags "
              "and no collective matmul"))
+# Its fp8_full recipe on 128 chips (deepseek3-671b/4k-fp8-tpu7x-4x4x8/xpk/run_recipe.sh): the
+# bf16 recipe's shapes, remat, splash blocks and dtypes, routing by the router (no random
+# routing), qwix's fp8 with the fixed range [-224, 224], tokamax's grouped matmul with the
+# recipe's tiles read in their order as (m, k, n) (as for Qwen3's: so read, each divides its
+# dimension, the width 7168 and the experts' 2048), and its own XLA flags.
+DEEPSEEK3_FP8_RECIPE = dict(
+    DEEPSEEK3_RECIPE, routing="top_k", quantization="fp8_full", fp8_range=224,
+    gmm_weight_tiles=dict(
+        wi=dict(fwd=(128, 7168, 2048), dlhs=(256, 2048, 3584), drhs=(256, 1792, 2048)),
+        wo=dict(fwd=(256, 2048, 3584), dlhs=(256, 7168, 1024), drhs=(256, 2048, 1792))),
+    flags=" ".join((
+        "--xla_tpu_scoped_vmem_limit_kib=65536",
+        "--xla_tpu_bf16_emission_mode=NATIVE_EMISSION",
+        "--xla_tpu_enable_sparse_core_reduce_scatter_v2=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_all_gather=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_2d_all_gather=true",
+        "--xla_tpu_enable_all_gather_offload_tracing=true",
+        "--xla_tpu_use_tc_device_shape_on_sc=True",
+        "--xla_sc_disable_megacore_partitioning=True",
+        "--xla_tpu_enable_async_collective_fusion_fuse_all_gather=false",
+        "--xla_enable_async_all_gather=true",
+        "--xla_tpu_prefer_async_allgather_to_allreduce=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_all_reduce=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_reduce_scatter=true",
+        "--xla_tpu_enable_sparse_core_collective_offload_3d_all_gather=true",
+        "--xla_tpu_use_single_sparse_core_for_all_gather_offload=true",
+        "--xla_tpu_enable_concurrent_sparse_core_offloading=true",
+        "--xla_tpu_aggressive_opt_barrier_removal=true",
+        "--xla_tpu_enable_offloading_gather_to_sparsecore=true",
+        "--xla_tpu_accumulate_into_mrb=true",
+        "--xla_tpu_mosaic_fusion=false",
+        "--xla_tpu_pcie_bandwidth_multiplier=0.03",
+        "--xla_tpu_enable_layer_scheduler_for_dependent_collectives=true",
+        "--xla_tpu_enable_sparse_core_collective_aggregator=true",
+        "--xla_tpu_enable_latency_hiding_layer_scheduler=true",
+        "--xla_tpu_enable_multi_compute_overlap_in_layer_scheduler=false",
+        "--xla_tpu_enable_sparse_core_offload_queuing_in_lhs=true",
+        "--xla_tpu_sparse_core_all_reduce_offload_min_size_in_bytes=204800",
+        "--xla_tpu_enable_sparse_core_collective_offload_nd_reduce_scatter=true",
+        "--xla_tpu_enable_3d_reduce_scatter_decomposer=false",
+        "--xla_max_concurrent_async_all_gathers=1",
+        "--xla_tpu_scheduler_percent_shared_memory_limit=140",
+        "--xla_tpu_enable_collective_pipeliner=true",
+        "--xla_tpu_enable_tree_use_collective_pipeliner=true",
+        "--xla_latency_hiding_scheduler_rerun=0",
+        "--xla_tpu_host_transfer_overlap_limit=1",
+        "--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000")),
+    differs=("AdamW without bias correction, no rotary embedding, v padded to q's head size "
+             "for splash, jax's splash kernel (MaxText: tokamax's), tokamax's grouped matmul "
+             "on qwix's fp8 arrays in our own gradient (MaxText: qwix's quantized training), "
+             "routing by argsort and scatter (MaxText: a custom sort gradient), fp8 products "
+             "of the decoder layers, gradients by their absolute maximum, the router, the "
+             "embedding and the output layer in bf16, the recipe's XLA flags and no "
+             "collective matmul"))
 # The Gemma 4 small recipes' (gemma4-2b, gemma4-4b/8k-bf16-tpu7x-4x4x4): 2 sequences a
 # device, FSDP 32 x data 4, every layer unrolled and recomputed; splash blocks of their own.
 GEMMA4_SMALL_RECIPE = dict(
@@ -571,6 +624,12 @@ RECIPES = {
         source=IRONWOOD + "README.md (recipe: deepseek3-671b/4k-bf16-tpu7x-4x4x8)",
         target="tpu7x:4x4x8", batch_per_chip=16, seq=4096, step_s=27.02,
         tflops_per_chip=607.53),
+    # Its fp8_full row on 128 chips (deepseek3-671b/4k-fp8-tpu7x-4x4x8): the same batch.
+    "deepseek3-671b-fp8-tpu7x-128": dict(
+        DEEPSEEK3_671B, **DEEPSEEK3_FP8_RECIPE, shard_experts=True,
+        source=IRONWOOD + "README.md (recipe: deepseek3-671b/4k-fp8-tpu7x-4x4x8)",
+        target="tpu7x:4x4x8", batch_per_chip=16, seq=4096, step_s=22.47,
+        tflops_per_chip=730.60),
     # MaxText's defaults otherwise: f32 weights, AdamW, full remat, no XLA flags.
     "deepseek2-16b-v5p-8": dict(
         DEEPSEEK2_16B, source="AI-Hypercomputer/maxtext docs/guides/understand_logs_and_metrics.md",

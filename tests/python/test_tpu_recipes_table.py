@@ -197,6 +197,20 @@ def test_an_fp8_mixture_of_experts_takes_fp8_in_every_decoder_product():
     assert kernels == {"gmm_megablox": {True}, "gmm_megablox_transpose_rhs": {True},
                        "tgmm_megablox": {True}}
     assert hloroof.predict(text, "tpu7x:2x2x1").peak_flop_rate_type == "fp8"
+    # DeepSeek-V3's decoder (deepseek_step) at toy sizes with its fp8 recipe's fields: the
+    # same three kernels, in fp8.
+    ds = dict(_tpu_recipes().RECIPES["deepseek3-671b-fp8-tpu7x-128"], layers=3, dense_layers=1,
+              width=512, ffn=1024, heads=4, q_lora_rank=128, kv_lora_rank=128, experts=8,
+              experts_per_token=2, moe_ffn=256, vocab=1024, batch_per_chip=2, seq=512,
+              chips=4, devices=8, gmm_weight_tiles=None, splash_blocks=256)
+    step = recipe_models.recipe_step(ds)
+    text = hloroof.jax.compile_for(step.fn, *step.args, target="tpu7x:2x2x1",
+                                   mesh_axes=step.mesh_axes,
+                                   in_specs=step.in_specs)._hloroof_hlo_text
+    names = {i.instruction.name.split(".")[0] for i in hloroof.cost(text).instructions
+             if i.instruction.opcode == "custom-call" and "gmm" in i.instruction.name}
+    assert names == {"gmm_megablox", "gmm_megablox_transpose_rhs", "tgmm_megablox"}
+    assert "f8e4m3fn" in text and "f8e5m2" in text
 
 
 def test_a_vocabulary_tiled_loss_gathers_its_head_once():
