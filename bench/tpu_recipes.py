@@ -624,6 +624,17 @@ RECIPES = {
         source=IRONWOOD + "README.md (recipe: deepseek3-671b/4k-bf16-tpu7x-4x4x8)",
         target="tpu7x:4x4x8", batch_per_chip=16, seq=4096, step_s=27.02,
         tflops_per_chip=607.53),
+    # Its bf16 row on 256 chips (deepseek3-671b/4k-bf16-tpu7x-4x8x8): global batch 4096, the
+    # 128-chip recipe's flags and fields but the experts' embedding axis over FSDP
+    # (shard_exp_on_fsdp=False) and MaxText's 2-D FSDP (FSDP 256 x FSDP-transpose 2), here
+    # FSDP over all 512 devices in one axis.
+    "deepseek3-671b-tpu7x-256": dict(
+        DEEPSEEK3_671B, **dict(DEEPSEEK3_RECIPE, differs=DEEPSEEK3_RECIPE["differs"] + (
+            ", FSDP over all 512 devices in one axis (MaxText: FSDP 256 x FSDP-transpose 2, "
+            "use_2d_fsdp_sharding)")),
+        source=IRONWOOD + "README.md (recipe: deepseek3-671b/4k-bf16-tpu7x-4x8x8)",
+        target="tpu7x:4x8x8", batch_per_chip=16, seq=4096, step_s=26.79,
+        tflops_per_chip=612.66),
     # Its fp8_full row on 128 chips (deepseek3-671b/4k-fp8-tpu7x-4x4x8): the same batch.
     "deepseek3-671b-fp8-tpu7x-128": dict(
         DEEPSEEK3_671B, **DEEPSEEK3_FP8_RECIPE, shard_experts=True,
