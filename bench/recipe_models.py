@@ -358,6 +358,16 @@ def fp8_matmul(fixed_range=None):
     return mm
 
 
+def _products(r):
+    """(fp8, mm): whether the recipe's decoder products are fp8 (quantization "fp8_full"; None:
+    bf16) and its dense product a @ w (`fp8_matmul` with the recipe's fp8_range, or @)."""
+    quantization = r.get("quantization")
+    if quantization not in (None, "fp8_full"):
+        raise ValueError(f"quantization {quantization!r}: None (bf16) or 'fp8_full'")
+    fp8 = quantization == "fp8_full"
+    return fp8, (fp8_matmul(r.get("fp8_range")) if fp8 else (lambda a, b: a @ b))
+
+
 def _adamw_step(loss, grad_dtype=None):
     """A train step of `loss(params, tokens)` under AdamW with MaxText's defaults and no bias
     correction: step(params, mu, nu, tokens) -> (params, mu, nu, loss). The first moment keeps
@@ -416,11 +426,7 @@ def dense_step(r):
     if unknown:
         raise ValueError(f"remat {remat}: names of {', '.join(DENSE_SAVE_NAMES)}, each "
                          f"'device' or 'offload' ({', '.join(unknown)} is not)")
-    quantization = r.get("quantization")
-    if quantization not in (None, "fp8_full"):
-        raise ValueError(f"quantization {quantization!r}: None (bf16) or 'fp8_full'")
-    mm = (fp8_matmul(r.get("fp8_range")) if quantization == "fp8_full" else
-          (lambda a, b: a @ b))
+    _, mm = _products(r)
 
     def layer(x, w):
         x = act(checkpoint_name(x, "decoder_layer_input"), tp)
@@ -504,11 +510,7 @@ def deepseek_step(r):
     splash = _splash(H, r.get("splash_blocks", 512), QK)
     c = lambda w: w.astype(bf)  # f32 weights, bf16 matrix products
 
-    quantization = r.get("quantization")
-    if quantization not in (None, "fp8_full"):
-        raise ValueError(f"quantization {quantization!r}: None (bf16) or 'fp8_full'")
-    fp8 = quantization == "fp8_full"
-    mm = fp8_matmul(r.get("fp8_range")) if fp8 else (lambda a, b: a @ b)
+    fp8, mm = _products(r)
 
     def mla(h, w):
         b, s = h.shape[:2]
@@ -757,11 +759,7 @@ def moe_step(r):
                             batch=batch, layout=r.get("splash_layout", "head_dim_minor"))
               for kind in ("global", "local")}
     c = lambda w: w.astype(bf)  # f32 weights, bf16 matrix products
-    quantization = r.get("quantization")
-    if quantization not in (None, "fp8_full"):
-        raise ValueError(f"quantization {quantization!r}: None (bf16) or 'fp8_full'")
-    fp8 = quantization == "fp8_full"
-    mm = fp8_matmul(r.get("fp8_range")) if fp8 else (lambda a, b: a @ b)
+    fp8, mm = _products(r)
     tiles = dict(dict(batch_seq=512, embed=1024, mlp=1024), **r.get("gmm_tiling", {}))
     pass_tiles = r.get("gmm_pass_tiles")
     if pass_tiles is not None and sorted(pass_tiles) != ["dlhs", "drhs", "fwd"]:
