@@ -469,57 +469,24 @@ DEEPSEEK3_FP8_RECIPE = dict(
              "collective matmul"))
 # Its fp8_full recipe on 256 chips (deepseek3-671b/4k-fp8-tpu7x-4x8x8/xpk/run_recipe.sh): as on
 # 128 chips but AdamW's moments and the gradients in f32 (no mu_dtype, no grad_dtype), its own
-# tiles (in order, as (m, k, n)) and its own 43 XLA flags.
+# tiles (in order, as (m, k, n)) and its own XLA flags: the 128-chip recipe's but one, and 9
+# more.
 DEEPSEEK3_FP8_256_RECIPE = dict(
     DEEPSEEK3_FP8_RECIPE, mu_dtype="float32", grad_dtype=None,
     gmm_weight_tiles=dict(
         wi=dict(fwd=(256, 7168, 2048), dlhs=(256, 2048, 7168), drhs=(512, 1024, 2048)),
         wo=dict(fwd=(256, 2048, 7168), dlhs=(256, 7168, 2048), drhs=(512, 512, 7168))),
-    flags=" ".join((
-        "--xla_tpu_scoped_vmem_limit_kib=65536",
-        "--xla_tpu_bf16_emission_mode=NATIVE_EMISSION",
-        "--xla_tpu_enable_sparse_core_reduce_scatter_v2=true",
-        "--xla_tpu_enable_sparse_core_collective_offload_all_gather=true",
-        "--xla_tpu_enable_sparse_core_collective_offload_2d_all_gather=true",
-        "--xla_tpu_enable_all_gather_offload_tracing=true",
-        "--xla_tpu_use_tc_device_shape_on_sc=True",
-        "--xla_sc_disable_megacore_partitioning=True",
-        "--xla_tpu_enable_async_collective_fusion_fuse_all_gather=false",
-        "--xla_enable_async_all_gather=true",
-        "--xla_tpu_prefer_async_allgather_to_allreduce=true",
-        "--xla_tpu_enable_sparse_core_collective_offload_all_reduce=true",
-        "--xla_tpu_enable_sparse_core_collective_offload_reduce_scatter=true",
-        "--xla_tpu_enable_sparse_core_collective_offload_3d_all_gather=true",
-        "--xla_tpu_use_single_sparse_core_for_all_gather_offload=true",
-        "--xla_tpu_enable_concurrent_sparse_core_offloading=true",
-        "--xla_tpu_aggressive_opt_barrier_removal=true",
-        "--xla_tpu_enable_offloading_gather_to_sparsecore=true",
-        "--xla_tpu_accumulate_into_mrb=true",
-        "--xla_tpu_mosaic_fusion=false",
-        "--xla_tpu_pcie_bandwidth_multiplier=0.03",
-        "--xla_tpu_enable_sparse_core_collective_offload_nd_reduce_scatter=true",
-        "--xla_tpu_enable_layer_scheduler_for_dependent_collectives=true",
-        "--xla_tpu_enable_sparse_core_collective_aggregator=true",
-        "--xla_tpu_enable_latency_hiding_layer_scheduler=true",
-        "--xla_tpu_enable_multi_compute_overlap_in_layer_scheduler=false",
-        "--xla_tpu_enable_sparse_core_offload_queuing_in_lhs=true",
-        "--xla_tpu_sparse_core_all_reduce_offload_min_size_in_bytes=204800",
-        "--xla_max_concurrent_async_all_gathers=1",
-        "--xla_tpu_scheduler_percent_shared_memory_limit=140",
+    flags=" ".join([f for f in DEEPSEEK3_FP8_RECIPE["flags"].split()
+                    if f != "--xla_tpu_enable_3d_reduce_scatter_decomposer=false"] + [
         "--xla_tpu_data_parallel_opt_different_sized_ops=true",
-        "--xla_tpu_enable_collective_pipeliner=true",
         "--xla_tpu_enable_ici_rs_pipelining=false",
-        "--xla_tpu_enable_tree_use_collective_pipeliner=true",
-        "--xla_latency_hiding_scheduler_rerun=0",
-        "--xla_tpu_host_transfer_overlap_limit=1",
         "--xla_tpu_ici_rs_pipelining_threshold_kib=1048576",
         "--xla_tpu_impure_use_lmr_on_gxc=true",
         "--xla_tpu_dot_dot_fusion_duplicated=true",
         "--xla_tpu_rwb_fusion=false",
         "--xla_tpu_order_dot_after_layout=true",
         "--xla_tpu_prefetch_interval_picker_size_override=0",
-        "--xla_tpu_async_copy_bandwidth_scaling_factor=0.5",
-        "--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000")),
+        "--xla_tpu_async_copy_bandwidth_scaling_factor=0.5"]),
     differs=DEEPSEEK3_FP8_RECIPE["differs"] + (
         ", FSDP over all 512 devices in one axis (MaxText: FSDP 256 x FSDP-transpose 2, "
         "two-stage expert gathers), no attention logit soft cap (MaxText: 15)"))
