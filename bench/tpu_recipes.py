@@ -489,7 +489,9 @@ DEEPSEEK3_FP8_256_RECIPE = dict(
         "--xla_tpu_async_copy_bandwidth_scaling_factor=0.5"]),
     differs=DEEPSEEK3_FP8_RECIPE["differs"] + (
         ", FSDP over all 512 devices in one axis (MaxText: FSDP 256 x FSDP-transpose 2, "
-        "two-stage expert gathers), no attention logit soft cap (MaxText: 15)"))
+        "two-stage expert gathers), so the experts' embedding axis over it (MaxText: the "
+        "experts' axis, shard_exp_on_fsdp; 256 experts do not divide 512 devices), no "
+        "attention logit soft cap (MaxText: 15)"))
 # The Gemma 4 small recipes' (gemma4-2b, gemma4-4b/8k-bf16-tpu7x-4x4x4): 2 sequences a
 # device, FSDP 32 x data 4, every layer unrolled and recomputed; splash blocks of their own.
 GEMMA4_SMALL_RECIPE = dict(
@@ -660,7 +662,7 @@ RECIPES = {
         tflops_per_chip=612.66),
     # Its fp8_full row on 256 chips (deepseek3-671b/4k-fp8-tpu7x-4x8x8): global batch 4096.
     "deepseek3-671b-fp8-tpu7x-256": dict(
-        DEEPSEEK3_671B, **DEEPSEEK3_FP8_256_RECIPE, shard_experts=True,
+        DEEPSEEK3_671B, **DEEPSEEK3_FP8_256_RECIPE,
         source=IRONWOOD + "README.md (recipe: deepseek3-671b/4k-fp8-tpu7x-4x8x8)",
         target="tpu7x:4x8x8", batch_per_chip=16, seq=4096, step_s=22.08,
         tflops_per_chip=743.46),
