@@ -369,6 +369,14 @@ GEMMA4_26B_RECIPE = dict(
     flags=GEMMA4_FLAGS,
     differs=GEMMA4_DIFFERS + ", jax's megablox (MaxText's too), routing by argsort and "
     "scatter (MaxText: a custom sort gradient), no load-balance loss")
+def changed_flags(flags, drop=(), add=()):
+    """Another recipe's XLA flags (one string) less `drop`, then `add`: one string."""
+    missing = sorted(set(drop) - set(flags.split()))
+    if missing:
+        raise ValueError(f"flags to drop that are not there: {missing}")
+    return " ".join([f for f in flags.split() if f not in drop] + list(add))
+
+
 # DeepSeek-V3's (deepseek3-671b/4k-bf16-tpu7x-*/xpk/run_recipe.sh): random routing, AdamW's
 # first moment and the gradients in bf16, each layer's input offloaded, the rest recomputed,
 # every splash block 2048 but kv_compute (MaxText's 512), the embedding as a one-hot product;
@@ -417,49 +425,26 @@ DEEPSEEK3_RECIPE = dict(
 # bf16 recipe's shapes, remat, splash blocks and dtypes, routing by the router (no random
 # routing), qwix's fp8 with the fixed range [-224, 224], tokamax's grouped matmul with the
 # recipe's tiles read in their order as (m, k, n) (as for Qwen3's: so read, each divides its
-# dimension, the width 7168 and the experts' 2048), and its own XLA flags.
+# dimension, the width 7168 and the experts' 2048), and its own XLA flags: the bf16 recipe's
+# less three, and nine more.
 DEEPSEEK3_FP8_RECIPE = dict(
     DEEPSEEK3_RECIPE, routing="top_k", quantization="fp8_full", fp8_range=224,
     gmm_weight_tiles=dict(
         wi=dict(fwd=(128, 7168, 2048), dlhs=(256, 2048, 3584), drhs=(256, 1792, 2048)),
         wo=dict(fwd=(256, 2048, 3584), dlhs=(256, 7168, 1024), drhs=(256, 2048, 1792))),
-    flags=" ".join((
-        "--xla_tpu_scoped_vmem_limit_kib=65536",
-        "--xla_tpu_bf16_emission_mode=NATIVE_EMISSION",
-        "--xla_tpu_enable_sparse_core_reduce_scatter_v2=true",
-        "--xla_tpu_enable_sparse_core_collective_offload_all_gather=true",
-        "--xla_tpu_enable_sparse_core_collective_offload_2d_all_gather=true",
-        "--xla_tpu_enable_all_gather_offload_tracing=true",
-        "--xla_tpu_use_tc_device_shape_on_sc=True",
-        "--xla_sc_disable_megacore_partitioning=True",
-        "--xla_tpu_enable_async_collective_fusion_fuse_all_gather=false",
-        "--xla_enable_async_all_gather=true",
-        "--xla_tpu_prefer_async_allgather_to_allreduce=true",
-        "--xla_tpu_enable_sparse_core_collective_offload_all_reduce=true",
-        "--xla_tpu_enable_sparse_core_collective_offload_reduce_scatter=true",
-        "--xla_tpu_enable_sparse_core_collective_offload_3d_all_gather=true",
-        "--xla_tpu_use_single_sparse_core_for_all_gather_offload=true",
-        "--xla_tpu_enable_concurrent_sparse_core_offloading=true",
-        "--xla_tpu_aggressive_opt_barrier_removal=true",
-        "--xla_tpu_enable_offloading_gather_to_sparsecore=true",
+    flags=changed_flags(DEEPSEEK3_RECIPE["flags"], drop=(
+        "--xla_tpu_sparse_core_all_gather_latency_multiplier=1",
+        "--xla_tpu_sparse_core_reduce_scatter_latency_multiplier=3",
+        "--xla_tpu_scheduler_percent_shared_memory_limit=150"), add=(
         "--xla_tpu_accumulate_into_mrb=true",
         "--xla_tpu_mosaic_fusion=false",
-        "--xla_tpu_pcie_bandwidth_multiplier=0.03",
-        "--xla_tpu_enable_layer_scheduler_for_dependent_collectives=true",
-        "--xla_tpu_enable_sparse_core_collective_aggregator=true",
-        "--xla_tpu_enable_latency_hiding_layer_scheduler=true",
-        "--xla_tpu_enable_multi_compute_overlap_in_layer_scheduler=false",
-        "--xla_tpu_enable_sparse_core_offload_queuing_in_lhs=true",
         "--xla_tpu_sparse_core_all_reduce_offload_min_size_in_bytes=204800",
-        "--xla_tpu_enable_sparse_core_collective_offload_nd_reduce_scatter=true",
-        "--xla_tpu_enable_3d_reduce_scatter_decomposer=false",
         "--xla_max_concurrent_async_all_gathers=1",
         "--xla_tpu_scheduler_percent_shared_memory_limit=140",
         "--xla_tpu_enable_collective_pipeliner=true",
         "--xla_tpu_enable_tree_use_collective_pipeliner=true",
         "--xla_latency_hiding_scheduler_rerun=0",
-        "--xla_tpu_host_transfer_overlap_limit=1",
-        "--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000")),
+        "--xla_tpu_host_transfer_overlap_limit=1")),
     differs=("AdamW without bias correction, no rotary embedding, v padded to q's head size "
              "for splash, jax's splash kernel (MaxText: tokamax's), tokamax's grouped matmul "
              "on qwix's fp8 arrays in our own gradient (MaxText: qwix's quantized training), "
@@ -476,8 +461,8 @@ DEEPSEEK3_FP8_256_RECIPE = dict(
     gmm_weight_tiles=dict(
         wi=dict(fwd=(256, 7168, 2048), dlhs=(256, 2048, 7168), drhs=(512, 1024, 2048)),
         wo=dict(fwd=(256, 2048, 7168), dlhs=(256, 7168, 2048), drhs=(512, 512, 7168))),
-    flags=" ".join([f for f in DEEPSEEK3_FP8_RECIPE["flags"].split()
-                    if f != "--xla_tpu_enable_3d_reduce_scatter_decomposer=false"] + [
+    flags=changed_flags(DEEPSEEK3_FP8_RECIPE["flags"], drop=(
+        "--xla_tpu_enable_3d_reduce_scatter_decomposer=false",), add=(
         "--xla_tpu_data_parallel_opt_different_sized_ops=true",
         "--xla_tpu_enable_ici_rs_pipelining=false",
         "--xla_tpu_ici_rs_pipelining_threshold_kib=1048576",
@@ -486,7 +471,7 @@ DEEPSEEK3_FP8_256_RECIPE = dict(
         "--xla_tpu_rwb_fusion=false",
         "--xla_tpu_order_dot_after_layout=true",
         "--xla_tpu_prefetch_interval_picker_size_override=0",
-        "--xla_tpu_async_copy_bandwidth_scaling_factor=0.5"]),
+        "--xla_tpu_async_copy_bandwidth_scaling_factor=0.5")),
     differs=DEEPSEEK3_FP8_RECIPE["differs"] + (
         ", FSDP over all 512 devices in one axis (MaxText: FSDP 256 x FSDP-transpose 2, "
         "two-stage expert gathers), so the experts' embedding axis over it (MaxText: the "
