@@ -22,6 +22,7 @@ folds and scored on each (`kfold_report`).
 import argparse
 import collections
 import concurrent.futures
+import glob
 import gzip
 import json
 import math
@@ -63,23 +64,31 @@ def family(case):
     return "other"
 
 
-def unpacked_profile(sweep, scratch):
-    packed = os.path.join(sweep, "sweep.xplane.pb.gz")
-    plain = os.path.join(scratch, os.path.basename(os.path.normpath(sweep)) + ".xplane.pb")
-    if not os.path.exists(plain):
-        with gzip.open(packed, "rb") as src, open(plain, "wb") as dst:
-            shutil.copyfileobj(src, dst)
-    return plain
+def unpacked_profiles(sweep, scratch):
+    """The sweep's profiles, unpacked: sweep.xplane.pb.gz, and sweep_N.xplane.pb.gz where a
+    set was measured in several runs (each case's module is in one of them)."""
+    out = []
+    for packed in sorted(glob.glob(os.path.join(sweep, "sweep*.xplane.pb.gz"))):
+        plain = os.path.join(scratch, os.path.basename(os.path.normpath(sweep)) + "-" +
+                             os.path.basename(packed)[:-len(".gz")])
+        if not os.path.exists(plain):
+            with gzip.open(packed, "rb") as src, open(plain, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        out.append(plain)
+    return out
 
 
-def run_case(hloroof, sweep, profile, case):
-    cmd = [hloroof, "profile", os.path.join(sweep, case, "module.hlo"), profile,
-           "--module", "jit_" + case, "--json"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        return case, None, r.stderr.strip().splitlines()[-1:] or ["failed"]
-    d = json.loads(r.stdout)
-    return case, d, None
+def run_case(hloroof, sweep, profiles, case):
+    """hloroof's profile of one case against the first profile that holds its module."""
+    err = ["no profile"]
+    for profile in profiles:
+        cmd = [hloroof, "profile", os.path.join(sweep, case, "module.hlo"), profile,
+               "--module", "jit_" + case, "--json"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode == 0:
+            return case, json.loads(r.stdout), None
+        err = r.stderr.strip().splitlines()[-1:] or ["failed"]
+    return case, None, err
 
 
 def cases_of(sweep):
@@ -208,11 +217,11 @@ def main():
     everything = {}
     with tempfile.TemporaryDirectory() as scratch:
         for sweep in args.sweeps:
-            profile = unpacked_profile(sweep, scratch)
+            profiles = unpacked_profiles(sweep, scratch)
             name = os.path.basename(os.path.normpath(sweep))
             rows = []
             with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-                jobs = [pool.submit(run_case, args.hloroof, sweep, profile, c)
+                jobs = [pool.submit(run_case, args.hloroof, sweep, profiles, c)
                         for c in cases_of(sweep)]
                 for job in jobs:
                     case, d, err = job.result()

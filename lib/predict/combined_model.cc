@@ -292,6 +292,7 @@ OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool inc
   if (device.kind == DeviceKind::kGpu) {
     v.kernel_class = kernel_class(i);
     if (device.hbm_unaligned_bandwidth) v.unaligned_share = unaligned_share(i, v.kernel_class);
+    v.strided = strided_loop_reads(i);
   }
   return v;
 }

@@ -99,6 +99,34 @@ std::optional<measured::GemmShape> gemm_shape(const Shape& lhs, const Shape& rhs
   return g;
 }
 
+// The size of `shape`'s most minor dimension, by its layout (the last one without).
+int64_t minor_dimension(const Shape& shape) {
+  if (shape.layout && !shape.layout->minor_to_major.empty()) {
+    const int64_t d = shape.layout->minor_to_major.front();
+    if (d >= 0 && d < shape.rank()) return shape.dims[static_cast<size_t>(d)].size;
+  }
+  return shape.dims.back().size;
+}
+
+// The size of `shape`'s rows (its minor dimension) where they are kUnalignedMinDim elements or
+// more and not a whole number of kGpuVectorBytes vectors, else 0.
+int64_t unaligned_row(const Shape& shape) {
+  if (!shape.is_array() || shape.dims.empty()) return 0;
+  const int64_t row = minor_dimension(shape);
+  return row >= kUnalignedMinDim &&
+                 row * primitive_storage_bytes(shape.element_type) % kGpuVectorBytes != 0
+             ? row
+             : 0;
+}
+
+// The first unaligned row (unaligned_row) of a GEMM's operands and result.
+int64_t unaligned_gemm_row(const Shape& lhs, const Shape& rhs, const Shape& result) {
+  for (const Shape* s : {&lhs, &rhs, &result}) {
+    if (const int64_t row = unaligned_row(*s)) return row;
+  }
+  return 0;
+}
+
 void add_dot(const Instruction& dot, const DeviceSpec& device, std::vector<GemmCall>& out) {
   if (dot.operand_count() < 2) return;
   const Shape& lhs = dot.operand(0)->shape();
@@ -111,7 +139,8 @@ void add_dot(const Instruction& dot, const DeviceSpec& device, std::vector<GemmC
   bool highest = false, tf32 = false;
   dot_precision(dot, highest, tf32);
   const PrimitiveType type = cost::matrix_operand_type(lhs.element_type, rhs.element_type);
-  out.push_back({*g, lhs.element_type, rhs.element_type, matrix_unit(device, type, highest, tf32)});
+  out.push_back({*g, lhs.element_type, rhs.element_type, matrix_unit(device, type, highest, tf32),
+                 1, unaligned_gemm_row(lhs, rhs, dot.shape())});
 }
 
 std::vector<int64_t> int_list(const BackendConfig& config, const std::string& pointer) {
@@ -139,8 +168,13 @@ void add_cublas(const Instruction& call, const DeviceSpec& device, std::vector<G
     bool highest = false, tf32 = false;
     gemm_precision(call, highest, tf32);
     const PrimitiveType type = cost::matrix_operand_type(lhs.element_type, rhs.element_type);
-    out.push_back(
-        {*g, lhs.element_type, rhs.element_type, matrix_unit(device, type, highest, tf32)});
+    // The result: the call's first tuple element (the second is its workspace).
+    const Shape& result = call.shape().is_tuple() && !call.shape().elements.empty()
+                              ? call.shape().elements.front()
+                              : call.shape();
+    out.push_back({*g, lhs.element_type, rhs.element_type,
+                   matrix_unit(device, type, highest, tf32), 1,
+                   unaligned_gemm_row(lhs, rhs, result)});
     return;
   }
 }
@@ -167,7 +201,17 @@ void add_conv(const Instruction& conv, const DeviceSpec& device, std::vector<Gem
   const PrimitiveType lhs = conv.operand(0)->shape().element_type;
   const PrimitiveType rhs = conv.operand(1)->shape().element_type;
   const PrimitiveType type = cost::matrix_operand_type(lhs, rhs);
-  out.push_back({*g, lhs, rhs, matrix_unit(device, type, false, false), kCudnnOverGemmTable});
+  // cuDNN's implicit GEMM: any of its dimensions that is not a whole number of vectors.
+  int64_t unaligned = 0;
+  for (double d : {g->k, g->n, g->m}) {
+    const auto n = static_cast<int64_t>(d);
+    if (unaligned == 0 && n >= kUnalignedMinDim &&
+        n * std::max(1, primitive_storage_bytes(lhs)) % kGpuVectorBytes != 0) {
+      unaligned = n;
+    }
+  }
+  out.push_back({*g, lhs, rhs, matrix_unit(device, type, false, false), kCudnnOverGemmTable,
+                 unaligned});
 }
 
 void add_gemm(const Instruction& i, const DeviceSpec& device, std::vector<GemmCall>& out) {
@@ -398,15 +442,6 @@ void for_each_device_array(const Shape& shape, F&& f) {
   f(shape, elements, elements * bytes);
 }
 
-// The size of `shape`'s most minor dimension, by its layout (the last one without).
-int64_t minor_dimension(const Shape& shape) {
-  if (shape.layout && !shape.layout->minor_to_major.empty()) {
-    const int64_t d = shape.layout->minor_to_major.front();
-    if (d >= 0 && d < shape.rank()) return shape.dims[static_cast<size_t>(d)].size;
-  }
-  return shape.dims.back().size;
-}
-
 }  // namespace
 
 double unaligned_share(const Instruction& instruction, KernelClass kernel) {
@@ -429,17 +464,38 @@ double unaligned_share(const Instruction& instruction, KernelClass kernel) {
   const auto add = [&](const Shape& shape, double, double bytes) {
     all += bytes;
     // Rows shorter than kUnalignedMinDim are tiled several at a time, contiguous in memory.
-    const int64_t row = minor_dimension(shape);
-    const bool unaligned_rows =
-        row >= kUnalignedMinDim &&
-        row * primitive_storage_bytes(shape.element_type) % kGpuVectorBytes != 0;
-    if (loop ? odd_loop : unaligned_rows) unaligned += bytes;
+    if (loop ? odd_loop : unaligned_row(shape) != 0) unaligned += bytes;
   };
   for_each_device_array(instruction.shape(), add);
   for (const Instruction* operand : instruction.operands()) {
     for_each_device_array(operand->shape(), add);
   }
   return all > 0 ? unaligned / all : 0;
+}
+
+StridedReads strided_loop_reads(const Instruction& instruction) {
+  StridedReads out;
+  if (instruction.opcode() != Opcode::kFusion || instruction.fusion_kind() != "kLoop") return out;
+  for_each_fused_op(instruction, [&](const Instruction& op) {
+    if (op.opcode() != Opcode::kTranspose || op.operand_count() < 1) return;
+    const Shape& in = op.operand(0)->shape();
+    const Shape& result = op.shape();
+    const IntList permutation = op.dimensions();
+    if (!in.is_array() || !result.is_array() || in.rank() < 2 || !in.layout || !result.layout ||
+        in.layout->minor_to_major.empty() || result.layout->minor_to_major.empty()) {
+      return;
+    }
+    const int64_t minor = result.layout->minor_to_major.front();
+    if (minor < 0 || minor >= static_cast<int64_t>(permutation.size()) ||
+        permutation[static_cast<size_t>(minor)] == in.layout->minor_to_major.front()) {
+      return;
+    }
+    for_each_device_array(result, [&](const Shape&, double elements, double bytes) {
+      out.elements += elements;
+      out.bytes += bytes;
+    });
+  });
+  return out;
 }
 
 }  // namespace hloroof::predict

@@ -61,15 +61,20 @@ inline constexpr std::string_view kUncalibratedNetworkWarning =
     "measure it with nccl-tests across two nodes and fit the device with `hloroof calibrate` "
     "(or set interconnect.nic_efficiency)";
 
-// GEMMs on GPUs with a dimension of kUnalignedMinDim or more whose elements are not a whole
-// number of 16-byte vectors (GPT-2's vocabulary, 50,257, a prime): measured on an H200 and an
-// H100, the LM-head products bf16[8192,50257] x [50257,1024] and its transpose reached 0.24-0.32
-// of the bf16 peak, where the aligned tables extrapolate 0.81 (2.5-3.4x their expected time).
-// Such a GEMM is expected at the best share, and its range reaches the worst
-// (docs/prediction-model.md, "Unaligned dimensions"; tools/gpu_opfamilies.py --set unaligned
-// measures more).
-inline constexpr double kUnalignedGemmBest = 0.32;
-inline constexpr double kUnalignedGemmWorst = 0.24;
+// GEMMs on GPUs whose operands or result have a minor (contiguous) dimension of
+// kUnalignedMinDim elements or more that is not a whole number of 16-byte vectors: XLA runs them
+// as Triton GEMM fusions without the vector loads and tensor-memory copies that need whole
+// vectors. Measured on an H200 (bench/measured/gpu_h200_unaligned, every kernel's device time):
+// ten such GEMMs (4096^3 with K or N made 4093, 4095 or 4100; GPT-2's LM head with its
+// vocabulary of 50,257, forward and both backward products, bf16 and one fp8) ran at
+// 0.245-0.623 of the bf16 peak, median 0.27, where their aligned twins reached 0.79-0.85 of the
+// class's peak through cuBLAS. An unaligned M is not a row stride: cuBLAS ran those at the
+// aligned rate. Such a GEMM is expected at the median share of the lower of its class's peak
+// and the bf16 peak, and its range spans the fastest (N = 4100, whole 8-byte vectors) and the
+// slowest measured (docs/prediction-model.md, "Unaligned dimensions").
+inline constexpr double kUnalignedGemmShare = 0.27;
+inline constexpr double kUnalignedGemmFastest = 0.623;
+inline constexpr double kUnalignedGemmSlowest = 0.245;
 // The same bounds mark the arrays XLA's row kernels cannot vectorize (unaligned_share).
 inline constexpr int64_t kUnalignedMinDim = 128;
 inline constexpr int kGpuVectorBytes = 16;
@@ -93,6 +98,10 @@ struct GemmCall {
   // The kernel's time over the table's at its shape: 1 for GEMMs; a convolution's implicit GEMM
   // runs in cuDNN at kCudnnOverGemmTable times it.
   double factor = 1;
+  // The first minor dimension of its operands and result (a convolution's: of its implicit
+  // GEMM) of kUnalignedMinDim elements or more that is not a whole number of kGpuVectorBytes
+  // vectors; 0 when none.
+  int64_t unaligned_dim = 0;
 };
 
 // The GEMMs `instruction` runs: a dot, the dots of a fusion, a cuBLAS GEMM custom call. Empty
@@ -169,6 +178,23 @@ KernelClass kernel_class(const Instruction& instruction);
 // several at a time. docs/prediction-model.md, "Unaligned dimensions".
 // `kernel` is kernel_class(instruction), as the caller has it.
 double unaligned_share(const Instruction& instruction, KernelClass kernel);
+
+// The bytes a GPU reads for each element it gathers across rows: one L2 sector.
+inline constexpr int kGpuSectorBytes = 32;
+
+// The elements of the transposes that a GPU loop fusion (XLA's loop emitter, kind kLoop) runs
+// across its operand's rows, and their bytes: those whose result's minor dimension is not
+// their operand's. The emitter writes the result in order and reads each element from another
+// row, one L2 sector per element; XLA's tiled transpose emitter (kind kInput) does not.
+// Measured on an H200 (bench/measured/gpu_h200_unaligned): XLA moved fp8 GEMM operands into
+// cuBLAS's layout with such fusions, 16.8 M elements in 102-116 us and 51.5 M in 317-363 us,
+// a 32-byte sector per element at 0.72-0.85 of the HBM bandwidth and 0.12 of their bytes' own
+// time. {0, 0} for anything else.
+struct StridedReads {
+  double elements = 0;
+  double bytes = 0;
+};
+StridedReads strided_loop_reads(const Instruction& instruction);
 
 // Measured GEMM times already estimated in one prediction, by table (device and operand types)
 // and shape: a model repeats the same few GEMM shapes in every layer, and each estimate is a
@@ -331,6 +357,9 @@ struct GpuOpBasis {
   // they move at (hbm.unaligned_bandwidth, at most the achievable HBM rate); 0: none.
   double unaligned_share = 0;
   double unaligned_rate = 0;
+  // kHbm: elements read across rows, a kGpuSectorBytes sector each at the HBM bandwidth
+  // (strided_loop_reads); 0: none.
+  double strided_elements = 0;
   bool hbm_calibrated = false;   // kHbm: the file's hbm_efficiency (else the measured share)
   double matmul_efficiency = 0;  // kMatrix: the file's matmul_efficiency
   // kIssue: the elementwise issue time's figures (IssueTime).
@@ -347,10 +376,12 @@ struct GpuOpBasis {
   std::string_view floor_source;  // "h200": static
   bool floor_borrowed = false;
   // kUnalignedGemm: the GEMMs with an unaligned dimension (the first such dimension), at
-  // kUnalignedGemmBest of their class's peak (the term's time) and at kUnalignedGemmWorst.
+  // kUnalignedGemmShare of their peak (the term's time), kUnalignedGemmFastest and
+  // kUnalignedGemmSlowest.
   int unaligned_gemms = 0;
   int64_t unaligned_dim = 0;
-  double unaligned_worst_s = 0;
+  double unaligned_fastest_s = 0;
+  double unaligned_slowest_s = 0;
 };
 
 // An op's on a TPU's fits (TpuFitModel, tpu_models.h): GEMMs on the measured ramp, HBM and

@@ -173,15 +173,13 @@ std::pair<double, double> floor_start_ramp_s(const KernelFloor& f, KernelClass c
   return {0, 0};
 }
 
-// The first dimension of `c` of kUnalignedMinDim or more whose elements are not a whole
-// number of 16-byte vectors; 0 when none.
-int64_t unaligned_dim(const GemmCall& c) {
-  const int bytes = std::max(1, primitive_storage_bytes(c.lhs));
-  for (double d : {c.shape.k, c.shape.n, c.shape.m}) {
-    const auto n = static_cast<int64_t>(d);
-    if (n >= kUnalignedMinDim && (n * bytes) % kGpuVectorBytes != 0) return n;
-  }
-  return 0;
+// The peak an unaligned GEMM's share is of: its class's, at most the bf16 one (the kernels
+// that run it do not use the 8-bit path); nullopt without one.
+std::optional<double> unaligned_peak(const DeviceSpec& device, std::string_view unit) {
+  const std::optional<double> own = peak(device, unit);
+  const std::optional<double> bf16 = peak(device, "bf16");
+  if (!own || *own <= 0) return std::nullopt;
+  return bf16 && *bf16 > 0 ? std::min(*own, *bf16) : *own;
 }
 
 // A GPU's model: its GEMM tables, the HBM share, the elementwise issue rate, the small-kernel
@@ -237,6 +235,13 @@ OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
         basis.unaligned_share = unaligned_share;
         basis.unaligned_rate = rate;
       }
+      // Elements a loop fusion reads across rows: a sector each, in place of their own bytes.
+      if (!hbm_knob && op.strided.elements > 0) {
+        const double own = std::min(op.strided.bytes, t.time_s * device.hbm_bandwidth);
+        s += op.strided.elements * kGpuSectorBytes / device.hbm_bandwidth -
+             own / (fraction * device.hbm_bandwidth);
+        basis.strided_elements = op.strided.elements;
+      }
       basis.terms.push_back({Term::kHbm, s});
       basis.hbm_fraction = fraction;
       basis.hbm_calibrated = hbm_knob;
@@ -284,26 +289,28 @@ OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
       });
     }
   }
-  // GEMMs with an unaligned dimension: at the share of the peak such kernels were measured at,
-  // not the aligned tables' extrapolation.
-  double unaligned_worst_s = 0;
+  // GEMMs with an unaligned row: at the share of the peak such kernels were measured at, not
+  // the aligned tables' extrapolation.
+  double unaligned_fastest_s = 0, unaligned_slowest_s = 0;
   if (basis.gemms > 0) {
-    double best = 0, worst = 0;
+    double typical = 0, fastest = 0, slowest = 0;
     for (const GemmCall& c : gemms) {
-      const int64_t d = unaligned_dim(c);
-      const auto peak = device.matrix_flops_per_s.find(c.unit);
-      if (d == 0 || peak == device.matrix_flops_per_s.end() || peak->second <= 0) continue;
-      const double flops = c.shape.flops() * c.factor;
-      // Measured on one GPU: a sharded program keeps its share of either end too.
-      best += flops / (kUnalignedGemmBest * peak->second * op.matrix_share);
-      worst += flops / (kUnalignedGemmWorst * peak->second * op.matrix_share);
-      if (basis.unaligned_gemms++ == 0) basis.unaligned_dim = d;
+      const std::optional<double> peak = unaligned_peak(device, c.unit);
+      if (c.unaligned_dim == 0 || !peak) continue;
+      // Measured on one GPU: a sharded program keeps its share of it too.
+      const double at_peak_s = c.shape.flops() * c.factor / (*peak * op.matrix_share);
+      typical += at_peak_s / kUnalignedGemmShare;
+      fastest += at_peak_s / kUnalignedGemmFastest;
+      slowest += at_peak_s / kUnalignedGemmSlowest;
+      if (basis.unaligned_gemms++ == 0) basis.unaligned_dim = c.unaligned_dim;
     }
-    if (best > basis.gemm_s) {
-      basis.terms.push_back({Term::kUnalignedGemm, best});
-      basis.unaligned_worst_s = worst;
-      unaligned_worst_s = worst;
-      consider(best, [] { return std::string("gemm, unaligned dimension (measured range)"); });
+    if (typical > basis.gemm_s) {
+      basis.terms.push_back({Term::kUnalignedGemm, typical});
+      basis.unaligned_fastest_s = fastest;
+      basis.unaligned_slowest_s = slowest;
+      unaligned_fastest_s = std::max(fastest, basis.gemm_s);
+      unaligned_slowest_s = slowest;
+      consider(typical, [] { return std::string("gemm, unaligned dimension (measured range)"); });
     } else {
       basis.unaligned_gemms = 0;
     }
@@ -365,13 +372,13 @@ OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
   out.model = std::move(model);
   out.model_s = time_s;
   if (time_s > out.time_s) out.time_s = time_s;
-  if (ranged && unaligned_worst_s + overhead > out.time_s) {
-    out.range = TimeRange{.low_s = out.time_s,
-                          .high_s = unaligned_worst_s + overhead,
-                          .low = absl::StrCat("unaligned GEMMs at ", kUnalignedGemmBest,
-                                              " of peak, the best measured"),
-                          .high = absl::StrCat("at ", kUnalignedGemmWorst,
-                                               " of peak, the worst measured")};
+  if (ranged) {
+    out.range = TimeRange{
+        .low_s = std::max(roofline.time_s, std::min(out.time_s, unaligned_fastest_s + overhead)),
+        .high_s = std::max(out.time_s, unaligned_slowest_s + overhead),
+        .low = absl::StrCat("unaligned GEMMs at ", kUnalignedGemmFastest,
+                            " of peak, the fastest measured"),
+        .high = absl::StrCat("at ", kUnalignedGemmSlowest, " of peak, the slowest measured")};
   }
   out.device_model = this;
   if ((basis.gemms > 0 || !basis.terms.empty()) && time_s > roofline.time_s) {
@@ -436,6 +443,11 @@ std::string_view explain_gpu_op(double time_s, const GpuOpBasis& basis, const De
                                  "% of its bytes in rows that are not whole 16-byte vectors at ",
                                  util::general_text(basis.unaligned_rate / 1e12, 3),
                                  " TB/s (hbm.unaligned_bandwidth)"),
+              basis.strided_elements == 0
+                  ? std::string()
+                  : absl::StrCat(", ", util::general_text(basis.strided_elements, 4),
+                                 " elements read across rows by a loop-emitted transpose at a ",
+                                 kGpuSectorBytes, "-byte sector each (measured on an H200)"),
               ": ", seconds(s)));
           break;
         case Term::kMatrix:
@@ -453,13 +465,14 @@ std::string_view explain_gpu_op(double time_s, const GpuOpBasis& basis, const De
         case Term::kUnalignedGemm:
           how.push_back(absl::StrCat(
               basis.unaligned_gemms, " GEMM", basis.unaligned_gemms == 1 ? "" : "s",
-              " with a dimension of ", basis.unaligned_dim,
+              " with rows of ", basis.unaligned_dim,
               " (not a whole number of 16-byte vectors: other kernels and loads) at ",
-              util::fixed_text(kUnalignedGemmBest, 2), " of peak, range to ",
-              util::fixed_text(kUnalignedGemmWorst, 2),
-              " (unaligned LM-head products measured on H100 and H200; the aligned table "
-              "extrapolates higher): ",
-              seconds(s), " to ", seconds(basis.unaligned_worst_s)));
+              util::fixed_text(kUnalignedGemmShare, 2), " of peak, ",
+              util::fixed_text(kUnalignedGemmSlowest, 3), "-",
+              util::fixed_text(kUnalignedGemmFastest, 3),
+              " measured (ten such GEMMs on an H200; the aligned table extrapolates higher): ",
+              seconds(s), ", range ", seconds(basis.unaligned_fastest_s), " to ",
+              seconds(basis.unaligned_slowest_s)));
           break;
         case Term::kKernelFloor:
           how.push_back(absl::StrCat(

@@ -101,7 +101,7 @@ struct Keyed {
 
 TEST_CASE("figure key: every member of a struct, found without naming them") {
   CHECK(util::kFieldCount<Keyed> == 6);
-  CHECK(util::kFieldCount<GpuOpBasis> == 24);
+  CHECK(util::kFieldCount<GpuOpBasis> == 26);
   const auto key = [](const auto& value) {
     FigureKey k;
     k.add_fields(value);
@@ -124,12 +124,12 @@ TEST_CASE("figure key: every member of a struct, found without naming them") {
   std::sort(keys.begin(), keys.end());
   CHECK(std::unique(keys.begin(), keys.end()) == keys.end());
   CHECK(key(base) == key(Keyed{}));
-  // An explanation's figures: a member the text prints (the unaligned GEMMs' worst time) is
+  // An explanation's figures: a member the text prints (the unaligned GEMMs' slowest time) is
   // in the key, whichever term holds it.
   GpuOpBasis b;
   b.terms.push_back({GpuOpBasis::Term::kHbm, 1e-6});
   GpuOpBasis worse = b;
-  worse.unaligned_worst_s = 2e-6;
+  worse.unaligned_slowest_s = 2e-6;
   CHECK(key(b) != key(worse));
 }
 
