@@ -1219,28 +1219,23 @@ ENTRY e {
   CHECK_FALSE(k_major.op("d").time_range());
   CHECK(k_major.op("d").time_s == Approx(twin.op("d").time_s).epsilon(0.02));
   // An fp8 product with the same rows runs no faster than a bf16 one: 0.27 of the bf16 peak.
-  auto fp8 = testing::predict(R"(HloModule m, is_scheduled=true
-ENTRY e {
-  a = f8e4m3fn[8192,50257]{1,0} parameter(0)
-  b = f8e4m3fn[50257,1024]{1,0} parameter(1)
-  ROOT d = bf16[8192,1024]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})", "h100");
+  // A product of two operands (rows by layout) into `out`.
+  auto dot = [](const std::string& a, const std::string& b, const std::string& out) {
+    return "HloModule m, is_scheduled=true\nENTRY e {\n  a = " + a + " parameter(0)\n  b = " + b +
+           " parameter(1)\n  ROOT d = " + out +
+           " dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}";
+  };
+  auto fp8 = testing::predict(
+      dot("f8e4m3fn[8192,50257]{1,0}", "f8e4m3fn[50257,1024]{1,0}", "bf16[8192,1024]{1,0}"),
+      "h100");
   CHECK(fp8.op("d").time_s == Approx(3158.6e-6).epsilon(0.001));
   // A small odd dimension (below 128) runs other kernels: not ranged.
-  auto small = testing::predict(R"(HloModule m, is_scheduled=true
-ENTRY e {
-  a = bf16[4096,4096]{1,0} parameter(0)
-  b = bf16[4096,100]{1,0} parameter(1)
-  ROOT d = bf16[4096,100]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})", "h100");
+  auto small = testing::predict(
+      dot("bf16[4096,4096]{1,0}", "bf16[4096,100]{1,0}", "bf16[4096,100]{1,0}"), "h100");
   CHECK_FALSE(small.op("d").time_range());
   // An odd M is no operand's row: measured at the aligned rate on the H200, not ranged.
-  auto odd_m = testing::predict(R"(HloModule m, is_scheduled=true
-ENTRY e {
-  a = bf16[4093,4096]{1,0} parameter(0)
-  b = bf16[4096,4096]{1,0} parameter(1)
-  ROOT d = bf16[4093,4096]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})", "h100");
+  auto odd_m = testing::predict(
+      dot("bf16[4093,4096]{1,0}", "bf16[4096,4096]{1,0}", "bf16[4093,4096]{1,0}"), "h100");
   CHECK_FALSE(odd_m.op("d").time_range());
 }
 
