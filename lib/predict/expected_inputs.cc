@@ -442,6 +442,42 @@ void for_each_device_array(const Shape& shape, F&& f) {
   f(shape, elements, elements * bytes);
 }
 
+// Whether `instruction` (a fusion: one of its ops) reduces rows: a reduce whose dimensions
+// hold its operand's minor dimension, by layout.
+bool reduces_rows(const Instruction& instruction) {
+  bool rows = false;
+  for_each_fused_op(instruction, [&rows](const Instruction& op) {
+    if (op.opcode() != Opcode::kReduce || op.operand_count() < 1) return;
+    const Shape& in = op.operand(0)->shape();
+    if (!in.is_array() || in.dims.empty()) return;
+    const int64_t minor = in.layout && !in.layout->minor_to_major.empty()
+                              ? in.layout->minor_to_major.front()
+                              : in.rank() - 1;
+    for (int64_t d : op.dimensions()) rows |= d == minor;
+  });
+  return rows;
+}
+
+// Per operand of fusion `fusion`, the bytes its fused computation reads of it through
+// dynamic-slices (operand 0 of each); 0 for the others. Empty for anything but a fusion.
+std::vector<double> dynamically_sliced_bytes(const Instruction& fusion) {
+  std::vector<double> out;
+  if (fusion.opcode() != Opcode::kFusion) return out;
+  const Computation* fused = fusion.computation_attribute(AttrId::kCalls);
+  if (fused == nullptr) return out;
+  out.assign(fusion.operands().size(), 0.0);
+  for (const Instruction* inner : fused->instructions()) {
+    if (inner->opcode() != Opcode::kDynamicSlice || inner->operand_count() < 1) continue;
+    const Instruction* source = inner->operand(0);
+    if (source->opcode() != Opcode::kParameter) continue;
+    const int64_t k = source->parameter_number();
+    if (k < 0 || k >= static_cast<int64_t>(out.size())) continue;
+    for_each_device_array(inner->shape(),
+                          [&](const Shape&, double, double bytes) { out[k] += bytes; });
+  }
+  return out;
+}
+
 }  // namespace
 
 double unaligned_share(const Instruction& instruction, KernelClass kernel) {
@@ -467,8 +503,18 @@ double unaligned_share(const Instruction& instruction, KernelClass kernel) {
     if (loop ? odd_loop : unaligned_row(shape) != 0) unaligned += bytes;
   };
   for_each_device_array(instruction.shape(), add);
-  for (const Instruction* operand : instruction.operands()) {
-    for_each_device_array(operand->shape(), add);
+  // A row reduction reading an operand through a dynamic-slice (a runtime offset) reads the
+  // slice element by element.
+  const std::vector<double> sliced = kernel == KernelClass::kReduction && reduces_rows(instruction)
+                                         ? dynamically_sliced_bytes(instruction)
+                                         : std::vector<double>();
+  for (size_t k = 0; k < instruction.operands().size(); ++k) {
+    if (k < sliced.size() && sliced[k] > 0) {
+      all += sliced[k];
+      unaligned += sliced[k];
+      continue;
+    }
+    for_each_device_array(instruction.operands()[k]->shape(), add);
   }
   return all > 0 ? unaligned / all : 0;
 }
