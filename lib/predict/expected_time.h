@@ -187,9 +187,9 @@ inline constexpr int kGpuSectorBytes = 32;
 // their operand's. The emitter writes the result in order and reads each element from another
 // row, one L2 sector per element; XLA's tiled transpose emitter (kind kInput) does not.
 // Measured on an H200 (bench/measured/gpu_h200_unaligned): XLA moved fp8 GEMM operands into
-// cuBLAS's layout with such fusions, 16.8 M elements in 102-116 us and 51.5 M in 317-363 us,
-// a 32-byte sector per element at 0.72-0.85 of the HBM bandwidth and 0.12 of their bytes' own
-// time. {0, 0} for anything else.
+// cuBLAS's layout with such fusions, 16.8 M elements in 102-116 us and 51.5 M in 317-363 us:
+// a 32-byte sector per element at 0.95-1.10 of the HBM bandwidth (some hit L2), where their
+// bytes alone at the achievable share take 8.7 and 25 us. {0, 0} for anything else.
 struct StridedReads {
   double elements = 0;
   double bytes = 0;

@@ -308,6 +308,7 @@ OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
       basis.terms.push_back({Term::kUnalignedGemm, typical});
       basis.unaligned_fastest_s = fastest;
       basis.unaligned_slowest_s = slowest;
+      // No faster than the aligned table gives the same work.
       unaligned_fastest_s = std::max(fastest, basis.gemm_s);
       unaligned_slowest_s = slowest;
       consider(typical, [] { return std::string("gemm, unaligned dimension (measured range)"); });

@@ -1299,18 +1299,21 @@ ENTRY e {
   CHECK(testing::predict(fp8, bare).op("g").time_s < 1.3744e11 / (0.82 * 1.979e15));
 }
 
-TEST_CASE("rows that are not whole 16-byte vectors move at the unaligned rate") {
-  // A row sum of f32[32768,1023] on h200: rows of 4092 B, not a whole number of 16-byte
-  // vectors. Its bytes: 32768 x 1023 x 4 = 134,086,656 in (unaligned), 32768 x 4 = 131,072 out
-  // (aligned). HBM: 131,072 / (0.87 x 4.8e12) + 134,086,656 / 2.3e12 (hbm.unaligned_bandwidth,
-  // below 0.87 x 4.8e12 = 4.176e12) = 0.0314 + 58.2985 us, + 0.7 us per op = 59.03 us.
-  const std::string rows = R"(HloModule m, is_scheduled=true
+// A scheduled module's header and an f32 add to reduce with.
+constexpr std::string_view kModuleWithF32Add = R"(HloModule m, is_scheduled=true
 add {
   x = f32[] parameter(0)
   y = f32[] parameter(1)
   ROOT s = f32[] add(x, y)
 }
-ENTRY e {
+)";
+
+TEST_CASE("rows that are not whole 16-byte vectors move at the unaligned rate") {
+  // A row sum of f32[32768,1023] on h200: rows of 4092 B, not a whole number of 16-byte
+  // vectors. Its bytes: 32768 x 1023 x 4 = 134,086,656 in (unaligned), 32768 x 4 = 131,072 out
+  // (aligned). HBM: 131,072 / (0.87 x 4.8e12) + 134,086,656 / 2.3e12 (hbm.unaligned_bandwidth,
+  // below 0.87 x 4.8e12 = 4.176e12) = 0.0314 + 58.2985 us, + 0.7 us per op = 59.03 us.
+  const std::string rows = std::string(kModuleWithF32Add) + R"(ENTRY e {
   p = f32[32768,1023]{1,0} parameter(0)
   z = f32[] constant(0)
   ROOT r = f32[32768]{0} reduce(p, z), dimensions={1}, to_apply=add
@@ -1345,13 +1348,7 @@ TEST_CASE("a row reduction reads a dynamic slice element by element") {
   // index, 4 B) at 0.87 x 4.8e12: 33,554,432 / 2.3e12 + 524,292 / 4.176e12 = 14.589 + 0.126 us,
   // + 0.7 us per op = 15.41 us. Measured on an H200, three such reductions in decode steps ran
   // at 2.2-2.3 TB/s (bench/measured/gpu_h200_decode).
-  const std::string sliced = R"(HloModule m, is_scheduled=true
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-scores {
+  const std::string sliced = std::string(kModuleWithF32Add) + R"(scores {
   k = bf16[4,4096,32,128]{3,2,1,0} parameter(0)
   i = s32[] parameter(1)
   z = s32[] constant(0)
