@@ -52,7 +52,7 @@ inline constexpr double kScaleOutEfficiency = kPublishedNicEfficiency;  // hloro
 // The warning of a prediction whose collectives cross GPU nodes on a device that sets no
 // interconnect.nic_efficiency (expected_collective_time notes it, predict moves it to the
 // warnings). The built-in figure is the best a network reaches: on two of Jean Zay's A100 nodes
-// (4 x 100 Gb/s Omni-Path a node) the built-in a100 expected 0.103-0.140 of the 24 measured
+// (4 x 100 Gb/s Omni-Path a node) the built-in a100 expected 0.103-0.147 of the 24 measured
 // FFT steps (docs/accuracy.md, "Across GPU nodes").
 inline constexpr std::string_view kUncalibratedNetworkWarning =
     "collectives across nodes take the built-in network figures (0.86 of the NICs' line rate, "
