@@ -101,7 +101,8 @@ constexpr double kFftScaleElementsPerS = 2.96e11;
 // each element's c - 1 waits take kScatterConflictS apiece for f32 and wider atomics (fitted
 // to the sweeps' sorted segment sums that the atomics bound, on both GPUs: 1 feature a row
 // with c = 8, 28 ps an update measured; 16 with c = 2, 59 ps), a 16-bit atomic's time for
-// 16-bit ones (none measured).
+// 16-bit ones (none measured). Indices declared unique take no atomics: XLA's scatter emitter
+// reads the element, combines and stores it, at the store rate (kStoreElementsPerS, below).
 constexpr double kScatterRowS = 9.2e-12;
 constexpr double kScatterConflictS = 2.0e-12;
 // Repeated indices (a scatter with a combiner whose indices are neither sorted nor declared
@@ -503,31 +504,36 @@ std::optional<FamilyTime> scatter(const Instruction& s, const DeviceSpec& device
                                      width * e + index_bytes / std::max(rows, 1.0), device);
   double bytes = rows * width * e + index_bytes;
   if (!in_l2) bytes += sorted ? 2 * table_bytes : rows * 2 * roundup32(width * e);
-  const double atomic = e < 4 ? kScatterAtomic16S : kScatterAtomicF32S;
+  const double element_s = unique  ? 1 / kStoreElementsPerS
+                           : e < 4 ? kScatterAtomic16S
+                                   : kScatterAtomicF32S;
   const double conflict = e < 4 ? kScatterAtomic16S : kScatterConflictS;
   const double conflicts =
-      sorted ? std::max(1.0, std::min(32 / width, rows / std::max(table_rows, 1.0))) : 1.0;
+      sorted && !unique ? std::max(1.0, std::min(32 / width, rows / std::max(table_rows, 1.0)))
+                        : 1.0;
   const double issue = sm_scaled(
-      rows * kScatterRowS + rows * width * (atomic + (conflicts - 1) * conflict), device);
+      rows * kScatterRowS + rows * width * (element_s + (conflicts - 1) * conflict), device);
   const double memory = hbm_s(bytes, device);
   const ScatterContention c = scatter_contention(rows, table_rows, e, sorted, unique, combines(s));
   const double base = std::max(memory, issue);
   FamilyTime t;
-  t.family = "scatter (atomics)";
+  t.family = unique ? "scatter (stores)" : "scatter (atomics)";
   t.device_s = base + c.expected_s;
   t.basis = absl::StrFormat(
       "scatter of %.4g rows of %g %s into a %s table of %.4g rows (%s): max(memory %s (%.4g B), "
-      "atomics %s: %.3g ps a row + %.3g ps an element%s) (fitted, h200 sweep)",
+      "%s %s: %.3g ps a row + %.3g ps an element%s) (fitted, h200 sweep)",
       rows, width, sv(primitive_type_name(updates.element_type)),
       in_l2 ? "L2-resident" : "HBM", table_rows,
-      sorted   ? "sorted indices"
-      : unique ? "unique indices"
+      unique   ? "unique indices"
+      : sorted ? "sorted indices"
                : "indices in any order",
-      us(memory), bytes, us(issue), kScatterRowS * 1e12, atomic * 1e12,
-      sorted ? absl::StrFormat(", + %.3g same-address waits an element at %.3g ps (fitted, "
-                               "h200 and h100 sweeps)",
-                               conflicts - 1, conflict * 1e12)
-             : "");
+      us(memory), bytes, unique ? "stores, no atomics" : "atomics", us(issue),
+      kScatterRowS * 1e12, element_s * 1e12,
+      sorted && !unique
+          ? absl::StrFormat(", + %.3g same-address waits an element at %.3g ps (fitted, h200 "
+                            "and h100 sweeps)",
+                            conflicts - 1, conflict * 1e12)
+          : "");
   if (c.applies) {
     t.basis += absl::StrFormat(
         " + repeated indices: the busiest row's chain of same-address atomics, %s a repeat "
