@@ -27,6 +27,7 @@ import gzip
 import json
 import math
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -65,30 +66,43 @@ def family(case):
 
 
 def unpacked_profiles(sweep, scratch):
-    """The sweep's profiles, unpacked: sweep.xplane.pb.gz, and sweep_N.xplane.pb.gz where a
-    set was measured in several runs (each case's module is in one of them)."""
+    """The sweep's profiles, unpacked, each with the cases its run measured: sweep.xplane.pb.gz
+    (every case), and sweep_N.xplane.pb.gz where a set was measured again in later runs (the
+    cases pattern of provenance_N.json beside it)."""
     out = []
     for packed in sorted(glob.glob(os.path.join(sweep, "sweep*.xplane.pb.gz"))):
+        name = os.path.basename(packed)[:-len(".xplane.pb.gz")]
         plain = os.path.join(scratch, os.path.basename(os.path.normpath(sweep)) + "-" +
-                             os.path.basename(packed)[:-len(".gz")])
+                             name + ".xplane.pb")
         if not os.path.exists(plain):
             with gzip.open(packed, "rb") as src, open(plain, "wb") as dst:
                 shutil.copyfileobj(src, dst)
-        out.append(plain)
+        provenance = os.path.join(sweep, name.replace("sweep", "provenance") + ".json")
+        cases = None
+        if os.path.exists(provenance):
+            with open(provenance) as f:
+                cases = json.load(f).get("cases")
+        out.append((plain, cases))
     return out
 
 
+def profile_of(profiles, case):
+    """The profile of the last run that measured the case (later runs replace its files)."""
+    held = [plain for plain, cases in profiles if cases is None or re.search(cases, case)]
+    return held[-1] if held else None
+
+
 def run_case(hloroof, sweep, profiles, case):
-    """hloroof's profile of one case against the first profile that holds its module."""
-    err = ["no profile"]
-    for profile in profiles:
-        cmd = [hloroof, "profile", os.path.join(sweep, case, "module.hlo"), profile,
-               "--module", "jit_" + case, "--json"]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode == 0:
-            return case, json.loads(r.stdout), None
-        err = r.stderr.strip().splitlines()[-1:] or ["failed"]
-    return case, None, err
+    """hloroof's profile of one case against the profile of the run that measured it."""
+    profile = profile_of(profiles, case)
+    if profile is None:
+        return case, None, ["no profile holds it"]
+    cmd = [hloroof, "profile", os.path.join(sweep, case, "module.hlo"), profile,
+           "--module", "jit_" + case, "--json"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        return case, None, r.stderr.strip().splitlines()[-1:] or ["failed"]
+    return case, json.loads(r.stdout), None
 
 
 def cases_of(sweep):

@@ -369,6 +369,8 @@ GEMMA4_26B_RECIPE = dict(
     flags=GEMMA4_FLAGS,
     differs=GEMMA4_DIFFERS + ", jax's megablox (MaxText's too), routing by argsort and "
     "scatter (MaxText: a custom sort gradient), no load-balance loss")
+
+
 def changed_flags(flags, drop=(), add=()):
     """Another recipe's XLA flags (one string) less `drop`, then `add`: one string."""
     missing = sorted(set(drop) - set(flags.split()))

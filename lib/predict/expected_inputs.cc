@@ -108,15 +108,19 @@ int64_t minor_dimension(const Shape& shape) {
   return shape.dims.back().size;
 }
 
-// The size of `shape`'s rows (its minor dimension) where they are kUnalignedMinDim elements or
-// more and not a whole number of kGpuVectorBytes vectors, else 0.
+// Whether a row of `n` elements of `type` is kUnalignedMinDim elements or more and not a whole
+// number of kGpuVectorBytes vectors.
+bool not_whole_vectors(int64_t n, PrimitiveType type) {
+  return n >= kUnalignedMinDim &&
+         n * std::max(1, primitive_storage_bytes(type)) % kGpuVectorBytes != 0;
+}
+
+// The size of `shape`'s rows (its minor dimension) where they are not whole vectors
+// (not_whole_vectors), else 0.
 int64_t unaligned_row(const Shape& shape) {
   if (!shape.is_array() || shape.dims.empty()) return 0;
   const int64_t row = minor_dimension(shape);
-  return row >= kUnalignedMinDim &&
-                 row * primitive_storage_bytes(shape.element_type) % kGpuVectorBytes != 0
-             ? row
-             : 0;
+  return not_whole_vectors(row, shape.element_type) ? row : 0;
 }
 
 // The first unaligned row (unaligned_row) of a GEMM's operands and result.
@@ -205,10 +209,7 @@ void add_conv(const Instruction& conv, const DeviceSpec& device, std::vector<Gem
   int64_t unaligned = 0;
   for (double d : {g->k, g->n, g->m}) {
     const auto n = static_cast<int64_t>(d);
-    if (unaligned == 0 && n >= kUnalignedMinDim &&
-        n * std::max(1, primitive_storage_bytes(lhs)) % kGpuVectorBytes != 0) {
-      unaligned = n;
-    }
+    if (unaligned == 0 && not_whole_vectors(n, lhs)) unaligned = n;
   }
   out.push_back({*g, lhs, rhs, matrix_unit(device, type, false, false), kCudnnOverGemmTable,
                  unaligned});
