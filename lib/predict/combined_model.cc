@@ -68,6 +68,29 @@ CombinedModel::CombinedModel(const PredictionInputs& in,
   }
 }
 
+namespace {
+
+// How long the work `e` estimates occupies the device memory: its bytes at the rate its
+// expected time moves them (the device model's HBM term; the roofline's where no device model
+// gave one), at most its time.
+double hbm_occupancy(const OpEstimate& e) {
+  double hbm = 0;
+  for (const RooflineTerm& term : e.roofline.terms) {
+    if (term.bound == Bound::kHbm) hbm = std::max(hbm, term.time_s);
+  }
+  const auto expected_term = [&hbm](const auto& basis) {
+    using Term = typename std::decay_t<decltype(basis)>::Term;
+    for (const auto& [term, s] : basis.terms) {
+      if (term == Term::kHbm) hbm = std::max(hbm, s);
+    }
+  };
+  if (const auto* gpu = std::get_if<GpuOpBasis>(&e.basis)) expected_term(*gpu);
+  if (const auto* tpu = std::get_if<TpuOpBasis>(&e.basis)) expected_term(*tpu);
+  return std::min(hbm, e.time_s);
+}
+
+}  // namespace
+
 absl::StatusOr<InstructionTiming> CombinedModel::time_instruction(const Instruction& i,
                                                                   const TimingMap& timings) {
   InstructionTiming t;
@@ -168,6 +191,7 @@ absl::Status CombinedModel::time_async_start(const Instruction& i, const Instruc
       i.uses_async_sugar() ? nullptr : i.computation_attribute(AttrId::kCalls);
   if (auto it = wrapped ? timings.find(wrapped) : timings.end(); it != timings.end()) {
     flow.latency_s = it->second.total_s;
+    t.hbm_s = it->second.hbm_s;
     flow.async_computation = wrapped;
     t.bound = BoundBy::kCompute;
     t.model = roofline_walk() ? "roofline" : "the wrapped computation's ops";
@@ -244,6 +268,7 @@ void CombinedModel::time_op(const OpView& op, InstructionTiming& t, Explanation&
   render(op, e, pieces);
   t.time_s = e.time_s;
   t.roofline_time_s = e.roofline.floor_s;
+  t.hbm_s = hbm_occupancy(e);
   t.resource = e.resource;
   t.bound = e.bound;
   t.model = e.model == "roofline" ? std::string_view("roofline") : save(e.model);
@@ -262,6 +287,7 @@ double CombinedModel::time_work(const Instruction& i, const OpWork& work, bool i
   const OpEstimate e = estimate(view);
   render(view, e, explanation);
   t.time_s = e.time_s;
+  t.hbm_s = hbm_occupancy(e);
   t.resource = e.resource;
   t.bound = e.bound;
   t.model = e.model == "roofline" ? std::string_view("roofline") : save(e.model);

@@ -72,6 +72,10 @@ struct InstructionTiming {
   // The host's launch time included in time_s (an op in the body of a GPU loop too small for a
   // command buffer: loop_host_gap_s); the body's total weighs it against its kernels.
   double loop_host_s = 0;
+  // How long its traffic occupies the device memory (ScheduledEvent::hbm_s): an op's HBM bytes
+  // at the bandwidth, at most its time; an async start's, the work it launches; control flow,
+  // the computations it runs. Collectives: 0 (their links bound them).
+  double hbm_s = 0;
   // Texts of the combined model's pool (CombinedModel::save) or static ones.
   std::string_view explanation;
   std::string_view model;        // the model behind time_s or latency_s (OpPrediction::model)
@@ -102,6 +106,7 @@ struct InstructionTiming {
 struct ComputationTiming {
   const Computation* computation = nullptr;
   double total_s = 0;
+  double hbm_s = 0;  // its instructions' memory occupancy, async work's included
   std::vector<InstructionTiming> instructions;
   std::vector<double> begin_s;  // clock when instruction i begins (its own time, then any wait)
 };

@@ -29,7 +29,7 @@ ScheduledEvent ScheduledEvent::done(int64_t id, double latency_s, double cost_s,
 absl::StatusOr<ScheduleTiming> time_schedule(absl::Span<const ScheduledEvent> events) {
   return time_schedule(events.size(), [events](size_t i) {
     const ScheduledEvent& e = events[i];
-    return ClockEvent{e.kind, e.cost_s, e.async_id, e.latency_s, e.queue};
+    return ClockEvent{e.kind, e.cost_s, e.async_id, e.latency_s, e.queue, e.hbm_s};
   });
 }
 
@@ -42,10 +42,13 @@ absl::StatusOr<ScheduleTiming> time_schedule(size_t count,
     double queued_s = 0;   // a queued pair's wait for its engine
     double latency_s = 0;  // a queued pair's (its start gives it)
     bool queued = false;
+    double start_hbm_s = 0;  // the memory occupancy counted when it started
+    double hbm_s = 0;        // its work's occupancy
   };
   absl::flat_hash_map<int64_t, Open> open;  // async id -> its start
   absl::flat_hash_map<int, double> engine_free_s;  // queue -> when its last work ends
   double t = 0;
+  double hbm = 0;  // the memory occupancy so far
   for (size_t i = 0; i < count; ++i) {
     const ClockEvent e = event(i);
     if (!std::isfinite(e.cost_s) || e.cost_s < 0 || !std::isfinite(e.latency_s) ||
@@ -53,14 +56,19 @@ absl::StatusOr<ScheduleTiming> time_schedule(size_t count,
       return absl::InvalidArgumentError(
           absl::StrCat("event ", i, ": cost and latency must be finite and non-negative"));
     }
+    if (!std::isfinite(e.hbm_s) || e.hbm_s < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("event ", i, ": memory occupancy must be finite and non-negative"));
+    }
     if (e.queue < 0) {
       return absl::InvalidArgumentError(absl::StrCat("event ", i, ": queue ", e.queue,
                                                      " is negative (0: no queue)"));
     }
     t += e.cost_s;
     timing.busy_s += e.cost_s;
+    if (e.kind == ScheduledEvent::Kind::kOp) hbm += e.hbm_s;
     if (e.kind == ScheduledEvent::Kind::kAsyncStart) {
-      Open o{.start_s = t};
+      Open o{.start_s = t, .start_hbm_s = hbm, .hbm_s = e.hbm_s};
       if (e.queue > 0) {
         double& free_s = engine_free_s[e.queue];
         o.queued = true;
@@ -91,8 +99,13 @@ absl::StatusOr<ScheduleTiming> time_schedule(size_t count,
       p.latency_s = o.queued ? o.latency_s : e.latency_s;
       p.queued_s = o.queued_s;
       const double span_s = p.queued_s + p.latency_s;
-      p.hidden_s = std::min(span_s, t - o.start_s);
-      p.exposed_s = span_s - p.hidden_s;
+      const double window_s = t - o.start_s;
+      const double free_s = std::max(0.0, window_s - (hbm - o.start_hbm_s));
+      p.contended_s = std::max(0.0, o.hbm_s - free_s);
+      p.exposed_s = std::min(span_s, std::max(span_s - window_s, p.contended_s));
+      p.exposed_s = std::max(0.0, p.exposed_s);
+      p.hidden_s = span_s - p.exposed_s;
+      hbm += o.hbm_s;
       open.erase(it);
       t += p.exposed_s;
       timing.exposed_s += p.exposed_s;
@@ -106,6 +119,7 @@ absl::StatusOr<ScheduleTiming> time_schedule(size_t count,
         absl::StrCat("async id ", open.begin()->first, " is started but never done"));
   }
   timing.total_s = t;
+  timing.hbm_s = hbm;
   return timing;
 }
 

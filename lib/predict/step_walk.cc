@@ -29,12 +29,12 @@ absl::StatusOr<std::vector<AsyncPairTiming>> run_clock(ComputationTiming& ct,
     switch (t.role) {
       case Role::kAsyncStart:
         return ClockEvent{Kind::kAsyncStart, 0, static_cast<int64_t>(k), t.flow().latency_s,
-                          t.flow().queue};
+                          t.flow().queue, t.hbm_s};
       case Role::kAsyncDone:
         return ClockEvent{Kind::kAsyncDone, 0, t.partner(),
                           timings[t.partner()].flow().latency_s};
       default:
-        return ClockEvent{Kind::kOp, t.time_s, 0, 0};
+        return ClockEvent{Kind::kOp, t.time_s, 0, 0, 0, t.hbm_s};
     }
   });
   if (!clock.ok()) {
@@ -61,6 +61,7 @@ absl::StatusOr<std::vector<AsyncPairTiming>> run_clock(ComputationTiming& ct,
   ct.begin_s = std::move(clock->end_s);  // each instruction's end, less its time
   for (size_t k = 0; k < timings.size(); ++k) ct.begin_s[k] -= timings[k].time_s;
   ct.total_s = clock->total_s;
+  ct.hbm_s = clock->hbm_s;
   return std::move(clock->pairs);
 }
 
@@ -74,6 +75,11 @@ double loop_host_total(const ComputationTiming& ct) {
 double total_of(const TimingMap& timings, const Computation* c) {
   auto it = c ? timings.find(c) : timings.end();
   return it == timings.end() ? 0 : it->second.total_s;
+}
+
+double hbm_of(const TimingMap& timings, const Computation* c) {
+  auto it = c ? timings.find(c) : timings.end();
+  return it == timings.end() ? 0 : it->second.hbm_s;
 }
 
 // A loop body the host launches kernel by kernel (gpu_families.h, loop_host_gap_s): the host
@@ -155,6 +161,7 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
       if (counted) {
         flow.condition = nullptr;
         t.time_s = n * total_of(timings, flow.body);
+        t.hbm_s = n * hbm_of(timings, flow.body);
         if (model.explain()) {
           t.explanation = model.save(absl::StrFormat(
               "%.0f x body %.4g s = %.4g s (a GPU loop of known trip count: the condition does "
@@ -166,6 +173,7 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
       const double body = total_of(timings, flow.body);
       const double condition = total_of(timings, flow.condition);
       t.time_s = n * body + (n + 1) * condition;
+      t.hbm_s = n * hbm_of(timings, flow.body) + (n + 1) * hbm_of(timings, flow.condition);
       if (model.explain()) {
         t.explanation = model.save(
             absl::StrFormat("%.0f x body %.4g s + %.0f x condition %.4g s = %.4g s%s", n, body,
@@ -181,6 +189,7 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
         }
       }
       t.time_s = total_of(timings, flow.body);
+      t.hbm_s = hbm_of(timings, flow.body);
       if (flow.body != nullptr && model.explain()) {
         t.explanation = model.save(absl::StrFormat("the slowest of %d branches, %s: %.4g s",
                                                            i.called_computations().size(),
@@ -195,6 +204,7 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
         flow.body = i.called_computations()[0];
       }
       t.time_s = total_of(timings, flow.body);
+      t.hbm_s = hbm_of(timings, flow.body);
       if (flow.body != nullptr && model.explain()) {
         t.explanation = model.save(
             absl::StrFormat("calls %s: %.4g s", sv(flow.body->name()), t.time_s));
@@ -283,10 +293,17 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
         p.queued_s > 0 ? absl::StrCat(" after ", util::general_text(p.queued_s, 4),
                                       " s queued behind the host link's earlier copies")
                        : "";
+    const std::string shared =
+        p.contended_s > 0
+            ? absl::StrCat("; its memory traffic (", util::general_text(start.hbm_s, 4),
+                           " s) shares the memory with them, ",
+                           util::general_text(p.contended_s, 4), " s of it not hidden")
+            : "";
     done.explanation = model.save(absl::StrCat(
         "waits for ", sv(start.instruction->name()), ": latency ",
         util::general_text(p.latency_s, 4), " s", queued, ", ", util::general_text(p.hidden_s, 4),
-        " s hidden behind the ops in between, ", util::general_text(p.exposed_s, 4), " s exposed"));
+        " s hidden behind the ops in between, ", util::general_text(p.exposed_s, 4), " s exposed",
+        shared));
   }
   for (InstructionTiming& t : ct.instructions) {
     if (t.role == Role::kCollective && t.collective) t.collective->exposed_s = t.time_s;

@@ -123,6 +123,7 @@ absl::StatusOr<VariantTable> VariantTable::build(const Module& module, const Dev
             Op op;
             op.role = static_cast<uint8_t>(t.role);
             op.partner = static_cast<int32_t>(flow.partner);
+            op.occupancy_s = t.hbm_s;
             op.trips = static_cast<double>(flow.trip_count);
             switch (t.role) {
               case Role::kWhile:
@@ -213,8 +214,11 @@ absl::StatusOr<VariantTime> VariantTable::time(const DeviceVariant& v) const {
       v.flop_rate_scale == 1 && v.hbm_bandwidth_scale == 1 && v.link_bandwidth_scale == 1;
   std::vector<double> expected(computations_.size(), 0.0);
   std::vector<double> roofline(computations_.size(), 0.0);
+  // Each computation's memory occupancy in the expected pass (the roofline's schedule takes
+  // none, as roofline_schedule).
+  std::vector<double> occupancy(computations_.size(), 0.0);
   std::vector<double> own_expected(max_count_), own_roofline(max_count_), time_s(max_count_),
-      latency_s(max_count_);
+      latency_s(max_count_), hbm_s(max_count_);
   for (size_t ci = 0; ci < computations_.size(); ++ci) {
     const Computation& c = computations_[ci];
     const Op* ops = ops_.data() + c.first;
@@ -229,10 +233,38 @@ absl::StatusOr<VariantTime> VariantTable::time(const DeviceVariant& v) const {
     for (int pass = 0; pass < 2; ++pass) {
       const std::vector<double>& totals = pass == 0 ? expected : roofline;
       auto total = [&totals](int32_t i) { return i < 0 ? 0.0 : totals[static_cast<size_t>(i)]; };
+      auto held = [&occupancy](int32_t i) {
+        return i < 0 ? 0.0 : occupancy[static_cast<size_t>(i)];
+      };
       for (size_t k = 0; k < c.count; ++k) {
         const Op& op = ops[k];
         double t = 0;
         latency_s[k] = 0;
+        hbm_s[k] = 0;
+        if (pass == 0) {
+          // An op's own traffic scales with the memory's bandwidth, at most its time; what a
+          // computation run holds comes from that computation's schedule.
+          switch (static_cast<Role>(op.role)) {
+            case Role::kWhile:
+              hbm_s[k] = op.trips * held(op.body) + (op.trips + 1) * held(op.condition);
+              break;
+            case Role::kCall:
+              hbm_s[k] = held(op.body);
+              break;
+            case Role::kConditional:  // its slowest branch's, as the device is
+              hbm_s[k] = op.occupancy_s / v.hbm_bandwidth_scale;
+              break;
+            case Role::kAsyncStart:
+            case Role::kOp:
+            case Role::kCollective:
+              hbm_s[k] = op.body >= 0 ? held(op.body)
+                                      : std::min(op.occupancy_s / v.hbm_bandwidth_scale,
+                                                 own_expected[k]);
+              break;
+            default:
+              break;
+          }
+        }
         switch (static_cast<Role>(op.role)) {
           case Role::kWhile:
             t = op.trips * total(op.body) + (op.trips + 1) * total(op.condition);
@@ -266,16 +298,17 @@ absl::StatusOr<VariantTime> VariantTable::time(const DeviceVariant& v) const {
         switch (static_cast<Role>(op.role)) {
           case Role::kAsyncStart:
             return ClockEvent{Kind::kAsyncStart, 0, static_cast<int64_t>(k), latency_s[k],
-                              op.queue};
+                              op.queue, hbm_s[k]};
           case Role::kAsyncDone:
             return ClockEvent{Kind::kAsyncDone, 0, op.partner,
                               latency_s[static_cast<size_t>(op.partner)]};
           default:
-            return ClockEvent{Kind::kOp, time_s[k], 0, 0};
+            return ClockEvent{Kind::kOp, time_s[k], 0, 0, 0, hbm_s[k]};
         }
       });
       if (!clock.ok()) return clock.status();
       (pass == 0 ? expected : roofline)[ci] = clock->total_s;
+      if (pass == 0) occupancy[ci] = clock->hbm_s;
     }
   }
   VariantTime out;

@@ -636,7 +636,9 @@ ENTRY e {
   CHECK(copy->breakdown.async_hidden_s == Approx(add));
   CHECK(copy->breakdown.memory_s == Approx(pcie));
 
-  // An async computation runs its own schedule; here it hides behind a longer add.
+  // An async computation runs its own schedule. Its latency hides behind the longer add, but
+  // its memory traffic does not: the add holds the memory all its 15.36 us, so the negate's
+  // 8192 B (10 ns at 8.19e11 B/s) wait after it.
   auto computation = predict(R"(HloModule m, is_scheduled=true
 wrapped { x = f32[1024] parameter(0)  ROOT y = f32[1024] negate(x) }
 ENTRY e {
@@ -648,10 +650,27 @@ ENTRY e {
   ROOT t = (f32[1024], f32[1048576]) tuple(dn, s)
 })",
                              "tpu_v5e", no_overhead());
-  CHECK(computation->step_time_s == Approx(add));
-  CHECK(computation.op("st").async->latency_s == Approx(8192 / 8.19e11));
+  const double negate = 8192 / 8.19e11;
+  CHECK(computation->step_time_s == Approx(add + negate));
+  CHECK(computation.op("st").async->latency_s == Approx(negate));
   CHECK(computation.op("st").async->stream == "async negate");
-  CHECK(computation.op("dn").time_s == 0);
+  CHECK(computation.op("dn").time_s == Approx(negate));
+  CHECK_THAT(std::string(computation.op("dn").explanation()),
+             Catch::Contains("shares the memory with them"));
+  // Behind a matrix product that leaves the memory free, it hides whole.
+  auto behind_dot = predict(R"(HloModule m, is_scheduled=true
+wrapped { x = f32[1024] parameter(0)  ROOT y = f32[1024] negate(x) }
+ENTRY e {
+  x = f32[1024] parameter(0)
+  a = bf16[4096,4096] parameter(1)
+  st = ((f32[1024]), f32[1024], s32[]) async-start(x), calls=wrapped
+  d = bf16[4096,4096] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  dn = f32[1024] async-done(st)
+  ROOT t = (f32[1024], bf16[4096,4096]) tuple(dn, d)
+})",
+                              "tpu_v5e", no_overhead());
+  CHECK(behind_dot.op("dn").time_s == 0);
+  CHECK(behind_dot->step_time_s == Approx(behind_dot.op("d").time_s));
 }
 
 TEST_CASE("host-offload copies queue on their direction of the host link") {

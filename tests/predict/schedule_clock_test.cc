@@ -134,11 +134,49 @@ TEST_CASE("queued pairs run their work one at a time, in the order of their star
   CHECK(idle.total_s == 7);
 }
 
+TEST_CASE("async work shares the memory with the ops it overlaps") {
+  // The example of schedule_clock.h: start (its work holds the memory 4 s), op 3 (holding it
+  // 3 s), op 2 (none), done (latency 4). In the 5 s between, the memory is free for 5 - 3 =
+  // 2 s: the work's other 2 s wait after the ops. Latency alone would hide it (4 < 5).
+  E start = E::start(1);
+  start.hbm_s = 4;
+  E a = E::op(3);
+  a.hbm_s = 3;
+  ScheduleTiming t = timing({start, a, E::op(2), E::done(1, 4)});
+  CHECK(t.total_s == 7);
+  REQUIRE(t.pairs.size() == 1);
+  CHECK(t.pairs[0].contended_s == 2);
+  CHECK(t.pairs[0].exposed_s == 2);
+  CHECK(t.pairs[0].hidden_s == 2);
+  CHECK(t.hbm_s == 7);  // the op's 3 s and the work's 4 s
+  // Ops that leave the memory free hide it: op 2 holding none, op 3 holding 1: free 4 s.
+  E light = E::op(3);
+  light.hbm_s = 1;
+  CHECK(timing({start, light, E::op(2), E::done(1, 4)}).total_s == 5);
+  // The wait is the longer of the latency's and the memory's: latency 9 leaves 4 s to wait
+  // beyond the 5 s of ops, more than the memory's 2 s.
+  CHECK(timing({start, a, E::op(2), E::done(1, 9)}).total_s == 9);
+  // Two pairs in one window: the second finds the memory the first's work took.
+  E second = E::start(2);
+  second.hbm_s = 1;
+  E wide = E::op(6);
+  wide.hbm_s = 2;
+  // Free 6 - 2 = 4 s: the first work's 4 s fit (done at 6); the second then finds none left
+  // (its window 6 s held by the op's 2 and the first's 4): it waits its 1 s. Total 7.
+  ScheduleTiming both = timing({start, second, wide, E::done(1, 4), E::done(2, 1)});
+  CHECK(both.pairs[0].exposed_s == 0);
+  CHECK(both.pairs[1].contended_s == 1);
+  CHECK(both.total_s == 7);
+}
+
 TEST_CASE("malformed schedules are errors") {
   CHECK_THAT(error({E::done(3, 1)}), Contains("event 0: done of async id 3 has no open start"));
   CHECK_THAT(error({E::start(3), E::start(3)}), Contains("async id 3 is started again"));
   CHECK_THAT(error({E::start(3), E::op(1)}), Contains("async id 3 is started but never done"));
   CHECK_THAT(error({E::op(-1)}), Contains("event 0: cost and latency must be finite"));
+  E held = E::op(1);
+  held.hbm_s = -1;
+  CHECK_THAT(error({held}), Contains("event 0: memory occupancy must be finite"));
   CHECK_THAT(error({E::start(1), E::done(1, std::nan(""))}), Contains("event 1"));
   CHECK_THAT(error({E::queued_start(1, -1, 1), E::done(1, 0)}), Contains("queue -1 is negative"));
   CHECK_THAT(error({E::queued_start(1, 1, 2), E::done(1, 3)}),

@@ -13,6 +13,14 @@
 // and ends its latency later; the done waits for that end. Its start gives the latency.
 //
 //   {start(1), op(3), op(2), done(1, latency 6), op(4)} -> 0, 3, 5, wait 1 -> 6, 10.
+//
+// Memory is shared too. Every event may say how long its traffic occupies the device memory
+// (hbm_s: an op's own, a start's for the work it launches). The ops between a start and its
+// done leave the memory free for (t - t_start) less their own occupancy; async work that needs
+// more waits for the rest: the done waits max(latency - (t - t_start), hbm - free, 0). Two
+// memory-bound kernels running at once take the sum of their traffic's times, not the longer.
+//
+//   {start(1, hbm 4), op(3, hbm 3), op(2, hbm 0), done(1, latency 4)} -> 0, 3, 5, wait 2 -> 7.
 #ifndef HLOROOF_SCHEDULE_CLOCK_H_
 #define HLOROOF_SCHEDULE_CLOCK_H_
 
@@ -35,6 +43,7 @@ struct ScheduledEvent {
   double latency_s = 0;  // how long the async work takes: a done's, or a queued start's
   std::string label;     // optional, for reports
   int queue = 0;         // a start: 0, or the engine its work queues on (see above)
+  double hbm_s = 0;      // how long its traffic occupies the memory (a start: its work's)
 
   static ScheduledEvent op(double cost_s, std::string label = "");
   static ScheduledEvent start(int64_t id, double cost_s = 0, std::string label = "");
@@ -55,8 +64,11 @@ struct AsyncPairTiming {
   double queued_s = 0;   // a queued pair: how long its work waited for the engine
   // The pair's span from its start (queue wait and work) overlapped with other work, and the
   // done's wait for the rest: hidden_s + exposed_s = queued_s + latency_s.
-  double hidden_s = 0;   // unqueued: min(latency, done_s - start_s)
-  double exposed_s = 0;  // max(0, start_s + queued_s + latency_s - done_s)
+  double hidden_s = 0;   // unqueued, memory to spare: min(latency, done_s - start_s)
+  double exposed_s = 0;  // max(0, start_s + queued_s + latency_s - done_s, contended_s)
+  // The wait the work's memory traffic needs: its occupancy less the memory the ops in between
+  // left free (0 when they left enough).
+  double contended_s = 0;
 };
 
 struct ScheduleTiming {
@@ -64,6 +76,7 @@ struct ScheduleTiming {
   double busy_s = 0;                   // sum of every event's own cost
   double exposed_s = 0;                // sum of waits (total_s = busy_s + exposed_s)
   double hidden_s = 0;                 // async spans hidden behind other work
+  double hbm_s = 0;                    // every event's memory occupancy, async work's included
   std::vector<AsyncPairTiming> pairs;  // in the order their dones appear
   std::vector<double> end_s;           // clock after each event, waits included
 };
@@ -79,6 +92,7 @@ struct ClockEvent {
   int64_t async_id = 0;
   double latency_s = 0;
   int queue = 0;
+  double hbm_s = 0;
 };
 
 // The same over `count` events, event(k) making the k-th when the clock reaches it: no list of

@@ -69,6 +69,9 @@ class VariantTable {
     double trips = 1;
     double time_s = 0;      // expected: an op's time, an async start's latency
     double roofline_s = 0;  // the same at the roofline
+    // Expected: how long its traffic occupies the memory (InstructionTiming::hbm_s) on the
+    // device as it is; an op that runs a computation takes that computation's.
+    double occupancy_s = 0;
     // Roofline terms at the speed of light (scaling 1); a collective's (scaling 2): b of its
     // expected time in compute_s, of its roofline in rest_s.
     double compute_s = 0;
