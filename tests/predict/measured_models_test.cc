@@ -673,6 +673,22 @@ ENTRY e {
         std::string::npos);
 }
 
+// A module of one scatter-add: `rows` rows of `width` `type` elements into a `type`
+// [table_rows, width] table by s32 row indices, `attrs` (e.g. "unique_indices=true, ") before
+// its to_apply.
+std::string scatter_add(std::string_view type, int64_t table_rows, int64_t rows, int64_t width,
+                        std::string_view attrs) {
+  const std::string t(type);
+  const std::string table = absl::StrCat(t, "[", table_rows, ",", width, "]");
+  return absl::StrCat("HloModule m\nadd {\n  a = ", t, "[] parameter(0)\n  b = ", t,
+                      "[] parameter(1)\n  ROOT s = ", t, "[] add(a, b)\n}\nENTRY e {\n  t = ",
+                      table, " parameter(0)\n  i = s32[", rows, ",1] parameter(1)\n  u = ", t,
+                      "[", rows, ",", width, "] parameter(2)\n  ROOT s = ", table,
+                      " scatter(t, i, u), update_window_dims={1}, inserted_window_dims={0}, "
+                      "scatter_dims_to_operand_dims={0}, index_vector_dim=1, ",
+                      std::string(attrs), "to_apply=add\n}\n");
+}
+
 TEST_CASE("scatter: repeated indices give the time a range, and say so") {
   // A bf16 embedding gradient, 16384 rows of 4096 into bf16[32000,4096] (262 MB, beyond L2),
   // indices in any order, on h200: g1, the first of examples/h200_embedding_grads.hlo's two.
@@ -700,22 +716,8 @@ TEST_CASE("scatter: few rows for many updates chain their atomics; unique indice
   // B/s = 261.14 us; atomics: 4194304 x 9.2 ps + 268435456 x 1.47 ps = 38.59 + 394.60 =
   // 433.19 us. Spread evenly, 65536 updates a row: 65535 repeats x 13 ns = 851.96 us more
   // (measured: 1433.6 us on an H200, 1044.1 us on an H100). + 0.7 us overhead.
-  constexpr std::string_view kSegments = R"(HloModule m
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
-  t = f32[64,64] parameter(0)
-  i = s32[4194304,1] parameter(1)
-  u = f32[4194304,64] parameter(2)
-  ROOT s = f32[64,64] scatter(t, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, ATTRS to_apply=add
-})";
-  const auto with = [&](std::string_view attrs) {
-    std::string text(kSegments);
-    text.replace(text.find("ATTRS "), 6, attrs);
-    return testing::predict(text, "h200").op("s");
+  const auto with = [](std::string_view attrs) {
+    return testing::predict(scatter_add("f32", 64, 4194304, 64, attrs), "h200").op("s");
   };
   const double base = 4194304 * 9.2e-12 + 268435456 * 1.47e-12;
   CHECK(with("").time_s == Approx(base + 65535 * 13e-9 + 0.7e-6).epsilon(1e-5));
@@ -728,10 +730,9 @@ ENTRY e {
   CHECK(unique.time_s == Approx(268435456.0 * 12 / 4.8e12).epsilon(0.02));
   CHECK(unique.time_s < chained - 0.6e-3);
   // An overwrite (the combiner returns the update) reads nothing back: no chain either.
-  std::string overwrite(kSegments);
+  std::string overwrite = scatter_add("f32", 64, 4194304, 64, "");
   overwrite.replace(overwrite.find("  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)"), 51,
                     "  ROOT b = f32[] parameter(1)");
-  overwrite.replace(overwrite.find("ATTRS "), 6, "");
   const auto plain = testing::predict(overwrite, "h200").op("s");
   CHECK(plain.time_s == Approx(unique.time_s).epsilon(1e-9));
   // Sorted indices take the sorted model (its same-address conflicts), not the chain: below it.
@@ -747,20 +748,7 @@ TEST_CASE("scatter: unique indices store without atomics") {
   // 48.23 us. + 0.7 us overhead. (Measured on an H200, bench/measured/gpu_h200_contention:
   // 260 us with random indices, 60 us declared unique.)
   const auto scatter = [](std::string_view attrs) {
-    return testing::predict(std::string(R"(HloModule m
-add {
-  a = bf16[] parameter(0)
-  b = bf16[] parameter(1)
-  ROOT s = bf16[] add(a, b)
-}
-ENTRY e {
-  t = bf16[32000,2048] parameter(0)
-  i = s32[16384,1] parameter(1)
-  u = bf16[16384,2048] parameter(2)
-  ROOT s = bf16[32000,2048] scatter(t, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, )") +
-                                std::string(attrs) + "to_apply=add\n}",
-                            "h200")
-        .op("s");
+    return testing::predict(scatter_add("bf16", 32000, 16384, 2048, attrs), "h200").op("s");
   };
   const auto atomics = scatter("");
   CHECK(atomics.time_s == Approx(16384 * 9.2e-12 + 33554432 * 7.6e-12 + 0.7e-6).epsilon(1e-5));
