@@ -2,7 +2,7 @@
 
 Run on a machine with a GPU and JAX with CUDA:
     python3 tools/gpu_opfamilies.py OUTDIR
-        [--set sweep|heldout|cache|contention|decode|convs|unaligned]
+        [--set sweep|heldout|cache|contention|decode|convs|unaligned|reductions]
         [--small] [--budget 300] [--cases REGEX] [--dry-run]
 Sweeps the op families whose time a roofline does not give: sort, top-k, FFT, gather/scatter,
 convolutions (forward and both backward passes), depthwise convolution, pooling, cumulative
@@ -27,6 +27,10 @@ stride 1 and 2.
 `--set unaligned` measures GEMMs whose dimensions are odd or prime (GPT-2's LM head with its
 vocabulary of 50,257, forward and both backward products; a 4096^3 product with one dimension
 made 4093, 4095, 4100, 4104 or 4112) beside aligned twins, in bf16 and fp8.
+`--set reductions` measures column reductions across XLA's two column emitters ([D, R, K]
+summed over R, D of 1 and 64, R of 512 and 4096, K of 8 to 4096, f32 and bf16; the decode
+step's scaled maximum with its side output) and the host's gaps before a tiny convolution's
+cuDNN call and a small sort, on the host at hand.
 
 Each case, in OUTDIR/CASE/: the optimized HLO (module.hlo), XLA's cost and memory analyses
 (cost.json, memory.json) and the host wall time per call (timings.json: median of many calls,
@@ -506,8 +510,38 @@ def interleaved(small, families):
                 yield name, named(case[1], name), case[2]
 
 
+def column_reductions(s):
+    """Sums over the middle axis of [D, R, K]: XLA's column reductions, whose launch gives few
+    blocks when D is small (one block of 128 threads for each D when K divides 32, one of 1024
+    for every 32 x vector columns otherwise, each thread looping over the rows). R up to 4096, as
+    XLA splits longer ones; K across both emitters; D of 1 and 64; f32, and bf16 summed in f32;
+    and the decode step's scaled maximum with its side output."""
+    shapes = [(1, 64, 8), (1, 64, 1024)] if s else [
+        (d, r, k) for d in (1, 64) for r in (512, 4096) for k in (8, 32, 128, 1024, 4096)]
+    for d, r, k in shapes:
+        for dtype, name in ((F32, "f32"), (BF16, "bf16")):
+            yield (f"colsum_{name}_d{d}_r{r}_k{k}", lambda x: x.astype(F32).sum(axis=1),
+                   (normal((d, r, k), dtype),))
+    for d, r, k in ([(1, 64, 8)] if s else [(1, 4096, 32), (8, 4096, 32), (64, 4096, 8)]):
+        yield (f"colmax_side_f32_d{d}_r{r}_k{k}",
+               lambda x: (lambda y: (y.max(axis=1), y))(x * 0.088),
+               (normal((d, r, k)),))
+
+
+def host_gaps(s):
+    """The host's gap before a computation's first cuDNN call (and a CUB sort's), on the host
+    at hand: convolutions and sorts so small that the gap is most of their step."""
+    for b, c in ([(1, 8)] if s else [(1, 8), (4, 32), (16, 64)]):
+        yield (f"hostgap_conv3x3_b{b}_8x8x{c}", lambda x, w: conv(x, w, 1, 1),
+               (normal((b, 8, 8, c), BF16), normal((3, 3, c, c), BF16, 4) * 0.05))
+    for n in ([256] if s else [1024, 4096]):
+        yield f"hostgap_sort_f32_{n}", jnp.sort, (normal((n,)),)
+
+
+REDUCTIONS = [column_reductions, host_gaps]
+
 SETS = {"sweep": FAMILIES, "heldout": HELDOUT, "cache": CACHE, "contention": CONTENTION,
-        "decode": DECODE, "convs": CONVS, "unaligned": UNALIGNED}
+        "decode": DECODE, "convs": CONVS, "unaligned": UNALIGNED, "reductions": REDUCTIONS}
 
 
 def cases(which, small, dry_run=False, only=None):
