@@ -73,8 +73,8 @@ struct InstructionTiming {
   // command buffer: loop_host_gap_s); the body's total weighs it against its kernels.
   double loop_host_s = 0;
   // How long its traffic occupies the device memory (ScheduledEvent::hbm_s): an op's HBM bytes
-  // at the bandwidth, at most its time; an async start's, the work it launches; control flow,
-  // the computations it runs. Collectives: 0 (their links bound them).
+  // at the rate its expected time moves them, at most its time; an async start's, the work it
+  // launches; control flow, the computations it runs. Collectives: 0 (links bound them).
   double hbm_s = 0;
   // Texts of the combined model's pool (CombinedModel::save) or static ones.
   std::string_view explanation;

@@ -103,7 +103,6 @@ absl::StatusOr<ScheduleTiming> time_schedule(size_t count,
       const double free_s = std::max(0.0, window_s - (hbm - o.start_hbm_s));
       p.contended_s = std::max(0.0, o.hbm_s - free_s);
       p.exposed_s = std::min(span_s, std::max(span_s - window_s, p.contended_s));
-      p.exposed_s = std::max(0.0, p.exposed_s);
       p.hidden_s = span_s - p.exposed_s;
       hbm += o.hbm_s;
       open.erase(it);
