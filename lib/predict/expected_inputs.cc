@@ -99,13 +99,18 @@ std::optional<measured::GemmShape> gemm_shape(const Shape& lhs, const Shape& rhs
   return g;
 }
 
-// The size of `shape`'s most minor dimension, by its layout (the last one without).
-int64_t minor_dimension(const Shape& shape) {
+// The index of `shape`'s most minor dimension, by its layout (the last one without).
+int64_t minor_index(const Shape& shape) {
   if (shape.layout && !shape.layout->minor_to_major.empty()) {
     const int64_t d = shape.layout->minor_to_major.front();
-    if (d >= 0 && d < shape.rank()) return shape.dims[static_cast<size_t>(d)].size;
+    if (d >= 0 && d < shape.rank()) return d;
   }
-  return shape.dims.back().size;
+  return shape.rank() - 1;
+}
+
+// The size of `shape`'s most minor dimension, by its layout (the last one without).
+int64_t minor_dimension(const Shape& shape) {
+  return shape.dims[static_cast<size_t>(minor_index(shape))].size;
 }
 
 // Whether a row of `n` elements of `type` is kUnalignedMinDim elements or more and not a whole
@@ -451,9 +456,7 @@ bool reduces_rows(const Instruction& instruction) {
     if (op.opcode() != Opcode::kReduce || op.operand_count() < 1) return;
     const Shape& in = op.operand(0)->shape();
     if (!in.is_array() || in.dims.empty()) return;
-    const int64_t minor = in.layout && !in.layout->minor_to_major.empty()
-                              ? in.layout->minor_to_major.front()
-                              : in.rank() - 1;
+    const int64_t minor = minor_index(in);
     for (int64_t d : op.dimensions()) rows |= d == minor;
   });
   return rows;

@@ -236,50 +236,36 @@ absl::StatusOr<VariantTime> VariantTable::time(const DeviceVariant& v) const {
       auto held = [&occupancy](int32_t i) {
         return i < 0 ? 0.0 : occupancy[static_cast<size_t>(i)];
       };
+      // How long an op holds the memory (the expected pass alone): its own traffic scales with
+      // the memory's bandwidth, at most its time; a computation run holds what its schedule held.
+      auto own_hbm = [&](const Op& op, size_t k) {
+        return op.body >= 0 ? held(op.body)
+                            : std::min(op.occupancy_s / v.hbm_bandwidth_scale, own_expected[k]);
+      };
       for (size_t k = 0; k < c.count; ++k) {
         const Op& op = ops[k];
         double t = 0;
+        double hbm = 0;
         latency_s[k] = 0;
-        hbm_s[k] = 0;
-        if (pass == 0) {
-          // An op's own traffic scales with the memory's bandwidth, at most its time; what a
-          // computation run holds comes from that computation's schedule.
-          switch (static_cast<Role>(op.role)) {
-            case Role::kWhile:
-              hbm_s[k] = op.trips * held(op.body) + (op.trips + 1) * held(op.condition);
-              break;
-            case Role::kCall:
-              hbm_s[k] = held(op.body);
-              break;
-            case Role::kConditional:  // its slowest branch's, as the device is
-              hbm_s[k] = op.occupancy_s / v.hbm_bandwidth_scale;
-              break;
-            case Role::kAsyncStart:
-            case Role::kOp:
-            case Role::kCollective:
-              hbm_s[k] = op.body >= 0 ? held(op.body)
-                                      : std::min(op.occupancy_s / v.hbm_bandwidth_scale,
-                                                 own_expected[k]);
-              break;
-            default:
-              break;
-          }
-        }
         switch (static_cast<Role>(op.role)) {
           case Role::kWhile:
             t = op.trips * total(op.body) + (op.trips + 1) * total(op.condition);
+            hbm = op.trips * held(op.body) + (op.trips + 1) * held(op.condition);
             break;
           case Role::kConditional:
             for (int32_t b = 0; b < op.branch_count; ++b) {
               t = std::max(t, total(branches_[static_cast<size_t>(op.branches + b)]));
             }
+            hbm = op.occupancy_s / v.hbm_bandwidth_scale;  // its slowest branch's, as the device is
             break;
           case Role::kCall:
             t = total(op.body);
+            hbm = held(op.body);
             break;
           case Role::kAsyncStart:
             latency_s[k] =
                 op.body >= 0 ? total(op.body) : (pass == 0 ? own_expected[k] : own_roofline[k]);
+            hbm = own_hbm(op, k);
             break;
           case Role::kAsyncDone:
             break;
@@ -289,9 +275,11 @@ absl::StatusOr<VariantTime> VariantTable::time(const DeviceVariant& v) const {
           case Role::kOp:
           case Role::kCollective:
             t = op.body >= 0 ? total(op.body) : (pass == 0 ? own_expected[k] : own_roofline[k]);
+            hbm = own_hbm(op, k);
             break;
         }
         time_s[k] = t;
+        hbm_s[k] = pass == 0 ? hbm : 0.0;
       }
       absl::StatusOr<ScheduleTiming> clock = time_schedule(c.count, [&](size_t k) {
         const Op& op = ops[k];
