@@ -297,7 +297,7 @@ std::string_view explain_tpu_op(double time_s, const TpuOpBasis& basis, const De
           break;
         case Term::kKernelMatrix:
           how.push_back(absl::StrCat("the kernel's matrix work at the GEMM plateau, ",
-                                     util::fixed_text(basis.chip_plateau, 2), " of peak: ",
+                                     util::general_text(basis.chip_plateau, 3), " of peak: ",
                                      seconds(s)));
           break;
         case Term::kHbm:
@@ -398,12 +398,12 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
       own ? "" : "; read at the tpu7x GEMM as long at its peak",
       own ? (device.gemm_plateau
                  ? absl::StrFormat("; its %.2f plateau is of GEMMs alone: inside a program the "
-                                   "ramp is scaled to %.2f of its peak (its gemm_plateau "
+                                   "ramp is scaled to %.3g of its peak (its gemm_plateau "
                                    "figure), a module of one GEMM alone keeps the measured one",
                                    f.gemm_plateau, *device.gemm_plateau)
                  : std::string())
       : device.gemm_plateau
-          ? absl::StrFormat("; the ramp to tpu7x's %.2f plateau, this chip's plateau %.2f of "
+          ? absl::StrFormat("; the ramp to tpu7x's %.2f plateau, this chip's plateau %.3g of "
                             "its peak (its gemm_plateau figure)",
                             f.gemm_plateau, *device.gemm_plateau)
           : absl::StrFormat("; the ramp to tpu7x's %.2f plateau, this chip's plateau assumed "
@@ -420,7 +420,7 @@ std::vector<std::string> tpu_model_assumptions(const DeviceSpec& device) {
     const std::string_view note = g->note;
     const std::string head(note.substr(0, std::min(note.find(':'), note.find(';'))));
     const std::string text = absl::StrFormat(
-        "GEMM plateau %.2f of its peak%s (%s)", g->value, own ? " in programs" : "",
+        "GEMM plateau %.3g of its peak%s (%s)", g->value, own ? " in programs" : "",
         head.empty() ? absl::StrCat("source '", g->source, "'") : head);
     (absl::StartsWith(head, "borrowed") ? plateau_borrowed : plateau_fitted) = text;
   } else if (!own) {

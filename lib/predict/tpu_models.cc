@@ -67,7 +67,7 @@ const std::vector<TpuRecord>& tpu_records() {
       if (i > 0 && (r.table != (*out)[i - 1].table || r.slice != (*out)[i - 1].slice)) index = 0;
       const bool last = i + 1 == out->size() || r.table != (*out)[i + 1].table ||
                         r.slice != (*out)[i + 1].slice;
-      r.fit_half = index % 2 == 0 || last;
+      r.fit_half = r.table == "gemm" || index % 2 == 0 || last;
     }
     return out;
   }();

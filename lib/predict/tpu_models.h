@@ -31,10 +31,13 @@ struct TpuRecord {
   // (both TensorCores of a chip gather at once); gemm: the FLOPs 2 size^3.
   double work() const;
   double time_s() const { return work() / rate; }
-  // The fit half (the shipped fits) or the test half (bench/accuracy_bench): every other size
-  // of its table and slice, the smallest and the largest in the fit half. The tables are too
-  // small for a hash split (one put no GEMM below 1024^3 in the fit half): alternating sizes
-  // keeps the fits' ends measured and tests what they interpolate.
+  // The fit half (the shipped fits) or the test half (bench/accuracy_bench). HBM and ICI rows:
+  // every other size of its table and slice, the smallest and the largest in the fit half (the
+  // tables are too small for a hash split; alternating sizes keeps the fits' ends measured and
+  // tests what they interpolate). GEMM rows are all in the fit half: every measured size is a
+  // knot of the interpolated ramp, which is concave in log-log, so a size left out is read
+  // up to 31% slow from its neighbours (4096^3, near most programs' GEMMs, 18%).
+  // accuracy_bench scores them left out one at a time.
   bool fit_half = true;
 };
 const std::vector<TpuRecord>& tpu_records();
@@ -71,8 +74,8 @@ struct TpuFits {
 absl::StatusOr<TpuFits> fit_tpu(absl::Span<const TpuRecord> records,
                                 const DeviceSpec& table_device);
 
-// The shipped fits: the fit half of tpu7x.tsv (in_fit_half), built once; nullptr when the table
-// is missing or does not fit.
+// The shipped fits: the fit half of tpu7x.tsv (TpuRecord::fit_half), built once; nullptr when
+// the table is missing or does not fit.
 const TpuFits* tpu_fits();
 
 }  // namespace hloroof::measured

@@ -40,7 +40,7 @@ TEST_CASE("advise prints ranked findings with time at stake, evidence and fix") 
   auto r = run_cli("advise - --device tpu_v5e", kCopyBeforeDot);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("#1 layout-copy:"));
-  CHECK_THAT(r.out, Catch::Contains("   at stake    48.9 us (30.4% of the step)"));
+  CHECK_THAT(r.out, Catch::Contains("   at stake    48.9 us (33.4% of the step)"));
   CHECK_THAT(r.out, Catch::Contains("   evidence    t in e: copy {1,0} -> {0,1}"));
   CHECK_THAT(r.out, Catch::Contains("   fix         Store the operand"));
   CHECK_THAT(r.out, Catch::Contains("AUTO"));

@@ -487,12 +487,12 @@ TEST_CASE("precision: f32 dots on tensor cores at DEFAULT, f32 units at HIGHEST"
   // A TPU keeps its f32 rules (v5e lists no f32 rate: its bf16 1.97e14) and borrows the
   // tpu7x GEMM ramp by time at peak (docs/prediction-model.md, "Measured models (TPUs)"):
   // 1.374e11 FLOP at v5e's peak take as long as 1.374e11 x 1.1535e15 / 1.97e14 = 8.045e11 FLOP
-  // at tpu7x's, interpolated between 2048^3 (1.718e10 FLOP, 25.29 us) and 16384^3 (8.796e12,
-  // 9257.8 us; 4096^3 is held out of the fit half), ln(46.83) / ln(512) = 0.6166 of the way in
-  // log: 25.29 x 366.07^0.6166 = 963.3 us; less the fitted 1.8 us fixed cost, times tpu7x's
-  // 0.829 plateau (v5e's own plateau taken as its peak): 797.1 us, + 1.8 us = 798.9 us.
+  // at tpu7x's, interpolated between 4096^3 (1.374e11 FLOP, 153.92 us) and 16384^3 (8.796e12,
+  // 9257.8 us), ln(5.855) / ln(64) = 0.4250 of the way in log: 153.92 x 60.15^0.4250 = 877.8
+  // us; less the fitted 1.8 us fixed cost, times tpu7x's 0.829 plateau (v5e's own plateau
+  // taken as its peak): 726.2 us, + 1.8 us = 728.0 us.
   auto tpu = testing::predict(dot_module(4096, "f32"), "tpu_v5e");
-  CHECK(tpu.op("d").time_s == Approx(798.9e-6).epsilon(0.005));
+  CHECK(tpu.op("d").time_s == Approx(728.0e-6).epsilon(0.005));
   CHECK(tpu.op("d").time_s > tpu.op("d").roofline_time_s);
   CHECK(tpu.op("d").model() == "gemm table tpu7x (measured on tpu7x, borrowed)");
 }
