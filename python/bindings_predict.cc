@@ -63,6 +63,8 @@ void bind_predict(py::module_& m) {
              "per execution: waited for its engine (the host link) before it began, s")
       .field("hidden_s", &AsyncPrediction::hidden_s, "per execution: overlapped, s")
       .field("exposed_s", &AsyncPrediction::exposed_s, "per execution: the done's wait, s")
+      .field("contended_s", &AsyncPrediction::contended_s,
+             "per execution: of the done's wait, what the work's memory traffic waits for, s")
       .done();
 
   Record<TimeRange>(m, "TimeRange",

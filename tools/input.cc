@@ -121,15 +121,17 @@ void append_op_rows(std::string& out, const std::vector<OpPrediction>& ops, size
       texts({c->kind});
       append_csv_number(out, c->payload_bytes);
       absl::StrAppend(&out, ",", c->group_size, ",");
+      texts({c->formula});
       numbers({c->time_s, c->exposed_s, c->hidden_s});
+      texts({c->is_async ? "true" : "false", c->approximate ? "true" : "false"});
     } else {
-      out += ",,,,,,";
+      out += ",,,,,,,,,";
     }
     if (a != nullptr) {
       texts({a->stream, a->start, a->done});
-      numbers({a->latency_s, a->hidden_s, a->exposed_s});
+      numbers({a->latency_s, a->queued_s, a->hidden_s, a->exposed_s, a->contended_s});
     } else {
-      out += ",,,,,,";
+      out += ",,,,,,,,";
     }
     if (const std::optional<TimeRange> r = op.time_range()) {
       numbers({r->low_s, r->high_s});
@@ -154,10 +156,12 @@ void write_ops_csv(std::ostream& out_stream, const Prediction& prediction, bool 
       "total_time_s", "roofline_time_s", "total_roofline_time_s", "efficiency", "model",
       "bound", "resource", "flops", "matrix_flops", "transcendentals", "hbm_bytes",
       "on_chip_bytes", "host_bytes", "collective.kind", "collective.payload_bytes",
-      "collective.group_size", "collective.time_s", "collective.exposed_s",
-      "collective.hidden_s", "async.stream", "async.start", "async.done", "async.latency_s",
-      "async.hidden_s", "async.exposed_s", "time_range.low_s", "time_range.high_s",
-      "time_range.low", "time_range.high", "explanation"};
+      "collective.group_size", "collective.formula", "collective.time_s",
+      "collective.exposed_s", "collective.hidden_s", "collective.async",
+      "collective.approximate", "async.stream", "async.start", "async.done", "async.latency_s",
+      "async.queued_s", "async.hidden_s", "async.exposed_s", "async.contended_s",
+      "time_range.low_s", "time_range.high_s", "time_range.low", "time_range.high",
+      "explanation"};
   if (device_column) names.insert(names.begin(), "device");
   if (header) out_stream << csv_line(names);
   const std::string device =

@@ -48,6 +48,7 @@ struct FlowTiming {
   double queued_s = 0;  // how long the work waited for its engine (AsyncPairTiming)
   double hidden_s = 0;
   double exposed_s = 0;
+  double contended_s = 0;  // of exposed_s, what the memory traffic waits for (AsyncPairTiming)
   // The roofline of latency_s (an async start), kept by the expected walk for
   // roofline_schedule; an async start that runs a computation names it (its roofline latency
   // is that computation's roofline total).

@@ -277,6 +277,7 @@ AsyncPrediction async_record(const InstructionTiming& start, const InstructionTi
           flow.queued_s,
           flow.hidden_s,
           flow.exposed_s,
+          flow.contended_s,
           flow.async_computation != nullptr ? flow.latency_s
                                             : std::min(flow.roofline_latency_s, flow.latency_s)};
 }

@@ -56,6 +56,7 @@ absl::StatusOr<std::vector<AsyncPairTiming>> run_clock(ComputationTiming& ct,
     start.mutable_flow().queued_s = done.mutable_flow().queued_s = p.queued_s;
     start.mutable_flow().hidden_s = done.mutable_flow().hidden_s = p.hidden_s;
     start.mutable_flow().exposed_s = done.mutable_flow().exposed_s = p.exposed_s;
+    start.mutable_flow().contended_s = done.mutable_flow().contended_s = p.contended_s;
     done.time_s = p.exposed_s;  // the wait is the done's time on the compute track
   }
   ct.begin_s = std::move(clock->end_s);  // each instruction's end, less its time

@@ -80,6 +80,7 @@ void write_op(const OpPrediction& op, JsonWriter& w) {
     w.number_field("queued_s", a->queued_s);
     w.number_field("hidden_s", a->hidden_s);
     w.number_field("exposed_s", a->exposed_s);
+    w.number_field("contended_s", a->contended_s);
     w.end_object();
   } else {
     w.null();

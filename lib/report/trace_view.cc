@@ -30,6 +30,14 @@ void write_op_slice(TraceWriter& writer, int64_t tid, std::string_view name, dou
                     double duration_s, const OpPrediction& op) {
   const CollectivePrediction* c = op.collective ? &*op.collective : nullptr;
   writer.begin_slice();
+  if (const AsyncPrediction* a = op.async.get()) {
+    writer.arg("async.contended_s", a->contended_s);
+    writer.arg("async.exposed_s", a->exposed_s);
+    writer.arg("async.hidden_s", a->hidden_s);
+    writer.arg("async.latency_s", a->latency_s);
+    writer.arg("async.queued_s", a->queued_s);
+    writer.arg("async.stream", a->stream);
+  }
   writer.arg("bound", op_bound_name(op));
   writer.arg("category", op.category());
   if (c != nullptr) writer.arg("collective", c->kind);

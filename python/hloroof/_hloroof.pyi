@@ -397,6 +397,7 @@ class AsyncPrediction:
     queued_s: float
     hidden_s: float
     exposed_s: float
+    contended_s: float
     def to_dict(self) -> Dict[str, Any]: ...
 
 class TimeRange:

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "cli_runner.h"
 #include "nlohmann/json.hpp"
@@ -231,6 +232,19 @@ TEST_CASE("predict --csv: every op of --json, one row each, the JSON's op keys a
     INFO(key);
     CHECK(has_column(key));
   }
+  // And every key of a nested object, wherever an op has one.
+  int nested = 0;
+  for (const nlohmann::json& op : ops) {
+    for (const char* object : {"collective", "async", "time_range"}) {
+      if (!op[object].is_object()) continue;
+      for (const auto& [key, value] : op[object].items()) {
+        INFO(object << "." << key);
+        CHECK(has_column(absl::StrCat(object, ".", key)));
+        ++nested;
+      }
+    }
+  }
+  CHECK(nested > 0);
   CHECK(has_column("collective.payload_bytes"));
   // The rows in the JSON's order, named alike.
   for (size_t k = 0; k < ops.size(); ++k) {

@@ -657,6 +657,15 @@ ENTRY e {
   CHECK(computation.op("dn").time_s == Approx(negate));
   CHECK_THAT(std::string(computation.op("dn").explanation()),
              Catch::Contains("shares the memory with them"));
+  // The record says that whole wait is the memory's, in JSON and CSV alike.
+  CHECK(computation.op("dn").async->contended_s == Approx(negate));
+  CHECK(computation.op("st").async->contended_s == Approx(negate));
+  const nlohmann::json j = nlohmann::json::parse(prediction_to_json(computation.prediction));
+  double said = -1;
+  for (const nlohmann::json& op : j["ops"]) {
+    if (op["name"] == "dn") said = op["async"]["contended_s"].get<double>();
+  }
+  CHECK(said == Approx(negate));
   // Behind a matrix product that leaves the memory free, it hides whole.
   auto behind_dot = predict(R"(HloModule m, is_scheduled=true
 wrapped { x = f32[1024] parameter(0)  ROOT y = f32[1024] negate(x) }
@@ -670,6 +679,7 @@ ENTRY e {
 })",
                               "tpu_v5e", no_overhead());
   CHECK(behind_dot.op("dn").time_s == 0);
+  CHECK(behind_dot.op("dn").async->contended_s == 0);
   CHECK(behind_dot->step_time_s == Approx(behind_dot.op("d").time_s));
 }
 
@@ -699,6 +709,7 @@ ENTRY e {
   CHECK(p.op("in1").async->queued_s == Approx(pcie));
   CHECK(p.op("in1").async->latency_s == Approx(pcie));
   CHECK(p.op("out").async->queued_s == 0);
+  CHECK(p.op("in1").async->contended_s == 0);  // the host link's wait, not the memory's
   CHECK(p.op("a0").time_s == Approx(pcie));
   CHECK(p.op("a1").time_s == Approx(pcie));  // the rest of in1's span: 524 - 262 us
   CHECK(p.op("o").time_s == 0);

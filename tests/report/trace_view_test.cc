@@ -137,7 +137,7 @@ TEST_CASE("an op's args come in the order of their keys") {
   }
   const nlohmann::ordered_json trace =
       nlohmann::ordered_json::parse(prediction_to_trace_json(prediction));
-  bool collective_seen = false;
+  bool collective_seen = false, async_seen = false;
   for (const auto& e : trace.at("traceEvents")) {
     if (e.at("ph") != "X" || !e.at("args").contains("opcode")) continue;
     std::vector<std::string> keys;
@@ -146,13 +146,17 @@ TEST_CASE("an op's args come in the order of their keys") {
     CHECK(std::is_sorted(keys.begin(), keys.end()));
     CHECK(std::adjacent_find(keys.begin(), keys.end()) == keys.end());
     CHECK(e.at("args").contains("transcendentals"));
+    const bool async = e.at("args").contains("async.stream");
+    async_seen = async_seen || async;
     if (e.at("args").contains("collective")) {
       collective_seen = true;
-      CHECK(keys.size() == 22);  // every arg
+      // Every arg: 22 of the op and its collective, and 6 of an async pair's record.
+      CHECK(keys.size() == (async ? 28u : 22u));
       CHECK(e.at("args").at("group_size").is_number_integer());
     }
   }
   CHECK(collective_seen);
+  CHECK(async_seen);
 }
 
 TEST_CASE("counters accumulate FLOPs and HBM bytes to the step's totals") {

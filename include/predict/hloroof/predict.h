@@ -127,6 +127,10 @@ struct AsyncPrediction {
   // done's wait for the rest (queued_s + latency_s = hidden_s + exposed_s).
   double hidden_s = 0;
   double exposed_s = 0;
+  // Per execution: the wait the work's memory traffic needs, at most exposed_s: the memory it
+  // occupies less what the ops between start and done leave free (docs/prediction-model.md,
+  // "Async pairs and the schedule"); 0 when they leave enough, where only the latency waits.
+  double contended_s = 0;
   // Per execution: the async work's roofline (its floor); a wrapped computation's expected time.
   double roofline_latency_s = 0;
 };

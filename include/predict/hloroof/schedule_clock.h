@@ -67,7 +67,7 @@ struct AsyncPairTiming {
   double hidden_s = 0;   // unqueued, memory to spare: min(latency, done_s - start_s)
   double exposed_s = 0;  // max(0, start_s + queued_s + latency_s - done_s, contended_s)
   // The wait the work's memory traffic needs: its occupancy less the memory the ops in between
-  // left free (0 when they left enough).
+  // left free (0 when they left enough), at most its span; at most exposed_s.
   double contended_s = 0;
 };
 
