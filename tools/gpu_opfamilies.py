@@ -2,7 +2,7 @@
 
 Run on a machine with a GPU and JAX with CUDA:
     python3 tools/gpu_opfamilies.py OUTDIR
-        [--set sweep|heldout|cache|contention|decode|convs|unaligned|reductions]
+        [--set sweep|heldout|cache|contention|decode|convs|unaligned|reductions|depthwise]
         [--small] [--budget 300] [--cases REGEX] [--dry-run]
 Sweeps the op families whose time a roofline does not give: sort, top-k, FFT, gather/scatter,
 convolutions (forward and both backward passes), depthwise convolution, pooling, cumulative
@@ -31,6 +31,10 @@ made 4093, 4095, 4100, 4104 or 4112) beside aligned twins, in bf16 and fp8.
 summed over R, D of 1 and 64, R of 512 and 4096, K of 8 to 4096, f32 and bf16; the decode
 step's scaled maximum with its side output) and the host's gaps before a tiny convolution's
 cuDNN call and a small sort, on the host at hand.
+`--set depthwise` measures the filter gradient alone of depthwise convolutions: on a map no
+wider than its 7x7 window XLA writes it as a forward convolution with an output batch of 1
+(ConvNeXt's last stage, 384 to 1536 channels, batch 16 to 256), and beside those five the
+backward-filter calls of 14x14 and 28x28 maps and 3x3 filters.
 
 Each case, in OUTDIR/CASE/: the optimized HLO (module.hlo), XLA's cost and memory analyses
 (cost.json, memory.json) and the host wall time per call (timings.json: median of many calls,
@@ -540,8 +544,30 @@ def host_gaps(s):
 
 REDUCTIONS = [column_reductions, host_gaps]
 
+
+def depthwise_filter_gradients(s):
+    """The filter gradient alone of depthwise convolutions, each (batch, side, channels, filter):
+    on a map no wider than its window XLA writes it as a forward convolution whose output batch
+    is 1 (the filter), which cuDNN ran as one kernel of algorithm 0 in 1.03 ms on an H200 for
+    ConvNeXt's last stage (64 x 7 x 7 x 768, 7x7), 55 times its expected time; on 14 x 14 maps
+    it is a backward-filter call near its expected time. Channels, batch, side and filter are
+    varied around that case."""
+    shapes = [(2, 4, 16, 3)] if s else [
+        (64, 7, 768, 7), (64, 7, 384, 7), (64, 7, 1536, 7), (16, 7, 768, 7), (256, 7, 768, 7),
+        (64, 14, 384, 7), (64, 14, 768, 7), (64, 28, 192, 7), (64, 7, 768, 3), (64, 14, 576, 3)]
+    for b, h, c, k in shapes:
+        x = normal((b, h, h, c), BF16)
+        w = normal((k, k, 1, c), BF16, 4) * 0.05
+        yield (f"dwgrad_k{k}_g{c}_b{b}_{h}x{h}",
+               (lambda c: jax.grad(lambda w, x: jnp.sum(conv(x, w, 1, c).astype(F32) ** 2)))(c),
+               (w, x))
+
+
+DEPTHWISE = [depthwise_filter_gradients]
+
 SETS = {"sweep": FAMILIES, "heldout": HELDOUT, "cache": CACHE, "contention": CONTENTION,
-        "decode": DECODE, "convs": CONVS, "unaligned": UNALIGNED, "reductions": REDUCTIONS}
+        "decode": DECODE, "convs": CONVS, "unaligned": UNALIGNED, "reductions": REDUCTIONS,
+        "depthwise": DEPTHWISE}
 
 
 def cases(which, small, dry_run=False, only=None):

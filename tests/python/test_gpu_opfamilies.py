@@ -1,7 +1,7 @@
 """tools/gpu_opfamilies.py, checked without a GPU: the sets measured last (contention, decode,
-convs, unaligned) and the one waiting for a GPU (reductions) build at their full sizes, and a dry
-run (--dry-run) compiles a tiny case of each on the CPU and writes what a measurement writes but
-the timings and the profile."""
+convs, unaligned) and those waiting for a GPU (reductions, depthwise) build at their full sizes,
+and a dry run (--dry-run) compiles a tiny case of each on the CPU and writes what a measurement
+writes but the timings and the profile."""
 
 import json
 import os
@@ -29,9 +29,10 @@ import gpu_opfamilies  # noqa: E402
 # unaligned: 2 dtypes x (2 vocabularies x 3 LM-head products + 5 sizes x 3 dimensions + 4096^3)
 #   = 2 x 22 = 44;
 # reductions: 2 D x 2 R x 5 K x 2 dtypes column sums + 3 maxima with a side output + 3
-#   convolutions and 2 sorts for the host's gaps = 48.
+#   convolutions and 2 sorts for the host's gaps = 48;
+# depthwise: 10 filter gradients.
 CASES = {"contention": 28 + 1, "decode": 23 + 1, "convs": 48 + 1, "unaligned": 44 + 1,
-         "reductions": 48 + 1}
+         "reductions": 48 + 1, "depthwise": 10 + 1}
 
 
 @pytest.mark.parametrize("which", sorted(CASES))
@@ -57,13 +58,16 @@ def test_every_full_size_case_builds(which):
 #   32 x 2 B = 4608 B: 12800 B;
 # an fp8 LM-head product with a vocabulary of 67 (prime): x 64 x 32 x 1 B = 2048 B, W 32 x 67 x
 #   1 B = 2144 B: 4192 B;
-# a bf16 column sum of [1, 64, 8]: 1 x 64 x 8 x 2 B = 1024 B.
+# a bf16 column sum of [1, 64, 8]: 1 x 64 x 8 x 2 B = 1024 B;
+# a depthwise 3x3 filter gradient: w 3 x 3 x 1 x 16 x 2 B = 288 B, x 2 x 4 x 4 x 16 x 2 B =
+#   1024 B: 1312 B.
 TINY = {
     "contention": ("scatter_add_embed_bf16_zipf1.1_r1000_u64_w32", "scatter(", 4352),
     "decode": ("decode_step_l2_b2_s32_h64", "dynamic-update-slice(", 196868),
     "convs": ("conv3x3_s1_g4_b2_8x8_32to32_fwdbwd", "convolution(", 12800),
     "unaligned": ("gemm_fp8_m64_k32_n67", "f8e4m3fn[32,67]", 4192),
     "reductions": ("colsum_bf16_d1_r64_k8", "reduce(", 1024),
+    "depthwise": ("dwgrad_k3_g16_b2_4x4", "convolution(", 1312),
 }
 
 
