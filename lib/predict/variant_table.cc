@@ -253,10 +253,12 @@ absl::StatusOr<VariantTime> VariantTable::time(const DeviceVariant& v) const {
             hbm = op.trips * held(op.body) + (op.trips + 1) * held(op.condition);
             break;
           case Role::kConditional:
+            // The slowest branch on this variant (the first of equals, as the walk takes it),
+            // and the memory its schedule held.
             for (int32_t b = 0; b < op.branch_count; ++b) {
-              t = std::max(t, total(branches_[static_cast<size_t>(op.branches + b)]));
+              const int32_t branch = branches_[static_cast<size_t>(op.branches + b)];
+              if (b == 0 || total(branch) > t) t = total(branch), hbm = held(branch);
             }
-            hbm = op.occupancy_s / v.hbm_bandwidth_scale;  // its slowest branch's, as the device is
             break;
           case Role::kCall:
             t = total(op.body);

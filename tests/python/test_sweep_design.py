@@ -84,6 +84,60 @@ ENTRY main {
         table.times([1, 2], [1], [1])
 
 
+_BRANCHES = """
+mem {
+  t = (f32[4096,2048], bf16[2048,2048]) parameter(0)
+  x = f32[4096,2048] get-tuple-element(t), index=0
+  y = f32[4096,2048] add(x, x)
+  ROOT s = f32[2048,2048] slice(y), slice={[0:2048], [0:2048]}
+}
+
+mm {
+  t = (f32[4096,2048], bf16[2048,2048]) parameter(0)
+  w = bf16[2048,2048] get-tuple-element(t), index=1
+  ROOT d = f32[2048,2048] dot(w, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+"""
+
+
+def _beside_a_copy(run):
+    # `run` beside an async copy of 288 MiB (604 MB read and written: 0.74 ms at tpu_v5e's
+    # 8.19e11 B/s, its traffic's time), which shares the memory with it.
+    return f"""HloModule m, is_scheduled=true
+{_BRANCHES}
+ENTRY e {{
+  x = f32[4096,2048] parameter(0)
+  w = bf16[2048,2048] parameter(1)
+  p = pred[] parameter(2)
+  h = f32[75497472] parameter(3)
+  t = (f32[4096,2048], bf16[2048,2048]) tuple(x, w)
+  cs = (f32[75497472], f32[75497472], u32[]) copy-start(h)
+  c = f32[2048,2048] {run}
+  cd = f32[75497472] copy-done(cs)
+  ROOT r = (f32[2048,2048], f32[75497472]) tuple(c, cd)
+}}
+"""
+
+
+def test_variant_table_runs_a_conditional_as_its_slowest_branch_on_each_variant():
+    # `mem` moves 100 MB and 33.6 MB (about 0.19 ms of memory), `mm` 33.6 MB beside a 2048^3
+    # bf16 product (1.7e10 FLOP: 87 us at 1.97e14 FLOP/s). As the device is, `mem` is the
+    # slower branch; at a tenth of the FLOP rate `mm` is (0.87 ms at its roofline). The copy
+    # beside the conditional waits for what its traffic needs beyond the memory the branch
+    # leaves free: the conditional must leave what its slowest branch on that variant leaves,
+    # as the same branch called alone does, not what the device's slowest branch held.
+    steps = {}
+    for name, run in (("conditional", "conditional(p, t, t), true_computation=mem, "
+                                      "false_computation=mm"),
+                      ("mem", "call(t), to_apply=mem"), ("mm", "call(t), to_apply=mm")):
+        _, table = _table(_beside_a_copy(run), "tpu_v5e:1x1")
+        steps[name], _ = table.times([1.0, 0.1], [1.0, 1.0], [1.0, 1.0])
+    assert steps["conditional"][0] == steps["mem"][0]
+    assert steps["conditional"][1] == steps["mm"][1]
+    # The two branches' memory differs enough to show: `mem` beside the copy waits longer.
+    assert steps["mem"][1] > steps["mm"][1] * 1.05
+
+
 def test_variant_table_follows_the_full_prediction(llama_program):
     # A variant re-times each op by its roofline, keeping the efficiency its model gives on the
     # device; the full prediction on the edited device runs every model again. On this program
