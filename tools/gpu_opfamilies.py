@@ -2,7 +2,7 @@
 
 Run on a machine with a GPU and JAX with CUDA:
     python3 tools/gpu_opfamilies.py OUTDIR
-        [--set sweep|heldout|cache|contention|decode|convs|unaligned|reductions|depthwise]
+        [--set sweep|heldout|cache|contention|decode|convs|unaligned|reductions|depthwise|hbm]
         [--small] [--budget 300] [--cases REGEX] [--dry-run]
 Sweeps the op families whose time a roofline does not give: sort, top-k, FFT, gather/scatter,
 convolutions (forward and both backward passes), depthwise convolution, pooling, cumulative
@@ -35,6 +35,8 @@ cuDNN call and a small sort, on the host at hand.
 wider than its 7x7 window XLA writes it as a forward convolution with an output batch of 1
 (ConvNeXt's last stage, 384 to 1536 channels, batch 16 to 256), and beside those five the
 backward-filter calls of 14x14 and 28x28 maps and 3x3 filters.
+`--set hbm` measures memory-bound kernels by their mix of reads and writes (a scale, an add, a
+transpose, a bf16 row softmax) from 4 to 512 MiB.
 
 Each case, in OUTDIR/CASE/: the optimized HLO (module.hlo), XLA's cost and memory analyses
 (cost.json, memory.json) and the host wall time per call (timings.json: median of many calls,
@@ -565,9 +567,29 @@ def depthwise_filter_gradients(s):
 
 DEPTHWISE = [depthwise_filter_gradients]
 
+
+def hbm_mixes(s):
+    """Memory-bound kernels by their mix of reads and writes and by size: a scale (one read,
+    one write), an add of two arrays (two reads, one write), a transpose and a row softmax in
+    bf16 (one read, one write each), from 4 to 512 MiB written. The H200's kernels of 4-64 MB
+    ran 1.23-1.25x their expected time where the H100's ran 0.94-0.97x and the H200's above
+    256 MB 1.00x; the cache set's reads and fills hold the pure reads and writes."""
+    for mb in ([1] if s else [4, 8, 16, 32, 64, 128, 256, 512]):
+        n = mb << 18  # f32 elements in mb MiB
+        side = 1 << (n.bit_length() - 1) // 2  # n = side x (n // side), both powers of two
+        yield f"hbm_scale_f32_{mb}mib", lambda x: x * 1.5, (normal((n // 1024, 1024)),)
+        yield (f"hbm_add_f32_{mb}mib", lambda x, y: x + y,
+               (normal((n // 1024, 1024)), normal((n // 1024, 1024), F32, 1)))
+        yield f"hbm_transpose_f32_{mb}mib", lambda x: x.T * 1.5, (normal((side, n // side)),)
+        yield (f"hbm_softmax_bf16_{mb}mib", lambda x: jax.nn.softmax(x, axis=-1),
+               (normal((2 * n // 8192, 8192), BF16),))
+
+
+HBM = [hbm_mixes]
+
 SETS = {"sweep": FAMILIES, "heldout": HELDOUT, "cache": CACHE, "contention": CONTENTION,
         "decode": DECODE, "convs": CONVS, "unaligned": UNALIGNED, "reductions": REDUCTIONS,
-        "depthwise": DEPTHWISE}
+        "depthwise": DEPTHWISE, "hbm": HBM}
 
 
 def cases(which, small, dry_run=False, only=None):
