@@ -101,8 +101,9 @@ absl::StatusOr<ScheduleTiming> time_schedule(size_t count,
       const double span_s = p.queued_s + p.latency_s;
       const double window_s = t - o.start_s;
       const double free_s = std::max(0.0, window_s - (hbm - o.start_hbm_s));
+      // Both waits are at most the span (the window is never negative), the memory's at least 0.
       p.contended_s = std::min(span_s, std::max(0.0, o.hbm_s - free_s));
-      p.exposed_s = std::min(span_s, std::max(span_s - window_s, p.contended_s));
+      p.exposed_s = std::max(span_s - window_s, p.contended_s);
       p.hidden_s = span_s - p.exposed_s;
       hbm += o.hbm_s;
       open.erase(it);
