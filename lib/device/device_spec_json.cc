@@ -338,7 +338,7 @@ absl::Status SpecReader::read(const json& root) {
                      {"schema_version", "name", "display_name", "aliases", "base", "kind",
                       "device_note", "measured_on", "matrix_flops_per_s", "vector_flops_per_s",
                       "transcendentals_per_s", "hbm", "on_chip_memory", "host_link",
-                      "per_op_overhead", "launch_floor", "mxu_size", "gemm_plateau",
+                      "per_op_overhead", "launch_floor", "stores_per_s", "mxu_size", "gemm_plateau",
                       "sharded_compute_share",
                       "tuple_table_granule",
                       "matmul_efficiency", "hbm_efficiency", "collective_bandwidth_efficiency",
@@ -410,6 +410,10 @@ absl::Status SpecReader::read(const json& root) {
       figure(root, "", "launch_floor", Quantity::kTime, Sign::kNonNegative, false);
   if (!floor.ok()) return floor.status();
   spec_->launch_floor_s = *floor;
+  absl::StatusOr<std::optional<double>> stores =
+      figure(root, "", "stores_per_s", Quantity::kOpRate, Sign::kPositive, false);
+  if (!stores.ok()) return stores.status();
+  spec_->stores_per_s = *stores;
   // Read by the TPU expected time from `figures` (DeviceSpec::figure("mxu_size")).
   absl::StatusOr<std::optional<int64_t>> mxu =
       count_figure(root, "", "mxu_size", "elements", 8, 4096, /*required=*/false);

@@ -319,6 +319,7 @@ OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool inc
     v.kernel_class = kernel_class(i);
     if (device.hbm_unaligned_bandwidth) v.unaligned_share = unaligned_share(i, v.kernel_class);
     v.strided = strided_loop_reads(i);
+    if (device.stores_per_s) v.store_element_bytes = store_element_bytes(i, v.kernel_class);
   }
   return v;
 }

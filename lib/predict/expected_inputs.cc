@@ -429,6 +429,25 @@ KernelClass kernel_class(const Instruction& instruction) {
   return KernelClass::kElementwise;
 }
 
+int store_element_bytes(const Instruction& instruction, KernelClass kind) {
+  if (kind != KernelClass::kElementwise && kind != KernelClass::kReduction) return 0;
+  if (instruction.opcode() == Opcode::kCopy) return 0;
+  bool moves_only = instruction.opcode() == Opcode::kFusion;
+  for_each_fused_op(instruction, [&moves_only](const Instruction& op) {
+    const Opcode o = op.opcode();
+    if (o != Opcode::kParameter && o != Opcode::kConstant && o != Opcode::kBitcast &&
+        o != Opcode::kDynamicSlice && o != Opcode::kFusion) {
+      moves_only = false;
+    }
+  });
+  if (moves_only) return 0;
+  const Shape* out = &instruction.shape();
+  while (out->is_tuple() && !out->elements.empty()) out = &out->elements[0];
+  if (!out->is_array()) return 0;
+  const int bytes = primitive_storage_bytes(out->element_type);
+  return bytes >= 2 ? bytes : 0;
+}
+
 namespace {
 
 // Calls `f` with each array of `shape` in device memory (memory space 0; tuples walked), its

@@ -166,6 +166,12 @@ std::string_view kernel_class_name(KernelClass c);  // "elementwise", "reduction
 // The class of the kernel `instruction` launches on a GPU.
 KernelClass kernel_class(const Instruction& instruction);
 
+// The bytes of an element of the result of a GPU kernel of XLA's own that computes and stores
+// an element at a time (its first array's): elementwise loops and reductions of `kind`, Triton
+// fusions among them; 0 for the rest: transposes (tiled, vector stores), one-byte results
+// (packed), copies and fusions of a dynamic slice alone (XLA's memcpy).
+int store_element_bytes(const Instruction& instruction, KernelClass kind);
+
 // The share of the bytes of the arrays `instruction` reads and writes (its operands and
 // results in device memory) that a kernel of XLA's own on a GPU cannot move in 16-byte
 // vectors, from 0 to 1; 0 for ops that launch no such kernel (library calls, collectives,
@@ -345,7 +351,7 @@ struct ScaleOutTime {
 struct GpuOpBasis {
   // The terms named, with their times: the measured GEMMs' first (when `gemms` > 0), then the
   // roofline's in its order, then the elementwise issue time, then the small-kernel floor.
-  enum class Term : uint8_t { kHbm, kMatrix, kIssue, kKernelFloor, kUnalignedGemm };
+  enum class Term : uint8_t { kHbm, kMatrix, kIssue, kKernelFloor, kUnalignedGemm, kStores };
   absl::InlinedVector<std::pair<Term, double>, 4> terms;
   std::string_view table;        // the GEMM table's device ("h100"): static, or the device's
   int gemms = 0;                 // GEMMs the table timed
@@ -357,6 +363,7 @@ struct GpuOpBasis {
   // they move at (hbm.unaligned_bandwidth, at most the achievable HBM rate); 0: none.
   double unaligned_share = 0;
   double unaligned_rate = 0;
+  double stored_elements = 0;  // kStores: the elements written, at the device's stores_per_s
   // kHbm: elements read across rows, a kGpuSectorBytes sector each at the HBM bandwidth
   // (strided_loop_reads); 0: none.
   double strided_elements = 0;

@@ -316,6 +316,19 @@ OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
       basis.unaligned_gemms = 0;
     }
   }
+  // A kernel of XLA's own that computes stores an element at a time: its written bytes'
+  // elements at the device's store rate, where it states one (store_element_bytes).
+  if (!hbm_knob && device.stores_per_s && op.store_element_bytes > 0) {
+    const double written = std::max(0.0, work.hbm_bytes - work.hbm_read_bytes);
+    const double elements = written / op.store_element_bytes;
+    const double s = elements / *device.stores_per_s;
+    // Said only when it is the slowest term (it then sets the expected time).
+    if (s > terms) {
+      basis.terms.push_back({Term::kStores, s});
+      basis.stored_elements = elements;
+      consider(s, [] { return std::string("element stores (stores_per_s, measured)"); });
+    }
+  }
   // Elementwise work at the lanes' issue rate, each op costed by its measured profile; said
   // only when it is the slowest term (it then sets the expected time).
   if (!issue.profile.empty() && issue.time_s > terms) {
@@ -370,6 +383,7 @@ OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
     }
   }
   if (basis.unaligned_share > 0) out.notes.use_figure("hbm.unaligned_bandwidth");
+  if (model == "element stores (stores_per_s, measured)") out.notes.use_figure("stores_per_s");
   out.model = std::move(model);
   out.model_s = time_s;
   if (time_s > out.time_s) out.time_s = time_s;
@@ -454,6 +468,12 @@ std::string_view explain_gpu_op(double time_s, const GpuOpBasis& basis, const De
         case Term::kMatrix:
           how.push_back(absl::StrCat("matrix at ", util::fixed_text(basis.matmul_efficiency, 2),
                                      " of peak (matmul_efficiency, calibrated): ", seconds(s)));
+          break;
+        case Term::kStores:
+          how.push_back(absl::StrCat(util::general_text(basis.stored_elements, 4),
+                                     " elements stored at ",
+                                     util::general_text(*device.stores_per_s, 3),
+                                     " a second (stores_per_s): ", seconds(s)));
           break;
         case Term::kIssue:
           how.push_back(absl::StrCat(util::general_text(basis.element_ops, 4),

@@ -76,6 +76,9 @@ struct OpView {
   KernelClass kernel_class = KernelClass::kNone;  // on GPUs: for the small-kernel floor
   double unaligned_share = 0;  // on GPUs: of its bytes, those not in 16-byte vectors
   StridedReads strided;        // on GPUs: a loop fusion's reads across rows (strided_loop_reads)
+  // On GPUs: the bytes of an element of the result a kernel of XLA's own stores (its first
+  // array's); 0: not such a kernel.
+  int store_element_bytes = 0;
   std::optional<FamilyTime> family;  // a measured op-family model (gpu_families.h)
   double loop_host_gap_s = 0;        // the host's time before it in a small GPU loop body
   // On GPUs: the share of its measured rate the op's matrix work keeps (the device's

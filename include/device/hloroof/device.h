@@ -164,6 +164,9 @@ struct DeviceSpec {
   double per_op_overhead_s = 0;             // GPU: kernel launch
   // The shortest a top-level op can take, for the roofline's floor; per_op_overhead_s when unset.
   std::optional<double> launch_floor_s;
+  // GPU: the elements a second XLA's own kernels store (an element at a time, whatever its
+  // width: bf16 results at half an f32 one's bytes a second); unset: stores not modelled.
+  std::optional<double> stores_per_s;
   // TPU: the share of this chip's peak its large GEMMs reach inside programs, the plateau of the
   // measured ramp the TPU expected time borrows; unset: its peak.
   std::optional<double> gemm_plateau;
