@@ -326,7 +326,11 @@ OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
     if (s > terms) {
       basis.terms.push_back({Term::kStores, s});
       basis.stored_elements = elements;
-      consider(s, [] { return std::string("element stores (stores_per_s, measured)"); });
+      // The model names the figure's source: measured, derived (borrowed) or set.
+      consider(s, [&device] {
+        const DeviceFigure* f = device.figure("stores_per_s");
+        return absl::StrCat("element stores (stores_per_s, ", f ? f->source : "set", ")");
+      });
     }
   }
   // Elementwise work at the lanes' issue rate, each op costed by its measured profile; said
@@ -383,7 +387,7 @@ OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
     }
   }
   if (basis.unaligned_share > 0) out.notes.use_figure("hbm.unaligned_bandwidth");
-  if (model == "element stores (stores_per_s, measured)") out.notes.use_figure("stores_per_s");
+  if (absl::StartsWith(model, "element stores")) out.notes.use_figure("stores_per_s");
   out.model = std::move(model);
   out.model_s = time_s;
   if (time_s > out.time_s) out.time_s = time_s;
