@@ -350,7 +350,8 @@ struct ScaleOutTime {
 // (CalibratedModel), whose terms are a subset of a GPU's.
 struct GpuOpBasis {
   // The terms named, with their times: the measured GEMMs' first (when `gemms` > 0), then the
-  // roofline's in its order, then the elementwise issue time, then the small-kernel floor.
+  // roofline's in its order, then the element stores and the elementwise issue time (each
+  // where it is the slowest so far), then the small-kernel floor.
   enum class Term : uint8_t { kHbm, kMatrix, kIssue, kKernelFloor, kUnalignedGemm, kStores };
   absl::InlinedVector<std::pair<Term, double>, 4> terms;
   std::string_view table;        // the GEMM table's device ("h100"): static, or the device's
