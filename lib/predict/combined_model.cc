@@ -3,6 +3,7 @@
 #include "predict/combined_model.h"
 
 #include <algorithm>
+#include <array>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
@@ -87,6 +88,29 @@ double hbm_occupancy(const OpEstimate& e) {
   if (const auto* gpu = std::get_if<GpuOpBasis>(&e.basis)) expected_term(*gpu);
   if (const auto* tpu = std::get_if<TpuOpBasis>(&e.basis)) expected_term(*tpu);
   return std::min(hbm, e.time_s);
+}
+
+// What bounds an async computation: the bound of the ops that take most of its time (a
+// host-offload dynamic-slice waits on the host link, a SparseCore gather on HBM), and the
+// resource of the longest of them; compute where none takes time.
+void set_bound_of(const ComputationTiming& c, InstructionTiming& t) {
+  std::array<double, 4> by_bound{};
+  for (const InstructionTiming& i : c.instructions) {
+    by_bound[static_cast<size_t>(i.bound)] += i.time_s;
+  }
+  const auto most = std::max_element(by_bound.begin(), by_bound.end());
+  if (*most <= 0) {
+    t.bound = BoundBy::kCompute;
+    return;
+  }
+  t.bound = static_cast<BoundBy>(most - by_bound.begin());
+  double longest = 0;
+  for (const InstructionTiming& i : c.instructions) {
+    if (i.bound == t.bound && i.time_s > longest) {
+      longest = i.time_s;
+      t.resource = i.resource;
+    }
+  }
 }
 
 }  // namespace
@@ -193,7 +217,7 @@ absl::Status CombinedModel::time_async_start(const Instruction& i, const Instruc
     flow.latency_s = it->second.total_s;
     t.hbm_s = it->second.hbm_s;
     flow.async_computation = wrapped;
-    t.bound = BoundBy::kCompute;
+    set_bound_of(it->second, t);
     t.model = roofline_walk() ? "roofline" : "the wrapped computation's ops";
     if (explain()) {
       explanation.assign(save(

@@ -257,6 +257,7 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
         FlowTiming& flow = t.mutable_flow();
         flow.partner = it->second;
         t.bound = s.bound;
+        t.resource = s.resource;
         flow.stream = s.flow().stream;
         t.model = s.model;
       } else {

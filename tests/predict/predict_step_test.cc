@@ -683,6 +683,46 @@ ENTRY e {
   CHECK(behind_dot->step_time_s == Approx(behind_dot.op("d").time_s));
 }
 
+TEST_CASE("an async computation is bound by what bounds its ops") {
+  // A dynamic-slice out of host memory (S(5)), run as an async computation, as libtpu loads an
+  // offloaded layer input: its 4 MiB cross the host link, so the step waits on memory (the host
+  // link), not on compute.
+  auto p = predict(R"(HloModule m, is_scheduled=true
+wrapped {
+  h = f32[4,1048576]{1,0:S(5)} parameter(0)
+  i = s32[] parameter(1)
+  z = s32[] constant(0)
+  ROOT s = f32[1,1048576] dynamic-slice(h, i, z), dynamic_slice_sizes={1,1048576}
+}
+ENTRY e {
+  h = f32[4,1048576]{1,0:S(5)} parameter(0)
+  i = s32[] parameter(1)
+  st = ((f32[4,1048576]{1,0:S(5)}, s32[]), f32[1,1048576], u32[]) async-start(h, i), calls=wrapped
+  ROOT dn = f32[1,1048576] async-done(st)
+})",
+                   "tpu_v5e", no_overhead());
+  REQUIRE(p->step_time_s > 0);
+  CHECK(p.op("st").bound == BoundBy::kMemory);
+  CHECK(p.op("dn").bound == BoundBy::kMemory);
+  CHECK(p.op("dn").resource == Bound::kHost);
+  CHECK(p->breakdown.memory_s == Approx(p->step_time_s));
+  CHECK(p->breakdown.compute_s == 0);
+  // A wrapped matrix product is compute.
+  auto dot = predict(R"(HloModule m, is_scheduled=true
+wrapped {
+  a = bf16[2048,2048] parameter(0)
+  ROOT d = bf16[2048,2048] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+ENTRY e {
+  a = bf16[2048,2048] parameter(0)
+  st = ((bf16[2048,2048]), bf16[2048,2048], u32[]) async-start(a), calls=wrapped
+  ROOT dn = bf16[2048,2048] async-done(st)
+})",
+                     "tpu_v5e", no_overhead());
+  CHECK(dot.op("dn").bound == BoundBy::kCompute);
+  CHECK(dot.op("dn").resource == Bound::kMatrix);
+}
+
 TEST_CASE("host-offload copies queue on their direction of the host link") {
   // Two 4 MiB copies in from host memory (S(5)) and one out, started together, then their
   // dones: 262 us each at 1.6e10 B/s (4194304 / 1.6e10). The two in run one after the other
