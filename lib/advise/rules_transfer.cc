@@ -46,6 +46,15 @@ const Instruction* source_parameter(const Instruction& i) {
   return nullptr;
 }
 
+// The start an async done waits for: its operand, through any async-update.
+const Instruction* async_start_of(const Instruction& done) {
+  const Instruction* s = done.operand_count() > 0 ? done.operand(0) : nullptr;
+  while (s != nullptr && s->opcode() == Opcode::kAsyncUpdate) {
+    s = s->operand_count() > 0 ? s->operand(0) : nullptr;
+  }
+  return s != nullptr && s->opcode() == Opcode::kAsyncStart ? s : nullptr;
+}
+
 // The op that carries a collective's wait on the critical path: an async pair's done, else the
 // collective itself.
 const Instruction* waiting_op(const Instruction& i) {
@@ -450,6 +459,27 @@ void host_transfer(const Context& ctx, std::vector<Candidate>& out) {
       absl::StatusOr<ShapeSize> s = shape_size(i.shape());
       moved = s.ok() ? static_cast<double>(s->padded_bytes) : 0;
       saving = op_step_time_s(r);
+    } else if (i.opcode() == Opcode::kAsyncDone && !r.collective) {
+      // An async computation that reads or writes host memory: libtpu loads an offloaded
+      // layer input back as an async dynamic-slice, and stores one as an async
+      // dynamic-update-slice into the host buffer. The wait is on the done; the bytes moved are
+      // the slice read (the done's result) or the device operands written.
+      const Instruction* start = async_start_of(i);
+      if (start == nullptr) continue;
+      double written = 0;
+      bool reads_host = false;
+      for (const Instruction* o : start->operands()) {
+        if (in_host_memory(o->shape())) {
+          reads_host = true;
+        } else {
+          written += result_bytes(o->shape()).padded;
+        }
+      }
+      const bool writes_host = in_host_memory(i.shape());
+      if (!writes_host && !reads_host) continue;
+      wait = &i;
+      moved = writes_host ? written : result_bytes(i.shape()).padded;
+      saving = op_step_time_s(r);
     } else if (i.opcode() == Opcode::kInfeed || i.opcode() == Opcode::kOutfeed) {
       wait = &i;
       moved = r.host_bytes > 0 ? r.host_bytes : result_bytes(i.shape()).padded;
@@ -489,7 +519,8 @@ void host_transfer(const Context& ctx, std::vector<Candidate>& out) {
   text.title = "The step waits for host transfers";
   text.what = absl::StrCat(items.size(), " transfer", items.size() == 1 ? "" : "s",
                            " between host and device memory (", format_bytes(bytes),
-                           " per step) are on the critical path: the step waits ",
+                           " per step) ", items.size() == 1 ? "is" : "are",
+                           " on the critical path: the step waits ",
                            format_seconds(total), ".");
   if (queued > 0) {
     absl::StrAppend(&text.what, " ", format_seconds(queued),

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "advise_test_util.h"
+#include "host_slice.h"
 #include "hloroof/units.h"
 #include "require_ok.h"
 
@@ -486,6 +487,24 @@ ENTRY e {
   auto b = advise_text(host_copy_module(5), "tpu_v5e", roofline_without_overhead());
   REQUIRE(b.find("host-transfer") != nullptr);
   CHECK_FALSE(absl::StrContains(b.find("host-transfer")->what, "queueing"));
+}
+
+TEST_CASE("host-transfer: an offloaded layer input loaded back by an async computation") {
+  // The row, 4 MiB, crosses the host link (4194304 / 1.6e10 = 262.1 us at the roofline) and
+  // nothing runs beside it: the step waits for all of it.
+  auto a = advise_text(testing::host_slice_module(5), "tpu_v5e", roofline_without_overhead());
+  const AdviceFinding* f = a.find("host-transfer");
+  REQUIRE(f != nullptr);
+  CHECK(f->time_at_stake_s == Approx(4194304 / 1.6e10));
+  REQUIRE(f->evidence.size() == 1);
+  CHECK(f->evidence[0].op == "dn");
+  CHECK(f->evidence[0].bytes == 4194304);
+  CHECK_THAT(f->what, Catch::Contains("1 transfer between host and device memory (4 MiB per "
+                                      "step) is on the critical path"));
+
+  // The same slice out of device memory: no host transfer.
+  auto b = advise_text(testing::host_slice_module(0), "tpu_v5e", roofline_without_overhead());
+  CHECK(b.find("host-transfer") == nullptr);
 }
 
 // ---- memory-headroom

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "examples.h"
+#include "host_slice.h"
 #include "hloroof/device_target.h"
 #include "hloroof/report.h"
 #include "nlohmann/json.hpp"
@@ -687,20 +688,7 @@ TEST_CASE("an async computation is bound by what bounds its ops") {
   // A dynamic-slice out of host memory (S(5)), run as an async computation, as libtpu loads an
   // offloaded layer input: its 4 MiB cross the host link, so the step waits on memory (the host
   // link), not on compute.
-  auto p = predict(R"(HloModule m, is_scheduled=true
-wrapped {
-  h = f32[4,1048576]{1,0:S(5)} parameter(0)
-  i = s32[] parameter(1)
-  z = s32[] constant(0)
-  ROOT s = f32[1,1048576] dynamic-slice(h, i, z), dynamic_slice_sizes={1,1048576}
-}
-ENTRY e {
-  h = f32[4,1048576]{1,0:S(5)} parameter(0)
-  i = s32[] parameter(1)
-  st = ((f32[4,1048576]{1,0:S(5)}, s32[]), f32[1,1048576], u32[]) async-start(h, i), calls=wrapped
-  ROOT dn = f32[1,1048576] async-done(st)
-})",
-                   "tpu_v5e", no_overhead());
+  auto p = predict(testing::host_slice_module(5), "tpu_v5e", no_overhead());
   REQUIRE(p->step_time_s > 0);
   CHECK(p.op("st").bound == BoundBy::kMemory);
   CHECK(p.op("dn").bound == BoundBy::kMemory);
