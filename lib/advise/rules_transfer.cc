@@ -46,15 +46,6 @@ const Instruction* source_parameter(const Instruction& i) {
   return nullptr;
 }
 
-// The start an async done waits for: its operand, through any async-update.
-const Instruction* async_start_of(const Instruction& done) {
-  const Instruction* s = done.operand_count() > 0 ? done.operand(0) : nullptr;
-  while (s != nullptr && s->opcode() == Opcode::kAsyncUpdate) {
-    s = s->operand_count() > 0 ? s->operand(0) : nullptr;
-  }
-  return s != nullptr && s->opcode() == Opcode::kAsyncStart ? s : nullptr;
-}
-
 // The op that carries a collective's wait on the critical path: an async pair's done, else the
 // collective itself.
 const Instruction* waiting_op(const Instruction& i) {
@@ -464,8 +455,8 @@ void host_transfer(const Context& ctx, std::vector<Candidate>& out) {
       // layer input back as an async dynamic-slice, and stores one as an async
       // dynamic-update-slice into the host buffer. The wait is on the done; the bytes moved are
       // the slice read (the done's result) or the device operands written.
-      const Instruction* start = async_start_of(i);
-      if (start == nullptr) continue;
+      const Instruction* start = i.async_start();
+      if (start == nullptr || start->opcode() != Opcode::kAsyncStart) continue;
       double written = 0;
       bool reads_host = false;
       for (const Instruction* o : start->operands()) {

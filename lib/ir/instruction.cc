@@ -13,16 +13,25 @@ namespace hloroof {
 
 bool Instruction::is_root() const { return parent_ != nullptr && parent_->root() == this; }
 
+const Instruction* Instruction::async_start() const {
+  if (is_async_start(opcode_)) return nullptr;
+  const Instruction* s = this;
+  // async-update and every done name their start (through any updates) as operand 0.
+  do {
+    s = s->operands_.size > 0 ? s->operand(0) : nullptr;
+  } while (s != nullptr && s->opcode_ == Opcode::kAsyncUpdate);
+  return s != nullptr && is_async_start(s->opcode_) ? s : nullptr;
+}
+
 std::optional<Opcode> Instruction::async_wrapped_opcode() const {
   if (has_wrapped_opcode_) return wrapped_opcode_;
-  const Instruction* start = this;
-  // async-update and async-done name their start (through any updates) as operand 0.
-  while ((start->opcode_ == Opcode::kAsyncUpdate || start->opcode_ == Opcode::kAsyncDone) &&
-         start->operands_.size > 0) {
-    start = start->operand(0);
-    if (start->has_wrapped_opcode_) return start->wrapped_opcode_;
+  if (opcode_ != Opcode::kAsyncUpdate && opcode_ != Opcode::kAsyncDone &&
+      opcode_ != Opcode::kAsyncStart) {
+    return std::nullopt;
   }
-  if (start->opcode_ != Opcode::kAsyncStart) return std::nullopt;
+  const Instruction* start = opcode_ == Opcode::kAsyncStart ? this : async_start();
+  if (start == nullptr || start->opcode_ != Opcode::kAsyncStart) return std::nullopt;
+  if (start->has_wrapped_opcode_) return start->wrapped_opcode_;
   Computation* wrapped = start->computation_attribute(AttrId::kCalls);
   if (wrapped == nullptr || wrapped->root() == nullptr) return std::nullopt;
   return wrapped->root()->opcode();

@@ -94,7 +94,8 @@ double hbm_occupancy(const OpEstimate& e) {
 // host-offload dynamic-slice waits on the host link, a SparseCore gather on HBM), and the
 // resource of the longest of them; compute where none takes time.
 void set_bound_of(const ComputationTiming& c, InstructionTiming& t) {
-  std::array<double, 4> by_bound{};
+  // One sum per BoundBy enumerator; kOverhead is the last.
+  std::array<double, static_cast<size_t>(BoundBy::kOverhead) + 1> by_bound{};
   for (const InstructionTiming& i : c.instructions) {
     by_bound[static_cast<size_t>(i.bound)] += i.time_s;
   }

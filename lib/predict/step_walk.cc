@@ -123,15 +123,6 @@ std::string host_note(const TimingMap& timings, const Computation* body) {
       "; the body holds %.4g s of the host's launches, not hidden by its kernels", host);
 }
 
-// The start a done waits for: its operand, through any async-update.
-const Instruction* start_of(const Instruction& done) {
-  const Instruction* s = done.operand_count() > 0 ? done.operand(0) : nullptr;
-  while (s != nullptr && s->opcode() == Opcode::kAsyncUpdate) {
-    s = s->operand_count() > 0 ? s->operand(0) : nullptr;
-  }
-  return s != nullptr && is_async_start(s->opcode()) ? s : nullptr;
-}
-
 InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timings,
                                     CombinedModel& model) {
   InstructionTiming t;
@@ -248,7 +239,7 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
       t.instruction = i;
       t.cost = model.cost_of(*i);
       t.role = Role::kAsyncDone;
-      const Instruction* start = start_of(*i);
+      const Instruction* start = i->async_start();
       auto it = start ? starts.find(start) : starts.end();
       if (it != starts.end() && ct.instructions[it->second].role == Role::kAsyncStart &&
           ct.instructions[it->second].partner() < 0) {

@@ -242,6 +242,26 @@ ENTRY %e {
   CHECK(find(m, "e", "d").async_wrapped_opcode() == Opcode::kCustomCall);
   CHECK_FALSE(find(m, "e", "d").uses_async_sugar());
   CHECK(find(m, "e", "s").string_attribute(AttrId::kAsyncExecutionThread) == "sparsecore");
+  // The done and the update reach their start through the update; the start has none.
+  CHECK(find(m, "e", "d").async_start() == &find(m, "e", "s"));
+  CHECK(find(m, "e", "u").async_start() == &find(m, "e", "s"));
+  CHECK(find(m, "e", "s").async_start() == nullptr);
+  CHECK(find(m, "e", "p0").async_start() == nullptr);
+}
+
+TEST_CASE("a collective's done reaches its start; other ops reach none") {
+  Module m = parse_ok(R"(HloModule m
+ENTRY %e {
+  %p0 = f32[8]{0} parameter(0)
+  %ags = (f32[8]{0}, f32[32]{0}) all-gather-start(%p0), replica_groups={{0,1,2,3}}, dimensions={0}
+  %agd = f32[32]{0} all-gather-done(%ags)
+  %t = (f32[8]{0}, f32[32]{0}) tuple(%p0, %agd)
+  %gte = f32[32]{0} get-tuple-element(%t), index=1
+  ROOT %r = (f32[32]{0}, f32[32]{0}) tuple(%agd, %gte)
+})");
+  CHECK(find(m, "e", "agd").async_start() == &find(m, "e", "ags"));
+  CHECK(find(m, "e", "agd").async_wrapped_opcode() == std::nullopt);
+  CHECK(find(m, "e", "gte").async_start() == nullptr);
 }
 
 TEST_CASE("nested instruction operands become instructions named <opcode>.anon") {

@@ -44,6 +44,10 @@ class Instruction {
   // `custom-call-start` wraps kCustomCall; an explicit `async-start(...), calls=%c` wraps the
   // root of %c). nullopt for other opcodes or when it cannot be told.
   std::optional<Opcode> async_wrapped_opcode() const;
+  // For an async done or update (async-done, all-gather-done, ...): the start it waits for,
+  // reached through its operand 0 and any async-updates. nullptr for other opcodes or when the
+  // chain ends elsewhere.
+  const Instruction* async_start() const;
   // True when the text spelled this op with async sugar (`custom-call-start`).
   bool uses_async_sugar() const { return async_sugar_; }
 
