@@ -137,16 +137,25 @@ constexpr double kStoreElementsPerS = 850e9;
 
 // Depthwise convolutions (feature groups = input features): cuDNN runs them on CUDA cores, a
 // thread's outputs each loading, converting and storing (kDepthwiseOutputS an output element)
-// and summing the filter's taps (kDepthwiseTapS a tap); a filter gradient sums over the batch
-// and positions instead, at kDepthwiseGradOutputS and kDepthwiseGradTapS. SM-bound (the same
-// time on the H100 as on the H200), never faster than their memory traffic. Fitted to the
-// sweeps' 3x3 (19.3 M outputs) and 7x7 (25.7 M) depthwise filters; a 5x5 one held out.
-constexpr double kDepthwiseOutputS = 0.823e-12;
-constexpr double kDepthwiseTapS = 0.1285e-12;
+// and summing the filter's taps (kDepthwiseTapS a tap, + kDepthwiseHaloTapS a tap for each
+// input position the window reads past one an output: the halo, h - 1 with h = the window's
+// input extent over the output's, prod((o - 1) stride + (k - 1) dilation + 1) / prod(o), which
+// grows as the image shrinks: 1.23 for a 7x7 filter over 56x56 outputs, 3.45 over 7x7); a filter
+// gradient sums over the batch and positions instead, at kDepthwiseGradOutputS and
+// kDepthwiseGradTapS. SM-bound (the same time on the H100 as on the H200), never faster than
+// their memory traffic. The forward constants are fitted (least squares on relative error) to
+// the cuDNN kernels of the sweeps' 3x3 (28x28) and 7x7 (56x56) depthwise filters on both GPUs,
+// the held-out 5x5 (28x28) and five of the nine depthwise shapes of bench/measured's H200
+// convolution set (3x3 over 112x112 and 56x56, 7x7 over 56x56, 14x14 and 7x7); its other four
+// held out (3x3 over 14x14, 7x7 over 28x28, 14x14 and 56x56 at batch 16): median 0.78 -> 0.91
+// of their measured kernels. The filter gradient's: the sweeps' 3x3 and 7x7.
+constexpr double kDepthwiseOutputS = 0.802e-12;
+constexpr double kDepthwiseTapS = 0.1218e-12;
+constexpr double kDepthwiseHaloTapS = 0.0523e-12;
 constexpr double kDepthwiseGradOutputS = 1.58e-12;
 constexpr double kDepthwiseGradTapS = 0.0867e-12;
 constexpr double kDepthwiseMeasuredTaps[2] = {9, 49};
-constexpr double kDepthwiseMeasuredOutputs[2] = {6.4e6, 25.7e6};
+constexpr double kDepthwiseMeasuredOutputs[2] = {2.4e6, 28.9e6};
 // Dense cuDNN convolutions (any pass): kCudnnFixedS a call (the kernels' setup and tail), then
 // the larger of compute and memory plus kCudnnOverlap of the smaller. Compute runs at
 // kCudnnTensorShare of the tensor peak, times the share of the GEMM's channel dimensions that
@@ -645,6 +654,30 @@ double vector_elements(const OpWork& work) {
   return bits > 0 ? 128.0 / bits : 1;
 }
 
+// The input positions a depthwise kernel's window reads per element it writes: over the
+// spatial dimensions, prod((o - 1) stride + (k - 1) dilation + 1) / prod(o), o the written
+// extent (the output's; the data gradient's input, at unit stride), k the filter's. 1 when the
+// window cannot be read.
+double window_extent_ratio(const Instruction& i, const ConvDimLabels& labels,
+                           const ConvShapes& s, ConvPass pass) {
+  const Window* w = i.window();
+  const Shape& written = pass == ConvPass::kDataGrad ? *s.input : *s.output;
+  const auto& spatial = pass == ConvPass::kDataGrad ? labels.input_spatial : labels.output_spatial;
+  if (w == nullptr || w->dims.size() != spatial.size()) return 1;
+  double ratio = 1;
+  for (size_t d = 0; d < spatial.size(); ++d) {
+    if (spatial[d] < 0 || spatial[d] >= written.rank()) return 1;
+    const double o = static_cast<double>(written.dims[spatial[d]].size);
+    const WindowDim& k = w->dims[d];
+    if (o < 1 || k.size < 1) return 1;
+    const double stride = pass == ConvPass::kDataGrad ? 1 : static_cast<double>(k.stride);
+    const double extent = (o - 1) * stride +
+                          static_cast<double>(k.size - 1) * static_cast<double>(k.rhs_dilation) + 1;
+    ratio *= extent / o;
+  }
+  return ratio;
+}
+
 // Depthwise convolutions, and grouped ones whose input features per group do not fill the
 // tensor cores' vectors: the CUDA-core kernel, per output element kDepthwiseOutputS and
 // kDepthwiseTapS a tap x input feature of its group.
@@ -674,8 +707,11 @@ std::optional<FamilyTime> depthwise(const Instruction& i, const OpWork& work,
   const bool grad = pass == ConvPass::kFilterGrad;
   const double per_output = grad ? kDepthwiseGradOutputS : kDepthwiseOutputS;
   const double per_tap = grad ? kDepthwiseGradTapS : kDepthwiseTapS;
+  // The window's halo (forward and data gradient; a filter gradient's threads walk outputs).
+  const double halo = grad ? 1 : window_extent_ratio(i, *labels, *s, pass);
+  const double tap_s = per_tap + (grad ? 0 : (halo - 1) * kDepthwiseHaloTapS);
   const double sums = taps * per_group;
-  const double compute = sm_scaled(outputs * (per_output + sums * per_tap), device);
+  const double compute = sm_scaled(outputs * (per_output + sums * tap_s), device);
   const double memory = hbm_s(work.hbm_bytes, device);
   std::string range;
   if (!depthwise) {
@@ -700,11 +736,15 @@ std::optional<FamilyTime> depthwise(const Instruction& i, const OpWork& work,
   t.device_s = std::max(compute, memory);
   t.basis = absl::StrFormat(
       "a %s%s (%d groups of %g input features) on CUDA cores: max(%.4g output elements x "
-      "(%.3g ps + %g taps x features x %.3g ps), SM-bound: %s, memory %s) (fitted, h200 and "
-      "h100 sweeps%s)",
+      "(%.3g ps + %g taps x features x %.3g ps%s), SM-bound: %s, memory %s) (fitted, h200 and "
+      "h100 sweeps%s%s)",
       depthwise ? "depthwise convolution" : "grouped convolution",
       grad ? "'s filter gradient" : "", groups, per_group, outputs, per_output * 1e12, sums,
-      per_tap * 1e12, us(compute), us(memory), range);
+      tap_s * 1e12,
+      grad ? ""
+           : absl::StrFormat(": %.3g + %.3g a halo tap, the window reading %.3g inputs an output",
+                             per_tap * 1e12, kDepthwiseHaloTapS * 1e12, halo),
+      us(compute), us(memory), grad ? "" : ", h200 convolutions", range);
   return t;
 }
 

@@ -1032,45 +1032,76 @@ std::string grouped_conv(std::string_view x, std::string_view w, std::string_vie
 
 TEST_CASE("depthwise and grouped convolutions: per output and tap, the roofline a floor") {
   // ConvNeXt's 7x7 depthwise convolution, bf16[64,56,56,96]: 64 x 56 x 56 x 96 = 19267584
-  // outputs x (0.823 ps + 49 taps x 0.1285 ps) = 137.175 us on CUDA cores (h200's vector
-  // peak is the sweeps', 6.7e13: no scaling), above its memory (2 x 38535168 + 9408 B at 0.87
-  // x 4.8e12 B/s = 18.46 us); + 0.7 us. Inside the measured range: no extrapolation said.
+  // outputs. Its window reads (55 + 6 + 1)^2 / 56^2 = 3844 / 3136 = 1.225765 inputs an output,
+  // so a tap costs 0.1218 + 0.0523 x 0.225765 = 0.1336075 ps and an output 0.802 + 49 x
+  // 0.1336075 = 7.348768 ps: 141.59 us on CUDA cores (h200's vector peak is the sweeps',
+  // 6.7e13: no scaling), above its memory (2 x 38535168 + 9408 B at 0.87 x 4.8e12 B/s =
+  // 18.46 us); + 0.7 us. Inside the measured range: no extrapolation said.
   constexpr std::string_view k7x7 = "size=7x7 pad=3_3x3_3";
+  constexpr double k7x7At56 = 0.802e-12 + 49 * (0.1218e-12 + 0.0523e-12 * (3844.0 / 3136 - 1));
   const auto stage1 =
       testing::predict(grouped_conv("64,56,56,96", "7,7,1,96", k7x7, 96), "h200").op("c");
-  CHECK(stage1.time_s == Approx(19267584 * (0.823e-12 + 49 * 0.1285e-12) + 0.7e-6).epsilon(1e-4));
+  CHECK(stage1.time_s == Approx(19267584 * k7x7At56 + 0.7e-6).epsilon(1e-4));
+  CHECK(stage1.time_s == Approx(142.29e-6).epsilon(1e-4));
   CHECK_THAT(std::string(stage1.explanation()), Catch::Contains("depthwise convolution"));
+  CHECK_THAT(std::string(stage1.explanation()), Catch::Contains("reading 1.23 inputs an output"));
   CHECK_THAT(std::string(stage1.explanation()), !Catch::Contains("extrapolated"));
   // The same as a sweep case: conv7x7_s1_g128_b64_56x56_128to128_fwd measured 181.6 us on the
-  // h200 and 178.9 us on the h100; 25690112 outputs x 7.1195 ps = 182.90 us, + 0.7 us (h100:
+  // h200 and 178.9 us on the h100; 25690112 outputs x 7.348768 ps = 188.79 us, + 0.7 us (h100:
   // + 1 us).
   const std::string g128 = grouped_conv("64,56,56,128", "7,7,1,128", k7x7, 128);
   CHECK(testing::predict(g128, "h200").op("c").time_s ==
-        Approx(25690112 * 7.1195e-12 + 0.7e-6).epsilon(1e-4));
+        Approx(25690112 * k7x7At56 + 0.7e-6).epsilon(1e-4));
   CHECK(testing::predict(g128, "h100").op("c").time_s ==
-        Approx(25690112 * 7.1195e-12 + 1e-6).epsilon(1e-4));
-  // ConvNeXt's last stage, bf16[8,7,7,768]: 301056 outputs, far below the measured 6.4-25.7 M:
-  // 301056 x 7.1195 ps = 2.1434 us, said to be extrapolated; never below the roofline.
+        Approx(25690112 * k7x7At56 + 1e-6).epsilon(1e-4));
+  // The halo grows as the image shrinks. bench/measured's H200 set measured ConvNeXt's third
+  // stage, bf16[64,14,14,384] (4816896 outputs), at 45.5 us: its window reads (13 + 6 + 1)^2 /
+  // 14^2 = 400 / 196 inputs an output, an output 0.802 + 49 x (0.1218 + 0.0523 x 204 / 196) =
+  // 9.435 ps: 45.45 us + 0.7 us (without the halo, 0.802 + 49 x 0.1218 = 6.77 ps: 32.6 us).
+  const auto stage3 =
+      testing::predict(grouped_conv("64,14,14,384", "7,7,1,384", k7x7, 384), "h200").op("c");
+  CHECK(stage3.time_s ==
+        Approx(4816896 * (0.802e-12 + 49 * (0.1218e-12 + 0.0523e-12 * 204 / 196)) + 0.7e-6)
+            .epsilon(1e-4));
+  CHECK(stage3.time_s == Approx(46.15e-6).epsilon(1e-3));
+  // ConvNeXt's last stage, bf16[8,7,7,768]: 301056 outputs, far below the measured 2.4-28.9 M;
+  // the window reads 13^2 / 7^2 = 169 / 49 inputs an output: 0.802 + 49 x (0.1218 + 0.0523 x
+  // 120 / 49) = 13.0462 ps, 3.9277 us, said to be extrapolated; never below the roofline.
   const auto stage4 =
       testing::predict(grouped_conv("8,7,7,768", "7,7,1,768", k7x7, 768), "h200").op("c");
-  CHECK(stage4.time_s == Approx(301056 * 7.1195e-12 + 0.7e-6).epsilon(1e-4));
+  CHECK(stage4.time_s ==
+        Approx(301056 * (0.802e-12 + 49 * (0.1218e-12 + 0.0523e-12 * 120 / 49)) + 0.7e-6)
+            .epsilon(1e-4));
   CHECK(stage4.time_s >= stage4.roofline_time_s);
   CHECK_THAT(std::string(stage4.explanation()), Catch::Contains("extrapolated"));
-  // A wide shallow depthwise convolution is bound by its memory: bf16[16,512,512,64], 3x3:
-  // 268435456 outputs x (0.823 + 9 x 0.1285) ps = 531.40 us; memory 2 x 536870912 + 1152 B at
-  // 0.87 x 3.35e12 B/s on the h100 = 368.42 us; a 1x1 one (1 tap) reads and writes as much in
-  // 220.93 us of CUDA-core time: the memory's 368.42 us, + 1 us.
+  // A strided window reads more inputs an output: 3x3 at stride 2 over bf16[64,56,56,144] in,
+  // 28x28 out: (27 x 2 + 2 + 1)^2 / 28^2 = 3249 / 784 inputs an output.
+  const std::string strided = str_cat(
+      "HloModule m\nENTRY e {\n  x = bf16[64,56,56,144] parameter(0)\n  w = bf16[3,3,1,144] "
+      "parameter(1)\n  ROOT c = bf16[64,28,28,144] convolution(x, w), window={size=3x3 "
+      "stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=144\n}");
+  const auto s2 = testing::predict(strided, "h200").op("c");
+  CHECK(s2.time_s ==
+        Approx(7225344 * (0.802e-12 + 9 * (0.1218e-12 + 0.0523e-12 * (3249.0 / 784 - 1))) +
+               0.7e-6)
+            .epsilon(1e-4));
+  // A wide shallow depthwise convolution is bound by its memory: bf16[16,512,512,64], 1x1 (1
+  // tap, no halo): 268435456 outputs x (0.802 + 0.1218) ps = 247.98 us of CUDA-core time, below
+  // its memory, 2 x 536870912 + 128 B at 0.87 x 3.35e12 B/s on the h100 = 368.42 us; + 1 us.
   const auto wide =
       testing::predict(grouped_conv("16,512,512,64", "1,1,1,64", "size=1x1", 64), "h100").op("c");
   CHECK(wide.time_s == Approx((2.0 * 536870912 + 128) / (0.87 * 3.35e12) + 1e-6).epsilon(1e-4));
   CHECK(wide.time_s >= wide.roofline_time_s);
   // Grouped, 4 input features a group (no 16-byte vector of bf16): the CUDA-core kernel, each
-  // output summing 9 taps x 4 features: bf16[32,28,28,256] in 64 groups, 6422528 outputs x
-  // (0.823 + 36 x 0.1285) ps = 35.0 us, said to be extrapolated (only depthwise ones measured).
+  // output summing 9 taps x 4 features: bf16[32,28,28,256] in 64 groups, 6422528 outputs; the
+  // window reads 30^2 / 28^2 = 900 / 784 inputs an output: 0.802 + 36 x (0.1218 + 0.0523 x
+  // 116 / 784) = 5.4654 ps, 35.10 us, said to be extrapolated (only depthwise ones measured).
   constexpr std::string_view k3x3 = "size=3x3 pad=1_1x1_1";
   const auto grouped =
       testing::predict(grouped_conv("32,28,28,256", "3,3,4,256", k3x3, 64), "h200").op("c");
-  CHECK(grouped.time_s == Approx(6422528 * (0.823e-12 + 36 * 0.1285e-12) + 0.7e-6).epsilon(1e-4));
+  CHECK(grouped.time_s ==
+        Approx(6422528 * (0.802e-12 + 36 * (0.1218e-12 + 0.0523e-12 * 116 / 784)) + 0.7e-6)
+            .epsilon(1e-4));
   CHECK(grouped.time_s >= grouped.roofline_time_s);
   CHECK_THAT(std::string(grouped.explanation()), Catch::Contains("grouped convolution"));
   CHECK_THAT(std::string(grouped.explanation()), Catch::Contains("extrapolated"));
