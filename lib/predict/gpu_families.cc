@@ -460,8 +460,11 @@ bool combines(const Instruction& s) {
 }
 
 // The time a scatter's repeated indices add: the busiest row's updates as a chain of
-// same-address atomics. None (applies false) when the indices are sorted (the sorted model's
-// conflicts time them) or declared unique, or when the combiner only overwrites. Repeats are
+// same-address atomics. None (applies false) when 32-bit or wider indices are sorted (the
+// sorted model's conflicts time them) or declared unique, or when the combiner only
+// overwrites. Sorting does not shorten a 16-bit chain, it puts a row's repeats side by side:
+// bench/measured's bf16 embedding gradient of Zipf 1.1 token ids ran 23.5 ms a call with its
+// ids sorted (`indices_are_sorted`), 17.6 ms unsorted, 0.34 ms with uniform ones. Repeats are
 // the updates on the busiest row: expected (indices spread evenly over the rows: updates / rows,
 // the fewest, the range's low end), zipf (a Zipf law of exponent kScatterTextZipf over the rows:
 // the range's top), one_row (every update on one row); each _s is the time its chain adds.
@@ -475,7 +478,9 @@ struct ScatterContention {
 ScatterContention scatter_contention(double updates, double table_rows, double element_bytes,
                                      bool sorted, bool unique, bool combiner) {
   ScatterContention c;
-  if (sorted || unique || !combiner || updates <= 0 || table_rows <= 0) return c;
+  if ((sorted && element_bytes >= 4) || unique || !combiner || updates <= 0 || table_rows <= 0) {
+    return c;
+  }
   c.applies = true;
   c.same_address_s = element_bytes < 4 ? kScatterSameAddress16S : kScatterSameAddressS;
   const double rows = std::max(table_rows, 1.0);
