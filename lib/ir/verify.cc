@@ -223,6 +223,7 @@ bool has_dimension_checks(Opcode op) {
     case Opcode::kSetDimensionSize:
     case Opcode::kReduceWindow:
     case Opcode::kDot:
+    case Opcode::kConvolution:
     case Opcode::kGather:
     case Opcode::kScatter:
     case Opcode::kPad:
@@ -392,6 +393,30 @@ bool check_dimension_lists(const Instruction& i, std::string* message) {
       if (static_cast<int64_t>(w->dims.size()) != in.rank()) {
         *message = str_cat("window={...} has ", w->dims.size(), " dimensions, but ", first.text(),
                            " (", to_string(in), ") has ", in.rank());
+        return false;
+      }
+      return true;
+    }
+    case Opcode::kConvolution: {
+      // XLA's shape inference: both group counts positive, the feature groups dividing the
+      // input's features.
+      for (AttrId id : {AttrId::kFeatureGroupCount, AttrId::kBatchGroupCount}) {
+        const std::optional<int64_t> groups = i.int_attribute(id);
+        if (groups && *groups < 1) {
+          *message = str_cat(attribute_name(id), " must be at least 1, got ", *groups);
+          return false;
+        }
+      }
+      const ConvDimLabels* labels = i.conv_dim_labels();
+      const int64_t groups = i.feature_group_count();
+      if (labels == nullptr || !in.is_array() || labels->input_feature < 0 ||
+          labels->input_feature >= in.rank()) {
+        return true;
+      }
+      const int64_t features = in.dims[static_cast<size_t>(labels->input_feature)].size;
+      if (features % groups != 0) {
+        *message = str_cat("feature_group_count=", groups, " does not divide the ", features,
+                           " input features of ", first.text(), " (", to_string(in), ")");
         return false;
       }
       return true;

@@ -327,6 +327,24 @@ TEST_CASE("8.2-21 a window of no size, stride or dilation") {
   testing::parse_ok(conv("size=3x3 stride=1x1 lhs_dilate=1x1 rhs_dilate=1x1"));
 }
 
+TEST_CASE("8.2-22 a convolution's group counts: positive, the feature groups dividing") {
+  const auto conv = [](std::string_view features, std::string_view groups) {
+    return module(str_cat("  %a = f32[1,8,8,", features, "]{3,2,1,0} parameter(0)\n"
+                          "  %k = f32[3,3,1,", features, "]{3,2,1,0} parameter(1)\n"
+                          "  %c = f32[1,6,6,", features, "]{3,2,1,0} convolution(%a, %k), "
+                          "window={size=3x3}, dim_labels=b01f_01io->b01f, ", groups));
+  };
+  CHECK(parse_error(conv("4", "feature_group_count=0")) ==
+        "5:30: error: feature_group_count must be at least 1, got 0");
+  CHECK(parse_error(conv("4", "batch_group_count=-2")) ==
+        "5:30: error: batch_group_count must be at least 1, got -2");
+  CHECK(parse_error(conv("6", "feature_group_count=4")) ==
+        "5:30: error: feature_group_count=4 does not divide the 6 input features of operand a "
+        "(f32[1,8,8,6]{3,2,1,0})");
+  // Depthwise: as many groups as features.
+  testing::parse_ok(conv("4", "feature_group_count=4"));
+}
+
 }  // namespace
 }  // namespace hloroof
 
