@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -194,6 +195,28 @@ constexpr double kCudnnFirstHostGapSpanS[2] = {22e-6, 66e-6};
 // and windowed dimension (a cumulative sum's 16-wide windows and a 3x3 max pool, both SM-bound:
 // the same time on the H100 as on the H200).
 constexpr double kWindowStepS = 0.285e-12;
+
+// XLA's column reductions (a reduce keeping its input's minor dimension; XLA's tree rewriter
+// splits more than 4096 reduced rows into two kernels): a thread walks its column's rows, one
+// vector load a row, and a kernel of few blocks waits on each load in turn. Each wave of blocks
+// takes its rows times the time a row: kColumnRowL2S or kColumnRowHbmS (XLA's 32 x 32-thread
+// emitter, inputs L2 holds or not; after kColumnStartS past the launch) and kSmallColumnRowS
+// (its 128-thread emitter for 32 kept columns or fewer). Fitted to the H200 sweeps'
+// latency-bound column reductions (one wave, 16 to 512 rows a thread): four L2-resident column
+// sums of 2-16 MiB (bench/measured/gpu_h200_cache: 0.059-0.081 us a row, their median; the
+// start, the median of what they take past their rows, 0.14-0.88 us), a decode step's sum over
+// 4096 cached positions of bf16[4096,32,128] (gpu_h200_decode: 24.2 us, 0.18 us a row), and the
+// median of six small-column sums over 2048-4096 positions in decode steps (0.033-0.086 us).
+// The H100's held out. Inputs read from HBM by the small emitter take its L2 time scaled as the
+// 32 x 32 emitter's (assumed). A 32 x 32 fusion that also writes an output of its input's
+// elements (a side output) stores a vector a row: kColumnSideOutputRowS more a row (fitted to
+// the H200's four such sums of 2-16 MiB an L2 holds, 0.169-0.176 us a row; added alike to
+// inputs from HBM, assumed).
+constexpr double kColumnRowL2S = 0.065e-6;
+constexpr double kColumnRowHbmS = 0.18e-6;
+constexpr double kColumnStartS = 0.4e-6;
+constexpr double kColumnSideOutputRowS = 0.105e-6;
+constexpr double kSmallColumnRowS = 0.048e-6;
 
 // cuDNN's fused attention (__cudnn$fmha..., forward and backward, and TransformerEngine's calls,
 // which run cuDNN's kernels on NVIDIA GPUs): its matrix FLOPs (the cost rule's, the scores a
@@ -874,6 +897,154 @@ std::optional<FamilyTime> reduce_window(const Instruction& op, const OpWork& wor
   return t;
 }
 
+// The reduce a fusion of XLA's reduction emitter is about (kind kInput; the one over the
+// largest input where it holds several), or a lone reduce; null otherwise.
+const Instruction* hero_reduce(const Instruction& i) {
+  if (i.opcode() == Opcode::kReduce) return &i;
+  if (i.opcode() != Opcode::kFusion || i.fusion_kind() != "kInput") return nullptr;
+  const Computation* fused = i.computation_attribute(AttrId::kCalls);
+  if (fused == nullptr) return nullptr;
+  const Instruction* hero = nullptr;
+  for (const Instruction* inner : fused->instructions()) {
+    if (inner->opcode() != Opcode::kReduce || inner->operand_count() < 2) continue;
+    if (hero == nullptr ||
+        product(inner->operand(0)->shape()) > product(hero->operand(0)->shape())) {
+      hero = inner;
+    }
+  }
+  return hero;
+}
+
+// Whether fusion `i`, besides `reduce`, writes an output of as many elements as the reduce reads
+// (a side output XLA's emitter stores as it walks the rows).
+bool writes_side_output(const Instruction& i, const Instruction& reduce) {
+  if (i.opcode() != Opcode::kFusion) return false;
+  const Computation* fused = i.computation_attribute(AttrId::kCalls);
+  const Instruction* root = fused == nullptr ? nullptr : fused->root();
+  if (root == nullptr || root->opcode() != Opcode::kTuple) return false;
+  const double elements = product(reduce.operand(0)->shape());
+  for (const Instruction* out : root->operands()) {
+    if (out->opcode() != Opcode::kReduce && product(out->shape()) == elements) return true;
+  }
+  return false;
+}
+
+// A column reduction as XLA's emitter sees its input: major kept x reduced x minor kept
+// elements, in layout order with size-1 dimensions dropped.
+struct ColumnShape {
+  double major = 1, reduced = 1, minor = 1;
+};
+
+// `reduce`'s ColumnShape where it keeps its input's minor dimension and its reduced dimensions
+// lie together; nullopt for a row reduction and the rest.
+std::optional<ColumnShape> column_shape(const Instruction& reduce) {
+  const Shape& in = reduce.operand(0)->shape();
+  if (!in.is_array() || in.dims.empty()) return std::nullopt;
+  const IntList reduced = reduce.dimensions();
+  const auto rank = static_cast<int64_t>(in.dims.size());
+  // Runs of reduced or kept dimensions, major to minor.
+  std::vector<std::pair<bool, double>> runs;
+  for (int64_t k = rank - 1; k >= 0; --k) {
+    const int64_t d =
+        in.layout && in.layout->minor_to_major.size() == in.dims.size()
+            ? in.layout->minor_to_major[static_cast<size_t>(k)]
+            : rank - 1 - k;
+    if (d < 0 || d >= rank) return std::nullopt;
+    const auto size = static_cast<double>(in.dims[static_cast<size_t>(d)].size);
+    if (size == 1) continue;
+    const bool r = std::find(reduced.begin(), reduced.end(), d) != reduced.end();
+    if (!runs.empty() && runs.back().first == r) {
+      runs.back().second *= size;
+    } else {
+      runs.emplace_back(r, size);
+    }
+  }
+  if (runs.size() < 2 || runs.size() > 3 || runs.back().first) return std::nullopt;
+  ColumnShape c;
+  c.minor = runs.back().second;
+  c.reduced = runs[runs.size() - 2].second;
+  if (runs.size() == 3) c.major = runs.front().second;
+  return c;
+}
+
+// The vector XLA's reduction emitter loads for 32 threads along a minor dimension of `minor`
+// elements: none for an odd or short one or complex inputs, 2 for inputs of 32 bits or more or
+// a minor dimension under 128, else 4.
+int column_vector(double minor, int smallest_input_bits, bool complex) {
+  if (std::fmod(minor, 2.0) != 0 || minor < 64 || complex) return 1;
+  if (smallest_input_bits >= 32 || minor < 128) return 2;
+  return std::fmod(minor, 4.0) == 0 ? 4 : 2;
+}
+
+// A column reduction too short of blocks to reach HBM's rate: its start, then waves x rows a
+// thread x the time of a row, at least (the general model's time stands where longer); nullopt
+// where memory takes longer or it is no column reduction.
+std::optional<FamilyTime> column_reduction(const Instruction& i, const OpWork& work,
+                                           const DeviceSpec& device) {
+  const Instruction* reduce = hero_reduce(i);
+  if (reduce == nullptr) return std::nullopt;
+  const std::optional<ColumnShape> c = column_shape(*reduce);
+  // More than 4096 rows is a program XLA has not optimized yet: its tree rewriter splits them
+  // into two kernels of many blocks.
+  if (!c || c->reduced > 4096) return std::nullopt;
+  int smallest_bits = 64;
+  for (const Instruction* operand : i.operands()) {
+    const Shape& s = first_array(operand->shape());
+    if (s.is_array()) {
+      smallest_bits = std::min(smallest_bits, 8 * primitive_storage_bytes(s.element_type));
+    }
+  }
+  const bool complex = is_complex(reduce->operand(0)->shape().element_type);
+  // XLA's small-column emitter takes 32 kept columns or fewer (a divisor of the warp), its
+  // 128 threads vectorized over reduced x minor; the other a 32 x 32 block over 32 vectors of
+  // columns, a thread every 32nd row.
+  const bool small = std::fmod(32.0, c->minor) == 0;
+  double threads = 1024, blocks = 0, rows = 0;
+  int vector = 1;
+  if (small) {
+    threads = 128;
+    vector = column_vector(c->reduced * c->minor, smallest_bits, complex);
+    double shared = vector * threads / c->minor;  // rows summed through shared memory
+    while (shared > 32 && vector > 1) vector /= 2, shared /= 2;
+    if (shared > 32) threads /= shared / 32;
+    blocks = c->major;
+    rows = std::ceil(c->reduced * c->minor / (vector * threads));
+  } else {
+    vector = column_vector(c->minor, smallest_bits, complex);
+    blocks = c->major * std::ceil(c->minor / (32.0 * vector));
+    rows = std::ceil(c->reduced / 32);
+  }
+  const bool in_l2 = work.hbm_read_bytes <= device.on_chip_capacity_bytes / 2;
+  const bool side_output = !small && writes_side_output(i, *reduce);
+  const double row_s = small ? kSmallColumnRowS * (in_l2 ? 1 : kColumnRowHbmS / kColumnRowL2S)
+                             : (in_l2 ? kColumnRowL2S : kColumnRowHbmS) +
+                                   (side_output ? kColumnSideOutputRowS : 0);
+  const double sms = kSweepSms / sm_scaled(1.0, device);  // the SMs, as the vector peak has them
+  const double waves =
+      std::ceil(blocks / (sms * std::min(32.0, std::max(1.0, std::floor(2048 / threads)))));
+  const double start = small ? 0 : kColumnStartS;
+  const double latency = start + waves * rows * row_s;
+  const double memory = hbm_s(work.hbm_bytes, device);
+  if (latency <= memory) return std::nullopt;
+  FamilyTime t;
+  t.family = "column reduction";
+  t.device_s = latency;
+  t.at_least = true;
+  t.basis = absl::StrFormat(
+      "XLA's %s column reduction of %g x %g x %g (kept, reduced, kept): %g blocks of %g threads, "
+      "a thread walking %g rows in vectors of %d; %.2g us + %g wave%s x %g rows x %.3g us a row "
+      "(%s%s; %s): %s, above memory's %s",
+      small ? "128-thread" : "32 x 32-thread", c->major, c->reduced, c->minor, blocks, threads,
+      rows, vector, start * 1e6, waves, waves == 1 ? "" : "s", rows, row_s * 1e6,
+      in_l2 ? "inputs L2 holds" : "inputs from HBM",
+      side_output ? ", storing a side output" : "",
+      small && !in_l2         ? "assumed: the small emitter's L2 time scaled as the other's"
+      : side_output && !in_l2 ? "the side output's store assumed as from L2"
+                              : "fitted, h200 sweeps",
+      us(latency), us(memory));
+  return t;
+}
+
 // The share of its tensor peak a cuDNN attention pass reaches at head dimension `head_dim` and
 // `keys` keys (kAttentionTflops).
 double attention_share(bool backward, double head_dim, double keys) {
@@ -1059,6 +1230,7 @@ std::optional<FamilyTime> family_time(const Instruction& i, const OpWork& work,
     return t ? t : dense_conv(i, work, device);
   }
   if (std::optional<FamilyTime> t = reduce_window(i, work, device)) return t;
+  if (std::optional<FamilyTime> t = column_reduction(i, work, device)) return t;
   const Instruction* core = core_of(i);
   if (core == nullptr) return std::nullopt;
   switch (core->opcode()) {

@@ -1,7 +1,7 @@
 // Measured models of GPU op families whose time neither the roofline nor the GEMM table gives
 // (docs/prediction-model.md, "Op families on GPUs"): CUB radix sorts, XLA's sort kernel, the TopK
-// kernel, cuFFT, scatters (atomics), row gathers, depthwise convolutions, and the host's share of
-// library calls and of while loops. Each is a function of the op's shapes, types and attributes
+// kernel, cuFFT, scatters (atomics), row gathers, depthwise convolutions, column reductions of few
+// blocks, and the host's share of library calls and of while loops. Each is a function of the op's shapes, types and attributes
 // with a few constants fitted to the op-family sweep measured on an H200
 // (../shared/measured/gpu_h200_opfamilies, per-op device times from its profile); the H100 sweep
 // is held out. `python3 bench/opfamilies.py --cases` prints every case's error on both.
@@ -31,6 +31,9 @@ struct FamilyTime {
   // The range device_s spans where the data decide it (a scatter's repeated indices), device
   // time at each end; none for most families.
   std::optional<TimeRange> range;
+  // A bound from below (a column reduction's wait on its rows): where the general model's time
+  // is longer, it stands.
+  bool at_least = false;
 };
 
 // The measured model of `i` on an NVIDIA GPU, where one applies; nullopt otherwise (other

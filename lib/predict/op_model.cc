@@ -105,6 +105,7 @@ OpEstimate FamilyModel::estimate(const OpView& op, OpEstimate e) const {
   const double roofline_s = e.roofline.time_s;
   const FamilyTime& f = *op.family;
   const double overhead = op.include_overhead ? device_.per_op_overhead_s : 0.0;
+  if (f.at_least && f.device_s + overhead <= e.model_s) return e;
   const double device = f.device_s > 0 ? f.device_s + overhead : e.model_s;
   e.time_s = std::max(roofline_s, device) + f.host_gap_s;
   if (f.range && f.device_s > 0) {

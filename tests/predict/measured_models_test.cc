@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "examples.h"
 #include "hloroof/absl_compat.h"
 #include "hloroof/collective.h"
@@ -1423,16 +1424,96 @@ ENTRY e {
   CHECK(p.op("f").time_s == Approx(15.41e-6).epsilon(0.002));
   CHECK_THAT(std::string(p.op("f").explanation()),
              Catch::Contains("of its bytes in rows that are not whole 16-byte vectors"));
-  // Summed over the sequence instead (a column reduction, the minor dimension kept): its
-  // bytes at the achievable share, 34,078,724 / 4.176e12 = 8.161 us, + 0.7 us.
-  std::string columns = sliced;
+}
+
+TEST_CASE("a column reduction of few blocks waits on its rows") {
+  // A decode step's sum over 4096 cached positions, bf16[1,4096,32,128] -> [1,32,128] (the
+  // minor dimensions kept): XLA's 32 x 32-thread emitter, 16-bit inputs and 4096 kept columns:
+  // vectors of 4, 4096 / (32 x 4) = 32 blocks, a thread every 32nd of 4096 rows: 128 rows. Its
+  // 33,554,436 B of reads do not fit half of the H200's 50 MB L2: 0.4 us + 128 x 0.18 us = 23.44
+  // us, one wave (32 blocks of 1024 threads, two an SM on 132), above memory's 33,570,820 /
+  // 4.176e12 = 8.039 us; + 0.7 us per op = 24.14 us. Measured on an H200: 24.2 us
+  // (bench/measured/gpu_h200_decode, decode_step_l4_b1_s4096_h4096, input_reduce_fusion.3).
+  // `b` sequences of the cache at once.
+  const auto columns = [](int b) {
+    return absl::StrReplaceAll(std::string(kModuleWithF32Add) + R"(sums {
+  k = bf16[$B,4096,32,128]{3,2,1,0} parameter(0)
+  i = s32[] parameter(1)
+  z = s32[] constant(0)
+  d = bf16[$B,4096,32,128]{3,2,1,0} dynamic-slice(k, i, z, z, z), dynamic_slice_sizes={$B,4096,32,128}
+  c = f32[$B,4096,32,128]{3,2,1,0} convert(d)
+  zero = f32[] constant(0)
+  ROOT r = f32[$B,32,128]{2,1,0} reduce(c, zero), dimensions={1}, to_apply=add
+}
+ENTRY e {
+  k = bf16[$B,4096,32,128]{3,2,1,0} parameter(0)
+  i = s32[] parameter(1)
+  ROOT f = f32[$B,32,128]{2,1,0} fusion(k, i), kind=kInput, calls=sums
+})",
+                               {{"$B", std::to_string(b)}});
+  };
+  auto p = testing::predict(columns(1), "h200");
+  CHECK(p.op("f").time_s == Approx(24.14e-6).epsilon(0.002));
+  CHECK_THAT(std::string(p.op("f").explanation()),
+             Catch::Contains("32 x 32-thread column reduction of 1 x 4096 x 4096"));
+  CHECK(p.op("f").roofline_time_s < p.op("f").time_s);
+  // Eight sequences: 256 blocks, still one wave of 23.44 us, but memory takes longer
+  // ((268,435,460 B read + 131,072 B written) / 4.176e12 B/s = 64.31 us): the general model's
+  // bandwidth time, no wait on rows.
+  auto p8 = testing::predict(columns(8), "h200");
+  CHECK_THAT(std::string(p8.op("f").explanation()),
+             !Catch::Contains("column reduction"));
+  CHECK(p8.op("f").time_s > 64e-6);
+  CHECK(p8.op("f").time_s < 80e-6);
+  // A softmax's sum over 4096 positions of f32[4096,32]: 32 kept columns, XLA's 128-thread
+  // emitter, vectors of 2 over 4096 x 32 elements: 131072 / (2 x 128) = 512 rows a thread in
+  // one block. Its 524,288 B fit L2: 512 x 0.048 us = 24.58 us, + 0.7 us = 25.28 us.
+  // Measured on an H200, such sums (with a second output) ran 18.2 us (batch 1) and 31.9 us
+  // (eight blocks, batch 8).
+  const std::string small = std::string(kModuleWithF32Add) + R"(sum {
+  x = f32[4096,32]{1,0} parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[32]{0} reduce(x, zero), dimensions={0}, to_apply=add
+}
+ENTRY e {
+  x = f32[4096,32]{1,0} parameter(0)
+  ROOT f = f32[32]{0} fusion(x), kind=kInput, calls=sum
+})";
+  auto ps = testing::predict(small, "h200");
+  CHECK(ps.op("f").time_s == Approx(25.28e-6).epsilon(0.002));
+  CHECK_THAT(std::string(ps.op("f").explanation()),
+             Catch::Contains("128-thread column reduction of 1 x 4096 x 32"));
+  // A sum that also writes what it sums (a side output), f32[4096,1024] an L2 holds (16,777,216
+  // B of reads): 1024 / (32 x 2) = 16 blocks, 128 rows a thread, each storing a vector too:
+  // 0.4 us + 128 x (0.065 + 0.105) us = 22.16 us, above memory's (16,777,216 x 2 + 4,096) B /
+  // 4.176e12 = 8.036 us; + 0.7 us = 22.86 us. Measured: 22.7 us on an H200, 23.0 us on an H100
+  // (bench/measured/gpu_h{200,100}_cache, l2_write_then_colsum_f32_16mib).
+  const std::string side = std::string(kModuleWithF32Add) + R"(sum {
+  x = f32[4096,1024]{1,0} parameter(0)
+  two = f32[] constant(2)
+  b = f32[4096,1024]{1,0} broadcast(two), dimensions={}
+  y = f32[4096,1024]{1,0} multiply(x, b)
+  zero = f32[] constant(0)
+  r = f32[1024]{0} reduce(y, zero), dimensions={0}, to_apply=add
+  ROOT t = (f32[1024]{0}, f32[4096,1024]{1,0}) tuple(r, y)
+}
+ENTRY e {
+  x = f32[4096,1024]{1,0} parameter(0)
+  ROOT f = (f32[1024]{0}, f32[4096,1024]{1,0}) fusion(x), kind=kInput, calls=sum
+})";
+  auto pw = testing::predict(side, "h200");
+  CHECK(pw.op("f").time_s == Approx(22.86e-6).epsilon(0.002));
+  CHECK_THAT(std::string(pw.op("f").explanation()), Catch::Contains("storing a side output"));
+  // Summed along the rows instead (the minor dimension reduced): no column reduction.
+  std::string rows = small;
   for (auto [from, to] : {std::pair<std::string_view, std::string_view>{
-                              "f32[1,4096,32]{2,1,0} reduce(c, zero), dimensions={3}",
-                              "f32[1,32,128]{2,1,0} reduce(c, zero), dimensions={1}"},
-                          {"ROOT f = f32[1,4096,32]", "ROOT f = f32[1,32,128]"}}) {
-    columns.replace(columns.find(from), from.size(), to);
+                              "ROOT r = f32[32]{0} reduce(x, zero), dimensions={0}",
+                              "ROOT r = f32[4096]{0} reduce(x, zero), dimensions={1}"},
+                          {"ROOT f = f32[32]{0}", "ROOT f = f32[4096]{0}"}}) {
+    rows.replace(rows.find(from), from.size(), to);
   }
-  CHECK(testing::predict(columns, "h200").op("f").time_s < 9.5e-6);
+  CHECK_THAT(std::string(testing::predict(rows, "h200").op("f").explanation()),
+             !Catch::Contains("column reduction"));
 }
 
 TEST_CASE("an elementwise loop is vectorized unless its element count is odd") {
