@@ -222,6 +222,7 @@ bool has_dimension_checks(Opcode op) {
     case Opcode::kGetDimensionSize:
     case Opcode::kSetDimensionSize:
     case Opcode::kReduceWindow:
+    case Opcode::kSelectAndScatter:
     case Opcode::kDot:
     case Opcode::kConvolution:
     case Opcode::kGather:
@@ -235,6 +236,27 @@ bool has_dimension_checks(Opcode op) {
     default:
       return false;
   }
+}
+
+// XLA's shape inference: a window's sizes, strides and dilations at least 1 (each field over
+// every dimension, then the next field).
+bool check_window(const Window* w, std::string* message) {
+  if (w == nullptr) return true;
+  using Field = int64_t WindowDim::*;
+  constexpr std::pair<std::string_view, Field> kFields[] = {
+      {"size", &WindowDim::size},
+      {"stride", &WindowDim::stride},
+      {"lhs_dilate", &WindowDim::lhs_dilation},
+      {"rhs_dilate", &WindowDim::rhs_dilation}};
+  for (const auto& [name, field] : kFields) {
+    for (const WindowDim& d : w->dims) {
+      if (d.*field < 1) {
+        *message = str_cat("window ", name, " must be at least 1, got ", d.*field);
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 // iota_dimension: a dimension of the result.
@@ -387,8 +409,11 @@ bool check_dimension_lists(const Instruction& i, std::string* message) {
     case Opcode::kGetDimensionSize:
     case Opcode::kSetDimensionSize:
       return check.in_range(i.dimensions(), "dimensions", in, first);
+    case Opcode::kSelectAndScatter:
+      return check_window(i.window(), message);
     case Opcode::kReduceWindow: {
       const Window* w = i.window();
+      if (!check_window(w, message)) return false;
       if (w == nullptr || !in.is_array()) return true;
       if (static_cast<int64_t>(w->dims.size()) != in.rank()) {
         *message = str_cat("window={...} has ", w->dims.size(), " dimensions, but ", first.text(),
@@ -398,8 +423,9 @@ bool check_dimension_lists(const Instruction& i, std::string* message) {
       return true;
     }
     case Opcode::kConvolution: {
-      // XLA's shape inference: both group counts positive, the feature groups dividing the
-      // input's features.
+      // XLA's shape inference: a positive window, both group counts positive, the feature
+      // groups dividing the input's features.
+      if (!check_window(i.window(), message)) return false;
       for (AttrId id : {AttrId::kFeatureGroupCount, AttrId::kBatchGroupCount}) {
         const std::optional<int64_t> groups = i.int_attribute(id);
         if (groups && *groups < 1) {

@@ -770,14 +770,6 @@ bool ModuleParser::parse_window(Window* out) {
       return false;
     }
   }
-  // XLA's shape inference refuses a window whose size, stride or dilation is not positive.
-  for (int f : {kSize, kStride, kLhsDilate, kRhsDilate}) {
-    for (int64_t v : values[static_cast<size_t>(f)]) {
-      if (v < 1) {
-        return error(size_token, str_cat("window ", kNames[f], " must be at least 1, got ", v));
-      }
-    }
-  }
   out->dims.resize(rank);
   for (size_t i = 0; i < rank; ++i) {
     WindowDim& d = out->dims[i];

@@ -498,6 +498,23 @@ ENTRY e {
         "dimension of operand idx (s32[3,1]{1,0}) nor its rank, 2");
 }
 
+// In module `text`, `op`'s attribute `name` set to `value`: verify() refuses it with `message`,
+// and the text of the module (and so an HloProto, which is read through it) is refused with the
+// same words.
+void check_refused(std::string_view text, std::string_view op, std::string_view name,
+                   std::string_view value, std::string_view message) {
+  INFO(op << " " << name << "=" << value);
+  Module m = testing::module_of(text);
+  Instruction* i = m.entry()->find_instruction(op);
+  REQUIRE_OK(set_attribute_from_text(*i, name, value));
+  const std::string verified = verify_message(m);
+  CHECK(verified.find(message) != std::string::npos);
+  CHECK(verified.rfind("computation e, instruction " + std::string(op) + " (", 0) == 0);
+  absl::StatusOr<Module> read = parse_module(print(m));
+  REQUIRE_FALSE(read.ok());
+  CHECK(std::string(read.status().message()).find(message) != std::string::npos);
+}
+
 TEST_CASE("verify and the readers: iota, pad, slice, dynamic-slice, fft and topk dimensions") {
   constexpr std::string_view kOps = R"(HloModule m
 
@@ -514,20 +531,9 @@ ENTRY e {
   ROOT t = (s32[4,8]{1,0}, f32[6,8]{1,0}, f32[2,8]{1,0}, f32[2,4]{1,0}, c64[4,5]{1,0}, (f32[4,2]{1,0}, s32[4,2]{1,0})) tuple(io, pd, sl, ds, f, tk)
 })";
   REQUIRE_OK(verify(testing::module_of(kOps)));
-  // `op`'s attribute `name` set to `value`: verify() refuses it with `message`, and the text of
-  // the module (and so an HloProto, which is read through it) is refused with the same words.
   const auto refused = [&](std::string_view op, std::string_view name, std::string_view value,
                            std::string_view message) {
-    INFO(op << " " << name << "=" << value);
-    Module m = testing::module_of(kOps);
-    Instruction* i = m.entry()->find_instruction(op);
-    REQUIRE_OK(set_attribute_from_text(*i, name, value));
-    const std::string verified = verify_message(m);
-    CHECK(verified.find(message) != std::string::npos);
-    CHECK(verified.rfind("computation e, instruction " + std::string(op) + " (", 0) == 0);
-    absl::StatusOr<Module> read = parse_module(print(m));
-    REQUIRE_FALSE(read.ok());
-    CHECK(std::string(read.status().message()).find(message) != std::string::npos);
+    check_refused(kOps, op, name, value, message);
   };
   const std::string p = "operand p (f32[4,8]{1,0})";
   refused("io", "iota_dimension", "2",
@@ -551,6 +557,56 @@ ENTRY e {
               p);
   refused("tk", "k", "9",
           "k=9 is not within the last dimension of " + p + ": topk takes 0 <= k <= its size");
+}
+
+TEST_CASE("verify and the readers: a window of no size, stride or dilation") {
+  // XLA's shape inference refuses each, for every windowed op: a module built or edited through
+  // the API is refused by verify(), its text (and so an HloProto) by the reader, in the same
+  // words.
+  constexpr std::string_view kOps = R"(HloModule m
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+
+ENTRY e {
+  p = f32[4,8]{1,0} parameter(0)
+  src = f32[2,4]{1,0} parameter(1)
+  img = f32[1,8,8,1]{3,2,1,0} parameter(2)
+  w = f32[3,3,1,1]{3,2,1,0} parameter(3)
+  z = f32[] constant(0)
+  rw = f32[2,4]{1,0} reduce-window(p, z), window={size=2x2 stride=2x2}, to_apply=add
+  ss = f32[4,8]{1,0} select-and-scatter(p, src, z), window={size=2x2 stride=2x2}, select=ge, scatter=add
+  cv = f32[1,6,6,1]{3,2,1,0} convolution(img, w), window={size=3x3}, dim_labels=b01f_01io->b01f
+  ROOT t = (f32[2,4]{1,0}, f32[4,8]{1,0}, f32[1,6,6,1]{3,2,1,0}) tuple(rw, ss, cv)
+})";
+  REQUIRE_OK(verify(testing::module_of(kOps)));
+  const auto refused = [&](std::string_view op, std::string_view window,
+                           std::string_view message) {
+    check_refused(kOps, op, "window", window, message);
+  };
+  refused("rw", "{size=2x2 stride=2x0}", "window stride must be at least 1, got 0");
+  refused("rw", "{size=2x0}", "window size must be at least 1, got 0");
+  refused("ss", "{size=2x2 stride=2x0}", "window stride must be at least 1, got 0");
+  refused("ss", "{size=2x2 lhs_dilate=1x0}", "window lhs_dilate must be at least 1, got 0");
+  refused("cv", "{size=3x3 rhs_dilate=0x1}", "window rhs_dilate must be at least 1, got 0");
+  // Each field over every dimension before the next field: the size first.
+  refused("cv", "{size=3x0 stride=0x1}", "window size must be at least 1, got 0");
+  // A negative stride, which text cannot write, set through the API.
+  Module m = testing::module_of(kOps);
+  Instruction* ss = m.entry()->find_instruction("ss");
+  Window w = *ss->window();
+  w.dims[0].stride = -1;
+  REQUIRE_OK(ss->set_window(w));
+  CHECK(verify_message(m).find("window stride must be at least 1, got -1") != std::string::npos);
 }
 
 TEST_CASE("the text reader refuses the dimension lists verify() refuses") {

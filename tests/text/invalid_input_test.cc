@@ -309,7 +309,7 @@ TEST_CASE("empty and garbage inputs are errors, not crashes") {
 }
 
 TEST_CASE("8.2-21 a window of no size, stride or dilation") {
-  // XLA's shape inference refuses each: the window's size, at its first field.
+  // XLA's shape inference refuses each, and verify() too: at the opcode.
   const auto conv = [](std::string_view window) {
     return module(str_cat("  %a = f32[1,8,8,1]{3,2,1,0} parameter(0)\n"
                           "  %k = f32[3,3,1,1]{3,2,1,0} parameter(1)\n"
@@ -317,12 +317,12 @@ TEST_CASE("8.2-21 a window of no size, stride or dilation") {
                           window, "}, dim_labels=b01f_01io->b01f"));
   };
   CHECK(parse_error(conv("size=3x3 stride=2x0")) ==
-        "5:59: error: window stride must be at least 1, got 0");
-  CHECK(parse_error(conv("size=3x0")) == "5:59: error: window size must be at least 1, got 0");
+        "5:30: error: window stride must be at least 1, got 0");
+  CHECK(parse_error(conv("size=3x0")) == "5:30: error: window size must be at least 1, got 0");
   CHECK(parse_error(conv("size=3x3 rhs_dilate=0x1")) ==
-        "5:59: error: window rhs_dilate must be at least 1, got 0");
+        "5:30: error: window rhs_dilate must be at least 1, got 0");
   CHECK(parse_error(conv("size=3x3 lhs_dilate=1x0")) ==
-        "5:59: error: window lhs_dilate must be at least 1, got 0");
+        "5:30: error: window lhs_dilate must be at least 1, got 0");
   // Unit values are the defaults: they parse.
   testing::parse_ok(conv("size=3x3 stride=1x1 lhs_dilate=1x1 rhs_dilate=1x1"));
 }
