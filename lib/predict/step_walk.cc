@@ -219,6 +219,46 @@ void run_synchronously(InstructionTiming& t, CombinedModel& model) {
   flow.stream = {};
 }
 
+// Whether the async work `start` launches (an async-start, a fusion-start or another wrapped op
+// that is no collective) runs in line on a GPU's compute stream: XLA gives it a stream of its
+// own, but in every measured GPU program that has them (the dynamic-slices of stacked weights
+// XLA wraps in fusion-starts: three decode steps, two GEMV stacks, the mlp steps of the H100 and
+// H200 captures) it hid nothing: with command buffers its kernels ran on the compute stream one
+// after another, and without them the compute stream waited for them on streams of their own
+// (docs/prediction-model.md, "Async pairs and the schedule"). Work the program pins to a stream
+// (`_xla_stream_annotation`) keeps its overlap.
+bool runs_in_line(const InstructionTiming& start, const DeviceSpec& device) {
+  if (device.kind != DeviceKind::kGpu || start.collective ||
+      start.instruction->opcode() != Opcode::kAsyncStart) {
+    return false;
+  }
+  const FrontendAttributes* attributes = start.instruction->frontend_attributes();
+  return attributes == nullptr || !attributes->find("_xla_stream_annotation");
+}
+
+// An async computation run in line (runs_in_line): its start takes the computation's time on
+// the compute track; its done waits for nothing.
+void run_in_line(InstructionTiming& start, InstructionTiming& done, CombinedModel& model) {
+  model.assume(absl::StrCat(
+      model.device().name,
+      " async computations (fusion-start and the like, not collectives or copies) run in line "
+      "on the compute stream, as in every GPU program measured"));
+  FlowTiming& flow = start.mutable_flow();
+  start.role = Role::kOp;
+  start.time_s = flow.latency_s;
+  start.roofline_time_s = flow.roofline_latency_s;
+  flow.exposed_s = flow.latency_s;
+  flow.partner = -1;
+  flow.stream = {};
+  if (model.explain()) {
+    start.explanation = model.save(absl::StrCat(
+        sv(start.explanation), "\n  run in line on the compute stream: its ",
+        util::general_text(flow.latency_s, 4), " s are not hidden"));
+  }
+  done.role = Role::kFree;
+  done.mutable_flow().partner = -1;
+}
+
 absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const TimingMap& timings,
                                                    CombinedModel& model) {
   ComputationTiming ct;
@@ -268,7 +308,12 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
   }
 
   for (InstructionTiming& t : ct.instructions) {
-    if (t.role == Role::kAsyncStart && t.partner() < 0) run_synchronously(t, model);
+    if (t.role != Role::kAsyncStart) continue;
+    if (t.partner() < 0) {
+      run_synchronously(t, model);
+    } else if (runs_in_line(t, model.device())) {
+      run_in_line(t, ct.instructions[static_cast<size_t>(t.partner())], model);
+    }
   }
   expose_loop_launches(ct, model);
   absl::StatusOr<std::vector<AsyncPairTiming>> pairs = run_clock(ct, "schedule");

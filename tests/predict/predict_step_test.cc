@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "examples.h"
@@ -691,6 +692,37 @@ ENTRY e {
   CHECK(behind_dot.op("dn").time_s == 0);
   CHECK(behind_dot.op("dn").async->contended_s == 0);
   CHECK(behind_dot->step_time_s == Approx(behind_dot.op("d").time_s));
+
+  // A GPU runs such work in line on its compute stream, as every measured GPU program ran it:
+  // the start takes the negate's time, the done waits for nothing (no op of its own), the step
+  // is both ops' times.
+  const auto on_gpu = [](const std::string& attributes) {
+    return absl::StrCat(R"(HloModule m, is_scheduled=true
+wrapped { x = f32[1024] parameter(0)  ROOT y = f32[1024] negate(x) }
+ENTRY e {
+  x = f32[1024] parameter(0)
+  a = bf16[4096,4096] parameter(1)
+  st = ((f32[1024]), f32[1024], s32[]) async-start(x), calls=wrapped)",
+                        attributes, R"(
+  d = bf16[4096,4096] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  dn = f32[1024] async-done(st)
+  ROOT t = (f32[1024], bf16[4096,4096]) tuple(dn, d)
+})");
+  };
+  auto in_line = predict(on_gpu(""), "h100", no_overhead());
+  CHECK(in_line.op("st").time_s > 0);
+  CHECK(std::none_of(in_line->ops.begin(), in_line->ops.end(),
+                     [](const OpPrediction& op) { return op.name() == "dn"; }));
+  CHECK(in_line->step_time_s ==
+        Approx(in_line.op("d").time_s + in_line.op("st").time_s));
+  CHECK(in_line->roofline_step_time_s <= in_line->step_time_s);
+  CHECK_THAT(std::string(in_line.op("st").explanation()),
+             Catch::Contains("run in line on the compute stream"));
+  // Pinned to a stream of its own, it hides behind the product as on a TPU.
+  auto pinned = predict(on_gpu(", frontend_attributes={_xla_stream_annotation=\"1\"}"), "h100",
+                        no_overhead());
+  CHECK(pinned.op("dn").time_s == 0);
+  CHECK(pinned->step_time_s == Approx(pinned.op("d").time_s));
 }
 
 TEST_CASE("an async computation is bound by what bounds its ops") {
